@@ -114,9 +114,9 @@ def collect_diagnostics() -> Iterator[Diagnostics]:
         _DIAGNOSTICS.reset(token)
 
 
-def diagnostics_open() -> bool:
-    """Whether a :func:`collect_diagnostics` context is open (compute a fact only then)."""
-    return bool(_DIAGNOSTICS.get())
+#: ``diagnostics_open()``: the open :func:`collect_diagnostics` collectors (empty when none
+#: is): compute a fact only when it is not empty.
+diagnostics_open = _DIAGNOSTICS.get
 
 
 def record_diagnostic(owner: str, what: str, count: int | None = None, n: int | None = None,
@@ -140,7 +140,7 @@ def note_clipped(n_clipped: int, n: int, bound: float, owner: str) -> None:
     :func:`collect_diagnostics` (``diag.note("scaled down")``). Many clipped rows can erase
     the signal: scale features by public ranges first, or raise ``data_norm``.
     """
-    if _DIAGNOSTICS.get():  # the line is built only for an open collector
+    if diagnostics_open():  # the line is built only for an open collector
         record_diagnostic(owner, f"rows scaled down to data_norm={bound:g} (norm above it)",
                           n_clipped, n)
 

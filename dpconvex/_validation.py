@@ -187,26 +187,9 @@ def check_random_state(random_state: RandomStateLike, caller: str,
 
 
 def check_seed(random_state: Any, owner: str) -> int | None:
-    """Validate an estimator's ``random_state`` (``owner``: its name): None or a non-negative int.
-
-    Anything else, a generator (:data:`GENERATOR_TYPES`) included, raises :class:`ParameterError`.
-    """
-    if random_state is None:
-        return None
-    if isinstance(random_state, GENERATOR_TYPES):
-        raise ParameterError(
-            f"The 'random_state' parameter of {owner} must be None (noise seeded from the OS, "
-            f"for a release) or a non-negative int (a reproducible seed, for experiments). Got "
-            f"a {type(random_state).__name__}: an estimator keeps its parameters, and a "
-            "generator kept on a model lets whoever holds the model or its pickle replay the "
-            "noise of the release. Pass None or an int; to draw several fits from one "
-            "generator, use dpconvex.epsilon_sweep(..., random_state=generator).")
-    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) \
-            and int(random_state) >= 0:
-        return int(random_state)
-    raise ParameterError(
-        f"The 'random_state' parameter of {owner} must be None (noise seeded from the OS) or "
-        f"a non-negative int. Got {random_state!r} instead.")
+    """Validate an estimator's ``random_state`` (``owner``: its name) by :data:`RANDOM_STATE`:
+    None or a non-negative int, never a generator (:data:`GENERATOR_TYPES`)."""
+    return RANDOM_STATE.check("random_state", random_state, owner)
 
 
 @dataclass(frozen=True)
@@ -229,7 +212,7 @@ def noise_source(owner: Any, given: NoiseSource | None = None) -> NoiseSource:
     """The generator a fit of ``owner`` draws its noise from.
 
     ``given`` (a meta-estimator's) if any, else a new one from ``owner.random_state``,
-    validated either way (:func:`check_seed`).
+    validated either way (:data:`RANDOM_STATE`).
 
     Examples
     --------
@@ -242,7 +225,8 @@ def noise_source(owner: Any, given: NoiseSource | None = None) -> NoiseSource:
     >>> noise_source(PrivateLogisticRegression(random_state=3), given) is given
     True
     """
-    seed = check_seed(getattr(owner, "random_state", None), type(owner).__name__)
+    seed = RANDOM_STATE.check("random_state", getattr(owner, "random_state", None),
+                              type(owner).__name__)
     if given is not None:
         return given
     return NoiseSource(np.random.default_rng(seed), seed is not None)
@@ -325,8 +309,24 @@ class Rule(Constraint):
             if kind == "int":
                 return check_int(name, value, owner, low=int(self.low), high=int(self.high),
                                  why=self.why)
-            if kind == "seed":
-                return check_seed(value, owner)
+            if kind == "seed":  # None or a non-negative int (check_seed)
+                if value is None:
+                    return None
+                if isinstance(value, GENERATOR_TYPES):
+                    raise ParameterError(
+                        f"The '{name}' parameter of {owner} must be None (noise seeded from the "
+                        "OS, for a release) or a non-negative int (a reproducible seed, for "
+                        f"experiments). Got a {type(value).__name__}: an estimator keeps its "
+                        "parameters, and a generator kept on a model lets whoever holds the "
+                        "model or its pickle replay the noise of the release. Pass None or an "
+                        "int; to draw several fits from one generator, use "
+                        "dpconvex.epsilon_sweep(..., random_state=generator).")
+                if isinstance(value, numbers.Integral) and not isinstance(value, bool) \
+                        and int(value) >= 0:
+                    return int(value)
+                raise ParameterError(
+                    f"The '{name}' parameter of {owner} must be None (noise seeded from the OS) "
+                    f"or a non-negative int. Got {value!r} instead.")
             if kind == "custom":
                 return self.inner.check(name, value, owner)  # type: ignore[union-attr]
             if kind == "elsewhere" or (kind == "callable" and callable(value)):

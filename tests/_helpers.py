@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import tracemalloc
 from collections.abc import Callable
 from typing import Any
@@ -26,13 +25,25 @@ KDD_LINES = [
 
 
 def patch_noise(monkeypatch, fn):
-    """Replace ``norm_gamma`` in every dpconvex module that bound it by name; return the real one."""
+    """Draw every :class:`~dpconvex.privacy.noise.NormGamma` law's noise (the one way a
+    mechanism draws norm-Gamma noise) with ``fn(shape, beta, rng, symmetric=...)``, one call
+    per row for a law on rows; return the real draw, with the same signature."""
+    import numpy as np
+
     from dpconvex.privacy import noise
 
-    real = noise.norm_gamma
-    for name, mod in list(sys.modules.items()):
-        if name.startswith("dpconvex") and getattr(mod, "norm_gamma", None) is real:
-            monkeypatch.setattr(mod, "norm_gamma", fn)
+    law_sample = noise.NormGamma.sample
+
+    def sample(law, shape, rng):
+        if law.rows:
+            k = int(np.prod(shape[1:]))
+            return np.stack([fn((k,), law.rate, rng) for _ in range(shape[0])]).reshape(shape)
+        return fn(tuple(shape), law.rate, rng, symmetric=law.symmetric)
+
+    def real(shape, beta, rng, symmetric=False):
+        return law_sample(noise.NormGamma(beta, symmetric=symmetric), shape, rng)
+
+    monkeypatch.setattr(noise.NormGamma, "sample", sample)
     return real
 
 

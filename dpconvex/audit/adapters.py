@@ -535,7 +535,7 @@ class NoisyGDMechanism(Sampled):
             # as the estimator: classes=, else read (warned); its unknown_labels policy
             labels = encode_labels(np.asarray(data[1]), p.get("classes"), f"{type(self).__name__}.prepare",
                                    binary=True, unknown_labels=p.get("unknown_labels", "raise"))
-            ys = labels.signs()
+            ys = labels.signs
             if p["fit_intercept"]:
                 Xc = np.hstack([Xc, np.ones((Xc.shape[0], 1))])
                 q = math.sqrt(q * q + 1.0)

@@ -45,23 +45,11 @@ def _scaled_norms(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def row_norms(X: np.ndarray) -> np.ndarray:
-    """Euclidean norm of every row, without overflow for entries up to the float64 maximum
-    (einsum, then the rows whose sum of squares overflowed or became subnormal recomputed
-    scaled by their max-abs entry; a norm above ~1.8e308 is inf)."""
-    X = np.asarray(X, dtype=float)
-    sq = np.einsum("ij,ij->i", X, X)
-    norms = np.sqrt(sq)
-    redo = np.flatnonzero(~np.isfinite(sq) | (sq < _SQ_TINY))
-    step = max(1, _BLOCK_ENTRIES // max(X.shape[1], 1))  # in blocks: no copy of many rows
-    for start in range(0, redo.size, step):
-        rows = redo[start:start + step]
-        m, u = _scaled_norms(X[rows])
-        with np.errstate(over="ignore"):
-            norms[rows] = m * u
-    return norms
+    """Euclidean norm of every row of a 2-D array, without overflow (:meth:`DenseRows.row_norms`)."""
+    return DenseRows(X).row_norms()
 
 
-#: ``DenseRows.compact`` uses a CSR copy of the rows when at most this fraction of
+#: ``ScaledRows.compact`` uses a CSR copy of the rows when at most this fraction of
 #: the entries is non-zero and the matrix has at least ``_SPARSE_MIN_ENTRIES``
 #: entries. Measured on Adult (n = 30,162, p = 105, 11.6% non-zero, one thread): a
 #: product costs 0.3 ms sparse vs 2.3 ms dense and the Hessian 11 ms vs 27 ms
@@ -158,7 +146,20 @@ class DenseRows:
         return self.X.T @ v
 
     def row_norms(self) -> np.ndarray:
-        return row_norms(self.X)
+        """||x_i|| without overflow for entries up to the float64 maximum (einsum, then the
+        rows whose sum of squares overflowed or became subnormal recomputed scaled by their
+        max-abs entry; a norm above ~1.8e308 is inf)."""
+        X = self.X
+        sq = np.einsum("ij,ij->i", X, X)
+        norms = np.sqrt(sq)
+        redo = np.flatnonzero(~np.isfinite(sq) | (sq < _SQ_TINY))
+        step = max(1, _BLOCK_ENTRIES // max(self.p, 1))  # in blocks: no copy of many rows
+        for start in range(0, redo.size, step):
+            rows = redo[start:start + step]
+            m, u = _scaled_norms(X[rows])
+            with np.errstate(over="ignore"):
+                norms[rows] = m * u
+        return norms
 
     def matvec_rmatvec(self, w: np.ndarray, f: RowWeights) -> tuple[np.ndarray, np.ndarray]:
         """``(X w, Xᵀ f(X w))``, each block of rows read once (``f``: :data:`RowWeights`)."""
@@ -182,21 +183,10 @@ class DenseRows:
         """Rows 0, step, 2·step, ... (a strided view: no copy)."""
         return DenseRows(self.X[::step])
 
-    def compact(self, rows: np.ndarray | None = None) -> DesignOperator:
+    def compact(self) -> DesignOperator:
         """A CSR copy when at most 25% of at least 50,000 entries are non-zero, else self
-        (``rows``: a mask of the rows counted and stored; values equal up to rounding)."""
-        if self.X.size < _SPARSE_MIN_ENTRIES or self.X.strides[0] == 0:
-            return self  # few entries, or one row broadcast (a plan's shape-only rows)
-        step = max(1, _BLOCK_ENTRIES // max(self.p, 1))  # counted per block: no n x p mask
-        nnz = sum(int(np.count_nonzero(self.X[s:s + step] if rows is None else
-                                       self.X[s:s + step][rows[s:s + step]]))
-                  for s in range(0, self.n, step))
-        if nnz > _SPARSE_MAX_DENSITY * self.X.size:
-            return self
-        nonzero = self.X != 0
-        if rows is not None:
-            nonzero &= rows[:, None]
-        return CSRRows(_dense_to_csr(self.X, nonzero))
+        (:meth:`ScaledRows.compact`; values equal up to rounding)."""
+        return ScaledRows(self, np.ones(self.n)).compact().base
 
     def __repr__(self) -> str:
         return f"DenseRows(n={self.n}, p={self.p})"
@@ -432,11 +422,22 @@ class ScaledRows:
                           base_norms=None if self.base_norms is None else self.base_norms[::step])
 
     def compact(self) -> ScaledRows:
-        """The same factors over the cheapest storage of the stored rows that are not zero rows."""
-        if isinstance(self.base, DenseRows) and self.zeroed is not None:
-            base: DesignOperator = self.base.compact(rows=~self.zeroed)
-        else:
-            base = self.base.compact()
+        """The same factors over the cheapest storage of the stored rows that are not zero rows:
+        dense ones as a CSR copy when at most 25% of at least 50,000 entries are non-zero."""
+        base, X = self.base, getattr(self.base, "X", None)
+        if not isinstance(base, DenseRows):
+            base = base.compact()
+        elif X.size >= _SPARSE_MIN_ENTRIES and X.strides[0] != 0:  # not one row broadcast
+            kept = None if self.zeroed is None else ~self.zeroed  # counted and stored
+            step = max(1, _BLOCK_ENTRIES // max(self.base.p, 1))  # per block: no n x p mask
+            nnz = sum(int(np.count_nonzero(X[s:s + step] if kept is None else
+                                           X[s:s + step][kept[s:s + step]]))
+                      for s in range(0, self.n, step))
+            if nnz <= _SPARSE_MAX_DENSITY * X.size:
+                nonzero = X != 0
+                if kept is not None:
+                    nonzero &= kept[:, None]
+                base = CSRRows(_dense_to_csr(X, nonzero))
         if base is self.base:
             return self
         return ScaledRows(base, self.scale, self.column, base_norms=self.base_norms)

@@ -324,6 +324,8 @@ class LabelSet:
         Where the label set came from (``classes=``, declared with y, or read from y:
         :data:`INFERRED`) and the policy for labels outside it: the certificate's
         ``label_source``.
+    signs : ndarray of float
+        Binary labels as ±1: ``classes[1]`` is +1 (records in ``dropped``: -1, zero rows).
     """
 
     classes: np.ndarray
@@ -331,10 +333,7 @@ class LabelSet:
     outside: np.ndarray
     dropped: np.ndarray
     assumption: LabelSource
-
-    def signs(self) -> np.ndarray:
-        """Binary labels as ±1: ``classes[1]`` is +1 (records outside the set: -1, zero rows)."""
-        return np.where(self.index == 1, 1.0, -1.0)
+    signs: np.ndarray
 
 
 def _inferred_set(y: np.ndarray, caller: str, binary: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -468,7 +467,7 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
     dropped = outside if excluded is None else outside | excluded
     if np.any(dropped):
         idx = np.where(dropped, 0, idx)
-    return LabelSet(c, idx, outside, dropped, assumption)
+    return LabelSet(c, idx, outside, dropped, assumption, np.where(idx == 1, 1.0, -1.0))
 
 
 #: Up to this many numeric classes, integer labels are matched by one comparison per class

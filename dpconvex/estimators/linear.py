@@ -624,7 +624,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         X_checked, labels = self._checked_data(X, y, plan, context, binary=True)
         design = self._design(X_checked, labels.dropped, owner, unit=self.row_norm == "unit")
         template = LinearERMTemplate(plan.loss, plan.lam, plan.options["norm bound q~"], design,
-                                     labels.signs(),
+                                     labels.signs,
                                      _parameter_set(self.constraints, plan, self.fit_intercept,
                                                     f"{owner}.fit", self.solver, fit=True))
         return Prepared(template=template,

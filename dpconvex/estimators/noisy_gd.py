@@ -278,7 +278,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         owner = type(self).__name__
         q = float(self.data_norm)
         X_checked, labels = self._checked_data(X, y, plan, context, binary=True)
-        classes, signs = labels.classes, labels.signs()
+        classes, signs = labels.classes, labels.signs
         meta = NoisyGDFacts(X_checked.shape[1], classes, labels.assumption)
         if is_dask_collection(X_checked):  # the same per-record maps, lazily per chunk (data/dask_rows)
             from ..data.dask_rows import DaskRows

@@ -108,7 +108,8 @@ def norm_gamma(
 ) -> np.ndarray:
     """Draw b with density ∝ exp(-beta * ||b||), ||.|| the Euclidean (Frobenius) norm.
 
-    In p dimensions: radius ``||b|| ~ Gamma(p, 1/beta)`` times a uniform direction [CMS]_.
+    One draw of :class:`NormGamma`: in p dimensions, radius ``||b|| ~ Gamma(p, 1/beta)``
+    times a uniform direction [CMS]_.
 
     ``beta`` > 0 is the rate (objective perturbation: ε'/sensitivity); ``random_state``
     None seeds from the OS; ``symmetric``: the last two axes hold symmetric matrices and
@@ -126,19 +127,8 @@ def norm_gamma(
     True
     """
     shape = _check_shape(shape, "norm_gamma")
-    beta = check_float("beta", beta, _OWNER, magnitude=False)
-    rng = check_random_state(random_state, "norm_gamma")
-    p = symmetric_dimension(shape) if symmetric else int(np.prod(shape, dtype=np.int64))
-    g = rng.standard_normal(p)
-    nrm = float(np.linalg.norm(g))
-    while nrm == 0.0:  # probability zero; keeps the direction well defined
-        g = rng.standard_normal(p)
-        nrm = float(np.linalg.norm(g))
-    radius = rng.gamma(shape=p, scale=1.0 / beta)
-    coords = g * (radius / nrm)
-    if symmetric:
-        return _symmetric_from_coordinates(coords, shape)
-    return coords.reshape(shape)
+    law = NormGamma(beta, symmetric=symmetric)
+    return law.sample(shape, check_random_state(random_state, "norm_gamma"))
 
 
 def sup_norm_gamma(
@@ -287,10 +277,6 @@ class Noise:
         """(E‖b‖ or an upper bound on it, E‖b‖²) of one draw on ``shape``."""
         raise NotImplementedError
 
-    def _noisy(self, value: np.ndarray, shape: tuple[int, ...], rng: np.random.Generator
-               ) -> np.ndarray:
-        return value + self.sample(shape, rng).reshape(value.shape)
-
     def add(self, value: np.ndarray | float, rng: np.random.Generator, *,
             shape: tuple[int, ...] | None = None) -> np.ndarray:
         """``value`` (the exact statistic) plus one draw from ``rng``, snapped to the grid
@@ -298,7 +284,10 @@ class Noise:
         (default: ``value``'s) and reshaped to ``value``'s shape."""
         value = np.asarray(value, dtype=float)
         shape = value.shape if shape is None else tuple(int(s) for s in shape)
-        return snap(self._noisy(value, shape, rng), self.coordinate_scale(shape))
+        noisy = value
+        for law in getattr(self, "laws", (self,)):  # a NoiseSum's laws, added in order
+            noisy = noisy + law.sample(shape, rng).reshape(value.shape)
+        return snap(noisy, self.coordinate_scale(shape))
 
 
 def _entries(shape: tuple[int, ...]) -> int:
@@ -395,11 +384,22 @@ class NormGamma(Noise):
         return symmetric_dimension(shape) if self.symmetric else _entries(shape)
 
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        """‖b‖ ~ Gamma(p, 1/β) times a uniform direction [CMS]_ (symmetric: :func:`norm_gamma`)."""
+        shape = _check_shape(shape, "NormGamma.sample")
         if self.rows:
-            k = self._block(shape)
-            return np.stack([norm_gamma((k,), self.rate, rng) for _ in range(shape[0])]
-                            ).reshape(shape)
-        return norm_gamma(shape, self.rate, rng, symmetric=self.symmetric)
+            row, k = NormGamma(self.rate), self._block(shape)
+            return np.stack([row.sample((k,), rng) for _ in range(shape[0])]).reshape(shape)
+        p = symmetric_dimension(shape) if self.symmetric else int(np.prod(shape, dtype=np.int64))
+        g = rng.standard_normal(p)
+        nrm = float(np.linalg.norm(g))
+        while nrm == 0.0:  # probability zero; keeps the direction well defined
+            g = rng.standard_normal(p)
+            nrm = float(np.linalg.norm(g))
+        radius = rng.gamma(shape=p, scale=1.0 / self.rate)
+        coords = g * (radius / nrm)
+        if self.symmetric:
+            return _symmetric_from_coordinates(coords, shape)
+        return coords.reshape(shape)
 
     def coordinate_scale(self, shape: tuple[int, ...]) -> float:
         k = self._block(shape)
@@ -475,12 +475,6 @@ class NoiseSum(Noise):
         for law in self.laws[1:]:
             out = out + law.sample(shape, rng)
         return out
-
-    def _noisy(self, value: np.ndarray, shape: tuple[int, ...], rng: np.random.Generator
-               ) -> np.ndarray:
-        for law in self.laws:
-            value = value + law.sample(shape, rng).reshape(value.shape)
-        return value
 
     def coordinate_scale(self, shape: tuple[int, ...]) -> float:
         return max(law.coordinate_scale(shape) for law in self.laws)

@@ -6,7 +6,6 @@ from _helpers import patch_noise
 
 import dpconvex as dp
 from dpconvex._diagnostics import collect_diagnostics
-from dpconvex.privacy import noise
 
 
 def _data(seed=0, n=400, d=4):
@@ -32,13 +31,12 @@ def test_forced_early_stop_never_released_without_cover(solver, mechanism):
 def test_amp_releases_inexact_solve_with_split_budget(monkeypatch):
     X, y = _data(1)
     draws = []
-    real = noise.norm_gamma
 
     def spy(shape, beta, rng, symmetric=False):
         draws.append(beta)
         return real(shape, beta, rng, symmetric=symmetric)
 
-    patch_noise(monkeypatch, spy)
+    real = patch_noise(monkeypatch, spy)
     gamma, eps, lam = 0.1, 1.0, 0.05
     with collect_diagnostics() as diag:
         m = dp.PrivateLogisticRegression(epsilon=eps, lam=lam, optimality_tol=gamma, max_iter=2,
