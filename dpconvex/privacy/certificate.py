@@ -254,14 +254,15 @@ class Certificate:
     row_map: RowMap | None = None
     seeded: bool = False
 
+    def __post_init__(self) -> None:
+        given, self.assumptions = self.assumptions, []
+        self.state(*given)
+
     def state(self, *facts: Fact | str | None) -> None:
         """Add facts: a typed fact to its field (row maps merge), a line to ``assumptions``.
 
-        Empty facts and lines already stated are skipped. Without facts (as the dataclass's
-        ``__post_init__``): the facts given among ``assumptions`` are stated again so.
+        Empty facts and lines already stated are skipped.
         """
-        if not facts:
-            facts, self.assumptions = tuple(self.assumptions), []
         for fact in facts:
             if isinstance(fact, LabelSource):
                 self.label_source = fact
@@ -271,8 +272,6 @@ class Certificate:
                 self.row_map = fact if self.row_map is None else self.row_map.merge(fact)
             elif fact and fact not in self.assumptions:
                 self.assumptions.append(fact)
-
-    __post_init__ = state
 
     def states(self, fact: Fact | str) -> bool:
         """Whether the certificate itself (not a part) states ``fact``."""
