@@ -23,7 +23,7 @@ import numpy as np
 
 from .._diagnostics import record_solve, say
 from .._validation import RandomStateLike, check_random_state
-from ..errors import DPConvexError, ParameterError, SolverError
+from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError
 from ..solvers.base import SolveResult
 from .budget import Budget
 from .certificate import Certificate
@@ -125,7 +125,8 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
         The template lacks members of the template contract, or ``vouch`` names a constant
         no condition rests on.
     PrivacyError
-        A condition of the proof fails, or rests on a constant nobody verified or vouched for.
+        The template lacks a capability the mechanism needs, a condition of the proof fails,
+        or one rests on a constant nobody verified or vouched for.
     SolverError
         The solve failed, missed its tolerance, or produced non-finite values.
 
@@ -145,10 +146,17 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
     True
     """
     mechanism = get_mechanism(mechanism) if isinstance(mechanism, str) else mechanism
-    mechanism.check_template(template)
-    if not type(template).__module__.startswith("dpconvex."):  # shipped templates: by review
-        from ..templates.base import missing_members
+    from ..templates.base import CAPABILITY_MEMBERS, missing_members
 
+    # the capabilities the mechanism needs, refused by name before anything is read
+    offered = frozenset(getattr(template, "capabilities", ()))
+    if missing := sorted(mechanism.needs.intersection(CAPABILITY_MEMBERS) - offered):
+        raise PrivacyError(
+            f"release: mechanism '{mechanism.name}' needs the template capabilit"
+            f"{'y' if len(missing) == 1 else 'ies'} {missing}, which template "
+            f"'{getattr(template, 'name', type(template).__name__)}' does not offer (it offers "
+            f"{sorted(offered)}); use a mechanism made for this kind of template.")
+    if not type(template).__module__.startswith("dpconvex."):  # shipped templates: by review
         if missing := missing_members(template):
             raise ParameterError(
                 f"release: template '{getattr(template, 'name', type(template).__name__)}' "

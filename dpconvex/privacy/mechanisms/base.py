@@ -258,21 +258,6 @@ class Mechanism(ABC, Generic[TemplateT]):
                 f"mechanism='{self.alternative}' for pure epsilon-DP.")
         return budget
 
-    def check_template(self, template: Template) -> None:
-        """Refuse, by name, a template that does not offer a capability this mechanism needs
-        (:data:`~dpconvex.templates.base.CAPABILITY_MEMBERS`), before anything is read."""
-        from ...templates.base import CAPABILITY_MEMBERS
-
-        offered = frozenset(getattr(template, "capabilities", ()))
-        missing = sorted(self.needs.intersection(CAPABILITY_MEMBERS) - offered)
-        if missing:
-            raise PrivacyError(
-                f"{type(self).__name__}.check_template: mechanism '{self.name}' needs the "
-                "template capabilit"
-                f"{'y' if len(missing) == 1 else 'ies'} {missing}, which template "
-                f"'{getattr(template, 'name', type(template).__name__)}' does not offer (it offers "
-                f"{sorted(offered)}); use a mechanism made for this kind of template.")
-
     def conditions(self, template: TemplateT, budget: Budget) -> list[Condition]:
         """The conditions of the proof on ``template``; raises PrivacyError on the first failure."""
         conds = list(template.conditions(self.needs))
