@@ -26,7 +26,7 @@ from .._validation import RandomStateLike, check_random_state
 from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError
 from ..solvers.base import SolveResult
 from .budget import Budget
-from .certificate import Certificate
+from .certificate import Certificate, Condition
 from .checks import shipped_derivation
 from .declarations import declaration_conditions, vouched
 from .mechanisms.base import Calibration, Mechanism, get_mechanism
@@ -220,7 +220,21 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
                                                  getattr(solver_backend, "name", str(backend))),
                               "solved to residual <= tolerance": "yes"}
         record_solve(solve_result)
-    certificate.conditions.extend(mechanism.solve_condition(template, solve_result, calibration))
+        if mechanism.private and not mechanism.wraps:  # a cover covers the solve itself
+            # the tolerance met and the uncovered distance to the exact minimizer (the template's
+            # distance_bound), never the residual (a data statistic)
+            tol = template.residual_tol
+            mu = template.privacy_constants().strong_convexity + (
+                calibration.extra_strong_convexity if calibration is not None else 0.0)
+            try:
+                gap = (f"; uncovered distance to the exact minimizer <= "
+                       f"{template.distance_bound(tol, mu):.3g}")
+            except (AttributeError, PrivacyError):  # extra terms, or a set without exact projection
+                gap = ("; no distance bound (extra terms, or a set without an exact projection): "
+                       "the uncovered gap is not stated")
+            certificate.conditions.append(Condition(
+                "accurate solve", True, "residual computed by dpconvex",
+                f"solved to optimality residual <= {tol:g} (exact-minimizer mode){gap}"))
     if mechanism.private and seeded_noise(rng, seeded):
         certificate.seeded = True
     return Release(np.asarray(theta), certificate, calibration, solve_result)

@@ -217,7 +217,8 @@ class Mechanism(ABC, Generic[TemplateT]):
     #: minimizer: white-box audits use it).
     adds_output_noise: ClassVar[bool] = False
     #: True for a cover around an inner mechanism (approximate minima), chosen through an
-    #: estimator's ``optimality_tol`` rather than by name.
+    #: estimator's ``optimality_tol`` rather than by name; its release states no accurate
+    #: solve (the cover covers the solve's distance to the exact minimizer).
     wraps: ClassVar[bool] = False
     #: True when the approximate-minima cover is derived for this mechanism
     #: (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness,
@@ -305,26 +306,6 @@ class Mechanism(ABC, Generic[TemplateT]):
         if mu is None:
             return calibration if calibration is not None else self.calibrate(problem, budget)
         return at(at_modulus(problem.privacy_constants(), mu))
-
-    def solve_condition(self, template: ObjectiveTemplate, result: SolveResult | None,
-                        cal: Calibration | None = None) -> list[Condition]:
-        """Conditions established by the solve: the tolerance met and the uncovered distance
-        to the exact minimizer (``distance_bound``), never the residual (a data statistic)."""
-        if result is None or not self.private:
-            return []
-        tol = template.residual_tol
-        mu = template.privacy_constants().strong_convexity + (
-            cal.extra_strong_convexity if cal is not None else 0.0)
-        try:
-            gap = (f"; uncovered distance to the exact minimizer <= "
-                   f"{template.distance_bound(tol, mu):.3g}")
-        except (AttributeError, PrivacyError):  # no bound (extra terms, a set without exact projection)
-            gap = ("; no distance bound (extra terms, or a set without an exact projection): the "
-                   "uncovered gap is not stated")
-        return [Condition(
-            "accurate solve", True, "residual computed by dpconvex",
-            f"solved to optimality residual <= {tol:g} (exact-minimizer mode){gap}",
-        )]
 
 
 #: The registry: mechanism name -> class. Estimators read allowed names from it.
