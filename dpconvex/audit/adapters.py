@@ -86,7 +86,7 @@ def data_key(*arrays: np.ndarray) -> str:
 class Audited(Mechanism["Template"]):
     """A library mechanism with its public steps memoized (and, for power checks, mis-calibrated).
 
-    ``check_budget``, ``run`` and ``solve_condition`` are the inner
+    ``check_budget`` and ``run`` are the inner
     mechanism's. ``conditions``, ``calibrate`` and ``certificate`` are the
     inner mechanism's too, computed once per (template, budget): they draw no
     randomness and give the same result on every run. With ``noise_scale`` s != 1 the calibration's noise
@@ -97,7 +97,7 @@ class Audited(Mechanism["Template"]):
     def __init__(self, inner: Mechanism, noise_scale: float = 1.0):
         self.inner = inner
         self.noise_scale = float(noise_scale)
-        for attr in ("name", "needs", "private", "solves", "pure", "adds_output_noise"):
+        for attr in ("name", "needs", "private", "solves", "pure", "adds_output_noise", "wraps"):
             setattr(self, attr, getattr(inner, attr))  # the registry's class attributes, per instance
         self._memo: dict[tuple[str, int, Budget], tuple[Template, Any]] = {}
 
@@ -141,10 +141,6 @@ class Audited(Mechanism["Template"]):
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
         return self.inner.run(template, cal, backend, rng, warm_start=warm_start,
                               max_iter=max_iter, tol=tol)
-
-    def solve_condition(self, template: ObjectiveTemplate, result: SolveResult | None,
-                        cal: Calibration | None = None) -> list[Condition]:
-        return self.inner.solve_condition(template, result, cal)
 
 
 class Sampled:

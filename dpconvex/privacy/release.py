@@ -23,10 +23,10 @@ import numpy as np
 
 from .._diagnostics import record_solve, say
 from .._validation import RandomStateLike, check_random_state
-from ..errors import DPConvexError, ParameterError, SolverError
+from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError
 from ..solvers.base import SolveResult
 from .budget import Budget
-from .certificate import Certificate
+from .certificate import Certificate, Condition
 from .checks import shipped_derivation
 from .declarations import declaration_conditions, vouched
 from .mechanisms.base import Calibration, Mechanism, get_mechanism
@@ -125,7 +125,8 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
         The template lacks members of the template contract, or ``vouch`` names a constant
         no condition rests on.
     PrivacyError
-        A condition of the proof fails, or rests on a constant nobody verified or vouched for.
+        The template lacks a capability the mechanism needs, a condition of the proof fails,
+        or one rests on a constant nobody verified or vouched for.
     SolverError
         The solve failed, missed its tolerance, or produced non-finite values.
 
@@ -145,10 +146,17 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
     True
     """
     mechanism = get_mechanism(mechanism) if isinstance(mechanism, str) else mechanism
-    mechanism.check_template(template)
-    if not type(template).__module__.startswith("dpconvex."):  # shipped templates: by review
-        from ..templates.base import missing_members
+    from ..templates.base import CAPABILITY_MEMBERS, missing_members
 
+    # the capabilities the mechanism needs, refused by name before anything is read
+    offered = frozenset(getattr(template, "capabilities", ()))
+    if missing := sorted(mechanism.needs.intersection(CAPABILITY_MEMBERS) - offered):
+        raise PrivacyError(
+            f"release: mechanism '{mechanism.name}' needs the template capabilit"
+            f"{'y' if len(missing) == 1 else 'ies'} {missing}, which template "
+            f"'{getattr(template, 'name', type(template).__name__)}' does not offer (it offers "
+            f"{sorted(offered)}); use a mechanism made for this kind of template.")
+    if not type(template).__module__.startswith("dpconvex."):  # shipped templates: by review
         if missing := missing_members(template):
             raise ParameterError(
                 f"release: template '{getattr(template, 'name', type(template).__name__)}' "
@@ -212,7 +220,21 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
                                                  getattr(solver_backend, "name", str(backend))),
                               "solved to residual <= tolerance": "yes"}
         record_solve(solve_result)
-    certificate.conditions.extend(mechanism.solve_condition(template, solve_result, calibration))
+        if mechanism.private and not mechanism.wraps:  # a cover covers the solve itself
+            # the tolerance met and the uncovered distance to the exact minimizer (the template's
+            # distance_bound), never the residual (a data statistic)
+            tol = template.residual_tol
+            mu = template.privacy_constants().strong_convexity + (
+                calibration.extra_strong_convexity if calibration is not None else 0.0)
+            try:
+                gap = (f"; uncovered distance to the exact minimizer <= "
+                       f"{template.distance_bound(tol, mu):.3g}")
+            except (AttributeError, PrivacyError):  # extra terms, or a set without exact projection
+                gap = ("; no distance bound (extra terms, or a set without an exact projection): "
+                       "the uncovered gap is not stated")
+            certificate.conditions.append(Condition(
+                "accurate solve", True, "residual computed by dpconvex",
+                f"solved to optimality residual <= {tol:g} (exact-minimizer mode){gap}"))
     if mechanism.private and seeded_noise(rng, seeded):
         certificate.seeded = True
     return Release(np.asarray(theta), certificate, calibration, solve_result)

@@ -69,7 +69,7 @@ def verify(template: Template, *, epsilon: float, mechanism: str, delta: float =
     >>> round(cal.noise_rate, 4)
     0.4697
     """
-    # a template the mechanism cannot serve is refused by its capabilities (check_template)
+    # a template the mechanism cannot serve is refused by its capabilities (in release)
     mech = build_mechanism(mechanism, "verify", None, optimality_tol=optimality_tol,
                            amp_fraction=amp_fraction)
     if not mech.private:

@@ -137,8 +137,8 @@ class Backend(abc.ABC, Generic[TemplateT]):
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> from dpconvex.solvers import Backend, get_backend
     >>> backend = get_backend("native", template)
-    >>> isinstance(backend, Backend), backend.supports(template)
-    (True, True)
+    >>> isinstance(backend, Backend), backend.supports(template), backend.label
+    (True, True, 'native')
     >>> backend.solve(template, None).status.name
     'OPTIMAL'
     """
@@ -146,6 +146,17 @@ class Backend(abc.ABC, Generic[TemplateT]):
     name: ClassVar[str] = ""
     requires: ClassVar[frozenset[str]] = frozenset()
     in_memory: ClassVar[bool] = True
+    #: What a certificate states about this backend: the solver(s) that may produce its point
+    #: (its :attr:`name` unless the class sets it). A public fact: it depends on the backend,
+    #: which the caller or the ``"auto"`` policy chose from public parameters, never on the
+    #: solve (a backend that runs a second solver only when the first one's residual misses
+    #: the tolerance names both and not which of them ran: docs/privacy/release.md#privacy-release).
+    label: str = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "label" not in cls.__dict__:
+            cls.label = cls.name
 
     @abc.abstractmethod
     def solve(self, template: TemplateT, b: np.ndarray | None, extra_reg: float = 0.0, *,
@@ -179,27 +190,6 @@ class Backend(abc.ABC, Generic[TemplateT]):
         if not self.supports(template):
             self.check(template)  # raises, naming what is missing and a backend that fits
         return (None if b is None else template.space.project_noise(b)), float(extra_reg)
-
-    @property
-    def label(self) -> str:
-        """What a certificate states about this backend: the solver(s) that may produce its point.
-
-        A public fact: it depends on the backend, which the caller or the
-        ``"auto"`` policy chose from public parameters, never on the solve (a
-        backend that runs a second solver only when the first one's residual
-        misses the tolerance names both and not which of them ran:
-        docs/privacy/release.md#privacy-release).
-
-        Examples
-        --------
-        >>> from dpconvex.solvers import ClarabelBackend, LbfgsNewton, PolishedBackend
-        >>> LbfgsNewton().label
-        'native'
-        >>> print(PolishedBackend(ClarabelBackend(), LbfgsNewton()).label)
-        clarabel (polished by native if clarabel's residual missed the tolerance;
-        whether it was depends on the data and is not stated)
-        """
-        return self.name
 
     def supports(self, template: Template) -> bool:
         """Whether the template has every capability this backend requires (and its rows

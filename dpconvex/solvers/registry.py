@@ -73,6 +73,9 @@ class PolishedBackend(Backend["ObjectiveTemplate"]):
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> from dpconvex.solvers import ClarabelBackend, LbfgsNewton, PolishedBackend
     >>> backend = PolishedBackend(ClarabelBackend(), LbfgsNewton())
+    >>> print(backend.label)
+    clarabel (polished by native if clarabel's residual missed the tolerance;
+    whether it was depends on the data and is not stated)
     >>> res = backend.solve(template, None)
     >>> res.status.name, res.residual <= template.residual_tol
     ('OPTIMAL', True)
@@ -83,13 +86,9 @@ class PolishedBackend(Backend["ObjectiveTemplate"]):
     def __init__(self, first: Backend, polish: Backend):
         self.first = first
         self.polish = polish
-
-    @property
-    def label(self) -> str:
-        """Both solvers, and not which of them produced the point (that depends on the data)."""
-        return (f"{self.first.label} (polished by {self.polish.label} if {self.first.label}'s "
-                "residual missed the tolerance; whether it was depends on the data and is not "
-                "stated)")
+        #: Both solvers, and not which of them produced the point (that depends on the data).
+        self.label = (f"{first.label} (polished by {polish.label} if {first.label}'s residual "
+                      "missed the tolerance; whether it was depends on the data and is not stated)")
 
     def supports(self, template: Template) -> bool:
         return self.first.supports(template) and self.polish.supports(template)

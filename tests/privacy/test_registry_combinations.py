@@ -199,3 +199,11 @@ def test_a_cover_that_is_not_derived_is_refused_by_name(mname: str) -> None:
     name = next(k for k, v in menu.offered.items() if v == mname)
     with pytest.raises(ParameterError, match="cannot be covered"):
         build_mechanism(name, "test", menu, optimality_tol=AMP_TOL)
+
+
+def test_a_template_without_a_needed_capability_is_refused_by_name() -> None:
+    """release refuses, before reading anything, a mechanism the template cannot serve."""
+    template = LinearERMTemplate(LOSSES["logistic"](), 0.1, 1.0, np.eye(3), np.ones(3))
+    with pytest.raises(PrivacyError, match=r"release: mechanism 'laplace_mean' needs the "
+                                           r"template capability \['bounded_sum'\]"):
+        release(template, "laplace_mean", Budget(1.0))

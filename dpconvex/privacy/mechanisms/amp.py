@@ -215,10 +215,6 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         """The cover's noise: norm-Gamma of the cover's rate (Gaussian in the Gaussian form)."""
         return NormGamma(cal.noise_rate, symmetric=template.noise_symmetric)
 
-    def solve_condition(self, template: ObjectiveTemplate, result: SolveResult | None,
-                        cal: Calibration | None = None) -> list[Condition]:
-        return []
-
 
 @register
 class GaussianApproximateMinima(ApproximateMinima):

@@ -217,7 +217,8 @@ class Mechanism(ABC, Generic[TemplateT]):
     #: minimizer: white-box audits use it).
     adds_output_noise: ClassVar[bool] = False
     #: True for a cover around an inner mechanism (approximate minima), chosen through an
-    #: estimator's ``optimality_tol`` rather than by name.
+    #: estimator's ``optimality_tol`` rather than by name; its release states no accurate
+    #: solve (the cover covers the solve's distance to the exact minimizer).
     wraps: ClassVar[bool] = False
     #: True when the approximate-minima cover is derived for this mechanism
     #: (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness,
@@ -257,21 +258,6 @@ class Mechanism(ABC, Generic[TemplateT]):
                 f"needs delta > 0 (got {budget.delta!r}): set delta (e.g. 1/n**2), or use "
                 f"mechanism='{self.alternative}' for pure epsilon-DP.")
         return budget
-
-    def check_template(self, template: Template) -> None:
-        """Refuse, by name, a template that does not offer a capability this mechanism needs
-        (:data:`~dpconvex.templates.base.CAPABILITY_MEMBERS`), before anything is read."""
-        from ...templates.base import CAPABILITY_MEMBERS
-
-        offered = frozenset(getattr(template, "capabilities", ()))
-        missing = sorted(self.needs.intersection(CAPABILITY_MEMBERS) - offered)
-        if missing:
-            raise PrivacyError(
-                f"{type(self).__name__}.check_template: mechanism '{self.name}' needs the "
-                "template capabilit"
-                f"{'y' if len(missing) == 1 else 'ies'} {missing}, which template "
-                f"'{getattr(template, 'name', type(template).__name__)}' does not offer (it offers "
-                f"{sorted(offered)}); use a mechanism made for this kind of template.")
 
     def conditions(self, template: TemplateT, budget: Budget) -> list[Condition]:
         """The conditions of the proof on ``template``; raises PrivacyError on the first failure."""
@@ -320,26 +306,6 @@ class Mechanism(ABC, Generic[TemplateT]):
         if mu is None:
             return calibration if calibration is not None else self.calibrate(problem, budget)
         return at(at_modulus(problem.privacy_constants(), mu))
-
-    def solve_condition(self, template: ObjectiveTemplate, result: SolveResult | None,
-                        cal: Calibration | None = None) -> list[Condition]:
-        """Conditions established by the solve: the tolerance met and the uncovered distance
-        to the exact minimizer (``distance_bound``), never the residual (a data statistic)."""
-        if result is None or not self.private:
-            return []
-        tol = template.residual_tol
-        mu = template.privacy_constants().strong_convexity + (
-            cal.extra_strong_convexity if cal is not None else 0.0)
-        try:
-            gap = (f"; uncovered distance to the exact minimizer <= "
-                   f"{template.distance_bound(tol, mu):.3g}")
-        except (AttributeError, PrivacyError):  # no bound (extra terms, a set without exact projection)
-            gap = ("; no distance bound (extra terms, or a set without an exact projection): the "
-                   "uncovered gap is not stated")
-        return [Condition(
-            "accurate solve", True, "residual computed by dpconvex",
-            f"solved to optimality residual <= {tol:g} (exact-minimizer mode){gap}",
-        )]
 
 
 #: The registry: mechanism name -> class. Estimators read allowed names from it.

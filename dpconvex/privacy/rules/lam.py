@@ -203,14 +203,8 @@ def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: in
     >>> auto_lam("objective", 10000, 1.0, 1.0, 5, "logistic") <= lam   # more rows: less regularization
     True
     """
-    mech, loss, R, w = _rule_constants(mechanism, loss, float(n) * float(epsilon) / max(int(p), 1))
-    R = float(R if reference_norm is None else reference_norm)
-    w = float(w if stability_weight is None else stability_weight)
-    if report is None:
-        report = grid_report(mech, int(n), epsilon, float(q), int(p), loss, delta=delta)
-    bound, floor = _bound(mech, int(n), float(q), int(p), loss, R, w, report)
-    best = float(LAM_GRID[int(np.argmin(bound))])
-    return max(float(f"{best:.3g}"), floor)
+    return resolve_lam(AUTO, mechanism, n, epsilon, q, p, loss, delta=delta, report=report,
+                       reference_norm=reference_norm, stability_weight=stability_weight)[0]
 
 
 def _bound(mech: Mechanism, n: int, q: float, p: int, loss: Loss, R: float, w: float,
@@ -301,8 +295,11 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
 
 
 def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
-                loss: str | Loss, *, delta: float = 0.0) -> tuple[float, LamRule]:
-    """(Λ, the certificate's Λ rule): ``lam`` itself, or :func:`auto_lam` for ``lam="auto"``.
+                loss: str | Loss, *, delta: float = 0.0, reference_norm: float | None = None,
+                stability_weight: float | None = None, report: NoiseReport | None = None
+                ) -> tuple[float, LamRule]:
+    """(Λ, the certificate's Λ rule): ``lam`` itself, or for ``lam="auto"`` the rule of
+    :func:`auto_lam` (its arguments ``reference_norm``, ``stability_weight`` and ``report``).
 
     The mechanism's noise is evaluated once (:func:`grid_report`) for both the rule and
     the note.
@@ -316,22 +313,24 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q:
     >>> lam > 0, rule.rule, rule.lam == lam
     (True, 'auto', True)
     """
-    if isinstance(lam, str) and lam == AUTO:
-        mech, loss, R, w = _rule_constants(mechanism, loss,
-                                           float(n) * float(epsilon) / max(int(p), 1))
-        report = grid_report(mech, n, epsilon, q, p, loss, delta=delta)
-        value = auto_lam(mech, n, epsilon, q, p, loss, delta=delta, report=report,
-                         reference_norm=R, stability_weight=w)
-        mech_name = report.mechanism if report is not None else mech.name
-        eps = report.epsilon if report is not None else float(epsilon)
-        return value, LamRule(value, AUTO, (
-            "lam='auto' "
-            "(dpconvex.privacy.rules.lam.auto_lam, docs/privacy/perturbation.md#privacy-lambda-rule): the "
-            "minimizer of "
-            f"a bias + stability + noise bound from public quantities only: mechanism "
-            f"{mech_name}, n = {int(n)}, epsilon = {eps:g}, delta = {float(delta):g}, "
-            f"q = {q:.6g}, p = {int(p)}, "
-            f"|l'| <= {loss.deriv_bound:g}, l'' <= {loss.curvature:g}, reference norm "
-            f"R = {R:g}, stability weight w = {w:g}; no data value is read"))
-    value = float(lam)
-    return value, LamRule(value)
+    if not (isinstance(lam, str) and lam == AUTO):
+        value = float(lam)
+        return value, LamRule(value)
+    mech, loss, R, w = _rule_constants(mechanism, loss, float(n) * float(epsilon) / max(int(p), 1))
+    R = float(R if reference_norm is None else reference_norm)
+    w = float(w if stability_weight is None else stability_weight)
+    if report is None:
+        report = grid_report(mech, int(n), epsilon, float(q), int(p), loss, delta=delta)
+    bound, floor = _bound(mech, int(n), float(q), int(p), loss, R, w, report)
+    value = max(float(f"{float(LAM_GRID[int(np.argmin(bound))]):.3g}"), floor)
+    mech_name = report.mechanism if report is not None else mech.name
+    eps = report.epsilon if report is not None else float(epsilon)
+    return value, LamRule(value, AUTO, (
+        "lam='auto' "
+        "(dpconvex.privacy.rules.lam.auto_lam, docs/privacy/perturbation.md#privacy-lambda-rule): the "
+        "minimizer of "
+        f"a bias + stability + noise bound from public quantities only: mechanism "
+        f"{mech_name}, n = {int(n)}, epsilon = {eps:g}, delta = {float(delta):g}, "
+        f"q = {q:.6g}, p = {int(p)}, "
+        f"|l'| <= {loss.deriv_bound:g}, l'' <= {loss.curvature:g}, reference norm "
+        f"R = {R:g}, stability weight w = {w:g}; no data value is read"))
