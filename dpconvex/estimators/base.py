@@ -43,7 +43,7 @@ from ..data.validation import (
 )
 from ..errors import DataValidationError, DPConvexError, ParameterError
 from ..privacy.budget import Budget, hold_budget
-from ..solvers.registry import backend_names
+from ..solvers.base import backend_names
 
 if TYPE_CHECKING:
     from ..data.validation import LabelSet

@@ -178,7 +178,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
 
         warn_if_noise_dominates(template=template, mech=mechanism, budget=budget,
                                 calibration=calibration, **noise_warning)
-    from ..solvers.registry import get_backend
+    from ..solvers.base import get_backend
 
     solver_backend = None if not mechanism.solves else (
         backend if hasattr(backend, "solve") else get_backend(backend, template))

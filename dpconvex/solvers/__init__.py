@@ -1,4 +1,4 @@
-"""Solver backends, one registry (:mod:`dpconvex.solvers.registry`: by name, or the ``"auto"``
+"""Solver backends, one registry (:mod:`dpconvex.solvers.base`: by name, or the ``"auto"``
 policy) and one status set.
 
 Every backend returns a :class:`SolveResult` with a :class:`SolveStatus` and a ``residual``
@@ -9,25 +9,33 @@ other backends that fit the template (:func:`retry_advice`).
 
 from __future__ import annotations
 
-from .base import CVXPY_STATUS_MAP, Backend, SolveResult, SolveStatus, other_backends, retry_advice
-from .cvxpy_backend import ClarabelBackend, CVXPYBackend, SCSBackend
-from .lbfgs_newton import LbfgsNewton
-from .projected_gradient import ProjectedGradient
-from .registry import (
+from .base import (
     BACKENDS,
-    SOLVERS,
+    CVXPY_STATUS_MAP,
+    Backend,
     PolishedBackend,
+    SolveResult,
+    SolveStatus,
     backend_names,
     check_solver_name,
     get_backend,
+    other_backends,
+    register_backend,
+    retry_advice,
     solve,
     suitable_backends,
 )
+from .cvxpy_backend import ClarabelBackend, CVXPYBackend, SCSBackend
+from .lbfgs_newton import LbfgsNewton
+from .projected_gradient import ProjectedGradient
+
+# the shipped backends, in the order of preference of the "auto" policy: the native ones first
+for _backend_class in (LbfgsNewton, ProjectedGradient, ClarabelBackend, SCSBackend):
+    register_backend(_backend_class)
 
 __all__ = [
     "BACKENDS",
     "CVXPY_STATUS_MAP",
-    "SOLVERS",
     "Backend",
     "CVXPYBackend",
     "ClarabelBackend",
