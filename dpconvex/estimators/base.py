@@ -41,7 +41,7 @@ from ..data.validation import (
     encode_labels,
     label_set_of,
 )
-from ..errors import DataValidationError, DPConvexError, ParameterError
+from ..errors import DataValidationError, DPConvexError, ParameterError, PrivacyError
 from ..privacy.budget import Budget, hold_budget
 from ..solvers.base import backend_names
 
@@ -273,16 +273,31 @@ class FitContext:
         return dataclasses.replace(self, noise=noise, held=self.held or held)
 
     def excluding(self, rows: np.ndarray) -> FitContext:
-        """This context with the records of the boolean mask ``rows`` left out.
+        """This context with the records of the boolean mask ``rows`` left out, as well as
+        those this context leaves out already (a fit made of fits inside another's part).
 
         Raises
         ------
         ParameterError
-            ``rows`` is not a 1-D boolean mask.
+            ``rows`` is not a 1-D boolean mask (of this context's length, if it has one).
         """
         mask = np.asarray(rows)
+        mask = check_excluded(mask, mask.size if self.excluded is None else self.excluded.size,
+                              "FitContext.excluding")
         return dataclasses.replace(
-            self, excluded=check_excluded(mask, mask.size, "FitContext.excluding"))
+            self, excluded=mask if self.excluded is None else self.excluded | mask)
+
+    def every_row(self, owner: str) -> FitContext:
+        """This context, for a fit that reads every row (its statistics, splits or selection
+        take no row mask); :class:`PrivacyError` when it leaves rows out, since the rows
+        a meta-estimator keeps for another part would reach this fit.
+        """
+        if self.excluded is not None:
+            raise PrivacyError(
+                f"{owner}.fit: this fit reads every row and cannot leave rows out of its fit, "
+                "but the fit that contains it asked for that (FitContext.excluding). Fit a "
+                "learner that leaves rows out (PrivateEstimator.takes_row_mask) inside that fit.")
+        return self
 
     def one_label_warning(self, *, issued: bool = False) -> FitContext:
         """This context with one label-set warning for the fits inside it.
@@ -693,6 +708,11 @@ class PrivateEstimator(BaseEstimator):
             return ranged.plan_for(X, y)
         return self.plan(*self.public_shape(X, y))
 
+    #: Whether the estimator leaves the rows of ``FitContext.excluded`` out of its fit (its
+    #: preparation zeroes their loss and reads no label of theirs); a fit that does not
+    #: refuses a context that leaves rows out (:meth:`FitContext.every_row`).
+    takes_row_mask: ClassVar[bool] = False
+
     #: Whether the estimator takes public per-feature ranges (``feature_range``) from rows
     #: that carry them (:class:`~dpconvex.data.RangedRows`) when none are given.
     takes_rows_ranges: ClassVar[bool] = False
@@ -784,6 +804,8 @@ class PrivateEstimator(BaseEstimator):
         """:meth:`fit` inside ``context`` (what a meta-estimator hands this fit)."""
         from .._validation import feature_names_of, noise_source, with_feature_names
 
+        if not self.takes_row_mask:
+            context.every_row(type(self).__name__)
         ranged = self._with_rows_ranges(X) if self.takes_rows_ranges else None
         if ranged is not None:
             self._fit_as(ranged, X, y, context).certificate_.assumptions.append(ROWS_RANGES_NOTE)

@@ -412,6 +412,8 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
     ``epsilon``, ``delta``, ``mechanism`` and ``random_state`` parameters.
     """
 
+    takes_row_mask = True
+
     #: The mechanisms offered and what "auto" resolves to.
     mechanism_menu: ClassVar[MechanismMenu] = CENTROID_MENU
 

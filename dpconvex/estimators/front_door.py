@@ -708,6 +708,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         ------
         ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
         """
+        context.every_row(type(self).__name__)  # its split and selection read every row
         if self.schema is not None:
             return self._fit_on_schema(X, y, context)
         ranged = self._with_rows_ranges(X)
@@ -1097,6 +1098,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         ------
         ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
         """
+        context.every_row(type(self).__name__)  # its split and selection read every row
         if self.schema is not None:
             return self._fit_on_schema(X, y, context)
         if private_bounds(self.label_range) is not None:

@@ -574,6 +574,8 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
                                 PrivateEstimator):
     """Shared plan/prepare/release for private linear classifiers over :class:`LinearERMTemplate`."""
 
+    takes_row_mask = True
+
     _accepts_sparse = True
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "epsilon": EPSILON,

@@ -158,6 +158,8 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     (True, (1, 3))
     """
 
+    takes_row_mask = True
+
     def __init__(self, *, loss: str | Loss = "logistic", epsilon: float,
                  delta: float | None = None, steps: int | None = None,
                  radius: float | None = None, learning_rate: float | None = None,

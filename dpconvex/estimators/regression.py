@@ -177,8 +177,8 @@ class LabelRangeMixin:
     # ------------------------------------------------------- a label range released in the fit
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> Any:
         """:meth:`fit` inside ``context``; with ``label_range="private"`` the range first."""
-        if private_bounds(self.label_range) is not None:
-            return self._fit_private_labels(X, y, context)
+        if private_bounds(self.label_range) is not None:  # the range reads every label
+            return self._fit_private_labels(X, y, context.every_row(type(self).__name__))
         return super()._fit_with(X, y, context)
 
     def _label_split(self) -> tuple[PrivateBounds, float, float, Any]:
@@ -485,6 +485,8 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
     >>> reg.score(X, y) > 0.3, reg.certificate_.epsilon <= 2.0
     (True, True)
     """
+
+    takes_row_mask = True
 
     _accepts_sparse = True
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {

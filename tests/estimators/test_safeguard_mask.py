@@ -21,18 +21,21 @@ import pytest
 import scipy.sparse as sp
 from _helpers import certificate_facts
 
+import dpconvex as dp
 from dpconvex import (
     NoisyGradientDescent,
     PrivateClassifier,
     PrivateGaussianCentroid,
+    PrivateGaussianNB,
     PrivateHuberSVM,
     PrivateLargeMarginGaussian,
+    PrivateLogisticRegression,
 )
 from dpconvex.audit import EstimatorMechanism, audit
 from dpconvex.data.operators import DenseRows, ScaledRows
 from dpconvex.data.validation import encode_labels
-from dpconvex.errors import DataValidationError, ParameterError
-from dpconvex.estimators.base import NO_CONTEXT
+from dpconvex.errors import DataValidationError, ParameterError, PrivacyError
+from dpconvex.estimators.base import NO_CONTEXT, PrivateEstimator
 from dpconvex.estimators.front_door import safeguard_mistakes
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms import get_mechanism
@@ -139,11 +142,17 @@ def _learners():
         "centroids": (PrivateGaussianCentroid(classes=[0, BIG, BIG + 1], **common), 3),
         "centroids sparse": (PrivateGaussianCentroid(classes=[0, BIG, BIG + 1], **common), 3),
         "large margin": (PrivateLargeMarginGaussian(classes=[0, BIG, BIG + 1], **common), 3),
+        "logistic": (PrivateLogisticRegression(classes=[0, BIG], **common), 2),
+        "linear classifier": (dp.PrivateLinearClassifier(loss="smooth_hinge", classes=[0, BIG],
+                                                         **common), 2),
+        "naive bayes": (PrivateGaussianNB(classes=[0, BIG, BIG + 1], feature_range=(-1.0, 1.0),
+                                          **common), 3),
     }
 
 
 def _params(est) -> list[np.ndarray]:
-    names = ("coef_", "intercept_", "means_", "counts_", "Phi_")
+    names = ("coef_", "intercept_", "means_", "counts_", "Phi_", "theta_", "var_",
+             "class_count_")
     return [np.asarray(getattr(est, a)) for a in names if hasattr(est, a)]
 
 
@@ -320,3 +329,75 @@ def test_audit_of_the_safeguard_with_labels_past_2_53_stays_below_epsilon():
         output=released_index)
     r = audit(mech, (X, y), (X, yp), n_runs=120, confidence=0.99, random_state=15)
     assert r.epsilon_lower_bound <= EPS, f"PRIVACY BUG? {r}"
+
+
+# ------------------------------------------- a row mask is honoured or refused, never ignored
+
+_REGRESSORS = {"linear": lambda: dp.PrivateLinearRegressor(loss="pinball", **_REG),
+               "huber": lambda: dp.PrivateHuberRegressor(**_REG),
+               "quantile": lambda: dp.PrivateQuantileRegressor(quantile=0.3, **_REG)}
+_REG = dict(epsilon=EPS, label_range=(-2, 2), random_state=0)
+
+
+@pytest.mark.parametrize("name", list(_REGRESSORS))
+def test_a_regressor_reads_no_left_out_row(name):
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(300, 4)) * 0.4
+    y = X @ np.array([1.0, -0.5, 0.2, 0.0]) + 0.1 * rng.normal(size=300)
+    mask = np.zeros(300, dtype=bool)
+    mask[rng.choice(300, 60, replace=False)] = True
+    Xw, yw = X.copy(), y.copy()
+    Xw[mask] = 1e200
+    yw[mask] = -1e200  # outside label_range: clipped if it were read
+    fits = []
+    for data in ((X, y), (Xw, yw)):
+        est = _REGRESSORS[name]()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est._fit_with(*data, NO_CONTEXT.excluding(mask))
+        fits.append(np.append(est.coef_, est.intercept_))
+    np.testing.assert_allclose(fits[1], fits[0], rtol=1e-9, atol=1e-12)
+
+
+def _every_row_fits():
+    """One of each exported estimator that reads every row, and the searches."""
+    lr = PrivateLogisticRegression(epsilon=EPS)
+    return {
+        "ssp": dp.PrivateLinearRegression(epsilon=EPS, label_range=(-1, 1)),
+        "classifier front door": PrivateClassifier(epsilon=EPS, classes=[0, 1]),
+        "regressor front door": dp.PrivateRegressor(epsilon=EPS, label_range=(-1, 1)),
+        "private label range": dp.PrivateLinearRegressor(epsilon=EPS, label_range="private"),
+        "grid search": dp.PrivateGridSearch(lr, {"lam": [0.01, 0.1]}, epsilon=EPS),
+        "random search": dp.PrivateRandomSearch(lr, {"lam": [0.05]}, epsilon=EPS),
+    }
+
+
+@pytest.mark.parametrize("name", list(_every_row_fits()))
+def test_a_fit_that_reads_every_row_refuses_a_row_mask(name):
+    est = _every_row_fits()[name]
+    X, y = _table(n=200)
+    mask = np.arange(200) >= 150
+    with pytest.raises(PrivacyError, match="cannot leave rows out"):
+        est._fit_with(X, y, NO_CONTEXT.excluding(mask))
+
+
+def test_every_estimator_that_takes_a_row_mask_is_checked_to_read_no_left_out_row():
+    """A new estimator that claims takes_row_mask is added to the checks above."""
+    exported = {getattr(dp, n) for n in dp.__all__}
+    claims = {c.__name__ for c in exported
+              if isinstance(c, type) and issubclass(c, PrivateEstimator) and c.takes_row_mask}
+    checked = {type(est).__name__ for est, _ in _learners().values()}
+    checked |= {type(make()).__name__ for make in _REGRESSORS.values()}
+    assert claims <= checked, sorted(claims - checked)
+    readers = {type(est).__name__ for est in _every_row_fits().values()}
+    assert not {"PrivateLinearRegression", "PrivateClassifier", "PrivateRegressor"} & claims
+    assert {"PrivateLinearRegression", "PrivateClassifier", "PrivateRegressor"} <= readers
+
+
+def test_a_mask_inside_a_masked_context_keeps_both():
+    outer = NO_CONTEXT.excluding(np.array([True, False, False, False]))
+    inner = outer.excluding(np.array([False, False, True, False]))
+    assert inner.excluded.tolist() == [True, False, True, False]
+    with pytest.raises(DataValidationError, match="one entry per record"):
+        outer.excluding(np.array([False, True]))
+

@@ -240,6 +240,8 @@ default="auto"
     (4,)
     """
 
+    takes_row_mask = True
+
     def __init__(self, *, epsilon: float = 1.0, delta: float | None = None, gamma: float = 1e-2,
                  lam: float | str = "auto", h: float = 0.5, n_components: int | str = "auto",
                  mechanism: str = "auto", data_norm: float = 1.0,

@@ -365,7 +365,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         """:meth:`fit` inside ``context``: the candidates draw from generators spawned
         from this fit's and share one label-set warning."""
         owner = type(self).__name__
-        context = context.one_label_warning()  # the candidates' fits do not repeat it
+        # its parts and selection read every row
+        context = context.every_row(owner).one_label_warning()  # one label warning for all
         names = feature_names_of(X, f"{owner}.fit")
         epsilon, unknown = self._checked(owner)
         candidates = self._grid_candidates(owner)  # "auto": the factors (m) before n is read

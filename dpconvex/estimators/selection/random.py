@@ -231,7 +231,8 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         """:meth:`fit` inside ``context``: the runs draw from generators spawned from this
         fit's and share one label-set warning."""
         owner = type(self).__name__
-        context = context.one_label_warning()  # the candidates' fits do not repeat it
+        # its parts and selection read every row
+        context = context.every_row(owner).one_label_warning()  # one label warning for all
         names = feature_names_of(X, f"{owner}.fit")
         epsilon, eps1, repetitions, fraction = self._check_params(owner)
         noise = self._noise(owner, context.noise)
