@@ -334,6 +334,9 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
     if isinstance(estimator, Pipeline) and estimator.memory is None \
             and any(_takes_context(step) or isinstance(step, Pipeline)
                     for _, step in estimator.steps):
+        if any(not (_takes_context(step) or isinstance(step, Pipeline) or step is None
+                    or step == "passthrough") for _, step in estimator.steps):
+            context.every_row(type(estimator).__name__)
         estimator.steps = list(estimator.steps)
         estimator._validate_steps()
         rows = X
@@ -343,11 +346,12 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
             if _takes_context(step) or isinstance(step, Pipeline):
                 rows = fit_with(step, rows, y, context, given).transform(rows)
             else:
-                rows = step.fit_transform(rows, y)
+                rows = step.fit_transform(rows, y)  # every row: refused under a mask above
         final = estimator.steps[-1][1]
         if final is not None and final != "passthrough":
             fit_with(final, rows, y, context, given)
         return estimator
+    context.every_row(type(estimator).__name__)  # a fit outside dpconvex reads every row
     return estimator.fit(X, y)
 
 

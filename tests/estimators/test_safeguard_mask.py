@@ -401,3 +401,22 @@ def test_a_mask_inside_a_masked_context_keeps_both():
     with pytest.raises(DataValidationError, match="one entry per record"):
         outer.excluding(np.array([False, True]))
 
+
+
+def test_a_fit_outside_dpconvex_refuses_a_row_mask():
+    """Such a fit (alone or as a pipeline step) reads every row it is given."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from dpconvex.estimators.base import fit_with
+
+    X, y = _table(n=200)
+    masked = NO_CONTEXT.excluding(np.arange(200) >= 150)
+    for est in (LogisticRegression(),
+                make_pipeline(StandardScaler(), PrivateLogisticRegression(epsilon=EPS))):
+        with pytest.raises(PrivacyError, match="cannot leave rows out"):
+            fit_with(est, X, y, masked)
+    fitted = fit_with(make_pipeline(PrivateLogisticRegression(epsilon=EPS, random_state=0)),
+                      X, y, masked)
+    assert fitted[-1].coef_.shape == (1, 3)
