@@ -285,7 +285,7 @@ class Noise:
         value = np.asarray(value, dtype=float)
         shape = value.shape if shape is None else tuple(int(s) for s in shape)
         noisy = value
-        for law in getattr(self, "laws", (self,)):  # a NoiseSum's laws, added in order
+        for law in self.laws if isinstance(self, NoiseSum) else (self,):  # a sum's, in order
             noisy = noisy + law.sample(shape, rng).reshape(value.shape)
         return snap(noisy, self.coordinate_scale(shape))
 
