@@ -611,7 +611,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
     def __init__(self, *, epsilon: float = 1.0, delta: float | None = None,
                  mechanism: str = "auto", data_norm: float = 1.0,
                  temperature: float | None = None, classes: Any = None,
-                 random_state: Any = None, accountant: Any = None, row_norm: str = "unit",
+                 random_state: int | None = None, accountant: Any = None, row_norm: str = "unit",
                  priors: Any = "empirical", unknown_labels: str = "raise"):
         self._store_params(locals())
 

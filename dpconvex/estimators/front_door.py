@@ -595,7 +595,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     }
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, classes: Any = None,
-                 data_norm: float = 1.0, random_state: Any = None, accountant: Any = None,
+                 data_norm: float = 1.0, random_state: int | None = None, accountant: Any = None,
                  unknown_labels: str = "raise", safeguard: bool | str = "auto",
                  validation_fraction: float | str = "auto", row_norm: str = "auto",
                  schema: Any = None, feature_range: Any = None):
@@ -1022,7 +1022,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0,
                  label_range: tuple[float, float] = (-1.0, 1.0), data_norm: float = 1.0,
-                 random_state: Any = None, accountant: Any = None,
+                 random_state: int | None = None, accountant: Any = None,
                  safeguard: bool | str = "auto", validation_fraction: float | str = "auto",
                  schema: Any = None):
         self._store_params(locals())

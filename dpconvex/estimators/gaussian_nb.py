@@ -346,7 +346,7 @@ class PrivateGaussianNB(ClassSumEstimator):
     def __init__(self, *, epsilon: float = 1.0, delta: float | None = None,
                  mechanism: str = "auto", feature_range: Any = None,
                  var_floor: float = VAR_FLOOR, priors: Any = "empirical", classes: Any = None,
-                 unknown_labels: str = "raise", random_state: Any = None,
+                 unknown_labels: str = "raise", random_state: int | None = None,
                  accountant: Any = None):
         self._store_params(locals())
 

@@ -129,7 +129,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     #: Public bound on ||transform(x)|| for every x.
     data_norm: float = 1.0
 
-    def __init__(self, n_components: int | str = 100, gamma: float = 1.0, random_state: Any = None,
+    def __init__(self, n_components: int | str = 100, gamma: float = 1.0, random_state: int | None = None,
                  learner_epsilon: float | None = None):
         self.n_components = n_components
         self.gamma = gamma

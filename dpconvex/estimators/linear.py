@@ -112,7 +112,7 @@ class OneVsRestMixin:
     labelled -1 in every binary problem, outside their set {0, 1}, so its row is zeroed.
     """
 
-    def _binary_clone(self, n_classes: int, random_state: Any = None) -> Any:
+    def _binary_clone(self, n_classes: int, random_state: int | None = None) -> Any:
         """The unfitted binary model of one class: ε/C (and δ/C), labels {0, 1}, no ledger.
 
         ``random_state`` is None or an int (never a generator: the binary fits get

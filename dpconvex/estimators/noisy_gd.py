@@ -164,7 +164,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
                  delta: float | None = None, steps: int | None = None,
                  radius: float | None = None, learning_rate: float | None = None,
                  clip: float | None = None, data_norm: float = 1.0, fit_intercept: bool = True,
-                 accounting: str = "pld", average: str = "last_half", random_state: Any = None,
+                 accounting: str = "pld", average: str = "last_half", random_state: int | None = None,
                  accountant: Any = None, classes: Any = None, unknown_labels: str = "raise"):
         self._store_params(locals())
 

@@ -514,7 +514,7 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
                  fit_intercept: bool = True, intercept_scaling: float = 1.0,
                  lam: float | str = "auto", mechanism: str = "auto", quantile: float = 0.5,
                  huber_threshold: float = 0.5, solver: str | None = None,
-                 random_state: Any = None, max_iter: int | None = None, accountant: Any = None,
+                 random_state: int | None = None, max_iter: int | None = None, accountant: Any = None,
                  vouch: tuple[str, ...] = (), constraints: Any = None):
         self._store_params(locals())
 
@@ -633,7 +633,7 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
                  fit_intercept: bool = True, intercept_scaling: float = 1.0,
                  lam: float | str = "auto", mechanism: str = "auto",
                  huber_threshold: float = 0.5, solver: str | None = None,
-                 random_state: Any = None, max_iter: int | None = None, accountant: Any = None,
+                 random_state: int | None = None, max_iter: int | None = None, accountant: Any = None,
                  constraints: Any = None):
         self._store_params(locals())
 
@@ -688,7 +688,7 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
                  fit_intercept: bool = True, intercept_scaling: float = 1.0,
                  lam: float | str = "auto", mechanism: str = "auto",
                  smoothing: float | str = 0.1,
-                 solver: str | None = None, random_state: Any = None,
+                 solver: str | None = None, random_state: int | None = None,
                  max_iter: int | None = None, accountant: Any = None, constraints: Any = None):
         self._store_params(locals())
 

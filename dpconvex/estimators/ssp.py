@@ -146,7 +146,7 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0,
                  label_range: tuple[float, float] = (-1.0, 1.0), data_norm: float = 1.0,
                  fit_intercept: bool = True, intercept_scaling: float = 1.0,
-                 lam: float | str = "auto", mechanism: str = "auto", random_state: Any = None,
+                 lam: float | str = "auto", mechanism: str = "auto", random_state: int | None = None,
                  accountant: Any = None):
         self._store_params(locals())
 

@@ -157,7 +157,7 @@ def centroid_mechanism(est: LargeMarginSettings) -> str:
     return approximate if has_positive_delta(est.delta) else pure
 
 
-def centroid_estimator(est: LargeMarginSettings, random_state: Any = None) -> PrivateGaussianCentroid:
+def centroid_estimator(est: LargeMarginSettings, random_state: int | None = None) -> PrivateGaussianCentroid:
     """The privacy-class-centroids estimator on the prepared rows (already mapped: row_norm "none" there).
 
     ``accountant=None``: the large-margin fit holds the (ε, δ) reservation and commits

@@ -248,7 +248,7 @@ default="auto"
                  component_assignment: str | None = None, centers: Any = None,
                  kmeans_epsilon_fraction: float = 0.2, kmeans_iter: int = 3,
                  loss: Loss | str | None = "auto", extra_terms: Sequence[MatrixTerm] | None = None,
-                 solver: str | None = None, random_state: Any = None,
+                 solver: str | None = None, random_state: int | None = None,
                  optimality_tol: float | None = None, max_iter: int | None = None,
                  accountant: Any = None, classes: Any = None, verbose: int = 0,
                  structure: str = "auto", feature_weights: tuple[float, float, float] | None = None,

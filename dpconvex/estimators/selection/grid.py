@@ -357,7 +357,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
     """
 
     def __init__(self, estimator: Any, param_grid: Any, *, epsilon: float,
-                 random_state: Any = None, public_validation: Any = None,
+                 random_state: int | None = None, public_validation: Any = None,
                  accountant: Any = None, classes: Any = None, unknown_labels: str = "raise"):
         self._store_params(locals())
 

@@ -197,7 +197,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
 
     def __init__(self, estimator: Any, param_grid: Any, *, epsilon: float,
                  repetitions: str = "logarithmic", mean_runs: float = 10.0,
-                 validation_fraction: float = 0.1, random_state: Any = None,
+                 validation_fraction: float = 0.1, random_state: int | None = None,
                  accountant: Any = None, classes: Any = None, unknown_labels: str = "raise"):
         self._store_params(locals())
 
