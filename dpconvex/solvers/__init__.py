@@ -32,6 +32,7 @@ from .projected_gradient import ProjectedGradient
 # the shipped backends, in the order of preference of the "auto" policy: the native ones first
 for _backend_class in (LbfgsNewton, ProjectedGradient, ClarabelBackend, SCSBackend):
     register_backend(_backend_class)
+del _backend_class
 
 __all__ = [
     "BACKENDS",
