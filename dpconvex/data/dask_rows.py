@@ -8,8 +8,9 @@ what runs where, failures and timeouts). When the rows are persisted on the work
 they are recomputed on every pass: docs/guide/dask.md#dask-memory (:data:`PERSIST_FRACTION`).
 Every blocking computation on a distributed cluster (:func:`compute`) is bounded by the Dask
 config values ``dpconvex.dask.timeout`` (:data:`COMPUTE_TIMEOUT`) and
-``dpconvex.dask.no-workers-timeout`` (:data:`NO_WORKERS_TIMEOUT`); past either it cancels the
-computation and raises :class:`~dpconvex.errors.SolverError`.
+``dpconvex.dask.no-workers-timeout`` (:data:`NO_WORKERS_TIMEOUT`); past either it releases the
+computation's futures (the scheduler drops the tasks no client holds) and raises
+:class:`~dpconvex.errors.SolverError`.
 """
 
 from __future__ import annotations
@@ -317,7 +318,13 @@ def _timed_out(caller: str, what: str, seconds: float, key: str) -> SolverError:
 
 def _wait(caller: str, client: Any, futures: list[Any], timeout: float, idle_limit: float
           ) -> None:
-    """Wait for ``futures`` within the timeouts; cancel them and raise SolverError past one."""
+    """Wait for ``futures`` within the timeouts; release them and raise SolverError past one.
+
+    Released, not cancelled: a release travels on the client's ordered stream, so the next
+    fit's graph, which may hold the same keys (the same rows and products), reaches the
+    scheduler after it; ``client.cancel`` is a separate message that can overtake that graph
+    and cancel the next fit's futures.
+    """
     from distributed import wait
 
     t0 = time.monotonic()
@@ -345,7 +352,8 @@ def _wait(caller: str, client: Any, futures: list[Any], timeout: float, idle_lim
     finally:
         if not done:
             with contextlib.suppress(Exception):
-                client.cancel(futures)
+                for future in futures:
+                    future.release()
 
 
 @contextlib.contextmanager
