@@ -85,7 +85,7 @@ def data_key(*arrays: np.ndarray) -> str:
 class Audited(Mechanism["Template"]):
     """A library mechanism with its public steps memoized (and, for power checks, mis-calibrated).
 
-    ``check_budget`` and ``run`` are the inner
+    ``check_budget``, ``run`` and ``solve_conditions`` are the inner
     mechanism's. ``conditions``, ``calibrate`` and ``certificate`` are the
     inner mechanism's too, computed once per (template, budget): they draw no
     randomness and give the same result on every run. With ``noise_scale`` s != 1 the calibration's noise
@@ -130,7 +130,7 @@ class Audited(Mechanism["Template"]):
                     conditions: list[Condition]) -> Certificate:
         cert = self._once("certificate", template, budget,
                           lambda: self.inner.certificate(template, budget, cal, conditions))
-        # release() appends the solve's condition: hand it a fresh list every run
+        # release() appends the solve's conditions: hand it a fresh list every run
         return dataclasses.replace(cert, conditions=list(cert.conditions),
                                    assumptions=list(cert.assumptions))
 
@@ -140,6 +140,10 @@ class Audited(Mechanism["Template"]):
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
         return self.inner.run(template, cal, backend, rng, warm_start=warm_start,
                               max_iter=max_iter, tol=tol)
+
+    def solve_conditions(self, template: Template, result: SolveResult | None,
+                         cal: Calibration | None) -> list[Condition]:
+        return self.inner.solve_conditions(template, result, cal)
 
 
 class Sampled:

@@ -4,7 +4,7 @@
 
     budget check → conditions → calibration → certificate → (dry run: stop)
     → noise and solve → accuracy check → post-processing onto the parameter
-    space → finiteness check → Release(theta, certificate)
+    space → finiteness check → the solve's conditions → Release(theta, certificate)
 
 The solve's diagnostics (residual, iterations, objective value, timings) are
 returned separately in ``Release.diagnostics``: they depend on the data and are
@@ -26,7 +26,7 @@ from .._validation import RandomStateLike, check_random_state
 from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError
 from ..solvers.base import SolveResult
 from .budget import Budget
-from .certificate import Certificate, Condition
+from .certificate import Certificate
 from .checks import shipped_derivation
 from .declarations import declaration_conditions, vouched
 from .mechanisms.base import Calibration, Mechanism, get_mechanism
@@ -125,8 +125,9 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
         The template lacks members of the template contract, or ``vouch`` names a constant
         no condition rests on.
     PrivacyError
-        The template lacks a capability the mechanism needs, a condition of the proof fails,
-        or one rests on a constant nobody verified or vouched for.
+        The template lacks a capability the mechanism needs, a condition of the proof fails
+        (before the noise, or one of :meth:`~dpconvex.privacy.mechanisms.Mechanism.solve_conditions`
+        after the solve), or one rests on a constant nobody verified or vouched for.
     SolverError
         The solve failed, missed its tolerance, or produced non-finite values.
 
@@ -220,21 +221,15 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
                                                  getattr(solver_backend, "name", str(backend))),
                               "solved to residual <= tolerance": "yes"}
         record_solve(solve_result)
-        if mechanism.private and not mechanism.wraps:  # a cover covers the solve itself
-            # the tolerance met and the uncovered distance to the exact minimizer (the template's
-            # distance_bound), never the residual (a data statistic)
-            tol = template.residual_tol
-            mu = template.privacy_constants().strong_convexity + (
-                calibration.extra_strong_convexity if calibration is not None else 0.0)
-            try:
-                gap = (f"; uncovered distance to the exact minimizer <= "
-                       f"{template.distance_bound(tol, mu):.3g}")
-            except (AttributeError, PrivacyError):  # extra terms, or a set without exact projection
-                gap = ("; no distance bound (extra terms, or a set without an exact projection): "
-                       "the uncovered gap is not stated")
-            certificate.conditions.append(Condition(
-                "accurate solve", True, "residual computed by dpconvex",
-                f"solved to optimality residual <= {tol:g} (exact-minimizer mode){gap}"))
+    solve_conditions = mechanism.solve_conditions(template, solve_result, calibration)
+    for c in solve_conditions:  # the first that fails, by name: its detail may rest on the data
+        if not c.holds:
+            raise PrivacyError(
+                f"release: mechanism '{mechanism.name}' states that its solve did not establish "
+                f"'{c.name}'; nothing is released (the solve's details: "
+                "dpconvex.collect_diagnostics). Tighten the solve (solver, max_iter), or fix the "
+                "mechanism's solve_conditions.")
+    certificate.conditions.extend(solve_conditions)
     if mechanism.private and seeded_noise(rng, seeded):
         certificate.seeded = True
     return Release(np.asarray(theta), certificate, calibration, solve_result)

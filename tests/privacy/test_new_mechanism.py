@@ -6,7 +6,8 @@ b = √p · Δ/ε with Δ = 2G/(nΛ) the L2 argmin sensitivity ([CMS] Cor. 8), s
 L1 sensitivity and the release is ε-DP. It reports its noise (placement "output",
 E‖b‖² = 2 p b²); nothing else in dpconvex names it, and a subclass of the logistic
 regression offers it on an extended menu. A second mechanism that does not report its noise
-is refused by name wherever its noise is needed.
+is refused by name wherever its noise is needed; a third states its own conditions on the
+solve.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ import numpy as np
 import pytest
 
 import dpconvex as dp
-from dpconvex.errors import ParameterError, PrivacyWarning
+from dpconvex.data.preprocess import clip_rows
+from dpconvex.errors import ParameterError, PrivacyError, PrivacyWarning
 from dpconvex.estimators.linear import LINEAR_MENU
 from dpconvex.objectives.losses import get_loss
 from dpconvex.privacy.budget import Budget
@@ -36,6 +38,7 @@ from dpconvex.privacy.mechanisms.amp import GaussianApproximateMinima
 from dpconvex.privacy.mechanisms.base import require_exact
 from dpconvex.privacy.mechanisms.perturbation import ObjectivePerturbation
 from dpconvex.privacy.noise import Laplace
+from dpconvex.privacy.release import release
 from dpconvex.privacy.rules.lam import LAM_GRID, auto_lam
 from dpconvex.privacy.rules.noise_dominance import warn_if_noise_dominates
 from dpconvex.templates.linear_erm import LinearERMTemplate
@@ -120,6 +123,19 @@ class SilentOutput(LaplaceOutput):
 
     name = SILENT
     noise_report = Mechanism.noise_report  # type: ignore[assignment]
+
+
+class StatedSolve(LaplaceOutput):
+    """The same mechanism stating its own condition on the solve instead of the default's."""
+
+    name = "stated_solve_test"
+
+    def __init__(self, holds: bool = True) -> None:
+        self.holds = holds
+
+    def solve_conditions(self, template: Any, result: Any, cal: Any) -> list[Condition]:
+        return [Condition("solve within the cap", self.holds, "stated by the mechanism",
+                          "at most 100 iterations (a public cap)")]
 
 
 class LaplaceLogisticRegression(dp.PrivateLogisticRegression):
@@ -231,3 +247,17 @@ def test_a_linear_fit_with_lam_auto_calibrates_once(monkeypatch):
     dp.PrivateLogisticRegression(epsilon=1.0, lam="auto", classes=[0, 1],
                                  random_state=3).fit(X, y)
     assert calls == ["calibrate"]
+
+
+def test_a_mechanism_states_its_own_solve_conditions_and_a_failed_one_refuses():
+    X, y = _data()
+    Xc = np.column_stack([clip_rows(X, 1.0)[0], np.ones(len(X))])  # rows of norm <= q̃ = √2
+    template = LinearERMTemplate(get_loss("logistic"), 0.1, Q, Xc, 2.0 * y - 1.0)
+    default = release(template, LaplaceOutput(), Budget(1.0), rng=0)
+    assert default.certificate.conditions[-1].name == "accurate solve"
+    stated = release(template, StatedSolve(), Budget(1.0), rng=0)
+    names = [c.name for c in stated.certificate.conditions]
+    assert names[-1] == "solve within the cap" and "accurate solve" not in names
+    np.testing.assert_array_equal(stated.theta, default.theta)  # the same draws and solve
+    with pytest.raises(PrivacyError, match="solve within the cap"):
+        release(template, StatedSolve(holds=False), Budget(1.0), rng=0)

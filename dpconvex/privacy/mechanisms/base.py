@@ -217,8 +217,8 @@ class Mechanism(ABC, Generic[TemplateT]):
     #: minimizer: white-box audits use it).
     adds_output_noise: ClassVar[bool] = False
     #: True for a cover around an inner mechanism (approximate minima), chosen through an
-    #: estimator's ``optimality_tol`` rather than by name; its release states no accurate
-    #: solve (the cover covers the solve's distance to the exact minimizer).
+    #: estimator's ``optimality_tol`` rather than by name; it states no accurate solve
+    #: (:meth:`solve_conditions`: the cover covers the solve's distance to the exact minimizer).
     wraps: ClassVar[bool] = False
     #: True when the approximate-minima cover is derived for this mechanism
     #: (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness,
@@ -288,6 +288,30 @@ class Mechanism(ABC, Generic[TemplateT]):
         """Draw the noise and solve (accepting a residual <= ``tol``, default the template's):
         (theta before post-processing, the solve (a diagnostic, never stored on a release),
         whether noise was added to a solver's output (then post-processed onto the space))."""
+
+    def solve_conditions(self, template: TemplateT, result: SolveResult | None,
+                         cal: Calibration | None) -> list[Condition]:
+        """The conditions the solve ``result`` of :meth:`run` (None: no solve) established,
+        added to the certificate after the run; :func:`~dpconvex.privacy.release.release`
+        releases nothing when one fails. Public facts only, never the residual (a data
+        statistic).
+
+        The default, for a private mechanism that solves and is not a cover (:attr:`wraps`):
+        "accurate solve", the template's tolerance met and the uncovered distance to the exact
+        minimizer (the template's ``distance_bound`` at the solved modulus).
+        """
+        if result is None or not self.private or self.wraps:
+            return []
+        tol = template.residual_tol
+        mu = template.privacy_constants().strong_convexity + (
+            cal.extra_strong_convexity if cal is not None else 0.0)
+        try:
+            gap = f"; uncovered distance to the exact minimizer <= {template.distance_bound(tol, mu):.3g}"
+        except (AttributeError, PrivacyError):  # extra terms, or a set without exact projection
+            gap = ("; no distance bound (extra terms, or a set without an exact projection): the "
+                   "uncovered gap is not stated")
+        return [Condition("accurate solve", True, "residual computed by dpconvex",
+                          f"solved to optimality residual <= {tol:g} (exact-minimizer mode){gap}")]
 
     def noise_report(self, problem: Any, budget: Budget,
                      mu: float | np.ndarray | None = None, *,
