@@ -592,7 +592,8 @@ def check_matrix_body(A: Any, values: Any, caller: str, name: str, min_samples: 
     if n_features is not None and A.shape[1] != n_features:
         raise DataValidationError(
             f"{name} has {A.shape[1]} features, but {caller.split('.')[0]} is expecting "
-            f"{n_features} features as input (the number seen in fit)."
+            f"{n_features} features as input (the number seen in fit). Pass the columns the "
+            "model was fitted on, in the same order."
         )
     if callable(values):
         finite = values()

@@ -429,9 +429,9 @@ def release_problems(est: Any, Xp: Any = X) -> list[str]:
         return problems
     if not hasattr(est, "classes_"):  # a regressor: finite predictions inside its label range
         pred = np.asarray(est.predict(Xp), dtype=float)
-        lo, hi = est.label_range
+        lo, hi = est._label_bounds()  # label_range=None: (-1, 1)
         if pred.shape != (len(Xp),) or not np.all((pred >= lo) & (pred <= hi)):
-            problems.append(f"predict outside the label range {est.label_range!r}")
+            problems.append(f"predict outside the label range {(lo, hi)!r}")
         return problems
     classes = np.asarray(est.classes_)
     pred = np.asarray(est.predict(Xp))
@@ -599,7 +599,7 @@ def _fitted_on_frame(name: str) -> Any:
 def _output_problems(est: Any, method: str, r: Any) -> list[str]:
     """A prediction-time output: labels from ``classes_``, or finite numbers."""
     if method == "predict" and is_regressor(est):
-        lo, hi = est.label_range
+        lo, hi = est._label_bounds()  # label_range=None: (-1, 1)
         pred = np.asarray(r, dtype=float)
         return [] if np.all((pred >= lo) & (pred <= hi)) else ["prediction outside label_range"]
     if method == "predict":

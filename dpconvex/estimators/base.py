@@ -112,12 +112,14 @@ PARAMETER_DOCS = {
         array: public priors in the order of ``classes_``, positive, normalized to sum to 1.
 """,
     "label_range": """\
-    label_range : (float, float), "private" or PrivateBounds, default=(-1.0, 1.0)
+    label_range : (float, float), "private", PrivateBounds or None, default=None
         The labels' public range (lo, hi), from documentation, never from the data: labels
         are clipped to it (a per-record map; the count goes to
         :func:`~dpconvex.collect_diagnostics` only) and predictions too. "private" or
         :class:`~dpconvex.PrivateBounds`: released from the labels with a share of ε inside
         the fit (``label_range_``; docs/privacy/bounds.md#privacy-private-label-range).
+        None: (−1, 1), with a :class:`~dpconvex.PrivacyWarning` at each fit that says so
+        (labels in other units would all be clipped to ±1).
 """,
     "public_check_regression": """\
         The check reads public quantities only (n, p, ε, δ and the public bounds), not the

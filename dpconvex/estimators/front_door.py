@@ -64,6 +64,7 @@ from ..data.validation import (
     encode_labels,
 )
 from ..errors import (
+    DataValidationError,
     ParameterError,
     PrivacyError,
     PrivacyLeakWarning,
@@ -114,7 +115,13 @@ from .large_margin.learners import CENTROID_LEARNER, noise_family, objective_par
 from .linear import PrivateHuberSVM
 from .noisy_gd import NoisyGradientDescent
 from .parts import check_rows, predicted
-from .regression import LabelRange, LabelRangeMixin, PrivateLinearRegressor, private_bounds
+from .regression import (
+    LabelRange,
+    LabelRangeMixin,
+    PrivateBounds,
+    PrivateLinearRegressor,
+    private_bounds,
+)
 
 __all__ = ["ConstantClassifier", "ConstantRegressor", "INFERRED_CHOICE", "INFERRED_CHOICE_WARNING",
            "PrivateClassifier", "PrivateRegressor", "SCHEMA", "SELECTION_UTILITY",
@@ -362,8 +369,17 @@ class SchemaInputMixin:
         return {}
 
     def _encoded(self, X: Any) -> Any:
-        """The rows of X: encoded by the fitted encoder when a schema is given."""
+        """The rows of X: encoded by the fitted encoder when a schema is given; rows of another
+        width are refused here, by this estimator's name (not its learner's)."""
         if self.schema is None:
+            shape = getattr(X, "shape", None)
+            expected = getattr(self, "n_features_in_", None)
+            if expected is not None and shape is not None and len(shape) == 2 and \
+                    shape[1] != expected:
+                raise DataValidationError(
+                    f"X has {shape[1]} features, but {type(self).__name__} is expecting "
+                    f"{expected} features as input (the number seen in fit). Pass the columns "
+                    "the model was fitted on, in the same order.")
             return X
         check_fitted(self, "encoder_")
         return self.encoder_.transform(X)
@@ -1021,7 +1037,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
     intercept_scaling: ClassVar[float] = 1.0
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0,
-                 label_range: tuple[float, float] = (-1.0, 1.0), data_norm: float = 1.0,
+                 label_range: tuple[float, float] | str | PrivateBounds | None = None,
+                 data_norm: float = 1.0,
                  random_state: int | None = None, accountant: Any = None,
                  safeguard: bool | str = "auto", validation_fraction: float | str = "auto",
                  schema: Any = None):

@@ -50,7 +50,7 @@ from .._validation import (
     noise_source,
 )
 from ..data.validation import check_array, check_excluded, computed
-from ..errors import DataValidationError, ParameterError, user_stacklevel
+from ..errors import DataValidationError, ParameterError, PrivacyWarning, user_stacklevel
 from ..objectives import HuberRegression, Pinball
 from ..objectives.losses import Loss, get_regression_loss, parse_label_range, stated_loss
 from ..privacy.certificate import LabelSource
@@ -139,7 +139,7 @@ class LabelRange(Constraint):
     """
 
     def check(self, name: str, value: Any, owner: str) -> Any:
-        if private_bounds(value) is not None:
+        if value is None or private_bounds(value) is not None:
             return value
         parsed = parse_label_range(value)
         if parsed is None:
@@ -148,8 +148,9 @@ class LabelRange(Constraint):
         return parsed
 
     def __str__(self) -> str:
-        return ("(lo, hi) with finite lo < hi, the public range of the labels, or 'private' / "
-                "PrivateBounds(share, levels) to release it from the data")
+        return ("(lo, hi) with finite lo < hi, the public range of the labels (|lo|, |hi| <= "
+                "1e100, hi - lo >= 1e-100), 'private' / PrivateBounds(share, levels) to "
+                "release it from the data, or None for (-1, 1)")
 
 
 class LabelRangeMixin:
@@ -166,7 +167,7 @@ class LabelRangeMixin:
             check_fitted(self, "label_range_")
             lo, hi = self.label_range_
         else:
-            lo, hi = self.label_range
+            lo, hi = UNIT_LABELS if self.label_range is None else self.label_range  # None: the unit scale
         return float(lo), float(hi)
 
     def _from_unit(self, u: Any) -> Any:
@@ -327,6 +328,14 @@ class LabelRangeMixin:
         lo, hi = self._label_bounds()
         if check_only:
             return (2.0 * values - lo - hi) / (hi - lo)
+        if self.label_range is None:  # a fact of the call: the text reads no label
+            warnings.warn(
+                f"{caller}: label_range was not given, so the labels are taken to lie in "
+                "[-1, 1]: each label outside it is clipped to -1 or 1 (a per-record map the "
+                "guarantee rests on) and the model predicts within [-1, 1]. Give "
+                "label_range=(lo, hi), the public range of your labels from their "
+                "documentation (never from the data), or label_range='private' to release it "
+                "with a share of epsilon.", PrivacyWarning, stacklevel=user_stacklevel())
         unit = np.clip(values, lo, hi)  # the one n-vector a fit adds (no temporaries beside it)
         moved = int(np.count_nonzero(unit != values))
         record_diagnostic(owner, f"labels clipped to label_range=[{lo:g}, {hi:g}] (outside it)",
@@ -510,7 +519,8 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
     }
 
     def __init__(self, *, loss: Any = "huber", epsilon: float = 1.0, delta: float = 0.0,
-                 label_range: tuple[float, float] = (-1.0, 1.0), data_norm: float = 1.0,
+                 label_range: tuple[float, float] | str | PrivateBounds | None = None,
+                 data_norm: float = 1.0,
                  fit_intercept: bool = True, intercept_scaling: float = 1.0,
                  lam: float | str = "auto", mechanism: str = "auto", quantile: float = 0.5,
                  huber_threshold: float = 0.5, solver: str | None = None,
@@ -629,7 +639,8 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
         **_FIXED_LOSS_CONSTRAINTS, "huber_threshold": Float()}
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0,
-                 label_range: tuple[float, float] = (-1.0, 1.0), data_norm: float = 1.0,
+                 label_range: tuple[float, float] | str | PrivateBounds | None = None,
+                 data_norm: float = 1.0,
                  fit_intercept: bool = True, intercept_scaling: float = 1.0,
                  lam: float | str = "auto", mechanism: str = "auto",
                  huber_threshold: float = 0.5, solver: str | None = None,
@@ -684,7 +695,8 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
         **_FIXED_LOSS_CONSTRAINTS, "quantile": Float(high=1.0), "smoothing": Auto(Float())}
 
     def __init__(self, *, quantile: float = 0.5, epsilon: float = 1.0, delta: float = 0.0,
-                 label_range: tuple[float, float] = (-1.0, 1.0), data_norm: float = 1.0,
+                 label_range: tuple[float, float] | str | PrivateBounds | None = None,
+                 data_norm: float = 1.0,
                  fit_intercept: bool = True, intercept_scaling: float = 1.0,
                  lam: float | str = "auto", mechanism: str = "auto",
                  smoothing: float | str = 0.1,

@@ -49,7 +49,7 @@ from .base import (
     PrivateEstimator,
 )
 from .linear import LinearPlanMixin
-from .regression import LabelRange, LabelRangeMixin
+from .regression import LabelRange, LabelRangeMixin, PrivateBounds
 
 __all__ = ["PrivateLinearRegression"]
 
@@ -144,7 +144,8 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
     mechanism_menu = SSP_MENU
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0,
-                 label_range: tuple[float, float] = (-1.0, 1.0), data_norm: float = 1.0,
+                 label_range: tuple[float, float] | str | PrivateBounds | None = None,
+                 data_norm: float = 1.0,
                  fit_intercept: bool = True, intercept_scaling: float = 1.0,
                  lam: float | str = "auto", mechanism: str = "auto", random_state: int | None = None,
                  accountant: Any = None):

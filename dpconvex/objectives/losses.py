@@ -325,18 +325,23 @@ def stated_loss(fn: Callable[..., cp.Expression], kind: str, owner: str,
     """
     import inspect
 
-    try:
-        arity = len(inspect.signature(fn).parameters)
-    except (TypeError, ValueError):
-        arity = 1 if kind == "margin" else 2
     want = 1 if kind == "margin" else 2
-    if arity != want:
-        args = "fn(m) of the margin m = y·wᵀx" if kind == "margin" else \
-            "fn(z, y) of the prediction z and the label y"
-        raise ParameterError(
-            f"The 'loss' parameter of {owner}: a callable loss here is {args}; the function "
-            f"given takes {arity} argument(s). State the loss with {want} argument(s), or pass "
-            "a dpconvex.objectives.Loss.")
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin without a signature: its call will tell
+        signature = None
+    if signature is not None:
+        try:  # further parameters with defaults (fn(z, y, tau=0.8)) or a partial are fine
+            signature.bind(*range(want))
+        except TypeError:
+            args = "fn(m) of the margin m = y·wᵀx" if kind == "margin" else \
+                "fn(z, y) of the prediction z and the label y"
+            raise ParameterError(
+                f"The 'loss' parameter of {owner}: a callable loss here is {args}; the "
+                f"function given, {getattr(fn, '__name__', 'loss')}{signature}, cannot be "
+                f"called with {want} positional argument(s). State the loss with {want} "
+                "argument(s) (further parameters need defaults, or bind them with "
+                "functools.partial), or pass a dpconvex.objectives.Loss.") from None
     name = getattr(fn, "__name__", "cvxpy_loss")
     return Loss.from_cvxpy(fn, kind=kind, name=None if name == "<lambda>" else name,
                            label_range=label_range)
@@ -460,26 +465,34 @@ def _compile(fn: Callable[..., cp.Expression], kind: str, name: str) -> Any:
     return form
 
 
+#: The largest magnitude of a label range's ends and the smallest width: the map onto
+#: [−1, 1], (y − (lo + hi)/2)/((hi − lo)/2), stays finite and exact to a few ulps within them.
+LABEL_RANGE_LIMITS: tuple[float, float] = (1e100, 1e-100)
+
+
 def parse_label_range(label_range: Any, caller: str | None = None) -> tuple[float, float] | None:
-    """(lo, hi) as finite floats with lo < hi, or None when ``label_range`` is not one (with
-    ``caller``, the public call: a named error instead).
+    """(lo, hi) as finite floats with lo < hi, |lo|, |hi| <= 1e100 and hi − lo >= 1e-100
+    (:data:`LABEL_RANGE_LIMITS`), or None when ``label_range`` is not one (with ``caller``,
+    the public call: a named error instead).
 
     Examples
     --------
     >>> from dpconvex.objectives.losses import parse_label_range
-    >>> parse_label_range((0, 10)), parse_label_range((1, 1))
-    ((0.0, 10.0), None)
+    >>> parse_label_range((0, 10)), parse_label_range((1, 1)), parse_label_range((-1e308, 1e308))
+    ((0.0, 10.0), None, None)
     """
     try:
         lo, hi = map(float, label_range)
     except (TypeError, ValueError):
         lo = hi = math.nan
-    if math.isfinite(lo) and math.isfinite(hi) and lo < hi:
+    largest, narrowest = LABEL_RANGE_LIMITS
+    if abs(lo) <= largest and abs(hi) <= largest and hi - lo >= narrowest:
         return lo, hi
     if caller is None:
         return None
     raise ParameterError(f"{caller}: label_range must be (lo, hi), finite floats with lo < hi "
-                         f"(the public range of the labels). Got {label_range!r} instead.")
+                         f"(the public range of the labels), |lo| and |hi| at most {largest:g} "
+                         f"and hi - lo at least {narrowest:g}. Got {label_range!r} instead.")
 
 
 class Logistic(Loss):

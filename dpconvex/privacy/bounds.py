@@ -405,7 +405,8 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     n = len(cols[0]) if cols else 0
     if n_ranges:
         check_range_budget(n, budgets.range_epsilon, "values of each released column "
-                           f"({n_ranges} ranges share epsilon = {budget.epsilon:g})", caller)
+                           f"({n_ranges} range(s) released, each with its share of the draft's "
+                           f"epsilon = {budget.epsilon:g})", caller)
     rng = np.random.default_rng(seed)
     decls: dict[str, Declaration] = {}
     parts: list[Certificate] = []

@@ -454,3 +454,24 @@ def test_the_same_choice_and_release_whichever_way_the_schema_ranges_come():
     assert dp.PrivateClassifier(**common).fit(np.asarray(rows), y).learner_ != GAUSSIAN_NB
     with pytest.raises(dp.ParameterError, match="one \\(lo, hi\\) row per feature"):
         dp.PrivateGaussianNB(feature_range=schema, **common).fit(rows[:, :1], y)
+
+
+@pytest.mark.parametrize("front_door", ["classifier", "regressor"])
+def test_rows_of_another_width_are_refused_by_the_front_doors_name(front_door):
+    """Not by the learner it chose (a name the user never wrote), and with what to pass."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4)) * 0.3
+    if front_door == "classifier":
+        est = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], random_state=0)
+        y = (X[:, 0] > 0).astype(int)
+    else:
+        est = dp.PrivateRegressor(epsilon=1.0, label_range=(-1, 1), random_state=0)
+        y = X[:, 0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.PrivacyWarning)
+        model = est.fit(X, y)
+    name = type(est).__name__
+    for call in (model.predict, lambda Z: model.score(Z, y)):
+        with pytest.raises(dp.DataValidationError,
+                           match=rf"X has 3 features, but {name} is expecting 4 .*Pass the columns"):
+            call(X[:, :3])

@@ -125,6 +125,66 @@ def test_the_squared_loss_is_refused_with_the_reason():
         dp.PrivateLinearRegressor(loss="squared", label_range=(-50, 150)).fit(X, y)
 
 
+def _pinball(z, y, tau=0.8):  # module level: a model holding it pickles
+    return cp.maximum(tau * (y - z), (tau - 1) * (y - z))
+
+
+def test_a_callable_loss_may_have_further_parameters_with_defaults_or_be_a_partial():
+    import functools
+    import pickle
+
+    X, y = _table(n=300)
+    kw = dict(epsilon=2.0, label_range=(-50, 150), random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.PrivacyWarning)
+        fits = [dp.PrivateLinearRegressor(loss=loss, **kw).fit(X, y)
+                for loss in (_pinball, functools.partial(_pinball, tau=0.8),
+                             lambda z, y: _pinball(z, y))]
+    # the same loss stated three ways: the same release (the same seed and the same smoothed loss)
+    np.testing.assert_array_equal(fits[0].coef_, fits[1].coef_)
+    np.testing.assert_array_equal(fits[0].coef_, fits[2].coef_)
+    assert pickle.loads(pickle.dumps(fits[1])).predict(X[:3]).shape == (3,)
+
+    def needs_three(z, y, tau):
+        return _pinball(z, y, tau)
+
+    for loss in (needs_three, lambda z: cp.abs(z), lambda z, y, *, tau: _pinball(z, y, tau)):
+        with pytest.raises(ParameterError, match=r"cannot be called with 2 positional argument"):
+            dp.PrivateLinearRegressor(loss=loss, **kw).fit(X, y)
+
+
+@pytest.mark.parametrize("label_range", [(-1e308, 1e308), (0, 1e101), (1.0, 1.0 + 1e-110),
+                                         (2, 1), (0, math.inf), "wide"])
+def test_a_label_range_out_of_limits_is_refused_by_name(label_range):
+    """Not a misleading complaint about the labels: the range itself, with its limits."""
+    X, y = _table(n=50)
+    for est in (dp.PrivateLinearRegressor, dp.PrivateRegressor):
+        with pytest.raises(ParameterError, match=r"label_range.*1e100"):
+            est(epsilon=1.0, label_range=label_range).fit(X, y)
+
+
+@pytest.mark.parametrize("est", [dp.PrivateLinearRegressor, dp.PrivateHuberRegressor,
+                                 dp.PrivateQuantileRegressor, dp.PrivateLinearRegression,
+                                 dp.PrivateRegressor])
+def test_a_label_range_left_out_is_the_unit_range_and_says_so(est):
+    """label_range=None fits on (-1, 1) and warns with a text no label changes; a given range
+    does not warn."""
+    X, y = _table(n=400)
+    said = []
+    for labels in (y, np.clip((y - 50) / 100, -1, 1)):  # labels far outside, and inside
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model = est(epsilon=1.0, random_state=0).fit(X, labels)
+        said.append([str(w.message) for w in caught if "label_range was not given" in str(w.message)])
+        assert model._label_bounds() == (-1.0, 1.0)
+        assert np.all(np.abs(model.predict(X[:20])) <= 1.0)
+    assert len(said[0]) >= 1 and said[0] == said[1]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est(epsilon=1.0, label_range=(-50, 150), random_state=0).fit(X, y)
+    assert not any("label_range was not given" in str(w.message) for w in caught)
+
+
 def test_a_loss_on_another_scale_is_refused():
     X, y = _table(n=300)
     raw = Loss.from_cvxpy(lambda z, y: cp.huber(z - y, 5.0), kind="regression",
