@@ -367,14 +367,23 @@ def format_table(result: ProblemResult) -> str:
         title += f" (learning curve at ε = {result._curve_eps():g})"
     lines = [title + (" (quick)" if result.quick else ""),
              "| method | " + " | ".join(head) + " |", "|---" * (len(head) + 1) + "|"]
+    # a mean no better than the trivial baseline's is marked (error: at or above; R²: at or below)
+    sign = 1.0 if result.problem.metric == "error" else -1.0
+    level = sign * float(np.mean(trivial)) if trivial else math.inf
+    marked = False
     for label, _, d in result.rows():
         keys = xs if curve else [*xs, math.inf]
-        cells = [_cell(d[x]) if x in d else "" for x in keys]
+        cells = []
+        for x in keys:
+            cell = _cell(d[x]) if x in d else ""
+            if cell and sign * float(np.mean(d[x])) >= level:
+                cell, marked = cell + " ✗", True
+            cells.append(cell)
         if trivial:
             cells.append(_cell(trivial))
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     if trivial:
-        lines.append(note)
+        lines.append(note[:-1] + ("; ✗: no better than it)" if marked else ")"))
     name = "error" if result.problem.metric == "error" else "R²"
     for c in result.checks:
         mark = "ok  " if c["ok"] else "FAIL"

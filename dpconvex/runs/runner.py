@@ -128,21 +128,29 @@ def _split(problem: Problem, data: Any, rng: np.random.Generator) -> tuple[Any, 
 
 
 class _Progress:
+    """A bar redrawn in place on a terminal; into a file or a pipe, a line at each tenth."""
+
     def __init__(self, total: int, enabled: bool, label: str):
         self.total, self.done, self.enabled, self.label = total, 0, enabled, label
         self.t0 = time.perf_counter()
+        self.redraw = enabled and sys.stderr.isatty()
 
     def step(self) -> None:
         self.done += 1
-        if self.enabled:
+        if not self.enabled:
+            return
+        el = time.perf_counter() - self.t0
+        total = max(self.total, 1)
+        if self.redraw:
             w = 30
-            k = int(w * self.done / max(self.total, 1))
-            el = time.perf_counter() - self.t0
+            k = int(w * self.done / total)
             sys.stderr.write(f"\r{self.label} [{'#' * k}{'.' * (w - k)}] {self.done}/{self.total} "
                              f"{el:.0f}s")
             if self.done == self.total:
                 sys.stderr.write("\n")
-            sys.stderr.flush()
+        elif 10 * self.done // total > 10 * (self.done - 1) // total:
+            sys.stderr.write(f"{self.label}: {self.done}/{self.total} fits, {el:.0f}s\n")
+        sys.stderr.flush()
 
 
 def _check_bands(result: ProblemResult, expect: list[Any]) -> None:

@@ -60,6 +60,16 @@ def run(problem):
     return result, rec
 
 
+def test_progress_into_a_pipe_is_a_line_at_each_tenth_not_a_redrawn_bar(problem, tmp_path,
+                                                                       capsys):
+    out = tmp_path / "out"
+    assert cli.main(["run", str(problem), "--out", str(out)]) == 0  # captured: not a terminal
+    err = capsys.readouterr().err
+    assert "\r" not in err
+    lines = [ln for ln in err.splitlines() if " fits, " in ln]
+    assert 1 <= len(lines) <= 10 and lines[-1].startswith("wine_small: 15/15 fits, ")
+
+
 def test_cli_run_prints_one_stderr_line_per_distinct_warning(problem, tmp_path, capsys):
     out = tmp_path / "out"
     assert cli.main(["run", str(problem), "--out", str(out), "--no-progress"]) == 0
@@ -209,3 +219,19 @@ def test_main_job_quick_form_prints_one_stderr_line_per_distinct_warning(tmp_pat
     lines = [ln for ln in std.err.splitlines() if ln.strip()]
     assert len(lines) == len({(w["category"], first_sentence(w["message"])) for w in distinct})
     assert "| LM-Gaussian defaults → K-norm mechanism on class centroids |" in std.out
+
+
+def test_a_mean_no_better_than_the_trivial_baseline_is_marked():
+    from dpconvex.runs import ProblemResult, load_problem
+
+    problem = load_problem("wine_large_margin")
+    result = ProblemResult(problem, quick=True, runs=2,
+                           errors={"LM-Gaussian": {1.0: [0.7, 0.6], 3.0: [0.1, 0.2]}},
+                           baselines={"majority class": [0.6, 0.6]})
+    table = format_table(result)
+    row = next(ln for ln in table.splitlines() if ln.startswith("| LM-Gaussian"))
+    assert row.count("✗") == 1 and "0.6500 ± 0.0500 ✗" in row and "0.1500 ± 0.0500 |" in row
+    assert "✗: no better than it)" in table
+    clean = ProblemResult(problem, quick=True, runs=1, errors={"LM-Gaussian": {1.0: [0.2]}},
+                          baselines={"majority class": [0.6]})
+    assert "✗" not in format_table(clean)
