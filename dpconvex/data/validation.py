@@ -457,8 +457,10 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
             seen: dict[Any, None] = {}
             for v in values[outside].tolist():  # the labels outside, in order of first appearance
                 seen.setdefault(v, None)
-            what = ("the fit was refused: unknown_labels='raise'" if refuse else
-                    "no loss: their rows are zeroed, unknown_labels='ignore'")
+            what = ("no loss: their rows are zeroed, unknown_labels='ignore'"
+                    if unknown_labels != "raise" else
+                    "the fit was refused: unknown_labels='raise'" if refuse else
+                    "none: the fit is refused at any, unknown_labels='raise'")
             record_diagnostic(owner, f"records with labels outside classes={c.tolist()!r} ({what})",
                               int(np.sum(outside)), len(values), list(seen))
         if refuse:

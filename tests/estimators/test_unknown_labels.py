@@ -243,3 +243,15 @@ def test_integer_labels_map_as_the_dict_lookup_does(classes, dtype, monkeypatch)
     fast = label_module._lookup(values, declared)
     monkeypatch.setattr(label_module, "_COMPARE_MAX_CLASSES", -1)
     assert np.array_equal(fast, label_module._lookup(values, declared))
+
+
+def test_the_diagnostics_note_names_the_setting_the_fit_used():
+    """The default 'raise' with every label in the set: the note says no record was outside
+    and that one would have stopped the fit, not that rows were zeroed."""
+    X, y = _data()
+    with collect_diagnostics() as diag, warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.PrivacyWarning)
+        FAMILIES["logreg"](classes=CLASSES, random_state=3).fit(X, y)
+    note = diag.note("outside")
+    assert note.count == 0 and "unknown_labels='raise'" in note.what
+    assert "zeroed" not in note.what
