@@ -217,6 +217,24 @@ class SelectedEstimator:
         self.n_features_in_ = n_features
         return with_feature_names(self, names)
 
+    def _ledger(self, owner: str) -> Any:
+        """The ledger the search charges its whole (ε, δ) to, once: its ``accountant``, else
+        the one its estimator holds (a ledger is never bypassed); two different ledgers are
+        refused by name."""
+        params = self.estimator.get_params(deep=True)
+        given = [(key, params[key]) for key in self._keys("accountant") if params[key] is not None]
+        ledger = self.accountant
+        for key, inner in given:
+            if ledger is None:
+                ledger = inner
+            elif inner is not ledger:
+                raise ParameterError(
+                    f"The 'accountant' parameter of {owner} and its estimator's {key!r} must be "
+                    "the same ledger (or one of them None): the search charges its whole "
+                    "(epsilon, delta) once, to one ledger. Got two different ledgers; pass the "
+                    "ledger to the search only.")
+        return ledger
+
     def _epsilon_key(self, owner: str) -> str:
         """The estimator's one ``epsilon`` parameter key, after checking it is an estimator."""
         if not hasattr(self.estimator, "get_params") or not hasattr(self.estimator, "fit"):
@@ -320,6 +338,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         A *public* labelled set: the candidate with the fewest mistakes on it is taken
         (ties: the first). A held-out split of the private data here is not private.
     {accountant}
+        The search's whole (ε, δ) is charged once, to this ledger or else to one the
+        estimator holds (a different ledger on each is refused with a ParameterError).
     classes : sequence of labels or None, default=None
         The public label set, given to every candidate.
         {classes_none}
@@ -381,7 +401,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         delta_requested = max((float(candidate.get(key, base[key]) or 0.0)
                                for candidate in candidates for key in delta_keys), default=0.0)
         # the ledger is checked (and the budget held) before the data are read
-        with hold_budget(self.accountant, epsilon, delta_requested, owner) as hold:
+        with hold_budget(self._ledger(owner), epsilon, delta_requested, owner) as hold:
 
             # Dask rows stay on the workers
             X_checked, y_checked = check_rows(X, y, f"{owner}.fit", self.estimator)
