@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,7 @@ from dpconvex.errors import (
     DataValidationError,
     ParameterError,
     PrivacyError,
+    PrivacyLeakWarning,
 )
 from dpconvex.estimators.kernels import RandomFourierFeatures
 
@@ -201,6 +203,27 @@ def test_the_estimators_ledger_is_charged_the_whole_search(search, in_pipeline):
     assert len(shared.spends) == 1
     with pytest.raises(ParameterError, match="same ledger"):
         build(BudgetAccountant(2.0)).set_params(accountant=BudgetAccountant(2.0)).fit(X, y)
+
+
+@pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
+def test_the_estimators_classes_are_the_searchs(search):
+    X, y = _binary()
+    extra = {"mean_runs": 2} if search is PrivateRandomSearch else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)  # the set is not read from y
+        fitted = search(PrivateLogisticRegression(classes=[0, 1]), {"lam": [0.01, 0.1]},
+                        epsilon=1.0, random_state=0, **extra).fit(X, y)
+    assert fitted.certificate_.label_source.source == "parameter"
+    assert fitted.best_estimator_.classes == [0, 1]
+    same = search(PrivateLogisticRegression(classes=[1, 0]), {"lam": [0.01, 0.1]}, epsilon=1.0,
+                  classes=[0, 1], random_state=0, **extra)
+    assert same.fit(X, y).best_estimator_.classes == [0, 1]  # the search's order
+    other = search(PrivateLogisticRegression(classes=[0, 1]), {"lam": [0.01, 0.1]},
+                   epsilon=1.0, classes=[0, 1, 2], random_state=0, **extra)
+    for method in (other.fit, other.certify):
+        with pytest.raises(ParameterError,
+                           match=r"'classes' parameter of .* estimator's 'classes' lists, \[0, 1\]"):
+            method(X, y)
 
 
 @pytest.mark.parametrize("grid", [

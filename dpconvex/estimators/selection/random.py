@@ -164,7 +164,8 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         The search's whole (ε, δ) is charged once, to this ledger or else to one the
         estimator holds (a different ledger on each is refused with a ParameterError).
     classes : sequence of labels or None, default=None
-        The public label set, given to every run.
+        The public label set, given to every run; None and an estimator that
+        declares ``classes``: its set (a different set on each is refused).
         {classes_none}
     {unknown_labels}
 
