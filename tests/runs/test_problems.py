@@ -144,3 +144,10 @@ def test_cli_list_and_verify(capsys, tmp_path):
     assert cli.main(["verify", str(p)]) == 0
     out = capsys.readouterr().out
     assert "objective perturbation" in out and "jacobian slack" in out
+    # the runs' n: the training rows of the default split (569 rows, test_size 0.3: 171 test)
+    assert "(n = 398)" in out and "569" not in out
+    curve = _write(tmp_path, GOOD.replace("runs = 1", "runs = 1\ntrain_sizes = [100, 398]")
+                   .replace("epsilon = 1.0\nmax", "train_size = 100\nmax"))
+    assert cli.main(["verify", str(curve)]) == 0
+    out = capsys.readouterr().out
+    assert "(n = 100)" in out and "(n = 398)" in out
