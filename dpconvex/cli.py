@@ -136,24 +136,32 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    from .runs.runner import _make_estimator, load_data
-    from .runs.spec import load_problem
+    import numpy as np
+
+    from .runs.runner import _make_estimator, _split, load_data
+    from .runs.spec import _err, load_problem
 
     pr = load_problem(args.problem)
-    data = load_data(pr)
-    X, y = data["train"] if isinstance(data, dict) else data
+    # the first run's training rows: n is the runs' (the split sizes of the problem file)
+    (X, y), _ = _split(pr, load_data(pr), np.random.default_rng(pr.seed))
+    sizes = pr.train_sizes or [len(y)]
+    if max(sizes) > len(y):
+        raise _err(pr.path, "grid.train_sizes", f"size {max(sizes)} exceeds the {len(y)} "
+                   "training rows.", "verify")
+    eps = min(pr.epsilons)
     for m in pr.methods:
         if not m.private:
             continue
-        eps = min(pr.epsilons)
-        est = _make_estimator(m, eps)
-        est = getattr(est, "estimator", est)
-        print(f"== {m.label} at epsilon = {eps:g} (n = {len(y)}) ==")
-        if hasattr(est, "certify"):
-            print(est.certify(X, y))
-        else:
-            print(f"({type(est).__name__} has no certify(); its certificate is produced by fit)")
-        print()
+        for size in sizes:
+            est = _make_estimator(m, eps)
+            est = getattr(est, "estimator", est)
+            print(f"== {m.label} at epsilon = {eps:g} (n = {size}) ==")
+            if hasattr(est, "certify"):
+                print(est.certify(X[:size], y[:size]))
+            else:
+                print(f"({type(est).__name__} has no certify(); its certificate is produced by "
+                      "fit)")
+            print()
     return 0
 
 

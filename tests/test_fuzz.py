@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, is_regressor
+from sklearn.base import BaseEstimator, is_classifier, is_regressor
 
 import dpconvex as dp
 from dpconvex.data.operators import row_norms
@@ -711,6 +711,20 @@ def test_feature_names_follow_scikit_learn():
             est.score(bad, Y2)
     est.fit(X, Y2)
     assert not hasattr(est, "feature_names_in_")
+
+
+@pytest.mark.parametrize("name", [name for name in ESTIMATOR_NAMES if hasattr(MAKERS[name](), "score")])
+def test_score_of_a_frame_reads_its_names_once(name):
+    """score(frame) checks the names as predict(frame) does: no "X does not have valid
+    feature names" warning from a predict on the bare rows."""
+    est = MAKERS[name]()
+    labels = Y2 if is_classifier(est) else Y2 - 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(frame(), labels)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*feature names")
+        est.score(frame(), labels)
 
 
 @pytest.mark.parametrize("call,match", [

@@ -29,6 +29,7 @@ from .._validation import (
     check_fitted,
     check_sample_weight,
     checks_feature_names,
+    feature_names_of,
     is_dask_collection,
 )
 from ..data.row_scaling import ROW_NORMS
@@ -465,7 +466,9 @@ class ClassifierScoreMixin(ClassifierMixin):
             )
         weights = None if sample_weight is None else check_sample_weight(
             sample_weight, len(labels), f"{owner}.score")
-        return float(np.average(self.predict(rows) == labels, weights=weights))
+        # a data frame's names were checked above: predict reads them again, not the bare rows
+        predicted = self.predict(X if feature_names_of(X, owner) is not None else rows)
+        return float(np.average(predicted == labels, weights=weights))
 
 
 def _show(value: Any) -> str:
@@ -808,7 +811,7 @@ class PrivateEstimator(BaseEstimator):
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator:
         """:meth:`fit` inside ``context`` (what a meta-estimator hands this fit)."""
-        from .._validation import feature_names_of, noise_source, with_feature_names
+        from .._validation import noise_source, with_feature_names
 
         if not self.takes_row_mask:
             context.every_row(type(self).__name__)

@@ -553,6 +553,30 @@ def _expects(path: Path, where: str, items: Any, labels: set[str], metric: str) 
     return out
 
 
+def _check_points(path: Path, where: str, expects: list[Expect], methods: list[Method],
+                  epsilons: list[float], sizes: list[int] | None, grid: str) -> None:
+    """Refuse a band at a point the run does not produce: an ε outside ``grid`` (the ε list
+    ``epsilons``), a training size outside ``sizes``, an ε on a non-private method (fitted
+    once per run) or none on a private one."""
+    private = {m.label: m.private for m in methods}
+    for i, e in enumerate(expects):
+        k = f"{where}[{i}]."
+        if sizes:
+            if e.train_size not in sizes:
+                raise _err(path, k + "train_size", f"must be one of the training sizes {sizes} "
+                           f"(a learning curve checks its bands by size), got {e.train_size!r}.")
+        elif e.train_size is not None:
+            raise _err(path, k + "train_size", "is for a learning curve (grid.train_sizes); this "
+                       "problem has none: omit it.")
+        elif not private[e.method] and e.epsilon is not None:
+            raise _err(path, k + "epsilon", f"{e.method!r} is not private: it is fitted once per "
+                       "run, not at each epsilon; omit epsilon.")
+        elif private[e.method] and e.epsilon not in epsilons:
+            got = "is required" if e.epsilon is None else f"{e.epsilon!r} is not in {grid}"
+            raise _err(path, k + "epsilon", f"{got}: the band of a private method is at one "
+                       f"epsilon of {grid} = {epsilons}.")
+
+
 def _mechanism_private(name: Any) -> bool:
     """False for a mechanism the registry marks not private; True for others and unknown ones."""
     from ..privacy.mechanisms import MECHANISMS
@@ -897,6 +921,9 @@ def load_problem(name: str | os.PathLike[str]) -> Problem:
         if "expect" in quick else expect
     sizes = _sizes(path, "grid.train_sizes", grid.get("train_sizes"))
     q_sizes = _sizes(path, "quick.train_sizes", quick.get("train_sizes", sizes))
+    _check_points(path, "expect", expect, methods, epsilons, sizes, "grid.epsilon")
+    _check_points(path, "quick.expect" if "expect" in quick else "expect", q_expect, methods,
+                  q_eps, q_sizes, "quick.epsilon")
     q_runs = _runs(path, "quick.runs", quick.get("runs", 2))
     check_fits(path, runs, count_fits(methods, epsilons, sizes))
     check_fits(path, q_runs, count_fits(methods, q_eps, q_sizes), "quick.runs")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -10,6 +11,7 @@ from _helpers import fit_drawing_from
 from scipy.stats import chi2
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from dpconvex import (
@@ -19,8 +21,14 @@ from dpconvex import (
     NoisyGradientDescent,
     PrivateGridSearch,
     PrivateLogisticRegression,
+    PrivateRandomSearch,
 )
-from dpconvex.errors import DataValidationError, ParameterError, PrivacyError
+from dpconvex.errors import (
+    DataValidationError,
+    ParameterError,
+    PrivacyError,
+    PrivacyLeakWarning,
+)
 from dpconvex.estimators.kernels import RandomFourierFeatures
 
 SEEN: list[np.ndarray] = []
@@ -158,6 +166,64 @@ def test_pipeline_with_random_features():
     assert gs.certificate_.epsilon <= 1.0
     assert gs.best_estimator_[-1].epsilon == 1.0
     assert gs.predict(X).shape == (900,)
+
+
+def _binary(n: int = 300) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 3))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    return X, (X[:, 0] > 0).astype(int)
+
+
+@pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
+@pytest.mark.parametrize("in_pipeline", [False, True])
+def test_the_estimators_ledger_is_charged_the_whole_search(search, in_pipeline):
+    # a ledger given to the wrapped estimator only is the search's: charged once with the
+    # search's (epsilon, delta), refused before the data are read (NaN rows: never checked)
+    X, y = _binary()
+    extra = {"mean_runs": 2} if search is PrivateRandomSearch else {}
+
+    def build(ledger: BudgetAccountant) -> Any:
+        est = PrivateLogisticRegression(accountant=ledger)
+        key = "lam"
+        if in_pipeline:
+            est, key = make_pipeline(FunctionTransformer(), est), "privatelogisticregression__lam"
+        return search(est, {key: [0.01, 0.1]}, epsilon=1.0, classes=[0, 1], random_state=0,
+                      **extra)
+
+    small = BudgetAccountant(0.5)
+    with pytest.raises(BudgetError, match="over the budget"):
+        build(small).fit(np.full_like(X, np.nan), y)
+    assert small.spent == (0.0, 0.0)
+    ledger = BudgetAccountant(2.0)
+    fitted = build(ledger).fit(X, y)
+    assert len(ledger.spends) == 1 and ledger.spent[0] == fitted.certificate_.epsilon
+    shared = BudgetAccountant(2.0)  # the same ledger on both: one charge
+    build(shared).set_params(accountant=shared).fit(X, y)
+    assert len(shared.spends) == 1
+    with pytest.raises(ParameterError, match="same ledger"):
+        build(BudgetAccountant(2.0)).set_params(accountant=BudgetAccountant(2.0)).fit(X, y)
+
+
+@pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
+def test_the_estimators_classes_are_the_searchs(search):
+    X, y = _binary()
+    extra = {"mean_runs": 2} if search is PrivateRandomSearch else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)  # the set is not read from y
+        fitted = search(PrivateLogisticRegression(classes=[0, 1]), {"lam": [0.01, 0.1]},
+                        epsilon=1.0, random_state=0, **extra).fit(X, y)
+    assert fitted.certificate_.label_source.source == "parameter"
+    assert fitted.best_estimator_.classes == [0, 1]
+    same = search(PrivateLogisticRegression(classes=[1, 0]), {"lam": [0.01, 0.1]}, epsilon=1.0,
+                  classes=[0, 1], random_state=0, **extra)
+    assert same.fit(X, y).best_estimator_.classes == [0, 1]  # the search's order
+    other = search(PrivateLogisticRegression(classes=[0, 1]), {"lam": [0.01, 0.1]},
+                   epsilon=1.0, classes=[0, 1, 2], random_state=0, **extra)
+    for method in (other.fit, other.certify):
+        with pytest.raises(ParameterError,
+                           match=r"'classes' parameter of .* estimator's 'classes' lists, \[0, 1\]"):
+            method(X, y)
 
 
 @pytest.mark.parametrize("grid", [

@@ -106,6 +106,13 @@ max_error = 1.0
     (('method = "LR"', 'method = "LR2"'), "expect[0].method", "not the label"),
     (("max_error = 1.0", "max_error = 1.5"), "expect[0].max_error", "band"),
     (("[data]", "[data]\nsplit = \"train\""), "data.split", "'random' or 'given'"),
+    (("epsilon = 1.0\nmax", "epsilon = 3.0\nmax"), "expect[0].epsilon",
+     "3.0 is not in grid.epsilon"),
+    (("epsilon = 1.0\nmax", "max"), "expect[0].epsilon", "is required"),
+    (("max_error = 1.0", "train_size = 10\nmax_error = 1.0"), "expect[0].train_size",
+     "learning curve"),
+    (("runs = 1", "runs = 1\n[quick]\nepsilon = [2.0]"), "expect[0].epsilon",
+     "not in quick.epsilon"),
 ])
 def test_bad_problem_files_name_file_key_and_fix(tmp_path, mutation, key, fix):
     old, new = mutation
@@ -144,3 +151,10 @@ def test_cli_list_and_verify(capsys, tmp_path):
     assert cli.main(["verify", str(p)]) == 0
     out = capsys.readouterr().out
     assert "objective perturbation" in out and "jacobian slack" in out
+    # the runs' n: the training rows of the default split (569 rows, test_size 0.3: 171 test)
+    assert "(n = 398)" in out and "569" not in out
+    curve = _write(tmp_path, GOOD.replace("runs = 1", "runs = 1\ntrain_sizes = [100, 398]")
+                   .replace("epsilon = 1.0\nmax", "train_size = 100\nmax"))
+    assert cli.main(["verify", str(curve)]) == 0
+    out = capsys.readouterr().out
+    assert "(n = 100)" in out and "(n = 398)" in out

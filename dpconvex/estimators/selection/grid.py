@@ -38,7 +38,13 @@ from ..._validation import (
     noise_source,
     with_feature_names,
 )
-from ...data.validation import LABEL_POLICY, check_array, check_labels, encode_labels
+from ...data.validation import (
+    LABEL_POLICY,
+    check_array,
+    check_classes,
+    check_labels,
+    encode_labels,
+)
 from ...errors import DataValidationError, ParameterError, PrivacyError
 from ...privacy.budget import Budget, hold_budget
 from ...privacy.certificate import Certificate, Condition, compose_parallel
@@ -201,6 +207,7 @@ class SelectedEstimator:
         epsilon = check_float("epsilon", self.epsilon, owner)
         unknown = LABEL_POLICY.check("unknown_labels", self.unknown_labels, owner)
         self._epsilon_key(owner)
+        self._public_classes(owner)
         return epsilon, unknown
 
     def _set_selected(self, candidates: list[dict[str, Any]], best: int, model: Any,
@@ -216,6 +223,43 @@ class SelectedEstimator:
         self.classes_ = getattr(model, "classes_", None)
         self.n_features_in_ = n_features
         return with_feature_names(self, names)
+
+    def _ledger(self, owner: str) -> Any:
+        """The ledger the search charges its whole (ε, δ) to, once: its ``accountant``, else
+        the one its estimator holds (a ledger is never bypassed); two different ledgers are
+        refused by name."""
+        params = self.estimator.get_params(deep=True)
+        given = [(key, params[key]) for key in self._keys("accountant") if params[key] is not None]
+        ledger = self.accountant
+        for key, inner in given:
+            if ledger is None:
+                ledger = inner
+            elif inner is not ledger:
+                raise ParameterError(
+                    f"The 'accountant' parameter of {owner} and its estimator's {key!r} must be "
+                    "the same ledger (or one of them None): the search charges its whole "
+                    "(epsilon, delta) once, to one ledger. Got two different ledgers; pass the "
+                    "ledger to the search only.")
+        return ledger
+
+    def _public_classes(self, owner: str) -> Any:
+        """The search's ``classes``, else the label set its estimator declares; two sets
+        that do not list the same labels are refused by name."""
+        params = self.estimator.get_params(deep=True)
+        given = [(f"its estimator's {key!r}", params[key]) for key in self._keys("classes")
+                 if params[key] is not None]
+        if self.classes is not None:
+            given.insert(0, ("its 'classes' parameter", self.classes))
+        sets = [set(check_classes(value, f"{owner}.fit", source=name).tolist())
+                for name, value in given]
+        for (name, value), labels in zip(given[1:], sets[1:], strict=True):
+            if labels != sets[0]:
+                raise ParameterError(
+                    f"The '{'estimator' if self.classes is None else 'classes'}' parameter of "
+                    f"{owner} must list the labels {name} lists, {list(value)!r}: the search "
+                    "gives one public label set to every candidate (pass the same labels to "
+                    f"both, or classes= to one of them only). Got {list(given[0][1])!r} instead.")
+        return given[0][1] if given else None
 
     def _epsilon_key(self, owner: str) -> str:
         """The estimator's one ``epsilon`` parameter key, after checking it is an estimator."""
@@ -245,7 +289,8 @@ class SelectedEstimator:
         overrides.update({key: unknown for key in self._keys("unknown_labels")})
         labels = None
         if self._keys("classes"):
-            labels = encode_labels(y, self.classes, f"{owner}.fit", unknown_labels=unknown,
+            labels = encode_labels(y, self._public_classes(owner), f"{owner}.fit",
+                                   unknown_labels=unknown,
                                    excluded=context.excluded, warning=context.label_warning)
             overrides.update({key: list(labels.classes) for key in self._keys("classes")})
         return overrides, labels
@@ -320,8 +365,11 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         A *public* labelled set: the candidate with the fewest mistakes on it is taken
         (ties: the first). A held-out split of the private data here is not private.
     {accountant}
+        The search's whole (ε, δ) is charged once, to this ledger or else to one the
+        estimator holds (a different ledger on each is refused with a ParameterError).
     classes : sequence of labels or None, default=None
-        The public label set, given to every candidate.
+        The public label set, given to every candidate; None and an estimator that
+        declares ``classes``: its set (a different set on each is refused).
         {classes_none}
     {unknown_labels}
 
@@ -381,7 +429,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         delta_requested = max((float(candidate.get(key, base[key]) or 0.0)
                                for candidate in candidates for key in delta_keys), default=0.0)
         # the ledger is checked (and the budget held) before the data are read
-        with hold_budget(self.accountant, epsilon, delta_requested, owner) as hold:
+        with hold_budget(self._ledger(owner), epsilon, delta_requested, owner) as hold:
 
             # Dask rows stay on the workers
             X_checked, y_checked = check_rows(X, y, f"{owner}.fit", self.estimator)

@@ -161,8 +161,11 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
     {random_state}
         It seeds the split, K, the candidate draws, the runs' noise and the score noise.
     {accountant}
+        The search's whole (ε, δ) is charged once, to this ledger or else to one the
+        estimator holds (a different ledger on each is refused with a ParameterError).
     classes : sequence of labels or None, default=None
-        The public label set, given to every run.
+        The public label set, given to every run; None and an estimator that
+        declares ``classes``: its set (a different set on each is refused).
         {classes_none}
     {unknown_labels}
 
@@ -237,7 +240,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         epsilon, eps1, repetitions, fraction = self._check_params(owner)
         noise = self._noise(owner, context.noise)
         noise_rng = noise.rng
-        with hold_budget(self.accountant, epsilon, 0.0, owner) as hold:
+        with hold_budget(self._ledger(owner), epsilon, 0.0, owner) as hold:
             # Dask rows stay on the workers
             X_checked, y_checked = check_rows(X, y, f"{owner}.fit", self.estimator)
             n = X_checked.shape[0]
