@@ -270,6 +270,32 @@ def test_certify_matches_fit_without_training():
         assert cert.quantities[key] == core.quantities[key]
 
 
+@pytest.mark.parametrize("kw", [
+    {"component_assignment": None},
+    {"component_assignment": "nearest_public_center"},
+    {"component_assignment": "dp_kmeans"},
+    {"component_assignment": "gmm_nonprivate"},
+    {"component_assignment": "dp_kmeans", "mechanism": "none"},
+    {"component_assignment": "gmm_nonprivate", "mechanism": "none"},
+])
+def test_certify_composes_the_component_assignment_as_the_fit(kw):
+    """certify, from the shape or from (X, y), states the fit's guarantee: the same parts,
+    the same (ε, δ), private only when the assignment is."""
+    X, y = _data(n=90, d=2)
+    est = dp.PrivateLargeMarginGaussian(epsilon=1.0, n_components=2, loss="softmax",
+                                        classes=[0, 1, 2], random_state=0, **kw)
+    dry_runs = [est.certify(n=90, n_classes=3, n_features=2), est.certify(X, y)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.PrivacyWarning)  # gmm_nonprivate says it is not DP
+        fitted = est.fit(X, y).certificate_
+    for cert in dry_runs:
+        assert (cert.epsilon, cert.delta, cert.private) == (
+            fitted.epsilon, fitted.delta, fitted.private)
+        assert cert.mechanism == fitted.mechanism
+        assert [p.mechanism for p in cert.parts] == [p.mechanism for p in fitted.parts]
+        assert cert.quantities == fitted.quantities
+
+
 # ------------------------------------------------------------- n_components="auto"
 #: (n, C, d, ε, δ): the training splits of the measured sets (wine, iris, breast cancer,
 #: digits) at the smallest and largest ε measured, and shapes far outside them

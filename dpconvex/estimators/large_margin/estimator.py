@@ -96,6 +96,7 @@ from .learners import (
     objective_budget,
     objective_part,
     objective_reasons,
+    plan_assignment,
     plan_fit,
     prepare_shape,
     released_matrices,
@@ -359,8 +360,9 @@ default="auto"
     def _certify_data(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Certificate:
         """The verifier's checks and calibration on the template a fit on (X, y) builds.
 
-        No noise is drawn: components are left unassigned (with ``dp_kmeans`` its share
-        of ε is set aside, not spent), and the centroid learner certifies its inner fit.
+        No noise is drawn: components are left unassigned and the assignment's public facts
+        composed with the objective as a fit composes them (``dp_kmeans``: its share of ε
+        certified, not spent), and the centroid learner certifies its inner fit.
         """
         if is_dask_collection(X):  # rows on the Dask workers (large_margin_dask)
             from .dask import certify_dask
@@ -376,6 +378,8 @@ default="auto"
                                   objective_part(plan), lam=plan.lam)
         certificate = release(template, plan.mechanism, objective_part(plan),
                               dry_run=True).certificate
+        certificate = compose_with_assignment(certificate, plan_assignment(self, plan),
+                                              plan.budget.epsilon)
         reason = components_reason(self, plan.n, plan.n_classes, plan.n_features)
         certificate.state(*row_notes(self), reason)
         return certificate

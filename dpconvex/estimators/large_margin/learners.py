@@ -53,7 +53,7 @@ from ...templates.large_margin import LargeMarginGaussianTemplate, MatrixTerm
 from ...templates.large_margin_softmax import LargeMarginSoftmaxTemplate
 from ..base import FitPlan, Prepared, PreparedFacts
 from .centroid import centroid_estimator, centroid_notes, check_centroid_params, row_notes
-from .components import ComponentAssignment
+from .components import ComponentAssignment, planned_assignment
 
 if TYPE_CHECKING:
     from ...privacy.rules.large_margin import LargeMarginSettings
@@ -65,7 +65,8 @@ LargeMarginTemplate = LargeMarginGaussianTemplate | LargeMarginSoftmaxTemplate
 __all__ = ["CENTROID_LEARNER", "LARGE_MARGIN_MENU", "LargeMarginFacts", "PAIRWISE_LEARNER",
            "SOFTMAX_LEARNER", "TEMPLATES", "auto_lam", "build_template", "certify_prepared",
            "check_consistency", "compose_with_assignment", "fit_budget", "noise_family",
-           "objective_budget", "objective_part", "plan_fit", "prepare_shape", "released_matrices"]
+           "objective_budget", "objective_part", "plan_assignment", "plan_fit", "prepare_shape",
+           "released_matrices"]
 
 PAIRWISE_LEARNER = "pairwise"
 SOFTMAX_LEARNER = "softmax"
@@ -505,5 +506,18 @@ def certify_prepared(est: LargeMarginSettings, prep: Prepared, plan: FitPlan) ->
         return certificate
     certificate = release(prep.template, plan.mechanism, objective_part(plan),
                           dry_run=True).certificate
+    certificate = compose_with_assignment(certificate, plan_assignment(est, plan),
+                                          plan.budget.epsilon)
     certificate.state(*plan.notes)
     return certificate
+
+
+def plan_assignment(est: LargeMarginSettings, plan: FitPlan) -> ComponentAssignment:
+    """The component assignment of ``plan`` from public facts
+    (:func:`~.components.planned_assignment`): what a dry run composes with the objective."""
+    kmeans = plan.parts.get(KMEANS)
+    return planned_assignment(
+        est.component_assignment, plan.n_classes,
+        resolved_components(est, plan.n, plan.n_classes, plan.n_features), plan.n_features,
+        data_norm=float(est.data_norm), epsilon=None if kmeans is None else kmeans.epsilon,
+        centers=est.centers, n_iter=int(est.kmeans_iter))
