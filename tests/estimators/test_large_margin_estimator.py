@@ -253,6 +253,31 @@ def test_accountant_is_checked_and_charged():
     assert not hasattr(est, "Phi_")
 
 
+@pytest.mark.parametrize("kw", [
+    {"n_components": 2, "component_assignment": "gmm_nonprivate"},
+    {"mechanism": "none"},
+])
+def test_a_non_private_fit_with_a_ledger_is_refused_before_the_data(kw, monkeypatch):
+    """A fit with ε = ∞ cannot be charged to a finite ledger: refused by its cause before the
+    rows are read (and so before the mixture is fitted), nothing charged."""
+    X, y = _data(n=90, d=2)
+    acc = dp.BudgetAccountant(epsilon=2.0)
+    est = dp.PrivateLargeMarginGaussian(epsilon=0.5, classes=[0, 1, 2], accountant=acc,
+                                        random_state=0, **kw)
+
+    def reads_the_data(*args, **kwargs):
+        raise AssertionError("the rows were read")
+
+    monkeypatch.setattr(type(est), "_check_data", reads_the_data)
+    with pytest.raises(dp.BudgetError) as info:
+        est.fit(X, y)
+    message = str(info.value)
+    assert "not differentially private" in message and "Drop the accountant" in message
+    assert "Lower the estimator's epsilon" not in message
+    assert acc.spent == (0.0, 0.0) and not acc.spends
+    assert not hasattr(est, "Phi_")
+
+
 def test_certify_matches_fit_without_training():
     """certify() gives the fit's calibration (same ε split, slack, noise rate) and draws nothing."""
     import numpy as np

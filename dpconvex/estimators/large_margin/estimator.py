@@ -89,6 +89,7 @@ from .learners import (
     build_template,
     certify_prepared,
     check_consistency,
+    compose_planned,
     compose_with_assignment,
     lam_is_auto,
     lam_note,
@@ -96,7 +97,6 @@ from .learners import (
     objective_budget,
     objective_part,
     objective_reasons,
-    plan_assignment,
     plan_fit,
     prepare_shape,
     released_matrices,
@@ -378,8 +378,7 @@ default="auto"
                                   objective_part(plan), lam=plan.lam)
         certificate = release(template, plan.mechanism, objective_part(plan),
                               dry_run=True).certificate
-        certificate = compose_with_assignment(certificate, plan_assignment(self, plan),
-                                              plan.budget.epsilon)
+        certificate = compose_planned(self, plan, certificate)
         reason = components_reason(self, plan.n, plan.n_classes, plan.n_features)
         certificate.state(*row_notes(self), reason)
         return certificate

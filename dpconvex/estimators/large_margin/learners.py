@@ -64,8 +64,8 @@ LargeMarginTemplate = LargeMarginGaussianTemplate | LargeMarginSoftmaxTemplate
 
 __all__ = ["CENTROID_LEARNER", "LARGE_MARGIN_MENU", "LargeMarginFacts", "PAIRWISE_LEARNER",
            "SOFTMAX_LEARNER", "TEMPLATES", "auto_lam", "build_template", "certify_prepared",
-           "check_consistency", "compose_with_assignment", "fit_budget", "noise_family",
-           "objective_budget", "objective_part", "plan_assignment", "plan_fit", "prepare_shape",
+           "check_consistency", "compose_planned", "compose_with_assignment", "fit_budget", "noise_family",
+           "objective_budget", "objective_part", "plan_fit", "prepare_shape",
            "released_matrices"]
 
 PAIRWISE_LEARNER = "pairwise"
@@ -456,6 +456,10 @@ def plan_fit(est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
     kmeans_epsilon = float(est.kmeans_epsilon_fraction) * total_epsilon if kmeans else None
     objective = objective_budget(est, mechanism, kmeans_epsilon if kmeans else 0.0, n)
     parts = {KMEANS: Budget(kmeans_epsilon), OBJECTIVE: objective} if kmeans else {}
+    if K > 1 and est.component_assignment == "gmm_nonprivate" and private:
+        # the fit is not private end to end: it holds ε = ∞ (a ledger of finite budget
+        # refuses it before the data are read); the objective keeps its share
+        total, parts = Budget.unlimited(), {OBJECTIVE: objective}
     stub = _AtShape(_stub_template(est, None, C, K, p, mechanism, objective, None), n)
     if lam_is_auto(est.lam):
         lam, rule = float(auto_lam(stub, mechanism, objective)), LAM_RULE
@@ -506,18 +510,20 @@ def certify_prepared(est: LargeMarginSettings, prep: Prepared, plan: FitPlan) ->
         return certificate
     certificate = release(prep.template, plan.mechanism, objective_part(plan),
                           dry_run=True).certificate
-    certificate = compose_with_assignment(certificate, plan_assignment(est, plan),
-                                          plan.budget.epsilon)
+    certificate = compose_planned(est, plan, certificate)
     certificate.state(*plan.notes)
     return certificate
 
 
-def plan_assignment(est: LargeMarginSettings, plan: FitPlan) -> ComponentAssignment:
-    """The component assignment of ``plan`` from public facts
-    (:func:`~.components.planned_assignment`): what a dry run composes with the objective."""
+def compose_planned(est: LargeMarginSettings, plan: FitPlan, objective: Certificate
+                    ) -> Certificate:
+    """A dry run's objective certificate composed with the component assignment of ``plan``
+    from public facts (:func:`~.components.planned_assignment`), as the fit composes them."""
     kmeans = plan.parts.get(KMEANS)
-    return planned_assignment(
+    planned = planned_assignment(
         est.component_assignment, plan.n_classes,
         resolved_components(est, plan.n, plan.n_classes, plan.n_features), plan.n_features,
         data_norm=float(est.data_norm), epsilon=None if kmeans is None else kmeans.epsilon,
         centers=est.centers, n_iter=int(est.kmeans_iter))
+    requested = float(est.epsilon) if plan.mechanism.private else math.inf
+    return compose_with_assignment(objective, planned, requested)
