@@ -199,7 +199,7 @@ BAD = [
     ("bad fraction", {"kmeans_epsilon_fraction": 1.0}, X0, Y0, dp.ParameterError,
      "'kmeans_epsilon_fraction'"),
     ("bad centers", {"n_components": 2, "centers": np.zeros((2, 2, 5))}, X0, Y0,
-     dp.ParameterError, "'centers'"),
+     dp.ParameterError, r"'centers' parameter of PrivateLargeMarginGaussian .* = \(2, 2, 2\)"),
     ("bad solver", {"solver": "ecos"}, X0, Y0, dp.ParameterError, "'solver'"),
     ("bad loss", {"loss": "huber"}, X0, Y0, dp.ParameterError, "'loss'"),
     ("one class", {}, X0, np.zeros(60), dp.DataValidationError, "classes="),
@@ -219,6 +219,24 @@ def test_bad_input_raises_named_error(case):
         with pytest.raises(exc, match=msg):
             est.fit(X, y)
     assert not hasattr(est, "Phi_")
+
+
+def test_messages_name_what_the_user_passed():
+    """The estimator's parameter and method, the missing shape facts, the rows to fix."""
+    est = paper(mechanism="none", classes=[0, 1, 2])
+    with pytest.raises(dp.ParameterError, match=r"n_classes is missing"):
+        est.certify(n=60, n_features=2)
+    with pytest.raises(dp.ParameterError, match=r"n_classes=5 contradicts classes \(3 labels\)"):
+        est.certify(n=60, n_classes=5, n_features=2)
+    with pytest.raises(dp.ParameterError, match="'centers' parameter of PrivateLargeMarginGaussian"):
+        paper(n_components=2, centers=np.zeros((3, 2, 5))).certify(n=60, n_classes=3, n_features=2)
+    fitted = est.fit(X0, Y0)
+    for method in ("predict", "predict_proba", "decision_function", "class_scores"):
+        with pytest.raises(dp.DataValidationError) as info:
+            getattr(fitted, method)(X_nan)
+        message = str(info.value)
+        assert message.startswith(f"PrivateLargeMarginGaussian.{method}: X contains NaN")
+        assert "before passing them to" in message and "fitting" not in message
 
 
 def test_predict_with_wrong_number_of_features():

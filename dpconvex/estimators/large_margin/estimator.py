@@ -486,12 +486,17 @@ default="auto"
 
         Rows are clipped to ``data_norm`` and scaled as in training.
         """
+        return self._scores(X, "class_scores")
+
+    def _scores(self, X: Any, method: str) -> np.ndarray:
+        """:meth:`class_scores`, its errors naming the public ``method`` the rows were passed to."""
+        caller = f"{type(self).__name__}.{method}"
         if is_dask_collection(X) and hasattr(self, "Phi_"):  # this method per chunk
             from .dask import class_scores_dask
 
-            return class_scores_dask(self, X)
+            return class_scores_dask(self, X, caller)
         check_fitted(self, "Phi_")
-        X_checked = check_array(X, f"{type(self).__name__}.class_scores", n_features=self.n_features_in_)
+        X_checked = check_array(X, caller, n_features=self.n_features_in_)
         Z = augment_and_scale(prepared_rows(self, X_checked), float(self.data_norm))
         C, K, D, _ = self.Phi_.shape
         P = self.Phi_.reshape(C * K, D, D)
@@ -507,13 +512,13 @@ default="auto"
         (n_samples,), the score of ``classes_[1]`` minus that of ``classes_[0]``
         (positive means ``classes_[1]``), as scikit-learn expects.
         """
-        scores = self.class_scores(X)
+        scores = self._scores(X, "decision_function")
         return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
         """Predicted class labels: argmin_c min_m zᵀΦ_{c,m}z."""
-        scores = self.class_scores(X)
+        scores = self._scores(X, "predict")
         return self.classes_[np.argmax(scores, axis=1)]
 
     @checks_feature_names
@@ -525,6 +530,6 @@ default="auto"
         ``argmax`` agrees with :meth:`predict`, but the values are not calibrated
         probabilities (their scale is set by the regularization and the noise).
         """
-        scores = self.class_scores(X)
+        scores = self._scores(X, "predict_proba")
         exp_scores = np.exp(scores - scores.max(axis=1, keepdims=True))
         return exp_scores / exp_scores.sum(axis=1, keepdims=True)

@@ -451,6 +451,11 @@ def plan_fit(est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
     private = mechanism.private
     total_epsilon = float(est.epsilon) if private else math.inf
     K = resolved_components(est, n, C, p)
+    if est.centers is not None and np.shape(est.centers) != (C, K, p):
+        raise ParameterError(
+            f"The 'centers' parameter of {type(est).__name__} must be None or an array of shape "
+            f"(n_classes, n_components, n_features) = {(C, K, p)} (classes in the order of "
+            f"classes_). Got shape {np.shape(est.centers)} instead.")
     total = fit_budget(est, mechanism, total_epsilon, n)
     kmeans = K > 1 and est.component_assignment == "dp_kmeans" and private
     kmeans_epsilon = float(est.kmeans_epsilon_fraction) * total_epsilon if kmeans else None
