@@ -565,6 +565,9 @@ def check_numeric_dtype(raw: np.ndarray, caller: str, name: str = "X") -> None:
         )
 
 
+#: The methods of a fitted model that read new rows (their NaN message names the rows passed).
+_PREDICTS = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function",
+                       "class_scores", "score", "transform"})
 #: Entries per block of :func:`check_matrix_body`'s finiteness fallback (a 512 KB boolean
 #: mask at most).
 _FINITE_BLOCK = 1 << 19
@@ -607,10 +610,11 @@ def check_matrix_body(A: Any, values: Any, caller: str, name: str, min_samples: 
             finite = all(bool(np.isfinite(flat[a:a + step]).all())
                          for a in range(0, flat.shape[0], step))
     if not finite:  # the message counts nothing
+        fix = (f"those rows before passing them to {caller}" if caller.rsplit(".", 1)[-1]
+               in _PREDICTS else "them before fitting (with a public rule: imputing from data "
+               "statistics costs privacy)")
         raise DataValidationError(
-            f"{caller}: {name} contains NaN or infinite values. Impute or drop them before "
-            "fitting (with a public rule: imputing from data statistics costs privacy)."
-        )
+            f"{caller}: {name} contains NaN or infinite values. Impute or drop {fix}.")
     return A
 
 

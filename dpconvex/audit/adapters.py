@@ -770,7 +770,9 @@ class EstimatorReleaseMechanism(Sampled):
 
     def _runs(self, data: Data) -> tuple[Any, Audited, Budget, OnceUnperturbed, int]:
         t, budget, backend = self.prepare(data)
-        return t, self._mech, budget, backend, int(t.space.dimension)
+        # θ as released, flattened: the solver's shape (full symmetric blocks of the
+        # PSD template, not its p = dimension of distinct entries)
+        return t, self._mech, budget, backend, int(np.prod(t.space.shape))
 
     def log_likelihood_ratio(self, D: Data, D_prime: Data) -> Callable[[np.ndarray], float]:
         """The statistic ln f_D(θ)/f_D′(θ) of one release (module docstring), rounded.

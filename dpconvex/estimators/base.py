@@ -902,10 +902,18 @@ def _stating_delta(certificate: Any, plan: FitPlan) -> Any:
 
 def _given_shape(owner: Any, *shape: int | None) -> tuple[int, ...]:
     """(n, n_classes, n_features) given to ``certify`` without data, or its named error."""
-    if any(value is None for value in shape):
+    missing = [name for name, value in zip(("n", "n_classes", "n_features"), shape, strict=True)
+               if value is None]
+    if missing:
         raise ParameterError(
-            f"{type(owner).__name__}.certify: neither (X, y) nor the public shape was given. "
-            "Pass (X, y), or n, n_classes and n_features for a certificate before the data.")
+            f"{type(owner).__name__}.certify: without (X, y) it needs the public shape, and "
+            f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing. Pass (X, y), "
+            "or n, n_classes and n_features for a certificate before the data.")
+    classes = getattr(owner, "classes", None)
+    if isinstance(classes, (list, tuple, np.ndarray)) and shape[1] != len(classes):
+        raise ParameterError(
+            f"{type(owner).__name__}.certify: n_classes={shape[1]!r} contradicts classes "
+            f"({len(classes)} labels). Pass n_classes={len(classes)}, or change classes.")
     return shape  # type: ignore[return-value]
 
 

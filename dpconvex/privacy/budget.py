@@ -405,6 +405,14 @@ class BudgetAccountant:
         holds = list(self._holds.values())
         te, td = self._total([*self._spends, *holds, probe])
         if te > self._epsilon * (1.0 + BUDGET_RTOL) or td > self._delta * (1.0 + BUDGET_RTOL):
+            if math.isinf(probe.epsilon):
+                raise BudgetError(
+                    f"{caller}: {probe.label or 'the release'} is not differentially private "
+                    "(epsilon = inf: mechanism='none', or a step its certificate marks NOT "
+                    "private, such as component_assignment='gmm_nonprivate'), and a ledger of "
+                    f"finite budget (epsilon={self._epsilon:.6g}) cannot be charged for it. Drop "
+                    "the accountant for a non-private fit, or make every step private (a private "
+                    "mechanism; a private component_assignment).")
             ue, ud = self._total([*self._spends, *holds])
             re, rd = max(self._epsilon - ue, 0.0), max(self._delta - ud, 0.0)
             where = " (inside a parallel block)" if probe.group is not None else ""

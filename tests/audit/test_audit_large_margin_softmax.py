@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 import dpconvex as dp
-from dpconvex.audit import epsilon_lower_bound
+from dpconvex.audit import audit, epsilon_lower_bound
 from dpconvex.audit.adapters import EstimatorReleaseMechanism
 from dpconvex.errors import PrivacyWarning
 from dpconvex.estimators.large_margin import learners as large_margin_learners
@@ -68,6 +68,26 @@ def test_adapter_releases_what_the_estimator_releases():
     t = m.prepare((X, Y))[0]
     Phi = large_margin_learners.released_matrices(t, theta, 2, 1, 2)[0]
     np.testing.assert_array_equal(Phi, fitted.Phi_)
+
+
+@pytest.mark.parametrize("kw", [{"loss": "pairwise", "lam": 0.1},
+                                {"loss": "softmax", "structure": "full"}])
+def test_adapter_samples_the_whole_released_theta(kw):
+    """Templates whose θ has more entries than p (the symmetric blocks of the pairwise PSD
+    template, the full softmax structure): each run is the whole released θ, flattened."""
+    est = dp.PrivateLargeMarginGaussian(epsilon=1.0, classes=[0, 1], **kw)
+    m = EstimatorReleaseMechanism(est)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        runs = m.sample((X, Y), 2, np.random.default_rng(7))
+        fitted = dp.PrivateLargeMarginGaussian(epsilon=1.0, classes=[0, 1], random_state=7,
+                                               **kw).fit(X, Y)
+        result = audit(m, (X, Y), (X, YP), n_runs=20, random_state=0)
+    t = m.prepare((X, Y))[0]
+    assert runs.shape == (2, 2 * 2 * 2) and t.dimension == 2 * 3  # C x D x D > C x D(D+1)/2
+    Phi = large_margin_learners.released_matrices(t, runs[0], 2, 1, 2)[0]
+    np.testing.assert_array_equal(Phi, fitted.Phi_)
+    assert 0.0 <= result.epsilon_lower_bound <= 1.0
 
 
 def test_flip_pair_loss_is_the_shifted_noise_law():

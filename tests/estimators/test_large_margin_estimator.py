@@ -199,7 +199,7 @@ BAD = [
     ("bad fraction", {"kmeans_epsilon_fraction": 1.0}, X0, Y0, dp.ParameterError,
      "'kmeans_epsilon_fraction'"),
     ("bad centers", {"n_components": 2, "centers": np.zeros((2, 2, 5))}, X0, Y0,
-     dp.ParameterError, "'centers'"),
+     dp.ParameterError, r"'centers' parameter of PrivateLargeMarginGaussian .* = \(2, 2, 2\)"),
     ("bad solver", {"solver": "ecos"}, X0, Y0, dp.ParameterError, "'solver'"),
     ("bad loss", {"loss": "huber"}, X0, Y0, dp.ParameterError, "'loss'"),
     ("one class", {}, X0, np.zeros(60), dp.DataValidationError, "classes="),
@@ -219,6 +219,24 @@ def test_bad_input_raises_named_error(case):
         with pytest.raises(exc, match=msg):
             est.fit(X, y)
     assert not hasattr(est, "Phi_")
+
+
+def test_messages_name_what_the_user_passed():
+    """The estimator's parameter and method, the missing shape facts, the rows to fix."""
+    est = paper(mechanism="none", classes=[0, 1, 2])
+    with pytest.raises(dp.ParameterError, match=r"n_classes is missing"):
+        est.certify(n=60, n_features=2)
+    with pytest.raises(dp.ParameterError, match=r"n_classes=5 contradicts classes \(3 labels\)"):
+        est.certify(n=60, n_classes=5, n_features=2)
+    with pytest.raises(dp.ParameterError, match="'centers' parameter of PrivateLargeMarginGaussian"):
+        paper(n_components=2, centers=np.zeros((3, 2, 5))).certify(n=60, n_classes=3, n_features=2)
+    fitted = est.fit(X0, Y0)
+    for method in ("predict", "predict_proba", "decision_function", "class_scores"):
+        with pytest.raises(dp.DataValidationError) as info:
+            getattr(fitted, method)(X_nan)
+        message = str(info.value)
+        assert message.startswith(f"PrivateLargeMarginGaussian.{method}: X contains NaN")
+        assert "before passing them to" in message and "fitting" not in message
 
 
 def test_predict_with_wrong_number_of_features():
@@ -253,6 +271,31 @@ def test_accountant_is_checked_and_charged():
     assert not hasattr(est, "Phi_")
 
 
+@pytest.mark.parametrize("kw", [
+    {"n_components": 2, "component_assignment": "gmm_nonprivate"},
+    {"mechanism": "none"},
+])
+def test_a_non_private_fit_with_a_ledger_is_refused_before_the_data(kw, monkeypatch):
+    """A fit with ε = ∞ cannot be charged to a finite ledger: refused by its cause before the
+    rows are read (and so before the mixture is fitted), nothing charged."""
+    X, y = _data(n=90, d=2)
+    acc = dp.BudgetAccountant(epsilon=2.0)
+    est = dp.PrivateLargeMarginGaussian(epsilon=0.5, classes=[0, 1, 2], accountant=acc,
+                                        random_state=0, **kw)
+
+    def reads_the_data(*args, **kwargs):
+        raise AssertionError("the rows were read")
+
+    monkeypatch.setattr(type(est), "_check_data", reads_the_data)
+    with pytest.raises(dp.BudgetError) as info:
+        est.fit(X, y)
+    message = str(info.value)
+    assert "not differentially private" in message and "Drop the accountant" in message
+    assert "Lower the estimator's epsilon" not in message
+    assert acc.spent == (0.0, 0.0) and not acc.spends
+    assert not hasattr(est, "Phi_")
+
+
 def test_certify_matches_fit_without_training():
     """certify() gives the fit's calibration (same ε split, slack, noise rate) and draws nothing."""
     import numpy as np
@@ -268,6 +311,32 @@ def test_certify_matches_fit_without_training():
     core = fitted.parts[-1] if fitted.parts else fitted
     for key in ("jacobian slack", "noise rate beta", "sensitivity"):
         assert cert.quantities[key] == core.quantities[key]
+
+
+@pytest.mark.parametrize("kw", [
+    {"component_assignment": None},
+    {"component_assignment": "nearest_public_center"},
+    {"component_assignment": "dp_kmeans"},
+    {"component_assignment": "gmm_nonprivate"},
+    {"component_assignment": "dp_kmeans", "mechanism": "none"},
+    {"component_assignment": "gmm_nonprivate", "mechanism": "none"},
+])
+def test_certify_composes_the_component_assignment_as_the_fit(kw):
+    """certify, from the shape or from (X, y), states the fit's guarantee: the same parts,
+    the same (ε, δ), private only when the assignment is."""
+    X, y = _data(n=90, d=2)
+    est = dp.PrivateLargeMarginGaussian(epsilon=1.0, n_components=2, loss="softmax",
+                                        classes=[0, 1, 2], random_state=0, **kw)
+    dry_runs = [est.certify(n=90, n_classes=3, n_features=2), est.certify(X, y)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.PrivacyWarning)  # gmm_nonprivate says it is not DP
+        fitted = est.fit(X, y).certificate_
+    for cert in dry_runs:
+        assert (cert.epsilon, cert.delta, cert.private) == (
+            fitted.epsilon, fitted.delta, fitted.private)
+        assert cert.mechanism == fitted.mechanism
+        assert [p.mechanism for p in cert.parts] == [p.mechanism for p in fitted.parts]
+        assert cert.quantities == fitted.quantities
 
 
 # ------------------------------------------------------------- n_components="auto"

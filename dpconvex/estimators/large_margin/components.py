@@ -27,6 +27,7 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ __all__ = [
     "PUBLIC_CENTER_SEED",
     "assign_components",
     "dp_kmeans",
+    "planned_assignment",
     "public_centers",
 ]
 
@@ -122,15 +124,88 @@ def dp_kmeans(
                else np.array(init_centers, dtype=float, copy=True))
     template = KMeansTemplate(X, y, C, K, data_norm=q, n_iter=n_iter, init_centers=centers)
     if epsilon is None:
-        certificate = Certificate(
-            mechanism=f"k-means (Lloyd, {n_iter} iterations, no noise)",
-            epsilon_requested=math.inf, epsilon=math.inf, private=False,
-            assumptions=["noiseless k-means for the non-private baseline: NOT private"])
-        return lloyd(template), certificate
+        return lloyd(template), _noiseless_kmeans(n_iter)
     epsilon = check_float("epsilon", epsilon, "dp_kmeans")
     seeded = random_state is not None if seeded is None else bool(seeded)
     released = release(template, "dp_kmeans", Budget(epsilon), None, noise_rng, seeded=seeded)
     return released.theta, released.certificate
+
+
+def planned_assignment(
+    method: str | None,
+    n_classes: int,
+    n_components: int,
+    n_features: int,
+    *,
+    data_norm: float,
+    epsilon: float | None = None,
+    centers: np.ndarray | None = None,
+    n_iter: int = 3,
+) -> ComponentAssignment:
+    """The assignment a fit makes by ``method``, from public facts only (no rows, no noise).
+
+    Its method, privacy, ε, description and, for "dp_kmeans", the k-means step's
+    certificate (a dry run); the components are empty and the centers the public ones
+    (None where the fit releases or fits them). Arguments as :func:`assign_components`.
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.large_margin.components import planned_assignment
+    >>> planned = planned_assignment("dp_kmeans", 3, 2, 4, data_norm=1.0, epsilon=0.2)
+    >>> planned.private, planned.epsilon, planned.certificate.epsilon
+    (True, 0.2, 0.2)
+    >>> planned_assignment("gmm_nonprivate", 3, 2, 4, data_norm=1.0).private
+    False
+    """
+    method = "nearest_public_center" if method is None else method
+    C, K, d = int(n_classes), int(n_components), int(n_features)
+    empty = np.zeros(0, dtype=np.int64)
+    if K == 1:
+        return ComponentAssignment(empty, "trivial", True, 0.0,
+                                   description="trivial (one component per class)")
+    if method == "nearest_public_center":
+        center_source = "user-given public centers" if centers is not None else (
+            f"public centers uniform in the ball of radius q (seed {PUBLIC_CENTER_SEED})")
+        return ComponentAssignment(
+            empty, method, True, 0.0,
+            centers=centers if centers is not None else public_centers(C, K, d, data_norm),
+            description=f"nearest public center per class ({center_source}); reads only the "
+                        "record and public data, no budget spent")
+    if method == "dp_kmeans":
+        if epsilon is None:
+            certificate = _noiseless_kmeans(n_iter)
+        else:
+            template = KMeansTemplate(np.broadcast_to(0.0, (C * K, d)), np.arange(C * K) % C,
+                                      C, K, data_norm=data_norm, n_iter=n_iter,
+                                      init_centers=np.zeros((C, K, d)))
+            certificate = release(template, "dp_kmeans", Budget(epsilon), dry_run=True).certificate
+        return _kmeans_assignment(empty, None, certificate, epsilon is not None, n_iter)
+    return ComponentAssignment(
+        empty, method, False, 0.0,
+        description="NON-PRIVATE: sklearn GaussianMixture fitted per class on the private data; "
+                    "privacy is NOT end-to-end",
+        notes=["the component assignment reads the whole private data set"])
+
+
+def _noiseless_kmeans(n_iter: int) -> Certificate:
+    return Certificate(
+        mechanism=f"k-means (Lloyd, {n_iter} iterations, no noise)",
+        epsilon_requested=math.inf, epsilon=math.inf, private=False,
+        assumptions=["noiseless k-means for the non-private baseline: NOT private"])
+
+
+def _kmeans_assignment(components: np.ndarray, centers: np.ndarray | None,
+                       certificate: Certificate, private: bool, n_iter: int
+                       ) -> ComponentAssignment:
+    spent_epsilon = certificate.epsilon if private else 0.0
+    return ComponentAssignment(
+        components, "dp_kmeans", private, spent_epsilon, centers=centers,
+        certificate=certificate,
+        description=(f"nearest center of a per-class DP k-means ({n_iter} noisy Lloyd "
+                     f"iterations, epsilon = {spent_epsilon:.6g}), composed sequentially"
+                     if private else
+                     f"nearest center of a per-class k-means without noise ({n_iter} "
+                     "Lloyd iterations, no budget: the non-private baseline); NOT private"))
 
 
 def assign_components(
@@ -152,7 +227,8 @@ def assign_components(
 
     ``epsilon``: the budget of "dp_kmeans" (None: noiseless, the non-private baseline);
     ``centers``: public centers (user-given, fixed before seeing the data); ``n_iter``,
-    ``random_state`` and ``seeded`` as :func:`dp_kmeans`.
+    ``random_state`` and ``seeded`` as :func:`dp_kmeans`. The result is
+    :func:`planned_assignment`'s with the components (and the centers) of the rows.
     """
     if method is None:
         method = "nearest_public_center"
@@ -180,30 +256,18 @@ def assign_components(
                 "instead."
             )
     if K == 1:
-        return ComponentAssignment(np.zeros(n, dtype=np.int64), "trivial", True, 0.0,
-                                   description="trivial (one component per class)")
+        return dataclasses.replace(
+            planned_assignment(method, C, K, d, data_norm=data_norm),
+            components=np.zeros(n, dtype=np.int64))
     if method == "nearest_public_center":
-        center_source = "user-given public centers" if centers is not None else (
-            f"public centers uniform in the ball of radius q (seed {PUBLIC_CENTER_SEED})")
-        component_centers = (centers if centers is not None
-                             else public_centers(C, K, d, data_norm))
-        return ComponentAssignment(
-            assign_nearest(X, y, component_centers), method, True, 0.0, centers=component_centers,
-            description=f"nearest public center per class ({center_source}); reads only the "
-                        "record and public data, no budget spent")
+        planned = planned_assignment(method, C, K, d, data_norm=data_norm, centers=centers)
+        return dataclasses.replace(planned, components=assign_nearest(X, y, planned.centers))
     if method == "dp_kmeans":
         component_centers, certificate = dp_kmeans(
             X, y, C, K, epsilon=epsilon, data_norm=data_norm, n_iter=n_iter,
             init_centers=centers, random_state=random_state, seeded=seeded)
-        spent_epsilon = 0.0 if epsilon is None else certificate.epsilon
-        return ComponentAssignment(
-            assign_nearest(X, y, component_centers), method, epsilon is not None, spent_epsilon,
-            centers=component_centers, certificate=certificate,
-            description=(f"nearest center of a per-class DP k-means ({n_iter} noisy Lloyd "
-                         f"iterations, epsilon = {spent_epsilon:.6g}), composed sequentially"
-                         if epsilon is not None else
-                         f"nearest center of a per-class k-means without noise ({n_iter} "
-                         "Lloyd iterations, no budget: the non-private baseline); NOT private"))
+        return _kmeans_assignment(assign_nearest(X, y, component_centers), component_centers,
+                                  certificate, epsilon is not None, n_iter)
     # gmm_nonprivate
     from sklearn.mixture import GaussianMixture
 
@@ -222,8 +286,5 @@ def assign_components(
         mixture = GaussianMixture(n_components=K, random_state=seed, reg_covar=1e-4).fit(X[rows])
         components[rows] = mixture.predict(X[rows])
         component_centers[class_index] = mixture.means_
-    return ComponentAssignment(
-        components, method, False, 0.0, centers=component_centers,
-        description="NON-PRIVATE: sklearn GaussianMixture fitted per class on the private data; "
-                    "privacy is NOT end-to-end",
-        notes=["the component assignment reads the whole private data set"])
+    return dataclasses.replace(planned_assignment(method, C, K, d, data_norm=data_norm),
+                               components=components, centers=component_centers)

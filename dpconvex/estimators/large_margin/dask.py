@@ -160,9 +160,10 @@ def certify_dask(est: LargeMarginSettings, X: Any, y: Any,
     return certificate
 
 
-def class_scores_dask(est: LargeMarginSettings, X: Any) -> np.ndarray:
-    """The estimator's ``class_scores`` per chunk of a Dask X; (n, C) numbers to the driver."""
-    X_checked = check_array(X, f"{type(est).__name__}.class_scores", accept_dask=True,
+def class_scores_dask(est: LargeMarginSettings, X: Any, caller: str | None = None) -> np.ndarray:
+    """The estimator's ``class_scores`` per chunk of a Dask X; (n, C) numbers to the driver
+    (``caller``: the method named in errors, default ``class_scores``)."""
+    X_checked = check_array(X, caller or f"{type(est).__name__}.class_scores", accept_dask=True,
                             n_features=est.n_features_in_)
     C = int(est.Phi_.shape[0])
     scores = X_checked.map_blocks(_scores_block, est=_shippable(est),

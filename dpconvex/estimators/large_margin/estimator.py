@@ -89,6 +89,7 @@ from .learners import (
     build_template,
     certify_prepared,
     check_consistency,
+    compose_planned,
     compose_with_assignment,
     lam_is_auto,
     lam_note,
@@ -359,8 +360,9 @@ default="auto"
     def _certify_data(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Certificate:
         """The verifier's checks and calibration on the template a fit on (X, y) builds.
 
-        No noise is drawn: components are left unassigned (with ``dp_kmeans`` its share
-        of ε is set aside, not spent), and the centroid learner certifies its inner fit.
+        No noise is drawn: components are left unassigned and the assignment's public facts
+        composed with the objective as a fit composes them (``dp_kmeans``: its share of ε
+        certified, not spent), and the centroid learner certifies its inner fit.
         """
         if is_dask_collection(X):  # rows on the Dask workers (large_margin_dask)
             from .dask import certify_dask
@@ -376,6 +378,7 @@ default="auto"
                                   objective_part(plan), lam=plan.lam)
         certificate = release(template, plan.mechanism, objective_part(plan),
                               dry_run=True).certificate
+        certificate = compose_planned(self, plan, certificate)
         reason = components_reason(self, plan.n, plan.n_classes, plan.n_features)
         certificate.state(*row_notes(self), reason)
         return certificate
@@ -483,12 +486,17 @@ default="auto"
 
         Rows are clipped to ``data_norm`` and scaled as in training.
         """
+        return self._scores(X, "class_scores")
+
+    def _scores(self, X: Any, method: str) -> np.ndarray:
+        """:meth:`class_scores`, its errors naming the public ``method`` the rows were passed to."""
+        caller = f"{type(self).__name__}.{method}"
         if is_dask_collection(X) and hasattr(self, "Phi_"):  # this method per chunk
             from .dask import class_scores_dask
 
-            return class_scores_dask(self, X)
+            return class_scores_dask(self, X, caller)
         check_fitted(self, "Phi_")
-        X_checked = check_array(X, f"{type(self).__name__}.class_scores", n_features=self.n_features_in_)
+        X_checked = check_array(X, caller, n_features=self.n_features_in_)
         Z = augment_and_scale(prepared_rows(self, X_checked), float(self.data_norm))
         C, K, D, _ = self.Phi_.shape
         P = self.Phi_.reshape(C * K, D, D)
@@ -504,13 +512,13 @@ default="auto"
         (n_samples,), the score of ``classes_[1]`` minus that of ``classes_[0]``
         (positive means ``classes_[1]``), as scikit-learn expects.
         """
-        scores = self.class_scores(X)
+        scores = self._scores(X, "decision_function")
         return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
         """Predicted class labels: argmin_c min_m zᵀΦ_{c,m}z."""
-        scores = self.class_scores(X)
+        scores = self._scores(X, "predict")
         return self.classes_[np.argmax(scores, axis=1)]
 
     @checks_feature_names
@@ -522,6 +530,6 @@ default="auto"
         ``argmax`` agrees with :meth:`predict`, but the values are not calibrated
         probabilities (their scale is set by the regularization and the noise).
         """
-        scores = self.class_scores(X)
+        scores = self._scores(X, "predict_proba")
         exp_scores = np.exp(scores - scores.max(axis=1, keepdims=True))
         return exp_scores / exp_scores.sum(axis=1, keepdims=True)

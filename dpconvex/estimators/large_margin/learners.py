@@ -53,7 +53,7 @@ from ...templates.large_margin import LargeMarginGaussianTemplate, MatrixTerm
 from ...templates.large_margin_softmax import LargeMarginSoftmaxTemplate
 from ..base import FitPlan, Prepared, PreparedFacts
 from .centroid import centroid_estimator, centroid_notes, check_centroid_params, row_notes
-from .components import ComponentAssignment
+from .components import ComponentAssignment, planned_assignment
 
 if TYPE_CHECKING:
     from ...privacy.rules.large_margin import LargeMarginSettings
@@ -64,8 +64,9 @@ LargeMarginTemplate = LargeMarginGaussianTemplate | LargeMarginSoftmaxTemplate
 
 __all__ = ["CENTROID_LEARNER", "LARGE_MARGIN_MENU", "LargeMarginFacts", "PAIRWISE_LEARNER",
            "SOFTMAX_LEARNER", "TEMPLATES", "auto_lam", "build_template", "certify_prepared",
-           "check_consistency", "compose_with_assignment", "fit_budget", "noise_family",
-           "objective_budget", "objective_part", "plan_fit", "prepare_shape", "released_matrices"]
+           "check_consistency", "compose_planned", "compose_with_assignment", "fit_budget", "noise_family",
+           "objective_budget", "objective_part", "plan_fit", "prepare_shape",
+           "released_matrices"]
 
 PAIRWISE_LEARNER = "pairwise"
 SOFTMAX_LEARNER = "softmax"
@@ -450,11 +451,20 @@ def plan_fit(est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
     private = mechanism.private
     total_epsilon = float(est.epsilon) if private else math.inf
     K = resolved_components(est, n, C, p)
+    if est.centers is not None and np.shape(est.centers) != (C, K, p):
+        raise ParameterError(
+            f"The 'centers' parameter of {type(est).__name__} must be None or an array of shape "
+            f"(n_classes, n_components, n_features) = {(C, K, p)} (classes in the order of "
+            f"classes_). Got shape {np.shape(est.centers)} instead.")
     total = fit_budget(est, mechanism, total_epsilon, n)
     kmeans = K > 1 and est.component_assignment == "dp_kmeans" and private
     kmeans_epsilon = float(est.kmeans_epsilon_fraction) * total_epsilon if kmeans else None
     objective = objective_budget(est, mechanism, kmeans_epsilon if kmeans else 0.0, n)
     parts = {KMEANS: Budget(kmeans_epsilon), OBJECTIVE: objective} if kmeans else {}
+    if K > 1 and est.component_assignment == "gmm_nonprivate" and private:
+        # the fit is not private end to end: it holds ε = ∞ (a ledger of finite budget
+        # refuses it before the data are read); the objective keeps its share
+        total, parts = Budget.unlimited(), {OBJECTIVE: objective}
     stub = _AtShape(_stub_template(est, None, C, K, p, mechanism, objective, None), n)
     if lam_is_auto(est.lam):
         lam, rule = float(auto_lam(stub, mechanism, objective)), LAM_RULE
@@ -505,5 +515,20 @@ def certify_prepared(est: LargeMarginSettings, prep: Prepared, plan: FitPlan) ->
         return certificate
     certificate = release(prep.template, plan.mechanism, objective_part(plan),
                           dry_run=True).certificate
+    certificate = compose_planned(est, plan, certificate)
     certificate.state(*plan.notes)
     return certificate
+
+
+def compose_planned(est: LargeMarginSettings, plan: FitPlan, objective: Certificate
+                    ) -> Certificate:
+    """A dry run's objective certificate composed with the component assignment of ``plan``
+    from public facts (:func:`~.components.planned_assignment`), as the fit composes them."""
+    kmeans = plan.parts.get(KMEANS)
+    planned = planned_assignment(
+        est.component_assignment, plan.n_classes,
+        resolved_components(est, plan.n, plan.n_classes, plan.n_features), plan.n_features,
+        data_norm=float(est.data_norm), epsilon=None if kmeans is None else kmeans.epsilon,
+        centers=est.centers, n_iter=int(est.kmeans_iter))
+    requested = float(est.epsilon) if plan.mechanism.private else math.inf
+    return compose_with_assignment(objective, planned, requested)
