@@ -414,15 +414,24 @@ class BudgetAccountant:
                     "the accountant for a non-private fit, or make every step private (a private "
                     "mechanism; a private component_assignment).")
             ue, ud = self._total([*self._spends, *holds])
-            re, rd = max(self._epsilon - ue, 0.0), max(self._delta - ud, 0.0)
+            # what is left, with a float residue of the sums (<= BUDGET_RTOL of the budget) as 0
+            re, rd = (left if left > total * BUDGET_RTOL else 0.0
+                      for left, total in ((self._epsilon - ue, self._epsilon),
+                                          (self._delta - ud, self._delta)))
             where = " (inside a parallel block)" if probe.group is not None else ""
             held = f" after {len(holds)} reservation(s) of fits in progress" if holds else ""
+            over = [name for name, total, budget in (("epsilon", te, self._epsilon),
+                                                     ("delta", td, self._delta))
+                    if total > budget * (1.0 + BUDGET_RTOL)]
+            fix = (f"Lower the estimator's {' and '.join(over)}"
+                   + (" (one that chose its delta from n, such as delta=None for 1/n**2, "
+                      "takes delta= explicitly)" if "delta" in over else ""))
             raise BudgetError(
                 f"{caller}: spending (epsilon={probe.epsilon:.6g}, delta={probe.delta:.3g}){where} "
                 f"would bring the total to (epsilon={te:.6g}, delta={td:.3g}), over the budget "
-                f"(epsilon={self._epsilon:.6g}, delta={self._delta:.3g}). Remaining: "
-                f"(epsilon={re:.6g}, delta={rd:.3g}){held}. Lower the estimator's epsilon (or "
-                "delta), or use a fresh data set."
+                f"(epsilon={self._epsilon:.6g}, delta={self._delta:.3g}) in {' and '.join(over)}. "
+                f"Remaining: (epsilon={re:.6g}, delta={rd:.3g}){held}. {fix}, or use a fresh "
+                "data set."
             )
 
     def check(self, epsilon: float, delta: float = 0.0) -> None:
