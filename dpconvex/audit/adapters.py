@@ -745,13 +745,19 @@ class EstimatorReleaseMechanism(Sampled):
                     f"(one-vs-rest, {plan.n_classes} classes), not one release. Audit a binary "
                     "problem: two labels, or classes= with two entries.")
             prep = self.estimator.prepare(X, y, plan)
-            if not prep.reusable or plan.learner == CENTROID_LEARNER or prep.template is None:
+            owner = f"EstimatorReleaseMechanism.prepare ({type(self.estimator).__name__})"
+            if plan.learner == CENTROID_LEARNER or prep.template is None:
                 raise ParameterError(
-                    "EstimatorReleaseMechanism.prepare: the build draws randomness or spends "
-                    "budget (DP k-means), releases class centroids (no template), or depends on ε "
-                    "(lam='auto' on a linear learner), so it cannot serve every run. Audit K = 1 "
-                    "or public centers on the objective path (e.g. "
-                    "mechanism='gaussian_objective'), or pass a number for lam.")
+                    f"{owner}: the fit releases class sums or centroids, with no template to "
+                    "release from once per run. Audit it end to end with "
+                    "EstimatorMechanism(estimator) (one fit per run).")
+            if not prep.reusable:
+                raise ParameterError(
+                    f"{owner}: building the template draws randomness or spends budget (DP "
+                    "k-means components), or depends on epsilon (lam='auto' on a linear "
+                    "learner), so one build cannot serve every run. Audit K = 1 or public "
+                    "centers, pass a number for lam, or audit end to end with "
+                    "EstimatorMechanism(estimator).")
             t = prep.template
             budget = objective_part(plan)
             self._cache[key] = (t, budget, backend_for(self.estimator.solver, t))

@@ -181,6 +181,10 @@ def test_builds_that_cannot_serve_every_run_are_refused():
         three.sample((X, np.arange(N) % 3), 1, np.random.default_rng(0))
     with pytest.raises(ParameterError, match="must be an unfitted private estimator"):
         EstimatorReleaseMechanism(object())
+    centroids = EstimatorReleaseMechanism(dp.PrivateGaussianCentroid(epsilon=EPS, classes=[-1, 1]))
+    with pytest.raises(ParameterError, match=r"\(PrivateGaussianCentroid\): the fit releases class "
+                                             r"sums.*EstimatorMechanism\(estimator\)"):
+        centroids.sample((X, np.where(np.arange(N) % 2, 1, -1)), 1, np.random.default_rng(0))
 
 
 def test_the_pair_puts_the_labels_at_the_ends_of_the_range_and_the_anchors_on_record_0():
