@@ -69,7 +69,18 @@ def test_verbose_progress_goes_to_stderr_and_is_not_stored(capsys):
     m = dp.PrivateLargeMarginGaussian(epsilon=1.0, solver="native", verbose=1,
                                       random_state=0).fit(X, y)
     err = capsys.readouterr().err
-    assert "building the template" in err and "released after the accuracy check" in err
+    # the class sums: a release with no solve says so
+    assert "building the template" in err and "no solve, so no accuracy check" in err
     assert "iteration" not in str(m.certificate_) and "not private" not in str(m.certificate_)
     with pytest.raises(dp.ParameterError, match="'verbose'"):
         dp.PrivateLargeMarginGaussian(verbose="loud").fit(X, y)
+    from dpconvex._diagnostics import verbosity
+
+    with verbosity(2):
+        dp.NoisyGradientDescent(epsilon=1.0, delta=1e-5, classes=[0, 1], steps=5,
+                                random_state=0).fit(X, (y > 0).astype(int))
+        assert "no solve, so no accuracy check" in capsys.readouterr().err
+        dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0).fit(
+            X, (y > 0).astype(int))
+        err = capsys.readouterr().err
+    assert "solved and accepted by the accuracy check" in err and "no solve" not in err

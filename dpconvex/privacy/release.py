@@ -206,7 +206,9 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
         ) from exc
     if noised:  # post-processing onto the parameter space (solver outputs are in it already)
         theta = template.space.postprocess(theta)
-    say(f"{mechanism.name}: released after the accuracy check")
+    say(f"{mechanism.name}: " + ("solved and accepted by the accuracy check"
+                                 if solve_result is not None else
+                                 "run (no solve, so no accuracy check)"))
     if not np.all(np.isfinite(theta)):
         raise SolverError(
             "release: the released parameters are not finite (overflow in the noise or the solve); "
