@@ -745,15 +745,16 @@ class EstimatorReleaseMechanism(Sampled):
                     f"(one-vs-rest, {plan.n_classes} classes), not one release. Audit a binary "
                     "problem: two labels, or classes= with two entries.")
             prep = self.estimator.prepare(X, y, plan)
-            owner = f"EstimatorReleaseMechanism.prepare ({type(self.estimator).__name__})"
+            est = type(self.estimator).__name__
             if plan.learner == CENTROID_LEARNER or prep.template is None:
                 raise ParameterError(
-                    f"{owner}: the fit releases class sums or centroids, with no template to "
-                    "release from once per run. Audit it end to end with "
-                    "EstimatorMechanism(estimator) (one fit per run).")
+                    f"EstimatorReleaseMechanism.prepare: {est} releases class sums or "
+                    "centroids, with no template to release from once per run. Audit it end to "
+                    "end with EstimatorMechanism(estimator) (one fit per run).")
             if not prep.reusable:
                 raise ParameterError(
-                    f"{owner}: building the template draws randomness or spends budget (DP "
+                    f"EstimatorReleaseMechanism.prepare: {est}: building the template draws "
+                    "randomness or spends budget (DP "
                     "k-means components), or depends on epsilon (lam='auto' on a linear "
                     "learner), so one build cannot serve every run. Audit K = 1 or public "
                     "centers, pass a number for lam, or audit end to end with "

@@ -182,7 +182,7 @@ def test_builds_that_cannot_serve_every_run_are_refused():
     with pytest.raises(ParameterError, match="must be an unfitted private estimator"):
         EstimatorReleaseMechanism(object())
     centroids = EstimatorReleaseMechanism(dp.PrivateGaussianCentroid(epsilon=EPS, classes=[-1, 1]))
-    with pytest.raises(ParameterError, match=r"\(PrivateGaussianCentroid\): the fit releases class "
+    with pytest.raises(ParameterError, match=r"prepare: PrivateGaussianCentroid releases class "
                                              r"sums.*EstimatorMechanism\(estimator\)"):
         centroids.sample((X, np.where(np.arange(N) % 2, 1, -1)), 1, np.random.default_rng(0))
 
