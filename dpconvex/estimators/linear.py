@@ -242,6 +242,33 @@ class LinearDecisionMixin(ClassifierScoreMixin):
             return self.classes_[np.argmax(scores, axis=1)]
         return self.classes_[(scores > 0).astype(int)]
 
+    @checks_feature_names
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities by the logistic link σ of the decision function f (meaningful
+        for the logistic loss).
+
+        Column j is the probability of ``classes_[j]``: [1 - σ(f), σ(f)]; one-vs-rest, the C
+        values σ(f_c) normalized to sum to 1 (as scikit-learn's one-vs-rest logistic
+        regression), normalized in log space so no row underflows. The argmax agrees with
+        :meth:`predict` wherever the scores are distinct.
+        """
+        f = self.decision_function(X)
+        if f.ndim == 1:
+            sigmoid = np.exp(-np.logaddexp(0.0, -f))  # σ(f) without overflow
+            # |f| below ~1e-16 rounds σ(f) to 1/2: f > 0 keeps classes_[1] the argmax
+            sigmoid = np.where((f > 0) & (sigmoid <= 0.5), np.nextafter(0.5, 1.0), sigmoid)
+            return np.column_stack([1.0 - sigmoid, sigmoid])
+        log_sigmoid = -np.logaddexp(0.0, -f)  # log σ(f_c), then a max-shift per row
+        proba = np.exp(log_sigmoid - log_sigmoid.max(axis=1, keepdims=True))
+        proba /= proba.sum(axis=1, keepdims=True)
+        # scores apart by less than the rounding of σ tie: the top score keeps the argmax
+        rows, top = np.arange(len(f)), np.argmax(f, axis=1)
+        others = proba.copy()
+        others[rows, top] = -np.inf
+        lost = np.argmax(proba, axis=1) != top
+        proba[rows[lost], top[lost]] = np.nextafter(others[lost].max(axis=1), 2.0)
+        return proba
+
 
 #: The certificate's row map of ``row_norm="unit"``.
 UNIT_ROWS_NOTE = RowMap("unit", "row_norm='unit': every non-zero row scaled to the norm bound q "
@@ -666,19 +693,6 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         self.intercept_ = np.array([s * theta[d] if self.fit_intercept else 0.0])
         self.certificate_ = certificate
         return self
-
-    @checks_feature_names
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Logistic link of the decision function (meaningful for logistic loss).
-
-        One-vs-rest: the C logistic scores normalized to sum to 1 (as scikit-learn's
-        one-vs-rest logistic regression).
-        """
-        scores = self.decision_function(X)
-        logistic = 0.5 * (1.0 + np.tanh(0.5 * scores))  # logistic, overflow-free
-        if logistic.ndim == 2:
-            return logistic / np.maximum(logistic.sum(axis=1, keepdims=True), 1e-300)
-        return np.column_stack([1 - logistic, logistic])
 
 
 class PrivateLogisticRegression(_PrivateLinearClassifier):

@@ -35,7 +35,6 @@ from .._validation import (
     Optional,
     Options,
     check_int,
-    checks_feature_names,
     is_dask_collection,
     noise_source,
 )
@@ -349,18 +348,3 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         self.learning_rate_ = extra["learning rate"]
         self.certificate_ = certificate
         return self
-
-    @checks_feature_names
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Class probabilities by the logistic link of the decision function.
-
-        Column j is the probability of ``classes_[j]``: [1 - σ(f), σ(f)] with f = wᵀx + b
-        (one-vs-rest: the C logistic scores normalized to sum to 1).
-        """
-        f = self.decision_function(X)
-        sigmoid = np.exp(-np.logaddexp(0.0, -f))  # σ(f) without overflow
-        if f.ndim == 2:  # one-vs-rest: normalized logistic scores
-            return sigmoid / np.maximum(sigmoid.sum(axis=1, keepdims=True), 1e-300)
-        # |f| below ~1e-16 rounds σ(f) to 1/2: keep argmax equal to predict (f > 0 -> classes_[1])
-        sigmoid = np.where((f > 0) & (sigmoid <= 0.5), np.nextafter(0.5, 1.0), sigmoid)
-        return np.column_stack([1.0 - sigmoid, sigmoid])
