@@ -27,6 +27,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils import get_tags
+from sklearn.utils.metaestimators import available_if
 
 from ..._validation import (
     NoiseSource,
@@ -328,6 +329,14 @@ class SelectedEstimator:
         """Decision function of ``best_estimator_``."""
         check_fitted(self, "best_estimator_")
         return self.best_estimator_.decision_function(X)  # type: ignore[attr-defined]
+
+    @available_if(lambda self: hasattr(getattr(self, "best_estimator_", self.estimator),
+                                       "predict_proba"))
+    @checks_feature_names
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities of ``best_estimator_`` (where it has ``predict_proba``)."""
+        check_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict_proba(X)  # type: ignore[attr-defined]
 
     @checks_feature_names
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
