@@ -65,6 +65,7 @@ from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
 from ..privacy.release import release
 from ..privacy.rules.lam import resolve_lam, resolve_smoothing
+from ..privacy.rules.noise_dominance import ovr_noise_warning
 from ..templates.linear_erm import LinearERMTemplate
 from .base import (
     NO_CONTEXT,
@@ -111,6 +112,9 @@ class OneVsRestMixin:
     the set is refused here, before any budget is held; with "ignore" its record is
     labelled -1 in every binary problem, outside their set {0, 1}, so its row is zeroed.
     """
+
+    #: The family of the fit's one noise warning (privacy.rules.noise_dominance).
+    _ovr_noise_family: ClassVar[str] = "linear"
 
     def _binary_clone(self, n_classes: int, random_state: int | None = None) -> Any:
         """The unfitted binary model of one class: ε/C (and δ/C), labels {0, 1}, no ledger.
@@ -166,7 +170,8 @@ class OneVsRestMixin:
         binary_context = context.inner(context.noise, held=True)  # one generator, in order
         models, certificates = [], []
         with hold_budget(self.accountant, plan.budget.epsilon, plan.budget.delta,
-                         type(self).__name__, n=None if context.held else plan.n) as hold:
+                         type(self).__name__, n=None if context.held else plan.n) as hold, \
+                ovr_noise_warning(self, X, C, owner, self._ovr_noise_family):  # once, ε/C named
             for class_index in range(C):
                 binary_model = self._binary_clone(C, self.random_state)
                 y_binary = np.where(labels.outside, -1, (labels.index == class_index).astype(int))

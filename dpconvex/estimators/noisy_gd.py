@@ -48,7 +48,7 @@ from ..privacy.budget import Budget
 from ..privacy.certificate import Certificate
 from ..privacy.mechanisms.noisy_gd import AVERAGING, NoisyGD, clip_rule, default_delta, max_steps, steps_rule
 from ..privacy.release import release
-from ..privacy.rules.noise_dominance import ovr_gd_warning, warn_if_noise_dominates
+from ..privacy.rules.noise_dominance import warn_if_noise_dominates
 from ..templates.statistics import EmpiricalRiskTemplate
 from .base import (
     NO_CONTEXT,
@@ -175,6 +175,9 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
                 f"derivative bound (the gradient clip rule needs it). Got loss '{loss.name}', "
                 "which declares none: declare deriv_bound or pass a named loss.")
         return loss
+
+    #: one-vs-rest: one warning of the ``gd`` family (privacy-noise-warning-gd-centroids)
+    _ovr_noise_family: ClassVar[str] = "gd"
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "loss": LossParameter(tuple(sorted(LOSSES))),
@@ -310,13 +313,6 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
         """The dry run's certificate: the calibration's rules and values, nothing appended."""
         return release(prep.template, plan.mechanism, plan.budget, dry_run=True).certificate
-
-    def _fit_sub_plans(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Any:
-        """More than two classes: one noise warning for the C binary models
-        (privacy-noise-warning-gd-centroids), which get ε/C and δ/C each, composed
-        sequentially (:class:`~dpconvex.estimators.linear.OneVsRestMixin`)."""
-        with ovr_gd_warning(self, X, plan.n_classes, type(self).__name__):
-            return super()._fit_sub_plans(X, y, plan, context)
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> NoisyGradientDescent:

@@ -77,3 +77,13 @@ def test_ovr_predict_proba_sums_to_one_and_agrees_with_predict_at_large_scores(m
     np.testing.assert_array_equal(P.argmax(axis=1), est.predict(scores))
     sigmoid = 1 / (1 + np.exp(-scores[3:]))  # the one-vs-rest normalization, ordinary scores
     np.testing.assert_allclose(P[3:], sigmoid / sigmoid.sum(axis=1, keepdims=True), rtol=1e-12)
+
+
+def test_ovr_noise_warning_once_naming_the_split():
+    X, y = _blobs(n=60)
+    with pytest.warns(dp.PrivacyWarning) as caught:
+        dp.PrivateLogisticRegression(epsilon=0.3, classes=[0, 1, 2], random_state=0).fit(X, y)
+    noise = [str(w.message) for w in caught if "the noise is large" in str(w.message)]
+    assert len(noise) == 1
+    assert "at epsilon = 0.1 for each of the 3 one-vs-rest models (the fit's epsilon = 0.3 " \
+           "split over them)" in noise[0]
