@@ -79,10 +79,11 @@ class EpsilonSweep:
     templates_built: int = 0
 
     def score(self, X: Any, y: Any) -> np.ndarray:
-        """Accuracy of every fit on (X, y): array of shape (len(epsilons), runs).
+        """Every fit's ``score`` on (X, y) (a classifier's accuracy, a regressor's R²): array
+        of shape (len(epsilons), runs).
 
-        A Dask array or DataFrame is predicted per chunk on the workers by each fit
-        (one pass per fit); only the predicted labels come back.
+        A Dask array or DataFrame is predicted per chunk on the workers by each classifier
+        (one pass per fit; its accuracy); only the predicted labels come back.
         """
         if is_dask_collection(X):
             from .parts import mistakes
@@ -170,10 +171,12 @@ def epsilon_sweep(
                      why=f"the sweep keeps every fitted model, at most {MAX_FITS:,} "
                          f"(runs x {len(epsilon_grid)} epsilons)")
     warm_start = check_bool("warm_start", warm_start, "epsilon_sweep")
-    if not (hasattr(estimator, "get_params") and hasattr(estimator, "fit")):
+    if isinstance(estimator, type) or not (hasattr(estimator, "get_params")
+                                           and hasattr(estimator, "fit")):
         raise ParameterError(
             "The 'estimator' parameter of epsilon_sweep must be an unfitted dpconvex estimator. "
-            f"Got {type(estimator).__name__} instead."
+            + (f"Got the class {estimator.__name__}; pass an instance, {estimator.__name__}()."
+               if isinstance(estimator, type) else f"Got {type(estimator).__name__} instead.")
         )
     if "epsilon" not in estimator.get_params(deep=False):
         raise ParameterError(

@@ -156,3 +156,9 @@ def test_estimator_without_epsilon_is_refused():
     X, y = _data()
     with pytest.raises(ParameterError, match="'epsilon' parameter"):
         epsilon_sweep(LogisticRegression(), X, y, [1.0])
+
+
+def test_a_class_is_refused_by_name():
+    X, y = _data(50)
+    with pytest.raises(ParameterError, match=r"pass an instance, PrivateLogisticRegression\(\)"):
+        epsilon_sweep(dp.PrivateLogisticRegression, X, y, [1.0])

@@ -51,7 +51,7 @@ from ...privacy.budget import Budget, hold_budget
 from ...privacy.certificate import Certificate, Condition, compose_parallel
 from ...privacy.mechanisms.scalar import SelectionTemplate
 from ...privacy.release import release
-from ..base import NO_CONTEXT, FitContext, PrivateEstimator, fill_docs, fit_with
+from ..base import NO_CONTEXT, FitContext, PrivateEstimator, fill_docs, fit_with, refuse_fit_params
 from ..parts import Parts, check_rows, mistakes
 
 __all__ = ["AUTO_LAM_FACTORS", "PrivateGridSearch", "auto_lam_grid"]
@@ -181,14 +181,16 @@ class SelectedEstimator:
         return [params[key.rpartition("__")[0]] if "__" in key else candidate
                 for key in self._keys("random_state")]
 
-    def fit(self, X: Any, y: Any) -> Any:
-        """Split the rows, train the candidates, select one privately; return self.
+    def fit(self, X: Any, y: Any, **fit_params: Any) -> Any:
+        """Split the rows, train the candidates, select one privately; return self
+        (``fit_params``, e.g. ``sample_weight``, are refused by name).
 
         Raises
         ------
         ParameterError, DataValidationError, PrivacyError, BudgetError
             And any error of a candidate's fit (nothing is released then).
         """
+        refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
         return self._fit_with(X, y, NO_CONTEXT)  # type: ignore[attr-defined]
 
     def _grid_candidates(self, owner: str, part: tuple[int, int] | None = None,
@@ -264,6 +266,10 @@ class SelectedEstimator:
 
     def _epsilon_key(self, owner: str) -> str:
         """The estimator's one ``epsilon`` parameter key, after checking it is an estimator."""
+        if isinstance(self.estimator, type):
+            raise ParameterError(
+                f"The 'estimator' parameter of {owner} must be an estimator instance, e.g. "
+                f"{self.estimator.__name__}(). Got the class {self.estimator.__name__} instead.")
         if not hasattr(self.estimator, "get_params") or not hasattr(self.estimator, "fit"):
             raise ParameterError(
                 f"The 'estimator' parameter of {owner} must be a scikit-learn estimator. "
