@@ -819,7 +819,8 @@ class PrivateEstimator(BaseEstimator):
         ------
         ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
         """
-        refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
+        if fit_params:
+            refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
         return self._fit_with(X, y, NO_CONTEXT)
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator:

@@ -171,7 +171,7 @@ class OneVsRestMixin:
         models, certificates = [], []
         with hold_budget(self.accountant, plan.budget.epsilon, plan.budget.delta,
                          type(self).__name__, n=None if context.held else plan.n) as hold, \
-                ovr_noise_warning(self, X, C, owner, self._ovr_noise_family):  # once, ε/C named
+                ovr_noise_warning(self, plan, owner, self._ovr_noise_family):  # once, ε/C named
             for class_index in range(C):
                 binary_model = self._binary_clone(C, self.random_state)
                 y_binary = np.where(labels.outside, -1, (labels.index == class_index).astype(int))

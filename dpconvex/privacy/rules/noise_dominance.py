@@ -348,14 +348,14 @@ def _quiet_binary(phrase: str) -> Iterator[None]:
         yield
 
 
-def ovr_noise_warning(est: BaseEstimator, X: Any, n_classes: int, owner: str, family: str
+def ovr_noise_warning(est: BaseEstimator, plan: Any, owner: str, family: str
                       ) -> contextlib.AbstractContextManager[None]:
     """A one-vs-rest fit's one noise warning (``family`` "gd" or "linear"), before its fits.
 
-    Reads the shape of X and C only (``plan``, ``prepare_shape``; one binary model: ε/C,
-    δ/C); the message names the split. Returns a context manager that silences the C binary
-    fits' own warnings of the family (``linear``: the same ratio, C times; ``gd``: their
-    ratio, without the factor C/2, is never above the one-vs-rest one).
+    Reads the fit's ``plan`` only (public: n, p, C; one binary model's ε/C, δ/C, through
+    ``prepare_shape``); the message names the split. Returns a context manager that
+    silences the C binary fits' own warnings of the family (``linear``: the same ratio, C
+    times; ``gd``: their ratio, without the factor C/2, is never above the one-vs-rest one).
 
     Examples
     --------
@@ -365,7 +365,7 @@ def ovr_noise_warning(est: BaseEstimator, X: Any, n_classes: int, owner: str, fa
     >>> est = NoisyGradientDescent(epsilon=0.1, steps=20, accounting="rdp")
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
-    ...     quiet = ovr_noise_warning(est, np.zeros((100, 4)), 3, "demo", "gd")
+    ...     quiet = ovr_noise_warning(est, est.plan(100, 3, 4), "demo", "gd")
     ...
     >>> len(caught)
     1
@@ -373,11 +373,14 @@ def ovr_noise_warning(est: BaseEstimator, X: Any, n_classes: int, owner: str, fa
     ...     pass   # the three binary fits run here, without their own warnings
     ...
     """
-    problem = _shape_problem(est, X, n_classes)
-    if problem is not None:
-        template, mech, budget = problem
-        warn_if_noise_dominates(family, template, mech, budget, owner, n_classes=n_classes,
-                                epsilon=float(est.epsilon))
+    one = plan.sub_plans[0]
+    try:
+        template = est.prepare_shape(one).template
+    except (DPConvexError, ValueError, TypeError):
+        template = None
+    if template is not None:
+        warn_if_noise_dominates(family, template, one.mechanism, one.budget, owner,
+                                n_classes=plan.n_classes, epsilon=float(est.epsilon))
     return _quiet_binary(_OVR_PHRASES[family])
 
 
