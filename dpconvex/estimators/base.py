@@ -319,6 +319,18 @@ class FitContext:
 NO_CONTEXT = FitContext()
 
 
+def refuse_fit_params(caller: str, fit_params: Mapping[str, Any]) -> None:
+    """ParameterError naming any keyword a private ``fit`` was given besides X and y."""
+    if fit_params:
+        weights = ("dpconvex's private fits take no sample weights: a weight changes how much "
+                   "one record can move the model (its sensitivity), which the guarantee "
+                   "bounds for unweighted records. Fit without sample_weight."
+                   if "sample_weight" in fit_params else
+                   "Set the estimator's options as its parameters (set_params).")
+        raise ParameterError(f"{caller}: got {sorted(fit_params)!r}; it takes X and y only. "
+                             f"{weights}")
+
+
 def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
              noise: Iterable[tuple[Any, NoiseSource]] | Mapping[int, NoiseSource] = ()) -> Any:
     """Fit ``estimator`` on (X, y) inside ``context``: the fit of a meta-estimator's part.
@@ -799,14 +811,16 @@ class PrivateEstimator(BaseEstimator):
                  context: FitContext, warm_start: np.ndarray | None) -> PrivateEstimator:
         raise NotImplementedError
 
-    def fit(self, X: Any, y: Any) -> PrivateEstimator:
+    def fit(self, X: Any, y: Any, **fit_params: Any) -> PrivateEstimator:
         """Plan from the public shape, hold the budget before the data are read, prepare,
-        release.
+        release. ``fit_params`` (e.g. ``sample_weight``) are refused by name.
 
         Raises
         ------
         ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
         """
+        if fit_params:
+            refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
         return self._fit_with(X, y, NO_CONTEXT)
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator:

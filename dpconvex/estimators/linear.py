@@ -65,6 +65,7 @@ from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
 from ..privacy.release import release
 from ..privacy.rules.lam import resolve_lam, resolve_smoothing
+from ..privacy.rules.noise_dominance import ovr_noise_warning
 from ..templates.linear_erm import LinearERMTemplate
 from .base import (
     NO_CONTEXT,
@@ -111,6 +112,9 @@ class OneVsRestMixin:
     the set is refused here, before any budget is held; with "ignore" its record is
     labelled -1 in every binary problem, outside their set {0, 1}, so its row is zeroed.
     """
+
+    #: The family of the fit's one noise warning (privacy.rules.noise_dominance).
+    _ovr_noise_family: ClassVar[str] = "linear"
 
     def _binary_clone(self, n_classes: int, random_state: int | None = None) -> Any:
         """The unfitted binary model of one class: ε/C (and δ/C), labels {0, 1}, no ledger.
@@ -166,7 +170,8 @@ class OneVsRestMixin:
         binary_context = context.inner(context.noise, held=True)  # one generator, in order
         models, certificates = [], []
         with hold_budget(self.accountant, plan.budget.epsilon, plan.budget.delta,
-                         type(self).__name__, n=None if context.held else plan.n) as hold:
+                         type(self).__name__, n=None if context.held else plan.n) as hold, \
+                ovr_noise_warning(self, plan, owner, self._ovr_noise_family):  # once, ε/C named
             for class_index in range(C):
                 binary_model = self._binary_clone(C, self.random_state)
                 y_binary = np.where(labels.outside, -1, (labels.index == class_index).astype(int))
@@ -241,6 +246,33 @@ class LinearDecisionMixin(ClassifierScoreMixin):
         if scores.ndim == 2:
             return self.classes_[np.argmax(scores, axis=1)]
         return self.classes_[(scores > 0).astype(int)]
+
+    @checks_feature_names
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities by the logistic link σ of the decision function f (meaningful
+        for the logistic loss).
+
+        Column j is the probability of ``classes_[j]``: [1 - σ(f), σ(f)]; one-vs-rest, the C
+        values σ(f_c) normalized to sum to 1 (as scikit-learn's one-vs-rest logistic
+        regression), normalized in log space so no row underflows. The argmax agrees with
+        :meth:`predict` wherever the scores are distinct.
+        """
+        f = self.decision_function(X)
+        if f.ndim == 1:
+            sigmoid = np.exp(-np.logaddexp(0.0, -f))  # σ(f) without overflow
+            # |f| below ~1e-16 rounds σ(f) to 1/2: f > 0 keeps classes_[1] the argmax
+            sigmoid = np.where((f > 0) & (sigmoid <= 0.5), np.nextafter(0.5, 1.0), sigmoid)
+            return np.column_stack([1.0 - sigmoid, sigmoid])
+        log_sigmoid = -np.logaddexp(0.0, -f)  # log σ(f_c), then a max-shift per row
+        proba = np.exp(log_sigmoid - log_sigmoid.max(axis=1, keepdims=True))
+        proba /= proba.sum(axis=1, keepdims=True)
+        # scores apart by less than the rounding of σ tie: the top score keeps the argmax
+        rows, top = np.arange(len(f)), np.argmax(f, axis=1)
+        others = proba.copy()
+        others[rows, top] = -np.inf
+        lost = np.argmax(proba, axis=1) != top
+        proba[rows[lost], top[lost]] = np.nextafter(others[lost].max(axis=1), 2.0)
+        return proba
 
 
 #: The certificate's row map of ``row_norm="unit"``.
@@ -666,19 +698,6 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         self.intercept_ = np.array([s * theta[d] if self.fit_intercept else 0.0])
         self.certificate_ = certificate
         return self
-
-    @checks_feature_names
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Logistic link of the decision function (meaningful for logistic loss).
-
-        One-vs-rest: the C logistic scores normalized to sum to 1 (as scikit-learn's
-        one-vs-rest logistic regression).
-        """
-        scores = self.decision_function(X)
-        logistic = 0.5 * (1.0 + np.tanh(0.5 * scores))  # logistic, overflow-free
-        if logistic.ndim == 2:
-            return logistic / np.maximum(logistic.sum(axis=1, keepdims=True), 1e-300)
-        return np.column_stack([1 - logistic, logistic])
 
 
 class PrivateLogisticRegression(_PrivateLinearClassifier):

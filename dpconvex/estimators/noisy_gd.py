@@ -35,7 +35,6 @@ from .._validation import (
     Optional,
     Options,
     check_int,
-    checks_feature_names,
     is_dask_collection,
     noise_source,
 )
@@ -49,7 +48,7 @@ from ..privacy.budget import Budget
 from ..privacy.certificate import Certificate
 from ..privacy.mechanisms.noisy_gd import AVERAGING, NoisyGD, clip_rule, default_delta, max_steps, steps_rule
 from ..privacy.release import release
-from ..privacy.rules.noise_dominance import ovr_gd_warning, warn_if_noise_dominates
+from ..privacy.rules.noise_dominance import warn_if_noise_dominates
 from ..templates.statistics import EmpiricalRiskTemplate
 from .base import (
     NO_CONTEXT,
@@ -176,6 +175,9 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
                 f"derivative bound (the gradient clip rule needs it). Got loss '{loss.name}', "
                 "which declares none: declare deriv_bound or pass a named loss.")
         return loss
+
+    #: one-vs-rest: one warning of the ``gd`` family (privacy-noise-warning-gd-centroids)
+    _ovr_noise_family: ClassVar[str] = "gd"
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "loss": LossParameter(tuple(sorted(LOSSES))),
@@ -312,13 +314,6 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         """The dry run's certificate: the calibration's rules and values, nothing appended."""
         return release(prep.template, plan.mechanism, plan.budget, dry_run=True).certificate
 
-    def _fit_sub_plans(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Any:
-        """More than two classes: one noise warning for the C binary models
-        (privacy-noise-warning-gd-centroids), which get ε/C and δ/C each, composed
-        sequentially (:class:`~dpconvex.estimators.linear.OneVsRestMixin`)."""
-        with ovr_gd_warning(self, X, plan.n_classes, type(self).__name__):
-            return super()._fit_sub_plans(X, y, plan, context)
-
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> NoisyGradientDescent:
         """Noise, the run and the fitted attributes (``warm_start`` unused: θ_0 = 0)."""
@@ -349,18 +344,3 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         self.learning_rate_ = extra["learning rate"]
         self.certificate_ = certificate
         return self
-
-    @checks_feature_names
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Class probabilities by the logistic link of the decision function.
-
-        Column j is the probability of ``classes_[j]``: [1 - σ(f), σ(f)] with f = wᵀx + b
-        (one-vs-rest: the C logistic scores normalized to sum to 1).
-        """
-        f = self.decision_function(X)
-        sigmoid = np.exp(-np.logaddexp(0.0, -f))  # σ(f) without overflow
-        if f.ndim == 2:  # one-vs-rest: normalized logistic scores
-            return sigmoid / np.maximum(sigmoid.sum(axis=1, keepdims=True), 1e-300)
-        # |f| below ~1e-16 rounds σ(f) to 1/2: keep argmax equal to predict (f > 0 -> classes_[1])
-        sigmoid = np.where((f > 0) & (sigmoid <= 0.5), np.nextafter(0.5, 1.0), sigmoid)
-        return np.column_stack([1.0 - sigmoid, sigmoid])

@@ -3,8 +3,8 @@
 A sweep builds the template once (validation, clipping, the sparse copy of the
 rows, the compiled CVXPY problem with the noise as a :class:`cvxpy.Parameter`)
 and, on the native path, warm-starts every solve from the previous solve of the
-sweep. Each fit is a separate release with its own certificate, charged to the
-estimator's accountant like a call to ``fit``.
+sweep. Each fit is a separate release with its own certificate; the sweep holds their
+sequential composition on the estimator's accountant before any data are read.
 
 A warm start changes only how the solver reaches the minimizer, which it must reach to the
 same residual tolerance before anything is released; the noise and the calibration do not
@@ -13,6 +13,7 @@ depend on it (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness).
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -34,6 +35,8 @@ from .._validation import (
 )
 from ..data.validation import check_array, computed
 from ..errors import ParameterError
+from ..privacy.budget import hold_budget
+from ..privacy.certificate import Certificate, compose_sequential
 from .base import NO_CONTEXT, PrivateEstimator, fit_with
 
 __all__ = ["MAX_FITS", "EpsilonSweep", "epsilon_sweep"]
@@ -56,6 +59,8 @@ class EpsilonSweep:
         Wall-clock time of the whole sweep.
     templates_built : int
         How many times a template was built (1 when it was reused throughout).
+    certificate : Certificate
+        The sequential composition of every fit's certificate (a property).
 
     Examples
     --------
@@ -74,10 +79,11 @@ class EpsilonSweep:
     templates_built: int = 0
 
     def score(self, X: Any, y: Any) -> np.ndarray:
-        """Accuracy of every fit on (X, y): array of shape (len(epsilons), runs).
+        """Every fit's ``score`` on (X, y) (a classifier's accuracy, a regressor's R²): array
+        of shape (len(epsilons), runs).
 
-        A Dask array or DataFrame is predicted per chunk on the workers by each fit
-        (one pass per fit); only the predicted labels come back.
+        A Dask array or DataFrame is predicted per chunk on the workers by each classifier
+        (one pass per fit; its accuracy); only the predicted labels come back.
         """
         if is_dask_collection(X):
             from .parts import mistakes
@@ -92,6 +98,18 @@ class EpsilonSweep:
     def certificates(self) -> list[list[Any]]:
         """``certificate_`` of every fit, shaped like ``estimators``."""
         return [[fitted.certificate_ for fitted in fits] for fits in self.estimators]
+
+    @property
+    def certificate(self) -> Certificate:
+        """The sweep's guarantee: the sequential composition of every fit's certificate
+        (ε and δ add up), what the sweep charges its estimator's ledger."""
+        parts = [fitted.certificate_ for fits in self.estimators for fitted in fits]
+        labels = [f"epsilon={epsilon:g}, run {run}" for epsilon, fits
+                  in zip(self.epsilons, self.estimators, strict=True) for run in range(len(fits))]
+        return compose_sequential(
+            parts, mechanism=f"epsilon sweep of {len(parts)} fits: {parts[0].mechanism}",
+            epsilon_requested=math.fsum(part.epsilon_requested for part in parts),
+            labels=labels)
 
 
 def epsilon_sweep(
@@ -133,9 +151,10 @@ def epsilon_sweep(
     A :class:`~dpconvex.estimators.base.PrivateEstimator` is fitted through ``plan`` /
     ``prepare`` / ``fit_prepared``, one prepared template shared across the sweep when it
     spends no budget and does not depend on ε (``Prepared.reusable``); one-vs-rest plans and
-    other estimators are refitted at each point. Each fit charges ``estimator.accountant``
-    (the sweep stops at the first fit the budget refuses, :class:`~dpconvex.BudgetError`):
-    the sweep costs the sum of the fits' ε.
+    other estimators are refitted at each point. The sweep costs the sum of the fits' (ε, δ)
+    (``EpsilonSweep.certificate``): a dpconvex estimator's ``accountant`` holds that sum
+    before any data are read, and refuses the whole sweep (:class:`~dpconvex.BudgetError`,
+    nothing charged) when it does not fit; the fitted models keep the ``accountant``.
 
     Examples
     --------
@@ -152,10 +171,12 @@ def epsilon_sweep(
                      why=f"the sweep keeps every fitted model, at most {MAX_FITS:,} "
                          f"(runs x {len(epsilon_grid)} epsilons)")
     warm_start = check_bool("warm_start", warm_start, "epsilon_sweep")
-    if not (hasattr(estimator, "get_params") and hasattr(estimator, "fit")):
+    if isinstance(estimator, type) or not (hasattr(estimator, "get_params")
+                                           and hasattr(estimator, "fit")):
         raise ParameterError(
             "The 'estimator' parameter of epsilon_sweep must be an unfitted dpconvex estimator. "
-            f"Got {type(estimator).__name__} instead."
+            + (f"Got the class {estimator.__name__}; pass an instance, {estimator.__name__}()."
+               if isinstance(estimator, type) else f"Got {type(estimator).__name__} instead.")
         )
     if "epsilon" not in estimator.get_params(deep=False):
         raise ParameterError(
@@ -170,39 +191,51 @@ def epsilon_sweep(
     noise = NoiseSource(check_random_state(random_state, "epsilon_sweep"), random_state is not None)
     context = NO_CONTEXT.one_label_warning()  # one label-set warning per sweep, not per fit
     stored = None if isinstance(random_state, np.random.Generator) else random_state
+    params = estimator.get_params(deep=False)
+    # a dpconvex estimator plans each fit from the public shape: the sweep holds the sum of
+    # the plans' budgets on the ledger before any data are read, and its fits charge nothing
+    # (the accountant is shared, not copied as sklearn.base.clone would)
+    planned = isinstance(estimator, PrivateEstimator)
+    ledger = params.get("accountant") if planned else None
+    models = [[type(estimator)(**params).set_params(
+        epsilon=epsilon, random_state=stored, **({"accountant": None} if planned else {}))
+        for _ in range(runs)] for epsilon in epsilon_grid]
+    plans = [[model.plan_for(X, y) if planned else None for model in fits] for fits in models]
+    budgets = [plan.budget for fits in plans for plan in fits if plan is not None]
+    owner = f"epsilon_sweep({type(estimator).__name__})"
     sweep = EpsilonSweep(epsilon_grid)
     started = time.perf_counter()
     prepared = None
     previous: np.ndarray | None = None
-    for epsilon in epsilon_grid:
-        fits = []
-        for _ in range(runs):
-            # a new estimator with the same parameters (the accountant is shared, not copied
-            # as sklearn.base.clone would)
-            model = type(estimator)(**estimator.get_params(deep=False)).set_params(
-                epsilon=epsilon, random_state=stored)
-            # the plan of this fit (public shape only); one-vs-rest and estimators without
-            # prepare / fit_prepared (e.g. PrivateGridSearch) are plain fits
-            plan = model.plan_for(X, y) if isinstance(model, PrivateEstimator) and \
-                type(model).prepare is not PrivateEstimator.prepare else None
-            if plan is None or plan.sub_plans:  # this fit draws from the sweep's generator
-                fits.append(with_feature_names(fit_with(model, X, y, context, [(model, noise)]),
-                                               names))
-                continue
-            model_context = context.inner(noise)
-            if prepared is None or not prepared.reusable:
-                prepared = model.prepare(X, y, plan, context=model_context)
-                sweep.templates_built += 1
-            # the previous solve's point (a start point only:
-            # docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness) comes from
-            # the not-private diagnostic channel; nothing of it is stored on the models
-            with collect_diagnostics() as diagnostics:
-                model.fit_prepared(prepared, plan, warm_start=previous if warm_start else None,
-                                   context=model_context)
-            if diagnostics and diagnostics[-1].x is not None:
-                previous = np.asarray(diagnostics[-1].x, dtype=float)
-            fits.append(with_feature_names(model, names))
-        sweep.estimators.append(fits)
+    with hold_budget(ledger, math.fsum(b.epsilon for b in budgets),
+                     math.fsum(b.delta for b in budgets), owner) as hold:
+        for fits, fit_plans in zip(models, plans, strict=True):
+            for model, plan in zip(fits, fit_plans, strict=True):
+                # one-vs-rest and estimators without prepare / fit_prepared (e.g.
+                # PrivateGridSearch) are plain fits, drawing from the sweep's generator
+                if plan is None or plan.sub_plans or \
+                        type(model).prepare is PrivateEstimator.prepare:
+                    fit_with(model, X, y, context, [(model, noise)])
+                    continue
+                model_context = context.inner(noise)
+                if prepared is None or not prepared.reusable:
+                    prepared = model.prepare(X, y, plan, context=model_context)
+                    sweep.templates_built += 1
+                # the previous solve's point (a start point only:
+                # docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness) comes from
+                # the not-private diagnostic channel; nothing of it is stored on the models
+                with collect_diagnostics() as diagnostics:
+                    model.fit_prepared(prepared, plan,
+                                       warm_start=previous if warm_start else None,
+                                       context=model_context)
+                if diagnostics and diagnostics[-1].x is not None:
+                    previous = np.asarray(diagnostics[-1].x, dtype=float)
+            sweep.estimators.append([with_feature_names(model, names) for model in fits])
+        if planned:
+            hold.commit_certificate(sweep.certificate)
+            for fits in models:  # a refit of a model charges the ledger, as fit does
+                for model in fits:
+                    model.accountant = ledger
     sweep.seconds = time.perf_counter() - started
     return sweep
 

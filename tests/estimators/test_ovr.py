@@ -57,3 +57,33 @@ def test_public_label_set_with_more_than_two_labels_selects_one_vs_rest():
     y2 = np.where(y == 2, 0, y)  # class 2 absent from the data, but public
     est = dp.PrivateLogisticRegression(epsilon=3.0, classes=[0, 1, 2], random_state=0).fit(X, y2)
     assert est.coef_.shape == (3, 4) and set(est.predict(X)) <= {0, 1, 2}
+
+
+@pytest.mark.parametrize("make", [
+    lambda: dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1, 2], random_state=0),
+    lambda: dp.NoisyGradientDescent(epsilon=1.0, steps=5, classes=[0, 1, 2], random_state=0),
+], ids=["LR", "NoisyGD"])
+def test_ovr_predict_proba_sums_to_one_and_agrees_with_predict_at_large_scores(make):
+    X, y = _blobs(n=60)
+    est = make().fit(X, y)
+    # rows of X pick the scores: an identity design with zero intercepts
+    est.coef_, est.intercept_, est.n_features_in_ = np.eye(3), np.zeros(3), 3
+    scores = np.array([[-800.0, -900.0, -1000.0],  # every σ(f_c) underflows
+                       [40.0, 50.0, 30.0],  # every σ(f_c) rounds to 1
+                       [-40.0, -38.0, -39.0],
+                       [0.3, -1.2, 2.0], [-0.5, 0.1, 0.05]])  # ordinary scores
+    P = est.predict_proba(scores)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(P.argmax(axis=1), est.predict(scores))
+    sigmoid = 1 / (1 + np.exp(-scores[3:]))  # the one-vs-rest normalization, ordinary scores
+    np.testing.assert_allclose(P[3:], sigmoid / sigmoid.sum(axis=1, keepdims=True), rtol=1e-12)
+
+
+def test_ovr_noise_warning_once_naming_the_split():
+    X, y = _blobs(n=60)
+    with pytest.warns(dp.PrivacyWarning) as caught:
+        dp.PrivateLogisticRegression(epsilon=0.3, classes=[0, 1, 2], random_state=0).fit(X, y)
+    noise = [str(w.message) for w in caught if "the noise is large" in str(w.message)]
+    assert len(noise) == 1
+    assert "at epsilon = 0.1 for each of the 3 one-vs-rest models (the fit's epsilon = 0.3 " \
+           "split over them)" in noise[0]

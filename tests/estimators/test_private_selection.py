@@ -330,3 +330,26 @@ def test_refusals_for_data_and_candidates():
                                               epsilon=1.0, mean_runs=2.0, random_state=0)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("search", [PrivateRandomSearch, PrivateGridSearch])
+def test_predict_proba_is_the_selected_models(search):
+    X, y = _data(50)
+    assert not hasattr(search(Mistakes(), {"k": [0]}, epsilon=1.0), "predict_proba")
+    rng = np.random.default_rng(0)
+    Xr = rng.normal(size=(200, 2))
+    yr = (Xr[:, 0] > 0).astype(int)
+    s = search(PrivateLogisticRegression(), {"lam": [0.1, 1.0]}, epsilon=1.0, classes=[0, 1],
+               random_state=0).fit(Xr, yr)
+    np.testing.assert_array_equal(s.predict_proba(Xr[:5]), s.best_estimator_.predict_proba(Xr[:5]))
+
+
+def test_a_class_and_sample_weight_are_refused_by_name():
+    X, y = _data(50)
+    with pytest.raises(ParameterError, match=r"instance, e\.g\. Mistakes\(\)"):
+        PrivateRandomSearch(Mistakes, {"k": [0]}, epsilon=1.0).fit(X, y)
+    with pytest.raises(ParameterError, match="sensitivity"):
+        PrivateRandomSearch(Mistakes(), {"k": [0]}, epsilon=1.0).fit(X, y, sample_weight=y)
+    with pytest.raises(ParameterError,
+                       match=r"fit: got \['sample_weight'\]; it takes X and y only.*sensitivity"):
+        PrivateLogisticRegression(classes=[0, 1]).fit(X, y, sample_weight=np.ones(len(y)))

@@ -107,16 +107,22 @@ def test_large_margin_sweep_reuses_template_for_k1_and_rebuilds_for_dp_kmeans():
         assert cert.epsilon <= e and len(cert.parts) == 2
 
 
-def test_sweep_charges_each_fit_and_stops_at_the_budget():
+def test_sweep_holds_its_whole_budget_before_any_data_are_read(monkeypatch):
     X, y = _data()
-    acc = dp.BudgetAccountant(epsilon=2.5)
+    acc = dp.BudgetAccountant(epsilon=2.5, delta=1e-3)
     est = dp.PrivateLogisticRegression(lam=0.05, accountant=acc)
     sw = epsilon_sweep(est, X, y, [0.5, 1.0], runs=1, random_state=0)
     spent = sum(e.certificate_.epsilon for row in sw.estimators for e in row)
-    assert acc.spent[0] == pytest.approx(spent) and spent <= 1.5
-    with pytest.raises(BudgetError):
-        epsilon_sweep(est, X, y, [0.5, 1.0], runs=1, random_state=0)
-    assert acc.spent[0] == pytest.approx(spent + 0.5, rel=1e-9)  # the 0.5 fit, not the 1.0
+    assert [(s.epsilon, s.delta) for s in acc.spends] == [(sw.certificate.epsilon, 0.0)]
+    assert sw.certificate.epsilon == pytest.approx(spent) and spent <= 1.5
+    assert all(e.accountant is acc for row in sw.estimators for e in row)  # a refit charges it
+    # 1.0 left: the sum 1.5 does not fit, so the sweep is refused whole before any data are
+    # read (no fit prepared; nothing charged); one-vs-rest alike
+    monkeypatch.setattr(dp.PrivateLogisticRegression, "prepare", None)
+    for estimator, labels in [(est, y), (est.set_params(classes=[0, 1, 2]), np.arange(len(y)) % 3)]:
+        with pytest.raises(BudgetError, match=r"epsilon=1\.5"):
+            epsilon_sweep(estimator, X, labels, [0.5, 0.5, 0.5], random_state=0)
+        assert acc.spent[0] == pytest.approx(spent) and not acc.reserved
 
 
 def test_noisy_gd_shares_one_template_across_the_sweep():
@@ -150,3 +156,9 @@ def test_estimator_without_epsilon_is_refused():
     X, y = _data()
     with pytest.raises(ParameterError, match="'epsilon' parameter"):
         epsilon_sweep(LogisticRegression(), X, y, [1.0])
+
+
+def test_a_class_is_refused_by_name():
+    X, y = _data(50)
+    with pytest.raises(ParameterError, match=r"pass an instance, PrivateLogisticRegression\(\)"):
+        epsilon_sweep(dp.PrivateLogisticRegression, X, y, [1.0])

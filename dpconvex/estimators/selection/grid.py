@@ -27,6 +27,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils import get_tags
+from sklearn.utils.metaestimators import available_if
 
 from ..._validation import (
     NoiseSource,
@@ -50,7 +51,7 @@ from ...privacy.budget import Budget, hold_budget
 from ...privacy.certificate import Certificate, Condition, compose_parallel
 from ...privacy.mechanisms.scalar import SelectionTemplate
 from ...privacy.release import release
-from ..base import NO_CONTEXT, FitContext, PrivateEstimator, fill_docs, fit_with
+from ..base import NO_CONTEXT, FitContext, PrivateEstimator, fill_docs, fit_with, refuse_fit_params
 from ..parts import Parts, check_rows, mistakes
 
 __all__ = ["AUTO_LAM_FACTORS", "PrivateGridSearch", "auto_lam_grid"]
@@ -180,14 +181,16 @@ class SelectedEstimator:
         return [params[key.rpartition("__")[0]] if "__" in key else candidate
                 for key in self._keys("random_state")]
 
-    def fit(self, X: Any, y: Any) -> Any:
-        """Split the rows, train the candidates, select one privately; return self.
+    def fit(self, X: Any, y: Any, **fit_params: Any) -> Any:
+        """Split the rows, train the candidates, select one privately; return self
+        (``fit_params``, e.g. ``sample_weight``, are refused by name).
 
         Raises
         ------
         ParameterError, DataValidationError, PrivacyError, BudgetError
             And any error of a candidate's fit (nothing is released then).
         """
+        refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
         return self._fit_with(X, y, NO_CONTEXT)  # type: ignore[attr-defined]
 
     def _grid_candidates(self, owner: str, part: tuple[int, int] | None = None,
@@ -263,6 +266,10 @@ class SelectedEstimator:
 
     def _epsilon_key(self, owner: str) -> str:
         """The estimator's one ``epsilon`` parameter key, after checking it is an estimator."""
+        if isinstance(self.estimator, type):
+            raise ParameterError(
+                f"The 'estimator' parameter of {owner} must be an estimator instance, e.g. "
+                f"{self.estimator.__name__}(). Got the class {self.estimator.__name__} instead.")
         if not hasattr(self.estimator, "get_params") or not hasattr(self.estimator, "fit"):
             raise ParameterError(
                 f"The 'estimator' parameter of {owner} must be a scikit-learn estimator. "
@@ -328,6 +335,14 @@ class SelectedEstimator:
         """Decision function of ``best_estimator_``."""
         check_fitted(self, "best_estimator_")
         return self.best_estimator_.decision_function(X)  # type: ignore[attr-defined]
+
+    @available_if(lambda self: hasattr(getattr(self, "best_estimator_", self.estimator),
+                                       "predict_proba"))
+    @checks_feature_names
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities of ``best_estimator_`` (where it has ``predict_proba``)."""
+        check_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict_proba(X)  # type: ignore[attr-defined]
 
     @checks_feature_names
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 __all__ = ["CENTROID_NOISE_RATIO", "GD_NOISE_RATIO", "LARGE_MARGIN_NOISE_RATIO", "LINEAR_NOISE_RATIO",
            "PUBLIC_CHECK_NOTE", "REGRESSION_CHECK_NOTE", "SOFTMAX_NOISE_RATIO", "SSP_NOISE_RATIO",
            "THRESHOLDS", "estimator_noise_dominance", "noise_dominates", "noise_ratio",
-           "ovr_gd_warning", "warn_if_noise_dominates"]
+           "ovr_noise_warning", "warn_if_noise_dominates"]
 
 #: ``linear``: derived, the released direction is within arcsin(1/ρ) of a random one
 #: (privacy-noise-warning-linear).
@@ -83,6 +83,8 @@ REGRESSION_CHECK_NOTE = (
 
 #: A phrase of the noisy-GD message (the one-vs-rest fit folds its C binary warnings into one).
 _GD_PHRASE = "the noise on the averaged gradient steps"
+#: The phrase of each family's message that a one-vs-rest fit silences in its binary fits.
+_OVR_PHRASES = {"gd": _GD_PHRASE, "linear": "x the largest possible data gradient at the start"}
 
 
 def _report(template: ConstantsSource, mech: Mechanism, budget: Budget,
@@ -232,6 +234,10 @@ def _message(family: str, rho: float, template: ConstantsSource, mech: Mechanism
     """The warning's text: ρ, the public quantities it reads, the remedies, the closing note."""
     at = f"at epsilon = {budget.epsilon:g} the noise is large for this problem"
     if family == "linear":
+        if n_classes > 2 and epsilon is not None:
+            at = (f"at epsilon = {budget.epsilon:.3g} for each of the {n_classes} one-vs-rest "
+                  f"models (the fit's epsilon = {epsilon:g} split over them) the noise is large "
+                  "for this problem")
         angle = math.degrees(math.asin(1.0 / rho))
         baseline = "a constant prediction" if regression else "the majority class"
         note = REGRESSION_CHECK_NOTE if regression else PUBLIC_CHECK_NOTE
@@ -301,7 +307,7 @@ def warn_if_noise_dominates(family: str, template: ConstantsSource, mech: Mechan
     """Warn (a :class:`PrivacyWarning`, before the noise is drawn) when ρ exceeds its threshold.
 
     Returns ρ (or None). ``owner`` opens the message; ``epsilon`` is the total ε a
-    one-vs-rest ``gd`` fit splits over its ``n_classes`` models; ``regression``: a
+    one-vs-rest fit splits over its ``n_classes`` models; ``regression``: a
     regressor's baseline and note (:data:`REGRESSION_CHECK_NOTE`); the others are
     :func:`noise_ratio`'s (a fit's release passes its calibration: ``noise_warning``).
 
@@ -336,29 +342,30 @@ def warn_if_noise_dominates(family: str, template: ConstantsSource, mech: Mechan
 
 
 @contextlib.contextmanager
-def _quiet_binary_gd() -> Iterator[None]:
+def _quiet_binary(phrase: str) -> Iterator[None]:
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=f".*{_GD_PHRASE}", category=PrivacyWarning)
+        warnings.filterwarnings("ignore", message=f".*{phrase}", category=PrivacyWarning)
         yield
 
 
-def ovr_gd_warning(est: BaseEstimator, X: Any, n_classes: int, owner: str
-                   ) -> contextlib.AbstractContextManager[None]:
-    """A one-vs-rest noisy-GD fit's one warning (``gd`` at C = ``n_classes``), before its fits.
+def ovr_noise_warning(est: BaseEstimator, plan: Any, owner: str, family: str
+                      ) -> contextlib.AbstractContextManager[None]:
+    """A one-vs-rest fit's one noise warning (``family`` "gd" or "linear"), before its fits.
 
-    Reads the shape of X and C only (``plan``, ``prepare_shape``; one binary model: ε/C,
-    δ/C). Returns a context manager that silences the C binary fits' own noisy-GD warnings
-    (their ratio, without the factor C/2, is never above the one-vs-rest one).
+    Reads the fit's ``plan`` only (public: n, p, C; one binary model's ε/C, δ/C, through
+    ``prepare_shape``); the message names the split. Returns a context manager that
+    silences the C binary fits' own warnings of the family (``linear``: the same ratio, C
+    times; ``gd``: their ratio, without the factor C/2, is never above the one-vs-rest one).
 
     Examples
     --------
     >>> import warnings
     >>> from dpconvex import NoisyGradientDescent
-    >>> from dpconvex.privacy.rules.noise_dominance import ovr_gd_warning
+    >>> from dpconvex.privacy.rules.noise_dominance import ovr_noise_warning
     >>> est = NoisyGradientDescent(epsilon=0.1, steps=20, accounting="rdp")
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
-    ...     quiet = ovr_gd_warning(est, np.zeros((100, 4)), 3, "demo")
+    ...     quiet = ovr_noise_warning(est, est.plan(100, 3, 4), "demo", "gd")
     ...
     >>> len(caught)
     1
@@ -366,12 +373,15 @@ def ovr_gd_warning(est: BaseEstimator, X: Any, n_classes: int, owner: str
     ...     pass   # the three binary fits run here, without their own warnings
     ...
     """
-    problem = _shape_problem(est, X, n_classes)
-    if problem is not None:
-        template, mech, budget = problem
-        warn_if_noise_dominates("gd", template, mech, budget, owner, n_classes=n_classes,
-                                epsilon=float(est.epsilon))
-    return _quiet_binary_gd()
+    one = plan.sub_plans[0]
+    try:
+        template = est.prepare_shape(one).template
+    except (DPConvexError, ValueError, TypeError):
+        template = None
+    if template is not None:
+        warn_if_noise_dominates(family, template, one.mechanism, one.budget, owner,
+                                n_classes=plan.n_classes, epsilon=float(est.epsilon))
+    return _quiet_binary(_OVR_PHRASES[family])
 
 
 def _shape_problem(est: BaseEstimator, X: Any, n_classes: int) -> tuple[Any, Mechanism, Budget] | None:
