@@ -328,7 +328,7 @@ FIT_CASES = [
                  id="random_state<0 | RandomFourierFeatures"),
     # ---- budget ledger ----------------------------------------------------------------
     pytest.param(lambda: LR(epsilon=2.0, accountant=dp.BudgetAccountant(1.0)), X, y, dp.BudgetError,
-                 r"over the budget.*Lower the estimator's epsilon",
+                 r"over the budget.*Lower the epsilon of PrivateLogisticRegression",
                  id="over epsilon budget | LogisticRegression"),
     pytest.param(lambda: NGD(accountant=dp.BudgetAccountant(10.0)), X, y, dp.BudgetError,
                  r"delta=1e-05.*over the budget.*pure epsilon-DP \(delta=0\).*delta=\.\.\.",

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_float, check_seed
+from .._validation import GENERATOR_TYPES, check_float, check_seed
 from ..data.log_grid import cell_counts
 from ..data.schema import Binary, Categorical, Declaration, Numeric, PublicSchema, _shown
 from ..data.schema_draft import LEAK_TEXT, check_kinds, kind_of_dtype, read_schema
@@ -370,6 +370,12 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     budget = Budget(check_float("epsilon", epsilon, "draft_schema"),
                     check_float("delta", delta, "draft_schema", low_inclusive=True, high=1.0))
     levels = check_levels(levels, "draft_schema")
+    if isinstance(random_state, GENERATOR_TYPES):
+        raise ParameterError(
+            "The 'random_state' parameter of draft_schema must be None (noise seeded from the "
+            "OS, for a release) or a non-negative int (a reproducible seed, for experiments), "
+            f"as an estimator's is. Got a {type(random_state).__name__}: pass None, or an int "
+            "drawn from it, random_state=int(generator.integers(2**31)).")
     seed = check_seed(random_state, "draft_schema")
     caller = "draft_schema"
     names, cols, dtypes = table_columns(X, caller)

@@ -291,7 +291,7 @@ def test_a_non_private_fit_with_a_ledger_is_refused_before_the_data(kw, monkeypa
         est.fit(X, y)
     message = str(info.value)
     assert "not differentially private" in message and "Drop the accountant" in message
-    assert "Lower the estimator's epsilon" not in message
+    assert "Lower the epsilon" not in message
     assert acc.spent == (0.0, 0.0) and not acc.spends
     assert not hasattr(est, "Phi_")
 
