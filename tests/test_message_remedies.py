@@ -60,3 +60,19 @@ def test_draft_schema_refusals_speak_of_draft_schema():
     assert "draft_schema" in str(info.value) and "estimator keeps" not in str(info.value)
     with pytest.raises(dp.BudgetError, match="Lower the epsilon of draft_schema"):
         dp.draft_schema(df, epsilon=1.0, accountant=dp.BudgetAccountant(epsilon=0.1))
+
+
+def test_the_package_namespace_is_its_public_names():
+    public = set(dp.__all__)
+    assert "verbosity" in public and "collect_diagnostics" in public
+    assert dp.verbosity.__module__ == "dpconvex._diagnostics"
+    shown = {n for n in dir(dp) if not n.startswith("_")}
+    assert not shown & {"Any", "annotations", "importlib"}
+    assert public - {"__version__"} <= shown
+
+
+@pytest.mark.parametrize("verbose", [True, 3, -1, 1.5])
+def test_a_refused_verbose_gets_one_message(verbose):
+    with pytest.raises(dp.ParameterError, match=r"'verbose' .* must be an int in \[0, 2\]: 0 is "
+                                                r"silent"):
+        dp.PrivateLargeMarginGaussian(epsilon=1.0, classes=[0, 1], verbose=verbose).fit(*_rows())
