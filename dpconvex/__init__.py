@@ -9,10 +9,8 @@ Submodules and the names below are imported lazily on first access (PEP 562),
 so ``import dpconvex`` and ``dpconvex --help`` stay fast.
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import Any
+import importlib as _importlib
+from typing import Any as _Any
 
 __version__ = "0.2.0"
 
@@ -34,7 +32,7 @@ _EXPORTS: dict[str, str] = {
         "estimators"),
     **dict.fromkeys(("Binary", "Categorical", "Numeric", "PublicSchema"), "data.schema"),
     "release": "privacy.release",
-    "collect_diagnostics": "_diagnostics",
+    **dict.fromkeys(("collect_diagnostics", "verbosity"), "_diagnostics"),
     "PublicEncoder": "data.encoder",
     "draft_schema": "privacy.bounds",
     "PrivateBounds": "estimators.regression",
@@ -50,11 +48,11 @@ _SUBMODULES = (
 __all__ = sorted([*_EXPORTS, "__version__"])
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _Any:
     if name in _EXPORTS:
-        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+        value = getattr(_importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
     elif name in _SUBMODULES:
-        value = importlib.import_module(f".{name}", __name__)
+        value = _importlib.import_module(f".{name}", __name__)
     else:
         raise AttributeError(f"module 'dpconvex' has no attribute {name!r}")
     globals()[name] = value
@@ -62,4 +60,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS) | set(_SUBMODULES))
+    return sorted({n for n in globals() if not n.startswith("_")} | set(_EXPORTS)
+                  | set(_SUBMODULES) | {"__version__"})

@@ -158,7 +158,24 @@ _VERBOSITY: ContextVar[tuple[int, float]] = ContextVar("dpconvex_verbose", defau
 
 @contextmanager
 def verbosity(level: int) -> Iterator[None]:
-    """Print progress at ``level`` (0: nothing; 1: steps of the fit; 2: also solver iterations)."""
+    """NOT PRIVATE: print the progress of every fit and release made in this context to stderr.
+
+    Parameters
+    ----------
+    level : int
+        0: nothing; 1: the steps of each fit, with the elapsed time; 2 (or more): also the
+        solvers' iterations and residuals, figures of the data: shown, never stored.
+        ``PrivateLargeMarginGaussian(verbose=...)`` sets it for its own fits.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import PrivateLogisticRegression, verbosity
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 2)); y = (X[:, 0] > 0).astype(int)
+    >>> with verbosity(1):  # one line per step of the fit, on stderr
+    ...     clf = PrivateLogisticRegression(classes=[0, 1], random_state=0).fit(X, y)
+    """
     token = _VERBOSITY.set((int(level), time.perf_counter()))
     try:
         yield

@@ -116,19 +116,23 @@ MAX_ARRAY_ENTRIES = 10**8
 def check_int(name: str, value: Any, owner: str, *, low: int = 1, high: int = MAX_INT,
               why: str = "") -> int:
     """Return ``value`` (an int or NumPy integer; not a bool) in [low, high], or raise
-    :class:`ParameterError`; ``why`` (memory, time) is the reason given for ``high``."""
-    if (isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer))
-            or int(value) < low):
+    :class:`ParameterError`; ``why`` (memory, time) is the reason given for ``high``. A
+    parameter with a bound of its own (``high`` below :data:`MAX_INT`) gets one message
+    for every value refused, the range and ``why``."""
+    is_int = not isinstance(value, bool) and isinstance(value, (numbers.Integral, np.integer))
+    if is_int and low <= int(value) <= high:
+        return int(value)
+    above = is_int and int(value) > high
+    if high >= MAX_INT and not above:
         raise ParameterError(
             f"The '{name}' parameter of {owner} must be an int >= {low}. "
             f"Got {_short_repr(value)} instead.")
-    if int(value) > high:
-        reason = why or "larger values are not representable in the float64 arithmetic that uses it"
-        raise ParameterError(
-            f"The '{name}' parameter of {owner} must be an int in [{low}, {high:,}]: {reason}. "
-            f"Got {_short_repr(value)} instead."
-        )
-    return int(value)
+    reason = why or ("larger values are not representable in the float64 arithmetic that "
+                     "uses it" if above else "")
+    raise ParameterError(
+        f"The '{name}' parameter of {owner} must be an int in [{low}, {high:,}]"
+        f"{': ' + reason if reason else ''}. Got {_short_repr(value)} instead."
+    )
 
 
 def check_array_entries(entries: int, what: str, caller: str, fix: str) -> None:

@@ -165,9 +165,10 @@ def table_columns(X: Any, caller: str) -> tuple[list[str] | None, list[np.ndarra
         except (TypeError, ValueError) as exc:  # ragged nested sequences
             raise DataValidationError(f"{caller}: X must be a 2-D table ({exc}).") from None
         if A.ndim != 2:
+            fix = (" A 1-D X is one column: pass X.reshape(-1, 1), or series.to_frame() for a "
+                   "pandas Series." if A.ndim == 1 else "")
             raise DataValidationError(f"{caller}: X must be 2-D (one row per record, one column per "
-                                      f"schema column); got shape {A.shape}. Reshape one record "
-                                      "with X.reshape(1, -1).")
+                                      f"schema column); got shape {A.shape}.{fix}")
         names, cols = None, [A[:, k] for k in range(A.shape[1])]
         dtypes = [A.dtype] * A.shape[1]
     if not cols or len(cols[0]) == 0:

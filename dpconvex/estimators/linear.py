@@ -379,7 +379,7 @@ def _parameter_set(constraints: Any, plan: FitPlan, fit_intercept: bool, caller:
             raise ParameterError(
                 f"{caller}: the native solvers (solver='native') cannot honour "
                 f"{found.describe()}: it is not an l2 ball, a box, the orthant, an l1 ball or a "
-                "simplex, the sets with an exact projection. Pass solver='auto' (a CVXPY backend "
+                "simplex, the sets with an exact projection. Pass solver=None (a CVXPY backend "
                 "for such a set) or solver='clarabel' / 'scs'.")
     native_ok = found is None or found.exact_projection
     if fit and not (solver in (None, "auto", "native") and native_ok):
@@ -390,7 +390,7 @@ def _parameter_set(constraints: Any, plan: FitPlan, fit_intercept: bool, caller:
         name = "a CVXPY backend (Clarabel, else SCS)" if solver in (None, "auto") else f"'{solver}'"
         n, p = plan.n, n_features + int(fit_intercept)
         why = ("the native solver solves this problem too, typically 100-1000 times faster: "
-               "leave solver='auto'" if native_ok else
+               "leave solver=None (the default)" if native_ok else
                f"the native solvers cannot project onto {found.describe()} (a set with an "
                "exact projection, an l2 ball, a box, the orthant, an l1 ball or a simplex, "
                "solves natively)")

@@ -17,8 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_float, check_seed
-from ..data.log_grid import cell_counts
+from .._diagnostics import diagnostics_open, record_diagnostic
+from .._validation import GENERATOR_TYPES, check_float, check_seed
+from ..data.log_grid import K_MAX, cell_counts
 from ..data.schema import Binary, Categorical, Declaration, Numeric, PublicSchema, _shown
 from ..data.schema_draft import LEAK_TEXT, check_kinds, kind_of_dtype, read_schema
 from ..data.tables import category_texts, dtype_kind, is_missing, number_values, table_columns
@@ -290,6 +291,17 @@ def _undeclared_message(caller: str, columns: list[tuple[str, Any]]) -> str:
             "delta > 0, or declare the vocabulary in 'declared'). Nothing was read or spent.")
 
 
+def _note_off_grid(name: str, numbers: np.ndarray) -> None:
+    """NOT PRIVATE: record how many values of a column the range search cannot place: missing
+    (or not a number), and beyond the grid's ends ±2^(K_MAX+1) (counted in its outermost cells)."""
+    missing = int(np.count_nonzero(np.isnan(numbers)))
+    beyond = int(np.count_nonzero(np.abs(numbers[~np.isnan(numbers)]) >= 2.0 ** (K_MAX + 1)))
+    record_diagnostic("draft_schema", f"values of column {name!r} missing or not a number "
+                      "(counted in no cell of the range search)", missing, numbers.size)
+    record_diagnostic("draft_schema", f"values of column {name!r} beyond +-2^{K_MAX + 1} "
+                      "(counted at the ends of the range search's grid)", beyond, numbers.size)
+
+
 def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
                  levels: Sequence[float] = DEFAULT_LEVELS, declared: Any = None,
                  kinds: Mapping[str, str] | None = None, accountant: Any = None,
@@ -305,6 +317,15 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     ``Binary(positive=True)`` (nothing read). The columns compose sequentially (or by the
     PLD accountant when tighter); the budget is charged to ``accountant`` and the schema
     carries the certificate (:attr:`PublicSchema.release`).
+
+    A range is searched on a public grid of magnitudes 2^-20 (about 9.5e-7) to 2^63 (about
+    9.2e18) on each side of 0 (docs/privacy/bounds.md#privacy-bounds-grid): smaller
+    magnitudes share the cell around 0, larger ones count at the grid's ends (a bound of
+    ±2^63 = ±9.22e18 reads "this far or farther"), and a column with too few present values
+    (all missing, say) gets a range of noise. Nothing warns of this (a warning would depend
+    on the data): review the draft, declare or rescale by a public constant such a column;
+    the data holder finds its counts of missing and off-grid values in
+    :func:`~dpconvex.collect_diagnostics` (``diag.note("column 'x'")``).
 
     Without ``epsilon`` the draft is READ from the data: it is flagged (``suggested=True``)
     and this call, like every encoder given it, warns
@@ -370,6 +391,12 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     budget = Budget(check_float("epsilon", epsilon, "draft_schema"),
                     check_float("delta", delta, "draft_schema", low_inclusive=True, high=1.0))
     levels = check_levels(levels, "draft_schema")
+    if isinstance(random_state, GENERATOR_TYPES):
+        raise ParameterError(
+            "The 'random_state' parameter of draft_schema must be None (noise seeded from the "
+            "OS, for a release) or a non-negative int (a reproducible seed, for experiments), "
+            f"as an estimator's is. Got a {type(random_state).__name__}: pass None, or an int "
+            "drawn from it, random_state=int(generator.integers(2**31)).")
     seed = check_seed(random_state, "draft_schema")
     caller = "draft_schema"
     names, cols, dtypes = table_columns(X, caller)
@@ -419,8 +446,11 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
                 continue
             column = f"values of column {name!r}"
             if how == "range":
+                numbers = number_values(values)
+                if diagnostics_open():  # for the data holder only: counts of records
+                    _note_off_grid(name, numbers)
                 lo, hi, median, cert = release_range(
-                    number_values(values), Budget(budgets.range_epsilon), n=n, levels=levels,
+                    numbers, Budget(budgets.range_epsilon), n=n, levels=levels,
                     name=column, rng=rng, seeded=seed is not None)
                 log = lo >= 0.0 and hi >= LOG_TAIL_OCTAVES_RATIO * max(median, 0.0)
                 decls[name] = Numeric(lo, hi, log=bool(log))

@@ -423,7 +423,7 @@ class BudgetAccountant:
             over = [name for name, total, budget in (("epsilon", te, self._epsilon),
                                                      ("delta", td, self._delta))
                     if total > budget * (1.0 + BUDGET_RTOL)]
-            fix = (f"Lower the estimator's {' and '.join(over)}"
+            fix = (f"Lower the {' and '.join(over)} of {probe.label or 'the release'}"
                    + (" (one that chose its delta from n, such as delta=None for 1/n**2, "
                       "takes delta= explicitly)" if "delta" in over else ""))
             raise BudgetError(
@@ -443,7 +443,7 @@ class BudgetAccountant:
         self._require_original("BudgetAccountant.check", "check a spend")
         e, d = self._validate(epsilon, delta)
         with self._lock:
-            self._check_locked(Spend("(check)", e, d, self._current_group()), "BudgetAccountant.check")
+            self._check_locked(Spend("", e, d, self._current_group()), "BudgetAccountant.check")
 
     def spend(self, epsilon: float, delta: float = 0.0, label: str = "") -> None:
         """Record a release of guarantee (ε, δ); raise :class:`BudgetError` if it overspends.

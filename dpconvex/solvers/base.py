@@ -220,7 +220,7 @@ class Backend(abc.ABC, Generic[TemplateT]):
         if self.in_memory and not rows_in_memory(template):
             rows = getattr(template, "rows", None)
             fits = other_backends(template, self.name)  # backends that read the rows in place
-            use = ("Use " + " or ".join(f"solver={name!r}" for name in fits) + " or 'auto' "
+            use = ("Use " + " or ".join(f"solver={name!r}" for name in fits) + " or solver=None "
                    "(they read the rows through products summed on the workers), or" if fits
                    else "No registered backend reads these rows in place:")
             raise ParameterError(

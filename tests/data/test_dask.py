@@ -162,7 +162,7 @@ def test_cvxpy_backends_refuse_dask_rows():
         with pytest.raises(ParameterError, match="needs the rows in one process's memory"):
             get_backend(name, t)
     est = dp.PrivateLogisticRegression(solver="clarabel", random_state=0, classes=[0, 1])
-    with pytest.raises(ParameterError, match="solver='native' or 'auto'"):
+    with pytest.raises(ParameterError, match="solver='native' or solver=None"):
         est.fit(da.from_array(X, chunks=100), y)
 
 

@@ -50,7 +50,7 @@ def test_native_and_clarabel_honour_the_set_and_agree(constraints, inside, mecha
 
 def test_a_set_without_an_exact_projection_is_refused_by_the_native_solvers():
     X, y = _binary(n=200)
-    with pytest.raises(ParameterError, match="Pass solver='auto'"):
+    with pytest.raises(ParameterError, match="Pass solver=None"):
         dp.PrivateLogisticRegression(classes=[0, 1], solver="native",
                                      constraints=lambda w: [w[0] + w[1] <= 1]).fit(X, y)
 

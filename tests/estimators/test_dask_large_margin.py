@@ -125,7 +125,7 @@ def test_cvxpy_backends_refuse_dask_records_and_charge_nothing():
             get_backend(name, t)
     acc = dp.BudgetAccountant(epsilon=3.0)
     est = _make(solver="clarabel", accountant=acc)
-    with pytest.raises(ParameterError, match="solver='native' or 'auto'"):
+    with pytest.raises(ParameterError, match="solver='native' or solver=None"):
         est.fit(da.from_array(X, chunks=100), y)
     assert not hasattr(est, "Phi_") and acc.spent == (0.0, 0.0)
 

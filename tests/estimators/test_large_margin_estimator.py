@@ -187,13 +187,15 @@ BAD = [
     ("gamma < 0", {"gamma": -1.0}, X0, Y0, dp.ParameterError, "'gamma'"),
     ("h 0", {"h": 0.0}, X0, Y0, dp.ParameterError, "'h'"),
     ("K 0", {"n_components": 0}, X0, Y0, dp.ParameterError,
-     r"^The 'n_components' parameter of PrivateLargeMarginGaussian must be an int >= 1\. Got 0 "
-     r"instead\. Accepted values: 'auto' or an int in \[1, 10,000\]\.$"),
+     r"^The 'n_components' parameter of PrivateLargeMarginGaussian must be an int in "
+     r"\[1, 10,000\]: every component .*\. Got 0 instead\. Accepted values: 'auto' or an int in "
+     r"\[1, 10,000\]\.$"),
     ("K word", {"n_components": "two"}, X0, Y0, dp.ParameterError,
      r"^The 'n_components' parameter of PrivateLargeMarginGaussian must be 'auto' or an int in "
      r"\[1, 10,000\]\. Got 'two' instead\.$"),
     ("K float", {"n_components": 2.0}, X0, Y0, dp.ParameterError,
-     r"'n_components' .* must be an int >= 1\. Got 2\.0 instead\. Accepted values: 'auto' or"),
+     r"'n_components' .* must be an int in \[1, 10,000\]: .*\. Got 2\.0 instead\. Accepted "
+     r"values: 'auto' or"),
     ("bad assignment", {"component_assignment": "kmeans"}, X0, Y0, dp.ParameterError,
      "'component_assignment'"),
     ("bad fraction", {"kmeans_epsilon_fraction": 1.0}, X0, Y0, dp.ParameterError,
@@ -291,7 +293,7 @@ def test_a_non_private_fit_with_a_ledger_is_refused_before_the_data(kw, monkeypa
         est.fit(X, y)
     message = str(info.value)
     assert "not differentially private" in message and "Drop the accountant" in message
-    assert "Lower the estimator's epsilon" not in message
+    assert "Lower the epsilon" not in message
     assert acc.spent == (0.0, 0.0) and not acc.spends
     assert not hasattr(est, "Phi_")
 

@@ -44,9 +44,9 @@ def test_overspend_epsilon_and_delta_separately():
     acc = BudgetAccountant(epsilon=1.0, delta=1e-6)
     acc.spend(0.6)
     with pytest.raises(BudgetError, match=r"epsilon=1\.2.* in epsilon\. .*Lower the "
-                                          r"estimator's epsilon, or"):
+                                          r"epsilon of the release, or"):
         acc.check(0.6)
-    with pytest.raises(BudgetError, match=r"in delta\. .*Lower the estimator's delta \("):
+    with pytest.raises(BudgetError, match=r"in delta\. .*Lower the delta of the release \("):
         acc.spend(0.1, 2e-6)  # epsilon fits, delta does not
     acc.spend(0.4, 1e-6)
     assert acc.spent == pytest.approx((1.0, 1e-6))

@@ -403,3 +403,21 @@ def test_one_non_missing_value_does_not_change_the_vocabulary_certificate(random
                                kinds={"plan": "categorical"}, epsilon=1.0, delta=1e-6,
                                random_state=random_state) for v in (missing, one)]
     assert str(schemas[0].release) == str(schemas[1].release)
+
+
+def test_off_grid_and_missing_values_are_counted_for_the_data_holder_only():
+    # An all-missing column and one beyond the grid (2^63) get ranges of no meaning; nothing
+    # warns (a data fact), the counts go to collect_diagnostics, and the release is the same
+    # with or without a collector.
+    n = 2000
+    df = pd.DataFrame({"empty": np.full(n, np.nan), "huge": np.full(n, 1e200),
+                       "age": np.random.default_rng(0).integers(18, 90, n).astype(float)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plain = dp.draft_schema(df, epsilon=3.0, random_state=0)
+        with dp.collect_diagnostics() as diag:
+            seen = dp.draft_schema(df, epsilon=3.0, random_state=0)
+    assert seen.numeric == plain.numeric
+    assert diag.note("'empty' missing").count == n and diag.note("'huge' missing").count == 0
+    assert diag.note("'huge' beyond").count == n and diag.note("'age' beyond").count == 0
+    assert diag.note("'age' missing").n == n

@@ -313,6 +313,8 @@ def _bracket_threshold(oracle: _Feasibility, z_exact: float, rtol: float) -> Non
         b = z_exact + step
         if step > z_exact:  # the accountant is far from exact: leave it to the bisection
             return
+    if oracle.values[oracle.hi] <= 0.0:  # ε_acc = 0 (PLD at ε near its grid): no log to step on
+        return
     oracle.lo = max(oracle.lo, a)
     target = math.log(oracle.epsilon)
     lo, hi = oracle.lo, oracle.hi

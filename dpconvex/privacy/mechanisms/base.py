@@ -559,7 +559,8 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
                   caller: str = "require_exact") -> SolveResult:
     """The solve ``res`` of ``template`` if it met ``tol`` (default: the template's
     ``residual_tol``), else :class:`SolverError` opened by ``caller``: the accuracy check
-    every exact-minimizer release makes before anything is released.
+    every exact-minimizer release makes before anything is released. A ``tol`` given is the
+    γ of approximate-minima perturbation (``optimality_tol``), and the message says so.
 
     The message names the solver, its status, the tolerance and the other backends to try,
     never the residual (a data statistic: :func:`~dpconvex.collect_diagnostics`).
@@ -582,6 +583,7 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
     ...
     not accurate enough to release
     """
+    approximate = tol is not None
     tol = template.residual_tol if tol is None else tol
     failed = (res.x is None or res.status in (SolveStatus.FAILED, SolveStatus.INFEASIBLE,
                                               SolveStatus.UNBOUNDED)
@@ -597,11 +599,17 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
             "dpconvex.collect_diagnostics)."
         )
     if res.residual > tol:
+        if approximate:
+            why = (f"approximate-minima perturbation covers a solve to optimality_tol={tol:g} "
+                   "only, so no model is released. Use a larger optimality_tol, or raise "
+                   "max_iter if you capped the iterations")
+        else:
+            why = ("the privacy proof holds for the exact minimizer only, so no model is "
+                   f"released. {retry_advice(template, res.solver)}")
         raise SolverError(
-            f"{caller}: solver '{res.solver}' stopped with status {res.status.value} before its "
-            f"optimality residual met the tolerance {tol:g}: the privacy proof holds for the "
-            f"exact minimizer only, so no model is released. {retry_advice(template, res.solver)} "
-            "(the residual reached: dpconvex.collect_diagnostics)."
+            f"{caller}: solver '{res.solver}' stopped (status {res.status.value}) with its "
+            f"optimality residual above the tolerance {tol:g}: {why} (the residual reached: "
+            "dpconvex.collect_diagnostics)."
         )
     return res
 

@@ -1,0 +1,78 @@
+"""A refusal's remedy applies to the call that was refused (texts only, no data facts)."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dpconvex as dp
+from dpconvex.errors import SolverCostWarning
+
+
+def _rows(n=60):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 3)) * 0.4
+    return X, (X[:, 0] > 0).astype(int)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: dp.draft_schema(np.arange(100.0)),
+    lambda: dp.PublicEncoder(dp.PublicSchema({"a": dp.Numeric(0, 100)})).fit_transform(
+        pd.Series(np.arange(10.0), name="a")),
+], ids=["draft_schema", "PublicEncoder"])
+def test_a_one_dimensional_table_is_one_column(call):
+    with pytest.raises(dp.DataValidationError) as info:
+        call()
+    message = str(info.value)
+    assert "reshape(-1, 1)" in message and "to_frame()" in message
+    assert "reshape(1, -1)" not in message
+
+
+def test_solver_cost_warning_names_the_documented_default():
+    X, y = _rows()
+    with pytest.warns(SolverCostWarning) as caught:
+        dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], solver="clarabel",
+                                     random_state=0).fit(X, y)
+    message = str(caught[0].message)
+    assert "solver=None" in message and "'auto'" not in message
+
+
+@pytest.mark.parametrize("kw, remedy, absent", [
+    (dict(optimality_tol=1e-12), "larger optimality_tol", "exact minimizer only"),
+    (dict(optimality_tol=1e-3, max_iter=1), "larger optimality_tol", "exact minimizer only"),
+    (dict(max_iter=1), "exact minimizer only", "optimality_tol"),
+])
+def test_solver_error_speaks_of_the_mode_asked_for(kw, remedy, absent):
+    X, y = _rows()
+    with warnings.catch_warnings(), pytest.raises(dp.SolverError) as info:
+        warnings.simplefilter("ignore")
+        dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0, **kw).fit(X, y)
+    message = str(info.value)
+    assert remedy in message and absent not in message
+    assert "before its optimality residual" not in message
+
+
+def test_draft_schema_refusals_speak_of_draft_schema():
+    df = pd.DataFrame({"a": np.arange(100.0)})
+    with pytest.raises(dp.ParameterError) as info:
+        dp.draft_schema(df, epsilon=1.0, random_state=np.random.default_rng(0))
+    assert "draft_schema" in str(info.value) and "estimator keeps" not in str(info.value)
+    with pytest.raises(dp.BudgetError, match="Lower the epsilon of draft_schema"):
+        dp.draft_schema(df, epsilon=1.0, accountant=dp.BudgetAccountant(epsilon=0.1))
+
+
+def test_the_package_namespace_is_its_public_names():
+    public = set(dp.__all__)
+    assert "verbosity" in public and "collect_diagnostics" in public
+    assert dp.verbosity.__module__ == "dpconvex._diagnostics"
+    shown = {n for n in dir(dp) if not n.startswith("_")}
+    assert not shown & {"Any", "annotations", "importlib"}
+    assert public - {"__version__"} <= shown
+
+
+@pytest.mark.parametrize("verbose", [True, 3, -1, 1.5])
+def test_a_refused_verbose_gets_one_message(verbose):
+    with pytest.raises(dp.ParameterError, match=r"'verbose' .* must be an int in \[0, 2\]: 0 is "
+                                                r"silent"):
+        dp.PrivateLargeMarginGaussian(epsilon=1.0, classes=[0, 1], verbose=verbose).fit(*_rows())
