@@ -14,7 +14,6 @@ depend on it (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness).
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,9 +34,10 @@ from .._validation import (
 )
 from ..data.validation import check_array, computed
 from ..errors import ParameterError
-from ..privacy.budget import hold_budget
+from ..privacy.budget import Budget, hold_budget
 from ..privacy.certificate import Certificate, compose_sequential
 from .base import NO_CONTEXT, PrivateEstimator, fit_with
+from .regression import private_bounds
 
 __all__ = ["MAX_FITS", "EpsilonSweep", "epsilon_sweep"]
 
@@ -55,8 +55,6 @@ class EpsilonSweep:
         The ε grid, in the order given.
     estimators : list of list
         ``estimators[i][r]`` is the estimator fitted at ``epsilons[i]`` in run ``r``.
-    seconds : float
-        Wall-clock time of the whole sweep.
     templates_built : int
         How many times a template was built (1 when it was reused throughout).
     certificate : Certificate
@@ -75,7 +73,6 @@ class EpsilonSweep:
 
     epsilons: tuple[float, ...]
     estimators: list[list[Any]] = field(default_factory=list)
-    seconds: float = 0.0
     templates_built: int = 0
 
     def score(self, X: Any, y: Any) -> np.ndarray:
@@ -200,11 +197,16 @@ def epsilon_sweep(
     models = [[type(estimator)(**params).set_params(
         epsilon=epsilon, random_state=stored, **({"accountant": None} if planned else {}))
         for _ in range(runs)] for epsilon in epsilon_grid]
-    plans = [[model.plan_for(X, y) if planned else None for model in fits] for fits in models]
-    budgets = [plan.budget for fits in plans for plan in fits if plan is not None]
+    # a label range released inside the fit has no plan before it: the fit's dry run
+    # (certify, public shape only) states its whole budget, and it is fitted as a plain fit
+    later = planned and private_bounds(params.get("label_range")) is not None
+    plans = [[model.plan_for(X, y) if planned and not later else None for model in fits]
+             for fits in models]
+    budgets = ([Budget(c.epsilon, c.delta) for fits in models for c in
+                (model.certify(X, y) for model in fits)] if later else
+               [plan.budget for fits in plans for plan in fits if plan is not None])
     owner = f"epsilon_sweep({type(estimator).__name__})"
     sweep = EpsilonSweep(epsilon_grid)
-    started = time.perf_counter()
     prepared = None
     previous: np.ndarray | None = None
     with hold_budget(ledger, math.fsum(b.epsilon for b in budgets),
@@ -236,7 +238,6 @@ def epsilon_sweep(
             for fits in models:  # a refit of a model charges the ledger, as fit does
                 for model in fits:
                     model.accountant = ledger
-    sweep.seconds = time.perf_counter() - started
     return sweep
 
 

@@ -125,6 +125,23 @@ def test_sweep_holds_its_whole_budget_before_any_data_are_read(monkeypatch):
         assert acc.spent[0] == pytest.approx(spent) and not acc.reserved
 
 
+def test_a_label_range_released_in_each_fit_is_held_by_its_dry_run():
+    """label_range='private' has no plan before its fit: the sweep holds what each fit's dry
+    run states (the range and the model), fits them as plain fits and charges once."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (2000, 3))
+    y = X[:, 0] + 0.1 * rng.normal(size=2000)
+    acc = dp.BudgetAccountant(epsilon=3.0, delta=1e-4)
+    est = dp.PrivateLinearRegressor(label_range="private", delta=1e-5, accountant=acc)
+    sw = epsilon_sweep(est, X, y, [0.5, 1.0], random_state=3)
+    assert [(s.epsilon, s.delta) for s in acc.spends] == [(sw.certificate.epsilon,
+                                                          sw.certificate.delta)]
+    assert sw.certificate.epsilon == pytest.approx(1.5)
+    assert all(len(row[0].label_range_) == 2 and len(row[0].certificate_.parts) == 2
+               for row in sw.estimators)
+    assert not hasattr(sw, "seconds")  # no timing of the private fits is kept
+
+
 def test_noisy_gd_shares_one_template_across_the_sweep():
     X, y = _data()
     est = dp.NoisyGradientDescent(epsilon=1.0, radius=10.0, steps=5, delta=1e-5)
