@@ -4,8 +4,9 @@ A loss is a function of the margin ``m = y * f(x)`` with NumPy value and derivat
 DCP-convex CVXPY form (or ``has_cvxpy = False``: the CVXPY backends refuse it by name) and
 declared bounds ``deriv_bound`` >= |ℓ'| and ``curvature`` >= ℓ'' ([CMS]_ Alg. 2's c). The
 Huber hinge and the pinball loss are compiled from CVXPY (:meth:`Loss.from_cvxpy`) as a
-user's loss is; :func:`dpconvex.privacy.checks.check_loss` establishes the constants
-(docs/privacy/linear_erm.md#privacy-loss-constants, :mod:`dpconvex.objectives.atoms`).
+user's loss is. A loss dpconvex ships states its derived constants
+(:meth:`Loss.derived_conditions`, docs/privacy/linear_erm.md#privacy-loss-constants); a
+user's loss is checked by :func:`dpconvex.privacy.checks.check_loss`.
 Adding a loss = one subclass + one entry in :data:`LOSSES`.
 
 A regularizer is the one source of a template's strong-convexity modulus μ
@@ -44,7 +45,34 @@ from ..privacy.certificate import Condition
 __all__ = ["L2", "LOSSES", "REGRESSION_LOSSES", "REGULARIZERS", "CVXPYLoss", "Frobenius",
            "HuberHinge", "HuberRegression", "Logistic", "Loss", "MatrixTerm", "Pinball",
            "Regularizer", "SmoothHinge", "get_loss", "get_regression_loss", "hinge", "pinball",
-           "probe_term", "psi_frobenius"]
+           "probe_term", "psi_frobenius", "shipped_derivation"]
+
+
+def shipped_derivation(obj: object) -> str | None:
+    """Where dpconvex derives the constants of ``obj``, if dpconvex ships its exact class.
+
+    A loss, regularizer or template class shipped by dpconvex names its derivation in its own
+    ``derivation`` attribute (e.g. ``"docs/privacy/linear_erm.md#privacy-loss-constants"``).
+    A subclass, or a class written elsewhere, is not what the derivation is about: None, and
+    its constants are checked as a user's
+    (docs/privacy/user_objectives.md#privacy-user-objectives).
+
+    Examples
+    --------
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.objectives.losses import shipped_derivation
+    >>> shipped_derivation(Logistic())
+    'docs/privacy/linear_erm.md#privacy-loss-constants'
+    >>> class Mine(Logistic):
+    ...     pass
+    >>> shipped_derivation(Mine()) is None
+    True
+    """
+    cls = type(obj)
+    derivation = cls.__dict__.get("derivation")
+    if isinstance(derivation, str) and derivation and cls.__module__.startswith("dpconvex."):
+        return derivation
+    return None
 
 
 class Loss:
@@ -71,7 +99,7 @@ class Loss:
     #: (lo, hi): the public range of the labels of a regression loss (None for a margin loss).
     label_range: tuple[float, float] | None = None
     #: Where dpconvex derives this class's bounds on all of ℝ (set by the losses dpconvex
-    #: ships, for their own class only; :func:`~dpconvex.privacy.checks.shipped_derivation`).
+    #: ships, for their own class only; :func:`shipped_derivation`).
     derivation: ClassVar[str] = ""
     has_cvxpy: ClassVar[bool] = True
     deriv_bound: float = 1.0
@@ -115,6 +143,56 @@ class Loss:
     def __repr__(self) -> str:
         inner = ", ".join(f"{k}={v!r}" for k, v in self.params().items())
         return f"{type(self).__name__}({inner})"
+
+    def as_built(self) -> bool:
+        """Whether the instance is what its constructor builds from :meth:`params` alone: its
+        attributes are exactly the parameters, and the constructor accepts them unchanged."""
+        params = self.params()
+        if set(vars(self)) != set(params):
+            return False
+        try:
+            return type(self)(**params).params() == params
+        except Exception:  # a parameter changed to a value the constructor refuses
+            return False
+
+    def derived_conditions(self, *, need_curvature: bool) -> list[Condition] | None:
+        """The proof's conditions on this loss where dpconvex derives them, else None.
+
+        A loss dpconvex ships (:func:`shipped_derivation`), as its constructor built it
+        (:meth:`as_built`), is established by its derivation: convexity and the bounds
+        |ℓ'| <= ``deriv_bound`` (and ℓ'' <= ``curvature`` with ``need_curvature``) on all of
+        ℝ; dpconvex's tests probe the shipped classes. Any other loss is checked by
+        :func:`dpconvex.privacy.checks.check_loss` (None here).
+
+        Examples
+        --------
+        >>> from dpconvex.objectives import Logistic
+        >>> [c.name for c in Logistic().derived_conditions(need_curvature=True)]
+        ['loss convexity', 'loss forms agree', "|ℓ'| bound", "ℓ'' bound (c)"]
+        """
+        derivation = shipped_derivation(self)
+        if derivation is None or not self.as_built():
+            return None
+        regression = self.kind == "regression"
+        how = f"derived ({derivation})"
+        conds = [Condition("loss convexity", True, how,
+                           f"loss '{self.name}': ℓ'' >= 0 on all of ℝ (ℓ' non-decreasing)")]
+        if self.has_cvxpy:
+            conds.append(Condition(
+                "loss forms agree", True, how, "cvxpy_expr and value() state one function of the "
+                f"{'prediction' if regression else 'margin'} (the shipped class; its forms are "
+                "compared at fixed margins by dpconvex's tests)"))
+        conds.append(Condition("|ℓ'| bound", True, how,
+                               f"declared {float(self.deriv_bound):g} on all of ℝ"))
+        if need_curvature:
+            conds.append(Condition("ℓ'' bound (c)", True, how,
+                                   f"declared {float(self.curvature):g} on all of ℝ"))
+        if regression:
+            lo, hi = self.label_range
+            conds.append(Condition(
+                "label range", True, "declared public range; the derivation holds for every "
+                "label in it", f"labels in [{lo:g}, {hi:g}]; bounds derived over all of it"))
+        return conds
 
     @classmethod
     def from_cvxpy(cls, fn: Callable[..., cp.Expression], kind: str = "margin", name: str | None = None,
@@ -566,12 +644,10 @@ class _ShippedForm(CVXPYLoss):
         built = _BUILT.get(self, {})
         return {k: v for k, v in vars(self).items() if k not in built or built[k] is not v}
 
-    def description(self) -> tuple[Any, ...] | None:
-        """(class, parameters) when the instance is what its constructor builds from them
-        (a dpconvex class, no attribute changed), else None: the verifier's cache key."""
-        if not type(self).__module__.startswith("dpconvex.") or self._changed():
-            return None
-        return (type(self), tuple(sorted(self.params().items())))
+    def as_built(self) -> bool:
+        """Whether no attribute is other than its constructor left (the compiled parts are
+        shared per parameters, so an unchanged one is the same object)."""
+        return not self._changed()
 
 
 def _rebuilt(cls: type, params: dict[str, Any], state: dict[str, Any]) -> Loss:
@@ -625,6 +701,7 @@ class HuberHinge(_HingeWidth, _ShippedForm):
     """
 
     name = "huber"  # type: ignore[misc]
+    derivation = "docs/privacy/linear_erm.md#privacy-loss-constants"
 
     def __init__(self, h: float = 0.5):
         self.h = check_float("h", h, type(self).__name__)
@@ -778,6 +855,7 @@ class Pinball(_ShippedForm):
     """
 
     name = "pinball"  # type: ignore[misc]
+    derivation = "docs/privacy/user_objectives.md#privacy-prediction-losses"
 
     def __init__(self, quantile: float = 0.5, label_range: tuple[float, float] = (-1.0, 1.0),
                  smoothing: float | str = 0.1):
@@ -869,7 +947,7 @@ class Regularizer:
 
     name: ClassVar[str] = "regularizer"
     #: Where dpconvex derives this class's modulus (set by the regularizers dpconvex ships,
-    #: for their own class only; :func:`~dpconvex.privacy.checks.shipped_derivation`).
+    #: for their own class only; :func:`shipped_derivation`).
     derivation: ClassVar[str] = ""
     strong_convexity: float = 0.0
 

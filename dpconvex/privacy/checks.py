@@ -24,10 +24,10 @@ import numpy as np
 
 from ..errors import DPConvexError, ParameterError, PrivacyError
 from ..objectives.atoms import DerivedBounds, derive_bounds
-from ..objectives.losses import CVXPYLoss, Loss
+from ..objectives.losses import CVXPYLoss, Loss, shipped_derivation
 from .certificate import Condition
 
-__all__ = ["FORM_RTOL", "PROBE_RTOL", "check_dcp_convex", "check_loss", "shipped_derivation"]
+__all__ = ["FORM_RTOL", "PROBE_RTOL", "check_dcp_convex", "check_loss"]
 
 #: Relative tolerance of the numerical probes of declared bounds.
 PROBE_RTOL = 1e-6
@@ -41,33 +41,6 @@ FORM_RTOL = 1e-9
 #: Margins at which the CVXPY form and the NumPy value are compared.
 _FORM_PROBE = np.concatenate([np.linspace(-30.0, 30.0, 241), -np.geomspace(30.0, 1e15, 60),
                               np.geomspace(30.0, 1e15, 60)])
-
-
-def shipped_derivation(obj: object) -> str | None:
-    """Where dpconvex derives the constants of ``obj``, if dpconvex ships its exact class.
-
-    A loss or template class shipped by dpconvex names its derivation in its own
-    ``derivation`` attribute (e.g.
-    ``"docs/privacy/linear_erm.md#privacy-loss-constants"``). A subclass, or a class
-    written elsewhere, is not what the derivation is about: None, and its constants are
-    checked as a user's (docs/privacy/user_objectives.md#privacy-user-objectives).
-
-    Examples
-    --------
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.privacy.checks import shipped_derivation
-    >>> shipped_derivation(Logistic())
-    'docs/privacy/linear_erm.md#privacy-loss-constants'
-    >>> class Mine(Logistic):
-    ...     pass
-    >>> shipped_derivation(Mine()) is None
-    True
-    """
-    cls = type(obj)
-    derivation = cls.__dict__.get("derivation")
-    if isinstance(derivation, str) and derivation and cls.__module__.startswith("dpconvex."):
-        return derivation
-    return None
 
 
 @contextmanager
@@ -242,10 +215,11 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
 
     The slope bound |ℓ'| <= ``deriv_bound`` (and, with ``need_curvature``, ℓ'' <=
     ``curvature``) must hold at every margin, since a release can reach any margin. Each is
-    established by a derivation: docs/privacy/linear_erm.md#privacy-loss-constants for a
-    loss dpconvex ships (:func:`shipped_derivation`), else the atom table applied to the
-    loss's CVXPY form (:func:`~dpconvex.objectives.atoms.derive_bounds`), which also refuses
-    a loss of unbounded slope. A bound with neither is "declared, not verified"
+    established by a derivation: a shipped loss's own, as its constructor built it
+    (:meth:`~dpconvex.objectives.Loss.derived_conditions`, returned as they are), else the
+    atom table applied to the loss's CVXPY form
+    (:func:`~dpconvex.objectives.atoms.derive_bounds`), which also refuses a loss of unbounded
+    slope. A bound with neither is "declared, not verified"
     (``Condition.unverified`` names it; docs/privacy/user_objectives.md#privacy-margin-loss-bounds).
 
     The loss's code is probed at fixed margins only (no data; a grid with points around
@@ -277,40 +251,11 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
     loss convexity | numerical probe
     loss forms agree | numerical comparison
     """
+    derived = loss.derived_conditions(need_curvature=need_curvature) \
+        if isinstance(loss, Loss) else None
+    if derived is not None:
+        return derived
     regression = getattr(loss, "kind", "margin") == "regression"
-    # A shipped loss is established by its derivation when its state is exactly the
-    # parameters its constructor validates (params(), re-validated by constructing the class
-    # from them); then each condition is derived, with no probe.
-    derivation = shipped_derivation(loss)
-    params = None if derivation is None else loss.params()
-    if params is not None and set(vars(loss)) == set(params):
-        try:
-            again = type(loss)(**params)
-        except Exception:  # a parameter changed to a value the constructor refuses
-            again = None
-        if again is not None and again.params() == params:
-            _declared(loss, "deriv_bound", caller, finite=True)
-            if need_curvature:
-                _declared(loss, "curvature", caller, finite=False)
-            how = f"derived ({derivation})"
-            conds = [Condition("loss convexity", True, how,
-                               "ℓ'' >= 0 on all of ℝ (ℓ' non-decreasing)")]
-            if loss.has_cvxpy:
-                conds.append(Condition(
-                    "loss forms agree", True, how, "cvxpy_expr and value() state one function "
-                    f"of the {'prediction' if regression else 'margin'} (the shipped class; "
-                    "its forms are compared at fixed margins by dpconvex's tests)"))
-            conds.append(Condition("|ℓ'| bound", True, how,
-                                   f"declared {float(loss.deriv_bound):g} on all of ℝ"))
-            if need_curvature:
-                conds.append(Condition("ℓ'' bound (c)", True, how,
-                                       f"declared {float(loss.curvature):g} on all of ℝ"))
-            if regression:
-                lo, hi = loss.label_range
-                conds.append(Condition(
-                    "label range", True, "declared public range; the derivation holds for "
-                    "every label in it", f"labels in [{lo:g}, {hi:g}]; bounds derived over all of it"))
-            return conds
     described = _loss_description(loss)
     key = None if described is None else (described, bool(need_curvature))
     if key in _PROBED:
@@ -420,15 +365,9 @@ def _loss_description(loss: Loss) -> Any:
 
     Its class with the attributes of its non-library classes, and its instance attributes
     (:func:`_describe`); a :class:`CVXPYLoss`'s compiled form, derived bounds and smoothing
-    record are built from the described ``fn``. A loss dpconvex states in CVXPY (the Huber
-    hinge, the pinball loss) left as its constructor built it is described by its class and
-    parameters. None (probe at every check) when a part has no description.
+    record are built from the described ``fn``. None (probe at every check) when a part has
+    no description.
     """
-    # a dpconvex class's own description only: a user's class may define a method of that name
-    shipped = (getattr(type(loss), "description", None)
-               if type(loss).__module__.startswith("dpconvex.") else None)
-    if callable(shipped) and (key := shipped(loss)) is not None:
-        return key
     skip = ("_form", "derived", "smoothed_kinks") if isinstance(loss, CVXPYLoss) else ()
     try:
         return (type(loss),

@@ -1,6 +1,6 @@
 """A user's template: each constant it declares is checked, or named as declared and not verified.
 
-A template dpconvex does not ship (:func:`~dpconvex.privacy.checks.shipped_derivation`: a
+A template dpconvex does not ship (:func:`~dpconvex.objectives.losses.shipped_derivation`: a
 class written in a notebook, or a subclass of a shipped one) has its declarations checked
 against its own functions by :func:`declaration_conditions`: p, μ, G (and r, c_u, T) probed
 on records of its public ``record_domain``, its objective, gradient, residual and CVXPY form
@@ -20,9 +20,10 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParameterError, PrivacyError
+from ..objectives.losses import shipped_derivation
 from ..templates.base import PrivacyConstants, Template, natural_residual
 from .certificate import Condition
-from .checks import declared_number, shipped_derivation, user_code
+from .checks import declared_number, user_code
 
 __all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_conditions", "vouched"]
 
@@ -350,7 +351,7 @@ def _check_cvxpy_form(template: Template, caller: str) -> Condition:
 def declaration_conditions(template: Template, needs: Iterable[str], caller: str = "release"
                            ) -> list[Condition]:
     """Check what a user's template declares for a mechanism's ``needs`` (a shipped template,
-    one with a :func:`~dpconvex.privacy.checks.shipped_derivation`, is not checked here).
+    one with a :func:`~dpconvex.objectives.losses.shipped_derivation`, is not checked here).
 
     Returns how each declared constant was established (those nobody could check carry
     :attr:`Condition.unverified`); raises :class:`PrivacyError` when a probe refutes a

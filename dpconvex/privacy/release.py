@@ -24,10 +24,10 @@ import numpy as np
 from .._diagnostics import record_solve, say
 from .._validation import RandomStateLike, check_random_state
 from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError
+from ..objectives.losses import shipped_derivation
 from ..solvers.base import SolveResult
 from .budget import Budget
 from .certificate import Certificate
-from .checks import shipped_derivation
 from .declarations import declaration_conditions, vouched
 from .mechanisms.base import Calibration, Mechanism, get_mechanism
 

@@ -98,7 +98,7 @@ class LinearERMTemplate:
     >>> consts.grad_bound, consts.hessian_term_bound, consts.strong_convexity
     (1.0, 0.25, 0.1)
     >>> [c.name for c in template.conditions({"strong_convexity"})]
-    ['convexity', 'loss convexity', 'loss forms agree', "|ℓ'| bound", 'labels in {-1, +1}', 'row norm bound']
+    ['loss convexity', 'loss forms agree', "|ℓ'| bound", 'labels in {-1, +1}', 'row norm bound']
     """
 
     name = "linear ERM"
@@ -223,12 +223,12 @@ class LinearERMTemplate:
         ℓ'' probe), or a registered mechanism name.
         """
         needs = needs_of(needs)
-        conds = []
-        if self.loss.has_cvxpy:
-            conds.append(check_dcp_convex(self.loss.dcp_form(), f"loss '{self.loss.name}'",
-                                          f"{type(self).__name__}.conditions"))
-        conds += check_loss(self.loss, need_curvature="curvature" in needs,
-                            caller=f"{type(self).__name__}.conditions")
+        conds = self.loss.derived_conditions(need_curvature="curvature" in needs)
+        if conds is None:  # a user's loss: DCP convexity, then its constants (probed once)
+            owner = f"{type(self).__name__}.conditions"
+            conds = [check_dcp_convex(self.loss.dcp_form(), f"loss '{self.loss.name}'", owner)] \
+                if self.loss.has_cvxpy else []
+            conds += check_loss(self.loss, need_curvature="curvature" in needs, caller=owner)
         self._check_labels(f"{type(self).__name__}.conditions")
         if self.regression:
             lo, hi = self.loss.label_range
