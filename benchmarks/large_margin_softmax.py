@@ -197,7 +197,7 @@ def audit_run(run_: harness.Run, n_runs: int = 2000) -> None:
     from dpconvex.audit import audit
     from dpconvex.privacy.budget import Budget
     from dpconvex.privacy.mechanisms import get_mechanism
-    from dpconvex.solvers.base import get_backend
+    from dpconvex.solvers import get_backend
     from dpconvex.templates.large_margin_softmax import LargeMarginSoftmaxTemplate
 
     Z = np.zeros((6, 2))

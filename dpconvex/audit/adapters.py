@@ -49,7 +49,8 @@ from ..privacy.mechanisms import MECHANISMS, Calibration, Mechanism, get_mechani
 from ..privacy.mechanisms.noisy_gd import NoisyGD, default_delta
 from ..privacy.mechanisms.scalar import SelectionTemplate
 from ..privacy.release import release
-from ..solvers.base import Backend, SolveResult, check_solver_name
+from ..solvers import check_solver_name
+from ..templates.base import Backend, SolveResult
 from ..templates.large_margin import LargeMarginGaussianTemplate
 from ..templates.linear_erm import LinearERMTemplate
 from ..templates.statistics import EmpiricalRiskTemplate
@@ -194,7 +195,7 @@ class OnceUnperturbed:
 
 def backend_for(solver: Any, template: Template) -> OnceUnperturbed:
     """The registry's backend for ``solver`` (a name or a backend), solving the unperturbed problem once."""
-    from ..solvers.base import get_backend
+    from ..solvers import get_backend
 
     return OnceUnperturbed(solver if hasattr(solver, "solve") else get_backend(solver, template))
 

@@ -134,7 +134,7 @@ class DaskGram:
     persisted : bool
     in_memory : False
         The records stay on the workers: the CVXPY backends refuse them
-        (:attr:`dpconvex.solvers.base.Backend.in_memory`).
+        (:attr:`dpconvex.templates.base.Backend.in_memory`).
     """
 
     in_memory = False

@@ -549,7 +549,7 @@ class DaskRows:
 
     is_sparse = False
     #: The rows stay on the Dask workers: backends that need them in one process's
-    #: memory (CVXPY) refuse this operator (:attr:`dpconvex.solvers.base.Backend.in_memory`).
+    #: memory (CVXPY) refuse this operator (:attr:`dpconvex.templates.base.Backend.in_memory`).
     in_memory = False
 
     def __init__(self, X: Any, *, persist: bool | None = None):

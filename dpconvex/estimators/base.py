@@ -44,7 +44,7 @@ from ..data.validation import (
 )
 from ..errors import DataValidationError, DPConvexError, ParameterError, PrivacyError
 from ..privacy.budget import Budget, hold_budget
-from ..solvers.base import backend_names
+from ..solvers import backend_names
 
 if TYPE_CHECKING:
     from ..data.validation import LabelSet

@@ -25,7 +25,7 @@ from .._diagnostics import record_solve, say
 from .._validation import RandomStateLike, check_random_state
 from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError
 from ..objectives.losses import shipped_derivation
-from ..solvers.base import SolveResult
+from ..templates.base import SolveResult
 from .budget import Budget
 from .certificate import Certificate
 from .declarations import declaration_conditions, vouched
@@ -179,7 +179,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
 
         warn_if_noise_dominates(template=template, mech=mechanism, budget=budget,
                                 calibration=calibration, **noise_warning)
-    from ..solvers.base import get_backend
+    from ..solvers import get_backend
 
     solver_backend = None if not mechanism.solves else (
         backend if hasattr(backend, "solve") else get_backend(backend, template))
@@ -195,7 +195,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
     except (ValueError, ArithmeticError, np.linalg.LinAlgError, RuntimeError) as exc:
         # a solver's own exception (cvxpy.SolverError is a RuntimeError) never escapes raw;
         # the advice names the other backends that fit the template, never the one that ran
-        from ..solvers.base import retry_advice
+        from ..solvers import retry_advice
 
         ran = getattr(solver_backend, "solvers", (getattr(solver_backend, "name", None),))
         advice = (f"{retry_advice(template, ran)}, or check the data and parameters"

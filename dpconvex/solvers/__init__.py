@@ -1,5 +1,5 @@
-"""Solver backends, one registry (:mod:`dpconvex.solvers.base`: by name, or the ``"auto"``
-policy) and one status set.
+"""The shipped solver backends, registered in the one registry of the template contract
+(:mod:`dpconvex.templates.base`: by name, or the ``"auto"`` policy) with one status set.
 
 Every backend returns a :class:`SolveResult` with a :class:`SolveStatus` and a ``residual``
 computed by dpconvex (the template's ``residual``, never the solver's); release code accepts
@@ -9,7 +9,7 @@ other backends that fit the template (:func:`retry_advice`).
 
 from __future__ import annotations
 
-from .base import (
+from ..templates.base import (
     BACKENDS,
     CVXPY_STATUS_MAP,
     Backend,

@@ -31,8 +31,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import _diagnostics as diagnostics
-from ..templates.base import natural_residual
-from .base import Backend, SolveResult, SolveStatus, single_threaded
+from ..templates.base import Backend, SolveResult, SolveStatus, natural_residual, single_threaded
 from .lbfgs_newton import NATIVE_TOL_FACTOR
 
 if TYPE_CHECKING:

@@ -36,7 +36,7 @@ from dpconvex.data.preprocess import add_intercept, clip_rows  # noqa: E402
 from dpconvex.data.validation import as_design, check_array  # noqa: E402
 from dpconvex.errors import DataTypeError, DataValidationError, ParameterError, SolverError  # noqa: E402
 from dpconvex.objectives.losses import get_loss  # noqa: E402
-from dpconvex.solvers.base import get_backend, suitable_backends  # noqa: E402
+from dpconvex.solvers import get_backend, suitable_backends  # noqa: E402
 from dpconvex.templates.linear_erm import LinearERMTemplate  # noqa: E402
 
 

@@ -30,7 +30,7 @@ from dpconvex.data import dask_rows  # noqa: E402
 from dpconvex.data.dask_gram import DaskGram  # noqa: E402
 from dpconvex.errors import ParameterError, SolverError  # noqa: E402
 from dpconvex.estimators.large_margin.dask import build_dask  # noqa: E402
-from dpconvex.solvers.base import get_backend, suitable_backends  # noqa: E402
+from dpconvex.solvers import get_backend, suitable_backends  # noqa: E402
 from dpconvex.templates.parameterizations import gram_operator_norm, max_row_norm  # noqa: E402
 
 CLASSES = [0, 1, 2]

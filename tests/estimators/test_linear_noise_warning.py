@@ -133,7 +133,7 @@ def test_warning_comes_before_the_solve(cancer, monkeypatch):
     def no_solve(*args, **kwargs):
         raise RuntimeError("solve reached")
 
-    from dpconvex.solvers.base import Backend
+    from dpconvex.templates.base import Backend
 
     monkeypatch.setattr(Backend, "admit", no_solve)  # where every solve starts
     with warnings.catch_warnings(record=True) as caught:

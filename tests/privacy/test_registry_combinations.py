@@ -33,7 +33,7 @@ from dpconvex.objectives.losses import LOSSES, Loss
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms import MECHANISMS, Mechanism, MechanismMenu, build_mechanism
 from dpconvex.privacy.release import release
-from dpconvex.solvers.base import BACKENDS, suitable_backends
+from dpconvex.solvers import BACKENDS, suitable_backends
 from dpconvex.templates import TEMPLATES
 from dpconvex.templates.large_margin import LargeMarginGaussianTemplate
 from dpconvex.templates.linear_erm import LinearERMTemplate

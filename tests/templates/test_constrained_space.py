@@ -15,10 +15,9 @@ import pytest
 
 from dpconvex.errors import ParameterError
 from dpconvex.objectives import Box, L1Ball, L2Ball, NonNegative, Simplex
-from dpconvex.solvers.base import SolveStatus
 from dpconvex.solvers.projected_gradient import accelerated_projected_gradient
 from dpconvex.templates import ConstrainedSpace, EuclideanSpace, ParamSpace
-from dpconvex.templates.base import PARAM_SPACE_MEMBERS, SolverSpace
+from dpconvex.templates.base import PARAM_SPACE_MEMBERS, SolverSpace, SolveStatus
 
 LAM = 0.1
 

@@ -35,7 +35,7 @@ from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms import get_mechanism
 from dpconvex.privacy.mechanisms.perturbation import jacobian_slack
 from dpconvex.privacy.release import release
-from dpconvex.solvers.base import solve
+from dpconvex.solvers import solve
 from dpconvex.templates.large_margin_softmax import LargeMarginSoftmaxTemplate
 from dpconvex.templates.parameterizations import psd_shift
 

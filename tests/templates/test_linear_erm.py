@@ -8,7 +8,7 @@ from sklearn.linear_model import LogisticRegression
 import dpconvex as dp
 from dpconvex.objectives.losses import HuberHinge, Logistic, SmoothHinge
 from dpconvex.solvers import LbfgsNewton, solve
-from dpconvex.solvers.base import SolveResult, SolveStatus
+from dpconvex.templates.base import SolveResult, SolveStatus
 from dpconvex.templates.linear_erm import LinearERMTemplate
 
 

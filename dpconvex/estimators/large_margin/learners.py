@@ -47,7 +47,7 @@ from ...privacy.rules.large_margin import (
     resolved_structure,
     uses_centroid,
 )
-from ...solvers.base import get_backend
+from ...solvers import get_backend
 from ...templates.feature_map import check_feature_options, feature_map_of
 from ...templates.large_margin import LargeMarginGaussianTemplate, MatrixTerm
 from ...templates.large_margin_softmax import LargeMarginSoftmaxTemplate

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..._validation import check_float
 from ...errors import ParameterError, PrivacyError
-from ...solvers.base import Backend, SolveResult
+from ...templates.base import Backend, SolveResult
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
 from ..budget import Budget, split_budget
 from ..certificate import Certificate, Condition, compose_sequential

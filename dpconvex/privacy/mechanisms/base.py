@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar, U
 import numpy as np
 
 from ...errors import ParameterError, PrivacyError, SolverError
-from ...solvers.base import Backend, SolveResult, SolveStatus, retry_advice
+from ...solvers import retry_advice
+from ...templates.base import Backend, SolveResult, SolveStatus
 from ..budget import Budget, has_positive_delta
 from ..certificate import Certificate, Condition
 

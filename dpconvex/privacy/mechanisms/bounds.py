@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ...data.log_grid import N_CELLS, N_OCTAVES, cell_edges, octave_of_cell
-from ...solvers.base import Backend, SolveResult
+from ...templates.base import Backend, SolveResult
 from ..budget import Budget
 from ..certificate import Certificate, Condition
 from ..noise import Laplace, exponential_mechanism

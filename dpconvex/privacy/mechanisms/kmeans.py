@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ...solvers.base import Backend, SolveResult
+from ...templates.base import Backend, SolveResult
 from ...templates.statistics import KMeansTemplate, assign_nearest
 from ..budget import Budget, remaining, split_even
 from ..certificate import Certificate, Condition

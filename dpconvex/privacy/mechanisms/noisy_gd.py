@@ -35,8 +35,7 @@ import scipy.sparse as sp
 
 from ...errors import ParameterError, PrivacyError
 from ...objectives.losses import Loss
-from ...solvers.base import Backend, SolveResult
-from ...templates.base import Template
+from ...templates.base import Backend, SolveResult, Template
 from ..accounting.gaussian import (
     accountant_name,
     calibrate_noise_multiplier,

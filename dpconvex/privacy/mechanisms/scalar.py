@@ -26,8 +26,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ParameterError
-from ...solvers.base import Backend, SolveResult
-from ...templates.base import EuclideanSpace, StatisticTemplate
+from ...templates.base import Backend, EuclideanSpace, SolveResult, StatisticTemplate
 from ..budget import Budget
 from ..certificate import Certificate, Condition
 from ..noise import Laplace, exponential_mechanism

@@ -30,8 +30,7 @@ from typing import Any, Protocol
 import numpy as np
 from scipy.special import ndtri
 
-from ...solvers.base import Backend, SolveResult
-from ...templates.base import Template
+from ...templates.base import Backend, SolveResult, Template
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
 from ..budget import Budget
 from ..certificate import Certificate, Condition
