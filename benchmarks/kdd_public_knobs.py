@@ -13,10 +13,10 @@ Knobs
 * ``h``: Huber width (PrivateHuberSVM only; curvature bound 1/(2h)); est "SmoothHinge" is
   ``PrivateHuberSVM(loss="smooth_hinge")`` (curvature 3/(4h)).
 * ``lam``: "auto" (the shipped rule, R = 16), "R<x>" (the shipped rule
-  :func:`dpconvex.privacy.rules.lam.auto_lam` with ``reference_norm=x``), or "share<a>":
+  :func:`dpconvex.privacy.rules.noise_level.auto_lam` with ``reference_norm=x``), or "share<a>":
   the slack-share rule Λ = c q̃² / (n (e^{a ε} − 1)), i.e. the Λ at which the one-sided
   Jacobian slack log(1 + c q̃²/(nΛ)) spends exactly the share a of ε (a = 0.5 is the
-  Δ-branch threshold, :func:`~dpconvex.privacy.rules.lam.delta_floor`). Public: n, ε, q̃, c.
+  Δ-branch threshold, :func:`~dpconvex.privacy.rules.noise_level.delta_floor`). Public: n, ε, q̃, c.
 
 Protocol
 --------
@@ -96,7 +96,7 @@ from dpconvex._validation import check_random_state
 from dpconvex.datasets import get_data_home, load_adult, load_breast_cancer_wisconsin, load_kddcup99
 from dpconvex.datasets.schemas import KDDCUP99_SCHEMA
 from dpconvex.objectives.losses import get_loss
-from dpconvex.privacy.rules.lam import auto_lam
+from dpconvex.privacy.rules.noise_level import auto_lam
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 RECORDED_CACHE = ROOT / "benchmarks/recorded/kdd_public_knobs.jsonl"

@@ -30,7 +30,7 @@ import numpy as np
 
 import dpconvex as dp
 from dpconvex.datasets import load_adult, load_kddcup99
-from dpconvex.privacy.rules.lam import auto_lam, reference_norm_for
+from dpconvex.privacy.rules.noise_level import auto_lam, reference_norm_for
 
 EPSILONS = (0.05, 0.1, 0.5, 1.0)
 MECHS = ("objective", "output")

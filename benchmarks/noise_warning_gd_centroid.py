@@ -1,5 +1,5 @@
 """Where the noise PrivacyWarnings of NoisyGradientDescent and PrivateGaussianCentroid fire
-(dpconvex.privacy.rules.noise_dominance, docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids).
+(dpconvex.privacy.rules.noise_level, docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids).
 
 Each estimator with only ``epsilon`` (and ``random_state``) set, on the splits of
 benchmarks/only_epsilon_defaults.py: Adult (adult.data -> adult.test), KDDCup99 (70,000-row
@@ -29,7 +29,7 @@ from sklearn.model_selection import train_test_split
 import dpconvex as dp
 from dpconvex.datasets import load_adult, load_kddcup99, load_sklearn
 from dpconvex.errors import PrivacyWarning
-from dpconvex.privacy.rules.noise_dominance import (
+from dpconvex.privacy.rules.noise_level import (
     CENTROID_NOISE_RATIO,
     GD_NOISE_RATIO,
     estimator_noise_dominance,

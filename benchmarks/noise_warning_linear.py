@@ -5,7 +5,7 @@ For each estimator with only ``epsilon`` set (and ``random_state``), on the Adul
 KDDCup99 training sets of benchmarks/only_epsilon_defaults.py, the scikit-learn breast cancer
 set (70/30 stratified, 398 training rows) and the UCI original Wisconsin breast cancer
 set (683 rows, 70/30 stratified, 478 training rows; ``--accuracy`` only for the two
-breast-cancer sets, 10 seeds): the public ratio ρ of dpconvex.privacy.rules.noise_dominance
+breast-cancer sets, 10 seeds): the public ratio ρ of dpconvex.privacy.rules.noise_level
 ρ₀ (and the worst-case ρ) and whether the warning fires (ρ₀ > 1).
 
 Run: ``DPCONVEX_DATA=/work/shared/datasets python benchmarks/noise_warning_linear.py
@@ -30,7 +30,7 @@ from dpconvex.datasets import (
     load_sklearn,
 )
 from dpconvex.estimators.kernels import RandomFourierFeatures
-from dpconvex.privacy.rules.noise_dominance import LINEAR_NOISE_RATIO, estimator_noise_dominance
+from dpconvex.privacy.rules.noise_level import LINEAR_NOISE_RATIO, estimator_noise_dominance
 
 EPSILONS = (0.1, 1.0, 10.0)
 NAMES = ("PrivateLogisticRegression", "PrivateHuberSVM", "PrivateLinearClassifier",

@@ -1,5 +1,5 @@
 """Where PrivateLinearRegression's noise PrivacyWarning fires, against the release's held-out R²
-(dpconvex.privacy.rules.noise_dominance, docs/privacy/sufficient_statistics.md#privacy-noise-warning-ssp).
+(dpconvex.privacy.rules.noise_level, docs/privacy/sufficient_statistics.md#privacy-noise-warning-ssp).
 
 Question: is the public ratio ρ_SSP = R / (n q̃²/p) (R = s_A √(p log(2p²/ρ)), AdaSSP's bound
 on the noise in XᵀX; n q̃²/p the largest smallest eigenvalue n rows can give XᵀX) large
@@ -14,7 +14,7 @@ out at that size); the test rows whole. Fits: ``PrivateLinearRegression(epsilon=
 delta=δ, label_range=RANGE, random_state=seed)`` at its defaults (AdaSSP, ``lam="auto"``),
 ε ∈ {0.1, 0.25, 0.5, 1, 2, 4, 8}, δ ∈ {0, 1/n²}; baselines per split: scikit-learn's
 non-private ``Ridge()`` and the constant prediction (the training labels' mean). Per fit:
-ρ_SSP (``dpconvex.privacy.rules.noise_dominance.estimator_noise_dominance``: public quantities
+ρ_SSP (``dpconvex.privacy.rules.noise_level.estimator_noise_dominance``: public quantities
 only), whether the fit raised the "noise is large" warning, and test R².
 
 A cell is (table, training rows, ε, δ), its R² the mean over the seeds (ρ_SSP is the same
@@ -57,7 +57,7 @@ def fits(name: str, seed: int, rows: int | None, epsilons: tuple[float, ...], qu
 
     import dpconvex as dp
     from dpconvex.errors import PrivacyWarning
-    from dpconvex.privacy.rules.noise_dominance import estimator_noise_dominance
+    from dpconvex.privacy.rules.noise_level import estimator_noise_dominance
 
     sp = corpus_run.load_split(name, seed, quick, rows)
     n = len(sp.y_train)
@@ -123,7 +123,7 @@ def by_ratio(cs: list[dict[str, Any]]) -> harness.Table:
 
 
 def by_threshold(cs: list[dict[str, Any]]) -> harness.Table:
-    from dpconvex.privacy.rules.noise_dominance import SSP_NOISE_RATIO
+    from dpconvex.privacy.rules.noise_level import SSP_NOISE_RATIO
 
     table = harness.Table(
         "cells a threshold on ρ_SSP would warn on: how many are at or below the constant prediction",
@@ -144,7 +144,7 @@ def by_threshold(cs: list[dict[str, Any]]) -> harness.Table:
 
 
 def main() -> None:
-    from dpconvex.privacy.rules.noise_dominance import SSP_NOISE_RATIO
+    from dpconvex.privacy.rules.noise_level import SSP_NOISE_RATIO
 
     ap = harness.parser(__doc__)
     args = ap.parse_args()

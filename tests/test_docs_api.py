@@ -97,8 +97,8 @@ def test_public_modules_found():
     modules = _public_modules()
     for expected in ("dpconvex", "dpconvex.audit", "dpconvex.data", "dpconvex.datasets", "dpconvex.errors",
                      "dpconvex.estimators", "dpconvex.objectives", "dpconvex.privacy.accounting.gaussian",
-                     "dpconvex.privacy.mechanisms", "dpconvex.privacy.budget", "dpconvex.privacy.rules.lam",
-                     "dpconvex.runs", "dpconvex.solvers", "dpconvex.templates"):
+                     "dpconvex.privacy.mechanisms", "dpconvex.privacy.budget",
+                     "dpconvex.privacy.rules.noise_level", "dpconvex.runs", "dpconvex.solvers", "dpconvex.templates"):
         assert expected in modules
 
 

@@ -58,7 +58,7 @@ from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
 from ..privacy.mechanisms.gaussian import class_sum_matrix
 from ..privacy.mechanisms.record_sets import NormBall, RecordSet
 from ..privacy.release import Release, release
-from ..privacy.rules.noise_dominance import warn_if_noise_dominates
+from ..privacy.rules.noise_level import warn_if_noise_dominates
 from ..templates.base import EuclideanSpace
 from .base import (
     NO_CONTEXT,

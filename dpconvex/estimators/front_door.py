@@ -98,7 +98,7 @@ from ..privacy.rules.front_door import (
     selection_handicap,
 )
 from ..privacy.rules.large_margin import records_per_coordinate
-from ..privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE, noise_dominates
+from ..privacy.rules.noise_level import PUBLIC_CHECK_NOTE, noise_dominates
 from .base import (
     NO_CONTEXT,
     ROWS_RANGES_NOTE,

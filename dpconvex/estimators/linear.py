@@ -64,8 +64,7 @@ from ..privacy.certificate import RowMap, compose_sequential
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
 from ..privacy.release import release
-from ..privacy.rules.lam import resolve_lam, resolve_smoothing
-from ..privacy.rules.noise_dominance import ovr_noise_warning
+from ..privacy.rules.noise_level import ovr_noise_warning, resolve_lam, resolve_smoothing
 from ..templates.linear_erm import LinearERMTemplate
 from .base import (
     NO_CONTEXT,
@@ -113,7 +112,7 @@ class OneVsRestMixin:
     labelled -1 in every binary problem, outside their set {0, 1}, so its row is zeroed.
     """
 
-    #: The family of the fit's one noise warning (privacy.rules.noise_dominance).
+    #: The family of the fit's one noise warning (privacy.rules.noise_level).
     _ovr_noise_family: ClassVar[str] = "linear"
 
     def _binary_clone(self, n_classes: int, random_state: int | None = None) -> Any:
@@ -470,7 +469,7 @@ class LinearPlanMixin:
 
         The mechanism and its budget (:meth:`_mechanism_and_budget`); the row bound q̃ (in
         the options); the loss with its kinks smoothed at the public rule's h
-        (:func:`~dpconvex.privacy.rules.lam.resolve_smoothing`, the plan's ``loss``); Λ, given
+        (:func:`~dpconvex.privacy.rules.noise_level.resolve_smoothing`, the plan's ``loss``); Λ, given
         or by the public rule; the solver (linear ERM templates are smooth: "auto" is
         native). ``notes`` and ``options``: the estimator's own certificate lines and plan
         options.
@@ -498,7 +497,7 @@ class LinearPlanMixin:
             template="linear ERM", learner=learner, mechanism=mechanism, budget=budget,
             backend="native" if self.solver in (None, "auto") else self.solver, lam=lam,
             lam_rule="given" if not isinstance(self.lam, str) else (
-                "lam='auto': dpconvex.privacy.rules.lam.auto_lam "
+                "lam='auto': dpconvex.privacy.rules.noise_level.auto_lam "
                 "(docs/privacy/perturbation.md#privacy-lambda-rule)"),
             notes=(lam_note, *([] if smoothing_note is None else [smoothing_note]),
                    *mechanism_notes, *notes),
@@ -541,7 +540,7 @@ LINEAR_PARAMETERS_DOC = PARAMETER_DOCS["linear_parameters"] = fill_docs("""\
         ``mechanism``.
     lam : "auto" or float, default="auto"
         Regularization Λ > 0. "auto": the public rule
-        :func:`dpconvex.privacy.rules.lam.auto_lam` (never the data values;
+        :func:`dpconvex.privacy.rules.noise_level.auto_lam` (never the data values;
         docs/privacy/perturbation.md#privacy-lambda-rule).
     mechanism : {"auto", "objective", "output", "gaussian_objective", "gaussian_output", \
 "none"}, default="auto"

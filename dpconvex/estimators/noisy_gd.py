@@ -48,7 +48,7 @@ from ..privacy.budget import Budget
 from ..privacy.certificate import Certificate
 from ..privacy.mechanisms.noisy_gd import AVERAGING, NoisyGD, clip_rule, default_delta, max_steps, steps_rule
 from ..privacy.release import release
-from ..privacy.rules.noise_dominance import warn_if_noise_dominates
+from ..privacy.rules.noise_level import warn_if_noise_dominates
 from ..templates.statistics import EmpiricalRiskTemplate
 from .base import (
     NO_CONTEXT,

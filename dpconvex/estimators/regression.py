@@ -669,7 +669,7 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
     smoothing : float or "auto", default=0.1
         h, the half-width of the smoothed kink on the unit label scale; a smaller h has
         curvature 1/(2h), which objective perturbation pays for. "auto": h chosen with Λ by
-        :func:`~dpconvex.privacy.rules.lam.resolve_smoothing`
+        :func:`~dpconvex.privacy.rules.noise_level.resolve_smoothing`
         (docs/privacy/user_objectives.md#privacy-prediction-losses).
     {regression_parameters}
 

@@ -232,7 +232,7 @@ class Loss:
             hinge): the slope bound stays, the curvature is each kink's slope jump / (2h),
             and the certificate states h and the largest change of the loss. A float is h;
             "auto" lets the estimator choose h with Λ by its public rule
-            (:func:`dpconvex.privacy.rules.lam.resolve_smoothing`); None keeps the kinks
+            (:func:`dpconvex.privacy.rules.noise_level.resolve_smoothing`); None keeps the kinks
             (curvature ∞: output perturbation and noisy gradient descent only). A loss
             without kinks is not changed.
 

@@ -109,7 +109,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
         Whether the caller fixed the noise's seed (None: ``rng is not None``).
     noise_warning : mapping or None
         The ``family`` and ``owner`` (and ``regression``) of
-        :func:`~dpconvex.privacy.rules.noise_dominance.warn_if_noise_dominates`, which reads
+        :func:`~dpconvex.privacy.rules.noise_level.warn_if_noise_dominates`, which reads
         this release's calibration before any noise is drawn (not in a dry run).
     vouch : iterable of str, default=()
         Declared constants nobody could verify that the caller vouches for, e.g.
@@ -175,7 +175,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
     if dry_run:
         return Release(None, certificate, calibration, None)
     if noise_warning is not None:
-        from .rules.noise_dominance import warn_if_noise_dominates
+        from .rules.noise_level import warn_if_noise_dominates
 
         warn_if_noise_dominates(template=template, mech=mechanism, budget=budget,
                                 calibration=calibration, **noise_warning)

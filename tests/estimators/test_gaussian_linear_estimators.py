@@ -21,7 +21,7 @@ from dpconvex import (
 from dpconvex.audit import LinearERMMechanism, audit, linear_erm_pair
 from dpconvex.errors import ParameterError
 from dpconvex.privacy.noise import snap
-from dpconvex.privacy.rules.lam import auto_lam
+from dpconvex.privacy.rules.noise_level import auto_lam
 
 ESTIMATORS = (PrivateLogisticRegression, PrivateHuberSVM, PrivateLinearClassifier)
 DELTA = 1e-6

@@ -22,7 +22,7 @@ import pytest
 
 import dpconvex as dp
 from dpconvex.errors import ParameterError
-from dpconvex.privacy.rules.noise_dominance import REGRESSION_CHECK_NOTE
+from dpconvex.privacy.rules.noise_level import REGRESSION_CHECK_NOTE
 
 LABELS = (-50.0, 150.0)
 

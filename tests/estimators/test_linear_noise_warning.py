@@ -1,5 +1,5 @@
 """The linear learners warn, before solving, when the privacy noise outweighs any data part
-(dpconvex.privacy.rules.noise_dominance, docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear).
+(dpconvex.privacy.rules.noise_level, docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear).
 
 ρ₀ = E‖noise‖ / (largest data gradient at θ = 0) is computed from the calibration and the
 loss's declared constants alone. These tests check its closed forms (worst case ρ: 2p/(nε')
@@ -24,7 +24,7 @@ from sklearn.model_selection import train_test_split
 import dpconvex as dp
 from dpconvex.datasets import load_sklearn
 from dpconvex.errors import PrivacyWarning
-from dpconvex.privacy.rules.noise_dominance import LINEAR_NOISE_RATIO, estimator_noise_dominance
+from dpconvex.privacy.rules.noise_level import LINEAR_NOISE_RATIO, estimator_noise_dominance
 
 
 @pytest.fixture(scope="module")
@@ -154,7 +154,7 @@ def test_message_says_what_the_check_cannot_see(cancer):
     """Every 'noise is large' warning ends with the constant note on what a public check
     cannot see (the data's signal) and the comparison with the majority class."""
     from dpconvex.estimators.large_margin.learners import objective_part
-    from dpconvex.privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE, warn_if_noise_dominates
+    from dpconvex.privacy.rules.noise_level import PUBLIC_CHECK_NOTE, warn_if_noise_dominates
 
     for part in ("public quantities only", "not the strength of the signal in the data",
                  "without this warning too", "majority class on held-out rows",

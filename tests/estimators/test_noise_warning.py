@@ -1,5 +1,5 @@
 """The large-margin estimator warns, before solving, when the public noise scale makes a
-useful model unlikely (dpconvex.privacy.rules.noise_dominance, families large_margin and softmax).
+useful model unlikely (dpconvex.privacy.rules.noise_level, families large_margin and softmax).
 
 The ratio E‖b‖/(nG) is computed from public constants only: these tests check its value
 against the closed form 2p/(ε′n) of norm-Gamma noise, and that the warning fires exactly
@@ -18,7 +18,7 @@ import dpconvex as dp
 from dpconvex.datasets import load_sklearn
 from dpconvex.errors import PrivacyWarning
 from dpconvex.estimators.large_margin.learners import noise_family, objective_part
-from dpconvex.privacy.rules.noise_dominance import (
+from dpconvex.privacy.rules.noise_level import (
     LARGE_MARGIN_NOISE_RATIO,
     SOFTMAX_NOISE_RATIO,
     noise_ratio,

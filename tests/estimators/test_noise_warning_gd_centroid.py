@@ -1,6 +1,6 @@
 """NoisyGradientDescent and PrivateGaussianCentroid warn, before the release, when the public
 noise ratio says the model is likely no better than the majority class
-(dpconvex.privacy.rules.noise_dominance, docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids).
+(dpconvex.privacy.rules.noise_level, docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids).
 
 The ratios read public quantities only (n from the shape of X, p or d, the size C of the
 label set, ε, δ, the calibration): these tests check their closed forms, that two data
@@ -30,7 +30,7 @@ from dpconvex.errors import PrivacyWarning
 from dpconvex.estimators import centroids as centroids_module
 from dpconvex.estimators import noisy_gd as noisy_gd_module
 from dpconvex.privacy.accounting.analytic_gaussian import analytic_gaussian_sigma
-from dpconvex.privacy.rules.noise_dominance import (
+from dpconvex.privacy.rules.noise_level import (
     CENTROID_NOISE_RATIO,
     GD_NOISE_RATIO,
     estimator_noise_dominance,

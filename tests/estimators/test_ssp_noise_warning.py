@@ -1,5 +1,5 @@
 """PrivateLinearRegression warns, before the noise is drawn, when AdaSSP's noise outweighs what
-n rows can carry (dpconvex.privacy.rules.noise_dominance,
+n rows can carry (dpconvex.privacy.rules.noise_level,
 docs/privacy/sufficient_statistics.md#privacy-noise-warning-ssp).
 
 ρ_SSP = s_A √(p log(2p²/ρ)) / (n q̃²/p + λ_given) reads n, p, q̃, ε, δ, the given ridge and
@@ -22,7 +22,7 @@ import dpconvex as dp
 from dpconvex.errors import PrivacyWarning
 from dpconvex.privacy.accounting.analytic_gaussian import analytic_gaussian_sigma
 from dpconvex.privacy.mechanisms.ssp import FAILURE_PROBABILITY, joint_sensitivity
-from dpconvex.privacy.rules.noise_dominance import (
+from dpconvex.privacy.rules.noise_level import (
     REGRESSION_CHECK_NOTE,
     SSP_NOISE_RATIO,
     estimator_noise_dominance,

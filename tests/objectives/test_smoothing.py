@@ -19,7 +19,7 @@ import dpconvex as dp
 from dpconvex.errors import ParameterError, PrivacyError
 from dpconvex.objectives import HuberHinge, Loss, Pinball
 from dpconvex.objectives.atoms import smooth_kinks
-from dpconvex.privacy.rules.lam import resolve_smoothing
+from dpconvex.privacy.rules.noise_level import resolve_smoothing
 
 LABELS = (0.0, 10.0)
 #: The losses of the issue, stated in one line each: (name, fn, kind, slope of the stated loss).

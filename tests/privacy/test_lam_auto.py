@@ -1,4 +1,4 @@
-"""lam="auto": the public rule for Λ (dpconvex/privacy/rules/lam.py,
+"""lam="auto": the public rule for Λ (dpconvex/privacy/rules/noise_level.py,
 docs/privacy/perturbation.md#privacy-lambda-rule)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dpconvex.estimators.linear import LINEAR_MENU
 from dpconvex.privacy.certificate import LamRule
 from dpconvex.privacy.mechanisms import build_mechanism
 from dpconvex.privacy.mechanisms.base import resolve_mechanism
-from dpconvex.privacy.rules.lam import (
+from dpconvex.privacy.rules.noise_level import (
     REFERENCE_NORM,
     REFERENCE_NORMS,
     REGRESSION_RECORDS,
@@ -103,7 +103,7 @@ def test_certificate_states_the_rule(cls):
     est = cls(epsilon=1.0, random_state=0).fit(X, y)
     rule = est.certificate_.lam_rule
     assert (rule.rule, rule.lam) == ("auto", _cert_lam(est))
-    assert rule.how.startswith("lam='auto' (dpconvex.privacy.rules.lam.auto_lam")
+    assert rule.how.startswith("lam='auto' (dpconvex.privacy.rules.noise_level.auto_lam")
     mechanism = resolve_mechanism(est.mechanism, est.delta, LINEAR_MENU.auto).name
     assert f"R = {reference_norm_for(mechanism):g}" in rule.how
     explicit = cls(epsilon=1.0, lam=0.05, random_state=0).fit(X, y)

@@ -2,7 +2,7 @@
 
 :func:`~dpconvex.privacy.mechanisms.perturbation.calibrate_objective_perturbation_grid`
 computes the objective-perturbation calibration at every Λ of
-:data:`~dpconvex.privacy.rules.lam.LAM_GRID` with NumPy. The reference below, kept here and
+:data:`~dpconvex.privacy.rules.noise_level.LAM_GRID` with NumPy. The reference below, kept here and
 not in the package, is the straightforward form: one scalar
 :func:`~dpconvex.privacy.mechanisms.calibrate_objective_perturbation` per grid point.
 NumPy's ``log1p`` may differ from :func:`math.log1p` in the last bit, so the two
@@ -33,8 +33,8 @@ from dpconvex.privacy.mechanisms.perturbation import (
     calibrate_objective_perturbation_grid,
     objective_modulus_floor,
 )
-from dpconvex.privacy.rules import lam as lam_rule
-from dpconvex.privacy.rules.lam import LAM_GRID, auto_lam, grid_report
+from dpconvex.privacy.rules import noise_level as lam_rule
+from dpconvex.privacy.rules.noise_level import LAM_GRID, auto_lam, grid_report
 
 #: Largest difference, in units in the last place, allowed between an entry of the grid
 #: calibration and the scalar calibration at the same Λ (last-bit differences of log1p,

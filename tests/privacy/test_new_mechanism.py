@@ -39,8 +39,7 @@ from dpconvex.privacy.mechanisms.base import require_exact
 from dpconvex.privacy.mechanisms.perturbation import ObjectivePerturbation
 from dpconvex.privacy.noise import Laplace
 from dpconvex.privacy.release import release
-from dpconvex.privacy.rules.lam import LAM_GRID, auto_lam
-from dpconvex.privacy.rules.noise_dominance import warn_if_noise_dominates
+from dpconvex.privacy.rules.noise_level import LAM_GRID, auto_lam, warn_if_noise_dominates
 from dpconvex.templates.linear_erm import LinearERMTemplate
 
 LAPLACE = "laplace_output_test"

@@ -49,7 +49,7 @@ from ...privacy.rules.large_margin import (
     resolved_mechanism,
     resolved_structure,
 )
-from ...privacy.rules.noise_dominance import warn_if_noise_dominates
+from ...privacy.rules.noise_level import warn_if_noise_dominates
 from ...templates.large_margin import MatrixTerm, augment_and_scale
 from ..base import (
     NO_CONTEXT,

@@ -361,7 +361,7 @@ def compose_with_assignment(obj: Certificate, assign: Any, eps_total: float) -> 
 
 
 def noise_family(template: LargeMarginTemplate) -> str:
-    """The noise-dominance family of ``template`` (:mod:`dpconvex.privacy.rules.noise_dominance`):
+    """The noise-dominance family of ``template`` (:mod:`dpconvex.privacy.rules.noise_level`):
     "softmax" for the softmax template, "large_margin" for the pairwise one."""
     return "softmax" if isinstance(template, LargeMarginSoftmaxTemplate) else "large_margin"
 
