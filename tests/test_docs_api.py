@@ -98,7 +98,8 @@ def test_public_modules_found():
     for expected in ("dpconvex", "dpconvex.audit", "dpconvex.data", "dpconvex.datasets", "dpconvex.errors",
                      "dpconvex.estimators", "dpconvex.objectives", "dpconvex.privacy.accounting.gaussian",
                      "dpconvex.privacy.mechanisms", "dpconvex.privacy.budget",
-                     "dpconvex.privacy.rules.noise_level", "dpconvex.runs", "dpconvex.solvers", "dpconvex.templates"):
+                     "dpconvex.privacy.rules.noise_level", "dpconvex.runs", "dpconvex.solvers",
+                     "dpconvex.templates"):
         assert expected in modules
 
 
