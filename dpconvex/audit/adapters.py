@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
 
     from ..estimators.noisy_gd import NoisyGradientDescent
-    from ..privacy.certificate import Certificate, Condition
+    from ..privacy.budget import Certificate, Condition
     from ..templates.base import ObjectiveTemplate, SmoothTemplate, Template
 
 __all__ = [

@@ -18,7 +18,7 @@ import dask
 import dask.array as da
 import numpy as np
 
-from ..privacy.certificate import RowMap
+from ..privacy.budget import RowMap
 from . import dask_rows
 from .dask_rows import compute
 from .gram import quadratic_forms, weighted_gram

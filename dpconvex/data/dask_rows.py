@@ -31,7 +31,7 @@ import scipy.sparse as sp
 
 from .._validation import check_matrix_body, check_numeric_dtype
 from ..errors import DataTypeError, DataValidationError, DPConvexError, ParameterError, SolverError
-from ..privacy.certificate import RowMap
+from ..privacy.budget import RowMap
 from .operators import _SPARSE_MAX_DENSITY, _SPARSE_MIN_ENTRIES, CSRRows, DenseRows, ScaledRows, clip_scale
 from .operators import row_norms as _row_norms
 from .preprocess import add_intercept as _add_intercept

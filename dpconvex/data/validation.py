@@ -45,7 +45,7 @@ from ..errors import (
     PrivacyLeakWarning,
     user_stacklevel,
 )
-from ..privacy.certificate import LabelSource
+from ..privacy.budget import LabelSource
 from .operators import CSRRows, DenseRows, DesignOperator, ScaledRows, check_sparse
 from .ranged_rows import PublicArray
 

@@ -49,8 +49,7 @@ from ..solvers import backend_names
 if TYPE_CHECKING:
     from ..data.validation import LabelSet
     from ..objectives.losses import Loss
-    from ..privacy.budget import Spend
-    from ..privacy.certificate import Certificate, Fact, LabelSource
+    from ..privacy.budget import Certificate, Fact, LabelSource, Spend
     from ..privacy.mechanisms.base import Mechanism
     from ..templates.base import Template
 

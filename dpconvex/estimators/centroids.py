@@ -51,8 +51,7 @@ from ..data.operators import canonical_csr, row_norms
 from ..data.preprocess import clip_rows
 from ..data.validation import LABEL_POLICY, LabelSet, check_array
 from ..errors import ParameterError
-from ..privacy.budget import Budget
-from ..privacy.certificate import Certificate, RowMap
+from ..privacy.budget import Budget, Certificate, RowMap
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
 from ..privacy.mechanisms.gaussian import class_sum_matrix

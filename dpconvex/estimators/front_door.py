@@ -71,8 +71,16 @@ from ..errors import (
     PrivacyWarning,
     user_stacklevel,
 )
-from ..privacy.budget import Budget, has_positive_delta, hold_budget, remaining
-from ..privacy.certificate import Certificate, Condition, compose_parallel, compose_sequential
+from ..privacy.budget import (
+    Budget,
+    Certificate,
+    Condition,
+    compose_parallel,
+    compose_sequential,
+    has_positive_delta,
+    hold_budget,
+    remaining,
+)
 from ..privacy.mechanisms import get_mechanism
 from ..privacy.mechanisms.scalar import BoundedMeanTemplate, SelectionTemplate
 from ..privacy.release import Release, release
@@ -425,7 +433,7 @@ class SchemaInputMixin:
         if release is None:
             model.assumptions.append(note + "; the schema is public knowledge")
             return model
-        from ..privacy.certificate import compose_sequential
+        from ..privacy.budget import compose_sequential
 
         return compose_sequential(
             [release, model],

@@ -59,8 +59,7 @@ from ..data.validation import (
 from ..errors import ParameterError
 from ..objectives.losses import LOSSES, Logistic, Loss, get_loss, stated_loss
 from ..objectives.sets import ConvexSet
-from ..privacy.budget import Budget, hold_budget, split_even
-from ..privacy.certificate import RowMap, compose_sequential
+from ..privacy.budget import Budget, RowMap, compose_sequential, hold_budget, split_even
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
 from ..privacy.release import release

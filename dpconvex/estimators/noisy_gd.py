@@ -44,8 +44,7 @@ from ..data.validation import LABEL_POLICY, zero_rows
 from ..errors import PrivacyError
 from ..objectives.losses import LOSSES, Loss, get_loss
 from ..privacy.accounting.gaussian import ACCOUNTING
-from ..privacy.budget import Budget
-from ..privacy.certificate import Certificate
+from ..privacy.budget import Budget, Certificate
 from ..privacy.mechanisms.noisy_gd import AVERAGING, NoisyGD, clip_rule, default_delta, max_steps, steps_rule
 from ..privacy.release import release
 from ..privacy.rules.noise_level import warn_if_noise_dominates

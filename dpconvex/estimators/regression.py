@@ -53,7 +53,7 @@ from ..data.validation import check_array, check_excluded, computed
 from ..errors import DataValidationError, ParameterError, PrivacyWarning, user_stacklevel
 from ..objectives import HuberRegression, Pinball
 from ..objectives.losses import Loss, get_regression_loss, parse_label_range, stated_loss
-from ..privacy.certificate import LabelSource
+from ..privacy.budget import LabelSource
 from ..privacy.release import release
 from ..privacy.rules.bounds import DEFAULT_LEVELS, LABEL_SHARE
 from ..templates.linear_erm import LinearERMTemplate
@@ -208,8 +208,7 @@ class LabelRangeMixin:
         """
         from .._validation import NoiseSource, feature_names_of, noise_source, with_feature_names
         from ..privacy.bounds import check_range_budget, release_range
-        from ..privacy.budget import Budget, hold_budget
-        from ..privacy.certificate import compose_sequential
+        from ..privacy.budget import Budget, compose_sequential, hold_budget
 
         spec, epsilon, eps_label, inner = self._label_split()
         owner = type(self).__name__
@@ -248,8 +247,7 @@ class LabelRangeMixin:
     def _certify_private_labels(self, X: Any = None, y: Any = None, **shape: Any) -> Any:
         """The certificate a fit with a private label range would carry (nothing drawn)."""
         from ..data.log_grid import N_CELLS
-        from ..privacy.budget import Budget
-        from ..privacy.certificate import compose_sequential
+        from ..privacy.budget import Budget, compose_sequential
         from ..privacy.release import release
         from ..privacy.rules.bounds import refine_range
         from ..templates.statistics import RangeTemplate

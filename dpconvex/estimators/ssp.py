@@ -37,7 +37,7 @@ from .._validation import (
 from ..data.sufficient import Moments, sufficient_statistics
 from ..data.validation import check_array, computed
 from ..errors import ParameterError
-from ..privacy.certificate import RowMap
+from ..privacy.budget import RowMap
 from ..privacy.mechanisms import MechanismMenu
 from ..templates.statistics import SufficientStatisticsTemplate, zero_statistics
 from .base import (

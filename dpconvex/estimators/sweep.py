@@ -34,8 +34,7 @@ from .._validation import (
 )
 from ..data.validation import check_array, computed
 from ..errors import ParameterError
-from ..privacy.budget import Budget, hold_budget
-from ..privacy.certificate import Certificate, compose_sequential
+from ..privacy.budget import Budget, Certificate, compose_sequential, hold_budget
 from .base import NO_CONTEXT, PrivateEstimator, fit_with
 from .regression import private_bounds
 

@@ -40,7 +40,7 @@ from scipy.special import expit
 
 from .._validation import _short_repr, check_float
 from ..errors import ParameterError, PrivacyError
-from ..privacy.certificate import Condition
+from ..privacy.budget import Condition
 
 __all__ = ["L2", "LOSSES", "REGRESSION_LOSSES", "REGULARIZERS", "CVXPYLoss", "Frobenius",
            "HuberHinge", "HuberRegression", "Logistic", "Loss", "MatrixTerm", "Pinball",

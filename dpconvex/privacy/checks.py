@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import DPConvexError, ParameterError, PrivacyError
 from ..objectives.atoms import DerivedBounds, derive_bounds
 from ..objectives.losses import CVXPYLoss, Loss, shipped_derivation
-from .certificate import Condition
+from .budget import Condition
 
 __all__ = ["FORM_RTOL", "PROBE_RTOL", "check_dcp_convex", "check_loss"]
 

@@ -22,7 +22,7 @@ import numpy as np
 from ..errors import ParameterError, PrivacyError
 from ..objectives.losses import shipped_derivation
 from ..templates.base import PrivacyConstants, Template, natural_residual
-from .certificate import Condition
+from .budget import Condition
 from .checks import declared_number, user_code
 
 __all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_conditions", "vouched"]

@@ -26,8 +26,7 @@ from .._validation import RandomStateLike, check_random_state
 from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError
 from ..objectives.losses import shipped_derivation
 from ..templates.base import SolveResult
-from .budget import Budget
-from .certificate import Certificate
+from .budget import Budget, Certificate
 from .declarations import declaration_conditions, vouched
 from .mechanisms.base import Calibration, Mechanism, get_mechanism
 

@@ -43,7 +43,7 @@ from ..objectives.sets import ConvexSet
 
 if TYPE_CHECKING:
     from ..objectives.losses import Regularizer
-    from ..privacy.certificate import Condition
+    from ..privacy.budget import Condition
 
 __all__ = [
     "CAPABILITY_MEMBERS",

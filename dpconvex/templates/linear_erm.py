@@ -28,7 +28,7 @@ from ..data.validation import as_design
 from ..errors import DataValidationError, ParameterError, PrivacyError
 from ..objectives.losses import L2, Loss
 from ..objectives.sets import ConvexSet
-from ..privacy.certificate import Condition
+from ..privacy.budget import Condition
 from ..privacy.checks import check_dcp_convex, check_loss
 from .base import (
     ConstrainedSpace,

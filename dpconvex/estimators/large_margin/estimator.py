@@ -37,7 +37,7 @@ from ..._validation import (
 )
 from ...data.validation import LABEL_POLICY, LabelSet, check_array, check_labels, encode_labels, zero_rows
 from ...objectives.losses import Frobenius, Loss
-from ...privacy.certificate import Certificate
+from ...privacy.budget import Certificate
 from ...privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ...privacy.release import release
 from ...privacy.rules.large_margin import (

@@ -31,8 +31,7 @@ import numpy as np
 from ..._validation import LAM, Auto, Constraint, Float, _short_repr, check_float
 from ...errors import ParameterError, PrivacyError
 from ...objectives.losses import Frobenius, HuberHinge
-from ...privacy.budget import Budget, remaining
-from ...privacy.certificate import Certificate, LamRule, RowMap, compose_sequential
+from ...privacy.budget import Budget, Certificate, LamRule, RowMap, compose_sequential, remaining
 from ...privacy.mechanisms import Mechanism, MechanismMenu, require_noise_report
 from ...privacy.mechanisms.base import resolve_mechanism
 from ...privacy.mechanisms.perturbation import half_epsilon_modulus, hessian_trace_bound

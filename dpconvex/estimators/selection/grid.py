@@ -47,8 +47,7 @@ from ...data.validation import (
     encode_labels,
 )
 from ...errors import DataValidationError, ParameterError, PrivacyError
-from ...privacy.budget import Budget, hold_budget
-from ...privacy.certificate import Certificate, Condition, compose_parallel
+from ...privacy.budget import Budget, Certificate, Condition, compose_parallel, hold_budget
 from ...privacy.mechanisms.scalar import SelectionTemplate
 from ...privacy.release import release
 from ..base import NO_CONTEXT, FitContext, PrivateEstimator, fill_docs, fit_with, refuse_fit_params

@@ -30,8 +30,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clo
 
 from ..._validation import NoiseSource, check_float, check_option, feature_names_of
 from ...errors import DataValidationError, ParameterError, PrivacyError
-from ...privacy.budget import hold_budget, split_even
-from ...privacy.certificate import Certificate, Condition, compose_parallel
+from ...privacy.budget import Certificate, Condition, compose_parallel, hold_budget, split_even
 from ..base import FitContext, fit_with
 from ..parts import Parts, check_rows, mistakes
 from .grid import SelectedEstimator, _find_certificate

@@ -28,8 +28,7 @@ from ..._validation import check_float
 from ...errors import ParameterError, PrivacyError
 from ...templates.base import Backend, SolveResult
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
-from ..budget import Budget, split_budget
-from ..certificate import Certificate, Condition, compose_sequential
+from ..budget import Budget, Certificate, Condition, compose_sequential, split_budget
 from ..noise import Gaussian, Noise, NoiseSum, NormGamma
 from .base import (
     Calibration,

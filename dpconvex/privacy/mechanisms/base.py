@@ -21,8 +21,7 @@ import numpy as np
 from ...errors import ParameterError, PrivacyError, SolverError
 from ...solvers import retry_advice
 from ...templates.base import Backend, SolveResult, SolveStatus
-from ..budget import Budget, has_positive_delta
-from ..certificate import Certificate, Condition
+from ..budget import Budget, Certificate, Condition, has_positive_delta
 
 if TYPE_CHECKING:
     from ...templates.base import ObjectiveTemplate, PrivacyConstants, Template

@@ -30,8 +30,7 @@ import numpy as np
 
 from ...data.log_grid import N_CELLS, N_OCTAVES, cell_edges, octave_of_cell
 from ...templates.base import Backend, SolveResult
-from ..budget import Budget
-from ..certificate import Certificate, Condition
+from ..budget import Budget, Certificate, Condition
 from ..noise import Laplace, exponential_mechanism
 from ..rules.bounds import COARSE_SHARE, FAILURE_PROBABILITY
 from .base import Calibration, Mechanism, register

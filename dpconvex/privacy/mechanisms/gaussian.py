@@ -35,8 +35,7 @@ import numpy as np
 from ..._validation import check_float
 from ...templates.base import Backend, SolveResult, Template
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
-from ..budget import Budget
-from ..certificate import Certificate, Condition
+from ..budget import Budget, Certificate, Condition
 from ..noise import Gaussian, Noise, NormGamma, SupNormGamma
 from .base import Calibration, Mechanism, NoiseReport, register
 from .record_sets import NormBall, record_set_of

@@ -41,8 +41,7 @@ from ..accounting.objective_gaussian import (
     softmax_objective_delta,
     softmax_objective_sigma,
 )
-from ..budget import Budget, remaining
-from ..certificate import Certificate, Condition
+from ..budget import Budget, Certificate, Condition, remaining
 from ..noise import Gaussian, Noise
 from .base import Calibration, ExactMinimizer, NoiseReport, register
 from .perturbation import (

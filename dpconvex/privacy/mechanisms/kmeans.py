@@ -17,8 +17,7 @@ import numpy as np
 
 from ...templates.base import Backend, SolveResult
 from ...templates.statistics import KMeansTemplate, assign_nearest
-from ..budget import Budget, remaining, split_even
-from ..certificate import Certificate, Condition
+from ..budget import Budget, Certificate, Condition, remaining, split_even
 from ..noise import Laplace, NormGamma
 from .base import Calibration, Mechanism, NoiseReport, register
 

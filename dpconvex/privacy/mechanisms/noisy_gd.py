@@ -43,8 +43,7 @@ from ..accounting.gaussian import (
     gdp_epsilon,
     gdp_mu,
 )
-from ..budget import Budget
-from ..certificate import Certificate, Condition
+from ..budget import Budget, Certificate, Condition
 from ..noise import Gaussian
 from .base import Calibration, Mechanism, NoiseReport, register
 

@@ -23,8 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...errors import ParameterError, PrivacyError
-from ..budget import Budget, remaining
-from ..certificate import Certificate, Condition
+from ..budget import Budget, Certificate, Condition, remaining
 from ..noise import Noise, NormGamma
 from .base import (
     Calibration,

@@ -27,8 +27,7 @@ import numpy as np
 
 from ...errors import ParameterError
 from ...templates.base import Backend, EuclideanSpace, SolveResult, StatisticTemplate
-from ..budget import Budget
-from ..certificate import Certificate, Condition
+from ..budget import Budget, Certificate, Condition
 from ..noise import Laplace, exponential_mechanism
 from .base import Calibration, Mechanism, register
 

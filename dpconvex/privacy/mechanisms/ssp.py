@@ -32,8 +32,7 @@ from scipy.special import ndtri
 
 from ...templates.base import Backend, SolveResult, Template
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
-from ..budget import Budget
-from ..certificate import Certificate, Condition
+from ..budget import Budget, Certificate, Condition
 from ..noise import Gaussian, Laplace, Noise, NormGamma, symmetric_dimension
 from .base import Calibration, Mechanism, NonPrivateBaseline, register
 

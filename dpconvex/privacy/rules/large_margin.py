@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from ...data.validation import LabelSet
     from ...objectives.losses import Loss
-    from ..certificate import Certificate
+    from ..budget import Certificate
     from ..mechanisms import Mechanism, MechanismMenu
 
 __all__ = ["AUTO", "CENTROID", "CENTROID_BELOW", "DEFAULT_STRUCTURE", "PAIRWISE",
