@@ -56,7 +56,7 @@ def test_ratio_is_the_closed_form_of_norm_gamma_noise(wine, kw):
     X, y = wine
     est = dp.PrivateLargeMarginGaussian(epsilon=1.0, random_state=0, **kw)
     ratio, prep, budget = _ratio(est, X, y)
-    from dpconvex.privacy.mechanisms.perturbation import calibrate_objective_perturbation
+    from dpconvex.privacy.mechanisms.base import calibrate_objective_perturbation
 
     consts = prep.template.privacy_constants()
     cal = calibrate_objective_perturbation(budget.epsilon, prep.template.n, consts)

@@ -1,6 +1,6 @@
 """The Λ rule's calibration on the whole grid: arrays, and the same choice as one calibration per Λ.
 
-:func:`~dpconvex.privacy.mechanisms.perturbation.calibrate_objective_perturbation_grid`
+:func:`~dpconvex.privacy.mechanisms.base.calibrate_objective_perturbation_grid`
 computes the objective-perturbation calibration at every Λ of
 :data:`~dpconvex.privacy.rules.noise_level.LAM_GRID` with NumPy. The reference below, kept here and
 not in the package, is the straightforward form: one scalar
@@ -24,14 +24,15 @@ import pytest
 from dpconvex.errors import PrivacyError
 from dpconvex.objectives import HuberHinge, Logistic, SmoothHinge
 from dpconvex.privacy.mechanisms import calibrate_objective_perturbation, get_mechanism
-from dpconvex.privacy.mechanisms.base import NoiseReport, at_modulus
+from dpconvex.privacy.mechanisms.base import (
+    NoiseReport,
+    at_modulus,
+    calibrate_objective_perturbation_grid,
+    objective_modulus_floor,
+)
 from dpconvex.privacy.mechanisms.gaussian_linear import (
     _unit_sigma_objective,
     gradient_difference_rank,
-)
-from dpconvex.privacy.mechanisms.perturbation import (
-    calibrate_objective_perturbation_grid,
-    objective_modulus_floor,
 )
 from dpconvex.privacy.rules import noise_level as lam_rule
 from dpconvex.privacy.rules.noise_level import LAM_GRID, auto_lam, grid_report
@@ -146,16 +147,17 @@ def test_rule_chooses_the_same_lam_on_a_broad_sweep():
 def test_grid_report_calibrates_the_grid_in_one_call(monkeypatch):
     """No scalar calibration per grid point: the rule's report costs one array calibration
     (and the scalar one behind the modulus floor)."""
-    from dpconvex.privacy.mechanisms import gaussian_linear, perturbation
+    from dpconvex.privacy.mechanisms import base as mechanism_base
+    from dpconvex.privacy.mechanisms import gaussian_linear
 
     calls = []
-    scalar = perturbation.calibrate_objective_perturbation
+    scalar = mechanism_base.calibrate_objective_perturbation
 
     def counted(*args, **kwargs):
         calls.append(args)
         return scalar(*args, **kwargs)
 
-    monkeypatch.setattr(perturbation, "calibrate_objective_perturbation", counted)
+    monkeypatch.setattr(mechanism_base, "calibrate_objective_perturbation", counted)
     monkeypatch.setattr(gaussian_linear, "calibrate_objective_perturbation", counted)
     for mech, delta in (("objective", 0.0), ("gaussian_objective", 1e-6)):
         calls.clear()

@@ -34,8 +34,7 @@ from dpconvex.privacy.mechanisms import (
     register,
 )
 from dpconvex.privacy.mechanisms.amp import GaussianApproximateMinima
-from dpconvex.privacy.mechanisms.base import require_exact
-from dpconvex.privacy.mechanisms.perturbation import ObjectivePerturbation
+from dpconvex.privacy.mechanisms.base import ObjectivePerturbation, require_exact
 from dpconvex.privacy.noise import Laplace
 from dpconvex.privacy.release import release
 from dpconvex.privacy.rules.noise_level import LAM_GRID, auto_lam, warn_if_noise_dominates

@@ -33,7 +33,7 @@ from dpconvex.privacy.accounting.objective_gaussian import (
 )
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms import get_mechanism
-from dpconvex.privacy.mechanisms.perturbation import jacobian_slack
+from dpconvex.privacy.mechanisms.base import jacobian_slack
 from dpconvex.privacy.release import release
 from dpconvex.solvers import solve
 from dpconvex.templates.large_margin_softmax import LargeMarginSoftmaxTemplate

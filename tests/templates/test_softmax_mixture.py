@@ -35,7 +35,7 @@ from scipy.special import logsumexp, softmax
 from dpconvex.data.preprocess import augment_and_scale
 from dpconvex.errors import DataValidationError, ParameterError
 from dpconvex.estimators.large_margin.estimator import PrivateLargeMarginGaussian
-from dpconvex.privacy.mechanisms.perturbation import (
+from dpconvex.privacy.mechanisms.base import (
     calibrate_objective_perturbation,
     jacobian_slack,
 )

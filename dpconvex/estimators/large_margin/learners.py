@@ -33,8 +33,7 @@ from ...errors import ParameterError, PrivacyError
 from ...objectives.losses import Frobenius, HuberHinge
 from ...privacy.budget import Budget, Certificate, LamRule, RowMap, compose_sequential, remaining
 from ...privacy.mechanisms import Mechanism, MechanismMenu, require_noise_report
-from ...privacy.mechanisms.base import resolve_mechanism
-from ...privacy.mechanisms.perturbation import half_epsilon_modulus, hessian_trace_bound
+from ...privacy.mechanisms.base import half_epsilon_modulus, hessian_trace_bound, resolve_mechanism
 from ...privacy.release import release
 from ...privacy.rules.large_margin import (
     components_reason,

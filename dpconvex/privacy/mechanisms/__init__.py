@@ -14,26 +14,24 @@ from .base import (
     Mechanism,
     MechanismMenu,
     NoiseReport,
+    NonPrivate,
     NonPrivateBaseline,
+    ObjectivePerturbation,
+    OutputPerturbation,
     PublicProblem,
     build_mechanism,
+    calibrate_objective_perturbation,
+    calibrate_output_perturbation,
     get_mechanism,
+    half_epsilon_modulus,
+    hessian_trace_bound,
+    jacobian_slack,
+    jacobian_slack_two_sided,
     mechanism_names,
     register,
     require_noise_report,
 )
 from .kmeans import DPKMeans
-from .perturbation import (
-    NonPrivate,
-    ObjectivePerturbation,
-    OutputPerturbation,
-    calibrate_objective_perturbation,
-    calibrate_output_perturbation,
-    half_epsilon_modulus,
-    hessian_trace_bound,
-    jacobian_slack,
-    jacobian_slack_two_sided,
-)
 from .scalar import Exponential  # also registers "laplace_mean"
 
 __all__ = ["MECHANISMS", "PLACEMENTS", "ApproximateMinima", "Calibration", "ExactMinimizer", "DPKMeans",

@@ -43,11 +43,14 @@ from ..accounting.objective_gaussian import (
 )
 from ..budget import Budget, Certificate, Condition, remaining
 from ..noise import Gaussian, Noise
-from .base import Calibration, ExactMinimizer, NoiseReport, register
-from .perturbation import (
+from .base import (
+    Calibration,
+    ExactMinimizer,
+    NoiseReport,
     calibrate_objective_perturbation,
     calibrate_objective_perturbation_grid,
     calibrate_output_perturbation,
+    register,
 )
 
 if TYPE_CHECKING:

@@ -192,7 +192,7 @@ def grid_report(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p:
 def delta_floor(n: int, epsilon: float, q: float, loss: str | Loss) -> float:
     """Smallest Λ at which objective perturbation adds no Δ: c q² / (n (e^{ε/2} - 1)) for the
     one-sided slack, read from
-    :func:`~dpconvex.privacy.mechanisms.perturbation.objective_modulus_floor`.
+    :func:`~dpconvex.privacy.mechanisms.base.objective_modulus_floor`.
 
     Examples
     --------
@@ -200,7 +200,7 @@ def delta_floor(n: int, epsilon: float, q: float, loss: str | Loss) -> float:
     >>> round(delta_floor(1000, 1.0, 1.0, "logistic"), 6)
     0.000385
     """
-    from ..mechanisms.perturbation import objective_modulus_floor
+    from ..mechanisms.base import objective_modulus_floor
 
     if isinstance(loss, str):
         from ...objectives.losses import get_loss
