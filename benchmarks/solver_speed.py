@@ -98,8 +98,8 @@ def adult_worker(spec: dict) -> dict:
     constant column of [x, 1] for both.
     """
     import dpconvex as dp
-    from dpconvex._diagnostics import collect_diagnostics  # noqa: F401
     from dpconvex._validation import NoiseSource
+    from dpconvex.errors import collect_diagnostics  # noqa: F401
     from dpconvex.estimators.base import NO_CONTEXT, fit_with
 
     try:
@@ -205,7 +205,7 @@ def _same_noise_check(spec: dict, Xtr, ytr, Xte, yte, C: float) -> list[dict]:
     from diffprivlib.models import LogisticRegression
 
     import dpconvex as dp
-    from dpconvex._diagnostics import collect_diagnostics  # noqa: F401
+    from dpconvex.errors import collect_diagnostics  # noqa: F401
     from dpconvex.solvers import solve
 
     rows = []
@@ -479,7 +479,7 @@ def part_digits(run_: harness.Run, runs: int, max_train: int | None = None) -> d
     from sklearn.model_selection import train_test_split
 
     import dpconvex as dp
-    from dpconvex._diagnostics import collect_diagnostics  # noqa: F401
+    from dpconvex.errors import collect_diagnostics  # noqa: F401
 
     X, y = load_digits(return_X_y=True)
     X = X / 16.0 / 8.0  # public pixel range [0, 16]: ||x/16|| <= 8, so rows have norm <= 1

@@ -93,7 +93,7 @@ Lines inside a multi-line string that is not a docstring are code lines when not
    else under the installed top-level package, which is located without importing it),
    where ``y`` is neither a community convention (``np``, ``pd``, ``plt``, ``cp``, ``da``,
    ``dd``, ``sp``, ``mpl``) nor, leading underscores aside, the module's own last name
-   (``from .. import _diagnostics as diagnostics``, ``from . import gaussian as _gaussian``).
+   (``from .. import errors as diagnostics``, ``from . import gaussian as _gaussian``).
    Listed as ``file:line module as alias``.
    Aliases of functions and classes (``from .ops import row_norms as _row_norms``) are not
    module aliases.

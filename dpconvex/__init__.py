@@ -32,7 +32,7 @@ _EXPORTS: dict[str, str] = {
         "estimators"),
     **dict.fromkeys(("Binary", "Categorical", "Numeric", "PublicSchema"), "data.schema"),
     "release": "privacy.release",
-    **dict.fromkeys(("collect_diagnostics", "verbosity"), "_diagnostics"),
+    **dict.fromkeys(("collect_diagnostics", "verbosity"), "errors"),
     "PublicEncoder": "data.encoder",
     "draft_schema": "privacy.bounds",
     "PrivateBounds": "estimators.regression",

@@ -65,7 +65,7 @@ def test_draft_schema_refusals_speak_of_draft_schema():
 def test_the_package_namespace_is_its_public_names():
     public = set(dp.__all__)
     assert "verbosity" in public and "collect_diagnostics" in public
-    assert dp.verbosity.__module__ == "dpconvex._diagnostics"
+    assert dp.verbosity.__module__ == "dpconvex.errors"
     shown = {n for n in dir(dp) if not n.startswith("_")}
     assert not shown & {"Any", "annotations", "importlib"}
     assert public - {"__version__"} <= shown

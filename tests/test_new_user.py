@@ -74,7 +74,7 @@ def test_verbose_progress_goes_to_stderr_and_is_not_stored(capsys):
     assert "iteration" not in str(m.certificate_) and "not private" not in str(m.certificate_)
     with pytest.raises(dp.ParameterError, match="'verbose'"):
         dp.PrivateLargeMarginGaussian(verbose="loud").fit(X, y)
-    from dpconvex._diagnostics import verbosity
+    from dpconvex.errors import verbosity
 
     with verbosity(2):
         dp.NoisyGradientDescent(epsilon=1.0, delta=1e-5, classes=[0, 1], steps=5,

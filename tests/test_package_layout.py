@@ -113,7 +113,7 @@ def test_the_cycle_finder_finds_a_cycle():
 #: release pipeline, the "auto" rules, the verifier), which runs templates through solvers.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("dpconvex.errors",),
-    ("dpconvex._diagnostics", "dpconvex._validation"),
+    ("dpconvex._validation",),
     ("dpconvex.privacy.budget", "dpconvex.privacy.budget", "dpconvex.privacy.noise"),
     ("dpconvex.data",),
     ("dpconvex.objectives",),
@@ -158,7 +158,7 @@ def test_the_schema_declarations_import_neither_the_encoder_nor_the_drafting():
 
 def test_the_top_level_holds_only_the_public_surface_and_private_helpers():
     top = sorted(p.name for p in PKG.glob("*.py"))
-    assert top == ["__init__.py", "__main__.py", "_diagnostics.py", "_validation.py",
+    assert top == ["__init__.py", "__main__.py", "_validation.py",
                    "cli.py", "errors.py"], top
 
 

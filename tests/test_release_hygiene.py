@@ -30,8 +30,8 @@ from sklearn.base import is_regressor
 from sklearn.pipeline import Pipeline, make_pipeline
 
 import dpconvex as dp
-from dpconvex._diagnostics import collect_diagnostics, record_diagnostic
 from dpconvex.data.validation import INFERRED, LabelArray, declared_classes
+from dpconvex.errors import collect_diagnostics, record_diagnostic
 from dpconvex.estimators.base import FitContext
 from dpconvex.estimators.selection.random import PrivateRandomSearch
 from dpconvex.objectives.losses import HuberHinge

@@ -29,7 +29,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import DataConversionWarning
 
-from .._diagnostics import diagnostics_open, record_diagnostic
 from .._validation import (
     Options,
     _is_missing_type,
@@ -43,6 +42,8 @@ from ..errors import (
     DataValidationError,
     ParameterError,
     PrivacyLeakWarning,
+    diagnostics_open,
+    record_diagnostic,
     user_stacklevel,
 )
 from ..privacy.budget import LabelSource

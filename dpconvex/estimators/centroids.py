@@ -29,7 +29,6 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from .._diagnostics import note_clipped
 from .._validation import (
     ACCOUNTANT,
     CLASSES,
@@ -50,7 +49,7 @@ from .._validation import (
 from ..data.operators import canonical_csr, row_norms
 from ..data.preprocess import clip_rows
 from ..data.validation import LABEL_POLICY, LabelSet, check_array
-from ..errors import ParameterError
+from ..errors import ParameterError, note_clipped
 from ..privacy.budget import Budget, Certificate, RowMap
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism

@@ -21,7 +21,6 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy.special import logsumexp
 
-from .._diagnostics import record_diagnostic
 from .._validation import (
     Constraint,
     Float,
@@ -31,7 +30,7 @@ from .._validation import (
     is_dask_collection,
 )
 from ..data.validation import check_array
-from ..errors import ParameterError
+from ..errors import ParameterError, record_diagnostic
 from ..privacy.mechanisms import MechanismMenu
 from ..privacy.mechanisms.record_sets import MomentBox, RecordSet
 from .base import NO_CONTEXT, CertificateHold, FitContext, FitPlan, Prepared, PreparedFacts

@@ -21,7 +21,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 
-from .._diagnostics import note_clipped
 from .._validation import (
     ACCOUNTANT,
     CLASSES,
@@ -56,7 +55,7 @@ from ..data.validation import (
     encode_labels,
     zero_rows,
 )
-from ..errors import ParameterError
+from ..errors import ParameterError, note_clipped
 from ..objectives.losses import LOSSES, Logistic, Loss, get_loss, stated_loss
 from ..objectives.sets import ConvexSet
 from ..privacy.budget import Budget, RowMap, compose_sequential, hold_budget, split_even

@@ -21,7 +21,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._diagnostics import note_clipped
 from .._validation import (
     ACCOUNTANT,
     CLASSES,
@@ -41,7 +40,7 @@ from .._validation import (
 from ..data.operators import DenseRows, ScaledRows
 from ..data.preprocess import clip_rows
 from ..data.validation import LABEL_POLICY, zero_rows
-from ..errors import PrivacyError
+from ..errors import PrivacyError, note_clipped
 from ..objectives.losses import LOSSES, Loss, get_loss
 from ..privacy.accounting.gaussian import ACCOUNTING
 from ..privacy.budget import Budget, Certificate

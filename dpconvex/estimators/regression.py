@@ -28,7 +28,6 @@ import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.exceptions import DataConversionWarning
 
-from .._diagnostics import record_diagnostic
 from .._validation import (
     ACCOUNTANT,
     DATA_NORM,
@@ -50,7 +49,7 @@ from .._validation import (
     noise_source,
 )
 from ..data.validation import check_array, check_excluded, computed
-from ..errors import DataValidationError, ParameterError, PrivacyWarning, user_stacklevel
+from ..errors import DataValidationError, ParameterError, PrivacyWarning, record_diagnostic, user_stacklevel
 from ..objectives import HuberRegression, Pinball
 from ..objectives.losses import Loss, get_regression_loss, parse_label_range, stated_loss
 from ..privacy.budget import LabelSource

@@ -20,7 +20,6 @@ from typing import Any, ClassVar
 
 from sklearn.base import RegressorMixin
 
-from .._diagnostics import note_clipped
 from .._validation import (
     ACCOUNTANT,
     DATA_NORM,
@@ -36,7 +35,7 @@ from .._validation import (
 )
 from ..data.sufficient import Moments, sufficient_statistics
 from ..data.validation import check_array, computed
-from ..errors import ParameterError
+from ..errors import ParameterError, note_clipped
 from ..privacy.budget import RowMap
 from ..privacy.mechanisms import MechanismMenu
 from ..templates.statistics import SufficientStatisticsTemplate, zero_statistics

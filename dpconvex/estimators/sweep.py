@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 
-from .._diagnostics import collect_diagnostics
 from .._validation import (
     NoiseSource,
     RandomStateLike,
@@ -33,7 +32,7 @@ from .._validation import (
     with_feature_names,
 )
 from ..data.validation import check_array, computed
-from ..errors import ParameterError
+from ..errors import ParameterError, collect_diagnostics
 from ..privacy.budget import Budget, Certificate, compose_sequential, hold_budget
 from .base import NO_CONTEXT, PrivateEstimator, fit_with
 from .regression import private_bounds

@@ -17,13 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from .._diagnostics import diagnostics_open, record_diagnostic
 from .._validation import GENERATOR_TYPES, check_float, check_seed
 from ..data.log_grid import K_MAX, cell_counts
 from ..data.schema import Binary, Categorical, Declaration, Numeric, PublicSchema, _shown
 from ..data.schema_draft import LEAK_TEXT, check_kinds, kind_of_dtype, read_schema
 from ..data.tables import category_texts, dtype_kind, is_missing, number_values, table_columns
-from ..errors import ParameterError, PrivacyLeakWarning
+from ..errors import ParameterError, PrivacyLeakWarning, diagnostics_open, record_diagnostic
 from ..templates.statistics import RangeTemplate, VocabularyTemplate, check_levels
 from .budget import Budget, Certificate, Condition, compose_sequential, hold_budget, split_even
 from .release import release, seeded_noise

@@ -21,9 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._diagnostics import record_solve, say
 from .._validation import RandomStateLike, check_random_state
-from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError
+from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError, record_solve, say
 from ..objectives.losses import shipped_derivation
 from ..templates.base import SolveResult
 from .budget import Budget, Certificate

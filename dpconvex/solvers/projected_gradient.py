@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .. import _diagnostics as diagnostics
+from .. import errors as diagnostics
 from ..templates.base import Backend, SolveResult, SolveStatus, natural_residual, single_threaded
 from .lbfgs_newton import NATIVE_TOL_FACTOR
 

@@ -16,7 +16,7 @@ from sklearn.discriminant_analysis import QuadraticDiscriminantAnalysis
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import dpconvex as dp
-from dpconvex._diagnostics import collect_diagnostics
+from dpconvex.errors import collect_diagnostics
 from dpconvex.objectives.losses import Logistic
 from dpconvex.privacy.rules.large_margin import components_per_class, resolved_components
 from dpconvex.templates.large_margin import psi_frobenius

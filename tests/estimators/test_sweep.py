@@ -9,7 +9,7 @@ from sklearn.datasets import load_wine
 
 import dpconvex as dp
 from dpconvex import BudgetError, ParameterError
-from dpconvex._diagnostics import collect_diagnostics
+from dpconvex.errors import collect_diagnostics
 from dpconvex.estimators.sweep import epsilon_sweep
 
 

@@ -16,8 +16,8 @@ from _helpers import certificate_facts
 from sklearn.pipeline import make_pipeline
 
 import dpconvex as dp
-from dpconvex._diagnostics import collect_diagnostics
 from dpconvex.data.validation import encode_labels
+from dpconvex.errors import collect_diagnostics
 from dpconvex.estimators.selection.random import PrivateRandomSearch
 from dpconvex.privacy.budget import BudgetAccountant
 

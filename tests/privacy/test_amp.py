@@ -5,7 +5,7 @@ import pytest
 from _helpers import patch_noise
 
 import dpconvex as dp
-from dpconvex._diagnostics import collect_diagnostics
+from dpconvex.errors import collect_diagnostics
 
 
 def _data(seed=0, n=400, d=4):

@@ -437,7 +437,7 @@ def test_distance_bound_holds_at_inexact_points(C, K):
 
 def test_amp_covers_an_inexact_native_solve(monkeypatch):
     import dpconvex as dp
-    from dpconvex._diagnostics import collect_diagnostics
+    from dpconvex.errors import collect_diagnostics
 
     X, y = _data(200, 3, 2, seed=12)
     est = dp.PrivateLargeMarginGaussian(epsilon=2.0, solver="native", max_iter=3, loss="pairwise",

@@ -77,7 +77,7 @@ def clip_and_map(est: LargeMarginSettings, X: Any) -> tuple[Any, int]:
 
     With ``row_norm="unit"`` on dense rows the clip is part of the scaling (a row scaled
     down to q and then to norm q is q·x/‖x‖, as the row scaled at once): the rows are
-    scaled in one copy, and the count (for :func:`~dpconvex._diagnostics.note_clipped`)
+    scaled in one copy, and the count (for :func:`~dpconvex.errors.note_clipped`)
     is read off the row norms.
     """
     q = float(est.data_norm)

@@ -12,7 +12,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..._diagnostics import note_clipped, say, verbosity
 from ..._validation import (
     ACCOUNTANT,
     CLASSES,
@@ -36,6 +35,7 @@ from ..._validation import (
     noise_source,
 )
 from ...data.validation import LABEL_POLICY, LabelSet, check_array, check_labels, encode_labels, zero_rows
+from ...errors import note_clipped, say, verbosity
 from ...objectives.losses import Frobenius, Loss
 from ...privacy.budget import Certificate
 from ...privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism

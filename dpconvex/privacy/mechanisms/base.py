@@ -610,7 +610,7 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
                                               SolveStatus.UNBOUNDED)
               or not np.isfinite(res.residual) or not np.all(np.isfinite(res.x)))
     if failed or res.residual > tol:
-        from ..._diagnostics import record_solve
+        from ...errors import record_solve
 
         record_solve(res)
     if failed:
