@@ -12,6 +12,7 @@ import doctest
 import importlib
 import inspect
 import re
+import warnings
 
 import pytest
 
@@ -278,3 +279,47 @@ def test_dataset_examples_run_with_the_files(name):
     result = runner.run(test, out=out.append)
     assert result.attempted == len(test.examples) > 0
     assert result.failed == 0, "".join(out)
+
+
+class _UndefinedNames(doctest.DocTestRunner):
+    """Runs examples and records the names they use without defining or importing them
+    (the output is compared by the doctest run itself)."""
+
+    def __init__(self) -> None:
+        super().__init__(optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
+        self.undefined: list[str] = []
+
+    def report_failure(self, out, test, example, got):  # noqa: ARG002 (the output: not here)
+        pass
+
+    def report_unexpected_exception(self, out, test, example, exc_info):  # noqa: ARG002
+        if issubclass(exc_info[0], NameError):
+            self.undefined.append(f"{test.name}: {exc_info[1]}")
+
+
+def _top_level_examples() -> list[tuple[str, doctest.DocTest]]:
+    dp = importlib.import_module("dpconvex")
+    finder = doctest.DocTestFinder(recurse=False)
+    return [(name, test) for name in dp.__all__
+            if inspect.isclass(obj := getattr(dp, name)) or inspect.isfunction(obj)
+            for test in finder.find(obj, name, globs={}) if test.examples]
+
+
+@pytest.mark.parametrize(("name", "test"), _top_level_examples(),
+                         ids=[name for name, _ in _top_level_examples()])
+def test_a_top_level_example_runs_as_a_user_copies_it(name, test):
+    """The Examples of a class or function ``dpconvex`` exports run in an empty namespace,
+    what a user copying them from the API page has: every name is imported or made in the
+    example (none comes from the suite's doctest namespace, conftest.py)."""
+    runner = _UndefinedNames()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        runner.run(test, out=lambda text: None)
+    assert not runner.undefined, runner.undefined
+
+
+def test_the_runner_finds_a_name_an_example_does_not_define():
+    test = doctest.DocTestParser().get_doctest(">>> X.shape\n(40, 3)\n", {}, "demo", None, 0)
+    runner = _UndefinedNames()
+    runner.run(test, out=lambda text: None)
+    assert runner.undefined == ["demo: name 'X' is not defined"]

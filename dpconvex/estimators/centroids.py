@@ -593,6 +593,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
 
     Examples
     --------
+    >>> import numpy as np
     >>> from sklearn.datasets import load_breast_cancer
     >>> from dpconvex import PrivateGaussianCentroid
     >>> X, y = load_breast_cancer(return_X_y=True)

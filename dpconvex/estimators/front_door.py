@@ -590,7 +590,9 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
 
     Examples
     --------
+    >>> import numpy as np
     >>> from dpconvex import PrivateClassifier
+    >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(400, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
     >>> y = (X[:, 0] > 0).astype(int)
     >>> clf = PrivateClassifier(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)

@@ -112,6 +112,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     --------
     A circle-shaped problem (the map draws from the shape of X only):
 
+    >>> import numpy as np
     >>> from sklearn.pipeline import make_pipeline
     >>> from dpconvex import PrivateLogisticRegression
     >>> from dpconvex.estimators.kernels import RandomFourierFeatures

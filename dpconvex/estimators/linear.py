@@ -723,7 +723,10 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
 
     Examples
     --------
+    >>> import numpy as np
     >>> from dpconvex import PrivateLogisticRegression
+    >>> X = np.random.default_rng(0).normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True); y = np.where(X[:, 0] > 0, 1, -1)
     >>> clf = PrivateLogisticRegression(epsilon=1.0, classes=[-1, 1], random_state=0).fit(X, y)
     >>> clf.coef_.shape, clf.intercept_.shape
     ((1, 3), (1,))
@@ -756,7 +759,10 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
 
     Examples
     --------
+    >>> import numpy as np
     >>> from dpconvex import PrivateHuberSVM
+    >>> X = np.random.default_rng(0).normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
     >>> y = np.where(X[:, 0] > 0, "spam", "ham")
     >>> clf = PrivateHuberSVM(epsilon=1.0, h=0.5, classes=["ham", "spam"], random_state=0).fit(X, y)
     >>> clf.classes_.tolist()
@@ -809,7 +815,10 @@ class PrivateLinearClassifier(_PrivateLinearClassifier):
 
     Examples
     --------
+    >>> import numpy as np
     >>> from dpconvex import PrivateLinearClassifier
+    >>> X = np.random.default_rng(0).normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True); y = np.where(X[:, 0] > 0, 1, -1)
     >>> clf = PrivateLinearClassifier(loss="smooth_hinge", epsilon=1.0, classes=[-1, 1],
     ...                               random_state=0).fit(X, y)
     >>> clf.coef_.shape

@@ -146,7 +146,10 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
 
     Examples
     --------
+    >>> import numpy as np
     >>> from dpconvex import NoisyGradientDescent
+    >>> X = np.random.default_rng(0).normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True); y = np.where(X[:, 0] > 0, 1, -1)
     >>> clf = NoisyGradientDescent(epsilon=1.0, delta=1e-5, steps=50, accounting="rdp",
     ...                            classes=[-1, 1], random_state=0).fit(X, y)
     >>> clf.steps_, clf.certificate_.delta

@@ -60,7 +60,10 @@ class EpsilonSweep:
 
     Examples
     --------
+    >>> import numpy as np
     >>> from dpconvex import EpsilonSweep, PrivateLogisticRegression, epsilon_sweep
+    >>> X = np.random.default_rng(0).normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True); y = np.where(X[:, 0] > 0, 1, -1)
     >>> sweep = epsilon_sweep(PrivateLogisticRegression(lam=0.1, classes=[-1, 1]), X, y,
     ...                       epsilons=[0.5, 1.0], random_state=0)
     >>> isinstance(sweep, EpsilonSweep), sweep.templates_built  # a fixed lam: one template
@@ -153,6 +156,9 @@ def epsilon_sweep(
 
     Examples
     --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True); y = np.where(X[:, 0] > 0, 1, -1)
     >>> from dpconvex import PrivateLogisticRegression, epsilon_sweep
     >>> sweep = epsilon_sweep(PrivateLogisticRegression(classes=[-1, 1]), X, y,
     ...                       epsilons=[0.5, 1.0], runs=2, random_state=0)

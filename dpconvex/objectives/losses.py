@@ -84,6 +84,7 @@ class Loss:
 
     Examples
     --------
+    >>> import numpy as np
     >>> from dpconvex.objectives import Loss, get_loss
     >>> loss = get_loss("logistic")
     >>> isinstance(loss, Loss), loss.deriv_bound, loss.curvature

@@ -355,6 +355,7 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
 
     Examples
     --------
+    >>> import numpy as np
     >>> import pandas as pd
     >>> import dpconvex as dp
     >>> rng = np.random.default_rng(0)

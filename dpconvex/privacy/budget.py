@@ -297,6 +297,7 @@ class BudgetAccountant:
 
     Examples
     --------
+    >>> from dpconvex import BudgetAccountant
     >>> acc = BudgetAccountant(epsilon=1.0)
     >>> acc.spend(0.25, label="histogram")
     >>> with acc.parallel():

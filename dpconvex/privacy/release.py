@@ -131,6 +131,9 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
 
     Examples
     --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True); y = np.where(X[:, 0] > 0, 1, -1)
     >>> from dpconvex import Budget, release
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
