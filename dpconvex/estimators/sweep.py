@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from sklearn.base import is_classifier
 
 from .._validation import (
     NoiseSource,
@@ -80,10 +81,10 @@ class EpsilonSweep:
         """Every fit's ``score`` on (X, y) (a classifier's accuracy, a regressor's R²): array
         of shape (len(epsilons), runs).
 
-        A Dask array or DataFrame is predicted per chunk on the workers by each classifier
-        (one pass per fit; its accuracy); only the predicted labels come back.
+        A Dask array or DataFrame is predicted per chunk on the workers (one pass per fit): a
+        classifier's predicted labels, or a regressor's predictions, come back.
         """
-        if is_dask_collection(X):
+        if is_dask_collection(X) and is_classifier(self.estimators[0][0]):
             from .parts import mistakes
 
             labels = np.asarray(computed(y))

@@ -179,3 +179,19 @@ def test_a_class_is_refused_by_name():
     X, y = _data(50)
     with pytest.raises(ParameterError, match=r"pass an instance, PrivateLogisticRegression\(\)"):
         epsilon_sweep(dp.PrivateLogisticRegression, X, y, [1.0])
+
+
+def test_a_regressor_sweep_scores_dask_rows_as_it_scores_rows_in_memory():
+    """On Dask rows a regressor's score is its R² (predicted per chunk), not a count of
+    predictions that differ from the labels."""
+    da = pytest.importorskip("dask.array")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+    y = X @ np.array([0.5, -0.2, 0.1]) + 0.05 * rng.normal(size=400)
+    sweep = dp.epsilon_sweep(dp.PrivateHuberRegressor(label_range=(-1, 1)), X, y,
+                             epsilons=[1.0, 4.0], random_state=0)
+    in_memory = sweep.score(X, y)
+    assert np.all(in_memory > 0.5)
+    np.testing.assert_allclose(sweep.score(da.from_array(X, chunks=100), y), in_memory,
+                               rtol=1e-12)
