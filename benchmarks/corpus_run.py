@@ -34,7 +34,10 @@ learner does not apply):
   δ = 0, ``feature_range`` the table's public per-feature range of an encoded row,
   ``schema.encoded_range()``, as diffprivlib's GaussianNB gets its bounds). The linear
   learners and noisy GD are one-vs-rest on more than two classes (their own), the others
-  multiclass.
+  multiclass;
+* variants: ``logistic_unit`` and ``huber_unit`` on x/‖x‖; ``softmax``; ``logistic_gaussian``
+  and ``huber_gaussian`` with ``mechanism="gaussian_objective"`` (δ > 0 only), the form δ
+  names, against which ``mechanism="auto"`` keeps the lower Λ-rule bound.
 
 Baselines, in every table: ``non-private`` (scikit-learn ``LogisticRegression(max_iter=2000)``
 on the same encoded rows) and ``majority`` (the training labels' majority class scored on
@@ -70,7 +73,9 @@ registry :data:`REGRESSION_LEARNERS`; each factory takes ``(epsilon, delta, labe
 seed)``): ``huber`` and ``pinball``, ``PrivateLinearRegressor(loss=...)`` at its defaults;
 ``quantile_objective`` and ``quantile_output``, ``PrivateQuantileRegressor()`` (the median)
 with objective or output perturbation (their Gaussian forms at δ > 0), the comparison behind
-its ``mechanism="auto"`` (variants, not defaults);
+its ``mechanism="auto"``, and ``huber_by_delta`` and ``pinball_by_delta``, objective
+perturbation by δ alone (Gaussian at δ > 0), against which ``mechanism="auto"`` keeps the
+lower Λ-rule bound (variants, not defaults);
 ``front_door``, ``dpconvex.PrivateRegressor`` when the installed dpconvex has it; and any
 other name of a dpconvex regressor class, added when ``hasattr(dpconvex, name)`` at run time
 (``PrivateLinearRegression``, ``PrivateHuberRegressor``, ``PrivateQuantileRegressor``, ...),
@@ -258,6 +263,13 @@ LEARNERS: dict[str, Learner] = {
                                    ranged=True),
     "softmax": Learner(_single("PrivateLargeMarginGaussian", delta_none=True, loss="softmax"), False,
                        "PrivateLargeMarginGaussian(loss='softmax')"),
+    # the form δ > 0 names, against which mechanism="auto" keeps the lower Λ-rule bound
+    "logistic_gaussian": Learner(
+        _single("PrivateLogisticRegression", needs_delta=True, mechanism="gaussian_objective"),
+        False, "PrivateLogisticRegression(mechanism='gaussian_objective') (δ > 0 only)"),
+    "huber_gaussian": Learner(
+        _single("PrivateHuberSVM", needs_delta=True, mechanism="gaussian_objective"), False,
+        "PrivateHuberSVM(mechanism='gaussian_objective') (δ > 0 only)"),
 }
 DEFAULT_LEARNERS = ("front_door", "logistic", "huber", "large_margin", "noisy_gd", "centroid",
                     "gaussian_nb")
@@ -327,7 +339,7 @@ def _regressor(cls_name: str, **fixed: Any) -> Callable:
     return factory
 
 
-def _regressor_by_delta(cls_name: str, mechanism: str) -> Callable:
+def _regressor_by_delta(cls_name: str, mechanism: str, **fixed: Any) -> Callable:
     """A factory of ``cls_name`` with ``mechanism`` at δ = 0 and ``"gaussian_" + mechanism``
     at δ > 0 (a mechanism family, pure and Gaussian)."""
     def factory(eps: float, delta: float, label_range: tuple[float, float], seed: int) -> Any:
@@ -335,9 +347,9 @@ def _regressor_by_delta(cls_name: str, mechanism: str) -> Callable:
 
         name = f"gaussian_{mechanism}" if delta > 0 else mechanism
         return getattr(dp, cls_name)(epsilon=eps, delta=delta, label_range=label_range,
-                                     mechanism=name, random_state=seed)
+                                     mechanism=name, random_state=seed, **fixed)
 
-    factory.__name__ = f"_{cls_name}_{mechanism}"
+    factory.__name__ = f"_{cls_name}_{mechanism}" + "".join(f"_{k}_{v}" for k, v in fixed.items())
     return factory
 
 
@@ -354,6 +366,13 @@ REGRESSION_LEARNERS: dict[str, Learner] = {
     "quantile_output": Learner(
         _regressor_by_delta("PrivateQuantileRegressor", "output"), False,
         "PrivateQuantileRegressor(mechanism='output', Gaussian at δ > 0)"),
+    # the form δ alone names, against which mechanism="auto" keeps the lower Λ-rule bound
+    "huber_by_delta": Learner(
+        _regressor_by_delta("PrivateLinearRegressor", "objective", loss="huber"), False,
+        "PrivateLinearRegressor(loss='huber', mechanism='objective', Gaussian at δ > 0)"),
+    "pinball_by_delta": Learner(
+        _regressor_by_delta("PrivateLinearRegressor", "objective", loss="pinball"), False,
+        "PrivateLinearRegressor(loss='pinball', mechanism='objective', Gaussian at δ > 0)"),
 }
 DEFAULT_REGRESSION_LEARNERS = ("huber", "pinball")
 #: the rule column when dpconvex has no front-door regressor: the regressor's default loss

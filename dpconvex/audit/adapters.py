@@ -729,7 +729,8 @@ class EstimatorReleaseMechanism(Sampled):
 
     @property
     def pure(self) -> bool:
-        """True for pure ε-DP (norm-Gamma noise), False for the Gaussian mechanism."""
+        """True for pure ε-DP (norm-Gamma noise), False for the Gaussian mechanism: the
+        mechanism of the plan of the data last prepared (before any, the one δ names)."""
         return bool(self._library.pure)
 
     def prepare(self, data: Data) -> tuple[Any, Budget, OnceUnperturbed]:
@@ -762,6 +763,9 @@ class EstimatorReleaseMechanism(Sampled):
                     "EstimatorMechanism(estimator).")
             t = prep.template
             budget = objective_part(plan)
+            if plan.mechanism.name != self._library.name:  # "auto" by the Λ rule's bounds
+                self._library = plan.mechanism
+                self._mech = Audited(self._library, self.noise_scale)
             self._cache[key] = (t, budget, backend_for(self.estimator.solver, t))
         return self._cache[key]
 

@@ -430,8 +430,9 @@ PARAMETER_DOCS["regression_parameters"] = fill_docs("""\
         Λ; "auto": the public rule of the linear models (docs/privacy/perturbation.md#privacy-lambda-rule).
     mechanism : str, default="auto"
         "objective", "output", "gaussian_objective", "gaussian_output", "none" (the explicit
-        NON-private baseline); "auto": objective perturbation, pure ε when δ = 0 and
-        Gaussian when δ > 0 (docs/privacy/front_door.md#privacy-mechanism-auto).
+        NON-private baseline); "auto": objective perturbation, pure ε when δ = 0; when
+        δ > 0 Gaussian, unless the pure form's public Λ-rule bound is the lower (then δ is
+        not spent; docs/privacy/front_door.md#privacy-mechanism-auto).
     solver : str or None, default=None
     {random_state}
     max_iter : int or None, default=None

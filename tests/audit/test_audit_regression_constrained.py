@@ -198,3 +198,19 @@ def test_the_pair_puts_the_labels_at_the_ends_of_the_range_and_the_anchors_on_re
         linear_erm_pair(4, 1, label_range=(1.0, 1.0))
     with pytest.raises(ParameterError, match="anchors"):
         linear_erm_pair(4, 1, anchors=4)
+
+
+def test_the_audit_runs_the_mechanism_the_plan_chose():
+    """At δ > 0 on one coordinate "auto" keeps the pure form (its Λ-rule bound is the lower):
+    the audited release is the fit's, norm-Gamma noise with δ unspent."""
+    X, y, _, _ = linear_erm_pair(N, 1, label_range=(0.0, 10.0), random_state=0)
+    reg = dp.PrivateLinearRegressor(epsilon=EPS, delta=1e-6, lam=LAM, label_range=(0.0, 10.0))
+    mech = EstimatorReleaseMechanism(reg)
+    assert mech.budget((X, y)).delta == 0.0 and mech.pure
+    assert mech.calibration((X, y)).mechanism == "objective"
+    theta = mech((X, y), np.random.default_rng(9))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        fitted = reg.set_params(random_state=9).fit(X, y)
+    assert fitted.certificate_.delta == 0.0
+    np.testing.assert_allclose(5.0 * theta[:1], fitted.coef_, rtol=1e-12, atol=1e-12)

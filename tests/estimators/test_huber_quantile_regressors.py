@@ -128,12 +128,18 @@ def test_smoothing_auto_is_chosen_with_lam_and_stated():
 
 
 @pytest.mark.parametrize("cls", [dp.PrivateHuberRegressor, dp.PrivateQuantileRegressor])
-@pytest.mark.parametrize("delta, mechanism", [(0.0, "objective"), (1e-6, "gaussian_objective")])
-def test_auto_is_objective_perturbation_pure_or_gaussian_by_delta(cls, delta, mechanism):
-    X, y = _table(n=300)
-    plan = cls(epsilon=1.0, delta=delta, label_range=LABELS).plan_for(X, y)
+@pytest.mark.parametrize("delta, n, d, mechanism, because", [
+    (0.0, 300, None, "objective", "delta = 0"),
+    (1e-6, 300, None, "objective", "its Lambda-rule bound"),  # few coordinates: pure is lower
+    (1e-9, 20000, 60, "gaussian_objective", "its Lambda-rule bound")])
+def test_auto_is_objective_perturbation_pure_or_gaussian_by_the_bound(cls, delta, n, d, mechanism,
+                                                                     because):
+    est = cls(epsilon=1.0, delta=delta, label_range=LABELS)
+    plan = est.plan_for(*_table(n=n)) if d is None else est.plan(n, 1, d)
     assert plan.mechanism_name == mechanism
-    assert any(f"mechanism='auto' -> '{mechanism}'" in str(note) for note in plan.notes)
+    assert plan.budget.delta == (delta if mechanism == "gaussian_objective" else 0.0)
+    assert any(f"mechanism='auto' -> '{mechanism}'" in str(note) and because in str(note)
+               for note in plan.notes)
 
 
 def test_dask_rows_give_the_in_memory_release():

@@ -47,24 +47,56 @@ def test_every_estimator_with_a_mechanism_parameter_has_a_menu():
             assert isinstance(getattr(cls, "mechanism_menu", None), dp.privacy.mechanisms.MechanismMenu), name
 
 
-def _binary(n=200, seed=0):
+def _binary(n=200, seed=0, d=3):
     rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 3))
+    X = rng.normal(size=(n, d))
     X /= np.linalg.norm(X, axis=1, keepdims=True)
     return X, (X[:, 0] > 0).astype(int)
 
 
-@pytest.mark.parametrize("cls", [dp.PrivateLogisticRegression, dp.PrivateHuberSVM,
-                                 dp.PrivateLinearClassifier])
-def test_delta_alone_selects_the_gaussian_mechanism_for_the_linear_learners(cls):
-    X, y = _binary()
+LINEAR_CLASSIFIERS = [dp.PrivateLogisticRegression, dp.PrivateHuberSVM, dp.PrivateLinearClassifier]
+
+
+@pytest.mark.parametrize("cls", LINEAR_CLASSIFIERS)
+def test_delta_selects_the_gaussian_form_where_its_bound_is_lower(cls):
+    """Many rows and coordinates: δ > 0 buys the Gaussian objective perturbation."""
+    X, y = _binary(4000, d=60)
     pure = cls(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
     approx = cls(epsilon=1.0, delta=1e-6, classes=[0, 1], random_state=0).fit(X, y)
     assert pure.certificate_.delta == 0 and approx.certificate_.delta == pytest.approx(1e-6)
     assert "Gaussian" not in pure.certificate_.mechanism
     assert "Gaussian" in approx.certificate_.mechanism
-    assert any("'gaussian_objective'" in a for a in approx.certificate_.assumptions)
+    assert any("'gaussian_objective'" in a and "bound" in a for a in approx.certificate_.assumptions)
     assert any("'objective'" in a and "delta = 0" in a for a in pure.certificate_.assumptions)
+
+
+@pytest.mark.parametrize("cls", LINEAR_CLASSIFIERS)
+def test_delta_leaves_the_pure_form_where_its_bound_is_lower(cls):
+    """Few coordinates: the pure form's norm-Gamma noise is the smaller; δ is not spent."""
+    X, y = _binary()
+    pure = cls(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+    kept = cls(epsilon=1.0, delta=1e-6, classes=[0, 1], random_state=0).fit(X, y)
+    assert kept.certificate_.delta == 0 and "Gaussian" not in kept.certificate_.mechanism
+    assert any("'objective'" in a and "delta > 0 was given" in a and "bound" in a
+               for a in kept.certificate_.assumptions)
+    np.testing.assert_allclose(kept.coef_, pure.coef_, rtol=1e-12, atol=1e-12)  # the same release
+
+
+@pytest.mark.parametrize("n, d", [(200, 3), (2000, 10), (5000, 30), (40000, 100)])
+@pytest.mark.parametrize("delta", [1e-3, 1e-8])
+def test_the_choice_is_the_lower_of_the_two_rules_bounds(n, d, delta):
+    from dpconvex.privacy.rules.noise_level import rule_bound
+
+    est = dp.PrivateLogisticRegression(epsilon=1.0, delta=delta)
+    plan = est.plan(n, 2, d)
+    q, p = plan.options["norm bound q~"], d + 1
+    bounds = {}
+    for name in ("objective", "gaussian_objective"):
+        other = dp.PrivateLogisticRegression(epsilon=1.0, delta=delta if name != "objective" else 0.0,
+                                             mechanism=name).plan(n, 2, d)
+        bounds[name] = rule_bound(other.lam, name, n, 1.0, q, p, other.loss, delta=other.budget.delta)
+    assert plan.mechanism.name == min(bounds, key=bounds.get)
+    assert plan.budget.delta == (delta if plan.mechanism.name == "gaussian_objective" else 0.0)
 
 
 def test_delta_alone_works_on_every_estimator():
@@ -81,6 +113,7 @@ def test_delta_alone_works_on_every_estimator():
             # the noise warnings (privacy-noise-warning-linear)
             warnings.simplefilter("ignore", dp.PrivacyWarning)
             est = cls(epsilon=1.0, delta=1e-5, classes=classes, random_state=0).fit(X, labels)
-        assert est.certificate_.delta == pytest.approx(1e-5), cls.__name__
+        linear = cls in LINEAR_CLASSIFIERS  # 300 rows x 3 features: the pure form's bound is lower
+        assert est.certificate_.delta == (0.0 if linear else pytest.approx(1e-5)), cls.__name__
         assert est.certificate_.epsilon <= 1.0 + 1e-12
 

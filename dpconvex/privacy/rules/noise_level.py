@@ -59,7 +59,8 @@ __all__ = ["AUTO", "CENTROID_NOISE_RATIO", "GD_NOISE_RATIO", "LAM_GRID", "LARGE_
            "REGRESSION_CHECK_NOTE", "REGRESSION_RECORDS", "SOFTMAX_NOISE_RATIO",
            "SSP_NOISE_RATIO", "STABILITY_WEIGHTS", "THRESHOLDS", "auto_lam", "delta_floor",
            "estimator_noise_dominance", "grid_report", "noise_dominates", "noise_ratio",
-           "ovr_noise_warning", "reference_norm_for", "resolve_lam", "stability_weight_for",
+           "ovr_noise_warning", "reference_norm_for", "resolve_lam", "rule_bound",
+           "stability_weight_for",
            "warn_if_noise_dominates"]
 
 
@@ -322,6 +323,40 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
         "docs/privacy/user_objectives.md#privacy-smoothing): the h of "
         f"{SMOOTHING_GRID.size} candidates minimizing the Λ rule's bound plus the largest "
         f"change of the loss, from n, epsilon, q, p and the loss's constants only")
+
+
+def rule_bound(lam: float, mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
+               loss: Loss, *, delta: float = 0.0) -> float:
+    """The bound the Λ rule minimizes, at Λ = ``lam`` (on :data:`LAM_GRID`, interpolated in
+    log Λ), plus a smoothed loss's largest change: what :func:`resolve_lam` and
+    :func:`resolve_smoothing` minimize, so the two rules' value at their choice.
+
+    Compares mechanisms on one public problem (n, ε, δ, q, p and the loss's constants only):
+    ``mechanism="auto"`` of the linear learners keeps the lower of its two
+    (docs/privacy/front_door.md#privacy-mechanism-auto). A private mechanism whose noise
+    cannot be calibrated here gets ∞.
+
+    Examples
+    --------
+    >>> from dpconvex.objectives.losses import get_regression_loss
+    >>> from dpconvex.privacy.rules.noise_level import auto_lam, rule_bound
+    >>> huber = get_regression_loss("huber", (-1.0, 1.0))
+    >>> def at_its_lam(mechanism, n, p, delta):
+    ...     lam = auto_lam(mechanism, n, 1.0, 1.4, p, huber, delta=delta)
+    ...     return rule_bound(lam, mechanism, n, 1.0, 1.4, p, huber, delta=delta)
+    >>> few = [at_its_lam(m, 700, 10, 2e-6) for m in ("objective", "gaussian_objective")]
+    >>> many = [at_its_lam(m, 20000, 60, 2.5e-9) for m in ("objective", "gaussian_objective")]
+    >>> few[0] < few[1], many[0] < many[1]   # pure noise on few coordinates, Gaussian on many
+    (True, False)
+    """
+    mech, loss_, R, w = _rule_constants(mechanism, loss, float(n) * float(epsilon) / max(int(p), 1))
+    report = grid_report(mech, int(n), epsilon, float(q), int(p), loss_, delta=delta)
+    if report is None and getattr(mech, "private", False) and math.isfinite(float(epsilon)):
+        return math.inf
+    bound, _ = _bound(mech, int(n), float(q), int(p), loss_, R, w, report)
+    smoothing = getattr(loss_, "smoothed_kinks", None)
+    return (float(np.interp(np.log(float(lam)), np.log(LAM_GRID), bound))
+            + (0.0 if smoothing is None else float(smoothing.gap)))
 
 
 def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
