@@ -47,7 +47,9 @@ Rules (``--rule``): the column scored by (a)-(c). A learner name scores that lea
 (default ``front_door``); a choice rule, :data:`RULES` name -> ``rule(n, C, d, epsilon,
 delta)`` returning a learner name, scores the fits of the learner it picks per (table,
 seed, ε, δ), so a candidate rule costs no fit beyond the learners it picks (``library`` is
-the library's own rule, :func:`dpconvex.privacy.rules.front_door.choose_front_door_learner`).
+the library's own rule, :func:`dpconvex.privacy.rules.front_door.choose_front_door_learner`);
+a rule may return (name, δ column) to score that learner's fits at another δ of the same ε
+(the library's rule does, with "0", where δ > 0 buys the front door nothing).
 Extending: another script adds entries to :data:`LEARNERS` or :data:`RULES` and calls
 :func:`main`; or, on the command line, ``--learners module:function`` (a factory, scored as
 a variant, not a single estimator) and ``--rule module:function`` (a choice rule).
@@ -275,9 +277,11 @@ DEFAULT_LEARNERS = ("front_door", "logistic", "huber", "large_margin", "noisy_gd
                     "gaussian_nb")
 
 
-def _library_rule(n: int, n_classes: int, d: int, epsilon: float, delta: float) -> str:
+def _library_rule(n: int, n_classes: int, d: int, epsilon: float, delta: float
+                  ) -> str | tuple[str, str]:
     """The library's front-door rule, mapped onto this registry's learner names (the public
-    per-feature ranges given, as ``front_door`` gets them)."""
+    per-feature ranges given, as ``front_door`` gets them); where δ > 0 buys the rule nothing,
+    (name, "0"): its fit at δ = 0, as the front door spends no δ."""
     from dpconvex.privacy.rules.front_door import (
         CENTROID,
         GAUSSIAN_NB,
@@ -287,13 +291,16 @@ def _library_rule(n: int, n_classes: int, d: int, epsilon: float, delta: float) 
         choose_front_door_learner,
     )
 
-    name = choose_front_door_learner(n, n_classes, d, epsilon, delta, ranges_known=True).learner
-    return {LINEAR: "huber", CENTROID: "centroid", LARGE_MARGIN: "large_margin",
-            NOISY_GD: "noisy_gd", GAUSSIAN_NB: "gaussian_nb"}[name]
+    choice = choose_front_door_learner(n, n_classes, d, epsilon, delta, ranges_known=True)
+    name = {LINEAR: "huber", CENTROID: "centroid", LARGE_MARGIN: "large_margin",
+            NOISY_GD: "noisy_gd", GAUSSIAN_NB: "gaussian_nb"}[choice.learner]
+    return (name, "0") if choice.delta_unused else name
 
 
-#: choice rules: ``rule(n, C, d, epsilon, delta)`` -> a LEARNERS name
-RULES: dict[str, Callable[[int, int, int, float, float], str]] = {"library": _library_rule}
+#: choice rules: ``rule(n, C, d, epsilon, delta)`` -> a LEARNERS name, or (name, δ column) to
+#: score that learner's fits in another δ column of the same ε (e.g. "0")
+RULES: dict[str, Callable[[int, int, int, float, float], str | tuple[str, str]]] = {
+    "library": _library_rule}
 
 
 def _import(spec: str) -> Any:
@@ -646,31 +653,34 @@ def _run_split(job: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]
     rule = RULES.get(job.get("rule", ""))
     lo, hi = corpus.table(name).schema.encoded_range()  # public: the schema's constants
     bounds = np.column_stack([lo, hi])
+    fits: dict[tuple[float, str, str], None] = {}
     for eps in job["epsilons"]:
         for dspec in job["deltas"]:
-            delta = delta_value(dspec, n)
-            names = list(job["learners"])
-            if rule is not None:  # the learner the rule picks is fitted too
-                names.append(rule(n, C, d, eps, delta))
-            for learner in dict.fromkeys(names):
-                if (eps, dspec, learner) in done:
-                    continue
-                public = {"feature_range": bounds} if LEARNERS[learner].bounds else {}
-                est = LEARNERS[learner].factory(eps, delta, list(sp.classes), seed, **public)
-                if est is None:
-                    continue
-                s = time.perf_counter()
-                try:
-                    X_fit = (RangedRows(sp.X_train, bounds) if LEARNERS[learner].ranged
-                             else sp.X_train)
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore")
-                        est.fit(X_fit, sp.y_train)
-                    acc, err = float(est.score(sp.X_test, sp.y_test)), None
-                except Exception as exc:  # a refusal is a result of the defaults
-                    acc, err = None, f"{type(exc).__name__}: {exc}"[:200]
-                record(learner, eps, dspec, acc, err, time.perf_counter() - s,
-                       getattr(est, "learner_", None) if acc is not None else None)
+            fits.update(dict.fromkeys((eps, dspec, learner) for learner in job["learners"]))
+            if rule is not None:  # the learner the rule picks is fitted too (in its δ column)
+                pick = rule(n, C, d, eps, delta_value(dspec, n))
+                picked, column = pick if isinstance(pick, tuple) else (pick, dspec)
+                fits[(eps, column, picked)] = None
+    for eps, dspec, learner in fits:
+        delta = delta_value(dspec, n)
+        if (eps, dspec, learner) in done:
+            continue
+        public = {"feature_range": bounds} if LEARNERS[learner].bounds else {}
+        est = LEARNERS[learner].factory(eps, delta, list(sp.classes), seed, **public)
+        if est is None:
+            continue
+        s = time.perf_counter()
+        try:
+            X_fit = (RangedRows(sp.X_train, bounds) if LEARNERS[learner].ranged
+                     else sp.X_train)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                est.fit(X_fit, sp.y_train)
+            acc, err = float(est.score(sp.X_test, sp.y_test)), None
+        except Exception as exc:  # a refusal is a result of the defaults
+            acc, err = None, f"{type(exc).__name__}: {exc}"[:200]
+        record(learner, eps, dspec, acc, err, time.perf_counter() - s,
+               getattr(est, "learner_", None) if acc is not None else None)
     if job["dpl_python"]:
         missing = [e for e in job["epsilons"]
                    if any((e, "0", f"diffprivlib:{m}") not in done for m in DPL_MODELS)]
@@ -800,11 +810,15 @@ def build_cells(records: Sequence[dict[str, Any]], infos: dict[tuple[str, int], 
                     if rule in RULES:
                         pick = RULES[rule](info["n_train"], info["classes"], info["d"], float(eps),
                                            delta_value(dspec, info["n_train"]))
+                        pick, spent = pick if isinstance(pick, tuple) else (pick, dspec)
                         cell.chose.setdefault(rule_label, []).append(pick)
-                        if seed in cell.acc.get(pick, {}):
-                            cell.acc.setdefault(rule_label, {})[seed] = cell.acc[pick][seed]
-                            if pick in cell.errors:
-                                cell.errors[rule_label] = cell.errors[pick]
+                        fit = next((r for r in by_split.get((table, seed), [])
+                                    if r["learner"] == pick and r["epsilon"] == eps
+                                    and r["delta"] == spent), None)
+                        if fit is not None:
+                            cell.acc.setdefault(rule_label, {})[seed] = fit[metric]
+                            if fit[metric] is None:
+                                cell.errors[rule_label] = fit["error"] or "error"
                     elif seed in cell.acc.get(rule, {}):
                         cell.acc.setdefault(rule_label, {})[seed] = cell.acc[rule][seed]
                         if rule in cell.errors:

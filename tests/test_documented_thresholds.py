@@ -51,8 +51,8 @@ STATEMENTS: list[tuple[str, str, int]] = [
                                              r"for pure ε", 1),
     ("docs/guide/which_estimator.md", rf"C ≥ 3 and r = {_R} < (?P<pure>{_NUM}) \(δ = 0\) "
                                       rf"or < (?P<delta>{_NUM}) \(δ > 0\)", 1),
-    ("docs/guide/which_estimator.md", rf"C = 2, δ = 0 and r = {_R} < (?P<binary>{_NUM}) ",
-     1),
+    ("docs/guide/which_estimator.md",
+     rf"C = 2, δ = 0 \(or δ buys nothing\) and r = {_R} < (?P<binary>{_NUM}) ", 1),
     ("docs/guide/results.md", rf"pure ε; K-norm DP class centroids released as Φ while {_R} < "
                               rf"(?P<pure>{_NUM}),", 1),
     ("docs/guide/results.md", rf"Gaussian centroids while {_R} < (?P<delta>{_NUM})\)", 1),

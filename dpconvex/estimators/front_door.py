@@ -628,10 +628,13 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         self._store_params(locals())
 
     # ------------------------------------------------------------------------ plan
-    def _delta(self) -> float:
-        return float(self.delta) if has_positive_delta(self.delta) else 0.0
+    def _delta(self, n: int, n_classes: int, n_features: int) -> float:
+        """The δ the fit spends: 0 when none is given or it buys the rule nothing."""
+        unused = self._choice(n, n_classes, n_features).delta_unused
+        return float(self.delta) if has_positive_delta(self.delta) and not unused else 0.0
 
-    def _make(self, learner: str, *, objective: bool = False, guarded: bool = False,
+    def _make(self, learner: str, n: int, n_classes: int, n_features: int, *,
+              objective: bool = False, guarded: bool = False,
               row_norm: str = "none") -> PrivateEstimator:
         """The unfitted learner of that name at this front door's (ε, δ) and public bounds.
 
@@ -640,7 +643,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         the safeguard the front door holds the budget, so the learner charges no ledger.
         ``row_norm``: the rule's per-record map for the Huber SVM.
         """
-        delta = self._delta()
+        delta = self._delta(n, n_classes, n_features)
         common = {"epsilon": self.epsilon, "classes": self.classes, "data_norm": self.data_norm,
                   "unknown_labels": self.unknown_labels, "random_state": self.random_state,
                   "accountant": None if guarded else self.accountant}
@@ -666,14 +669,16 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         if self.feature_range is not None:  # one range per column, whichever learner is chosen
             feature_bounds(self.feature_range, n_features, type(self).__name__)
         choice = self._choice(n, n_classes, n_features)
-        return choice.learner, choice.reason, self._make(choice.learner, guarded=guarded,
+        return choice.learner, choice.reason, self._make(choice.learner, n, n_classes, n_features,
+                                                         guarded=guarded,
                                                          row_norm=choice.row_norm)
 
     def _choice(self, n: int, n_classes: int, n_features: int) -> Any:
         """The rule's choice for this shape (public quantities and the parameters only)."""
         return choose_front_door_learner(n, n_classes, n_features, float(self.epsilon),
                                          self.delta, self.row_norm,
-                                         ranges_known=self.feature_range is not None)
+                                         ranges_known=self.feature_range is not None,
+                                         data_norm=float(self.data_norm))
 
     def _guarded(self, n: int, n_classes: int, n_features: int) -> bool:
         """Whether the safeguard runs for this shape (the rule's learner and the parameter)."""
@@ -774,7 +779,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         self._warn_if_every_candidate_is_weak(n, n_classes, n_features)  # before the hold
         epsilon = float(self.epsilon)
         noise = noise_source(self, context.noise)
-        with hold_budget(self.accountant, epsilon, self._delta(), owner) as hold:
+        with hold_budget(self.accountant, epsilon, self._delta(*shape), owner) as hold:
             context = context.one_label_warning(issued=inferred)
             y_checked = check_labels(computed(y), n, f"{owner}.fit")  # X is checked once, by the learner
             labels = encode_labels(y_checked, self.classes, f"{owner}.fit",
@@ -795,7 +800,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             best, selection = select_release(-mistakes, epsilon, n_val, select_rng, noise.seeded)
             certificate = self._safeguard_certificate(learner.certificate_, selection, name,
                                                       reason, (n_fit, n_val), labels.classes,
-                                                      best)
+                                                      self._delta(*shape), best)
             if inferred:
                 certificate.assumptions.append(INFERRED_CHOICE)
             hold.commit_certificate(certificate)
@@ -815,7 +820,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         return with_feature_names(self, names)
 
     def _safeguard_certificate(self, model: Certificate, selection: Certificate, name: str,
-                               reason: str, sizes: tuple[int, int], classes: Any,
+                               reason: str, sizes: tuple[int, int], classes: Any, delta: float,
                                selected: int | None = None) -> Certificate:
         """The parallel composition of the learner's release and the selection
         (privacy-classifier-safeguard)."""
@@ -843,7 +848,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                            "part, the exponential mechanism over the model and each constant "
                            "class on the validation part "
                            "(docs/privacy/front_door.md#privacy-classifier-safeguard)"),
-                epsilon_requested=float(self.epsilon), delta_requested=self._delta(),
+                epsilon_requested=float(self.epsilon), delta_requested=delta,
                 conditions=conditions, quantities=quantities,
                 assumptions=[reason, self._safeguard_note(n_fit, n_val, len(classes)),
                              "replace-one adjacency; n is public (it fixes the part sizes)"],
@@ -866,7 +871,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         candidates = (CENTROID, LARGE_MARGIN, *([LINEAR] if n_classes <= 2 else []),
                       *([NOISY_GD] if chosen == NOISY_GD else []))
         for name in candidates:
-            if not _noise_dominates(self._make(name, objective=True), n, n_classes, n_features):
+            learner = self._make(name, n, n_classes, n_features, objective=True)
+            if not _noise_dominates(learner, n, n_classes, n_features):
                 return  # a candidate the public checks do not rule out
         warnings.warn(
             f"{type(self).__name__}: at epsilon = {float(self.epsilon):g} the public noise "
@@ -928,7 +934,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         classes = list(classes)
         selection = dry_selection(len(classes) + 1, float(self.epsilon), n_val)
         return self._safeguard_certificate(model, selection, name, reason, (n_fit, n_val),
-                                           classes)
+                                           classes, self._delta(*size))
 
     # ----------------------------------------------------------------- predict
     @checks_feature_names

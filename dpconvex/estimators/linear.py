@@ -58,15 +58,15 @@ from ..data.validation import (
 from ..errors import ParameterError, note_clipped
 from ..objectives.losses import LOSSES, Logistic, Loss, get_loss, stated_loss
 from ..objectives.sets import ConvexSet
-from ..privacy.budget import Budget, LamRule, RowMap, compose_sequential, hold_budget, split_even
+from ..privacy.budget import Budget, RowMap, compose_sequential, hold_budget, split_even
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
 from ..privacy.release import release
 from ..privacy.rules.noise_level import (
+    form_bounds,
     ovr_noise_warning,
     resolve_lam,
     resolve_smoothing,
-    rule_bound,
 )
 from ..templates.linear_erm import LinearERMTemplate
 from .base import (
@@ -417,20 +417,6 @@ LINEAR_MENU = MechanismMenu(
     auto=("objective", "gaussian_objective"))
 
 
-def _auto_by_bound(mechanism: Mechanism, bounds: tuple[float, float], n: int, p: int) -> str:
-    """The certificate's line on ``mechanism="auto"`` with δ > 0: the pair's Λ-rule
-    ``bounds`` (the (ε, δ) form's, the pure one's), the lower one kept (public quantities only)."""
-    if mechanism.pure:
-        kept, other = "objective perturbation, pure epsilon-DP, delta unused", "the Gaussian form"
-    else:
-        kept, other = "Gaussian objective perturbation, (epsilon, delta)-DP", "the pure form"
-    return (f"mechanism='auto' -> {mechanism.name!r} ({kept}) because delta > 0 was given and "
-            f"its Lambda-rule bound {min(bounds):.4g} is at most {max(bounds):.4g}, that of "
-            f"{other} (n = {n}, p = {p}, epsilon, delta, q and the loss's constants only; "
-            "dpconvex.privacy.rules.noise_level.rule_bound, "
-            "docs/privacy/front_door.md#privacy-mechanism-auto)")
-
-
 class LinearPlanMixin:
     """The plan of a private linear model, shared by the linear classifiers and both
     regressors: the mechanism of :attr:`mechanism_menu` ("auto": by δ), the budget, the row
@@ -480,35 +466,6 @@ class LinearPlanMixin:
         q = float(self.data_norm)
         return math.sqrt(q * q + float(self.intercept_scaling) ** 2) if self.fit_intercept else q
 
-    def _regularization(self, mechanism: Mechanism, budget: Budget, n: int, q: float, p: int
-                        ) -> tuple[Loss, str | None, float, LamRule]:
-        """(loss, smoothing note, Λ, Λ rule) of the plan under ``mechanism`` at ``budget``: the
-        loss with its kinks smoothed at the public rule's h, and Λ given or by the public rule."""
-        loss, smoothing_note = self._make_loss(), None
-        if getattr(loss, "smoothing_unresolved", False):  # kinks, smoothing="auto"
-            loss, smoothing_note = resolve_smoothing(loss, self.lam, mechanism, n, self.epsilon,
-                                                     q, p, delta=budget.delta)
-        if getattr(loss, "has_kinks", False) and loss.smoothed_kinks is None:
-            raise ParameterError(
-                f"{type(self).__name__}.fit: loss '{loss.name}' has kinks and smoothing=None: "
-                "objective perturbation needs a bounded curvature, and no solver certifies the "
-                "minimizer of a kinked loss (its optimality residual, the gradient's norm, is not "
-                "defined at a kink). Pass Loss.from_cvxpy(..., smoothing='auto') (the default: "
-                "the fit chooses the half-width with lam) or a half-width h > 0.")
-        lam, lam_note = resolve_lam(self.lam, mechanism, n, self.epsilon, q, p, loss,
-                                    delta=budget.delta)
-        return loss, smoothing_note, lam, lam_note
-
-    def _pure_alternative(self, mechanism: Mechanism, chosen_by_delta: tuple[str, ...]
-                          ) -> Mechanism | None:
-        """The menu's pure mechanism where "auto" chose its (ε, δ) one because δ > 0 (None
-        elsewhere): the plan keeps whichever of the two has the lower Λ-rule bound."""
-        auto = self.mechanism_menu.auto
-        if not chosen_by_delta or auto is None or mechanism.name != auto[1]:
-            return None
-        return build_mechanism(auto[0], type(self).__name__, self.mechanism_menu,
-                               optimality_tol=getattr(self, "optimality_tol", None))
-
     def _linear_plan(self, n: int, n_classes: int, n_features: int, *, learner: str,
                      notes: tuple[Any, ...], options: dict[str, Any]) -> FitPlan:
         """The plan of one linear model, from the parameters and (n, d) only.
@@ -523,17 +480,33 @@ class LinearPlanMixin:
         owner = type(self).__name__
         mechanism, budget, mechanism_notes = self._mechanism_and_budget()
         q, p = self._norm_bound(), n_features + int(self.fit_intercept)
-        loss, smoothing_note, lam, lam_note = self._regularization(mechanism, budget, n, q, p)
-        pure = self._pure_alternative(mechanism, mechanism_notes)
-        if pure is not None:  # "auto" with δ > 0: the lower of the two rules' bounds
-            pure_budget = pure.check_budget(Budget(float(self.epsilon), 0.0))
-            alternative = self._regularization(pure, pure_budget, n, q, p)
-            bounds = (rule_bound(lam, mechanism, n, self.epsilon, q, p, loss, delta=budget.delta),
-                      rule_bound(alternative[2], pure, n, self.epsilon, q, p, alternative[0]))
-            if bounds[1] < bounds[0]:
-                mechanism, budget = pure, pure_budget
-                loss, smoothing_note, lam, lam_note = alternative
-            mechanism_notes = (_auto_by_bound(mechanism, bounds, n, p),)
+        auto = self.mechanism_menu.auto
+        if mechanism_notes and auto is not None and mechanism.name == auto[1]:  # "auto", δ > 0
+            pure = build_mechanism(auto[0], owner, self.mechanism_menu,
+                                   optimality_tol=getattr(self, "optimality_tol", None))
+            bounds = form_bounds(self.lam, [(mechanism, budget.delta), (pure, 0.0)], n,
+                                 self.epsilon, q, p, self._make_loss())
+            if bounds[1] < bounds[0]:  # the lower of the two rules' bounds is kept
+                mechanism, budget = pure, pure.check_budget(Budget(float(self.epsilon), 0.0))
+            mechanism_notes = (
+                f"mechanism='auto' -> {mechanism.name!r} because delta > 0 was given and its "
+                f"Lambda-rule bound {min(bounds):.4g} is at most {max(bounds):.4g}, that of the "
+                f"{'Gaussian' if mechanism.pure else 'pure'} form (n = {n}, p = {p}, epsilon, "
+                "delta, q and the loss's constants only; delta is spent by the Gaussian form "
+                "only; docs/privacy/front_door.md#privacy-mechanism-auto)",)
+        loss, smoothing_note = self._make_loss(), None
+        if getattr(loss, "smoothing_unresolved", False):  # kinks, smoothing="auto"
+            loss, smoothing_note = resolve_smoothing(loss, self.lam, mechanism, n, self.epsilon,
+                                                     q, p, delta=budget.delta)
+        if getattr(loss, "has_kinks", False) and loss.smoothed_kinks is None:
+            raise ParameterError(
+                f"{owner}.fit: loss '{loss.name}' has kinks and smoothing=None: objective "
+                "perturbation needs a bounded curvature, and no solver certifies the minimizer of "
+                "a kinked loss (its optimality residual, the gradient's norm, is not defined at a "
+                "kink). Pass Loss.from_cvxpy(..., smoothing='auto') (the default: the fit "
+                "chooses the half-width with lam) or a half-width h > 0.")
+        lam, lam_note = resolve_lam(self.lam, mechanism, n, self.epsilon, q, p, loss,
+                                    delta=budget.delta)
         smoothing = getattr(loss, "smoothed_kinks", None)
         vouch = getattr(self, "vouch", ())  # a user's loss only; a shipped loss is derived
         return FitPlan(

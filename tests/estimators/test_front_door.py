@@ -17,11 +17,13 @@ from sklearn.pipeline import make_pipeline
 from sklearn.utils import estimator_checks
 
 import dpconvex as dp
+from dpconvex.estimators import front_door as fd
 from dpconvex.estimators.base import ROWS_RANGES_NOTE
 from dpconvex.privacy.rules.front_door import (
     BINARY_CENTROID_BELOW,
     CENTROID,
     CONSTANT,
+    DELTA_UNUSED,
     GAUSSIAN_NB,
     GD_ROWS_AT_MOST,
     LARGE_MARGIN,
@@ -30,6 +32,7 @@ from dpconvex.privacy.rules.front_door import (
     NB_MULTICLASS_FEATURES_AT_MOST,
     NOISY_GD,
     choose_front_door_learner,
+    delta_buys,
     safeguard_applies,
 )
 from dpconvex.privacy.rules.large_margin import CENTROID_BELOW
@@ -46,8 +49,9 @@ def _data(n, C, d=4, seed=0):
 @pytest.mark.parametrize("delta", [0.0, 1e-6])
 def test_the_rule(delta):
     small = NOISY_GD if delta > 0 else LINEAR  # two classes: noisy GD with delta up to the cap
-    assert choose_front_door_learner(GD_ROWS_AT_MOST, 2, 3, 1.0, delta).learner == small
-    assert choose_front_door_learner(GD_ROWS_AT_MOST + 1, 2, 3, 1.0, delta).learner == LINEAR
+    assert choose_front_door_learner(GD_ROWS_AT_MOST, 2, 40, 1.0, delta).learner == small
+    assert choose_front_door_learner(GD_ROWS_AT_MOST + 1, 2, 40, 1.0, delta).learner == LINEAR
+    assert choose_front_door_learner(GD_ROWS_AT_MOST, 2, 3, 1.0, delta).learner == LINEAR
     assert choose_front_door_learner(10**7, 2, 3, 10.0, delta).learner == LINEAR
     below = CENTROID_BELOW[delta > 0]
     C, d = 5, 9
@@ -61,41 +65,66 @@ def test_the_rule(delta):
 @pytest.mark.parametrize("delta", [0.0, 1e-6])
 def test_two_classes_switch_to_centroids_below_the_pure_epsilon_threshold_only(delta):
     """Two classes, pure ε, r = n ε / (C (d + 1)) below BINARY_CENTROID_BELOW: the centroids;
-    with δ > 0 noisy GD stays at every r (its own rule)."""
+    with δ > 0 where it buys the Huber SVM its Gaussian form, noisy GD at every r (its own
+    rule); where it buys nothing, the rule of δ = 0."""
     C, d = 2, 9
     n_at = int(BINARY_CENTROID_BELOW * C * (d + 1))  # r == the threshold at epsilon = 1
-    below = choose_front_door_learner(n_at - 1, C, d, 1.0, delta)
-    assert below.learner == (NOISY_GD if delta > 0 else CENTROID)
-    assert choose_front_door_learner(n_at, C, d, 1.0, delta).learner == (
-        NOISY_GD if delta > 0 else LINEAR)
-    assert choose_front_door_learner(10, C, 3, 0.01, delta).learner == (
-        NOISY_GD if delta > 0 else CENTROID)
-    if delta == 0:
-        assert f"= {(n_at - 1) / (C * (d + 1)):.4g} < 5 -> DP class centroids" in below.reason
+    below = choose_front_door_learner(n_at - 1, C, d, 1.0, delta)  # delta buys nothing here
+    assert below.learner == CENTROID
+    assert choose_front_door_learner(n_at, C, d, 1.0, delta).learner == LINEAR
+    assert choose_front_door_learner(10, C, 3, 0.01, delta).learner == CENTROID
+    assert f"= {(n_at - 1) / (C * (d + 1)):.4g} < 5 -> DP class centroids" in below.reason
+    wide = 60
+    n_wide = int(BINARY_CENTROID_BELOW * C * (wide + 1))
+    assert delta == 0 or delta_buys(n_wide - 1, wide, 1.0, delta)
+    for n in (n_wide - 1, n_wide):
+        assert choose_front_door_learner(n, C, wide, 1.0, delta).learner == (
+            NOISY_GD if delta > 0 else (CENTROID if n < n_wide else LINEAR))
     X, y = _data(80, C, d)  # r = 80 / 20 = 4: the centroids, and safeguard="auto" is off
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dp.PrivacyWarning)
         clf = dp.PrivateClassifier(epsilon=1.0, delta=delta, classes=[0, 1],
                                    random_state=0).fit(X, y)
-    fitted = dp.NoisyGradientDescent if delta > 0 else dp.PrivateGaussianCentroid
-    assert isinstance(clf.estimator_, fitted) and clf.learner_ == (NOISY_GD if delta > 0 else CENTROID)
-    assert choose_front_door_learner(80, C, d, 1.0, delta).reason in clf.certificate_.assumptions
+    # on 80 rows x 9 features delta buys the Huber SVM nothing: the fit is that of delta = 0
+    assert isinstance(clf.estimator_, dp.PrivateGaussianCentroid) and clf.learner_ == CENTROID
+    assert clf.certificate_.delta == 0.0
+    reason = choose_front_door_learner(80, C, d, 1.0, 0.0).reason
+    assert (f"{reason}; {DELTA_UNUSED}" if delta > 0 else reason) in clf.certificate_.assumptions
 
 
-@pytest.mark.parametrize("n, C, learner, cls", [
-    (300, 2, LINEAR, dp.PrivateHuberSVM),  # with delta > 0: noisy GD
-    (120, 3, CENTROID, dp.PrivateGaussianCentroid),  # r = n ε / (C (d + 1)) = 8, below both
-    (1500, 3, LARGE_MARGIN, dp.PrivateLargeMarginGaussian),
+@pytest.mark.parametrize("n, d", [(300, 4), (300, 30), (3000, 6), (3000, 30), (50000, 10),
+                                  (50000, 100)])
+@pytest.mark.parametrize("data_norm", [1.0, 3.0])
+def test_delta_is_used_exactly_where_it_buys_the_huber_svm_its_gaussian_form(n, d, data_norm):
+    """The rule's delta_buys is the Huber SVM's own "auto" choice at the front door's
+    parameters; where delta buys nothing the choice and its delta are those of delta = 0."""
+    delta = 1.0 / n**2
+    svm = dp.PrivateHuberSVM(epsilon=1.0, delta=delta, data_norm=data_norm, fit_intercept=True)
+    gaussian = svm.plan(n, 2, d).mechanism.name == "gaussian_objective"
+    assert delta_buys(n, d, 1.0, delta, data_norm) == gaussian
+    choice = choose_front_door_learner(n, 2, d, 1.0, delta, data_norm=data_norm)
+    pure = choose_front_door_learner(n, 2, d, 1.0, 0.0, data_norm=data_norm)
+    assert choice.delta_unused == (not gaussian)
+    if not gaussian:
+        assert (choice.learner, choice.reason) == (pure.learner, f"{pure.reason}; {DELTA_UNUSED}")
+    assert not choose_front_door_learner(n, 5, d, 1.0, delta).delta_unused  # C >= 3: its own rules
+
+
+@pytest.mark.parametrize("n, C, d, learner, cls", [
+    (300, 2, 4, LINEAR, dp.PrivateHuberSVM),  # with delta > 0 too: it buys the SVM nothing
+    (600, 2, 30, LINEAR, dp.PrivateHuberSVM),  # with delta > 0: noisy GD
+    (120, 3, 4, CENTROID, dp.PrivateGaussianCentroid),  # r = n ε / (C (d + 1)) = 8, below both
+    (1500, 3, 4, LARGE_MARGIN, dp.PrivateLargeMarginGaussian),
 ])
 @pytest.mark.parametrize("delta", [0.0, 1e-5])
-def test_fit_follows_the_plan_and_states_the_choice(n, C, learner, cls, delta):
-    X, y = _data(n, C)
+def test_fit_follows_the_plan_and_states_the_choice(n, C, d, learner, cls, delta):
+    X, y = _data(n, C, d)
     clf = dp.PrivateClassifier(epsilon=1.0, delta=delta, classes=list(range(C)), random_state=0)
     plan = clf.plan(n, C, X.shape[1])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dp.PrivacyWarning)
         clf.fit(X, y)
-    if learner == LINEAR and delta > 0:
+    if learner == LINEAR and delta > 0 and d > 4:
         learner, cls = NOISY_GD, dp.NoisyGradientDescent
     assert clf.learner_ == learner and isinstance(clf.estimator_, cls)
     cert = clf.certificate_
@@ -196,15 +225,13 @@ def test_the_noise_checks_hold_no_rows(n_classes):
     """
     import tracemalloc
 
-    from dpconvex.estimators import front_door as fd
-
     n, d = 20_000, 50
     door = dp.PrivateClassifier(epsilon=1.0, classes=list(range(n_classes)))
     tracemalloc.start()
     try:
         door._warn_if_every_candidate_is_weak(n, n_classes, d)
         for name in (fd.CENTROID, fd.LARGE_MARGIN, *([fd.LINEAR] if n_classes == 2 else [])):
-            fd._noise_dominates(door._make(name, objective=True), n, n_classes, d)
+            fd._noise_dominates(door._make(name, n, n_classes, d, objective=True), n, n_classes, d)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -290,18 +317,17 @@ def test_the_noise_checks_read_one_broadcast_row(monkeypatch):
     """Each candidate's shape-only problem keeps the plan's one zero row as a view: its
     clipping, CSR test and label signs work on that row and on n factors, not on n x p."""
     from dpconvex.data import preprocess
-    from dpconvex.estimators import front_door as fd
 
     normed = []
     norms = preprocess.row_norms
     monkeypatch.setattr(preprocess, "row_norms", lambda X: normed.append(len(X)) or norms(X))
     n, d = 50_000, 20
     door = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1])
-    centroid = door._make(fd.CENTROID, objective=True)
+    centroid = door._make(fd.CENTROID, n, 2, d, objective=True)
     template = centroid.prepare_shape(centroid.plan(n, 2, d)).template
     assert template.X.shape == (n, d) and template.X.strides[0] == 0
     assert normed == [1], "the clip read more than the one broadcast row"
-    huber = door._make(fd.LINEAR, objective=True)
+    huber = door._make(fd.LINEAR, n, 2, d, objective=True)
     template = huber.prepare_shape(huber.plan(n, 2, d)).template
     assert (template.n, template.p) == (n, d + 1) and template._ops.base.X.strides[0] == 0
 
@@ -326,7 +352,7 @@ def test_a_fit_imports_neither_the_searches_nor_the_accountants():
 
 def test_sparse_rows_for_noisy_gradient_descent():
     """Two classes with delta > 0 take noisy GD, which gets the sparse rows densified."""
-    X, y = _data(300, 2)
+    X, y = _data(300, 2, d=30)
     clf = dp.PrivateClassifier(epsilon=1.0, delta=1e-5, classes=[0, 1], random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dp.PrivacyWarning)

@@ -150,9 +150,9 @@ def test_audit_through_the_real_estimator_stays_below_epsilon():
 
 
 # ------------------------------------------------------------- behaviour
-def _table(n=400, signal=True, seed=0):
+def _table(n=400, signal=True, seed=0, d=3):
     rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 3))
+    X = rng.normal(size=(n, d))
     X /= np.linalg.norm(X, axis=1, keepdims=True)
     y = (X[:, 0] > 0).astype(int) if signal else (rng.random(n) < 0.8).astype(int)
     return X, y
@@ -209,18 +209,22 @@ def test_a_constant_is_released_where_the_model_has_nothing_to_learn():
     assert "Generator" not in repr(vars(loaded)) and loaded.predict(X[:3]).tolist() == [1, 1, 1]
 
 
-def test_the_ledger_is_charged_once_and_certify_matches_fit():
-    X, y = _table()
+@pytest.mark.parametrize("d, spent", [(40, 1e-6), (3, 0.0)])  # on 3 features delta is unused
+def test_the_ledger_is_charged_once_and_certify_matches_fit(d, spent):
+    X, y = _table(800, d=d)
     acc = BudgetAccountant(epsilon=1.5, delta=1e-5)
     est = PrivateClassifier(epsilon=1.0, delta=1e-6, classes=[0, 1], safeguard=True,
                             accountant=acc, random_state=1)
     dry = est.certify(X, y)
-    shape = est.certify(n=400, n_classes=2, n_features=3)
-    cert = est.fit(X, y).certificate_
-    assert acc.spent == (1.0, 1e-6)
+    shape = est.certify(n=800, n_classes=2, n_features=d)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        cert = est.fit(X, y).certificate_
+    assert acc.spent == (1.0, spent) and cert.delta == spent
     assert (dry.epsilon, dry.delta) == (cert.epsilon, cert.delta) == (shape.epsilon, shape.delta)
     assert dry.quantities["part sizes"] == cert.quantities["part sizes"]
-    assert est.plan(400, 2, 3).n == 400
+    assert est.plan(800, 2, d).n == 800
+    assert any("delta > 0 is unused" in a for a in cert.assumptions) == (spent == 0)
 
 
 @pytest.mark.parametrize("kind", ["sparse", "frame", "three classes"])

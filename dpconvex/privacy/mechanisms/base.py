@@ -550,7 +550,7 @@ def resolve_mechanism(mechanism: object, delta: object, auto: tuple[str, str] | 
     """The mechanism of ``mechanism=``; "auto" by δ alone: δ = 0 (or None) the menu's pure
     ε-DP mechanism, δ > 0 its (ε, δ) one (docs/privacy/front_door.md#privacy-mechanism-auto).
     The linear learners' plan then keeps the pure one where its Λ-rule bound is the lower
-    (:func:`~dpconvex.privacy.rules.noise_level.rule_bound`).
+    (:func:`~dpconvex.privacy.rules.noise_level.form_bounds`).
 
     ``mechanism`` other than ``"auto"`` is returned as given (the estimator's menu refuses
     what it does not offer); ``auto`` is the menu's pair

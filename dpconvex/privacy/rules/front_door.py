@@ -30,14 +30,15 @@ from ...errors import DataValidationError
 from ..budget import has_positive_delta
 from .large_margin import CENTROID_BELOW, centroids_preferred, records_per_coordinate
 
-__all__ = ["AUTO_VALIDATION", "BINARY_CENTROID_BELOW", "CENTROID", "CONSTANT", "GAUSSIAN_NB",
-           "GAUSSIAN_ROWS_AT_LEAST", "GD_ROWS_AT_MOST", "HANDICAP_LEVEL", "LARGE_MARGIN", "LINEAR",
+__all__ = ["AUTO_VALIDATION", "BINARY_CENTROID_BELOW", "CENTROID", "CONSTANT", "DELTA_UNUSED",
+           "GAUSSIAN_NB", "GAUSSIAN_ROWS_AT_LEAST", "GD_ROWS_AT_MOST", "HANDICAP_LEVEL",
+           "HUBER_INTERCEPT_SCALING", "LARGE_MARGIN", "LINEAR",
            "MEAN_BELOW", "MEAN_RECORDS", "MEAN_SHARE", "MEDIAN", "NB_BINARY_FEATURES_AT_MOST",
            "NB_MULTICLASS_FEATURES_AT_MOST", "NOISY_GD", "PRIVATE_MEAN", "REGRESSION_VALIDATION",
            "RESIDUAL_CLIP", "SAFEGUARD_ROWS_AT_MOST", "SAFEGUARD_R_AT_LEAST", "UNIT_ROWS_AT_LEAST",
            "FrontDoorChoice", "RegressionChoice", "choose_front_door_learner",
-           "choose_regression_learner", "mean_epsilon", "safeguard_applies", "safeguard_sizes",
-           "selection_handicap"]
+           "choose_regression_learner", "delta_buys", "mean_epsilon", "safeguard_applies",
+           "safeguard_sizes", "selection_handicap"]
 
 #: Learner names of the rule.
 LINEAR = "Huber SVM"
@@ -162,14 +163,46 @@ class FrontDoorChoice(NamedTuple):
     reason: str
     #: ``row_norm`` of the learner ("unit" for the Huber SVM with d >= :data:`UNIT_ROWS_AT_LEAST`)
     row_norm: str = "none"
+    #: δ > 0 was given but buys nothing (:func:`delta_buys`): the rule and fit of δ = 0.
+    delta_unused: bool = False
+
+
+#: The Huber SVM's ``intercept_scaling`` s: its rows' norm bound is √(data_norm² + s²).
+HUBER_INTERCEPT_SCALING = 0.25
+
+
+def delta_buys(n: int, n_features: int, epsilon: float, delta: float,
+               data_norm: float = 1.0) -> bool:
+    """Whether δ > 0 buys a two-class front door anything: whether the Huber SVM's
+    ``mechanism="auto"`` takes its Gaussian form, the lower Λ-rule bound on the public problem
+    (n, d, ε, δ, the row bound; :func:`~dpconvex.privacy.rules.noise_level.form_bounds`,
+    docs/privacy/front_door.md#privacy-mechanism-auto).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.front_door import delta_buys
+    >>> delta_buys(3000, 6, 1.0, 1e-7), delta_buys(3000, 40, 1.0, 1e-7)
+    (False, True)
+    """
+    from ...objectives.losses import HuberHinge
+    from .noise_level import form_bounds
+
+    q = math.hypot(float(data_norm), HUBER_INTERCEPT_SCALING)
+    gaussian, pure = form_bounds("auto", [("gaussian_objective", float(delta)), ("objective", 0.0)],
+                                 n, epsilon, q, int(n_features) + 1, HuberHinge())
+    return gaussian <= pure
 
 
 def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: float,
                               delta: float | None, row_norm: str = "auto",
-                              ranges_known: bool = False) -> FrontDoorChoice:
+                              ranges_known: bool = False,
+                              data_norm: float = 1.0) -> FrontDoorChoice:
     """The learner for n rows, C classes, d features, ε and δ (the module's rule; public only).
 
-    δ 0 or None is pure ε-DP; ``row_norm="auto"`` scales the Huber SVM's rows to the norm
+    δ 0 or None is pure ε-DP; with two classes δ > 0 is used only where it buys the Huber
+    SVM its Gaussian form (:func:`delta_buys`, with the rows' ``data_norm``), else the rule
+    and the fit are those of δ = 0 (``delta_unused``);
+    ``row_norm="auto"`` scales the Huber SVM's rows to the norm
     bound from d >= :data:`UNIT_ROWS_AT_LEAST` ("none": every learner's rows as given);
     Gaussian naive Bayes is chosen only when ``ranges_known`` (public per-feature ranges).
 
@@ -181,8 +214,10 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
     ('Huber SVM', 'none')
     >>> choose_front_door_learner(200, 2, 24, 1.0, 0.0).learner   # r = 4 < 5
     'class centroids'
-    >>> choose_front_door_learner(3000, 2, 10, 1.0, 1e-7).learner
+    >>> choose_front_door_learner(3000, 2, 30, 1.0, 1e-7).learner
     'noisy gradient descent'
+    >>> choose_front_door_learner(3000, 2, 6, 1.0, 1e-7)[::3]   # delta buys nothing here
+    ('Huber SVM', True)
     >>> choose_front_door_learner(1257, 10, 64, 1.0, 1e-6).learner
     'class centroids'
     >>> choose_front_door_learner(50000, 5, 20, 1.0, 0.0).learner
@@ -193,6 +228,11 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
     'Gaussian naive Bayes'
     """
     approx = has_positive_delta(delta)
+    if approx and int(n_classes) <= 2 and not delta_buys(n, n_features, epsilon, float(delta),
+                                                         data_norm):
+        choice = choose_front_door_learner(n, n_classes, n_features, epsilon, 0.0, row_norm,
+                                           ranges_known)
+        return choice._replace(reason=f"{choice.reason}; {DELTA_UNUSED}", delta_unused=True)
     privacy = "(epsilon, delta)-DP" if approx else "pure epsilon-DP"
     C, d = int(n_classes), int(n_features)
     ranges = "n, C, d, epsilon, delta and whether the ranges are given"
@@ -230,6 +270,12 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
                        f"({privacy})", ranges)
     return _chosen(LARGE_MARGIN, f"{shape} -> the large-margin Gaussian classifier with the "
                    f"softmax loss ({privacy})")
+
+
+#: The certificate's line when δ > 0 is given but a two-class fit spends none (public).
+DELTA_UNUSED = ("delta > 0 is unused: the Huber SVM's pure form has the lower Lambda-rule "
+                "bound here, so the rule, learner and guarantee are those of delta = 0 "
+                "(docs/privacy/front_door.md#privacy-private-classifier)")
 
 
 def _chosen(learner: str, why: str, reads: str = "n, C, d, epsilon and delta",

@@ -58,10 +58,9 @@ __all__ = ["AUTO", "CENTROID_NOISE_RATIO", "GD_NOISE_RATIO", "LAM_GRID", "LARGE_
            "LINEAR_NOISE_RATIO", "PUBLIC_CHECK_NOTE", "REFERENCE_NORM", "REFERENCE_NORMS",
            "REGRESSION_CHECK_NOTE", "REGRESSION_RECORDS", "SOFTMAX_NOISE_RATIO",
            "SSP_NOISE_RATIO", "STABILITY_WEIGHTS", "THRESHOLDS", "auto_lam", "delta_floor",
-           "estimator_noise_dominance", "grid_report", "noise_dominates", "noise_ratio",
-           "ovr_noise_warning", "reference_norm_for", "resolve_lam", "rule_bound",
-           "stability_weight_for",
-           "warn_if_noise_dominates"]
+           "estimator_noise_dominance", "form_bounds", "grid_report", "noise_dominates",
+           "noise_ratio", "ovr_noise_warning", "reference_norm_for", "resolve_lam",
+           "stability_weight_for", "warn_if_noise_dominates"]
 
 
 #: The accepted string value of ``lam``.
@@ -325,38 +324,35 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
         f"change of the loss, from n, epsilon, q, p and the loss's constants only")
 
 
-def rule_bound(lam: float, mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
-               loss: Loss, *, delta: float = 0.0) -> float:
-    """The bound the Λ rule minimizes, at Λ = ``lam`` (on :data:`LAM_GRID`, interpolated in
-    log Λ), plus a smoothed loss's largest change: what :func:`resolve_lam` and
-    :func:`resolve_smoothing` minimize, so the two rules' value at their choice.
-
-    Compares mechanisms on one public problem (n, ε, δ, q, p and the loss's constants only):
-    ``mechanism="auto"`` of the linear learners keeps the lower of its two
-    (docs/privacy/front_door.md#privacy-mechanism-auto). A private mechanism whose noise
-    cannot be calibrated here gets ∞.
+def form_bounds(lam: Any, forms: list[tuple[str | Mechanism, float]], n: int, epsilon: float,
+                q: float, p: int, loss: Loss) -> list[float]:
+    """Per (mechanism, δ) of ``forms``: the bound :func:`resolve_lam` and :func:`resolve_smoothing`
+    minimize, at their choices of Λ (``lam``: "auto" or given) and h, on one public problem
+    (∞ where the noise cannot be calibrated). ``mechanism="auto"`` keeps the lower of a linear
+    learner's two forms (docs/privacy/front_door.md#privacy-mechanism-auto).
 
     Examples
     --------
     >>> from dpconvex.objectives.losses import get_regression_loss
-    >>> from dpconvex.privacy.rules.noise_level import auto_lam, rule_bound
-    >>> huber = get_regression_loss("huber", (-1.0, 1.0))
-    >>> def at_its_lam(mechanism, n, p, delta):
-    ...     lam = auto_lam(mechanism, n, 1.0, 1.4, p, huber, delta=delta)
-    ...     return rule_bound(lam, mechanism, n, 1.0, 1.4, p, huber, delta=delta)
-    >>> few = [at_its_lam(m, 700, 10, 2e-6) for m in ("objective", "gaussian_objective")]
-    >>> many = [at_its_lam(m, 20000, 60, 2.5e-9) for m in ("objective", "gaussian_objective")]
-    >>> few[0] < few[1], many[0] < many[1]   # pure noise on few coordinates, Gaussian on many
-    (True, False)
+    >>> from dpconvex.privacy.rules.noise_level import form_bounds
+    >>> forms = [("gaussian_objective", 2e-6), ("objective", 0.0)]
+    >>> gaussian, pure = form_bounds("auto", forms, 700, 1.0, 1.4, 10,
+    ...                              get_regression_loss("huber", (-1.0, 1.0)))
+    >>> pure < gaussian   # few coordinates: the norm-Gamma noise is the smaller
+    True
     """
-    mech, loss_, R, w = _rule_constants(mechanism, loss, float(n) * float(epsilon) / max(int(p), 1))
-    report = grid_report(mech, int(n), epsilon, float(q), int(p), loss_, delta=delta)
-    if report is None and getattr(mech, "private", False) and math.isfinite(float(epsilon)):
-        return math.inf
-    bound, _ = _bound(mech, int(n), float(q), int(p), loss_, R, w, report)
-    smoothing = getattr(loss_, "smoothed_kinks", None)
-    return (float(np.interp(np.log(float(lam)), np.log(LAM_GRID), bound))
-            + (0.0 if smoothing is None else float(smoothing.gap)))
+    bounds = []
+    for mechanism, delta in forms:
+        smoothed = resolve_smoothing(loss, lam, mechanism, n, epsilon, q, p, delta=delta)[0]
+        value = resolve_lam(lam, mechanism, n, epsilon, q, p, smoothed, delta=delta)[0]
+        mech, smoothed, R, w = _rule_constants(mechanism, smoothed, float(n) * float(epsilon) / p)
+        report = grid_report(mech, int(n), epsilon, float(q), int(p), smoothed, delta=delta)
+        bound, _ = _bound(mech, int(n), float(q), int(p), smoothed, R, w, report)
+        gap = getattr(getattr(smoothed, "smoothed_kinks", None), "gap", 0.0)
+        noiseless = report is None and getattr(mech, "private", False) and math.isfinite(epsilon)
+        bounds.append(math.inf if noiseless else
+                      float(np.interp(np.log(value), np.log(LAM_GRID), bound)) + gap)
+    return bounds
 
 
 def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
