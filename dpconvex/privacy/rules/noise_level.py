@@ -349,8 +349,8 @@ def form_bounds(lam: Any, forms: list[tuple[str | Mechanism, float]], n: int, ep
         report = grid_report(mech, int(n), epsilon, float(q), int(p), smoothed, delta=delta)
         bound, _ = _bound(mech, int(n), float(q), int(p), smoothed, R, w, report)
         gap = getattr(getattr(smoothed, "smoothed_kinks", None), "gap", 0.0)
-        noiseless = report is None and getattr(mech, "private", False) and math.isfinite(epsilon)
-        bounds.append(math.inf if noiseless else
+        uncalibrated = report is None and getattr(mech, "private", False) and math.isfinite(epsilon)
+        bounds.append(math.inf if uncalibrated else
                       float(np.interp(np.log(value), np.log(LAM_GRID), bound)) + gap)
     return bounds
 
