@@ -523,8 +523,9 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     epsilon : float, default=1.0
         ε > 0 of the release.
     delta : float, default=0.0
-        δ in [0, 1): 0 for pure ε-DP; δ > 0 (e.g. 1/n²) lets every learner use its
-        Gaussian mechanism (the one rule of :func:`dpconvex.privacy.mechanisms.base.resolve_mechanism`).
+        δ in [0, 1): 0 for pure ε-DP; δ > 0 (e.g. 1/n²) lets the learner use its Gaussian
+        mechanism; with two classes only where it buys the Huber SVM its Gaussian form (else
+        the fit is that of δ = 0 and its certificate says δ is unused).
     classes : sequence of labels or None, default=None
         The public label set (C = len(classes)). None takes the set declared with y
         (the ``dpconvex.datasets`` loaders, a pandas Categorical), else reads it from

@@ -420,7 +420,7 @@ class _LossChoice(Constraint):
 PARAMETER_DOCS["regression_parameters"] = fill_docs("""\
     epsilon : float, default=1.0
     delta : float, default=0.0
-        δ > 0 takes the Gaussian mechanisms (``mechanism="auto"``).
+        δ > 0 lets ``mechanism="auto"`` take the Gaussian form where its public bound is the lower.
     {label_range}
     {data_norm}
     fit_intercept : bool, default=True

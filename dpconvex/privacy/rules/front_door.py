@@ -241,9 +241,10 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
                        f"features and public per-feature ranges -> DP Gaussian naive Bayes "
                        f"({privacy})", ranges)
     if C <= 2 and approx and int(n) <= GD_ROWS_AT_MOST:
-        return _chosen(NOISY_GD, f"C = {C} classes, delta > 0 and n = {int(n)} <= "
-                       f"{GD_ROWS_AT_MOST} -> noisy gradient descent on the logistic loss with "
-                       f"an intercept ({privacy})", "n, C, epsilon and delta")
+        return _chosen(NOISY_GD, f"C = {C} classes, delta > 0 (it buys the Huber SVM its "
+                       f"Gaussian form at d = {d}) and n = {int(n)} <= {GD_ROWS_AT_MOST} -> noisy "
+                       f"gradient descent on the logistic loss with an intercept ({privacy})",
+                       "n, C, d, epsilon, delta and data_norm")
     r = records_per_coordinate(n, n_classes, n_features, epsilon)
     if C <= 2 and not approx and r < BINARY_CENTROID_BELOW:
         return _chosen(CENTROID, f"C = {C} classes, {privacy} and n epsilon / (C (d + 1)) = "
