@@ -19,7 +19,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, is_regressor
 
 from .._validation import (
     Constraint,
@@ -913,8 +913,15 @@ def _stating_delta(certificate: Any, plan: FitPlan) -> Any:
     return certificate
 
 
-def _given_shape(owner: Any, *shape: int | None) -> tuple[int, ...]:
-    """(n, n_classes, n_features) given to ``certify`` without data, or its named error."""
+def _given_shape(owner: Any, n: int | None, n_classes: int | None,
+                 n_features: int | None) -> tuple[int, int, int]:
+    """(n, n_classes, n_features) given to ``certify`` without data, or its named error;
+    n_classes may be left out where ``classes`` states it, and for a regressor (1)."""
+    classes = getattr(owner, "classes", None)
+    listed = isinstance(classes, (list, tuple, np.ndarray))
+    if n_classes is None and (listed or is_regressor(owner)):
+        n_classes = len(classes) if listed else 1
+    shape = (n, n_classes, n_features)
     missing = [name for name, value in zip(("n", "n_classes", "n_features"), shape, strict=True)
                if value is None]
     if missing:
@@ -922,8 +929,7 @@ def _given_shape(owner: Any, *shape: int | None) -> tuple[int, ...]:
             f"{type(owner).__name__}.certify: without (X, y) it needs the public shape, and "
             f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing. Pass (X, y), "
             "or n, n_classes and n_features for a certificate before the data.")
-    classes = getattr(owner, "classes", None)
-    if isinstance(classes, (list, tuple, np.ndarray)) and shape[1] != len(classes):
+    if listed and shape[1] != len(classes):
         raise ParameterError(
             f"{type(owner).__name__}.certify: n_classes={shape[1]!r} contradicts classes "
             f"({len(classes)} labels). Pass n_classes={len(classes)}, or change classes.")

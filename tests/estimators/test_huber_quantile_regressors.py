@@ -172,3 +172,12 @@ def test_a_small_problem_warns_that_the_noise_dominates():
         with warnings.catch_warnings():
             warnings.simplefilter("error", dp.PrivacyWarning)
             cls(epsilon=1.0, label_range=LABELS, random_state=0).fit(*_table(n=4000))
+
+
+def test_certify_before_the_data_needs_no_n_classes():
+    """A regressor has no label set: certify(n=, n_features=) is enough, and equals the fit's."""
+    X, y = _table(n=300)
+    reg = dp.PrivateHuberRegressor(epsilon=1.0, label_range=LABELS, random_state=0)
+    dry = reg.certify(n=300, n_features=X.shape[1])
+    fitted = reg.fit(X, y).certificate_
+    assert (dry.epsilon, dry.delta, dry.mechanism) == (fitted.epsilon, fitted.delta, fitted.mechanism)

@@ -227,7 +227,10 @@ def test_messages_name_what_the_user_passed():
     """The estimator's parameter and method, the missing shape facts, the rows to fix."""
     est = paper(mechanism="none", classes=[0, 1, 2])
     with pytest.raises(dp.ParameterError, match=r"n_classes is missing"):
-        est.certify(n=60, n_features=2)
+        paper(mechanism="none").certify(n=60, n_features=2)
+    # classes= states n_classes: the shape needs no n_classes then
+    assert est.certify(n=60, n_features=2).quantities == est.certify(
+        n=60, n_classes=3, n_features=2).quantities
     with pytest.raises(dp.ParameterError, match=r"n_classes=5 contradicts classes \(3 labels\)"):
         est.certify(n=60, n_classes=5, n_features=2)
     with pytest.raises(dp.ParameterError, match="'centers' parameter of PrivateLargeMarginGaussian"):
