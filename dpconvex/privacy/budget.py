@@ -438,8 +438,8 @@ class BudgetAccountant:
                                                      ("delta", td, self._delta))
                     if total > budget * (1.0 + BUDGET_RTOL)]
             fix = (f"Lower the {' and '.join(over)} of {probe.label or 'the release'}"
-                   + (" (one that chose its delta from n, such as delta=None for 1/n**2, "
-                      "takes delta= explicitly)" if "delta" in over else ""))
+                   + (" (where an estimator chose its delta from n, e.g. 1/n**2 for the "
+                      "delta=None some offer, pass delta= explicitly)" if "delta" in over else ""))
             raise BudgetError(
                 f"{caller}: spending (epsilon={probe.epsilon:.6g}, delta={probe.delta:.3g}){where} "
                 f"would bring the total to (epsilon={te:.6g}, delta={td:.3g}), over the budget "

@@ -66,6 +66,19 @@ def test_amp_cover_sigma_is_analytic_for_twice_the_distance_bound():
     assert cal.extra["noise std"] >= analytic_gaussian_sigma(cover.epsilon, cover.delta, 2 * rho)
 
 
+@pytest.mark.parametrize("n", [569, 1000, 3220])
+def test_the_calibration_line_reads_true_as_printed(n):
+    """The certificate prints the δ the calibration reaches and the δ asked with the same
+    precision, so that a δ at sigma just below δ = 1/n² never prints above it."""
+    t = LinearERMTemplate(get_loss("logistic"), 0.05, 1.0, np.eye(4), np.ones(4))
+    mech = build_mechanism("gaussian_objective", "test", LINEAR_MENU)
+    budget = Budget(1.0, 1.0 / n**2)
+    cal = mech.calibrate(t, budget)
+    [line] = [c.detail for c in mech.certificate(t, budget, cal, []).conditions
+              if c.name == "noise calibration"]
+    printed = [float(x) for x in line.split("<=")[1:]]
+    assert printed == sorted(printed), line
+
 def test_registry_flags():
     for name in ("gaussian_objective", "gaussian_output", "gaussian_amp"):
         assert MECHANISMS[name].pure is False and MECHANISMS[name].private

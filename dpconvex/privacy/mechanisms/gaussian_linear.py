@@ -229,7 +229,7 @@ class _GaussianLinear(ExactMinimizer):
         conds = [*conditions, Condition(
             "noise calibration", dlt <= budget.delta and cal.epsilon <= budget.epsilon,
             self.bound_text,
-            f"sigma = {sigma:.6g}: delta(epsilon = {cal.epsilon:g}) <= {dlt:.3g} <= "
+            f"sigma = {sigma:.6g}: delta(epsilon = {cal.epsilon:g}) <= {dlt:g} <= "
             f"{budget.delta:g}")]
         quantities: dict[str, Any] = {
             "n": template.n, "dimension p": consts.dimension,
