@@ -2,13 +2,19 @@
 
 Each example starts from the same names, made anew for every docstring (so no example
 sees another's changes): ``np``; ``rng``, a NumPy generator seeded 0 after it drew ``X``;
-``X``, 40 rows of 3 features scaled to norm 1; ``y``, the labels sign(X[:, 0]) in {-1, +1}.
-An example that needs other data makes them itself.
+``X``, 40 rows of 3 features scaled to norm 1; ``y``, the labels sign(X[:, 0]) in {-1, +1};
+``template``, ``LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)``, the
+problem the mechanism and backend examples release from. An example that needs other data
+makes them itself. The examples of the names ``dpconvex`` exports use none of these: they
+run as a user copies them (tests/test_docstring_examples.py).
 """
 
 import numpy as np
 import pytest
 from _pytest.doctest import DoctestItem
+
+from dpconvex.objectives import Logistic
+from dpconvex.templates import LinearERMTemplate
 
 
 @pytest.fixture(autouse=True)
@@ -18,4 +24,6 @@ def _doctest_data(request: pytest.FixtureRequest, doctest_namespace: dict) -> No
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 3))
     X /= np.linalg.norm(X, axis=1, keepdims=True)
-    doctest_namespace.update(np=np, rng=rng, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    doctest_namespace.update(np=np, rng=rng, X=X, y=y, template=template)

@@ -220,7 +220,6 @@ def noise_source(owner: Any, given: NoiseSource | None = None) -> NoiseSource:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import PrivateLogisticRegression
     >>> from dpconvex._validation import NoiseSource, noise_source
     >>> noise_source(PrivateLogisticRegression(random_state=3)).seeded

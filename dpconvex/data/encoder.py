@@ -516,7 +516,6 @@ def encode(
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import Categorical, Numeric, PublicSchema
     >>> from dpconvex.data.encoder import category_codes, encode
     >>> schema = PublicSchema({"age": Numeric(0, 100), "plan": Categorical(("basic", "pro"))})

@@ -42,7 +42,6 @@ def cell_of(values: np.ndarray) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data.log_grid import N_CELLS, cell_edges, cell_of
     >>> cells = cell_of(np.array([-3.0, 0.0, 1.0, 1.05, 1e300]))
     >>> edges = cell_edges()
@@ -98,7 +97,6 @@ def octave_of_cell(cells: np.ndarray) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data.log_grid import N_OCTAVES, cell_of, octave_of_cell
     >>> octave_of_cell(cell_of(np.array([-1.5, 0.0, 1.0, 1.9, 2.0]))).tolist()
     [62, 83, 104, 104, 105]
@@ -116,7 +114,6 @@ def cell_counts(values: np.ndarray) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data.log_grid import cell_counts
     >>> counts = cell_counts(np.array([1.0, 1.01, 5.0, -7.0]))
     >>> int(counts.sum()), int(counts.max())

@@ -95,7 +95,6 @@ def normalize_rows(X: Any, bound: float = 1.0) -> Any:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data import normalize_rows
     >>> normalize_rows(np.array([[3.0, 4.0], [0.0, 0.0]]), bound=2.0).tolist()
     [[1.2, 1.6], [0.0, 0.0]]

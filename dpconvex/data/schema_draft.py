@@ -49,7 +49,6 @@ def kind_of_dtype(dtype: Any) -> str | None:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data.schema_draft import kind_of_dtype
     >>> kind_of_dtype(np.dtype("int64")), kind_of_dtype(np.dtype(bool)), kind_of_dtype(np.dtype("O"))
     ('numeric', 'binary', None)

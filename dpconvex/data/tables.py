@@ -52,7 +52,6 @@ def number_values(values: np.ndarray) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data.tables import number_values
     >>> number_values(np.array(["23", "unknown", None, 41], dtype=object)).tolist()
     [23.0, nan, nan, 41.0]
@@ -90,7 +89,6 @@ def category_texts(values: np.ndarray) -> list[str | None]:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data.tables import category_texts
     >>> category_texts(np.array([3.0, np.nan, 2.5]))
     ['3', None, '2.5']

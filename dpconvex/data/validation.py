@@ -127,7 +127,6 @@ def as_design(X: Any) -> DesignOperator:
 
     Examples
     --------
-    >>> import numpy as np
     >>> import scipy.sparse as sp
     >>> from dpconvex.data import as_design
     >>> type(as_design(np.ones((3, 2)))).__name__, type(as_design(sp.eye(3))).__name__

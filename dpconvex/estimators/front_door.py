@@ -166,7 +166,6 @@ class ConstantClassifier(_Constant):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.estimators.front_door import ConstantClassifier
     >>> model = ConstantClassifier(1, [0, 1], 3)
     >>> model.predict(np.zeros((2, 3))).tolist(), model.predict_proba(np.zeros((1, 3))).tolist()
@@ -224,7 +223,6 @@ class ConstantRegressor(_Constant):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.estimators.front_door import ConstantRegressor
     >>> model = ConstantRegressor(2.5, 3)
     >>> model.predict(np.zeros((2, 3))).tolist(), model.score(np.zeros((2, 3)), [2.0, 3.0])
@@ -262,7 +260,6 @@ def squared_error_utilities(unit_predictions: list[np.ndarray], u: np.ndarray,
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.estimators.front_door import squared_error_utilities
     >>> squared_error_utilities([np.array([1.0, 1.0]), np.zeros(2)], np.array([1.0, -1.0]),
     ...                         [0.5, 0.0]).tolist()
@@ -291,7 +288,6 @@ def take_rows(X: Any, rows: np.ndarray, n: int, owner: str, estimator: Any) -> A
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.estimators.front_door import take_rows
     >>> take_rows(np.arange(8).reshape(4, 2), np.array([1, 3]), 4, "Demo", None).tolist()
     [[2, 3], [6, 7]]

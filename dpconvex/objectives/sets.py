@@ -183,7 +183,6 @@ class ConvexSet:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from dpconvex.objectives import NonNegative
         >>> NonNegative().project(np.array([[1.0, -2.0], [-3.0, 4.0]]))
         array([[1., 0.],
@@ -203,7 +202,6 @@ class ConvexSet:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from dpconvex.objectives import L1Ball
         >>> ball = L1Ball(1.0)
         >>> ball.contains(np.array([0.5, -0.5])), ball.contains(np.array([0.5, -0.6]))
@@ -808,7 +806,6 @@ class CVXPYSet(ConvexSet):
         Examples
         --------
         >>> import cvxpy as cp
-        >>> import numpy as np
         >>> from dpconvex.objectives import CVXPYSet
         >>> w = cp.Variable(3)
         >>> ball_and_orthant = CVXPYSet([cp.norm(w, 2) <= 1, w >= 0], w)

@@ -46,9 +46,7 @@ class CVXPYBackend(Backend["CVXPYTemplate"]):
 
     Examples
     --------
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> from dpconvex.solvers import ClarabelBackend, CVXPYBackend
     >>> backend = ClarabelBackend()
     >>> isinstance(backend, CVXPYBackend), sorted(backend.requires)

@@ -119,9 +119,7 @@ class LbfgsNewton(Backend["SmoothTemplate"]):
 
     Examples
     --------
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> from dpconvex.solvers import LbfgsNewton
     >>> backend = LbfgsNewton()
     >>> backend.name, sorted(backend.requires)

@@ -383,9 +383,8 @@ class Template(Protocol):
 
     Examples
     --------
-    >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate, Template
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> isinstance(template, Template), template.kind, sorted(template.capabilities)
     (True, 'linear_erm', ['cvxpy', 'hessian', 'hessp', 'objective', 'per_record', 'smooth'])
     """
@@ -588,10 +587,8 @@ def missing_members(candidate: object) -> list[str]:
 
     Examples
     --------
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.templates import LinearERMTemplate
     >>> from dpconvex.templates.base import missing_members
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> missing_members(template)
     []
     >>> class Incomplete:
@@ -708,9 +705,7 @@ class SolveResult:
 
     Examples
     --------
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> from dpconvex.solvers import SolveResult, SolveStatus, solve
     >>> res = solve(template)
     >>> isinstance(res, SolveResult), res.status is SolveStatus.OPTIMAL, res.x.shape
@@ -762,9 +757,7 @@ class Backend(abc.ABC, Generic[TemplateT]):
 
     Examples
     --------
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> from dpconvex.solvers import Backend, get_backend
     >>> backend = get_backend("native", template)
     >>> isinstance(backend, Backend), backend.supports(template), backend.label
@@ -877,9 +870,7 @@ def other_backends(template: Template, failed: Iterable[str] | str) -> list[str]
 
     Examples
     --------
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> from dpconvex.templates.base import other_backends
     >>> other_backends(template, "native"), other_backends(template, "clarabel+native")
     (['clarabel', 'scs'], ['scs'])
@@ -899,9 +890,7 @@ def retry_advice(template: Template, failed: Iterable[str] | str) -> str:
 
     Examples
     --------
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> from dpconvex.templates.base import retry_advice
     >>> print(retry_advice(template, "clarabel"))
     Try solver='native' or solver='scs' (the other registered backends that can solve this
@@ -960,9 +949,7 @@ class PolishedBackend(Backend["ObjectiveTemplate"]):
 
     Examples
     --------
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> from dpconvex.solvers import ClarabelBackend, LbfgsNewton, PolishedBackend
     >>> backend = PolishedBackend(ClarabelBackend(), LbfgsNewton())
     >>> print(backend.label)
@@ -1054,9 +1041,7 @@ def suitable_backends(template: Template) -> list[str]:
 
     Examples
     --------
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> from dpconvex.solvers import suitable_backends
     >>> suitable_backends(template)
     ['native', 'clarabel', 'scs']
@@ -1081,9 +1066,8 @@ def get_backend(name: str | None, template: Template) -> Backend:
     Examples
     --------
     >>> from dpconvex.data.preprocess import augment_and_scale
-    >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LargeMarginGaussianTemplate, LinearERMTemplate
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> from dpconvex.solvers import get_backend
     >>> type(get_backend("auto", template)).__name__   # smooth and unconstrained: L-BFGS + Newton
     'LbfgsNewton'
@@ -1131,9 +1115,7 @@ def solve(template: ObjectiveTemplate, b: np.ndarray | None = None, extra_reg: f
 
     Examples
     --------
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> from dpconvex.solvers import solve
     >>> res = solve(template)
     >>> res.status.name, res.residual <= template.residual_tol

@@ -89,9 +89,7 @@ class LinearERMTemplate:
 
     Examples
     --------
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> template.name, template.space.shape
     ('linear ERM', (3,))
     >>> consts = template.privacy_constants()

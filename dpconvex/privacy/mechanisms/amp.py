@@ -66,11 +66,8 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
     Examples
     --------
     >>> from dpconvex import Budget, release
-    >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
-    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> mech = get_mechanism("amp", inner="objective", fraction=0.1)
     >>> mech.wraps, mech.pure
     (True, True)
@@ -233,11 +230,8 @@ class GaussianApproximateMinima(ApproximateMinima):
     Examples
     --------
     >>> from dpconvex import Budget, release
-    >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
-    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> mech = get_mechanism("gaussian_amp")
     >>> mech.pure
     False

@@ -69,10 +69,8 @@ class Calibration:
     Examples
     --------
     >>> from dpconvex import Budget
-    >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> cal = get_mechanism("objective").calibrate(template, Budget(1.0))
     >>> cal.mechanism, cal.epsilon, cal.sensitivity
     ('objective', 1.0, 2.0)
@@ -131,10 +129,8 @@ class NoiseReport:
     Examples
     --------
     >>> from dpconvex import Budget
-    >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> rep = get_mechanism("objective").noise_report(template, Budget(1.0))
     >>> rep.placement, rep.dimension, round(rep.coordinate_scale, 3)
     ('objective', 3, 3.688)
@@ -591,9 +587,7 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
     Examples
     --------
     >>> from dpconvex import SolverError
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> from dpconvex.privacy.mechanisms.base import require_exact
     >>> from dpconvex.solvers import LbfgsNewton
     >>> res = require_exact(template, LbfgsNewton().solve(template, None))
@@ -1073,10 +1067,8 @@ class ObjectivePerturbation(_Perturbation):
     Examples
     --------
     >>> from dpconvex import Budget, release
-    >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> mech = get_mechanism("objective")
     >>> type(mech).__name__, mech.pure
     ('ObjectivePerturbation', True)
@@ -1106,10 +1098,8 @@ class OutputPerturbation(_Perturbation):
     Examples
     --------
     >>> from dpconvex import Budget
-    >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> mech = get_mechanism("output")
     >>> cal = mech.calibrate(template, Budget(1.0))
     >>> cal.sensitivity, cal.noise_rate
@@ -1143,10 +1133,8 @@ class NonPrivate(NonPrivateBaseline, ExactMinimizer):
     Examples
     --------
     >>> from dpconvex import Budget, release
-    >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> mech = get_mechanism("none")
     >>> mech.private
     False

@@ -84,7 +84,6 @@ class QuantileRange(Mechanism["RangeTemplate"]):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import Budget, release
     >>> from dpconvex.data.log_grid import cell_counts
     >>> from dpconvex.templates.statistics import RangeTemplate

@@ -105,7 +105,6 @@ def class_sums(template: ClassSumsTemplate, count_weight: float) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.estimators.centroids import ClassSumTemplate
     >>> from dpconvex.privacy.mechanisms.gaussian import class_sums
     >>> U = np.array([[0.6, 0.0], [0.0, 0.8], [0.5, 0.5]])
@@ -124,7 +123,6 @@ def class_sum_matrix(U: Any, label: np.ndarray, C: int, count_weight: float) -> 
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.privacy.mechanisms.gaussian import class_sum_matrix
     >>> class_sum_matrix(np.eye(2), np.array([1, -1]), 2, 0.5).tolist()
     [[0.0, 0.0, 0.0], [1.0, 0.0, 0.5]]
@@ -250,7 +248,6 @@ class ClassSumGaussian(_ClassSumNoise):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import Budget, release
     >>> from dpconvex.estimators.centroids import ClassSumTemplate
     >>> from dpconvex.privacy.mechanisms import get_mechanism
@@ -297,7 +294,6 @@ class ClassSumNormGamma(_ClassSumNoise):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import Budget, release
     >>> from dpconvex.estimators.centroids import ClassSumTemplate
     >>> from dpconvex.privacy.mechanisms import get_mechanism
@@ -338,7 +334,6 @@ class ClassSumKNorm(_ClassSumNoise):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import Budget, release
     >>> from dpconvex.estimators.centroids import ClassSumTemplate
     >>> from dpconvex.privacy.mechanisms import get_mechanism
@@ -404,7 +399,6 @@ class ClassSumKNormSup(_ClassSumNoise):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import Budget, release
     >>> from dpconvex.estimators.gaussian_nb import ClassMomentTemplate
     >>> from dpconvex.privacy.mechanisms import get_mechanism

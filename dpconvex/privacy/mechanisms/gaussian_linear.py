@@ -70,10 +70,7 @@ def gradient_difference_rank(template: ConstantsSource) -> int:
 
     Examples
     --------
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
-    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> from dpconvex.privacy.mechanisms.gaussian_linear import gradient_difference_rank
     >>> gradient_difference_rank(template)
     2
@@ -260,11 +257,8 @@ class GaussianObjectivePerturbation(_GaussianLinear):
     Examples
     --------
     >>> from dpconvex import Budget, release
-    >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
-    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> mech = get_mechanism("gaussian_objective")
     >>> mech.pure
     False
@@ -311,11 +305,8 @@ class GaussianOutputPerturbation(_GaussianLinear):
     Examples
     --------
     >>> from dpconvex import Budget, release
-    >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
-    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> mech = get_mechanism("gaussian_output")
     >>> round(mech.noise_report(template, Budget(1.0, 1e-5)).coordinate_scale, 4)
     1.8653
@@ -361,7 +352,6 @@ def calibrate_softmax_gaussian(epsilon: float, delta: float, n: int, consts: Pri
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data.preprocess import augment_and_scale
     >>> from dpconvex.privacy.mechanisms.gaussian_linear import calibrate_softmax_gaussian
     >>> from dpconvex.templates.large_margin_softmax import LargeMarginSoftmaxTemplate
@@ -396,7 +386,6 @@ class GaussianObjectiveLargeMargin(GaussianObjectivePerturbation):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import Budget, release
     >>> from dpconvex.data.preprocess import augment_and_scale
     >>> from dpconvex.privacy.mechanisms import get_mechanism

@@ -31,7 +31,6 @@ def lloyd(template: KMeansTemplate, noise: Any = None) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.templates.statistics import KMeansTemplate
     >>> centers = rng.normal(size=(3, 2, 3)) / 4  # np, rng, X: the doctest namespace, conftest.py
     >>> template = KMeansTemplate(X, np.arange(40) % 3, 3, 2, data_norm=1.0, n_iter=2, init_centers=centers)
@@ -63,7 +62,6 @@ class DPKMeans(Mechanism[KMeansTemplate]):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.templates.statistics import KMeansTemplate
     >>> centers = rng.normal(size=(3, 2, 3)) / 4  # np, rng, X: the doctest namespace, conftest.py
     >>> template = KMeansTemplate(X, np.arange(40) % 3, 3, 2, data_norm=1.0, n_iter=2, init_centers=centers)

@@ -278,7 +278,6 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import Budget, release
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism

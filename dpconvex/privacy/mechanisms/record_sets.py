@@ -180,7 +180,6 @@ def record_set_of(template: Template) -> RecordSet:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.estimators.centroids import ClassSumTemplate
     >>> from dpconvex.privacy.mechanisms.record_sets import record_set_of
     >>> record_set_of(ClassSumTemplate(np.eye(2), np.array([0, 1]), 2))

@@ -141,7 +141,6 @@ def statistics_of(template: SSPTemplate) -> dict[str, Any]:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data.sufficient import Moments
     >>> from dpconvex.privacy.mechanisms.ssp import statistics_of
     >>> from dpconvex.templates.statistics import SufficientStatisticsTemplate
@@ -200,7 +199,6 @@ def ridge_solution(gram: np.ndarray, cross: np.ndarray, ridge: float, *,
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.privacy.mechanisms.ssp import ridge_solution
     >>> ridge_solution(np.diag([3.0, -1.0]), np.array([4.0, 1.0]), 1.0).tolist()
     [1.0, 1.0]
@@ -356,7 +354,6 @@ class GaussianSSP(_SufficientStatistics):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import Budget, release
     >>> from dpconvex.data.sufficient import sufficient_statistics
     >>> from dpconvex.privacy.mechanisms import get_mechanism
@@ -421,7 +418,6 @@ class PureSSP(_SufficientStatistics):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import Budget, release
     >>> from dpconvex.data.sufficient import sufficient_statistics
     >>> from dpconvex.privacy.mechanisms import get_mechanism
@@ -495,7 +491,6 @@ class NonPrivateSSP(NonPrivateBaseline, _SufficientStatistics):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import Budget, release
     >>> from dpconvex.data.sufficient import Moments
     >>> from dpconvex.privacy.mechanisms import get_mechanism

@@ -530,10 +530,8 @@ def noise_ratio(family: str, template: ConstantsSource, mech: Mechanism, budget:
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.privacy.rules.noise_level import noise_ratio
-    >>> from dpconvex.templates import LinearERMTemplate
     >>> from dpconvex.templates.statistics import EmpiricalRiskTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
-    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> round(noise_ratio("linear", template, get_mechanism("objective"), Budget(1.0)), 3)
     0.319
     >>> noise_ratio("linear", template, get_mechanism("none"), Budget.unlimited()) is None
