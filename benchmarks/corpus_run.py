@@ -98,13 +98,22 @@ label's units (after the table's ``label_transform``). The summary counts, per c
 
 Splits are not stratified; fits are cached in ``<out>/corpus_run-regression[-quick].jsonl``.
 
+What a rule could reach (``--ceiling-from selection|report``): the column ``ceiling`` scores,
+per cell, the fits of the single learner whose mean on the *other* seed set is the highest
+(those fits read from the same cache: run that seed set first, with the same tag). It is
+the best a look-up table of one learner per cell, learnt on independent seeds, does; the
+criteria measure the seeds' noise with the rule (the best single learner is chosen on the
+test seeds), so no rule over these learners should be expected above this column, and a
+target above it asks for better learners or more seeds, not a better rule. The summary adds
+the column's criteria.
+
 Run (from the repository root)::
 
     DPCONVEX_DATA=/work/shared/datasets python benchmarks/corpus_run.py \
         [--task classification|regression] [--tables NAME ...] [--seeds selection|report|check] \
         [--n-seeds K] [--epsilons 0.5 1 2] [--deltas 0 1/n2] [--learners front_door ...] \
         [--rule front_door] [--diffprivlib] [--procs 2] [--tag TAG] [--out DIR] \
-        [--train-rows M] [--quick]
+        [--train-rows M] [--ceiling-from selection|report] [--quick]
 
 ``--train-rows M``: every fit sees a seeded subsample of M of the split's training rows (the
 test rows whole; tables with fewer are left out; results in ``corpus_run-rowsM.*``): the
@@ -176,6 +185,8 @@ TOL = 1e-9
 #: the regression criteria: R² slack of (a) and (c); (b)'s ratio, smallest ε and training rows
 R2_SLACK = 0.005
 NON_PRIVATE_RATIO, RATIO_MIN_EPSILON, RATIO_MIN_ROWS = 0.9, 1.0, 5000
+#: the column of ``--ceiling-from``: per cell, the single learner best on the other seed set
+CEILING = "ceiling"
 
 
 # ---------------------------------------------------------------------------- registry
@@ -834,6 +845,25 @@ def build_cells(records: Sequence[dict[str, Any]], infos: dict[tuple[str, int], 
     return cells
 
 
+def add_ceiling(cells: Sequence[Cell], records: Sequence[dict[str, Any]], seeds: Sequence[int],
+                single: Callable[[str], bool], metric: str = "accuracy") -> None:
+    """Add :data:`CEILING` to each cell: the fits of the single learner (``single(name)``)
+    whose mean ``metric`` over the ``records`` of ``seeds`` (another seed set's) is the
+    highest in the same (table, ε, δ); a cell without such records gets none."""
+    other: dict[tuple[str, float, str, str], list[float]] = {}
+    for r in records:
+        if r["seed"] in seeds and r["epsilon"] is not None and r[metric] is not None \
+                and single(r["learner"]):
+            other.setdefault((r["table"], r["epsilon"], r["delta"], r["learner"]), []).append(r[metric])
+    for c in cells:
+        means = {k: float(np.mean(v)) for (t, e, d, k), v in other.items()
+                 if (t, e, d) == (c.table, c.epsilon, c.delta) and k in c.acc and k not in c.errors}
+        if means:
+            pick = max(means, key=means.__getitem__)
+            c.acc[CEILING] = dict(c.acc[pick])
+            c.chose[CEILING] = [pick] * len(c.seeds)
+
+
 def cell_means(cell: Cell, rule_label: str = "rule") -> dict[str, Any]:
     """The means criteria() reads: rule, majority, non-private, singles and diffprivlib models."""
     singles = {k: m for k in cell.acc if k in LEARNERS and LEARNERS[k].single
@@ -1188,6 +1218,9 @@ def parser() -> Any:
     ap.add_argument("--diffprivlib", action="store_true", help="add diffprivlib (benchmarks/.venv)")
     ap.add_argument("--procs", type=int, default=1, help="processes over (table, seed)")
     ap.add_argument("--tag", default=None, help="cache key (default: the dpconvex commit)")
+    ap.add_argument("--ceiling-from", choices=("selection", "report"), default=None,
+                    help="score also, per cell, the single learner best on this other seed "
+                         "set's fits in the same cache (the column 'ceiling')")
     ap.add_argument("--train-rows", type=int, default=None, metavar="M",
                     help="fit on a seeded subsample of M training rows (tables with fewer are "
                          "left out); the test rows stay whole")
@@ -1261,6 +1294,8 @@ def plan_of(ap: Any, args: Any) -> Plan:
         known = task_check
     elif args.seeds == "check":
         ap.error("--seeds check is for the check tables only (--tables check)")
+    if args.ceiling_from is not None and args.ceiling_from == args.seeds:
+        ap.error(f"--ceiling-from names the other seed set: the run is on the {args.seeds} seeds")
     epsilons, deltas = list(args.epsilons), list(args.deltas)
     if args.quick:
         tables = tables if args.tables else quick_tables(args.task)
@@ -1310,19 +1345,29 @@ def _fit_all(run: harness.Run, plan: Plan, args: Any, cache: Path, tag: str,
 
 
 def _score_classification(run: harness.Run, plan: Plan, records: list[dict[str, Any]],
-                          infos: dict, shown: list[str]) -> None:
+                          infos: dict, shown: list[str], ceiling: Sequence[int] = ()) -> None:
     cells = build_cells(records, infos, plan.epsilons, plan.deltas, plan.rule, shown)
     for t in plan.tables:
         run.table(table_of(t, cells, infos, plan.rule))
     crit = criteria([cell_means(c) for c in cells])
     for line in summary_lines(cells, crit, plan.rule):
         run.note(line)
+    if ceiling:
+        add_ceiling(cells, records, ceiling, lambda k: k in LEARNERS and LEARNERS[k].single)
+        top = criteria([cell_means(c, CEILING) for c in cells])
+        run.note(f"(f) {CEILING}, per cell the single learner best on the seeds {list(ceiling)}: "
+                 f"regret <= 1 point in {top['regret_1pt']} / {top['with_singles']} = "
+                 f"{_pct(top['regret_1pt_share'])}, <= 3 points in {top['regret_3pt']}; below the "
+                 f"majority class by > 0.5 points in {top['below_majority']}; >= diffprivlib's "
+                 f"best − 0.5 in {top['near_diffprivlib']} / {top['with_diffprivlib']} "
+                 f"({top['no_rule']} cell(s) without it).")
+        run.data["ceiling_criteria"] = top
     run.data.update(criteria=crit, cells=[{**cell_means(c), "stats": {k: c.stat(k) for k in c.acc}}
                                           for c in cells])
 
 
 def _score_regression(run: harness.Run, plan: Plan, records: list[dict[str, Any]], infos: dict,
-                      shown: list[str], dpl_where: str) -> None:
+                      shown: list[str], dpl_where: str, ceiling: Sequence[int] = ()) -> None:
     r2 = build_cells(records, infos, plan.epsilons, plan.deltas, plan.rule, shown, metric="r2")
     mae = build_cells(records, infos, plan.epsilons, plan.deltas, plan.rule, shown, metric="mae")
     n_train = {t: infos[(t, plan.seeds[0])]["n_train"] for t in plan.tables}
@@ -1331,6 +1376,15 @@ def _score_regression(run: harness.Run, plan: Plan, records: list[dict[str, Any]
     crit = regression_criteria([regression_cell_means(c, n_train[c.table]) for c in r2])
     for line in regression_summary_lines(r2, crit, plan.rule, n_train, dpl_where):
         run.note(line)
+    if ceiling:
+        add_ceiling(r2, records, ceiling,
+                    lambda k: k in REGRESSION_LEARNERS and REGRESSION_LEARNERS[k].single, "r2")
+        top = regression_criteria([regression_cell_means(c, n_train[c.table], CEILING) for c in r2])
+        run.note(f"(d) {CEILING}, per cell the single learner best on the seeds {list(ceiling)}: "
+                 f"R² below −{R2_SLACK:g} in {top['below_floor']}; >= {NON_PRIVATE_RATIO:g} × "
+                 f"non-private in {top['near_non_private']} / {top['with_non_private']} "
+                 f"({top['no_rule']} cell(s) without it).")
+        run.data["ceiling_criteria"] = top
     columns = [*plan.learners, *sorted({k for c in r2 for k in c.acc if k.startswith("diffprivlib:")})]
     labels = {k: "diffprivlib LR" if k.startswith("diffprivlib:") else k for k in columns}
     for line in regression_overview_lines(r2, columns, labels, n_train):
@@ -1378,10 +1432,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         infos = {(t, s): infos[(t, s)] for t in tables for s in plan.seeds}
         shown = [*plan.learners, *(["diffprivlib"] if dpl_python else [])]
         records = read_cache(cache, tag)
+        ceiling = list({"selection": corpus.SELECTION_SEEDS, "report": corpus.REPORT_SEEDS,
+                        None: ()}[args.ceiling_from])
         if plan.task == "regression":
-            _score_regression(run, plan, records, infos, shown, dpl_where)
+            _score_regression(run, plan, records, infos, shown, dpl_where, ceiling)
         else:
-            _score_classification(run, plan, records, infos, shown)
+            _score_classification(run, plan, records, infos, shown, ceiling)
         run.data.update(task=plan.task, tag=tag, tables=tables, seeds=plan.seeds, rule=plan.rule,
                         learners=plan.learners, splits=list(infos.values()))
     return run.data

@@ -45,6 +45,27 @@ def test_criteria_count_the_cells_by_the_issue_thresholds():
     assert got["at_least_diffprivlib_share"] == 0.5
 
 
+def test_the_ceiling_scores_the_learner_best_on_the_other_seeds():
+    # on the other seeds (7, 8) huber leads logistic in cell (t, 1, "0") and trails it in
+    # (t, 2, "0"); noisy_gd is not measured in this run's cells; "variant" is no single learner
+    cells = [corpus_run.Cell("t", eps, "0", [1, 2],
+                             acc={"logistic": {1: 0.7, 2: 0.8}, "huber": {1: 0.6, 2: 0.65},
+                                  "variant": {1: 0.99, 2: 0.99}}) for eps in (1.0, 2.0)]
+    records = [{"table": "t", "epsilon": eps, "delta": "0", "seed": seed, "learner": k, "accuracy": v}
+               for seed in (7, 8) for eps, k, v in (
+                   (1.0, "huber", 0.9), (1.0, "logistic", 0.5), (2.0, "huber", 0.4),
+                   (2.0, "logistic", 0.5), (1.0, "noisy_gd", 0.99), (1.0, "variant", 1.0))]
+    records.append({"table": "t", "epsilon": 2.0, "delta": "0", "seed": 1, "learner": "huber",
+                    "accuracy": 1.0})  # this run's own seed: not read
+    corpus_run.add_ceiling(cells, records, [7, 8], lambda k: k in ("logistic", "huber", "noisy_gd"))
+    assert cells[0].acc[corpus_run.CEILING] == {1: 0.6, 2: 0.65}
+    assert cells[0].chose[corpus_run.CEILING] == ["huber", "huber"]
+    assert cells[1].acc[corpus_run.CEILING] == {1: 0.7, 2: 0.8}
+    # the ceiling's regret: the best single on these seeds (logistic, 0.75) minus huber's 0.625
+    got = corpus_run.criteria([corpus_run.cell_means(c, corpus_run.CEILING) for c in cells])
+    assert (got["regret_1pt"], got["regret_3pt"], got["with_singles"]) == (1, 1, 2)
+
+
 def _toy_split(name, seed):
     rng = np.random.default_rng(seed)
     X = rng.uniform(0, 1, (200, 3)) / np.sqrt(3)
@@ -95,6 +116,16 @@ def test_harness_scores_a_toy_table_and_reuses_its_cache(toy_corpus, tmp_path):
     assert {r["learner"] for r in new} <= {"huber", "centroid", "large_margin", "noisy_gd",
                                            "gaussian_nb"}
     assert len(new) <= 2 * 2
+    # the ceiling on the report seeds reads the selection seeds' fits of the same cache: with
+    # logistic the one single learner of both runs, its column is logistic's fits
+    report = corpus_run.main(["--tables", "toy", "--seeds", "report", "--n-seeds", "1",
+                              "--epsilons", "1", "--deltas", "0", "--learners", "logistic",
+                              "--rule", "logistic", "--ceiling-from", "selection", "--tag", "t",
+                              "--out", str(tmp_path)])
+    assert report["ceiling_criteria"]["cells"] == 1 and report["ceiling_criteria"]["no_rule"] == 0
+    assert report["ceiling_criteria"]["regret_1pt"] == 1
+    with pytest.raises(SystemExit):
+        corpus_run.main([*argv, "--ceiling-from", "selection"])
 
 
 def test_train_rows_fits_on_a_subsample_and_leaves_out_smaller_tables(toy_corpus, tmp_path):
