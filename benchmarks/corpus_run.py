@@ -94,7 +94,9 @@ label's units (after the table's ``label_transform``). The summary counts, per c
 (c) with ``--diffprivlib``, the cells where the rule's R² is at least diffprivlib's − 0.005:
     ``diffprivlib.models.LinearRegression(epsilon, bounds_X, bounds_y=label_range)``, pure ε,
     bounds_X the encoding's public per-feature range, run by
-    ``benchmarks/baselines/corpus_regression_diffprivlib.py`` in ``benchmarks/.venv``.
+    ``benchmarks/baselines/corpus_regression_diffprivlib.py`` in ``benchmarks/.venv``;
+(d) at ε = 2 on tables with >= 2,000 training rows and a positive non-private R², the cells
+    where the rule's R² is at least 0.5 × the non-private R².
 
 Splits are not stratified; fits are cached in ``<out>/corpus_run-regression[-quick].jsonl``.
 
@@ -185,6 +187,8 @@ TOL = 1e-9
 #: the regression criteria: R² slack of (a) and (c); (b)'s ratio, smallest ε and training rows
 R2_SLACK = 0.005
 NON_PRIVATE_RATIO, RATIO_MIN_EPSILON, RATIO_MIN_ROWS = 0.9, 1.0, 5000
+#: the regression criterion (d): its ratio, ε and smallest number of training rows
+HALF_RATIO, HALF_EPSILON, HALF_MIN_ROWS = 0.5, 2.0, 2000
 #: the column of ``--ceiling-from``: per cell, the single learner best on the other seed set
 CEILING = "ceiling"
 
@@ -846,15 +850,18 @@ def build_cells(records: Sequence[dict[str, Any]], infos: dict[tuple[str, int], 
 
 
 def add_ceiling(cells: Sequence[Cell], records: Sequence[dict[str, Any]], seeds: Sequence[int],
-                single: Callable[[str], bool], metric: str = "accuracy") -> None:
+                single: Callable[[str], bool], metric: str = "accuracy") -> list[int]:
     """Add :data:`CEILING` to each cell: the fits of the single learner (``single(name)``)
     whose mean ``metric`` over the ``records`` of ``seeds`` (another seed set's) is the
-    highest in the same (table, ε, δ); a cell without such records gets none."""
+    highest in the same (table, ε, δ); a cell without such records gets none. Returns the
+    seeds whose records were read."""
     other: dict[tuple[str, float, str, str], list[float]] = {}
+    read = set()
     for r in records:
         if r["seed"] in seeds and r["epsilon"] is not None and r[metric] is not None \
                 and single(r["learner"]):
             other.setdefault((r["table"], r["epsilon"], r["delta"], r["learner"]), []).append(r[metric])
+            read.add(r["seed"])
     for c in cells:
         means = {k: float(np.mean(v)) for (t, e, d, k), v in other.items()
                  if (t, e, d) == (c.table, c.epsilon, c.delta) and k in c.acc and k not in c.errors}
@@ -862,6 +869,7 @@ def add_ceiling(cells: Sequence[Cell], records: Sequence[dict[str, Any]], seeds:
             pick = max(means, key=means.__getitem__)
             c.acc[CEILING] = dict(c.acc[pick])
             c.chose[CEILING] = [pick] * len(c.seeds)
+    return sorted(read)
 
 
 def cell_means(cell: Cell, rule_label: str = "rule") -> dict[str, Any]:
@@ -1043,13 +1051,16 @@ def regression_criteria(cells: Sequence[dict[str, Any]]) -> dict[str, Any]:
     cells where rule >= NON_PRIVATE_RATIO × non-private, over the cells with ε >=
     RATIO_MIN_EPSILON, n_train >= RATIO_MIN_ROWS and a positive non-private R²
     (``with_non_private``); (c) ``at_least_diffprivlib``: cells where rule >= diffprivlib −
-    R2_SLACK, over the cells with diffprivlib. Cells where the rule has no mean (refused,
-    missing) are counted in ``no_rule`` and in none of the three.
+    R2_SLACK, over the cells with diffprivlib; (d) ``near_half``: cells where rule >=
+    HALF_RATIO × non-private, over the cells with ε = HALF_EPSILON, n_train >= HALF_MIN_ROWS
+    and a positive non-private R² (``with_half``). Cells where the rule has no mean (refused,
+    missing) are counted in ``no_rule`` and in none of the four.
     """
     out: dict[str, Any] = {"cells": len(cells), "no_rule": 0, "below_floor": 0,
                            "below_floor_cells": [], "near_non_private": 0, "with_non_private": 0,
                            "below_ratio_cells": [], "at_least_diffprivlib": 0,
-                           "with_diffprivlib": 0}
+                           "with_diffprivlib": 0, "near_half": 0, "with_half": 0,
+                           "below_half_cells": []}
     for c in cells:
         rule, non_private = c["rule"], c["non_private"]
         where = (c["table"], c["epsilon"], c["delta"])
@@ -1066,11 +1077,18 @@ def regression_criteria(cells: Sequence[dict[str, Any]]) -> dict[str, Any]:
                 out["near_non_private"] += 1
             else:
                 out["below_ratio_cells"].append(where)
+        if (c["epsilon"] == HALF_EPSILON and c["n_train"] >= HALF_MIN_ROWS
+                and non_private is not None and non_private > 0):
+            out["with_half"] += 1
+            if rule >= HALF_RATIO * non_private - TOL:
+                out["near_half"] += 1
+            else:
+                out["below_half_cells"].append(where)
         if c["diffprivlib"]:
             out["with_diffprivlib"] += 1
             out["at_least_diffprivlib"] += rule >= max(c["diffprivlib"].values()) - R2_SLACK - TOL
     for k, m in (("near_non_private", "with_non_private"),
-                 ("at_least_diffprivlib", "with_diffprivlib")):
+                 ("at_least_diffprivlib", "with_diffprivlib"), ("near_half", "with_half")):
         out[f"{k}_share"] = out[k] / out[m] if out[m] else None
     return out
 
@@ -1152,7 +1170,11 @@ def regression_summary_lines(r2_cells: Sequence[Cell], crit: dict[str, Any], rul
               f"(c) rule R² >= diffprivlib's − {R2_SLACK:g} (LinearRegression, pure ε): "
               + (f"{crit['at_least_diffprivlib']} / {crit['with_diffprivlib']} = "
                  f"{_pct(crit['at_least_diffprivlib_share'])}." if crit["with_diffprivlib"]
-                 else f"not measured ({dpl_where}).")]
+                 else f"not measured ({dpl_where})."),
+              f"(d) rule R² >= {HALF_RATIO:g} × non-private R² at ε = {HALF_EPSILON:g} on tables "
+              f"with >= {HALF_MIN_ROWS:,} training rows (non-private R² > 0): {crit['near_half']} / "
+              f"{crit['with_half']} = {_pct(crit['near_half_share'])}"
+              + (f"; below: {crit['below_half_cells']}" if crit["below_half_cells"] else "") + "."]
     return lines
 
 
@@ -1353,9 +1375,9 @@ def _score_classification(run: harness.Run, plan: Plan, records: list[dict[str, 
     for line in summary_lines(cells, crit, plan.rule):
         run.note(line)
     if ceiling:
-        add_ceiling(cells, records, ceiling, lambda k: k in LEARNERS and LEARNERS[k].single)
+        read = add_ceiling(cells, records, ceiling, lambda k: k in LEARNERS and LEARNERS[k].single)
         top = criteria([cell_means(c, CEILING) for c in cells])
-        run.note(f"(f) {CEILING}, per cell the single learner best on the seeds {list(ceiling)}: "
+        run.note(f"(f) {CEILING}, per cell the single learner best on the seeds {read}: "
                  f"regret <= 1 point in {top['regret_1pt']} / {top['with_singles']} = "
                  f"{_pct(top['regret_1pt_share'])}, <= 3 points in {top['regret_3pt']}; below the "
                  f"majority class by > 0.5 points in {top['below_majority']}; >= diffprivlib's "
@@ -1377,12 +1399,13 @@ def _score_regression(run: harness.Run, plan: Plan, records: list[dict[str, Any]
     for line in regression_summary_lines(r2, crit, plan.rule, n_train, dpl_where):
         run.note(line)
     if ceiling:
-        add_ceiling(r2, records, ceiling,
-                    lambda k: k in REGRESSION_LEARNERS and REGRESSION_LEARNERS[k].single, "r2")
+        read = add_ceiling(r2, records, ceiling,
+                           lambda k: k in REGRESSION_LEARNERS and REGRESSION_LEARNERS[k].single, "r2")
         top = regression_criteria([regression_cell_means(c, n_train[c.table], CEILING) for c in r2])
-        run.note(f"(d) {CEILING}, per cell the single learner best on the seeds {list(ceiling)}: "
+        run.note(f"(e) {CEILING}, per cell the single learner best on the seeds {read}: "
                  f"R² below −{R2_SLACK:g} in {top['below_floor']}; >= {NON_PRIVATE_RATIO:g} × "
-                 f"non-private in {top['near_non_private']} / {top['with_non_private']} "
+                 f"non-private in {top['near_non_private']} / {top['with_non_private']}; >= "
+                 f"{HALF_RATIO:g} × in {top['near_half']} / {top['with_half']} "
                  f"({top['no_rule']} cell(s) without it).")
         run.data["ceiling_criteria"] = top
     columns = [*plan.learners, *sorted({k for c in r2 for k in c.acc if k.startswith("diffprivlib:")})]

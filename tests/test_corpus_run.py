@@ -57,7 +57,8 @@ def test_the_ceiling_scores_the_learner_best_on_the_other_seeds():
                    (2.0, "logistic", 0.5), (1.0, "noisy_gd", 0.99), (1.0, "variant", 1.0))]
     records.append({"table": "t", "epsilon": 2.0, "delta": "0", "seed": 1, "learner": "huber",
                     "accuracy": 1.0})  # this run's own seed: not read
-    corpus_run.add_ceiling(cells, records, [7, 8], lambda k: k in ("logistic", "huber", "noisy_gd"))
+    assert corpus_run.add_ceiling(cells, records, [7, 8, 9],
+                                  lambda k: k in ("logistic", "huber", "noisy_gd")) == [7, 8]
     assert cells[0].acc[corpus_run.CEILING] == {1: 0.6, 2: 0.65}
     assert cells[0].chose[corpus_run.CEILING] == ["huber", "huber"]
     assert cells[1].acc[corpus_run.CEILING] == {1: 0.7, 2: 0.8}
@@ -169,7 +170,22 @@ def test_regression_criteria_count_the_cells_by_their_thresholds():
     assert got["below_floor"] == 1 and got["below_floor_cells"] == [("b", 1.0, "0")]
     assert (got["near_non_private"], got["with_non_private"]) == (1, 2)
     assert got["below_ratio_cells"] == [("b", 1.0, "0")]
+    assert got["with_half"] == 0  # (d) reads ε = 2 only
     assert (got["at_least_diffprivlib"], got["with_diffprivlib"]) == (1, 2)
+
+
+def test_regression_criterion_d_counts_the_cells_at_epsilon_2_with_2000_rows():
+    cells = [
+        _rcell("a", 0.25, epsilon=2.0, n_train=2000),  # exactly 0.5 × 0.5: meets d
+        _rcell("b", 0.2499, epsilon=2.0, n_train=2000),  # below it
+        _rcell("c", 0.0, epsilon=2.0, n_train=1999),  # too few rows: not in d
+        _rcell("d", 0.0, epsilon=2.0, non_private=0.0),  # non-positive non-private R²
+        _rcell("e", 0.0, epsilon=1.0, n_train=2000),  # ε = 1: not in d
+    ]
+    got = corpus_run.regression_criteria(cells)
+    assert (got["near_half"], got["with_half"]) == (1, 2)
+    assert got["below_half_cells"] == [("b", 2.0, "0")]
+    assert got["near_half_share"] == 0.5
 
 
 def _toy_regression_split(name, seed):
