@@ -67,6 +67,28 @@ def test_the_ceiling_scores_the_learner_best_on_the_other_seeds():
     assert (got["regret_1pt"], got["regret_3pt"], got["with_singles"]) == (1, 1, 2)
 
 
+def test_the_oracle_is_scored_on_resampled_seeds_of_its_own_cells():
+    # cell 1: logistic leads by 10 points on every seed (never a regret); cell 2: huber has the
+    # better mean (0.70 against 0.675) but trails by 25 points on seed 2, so a draw of seed 2
+    # alone gives the oracle a regret of 25 points
+    values = {(1.0, "logistic"): (0.9, 0.9), (1.0, "huber"): (0.8, 0.8),
+              (2.0, "huber"): (0.9, 0.5), (2.0, "logistic"): (0.6, 0.75)}
+    records = [{"table": "t", "epsilon": eps, "delta": "0", "seed": seed, "learner": k,
+                "accuracy": v[i]} for (eps, k), v in values.items() for i, seed in enumerate((1, 2))]
+    records += [{"table": "t", "epsilon": None, "delta": None, "seed": seed,
+                 "learner": corpus_run.MAJORITY, "accuracy": 0.5} for seed in (1, 2)]
+    cells = [corpus_run.Cell("t", eps, "0", [1]) for eps in (1.0, 2.0)]
+    got = corpus_run.oracle_resample(cells, records, lambda k: k in ("logistic", "huber"),
+                                     draws=200)
+    assert got["cells"] == 2
+    # one seed per draw: cell 1 always within 1 point, cell 2 exactly when seed 1 is drawn
+    # (draws seeded 0; for any seed, a share outside (0.3, 0.7) of 200 fair draws has
+    # probability < 1e-7)
+    assert 1.3 < got["regret_1pt_mean"] < 1.7
+    assert got["draws_all_within_3pt"] == got["draws_95pct_within_1pt"]
+    assert 0.3 < got["draws_all_within_3pt"] < 0.7
+
+
 def _toy_split(name, seed):
     rng = np.random.default_rng(seed)
     X = rng.uniform(0, 1, (200, 3)) / np.sqrt(3)
