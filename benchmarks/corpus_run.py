@@ -192,6 +192,8 @@ NON_PRIVATE_RATIO, RATIO_MIN_EPSILON, RATIO_MIN_ROWS = 0.9, 1.0, 5000
 HALF_RATIO, HALF_EPSILON, HALF_MIN_ROWS = 0.5, 2.0, 2000
 #: the column of ``--ceiling-from``: per cell, the single learner best on the other seed set
 CEILING = "ceiling"
+#: resamples of the seeds that score the oracle of :func:`oracle_resample`
+ORACLE_DRAWS = 400
 
 
 # ---------------------------------------------------------------------------- registry
@@ -874,7 +876,7 @@ def add_ceiling(cells: Sequence[Cell], records: Sequence[dict[str, Any]], seeds:
 
 
 def oracle_resample(cells: Sequence[Cell], records: Sequence[dict[str, Any]],
-                    single: Callable[[str], bool], draws: int = 400, seed: int = 0
+                    single: Callable[[str], bool], draws: int = ORACLE_DRAWS, seed: int = 0
                     ) -> dict[str, Any]:
     """The regret criteria of an oracle that knows each cell's best single learner.
 
@@ -1430,7 +1432,7 @@ def _score_classification(run: harness.Run, plan: Plan, records: list[dict[str, 
         run.data["ceiling_criteria"] = top
         oracle = oracle_resample(cells, records, lambda k: k in LEARNERS and LEARNERS[k].single)
         run.note(f"(g) an oracle knowing each cell's best single learner (its mean over both seed "
-                 f"sets; optimistic), scored on 400 resamples of {len(plan.seeds)} seeds: regret "
+                 f"sets; optimistic), scored on {ORACLE_DRAWS} resamples of {len(plan.seeds)} seeds: regret "
                  f"<= 1 point in {oracle['regret_1pt_mean']:.1f} of {oracle['cells']} cells on "
                  f"average; >= 95 % of the cells in {oracle['draws_95pct_within_1pt']:.0%} of the "
                  f"draws; every cell <= 3 points in {oracle['draws_all_within_3pt']:.1%}.")
