@@ -273,3 +273,20 @@ def test_a_check_table_loads_and_encodes_within_the_public_bounds(name):
         assert np.all(np.isfinite(part))
         assert np.max(np.linalg.norm(part, axis=1)) <= 1.0 + 1e-12
     assert len(rows.y_train) + len(rows.y_test) == len(y)
+
+
+@pytest.mark.parametrize("n, d, chosen", [(2000, 20, "PrivateLinearRegressor/huber"),
+                                          (2000, 21, "PrivateLinearRegressor/pinball"),
+                                          (1999, 3, "PrivateRegressor/")])
+def test_the_rule_that_reads_d_takes_its_learner_by_n_and_d(n, d, chosen):
+    """``regression_variants:by_features``: the Huber loss or median regression alone from
+    2,000 rows by d, the front door below; fitted with the factory's ε, label range and seed."""
+    from corpus import regression_variants
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(n, d)) / np.sqrt(d)
+    est = regression_variants.by_features(2.0, 0.0, (-3.0, 3.0), 7).fit(X, X[:, 0])
+    inner = est.estimator_
+    assert f"{type(inner).__name__}/{getattr(inner, 'loss', '')}" == chosen
+    assert (inner.epsilon, inner.label_range, inner.random_state) == (2.0, (-3.0, 3.0), 7)
+    assert est.predict(X[:5]).shape == (5,)

@@ -20,6 +20,10 @@ Run (from the repository root; one process, about 5 minutes per part on 2 shared
         --seeds selection --out /tmp/variants.jsonl [--handicaps | --clips]
 
 One JSON line per (table, seed, ε, δ); ``--summary FILE`` prints the cell table and counts.
+
+Factories for ``corpus_run.py --task regression --learners corpus.regression_variants:NAME``
+(with ``PYTHONPATH=$PWD/benchmarks``): ``stated_huber`` (a user's own loss) and ``by_features``
+(a rule that reads d as well as n).
 """
 
 from __future__ import annotations
@@ -52,6 +56,35 @@ def stated_huber(eps: float, delta: float, label_range, seed: int):
 
     return dp.PrivateLinearRegressor(loss=lambda z, u: cp.huber(z - u, 0.5), epsilon=eps,
                                      delta=delta, label_range=label_range, random_state=seed)
+
+
+class _ByFeatures:
+    """A rule that reads d as well as n: for n >= 2,000 training rows the Huber regressor where
+    d <= 20 and median regression where d > 20, each fitted alone (no safeguard);
+    ``PrivateRegressor`` below 2,000 rows (the rule tried in
+    docs/privacy/front_door_regression.md#privacy-regressor-measurements, not the package's)."""
+
+    def __init__(self, **common):
+        self.common = common
+
+    def fit(self, X, y):
+        import dpconvex as dp
+
+        n, d = X.shape
+        self.estimator_ = (dp.PrivateRegressor(**self.common) if n < 2000 else
+                           dp.PrivateLinearRegressor(loss="huber" if d <= 20 else "pinball",
+                                                     **self.common))
+        self.estimator_.fit(X, y)
+        return self
+
+    def predict(self, X):
+        return self.estimator_.predict(X)
+
+
+def by_features(eps: float, delta: float, label_range, seed: int):
+    """:class:`_ByFeatures` for ``corpus_run.py --task regression --learners
+    corpus.regression_variants:by_features``."""
+    return _ByFeatures(epsilon=eps, delta=delta, label_range=label_range, random_state=seed)
 
 
 def _fit_r2(est, sp) -> float:
