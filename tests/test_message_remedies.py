@@ -76,3 +76,46 @@ def test_a_refused_verbose_gets_one_message(verbose):
     with pytest.raises(dp.ParameterError, match=r"'verbose' .* must be an int in \[0, 2\]: 0 is "
                                                 r"silent"):
         dp.PrivateLargeMarginGaussian(epsilon=1.0, classes=[0, 1], verbose=verbose).fit(*_rows())
+
+
+def _constant_released(est, X, y) -> str:
+    """The safeguard's warning when it released its constant (the test's data have no signal)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est.fit(X, y)
+    released = [str(w.message) for w in caught if "the safeguard released" in str(w.message)]
+    assert est.learner_.startswith("constant") and len(released) == 1
+    return released[0]
+
+
+@pytest.mark.parametrize("n, delta, suggested", [
+    (600, 0.0, False),           # below 5,000 rows the rule takes the pure form at any delta
+    (600, 1 / 600**2, False),
+    (5000, 0.0, True),           # delta > 0 would give median regression its Gaussian form
+    (5000, 1 / 5000**2, False),  # already given
+])
+def test_the_regressor_safeguard_suggests_delta_only_where_the_rule_would_use_it(n, delta,
+                                                                                 suggested):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.25, 0.25, size=(n, 3))
+    y = 5 + rng.normal(scale=0.3, size=n)  # no signal: the mean is the right release
+    message = _constant_released(dp.PrivateRegressor(epsilon=1.0, delta=delta, label_range=(0, 10),
+                                                     random_state=0), X, y)
+    assert ("delta > 0" in message) == suggested
+    assert "safeguard=False" not in message and "not by refitting" in message
+
+
+@pytest.mark.parametrize("d, delta, suggested", [
+    (3, 0.0, False),           # the Huber SVM's pure form has the lower bound: delta is unused
+    (40, 0.0, True),           # delta > 0 buys the Gaussian form
+    (40, 1 / 3000**2, False),  # already given
+])
+def test_the_classifier_safeguard_suggests_delta_only_where_the_rule_would_use_it(d, delta,
+                                                                                  suggested):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    y = rng.integers(0, 2, 3000)  # no signal
+    message = _constant_released(dp.PrivateClassifier(epsilon=1.0, delta=delta, classes=[0, 1],
+                                                      random_state=0), X, y)
+    assert ("delta > 0" in message) == suggested

@@ -300,15 +300,19 @@ def take_rows(X: Any, rows: np.ndarray, n: int, owner: str, estimator: Any) -> A
 
 
 def warn_constant_released(owner: str, constant: str, learner: str, epsilon: float,
-                           anchor: str) -> None:
+                           anchor: str, delta_helps: bool) -> None:
     """The :class:`~dpconvex.errors.PrivacyWarning` of a safeguard that released ``constant``
-    (what the selection chose, a part of the release) instead of the ``learner`` model."""
+    (what the selection chose, a part of the release) instead of the ``learner`` model;
+    ``delta_helps``: δ is 0 and a δ > 0 would change the rule's choice (public facts only)."""
+    remedy = f"a larger epsilon{', delta > 0' if delta_helps else ''}, more rows or fewer features"
     warnings.warn(
         f"{owner}.fit: the safeguard released {constant} instead of the {learner} model: the "
-        f"private selection on the validation rows favoured it (a part of the release, {anchor}). "
-        f"The signal in these rows does not outweigh the noise at epsilon = {epsilon:g}: use a "
-        "larger epsilon, delta > 0, more rows or fewer features, or compare with "
-        "safeguard=False on held-out rows.", PrivacyWarning, stacklevel=user_stacklevel())
+        f"private selection on the validation rows favoured it (a part of the release, {anchor}); "
+        "it favours the model where the model predicts those rows clearly better. At epsilon = "
+        f"{epsilon:g} their signal is weak or below the noise, and the constant may be the best "
+        f"release. For a model use {remedy}; compare settings on public rows or on rows set "
+        "aside before any fit, not by refitting these (each fit spends budget).",
+        PrivacyWarning, stacklevel=user_stacklevel())
 
 
 def safeguard_mistakes(model: Any, X: Any, y: np.ndarray, classes: np.ndarray) -> np.ndarray:
@@ -670,10 +674,11 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                                                          guarded=guarded,
                                                          row_norm=choice.row_norm)
 
-    def _choice(self, n: int, n_classes: int, n_features: int) -> Any:
-        """The rule's choice for this shape (public quantities and the parameters only)."""
+    def _choice(self, n: int, n_classes: int, n_features: int, delta: float | None = None) -> Any:
+        """The rule's choice for this shape (public quantities and the parameters only; at
+        ``delta`` in place of the parameter's when given)."""
         return choose_front_door_learner(n, n_classes, n_features, float(self.epsilon),
-                                         self.delta, self.row_norm,
+                                         self.delta if delta is None else delta, self.row_norm,
                                          ranges_known=self.feature_range is not None,
                                          data_norm=float(self.data_norm))
 
@@ -810,7 +815,9 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             self.learner_ = CONSTANT
             warn_constant_released(
                 owner, f"a constant class ({certificate.quantities['safeguard selected']})", name,
-                epsilon, "docs/privacy/front_door.md#privacy-classifier-safeguard")
+                epsilon, "docs/privacy/front_door.md#privacy-classifier-safeguard",
+                not has_positive_delta(self.delta)
+                and not self._choice(*shape, 1.0 / n**2).delta_unused)
         self.classes_ = np.asarray(labels.classes)
         self.n_features_in_ = n_features
         self.certificate_ = certificate
@@ -1206,9 +1213,11 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         self.certificate_ = certificate
         self.n_features_in_ = n_features
         if best == 1 and choice.learner != PRIVATE_MEAN:
+            by_delta = choose_regression_learner(n, n_features, epsilon, 1.0 / n**2, self.safeguard)
             warn_constant_released(owner, "the private mean of the labels", choice.learner,
                                    epsilon, "docs/privacy/front_door_regression.md"
-                                   "#privacy-regressor-safeguard")
+                                   "#privacy-regressor-safeguard", not has_positive_delta(
+                                       self.delta) and by_delta.mechanism != choice.mechanism)
         return with_feature_names(self, names)
 
     def _safeguard_certificate(self, mean: Certificate, model: Certificate, selection: Certificate,
