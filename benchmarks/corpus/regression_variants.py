@@ -22,8 +22,10 @@ Run (from the repository root; one process, about 5 minutes per part on 2 shared
 One JSON line per (table, seed, ε, δ); ``--summary FILE`` prints the cell table and counts.
 
 Factories for ``corpus_run.py --task regression --learners corpus.regression_variants:NAME``
-(with ``PYTHONPATH=$PWD/benchmarks``): ``stated_huber`` (a user's own loss) and ``by_features``
-(a rule that reads d as well as n).
+(with ``PYTHONPATH=$PWD/benchmarks``): ``stated_huber`` (a user's own loss), ``by_features``
+(a rule that reads d as well as n), ``front_door_huber`` (the front door with the Huber loss
+as its learner) and ``huber_m10`` ... ``huber_m50`` (the Huber loss at each of
+:data:`HUBER_THRESHOLDS`).
 """
 
 from __future__ import annotations
@@ -56,6 +58,36 @@ def stated_huber(eps: float, delta: float, label_range, seed: int):
 
     return dp.PrivateLinearRegressor(loss=lambda z, u: cp.huber(z - u, 0.5), epsilon=eps,
                                      delta=delta, label_range=label_range, random_state=seed)
+
+
+def _huber(threshold: float):
+    def factory(eps: float, delta: float, label_range, seed: int):
+        import dpconvex as dp
+
+        return dp.PrivateLinearRegressor(loss="huber", huber_threshold=threshold, epsilon=eps,
+                                         delta=delta, label_range=label_range, random_state=seed)
+
+    factory.__name__ = f"huber_m{round(threshold * 100):02d}"
+    return factory
+
+
+#: The Huber loss's thresholds M (unit label scale) compared for its default:
+#: ``corpus.regression_variants:huber_m10`` ... ``huber_m50``.
+HUBER_THRESHOLDS = (0.1, 0.15, 0.25, 0.35, 0.5)
+huber_m10, huber_m15, huber_m25, huber_m35, huber_m50 = (_huber(m) for m in HUBER_THRESHOLDS)
+
+
+def front_door_huber(eps: float, delta: float, label_range, seed: int):
+    """``PrivateRegressor`` whose learner is the Huber loss at the single learner's default
+    threshold in place of median regression (the same rule, mechanism and safeguard)."""
+    import dpconvex as dp
+
+    class FrontDoorHuber(dp.PrivateRegressor):
+        def _make(self, mechanism, epsilon, *, guarded):
+            learner = super()._make(mechanism, epsilon, guarded=guarded)
+            return learner.set_params(loss="huber")
+
+    return FrontDoorHuber(epsilon=eps, delta=delta, label_range=label_range, random_state=seed)
 
 
 class _ByFeatures:

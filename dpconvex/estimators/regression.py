@@ -475,8 +475,9 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
         sees the labels on the unit scale.
     quantile : float, default=0.5
         τ of the pinball loss.
-    huber_threshold : float, default=0.5
-        M of the Huber loss on the unit label scale (a quarter of the label range).
+    huber_threshold : float, default=0.25
+        M of the Huber loss on the unit label scale (an eighth of the label range;
+        docs/privacy/user_objectives.md#privacy-prediction-losses says how it was chosen).
     vouch : tuple of str, default=()
         Constants of a user's loss that you vouch for (docs/privacy/user_objectives.md#privacy-vouch).
     {regression_parameters}
@@ -521,7 +522,7 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
                  data_norm: float = 1.0,
                  fit_intercept: bool = True, intercept_scaling: float = 1.0,
                  lam: float | str = "auto", mechanism: str = "auto", quantile: float = 0.5,
-                 huber_threshold: float = 0.5, solver: str | None = None,
+                 huber_threshold: float = 0.25, solver: str | None = None,
                  random_state: int | None = None, max_iter: int | None = None, accountant: Any = None,
                  vouch: tuple[str, ...] = (), constraints: Any = None):
         self._store_params(locals())
@@ -609,10 +610,11 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
 
     Parameters
     ----------
-    huber_threshold : float, default=0.5
+    huber_threshold : float, default=0.25
         M, where the loss turns from squared to linear, on the unit label scale (the
-        default: a quarter of the label range). A smaller M resists outliers more and has
-        curvature 1/M, which objective perturbation pays for.
+        default: an eighth of the label range). A smaller M resists outliers more and has
+        curvature 1/M, for which the Λ rule raises Λ (less noise, more shrinkage;
+        docs/privacy/user_objectives.md#privacy-prediction-losses).
     {regression_parameters}
 
     See Also
@@ -641,7 +643,7 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
                  data_norm: float = 1.0,
                  fit_intercept: bool = True, intercept_scaling: float = 1.0,
                  lam: float | str = "auto", mechanism: str = "auto",
-                 huber_threshold: float = 0.5, solver: str | None = None,
+                 huber_threshold: float = 0.25, solver: str | None = None,
                  random_state: int | None = None, max_iter: int | None = None, accountant: Any = None,
                  constraints: Any = None):
         self._store_params(locals())
