@@ -355,7 +355,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
             raise DataValidationError(
                 f"{caller}: the columns of X differ from the schema's: {'; '.join(parts)}. Pass "
                 f"exactly the schema's columns in its order, X[list(schema.columns)], or declare "
-                "an unused column as None in the schema.")
+                "each column of X in the schema (its public range or vocabulary, None if unused).")
         if names is None and len(cols) != len(expected):
             raise DataValidationError(
                 f"{caller}: X has {len(cols)} column(s), but the schema declares {len(expected)} "

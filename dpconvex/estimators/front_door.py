@@ -688,6 +688,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                                  learner=self._choice(n, n_classes, n_features).learner)
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
+        if self.schema is not None:  # the fit's plan: the encoded rows, the schema's ranges
+            return self._on_rows().plan(n, n_classes, len(self.schema.feature_names))
         guarded = self._guarded(n, n_classes, n_features)
         if guarded:
             note = (self._safeguard_note(
@@ -1081,6 +1083,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             random_state=self.random_state, accountant=None if guarded else self.accountant)
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
+        if self.schema is not None:  # the fit's plan: the encoded rows, the schema's ranges
+            return self._on_rows().plan(n, n_classes, len(self.schema.feature_names))
         choice = choose_regression_learner(n, n_features, float(self.epsilon),
                                            float(self.delta or 0.0), self.safeguard)
         owner = type(self).__name__

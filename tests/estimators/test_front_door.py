@@ -439,6 +439,13 @@ def test_a_schema_gives_the_public_ranges_of_its_rows():
     np.testing.assert_allclose(clf.predict_proba(df), same.predict_proba(rows), rtol=1e-12,
                                atol=1e-12)
     assert clf.certify(df, y).epsilon == pytest.approx(clf.certificate_.epsilon)
+    # the plan, from the shape alone or from the table, is the fit's: on the encoded rows,
+    # with the schema's ranges (whatever width of the table the shape names)
+    ranged = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1, 2],
+                                  feature_range=np.column_stack([lo, hi])).plan(len(y), 3, rows.shape[1])
+    for plan in (clf.plan(len(y), 3, df.shape[1]), clf.plan_for(df, y)):
+        assert (plan.learner, plan.template, plan.n_features) == (
+            ranged.learner, ranged.template, rows.shape[1])
 
 
 def test_a_bad_feature_range_is_refused_by_name():

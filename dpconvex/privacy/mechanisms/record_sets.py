@@ -84,7 +84,8 @@ class NormBall:
 
     @property
     def assumption(self) -> str:
-        return f"feature vectors u are a per-record public map, clipped to ||u|| <= {self.bound:g}"
+        return (f"feature vectors u are a per-record public map, clipped to ||u|| <= {self.bound:g}; "
+                "preprocessing that reads the data is not covered")
 
     def sensitivity(self, norm: str, count_weight: float) -> float:
         b, w = float(self.bound), float(count_weight)
@@ -146,7 +147,8 @@ class MomentBox:
     @property
     def assumption(self) -> str:
         return ("feature vectors u = (t, 2 t^2 - 1) are a per-record public map: each feature "
-                "clipped to its public range [lo, hi] and mapped onto t = (2x - lo - hi) / (hi - lo)")
+                "clipped to its public range [lo, hi] and mapped onto t = (2x - lo - hi) / (hi - lo); "
+                "preprocessing that reads the data is not covered")
 
     def _parts(self, norm: str, w: float) -> tuple[float, float]:
         """(same class, two classes): the change of one pair of records in ``norm``."""
