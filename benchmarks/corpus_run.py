@@ -1289,6 +1289,9 @@ def parser() -> Any:
     ap.add_argument("--ceiling-from", choices=("selection", "report"), default=None,
                     help="score also, per cell, the single learner best on this other seed "
                          "set's fits in the same cache (the column 'ceiling')")
+    ap.add_argument("--centered", action="store_true",
+                    help="encode every table with its schema centered (PublicSchema(centered=True): "
+                         "numeric features on [-1/2, 1/2]; files named -centered)")
     ap.add_argument("--train-rows", type=int, default=None, metavar="M",
                     help="fit on a seeded subsample of M training rows (tables with fewer are "
                          "left out); the test rows stay whole")
@@ -1479,7 +1482,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     tag = args.tag or default_tag()
     part = "-".join(p for p in ("regression" if plan.task == "regression" else "",
                                 "check" if args.seeds == "check" else "",
-                                f"rows{args.train_rows}" if args.train_rows else "") if p)
+                                f"rows{args.train_rows}" if args.train_rows else "",
+                                "centered" if args.centered else "") if p)
+    corpus.CENTERED = args.centered  # before any table is read (the fork pool inherits it)
     run_name = ("corpus_run" + (f"-{part}" if part else "")
                 + ("-quick" if args.quick else ""))  # the name harness.Run gives its files
     cache = Path(args.out) / f"{run_name}.jsonl"

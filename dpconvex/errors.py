@@ -367,9 +367,9 @@ class Diagnostics(list):  # type: ignore[type-arg]
         self.notes: list[DiagnosticNote] = []
 
     def note(self, what: str) -> DiagnosticNote | None:
-        """The last note whose ``what`` contains ``what`` (None if there is none)."""
-        found = [m for m in self.notes if what in m.what]
-        return found[-1] if found else None
+        """The first note whose ``what`` contains ``what`` (None if there is none): that of
+        the fit called, which records its own before those of the fits it is made of."""
+        return next((m for m in self.notes if what in m.what), None)
 
 
 #: The not-private diagnostic channel: the open collectors (innermost last).

@@ -55,6 +55,17 @@ def test_a_table_loads_and_encodes_within_the_public_bounds(name):
     assert len(rows.y_train) + len(rows.y_test) == len(y)
 
 
+def test_the_centered_study_centres_the_numeric_features_only(monkeypatch):
+    name = "spam7"  # six numeric features (corpus.binary)
+    plain = corpus.split(name, corpus.SELECTION_SEEDS[0]).X_train
+    monkeypatch.setattr(corpus, "CENTERED", True)
+    assert corpus.table(name).schema.centered and not corpus.TABLES[name].schema.centered
+    centred = corpus.split(name, corpus.SELECTION_SEEDS[0]).X_train
+    lo, hi = corpus.table(name).schema.encoded_range()
+    assert np.all((centred >= lo - 1e-12) & (centred <= hi + 1e-12)) and np.min(lo) < 0.0
+    assert centred.shape == plain.shape and not np.allclose(centred, plain)
+
+
 def _comment_above(name: str, module=regression) -> str:
     """The comment block right above the declaration of regression table ``name`` in ``module``."""
     found = re.search(r"((?:\n    #[^\n]*)+)\n    \"" + re.escape(name) + r"\": RegressionTable\(",

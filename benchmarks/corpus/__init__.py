@@ -35,6 +35,7 @@ the tables of one task. Table names are unique across the tasks.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass
@@ -217,12 +218,18 @@ def check_tables(task: str = "classification") -> dict[str, CorpusTable] | dict[
     return CLASSIFICATION_CHECK_TABLES if task == "classification" else REGRESSION_CHECK_TABLES
 
 
+#: Whether :func:`table` gives every schema centered (``PublicSchema(centered=True)``: numeric
+#: features on [-1/2, 1/2]); set by ``corpus_run.py --centered``, a study of the encoding.
+CENTERED = False
+
+
 def table(name: str) -> CorpusTable | RegressionTable:
-    """The table called ``name``, of either task or of either held-out check."""
-    for group in (TABLES, REGRESSION_TABLES, CLASSIFICATION_CHECK_TABLES):
-        if name in group:
-            return group[name]
-    return REGRESSION_CHECK_TABLES[name]
+    """The table called ``name``, of either task or of either held-out check (its schema
+    centered when :data:`CENTERED`)."""
+    t = next((group[name] for group in (TABLES, REGRESSION_TABLES, CLASSIFICATION_CHECK_TABLES)
+              if name in group), None) or REGRESSION_CHECK_TABLES[name]
+    return dataclasses.replace(t, schema=dataclasses.replace(t.schema, centered=True)) \
+        if CENTERED else t
 
 
 @functools.cache

@@ -83,8 +83,8 @@ def front_door_huber(eps: float, delta: float, label_range, seed: int):
     import dpconvex as dp
 
     class FrontDoorHuber(dp.PrivateRegressor):
-        def _make(self, mechanism, epsilon, *, guarded):
-            learner = super()._make(mechanism, epsilon, guarded=guarded)
+        def _make(self, mechanism, epsilon):
+            learner = super()._make(mechanism, epsilon)
             return learner.set_params(loss="huber")
 
     return FrontDoorHuber(epsilon=eps, delta=delta, label_range=label_range, random_state=seed)

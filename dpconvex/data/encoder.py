@@ -359,7 +359,8 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         if names is None and len(cols) != len(expected):
             raise DataValidationError(
                 f"{caller}: X has {len(cols)} column(s), but the schema declares {len(expected)} "
-                f"(read by position, in this order: {_short_repr(expected)}).")
+                f"(read by position, in this order: {_short_repr(expected)}). Rows a PublicEncoder "
+                "made are encoded already: give the schema to one of the two, not both.")
         for col, dtype in zip(expected, dtypes, strict=True):
             _check_dtype(schema, col, dtype, caller)
         parts: dict[str, Any] = {"numeric": {}, "codes": {}, "binary": {}}

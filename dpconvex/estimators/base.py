@@ -171,6 +171,10 @@ class LossParameter(Constraint):
         stated = self.callables and callable(value) and not isinstance(value, (Loss, type))
         if not (stated or isinstance(value, Loss) or Options(self.names).is_satisfied_by(value)):
             raise self.refusal(name, value, owner)
+        if isinstance(value, Loss) and getattr(value, "kind", "margin") != "margin":
+            raise ParameterError(f"The '{name}' parameter of {owner} must be a margin loss, of the margin "
+                                 "m = y * w'x (a regression loss fits with PrivateLinearRegressor(loss="
+                                 f"...)). Got loss '{value.name}' of kind '{value.kind}' instead.")
         return value
 
     def __str__(self) -> str:

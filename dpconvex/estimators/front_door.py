@@ -75,6 +75,7 @@ from ..privacy.budget import (
     Budget,
     Certificate,
     Condition,
+    Hold,
     compose_parallel,
     compose_sequential,
     has_positive_delta,
@@ -431,7 +432,10 @@ class SchemaInputMixin:
         note = ("rows encoded record by record by the public schema (PublicEncoder: clipped "
                 "to its ranges, one-hot over its vocabularies, within data_norm)")
         if release is None:
-            model.assumptions.append(note + "; the schema is public knowledge")
+            model.assumptions.append(note + ("; the schema is public knowledge" if not self.schema.suggested
+                                             else "; the schema is marked as read from the data (suggested="
+                                             "True): its ranges and vocabularies are NOT public, and no "
+                                             "guarantee covers them"))
             return model
         from ..privacy.budget import compose_sequential
 
@@ -563,7 +567,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     feature_range : None, (float, float), array-like of shape (n_features, 2) or PublicSchema, default=None
         The public range of each feature, as :class:`~dpconvex.PrivateGaussianNB` takes it
         (never the data's min and max). Given, the rule may choose Gaussian naive Bayes; None:
-        naive Bayes is not chosen.
+        the ranges of ``schema=``, or of rows from :class:`~dpconvex.PublicEncoder`, else none
+        (naive Bayes is not chosen).
 
     Attributes
     ----------
@@ -635,19 +640,17 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         return float(self.delta) if has_positive_delta(self.delta) and not unused else 0.0
 
     def _make(self, learner: str, n: int, n_classes: int, n_features: int, *,
-              objective: bool = False, guarded: bool = False,
-              row_norm: str = "none") -> PrivateEstimator:
+              objective: bool = False, row_norm: str = "none") -> PrivateEstimator:
         """The unfitted learner of that name at this front door's (ε, δ) and public bounds.
 
         ``objective=True`` names the large-margin objective's mechanism (no centroid
-        switch), for the noise checks of :meth:`_warn_if_every_candidate_is_weak`. With
-        the safeguard the front door holds the budget, so the learner charges no ledger.
-        ``row_norm``: the rule's per-record map for the Huber SVM.
+        switch), for the noise checks of :meth:`_warn_if_every_candidate_is_weak`. The
+        front door holds the budget, so the learner charges no ledger. ``row_norm``: the
+        rule's per-record map for the Huber SVM.
         """
         delta = self._delta(n, n_classes, n_features)
         common = {"epsilon": self.epsilon, "classes": self.classes, "data_norm": self.data_norm,
-                  "unknown_labels": self.unknown_labels, "random_state": self.random_state,
-                  "accountant": None if guarded else self.accountant}
+                  "unknown_labels": self.unknown_labels, "random_state": self.random_state}
         if learner == LINEAR:
             return PrivateHuberSVM(delta=delta, fit_intercept=True, row_norm=row_norm, **common)
         if learner == NOISY_GD:
@@ -663,15 +666,13 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         return PrivateLargeMarginGaussian(delta=delta if delta > 0 else None, mechanism=mechanism,
                                           **kept, **common)
 
-    def _learner(self, n: int, n_classes: int, n_features: int, *, guarded: bool = False
+    def _learner(self, n: int, n_classes: int, n_features: int
                  ) -> tuple[str, str, PrivateEstimator]:
-        """(learner name, reason, the unfitted learner) for n rows, C classes, d features;
-        ``guarded``: fitted inside the safeguard, which holds the budget."""
+        """(learner name, reason, the unfitted learner) for n rows, C classes, d features."""
         if self.feature_range is not None:  # one range per column, whichever learner is chosen
             feature_bounds(self.feature_range, n_features, type(self).__name__)
         choice = self._choice(n, n_classes, n_features)
         return choice.learner, choice.reason, self._make(choice.learner, n, n_classes, n_features,
-                                                         guarded=guarded,
                                                          row_norm=choice.row_norm)
 
     def _choice(self, n: int, n_classes: int, n_features: int, delta: float | None = None) -> Any:
@@ -697,9 +698,9 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                 n_classes),)
         else:
             note = self._unguarded_note(n, n_classes, n_features)
-        _, reason, learner = self._learner(n, n_classes, n_features, guarded=guarded)
+        name, reason, learner = self._learner(n, n_classes, n_features)
         learner_plan = learner.plan(n, n_classes, n_features)
-        return dataclasses.replace(learner_plan, estimator=type(self).__name__,
+        return dataclasses.replace(learner_plan, estimator=type(self).__name__, learner=name,
                                    notes=(*learner_plan.notes, reason, *note))
 
     def _unguarded_note(self, n: int, n_classes: int, n_features: int) -> tuple[str, ...]:
@@ -761,10 +762,12 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         name, reason, learner = self._learner(*shape)
         self._warn_if_every_candidate_is_weak(*shape)  # before any budget is held
         noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
-        learner._fit_with(_rows_for(name, X), y,
-                          context.one_label_warning(issued=inferred).inner(noise))
-        learner.certificate_.assumptions.extend((reason, *self._unguarded_note(*shape),
-                                                 *([INFERRED_CHOICE] if inferred else [])))
+        inner = context.one_label_warning(issued=inferred).inner(noise, held=True)
+        with hold_budget(self.accountant, float(self.epsilon), self._delta(*shape),
+                         type(self).__name__, n=None if context.held else shape[0]) as hold:
+            learner._fit_with(_rows_for(name, X), y, inner).certificate_.assumptions.extend(
+                (reason, *self._unguarded_note(*shape), *([INFERRED_CHOICE] if inferred else [])))
+            hold.commit_certificate(learner.certificate_)
         self.estimator_, self.learner_, self.certificate_ = learner, name, learner.certificate_
         self.classes_, self.n_features_in_ = learner.classes_, learner.n_features_in_
         if hasattr(learner, "feature_names_in_"):
@@ -779,11 +782,12 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         names = feature_names_of(X, f"{owner}.fit")
         n, n_classes, n_features = shape
         n_fit, n_val = safeguard_sizes(n, self.validation_fraction, f"{owner}.fit")
-        name, reason, learner = self._learner(n, n_classes, n_features, guarded=True)
+        name, reason, learner = self._learner(n, n_classes, n_features)
         self._warn_if_every_candidate_is_weak(n, n_classes, n_features)  # before the hold
         epsilon = float(self.epsilon)
         noise = noise_source(self, context.noise)
-        with hold_budget(self.accountant, epsilon, self._delta(*shape), owner) as hold:
+        with hold_budget(self.accountant, epsilon, self._delta(*shape), owner,
+                         n=None if context.held else n) as hold:
             context = context.one_label_warning(issued=inferred)
             y_checked = check_labels(computed(y), n, f"{owner}.fit")  # X is checked once, by the learner
             labels = encode_labels(y_checked, self.classes, f"{owner}.fit",
@@ -797,7 +801,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             fit_rng, select_rng = noise.rng.spawn(2)
             # the validation rows are left out of the learner's fit (zero factors, X not copied)
             learner._fit_with(_rows_for(name, X), y_checked,
-                              context.excluding(held).inner(NoiseSource(fit_rng, noise.seeded)))
+                              context.excluding(held).inner(NoiseSource(fit_rng, noise.seeded), held=True))
             X_val = take_rows(X, validation, n, owner, self)
             mistakes = safeguard_mistakes(learner, _rows_for(name, X_val), y_checked[validation],
                                           labels.classes)
@@ -925,7 +929,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         owner = type(self).__name__
         n, n_classes, n_features = size
         n_fit, n_val = safeguard_sizes(n, self.validation_fraction, f"{owner}.certify")
-        name, reason, learner = self._learner(n, n_classes, n_features, guarded=True)
+        name, reason, learner = self._learner(n, n_classes, n_features)
         classes: Any = self.classes
         if X is None:
             model = learner.certify(n=n, n_classes=n_classes, n_features=n_features)
@@ -1073,14 +1077,14 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         eps_mean = mean_epsilon(n, float(self.epsilon))
         return n_fit, n_val, eps_mean, remaining(float(self.epsilon), eps_mean)
 
-    def _make(self, mechanism: str, epsilon: float, *, guarded: bool) -> PrivateLinearRegressor:
-        """The learner at ``epsilon`` (the whole ε, or ε − ε_c inside the safeguard, which
-        then holds the budget and charges the ledger)."""
+    def _make(self, mechanism: str, epsilon: float) -> PrivateLinearRegressor:
+        """The learner at ``epsilon`` (the whole ε, or ε − ε_c inside the safeguard); the
+        front door holds the budget, so the learner charges no ledger."""
         delta = float(self.delta or 0.0) if mechanism.startswith("gaussian") else 0.0
         return PrivateLinearRegressor(
             loss="pinball", quantile=0.5, epsilon=epsilon, delta=delta, mechanism=mechanism,
             label_range=self.label_range, data_norm=self.data_norm, fit_intercept=True,
-            random_state=self.random_state, accountant=None if guarded else self.accountant)
+            random_state=self.random_state)
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         if self.schema is not None:  # the fit's plan: the encoded rows, the schema's ranges
@@ -1094,23 +1098,20 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                 template="bounded mean", mechanism=get_mechanism("laplace_mean"),
                 budget=Budget(float(self.epsilon)), learner=PRIVATE_MEAN,  # pure: δ unused
                 backend="none (closed form)",
-                options={"label_range": self._label_bounds()},
-                notes=(self._label_note(), choice.reason))
+                options={"label_range": self._label_bounds()}, notes=(self._label_note(), choice.reason))
         if not choice.safeguard:
-            learner_plan = self._make(choice.mechanism, float(self.epsilon),
-                                      guarded=False).plan(n, 1, n_features)
-            return dataclasses.replace(learner_plan, estimator=owner, notes=(
-                *learner_plan.notes, choice.reason, *self._unguarded_note(n)))
+            learner_plan = self._make(choice.mechanism, float(self.epsilon)).plan(n, 1, n_features)
+            return dataclasses.replace(learner_plan, estimator=owner, learner=choice.learner,
+                                       notes=(*learner_plan.notes, choice.reason, *self._unguarded_note(n)))
         n_fit, n_val, eps_mean, rest = self._parts(n, f"{owner}.plan")
-        learner_plan = self._make(choice.mechanism, rest, guarded=True).plan(n, 1, n_features)
+        learner_plan = self._make(choice.mechanism, rest).plan(n, 1, n_features)
         return dataclasses.replace(
-            learner_plan, estimator=owner,
+            learner_plan, estimator=owner, learner=choice.learner,
             budget=Budget(float(self.epsilon), float(self.delta or 0.0)),
             parts={"private mean (every row)": Budget(eps_mean),
                    "model (fitting part)": Budget(rest, learner_plan.budget.delta),
                    "selection (validation part)": Budget(rest)},
-            notes=(*learner_plan.notes, choice.reason,
-                   self._safeguard_note(n_fit, n_val, eps_mean)))
+            notes=(*learner_plan.notes, choice.reason, self._safeguard_note(n_fit, n_val, eps_mean)))
 
     def _unguarded_note(self, n: int) -> tuple[str, ...]:
         if not isinstance(self.safeguard, str):
@@ -1152,9 +1153,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         lo, hi = self._label_bounds()
         half, mid = 0.5 * (hi - lo), 0.5 * (hi + lo)  # u ∈ [−1, 1] <-> the labels' units
         best = 1  # the candidate released: 0 the learner's model, 1 the private mean
+        noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
         if choice.learner == PRIVATE_MEAN:
             check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
-            noise = noise_source(self, context.noise)
             with hold_budget(self.accountant, epsilon, 0.0, owner) as hold:
                 u = self._unit_labels(y, n, f"{owner}.fit")
                 released_mean = _mean_release(float(np.sum(u)), n, epsilon, noise)
@@ -1163,15 +1164,18 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                 hold.commit_certificate(certificate)
             mean = float(released_mean.theta[0])
         elif not choice.safeguard:
-            learner = self._make(choice.mechanism, epsilon, guarded=False)
-            learner._fit_with(X, y, context.inner(noise_source(self, context.noise)))
-            certificate, best = learner.certificate_, 0
-            certificate.assumptions.extend((choice.reason, *self._unguarded_note(n)))
+            learner = self._make(choice.mechanism, epsilon)
+            with hold_budget(self.accountant, epsilon, float(learner.delta), owner,
+                             n=None if context.held else n) as hold:
+                learner._fit_with(X, y, context.inner(noise, held=True))
+                certificate, best = learner.certificate_, 0
+                certificate.assumptions.extend((choice.reason, *self._unguarded_note(n)))
+                hold.commit_certificate(certificate)
         else:  # the safeguard (privacy-regressor-safeguard): the mean, the learner, the selection
             n_fit, n_val, eps_mean, rest = self._parts(n, f"{owner}.fit")
-            learner = self._make(choice.mechanism, rest, guarded=True)
-            noise = noise_source(self, context.noise)
-            with hold_budget(self.accountant, epsilon, float(self.delta or 0.0), owner) as hold:
+            learner = self._make(choice.mechanism, rest)
+            with hold_budget(self.accountant, epsilon, float(learner.delta), owner,
+                             n=None if context.held else n) as hold:  # the learner's δ only
                 X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True,
                                         accept_dask=True)
                 u = self._unit_labels(y, n, f"{owner}.fit")
@@ -1188,16 +1192,13 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                 # (u = 0), so no value of theirs reaches the learner (not even its objective's
                 # constant); the learner's plan, hold and release leave them out
                 y_unit[validation] = mid
-                inner = context.excluding(held).inner(NoiseSource(fit_rng, noise.seeded))
+                inner = context.excluding(held).inner(NoiseSource(fit_rng, noise.seeded), held=True)
                 with warnings.catch_warnings():
                     # the learner's public noise check: the selection guards against its noise
                     warnings.simplefilter("ignore", PrivacyWarning)
                     plan = learner._plan(n, 1, n_features)
-                    with hold_budget(learner.accountant, plan.budget.epsilon, plan.budget.delta,
-                                     type(learner).__name__,
-                                     n=None if inner.held else plan.n) as learner_hold:
-                        learner._release(learner.prepare(X_checked, y_unit, plan, context=inner),
-                                         plan, learner_hold, inner, None)
+                    learner._release(learner.prepare(X_checked, y_unit, plan, context=inner),
+                                     plan, Hold(None, None), inner, None)  # inside this fit's hold
                 X_val = take_rows(X_checked, validation, n, owner, self)
                 utilities = squared_error_utilities(
                     [(learner._predict_rows(X_val) - mid) / half, np.full(n_val, mean)],
@@ -1283,8 +1284,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                                                 n_features=n_features)
         self._validate_params()
         if X is None:
-            plan = self.plan(n if n is not None else 0, 1,
-                             n_features if n_features is not None else 0)
+            plan = self.plan(n if n is not None else 0, 1, n_features if n_features is not None else 0)
             n_rows, d = plan.n, plan.n_features
         else:
             n_rows, _, d = self.public_shape(X, y)
@@ -1295,14 +1295,13 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             certificate.state(self._label_note(), choice.reason)
             return certificate
         if not choice.safeguard:
-            learner = self._make(choice.mechanism, float(self.epsilon), guarded=False)
+            learner = self._make(choice.mechanism, float(self.epsilon))
             certificate = learner.certify(n=n_rows, n_classes=1, n_features=d)
             certificate.assumptions.extend((choice.reason, *self._unguarded_note(n_rows)))
             return certificate
         parts = self._parts(n_rows, f"{type(self).__name__}.certify")
         _, n_val, eps_mean, rest = parts
-        model = self._make(choice.mechanism, rest, guarded=True).certify(
-            n=n_rows, n_classes=1, n_features=d)
+        model = self._make(choice.mechanism, rest).certify(n=n_rows, n_classes=1, n_features=d)
         return self._safeguard_certificate(
             _mean_release(0.0, n_rows, eps_mean).certificate, model,
             dry_selection(2, rest, n_val, SELECTION_UTILITY), choice, parts)

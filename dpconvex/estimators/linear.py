@@ -500,11 +500,11 @@ class LinearPlanMixin:
                                                      q, p, delta=budget.delta)
         if getattr(loss, "has_kinks", False) and loss.smoothed_kinks is None:
             raise ParameterError(
-                f"{owner}.fit: loss '{loss.name}' has kinks and smoothing=None: objective "
-                "perturbation needs a bounded curvature, and no solver certifies the minimizer of "
-                "a kinked loss (its optimality residual, the gradient's norm, is not defined at a "
-                "kink). Pass Loss.from_cvxpy(..., smoothing='auto') (the default: the fit "
-                "chooses the half-width with lam) or a half-width h > 0.")
+                f"{owner}.fit: loss '{loss.name}' has kinks and smoothing=None: no solver certifies "
+                "the minimizer of a kinked loss, for any mechanism (its optimality residual, the "
+                "gradient's norm, is not defined at a kink). Pass Loss.from_cvxpy(..., smoothing="
+                "'auto') (the default: the fit chooses the half-width with lam) or a half-width "
+                "h > 0; NoisyGradientDescent takes the kinks as they are.")
         lam, lam_note = resolve_lam(self.lam, mechanism, n, self.epsilon, q, p, loss,
                                     delta=budget.delta)
         smoothing = getattr(loss, "smoothed_kinks", None)

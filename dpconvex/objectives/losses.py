@@ -222,7 +222,8 @@ class Loss:
         name : str or None
             The loss's name in certificates (default "cvxpy_loss").
         label_range : (float, float)
-            The public range of the labels (regression).
+            The public range of the labels (regression). A regressor maps its labels onto
+            [-1, 1] by its own ``label_range``: give it ``(-1, 1)``, or pass ``fn`` as ``loss=``.
         deriv_bound, curvature : float or None
             Declared bounds; None takes the derived ones.
         smoothing : "auto", float or None, default="auto"
@@ -234,8 +235,8 @@ class Loss:
             and the certificate states h and the largest change of the loss. A float is h;
             "auto" lets the estimator choose h with Λ by its public rule
             (:func:`dpconvex.privacy.rules.noise_level.resolve_smoothing`); None keeps the kinks
-            (curvature ∞: output perturbation and noisy gradient descent only). A loss
-            without kinks is not changed.
+            (curvature ∞: noisy gradient descent only, as no solver certifies the minimizer of
+            a kinked loss). A loss without kinks is not changed.
 
         Returns
         -------

@@ -1104,6 +1104,7 @@ def _compose(rule: str, parts: Sequence[Certificate], *, mechanism: str,
         assumptions=list(assumptions),
         solver=dict(solver or {}),
         parts=parts,
+        seeded=any(p.seeded for p in parts),  # a part the caller seeded: so is the release
     )
 
 

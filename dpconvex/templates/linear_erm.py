@@ -231,7 +231,8 @@ class LinearERMTemplate:
         if self.regression:
             lo, hi = self.loss.label_range
             conds.append(Condition("labels in the label range", True, "checked on every label",
-                                   f"every label is in [{lo:g}, {hi:g}] (the loss's public range)"))
+                                   f"every label the loss reads is in [{lo:g}, {hi:g}] (its public range; "
+                                   "a regressor's labels clipped to label_range, then mapped onto it)"))
         else:
             conds.append(Condition("labels in {-1, +1}", True, "checked on every label",
                                    "every label is -1 or +1 (the margin loss's label domain)"))

@@ -438,3 +438,29 @@ def test_kddcup99_loader_is_the_encoder_bit_for_bit():
     X, _ = load_kddcup99(row_norm="unit", shuffle=False)
     Z = PublicEncoder(KDDCUP99_SCHEMA, row_norm="unit").fit_transform(raw[cols])
     assert Z.tobytes() == X[:60_000].tobytes()
+
+
+def test_a_front_door_given_a_draft_says_that_no_guarantee_covers_the_schema():
+    df = frame(200).drop(columns="id")
+    y = (df["age"] > 60).astype(int).to_numpy()
+    with pytest.warns(PrivacyLeakWarning):
+        draft = dp.draft_schema(df)
+    reviewed = PublicSchema({c: replace(d, drafted=False) for c, d in draft.declarations.items()})
+    for schema, public in ((draft, False), (reviewed, True)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cert = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], schema=schema,
+                                        random_state=0).fit(df, y).certificate_
+        lines = [a for a in cert.assumptions if "rows encoded record by record" in a]
+        assert len(lines) == 1 and ("the schema is public knowledge" in lines[0]) is public
+        assert ("NOT public, and no guarantee covers them" in lines[0]) is not public
+
+
+def test_a_schema_given_to_the_encoder_and_the_estimator_is_refused_with_the_reason():
+    from sklearn.pipeline import make_pipeline
+
+    df = frame(100)
+    y = (df["age"] > 60).astype(int).to_numpy()
+    twice = make_pipeline(PublicEncoder(SCHEMA), dp.PrivateClassifier(classes=[0, 1], schema=SCHEMA))
+    with pytest.raises(DataValidationError, match="encoded already: give the schema to one of the two"):
+        twice.fit(df, y)

@@ -156,6 +156,28 @@ def test_accountant_is_charged_once_and_refuses_overspend():
         dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], accountant=acc).fit(X, y)
 
 
+@pytest.mark.parametrize("safeguard", [True, False])
+def test_the_front_door_holds_its_budget_signs_its_refusal_and_states_a_large_delta(safeguard):
+    # three classes, the ranges given: naive Bayes, unguarded unless asked (privacy-private-classifier)
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0.0, 1.0, size=(900, 4))
+    y = (X[:, 0] > 0.5).astype(int) + (X[:, 1] > 0.7)
+    common = {"classes": [0, 1, 2], "feature_range": (0.0, 1.0), "safeguard": safeguard}
+    with pytest.raises(dp.BudgetError, match="of PrivateClassifier") as refused:
+        dp.PrivateClassifier(epsilon=1.0, accountant=dp.BudgetAccountant(0.5), **common).fit(X, y)
+    assert "PrivateGaussianNB" not in str(refused.value)
+    acc = dp.BudgetAccountant(epsilon=2.0, delta=0.5)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est = dp.PrivateClassifier(epsilon=1.0, delta=0.01, accountant=acc, random_state=0,
+                                   **common).fit(X, y)
+    large = [str(w.message) for w in caught if "at least 1/n" in str(w.message)]
+    assert len(large) == 1 and large[0].startswith("PrivateClassifier: delta = 0.01")  # once, signed
+    assert [s.label for s in acc.spends] == ["PrivateClassifier"]
+    assert any("at least 1/n" in line for line in est.certificate_.assumptions)
+    assert est.certificate_.seeded  # the composed certificate of a seeded fit says so too
+
+
 def test_seeded_fits_repeat_and_the_pickle_holds_no_generator():
     X, y = _data(300, 3)
     a = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1, 2], random_state=3).fit(X, y)

@@ -23,7 +23,7 @@ import pytest
 
 from dpconvex import BudgetAccountant, PrivateRegressor
 from dpconvex.audit import EstimatorMechanism, audit
-from dpconvex.errors import DataValidationError, ParameterError, PrivacyWarning
+from dpconvex.errors import BudgetError, DataValidationError, ParameterError, PrivacyWarning
 from dpconvex.estimators.front_door import ConstantRegressor, squared_error_utilities
 from dpconvex.privacy.mechanisms.scalar import mean_sensitivity
 from dpconvex.privacy.rules import front_door as rules
@@ -345,3 +345,24 @@ def test_the_pickle_holds_no_generator_and_no_data():
     assert X[:3].tobytes() not in blob
     again = pickle.loads(blob)
     np.testing.assert_array_equal(again.predict(X[:5]), reg.predict(X[:5]))
+
+
+@pytest.mark.parametrize("safeguard", [True, False])
+def test_the_regressor_holds_its_budget_signs_its_refusal_and_states_a_large_delta(safeguard):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6000, 3)) / 2.0  # from 5,000 rows the rule's learner spends delta
+    y = X @ np.array([1.0, -1.0, 0.5]) + 0.1 * rng.normal(size=6000)
+    common = {"label_range": (-3.0, 3.0), "safeguard": safeguard}
+    with pytest.raises(BudgetError, match="of PrivateRegressor") as refused:
+        PrivateRegressor(epsilon=1.0, accountant=BudgetAccountant(0.5), **common).fit(X, y)
+    assert "PrivateLinearRegressor" not in str(refused.value)
+    acc = BudgetAccountant(epsilon=2.0, delta=0.5)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est = PrivateRegressor(epsilon=1.0, delta=0.01, accountant=acc, random_state=0,
+                               **common).fit(X, y)
+    large = [str(w.message) for w in caught if "at least 1/n" in str(w.message)]
+    assert len(large) == 1 and large[0].startswith("PrivateRegressor: delta = 0.01")  # once, signed
+    assert [s.label for s in acc.spends] == ["PrivateRegressor"]
+    assert any("at least 1/n" in line for line in est.certificate_.assumptions)
+    assert est.certificate_.seeded

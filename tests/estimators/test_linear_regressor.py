@@ -245,3 +245,14 @@ def test_labels_at_the_ends_of_an_inexact_range_map_inside_the_unit_range():
     y = np.r_[np.full(20, hi), np.full(20, lo)]
     reg = dp.PrivateLinearRegressor(epsilon=1.0, label_range=(lo, hi), random_state=0).fit(X, y)
     assert np.all((reg.predict(X) >= lo) & (reg.predict(X) <= hi))
+
+
+@pytest.mark.parametrize("mechanism", ["objective", "output"])
+def test_an_unbounded_slope_is_refused_by_name_without_numpy_warnings(mechanism):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3)) / 2.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no divide-by-zero on the way
+        with pytest.raises(dp.PrivacyError, match="unbounded slope"):
+            dp.PrivateLinearRegressor(loss="squared", mechanism=mechanism,
+                                      label_range=(-3.0, 3.0)).fit(X, X[:, 0])

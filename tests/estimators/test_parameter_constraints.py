@@ -151,3 +151,15 @@ def test_is_satisfied_by_agrees_with_check():
     assert not Float().is_satisfied_by(-1) and Float(allow_inf=True).is_satisfied_by(math.inf)
     assert LAM.is_satisfied_by("auto") and not LAM.is_satisfied_by("Auto")
     assert Int(low=0, high=2).is_satisfied_by(2) and not Int(low=0, high=2).is_satisfied_by(3)
+
+
+@pytest.mark.parametrize("cls", [dpconvex.PrivateLinearClassifier, dpconvex.NoisyGradientDescent])
+def test_a_margin_learner_refuses_a_regression_loss_by_name(cls):
+    import cvxpy as cp
+
+    huber = dpconvex.Loss.from_cvxpy(lambda z, y: cp.huber(z - y, 0.5), kind="regression",
+                                     label_range=(-1.0, 1.0))
+    X = np.random.default_rng(0).normal(size=(50, 3))
+    with pytest.raises(ParameterError, match=r"^The 'loss' parameter of .* must be a margin loss.*"
+                                             r"PrivateLinearRegressor.*kind 'regression' instead"):
+        cls(loss=huber, classes=[0, 1], epsilon=1.0, delta=1e-5).fit(X, (X[:, 0] > 0).astype(int))

@@ -132,6 +132,17 @@ def test_clipped_labels_in_memory_and_on_dask_go_to_the_diagnostics_only():
             assert (clipped.count, clipped.n) == (3, 900)
 
 
+def test_the_front_doors_note_is_its_own_count_of_every_row_not_its_learners():
+    X, y = _table()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.PrivacyWarning)
+        with dp.collect_diagnostics() as diag:  # the learner reads the labels already clipped
+            dp.PrivateRegressor(epsilon=4.0, label_range=LABELS, safeguard=True,
+                                random_state=0).fit(X, y)
+    clipped = diag.note("labels clipped")
+    assert clipped.owner == "PrivateRegressor.fit" and (clipped.count, clipped.n) == (3, 900)
+
+
 # ------------------------------------------------------------------------ pipelines
 def _frame(n=600, seed=5):
     rng = np.random.default_rng(seed)

@@ -60,11 +60,13 @@ def test_to_dict_holds_the_fields_as_json():
     assert d["seeded"] is False and d["assumptions"] == []
 
 
-def test_a_composition_keeps_the_parts_fields_in_its_parts():
+def test_a_composition_keeps_the_parts_fields_in_its_parts_and_is_seeded_with_a_seeded_part():
     part = Certificate("model", 1.0, 1.0, assumptions=[SOURCE])
+    other = Certificate("selection", 1.0, 1.0)
+    assert not compose_sequential([part, other], mechanism="whole", epsilon_requested=2.0).seeded
     part.seeded = True
-    whole = compose_sequential([part], mechanism="whole", epsilon_requested=1.0)
-    assert whole.label_source is None and not whole.seeded
+    whole = compose_sequential([part, other], mechanism="whole", epsilon_requested=2.0)
+    assert whole.label_source is None and whole.seeded  # anyone with the seed reproduces a part
     assert whole.parts[0].label_source == SOURCE and whole.parts[0].seeded
 
 

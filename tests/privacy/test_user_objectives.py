@@ -227,7 +227,8 @@ class SquaredHinge(Loss):
 @pytest.mark.parametrize("mechanism", ["objective", "output"])
 def test_a_loss_of_unbounded_slope_is_refused_with_the_remedy(mechanism):
     X, s = _rows()
-    with pytest.raises(PrivacyError, match=r"unbounded slope on ℝ.*Huberized form.*noisy gradient"):
+    with pytest.raises(PrivacyError, match=r"unbounded slope on ℝ.*Huberized form.*"
+                                           r"for a margin loss, NoisyGradientDescent"):
         dp.release(LinearERMTemplate(SquaredHinge(), 0.1, 1.0, X, s), mechanism, dp.Budget(1.0),
                    dry_run=True)
 

@@ -1004,19 +1004,18 @@ class _Perturbation(ExactMinimizer):
         else:  # the declared modulus: the release's calibration
             cal = grid = calibration if calibration is not None else self.calibrate(problem, budget)
         rate = grid.noise_rate
-        if self.placement == "objective":
-            scale = math.sqrt(p) / rate
-        else:  # E‖b‖/√m = m/(β√m) of norm-Gamma noise on the m entries of the noise shape
-            m = int(np.prod(getattr(problem, "noise_shape", None) or (p,)))
-            scale = m / rate / np.sqrt(m)
-        return NoiseReport(
-            mechanism=self.name, placement=self.placement, dimension=p, epsilon=eps, delta=0.0,
-            modulus=modulus, modulus_eff=modulus + grid.extra_strong_convexity,
-            sensitivity=grid.sensitivity, expected_norm=p / rate,
-            expected_sq_norm=p * (p + 1.0) / rate**2,
-            coordinate_scale=scale,
-            modulus_floor=grid.modulus_floor,
-            grad_bound=float(consts.grad_bound), calibration=cal)
+        m = int(np.prod(getattr(problem, "noise_shape", None) or (p,)))
+        with np.errstate(divide="ignore"):  # rate 0 (an unbounded slope): infinite noise
+            return NoiseReport(
+                mechanism=self.name, placement=self.placement, dimension=p, epsilon=eps,
+                delta=0.0, modulus=modulus, modulus_eff=modulus + grid.extra_strong_convexity,
+                sensitivity=grid.sensitivity, expected_norm=p / rate,
+                expected_sq_norm=p * (p + 1.0) / rate**2,
+                # E‖b‖/√m = m/(β√m) of norm-Gamma noise on the m entries of the noise shape
+                coordinate_scale=math.sqrt(p) / rate if self.placement == "objective"
+                else m / rate / np.sqrt(m),
+                modulus_floor=grid.modulus_floor,
+                grad_bound=float(consts.grad_bound), calibration=cal)
 
     def noise_law(self, template: ObjectiveTemplate, cal: Calibration) -> Noise:
         """Norm-Gamma of rate β on the template's space (on the objective or the output)."""

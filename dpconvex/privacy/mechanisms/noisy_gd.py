@@ -440,7 +440,7 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
                 "exact epsilon (Gaussian DP)": exact,
                 "learning rate": eta,
                 "radius R": R,
-                "Lipschitz bound |l'| sqrt(q^2 + 1)": lipschitz,
+                "stated Lipschitz bound |l'|max sqrt(q^2 + 1)": lipschitz,  # sets C, T, eta only
                 "averaging": averaged,
             },
             assumptions=assumptions,
