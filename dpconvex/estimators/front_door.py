@@ -567,8 +567,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     feature_range : None, (float, float), array-like of shape (n_features, 2) or PublicSchema, default=None
         The public range of each feature, as :class:`~dpconvex.PrivateGaussianNB` takes it
         (never the data's min and max). Given, the rule may choose Gaussian naive Bayes; None:
-        the ranges of ``schema=``, or of rows from :class:`~dpconvex.PublicEncoder`, else none
-        (naive Bayes is not chosen).
+        the ranges of the schema or of the encoder's rows, else naive Bayes is not chosen.
 
     Attributes
     ----------
@@ -902,8 +901,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         :meth:`~dpconvex.estimators.base.PrivateEstimator.certify`.
         """
         if self.schema is not None:
-            return self._certify_on_schema(X, y, n=n, n_classes=n_classes,
-                                           n_features=n_features)
+            return self._certify_on_schema(X, y, n=n, n_classes=n_classes, n_features=n_features)
         ranged = self._with_rows_ranges(X)
         if ranged is not None:
             certificate = ranged.certify(X, y)
@@ -1277,8 +1275,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         a regression has no label set).
         """
         if self.schema is not None:
-            return self._certify_on_schema(X, y, n=n, n_classes=n_classes,
-                                           n_features=n_features)
+            return self._certify_on_schema(X, y, n=n, n_classes=n_classes, n_features=n_features)
         if private_bounds(self.label_range) is not None:
             return self._certify_private_labels(X, y, n=n, n_classes=n_classes,
                                                 n_features=n_features)

@@ -606,8 +606,7 @@ def hold_budget(accountant: BudgetAccountant | None, epsilon: float, delta: floa
     Examples
     --------
     >>> from dpconvex import BudgetAccountant
-    >>> from dpconvex.privacy.budget import hold_budget
-    >>> from dpconvex.privacy.budget import Certificate
+    >>> from dpconvex.privacy.budget import Certificate, hold_budget
     >>> acc = BudgetAccountant(epsilon=1.0)
     >>> with hold_budget(acc, 0.5, 0.0, "model", n=100) as hold:
     ...     _ = hold.commit_certificate(Certificate("m", 0.5, 0.5))
@@ -635,8 +634,7 @@ class Hold:
 
     Examples
     --------
-    >>> from dpconvex.privacy.budget import Hold
-    >>> from dpconvex.privacy.budget import Certificate
+    >>> from dpconvex.privacy.budget import Certificate, Hold
     >>> Hold(None, None).commit_certificate(Certificate("m", 1.0, 1.0)) is None
     True
     """
@@ -1065,11 +1063,11 @@ def _compose(rule: str, parts: Sequence[Certificate], *, mechanism: str,
     if not parts:
         caller = f"compose_{rule}"
         raise PrivacyError(f"{caller}: no certificates, nothing to compose. Pass at least one part.")
-    private = private is not False
+    private, seeded = private is not False, False
     epsilons: list[float] = []
     deltas: list[float] = []
     for p in parts:
-        private = private and p.private
+        private, seeded = private and p.private, seeded or p.seeded  # a seeded part: so is the release
         epsilons.append(p.epsilon)
         deltas.append(p.delta)
     shown = list(map("{:.6g}".format, epsilons))
@@ -1104,7 +1102,7 @@ def _compose(rule: str, parts: Sequence[Certificate], *, mechanism: str,
         assumptions=list(assumptions),
         solver=dict(solver or {}),
         parts=parts,
-        seeded=any(p.seeded for p in parts),  # a part the caller seeded: so is the release
+        seeded=seeded,
     )
 
 

@@ -93,7 +93,7 @@ ESTIMATORS = (
     "PrivateLogisticRegression", "PrivateHuberSVM", "PrivateLinearClassifier",
     "PrivateLinearRegressor", "PrivateLinearRegression", "PrivateHuberRegressor",
     "PrivateQuantileRegressor", "PrivateRegressor", "PrivateLargeMarginGaussian",
-    "NoisyGradientDescent", "PrivateGaussianCentroid",
+    "NoisyGradientDescent", "PrivateGaussianCentroid", "PrivateClassifier", "PrivateGaussianNB",
 )
 
 #: Constructor parameters set by the runner, never by a problem file.
@@ -682,7 +682,7 @@ def _check_params(path: Path, key: str, method: Method, epsilon: float) -> Any:
                    "object with fit and get_params). Name a class or a factory returning one.")
     params = _params_of(est)
     method.private = private and "epsilon" in params and _mechanism_private(params.get("mechanism"))
-    validate = getattr(est, "_validate_params", None)
+    validate = getattr(est, "_validate_params", None) if hasattr(est, "_parameter_constraints") else None
     if callable(validate):
         try:
             validate()  # the estimator's _parameter_constraints, then its cross rules

@@ -402,3 +402,13 @@ def test_plan_of_a_given_mixture_keeps_its_components():
     plan = paper(epsilon=2.0, n_components=2).plan(240, 3, 3)
     assert plan.options["n_components K"] == 2
     assert not any("n_components" in note for note in plan.notes)
+
+
+def test_the_auto_loss_of_a_mixture_with_delta_is_the_softmax_one():
+    # the pairwise template is pure epsilon-DP only: with delta > 0 "auto" takes the softmax loss
+    X, y = _data()
+    auto = dp.PrivateLargeMarginGaussian(n_components=2, delta=1e-6, random_state=0).fit(X, y)
+    softmax = dp.PrivateLargeMarginGaussian(n_components=2, delta=1e-6, loss="softmax",
+                                            random_state=0).fit(X, y)
+    np.testing.assert_allclose(auto.Phi_, softmax.Phi_, rtol=0, atol=1e-12)  # the same release
+    assert "pairwise" in dp.PrivateLargeMarginGaussian(n_components=2).plan(240, 3, 3).template

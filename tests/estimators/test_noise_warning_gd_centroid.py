@@ -194,7 +194,7 @@ def test_centroid_pure_epsilon_message_suggests_the_gaussian_mechanism(wine, no_
     X, y = wine
     msgs = _noise_warnings(dp.PrivateGaussianCentroid(epsilon=0.1, mechanism="norm_gamma_sum"),
                            X, y)
-    assert len(msgs) == 1 and "delta > 0 with mechanism='gaussian'" in msgs[0]
+    assert len(msgs) == 1 and "delta > 0 (mechanism='auto' then takes the Gaussian form" in msgs[0]
 
 
 def test_centroid_warning_on_a_real_fit(wine):

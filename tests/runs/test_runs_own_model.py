@@ -6,6 +6,7 @@ is statistical (no false alarms to budget for). The data are tiny (120 to 200 ro
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 import uuid
@@ -53,6 +54,28 @@ def make_fixed():
 
 def make_nothing():
     return 42
+
+
+from sklearn.base import BaseEstimator, RegressorMixin
+
+
+class MeanModel(RegressorMixin, BaseEstimator):
+    """A scikit-learn model of the user's, with an epsilon and no parameter table."""
+
+    def __init__(self, epsilon=1.0, random_state=None):
+        self.epsilon, self.random_state = epsilon, random_state
+
+    def fit(self, X, y):
+        self.mean_ = float(np.mean(y))
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.mean_)
+
+
+class CountingRegressor(dp.PrivateLinearRegressor):
+    def fit(self, X, y):
+        raise AssertionError("the sweep must not skip this fit silently")
 
 
 def load(n=120):
@@ -454,3 +477,18 @@ def test_record_band_of_a_classifier_scores_the_test_error():
                        seeds=range(2))
     assert band.metric == "error" and all(0 <= s <= 0.5 for s in band.scores)
     assert band.label == "PrivateLogisticRegression"
+
+
+def test_a_model_of_the_users_without_a_parameter_table_loads_and_runs(tmp_path, user_module):
+    text = REGRESSION.format(mod=user_module, factory="make_fixed").replace(
+        f'estimator = "{user_module}:make_fixed"', f'estimator = "{user_module}:MeanModel"')
+    result = run_problem(load_problem(_write(tmp_path, text)), progress=False)
+    assert set(result.errors["mine"]) == {10.0}
+
+
+def test_a_subclass_that_overrides_fit_is_refused_by_the_sweep_not_skipped(user_module):
+    module = importlib.import_module(user_module)
+    X, y = module.load()
+    model = module.CountingRegressor(label_range=(-5, 15))
+    with pytest.raises(dp.ParameterError, match="CountingRegressor overrides fit, which the sweep"):
+        dp.epsilon_sweep(model, X, y, [1.0])

@@ -162,7 +162,7 @@ default="auto"
     kmeans_iter : int, default=3
         Noisy Lloyd iterations of "dp_kmeans".
     loss : "auto", "softmax", "pairwise", Loss or None, default="auto"
-        "auto": "softmax" for K = 1, "pairwise" for K > 1. "softmax": the cross-entropy on
+        "auto": "softmax" for K = 1 or δ > 0, else "pairwise". "softmax": the cross-entropy on
         the scores −zᵀΦ_c z, released with a common PSD shift Φ_c + tI (privacy-softmax-psd-shift).
         Else a margin loss of the paper's PSD-constrained pairwise template ("pairwise" or
         None: ``HuberHinge(h)``; a :class:`~dpconvex.objectives.losses.Loss` with declared

@@ -18,7 +18,7 @@ import numbers
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..budget import has_positive_delta
-from ..mechanisms.base import resolve_mechanism
+from ..mechanisms.base import MECHANISMS, resolve_mechanism
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -213,18 +213,20 @@ def components_reason(est: LargeMarginSettings, n: int, n_classes: int, n_featur
 
 
 def resolved_loss(est: LargeMarginSettings) -> str | Loss | None:
-    """``"softmax"``, a Loss instance, or None (the pairwise Huber loss HuberHinge(h)).
+    """``"softmax"``, a Loss instance, or None (the pairwise Huber loss HuberHinge(h)); "auto":
+    softmax for one component or δ > 0 (the pairwise template is pure ε-DP only).
 
     Examples
     --------
     >>> from dpconvex import PrivateLargeMarginGaussian as LM
     >>> from dpconvex.privacy.rules.large_margin import resolved_loss
-    >>> resolved_loss(LM()), resolved_loss(LM(n_components=2))
-    ('softmax', None)
+    >>> resolved_loss(LM()), resolved_loss(LM(n_components=2)), resolved_loss(LM(n_components=2, delta=1e-6))
+    ('softmax', None, 'softmax')
     """
     loss = est.loss
     if _is(loss, AUTO):
-        return _SOFTMAX if single_component(est) else None
+        mech = MECHANISMS.get(est.mechanism_menu.offered.get(resolved_mechanism(est), ""))
+        return _SOFTMAX if single_component(est) or (mech is not None and not mech.pure) else None
     if _is(loss, PAIRWISE):
         return None
     return loss

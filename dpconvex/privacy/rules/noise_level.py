@@ -617,8 +617,8 @@ def _message(family: str, rho: float, template: ConstantsSource, mech: Mechanism
             f"(docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids). {PUBLIC_CHECK_NOTE}")
     if family == "centroid":
         remedy = ("a larger epsilon or more rows" if not mech.pure else
-                  "a larger epsilon, more rows, or delta > 0 with mechanism='gaussian' (its "
-                  "noise does not grow with the number of classes and features)")
+                  "a larger epsilon, more rows, or delta > 0 (mechanism='auto' then takes the "
+                  "Gaussian form, whose noise does not grow with the number of classes and features)")
         return (
             f"{at}: the noise on a class mean at the expected class count n/C = {n}/"
             f"{template.C} has standard deviation {rho:.2g} along any direction (per-coordinate "
