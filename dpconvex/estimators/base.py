@@ -290,8 +290,7 @@ class FitContext:
         mask = np.asarray(rows)
         mask = check_excluded(mask, mask.size if self.excluded is None else self.excluded.size,
                               "FitContext.excluding")
-        return dataclasses.replace(
-            self, excluded=mask if self.excluded is None else self.excluded | mask)
+        return dataclasses.replace(self, excluded=mask if self.excluded is None else self.excluded | mask)
 
     def every_row(self, owner: str) -> FitContext:
         """This context, for a fit that reads every row (its statistics, splits or selection
@@ -863,8 +862,8 @@ class PrivateEstimator(BaseEstimator):
         if X is None:
             plan = self.plan(*_given_shape(self, n, n_classes, n_features))
             if plan.sub_plans:
-                return _stating_delta(self._certify_sub_plans(plan), plan)
-            return _stating_delta(self._certify(self.prepare_shape(plan), plan), plan)
+                return _as_a_fit_states(self._certify_sub_plans(plan), plan, self)
+            return _as_a_fit_states(self._certify(self.prepare_shape(plan), plan), plan, self)
         return self._certify_with(X, y, NO_CONTEXT)
 
     def _certify_with(self, X: Any, y: Any, context: FitContext) -> Any:
@@ -874,8 +873,9 @@ class PrivateEstimator(BaseEstimator):
             certificate = ranged._certify_with(X, y, context)
             certificate.assumptions.append(ROWS_RANGES_NOTE)
             return certificate
-        plan = self.plan_for(X, y)
-        return _stating_delta(self._certify_data(X, y, plan, context), plan)
+        plan = self.plan_for(X, y)  # one-vs-rest: the binary models' dry runs, by their plans
+        return _as_a_fit_states(self._certify_sub_plans(plan) if plan.sub_plans
+                                else self._certify_data(X, y, plan, context), plan, self)
 
     def _certify_data(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Any:
         """The dry run of ``plan`` on (X, y): the template a fit builds, no noise, no charge.
@@ -909,11 +909,13 @@ class PrivateEstimator(BaseEstimator):
         return certificate
 
 
-def _stating_delta(certificate: Any, plan: FitPlan) -> Any:
-    """The dry run's certificate with the line a fit's would carry when δ >= 1/n (public)."""
+def _as_a_fit_states(certificate: Any, plan: FitPlan, owner: Any) -> Any:
+    """The dry run's certificate with what a fit's would state from public parameters: the
+    line when δ >= 1/n, and the seed line where ``owner`` fixes ``random_state``."""
     from ..privacy.budget import delta_rows_note
 
     certificate.state(delta_rows_note(plan.budget.delta, plan.n))
+    certificate.seeded = certificate.private and getattr(owner, "random_state", None) is not None
     return certificate
 
 

@@ -814,8 +814,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         if best == 0:
             self.estimator_, self.learner_ = learner, name
         else:
-            self.estimator_ = ConstantClassifier(labels.classes[best - 1], labels.classes,
-                                                 n_features)
+            self.estimator_ = ConstantClassifier(labels.classes[best - 1], labels.classes, n_features)
             self.estimator_.certificate_ = certificate
             self.learner_ = CONSTANT
             warn_constant_released(
@@ -1277,8 +1276,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         if self.schema is not None:
             return self._certify_on_schema(X, y, n=n, n_classes=n_classes, n_features=n_features)
         if private_bounds(self.label_range) is not None:
-            return self._certify_private_labels(X, y, n=n, n_classes=n_classes,
-                                                n_features=n_features)
+            return self._certify_private_labels(X, y, n=n, n_classes=n_classes, n_features=n_features)
         self._validate_params()
         if X is None:
             plan = self.plan(n if n is not None else 0, 1, n_features if n_features is not None else 0)

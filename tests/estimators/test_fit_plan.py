@@ -159,6 +159,22 @@ def test_certify_without_data_spends_nothing(name):
     pickle.dumps(plan.budget)
 
 
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+@pytest.mark.parametrize("seed", [None, 3])
+def test_certify_states_what_the_fit_states_from_public_parameters(name, seed):
+    """Both dry runs, on the data (one-vs-rest included) and on the shape, carry the fit's
+    guarantee and its seed line (a public parameter), without drawing or charging."""
+    X, y = _data(classes=_n_classes(ESTIMATORS[name]()))
+    est = ESTIMATORS[name]().set_params(random_state=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dry = [est.certify(X, y), est.certify(n=N, n_classes=_n_classes(est), n_features=P)]
+        fitted = est.fit(X, y).certificate_
+    for cert in dry:
+        assert cert.epsilon == pytest.approx(fitted.epsilon, rel=1e-12) and cert.delta == fitted.delta
+        assert cert.seeded is fitted.seeded is (seed is not None)
+
+
 class _NoPrivateProtocol(dp.PrivateLogisticRegression):
     """Private helpers of the former fit protocol raise: only public methods may be used."""
 
