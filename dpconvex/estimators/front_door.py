@@ -495,8 +495,7 @@ def _noise_dominates(learner: PrivateEstimator, n: int, n_classes: int, n_featur
     if isinstance(learner, PrivateGaussianCentroid) or plan.learner == CENTROID_LEARNER:
         return noise_dominates("centroid", template, plan.mechanism, plan.budget, n=n)
     if isinstance(learner, PrivateLargeMarginGaussian):
-        return noise_dominates(noise_family(template), template, plan.mechanism,
-                               objective_part(plan))
+        return noise_dominates(noise_family(template), template, plan.mechanism, objective_part(plan))
     family = "gd" if isinstance(learner, NoisyGradientDescent) else "linear"
     return noise_dominates(family, template, plan.mechanism, plan.budget)
 

@@ -185,9 +185,8 @@ def epsilon_sweep(
             "The 'estimator' parameter of epsilon_sweep must be an estimator with an 'epsilon' "
             f"parameter. Got {type(estimator).__name__}, which has none.")
     if isinstance(estimator, PrivateEstimator) and type(estimator).fit is not PrivateEstimator.fit:
-        raise ParameterError(
-            f"epsilon_sweep: {type(estimator).__name__} overrides fit, which the sweep does not call "
-            "(it fits by plan, prepare and fit_prepared). Fit each epsilon with fit, or override those.")
+        raise ParameterError(f"epsilon_sweep: {type(estimator).__name__} overrides fit, which the sweep "
+                             "never calls (it fits by plan, prepare and fit_prepared): call fit per epsilon.")
     # recorded on every model, as fit does (a Dask DataFrame is checked into an array once)
     names = feature_names_of(X, "epsilon_sweep")
     if is_dask_collection(X):  # checked once; the rows stay on the workers, y comes to the driver

@@ -738,8 +738,7 @@ def _parse_methods(path: Path, raw_methods: Any, epsilon: float) -> tuple[list[M
             raise _err(path, k + "tune", "must be a table of non-empty lists (the candidate grid).")
         if tune is not None:
             tune = _resolve_imports(path, k + "tune", tune)
-        method = Method(m.get("label") or m["estimator"], m["estimator"], params, tune,
-                        factory=factory)
+        method = Method(m.get("label") or m["estimator"], m["estimator"], params, tune, factory=factory)
         est = _check_params(path, k + "params", method, epsilon)
         if tune is not None:
             _check_tune(path, k + "tune", method, est, tune)

@@ -375,6 +375,8 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
                 "(docs/privacy/large_margin_softmax.md#privacy-softmax-psd-shift)")
         a.append("the released Phi is the minimizer of the perturbed objective, accepted only "
                  f"when its optimality residual is <= {self.residual_tol:g}")
+        if getattr(self.Z, "certificate_note", None):  # an out-of-core backend says so
+            a.append(self.Z.certificate_note)
         return a
 
     # ---------------------------------------------------------------- numerics

@@ -179,3 +179,12 @@ def test_worker_killed_mid_fit_is_recovered(client, monkeypatch):
     np.testing.assert_allclose(est.Phi_, ref.Phi_, rtol=0, atol=1e-8)
     assert acc.spent == (1.0, 0.0)
     client.wait_for_workers(2, timeout=30)
+
+
+@pytest.mark.parametrize("loss", ["pairwise", "softmax"])
+def test_the_certificate_states_the_dask_backend_with_either_loss(loss):
+    X, y = _data()
+    cert = _make(loss=loss).certify(da.from_array(X, chunks=(200, 3)), y)
+    assert cert.row_map is not None and cert.row_map.chunks == 3
+    in_memory = _make(loss=loss).certify(X, y).row_map
+    assert in_memory is None or in_memory.chunks is None

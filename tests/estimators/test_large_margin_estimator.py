@@ -412,3 +412,14 @@ def test_the_auto_loss_of_a_mixture_with_delta_is_the_softmax_one():
                                             random_state=0).fit(X, y)
     np.testing.assert_allclose(auto.Phi_, softmax.Phi_, rtol=0, atol=1e-12)  # the same release
     assert "pairwise" in dp.PrivateLargeMarginGaussian(n_components=2).plan(240, 3, 3).template
+
+
+def test_a_solver_the_template_cannot_take_is_refused_by_plan_and_certify_as_by_fit():
+    X, y = _data()
+    softmax = dp.PrivateLargeMarginGaussian(solver="clarabel", random_state=0)  # no CVXPY form
+    for call in (lambda: softmax.plan(240, 3, 3), lambda: softmax.certify(n=240, n_classes=3, n_features=3),
+                 lambda: softmax.fit(X, y)):
+        with pytest.raises(dp.ParameterError, match="cannot solve the template.*softmax loss"):
+            call()
+    pairwise = dp.PrivateLargeMarginGaussian(solver="clarabel", loss="pairwise")  # it has one
+    assert pairwise.plan(240, 3, 3).backend == "clarabel"

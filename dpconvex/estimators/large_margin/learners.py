@@ -468,8 +468,9 @@ def plan_fit(est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
         lam, rule = float(auto_lam(stub, mechanism, objective)), LAM_RULE
     else:
         lam, rule = float(est.lam), "given"
-    backend = (get_backend("auto", stub).label if est.solver in (None, "auto")
-               else str(est.solver))
+    if est.solver not in (None, "auto"):  # a solver the template cannot take: refused as fit does
+        get_backend(est.solver, stub)
+    backend = get_backend("auto", stub).label if est.solver in (None, "auto") else str(est.solver)
     loss = resolved_loss(est)
     options: dict[str, Any] = {
         "loss": loss if isinstance(loss, str) else
