@@ -57,6 +57,7 @@ from .._validation import (
 )
 from ..data.validation import (
     LABEL_POLICY,
+    LabelSet,
     check_array,
     check_labels,
     computed,
@@ -755,12 +756,15 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         if inferred:  # the learner's own warning would not say that the set chose it
             warnings.warn(f"{type(self).__name__}: {INFERRED_CHOICE_WARNING}", PrivacyLeakWarning,
                           stacklevel=user_stacklevel())
+        context = context.one_label_warning(issued=inferred)  # labels read once, named here
+        y = check_labels(computed(y), shape[0], f"{type(self).__name__}.fit")  # X: by the learner
+        labels = encode_labels(y, self.classes, f"{type(self).__name__}.fit", excluded=context.excluded,
+                               unknown_labels=self.unknown_labels, warning=context.label_warning)
         if self._guarded(*shape):
-            return self._fit_safeguarded(X, y, shape, inferred, context)
+            return self._fit_safeguarded(X, y, labels, shape, inferred, context)
         name, reason, learner = self._learner(*shape)
         self._warn_if_every_candidate_is_weak(*shape)  # before any budget is held
-        noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
-        inner = context.one_label_warning(issued=inferred).inner(noise, held=True)
+        inner = context.inner(noise_source(self, context.noise), held=True)  # or a meta-estimator's
         with hold_budget(self.accountant, float(self.epsilon), self._delta(*shape),
                          type(self).__name__, n=None if context.held else shape[0]) as hold:
             learner._fit_with(_rows_for(name, X), y, inner).certificate_.assumptions.extend(
@@ -772,8 +776,9 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             self.feature_names_in_ = learner.feature_names_in_
         return self
 
-    def _fit_safeguarded(self, X: Any, y: Any, shape: tuple[int, int, int],
-                         inferred: bool, context: FitContext) -> PrivateClassifier:
+    def _fit_safeguarded(self, X: Any, y_checked: np.ndarray, labels: LabelSet,
+                         shape: tuple[int, int, int], inferred: bool, context: FitContext
+                         ) -> PrivateClassifier:
         """The learner without the validation rows' loss, then the private choice of what to
         release (privacy-classifier-safeguard)."""
         owner = type(self).__name__
@@ -786,11 +791,6 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         noise = noise_source(self, context.noise)
         with hold_budget(self.accountant, epsilon, self._delta(*shape), owner,
                          n=None if context.held else n) as hold:
-            context = context.one_label_warning(issued=inferred)
-            y_checked = check_labels(computed(y), n, f"{owner}.fit")  # X is checked once, by the learner
-            labels = encode_labels(y_checked, self.classes, f"{owner}.fit",
-                                   unknown_labels=self.unknown_labels, excluded=context.excluded,
-                                   warning=context.label_warning)
             learner.set_params(classes=list(labels.classes))
             order = noise.rng.permutation(n)  # independent of the data (privacy-classifier-safeguard)
             validation = np.sort(order[n_fit:])

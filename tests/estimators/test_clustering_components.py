@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from dpconvex.errors import ParameterError, PrivacyWarning
+from dpconvex.errors import DataValidationError, ParameterError, PrivacyWarning
 from dpconvex.estimators.large_margin.components import (
     PUBLIC_CENTER_SEED,
     assign_components,
@@ -95,6 +95,9 @@ def test_gmm_nonprivate_warns_and_is_flagged():
     with pytest.warns(PrivacyWarning, match="NOT covered"):
         res = assign_components("gmm_nonprivate", X, y, 2, 2, data_norm=1.0, random_state=0)
     assert not res.private and "NON-PRIVATE" in res.description
+    few = np.r_[np.zeros(197, dtype=int), np.ones(3, dtype=int)]  # class 1 below K = 5
+    with pytest.warns(PrivacyWarning), pytest.raises(DataValidationError, match="fewer n_components"):
+        assign_components("gmm_nonprivate", X, few, 2, 5, data_norm=1.0, random_state=0)
 
 
 def test_k_equals_one_is_trivial_and_free():

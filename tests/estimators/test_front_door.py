@@ -530,3 +530,23 @@ def test_rows_of_another_width_are_refused_by_the_front_doors_name(front_door):
         with pytest.raises(dp.DataValidationError,
                            match=rf"X has 3 features, but {name} is expecting 4 .*Pass the columns"):
             call(X[:, :3])
+
+
+@pytest.mark.parametrize("safeguard", [True, False, "auto"])
+def test_a_bad_label_set_is_refused_by_the_front_doors_name_whether_guarded_or_not(safeguard):
+    """Its learner is a name the user never wrote; at n = 60, ε = 0.5 "auto" leaves the
+    safeguard off (and chooses class centroids)."""
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(60, 3)) * 0.3, rng.integers(0, 3, 60)
+    cases = [([0, 1, 5], dp.DataValidationError, "not in classes"),
+             ([0, 1, 1], dp.ParameterError, "repeated labels"),
+             (["a", "b", "c"], dp.DataValidationError, "of type number")]
+    for classes, error, what in cases:
+        est = dp.PrivateClassifier(epsilon=0.5, classes=classes, safeguard=safeguard, random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", dp.PrivacyWarning)
+            with pytest.raises(error, match=what) as caught:
+                est.fit(X, y)
+        assert "PrivateClassifier" in str(caught.value), (safeguard, classes)
+        assert not any(learner in str(caught.value) for learner in
+                       ("Centroid", "LargeMargin", "GaussianNB", "HuberSVM", "NoisyGradient"))

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..._validation import RandomStateLike, check_float, check_int, check_random_state
-from ...errors import ParameterError, PrivacyWarning, user_stacklevel
+from ...errors import DataValidationError, ParameterError, PrivacyWarning, user_stacklevel
 from ...privacy.budget import Budget, Certificate
 from ...privacy.mechanisms.kmeans import lloyd
 from ...privacy.release import release
@@ -207,20 +207,11 @@ def _kmeans_assignment(components: np.ndarray, centers: np.ndarray | None,
                      "Lloyd iterations, no budget: the non-private baseline); NOT private"))
 
 
-def assign_components(
-    method: str | None,
-    X: np.ndarray,
-    y: np.ndarray,
-    n_classes: int,
-    n_components: int,
-    *,
-    data_norm: float,
-    epsilon: float | None = None,
-    centers: np.ndarray | None = None,
-    n_iter: int = 3,
-    random_state: RandomStateLike = None,
-    seeded: bool | None = None,
-) -> ComponentAssignment:
+def assign_components(method: str | None, X: np.ndarray, y: np.ndarray, n_classes: int,
+                      n_components: int, *, data_norm: float, epsilon: float | None = None,
+                      centers: np.ndarray | None = None, n_iter: int = 3,
+                      random_state: RandomStateLike = None, seeded: bool | None = None
+                      ) -> ComponentAssignment:
     """Assign each record (rows X clipped to ``data_norm``, class indices y) a component of
     its class by ``method`` (None: "nearest_public_center"; trivial for K = 1).
 
@@ -282,6 +273,11 @@ def assign_components(
     component_centers = np.zeros((C, K, d))
     for class_index in range(C):
         rows = np.flatnonzero(y == class_index)
+        if rows.size < K:  # a non-private mode: its refusal may read the data
+            raise DataValidationError(
+                f"component_assignment='gmm_nonprivate' fits {K} components to each class's "
+                f"records, and class index {class_index} has fewer. Use fewer n_components, or "
+                "'nearest_public_center' (private, any class size).")
         mixture = GaussianMixture(n_components=K, random_state=seed, reg_covar=1e-4).fit(X[rows])
         components[rows] = mixture.predict(X[rows])
         component_centers[class_index] = mixture.means_
