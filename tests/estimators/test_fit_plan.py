@@ -47,6 +47,7 @@ ESTIMATORS = {
                                                          lam=2e-2, classes=[0, 1, 2]),
     "lm-centroid": lambda: dp.PrivateLargeMarginGaussian(epsilon=1.0, delta=1e-5,
                                                          classes=[0, 1, 2]),
+    "lm-mixture": lambda: dp.PrivateLargeMarginGaussian(epsilon=1.0, n_components=2, classes=[0, 1]),
 }
 
 
@@ -163,7 +164,8 @@ def test_certify_without_data_spends_nothing(name):
 @pytest.mark.parametrize("seed", [None, 3])
 def test_certify_states_what_the_fit_states_from_public_parameters(name, seed):
     """Both dry runs, on the data (one-vs-rest included) and on the shape, carry the fit's
-    guarantee and its seed line (a public parameter), without drawing or charging."""
+    guarantee, its seed line (a public parameter) and its stated assumptions (the mixture's
+    planned component assignment included), without drawing or charging."""
     X, y = _data(classes=_n_classes(ESTIMATORS[name]()))
     est = ESTIMATORS[name]().set_params(random_state=seed)
     with warnings.catch_warnings():
@@ -173,6 +175,11 @@ def test_certify_states_what_the_fit_states_from_public_parameters(name, seed):
     for cert in dry:
         assert cert.epsilon == pytest.approx(fitted.epsilon, rel=1e-12) and cert.delta == fitted.delta
         assert cert.seeded is fitted.seeded is (seed is not None)
+        assert _assumptions(cert) == _assumptions(fitted)
+
+
+def _assumptions(cert) -> list[list[str]]:
+    return [sorted(cert.assumptions), *(_assumptions(part) for part in cert.parts)]
 
 
 class _NoPrivateProtocol(dp.PrivateLogisticRegression):

@@ -43,7 +43,6 @@ from ...privacy.release import release
 from ...privacy.rules.large_margin import (
     PAIRWISE,
     ROW_NORMS,
-    components_reason,
     is_centroid,
     resolved_components,
     resolved_mechanism,
@@ -98,6 +97,7 @@ from .learners import (
     objective_part,
     objective_reasons,
     plan_fit,
+    planned_for,
     prepare_shape,
     released_matrices,
 )
@@ -374,13 +374,12 @@ default="auto"
         Z = self._train_rows(X_checked, labels, plan, K)[0]
         components = np.zeros(len(labels.index), dtype=np.int64)
         template = build_template(self, Z, labels.index, components, C, K,
-                                  "(certify: not assigned)", plan.mechanism,
+                                  planned_for(self, plan).description, plan.mechanism,
                                   objective_part(plan), lam=plan.lam)
         certificate = release(template, plan.mechanism, objective_part(plan),
                               dry_run=True).certificate
         certificate = compose_planned(self, plan, certificate)
-        reason = components_reason(self, plan.n, plan.n_classes, plan.n_features)
-        certificate.state(*row_notes(self), reason)
+        certificate.state(*row_notes(self), *objective_reasons(self, plan.n, plan.n_classes, plan.n_features))
         return certificate
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:

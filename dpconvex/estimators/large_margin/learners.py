@@ -63,7 +63,7 @@ LargeMarginTemplate = LargeMarginGaussianTemplate | LargeMarginSoftmaxTemplate
 __all__ = ["CENTROID_LEARNER", "LARGE_MARGIN_MENU", "LargeMarginFacts", "PAIRWISE_LEARNER",
            "SOFTMAX_LEARNER", "TEMPLATES", "auto_lam", "build_template", "certify_prepared",
            "check_consistency", "compose_planned", "compose_with_assignment", "fit_budget", "noise_family",
-           "objective_budget", "objective_part", "plan_fit", "prepare_shape",
+           "objective_budget", "objective_part", "plan_fit", "planned_for", "prepare_shape",
            "released_matrices"]
 
 PAIRWISE_LEARNER = "pairwise"
@@ -419,10 +419,11 @@ TEMPLATES = {PAIRWISE_LEARNER: "large-margin pairwise (PSD)",
 
 
 def _stub_template(est: LargeMarginSettings, plan_n: int | None, C: int, K: int, d: int,
-                   mechanism: Mechanism, budget: Budget, lam: float | None) -> Template:
+                   mechanism: Mechanism, budget: Budget, lam: float | None,
+                   assignment: str = "(plan: not assigned)") -> Template:
     Z, y, components = _stub_rows(C, K, d, plan_n)
-    return build_template(est, Z, y, components, C, K, "(plan: not assigned)", mechanism,
-                          budget, lam=1.0 if lam is None else lam)
+    return build_template(est, Z, y, components, C, K, assignment, mechanism, budget,
+                          lam=1.0 if lam is None else lam)
 
 
 def _centroid_plan(est: LargeMarginSettings, plan: FitPlan) -> tuple[Any, FitPlan]:
@@ -500,8 +501,8 @@ def prepare_shape(est: LargeMarginSettings, plan: FitPlan) -> Prepared:
         inner, inner_plan = _centroid_plan(est, plan)
         return inner.prepare_shape(inner_plan)
     K = resolved_components(est, plan.n, plan.n_classes, plan.n_features)
-    template = _stub_template(est, plan.n, plan.n_classes, K, plan.n_features,
-                              plan.mechanism, objective_part(plan), plan.lam)
+    template = _stub_template(est, plan.n, plan.n_classes, K, plan.n_features, plan.mechanism,
+                              objective_part(plan), plan.lam, planned_for(est, plan).description)
     return Prepared(template=template, meta=LargeMarginFacts(plan.n_features))
 
 
@@ -519,15 +520,19 @@ def certify_prepared(est: LargeMarginSettings, prep: Prepared, plan: FitPlan) ->
     return certificate
 
 
-def compose_planned(est: LargeMarginSettings, plan: FitPlan, objective: Certificate
-                    ) -> Certificate:
-    """A dry run's objective certificate composed with the component assignment of ``plan``
-    from public facts (:func:`~.components.planned_assignment`), as the fit composes them."""
+def planned_for(est: LargeMarginSettings, plan: FitPlan) -> ComponentAssignment:
+    """The component assignment of ``plan`` from public facts (:func:`~.components.planned_assignment`)."""
     kmeans = plan.parts.get(KMEANS)
-    planned = planned_assignment(
+    return planned_assignment(
         est.component_assignment, plan.n_classes,
         resolved_components(est, plan.n, plan.n_classes, plan.n_features), plan.n_features,
         data_norm=float(est.data_norm), epsilon=None if kmeans is None else kmeans.epsilon,
         centers=est.centers, n_iter=int(est.kmeans_iter))
+
+
+def compose_planned(est: LargeMarginSettings, plan: FitPlan, objective: Certificate
+                    ) -> Certificate:
+    """A dry run's objective certificate composed with the planned component assignment, as
+    the fit composes them."""
     requested = float(est.epsilon) if plan.mechanism.private else math.inf
-    return compose_with_assignment(objective, planned, requested)
+    return compose_with_assignment(objective, planned_for(est, plan), requested)
