@@ -179,8 +179,7 @@ class OneVsRestMixin:
                 y_binary = np.where(labels.outside, -1, (labels.index == class_index).astype(int))
                 sub_plan = plan.sub_plans[class_index]
                 prepared = binary_model.prepare(X, y_binary, sub_plan, context=binary_context)
-                models.append(binary_model.fit_prepared(prepared, sub_plan,
-                                                        context=binary_context))
+                models.append(binary_model.fit_prepared(prepared, sub_plan, context=binary_context))
                 certificates.append(binary_model.certificate_)
             certificate = self._composed(certificates, epsilon_per_class,
                                          [f"class {label!r}" for label in classes.tolist()],
@@ -461,6 +460,11 @@ class LinearPlanMixin:
         """The mechanism object the parameters ask for (:meth:`_mechanism_and_budget`)."""
         return self._mechanism_and_budget()[0]
 
+    def _validate_params(self) -> None:
+        """The table, then the mechanism against the menu and δ (refused by name)."""
+        super()._validate_params()  # type: ignore[misc]
+        self._mechanism_and_budget()
+
     def _norm_bound(self) -> float:
         """q̃ = sqrt(q² + s²) with the intercept column (the appended s is part of every row)."""
         q = float(self.data_norm)
@@ -631,13 +635,12 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         "delta": DELTA,  # against the mechanism: in the plan (_mechanism_and_budget)
         "lam": LAM,
         "data_norm": DATA_NORM,
-        "mechanism": NoValidation("built (and named in errors) by the plan (_mechanism_and_budget)"),
+        "mechanism": NoValidation("built (and named in errors) by _validate_params"),
         "fit_intercept": Bool(),
         "intercept_scaling": Float(),  # s > 0 (privacy-row-scaling)
         "solver": SOLVER,
         "random_state": RANDOM_STATE,
-        "optimality_tol": OPTIMALITY_TOL,
-        "max_iter": MAX_ITER_RULE,
+        "optimality_tol": OPTIMALITY_TOL, "max_iter": MAX_ITER_RULE,
         "accountant": ACCOUNTANT,
         "classes": CLASSES,
         "unknown_labels": LABEL_POLICY,

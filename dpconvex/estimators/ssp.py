@@ -135,7 +135,7 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
         "fit_intercept": Bool(),
         "intercept_scaling": Float(),
         "lam": LAM,
-        "mechanism": NoValidation("built (and named in errors) by the plan (_mechanism_and_budget)"),
+        "mechanism": NoValidation("built (and named in errors) by _validate_params"),
         "random_state": RANDOM_STATE,
         "accountant": ACCOUNTANT,
     }
@@ -152,9 +152,8 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
 
     # ----------------------------------------------------------------- parameters
     def _validate_params(self) -> None:  # type: ignore[override]
-        """The table, then refuse the perturbation mechanisms by name (the squared loss has
-        no bounded slope)."""
-        super()._validate_params()
+        """Refuse the perturbation mechanisms by name (the squared loss has no bounded slope),
+        then the table and the menu."""
         if isinstance(self.mechanism, str) and self.mechanism in PERTURBATION_MECHANISMS:
             raise ParameterError(
                 f"The 'mechanism' parameter of {type(self).__name__} must be 'auto', 'ssp', "
@@ -164,6 +163,7 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
                 "perturbation ('ssp') needs none, and PrivateLinearRegressor(loss='huber') perturbs a loss "
                 "whose slope is bounded. "
                 f"Got {self.mechanism!r} instead.")
+        super()._validate_params()
 
     def _ridge(self, n: int) -> float | None:
         """nΛ for a given ``lam`` (the objective's Λ on the sums), None for the adaptive rule."""

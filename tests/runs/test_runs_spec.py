@@ -65,6 +65,17 @@ def test_noisy_gd_bad_params_name_key_and_fix(tmp_path, params, match):
     assert str(p) in str(ei.value) and "key 'method[0].params'" in str(ei.value)
 
 
+@pytest.mark.parametrize("estimator", ["PrivateLogisticRegression", "PrivateLinearRegression",
+                                       "PrivateLinearRegressor"])
+def test_a_mechanism_off_the_menu_is_refused_when_the_file_is_loaded(tmp_path, estimator):
+    """Not after some fits of the run: the linear learners check their menu with the table."""
+    text = NGD.replace('estimator = "NoisyGradientDescent"', f'estimator = "{estimator}"').replace(
+        "{ delta = 1e-5, steps = 50, radius = 10.0 }", '{ mechanism = "bogus" }')
+    with pytest.raises(ProblemError, match="The 'mechanism' parameter of .*Got 'bogus'") as ei:
+        load_problem(_write(tmp_path, "menu.toml", text))
+    assert "key 'method[0].params'" in str(ei.value)
+
+
 def test_list_shows_valid_problems_when_one_file_is_invalid(tmp_path, monkeypatch, capsys):
     folder = tmp_path / "probs"
     _write(folder, "a_ngd.toml", NGD)

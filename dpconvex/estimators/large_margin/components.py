@@ -275,9 +275,9 @@ def assign_components(method: str | None, X: np.ndarray, y: np.ndarray, n_classe
         rows = np.flatnonzero(y == class_index)
         if rows.size < K:  # a non-private mode: its refusal may read the data
             raise DataValidationError(
-                f"component_assignment='gmm_nonprivate' fits {K} components to each class's "
-                f"records, and class index {class_index} has fewer. Use fewer n_components, or "
-                "'nearest_public_center' (private, any class size).")
+                f"assign_components: component_assignment='gmm_nonprivate' fits {K} components "
+                f"to each class's records, and class index {class_index} has fewer. Use fewer "
+                "n_components, or 'nearest_public_center' (private, any class size).")
         mixture = GaussianMixture(n_components=K, random_state=seed, reg_covar=1e-4).fit(X[rows])
         components[rows] = mixture.predict(X[rows])
         component_centers[class_index] = mixture.means_
