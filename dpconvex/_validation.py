@@ -47,18 +47,9 @@ def _interval(low: float, high: float, low_inclusive: bool, high_inclusive: bool
     return f"{'[' if low_inclusive else '('}{low:g}, {top}{']' if high_inclusive else ')'}"
 
 
-def check_float(
-    name: str,
-    value: Any,
-    owner: str,
-    *,
-    low: float = 0.0,
-    high: float = math.inf,
-    low_inclusive: bool = False,
-    high_inclusive: bool = False,
-    allow_inf: bool = False,
-    magnitude: bool = True,
-) -> float:
+def check_float(name: str, value: Any, owner: str, *, low: float = 0.0, high: float = math.inf,
+                low_inclusive: bool = False, high_inclusive: bool = False, allow_inf: bool = False,
+                magnitude: bool = True) -> float:
     """Return ``value`` as a float in the stated interval, or raise :class:`ParameterError`.
 
     ``value`` is an int, float, NumPy scalar or ``Fraction``: bool, non-numbers and numbers

@@ -120,18 +120,12 @@ class AuditResult:
         return float(self.epsilon_lower_bound)
 
 
-def epsilon_lower_bound(
-    outputs_D: Any,
-    outputs_Dprime: Any,
-    *,
-    statistic: Callable[[np.ndarray], float] | None,
-    threshold: float | None = None,
-    direction: str | None = None,
-    confidence: float = 0.95,
-    delta: float = 0.0,
-    selection_fraction: float = 0.5,
-    quantiles: Sequence[float] | None = None,
-) -> AuditResult:
+def epsilon_lower_bound(outputs_D: Any, outputs_Dprime: Any, *,
+                        statistic: Callable[[np.ndarray], float] | None,
+                        threshold: float | None = None, direction: str | None = None,
+                        confidence: float = 0.95, delta: float = 0.0,
+                        selection_fraction: float = 0.5, quantiles: Sequence[float] | None = None
+                       ) -> AuditResult:
     """Clopper–Pearson lower bound on ε from outputs on two adjacent data sets.
 
     E = {statistic(o) > threshold} or its complement; the bound is max(0, ln(p_lo/q_hi)),
@@ -262,19 +256,11 @@ def _run(mechanism: Callable[[Any, np.random.Generator], Any], data: Any, n_runs
     return out.reshape(n_runs, -1)
 
 
-def audit(
-    mechanism: Callable[[Any, np.random.Generator], Any],
-    D: Any,
-    D_prime: Any,
-    *,
-    n_runs: int,
-    confidence: float = 0.95,
-    statistic: Callable[[np.ndarray], float] | None = None,
-    random_state: RandomStateLike = None,
-    delta: float = 0.0,
-    selection_fraction: float = 0.5,
-    quantiles: Sequence[float] | None = None,
-) -> AuditResult:
+def audit(mechanism: Callable[[Any, np.random.Generator], Any], D: Any, D_prime: Any, *,
+          n_runs: int, confidence: float = 0.95,
+          statistic: Callable[[np.ndarray], float] | None = None,
+          random_state: RandomStateLike = None, delta: float = 0.0, selection_fraction: float = 0.5,
+          quantiles: Sequence[float] | None = None) -> AuditResult:
     """Audit a mechanism on an adjacent pair: a lower bound on its ε ([JUO20]_, [NST+21]_).
 
     Runs ``mechanism(D, rng)`` and ``mechanism(D_prime, rng)`` ``n_runs`` times each (or

@@ -210,12 +210,9 @@ def _scale_numeric(x: np.ndarray, lo: float, hi: float, log: bool) -> np.ndarray
     return x
 
 
-def encode_parts(
-    schema: PublicSchema,
-    numeric: Mapping[str, np.ndarray],
-    codes: Mapping[str, np.ndarray],
-    binary: Mapping[str, np.ndarray] | None = None,
-) -> np.ndarray:
+def encode_parts(schema: PublicSchema, numeric: Mapping[str, np.ndarray],
+                 codes: Mapping[str, np.ndarray], binary: Mapping[str, np.ndarray] | None = None
+                ) -> np.ndarray:
     """The encoded rows (n_records, schema.n_features), each of norm at most 1, from checked
     columns: the shared last step of :class:`PublicEncoder` and
     :func:`encode`.
@@ -493,11 +490,8 @@ def _numeric_column(values: object, column: str, caller: str) -> np.ndarray:
     return x
 
 
-def encode(
-    schema: PublicSchema,
-    numeric_values: Mapping[str, np.ndarray],
-    codes: Mapping[str, np.ndarray] | None = None,
-) -> np.ndarray:
+def encode(schema: PublicSchema, numeric_values: Mapping[str, np.ndarray],
+           codes: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
     """The rows of :class:`PublicEncoder` from columns already split by kind (no binary ones),
     through :func:`encode_parts`, the encoder's last step.
 

@@ -212,13 +212,9 @@ Declaration = Numeric | Categorical | Binary | None
 # The schema
 # --------------------------------------------------------------------------
 
-def norm_divisor(
-    numeric: Mapping[str, tuple[float, float]] | Sequence[object],
-    categories: Mapping[str, Sequence[str]] | None = None,
-    *,
-    centered: bool = False,
-    binary: int = 0,
-) -> float:
+def norm_divisor(numeric: Mapping[str, tuple[float, float]] | Sequence[object],
+                 categories: Mapping[str, Sequence[str]] | None = None, *, centered: bool = False,
+                 binary: int = 0) -> float:
     """Return the public constant every encoded row is divided by.
 
     Each numeric feature lies in ``[0, 1]`` (``[-1/2, 1/2]`` when ``centered``: b = 1/2,

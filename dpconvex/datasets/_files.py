@@ -248,13 +248,8 @@ def _download(url: str, timeout: float) -> bytes:
         return response.read()
 
 
-def fetch_file(
-    filename: str,
-    data_home: str | os.PathLike[str] | None,
-    download: bool,
-    verify_checksum: bool | None,
-    caller: str,
-) -> Path:
+def fetch_file(filename: str, data_home: str | os.PathLike[str] | None, download: bool,
+               verify_checksum: bool | None, caller: str) -> Path:
     """The path of ``filename`` (a key of :data:`DATASET_URLS`) in the folders of
     ``data_home``, checked against its SHA-256 (:func:`verify_file`), else downloaded if
     ``download`` (always checked); a DatasetError opened by ``caller``, the public loader,

@@ -172,15 +172,10 @@ def load_kddcup99_dask(
     return X, LabelArray(np.load(store / "y.npy"), KDDCUP99_CLASSES)
 
 
-def kddcup99_chunk_store(
-    path: str | os.PathLike[str] | None = None,
-    *,
-    chunksize: int = 100_000,
-    data_home: str | os.PathLike[str] | None = None,
-    cache_dir: str | os.PathLike[str] | None = None,
-    download: bool = False,
-    verify_checksum: bool | None = None,
-) -> Path:
+def kddcup99_chunk_store(path: str | os.PathLike[str] | None = None, *, chunksize: int = 100_000,
+                         data_home: str | os.PathLike[str] | None = None,
+                         cache_dir: str | os.PathLike[str] | None = None, download: bool = False,
+                         verify_checksum: bool | None = None) -> Path:
     """The folder of the on-disk chunk store behind :func:`load_kddcup99_dask` (written if needed).
 
     It holds ``X-00000.npy``, ``X-00001.npy``, ... (the encoded rows of each

@@ -111,16 +111,8 @@ class EpsilonSweep:
             labels=labels)
 
 
-def epsilon_sweep(
-    estimator: Any,
-    X: Any,
-    y: Any,
-    epsilons: Sequence[float],
-    *,
-    runs: int = 1,
-    random_state: RandomStateLike = None,
-    warm_start: bool = True,
-) -> EpsilonSweep:
+def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, runs: int = 1,
+                  random_state: RandomStateLike = None, warm_start: bool = True) -> EpsilonSweep:
     """Fit ``estimator`` at every ε of ``epsilons``, ``runs`` times each, on (X, y).
 
     Parameters

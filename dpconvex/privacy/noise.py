@@ -100,12 +100,8 @@ def _symmetric_from_coordinates(coords: np.ndarray, shape: tuple[int, ...]) -> n
     return out.reshape(shape)
 
 
-def norm_gamma(
-    shape: int | Sequence[int],
-    beta: float,
-    random_state: RandomStateLike = None,
-    symmetric: bool = False,
-) -> np.ndarray:
+def norm_gamma(shape: int | Sequence[int], beta: float, random_state: RandomStateLike = None,
+               symmetric: bool = False) -> np.ndarray:
     """Draw b with density ∝ exp(-beta * ||b||), ||.|| the Euclidean (Frobenius) norm.
 
     One draw of :class:`NormGamma`: in p dimensions, radius ``||b|| ~ Gamma(p, 1/beta)``
@@ -154,12 +150,8 @@ def sup_norm_gamma(
     return (radius * rng.uniform(-1.0, 1.0, size=p)).reshape(shape)
 
 
-def exponential_mechanism(
-    utilities: Sequence[float] | np.ndarray,
-    epsilon: float,
-    sensitivity: float = 1.0,
-    random_state: RandomStateLike = None,
-) -> int:
+def exponential_mechanism(utilities: Sequence[float] | np.ndarray, epsilon: float,
+                          sensitivity: float = 1.0, random_state: RandomStateLike = None) -> int:
     """Pick an index with probability ∝ exp(epsilon * u_i / (2 * sensitivity)).
 
     McSherry & Talwar (FOCS 2007). For CMS Alg. 4, ``u_i = -z_i`` with z_i the

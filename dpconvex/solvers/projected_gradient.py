@@ -43,17 +43,9 @@ FunGrad = Callable[[np.ndarray], tuple[float, np.ndarray]]
 Project = Callable[[np.ndarray], np.ndarray]
 
 
-def accelerated_projected_gradient(
-    fun_grad: FunGrad,
-    x0: np.ndarray,
-    *,
-    project: Project,
-    mu: float,
-    L0: float,
-    tol: float = 1e-9,
-    max_iter: int = 20_000,
-    max_seconds: float = math.inf,
-) -> SolveResult:
+def accelerated_projected_gradient(fun_grad: FunGrad, x0: np.ndarray, *, project: Project,
+                                   mu: float, L0: float, tol: float = 1e-9, max_iter: int = 20_000,
+                                   max_seconds: float = math.inf) -> SolveResult:
     """Minimize a μ-strongly convex, smooth J over the convex set with projection ``project``.
 
     Parameters

@@ -88,19 +88,10 @@ def public_centers(n_classes: int, n_components: int, n_features: int, radius: f
     return directions * radii
 
 
-def dp_kmeans(
-    X: np.ndarray,
-    y: np.ndarray,
-    n_classes: int,
-    n_components: int,
-    *,
-    epsilon: float | None,
-    data_norm: float,
-    n_iter: int = 3,
-    init_centers: np.ndarray | None = None,
-    random_state: RandomStateLike = None,
-    seeded: bool | None = None,
-) -> tuple[np.ndarray, Certificate]:
+def dp_kmeans(X: np.ndarray, y: np.ndarray, n_classes: int, n_components: int, *,
+              epsilon: float | None, data_norm: float, n_iter: int = 3,
+              init_centers: np.ndarray | None = None, random_state: RandomStateLike = None,
+              seeded: bool | None = None) -> tuple[np.ndarray, Certificate]:
     """Per-class differentially private k-means (noisy Lloyd iterations).
 
     Each of the ``n_iter`` iterations assigns every record to the nearest current center of
@@ -130,17 +121,9 @@ def dp_kmeans(
     return released.theta, released.certificate
 
 
-def planned_assignment(
-    method: str | None,
-    n_classes: int,
-    n_components: int,
-    n_features: int,
-    *,
-    data_norm: float,
-    epsilon: float | None = None,
-    centers: np.ndarray | None = None,
-    n_iter: int = 3,
-) -> ComponentAssignment:
+def planned_assignment(method: str | None, n_classes: int, n_components: int, n_features: int, *,
+                       data_norm: float, epsilon: float | None = None,
+                       centers: np.ndarray | None = None, n_iter: int = 3) -> ComponentAssignment:
     """The assignment a fit makes by ``method``, from public facts only (no rows, no noise).
 
     Its method, privacy, ε, description and, for "dp_kmeans", the k-means step's
