@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ from dpconvex import (
     Certificate,
     NoisyGradientDescent,
     PrivateGridSearch,
+    PrivacyWarning,
     PrivateLogisticRegression,
 )
 from dpconvex.errors import DataValidationError, ParameterError, PrivacyError
@@ -276,6 +278,23 @@ def test_certificate_does_not_depend_on_the_number_of_runs(monkeypatch):
         s = PrivateRandomSearch(Mistakes(), {"k": [0]}, epsilon=1.0, random_state=0).fit(X, y)
         dicts.append(s.certificate_.to_dict())
     assert dicts[0] == dicts[1]
+
+
+def test_the_warnings_do_not_depend_on_the_number_of_runs(monkeypatch):
+    """Each run's "noise is large" warning would count K, which the theorem keeps hidden:
+    only the released run's warnings are shown (here one, whatever K is)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3)) * 0.3
+    y = (X[:, 0] > 0).astype(int)
+    shown = []
+    for k in (1, 7):
+        monkeypatch.setattr(Repetitions, "sample", lambda self, rng, k=k: k)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            PrivateRandomSearch(PrivateLogisticRegression(classes=[0, 1]), {"lam": [0.01, 0.1]},
+                                epsilon=0.2, random_state=0).fit(X, y)
+        shown.append([str(w.message) for w in caught if issubclass(w.category, PrivacyWarning)])
+    assert len(shown[0]) == len(shown[1]) == 1 and "noise is large" in shown[0][0]
 
 
 def test_certify_matches_fit_accounting():

@@ -22,6 +22,7 @@ References
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -259,15 +260,18 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             split = Parts(X_checked, y_checked, [train, validation])
             (X_train, y_train), (X_validation, y_validation) = split[0], split[1]
             k_runs = repetitions.sample(noise_rng)  # public randomness; never stored or released
-            best: tuple[float, int, Any, Certificate] | None = None
+            best: tuple[float, int, Any, Certificate, list[Any]] | None = None
             for _ in range(k_runs):
                 index = int(noise_rng.integers(m))
                 candidate = clone(self.estimator)
                 children = [noise_rng.spawn(1)[0] for _ in self._keys("random_state")]
                 candidate.set_params(**candidates[index], **overrides)
-                fit_with(candidate, X_train, y_train, context,
-                         [(noise_owner, NoiseSource(child, noise.seeded)) for noise_owner, child
-                          in zip(self._noise_owners(candidate), children, strict=True)])
+                with warnings.catch_warnings(record=True) as caught:  # their count would tell K
+                    warnings.simplefilter("always")
+                    fit_with(candidate, X_train, y_train, context,
+                             [(noise_owner, NoiseSource(child, noise.seeded)) for noise_owner, child
+                              in zip(self._noise_owners(candidate), children, strict=True)])
+                    run_mistakes = mistakes(candidate, X_validation, y_validation, f"{owner}.fit")
                 certificate = _find_certificate(candidate, owner)
                 if (not certificate.private or certificate.delta != 0.0
                         or certificate.epsilon > eps1):
@@ -277,13 +281,15 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                         f"within the per-run budget ({eps1:g}, 0) ({certificate.mechanism}). "
                         "Random-repetition "
                         "selection needs pure epsilon-DP private candidates.")
-                run_mistakes = mistakes(candidate, X_validation, y_validation, f"{owner}.fit")
                 score = (-float(run_mistakes + discrete_laplace(eps1, noise_rng))
                          + float(noise_rng.uniform()))
                 if best is None or score > best[0]:
-                    best = (score, index, candidate, certificate)
+                    best = (score, index, candidate, certificate, caught)
             assert best is not None  # K >= 1
-            _, best_index, model, run_certificate = best
+            _, best_index, model, run_certificate, shown = best
+            for caught_warning in shown:  # the released run's warnings only
+                warnings.warn_explicit(caught_warning.message, caught_warning.category,
+                                       caught_warning.filename, caught_warning.lineno)
             certificate = self._certificate(f"{owner}.fit", epsilon, eps1, repetitions,
                                             run_certificate, m, [train.size, validation.size])
             if labels is not None:
