@@ -8,6 +8,7 @@ the non-private baseline ``mechanism="none"``.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -121,3 +122,34 @@ def test_nonprivate_mixture_with_gmm_states_the_gaussian_mixture():
     text = str(est.certificate_)
     assert not est.certificate_.private and "guarantee: NONE" in text
     assert "-DP" not in text and "GaussianMixture" in text
+
+
+PREPROCESSING = "preprocessing that reads the data is not covered"
+
+
+@pytest.mark.parametrize("make", [
+    lambda: dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1]),
+    lambda: dp.NoisyGradientDescent(epsilon=1.0, steps=20, classes=[0, 1]),
+    lambda: dp.PrivateGaussianCentroid(epsilon=1.0, classes=[0, 1]),
+    lambda: dp.PrivateGaussianNB(epsilon=1.0, classes=[0, 1], feature_range=(-1, 1)),
+    lambda: dp.PrivateLargeMarginGaussian(epsilon=1.0, classes=[0, 1]),
+    lambda: dp.PrivateLinearRegression(epsilon=1.0, label_range=(-1, 1)),
+    lambda: dp.PrivateLinearRegressor(epsilon=1.0, loss="huber", label_range=(-1, 1)),
+    lambda: dp.PrivateRegressor(epsilon=0.1, label_range=(-1, 1)),  # the private mean alone
+    lambda: dp.PrivateRegressor(epsilon=5.0, label_range=(-1, 1)),
+    lambda: dp.PrivateClassifier(epsilon=1.0, classes=[0, 1]),
+], ids=["logistic", "noisy-gd", "centroid", "nb", "large-margin", "ssp", "huber", "mean",
+        "regressor", "classifier"])
+def test_every_certificate_says_that_preprocessing_reading_the_data_is_not_covered(make):
+    """A user's StandardScaler before the estimator reads the data; the certificate says so."""
+    X, y = _binary(n=400)
+    est = make().set_params(random_state=0)
+    if "label_range" in est.get_params():
+        y = X[:, 0] - X[:, 1]
+
+    def stated(cert):
+        return any(PREPROCESSING in a for a in cert.assumptions) or any(map(stated, cert.parts))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert stated(est.fit(X, y).certificate_)

@@ -180,7 +180,9 @@ class LaplaceMean(Mechanism["BoundedMeanTemplate"]):
                       "(Dwork et al. 2006), snapped to the public grid of its scale, clipped to "
                       "[-1, 1]",
             epsilon_requested=budget.epsilon, epsilon=budget.epsilon, private=True,
-            conditions=list(conditions),
+            conditions=list(conditions), assumptions=[
+                "labels clipped to the public label range and mapped onto [-1, 1] (per-record "
+                "public maps); preprocessing that reads the data is not covered"],
             quantities={"mean sensitivity": cal.sensitivity,
                         "laplace scale": cal.extra["laplace scale"], "records": template.n})
 

@@ -333,7 +333,7 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
             assumptions=[
                 "adjacency: replace one record (row and label)",
                 f"rows x~ = [clip(x, q), s] with ||x~|| <= {q:.6g} and labels u in [-1, 1]: "
-                "per-record public maps",
+                "per-record public maps; preprocessing that reads the data is not covered",
                 released,
                 "theta = (P(A~) + lambda I)^-1 b~, P the projection onto the PSD cone (with an "
                 "intercept column: its public entry n s^2 of A, b~'s intercept coordinate "
