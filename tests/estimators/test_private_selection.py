@@ -372,3 +372,24 @@ def test_a_class_and_sample_weight_are_refused_by_name():
     with pytest.raises(ParameterError,
                        match=r"fit: got \['sample_weight'\]; it takes X and y only.*sensitivity"):
         PrivateLogisticRegression(classes=[0, 1]).fit(X, y, sample_weight=np.ones(len(y)))
+
+
+@pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
+def test_certify_gives_the_candidates_the_public_label_set_as_fit_does(search):
+    """Not the set of each candidate's part of y: a record moved to a third declared class
+    changes neither the dry run nor its warnings, and both dry runs certify one-vs-rest."""
+    rng = np.random.default_rng(0)
+    X = 0.4 * rng.normal(size=(120, 3))
+    y = (X[:, 0] > 0).astype(int)
+    certified = []
+    for row in (0, 119):  # a row of a candidate's part, whichever the search certifies on
+        neighbour = y.copy()
+        neighbour[row] = 2
+        for labels in (y, neighbour):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                cert = search(PrivateLogisticRegression(), {"lam": [0.01, 0.1]}, epsilon=1.0,
+                              classes=[0, 1, 2]).certify(X, labels)
+            assert not caught, [str(w.message) for w in caught]
+            certified.append(str(cert))
+    assert len(set(certified)) == 1 and "one-vs-rest" in certified[0]

@@ -301,8 +301,14 @@ class SelectedEstimator:
             overrides.update({key: list(labels.classes) for key in self._keys("classes")})
         return overrides, labels
 
+    def _certify_labels(self, y: Any, unknown: str, owner: str) -> Any:
+        """The label set a fit gives every candidate: the public one, else read once from y."""
+        if not self._keys("classes"):
+            return None
+        return encode_labels(y, self._public_classes(owner), f"{owner}.certify", unknown_labels=unknown)
+
     def _certified(self, params: dict[str, Any], epsilon: float, unknown: str, rows: Any,
-                   owner: str) -> Certificate:
+                   owner: str, labels: Any) -> Certificate:
         """The certificate a candidate's fit on ``rows`` (its part) would carry (a dry run)."""
         if not hasattr(self.estimator, "certify"):
             raise ParameterError(
@@ -311,7 +317,9 @@ class SelectedEstimator:
                 "instead.")
         candidate = clone(self.estimator).set_params(
             **params, **{self._epsilon_key(owner): epsilon},
-            **{key: unknown for key in self._keys("unknown_labels")})
+            **{key: unknown for key in self._keys("unknown_labels")},
+            **{key: self.random_state for key in self._keys("random_state")},
+            **{key: list(labels.classes) for key in self._keys("classes") if labels is not None})
         return candidate.certify(*rows)
 
     def _noise(self, owner: str, given: NoiseSource | None) -> NoiseSource:
@@ -529,13 +537,14 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         epsilon, unknown = self._checked(owner)
         candidates = self._grid_candidates(owner)
         X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self.estimator)
+        labels = self._certify_labels(y_checked, unknown, owner)
         public = self.public_validation is not None
         m = len(candidates)
         parts = np.array_split(np.arange(X_checked.shape[0]), m if public else m + 1)
         rows = Parts(X_checked, y_checked, parts)
         candidates = self._grid_candidates(
             owner, (X_checked.shape[0] // len(parts), X_checked.shape[1]), epsilon)
-        certificates = [self._certified(params, epsilon, unknown, rows[index], owner)
+        certificates = [self._certified(params, epsilon, unknown, rows[index], owner, labels)
                         for index, params in enumerate(candidates)]
         if public:
             selection = Certificate(
@@ -544,8 +553,10 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         else:
             selection = release(SelectionTemplate(np.zeros(m), 1.0, int(parts[-1].size)),
                                 "exponential", Budget(epsilon), dry_run=True).certificate
-        return self._certificate(f"{owner}.certify", epsilon, certificates, selection, m,
-                                 [int(part.size) for part in parts], public)
+        certificate = self._certificate(f"{owner}.certify", epsilon, certificates, selection, m,
+                                        [int(part.size) for part in parts], public)
+        certificate.state(labels.assumption if labels is not None else None)
+        return certificate
 
     def _public_set(self, owner: str, d: int) -> tuple[np.ndarray, np.ndarray]:
         public_validation = self.public_validation

@@ -376,7 +376,10 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         train_index = np.arange(n_val, n)
         candidates = self._candidates(f"{owner}.certify", train_index.size, X_checked.shape[1],
                                       eps1)
+        labels = self._certify_labels(y_checked, self.unknown_labels, owner)
         run_certificate = self._certified(candidates[0], eps1, self.unknown_labels,
-                                          Parts(X_checked, y_checked, [train_index])[0], owner)
-        return self._certificate(f"{owner}.certify", epsilon, eps1, repetitions, run_certificate,
-                                 len(candidates), [train_index.size, n_val])
+                                          Parts(X_checked, y_checked, [train_index])[0], owner, labels)
+        certificate = self._certificate(f"{owner}.certify", epsilon, eps1, repetitions,
+                                        run_certificate, len(candidates), [train_index.size, n_val])
+        certificate.state(labels.assumption if labels is not None else None)
+        return certificate
