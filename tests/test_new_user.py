@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -84,3 +85,22 @@ def test_verbose_progress_goes_to_stderr_and_is_not_stored(capsys):
             X, (y > 0).astype(int))
         err = capsys.readouterr().err
     assert "solved and accepted by the accuracy check" in err and "no solve" not in err
+
+
+def test_the_first_level_of_progress_is_the_same_for_neighbouring_data(capsys):
+    """Level 1 names the steps only: a record outside the label set (left out with
+    unknown_labels="ignore") changed the count of a class sum's rows that it printed."""
+    from dpconvex.errors import verbosity
+
+    rng = np.random.default_rng(0)
+    X = 0.4 * rng.normal(size=(120, 3))
+    y = (X[:, 0] > 0).astype(int)
+    neighbour = y.copy()
+    neighbour[-1] = 99
+    shown = []
+    for labels in (y, neighbour):
+        with verbosity(1):
+            dp.PrivateGaussianCentroid(epsilon=1.0, classes=[0, 1], unknown_labels="ignore",
+                                       random_state=7).fit(X, labels)
+        shown.append(re.sub(r"\[dpconvex +[0-9.]+ s\]", "", capsys.readouterr().err))
+    assert shown[0] and shown[0] == shown[1]

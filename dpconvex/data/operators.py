@@ -383,7 +383,8 @@ class ScaledRows:
     def row_norms(self) -> np.ndarray:
         """||[s_i x_i, t_i]|| from the stored rows' norms (``np.hypot``: no overflow)."""
         norms = self.base.row_norms() if self.base_norms is None else self.base_norms
-        out = np.abs(self.scale) * norms
+        with np.errstate(invalid="ignore"):  # a record's warning would tell its norm
+            out = np.abs(self.scale) * norms
         if self.zeroed is not None:
             out[self.zeroed] = 0.0  # 0 · inf for a stored row whose norm overflows
         return out if self.column is None else np.hypot(out, self.column)

@@ -36,7 +36,8 @@ def check_rows(X: Any, y: Any, caller: str, estimator: Any) -> tuple[Any, np.nda
 
 
 def _predict_block(model: Any, block: np.ndarray) -> np.ndarray:
-    return np.asarray(model.predict(block))
+    with np.errstate(all="ignore"):  # as :func:`predicted`
+        return np.asarray(model.predict(block))
 
 
 class Parts:
@@ -84,9 +85,11 @@ class Parts:
 
 def predicted(model: Any, X: Any) -> np.ndarray:
     """``model.predict(X)`` as an ndarray; for a Dask array or DataFrame, predicted per chunk
-    (per partition) on the workers, the labels concatenated in row order."""
+    (per partition) on the workers, the labels concatenated in row order. numpy's overflow
+    warnings are off: a validation record near the float range would switch them on."""
     if not is_dask_collection(X):
-        return np.asarray(model.predict(X))
+        with np.errstate(all="ignore"):
+            return np.asarray(model.predict(X))
     import dask
 
     from ..data.dask_rows import compute

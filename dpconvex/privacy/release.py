@@ -185,8 +185,8 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
     solver_backend = None if not mechanism.solves else (
         backend if hasattr(backend, "solve") else get_backend(backend, template))
     noise_rng = check_random_state(rng, "release", "rng")
-    say(f"{mechanism.name}: noise drawn, solving {template.name} (n = {template.n}) with "
-        f"backend {getattr(solver_backend, 'name', 'none')}")
+    say(f"{mechanism.name}: noise drawn, solving {template.name} with backend "
+        f"{getattr(solver_backend, 'name', 'none')}")  # no n: a class sum's counts its kept rows
     try:
         theta, solve_result, noised = mechanism.run(template, calibration, solver_backend,
                                                     noise_rng, warm_start=warm_start,

@@ -550,3 +550,20 @@ def test_a_bad_label_set_is_refused_by_the_front_doors_name_whether_guarded_or_n
         assert "PrivateClassifier" in str(caught.value), (safeguard, classes)
         assert not any(learner in str(caught.value) for learner in
                        ("Centroid", "LargeMargin", "GaussianNB", "HuberSVM", "NoisyGradient"))
+
+
+def test_a_record_near_the_float_range_switches_no_numpy_warning():
+    """Wherever it falls (fitting or validation part), a row of 1.7e308 (its norm and its
+    decision values overflow) leaves the fit's and the dry run's warnings as they were."""
+    rng = np.random.default_rng(0)
+    X = 0.4 * rng.normal(size=(120, 3))
+    y = (X[:, 0] > 0).astype(int)
+    for row in range(0, 120, 7):
+        neighbour = X.copy()
+        neighbour[row] = 1.7e308
+        est = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], random_state=7)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            est.fit(neighbour, y)
+            est.certify(neighbour, y)
+        assert not [str(w.message) for w in caught if w.category is RuntimeWarning], row

@@ -23,8 +23,8 @@ from dpconvex import (
     BudgetAccountant,
     Certificate,
     NoisyGradientDescent,
-    PrivateGridSearch,
     PrivacyWarning,
+    PrivateGridSearch,
     PrivateLogisticRegression,
 )
 from dpconvex.errors import DataValidationError, ParameterError, PrivacyError
