@@ -50,7 +50,7 @@ from ..data.operators import canonical_csr, row_norms
 from ..data.preprocess import clip_rows
 from ..data.validation import LABEL_POLICY, LabelSet, check_array
 from ..errors import ParameterError, note_clipped
-from ..privacy.budget import Budget, Certificate, RowMap
+from ..privacy.budget import DELTA_RULE, Budget, Certificate, RowMap, default_delta
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
 from ..privacy.mechanisms.gaussian import class_sum_matrix
@@ -70,17 +70,10 @@ from .base import (
     PrivateEstimator,
 )
 
-__all__ = ["DEFAULT_DELTA", "DELTA_RULE", "PRIORS", "WITHIN_FLOOR", "BallRows",
+__all__ = ["PRIORS", "WITHIN_FLOOR", "BallRows",
            "ClassSumEstimator", "ClassSumTemplate", "PrivateGaussianCentroid", "Priors",
-           "class_priors", "default_delta", "label_rows", "prior_penalty",
+           "class_priors", "label_rows", "prior_penalty",
            "within_class_variance"]
-
-#: The largest δ the default rule uses (the δ of the measurements in
-#: docs/privacy/large_margin_softmax.md#privacy-centroid-switch).
-DEFAULT_DELTA = 1e-5
-
-#: The certificate line when δ was set by the public rule.
-DELTA_RULE = "delta chosen by the public rule min(1e-5, 1/n^2) (n, the number of rows, public)"
 
 #: The public map of a record to its feature vector, for the certificate.
 FEATURE_MAP = ("feature map u = clip(x, data_norm) / data_norm (per record, public), so "
@@ -293,11 +286,6 @@ def label_rows(X: Any, labels: Any) -> Any:
 
     index_column = da.from_array(index.astype(float)[:, None], chunks=(X.chunks[0], 1))
     return DaskRows(da.concatenate([X, index_column], axis=1))
-
-
-def default_delta(n: int) -> float:
-    """δ = min(1e-5, 1/n²): the public rule of ``delta=None`` (n is public under replace-one)."""
-    return min(DEFAULT_DELTA, 1.0 / (float(n) * float(n)))
 
 
 class ClassSumTemplate:

@@ -71,9 +71,10 @@ from ..errors import (
     user_stacklevel,
 )
 
-__all__ = ["BUDGET_RTOL", "SEEDED", "Budget", "BudgetAccountant", "Certificate", "Condition", "Hold",
+__all__ = ["BUDGET_RTOL", "DEFAULT_DELTA", "DELTA_RULE", "SEEDED", "Budget", "BudgetAccountant",
+           "Certificate", "Condition", "Hold",
            "LabelSource", "LamRule", "Reservation", "RowMap", "Spend", "compose_parallel",
-           "compose_sequential", "delta_rows_note", "has_positive_delta", "hold_budget",
+           "compose_sequential", "default_delta", "delta_rows_note", "has_positive_delta", "hold_budget",
            "remaining", "reserve_budget", "split_budget", "split_even"]
 
 
@@ -116,6 +117,27 @@ class Budget:
     def unlimited(cls) -> Budget:
         """The budget of a non-private fit (ε = ∞, δ = 0)."""
         return cls(math.inf, 0.0)
+
+
+#: The largest δ of the rule of ``delta=None`` (the δ of the measurements in
+#: docs/privacy/large_margin_softmax.md#privacy-centroid-switch).
+DEFAULT_DELTA = 1e-5
+
+#: The certificate line when δ was set by the public rule.
+DELTA_RULE = "delta chosen by the public rule min(1e-5, 1/n^2) (n, the number of rows, public)"
+
+
+def default_delta(n: int) -> float:
+    """δ = min(1e-5, 1/n²): the public rule of ``delta=None`` for the estimators that exist
+    only as (ε, δ) mechanisms (n is public under replace-one adjacency).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.budget import default_delta
+    >>> default_delta(1000), default_delta(100)
+    (1e-06, 1e-05)
+    """
+    return min(DEFAULT_DELTA, 1.0 / (float(n) * float(n)))
 
 
 def remaining(total: float, spent: float) -> float:

@@ -19,13 +19,13 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import dpconvex as dp
 from dpconvex.audit import EstimatorMechanism, audit
 from dpconvex.errors import BudgetError, ParameterError, PrivacyWarning
-from dpconvex.estimators.centroids import ClassSumTemplate, default_delta
+from dpconvex.estimators.centroids import ClassSumTemplate
 from dpconvex.privacy.accounting.analytic_gaussian import (
     analytic_gaussian_delta,
     analytic_gaussian_sigma,
     classical_gaussian_sigma,
 )
-from dpconvex.privacy.budget import Budget
+from dpconvex.privacy.budget import Budget, default_delta
 from dpconvex.privacy.mechanisms import MECHANISMS
 from dpconvex.privacy.mechanisms.gaussian import (
     ClassSumGaussian,

@@ -376,7 +376,7 @@ def test_a_class_and_sample_weight_are_refused_by_name():
 
 @pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
 def test_certify_gives_the_candidates_the_public_label_set_as_fit_does(search):
-    """Not the set of each candidate's part of y: a record moved to a third declared class
+    """Not the set of each candidate's part of y: a record relabelled to a third declared class
     changes neither the dry run nor its warnings, and both dry runs certify one-vs-rest."""
     rng = np.random.default_rng(0)
     X = 0.4 * rng.normal(size=(120, 3))
@@ -393,3 +393,28 @@ def test_certify_gives_the_candidates_the_public_label_set_as_fit_does(search):
             assert not caught, [str(w.message) for w in caught]
             certified.append(str(cert))
     assert len(set(certified)) == 1 and "one-vs-rest" in certified[0]
+
+
+def test_a_candidates_auto_delta_is_held_before_the_data_are_read():
+    """Noisy gradient descent's δ = None is a δ > 0 of its part's size: the grid search holds
+    it (a pure ledger refuses before any candidate reads its part), and random repetition
+    refuses it by name before any run."""
+    import dpconvex as dp
+
+    rng = np.random.default_rng(0)
+    X = 0.4 * rng.normal(size=(300, 3))
+    y = (X[:, 0] > 0).astype(int)
+    grid = PrivateGridSearch(NoisyGradientDescent(epsilon=1.0, steps=10), {"clip": [0.5, 1.0]},
+                             epsilon=0.5, classes=[0, 1], accountant=BudgetAccountant(1.0))
+    with dp.collect_diagnostics() as diag, pytest.raises(dp.BudgetError, match="pure epsilon-DP"):
+        grid.fit(X, y)
+    assert not [note for note in diag.notes if note.owner == "NoisyGradientDescent"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        held = grid.set_params(accountant=BudgetAccountant(1.0, 1e-3)).fit(X, y).certificate_
+    assert held.delta == pytest.approx(1 / 100**2)  # parts of 100 rows, δ = 1/n² each
+    search = PrivateRandomSearch(NoisyGradientDescent(epsilon=1.0, steps=10), {"clip": [0.5, 1.0]},
+                                 epsilon=1.0, classes=[0, 1])
+    with dp.collect_diagnostics() as diag, pytest.raises(ParameterError, match="spends delta > 0"):
+        search.fit(X, y)
+    assert not [note for note in diag.notes if note.owner == "NoisyGradientDescent"]

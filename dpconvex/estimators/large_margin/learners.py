@@ -31,7 +31,15 @@ import numpy as np
 from ..._validation import LAM, Auto, Constraint, Float, _short_repr, check_float
 from ...errors import ParameterError, PrivacyError
 from ...objectives.losses import Frobenius, HuberHinge
-from ...privacy.budget import Budget, Certificate, LamRule, RowMap, compose_sequential, remaining
+from ...privacy.budget import (
+    Budget,
+    Certificate,
+    LamRule,
+    RowMap,
+    compose_sequential,
+    default_delta,
+    remaining,
+)
 from ...privacy.mechanisms import Mechanism, MechanismMenu, require_noise_report
 from ...privacy.mechanisms.base import half_epsilon_modulus, hessian_trace_bound, resolve_mechanism
 from ...privacy.release import release
@@ -85,8 +93,6 @@ AUTO_LAM_FLOOR = 1e-4
 LAM_RULE = (f"lam='auto': max({AUTO_LAM_FLOOR:g}, mu_half, {AUTO_LAM_KAPPA:g} * s / n), "
             "s the public per-coordinate noise scale "
             "(docs/privacy/large_margin_softmax.md#privacy-softmax-lambda-rule)")
-#: δ of ``delta=None`` with an (ε, δ) mechanism: min(DEFAULT_DELTA, 1/n²).
-DEFAULT_DELTA = 1e-5
 #: Largest ``gamma``. The trace term's gradient γI outweighs the whole loss gradient (at
 #: most C − 1 in norm: |ℓ′| <= 1, ‖zzᵀ‖ <= 1) once γ > C − 1, so the Ψ blocks are already
 #: 0 well below this; above it the solver's conditioning fails (a capped, refused solve
@@ -216,7 +222,7 @@ def fit_budget(est: LargeMarginSettings, mech: Mechanism, epsilon: float, n: int
         return Budget.unlimited()
     if mech.pure:
         return Budget(epsilon)
-    delta = est.delta if est.delta is not None else min(DEFAULT_DELTA, 1.0 / (float(n) ** 2))
+    delta = est.delta if est.delta is not None else default_delta(n)
     return Budget(epsilon, float(delta))
 
 

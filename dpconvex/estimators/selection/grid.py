@@ -204,6 +204,19 @@ class SelectedEstimator:
             grid = auto_lam_grid(self.estimator, part[0], part[1], epsilon, owner)
         return _check_param_grid(grid, valid, owner)
 
+    def _planned_delta(self, part: tuple[Any, Any], epsilon: float, owner: str) -> float:
+        """The largest δ a candidate's plan spends on a part of ``part`` = (rows, features)
+        (an estimator's "auto" δ included), from public facts: the part's shape and the
+        public label set (0 where these or a plan are not at hand). A bad candidate is
+        refused here, by its own name, before any candidate is fitted."""
+        multi = getattr(self.estimator, "_reads_label_set", True)
+        classes = self._public_classes(owner) if multi else [0]
+        if not hasattr(self.estimator, "plan") or classes is None or not isinstance(part[0], int):
+            return 0.0
+        return max((clone(self.estimator).set_params(**params, **{self._epsilon_key(owner): epsilon})
+                    .plan(part[0], len(classes), int(part[1])).budget.delta
+                    for params in self._grid_candidates(owner, part, epsilon)), default=0.0)
+
     def _checked(self, owner: str) -> tuple[float, str]:
         """(ε, ``unknown_labels``), checked, after checking the estimator has one ``epsilon``."""
         epsilon = check_float("epsilon", self.epsilon, owner)
@@ -450,6 +463,10 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         delta_keys = self._keys("delta")
         delta_requested = max((float(candidate.get(key, base[key]) or 0.0)
                                for candidate in candidates for key in delta_keys), default=0.0)
+        n, d = (getattr(X, "shape", None) or (None, None))[:2]  # the smallest candidate's part
+        part = (min(np.array_split(np.arange(n), m + (not public))[:m], key=len).size
+                if isinstance(n, int) else None, d)
+        delta_requested = max(delta_requested, self._planned_delta(part, epsilon, owner))
         # the ledger is checked (and the budget held) before the data are read
         with hold_budget(self._ledger(owner), epsilon, delta_requested, owner) as hold:
 

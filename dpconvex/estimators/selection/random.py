@@ -218,6 +218,13 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         """The grid's candidates, each refused unless pure epsilon-DP (``caller``: the message's
         "Owner.method")."""
         candidates = self._grid_candidates(caller.split(".")[0], (n_train, d), eps1)
+        if self._planned_delta((n_train, d), eps1, caller.split(".")[0]) > 0.0:
+            raise ParameterError(
+                f"{caller}: {type(self.estimator).__name__} spends delta > 0 at the grid's "
+                f"parameters (its plan on {n_train} rows); private selection by random repetition "
+                "is implemented for pure epsilon-DP candidates only. Use its pure epsilon-DP form "
+                "(delta = 0 where it has one), or PrivateGridSearch "
+                "(docs/privacy/tuning_gd_ledger.md#privacy-private-tuning).")
         base = self.estimator.get_params(deep=True)
         for candidate in candidates:  # the theorem used here is the pure-ε one: δ must be 0
             for key in self._keys("delta"):
