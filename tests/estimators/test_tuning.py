@@ -258,3 +258,11 @@ def test_rejects_nonprivate_candidates_and_bad_inputs():
                                             epsilon=1.0, random_state=0)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
+def test_the_label_set_is_the_searchs_to_set_not_a_candidates(search):
+    """Tuning ``classes`` met set_params' own TypeError (the search sets it on every candidate)."""
+    X, y = np.zeros((20, 2)), np.arange(20) % 2
+    with pytest.raises(ParameterError, match="'classes' cannot be tuned"):
+        search(PrivateLogisticRegression(), {"classes": [[0, 1]]}, epsilon=1.0).fit(X, y)

@@ -56,7 +56,7 @@ from ..parts import Parts, check_rows, mistakes
 __all__ = ["AUTO_LAM_FACTORS", "PrivateGridSearch", "auto_lam_grid"]
 
 #: Parameters the search sets on every candidate itself (not allowed in the grid).
-_RESERVED = ("epsilon", "random_state", "accountant", "unknown_labels")
+_RESERVED = ("epsilon", "random_state", "accountant", "unknown_labels", "classes")
 
 #: ``param_grid="auto"``: Λ_auto times these factors (fixed before any data is read).
 AUTO_LAM_FACTORS = (0.25, 1.0, 4.0)
@@ -115,7 +115,8 @@ def _check_param_grid(param_grid: Any, valid: Sequence[str], owner: str) -> list
                 raise ParameterError(
                     f"The 'param_grid' parameter of {owner} must leave {_RESERVED} to the "
                     f"search: {key!r} cannot be tuned: the search sets them on every candidate "
-                    "itself (epsilon is the search's epsilon). Drop it from the grid."
+                    "itself (epsilon is the search's epsilon, classes its public label set). Drop "
+                    "it from the grid."
                 )
             if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple,
                                                                            np.ndarray)):
