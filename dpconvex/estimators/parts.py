@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from sklearn.utils import get_tags
+from sklearn.utils import _safe_indexing, get_tags
 
 from .._validation import is_dask_collection
 from ..data.validation import check_array, check_labels, computed
@@ -29,7 +29,10 @@ __all__ = ["Parts", "check_rows", "mistakes", "predicted"]
 
 def check_rows(X: Any, y: Any, caller: str, estimator: Any) -> tuple[Any, np.ndarray]:
     """(rows, labels) checked once: rows in memory as ``check_array`` gives them, or a
-    float64 Dask array (never computed); the labels as a vector of length n."""
+    float64 Dask array (never computed); the labels as a vector of length n. A pipeline's
+    table (a DataFrame) stays as given: its first step reads it (e.g. a PublicEncoder)."""
+    if getattr(estimator, "steps", None) is not None and hasattr(X, "iloc"):
+        return X, check_labels(computed(y), X.shape[0], caller)
     Xv = check_array(X, caller, accept_sparse=get_tags(estimator).input_tags.sparse,
                      accept_dask=True)
     return Xv, check_labels(computed(y), Xv.shape[0], caller)
@@ -78,7 +81,7 @@ class Parts:
         records on either."""
         if self._dask is None:
             rows_of_part = np.sort(self.index[j])
-            return self.X[rows_of_part], self.y[rows_of_part]
+            return _safe_indexing(self.X, rows_of_part), self.y[rows_of_part]
         assert self._part is not None
         return self._dask[j], self.y[self._part == j]
 

@@ -266,3 +266,23 @@ def test_the_label_set_is_the_searchs_to_set_not_a_candidates(search):
     X, y = np.zeros((20, 2)), np.arange(20) % 2
     with pytest.raises(ParameterError, match="'classes' cannot be tuned"):
         search(PrivateLogisticRegression(), {"classes": [[0, 1]]}, epsilon=1.0).fit(X, y)
+
+
+@pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
+def test_a_search_hands_a_pipeline_its_table_as_given(search):
+    """A PublicEncoder step reads the categorical column: the search's parts are rows of
+    the frame, not an array the search would refuse as text."""
+    import pandas as pd
+
+    import dpconvex as dp
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"age": rng.integers(18, 90, 200), "plan": rng.choice(["a", "b", "c"], 200)})
+    y = ((df.age > 50) | (df.plan == "c")).astype(int).to_numpy()
+    schema = dp.PublicSchema({"age": dp.Numeric(18, 100), "plan": dp.Categorical(["a", "b", "c"])})
+    pipe = make_pipeline(dp.PublicEncoder(schema), PrivateLogisticRegression())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.PrivacyWarning)
+        fitted = search(pipe, {"privatelogisticregression__lam": [0.01, 0.1]}, epsilon=1.0,
+                        classes=[0, 1], random_state=0).fit(df, y)
+    assert fitted.predict(df.iloc[:5]).shape == (5,) and fitted.certificate_.epsilon <= 1.0
