@@ -30,7 +30,7 @@ from .._validation import (
     Bool,
     Constraint,
     Float,
-    NoValidation,
+    Int,
     Optional,
     Options,
     check_int,
@@ -44,7 +44,15 @@ from ..errors import PrivacyError, note_clipped
 from ..objectives.losses import LOSSES, Loss, get_loss
 from ..privacy.accounting.gaussian import ACCOUNTING
 from ..privacy.budget import Budget, Certificate
-from ..privacy.mechanisms.noisy_gd import AVERAGING, NoisyGD, clip_rule, default_delta, max_steps, steps_rule
+from ..privacy.mechanisms.noisy_gd import (
+    AVERAGING,
+    MAX_EXPLICIT_STEPS,
+    NoisyGD,
+    clip_rule,
+    default_delta,
+    max_steps,
+    steps_rule,
+)
 from ..privacy.release import release
 from ..privacy.rules.noise_level import warn_if_noise_dominates
 from ..templates.statistics import EmpiricalRiskTemplate
@@ -184,8 +192,8 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         "loss": LossParameter(tuple(sorted(LOSSES))),
         "epsilon": EPSILON,
         "delta": Optional(Float(high=1.0)),  # None: 1/n² (the public rule)
-        "steps": NoValidation("None or an int in [1, cap], the cap a function of the public "
-                              "shape (n, p): checked in plan"),
+        "steps": Optional(Int(high=MAX_EXPLICIT_STEPS, why="the cap of any shape; a shape's (n, p) "
+                                  "own cap is checked in plan")),
         "radius": Optional(Float()),
         "clip": Optional(Float()),
         "data_norm": DATA_NORM,

@@ -124,6 +124,10 @@ def _split(problem: Problem, data: Any, rng: np.random.Generator) -> tuple[Any, 
     if problem.train_size is not None:
         tr = problem.train_size
         train = train[: int(tr if tr >= 1 else round(tr * n))]
+    if test.size < 1 or train.size < 2:
+        raise _err(problem.path, "data.test_size", f"the split of the {n} rows leaves {train.size} "
+                   f"training and {test.size} test rows. Use a test_size below {n - 1} rows (or a "
+                   "fraction) and a train_size that keeps at least 2 rows.", "run_problem")
     return (X[train], y[train]), (X[test], y[test])
 
 

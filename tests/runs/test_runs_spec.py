@@ -57,6 +57,7 @@ def test_noisy_gd_problem_with_only_epsilon_loads(tmp_path):
 @pytest.mark.parametrize("params,match", [
     ("{ delta = 1e-5, steps = 50, radius = 1.0, stepz = 3 }",
      r"has no parameter 'stepz'\. Valid parameters of NoisyGradientDescent: \[.*'steps'"),
+    ('{ steps = "10" }', r"The 'steps' parameter of NoisyGradientDescent must be an int in \[1, "),
 ])
 def test_noisy_gd_bad_params_name_key_and_fix(tmp_path, params, match):
     p = _write(tmp_path, "ngd.toml", NGD.replace("{ delta = 1e-5, steps = 50, radius = 10.0 }", params))
@@ -74,6 +75,12 @@ def test_a_mechanism_off_the_menu_is_refused_when_the_file_is_loaded(tmp_path, e
     with pytest.raises(ProblemError, match="The 'mechanism' parameter of .*Got 'bogus'") as ei:
         load_problem(_write(tmp_path, "menu.toml", text))
     assert "key 'method[0].params'" in str(ei.value)
+
+
+def test_a_split_that_leaves_no_rows_is_refused_with_the_key(tmp_path):
+    pr = load_problem(_write(tmp_path, "split.toml", NGD.replace("[grid]", "test_size = 600\n[grid]")))
+    with pytest.raises(ProblemError, match=r"key 'data.test_size': the split of the 569 rows leaves 0"):
+        run_problem(pr, quick=True, progress=False)
 
 
 def test_list_shows_valid_problems_when_one_file_is_invalid(tmp_path, monkeypatch, capsys):
