@@ -35,16 +35,11 @@ _BREAST_LABELS = {"4": 1, "2": 0}
 BREAST_CANCER_ENCODINGS: tuple[str, ...] = ("linear", "log-centered")
 
 
-def load_breast_cancer_wisconsin(
-    *,
-    data_home: str | os.PathLike[str] | None = None,
-    download: bool = True,
-    verify_checksum: bool | None = None,
-    row_norm: str = "none",
-    columns: Sequence[str] | None = None,
-    drop: Sequence[str] = (),
-    encoding: str = "linear",
-) -> tuple[np.ndarray, np.ndarray]:
+def load_breast_cancer_wisconsin(*, data_home: str | os.PathLike[str] | None = None,
+                                 download: bool = True, verify_checksum: bool | None = None,
+                                 row_norm: str = "none", columns: Sequence[str] | None = None,
+                                 drop: Sequence[str] = (), encoding: str = "linear"
+                                ) -> tuple[np.ndarray, np.ndarray]:
     """Load the original Wisconsin breast-cancer data with public preprocessing.
 
     Reads ``breast-cancer-wisconsin.data`` (699 rows), drops the 16 rows with a

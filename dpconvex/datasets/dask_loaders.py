@@ -89,18 +89,12 @@ def _find_source(path: Any, data_home: Any, download: bool, verify_checksum: boo
     return fetch_file(_KDD_10_PERCENT, data_home, download, verify_checksum, caller)
 
 
-def load_kddcup99_dask(
-    path: str | os.PathLike[str] | None = None,
-    *,
-    chunksize: int = 100_000,
-    data_home: str | os.PathLike[str] | None = None,
-    cache_dir: str | os.PathLike[str] | None = None,
-    download: bool = False,
-    verify_checksum: bool | None = None,
-    row_norm: str = "unit",
-    columns: Sequence[str] | None = None,
-    drop: Sequence[str] = (),
-) -> tuple[da.Array, np.ndarray]:
+def load_kddcup99_dask(path: str | os.PathLike[str] | None = None, *, chunksize: int = 100_000,
+                       data_home: str | os.PathLike[str] | None = None,
+                       cache_dir: str | os.PathLike[str] | None = None, download: bool = False,
+                       verify_checksum: bool | None = None, row_norm: str = "unit",
+                       columns: Sequence[str] | None = None, drop: Sequence[str] = ()
+                      ) -> tuple[da.Array, np.ndarray]:
     """KDD Cup 1999 as a Dask array of encoded rows, streamed from the ``.gz`` file chunk by chunk.
 
     Parameters

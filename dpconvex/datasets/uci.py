@@ -55,17 +55,11 @@ def _to_float(values: Sequence[str], column: str, path: Path | str, caller: str)
     return x
 
 
-def load_adult(
-    subset: str = "train",
-    *,
-    data_home: str | os.PathLike[str] | None = None,
-    download: bool = True,
-    return_frame: bool = False,
-    verify_checksum: bool | None = None,
-    row_norm: str = "unit",
-    columns: Sequence[str] | None = None,
-    drop: Sequence[str] = (),
-) -> tuple[np.ndarray, np.ndarray] | tuple[pandas.DataFrame, pandas.Series]:
+def load_adult(subset: str = "train", *, data_home: str | os.PathLike[str] | None = None,
+               download: bool = True, return_frame: bool = False,
+               verify_checksum: bool | None = None, row_norm: str = "unit",
+               columns: Sequence[str] | None = None, drop: Sequence[str] = ()
+              ) -> tuple[np.ndarray, np.ndarray] | tuple[pandas.DataFrame, pandas.Series]:
     """Load UCI Adult (census income) with public, per-record preprocessing.
 
     Rows with a missing value (``?``) are dropped, as in CMS Section 7: 30,162 training rows
@@ -291,19 +285,12 @@ def _kdd_rows(n_total: int, subset: str, shuffle: bool, n_samples: int | None,
     return idx if shuffle else np.sort(idx)
 
 
-def load_kddcup99(
-    n_samples: int | None = None,
-    *,
-    subset: str = "all",
-    shuffle: bool = True,
-    random_state: RandomStateLike = None,
-    data_home: str | os.PathLike[str] | None = None,
-    download: bool = True,
-    verify_checksum: bool | None = None,
-    row_norm: str = "unit",
-    columns: Sequence[str] | None = None,
-    drop: Sequence[str] = (),
-) -> tuple[np.ndarray, np.ndarray]:
+def load_kddcup99(n_samples: int | None = None, *, subset: str = "all", shuffle: bool = True,
+                  random_state: RandomStateLike = None,
+                  data_home: str | os.PathLike[str] | None = None, download: bool = True,
+                  verify_checksum: bool | None = None, row_norm: str = "unit",
+                  columns: Sequence[str] | None = None, drop: Sequence[str] = ()
+                 ) -> tuple[np.ndarray, np.ndarray]:
     """Load the KDD Cup 1999 10% training set with public, per-record preprocessing.
 
     Reads ``kddcup.data_10_percent.gz`` (494,021 connection records). As in CMS Section 7 the

@@ -1129,11 +1129,9 @@ def _compose(rule: str, parts: Sequence[Certificate], *, mechanism: str,
 
 
 def compose_sequential(parts: Sequence[Certificate], *, mechanism: str, epsilon_requested: float,
-                       delta_requested: float | None = None,
-                       conditions: Sequence[Condition] = (),
-                       quantities: dict[str, Any] | None = None,
-                       assumptions: Sequence[str] = (), solver: dict[str, Any] | None = None,
-                       labels: Sequence[str] | None = None,
+                       delta_requested: float | None = None, conditions: Sequence[Condition] = (),
+                       quantities: dict[str, Any] | None = None, assumptions: Sequence[str] = (),
+                       solver: dict[str, Any] | None = None, labels: Sequence[str] | None = None,
                        private: bool | None = None) -> Certificate:
     """Certificate of mechanisms run one after another on the same data (basic composition).
 

@@ -80,12 +80,10 @@ class Release:
     diagnostics: SolveResult | None = None
 
 
-def release(template: Template, mechanism: Mechanism | str, budget: Budget,
-            backend: Any = None, rng: RandomStateLike = None, *,
-            warm_start: np.ndarray | None = None, max_iter: int | None = None,
-            dry_run: bool = False, seeded: bool | None = None,
-            noise_warning: Mapping[str, Any] | None = None,
-            vouch: Iterable[str] = ()) -> Release:
+def release(template: Template, mechanism: Mechanism | str, budget: Budget, backend: Any = None,
+            rng: RandomStateLike = None, *, warm_start: np.ndarray | None = None,
+            max_iter: int | None = None, dry_run: bool = False, seeded: bool | None = None,
+            noise_warning: Mapping[str, Any] | None = None, vouch: Iterable[str] = ()) -> Release:
     """Run a mechanism on a template and return the released parameters with their certificate.
 
     Parameters

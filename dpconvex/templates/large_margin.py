@@ -275,21 +275,11 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
     #: default C++ one was by far the slowest at digits size, see CVXPY_NOTES).
     cvxpy_options: dict[str, Any] = {"canon_backend": "SCIPY"}  # noqa: RUF012
 
-    def __init__(
-        self,
-        Z: np.ndarray,
-        y: np.ndarray,
-        components: np.ndarray | None = None,
-        *,
-        n_classes: int,
-        n_components: int = 1,
-        lam: float,
-        gamma: float = 0.0,
-        loss: Loss | None = None,
-        extra_terms: Sequence[MatrixTerm] = (),
-        assignment: str = "trivial (one component per class)",
-        parameterization: type[BlockParameterization] | None = None,
-    ):
+    def __init__(self, Z: np.ndarray, y: np.ndarray, components: np.ndarray | None = None, *,
+                 n_classes: int, n_components: int = 1, lam: float, gamma: float = 0.0,
+                 loss: Loss | None = None, extra_terms: Sequence[MatrixTerm] = (),
+                 assignment: str = "trivial (one component per class)",
+                 parameterization: type[BlockParameterization] | None = None):
         owner = type(self).__name__
         # records on Dask workers (a DaskGram, dpconvex/estimators/large_margin/dask) stay there; its
         # in_memory flag, read through ``rows``, keeps them from the CVXPY backends
