@@ -43,6 +43,7 @@ from ..data.validation import check_array
 from ..errors import ParameterError
 from ..estimators.base import PrivateEstimator
 from ..estimators.linear import LINEAR_MENU
+from ..estimators.regression import PrivateBounds
 from ..objectives.losses import HuberHinge, Loss, get_loss
 from ..privacy.budget import Budget
 from ..privacy.mechanisms import MECHANISMS, Calibration, Mechanism, get_mechanism
@@ -604,6 +605,11 @@ class ExponentialMechanism(Sampled):
 def _default_estimator_output(estimator: BaseEstimator) -> np.ndarray:
     if hasattr(estimator, "Phi_"):
         return np.asarray(estimator.Phi_, dtype=float).ravel()
+    if not hasattr(estimator, "coef_"):
+        raise ParameterError(
+            f"EstimatorMechanism.__call__: {type(estimator).__name__} holds no coef_ or Phi_ to "
+            "output (a front door releases a learner or a constant). Pass output=, e.g. "
+            "output=lambda model: model.predict(X_probe) on public probe rows.")
     parts = [np.asarray(estimator.coef_, dtype=float).ravel()]
     if hasattr(estimator, "intercept_"):
         parts.append(np.asarray(estimator.intercept_, dtype=float).ravel())
@@ -721,6 +727,11 @@ class EstimatorReleaseMechanism(Sampled):
                 f"PrivateLogisticRegression, PrivateHuberSVM, PrivateLinearClassifier). Got "
                 f"{type(estimator).__name__}.")
         estimator._validate_params()
+        if isinstance(getattr(estimator, "label_range", None), (str, PrivateBounds)):
+            raise ParameterError(
+                f"The 'estimator' parameter of {owner} must have a public label_range=(lo, hi): "
+                "a private label range is a release of its own, before the template; audit the "
+                f"whole fit with EstimatorMechanism(estimator). Got {estimator.label_range!r} instead.")
         self.estimator = estimator
         self.noise_scale = check_float("noise_scale", noise_scale, owner)
         self._library = estimator._mechanism()
@@ -748,11 +759,11 @@ class EstimatorReleaseMechanism(Sampled):
                     "problem: two labels, or classes= with two entries.")
             prep = self.estimator.prepare(X, y, plan)
             est = type(self.estimator).__name__
-            if plan.learner == CENTROID_LEARNER or prep.template is None:
+            if plan.learner == CENTROID_LEARNER or prep.template is None or not plan.mechanism.solves:
                 raise ParameterError(
-                    f"EstimatorReleaseMechanism.prepare: {est} releases class sums or "
-                    "centroids, with no template to release from once per run. Audit it end to "
-                    "end with EstimatorMechanism(estimator) (one fit per run).")
+                    f"EstimatorReleaseMechanism.prepare: {est} releases class sums, centroids or "
+                    "sufficient statistics, with no template to solve once per run. Audit it end "
+                    "to end with EstimatorMechanism(estimator) (one fit per run).")
             if not prep.reusable:
                 raise ParameterError(
                     f"EstimatorReleaseMechanism.prepare: {est}: building the template draws "

@@ -32,7 +32,7 @@ import numpy as np
 import pytest
 
 import dpconvex as dp
-from dpconvex.audit import EstimatorReleaseMechanism, audit, linear_erm_pair
+from dpconvex.audit import EstimatorMechanism, EstimatorReleaseMechanism, audit, linear_erm_pair
 from dpconvex.errors import ParameterError, PrivacyWarning
 from dpconvex.objectives import Loss
 from dpconvex.privacy.budget import Budget
@@ -185,6 +185,16 @@ def test_builds_that_cannot_serve_every_run_are_refused():
     with pytest.raises(ParameterError, match=r"prepare: PrivateGaussianCentroid releases class "
                                              r"sums.*EstimatorMechanism\(estimator\)"):
         centroids.sample((X, np.where(np.arange(N) % 2, 1, -1)), 1, np.random.default_rng(0))
+    # sufficient statistics have no template to solve; a private label range is a release of its own
+    ssp = EstimatorReleaseMechanism(dp.PrivateLinearRegression(epsilon=EPS, label_range=(-1, 1)))
+    with pytest.raises(ParameterError, match="sufficient statistics, with no template to solve"):
+        ssp.sample((X, y), 1, np.random.default_rng(0))
+    with pytest.raises(ParameterError, match="must have a public label_range"):
+        EstimatorReleaseMechanism(dp.PrivateHuberRegressor(epsilon=EPS, lam=LAM, label_range="private"))
+    # a front door holds no coef_: the audit asks for an output of the user's
+    front = EstimatorMechanism(dp.PrivateRegressor(epsilon=EPS, label_range=(-1, 1)))
+    with pytest.raises(ParameterError, match="Pass output="):
+        front((X, y), np.random.default_rng(0))
 
 
 def test_the_pair_puts_the_labels_at_the_ends_of_the_range_and_the_anchors_on_record_0():
