@@ -47,6 +47,7 @@ References
 from __future__ import annotations
 
 import contextvars
+import functools
 import itertools
 import json
 import math
@@ -1113,19 +1114,13 @@ def _compose(rule: str, parts: Sequence[Certificate], *, mechanism: str,
         raise PrivacyError(
             f"{caller}: the parts spend epsilon = {eps:.6g}, delta = {delta:.3g} > the "
             f"requested epsilon = {epsilon_requested:g}; nothing is released.")
+    row_maps = [p.row_map for p in parts if p.row_map is not None]  # the rows' backend with them
     return Certificate(
-        mechanism=mechanism,
-        epsilon_requested=epsilon_requested,
-        epsilon=eps,
-        delta=delta if private else 0.0,
-        private=private,
-        conditions=[accounting, *conditions],
-        quantities=dict(quantities or {}),
-        assumptions=list(assumptions),
-        solver=dict(solver or {}),
-        parts=parts,
-        seeded=seeded,
-    )
+        mechanism=mechanism, epsilon_requested=epsilon_requested, epsilon=eps,
+        delta=delta if private else 0.0, private=private, conditions=[accounting, *conditions],
+        quantities=dict(quantities or {}), assumptions=list(assumptions),
+        solver=dict(solver or {}), parts=parts, seeded=seeded,
+        row_map=functools.reduce(RowMap.merge, row_maps) if row_maps else None)
 
 
 def compose_sequential(parts: Sequence[Certificate], *, mechanism: str, epsilon_requested: float,
