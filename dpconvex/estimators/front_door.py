@@ -27,6 +27,7 @@ References
 from __future__ import annotations
 
 import dataclasses
+import re
 import warnings
 from typing import Any, ClassVar
 
@@ -393,6 +394,16 @@ class SchemaInputMixin:
             return X
         check_fitted(self, "encoder_")
         return self.encoder_.transform(X)
+
+    def _learners(self, method: str, X: Any) -> Any:
+        """The learner's ``method`` on the rows of X, its data errors signed with this
+        estimator's name and method (the learner is a name the user never wrote)."""
+        check_fitted(self, "estimator_")
+        try:
+            return getattr(self.estimator_, method)(_rows_for(self.learner_, self._encoded(X)))
+        except DataValidationError as exc:
+            signed = re.sub(r"^\w+\.\w+:", f"{type(self).__name__}.{method}:", str(exc), count=1)
+            raise type(exc)(signed) from None
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Accuracy (a classifier) or R² (a regressor) of the predictions on the table X."""
@@ -946,20 +957,17 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
         """The learner's predictions."""
-        check_fitted(self, "estimator_")
-        return self.estimator_.predict(_rows_for(self.learner_, self._encoded(X)))
+        return self._learners("predict", X)
 
     @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:
         """The learner's class probabilities (columns in the order of ``classes_``)."""
-        check_fitted(self, "estimator_")
-        return self.estimator_.predict_proba(_rows_for(self.learner_, self._encoded(X)))
+        return self._learners("predict_proba", X)
 
     @checks_feature_names
     def decision_function(self, X: Any) -> np.ndarray:
         """The learner's decision function."""
-        check_fitted(self, "estimator_")
-        return self.estimator_.decision_function(_rows_for(self.learner_, self._encoded(X)))
+        return self._learners("decision_function", X)
 
 
 #: The certificate's line on the safeguard's utility (its sensitivity): the utilities
@@ -1304,8 +1312,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
         """The released model's predictions, in the labels' units (within ``label_range``)."""
-        check_fitted(self, "estimator_")
-        return self.estimator_.predict(self._encoded(X))
+        return self._learners("predict", X)
 
 
 def _mean_release(total: float, n: int, epsilon: float, noise: NoiseSource | None = None

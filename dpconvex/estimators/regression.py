@@ -289,9 +289,15 @@ class LabelRangeMixin:
                               f"flattened. Pass y.ravel() to {caller} to silence this.",
                               DataConversionWarning, stacklevel=user_stacklevel())
                 raw = raw.ravel()
-            if np.iscomplexobj(raw) or raw.ndim != 1 or raw.dtype.kind not in "biufO":
-                raise TypeError
-            values = raw.astype(float, copy=False).reshape(-1)
+            if raw.ndim != 1:
+                raise DataValidationError(f"{caller}: y must be 1-D, one label per row; got an "
+                                          f"array of shape {raw.shape}. Pass one column of labels.")
+            text = raw.dtype.kind == "O" and any(isinstance(v, (str, bytes)) for v in raw.tolist())
+            if np.iscomplexobj(raw) or raw.dtype.kind not in "biufO" or text:
+                raise TypeError  # text is not read as numbers, whichever container holds it
+            values = raw.astype(float, copy=False)
+        except DataValidationError:
+            raise
         except (TypeError, ValueError):
             raise DataValidationError(f"{caller}: y must hold numbers (a "
                                       "regression's labels). Convert it to floats first.") from None

@@ -561,7 +561,9 @@ def parse_label_range(label_range: Any, caller: str | None = None) -> tuple[floa
     >>> parse_label_range((0, 10)), parse_label_range((1, 1)), parse_label_range((-1e308, 1e308))
     ((0.0, 10.0), None, None)
     """
-    try:
+    try:  # numbers only: text is not read as a number (as for epsilon)
+        if isinstance(label_range, (str, bytes)) or any(isinstance(v, (str, bytes)) for v in label_range):
+            raise TypeError
         lo, hi = map(float, label_range)
     except (TypeError, ValueError):
         lo = hi = math.nan

@@ -530,6 +530,9 @@ def test_rows_of_another_width_are_refused_by_the_front_doors_name(front_door):
         with pytest.raises(dp.DataValidationError,
                            match=rf"X has 3 features, but {name} is expecting 4 .*Pass the columns"):
             call(X[:, :3])
+    for bad, what in ((np.full((1, 4), np.nan), "NaN"), (np.empty((0, 4)), "0 sample"), (X[0], "2-D")):
+        with pytest.raises(dp.DataValidationError, match=rf"^{name}\.predict: .*{what}"):
+            model.predict(bad)
 
 
 @pytest.mark.parametrize("safeguard", [True, False, "auto"])

@@ -154,7 +154,7 @@ def test_a_callable_loss_may_have_further_parameters_with_defaults_or_be_a_parti
 
 
 @pytest.mark.parametrize("label_range", [(-1e308, 1e308), (0, 1e101), (1.0, 1.0 + 1e-110),
-                                         (2, 1), (0, math.inf), "wide"])
+                                         (2, 1), (0, math.inf), "wide", ("0", "100")])
 def test_a_label_range_out_of_limits_is_refused_by_name(label_range):
     """Not a misleading complaint about the labels: the range itself, with its limits."""
     X, y = _table(n=50)
@@ -204,9 +204,17 @@ def test_quantile_regression_orders_its_quantiles():
 
 
 def test_labels_that_are_not_numbers_are_refused_by_name():
+    """Text is refused in every container (an object array or a pandas Series of numeric
+    strings was parsed, so one record's spelling decided the refusal); two columns by shape."""
+    import pandas as pd
+
     X, _ = _table(n=12)
-    with pytest.raises(DataValidationError, match="y must hold numbers"):
-        dp.PrivateLinearRegressor(label_range=(0, 1)).fit(X, np.array(["a"] * 12))
+    text = np.array(["1"] * 11 + ["a"])
+    for y in (text, np.array(["1"] * 12), np.array(["1"] * 12, dtype=object), pd.Series(["1"] * 12)):
+        with pytest.raises(DataValidationError, match="y must hold numbers"):
+            dp.PrivateLinearRegressor(label_range=(0, 1)).fit(X, y)
+    with pytest.raises(DataValidationError, match=r"y must be 1-D.*shape \(12, 2\)"):
+        dp.PrivateLinearRegressor(label_range=(0, 1)).fit(X, np.zeros((12, 2)))
 
 
 def test_a_template_refuses_labels_outside_the_losss_range():
