@@ -661,17 +661,19 @@ class PrivateEstimator(BaseEstimator):
             constraint.check(name, getattr(self, name), owner)
 
     # ------------------------------------------------------------------------ plan
-    def plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
+    def plan(self, n: int, n_classes: int | None = None, n_features: int | None = None) -> FitPlan:
         """What a fit on n rows, ``n_classes`` labels and ``n_features`` columns will do.
 
         Validates the parameters and resolves every "auto" from them and the public
-        shape; reads no data, draws no noise, charges nothing.
+        shape; reads no data, draws no noise, charges nothing. ``n_classes`` may be left
+        out where ``classes`` lists the labels, and for a regressor (no label set).
 
         Raises
         ------
         ParameterError, PrivacyError
         """
         owner = type(self).__name__
+        n, n_classes, n_features = _given_shape(self, n, n_classes, n_features, "plan")
         n = _check_shape_fact("n", n, owner, low=1)
         n_classes = _check_shape_fact("n_classes", n_classes, owner, low=1)
         n_features = _check_shape_fact("n_features", n_features, owner, low=1)
@@ -919,10 +921,10 @@ def _as_a_fit_states(certificate: Any, plan: FitPlan, owner: Any) -> Any:
     return certificate
 
 
-def _given_shape(owner: Any, n: int | None, n_classes: int | None,
-                 n_features: int | None) -> tuple[int, int, int]:
-    """(n, n_classes, n_features) given to ``certify`` without data, or its named error;
-    n_classes may be left out where ``classes`` states it, and for a regressor (1)."""
+def _given_shape(owner: Any, n: int | None, n_classes: int | None, n_features: int | None,
+                 method: str = "certify") -> tuple[int, int, int]:
+    """(n, n_classes, n_features) given to ``certify`` (or ``plan``) without data, or its
+    named error; n_classes may be left out where ``classes`` states it, and for a regressor (1)."""
     classes = getattr(owner, "classes", None)
     listed = isinstance(classes, (list, tuple, np.ndarray))
     if n_classes is None and (listed or is_regressor(owner)):
@@ -931,13 +933,14 @@ def _given_shape(owner: Any, n: int | None, n_classes: int | None,
     missing = [name for name, value in zip(("n", "n_classes", "n_features"), shape, strict=True)
                if value is None]
     if missing:
+        needed = "n and n_features" if is_regressor(owner) else "n, n_classes and n_features"
         raise ParameterError(
-            f"{type(owner).__name__}.certify: without (X, y) it needs the public shape, and "
-            f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing. Pass (X, y), "
-            "or n, n_classes and n_features for a certificate before the data.")
+            f"{type(owner).__name__}.{method}: without (X, y) it needs the public shape, and "
+            f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing. Pass "
+            f"{needed}{' or (X, y)' if method == 'certify' else ''} before the data.")
     if listed and shape[1] != len(classes):
         raise ParameterError(
-            f"{type(owner).__name__}.certify: n_classes={shape[1]!r} contradicts classes "
+            f"{type(owner).__name__}.{method}: n_classes={shape[1]!r} contradicts classes "
             f"({len(classes)} labels). Pass n_classes={len(classes)}, or change classes.")
     return shape  # type: ignore[return-value]
 

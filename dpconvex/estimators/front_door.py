@@ -1286,7 +1286,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             return self._certify_private_labels(X, y, n=n, n_classes=n_classes, n_features=n_features)
         self._validate_params()
         if X is None:
-            plan = self.plan(n if n is not None else 0, 1, n_features if n_features is not None else 0)
+            plan = self.plan(*_given_shape(self, n, 1, n_features))
             n_rows, d = plan.n, plan.n_features
         else:
             n_rows, _, d = self.public_shape(X, y)

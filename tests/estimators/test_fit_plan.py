@@ -254,3 +254,19 @@ def test_delta_at_least_one_over_n_warns_once_and_the_certificate_says_so(n_clas
         est = make(1e-4).fit(X, y)  # well below 1/30
     assert not _delta_warnings(caught)
     assert not any("is at least 1/n" in a for a in est.certificate_.assumptions)
+
+
+def test_the_shape_left_out_is_named_and_a_regressor_needs_no_label_count():
+    """A regressor plans and certifies from n and n_features; what is missing is named (not a
+    0 the user never passed), for the front door as for a single learner."""
+    for est in (dp.PrivateRegressor(epsilon=1.0, label_range=(0, 100)),
+                dp.PrivateHuberRegressor(epsilon=1.0, label_range=(0, 100))):
+        assert est.plan(n=2000, n_features=3).n_classes == 1
+        assert est.certify(n=2000, n_features=3).epsilon == 1.0
+        for method in (est.certify, est.plan):
+            with pytest.raises(dp.errors.ParameterError,
+                               match=r"n_features is missing\. Pass n and n_features"):
+                method(n=2000)
+    with pytest.raises(dp.errors.ParameterError, match=r"plan: .*n_classes is missing"):
+        dp.PrivateLogisticRegression(epsilon=1.0).plan(100, n_features=3)
+    assert dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1]).plan(100, n_features=3).n_classes == 2
