@@ -94,6 +94,7 @@ from ..privacy.rules.front_door import (
     HANDICAP_LEVEL,
     LARGE_MARGIN,
     LINEAR,
+    MEAN_WARNING_RECORDS,
     NOISY_GD,
     PRIVATE_MEAN,
     REGRESSION_VALIDATION,
@@ -315,6 +316,23 @@ def warn_constant_released(owner: str, constant: str, learner: str, epsilon: flo
         f"{epsilon:g} their signal is weak or below the noise, and the constant may be the best "
         f"release. For a model use {remedy}; compare settings on public rows or on rows set "
         "aside before any fit, not by refitting these (each fit spends budget).",
+        PrivacyWarning, stacklevel=user_stacklevel())
+
+
+def warn_if_the_mean_is_noisy(owner: str, n: int, epsilon: float, half_width: float) -> None:
+    """The :class:`~dpconvex.errors.PrivacyWarning` of a released private mean whose noise
+    is large for labels spread over a thirtieth of ``label_range`` (``MEAN_WARNING_RECORDS``;
+    its scale in the labels' units from n, ε and the range's half-width: public)."""
+    if n * epsilon >= MEAN_WARNING_RECORDS:
+        return
+    scale = 2.0 / (n * epsilon) * half_width
+    warnings.warn(
+        f"{owner}.fit: the released constant is the private mean of the labels, with Laplace "
+        f"noise of scale {scale:.3g} in the labels' units (2/(n epsilon) of label_range's "
+        f"half-width, n = {n}, epsilon = {epsilon:g}): it is off by more than {3 * scale:.3g} "
+        "with probability 5 %, and below the training mean's R² where the labels spread less "
+        "than that. Use a narrower public label_range, a larger epsilon or more rows "
+        "(docs/privacy/front_door_regression.md#privacy-private-mean).",
         PrivacyWarning, stacklevel=user_stacklevel())
 
 
@@ -1219,6 +1237,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             self.estimator_ = ConstantRegressor(self._from_unit(mean), n_features)
             self.estimator_.certificate_ = certificate
             self.learner_ = PRIVATE_MEAN
+            warn_if_the_mean_is_noisy(owner, n, epsilon if choice.learner == PRIVATE_MEAN
+                                      else eps_mean, half)
         self.certificate_ = certificate
         self.n_features_in_ = n_features
         if best == 1 and choice.learner != PRIVATE_MEAN:

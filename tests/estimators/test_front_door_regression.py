@@ -21,6 +21,7 @@ import warnings
 import numpy as np
 import pytest
 
+import dpconvex as dp
 from dpconvex import BudgetAccountant, PrivateRegressor
 from dpconvex.audit import EstimatorMechanism, audit
 from dpconvex.errors import BudgetError, DataValidationError, ParameterError, PrivacyWarning
@@ -366,3 +367,19 @@ def test_the_regressor_holds_its_budget_signs_its_refusal_and_states_a_large_del
     assert [s.label for s in acc.spends] == ["PrivateRegressor"]
     assert any("at least 1/n" in line for line in est.certificate_.assumptions)
     assert est.certificate_.seeded
+
+
+def test_a_released_mean_with_large_noise_says_so_in_the_labels_units():
+    """n = 300, ε = 0.1, label_range (0, 1000): the rule's mean has Laplace scale
+    2/(nε)·500 = 33.3 label units (nε = 30 < 600), which the warning states; at ε = 5 the
+    safeguard's mean takes ε/2 (nε = 750 >= 600): no such warning."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (300, 2))
+    y = 50 + 10 * X[:, 0] + rng.normal(0, 5, 300)
+    with pytest.warns(dp.PrivacyWarning, match=r"Laplace noise of scale 33\.3 in the labels' units"):
+        model = dp.PrivateRegressor(epsilon=0.1, label_range=(0, 1000), random_state=0).fit(X, y)
+    assert model.learner_ == "constant (private mean)"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        dp.PrivateRegressor(epsilon=5.0, label_range=(0, 1000), random_state=0).fit(X, y)
+    assert not [w for w in caught if "Laplace noise of scale" in str(w.message)]

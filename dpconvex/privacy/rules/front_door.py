@@ -32,8 +32,8 @@ from .large_margin import CENTROID_BELOW, centroids_preferred, records_per_coord
 
 __all__ = ["AUTO_VALIDATION", "BINARY_CENTROID_BELOW", "CENTROID", "CONSTANT", "DELTA_UNUSED",
            "GAUSSIAN_NB", "GAUSSIAN_ROWS_AT_LEAST", "GD_ROWS_AT_MOST", "HANDICAP_LEVEL",
-           "HUBER_INTERCEPT_SCALING", "LARGE_MARGIN", "LINEAR",
-           "MEAN_BELOW", "MEAN_RECORDS", "MEAN_SHARE", "MEDIAN", "NB_BINARY_FEATURES_AT_MOST",
+           "HUBER_INTERCEPT_SCALING", "LARGE_MARGIN", "LINEAR", "MEAN_BELOW", "MEAN_RECORDS",
+           "MEAN_SHARE", "MEAN_WARNING_RECORDS", "MEDIAN", "NB_BINARY_FEATURES_AT_MOST",
            "NB_MULTICLASS_FEATURES_AT_MOST", "NOISY_GD", "PRIVATE_MEAN", "REGRESSION_VALIDATION",
            "RESIDUAL_CLIP", "SAFEGUARD_ROWS_AT_MOST", "SAFEGUARD_R_AT_LEAST", "UNIT_ROWS_AT_LEAST",
            "FrontDoorChoice", "RegressionChoice", "choose_front_door_learner",
@@ -303,6 +303,10 @@ GAUSSIAN_ROWS_AT_LEAST = 5_000
 #: [0, log 8,784]: sd 0.28 of 9.09).
 MEAN_RECORDS = 1500.0
 MEAN_SHARE = (0.05, 0.5)
+#: n·ε of the private mean below this: a warning. Its Laplace noise L (scale s = 2/(n ε) on
+#: the unit label scale) costs E[L²]/sd² = 2 s²/sd² of R² on labels of sd = 2/30 (a thirtieth
+#: of label_range, as for MEAN_RECORDS): more than 0.005 where n ε < 30·√(2/0.005) = 600.
+MEAN_WARNING_RECORDS = 600.0
 #: The selection releases a model no better than the mean with probability at most this.
 HANDICAP_LEVEL = 0.05
 #: κ: the selection's residuals on the unit label scale are clipped at κ, and each record's
