@@ -646,12 +646,10 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0,
                  label_range: tuple[float, float] | str | PrivateBounds | None = None,
-                 data_norm: float = 1.0,
-                 fit_intercept: bool = True, intercept_scaling: float = 1.0,
-                 lam: float | str = "auto", mechanism: str = "auto",
-                 huber_threshold: float = 0.25, solver: str | None = None,
-                 random_state: int | None = None, max_iter: int | None = None, accountant: Any = None,
-                 constraints: Any = None):
+                 data_norm: float = 1.0, fit_intercept: bool = True, intercept_scaling: float = 1.0,
+                 lam: float | str = "auto", mechanism: str = "auto", huber_threshold: float = 0.25,
+                 solver: str | None = None, random_state: int | None = None,
+                 max_iter: int | None = None, accountant: Any = None, constraints: Any = None):
         self._store_params(locals())
 
     def _make_loss(self) -> Loss:
@@ -702,10 +700,8 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
 
     def __init__(self, *, quantile: float = 0.5, epsilon: float = 1.0, delta: float = 0.0,
                  label_range: tuple[float, float] | str | PrivateBounds | None = None,
-                 data_norm: float = 1.0,
-                 fit_intercept: bool = True, intercept_scaling: float = 1.0,
-                 lam: float | str = "auto", mechanism: str = "auto",
-                 smoothing: float | str = 0.1,
+                 data_norm: float = 1.0, fit_intercept: bool = True, intercept_scaling: float = 1.0,
+                 lam: float | str = "auto", mechanism: str = "auto", smoothing: float | str = 0.1,
                  solver: str | None = None, random_state: int | None = None,
                  max_iter: int | None = None, accountant: Any = None, constraints: Any = None):
         self._store_params(locals())
