@@ -413,10 +413,8 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
         "delta": Optional(DELTA),  # against the mechanism: _validate_params
         "mechanism": NoValidation("built (and named in errors) by _validate_params"),
         "priors": Priors(),  # its length against the label set in the plan
-        "classes": CLASSES,
-        "unknown_labels": LABEL_POLICY,
-        "random_state": RANDOM_STATE,
-        "accountant": ACCOUNTANT,
+        "classes": CLASSES, "unknown_labels": LABEL_POLICY,
+        "random_state": RANDOM_STATE, "accountant": ACCOUNTANT,
     }
 
     def _resolved(self) -> AutoMechanism:
@@ -604,8 +602,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         **ClassSumEstimator._parameter_constraints,
-        "data_norm": DATA_NORM,
-        "row_norm": ROW_NORM,
+        "data_norm": DATA_NORM, "row_norm": ROW_NORM,
         "temperature": Optional(Float()),
     }
 

@@ -640,18 +640,14 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     takes_rows_ranges = True
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
-        "epsilon": EPSILON,
-        "delta": Optional(DELTA),
+        "epsilon": EPSILON, "delta": Optional(DELTA),
         "data_norm": DATA_NORM,
         "classes": NoValidation("checked with the labels by the learner"),
-        "unknown_labels": LABEL_POLICY,
-        "random_state": RANDOM_STATE,
-        "accountant": ACCOUNTANT,
-        "safeguard": Auto(Bool()),
+        "unknown_labels": LABEL_POLICY, "random_state": RANDOM_STATE,
+        "accountant": ACCOUNTANT, "safeguard": Auto(Bool()),
         "validation_fraction": Auto(Float(high=1.0)),
         "row_norm": Options(("auto", "none")),
-        "schema": SCHEMA,
-        "feature_range": Optional(FeatureRange()),
+        "schema": SCHEMA, "feature_range": Optional(FeatureRange()),
     }
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, classes: Any = None,
@@ -1070,14 +1066,10 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
 
     _accepts_sparse: ClassVar[bool] = True
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
-        "epsilon": EPSILON,
-        "delta": Optional(DELTA),
-        "label_range": LabelRange(),
-        "data_norm": DATA_NORM,
-        "random_state": RANDOM_STATE,
-        "accountant": ACCOUNTANT,
-        "safeguard": Auto(Bool()),
-        "validation_fraction": Auto(Float(high=1.0)),
+        "epsilon": EPSILON, "delta": Optional(DELTA),
+        "label_range": LabelRange(), "data_norm": DATA_NORM,
+        "random_state": RANDOM_STATE, "accountant": ACCOUNTANT,
+        "safeguard": Auto(Bool()), "validation_fraction": Auto(Float(high=1.0)),
         "schema": SCHEMA,
     }
     #: The learner's intercept column (inside the norm bound, as the regressors' default).

@@ -633,18 +633,14 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "epsilon": EPSILON,
         "delta": DELTA,  # against the mechanism: in the plan (_mechanism_and_budget)
-        "lam": LAM,
-        "data_norm": DATA_NORM,
+        "lam": LAM, "data_norm": DATA_NORM,
         "mechanism": NoValidation("built (and named in errors) by _validate_params"),
         "fit_intercept": Bool(),
         "intercept_scaling": Float(),  # s > 0 (privacy-row-scaling)
-        "solver": SOLVER,
-        "random_state": RANDOM_STATE,
+        "solver": SOLVER, "random_state": RANDOM_STATE,
         "optimality_tol": OPTIMALITY_TOL, "max_iter": MAX_ITER_RULE,
-        "accountant": ACCOUNTANT,
-        "classes": CLASSES,
-        "unknown_labels": LABEL_POLICY,
-        "row_norm": ROW_NORM,
+        "accountant": ACCOUNTANT, "classes": CLASSES,
+        "unknown_labels": LABEL_POLICY, "row_norm": ROW_NORM,
         "constraints": ParameterSet(),
     }
 
@@ -863,8 +859,7 @@ class PrivateLinearClassifier(_PrivateLinearClassifier):
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         **_PrivateLinearClassifier._parameter_constraints,
-        "loss": LossParameter(tuple(sorted(LOSSES)), callables=True),
-        "vouch": Vouch(),
+        "loss": LossParameter(tuple(sorted(LOSSES)), callables=True), "vouch": Vouch(),
     }
 
     def _make_loss(self) -> Loss:

@@ -189,21 +189,15 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     _ovr_noise_family: ClassVar[str] = "gd"
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
-        "loss": LossParameter(tuple(sorted(LOSSES))),
-        "epsilon": EPSILON,
+        "loss": LossParameter(tuple(sorted(LOSSES))), "epsilon": EPSILON,
         "delta": Optional(Float(high=1.0)),  # None: 1/n² (the public rule)
         "steps": Optional(Int(high=MAX_EXPLICIT_STEPS, why="the cap of any shape; a shape's (n, p) "
                                   "own cap is checked in plan")),
-        "radius": Optional(Float()),
-        "clip": Optional(Float()),
-        "data_norm": DATA_NORM,
-        "learning_rate": Optional(Float()),
-        "fit_intercept": Bool(),
-        "accounting": Options(ACCOUNTING),
-        "average": Options(AVERAGING),
-        "random_state": RANDOM_STATE,
-        "accountant": ACCOUNTANT,
-        "classes": CLASSES,
+        "radius": Optional(Float()), "clip": Optional(Float()),
+        "data_norm": DATA_NORM, "learning_rate": Optional(Float()),
+        "fit_intercept": Bool(), "accounting": Options(ACCOUNTING),
+        "average": Options(AVERAGING), "random_state": RANDOM_STATE,
+        "accountant": ACCOUNTANT, "classes": CLASSES,
         "unknown_labels": LABEL_POLICY,
     }
 

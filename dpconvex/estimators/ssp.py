@@ -130,14 +130,11 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "epsilon": EPSILON,
         "delta": DELTA,  # against the mechanism: in the plan (_mechanism_and_budget)
-        "label_range": LabelRange(),
-        "data_norm": DATA_NORM,
-        "fit_intercept": Bool(),
-        "intercept_scaling": Float(),
+        "label_range": LabelRange(), "data_norm": DATA_NORM,
+        "fit_intercept": Bool(), "intercept_scaling": Float(),
         "lam": LAM,
         "mechanism": NoValidation("built (and named in errors) by _validate_params"),
-        "random_state": RANDOM_STATE,
-        "accountant": ACCOUNTANT,
+        "random_state": RANDOM_STATE, "accountant": ACCOUNTANT,
     }
 
     mechanism_menu = SSP_MENU

@@ -271,8 +271,7 @@ default="auto"
             "every component adds C (d+1)(d+2)/2 parameters and noise coordinates, and a "
             "component needs records"))),
         "mechanism": NoValidation("built (and named in errors) by _validate_params"),
-        "data_norm": DATA_NORM,
-        "component_assignment": Optional(Options(ASSIGNMENTS)),
+        "data_norm": DATA_NORM, "component_assignment": Optional(Options(ASSIGNMENTS)),
         "centers": Optional(Centers()),  # its shape against (C, K, d) in the plan
         "kmeans_epsilon_fraction": Float(high=1.0),
         "kmeans_iter": Int(high=MAX_KMEANS_ITER, why=(
@@ -280,18 +279,14 @@ default="auto"
             "the centers are noise, and each one reads every record")),
         "loss": LossParameter(("auto", SOFTMAX, PAIRWISE, None)),
         "extra_terms": Optional(MatrixTerms()),  # against the loss: _validate_params
-        "solver": SOLVER,
-        "random_state": RANDOM_STATE,
-        "optimality_tol": OPTIMALITY_TOL,
-        "max_iter": MAX_ITER_RULE,
-        "accountant": ACCOUNTANT,
-        "classes": CLASSES,
+        "solver": SOLVER, "random_state": RANDOM_STATE,
+        "optimality_tol": OPTIMALITY_TOL, "max_iter": MAX_ITER_RULE,
+        "accountant": ACCOUNTANT, "classes": CLASSES,
         "verbose": Int(low=0, high=MAX_VERBOSE, why=(
             "0 is silent, 1 prints the steps, 2 also the solver's iterations")),
         "structure": NoValidation("against the loss in _validate_params"),
         "feature_weights": NoValidation("against the structure in _validate_params"),
-        "row_norm": Options(ROW_NORMS),
-        "unknown_labels": LABEL_POLICY,
+        "row_norm": Options(ROW_NORMS), "unknown_labels": LABEL_POLICY,
     }
 
     def _mechanism(self) -> Mechanism:
