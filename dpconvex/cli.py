@@ -154,7 +154,6 @@ def _cmd_verify(args: argparse.Namespace) -> int:
             continue
         for size in sizes:
             est = _make_estimator(m, eps)
-            est = getattr(est, "estimator", est)
             print(f"== {m.label} at epsilon = {eps:g} (n = {size}) ==")
             if hasattr(est, "certify"):
                 print(est.certify(X[:size], y[:size]))

@@ -158,3 +158,8 @@ def test_cli_list_and_verify(capsys, tmp_path):
     assert cli.main(["verify", str(curve)]) == 0
     out = capsys.readouterr().out
     assert "(n = 100)" in out and "(n = 398)" in out
+    # a tuned method: the search's certificate, as run releases it (not its estimator's alone)
+    tuned = _write(tmp_path, GOOD.replace("params = { lam = 0.01 }", "tune = { lam = [0.01, 0.1] }"))
+    assert cli.main(["verify", str(tuned)]) == 0
+    out = capsys.readouterr().out
+    assert "private tuning (CMS Alg. 4)" in out and "part sizes = [133, 133, 132]" in out
