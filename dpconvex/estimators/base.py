@@ -674,7 +674,7 @@ class PrivateEstimator(BaseEstimator):
         """
         owner = type(self).__name__
         n, n_classes, n_features = _given_shape(self, n, n_classes, n_features, "plan")
-        n = _check_shape_fact("n", n, owner, low=1)
+        n = _check_shape_fact("n", n, owner, low=2)  # a fit needs two rows
         n_classes = _check_shape_fact("n_classes", n_classes, owner, low=1)
         n_features = _check_shape_fact("n_features", n_features, owner, low=1)
         self._validate_params()
@@ -863,9 +863,15 @@ class PrivateEstimator(BaseEstimator):
         """
         if X is None:
             plan = self.plan(*_given_shape(self, n, n_classes, n_features))
-            if plan.sub_plans:
-                return _as_a_fit_states(self._certify_sub_plans(plan), plan, self)
-            return _as_a_fit_states(self._certify(self.prepare_shape(plan), plan), plan, self)
+            try:  # its checks run on n rows of zeros (a vector of n entries)
+                if plan.sub_plans:
+                    return _as_a_fit_states(self._certify_sub_plans(plan), plan, self)
+                return _as_a_fit_states(self._certify(self.prepare_shape(plan), plan), plan, self)
+            except MemoryError:
+                raise ParameterError(
+                    f"{type(self).__name__}.certify: its checks hold a vector of n = {plan.n:,} "
+                    "entries, more than this machine's memory. Certify on the machine that "
+                    "fits, or with fewer rows.") from None
         return self._certify_with(X, y, NO_CONTEXT)
 
     def _certify_with(self, X: Any, y: Any, context: FitContext) -> Any:

@@ -265,7 +265,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     def _shape_template(self, n: int, p: int) -> EmpiricalRiskTemplate:
         """The template of n rows and p columns with every data value 0 (public shape only)."""
         return EmpiricalRiskTemplate(self._make_loss(), self._augmented_norm(),
-                                     np.broadcast_to(0.0, (n, p)), np.ones(n))
+                                     np.broadcast_to(0.0, (n, p)), np.broadcast_to(1.0, (n,)))
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
         p = plan.n_features + int(bool(self.fit_intercept))

@@ -270,3 +270,15 @@ def test_the_shape_left_out_is_named_and_a_regressor_needs_no_label_count():
     with pytest.raises(dp.errors.ParameterError, match=r"plan: .*n_classes is missing"):
         dp.PrivateLogisticRegression(epsilon=1.0).plan(100, n_features=3)
     assert dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1]).plan(100, n_features=3).n_classes == 2
+
+
+def test_a_dry_run_refuses_one_row_and_an_n_beyond_memory_by_name():
+    """n = 1 met the Budget's δ check (noisy GD's δ = 1/n² = 1); a dry run's vector of n
+    entries beyond memory met numpy's MemoryError."""
+    est = dp.NoisyGradientDescent(epsilon=1.0, classes=[0, 1])
+    with pytest.raises(dp.errors.ParameterError, match=r"The 'n' argument of NoisyGradientDescent\.plan"):
+        est.certify(n=1, n_features=3)
+    assert est.certify(n=10**12, n_features=3).epsilon <= 1.0  # its stub rows are views
+    with pytest.raises(dp.errors.ParameterError, match=r"certify: its checks hold a vector of n = 1,0"):
+        # 8 PB: beyond any address space, so the allocation fails on every machine
+        dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1]).certify(n=10**15, n_features=3)
