@@ -47,6 +47,7 @@ def score(estimator: Any, X: Any, y: Any, metric: str) -> float:
 
     Examples
     --------
+    >>> import numpy as np
     >>> from sklearn.dummy import DummyRegressor
     >>> from dpconvex.runs.band import score
     >>> X, y = np.zeros((4, 1)), np.array([1.0, 2.0, 3.0, 4.0])
@@ -306,6 +307,7 @@ def record_band(make_estimator: Any, X: Any, y: Any, seeds: Sequence[int], *,
 
     Examples
     --------
+    >>> import numpy as np
     >>> import dpconvex as dp
     >>> from dpconvex.runs import record_band
     >>> rng = np.random.default_rng(0)
