@@ -115,6 +115,9 @@ def _record(result: ProblemResult, label: str, key: float, est: BaseEstimator,
 def _split(problem: Problem, data: Any, rng: np.random.Generator) -> tuple[Any, Any]:
     if isinstance(data, dict):
         return data["train"], data["test"]
+    if problem.split == "given":
+        raise _err(problem.path, "data.split", f"'given': {problem.dataset} has no train and test "
+                   "files of its own. Use split = \"random\" (with test_size).", "run_problem")
     X, y = data
     n = len(y)
     ts = problem.test_size if problem.test_size is not None else 0.3

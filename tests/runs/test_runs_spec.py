@@ -77,6 +77,12 @@ def test_a_mechanism_off_the_menu_is_refused_when_the_file_is_loaded(tmp_path, e
     assert "key 'method[0].params'" in str(ei.value)
 
 
+def test_a_given_split_of_a_dataset_without_one_is_refused_with_the_key(tmp_path):
+    pr = load_problem(_write(tmp_path, "given.toml", NGD.replace("[grid]", 'split = "given"\n[grid]')))
+    with pytest.raises(ProblemError, match=r"key 'data.split': 'given': sklearn_breast_cancer has no"):
+        run_problem(pr, quick=True, progress=False)
+
+
 def test_a_split_that_leaves_no_rows_is_refused_with_the_key(tmp_path):
     pr = load_problem(_write(tmp_path, "split.toml", NGD.replace("[grid]", "test_size = 600\n[grid]")))
     with pytest.raises(ProblemError, match=r"key 'data.test_size': the split of the 569 rows leaves 0"):
