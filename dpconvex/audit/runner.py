@@ -256,6 +256,29 @@ def _run(mechanism: Callable[[Any, np.random.Generator], Any], data: Any, n_runs
     return out.reshape(n_runs, -1)
 
 
+def _check_neighbours(D: Any, D_prime: Any) -> None:
+    """Refuse (X, y) pairs that are not replace-one neighbours: another number of records, or
+    more than one record changed (a bound on those would not bound ε). Other data (e.g. the
+    utilities of :func:`exponential_mechanism_pair`) are passed on unchecked."""
+    def rows(data: Any) -> tuple[np.ndarray, np.ndarray] | None:
+        if not (isinstance(data, tuple) and len(data) == 2 and all(hasattr(a, "shape") for a in data)):
+            return None
+        X, y = np.asarray(data[0]), np.asarray(data[1])
+        return (X, y) if X.ndim == 2 and y.ndim == 1 and len(X) == len(y) else None
+    a, b = rows(D), rows(D_prime)
+    if a is None or b is None:
+        return
+    if a[0].shape != b[0].shape:
+        raise ParameterError(f"audit: D and D' must be replace-one neighbours, rows of one shape; "
+                             f"got {a[0].shape} and {b[0].shape}.")
+    def differ(x: np.ndarray, y: np.ndarray) -> np.ndarray:  # NaN in both: the same value
+        return (x != y) & ~(np.isnan(x) & np.isnan(y)) if x.dtype.kind == "f" == y.dtype.kind else x != y
+    changed = int(np.sum(np.any(differ(a[0], b[0]), axis=1) | differ(a[1], b[1])))
+    if changed > 1:
+        raise ParameterError(f"audit: D and D' must differ in at most one record; they differ in "
+                             f"{changed}. Audit replace-one neighbours.")
+
+
 def audit(mechanism: Callable[[Any, np.random.Generator], Any], D: Any, D_prime: Any, *,
           n_runs: int, confidence: float = 0.95,
           statistic: Callable[[np.ndarray], float] | None = None,
@@ -321,6 +344,7 @@ def audit(mechanism: Callable[[Any, np.random.Generator], Any], D: Any, D_prime:
         raise ParameterError(f"audit: mechanism must be callable as mechanism(data, rng). "
                              f"Got {mechanism!r} instead.")
     rng = check_random_state(random_state, "audit")
+    _check_neighbours(D, D_prime)
     rng_D, rng_Dp = rng.spawn(2)
     out_D = _run(mechanism, D, n_runs, rng_D)
     out_Dp = _run(mechanism, D_prime, n_runs, rng_Dp)

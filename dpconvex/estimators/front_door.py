@@ -420,7 +420,8 @@ class SchemaInputMixin:
         try:
             return getattr(self.estimator_, method)(_rows_for(self.learner_, self._encoded(X)))
         except DataValidationError as exc:
-            signed = re.sub(r"^\w+\.\w+:", f"{type(self).__name__}.{method}:", str(exc), count=1)
+            signed = re.sub(rf"\b{type(self.estimator_).__name__}\.\w+", f"{type(self).__name__}.{method}",
+                            str(exc))
             raise type(exc)(signed) from None
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
@@ -781,17 +782,15 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         if inferred:  # the learner's own warning would not say that the set chose it
             warnings.warn(f"{type(self).__name__}: {INFERRED_CHOICE_WARNING}", PrivacyLeakWarning,
                           stacklevel=user_stacklevel())
-        context = context.one_label_warning(issued=inferred)  # labels read once, named here
-        y = check_labels(computed(y), shape[0], f"{type(self).__name__}.fit")  # X: by the learner
-        labels = encode_labels(y, self.classes, f"{type(self).__name__}.fit", excluded=context.excluded,
-                               unknown_labels=self.unknown_labels, warning=context.label_warning)
+        context = context.one_label_warning(issued=inferred)
         if self._guarded(*shape):
-            return self._fit_safeguarded(X, y, labels, shape, inferred, context)
+            return self._fit_safeguarded(X, y, shape, inferred, context)
         name, reason, learner = self._learner(*shape)
         self._warn_if_every_candidate_is_weak(*shape)  # before any budget is held
         inner = context.inner(noise_source(self, context.noise), held=True)  # or a meta-estimator's
         with hold_budget(self.accountant, float(self.epsilon), self._delta(*shape),
                          type(self).__name__, n=None if context.held else shape[0]) as hold:
+            y = self._read_labels(y, shape[0], context)[0]
             learner._fit_with(_rows_for(name, X), y, inner).certificate_.assumptions.extend(
                 (reason, *self._unguarded_note(*shape), *([INFERRED_CHOICE] if inferred else [])))
             hold.commit_certificate(learner.certificate_)
@@ -801,9 +800,15 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             self.feature_names_in_ = learner.feature_names_in_
         return self
 
-    def _fit_safeguarded(self, X: Any, y_checked: np.ndarray, labels: LabelSet,
-                         shape: tuple[int, int, int], inferred: bool, context: FitContext
-                         ) -> PrivateClassifier:
+    def _read_labels(self, y: Any, n: int, context: FitContext) -> tuple[np.ndarray, LabelSet]:
+        """y checked and encoded against the public set in this estimator's name (its learner
+        is a name the user never wrote), inside the fit's hold; X is checked by the learner."""
+        y = check_labels(computed(y), n, f"{type(self).__name__}.fit")
+        return y, encode_labels(y, self.classes, f"{type(self).__name__}.fit", excluded=context.excluded,
+                                unknown_labels=self.unknown_labels, warning=context.label_warning)
+
+    def _fit_safeguarded(self, X: Any, y: Any, shape: tuple[int, int, int],
+                         inferred: bool, context: FitContext) -> PrivateClassifier:
         """The learner without the validation rows' loss, then the private choice of what to
         release (privacy-classifier-safeguard)."""
         owner = type(self).__name__
@@ -816,6 +821,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         noise = noise_source(self, context.noise)
         with hold_budget(self.accountant, epsilon, self._delta(*shape), owner,
                          n=None if context.held else n) as hold:
+            y_checked, labels = self._read_labels(y, n, context)
             learner.set_params(classes=list(labels.classes))
             order = noise.rng.permutation(n)  # independent of the data (privacy-classifier-safeguard)
             validation = np.sort(order[n_fit:])

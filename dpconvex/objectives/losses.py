@@ -562,9 +562,12 @@ def parse_label_range(label_range: Any, caller: str | None = None) -> tuple[floa
     ((0.0, 10.0), None, None)
     """
     try:  # numbers only: text is not read as a number (as for epsilon)
-        if isinstance(label_range, (str, bytes)) or any(isinstance(v, (str, bytes)) for v in label_range):
+        if isinstance(label_range, (str, bytes)):
             raise TypeError
-        lo, hi = map(float, label_range)
+        values = tuple(label_range)
+        if any(isinstance(v, (str, bytes)) for v in values):
+            raise TypeError
+        lo, hi = map(float, values)
     except (TypeError, ValueError):
         lo = hi = math.nan
     largest, narrowest = LABEL_RANGE_LIMITS

@@ -684,6 +684,11 @@ def _check_params(path: Path, key: str, method: Method, epsilon: float) -> Any:
     method.private = private and "epsilon" in params and _mechanism_private(params.get("mechanism"))
     validate = getattr(est, "_validate_params", None) if hasattr(est, "_parameter_constraints") else None
     if callable(validate):
+        tuned = {name: values[0] for name, values in (method.tune or {}).items() if name in params}
+        if tuned:  # a tuned parameter at its first candidate (the base alone is no fit's)
+            from sklearn.base import clone
+
+            validate = clone(est).set_params(**tuned)._validate_params  # type: ignore[arg-type]
         try:
             validate()  # the estimator's _parameter_constraints, then its cross rules
         except (DPConvexError, ValueError, TypeError) as exc:

@@ -188,6 +188,16 @@ def test_bad_parameters_are_rejected():
         audit(_Null(), None, None, n_runs=1)
     with pytest.raises(ParameterError, match="delta"):
         audit(_Null(), None, None, n_runs=10, delta=1.0)
+    # (X, y) pairs must be replace-one neighbours: a bound on others would not bound epsilon
+    X, y = np.zeros((5, 2)), np.zeros(5)
+    with pytest.raises(ParameterError, match="rows of one shape"):
+        audit(_Null(), (X, y), (X[:4], y[:4]), n_runs=10)
+    with pytest.raises(ParameterError, match="differ in at most one record; they differ in 2"):
+        audit(_Null(), (X, y), (X + np.eye(5, 2), y), n_runs=10)
+    X[:2] = np.nan  # a missing value in both is no difference: one record changed here
+    X_prime = X.copy()
+    X_prime[4, 0] = 1.0
+    assert audit(_Null(), (X, y), (X_prime, y), n_runs=10) is not None
 
 
 # ------------------------------------ the adapters run the library's release, bit for bit

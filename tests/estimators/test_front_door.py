@@ -570,3 +570,18 @@ def test_a_record_near_the_float_range_switches_no_numpy_warning():
             est.fit(neighbour, y)
             est.certify(neighbour, y)
         assert not [str(w.message) for w in caught if w.category is RuntimeWarning], row
+
+
+@pytest.mark.parametrize("safeguard", [True, False])
+def test_the_ledger_is_checked_before_the_labels_are_read(safeguard):
+    """An exhausted ledger refuses before a label outside classes could (a refusal decided
+    from the data)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 3)) * 0.3
+    y = (X[:, 0] > 0).astype(int)
+    y[5] = 7
+    ledger = dp.BudgetAccountant(1.0)
+    ledger.spend(1.0, 0.0)
+    with pytest.raises(dp.BudgetError):
+        dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], safeguard=safeguard,
+                             accountant=ledger).fit(X, y)

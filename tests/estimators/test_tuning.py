@@ -286,3 +286,18 @@ def test_a_search_hands_a_pipeline_its_table_as_given(search):
         fitted = search(pipe, {"privatelogisticregression__lam": [0.01, 0.1]}, epsilon=1.0,
                         classes=[0, 1], random_state=0).fit(df, y)
     assert fitted.predict(df.iloc[:5]).shape == (5,) and fitted.certificate_.epsilon <= 1.0
+
+
+def test_only_a_pipeline_gets_its_table_as_given():
+    """An estimator with a ``steps`` parameter is no pipeline: the search checks its frame up
+    front (a NaN refused by the search's name, before any candidate reads its part)."""
+    import pandas as pd
+
+    import dpconvex as dp
+
+    frame = pd.DataFrame(np.random.default_rng(0).normal(size=(60, 2)) * 0.3, columns=["a", "b"])
+    frame.iloc[3, 0] = np.nan
+    search = PrivateGridSearch(dp.NoisyGradientDescent(epsilon=1.0, steps=10), {"clip": [0.5, 1.0]},
+                               epsilon=1.0, classes=[0, 1])
+    with pytest.raises(dp.DataValidationError, match=r"^PrivateGridSearch\.fit: .*NaN"):
+        search.fit(frame, np.arange(60) % 2)

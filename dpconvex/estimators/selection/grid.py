@@ -212,7 +212,8 @@ class SelectedEstimator:
         refused here, by its own name, before any candidate is fitted."""
         multi = getattr(self.estimator, "_reads_label_set", True)
         classes = self._public_classes(owner) if multi else [0]
-        if not hasattr(self.estimator, "plan") or classes is None or not isinstance(part[0], int):
+        if (not hasattr(self.estimator, "plan") or classes is None or not isinstance(part[0], int)
+                or part[0] < 2 or not int(part[1]) >= 1):  # the search refuses such data itself
             return 0.0
         return max((clone(self.estimator).set_params(**params, **{self._epsilon_key(owner): epsilon})
                     .plan(part[0], len(classes), int(part[1])).budget.delta
@@ -464,7 +465,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         delta_keys = self._keys("delta")
         delta_requested = max((float(candidate.get(key, base[key]) or 0.0)
                                for candidate in candidates for key in delta_keys), default=0.0)
-        n, d = (getattr(X, "shape", None) or (None, None))[:2]  # the smallest candidate's part
+        shape = tuple(getattr(X, "shape", ()))  # the smallest candidate's part (X checked below)
+        n, d = shape if len(shape) == 2 else (None, None)
         part = (min(np.array_split(np.arange(n), m + (not public))[:m], key=len).size
                 if isinstance(n, int) else None, d)
         delta_requested = max(delta_requested, self._planned_delta(part, epsilon, owner))

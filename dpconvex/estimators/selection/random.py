@@ -30,7 +30,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 
 from ..._validation import NoiseSource, check_float, check_option, feature_names_of
-from ...errors import DataValidationError, ParameterError, PrivacyError
+from ...errors import DataValidationError, ParameterError, PrivacyError, user_stacklevel
 from ...privacy.budget import Certificate, Condition, compose_parallel, hold_budget, split_even
 from ..base import FitContext, fit_with
 from ..parts import Parts, check_rows, mistakes
@@ -295,8 +295,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             assert best is not None  # K >= 1
             _, best_index, model, run_certificate, shown = best
             for caught_warning in shown:  # the released run's warnings only
-                warnings.warn_explicit(caught_warning.message, caught_warning.category,
-                                       caught_warning.filename, caught_warning.lineno)
+                warnings.warn(caught_warning.message, stacklevel=user_stacklevel())
             certificate = self._certificate(f"{owner}.fit", epsilon, eps1, repetitions,
                                             run_certificate, m, [train.size, validation.size])
             if labels is not None:
