@@ -79,9 +79,9 @@ def test_a_mechanism_off_the_menu_is_refused_when_the_file_is_loaded(tmp_path, e
 
 def test_a_tuned_parameter_is_checked_at_its_candidates_not_at_the_base_alone(tmp_path):
     """The Gaussian mechanism needs δ > 0: the base δ = 0 alone is no fit of the grid's."""
+    tuned = 'params = { mechanism = "gaussian_objective" }\ntune = { delta = [1e-6, 1e-5] }'
     text = NGD.replace('estimator = "NoisyGradientDescent"', 'estimator = "PrivateLogisticRegression"'
-                       ).replace("params = { delta = 1e-5, steps = 50, radius = 10.0 }",
-                                 'params = { mechanism = "gaussian_objective" }\ntune = { delta = [1e-6, 1e-5] }')
+                       ).replace("params = { delta = 1e-5, steps = 50, radius = 10.0 }", tuned)
     assert load_problem(_write(tmp_path, "tuned.toml", text)).methods[0].tune == {"delta": [1e-6, 1e-5]}
 
 
