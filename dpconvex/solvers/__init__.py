@@ -34,23 +34,7 @@ for _backend_class in (LbfgsNewton, ProjectedGradient, ClarabelBackend, SCSBacke
     register_backend(_backend_class)
 del _backend_class
 
-__all__ = [
-    "BACKENDS",
-    "CVXPY_STATUS_MAP",
-    "Backend",
-    "CVXPYBackend",
-    "ClarabelBackend",
-    "LbfgsNewton",
-    "PolishedBackend",
-    "ProjectedGradient",
-    "SCSBackend",
-    "SolveResult",
-    "SolveStatus",
-    "backend_names",
-    "check_solver_name",
-    "get_backend",
-    "other_backends",
-    "retry_advice",
-    "solve",
-    "suitable_backends",
-]
+__all__ = ["BACKENDS", "CVXPY_STATUS_MAP", "Backend", "CVXPYBackend", "ClarabelBackend",
+           "LbfgsNewton", "PolishedBackend", "ProjectedGradient", "SCSBackend", "SolveResult",
+           "SolveStatus", "backend_names", "check_solver_name", "get_backend", "other_backends",
+           "retry_advice", "solve", "suitable_backends"]

@@ -45,38 +45,13 @@ if TYPE_CHECKING:
     from ..objectives.losses import Regularizer
     from ..privacy.budget import Condition
 
-__all__ = [
-    "CAPABILITY_MEMBERS",
-    "PARAM_SPACE_MEMBERS",
-    "TEMPLATE_MEMBERS",
-    "Backend",
-    "CVXPYTemplate",
-    "ConstrainedSpace",
-    "EuclideanSpace",
-    "ObjectiveTemplate",
-    "ParamSpace",
-    "PolishedBackend",
-    "PrivacyConstants",
-    "ProjectionTemplate",
-    "RecordDomain",
-    "SmoothTemplate",
-    "SolveResult",
-    "SolveStatus",
-    "SolverSpace",
-    "StatisticTemplate",
-    "Template",
-    "backend_names",
-    "check_solver_name",
-    "get_backend",
-    "missing_members",
-    "natural_residual",
-    "needs_of",
-    "other_backends",
-    "retry_advice",
-    "sample_step",
-    "solve",
-    "suitable_backends",
-]
+__all__ = ["CAPABILITY_MEMBERS", "PARAM_SPACE_MEMBERS", "TEMPLATE_MEMBERS", "Backend",
+           "CVXPYTemplate", "ConstrainedSpace", "EuclideanSpace", "ObjectiveTemplate",
+           "ParamSpace", "PolishedBackend", "PrivacyConstants", "ProjectionTemplate",
+           "RecordDomain", "SmoothTemplate", "SolveResult", "SolveStatus", "SolverSpace",
+           "StatisticTemplate", "Template", "backend_names", "check_solver_name", "get_backend",
+           "missing_members", "natural_residual", "needs_of", "other_backends", "retry_advice",
+           "sample_step", "solve", "suitable_backends"]
 
 
 @dataclass(frozen=True)

@@ -19,17 +19,8 @@ from scipy import sparse
 
 from ..data.gram import quadratic_forms, weighted_gram
 
-__all__ = [
-    "PARAMETERIZATIONS",
-    "BlockParameterization",
-    "FullPSD",
-    "QuadraticParameterization",
-    "SymmetricShift",
-    "gram_operator_norm",
-    "max_row_norm",
-    "project_psd",
-    "psd_shift",
-]
+__all__ = ["PARAMETERIZATIONS", "BlockParameterization", "FullPSD", "QuadraticParameterization",
+           "SymmetricShift", "gram_operator_norm", "max_row_norm", "project_psd", "psd_shift"]
 
 
 #: In-memory rows with at most this fraction of nonzeros are multiplied in CSR by
