@@ -561,13 +561,11 @@ def parse_label_range(label_range: Any, caller: str | None = None) -> tuple[floa
     >>> parse_label_range((0, 10)), parse_label_range((1, 1)), parse_label_range((-1e308, 1e308))
     ((0.0, 10.0), None, None)
     """
-    try:  # numbers only: text is not read as a number (as for epsilon)
-        if isinstance(label_range, (str, bytes)):
-            raise TypeError
-        values = tuple(label_range)
-        if any(isinstance(v, (str, bytes)) for v in values):
-            raise TypeError
-        lo, hi = map(float, values)
+    try:
+        lo, hi = label_range
+        if isinstance(lo, (str, bytes)) or isinstance(hi, (str, bytes)):
+            raise TypeError  # numbers only: text is not read as a number (as for epsilon)
+        lo, hi = float(lo), float(hi)
     except (TypeError, ValueError):
         lo = hi = math.nan
     largest, narrowest = LABEL_RANGE_LIMITS

@@ -47,7 +47,6 @@ References
 from __future__ import annotations
 
 import contextvars
-import functools
 import itertools
 import json
 import math
@@ -1089,10 +1088,13 @@ def _compose(rule: str, parts: Sequence[Certificate], *, mechanism: str,
     private, seeded = private is not False, False
     epsilons: list[float] = []
     deltas: list[float] = []
+    row_map = None  # the rows' map (their backend) of the parts, with them
     for p in parts:
         private, seeded = private and p.private, seeded or p.seeded  # a seeded part: so is the release
         epsilons.append(p.epsilon)
         deltas.append(p.delta)
+        if p.row_map is not None:
+            row_map = p.row_map if row_map is None else row_map.merge(p.row_map)
     shown = list(map("{:.6g}".format, epsilons))
     if rule == "sequential":
         eps, delta, how = math.fsum(epsilons), math.fsum(deltas), " + ".join(shown)
@@ -1114,13 +1116,12 @@ def _compose(rule: str, parts: Sequence[Certificate], *, mechanism: str,
         raise PrivacyError(
             f"{caller}: the parts spend epsilon = {eps:.6g}, delta = {delta:.3g} > the "
             f"requested epsilon = {epsilon_requested:g}; nothing is released.")
-    row_maps = [p.row_map for p in parts if p.row_map is not None]  # the rows' backend with them
     return Certificate(
         mechanism=mechanism, epsilon_requested=epsilon_requested, epsilon=eps,
         delta=delta if private else 0.0, private=private, conditions=[accounting, *conditions],
         quantities=dict(quantities or {}), assumptions=list(assumptions),
         solver=dict(solver or {}), parts=parts, seeded=seeded,
-        row_map=functools.reduce(RowMap.merge, row_maps) if row_maps else None)
+        row_map=row_map)
 
 
 def compose_sequential(parts: Sequence[Certificate], *, mechanism: str, epsilon_requested: float,
