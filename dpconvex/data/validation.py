@@ -611,8 +611,9 @@ _CONTINUOUS_LABELS = ("{}: Unknown label type: continuous. y must hold class lab
                       "strings.")
 
 
-def check_labels(y: Any, n_samples: int, caller: str) -> np.ndarray:
-    """Validate a 1-D label vector of length n_samples (a declared set kept: a :class:`LabelArray`).
+def check_labels(y: Any, n_samples: int, caller: str, names: tuple[str, str] = ("X", "y")) -> np.ndarray:
+    """Validate a 1-D label vector of length n_samples (a declared set kept: a :class:`LabelArray`);
+    ``names``: what the messages call the rows and the labels.
 
     Refused (:class:`DataValidationError`): missing labels (None, NaN, pandas NA), labels
     of mixed types, masked entries, a wrong shape, and what scikit-learn's
@@ -632,12 +633,10 @@ def check_labels(y: Any, n_samples: int, caller: str) -> np.ndarray:
         yy = yy.ravel()
     if yy.ndim != 1:
         raise DataValidationError(
-            f"{caller}: y must be 1-D (n_samples,); got shape {yy.shape}. Use y.ravel()."
-        )
+            f"{caller}: {names[1]} must be 1-D (n_samples,); got shape {yy.shape}. Use {names[1]}.ravel().")
     if yy.shape[0] != n_samples:
-        raise DataValidationError(
-            f"{caller}: X has {n_samples} rows but y has {yy.shape[0]} labels; they must match."
-        )
+        raise DataValidationError(f"{caller}: {names[0]} has {n_samples} rows but {names[1]} has "
+                                  f"{yy.shape[0]} labels; they must match.")
     if yy.dtype.kind == "c":
         raise DataValidationError(_COMPLEX_LABELS.format(caller))
     if yy.dtype.kind == "S":

@@ -152,6 +152,9 @@ def test_public_validation_selects_argmin_and_costs_training_only():
     with pytest.raises(ParameterError, match="public_validation"):
         PrivateGridSearch(FixedMistakes(), {"k": [1]}, epsilon=1.0,
                           public_validation=Xp).fit(X, y)
+    with pytest.raises(DataValidationError, match="X_val has 10 rows but y_val has 9 labels"):
+        PrivateGridSearch(FixedMistakes(), {"k": [1]}, epsilon=1.0,
+                          public_validation=(Xp, yp[:9])).fit(X, y)
 
 
 def test_pipeline_with_random_features():

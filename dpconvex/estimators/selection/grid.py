@@ -586,7 +586,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                 f"(X_val, y_val). Got {type(public_validation).__name__} instead."
             )
         X_public = check_array(public_validation[0], f"{owner}.fit", name="X_val", n_features=d)
-        y_public = check_labels(public_validation[1], X_public.shape[0], f"{owner}.fit")
+        y_public = check_labels(public_validation[1], X_public.shape[0], f"{owner}.fit", ("X_val", "y_val"))
         return X_public, y_public
 
     @staticmethod
