@@ -105,10 +105,12 @@ class EpsilonSweep:
         parts = [fitted.certificate_ for fits in self.estimators for fitted in fits]
         labels = [f"epsilon={epsilon:g}, run {run}" for epsilon, fits
                   in zip(self.epsilons, self.estimators, strict=True) for run in range(len(fits))]
-        return compose_sequential(
+        whole = compose_sequential(
             parts, mechanism=f"epsilon sweep of {len(parts)} fits: {parts[0].mechanism}",
             epsilon_requested=math.fsum(part.epsilon_requested for part in parts),
             labels=labels)
+        whole.state(parts[0].label_source)  # one label set for every fit, as a search states it
+        return whole
 
 
 def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, runs: int = 1,

@@ -1,6 +1,7 @@
 """ε sweeps: one template per sweep, warm starts, the same releases as independent fits."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -195,3 +196,15 @@ def test_a_regressor_sweep_scores_dask_rows_as_it_scores_rows_in_memory():
     assert np.all(in_memory > 0.5)
     np.testing.assert_allclose(sweep.score(da.from_array(X, chunks=100), y), in_memory,
                                rtol=1e-12)
+
+
+def test_the_sweeps_certificate_states_the_label_set_its_fits_read():
+    """As a search's does: a set read from y is named at the top, not only in the parts."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 2)) * 0.3
+    y = (X[:, 0] > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.PrivacyWarning)
+        sweep = dp.epsilon_sweep(dp.PrivateLogisticRegression(), X, y, [0.5, 1.0], random_state=0)
+    assert sweep.certificate.label_source == sweep.certificates[0][0].label_source
+    assert sweep.certificate.label_source.source == "inferred"
