@@ -44,7 +44,7 @@ from ..errors import ParameterError
 from ..estimators.base import PrivateEstimator
 from ..estimators.linear import LINEAR_MENU
 from ..estimators.regression import PrivateBounds
-from ..objectives.losses import HuberHinge, Loss, get_loss
+from ..objectives.losses import LOSSES, HuberHinge, Loss, get_loss
 from ..privacy.budget import Budget
 from ..privacy.mechanisms import MECHANISMS, Calibration, Mechanism, get_mechanism
 from ..privacy.mechanisms.noisy_gd import NoisyGD, default_delta
@@ -343,9 +343,9 @@ class LinearERMMechanism(_TemplateAdapter[LinearERMTemplate]):
         owner = self.owner
         self.delta = check_float("delta", delta, owner, low_inclusive=True, high=1.0)
         h = check_float("h", h, owner)
-        if not isinstance(loss, (Loss, str)):
-            raise ParameterError(f"The 'loss' parameter of {owner} must be a loss name or a "
-                                 f"dpconvex.objectives.Loss instance. Got {type(loss).__name__}.")
+        if not isinstance(loss, Loss) and not (isinstance(loss, str) and loss in LOSSES):
+            raise ParameterError(f"The 'loss' parameter of {owner} must be one of {sorted(LOSSES)} "
+                                 f"or a dpconvex.objectives.Loss instance. Got {loss!r} instead.")
         self.loss = loss if isinstance(loss, Loss) else get_loss(
             loss, **({} if loss == "logistic" else {"h": h}))
         self.lam = check_float("lam", lam, owner)

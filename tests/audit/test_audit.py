@@ -194,6 +194,8 @@ def test_bad_parameters_are_rejected():
         audit(_Null(), (X, y), (X[:4], y[:4]), n_runs=10)
     with pytest.raises(ParameterError, match="differ in at most one record; they differ in 2"):
         audit(_Null(), (X, y), (X + np.eye(5, 2), y), n_runs=10)
+    with pytest.raises(ParameterError, match=r"'loss' parameter of LinearERMMechanism must be one of"):
+        LinearERMMechanism("pinball", epsilon=1.0, mechanism="objective", lam=0.1)
     X[:2] = np.nan  # a missing value in both is no difference: one record changed here
     X_prime = X.copy()
     X_prime[4, 0] = 1.0
