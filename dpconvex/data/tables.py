@@ -123,7 +123,9 @@ def table_columns(X: Any, caller: str) -> tuple[list[str] | None, list[np.ndarra
     entries and tables without rows are refused with named errors.
     """
     if is_dask_collection(X):
-        raise DataTypeError(f"{caller}: got a Dask collection; encode a Dask DataFrame partition "
+        first = ("draft the schema on rows in memory (df.compute(), or a sample of the rows), "
+                 "then encode" if caller.startswith("draft_schema") else "encode")
+        raise DataTypeError(f"{caller}: got a Dask collection; {first} a Dask DataFrame partition "
                             "by partition with dpconvex.datasets.dask_loaders.from_dataframe(df, "
                             "schema).")
     if sp.issparse(X):

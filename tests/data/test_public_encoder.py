@@ -464,3 +464,14 @@ def test_a_schema_given_to_the_encoder_and_the_estimator_is_refused_with_the_rea
     twice = make_pipeline(PublicEncoder(SCHEMA), dp.PrivateClassifier(classes=[0, 1], schema=SCHEMA))
     with pytest.raises(DataValidationError, match="encoded already: give the schema to one of the two"):
         twice.fit(df, y)
+
+
+def test_a_dask_frame_is_refused_with_the_step_that_comes_first():
+    """Drafting is how a schema is made: its refusal says where to draft, then how to encode."""
+    import dask.dataframe as dd
+
+    frame = dd.from_pandas(pd.DataFrame({"a": [1.0, 2.0] * 20}), npartitions=2)
+    with pytest.raises(dp.DataTypeError, match=r"^draft_schema: .*draft the schema on rows in memory"):
+        dp.draft_schema(frame, epsilon=1.0)
+    with pytest.raises(dp.DataTypeError, match=r"Dask collection; encode a Dask DataFrame"):
+        dp.PublicEncoder(dp.PublicSchema({"a": dp.Numeric(0, 3)})).fit_transform(frame)
