@@ -346,7 +346,8 @@ def _parameter_set(constraints: Any, plan: FitPlan, fit_intercept: bool, caller:
     DCP set is a :class:`~dpconvex.objectives.CVXPYSet`, which only the CVXPY backends
     take: with ``solver`` "native" it is refused, naming them.
 
-    With ``fit`` (a fit, not a dry run) a :class:`~dpconvex.errors.SolverCostWarning` says,
+    With ``fit`` (a fit on rows in memory: a CVXPY backend refuses Dask rows) a
+    :class:`~dpconvex.errors.SolverCostWarning` says,
     before the solve starts, that it goes to a CVXPY backend and what that costs, from
     public facts only (the plan's n and p, the set, the solver): with ``solver``
     "auto"/None only when native cannot project onto the set; with a CVXPY backend named,
@@ -676,7 +677,8 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         template = LinearERMTemplate(plan.loss, plan.lam, plan.options["norm bound q~"], design,
                                      labels.signs,
                                      _parameter_set(self.constraints, plan, self.fit_intercept,
-                                                    f"{owner}.fit", self.solver, fit=True))
+                                                    f"{owner}.fit", self.solver,
+                                                    fit=not is_dask_collection(X_checked)))
         return Prepared(template=template,
                         meta=PreparedFacts(X_checked.shape[1], labels.classes, labels.assumption),
                         reusable=not isinstance(self.lam, str))  # "auto": Λ depends on ε

@@ -572,7 +572,7 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
         template = LinearERMTemplate(plan.loss, plan.lam, plan.options["norm bound q~"], design, u,
                                      _parameter_set(self.constraints, plan, self.fit_intercept,
                                                     owner, self.solver, scale=0.5 * (hi - lo),
-                                                    fit=True))
+                                                    fit=not is_dask_collection(X_checked)))
         return Prepared(template=template, meta=PreparedFacts(d, None, plan.notes[1]),
                         reusable=not isinstance(self.lam, str))
 

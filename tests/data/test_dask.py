@@ -15,6 +15,7 @@ import gzip
 import os
 import signal
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -162,8 +163,10 @@ def test_cvxpy_backends_refuse_dask_rows():
         with pytest.raises(ParameterError, match="needs the rows in one process's memory"):
             get_backend(name, t)
     est = dp.PrivateLogisticRegression(solver="clarabel", random_state=0, classes=[0, 1])
-    with pytest.raises(ParameterError, match="solver='native' or solver=None"):
-        est.fit(da.from_array(X, chunks=100), y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", dp.SolverCostWarning)  # no cost told of a solve refused
+        with pytest.raises(ParameterError, match="solver='native' or solver=None"):
+            est.fit(da.from_array(X, chunks=100), y)
 
 
 def _kill_one_worker(client):
