@@ -43,7 +43,7 @@ def _refusal(template, backend, **kw):
 def test_a_capped_solve_names_the_other_backends(failing):
     t = _template()
     message, diag = _refusal(t, failing, max_iter=1)
-    assert f"solver '{failing}' stopped" in message
+    assert f"the solve by '{failing}' did not reach" in message
     named = ADVICE.findall(message)
     assert failing not in named
     assert named == [name for name in suitable_backends(t) if name != failing]
@@ -57,7 +57,7 @@ def test_a_capped_solve_names_the_other_backends(failing):
 def test_the_auto_choice_is_not_recommended_after_it_failed():
     t = _template()
     message, _ = _refusal(t, None, max_iter=1)
-    assert "solver 'native' stopped" in message
+    assert "the solve by 'native' did not reach" in message
     assert ADVICE.findall(message) == ["clarabel", "scs"]
 
 
@@ -73,7 +73,7 @@ def test_no_other_backend_is_said_so():
 def test_a_failed_polished_solve_names_neither_solver_it_ran():
     t = _template()
     message, _ = _refusal(t, PolishedBackend(ClarabelBackend(), LbfgsNewton()), max_iter=1)
-    assert "solver 'clarabel+native' stopped" in message
+    assert "the solve by 'clarabel+native' did not reach" in message
     assert ADVICE.findall(message) == ["scs"]
 
 

@@ -113,6 +113,13 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
                 "minimizer, so AMP cannot cover an inexact solve. Use optimality_tol=None "
                 "(exact-minimizer mode)."
             )
+        if self.gamma < template.residual_tol:  # public: the parameter and the template's class
+            raise ParameterError(
+                f"{type(self).__name__}.conditions: optimality_tol={self.gamma:g} is below the "
+                f"tolerance {template.residual_tol:g} the solvers aim for on template "
+                f"'{template.name}', so a solve would meet it by chance and whether a model is "
+                "released would depend on the data. Use optimality_tol >= "
+                f"{template.residual_tol:g}, or None (the exact minimizer).")
         return self.inner.conditions(template, self._split(budget)[0])
 
     def calibrate(self, template: ObjectiveTemplate, budget: Budget) -> Calibration:
@@ -200,7 +207,8 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
             # of the two noises' grids
             res = require_exact(template, backend.solve(template, None, warm_start=warm_start,
                                                         max_iter=max_iter),
-                                tol=self.gamma, caller=f"{type(self).__name__}.run")
+                                tol=self.gamma, caller=f"{type(self).__name__}.run",
+                                solvers=getattr(backend, "solvers", ()))
             law: Noise = NoiseSum(self.inner.noise_law(template, inner), cover)
             return law.add(res.x, rng, shape=template.noise_shape), res, True
         theta, res, _ = self.inner.run(template, inner, backend, rng, warm_start=warm_start,

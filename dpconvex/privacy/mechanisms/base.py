@@ -28,7 +28,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar, Union
@@ -575,14 +575,16 @@ def resolve_mechanism(mechanism: object, delta: object, auto: tuple[str, str] | 
 
 
 def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float | None = None,
-                  caller: str = "require_exact") -> SolveResult:
+                  caller: str = "require_exact", solvers: Sequence[str] = ()) -> SolveResult:
     """The solve ``res`` of ``template`` if it met ``tol`` (default: the template's
     ``residual_tol``), else :class:`SolverError` opened by ``caller``: the accuracy check
     every exact-minimizer release makes before anything is released. A ``tol`` given is the
     γ of approximate-minima perturbation (``optimality_tol``), and the message says so.
 
-    The message names the solver, its status, the tolerance and the other backends to try,
-    never the residual (a data statistic: :func:`~dpconvex.collect_diagnostics`).
+    The message names the backend's ``solvers`` (default: the solve's), the tolerance and the
+    other backends to try: one text whether the solve failed or stopped short, and whether or
+    not a polish ran, never its status or residual (data statistics:
+    :func:`~dpconvex.collect_diagnostics`).
 
     Examples
     --------
@@ -605,29 +607,19 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
     failed = (res.x is None or res.status in (SolveStatus.FAILED, SolveStatus.INFEASIBLE,
                                               SolveStatus.UNBOUNDED)
               or not np.isfinite(res.residual) or not np.all(np.isfinite(res.x)))
-    if failed or res.residual > tol:
-        from ...errors import record_solve
+    if failed or res.residual > tol:  # one text, whatever the status: the solve's outcome
+        from ...errors import record_solve  # (status, residual, a polish) is the curator's
 
         record_solve(res)
-    if failed:
+        solver = "+".join(solvers) or res.solver  # the backend asked for, not what it ran
+        why = ("approximate-minima perturbation covers a solve to optimality_tol only. Use a "
+               "larger optimality_tol, or raise max_iter if you capped the iterations"
+               if approximate else "the privacy proof holds for the exact minimizer only. "
+               f"{retry_advice(template, solver.split('+'))}")
         raise SolverError(
-            f"{caller}: solver '{res.solver}' failed (status {res.status.value}); no model "
-            f"is released. {retry_advice(template, res.solver)} (the solve's details: "
-            "dpconvex.collect_diagnostics)."
-        )
-    if res.residual > tol:
-        if approximate:
-            why = (f"approximate-minima perturbation covers a solve to optimality_tol={tol:g} "
-                   "only, so no model is released. Use a larger optimality_tol, or raise "
-                   "max_iter if you capped the iterations")
-        else:
-            why = ("the privacy proof holds for the exact minimizer only, so no model is "
-                   f"released. {retry_advice(template, res.solver)}")
-        raise SolverError(
-            f"{caller}: solver '{res.solver}' stopped (status {res.status.value}) with its "
-            f"optimality residual above the tolerance {tol:g}: {why} (the residual reached: "
-            "dpconvex.collect_diagnostics)."
-        )
+            f"{caller}: the solve by '{solver}' did not reach the tolerance {tol:g} the release "
+            f"needs, so no model is released: {why} (the solve's status and residual: "
+            "dpconvex.collect_diagnostics).")
     return res
 
 
@@ -660,7 +652,8 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
             extra_reg = cal.extra_strong_convexity
         res = require_exact(template, backend.solve(template, b, extra_reg, warm_start=warm_start,
                                                     max_iter=max_iter),
-                            tol=tol, caller=f"{type(self).__name__}.run")
+                            tol=tol, caller=f"{type(self).__name__}.run",
+                            solvers=getattr(backend, "solvers", ()))
         if self.placement == "output":
             assert cal is not None
             theta = self.noise_law(template, cal).add(res.x, rng, shape=template.noise_shape)
