@@ -523,8 +523,9 @@ def _noise_dominates(learner: PrivateEstimator, n: int, n_classes: int, n_featur
     """
     plan = learner.plan(n, n_classes, n_features)
     template = learner.prepare_shape(plan).template
-    if isinstance(learner, PrivateGaussianCentroid) or plan.learner == CENTROID_LEARNER:
-        return noise_dominates("centroid", template, plan.mechanism, plan.budget, n=n)
+    if isinstance(learner, (PrivateGaussianCentroid, PrivateGaussianNB)) or plan.learner == CENTROID_LEARNER:
+        family = "nb" if isinstance(learner, PrivateGaussianNB) else "centroid"
+        return noise_dominates(family, template, plan.mechanism, plan.budget, n=n)
     if isinstance(learner, PrivateLargeMarginGaussian):
         return noise_dominates(noise_family(template), template, plan.mechanism, objective_part(plan))
     family = "gd" if isinstance(learner, NoisyGradientDescent) else "linear"

@@ -33,6 +33,7 @@ from ..data.validation import check_array
 from ..errors import ParameterError, record_diagnostic
 from ..privacy.mechanisms import MechanismMenu
 from ..privacy.mechanisms.record_sets import MomentBox, RecordSet
+from ..privacy.rules.noise_level import warn_if_noise_dominates
 from .base import NO_CONTEXT, CertificateHold, FitContext, FitPlan, Prepared, PreparedFacts
 from .centroids import (
     ClassSumEstimator,
@@ -400,6 +401,8 @@ class PrivateGaussianNB(ClassSumEstimator):
                  context: FitContext, warm_start: np.ndarray | None) -> PrivateGaussianNB:
         """Release the noisy class moments and store the model (post-processing of V)."""
         owner = type(self).__name__
+        # public quantities only (n, C, d, epsilon, delta), before the release
+        warn_if_noise_dominates("nb", prep.template, plan.mechanism, plan.budget, owner, n=plan.n)
         released, w, floor = self._release_class_sums(prep, plan, hold, context)
         V = released.theta
         law = plan.mechanism.noise_law(released.calibration)  # type: ignore[attr-defined]

@@ -576,3 +576,23 @@ def test_rows_that_carry_their_ranges_give_them_when_none_are_given():
     plain = dp.PrivateGaussianNB(**common).fit(np.asarray(rows), y)
     default = dp.PrivateGaussianNB(feature_range=(-1.0, 1.0), **common).fit(np.asarray(rows), y)
     np.testing.assert_array_equal(plain.theta_, default.theta_)
+
+
+def test_the_noise_check_warns_where_the_means_are_lost_in_the_noise():
+    """UCI breast cancer (range [0, 1/3] per feature): rho = 3.3 at epsilon = 0.03 warns
+    (accuracy at the majority class), rho = 0.33 at 0.3 does not; the front door's check of
+    its candidates reads the same ratio."""
+    X, y = dp.datasets.load_breast_cancer_wisconsin()
+    X, y = np.asarray(X)[:478], np.asarray(y)[:478]
+    for epsilon, warns in ((0.03, True), (0.3, False)):
+        est = dp.PrivateGaussianNB(epsilon=epsilon, classes=[0, 1], feature_range=(0.0, 1 / 3),
+                                   random_state=0)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            est.fit(X, y)
+        said = [str(w.message) for w in caught if "noise is large" in str(w.message)]
+        assert bool(said) is warns and (not said or "NB_NOISE_RATIO" not in said[0])
+    from dpconvex.estimators.front_door import _noise_dominates
+
+    assert _noise_dominates(dp.PrivateGaussianNB(epsilon=0.03, classes=[0, 1],
+                                                 feature_range=(0.0, 1 / 3)), 478, 2, 9)

@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from ..mechanisms.base import Calibration, ConstantsSource, Mechanism, NoiseReport, PublicProblem
 
 __all__ = ["AUTO", "CENTROID_NOISE_RATIO", "GD_NOISE_RATIO", "LAM_GRID", "LARGE_MARGIN_NOISE_RATIO",
-           "LINEAR_NOISE_RATIO", "PUBLIC_CHECK_NOTE", "REFERENCE_NORM", "REFERENCE_NORMS",
+           "LINEAR_NOISE_RATIO", "NB_NOISE_RATIO", "PUBLIC_CHECK_NOTE", "REFERENCE_NORM", "REFERENCE_NORMS",
            "REGRESSION_CHECK_NOTE", "REGRESSION_RECORDS", "SOFTMAX_NOISE_RATIO",
            "SSP_NOISE_RATIO", "STABILITY_WEIGHTS", "THRESHOLDS", "auto_lam", "delta_floor",
            "estimator_noise_dominance", "form_bounds", "grid_report", "noise_dominates",
@@ -405,6 +405,9 @@ LINEAR_NOISE_RATIO = 1.0
 GD_NOISE_RATIO = 0.9
 #: ``centroid``: measured (privacy-noise-warning-gd-centroids).
 CENTROID_NOISE_RATIO = 1.0
+#: ``nb``: the noise on a class's mean of a mapped feature against that mean's half-range 1
+#: (privacy-nb-noise-warning).
+NB_NOISE_RATIO = 1.0
 #: ``ssp``: measured on the regression corpus's selection seeds (privacy-noise-warning-ssp).
 SSP_NOISE_RATIO = 0.5
 #: ``large_margin``: the noise term's gradient E‖b‖/n against the largest data gradient G.
@@ -414,6 +417,7 @@ SOFTMAX_NOISE_RATIO = 0.5
 #: The threshold of each family.
 THRESHOLDS: dict[str, float] = {
     "linear": LINEAR_NOISE_RATIO, "gd": GD_NOISE_RATIO, "centroid": CENTROID_NOISE_RATIO,
+    "nb": NB_NOISE_RATIO,
     "ssp": SSP_NOISE_RATIO, "large_margin": LARGE_MARGIN_NOISE_RATIO,
     "softmax": SOFTMAX_NOISE_RATIO}
 
@@ -544,7 +548,7 @@ def noise_ratio(family: str, template: ConstantsSource, mech: Mechanism, budget:
     if family in ("linear", "gd"):
         rho = _linear(template, _report(template, mech, budget, calibration), worst_case)[0]
         return rho if rho is None or family == "linear" else rho * max(1.0, n_classes / 2.0)
-    if family == "centroid":
+    if family in ("centroid", "nb"):
         if n is None or not getattr(mech, "private", True):
             return None
         report = _report(template, mech, budget)
@@ -627,6 +631,14 @@ def _message(family: str, rho: float, template: ConstantsSource, mech: Mechanism
             f"in the unit ball, so the model is likely no better than the majority class. Use "
             f"{remedy}, or fewer classes "
             f"(docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids). {PUBLIC_CHECK_NOTE}")
+    if family == "nb":
+        return (
+            f"{at}: the noise on a class's mean of each feature (mapped onto [-1, 1] by its "
+            f"public range) at the expected class count n/C = {n}/{template.C} has standard "
+            f"deviation {rho:.2g} (public quantities only, threshold {NB_NOISE_RATIO:g}), as wide "
+            "as the range the means lie in, so the model is likely no better than the majority "
+            "class. Use a larger epsilon, more rows or fewer classes "
+            f"(docs/privacy/gaussian_nb.md#privacy-nb-noise-warning). {PUBLIC_CHECK_NOTE}")
     if family == "ssp":
         remedy = ("a larger epsilon, more rows, or fewer features" if not mech.pure else
                   "a larger epsilon, more rows, fewer features, or delta > 0 (the Gaussian "
