@@ -675,7 +675,8 @@ class PrivateEstimator(BaseEstimator):
         owner = type(self).__name__
         n, n_classes, n_features = _given_shape(self, n, n_classes, n_features, "plan")
         n = _check_shape_fact("n", n, owner, low=2)  # a fit needs two rows
-        n_classes = _check_shape_fact("n_classes", n_classes, owner, low=1)
+        n_classes = _check_shape_fact("n_classes", n_classes, owner,
+                                      low=2 if self._reads_label_set else 1)  # a classifier's two
         n_features = _check_shape_fact("n_features", n_features, owner, low=1)
         self._validate_params()
         return self._plan(n, n_classes, n_features)
@@ -944,7 +945,7 @@ def _given_shape(owner: Any, n: int | None, n_classes: int | None, n_features: i
             f"{type(owner).__name__}.{method}: without (X, y) it needs the public shape, and "
             f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing. Pass "
             f"{needed}{' or (X, y)' if method == 'certify' else ''} before the data.")
-    if listed and shape[1] != len(classes):
+    if listed and len(classes) >= 2 and shape[1] != len(classes):  # fewer: refused by name in fit
         raise ParameterError(
             f"{type(owner).__name__}.{method}: n_classes={shape[1]!r} contradicts classes "
             f"({len(classes)} labels). Pass n_classes={len(classes)}, or change classes.")

@@ -585,3 +585,13 @@ def test_the_ledger_is_checked_before_the_labels_are_read(safeguard):
     with pytest.raises(dp.BudgetError):
         dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], safeguard=safeguard,
                              accountant=ledger).fit(X, y)
+
+
+def test_a_single_class_is_refused_by_the_front_doors_name_and_a_plan_needs_two():
+    X = np.random.default_rng(0).uniform(-0.5, 0.5, (200, 3))
+    y = (X[:, 0] > 0).astype(int)
+    for delta in (0.0, 1e-5):
+        with pytest.raises(dp.ParameterError, match=r"'classes' parameter of PrivateClassifier must"):
+            dp.PrivateClassifier(epsilon=1.0, delta=delta, classes=[1]).fit(X, y)
+    with pytest.raises(dp.ParameterError, match=r"'n_classes' argument of PrivateClassifier\.plan"):
+        dp.PrivateClassifier(epsilon=1.0).plan(200, 1, 3)
