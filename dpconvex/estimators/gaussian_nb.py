@@ -30,7 +30,7 @@ from .._validation import (
     is_dask_collection,
 )
 from ..data.validation import check_array
-from ..errors import ParameterError, record_diagnostic
+from ..errors import DataValidationError, ParameterError, record_diagnostic
 from ..privacy.mechanisms import MechanismMenu
 from ..privacy.mechanisms.record_sets import MomentBox, RecordSet
 from ..privacy.rules.noise_level import warn_if_noise_dominates
@@ -355,6 +355,19 @@ class PrivateGaussianNB(ClassSumEstimator):
         "feature_range": Optional(FeatureRange()),  # its length: against the plan's columns
         "var_floor": Float(high=1.0, high_inclusive=True),
     }
+
+    def public_shape(self, X: Any, y: Any) -> tuple[int, int, int]:
+        """(n, n_classes, n_features), refusing the table a ``feature_range`` schema describes
+        (a frame with its columns; its encoder makes rows without column names): the ranges
+        are those of the encoded rows, not of the raw columns."""
+        columns = [str(c) for c in getattr(X, "columns", ())]
+        if _is_schema(self.feature_range) and set(columns) & set(self.feature_range.columns):
+            raise DataValidationError(
+                f"{type(self).__name__}.fit: X holds the schema's raw columns, and "
+                "feature_range=schema gives the ranges of the rows PublicEncoder(schema) makes. "
+                "Encode first: make_pipeline(PublicEncoder(schema), PrivateGaussianNB("
+                "feature_range=schema)), or PrivateClassifier(schema=schema).")
+        return super().public_shape(X, y)
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """The plan of a fit, with the feature ranges checked against the columns."""

@@ -596,3 +596,21 @@ def test_the_noise_check_warns_where_the_means_are_lost_in_the_noise():
 
     assert _noise_dominates(dp.PrivateGaussianNB(epsilon=0.03, classes=[0, 1],
                                                  feature_range=(0.0, 1 / 3)), 478, 2, 9)
+
+
+def test_the_table_a_range_schema_describes_is_refused_with_the_encoder_to_use():
+    """Raw ages and BMIs read as encoded rows were clipped to the top of the range (a model of
+    the majority class, without a word); with a categorical column the message spoke of rows."""
+    import pandas as pd
+
+    rng = np.random.default_rng(2)
+    for frame, schema in (
+            (pd.DataFrame({"age": rng.uniform(18, 90, 60), "bmi": rng.normal(27, 5, 60)}),
+             dp.PublicSchema({"age": dp.Numeric(18, 100), "bmi": dp.Numeric(10, 60)})),
+            (pd.DataFrame({"age": rng.uniform(18, 90, 60), "plan": rng.choice(["a", "b"], 60)}),
+             dp.PublicSchema({"age": dp.Numeric(18, 100), "plan": dp.Categorical(["a", "b"])}))):
+        est = dp.PrivateGaussianNB(epsilon=1.0, classes=[0, 1], feature_range=schema)
+        with pytest.raises(dp.DataValidationError, match=r"raw columns.*PublicEncoder\(schema\)"):
+            est.fit(frame, np.arange(60) % 2)
+        rows = dp.PublicEncoder(schema).fit_transform(frame)
+        assert est.fit(rows, np.arange(60) % 2).theta_.shape[1] == len(schema.feature_names)
