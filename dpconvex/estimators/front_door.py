@@ -26,9 +26,11 @@ References
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
 import warnings
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import numpy as np
@@ -319,6 +321,15 @@ def warn_constant_released(owner: str, constant: str, learner: str, epsilon: flo
         PrivacyWarning, stacklevel=user_stacklevel())
 
 
+@contextlib.contextmanager
+def signed_by(learner: Any, caller: str) -> Iterator[None]:
+    """The data errors of ``learner`` (a name the user never wrote) signed with ``caller``."""
+    try:
+        yield
+    except DataValidationError as exc:
+        raise type(exc)(re.sub(rf"\b{type(learner).__name__}\.\w+", caller, str(exc))) from None
+
+
 def warn_if_the_mean_is_noisy(owner: str, n: int, epsilon: float, half_width: float) -> None:
     """The :class:`~dpconvex.errors.PrivacyWarning` of a released private mean whose noise
     is large for labels spread over a thirtieth of ``label_range`` (``MEAN_WARNING_RECORDS``;
@@ -415,14 +426,10 @@ class SchemaInputMixin:
 
     def _learners(self, method: str, X: Any) -> Any:
         """The learner's ``method`` on the rows of X, its data errors signed with this
-        estimator's name and method (the learner is a name the user never wrote)."""
+        estimator's name and method."""
         check_fitted(self, "estimator_")
-        try:
+        with signed_by(self.estimator_, f"{type(self).__name__}.{method}"):
             return getattr(self.estimator_, method)(_rows_for(self.learner_, self._encoded(X)))
-        except DataValidationError as exc:
-            signed = re.sub(rf"\b{type(self.estimator_).__name__}\.\w+", f"{type(self).__name__}.{method}",
-                            str(exc))
-            raise type(exc)(signed) from None
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Accuracy (a classifier) or R² (a regressor) of the predictions on the table X."""
@@ -790,7 +797,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         self._warn_if_every_candidate_is_weak(*shape)  # before any budget is held
         inner = context.inner(noise_source(self, context.noise), held=True)  # or a meta-estimator's
         with hold_budget(self.accountant, float(self.epsilon), self._delta(*shape),
-                         type(self).__name__, n=None if context.held else shape[0]) as hold:
+                         type(self).__name__, n=None if context.held else shape[0]) as hold, \
+                signed_by(learner, f"{type(self).__name__}.fit"):
             y = self._read_labels(y, shape[0], context)[0]
             learner._fit_with(_rows_for(name, X), y, inner).certificate_.assumptions.extend(
                 (reason, *self._unguarded_note(*shape), *([INFERRED_CHOICE] if inferred else [])))
@@ -821,7 +829,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         epsilon = float(self.epsilon)
         noise = noise_source(self, context.noise)
         with hold_budget(self.accountant, epsilon, self._delta(*shape), owner,
-                         n=None if context.held else n) as hold:
+                         n=None if context.held else n) as hold, signed_by(learner, f"{owner}.fit"):
             y_checked, labels = self._read_labels(y, n, context)
             learner.set_params(classes=list(labels.classes))
             order = noise.rng.permutation(n)  # independent of the data (privacy-classifier-safeguard)
@@ -1187,7 +1195,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         elif not choice.safeguard:
             learner = self._make(choice.mechanism, epsilon)
             with hold_budget(self.accountant, epsilon, float(learner.delta), owner,
-                             n=None if context.held else n) as hold:
+                             n=None if context.held else n) as hold, signed_by(learner, f"{owner}.fit"):
                 learner._fit_with(X, y, context.inner(noise, held=True))
                 certificate, best = learner.certificate_, 0
                 certificate.assumptions.extend((choice.reason, *self._unguarded_note(n)))
@@ -1195,8 +1203,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         else:  # the safeguard (privacy-regressor-safeguard): the mean, the learner, the selection
             n_fit, n_val, eps_mean, rest = self._parts(n, f"{owner}.fit")
             learner = self._make(choice.mechanism, rest)
-            with hold_budget(self.accountant, epsilon, float(learner.delta), owner,
-                             n=None if context.held else n) as hold:  # the learner's δ only
+            with hold_budget(self.accountant, epsilon, float(learner.delta), owner,  # its δ only
+                             n=None if context.held else n) as hold, signed_by(learner, f"{owner}.fit"):
                 X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True,
                                         accept_dask=True)
                 u = self._unit_labels(y, n, f"{owner}.fit")

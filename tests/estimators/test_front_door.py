@@ -595,3 +595,17 @@ def test_a_single_class_is_refused_by_the_front_doors_name_and_a_plan_needs_two(
             dp.PrivateClassifier(epsilon=1.0, delta=delta, classes=[1]).fit(X, y)
     with pytest.raises(dp.ParameterError, match=r"'n_classes' argument of PrivateClassifier\.plan"):
         dp.PrivateClassifier(epsilon=1.0).plan(200, 1, 3)
+
+
+@pytest.mark.parametrize("safeguard", [True, False])
+def test_the_front_doors_sign_their_learners_data_errors_in_fit(safeguard):
+    frame = pd.DataFrame({"a": np.random.default_rng(0).normal(size=300), "b": ["x", "y", "z"] * 100})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.PrivacyWarning)
+        with pytest.raises(dp.DataTypeError, match=r"^PrivateClassifier\.fit: X must be an array of numbers"):
+            dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], safeguard=safeguard).fit(
+                frame, np.arange(300) % 2)
+        X = np.random.default_rng(0).normal(size=(300, 2))
+        X[3, 0] = np.nan
+        with pytest.raises(dp.DataValidationError, match=r"^PrivateRegressor\.fit: X contains NaN"):
+            dp.PrivateRegressor(epsilon=1.0, label_range=(-1, 1), safeguard=safeguard).fit(X, np.zeros(300))
