@@ -114,7 +114,7 @@ def test_audit_flags_the_noise_divided_by_four(form):
 @pytest.mark.parametrize("form,floor", [("a-huber", 0.2), ("b-regressor-orthant", 0.25),
                                         ("c-regressor-orthant", 0.5)])
 def test_the_audit_comes_close_to_the_pairs_best_event(form, floor):
-    # The pairs are tight: the best event of the statistic has ln ratio ε' = 0.664 for (a)
+    # The pairs are tight: the best event of the statistic has ln ratio ε' = 0.5 for (a)
     # and (b) (the noise's share of ε = 1) and ε = 1 for (c) (benchmarks/
     # audited_epsilon_regression.py computes them exactly). At 2000 runs per data set and
     # confidence 0.99 the bound has mean 0.47, 0.43, 0.76 and sd 0.080, 0.046, 0.067 over
