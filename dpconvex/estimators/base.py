@@ -673,7 +673,8 @@ class PrivateEstimator(BaseEstimator):
         ParameterError, PrivacyError
         """
         owner = type(self).__name__
-        n, n_classes, n_features = _given_shape(self, n, n_classes, n_features, "plan")
+        if n_classes is None or n_features is None:  # what classes= or a regression states
+            n, n_classes, n_features = _given_shape(self, n, n_classes, n_features, "plan")
         n = _check_shape_fact("n", n, owner, low=2)  # a fit needs two rows
         n_classes = _check_shape_fact("n_classes", n_classes, owner,
                                       low=2 if self._reads_label_set else 1)  # a classifier's two
