@@ -171,7 +171,8 @@ def _draft_column(name: str, values: np.ndarray, column_kind: str, caller: str) 
     """The drafted declaration of one column (reads its values), marked ``drafted``."""
     if column_kind == "time":
         raise ParameterError(f"{caller}: column {name!r} holds dates or time spans; declare it by "
-                             "hand with a public map.")
+                             "hand with a public map, or leave it out: draft the table without it and "
+                             f"add {name!r}: None (present, not used) to PublicSchema(draft.declarations).")
     kind = values.dtype.kind
     if kind == "O" and column_kind in ("int", "float"):  # nullable integers: NA as NaN
         values = np.array([np.nan if is_missing(v) else v for v in values.tolist()], dtype=float)

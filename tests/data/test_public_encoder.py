@@ -475,3 +475,14 @@ def test_a_dask_frame_is_refused_with_the_step_that_comes_first():
         dp.draft_schema(frame, epsilon=1.0)
     with pytest.raises(dp.DataTypeError, match=r"Dask collection; encode a Dask DataFrame"):
         dp.PublicEncoder(dp.PublicSchema({"a": dp.Numeric(0, 3)})).fit_transform(frame)
+
+
+def test_a_date_column_is_refused_with_the_way_to_leave_it_out():
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0] * 10, "when": pd.date_range("2020-01-01", periods=30)})
+    with pytest.raises(dp.ParameterError, match=r"'when': None \(present, not used\)"):
+        dp.draft_schema(frame)
+    draft = dp.draft_schema(frame.drop(columns=["when"]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rows = dp.PublicEncoder(dp.PublicSchema({**draft.declarations, "when": None})).fit_transform(frame)
+    assert rows.shape == (30, 1)
