@@ -467,8 +467,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                                for candidate in candidates for key in delta_keys), default=0.0)
         shape = tuple(getattr(X, "shape", ()))  # the smallest candidate's part (X checked below)
         n, d = shape if len(shape) == 2 else (None, None)
-        part = (min(np.array_split(np.arange(n), m + (not public))[:m], key=len).size
-                if isinstance(n, int) else None, d)
+        k = m + (not public)  # np.array_split's first n % k parts hold one row more
+        part = (n // k + (m <= n % k) if isinstance(n, int) else None, d)
         delta_requested = max(delta_requested, self._planned_delta(part, epsilon, owner))
         # the ledger is checked (and the budget held) before the data are read
         with hold_budget(self._ledger(owner), epsilon, delta_requested, owner) as hold:
