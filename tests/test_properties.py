@@ -227,12 +227,13 @@ def test_objective_split_keeps_half_epsilon_for_noise(eps, n, lam, q, c, r):
     assert cal.noise_rate == pytest.approx(cal.epsilon_noise / (2 * q), rel=1e-12)
     assert cal.extra_strong_convexity >= 0
     slack0 = jacobian_slack(n, lam, r * (c * q * q), r)  # trace bound T = r c_u (privacy-jacobian-slack)
-    if slack0 <= eps / 2:  # no Δ needed: the slack is the one of the given modulus
-        assert cal.extra_strong_convexity == 0 and cal.slack == slack0
+    # the calibration's log1p is NumPy's, this test's math's: they may differ in the last bit
+    if cal.extra_strong_convexity == 0:  # no Δ needed: the slack is the one of the given modulus
+        assert slack0 <= eps / 2 * (1 + 1e-12) and cal.slack == pytest.approx(slack0, rel=1e-12)
     else:  # Δ raises the modulus until the slack fits in ε/2
-        assert cal.extra_strong_convexity > 0
-        assert cal.slack <= eps / 2 * (1 + 1e-9)
-        assert jacobian_slack(n, lam + cal.extra_strong_convexity, r * (c * q * q), r) == cal.slack
+        assert slack0 >= eps / 2 * (1 - 1e-12) and cal.slack <= eps / 2 * (1 + 1e-9)
+        assert cal.slack == pytest.approx(
+            jacobian_slack(n, lam + cal.extra_strong_convexity, r * (c * q * q), r), rel=1e-12)
 
 
 @FAST

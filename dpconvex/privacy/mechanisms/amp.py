@@ -208,7 +208,7 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
             res = require_exact(template, backend.solve(template, None, warm_start=warm_start,
                                                         max_iter=max_iter),
                                 tol=self.gamma, caller=f"{type(self).__name__}.run",
-                                solvers=getattr(backend, "solvers", ()))
+                                backend=backend)
             law: Noise = NoiseSum(self.inner.noise_law(template, inner), cover)
             return law.add(res.x, rng, shape=template.noise_shape), res, True
         theta, res, _ = self.inner.run(template, inner, backend, rng, warm_start=warm_start,

@@ -28,7 +28,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar, Union
@@ -38,7 +38,7 @@ import numpy as np
 from ...errors import ParameterError, PrivacyError, SolverError
 from ...solvers import retry_advice
 from ...templates.base import Backend, SolveResult, SolveStatus
-from ..budget import Budget, Certificate, Condition, has_positive_delta, remaining
+from ..budget import Budget, Certificate, Condition, has_positive_delta
 from ..noise import Noise, NormGamma
 
 if TYPE_CHECKING:
@@ -575,13 +575,13 @@ def resolve_mechanism(mechanism: object, delta: object, auto: tuple[str, str] | 
 
 
 def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float | None = None,
-                  caller: str = "require_exact", solvers: Sequence[str] = ()) -> SolveResult:
+                  caller: str = "require_exact", backend: Backend | None = None) -> SolveResult:
     """The solve ``res`` of ``template`` if it met ``tol`` (default: the template's
     ``residual_tol``), else :class:`SolverError` opened by ``caller``: the accuracy check
     every exact-minimizer release makes before anything is released. A ``tol`` given is the
     γ of approximate-minima perturbation (``optimality_tol``), and the message says so.
 
-    The message names the backend's ``solvers`` (default: the solve's), the tolerance and the
+    The message names the ``backend``'s solvers (default: the solve's), the tolerance and the
     other backends to try: one text whether the solve failed or stopped short, and whether or
     not a polish ran, never its status or residual (data statistics:
     :func:`~dpconvex.collect_diagnostics`).
@@ -611,7 +611,7 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
         from ...errors import record_solve  # (status, residual, a polish) is the curator's
 
         record_solve(res)
-        solver = "+".join(solvers) or res.solver  # the backend asked for, not what it ran
+        solver = "+".join(getattr(backend, "solvers", ())) or res.solver  # asked for, not ran
         why = ("approximate-minima perturbation covers a solve to optimality_tol only. Use a "
                "larger optimality_tol, or raise max_iter if you capped the iterations"
                if approximate else "the privacy proof holds for the exact minimizer only. "
@@ -652,8 +652,7 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
             extra_reg = cal.extra_strong_convexity
         res = require_exact(template, backend.solve(template, b, extra_reg, warm_start=warm_start,
                                                     max_iter=max_iter),
-                            tol=tol, caller=f"{type(self).__name__}.run",
-                            solvers=getattr(backend, "solvers", ()))
+                            tol=tol, caller=f"{type(self).__name__}.run", backend=backend)
         if self.placement == "output":
             assert cal is not None
             theta = self.noise_law(template, cal).add(res.x, rng, shape=template.noise_shape)
@@ -815,23 +814,6 @@ def _slack_rule(epsilon: float, n: int, consts: PrivacyConstants, mu_min: float,
     return rule, bound, half, floor
 
 
-def _objective_calibration(epsilon: float, eps_slack: Any, eps_noise: Any, delta_reg: Any,
-                           consts: PrivacyConstants, floor: float) -> Calibration:
-    """The calibration of objective perturbation from its parts (scalars, or arrays on a grid)."""
-    sensitivity = 2.0 * consts.grad_bound
-    return Calibration(
-        mechanism="objective",
-        epsilon_requested=epsilon,
-        epsilon=eps_slack + eps_noise,
-        epsilon_noise=eps_noise,
-        slack=eps_slack,
-        extra_strong_convexity=delta_reg,
-        sensitivity=sensitivity,
-        noise_rate=eps_noise / sensitivity,
-        modulus_floor=floor,
-    )
-
-
 def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyConstants, *,
                                      slack: str = "one_sided",
                                      caller: str = "calibrate_objective_perturbation"
@@ -855,20 +837,13 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     >>> round(cal.slack, 4), round(cal.noise_rate, 4), cal.extra_strong_convexity
     (0.0606, 0.4697, 0.0)
     """
-    mu, r = consts.strong_convexity, consts.hessian_rank
-    rule, bound, half, floor = _slack_rule(epsilon, n, consts, mu, slack, caller)
-    eps_slack = rule(n, mu, bound, r)
-    delta_reg = 0.0
-    eps_noise = remaining(epsilon, eps_slack)
-    if eps_slack > epsilon / 2.0:
-        # Raise the modulus to mu' with slack(mu') = ε/2 (CMS Alg. 2's Δ branch, re-solved for
-        # the rule in use). Switching as soon as the slack exceeds ε/2 is equally private (Δ
-        # depends on public constants only) and keeps ε' >= ε/2
-        # (docs/privacy/perturbation.md#privacy-objective-perturbation).
-        delta_reg = max(half - mu, 0.0)
-        eps_slack = rule(n, mu + delta_reg, bound, r)
-        eps_noise = remaining(epsilon, max(eps_slack, epsilon / 2.0))
-    return _objective_calibration(epsilon, eps_slack, eps_noise, delta_reg, consts, floor)
+    grid = calibrate_objective_perturbation_grid(epsilon, n, consts,
+                                                 np.array([float(consts.strong_convexity)]),
+                                                 slack=slack, caller=caller)
+    return dataclasses.replace(
+        grid, epsilon=float(grid.epsilon[0]), epsilon_noise=float(grid.epsilon_noise[0]),
+        slack=float(grid.slack[0]), extra_strong_convexity=float(grid.extra_strong_convexity[0]),
+        noise_rate=float(grid.noise_rate[0]))
 
 
 def calibrate_objective_perturbation_grid(epsilon: float, n: int, consts: PrivacyConstants,
@@ -877,10 +852,9 @@ def calibrate_objective_perturbation_grid(epsilon: float, n: int, consts: Privac
                                           ) -> Calibration:
     """:func:`calibrate_objective_perturbation` at every modulus of ``moduli``, as arrays.
 
-    The same operations in the same order, elementwise over ``moduli`` (what the Λ rule's
-    report on a grid reads; ``consts.strong_convexity`` is ignored, the other arguments are
-    those of :func:`calibrate_objective_perturbation`). NumPy's ``log1p`` may differ from
-    :func:`math.log1p` in the last bit; a release calibrates with the scalar function.
+    Elementwise over ``moduli`` (what the Λ rule's report on a grid reads; the release's
+    calibration is this at the one modulus ``consts.strong_convexity``, which is ignored
+    here; the other arguments are those of :func:`calibrate_objective_perturbation`).
 
     Returns
     -------
@@ -912,7 +886,10 @@ def calibrate_objective_perturbation_grid(epsilon: float, n: int, consts: Privac
     delta_reg = np.zeros_like(mu)
     spent = eps_slack
     raised = eps_slack > epsilon / 2.0
-    if np.any(raised):  # the Δ branch of the scalar calibration, where it is taken
+    if np.any(raised):
+        # where the slack exceeds ε/2, raise the modulus to μ' with slack(μ') = ε/2 (CMS Alg.
+        # 2's Δ branch, re-solved for the rule in use): equally private (Δ depends on public
+        # constants only), and ε' >= ε/2 (docs/privacy/perturbation.md#privacy-objective-perturbation)
         delta_reg = np.where(raised, np.maximum(half - mu, 0.0), 0.0)
         slack_raised = (np.zeros_like(mu) if flat else
                         coef * np.log1p(bound / (per * (mu + delta_reg))))
@@ -925,7 +902,11 @@ def calibrate_objective_perturbation_grid(epsilon: float, n: int, consts: Privac
     while np.any(over):
         eps_noise = np.where(over, np.nextafter(eps_noise, 0.0), eps_noise)
         over = (eps_noise > 0) & (spent + eps_noise > epsilon)
-    return _objective_calibration(epsilon, eps_slack, eps_noise, delta_reg, consts, floor)
+    sensitivity = 2.0 * consts.grad_bound
+    return Calibration(mechanism="objective", epsilon_requested=epsilon,
+                       epsilon=eps_slack + eps_noise, epsilon_noise=eps_noise, slack=eps_slack,
+                       extra_strong_convexity=delta_reg, sensitivity=sensitivity,
+                       noise_rate=eps_noise / sensitivity, modulus_floor=floor)
 
 
 def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstants, *,

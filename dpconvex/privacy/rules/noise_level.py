@@ -468,8 +468,9 @@ def _linear(template: ConstantsSource, report: NoiseReport | None, worst_case: b
         return None, 0
     frac = 1.0  # |ℓ'(0)| / L from the loss's declared constants (1: the worst case)
     if not worst_case:
-        try:  # a user-defined loss without a vectorized deriv: the worst case
-            d0 = abs(float(np.asarray(template.loss.deriv(np.zeros(1)), dtype=float).ravel()[0]))
+        try:  # ℓ'(0) as the solver evaluates it; a loss that cannot say: the worst case
+            d0 = abs(float(np.asarray(template.loss.value_and_deriv(np.zeros(1))[1],
+                                      dtype=float).ravel()[0]))
             L = float(template.loss.deriv_bound)
             frac = d0 / L if 0.0 < d0 <= L and math.isfinite(L) else 1.0
         except (AttributeError, TypeError, ValueError, IndexError):
