@@ -91,6 +91,12 @@ def _check_dtype(schema: PublicSchema, column: str, dtype: Any, caller: str) -> 
             raise DataTypeError(
                 f"{caller}: column {column!r} is declared Numeric but holds {holds}; convert it to "
                 "numbers with a public map first (e.g. days since a fixed date).")
+        lo, hi = schema.numeric[column]
+        if kind == "bool" and not lo <= 0 < 1 <= hi:
+            raise DataTypeError(
+                f"{caller}: column {column!r} holds {holds}, read as 0 and 1, but its Numeric "
+                f"range [{lo:g}, {hi:g}] does not hold both, so every record would encode alike. "
+                "Declare it Binary(positive=True).")
         return
     if kind == "time" and (column in schema.categories or column in schema.binary):
         raise DataTypeError(
@@ -347,6 +353,8 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
                 parts.append(f"missing column(s) {missing!r}")
             if extra:
                 parts.append(f"column(s) not in the schema {extra!r}")
+            if twice := sorted({c for c in names if names.count(c) > 1}):
+                parts.append(f"column(s) {twice!r} appear more than once")
             if not parts:
                 parts.append("the columns are in a different order")
             raise DataValidationError(

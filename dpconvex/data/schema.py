@@ -160,6 +160,10 @@ class Categorical:
                                  f"categories (str). Got {_shown(voc)} instead.")
         if len(set(voc)) != len(voc):
             raise ParameterError("The 'vocabulary' parameter of Categorical repeats a category.")
+        if not len(voc) and not self.other:  # (empty with other=True: a private draft's may be)
+            raise ParameterError("The 'vocabulary' parameter of Categorical must list a category "
+                                 "when other=False (else it encodes no feature). Got an empty "
+                                 "one instead.")
         object.__setattr__(self, "vocabulary", tuple(voc))
 
 
@@ -386,6 +390,10 @@ class PublicSchema:
                                      "a private release's certificate.")
         _check_bools(self, "centered", "suggested")
         names = self.feature_names
+        if not names:
+            raise ParameterError(f"{caller}: the schema uses no column; declare at least one "
+                                 "Numeric, Categorical or Binary (None marks a column that is "
+                                 "present and not used).")
         if len(set(names)) != len(names):
             dup = sorted({n for n in names if names.count(n) > 1})
             raise ParameterError(f"{caller}: the encoded feature names {dup!r} repeat; rename a "

@@ -866,6 +866,8 @@ class PrivateEstimator(BaseEstimator):
         if X is None:
             plan = self.plan(*_given_shape(self, n, n_classes, n_features))
             try:  # its checks run on n rows of zeros (a vector of n entries)
+                if plan.n > np.iinfo(np.intp).max:  # more entries than an array can index
+                    raise MemoryError
                 if plan.sub_plans:
                     return _as_a_fit_states(self._certify_sub_plans(plan), plan, self)
                 return _as_a_fit_states(self._certify(self.prepare_shape(plan), plan), plan, self)

@@ -323,10 +323,11 @@ def warn_constant_released(owner: str, constant: str, learner: str, epsilon: flo
 
 @contextlib.contextmanager
 def signed_by(learner: Any, caller: str) -> Iterator[None]:
-    """The data errors of ``learner`` (a name the user never wrote) signed with ``caller``."""
+    """The data and parameter errors of ``learner`` (a name the user never wrote) signed with
+    ``caller``."""
     try:
         yield
-    except DataValidationError as exc:
+    except (DataValidationError, ParameterError) as exc:
         raise type(exc)(re.sub(rf"\b{type(learner).__name__}\.\w+", caller, str(exc))) from None
 
 
@@ -955,7 +956,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             return self._certify_safeguarded(X, y, size)
         name, reason, learner = self._learner(*size)
         rows = None if X is None else _rows_for(name, X)
-        certificate = learner.certify(rows, y, n=n, n_classes=n_classes, n_features=n_features)
+        with signed_by(learner, f"{type(self).__name__}.certify"):
+            certificate = learner.certify(rows, y, n=n, n_classes=n_classes, n_features=n_features)
         certificate.assumptions.extend((reason, *self._unguarded_note(*size)))
         return certificate
 
@@ -968,7 +970,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         name, reason, learner = self._learner(n, n_classes, n_features)
         classes: Any = self.classes
         if X is None:
-            model = learner.certify(n=n, n_classes=n_classes, n_features=n_features)
+            with signed_by(learner, f"{owner}.certify"):
+                model = learner.certify(n=n, n_classes=n_classes, n_features=n_features)
             classes = classes if classes is not None else range(n_classes)
         else:
             X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self)
@@ -1325,12 +1328,15 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             return certificate
         if not choice.safeguard:
             learner = self._make(choice.mechanism, float(self.epsilon))
-            certificate = learner.certify(n=n_rows, n_classes=1, n_features=d)
+            with signed_by(learner, f"{type(self).__name__}.certify"):
+                certificate = learner.certify(n=n_rows, n_classes=1, n_features=d)
             certificate.assumptions.extend((choice.reason, *self._unguarded_note(n_rows)))
             return certificate
         parts = self._parts(n_rows, f"{type(self).__name__}.certify")
         _, n_val, eps_mean, rest = parts
-        model = self._make(choice.mechanism, rest).certify(n=n_rows, n_classes=1, n_features=d)
+        learner = self._make(choice.mechanism, rest)
+        with signed_by(learner, f"{type(self).__name__}.certify"):
+            model = learner.certify(n=n_rows, n_classes=1, n_features=d)
         return self._safeguard_certificate(
             _mean_release(0.0, n_rows, eps_mean).certificate, model,
             dry_selection(2, rest, n_val, SELECTION_UTILITY), choice, parts)

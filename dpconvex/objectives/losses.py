@@ -566,7 +566,7 @@ def parse_label_range(label_range: Any, caller: str | None = None) -> tuple[floa
         if isinstance(lo, (str, bytes)) or isinstance(hi, (str, bytes)):
             raise TypeError  # numbers only: text is not read as a number (as for epsilon)
         lo, hi = float(lo), float(hi)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # e.g. an int beyond the float range
         lo = hi = math.nan
     largest, narrowest = LABEL_RANGE_LIMITS
     if abs(lo) <= largest and abs(hi) <= largest and hi - lo >= narrowest:

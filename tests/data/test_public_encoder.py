@@ -486,3 +486,26 @@ def test_a_date_column_is_refused_with_the_way_to_leave_it_out():
         warnings.simplefilter("ignore")
         rows = dp.PublicEncoder(dp.PublicSchema({**draft.declarations, "when": None})).fit_transform(frame)
     assert rows.shape == (30, 1)
+
+
+def test_a_schema_that_encodes_nothing_is_refused_when_it_is_built():
+    for columns in ({"id": None}, {}):
+        with pytest.raises(ParameterError, match="uses no column"):
+            PublicSchema(columns)
+    with pytest.raises(ParameterError, match="when other=False"):
+        Categorical((), other=False)
+    assert PublicSchema({"plan": Categorical(())}).feature_names == ("plan=<other>",)
+
+
+def test_a_bool_column_outside_its_numeric_range_is_refused_and_inside_it_is_read_as_0_1():
+    frame = pd.DataFrame({"b": [True, False]})
+    with pytest.raises(DataTypeError, match=r"Binary\(positive=True\)"):
+        PublicEncoder(PublicSchema({"b": Numeric(18, 100)})).fit_transform(frame)
+    Z = PublicEncoder(PublicSchema({"b": Numeric(0, 1)})).fit_transform(frame)
+    assert np.asarray(Z).ravel().tolist() == [1.0, 0.0]
+
+
+def test_a_repeated_column_is_named_as_repeated():
+    frame = pd.DataFrame([[30, 40]], columns=["age", "age"])
+    with pytest.raises(DataValidationError, match=r"\['age'\] appear more than once"):
+        PublicEncoder(PublicSchema({"age": Numeric(0, 100)})).fit(frame)

@@ -609,3 +609,23 @@ def test_the_front_doors_sign_their_learners_data_errors_in_fit(safeguard):
         X[3, 0] = np.nan
         with pytest.raises(dp.DataValidationError, match=r"^PrivateRegressor\.fit: X contains NaN"):
             dp.PrivateRegressor(epsilon=1.0, label_range=(-1, 1), safeguard=safeguard).fit(X, np.zeros(300))
+
+
+def test_the_rules_refuse_shapes_and_budgets_no_fit_can_have():
+    from dpconvex.privacy.rules.front_door import choose_front_door_learner, choose_regression_learner
+
+    for args in [(-1, 2, 3, 1.0, 0.0), (100, 2, 3, 0.0, 0.0), (100, 2, 2.5, 1.0, 0.0),
+                 (100, 2, 3, 1.0, 1.5)]:
+        with pytest.raises(dp.ParameterError, match="parameter of choose_front_door_learner"):
+            choose_front_door_learner(*args)
+    with pytest.raises(dp.ParameterError, match="'n' parameter of choose_regression_learner"):
+        choose_regression_learner(0, 3, 1.0, 0.0)
+
+
+@pytest.mark.parametrize("front_door", [
+    dp.PrivateClassifier(classes=[0, 1]), dp.PrivateRegressor(label_range=(0, 1))])
+def test_certify_of_more_rows_than_an_array_holds_is_refused_by_the_front_door(front_door):
+    with pytest.raises(dp.ParameterError,
+                       match=rf"^{type(front_door).__name__}\.certify: its checks hold"):
+        front_door.certify(n=10**30, n_classes=2 if front_door._reads_label_set else None,
+                           n_features=3)

@@ -383,3 +383,9 @@ def test_a_released_mean_with_large_noise_says_so_in_the_labels_units():
         warnings.simplefilter("always")
         dp.PrivateRegressor(epsilon=5.0, label_range=(0, 1000), random_state=0).fit(X, y)
     assert not [w for w in caught if "Laplace noise of scale" in str(w.message)]
+
+
+def test_a_label_range_beyond_the_float_range_is_refused_by_name():
+    X = np.random.default_rng(0).uniform(-0.5, 0.5, (50, 3))
+    with pytest.raises(dp.ParameterError, match="'label_range' parameter"):
+        PrivateRegressor(label_range=(0, 10**400)).fit(X, X @ [1.0, 2.0, 3.0])

@@ -24,9 +24,11 @@ regression corpus's selection seeds (docs/privacy/front_door_regression.md).
 from __future__ import annotations
 
 import math
+import numbers
 from typing import NamedTuple
 
-from ...errors import DataValidationError
+from ..._validation import check_float
+from ...errors import DataValidationError, ParameterError
 from ..budget import has_positive_delta
 from .large_margin import CENTROID_BELOW, centroids_preferred, records_per_coordinate
 
@@ -227,6 +229,13 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
     >>> choose_front_door_learner(900, 2, 2, 1.0, 1e-6, ranges_known=True).learner
     'Gaussian naive Bayes'
     """
+    for name, value in (("n", n), ("n_classes", n_classes), ("n_features", n_features)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+            raise ParameterError(f"The '{name}' parameter of choose_front_door_learner must be an int "
+                                 f">= 1. Got {value!r} instead.")
+    check_float("epsilon", epsilon, "choose_front_door_learner", allow_inf=True)
+    if delta is not None:
+        check_float("delta", delta, "choose_front_door_learner", low_inclusive=True, high=1.0)
     approx = has_positive_delta(delta)
     if approx and int(n_classes) <= 2 and not delta_buys(n, n_features, epsilon, float(delta),
                                                          data_norm):
@@ -353,6 +362,13 @@ def choose_regression_learner(n: int, n_features: int, epsilon: float, delta: fl
     >>> choose_regression_learner(10**6, 20, 1.0, 0.0).safeguard
     False
     """
+    for name, value in (("n", n), ("n_features", n_features)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+            raise ParameterError(f"The '{name}' parameter of choose_regression_learner must be an int "
+                                 f">= 1. Got {value!r} instead.")
+    check_float("epsilon", epsilon, "choose_regression_learner", allow_inf=True)
+    if delta is not None:
+        check_float("delta", delta, "choose_regression_learner", low_inclusive=True, high=1.0)
     r = float(n) * float(epsilon) / (int(n_features) + 1)  # records per unit of ε and coordinate
     approx = has_positive_delta(delta)
     if r < MEAN_BELOW:
