@@ -486,7 +486,8 @@ class SchemaInputMixin:
             epsilon_requested=release.epsilon + model.epsilon_requested,
             delta_requested=release.delta + model.delta,
             quantities={"schema epsilon": release.epsilon, "model epsilon": model.epsilon},
-            assumptions=[note, "the schema's release was charged to the ledger given to "
+            assumptions=[model.label_source, model.lam_rule, note,
+                         "the schema's release was charged to the ledger given to "
                          "draft_schema; the model's epsilon (what is left) to this fit's"],
             labels=["schema", "model"])
 
@@ -898,7 +899,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                            "(docs/privacy/front_door.md#privacy-classifier-safeguard)"),
                 epsilon_requested=float(self.epsilon), delta_requested=delta,
                 conditions=conditions, quantities=quantities,
-                assumptions=[reason, self._safeguard_note(n_fit, n_val, len(classes)),
+                assumptions=[model.label_source, model.lam_rule, reason,
+                             self._safeguard_note(n_fit, n_val, len(classes)),
                              "replace-one adjacency; n is public (it fixes the part sizes)"],
                 labels=["model (fitting part)", "selection (validation part)"])
         except PrivacyError as exc:
@@ -1295,7 +1297,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                            "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"),
                 epsilon_requested=float(self.epsilon), delta_requested=float(self.delta or 0.0),
                 quantities=quantities,
-                assumptions=[self._label_note(), choice.reason,
+                assumptions=[self._label_note(), model.lam_rule, choice.reason,
                              self._safeguard_note(n_fit, n_val, eps_mean),
                              "replace-one adjacency; n is public (it fixes the part sizes)"],
                 labels=["private mean (every row)", "model and selection (disjoint parts)"])
