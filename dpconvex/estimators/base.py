@@ -36,6 +36,7 @@ from ..data.row_scaling import ROW_NORMS
 from ..data.validation import (
     LabelWarning,
     check_array,
+    check_classes,
     check_excluded,
     check_labels,
     computed,
@@ -43,7 +44,7 @@ from ..data.validation import (
     label_set_of,
 )
 from ..errors import DataValidationError, DPConvexError, ParameterError, PrivacyError
-from ..privacy.budget import Budget, hold_budget
+from ..privacy.budget import Budget, LabelSource, hold_budget
 from ..solvers import backend_names
 
 if TYPE_CHECKING:
@@ -927,8 +928,19 @@ def _as_a_fit_states(certificate: Any, plan: FitPlan, owner: Any) -> Any:
     from ..privacy.budget import delta_rows_note
 
     certificate.state(delta_rows_note(plan.budget.delta, plan.n))
+    if certificate.label_source is None:
+        certificate.state(public_label_source(owner))
     certificate.seeded = certificate.private and getattr(owner, "random_state", None) is not None
     return certificate
+
+
+def public_label_source(est: Any) -> LabelSource | None:
+    """The label source a fit of ``est`` states where ``classes=`` lists the set (None where
+    the set is read with y, or there is none)."""
+    if getattr(est, "classes", None) is None or not getattr(est, "_reads_label_set", False):
+        return None
+    classes = check_classes(est.classes, f"{type(est).__name__}.certify")
+    return LabelSource("parameter", tuple(classes.tolist()), getattr(est, "unknown_labels", "raise"))
 
 
 def _given_shape(owner: Any, n: int | None, n_classes: int | None, n_features: int | None,

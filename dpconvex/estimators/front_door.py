@@ -373,10 +373,10 @@ def select_release(utilities: np.ndarray, epsilon: float, n_val: int, rng: np.ra
 
 
 def dry_selection(n_candidates: int, epsilon: float, n_val: int,
-                  description: str | None = None) -> Certificate:
-    """The selection's certificate without data (``certify``)."""
+                  description: str | None = None, seeded: bool = False) -> Certificate:
+    """The selection's certificate without data (``certify``; ``seeded``: the fit's will be)."""
     return release(SelectionTemplate(np.zeros(n_candidates), 1.0, n_val, description),
-                   "exponential", Budget(float(epsilon)), dry_run=True).certificate
+                   "exponential", Budget(float(epsilon)), dry_run=True, seeded=seeded).certificate
 
 
 class _Schema(Constraint):
@@ -983,7 +983,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             model = learner._certify_with(_rows_for(name, X_checked), y_checked,
                                           NO_CONTEXT.excluding(np.arange(n) >= n_fit))
         classes = list(classes)
-        selection = dry_selection(len(classes) + 1, float(self.epsilon), n_val)
+        selection = dry_selection(len(classes) + 1, float(self.epsilon), n_val,
+                                  seeded=self.random_state is not None)
         return self._safeguard_certificate(model, selection, name, reason, (n_fit, n_val),
                                            classes, self._delta(*size))
 
@@ -1324,8 +1325,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             n_rows, _, d = self.public_shape(X, y)
         choice = choose_regression_learner(n_rows, d, float(self.epsilon),
                                            float(self.delta or 0.0), self.safeguard)
+        seeded = self.random_state is not None
         if choice.learner == PRIVATE_MEAN:
-            certificate = _mean_release(0.0, n_rows, float(self.epsilon)).certificate
+            certificate = _mean_release(0.0, n_rows, float(self.epsilon), seeded=seeded).certificate
             certificate.state(self._label_note(), choice.reason)
             return certificate
         if not choice.safeguard:
@@ -1340,8 +1342,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         with signed_by(learner, f"{type(self).__name__}.certify"):
             model = learner.certify(n=n_rows, n_classes=1, n_features=d)
         return self._safeguard_certificate(
-            _mean_release(0.0, n_rows, eps_mean).certificate, model,
-            dry_selection(2, rest, n_val, SELECTION_UTILITY), choice, parts)
+            _mean_release(0.0, n_rows, eps_mean, seeded=seeded).certificate, model,
+            dry_selection(2, rest, n_val, SELECTION_UTILITY, seeded), choice, parts)
 
     # --------------------------------------------------------------------- predict
     @checks_feature_names
@@ -1350,11 +1352,12 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         return self._learners("predict", X)
 
 
-def _mean_release(total: float, n: int, epsilon: float, noise: NoiseSource | None = None
-                  ) -> Release:
+def _mean_release(total: float, n: int, epsilon: float, noise: NoiseSource | None = None, *,
+                  seeded: bool = False) -> Release:
     """The private mean of n unit labels summing to ``total`` (Laplace, privacy-private-mean),
-    on the unit scale; without ``noise`` the dry run (``certify``)."""
+    on the unit scale; without ``noise`` the dry run (``certify``; ``seeded``: the fit's
+    will be)."""
     template, budget = BoundedMeanTemplate(total, n), Budget(float(epsilon))
     if noise is None:
-        return release(template, "laplace_mean", budget, dry_run=True)
+        return release(template, "laplace_mean", budget, dry_run=True, seeded=seeded)
     return release(template, "laplace_mean", budget, None, noise.rng, seeded=noise.seeded)

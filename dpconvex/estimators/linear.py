@@ -85,6 +85,7 @@ from .base import (
     PrivateEstimator,
     Vouch,
     fill_docs,
+    public_label_source,
 )
 
 if TYPE_CHECKING:
@@ -199,6 +200,9 @@ class OneVsRestMixin:
             binary_model._certify(binary_model.prepare_shape(sub_plan) if parts is None
                                   else parts[class_index], sub_plan)
             for class_index, sub_plan in enumerate(plan.sub_plans)]
+        for certificate in certificates:  # labels {0, 1} and the seed, as the binary fits state
+            certificate.state(public_label_source(binary_model))
+            certificate.seeded = self.random_state is not None
         return self._composed(certificates, plan.sub_plans[0].budget.epsilon,
                               [f"class {class_index}" for class_index in range(plan.n_classes)])
 

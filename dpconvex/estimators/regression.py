@@ -207,7 +207,7 @@ class LabelRangeMixin:
         """
         from .._validation import NoiseSource, feature_names_of, noise_source, with_feature_names
         from ..privacy.bounds import check_range_budget, release_range
-        from ..privacy.budget import Budget, compose_sequential, hold_budget
+        from ..privacy.budget import Budget, hold_budget
 
         spec, epsilon, eps_label, inner = self._label_split()
         owner = type(self).__name__
@@ -224,17 +224,8 @@ class LabelRangeMixin:
                 rng=label_rng, seeded=noise.seeded)
             inner.set_params(label_range=(lo, hi))
             inner._fit_with(X, y, context.inner(NoiseSource(fit_rng, noise.seeded)))
-            certificate = compose_sequential(
-                [label_certificate, inner.certificate_],
-                mechanism=f"{owner} with a private label range: the range of the labels, then "
-                          "the model on it (docs/privacy/bounds.md#privacy-private-label-range)",
-                epsilon_requested=epsilon, delta_requested=delta,
-                quantities={"label range share": spec.share,
-                            "released label range": [lo, hi]},
-                assumptions=[f"the label range [{lo:g}, {hi:g}] is a private release (share "
-                             f"{spec.share:g} of epsilon, levels {spec.levels}); labels outside "
-                             "it are clipped (per-record maps)"],
-                labels=["label range", "model"])
+            certificate = self._with_label_range(label_certificate, inner.certificate_, spec,
+                                                 epsilon, delta, f"[{lo:g}, {hi:g}]")
             hold.commit_certificate(certificate)
         for key, value in vars(inner).items():
             if key.endswith("_") and not key.startswith("_"):
@@ -246,7 +237,8 @@ class LabelRangeMixin:
     def _certify_private_labels(self, X: Any = None, y: Any = None, **shape: Any) -> Any:
         """The certificate a fit with a private label range would carry (nothing drawn)."""
         from ..data.log_grid import N_CELLS
-        from ..privacy.budget import Budget, compose_sequential
+        from ..privacy.bounds import check_range_budget
+        from ..privacy.budget import Budget
         from ..privacy.release import release
         from ..privacy.rules.bounds import refine_range
         from ..templates.statistics import RangeTemplate
@@ -257,15 +249,32 @@ class LabelRangeMixin:
             shape = {"n": n, "n_classes": 1, "n_features": d}
         model = inner.certify(**shape)
         n = shape.get("n")
+        check_range_budget(int(n), eps_label, "labels", f"{type(self).__name__}.certify")
         choice = refine_range(int(n), eps_label, spec.levels)
         label = release(RangeTemplate(np.zeros(N_CELLS, dtype=np.int64), int(n), spec.levels,
                                       refine=choice.refine, name="labels"),
                         "quantile_range", Budget(eps_label), dry_run=True).certificate
         label.assumptions.append(choice.reason)
+        label.seeded = model.seeded
+        model.label_source = None  # the placeholder's: the fit states the released range
+        return self._with_label_range(label, model, spec, epsilon, model.delta, "")
+
+    def _with_label_range(self, label: Any, model: Any, spec: PrivateBounds, epsilon: float,
+                          delta: float, released: str) -> Any:
+        """The sequential composition of the label range's release and the model on it
+        (``released``: the range, "" in a dry run)."""
+        from ..privacy.budget import compose_sequential
+
         return compose_sequential(
-            [label, model], mechanism=f"{type(self).__name__} with a private label range "
-            "(docs/privacy/bounds.md#privacy-private-label-range)", epsilon_requested=epsilon,
-            delta_requested=model.delta, labels=["label range", "model"])
+            [label, model],
+            mechanism=f"{type(self).__name__} with a private label range: the range of the "
+                      "labels, then the model on it (docs/privacy/bounds.md#privacy-private-label-range)",
+            epsilon_requested=epsilon, delta_requested=delta,
+            quantities={"label range share": spec.share},
+            assumptions=[f"the label range {released or '(known after the fit)'} is a private "
+                         f"release (share {spec.share:g} of epsilon, levels {spec.levels}); "
+                         "labels outside it are clipped (per-record maps)"],
+            labels=["label range", "model"])
 
     def certify(self, X: Any = None, y: Any = None, **shape: Any) -> Any:
         """The certificate a fit would carry (a private label range: both parts)."""

@@ -102,7 +102,8 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     dry_run : bool
         Stop after the certificate (no noise drawn, no solve): ``certify()``.
     seeded : bool or None
-        Whether the caller fixed the noise's seed (None: ``rng is not None``).
+        Whether the caller fixed the noise's seed (None: ``rng is not None``; in a dry run,
+        whether the fit's will be, None: no).
     noise_warning : mapping or None
         The ``family`` and ``owner`` (and ``regression``) of
         :func:`~dpconvex.privacy.rules.noise_level.warn_if_noise_dominates`, which reads
@@ -171,7 +172,8 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
         conditions = vouched(conditions, vouch)
     calibration = mechanism.calibrate(template, budget)
     certificate = mechanism.certificate(template, budget, calibration, conditions)
-    if dry_run:
+    if dry_run:  # seeded only where the caller says the fit's noise will be
+        certificate.seeded = mechanism.private and bool(seeded)
         return Release(None, certificate, calibration, None)
     if noise_warning is not None:
         from .rules.noise_level import warn_if_noise_dominates

@@ -179,7 +179,8 @@ def test_certify_states_what_the_fit_states_from_public_parameters(name, seed):
 
 
 def _assumptions(cert) -> list[list[str]]:
-    return [sorted(cert.assumptions), *(_assumptions(part) for part in cert.parts)]
+    """Every stated line (the label set, Λ's rule and the row maps among them), in every part."""
+    return [sorted(cert.notes()), *(_assumptions(part) for part in cert.parts)]
 
 
 class _NoPrivateProtocol(dp.PrivateLogisticRegression):

@@ -629,3 +629,22 @@ def test_certify_of_more_rows_than_an_array_holds_is_refused_by_the_front_door(f
                        match=rf"^{type(front_door).__name__}\.certify: its checks hold"):
         front_door.certify(n=10**30, n_classes=2 if front_door._reads_label_set else None,
                            n_features=3)
+
+
+def _stated(cert) -> list[list[str]]:
+    """The stated lines of the certificate and of each part, depth first."""
+    return [sorted(cert.notes())] + [lines for part in cert.parts for lines in _stated(part)]
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_certify_states_the_label_set_and_lam_rule_the_fit_states(n_classes):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (180, 2))
+    y = np.digitize(X[:, 0], [-0.15, 0.15]) if n_classes == 3 else (X[:, 0] > 0).astype(int)
+    make = lambda: dp.PrivateClassifier(classes=list(range(n_classes)), random_state=0)  # noqa: E731
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dry, fitted = make().certify(X, y), make().fit(X, y).certificate_
+    assert fitted.label_source is not None and fitted.lam_rule is not None
+    assert (dry.label_source, dry.lam_rule) == (fitted.label_source, fitted.lam_rule)
+    assert _stated(dry) == _stated(fitted)

@@ -389,3 +389,22 @@ def test_a_label_range_beyond_the_float_range_is_refused_by_name():
     X = np.random.default_rng(0).uniform(-0.5, 0.5, (50, 3))
     with pytest.raises(dp.ParameterError, match="'label_range' parameter"):
         PrivateRegressor(label_range=(0, 10**400)).fit(X, X @ [1.0, 2.0, 3.0])
+
+
+def _stated(cert) -> list[list[str]]:
+    """The stated lines of the certificate and of each part, depth first."""
+    return [sorted(cert.notes())] + [lines for part in cert.parts for lines in _stated(part)]
+
+
+@pytest.mark.parametrize("n", [60, 600])  # the mean alone; the model with its safeguard
+def test_certify_states_what_the_fit_states(n):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (n, 2))
+    y = 3.0 + X @ [2.0, -1.0] + rng.normal(0, 0.3, n)
+    make = lambda: PrivateRegressor(label_range=(0, 6), random_state=0)  # noqa: E731
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dry, fitted = make().certify(X, y), make().fit(X, y).certificate_
+    assert len(fitted.parts) == (0 if n == 60 else 2)
+    assert (dry.label_source, dry.lam_rule) == (fitted.label_source, fitted.lam_rule)
+    assert _stated(dry) == _stated(fitted)

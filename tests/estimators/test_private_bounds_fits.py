@@ -105,3 +105,33 @@ def test_a_schema_that_is_not_a_public_schema_is_refused():
     df, y = _table()
     with pytest.raises(dp.ParameterError, match="'schema' parameter of PrivateClassifier"):
         dp.PrivateClassifier(classes=[0, 1], schema={"age": (0, 120)}).fit(df, y)
+
+
+def _notes(cert) -> list[list[str]]:
+    """The stated lines of the certificate and of each part, depth first."""
+    return [sorted(cert.notes())] + [lines for part in cert.parts for lines in _notes(part)]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: dp.PrivateHuberRegressor(epsilon=2.0, label_range="private", random_state=0),
+    lambda: dp.PrivateLinearRegressor(epsilon=2.0, label_range=dp.PrivateBounds(share=0.2))])
+def test_certify_of_a_private_label_range_states_what_the_fit_states(make):
+    """The dry run names the range as released by the fit, not its placeholder, and refuses
+    the budget the fit refuses (n·ε of the range below its floor: public facts)."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 1, (300, 3))
+    y = 50 + 20 * X[:, 0] + rng.normal(0, 5, 300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dry, fitted = make().certify(X, y), make().fit(X, y)
+    lo, hi = fitted.label_range_
+    solve_lines = ("accurate solve", "labels clipped to the public label_range")
+    stated = [[line.replace(f"[{lo:g}, {hi:g}]", "(known after the fit)") for line in part
+               if not line.startswith(solve_lines)] for part in _notes(fitted.certificate_)]
+    assert [[line for line in part if not line.startswith(solve_lines)]
+            for part in _notes(dry)] == stated
+    assert dict(dry.quantities) == dict(fitted.certificate_.quantities)
+    assert dry.mechanism == fitted.certificate_.mechanism
+    for refused in (lambda m: m.certify(X[:200], y[:200]), lambda m: m.fit(X[:200], y[:200])):
+        with pytest.raises(dp.ParameterError, match="needs n \\* epsilon >= 60"):
+            refused(make().set_params(epsilon=1.0))

@@ -374,7 +374,8 @@ default="auto"
         certificate = release(template, plan.mechanism, objective_part(plan),
                               dry_run=True).certificate
         certificate = compose_planned(self, plan, certificate)
-        certificate.state(*row_notes(self), *objective_reasons(self, plan.n, plan.n_classes, plan.n_features))
+        certificate.state(labels.assumption, *lam_note(template, self), *row_notes(self),
+                          *objective_reasons(self, plan.n, plan.n_classes, plan.n_features))
         return certificate
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:

@@ -522,7 +522,8 @@ def certify_prepared(est: LargeMarginSettings, prep: Prepared, plan: FitPlan) ->
     certificate = release(prep.template, plan.mechanism, objective_part(plan),
                           dry_run=True).certificate
     certificate = compose_planned(est, plan, certificate)
-    certificate.state(*plan.notes)
+    certificate.state(prep.meta.label_note, *plan.notes,  # the Λ rule, as a fit states it
+                      *([LamRule(plan.lam, "auto", LAM_RULE)] if lam_is_auto(est.lam) else []))
     return certificate
 
 
