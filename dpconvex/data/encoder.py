@@ -10,6 +10,7 @@ data, so replacing one record changes one row and nothing else
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -50,16 +51,31 @@ _KIND_TEXT = {"bool": "bools", "int": "integers", "float": "floats", "complex": 
 
 
 def _number_text(text: str | bytes, kind: str) -> bool:
-    """Whether ``str(value)`` of some value of a bool, int or float column equals ``text``."""
+    """Whether ``text`` is a text some value of a bool, int or float column matches
+    (:func:`_texts`: a number matches its int and its float text alike)."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
     if kind == "bool":
         return text in ("True", "False")
-    convert = int if kind == "int" else float
-    try:
-        return str(convert(text)) == text
-    except (ValueError, OverflowError):
-        return False
+    for convert in (int, float):
+        try:
+            if str(convert(text)) == text:
+                return True
+        except (ValueError, OverflowError):
+            pass
+    return False
+
+
+def _texts(v: Any) -> tuple[str, ...]:
+    """The texts a value that is not text matches: ``str(v)``, and for an integral number also
+    its other form ("1" and "1.0"), so that whether missing values made the column float (a
+    fact of the other records) changes no record's encoding."""
+    text = str(v)
+    if isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and \
+            math.isfinite(v) and float(v).is_integer():
+        other = str(float(v)) if isinstance(v, numbers.Integral) else str(int(v))
+        return (text, other) if other != text else (text,)
+    return (text,)
 
 
 def _binary_text_message(caller: str, column: str, positive: Any, holds: str) -> str:
@@ -107,15 +123,11 @@ def _check_dtype(schema: PublicSchema, column: str, dtype: Any, caller: str) -> 
         vocabulary = schema.categories[column]
         never = [v for v in vocabulary if not _number_text(v, kind)]
         if never:
-            fix = {
-                "int": "Map the codes to the public vocabulary first (e.g. df[col].map({0: "
-                       "'basic', 1: 'plus', ...}) from the code list), or declare the codes' text "
-                       "as the vocabulary, Categorical((\"0\", \"1\", ...)).",
-                "float": "A column of integer codes is float when it has missing values: convert "
-                         "it with df[col].astype('Int64') and declare the codes' text as the "
-                         "vocabulary, or map the codes to the public vocabulary first.",
-                "bool": "Declare it Binary(positive=True), or Categorical((\"False\", \"True\")).",
-            }[kind]
+            fix = ("Declare it Binary(positive=True), or Categorical((\"False\", \"True\"))."
+                   if kind == "bool" else
+                   "Map the codes to the public vocabulary first (e.g. df[col].map({0: 'basic', "
+                   "1: 'plus', ...}) from the code list), or declare the codes' text as the "
+                   "vocabulary, Categorical((\"0\", \"1\", ...)).")
             raise DataTypeError(
                 f"{caller}: categorical column {column!r} holds {holds}, which are compared with "
                 f"the vocabulary as text, and the vocabulary entries {_short_repr(never)} are not the "
@@ -167,10 +179,16 @@ def category_codes(values: Sequence[Any], vocabulary: Sequence[Any]) -> np.ndarr
         alias = cat.encode("utf-8") if isinstance(cat, str) else cat.decode("utf-8", "replace")
         index.setdefault(alias, i)
     get = index.get
+
+    def code(v: Any) -> int:
+        if isinstance(v, (str, bytes)):
+            return get(v, -1)
+        if is_missing(v):
+            return -1
+        return next((index[t] for t in _texts(v) if t in index), -1)
+
     seq = values.tolist() if isinstance(values, np.ndarray) else values
-    return np.fromiter(
-        (get(v, -1) if isinstance(v, (str, bytes)) else (-1 if is_missing(v) else get(str(v), -1))
-         for v in seq), dtype=np.intp, count=len(seq))
+    return np.fromiter(map(code, seq), dtype=np.intp, count=len(seq))
 
 
 def _binary_values(values: np.ndarray, positive: Any, column: str, caller: str) -> np.ndarray:
@@ -190,9 +208,9 @@ def _binary_values(values: np.ndarray, positive: Any, column: str, caller: str) 
                                       "(None, NaN, pandas NA); drop those records or fill them "
                                       "with a public value first.")
         if isinstance(positive, str):
-            text = v if isinstance(v, str) else (v.decode("utf-8", "replace")
-                                                 if isinstance(v, bytes) else str(v))
-            out[i] = text == positive
+            out[i] = (v == positive if isinstance(v, str) else
+                      v.decode("utf-8", "replace") == positive if isinstance(v, bytes) else
+                      positive in _texts(v))
         elif isinstance(v, (str, bytes)):
             raise DataTypeError(_binary_text_message(caller, column, positive, "text"))
         else:
