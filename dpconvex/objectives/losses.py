@@ -427,17 +427,23 @@ def stated_loss(fn: Callable[..., cp.Expression], kind: str, owner: str,
                            label_range=label_range)
 
 
+#: The half-widths h a loss may be smoothed at: a hinge smoothed at h = 1e8 already fails the
+#: check of its values against its slopes in float64 (1e-6 keeps the same margin below).
+SMOOTHING_LIMITS = (1e-6, 1e6)
+
+
 def _check_smoothing(smoothing: Any) -> float | str | None:
     if smoothing is None or (isinstance(smoothing, str) and smoothing == "auto"):
         return smoothing
     if not isinstance(smoothing, bool) and isinstance(smoothing, (int, float, np.floating)):
         h = float(smoothing)
-        if math.isfinite(h) and 1e-12 <= h <= 1e12:
+        if math.isfinite(h) and SMOOTHING_LIMITS[0] <= h <= SMOOTHING_LIMITS[1]:
             return h
     raise ParameterError(
         "The 'smoothing' parameter of Loss.from_cvxpy must be 'auto', None or a float h in "
-        f"[1e-12, 1e12] (the half-width of each smoothed kink). Got {_short_repr(smoothing)} "
-        "instead.")
+        f"[{SMOOTHING_LIMITS[0]:g}, {SMOOTHING_LIMITS[1]:g}] (the half-width of each smoothed "
+        "kink; beyond it float64 cannot check the smoothed form's values against its slopes). "
+        f"Got {_short_repr(smoothing)} instead.")
 
 
 def _elementwise(fn: Callable[..., cp.Expression], kind: str) -> bool:

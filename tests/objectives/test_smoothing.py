@@ -288,3 +288,11 @@ def test_a_kinked_regression_loss_is_one_line_on_the_estimators_label_range():
     stated = Loss.from_cvxpy(lambda z, y: cp.abs(z - y), kind="regression", label_range=(0, 100))
     with pytest.raises(ParameterError, match="Pass the function itself"):
         dp.PrivateLinearRegressor(loss=stated, label_range=(0, 100)).fit(X, y)
+
+
+@pytest.mark.parametrize("h", [1e-7, 1e7, 1e9])
+def test_a_half_width_float64_cannot_check_is_refused_where_it_is_given(h):
+    with pytest.raises(ParameterError, match=r"'smoothing' parameter of Loss.from_cvxpy .*1e-06, 1e\+06"):
+        Loss.from_cvxpy(lambda m: cp.pos(1 - m), smoothing=h)
+    for edge in (1e-6, 1e6):  # the limits themselves are accepted
+        assert Loss.from_cvxpy(lambda m: cp.pos(1 - m), smoothing=edge).smoothed_kinks.h == edge

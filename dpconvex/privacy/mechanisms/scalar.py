@@ -181,8 +181,8 @@ class LaplaceMean(Mechanism["BoundedMeanTemplate"]):
                       "[-1, 1]",
             epsilon_requested=budget.epsilon, epsilon=budget.epsilon, private=True,
             conditions=list(conditions), assumptions=[
-                "labels clipped to the public label range and mapped onto [-1, 1] (per-record "
-                "public maps); preprocessing that reads the data is not covered"],
+                "every value in [-1, 1] (a per-record public map, e.g. labels clipped to a "
+                "public range); preprocessing that reads the data is not covered"],
             quantities={"mean sensitivity": cal.sensitivity,
                         "laplace scale": cal.extra["laplace scale"], "records": template.n})
 
