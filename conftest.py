@@ -4,17 +4,21 @@ Each example starts from the same names, made anew for every docstring (so no ex
 sees another's changes): ``np``; ``rng``, a NumPy generator seeded 0 after it drew ``X``;
 ``X``, 40 rows of 3 features scaled to norm 1; ``y``, the labels sign(X[:, 0]) in {-1, +1};
 ``template``, ``LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)``, the
-problem the mechanism and backend examples release from. An example that needs other data
-makes them itself. The examples of the names ``dpconvex`` exports use none of these: they
-run as a user copies them (tests/test_docstring_examples.py).
+problem the mechanism and backend examples release from; and the names those examples
+share, ``Budget``, ``release``, ``get_mechanism``, ``Logistic``, ``LinearERMTemplate`` and
+``PrivacyConstants``. An example that needs other data or names makes or imports them.
+The examples of the names ``dpconvex`` exports use none of these: they run as a user
+copies them (tests/test_docstring_examples.py).
 """
 
 import numpy as np
 import pytest
 from _pytest.doctest import DoctestItem
 
+from dpconvex import Budget, release
 from dpconvex.objectives import Logistic
-from dpconvex.templates import LinearERMTemplate
+from dpconvex.privacy.mechanisms import get_mechanism
+from dpconvex.templates import LinearERMTemplate, PrivacyConstants
 
 
 @pytest.fixture(autouse=True)
@@ -26,4 +30,6 @@ def _doctest_data(request: pytest.FixtureRequest, doctest_namespace: dict) -> No
     X /= np.linalg.norm(X, axis=1, keepdims=True)
     y = np.where(X[:, 0] > 0, 1, -1)
     template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
-    doctest_namespace.update(np=np, rng=rng, X=X, y=y, template=template)
+    doctest_namespace.update(np=np, rng=rng, X=X, y=y, template=template, Budget=Budget,
+                             release=release, get_mechanism=get_mechanism, Logistic=Logistic,
+                             LinearERMTemplate=LinearERMTemplate, PrivacyConstants=PrivacyConstants)

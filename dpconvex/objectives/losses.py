@@ -59,7 +59,6 @@ def shipped_derivation(obj: object) -> str | None:
 
     Examples
     --------
-    >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.objectives.losses import shipped_derivation
     >>> shipped_derivation(Logistic())
     'docs/privacy/linear_erm.md#privacy-loss-constants'
@@ -589,7 +588,6 @@ class Logistic(Loss):
 
     Examples
     --------
-    >>> from dpconvex.objectives import Logistic
     >>> loss = Logistic()
     >>> loss.name, loss.deriv_bound, loss.curvature
     ('logistic', 1.0, 0.25)

@@ -56,7 +56,6 @@ def release_range(values: Any, budget: Budget, *, n: int | None = None,
 
     Examples
     --------
-    >>> from dpconvex import Budget
     >>> from dpconvex.privacy.bounds import release_range
     >>> ages = np.random.default_rng(0).integers(18, 90, 10000)
     >>> lo, hi, median, cert = release_range(ages, Budget(1.0), rng=0)
@@ -112,7 +111,6 @@ def release_vocabulary(values: Any, budget: Budget, *, n: int | None = None,
 
     Examples
     --------
-    >>> from dpconvex import Budget
     >>> from dpconvex.privacy.bounds import release_vocabulary
     >>> plans = ["basic"] * 600 + ["pro"] * 300 + ["rare"]
     >>> release_vocabulary(plans, Budget(1.0, 1e-6), rng=0)[0]
@@ -174,7 +172,6 @@ def column_budgets(budget: Budget, n_ranges: int, n_vocabularies: int) -> Column
 
     Examples
     --------
-    >>> from dpconvex import Budget
     >>> from dpconvex.privacy.bounds import column_budgets
     >>> column_budgets(Budget(1.0), 4, 0).range_epsilon
     0.25

@@ -178,7 +178,6 @@ def split_budget(budget: Budget, fractions: Sequence[float]) -> tuple[Budget, ..
 
     Examples
     --------
-    >>> from dpconvex import Budget
     >>> from dpconvex.privacy.budget import split_budget
     >>> parts = split_budget(Budget(1.0, 1e-6), [0.25, 0.75])
     >>> [round(p.epsilon, 12) for p in parts]

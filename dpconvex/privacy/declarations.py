@@ -359,9 +359,7 @@ def declaration_conditions(template: Template, needs: Iterable[str], caller: str
 
     Examples
     --------
-    >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.declarations import declaration_conditions
-    >>> from dpconvex.templates import LinearERMTemplate
     >>> class Mine(LinearERMTemplate):      # a subclass is a user's template
     ...     name = "mine"
     >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py

@@ -66,9 +66,6 @@ class Release:
 
     Examples
     --------
-    >>> from dpconvex import Budget, release
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.templates import LinearERMTemplate
     >>> rel = release(LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), "objective", Budget(1.0), rng=0)
     >>> rel.theta.shape, rel.certificate.all_hold, rel.calibration.mechanism
     ((3,), True, 'objective')

@@ -58,9 +58,7 @@ def verify(template: Template, *, epsilon: float, mechanism: str, delta: float =
 
     Examples
     --------
-    >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.verify import verify
-    >>> from dpconvex.templates import LinearERMTemplate
     >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> cert, cal = verify(LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), epsilon=1.0, mechanism="objective")
     >>> cert.all_hold, cert.epsilon

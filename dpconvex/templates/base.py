@@ -78,7 +78,6 @@ class PrivacyConstants:
 
     Examples
     --------
-    >>> from dpconvex.templates import PrivacyConstants
     >>> PrivacyConstants(grad_bound=1.0, hessian_rank=1, hessian_term_bound=0.25,
     ...                  strong_convexity=0.1, dimension=3).hessian_trace_bound is None
     True

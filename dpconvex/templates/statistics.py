@@ -54,7 +54,6 @@ class EmpiricalRiskTemplate(StatisticTemplate):
 
     Examples
     --------
-    >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates.statistics import EmpiricalRiskTemplate
     >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = EmpiricalRiskTemplate(Logistic(), 1.0, X, np.where(X[:, 0] > 0, 1, -1))
@@ -190,7 +189,6 @@ class RangeTemplate(StatisticTemplate):
 
     Examples
     --------
-    >>> from dpconvex import Budget, release
     >>> from dpconvex.data.log_grid import cell_counts
     >>> from dpconvex.templates.statistics import RangeTemplate
     >>> ages = np.random.default_rng(0).integers(18, 90, 5000).astype(float)
@@ -248,7 +246,6 @@ class VocabularyTemplate(StatisticTemplate):
 
     Examples
     --------
-    >>> from dpconvex import Budget, release
     >>> from dpconvex.templates.statistics import VocabularyTemplate
     >>> template = VocabularyTemplate([3000, 1500, 2], 4502)
     >>> release(template, "stable_vocabulary", Budget(1.0, 1e-6), rng=0).theta.tolist()

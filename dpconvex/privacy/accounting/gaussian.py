@@ -414,7 +414,6 @@ def default_learning_rate(loss: Loss, q: float, radius: float, steps: int, p: in
 
     Examples
     --------
-    >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.accounting.gaussian import default_learning_rate
     >>> eta = default_learning_rate(Logistic(), q=1.0, radius=10.0, steps=100, p=5, clip=1.0, noise_std=0.1)
     >>> round(eta, 3)

@@ -65,8 +65,6 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
 
     Examples
     --------
-    >>> from dpconvex import Budget, release
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> mech = get_mechanism("amp", inner="objective", fraction=0.1)
     >>> mech.wraps, mech.pure
@@ -237,8 +235,6 @@ class GaussianApproximateMinima(ApproximateMinima):
 
     Examples
     --------
-    >>> from dpconvex import Budget, release
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> mech = get_mechanism("gaussian_amp")
     >>> mech.pure

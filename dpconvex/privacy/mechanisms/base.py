@@ -68,8 +68,6 @@ class Calibration:
 
     Examples
     --------
-    >>> from dpconvex import Budget
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> cal = get_mechanism("objective").calibrate(template, Budget(1.0))
     >>> cal.mechanism, cal.epsilon, cal.sensitivity
@@ -128,8 +126,6 @@ class NoiseReport:
 
     Examples
     --------
-    >>> from dpconvex import Budget
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> rep = get_mechanism("objective").noise_report(template, Budget(1.0))
     >>> rep.placement, rep.dimension, round(rep.coordinate_scale, 3)
@@ -164,9 +160,7 @@ class PublicProblem:
 
     Examples
     --------
-    >>> from dpconvex import Budget
     >>> from dpconvex.privacy.mechanisms import PublicProblem, get_mechanism
-    >>> from dpconvex.templates import PrivacyConstants
     >>> consts = PrivacyConstants(grad_bound=1.0, hessian_rank=1, hessian_term_bound=0.25,
     ...                           strong_convexity=0.01, dimension=10)
     >>> problem = PublicProblem(n=1000, constants=consts)
@@ -200,7 +194,6 @@ def at_modulus(consts: PrivacyConstants, mu: float | np.ndarray) -> PrivacyConst
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms.base import at_modulus
-    >>> from dpconvex.templates import PrivacyConstants
     >>> consts = PrivacyConstants(1.0, 1, 0.25, 0.1, 3)
     >>> at_modulus(consts, 0.5).strong_convexity
     0.5
@@ -428,7 +421,6 @@ def get_mechanism(name: Any, owner: str = "dpconvex", *, allowed: tuple[str, ...
 
     Examples
     --------
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> type(get_mechanism("objective")).__name__
     'ObjectivePerturbation'
     >>> get_mechanism("knorm_sum", count_weight=0.25).count_weight
@@ -765,7 +757,6 @@ def hessian_trace_bound(consts: PrivacyConstants) -> float:
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms import hessian_trace_bound
-    >>> from dpconvex.templates import PrivacyConstants
     >>> hessian_trace_bound(PrivacyConstants(1.0, 2, 0.25, 0.1, 3))
     0.5
     >>> hessian_trace_bound(PrivacyConstants(1.0, 2, 0.25, 0.1, 3, hessian_trace_bound=0.3))
@@ -830,7 +821,6 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms import calibrate_objective_perturbation
-    >>> from dpconvex.templates import PrivacyConstants
     >>> consts = PrivacyConstants(grad_bound=1.0, hessian_rank=1, hessian_term_bound=0.25,
     ...                           strong_convexity=0.1, dimension=3)
     >>> cal = calibrate_objective_perturbation(1.0, 40, consts)
@@ -866,7 +856,6 @@ def calibrate_objective_perturbation_grid(epsilon: float, n: int, consts: Privac
     --------
     >>> from dpconvex.privacy.mechanisms.base import (
     ...     calibrate_objective_perturbation, calibrate_objective_perturbation_grid)
-    >>> from dpconvex.templates import PrivacyConstants
     >>> consts = PrivacyConstants(1.0, 1, 0.25, 0.1, 3)
     >>> grid = calibrate_objective_perturbation_grid(1.0, 40, consts, np.array([0.001, 0.1]))
     >>> grid.slack.round(4).tolist(), grid.extra_strong_convexity.round(5).tolist()
@@ -919,7 +908,6 @@ def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstan
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms import calibrate_output_perturbation
-    >>> from dpconvex.templates import PrivacyConstants
     >>> cal = calibrate_output_perturbation(1.0, 40, PrivacyConstants(1.0, 1, 0.25, 0.1, 3))
     >>> cal.sensitivity, cal.noise_rate
     (0.5, 2.0)
@@ -947,7 +935,6 @@ def objective_modulus_floor(epsilon: float, n: int, consts: PrivacyConstants) ->
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms.base import objective_modulus_floor
-    >>> from dpconvex.templates import PrivacyConstants
     >>> round(objective_modulus_floor(1.0, 40, PrivacyConstants(1.0, 1, 0.25, 0.1, 3)), 5)
     0.00963
     """
@@ -1039,8 +1026,6 @@ class ObjectivePerturbation(_Perturbation):
 
     Examples
     --------
-    >>> from dpconvex import Budget, release
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> mech = get_mechanism("objective")
     >>> type(mech).__name__, mech.pure
@@ -1070,8 +1055,6 @@ class OutputPerturbation(_Perturbation):
 
     Examples
     --------
-    >>> from dpconvex import Budget
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> mech = get_mechanism("output")
     >>> cal = mech.calibrate(template, Budget(1.0))
@@ -1105,8 +1088,6 @@ class NonPrivate(NonPrivateBaseline, ExactMinimizer):
 
     Examples
     --------
-    >>> from dpconvex import Budget, release
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> mech = get_mechanism("none")
     >>> mech.private

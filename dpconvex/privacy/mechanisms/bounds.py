@@ -84,7 +84,6 @@ class QuantileRange(Mechanism["RangeTemplate"]):
 
     Examples
     --------
-    >>> from dpconvex import Budget, release
     >>> from dpconvex.data.log_grid import cell_counts
     >>> from dpconvex.templates.statistics import RangeTemplate
     >>> income = np.random.default_rng(1).lognormal(10, 1, 20000)
@@ -168,7 +167,6 @@ class StableVocabulary(Mechanism["VocabularyTemplate"]):
 
     Examples
     --------
-    >>> from dpconvex import Budget, release
     >>> from dpconvex.templates.statistics import VocabularyTemplate
     >>> release(VocabularyTemplate([900, 40, 1], 941), "stable_vocabulary",
     ...         Budget(1.0, 1e-6), rng=0).theta.tolist()

@@ -248,9 +248,7 @@ class ClassSumGaussian(_ClassSumNoise):
 
     Examples
     --------
-    >>> from dpconvex import Budget, release
     >>> from dpconvex.estimators.centroids import ClassSumTemplate
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> template = ClassSumTemplate(X, np.arange(40) % 3, n_classes=3)  # X: conftest.py
     >>> mech = get_mechanism("gaussian")
     >>> type(mech).__name__, mech.pure
@@ -294,9 +292,7 @@ class ClassSumNormGamma(_ClassSumNoise):
 
     Examples
     --------
-    >>> from dpconvex import Budget, release
     >>> from dpconvex.estimators.centroids import ClassSumTemplate
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> template = ClassSumTemplate(X, np.arange(40) % 3, n_classes=3)  # X: conftest.py
     >>> mech = get_mechanism("norm_gamma_sum")
     >>> cal = mech.calibrate(template, Budget(1.0))
@@ -334,9 +330,7 @@ class ClassSumKNorm(_ClassSumNoise):
 
     Examples
     --------
-    >>> from dpconvex import Budget, release
     >>> from dpconvex.estimators.centroids import ClassSumTemplate
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> template = ClassSumTemplate(X, np.arange(40) % 3, n_classes=3)  # X: conftest.py
     >>> mech = get_mechanism("knorm_sum")
     >>> mech.count_weight, mech.pure
@@ -399,9 +393,7 @@ class ClassSumKNormSup(_ClassSumNoise):
 
     Examples
     --------
-    >>> from dpconvex import Budget, release
     >>> from dpconvex.estimators.gaussian_nb import ClassMomentTemplate
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> X = np.random.default_rng(0).uniform(-1, 1, size=(30, 2))
     >>> template = ClassMomentTemplate(X, np.arange(30) % 3, n_classes=3)
     >>> mech = get_mechanism("knorm_sup_sum")

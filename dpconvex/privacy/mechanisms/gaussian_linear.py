@@ -256,8 +256,6 @@ class GaussianObjectivePerturbation(_GaussianLinear):
 
     Examples
     --------
-    >>> from dpconvex import Budget, release
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> mech = get_mechanism("gaussian_objective")
     >>> mech.pure
@@ -304,8 +302,6 @@ class GaussianOutputPerturbation(_GaussianLinear):
 
     Examples
     --------
-    >>> from dpconvex import Budget, release
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> mech = get_mechanism("gaussian_output")
     >>> round(mech.noise_report(template, Budget(1.0, 1e-5)).coordinate_scale, 4)
@@ -386,9 +382,7 @@ class GaussianObjectiveLargeMargin(GaussianObjectivePerturbation):
 
     Examples
     --------
-    >>> from dpconvex import Budget, release
     >>> from dpconvex.data.preprocess import augment_and_scale
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates.large_margin_softmax import LargeMarginSoftmaxTemplate
     >>> rng = np.random.default_rng(0)
     >>> Z = augment_and_scale(rng.normal(size=(30, 3)) / 3.0, data_norm=1.0)

@@ -65,8 +65,6 @@ class DPKMeans(Mechanism[KMeansTemplate]):
     >>> from dpconvex.templates.statistics import KMeansTemplate
     >>> centers = rng.normal(size=(3, 2, 3)) / 4  # np, rng, X: the doctest namespace, conftest.py
     >>> template = KMeansTemplate(X, np.arange(40) % 3, 3, 2, data_norm=1.0, n_iter=2, init_centers=centers)
-    >>> from dpconvex import Budget, release
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> mech = get_mechanism("dp_kmeans")
     >>> mech.pure
     True

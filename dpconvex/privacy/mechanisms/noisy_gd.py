@@ -119,8 +119,6 @@ class NoisyGDSettings:
 
     Examples
     --------
-    >>> from dpconvex import Budget
-    >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms.noisy_gd import default_settings
     >>> s = default_settings(Logistic(), n=1000, p=5, q=1.0, budget=Budget(1.0, 1e-6), accounting="rdp")
     >>> type(s).__name__, s.steps, s.clip
@@ -152,7 +150,6 @@ def clip_rule(loss: Loss, q: float) -> tuple[float, str]:
 
     Examples
     --------
-    >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms.noisy_gd import clip_rule
     >>> clip_rule(Logistic(), 1.0)[0]
     0.5
@@ -172,8 +169,6 @@ def steps_rule(loss: Loss, n: int, q: float, budget: Budget, clip: float,
 
     Examples
     --------
-    >>> from dpconvex import Budget
-    >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms.noisy_gd import steps_rule
     >>> steps_rule(Logistic(), 1000, 1.0, Budget(1.0, 1e-6), clip=0.5)[0]
     77
@@ -201,8 +196,6 @@ def default_settings(loss: Loss, n: int, p: int, q: float, budget: Budget, *,
 
     Examples
     --------
-    >>> from dpconvex import Budget
-    >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms.noisy_gd import default_settings
     >>> s = default_settings(Logistic(), n=1000, p=5, q=1.0, budget=Budget(1.0, 1e-6), steps=50,
     ...                      accounting="rdp")
@@ -278,9 +271,6 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
 
     Examples
     --------
-    >>> from dpconvex import Budget, release
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates.statistics import EmpiricalRiskTemplate
     >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = EmpiricalRiskTemplate(Logistic(), 1.0, X, np.where(X[:, 0] > 0, 1, -1))

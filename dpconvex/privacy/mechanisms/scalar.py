@@ -51,7 +51,6 @@ class BoundedMeanTemplate(StatisticTemplate):
 
     Examples
     --------
-    >>> from dpconvex import Budget, release
     >>> from dpconvex.privacy.mechanisms.scalar import BoundedMeanTemplate
     >>> template = BoundedMeanTemplate(30.0, n=100)
     >>> template.kind, sorted(template.capabilities), template.total
@@ -100,7 +99,6 @@ class SelectionTemplate(StatisticTemplate):
 
     Examples
     --------
-    >>> from dpconvex import Budget, release
     >>> from dpconvex.privacy.mechanisms.scalar import SelectionTemplate
     >>> template = SelectionTemplate([0.2, 0.9, 0.4], sensitivity=1.0, n=100)
     >>> template.kind, sorted(template.capabilities)
@@ -146,7 +144,6 @@ class LaplaceMean(Mechanism["BoundedMeanTemplate"]):
 
     Examples
     --------
-    >>> from dpconvex import Budget, release
     >>> from dpconvex.privacy.mechanisms.scalar import BoundedMeanTemplate
     >>> released = release(BoundedMeanTemplate(50.0, n=100), "laplace_mean", Budget(1.0), rng=0)
     >>> abs(float(released.theta[0]) - 0.5) < 0.2, released.certificate.epsilon
@@ -205,8 +202,6 @@ class Exponential(Mechanism["SelectionTemplate"]):
 
     Examples
     --------
-    >>> from dpconvex import Budget, release
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.privacy.mechanisms.scalar import SelectionTemplate
     >>> template = SelectionTemplate([0.1, 0.5, 30.0], sensitivity=1.0, n=40)
     >>> mech = get_mechanism("exponential")

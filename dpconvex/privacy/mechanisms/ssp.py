@@ -354,9 +354,7 @@ class GaussianSSP(_SufficientStatistics):
 
     Examples
     --------
-    >>> from dpconvex import Budget, release
     >>> from dpconvex.data.sufficient import sufficient_statistics
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates.statistics import SufficientStatisticsTemplate
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(500, 2)) / 2; u = np.clip(X @ [1.0, -0.5], -1, 1)
@@ -418,9 +416,7 @@ class PureSSP(_SufficientStatistics):
 
     Examples
     --------
-    >>> from dpconvex import Budget, release
     >>> from dpconvex.data.sufficient import sufficient_statistics
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates.statistics import SufficientStatisticsTemplate
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(500, 2)) / 2; u = np.clip(X @ [1.0, -0.5], -1, 1)
@@ -491,9 +487,7 @@ class NonPrivateSSP(NonPrivateBaseline, _SufficientStatistics):
 
     Examples
     --------
-    >>> from dpconvex import Budget, release
     >>> from dpconvex.data.sufficient import Moments
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates.statistics import SufficientStatisticsTemplate
     >>> t = SufficientStatisticsTemplate(Moments(np.diag([2.0, 0.0]), np.array([4.0, 0.0]), 0),
     ...                                  3, 2, 1.0)

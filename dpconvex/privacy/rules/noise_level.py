@@ -531,9 +531,6 @@ def noise_ratio(family: str, template: ConstantsSource, mech: Mechanism, budget:
 
     Examples
     --------
-    >>> from dpconvex import Budget
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.privacy.rules.noise_level import noise_ratio
     >>> from dpconvex.templates.statistics import EmpiricalRiskTemplate
     >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
@@ -570,11 +567,7 @@ def noise_dominates(family: str, template: ConstantsSource, mech: Mechanism, bud
 
     Examples
     --------
-    >>> from dpconvex import Budget
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.privacy.rules.noise_level import noise_dominates
-    >>> from dpconvex.templates import LinearERMTemplate
     >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, np.zeros((40, 3)), np.ones(40))
     >>> mech = get_mechanism("objective")
     >>> noise_dominates("linear", template, mech, Budget(0.1))
@@ -680,10 +673,7 @@ def warn_if_noise_dominates(family: str, template: ConstantsSource, mech: Mechan
     --------
     >>> import warnings
     >>> from dpconvex import Budget, PrivacyWarning
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.privacy.rules.noise_level import warn_if_noise_dominates
-    >>> from dpconvex.templates import LinearERMTemplate
     >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, np.zeros((40, 3)), np.ones(40))
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
