@@ -71,10 +71,13 @@ def _texts(v: Any) -> tuple[str, ...]:
     its other form ("1" and "1.0"), so that whether missing values made the column float (a
     fact of the other records) changes no record's encoding."""
     text = str(v)
-    if isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and \
-            math.isfinite(v) and float(v).is_integer():
-        other = str(float(v)) if isinstance(v, numbers.Integral) else str(int(v))
-        return (text, other) if other != text else (text,)
+    try:
+        if isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and \
+                math.isfinite(v) and float(v).is_integer():
+            other = str(float(v)) if isinstance(v, numbers.Integral) else str(int(v))
+            return (text, other) if other != text else (text,)
+    except OverflowError:  # an int beyond the float range: its own text only
+        pass
     return (text,)
 
 
@@ -108,11 +111,11 @@ def _check_dtype(schema: PublicSchema, column: str, dtype: Any, caller: str) -> 
                 f"{caller}: column {column!r} is declared Numeric but holds {holds}; convert it to "
                 "numbers with a public map first (e.g. days since a fixed date).")
         lo, hi = schema.numeric[column]
-        if kind == "bool" and not lo <= 0 < 1 <= hi:
+        if kind == "bool" and (hi <= 0 or lo >= 1):
             raise DataTypeError(
                 f"{caller}: column {column!r} holds {holds}, read as 0 and 1, but its Numeric "
-                f"range [{lo:g}, {hi:g}] does not hold both, so every record would encode alike. "
-                "Declare it Binary(positive=True).")
+                f"range [{lo:g}, {hi:g}] clips both to one value, so every record would encode "
+                "alike. Declare it Binary(positive=True).")
         return
     if kind == "time" and (column in schema.categories or column in schema.binary):
         raise DataTypeError(
@@ -187,6 +190,9 @@ def category_codes(values: Sequence[Any], vocabulary: Sequence[Any]) -> np.ndarr
             return -1
         return next((index[t] for t in _texts(v) if t in index), -1)
 
+    if isinstance(values, np.ndarray) and values.dtype.kind in "biuf":  # once per distinct value
+        distinct, inverse = np.unique(values, return_inverse=True)
+        return np.fromiter(map(code, distinct.tolist()), dtype=np.intp, count=len(distinct))[inverse]
     seq = values.tolist() if isinstance(values, np.ndarray) else values
     return np.fromiter(map(code, seq), dtype=np.intp, count=len(seq))
 
@@ -218,9 +224,7 @@ def _binary_values(values: np.ndarray, positive: Any, column: str, caller: str) 
     return out
 
 
-# --------------------------------------------------------------------------
-# The per-record map
-# --------------------------------------------------------------------------
+# ------------------------------------------------------- The per-record map
 
 def _scale_numeric(x: np.ndarray, lo: float, hi: float, log: bool) -> np.ndarray:
     """Clip ``x`` to ``[lo, hi]`` and map it onto ``[0, 1]`` (on a copy)."""
@@ -273,9 +277,7 @@ def encode_parts(schema: PublicSchema, numeric: Mapping[str, np.ndarray],
     return X
 
 
-# --------------------------------------------------------------------------
-# The transformer
-# --------------------------------------------------------------------------
+# ---------------------------------------------------------- The transformer
 
 class PublicEncoder(TransformerMixin, BaseEstimator):
     """Encode a table by a public schema: per-record maps only, rows of norm <= ``data_norm``.

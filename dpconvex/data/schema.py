@@ -60,6 +60,14 @@ def _check_bools(obj: Any, *names: str) -> None:
         object.__setattr__(obj, name, bool(value))
 
 
+def _number(text: str | bytes) -> bool:
+    """Whether a category's text is that of a finite number (what a numeric column matches)."""
+    try:
+        return math.isfinite(float(text))
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
 def _declaration_repr(decl: Any) -> str:
     """``Numeric(low=0.0, high=1.0, log=False)``, with ``drafted=True`` only when it is set."""
     shown = [f"{f.name}={getattr(decl, f.name)!r}" for f in fields(decl)
@@ -67,9 +75,7 @@ def _declaration_repr(decl: Any) -> str:
     return f"{type(decl).__name__}({', '.join(shown)})"
 
 
-# --------------------------------------------------------------------------
-# Column declarations
-# --------------------------------------------------------------------------
+# ------------------------------------------------------ Column declarations
 
 @dataclass(frozen=True)
 class Numeric:
@@ -158,8 +164,10 @@ class Categorical:
                 not all(isinstance(v, (str, bytes)) for v in voc):
             raise ParameterError("The 'vocabulary' parameter of Categorical must be a sequence of "
                                  f"categories (str). Got {_shown(voc)} instead.")
-        if len(set(voc)) != len(voc):
-            raise ParameterError("The 'vocabulary' parameter of Categorical repeats a category.")
+        numbers = [float(v) for v in voc if _number(v)]  # "1" and "1.0": one value of a column
+        if len(set(voc)) != len(voc) or len(set(numbers)) != len(numbers):
+            raise ParameterError("The 'vocabulary' parameter of Categorical repeats a category "
+                                 "(or lists two texts of one number, e.g. '1' and '1.0').")
         if not len(voc) and not self.other:  # (empty with other=True: a private draft's may be)
             raise ParameterError("The 'vocabulary' parameter of Categorical must list a category "
                                  "when other=False (else it encodes no feature). Got an empty "
@@ -212,9 +220,7 @@ class Binary:
 Declaration = Numeric | Categorical | Binary | None
 
 
-# --------------------------------------------------------------------------
-# The schema
-# --------------------------------------------------------------------------
+# --------------------------------------------------------------- The schema
 
 def norm_divisor(numeric: Mapping[str, tuple[float, float]] | Sequence[object],
                  categories: Mapping[str, Sequence[str]] | None = None, *, centered: bool = False,
@@ -368,7 +374,8 @@ class PublicSchema:
             _check_range(c, rng, caller)
         for c, vocabulary in self.categories.items():
             try:
-                Categorical(vocabulary)
+                Categorical(vocabulary, other=not isinstance(self.other, (set, frozenset))
+                            or c in self.other)
             except ParameterError as exc:
                 raise ParameterError(f"{caller}: column {c!r}: {exc}") from None
         for positive in self.binary.values():

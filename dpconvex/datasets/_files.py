@@ -77,9 +77,7 @@ def check_flags(download: Any, verify_checksum: Any, owner: str) -> tuple[bool, 
     return check_bool("download", download, owner), verify_checksum
 
 
-# --------------------------------------------------------------------------
-# Where files are looked up
-# --------------------------------------------------------------------------
+# ------------------------------------------------ Where files are looked up
 
 
 @functools.lru_cache(maxsize=1)
@@ -181,9 +179,7 @@ def get_data_home(data_home: str | os.PathLike[str] | None = None) -> Path:
     return save_to
 
 
-# --------------------------------------------------------------------------
-# Checksums
-# --------------------------------------------------------------------------
+# ---------------------------------------------------------------- Checksums
 
 #: SHA-256 of each local file read in this process, by (path, size, mtime in ns).
 _DIGESTS: dict[tuple[str, int, int], str] = {}
@@ -236,9 +232,7 @@ def verify_file(path: Path, filename: str, verify_checksum: bool | None, caller:
         )
 
 
-# --------------------------------------------------------------------------
-# Finding and downloading
-# --------------------------------------------------------------------------
+# -------------------------------------------------- Finding and downloading
 
 
 def _download(url: str, timeout: float) -> bytes:

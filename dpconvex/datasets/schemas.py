@@ -22,9 +22,7 @@ __all__ = [
     "SKLEARN_DIABETES_RANGE", "SKLEARN_LABEL_RANGES", "SKLEARN_SCHEMAS", "SKLEARN_WINE_RANGES",
 ]
 
-# --------------------------------------------------------------------------
-# Adult: public schema (adult.names) and public numeric ranges
-# --------------------------------------------------------------------------
+# ------------- Adult: public schema (adult.names) and public numeric ranges
 
 #: The 14 attributes of adult.data / adult.test, in file order (then the label).
 _ADULT_COLUMNS: tuple[str, ...] = (
@@ -94,9 +92,7 @@ ADULT_NUMERIC_RANGES: dict[str, tuple[float, float]] = {
 #: reads only the record and the public range.
 ADULT_LOG_SCALED: frozenset[str] = frozenset({"capital-gain", "capital-loss"})
 
-# --------------------------------------------------------------------------
-# KDD Cup 1999: public schema (kddcup.names, NSL-KDD ARFF header)
-# --------------------------------------------------------------------------
+# ---------- KDD Cup 1999: public schema (kddcup.names, NSL-KDD ARFF header)
 
 #: The 41 features of kddcup.data_10_percent, in file order (then the label).
 _KDD_COLUMNS: tuple[str, ...] = (
@@ -169,9 +165,7 @@ KDDCUP99_LOG_SCALED: frozenset[str] = frozenset(
     name for name, rng in KDDCUP99_NUMERIC_RANGES.items() if rng == _COUNTER
 )
 
-# --------------------------------------------------------------------------
-# Breast Cancer Wisconsin (Original)
-# --------------------------------------------------------------------------
+# --------------------------------------- Breast Cancer Wisconsin (Original)
 
 _BREAST_COLUMNS: tuple[str, ...] = (
     "clump_thickness", "uniformity_of_cell_size", "uniformity_of_cell_shape", "marginal_adhesion",
@@ -184,9 +178,7 @@ BREAST_CANCER_NUMERIC_RANGES: dict[str, tuple[float, float]] = {
     name: (1.0, 10.0) for name in _BREAST_COLUMNS
 }
 
-# --------------------------------------------------------------------------
-# Datasets bundled with scikit-learn
-# --------------------------------------------------------------------------
+# --------------------------------------- Datasets bundled with scikit-learn
 
 #: Published per-column (min, max) of scikit-learn's breast-cancer (WDBC) data,
 #: from its description (``load_breast_cancer().DESCR``, "Summary Statistics").
@@ -217,9 +209,7 @@ SKLEARN_DIABETES_RANGE: tuple[float, float] = (-0.2, 0.2)
 #: format (8x8 blocks of 4x4 binary pixels), so this range is public.
 DIGITS_PIXEL_RANGE: tuple[float, float] = (0.0, 16.0)
 
-# --------------------------------------------------------------------------
-# Schemas: the public, per-record encoding of each dataset
-# --------------------------------------------------------------------------
+# ----------------- Schemas: the public, per-record encoding of each dataset
 
 #: Adult: 5 numeric (2 log-scaled) + 8 one-hot columns; ``fnlwgt`` dropped.
 ADULT_SCHEMA = PublicSchema(
@@ -248,9 +238,7 @@ KDDCUP99_FEATURE_NAMES: tuple[str, ...] = KDDCUP99_SCHEMA.feature_names
 #: Names of the 9 breast-cancer features.
 BREAST_CANCER_FEATURE_NAMES: tuple[str, ...] = _BREAST_COLUMNS
 
-# --------------------------------------------------------------------------
-# Label sets: public, from the encodings the loaders apply (never np.unique(y))
-# --------------------------------------------------------------------------
+# ---- Label sets: public, from the encodings the loaders apply (never np.unique(y))
 
 #: Adult: 0 for income ``<=50K``, 1 for ``>50K``.
 ADULT_CLASSES: tuple[int, ...] = (0, 1)

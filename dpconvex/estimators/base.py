@@ -34,12 +34,14 @@ from .._validation import (
 )
 from ..data.row_scaling import ROW_NORMS
 from ..data.validation import (
+    INFERRED,
     LabelWarning,
     check_array,
     check_classes,
     check_excluded,
     check_labels,
     computed,
+    declared_classes,
     encode_labels,
     label_set_of,
 )
@@ -866,17 +868,17 @@ class PrivateEstimator(BaseEstimator):
         """
         if X is None:
             plan = self.plan(*_given_shape(self, n, n_classes, n_features))
-            try:  # its checks run on n rows of zeros (a vector of n entries)
-                if plan.n > np.iinfo(np.intp).max:  # more entries than an array can index
+            try:  # its checks run on n rows of zeros (one zero row broadcast, n factors)
+                if plan.n * (plan.n_features + 1) > np.iinfo(np.intp).max // 8:  # numpy's bytes
                     raise MemoryError
                 if plan.sub_plans:
                     return _as_a_fit_states(self._certify_sub_plans(plan), plan, self)
                 return _as_a_fit_states(self._certify(self.prepare_shape(plan), plan), plan, self)
             except MemoryError:
                 raise ParameterError(
-                    f"{type(self).__name__}.certify: its checks hold a vector of n = {plan.n:,} "
-                    "entries, more than this machine's memory. Certify on the machine that "
-                    "fits, or with fewer rows.") from None
+                    f"{type(self).__name__}.certify: its checks hold n = {plan.n:,} rows of "
+                    f"{plan.n_features:,} features, more than this machine's memory. Certify on "
+                    "the machine that fits, or with fewer rows.") from None
         return self._certify_with(X, y, NO_CONTEXT)
 
     def _certify_with(self, X: Any, y: Any, context: FitContext) -> Any:
@@ -888,7 +890,7 @@ class PrivateEstimator(BaseEstimator):
             return certificate
         plan = self.plan_for(X, y)  # one-vs-rest: the binary models' dry runs, by their plans
         return _as_a_fit_states(self._certify_sub_plans(plan) if plan.sub_plans
-                                else self._certify_data(X, y, plan, context), plan, self)
+                                else self._certify_data(X, y, plan, context), plan, self, y)
 
     def _certify_data(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Any:
         """The dry run of ``plan`` on (X, y): the template a fit builds, no noise, no charge.
@@ -922,25 +924,30 @@ class PrivateEstimator(BaseEstimator):
         return certificate
 
 
-def _as_a_fit_states(certificate: Any, plan: FitPlan, owner: Any) -> Any:
+def _as_a_fit_states(certificate: Any, plan: FitPlan, owner: Any, y: Any = None) -> Any:
     """The dry run's certificate with what a fit's would state from public parameters: the
     line when δ >= 1/n, and the seed line where ``owner`` fixes ``random_state``."""
     from ..privacy.budget import delta_rows_note
 
     certificate.state(delta_rows_note(plan.budget.delta, plan.n))
     if certificate.label_source is None:
-        certificate.state(public_label_source(owner))
+        certificate.state(public_label_source(owner, y))
     certificate.seeded = certificate.private and getattr(owner, "random_state", None) is not None
     return certificate
 
 
-def public_label_source(est: Any) -> LabelSource | None:
-    """The label source a fit of ``est`` states where ``classes=`` lists the set (None where
-    the set is read with y, or there is none)."""
-    if getattr(est, "classes", None) is None or not getattr(est, "_reads_label_set", False):
+def public_label_source(est: Any, y: Any = None) -> LabelSource | None:
+    """The label source a fit of ``est`` on labels ``y`` states: ``classes=``, else the set
+    declared with y, else the set read from y (None: the fit reads no label set)."""
+    if not getattr(est, "_reads_label_set", False):
         return None
-    classes = check_classes(est.classes, f"{type(est).__name__}.certify")
-    return LabelSource("parameter", tuple(classes.tolist()), getattr(est, "unknown_labels", "raise"))
+    classes, source = getattr(est, "classes", None), "parameter"
+    if classes is None:
+        classes, source = (None if y is None else declared_classes(y)), "declared"
+        if classes is None:
+            return INFERRED
+    classes = check_classes(classes, f"{type(est).__name__}.certify")
+    return LabelSource(source, tuple(classes.tolist()), getattr(est, "unknown_labels", "raise"))
 
 
 def _given_shape(owner: Any, n: int | None, n_classes: int | None, n_features: int | None,

@@ -59,6 +59,7 @@ from .._validation import (
     with_feature_names,
 )
 from ..data.validation import (
+    INFERRED,
     LABEL_POLICY,
     LabelSet,
     check_array,
@@ -121,6 +122,7 @@ from .base import (
     FitPlan,
     PrivateEstimator,
     _given_shape,
+    public_label_source,
 )
 from .centroids import PrivateGaussianCentroid
 from .gaussian_nb import FeatureRange, PrivateGaussianNB, feature_bounds
@@ -327,8 +329,10 @@ def signed_by(learner: Any, caller: str) -> Iterator[None]:
     ``caller``."""
     try:
         yield
-    except (DataValidationError, ParameterError) as exc:
-        raise type(exc)(re.sub(rf"\b{type(learner).__name__}\.\w+", caller, str(exc))) from None
+    except (DataValidationError, ParameterError) as exc:  # "Owner.method: ..." and "... of Owner"
+        name = type(learner).__name__
+        text = re.sub(rf"\b{name}\.\w+", caller, str(exc))
+        raise type(exc)(re.sub(rf"\b{name}\b", caller.split(".")[0], text)) from None
 
 
 def warn_if_the_mean_is_noisy(owner: str, n: int, epsilon: float, half_width: float) -> None:
@@ -848,7 +852,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             best, selection = select_release(-mistakes, epsilon, n_val, select_rng, noise.seeded)
             certificate = self._safeguard_certificate(learner.certificate_, selection, name,
                                                       reason, (n_fit, n_val), labels.classes,
-                                                      self._delta(*shape), best)
+                                                      self._delta(*shape), best, labels.assumption)
             if inferred:
                 certificate.assumptions.append(INFERRED_CHOICE)
             hold.commit_certificate(certificate)
@@ -870,9 +874,10 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
 
     def _safeguard_certificate(self, model: Certificate, selection: Certificate, name: str,
                                reason: str, sizes: tuple[int, int], classes: Any, delta: float,
-                               selected: int | None = None) -> Certificate:
+                               selected: int | None = None, label_source: Any = None
+                               ) -> Certificate:
         """The parallel composition of the learner's release and the selection
-        (privacy-classifier-safeguard)."""
+        (privacy-classifier-safeguard); ``label_source``: where this fit's label set came from."""
         n_fit, n_val = sizes
         candidates = [name, *(constant_name(label) for label in classes)]
         quantities: dict[str, Any] = {
@@ -899,7 +904,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                            "(docs/privacy/front_door.md#privacy-classifier-safeguard)"),
                 epsilon_requested=float(self.epsilon), delta_requested=delta,
                 conditions=conditions, quantities=quantities,
-                assumptions=[model.label_source, model.lam_rule, reason,
+                assumptions=[label_source, model.lam_rule, reason,
                              self._safeguard_note(n_fit, n_val, len(classes)),
                              "replace-one adjacency; n is public (it fixes the part sizes)"],
                 labels=["model (fitting part)", "selection (validation part)"])
@@ -961,6 +966,12 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         with signed_by(learner, f"{type(self).__name__}.certify"):
             certificate = learner.certify(rows, y, n=n, n_classes=n_classes, n_features=n_features)
         certificate.assumptions.extend((reason, *self._unguarded_note(*size)))
+        return self._inferred_choice(certificate, y)
+
+    def _inferred_choice(self, certificate: Certificate, y: Any) -> Certificate:
+        """The dry run with the fit's line on a learner chosen by a label set read from y."""
+        if self.classes is None and (y is None or declared_classes(y) is None):
+            certificate.state(INFERRED_CHOICE)
         return certificate
 
     def _certify_safeguarded(self, X: Any, y: Any, size: tuple[int, int, int]) -> Certificate:
@@ -971,22 +982,25 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         n_fit, n_val = safeguard_sizes(n, self.validation_fraction, f"{owner}.certify")
         name, reason, learner = self._learner(n, n_classes, n_features)
         classes: Any = self.classes
+        source = public_label_source(self) or INFERRED  # a fit without classes= reads y's
         if X is None:
             with signed_by(learner, f"{owner}.certify"):
                 model = learner.certify(n=n, n_classes=n_classes, n_features=n_features)
             classes = classes if classes is not None else range(n_classes)
         else:
             X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self)
-            classes = encode_labels(y_checked, classes, f"{owner}.certify",
-                                    unknown_labels=self.unknown_labels).classes
+            labels = encode_labels(y_checked, classes, f"{owner}.certify",
+                                   unknown_labels=self.unknown_labels)
+            classes, source = labels.classes, labels.assumption
             learner.set_params(classes=list(classes))
             model = learner._certify_with(_rows_for(name, X_checked), y_checked,
                                           NO_CONTEXT.excluding(np.arange(n) >= n_fit))
         classes = list(classes)
         selection = dry_selection(len(classes) + 1, float(self.epsilon), n_val,
                                   seeded=self.random_state is not None)
-        return self._safeguard_certificate(model, selection, name, reason, (n_fit, n_val),
-                                           classes, self._delta(*size))
+        return self._inferred_choice(self._safeguard_certificate(
+            model, selection, name, reason, (n_fit, n_val), classes, self._delta(*size),
+            label_source=source), y)
 
     # ----------------------------------------------------------------- predict
     @checks_feature_names

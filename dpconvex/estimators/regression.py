@@ -256,7 +256,12 @@ class LabelRangeMixin:
                         "quantile_range", Budget(eps_label), dry_run=True).certificate
         label.assumptions.append(choice.reason)
         label.seeded = model.seeded
-        model.label_source = None  # the placeholder's: the fit states the released range
+        parts = [model]
+        while parts:  # the placeholder's range, in every part: a fit states the released one
+            part = parts.pop()
+            parts += part.parts
+            if getattr(part.label_source, "source", None) == "label_range":
+                part.label_source = None
         return self._with_label_range(label, model, spec, epsilon, model.delta, "")
 
     def _with_label_range(self, label: Any, model: Any, spec: PrivateBounds, epsilon: float,

@@ -52,6 +52,7 @@ import json
 import math
 import numbers
 import os
+import sys
 import threading
 import warnings
 import weakref
@@ -265,8 +266,10 @@ def delta_rows_note(delta: Any, n: Any) -> str | None:
 #: of the sums (e.g. ten spends of 0.1 against a budget of 1.0).
 BUDGET_RTOL = 1e-9
 
-#: Open ``parallel()`` blocks of the current context: pairs (ledger id, group).
-_OPEN_BLOCKS: contextvars.ContextVar[tuple[tuple[int, int], ...]] = contextvars.ContextVar(
+#: Open ``parallel()`` blocks of the current context: (ledger id, group, the frame of the
+#: ``with``). A spend is in a block only while that frame runs (on a thread's stack): a
+#: generator suspended inside a block leaves it in its caller's context, not its spends.
+_OPEN_BLOCKS: contextvars.ContextVar[tuple[tuple[int, int, Any], ...]] = contextvars.ContextVar(
     "dpconvex_parallel_blocks", default=())
 _LEDGER_IDS = itertools.count()
 
@@ -423,8 +426,13 @@ class BudgetAccountant:
                 "original ledger with accountant.spend(epsilon, delta, label).")
 
     def _current_group(self) -> int | None:
-        for ledger, group in _OPEN_BLOCKS.get():
-            if ledger == self._id:
+        stack = set()
+        for frame in sys._current_frames().values():
+            while frame is not None:
+                stack.add(id(frame))
+                frame = frame.f_back
+        for ledger, group, opener in _OPEN_BLOCKS.get():
+            if ledger == self._id and id(opener) in stack:
                 return group
         return None
 
@@ -532,7 +540,8 @@ class BudgetAccountant:
     def parallel(self) -> Iterator[BudgetAccountant]:
         """Block whose spends are on disjoint records: it costs their max ε and max δ.
 
-        Scoped to the current context (other threads' spends stay sequential); blocks do
+        Scoped to the current context while its ``with`` runs (other threads' spends, and a
+        caller's while a generator is suspended in the block, stay sequential); blocks do
         not nest; spends recorded before an exception in the block stay recorded.
 
         .. warning:: Only when every spend in the block reads a disjoint subset of the
@@ -546,7 +555,8 @@ class BudgetAccountant:
             )
         with self._lock:
             group, self._n_groups = self._n_groups, self._n_groups + 1
-        token = _OPEN_BLOCKS.set((*_OPEN_BLOCKS.get(), (self._id, group)))
+        opener = sys._getframe(2)  # the frame of the with (through contextlib's __enter__)
+        token = _OPEN_BLOCKS.set((*_OPEN_BLOCKS.get(), (self._id, group, opener)))
         try:
             yield self
         finally:

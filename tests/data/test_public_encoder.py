@@ -495,6 +495,11 @@ def test_a_schema_that_encodes_nothing_is_refused_when_it_is_built():
     with pytest.raises(ParameterError, match="when other=False"):
         Categorical((), other=False)
     assert PublicSchema({"plan": Categorical(())}).feature_names == ("plan=<other>",)
+    with pytest.raises(ParameterError, match="column 'c'.*when other=False"):  # the tables' form
+        PublicSchema(("a", "c"), numeric={"a": (0, 1)}, categories={"c": ()})
+    for vocabulary in [("1", "1.0"), ("1e+20", "100000000000000000000")]:  # one number twice
+        with pytest.raises(ParameterError, match="two texts of one number"):
+            Categorical(vocabulary)
 
 
 def test_a_bool_column_outside_its_numeric_range_is_refused_and_inside_it_is_read_as_0_1():
@@ -503,6 +508,9 @@ def test_a_bool_column_outside_its_numeric_range_is_refused_and_inside_it_is_rea
         PublicEncoder(PublicSchema({"b": Numeric(18, 100)})).fit_transform(frame)
     Z = PublicEncoder(PublicSchema({"b": Numeric(0, 1)})).fit_transform(frame)
     assert np.asarray(Z).ravel().tolist() == [1.0, 0.0]
+    for lo, hi in [(0.5, 2), (-1, 0.5)]:  # 0 and 1 clipped apart: they still differ
+        Z = np.asarray(PublicEncoder(PublicSchema({"b": Numeric(lo, hi)})).fit_transform(frame))
+        assert Z[0, 0] != Z[1, 0]
 
 
 def test_a_repeated_column_is_named_as_repeated():
@@ -529,3 +537,10 @@ def test_a_missing_code_changes_no_other_records_encoding(vocabulary):
     with pytest.raises(DataValidationError, match="missing"):
         Z.fit_transform(flags)
     assert np.asarray(Z.fit_transform(flags.fillna(0.0))).ravel().tolist() == [1.0, 0.0, 0.0]
+
+
+def test_a_code_beyond_the_float_range_is_its_own_text():
+    schema = PublicSchema({"c": Categorical(("1",))})
+    column = pd.Series([10**400, 1], dtype=object)
+    rows = np.asarray(PublicEncoder(schema).fit_transform(pd.DataFrame({"c": column})))
+    assert rows.tolist() == [[0.0, 1.0], [1.0, 0.0]]  # <other>, then "1"

@@ -13,6 +13,7 @@ import pickle
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import dpconvex as dp
@@ -280,6 +281,43 @@ def test_a_dry_run_refuses_one_row_and_an_n_beyond_memory_by_name():
     with pytest.raises(dp.errors.ParameterError, match=r"The 'n' argument of NoisyGradientDescent\.plan"):
         est.certify(n=1, n_features=3)
     assert est.certify(n=10**12, n_features=3).epsilon <= 1.0  # its stub rows are views
-    with pytest.raises(dp.errors.ParameterError, match=r"certify: its checks hold a vector of n = 1,0"):
+    with pytest.raises(dp.errors.ParameterError, match=r"certify: its checks hold n = 1,0"):
         # 8 PB: beyond any address space, so the allocation fails on every machine
         dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1]).certify(n=10**15, n_features=3)
+
+
+def _lines(cert) -> list[list[str]]:
+    """The stated lines (and the seed flag) of the certificate and each part, depth first."""
+    return [[*sorted(cert.notes()), str(cert.seeded)]] + [w for p in cert.parts for w in _lines(p)]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: dp.PrivateLogisticRegression(epsilon=1.0, random_state=0),
+    lambda: dp.NoisyGradientDescent(epsilon=1.0, random_state=0),
+    lambda: dp.PrivateLargeMarginGaussian(epsilon=1.0, random_state=0),
+    lambda: dp.PrivateClassifier(epsilon=1.0, random_state=0),
+    lambda: dp.PrivateGridSearch(dp.PrivateLogisticRegression(), {"lam": [0.1, 1.0]},
+                                 epsilon=1.0, random_state=0)])
+@pytest.mark.parametrize("declared", [False, True])
+def test_certify_states_the_label_set_a_fit_reads_from_y(make, declared):
+    """Without classes=, the dry run on (X, y) states the set as the fit does: read from y
+    (assumed public), or declared with y (a pandas Categorical); and the seed lines."""
+    X, y = _data(classes=3)
+    y = pd.Series(pd.Categorical(y)) if declared else y
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dry, fitted = make().certify(X, y), make().fit(X, y).certificate_
+    assert dry.label_source == fitted.label_source is not None
+    assert _lines(dry) == _lines(fitted)
+
+
+def test_the_random_search_dry_run_is_seeded_as_its_fit():
+    """(Its dry run states the first candidate, the fit the released one: the seed lines.)"""
+    X, y = _data(classes=2)
+    make = lambda: dp.PrivateRandomSearch(dp.PrivateLogisticRegression(), {"lam": [0.1]},  # noqa: E731
+                                          epsilon=1.0, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dry, fitted = make().certify(X, y), make().fit(X, y).certificate_
+    assert [line[-1] for line in _lines(dry)] == [line[-1] for line in _lines(fitted)]
+    assert _lines(dry) == _lines(fitted)  # one candidate: the same lines too

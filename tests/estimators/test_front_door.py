@@ -625,10 +625,17 @@ def test_the_rules_refuse_shapes_and_budgets_no_fit_can_have():
 @pytest.mark.parametrize("front_door", [
     dp.PrivateClassifier(classes=[0, 1]), dp.PrivateRegressor(label_range=(0, 1))])
 def test_certify_of_more_rows_than_an_array_holds_is_refused_by_the_front_door(front_door):
-    with pytest.raises(dp.ParameterError,
-                       match=rf"^{type(front_door).__name__}\.certify: its checks hold"):
-        front_door.certify(n=10**30, n_classes=2 if front_door._reads_label_set else None,
-                           n_features=3)
+    shapes = [(10**30, 3), (10**18, 3)]  # beyond numpy's index; beyond its bytes
+    if front_door._reads_label_set:  # (a regressor releases the mean alone at this n/d)
+        shapes.append((300, 10**30))
+    for n, d in shapes:
+        with pytest.raises(dp.ParameterError,
+                           match=rf"^{type(front_door).__name__}\.certify: its checks hold"):
+            front_door.certify(n=n, n_classes=2 if front_door._reads_label_set else None,
+                               n_features=d)
+    if front_door._reads_label_set:  # a learner's parameter error, in the front door's name
+        with pytest.raises(dp.ParameterError, match="parameter of PrivateClassifier has"):
+            clone(front_door).set_params(classes=[0, 0, 1]).certify(n=300, n_features=3)
 
 
 def _stated(cert) -> list[list[str]]:

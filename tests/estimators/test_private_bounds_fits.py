@@ -114,13 +114,14 @@ def _notes(cert) -> list[list[str]]:
 
 @pytest.mark.parametrize("make", [
     lambda: dp.PrivateHuberRegressor(epsilon=2.0, label_range="private", random_state=0),
-    lambda: dp.PrivateLinearRegressor(epsilon=2.0, label_range=dp.PrivateBounds(share=0.2))])
+    lambda: dp.PrivateLinearRegressor(epsilon=2.0, label_range=dp.PrivateBounds(share=0.2)),
+    lambda: dp.PrivateRegressor(epsilon=2.0, label_range="private", random_state=0)])
 def test_certify_of_a_private_label_range_states_what_the_fit_states(make):
     """The dry run names the range as released by the fit, not its placeholder, and refuses
     the budget the fit refuses (n·ε of the range below its floor: public facts)."""
     rng = np.random.default_rng(0)
-    X = rng.uniform(0, 1, (300, 3))
-    y = 50 + 20 * X[:, 0] + rng.normal(0, 5, 300)
+    X = rng.uniform(0, 1, (3000, 3))
+    y = 50 + 20 * X[:, 0] + rng.normal(0, 5, 3000)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         dry, fitted = make().certify(X, y), make().fit(X, y)
@@ -130,6 +131,7 @@ def test_certify_of_a_private_label_range_states_what_the_fit_states(make):
                if not line.startswith(solve_lines)] for part in _notes(fitted.certificate_)]
     assert [[line for line in part if not line.startswith(solve_lines)]
             for part in _notes(dry)] == stated
+    assert "label_range [-1, 1]" not in str(dry)  # the placeholder's, in no part
     assert dict(dry.quantities) == dict(fitted.certificate_.quantities)
     assert dry.mechanism == fitted.certificate_.mechanism
     for refused in (lambda m: m.certify(X[:200], y[:200]), lambda m: m.fit(X[:200], y[:200])):

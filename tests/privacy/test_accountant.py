@@ -661,3 +661,23 @@ def test_cross_val_score_with_threads_records_every_fit():
         scores = cross_val_score(est, X, y, cv=5, n_jobs=2)
     assert len(scores) == 5 and np.all(np.isfinite(scores))
     assert len(acc.spends) == 5 and acc.spent[0] == pytest.approx(0.5)
+
+
+def test_a_generator_suspended_in_a_parallel_block_groups_none_of_its_callers_spends():
+    """The block's context outlives the generator's frame in its caller: spends there are
+    not in the block (they add up), only the generator's own are."""
+    ledger = BudgetAccountant(2.0)
+
+    def parts():
+        with ledger.parallel():
+            ledger.spend(0.5, label="first part")
+            yield
+            ledger.spend(0.5, label="second part")
+            yield
+
+    steps = parts()
+    next(steps)
+    ledger.spend(0.6, label="outside the block")
+    next(steps)
+    assert ledger.spent[0] == pytest.approx(0.5 + 0.6)  # the parts by max, then the rest added
+    assert [s.group is None for s in ledger.spends] == [False, True, False]

@@ -26,16 +26,15 @@ from ...errors import ParameterError
 from ...privacy.budget import Certificate
 from ...privacy.release import release
 from ...privacy.rules.large_margin import (
-    components_reason,
     resolved_components,
     single_component,
     uses_centroid,
 )
 from ...templates.statistics import assign_nearest
 from ..base import NO_CONTEXT, FitContext, Prepared
-from .centroid import certify_centroid, clip_and_map, prepared_rows, row_notes
+from .centroid import certify_centroid, clip_and_map, prepared_rows
 from .components import assign_components
-from .learners import LargeMarginFacts, build_template, fit_budget, objective_budget
+from .learners import LargeMarginFacts, build_template, fit_budget, fit_states, objective_budget
 
 if TYPE_CHECKING:
     from ...privacy.rules.large_margin import LargeMarginSettings
@@ -145,18 +144,21 @@ def build_dask(est: LargeMarginSettings, X: Any, y: Any, *, persist: bool | None
                     meta=dataclasses.replace(facts, assign=assignment))
 
 
-def certify_dask(est: LargeMarginSettings, X: Any, y: Any,
+def certify_dask(est: LargeMarginSettings, X: Any, y: Any, lam: float | None,
                  context: FitContext = NO_CONTEXT) -> Certificate:
-    """The estimator's ``certify`` for Dask X (checks and calibration, no noise drawn)."""
+    """The estimator's ``certify`` for Dask X (checks and calibration, no noise drawn), with
+    the plan's Λ (``lam``, for lam="auto") and what a fit states."""
     prep = build_dask(est, X, y, context=context)
     if prep.template is None:
         return certify_centroid(est, prep.meta.rows, prep.meta.y, context)
+    if lam is not None:
+        prep.template.regularizer = type(prep.template.regularizer)(lam)
     mechanism = est._mechanism()
     budget = fit_budget(est, mechanism, float(est.epsilon), prep.template.n)
     certificate = release(prep.template, mechanism, budget, dry_run=True).certificate
     facts = prep.meta
-    reason = components_reason(est, facts.n_rows, facts.n_classes, facts.n_features)
-    certificate.state(*row_notes(est), reason)
+    certificate.state(*fit_states(est, prep.template, facts.label_note, facts.n_rows,
+                                  facts.n_classes, facts.n_features))
     return certificate
 
 

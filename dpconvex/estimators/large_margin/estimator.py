@@ -69,7 +69,6 @@ from .centroid import (
     clip_and_map,
     fit_centroid,
     prepared_rows,
-    row_notes,
 )
 from .components import ASSIGNMENTS, assign_components
 from .learners import (
@@ -90,12 +89,11 @@ from .learners import (
     check_consistency,
     compose_planned,
     compose_with_assignment,
+    fit_states,
     lam_is_auto,
-    lam_note,
     noise_family,
     objective_budget,
     objective_part,
-    objective_reasons,
     plan_fit,
     planned_for,
     prepare_shape,
@@ -362,7 +360,7 @@ default="auto"
         if is_dask_collection(X):  # rows on the Dask workers (large_margin_dask)
             from .dask import certify_dask
 
-            return certify_dask(self, X, y, context)
+            return certify_dask(self, X, y, plan.lam if lam_is_auto(self.lam) else None, context)
         X_checked, labels, C, K = self._check_data(X, y, context)
         if plan.learner == CENTROID_LEARNER:
             return certify_centroid(self, prepared_rows(self, X_checked), y, context)
@@ -374,8 +372,8 @@ default="auto"
         certificate = release(template, plan.mechanism, objective_part(plan),
                               dry_run=True).certificate
         certificate = compose_planned(self, plan, certificate)
-        certificate.state(labels.assumption, *lam_note(template, self), *row_notes(self),
-                          *objective_reasons(self, plan.n, plan.n_classes, plan.n_features))
+        certificate.state(*fit_states(self, template, labels.assumption, plan.n, plan.n_classes,
+                                      plan.n_features))
         return certificate
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
@@ -464,8 +462,7 @@ default="auto"
         certificate = compose_with_assignment(objective_certificate, assignment, total_epsilon)
         facts = prep.meta
         C, K, d = facts.n_classes, facts.n_components, facts.n_features
-        certificate.state(prep.meta.label_note, *lam_note(prep.template, self), *row_notes(self),
-                          *objective_reasons(self, facts.n_rows, C, d))
+        certificate.state(*fit_states(self, prep.template, prep.meta.label_note, facts.n_rows, C, d))
         hold.commit_certificate(certificate)
         self.certificate_ = certificate
         self.classes_ = facts.classes

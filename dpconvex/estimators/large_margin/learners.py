@@ -306,6 +306,13 @@ def lam_note(template: LargeMarginTemplate, est: LargeMarginSettings) -> list[La
     return [LamRule(template.lam, "auto", LAM_RULE)] if lam_is_auto(est.lam) else []
 
 
+def fit_states(est: LargeMarginSettings, template: LargeMarginTemplate, label_note: Any, n: int,
+               C: int, d: int) -> list[Any]:
+    """What a fit's certificate states beside its guarantee, and its dry runs alike: the label
+    set, Λ's rule, the rows' maps and the "auto" choices."""
+    return [label_note, *lam_note(template, est), *row_notes(est), *objective_reasons(est, n, C, d)]
+
+
 def objective_reasons(est: LargeMarginSettings, n: int, C: int, d: int) -> list[str]:
     """The certificate lines of the objective path's "auto" choices (mechanism, K)."""
     return [r for r in (resolve_mechanism(est.mechanism, est.delta, est.mechanism_menu.auto).reason,

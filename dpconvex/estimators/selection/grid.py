@@ -572,7 +572,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                 epsilon_requested=0.0, epsilon=0.0, private=True)
         else:
             selection = release(SelectionTemplate(np.zeros(m), 1.0, int(parts[-1].size)),
-                                "exponential", Budget(epsilon), dry_run=True).certificate
+                                "exponential", Budget(epsilon), dry_run=True,
+                                seeded=self.random_state is not None).certificate
         certificate = self._certificate(f"{owner}.certify", epsilon, certificates, selection, m,
                                         [int(part.size) for part in parts], public)
         certificate.state(labels.assumption if labels is not None else None)

@@ -388,4 +388,5 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         certificate = self._certificate(f"{owner}.certify", epsilon, eps1, repetitions,
                                         run_certificate, len(candidates), [train_index.size, n_val])
         certificate.state(labels.assumption if labels is not None else None)
+        certificate.seeded = self.random_state is not None  # as the fit's, with its seed
         return certificate

@@ -777,8 +777,7 @@ def _slack_rule(epsilon: float, n: int, consts: PrivacyConstants, mu_min: float,
 
     The modulus at slack ε/2 is taken times (1 + 1e-12) so that the slack stays strictly
     below ε/2 in floating point (the two-sided slack 2 r log(1 + c_u/(n μ)) = ε/2 is the
-    one-sided one at ε/(2r), T = c_u, r = 1); nan where no modulus of the calibration has a
-    slack above ε/2. The floor is μ + Δ of
+    one-sided one at ε/(2r), T = c_u, r = 1). The floor is μ + Δ of
     the calibration at the vanishing modulus μ = 1e-300: the smallest modulus at which no Δ
     is added (docs/privacy/perturbation.md#privacy-lambda-rule).
     """
@@ -797,10 +796,9 @@ def _slack_rule(epsilon: float, n: int, consts: PrivacyConstants, mu_min: float,
             "derivative of the loss (declared curvature is infinite). Use a smooth loss "
             "(logistic, huber, smooth_hinge) or output perturbation.")
     rule = jacobian_slack if one_sided else jacobian_slack_two_sided
-    tiny, half = 1e-300, math.nan  # nan: read only where the slack exceeds ε/2
-    if rule(n, min(tiny, mu_min), bound, r) > epsilon / 2.0:
-        half = half_epsilon_modulus(*((epsilon, n, bound, r) if one_sided else
-                                      (epsilon / (2.0 * r), n, bound, 1))) * (1.0 + 1e-12)
+    tiny = 1e-300  # (half is read only where a modulus's slack exceeds ε/2)
+    half = half_epsilon_modulus(*((epsilon, n, bound, r) if one_sided else
+                                  (epsilon / (2.0 * r), n, bound, 1))) * (1.0 + 1e-12)
     floor = tiny + max(half - tiny, 0.0) if rule(n, tiny, bound, r) > epsilon / 2.0 else tiny
     return rule, bound, half, floor
 

@@ -24,11 +24,10 @@ regression corpus's selection seeds (docs/privacy/front_door_regression.md).
 from __future__ import annotations
 
 import math
-import numbers
 from typing import NamedTuple
 
-from ..._validation import check_float
-from ...errors import DataValidationError, ParameterError
+from ..._validation import check_float, check_int
+from ...errors import DataValidationError
 from ..budget import has_positive_delta
 from .large_margin import CENTROID_BELOW, centroids_preferred, records_per_coordinate
 
@@ -230,9 +229,7 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
     'Gaussian naive Bayes'
     """
     for name, value in (("n", n), ("n_classes", n_classes), ("n_features", n_features)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-            raise ParameterError(f"The '{name}' parameter of choose_front_door_learner must be an int "
-                                 f">= 1. Got {value!r} instead.")
+        check_int(name, value, "choose_front_door_learner", high=10**300)  # (float(n) holds it)
     check_float("epsilon", epsilon, "choose_front_door_learner", allow_inf=True)
     if delta is not None:
         check_float("delta", delta, "choose_front_door_learner", low_inclusive=True, high=1.0)
@@ -363,9 +360,7 @@ def choose_regression_learner(n: int, n_features: int, epsilon: float, delta: fl
     False
     """
     for name, value in (("n", n), ("n_features", n_features)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-            raise ParameterError(f"The '{name}' parameter of choose_regression_learner must be an int "
-                                 f">= 1. Got {value!r} instead.")
+        check_int(name, value, "choose_regression_learner", high=10**300)  # (float(n) holds it)
     check_float("epsilon", epsilon, "choose_regression_learner", allow_inf=True)
     if delta is not None:
         check_float("delta", delta, "choose_regression_learner", low_inclusive=True, high=1.0)
