@@ -282,7 +282,7 @@ def test_gdp_epsilon_decreasing_in_noise(z, T, delta):
 
 def test_the_delta_branch_is_decided_once_at_a_vanishing_modulus():
     """A modulus so small that the slack's two log1p may disagree about ε/2: finite values,
-    slack + ε' <= ε (was all NaN)."""
+    slack + ε' <= ε, none of them NaN."""
     consts = PrivacyConstants(1.0, 2, 0.3717255393043861, 1e-300, 3)
     cal = calibrate_objective_perturbation(2704.4184355375182, 874423, consts)
     assert all(math.isfinite(v) for v in (cal.slack, cal.epsilon_noise, cal.noise_rate,

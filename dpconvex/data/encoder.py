@@ -74,8 +74,7 @@ def _texts(v: Any) -> tuple[str, ...]:
     try:
         if isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and \
                 math.isfinite(v) and float(v).is_integer():
-            other = str(float(v)) if isinstance(v, numbers.Integral) else str(int(v))
-            return (text, other) if other != text else (text,)
+            return text, str(float(v)) if isinstance(v, numbers.Integral) else str(int(v))
     except OverflowError:  # an int beyond the float range: its own text only
         pass
     return (text,)
@@ -184,11 +183,8 @@ def category_codes(values: Sequence[Any], vocabulary: Sequence[Any]) -> np.ndarr
     get = index.get
 
     def code(v: Any) -> int:
-        if isinstance(v, (str, bytes)):
-            return get(v, -1)
-        if is_missing(v):
-            return -1
-        return next((index[t] for t in _texts(v) if t in index), -1)
+        return (get(v, -1) if isinstance(v, (str, bytes)) else -1 if is_missing(v)
+                else next((index[t] for t in _texts(v) if t in index), -1))
 
     if isinstance(values, np.ndarray) and values.dtype.kind in "biuf":  # once per distinct value
         distinct, inverse = np.unique(values, return_inverse=True)

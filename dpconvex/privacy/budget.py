@@ -345,7 +345,7 @@ class BudgetAccountant:
 
     def __init__(self, epsilon: float, delta: float = 0.0):
         owner = type(self).__name__
-        self._epsilon = check_float("epsilon", epsilon, owner, allow_inf=True, magnitude=False)
+        self._epsilon = check_float("epsilon", epsilon, owner, allow_inf=True)  # as a fit's ε
         self._delta = check_float("delta", delta, owner, low=0.0, high=1.0, low_inclusive=True,
                                   magnitude=False)
         self._lock = threading.RLock()
@@ -387,7 +387,10 @@ class BudgetAccountant:
                 e0, d0 = groups.get(s.group, (0.0, 0.0))
                 groups[s.group] = (max(e0, s.epsilon), max(d0, s.delta))
         terms = seq + list(groups.values())
-        return math.fsum(e for e, _ in terms), math.fsum(d for _, d in terms)
+        try:
+            return math.fsum(e for e, _ in terms), math.fsum(d for _, d in terms)
+        except OverflowError:  # finite spends past the float range (an unlimited ledger's)
+            return math.inf, math.fsum(d for _, d in terms)
 
     @property
     def spent(self) -> tuple[float, float]:
@@ -400,7 +403,8 @@ class BudgetAccountant:
         """(ε, δ) left, open reservations counted as spent (never negative)."""
         with self._lock:
             e, d = self._total([*self._spends, *self._holds.values()])
-        return max(self._epsilon - e, 0.0), max(self._delta - d, 0.0)
+        return (math.inf if math.isinf(self._epsilon) else max(self._epsilon - e, 0.0),
+                max(self._delta - d, 0.0))
 
     # -- spending ---------------------------------------------------------
     def _validate(self, epsilon: Any, delta: Any) -> tuple[float, float]:

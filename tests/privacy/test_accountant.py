@@ -681,3 +681,12 @@ def test_a_generator_suspended_in_a_parallel_block_groups_none_of_its_callers_sp
     next(steps)
     assert ledger.spent[0] == pytest.approx(0.5 + 0.6)  # the parts by max, then the rest added
     assert [s.group is None for s in ledger.spends] == [False, True, False]
+
+
+def test_an_unlimited_ledger_stays_unlimited_and_sums_past_the_float_range():
+    ledger = BudgetAccountant(math.inf)
+    ledger.spend(math.inf)
+    assert ledger.remaining == (math.inf, 0.0)  # not inf - inf, which is nan
+    for _ in range(2):
+        ledger.spend(1e308)  # a sum math.fsum cannot hold
+    assert ledger.spent == (math.inf, 0.0)
