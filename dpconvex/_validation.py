@@ -308,12 +308,11 @@ class Rule(Constraint):
                     return None
                 if isinstance(value, GENERATOR_TYPES):
                     raise ParameterError(
-                        f"The '{name}' parameter of {owner} must be None (noise seeded from the "
-                        "OS, for a release) or a non-negative int (a reproducible seed, for "
-                        f"experiments). Got a {type(value).__name__}: an estimator keeps its "
-                        "parameters, and a generator kept on a model lets whoever holds the "
-                        "model or its pickle replay the noise of the release. Pass None or an "
-                        "int; to draw several fits from one generator, use "
+                        f"The '{name}' parameter of {owner} must be None (noise seeded from the OS, for "
+                        "a release) or a non-negative int (a reproducible seed, for experiments). Got a "
+                        f"{type(value).__name__}: an estimator keeps its parameters, and a generator "
+                        "kept on a model lets whoever holds the model or its pickle replay the noise of "
+                        "the release. Pass None or an int; to draw several fits from one generator, use "
                         "dpconvex.epsilon_sweep(..., random_state=generator).")
                 if isinstance(value, numbers.Integral) and not isinstance(value, bool) \
                         and int(value) >= 0:
@@ -335,8 +334,7 @@ class Rule(Constraint):
                     pass
                 said = f": {self.why}" if self.why else ""
                 raise ParameterError(f"The '{name}' parameter of {owner} must be one of "
-                                     f"{list(self.values)!r}{said}. Got {_short_repr(value)} "
-                                     "instead.")
+                                     f"{list(self.values)!r}{said}. Got {_short_repr(value)} instead.")
             accepted = ("None or " if self.none_ok else "") + self._accepted()
             raise ParameterError(f"The '{name}' parameter of {owner} must be {accepted}. "
                                  f"Got {_short_repr(value)} instead.")
@@ -649,9 +647,8 @@ def feature_names_of(X: Any, caller: str) -> np.ndarray | None:
     if strings < len(names):
         kinds = sorted({type(v).__name__ for v in names})
         raise DataTypeError(
-            f"{caller}: feature names are only supported when every column name is a string; "
-            f"the columns of X have names of types {kinds}. Convert them, e.g. "
-            "X.columns = X.columns.astype(str)."
+            f"{caller}: feature names are only supported when every column name is a string; the columns "
+            f"of X have names of types {kinds}. Convert them, e.g. X.columns = X.columns.astype(str)."
         )
     return np.asarray(names, dtype=object)
 

@@ -158,8 +158,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
             if hasattr(est, "certify"):
                 print(est.certify(X[:size], y[:size]))
             else:
-                print(f"({type(est).__name__} has no certify(); its certificate is produced by "
-                      "fit)")
+                print(f"({type(est).__name__} has no certify(); its certificate is produced by fit)")
             print()
     return 0
 

@@ -213,13 +213,11 @@ def _data(data: Any, owner: str, *, labels: bool = True) -> tuple[np.ndarray, np
     With ``labels=False`` y is only checked for its length (the caller encodes it).
     """
     if not isinstance(data, (tuple, list)) or len(data) != 2:
-        raise ParameterError(f"{owner}.prepare: data must be a tuple (X, y). Got "
-                             f"{type(data).__name__}.")
+        raise ParameterError(f"{owner}.prepare: data must be a tuple (X, y). Got {type(data).__name__}.")
     X = check_array(data[0], f"{owner}.prepare")
     if not labels:
         if np.shape(data[1]) != (X.shape[0],):
-            raise ParameterError(f"{owner}.prepare: y must hold one label per row of X "
-                                 f"({X.shape[0]}).")
+            raise ParameterError(f"{owner}.prepare: y must hold one label per row of X ({X.shape[0]}).")
         return X, np.empty(0)
     try:
         y = np.asarray(data[1], dtype=float)
@@ -766,10 +764,9 @@ class EstimatorReleaseMechanism(Sampled):
                     "to end with EstimatorMechanism(estimator) (one fit per run).")
             if not prep.reusable:
                 raise ParameterError(
-                    f"EstimatorReleaseMechanism.prepare: {est}: building the template draws "
-                    "randomness or spends budget (DP "
-                    "k-means components), or depends on epsilon (lam='auto' on a linear "
-                    "learner), so one build cannot serve every run. Audit K = 1 or public "
+                    f"EstimatorReleaseMechanism.prepare: {est}: building the template draws randomness "
+                    "or spends budget (DP k-means components), or depends on epsilon (lam='auto' on a "
+                    "linear learner), so one build cannot serve every run. Audit K = 1 or public "
                     "centers, pass a number for lam, or audit end to end with "
                     "EstimatorMechanism(estimator).")
             t = prep.template

@@ -58,9 +58,8 @@ def statistic_values(outputs: Any, statistic: Callable[[np.ndarray], float] | No
             s = s[:, 0]
         if s.ndim != 1:
             raise ParameterError(
-                f"{caller}: with statistic=None, {name} must hold one scalar per run (shape "
-                f"(n_runs,)); got shape {s.shape}. Pass statistic=callable mapping one output "
-                "to a float."
+                f"{caller}: with statistic=None, {name} must hold one scalar per run (shape (n_runs,)); "
+                f"got shape {s.shape}. Pass statistic=callable mapping one output to a float."
             )
     else:
         check_statistic(statistic, caller)

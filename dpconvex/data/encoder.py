@@ -38,10 +38,9 @@ from .tables import dtype_kind, is_missing, table_columns
 __all__ = ["PublicEncoder", "category_codes", "encode", "encode_parts"]
 
 _SUGGESTED_TEXT = (
-    "PublicEncoder was given a schema drafted by draft_schema from data: its ranges "
-    "and vocabularies are statistics of that data, so this encoding is not covered by any "
-    "privacy guarantee. Review the draft, print(schema.to_code()), and use the reviewed schema "
-    "written in your code instead."
+    "PublicEncoder was given a schema drafted by draft_schema from data: its ranges and vocabularies are "
+    "statistics of that data, so this encoding is not covered by any privacy guarantee. Review the "
+    "draft, print(schema.to_code()), and use the reviewed schema written in your code instead."
 )
 
 
@@ -84,8 +83,7 @@ def _binary_text_message(caller: str, column: str, positive: Any, holds: str) ->
     """The refusal of a numeric positive value for a column of text (one message for both checks)."""
     return (f"{caller}: binary column {column!r} holds {holds}, but its positive value "
             f"{_short_repr(positive)} is a number, which no text equals: every record would be 0. "
-            "Declare Binary(positive=...) with the text that means yes, e.g. "
-            "Binary(positive=\"yes\").")
+            "Declare Binary(positive=...) with the text that means yes, e.g. Binary(positive=\"yes\").")
 
 
 def _check_dtype(schema: PublicSchema, column: str, dtype: Any, caller: str) -> None:
@@ -390,9 +388,8 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
                 parts["numeric"][col] = _numeric_values(values, col, caller)
             elif col in schema.categories:
                 if values.dtype.kind == "c":
-                    raise DataTypeError(f"{caller}: categorical column {col!r} holds complex "
-                                        "numbers; convert them to text or to real numbers "
-                                        "first.")
+                    raise DataTypeError(f"{caller}: categorical column {col!r} holds complex numbers; "
+                                        "convert them to text or to real numbers first.")
                 parts["codes"][col] = category_codes(values, schema.categories[col])
             elif col in schema.binary:
                 parts["binary"][col] = _binary_values(values, schema.binary[col], col, caller)
@@ -459,12 +456,11 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
                 and feature_names_of(X, caller) is None and not is_dask_collection(X) \
                 and not sp.issparse(X):
             raise DataValidationError(
-                f"{caller}: the encoder was fitted on a table with named columns, but X has no "
-                "column names (a NumPy array or a frame with unnamed columns); its columns would "
-                "be read by position, and swapped columns would go unnoticed. Pass a pandas "
-                "DataFrame with the "
-                "schema's columns by name, in its order: X[list(schema.columns)] of the original "
-                "frame, or pd.DataFrame(X, columns=list(schema.columns)) once the order is checked.")
+                f"{caller}: the encoder was fitted on a table with named columns, but X has no column "
+                "names (a NumPy array or a frame with unnamed columns); its columns would be read by "
+                "position, and swapped columns would go unnoticed. Pass a pandas DataFrame with the "
+                "schema's columns by name, in its order: X[list(schema.columns)] of the original frame, "
+                "or pd.DataFrame(X, columns=list(schema.columns)) once the order is checked.")
         if not isinstance(X, Mapping):
             check_feature_names(self, X, caller)
         schema, row_norm, q = self._params()
@@ -477,9 +473,8 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         check_fitted(self, "n_features_in_")
         schema = self._params()[0]
         if input_features is not None and list(input_features) != list(schema.columns):
-            raise DataValidationError(f"{type(self).__name__}.get_feature_names_out: "
-                                      "input_features must be the schema's columns "
-                                      f"{_short_repr(list(schema.columns))}.")
+            raise DataValidationError(f"{type(self).__name__}.get_feature_names_out: input_features must "
+                                      f"be the schema's columns {_short_repr(list(schema.columns))}.")
         return np.asarray(schema.feature_names, dtype=object)
 
     def __sklearn_tags__(self) -> Any:

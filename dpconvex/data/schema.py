@@ -169,9 +169,8 @@ class Categorical:
             raise ParameterError("The 'vocabulary' parameter of Categorical repeats a category "
                                  "(or lists two texts of one number, e.g. '1' and '1.0').")
         if not len(voc) and not self.other:  # (empty with other=True: a private draft's may be)
-            raise ParameterError("The 'vocabulary' parameter of Categorical must list a category "
-                                 "when other=False (else it encodes no feature). Got an empty "
-                                 "one instead.")
+            raise ParameterError("The 'vocabulary' parameter of Categorical must list a category when "
+                                 "other=False (else it encodes no feature). Got an empty one instead.")
         object.__setattr__(self, "vocabulary", tuple(voc))
 
 
@@ -416,9 +415,8 @@ class PublicSchema:
         Returns the columns whose declaration carries the ``drafted`` mark.
         """
         if self.numeric or self.categories or self.binary or self.log_scaled or self.other:
-            raise ParameterError(f"{caller}: declare the columns either by a mapping of "
-                                 "declarations or by the tables (numeric=, categories=, ...), "
-                                 "not both.")
+            raise ParameterError(f"{caller}: declare the columns either by a mapping of declarations or "
+                                 "by the tables (numeric=, categories=, ...), not both.")
         numeric, categories, binary, log, other = {}, {}, {}, set(), set()
         drafted = set()
         for name, decl in self.columns.items():

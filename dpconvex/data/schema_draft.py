@@ -78,9 +78,8 @@ def check_kinds(kinds: Any, names: list[str], declared: Collection[str],
     if kinds is None:
         return {}
     if not isinstance(kinds, Mapping):
-        raise ParameterError(f"The 'kinds' parameter of {caller} must be a mapping of column "
-                             "names to 'numeric', 'binary' or 'categorical'. Got "
-                             f"{_short_repr(kinds)} instead.")
+        raise ParameterError(f"The 'kinds' parameter of {caller} must be a mapping of column names to "
+                             f"'numeric', 'binary' or 'categorical'. Got {_short_repr(kinds)} instead.")
     unknown = [c for c in kinds if c not in names]
     if unknown:
         raise ParameterError(f"{caller}: 'kinds' names column(s) {unknown!r} that are not in the "
@@ -193,7 +192,6 @@ def _draft_column(name: str, values: np.ndarray, column_kind: str, caller: str) 
         if is_missing(v):
             continue
         if kind == "O" and isinstance(v, (complex, np.complexfloating)):
-            raise ParameterError(f"{caller}: column {name!r} holds complex numbers; declare it by "
-                                 "hand.")
+            raise ParameterError(f"{caller}: column {name!r} holds complex numbers; declare it by hand.")
         seen_values.add(v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v))
     return Categorical(tuple(sorted(seen_values)), drafted=True)

@@ -125,17 +125,15 @@ def table_columns(X: Any, caller: str) -> tuple[list[str] | None, list[np.ndarra
     if is_dask_collection(X):
         first = ("draft the schema on rows in memory (df.compute(), or a sample of the rows), "
                  "then encode" if caller.startswith("draft_schema") else "encode")
-        raise DataTypeError(f"{caller}: got a Dask collection; {first} a Dask DataFrame partition "
-                            "by partition with dpconvex.datasets.dask_loaders.from_dataframe(df, "
-                            "schema).")
+        raise DataTypeError(f"{caller}: got a Dask collection; {first} a Dask DataFrame partition by "
+                            "partition with dpconvex.datasets.dask_loaders.from_dataframe(df, schema).")
     if sp.issparse(X):
         raise DataTypeError(f"{caller}: takes a table of raw columns (a pandas DataFrame, a mapping "
                             "of columns or a 2-D array), not a sparse matrix.")
     if isinstance(X, Mapping):
         names = list(X)
         if not all(isinstance(n, str) for n in names):
-            raise DataTypeError(f"{caller}: the keys of a mapping of columns must be column names "
-                                "(str).")
+            raise DataTypeError(f"{caller}: the keys of a mapping of columns must be column names (str).")
         cols, dtypes = [], []
         for n in names:
             try:

@@ -267,9 +267,8 @@ def check_classes(classes: Any, caller: str, binary: bool = False, *,
         raise _refuse(caller, source, classes, "must list at least two labels")
     if binary and c.size != 2:
         raise _refuse(caller, source, classes, "must list exactly two labels: only binary "
-                      f"classification is supported by {caller.split('.')[0]}; for more classes "
-                      "train one model per class and split epsilon between them (sequential "
-                      "composition)")
+                      f"classification is supported by {caller.split('.')[0]}; for more classes train "
+                      "one model per class and split epsilon between them (sequential composition)")
     if len(set(c.tolist())) != c.size:
         raise _refuse(caller, source, classes, "has repeated labels")
     return c
@@ -511,12 +510,11 @@ def _unknown_labels_message(caller: str, c: np.ndarray, source: str) -> str:
              "the label set declared with y (a dpconvex.datasets loader's labels, or a pandas "
              "Categorical's categories): ")
     return (
-        f"{caller}: y has labels that are not in {where}{shown}, and "
-        "unknown_labels='raise' refuses such a fit (nothing was fitted or released). List "
-        "every label exactly as it appears in y, with the same type and spelling (case "
-        "included), in classes=; or map the labels of y onto the declared classes before "
-        "fitting; or pass unknown_labels='ignore' to fit with the records of other labels "
-        "contributing no loss (for pipelines that must never branch on the data). "
+        f"{caller}: y has labels that are not in {where}{shown}, and unknown_labels='raise' refuses such "
+        "a fit (nothing was fitted or released). List every label exactly as it appears in y, with the "
+        "same type and spelling (case included), in classes=; or map the labels of y onto the declared "
+        "classes before fitting; or pass unknown_labels='ignore' to fit with the records of other "
+        "labels contributing no loss (for pipelines that must never branch on the data). "
         "dpconvex.collect_diagnostics() shows the data holder which labels did not match."
     )
 
@@ -540,9 +538,8 @@ def check_excluded(rows: np.ndarray | None, n: int, caller: str) -> np.ndarray |
         return None
     mask = np.asarray(rows)
     if mask.dtype != bool or mask.ndim != 1:
-        raise ParameterError(f"{caller}: the rows left out of the fit must be a 1-D boolean mask "
-                             f"over the records. Got dtype {mask.dtype} and shape {mask.shape} "
-                             "instead.")
+        raise ParameterError(f"{caller}: the rows left out of the fit must be a 1-D boolean mask over "
+                             f"the records. Got dtype {mask.dtype} and shape {mask.shape} instead.")
     if mask.shape != (n,):
         raise DataValidationError(
             f"{caller}: the rows excluded from the fit are a mask over {mask.shape[0]} records, "
@@ -606,9 +603,8 @@ _COMPLEX_LABELS = ("{}: Unknown label type: complex. y must hold class labels (i
                    "got complex numbers. Encode the classes as ints or strings.")
 _BYTES_LABELS = ("{}: labels represented as bytes are not supported (as in scikit-learn). "
                  "Decode them to strings first, e.g. y.astype(str).")
-_CONTINUOUS_LABELS = ("{}: Unknown label type: continuous. y must hold class labels; got "
-                      "non-integer floats (a regression target?). Encode the classes as ints or "
-                      "strings.")
+_CONTINUOUS_LABELS = ("{}: Unknown label type: continuous. y must hold class labels; got non-integer "
+                      "floats (a regression target?). Encode the classes as ints or strings.")
 
 
 def check_labels(y: Any, n_samples: int, caller: str, names: tuple[str, str] = ("X", "y")) -> np.ndarray:

@@ -173,8 +173,7 @@ def get_data_home(data_home: str | os.PathLike[str] | None = None) -> Path:
         except OSError as exc:
             raise DatasetError(
                 f"get_data_home: cannot create the default data folder {save_to} ({exc}). Set "
-                f"{DATA_ENV_VAR} "
-                "to a writable folder, or pass data_home=."
+                f"{DATA_ENV_VAR} to a writable folder, or pass data_home=."
             ) from exc
     return save_to
 
@@ -259,22 +258,19 @@ def fetch_file(filename: str, data_home: str | os.PathLike[str] | None, download
     url = DATASET_URLS[filename]
     where = str(folders[0]) if len(folders) == 1 else "any of " + ", ".join(map(str, folders))
     fix = (
-        f"Set {DATA_ENV_VAR} to a folder holding {filename}, or pass data_home= (the file is "
-        f"at {url})"
+        f"Set {DATA_ENV_VAR} to a folder holding {filename}, or pass data_home= (the file is at {url})"
     )
     if not download:
         raise DatasetError(
-            f"{caller}: dataset file {filename!r} was not found in {where} and "
-            "download=False. "
-            f"{fix}, or pass download=True."
+            f"{caller}: dataset file {filename!r} was not found in {where} and download=False. {fix}, or "
+            "pass download=True."
         )
     try:
         content = _download(url, _DOWNLOAD_TIMEOUT)
     except Exception as exc:  # URLError, HTTPError, TimeoutError, OSError, ...
         raise DatasetError(
-            f"{caller}: dataset file {filename!r} was not found in {where}, and "
-            "downloading it "
-            f"from {url} failed ({type(exc).__name__}: {exc}). {fix}."
+            f"{caller}: dataset file {filename!r} was not found in {where}, and downloading it from "
+            f"{url} failed ({type(exc).__name__}: {exc}). {fix}."
         ) from exc
     digest = hashlib.sha256(content).hexdigest()
     if digest != DATASET_SHA256[filename]:

@@ -207,9 +207,8 @@ def _kdd_numeric(source: bytes, path: Path, caller: str) -> np.ndarray:
     if bad.any():
         row, col = np.argwhere(bad)[0]
         raise DatasetError(
-            f"{caller}: {path}: non-finite value in column "
-            f"{_KDD_COLUMNS[_KDD_NUMERIC_IDX[col]]!r} of record {row + 1}. Replace the file "
-            "with the UCI KDD Cup 1999 file."
+            f"{caller}: {path}: non-finite value in column {_KDD_COLUMNS[_KDD_NUMERIC_IDX[col]]!r} of "
+            f"record {row + 1}. Replace the file with the UCI KDD Cup 1999 file."
         )
     return values
 
@@ -370,8 +369,7 @@ def load_kddcup99(n_samples: int | None = None, *, subset: str = "all", shuffle:
     lines = [ln for ln in raw.splitlines() if ln.strip()]
     n_total = len(lines)
     if n_total == 0:
-        raise DatasetError(f"load_kddcup99: {path} holds no records. Replace it with the UCI "
-                           "file.")
+        raise DatasetError(f"load_kddcup99: {path} holds no records. Replace it with the UCI file.")
 
     protocol, service, flag, labels = _kdd_fields(lines, path, 1, owner)
 

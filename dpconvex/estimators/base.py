@@ -332,8 +332,7 @@ def refuse_fit_params(caller: str, fit_params: Mapping[str, Any]) -> None:
                    "bounds for unweighted records. Fit without sample_weight."
                    if "sample_weight" in fit_params else
                    "Set the estimator's options as its parameters (set_params).")
-        raise ParameterError(f"{caller}: got {sorted(fit_params)!r}; it takes X and y only. "
-                             f"{weights}")
+        raise ParameterError(f"{caller}: got {sorted(fit_params)!r}; it takes X and y only. {weights}")
 
 
 def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
@@ -595,8 +594,7 @@ class FitPlan:
                  f"  template:  {self.template}"]
         lines += [f"    {key} = {_show(value)}" for key, value in self.options.items()]
         lines.append(f"  mechanism: {self.mechanism_name}")
-        lines.append(f"  budget:    epsilon = {_show(budget.epsilon)}, "
-                     f"delta = {_show(budget.delta)}")
+        lines.append(f"  budget:    epsilon = {_show(budget.epsilon)}, delta = {_show(budget.delta)}")
         lines += [f"    {key}: epsilon = {_show(value.epsilon)}, delta = {_show(value.delta)}"
                   for key, value in self.parts.items()]
         lam_shown = "unused" if self.lam is None else _show(self.lam)

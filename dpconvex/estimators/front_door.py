@@ -515,12 +515,11 @@ class SchemaInputMixin:
 #: The :class:`~dpconvex.errors.PrivacyLeakWarning` of a fit whose label set is read from y
 #: (after the estimator's name): that set also chooses the learner.
 INFERRED_CHOICE_WARNING = (
-    "the label set was read from the data (classes=None) and is treated as public: it fixes "
-    "the model's classes and, through their number C, also chooses the learner (the front "
-    "door's rule reads n, C, d, epsilon and delta), so one record with a new label can change "
-    "which model is released, not only its classes. Pass the public label set, e.g. "
-    "classes=[0, 1, 2] (or y as the dpconvex.datasets loaders return it, or a pandas "
-    "Categorical with the public categories)."
+    "the label set was read from the data (classes=None) and is treated as public: it fixes the model's "
+    "classes and, through their number C, also chooses the learner (the front door's rule reads n, C, d, "
+    "epsilon and delta), so one record with a new label can change which model is released, not only its "
+    "classes. Pass the public label set, e.g. classes=[0, 1, 2] (or y as the dpconvex.datasets loaders "
+    "return it, or a pandas Categorical with the public categories)."
 )
 
 #: The certificate line of a fit whose label set was read from y.
@@ -890,18 +889,16 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                       f"the rule's learner ({name}) and the {len(classes)} constant classes of "
                       "the public label set"),
             Condition("disjoint parts", True, "enforced by dpconvex",
-                      f"a permutation drawn independently of the data splits the {n_fit + n_val} "
-                      f"rows into a fitting part of {n_fit} and a validation part of {n_val} "
-                      "(sizes from n only); the learner reads the first, the selection the "
-                      "second"),
+                      f"a permutation drawn independently of the data splits the {n_fit + n_val} rows "
+                      f"into a fitting part of {n_fit} and a validation part of {n_val} (sizes from n "
+                      "only); the learner reads the first, the selection the second"),
         ]
         try:
             return compose_parallel(
                 [model, selection],
-                mechanism=("PrivateClassifier with its safeguard: the learner on the fitting "
-                           "part, the exponential mechanism over the model and each constant "
-                           "class on the validation part "
-                           "(docs/privacy/front_door.md#privacy-classifier-safeguard)"),
+                mechanism=("PrivateClassifier with its safeguard: the learner on the fitting part, the "
+                           "exponential mechanism over the model and each constant class on the "
+                           "validation part (docs/privacy/front_door.md#privacy-classifier-safeguard)"),
                 epsilon_requested=float(self.epsilon), delta_requested=delta,
                 conditions=conditions, quantities=quantities,
                 assumptions=[label_source, model.lam_rule, reason,
@@ -930,13 +927,12 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             if not _noise_dominates(learner, n, n_classes, n_features):
                 return  # a candidate the public checks do not rule out
         warnings.warn(
-            f"{type(self).__name__}: at epsilon = {float(self.epsilon):g} the public noise "
-            f"checks predict every learner it can choose ({', '.join(candidates)}) "
-            "no better than the majority class for n = "
-            f"{n} rows, C = {n_classes} classes and d = {n_features} features (public quantities "
-            "only; docs/privacy/front_door.md#privacy-defaults-blind-spots). Use a larger epsilon, delta > "
-            "0, more rows or fewer "
-            f"features before spending the budget. {PUBLIC_CHECK_NOTE}",
+            f"{type(self).__name__}: at epsilon = {float(self.epsilon):g} the public noise checks "
+            f"predict every learner it can choose ({', '.join(candidates)}) no better than the majority "
+            f"class for n = {n} rows, C = {n_classes} classes and d = {n_features} features (public "
+            "quantities only; docs/privacy/front_door.md#privacy-defaults-blind-spots). Use a larger "
+            "epsilon, delta > 0, more rows or fewer features before spending the budget. "
+            f"{PUBLIC_CHECK_NOTE}",
             PrivacyWarning, stacklevel=user_stacklevel())
 
     def certify(self, X: Any = None, y: Any = None, *, n: int | None = None,
@@ -1023,12 +1019,11 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
 #: :func:`~dpconvex.estimators.front_door.squared_error_utilities` computes with
 #: κ = :data:`~dpconvex.privacy.rules.front_door.RESIDUAL_CLIP`.
 SELECTION_UTILITY = (
-    f"u_model = -sum_i min(1, ((u^_i - u_i)/kappa)^2) - m and u_mean = -sum_i min(1, "
-    f"((c - u_i)/kappa)^2) over the validation rows, kappa = {RESIDUAL_CLIP:g}, labels u_i "
-    "and predictions u^_i on the unit scale [-1, 1] (public maps; predictions clipped to it), "
-    "c the private mean: each term lies in [0, 1], so replacing one validation record moves "
-    "each utility by at most 1; m is a public handicap "
-    "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)")
+    "u_model = -sum_i min(1, ((u^_i - u_i)/kappa)^2) - m and u_mean = -sum_i min(1, ((c - "
+    f"u_i)/kappa)^2) over the validation rows, kappa = {RESIDUAL_CLIP:g}, labels u_i and predictions "
+    "u^_i on the unit scale [-1, 1] (public maps; predictions clipped to it), c the private mean: each "
+    "term lies in [0, 1], so replacing one validation record moves each utility by at most 1; m is a "
+    "public handicap (docs/privacy/front_door_regression.md#privacy-regressor-safeguard)")
 
 
 class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, PrivateEstimator):
@@ -1170,12 +1165,11 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                 "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)",)
 
     def _safeguard_note(self, n_fit: int, n_val: int, eps_mean: float) -> str:
-        return (f"PrivateRegressor: safeguard on: the private mean of the labels of every row "
-                f"(epsilon_c = {eps_mean:.4g}), the learner on {n_fit} rows (the {n_val} "
-                "validation rows' loss zeroed, their labels replaced by the centre of "
-                "label_range) and the exponential mechanism over (the model, "
-                f"the mean) on those {n_val}, each with epsilon - epsilon_c; the model's "
-                f"utility lowered by a public handicap (a model no better than the mean is "
+        return ("PrivateRegressor: safeguard on: the private mean of the labels of every row (epsilon_c "
+                f"= {eps_mean:.4g}), the learner on {n_fit} rows (the {n_val} validation rows' loss "
+                "zeroed, their labels replaced by the centre of label_range) and the exponential "
+                f"mechanism over (the model, the mean) on those {n_val}, each with epsilon - epsilon_c; "
+                "the model's utility lowered by a public handicap (a model no better than the mean is "
                 f"released with probability <= {HANDICAP_LEVEL:g}; validation_fraction = "
                 f"{self.validation_fraction!r}; "
                 "docs/privacy/front_door_regression.md#privacy-regressor-safeguard)")
@@ -1286,10 +1280,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             Condition("candidates fixed before the data", True, "enforced by dpconvex",
                       f"the rule's learner ({choice.learner}) and the private mean"),
             Condition("disjoint parts", True, "enforced by dpconvex",
-                      f"a permutation drawn independently of the data splits the {n_fit + n_val} "
-                      f"rows into a fitting part of {n_fit} and a validation part of {n_val} "
-                      "(sizes from n only); the learner reads the first, the selection the "
-                      "second"),
+                      f"a permutation drawn independently of the data splits the {n_fit + n_val} rows "
+                      f"into a fitting part of {n_fit} and a validation part of {n_val} (sizes from n "
+                      "only); the learner reads the first, the selection the second"),
         ]
         quantities: dict[str, Any] = {
             "safeguard validation fraction": self.validation_fraction,

@@ -58,13 +58,12 @@ MOMENT_MAP = ("feature map t = (2 clip(x, lo, hi) - lo - hi) / (hi - lo) in [-1,
               "coordinate w plays the role of a constant feature")
 
 #: The post-processing of the release, for the certificate.
-NB_POSTPROCESSING = ("class means mu_c = clip(S_c / m_c, -1, 1) and second moments "
-                     "clip((Q_c / m_c + 1) / 2, 0, 1) from the noisy sums S_c of t and Q_c of "
-                     "2 t^2 - 1, m_c = max(n_c, max(1, s/w)) (s the public per-coordinate noise "
-                     "scale); variances max(second moment - mu_c^2, var_floor) plus the noise "
-                     "variance of mu_c; class priors from the noisy counts; prediction by the "
-                     "Gaussian naive Bayes log-likelihood: post-processing "
-                     "(docs/privacy/gaussian_nb.md#privacy-nb-release)")
+NB_POSTPROCESSING = ("class means mu_c = clip(S_c / m_c, -1, 1) and second moments clip((Q_c / m_c + 1) "
+                     "/ 2, 0, 1) from the noisy sums S_c of t and Q_c of 2 t^2 - 1, m_c = max(n_c, "
+                     "max(1, s/w)) (s the public per-coordinate noise scale); variances max(second "
+                     "moment - mu_c^2, var_floor) plus the noise variance of mu_c; class priors from the "
+                     "noisy counts; prediction by the Gaussian naive Bayes log-likelihood: "
+                     "post-processing (docs/privacy/gaussian_nb.md#privacy-nb-release)")
 
 
 #: The range of every feature of :class:`PrivateGaussianNB` given none (and rows that carry

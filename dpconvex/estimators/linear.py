@@ -282,9 +282,8 @@ class LinearDecisionMixin(ClassifierScoreMixin):
 
 #: The certificate's row map of ``row_norm="unit"``.
 UNIT_ROWS_NOTE = RowMap("unit", "row_norm='unit': every non-zero row scaled to the norm bound q "
-                        "(x -> q x/||x||, zero rows stay zero), in fit and predict: a map that "
-                        "reads only the record itself "
-                        "(docs/privacy/row_scaling.md#privacy-row-norm-unit)")
+                        "(x -> q x/||x||, zero rows stay zero), in fit and predict: a map that reads "
+                        "only the record itself (docs/privacy/row_scaling.md#privacy-row-norm-unit)")
 
 #: Dense rows with norms up to this are clipped inside the products (:func:`_implicit_rows`);
 #: beyond it the products of the stored rows could overflow, and the rows are clipped
@@ -397,9 +396,8 @@ def _parameter_set(constraints: Any, plan: FitPlan, fit_intercept: bool, caller:
         n, p = plan.n, n_features + int(fit_intercept)
         why = ("the native solver solves this problem too, typically 100-1000 times faster: "
                "leave solver=None (the default)" if native_ok else
-               f"the native solvers cannot project onto {found.describe()} (a set with an "
-               "exact projection, an l2 ball, a box, the orthant, an l1 ball or a simplex, "
-               "solves natively)")
+               f"the native solvers cannot project onto {found.describe()} (a set with an exact "
+               "projection, an l2 ball, a box, the orthant, an l1 ball or a simplex, solves natively)")
         warnings.warn(
             f"{caller.split('.')[0]}: this fit goes to {name} on n = {n} rows x p = {p} "
             f"columns: expect roughly {n * p * CVXPY_SECONDS_PER_ENTRY:.2g} s "

@@ -154,12 +154,11 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
         if isinstance(self.mechanism, str) and self.mechanism in PERTURBATION_MECHANISMS:
             raise ParameterError(
                 f"The 'mechanism' parameter of {type(self).__name__} must be 'auto', 'ssp', "
-                "'gaussian_ssp' or 'none': objective and output perturbation need a bound on the "
-                "loss's slope, which the squared loss has on no set a release can reach "
+                "'gaussian_ssp' or 'none': objective and output perturbation need a bound on the loss's "
+                "slope, which the squared loss has on no set a release can reach "
                 "(docs/privacy/user_objectives.md#privacy-prediction-losses); sufficient-statistics "
-                "perturbation ('ssp') needs none, and PrivateLinearRegressor(loss='huber') perturbs a loss "
-                "whose slope is bounded. "
-                f"Got {self.mechanism!r} instead.")
+                "perturbation ('ssp') needs none, and PrivateLinearRegressor(loss='huber') perturbs a "
+                f"loss whose slope is bounded. Got {self.mechanism!r} instead.")
         super()._validate_params()
 
     def _ridge(self, n: int) -> float | None:
@@ -170,9 +169,8 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         mechanism, budget, mechanism_notes = self._mechanism_and_budget()
         if isinstance(self.lam, str):
-            rule = ("lam='auto': AdaSSP's adaptive ridge from a private lower bound on "
-                    "lambda_min(X^T X) (Wang 2018 Alg. 2; "
-                    "docs/privacy/sufficient_statistics.md#privacy-ssp-release)")
+            rule = ("lam='auto': AdaSSP's adaptive ridge from a private lower bound on lambda_min(X^T X) "
+                    "(Wang 2018 Alg. 2; docs/privacy/sufficient_statistics.md#privacy-ssp-release)")
         else:
             rule = "given: the ridge n * lam on the sums"
         return FitPlan(

@@ -706,10 +706,9 @@ def smooth_kinks(expr: cp.Expression, h: float) -> tuple[cp.Expression, Smoothin
             done[id(e)] = (e.copy(args), gap, count)
     except _Unknown:
         raise ParameterError(
-            "smooth_kinks: a kink of the loss (maximum, minimum or abs) has no affine piece, "
-            "so it has no convex smoothing in CVXPY's rules. State each kink as a maximum or "
-            "minimum with an affine piece (e.g. cp.pos(u) = cp.maximum(u, 0)) or abs of an "
-            "affine expression.") from None
+            "smooth_kinks: a kink of the loss (maximum, minimum or abs) has no affine piece, so it has "
+            "no convex smoothing in CVXPY's rules. State each kink as a maximum or minimum with an "
+            "affine piece (e.g. cp.pos(u) = cp.maximum(u, 0)) or abs of an affine expression.") from None
     out, gap, count = done[id(expr)]
     return out, Smoothing(h, int(count), float(gap))
 

@@ -416,11 +416,10 @@ def stated_loss(fn: Callable[..., cp.Expression], kind: str, owner: str,
             args = "fn(m) of the margin m = y·wᵀx" if kind == "margin" else \
                 "fn(z, y) of the prediction z and the label y"
             raise ParameterError(
-                f"The 'loss' parameter of {owner}: a callable loss here is {args}; the "
-                f"function given, {getattr(fn, '__name__', 'loss')}{signature}, cannot be "
-                f"called with {want} positional argument(s). State the loss with {want} "
-                "argument(s) (further parameters need defaults, or bind them with "
-                "functools.partial), or pass a dpconvex.objectives.Loss.") from None
+                f"The 'loss' parameter of {owner}: a callable loss here is {args}; the function given, "
+                f"{getattr(fn, '__name__', 'loss')}{signature}, cannot be called with {want} positional "
+                f"argument(s). State the loss with {want} argument(s) (further parameters need defaults, "
+                "or bind them with functools.partial), or pass a dpconvex.objectives.Loss.") from None
     name = getattr(fn, "__name__", "cvxpy_loss")
     return Loss.from_cvxpy(fn, kind=kind, name=None if name == "<lambda>" else name,
                            label_range=label_range)
@@ -543,10 +542,9 @@ def _compile(fn: Callable[..., cp.Expression], kind: str, name: str) -> Any:
     unknown_sign = " (the label y is a parameter of unknown sign)" if kind == "regression" else ""
     if not expr.is_convex():
         raise ParameterError(
-            f"Loss.from_cvxpy: loss '{name}': fn{args} = {expr} is not convex in the "
-            f"prediction by CVXPY's DCP rules{unknown_sign}, and the privacy proofs need a "
-            "convex loss. State a convex loss in DCP form (e.g. "
-            "cp.huber(z - y, M), cp.logistic(-m), cp.pos(1 - m)).")
+            f"Loss.from_cvxpy: loss '{name}': fn{args} = {expr} is not convex in the prediction by "
+            f"CVXPY's DCP rules{unknown_sign}, and the privacy proofs need a convex loss. State a convex "
+            "loss in DCP form (e.g. cp.huber(z - y, M), cp.logistic(-m), cp.pos(1 - m)).")
     return form
 
 

@@ -247,8 +247,7 @@ class ConvexSet:
         """
         if self.indices is None:
             return self._statement("w")
-        return (f"{self._statement('w_S')} on the coordinates S = {_fmt(self.indices)} of w "
-                "(row-major)")
+        return (f"{self._statement('w_S')} on the coordinates S = {_fmt(self.indices)} of w (row-major)")
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{k}={_fmt(v)}" for k, v in self.params().items()
@@ -673,10 +672,9 @@ def _check_disjoint(members: Sequence[ConvexSet]) -> None:
             if a.indices is None or b.indices is None or np.intersect1d(a.indices,
                                                                          b.indices).size:
                 raise ParameterError(
-                    f"Intersection.__init__: {b!r} and {a!r} constrain the same coordinates; "
-                    "the projection onto their intersection is not the composition of their "
-                    "projections. Constrain disjoint coordinates (indices=), or solve with a "
-                    "CVXPY backend.")
+                    f"Intersection.__init__: {b!r} and {a!r} constrain the same coordinates; the "
+                    "projection onto their intersection is not the composition of their projections. "
+                    "Constrain disjoint coordinates (indices=), or solve with a CVXPY backend.")
 
 
 # ------------------------------------------------------------------ sets stated in CVXPY
@@ -705,9 +703,8 @@ def _check_public_convex(constraint: cp.Constraint, var: cp.Variable) -> None:
             "change after the set is checked. Write its value as a constant.")
     if [v.id for v in constraint.variables()] != [var.id]:
         raise ParameterError(
-            f"CVXPYSet.__init__: the constraint {shown} is not on the parameter variable alone "
-            "(it reads another variable, or none). State every constraint on the variable "
-            "passed in.")
+            f"CVXPYSet.__init__: the constraint {shown} is not on the parameter variable alone (it reads "
+            "another variable, or none). State every constraint on the variable passed in.")
     if not constraint.is_dcp():
         raise ParameterError(
             f"CVXPYSet.__init__: the constraint {shown} does not follow CVXPY's DCP rules, so "
@@ -1186,8 +1183,7 @@ def recognize(constraints: Iterable[cp.Constraint] | cp.Constraint,
     """
     if not isinstance(var, cp.Variable):
         raise ParameterError(
-            "The 'var' argument of recognize must be a cvxpy.Variable. Got "
-            f"{_short_repr(var)} instead.")
+            f"The 'var' argument of recognize must be a cvxpy.Variable. Got {_short_repr(var)} instead.")
     listed = _listed(constraints)
     if not listed or _has_attributes(var):
         return None

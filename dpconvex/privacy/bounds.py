@@ -90,12 +90,11 @@ def check_range_budget(n: int, epsilon: float, name: str = "values",
     """
     if n * epsilon < MIN_RECORDS_EPSILON:
         raise ParameterError(
-            f"{caller}: the range of the {name} needs n * epsilon >= "
-            f"{MIN_RECORDS_EPSILON:g} (n = {n} records at epsilon = {epsilon:.4g} gives "
-            f"{n * epsilon:.4g}): with less, the noisy histogram cannot tell where the values "
-            "lie. Declare the range from documentation, give this range more epsilon (fewer "
-            "released columns, a larger share), or use more records. Nothing was read or "
-            "spent.")
+            f"{caller}: the range of the {name} needs n * epsilon >= {MIN_RECORDS_EPSILON:g} (n = {n} "
+            f"records at epsilon = {epsilon:.4g} gives {n * epsilon:.4g}): with less, the noisy "
+            "histogram cannot tell where the values lie. Declare the range from documentation, give "
+            "this range more epsilon (fewer released columns, a larger share), or use more records. "
+            "Nothing was read or spent.")
 
 
 def release_vocabulary(values: Any, budget: Budget, *, n: int | None = None,
@@ -248,8 +247,7 @@ def _declared(declared: Any, names: list[str]) -> dict[str, Declaration]:
     for c, decl in out.items():
         if decl is not None and not isinstance(decl, (Numeric, Categorical, Binary)):
             raise ParameterError(f"draft_schema: the declaration of {c!r} must be Numeric(...), "
-                                 "Categorical(...), Binary(...) or None. Got "
-                                 f"{_shown(decl)} instead.")
+                                 f"Categorical(...), Binary(...) or None. Got {_shown(decl)} instead.")
         if getattr(decl, "drafted", False):
             raise ParameterError(f"draft_schema: the declaration of {c!r} was read from data "
                                  "(drafted=True); declare public knowledge only.")
@@ -276,14 +274,13 @@ def _undeclared_message(caller: str, columns: list[tuple[str, Any]]) -> str:
     names = [c for c, _ in columns]
     line = "kinds={" + ", ".join(f"{c!r}: 'categorical'" for c in names) + "}"
     dtypes = ", ".join(f"{c!r}: {dtype}" for c, dtype in columns)
-    return (f"{caller}: the kind of column(s) {names!r} is not public: their dtypes ({dtypes}) "
-            "are not numbers or bools, and a dtype a reader inferred from the values is a "
-            "statistic of them (one record 'unknown' in a column of numbers makes the column "
-            "text). Declare what each holds, from the documentation: "
-            f"draft_schema(..., {line}), with 'numeric' for a column of numbers (a value that "
-            "does not parse as a number counts as missing), 'binary' for a yes/no column "
-            "(Binary(positive=True)) and 'categorical' for categories (released with "
-            "delta > 0, or declare the vocabulary in 'declared'). Nothing was read or spent.")
+    return (f"{caller}: the kind of column(s) {names!r} is not public: their dtypes ({dtypes}) are not "
+            "numbers or bools, and a dtype a reader inferred from the values is a statistic of them "
+            "(one record 'unknown' in a column of numbers makes the column text). Declare what each "
+            f"holds, from the documentation: draft_schema(..., {line}), with 'numeric' for a column of "
+            "numbers (a value that does not parse as a number counts as missing), 'binary' for a yes/no "
+            "column (Binary(positive=True)) and 'categorical' for categories (released with delta > 0, "
+            "or declare the vocabulary in 'declared'). Nothing was read or spent.")
 
 
 def _note_off_grid(name: str, numbers: np.ndarray) -> None:
@@ -378,9 +375,8 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     """
     if epsilon is None:
         if delta or declared is not None or accountant is not None:
-            raise ParameterError("draft_schema: 'delta', 'declared' and 'accountant' need "
-                                 "'epsilon' (a private draft); without it the draft is read "
-                                 "from the data.")
+            raise ParameterError("draft_schema: 'delta', 'declared' and 'accountant' need 'epsilon' (a "
+                                 "private draft); without it the draft is read from the data.")
         schema = read_schema(X, kinds)
         warnings.warn(LEAK_TEXT, PrivacyLeakWarning, stacklevel=2)
         return schema

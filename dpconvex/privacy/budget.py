@@ -189,8 +189,7 @@ def split_budget(budget: Budget, fractions: Sequence[float]) -> tuple[Budget, ..
     fr = [float(f) for f in fractions]
     if not fr or any(not (f > 0) for f in fr) or abs(sum(fr) - 1.0) > 1e-9:
         raise ParameterError(
-            f"split_budget: the fractions must be positive and sum to 1. Got {list(fractions)!r} "
-            "instead."
+            f"split_budget: the fractions must be positive and sum to 1. Got {list(fractions)!r} instead."
         )
     parts: list[Budget] = []
     eps_spent = 0.0
@@ -254,11 +253,10 @@ def delta_rows_note(delta: Any, n: Any) -> str | None:
     n = int(n)
     if n < 1 or float(delta) * n < 1.0:
         return None
-    return (f"delta = {float(delta):.3g} is at least 1/n = {1.0 / n:.3g} for n = {n} rows (n "
-            "public): an (epsilon, delta) guarantee with delta >= 1/n is met by releasing one "
-            "whole record at random, so it protects no record; use delta well below 1/n, e.g. "
-            f"delta = 1/n^2 = {1.0 / (float(n) * n):.3g}, or delta = 0 (pure epsilon-DP) "
-            "(dpconvex.privacy.budget)")
+    return (f"delta = {float(delta):.3g} is at least 1/n = {1.0 / n:.3g} for n = {n} rows (n public): an "
+            "(epsilon, delta) guarantee with delta >= 1/n is met by releasing one whole record at "
+            "random, so it protects no record; use delta well below 1/n, e.g. delta = 1/n^2 = "
+            f"{1.0 / (float(n) * n):.3g}, or delta = 0 (pure epsilon-DP) (dpconvex.privacy.budget)")
 
 
 # ------------------------------------------------------------- the ledger
@@ -474,11 +472,10 @@ class BudgetAccountant:
                    + (" (where an estimator chose its delta from n, e.g. 1/n**2 for the "
                       "delta=None some offer, pass delta= explicitly)" if "delta" in over else ""))
             raise BudgetError(
-                f"{caller}: spending (epsilon={probe.epsilon:.6g}, delta={probe.delta:.3g}){where} "
-                f"would bring the total to (epsilon={te:.6g}, delta={td:.3g}), over the budget "
+                f"{caller}: spending (epsilon={probe.epsilon:.6g}, delta={probe.delta:.3g}){where} would "
+                f"bring the total to (epsilon={te:.6g}, delta={td:.3g}), over the budget "
                 f"(epsilon={self._epsilon:.6g}, delta={self._delta:.3g}) in {' and '.join(over)}. "
-                f"Remaining: (epsilon={re:.6g}, delta={rd:.3g}){held}. {fix}, or use a fresh "
-                "data set."
+                f"Remaining: (epsilon={re:.6g}, delta={rd:.3g}){held}. {fix}, or use a fresh data set."
             )
 
     def check(self, epsilon: float, delta: float = 0.0) -> None:
@@ -922,10 +919,9 @@ class RowMap:
                        "stay zero), in fit and predict: a map that reads only the record itself "
                        "(docs/privacy/row_scaling.md#privacy-row-norm-unit)")
         if self.chunks is not None:
-            out.append(f"data backend: dask ({self.chunks} chunks): the products over the rows "
-                       "(loss, gradient, Gram) summed per row chunk on the workers; noise, "
-                       "calibration and solver on the driver; the privacy analysis does not "
-                       "depend on the backend")
+            out.append(f"data backend: dask ({self.chunks} chunks): the products over the rows (loss, "
+                       "gradient, Gram) summed per row chunk on the workers; noise, calibration and "
+                       "solver on the driver; the privacy analysis does not depend on the backend")
         return out
 
     def __str__(self) -> str:

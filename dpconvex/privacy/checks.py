@@ -121,9 +121,8 @@ def _check_forms_agree(loss: Loss, caller: str) -> Condition:
             f"slope of its CVXPY form there is {fd[k]:.6g}. The native solvers follow deriv(): "
             "make it the derivative of cvxpy_expr (declare the loss's kinks in `kinks`).")
     return Condition("loss forms agree", True, "numerical comparison",
-                     f"CVXPY form = value() within {FORM_RTOL:g} (relative) at {m.size} margins "
-                     f"out to |m| = 1e15, and deriv() = its slope at the {far.size} of them with "
-                     "|m| >= 30")
+                     f"CVXPY form = value() within {FORM_RTOL:g} (relative) at {m.size} margins out to "
+                     f"|m| = 1e15, and deriv() = its slope at the {far.size} of them with |m| >= 30")
 
 
 def _bound_condition(loss: Loss, what: str, attr: str, declared: float, derived: float | None,
@@ -143,11 +142,10 @@ def _bound_condition(loss: Loss, what: str, attr: str, declared: float, derived:
             "value beyond it", unverified=attr)
     if not math.isfinite(derived):
         raise PrivacyError(
-            f"{caller}: {what}: loss '{loss.name}' has an unbounded curvature on ℝ ({how_derived}), "
-            "so no declared bound holds at every margin a release can reach (the noise is "
-            "unbounded). Objective perturbation needs a bounded ℓ'' (a kink has none): smooth the "
-            "loss (e.g. a Huberized hinge), or use output perturbation, which needs only the "
-            "slope bound.")
+            f"{caller}: {what}: loss '{loss.name}' has an unbounded curvature on ℝ ({how_derived}), so "
+            "no declared bound holds at every margin a release can reach (the noise is unbounded). "
+            "Objective perturbation needs a bounded ℓ'' (a kink has none): smooth the loss (e.g. a "
+            "Huberized hinge), or use output perturbation, which needs only the slope bound.")
     if declared < derived * (1 - 1e-12):
         raise PrivacyError(
             f"{caller}: {what}: loss '{loss.name}' declares {declared:.10g}, but the bound derived "
@@ -406,9 +404,8 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
         k = int(np.argmax(err))
         raise PrivacyError(
             f"{caller}: derivative: loss '{loss.name}' declares deriv({mi[k]:.4g}) = "
-            f"{float(np.ravel(code.deriv(mi[k:k + 1]))[0]):.6g} but finite differences of value "
-            f"give {fd[k]:.6g}. Fix the loss's deriv() so the declared bounds are about the "
-            "real derivative.")
+            f"{float(np.ravel(code.deriv(mi[k:k + 1]))[0]):.6g} but finite differences of value give "
+            f"{fd[k]:.6g}. Fix the loss's deriv() so the declared bounds are about the real derivative.")
     # the fused value_and_deriv the solvers use is the same function
     vf, df = (np.asarray(a, dtype=float) for a in code.value_and_deriv(m))
     bad = ~(np.isclose(vf, v, rtol=1e-10, atol=1e-300) & np.isclose(df, d1, rtol=1e-10, atol=1e-15))

@@ -218,9 +218,8 @@ def _check_records(template: Template, caller: str) -> Condition:
         lo, hi = (float(v) for v in domain.label_range)
         inside = (y >= lo) & (y <= hi)
     if not bool(np.all(inside)):
-        raise PrivacyError(f"{caller}: records: template '{name}' has labels outside its "
-                           "record_domain. Encode the labels into the domain, or declare the "
-                           "domain they come from.")
+        raise PrivacyError(f"{caller}: records: template '{name}' has labels outside its record_domain. "
+                           "Encode the labels into the domain, or declare the domain they come from.")
     return Condition("records in the public record domain", True, "checked on every record",
                      f"n = {rows} records, rows of norm <= q = {q:g}, labels in the domain")
 
@@ -325,11 +324,10 @@ def _check_cvxpy_form(template: Template, caller: str) -> Condition:
             if violation > 1e-7 * (1.0 + float(np.linalg.norm(z))):
                 raise PrivacyError(
                     f"{caller}: constraints: template '{name}': its CVXPY form has the constraint "
-                    f"{constraint}, which its parameter space ({template.space!r}) does not hold. "
-                    "The native solvers minimize over the space and the accuracy check measures "
-                    "the residual there, so no backend can honour the constraint for this "
-                    "template: declare the set in the space (a project() onto it) or drop the "
-                    "constraint.")
+                    f"{constraint}, which its parameter space ({template.space!r}) does not hold. The "
+                    "native solvers minimize over the space and the accuracy check measures the "
+                    "residual there, so no backend can honour the constraint for this template: declare "
+                    "the set in the space (a project() onto it) or drop the constraint.")
     b = rng.normal(size=shape)
     for delta in (0.0, 0.37):
         template.cvxpy_set(b, delta)

@@ -370,9 +370,8 @@ class NormGamma(Noise):
     def __init__(self, rate: float, *, symmetric: bool = False, rows: bool = False) -> None:
         self.rate = check_float("beta", rate, _OWNER, magnitude=False)
         if symmetric and rows:
-            raise ParameterError("NormGamma.__init__: symmetric=True and rows=True together "
-                                 "are not supported. Draw symmetric noise on the whole "
-                                 "array (rows=False).")
+            raise ParameterError("NormGamma.__init__: symmetric=True and rows=True together are not "
+                                 "supported. Draw symmetric noise on the whole array (rows=False).")
         self.symmetric, self.rows = bool(symmetric), bool(rows)
 
     def _block(self, shape: tuple[int, ...]) -> int:

@@ -199,8 +199,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
         advice = (f"{retry_advice(template, ran)}, or check the data and parameters"
                   if solver_backend is not None else "Check the data and parameters")
         raise SolverError(
-            f"release: the solve failed with {type(exc).__name__}: {exc}; nothing is released. "
-            f"{advice}."
+            f"release: the solve failed with {type(exc).__name__}: {exc}; nothing is released. {advice}."
         ) from exc
     if noised:  # post-processing onto the parameter space (solver outputs are in it already)
         theta = template.space.postprocess(theta)
@@ -226,9 +225,8 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
         if not c.holds:
             raise PrivacyError(
                 f"release: mechanism '{mechanism.name}' states that its solve did not establish "
-                f"'{c.name}'; nothing is released (the solve's details: "
-                "dpconvex.collect_diagnostics). Tighten the solve (solver, max_iter), or fix the "
-                "mechanism's solve_conditions.")
+                f"'{c.name}'; nothing is released (the solve's details: dpconvex.collect_diagnostics). "
+                "Tighten the solve (solver, max_iter), or fix the mechanism's solve_conditions.")
     certificate.conditions.extend(solve_conditions)
     if mechanism.private and seeded_noise(rng, seeded):
         certificate.seeded = True

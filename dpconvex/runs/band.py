@@ -109,9 +109,8 @@ class Band:
         seeds = _seeds(self.seeds, "Band")
         if isinstance(self.scores, (str, bytes)) or not isinstance(self.scores, Sequence) or \
                 len(self.scores) != len(seeds):
-            raise ParameterError(f"The 'scores' parameter of Band must be a sequence of "
-                                 f"{len(seeds)} finite floats, one per seed. Got {self.scores!r} "
-                                 "instead.")
+            raise ParameterError(f"The 'scores' parameter of Band must be a sequence of {len(seeds)} "
+                                 f"finite floats, one per seed. Got {self.scores!r} instead.")
         scores = tuple(check_float("scores", s, "Band", low=-math.inf, magnitude=False)
                        for s in self.scores)
         margin = check_float("margin", self.margin, "Band", low_inclusive=True, magnitude=False)

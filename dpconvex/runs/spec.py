@@ -312,10 +312,9 @@ def find_problem(name: str | os.PathLike[str]) -> Path:
                            "not a file. Check the path, or pass a problem name (dpconvex list).")
     names = ", ".join(c.stem for c in known) or "(none found)"
     where = ", ".join(str(d) for d in problem_dirs()) or "(no folder)"
-    raise ProblemError(f"find_problem: no problem named {str(name)!r}. Known problems: {names}. "
-                       "Pass a path to a .toml file or one of these names (dpconvex list). "
-                       f"Searched: {where}; set "
-                       f"{PROBLEMS_ENV} to a folder of problem files to add one.")
+    raise ProblemError(f"find_problem: no problem named {str(name)!r}. Known problems: {names}. Pass a "
+                       f"path to a .toml file or one of these names (dpconvex list). Searched: {where}; "
+                       f"set {PROBLEMS_ENV} to a folder of problem files to add one.")
 
 
 # ----------------------------------------------------------------------------- validation
@@ -336,8 +335,7 @@ def _import(target: str, where: tuple[Path, str] | None) -> Any:
     (``where`` = (problem file, key), named in the errors; None: the Python path only)."""
     if not isinstance(target, str) or not IMPORT_PATTERN.fullmatch(target):
         raise _import_error(where, f"{target!r} is not an import path. Write "
-                            "\"package.module:object\" (dotted module, a colon, the object's "
-                            "name).")
+                            "\"package.module:object\" (dotted module, a colon, the object's name).")
     module_name, _, attribute = target.partition(":")
     folder = str(where[0].resolve().parent) if where is not None else None
     added = folder is not None and folder not in sys.path
@@ -348,9 +346,8 @@ def _import(target: str, where: tuple[Path, str] | None) -> Any:
     except ModuleNotFoundError as exc:
         if exc.name is not None and (module_name + ".").startswith(exc.name + "."):
             raise _import_error(where, f"cannot import {target!r}: no module named "
-                                f"{exc.name!r}. Put the module next to the problem file, on "
-                                "PYTHONPATH or in an installed package, or fix the name before "
-                                "':'.") from None
+                                f"{exc.name!r}. Put the module next to the problem file, on PYTHONPATH "
+                                "or in an installed package, or fix the name before ':'.") from None
         raise _import_error(where, f"importing {module_name!r} for {target!r} raised "
                             f"ModuleNotFoundError: {exc}. Install what the module needs or fix "
                             "the module.") from exc

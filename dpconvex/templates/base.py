@@ -803,11 +803,10 @@ class Backend(abc.ABC, Generic[TemplateT]):
                    "(they read the rows through products summed on the workers), or" if fits
                    else "No registered backend reads these rows in place:")
             raise ParameterError(
-                f"{type(self).__name__}.check: solver {self.name!r} needs the rows in one "
-                "process's memory (it builds the "
-                f"whole design matrix into its problem), but the template "
-                f"'{getattr(template, 'name', template)}' reads them from {rows!r}, which stays "
-                f"on the Dask workers. {use} pass X.compute() if the rows fit in memory."
+                f"{type(self).__name__}.check: solver {self.name!r} needs the rows in one process's "
+                "memory (it builds the whole design matrix into its problem), but the template "
+                f"'{getattr(template, 'name', template)}' reads them from {rows!r}, which stays on the "
+                f"Dask workers. {use} pass X.compute() if the rows fit in memory."
             )
         have = frozenset(getattr(template, "capabilities", ()))
         missing = self.requires - have

@@ -431,10 +431,9 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
             k = int(np.argmax(d1))
             raise PrivacyError(
                 f"{type(self).__name__}.conditions: convexity: with n_components > 1 the margin "
-                "-z'Phi_own z - logsumexp(-z'Phi z) "
-                f"is concave in Phi, so the loss must be non-increasing; loss '{self.loss.name}' "
-                f"has derivative {worst:.3g} > 0 at margin {m[k]:.4g}. Use a non-increasing "
-                "margin loss (huber, logistic) or n_components=1."
+                "-z'Phi_own z - logsumexp(-z'Phi z) is concave in Phi, so the loss must be "
+                f"non-increasing; loss '{self.loss.name}' has derivative {worst:.3g} > 0 at margin "
+                f"{m[k]:.4g}. Use a non-increasing margin loss (huber, logistic) or n_components=1."
             )
         return Condition("loss non-increasing", True, "numerical probe",
                          f"ℓ' <= 0 on {m.size} margins (needed for K > 1)")
@@ -592,9 +591,8 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
         symmetric noise parameters) and ``reg`` (the parameter λ + Δ/2)."""
         if not self.loss.has_cvxpy:
             raise ParameterError(
-                f"{type(self).__name__}.cvxpy_problem: loss '{self.loss.name}' has no DCP form in "
-                "CVXPY, so the CVXPY backends "
-                "(clarabel, scs) cannot solve it: missing capability 'cvxpy'. Use "
+                f"{type(self).__name__}.cvxpy_problem: loss '{self.loss.name}' has no DCP form in CVXPY, "
+                "so the CVXPY backends (clarabel, scs) cannot solve it: missing capability 'cvxpy'. Use "
                 "solver='native'."
             )
         if self._cvx is None:

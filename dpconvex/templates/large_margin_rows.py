@@ -56,9 +56,8 @@ class AugmentedRows:
                  base_norms: np.ndarray | None = None):
         X = np.asarray(X)
         if X.ndim != 2 or X.dtype != np.float64:
-            raise DataValidationError(f"AugmentedRows.__init__: X must be 2-D float64 rows; got "
-                                      f"dtype {X.dtype} and shape {X.shape}. Pass "
-                                      "np.asarray(X, dtype=float).")
+            raise DataValidationError("AugmentedRows.__init__: X must be 2-D float64 rows; got dtype "
+                                      f"{X.dtype} and shape {X.shape}. Pass np.asarray(X, dtype=float).")
         self.X = X
         self.n, d = X.shape
         self.D = d + 1

@@ -299,10 +299,9 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
         """
         if self.constrained:
             raise PrivacyError(
-                f"{type(self).__name__}.gradient_difference_rank: unconstrained minimizer: "
-                "Gaussian objective perturbation uses the change of variables b = -n grad J(Phi), "
-                "valid for an unconstrained minimizer; build the template with "
-                "constrained=False "
+                f"{type(self).__name__}.gradient_difference_rank: unconstrained minimizer: Gaussian "
+                "objective perturbation uses the change of variables b = -n grad J(Phi), valid for an "
+                "unconstrained minimizer; build the template with constrained=False "
                 "(docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective).")
         return 2 * (self.C - 1) * self.K
 
@@ -331,9 +330,8 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
                                            "privacy-softmax-mixtures, K > 1")
         conds = [Condition(
             "softmax loss constants", True, f"derived (docs/privacy.md {where})",
-            f"G = sqrt(2), Hessian rank <= {r}, eigenvalues <= 1/2, trace <= "
-            f"1 - 1/S = {1 - 1 / (r + 1):.6g} (S = {r + 1} active scores), gradient subspace "
-            f"dimension {r}")]
+            f"G = sqrt(2), Hessian rank <= {r}, eigenvalues <= 1/2, trace <= 1 - 1/S = "
+            f"{1 - 1 / (r + 1):.6g} (S = {r + 1} active scores), gradient subspace dimension {r}")]
         if self.feature_map is None:
             norms = getattr(self.Z, "row_norms", None)  # a design operator's, where the rows live
             zmax = (float(np.max(norms())) if callable(norms)
@@ -352,9 +350,8 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
              "loss: softmax (cross-entropy) on the scores -z'Phi_c z "
              "(docs/privacy/large_margin_softmax.md#privacy-softmax-constants)"]
         if self.constant_weight is not None:
-            a.append(f"public feature map z' = [x; w q]/(q sqrt(1 + w^2)), w = "
-                     f"{self.constant_weight:g}, ||z'|| <= 1; Phi released for z = [x; 1]/"
-                     "sqrt(q^2 + 1) as S Phi' S "
+            a.append(f"public feature map z' = [x; w q]/(q sqrt(1 + w^2)), w = {self.constant_weight:g}, "
+                     "||z'|| <= 1; Phi released for z = [x; 1]/sqrt(q^2 + 1) as S Phi' S "
                      "(docs/privacy/large_margin_softmax.md#privacy-softmax-feature-map)")
         if self.feature_map is not None:
             a[3] = ("loss: softmax (cross-entropy) on the scores -<Theta_c, u(x)> "

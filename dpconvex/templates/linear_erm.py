@@ -172,11 +172,10 @@ class LinearERMTemplate:
         if not self.regression:
             if not np.all(np.isin(self.y, MARGIN_LABELS)):
                 raise DataValidationError(
-                    f"{caller}: a margin loss takes labels in {{-1, +1}}, but y has labels outside "
-                    "it: the per-record gradient bound G = |ℓ'|·q holds only for |y| = 1. Encode "
-                    "the labels as -1/+1 (e.g. np.where(y == positive_class, 1.0, -1.0)), or use an "
-                    "estimator such as dp.PrivateLinearClassifier(classes=[...]), which encodes "
-                    "them.")
+                    f"{caller}: a margin loss takes labels in {{-1, +1}}, but y has labels outside it: "
+                    "the per-record gradient bound G = |ℓ'|·q holds only for |y| = 1. Encode the labels "
+                    "as -1/+1 (e.g. np.where(y == positive_class, 1.0, -1.0)), or use an estimator such "
+                    "as dp.PrivateLinearClassifier(classes=[...]), which encodes them.")
             return
         lo, hi = self.loss.label_range
         if not bool(np.all((self.y >= lo) & (self.y <= hi))):
@@ -265,11 +264,10 @@ class LinearERMTemplate:
             "see the solve condition for how the released point relates to it",
         ]
         if self.constraint_set is not None:
-            a.append(f"parameters restricted to {self.constraint_set.describe()}: objective "
-                     "perturbation over a closed convex set by Kifer, Smith & Thakurta (COLT 2012, "
-                     "rank-one per-record Hessians); output perturbation's noisy output is "
-                     "projected back onto the set (post-processing) "
-                     "(docs/privacy/user_objectives.md#privacy-constraints)")
+            a.append(f"parameters restricted to {self.constraint_set.describe()}: objective perturbation "
+                     "over a closed convex set by Kifer, Smith & Thakurta (COLT 2012, rank-one "
+                     "per-record Hessians); output perturbation's noisy output is projected back onto "
+                     "the set (post-processing) (docs/privacy/user_objectives.md#privacy-constraints)")
             if not self.constraint_set.exact_projection:
                 a.append("the set has no exact projection: the accuracy check measures the natural "
                          "residual with a projection a solver computes (SCS, else Clarabel), which "
@@ -453,9 +451,8 @@ class LinearERMTemplate:
         """
         if not self.loss.has_cvxpy:
             raise ParameterError(
-                f"{type(self).__name__}.cvxpy_problem: loss '{self.loss.name}' has no DCP form in "
-                "CVXPY, so the CVXPY backends "
-                "(clarabel, scs) cannot solve it: missing capability 'cvxpy'. Use "
+                f"{type(self).__name__}.cvxpy_problem: loss '{self.loss.name}' has no DCP form in CVXPY, "
+                "so the CVXPY backends (clarabel, scs) cannot solve it: missing capability 'cvxpy'. Use "
                 "solver='native'."
             )
         if self._cvx is None:

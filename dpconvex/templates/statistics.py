@@ -222,9 +222,8 @@ class RangeTemplate(StatisticTemplate):
             self._counts = self._counts()
         counts = np.asarray(self._counts, dtype=np.int64)
         if counts.shape != (N_CELLS,) or counts.sum() > self.n or counts.min() < 0:
-            raise ParameterError(f"RangeTemplate.cell_counts: the counts must be {N_CELLS} cell "
-                                 f"counts summing to at most n = {self.n} (missing values "
-                                 "uncounted).")
+            raise ParameterError(f"RangeTemplate.cell_counts: the counts must be {N_CELLS} cell counts "
+                                 f"summing to at most n = {self.n} (missing values uncounted).")
         return counts
 
 

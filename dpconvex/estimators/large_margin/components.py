@@ -207,9 +207,8 @@ def assign_components(method: str | None, X: np.ndarray, y: np.ndarray, n_classe
         method = "nearest_public_center"
     if method not in ASSIGNMENTS:
         raise ParameterError(
-            f"The 'method' argument of assign_components (an estimator's "
-            f"'component_assignment') must be one of {[None, *ASSIGNMENTS]!r}. "
-            f"Got {method!r} instead."
+            "The 'method' argument of assign_components (an estimator's 'component_assignment') must be "
+            f"one of {[None, *ASSIGNMENTS]!r}. Got {method!r} instead."
         )
     n, d = X.shape
     C, K = int(n_classes), int(n_components)
@@ -224,9 +223,8 @@ def assign_components(method: str | None, X: np.ndarray, y: np.ndarray, n_classe
             ) from None
         if centers.shape != (C, K, d) or not np.all(np.isfinite(centers)):
             raise ParameterError(
-                f"The 'centers' argument of assign_components must be a finite array of shape "
-                f"(n_classes, n_components, n_features) = {(C, K, d)}. Got shape {centers.shape} "
-                "instead."
+                "The 'centers' argument of assign_components must be a finite array of shape "
+                f"(n_classes, n_components, n_features) = {(C, K, d)}. Got shape {centers.shape} instead."
             )
     if K == 1:
         return dataclasses.replace(

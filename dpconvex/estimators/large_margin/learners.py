@@ -170,12 +170,11 @@ def check_consistency(est: LargeMarginSettings, mech: Mechanism) -> None:
     if (objective and mech.private and isinstance(lam, numbers.Real)
             and not isinstance(lam, bool) and lam <= 0):
         raise PrivacyError(
-            f"The 'lam' parameter of {owner} must be > 0 with a private mechanism. Got {lam!r} "
-            "instead: strong convexity fails, and objective perturbation needs a strongly "
-            "convex objective. The Huber and softmax losses are not strongly convex and the "
-            "trace term gamma * tr(Psi) is linear, so without (lam/2) * ||Phi||_F^2 the "
-            "privacy proof fails. Use lam > 0 (e.g. lam=2e-2 or lam='auto'), or "
-            "mechanism='none' for a non-private fit.")
+            f"The 'lam' parameter of {owner} must be > 0 with a private mechanism. Got {lam!r} instead: "
+            "strong convexity fails, and objective perturbation needs a strongly convex objective. The "
+            "Huber and softmax losses are not strongly convex and the trace term gamma * tr(Psi) is "
+            "linear, so without (lam/2) * ||Phi||_F^2 the privacy proof fails. Use lam > 0 (e.g. "
+            "lam=2e-2 or lam='auto'), or mechanism='none' for a non-private fit.")
     rule = _LAM_WITHOUT_NOISE if objective and not mech.private else LAM
     rule.check("lam", lam, owner)
     if is_centroid(est):  # the objective's options are unused, but bad values are refused
@@ -194,10 +193,9 @@ def check_consistency(est: LargeMarginSettings, mech: Mechanism) -> None:
     if not mech.pure and mech.private and not softmax:
         raise ParameterError(
             f"The 'loss' parameter of {owner} must be 'softmax' with "
-            f"mechanism={resolved_mechanism(est)!r} (delta > 0), which needs an unconstrained "
-            f"minimizer. Got {est.loss!r} instead (a pairwise loss): use loss='softmax' (the "
-            "pairwise template is PSD-constrained and pure epsilon-DP only; use delta=None "
-            "there).")
+            f"mechanism={resolved_mechanism(est)!r} (delta > 0), which needs an unconstrained minimizer. "
+            f"Got {est.loss!r} instead (a pairwise loss): use loss='softmax' (the pairwise template is "
+            "PSD-constrained and pure epsilon-DP only; use delta=None there).")
     if est.delta is not None:
         check_float("delta", est.delta, owner, low_inclusive=mech.pure, high=1.0)
         if mech.pure and est.delta != 0:
@@ -349,11 +347,10 @@ def compose_with_assignment(obj: Certificate, assign: Any, eps_total: float) -> 
             [obj], mechanism=f"{obj.mechanism} with NON-PRIVATE component assignment",
             epsilon_requested=eps_total, quantities=obj.quantities,
             assumptions=[
-                "PRIVACY IS NOT END-TO-END: the mixture components were assigned by a "
-                f"non-private rule reading the private data (component_assignment="
-                f"{assign.method!r}: {assign.description}); only the objective perturbation "
-                f"given those components is {obj.epsilon:.6g}-DP, which is not a guarantee "
-                "for the data set.",
+                "PRIVACY IS NOT END-TO-END: the mixture components were assigned by a non-private rule "
+                f"reading the private data (component_assignment={assign.method!r}: "
+                f"{assign.description}); only the objective perturbation given those components is "
+                f"{obj.epsilon:.6g}-DP, which is not a guarantee for the data set.",
                 *obj.assumptions],
             solver=obj.solver, private=False)
     if assign.certificate is None:

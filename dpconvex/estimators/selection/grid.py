@@ -107,16 +107,14 @@ def _check_param_grid(param_grid: Any, valid: Sequence[str], owner: str) -> list
         for key, values in grid.items():
             if not isinstance(key, str) or key not in valid:
                 raise ParameterError(
-                    f"The 'param_grid' parameter of {owner} must name the estimator's "
-                    f"parameters: {key!r} is not a parameter of the estimator. Valid "
-                    f"parameters: {sorted(valid)}."
+                    f"The 'param_grid' parameter of {owner} must name the estimator's parameters: "
+                    f"{key!r} is not a parameter of the estimator. Valid parameters: {sorted(valid)}."
                 )
             if _leaf(key) in _RESERVED:
                 raise ParameterError(
-                    f"The 'param_grid' parameter of {owner} must leave {_RESERVED} to the "
-                    f"search: {key!r} cannot be tuned: the search sets them on every candidate "
-                    "itself (epsilon is the search's epsilon, classes its public label set). Drop "
-                    "it from the grid."
+                    f"The 'param_grid' parameter of {owner} must leave {_RESERVED} to the search: "
+                    f"{key!r} cannot be tuned: the search sets them on every candidate itself (epsilon "
+                    "is the search's epsilon, classes its public label set). Drop it from the grid."
                 )
             if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple,
                                                                            np.ndarray)):
@@ -127,9 +125,8 @@ def _check_param_grid(param_grid: Any, valid: Sequence[str], owner: str) -> list
                 )
             if len(values) == 0 or (isinstance(values, np.ndarray) and values.ndim != 1):
                 raise ParameterError(
-                    f"The 'param_grid' parameter of {owner} must map names to lists of "
-                    f"candidates: the values of {key!r} must be a non-empty 1-D list. Got "
-                    f"{values!r} instead."
+                    f"The 'param_grid' parameter of {owner} must map names to lists of candidates: the "
+                    f"values of {key!r} must be a non-empty 1-D list. Got {values!r} instead."
                 )
     return list(ParameterGrid(list(grids)))
 
@@ -253,10 +250,9 @@ class SelectedEstimator:
                 ledger = inner
             elif inner is not ledger:
                 raise ParameterError(
-                    f"The 'accountant' parameter of {owner} and its estimator's {key!r} must be "
-                    "the same ledger (or one of them None): the search charges its whole "
-                    "(epsilon, delta) once, to one ledger. Got two different ledgers; pass the "
-                    "ledger to the search only.")
+                    f"The 'accountant' parameter of {owner} and its estimator's {key!r} must be the same "
+                    "ledger (or one of them None): the search charges its whole (epsilon, delta) once, "
+                    "to one ledger. Got two different ledgers; pass the ledger to the search only.")
         return ledger
 
     def _public_classes(self, owner: str) -> Any:
@@ -328,8 +324,7 @@ class SelectedEstimator:
         if not hasattr(self.estimator, "certify"):
             raise ParameterError(
                 f"{owner}.certify: the estimator {type(self.estimator).__name__} has no certify() "
-                "method; a certificate without training needs a dpconvex estimator. Call fit "
-                "instead.")
+                "method; a certificate without training needs a dpconvex estimator. Call fit instead.")
         candidate = clone(self.estimator).set_params(
             **params, **{self._epsilon_key(owner): epsilon},
             **{key: unknown for key in self._keys("unknown_labels")},
@@ -481,9 +476,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
             n_parts = m if public else m + 1
             if n < 2 * n_parts:
                 raise DataValidationError(
-                    f"{owner}.fit: n_samples = {n} rows cannot be split into {n_parts} parts of at "
-                    "least 2 rows "
-                    f"({m} candidates{'' if public else ' + 1 validation part'}). Use fewer "
+                    f"{owner}.fit: n_samples = {n} rows cannot be split into {n_parts} parts of at least "
+                    f"2 rows ({m} candidates{'' if public else ' + 1 validation part'}). Use fewer "
                     "candidates or more data."
                 )
             parts = np.array_split(noise_rng.permutation(n), n_parts)
@@ -504,9 +498,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                 if not certificate.private:
                     raise PrivacyError(
                         f"{owner}.fit: candidate {params!r} produced a non-private model "
-                        f"({certificate.mechanism})."
-                        " Private tuning needs private candidates; for a non-private baseline use "
-                        "sklearn.model_selection.GridSearchCV."
+                        f"({certificate.mechanism}). Private tuning needs private candidates; for a "
+                        "non-private baseline use sklearn.model_selection.GridSearchCV."
                     )
                 models.append(candidate)
                 certificates.append(certificate)
@@ -599,9 +592,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
             Condition("candidates fixed before the data", True, "enforced by dpconvex",
                       f"{m} candidates from param_grid (a constructor parameter)"),
             Condition("disjoint parts", True, "enforced by dpconvex",
-                      f"random permutation (independent of the data) split into {len(sizes)} "
-                      f"parts of sizes {sizes}; candidate i reads part i only; selection by "
-                      f"{selection_by}"),
+                      f"random permutation (independent of the data) split into {len(sizes)} parts of "
+                      f"sizes {sizes}; candidate i reads part i only; selection by {selection_by}"),
         ]
         try:
             return compose_parallel(

@@ -254,10 +254,8 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             n_val = int(math.ceil(fraction * n))
             if n_val < 1 or n - n_val < 2:
                 raise DataValidationError(
-                    f"{owner}.fit: n_samples = {n} rows cannot be split into a training part of at "
-                    "least 2 rows and a validation part of validation_fraction = "
-                    f"{fraction:g}. "
-                    "Use more data.")
+                    f"{owner}.fit: n_samples = {n} rows cannot be split into a training part of at least "
+                    f"2 rows and a validation part of validation_fraction = {fraction:g}. Use more data.")
             order = noise_rng.permutation(n)
             train, validation = order[n_val:], order[:n_val]
             candidates = self._candidates(f"{owner}.fit", train.size, X_checked.shape[1], eps1)
@@ -283,11 +281,10 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                 if (not certificate.private or certificate.delta != 0.0
                         or certificate.epsilon > eps1):
                     raise PrivacyError(
-                        f"{owner}.fit: candidate {candidates[index]!r} released with "
-                        f"(epsilon, delta) = ({certificate.epsilon:g}, {certificate.delta:g}), not "
-                        f"within the per-run budget ({eps1:g}, 0) ({certificate.mechanism}). "
-                        "Random-repetition "
-                        "selection needs pure epsilon-DP private candidates.")
+                        f"{owner}.fit: candidate {candidates[index]!r} released with (epsilon, delta) = "
+                        f"({certificate.epsilon:g}, {certificate.delta:g}), not within the per-run "
+                        f"budget ({eps1:g}, 0) ({certificate.mechanism}). Random-repetition selection "
+                        "needs pure epsilon-DP private candidates.")
                 score = (-float(run_mistakes + discrete_laplace(eps1, noise_rng))
                          + float(noise_rng.uniform()))
                 if best is None or score > best[0]:
@@ -336,9 +333,8 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             raise PrivacyError(f"{caller}: (2 + eta) * epsilon_1 = {total:.6g} > "
                                f"epsilon = {epsilon:g}; nothing is released.")
         return Certificate(
-            mechanism=(f"private selection by random repetition, {repetitions.kind} number of "
-                       "runs "
-                       "(Liu & Talwar 2019; Papernot & Steinke 2022, Cor. 3)"),
+            mechanism=(f"private selection by random repetition, {repetitions.kind} number of runs (Liu "
+                       "& Talwar 2019; Papernot & Steinke 2022, Cor. 3)"),
             epsilon_requested=epsilon, epsilon=total, delta=0.0, private=True,
             conditions=[
                 Condition("epsilon accounting", within_budget,
@@ -349,10 +345,9 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                 Condition("candidates fixed before the data", True, "enforced by dpconvex",
                           f"{m} candidates; each run draws one uniformly at random"),
                 Condition("number of runs random and hidden", True, "enforced by dpconvex",
-                          f"K ~ {repetitions.kind} (eta = {repetitions.eta:g}, "
-                          f"gamma = {repetitions.gamma:.6g}, E[K] = {repetitions.mean:.4g}), "
-                          "drawn from public randomness; K and the "
-                          "scores are not stored"),
+                          f"K ~ {repetitions.kind} (eta = {repetitions.eta:g}, gamma = "
+                          f"{repetitions.gamma:.6g}, E[K] = {repetitions.mean:.4g}), drawn from public "
+                          "randomness; K and the scores are not stored"),
                 Condition("uniform per-run bound", True, "enforced by dpconvex",
                           f"every run's certificate has delta = 0 and epsilon <= "
                           f"{eps1:.6g}, checked after each fit"),

@@ -137,11 +137,10 @@ def check_pld_size(noise_multiplier: float, steps: int) -> None:
     if not points <= PLD_MAX_POINTS:
         raise ParameterError(
             f"check_pld_size: PLD accounting of {int(steps)} Gaussian steps with noise multiplier "
-            f"{float(noise_multiplier):.3g} needs a privacy-loss grid of about {points:.3g} "
-            f"points (limit {PLD_MAX_POINTS:.3g}: minutes and gigabytes). The grid grows with "
-            "sqrt(T)/z, so this happens only at a very large epsilon (above about 100 at "
-            "delta = 1e-5), whatever the number of steps; use accounting='rdp' (Renyi DP, "
-            "instant) or a smaller epsilon."
+            f"{float(noise_multiplier):.3g} needs a privacy-loss grid of about {points:.3g} points "
+            f"(limit {PLD_MAX_POINTS:.3g}: minutes and gigabytes). The grid grows with sqrt(T)/z, so "
+            "this happens only at a very large epsilon (above about 100 at delta = 1e-5), whatever the "
+            "number of steps; use accounting='rdp' (Renyi DP, instant) or a smaller epsilon."
         )
 
 

@@ -93,10 +93,9 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
                 or (mech.adds_output_noise and not hasattr(mech, "noise_law"))):
             raise ParameterError(
                 f"{type(self).__name__}.__init__: the inner mechanism {mech.name!r} cannot be covered: "
-                f"approximate minima wraps a {kind} mechanism whose noise_report places its "
-                "noise on the objective or the output (an output one also provides noise_law()) "
-                "and whose cover is derived (amp_derived). "
-                "Use optimality_tol=None with it.")
+                f"approximate minima wraps a {kind} mechanism whose noise_report places its noise on the "
+                "objective or the output (an output one also provides noise_law()) and whose cover is "
+                "derived (amp_derived). Use optimality_tol=None with it.")
         return mech
 
     def _split(self, budget: Budget) -> tuple[Budget, Budget]:
@@ -113,11 +112,10 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
             )
         if self.gamma < template.residual_tol:  # public: the parameter and the template's class
             raise ParameterError(
-                f"{type(self).__name__}.conditions: optimality_tol={self.gamma:g} is below the "
-                f"tolerance {template.residual_tol:g} the solvers aim for on template "
-                f"'{template.name}', so a solve would meet it by chance and whether a model is "
-                "released would depend on the data. Use optimality_tol >= "
-                f"{template.residual_tol:g}, or None (the exact minimizer).")
+                f"{type(self).__name__}.conditions: optimality_tol={self.gamma:g} is below the tolerance "
+                f"{template.residual_tol:g} the solvers aim for on template '{template.name}', so a "
+                "solve would meet it by chance and whether a model is released would depend on the "
+                f"data. Use optimality_tol >= {template.residual_tol:g}, or None (the exact minimizer).")
         return self.inner.conditions(template, self._split(budget)[0])
 
     def calibrate(self, template: ObjectiveTemplate, budget: Budget) -> Calibration:

@@ -251,8 +251,7 @@ class Mechanism(ABC, Generic[TemplateT]):
         (ε, δ) one with an :attr:`alternative` δ > 0."""
         caller, name = f"{type(self).__name__}.check_budget", self.name
         if not isinstance(budget, Budget):
-            raise ParameterError(f"{caller}: mechanism '{name}' needs a Budget. Got {budget!r} "
-                                 "instead.")
+            raise ParameterError(f"{caller}: mechanism '{name}' needs a Budget. Got {budget!r} instead.")
         if not math.isfinite(budget.epsilon) or budget.epsilon <= 0:
             raise ParameterError(f"{caller}: mechanism '{name}' needs a finite epsilon > 0. Got "
                                  f"{budget.epsilon!r} instead.")
@@ -364,11 +363,10 @@ def register(cls: type[Mechanism]) -> type[Mechanism]:
 
 def _no_noise_report(mech: Mechanism) -> ParameterError:
     return ParameterError(
-        f"{type(mech).__name__}.noise_report: mechanism {mech.name!r} does not report its "
-        "noise: lam='auto' and the noise "
-        "warnings need Mechanism.noise_report (where the noise enters, E||b||^2, the "
-        f"sensitivity; docs/privacy/perturbation.md#privacy-lambda-rule). Implement noise_report on "
-        f"{type(mech).__name__}, or use a numeric lam with a mechanism that reports it.")
+        f"{type(mech).__name__}.noise_report: mechanism {mech.name!r} does not report its noise: "
+        "lam='auto' and the noise warnings need Mechanism.noise_report (where the noise enters, "
+        "E||b||^2, the sensitivity; docs/privacy/perturbation.md#privacy-lambda-rule). Implement "
+        f"noise_report on {type(mech).__name__}, or use a numeric lam with a mechanism that reports it.")
 
 
 def require_noise_report(mech: Mechanism) -> Mechanism:
@@ -466,9 +464,8 @@ class MechanismMenu:
         unknown = sorted(set(self.offered.values()) - set(MECHANISMS))
         bad_auto = self.auto is not None and not set(self.auto) <= set(self.offered)
         if unknown or bad_auto:
-            raise ValueError(f"MechanismMenu.__init__: {unknown or self.auto!r} is not "
-                             "registered or not offered. Register the mechanism, or name "
-                             "only offered names in 'auto'.")
+            raise ValueError(f"MechanismMenu.__init__: {unknown or self.auto!r} is not registered or not "
+                             "offered. Register the mechanism, or name only offered names in 'auto'.")
 
     def with_mechanisms(self, *names: str) -> MechanismMenu:
         """This menu with the registered mechanisms ``names`` offered under their own names."""
@@ -913,9 +910,8 @@ def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstan
     mu = consts.strong_convexity
     if not mu > 0:
         raise PrivacyError(
-            f"{caller}: strong convexity: output perturbation bounds the "
-            "argmin sensitivity by "
-            f"2G/(n*mu) and needs mu > 0; got {mu}. Use lam > 0."
+            f"{caller}: strong convexity: output perturbation bounds the argmin sensitivity by 2G/(n*mu) "
+            f"and needs mu > 0; got {mu}. Use lam > 0."
         )
     sensitivity = 2.0 * consts.grad_bound / (n * mu)
     return Calibration(

@@ -121,9 +121,8 @@ class QuantileRange(Mechanism["RangeTemplate"]):
         refined = (f", then the exponential mechanism (Smith 2011) for the levels ({lo:g}, "
                    f"{hi:g}) inside it" if template.refine else "")
         return Certificate(
-            mechanism=f"range of the {template.values_name}: Laplace histogram over signed "
-                      f"octaves, the octaves above a threshold{refined} "
-                      "(docs/privacy/bounds.md#privacy-bounds-range)",
+            mechanism=f"range of the {template.values_name}: Laplace histogram over signed octaves, the "
+                      f"octaves above a threshold{refined} (docs/privacy/bounds.md#privacy-bounds-range)",
             epsilon_requested=budget.epsilon, epsilon=budget.epsilon, private=True,
             conditions=list(conditions),
             quantities={"records": template.n, "levels": [lo, hi], "refined": template.refine,

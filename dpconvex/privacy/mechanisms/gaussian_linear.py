@@ -78,11 +78,10 @@ def gradient_difference_rank(template: ConstantsSource) -> int:
     k = getattr(template, "gradient_difference_rank", None)
     if k is None:
         raise PrivacyError(
-            f"gradient_difference_rank: template '{template.name}' declares no "
-            "gradient_difference_rank (the dimension k of the span of one replaced record's "
-            "gradient differences), so the (epsilon, delta) bound of Gaussian objective "
-            "perturbation cannot be computed. Declare it on the template, or use a pure "
-            "epsilon-DP mechanism.")
+            f"gradient_difference_rank: template '{template.name}' declares no gradient_difference_rank "
+            "(the dimension k of the span of one replaced record's gradient differences), so the "
+            "(epsilon, delta) bound of Gaussian objective perturbation cannot be computed. Declare it "
+            "on the template, or use a pure epsilon-DP mechanism.")
     return max(1, min(int(k), int(template.privacy_constants().dimension)))
 
 
@@ -226,8 +225,7 @@ class _GaussianLinear(ExactMinimizer):
         conds = [*conditions, Condition(
             "noise calibration", dlt <= budget.delta and cal.epsilon <= budget.epsilon,
             self.bound_text,
-            f"sigma = {sigma:.6g}: delta(epsilon = {cal.epsilon:g}) <= {dlt:g} <= "
-            f"{budget.delta:g}")]
+            f"sigma = {sigma:.6g}: delta(epsilon = {cal.epsilon:g}) <= {dlt:g} <= {budget.delta:g}")]
         quantities: dict[str, Any] = {
             "n": template.n, "dimension p": consts.dimension,
             "per-record gradient bound G": consts.grad_bound,

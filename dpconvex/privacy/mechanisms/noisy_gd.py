@@ -177,10 +177,9 @@ def steps_rule(loss: Loss, n: int, q: float, budget: Budget, clip: float,
     mu = gdp_mu(budget.epsilon, budget.delta)
     travel = TRAVEL * n * mu / q
     steps = int(min(MAX_STEPS, max(MIN_STEPS, math.ceil(travel / (eta * clip)))))
-    return steps, (f"steps T = {steps} by the public rule T = ceil(D / (eta C)) clamped to "
-                   f"[{MIN_STEPS}, {MAX_STEPS}] with eta = {eta:.6g} and the travel "
-                   f"D = {TRAVEL:g} n mu / q~ = {travel:.6g} (mu = {mu:.6g}: the Gaussian-DP "
-                   "parameter of (epsilon, delta))")
+    return steps, (f"steps T = {steps} by the public rule T = ceil(D / (eta C)) clamped to [{MIN_STEPS}, "
+                   f"{MAX_STEPS}] with eta = {eta:.6g} and the travel D = {TRAVEL:g} n mu / q~ = "
+                   f"{travel:.6g} (mu = {mu:.6g}: the Gaussian-DP parameter of (epsilon, delta))")
 
 
 def default_settings(loss: Loss, n: int, p: int, q: float, budget: Budget, *,
@@ -223,10 +222,9 @@ def default_settings(loss: Loss, n: int, p: int, q: float, budget: Budget, *,
     rule_radius = radius is None
     if rule_radius:
         radius = eta_plan * (clip * steps + RADIUS_NOISE_SDS * s * math.sqrt(steps * p))
-        rules.append(f"radius R = {radius:.6g} by the public rule R = eta (C T + "
-                     f"{RADIUS_NOISE_SDS:g} s sqrt(T p)) (the clipped steps' reach plus "
-                     f"{RADIUS_NOISE_SDS:g} standard deviations of the summed noise: the "
-                     "projection rarely acts)")
+        rules.append(f"radius R = {radius:.6g} by the public rule R = eta (C T + {RADIUS_NOISE_SDS:g} s "
+                     f"sqrt(T p)) (the clipped steps' reach plus {RADIUS_NOISE_SDS:g} standard "
+                     "deviations of the summed noise: the projection rarely acts)")
     assert radius is not None
     if learning_rate is None:
         if smooth:
@@ -304,9 +302,8 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
     def check_budget(self, budget: Budget) -> Budget:
         if not (math.isfinite(budget.epsilon) and budget.epsilon > 0 and 0 < budget.delta < 1):
             raise ParameterError(
-                f"{type(self).__name__}.check_budget: noisy gradient descent is (epsilon, "
-                "delta)-DP: it needs a finite epsilon > 0 and 0 < delta < 1. Got "
-                f"{budget!r} instead."
+                f"{type(self).__name__}.check_budget: noisy gradient descent is (epsilon, delta)-DP: it "
+                f"needs a finite epsilon > 0 and 0 < delta < 1. Got {budget!r} instead."
             )
         return budget
 
@@ -316,9 +313,8 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
     def calibrate(self, template: PerExampleGradientsTemplate, budget: Budget) -> Calibration:
         n, p = template.n, template.p
         if self.steps is not None and self.steps > max_steps(n, p):
-            raise ParameterError(f"{type(self).__name__}.calibrate: steps = {self.steps:,} is "
-                                 "above the cap "
-                                 f"{max_steps(n, p):,} for n = {n:,} records and p = {p} parameters "
+            raise ParameterError(f"{type(self).__name__}.calibrate: steps = {self.steps:,} is above the "
+                                 f"cap {max_steps(n, p):,} for n = {n:,} records and p = {p} parameters "
                                  "(a bound on running time, "
                                  "docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd). Lower steps.")
         if self.delta_rule and budget.delta != default_delta(n):
@@ -390,13 +386,11 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
             Condition("replace-one sensitivity", True, "computed from public parameters",
                       f"||mean clipped gradient(D) - (D')|| <= 2C/n = {sensitivity:.6g}"),
             Condition("noise calibration", True, f"accountant: {name}",
-                      f"{T} adaptively composed Gaussian mechanisms with noise multiplier "
-                      f"z = {z:.6g} give epsilon = {eps_achieved:.6g} <= {epsilon:g} at "
-                      f"delta = {delta:g}"),
+                      f"{T} adaptively composed Gaussian mechanisms with noise multiplier z = {z:.6g} "
+                      f"give epsilon = {eps_achieved:.6g} <= {epsilon:g} at delta = {delta:g}"),
             Condition("second opinion", eps_achieved >= exact * (1 - 1e-6) - 1e-12,
                       "exact Gaussian-DP curve (Dong, Roth & Su 2022)",
-                      f"exact epsilon of the composition {exact:.6g} <= accountant's "
-                      f"{eps_achieved:.6g}"),
+                      f"exact epsilon of the composition {exact:.6g} <= accountant's {eps_achieved:.6g}"),
         ]
         averaged = self._averaged(T)[1]
         assumptions = [
@@ -404,8 +398,7 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
             "rows are clipped to the public data_norm; labels are mapped to +-1 by a "
             "public rule (the two label values are released in classes_); preprocessing that "
             "reads the data is not covered",
-            f"the guarantee covers all T iterates; the released model, {averaged}, is "
-            "post-processing",
+            f"the guarantee covers all T iterates; the released model, {averaged}, is post-processing",
             "idealized real-valued Gaussian noise (floating point: docs/privacy.md)",
         ]
         if self.delta_rule:

@@ -108,9 +108,8 @@ class NormBall:
                     f"||u - u'|| <= {2 * b:g}; two classes ||(u, w)|| + ||(u', w)|| <= "
                     f"2 sqrt(B^2 + w^2) = {2 * math.sqrt(b * b + w * w):.6g}; label outside the "
                     f"set ||(u, w)|| <= {math.sqrt(b * b + w * w):.6g}; sensitivity {sens:.6g}")
-        return (f"rows (s_c, w n_c), w = {w:g}, in the norm sum_c ||V_c||_inf: same class "
-                f"||u - u'||_inf <= {2 * b:g}; two classes 2 max(B, w) = {2 * max(b, w):g}; "
-                f"sensitivity {sens:.6g}")
+        return (f"rows (s_c, w n_c), w = {w:g}, in the norm sum_c ||V_c||_inf: same class ||u - u'||_inf "
+                f"<= {2 * b:g}; two classes 2 max(B, w) = {2 * max(b, w):g}; sensitivity {sens:.6g}")
 
 
 @dataclass(frozen=True)

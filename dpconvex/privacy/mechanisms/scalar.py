@@ -173,9 +173,8 @@ class LaplaceMean(Mechanism["BoundedMeanTemplate"]):
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None
         return Certificate(
-            mechanism="Laplace mechanism on the mean of the labels mapped onto [-1, 1] "
-                      "(Dwork et al. 2006), snapped to the public grid of its scale, clipped to "
-                      "[-1, 1]",
+            mechanism="Laplace mechanism on the mean of the labels mapped onto [-1, 1] (Dwork et al. "
+                      "2006), snapped to the public grid of its scale, clipped to [-1, 1]",
             epsilon_requested=budget.epsilon, epsilon=budget.epsilon, private=True,
             conditions=list(conditions), assumptions=[
                 "every value in [-1, 1] (a per-record public map, e.g. labels clipped to a "

@@ -299,9 +299,8 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         noise_conds, noise_q = self.noise_description(cal)
         ridge_rule = (f"given: lambda = {template.ridge:.6g} (n * lam)" if template.ridge is not None
                       else "adaptive (Wang 2018 Alg. 2): lambda = max(0, s_A sqrt(p log(2 p^2 / "
-                      f"rho)) - lambda_hat, s_A) with rho = {FAILURE_PROBABILITY:g}, lambda_hat "
-                      f"the noisy lambda_min(A) minus {self.shift():.6g} noise scales, floored "
-                      "at 0")
+                      f"rho)) - lambda_hat, s_A) with rho = {FAILURE_PROBABILITY:g}, lambda_hat the "
+                      f"noisy lambda_min(A) minus {self.shift():.6g} noise scales, floored at 0")
         conds = [
             *conditions,
             Condition("row bound", True, "enforced by dpconvex (per-record clipping)",

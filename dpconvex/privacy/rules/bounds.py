@@ -66,10 +66,9 @@ def refine_range(n: int, epsilon: float, levels: tuple[float, float]) -> RangeCh
     need = 0.5 * tail * n
     if tail > 0 and error <= need:
         return RangeChoice(True, (
-            f"range refined by quantiles at levels ({levels[0]:g}, {levels[1]:g}): the rank "
-            f"error bound (2/eps_q) ln(G/beta) = {error:.4g} is at most half the smaller tail "
-            f"({need:.4g} values; n = {n}, eps_q = {eps_q:.4g}; "
-            "docs/privacy/bounds.md#privacy-bounds-range)"))
+            f"range refined by quantiles at levels ({levels[0]:g}, {levels[1]:g}): the rank error bound "
+            f"(2/eps_q) ln(G/beta) = {error:.4g} is at most half the smaller tail ({need:.4g} values; n "
+            f"= {n}, eps_q = {eps_q:.4g}; docs/privacy/bounds.md#privacy-bounds-range)"))
     return RangeChoice(False, (
         f"coarse range only: the levels ({levels[0]:g}, {levels[1]:g}) need a rank error of at "
         f"most {need:.4g} values and the budget gives {error:.4g} (n = {n}); the whole epsilon "

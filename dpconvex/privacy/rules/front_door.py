@@ -142,10 +142,9 @@ def safeguard_sizes(n: int, validation_fraction: float | str, caller: str,
         n_val = math.ceil(float(validation_fraction) * n)
     if n_val < 1 or n - n_val < 2:
         raise DataValidationError(
-            f"{caller}: n_samples = {n} rows cannot be split into a fitting part of at "
-            f"least 2 rows and a validation part of at least 1 (validation_fraction = "
-            f"{validation_fraction!r}). Use more rows, another validation_fraction, "
-            "or safeguard=False.")
+            f"{caller}: n_samples = {n} rows cannot be split into a fitting part of at least 2 rows and "
+            f"a validation part of at least 1 (validation_fraction = {validation_fraction!r}). Use more "
+            "rows, another validation_fraction, or safeguard=False.")
     return n - n_val, n_val
 
 

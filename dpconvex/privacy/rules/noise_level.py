@@ -388,12 +388,11 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q:
     eps = report.epsilon if report is not None else float(epsilon)
     return value, LamRule(value, AUTO, (
         "lam='auto' (dpconvex.privacy.rules.noise_level.auto_lam, "
-        "docs/privacy/perturbation.md#privacy-lambda-rule): the minimizer of "
-        f"a bias + stability + noise bound from public quantities only: mechanism "
-        f"{mech_name}, n = {int(n)}, epsilon = {eps:g}, delta = {float(delta):g}, "
-        f"q = {q:.6g}, p = {int(p)}, "
-        f"|l'| <= {loss.deriv_bound:g}, l'' <= {loss.curvature:g}, reference norm "
-        f"R = {R:g}, stability weight w = {w:g}; no data value is read"))
+        "docs/privacy/perturbation.md#privacy-lambda-rule): the minimizer of a bias + stability + noise "
+        f"bound from public quantities only: mechanism {mech_name}, n = {int(n)}, epsilon = {eps:g}, "
+        f"delta = {float(delta):g}, q = {q:.6g}, p = {int(p)}, |l'| <= {loss.deriv_bound:g}, l'' <= "
+        f"{loss.curvature:g}, reference norm R = {R:g}, stability weight w = {w:g}; no data value is "
+        "read"))
 
 
 # ----------------------------------------------------------------- the noise warning
@@ -592,38 +591,34 @@ def _message(family: str, rho: float, template: ConstantsSource, mech: Mechanism
         baseline = "a constant prediction" if regression else "the majority class"
         note = REGRESSION_CHECK_NOTE if regression else PUBLIC_CHECK_NOTE
         return (
-            f"{at}: its expected norm is {rho:.2g} x the largest possible data gradient at the "
-            f"start (p = {p} noise coordinates, n = {template.n}; public quantities only), so "
-            f"the model's direction is within {angle:.0f} degrees of a random one (to first "
-            f"order): the model is likely no better than {baseline}. Use a larger epsilon, more "
-            "rows, or fewer features (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear). "
-            f"{note}")
+            f"{at}: its expected norm is {rho:.2g} x the largest possible data gradient at the start (p "
+            f"= {p} noise coordinates, n = {template.n}; public quantities only), so the model's "
+            f"direction is within {angle:.0f} degrees of a random one (to first order): the model is "
+            f"likely no better than {baseline}. Use a larger epsilon, more rows, or fewer features "
+            f"(docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear). {note}")
     if family == "gd":
         where = f"at epsilon = {budget.epsilon:g}, delta = {budget.delta:.3g}"
         if n_classes > 2:
             where = (f"at epsilon = {epsilon:g} (epsilon = {budget.epsilon:.3g}, delta = "
-                     f"{budget.delta:.3g} for each of the {n_classes} one-vs-rest models; ratio "
-                     f"x {n_classes / 2:g} for the share of a model's gradient that separates "
-                     "the classes)")
+                     f"{budget.delta:.3g} for each of the {n_classes} one-vs-rest models; ratio x "
+                     f"{n_classes / 2:g} for the share of a model's gradient that separates the classes)")
         return (
-            f"{where} the noise is large for this problem: {_GD_PHRASE} has expected norm "
-            f"{rho:.2g} x the largest data gradient at the start (p = {template.p} parameters, "
-            f"n = {template.n} rows; public quantities only; threshold {GD_NOISE_RATIO:g}), so "
-            "the model is likely no better than the majority class. Use a larger epsilon, a "
-            "larger delta, more rows, fewer features or classes, or PrivateGaussianCentroid "
-            "(one noisy release, no noise per step) "
+            f"{where} the noise is large for this problem: {_GD_PHRASE} has expected norm {rho:.2g} x "
+            f"the largest data gradient at the start (p = {template.p} parameters, n = {template.n} "
+            f"rows; public quantities only; threshold {GD_NOISE_RATIO:g}), so the model is likely no "
+            "better than the majority class. Use a larger epsilon, a larger delta, more rows, fewer "
+            "features or classes, or PrivateGaussianCentroid (one noisy release, no noise per step) "
             f"(docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids). {PUBLIC_CHECK_NOTE}")
     if family == "centroid":
         remedy = ("a larger epsilon or more rows" if not mech.pure else
                   "a larger epsilon, more rows, or delta > 0 (mechanism='auto' then takes the "
                   "Gaussian form, whose noise does not grow with the number of classes and features)")
         return (
-            f"{at}: the noise on a class mean at the expected class count n/C = {n}/"
-            f"{template.C} has standard deviation {rho:.2g} along any direction (per-coordinate "
-            f"noise scale {rho * n / template.C:.3g}, d = {template.d} features; public "
-            f"quantities only, threshold {CENTROID_NOISE_RATIO:g}), while the class means lie "
-            f"in the unit ball, so the model is likely no better than the majority class. Use "
-            f"{remedy}, or fewer classes "
+            f"{at}: the noise on a class mean at the expected class count n/C = {n}/{template.C} has "
+            f"standard deviation {rho:.2g} along any direction (per-coordinate noise scale "
+            f"{rho * n / template.C:.3g}, d = {template.d} features; public quantities only, threshold "
+            f"{CENTROID_NOISE_RATIO:g}), while the class means lie in the unit ball, so the model is "
+            f"likely no better than the majority class. Use {remedy}, or fewer classes "
             f"(docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids). {PUBLIC_CHECK_NOTE}")
     if family == "nb":
         return (
@@ -638,21 +633,19 @@ def _message(family: str, rho: float, template: ConstantsSource, mech: Mechanism
                   "a larger epsilon, more rows, fewer features, or delta > 0 (the Gaussian "
                   "form, whose noise on X^T X does not grow with the number of its entries)")
         return (
-            f"{at}: the bound on the noise in X^T X that the ridge must cover is {rho:.2g} x "
-            f"the largest smallest eigenvalue any n rows can give X^T X (n q~^2 / p with n = "
-            f"{template.n}, p = {template.p} columns including the intercept; public "
-            f"quantities only, threshold {SSP_NOISE_RATIO:g}), so the ridge or the noise takes "
-            f"over the directions the rows fill least and the model is likely no better than a "
-            f"constant prediction. Use {remedy} "
+            f"{at}: the bound on the noise in X^T X that the ridge must cover is {rho:.2g} x the largest "
+            f"smallest eigenvalue any n rows can give X^T X (n q~^2 / p with n = {template.n}, p = "
+            f"{template.p} columns including the intercept; public quantities only, threshold "
+            f"{SSP_NOISE_RATIO:g}), so the ridge or the noise takes over the directions the rows fill "
+            f"least and the model is likely no better than a constant prediction. Use {remedy} "
             f"(docs/privacy/sufficient_statistics.md#privacy-noise-warning-ssp). {REGRESSION_CHECK_NOTE}")
     return (  # large_margin, softmax
-        f"at epsilon = {budget.epsilon:g} the objective's noise is large for this problem: its "
-        f"expected norm over n is {rho:.2g} x the largest possible data gradient (p = "
-        f"{template.privacy_constants().dimension} noise coordinates, n = {template.n}); the "
-        "released model is likely no better than the majority class. Use a larger epsilon or "
-        "fewer features, DP class centroids (PrivateGaussianCentroid, or mechanism='centroid': "
-        "what the defaults release with delta > 0 at small n*epsilon/C), or delta > 0 "
-        "(Gaussian objective perturbation; "
+        f"at epsilon = {budget.epsilon:g} the objective's noise is large for this problem: its expected "
+        f"norm over n is {rho:.2g} x the largest possible data gradient (p = "
+        f"{template.privacy_constants().dimension} noise coordinates, n = {template.n}); the released "
+        "model is likely no better than the majority class. Use a larger epsilon or fewer features, DP "
+        "class centroids (PrivateGaussianCentroid, or mechanism='centroid': what the defaults release "
+        "with delta > 0 at small n*epsilon/C), or delta > 0 (Gaussian objective perturbation; "
         "docs/privacy/large_margin_softmax.md#privacy-large-margin-softmax, privacy-centroid-switch). "
         f"{PUBLIC_CHECK_NOTE}")
 
