@@ -645,8 +645,8 @@ class EstimatorMechanism:
     def __init__(self, estimator: BaseEstimator,
                  output: Callable[[Any], np.ndarray] | None = None):
         owner = type(self).__name__
-        if not (hasattr(estimator, "get_params") and hasattr(estimator, "fit")) or (
-                "random_state" not in estimator.get_params()):
+        if isinstance(estimator, type) or not (hasattr(estimator, "get_params") and hasattr(
+                estimator, "fit")) or "random_state" not in estimator.get_params():
             raise ParameterError(f"The 'estimator' parameter of {owner} must be an unfitted "
                                  "dpconvex estimator (with a random_state parameter). Got "
                                  f"{type(estimator).__name__}.")
@@ -746,6 +746,7 @@ class EstimatorReleaseMechanism(Sampled):
         """(template, budget, backend) of ``data`` as ``fit`` builds them, cached."""
         from ..estimators.large_margin.learners import CENTROID_LEARNER, objective_part
 
+        _data(data, "EstimatorReleaseMechanism", labels=False)  # a pair (the estimator reads y)
         X, y = (np.asarray(a) for a in data)
         key = data_key(np.asarray(X, dtype=float), y)
         if key not in self._cache:

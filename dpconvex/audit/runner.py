@@ -266,7 +266,10 @@ def _check_neighbours(D: Any, D_prime: Any) -> None:
         X, y = np.asarray(data[0]), np.asarray(data[1])
         return (X, y) if X.ndim == 2 and y.ndim == 1 and len(X) == len(y) else None
     a, b = rows(D), rows(D_prime)
-    if a is None or b is None:
+    if a is None or b is None:  # plain arrays: one record per row (or entry)
+        if isinstance(D, np.ndarray) and isinstance(D_prime, np.ndarray) and D.shape != D_prime.shape:
+            raise ParameterError(f"audit: D and D' must be replace-one neighbours, arrays of one "
+                                 f"shape; got {D.shape} and {D_prime.shape}.")
         return
     if a[0].shape != b[0].shape:
         raise ParameterError(f"audit: D and D' must be replace-one neighbours, rows of one shape; "

@@ -268,6 +268,10 @@ def from_dataframe(df: Any, schema: PublicSchema, *, label: str | None = None,
     if not isinstance(schema, PublicSchema):
         raise ParameterError("The 'schema' parameter of from_dataframe must be a PublicSchema. Got "
                              f"{type(schema).__name__} instead.")
+    if not hasattr(df, "map_partitions"):
+        raise ParameterError(f"The 'df' parameter of from_dataframe must be a Dask DataFrame. Got "
+                             f"{type(df).__name__} instead; wrap it, dd.from_pandas(df, "
+                             "npartitions=...), or encode it in memory with PublicEncoder.")
     if schema.suggested:
         warnings.warn(_SUGGESTED_TEXT, PrivacyLeakWarning, stacklevel=2)
     # the feature columns only (other columns of df are ignored), declared as in ``schema``

@@ -126,6 +126,9 @@ def _split(problem: Problem, data: Any, rng: np.random.Generator) -> tuple[Any, 
     test, train = perm[:n_test], perm[n_test:]
     if problem.train_size is not None:
         tr = problem.train_size
+        if tr > train.size:
+            raise _err(problem.path, "data.train_size", f"{tr} rows asked of the {train.size} the "
+                       "split leaves for training. Use fewer (or a fraction).", "run_problem")
         train = train[: int(tr if tr >= 1 else round(tr * n))]
     if test.size < 1 or train.size < 2:
         raise _err(problem.path, "data.test_size", f"the split of the {n} rows leaves {train.size} "
@@ -195,9 +198,9 @@ def _read_csv(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise _data_error(problem, "data.dataset", f"cannot read {path} ({exc}). Check the file "
                           "(UTF-8 text, comma-separated).") from None
-    if not rows:
-        raise _data_error(problem, "data.dataset", f"{path} is empty. Write a header row naming "
-                          "the columns, then one row per record.")
+    if len(rows) < 2:
+        raise _data_error(problem, "data.dataset", f"{path} has no records. Write a header row "
+                          "naming the columns, then one row per record.")
     header = [name.strip() for name in rows[0][1]]
     if target not in header:
         raise _data_error(problem, "data.target", f"{target!r} is not a column of {path.name}; its "
@@ -228,8 +231,11 @@ def _is_number(cell: str) -> bool:
 
 
 def _plain(values: Any) -> Any:
-    """A pandas object as a NumPy array; anything else as it is (arrays, sparse matrices)."""
-    return values.to_numpy() if hasattr(values, "to_numpy") else values
+    """A pandas object or a list as a NumPy array; anything else as it is (arrays, sparse
+    matrices)."""
+    if hasattr(values, "to_numpy"):
+        return values.to_numpy()
+    return np.asarray(values) if isinstance(values, (list, tuple)) else values
 
 
 def _as_xy(problem: Problem, out: Any) -> tuple[Any, Any]:
@@ -253,7 +259,16 @@ def _as_xy(problem: Problem, out: Any) -> tuple[Any, Any]:
         if target is not None:
             raise _data_error(problem, "data.target", "the loader returned (X, y): target applies "
                               "to a CSV file or a DataFrame. Remove it.")
-        return _plain(out[0]), _plain(out[1])
+        try:
+            X, y = _plain(out[0]), _plain(out[1])
+        except ValueError as exc:  # ragged lists
+            raise _data_error(problem, "data.dataset", f"the loader's X or y is not an array: "
+                              f"{str(exc).rstrip('.')}. Return arrays of one row per record.") from None
+        if not hasattr(X, "shape") or len(X.shape) != 2 or np.shape(y)[:1] != X.shape[:1]:
+            raise _data_error(problem, "data.dataset", f"the loader returned X of shape "
+                              f"{getattr(X, 'shape', None)} and y of shape {np.shape(y)}: X "
+                              "must be 2-D with one label in y per row.")
+        return X, y
     raise _data_error(problem, "data.dataset", f"the loader returned a {type(out).__name__}. "
                       "Return (X, y), a DataFrame with the label column, or "
                       "{'train': (X, y), 'test': (X, y)}.")

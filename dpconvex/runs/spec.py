@@ -434,6 +434,9 @@ def _floats(path: Path, key: str, v: Any, positive: bool = True) -> list[float]:
     out = [float(x) for x in v]
     if positive and any(not (x > 0 and math.isfinite(x)) for x in out):
         raise _err(path, key, f"every epsilon must be a finite number > 0, got {v!r}.")
+    if len(set(out)) != len(out):  # (results are keyed by the value)
+        twice = next(x for x in out if out.count(x) > 1)
+        raise _err(path, key, f"lists {twice!r} more than once: list each value once.")
     return out
 
 
@@ -679,17 +682,27 @@ def _check_params(path: Path, key: str, method: Method, epsilon: float) -> Any:
                    "object with fit and get_params). Name a class or a factory returning one.")
     params = _params_of(est)
     method.private = private and "epsilon" in params and _mechanism_private(params.get("mechanism"))
-    validate = getattr(est, "_validate_params", None) if hasattr(est, "_parameter_constraints") else None
-    if callable(validate):
-        tuned = {name: values[0] for name, values in (method.tune or {}).items() if name in params}
-        if tuned:  # a tuned parameter at its first candidate (the base alone is no fit's)
-            from sklearn.base import clone
+    if callable(getattr(est, "_validate_params", None)) and hasattr(est, "_parameter_constraints"):
+        from sklearn.base import clone
 
-            validate = clone(est).set_params(**tuned)._validate_params  # type: ignore[arg-type]
-        try:
-            validate()  # the estimator's _parameter_constraints, then its cross rules
-        except (DPConvexError, ValueError, TypeError) as exc:
-            raise _err(path, key, str(exc)) from None
+        from ..data.validation import check_classes
+        from ..privacy.budget import BudgetAccountant
+
+        tune = {name: values for name, values in (method.tune or {}).items() if name in params}
+        first = {name: values[0] for name, values in tune.items()}
+        # each candidate of a tuned parameter, the others at their first (the base alone is
+        # no fit's): the estimator's _parameter_constraints and its cross rules
+        others = [{**first, n: v} for n, vs in tune.items() for v in vs[1:]]
+        for i, candidate in enumerate([first, *others]):
+            try:
+                clone(est).set_params(**candidate)._validate_params()  # type: ignore[attr-defined]
+                if params.get("classes") is not None:  # (a fit checks them with the labels)
+                    check_classes(params["classes"], f"{type(est).__name__}.fit")
+                if not isinstance(params.get("accountant"), (BudgetAccountant, type(None))):
+                    raise DPConvexError(f"The 'accountant' parameter of {type(est).__name__} must "
+                                        f"be a BudgetAccountant or None. Got {params['accountant']!r}.")
+            except (DPConvexError, ValueError, TypeError) as exc:
+                raise _err(path, key if i == 0 else key.rsplit(".", 1)[0] + ".tune", str(exc)) from None
     return est
 
 

@@ -37,6 +37,7 @@ from dpconvex.audit import (
     DIRECTIONS,
     AuditResult,
     EstimatorMechanism,
+    EstimatorReleaseMechanism,
     ExponentialMechanism,
     LargeMarginMechanism,
     LinearERMMechanism,
@@ -464,3 +465,18 @@ def test_pairs_are_adjacent_and_extreme():
     u, up = exponential_mechanism_pair(sensitivity=0.5, gap=1.0)
     assert np.max(np.abs(u - up)) == 0.5
     assert get_loss("huber").deriv_bound == 1.0  # the pairs assume |l'| <= 1
+
+
+def test_the_adapters_refuse_what_they_cannot_audit_by_name():
+    def noisy_sum(data, rng):
+        return np.array([data.sum() + rng.laplace()])
+
+    with pytest.raises(ParameterError, match="arrays of one shape; got \\(20,\\) and \\(35,\\)"):
+        audit(noisy_sum, np.zeros(20), np.zeros(35), n_runs=20, random_state=0)
+    with pytest.raises(ParameterError, match="must be an unfitted dpconvex estimator"):
+        EstimatorMechanism(PrivateLogisticRegression)  # the class, not an instance
+    X, y, _, _ = linear_erm_pair(20, 2, random_state=0)
+    mech = EstimatorReleaseMechanism(PrivateLogisticRegression(epsilon=1.0, lam=0.1, classes=[-1, 1]))
+    for data in (X, (X, y, y), None):
+        with pytest.raises(ParameterError, match="data must be a tuple \\(X, y\\)"):
+            mech(data, np.random.default_rng(0))

@@ -308,3 +308,14 @@ def test_centroids_dask_fit_equals_in_memory_fit(client, row_norm):
     assert dsk.certificate_.epsilon == mem.certificate_.epsilon
     assert 4 in _chunks(dsk.certificate_) and not any(_chunks(mem.certificate_))
     np.testing.assert_array_equal(dsk.predict(X), mem.predict(X))
+
+
+def test_from_dataframe_refuses_a_frame_in_memory_by_name():
+    import pandas as pd
+
+    from dpconvex.datasets.dask_loaders import from_dataframe
+
+    frame = pd.DataFrame({"age": [30, 40] * 10, "y": [0, 1] * 10})
+    for df in (frame, frame.to_numpy()):
+        with pytest.raises(dp.ParameterError, match="must be a Dask DataFrame.*dd.from_pandas"):
+            from_dataframe(df, dp.PublicSchema({"age": dp.Numeric(0, 120)}), label="y")

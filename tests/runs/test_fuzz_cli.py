@@ -423,7 +423,7 @@ def test_python_api_raises_named_errors(sandbox):
     dotdot.write_text(_dump(_mutate(("name",), DELETE)))
     with pytest.raises(ProblemError, match="taken from the file name"):
         load_problem(dotdot)
-    file.write_text(_dump(_mutate(("grid", "epsilon"), [1.0] * 200)))
+    file.write_text(_dump(_mutate(("grid", "epsilon"), [1.0 + i / 1000 for i in range(200)])))
     with pytest.raises(ProblemError, match="above the cap of 1,000,000 fits"):
         run_problem(str(file), runs=10_000, progress=False)
 

@@ -10,6 +10,7 @@ import pytest
 
 from dpconvex import __version__, cli
 from dpconvex.runs import ProblemError, load_problem, run_problem, spec
+from dpconvex.runs import load_data as spec_load
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -178,3 +179,56 @@ def test_cli_module_imports_only_the_standard_library():
         mod = name.split(":")[0]
         assert mod in ("__future__", ".") or mod.split(".")[0] in stdlib, name
     assert ".:__version__" in top
+
+
+LOGISTIC = NGD.replace('estimator = "NoisyGradientDescent"', 'estimator = "PrivateLogisticRegression"')
+
+
+@pytest.mark.parametrize("params,key,match", [
+    ('params = { classes = "ab" }', "params", "'classes' parameter .*sequence of labels"),
+    ("params = { accountant = 5 }", "params", "'accountant' parameter .*BudgetAccountant or None"),
+    ("tune = { lam = [0.1, -5.0] }", "tune", "'lam' parameter .*Got -5.0"),
+])
+def test_parameters_and_every_tuned_candidate_are_checked_when_the_file_is_loaded(
+        tmp_path, params, key, match):
+    text = LOGISTIC.replace("params = { delta = 1e-5, steps = 50, radius = 10.0 }", params)
+    with pytest.raises(ProblemError, match=rf"key 'method\[0\]\.{key}': The {match}"):
+        load_problem(_write(tmp_path, "bad.toml", text))
+
+
+def test_an_epsilon_listed_twice_is_refused_with_the_key(tmp_path):
+    with pytest.raises(ProblemError, match=r"key .grid.epsilon.: lists 1.0 more than once"):
+        load_problem(_write(tmp_path, "twice.toml", NGD.replace("epsilon = [1.0]\nruns",
+                                                                "epsilon = [1.0, 1.0]\nruns")))
+
+
+def test_more_training_rows_than_the_split_leaves_are_refused_with_the_key(tmp_path):
+    pr = load_problem(_write(tmp_path, "train.toml", NGD.replace("[grid]", "train_size = 100000\n[grid]")))
+    with pytest.raises(ProblemError, match=r"key 'data.train_size': 100000 rows asked of the 398"):
+        run_problem(pr, quick=True, progress=False)
+
+
+@pytest.mark.parametrize("returned,match", [
+    ("[[0.1, 0.2]] * 10, [0, 1] * 5", None),  # lists: read as arrays
+    ("np.zeros((9, 2)), np.zeros(10)", r"the loader returned X of shape \(9, 2\) and y of shape \(10,\)"),
+    ("np.zeros((10, 2)), np.zeros(9)", r"the loader returned X of shape \(10, 2\) and y of shape \(9,\)"),
+    ("[[0.1, 0.2], [0.3]] * 5, [0, 1] * 5", "the loader's X or y is not an array"),
+])
+def test_a_loaders_lists_are_arrays_and_its_mismatched_rows_are_refused(tmp_path, returned, match):
+    module = f"loader_{tmp_path.name}"  # one module name per case (imports are cached)
+    _write(tmp_path, f"{module}.py", f"import numpy as np\n\n\ndef load():\n    return {returned}\n")
+    text = NGD.replace('dataset = "sklearn_breast_cancer"', f'dataset = "{module}:load"')
+    problem = load_problem(_write(tmp_path, "loader.toml", text))
+    if match is None:
+        X, y = spec_load(problem)
+        assert X.shape == (10, 2) and y.shape == (10,)
+    else:
+        with pytest.raises(ProblemError, match=rf"key 'data.dataset': {match}"):
+            spec_load(problem)
+
+
+def test_a_csv_file_of_a_header_alone_says_it_has_no_records(tmp_path):
+    _write(tmp_path, "header.csv", "a,b,y\n")
+    text = NGD.replace('dataset = "sklearn_breast_cancer"', 'dataset = "header.csv"\ntarget = "y"')
+    with pytest.raises(ProblemError, match="header.csv has no records"):
+        spec_load(load_problem(_write(tmp_path, "csv.toml", text)))
