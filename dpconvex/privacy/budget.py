@@ -428,15 +428,13 @@ class BudgetAccountant:
                 "original ledger with accountant.spend(epsilon, delta, label).")
 
     def _current_group(self) -> int | None:
-        stack = set()
-        for frame in sys._current_frames().values():
+        blocks = [(group, opener) for ledger, group, opener in _OPEN_BLOCKS.get() if ledger == self._id]
+        running = set()  # the frames on the threads' stacks, read only where a block is open
+        for frame in sys._current_frames().values() if blocks else ():
             while frame is not None:
-                stack.add(id(frame))
+                running.add(id(frame))
                 frame = frame.f_back
-        for ledger, group, opener in _OPEN_BLOCKS.get():
-            if ledger == self._id and id(opener) in stack:
-                return group
-        return None
+        return next((group for group, opener in blocks if id(opener) in running), None)
 
     def _check_locked(self, probe: Spend, caller: str) -> None:
         """Raise BudgetError if ``probe`` does not fit (the caller holds the lock)."""
