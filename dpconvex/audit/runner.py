@@ -241,11 +241,15 @@ def _run(mechanism: Callable[[Any, np.random.Generator], Any], data: Any, n_runs
         else:
             outputs = [mechanism(data, rng) for _ in range(n_runs)]
     try:
+        if np.iscomplexobj(outputs):  # (float() would drop the imaginary part with a warning)
+            raise TypeError
         out = np.asarray(outputs, dtype=float)
     except (TypeError, ValueError, OverflowError):
         raise ParameterError(
             "audit: the mechanism's outputs must be arrays of float64 numbers of one shape; "
-            "they could not be converted.") from None
+            "they could not be converted (complex numbers: return their real parts as numbers).") from None
+    if out.ndim and out.shape[0] == n_runs and out.size == 0:
+        raise ParameterError("audit: the mechanism returned empty outputs; a release is numbers.")
     if out.ndim == 0 or out.shape[0] != n_runs:
         raise ParameterError(
             f"audit: the mechanism returned {len(out) if out.ndim else 0} outputs for {n_runs} "

@@ -836,6 +836,8 @@ def check_dask(X: Any, caller: str, *, name: str = "X", n_features: int | None =
                 f"{caller}: {name} has non-numeric column(s) {bad[:5]!r}. Encode them with a public "
                 "schema first (dpconvex.datasets.dask_loaders.from_dataframe applies a PublicSchema "
                 "per partition).")
+        if any(t != np.float64 for t in X.dtypes):  # pandas' nullable ones too (NA: NaN, refused)
+            X = X.astype("float64")
         X = X.to_dask_array(lengths=tuple(int(v) for v in compute(X.map_partitions(len))[0]))
     elif not isinstance(X, da.Array):
         raise DataTypeError(

@@ -480,3 +480,12 @@ def test_the_adapters_refuse_what_they_cannot_audit_by_name():
     for data in (X, (X, y, y), None):
         with pytest.raises(ParameterError, match="data must be a tuple \\(X, y\\)"):
             mech(data, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("output,match", [
+    (lambda data, rng: np.zeros(0), "empty outputs"),
+    (lambda data, rng: np.array([1j * data.sum() + rng.laplace()]), "complex numbers"),
+])
+def test_outputs_that_are_no_real_numbers_are_refused(output, match):
+    with pytest.raises(ParameterError, match=match):
+        audit(output, np.zeros(20), np.r_[1.0, np.zeros(19)], n_runs=20, random_state=0)

@@ -319,3 +319,15 @@ def test_from_dataframe_refuses_a_frame_in_memory_by_name():
     for df in (frame, frame.to_numpy()):
         with pytest.raises(dp.ParameterError, match="must be a Dask DataFrame.*dd.from_pandas"):
             from_dataframe(df, dp.PublicSchema({"age": dp.Numeric(0, 120)}), label="y")
+
+
+def test_pandas_nullable_numeric_columns_are_read_as_numbers():
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (120, 3))
+    y = (X[:, 0] > 0).astype(int)
+    fit = dp.PrivateLogisticRegression(classes=[0, 1], random_state=0).fit
+    plain = fit(dd.from_pandas(pd.DataFrame(X), npartitions=3), y).coef_
+    nullable = fit(dd.from_pandas(pd.DataFrame(X).astype("Float64"), npartitions=3), y).coef_
+    np.testing.assert_allclose(nullable, plain, rtol=1e-12)  # the same numbers, the same seed
