@@ -73,7 +73,7 @@ def _texts(v: Any) -> tuple[str, ...]:
     try:
         if isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and \
                 math.isfinite(v) and float(v).is_integer():
-            return text, str(float(v)) if isinstance(v, numbers.Integral) else str(int(v))
+            return text, str(int(v)), str(float(int(v)))  # (-0.0 matches "0" and "0.0" too)
     except OverflowError:  # an int beyond the float range: its own text only
         pass
     return (text,)

@@ -544,3 +544,10 @@ def test_a_code_beyond_the_float_range_is_its_own_text():
     column = pd.Series([10**400, 1], dtype=object)
     rows = np.asarray(PublicEncoder(schema).fit_transform(pd.DataFrame({"c": column})))
     assert rows.tolist() == [[0.0, 1.0], [1.0, 0.0]]  # <other>, then "1"
+
+
+def test_minus_zero_and_zero_are_one_code_whichever_comes_first():
+    schema = PublicSchema({"c": Categorical(("0.0", "1"))})
+    for column in ([-0.0, 0.0, 1.0], [0.0, -0.0, 1.0]):
+        rows = np.asarray(PublicEncoder(schema).fit_transform(pd.DataFrame({"c": column})))
+        assert rows.tolist() == [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
