@@ -212,6 +212,9 @@ def float_consistency_statistic(center: Any) -> Callable[[np.ndarray], float]:
 
     def float_consistency(o: np.ndarray) -> float:
         o = np.asarray(o, dtype=float).ravel()
+        if o.size != c.size and c.size != 1:
+            raise ParameterError(f"float_consistency_statistic: an output of {o.size} number(s) "
+                                 f"against a center of {c.size}; give a center of the outputs' shape.")
         return float(np.any((o - c) + c != o))
 
     return float_consistency

@@ -351,7 +351,7 @@ def _import(target: str, where: tuple[Path, str] | None) -> Any:
         raise _import_error(where, f"importing {module_name!r} for {target!r} raised "
                             f"ModuleNotFoundError: {exc}. Install what the module needs or fix "
                             "the module.") from exc
-    except Exception as exc:  # the module's own code failed: name it, keep its traceback
+    except (Exception, SystemExit) as exc:  # the module's own code failed (or exited): name it
         raise _import_error(where, f"importing {module_name!r} for {target!r} raised "
                             f"{type(exc).__name__}: {exc}. Fix the module (its code runs when the "
                             "problem file is loaded).") from exc

@@ -489,3 +489,9 @@ def test_the_adapters_refuse_what_they_cannot_audit_by_name():
 def test_outputs_that_are_no_real_numbers_are_refused(output, match):
     with pytest.raises(ParameterError, match=match):
         audit(output, np.zeros(20), np.r_[1.0, np.zeros(19)], n_runs=20, random_state=0)
+
+
+def test_the_float_consistency_statistic_refuses_an_output_of_another_shape():
+    with pytest.raises(ParameterError, match="an output of 3 number.*center of 2"):
+        float_consistency_statistic(np.zeros(2))(np.ones(3))
+    assert float_consistency_statistic(0.0)(np.ones(3)) == 0.0  # one center for every entry

@@ -232,3 +232,11 @@ def test_a_csv_file_of_a_header_alone_says_it_has_no_records(tmp_path):
     text = NGD.replace('dataset = "sklearn_breast_cancer"', 'dataset = "header.csv"\ntarget = "y"')
     with pytest.raises(ProblemError, match="header.csv has no records"):
         spec_load(load_problem(_write(tmp_path, "csv.toml", text)))
+
+
+def test_a_module_that_exits_on_import_is_named_with_the_key(tmp_path):
+    module = f"quitter_{tmp_path.name}"
+    _write(tmp_path, f"{module}.py", "import sys\nsys.exit(3)\n")
+    text = NGD.replace('dataset = "sklearn_breast_cancer"', f'dataset = "{module}:load"')
+    with pytest.raises(ProblemError, match=rf"key 'data.dataset': importing '{module}'.*SystemExit"):
+        load_problem(_write(tmp_path, "exit.toml", text))
