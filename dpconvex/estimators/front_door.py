@@ -59,7 +59,6 @@ from .._validation import (
     with_feature_names,
 )
 from ..data.validation import (
-    INFERRED,
     LABEL_POLICY,
     LabelSet,
     check_array,
@@ -978,7 +977,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         n_fit, n_val = safeguard_sizes(n, self.validation_fraction, f"{owner}.certify")
         name, reason, learner = self._learner(n, n_classes, n_features)
         classes: Any = self.classes
-        source = public_label_source(self) or INFERRED  # a fit without classes= reads y's
+        source = public_label_source(self)  # (without classes=: read from y, as a fit reads it)
         if X is None:
             with signed_by(learner, f"{owner}.certify"):
                 model = learner.certify(n=n, n_classes=n_classes, n_features=n_features)
