@@ -1,8 +1,10 @@
 """Slope and curvature bounds of a loss on all of ℝ, derived from its CVXPY atoms.
 
 For a margin loss written with CVXPY atoms ([CVXPY]_), the chain rule over g = f ∘ u gives
-|g'| <= L_f · L_u and g'' <= c_f · L_u² + L_f · c_u, from the per-atom bounds (L_f, c_f) of
-:data:`ATOMS` (each a theorem about the atom on all of ℝ, not a probe). A loss with an atom
+g' = f'(u)·u' in the product of the intervals [f'] and [u'], and g'' <= c_f · L_u² + L_f · c_u
+(L the largest |slope| of an interval), from the per-atom intervals [f'] and bounds c_f of
+:data:`ATOMS` (each a theorem about the atom on all of ℝ, not a probe); the slope bound is
+the largest |g'| of the loss's interval. A loss with an atom
 outside the table gets no derived bound ("declared, not verified"). The table and its
 proofs: docs/privacy/user_objectives.md#privacy-margin-loss-bounds.
 
@@ -56,19 +58,25 @@ class DerivedBounds:
 
 @dataclass(frozen=True)
 class _Node:
-    """(L, c) of a sub-expression.
+    """[lo, hi] ∋ every slope and c >= every curvature of a sub-expression (over ℝ and the labels).
 
     ``smooth_curvature``: c of the node with its own kink left out, where the node is a
     pos/abs/max/min whose one kink sits at the value 0 (``kink_at_zero``): an outer atom with
     f'(0) = 0 there (huber) cancels that kink (f'(u)·u'' vanishes where u'' is a jump).
     """
 
-    slope: float
+    lo: float
+    hi: float
     curvature: float
     smooth_curvature: float
     atoms: tuple[str, ...]
     constant: bool = False
     kink_at_zero: bool = False
+
+    @property
+    def slope(self) -> float:
+        """L = the largest |slope|."""
+        return max(-self.lo, self.hi)
 
 
 class _Unknown(Exception):
@@ -99,38 +107,40 @@ def _const_value(expr: cp.Expression) -> float | None:
     return None
 
 
-def _mul(a: float, node: _Node) -> _Node:
-    a = abs(a)  # 0 · ∞ = 0: an atom weighted 0 adds nothing
-    return _Node(_times(a, node.slope), _times(a, node.curvature),
-                 _times(a, node.smooth_curvature), node.atoms)
+def _mul(a: tuple[float, float], node: _Node) -> _Node:
+    """a·u for a factor a in the interval ``a`` (a constant: (a, a); a label: (−|y|, |y|))."""
+    m = max(-a[0], a[1])
+    return _Node(*_product(a, (node.lo, node.hi)), _times(m, node.curvature),
+                 _times(m, node.smooth_curvature), node.atoms)
 
 
-def _compose(name: str, lf: float, cf: float, inner: _Node, *, zero_slope_at_kink: bool = False
-             ) -> _Node:
-    """f ∘ u by the chain rule; with ``zero_slope_at_kink`` (f'(0) = 0), u's kinks cancel."""
+def _compose(name: str, f: tuple[float, float], cf: float, inner: _Node, *,
+             zero_slope_at_kink: bool = False) -> _Node:
+    """f ∘ u by the chain rule, f' in the interval ``f``; with ``zero_slope_at_kink``
+    (f'(0) = 0), u's kinks cancel."""
     cu = inner.smooth_curvature if zero_slope_at_kink and inner.kink_at_zero else inner.curvature
-    slope = _times(lf, inner.slope)
+    lf = max(-f[0], f[1])
     curv = _times(cf, _times(inner.slope, inner.slope)) + _times(lf, cu)
-    return _Node(slope, curv, curv, (name, *inner.atoms))
+    return _Node(*_product(f, (inner.lo, inner.hi)), curv, curv, (name, *inner.atoms))
 
 
 def _times(a: float, b: float) -> float:
-    return 0.0 if a == 0.0 or b == 0.0 else a * b
+    return 0.0 if a == 0.0 or b == 0.0 else a * b  # 0 · ∞ = 0: a term weighted 0 adds nothing
+
+
+def _product(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
+    """The interval of x·y for x in ``a`` and y in ``b``."""
+    ends = [_times(x, y) for x in a for y in b]
+    return min(ends), max(ends)
 
 
 def _walk(expr: cp.Expression) -> _Node:
-    if _label_only(expr):  # constant in z: it may shift an argument
-        return _Node(0.0, 0.0, 0.0, (), constant=True)
-    value = _const_value(expr)
-    if value is not None:
-        return _Node(0.0, 0.0, 0.0, (), constant=True)
+    if _label_only(expr) or _const_value(expr) is not None:  # constant in z: it may shift an argument
+        return _Node(0.0, 0.0, 0.0, 0.0, (), constant=True)
     if isinstance(expr, cp.Variable):
         if expr.size != 1:
             raise _Unknown
-        return _Node(1.0, 0.0, 0.0, ("affine",))
-    slope = _affine_slope(expr)
-    if slope is not None:
-        return _Node(abs(slope), 0.0, 0.0, ("affine",))
+        return _Node(1.0, 1.0, 0.0, 0.0, ("affine",))
     name = type(expr).__name__
     args = expr.args
     if name not in ATOMS:
@@ -138,50 +148,24 @@ def _walk(expr: cp.Expression) -> _Node:
     return ATOMS[name][0](expr, args)
 
 
-def _affine_slope(expr: cp.Expression) -> float | None:
-    """a of an expression a·z + b(y) affine in the one variable z whose slope a reads no label
-    (evaluated at z = 0, 1 and two labels; 0 for a constant), else None (the atom rules bound it)."""
-    if not expr.variables() and expr.size == 1:
-        return 0.0
-    if expr.size != 1 or not expr.is_affine() or len(expr.variables()) != 1:
-        return None
-    z, labels = expr.variables()[0], expr.parameters()
-    if z.size != 1 or any(p.id not in _LABEL_BOUND or p.size != 1 for p in labels):
-        return None
-    saved = [(v, v.value) for v in (z, *labels)]
-    try:
-        slopes = set()
-        for y in (0.0, 1.0):
-            for p in labels:
-                p.value = y
-            z.value = 0.0
-            low = float(np.asarray(expr.value, dtype=float).reshape(()))
-            z.value = 1.0
-            slopes.add(float(np.asarray(expr.value, dtype=float).reshape(())) - low)
-    finally:
-        for v, value in saved:
-            v.value = value
-    return slopes.pop() if len(slopes) == 1 else None
-
-
 def _affine_sum(expr: cp.Expression, args: list) -> _Node:
     nodes = [_walk(a) for a in args]
     live = [n for n in nodes if not n.constant]
     if not live:
-        return _Node(0.0, 0.0, 0.0, (), constant=True)
+        return _Node(0.0, 0.0, 0.0, 0.0, (), constant=True)
     atoms = tuple(x for n in live for x in n.atoms)
-    return _Node(sum(n.slope for n in live), sum(n.curvature for n in live),
+    return _Node(sum(n.lo for n in live), sum(n.hi for n in live), sum(n.curvature for n in live),
                  sum(n.smooth_curvature for n in live), atoms)
 
 
 def _scaled(expr: cp.Expression, args: list) -> _Node:
     a, b = args
     ca, cb = _const_value(a), _const_value(b)
-    if ca is not None and cb is None:
-        return _mul(ca, _walk(b))
-    if cb is not None and ca is None:
-        return _mul(cb, _walk(a))
-    raise _Unknown
+    if (ca is None) == (cb is None):
+        raise _Unknown
+    const, c, other = (a, ca, b) if ca is not None else (b, cb, a)
+    # a label y is read as |y| <= c, its sign unknown: the factor lies in [−c, c]
+    return _mul((-abs(c), abs(c)) if const.parameters() else (c, c), _walk(other))
 
 
 def _divided(expr: cp.Expression, args: list) -> _Node:
@@ -191,7 +175,11 @@ def _divided(expr: cp.Expression, args: list) -> _Node:
     c = _const_value(den)
     if c is None or c == 0.0:
         raise _Unknown
-    return _mul(1.0 / c, _walk(num))
+    return _mul((1.0 / c, 1.0 / c), _walk(num))
+
+
+def _negated(expr: cp.Expression, args: list) -> _Node:
+    return _mul((-1.0, -1.0), _walk(args[0]))
 
 
 def _passthrough(expr: cp.Expression, args: list) -> _Node:
@@ -199,14 +187,14 @@ def _passthrough(expr: cp.Expression, args: list) -> _Node:
 
 
 def _logistic(expr: cp.Expression, args: list) -> _Node:
-    return _compose("logistic", 1.0, 0.25, _walk(args[0]))
+    return _compose("logistic", (0.0, 1.0), 0.25, _walk(args[0]))
 
 
 def _huber(expr: cp.Expression, args: list) -> _Node:
     M = _const_value(expr.M)
     if M is None:
         raise _Unknown
-    return _compose("huber", 2.0 * abs(M), 2.0, _walk(args[0]), zero_slope_at_kink=True)
+    return _compose("huber", (-2.0 * abs(M), 2.0 * abs(M)), 2.0, _walk(args[0]), zero_slope_at_kink=True)
 
 
 def _unbounded(name: str) -> Callable[[cp.Expression, list], _Node]:
@@ -215,20 +203,27 @@ def _unbounded(name: str) -> Callable[[cp.Expression, list], _Node]:
         inner = _walk(args[0])
         if inner.constant:
             return inner
-        return _Node(math.inf, math.inf, math.inf, (name, *inner.atoms))
+        return _Node(-math.inf, math.inf, math.inf, math.inf, (name, *inner.atoms))
     return rule
 
 
 def _max_like(expr: cp.Expression, args: list) -> _Node:
-    """max/min of u and constants, |u|: the kink is at the value 0 when the constants are 0."""
+    """max/min of u and constants, |u|: the kink is at the value 0 when the constants are 0.
+
+    The slope is that of the active argument (0 for a constant): in the hull of theirs;
+    ±u' for |u| (and neg)."""
     name = type(expr).__name__
     at_zero = name == "abs" or all(
         not _label_only(a) and (a.variables() or _const_value(a) == 0.0) for a in args)
-    live = [n for n in map(_walk, args) if not n.constant]
+    nodes = list(map(_walk, args))
+    live = [n for n in nodes if not n.constant]
     if not live:
-        return _Node(0.0, 0.0, 0.0, (name,), constant=True)
+        return _Node(0.0, 0.0, 0.0, 0.0, (name,), constant=True)
+    lo, hi = min(n.lo for n in nodes), max(n.hi for n in nodes)
+    if name in ("pos", "neg", "abs"):  # max(u, 0), max(−u, 0), max(u, −u)
+        lo, hi = (min(lo, 0.0), max(hi, 0.0)) if name == "pos" else (-max(-lo, hi), max(-lo, hi))
     atoms = tuple(x for n in live for x in n.atoms)
-    return _Node(max(n.slope for n in live), math.inf, max(n.curvature for n in live),
+    return _Node(lo, hi, math.inf, max(n.curvature for n in live),
                  (name, *atoms), kink_at_zero=at_zero and len(live) == 1)
 
 
@@ -237,14 +232,12 @@ def _log_sum_exp(expr: cp.Expression, args: list) -> _Node:
     parts = inner.args if type(inner).__name__ in ("Hstack", "Vstack") else [inner]
     nodes = [_walk(p) for p in parts]
     live = [n for n in nodes if not n.constant] or nodes
-    slope = max(n.slope for n in live)
-    curv = _times(slope, slope) + max(n.curvature for n in live)
-    signed = [_affine_slope(p) for p in parts]
-    if all(a is not None for a in signed):
-        # affine pieces: g'' = Var_p(a) <= (max a − min a)²/4 (Popoviciu), e.g. 1/4 for
-        # log(1 + exp(−m)) = log_sum_exp([0, −m])
-        curv = (max(signed) - min(signed)) ** 2 / 4.0
-    return _Node(slope, curv, curv, ("log_sum_exp", *(x for n in live for x in n.atoms)))
+    # g' = Σ pᵢuᵢ' (p a softmax) lies in the hull of the pieces' slopes (0 for a constant), and
+    # g'' = Σ pᵢuᵢ'' + Var_p(u') <= max cᵢ + (hi − lo)²/4 (Popoviciu), e.g. 1/4 for
+    # log(1 + exp(−m)) = log_sum_exp([0, −m])
+    lo, hi = min(n.lo for n in nodes), max(n.hi for n in nodes)
+    curv = (hi - lo) ** 2 / 4.0 + max(n.curvature for n in nodes)
+    return _Node(lo, hi, curv, curv, ("log_sum_exp", *(x for n in live for x in n.atoms)))
 
 
 def derive_bounds(fn: Callable[..., cp.Expression], label_range: tuple[float, float] | None = None
@@ -433,7 +426,7 @@ def _n_lse(expr, pieces, second):
 #: atom; ``tests/privacy/test_user_objectives.py`` checks the rules against the atoms.
 ATOMS: dict[str, tuple[Callable[[cp.Expression, list], _Node], Callable[..., tuple]]] = {
     "AddExpression": (_affine_sum, _n_add),
-    "NegExpression": (_passthrough, _n_neg),  # −u has the bounds of u
+    "NegExpression": (_negated, _n_neg),
     "multiply": (_scaled, _n_mul),
     "MulExpression": (_scaled, _n_mul),
     "DivExpression": (_divided, _n_div),

@@ -203,8 +203,11 @@ def _declared(loss: Loss, attr: str, caller: str, *, finite: bool) -> float:
     number = declared_number(value, zero_ok=attr != "deriv_bound", finite=finite)
     if number is None:
         bound = "a finite float > 0" if finite else "a float > 0 (inf: no bound)"
-        raise ParameterError(f"{caller}: loss '{getattr(loss, 'name', type(loss).__name__)}' "
-                             f"declares {attr} = {value!r}; declare {bound}.")
+        underived = ("the atom table derives no bound for its CVXPY form (a label is read as a shift or a "
+                     "factor y, not as a function such as 2*y or abs(y - c)), so " if
+                     isinstance(value, float) and math.isnan(value) and hasattr(loss, "derived") else "")
+        raise ParameterError(f"{caller}: loss '{getattr(loss, 'name', type(loss).__name__)}': {underived}"
+                             f"it declares {attr} = {value!r}; declare {bound}.")
     return number
 
 
