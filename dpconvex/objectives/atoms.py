@@ -109,9 +109,9 @@ def _const_value(expr: cp.Expression) -> float | None:
 
 def _mul(a: tuple[float, float], node: _Node) -> _Node:
     """a·u for a factor a in the interval ``a`` (a constant: (a, a); a label: (−|y|, |y|))."""
-    m = max(-a[0], a[1])
+    m = max(-a[0], a[1])  # a·u keeps u's kinks where u = 0, so at the value 0
     return _Node(*_product(a, (node.lo, node.hi)), _times(m, node.curvature),
-                 _times(m, node.smooth_curvature), node.atoms)
+                 _times(m, node.smooth_curvature), node.atoms, kink_at_zero=node.kink_at_zero)
 
 
 def _compose(name: str, f: tuple[float, float], cf: float, inner: _Node, *,

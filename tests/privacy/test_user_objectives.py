@@ -319,6 +319,8 @@ def test_a_declared_bound_below_the_derived_one_is_refused():
     (lambda m: cp.abs(m - 1) + 2 * cp.logistic(m), 3.0, np.inf),
     (lambda m: cp.log_sum_exp(cp.hstack([0, -m])), 1.0, 0.25),
     (lambda m: cp.huber(cp.abs(m), 2.0), 4.0, 2.0),
+    (lambda m: cp.huber(cp.neg(m - 1), 1.0), 2.0, 2.0),
+    (lambda m: cp.huber(2 * cp.pos(1 - m), 1.0), 4.0, 8.0),
     (lambda m: cp.square(cp.pos(1 - m)), np.inf, np.inf),
     (lambda m: cp.exp(-m), np.inf, np.inf),
 ])
