@@ -26,7 +26,7 @@ import numpy as np
 
 from .._validation import check_float
 
-__all__ = ["ATOMS", "CompiledForm", "DerivedBounds", "derive_bounds"]
+__all__ = ["ATOMS", "CompiledForm", "DerivedBounds", "bounds_of_form", "derive_bounds"]
 
 
 @dataclass(frozen=True)
@@ -265,15 +265,19 @@ def derive_bounds(fn: Callable[..., cp.Expression], label_range: tuple[float, fl
     >>> derive_bounds(lambda z, y: cp.square(z - y), label_range=(0.0, 1.0)).slope
     inf
     """
-    z = cp.Variable()
-    args: list[cp.Expression] = [z]
-    label = None
-    if label_range is not None:
-        label = cp.Parameter()
+    label = None if label_range is None else cp.Parameter()
+    return bounds_of_form(fn(*([cp.Variable()] if label is None else [cp.Variable(), label])), label,
+                       label_range)
+
+
+def bounds_of_form(expr: cp.Expression, label: cp.Parameter | None,
+                label_range: tuple[float, float] | None) -> DerivedBounds | None:
+    """:func:`derive_bounds` of a form already built: ``expr`` of a scalar variable and, for a
+    regression loss, of the parameter ``label`` with values in ``label_range``."""
+    if label is not None:
         _LABEL_BOUND[label.id] = max(abs(float(label_range[0])), abs(float(label_range[1])))
-        args.append(label)
     try:
-        node = _walk(fn(*args))
+        node = _walk(expr)
     except _Unknown:
         return None
     finally:
@@ -504,9 +508,9 @@ class CompiledForm:
     ([0.25, 5.0], [-1.0, 2.0], [2.0, 0.0])
     """
 
-    def __init__(self, fn: Callable[..., cp.Expression], *, with_label: bool):
-        self.z = cp.Variable()
-        self.label = cp.Parameter() if with_label else None
+    def __init__(self, fn: Callable[..., cp.Expression], *, with_label: bool,
+                 inputs: tuple[cp.Variable, cp.Parameter | None] | None = None):
+        self.z, self.label = inputs or (cp.Variable(), cp.Parameter() if with_label else None)
         args = [self.z] if self.label is None else [self.z, self.label]
         self.expr = fn(*args)
         self.supported = True

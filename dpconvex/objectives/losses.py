@@ -283,7 +283,7 @@ class CVXPYLoss(Loss):
                  name: str | None = None, label_range: tuple[float, float] | None = None,
                  deriv_bound: float | None = None, curvature: float | None = None,
                  smoothing: float | str | None = "auto"):
-        from .atoms import derive_bounds, smooth_kinks
+        from .atoms import bounds_of_form, smooth_kinks
 
         if kind == "multiclass":
             raise ParameterError(MULTICLASS_REFUSAL)
@@ -304,28 +304,25 @@ class CVXPYLoss(Loss):
         self.smoothing_rule = _check_smoothing(smoothing)
         #: :class:`~dpconvex.objectives.atoms.Smoothing` of the kinks replaced, or None.
         self.smoothed_kinks = None
-        form = _stated_form(fn, kind)
-        stated = derive_bounds(fn, label_range) if _has_kink_atom(form) else None
+        # fn is called once, here: every form, bound and probe below reads this one tree, so a
+        # global or a state fn reads that changes later changes nothing of the loss
+        self._form = stated = _compile(fn, kind, self.name)
+        kinked = bounds_of_form(stated.expr, stated.label, label_range) \
+            if _has_kink_atom(stated.expr) else None
         # a kink inside an atom with zero slope there (cp.huber(cp.pos(u), M)) is smooth
-        self.has_kinks = stated is not None and math.isinf(stated.curvature)
+        self.has_kinks = kinked is not None and math.isinf(kinked.curvature)
         #: Kinks left for an estimator's rule (``smoothing="auto"``, not yet at an h).
         self.smoothing_unresolved = self.has_kinks and self.smoothing_rule == "auto"
         if self.has_kinks and isinstance(self.smoothing_rule, float):
-            h = self.smoothing_rule
-            self.smoothed_kinks = smooth_kinks(form, h)[1]
-            fn = _smoothed(fn, h)
-        self.fn = fn
-        self._form = _compile(fn, kind, self.name)
-        #: Whether the form applied to a vector is that vector's losses, one each (else
-        #: :meth:`cvxpy_expr` builds it elementwise from the form of one prediction).
-        self._elementwise = _elementwise(fn, kind)
+            smoothed, self.smoothed_kinks = smooth_kinks(stated.expr, self.smoothing_rule)
+            self._form = _compile(lambda *_: smoothed, kind, self.name, (stated.z, stated.label))
         if not self._form.supported:
             raise ParameterError(
                 f"Loss.from_cvxpy: loss '{self.name}' uses an atom outside "
                 "dpconvex.objectives.atoms.ATOMS, so its NumPy form cannot be derived. Use the "
                 "atoms listed there, or subclass dpconvex.objectives.Loss with value, deriv, "
                 "deriv2 and cvxpy_expr.")
-        derived = derive_bounds(fn, label_range)
+        derived = bounds_of_form(self._form.expr, self._form.label, label_range)
         self.derived = derived
         self.deriv_bound = (float(derived.slope) if deriv_bound is None and derived is not None
                             else math.nan if deriv_bound is None else deriv_bound)
@@ -353,9 +350,7 @@ class CVXPYLoss(Loss):
         return self._form.expr  # the compiled form of one prediction (the label a parameter)
 
     def cvxpy_expr(self, z, y=None):
-        if self._elementwise:
-            return self.fn(z) if self.kind == "margin" else self.fn(z, y)
-        from .atoms import vectorize  # a form of one prediction (log_sum_exp of a stack)
+        from .atoms import vectorize  # the one tree, built on the predictions given
 
         return vectorize(self._form.expr, self._form.z, self._form.label, z, y)
 
@@ -444,29 +439,6 @@ def _check_smoothing(smoothing: Any) -> float | str | None:
         f"Got {_short_repr(smoothing)} instead.")
 
 
-def _elementwise(fn: Callable[..., cp.Expression], kind: str) -> bool:
-    probe = _probe_args(kind)
-    probe[0] = cp.Variable(2)
-    try:
-        return fn(*probe).shape == (2,)
-    except Exception:  # e.g. a stack of a scalar and a vector: not elementwise
-        return False
-
-
-def _probe_args(kind: str) -> list[Any]:
-    return [cp.Variable()] + ([cp.Parameter()] if kind == "regression" else [])
-
-
-def _stated_form(fn: Callable[..., cp.Expression], kind: str) -> cp.Expression | None:
-    """``fn`` on a scalar prediction (and label), or None when it fails or gives no
-    expression (the compile step reports that by name)."""
-    try:
-        expr = fn(*_probe_args(kind))
-    except Exception:  # the user's function: _compile raises the named error
-        return None
-    return expr if isinstance(expr, cp.Expression) else None
-
-
 def _has_kink_atom(expr: cp.Expression | None) -> bool:
     """Whether the form holds a maximum, minimum or abs of the prediction (or label)."""
     stack = [] if expr is None else [expr]
@@ -476,16 +448,6 @@ def _has_kink_atom(expr: cp.Expression | None) -> bool:
             return True
         stack.extend(e.args)
     return False
-
-
-def _smoothed(fn: Callable[..., cp.Expression], h: float) -> Callable[..., cp.Expression]:
-    """``fn`` with its kinks smoothed at half-width h, built anew on every call."""
-    from .atoms import smooth_kinks
-
-    def smoothed(*args: Any) -> cp.Expression:
-        return smooth_kinks(fn(*args), h)[0]
-
-    return smoothed
 
 
 #: Why ``Loss.from_cvxpy(kind="multiclass")`` is refused, and what to use instead.
@@ -500,14 +462,16 @@ MULTICLASS_REFUSAL = (
     "dp.PrivateLogisticRegression.")
 
 
-def _compile(fn: Callable[..., cp.Expression], kind: str, name: str) -> Any:
-    """``fn`` built on a scalar prediction (and label), checked: a scalar, DCP-convex
-    expression of the prediction, compiled to its NumPy forms."""
+def _compile(fn: Callable[..., cp.Expression], kind: str, name: str, inputs: tuple | None = None
+             ) -> Any:
+    """``fn`` built on a scalar prediction (and label; ``inputs``: those of a form already
+    built), checked: a scalar, DCP-convex expression of the prediction, compiled to its NumPy
+    forms."""
     from .atoms import CompiledForm
 
     args = "(z, y)" if kind == "regression" else "(m)"
     try:
-        form = CompiledForm(fn, with_label=kind == "regression")
+        form = CompiledForm(fn, with_label=kind == "regression", inputs=inputs)
     except Exception as exc:  # the user's function, called on CVXPY objects
         raise ParameterError(
             f"Loss.from_cvxpy: loss '{name}': fn{args} raised {type(exc).__name__} ({exc}) when "

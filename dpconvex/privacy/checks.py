@@ -12,6 +12,7 @@ when it cannot be described by value.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 import types
@@ -361,20 +362,41 @@ def _is_library(cls: type) -> bool:
     return module.split(".")[0] in ("builtins", "dpconvex", "numpy", "scipy", "cvxpy")
 
 
+def _describe_form(expr: Any) -> Any:
+    """A CVXPY tree of one variable (and one label parameter) by value: each node's class,
+    data (``get_data``: huber's M, a power's p, an index) and arguments; constants' values."""
+    if isinstance(expr, cp.Constant):
+        return ("constant", _describe(np.asarray(expr.value, dtype=float)))
+    if isinstance(expr, slice):
+        return (slice, expr.start, expr.stop, expr.step)
+    if isinstance(expr, (tuple, list)):
+        return tuple(map(_describe_form, expr))
+    if not isinstance(expr, cp.Expression):
+        return _describe(expr)
+    if isinstance(expr, (cp.Variable, cp.Parameter)):  # the prediction, or the label
+        return (type(expr), expr.shape)
+    return (type(expr), _describe_form(expr.get_data() or ()), _describe_form(expr.args))
+
+
 def _loss_description(loss: Loss) -> Any:
     """An immutable description of everything the checks of a user's loss read, or None.
 
     Its class with the attributes of its non-library classes, and its instance attributes
-    (:func:`_describe`); a :class:`CVXPYLoss`'s compiled form, derived bounds and smoothing
-    record are built from the described ``fn``. None (probe at every check) when a part has
-    no description.
+    (:func:`_describe`); for a :class:`CVXPYLoss`, the tree its compiled form, derived bounds
+    and probes read (:func:`_describe_form`) and its smoothing record, not the function that
+    built the tree when the loss was stated. None (probe at every check) when a part has no
+    description.
     """
-    skip = ("_form", "derived", "smoothed_kinks") if isinstance(loss, CVXPYLoss) else ()
+    stated = isinstance(loss, CVXPYLoss)
+    skip = ("_form", "derived", "smoothed_kinks", "stated_fn") if stated else ()
     try:
         return (type(loss),
                 tuple(_describe(cls) for cls in type(loss).__mro__ if not _is_library(cls)),
                 tuple((name, _describe(value)) for name, value in sorted(vars(loss).items())
-                      if name not in skip))
+                      if name not in skip),
+                (_describe_form(loss._form.expr), _describe(dataclasses.astuple(loss.smoothed_kinks)
+                                                            if loss.smoothed_kinks else None))
+                if stated else ())
     except _NoDescription:
         return None
 

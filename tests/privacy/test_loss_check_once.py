@@ -13,6 +13,7 @@ from scipy.special import expit
 
 import dpconvex as dp
 from dpconvex.objectives import HuberHinge, HuberRegression, Logistic, Loss, Pinball, SmoothHinge
+from dpconvex.objectives.atoms import CompiledForm
 from dpconvex.privacy import checks
 
 SHIPPED = (Logistic(), SmoothHinge(0.3), HuberRegression(1.0, (0.0, 4.0)),
@@ -48,19 +49,18 @@ def test_shipped_loss_is_established_without_a_probe(probes, loss):
 
 
 def test_shipped_stated_loss_changed_after_construction_is_probed_again(probes):
-    """A shipped stated loss whose stated function was replaced is no longer what its
-    derivation is about: it is described by its code and state and probed (here its forms
-    then disagree, which the probe finds)."""
+    """A shipped stated loss whose compiled form was replaced is no longer what its
+    derivation is about: it is described by its tree and state and checked (here the kinked
+    hinge's curvature is above the declared one, which the atom table finds)."""
     loss = HuberHinge(0.5)
     assert loss.as_built()
     checks.check_loss(loss, need_curvature=True)
     assert probes == []
     changed = HuberHinge(0.5)
-    changed.fn = lambda m: cp.pos(2 - m)  # noqa: E731 (another hinge under the same parameters)
+    changed._form = CompiledForm(lambda m: cp.pos(2 - m), with_label=False)  # another hinge
     assert not changed.as_built() and changed.derived_conditions(need_curvature=True) is None
-    with pytest.raises(dp.PrivacyError, match="forms"):
+    with pytest.raises(dp.PrivacyError, match="curvature"):
         checks.check_loss(changed, need_curvature=True)
-    assert len(probes) == 1
 
 
 def test_a_shipped_stated_loss_is_as_built_on_its_copies_and_not_once_changed():
@@ -129,18 +129,30 @@ def test_user_loss_is_probed_once_and_its_copies_reuse_it(probes):
 SCALE = 1.0
 
 
-def test_user_loss_reading_a_changed_global_is_probed_again(probes):
+def _scaled_logistic(m):
+    return cp.logistic(-SCALE * m)
+
+
+def test_a_stated_loss_is_the_tree_its_function_gave_when_stated(probes):
+    """One function stated under two values of a global it reads gives two losses, each the
+    tree of its own statement: a later change of the global changes neither form, and the
+    second is checked on its own tree, not given the checks of the first (whose function
+    reads the same global now)."""
     global SCALE
-    loss = Loss.from_cvxpy(lambda m: cp.logistic(-SCALE * m), name="scaled", deriv_bound=1.0,
-                           curvature=0.25)
-    checks.check_loss(loss, need_curvature=True)
     try:
-        SCALE = 3.0  # cvxpy_expr changes; the NumPy form was compiled at construction
-        with pytest.raises(dp.PrivacyError):
-            checks.check_loss(loss, need_curvature=True)
+        SCALE = 5.0
+        steep = Loss.from_cvxpy(_scaled_logistic, name="scaled", deriv_bound=1.0, curvature=6.25)
+        SCALE = 1.0
+        flat = Loss.from_cvxpy(_scaled_logistic, name="scaled", deriv_bound=1.0, curvature=6.25)
+        checks.check_loss(flat, need_curvature=True)
+        assert len(probes) == 1
+        with pytest.raises(dp.PrivacyError, match="bound"):  # slope 5 above the declared 1
+            checks.check_loss(steep, need_curvature=True)
+        one = cp.Constant(np.array([1.0]))
+        assert steep.cvxpy_expr(one).value[0] == pytest.approx(np.logaddexp(0, -5.0))
+        assert steep.deriv(np.array([0.0]))[0] == pytest.approx(-2.5)
     finally:
         SCALE = 1.0
-    assert len(probes) == 2
 
 
 class Scaled(Loss):
