@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import DPConvexError, ParameterError, PrivacyError
 from ..objectives.atoms import DerivedBounds, derive_bounds
-from ..objectives.losses import CVXPYLoss, Loss, shipped_derivation
+from ..objectives.losses import CVXPYLoss, Loss
 from .budget import Condition
 
 __all__ = ["FORM_RTOL", "PROBE_RTOL", "check_dcp_convex", "check_loss"]
@@ -127,14 +127,9 @@ def _check_forms_agree(loss: Loss, caller: str) -> Condition:
 
 
 def _bound_condition(loss: Loss, what: str, attr: str, declared: float, derived: float | None,
-                     derivation: str | None, how_derived: str, observed: float, caller: str
-                     ) -> Condition:
+                     how_derived: str, observed: float, caller: str) -> Condition:
     """The condition stating how a declared bound (|ℓ'| or ℓ'') was established on ℝ (an
     unbounded derived slope is refused before, by :func:`_probe_loss`)."""
-    if derivation is not None:
-        return Condition(what, True, f"derived ({derivation}); numerical probe agrees",
-                         f"declared {declared:g} on all of ℝ; max observed on the probe grid "
-                         f"{observed:.6g}")
     if derived is None:
         return Condition(
             what, True, "declared, not verified",
@@ -450,9 +445,8 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
             "(the numerical probe found it non-convex). Use a convex loss.")
     conds.append(Condition("loss convexity", True, "numerical probe",
                            f"ℓ' non-decreasing on {m.size} margins in [-1e6, 1e6]"))
-    derivation = shipped_derivation(loss)
-    if derivation is not None and {"deriv_bound", "curvature"} & set(vars(loss)):
-        derivation = None  # an instance that redeclares a shipped class's bound
+    # a shipped class's instance probed here is not as its constructor built it (state added,
+    # a method or a bound replaced): its class's derivation is not about it
     if loss.has_cvxpy:
         conds.append(_check_forms_agree(code, caller))
     how = ("no CVXPY form" if not loss.has_cvxpy else
@@ -467,7 +461,7 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
             f"but the numerical probe found |ℓ'({m[k]:.4g})| = {obs:.6g}. Declare deriv_bound >= "
             f"{obs:.6g} (the noise scales with it) or bound the loss's slope.")
     conds.append(_bound_condition(loss, "|ℓ'| bound", "deriv_bound", float(loss.deriv_bound),
-                                  None if derived is None else derived.slope, derivation, how, obs,
+                                  None if derived is None else derived.slope, how, obs,
                                   caller))
     if need_curvature:
         c = float(loss.curvature)
@@ -491,6 +485,6 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
                 f"numerical probe found {obs2:.6g}. Declare curvature >= {obs2:.6g} (the Jacobian "
                 "slack scales with it).")
         conds.append(_bound_condition(loss, "ℓ'' bound (c)", "curvature", c,
-                                      None if derived is None else derived.curvature, derivation,
-                                      how, obs2, caller))
+                                      None if derived is None else derived.curvature, how,
+                                      obs2, caller))
     return conds

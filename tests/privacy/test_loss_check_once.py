@@ -115,6 +115,25 @@ def test_shipped_instance_changed_after_construction_is_probed(probes):
     assert any(c.how == "numerical probe" for c in conds)
 
 
+def test_a_shipped_instance_with_replaced_methods_is_checked_as_a_users_loss(probes):
+    """Logistic() with its forms replaced by one that adds 9·logistic(−(m + 2e6)): slope 10,
+    but only below m = −1e6, past the probe grid. Its class's derivation is not about it: the
+    atom table derives 10 from its CVXPY form and refuses the declared 1."""
+    shift = 2e6
+    loss = Logistic()
+    loss.cvxpy_expr = lambda m: cp.logistic(-m) + 9 * cp.logistic(-(m + shift))
+    loss.value = lambda m: np.logaddexp(0, -m) + 9 * np.logaddexp(0, -(m + shift))
+    loss.deriv = lambda m: -expit(-m) - 9 * expit(-(m + shift))
+    loss.deriv2 = lambda m: expit(m) * expit(-m) + 9 * expit(m + shift) * expit(-(m + shift))
+    loss.value_and_deriv = lambda m: (loss.value(m), loss.deriv(m))
+    with pytest.raises(dp.PrivacyError, match="derived on all of ℝ from its CVXPY form is 10"):
+        checks.check_loss(loss, need_curvature=True)
+    plain = Logistic()
+    plain.note = "mine"  # state beyond the constructor's: checked as a user's loss, and holds
+    conds = {c.name: c.how for c in checks.check_loss(plain, need_curvature=True)}
+    assert conds["|ℓ'| bound"] == "derived on all of ℝ from the CVXPY form's atoms"
+
+
 def test_user_loss_is_probed_once_and_its_copies_reuse_it(probes):
     loss = Loss.from_cvxpy(lambda m: cp.huber(cp.pos(1 - m), 1.0) / 2, name="mine")
     first = checks.check_loss(loss, need_curvature=True)

@@ -7,7 +7,6 @@ import pytest
 import dpconvex as dp
 from dpconvex.objectives.losses import (
     LOSSES,
-    CVXPYLoss,
     HuberHinge,
     HuberRegression,
     Logistic,
@@ -99,13 +98,15 @@ class UnderstatedCurvature(Logistic):
     Pinball(0.3, label_range=(0.0, 5.0), smoothing=0.05)], ids=repr)
 def test_declared_constants_of_shipped_losses_survive_the_probe(loss):
     """A fit trusts a shipped loss's derivation (its document's, or its CVXPY form's atoms for
-    a loss stated in CVXPY); the probe a user's loss gets runs here."""
+    a loss stated in CVXPY); the probe a user's loss gets runs here, and states only what it
+    establishes itself (the atom table, or declared), never the class's derivation."""
     regression = loss.kind == "regression"
     conds = checks._probe_loss(loss, regression, need_curvature=True, caller="test")
     assert all(c.holds for c in conds)
-    assert {c.how for c in conds if c.name.endswith("bound") or c.name.endswith("(c)")} == {
-        "derived on all of ℝ from the CVXPY form's atoms" if isinstance(loss, CVXPYLoss)
-        else f"derived ({loss.derivation}); numerical probe agrees"}
+    hows = {c.how for c in conds if c.name.endswith("bound") or c.name.endswith("(c)")}
+    assert hows <= {"derived on all of ℝ from the CVXPY form's atoms", "declared, not verified"}
+    if type(loss) is Logistic:  # cp.logistic(-m): the table derives both bounds
+        assert hows == {"derived on all of ℝ from the CVXPY form's atoms"}
 
 
 @pytest.mark.parametrize("name", sorted(LOSSES))
