@@ -29,8 +29,8 @@ __all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_co
 
 #: The constants a caller may vouch for (``vouch=``), as :attr:`Condition.unverified` names
 #: them (a cell-sum row bound: ``"data_norm"``).
-VOUCHABLE: tuple[str, ...] = ("deriv_bound", "curvature", "grad_bound", "hessian", "cvxpy_form",
-                              "distance_bound", "sensitivity", "data_norm")
+VOUCHABLE: tuple[str, ...] = ("deriv_bound", "curvature", "grad_bound", "hessian", "strong_convexity",
+                              "cvxpy_form", "distance_bound", "sensitivity", "data_norm")
 
 #: Norms of the parameter points at which per-record gradients are probed: from 0 to far
 #: beyond any minimizer a release is likely to reach (the noise is unbounded).
@@ -102,11 +102,11 @@ def _check_grad_bound(template: Template, consts: PrivacyConstants, caller: str)
             f"bound G = {G:g}, but record_gradients gives {worst:.6g} on a record of its public "
             f"domain (rows of norm <= {float(domain.data_norm):g}). Declare grad_bound >= "
             f"{worst:.6g} (the noise scales with it), or bound the loss's slope.")
-    return Condition("G (per-record gradient bound)", True,
-                     "numerical probe of record_gradients on the public record domain",
-                     f"declared {G:g}; at most {worst:.6g} over {X.shape[0]} records x "
-                     f"{len(points)} parameter points of norm up to {max(THETA_SCALES):g} (a probe "
-                     "refutes a bound, it does not prove one)")
+    return _unverified("G (per-record gradient bound)", "grad_bound",
+                       f"declared {G:g}; the probe of record_gradients on the public record domain "
+                       f"found at most {worst:.6g} over {X.shape[0]} records x {len(points)} "
+                       f"parameter points of norm up to {max(THETA_SCALES):g} (a probe refutes a "
+                       "bound, it does not prove one)")
 
 
 _HESSIAN = "Hessian rank r, term bound c_u, trace T"
@@ -150,11 +150,11 @@ def _check_hessians(template: Template, consts: PrivacyConstants, caller: str) -
             f"but finite differences of record_gradients give rank {worst_rank}, largest "
             f"eigenvalue {worst_eig:.6g}, trace {worst_trace:.6g}. Declare constants at least "
             "these (the Jacobian slack grows with them).")
-    return Condition(_HESSIAN, True, "numerical probe: finite differences of record_gradients "
-                     "on the public record domain",
-                     f"declared r = {r}, c_u = {c_u:g}, T = {T:g}; observed rank <= {worst_rank}, "
-                     f"eigenvalue <= {worst_eig:.6g}, trace <= {worst_trace:.6g} (a probe refutes, "
-                     "it does not prove)")
+    return _unverified(_HESSIAN, "hessian",
+                       f"declared r = {r}, c_u = {c_u:g}, T = {T:g}; finite differences of "
+                       f"record_gradients on the public record domain found rank <= {worst_rank}, "
+                       f"eigenvalue <= {worst_eig:.6g}, trace <= {worst_trace:.6g} (a probe "
+                       "refutes, it does not prove)")
 
 
 def _check_modulus(template: Template, consts: PrivacyConstants, caller: str) -> Condition:
@@ -180,9 +180,10 @@ def _check_modulus(template: Template, consts: PrivacyConstants, caller: str) ->
         raise PrivacyError(f"{caller}: strong convexity: template '{name}' declares mu = {mu:g}, "
                            f"but its regularizer's gradient gives a modulus as low as {low:.6g}. "
                            "Declare the regularizer's real modulus.")
-    return Condition("strong convexity mu", True, "numerical probe of the regularizer's gradient",
-                     f"declared {mu:g}; <grad R(a) - grad R(b), a - b> / ||a - b||^2 >= {low:.6g} "
-                     "at the probed pairs (a probe refutes, it does not prove)")
+    return _unverified("strong convexity mu", "strong_convexity",
+                       f"declared {mu:g}; the probe of the regularizer's gradient found "
+                       f"<grad R(a) - grad R(b), a - b> / ||a - b||^2 >= {low:.6g} at the probed "
+                       "pairs (a probe refutes, it does not prove)")
 
 
 def _check_records(template: Template, caller: str) -> Condition:
@@ -480,10 +481,11 @@ def vouched(conditions: list[Condition], vouch: Iterable[str], caller: str = "re
     if missing:
         lines = "; ".join(f"{c.name} [{c.unverified}]: {c.detail}" for c in missing)
         raise PrivacyError(
-            f"{caller}: the proof rests on constants nobody verified: {lines}. Give the loss a "
-            "CVXPY form built from the atoms in dpconvex.objectives.atoms.ATOMS, or the template "
-            "record_gradients and record_domain (capability 'per_record'), so that they can be "
-            "checked; or, if you have proved them yourself, pass vouch="
+            f"{caller}: the proof rests on constants nobody verified: {lines}. State the loss "
+            "with the atoms in dpconvex.objectives.atoms.ATOMS (Loss.from_cvxpy) in a template "
+            "dpconvex ships, where they are derived (a user template's record_gradients on its "
+            "record_domain can refute a constant, never prove one); or, if you have proved them "
+            "yourself, pass vouch="
             f"{tuple(sorted({c.unverified for c in missing}))!r} and the certificate will say "
             "that you vouched for them.")
     return applied

@@ -24,6 +24,8 @@ from dpconvex.solvers.lbfgs_newton import NATIVE_TOL_FACTOR
 from dpconvex.templates.base import missing_members
 
 D, C, LAM, EXTRA = 3, 3, 0.1, 0.05
+#: The user template's G and Hessian constants are probed, not verified: the caller vouches.
+VOUCH = ("grad_bound", "hessian")
 
 
 def _template(cls=MultinomialTemplate, **kw):
@@ -51,12 +53,12 @@ def test_native_releases_a_matrix_parameter():
     t = _template()
     assert isinstance(get_backend(None, t), LbfgsNewton)
     for solver in ("native", None):
-        rel = dp.release(t, "objective", dp.Budget(1.0), backend=solver)
+        rel = dp.release(t, "objective", dp.Budget(1.0), backend=solver, vouch=VOUCH)
         assert rel.theta.shape == (D, C) and np.all(np.isfinite(rel.theta))
         assert rel.certificate.all_hold
         assert rel.diagnostics.solver == "native"
         assert rel.diagnostics.residual <= t.residual_tol
-    out = dp.release(t, "output", dp.Budget(1.0))
+    out = dp.release(t, "output", dp.Budget(1.0), vouch=("grad_bound",))
     assert out.theta.shape == (D, C)
 
 
