@@ -127,10 +127,11 @@ class Loss:
 
     def dcp_form(self) -> cp.Expression:
         """The CVXPY expression whose DCP convexity the verifier checks: the summed loss of
-        three predictions (and labels spread over ``label_range``)."""
+        three predictions; a regression loss's labels are a parameter of unknown sign (valued
+        at three points of ``label_range``), so the loss is convex at every label, not at three."""
         m = cp.Variable(3)
         if self.kind == "regression":
-            return cp.sum(self.cvxpy_expr(m, np.linspace(*self.label_range, 3)))
+            return cp.sum(self.cvxpy_expr(m, cp.Parameter(3, value=np.linspace(*self.label_range, 3))))
         return cp.sum(self.cvxpy_expr(m))
 
     @property

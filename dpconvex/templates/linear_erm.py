@@ -29,7 +29,7 @@ from ..errors import DataValidationError, ParameterError, PrivacyError
 from ..objectives.losses import L2, Loss
 from ..objectives.sets import ConvexSet
 from ..privacy.budget import Condition
-from ..privacy.checks import check_dcp_convex, check_loss
+from ..privacy.checks import check_dcp_convex, check_loss, user_code
 from .base import (
     ConstrainedSpace,
     EuclideanSpace,
@@ -223,8 +223,13 @@ class LinearERMTemplate:
         conds = self.loss.derived_conditions(need_curvature="curvature" in needs)
         if conds is None:  # a user's loss: DCP convexity, then its constants (probed once)
             owner = f"{type(self).__name__}.conditions"
-            conds = [check_dcp_convex(self.loss.dcp_form(), f"loss '{self.loss.name}'", owner)] \
-                if self.loss.has_cvxpy else []
+            conds = []
+            if self.loss.has_cvxpy:
+                with user_code(owner, f"loss '{self.loss.name}'", "when its CVXPY form was built on "
+                               "3 predictions (and, for a regression loss, a cp.Parameter of labels: "
+                               "convexity is checked for every label). Build it from CVXPY atoms."):
+                    form = self.loss.dcp_form()
+                conds.append(check_dcp_convex(form, f"loss '{self.loss.name}'", owner))
             conds += check_loss(self.loss, need_curvature="curvature" in needs, caller=owner)
         self._check_labels(f"{type(self).__name__}.conditions")
         if self.regression:

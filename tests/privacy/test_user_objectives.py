@@ -426,6 +426,29 @@ def test_derived_bounds_hold_against_finite_differences_on_random_compositions()
     assert finite >= 150   # the draw derives most forms: the check is not vacuous
 
 
+class LabelWeighted(HuberRegression):
+    """huber(z − y)/2 + a(y)·huber(z)/2 with a(y) = 5(y³ − y): convex at y = −1, 0, 1 only."""
+
+    def cvxpy_expr(self, z, y):
+        return cp.huber(z - y, 1.0) / 2 + cp.multiply(5 * (y**3 - y), cp.huber(z, 1.0) / 2)
+
+
+def test_convexity_of_a_users_regression_form_holds_at_every_label():
+    """A label is a parameter of unknown sign in the DCP check: a form convex only at the
+    three labels a sample would take is refused; the same form without the label weight holds."""
+    loss = LabelWeighted(1.0, (-1.0, 1.0))
+    X, s = _rows()
+    template = LinearERMTemplate(loss, 0.1, 1.0, X, 0.5 * s)
+    with pytest.raises(PrivacyError, match="not convex under CVXPY's DCP rules"):
+        template.conditions(("curvature",))
+
+    class Plain(HuberRegression):
+        pass
+
+    conds = LinearERMTemplate(Plain(1.0, (-1.0, 1.0)), 0.1, 1.0, X, 0.5 * s).conditions(("curvature",))
+    assert any(c.how == "CVXPY DCP analysis" for c in conds)
+
+
 def test_a_loss_whose_slope_depends_on_the_label_is_not_derived_from_two_labels():
     """y(y − 1)(y + 1)·z has slope 0 at y = 0 and ±1 and 0.385 at y = ±1/√3."""
     def loss(z, y):
