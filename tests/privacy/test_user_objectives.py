@@ -138,6 +138,28 @@ def test_a_probed_modulus_of_a_users_regularizer_is_vouched_for_not_verified():
     assert mu.unverified == "strong_convexity" and "vouched for by the caller" in mu.how
 
 
+def test_a_users_class_sum_template_is_not_said_to_be_clipped_by_dpconvex():
+    """A subclass of the centroids' template whose rows are the user's own, unclipped: its row
+    bound is vouched for, and no line says dpconvex enforced it or cites a derivation the
+    subclass names for itself."""
+    from dpconvex.estimators.centroids import ClassSumTemplate
+
+    class Mine(ClassSumTemplate):
+        derivation = "my own proof"
+
+        def __init__(self, U, y):
+            super().__init__(U, y, 2, data_norm=1.0)
+            self.X = np.asarray(U, float)
+
+    rng = np.random.default_rng(0)
+    rel = dp.release(Mine(5 * rng.normal(size=(50, 3)), rng.integers(0, 2, 50)), "norm_gamma_sum",
+                     dp.Budget(1.0), rng=0, vouch=("data_norm",))
+    hows = {c.name: c.how for c in rel.certificate.conditions}
+    assert "feature bound" not in hows and "enforced" not in str(rel.certificate)
+    assert hows["row norm bound of the cell sums"].startswith("declared; vouched for")
+    assert hows["replace-one sensitivity"] == "derived (docs/privacy/large_margin.md#privacy-class-centroids)"
+
+
 def test_a_user_template_understating_G_is_refused():
     X, s = _rows()
     with pytest.raises(PrivacyError, match=r"G = 0\.001.*record_gradients gives 1"):
