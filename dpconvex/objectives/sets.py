@@ -974,6 +974,8 @@ def _affine(expr: cp.Expression, var: cp.Variable) -> tuple[float, np.ndarray, n
             raise _Unrecognized
         else:
             k = 0 if values[0] is not None else 1
+            if name == "MulExpression" and values[k].size != 1:  # type: ignore[union-attr]
+                raise _Unrecognized  # a matrix product A @ w: equal entries do not make it a·w
             factor, live = _scalar(values[k]), expr.args[1 - k]  # type: ignore[arg-type]
         if factor == 0 or not math.isfinite(factor):
             raise _Unrecognized

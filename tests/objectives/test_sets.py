@@ -202,6 +202,7 @@ UNRECOGNIZED = {
     "w on both sides": ([w <= 2 * w + 1], w),
     "quad_over_lin with y = 2": ([cp.quad_over_lin(w, 2) <= 1], w),
     "an empty list": ([], w),
+    "a matrix of equal entries times w": ([np.full((5, 5), 0.2) @ w <= 0.1], w),
     "a variable declared nonneg": ([cp.norm(cp.Variable(5, nonneg=True), 2) <= 1], None),
 }
 
