@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import cvxpy as cp
@@ -100,7 +101,10 @@ def _const_value(expr: cp.Expression) -> float | None:
     if _label_only(expr):  # a function of y other than y: no magnitude known here
         raise _Unknown
     if isinstance(expr, cp.Constant) or (not expr.variables() and not expr.parameters()):
-        value = np.asarray(expr.value, dtype=float)
+        value = np.asarray(expr.value)
+        if np.iscomplexobj(value):
+            raise _Unknown  # a complex constant: its real part is not the loss
+        value = value.astype(float)
         if value.size == 1:
             return float(value.reshape(()))
         raise _Unknown
@@ -120,18 +124,33 @@ def _compose(name: str, f: tuple[float, float], cf: float, inner: _Node, *,
     (f'(0) = 0), u's kinks cancel."""
     cu = inner.smooth_curvature if zero_slope_at_kink and inner.kink_at_zero else inner.curvature
     lf = max(-f[0], f[1])
-    curv = _times(cf, _times(inner.slope, inner.slope)) + _times(lf, cu)
+    curv = _sum([_times(cf, _times(inner.slope, inner.slope)), _times(lf, cu)])
     return _Node(*_product(f, (inner.lo, inner.hi)), curv, curv, (name, *inner.atoms))
 
 
-def _times(a: float, b: float) -> float:
-    return 0.0 if a == 0.0 or b == 0.0 else a * b  # 0 · ∞ = 0: a term weighted 0 adds nothing
+def _outward(value: float, exact: Callable[[], Fraction], up: bool) -> float:
+    """``value``, a rounded result, moved one float up (else down) where it lies below (above)
+    the exact one: every bound holds in real arithmetic, an underflow to 0 included."""
+    if math.isfinite(value) and (Fraction(value) < exact() if up else Fraction(value) > exact()):
+        return math.nextafter(value, math.inf if up else -math.inf)
+    return value
+
+
+def _times(a: float, b: float, up: bool = True) -> float:
+    if a == 0.0 or b == 0.0:  # 0 · ∞ = 0: a term weighted 0 adds nothing
+        return 0.0
+    return _outward(a * b, lambda: Fraction(a) * Fraction(b), up)
+
+
+def _sum(values: list[float], up: bool = True) -> float:
+    total = math.fsum(values)
+    return _outward(total, lambda: sum(map(Fraction, values), Fraction(0)), up)
 
 
 def _product(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
     """The interval of x·y for x in ``a`` and y in ``b``."""
-    ends = [_times(x, y) for x in a for y in b]
-    return min(ends), max(ends)
+    return (min(_times(x, y, False) for x in a for y in b),
+            max(_times(x, y) for x in a for y in b))
 
 
 def _walk(expr: cp.Expression) -> _Node:
@@ -154,8 +173,8 @@ def _affine_sum(expr: cp.Expression, args: list) -> _Node:
     if not live:
         return _Node(0.0, 0.0, 0.0, 0.0, (), constant=True)
     atoms = tuple(x for n in live for x in n.atoms)
-    return _Node(sum(n.lo for n in live), sum(n.hi for n in live), sum(n.curvature for n in live),
-                 sum(n.smooth_curvature for n in live), atoms)
+    return _Node(_sum([n.lo for n in live], False), _sum([n.hi for n in live]),
+                 _sum([n.curvature for n in live]), _sum([n.smooth_curvature for n in live]), atoms)
 
 
 def _scaled(expr: cp.Expression, args: list) -> _Node:
@@ -175,7 +194,14 @@ def _divided(expr: cp.Expression, args: list) -> _Node:
     c = _const_value(den)
     if c is None or c == 0.0:
         raise _Unknown
-    return _mul((1.0 / c, 1.0 / c), _walk(num))
+    node = _walk(num)
+
+    def over(x: float, by: float, up: bool) -> float:  # x / by, rounded outward
+        return _outward(x / by, lambda: Fraction(x) / Fraction(by), up) if x else 0.0
+
+    lo, hi = (node.lo, node.hi) if c > 0 else (node.hi, node.lo)
+    return _Node(over(lo, c, False), over(hi, c, True), over(node.curvature, abs(c), True),
+                 over(node.smooth_curvature, abs(c), True), node.atoms, kink_at_zero=node.kink_at_zero)
 
 
 def _negated(expr: cp.Expression, args: list) -> _Node:
@@ -236,7 +262,8 @@ def _log_sum_exp(expr: cp.Expression, args: list) -> _Node:
     # g'' = Σ pᵢuᵢ'' + Var_p(u') <= max cᵢ + (hi − lo)²/4 (Popoviciu), e.g. 1/4 for
     # log(1 + exp(−m)) = log_sum_exp([0, −m])
     lo, hi = min(n.lo for n in nodes), max(n.hi for n in nodes)
-    curv = (hi - lo) ** 2 / 4.0 + max(n.curvature for n in nodes)
+    width = _sum([hi, -lo])
+    curv = _sum([_times(_times(width, width), 0.25), max(n.curvature for n in nodes)])
     return _Node(lo, hi, curv, curv, ("log_sum_exp", *(x for n in live for x in n.atoms)))
 
 
@@ -468,15 +495,20 @@ def _program(expr: cp.Expression, inputs: tuple[int, ...]) -> tuple[list, list, 
         if isinstance(e, (cp.Variable, cp.Parameter)) and e.id in inputs:
             return inputs.index(e.id)
         if not e.variables() and not any(p.id in inputs for p in e.parameters()):
-            slots.append((float(np.asarray(e.value, dtype=float).reshape(())), 0.0, 0.0))
+            value = np.asarray(e.value)
+            if np.iscomplexobj(value) or value.size != 1:
+                raise _Unknown  # a complex or non-scalar constant: no loss of one prediction
+            slots.append((float(value.reshape(())), 0.0, 0.0))
             return len(slots) - 1
         name = type(e).__name__
         if name not in ATOMS:
             raise _Unknown
         rule = ATOMS[name][1]
         args = e.args
-        if name == "log_sum_exp":  # the pieces of its stack, one per argument
+        if name == "log_sum_exp":  # the pieces of its stack, one per argument, each one number
             args = e.args[0].args if type(e.args[0]).__name__ in ("Hstack", "Vstack") else e.args
+            if any(a.size != 1 for a in args):
+                raise _Unknown
         kids = [visit(a) for a in args]
         identity = {_n_add: 0.0, _n_mul: 1.0}.get(rule)  # x + 0 and 1·x: no step
         live = [k for k in kids if k < len(inputs) or slots[k] != (identity, 0.0, 0.0)]

@@ -283,7 +283,7 @@ class CVXPYLoss(Loss):
     def __init__(self, fn: Callable[..., cp.Expression], *, kind: str = "margin",
                  name: str | None = None, label_range: tuple[float, float] | None = None,
                  deriv_bound: float | None = None, curvature: float | None = None,
-                 smoothing: float | str | None = "auto"):
+                 smoothing: float | str | None = "auto", _stated: Any = None):
         from .atoms import bounds_of_form, smooth_kinks
 
         if kind == "multiclass":
@@ -305,9 +305,10 @@ class CVXPYLoss(Loss):
         self.smoothing_rule = _check_smoothing(smoothing)
         #: :class:`~dpconvex.objectives.atoms.Smoothing` of the kinks replaced, or None.
         self.smoothed_kinks = None
-        # fn is called once, here: every form, bound and probe below reads this one tree, so a
-        # global or a state fn reads that changes later changes nothing of the loss
-        self._form = stated = _compile(fn, kind, self.name)
+        # fn is called once, here (``_stated``: the tree of the loss this one smooths): every
+        # form, bound and probe below reads this one tree, so a global or a state fn reads that
+        # changes later changes nothing of the loss
+        self._form = self._stated = stated = _stated or _compile(fn, kind, self.name)
         kinked = bounds_of_form(stated.expr, stated.label, label_range) \
             if _has_kink_atom(stated.expr) else None
         # a kink inside an atom with zero slope there (cp.huber(cp.pos(u), M)) is smooth
@@ -320,9 +321,10 @@ class CVXPYLoss(Loss):
         if not self._form.supported:
             raise ParameterError(
                 f"Loss.from_cvxpy: loss '{self.name}' uses an atom outside "
-                "dpconvex.objectives.atoms.ATOMS, so its NumPy form cannot be derived. Use the "
-                "atoms listed there, or subclass dpconvex.objectives.Loss with value, deriv, "
-                "deriv2 and cvxpy_expr.")
+                "dpconvex.objectives.atoms.ATOMS, a complex or non-scalar constant, or a "
+                "log_sum_exp piece that is not one number, so its NumPy form cannot be derived. Use "
+                "the atoms listed there on real numbers, or subclass dpconvex.objectives.Loss with "
+                "value, deriv, deriv2 and cvxpy_expr.")
         derived = bounds_of_form(self._form.expr, self._form.label, label_range)
         self.derived = derived
         self.deriv_bound = (float(derived.slope) if deriv_bound is None and derived is not None
@@ -373,7 +375,7 @@ class CVXPYLoss(Loss):
                                        float(h)))
         return CVXPYLoss(self.stated_fn, kind=self.kind, name=self.name,
                          label_range=self.label_range, deriv_bound=deriv_bound,
-                         curvature=curvature, smoothing=float(h))
+                         curvature=curvature, smoothing=float(h), _stated=self._stated)
 
     def params(self):
         out: dict[str, Any] = {"kind": self.kind, "name": self.name}

@@ -361,7 +361,7 @@ def _describe_form(expr: Any) -> Any:
     """A CVXPY tree of one variable (and one label parameter) by value: each node's class,
     data (``get_data``: huber's M, a power's p, an index) and arguments; constants' values."""
     if isinstance(expr, cp.Constant):
-        return ("constant", _describe(np.asarray(expr.value, dtype=float)))
+        return ("constant", _describe(np.asarray(expr.value)))  # its own dtype: complex kept
     if isinstance(expr, slice):
         return (slice, expr.start, expr.stop, expr.step)
     if isinstance(expr, (tuple, list)):
@@ -383,7 +383,7 @@ def _loss_description(loss: Loss) -> Any:
     description.
     """
     stated = isinstance(loss, CVXPYLoss)
-    skip = ("_form", "derived", "smoothed_kinks", "stated_fn") if stated else ()
+    skip = ("_form", "_stated", "derived", "smoothed_kinks", "stated_fn") if stated else ()
     try:
         return (type(loss),
                 tuple(_describe(cls) for cls in type(loss).__mro__ if not _is_library(cls)),

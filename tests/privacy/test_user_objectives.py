@@ -485,6 +485,40 @@ def test_a_loss_whose_slope_depends_on_the_label_is_not_derived_from_two_labels(
         est.fit(X, s)
 
 
+def test_derived_bounds_hold_in_real_arithmetic():
+    """Each rounded product and sum moves outward: 10^170.5·(10^170.5·(1e-170·(1e-170·m)))
+    is 10·m, although 1e-170·1e-170 underflows to 0 in floating point; an exact product stays
+    exact (1/3·3 is bounded by one ulp above 1)."""
+    big = 10**170.5
+    b = derive_bounds(lambda m: cp.logistic(-m) + big * (big * (1e-170 * (1e-170 * m))))
+    assert b.slope >= 11.0
+    assert derive_bounds(lambda m: cp.logistic(-m / 3) * 3).slope == np.nextafter(1.0, 2.0)
+    assert derive_bounds(lambda m: 0.5 * cp.logistic((1 - m) / 0.5)).slope == 1.0
+
+
+@pytest.mark.parametrize("fn", [lambda m: cp.huber(cp.abs(cp.multiply(2 + 20j, m)), 1.0),
+                                lambda m: cp.log_sum_exp(cp.hstack([cp.promote(-m, (3,)), 0]))],
+                         ids=["complex constant", "log_sum_exp piece of three entries"])
+def test_a_form_its_numpy_form_would_misread_is_refused(fn):
+    """The real part of 2 + 20j, or one entry of a promoted piece, is not the stated loss."""
+    assert derive_bounds(fn) is None or "log_sum_exp" in derive_bounds(fn).atoms
+    with pytest.raises(ParameterError, match="complex or non-scalar constant"):
+        Loss.from_cvxpy(fn, smoothing=None)
+
+
+SLOPE = 1.0
+
+
+def test_a_loss_smoothed_later_is_smoothed_from_the_tree_it_was_stated_with():
+    global SLOPE
+    try:
+        loss = Loss.from_cvxpy(lambda m: SLOPE * cp.pos(1 - m))
+        SLOPE = 10.0
+        assert loss.smoothed(0.5).deriv_bound == 1.0
+    finally:
+        SLOPE = 1.0
+
+
 def test_the_slopes_of_a_sum_may_cancel():
     """log cosh(z − y) = logistic(2(z − y)) − (z − y) − log 2: slope in [0, 2] − 1, so |ℓ'| <= 1."""
     b = derive_bounds(lambda z, y: cp.logistic(2 * (z - y)) - (z - y) - np.log(2.0), (-1.0, 1.0))
