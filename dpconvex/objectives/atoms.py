@@ -105,6 +105,8 @@ def _const_value(expr: cp.Expression) -> float | None:
         if np.iscomplexobj(value):
             raise _Unknown  # a complex constant: its real part is not the loss
         value = value.astype(float)
+        if value.size == 1 and not np.isfinite(value).all():
+            raise _Unknown  # an infinite or NaN constant bounds nothing
         if value.size == 1:
             return float(value.reshape(()))
         raise _Unknown
@@ -143,7 +145,10 @@ def _times(a: float, b: float, up: bool = True) -> float:
 
 
 def _sum(values: list[float], up: bool = True) -> float:
-    total = math.fsum(values)
+    try:
+        total = math.fsum(values)
+    except (OverflowError, ValueError):  # beyond the float range, or ∞ − ∞: unbounded
+        return math.inf if up else -math.inf
     return _outward(total, lambda: sum(map(Fraction, values), Fraction(0)), up)
 
 

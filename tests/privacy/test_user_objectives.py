@@ -506,6 +506,20 @@ def test_a_form_its_numpy_form_would_misread_is_refused(fn):
         Loss.from_cvxpy(fn, smoothing=None)
 
 
+@pytest.mark.parametrize("fn", [lambda m: 1e308 * m + 1e308 * m,
+                                lambda m: cp.pos(1 - m) * 1e308 + cp.pos(1 - m) * 1e308,
+                                lambda m: cp.log_sum_exp(cp.hstack([0, -1e308 * m, 1e308 * m])),
+                                lambda m: cp.logistic(-m) / np.inf,
+                                lambda m: np.inf * m + (-np.inf) * m],
+                         ids=["sum beyond the float range", "kinks beyond it", "log_sum_exp width",
+                              "a division by inf", "inf - inf"])
+def test_constants_at_the_ends_of_the_float_range_derive_no_small_bound(fn):
+    """A sum beyond the float range is unbounded, an infinite constant bounds nothing: no raw
+    OverflowError or ValueError from the exact arithmetic."""
+    derived = derive_bounds(fn)
+    assert derived is None or derived.slope >= 1e308
+
+
 SLOPE = 1.0
 
 
