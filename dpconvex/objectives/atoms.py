@@ -298,12 +298,12 @@ def derive_bounds(fn: Callable[..., cp.Expression], label_range: tuple[float, fl
     inf
     """
     label = None if label_range is None else cp.Parameter()
-    return bounds_of_form(fn(*([cp.Variable()] if label is None else [cp.Variable(), label])), label,
-                       label_range)
+    args = [cp.Variable()] if label is None else [cp.Variable(), label]
+    return bounds_of_form(fn(*args), label, label_range)
 
 
 def bounds_of_form(expr: cp.Expression, label: cp.Parameter | None,
-                label_range: tuple[float, float] | None) -> DerivedBounds | None:
+                   label_range: tuple[float, float] | None) -> DerivedBounds | None:
     """:func:`derive_bounds` of a form already built: ``expr`` of a scalar variable and, for a
     regression loss, of the parameter ``label`` with values in ``label_range``."""
     if label is not None:
