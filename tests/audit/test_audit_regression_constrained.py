@@ -56,6 +56,11 @@ def _cvxpy_huber() -> Loss:
                            label_range=(-1.0, 1.0))
 
 
+def _log_cosh(z, y):
+    """log cosh(z − y) + log 2: its slopes [0, 2] − 1 cancel to the derived |ℓ'| <= 1."""
+    return cp.logistic(2 * (z - y)) - (z - y)
+
+
 def _regressor(loss="huber", **kw) -> dp.PrivateLinearRegressor:
     return dp.PrivateLinearRegressor(loss=loss, epsilon=EPS, lam=LAM, fit_intercept=False, **kw)
 
@@ -73,6 +78,7 @@ FORMS = {
     "a-huber": (lambda: _regressor(), 0, True),
     "a-pinball": (lambda: _regressor("pinball"), 0, True),
     "a-from_cvxpy": (lambda: _regressor(_cvxpy_huber()), 0, True),
+    "a-log_cosh": (lambda: _regressor(_log_cosh), 0, True),
     "b-regressor-orthant": (lambda: _regressor(constraints=orthant), 0, False),
     "b-regressor-ball": (lambda: _regressor(constraints=ball), 0, False),
     "b-huber_svm-orthant": (lambda: _svm(constraints=orthant), 0, False),
