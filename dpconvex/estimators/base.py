@@ -218,7 +218,9 @@ class Vouch(Constraint):
         return tuple(items)
 
     def __str__(self) -> str:
-        return "a tuple of names from dpconvex.privacy.declarations.VOUCHABLE"
+        from ..privacy.declarations import VOUCHABLE
+
+        return f"a tuple of names from dpconvex.privacy.declarations.VOUCHABLE {VOUCHABLE}"
 
 
 class ParameterSet(Rule):

@@ -199,11 +199,15 @@ def _declared(loss: Loss, attr: str, caller: str, *, finite: bool) -> float:
     number = declared_number(value, zero_ok=attr != "deriv_bound", finite=finite)
     if number is None:
         bound = "a finite float > 0" if finite else "a float > 0 (inf: no bound)"
-        underived = ("the atom table derives no bound for its CVXPY form (a label is read as a shift or a "
-                     "factor y, not as a function such as 2*y or abs(y - c)), so " if
-                     isinstance(value, float) and math.isnan(value) and hasattr(loss, "derived") else "")
-        raise ParameterError(f"{caller}: loss '{getattr(loss, 'name', type(loss).__name__)}': {underived}"
-                             f"it declares {attr} = {value!r}; declare {bound}.")
+        name = getattr(loss, "name", type(loss).__name__)
+        if isinstance(value, float) and math.isnan(value) and hasattr(loss, "derived"):
+            raise ParameterError(
+                f"{caller}: loss '{name}': the atom table derives no {attr} for its CVXPY form (an "
+                "atom outside dpconvex.objectives.atoms.ATOMS, or a function of the label other than "
+                "a shift or a factor y, such as 2*y or abs(y - c)), and none was declared. Rewrite "
+                f"the label's part, or pass {attr}= (a bound you have proved) to Loss.from_cvxpy and "
+                "vouch for it.")
+        raise ParameterError(f"{caller}: loss '{name}' declares {attr} = {value!r}; declare {bound}.")
     return number
 
 
@@ -450,7 +454,7 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
     if loss.has_cvxpy:
         conds.append(_check_forms_agree(code, caller))
     how = ("no CVXPY form" if not loss.has_cvxpy else
-           "its CVXPY form uses an atom outside dpconvex.objectives.atoms.ATOMS" if derived is None
+           "the atom table derives no bound for its CVXPY form" if derived is None
            else "atoms " + ", ".join(derived.atoms))
     # derivative bound: a probe refutes first, then the derivation establishes
     obs = float(np.max(np.abs(d1)))
@@ -458,8 +462,9 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
         k = int(np.argmax(np.abs(d1)))
         raise PrivacyError(
             f"{caller}: derivative bound: loss '{loss.name}' declares |ℓ'| <= {loss.deriv_bound:g}, "
-            f"but the numerical probe found |ℓ'({m[k]:.4g})| = {obs:.6g}. Declare deriv_bound >= "
-            f"{obs:.6g} (the noise scales with it) or bound the loss's slope.")
+            f"but the numerical probe found |ℓ'({m[k]:.4g})| = {obs!r}. That is a value the bound "
+            "must exceed, not the bound: declare a deriv_bound you have proved on all of ℝ (the noise "
+            "scales with it), or bound the loss's slope.")
     conds.append(_bound_condition(loss, "|ℓ'| bound", "deriv_bound", float(loss.deriv_bound),
                                   None if derived is None else derived.slope, how, obs,
                                   caller))
@@ -482,8 +487,9 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
         if not math.isfinite(c) or obs2 > c * (1 + 1e-3) + 1e-12:
             raise PrivacyError(
                 f"{caller}: curvature bound: loss '{loss.name}' declares ℓ'' <= {c:g}, but the "
-                f"numerical probe found {obs2:.6g}. Declare curvature >= {obs2:.6g} (the Jacobian "
-                "slack scales with it).")
+                f"numerical probe found {obs2!r}. That is a value the bound must exceed, not the "
+                "bound: declare a curvature you have proved on all of ℝ (the Jacobian slack scales "
+                "with it).")
         conds.append(_bound_condition(loss, "ℓ'' bound (c)", "curvature", c,
                                       None if derived is None else derived.curvature, how,
                                       obs2, caller))

@@ -99,9 +99,10 @@ def _check_grad_bound(template: Template, consts: PrivacyConstants, caller: str)
     if worst > G * (1 + RTOL):
         raise PrivacyError(
             f"{caller}: G: template '{_caller_name(template)}' declares a per-record gradient "
-            f"bound G = {G:g}, but record_gradients gives {worst:.6g} on a record of its public "
-            f"domain (rows of norm <= {float(domain.data_norm):g}). Declare grad_bound >= "
-            f"{worst:.6g} (the noise scales with it), or bound the loss's slope.")
+            f"bound G = {G:g}, but record_gradients gives {worst!r} on a record of its public "
+            f"domain (rows of norm <= {float(domain.data_norm):g}). That is a value G must exceed, "
+            "not G: declare a grad_bound you have proved for every record of the domain and every "
+            "parameter (the noise scales with it), or bound the loss's slope.")
     return _unverified("G (per-record gradient bound)", "grad_bound",
                        f"declared {G:g}; the probe of record_gradients on the public record domain "
                        f"found at most {worst:.6g} over {X.shape[0]} records x {len(points)} "
@@ -486,6 +487,6 @@ def vouched(conditions: list[Condition], vouch: Iterable[str], caller: str = "re
             "dpconvex ships, where they are derived (a user template's record_gradients on its "
             "record_domain can refute a constant, never prove one); or, if you have proved them "
             "yourself, pass vouch="
-            f"{tuple(sorted({c.unverified for c in missing}))!r} and the certificate will say "
+            f"{tuple(sorted({c.unverified for c in missing} | names))!r} and the certificate will say "
             "that you vouched for them.")
     return applied

@@ -481,7 +481,7 @@ def test_a_loss_whose_slope_depends_on_the_label_is_not_derived_from_two_labels(
     assert derive_bounds(lambda z, y: cp.logistic(cp.multiply(cp.abs(y - 0.5), z)), (0.0, 10.0)) is None
     X, s = _rows()
     est = dp.PrivateLinearRegressor(loss=loss, label_range=(-1, 1), epsilon=1.0, random_state=0)
-    with pytest.raises(ParameterError, match="derives no bound for its CVXPY form"):
+    with pytest.raises(ParameterError, match="derives no deriv_bound for its CVXPY form"):
         est.fit(X, s)
 
 
