@@ -179,6 +179,17 @@ def test_constants_nobody_can_check_are_refused_unless_vouched():
     assert "vouched for by the caller" in str(cert)
 
 
+def test_the_refusals_name_what_to_pass_and_never_a_probes_value_as_the_bound():
+    X, s = _rows()
+    with pytest.raises(PrivacyError, match=r"vouch=\('grad_bound', 'hessian'\)"):  # both, not the one left
+        dp.release(UserLogistic(X, s), "objective", dp.Budget(1.0), dry_run=True, vouch=("grad_bound",))
+    with pytest.raises(PrivacyError) as err:
+        dp.release(UserLogistic(X, s, grad_bound=1e-3), "objective", dp.Budget(1.0), dry_run=True)
+    assert "a value G must exceed, not G" in str(err.value) and ">=" not in str(err.value)
+    with pytest.raises(ParameterError, match="'grad_bound', 'hessian', 'strong_convexity'"):
+        dp.PrivateLinearClassifier(loss="logistic", vouch=("G",), classes=[-1, 1]).fit(X, s)
+
+
 def test_vouching_for_what_no_condition_needs_is_refused():
     X, s = _rows()
     with pytest.raises(ParameterError, match="no condition of this release rests on"):
