@@ -148,8 +148,10 @@ def _bound_condition(loss: Loss, what: str, attr: str, declared: float, derived:
             f"on all of ℝ from its CVXPY form is {derived:.10g} ({how_derived}). Declare {attr} >= "
             f"{derived:.10g} (the {'noise' if attr == 'deriv_bound' else 'Jacobian slack'} "
             "grows with it).")
+    stated = getattr(loss, "_declared", (declared, declared))[attr != "deriv_bound"] is not None
     return Condition(what, True, "derived on all of ℝ from the CVXPY form's atoms",
-                     f"declared {declared:g} >= derived {derived:.6g} ({how_derived})")
+                     f"declared {declared:g} >= derived {derived:.6g} ({how_derived})" if stated else
+                     f"the derived bound {derived:.6g}, none declared ({how_derived})")
 
 
 _SLOPE_REMEDY = ("Objective and output perturbation need a bounded |ℓ'|: use a Huberized form "

@@ -350,6 +350,13 @@ def test_a_user_loss_with_cvxpy_atoms_is_derived_on_the_whole_line():
     assert "derived 0.5" in conds["ℓ'' bound (c)"].detail
 
 
+def test_a_bound_nobody_declared_is_not_said_to_be_declared():
+    stated = Loss.from_cvxpy(lambda m: cp.logistic(-m), curvature=0.3)
+    conds = {c.name: c.detail for c in check_loss(stated, need_curvature=True)}
+    assert conds["|ℓ'| bound"].startswith("the derived bound 1, none declared")
+    assert conds["ℓ'' bound (c)"].startswith("declared 0.3 >= derived 0.25")
+
+
 def test_a_declared_bound_below_the_derived_one_is_refused():
     class Understated(SoftplusHinge):
         name = "understated"
