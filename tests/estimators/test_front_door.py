@@ -288,9 +288,11 @@ def test_the_noise_checks_leave_other_threads_warnings_alone():
         shown.append(str(message))
 
     done, sent = [0], [0]
+    warning = threading.Event()  # the fits start once the other thread has warned
 
     def fits():
         clf = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1, 2], random_state=0)
+        warning.wait()
         while done[0] < 20:
             clf.fit(X, y)
             done[0] += 1
@@ -299,6 +301,7 @@ def test_the_noise_checks_leave_other_threads_warnings_alone():
         while done[0] < 20:
             warnings.warn("from the other thread", UserWarning, stacklevel=1)
             sent[0] += 1
+            warning.set()
 
     interval = sys.getswitchinterval()
     with warnings.catch_warnings():  # set up before both threads start
