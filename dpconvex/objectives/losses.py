@@ -442,9 +442,9 @@ def _check_smoothing(smoothing: Any) -> float | str | None:
         f"Got {_short_repr(smoothing)} instead.")
 
 
-def _has_kink_atom(expr: cp.Expression | None) -> bool:
+def _has_kink_atom(expr: cp.Expression) -> bool:
     """Whether the form holds a maximum, minimum or abs of the prediction (or label)."""
-    stack = [] if expr is None else [expr]
+    stack = [expr]
     while stack:
         e = stack.pop()
         if type(e).__name__ in ("maximum", "minimum", "abs") and (e.variables() or e.parameters()):
