@@ -667,7 +667,8 @@ class EstimatorMechanism:
         from ..estimators.base import NO_CONTEXT, fit_with
 
         # the audit's stream, handed to the fit, not stored
-        fit_with(est, X, y, NO_CONTEXT, [(est, NoiseSource(rng, seeded=True))])
+        fit_with(est, X, y, NO_CONTEXT, [(est, NoiseSource(rng, seeded=True))],
+                 caller=f"{type(self).__name__}.__call__")
         out = self.output(est)
         try:
             return np.asarray(out, dtype=float).ravel()

@@ -338,7 +338,8 @@ def refuse_fit_params(caller: str, fit_params: Mapping[str, Any]) -> None:
 
 
 def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
-             noise: Iterable[tuple[Any, NoiseSource]] | Mapping[int, NoiseSource] = ()) -> Any:
+             noise: Iterable[tuple[Any, NoiseSource]] | Mapping[int, NoiseSource] = (), *,
+             caller: str = "fit_with") -> Any:
     """Fit ``estimator`` on (X, y) inside ``context``: the fit of a meta-estimator's part.
 
     A dpconvex estimator takes the context; ``noise`` names the noise source of each
@@ -346,15 +347,33 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
     :class:`~sklearn.pipeline.Pipeline`, whose steps are then fitted in turn, each with
     its own source); any other estimator is fitted with ``fit(X, y)``. Returns the fitted
     estimator.
+
+    Raises
+    ------
+    PrivacyError
+        A pipeline step outside dpconvex that learns from its rows (scikit-learn's
+        ``requires_fit`` tag): what it learns would be released beside the model, outside
+        the guarantee. Decided from the pipeline's steps (``caller``: the public call).
     """
     given = noise if isinstance(noise, Mapping) else {id(owner): source for owner, source in noise}
     if _takes_context(estimator):
         return estimator._fit_with(X, y, context.inner(given.get(id(estimator))))
     from sklearn.pipeline import Pipeline
+    from sklearn.utils import get_tags
 
     if isinstance(estimator, Pipeline) and estimator.memory is None \
             and any(_takes_context(step) or isinstance(step, Pipeline)
                     for _, step in estimator.steps):
+        for name, step in estimator.steps:
+            if not (step is None or step == "passthrough" or _takes_context(step)
+                    or isinstance(step, Pipeline) or not get_tags(step).requires_fit):
+                raise PrivacyError(
+                    f"{caller}: the pipeline step {name!r} ({type(step).__name__}) learns from the "
+                    "rows it is fitted on, and what it learns (a scaler's mean_, an encoder's "
+                    "categories) would be released with the model, outside the guarantee. Use a "
+                    "step that reads no statistic: PublicEncoder with a public schema, "
+                    "RandomFourierFeatures, or a stateless map of each record (Normalizer, "
+                    "FunctionTransformer).")
         if any(not (_takes_context(step) or isinstance(step, Pipeline) or step is None
                     or step == "passthrough") for _, step in estimator.steps):
             context.every_row(type(estimator).__name__)
@@ -365,12 +384,12 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
             if step is None or step == "passthrough":
                 continue
             if _takes_context(step) or isinstance(step, Pipeline):
-                rows = fit_with(step, rows, y, context, given).transform(rows)
+                rows = fit_with(step, rows, y, context, given, caller=caller).transform(rows)
             else:
                 rows = step.fit_transform(rows, y)  # every row: refused under a mask above
         final = estimator.steps[-1][1]
         if final is not None and final != "passthrough":
-            fit_with(final, rows, y, context, given)
+            fit_with(final, rows, y, context, given, caller=caller)
         return estimator
     context.every_row(type(estimator).__name__)  # a fit outside dpconvex reads every row
     return estimator.fit(X, y)

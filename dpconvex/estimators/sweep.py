@@ -218,7 +218,7 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
                 # PrivateGridSearch) are plain fits, drawing from the sweep's generator
                 if plan is None or plan.sub_plans or \
                         type(model).prepare is PrivateEstimator.prepare:
-                    fit_with(model, X, y, context, [(model, noise)])
+                    fit_with(model, X, y, context, [(model, noise)], caller=owner)
                     continue
                 model_context = context.inner(noise)
                 if prepared is None or not prepared.reusable:

@@ -209,6 +209,32 @@ def test_the_estimators_ledger_is_charged_the_whole_search(search, in_pipeline):
 
 
 @pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
+def test_a_step_that_learns_from_its_rows_is_refused_and_charges_nothing(search):
+    """A scaler fitted on a candidate's part would be released inside best_estimator_ (its
+    mean_ an exact statistic of the part): refused by the step's public kind. Stateless maps
+    and dpconvex's public maps are fitted."""
+    from sklearn.preprocessing import Normalizer, StandardScaler
+
+    X, y = _binary()
+    extra = {"mean_runs": 2} if search is PrivateRandomSearch else {}
+
+    def build(step: Any, ledger: BudgetAccountant) -> Any:
+        return search(make_pipeline(step, PrivateLogisticRegression()),
+                      {"privatelogisticregression__lam": [0.01, 0.1]}, epsilon=1.0,
+                      classes=[0, 1], random_state=0, accountant=ledger, **extra)
+
+    ledger = BudgetAccountant(5.0)
+    with pytest.raises(PrivacyError, match=rf"{search.__name__}.fit: the pipeline step "
+                                           r"'standardscaler' \(StandardScaler\) learns from"):
+        build(StandardScaler(), ledger).fit(X, y)
+    assert ledger.spent == (0.0, 0.0)
+    for step in (Normalizer(), FunctionTransformer(np.tanh)):
+        fitted = build(step, ledger).fit(X, y)
+        learnt = {key for key in vars(fitted.best_estimator_[0]) if key.endswith("_")}
+        assert learnt <= {"n_features_in_"}  # the public shape only
+
+
+@pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
 def test_the_estimators_classes_are_the_searchs(search):
     X, y = _binary()
     extra = {"mean_runs": 2} if search is PrivateRandomSearch else {}

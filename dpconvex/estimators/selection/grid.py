@@ -381,8 +381,10 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
     ----------
     estimator : estimator
         A dpconvex private estimator (an ``epsilon`` parameter, a ``certificate_`` after
-        fit), or a Pipeline whose single private step has them (steps before it must be
-        per-record maps fitted without reading the data); cloned for each candidate.
+        fit), or a Pipeline whose single private step has them; its other steps must read
+        no statistic (dpconvex's public maps, or stateless per-record maps such as
+        ``Normalizer``; a step that learns from its rows is refused). Cloned for each
+        candidate.
     param_grid : dict, list of dict, or "auto"
         Parameter names to lists of values, as in ``GridSearchCV``, fixed before seeing the
         data; ``epsilon``, ``random_state``, ``accountant`` and ``unknown_labels`` cannot be
@@ -493,7 +495,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                 candidate.set_params(**params, **overrides_base)
                 child = NoiseSource(children[index], noise.seeded)
                 fit_with(candidate, *rows[index], context,
-                         [(noise_owner, child) for noise_owner in self._noise_owners(candidate)])
+                         [(noise_owner, child) for noise_owner in self._noise_owners(candidate)],
+                         caller=f"{owner}.fit")
                 certificate = _find_certificate(candidate, owner)
                 if not certificate.private:
                     raise PrivacyError(

@@ -143,7 +143,8 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
     estimator : estimator
         A dpconvex private estimator with a pure ε-DP mechanism (an ``epsilon``
         parameter, ``delta`` 0 if it has one, a ``certificate_`` after fit), or a
-        Pipeline whose single private step has them. Cloned for every run.
+        Pipeline whose single private step has them (its other steps as in
+        :class:`~dpconvex.estimators.selection.grid.PrivateGridSearch`). Cloned for every run.
     param_grid : dict, list of dict, or "auto"
         Candidate settings as in :class:`~dpconvex.estimators.selection.grid.PrivateGridSearch`,
         fixed before seeing the data, or ``"auto"``
@@ -275,7 +276,8 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                     warnings.simplefilter("always")
                     fit_with(candidate, X_train, y_train, context,
                              [(noise_owner, NoiseSource(child, noise.seeded)) for noise_owner, child
-                              in zip(self._noise_owners(candidate), children, strict=True)])
+                              in zip(self._noise_owners(candidate), children, strict=True)],
+                             caller=f"{owner}.fit")
                     run_mistakes = mistakes(candidate, X_validation, y_validation, f"{owner}.fit")
                 certificate = _find_certificate(candidate, owner)
                 if (not certificate.private or certificate.delta != 0.0
