@@ -171,6 +171,40 @@ def test_pipeline_with_random_features():
     assert gs.predict(X).shape == (900,)
 
 
+class ReleasedDraws(BaseEstimator):
+    """Test double: a step that draws ``k`` numbers from the generator it is handed and keeps
+    them (released, as random features are); the rows pass unchanged."""
+
+    def __init__(self, k: int = 1, random_state: Any = None):
+        self.k = k
+        self.random_state = random_state
+
+    def _fit_with(self, X, y, context):
+        self.draws_ = context.noise.rng.normal(size=self.k)
+        return self
+
+    def fit(self, X, y=None):
+        raise AssertionError("a search fits its steps through _fit_with")
+
+    def transform(self, X):
+        return X
+
+
+def test_a_steps_released_draws_and_the_learners_noise_come_from_separate_streams():
+    """Were they one generator's, the released draws would precede the secret noise in one
+    PCG64 stream (whose state its outputs reveal): the learner's model would then move with
+    the number of draws before it."""
+    X, y = _binary()
+    coefs = []
+    for k in (1, 50):
+        pipe = make_pipeline(ReleasedDraws(k), PrivateLogisticRegression())
+        search = PrivateGridSearch(pipe, {"privatelogisticregression__lam": [0.01, 0.1]},
+                                   epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+        coefs.append((search.best_index_, search.best_estimator_[-1].coef_))
+    assert coefs[0][0] == coefs[1][0]
+    np.testing.assert_allclose(coefs[0][1], coefs[1][1], rtol=1e-12)
+
+
 def _binary(n: int = 300) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(0)
     X = rng.normal(size=(n, 3))

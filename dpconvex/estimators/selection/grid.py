@@ -493,9 +493,13 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
             for index, params in enumerate(candidates):
                 candidate = clone(self.estimator)
                 candidate.set_params(**params, **overrides_base)
-                child = NoiseSource(children[index], noise.seeded)
+                # one stream per owner: a step's released draws (random features) never
+                # precede a learner's secret noise in one generator
+                owners = self._noise_owners(candidate)
+                streams = [children[index], *children[index].spawn(max(len(owners) - 1, 0))]
                 fit_with(candidate, *rows[index], context,
-                         [(noise_owner, child) for noise_owner in self._noise_owners(candidate)],
+                         [(noise_owner, NoiseSource(stream, noise.seeded))
+                          for noise_owner, stream in zip(owners, streams, strict=False)],
                          caller=f"{owner}.fit")
                 certificate = _find_certificate(candidate, owner)
                 if not certificate.private:
