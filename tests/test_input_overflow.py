@@ -213,3 +213,51 @@ def test_masked_arrays_with_masked_entries_are_refused(data):
         warnings.simplefilter("ignore")
         unmasked = np.ma.masked_array(X)  # nothing masked: the values are the data
         np.testing.assert_array_equal(check_array(unmasked, "Owner"), X)
+
+
+# ------------------------------------------------------- a record near the float range stays silent
+HUGE = np.array([1.7e308, -1.7e308, 1.7e308, -1.7e308])  # finite; its norm and products overflow
+
+
+def _quiet(fit):
+    """Run ``fit`` with numpy's warnings as errors: one record's size must switch none on."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        return fit()
+
+
+def test_an_ignored_record_near_the_float_range_warns_nothing():
+    """A record whose label is outside ``classes=`` contributes nothing, its features included
+    (the large-margin rows zero it; its stored norm is inf)."""
+    rng = np.random.default_rng(1)
+    X = 0.4 * rng.normal(size=(240, 4))
+    y = np.arange(240) % 3
+    X[-1], y[-1] = HUGE, 9
+    est = dp.PrivateLargeMarginGaussian(epsilon=2.0, classes=[0, 1, 2], unknown_labels="ignore",
+                                        random_state=0)
+    _quiet(lambda: est.certify(X, y))
+    assert _quiet(lambda: est.fit(X, y)).certificate_.epsilon <= 2.0
+
+
+def test_validation_records_near_the_float_range_neither_refuse_nor_warn():
+    """The regression safeguard scores its validation rows as given: a prediction that is not
+    a number counts as the unit scale's centre, and no overflow warning is shown."""
+    from dpconvex.estimators.front_door import squared_error_utilities
+
+    rng = np.random.default_rng(1)
+    X = 0.3 * rng.normal(size=(240, 4))
+    y = 4 * X[:, 0] - 4 * X[:, 1]
+    X[:40], y[:40] = [1.7e308, 1.7e308, 0.0, 0.0], 0.0  # inf − inf: a NaN prediction
+    model = _quiet(lambda: dp.PrivateRegressor(epsilon=5.0, label_range=(-5, 5),
+                                               random_state=5).fit(X, y))
+    assert np.all(np.isfinite(model.predict(X[40:])))
+    utilities = squared_error_utilities([np.array([np.nan, 1.0])], np.zeros(2), [0.0])
+    assert utilities.tolist() == [-0.25]
+
+
+def test_random_features_of_a_record_near_the_float_range():
+    rff = dp.RandomFourierFeatures(n_components=50, random_state=0).fit(np.zeros((2, 4)))
+    Z = _quiet(lambda: rff.transform(np.vstack([HUGE, np.full(4, 0.1)])))
+    assert np.all(np.isfinite(Z)) and np.all(np.linalg.norm(Z, axis=1) <= 1.0)
+    # the other record's features as alone (BLAS may sum a product of two rows in another order)
+    np.testing.assert_allclose(Z[1], rff.transform(np.full((1, 4), 0.1))[0], rtol=1e-12)

@@ -274,7 +274,8 @@ def squared_error_utilities(unit_predictions: list[np.ndarray], u: np.ndarray,
     >>> squared_error_utilities([np.array([0.25, 1.0])], np.zeros(2), [0.0], clip=0.5).tolist()
     [-1.25]
     """
-    p = np.clip(np.asarray(unit_predictions, dtype=float), -1.0, 1.0)  # (candidates, rows)
+    # (candidates, rows); a prediction that is not a number (a record near the float range) is 0
+    p = np.clip(np.nan_to_num(np.asarray(unit_predictions, dtype=float), nan=0.0), -1.0, 1.0)
     residual = (p - np.asarray(u, dtype=float)) / clip
     return -np.sum(np.minimum(1.0, residual**2), axis=1) - np.asarray(handicaps, dtype=float)
 
@@ -1242,8 +1243,10 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                     learner._release(learner.prepare(X_checked, y_unit, plan, context=inner),
                                      plan, Hold(None, None), inner, None)  # inside this fit's hold
                 X_val = take_rows(X_checked, validation, n, owner, self)
+                with np.errstate(all="ignore"):  # a warning would tell a validation record's size
+                    predicted_unit = (learner._predict_rows(X_val) - mid) / half
                 utilities = squared_error_utilities(
-                    [(learner._predict_rows(X_val) - mid) / half, np.full(n_val, mean)],
+                    [predicted_unit, np.full(n_val, mean)],
                     u[validation], [selection_handicap(rest), 0.0], clip=RESIDUAL_CLIP)
                 best, selection = select_release(utilities, rest, n_val, select_rng, noise.seeded,
                                                  SELECTION_UTILITY)

@@ -188,7 +188,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
 
     @checks_feature_names
     def transform(self, X: Any) -> np.ndarray:
-        """Map X to (1/sqrt(D)) cos(X ω + b); every row has norm <= 1.
+        """Map X to (1/sqrt(D)) cos(X ω + b); every row has norm <= 1. A coordinate whose
+        argument leaves the float range (a record near it) is 0, silently: a per-record map.
 
         Parameters
         ----------
@@ -201,7 +202,9 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         check_fitted(self, "random_weights_")
         rows = check_array(X, f"{type(self).__name__}.transform", n_features=self.n_features_in_)
         D = self.random_weights_.shape[1]
-        return np.cos(rows @ self.random_weights_ + self.random_offset_) / math.sqrt(D)
+        with np.errstate(all="ignore"):  # a warning would tell a record's size
+            argument = rows @ self.random_weights_ + self.random_offset_
+            return np.where(np.isfinite(argument), np.cos(argument), 0.0) / math.sqrt(D)
 
     def approximate_kernel(self, X: Any, Y: Any = None) -> np.ndarray:
         """The kernel matrix implied by the features: 2 z(X) z(Y)ᵀ ≈ exp(-gamma ||x - y||^2)."""

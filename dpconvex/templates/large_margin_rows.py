@@ -161,7 +161,8 @@ class AugmentedRows:
             norms = self.base_norms = row_norms(self.X)
         if self.scale is None:
             return norms
-        out = np.abs(self.scale) * norms
+        with np.errstate(invalid="ignore"):  # a warning would tell a zeroed record's norm
+            out = np.abs(self.scale) * norms
         if self.zeroed is not None:
             out[self.zeroed] = 0.0  # 0 · inf for a stored row whose norm overflows
         return out
