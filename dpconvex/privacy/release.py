@@ -191,16 +191,19 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     except DPConvexError:
         raise
     except (ValueError, ArithmeticError, np.linalg.LinAlgError, RuntimeError) as exc:
-        # a solver's own exception (cvxpy.SolverError is a RuntimeError) never escapes raw;
-        # the advice names the other backends that fit the template, never the one that ran
+        # a solver's own exception (cvxpy.SolverError is a RuntimeError) never escapes raw, nor
+        # its text (it may quote the data: the curator's, in the diagnostics); the advice names
+        # the other backends that fit the template, never the one that ran
+        from ..errors import record_diagnostic
         from ..solvers import retry_advice
 
+        record_diagnostic("release", f"the solve failed: {type(exc).__name__}: {exc}")
         ran = getattr(solver_backend, "solvers", (getattr(solver_backend, "name", None),))
         advice = (f"{retry_advice(template, ran)}, or check the data and parameters"
                   if solver_backend is not None else "Check the data and parameters")
         raise SolverError(
-            f"release: the solve failed with {type(exc).__name__}: {exc}; nothing is released. {advice}."
-        ) from exc
+            f"release: the solve failed, so nothing is released (the solver's own message: "
+            f"dpconvex.collect_diagnostics). {advice}.") from None
     if noised:  # post-processing onto the parameter space (solver outputs are in it already)
         theta = template.space.postprocess(theta)
     say(f"{mechanism.name}: " + ("solved and accepted by the accuracy check"
