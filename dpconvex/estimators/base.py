@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, run
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, is_regressor
+from sklearn.pipeline import Pipeline
+from sklearn.utils import get_tags
 
 from .._validation import (
     Constraint,
@@ -358,22 +360,10 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
     given = noise if isinstance(noise, Mapping) else {id(owner): source for owner, source in noise}
     if _takes_context(estimator):
         return estimator._fit_with(X, y, context.inner(given.get(id(estimator))))
-    from sklearn.pipeline import Pipeline
-    from sklearn.utils import get_tags
-
-    if isinstance(estimator, Pipeline) and estimator.memory is None \
-            and any(_takes_context(step) or isinstance(step, Pipeline)
-                    for _, step in estimator.steps):
-        for name, step in estimator.steps:
-            if not (step is None or step == "passthrough" or _takes_context(step)
-                    or isinstance(step, Pipeline) or not get_tags(step).requires_fit):
-                raise PrivacyError(
-                    f"{caller}: the pipeline step {name!r} ({type(step).__name__}) learns from the "
-                    "rows it is fitted on, and what it learns (a scaler's mean_, an encoder's "
-                    "categories) would be released with the model, outside the guarantee. Use a "
-                    "step that reads no statistic: PublicEncoder with a public schema, "
-                    "RandomFourierFeatures, or a stateless map of each record (Normalizer, "
-                    "FunctionTransformer).")
+    if isinstance(estimator, Pipeline):
+        _check_steps(estimator, caller)
+    if isinstance(estimator, Pipeline) and any(_takes_context(step) or isinstance(step, Pipeline)
+                                               for _, step in estimator.steps):
         if any(not (_takes_context(step) or isinstance(step, Pipeline) or step is None
                     or step == "passthrough") for _, step in estimator.steps):
             context.every_row(type(estimator).__name__)
@@ -397,6 +387,27 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
 
 def _takes_context(estimator: Any) -> bool:
     return callable(getattr(type(estimator), "_fit_with", None))
+
+
+def _check_steps(pipeline: Pipeline, caller: str) -> None:
+    """Refuse a pipeline (nested ones included) that scikit-learn would fit by its cache, or with
+    a step outside dpconvex that learns from its rows (its ``requires_fit`` tag)."""
+    if pipeline.memory is not None:
+        raise PrivacyError(f"{caller}: a pipeline with memory= is fitted through scikit-learn's "
+                           "cache, outside the private fit (its noise source and row checks). "
+                           "Pass memory=None.")
+    for name, step in pipeline.steps:
+        if isinstance(step, Pipeline):
+            _check_steps(step, caller)
+        elif not (step is None or step == "passthrough" or _takes_context(step)
+                  or not get_tags(step).requires_fit):
+            raise PrivacyError(
+                f"{caller}: the pipeline step {name!r} ({type(step).__name__}) learns from the "
+                "rows it is fitted on, and what it learns (a scaler's mean_, an encoder's "
+                "categories) would be released with the model, outside the guarantee. Use a "
+                "step that reads no statistic: PublicEncoder with a public schema, "
+                "RandomFourierFeatures, or a stateless map of each record (Normalizer, "
+                "FunctionTransformer).")
 
 
 @runtime_checkable

@@ -247,6 +247,8 @@ def test_a_step_that_learns_from_its_rows_is_refused_and_charges_nothing(search)
     """A scaler fitted on a candidate's part would be released inside best_estimator_ (its
     mean_ an exact statistic of the part): refused by the step's public kind. Stateless maps
     and dpconvex's public maps are fitted."""
+    import tempfile
+
     from sklearn.preprocessing import Normalizer, StandardScaler
 
     X, y = _binary()
@@ -258,9 +260,14 @@ def test_a_step_that_learns_from_its_rows_is_refused_and_charges_nothing(search)
                       classes=[0, 1], random_state=0, accountant=ledger, **extra)
 
     ledger = BudgetAccountant(5.0)
-    with pytest.raises(PrivacyError, match=rf"{search.__name__}.fit: the pipeline step "
-                                           r"'standardscaler' \(StandardScaler\) learns from"):
-        build(StandardScaler(), ledger).fit(X, y)
+    for step in (StandardScaler(), make_pipeline(StandardScaler())):  # nested: the same
+        with pytest.raises(PrivacyError, match=rf"{search.__name__}.fit: the pipeline step "
+                                               r"'standardscaler' \(StandardScaler\) learns from"):
+            build(step, ledger).fit(X, y)
+    cached = build(Normalizer(), ledger)  # scikit-learn's cache would fit the steps itself
+    cached.estimator.set_params(memory=tempfile.mkdtemp())
+    with pytest.raises(PrivacyError, match="memory="):
+        cached.fit(X, y)
     assert ledger.spent == (0.0, 0.0)
     for step in (Normalizer(), FunctionTransformer(np.tanh)):
         fitted = build(step, ledger).fit(X, y)
