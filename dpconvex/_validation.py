@@ -116,8 +116,7 @@ def check_int(name: str, value: Any, owner: str, *, low: int = 1, high: int = MA
     above = is_int and int(value) > high
     if high >= MAX_INT and not above:
         raise ParameterError(
-            f"The '{name}' parameter of {owner} must be an int >= {low}. "
-            f"Got {_short_repr(value)} instead.")
+            f"The '{name}' parameter of {owner} must be an int >= {low}. Got {_short_repr(value)} instead.")
     reason = why or ("larger values are not representable in the float64 arithmetic that "
                      "uses it" if above else "")
     raise ParameterError(

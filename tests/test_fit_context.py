@@ -50,8 +50,8 @@ def test_a_pipeline_step_draws_from_the_source_it_is_handed():
     rff = dp.RandomFourierFeatures(n_components=6, gamma=0.5)
     pipe = make_pipeline(rff, dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1]))
     fit_with(pipe, X, y, NO_CONTEXT, [(rff, NoiseSource(np.random.default_rng(5), seeded=True))])
-    own = dp.RandomFourierFeatures(n_components=6, gamma=0.5, random_state=5).fit(X)
-    np.testing.assert_array_equal(rff.random_weights_, own.random_weights_)
+    handed = np.random.default_rng(5).normal(0.0, 1.0, size=(3, 6))  # sqrt(2 gamma) = 1
+    np.testing.assert_array_equal(rff.random_weights_, handed)
     assert rff.random_state is None  # handed to the fit, not set as a parameter
     assert "FitContext" not in str(pickle.dumps(pipe))
 

@@ -366,9 +366,11 @@ def _cluster_failures(caller: str, during: str, fix: str) -> Any:
     except Exception as exc:
         if not _cluster_failure(exc):
             raise
-        raise SolverError(
-            f"{caller}: the Dask cluster failed {during} ({type(exc).__name__}: {exc}). {fix}"
-        ) from exc
+        from ..errors import record_diagnostic  # its text names tasks, whose keys hash the data
+
+        record_diagnostic(caller, f"the Dask cluster failed: {type(exc).__name__}: {exc}")
+        raise SolverError(f"{caller}: the Dask cluster failed {during} ({type(exc).__name__}; "
+                          f"its text: dpconvex.collect_diagnostics). {fix}") from None
 
 
 def compute(*arrays: Any) -> tuple[Any, ...]:

@@ -197,8 +197,7 @@ def _binary_values(values: np.ndarray, positive: Any, column: str, caller: str) 
     if kind in "biuf" and not isinstance(positive, str):
         if kind == "f" and np.any(np.isnan(values)):
             raise DataValidationError(f"{caller}: binary column {column!r} contains missing (NaN) "
-                                      "values; drop those records or fill them with a public "
-                                      "value first.")
+                                      "values; drop those records or fill them with a public value first.")
         return (values == positive).astype(np.float64)
     seq = values.tolist()
     out = np.empty(len(seq), dtype=np.float64)

@@ -476,7 +476,8 @@ def unit_scale(norms: np.ndarray, bound: float) -> np.ndarray:
     [0.2, 2.0, 1.0]
     """
     s = np.ones(norms.shape)
-    np.divide(bound, norms, out=s, where=norms > 0)
+    with np.errstate(over="ignore"):  # inf for a subnormal row: a warning would tell its size
+        np.divide(bound, norms, out=s, where=norms > 0)
     return s
 
 

@@ -30,12 +30,11 @@ KINDS = ("numeric", "binary", "categorical")
 
 #: The warning of a schema read from data.
 LEAK_TEXT = (
-    "draft_schema read the data (no epsilon given): the ranges and vocabularies of the draft are "
-    "statistics of these records (minima, maxima, the categories seen), and an encoding that "
-    "uses them is not covered by any privacy guarantee. Review the draft, replace every bound "
-    "and vocabulary by public knowledge (documentation, formats, code lists), and write the "
-    "schema into your code (print(schema.to_code())) before any private use, or release it "
-    "privately: draft_schema(X, epsilon=...)."
+    "draft_schema read the data (no epsilon given): the ranges and vocabularies of the draft are statistics "
+    "of these records (minima, maxima, the categories seen), and an encoding that uses them is not covered "
+    "by any privacy guarantee. Review the draft, replace every bound and vocabulary by public knowledge "
+    "(documentation, formats, code lists), and write the schema into your code (print(schema.to_code())) "
+    "before any private use, or release it privately: draft_schema(X, epsilon=...)."
 )
 
 

@@ -375,8 +375,9 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
                 continue
             if _takes_context(step) or isinstance(step, Pipeline):
                 rows = fit_with(step, rows, y, context, given, caller=caller).transform(rows)
-            else:
-                rows = step.fit_transform(rows, y)  # every row: refused under a mask above
+            else:  # every row: refused under a mask above; a record near the float range
+                with np.errstate(all="ignore"):  # switches no warning of numpy's
+                    rows = step.fit_transform(rows, y)
         final = estimator.steps[-1][1]
         if final is not None and final != "passthrough":
             fit_with(final, rows, y, context, given, caller=caller)

@@ -81,8 +81,7 @@ FEATURE_MAP = ("feature map u = clip(x, data_norm) / data_norm (per record, publ
 
 #: The certificate's row map of the per-record scaling.
 UNIT_ROWS = RowMap("unit", "row_norm='unit': every u scaled to norm 1 (u/||u||, zero rows stay "
-                   "zero), a map that reads only the record itself, so typical rows use the "
-                   "whole norm bound")
+                   "zero), a map that reads only the record itself, so typical rows use the whole norm bound")
 
 #: The post-processing of the release, for the certificate.
 POSTPROCESSING = ("class means mu_c = s_c / max(n_c, max(1, s/w)) from the noisy sums and counts "

@@ -49,6 +49,9 @@ COMPONENTS_CONSTANT = 0.1
 COMPONENTS_RANGE = (10, 1000)
 #: Largest D accepted (1000 times the rule's largest): the mapped data hold n·D floats.
 MAX_COMPONENTS = 10**6
+#: The second word of the seed of a draw from an int ``random_state``: the released features'
+#: own stream, never the one ``default_rng`` gives a learner with the same int.
+FEATURE_STREAM = 0x52464620
 
 
 def auto_components(n: int, epsilon: float, *, constant: float = COMPONENTS_CONSTANT) -> int:
@@ -92,9 +95,9 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         The ε of the private learner that follows, read only by ``n_components="auto"``
         (required there). The map itself spends no budget.
     random_state : None or int, default=None
-        None seeds from the OS at each fit; an int fixes the seed (the draw is
-        data-independent and released, so a fixed seed costs no privacy here). A generator is
-        refused.
+        None seeds from the OS at each fit; an int fixes the draw (data-independent and
+        released), from its own stream of that seed: a learner given the same int draws its
+        secret noise from another. A generator is refused.
 
     Attributes
     ----------
@@ -174,6 +177,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         learner_epsilon = None if self.learner_epsilon is None else check_float(
             "learner_epsilon", self.learner_epsilon, owner, allow_inf=True)
         feature_rng = noise_source(self, context.noise).rng  # validates random_state
+        if context.noise is None and self.random_state is not None:  # never a learner's stream
+            feature_rng = np.random.default_rng([int(self.random_state), FEATURE_STREAM])
         n, d = check_array(X, f"{owner}.fit").shape
         if auto:
             D = auto_components(n, learner_epsilon)

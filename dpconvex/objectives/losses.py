@@ -455,14 +455,13 @@ def _has_kink_atom(expr: cp.Expression) -> bool:
 
 #: Why ``Loss.from_cvxpy(kind="multiclass")`` is refused, and what to use instead.
 MULTICLASS_REFUSAL = (
-    "Loss.from_cvxpy: a loss of C predictions z = Wᵀx in ℝ^C (kind='multiclass', e.g. "
-    "cp.log_sum_exp(z) - z[y]) is refused: objective perturbation for it needs the per-record "
-    "Hessian's rank C and a bound on its largest eigenvalue over all of ℝ^C, and "
-    "docs/privacy/user_objectives.md#privacy-margin-loss-bounds derives bounds for a scalar prediction only "
-    "(rank one), so the verifier could not check the constants the noise depends on. For multinomial "
-    "logistic regression use dp.PrivateLargeMarginGaussian(loss='softmax', structure='linear') (the "
-    "softmax loss of privacy-large-margin-softmax, derived and audited), or one-vs-rest "
-    "dp.PrivateLogisticRegression.")
+    "Loss.from_cvxpy: a loss of C predictions z = Wᵀx in ℝ^C (kind='multiclass', e.g. cp.log_sum_exp(z) - "
+    "z[y]) is refused: objective perturbation for it needs the per-record Hessian's rank C and a bound on "
+    "its largest eigenvalue over all of ℝ^C, and docs/privacy/user_objectives.md#privacy-margin-loss-bounds "
+    "derives bounds for a scalar prediction only (rank one), so the verifier could not check the constants "
+    "the noise depends on. For multinomial logistic regression use "
+    "dp.PrivateLargeMarginGaussian(loss='softmax', structure='linear') (the softmax loss of "
+    "privacy-large-margin-softmax, derived and audited), or one-vs-rest dp.PrivateLogisticRegression.")
 
 
 def _compile(fn: Callable[..., cp.Expression], kind: str, name: str, inputs: tuple | None = None

@@ -257,11 +257,10 @@ def _declared(declared: Any, names: list[str]) -> dict[str, Declaration]:
 #: The assumptions of every schema release (public facts only: the same for every table).
 _SCHEMA_ASSUMPTIONS = (
     "replace-one adjacency; n and the column names are public",
-    "each column's kind is public: as given in 'kinds' (numeric: a value that does not parse "
-    "as a number counts as missing; binary: nothing read; categorical: each value's text), "
-    "else read from a number dtype (numeric) or a bool dtype (binary), which is public only "
-    "when it was fixed without the data: a dtype a reader infers from the values is a "
-    "statistic of them (docs/privacy/bounds.md#privacy-bounds-grid)",
+    "each column's kind is public: as given in 'kinds' (numeric: a value that does not parse as a number "
+    "counts as missing; binary: nothing read; categorical: each value's text), else read from a number dtype "
+    "(numeric) or a bool dtype (binary), which is public only when it was fixed without the data: a dtype a "
+    "reader infers from the values is a statistic of them (docs/privacy/bounds.md#privacy-bounds-grid)",
     "columns in 'declared' are public knowledge and read no record",
 )
 

@@ -465,9 +465,8 @@ def _name(path: Path, raw: dict[str, Any]) -> str:
     if not NAME_PATTERN.fullmatch(name):
         where = "" if "name" in raw else " (taken from the file name; set name = \"...\" to choose one)"
         raise _err(path, "name", f"{name!r}{where} must be one folder name: letters, digits and "
-                   "'_' '.' '+' '-', starting with a letter, digit or '_', at most 128 characters "
-                   "(no '/', '\\', spaces, absolute paths or names like '..': the results go to "
-                   "results/NAME).")
+                   "'_' '.' '+' '-', starting with a letter, digit or '_', at most 128 characters (no '/', "
+                   "'\\', spaces, absolute paths or names like '..': the results go to results/NAME).")
     return name
 
 

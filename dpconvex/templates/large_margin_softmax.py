@@ -365,11 +365,10 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
                 "(docs/privacy/large_margin.md#privacy-lm-psd-constraint)")
         else:
             a.append(
-                "unconstrained, smooth, strongly convex objective: b -> Phi is a bijection "
-                "(change of variables of CMS, no convex-domain extension); the released Phi is "
-                "the minimizer plus the common shift t*I, t = max(0, -min eigenvalue over the "
-                "classes), which makes every block PSD and changes no prediction "
-                "(docs/privacy/large_margin_softmax.md#privacy-softmax-psd-shift)")
+                "unconstrained, smooth, strongly convex objective: b -> Phi is a bijection (change of "
+                "variables of CMS, no convex-domain extension); the released Phi is the minimizer plus the "
+                "common shift t*I, t = max(0, -min eigenvalue over the classes), which makes every block PSD "
+                "and changes no prediction (docs/privacy/large_margin_softmax.md#privacy-softmax-psd-shift)")
         a.append("the released Phi is the minimizer of the perturbed objective, accepted only "
                  f"when its optimality residual is <= {self.residual_tol:g}")
         if getattr(self.Z, "certificate_note", None):  # an out-of-core backend says so

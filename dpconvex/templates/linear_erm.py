@@ -245,8 +245,7 @@ class LinearERMTemplate:
                                    f"θ restricted to {self.constraint_set.describe()} ("
                                    + ("a closed convex set with an exact projection)"
                                       if self.constraint_set.exact_projection else
-                                      "checked DCP, a closed convex set as CVXPY solves it, and "
-                                      "non-empty)")))
+                                      "checked DCP, a closed convex set as CVXPY solves it, and non-empty)")))
         largest = getattr(self.rows, "max_row_norm", None)  # rows on workers: a max, not n norms
         top = largest() if largest is not None else float(np.max(self.rows.row_norms(), initial=0.0))
         ok = bool(top <= self.data_norm * (1 + 1e-12))

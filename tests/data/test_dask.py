@@ -227,8 +227,12 @@ def test_cluster_giving_up_raises_named_error_and_charges_nothing(client, monkey
     monkeypatch.setattr(DaskRows, "margin_sums", poisoned)
     acc = dp.BudgetAccountant(epsilon=3.0)
     est = dp.PrivateLogisticRegression(epsilon=1.0, random_state=5, classes=[0, 1], accountant=acc)
-    with pytest.raises(SolverError, match="KilledWorker.*no model is released"):
+    with dp.collect_diagnostics() as diag, \
+            pytest.raises(SolverError, match="KilledWorker.*no model is released") as err:
         est.fit(da.from_array(X, chunks=(400, 6)), y)
+    # the failure's text names the task, whose key hashes the data: the diagnostics' only
+    assert "die-" not in str(err.value) and err.value.__cause__ is None
+    assert "die-" in diag.note("the Dask cluster failed").what
     assert not hasattr(est, "coef_")
     assert acc.spent == (0.0, 0.0)
     client.wait_for_workers(2, timeout=30)

@@ -72,6 +72,17 @@ def test_draw_is_data_independent_and_reproducible():
     assert not np.array_equal(r1.random_weights_, r2.random_weights_)
 
 
+def test_an_int_seed_draws_the_features_from_their_own_stream():
+    """A learner given the same int draws its secret noise from default_rng(seed): were the
+    released frequencies drawn there too, they would be that noise (scaled)."""
+    for seed in (0, 5):
+        rff = RandomFourierFeatures(64, gamma=0.5, random_state=seed).fit(np.zeros((1, 3)))
+        learners = np.random.default_rng(seed)
+        assert not np.array_equal(rff.random_weights_, learners.normal(0.0, 1.0, size=(3, 64)))
+        assert np.corrcoef(rff.random_weights_.ravel(),  # not the learner's standard normals
+                           np.random.default_rng(seed).normal(size=192))[0, 1] < 0.5
+
+
 def test_frequency_distribution():
     # ω ~ N(0, 2γ I): the sample variance of 200,000 entries is within 1% of 2γ
     # (relative sd sqrt(2/N) = 0.32%, so 1% is > 3 sd: false-alarm rate < 3e-3).

@@ -276,6 +276,21 @@ def test_a_step_that_learns_from_its_rows_is_refused_and_charges_nothing(search)
 
 
 @pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
+def test_a_regressor_is_refused_from_the_parameter(search):
+    """The selection counts mistakes; a regressor's targets were checked as labels, and one
+    target of 0.5 among whole numbers switched the fit to a refusal."""
+    from dpconvex import PrivateHuberRegressor
+
+    X, _ = _binary()
+    ledger = BudgetAccountant(5.0)
+    for y in (np.round(X[:, 0]), np.r_[0.5, np.round(X[1:, 0])]):
+        with pytest.raises(ParameterError, match="must be a classifier"):
+            search(PrivateHuberRegressor(label_range=(-1, 1)), {"lam": [0.01, 0.1]}, epsilon=1.0,
+                   random_state=0, accountant=ledger).fit(X, y)
+    assert ledger.spent == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
 def test_the_estimators_classes_are_the_searchs(search):
     X, y = _binary()
     extra = {"mean_runs": 2} if search is PrivateRandomSearch else {}

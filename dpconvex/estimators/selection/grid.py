@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone, is_regressor
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
@@ -284,6 +284,10 @@ class SelectedEstimator:
             raise ParameterError(
                 f"The 'estimator' parameter of {owner} must be a scikit-learn estimator. "
                 f"Got {self.estimator!r} instead.")
+        if is_regressor(self.estimator):  # the selection counts mistakes: a classifier's score
+            raise ParameterError(
+                f"The 'estimator' parameter of {owner} must be a classifier (the selection counts "
+                "mistakes). Got a regressor. Use PrivateRegressor, whose safeguard selects privately.")
         keys = self._keys("epsilon")
         if len(keys) != 1:
             raise ParameterError(
@@ -380,11 +384,11 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
     Parameters
     ----------
     estimator : estimator
-        A dpconvex private estimator (an ``epsilon`` parameter, a ``certificate_`` after
-        fit), or a Pipeline whose single private step has them; its other steps must read
-        no statistic (dpconvex's public maps, or stateless per-record maps such as
-        ``Normalizer``; a step that learns from its rows is refused). Cloned for each
-        candidate.
+        A dpconvex private classifier (an ``epsilon`` parameter, a ``certificate_`` after
+        fit; a regressor is refused), or a Pipeline whose single private step has them; its
+        other steps must read no statistic (dpconvex's public maps, or stateless per-record
+        maps such as ``Normalizer``; a step that learns from its rows is refused). Cloned
+        for each candidate.
     param_grid : dict, list of dict, or "auto"
         Parameter names to lists of values, as in ``GridSearchCV``, fixed before seeing the
         data; ``epsilon``, ``random_state``, ``accountant`` and ``unknown_labels`` cannot be

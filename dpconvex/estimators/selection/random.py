@@ -141,7 +141,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
     Parameters
     ----------
     estimator : estimator
-        A dpconvex private estimator with a pure ε-DP mechanism (an ``epsilon``
+        A dpconvex private classifier with a pure ε-DP mechanism (an ``epsilon``
         parameter, ``delta`` 0 if it has one, a ``certificate_`` after fit), or a
         Pipeline whose single private step has them (its other steps as in
         :class:`~dpconvex.estimators.selection.grid.PrivateGridSearch`). Cloned for every run.

@@ -427,8 +427,7 @@ def get_mechanism(name: Any, owner: str = "dpconvex", *, allowed: tuple[str, ...
     choices = allowed if allowed is not None else tuple(MECHANISMS)
     if not isinstance(name, str) or name not in choices:
         raise ParameterError(
-            f"The 'mechanism' parameter of {owner} must be one of {list(choices)!r}. "
-            f"Got {name!r} instead."
+            f"The 'mechanism' parameter of {owner} must be one of {list(choices)!r}. Got {name!r} instead."
         )
     return MECHANISMS[name](**options)
 

@@ -395,9 +395,8 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         averaged = self._averaged(T)[1]
         assumptions = [
             "replace-one adjacency; n is public",
-            "rows are clipped to the public data_norm; labels are mapped to +-1 by a "
-            "public rule (the two label values are released in classes_); preprocessing that "
-            "reads the data is not covered",
+            "rows are clipped to the public data_norm; labels are mapped to +-1 by a public rule (the two "
+            "label values are released in classes_); preprocessing that reads the data is not covered",
             f"the guarantee covers all T iterates; the released model, {averaged}, is post-processing",
             "idealized real-valued Gaussian noise (floating point: docs/privacy.md)",
         ]

@@ -424,10 +424,9 @@ THRESHOLDS: dict[str, float] = {
 #: quantities cannot see (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear). No
 #: data statistic enters it.
 PUBLIC_CHECK_NOTE = (
-    "This check reads public quantities only (n, p, epsilon, delta and the public bounds), "
-    "not the strength of the signal in the data: a model can be no better than the majority "
-    "class without this warning too. Compare any private model with the majority class on "
-    "held-out rows (e.g. sklearn.dummy.DummyClassifier)."
+    "This check reads public quantities only (n, p, epsilon, delta and the public bounds), not the strength "
+    "of the signal in the data: a model can be no better than the majority class without this warning too. "
+    "Compare any private model with the majority class on held-out rows (e.g. sklearn.dummy.DummyClassifier)."
 )
 
 #: The same note for a regressor: its baseline is a constant prediction (the training mean).
