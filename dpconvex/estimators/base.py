@@ -403,12 +403,10 @@ def _check_steps(pipeline: Pipeline, caller: str) -> None:
         elif not (step is None or step == "passthrough" or _takes_context(step)
                   or not get_tags(step).requires_fit):
             raise PrivacyError(
-                f"{caller}: the pipeline step {name!r} ({type(step).__name__}) learns from the "
-                "rows it is fitted on, and what it learns (a scaler's mean_, an encoder's "
-                "categories) would be released with the model, outside the guarantee. Use a "
-                "step that reads no statistic: PublicEncoder with a public schema, "
-                "RandomFourierFeatures, or a stateless map of each record (Normalizer, "
-                "FunctionTransformer).")
+                f"{caller}: the pipeline step {name!r} ({type(step).__name__}) learns from the rows it "
+                "is fitted on, and what it learns (a scaler's mean_) would be released with the model, "
+                "outside the guarantee. Use a step that reads no statistic: PublicEncoder with a public "
+                "schema, RandomFourierFeatures, or a stateless map of each record (Normalizer).")
 
 
 @runtime_checkable

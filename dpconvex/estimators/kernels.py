@@ -49,8 +49,8 @@ COMPONENTS_CONSTANT = 0.1
 COMPONENTS_RANGE = (10, 1000)
 #: Largest D accepted (1000 times the rule's largest): the mapped data hold n·D floats.
 MAX_COMPONENTS = 10**6
-#: The second word of the seed of a draw from an int ``random_state``: the released features'
-#: own stream, never the one ``default_rng`` gives a learner with the same int.
+#: The spawn key of the stream of an int ``random_state``'s released features: never that of a
+#: learner's int seed (no spawn key) or of a child it spawns (keys 0, 1, ...).
 FEATURE_STREAM = 0x52464620
 
 
@@ -178,7 +178,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
             "learner_epsilon", self.learner_epsilon, owner, allow_inf=True)
         feature_rng = noise_source(self, context.noise).rng  # validates random_state
         if context.noise is None and self.random_state is not None:  # never a learner's stream
-            feature_rng = np.random.default_rng([int(self.random_state), FEATURE_STREAM])
+            feature_rng = np.random.default_rng(np.random.SeedSequence(
+                int(self.random_state), spawn_key=(FEATURE_STREAM,)))
         n, d = check_array(X, f"{owner}.fit").shape
         if auto:
             D = auto_components(n, learner_epsilon)

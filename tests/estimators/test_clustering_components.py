@@ -34,6 +34,16 @@ def test_public_centers_are_data_independent_and_in_the_ball():
     assert np.all(np.linalg.norm(a, axis=-1) <= 2.0)
 
 
+def test_public_centers_are_not_a_learners_stream():
+    """A learner seeded with the public seed draws its noise from default_rng(seed): were the
+    released centres drawn there too, anyone could rebuild that noise."""
+    directions = public_centers(3, 2, 4, 1.0)
+    directions /= np.linalg.norm(directions, axis=-1, keepdims=True)
+    learners = np.random.default_rng(PUBLIC_CENTER_SEED).standard_normal((3, 2, 4))
+    learners /= np.linalg.norm(learners, axis=-1, keepdims=True)
+    assert not np.allclose(directions, learners)
+
+
 def test_nearest_center_reads_only_the_record():
     """Changing other records never changes record i's component."""
     X, y, _, _ = _blobs(50)

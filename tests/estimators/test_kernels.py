@@ -81,6 +81,8 @@ def test_an_int_seed_draws_the_features_from_their_own_stream():
         assert not np.array_equal(rff.random_weights_, learners.normal(0.0, 1.0, size=(3, 64)))
         assert np.corrcoef(rff.random_weights_.ravel(),  # not the learner's standard normals
                            np.random.default_rng(seed).normal(size=192))[0, 1] < 0.5
+        child = np.random.default_rng(seed).spawn(1)[0]  # nor a child a meta-estimator spawns
+        assert not np.array_equal(rff.random_weights_, child.normal(0.0, 1.0, size=(3, 64)))
 
 
 def test_frequency_distribution():

@@ -54,10 +54,10 @@ __all__ = [
 #: Component-assignment rules known to :func:`assign_components`.
 ASSIGNMENTS = ("nearest_public_center", "dp_kmeans", "gmm_nonprivate")
 
-#: The fixed public seed of :func:`public_centers` (public: it carries no secret
-#: and no information about the data; anyone can regenerate the centers).
+#: The fixed public seed of :func:`public_centers` (public: it carries no secret and no
+#: information about the data; anyone can regenerate the centers), drawn under a spawn key
+#: (as random features are) that no learner's int seed or its children reach.
 PUBLIC_CENTER_SEED = 20120401
-
 
 @dataclass
 class ComponentAssignment:
@@ -81,7 +81,7 @@ def public_centers(n_classes: int, n_components: int, n_features: int, radius: f
                    seed: int = PUBLIC_CENTER_SEED) -> np.ndarray:
     """Data-independent centers of shape (C, K, d): uniform in the ball of radius ``radius``
     (the public row-norm bound q), from the public ``seed`` only."""
-    center_rng = np.random.default_rng(seed)
+    center_rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0x43454E54,)))
     directions = center_rng.standard_normal((n_classes, n_components, n_features))
     directions /= np.linalg.norm(directions, axis=-1, keepdims=True)
     radii = radius * center_rng.random((n_classes, n_components, 1)) ** (1.0 / n_features)
