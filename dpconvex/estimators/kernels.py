@@ -49,8 +49,7 @@ COMPONENTS_CONSTANT = 0.1
 COMPONENTS_RANGE = (10, 1000)
 #: Largest D accepted (1000 times the rule's largest): the mapped data hold n·D floats.
 MAX_COMPONENTS = 10**6
-#: The spawn key of the stream of an int ``random_state``'s released features: never that of a
-#: learner's int seed (no spawn key) or of a child it spawns (keys 0, 1, ...).
+#: The spawn key of an int ``random_state``'s released features: no learner's seed or its children reach it.
 FEATURE_STREAM = 0x52464620
 
 
@@ -96,8 +95,9 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         (required there). The map itself spends no budget.
     random_state : None or int, default=None
         None seeds from the OS at each fit; an int fixes the draw (data-independent and
-        released), from its own stream of that seed: a learner given the same int draws its
-        secret noise from another. A generator is refused.
+        released), from its own stream of that seed: a learner given the same int draws other
+        numbers, but whoever learns the seed can rebuild both. Inside a search the search's
+        source is used instead. A generator is refused.
 
     Attributes
     ----------

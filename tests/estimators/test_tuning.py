@@ -171,6 +171,9 @@ def test_pipeline_with_random_features():
     assert gs.predict(X).shape == (900,)
 
 
+HANDED: list[np.random.SeedSequence] = []
+
+
 class ReleasedDraws(BaseEstimator):
     """Test double: a step that draws ``k`` numbers from the generator it is handed and keeps
     them (released, as random features are); the rows pass unchanged."""
@@ -180,6 +183,7 @@ class ReleasedDraws(BaseEstimator):
         self.random_state = random_state
 
     def _fit_with(self, X, y, context):
+        HANDED.append(context.noise.rng.bit_generator.seed_seq)
         self.draws_ = context.noise.rng.normal(size=self.k)
         return self
 
@@ -203,6 +207,23 @@ def test_a_steps_released_draws_and_the_learners_noise_come_from_separate_stream
         coefs.append((search.best_index_, search.best_estimator_[-1].coef_))
     assert coefs[0][0] == coefs[1][0]
     np.testing.assert_allclose(coefs[0][1], coefs[1][1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
+def test_an_unseeded_searchs_released_draws_come_from_their_own_entropy(search):
+    """SeedSequence's mixing is invertible: released outputs of a stream spawned from the
+    search's root would lead back to that root, and from it to every learner's noise. Unseeded,
+    a step whose draws are released is handed a root of fresh entropy; seeded, a stream derived
+    from the seed (reproducible; a seeded fit is as secret as its seed)."""
+    X, y = _binary()
+    extra = {"mean_runs": 2} if search is PrivateRandomSearch else {}
+    for seed in (None, 0):
+        HANDED.clear()
+        search(make_pipeline(ReleasedDraws(3), PrivateLogisticRegression()),
+               {"privatelogisticregression__lam": [0.01, 0.1]}, epsilon=1.0, classes=[0, 1],
+               random_state=seed, **extra).fit(X, y)
+        assert HANDED and all((ss.spawn_key == ()) == (seed is None) for ss in HANDED)
+        assert len({tuple(ss.generate_state(4)) for ss in HANDED}) == len(HANDED)
 
 
 def _binary(n: int = 300) -> tuple[np.ndarray, np.ndarray]:

@@ -54,9 +54,8 @@ __all__ = [
 #: Component-assignment rules known to :func:`assign_components`.
 ASSIGNMENTS = ("nearest_public_center", "dp_kmeans", "gmm_nonprivate")
 
-#: The fixed public seed of :func:`public_centers` (public: it carries no secret and no
-#: information about the data; anyone can regenerate the centers), drawn under a spawn key
-#: (as random features are) that no learner's int seed or its children reach.
+#: The fixed public seed of :func:`public_centers` (no secret, no information about the data: anyone
+#: can regenerate the centers), drawn under a spawn key no learner's int seed or its children reach.
 PUBLIC_CENTER_SEED = 20120401
 
 @dataclass

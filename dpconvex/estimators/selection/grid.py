@@ -178,6 +178,16 @@ class SelectedEstimator:
         return [params[key.rpartition("__")[0]] if "__" in key else candidate
                 for key in self._keys("random_state")]
 
+    def _sources(self, candidate: Any, stream: np.random.Generator, seeded: bool
+                 ) -> list[tuple[Any, NoiseSource]]:
+        """Each of :meth:`_noise_owners` with its own stream spawned from ``stream``; unseeded, one whose
+        draws are released (no ``epsilon``: random features) draws from fresh OS entropy: SeedSequence's
+        mixing is invertible, so its released outputs would lead back to every learner's noise."""
+        owners = self._noise_owners(candidate)
+        streams = [stream, *stream.spawn(max(len(owners) - 1, 0))]
+        return [(o, NoiseSource(s if seeded or "epsilon" in o.get_params() else np.random.default_rng(),
+                                seeded)) for o, s in zip(owners, streams, strict=False)]
+
     def fit(self, X: Any, y: Any, **fit_params: Any) -> Any:
         """Split the rows, train the candidates, select one privately; return self
         (``fit_params``, e.g. ``sample_weight``, are refused by name).
@@ -497,14 +507,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
             for index, params in enumerate(candidates):
                 candidate = clone(self.estimator)
                 candidate.set_params(**params, **overrides_base)
-                # one stream per owner: a step's released draws (random features) never
-                # precede a learner's secret noise in one generator
-                owners = self._noise_owners(candidate)
-                streams = [children[index], *children[index].spawn(max(len(owners) - 1, 0))]
                 fit_with(candidate, *rows[index], context,
-                         [(noise_owner, NoiseSource(stream, noise.seeded))
-                          for noise_owner, stream in zip(owners, streams, strict=False)],
-                         caller=f"{owner}.fit")
+                         self._sources(candidate, children[index], noise.seeded), caller=f"{owner}.fit")
                 certificate = _find_certificate(candidate, owner)
                 if not certificate.private:
                     raise PrivacyError(

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 
-from ..._validation import NoiseSource, check_float, check_option, feature_names_of
+from ..._validation import check_float, check_option, feature_names_of
 from ...errors import DataValidationError, ParameterError, PrivacyError, user_stacklevel
 from ...privacy.budget import Certificate, Condition, compose_parallel, hold_budget, split_even
 from ..base import FitContext, fit_with
@@ -270,13 +270,11 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             for _ in range(k_runs):
                 index = int(noise_rng.integers(m))
                 candidate = clone(self.estimator)
-                children = [noise_rng.spawn(1)[0] for _ in self._keys("random_state")]
                 candidate.set_params(**candidates[index], **overrides)
                 with warnings.catch_warnings(record=True) as caught:  # their count would tell K
                     warnings.simplefilter("always")
                     fit_with(candidate, X_train, y_train, context,
-                             [(noise_owner, NoiseSource(child, noise.seeded)) for noise_owner, child
-                              in zip(self._noise_owners(candidate), children, strict=True)],
+                             self._sources(candidate, noise_rng.spawn(1)[0], noise.seeded),
                              caller=f"{owner}.fit")
                     run_mistakes = mistakes(candidate, X_validation, y_validation, f"{owner}.fit")
                 certificate = _find_certificate(candidate, owner)
