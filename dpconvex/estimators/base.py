@@ -364,8 +364,9 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
         _check_steps(estimator, caller)
     if isinstance(estimator, Pipeline) and any(_takes_context(step) or isinstance(step, Pipeline)
                                                for _, step in estimator.steps):
-        if any(not (_takes_context(step) or isinstance(step, Pipeline) or step is None
-                    or step == "passthrough") for _, step in estimator.steps):
+        outside = [f"{name!r} ({type(step).__name__})" for name, step in estimator.steps if not (
+            _takes_context(step) or isinstance(step, Pipeline) or step is None or step == "passthrough")]
+        if outside:
             context.every_row(type(estimator).__name__)
         estimator.steps = list(estimator.steps)
         estimator._validate_steps()
@@ -381,6 +382,9 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
         final = estimator.steps[-1][1]
         if final is not None and final != "passthrough":
             fit_with(final, rows, y, context, given, caller=caller)
+            if outside and getattr(final, "certificate_", None) is not None:  # the user's, unverified
+                final.certificate_.state(f"not checked by dpconvex: that the pipeline step(s) "
+                                         f"{', '.join(outside)} map each record by itself alone")
         return estimator
     context.every_row(type(estimator).__name__)  # a fit outside dpconvex reads every row
     return estimator.fit(X, y)

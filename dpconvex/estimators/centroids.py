@@ -431,8 +431,7 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
         return () if reason is None else (reason,)
 
     def _validate_params(self) -> None:  # type: ignore[override]
-        """The table, then ``delta`` against the mechanism: None or 0 when pure, else None or
-        in (0, 1)."""
+        """The table, then ``delta`` against the mechanism: None or 0 when pure, else None or in (0, 1)."""
         super()._validate_params()
         owner = type(self).__name__
         mech = self._mechanism()
@@ -673,8 +672,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
 
     # ----------------------------------------------------------------- predict
     def _penalized(self, X: Any) -> np.ndarray:
-        """‖u − μ_c‖² + 2σ̂²(log π_max − log π_c) for u = clip(x, q)/q, shape (n_samples, C);
-        lower wins."""
+        """‖u − μ_c‖² + 2σ̂²(log π_max − log π_c) for u = clip(x, q)/q, shape (n_samples, C); lower wins."""
         check_fitted(self, "means_")
         rows = check_array(X, f"{type(self).__name__}.predict", n_features=self.n_features_in_,
                            accept_sparse=True)

@@ -325,8 +325,7 @@ def warn_constant_released(owner: str, constant: str, learner: str, epsilon: flo
 
 @contextlib.contextmanager
 def signed_by(learner: Any, caller: str) -> Iterator[None]:
-    """The data and parameter errors of ``learner`` (a name the user never wrote) signed with
-    ``caller``."""
+    """The data and parameter errors of ``learner`` (a name the user never wrote) signed with ``caller``."""
     try:
         yield
     except (DataValidationError, ParameterError) as exc:  # "Owner.method: ..." and "... of Owner"

@@ -81,8 +81,7 @@ class _Node:
 
 
 class _Unknown(Exception):
-    """An atom or a form outside :data:`ATOMS` (never shown: :func:`derive_bounds`
-    then returns None)."""
+    """An atom or a form outside :data:`ATOMS` (never shown: :func:`derive_bounds` then returns None)."""
 
 
 #: Bound on |y| for the label parameter of a regression loss while a derivation runs

@@ -231,8 +231,7 @@ def _is_number(cell: str) -> bool:
 
 
 def _plain(values: Any) -> Any:
-    """A pandas object or a list as a NumPy array; anything else as it is (arrays, sparse
-    matrices)."""
+    """A pandas object or a list as a NumPy array; anything else as it is (arrays, sparse matrices)."""
     if hasattr(values, "to_numpy"):
         return values.to_numpy()
     return np.asarray(values) if isinstance(values, (list, tuple)) else values

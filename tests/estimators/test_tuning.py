@@ -294,6 +294,9 @@ def test_a_step_that_learns_from_its_rows_is_refused_and_charges_nothing(search)
         fitted = build(step, ledger).fit(X, y)
         learnt = {key for key in vars(fitted.best_estimator_[0]) if key.endswith("_")}
         assert learnt <= {"n_features_in_"}  # the public shape only
+        name = type(step).__name__  # that it maps each record alone is the user's: named as such
+        assert f"not checked by dpconvex: that the pipeline step(s) '{name.lower()}' ({name})" \
+            in str(fitted.certificate_)
 
 
 @pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
