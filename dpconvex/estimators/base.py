@@ -360,12 +360,9 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
     given = noise if isinstance(noise, Mapping) else {id(owner): source for owner, source in noise}
     if _takes_context(estimator):
         return estimator._fit_with(X, y, context.inner(given.get(id(estimator))))
-    if isinstance(estimator, Pipeline):
-        _check_steps(estimator, caller)
+    outside = _check_steps(estimator, caller) if isinstance(estimator, Pipeline) else []
     if isinstance(estimator, Pipeline) and any(_takes_context(step) or isinstance(step, Pipeline)
                                                for _, step in estimator.steps):
-        outside = [f"{name!r} ({type(step).__name__})" for name, step in estimator.steps if not (
-            _takes_context(step) or isinstance(step, Pipeline) or step is None or step == "passthrough")]
         if outside:
             context.every_row(type(estimator).__name__)
         estimator.steps = list(estimator.steps)
@@ -394,23 +391,27 @@ def _takes_context(estimator: Any) -> bool:
     return callable(getattr(type(estimator), "_fit_with", None))
 
 
-def _check_steps(pipeline: Pipeline, caller: str) -> None:
+def _check_steps(pipeline: Pipeline, caller: str) -> list[str]:
     """Refuse a pipeline (nested ones included) that scikit-learn would fit by its cache, or with
-    a step outside dpconvex that learns from its rows (its ``requires_fit`` tag)."""
+    a step outside dpconvex that learns from its rows (its ``requires_fit`` tag); the others
+    outside dpconvex, named for the certificate."""
+    outside: list[str] = []
     if pipeline.memory is not None:
         raise PrivacyError(f"{caller}: a pipeline with memory= is fitted through scikit-learn's "
                            "cache, outside the private fit (its noise source and row checks). "
                            "Pass memory=None.")
     for name, step in pipeline.steps:
         if isinstance(step, Pipeline):
-            _check_steps(step, caller)
-        elif not (step is None or step == "passthrough" or _takes_context(step)
-                  or not get_tags(step).requires_fit):
-            raise PrivacyError(
-                f"{caller}: the pipeline step {name!r} ({type(step).__name__}) learns from the rows it "
-                "is fitted on, and what it learns (a scaler's mean_) would be released with the model, "
-                "outside the guarantee. Use a step that reads no statistic: PublicEncoder with a public "
-                "schema, RandomFourierFeatures, or a stateless map of each record (Normalizer).")
+            outside += _check_steps(step, caller)
+        elif not (step is None or step == "passthrough" or _takes_context(step)):
+            if get_tags(step).requires_fit:
+                raise PrivacyError(
+                    f"{caller}: the pipeline step {name!r} ({type(step).__name__}) is fitted on the rows "
+                    "(scikit-learn's requires_fit tag): what it learns (a scaler's mean_) would be released "
+                    "with the model, outside the guarantee. Use a step that reads no statistic: "
+                    "PublicEncoder with a public schema, RandomFourierFeatures, or a stateless map.")
+            outside.append(f"{name!r} ({type(step).__name__})")
+    return outside
 
 
 @runtime_checkable

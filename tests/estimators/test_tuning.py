@@ -283,18 +283,19 @@ def test_a_step_that_learns_from_its_rows_is_refused_and_charges_nothing(search)
     ledger = BudgetAccountant(5.0)
     for step in (StandardScaler(), make_pipeline(StandardScaler())):  # nested: the same
         with pytest.raises(PrivacyError, match=rf"{search.__name__}.fit: the pipeline step "
-                                               r"'standardscaler' \(StandardScaler\) learns from"):
+                                               r"'standardscaler' \(StandardScaler\) is fitted on"):
             build(step, ledger).fit(X, y)
     cached = build(Normalizer(), ledger)  # scikit-learn's cache would fit the steps itself
     cached.estimator.set_params(memory=tempfile.mkdtemp())
     with pytest.raises(PrivacyError, match="memory="):
         cached.fit(X, y)
     assert ledger.spent == (0.0, 0.0)
-    for step in (Normalizer(), FunctionTransformer(np.tanh)):
+    for step, name in ((Normalizer(), "Normalizer"), (FunctionTransformer(np.tanh), "FunctionTransformer"),
+                       (make_pipeline(FunctionTransformer(np.tanh)), "FunctionTransformer")):  # nested
         fitted = build(step, ledger).fit(X, y)
         learnt = {key for key in vars(fitted.best_estimator_[0]) if key.endswith("_")}
         assert learnt <= {"n_features_in_"}  # the public shape only
-        name = type(step).__name__  # that it maps each record alone is the user's: named as such
+        # that it maps each record alone is the user's: named as such
         assert f"not checked by dpconvex: that the pipeline step(s) '{name.lower()}' ({name})" \
             in str(fitted.certificate_)
 

@@ -297,7 +297,7 @@ class SelectedEstimator:
         if is_regressor(self.estimator):  # the selection counts mistakes: a classifier's score
             raise ParameterError(
                 f"The 'estimator' parameter of {owner} must be a classifier (the selection counts "
-                "mistakes). Got a regressor. Use PrivateRegressor, whose safeguard selects privately.")
+                "mistakes). Got a regressor: tune none here; lam='auto' sets Λ by a public rule.")
         keys = self._keys("epsilon")
         if len(keys) != 1:
             raise ParameterError(
