@@ -81,8 +81,7 @@ def check_float(name: str, value: Any, owner: str, *, low: float = 0.0, high: fl
     below = v <= high if high_inclusive else v < high
     if not (above and (below or (allow_inf and v == math.inf))):
         raise refusal()
-    if magnitude and math.isfinite(v) and v != 0.0 and not (
-            MIN_MAGNITUDE <= abs(v) <= MAX_MAGNITUDE):
+    if magnitude and math.isfinite(v) and v != 0.0 and not (MIN_MAGNITUDE <= abs(v) <= MAX_MAGNITUDE):
         raise refusal(
             f"The '{name}' parameter of {owner} must be a float in {{rng}} of magnitude between "
             f"{MIN_MAGNITUDE:g} and {MAX_MAGNITUDE:g}: outside that range float64 products "
@@ -104,8 +103,7 @@ MAX_ITER = 10**6
 MAX_ARRAY_ENTRIES = 10**8
 
 
-def check_int(name: str, value: Any, owner: str, *, low: int = 1, high: int = MAX_INT,
-              why: str = "") -> int:
+def check_int(name: str, value: Any, owner: str, *, low: int = 1, high: int = MAX_INT, why: str = "") -> int:
     """Return ``value`` (an int or NumPy integer; not a bool) in [low, high], or raise
     :class:`ParameterError`; ``why`` (memory, time) is the reason given for ``high``. A
     parameter with a bound of its own (``high`` below :data:`MAX_INT`) gets one message
@@ -135,8 +133,7 @@ def check_array_entries(entries: int, what: str, caller: str, fix: str) -> None:
         )
 
 
-def check_option(name: str, value: Any, options: Iterable[Any], owner: str, *,
-                 meaning: str = "") -> Any:
+def check_option(name: str, value: Any, options: Iterable[Any], owner: str, *, meaning: str = "") -> Any:
     """Check ``value`` is one of ``options`` (:class:`Options`); ``meaning`` (what each does)
     joins the message."""
     return Options(tuple(options), meaning).check(name, value, owner)
@@ -218,8 +215,7 @@ def noise_source(owner: Any, given: NoiseSource | None = None) -> NoiseSource:
     >>> noise_source(PrivateLogisticRegression(random_state=3), given) is given
     True
     """
-    seed = RANDOM_STATE.check("random_state", getattr(owner, "random_state", None),
-                              type(owner).__name__)
+    seed = RANDOM_STATE.check("random_state", getattr(owner, "random_state", None), type(owner).__name__)
     if given is not None:
         return given
     return NoiseSource(np.random.default_rng(seed), seed is not None)
@@ -300,8 +296,7 @@ class Rule(Constraint):
                                    low_inclusive=self.low_inclusive,
                                    high_inclusive=self.high_inclusive, allow_inf=self.allow_inf)
             if kind == "int":
-                return check_int(name, value, owner, low=int(self.low), high=int(self.high),
-                                 why=self.why)
+                return check_int(name, value, owner, low=int(self.low), high=int(self.high), why=self.why)
             if kind == "seed":  # None or a non-negative int (check_seed)
                 if value is None:
                     return None
@@ -313,8 +308,7 @@ class Rule(Constraint):
                         "kept on a model lets whoever holds the model or its pickle replay the noise of "
                         "the release. Pass None or an int; to draw several fits from one generator, use "
                         "dpconvex.epsilon_sweep(..., random_state=generator).")
-                if isinstance(value, numbers.Integral) and not isinstance(value, bool) \
-                        and int(value) >= 0:
+                if isinstance(value, numbers.Integral) and not isinstance(value, bool) and int(value) >= 0:
                     return int(value)
                 raise ParameterError(
                     f"The '{name}' parameter of {owner} must be None (noise seeded from the OS) "
@@ -347,8 +341,7 @@ class Rule(Constraint):
     def _accepted(self) -> str:
         """The rule's values, without None or "auto"."""
         if self.kind == "float":
-            return "a float in " + _interval(self.low, self.high, self.low_inclusive,
-                                             self.high_inclusive)
+            return "a float in " + _interval(self.low, self.high, self.low_inclusive, self.high_inclusive)
         if self.kind == "int":
             return f"an int in [{int(self.low)}, {int(self.high):,}]"
         return {"bool": "a bool", "options": f"one of {list(self.values)!r}",
@@ -506,8 +499,7 @@ _TIME_TYPES = (datetime.date, datetime.time, datetime.timedelta, np.datetime64, 
 
 
 def _is_missing_type(t: type) -> bool:
-    return t is type(None) or (t.__module__.startswith("pandas")
-                               and t.__name__ in ("NAType", "NaTType"))
+    return t is type(None) or (t.__module__.startswith("pandas") and t.__name__ in ("NAType", "NaTType"))
 
 
 def check_numeric_dtype(raw: np.ndarray, caller: str, name: str = "X") -> None:
@@ -598,14 +590,12 @@ def check_matrix_body(A: Any, values: Any, caller: str, name: str, min_samples: 
         if not finite:
             flat = v.reshape(v.shape[0], -1) if v.ndim > 1 else v.reshape(-1, 1)
             step = max(1, _FINITE_BLOCK // max(flat.shape[1], 1))
-            finite = all(bool(np.isfinite(flat[a:a + step]).all())
-                         for a in range(0, flat.shape[0], step))
+            finite = all(bool(np.isfinite(flat[a:a + step]).all()) for a in range(0, flat.shape[0], step))
     if not finite:  # the message counts nothing
         fix = (f"those rows before passing them to {caller}" if caller.rsplit(".", 1)[-1]
                in _PREDICTS else "them before fitting (with a public rule: imputing from data "
                "statistics costs privacy)")
-        raise DataValidationError(
-            f"{caller}: {name} contains NaN or infinite values. Impute or drop {fix}.")
+        raise DataValidationError(f"{caller}: {name} contains NaN or infinite values. Impute or drop {fix}.")
     return A
 
 
@@ -727,9 +717,7 @@ def check_sample_weight(sample_weight: Any, n: int, caller: str) -> np.ndarray:
     try:
         w = np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError, OverflowError) as exc:
-        raise DataTypeError(
-            f"{caller}: sample_weight must be an array of float64 numbers ({exc})."
-        ) from None
+        raise DataTypeError(f"{caller}: sample_weight must be an array of float64 numbers ({exc}).") from None
     if w.shape != (n,):
         raise DataValidationError(
             f"{caller}: sample_weight has shape {w.shape}; it must be ({n},), one weight per sample."

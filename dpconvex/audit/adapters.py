@@ -140,8 +140,7 @@ class Audited(Mechanism["Template"]):
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
-        return self.inner.run(template, cal, backend, rng, warm_start=warm_start,
-                              max_iter=max_iter, tol=tol)
+        return self.inner.run(template, cal, backend, rng, warm_start=warm_start, max_iter=max_iter, tol=tol)
 
     def solve_conditions(self, template: Template, result: SolveResult | None,
                          cal: Calibration | None) -> list[Condition]:
@@ -185,12 +184,10 @@ class OnceUnperturbed:
     def solve(self, template: ObjectiveTemplate, b: np.ndarray | None, extra_reg: float = 0.0, *,
               warm_start: np.ndarray | None = None, max_iter: int | None = None) -> SolveResult:
         if b is not None or warm_start is not None:
-            return self.backend.solve(template, b, extra_reg, warm_start=warm_start,
-                                      max_iter=max_iter)
+            return self.backend.solve(template, b, extra_reg, warm_start=warm_start, max_iter=max_iter)
         key = (id(template), float(extra_reg), max_iter)
         if key not in self._memo:
-            self._memo[key] = (template, self.backend.solve(template, None, extra_reg,
-                                                            max_iter=max_iter))
+            self._memo[key] = (template, self.backend.solve(template, None, extra_reg, max_iter=max_iter))
         return self._memo[key][1]
 
 
@@ -642,8 +639,7 @@ class EstimatorMechanism:
     (3,)
     """
 
-    def __init__(self, estimator: BaseEstimator,
-                 output: Callable[[Any], np.ndarray] | None = None):
+    def __init__(self, estimator: BaseEstimator, output: Callable[[Any], np.ndarray] | None = None):
         owner = type(self).__name__
         if isinstance(estimator, type) or not (hasattr(estimator, "get_params") and hasattr(
                 estimator, "fit")) or "random_state" not in estimator.get_params():

@@ -246,6 +246,5 @@ def objective_llr(tD: TemplateT, dD: float, tDp: TemplateT, dDp: float,
         th = np.asarray(theta, dtype=float).ravel()
         bD = -tD.n * np.ravel(tD.objective(th, None, dD)[1])
         bDp = -tDp.n * np.ravel(tDp.objective(th, None, dDp)[1])
-        return round(noise_term(bD, bDp) + float(logdet(tD, th, dD) - logdet(tDp, th, dDp)),
-                     LLR_DECIMALS)
+        return round(noise_term(bD, bDp) + float(logdet(tD, th, dD) - logdet(tDp, th, dDp)), LLR_DECIMALS)
     return llr_objective

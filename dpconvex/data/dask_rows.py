@@ -81,8 +81,7 @@ class MarginLoss(Protocol):
     ℓ(m) (the labels folded into the rows as signs), or a loss of the prediction ℓ(z, y) of
     ``kind`` "regression", which also reads the rows' labels (:meth:`DaskRows.with_labels`)."""
 
-    def value_and_deriv(self, m: np.ndarray, *labels: np.ndarray
-                        ) -> tuple[np.ndarray, np.ndarray]:
+    def value_and_deriv(self, m: np.ndarray, *labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(ℓ, ∂ℓ/∂m) at the products m (and the labels of their rows, for a regression loss)."""
         ...
 
@@ -169,8 +168,7 @@ def _margin_source_block(B: np.ndarray, s: np.ndarray | None, signs: bool, w: np
                          labels: np.ndarray | None = None, *, bound: float, value: float | None
                          ) -> np.ndarray:
     """:func:`_margin_block` of a recomputed chunk, clipped (:func:`_implicit_block`) in the task."""
-    return _margin_block(_implicit_block(B, bound, value), s, signs, w, loss, gradient, start, step,
-                         labels)
+    return _margin_block(_implicit_block(B, bound, value), s, signs, w, loss, gradient, start, step, labels)
 
 
 def _sum_parts(*parts: np.ndarray) -> np.ndarray:
@@ -316,8 +314,7 @@ def _timed_out(caller: str, what: str, seconds: float, key: str) -> SolverError:
     )
 
 
-def _wait(caller: str, client: Any, futures: list[Any], timeout: float, idle_limit: float
-          ) -> None:
+def _wait(caller: str, client: Any, futures: list[Any], timeout: float, idle_limit: float) -> None:
     """Wait for ``futures`` within the timeouts; release them and raise SolverError past one.
 
     Released, not cancelled: a release travels on the client's ordered stream, so the next
@@ -676,8 +673,7 @@ class DaskRows:
 
     def row_norms(self) -> np.ndarray:
         """||x_i||_2 for every row, shape (n,) (the overflow-safe dense kernel per chunk)."""
-        return np.concatenate(compute(*[_delayed(_norms_block)(b, s, self._signs)
-                                         for b, s in self._pairs()]))
+        return np.concatenate(compute(*[_delayed(_norms_block)(b, s, self._signs) for b, s in self._pairs()]))
 
     def max_row_norm(self) -> float:
         """max_i ||x_i||_2, taken per chunk on the workers (one pass; no vector of length n)."""
@@ -855,7 +851,6 @@ def check_dask(X: Any, caller: str, *, name: str = "X", n_features: int | None =
         raise DataTypeError(f"{caller}: {name} must hold numbers; got dtype {X.dtype}.")
     check_numeric_dtype(X, caller, name)
     rows = DaskRows(X)
-    counts = rows.X.map_blocks(_nonfinite_block, drop_axis=1, chunks=((1,) * rows.n_chunks,),
-                               dtype=np.int64)
+    counts = rows.X.map_blocks(_nonfinite_block, drop_axis=1, chunks=((1,) * rows.n_chunks,), dtype=np.int64)
     return check_matrix_body(rows.X, lambda: not int(compute(counts.sum())[0]), caller, name,
                              min_samples, n_features)

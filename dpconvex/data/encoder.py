@@ -335,8 +335,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
     (3,)
     """
 
-    def __init__(self, schema: PublicSchema, *, row_norm: str = "none",
-                 data_norm: float = 1.0) -> None:
+    def __init__(self, schema: PublicSchema, *, row_norm: str = "none", data_norm: float = 1.0) -> None:
         self.schema = schema
         self.row_norm = row_norm
         self.data_norm = data_norm
@@ -352,8 +351,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         q = check_float("data_norm", self.data_norm, owner)
         return self.schema, row_norm, q
 
-    def _read(self, X: Any, schema: PublicSchema, caller: str
-              ) -> tuple[np.ndarray | None, dict[str, Any]]:
+    def _read(self, X: Any, schema: PublicSchema, caller: str) -> tuple[np.ndarray | None, dict[str, Any]]:
         """Check the table against the schema; return its names and the encoder's inputs
         (``caller``, "PublicEncoder.fit" or ".transform", opens the messages)."""
         names, cols, dtypes = table_columns(X, caller)
@@ -394,8 +392,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
                 parts["binary"][col] = _binary_values(values, schema.binary[col], col, caller)
         return (None if names is None else np.asarray(names, dtype=object)), parts
 
-    def _encode(self, parts: dict[str, Any], schema: PublicSchema, row_norm: str,
-                q: float) -> np.ndarray:
+    def _encode(self, parts: dict[str, Any], schema: PublicSchema, row_norm: str, q: float) -> np.ndarray:
         Z = encode_parts(schema, parts["numeric"], parts["codes"], parts["binary"])
         if row_norm == "unit":
             return normalize_rows(Z, q)

@@ -305,12 +305,10 @@ class ScaledRows:
         self.n = base.n
         self.p = base.p + (self.column is not None)
         self.is_sparse = bool(base.is_sparse)
-        if self.scale.shape != (self.n,) or (self.column is not None
-                                             and self.column.shape != (self.n,)):
+        if self.scale.shape != (self.n,) or (self.column is not None and self.column.shape != (self.n,)):
             raise ValueError(f"ScaledRows.__init__: needs a scale and a column of shape "
                              f"({self.n},), one entry per row of the base rows.")
-        zeroed = (self.scale == 0.0) if self.column is None else (
-            (self.scale == 0.0) & (self.column == 0.0))
+        zeroed = (self.scale == 0.0) if self.column is None else ((self.scale == 0.0) & (self.column == 0.0))
         #: The zero rows (s_i = 0 and t_i = 0), or None when there are none.
         self.zeroed = zeroed if zeroed.any() else None
 

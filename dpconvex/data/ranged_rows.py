@@ -68,8 +68,7 @@ class RangedRows(PublicArray):
         if obj is None:
             return
         ranges = getattr(obj, "feature_range", None)
-        same_columns = self.ndim == 2 and getattr(obj, "ndim", 0) == 2 \
-            and self.shape[1] == obj.shape[1]
+        same_columns = self.ndim == 2 and getattr(obj, "ndim", 0) == 2 and self.shape[1] == obj.shape[1]
         self.feature_range = ranges if same_columns else None
 
     # a transpose turns columns into rows: a plain array (NumPy finalizes a transposed view
@@ -99,8 +98,7 @@ def _selects_rows(key: Any) -> bool:
     if not isinstance(key, tuple):
         return True
     columns = key[1] if len(key) == 2 else slice(None)
-    return len(key) <= 2 and (columns is Ellipsis
-                              or (isinstance(columns, slice) and columns == slice(None)))
+    return len(key) <= 2 and (columns is Ellipsis or (isinstance(columns, slice) and columns == slice(None)))
 
 
 def rows_feature_range(X: Any) -> np.ndarray | None:

@@ -39,8 +39,7 @@ def _check_range(column: str, rng: object, caller: str) -> None:
     if isinstance(rng, (str, bytes)) or not isinstance(rng, Sequence) or len(rng) != 2:
         raise ParameterError(msg)
     lo, hi = rng
-    if any(isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating))
-           for v in (lo, hi)):
+    if any(isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) for v in (lo, hi)):
         raise ParameterError(msg)
     try:
         flo, fhi = float(lo), float(hi)
@@ -373,8 +372,7 @@ class PublicSchema:
             _check_range(c, rng, caller)
         for c, vocabulary in self.categories.items():
             try:
-                Categorical(vocabulary, other=not isinstance(self.other, (set, frozenset))
-                            or c in self.other)
+                Categorical(vocabulary, other=not isinstance(self.other, (set, frozenset)) or c in self.other)
             except ParameterError as exc:
                 raise ParameterError(f"{caller}: column {c!r}: {exc}") from None
         for positive in self.binary.values():
@@ -491,8 +489,7 @@ class PublicSchema:
 
     def __repr__(self) -> str:
         body = ", ".join(f"{c!r}: {d!r}" for c, d in self.declarations.items())
-        extra = (", centered=True" if self.centered else "") + (
-            ", suggested=True" if self.suggested else "")
+        extra = (", centered=True" if self.centered else "") + (", suggested=True" if self.suggested else "")
         return f"PublicSchema({{{body}}}{extra})"
 
     @property
@@ -516,8 +513,7 @@ class PublicSchema:
     @property
     def divisor(self) -> float:
         """The public constant each row is divided by; see :func:`norm_divisor`."""
-        return norm_divisor(self.numeric, self.categories, centered=self.centered,
-                            binary=len(self.binary))
+        return norm_divisor(self.numeric, self.categories, centered=self.centered, binary=len(self.binary))
 
     def encoded_range(self, data_norm: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
         """Public per-feature range of a row encoded by ``PublicEncoder(self, data_norm=...)``.
@@ -547,8 +543,7 @@ class PublicSchema:
         lo: list[float] = []
         hi: list[float] = []
         for col in self.features:
-            width = (len(self.categories[col]) + (col in self.other)
-                     if col in self.categories else 1)
+            width = (len(self.categories[col]) + (col in self.other) if col in self.categories else 1)
             low, high = (numeric_lo, numeric_hi) if col in self.numeric else (0.0, 1.0)
             lo.extend([low] * width)
             hi.extend([high] * width)
@@ -558,8 +553,7 @@ class PublicSchema:
     @property
     def features(self) -> tuple[str, ...]:
         """The columns that give features (numeric, categorical or binary), in column order."""
-        return tuple(c for c in self.columns
-                     if c in self.numeric or c in self.categories or c in self.binary)
+        return tuple(c for c in self.columns if c in self.numeric or c in self.categories or c in self.binary)
 
     # ---------------------------------------------------------------- builders
     @classmethod
@@ -578,8 +572,7 @@ class PublicSchema:
                                  f"{_shown(ranges)} instead.")
         columns = tuple(f"{prefix}{i}" for i in range(len(ranges)))
         for c, rng in zip(columns, ranges, strict=True):
-            _check_range(c, tuple(rng) if isinstance(rng, np.ndarray) else rng,
-                         "PublicSchema.from_ranges")
+            _check_range(c, tuple(rng) if isinstance(rng, np.ndarray) else rng, "PublicSchema.from_ranges")
         numeric = {c: (float(lo), float(hi)) for c, (lo, hi) in zip(columns, ranges, strict=True)}
         return cls(columns, numeric, centered=centered)
 

@@ -57,8 +57,7 @@ def kind_of_dtype(dtype: Any) -> str | None:
     return {"int": "numeric", "float": "numeric", "bool": "binary"}.get(dtype_kind(dtype))
 
 
-def check_kinds(kinds: Any, names: list[str], declared: Collection[str],
-                caller: str) -> dict[str, str]:
+def check_kinds(kinds: Any, names: list[str], declared: Collection[str], caller: str) -> dict[str, str]:
     """The checked ``kinds`` mapping (column name to one of :data:`KINDS`); reads no value.
 
     A ParameterError for what is not a mapping, a column not in the table or also in
@@ -131,8 +130,7 @@ def read_schema(X: Any, kinds: Mapping[str, str] | None = None) -> PublicSchema:
     decls: dict[str, Declaration] = {}
     for name, values, dtype in zip(names, cols, dtypes, strict=True):
         if name in given:
-            decls[name] = _draft_declared_kind(name, values, dtype_kind(dtype), given[name],
-                                               caller)
+            decls[name] = _draft_declared_kind(name, values, dtype_kind(dtype), given[name], caller)
         else:
             decls[name] = _draft_column(name, values, dtype_kind(dtype), caller)
     return PublicSchema(decls, suggested=True)

@@ -38,8 +38,7 @@ class Moments(NamedTuple):
     n_clipped: int
 
 
-def moments_of_block(X: np.ndarray, u: np.ndarray, bound: float, intercept: float | None
-                     ) -> np.ndarray:
+def moments_of_block(X: np.ndarray, u: np.ndarray, bound: float, intercept: float | None) -> np.ndarray:
     """The Gram matrix of [c x, s, u] over dense rows, flattened, then the count clipped.
 
     The arguments as :func:`sufficient_statistics`'s (X dense, read block by block, not
@@ -103,8 +102,7 @@ def _sparse_moments(X: Any, u: np.ndarray, bound: float, intercept: float | None
     return np.append(H.ravel(), float(clipped))
 
 
-def sufficient_statistics(X: Any, u: np.ndarray, bound: float, intercept: float | None
-                          ) -> Moments:
+def sufficient_statistics(X: Any, u: np.ndarray, bound: float, intercept: float | None) -> Moments:
     """A = Σ x̃x̃ᵀ and b = Σ u x̃ of the clipped rows with their intercept column, in one pass.
 
     The rows X (n, d) as validated (dense, SciPy sparse or Dask: never copied, densified or

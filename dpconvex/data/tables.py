@@ -17,8 +17,7 @@ import scipy.sparse as sp
 from .._validation import _reject_masked, feature_names_of, is_dask_collection
 from ..errors import DataTypeError, DataValidationError
 
-__all__ = ["category_texts", "column_array", "dtype_kind", "is_missing", "number_values",
-           "table_columns"]
+__all__ = ["category_texts", "column_array", "dtype_kind", "is_missing", "number_values", "table_columns"]
 
 
 def is_missing(v: Any) -> bool:
@@ -58,8 +57,7 @@ def number_values(values: np.ndarray) -> np.ndarray:
     """
     if values.dtype.kind in "biuf":
         return values.astype(np.float64)
-    return np.fromiter((_number(v) for v in values.tolist()), dtype=np.float64,
-                       count=len(values))
+    return np.fromiter((_number(v) for v in values.tolist()), dtype=np.float64, count=len(values))
 
 
 def _category_text(v: Any) -> str | None:

@@ -91,8 +91,7 @@ def check_array(X: Any, caller: str, *, name: str = "X", n_features: int | None 
         )
     if hasattr(X, "toarray"):
         if accept_sparse:
-            return check_sparse(X, caller, name=name, n_features=n_features,
-                                min_samples=min_samples)
+            return check_sparse(X, caller, name=name, n_features=n_features, min_samples=min_samples)
         raise DataValidationError(
             f"{caller}: got a sparse matrix for {name}; pass a dense array (X.toarray())."
         )
@@ -193,8 +192,7 @@ class LabelArray(PublicArray):
         if obj is None:
             return
         c = getattr(obj, "classes", None)
-        same = (self.dtype.kind == obj.dtype.kind
-                or (self.dtype.kind in "biuf" and obj.dtype.kind in "biuf"))
+        same = (self.dtype.kind == obj.dtype.kind or (self.dtype.kind in "biuf" and obj.dtype.kind in "biuf"))
         self.classes = c if same else None
 
 
@@ -229,8 +227,7 @@ def _refuse(caller: str, source: str, shown: Any, why: str) -> ParameterError:
     return ParameterError(f"{caller}: the {source} {why}. Got {shown!r} instead.")
 
 
-def check_classes(classes: Any, caller: str, binary: bool = False, *,
-                  source: str = _PARAMETER) -> np.ndarray:
+def check_classes(classes: Any, caller: str, binary: bool = False, *, source: str = _PARAMETER) -> np.ndarray:
     """Validate a public label set (in class-index order); return it as a 1-D array.
 
     Refused with a :class:`ParameterError` (in scikit-learn's words, naming the class of
@@ -428,8 +425,7 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
         if warning is None or not warning.issued:  # before any refusal: classes=None only
             if warning is not None:
                 warning.issued = True
-            warnings.warn(f"{owner}: {INFERRED_WARNING}", PrivacyLeakWarning,
-                          stacklevel=user_stacklevel())
+            warnings.warn(f"{owner}: {INFERRED_WARNING}", PrivacyLeakWarning, stacklevel=user_stacklevel())
         c, idx = _inferred_set(y, caller, binary)
         outside, assumption = np.zeros(len(y), dtype=bool), INFERRED
     else:
@@ -493,10 +489,8 @@ def _lookup(values: np.ndarray, c: np.ndarray) -> np.ndarray:
     try:
         distinct, inverse = np.unique(values, return_inverse=True)
     except TypeError:  # labels that do not sort: one lookup per record
-        return np.fromiter((lookup.get(v, -1) for v in values.tolist()), dtype=np.int64,
-                           count=values.size)
-    table = np.fromiter((lookup.get(v, -1) for v in distinct.tolist()), dtype=np.int64,
-                        count=distinct.size)
+        return np.fromiter((lookup.get(v, -1) for v in values.tolist()), dtype=np.int64, count=values.size)
+    table = np.fromiter((lookup.get(v, -1) for v in distinct.tolist()), dtype=np.int64, count=distinct.size)
     return table[inverse.ravel()]
 
 
@@ -504,8 +498,7 @@ def _unknown_labels_message(caller: str, c: np.ndarray, source: str) -> str:
     """The refusal of a label outside the public set: public facts and the fixes only (the
     set shown by its first ten labels when it has more than twelve)."""
     labels = c.tolist()
-    shown = repr(labels) if len(labels) <= 12 else (
-        repr(labels[:10])[:-1] + f", ... ({len(labels)} labels)]")
+    shown = repr(labels) if len(labels) <= 12 else (repr(labels[:10])[:-1] + f", ... ({len(labels)} labels)]")
     where = ("classes=" if source == "parameter" else
              "the label set declared with y (a dpconvex.datasets loader's labels, or a pandas "
              "Categorical's categories): ")

@@ -257,9 +257,7 @@ def fetch_file(filename: str, data_home: str | os.PathLike[str] | None, download
     path = home / filename
     url = DATASET_URLS[filename]
     where = str(folders[0]) if len(folders) == 1 else "any of " + ", ".join(map(str, folders))
-    fix = (
-        f"Set {DATA_ENV_VAR} to a folder holding {filename}, or pass data_home= (the file is at {url})"
-    )
+    fix = (f"Set {DATA_ENV_VAR} to a folder holding {filename}, or pass data_home= (the file is at {url})")
     if not download:
         raise DatasetError(
             f"{caller}: dataset file {filename!r} was not found in {where} and download=False. {fix}, or "

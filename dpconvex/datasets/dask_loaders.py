@@ -45,8 +45,7 @@ _STORE_VERSION = 1
 _VOCABULARIES = {col: [v.encode("ascii") for v in voc] for col, voc in KDDCUP99_CATEGORIES.items()}
 
 
-def _encode_lines(lines: list[bytes], path: Path, first: int,
-                  caller: str) -> tuple[np.ndarray, np.ndarray]:
+def _encode_lines(lines: list[bytes], path: Path, first: int, caller: str) -> tuple[np.ndarray, np.ndarray]:
     """Encode KDD'99 records exactly as :func:`~dpconvex.datasets.load_kddcup99` does."""
     protocol, service, flag, labels = _kdd_fields(lines, path, first, caller)
     numeric = _kdd_numeric(b"\n".join(lines), path, caller)

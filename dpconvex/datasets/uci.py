@@ -140,14 +140,12 @@ def load_adult(subset: str = "train", *, data_home: str | os.PathLike[str] | Non
             ) from exc
 
     files = {"train": ["adult.data"], "test": ["adult.test"], "all": ["adult.data", "adult.test"]}
-    paths = [fetch_file(name, data_home, download, verify_checksum, owner)
-             for name in files[subset]]
+    paths = [fetch_file(name, data_home, download, verify_checksum, owner) for name in files[subset]]
 
     raw: dict[str, list[str]] = {c: [] for c in _ADULT_COLUMNS}
     labels: list[int] = []
     for path in paths:
-        part, part_labels = labelled_csv(path, _ADULT_COLUMNS, 0, _ADULT_LABELS,
-                                         "the UCI Adult file", owner)
+        part, part_labels = labelled_csv(path, _ADULT_COLUMNS, 0, _ADULT_LABELS, "the UCI Adult file", owner)
         for col in _ADULT_COLUMNS:
             raw[col].extend(part[col])
         labels.extend(part_labels)

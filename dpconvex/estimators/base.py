@@ -759,8 +759,7 @@ class PrivateEstimator(BaseEstimator):
             if classes is not None:
                 label_set = np.asarray(list(classes))
                 return n, max(2, int(label_set.size) if label_set.ndim == 1 else 2), p
-            label_set = label_set_of(check_labels(computed(y), n, f"{owner}.fit"), None,
-                                     f"{owner}.fit")
+            label_set = label_set_of(check_labels(computed(y), n, f"{owner}.fit"), None, f"{owner}.fit")
         except (DPConvexError, IndexError, TypeError, ValueError):
             return n, 2, p
         return n, max(2, 2 if label_set is None else int(label_set.size)), p
@@ -786,8 +785,7 @@ class PrivateEstimator(BaseEstimator):
         (:class:`~dpconvex.data.RangedRows`: :class:`~dpconvex.PublicEncoder`'s, the schema's
         constants), where none are given; else None. Called where it
         :attr:`takes_rows_ranges`."""
-        if getattr(self, "feature_range", None) is not None \
-                or getattr(self, "schema", None) is not None:
+        if getattr(self, "feature_range", None) is not None or getattr(self, "schema", None) is not None:
             return None
         from sklearn.base import clone
 
@@ -796,8 +794,7 @@ class PrivateEstimator(BaseEstimator):
         ranges = rows_feature_range(X)
         return None if ranges is None else clone(self).set_params(feature_range=ranges)
 
-    def _fit_as(self, inner: PrivateEstimator, rows: Any, y: Any,
-                context: FitContext) -> PrivateEstimator:
+    def _fit_as(self, inner: PrivateEstimator, rows: Any, y: Any, context: FitContext) -> PrivateEstimator:
         """Fit ``inner`` (a clone of this estimator with other parameters) on the rows, drawing
         from this fit's generator and charging this fit's ledger, and take its fitted
         attributes."""
@@ -934,8 +931,7 @@ class PrivateEstimator(BaseEstimator):
         """
         return self._certify(self.prepare(X, y, plan, context=context), plan)
 
-    def _fit_sub_plans(self, X: Any, y: Any, plan: FitPlan,
-                       context: FitContext) -> PrivateEstimator:
+    def _fit_sub_plans(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> PrivateEstimator:
         raise NotImplementedError
 
     def _certify_sub_plans(self, plan: FitPlan) -> Any:

@@ -332,8 +332,7 @@ class ClassSumTemplate:
         self.y = np.asarray(y, dtype=np.int64)
         self.C = int(n_classes)
         self.rows = rows
-        self.record_map = record_map if record_map is not None else BallRows(1.0, False,
-                                                                             self.data_norm)
+        self.record_map = record_map if record_map is not None else BallRows(1.0, False, self.data_norm)
         if rows is not None:
             # raw rows + class column, read per chunk (Dask) or per block (in memory)
             self.capabilities = frozenset({"cell_sums", "chunked_class_sums"})
@@ -484,8 +483,7 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
         the per-coordinate noise scale.
         """
         noise = noise_source(self, context.noise)
-        released = release(prep.template, plan.mechanism, plan.budget, None, noise.rng,
-                           seeded=noise.seeded)
+        released = release(prep.template, plan.mechanism, plan.budget, None, noise.rng, seeded=noise.seeded)
         assert released.theta is not None and released.calibration is not None
         hold.commit_certificate(released.certificate)
         self.certificate_ = released.certificate
@@ -611,8 +609,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
             row_notes=(UNIT_ROWS,) if self.row_norm == "unit" else (),
             options={"data_norm q": float(self.data_norm), "row_norm": self.row_norm})
 
-    def prepare(self, X: Any, y: Any, plan: FitPlan, *,
-                context: FitContext = NO_CONTEXT) -> Prepared:
+    def prepare(self, X: Any, y: Any, plan: FitPlan, *, context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate, encode labels, map rows to u, build the class-sum template of ``plan``."""
         owner = type(self).__name__
         X_checked, labels = self._checked_data(X, y, plan, context)

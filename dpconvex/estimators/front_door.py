@@ -418,8 +418,7 @@ class SchemaInputMixin:
         if self.schema is None:
             shape = getattr(X, "shape", None)
             expected = getattr(self, "n_features_in_", None)
-            if expected is not None and shape is not None and len(shape) == 2 and \
-                    shape[1] != expected:
+            if expected is not None and shape is not None and len(shape) == 2 and shape[1] != expected:
                 raise DataValidationError(
                     f"X has {shape[1]} features, but {type(self).__name__} is expecting "
                     f"{expected} features as input (the number seen in fit). Pass the columns "
@@ -703,8 +702,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         return PrivateLargeMarginGaussian(delta=delta if delta > 0 else None, mechanism=mechanism,
                                           **kept, **common)
 
-    def _learner(self, n: int, n_classes: int, n_features: int
-                 ) -> tuple[str, str, PrivateEstimator]:
+    def _learner(self, n: int, n_classes: int, n_features: int) -> tuple[str, str, PrivateEstimator]:
         """(learner name, reason, the unfitted learner) for n rows, C classes, d features."""
         if self.feature_range is not None:  # one range per column, whichever learner is chosen
             feature_bounds(self.feature_range, n_features, type(self).__name__)
@@ -984,8 +982,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             classes = classes if classes is not None else range(n_classes)
         else:
             X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self)
-            labels = encode_labels(y_checked, classes, f"{owner}.certify",
-                                   unknown_labels=self.unknown_labels)
+            labels = encode_labels(y_checked, classes, f"{owner}.certify", unknown_labels=self.unknown_labels)
             classes, source = labels.classes, labels.assumption
             learner.set_params(classes=list(classes))
             model = learner._certify_with(_rows_for(name, X_checked), y_checked,
@@ -1259,8 +1256,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             self.estimator_ = ConstantRegressor(self._from_unit(mean), n_features)
             self.estimator_.certificate_ = certificate
             self.learner_ = PRIVATE_MEAN
-            warn_if_the_mean_is_noisy(owner, n, epsilon if choice.learner == PRIVATE_MEAN
-                                      else eps_mean, half)
+            warn_if_the_mean_is_noisy(owner, n, epsilon if choice.learner == PRIVATE_MEAN else eps_mean, half)
         self.certificate_ = certificate
         self.n_features_in_ = n_features
         if best == 1 and choice.learner != PRIVATE_MEAN:

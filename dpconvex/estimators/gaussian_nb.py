@@ -372,8 +372,7 @@ class PrivateGaussianNB(ClassSumEstimator):
         """The plan of a fit, with the feature ranges checked against the columns."""
         lo, hi = feature_bounds(self.feature_range, n_features, type(self).__name__)
         given = DEFAULT_FEATURE_RANGE if self.feature_range is None else self.feature_range
-        ranges = np.asarray(given if not _is_schema(given) else np.column_stack([lo, hi]),
-                            dtype=float)
+        ranges = np.asarray(given if not _is_schema(given) else np.column_stack([lo, hi]), dtype=float)
         return self._class_sum_plan(
             n, n_classes, n_features, template="class moment sums",
             learner="gaussian naive Bayes", notes=(MOMENT_MAP, NB_POSTPROCESSING), row_notes=(),
@@ -381,8 +380,7 @@ class PrivateGaussianNB(ClassSumEstimator):
                                        else "one (lo, hi) per feature"),
                      "var_floor": float(self.var_floor)})
 
-    def prepare(self, X: Any, y: Any, plan: FitPlan, *,
-                context: FitContext = NO_CONTEXT) -> Prepared:
+    def prepare(self, X: Any, y: Any, plan: FitPlan, *, context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate, encode labels and build the class-moment template of ``plan`` (no copy of X)."""
         owner = type(self).__name__
         X_checked, labels = self._checked_data(X, y, plan, context)
@@ -437,8 +435,7 @@ class PrivateGaussianNB(ClassSumEstimator):
         """
         check_fitted(self, "theta_")
         owner = type(self).__name__
-        rows = check_array(X, f"{owner}.predict", n_features=self.n_features_in_,
-                           accept_sparse=True)
+        rows = check_array(X, f"{owner}.predict", n_features=self.n_features_in_, accept_sparse=True)
         lo, hi = feature_bounds(self.feature_range, self.n_features_in_, owner)
         inverse_var = 1.0 / self.var_
         constant = (np.log(self.class_prior_)

@@ -97,8 +97,7 @@ if TYPE_CHECKING:
 #: ``constraints``: the coefficient variable to the CVXPY constraints of a public set.
 ParameterSetRule = Callable[["cp.Variable"], "list[cp.Constraint]"]
 
-__all__ = ["OneVsRestMixin", "PrivateHuberSVM", "PrivateLinearClassifier",
-           "PrivateLogisticRegression"]
+__all__ = ["OneVsRestMixin", "PrivateHuberSVM", "PrivateLinearClassifier", "PrivateLogisticRegression"]
 
 
 #: The certificate note of one-vs-rest (the plan's, and the composed certificate's).
@@ -230,8 +229,7 @@ class LinearDecisionMixin(ClassifierScoreMixin):
         if is_dask_collection(X_checked):  # scores summed per chunk on the workers; n numbers come back
             from ..data.dask_rows import DaskRows
 
-            rows = DaskRows(normalize_rows_lazy(X_checked, float(self.data_norm)) if unit
-                            else X_checked)
+            rows = DaskRows(normalize_rows_lazy(X_checked, float(self.data_norm)) if unit else X_checked)
             scores = np.column_stack([rows.matvec(class_coef) for class_coef in self.coef_])
         elif not unit:
             scores = np.asarray(X_checked @ self.coef_.T)
@@ -512,8 +510,7 @@ class LinearPlanMixin:
                 "gradient's norm, is not defined at a kink). Pass Loss.from_cvxpy(..., smoothing="
                 "'auto') (the default: the fit chooses the half-width with lam) or a half-width "
                 "h > 0; NoisyGradientDescent takes the kinks as they are.")
-        lam, lam_note = resolve_lam(self.lam, mechanism, n, self.epsilon, q, p, loss,
-                                    delta=budget.delta)
+        lam, lam_note = resolve_lam(self.lam, mechanism, n, self.epsilon, q, p, loss, delta=budget.delta)
         smoothing = getattr(loss, "smoothed_kinks", None)
         vouch = getattr(self, "vouch", ())  # a user's loss only; a shipped loss is derived
         return FitPlan(
@@ -529,8 +526,7 @@ class LinearPlanMixin:
                      **({} if smoothing is None else {"smoothing h": smoothing.h})},
             loss=loss, vouch=(vouch,) if isinstance(vouch, str) else tuple(vouch))
 
-    def _design(self, X_checked: Any, dropped: np.ndarray, owner: str, *,
-                unit: bool = False) -> Any:
+    def _design(self, X_checked: Any, dropped: np.ndarray, owner: str, *, unit: bool = False) -> Any:
         """The rows of the template: clipped to q (``unit``: scaled to it), the intercept
         column appended, the ``dropped`` records zeroed; per-record public maps
         (data/preprocess). Dense and sparse rows are read in place, Dask rows lazily per
@@ -626,8 +622,7 @@ PARAMETER_DOCS["linear_warns"] = fill_docs("""\
 """)
 
 
-class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMixin,
-                                PrivateEstimator):
+class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMixin, PrivateEstimator):
     """Shared plan/prepare/release for private linear classifiers over :class:`LinearERMTemplate`."""
 
     takes_row_mask = True
@@ -670,8 +665,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
             options={"fit_intercept": bool(self.fit_intercept),
                      "intercept_scaling": float(self.intercept_scaling)})
 
-    def prepare(self, X: Any, y: Any, plan: FitPlan, *,
-                context: FitContext = NO_CONTEXT) -> Prepared:
+    def prepare(self, X: Any, y: Any, plan: FitPlan, *, context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate, clip, add the intercept column, and build the template of ``plan``."""
         owner = type(self).__name__
         X_checked, labels = self._checked_data(X, y, plan, context, binary=True)

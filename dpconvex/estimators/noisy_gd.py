@@ -269,11 +269,9 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
         p = plan.n_features + int(bool(self.fit_intercept))
-        return Prepared(template=self._shape_template(plan.n, p),
-                        meta=NoisyGDFacts(plan.n_features))
+        return Prepared(template=self._shape_template(plan.n, p), meta=NoisyGDFacts(plan.n_features))
 
-    def prepare(self, X: Any, y: Any, plan: FitPlan, *,
-                context: FitContext = NO_CONTEXT) -> Prepared:
+    def prepare(self, X: Any, y: Any, plan: FitPlan, *, context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate the rows and build the template over them, without copying dense float64 rows.
 
         In memory the template's rows are a :class:`~dpconvex.data.operators.ScaledRows`
@@ -305,8 +303,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
                 note_clipped(n_clipped, X_checked.shape[0], q, owner)
                 if self.fit_intercept:
                     clipped = np.hstack([clipped, np.ones((clipped.shape[0], 1))])
-                rows = ScaledRows(DenseRows(zero_rows(clipped, labels.dropped)),
-                                  np.ones(clipped.shape[0]))
+                rows = ScaledRows(DenseRows(zero_rows(clipped, labels.dropped)), np.ones(clipped.shape[0]))
             rows = rows.compact().scale_rows(signs)
         template = self._shape_template(rows.n, rows.p)
         # NoisyGD.run reads the operator (Dask rows per chunk, on the workers)

@@ -34,8 +34,7 @@ def check_rows(X: Any, y: Any, caller: str, estimator: Any) -> tuple[Any, np.nda
     table (a DataFrame) stays as given: its first step reads it (e.g. a PublicEncoder)."""
     if isinstance(estimator, Pipeline) and hasattr(X, "iloc") and not is_dask_collection(X):
         return X, check_labels(computed(y), X.shape[0], caller)
-    Xv = check_array(X, caller, accept_sparse=get_tags(estimator).input_tags.sparse,
-                     accept_dask=True)
+    Xv = check_array(X, caller, accept_sparse=get_tags(estimator).input_tags.sparse, accept_dask=True)
     return Xv, check_labels(computed(y), Xv.shape[0], caller)
 
 
@@ -101,8 +100,7 @@ def predicted(model: Any, X: Any) -> np.ndarray:
     blocks = X.to_delayed()
     blocks = blocks.ravel().tolist() if isinstance(blocks, np.ndarray) else list(blocks)
     held = dask.delayed(model, pure=False)  # one graph key: the model travels once
-    labels = compute(*[dask.delayed(_predict_block, pure=False)(held, block)
-                       for block in blocks])
+    labels = compute(*[dask.delayed(_predict_block, pure=False)(held, block) for block in blocks])
     return np.concatenate(labels) if labels else np.empty(0)
 
 

@@ -328,8 +328,7 @@ class LabelRangeMixin:
         lo, hi = self._label_bounds()  # a private range: the inner fit's public one
         return LabelSource("label_range", label_range=(lo, hi))
 
-    def _unit_labels(self, y: Any, n: int, owner: str = "", *, check_only: bool = False
-                     ) -> np.ndarray:
+    def _unit_labels(self, y: Any, n: int, owner: str = "", *, check_only: bool = False) -> np.ndarray:
         """Labels clipped to the public range and mapped onto [−1, 1]; with ``check_only``
         (score), the labels as given, validated, on the same scale.
 
@@ -355,8 +354,7 @@ class LabelRangeMixin:
                 "with a share of epsilon.", PrivacyWarning, stacklevel=user_stacklevel())
         unit = np.clip(values, lo, hi)  # the one n-vector a fit adds (no temporaries beside it)
         moved = int(np.count_nonzero(unit != values))
-        record_diagnostic(owner, f"labels clipped to label_range=[{lo:g}, {hi:g}] (outside it)",
-                          moved, n)
+        record_diagnostic(owner, f"labels clipped to label_range=[{lo:g}, {hi:g}] (outside it)", moved, n)
         unit *= 2.0
         unit -= lo + hi
         unit /= hi - lo
@@ -480,8 +478,7 @@ PARAMETER_DOCS["regression_parameters"] = fill_docs("""\
 """)
 
 
-class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
-                             PrivateEstimator):
+class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin, PrivateEstimator):
     """ε- (or (ε, δ)-) differentially private linear regression with a convex loss of the prediction.
 
     Parameters
@@ -580,8 +577,7 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
         n, d = X_checked.shape
         u = self._unit_labels(y, n, owner)
         excluded = check_excluded(context.excluded, n, owner)
-        design = self._design(X_checked, np.zeros(n, dtype=bool) if excluded is None else excluded,
-                              owner)
+        design = self._design(X_checked, np.zeros(n, dtype=bool) if excluded is None else excluded, owner)
         lo, hi = plan.options["label_range"]  # the coefficients' set, in the labels' units
         template = LinearERMTemplate(plan.loss, plan.lam, plan.options["norm bound q~"], design, u,
                                      _parameter_set(self.constraints, plan, self.fit_intercept,

@@ -167,8 +167,7 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
                      why=f"the sweep keeps every fitted model, at most {MAX_FITS:,} "
                          f"(runs x {len(epsilon_grid)} epsilons)")
     warm_start = check_bool("warm_start", warm_start, "epsilon_sweep")
-    if isinstance(estimator, type) or not (hasattr(estimator, "get_params")
-                                           and hasattr(estimator, "fit")):
+    if isinstance(estimator, type) or not (hasattr(estimator, "get_params") and hasattr(estimator, "fit")):
         raise ParameterError(
             "The 'estimator' parameter of epsilon_sweep must be an unfitted dpconvex estimator. "
             + (f"Got the class {estimator.__name__}; pass an instance, {estimator.__name__}()."
@@ -201,8 +200,7 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
     # a label range released inside the fit has no plan before it: the fit's dry run
     # (certify, public shape only) states its whole budget, and it is fitted as a plain fit
     later = planned and private_bounds(params.get("label_range")) is not None
-    plans = [[model.plan_for(X, y) if planned and not later else None for model in fits]
-             for fits in models]
+    plans = [[model.plan_for(X, y) if planned and not later else None for model in fits] for fits in models]
     budgets = ([Budget(c.epsilon, c.delta) for fits in models for c in
                 (model.certify(X, y) for model in fits)] if later else
                [plan.budget for fits in plans for plan in fits if plan is not None])

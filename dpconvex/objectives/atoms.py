@@ -153,8 +153,7 @@ def _sum(values: list[float], up: bool = True) -> float:
 
 def _product(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
     """The interval of x·y for x in ``a`` and y in ``b``."""
-    return (min(_times(x, y, False) for x in a for y in b),
-            max(_times(x, y) for x in a for y in b))
+    return (min(_times(x, y, False) for x in a for y in b), max(_times(x, y) for x in a for y in b))
 
 
 def _walk(expr: cp.Expression) -> _Node:
@@ -391,8 +390,7 @@ def _n_huber(expr, parts, second):
     if not second:
         return value, f1 * u1, 0.0
     d2 = np.where(inside, 2.0, 0.0) * u1 * u1
-    return value, f1 * u1, d2 if not isinstance(u2, np.ndarray) and u2 == 0.0 \
-        else d2 + f1 * u2
+    return value, f1 * u1, d2 if not isinstance(u2, np.ndarray) and u2 == 0.0 else d2 + f1 * u2
 
 
 def _select(parts, later_wins):
@@ -551,8 +549,7 @@ class CompiledForm:
         self.expr = fn(*args)
         self.supported = True
         try:
-            self._slots, self._steps, self._result = _program(self.expr,
-                                                              tuple(a.id for a in args))
+            self._slots, self._steps, self._result = _program(self.expr, tuple(a.id for a in args))
             with np.errstate(all="ignore"):  # a probe of the atoms' rules, not of values
                 self.evaluate(np.zeros(2), np.zeros(2) if with_label else None)
         except _Unknown:
@@ -636,8 +633,7 @@ def _max_h(parts: list[tuple[cp.Expression, float]], h: float) -> tuple[cp.Expre
         # two affine pieces: (a + b)/2 + |a − b|_h/2, the same function, whose derived slope
         # bound is the larger slope (the reference form's would add the two)
         (a, ga), (b, gb) = parts
-        return ((a + b) / 2.0 + cp.huber(a - b, h) / (4.0 * h) + h / 4.0,
-                max(ga, gb) + h / 4.0, 1)
+        return ((a + b) / 2.0 + cp.huber(a - b, h) / (4.0 * h) + h / 4.0, max(ga, gb) + h / 4.0, 1)
     k = (const or affine)[0]
     ref, ref_gap = parts[k]
     others = [(e - ref, g + ref_gap) for i, (e, g) in enumerate(parts) if i != k]

@@ -183,8 +183,7 @@ class Loss:
                 "loss forms agree", True, how, "cvxpy_expr and value() state one function of the "
                 f"{'prediction' if regression else 'margin'} (the shipped class; its forms are "
                 "compared at fixed margins by dpconvex's tests)"))
-        conds.append(Condition("|ℓ'| bound", True, how,
-                               f"declared {float(self.deriv_bound):g} on all of ℝ"))
+        conds.append(Condition("|ℓ'| bound", True, how, f"declared {float(self.deriv_bound):g} on all of ℝ"))
         if need_curvature:
             conds.append(Condition("ℓ'' bound (c)", True, how,
                                    f"declared {float(self.curvature):g} on all of ℝ"))
@@ -371,8 +370,7 @@ class CVXPYLoss(Loss):
             return self
         deriv_bound, curvature = self._declared
         if self._declared == (None, None) and self.stated_fn.__module__ == __name__:
-            return copy.copy(_compiled(self.stated_fn, self.kind, self.name, self.label_range,
-                                       float(h)))
+            return copy.copy(_compiled(self.stated_fn, self.kind, self.name, self.label_range, float(h)))
         return CVXPYLoss(self.stated_fn, kind=self.kind, name=self.name,
                          label_range=self.label_range, deriv_bound=deriv_bound,
                          curvature=curvature, smoothing=float(h), _stated=self._stated)
@@ -419,8 +417,7 @@ def stated_loss(fn: Callable[..., cp.Expression], kind: str, owner: str,
                 f"argument(s). State the loss with {want} argument(s) (further parameters need defaults, "
                 "or bind them with functools.partial), or pass a dpconvex.objectives.Loss.") from None
     name = getattr(fn, "__name__", "cvxpy_loss")
-    return Loss.from_cvxpy(fn, kind=kind, name=None if name == "<lambda>" else name,
-                           label_range=label_range)
+    return Loss.from_cvxpy(fn, kind=kind, name=None if name == "<lambda>" else name, label_range=label_range)
 
 
 #: The half-widths h a loss may be smoothed at: a hinge smoothed at h = 1e8 already fails the
@@ -464,8 +461,7 @@ MULTICLASS_REFUSAL = (
     "privacy-large-margin-softmax, derived and audited), or one-vs-rest dp.PrivateLogisticRegression.")
 
 
-def _compile(fn: Callable[..., cp.Expression], kind: str, name: str, inputs: tuple | None = None
-             ) -> Any:
+def _compile(fn: Callable[..., cp.Expression], kind: str, name: str, inputs: tuple | None = None) -> Any:
     """``fn`` built on a scalar prediction (and label; ``inputs``: those of a form already
     built), checked: a scalar, DCP-convex expression of the prediction, compiled to its NumPy
     forms."""
@@ -487,8 +483,7 @@ def _compile(fn: Callable[..., cp.Expression], kind: str, name: str, inputs: tup
             f"argument ({names}). A loss is a function of the prediction (and the label) only: "
             "write the other quantities as constants.")
     label_id = None if form.label is None else form.label.id
-    stated = [p for p in (expr.parameters() if isinstance(expr, cp.Expression) else [])
-              if p.id != label_id]
+    stated = [p for p in (expr.parameters() if isinstance(expr, cp.Expression) else []) if p.id != label_id]
     if stated:
         shown = ", ".join(f"{p.name()} (value {p.value})" for p in stated)
         raise ParameterError(
@@ -832,16 +827,14 @@ class Pinball(_ShippedForm):
 
     def __init__(self, quantile: float = 0.5, label_range: tuple[float, float] = (-1.0, 1.0),
                  smoothing: float | str = 0.1):
-        self.quantile = check_float("quantile", quantile, type(self).__name__, high=1.0,
-                                    high_inclusive=False)
+        self.quantile = check_float("quantile", quantile, type(self).__name__, high=1.0, high_inclusive=False)
         vars(self).update(vars(_compiled(pinball(self.quantile), "regression", type(self).name,
                                          parse_label_range(label_range, type(self).__name__),
                                          _check_smoothing(smoothing))))
         _BUILT[self] = dict(vars(self))
 
     def params(self):
-        return {"quantile": self.quantile, "label_range": self.label_range,
-                "smoothing": self.smoothing_rule}
+        return {"quantile": self.quantile, "label_range": self.label_range, "smoothing": self.smoothing_rule}
 
 
 #: Registry of losses by name: one entry per loss class.

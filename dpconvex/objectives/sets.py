@@ -209,8 +209,7 @@ class ConvexSet:
         >>> ball.contains(np.array([0.5, -0.6]), tol=0.1)
         True
         """
-        tol = check_float("tol", tol, f"{type(self).__name__}.contains", low=0.0,
-                          low_inclusive=True)
+        tol = check_float("tol", tol, f"{type(self).__name__}.contains", low=0.0, low_inclusive=True)
         arr = np.asarray(theta, dtype=float)
         return bool(np.linalg.norm(arr - self.project(arr)) <= tol)
 
@@ -250,8 +249,7 @@ class ConvexSet:
         return (f"{self._statement('w_S')} on the coordinates S = {_fmt(self.indices)} of w (row-major)")
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"{k}={_fmt(v)}" for k, v in self.params().items()
-                          if v is not None)
+        shown = ", ".join(f"{k}={_fmt(v)}" for k, v in self.params().items() if v is not None)
         return f"{type(self).__name__}({shown})"
 
     def __eq__(self, other: object) -> bool:
@@ -634,8 +632,7 @@ class Intersection(ConvexSet):
 
 
 def _same_indices(a: np.ndarray | None, b: np.ndarray | None) -> bool:
-    return (a is None and b is None) or (a is not None and b is not None
-                                        and np.array_equal(a, b))
+    return (a is None and b is None) or (a is not None and b is not None and np.array_equal(a, b))
 
 
 def _merge_boxes(members: list[ConvexSet]) -> list[ConvexSet]:
@@ -660,8 +657,7 @@ def _merge_boxes(members: list[ConvexSet]) -> list[ConvexSet]:
                 f"Intersection.__init__: {t!r} and {s!r} have no common point (or bounds of "
                 "different sizes). Pass boxes whose bounds overlap at every coordinate.")
         nonneg = np.all(lower == 0) and np.all(np.isposinf(upper))
-        out[twin] = (NonNegative(indices=s.indices) if nonneg
-                     else Box(lower, upper, indices=s.indices))
+        out[twin] = (NonNegative(indices=s.indices) if nonneg else Box(lower, upper, indices=s.indices))
     return out
 
 
@@ -669,8 +665,7 @@ def _check_disjoint(members: Sequence[ConvexSet]) -> None:
     """Refuse members that share a coordinate (the projection would not be exact)."""
     for i, a in enumerate(members):
         for b in members[:i]:
-            if a.indices is None or b.indices is None or np.intersect1d(a.indices,
-                                                                         b.indices).size:
+            if a.indices is None or b.indices is None or np.intersect1d(a.indices, b.indices).size:
                 raise ParameterError(
                     f"Intersection.__init__: {b!r} and {a!r} constrain the same coordinates; the "
                     "projection onto their intersection is not the composition of their projections. "
@@ -986,8 +981,7 @@ def _affine(expr: cp.Expression, var: cp.Variable) -> tuple[float, np.ndarray, n
     raise _Unrecognized
 
 
-def _box_piece(expr: cp.Expression, var: cp.Variable, lo: np.ndarray | None,
-               hi: np.ndarray | None) -> tuple:
+def _box_piece(expr: cp.Expression, var: cp.Variable, lo: np.ndarray | None, hi: np.ndarray | None) -> tuple:
     """lo <= expr <= hi (either None: that side free) as a box piece on var's coordinates."""
     a, idx, b = _affine(expr, var)
     shape = idx.shape
@@ -1128,8 +1122,7 @@ def _first_index(s: ConvexSet) -> int:
     return -1 if s.indices is None else int(s.indices[0])
 
 
-def recognize(constraints: Iterable[cp.Constraint] | cp.Constraint,
-              var: cp.Variable) -> ConvexSet | None:
+def recognize(constraints: Iterable[cp.Constraint] | cp.Constraint, var: cp.Variable) -> ConvexSet | None:
     """The set a list of CVXPY constraints on ``var`` describes, when it is exactly one here.
 
     Each constraint is read from its expression tree; the list is the intersection of

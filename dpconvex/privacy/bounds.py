@@ -75,8 +75,7 @@ def release_range(values: Any, budget: Budget, *, n: int | None = None,
     return lo, hi, median, released.certificate
 
 
-def check_range_budget(n: int, epsilon: float, name: str = "values",
-                       caller: str = "release_range") -> None:
+def check_range_budget(n: int, epsilon: float, name: str = "values", caller: str = "release_range") -> None:
     """Refuse, before anything is read, a range whose n·ε is below ``MIN_RECORDS_EPSILON``.
 
     Examples

@@ -676,8 +676,7 @@ class Hold:
         """State the note, then :meth:`Reservation.commit_certificate` (None: no ledger)."""
         if self.note is not None:
             certificate.state(self.note)
-        return None if self.reservation is None else \
-            self.reservation.commit_certificate(certificate)
+        return None if self.reservation is None else self.reservation.commit_certificate(certificate)
 
 class Reservation:
     """Budget held on a :class:`BudgetAccountant` by a release in progress.

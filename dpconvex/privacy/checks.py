@@ -189,8 +189,7 @@ def declared_number(value: Any, *, zero_ok: bool, finite: bool) -> float | None:
     if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
         return None
     number = float(value)
-    if math.isnan(number) or number < 0 or (number == 0 and not zero_ok) or (
-            finite and math.isinf(number)):
+    if math.isnan(number) or number < 0 or (number == 0 and not zero_ok) or (finite and math.isinf(number)):
         return None
     return number
 
@@ -254,8 +253,7 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
     loss convexity | numerical probe
     loss forms agree | numerical comparison
     """
-    derived = loss.derived_conditions(need_curvature=need_curvature) \
-        if isinstance(loss, Loss) else None
+    derived = loss.derived_conditions(need_curvature=need_curvature) if isinstance(loss, Loss) else None
     if derived is not None:
         return derived
     regression = getattr(loss, "kind", "margin") == "regression"
@@ -271,8 +269,7 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
     return conds
 
 
-def _probe_loss(loss: Loss, regression: bool, *, need_curvature: bool,
-                caller: str) -> list[Condition]:
+def _probe_loss(loss: Loss, regression: bool, *, need_curvature: bool, caller: str) -> list[Condition]:
     """The checks of :func:`check_loss` for a loss not established by a derivation alone."""
     try:
         derived = None if not loss.has_cvxpy else derive_bounds(

@@ -436,8 +436,7 @@ def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str
     return conds
 
 
-def vouched(conditions: list[Condition], vouch: Iterable[str], caller: str = "release"
-            ) -> list[Condition]:
+def vouched(conditions: list[Condition], vouch: Iterable[str], caller: str = "release") -> list[Condition]:
     """``conditions`` with the caller's vouching applied; raises while any stays unverified.
 
     Each condition with :attr:`Condition.unverified` set must name a constant in ``vouch``

@@ -46,17 +46,14 @@ SNAP_SCALE_MAX = 2.0 ** (1023 - SNAP_CLAMP_BITS + SNAP_BITS)
 _OWNER = "dpconvex.privacy.noise"
 
 
-def _check_shape(shape: int | Sequence[int], caller: str, *, scalar: bool = False
-                 ) -> tuple[int, ...]:
+def _check_shape(shape: int | Sequence[int], caller: str, *, scalar: bool = False) -> tuple[int, ...]:
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
     shape = tuple(map(int, shape))
     if (len(shape) == 0 and not scalar) or min(shape, default=1) <= 0:
         kind = "a tuple of positive ints (() for one number)" if scalar else \
             "a non-empty tuple of positive ints"
-        raise ParameterError(
-            f"The 'shape' argument of {caller} must be {kind}. Got {shape!r} instead."
-        )
+        raise ParameterError(f"The 'shape' argument of {caller} must be {kind}. Got {shape!r} instead.")
     return shape
 
 
@@ -430,8 +427,7 @@ class SupNormGamma(Noise):
 
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         k = _entries(shape[1:])
-        return np.stack([sup_norm_gamma((k,), self.rate, rng) for _ in range(shape[0])]
-                        ).reshape(shape)
+        return np.stack([sup_norm_gamma((k,), self.rate, rng) for _ in range(shape[0])]).reshape(shape)
 
     def coordinate_scale(self, shape: tuple[int, ...]) -> float:
         k = _entries(shape[1:])

@@ -111,8 +111,7 @@ class Band:
                 len(self.scores) != len(seeds):
             raise ParameterError(f"The 'scores' parameter of Band must be a sequence of {len(seeds)} "
                                  f"finite floats, one per seed. Got {self.scores!r} instead.")
-        scores = tuple(check_float("scores", s, "Band", low=-math.inf, magnitude=False)
-                       for s in self.scores)
+        scores = tuple(check_float("scores", s, "Band", low=-math.inf, magnitude=False) for s in self.scores)
         margin = check_float("margin", self.margin, "Band", low_inclusive=True, magnitude=False)
         if not isinstance(self.label, str):
             raise ParameterError(f"The 'label' parameter of Band must be a str. Got "

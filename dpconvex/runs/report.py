@@ -225,8 +225,7 @@ def warning_lines(entries: list[dict[str, Any]], fits: int, full_text: str = "")
         line["more"] |= " ".join(e["message"].split()) != head
     out = []
     for (category, head), line in sorted(merged.items(), key=lambda item: -item[1]["fits"]):
-        tail = ((f" [... full text in {full_text}]" if full_text else " [...]") if line["more"]
-                else "")
+        tail = ((f" [... full text in {full_text}]" if full_text else " [...]") if line["more"] else "")
         count = f" from {line['fits']} of {fits} fits" if line["fits"] else ""
         out.append(f"{category}{count} ({', '.join(line['methods'])}): {head}{tail}")
     return out

@@ -102,8 +102,7 @@ def _fit(est: BaseEstimator, X: Any, y: Any, rng: np.random.Generator) -> BaseEs
     return fit_with(est, X, y, NO_CONTEXT, [(est, NoiseSource(rng, seeded=True))])
 
 
-def _record(result: ProblemResult, label: str, key: float, est: BaseEstimator,
-            value: float) -> None:
+def _record(result: ProblemResult, label: str, key: float, est: BaseEstimator, value: float) -> None:
     """Store one fit's score and what it released (from its certificate, if it has one)."""
     result.errors.setdefault(label, {}).setdefault(key, []).append(value)
     names = result.released.setdefault(label, {}).setdefault(key, {})
@@ -406,11 +405,9 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
         data = load_data(problem)
     result = ProblemResult(problem, quick, n_runs)
     if sizes:  # learning curve: every method at every size, private ones at the first epsilon
-        cells = [(m, [(epsilons[0] if m.private else math.inf, s) for s in sizes])
-                 for m in problem.methods]
+        cells = [(m, [(epsilons[0] if m.private else math.inf, s) for s in sizes]) for m in problem.methods]
     else:
-        cells = [(m, [(e, None) for e in (epsilons if m.private else [math.inf])])
-                 for m in problem.methods]
+        cells = [(m, [(e, None) for e in (epsilons if m.private else [math.inf])]) for m in problem.methods]
     bar = _Progress(n_runs * sum(len(c) for _, c in cells), progress, problem.name)
     t0 = time.perf_counter()
     for _ in range(n_runs):
@@ -580,8 +577,7 @@ def run_demo(epsilons: tuple[float, ...] = (0.1, 0.5, 1.0, 2.0, 5.0), runs: int 
     for key, _, _ in rows:
         print(f"| {labels[key]} | " + " | ".join(cells[key]) + f" |  | {maj} |")
     nonprivate = f"PrivateLogisticRegression(lam={lam:g}, mechanism='none') → {release_name(base)}"
-    print(f"| {nonprivate} | " + " | ".join([""] * width + [f"{results['non-private']:.3f}", maj])
-          + " |")
+    print(f"| {nonprivate} | " + " | ".join([""] * width + [f"{results['non-private']:.3f}", maj]) + " |")
     print(f"\n({time.perf_counter() - t0:.1f} s; majority class: predict the most frequent "
           "training label; a private model is useful only above it)", flush=True)
     results["rows"] = [labels[key] for key, _, _ in rows] + [nonprivate]

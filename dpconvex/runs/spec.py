@@ -501,8 +501,7 @@ _BAND_KEYS = {"error": ("max_error", "min_error"), "r2": ("min_r2", "max_r2")}
 def _band(path: Path, k: str, e: dict[str, Any], metric: str) -> tuple[float, float]:
     """(low, high) of one [[expect]] table, in the keys of ``metric``."""
     required, optional = _BAND_KEYS[metric]
-    other = next(iter(set(e) & {key for m, keys in _BAND_KEYS.items() if m != metric
-                                for key in keys}), None)
+    other = next(iter(set(e) & {key for m, keys in _BAND_KEYS.items() if m != metric for key in keys}), None)
     if other is not None:
         raise _err(path, k + other, f"this problem reports {'R²' if metric == 'r2' else 'the test error'} "
                    f"(metric = \"{metric}\"): state the band with {required} and {optional}.")
@@ -642,8 +641,7 @@ def _signature_check(path: Path, key: str, method: Method, factory: Callable[...
     except (TypeError, ValueError):  # no signature to read: the constructor decides
         return
     kinds = {p.kind for p in sig.parameters.values()}
-    names = [n for n, p in sig.parameters.items()
-             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    names = [n for n, p in sig.parameters.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     valid = sorted(n for n in names if n not in _GRID_PARAMS)
     unknown = sorted(set(method.params) - set(names))
     if unknown and inspect.Parameter.VAR_KEYWORD not in kinds:
@@ -743,8 +741,7 @@ def _parse_methods(path: Path, raw_methods: Any, epsilon: float) -> tuple[list[M
         if not isinstance(params, dict):
             raise _err(path, k + "params", "must be a table of constructor parameters.")
         if any(p in params for p in _GRID_PARAMS):
-            raise _err(path, k + "params", "must not set 'epsilon' or 'random_state': the grid "
-                       "sets them.")
+            raise _err(path, k + "params", "must not set 'epsilon' or 'random_state': the grid sets them.")
         params = _resolve_imports(path, k + "params", params)
         tune = m.get("tune")
         if tune is not None and (not isinstance(tune, dict) or not all(
@@ -794,8 +791,7 @@ _Source = tuple[Callable[..., Any] | None, Path | None, str | None]
 def _source(path: Path, data: dict[str, Any], dataset: str) -> _Source:
     target = data.get("target")
     if target is not None and (not isinstance(target, str) or not target):
-        raise _err(path, "data.target", f"must be a column name (a non-empty string), got "
-                   f"{target!r}.")
+        raise _err(path, "data.target", f"must be a column name (a non-empty string), got {target!r}.")
     if dataset.lower().endswith(".csv"):
         csv = Path(dataset).expanduser()
         csv = csv if csv.is_absolute() else path.parent / csv
@@ -849,8 +845,7 @@ def _check_data(path: Path, data: Any) -> tuple[str, str, _Source]:
             raise _err(path, f"data.{key}", f"must be a number of rows (int >= 1) or a fraction "
                        f"in (0, 1), got {v!r}.")
     if not isinstance(data.get("options", {}), dict):
-        raise _err(path, "data.options", f"must be a table of loader arguments, got "
-                   f"{data['options']!r}.")
+        raise _err(path, "data.options", f"must be a table of loader arguments, got {data['options']!r}.")
     return dataset, split, _source(path, data, dataset)
 
 

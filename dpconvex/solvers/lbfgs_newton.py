@@ -150,8 +150,7 @@ class LbfgsNewton(Backend["SmoothTemplate"]):
         caps = template.capabilities
         dense = "hessian" in caps and template.space.dimension <= _DENSE_HESSIAN_MAX_P
         products = not dense and "hessp" in caps
-        sample = (dense and "sampled_hessian" in caps
-                  and template.space.dimension <= _EARLY_NEWTON_MAX_P)
+        sample = (dense and "sampled_hessian" in caps and template.space.dimension <= _EARLY_NEWTON_MAX_P)
 
         def fun_grad(w: np.ndarray) -> tuple[float, np.ndarray]:
             value, grad = template.objective(w.reshape(shape), b, extra_reg)

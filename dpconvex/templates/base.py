@@ -461,8 +461,7 @@ class SmoothTemplate(ObjectiveTemplate, Protocol):
     def hessian(self, theta: np.ndarray, extra_reg: float = 0.0) -> np.ndarray:
         """∇²J(θ), dense."""
 
-    def hessp(self, theta: np.ndarray, extra_reg: float = 0.0
-              ) -> Callable[[np.ndarray], np.ndarray]:
+    def hessp(self, theta: np.ndarray, extra_reg: float = 0.0) -> Callable[[np.ndarray], np.ndarray]:
         """v ↦ ∇²J(θ) v."""
 
     def sampled_hessian(self, theta: np.ndarray, extra_reg: float = 0.0, *,
@@ -574,8 +573,7 @@ def missing_members(candidate: object) -> list[str]:
     caps = getattr(candidate, "capabilities", frozenset())
     want = list(TEMPLATE_MEMBERS)
     for cap in sorted(caps):
-        want += [m for m in CAPABILITY_MEMBERS.get(cap, (f"<unknown capability {cap!r}>",))
-                 if m not in want]
+        want += [m for m in CAPABILITY_MEMBERS.get(cap, (f"<unknown capability {cap!r}>",)) if m not in want]
     missing = [m for m in want if not _has_member(candidate, m)]
     space = getattr(candidate, "space", None)
     if space is not None:
@@ -961,8 +959,7 @@ class PolishedBackend(Backend["ObjectiveTemplate"]):
         first = self.first.solve(template, b, extra_reg, warm_start=warm_start, max_iter=max_iter)
         if first.x is not None and first.residual <= template.residual_tol:
             return first
-        polished = self.polish.solve(template, b, extra_reg, warm_start=first.x,
-                                     max_iter=max_iter)
+        polished = self.polish.solve(template, b, extra_reg, warm_start=first.x, max_iter=max_iter)
         polished.info["polished_from"] = first.summary()
         polished.solver = f"{first.solver}+{polished.solver}"
         polished.seconds += first.seconds

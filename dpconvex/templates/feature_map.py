@@ -72,8 +72,7 @@ def check_feature_options(structure: Any, weights: Any, owner: str, *, softmax: 
         w = tuple(weights)
     except TypeError:
         w = ()
-    if len(w) != 3 or not all(isinstance(v, numbers.Real) and not isinstance(v, bool)
-                              for v in w):
+    if len(w) != 3 or not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in w):
         raise ParameterError(f"The 'feature_weights' parameter of {owner} must be None or "
                              f"three numbers (wq, wl, wc). Got {weights!r} instead.")
     wq, wl, wc = (float(v) for v in w)
@@ -242,8 +241,7 @@ class FeatureMap:
         cols = []
         if self.structure == "full":
             iu = np.triu_indices(d, 1)
-            cols += [kq * G[:, idx, idx],
-                     kq * (G[:, iu[0], iu[1]] + G[:, iu[1], iu[0]]) / math.sqrt(2.0)]
+            cols += [kq * G[:, idx, idx], kq * (G[:, iu[0], iu[1]] + G[:, iu[1], iu[0]]) / math.sqrt(2.0)]
         elif self.structure == "diagonal":
             cols.append(kq * G[:, idx, idx])
         cols += [kl * (G[:, :d, d] + G[:, d, :d]), kc * G[:, d, d][:, None]]

@@ -185,8 +185,7 @@ class LargeMarginProblem:
                   extra_reg: float = 0.0) -> tuple[float, np.ndarray]:
         raise NotImplementedError  # each template's loss
 
-    def residual(self, theta: np.ndarray, b: np.ndarray | None = None,
-                 extra_reg: float = 0.0) -> float:
+    def residual(self, theta: np.ndarray, b: np.ndarray | None = None, extra_reg: float = 0.0) -> float:
         """The optimality residual (same for every backend): ||∇J||_F unconstrained, else the
         natural residual ||Φ − Π(Φ − ∇J(Φ))||_F over the feasible set."""
         grad = self.objective(theta, b, extra_reg)[1]
@@ -423,8 +422,7 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
         return a
 
     def _probe_monotone(self) -> Condition:
-        m = np.concatenate([np.linspace(-50.0, 50.0, 20001),
-                            [-1e6, -1e4, -1e3, 1e3, 1e4, 1e6]])
+        m = np.concatenate([np.linspace(-50.0, 50.0, 20001), [-1e6, -1e4, -1e3, 1e3, 1e4, 1e6]])
         d1 = np.asarray(self.loss.deriv(m), dtype=float)
         worst = float(np.max(d1))
         if worst > 1e-12:

@@ -548,8 +548,7 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
         self._last = (Phi.copy(), bb, reg, val, grad.copy())
         return val, grad.reshape(shape)
 
-    def hessp(self, theta: np.ndarray, extra_reg: float = 0.0
-              ) -> Callable[[np.ndarray], np.ndarray]:
+    def hessp(self, theta: np.ndarray, extra_reg: float = 0.0) -> Callable[[np.ndarray], np.ndarray]:
         """v -> ∇²J(θ) v: (1/n) Σ_i (diag p_i − p_i p_iᵀ) ⊗ z_iz_iᵀ applied, + (lam + Δ) v."""
         Phi = np.asarray(theta, dtype=float).reshape(self.noise_shape)
         reg = self.regularizer.lam + float(extra_reg)
@@ -612,8 +611,7 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
         classes, (1/2) I otherwise), for a safe first Newton step from any start."""
         return self._hessian_on(theta, extra_reg, max(1, self._sample_step), bound=bound)
 
-    def _hessian_on(self, theta: np.ndarray, extra_reg: float, step: int, *,
-                    bound: bool) -> np.ndarray:
+    def _hessian_on(self, theta: np.ndarray, extra_reg: float, step: int, *, bound: bool) -> np.ndarray:
         """The (sampled, with ``step`` > 1) Hessian of the feature map linear in z."""
         if not self._linear_map():
             raise ParameterError(f"{type(self).__name__}.hessian: the dense Hessian is offered for a "

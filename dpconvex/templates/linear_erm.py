@@ -402,8 +402,7 @@ class LinearERMTemplate:
         H[np.diag_indices_from(H)] += reg
         return H
 
-    def sampled_hessian(self, w: np.ndarray, extra_reg: float = 0.0, *, bound: bool = False
-                        ) -> np.ndarray:
+    def sampled_hessian(self, w: np.ndarray, extra_reg: float = 0.0, *, bound: bool = False) -> np.ndarray:
         """An estimate of ∇²J(w) from every k-th row (capability ``"sampled_hessian"``).
 
         (1/|S|) Σ_{i∈S} ℓ''(m_i) x_i x_iᵀ + (Λ + Δ) I over S = {0, k, 2k, ...} (k <= 20, at
@@ -466,12 +465,9 @@ class LinearERMTemplate:
             margins = self._ops.matrix @ w
             terms = (self.loss.cvxpy_expr(margins, self.y) if self.regression
                      else self.loss.cvxpy_expr(margins))
-            obj = (cp.sum(terms) / self.n
-                   + 0.5 * reg * cp.sum_squares(w) + (b @ w) / self.n)
-            constraints = ([] if self.constraint_set is None
-                           else self.constraint_set.cvxpy_constraints(w))
-            self._cvx = {"problem": cp.Problem(cp.Minimize(obj), constraints), "w": w, "b": b,
-                         "reg": reg}
+            obj = (cp.sum(terms) / self.n + 0.5 * reg * cp.sum_squares(w) + (b @ w) / self.n)
+            constraints = ([] if self.constraint_set is None else self.constraint_set.cvxpy_constraints(w))
+            self._cvx = {"problem": cp.Problem(cp.Minimize(obj), constraints), "w": w, "b": b, "reg": reg}
         return self._cvx
 
     def cvxpy_set(self, b: np.ndarray | None, extra_reg: float) -> None:

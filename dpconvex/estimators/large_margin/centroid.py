@@ -91,8 +91,7 @@ def clip_and_map(est: LargeMarginSettings, X: Any) -> tuple[Any, int]:
 _LEAN_NORMS = (1e-100, 1e100)
 
 
-def augmented_rows(est: LargeMarginSettings, X: Any, dropped: np.ndarray
-                   ) -> tuple[AugmentedRows, int] | None:
+def augmented_rows(est: LargeMarginSettings, X: Any, dropped: np.ndarray) -> tuple[AugmentedRows, int] | None:
     """The training records z_i = [s_i x_i, c_i] over the validated rows, without a copy of them.
 
     The clip (or ``row_norm="unit"``) and the appended constant are per-row factors of the
@@ -109,8 +108,7 @@ def augmented_rows(est: LargeMarginSettings, X: Any, dropped: np.ndarray
     norms = row_norms(X)
     kept = ~dropped
     kept_norms = norms[kept] if dropped.any() else norms
-    if not np.all((kept_norms == 0.0) | ((kept_norms >= _LEAN_NORMS[0])
-                                         & (kept_norms <= _LEAN_NORMS[1]))):
+    if not np.all((kept_norms == 0.0) | ((kept_norms >= _LEAN_NORMS[0]) & (kept_norms <= _LEAN_NORMS[1]))):
         return None
     over = (norms > q) & kept
     s = np.zeros(X.shape[0])
@@ -141,8 +139,7 @@ def prepared_rows(est: LargeMarginSettings, Xv: Any) -> Any:
     """Rows clipped to q and mapped by ``row_norm``: an ndarray, or lazily per Dask chunk."""
     q = float(est.data_norm)
     if is_dask_collection(Xv):
-        return Xv.map_blocks(_lazy_block, q=q, unit=resolved_row_norm(est) == "unit",
-                             dtype=float)
+        return Xv.map_blocks(_lazy_block, q=q, unit=resolved_row_norm(est) == "unit", dtype=float)
     return clip_and_map(est, Xv)[0]
 
 
@@ -217,8 +214,7 @@ def centroid_notes(est: LargeMarginSettings, shape: tuple[int, int, int]) -> lis
             *filter(None, [centroid_reason(est, *shape), components_reason(est, *shape)])]
 
 
-def certify_centroid(est: LargeMarginSettings, rows: Any, y: Any,
-                     context: FitContext) -> Certificate:
+def certify_centroid(est: LargeMarginSettings, rows: Any, y: Any, context: FitContext) -> Certificate:
     """The certificate of a centroid fit on the prepared rows, without drawing noise."""
     inner = centroid_estimator(est)
     # the outer fit has read the label set (and warned)
@@ -249,8 +245,7 @@ def fit_centroid(est: LargeMarginSettings, rows: Any, y: Any, hold: CertificateH
     est.certificate_ = certificate
     est.classes_ = inner.classes_
     est.n_features_in_ = int(inner.n_features_in_)
-    est.Phi_ = phi_from_means(inner.means_ / q, q,
-                              prior_penalty(inner.class_prior_, inner.within_class_var_))
+    est.Phi_ = phi_from_means(inner.means_ / q, q, prior_penalty(inner.class_prior_, inner.within_class_var_))
     est.centers_ = None
     est.component_assignment_ = "trivial"  # as the objective path with K = 1
     return est

@@ -58,8 +58,7 @@ def _z_block(block: np.ndarray, est: LargeMarginSettings, stub: LabelSet) -> np.
     return np.asarray(est._train_z(clipped, labels), dtype=float)
 
 
-def _components_block(block: np.ndarray, centers: np.ndarray,
-                      est: LargeMarginSettings) -> np.ndarray:
+def _components_block(block: np.ndarray, centers: np.ndarray, est: LargeMarginSettings) -> np.ndarray:
     labels = block[:, -2:]
     clipped = clip_and_map(est, zero_rows(block[:, :-2], labels[:, 1].astype(bool)))[0]
     return assign_nearest(clipped, labels[:, 0].astype(np.int64), centers)
@@ -132,16 +131,14 @@ def build_dask(est: LargeMarginSettings, X: Any, y: Any, *, persist: bool | None
                                              est=_shippable(est), drop_axis=1, dtype=np.int64)
         components = np.asarray(compute(parts)[0], dtype=np.int64)
     assignment = dataclasses.replace(assignment, components=components)
-    width = int(est._train_z(np.zeros((1, d)), _chunk_labels(stub, np.zeros((1, 2), np.int64)))
-                .shape[1])
+    width = int(est._train_z(np.zeros((1, d)), _chunk_labels(stub, np.zeros((1, 2), np.int64))) .shape[1])
     Z = rows_with_records.map_blocks(_z_block, est=_shippable(est), stub=stub,
                                      chunks=(X_checked.chunks[0], (width,)), dtype=float)
     mechanism = est._mechanism()  # the in-memory build's template, over the Dask records
     template = build_template(est, DaskGram(Z, persist=persist), labels.index, components, C, K,
                               assignment.description, mechanism,
                               objective_budget(est, mechanism, assignment.epsilon, n), lam=lam)
-    return Prepared(template=template, reusable=True,
-                    meta=dataclasses.replace(facts, assign=assignment))
+    return Prepared(template=template, reusable=True, meta=dataclasses.replace(facts, assign=assignment))
 
 
 def certify_dask(est: LargeMarginSettings, X: Any, y: Any, lam: float | None,

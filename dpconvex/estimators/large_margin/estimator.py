@@ -369,8 +369,7 @@ default="auto"
         template = build_template(self, Z, labels.index, components, C, K,
                                   planned_for(self, plan).description, plan.mechanism,
                                   objective_part(plan), lam=plan.lam)
-        certificate = release(template, plan.mechanism, objective_part(plan),
-                              dry_run=True).certificate
+        certificate = release(template, plan.mechanism, objective_part(plan), dry_run=True).certificate
         certificate = compose_planned(self, plan, certificate)
         certificate.state(*fit_states(self, template, labels.assumption, plan.n, plan.n_classes,
                                       plan.n_features))
@@ -389,8 +388,7 @@ default="auto"
         with verbosity(int(self.verbose) if isinstance(self.verbose, numbers.Integral) else 0):
             return super()._fit_with(X, y, context)
 
-    def prepare(self, X: Any, y: Any, plan: FitPlan, *,
-                context: FitContext = NO_CONTEXT) -> Prepared:
+    def prepare(self, X: Any, y: Any, plan: FitPlan, *, context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate, clip, map the rows; assign components and build the template of ``plan``.
 
         Reusable across fits at other ε (``Prepared.reusable``) when the component
@@ -418,8 +416,7 @@ default="auto"
         facts = LargeMarginFacts(X_checked.shape[1], classes, labels.assumption, n_classes=C,
                                  n_components=K, n_rows=len(class_indices), y=y)
         if plan.learner == CENTROID_LEARNER:  # no template; rebuilt at each fit of a sweep
-            return Prepared(template=None, reusable=False,
-                            meta=dataclasses.replace(facts, rows=clipped))
+            return Prepared(template=None, reusable=False, meta=dataclasses.replace(facts, rows=clipped))
         kmeans = plan.parts.get(KMEANS)  # DP k-means's share of ε (private fits with K > 1)
         noise = noise_source(self, context.noise)  # the fit's generator, for both steps
         assignment = assign_components(
@@ -492,8 +489,7 @@ default="auto"
         Z = augment_and_scale(prepared_rows(self, X_checked), float(self.data_norm))
         C, K, D, _ = self.Phi_.shape
         P = self.Phi_.reshape(C * K, D, D)
-        forms = np.stack([np.einsum("ij,ij->i", Z @ P[cell], Z) for cell in range(C * K)],
-                         axis=1)
+        forms = np.stack([np.einsum("ij,ij->i", Z @ P[cell], Z) for cell in range(C * K)], axis=1)
         return -forms.reshape(-1, C, K).min(axis=2)
 
     @checks_feature_names

@@ -523,8 +523,7 @@ def certify_prepared(est: LargeMarginSettings, prep: Prepared, plan: FitPlan) ->
         certificate = inner._certify(prep, inner_plan)
         certificate.state(*centroid_notes(est, (plan.n, plan.n_classes, plan.n_features)))
         return certificate
-    certificate = release(prep.template, plan.mechanism, objective_part(plan),
-                          dry_run=True).certificate
+    certificate = release(prep.template, plan.mechanism, objective_part(plan), dry_run=True).certificate
     certificate = compose_planned(est, plan, certificate)
     certificate.state(prep.meta.label_note, *plan.notes,  # the Λ rule, as a fit states it
                       *([LamRule(plan.lam, "auto", LAM_RULE)] if lam_is_auto(est.lam) else []))
@@ -541,8 +540,7 @@ def planned_for(est: LargeMarginSettings, plan: FitPlan) -> ComponentAssignment:
         centers=est.centers, n_iter=int(est.kmeans_iter))
 
 
-def compose_planned(est: LargeMarginSettings, plan: FitPlan, objective: Certificate
-                    ) -> Certificate:
+def compose_planned(est: LargeMarginSettings, plan: FitPlan, objective: Certificate) -> Certificate:
     """A dry run's objective certificate composed with the planned component assignment, as
     the fit composes them."""
     requested = float(est.epsilon) if plan.mechanism.private else math.inf

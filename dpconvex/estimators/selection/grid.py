@@ -116,8 +116,7 @@ def _check_param_grid(param_grid: Any, valid: Sequence[str], owner: str) -> list
                     f"{key!r} cannot be tuned: the search sets them on every candidate itself (epsilon "
                     "is the search's epsilon, classes its public label set). Drop it from the grid."
                 )
-            if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple,
-                                                                           np.ndarray)):
+            if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple, np.ndarray)):
                 raise ParameterError(
                     f"The 'param_grid' parameter of {owner} must map names to lists of "
                     f"candidates: the values of {key!r} must be a list (or tuple, or 1-D array) "
@@ -137,8 +136,7 @@ def _find_certificate(estimator: Any, owner: str) -> Certificate:
     if certificate is not None:
         return certificate
     steps = [step for _, step in getattr(estimator, "steps", [])]
-    certificates = [step.certificate_ for step in steps
-                    if getattr(step, "certificate_", None) is not None]
+    certificates = [step.certificate_ for step in steps if getattr(step, "certificate_", None) is not None]
     if len(certificates) != 1:
         raise PrivacyError(
             f"{owner}.fit: the fitted candidate {type(estimator).__name__} exposes "
@@ -273,8 +271,7 @@ class SelectedEstimator:
                  if params[key] is not None]
         if self.classes is not None:
             given.insert(0, ("its 'classes' parameter", self.classes))
-        sets = [set(check_classes(value, f"{owner}.fit", source=name).tolist())
-                for name, value in given]
+        sets = [set(check_classes(value, f"{owner}.fit", source=name).tolist()) for name, value in given]
         for (name, value), labels in zip(given[1:], sets[1:], strict=True):
             if labels != sets[0]:
                 raise ParameterError(
@@ -367,8 +364,7 @@ class SelectedEstimator:
         check_fitted(self, "best_estimator_")
         return self.best_estimator_.decision_function(X)  # type: ignore[attr-defined]
 
-    @available_if(lambda self: hasattr(getattr(self, "best_estimator_", self.estimator),
-                                       "predict_proba"))
+    @available_if(lambda self: hasattr(getattr(self, "best_estimator_", self.estimator), "predict_proba"))
     @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities of ``best_estimator_`` (where it has ``predict_proba``)."""
@@ -601,8 +597,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
     @staticmethod
     def _certificate(caller: str, epsilon: float, certificates: list[Certificate], selection: Certificate,
                      m: int, sizes: list[int], public: bool) -> Certificate:
-        selection_by = ("public validation set" if public
-                        else "exponential mechanism on part m + 1")
+        selection_by = ("public validation set" if public else "exponential mechanism on part m + 1")
         conditions = [
             Condition("candidates fixed before the data", True, "enforced by dpconvex",
                       f"{m} candidates from param_grid (a constructor parameter)"),

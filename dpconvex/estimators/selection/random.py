@@ -261,8 +261,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             train, validation = order[n_val:], order[:n_val]
             candidates = self._candidates(f"{owner}.fit", train.size, X_checked.shape[1], eps1)
             m = len(candidates)
-            overrides, labels = self._overrides(eps1, self.unknown_labels, y_checked, owner,
-                                                context)
+            overrides, labels = self._overrides(eps1, self.unknown_labels, y_checked, owner, context)
             split = Parts(X_checked, y_checked, [train, validation])
             (X_train, y_train), (X_validation, y_validation) = split[0], split[1]
             k_runs = repetitions.sample(noise_rng)  # public randomness; never stored or released
@@ -278,8 +277,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                              caller=f"{owner}.fit")
                     run_mistakes = mistakes(candidate, X_validation, y_validation, f"{owner}.fit")
                 certificate = _find_certificate(candidate, owner)
-                if (not certificate.private or certificate.delta != 0.0
-                        or certificate.epsilon > eps1):
+                if (not certificate.private or certificate.delta != 0.0 or certificate.epsilon > eps1):
                     raise PrivacyError(
                         f"{owner}.fit: candidate {candidates[index]!r} released with (epsilon, delta) = "
                         f"({certificate.epsilon:g}, {certificate.delta:g}), not within the per-run "
@@ -375,8 +373,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         n = X_checked.shape[0]
         n_val = int(math.ceil(fraction * n))
         train_index = np.arange(n_val, n)
-        candidates = self._candidates(f"{owner}.certify", train_index.size, X_checked.shape[1],
-                                      eps1)
+        candidates = self._candidates(f"{owner}.certify", train_index.size, X_checked.shape[1], eps1)
         labels = self._certify_labels(y_checked, self.unknown_labels, owner)
         run_certificate = self._certified(candidates[0], eps1, self.unknown_labels,
                                           Parts(X_checked, y_checked, [train_index])[0], owner, labels)

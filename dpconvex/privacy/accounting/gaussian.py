@@ -245,8 +245,7 @@ class _Feasibility:
 
     def eps(self, z: float) -> float:
         if z not in self.values:
-            self.values[z] = gaussian_composition_epsilon(z, self.steps, self.delta,
-                                                          self.accounting)
+            self.values[z] = gaussian_composition_epsilon(z, self.steps, self.delta, self.accounting)
             if self.values[z] <= self.epsilon:
                 self.hi = min(self.hi, z)
             else:
@@ -340,8 +339,7 @@ def _bracket_threshold(oracle: _Feasibility, z_exact: float, rtol: float) -> Non
 
 
 @functools.lru_cache(maxsize=512)
-def _calibrate(epsilon: float, delta: float, steps: int, accounting: str, rtol: float
-               ) -> tuple[float, float]:
+def _calibrate(epsilon: float, delta: float, steps: int, accounting: str, rtol: float) -> tuple[float, float]:
     what = (f"calibrate_noise_multiplier: no noise multiplier reaches epsilon={epsilon:g} at "
             f"delta={delta:g} with {steps} steps. Raise epsilon or delta, or use fewer steps.")
     hi = 1.0

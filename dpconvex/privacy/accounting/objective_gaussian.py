@@ -84,8 +84,7 @@ def objective_gaussian_delta(epsilon: float, sigma: float, sensitivity: float, k
     def integrand(r: float) -> float:
         if r <= 0:
             return 0.0
-        log_chi_pdf = ((k - 1) * math.log(r) - 0.5 * r * r - (0.5 * k - 1) * math.log(2.0)
-                       - gammaln(0.5 * k))
+        log_chi_pdf = ((k - 1) * math.log(r) - 0.5 * r * r - (0.5 * k - 1) * math.log(2.0) - gammaln(0.5 * k))
         return math.exp(c - a * r + log_chi_pdf)
 
     hi = max(r0, math.sqrt(k)) + 40.0
@@ -154,8 +153,7 @@ def smallest_feasible_sigma(ok: Callable[[float], bool], scale: float) -> float:
 _S2_HALF = 4.0  # S²/2 with S = 2√2
 
 
-def softmax_objective_delta(epsilon: float, sigma: float, n_classes: int,
-                            slack: float = 0.0) -> float:
+def softmax_objective_delta(epsilon: float, sigma: float, n_classes: int, slack: float = 0.0) -> float:
     """The bound above on δ(ε) for S = 2√2 and ||z|| <= 1
     (docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective): ε of the
     guarantee (the one-sided Jacobian ``slack`` ε_J included), σ of each orthonormal noise
@@ -188,8 +186,7 @@ def softmax_objective_delta(epsilon: float, sigma: float, n_classes: int,
 
 
 @functools.lru_cache(maxsize=256)  # every argument is public; a fit calibrates twice
-def softmax_objective_sigma(epsilon: float, delta: float, n_classes: int,
-                            slack: float = 0.0) -> float:
+def softmax_objective_sigma(epsilon: float, delta: float, n_classes: int, slack: float = 0.0) -> float:
     """Smallest σ (bisection, the feasible end) with :func:`softmax_objective_delta` <= δ.
 
     Examples

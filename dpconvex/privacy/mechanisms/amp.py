@@ -169,8 +169,7 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
     def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None
-        main_cert = self.inner.certificate(template, cal.extra["main"], cal.extra["inner"],
-                                           conditions)
+        main_cert = self.inner.certificate(template, cal.extra["main"], cal.extra["inner"], conditions)
         cover = cal.extra["cover"]
         conds, quantities = self._cover_description(template, cal)
         cover_cert = Certificate(
@@ -246,8 +245,7 @@ class GaussianApproximateMinima(ApproximateMinima):
     pure = False
     alternative = "objective"
 
-    def __init__(self, inner: str = "gaussian_objective", gamma: float = 1e-4,
-                 fraction: float = 0.1):
+    def __init__(self, inner: str = "gaussian_objective", gamma: float = 1e-4, fraction: float = 0.1):
         super().__init__(inner, gamma, fraction)
         self.budget_name = f"{self.inner.name} with optimality_tol"
 

@@ -529,8 +529,7 @@ class AutoMechanism(NamedTuple):
     reason: str | None
 
 
-def resolve_mechanism(mechanism: object, delta: object, auto: tuple[str, str] | None
-                      ) -> AutoMechanism:
+def resolve_mechanism(mechanism: object, delta: object, auto: tuple[str, str] | None) -> AutoMechanism:
     """The mechanism of ``mechanism=``; "auto" by δ alone: δ = 0 (or None) the menu's pure
     ε-DP mechanism, δ > 0 its (ε, δ) one (docs/privacy/front_door.md#privacy-mechanism-auto).
     The linear learners' plan then keeps the pure one where its Λ-rule bound is the lower
@@ -860,8 +859,7 @@ def calibrate_objective_perturbation_grid(epsilon: float, n: int, consts: Privac
     """
     mu = np.asarray(moduli, dtype=float)
     r = consts.hessian_rank
-    _, bound, half, floor = _slack_rule(epsilon, n, consts, float(np.min(mu, initial=np.inf)),
-                                        slack, caller)
+    _, bound, half, floor = _slack_rule(epsilon, n, consts, float(np.min(mu, initial=np.inf)), slack, caller)
     # the slack of the rule: r log1p(T/(r n μ)) one-sided, 2r log1p(c_u/(n μ)) two-sided
     coef, per = (r, r * n) if slack == "one_sided" else (2.0 * r, n)
     flat = r == 0 or bound == 0  # no slack
@@ -874,8 +872,7 @@ def calibrate_objective_perturbation_grid(epsilon: float, n: int, consts: Privac
         # 2's Δ branch, re-solved for the rule in use): equally private (Δ depends on public
         # constants only), and ε' >= ε/2 (docs/privacy/perturbation.md#privacy-objective-perturbation)
         delta_reg = np.where(raised, np.maximum(half - mu, 0.0), 0.0)
-        slack_raised = (np.zeros_like(mu) if flat else
-                        coef * np.log1p(bound / (per * (mu + delta_reg))))
+        slack_raised = (np.zeros_like(mu) if flat else coef * np.log1p(bound / (per * (mu + delta_reg))))
         eps_slack = np.where(raised, slack_raised, eps_slack)
         spent = np.where(raised, np.maximum(slack_raised, epsilon / 2.0), spent)
     # ε' = remaining(ε, spent) elementwise: the largest x >= 0 with spent + x <= ε in floating
@@ -1066,8 +1063,7 @@ class OutputPerturbation(_Perturbation):
 
     _calibrate = staticmethod(calibrate_output_perturbation)
 
-    def _grid(self, eps: float, n: int, consts: PrivacyConstants, moduli: np.ndarray
-              ) -> Calibration:
+    def _grid(self, eps: float, n: int, consts: PrivacyConstants, moduli: np.ndarray) -> Calibration:
         """β = ε n μ/(2G) and the sensitivity 2G/(n μ) on a grid of moduli."""
         unit = calibrate_output_perturbation(eps, n, at_modulus(consts, 1.0))
         return Calibration(mechanism=self.name, epsilon_requested=eps,

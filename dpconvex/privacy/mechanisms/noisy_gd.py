@@ -228,8 +228,7 @@ def default_settings(loss: Loss, n: int, p: int, q: float, budget: Budget, *,
     assert radius is not None
     if learning_rate is None:
         if smooth:
-            learning_rate = default_learning_rate(loss, q, radius, steps, p, clip, s,
-                                                  step_factor=STEP_FACTOR)
+            learning_rate = default_learning_rate(loss, q, radius, steps, p, clip, s, step_factor=STEP_FACTOR)
             rules.append(f"learning rate eta = {learning_rate:.6g} by the public rule eta = "
                          f"min({STEP_FACTOR:g}/L, R/(s sqrt(T p))), L = c q~^2 = "
                          f"{c * q * q:.6g} (the smoothness bound)")
@@ -436,8 +435,7 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         assert cal is not None
         loss, Xc, n, p = template.loss, template.X, template.n, template.p
         x = cal.extra
-        s, eta, C, R, T = (x["noise std"], x["learning rate"], x["clip"], x["radius"],
-                           x["steps"])
+        s, eta, C, R, T = (x["noise std"], x["learning rate"], x["clip"], x["radius"], x["steps"])
         first = self._averaged(T)[0]
         if hasattr(Xc, "chunk_sum"):
             # rows on Dask workers (DaskRows, labels folded in): one distributed pass per step

@@ -31,8 +31,7 @@ from ..budget import Budget, Certificate, Condition
 from ..noise import Laplace, exponential_mechanism
 from .base import Calibration, Mechanism, register
 
-__all__ = ["BoundedMeanTemplate", "Exponential", "LaplaceMean", "SelectionTemplate",
-           "mean_sensitivity"]
+__all__ = ["BoundedMeanTemplate", "Exponential", "LaplaceMean", "SelectionTemplate", "mean_sensitivity"]
 
 
 # ---------------------------------------------------------------------- bounded mean
@@ -113,8 +112,7 @@ class SelectionTemplate(StatisticTemplate):
     capabilities = frozenset({"utilities"})
     space = EuclideanSpace((1,))  # the released value is one index
 
-    def __init__(self, utilities: Any, sensitivity: float, n: int,
-                 description: str | None = None):
+    def __init__(self, utilities: Any, sensitivity: float, n: int, description: str | None = None):
         self.utilities = np.asarray(utilities, dtype=float)
         self.sensitivity = float(sensitivity)
         self.n = int(n)

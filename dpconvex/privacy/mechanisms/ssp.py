@@ -257,8 +257,7 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         return {"eigenvalue": eigenvalue_sensitivity(q), "gram": gram_sensitivity(q),
                 "cross": cross_sensitivity(q), "total": TOTAL_SENSITIVITY}
 
-    def _intercept_cross(self, noisy: dict[str, Any], cal: Calibration,
-                         template: SSPTemplate) -> np.ndarray:
+    def _intercept_cross(self, noisy: dict[str, Any], cal: Calibration, template: SSPTemplate) -> np.ndarray:
         """b̃ with its intercept coordinate the inverse-variance mean of b̃_s and s·S̃, two
         released estimates of the same s·Σu (post-processing; privacy-ssp-release)."""
         cross = np.array(noisy["cross"], dtype=float)
@@ -277,8 +276,7 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         """Noise on each statistic (λ_min, A, b in this order), snapped; then θ in closed form."""
         assert cal is not None
         stats, scales, p = statistics_of(template), self.scales(cal), template.p
-        noisy = {part: self.noise_law(cal, part).add(stats[part], rng)
-                 for part in self.parts(template)}
+        noisy = {part: self.noise_law(cal, part).add(stats[part], rng) for part in self.parts(template)}
         if template.ridge is not None:
             ridge = template.ridge
         else:

@@ -61,8 +61,7 @@ def refine_range(n: int, epsilon: float, levels: tuple[float, float]) -> RangeCh
     """
     tail = min(levels[0], 1.0 - levels[1])
     eps_q = epsilon * (1.0 - COARSE_SHARE) / 2.0
-    error = 2.0 / eps_q * math.log(REFERENCE_CANDIDATES / FAILURE_PROBABILITY) \
-        if eps_q > 0 else math.inf
+    error = 2.0 / eps_q * math.log(REFERENCE_CANDIDATES / FAILURE_PROBABILITY) if eps_q > 0 else math.inf
     need = 0.5 * tail * n
     if tail > 0 and error <= need:
         return RangeChoice(True, (

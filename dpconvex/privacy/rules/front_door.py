@@ -171,8 +171,7 @@ class FrontDoorChoice(NamedTuple):
 HUBER_INTERCEPT_SCALING = 0.25
 
 
-def delta_buys(n: int, n_features: int, epsilon: float, delta: float,
-               data_norm: float = 1.0) -> bool:
+def delta_buys(n: int, n_features: int, epsilon: float, delta: float, data_norm: float = 1.0) -> bool:
     """Whether δ > 0 buys a two-class front door anything: whether the Huber SVM's
     ``mechanism="auto"`` takes its Gaussian form, the lower Λ-rule bound on the public problem
     (n, d, ε, δ, the row bound; :func:`~dpconvex.privacy.rules.noise_level.form_bounds`,
@@ -233,10 +232,8 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
     if delta is not None:
         check_float("delta", delta, "choose_front_door_learner", low_inclusive=True, high=1.0)
     approx = has_positive_delta(delta)
-    if approx and int(n_classes) <= 2 and not delta_buys(n, n_features, epsilon, float(delta),
-                                                         data_norm):
-        choice = choose_front_door_learner(n, n_classes, n_features, epsilon, 0.0, row_norm,
-                                           ranges_known)
+    if approx and int(n_classes) <= 2 and not delta_buys(n, n_features, epsilon, float(delta), data_norm):
+        choice = choose_front_door_learner(n, n_classes, n_features, epsilon, 0.0, row_norm, ranges_known)
         return choice._replace(reason=f"{choice.reason}; {DELTA_UNUSED}", delta_unused=True)
     privacy = "(epsilon, delta)-DP" if approx else "pure epsilon-DP"
     C, d = int(n_classes), int(n_features)

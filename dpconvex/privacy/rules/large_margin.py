@@ -69,8 +69,7 @@ def records_per_coordinate(n: int, n_classes: int, n_features: int, epsilon: flo
     return float(n) * float(epsilon) / (float(n_classes) * (float(n_features) + 1.0))
 
 
-def centroids_preferred(n: int, n_classes: int, n_features: int, epsilon: float,
-                        delta: Any) -> bool:
+def centroids_preferred(n: int, n_classes: int, n_features: int, epsilon: float, delta: Any) -> bool:
     """Whether DP class centroids beat the softmax objective for this public shape (privacy-centroid-switch).
 
     C >= 3 and r = n·ε/(C(d + 1)) < ``CENTROID_BELOW[delta > 0]``. Two classes never
@@ -91,8 +90,7 @@ def centroids_preferred(n: int, n_classes: int, n_features: int, epsilon: float,
     return r < CENTROID_BELOW[has_positive_delta(delta)]
 
 
-def components_per_class(n: int, n_classes: int, n_features: int, epsilon: float,
-                         delta: Any) -> int:
+def components_per_class(n: int, n_classes: int, n_features: int, epsilon: float, delta: Any) -> int:
     """K of ``n_components="auto"``: the mixture components per class for this public shape.
 
     One at every shape: no mixture gained where measured (none of the 32 (set, δ, ε) cells
@@ -191,8 +189,7 @@ def resolved_components(est: LargeMarginSettings, n: int, n_classes: int, n_feat
     return int(est.n_components)
 
 
-def components_reason(est: LargeMarginSettings, n: int, n_classes: int, n_features: int
-                      ) -> str | None:
+def components_reason(est: LargeMarginSettings, n: int, n_classes: int, n_features: int) -> str | None:
     """The plan's and certificate's line of ``n_components="auto"`` (None for a given K).
 
     Examples

@@ -155,8 +155,7 @@ def _constants(n: int, q: float, p: int, loss: Loss) -> PublicProblem:
     consts = PrivacyConstants(grad_bound=loss.deriv_bound * q, hessian_rank=1,
                               hessian_term_bound=c_u, strong_convexity=1.0, dimension=p,
                               hessian_trace_bound=c_u)
-    return PublicProblem(n=n, constants=consts, gradient_difference_rank=2,
-                         name="linear ERM (public shape)")
+    return PublicProblem(n=n, constants=consts, gradient_difference_rank=2, name="linear ERM (public shape)")
 
 
 def grid_report(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
@@ -309,8 +308,7 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
         if given:
             value = float(np.interp(np.log(float(lam)), np.log(LAM_GRID), bound))
         else:
-            value = float(np.min(bound[LAM_GRID >= floor])) if np.any(LAM_GRID >= floor) \
-                else float(bound[-1])
+            value = float(np.min(bound[LAM_GRID >= floor])) if np.any(LAM_GRID >= floor) else float(bound[-1])
         total = value + candidate.smoothed_kinks.gap
         if best is None or total < best[0]:
             best = (total, h, candidate)
@@ -467,8 +465,7 @@ def _linear(template: ConstantsSource, report: NoiseReport | None, worst_case: b
     frac = 1.0  # |ℓ'(0)| / L from the loss's declared constants (1: the worst case)
     if not worst_case:
         try:  # ℓ'(0) as the solver evaluates it; a loss that cannot say: the worst case
-            d0 = abs(float(np.asarray(template.loss.value_and_deriv(np.zeros(1))[1],
-                                      dtype=float).ravel()[0]))
+            d0 = abs(float(np.asarray(template.loss.value_and_deriv(np.zeros(1))[1], dtype=float).ravel()[0]))
             L = float(template.loss.deriv_bound)
             frac = d0 / L if 0.0 < d0 <= L and math.isfinite(L) else 1.0
         except (AttributeError, TypeError, ValueError, IndexError):
@@ -679,11 +676,9 @@ def warn_if_noise_dominates(family: str, template: ConstantsSource, mech: Mechan
     if family == "linear":  # the message names the report's dimension
         rho, p = _linear(template, _report(template, mech, budget, calibration), False)
     else:
-        rho = noise_ratio(family, template, mech, budget, calibration=calibration, n=n,
-                          n_classes=n_classes)
+        rho = noise_ratio(family, template, mech, budget, calibration=calibration, n=n, n_classes=n_classes)
     if rho is not None and rho > THRESHOLDS[family]:
-        text = _message(family, rho, template, mech, budget, p, n, n_classes, epsilon,
-                        regression)
+        text = _message(family, rho, template, mech, budget, p, n, n_classes, epsilon, regression)
         warnings.warn(f"{owner}: {text}", PrivacyWarning, stacklevel=user_stacklevel())
     return rho
 
