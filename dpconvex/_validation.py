@@ -495,6 +495,14 @@ def is_dask_collection(x: Any) -> bool:
 
 
 _TEXT_TYPES = (str, bytes, np.str_, np.bytes_)
+
+
+def dtype_shown(dtype: Any) -> str:
+    """A dtype as a message may name it: for text, void and time kinds without the item size
+    or unit (``<U39`` is the longest value's length; ``[m]`` a unit inferred from the values)."""
+    kind = getattr(dtype, "kind", "") if isinstance(dtype, np.dtype) else ""
+    return {"U": "str", "S": "bytes", "V": "void", "M": "datetime64", "m": "timedelta64"}.get(
+        kind, str(dtype))
 _TIME_TYPES = (datetime.date, datetime.time, datetime.timedelta, np.datetime64, np.timedelta64)
 
 
@@ -519,7 +527,7 @@ def check_numeric_dtype(raw: np.ndarray, caller: str, name: str = "X") -> None:
         return any(issubclass(t, classes) for t in types)
 
     if kind in "US" or holds(*_TEXT_TYPES):
-        held, how = ((f"{'strings' if kind == 'U' else 'bytes'} (dtype {raw.dtype})",
+        held, how = ((f"{'strings' if kind == 'U' else 'bytes'} (dtype {dtype_shown(raw.dtype)})",
                       "X.astype(float) once they are checked") if kind in "US" else
                      ("strings or bytes (in an object array)", "pandas.to_numeric"))
         raise DataTypeError(
@@ -536,14 +544,14 @@ def check_numeric_dtype(raw: np.ndarray, caller: str, name: str = "X") -> None:
             f"{caller}: Complex data not supported in {name}; pass real numbers (e.g. split real "
             "and imaginary parts into columns).")
     if kind in "Mm" or holds(*_TIME_TYPES):
-        held = (f"{'dates' if kind == 'M' else 'time spans'} (dtype {raw.dtype})"
+        held = (f"{'dates' if kind == 'M' else 'time spans'} (dtype {dtype_shown(raw.dtype)})"
                 if kind in "Mm" else "dates or times")
         raise DataTypeError(
             f"{caller}: {name} holds {held}; convert them to numbers with a public map first "
             "(e.g. days since a fixed date, divided by a public range).")
     if kind != "O":
         raise DataTypeError(
-            f"{caller}: {name} must be an array of numbers; got dtype {raw.dtype}. Convert it "
+            f"{caller}: {name} must be an array of numbers; got dtype {dtype_shown(raw.dtype)}. Convert it "
             "to a plain numeric array first."
         )
 

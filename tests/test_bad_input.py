@@ -77,3 +77,18 @@ def test_errors_are_value_errors_for_sklearn():
     assert issubclass(dp.ParameterError, ValueError)
     assert issubclass(dp.DataValidationError, ValueError)
     assert issubclass(dp.SolverError, RuntimeError)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: dp.PrivateLogisticRegression(classes=[0, 1]),
+    lambda: dp.PrivateRegressor(label_range=(0, 1)),
+])
+def test_a_refusal_of_text_names_no_length_of_a_value(make):
+    """numpy's text dtype holds the longest value's length (<U5, <U39): one record's."""
+    texts = []
+    for longest in ("0.5", "0.5" * 13):
+        X = np.array([["0.1", "0.2"]] * 9 + [[longest, "0.3"]])
+        with pytest.raises(dp.DataTypeError) as caught:
+            make().fit(X, np.arange(10) % 2)
+        texts.append(str(caught.value))
+    assert texts[0] == texts[1] and "dtype str" in texts[0]

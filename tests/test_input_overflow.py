@@ -261,3 +261,34 @@ def test_random_features_of_a_record_near_the_float_range():
     assert np.all(np.isfinite(Z)) and np.all(np.linalg.norm(Z, axis=1) <= 1.0)
     # the other record's features as alone (BLAS may sum a product of two rows in another order)
     np.testing.assert_allclose(Z[1], rff.transform(np.full((1, 4), 0.1))[0], rtol=1e-12)
+
+
+def test_predictions_of_rows_near_the_float_range_are_not_nan(data):
+    X, y = data
+    big = np.vstack([np.full(3, 1e308), [1e308, -1e308, 1e308], np.full(3, 0.1)])
+    for est in (dp.PrivateLinearRegressor(epsilon=1.0, label_range=(0, 1), random_state=0),
+                dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0)):
+        fitted = est.fit(X, y)
+        out = _quiet(lambda f=fitted: f.predict(big) if hasattr(f, "label_range")
+                     else f.decision_function(big))
+        assert not np.any(np.isnan(out))
+        # the scaled product's sign is the exact one: sign(x · w) for x = 1e308 · u
+        u = big[:2] / 1e308
+        expected = np.sign(u @ fitted.coef_.reshape(-1))
+        got = out[:2] if hasattr(fitted, "label_range") else np.sign(out[:2])
+        if hasattr(fitted, "label_range"):  # clipped to the label range's end of that sign
+            np.testing.assert_array_equal(got, np.where(expected > 0, 1.0, 0.0))
+        else:
+            np.testing.assert_array_equal(got, expected)
+
+
+def test_a_label_too_large_for_float64_is_named(data):
+    X, _ = data
+    y = np.array([10**400] + [1] * (len(X) - 1), dtype=object)
+    with pytest.raises(DataValidationError, match="y holds a number too large for float64"):
+        dp.PrivateRegressor(epsilon=1.0, label_range=(0, 2)).fit(X, y)
+
+
+def test_a_schema_range_beyond_float64_names_the_limit():
+    with pytest.raises(ParameterError, match=r"hi - lo < 1\.8e308"):
+        dp.Numeric(-1e308, 1e308)

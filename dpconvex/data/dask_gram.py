@@ -162,8 +162,8 @@ class DaskGram:
 
     @property
     def certificate_note(self) -> RowMap:
-        """The certificate's backend fact (the chunk count is the caller's choice, so public)."""
-        return RowMap(chunks=self.n_chunks)
+        """The certificate's backend fact (Dask; not its chunking)."""
+        return RowMap(dask=True)
 
     # ---------------------------------------------------------------- storage
     def _chunks(self) -> list[Any]:

@@ -592,8 +592,8 @@ class DaskRows:
 
     @property
     def certificate_note(self) -> RowMap:
-        """The certificate's backend fact (the chunk count is the caller's choice, so public)."""
-        return RowMap(chunks=self.n_chunks)
+        """The certificate's backend fact (Dask; not its chunking)."""
+        return RowMap(dask=True)
 
     # ------------------------------------------------------------------ products
     def matvec(self, w: np.ndarray) -> np.ndarray:

@@ -25,6 +25,7 @@ from .._validation import (
     check_fitted,
     check_float,
     check_numeric_dtype,
+    dtype_shown,
     feature_names_of,
     is_dask_collection,
     with_feature_names,
@@ -96,7 +97,7 @@ def _check_dtype(schema: PublicSchema, column: str, dtype: Any, caller: str) -> 
     column passes here; the value checks that follow refuse what they can.
     """
     kind = dtype_kind(dtype)
-    holds = f"{_KIND_TEXT.get(kind, 'objects')} (dtype {dtype})"
+    holds = f"{_KIND_TEXT.get(kind, 'objects')} (dtype {dtype_shown(dtype)})"
     if column in schema.numeric:
         if kind == "text":
             raise DataTypeError(
@@ -399,7 +400,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         if q != 1.0:
             Z *= q
         lo, hi = schema.encoded_range(q)  # the schema's constants: public
-        return RangedRows(Z, np.column_stack([lo, hi]))
+        return RangedRows(Z, np.column_stack([lo, hi]), schema.provenance)
 
     def _start(self) -> tuple[PublicSchema, str | None, float]:
         params = self._params()

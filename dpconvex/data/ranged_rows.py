@@ -30,12 +30,12 @@ class PublicArray(np.ndarray):
 
     def __reduce__(self) -> tuple[Any, ...]:
         fn, args, state = super().__reduce__()  # type: ignore[misc]
-        return fn, args, (state, getattr(self, self.fact))
+        return fn, args, (state, dict(vars(self)))
 
     def __setstate__(self, state: Any) -> None:
-        base, fact = state
+        base, facts = state
         super().__setstate__(base)
-        setattr(self, self.fact, fact)
+        vars(self).update(facts)
 
 
 class RangedRows(PublicArray):
@@ -60,9 +60,13 @@ class RangedRows(PublicArray):
 
     fact = "feature_range"
     feature_range: np.ndarray | None
+    #: Where the ranges come from when they are not public knowledge (the certificate's line).
+    source: str | None = None
 
-    def __new__(cls, rows: Any, feature_range: Any) -> RangedRows:
-        return super().__new__(cls, rows, np.array(feature_range, dtype=float))  # type: ignore[return-value]
+    def __new__(cls, rows: Any, feature_range: Any, source: str | None = None) -> RangedRows:
+        obj = super().__new__(cls, rows, np.array(feature_range, dtype=float))
+        obj.source = source
+        return obj  # type: ignore[return-value]
 
     def __array_finalize__(self, obj: Any) -> None:
         if obj is None:
@@ -70,6 +74,7 @@ class RangedRows(PublicArray):
         ranges = getattr(obj, "feature_range", None)
         same_columns = self.ndim == 2 and getattr(obj, "ndim", 0) == 2 and self.shape[1] == obj.shape[1]
         self.feature_range = ranges if same_columns else None
+        self.source = getattr(obj, "source", None) if same_columns else None
 
     # a transpose turns columns into rows: a plain array (NumPy finalizes a transposed view
     # before its strides are swapped, so __array_finalize__ cannot tell)

@@ -34,8 +34,8 @@ def _shown(value: object) -> str:
 
 def _check_range(column: str, rng: object, caller: str) -> None:
     """A public range (lo, hi): two finite floats with lo < hi (``caller`` opens the message)."""
-    msg = (f"{caller}: the range of {column!r} must be two finite numbers (lo, hi) with lo < hi. "
-           f"Got {_shown(rng)} instead.")
+    msg = (f"{caller}: the range of {column!r} must be two finite numbers (lo, hi) with lo < hi and "
+           f"hi - lo < 1.8e308. Got {_shown(rng)} instead.")
     if isinstance(rng, (str, bytes)) or not isinstance(rng, Sequence) or len(rng) != 2:
         raise ParameterError(msg)
     lo, hi = rng
@@ -491,6 +491,18 @@ class PublicSchema:
         body = ", ".join(f"{c!r}: {d!r}" for c, d in self.declarations.items())
         extra = (", centered=True" if self.centered else "") + (", suggested=True" if self.suggested else "")
         return f"PublicSchema({{{body}}}{extra})"
+
+    @property
+    def provenance(self) -> str | None:
+        """The certificate line of rows this schema encodes, where it is not public knowledge."""
+        if self.suggested:
+            return ("the schema is marked as read from the data (suggested=True): its ranges and "
+                    "vocabularies are NOT public, and no guarantee covers them")
+        if self.release is not None:
+            return (f"the schema was released by draft_schema at epsilon = {self.release.epsilon:.6g}, "
+                    f"delta = {self.release.delta:.3g} (its certificate: schema.release), a release of "
+                    "its own from the data set: the two epsilons and deltas add")
+        return None
 
     @property
     def feature_names(self) -> tuple[str, ...]:

@@ -53,7 +53,7 @@ from .ranged_rows import PublicArray
 __all__ = ["INFERRED", "INFERRED_WARNING", "LABEL_POLICY", "UNKNOWN_LABELS", "LabelArray",
            "LabelSet", "LabelWarning", "as_design", "check_array", "check_classes",
            "check_excluded", "check_labels", "computed", "declared_classes", "encode_labels",
-           "label_set_of", "zero_rows"]
+           "label_set_of", "row_products", "zero_rows"]
 
 
 # ------------------------------------------------------------------ the rows X
@@ -68,6 +68,27 @@ def computed(x: Any) -> Any:
     from .dask_rows import compute
 
     return compute(x)[0]
+
+
+def row_products(X: Any, W: np.ndarray, raw: np.ndarray | None = None) -> np.ndarray:
+    """``X @ W`` of checked rows (or that product ``raw``, made elsewhere): a row whose product
+    overflowed (a sum through inf, or inf − inf) is multiplied scaled by its largest entry.
+
+    Examples
+    --------
+    >>> row_products(np.array([[1e308, 1e308], [1.0, 2.0]]), np.array([2.0, -1.0])).tolist()
+    [1e+308, 0.0]
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        raw = np.asarray(X @ W if raw is None else raw, dtype=float)
+        bad = np.flatnonzero(~np.isfinite(raw).reshape(len(raw), -1).all(axis=1))
+        if bad.size:
+            rows = computed(X[bad])
+            rows = np.asarray(rows.toarray() if sp.issparse(rows) else rows, dtype=float)
+            m = np.max(np.abs(rows), axis=1)
+            out = (rows / m[:, None]) @ W
+            raw[bad] = out * m.reshape((-1,) + (1,) * (out.ndim - 1))
+    return raw
 
 
 def check_array(X: Any, caller: str, *, name: str = "X", n_features: int | None = None,

@@ -34,6 +34,7 @@ from .._validation import (
     feature_names_of,
     is_dask_collection,
 )
+from ..data.ranged_rows import RangedRows
 from ..data.row_scaling import ROW_NORMS
 from ..data.validation import (
     INFERRED,
@@ -61,7 +62,7 @@ if TYPE_CHECKING:
 __all__ = ["NO_CONTEXT", "PARAMETER_DOCS", "ROWS_RANGES_NOTE", "ROW_NORM", "SOLVER",
            "CertificateHold", "ClassifierScoreMixin", "FitContext", "FitPlan", "LossParameter",
            "ParameterSet", "Prepared", "PreparedFacts", "PrivateEstimator", "Vouch",
-           "fill_docs", "fit_with"]
+           "fill_docs", "fit_with", "state_rows_source"]
 
 #: The certificate line of a fit whose per-feature ranges came with its rows.
 ROWS_RANGES_NOTE = ("the per-feature ranges are those the rows carry (RangedRows; PublicEncoder's "
@@ -359,7 +360,7 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
     """
     given = noise if isinstance(noise, Mapping) else {id(owner): source for owner, source in noise}
     if _takes_context(estimator):
-        return estimator._fit_with(X, y, context.inner(given.get(id(estimator))))
+        return state_rows_source(estimator._fit_with(X, y, context.inner(given.get(id(estimator)))), X)
     outside = _check_steps(estimator, caller) if isinstance(estimator, Pipeline) else []
     if isinstance(estimator, Pipeline) and any(_takes_context(step) or isinstance(step, Pipeline)
                                                for _, step in estimator.steps):
@@ -385,6 +386,16 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
         return estimator
     context.every_row(type(estimator).__name__)  # a fit outside dpconvex reads every row
     return estimator.fit(X, y)
+
+
+def state_rows_source(fitted: Any, X: Any) -> Any:
+    """``fitted`` (a certificate, or an estimator with ``certificate_``) stating where its rows'
+    encoding came from where that is not public knowledge (``X.source`` of a drafted or released
+    schema's :class:`~dpconvex.data.RangedRows`)."""
+    certificate = fitted if hasattr(fitted, "state") else getattr(fitted, "certificate_", None)
+    if isinstance(X, RangedRows) and X.source is not None and certificate is not None:
+        certificate.state(X.source)
+    return fitted
 
 
 def _takes_context(estimator: Any) -> bool:
@@ -861,7 +872,7 @@ class PrivateEstimator(BaseEstimator):
         """
         if fit_params:
             refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
-        return self._fit_with(X, y, NO_CONTEXT)
+        return state_rows_source(self._fit_with(X, y, NO_CONTEXT), X)
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator:
         """:meth:`fit` inside ``context`` (what a meta-estimator hands this fit)."""
@@ -910,7 +921,7 @@ class PrivateEstimator(BaseEstimator):
                     f"{type(self).__name__}.certify: its checks hold n = {plan.n:,} rows of "
                     f"{plan.n_features:,} features, more than this machine's memory. Certify on "
                     "the machine that fits, or with fewer rows.") from None
-        return self._certify_with(X, y, NO_CONTEXT)
+        return state_rows_source(self._certify_with(X, y, NO_CONTEXT), X)
 
     def _certify_with(self, X: Any, y: Any, context: FitContext) -> Any:
         """:meth:`certify` of (X, y) inside ``context`` (e.g. with rows left out)."""

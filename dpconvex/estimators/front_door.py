@@ -122,6 +122,7 @@ from .base import (
     PrivateEstimator,
     _given_shape,
     public_label_source,
+    state_rows_source,
 )
 from .centroids import PrivateGaussianCentroid
 from .gaussian_nb import FeatureRange, PrivateGaussianNB, feature_bounds
@@ -304,7 +305,9 @@ def take_rows(X: Any, rows: np.ndarray, n: int, owner: str, estimator: Any) -> A
         return check_rows(X, np.zeros(n), f"{owner}.fit", estimator)[0][rows]
     if hasattr(X, "iloc"):
         return X.iloc[rows]
-    return X[rows] if sp.issparse(X) or isinstance(X, np.ndarray) else np.asarray(X)[rows]
+    if sp.issparse(X):  # COO, DIA and BSR take no row index
+        return (X if X.format == "csr" else sp.csr_array(X))[rows]
+    return X[rows] if isinstance(X, np.ndarray) else np.asarray(X)[rows]
 
 
 def warn_constant_released(owner: str, constant: str, learner: str, epsilon: float,
@@ -473,10 +476,7 @@ class SchemaInputMixin:
         note = ("rows encoded record by record by the public schema (PublicEncoder: clipped "
                 "to its ranges, one-hot over its vocabularies, within data_norm)")
         if release is None:
-            model.assumptions.append(note + ("; the schema is public knowledge" if not self.schema.suggested
-                                             else "; the schema is marked as read from the data (suggested="
-                                             "True): its ranges and vocabularies are NOT public, and no "
-                                             "guarantee covers them"))
+            model.assumptions.append(f"{note}; {self.schema.provenance or 'the schema is public knowledge'}")
             return model
         from ..privacy.budget import compose_sequential
 
@@ -750,7 +750,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         else:
             per_coordinate = records_per_coordinate(n, n_classes, n_features, float(self.epsilon))
             cause = (f"n epsilon / (C (d + 1)) = {per_coordinate:.4g} < "
-                     f"{SAFEGUARD_R_AT_LEAST:g} (every row counts for the learner)")
+                     f"{SAFEGUARD_R_AT_LEAST:g} (every row counts for the learner; nothing compares the "
+                     "model with the majority class: compare them on held-out rows)")
         return (f"PrivateClassifier: safeguard='auto' is off for {cause}: the learner is fitted "
                 "on every row (docs/privacy/front_door.md#privacy-classifier-safeguard)",)
 
@@ -943,7 +944,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             return self._certify_on_schema(X, y, n=n, n_classes=n_classes, n_features=n_features)
         ranged = self._with_rows_ranges(X)
         if ranged is not None:
-            certificate = ranged.certify(X, y)
+            certificate = state_rows_source(ranged.certify(X, y), X)
             certificate.assumptions.append(ROWS_RANGES_NOTE)
             return certificate
         self._validate_params()

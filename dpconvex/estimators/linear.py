@@ -53,6 +53,7 @@ from ..data.validation import (
     check_labels,
     computed,
     encode_labels,
+    row_products,
     zero_rows,
 )
 from ..errors import ParameterError, note_clipped
@@ -231,8 +232,9 @@ class LinearDecisionMixin(ClassifierScoreMixin):
 
             rows = DaskRows(normalize_rows_lazy(X_checked, float(self.data_norm)) if unit else X_checked)
             scores = np.column_stack([rows.matvec(class_coef) for class_coef in self.coef_])
+            scores = row_products(X_checked, self.coef_.T, scores) if not unit else scores
         elif not unit:
-            scores = np.asarray(X_checked @ self.coef_.T)
+            scores = row_products(X_checked, self.coef_.T)
         else:  # x -> q x/||x|| as a factor on the scores (the rows are not copied)
             q, norms = float(self.data_norm), as_design(X_checked).row_norms()
             if _unit_factors_safe(norms, q):

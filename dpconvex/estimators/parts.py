@@ -15,6 +15,7 @@ release); the n_val predicted labels come back, the rows stay on the workers.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -39,7 +40,8 @@ def check_rows(X: Any, y: Any, caller: str, estimator: Any) -> tuple[Any, np.nda
 
 
 def _predict_block(model: Any, block: np.ndarray) -> np.ndarray:
-    with np.errstate(all="ignore"):  # as :func:`predicted`
+    with np.errstate(all="ignore"), warnings.catch_warnings():  # as :func:`predicted`; a frame's
+        warnings.filterwarnings("ignore", "X does not have valid feature names")  # rows, unnamed
         return np.asarray(model.predict(block))
 
 

@@ -48,7 +48,7 @@ from .._validation import (
     is_dask_collection,
     noise_source,
 )
-from ..data.validation import check_array, check_excluded, computed
+from ..data.validation import check_array, check_excluded, computed, row_products
 from ..errors import DataValidationError, ParameterError, PrivacyWarning, record_diagnostic, user_stacklevel
 from ..objectives import HuberRegression, Pinball
 from ..objectives.losses import Loss, get_regression_loss, parse_label_range, stated_loss
@@ -312,6 +312,9 @@ class LabelRangeMixin:
             values = raw.astype(float, copy=False)
         except DataValidationError:
             raise
+        except OverflowError:
+            raise DataValidationError(f"{caller}: y holds a number too large for float64 (above about "
+                                      "1.8e308); rescale the labels with a public constant.") from None
         except (TypeError, ValueError):
             raise DataValidationError(f"{caller}: y must hold numbers (a "
                                       "regression's labels). Convert it to floats first.") from None
@@ -412,9 +415,9 @@ class LabelRangeMixin:
         if is_dask_collection(X_checked):  # the scores summed per chunk; n numbers come back
             from ..data.dask_rows import DaskRows
 
-            raw = DaskRows(X_checked).matvec(self.coef_)
+            raw = row_products(X_checked, self.coef_, DaskRows(X_checked).matvec(self.coef_))
         else:
-            raw = np.asarray(X_checked @ self.coef_).reshape(-1)
+            raw = row_products(X_checked, self.coef_).reshape(-1)
         return np.clip(raw + self.intercept_, lo, hi)
 
 

@@ -206,7 +206,7 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
             ridge=self._ridge(n), free=d if self.fit_intercept else None,
             free_value=float(self.intercept_scaling),
             # the certificate's row map: A and b summed per row chunk (Dask rows only)
-            notes=(RowMap(chunks=len(X_checked.chunks[0])),) if is_dask_collection(X_checked)
+            notes=(RowMap(dask=True),) if is_dask_collection(X_checked)
             else ())
         return Prepared(template=template, meta=PreparedFacts(d))
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import GENERATOR_TYPES, check_float, check_seed
+from .._validation import GENERATOR_TYPES, check_float, check_seed, dtype_shown
 from ..data.log_grid import K_MAX, cell_counts
 from ..data.schema import Binary, Categorical, Declaration, Numeric, PublicSchema, _shown
 from ..data.schema_draft import LEAK_TEXT, check_kinds, kind_of_dtype, read_schema
@@ -271,7 +271,7 @@ def _undeclared_message(caller: str, columns: list[tuple[str, Any]]) -> str:
     (from the names and dtypes only)."""
     names = [c for c, _ in columns]
     line = "kinds={" + ", ".join(f"{c!r}: 'categorical'" for c in names) + "}"
-    dtypes = ", ".join(f"{c!r}: {dtype}" for c, dtype in columns)
+    dtypes = ", ".join(f"{c!r}: {dtype_shown(dtype)}" for c, dtype in columns)
     return (f"{caller}: the kind of column(s) {names!r} is not public: their dtypes ({dtypes}) are not "
             "numbers or bools, and a dtype a reader inferred from the values is a statistic of them "
             "(one record 'unknown' in a column of numbers makes the column text). Declare what each "

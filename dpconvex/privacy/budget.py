@@ -260,9 +260,9 @@ def delta_rows_note(delta: Any, n: Any) -> str | None:
 
 
 # ------------------------------------------------------------- the ledger
-#: Relative slack of the budget comparison, absorbing floating-point rounding
-#: of the sums (e.g. ten spends of 0.1 against a budget of 1.0).
-BUDGET_RTOL = 1e-9
+#: Relative slack of the budget comparison: four units in the last place, the rounding of
+#: decimal values to binary (0.1 + 0.2 spent of a budget of 0.3); the sums are exact (fsum).
+BUDGET_RTOL = 4 * 2.0**-52
 
 #: Open ``parallel()`` blocks of the current context: (ledger id, group, the frame of the
 #: ``with``). A spend is in a block only while that frame runs (on a thread's stack): a
@@ -887,20 +887,21 @@ class RowMap:
     unit_map : str
         With ``"unit"``: the scaling as the estimator states it (which vector, to which
         norm, where it is derived).
-    chunks : int or None
-        Row chunks of a Dask backend (the caller's layout, so public); None: in memory.
+    dask : bool
+        Whether the rows are held by a Dask backend (their chunking is not stated: a file read by
+        bytes is chunked by its records' lengths).
 
     Examples
     --------
     >>> from dpconvex.privacy.budget import RowMap
-    >>> both = RowMap(chunks=3).merge(RowMap("unit"))
-    >>> both.row_norm, both.chunks
-    ('unit', 3)
+    >>> both = RowMap(dask=True).merge(RowMap("unit"))
+    >>> both.row_norm, both.dask
+    ('unit', True)
     """
 
     row_norm: str = "none"
     unit_map: str = ""
-    chunks: int | None = None
+    dask: bool = False
 
     def merge(self, other: RowMap) -> RowMap:
         """This map with the facts ``other`` states (those it leaves at their defaults kept)."""
@@ -915,8 +916,8 @@ class RowMap:
                        "row_norm='unit': every non-zero row scaled to the norm bound (zero rows "
                        "stay zero), in fit and predict: a map that reads only the record itself "
                        "(docs/privacy/row_scaling.md#privacy-row-norm-unit)")
-        if self.chunks is not None:
-            out.append(f"data backend: dask ({self.chunks} chunks): the products over the rows (loss, "
+        if self.dask:
+            out.append("data backend: dask: the products over the rows (loss, "
                        "gradient, Gram) summed per row chunk on the workers; noise, calibration and "
                        "solver on the driver; the privacy analysis does not depend on the backend")
         return out

@@ -30,7 +30,7 @@ __all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_co
 #: The constants a caller may vouch for (``vouch=``), as :attr:`Condition.unverified` names
 #: them (a cell-sum row bound: ``"data_norm"``).
 VOUCHABLE: tuple[str, ...] = ("deriv_bound", "curvature", "grad_bound", "hessian", "strong_convexity",
-                              "cvxpy_form", "distance_bound", "sensitivity", "data_norm")
+                              "gradient_span", "cvxpy_form", "distance_bound", "sensitivity", "data_norm")
 
 #: Norms of the parameter points at which per-record gradients are probed: from 0 to far
 #: beyond any minimizer a release is likely to reach (the noise is unbounded).
@@ -421,6 +421,10 @@ def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str
         conds += _check_objective(template, caller)
         if "cvxpy" in caps:
             conds.append(_check_cvxpy_form(template, caller))
+        if "gradient_span" in needs:  # k of the Gaussian bound (*), or the softmax form's C
+            forms = getattr(template, "gradient_difference_rank", None), getattr(consts, "softmax_classes", 0)
+            conds.append(_unverified("span of per-record gradient differences", "gradient_span",
+                                     "declared k = {}, softmax classes {}: not verified".format(*forms)))
         if "distance_bound" in needs:
             conds.append(_unverified("distance bound", "distance_bound",
                                      "declared distance_bound(residual, mu): not verified"))

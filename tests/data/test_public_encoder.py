@@ -551,3 +551,41 @@ def test_minus_zero_and_zero_are_one_code_whichever_comes_first():
     for column in ([-0.0, 0.0, 1.0], [0.0, -0.0, 1.0]):
         rows = np.asarray(PublicEncoder(schema).fit_transform(pd.DataFrame({"c": column})))
         assert rows.tolist() == [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+
+
+def test_a_models_certificate_names_a_schema_that_is_not_public_knowledge():
+    """Rows a drafted or released schema encodes carry that fact to the model's certificate,
+    through a pipeline and a private search alike; a public schema's rows state nothing."""
+    from sklearn.pipeline import make_pipeline
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(200, 2)), columns=["a", "b"])
+    y = (X["a"] > 0).astype(int).to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        drafted = dp.draft_schema(X)
+        released = dp.draft_schema(X, epsilon=2.0, random_state=0)
+    public = PublicSchema({"a": Numeric(-4.0, 4.0), "b": Numeric(-4.0, 4.0)})
+    learners = (lambda: dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], random_state=0),
+                lambda: dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0))
+    for schema, line in ((drafted, "suggested=True): its ranges and vocabularies are NOT public"),
+                         (released, "released by draft_schema at epsilon = 2"), (public, None)):
+        for make in learners:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", PrivacyLeakWarning)
+                model = make_pipeline(PublicEncoder(schema), make()).fit(X, y)[-1]
+                dry = make().certify(PublicEncoder(schema).fit_transform(X), y)
+                search = dp.PrivateGridSearch(make_pipeline(PublicEncoder(schema), make()),
+                                              {"privatelogisticregression__lam": [0.1]}
+                                              if isinstance(make(), dp.PrivateLogisticRegression)
+                                              else {"privateclassifier__safeguard": [False]},
+                                              epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+            for cert in (model.certificate_, dry, search.certificate_):
+                if line is None:
+                    assert "draft_schema" not in str(cert) and "suggested=True" not in str(cert)
+                else:
+                    assert line in str(cert)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        rows = PublicEncoder(drafted).fit_transform(X)
+    assert pickle.loads(pickle.dumps(rows[3:9])).source == drafted.provenance

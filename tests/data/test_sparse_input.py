@@ -57,3 +57,14 @@ def test_sparse_rows_above_the_bound_are_clipped_like_dense_rows():
     a = dp.PrivateLogisticRegression(**kw).fit(X, y)
     b = dp.PrivateLogisticRegression(**kw).fit(sp.csr_array(X), y)
     np.testing.assert_allclose(a.coef_, b.coef_, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("fmt", ["coo", "dia", "bsr"])
+def test_the_front_doors_safeguard_takes_every_sparse_format(fmt):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, size=(300, 3))
+    y = (X[:, 0] > 0).astype(int)
+    ledger = dp.BudgetAccountant(1.0)
+    est = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], safeguard=True, accountant=ledger,
+                               random_state=0).fit(sp.csr_matrix(X).asformat(fmt), y)
+    assert "safeguard on" in str(est.certificate_) and ledger.spent == (1.0, 0.0)

@@ -151,12 +151,12 @@ def test_dask_rows_give_the_in_memory_release():
             lazy = cls(**common).fit(da.from_array(X, chunks=(200, 3)), da.from_array(y, chunks=200))
         # the solver's products summed per chunk: the same minimizer to the solver's tolerance
         np.testing.assert_allclose(lazy.coef_, dense.coef_, rtol=1e-6, atol=1e-6)
-        assert lazy.certificate_.row_map.chunks == 3
+        assert lazy.certificate_.row_map.dask
     # a composed certificate (the private label range and the model) carries its parts' backend
     with dask.config.set(scheduler="synchronous"):
         composed = dp.PrivateHuberRegressor(epsilon=1.0, label_range="private", random_state=0).fit(
             da.from_array(X, chunks=(200, 3)), da.from_array(y, chunks=200)).certificate_
-    assert composed.parts and composed.row_map.chunks == 3
+    assert composed.parts and composed.row_map.dask
 
 
 def test_a_fitted_model_pickles_and_predicts_the_same():

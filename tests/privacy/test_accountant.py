@@ -644,7 +644,17 @@ def test_delta_budget_comparison_is_relative():
     acc = BudgetAccountant(epsilon=1.0, delta=1e-12)
     with pytest.raises(BudgetError, match="over the budget"):
         acc.spend(0.1, 1.0001e-12)  # 0.01 % over a tiny delta budget
-    acc.spend(0.1, 1e-12 * (1 + 1e-12))  # rounding-size excess is absorbed
+    with pytest.raises(BudgetError, match="over the budget"):
+        acc.spend(0.1, 1e-12 * (1 + 1e-9))  # more than the rounding of decimals to binary
+    acc.spend(0.1, 1e-12 * (1 + 2.0**-52))  # a unit in the last place is absorbed
+
+
+def test_decimal_spends_that_sum_to_the_budget_fit_and_no_more():
+    acc = BudgetAccountant(epsilon=0.3)
+    acc.spend(0.1)
+    acc.spend(0.2)  # 0.1 + 0.2 is 0.30000000000000004 in binary: the rounding of the decimals
+    with pytest.raises(BudgetError, match="over the budget"):
+        acc.spend(1e-12)
 
 
 def test_cross_val_score_with_threads_records_every_fit():

@@ -19,7 +19,7 @@ from dpconvex.privacy.budget import (
 
 SOURCE = LabelSource("parameter", (0, 1), "raise")
 RULE = LamRule(0.05)
-ROWS = RowMap("unit", chunks=3)
+ROWS = RowMap("unit", dask=True)
 
 
 def _data(n=80, d=3, seed=0):
@@ -29,7 +29,7 @@ def _data(n=80, d=3, seed=0):
 
 
 def test_typed_facts_go_to_their_fields_and_lines_to_assumptions():
-    cert = Certificate("m", 1.0, 1.0, assumptions=["adjacency", SOURCE, RowMap(chunks=3)])
+    cert = Certificate("m", 1.0, 1.0, assumptions=["adjacency", SOURCE, RowMap(dask=True)])
     cert.state(RULE, RowMap("unit"), "adjacency", None, "")  # a line already stated: once
     assert (cert.label_source, cert.lam_rule, cert.row_map) == (SOURCE, RULE, ROWS)
     assert cert.assumptions == ["adjacency"] and not cert.seeded
@@ -45,7 +45,7 @@ def test_the_text_renders_every_field_first_and_the_seed_last():
         str(SOURCE), str(RULE), *ROWS.lines(), "adjacency", SEEDED]
     assert str(SOURCE).startswith("label set given by the caller (public): [0, 1]")
     assert str(RULE) == "lam = 0.05 given explicitly (a public parameter)"
-    assert ROWS.lines()[1].startswith("data backend: dask (3 chunks)")
+    assert ROWS.lines()[1].startswith("data backend: dask: ")
     assert str(LabelSource("label_range", label_range=(-5.0, 15.0))).startswith(
         "labels clipped to the public label_range [-5, 15]")
 
@@ -56,7 +56,7 @@ def test_to_dict_holds_the_fields_as_json():
     assert d["label_source"] == {"source": "parameter", "classes": [0, 1],
                                  "unknown_labels": "raise", "label_range": []}
     assert d["lam_rule"] == {"lam": 0.05, "rule": "given", "how": ""}
-    assert d["row_map"] == {"row_norm": "unit", "unit_map": "", "chunks": 3}
+    assert d["row_map"] == {"row_norm": "unit", "unit_map": "", "dask": True}
     assert d["seeded"] is False and d["assumptions"] == []
 
 
@@ -76,7 +76,7 @@ def test_a_fit_states_its_facts_in_the_fields():
                                        random_state=0).fit(X, y)
     cert = est.certificate_
     assert cert.label_source == SOURCE and cert.lam_rule == RULE
-    assert cert.row_map.row_norm == "unit" and cert.row_map.chunks is None and cert.seeded
+    assert cert.row_map.row_norm == "unit" and not cert.row_map.dask and cert.seeded
     text = str(cert)
     assert all(line in text for line in (str(SOURCE), str(RULE), SEEDED, *cert.row_map.lines()))
     dry = dp.PrivateLogisticRegression(epsilon=1.0, lam=0.05, classes=[0, 1],

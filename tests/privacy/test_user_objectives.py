@@ -260,6 +260,27 @@ def test_a_subclass_without_changes_releases_as_a_user_template():
     assert "user template" in names and "CVXPY form = objective over the parameter space" in names
 
 
+def test_the_gradient_span_a_gaussian_bound_reads_is_vouched_for_not_trusted():
+    """A user template's k (and softmax form) sets the Gaussian σ: declared, never checked."""
+    X, s = _rows()
+
+    class Narrower(LinearERMTemplate):
+        gradient_difference_rank = 1  # false: differences span {x, x'}
+
+    t, budget = Narrower(Logistic(), 0.1, 1.0, X, s), dp.Budget(1.0, 1e-6)
+    with pytest.raises(PrivacyError, match=r"gradient_span.*declared k = 1.*vouch=\('grad_bound', "
+                                           r"'gradient_span', 'hessian'\)"):
+        dp.release(t, "gaussian_objective", budget, dry_run=True, vouch=("grad_bound", "hessian"))
+    cert = dp.release(t, "gaussian_objective", budget, dry_run=True,
+                      vouch=("grad_bound", "gradient_span", "hessian")).certificate
+    span = next(c for c in cert.conditions if c.unverified == "gradient_span")
+    assert span.how == "declared; vouched for by the caller (vouch=), not verified"
+    # the pure mechanism reads no span: vouching for it there is refused as a typo
+    with pytest.raises(ParameterError, match="no condition of this release rests on"):
+        dp.release(t, "objective", dp.Budget(1.0), dry_run=True,
+                   vouch=("grad_bound", "gradient_span", "hessian"))
+
+
 # --------------------------------------------------------- loss bounds on all of R
 class SquaredHinge(Loss):
     name = "squared_hinge"

@@ -269,8 +269,9 @@ class GaussianObjectivePerturbation(_GaussianLinear):
     alternative = "objective"
     label = "Gaussian objective perturbation (KST 2012 Thm. 2, replace-one profile)"
     bound_text = ("privacy-profile bound (*) of "
-                  "docs/privacy/gaussian_linear.md#privacy-gaussian-profile-bound, k = 2 (span{x, x'})")
-    needs = frozenset({"strong_convexity", "curvature"})
+                  "docs/privacy/gaussian_linear.md#privacy-gaussian-profile-bound, k the template's span "
+                  "of per-record gradient differences (linear ERM: 2, span{x, x'})")
+    needs = frozenset({"strong_convexity", "curvature", "gradient_span"})
 
     placement = "objective"
 
