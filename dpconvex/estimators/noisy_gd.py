@@ -182,7 +182,9 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
             raise PrivacyError(
                 f"The 'loss' parameter of {type(self).__name__} must be a loss with a finite "
                 f"derivative bound (the gradient clip rule needs it). Got loss '{loss.name}', "
-                "which declares none: declare deriv_bound or pass a named loss.")
+                "which declares none: declare one (Loss.from_cvxpy(fn, deriv_bound=...)); here it sets "
+                "the clip and step rules only, and every per-record gradient is clipped, so the "
+                "guarantee does not rest on it. Or pass a named loss.")
         return loss
 
     #: one-vs-rest: one warning of the ``gd`` family (privacy-noise-warning-gd-centroids)

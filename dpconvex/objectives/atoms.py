@@ -215,6 +215,13 @@ def _passthrough(expr: cp.Expression, args: list) -> _Node:
     return _walk(args[0])
 
 
+def _sum_of_one(expr: cp.Expression, args: list) -> _Node:
+    """``cp.sum`` of one number (a CVXPY user's habit around a loss): that number."""
+    if args[0].size != 1:
+        raise _Unknown
+    return _walk(args[0])
+
+
 def _logistic(expr: cp.Expression, args: list) -> _Node:
     return _compose("logistic", (0.0, 1.0), 0.25, _walk(args[0]))
 
@@ -466,6 +473,7 @@ ATOMS: dict[str, tuple[Callable[[cp.Expression, list], _Node], Callable[..., tup
     "reshape": (_passthrough, _n_pass),
     "index": (_passthrough, _n_pass),
     "promote": (_passthrough, _n_pass),
+    "Sum": (_sum_of_one, _n_pass),
     "Promote": (_passthrough, _n_pass),
     "logistic": (_logistic, _n_logistic),
     "huber": (_huber, _n_huber),
@@ -509,8 +517,8 @@ def _program(expr: cp.Expression, inputs: tuple[int, ...]) -> tuple[list, list, 
         args = e.args
         if name == "log_sum_exp":  # the pieces of its stack, one per argument, each one number
             args = e.args[0].args if type(e.args[0]).__name__ in ("Hstack", "Vstack") else e.args
-            if any(a.size != 1 for a in args):
-                raise _Unknown
+        if any(a.size != 1 for a in args) and name in ("log_sum_exp", "Sum"):
+            raise _Unknown
         kids = [visit(a) for a in args]
         identity = {_n_add: 0.0, _n_mul: 1.0}.get(rule)  # x + 0 and 1·x: no step
         live = [k for k in kids if k < len(inputs) or slots[k] != (identity, 0.0, 0.0)]
@@ -727,7 +735,7 @@ def smooth_kinks(expr: cp.Expression, h: float) -> tuple[cp.Expression, Smoothin
                 gap = scale * max(gaps)
             elif name == "huber":
                 gap = 2.0 * abs(float(np.asarray(e.M.value, dtype=float))) * max(gaps)
-            elif name in ("NegExpression", "reshape", "index", "promote", "Promote", "logistic",
+            elif name in ("NegExpression", "reshape", "index", "promote", "Promote", "Sum", "logistic",
                           "log_sum_exp", "Hstack", "Vstack"):
                 gap = max(gaps)
             else:  # power, exp: an unbounded slope scales the change without bound
@@ -748,8 +756,9 @@ def vectorize(expr: cp.Expression, z: cp.Variable, label: cp.Parameter | None,
 
     A form such as ``cp.log_sum_exp(cp.hstack([0, -m]))`` is one function of a scalar m, but
     applied to a vector it concatenates the whole vector; here each ``log_sum_exp`` of a
-    stack becomes ``cp.log_sum_exp(cp.vstack(...), axis=0)`` (one per prediction) and every
-    other atom is rebuilt on the vector arguments, elementwise.
+    stack becomes ``cp.log_sum_exp(cp.vstack(...), axis=0)`` (one per prediction), a ``cp.sum``
+    of one number is that number, and every other atom is rebuilt on the vector arguments,
+    elementwise.
 
     Examples
     --------
@@ -775,7 +784,7 @@ def vectorize(expr: cp.Expression, z: cp.Variable, label: cp.Parameter | None,
             stacked = [p if getattr(p, "size", 1) == size else p * np.ones(size) for p in parts]
             return cp.log_sum_exp(cp.vstack(stacked), axis=0)
         args = [walk(a) for a in e.args]
-        if name in ("Promote", "promote", "reshape", "index") and getattr(args[0], "size", 1) > 1:
+        if name in ("Promote", "promote", "reshape", "index", "Sum") and getattr(args[0], "size", 1) > 1:
             return args[0]
         if all(a is b for a, b in zip(args, e.args, strict=True)):
             return e

@@ -776,3 +776,20 @@ def test_a_multiclass_loss_is_refused_with_the_reason_and_the_derived_alternativ
     fit = dp.PrivateLargeMarginGaussian(loss="softmax", structure="linear", epsilon=4.0,
                                         random_state=0).fit(X, y)
     assert fit.score(X, y) > np.bincount(y).max() / y.size
+
+
+def test_a_sum_around_a_loss_of_one_prediction_is_that_loss():
+    """``cp.sum(...)``, as a CVXPY user writes an objective, of one number: the same loss
+    (bounds, smoothing, values, every form); a sum of several numbers is refused."""
+    plain = Loss.from_cvxpy(lambda m: cp.pos(1 - m), smoothing=0.5)
+    summed = Loss.from_cvxpy(lambda m: cp.sum(cp.pos(1 - m)), smoothing=0.5)
+    m = np.linspace(-3.0, 3.0, 13)
+    assert (summed.deriv_bound, summed.curvature, summed.smoothed_kinks) == \
+        (plain.deriv_bound, plain.curvature, plain.smoothed_kinks)
+    np.testing.assert_array_equal(summed.value(m), plain.value(m))
+    np.testing.assert_allclose(summed.cvxpy_expr(cp.Constant(m)).value, plain.value(m), atol=1e-12)
+    regression = Loss.from_cvxpy(lambda z, y: cp.sum(cp.abs(z - y)), kind="regression",
+                                 label_range=(-1.0, 1.0), smoothing=0.1)
+    assert regression.deriv_bound == 1.0
+    with pytest.raises(ParameterError, match="atom outside"):
+        Loss.from_cvxpy(lambda m: cp.sum(cp.promote(cp.pos(1 - m), (3,))))
