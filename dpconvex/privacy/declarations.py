@@ -25,12 +25,44 @@ from ..templates.base import PrivacyConstants, Template, natural_residual
 from .budget import Condition
 from .checks import declared_number, user_code
 
-__all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_conditions", "vouched"]
+__all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_conditions", "user_parts",
+           "vouched"]
 
 #: The constants a caller may vouch for (``vouch=``), as :attr:`Condition.unverified` names
 #: them (a cell-sum row bound: ``"data_norm"``).
 VOUCHABLE: tuple[str, ...] = ("deriv_bound", "curvature", "grad_bound", "hessian", "strong_convexity",
-                              "gradient_span", "cvxpy_form", "distance_bound", "sensitivity", "data_norm")
+                              "gradient_span", "space", "mechanism", "objective", "cvxpy_form",
+                              "distance_bound", "sensitivity", "data_norm")
+
+#: Members a shipped template's class states and its constructor never sets on the instance:
+#: one set there is the user's (:func:`user_parts`).
+_CLASS_MEMBERS = frozenset({"residual_tol", "noise_symmetric", "gradient_difference_rank", "distance_bound",
+                            "privacy_constants", "objective", "residual", "record_gradients",
+                            "record_domain", "conditions", "assumptions", "hessian", "hessp"})
+
+
+def user_parts(template: Any) -> list[str]:
+    """What of a template is the user's although its class may be shipped: members of
+    :data:`_CLASS_MEMBERS` set on the instance, and a parameter space (a parameterization), a
+    feature map or a regularizer of a class dpconvex does not ship.
+
+    Examples
+    --------
+    >>> t = LinearERMTemplate(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1.0, -1.0))
+    >>> user_parts(t)
+    []
+    >>> t.gradient_difference_rank = 1
+    >>> user_parts(t)
+    ['gradient_difference_rank']
+    """
+    parts = sorted(set(getattr(template, "__dict__", {})) & _CLASS_MEMBERS)
+    space = getattr(template, "space", None)
+    for name, obj in (("space", space), ("feature map", getattr(space, "fmap", None)),
+                      ("space", getattr(space, "quad", None)),
+                      ("regularizer", getattr(template, "regularizer", None))):
+        if obj is not None and not type(obj).__module__.startswith("dpconvex."):
+            parts.append(f"{name} {type(obj).__qualname__}")
+    return parts
 
 #: Norms of the parameter points at which per-record gradients are probed: from 0 to far
 #: beyond any minimizer a release is likely to reach (the noise is unbounded).
@@ -44,6 +76,10 @@ HESSIAN_PROBE_MAX_DIM = 64
 #: consistency checks of objective, gradient and residual (double-precision sums of the
 #: same terms agree to ~1e-12 relative; 1e-6 leaves room for reordering over many rows).
 RTOL = 1e-6
+
+#: The optimality residual dpconvex's own templates are solved to; a user's template that is
+#: looser, or bounds the distance to the minimizer below residual/μ, is named unverified.
+RESIDUAL_TOL = 1e-6
 
 #: Rows per chunk when a check sums per-record gradients over the template's own records.
 _CHUNK = 8192
@@ -75,6 +111,14 @@ def _theta_points(shape: tuple[int, ...]) -> list[np.ndarray]:
             t = rng.normal(size=shape)
             out.append(scale * t / max(float(np.linalg.norm(t)), 1e-300))
     return out
+
+
+def _users(template: Any, name: str) -> bool:
+    """Whether member ``name`` of ``template`` is the user's: set on the instance, or first
+    stated by a class dpconvex does not ship."""
+    owner = next((c for c in type(template).__mro__ if name in vars(c)), None)
+    return name in getattr(template, "__dict__", {}) or (
+        owner is not None and not owner.__module__.startswith("dpconvex."))
 
 
 def _caller_name(template: Template) -> str:
@@ -260,6 +304,26 @@ def _check_objective(template: Template, caller: str) -> list[Condition]:
         conds.append(Condition("objective = mean per-record loss + regularizer + noise term", True,
                                "numerical comparison of gradients on the template's records",
                                f"agree within {RTOL:g} (relative)"))
+    else:  # no records to compare with: the noise term is checked, the rest declared
+        zero = np.zeros(shape)
+        moved = grad - np.asarray(template.objective(theta, zero, 0.0)[1], dtype=float).reshape(shape)
+        if float(np.linalg.norm(moved - b / n)) > RTOL * max(1.0, float(np.linalg.norm(b / n))):
+            raise PrivacyError(
+                f"{caller}: objective: template '{name}': objective(theta, b) does not add <b, theta>/n "
+                f"(n = {n}): its gradient moves by other than b/n. The noise is calibrated for that "
+                "term: make objective() add it.")
+        conds.append(_unverified("objective = mean per-record loss + regularizer + noise term", "objective",
+                                 f"declared (n = {n}); no record_gradients to compare it with: the "
+                                 "convexity of its data part and n rest on it"))
+    mu, zero = float(template.privacy_constants().strong_convexity), np.zeros(shape)
+    for scale in (1e-2, 1.0, 1e2):  # the objective's own modulus, probed: it refutes a false mu
+        a, c = scale * rng.normal(size=shape), scale * rng.normal(size=shape)
+        ga, gc = (np.asarray(template.objective(v, zero, 0.0)[1], dtype=float).reshape(shape) for v in (a, c))
+        if float(np.vdot(ga - gc, a - c)) < mu * (1 - RTOL) * float(np.vdot(a - c, a - c)):
+            raise PrivacyError(
+                f"{caller}: strong convexity: template '{name}' declares mu = {mu:g}, but its "
+                "objective's gradient gives a lower modulus at a probed pair. Declare the modulus of "
+                "the objective it minimizes.")
     delta = 0.37  # Δ of objective perturbation: the term ((λ + Δ)/2)||θ||² must grow by (Δ/2)||θ||²
     value_d, grad_d = template.objective(theta, b, delta)
     grad_d = np.asarray(grad_d, dtype=float).reshape(shape)
@@ -348,10 +412,11 @@ def _check_cvxpy_form(template: Template, caller: str) -> Condition:
                      "constraint(s), each holding on the space's projections; the objectives agree")
 
 
-def declaration_conditions(template: Template, needs: Iterable[str], caller: str = "release"
-                           ) -> list[Condition]:
+def declaration_conditions(template: Template, needs: Iterable[str], caller: str = "release",
+                           changed: Iterable[str] = ()) -> list[Condition]:
     """Check what a user's template declares for a mechanism's ``needs`` (a shipped template,
-    one with a :func:`~dpconvex.objectives.losses.shipped_derivation`, is not checked here).
+    one with a :func:`~dpconvex.objectives.losses.shipped_derivation`, is checked here only for
+    the parts of it that are the user's, ``changed``: :func:`user_parts`).
 
     Returns how each declared constant was established (those nobody could check carry
     :attr:`Condition.unverified`); raises :class:`PrivacyError` when a probe refutes a
@@ -369,8 +434,10 @@ def declaration_conditions(template: Template, needs: Iterable[str], caller: str
     """
     needs = frozenset(needs)
     caps = frozenset(getattr(template, "capabilities", ()))
-    conds = [Condition("user template", True, "named",
-                       f"{type(template).__qualname__} is not a template dpconvex ships: each "
+    changed = list(changed)
+    what = (f"a template dpconvex ships with parts that are the user's ({', '.join(changed)})" if changed
+            else "not a template dpconvex ships")
+    conds = [Condition("user template", True, "named", f"{type(template).__qualname__} is {what}: each "
                        "constant it declares is checked below, or named as not verified")]
     with user_code(caller, f"template '{_caller_name(template)}'",
                    "while its declarations were checked. Follow the template contract "
@@ -408,6 +475,12 @@ def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str
                                "Declare the space's dimension (the noise is drawn in it).")
         conds += [Condition("dimension p", True, "compared with the parameter space", f"p = {p}"),
                   _check_modulus(template, consts, caller)]
+        space = template.space
+        if not type(space).__module__.startswith("dpconvex.") or \
+                bool(getattr(template, "noise_symmetric", False)) != bool(getattr(space, "symmetric", False)):
+            conds.append(_unverified("parameter space", "space", f"{type(space).__qualname__}: its map of "
+                                     "the noise (project_noise), projection and post-processing, and "
+                                     "the noise's symmetry, declared: not verified"))
         if "per_record" in caps:
             conds += [_check_records(template, caller), _check_grad_bound(template, consts, caller)]
             if "curvature" in needs:
@@ -421,6 +494,14 @@ def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str
         conds += _check_objective(template, caller)
         if "cvxpy" in caps:
             conds.append(_check_cvxpy_form(template, caller))
+        tol, mu = float(template.residual_tol), float(consts.strong_convexity)
+        below = not all(float(template.distance_bound(r, mu)) >= r / mu * (1 - RTOL)  # the unconstrained
+                        for r in (RESIDUAL_TOL, 1.0))  # r/mu: a lower bound of any valid one
+        if (_users(template, "residual_tol") and not tol <= RESIDUAL_TOL) or (
+                _users(template, "distance_bound") and below):
+            conds.append(_unverified("solve accuracy", "distance_bound", f"residual_tol = {tol:g} (above "
+                                     f"{RESIDUAL_TOL:g}) or a distance_bound below residual/mu declared: the "
+                                     "accuracy check and the uncovered distance rest on them"))
         if "gradient_span" in needs:  # k of the Gaussian bound (*), or the softmax form's C
             forms = getattr(template, "gradient_difference_rank", None), getattr(consts, "softmax_classes", 0)
             conds.append(_unverified("span of per-record gradient differences", "gradient_span",
@@ -428,6 +509,11 @@ def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str
         if "distance_bound" in needs:
             conds.append(_unverified("distance bound", "distance_bound",
                                      "declared distance_bound(residual, mu): not verified"))
+    for need, constant in (("sufficient_statistics", "data_norm"), ("bounded_sum", "sensitivity"),
+                           ("grid_counts", "sensitivity"), ("category_counts", "sensitivity")):
+        if need in needs:  # statistics the template computes by itself, on bounds it declares
+            conds.append(_unverified(f"record bounds of the {need.replace('_', ' ')}", constant,
+                                     "declared by the template, whose statistics are its own: not verified"))
     if "utilities" in needs:
         conds.append(_unverified("utility sensitivity", "sensitivity",
                                  f"declared {getattr(template, 'sensitivity', '?')}: not verified"))
@@ -485,11 +571,11 @@ def vouched(conditions: list[Condition], vouch: Iterable[str], caller: str = "re
     if missing:
         lines = "; ".join(f"{c.name} [{c.unverified}]: {c.detail}" for c in missing)
         raise PrivacyError(
-            f"{caller}: the proof rests on constants nobody verified: {lines}. State the loss "
-            "with the atoms in dpconvex.objectives.atoms.ATOMS (Loss.from_cvxpy) in a template "
-            "dpconvex ships, where they are derived (a user template's record_gradients on its "
-            "record_domain can refute a constant, never prove one); or, if you have proved them "
-            "yourself, pass vouch="
+            f"{caller}: the proof rests on constants nobody verified: {lines}. Use what dpconvex "
+            "ships for them (a loss stated with the atoms of dpconvex.objectives.atoms.ATOMS in a "
+            "template dpconvex ships derives its constants; its mechanisms, spaces and backends are "
+            "reviewed), since a probe can refute a declaration, never prove it; or, if you have "
+            "proved them yourself, pass vouch="
             f"{tuple(sorted({c.unverified for c in missing} | names))!r} and the certificate will say "
             "that you vouched for them.")
     return applied

@@ -25,8 +25,8 @@ from .._validation import RandomStateLike, check_random_state
 from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError, record_solve, say
 from ..objectives.losses import shipped_derivation
 from ..templates.base import SolveResult
-from .budget import Budget, Certificate
-from .declarations import declaration_conditions, vouched
+from .budget import Budget, Certificate, Condition
+from .declarations import declaration_conditions, user_parts, vouched
 from .mechanisms.base import Calibration, Mechanism, get_mechanism
 
 if TYPE_CHECKING:
@@ -163,8 +163,15 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
                 "each capability it declares). Add them, or drop the capability that asks for them.")
     budget = mechanism.check_budget(budget)
     conditions = mechanism.conditions(template, budget)
-    if shipped_derivation(template) is None:  # a user's template: its declarations checked
-        conditions += declaration_conditions(template, mechanism.needs)
+    changed = user_parts(template)
+    if shipped_derivation(template) is None or changed:  # a user's template: its declarations checked
+        conditions += declaration_conditions(template, mechanism.needs, changed=changed)
+    for mech in (mechanism, getattr(mechanism, "inner", None)):  # a user's, or one a cover wraps:
+        if mech is not None and not type(mech).__module__.startswith("dpconvex."):  # its own proof
+            conditions.append(Condition("mechanism", True, "declared, not verified",
+                                        f"{type(mech).__qualname__} is not a mechanism dpconvex ships: its "
+                                        "conditions, calibration, noise and certificate are its own",
+                                        unverified="mechanism"))
     if vouch or any(map(attrgetter("unverified"), conditions)):
         conditions = vouched(conditions, vouch)
     calibration = mechanism.calibrate(template, budget)

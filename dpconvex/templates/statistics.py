@@ -28,9 +28,11 @@ from functools import cached_property
 import numpy as np
 
 from ..data.log_grid import N_CELLS
+from ..data.operators import row_norms
 from ..data.sufficient import Moments
 from ..errors import ParameterError
 from ..objectives.losses import Loss
+from ..privacy.budget import Condition
 from .base import EuclideanSpace, StatisticTemplate
 
 __all__ = ["EmpiricalRiskTemplate", "KMeansTemplate", "RangeTemplate",
@@ -129,6 +131,13 @@ class KMeansTemplate(StatisticTemplate):
     @property
     def noise_shape(self) -> tuple[int, ...]:
         return (self.C * self.K, self.d)
+
+    def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
+        """The rows within ``data_norm``: the caller clips, the sensitivities read it (checked)."""
+        within = bool(np.all(row_norms(np.asarray(self.X)) <= self.data_norm * (1 + 1e-12)))
+        return [Condition("row norm bound", within, "checked on every row",
+                          f"every row has ||x|| <= q = {self.data_norm:g}" if within else
+                          f"a row is above q = {self.data_norm:g}: clip the rows to q first")]
 
 
 def assign_nearest(X: np.ndarray, y: np.ndarray, centers: np.ndarray) -> np.ndarray:
@@ -325,6 +334,17 @@ class SufficientStatisticsTemplate(StatisticTemplate):
         self.free_value = None if free is None or free_value is None else float(free_value)
         self.notes = tuple(notes)
         self.space = EuclideanSpace((self.p,))
+
+    def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
+        """The row and label bounds: by construction where dpconvex computes the statistics (a
+        function of dpconvex's, or zeros: the public shape); else the caller's declaration."""
+        stats = self._statistics
+        if (getattr(stats, "__module__", "") or "").startswith("dpconvex.") if callable(stats) else \
+                not (np.any(stats.gram) or np.any(stats.cross)):
+            return []
+        return [Condition("row and label bounds", True, "declared, not verified",
+                          f"statistics computed by the caller: every row ||x~|| <= {self.data_norm:g} and "
+                          "every label |u| <= 1 by its construction", unverified="data_norm")]
 
     @cached_property
     def _moments(self) -> Moments:

@@ -289,7 +289,7 @@ def test_audit_catches_a_quarter_noise_mutant():
     budget = Budget(1.0, 1e-5)
 
     def run(key, rng):
-        return release(ts[key], mutant, budget, None, rng).theta.ravel()
+        return release(ts[key], mutant, budget, None, rng, vouch=("mechanism",)).theta.ravel()
 
     r = audit(run, "D", "Dp", n_runs=2000, confidence=0.95, delta=1e-5, random_state=6)
     assert r.epsilon_lower_bound > 1.0, r

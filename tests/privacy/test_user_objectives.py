@@ -169,12 +169,12 @@ def test_a_user_template_understating_G_is_refused():
 def test_constants_nobody_can_check_are_refused_unless_vouched():
     X, s = _rows()
     t = UserLogistic(X, s, grad_bound=1e-3, per_record=False)
-    with pytest.raises(PrivacyError, match=r"nobody verified.*vouch=\('grad_bound', 'hessian'\)"):
+    with pytest.raises(PrivacyError, match=r"verified.*vouch=\('grad_bound', 'hessian', 'objective'\)"):
         dp.release(t, "objective", dp.Budget(1.0), dry_run=True)
     cert = dp.release(t, "objective", dp.Budget(1.0), dry_run=True,
-                      vouch=("grad_bound", "hessian")).certificate
+                      vouch=("grad_bound", "hessian", "objective")).certificate
     vouched = [c for c in cert.conditions if c.unverified]
-    assert {c.unverified for c in vouched} == {"grad_bound", "hessian"}
+    assert {c.unverified for c in vouched} == {"grad_bound", "hessian", "objective"}
     assert all("vouched for by the caller" in c.how for c in vouched)
     assert "vouched for by the caller" in str(cert)
 

@@ -271,6 +271,8 @@ class Mechanism(ABC, Generic[TemplateT]):
     def conditions(self, template: TemplateT, budget: Budget) -> list[Condition]:
         """The conditions of the proof on ``template``; raises PrivacyError on the first failure."""
         conds = list(template.conditions(self.needs))
+        if not type(template).__module__.startswith("dpconvex."):  # the user's own text, as such
+            conds = [dataclasses.replace(c, how=f"stated by the user's template: {c.how}") for c in conds]
         for c in conds:  # the first that fails
             if not c.holds:
                 raise PrivacyError(f"{type(self).__name__}.conditions: {c.name}: {c.detail}")
@@ -561,6 +563,18 @@ def resolve_mechanism(mechanism: object, delta: object, auto: tuple[str, str] | 
                                "(docs/privacy/front_door.md#privacy-mechanism-auto)")
 
 
+def solved(backend: Backend, template: ObjectiveTemplate, b: np.ndarray | None, extra_reg: float = 0.0,
+           **options: Any) -> SolveResult:
+    """``backend.solve(template, b, extra_reg, **options)``; for a backend dpconvex does not ship,
+    its residual recomputed by the template at the returned point (the one a release trusts)."""
+    res = backend.solve(template, b, extra_reg, **options)
+    parts = (backend, getattr(backend, "first", None), getattr(backend, "polish", None))
+    if res.x is not None and not all(type(p).__module__.startswith("dpconvex.") for p in parts if p):
+        noise = None if b is None else template.space.project_noise(b)
+        res = dataclasses.replace(res, residual=float(template.residual(res.x, noise, extra_reg)))
+    return res
+
+
 def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float | None = None,
                   caller: str = "require_exact", backend: Backend | None = None) -> SolveResult:
     """The solve ``res`` of ``template`` if it met ``tol`` (default: the template's
@@ -637,8 +651,8 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
             assert cal is not None
             b = self.noise_law(template, cal).sample(template.noise_shape, rng)
             extra_reg = cal.extra_strong_convexity
-        res = require_exact(template, backend.solve(template, b, extra_reg, warm_start=warm_start,
-                                                    max_iter=max_iter),
+        res = require_exact(template, solved(backend, template, b, extra_reg, warm_start=warm_start,
+                                             max_iter=max_iter),
                             tol=tol, caller=f"{type(self).__name__}.run", backend=backend)
         if self.placement == "output":
             assert cal is not None

@@ -299,12 +299,14 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
                       else "adaptive (Wang 2018 Alg. 2): lambda = max(0, s_A sqrt(p log(2 p^2 / "
                       f"rho)) - lambda_hat, s_A) with rho = {FAILURE_PROBABILITY:g}, lambda_hat the "
                       f"noisy lambda_min(A) minus {self.shift():.6g} noise scales, floored at 0")
-        conds = [
-            *conditions,
+        clipped = [] if any(c.unverified == "data_norm" for c in conditions) else [
             Condition("row bound", True, "enforced by dpconvex (per-record clipping)",
                       f"every row x~ (intercept column included) has ||x~|| <= q~ = {q:.6g}"),
             Condition("label bound", True, "enforced by dpconvex (per-record clipping to "
-                      "label_range and the map onto [-1, 1])", "every label has |u| <= 1"),
+                      "label_range and the map onto [-1, 1])", "every label has |u| <= 1")]
+        conds = [
+            *conditions,
+            *clipped,
             Condition("replace-one sensitivity", True,
                       "derived (docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities)",
                       "; ".join(f"{part} {sens[part]:.6g}" for part in parts)
@@ -356,7 +358,8 @@ class GaussianSSP(_SufficientStatistics):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(500, 2)) / 2; u = np.clip(X @ [1.0, -0.5], -1, 1)
     >>> t = SufficientStatisticsTemplate(sufficient_statistics(X, u, 1.0, None), 500, 2, 1.0)
-    >>> rel = release(t, get_mechanism("gaussian_ssp"), Budget(1.0, 1e-6), rng=0)
+    >>> # statistics computed here, not by an estimator: their row and label bounds are vouched for
+    >>> rel = release(t, get_mechanism("gaussian_ssp"), Budget(1.0, 1e-6), rng=0, vouch=("data_norm",))
     >>> rel.theta.shape, rel.certificate.delta
     ((2,), 1e-06)
     """
@@ -418,7 +421,8 @@ class PureSSP(_SufficientStatistics):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(500, 2)) / 2; u = np.clip(X @ [1.0, -0.5], -1, 1)
     >>> t = SufficientStatisticsTemplate(sufficient_statistics(X, u, 1.0, None), 500, 2, 1.0)
-    >>> rel = release(t, get_mechanism("ssp"), Budget(1.0), rng=0)
+    >>> # statistics computed here, not by an estimator: their row and label bounds are vouched for
+    >>> rel = release(t, get_mechanism("ssp"), Budget(1.0), rng=0, vouch=("data_norm",))
     >>> rel.theta.shape, rel.certificate.epsilon <= 1.0
     ((2,), True)
     """

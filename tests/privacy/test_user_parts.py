@@ -1,0 +1,155 @@
+"""What of a release is the user's: a backend, a parameter space, a tolerance, an objective
+without records, statistics, a member set on a shipped template, a mechanism. Each is verified
+by dpconvex or named as declared and released only when vouched for, never read on trust."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import dpconvex as dp
+from dpconvex.data.sufficient import sufficient_statistics
+from dpconvex.errors import PrivacyError, SolverError
+from dpconvex.objectives import L2, Logistic
+from dpconvex.privacy.mechanisms.base import OutputPerturbation, calibrate_output_perturbation
+from dpconvex.solvers import Backend, LbfgsNewton, SolveResult, SolveStatus
+from dpconvex.templates import EuclideanSpace, LinearERMTemplate
+from dpconvex.templates.statistics import KMeansTemplate, SufficientStatisticsTemplate
+
+
+def _rows(n: int = 200):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 3))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+    return X, np.where(X[:, 0] + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+
+
+def _template(cls=LinearERMTemplate):
+    return cls(Logistic(), 0.1, 1.0, *_rows())
+
+
+def _vouch_needed(release, name: str):
+    with pytest.raises(PrivacyError, match=rf"\[{name}\].*vouch=\(.*'{name}'"):
+        release(())
+    cert = release((name,)).certificate
+    assert any(c.unverified == name and "vouched for by the caller" in c.how for c in cert.conditions)
+
+
+class NoiseDropping(Backend):
+    """Solves the objective without the noise and says its residual is 0."""
+
+    name = "noise_dropping"
+    requires = frozenset({"smooth"})
+
+    def solve(self, template, b, extra_reg=0.0, *, warm_start=None, max_iter=None):
+        res = LbfgsNewton().solve(template, None, 0.0)
+        return SolveResult(res.x, SolveStatus.OPTIMAL, res.objective, 0.0, self.name)
+
+
+def test_a_users_backend_is_judged_by_the_residual_the_template_computes():
+    with pytest.raises(SolverError, match="did not reach the tolerance"):
+        dp.release(_template(), "objective", dp.Budget(1.0), backend=NoiseDropping(), rng=0)
+
+
+def test_a_users_space_is_named_and_vouched_for():
+    class Quiet(EuclideanSpace):  # the noise the solve sees, a millionth of the one drawn
+        def project_noise(self, b):
+            return 1e-6 * np.asarray(b, dtype=float).reshape(self.shape)
+
+    t = _template()
+    t.space = Quiet(t.space.shape)
+    _vouch_needed(lambda v: dp.release(t, "objective", dp.Budget(1.0), dry_run=True,
+                                       vouch=("grad_bound", "hessian", *v)), "space")
+
+
+def test_a_looser_tolerance_or_a_smaller_distance_bound_is_vouched_for():
+    class Loose(LinearERMTemplate):
+        residual_tol = 1e3
+
+    class Near(LinearERMTemplate):
+        def distance_bound(self, residual, mu):
+            return 0.0
+
+    class Same(LinearERMTemplate):  # dpconvex's tolerance and bound: nothing to vouch for
+        residual_tol = 1e-6
+
+    for cls in (Loose, Near):
+        _vouch_needed(lambda v, c=cls: dp.release(_template(c), "objective", dp.Budget(1.0), dry_run=True,
+                                                  vouch=("grad_bound", "hessian", *v)), "distance_bound")
+    cert = dp.release(_template(Same), "objective", dp.Budget(1.0), dry_run=True,
+                      vouch=("grad_bound", "hessian")).certificate
+    assert all(c.unverified != "distance_bound" for c in cert.conditions)
+
+
+class _NoRecords(LinearERMTemplate):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.capabilities = frozenset({"objective", "smooth"})
+
+
+def test_an_objective_without_records_is_probed_for_its_noise_term_and_modulus():
+    class Muted(_NoRecords):  # <b, θ>/(1000 n)
+        def objective(self, w, b=None, extra_reg=0.0):
+            return super().objective(w, None if b is None else np.asarray(b) / 1000.0, extra_reg)
+
+    class Flatter(_NoRecords):  # declares the L2(10) regularizer, minimizes with λ = 0.01
+        def objective(self, w, b=None, extra_reg=0.0):
+            value, grad = super().objective(w, b, extra_reg)
+            w = np.asarray(w, dtype=float)
+            return value - 0.5 * 9.99 * float(w @ w), grad - 9.99 * w
+
+    with pytest.raises(PrivacyError, match=r"does not add <b, theta>/n"):
+        dp.release(_template(Muted), "objective", dp.Budget(1.0), dry_run=True)
+    flatter = _template(Flatter)
+    flatter.regularizer = L2(10.0)
+    with pytest.raises(PrivacyError, match="declares mu = 10, but its objective's gradient"):
+        dp.release(flatter, "output", dp.Budget(1.0), dry_run=True)
+    _vouch_needed(lambda v: dp.release(_template(_NoRecords), "objective", dp.Budget(1.0), dry_run=True,
+                                       vouch=("grad_bound", "hessian", *v)), "objective")
+
+
+def test_statistics_the_caller_computed_are_declared_and_the_estimators_clipped():
+    X, y = _rows(500)
+    moments = sufficient_statistics(10.0 * X, np.clip(5.0 * y, -5.0, 5.0), 1e9, None)  # not clipped
+    t = SufficientStatisticsTemplate(moments, 500, 3, data_norm=1.0)
+    _vouch_needed(lambda v: dp.release(t, "ssp", dp.Budget(1.0), dry_run=True, vouch=v), "data_norm")
+    vouched = dp.release(t, "ssp", dp.Budget(1.0), dry_run=True, vouch=("data_norm",)).certificate
+    assert "enforced by dpconvex" not in str(vouched)
+    fitted = dp.PrivateLinearRegression(epsilon=1.0, label_range=(-1, 1), random_state=0).fit(X, y)
+    assert "row bound (enforced by dpconvex (per-record clipping))" in str(fitted.certificate_)
+
+
+def test_a_member_set_on_a_shipped_template_makes_it_the_users():
+    t = _template()
+    t.gradient_difference_rank = 1  # the shipped class's k = 2
+    _vouch_needed(lambda v: dp.release(t, "gaussian_objective", dp.Budget(1.0, 1e-6), dry_run=True,
+                                       vouch=("grad_bound", "hessian", *v)), "gradient_span")
+    assert "with parts that are the user's (gradient_difference_rank)" in str(
+        dp.release(t, "gaussian_objective", dp.Budget(1.0, 1e-6), dry_run=True,
+                   vouch=("grad_bound", "hessian", "gradient_span")).certificate)
+
+
+class Cheap(OutputPerturbation):
+    """Output perturbation calibrated with a hundredth of the sensitivity."""
+
+    name = "cheap_output_test"
+
+    @staticmethod
+    def _calibrate(eps, n, consts, caller=""):
+        cal = calibrate_output_perturbation(eps, n, consts)
+        return dataclasses.replace(cal, sensitivity=cal.sensitivity / 100, noise_rate=cal.noise_rate * 100)
+
+
+def test_a_users_mechanism_is_named_and_vouched_for():
+    _vouch_needed(lambda v: dp.release(_template(), Cheap(), dp.Budget(1.0), dry_run=True, vouch=v),
+                  "mechanism")
+
+
+def test_k_means_rows_above_the_declared_bound_are_refused():
+    X, y = _rows(40)
+    centers = np.zeros((6, 3))
+    with pytest.raises(PrivacyError, match="a row is above q = 1: clip the rows to q first"):
+        dp.release(KMeansTemplate(10.0 * X, np.arange(40) % 3, 3, 2, data_norm=1.0, n_iter=2,
+                                  init_centers=centers), "dp_kmeans", dp.Budget(1.0), rng=0)
