@@ -498,11 +498,13 @@ _TEXT_TYPES = (str, bytes, np.str_, np.bytes_)
 
 
 def dtype_shown(dtype: Any) -> str:
-    """A dtype as a message may name it: for text, void and time kinds without the item size
-    or unit (``<U39`` is the longest value's length; ``[m]`` a unit inferred from the values)."""
-    kind = getattr(dtype, "kind", "") if isinstance(dtype, np.dtype) else ""
+    """A dtype as a message may name it: for text, void and time kinds, and pandas's, without the
+    item size, unit or subtype (``<U39`` is the longest value's length; ``[ns, UTC]`` or
+    ``[float64, right]`` may be inferred from the values)."""
+    if not isinstance(dtype, np.dtype):  # pandas: its name without the unit or subtype in brackets
+        return str(getattr(dtype, "name", dtype)).split("[")[0]
     return {"U": "str", "S": "bytes", "V": "void", "M": "datetime64", "m": "timedelta64"}.get(
-        kind, str(dtype))
+        dtype.kind, str(dtype))
 _TIME_TYPES = (datetime.date, datetime.time, datetime.timedelta, np.datetime64, np.timedelta64)
 
 

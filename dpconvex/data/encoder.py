@@ -396,7 +396,8 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
     def _encode(self, parts: dict[str, Any], schema: PublicSchema, row_norm: str, q: float) -> np.ndarray:
         Z = encode_parts(schema, parts["numeric"], parts["codes"], parts["binary"])
         if row_norm == "unit":
-            return normalize_rows(Z, q)
+            unit = normalize_rows(Z, q)
+            return unit if schema.provenance is None else RangedRows(unit, None, schema.provenance)
         if q != 1.0:
             Z *= q
         lo, hi = schema.encoded_range(q)  # the schema's constants: public

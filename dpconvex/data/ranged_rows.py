@@ -40,7 +40,8 @@ class PublicArray(np.ndarray):
 
 class RangedRows(PublicArray):
     """Rows that carry their public per-feature ranges (``feature_range``, shape
-    (n_features, 2)): a NumPy array in every other way.
+    (n_features, 2), or None) and, where the schema that encoded them is not public knowledge,
+    that fact (``source``): a NumPy array in every other way.
 
     :class:`~dpconvex.PublicEncoder` returns its rows so (with ``row_norm="none"``): the
     ranges are :meth:`PublicSchema.encoded_range <dpconvex.PublicSchema.encoded_range>`,
@@ -60,11 +61,15 @@ class RangedRows(PublicArray):
 
     fact = "feature_range"
     feature_range: np.ndarray | None
-    #: Where the ranges come from when they are not public knowledge (the certificate's line).
+    #: Where the encoding of the rows comes from when it is not public knowledge (the certificate's line).
     source: str | None = None
 
     def __new__(cls, rows: Any, feature_range: Any, source: str | None = None) -> RangedRows:
-        obj = super().__new__(cls, rows, np.array(feature_range, dtype=float))
+        if feature_range is None:  # rows with a source only (a schema's unit rows)
+            obj = np.asarray(rows).view(cls)
+            obj.feature_range = None
+        else:
+            obj = super().__new__(cls, rows, np.array(feature_range, dtype=float))
         obj.source = source
         return obj  # type: ignore[return-value]
 

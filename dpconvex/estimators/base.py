@@ -780,7 +780,8 @@ class PrivateEstimator(BaseEstimator):
         ranged = self._with_rows_ranges(X) if self.takes_rows_ranges else None
         if ranged is not None:
             return ranged.plan_for(X, y)
-        return self.plan(*self.public_shape(X, y))
+        plan, source = self.plan(*self.public_shape(X, y)), X.source if isinstance(X, RangedRows) else None
+        return plan if source is None else dataclasses.replace(plan, notes=(*plan.notes, source))
 
     #: Whether the estimator leaves the rows of ``FitContext.excluded`` out of its fit (its
     #: preparation zeroes their loss and reads no label of theirs); a fit that does not

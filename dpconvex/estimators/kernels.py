@@ -31,6 +31,7 @@ from .._validation import (
     noise_source,
     with_feature_names,
 )
+from ..data.ranged_rows import RangedRows
 from ..data.validation import check_array
 from ..errors import ParameterError
 
@@ -210,7 +211,9 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         D = self.random_weights_.shape[1]
         with np.errstate(all="ignore"):  # a warning would tell a record's size
             argument = rows @ self.random_weights_ + self.random_offset_
-            return np.where(np.isfinite(argument), np.cos(argument), 0.0) / math.sqrt(D)
+            Z = np.where(np.isfinite(argument), np.cos(argument), 0.0) / math.sqrt(D)
+        source = X.source if isinstance(X, RangedRows) else None  # rows of a schema not public
+        return Z if source is None else RangedRows(Z, None, source)
 
     def approximate_kernel(self, X: Any, Y: Any = None) -> np.ndarray:
         """The kernel matrix implied by the features: 2 z(X) z(Y)ᵀ ≈ exp(-gamma ||x - y||^2)."""

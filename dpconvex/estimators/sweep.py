@@ -35,7 +35,7 @@ from .._validation import (
 from ..data.validation import check_array, computed
 from ..errors import ParameterError, collect_diagnostics
 from ..privacy.budget import Budget, Certificate, compose_sequential, hold_budget
-from .base import NO_CONTEXT, PrivateEstimator, fit_with
+from .base import NO_CONTEXT, PrivateEstimator, fit_with, state_rows_source
 from .regression import private_bounds
 
 __all__ = ["MAX_FITS", "EpsilonSweep", "epsilon_sweep"]
@@ -229,6 +229,7 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
                     model.fit_prepared(prepared, plan,
                                        warm_start=previous if warm_start else None,
                                        context=model_context)
+                state_rows_source(model, X)  # a drafted or released schema's rows, named
                 if diagnostics and diagnostics[-1].x is not None:
                     previous = np.asarray(diagnostics[-1].x, dtype=float)
             sweep.estimators.append([with_feature_names(model, names) for model in fits])

@@ -589,3 +589,42 @@ def test_a_models_certificate_names_a_schema_that_is_not_public_knowledge():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         rows = PublicEncoder(drafted).fit_transform(X)
     assert pickle.loads(pickle.dumps(rows[3:9])).source == drafted.provenance
+
+
+def test_a_refusal_names_a_pandas_dtype_without_what_the_values_chose():
+    """A unit or subtype pandas infers from the values (one record with a nanosecond makes a
+    column [ns]; one float end makes an interval column float64) is not in the text."""
+    texts = []
+    for last in ("2020-01-02", "2020-01-02 00:00:00.000000001"):
+        last = pd.Timestamp(last, tz="UTC")
+        table = pd.DataFrame({"when": pd.Series([pd.Timestamp("2020-01-01", tz="UTC")] * 5 + [last])})
+        with pytest.raises(DataTypeError) as caught:
+            PublicEncoder(PublicSchema({"when": Numeric(0.0, 1.0)})).fit(table)
+        texts.append(str(caught.value))
+    assert texts[0] == texts[1] and "(dtype datetime64)" in texts[0]
+
+
+def test_a_drafted_schemas_rows_are_named_through_unit_rows_features_searches_and_sweeps():
+    from sklearn.pipeline import make_pipeline
+
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame(rng.normal(size=(150, 2)), columns=["a", "b"])
+    y = (X["a"] > 0).astype(int).to_numpy()
+    line = "suggested=True): its ranges and vocabularies are NOT public"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        drafted = dp.draft_schema(X)
+        learner = dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0)
+        unit = make_pipeline(PublicEncoder(drafted, row_norm="unit"), learner).fit(X, y)[-1]
+        features = make_pipeline(PublicEncoder(drafted), dp.RandomFourierFeatures(n_components=8,
+                                 random_state=0), learner).fit(X, y)[-1]
+        Z = PublicEncoder(drafted).fit_transform(X)
+        search = dp.PrivateGridSearch(learner, {"lam": [0.1, 1.0]}, epsilon=1.0, classes=[0, 1],
+                                      random_state=0).fit(Z, y)
+        sweep = dp.epsilon_sweep(learner, Z, y, [0.5, 1.0], random_state=0)
+    for cert in (unit.certificate_, features.certificate_, search.certificate_,
+                 search.best_estimator_.certificate_, sweep.certificate, *sweep.certificates[0]):
+        assert line in str(cert)
+    assert line in "\n".join(map(str, learner.plan_for(Z, y).notes))
+    plain = pd.DataFrame({"source": [1.0, 2.0]})  # a column named like the attribute: no source
+    assert not any(line in str(n) for n in learner.plan_for(plain, np.array([0, 1])).notes)

@@ -50,7 +50,15 @@ from ...errors import DataValidationError, ParameterError, PrivacyError
 from ...privacy.budget import Budget, Certificate, Condition, compose_parallel, hold_budget
 from ...privacy.mechanisms.scalar import SelectionTemplate
 from ...privacy.release import release
-from ..base import NO_CONTEXT, FitContext, PrivateEstimator, fill_docs, fit_with, refuse_fit_params
+from ..base import (
+    NO_CONTEXT,
+    FitContext,
+    PrivateEstimator,
+    fill_docs,
+    fit_with,
+    refuse_fit_params,
+    state_rows_source,
+)
 from ..parts import Parts, check_rows, mistakes
 
 __all__ = ["AUTO_LAM_FACTORS", "PrivateGridSearch", "auto_lam_grid"]
@@ -196,7 +204,9 @@ class SelectedEstimator:
             And any error of a candidate's fit (nothing is released then).
         """
         refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
-        return self._fit_with(X, y, NO_CONTEXT)  # type: ignore[attr-defined]
+        fitted = state_rows_source(self._fit_with(X, y, NO_CONTEXT), X)  # type: ignore[attr-defined]
+        state_rows_source(getattr(fitted, "best_estimator_", None), X)  # the released model's too
+        return fitted
 
     def _grid_candidates(self, owner: str, part: tuple[int, int] | None = None,
                          epsilon: float = 1.0) -> list[dict[str, Any]]:
