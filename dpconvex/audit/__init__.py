@@ -16,8 +16,7 @@ References
 .. [JUO20] M. Jagielski, J. Ullman, A. Oprea. Auditing Differentially Private
    Machine Learning: How Private is Private SGD? NeurIPS 2020.
 .. [NST+21] M. Nasr, S. Song, A. Thakurta, N. Papernot, N. Carlini. Adversary
-   Instantiation: Lower Bounds for Differentially Private Machine Learning.
-   IEEE S&P 2021.
+   Instantiation: Lower Bounds for Differentially Private Machine Learning. IEEE S&P 2021.
 .. [Mir12] I. Mironov. On Significance of the Least Significant Bits for
    Differential Privacy. ACM CCS 2012.
 """

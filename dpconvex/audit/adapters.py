@@ -19,8 +19,7 @@ docs/privacy/auditing.md#privacy-audit-regression-forms).
 References
 ----------
 .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-   Empirical Risk Minimization. JMLR 12 (2011), Alg. 1 and 2; Section 3.2 (change of
-   variables).
+   Empirical Risk Minimization. JMLR 12 (2011), Alg. 1 and 2; Section 3.2 (change of variables).
 .. [MT07] F. McSherry, K. Talwar. Mechanism Design via Differential Privacy.
    FOCS 2007.
 .. [JUO20] M. Jagielski, J. Ullman, A. Oprea. Auditing Differentially Private
@@ -687,11 +686,10 @@ class EstimatorReleaseMechanism(Sampled):
         :class:`~dpconvex.PrivateLinearRegressor` or a binary linear classifier
         (:class:`~dpconvex.PrivateLogisticRegression`, :class:`~dpconvex.PrivateHuberSVM`,
         :class:`~dpconvex.PrivateLinearClassifier`). The build must be reusable (it
-        draws no randomness, spends no budget and does not depend on ε): K = 1, or
-        K > 1 with public ``centers``, on the objective path (the centroid release
-        of docs/privacy/large_margin_softmax.md#privacy-centroid-switch is audited
-        through ``PrivateGaussianCentroid``); a number for ``lam`` on the linear
-        learners.
+        draws no randomness, spends no budget and does not depend on ε): K = 1, or K > 1 with public
+        ``centers``, on the objective path (the centroid release of
+        docs/privacy/large_margin_softmax.md#privacy-centroid-switch is audited through
+        ``PrivateGaussianCentroid``); a number for ``lam`` on the linear learners.
     noise_scale : float, default=1.0
         Multiplies every noise draw (rate β/s, std s·σ), the claim unchanged: s < 1 is a
         mis-calibrated mutant (see :class:`LinearERMMechanism`).

@@ -27,9 +27,8 @@ __all__ = ["add_intercept", "augment_and_scale", "clip_dense_rows", "clip_rows",
 def clip_dense_rows(X: np.ndarray, bound: float) -> tuple[np.ndarray, int]:
     """:func:`clip_rows` of dense rows: the clipped copy and the number of rows clipped.
 
-    Huge entries are clipped correctly (``[1e200, 1e200]`` with bound 1 becomes ``[0.7071,
-    0.7071]``): a row whose norm exceeds the float64 maximum is divided by its max-abs entry
-    first.
+    Huge entries are clipped correctly (``[1e200, 1e200]`` with bound 1 becomes ``[0.7071, 0.7071]``): a row
+    whose norm exceeds the float64 maximum is divided by its max-abs entry first.
     """
     norms = row_norms(X)
     over = norms > bound

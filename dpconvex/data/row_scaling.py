@@ -1,10 +1,9 @@
 """Per-record row scaling to the public norm bound: ``row_norm="unit"``, x ↦ x / ||x|| · q.
 
-The map reads only the record itself and the public constant q: replacing record i
-changes row i and no other (docs/privacy/row_scaling.md#privacy-row-scaling). Rows then use
-the whole norm budget q the noise is calibrated to, instead of the fraction a public
-worst-case divisor leaves them (mean norm 0.82 on Adult, 0.47 on KDD Cup 1999). A zero row
-stays zero.
+The map reads only the record itself and the public constant q: replacing record i changes row i and no other
+(docs/privacy/row_scaling.md#privacy-row-scaling). Rows then use the whole norm budget q the noise is
+calibrated to, instead of the fraction a public worst-case divisor leaves them (mean norm 0.82 on Adult, 0.47
+on KDD Cup 1999). A zero row stays zero.
 
 Dense arrays, SciPy sparse rows (kept CSR, never densified) and Dask arrays
 (mapped lazily per chunk, a chunk holding whole rows) give the same rows.

@@ -83,9 +83,8 @@ class Numeric:
     Parameters
     ----------
     low, high : float
-        The public range (finite, ``low < high``), known without the data: a
-        documented bound, a format's limit, a regulation. Values outside it are
-        clipped.
+        The public range (finite, ``low < high``), known without the data: a documented bound, a format's
+        limit, a regulation. Values outside it are clipped.
     log : bool, default=False
         Map by ``log1p(x - low) / log1p(high - low)`` instead of linearly (for
         heavy-tailed columns such as amounts and counts).

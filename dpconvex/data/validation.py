@@ -251,11 +251,10 @@ def _refuse(caller: str, source: str, shown: Any, why: str) -> ParameterError:
 def check_classes(classes: Any, caller: str, binary: bool = False, *, source: str = _PARAMETER) -> np.ndarray:
     """Validate a public label set (in class-index order); return it as a 1-D array.
 
-    Refused with a :class:`ParameterError` (in scikit-learn's words, naming the class of
-    ``caller`` "Owner.method", for ``classes=``; else naming ``source``): not a sequence,
-    fewer than two labels (not two when ``binary``), a missing value (None, NaN, pandas NA),
-    an infinite or non-integer float, complex numbers or bytes, labels of mixed types, or a
-    repeated label.
+    Refused with a :class:`ParameterError` (in scikit-learn's words, naming the class of ``caller``
+    "Owner.method", for ``classes=``; else naming ``source``): not a sequence, fewer than two labels (not two
+    when ``binary``), a missing value (None, NaN, pandas NA), an infinite or non-integer float, complex
+    numbers or bytes, labels of mixed types, or a repeated label.
     """
     if isinstance(classes, (str, bytes)) or not hasattr(classes, "__iter__"):
         raise _refuse(caller, source, classes, "must be None or a sequence of labels")

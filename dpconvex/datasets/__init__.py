@@ -23,8 +23,7 @@ against their pinned SHA-256 (:data:`DATASET_SHA256`) and downloaded from UCI on
 References
 ----------
 .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-   Empirical Risk Minimization. JMLR 12:1069-1109, 2011, Section 7 (data sets and
-   preprocessing).
+   Empirical Risk Minimization. JMLR 12:1069-1109, 2011, Section 7 (data sets and preprocessing).
 .. [ADULT] B. Becker, R. Kohavi. Adult. UCI Machine Learning Repository, 1996.
    doi:10.24432/C5XW20.
 .. [KDD99] S. Stolfo, W. Fan, W. Lee, A. Prodromidis, P. Chan. KDD Cup 1999

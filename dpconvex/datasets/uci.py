@@ -84,8 +84,7 @@ def load_adult(subset: str = "train", *, data_home: str | os.PathLike[str] | Non
     return_frame : bool, default=False
         Return a ``pandas.DataFrame`` and a ``pandas.Series`` (needs pandas).
     row_norm : {"unit", "none"}, default="unit"
-        "unit": every non-zero row scaled to norm 1. "none": the rows divided by the public
-        constant.
+        "unit": every non-zero row scaled to norm 1. "none": the rows divided by the public constant.
     columns : sequence of str or None, default=None
         Attribute names (file column names, e.g. ``"age"``) to keep; None keeps all 13.
     drop : sequence of str, default=()

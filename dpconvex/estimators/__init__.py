@@ -7,8 +7,7 @@
 - :mod:`~dpconvex.estimators.front_door`: :class:`PrivateClassifier` and
   :class:`PrivateRegressor`, which pick one of the learners below from public quantities;
 - :mod:`~dpconvex.estimators.regression`, :mod:`~dpconvex.estimators.ssp`: private linear
-  regression with a loss of bounded slope, and ridge regression by sufficient-statistics
-  perturbation;
+  regression with a loss of bounded slope, and ridge regression by sufficient-statistics perturbation;
 - :mod:`~dpconvex.estimators.centroids`: DP class centroids;
 - :mod:`~dpconvex.estimators.gaussian_nb`: DP Gaussian naive Bayes, from the same release of
   class sums with the sums of squares beside them;
@@ -17,8 +16,7 @@
 - :mod:`~dpconvex.estimators.selection`: private hyperparameter selection;
 - :mod:`~dpconvex.estimators.sweep`: one estimator over a grid of ε.
 
-Estimators import the privacy, template, solver and data layers; nothing below imports
-them.
+Estimators import the privacy, template, solver and data layers; nothing below imports them.
 """
 
 from __future__ import annotations

@@ -348,8 +348,7 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
     A dpconvex estimator takes the context; ``noise`` names the noise source of each
     object that draws (the estimator itself, or steps of a
     :class:`~sklearn.pipeline.Pipeline`, whose steps are then fitted in turn, each with
-    its own source); any other estimator is fitted with ``fit(X, y)``. Returns the fitted
-    estimator.
+    its own source); any other estimator is fitted with ``fit(X, y)``. Returns the fitted estimator.
 
     Raises
     ------
@@ -487,12 +486,11 @@ FactsT = TypeVar("FactsT", bound=PreparedFacts)
 class Prepared(Generic[FactsT]):
     """What a fit builds before it spends any budget: the template and its facts.
 
-    ``template`` is the declarative problem on validated, clipped data (None for a
-    learner with a closed form built at release); ``meta`` holds what the estimator
-    needs to set its fitted attributes, a frozen :class:`PreparedFacts` of the learner.
-    ``reusable`` is False when building it drew on the budget or on randomness that
-    belongs to one fit (e.g. DP k-means component assignment), so a sweep must rebuild it
-    per fit.
+    ``template`` is the declarative problem on validated, clipped data (None for a learner with a closed form
+    built at release); ``meta`` holds what the estimator needs to set its fitted attributes, a frozen
+    :class:`PreparedFacts` of the learner. ``reusable`` is False when building it drew on the budget or on
+    randomness that belongs to one fit (e.g. DP k-means component assignment), so a sweep must rebuild it per
+    fit.
     """
 
     template: Template | None
@@ -740,11 +738,10 @@ class PrivateEstimator(BaseEstimator):
     def public_shape(self, X: Any, y: Any) -> tuple[int, int, int]:
         """(n, n_classes, n_features) of a fit on (X, y): the shape of X and the label set.
 
-        Reads the shape of X (public) and the label set (``classes``, the set declared
-        with y, or the labels of y, which a fit then reports as assumed public; 1 for a
-        regression). Where they cannot be made out, the data check raises its named error;
-        a label set of fewer than two labels is planned as two (``prepare`` refuses it by
-        name).
+        Reads the shape of X (public) and the label set (``classes``, the set declared with y, or the labels
+        of y, which a fit then reports as assumed public; 1 for a regression). Where they cannot be made out,
+        the data check raises its named error; a label set of fewer than two labels is planned as two
+        (``prepare`` refuses it by name).
         """
         owner = type(self).__name__
         shape = getattr(X, "shape", None)  # (n, p) from the shape alone, public under replace-one
@@ -851,8 +848,7 @@ class PrivateEstimator(BaseEstimator):
 
         ``warm_start`` is a start point for the solver only
         (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness); ``context``
-        what a meta-estimator hands the fit (:class:`FitContext`: e.g. its noise
-        source).
+        what a meta-estimator hands the fit (:class:`FitContext`: e.g. its noise source).
         """
         with hold_budget(getattr(self, "accountant", None), plan.budget.epsilon,
                          plan.budget.delta, type(self).__name__,

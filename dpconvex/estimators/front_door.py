@@ -597,8 +597,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         "auto": the learners scale rows to the norm bound, x ↦ q·x/‖x‖
         (docs/privacy/row_scaling.md#privacy-row-norm-unit), where the rule says so
         (docs/privacy/front_door.md#privacy-private-classifier). "none": every learner keeps
-        the rows as given (clipped to ``data_norm``); pass it when a row's length carries the
-        label.
+        the rows as given (clipped to ``data_norm``); pass it when a row's length carries the label.
     schema : PublicSchema or None, default=None
         None: X holds rows (e.g. from :class:`~dpconvex.PublicEncoder`). A schema: X is the
         table, encoded by ``PublicEncoder(schema, data_norm=data_norm)`` (``encoder_``) in

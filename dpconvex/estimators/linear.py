@@ -480,9 +480,8 @@ class LinearPlanMixin:
         The mechanism and its budget (:meth:`_mechanism_and_budget`); the row bound q̃ (in
         the options); the loss with its kinks smoothed at the public rule's h
         (:func:`~dpconvex.privacy.rules.noise_level.resolve_smoothing`, the plan's ``loss``); Λ, given
-        or by the public rule; the solver (linear ERM templates are smooth: "auto" is
-        native). ``notes`` and ``options``: the estimator's own certificate lines and plan
-        options.
+        or by the public rule; the solver (linear ERM templates are smooth: "auto" is native). ``notes`` and
+        ``options``: the estimator's own certificate lines and plan options.
         """
         owner = type(self).__name__
         mechanism, budget, mechanism_notes = self._mechanism_and_budget()

@@ -666,8 +666,7 @@ def smooth_kinks(expr: cp.Expression, h: float) -> tuple[cp.Expression, Smoothin
     Raises
     ------
     ParameterError
-        ``h`` is not a positive finite float, or a kink has no affine piece (no DCP
-        smoothing).
+        ``h`` is not a positive finite float, or a kink has no affine piece (no DCP smoothing).
 
     Examples
     --------
@@ -754,11 +753,10 @@ def vectorize(expr: cp.Expression, z: cp.Variable, label: cp.Parameter | None,
               z_vec: Any, y_vec: Any = None) -> cp.Expression:
     """The loss of a scalar prediction ``z`` (and label), built for a vector of predictions.
 
-    A form such as ``cp.log_sum_exp(cp.hstack([0, -m]))`` is one function of a scalar m, but
-    applied to a vector it concatenates the whole vector; here each ``log_sum_exp`` of a
-    stack becomes ``cp.log_sum_exp(cp.vstack(...), axis=0)`` (one per prediction), a ``cp.sum``
-    of one number is that number, and every other atom is rebuilt on the vector arguments,
-    elementwise.
+    A form such as ``cp.log_sum_exp(cp.hstack([0, -m]))`` is one function of a scalar m, but applied to a
+    vector it concatenates the whole vector; here each ``log_sum_exp`` of a stack becomes
+    ``cp.log_sum_exp(cp.vstack(...), axis=0)`` (one per prediction), a ``cp.sum`` of one number is that
+    number, and every other atom is rebuilt on the vector arguments, elementwise.
 
     Examples
     --------

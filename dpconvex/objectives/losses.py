@@ -116,8 +116,7 @@ class Loss:
 
     def value_and_deriv(self, m: np.ndarray, *label: Any) -> tuple[np.ndarray, np.ndarray]:
         """(ℓ, ℓ') together (of ``(z, y)`` for a regression loss), for solvers; override when
-        the two share work. The verifier's probe checks that it agrees with ``value`` and
-        ``deriv``.
+        the two share work. The verifier's probe checks that it agrees with ``value`` and ``deriv``.
         """
         return self.value(m, *label), self.deriv(m, *label)
 
@@ -654,9 +653,8 @@ def hinge(m: cp.Expression) -> cp.Expression:
 class HuberHinge(_HingeWidth, _ShippedForm):
     """Huber hinge ([CMS]_ eq. 35): the hinge :func:`hinge` with its kink smoothed at half-width h > 0.
 
-    ℓ(m) = 0 for m > 1 + h; (1 + h − m)²/(4h) for |1 − m| <= h; 1 − m for m < 1 − h, compiled
-    from ``cp.pos(1 - m)`` (:func:`~dpconvex.objectives.atoms.smooth_kinks`): |ℓ'| <= 1,
-    ℓ'' <= 1/(2h).
+    ℓ(m) = 0 for m > 1 + h; (1 + h − m)²/(4h) for |1 − m| <= h; 1 − m for m < 1 − h, compiled from ``cp.pos(1
+    - m)`` (:func:`~dpconvex.objectives.atoms.smooth_kinks`): |ℓ'| <= 1, ℓ'' <= 1/(2h).
 
     Examples
     --------

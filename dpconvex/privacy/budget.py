@@ -38,8 +38,7 @@ rules. A fit's hold commits its certificate's (ε, δ) (:meth:`Hold.commit_certi
 References
 ----------
 .. [DR14] C. Dwork, A. Roth. The Algorithmic Foundations of Differential
-   Privacy. Found. Trends Theor. Comput. Sci. 9 (2014), Thm. 3.16 (basic
-   composition).
+   Privacy. Found. Trends Theor. Comput. Sci. 9 (2014), Thm. 3.16 (basic composition).
 .. [McS09] F. McSherry. Privacy Integrated Queries. SIGMOD 2009, Thm. 4
    (parallel composition over disjoint subsets).
 """
@@ -681,12 +680,11 @@ class Hold:
 class Reservation:
     """Budget held on a :class:`BudgetAccountant` by a release in progress.
 
-    Exactly one of :meth:`commit`, :meth:`commit_certificate` or :meth:`release` takes
-    effect; later calls raise :class:`~dpconvex.errors.ParameterError` (commit) or do
-    nothing (release). As a context manager: an exception releases the hold; a normal exit
-    without a commit commits the reserved (ε, δ) (a release may have been made). Attributes:
-    ``label``, the reserved ``epsilon`` and ``delta``, ``state`` ("open", "committed",
-    "released").
+    Exactly one of :meth:`commit`, :meth:`commit_certificate` or :meth:`release` takes effect; later calls
+    raise :class:`~dpconvex.errors.ParameterError` (commit) or do nothing (release). As a context manager: an
+    exception releases the hold; a normal exit without a commit commits the reserved (ε, δ) (a release may
+    have been made). Attributes: ``label``, the reserved ``epsilon`` and ``delta``, ``state`` ("open",
+    "committed", "released").
 
     Examples
     --------

@@ -381,9 +381,8 @@ def _loss_description(loss: Loss) -> Any:
 
     Its class with the attributes of its non-library classes, and its instance attributes
     (:func:`_describe`); for a :class:`CVXPYLoss`, the tree its compiled form, derived bounds
-    and probes read (:func:`_describe_form`) and its smoothing record, not the function that
-    built the tree when the loss was stated. None (probe at every check) when a part has no
-    description.
+    and probes read (:func:`_describe_form`) and its smoothing record, not the function that built the tree
+    when the loss was stated. None (probe at every check) when a part has no description.
     """
     stated = isinstance(loss, CVXPYLoss)
     skip = ("_form", "_stated", "derived", "smoothed_kinks", "stated_fn") if stated else ()

@@ -441,8 +441,7 @@ class SupNormGamma(Noise):
 class NoiseSum(Noise):
     """Independent laws added in order (an inner mechanism's noise and a cover).
 
-    The sum is snapped once, on the coarser of the laws' grids; its second moment is the
-    sum of theirs.
+    The sum is snapped once, on the coarser of the laws' grids; its second moment is the sum of theirs.
 
     Examples
     --------

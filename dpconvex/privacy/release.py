@@ -6,10 +6,9 @@
     → noise and solve → accuracy check → post-processing onto the parameter
     space → finiteness check → the solve's conditions → Release(theta, certificate)
 
-The solve's diagnostics (residual, iterations, objective value, timings) are
-returned separately in ``Release.diagnostics``: they depend on the data and are
-NOT part of the release (docs/privacy/release.md#privacy-release); callers must not store them on a
-fitted model.
+The solve's diagnostics (residual, iterations, objective value, timings) are returned separately in
+``Release.diagnostics``: they depend on the data and are NOT part of the release
+(docs/privacy/release.md#privacy-release); callers must not store them on a fitted model.
 """
 
 from __future__ import annotations

@@ -493,9 +493,8 @@ def _save_png(result: ProblemResult, target: str | os.PathLike[str] | IO[bytes])
 def plot_result(result: ProblemResult, path: str | os.PathLike[str]) -> Path:
     """Plot the score (test error or R²) vs ε (log-x), or vs n for a learning curve, as PNG.
 
-    Private methods are drawn with error bars (std over runs), one series per row of the
-    table; non-private methods and the trivial baseline as horizontal lines with a shaded
-    ± std band.
+    Private methods are drawn with error bars (std over runs), one series per row of the table; non-private
+    methods and the trivial baseline as horizontal lines with a shaded ± std band.
 
     Parameters
     ----------

@@ -11,9 +11,8 @@ docs/privacy/large_margin.md#privacy-lm-mixture-budget:
     Noisy Lloyd iterations per class ([BDMN]_) started from the public centers, then the
     nearest released center; composed sequentially with the objective (:func:`dp_kmeans`).
 ``"gmm_nonprivate"`` (NOT private)
-    scikit-learn's :class:`~sklearn.mixture.GaussianMixture` per class, as in the paper;
-    explicit only, with a :class:`~dpconvex.errors.PrivacyWarning` and a non-private
-    certificate.
+    scikit-learn's :class:`~sklearn.mixture.GaussianMixture` per class, as in the paper; explicit only, with a
+    :class:`~dpconvex.errors.PrivacyWarning` and a non-private certificate.
 
 References
 ----------

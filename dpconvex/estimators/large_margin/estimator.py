@@ -199,9 +199,8 @@ default="auto"
     Warns
     -----
     PrivacyWarning
-        In ``fit``, before the solve, when the objective's expected noise dominates the
-        largest possible data gradient (privacy-softmax-measurements; public quantities
-        only).
+        In ``fit``, before the solve, when the objective's expected noise dominates the largest possible data
+        gradient (privacy-softmax-measurements; public quantities only).
 
     Attributes
     ----------

@@ -152,8 +152,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
     epsilon : float
         ε > 0 of the whole search (each run gets ε₁ = ε/(2 + η)).
     repetitions : {"geometric", "logarithmic"}, default="logarithmic"
-        The law of K: geometric (η = 1, [LT19]_, cost 3ε₁) or logarithmic (η = 0,
-        cost 2ε₁).
+        The law of K: geometric (η = 1, [LT19]_, cost 3ε₁) or logarithmic (η = 0, cost 2ε₁).
     mean_runs : float, default=10.0
         E[K] > 1 (public). The number of fits is random and unbounded (tail
         P(K > t) <= e^{−γ t}); it is never capped, since a cap would change the law.

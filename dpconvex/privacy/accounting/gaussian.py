@@ -7,9 +7,8 @@ the T steps (RDP [Mir17]_ or PLD) and a bisection finds the smallest z whose com
 is at most the target; the exact μ-GDP curve [DRS22]_ (:func:`gdp_epsilon`) checks it.
 
 .. note:: ``dp_accounting.GaussianDpEvent(z)`` with ``ADD_OR_REMOVE_ONE`` reads z
-   as std / (L2 distance of neighbouring outputs), so passing z = s / (2C/n) is
-   right for replace-one (the PLD accountant with ``REPLACE_ONE`` would read z
-   as std / C).
+   as std / (L2 distance of neighbouring outputs), so passing z = s / (2C/n) is right for replace-one (the PLD
+   accountant with ``REPLACE_ONE`` would read z as std / C).
 
 References
 ----------

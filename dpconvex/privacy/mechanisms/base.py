@@ -303,9 +303,8 @@ class Mechanism(ABC, Generic[TemplateT]):
     def solve_conditions(self, template: TemplateT, result: SolveResult | None,
                          cal: Calibration | None) -> list[Condition]:
         """The conditions the solve ``result`` of :meth:`run` (None: no solve) established,
-        added to the certificate after the run; :func:`~dpconvex.privacy.release.release`
-        releases nothing when one fails. Public facts only, never the residual (a data
-        statistic).
+        added to the certificate after the run; :func:`~dpconvex.privacy.release.release` releases nothing
+        when one fails. Public facts only, never the residual (a data statistic).
 
         The default, for a private mechanism that solves and is not a cover (:attr:`wraps`):
         "accurate solve", the template's tolerance met and the uncovered distance to the exact

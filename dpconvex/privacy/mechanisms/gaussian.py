@@ -74,8 +74,7 @@ def class_sum_block_sensitivity(feature_bound: float, count_weight: float) -> fl
 
     2√(B² + w²) for ‖u‖ <= B (docs/privacy/large_margin.md#privacy-class-centroids): the move of (u, w) and
     (u′, w) between two classes changes two rows by ‖(u, w)‖ + ‖(u′, w)‖; a
-    same-class change (2B) and a record outside the label set (√(B² + w²))
-    change less.
+    same-class change (2B) and a record outside the label set (√(B² + w²)) change less.
 
     Examples
     --------

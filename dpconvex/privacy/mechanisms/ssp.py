@@ -66,8 +66,7 @@ def gram_sensitivity(row_bound: float) -> float:
     """Replace-one Frobenius sensitivity of A = Σ x̃x̃ᵀ: √2 q̃²
     (docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities).
 
-    ‖xxᵀ − x′x′ᵀ‖_F² = ‖x‖⁴ + ‖x′‖⁴ − 2(xᵀx′)² <= 2q̃⁴, with equality for orthogonal rows
-    of norm q̃.
+    ‖xxᵀ − x′x′ᵀ‖_F² = ‖x‖⁴ + ‖x′‖⁴ − 2(xᵀx′)² <= 2q̃⁴, with equality for orthogonal rows of norm q̃.
 
     Examples
     --------

@@ -162,9 +162,8 @@ def grid_report(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p:
                 loss: str | Loss, *, delta: float = 0.0) -> NoiseReport | None:
     """The mechanism's :class:`~dpconvex.privacy.mechanisms.NoiseReport` on :data:`LAM_GRID`.
 
-    Computed once per rule application; None when there is no noise to weigh (the
-    non-private baseline, ε = ∞, or a calibration that cannot be made: the release
-    reports it).
+    Computed once per rule application; None when there is no noise to weigh (the non-private baseline, ε = ∞,
+    or a calibration that cannot be made: the release reports it).
 
     Raises
     ------
@@ -360,8 +359,7 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q:
     """(Λ, the certificate's Λ rule): ``lam`` itself, or for ``lam="auto"`` the rule of
     :func:`auto_lam` (its arguments ``reference_norm``, ``stability_weight`` and ``report``).
 
-    The mechanism's noise is evaluated once (:func:`grid_report`) for both the rule and
-    the note.
+    The mechanism's noise is evaluated once (:func:`grid_report`) for both the rule and the note.
 
     Examples
     --------
