@@ -292,3 +292,29 @@ def test_a_label_too_large_for_float64_is_named(data):
 def test_a_schema_range_beyond_float64_names_the_limit():
     with pytest.raises(ParameterError, match=r"hi - lo < 1\.8e308"):
         dp.Numeric(-1e308, 1e308)
+
+
+def test_a_long_double_beyond_float64_is_named_and_switches_no_warning(data):
+    X, y = data
+    wide = X.astype(np.longdouble)
+    wide[3, 0] = np.longdouble("1e4000")
+    if not np.isfinite(wide[3, 0]):  # a platform whose long double is float64
+        pytest.skip("np.longdouble is float64 here")
+    labels = y.astype(np.longdouble)
+    labels[3] = np.longdouble("1e4000")
+    for fit in (lambda: dp.PrivateGaussianCentroid(epsilon=1.0, classes=[0, 1]).fit(wide, y),
+                lambda: dp.PrivateLinearRegression(epsilon=1.0, label_range=(0, 1)).fit(X, labels)):
+        with pytest.raises(DataValidationError, match="too large for float64"):
+            _quiet(fit)
+    from dpconvex.privacy.bounds import release_range
+    lo, hi, _, _ = _quiet(lambda: release_range(wide[:, 0], dp.Budget(1.0), rng=0))
+    assert lo < hi
+
+
+def test_a_one_vs_rest_split_below_the_documented_range_names_the_split():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2)) / 3
+    for est in (dp.PrivateLogisticRegression(mechanism="gaussian_objective", delta=1.2e-100),
+                dp.NoisyGradientDescent(epsilon=1.0, delta=1.2e-100, steps=5)):
+        with pytest.raises(ParameterError, match=r"split over the 3 one-vs-rest models is 4e-101"):
+            est.set_params(classes=[0, 1, 2]).fit(X, np.arange(60) % 3)

@@ -55,8 +55,9 @@ def number_values(values: np.ndarray) -> np.ndarray:
     >>> number_values(np.array(["23", "unknown", None, 41], dtype=object)).tolist()
     [23.0, nan, nan, 41.0]
     """
-    if values.dtype.kind in "biuf":
-        return values.astype(np.float64)
+    if values.dtype.kind in "biuf":  # a long double beyond float64: at its end, without a warning
+        big = np.finfo(np.float64).max
+        return (np.clip(values, -big, big) if values.dtype.itemsize > 8 else values).astype(np.float64)
     return np.fromiter((_number(v) for v in values.tolist()), dtype=np.float64, count=len(values))
 
 

@@ -118,14 +118,15 @@ def check_array(X: Any, caller: str, *, name: str = "X", n_features: int | None 
         )
     _reject_masked(X, caller, name)
     A = X
+    too_large = DataValidationError(f"{caller}: {name} holds a number too large for float64 (above about "
+                                    "1.8e308); rescale that column with a public constant.")
     for dtype in (None, np.float64):  # as given (ragged nested lists fail here), then float64
+        source = A
         try:
-            A = np.asarray(A, dtype=dtype)
+            with np.errstate(over="ignore"):  # a long double beyond float64: inf, refused below
+                A = np.asarray(A, dtype=dtype)
         except OverflowError:
-            raise DataValidationError(
-                f"{caller}: {name} holds a number too large for float64 (above about 1.8e308); "
-                "rescale that column with a public constant."
-            ) from None
+            raise too_large from None
         except (TypeError, ValueError) as exc:
             raise DataTypeError(
                 f"{caller}: {name} must be a 2-D array of numbers (n_samples, n_features); it "
@@ -133,6 +134,9 @@ def check_array(X: Any, caller: str, *, name: str = "X", n_features: int | None 
             ) from None
         if dtype is None:
             check_numeric_dtype(A, caller, name)  # what is not a real number, before float64
+        elif source.dtype.kind == "f" and source.dtype.itemsize > 8 and \
+                np.count_nonzero(np.isinf(A)) > np.count_nonzero(np.isinf(source)):
+            raise too_large
     if A.ndim != 2:
         raise DataValidationError(
             f"{caller}: {name} must be 2-D (n_samples, n_features); got an array with "

@@ -36,8 +36,7 @@ DATASET_URLS: dict[str, str] = {
     "breast-cancer-wisconsin.data": (
         f"{_UCI}/breast-cancer-wisconsin/breast-cancer-wisconsin.data"
     ),
-    # Plain http: this is how the UCI KDD archive serves it. The SHA-256
-    # check is what guards the content.
+    # Plain http: this is how the UCI KDD archive serves it. The SHA-256 check is what guards the content.
     "kddcup.data_10_percent.gz": (
         "http://kdd.ics.uci.edu/databases/kddcup99/kddcup.data_10_percent.gz"
     ),

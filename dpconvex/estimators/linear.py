@@ -29,6 +29,7 @@ from .._validation import (
     EPSILON,
     LAM,
     MAX_ITER_RULE,
+    MIN_MAGNITUDE,
     OPTIMALITY_TOL,
     RANDOM_STATE,
     Bool,
@@ -125,13 +126,16 @@ class OneVsRestMixin:
         ``random_state`` is None or an int (never a generator: the binary fits get
         theirs as an argument, :class:`~dpconvex.estimators.base.FitContext`).
         """
-        binary_model = clone(self).set_params(
-            epsilon=split_even(float(self.epsilon), n_classes), classes=[0, 1], accountant=None,
-            random_state=random_state)
-        delta = getattr(self, "delta", None)
-        if delta is not None:
-            binary_model.set_params(delta=split_even(float(delta), n_classes))
-        return binary_model
+        parts = {"epsilon": split_even(float(self.epsilon), n_classes)}
+        if getattr(self, "delta", None) is not None:
+            parts["delta"] = split_even(float(self.delta), n_classes)
+        for name, part in parts.items():  # the binary models' parameter checks would name the user's
+            if 0.0 < part < MIN_MAGNITUDE:
+                raise ParameterError(
+                    f"{type(self).__name__}.fit: {name} = {getattr(self, name):g} split over the {n_classes} "
+                    f"one-vs-rest models is {part:.3g} each, below {MIN_MAGNITUDE:g}. Use {name} >= "
+                    f"{MIN_MAGNITUDE * n_classes:g}.")
+        return clone(self).set_params(**parts, classes=[0, 1], accountant=None, random_state=random_state)
 
     def _plan_ovr(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """The plan of C binary models, each with ε/C (and δ/C), composed sequentially."""

@@ -321,8 +321,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         """Noise, the run and the fitted attributes (``warm_start`` unused: θ_0 = 0)."""
         template, mechanism, budget = prep.template, plan.mechanism, plan.budget
         # public quantities only, before the solve
-        # (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear,
-        # privacy-noise-warning-gd-centroids)
+        # (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear, privacy-noise-warning-gd-centroids)
         warn_if_noise_dominates("gd", template, mechanism, budget, type(self).__name__)
         noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
         released = release(template, mechanism, budget, None, noise.rng, seeded=noise.seeded)

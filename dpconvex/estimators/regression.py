@@ -309,7 +309,10 @@ class LabelRangeMixin:
             text = raw.dtype.kind == "O" and any(isinstance(v, (str, bytes)) for v in raw.tolist())
             if np.iscomplexobj(raw) or raw.dtype.kind not in "biufO" or text:
                 raise TypeError  # text is not read as numbers, whichever container holds it
-            values = raw.astype(float, copy=False)
+            with np.errstate(over="ignore"):  # a long double beyond float64: refused below
+                values = raw.astype(float, copy=False)
+            if raw.dtype.kind == "f" and np.count_nonzero(np.isinf(values)) > np.count_nonzero(np.isinf(raw)):
+                raise OverflowError
         except DataValidationError:
             raise
         except OverflowError:

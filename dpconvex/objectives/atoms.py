@@ -268,9 +268,8 @@ def _log_sum_exp(expr: cp.Expression, args: list) -> _Node:
     parts = inner.args if type(inner).__name__ in ("Hstack", "Vstack") else [inner]
     nodes = [_walk(p) for p in parts]
     live = [n for n in nodes if not n.constant] or nodes
-    # g' = Σ pᵢuᵢ' (p a softmax) lies in the hull of the pieces' slopes (0 for a constant), and
-    # g'' = Σ pᵢuᵢ'' + Var_p(u') <= max cᵢ + (hi − lo)²/4 (Popoviciu), e.g. 1/4 for
-    # log(1 + exp(−m)) = log_sum_exp([0, −m])
+    # g' = Σ pᵢuᵢ' (p a softmax) lies in the hull of the pieces' slopes (0 for a constant), and g'' = Σ pᵢuᵢ''
+    # + Var_p(u') <= max cᵢ + (hi − lo)²/4 (Popoviciu), e.g. 1/4 for log(1 + exp(−m)) = log_sum_exp([0, −m])
     lo, hi = min(n.lo for n in nodes), max(n.hi for n in nodes)
     width = _sum([hi, -lo])
     curv = _sum([_times(_times(width, width), 0.25), max(n.curvature for n in nodes)])

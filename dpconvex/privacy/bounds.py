@@ -36,8 +36,17 @@ __all__ = ["LOG_TAIL_OCTAVES_RATIO", "ColumnBudgets", "check_range_budget", "col
            "draft_schema", "release_range", "release_vocabulary"]
 
 
+def _float64(values: Any) -> np.ndarray:
+    """``values`` as float64, a long double beyond its range at the range's end (as a float64
+    beyond the grid counts at the grid's end), without numpy's warning."""
+    v = np.asarray(values)
+    big = np.finfo(np.float64).max
+    v = np.clip(v, -big, big) if v.dtype.kind == "f" and v.dtype.itemsize > 8 else v
+    return v.astype(np.float64).reshape(-1)
+
+
 def _finite(values: Any) -> np.ndarray:
-    v = np.asarray(values, dtype=np.float64).reshape(-1)
+    v = _float64(values)
     return v[np.isfinite(v)]
 
 
@@ -62,7 +71,7 @@ def release_range(values: Any, budget: Budget, *, n: int | None = None,
     >>> bool(lo <= 20 and 85 <= hi <= 128), cert.epsilon
     (True, 1.0)
     """
-    v = np.asarray(values, dtype=np.float64).reshape(-1)
+    v = _float64(values)
     n_records = v.size if n is None else int(n)
     levels = check_levels(levels, "release_range")
     check_range_budget(n_records, budget.epsilon, name)

@@ -174,11 +174,10 @@ class LbfgsNewton(Backend["SmoothTemplate"]):
         # Small problems: multithreaded BLAS only adds overhead (measured ~50x slower on 2-D
         # problems on a loaded 2-core machine), so run single-threaded.
         with single_threaded() if size <= 256 else contextlib.nullcontext():
-            # Small p: one or two dense Newton steps from ||∇J|| ~ 1e3·tol replace the slow tail
-            # of L-BFGS (Adult, p = 105: 2.7x faster); large p with Hessian-vector products:
-            # Newton-CG takes over at the same point (n = 5000, p = 2000: ~1.6x faster). Above
-            # p = 128 dense Hessians only finish a stalled L-BFGS. Either way the stopping rule
-            # is ||∇J|| <= tol.
+            # Small p: one or two dense Newton steps from ||∇J|| ~ 1e3·tol replace the slow tail of L-BFGS
+            # (Adult, p = 105: 2.7x faster); large p with Hessian-vector products: Newton-CG takes over at the
+            # same point (n = 5000, p = 2000: ~1.6x faster). Above p = 128 dense Hessians only finish a
+            # stalled L-BFGS. Either way the stopping rule is ||∇J|| <= tol.
             early = newton_steps > 0 and ((dense and size <= _EARLY_NEWTON_MAX_P) or products)
             phases = [tol * _EARLY_NEWTON_GTOL, tol * 1e-2] if early else [tol * 1e-2]
             x = np.array(x0, dtype=float, copy=True)  # never alias the caller's warm start

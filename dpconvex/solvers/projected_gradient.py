@@ -91,9 +91,8 @@ def accelerated_projected_gradient(fun_grad: FunGrad, x0: np.ndarray, *, project
     >>> res.status.name, res.x.round(6)
     ('OPTIMAL', array([1., 0.]))
     """
-    # Small eigendecompositions and n x D products gain nothing from BLAS threads, and
-    # multithreaded OpenBLAS was measured 25x slower on 2 cores (threads spinning
-    # between calls): run single-threaded.
+    # Small eigendecompositions and n x D products gain nothing from BLAS threads, and multithreaded OpenBLAS
+    # was measured 25x slower on 2 cores (threads spinning between calls): run single-threaded.
     with single_threaded("blas"):
         return _apg(fun_grad, x0, project=project, mu=mu, L0=L0, tol=tol, max_iter=max_iter,
                     max_seconds=max_seconds)

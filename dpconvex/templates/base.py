@@ -538,11 +538,10 @@ CAPABILITY_MEMBERS: dict[str, tuple[str, ...]] = {
     # records: what the verifier checks a user template's declared constants against
     # (docs/privacy/user_objectives.md#privacy-user-objectives)
     "per_record": ("record_domain", "record_gradients", "X", "y"),
-    # the sufficient statistics of a ridge regression, A = sum x x^T and b = sum u x, with
-    # the public bounds ||x|| <= data_norm, |u| <= 1, a ridge given or None, and the
-    # coordinate the ridge leaves free (the intercept column, or None) with its public value
-    # in every row (or None) (sufficient-statistics perturbation,
-    # docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics)
+    # the sufficient statistics of a ridge regression, A = sum x x^T and b = sum u x, with the public bounds
+    # ||x|| <= data_norm, |u| <= 1, a ridge given or None, and the coordinate the ridge leaves free (the
+    # intercept column, or None) with its public value in every row (or None) (sufficient-statistics
+    # perturbation, docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics)
     "sufficient_statistics": ("gram", "cross", "data_norm", "ridge", "free", "free_value", "p"),
     # the sum of n values with a public bound |u_i| <= bound (the Laplace mechanism on a
     # mean, docs/privacy/front_door_regression.md#privacy-private-mean)

@@ -528,12 +528,11 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
         return self.regularizer.strong_convexity + float(extra_reg) + data
 
     # ------------------------------------------------------------------- CVXPY
-    # Margins zᵀΦz for all rows through an auxiliary variable Q (n × C·K) with
-    # Q[:, j] == A @ hvec(Φ_j), A the half-vectorized z zᵀ rows (the form that
-    # canonicalizes fastest at scale, see CVXPY_NOTES); the noise is one symmetric 2-D
-    # cvxpy.Parameter per block and λ + Δ/2 a parameter, so a new draw re-solves without
-    # rebuilding. The noise arrives in the iterate's shape ``space.shape`` and is read per
-    # block through ``space.blocks``; the solution goes back in ``space.shape``.
+    # Margins zᵀΦz for all rows through an auxiliary variable Q (n × C·K) with Q[:, j] == A @ hvec(Φ_j), A the
+    # half-vectorized z zᵀ rows (the form that canonicalizes fastest at scale, see CVXPY_NOTES); the noise is
+    # one symmetric 2-D cvxpy.Parameter per block and λ + Δ/2 a parameter, so a new draw re-solves without
+    # rebuilding. The noise arrives in the iterate's shape ``space.shape`` and is read per block through
+    # ``space.blocks``; the solution goes back in ``space.shape``.
     def _build(self, Z: np.ndarray, y: np.ndarray, comp: np.ndarray) -> dict[str, Any]:
         """CVXPY problem for records Z (the template's, or a structural surrogate)."""
         n, d, C, K = Z.shape[0], self.d, self.C, self.K

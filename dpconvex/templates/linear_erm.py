@@ -145,19 +145,17 @@ class LinearERMTemplate:
         self._zero_noise = np.zeros(self.p)
         self._last_margins: tuple[np.ndarray, np.ndarray] | None = None
         self._last_objective: tuple[Any, ...] | None = None
-        # Products with A = diag(y) X (and Aᵀ) for a margin loss, A = X for a regression
-        # loss, in CSR when that pays; the choice changes only the arithmetic, not the
-        # objective or its minimizer.
+        # Products with A = diag(y) X (and Aᵀ) for a margin loss, A = X for a regression loss, in CSR when
+        # that pays; the choice changes only the arithmetic, not the objective or its minimizer.
         self._ops = (self.rows.compact() if self.regression
                      else self.rows.compact().scale_rows(self.y))
         self.sparse = bool(self._ops.is_sparse)
         self._sample_step = sample_step(self.n, self.p)
         if self._sample_step and _takes_every(self._ops) and constraint_set is None:
             self.capabilities = self.capabilities | {"sampled_hessian"}
-        # Rows on workers (Dask) sum the loss terms where they are stored: one pass gives
-        # the objective, the gradient and the sampled Hessian at a point, and no n-vector
-        # leaves the workers (DaskRows.margin_sums); a regression loss's labels are sent
-        # to the workers once, beside the rows
+        # Rows on workers (Dask) sum the loss terms where they are stored: one pass gives the objective, the
+        # gradient and the sampled Hessian at a point, and no n-vector leaves the workers
+        # (DaskRows.margin_sums); a regression loss's labels are sent to the workers once, beside the rows
         self._on_workers = hasattr(self._ops, "margin_sums")
         if self._on_workers and self.regression:
             self._ops = self._ops.with_labels(self.y)

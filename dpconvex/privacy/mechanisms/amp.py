@@ -197,10 +197,9 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         assert cal is not None
         inner, cover = cal.extra["inner"], self.cover_law(template, cal)
         if self.inner.adds_output_noise:
-            # one snap, after the cover
-            # (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness): the
-            # cover then hides the exact real-valued output, and the grid is the coarser
-            # of the two noises' grids
+            # one snap, after the cover (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness): the
+            # cover then hides the exact real-valued output, and the grid is the coarser of the two noises'
+            # grids
             res = require_exact(template, solved(backend, template, None, warm_start=warm_start,
                                                  max_iter=max_iter),
                                 tol=self.gamma, caller=f"{type(self).__name__}.run",
