@@ -420,7 +420,9 @@ class LabelRangeMixin:
 
             raw = row_products(X_checked, self.coef_, DaskRows(X_checked).matvec(self.coef_))
         else:
-            raw = row_products(X_checked, self.coef_).reshape(-1)
+            with np.errstate(over="ignore", invalid="ignore"):  # a row near the float range: redone
+                raw = np.asarray(X_checked @ self.coef_).reshape(-1)
+            raw = raw if np.isfinite(raw).all() else row_products(X_checked, self.coef_, raw)
         return np.clip(raw + self.intercept_, lo, hi)
 
 

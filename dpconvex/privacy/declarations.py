@@ -25,8 +25,7 @@ from ..templates.base import PrivacyConstants, Template, natural_residual
 from .budget import Condition
 from .checks import declared_number, user_code
 
-__all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_conditions", "user_parts",
-           "vouched"]
+__all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_conditions", "vouched"]
 
 #: The constants a caller may vouch for (``vouch=``), as :attr:`Condition.unverified` names
 #: them (a cell-sum row bound: ``"data_norm"``).
@@ -34,35 +33,6 @@ VOUCHABLE: tuple[str, ...] = ("deriv_bound", "curvature", "grad_bound", "hessian
                               "gradient_span", "space", "mechanism", "objective", "cvxpy_form",
                               "distance_bound", "sensitivity", "data_norm")
 
-#: Members a shipped template's class states and its constructor never sets on the instance:
-#: one set there is the user's (:func:`user_parts`).
-_CLASS_MEMBERS = frozenset({"residual_tol", "noise_symmetric", "gradient_difference_rank", "distance_bound",
-                            "privacy_constants", "objective", "residual", "record_gradients",
-                            "record_domain", "conditions", "assumptions", "hessian", "hessp"})
-
-
-def user_parts(template: Any) -> list[str]:
-    """What of a template is the user's although its class may be shipped: members of
-    :data:`_CLASS_MEMBERS` set on the instance, and a parameter space (a parameterization), a
-    feature map or a regularizer of a class dpconvex does not ship.
-
-    Examples
-    --------
-    >>> t = LinearERMTemplate(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1.0, -1.0))
-    >>> user_parts(t)
-    []
-    >>> t.gradient_difference_rank = 1
-    >>> user_parts(t)
-    ['gradient_difference_rank']
-    """
-    parts = sorted(set(getattr(template, "__dict__", {})) & _CLASS_MEMBERS)
-    space = getattr(template, "space", None)
-    for name, obj in (("space", space), ("feature map", getattr(space, "fmap", None)),
-                      ("space", getattr(space, "quad", None)),
-                      ("regularizer", getattr(template, "regularizer", None))):
-        if obj is not None and not type(obj).__module__.startswith("dpconvex."):
-            parts.append(f"{name} {type(obj).__qualname__}")
-    return parts
 
 #: Norms of the parameter points at which per-record gradients are probed: from 0 to far
 #: beyond any minimizer a release is likely to reach (the noise is unbounded).
@@ -416,7 +386,7 @@ def declaration_conditions(template: Template, needs: Iterable[str], caller: str
                            changed: Iterable[str] = ()) -> list[Condition]:
     """Check what a user's template declares for a mechanism's ``needs`` (a shipped template,
     one with a :func:`~dpconvex.objectives.losses.shipped_derivation`, is checked here only for
-    the parts of it that are the user's, ``changed``: :func:`user_parts`).
+    the parts of it that are the user's, ``changed``: :func:`~dpconvex.privacy.release.user_parts`).
 
     Returns how each declared constant was established (those nobody could check carry
     :attr:`Condition.unverified`); raises :class:`PrivacyError` when a probe refutes a

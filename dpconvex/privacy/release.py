@@ -25,13 +25,13 @@ from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError, r
 from ..objectives.losses import shipped_derivation
 from ..templates.base import SolveResult
 from .budget import Budget, Certificate, Condition
-from .declarations import declaration_conditions, user_parts, vouched
+from .declarations import declaration_conditions, vouched
 from .mechanisms.base import Calibration, Mechanism, get_mechanism
 
 if TYPE_CHECKING:
     from ..templates.base import Template
 
-__all__ = ["Release", "release", "seeded_noise"]
+__all__ = ["Release", "release", "seeded_noise", "user_parts"]
 
 
 def seeded_noise(rng: RandomStateLike, seeded: bool | None) -> bool:
@@ -46,6 +46,38 @@ def seeded_noise(rng: RandomStateLike, seeded: bool | None) -> bool:
     (True, False, False)
     """
     return rng is not None if seeded is None else bool(seeded)
+
+
+#: Members a shipped template's class states and its constructor never sets on the instance:
+#: one set there is the user's (:func:`user_parts`).
+_CLASS_MEMBERS = frozenset({"residual_tol", "noise_symmetric", "gradient_difference_rank", "distance_bound",
+                            "privacy_constants", "objective", "residual", "record_gradients",
+                            "record_domain", "conditions", "assumptions", "hessian", "hessp"})
+
+
+def user_parts(template: Any) -> list[str]:
+    """What of a template is the user's although its class may be shipped: members of
+    :data:`_CLASS_MEMBERS` set on the instance, and a parameter space (a parameterization), a
+    feature map or a regularizer of a class dpconvex does not ship.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.release import user_parts
+    >>> t = LinearERMTemplate(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1.0, -1.0))
+    >>> user_parts(t)
+    []
+    >>> t.gradient_difference_rank = 1
+    >>> user_parts(t)
+    ['gradient_difference_rank']
+    """
+    parts = sorted(set(getattr(template, "__dict__", {})) & _CLASS_MEMBERS)
+    space = getattr(template, "space", None)
+    for name, obj in (("space", space), ("feature map", getattr(space, "fmap", None)),
+                      ("space", getattr(space, "quad", None)),
+                      ("regularizer", getattr(template, "regularizer", None))):
+        if obj is not None and not type(obj).__module__.startswith("dpconvex."):
+            parts.append(f"{name} {type(obj).__qualname__}")
+    return parts
 
 
 @dataclass

@@ -37,7 +37,6 @@ from .base import (
     get_mechanism,
     register,
     require_exact,
-    solved,
 )
 
 if TYPE_CHECKING:
@@ -200,8 +199,8 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
             # one snap, after the cover (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness): the
             # cover then hides the exact real-valued output, and the grid is the coarser of the two noises'
             # grids
-            res = require_exact(template, solved(backend, template, None, warm_start=warm_start,
-                                                 max_iter=max_iter),
+            res = require_exact(template, backend.solve(template, None, warm_start=warm_start,
+                                                        max_iter=max_iter),
                                 tol=self.gamma, caller=f"{type(self).__name__}.run",
                                 backend=backend)
             law: Noise = NoiseSum(self.inner.noise_law(template, inner), cover)

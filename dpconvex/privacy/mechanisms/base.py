@@ -562,24 +562,15 @@ def resolve_mechanism(mechanism: object, delta: object, auto: tuple[str, str] | 
                                "(docs/privacy/front_door.md#privacy-mechanism-auto)")
 
 
-def solved(backend: Backend, template: ObjectiveTemplate, b: np.ndarray | None, extra_reg: float = 0.0,
-           **options: Any) -> SolveResult:
-    """``backend.solve(template, b, extra_reg, **options)``; for a backend dpconvex does not ship,
-    its residual recomputed by the template at the returned point (the one a release trusts)."""
-    res = backend.solve(template, b, extra_reg, **options)
-    parts = (backend, getattr(backend, "first", None), getattr(backend, "polish", None))
-    if res.x is not None and not all(type(p).__module__.startswith("dpconvex.") for p in parts if p):
-        noise = None if b is None else template.space.project_noise(b)
-        res = dataclasses.replace(res, residual=float(template.residual(res.x, noise, extra_reg)))
-    return res
-
-
 def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float | None = None,
-                  caller: str = "require_exact", backend: Backend | None = None) -> SolveResult:
+                  caller: str = "require_exact", backend: Backend | None = None,
+                  noise: tuple[np.ndarray | None, float] = (None, 0.0)) -> SolveResult:
     """The solve ``res`` of ``template`` if it met ``tol`` (default: the template's
     ``residual_tol``), else :class:`SolverError` opened by ``caller``: the accuracy check
     every exact-minimizer release makes before anything is released. A ``tol`` given is the
-    γ of approximate-minima perturbation (``optimality_tol``), and the message says so.
+    γ of approximate-minima perturbation (``optimality_tol``), and the message says so. A
+    ``backend`` dpconvex does not ship is judged by the residual the template computes at its
+    point, with the solve's ``noise`` (b, Δ), never by the one it reports.
 
     The message names the ``backend``'s solvers (default: the solve's), the tolerance and the
     other backends to try: one text whether the solve failed or stopped short, and whether or
@@ -604,6 +595,11 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
     """
     approximate = tol is not None
     tol = template.residual_tol if tol is None else tol
+    for part in (backend, getattr(backend, "first", None), getattr(backend, "polish", None)):
+        if part is not None and not type(part).__module__.startswith("dpconvex.") and res.x is not None:
+            b = None if noise[0] is None else template.space.project_noise(noise[0])
+            res = dataclasses.replace(res, residual=float(template.residual(res.x, b, noise[1])))
+            break
     failed = (res.x is None or res.status in (SolveStatus.FAILED, SolveStatus.INFEASIBLE,
                                               SolveStatus.UNBOUNDED)
               or not np.isfinite(res.residual) or not np.all(np.isfinite(res.x)))
@@ -650,9 +646,10 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
             assert cal is not None
             b = self.noise_law(template, cal).sample(template.noise_shape, rng)
             extra_reg = cal.extra_strong_convexity
-        res = require_exact(template, solved(backend, template, b, extra_reg, warm_start=warm_start,
-                                             max_iter=max_iter),
-                            tol=tol, caller=f"{type(self).__name__}.run", backend=backend)
+        res = require_exact(template, backend.solve(template, b, extra_reg, warm_start=warm_start,
+                                                    max_iter=max_iter),
+                            tol=tol, caller=f"{type(self).__name__}.run", backend=backend,
+                            noise=(b, extra_reg))
         if self.placement == "output":
             assert cal is not None
             theta = self.noise_law(template, cal).add(res.x, rng, shape=template.noise_shape)
