@@ -212,7 +212,7 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
         p = plan.n_features + int(self.fit_intercept)
-        template = SufficientStatisticsTemplate(zero_statistics(p), plan.n, p, self._norm_bound(),
+        template = SufficientStatisticsTemplate(lambda: zero_statistics(p), plan.n, p, self._norm_bound(),
                                                 ridge=self._ridge(plan.n),
                                                 free=plan.n_features if self.fit_intercept else None,
                                                 free_value=float(self.intercept_scaling))

@@ -409,11 +409,14 @@ def declaration_conditions(template: Template, needs: Iterable[str], caller: str
             else "not a template dpconvex ships")
     conds = [Condition("user template", True, "named", f"{type(template).__qualname__} is {what}: each "
                        "constant it declares is checked below, or named as not verified")]
+    if any(part.startswith("rows ") for part in changed):
+        conds.append(_unverified("rows", "data_norm", "read through an operator of the user's: the norms "
+                                 "and products it reports are its own"))
     with user_code(caller, f"template '{_caller_name(template)}'",
                    "while its declarations were checked. Follow the template contract "
                    "(dpconvex.templates.base): arrays of the space's shape from objective and "
                    "record_gradients (one row per record), a RecordDomain, a PrivacyConstants."):
-        return conds + _declarations(template, needs, caps, caller)
+        return conds + _declarations(template, needs, caps, caller, changed)
 
 
 def _check_constants(template: Template, consts: PrivacyConstants, caller: str) -> None:
@@ -428,8 +431,41 @@ def _check_constants(template: Template, consts: PrivacyConstants, caller: str) 
                                  "declare a finite float > 0 (hessian_term_bound: >= 0).")
 
 
-def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str], caller: str
-                  ) -> list[Condition]:
+def _constant_conditions(template: Template, consts: PrivacyConstants, needs: frozenset[str],
+                         caps: frozenset[str], caller: str) -> list[Condition]:
+    """The declared constants, the records, the objective and its CVXPY form, checked or named."""
+    _check_constants(template, consts, caller)
+    p = int(template.space.dimension)
+    if int(consts.dimension) != p:
+        raise PrivacyError(f"{caller}: dimension: template '{_caller_name(template)}' declares "
+                           f"p = {consts.dimension}, but its parameter space has dimension {p}. "
+                           "Declare the space's dimension (the noise is drawn in it).")
+    conds = [Condition("dimension p", True, "compared with the parameter space", f"p = {p}"),
+             _check_modulus(template, consts, caller)]
+    if "per_record" in caps:
+        conds += [_check_records(template, caller), _check_grad_bound(template, consts, caller)]
+        if "curvature" in needs:
+            conds.append(_check_hessians(template, consts, caller))
+    else:
+        none = "the template has no record_gradients (capability 'per_record') to check"
+        conds.append(_unverified("G (per-record gradient bound)", "grad_bound",
+                                 f"declared {float(consts.grad_bound):g}; {none} it on"))
+        if "curvature" in needs:
+            conds.append(_unverified(_HESSIAN, "hessian", f"declared; {none} them on"))
+    conds += _check_objective(template, caller)
+    if "cvxpy" in caps:
+        conds.append(_check_cvxpy_form(template, caller))
+    return conds
+
+
+#: Members set on a shipped template's instance that only its targeted conditions concern (the
+#: rest of it is still what dpconvex derives).
+_TARGETED = frozenset({"residual_tol", "distance_bound", "gradient_difference_rank", "noise_symmetric"})
+
+
+def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str], caller: str,
+                  changed: list[str]) -> list[Condition]:
+    targeted = bool(changed) and shipped_derivation(template) is not None and set(changed) <= _TARGETED
     conds: list[Condition] = []
     if needs & {"strong_convexity", "curvature", "distance_bound"}:
         if "objective" not in caps:
@@ -437,33 +473,14 @@ def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str
                                "capability 'objective' (privacy_constants, objective, residual, "
                                "regularizer, distance_bound), which this mechanism reads.")
         consts = template.privacy_constants()
-        _check_constants(template, consts, caller)
-        p = int(template.space.dimension)
-        if int(consts.dimension) != p:
-            raise PrivacyError(f"{caller}: dimension: template '{_caller_name(template)}' declares "
-                               f"p = {consts.dimension}, but its parameter space has dimension {p}. "
-                               "Declare the space's dimension (the noise is drawn in it).")
-        conds += [Condition("dimension p", True, "compared with the parameter space", f"p = {p}"),
-                  _check_modulus(template, consts, caller)]
+        conds += [] if targeted else _constant_conditions(template, consts, needs, caps, caller)
         space = template.space
-        if not type(space).__module__.startswith("dpconvex.") or \
-                bool(getattr(template, "noise_symmetric", False)) != bool(getattr(space, "symmetric", False)):
+        symmetric = bool(getattr(template, "noise_symmetric", False))
+        if not type(space).__module__.startswith("dpconvex.") or symmetric != bool(
+                getattr(space, "symmetric", False)) or any(part.startswith("space ") for part in changed):
             conds.append(_unverified("parameter space", "space", f"{type(space).__qualname__}: its map of "
                                      "the noise (project_noise), projection and post-processing, and "
                                      "the noise's symmetry, declared: not verified"))
-        if "per_record" in caps:
-            conds += [_check_records(template, caller), _check_grad_bound(template, consts, caller)]
-            if "curvature" in needs:
-                conds.append(_check_hessians(template, consts, caller))
-        else:
-            none = "the template has no record_gradients (capability 'per_record') to check"
-            conds.append(_unverified("G (per-record gradient bound)", "grad_bound",
-                                     f"declared {float(consts.grad_bound):g}; {none} it on"))
-            if "curvature" in needs:
-                conds.append(_unverified(_HESSIAN, "hessian", f"declared; {none} them on"))
-        conds += _check_objective(template, caller)
-        if "cvxpy" in caps:
-            conds.append(_check_cvxpy_form(template, caller))
         tol, mu = float(template.residual_tol), float(consts.strong_convexity)
         below = not all(float(template.distance_bound(r, mu)) >= r / mu * (1 - RTOL)  # the unconstrained
                         for r in (RESIDUAL_TOL, 1.0))  # r/mu: a lower bound of any valid one
@@ -472,13 +489,16 @@ def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str
             conds.append(_unverified("solve accuracy", "distance_bound", f"residual_tol = {tol:g} (above "
                                      f"{RESIDUAL_TOL:g}) or a distance_bound below residual/mu declared: the "
                                      "accuracy check and the uncovered distance rest on them"))
-        if "gradient_span" in needs:  # k of the Gaussian bound (*), or the softmax form's C
+        if "gradient_span" in needs and (not targeted or _users(template, "gradient_difference_rank")):
             forms = getattr(template, "gradient_difference_rank", None), getattr(consts, "softmax_classes", 0)
             conds.append(_unverified("span of per-record gradient differences", "gradient_span",
                                      "declared k = {}, softmax classes {}: not verified".format(*forms)))
-        if "distance_bound" in needs:
+        if "distance_bound" in needs and not targeted:
             conds.append(_unverified("distance bound", "distance_bound",
                                      "declared distance_bound(residual, mu): not verified"))
+    if targeted:
+        return conds
+
     for need, constant in (("sufficient_statistics", "data_norm"), ("bounded_sum", "sensitivity"),
                            ("grid_counts", "sensitivity"), ("category_counts", "sensitivity")):
         if need in needs:  # statistics the template computes by itself, on bounds it declares

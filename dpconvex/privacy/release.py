@@ -58,7 +58,8 @@ _CLASS_MEMBERS = frozenset({"residual_tol", "noise_symmetric", "gradient_differe
 def user_parts(template: Any) -> list[str]:
     """What of a template is the user's although its class may be shipped: members of
     :data:`_CLASS_MEMBERS` set on the instance, and a parameter space (a parameterization), a
-    feature map or a regularizer of a class dpconvex does not ship.
+    feature map, a regularizer or a rows operator of a class dpconvex does not ship, or with
+    methods set on the instance.
 
     Examples
     --------
@@ -71,13 +72,25 @@ def user_parts(template: Any) -> list[str]:
     ['gradient_difference_rank']
     """
     parts = sorted(set(getattr(template, "__dict__", {})) & _CLASS_MEMBERS)
-    space = getattr(template, "space", None)
+    space, rows = getattr(template, "space", None), getattr(template, "rows", None)
     for name, obj in (("space", space), ("feature map", getattr(space, "fmap", None)),
                       ("space", getattr(space, "quad", None)),
-                      ("regularizer", getattr(template, "regularizer", None))):
-        if obj is not None and not type(obj).__module__.startswith("dpconvex."):
-            parts.append(f"{name} {type(obj).__qualname__}")
+                      ("regularizer", getattr(template, "regularizer", None)),
+                      ("rows", rows if hasattr(rows, "matvec") else None),
+                      ("rows", getattr(rows, "base", None))):
+        if obj is not None and (users := _users_class(obj)):
+            parts.append(f"{name} {users}")
     return parts
+
+
+def _users_class(obj: Any) -> str | None:
+    """``obj``'s class if dpconvex does not ship it, or its methods set on the instance; else None."""
+    cls = type(obj)
+    patched = [k for k, v in getattr(obj, "__dict__", {}).items()
+               if callable(v) and callable(getattr(cls, k, None))]
+    if patched:
+        return f"{cls.__qualname__} ({', '.join(patched)} set on the instance)"
+    return None if cls.__module__.startswith("dpconvex.") else cls.__qualname__
 
 
 @dataclass
@@ -198,10 +211,10 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     if shipped_derivation(template) is None or changed:  # a user's template: its declarations checked
         conditions += declaration_conditions(template, mechanism.needs, changed=changed)
     for mech in (mechanism, getattr(mechanism, "inner", None)):  # a user's, or one a cover wraps:
-        if mech is not None and not type(mech).__module__.startswith("dpconvex."):  # its own proof
+        if mech is not None and (users := _users_class(mech)):  # its own proof
             conditions.append(Condition("mechanism", True, "declared, not verified",
-                                        f"{type(mech).__qualname__} is not a mechanism dpconvex ships: its "
-                                        "conditions, calibration, noise and certificate are its own",
+                                        f"{users} is not a mechanism dpconvex ships: its conditions, "
+                                        "calibration, noise and certificate are its own",
                                         unverified="mechanism"))
     if vouch or any(map(attrgetter("unverified"), conditions)):
         conditions = vouched(conditions, vouch)

@@ -336,11 +336,10 @@ class SufficientStatisticsTemplate(StatisticTemplate):
         self.space = EuclideanSpace((self.p,))
 
     def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
-        """The row and label bounds: by construction where dpconvex computes the statistics (a
-        function of dpconvex's, or zeros: the public shape); else the caller's declaration."""
-        stats = self._statistics
-        if (getattr(stats, "__module__", "") or "").startswith("dpconvex.") if callable(stats) else \
-                not (np.any(stats.gram) or np.any(stats.cross)):
+        """The row and label bounds: by construction where a function of dpconvex's computes the
+        statistics (an estimator's, from rows it clipped); else the caller's declaration."""
+        if callable(self._statistics) and (getattr(self._statistics, "__module__", "") or "").startswith(
+                "dpconvex."):
             return []
         return [Condition("row and label bounds", True, "declared, not verified",
                           f"statistics computed by the caller: every row ||x~|| <= {self.data_norm:g} and "

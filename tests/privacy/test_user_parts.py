@@ -13,7 +13,7 @@ import dpconvex as dp
 from dpconvex.data.sufficient import sufficient_statistics
 from dpconvex.errors import PrivacyError, SolverError
 from dpconvex.objectives import L2, Logistic
-from dpconvex.privacy.mechanisms.base import OutputPerturbation, calibrate_output_perturbation
+from dpconvex.privacy.mechanisms.base import OutputPerturbation, calibrate_output_perturbation, get_mechanism
 from dpconvex.solvers import Backend, LbfgsNewton, SolveResult, SolveStatus
 from dpconvex.templates import EuclideanSpace, LinearERMTemplate
 from dpconvex.templates.statistics import KMeansTemplate, SufficientStatisticsTemplate
@@ -115,20 +115,67 @@ def test_statistics_the_caller_computed_are_declared_and_the_estimators_clipped(
     moments = sufficient_statistics(10.0 * X, np.clip(5.0 * y, -5.0, 5.0), 1e9, None)  # not clipped
     t = SufficientStatisticsTemplate(moments, 500, 3, data_norm=1.0)
     _vouch_needed(lambda v: dp.release(t, "ssp", dp.Budget(1.0), dry_run=True, vouch=v), "data_norm")
+    zeros = SufficientStatisticsTemplate(moments._replace(gram=0 * moments.gram, cross=0 * moments.cross),
+                                         500, 3, data_norm=1.0)  # the caller's, whatever their values
+    _vouch_needed(lambda v: dp.release(zeros, "ssp", dp.Budget(1.0), dry_run=True, vouch=v), "data_norm")
     vouched = dp.release(t, "ssp", dp.Budget(1.0), dry_run=True, vouch=("data_norm",)).certificate
     assert "enforced by dpconvex" not in str(vouched)
     fitted = dp.PrivateLinearRegression(epsilon=1.0, label_range=(-1, 1), random_state=0).fit(X, y)
     assert "row bound (enforced by dpconvex (per-record clipping))" in str(fitted.certificate_)
 
 
-def test_a_member_set_on_a_shipped_template_makes_it_the_users():
+def test_a_member_set_on_a_shipped_template_is_named_and_only_what_it_touches_vouched_for():
     t = _template()
-    t.gradient_difference_rank = 1  # the shipped class's k = 2
+    t.gradient_difference_rank = 1  # the shipped class's k = 2; its loss's constants stay derived
     _vouch_needed(lambda v: dp.release(t, "gaussian_objective", dp.Budget(1.0, 1e-6), dry_run=True,
-                                       vouch=("grad_bound", "hessian", *v)), "gradient_span")
+                                       vouch=v), "gradient_span")
     assert "with parts that are the user's (gradient_difference_rank)" in str(
         dp.release(t, "gaussian_objective", dp.Budget(1.0, 1e-6), dry_run=True,
-                   vouch=("grad_bound", "hessian", "gradient_span")).certificate)
+                   vouch=("gradient_span",)).certificate)
+    stricter = _template()
+    stricter.residual_tol = 1e-9  # stricter than dpconvex's: nothing to vouch for
+    assert dp.release(stricter, "objective", dp.Budget(1.0), rng=0).certificate.all_hold
+
+
+def test_methods_set_on_a_shipped_space_or_mechanism_instance_are_the_users():
+    t = _template()
+    t.space.project_noise = lambda b: 1e-6 * np.asarray(b, dtype=float)
+    _vouch_needed(lambda v: dp.release(t, "objective", dp.Budget(1.0), dry_run=True,
+                                       vouch=("grad_bound", "hessian", *v)), "space")
+    mech = get_mechanism("output")
+    mech._calibrate = lambda *args, **kwargs: None
+    with pytest.raises(PrivacyError, match=r"\(_calibrate set on the instance\) is not a mechanism"):
+        dp.release(_template(), mech, dp.Budget(1.0), dry_run=True)
+
+
+def test_a_backend_that_changes_the_noise_it_is_given_is_judged_on_the_noise_drawn():
+    class Zeroing(Backend):
+        name = "zeroing"
+        requires = frozenset({"smooth"})
+
+        def solve(self, template, b, extra_reg=0.0, *, warm_start=None, max_iter=None):
+            if b is not None:
+                b[...] = 0.0
+            return LbfgsNewton().solve(template, b, 0.0)
+
+    from dpconvex.solvers import PolishedBackend
+    nested = PolishedBackend(PolishedBackend(NoiseDropping(), LbfgsNewton()), LbfgsNewton())
+    for backend in (Zeroing(), nested):
+        with pytest.raises(SolverError, match="did not reach the tolerance"):
+            dp.release(_template(), "objective", dp.Budget(1.0), backend=backend, rng=0)
+
+
+def test_rows_read_through_an_operator_of_the_users_are_named():
+    from dpconvex.data import DenseRows
+
+    class Shrinking(DenseRows):  # reports norms of at most 1 for rows of norm 10
+        def row_norms(self):
+            return np.minimum(super().row_norms(), 1.0)
+
+    X, y = _rows()
+    with pytest.raises(PrivacyError, match="rows of norm above"):
+        dp.release(LinearERMTemplate(Logistic(), 0.1, 1.0, Shrinking(10.0 * X), y), "objective",
+                   dp.Budget(1.0), dry_run=True, vouch=("grad_bound", "hessian", "data_norm"))
 
 
 class Cheap(OutputPerturbation):

@@ -568,9 +568,9 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
     """The solve ``res`` of ``template`` if it met ``tol`` (default: the template's
     ``residual_tol``), else :class:`SolverError` opened by ``caller``: the accuracy check
     every exact-minimizer release makes before anything is released. A ``tol`` given is the
-    γ of approximate-minima perturbation (``optimality_tol``), and the message says so. A
-    ``backend`` dpconvex does not ship is judged by the residual the template computes at its
-    point, with the solve's ``noise`` (b, Δ), never by the one it reports.
+    γ of approximate-minima perturbation (``optimality_tol``), and the message says so. Given
+    the solve's ``noise`` (b as drawn, Δ), the residual is the template's at the point, never
+    the one a backend reports (a backend may be the user's).
 
     The message names the ``backend``'s solvers (default: the solve's), the tolerance and the
     other backends to try: one text whether the solve failed or stopped short, and whether or
@@ -595,11 +595,9 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
     """
     approximate = tol is not None
     tol = template.residual_tol if tol is None else tol
-    for part in (backend, getattr(backend, "first", None), getattr(backend, "polish", None)):
-        if part is not None and not type(part).__module__.startswith("dpconvex.") and res.x is not None:
-            b = None if noise[0] is None else template.space.project_noise(noise[0])
-            res = dataclasses.replace(res, residual=float(template.residual(res.x, b, noise[1])))
-            break
+    if backend is not None and res.x is not None and np.all(np.isfinite(res.x)):
+        b = None if noise[0] is None else template.space.project_noise(noise[0])
+        res = dataclasses.replace(res, residual=float(template.residual(res.x, b, noise[1])))
     failed = (res.x is None or res.status in (SolveStatus.FAILED, SolveStatus.INFEASIBLE,
                                               SolveStatus.UNBOUNDED)
               or not np.isfinite(res.residual) or not np.all(np.isfinite(res.x)))
@@ -646,8 +644,8 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
             assert cal is not None
             b = self.noise_law(template, cal).sample(template.noise_shape, rng)
             extra_reg = cal.extra_strong_convexity
-        res = require_exact(template, backend.solve(template, b, extra_reg, warm_start=warm_start,
-                                                    max_iter=max_iter),
+        res = require_exact(template, backend.solve(template, None if b is None else b.copy(), extra_reg,
+                                                    warm_start=warm_start, max_iter=max_iter),
                             tol=tol, caller=f"{type(self).__name__}.run", backend=backend,
                             noise=(b, extra_reg))
         if self.placement == "output":
