@@ -454,8 +454,7 @@ class Optional(Rule):
 class Auto(Rule):
     """The word "auto" (a public rule chooses), or what ``inner`` accepts.
 
-    Any other value is refused with the message of ``inner`` followed by the
-    accepted values.
+    Any other value is refused with the message of ``inner`` followed by the accepted values.
 
     Examples
     --------

@@ -86,12 +86,11 @@ def data_key(*arrays: np.ndarray) -> str:
 class Audited(Mechanism["Template"]):
     """A library mechanism with its public steps memoized (and, for power checks, mis-calibrated).
 
-    ``check_budget``, ``run`` and ``solve_conditions`` are the inner
-    mechanism's. ``conditions``, ``calibrate`` and ``certificate`` are the
-    inner mechanism's too, computed once per (template, budget): they draw no
-    randomness and give the same result on every run. With ``noise_scale`` s != 1 the calibration's noise
-    is multiplied by s (norm-Gamma rate β/s; Gaussian std s·σ) while ε stays
-    the claimed one.
+    ``check_budget``, ``run`` and ``solve_conditions`` are the inner mechanism's. ``conditions``,
+    ``calibrate`` and ``certificate`` are the inner mechanism's too, computed once per (template, budget):
+    they draw no randomness and give the same result on every run. With ``noise_scale`` s != 1 the
+    calibration's noise is multiplied by s (norm-Gamma rate β/s; Gaussian std s·σ) while ε stays the claimed
+    one.
     """
 
     def __init__(self, inner: Mechanism, noise_scale: float = 1.0):
@@ -285,10 +284,9 @@ class _TemplateAdapter(Sampled, Generic[TemplateT]):
 class LinearERMMechanism(_TemplateAdapter[LinearERMTemplate]):
     """Output or objective perturbation ([CMS]_ Alg. 1 / 2) on :class:`LinearERMTemplate`.
 
-    One call is one :func:`~dpconvex.privacy.release.release` of the library's mechanism on
-    the template built once per data set (calibration, noise, solve, accuracy check,
-    snapping): ``coef_`` of a linear estimator with ``fit_intercept=False``, the same
-    parameters and seed.
+    One call is one :func:`~dpconvex.privacy.release.release` of the library's mechanism on the template built
+    once per data set (calibration, noise, solve, accuracy check, snapping): ``coef_`` of a linear estimator
+    with ``fit_intercept=False``, the same parameters and seed.
 
     Parameters
     ----------

@@ -1,8 +1,7 @@
 """Adversarial adjacent pairs: the data sets an audit runs a mechanism on.
 
-An audit's bound is only as strong as its pair: these put the differing record
-where it moves the output the most (at the norm bound, on an axis of its own),
-as in [NST+21]_.
+An audit's bound is only as strong as its pair: these put the differing record where it moves the output the
+most (at the norm bound, on an axis of its own), as in [NST+21]_.
 
 References
 ----------

@@ -313,8 +313,7 @@ def audit(mechanism: Callable[[Any, np.random.Generator], Any], D: Any, D_prime:
         Runs per data set (>= 2), selection and evaluation together.
     confidence : float, default=0.95
     statistic : callable or None
-        Maps one output (flattened to 1-D) to a float; None: the projection
-        described above.
+        Maps one output (flattened to 1-D) to a float; None: the projection described above.
     random_state : None, int or numpy.random.Generator
         Seeds the runs (two independent child generators, one per data set).
     delta : float, default=0.0

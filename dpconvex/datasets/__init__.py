@@ -16,9 +16,8 @@ the dataset's encoding (:data:`ADULT_CLASSES`, :data:`KDDCUP99_CLASSES`,
 :data:`BREAST_CANCER_CLASSES`, :data:`SKLEARN_CLASSES`), so a fit needs no ``classes=``; a
 regression target's public range is in :data:`SKLEARN_LABEL_RANGES`.
 
-**Files** are looked up under their UCI names in the folders of :func:`get_data_home`, checked
-against their pinned SHA-256 (:data:`DATASET_SHA256`) and downloaded from UCI only with
-``download=True``.
+**Files** are looked up under their UCI names in the folders of :func:`get_data_home`, checked against their
+pinned SHA-256 (:data:`DATASET_SHA256`) and downloaded from UCI only with ``download=True``.
 
 References
 ----------

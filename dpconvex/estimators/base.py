@@ -502,8 +502,7 @@ class ClassifierScoreMixin(ClassifierMixin):
     """The classifiers' mixin: scikit-learn's ``ClassifierMixin`` (tags, ``is_classifier``) with
     a ``score`` that validates its labels like ``fit`` does (named errors, no silent mistakes).
 
-    Labels never seen in ``fit`` raise :class:`DataValidationError` instead of being
-    counted as mistakes.
+    Labels never seen in ``fit`` raise :class:`DataValidationError` instead of being counted as mistakes.
     """
 
     @checks_feature_names
@@ -570,8 +569,7 @@ class FitPlan:
     learner : str
         The learner ("linear ERM", "noisy gradient descent", "softmax", ...).
     notes : tuple of str or typed facts
-        The certificate notes the plan determines (:meth:`~dpconvex.Certificate.states`
-        holds for each).
+        The certificate notes the plan determines (:meth:`~dpconvex.Certificate.states` holds for each).
     sub_plans : tuple of FitPlan
         One-vs-rest: the plans of the C binary models.
     loss : Loss or None

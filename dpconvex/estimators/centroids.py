@@ -525,10 +525,9 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         ε > 0.
     {class_sum_delta}
     mechanism : {"auto", "gaussian", "knorm_sum", "norm_gamma_sum"}, default="auto"
-        "auto": "knorm_sum" (pure ε-DP) when ``delta`` is None or 0, "gaussian" when
-        δ > 0 (:func:`~dpconvex.privacy.mechanisms.base.resolve_mechanism`). "knorm_sum": K-norm noise on the
-        class sums and counts; "norm_gamma_sum": density ∝ exp(−(ε/2)‖b‖), much more noise
-        when C·d is large.
+        "auto": "knorm_sum" (pure ε-DP) when ``delta`` is None or 0, "gaussian" when δ > 0
+        (:func:`~dpconvex.privacy.mechanisms.base.resolve_mechanism`). "knorm_sum": K-norm noise on the class
+        sums and counts; "norm_gamma_sum": density ∝ exp(−(ε/2)‖b‖), much more noise when C·d is large.
     {priors}
     {data_norm}
         Give a tight bound: a loose q wastes signal.

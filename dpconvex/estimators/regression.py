@@ -200,10 +200,9 @@ class LabelRangeMixin:
     def _fit_private_labels(self, X: Any, y: Any, context: FitContext) -> Any:
         """Release the label range with ``share`` of ε, then fit on it with the ε left.
 
-        One hold on the ledger for the whole ε; the certificate composes the two parts
-        sequentially (docs/privacy/bounds.md#privacy-private-label-range). The inner fit
-        draws from a generator spawned from this fit's (``context.noise``, else
-        ``random_state``).
+        One hold on the ledger for the whole ε; the certificate composes the two parts sequentially
+        (docs/privacy/bounds.md#privacy-private-label-range). The inner fit draws from a generator spawned
+        from this fit's (``context.noise``, else ``random_state``).
         """
         from .._validation import NoiseSource, feature_names_of, noise_source, with_feature_names
         from ..privacy.bounds import check_range_budget, release_range

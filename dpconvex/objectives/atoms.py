@@ -600,9 +600,8 @@ class Smoothing:
     kinks : int
         How many kinks (``pos``, ``abs``, ``maximum``/``minimum`` pieces) were replaced.
     gap : float
-        A bound on |ℓ_h − ℓ| over all predictions (and labels): the largest difference
-        between the smoothed and the stated loss (``inf`` where an outer atom has an
-        unbounded slope).
+        A bound on |ℓ_h − ℓ| over all predictions (and labels): the largest difference between the smoothed
+        and the stated loss (``inf`` where an outer atom has an unbounded slope).
 
     Examples
     --------

@@ -236,8 +236,7 @@ def has_positive_delta(delta: Any) -> bool:
 def delta_rows_note(delta: Any, n: Any) -> str | None:
     """The certificate's line when δ >= 1/n (n rows, public), else None.
 
-    ``delta`` 0 or None (pure ε-DP) or ``n`` None (the rows, public under replace-one
-    adjacency): no line.
+    ``delta`` 0 or None (pure ε-DP) or ``n`` None (the rows, public under replace-one adjacency): no line.
 
     Examples
     --------

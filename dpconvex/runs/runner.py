@@ -494,8 +494,7 @@ def run_demo(epsilons: tuple[float, ...] = (0.1, 0.5, 1.0, 2.0, 5.0), runs: int 
     runs : int
         Noise draws per ε, in [1, :data:`~dpconvex.runs.spec.MAX_RUNS`].
     lam : float
-        Regularization Λ > 0 of the logistic-regression rows (the front door
-        chooses its own).
+        Regularization Λ > 0 of the logistic-regression rows (the front door chooses its own).
     seed : int >= 0 or None
         Seeds the noise (None: from the OS; a seeded model is not private).
 

@@ -487,9 +487,8 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
     def public_lipschitz_bound(self, mu: float) -> float:
         """Lipschitz constant of ∇J from public constants only: μ + 2cC + [K > 1]·L/2.
 
-        The data term's gradient is (2cC + [K > 1] L/2)·λ_max(M)-Lipschitz, λ_max(M) <=
-        max ||z||⁴ <= 1 (privacy-lm-solver-accuracy); ``inf`` with extra terms (no declared
-        Lipschitz constant).
+        The data term's gradient is (2cC + [K > 1] L/2)·λ_max(M)-Lipschitz, λ_max(M) <= max ||z||⁴ <= 1
+        (privacy-lm-solver-accuracy); ``inf`` with extra terms (no declared Lipschitz constant).
         """
         if self.extra_terms or not math.isfinite(self.loss.curvature):
             return math.inf

@@ -72,8 +72,7 @@ class LinearERMTemplate:
     data_norm : float
         Public bound q on ||x_i|| of the rows given (after any intercept column).
     X : ndarray (n, p), scipy.sparse matrix, or DesignOperator
-        Rows with ||x_i|| <= data_norm (the caller clips). Sparse rows are
-        never densified.
+        Rows with ||x_i|| <= data_norm (the caller clips). Sparse rows are never densified.
     y : ndarray (n,)
         Labels in {-1, +1} for a margin loss, in ``loss.label_range`` for a loss of the
         prediction (anything else is refused: :class:`~dpconvex.DataValidationError`).
@@ -164,8 +163,7 @@ class LinearERMTemplate:
     def _check_labels(self, caller: str) -> None:
         """Labels in the loss's label domain: {−1, +1} (margin), its label range (regression).
 
-        Refused before any noise with :class:`~dpconvex.DataValidationError`, naming the
-        encoding to use.
+        Refused before any noise with :class:`~dpconvex.DataValidationError`, naming the encoding to use.
         """
         if not self.regression:
             if not np.all(np.isin(self.y, MARGIN_LABELS)):

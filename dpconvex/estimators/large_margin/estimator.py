@@ -119,8 +119,7 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, PrivateEstimator):
     epsilon : float, default=1.0
         Total privacy budget ε > 0 (k-means share included).
     delta : float or None, default=None
-        δ of ``mechanism="gaussian_objective"`` (None: min(1e-5, 1/n²)); None or 0 for
-        the pure mechanisms.
+        δ of ``mechanism="gaussian_objective"`` (None: min(1e-5, 1/n²)); None or 0 for the pure mechanisms.
     gamma : float, default=1e-2
         γ >= 0, weight of the trace regularizer Σ tr(Ψ_{c,m}).
     lam : float or "auto", default="auto"

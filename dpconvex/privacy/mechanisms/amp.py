@@ -221,9 +221,8 @@ class GaussianApproximateMinima(ApproximateMinima):
     Parameters
     ----------
     inner : str
-        The inner mechanism's registry name: an (ε, δ) mechanism whose noise report places
-        its noise on the objective or the output (e.g. "gaussian_objective",
-        "gaussian_output").
+        The inner mechanism's registry name: an (ε, δ) mechanism whose noise report places its noise on the
+        objective or the output (e.g. "gaussian_objective", "gaussian_output").
     gamma : float
         Optimality residual the solve must reach (``optimality_tol``).
     fraction : float

@@ -118,8 +118,7 @@ class NoiseReport:
         μ asked about (NaN where none applies), μ + Δ of the solved objective, and the
         calibration's :attr:`Calibration.modulus_floor`.
     sensitivity, expected_norm, expected_sq_norm, coordinate_scale : float or ndarray
-        E‖b‖: norm-Gamma p/β, Gaussian its bound √p σ, gradient placement of the average
-        of the noisy steps.
+        E‖b‖: norm-Gamma p/β, Gaussian its bound √p σ, gradient placement of the average of the noisy steps.
     grad_bound, clip : float
         G of one record's loss gradient (NaN where none applies); the per-example clip C
         (gradient placement; inf elsewhere).

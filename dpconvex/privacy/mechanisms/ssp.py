@@ -190,11 +190,10 @@ def ridge_solution(gram: np.ndarray, cross: np.ndarray, ridge: float, *,
                    free_diagonal: float | None = None, centre: float = 0.0) -> np.ndarray:
     """θ = (Π₊(Ã) + λD)⁻¹ b̃, post-processing (docs/privacy/sufficient_statistics.md#privacy-ssp-release).
 
-    Π₊ is the projection onto the PSD cone (``psd=False``: none, the non-private baseline);
-    D the identity, without the coordinate ``free`` (the unshrunk intercept); singular:
-    the minimum-norm solution. With ``free_diagonal`` a = n·s² (A's public intercept entry)
-    and θ₀ = ``centre`` on that coordinate: θ = θ₀ + (M + λI)⁺(b̃ − Mθ₀), M = Π₊(Ã) with
-    that entry set to a.
+    Π₊ is the projection onto the PSD cone (``psd=False``: none, the non-private baseline); D the identity,
+    without the coordinate ``free`` (the unshrunk intercept); singular: the minimum-norm solution. With
+    ``free_diagonal`` a = n·s² (A's public intercept entry) and θ₀ = ``centre`` on that coordinate: θ = θ₀ +
+    (M + λI)⁺(b̃ − Mθ₀), M = Π₊(Ã) with that entry set to a.
 
     Examples
     --------
