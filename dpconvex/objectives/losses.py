@@ -264,6 +264,11 @@ class Loss:
                          deriv_bound=deriv_bound, curvature=curvature, smoothing=smoothing)
 
 
+def _subexpressions(expr: Any) -> list[Any]:
+    """``expr`` and every expression below it."""
+    return [expr, *(e for arg in getattr(expr, "args", ()) for e in _subexpressions(arg))]
+
+
 class CVXPYLoss(Loss):
     """A loss stated in CVXPY atoms (:meth:`Loss.from_cvxpy`): one expression, every form.
 
@@ -317,12 +322,16 @@ class CVXPYLoss(Loss):
             smoothed, self.smoothed_kinks = smooth_kinks(stated.expr, self.smoothing_rule)
             self._form = _compile(lambda *_: smoothed, kind, self.name, (stated.z, stated.label))
         if not self._form.supported:
+            from .atoms import ATOMS
+
+            outside = sorted({type(e).__name__ for e in _subexpressions(self._form.expr)} - set(ATOMS)
+                             - {"Variable", "Parameter", "Constant"})
             raise ParameterError(
                 f"Loss.from_cvxpy: loss '{self.name}' uses an atom outside "
-                "dpconvex.objectives.atoms.ATOMS, a complex or non-scalar constant, or a "
-                "log_sum_exp piece that is not one number, so its NumPy form cannot be derived. Use "
-                "the atoms listed there on real numbers, or subclass dpconvex.objectives.Loss with "
-                "value, deriv, deriv2 and cvxpy_expr.")
+                f"dpconvex.objectives.atoms.ATOMS ({', '.join(outside) or 'none here'}), a complex or "
+                "non-scalar constant, or a log_sum_exp piece that is not one number, so its NumPy form "
+                "cannot be derived. Use the atoms listed there on real numbers, or subclass "
+                "dpconvex.objectives.Loss with value, deriv, deriv2 and cvxpy_expr.")
         derived = bounds_of_form(self._form.expr, self._form.label, label_range)
         self.derived = derived
         self.deriv_bound = (float(derived.slope) if deriv_bound is None and derived is not None
@@ -1095,10 +1104,27 @@ def probe_term(t: MatrixTerm, shape: tuple[int, ...]) -> Condition:
     """
     rng = np.random.default_rng(12345)  # public, data-independent probe points
     D = shape[-1]
-    worst = 0.0
+    worst, previous = 0.0, None
+    Phi = [[cp.Variable((D, D), symmetric=True) for _ in range(shape[1])] for _ in range(shape[0])]
+    form = t.cvxpy_fn(Phi)
     for _ in range(5):
         A = rng.standard_normal(shape)
         A = A @ np.swapaxes(A, -1, -2) / D
+        A = (A + np.swapaxes(A, -1, -2)) / 2.0
+        for c, row in enumerate(Phi):
+            for k, block in enumerate(row):
+                block.value = A[c, k]
+        value = float(t.value_fn(A))
+        if not abs(float(form.value) - value) <= 1e-6 * max(1.0, abs(value)):
+            raise PrivacyError(f"probe_term: extra term '{t.name}': value_fn and cvxpy_fn disagree at a "
+                               "probe point. The convexity is checked on cvxpy_fn and the native solver "
+                               "minimizes value_fn: state one function.")
+        step = None if previous is None else A - previous[0]
+        if step is not None and float(np.vdot(np.asarray(t.grad_fn(A)) - previous[1], step)) < \
+                -1e-9 * float(np.vdot(step, step)):
+            raise PrivacyError(f"probe_term: extra term '{t.name}': grad_fn is not monotone at probed "
+                               "pairs, so value_fn is not convex. The proof needs a convex term.")
+        previous = (A, np.asarray(t.grad_fn(A), dtype=float))
         V = rng.standard_normal(shape)
         V = V + np.swapaxes(V, -1, -2)
         V /= np.linalg.norm(V)
@@ -1119,5 +1145,6 @@ def probe_term(t: MatrixTerm, shape: tuple[int, ...]) -> Condition:
             "true gradient; fix grad_fn (or the term is not differentiable)."
         )
     return Condition(f"extra term '{t.name}'", True, "numerical probe",
-                     f"gradient matches finite differences (rel. err {worst:.2g}); "
-                     "data-independent; no strong-convexity credit")
+                     f"gradient matches finite differences (rel. err {worst:.2g}), value_fn its cvxpy_fn and "
+                     "the gradient monotone at probe points; data-independent as the caller declares (not "
+                     "verified); no strong-convexity credit")

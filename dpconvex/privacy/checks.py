@@ -312,8 +312,9 @@ class _NoDescription(Exception):
 def _describe(value: Any, seen: frozenset[int] = frozenset()) -> Any:
     """A hashable description of ``value`` that changes when what it computes may change:
     containers and arrays by value; functions by code, defaults, closure and the globals they
-    read; library modules and classes by identity, other classes with their attributes. An
-    object with its own mutable state has none (:class:`_NoDescription`)."""
+    read; library modules, functions and classes by identity, other classes with their
+    attributes. An object with its own mutable state, a user's module and a method bound to an
+    object have none (:class:`_NoDescription`)."""
     if id(value) in seen:
         return ("cycle",)
     seen = seen | {id(value)}
@@ -329,7 +330,10 @@ def _describe(value: Any, seen: frozenset[int] = frozenset()) -> Any:
     if isinstance(value, np.ndarray):
         return (np.ndarray, value.dtype.str, value.shape, value.tobytes())
     if isinstance(value, (types.ModuleType, types.BuiltinFunctionType, np.ufunc)):
-        return ("id", value)
+        owner = value if isinstance(value, types.ModuleType) else getattr(value, "__self__", None)
+        if owner is None or (isinstance(owner, types.ModuleType) and _is_library(owner)):
+            return ("id", value)  # a library's module or function; a user's module, or a method bound
+        raise _NoDescription(type(value).__name__)  # to an object, may change what it computes
     if isinstance(value, (staticmethod, classmethod)):
         return (type(value), _describe(value.__func__, seen))
     if isinstance(value, property):
@@ -355,9 +359,10 @@ def _describe(value: Any, seen: frozenset[int] = frozenset()) -> Any:
     raise _NoDescription(type(value).__name__)
 
 
-def _is_library(cls: type) -> bool:
-    module = getattr(cls, "__module__", "") or ""
-    return module.split(".")[0] in ("builtins", "dpconvex", "numpy", "scipy", "cvxpy")
+def _is_library(obj: Any) -> bool:
+    """Whether a class or module is one of the libraries dpconvex reads (whose code does not change)."""
+    module = (obj.__name__ if isinstance(obj, types.ModuleType) else getattr(obj, "__module__", "")) or ""
+    return module.split(".")[0] in ("builtins", "dpconvex", "numpy", "scipy", "cvxpy", "math", "cmath")
 
 
 def _describe_form(expr: Any) -> Any:

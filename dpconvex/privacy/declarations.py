@@ -22,6 +22,7 @@ import numpy as np
 from ..errors import ParameterError, PrivacyError
 from ..objectives.losses import shipped_derivation
 from ..templates.base import PrivacyConstants, Template, natural_residual
+from ..templates.linear_erm import RESIDUAL_TOL  # what dpconvex's own templates are solved to
 from .budget import Condition
 from .checks import declared_number, user_code
 
@@ -46,10 +47,6 @@ HESSIAN_PROBE_MAX_DIM = 64
 #: consistency checks of objective, gradient and residual (double-precision sums of the
 #: same terms agree to ~1e-12 relative; 1e-6 leaves room for reordering over many rows).
 RTOL = 1e-6
-
-#: The optimality residual dpconvex's own templates are solved to; a user's template that is
-#: looser, or bounds the distance to the minimizer below residual/μ, is named unverified.
-RESIDUAL_TOL = 1e-6
 
 #: Rows per chunk when a check sums per-record gradients over the template's own records.
 _CHUNK = 8192
@@ -405,8 +402,9 @@ def declaration_conditions(template: Template, needs: Iterable[str], caller: str
     needs = frozenset(needs)
     caps = frozenset(getattr(template, "capabilities", ()))
     changed = list(changed)
-    what = (f"a template dpconvex ships with parts that are the user's ({', '.join(changed)})" if changed
-            else "not a template dpconvex ships")
+    what = ("a template dpconvex ships" if shipped_derivation(template) is not None else
+            "not a template dpconvex ships") + (f", with parts that are the user's ({', '.join(changed)})"
+                                                if changed else "")
     conds = [Condition("user template", True, "named", f"{type(template).__qualname__} is {what}: each "
                        "constant it declares is checked below, or named as not verified")]
     if any(part.startswith("rows ") for part in changed):
@@ -490,9 +488,12 @@ def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str
                                      f"{RESIDUAL_TOL:g}) or a distance_bound below residual/mu declared: the "
                                      "accuracy check and the uncovered distance rest on them"))
         if "gradient_span" in needs and (not targeted or _users(template, "gradient_difference_rank")):
-            forms = getattr(template, "gradient_difference_rank", None), getattr(consts, "softmax_classes", 0)
+            C = int(getattr(consts, "softmax_classes", 0) or 0)
             conds.append(_unverified("span of per-record gradient differences", "gradient_span",
-                                     "declared k = {}, softmax classes {}: not verified".format(*forms)))
+                                     f"k = {getattr(template, 'gradient_difference_rank', None)} (the "
+                                     "template's gradient_difference_rank, which sets the Gaussian sigma)"
+                                     + (f" and the softmax form of {C} classes" if C >= 2 else "")
+                                     + ": not verified"))
         if "distance_bound" in needs and not targeted:
             conds.append(_unverified("distance bound", "distance_bound",
                                      "declared distance_bound(residual, mu): not verified"))

@@ -73,7 +73,8 @@ def user_parts(template: Any) -> list[str]:
     """
     parts = sorted(set(getattr(template, "__dict__", {})) & _CLASS_MEMBERS)
     space, rows = getattr(template, "space", None), getattr(template, "rows", None)
-    for name, obj in (("space", space), ("feature map", getattr(space, "fmap", None)),
+    for name, obj in (("space", space), ("space", getattr(space, "convex_set", None)),
+                      ("feature map", getattr(space, "fmap", None)),
                       ("space", getattr(space, "quad", None)),
                       ("regularizer", getattr(template, "regularizer", None)),
                       ("rows", rows if hasattr(rows, "matvec") else None),
@@ -84,10 +85,12 @@ def user_parts(template: Any) -> list[str]:
 
 
 def _users_class(obj: Any) -> str | None:
-    """``obj``'s class if dpconvex does not ship it, or its methods set on the instance; else None."""
+    """``obj``'s class if dpconvex does not ship it, or what is set on the instance besides what
+    its constructor sets (its methods, or any attribute of a class whose constructor sets none)."""
     cls = type(obj)
+    builds = any("__init__" in vars(c) for c in cls.__mro__ if c.__module__.startswith("dpconvex."))
     patched = [k for k, v in getattr(obj, "__dict__", {}).items()
-               if callable(v) and callable(getattr(cls, k, None))]
+               if hasattr(cls, k) and (callable(v) or not builds)]
     if patched:
         return f"{cls.__qualname__} ({', '.join(patched)} set on the instance)"
     return None if cls.__module__.startswith("dpconvex.") else cls.__qualname__
@@ -233,6 +236,8 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     solver_backend = None if not mechanism.solves else (
         backend if hasattr(backend, "solve") else get_backend(backend, template))
     noise_rng = check_random_state(rng, "release", "rng")
+    constants = getattr(template, "privacy_constants", None)  # what the calibration read, before the
+    before = constants() if callable(constants) else None  # solve (a user's backend may change it)
     say(f"{mechanism.name}: noise drawn, solving {template.name} with backend "
         f"{getattr(solver_backend, 'name', 'none')}")  # no n: a class sum's counts its kept rows
     try:
@@ -255,6 +260,10 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
         raise SolverError(
             f"release: the solve failed, so nothing is released (the solver's own message: "
             f"dpconvex.collect_diagnostics). {advice}.") from None
+    if before is not None and constants() != before:
+        raise PrivacyError("release: the template's declared constants changed during the solve (a backend "
+                           "or template of the user's changed them), so the calibration no longer holds; "
+                           "nothing is released. Leave the template unchanged while it is solved.")
     if noised:  # post-processing onto the parameter space (solver outputs are in it already)
         theta = template.space.postprocess(theta)
     say(f"{mechanism.name}: " + ("solved and accepted by the accuracy check"

@@ -242,8 +242,11 @@ class LinearERMTemplate:
                                    + ("a closed convex set with an exact projection)"
                                       if self.constraint_set.exact_projection else
                                       "checked DCP, a closed convex set as CVXPY solves it, and non-empty)")))
-        largest = getattr(self.rows, "max_row_norm", None)  # rows on workers: a max, not n norms
-        top = largest() if largest is not None else float(np.max(self.rows.row_norms(), initial=0.0))
+        # the rows the objective reads (signed by the labels: the same norms); on workers, a max
+        ops = self._ops if hasattr(self._ops, "max_row_norm") or hasattr(self._ops, "row_norms") else \
+            self.rows
+        largest = getattr(ops, "max_row_norm", None)
+        top = largest() if largest is not None else float(np.max(ops.row_norms(), initial=0.0))
         ok = bool(top <= self.data_norm * (1 + 1e-12))
         conds.append(Condition(
             "row norm bound", ok, "enforced by clipping to the public bound",

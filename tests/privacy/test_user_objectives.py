@@ -268,7 +268,7 @@ def test_the_gradient_span_a_gaussian_bound_reads_is_vouched_for_not_trusted():
         gradient_difference_rank = 1  # false: differences span {x, x'}
 
     t, budget = Narrower(Logistic(), 0.1, 1.0, X, s), dp.Budget(1.0, 1e-6)
-    with pytest.raises(PrivacyError, match=r"gradient_span.*declared k = 1.*vouch=\('grad_bound', "
+    with pytest.raises(PrivacyError, match=r"gradient_span.*k = 1 \(the template's.*vouch=\('grad_bound', "
                                            r"'gradient_span', 'hessian'\)"):
         dp.release(t, "gaussian_objective", budget, dry_run=True, vouch=("grad_bound", "hessian"))
     cert = dp.release(t, "gaussian_objective", budget, dry_run=True,

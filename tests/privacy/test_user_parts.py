@@ -5,14 +5,17 @@ by dpconvex or named as declared and released only when vouched for, never read 
 from __future__ import annotations
 
 import dataclasses
+import types
 
+import cvxpy as cp
 import numpy as np
 import pytest
+from scipy.special import expit
 
 import dpconvex as dp
 from dpconvex.data.sufficient import sufficient_statistics
 from dpconvex.errors import PrivacyError, SolverError
-from dpconvex.objectives import L2, Logistic
+from dpconvex.objectives import L2, ConvexSet, Logistic, Loss, MatrixTerm, probe_term
 from dpconvex.privacy.mechanisms.base import OutputPerturbation, calibrate_output_perturbation, get_mechanism
 from dpconvex.solvers import Backend, LbfgsNewton, SolveResult, SolveStatus
 from dpconvex.templates import EuclideanSpace, LinearERMTemplate
@@ -173,7 +176,7 @@ def test_rows_read_through_an_operator_of_the_users_are_named():
             return np.minimum(super().row_norms(), 1.0)
 
     X, y = _rows()
-    with pytest.raises(PrivacyError, match="rows of norm above"):
+    with pytest.raises(PrivacyError, match="rows exceed the bound q"):
         dp.release(LinearERMTemplate(Logistic(), 0.1, 1.0, Shrinking(10.0 * X), y), "objective",
                    dp.Budget(1.0), dry_run=True, vouch=("grad_bound", "hessian", "data_norm"))
 
@@ -200,3 +203,84 @@ def test_k_means_rows_above_the_declared_bound_are_refused():
     with pytest.raises(PrivacyError, match="a row is above q = 1: clip the rows to q first"):
         dp.release(KMeansTemplate(10.0 * X, np.arange(40) % 3, 3, 2, data_norm=1.0, n_iter=2,
                                   init_centers=centers), "dp_kmeans", dp.Budget(1.0), rng=0)
+
+
+def test_a_users_loss_reading_a_module_of_its_own_is_checked_at_every_fit():
+    settings = types.ModuleType("settings")
+    settings.A = 1.0
+
+    class Scaled(Loss):
+        name, deriv_bound, curvature = "scaled_logistic", 1.0, 0.25
+
+        def value(self, m):
+            return settings.A * np.logaddexp(0.0, -np.asarray(m, dtype=float))
+
+        def deriv(self, m):
+            return -settings.A * expit(-np.asarray(m, dtype=float))
+
+        def deriv2(self, m):
+            s = expit(np.asarray(m, dtype=float))
+            return settings.A * s * (1 - s)
+
+        def cvxpy_expr(self, m):
+            return settings.A * cp.logistic(-m)
+
+    X, s = _rows()
+    fit = lambda: dp.PrivateLinearClassifier(loss=loss, mechanism="output", lam=0.1,  # noqa: E731
+                                             classes=[-1, 1], random_state=0).fit(X, s)
+    loss = Scaled()
+    fit()  # the slope 1 is checked
+    settings.A = 100.0  # and is now 100: the check is not reused
+    with pytest.raises(PrivacyError, match="declares |ℓ'| <= 1"):
+        fit()
+
+
+def test_a_template_changed_during_the_solve_releases_nothing():
+    class Annealing(Backend):  # weakens the regularizer it was handed, and solves
+        name = "annealing"
+        requires = frozenset({"smooth"})
+
+        def solve(self, template, b, extra_reg=0.0, *, warm_start=None, max_iter=None):
+            template.regularizer.lam *= 1e-4
+            return LbfgsNewton().solve(template, b, extra_reg)
+
+    with pytest.raises(PrivacyError, match="declared constants changed during the solve"):
+        dp.release(_template(), "output", dp.Budget(1.0), backend=Annealing(), rng=0)
+
+
+def test_an_attribute_set_on_a_shipped_mechanism_or_a_users_convex_set_is_the_users():
+    mech = get_mechanism("objective")
+    mech.needs = frozenset({"strong_convexity"})  # drops the curvature the calibration reads
+    with pytest.raises(PrivacyError, match=r"needs set on the instance"):
+        dp.release(_template(), mech, dp.Budget(1.0), dry_run=True)
+
+    class Sphere(ConvexSet):  # not convex: a projection onto the unit sphere
+        exact_projection = True
+
+        def _project_vector(self, v):
+            return v / max(np.linalg.norm(v), 1e-300)
+
+        def _constraints_on(self, x):
+            return [cp.norm(x, 2) <= 1]
+
+        def _statement(self, w):
+            return f"||{w}||_2 <= 1"
+
+        def params(self):
+            return {}
+
+    t = LinearERMTemplate(Logistic(), 0.1, 1.0, *_rows(), constraint_set=Sphere())
+    with pytest.raises(PrivacyError, match=r"\[space\]"):
+        dp.release(t, "objective", dp.Budget(1.0), dry_run=True, vouch=("grad_bound", "hessian"))
+
+
+def test_an_extra_terms_numpy_form_is_its_cvxpy_form_and_convex():
+    tiny = lambda Phi: 1e-9 * sum(cp.sum_squares(P) for row in Phi for P in row)  # noqa: E731
+    cancelling = MatrixTerm("anti_reg", cvxpy_fn=tiny, value_fn=lambda T: -0.05 * float(np.sum(T ** 2)),
+                            grad_fn=lambda T: -0.1 * T)
+    with pytest.raises(PrivacyError, match="value_fn and cvxpy_fn disagree"):
+        probe_term(cancelling, (2, 1, 3, 3))
+    concave = MatrixTerm("concave", cvxpy_fn=lambda Phi: 0 * Phi[0][0][0, 0],
+                         value_fn=lambda T: 0.0, grad_fn=lambda T: -T)
+    with pytest.raises(PrivacyError, match="not monotone|grad_fn disagrees"):
+        probe_term(concave, (2, 1, 3, 3))
