@@ -1,12 +1,10 @@
 """Command line: ``dpconvex demo | run | list | verify``, ``dpconvex --version``.
 
-Only the standard library is imported here: ``dpconvex --help`` and
-``--version`` must not pay for NumPy, CVXPY and scikit-learn; each command
-imports what it needs when it runs.
+Only the standard library is imported here: ``dpconvex --help`` and ``--version`` must not pay for NumPy,
+CVXPY and scikit-learn; each command imports what it needs when it runs.
 
-``run`` and ``demo`` print each distinct warning of their fits once, after the
-table, on one line of stderr (with how many fits raised it); ``run`` keeps the
-full texts in ``results.json``.
+``run`` and ``demo`` print each distinct warning of their fits once, after the table, on one line of stderr
+(with how many fits raised it); ``run`` keeps the full texts in ``results.json``.
 
 Bad input never ends in a traceback: a bad flag or number is a usage error and
 a bad problem file, folder or parameter a dpconvex error; both print one line,

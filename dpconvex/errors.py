@@ -1,10 +1,9 @@
 """What dpconvex tells a person: the exceptions and warnings it raises, and the data
 holder's channels.
 
-Every error names the offending part and says what to change. Errors about user input
-derive from :class:`ValueError` (so scikit-learn's conventions and ``except ValueError``
-catch them); solver failures derive from :class:`RuntimeError`. No exception or warning
-carries a statistic of the data.
+Every error names the offending part and says what to change. Errors about user input derive from
+:class:`ValueError` (so scikit-learn's conventions and ``except ValueError`` catch them); solver failures
+derive from :class:`RuntimeError`. No exception or warning carries a statistic of the data.
 
 NOT PRIVATE, the data holder's channels (what a warning must not say): facts about the data
 (how many rows were scaled down to the norm bound, which labels were outside ``classes=``)

@@ -551,15 +551,13 @@ class ExponentialMechanism(Sampled):
 
     ``data`` is the utility vector; each run is one
     :func:`~dpconvex.privacy.release.release` of the ``"exponential"``
-    mechanism on a :class:`SelectionTemplate`; the output is the selected
-    index (as a length-1 float array).
+    mechanism on a :class:`SelectionTemplate`; the output is the selected index (as a length-1 float array).
 
     Parameters
     ----------
     epsilon : float
     sensitivity : float, default=1.0
-        Δu declared in the template (a mis-calibrated mechanism declares half
-        the true sensitivity).
+        Δu declared in the template (a mis-calibrated mechanism declares half the true sensitivity).
 
     Examples
     --------
@@ -613,8 +611,7 @@ class EstimatorMechanism:
 
     Each run fits a clone on ``data = (X, y)`` with the audit's generator handed to the fit
     (:func:`dpconvex.estimators.base.fit_with`), never stored on it. The output is
-    ``[coef_, intercept_]`` (``Phi_`` for the large-margin classifier), or
-    ``output(fitted_estimator)``.
+    ``[coef_, intercept_]`` (``Phi_`` for the large-margin classifier), or ``output(fitted_estimator)``.
 
     Parameters
     ----------

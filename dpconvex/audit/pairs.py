@@ -116,11 +116,10 @@ def large_margin_pair(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Adversarial replace-one pair for the large-margin Gaussian templates: (X, y, X′, y′).
 
-    Record 0 is x_0 = q·e_0 (so z_0 = [x_0; 1]/sqrt(q² + 1) has norm 1, the
-    bound of ``docs/privacy/large_margin.md#privacy-large-margin``), class 0 in D and class 1 in D′ (its
-    rank-one term z zᵀ moves from one class's matrices to another's). The other
-    records are shared, on the axes e_1, ..., e_{d−1} (zero rows when d = 1),
-    with classes assigned round-robin so every class is present. Labels are
+    Record 0 is x_0 = q·e_0 (so z_0 = [x_0; 1]/sqrt(q² + 1) has norm 1, the bound of
+    ``docs/privacy/large_margin.md#privacy-large-margin``), class 0 in D and class 1 in D′ (its rank-one term
+    z zᵀ moves from one class's matrices to another's). The other records are shared, on the axes e_1, ...,
+    e_{d−1} (zero rows when d = 1), with classes assigned round-robin so every class is present. Labels are
     class indices 0, ..., C − 1.
 
     Parameters

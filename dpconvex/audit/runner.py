@@ -56,9 +56,8 @@ class AuditResult:
     Attributes
     ----------
     epsilon_lower_bound : float
-        ε_lb >= 0. With probability at least ``confidence`` (over the
-        evaluation runs) the mechanism's true ε is at least this; a value above
-        the claimed ε flags a privacy bug.
+        ε_lb >= 0. With probability at least ``confidence`` (over the evaluation runs) the mechanism's true ε
+        is at least this; a value above the claimed ε flags a privacy bug.
     counts : tuple of int
         (k_D, k_D′): evaluation runs on D and on D′ whose output fell in the event.
     n_eval : tuple of int
@@ -146,13 +145,11 @@ def epsilon_lower_bound(outputs_D: Any, outputs_Dprime: Any, *,
     statistic : callable or None
         Maps one output to a float. None: the outputs are already scalars.
     threshold : float or None
-        t. None: choose t and the direction on a held-out selection part (the
-        evaluation uses only the rest).
+        t. None: choose t and the direction on a held-out selection part (the evaluation uses only the rest).
     direction : str or None
-        One of :data:`~dpconvex.audit.DIRECTIONS`, fixed in advance. None with a
-        given threshold: the maximum over all four directions is reported, with
-        the confidence budget split so that it stays valid (α/4 per one-sided
-        bound instead of α/2).
+        One of :data:`~dpconvex.audit.DIRECTIONS`, fixed in advance. None with a given threshold: the maximum
+        over all four directions is reported, with the confidence budget split so that it stays valid (α/4 per
+        one-sided bound instead of α/2).
     confidence : float, default=0.95
         1 − α: the probability that the returned bound does not exceed the
         true ε (union bound over the Clopper–Pearson bounds used).

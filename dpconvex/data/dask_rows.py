@@ -317,10 +317,9 @@ def _timed_out(caller: str, what: str, seconds: float, key: str) -> SolverError:
 def _wait(caller: str, client: Any, futures: list[Any], timeout: float, idle_limit: float) -> None:
     """Wait for ``futures`` within the timeouts; release them and raise SolverError past one.
 
-    Released, not cancelled: a release travels on the client's ordered stream, so the next
-    fit's graph, which may hold the same keys (the same rows and products), reaches the
-    scheduler after it; ``client.cancel`` is a separate message that can overtake that graph
-    and cancel the next fit's futures.
+    Released, not cancelled: a release travels on the client's ordered stream, so the next fit's graph, which
+    may hold the same keys (the same rows and products), reaches the scheduler after it; ``client.cancel`` is
+    a separate message that can overtake that graph and cancel the next fit's futures.
     """
     from distributed import wait
 

@@ -288,12 +288,10 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         :class:`~dpconvex.errors.PrivacyLeakWarning` until it is written into
         code (:meth:`PublicSchema.to_code`).
     row_norm : {"none", "unit"}, default="none"
-        "none": rows divided by the public divisor (norm <= ``data_norm``).
-        "unit": every non-zero row then scaled to norm ``data_norm`` (a map of
-        the record itself; zero rows stay zero).
+        "none": rows divided by the public divisor (norm <= ``data_norm``). "unit": every non-zero row then
+        scaled to norm ``data_norm`` (a map of the record itself; zero rows stay zero).
     data_norm : float, default=1.0
-        The norm bound q of the rows, to match the ``data_norm`` of the private
-        estimator that follows.
+        The norm bound q of the rows, to match the ``data_norm`` of the private estimator that follows.
 
     Attributes
     ----------

@@ -1,8 +1,7 @@
 """Products of the rows with matrix blocks: quadratic forms and weighted Gram matrices.
 
-The in-memory kernels of the large-margin templates (z_iᵀ Φ_j z_i and
-Σ_i W_ij z_i z_iᵀ); :mod:`dpconvex.data.dask_gram` applies the same kernels per chunk
-of rows that stay on the Dask workers.
+The in-memory kernels of the large-margin templates (z_iᵀ Φ_j z_i and Σ_i W_ij z_i z_iᵀ);
+:mod:`dpconvex.data.dask_gram` applies the same kernels per chunk of rows that stay on the Dask workers.
 """
 
 from __future__ import annotations

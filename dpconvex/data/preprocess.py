@@ -50,9 +50,8 @@ def clip_rows(X: Any, bound: float) -> tuple[Any, int]:
     Parameters
     ----------
     X : ndarray of shape (n, p) or scipy.sparse matrix
-        The rows. Sparse input is clipped on its stored entries (as a
-        ``csr_array``; the index arrays are shared with the input, the values
-        are a new array), never densified.
+        The rows. Sparse input is clipped on its stored entries (as a ``csr_array``; the index arrays are
+        shared with the input, the values are a new array), never densified.
     bound : float
         A public constant, never estimated from the data.
 

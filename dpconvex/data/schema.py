@@ -573,8 +573,7 @@ class PublicSchema:
     ) -> PublicSchema:
         """An all-numeric, linearly scaled schema with columns ``x0, x1, ...``.
 
-        Its columns are positional: :class:`PublicEncoder` reads column ``k`` of
-        a NumPy array as ``x<k>``.
+        Its columns are positional: :class:`PublicEncoder` reads column ``k`` of a NumPy array as ``x<k>``.
         """
         if isinstance(ranges, (str, bytes)) or not isinstance(ranges, (Sequence, np.ndarray)) \
                 or len(ranges) == 0:

@@ -41,10 +41,9 @@ LEAK_TEXT = (
 def kind_of_dtype(dtype: Any) -> str | None:
     """The kind a column's dtype gives without a declaration: numbers and bools only.
 
-    ``"numeric"`` for an integer or float dtype (NumPy or nullable pandas), ``"binary"``
-    for a bool dtype, None for every other dtype: text, ``object``, ``category`` (whose
-    categories a reader may have read from the values) and the rest, whose kind
-    ``kinds=`` must declare.
+    ``"numeric"`` for an integer or float dtype (NumPy or nullable pandas), ``"binary"`` for a bool dtype,
+    None for every other dtype: text, ``object``, ``category`` (whose categories a reader may have read from
+    the values) and the rest, whose kind ``kinds=`` must declare.
 
     Examples
     --------

@@ -95,10 +95,9 @@ def check_array(X: Any, caller: str, *, name: str = "X", n_features: int | None 
                 min_samples: int = 1, accept_sparse: bool = False, accept_dask: bool = False) -> Any:
     """Validate a 2-D finite float matrix; ``caller`` ("Owner.method") opens every message.
 
-    SciPy sparse rows (``accept_sparse``) come back as a float64 ``csr_array``, never
-    densified; Dask rows (``accept_dask``: an array or a DataFrame of numeric columns) as
-    a float64 Dask array checked on the cluster, never computed into memory. Without the
-    flag, either is refused.
+    SciPy sparse rows (``accept_sparse``) come back as a float64 ``csr_array``, never densified; Dask rows
+    (``accept_dask``: an array or a DataFrame of numeric columns) as a float64 Dask array checked on the
+    cluster, never computed into memory. Without the flag, either is refused.
     """
     if is_dask_collection(X):
         if accept_dask:

@@ -42,9 +42,8 @@ def load_breast_cancer_wisconsin(*, data_home: str | os.PathLike[str] | None = N
                                 ) -> tuple[np.ndarray, np.ndarray]:
     """Load the original Wisconsin breast-cancer data with public preprocessing.
 
-    Reads ``breast-cancer-wisconsin.data`` (699 rows), drops the 16 rows with a
-    missing ``Bare Nuclei`` value (``?``) and the sample-id column, leaving 683
-    rows: 444 benign and 239 malignant.
+    Reads ``breast-cancer-wisconsin.data`` (699 rows), drops the 16 rows with a missing ``Bare Nuclei`` value
+    (``?``) and the sample-id column, leaving 683 rows: 444 benign and 239 malignant.
 
     Features: :data:`BREAST_CANCER_SCHEMA` (9 attributes documented as 1 - 10).
     ``row_norm="unit"`` is not the default: all nine grow with malignancy, so a row's length

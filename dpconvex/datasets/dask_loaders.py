@@ -1,10 +1,9 @@
 """Out-of-core loaders: KDD Cup 1999 streamed into a Dask array, and your own tables.
 
 :func:`load_kddcup99_dask` encodes ``kddcup.data.gz`` chunk by chunk with the per-record map
-of :func:`~dpconvex.datasets.load_kddcup99` into an on-disk chunk store (a gzip file cannot be
-read from the middle), so no step holds the whole matrix; :func:`from_dataframe` encodes your
-own Dask DataFrame per partition with a :class:`~dpconvex.PublicSchema` (an example:
-docs/guide/dask.md#dask-own-tables).
+of :func:`~dpconvex.datasets.load_kddcup99` into an on-disk chunk store (a gzip file cannot be read from the
+middle), so no step holds the whole matrix; :func:`from_dataframe` encodes your own Dask DataFrame per
+partition with a :class:`~dpconvex.PublicSchema` (an example: docs/guide/dask.md#dask-own-tables).
 """
 
 from __future__ import annotations
@@ -124,10 +123,9 @@ def load_kddcup99_dask(path: str | os.PathLike[str] | None = None, *, chunksize:
     Returns
     -------
     X : dask.array.Array of shape (n, 122), float64, chunks of ``chunksize`` rows
-        The rows of :func:`~dpconvex.datasets.load_kddcup99` with the same
-        options for the same records, in file order (that loader's
-        ``shuffle=False``), up to rounding (every row has norm <= 1); fewer
-        columns with ``columns`` / ``drop``.
+        The rows of :func:`~dpconvex.datasets.load_kddcup99` with the same options for the same records, in
+        file order (that loader's ``shuffle=False``), up to rounding (every row has norm <= 1); fewer columns
+        with ``columns`` / ``drop``.
     y : LabelArray of shape (n,), dtype int64
         1 = attack, 0 = normal (n numbers: small enough for the driver), carrying
         the public label set :data:`~dpconvex.datasets.KDDCUP99_CLASSES`
@@ -234,9 +232,8 @@ def from_dataframe(df: Any, schema: PublicSchema, *, label: str | None = None,
     Parameters
     ----------
     df : dask.dataframe.DataFrame
-        E.g. from ``dd.read_parquet`` or ``dd.read_csv``; every column of
-        ``schema.numeric`` and ``schema.categories`` must be present (other
-        columns are ignored).
+        E.g. from ``dd.read_parquet`` or ``dd.read_csv``; every column of ``schema.numeric`` and
+        ``schema.categories`` must be present (other columns are ignored).
     schema : PublicSchema
         Public ranges and vocabularies (:mod:`dpconvex.data.schema`): each
         partition's feature columns go through :class:`~dpconvex.PublicEncoder`,
@@ -256,9 +253,8 @@ def from_dataframe(df: Any, schema: PublicSchema, *, label: str | None = None,
 
     Notes
     -----
-    The partition lengths are computed once (a pass over the data): the
-    number of records n is a public parameter of the privacy analysis, and
-    the chunk sizes never enter a release.
+    The partition lengths are computed once (a pass over the data): the number of records n is a public
+    parameter of the privacy analysis, and the chunk sizes never enter a release.
     """
     import dask
     import dask.array as da

@@ -307,8 +307,7 @@ def load_kddcup99(n_samples: int | None = None, *, subset: str = "all", shuffle:
         True: in the order of the public permutation (of the sample, with ``n_samples``).
         False: in file order. The rows a subset holds do not depend on it.
     random_state : None, int or numpy.random.Generator
-        Randomness of the sample; ignored when ``n_samples`` is None (the public
-        permutation is fixed).
+        Randomness of the sample; ignored when ``n_samples`` is None (the public permutation is fixed).
     data_home, download, verify_checksum, row_norm
         As in :func:`load_adult`.
     columns, drop : sequence of str

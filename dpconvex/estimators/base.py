@@ -1,10 +1,9 @@
 """What every private estimator shares: the plan of a fit, the prepared problem a fit builds
 before it spends budget, and a ``score`` that validates its labels like ``fit``.
 
-A fit is ``plan`` (public facts only, :class:`FitPlan`), ``prepare`` (:class:`Prepared`) and
-the release; ``certify`` is the dry run of the same plan. A meta-estimator fits its parts
-with a :class:`FitContext` (:func:`fit_with`), never stored on a model. The whole path:
-docs/architecture.md.
+A fit is ``plan`` (public facts only, :class:`FitPlan`), ``prepare`` (:class:`Prepared`) and the release;
+``certify`` is the dry run of the same plan. A meta-estimator fits its parts with a :class:`FitContext`
+(:func:`fit_with`), never stored on a model. The whole path: docs/architecture.md.
 """
 
 from __future__ import annotations

@@ -228,9 +228,8 @@ def _class_sum_block(block: np.ndarray, scale: Any, signs: bool, record_map: Any
                      w: float) -> np.ndarray:
     """One block's (class sums of u, w x class counts), flattened to shape (1, C (k + 1)).
 
-    ``block`` holds the raw rows and, in its last column, the class index (-1: outside
-    the label set); ``record_map`` builds u from each raw row (k entries), exactly as the
-    in-memory path builds it.
+    ``block`` holds the raw rows and, in its last column, the class index (-1: outside the label set);
+    ``record_map`` builds u from each raw row (k entries), exactly as the in-memory path builds it.
     """
     return class_sum_matrix(record_map(block[:, :-1]), block[:, -1], C, w).reshape(1, -1)
 
@@ -569,8 +568,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
     References
     ----------
     .. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for
-       Differential Privacy: Analytical Calibration and Optimal Denoising.
-       ICML 2018, Theorem 8.
+       Differential Privacy: Analytical Calibration and Optimal Denoising. ICML 2018, Theorem 8.
 
     Examples
     --------

@@ -678,10 +678,9 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
               objective: bool = False, row_norm: str = "none") -> PrivateEstimator:
         """The unfitted learner of that name at this front door's (ε, δ) and public bounds.
 
-        ``objective=True`` names the large-margin objective's mechanism (no centroid
-        switch), for the noise checks of :meth:`_warn_if_every_candidate_is_weak`. The
-        front door holds the budget, so the learner charges no ledger. ``row_norm``: the
-        rule's per-record map for the Huber SVM.
+        ``objective=True`` names the large-margin objective's mechanism (no centroid switch), for the noise
+        checks of :meth:`_warn_if_every_candidate_is_weak`. The front door holds the budget, so the learner
+        charges no ledger. ``row_norm``: the rule's per-record map for the Huber SVM.
         """
         delta = self._delta(n, n_classes, n_features)
         common = {"epsilon": self.epsilon, "classes": self.classes, "data_norm": self.data_norm,

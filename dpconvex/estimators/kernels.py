@@ -147,8 +147,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Read for its shape only (and validated): d always, n only for
-            ``n_components="auto"``.
+            Read for its shape only (and validated): d always, n only for ``n_components="auto"``.
         y : ignored
         """
         from .base import NO_CONTEXT

@@ -355,10 +355,9 @@ def _parameter_set(constraints: Any, plan: FitPlan, fit_intercept: bool, caller:
 
     With ``fit`` (a fit on rows in memory: a CVXPY backend refuses Dask rows) a
     :class:`~dpconvex.errors.SolverCostWarning` says,
-    before the solve starts, that it goes to a CVXPY backend and what that costs, from
-    public facts only (the plan's n and p, the set, the solver): with ``solver``
-    "auto"/None only when native cannot project onto the set; with a CVXPY backend named,
-    also when native could.
+    before the solve starts, that it goes to a CVXPY backend and what that costs, from public facts only (the
+    plan's n and p, the set, the solver): with ``solver`` "auto"/None only when native cannot project onto the
+    set; with a CVXPY backend named, also when native could.
     """
     n_features = plan.n_features
     found = None
@@ -425,9 +424,8 @@ LINEAR_MENU = MechanismMenu(
 
 class LinearPlanMixin:
     """The plan of a private linear model, shared by the linear classifiers and both
-    regressors: the mechanism of :attr:`mechanism_menu` ("auto": by δ), the budget, the row
-    bound q̃ with the intercept column, Λ by the public rule, the backend. Reads
-    parameters only, never data.
+    regressors: the mechanism of :attr:`mechanism_menu` ("auto": by δ), the budget, the row bound q̃ with the
+    intercept column, Λ by the public rule, the backend. Reads parameters only, never data.
     """
 
     #: The mechanisms ``mechanism=`` offers, and the pair "auto" chooses between by δ.

@@ -109,8 +109,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         clipped risk and p the number of parameters
         (:func:`~dpconvex.privacy.accounting.gaussian.default_learning_rate`).
     clip : float or None, default=None
-        Per-example gradient norm bound C (public). None: half the Lipschitz
-        bound, |ℓ'|_max q̃ / 2.
+        Per-example gradient norm bound C (public). None: half the Lipschitz bound, |ℓ'|_max q̃ / 2.
     {data_norm}
     fit_intercept : bool, default=True
         Append a constant feature 1 (inside the ball like every coordinate).

@@ -1,9 +1,8 @@
 """Objective pieces: margin losses, regularizers (the one source of μ) and data-free matrix terms.
 
 - :mod:`~dpconvex.objectives.losses`: margin losses ℓ(m) with their declared privacy
-  constants (derivative bound, curvature), one registry :data:`LOSSES`, and the L2 /
-  Frobenius regularizers (the one source of μ) and the extra data-independent matrix terms
-  of the large-margin objective;
+  constants (derivative bound, curvature), one registry :data:`LOSSES`, and the L2 / Frobenius regularizers
+  (the one source of μ) and the extra data-independent matrix terms of the large-margin objective;
 - :mod:`~dpconvex.objectives.atoms`: slope and curvature bounds derived from a loss's
   CVXPY atoms;
 - :mod:`~dpconvex.objectives.sets`: closed convex parameter sets with exact Euclidean

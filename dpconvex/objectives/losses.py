@@ -51,10 +51,9 @@ __all__ = ["L2", "LOSSES", "REGRESSION_LOSSES", "REGULARIZERS", "CVXPYLoss", "Fr
 def shipped_derivation(obj: object) -> str | None:
     """Where dpconvex derives the constants of ``obj``, if dpconvex ships its exact class.
 
-    A loss, regularizer or template class shipped by dpconvex names its derivation in its own
-    ``derivation`` attribute (e.g. ``"docs/privacy/linear_erm.md#privacy-loss-constants"``).
-    A subclass, or a class written elsewhere, is not what the derivation is about: None, and
-    its constants are checked as a user's
+    A loss, regularizer or template class shipped by dpconvex names its derivation in its own ``derivation``
+    attribute (e.g. ``"docs/privacy/linear_erm.md#privacy-loss-constants"``). A subclass, or a class written
+    elsewhere, is not what the derivation is about: None, and its constants are checked as a user's
     (docs/privacy/user_objectives.md#privacy-user-objectives).
 
     Examples
@@ -1034,11 +1033,10 @@ class MatrixTerm:
     value_fn : callable
         ``Phi -> float`` for a NumPy array of shape (C, K, D, D).
     grad_fn : callable
-        ``Phi -> ndarray (C, K, D, D)``, the gradient in the Frobenius inner
-        product (symmetric blocks). Checked against finite differences of
-        ``value_fn`` by the verifier; the objective-perturbation proof needs R
-        differentiable (a nonsmooth term such as a nuclear norm breaks the
-        bijection between noise and minimizer).
+        ``Phi -> ndarray (C, K, D, D)``, the gradient in the Frobenius inner product (symmetric blocks).
+        Checked against finite differences of ``value_fn`` by the verifier; the objective-perturbation proof
+        needs R differentiable (a nonsmooth term such as a nuclear norm breaks the bijection between noise and
+        minimizer).
 
     Examples
     --------

@@ -339,9 +339,8 @@ class Box(ConvexSet):
     Parameters
     ----------
     lower, upper : float or array-like
-        Bounds, scalars or one entry per constrained coordinate (row-major when an array
-        has the parameter's shape); lower <= upper, lower < inf, upper > -inf. A
-        coordinate with lower = upper is fixed.
+        Bounds, scalars or one entry per constrained coordinate (row-major when an array has the parameter's
+        shape); lower <= upper, lower < inf, upper > -inf. A coordinate with lower = upper is fixed.
     indices : sequence of int or None, default=None
         Coordinates of the flattened parameter the box constrains (None: all).
 

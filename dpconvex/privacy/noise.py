@@ -81,8 +81,7 @@ def symmetric_dimension(shape: Sequence[int]) -> int:
 def _symmetric_from_coordinates(coords: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """Map coordinates in the orthonormal basis {E_ii, (E_ij + E_ji)/sqrt 2} to matrices.
 
-    The map is an isometry: the Frobenius norm of the result equals the
-    Euclidean norm of ``coords``.
+    The map is an isometry: the Frobenius norm of the result equals the Euclidean norm of ``coords``.
     """
     k = shape[-1]
     lead = shape[:-2]
@@ -317,9 +316,8 @@ class Laplace(Noise):
 class Gaussian(Noise):
     """I.i.d. N(0, σ²) noise in orthonormal coordinates: the Gaussian mechanism.
 
-    With ``symmetric=True`` the last two axes hold symmetric matrices and the law is the
-    isotropic Gaussian in the orthonormal basis E_ii, (E_ij + E_ji)/√2: N(0, σ²) diagonal
-    and N(0, σ²/2) off-diagonal entries.
+    With ``symmetric=True`` the last two axes hold symmetric matrices and the law is the isotropic Gaussian in
+    the orthonormal basis E_ii, (E_ij + E_ji)/√2: N(0, σ²) diagonal and N(0, σ²/2) off-diagonal entries.
 
     Examples
     --------
@@ -348,11 +346,10 @@ class Gaussian(Noise):
 class NormGamma(Noise):
     """Density ∝ exp(−β‖b‖) ([CMS]_ Alg. 1-2), on the whole array or on each row.
 
-    ``rows=False``: one law on the whole array (of dimension p, the symmetric dimension
-    with ``symmetric=True``): ‖b‖ ~ Gamma(p, 1/β), E‖b‖ = p/β. ``rows=True``: one
-    independent law per index of the first axis on the k = prod(shape[1:]) entries of
-    that row (the K-norm mechanism for Σ_c ‖b_c‖). The per-coordinate scale is
-    E‖b_block‖/√k_block = √k_block/β.
+    ``rows=False``: one law on the whole array (of dimension p, the symmetric dimension with
+    ``symmetric=True``): ‖b‖ ~ Gamma(p, 1/β), E‖b‖ = p/β. ``rows=True``: one independent law per index of the
+    first axis on the k = prod(shape[1:]) entries of that row (the K-norm mechanism for Σ_c ‖b_c‖). The
+    per-coordinate scale is E‖b_block‖/√k_block = √k_block/β.
 
     Examples
     --------

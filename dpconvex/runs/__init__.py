@@ -8,9 +8,8 @@ and the test suite runs every problem ``--quick``. Modules: :mod:`~dpconvex.runs
 tally, outputs) and :mod:`~dpconvex.runs.band` (:func:`record_band`,
 :func:`assert_within_band`: a regression test for your own model).
 
-A problem file may name a learner, a value or a loader by import path: code you trust, like
-a ``conftest.py``. Experiments seed their noise (``[grid] seed``): a model trained with a
-known seed is not private.
+A problem file may name a learner, a value or a loader by import path: code you trust, like a ``conftest.py``.
+Experiments seed their noise (``[grid] seed``): a model trained with a known seed is not private.
 """
 
 from __future__ import annotations

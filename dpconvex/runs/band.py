@@ -40,10 +40,9 @@ _FILE_TOL = 1e-9
 def score(estimator: Any, X: Any, y: Any, metric: str) -> float:
     """The score of a fitted estimator on (X, y): test error or R².
 
-    "error" is 1 − accuracy: the classifier's own ``score`` (labels checked as
-    ``fit`` checks them), or the share of predictions different from ``y`` for an
-    estimator that is not a classifier. "r2" is ``sklearn.metrics.r2_score(y,
-    estimator.predict(X))``.
+    "error" is 1 − accuracy: the classifier's own ``score`` (labels checked as ``fit`` checks them), or the
+    share of predictions different from ``y`` for an estimator that is not a classifier. "r2" is
+    ``sklearn.metrics.r2_score(y, estimator.predict(X))``.
 
     Examples
     --------

@@ -531,10 +531,9 @@ def _nearest_existing(path: Path) -> Path:
 def check_output_dir(out_dir: str | os.PathLike[str]) -> Path:
     """Check, without writing anything, that ``out_dir`` can be created and written.
 
-    Run it before a long run so that a bad ``--out`` fails in a second, not
-    after the fits. Nothing is left behind: a probe file (or, for a folder
-    still to be created, a probe folder in its nearest existing parent) is
-    created and removed at once.
+    Run it before a long run so that a bad ``--out`` fails in a second, not after the fits. Nothing is left
+    behind: a probe file (or, for a folder still to be created, a probe folder in its nearest existing parent)
+    is created and removed at once.
 
     Raises
     ------

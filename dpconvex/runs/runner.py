@@ -61,8 +61,7 @@ def majority_error(y_train: Any, y_test: Any) -> float:
 def constant_r2(y_train: Any, y_test: Any) -> float:
     """Test R² of predicting the mean training label for every row.
 
-    About 0 (below 0 when the test mean differs from the training mean): a
-    regressor is useful only above it.
+    About 0 (below 0 when the test mean differs from the training mean): a regressor is useful only above it.
 
     Examples
     --------

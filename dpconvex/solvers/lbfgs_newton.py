@@ -63,12 +63,11 @@ def _sampled_newton(fun_grad: FunGrad, hess: Hess, hess_sample: HessSample, x: n
                     ) -> tuple[np.ndarray, float, np.ndarray, float, int]:
     """Newton steps with backtracking on sampled Hessians, the exact one near the end.
 
-    The first step solves with the sampled majorant (a descent step from any start), the
-    next ones with sampled Hessians at the iterate, and the last ones with the exact
-    Hessian at the first iterate with ||∇J|| <= _FULL_NEWTON_GTOL · tol (kept while each
-    step at least halves ||∇J||: near the minimizer it changes little). Stops at tol, after
-    _SAMPLED_NEWTON_STEPS steps or _EXACT_HESSIANS exact Hessians, or when a direction is
-    not a descent direction.
+    The first step solves with the sampled majorant (a descent step from any start), the next ones with
+    sampled Hessians at the iterate, and the last ones with the exact Hessian at the first iterate with ||∇J||
+    <= _FULL_NEWTON_GTOL · tol (kept while each step at least halves ||∇J||: near the minimizer it changes
+    little). Stops at tol, after _SAMPLED_NEWTON_STEPS steps or _EXACT_HESSIANS exact Hessians, or when a
+    direction is not a descent direction.
     """
     k = formed = 0
     exact = None  # the exact Hessian's Cholesky factor, formed near the minimizer

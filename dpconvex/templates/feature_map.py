@@ -130,9 +130,8 @@ class FeatureMap:
     def linear_weights(self) -> tuple[float, np.ndarray]:
         """(r, k) of ``"linear"``: u_i = t_i · k ∘ z_i with t_i = r·z_{i,1}, r = sqrt(q² + 1).
 
-        u = [wl·t·x̂, wc·t²]/N with x̂ = (r/q) z_x and t² = t·r·z_1, so the scores are
-        t ∘ (Z (k ∘ Θ)ᵀ) and the adjoint k ∘ ((t ∘ W)ᵀ Z): products with the rows z
-        themselves, no n × m feature matrix.
+        u = [wl·t·x̂, wc·t²]/N with x̂ = (r/q) z_x and t² = t·r·z_1, so the scores are t ∘ (Z (k ∘ Θ)ᵀ) and
+        the adjoint k ∘ ((t ∘ W)ᵀ Z): products with the rows z themselves, no n × m feature matrix.
         """
         q, N = float(self.data_norm), self.norm
         r = math.sqrt(q * q + 1.0)

@@ -231,9 +231,8 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
     gamma : float
         γ >= 0, weight of the trace term Σ tr(Ψ).
     loss : Loss or None
-        Convex margin loss with declared ``deriv_bound`` and ``curvature``; default
-        ``HuberHinge(0.5)``. For K > 1 it must be non-increasing (the margin is concave
-        in Φ), which the verifier probes.
+        Convex margin loss with declared ``deriv_bound`` and ``curvature``; default ``HuberHinge(0.5)``. For K
+        > 1 it must be non-increasing (the margin is concave in Φ), which the verifier probes.
     extra_terms : sequence of MatrixTerm
         Additional data-independent convex terms.
     assignment : str

@@ -32,11 +32,10 @@ BlockWeights = Callable[[np.ndarray, slice], np.ndarray]
 class AugmentedRows:
     """Records z_i = [s_i x_i, c_i] over stored rows x_i: a per-row scale and an appended column.
 
-    ``X`` (n, d) float64 is read in place, never written; ``scale`` is s_i (None: 1),
-    ``column`` c_i, ``base_norms`` ||x_i|| when already computed. A record with
-    s_i = c_i = 0 (a zeroed record) is the zero vector: its products, scores and norm are
-    exactly 0 whatever its stored row holds (a product x_i·w that would overflow included).
-    ``shape`` is (n, D), D = d + 1.
+    ``X`` (n, d) float64 is read in place, never written; ``scale`` is s_i (None: 1), ``column`` c_i,
+    ``base_norms`` ||x_i|| when already computed. A record with s_i = c_i = 0 (a zeroed record) is the zero
+    vector: its products, scores and norm are exactly 0 whatever its stored row holds (a product x_i·w that
+    would overflow included). ``shape`` is (n, D), D = d + 1.
 
     Examples
     --------
@@ -200,10 +199,9 @@ class AugmentedRows:
     def forms_gram(self, W: np.ndarray, f: BlockWeights) -> np.ndarray:
         """Σ_i V_il z_i z_iᵀ for V = f(Z Wᵀ) computed block by block: one read of the rows.
 
-        ``f(F_b, rows) -> V_b`` gives L weights per row from a block's linear scores
-        F_b = Z_b Wᵀ (W of shape (J, D)); the result has shape (L, D, D), symmetric. One
-        column of weights >= 0 (e.g. two classes) is one symmetric product per block, of
-        the rows scaled by √v as they are read.
+        ``f(F_b, rows) -> V_b`` gives L weights per row from a block's linear scores F_b = Z_b Wᵀ (W of shape
+        (J, D)); the result has shape (L, D, D), symmetric. One column of weights >= 0 (e.g. two classes) is
+        one symmetric product per block, of the rows scaled by √v as they are read.
         """
         W = np.asarray(W, dtype=float)
         Wx, w0 = np.ascontiguousarray(W[:, :-1].T), W[:, -1]

@@ -99,9 +99,8 @@ class _Centers:
 class KMeansTemplate(StatisticTemplate):
     """Rows clipped to a public norm bound, class indices, and the public k-means settings.
 
-    ``X`` (n, d) holds rows with ||x|| <= ``data_norm`` = q (the caller clips), ``y`` class
-    indices in {0, ..., C − 1}; ``n_iter`` Lloyd iterations start from the public
-    ``init_centers`` (C, K, d).
+    ``X`` (n, d) holds rows with ||x|| <= ``data_norm`` = q (the caller clips), ``y`` class indices in {0,
+    ..., C − 1}; ``n_iter`` Lloyd iterations start from the public ``init_centers`` (C, K, d).
 
     Examples
     --------
@@ -285,9 +284,8 @@ class SufficientStatisticsTemplate(StatisticTemplate):
     Parameters
     ----------
     statistics : Moments or callable
-        The statistics, or a function computing them on first use (the clipping and the
-        label map are the caller's per-record maps: ‖x̃‖ <= ``data_norm`` and |u| <= 1 must
-        hold by construction).
+        The statistics, or a function computing them on first use (the clipping and the label map are the
+        caller's per-record maps: ‖x̃‖ <= ``data_norm`` and |u| <= 1 must hold by construction).
     n, p : int
         Rows and columns of the design (public).
     data_norm : float

@@ -75,10 +75,9 @@ def map_rows(est: LargeMarginSettings, Xc: Any) -> Any:
 def clip_and_map(est: LargeMarginSettings, X: Any) -> tuple[Any, int]:
     """Rows clipped to q and mapped by ``row_norm``; and how many rows the clip scales down.
 
-    With ``row_norm="unit"`` on dense rows the clip is part of the scaling (a row scaled
-    down to q and then to norm q is q·x/‖x‖, as the row scaled at once): the rows are
-    scaled in one copy, and the count (for :func:`~dpconvex.errors.note_clipped`)
-    is read off the row norms.
+    With ``row_norm="unit"`` on dense rows the clip is part of the scaling (a row scaled down to q and then to
+    norm q is q·x/‖x‖, as the row scaled at once): the rows are scaled in one copy, and the count (for
+    :func:`~dpconvex.errors.note_clipped`) is read off the row norms.
     """
     q = float(est.data_norm)
     if resolved_row_norm(est) == "unit" and isinstance(X, np.ndarray):
@@ -227,11 +226,10 @@ def fit_centroid(est: LargeMarginSettings, rows: Any, y: Any, hold: CertificateH
                  context: FitContext) -> LargeMarginSettings:
     """Release the class means on the prepared rows and store them, with the priors, as ``Phi_``.
 
-    ``hold`` is the large-margin fit's reservation (committed here with the centroid
-    certificate); ``context`` the fit's (its generator, ``context.noise``, is the inner
-    fit's, which runs inside the hold). Only ``Phi_``, ``classes_``, ``n_features_in_``,
-    ``certificate_``, ``centers_`` (None) and ``component_assignment_`` are stored: no
-    counts, no inner estimator.
+    ``hold`` is the large-margin fit's reservation (committed here with the centroid certificate); ``context``
+    the fit's (its generator, ``context.noise``, is the inner fit's, which runs inside the hold). Only
+    ``Phi_``, ``classes_``, ``n_features_in_``, ``certificate_``, ``centers_`` (None) and
+    ``component_assignment_`` are stored: no counts, no inner estimator.
     """
     inner = centroid_estimator(est, est.random_state)
     shape = inner.public_shape(rows, y)

@@ -123,9 +123,8 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, PrivateEstimator):
     gamma : float, default=1e-2
         γ >= 0, weight of the trace regularizer Σ tr(Ψ_{c,m}).
     lam : float or "auto", default="auto"
-        Strong-convexity modulus μ of (lam/2) Σ ||Φ||²_F (> 0 for objective
-        perturbation); "auto": privacy-softmax-lambda-rule. The paper's estimator:
-        ``loss="pairwise", lam=2e-2``.
+        Strong-convexity modulus μ of (lam/2) Σ ||Φ||²_F (> 0 for objective perturbation); "auto":
+        privacy-softmax-lambda-rule. The paper's estimator: ``loss="pairwise", lam=2e-2``.
     h : float, default=0.5
         Width of the Huber hinge (curvature bound 1/(2h)).
     n_components : int or "auto", default="auto"
@@ -134,9 +133,8 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, PrivateEstimator):
         public centers or ``component_assignment="dp_kmeans"``.
     mechanism : {"auto", "objective", "gaussian_objective", "centroid", "none"}, \
 default="auto"
-        "auto": "gaussian_objective" when ``delta > 0``, else "objective" (pure ε); but
-        "centroid" when C >= 3, K = 1, the objective's parameters are at their defaults
-        and r = n·ε/(C(d + 1)) is below
+        "auto": "gaussian_objective" when ``delta > 0``, else "objective" (pure ε); but "centroid" when C >=
+        3, K = 1, the objective's parameters are at their defaults and r = n·ε/(C(d + 1)) is below
         :data:`~dpconvex.privacy.rules.large_margin.CENTROID_BELOW`: 15 with δ = 0
         (``delta`` None or 0), 10 with δ > 0
         (:func:`~dpconvex.privacy.rules.large_margin.uses_centroid`,
@@ -159,11 +157,10 @@ default="auto"
     kmeans_iter : int, default=3
         Noisy Lloyd iterations of "dp_kmeans".
     loss : "auto", "softmax", "pairwise", Loss or None, default="auto"
-        "auto": "softmax" for K = 1 or δ > 0, else "pairwise". "softmax": the cross-entropy on
-        the scores −zᵀΦ_c z, released with a common PSD shift Φ_c + tI (privacy-softmax-psd-shift).
-        Else a margin loss of the paper's PSD-constrained pairwise template ("pairwise" or
-        None: ``HuberHinge(h)``; a :class:`~dpconvex.objectives.losses.Loss` with declared
-        ``deriv_bound`` and ``curvature``).
+        "auto": "softmax" for K = 1 or δ > 0, else "pairwise". "softmax": the cross-entropy on the scores
+        −zᵀΦ_c z, released with a common PSD shift Φ_c + tI (privacy-softmax-psd-shift). Else a margin loss of
+        the paper's PSD-constrained pairwise template ("pairwise" or None: ``HuberHinge(h)``; a
+        :class:`~dpconvex.objectives.losses.Loss` with declared ``deriv_bound`` and ``curvature``).
     extra_terms : sequence of MatrixTerm or None, default=None
         Extra data-independent convex terms of the objective (pairwise loss).
     solver : {None, "clarabel", "scs", "native"}, default=None
@@ -188,8 +185,7 @@ default="auto"
         only: Φ_c is a linear model in a public feature map u(x), ||u|| <= 1
         (privacy-feature-map-structures).
     feature_weights : (wq, wl, wc) or None, default=None
-        None: "full" is the z′ map of privacy-softmax-feature-map, else
-        ``feature_map.DEFAULT_WEIGHTS``.
+        None: "full" is the z′ map of privacy-softmax-feature-map, else ``feature_map.DEFAULT_WEIGHTS``.
     row_norm : {"auto", "unit", "none"}, default="auto"
         "unit": every row is scaled to the bound, x ↦ q·x/‖x‖, in fit and predict
         (privacy-row-norm-unit). "auto": "unit" with the softmax loss, "none" with the
@@ -309,10 +305,9 @@ default="auto"
                     context: FitContext) -> tuple[np.ndarray, LabelSet, int, int]:
         """Validate X, y against the parameters; return (X, label set, C, K).
 
-        C = len(classes) always; with ``classes=`` nothing about the label set is
-        read from y, and a class with fewer than K records (or none) still gets
-        a model (its blocks get noise and regularization only): no refusal
-        depends on one record.
+        C = len(classes) always; with ``classes=`` nothing about the label set is read from y, and a class
+        with fewer than K records (or none) still gets a model (its blocks get noise and regularization only):
+        no refusal depends on one record.
         """
         owner = type(self).__name__
         Xv = check_array(X, f"{owner}.fit", min_samples=2)

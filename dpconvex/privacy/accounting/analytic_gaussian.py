@@ -12,8 +12,7 @@ classical σ = Δ √(2 ln(1.25/δ))/ε ([DR14]_ Thm. A.1) it is exact for every
 References
 ----------
 .. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for
-   Differential Privacy: Analytical Calibration and Optimal Denoising.
-   ICML 2018, Theorem 8 and Algorithm 1.
+   Differential Privacy: Analytical Calibration and Optimal Denoising. ICML 2018, Theorem 8 and Algorithm 1.
 .. [DR14] C. Dwork, A. Roth. The Algorithmic Foundations of Differential
    Privacy. FnT TCS 9 (2014), Theorem A.1.
 """

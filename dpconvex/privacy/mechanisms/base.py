@@ -773,9 +773,8 @@ def hessian_trace_bound(consts: PrivacyConstants) -> float:
 def _slack_rule(epsilon: float, n: int, consts: PrivacyConstants, mu_min: float, slack: str,
                 caller: str) -> tuple[Callable[[int, float, float, int], float], float, float, float]:
     """The parts of the slack rule ``slack`` for a calibration whose smallest modulus is
-    ``mu_min``: (its slack function, the bound it reads (T one-sided, c_u two-sided), the
-    modulus at which its slack is ε/2, the modulus floor), refusing a rule, modulus or
-    curvature the calibration cannot use.
+    ``mu_min``: (its slack function, the bound it reads (T one-sided, c_u two-sided), the modulus at which its
+    slack is ε/2, the modulus floor), refusing a rule, modulus or curvature the calibration cannot use.
 
     The modulus at slack ε/2 is taken times (1 + 1e-12) so that the slack stays strictly
     below ε/2 in floating point (the two-sided slack 2 r log(1 + c_u/(n μ)) = ε/2 is the
@@ -810,8 +809,7 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
                                      caller: str = "calibrate_objective_perturbation"
                                      ) -> Calibration:
     """Objective perturbation calibration ([CMS]_ Alg. 2, generalized;
-    docs/privacy/perturbation.md#privacy-objective-perturbation,
-    privacy-jacobian-slack).
+    docs/privacy/perturbation.md#privacy-objective-perturbation, privacy-jacobian-slack).
 
     From ε, n (public under replace-one adjacency) and the declared G, r, c_u, T, μ: the
     split of ε between the slack (``slack``: :func:`jacobian_slack` or

@@ -3,10 +3,9 @@
 ``"quantile_range"`` (ε-DP, docs/privacy/bounds.md#privacy-bounds-range): Laplace counts of
 the octaves of the public grid (L1 sensitivity 2), the coarse range where a noisy count passes
 :func:`coarse_threshold` ([Wil20]_), then, when the refinement rule says so, each bound by the
-exponential mechanism over the cell edges ([Smith11]_); the noisy histogram's median octave is
-released with it. ``"stable_vocabulary"`` ((ε, δ)-DP, privacy-bounds-vocabulary): the
-categories whose Laplace count passes :func:`vocabulary_threshold` ([KKMN09]_; [BNS16]_);
-counts are never released.
+exponential mechanism over the cell edges ([Smith11]_); the noisy histogram's median octave is released with
+it. ``"stable_vocabulary"`` ((ε, δ)-DP, privacy-bounds-vocabulary): the categories whose Laplace count passes
+:func:`vocabulary_threshold` ([KKMN09]_; [BNS16]_); counts are never released.
 
 References
 ----------

@@ -8,17 +8,15 @@ the public grid of its per-coordinate noise scale. Derivations:
 docs/privacy/large_margin.md#privacy-class-centroids (the ball) and
 docs/privacy/gaussian_nb.md#privacy-nb-mechanisms (the box).
 
-``"gaussian"`` ((ε, δ)): V + N(0, σ² I), analytic σ ([BW18]_ Thm. 8) for Δ₂.
-``"norm_gamma_sum"`` (pure ε): V + b, density ∝ exp(−β‖b‖_F), β = ε/Δ₂ ([CMS]_ Alg. 1).
-``"knorm_sum"`` (pure ε): the K-norm mechanism ([HT10]_) for Σ_c ‖V_c‖₂, β = ε/Δ₁₂,
-w = :data:`KNORM_COUNT_WEIGHT`. ``"knorm_sup_sum"`` (pure ε, the box): the K-norm
-mechanism for Σ_c ‖V_c‖_∞.
+``"gaussian"`` ((ε, δ)): V + N(0, σ² I), analytic σ ([BW18]_ Thm. 8) for Δ₂. ``"norm_gamma_sum"`` (pure ε): V
++ b, density ∝ exp(−β‖b‖_F), β = ε/Δ₂ ([CMS]_ Alg. 1). ``"knorm_sum"`` (pure ε): the K-norm mechanism
+([HT10]_) for Σ_c ‖V_c‖₂, β = ε/Δ₁₂, w = :data:`KNORM_COUNT_WEIGHT`. ``"knorm_sup_sum"`` (pure ε, the box):
+the K-norm mechanism for Σ_c ‖V_c‖_∞.
 
 References
 ----------
 .. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for
-   Differential Privacy: Analytical Calibration and Optimal Denoising.
-   ICML 2018, Theorem 8 and Algorithm 1.
+   Differential Privacy: Analytical Calibration and Optimal Denoising. ICML 2018, Theorem 8 and Algorithm 1.
 .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
    Empirical Risk Minimization. JMLR 12 (2011), Alg. 1 (norm-Gamma noise).
 .. [HT10] M. Hardt, K. Talwar. On the Geometry of Differential Privacy.

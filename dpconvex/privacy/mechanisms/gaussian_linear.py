@@ -19,8 +19,7 @@ References
 .. [KST12] D. Kifer, A. Smith, A. Thakurta. Private Convex Empirical Risk
    Minimization and High-dimensional Regression. COLT 2012, Theorem 2.
 .. [RKW23] R. Redberg, A. Koskela, Y.-X. Wang. Improving the Privacy and
-   Practicality of Objective Perturbation for Differentially Private Linear
-   Learners. NeurIPS 2023.
+   Practicality of Objective Perturbation for Differentially Private Linear Learners. NeurIPS 2023.
 .. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for
    Differential Privacy. ICML 2018, Theorem 8.
 """

@@ -7,8 +7,7 @@
     2b/n; adding Laplace noise of scale 2b/(nε), snapping to the scale's public grid and
     clipping to [−b, b] (both post-processing) is ε-DP.
 ``"exponential"`` ([MT07]_; private selection, [CMS11]_ Alg. 4)
-    Index i is chosen with probability ∝ exp(ε u_i / (2 Δu)); with utilities of
-    sensitivity Δu this is ε-DP.
+    Index i is chosen with probability ∝ exp(ε u_i / (2 Δu)); with utilities of sensitivity Δu this is ε-DP.
 
 References
 ----------

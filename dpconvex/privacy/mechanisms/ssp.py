@@ -114,9 +114,8 @@ def joint_sensitivity(parts: tuple[str, ...], norm: str) -> float:
     λ_min and the label sum add at most 1 each to either (derived in
     docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities).
 
-    ``parts``: the released statistics among "eigenvalue", "gram", "cross", "total";
-    ``norm`` "l2": the bound on √(Σ_j (‖Δf_j‖/Δ_j)²) (Gaussian noise), "l1": on
-    Σ_j ‖Δf_j‖/Δ_j (norm-based pure noise).
+    ``parts``: the released statistics among "eigenvalue", "gram", "cross", "total"; ``norm`` "l2": the bound
+    on √(Σ_j (‖Δf_j‖/Δ_j)²) (Gaussian noise), "l1": on Σ_j ‖Δf_j‖/Δ_j (norm-based pure noise).
 
     Examples
     --------

@@ -217,10 +217,9 @@ def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: in
 
     ``mechanism`` (or its name) reports its noise on the objective or the output (else a
     :class:`ParameterError`), or is the non-private baseline; n, ε, q (the row-norm bound)
-    and p count the intercept column; ``loss`` declares ``deriv_bound`` and ``curvature``;
-    R and w default to :func:`reference_norm_for`, :func:`stability_weight_for`; ``report``
-    is :func:`grid_report`'s (None computes it). Returns Λ > 0 to 3 significant digits,
-    never below the report's modulus floor.
+    and p count the intercept column; ``loss`` declares ``deriv_bound`` and ``curvature``; R and w default to
+    :func:`reference_norm_for`, :func:`stability_weight_for`; ``report`` is :func:`grid_report`'s (None
+    computes it). Returns Λ > 0 to 3 significant digits, never below the report's modulus floor.
 
     Examples
     --------
