@@ -954,7 +954,7 @@ class PrivateEstimator(BaseEstimator):
         from ..privacy.release import release
 
         certificate = release(prep.template, plan.mechanism, plan.budget, dry_run=True,
-                              vouch=plan.vouch).certificate
+                              vouch=plan.vouch, vouch_unused="ignore").certificate
         certificate.state(prep.meta.label_note, *plan.notes)
         return certificate
 

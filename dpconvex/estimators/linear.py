@@ -702,7 +702,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         # any noise is drawn; docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear)
         released = release(prep.template, mechanism, budget, self.solver, noise.rng,
                            warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded,
-                           vouch=plan.vouch,
+                           vouch=plan.vouch, vouch_unused="ignore",
                            noise_warning={"family": "linear", "owner": type(self).__name__})
         theta, certificate = released.theta, released.certificate
         certificate.state(prep.meta.label_note, *plan.notes)

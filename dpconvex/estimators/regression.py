@@ -374,7 +374,7 @@ class LabelRangeMixin:
         family = "ssp" if plan.template == "sufficient statistics" else "linear"
         released = release(prep.template, mechanism, budget, getattr(self, "solver", None),
                            noise.rng, warm_start=warm_start, max_iter=getattr(self, "max_iter", None),
-                           seeded=noise.seeded, vouch=plan.vouch,
+                           seeded=noise.seeded, vouch=plan.vouch, vouch_unused="ignore",
                            noise_warning={"family": family, "owner": owner,
                                           "regression": family == "linear"})
         certificate = released.certificate

@@ -517,12 +517,14 @@ def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str
     return conds
 
 
-def vouched(conditions: list[Condition], vouch: Iterable[str], caller: str = "release") -> list[Condition]:
+def vouched(conditions: list[Condition], vouch: Iterable[str], caller: str = "release",
+            unused: str = "refuse") -> list[Condition]:
     """``conditions`` with the caller's vouching applied; raises while any stays unverified.
 
     Each condition with :attr:`Condition.unverified` set must name a constant in ``vouch``
     (else :class:`PrivacyError`); its ``how`` then says that the caller vouched for it. A
-    name in ``vouch`` that no condition needs is refused as a typo (ParameterError).
+    name in ``vouch`` that no condition needs is refused as a typo (ParameterError), unless
+    ``unused="ignore"`` (an estimator's vouch, which serves whichever mechanism it chooses).
 
     Examples
     --------
@@ -555,7 +557,7 @@ def vouched(conditions: list[Condition], vouch: Iterable[str], caller: str = "re
         applied.append(c)
     open_ = sorted(unverified)
     extra = sorted(names - unverified)
-    if extra:
+    if extra and unused != "ignore":
         raise ParameterError(
             f"{caller}: vouch names {extra}, which no condition of this release rests on (the "
             f"unverified constants are {open_ or 'none'}). Vouch only for what is listed.")

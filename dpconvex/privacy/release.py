@@ -127,7 +127,8 @@ class Release:
 def release(template: Template, mechanism: Mechanism | str, budget: Budget, backend: Any = None,
             rng: RandomStateLike = None, *, warm_start: np.ndarray | None = None,
             max_iter: int | None = None, dry_run: bool = False, seeded: bool | None = None,
-            noise_warning: Mapping[str, Any] | None = None, vouch: Iterable[str] = ()) -> Release:
+            noise_warning: Mapping[str, Any] | None = None, vouch: Iterable[str] = (),
+            vouch_unused: str = "refuse") -> Release:
     """Run a mechanism on a template and return the released parameters with their certificate.
 
     Parameters
@@ -155,6 +156,9 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     vouch : iterable of str, default=()
         Declared constants nobody could verify that the caller vouches for, e.g.
         ``("curvature",)`` (:func:`~dpconvex.privacy.declarations.vouched`).
+    vouch_unused : {"refuse", "ignore"}, default="refuse"
+        A name of ``vouch`` no condition of this release rests on: refused as a typo, or
+        ignored (an estimator's ``vouch=``, which serves whichever mechanism it chooses).
 
     Returns
     -------
@@ -220,7 +224,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
                                         "calibration, noise and certificate are its own",
                                         unverified="mechanism"))
     if vouch or any(map(attrgetter("unverified"), conditions)):
-        conditions = vouched(conditions, vouch)
+        conditions = vouched(conditions, vouch, unused=vouch_unused)
     calibration = mechanism.calibrate(template, budget)
     certificate = mechanism.certificate(template, budget, calibration, conditions)
     if dry_run:  # seeded only where the caller says the fit's noise will be

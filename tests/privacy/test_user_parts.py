@@ -14,7 +14,7 @@ from scipy.special import expit
 
 import dpconvex as dp
 from dpconvex.data.sufficient import sufficient_statistics
-from dpconvex.errors import PrivacyError, SolverError
+from dpconvex.errors import ParameterError, PrivacyError, SolverError
 from dpconvex.objectives import L2, ConvexSet, Logistic, Loss, MatrixTerm, probe_term
 from dpconvex.privacy.mechanisms.base import OutputPerturbation, calibrate_output_perturbation, get_mechanism
 from dpconvex.solvers import Backend, LbfgsNewton, SolveResult, SolveStatus
@@ -284,3 +284,34 @@ def test_an_extra_terms_numpy_form_is_its_cvxpy_form_and_convex():
                          value_fn=lambda T: 0.0, grad_fn=lambda T: -T)
     with pytest.raises(PrivacyError, match="not monotone|grad_fn disagrees"):
         probe_term(concave, (2, 1, 3, 3))
+
+
+class _ProvedLogistic(Loss):
+    """No CVXPY form: its bounds are the caller's, proved and vouched for."""
+
+    name, has_cvxpy, deriv_bound, curvature = "proved_logistic", False, 1.0, 0.25
+
+    def value(self, m):
+        return np.logaddexp(0.0, -np.asarray(m, dtype=float))
+
+    def deriv(self, m):
+        return -expit(-np.asarray(m, dtype=float))
+
+    def deriv2(self, m):
+        s = expit(np.asarray(m, dtype=float))
+        return s * (1 - s)
+
+
+def test_an_estimators_vouch_serves_whichever_mechanism_it_chooses():
+    X, s = _rows(300)
+    y, vouch = (s > 0).astype(int), ("deriv_bound", "curvature")
+    learner = dp.PrivateLinearClassifier(loss=_ProvedLogistic(), vouch=vouch, classes=[0, 1])
+    dp.PrivateGridSearch(learner, {"mechanism": ["objective", "output"]}, epsilon=1.0,
+                         random_state=0).fit(X, y)
+    with pytest.raises(PrivacyError, match="vouch="):
+        dp.PrivateLargeMarginGaussian(loss=_ProvedLogistic(), classes=[0, 1], random_state=0).fit(X, y)
+    fitted = dp.PrivateLargeMarginGaussian(loss=_ProvedLogistic(), vouch=vouch, classes=[0, 1],
+                                           random_state=0).fit(X, y)
+    assert "vouched for by the caller" in str(fitted.certificate_)
+    with pytest.raises(ParameterError, match="no condition of this release rests on"):  # dp.release: a typo
+        dp.release(_template(), "output", dp.Budget(1.0), dry_run=True, vouch=("curvature",))

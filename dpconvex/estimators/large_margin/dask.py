@@ -152,7 +152,8 @@ def certify_dask(est: LargeMarginSettings, X: Any, y: Any, lam: float | None,
         prep.template.regularizer = type(prep.template.regularizer)(lam)
     mechanism = est._mechanism()
     budget = fit_budget(est, mechanism, float(est.epsilon), prep.template.n)
-    certificate = release(prep.template, mechanism, budget, dry_run=True).certificate
+    certificate = release(prep.template, mechanism, budget, dry_run=True, vouch=est.vouch,
+                          vouch_unused="ignore").certificate
     facts = prep.meta
     certificate.state(*fit_states(est, prep.template, facts.label_note, facts.n_rows,
                                   facts.n_classes, facts.n_features))

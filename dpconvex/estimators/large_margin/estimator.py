@@ -60,6 +60,7 @@ from ..base import (
     LossParameter,
     Prepared,
     PrivateEstimator,
+    Vouch,
 )
 from ..centroids import CENTROID_MENU
 from .centroid import (
@@ -180,6 +181,9 @@ default="auto"
         The public label set (C = len(classes)).
         {classes_none}
     {unknown_labels}
+    vouch : tuple of str, default=()
+        Names of the declared constants of a user's ``loss`` the caller vouches for, from
+        :data:`dpconvex.privacy.declarations.VOUCHABLE` (names no condition needs are ignored).
     structure : {"auto", "full", "diagonal", "linear"}, default="auto"
         "auto": "linear" with the softmax loss, "full" with the pairwise one. Softmax
         only: Φ_c is a linear model in a public feature map u(x), ||u|| <= 1
@@ -245,7 +249,7 @@ default="auto"
                  optimality_tol: float | None = None, max_iter: int | None = None,
                  accountant: Any = None, classes: Any = None, verbose: int = 0,
                  structure: str = "auto", feature_weights: tuple[float, float, float] | None = None,
-                 row_norm: str = "auto", unknown_labels: str = "raise"):
+                 row_norm: str = "auto", unknown_labels: str = "raise", vouch: tuple[str, ...] = ()):
         self._store_params(locals())
 
     # -------------------------------------------------------------- validation
@@ -278,7 +282,7 @@ default="auto"
             "0 is silent, 1 prints the steps, 2 also the solver's iterations")),
         "structure": NoValidation("against the loss in _validate_params"),
         "feature_weights": NoValidation("against the structure in _validate_params"),
-        "row_norm": Options(ROW_NORMS), "unknown_labels": LABEL_POLICY,
+        "row_norm": Options(ROW_NORMS), "unknown_labels": LABEL_POLICY, "vouch": Vouch(),
     }
 
     def _mechanism(self) -> Mechanism:
@@ -362,7 +366,8 @@ default="auto"
         template = build_template(self, Z, labels.index, components, C, K,
                                   planned_for(self, plan).description, plan.mechanism,
                                   objective_part(plan), lam=plan.lam)
-        certificate = release(template, plan.mechanism, objective_part(plan), dry_run=True).certificate
+        certificate = release(template, plan.mechanism, objective_part(plan), dry_run=True, vouch=self.vouch,
+                              vouch_unused="ignore").certificate
         certificate = compose_planned(self, plan, certificate)
         certificate.state(*fit_states(self, template, labels.assumption, plan.n, plan.n_classes,
                                       plan.n_features))
@@ -447,7 +452,8 @@ default="auto"
         warn_if_noise_dominates(noise_family(prep.template), prep.template, mechanism, budget,
                                 type(self).__name__)
         released = release(prep.template, mechanism, budget, self.solver, noise.rng,
-                           warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded)
+                           warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded,
+                           vouch=self.vouch, vouch_unused="ignore")
         theta, objective_certificate = released.theta, released.certificate
         certificate = compose_with_assignment(objective_certificate, assignment, total_epsilon)
         facts = prep.meta

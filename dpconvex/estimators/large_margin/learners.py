@@ -523,7 +523,8 @@ def certify_prepared(est: LargeMarginSettings, prep: Prepared, plan: FitPlan) ->
         certificate = inner._certify(prep, inner_plan)
         certificate.state(*centroid_notes(est, (plan.n, plan.n_classes, plan.n_features)))
         return certificate
-    certificate = release(prep.template, plan.mechanism, objective_part(plan), dry_run=True).certificate
+    certificate = release(prep.template, plan.mechanism, objective_part(plan), dry_run=True,
+                          vouch=est.vouch, vouch_unused="ignore").certificate
     certificate = compose_planned(est, plan, certificate)
     certificate.state(prep.meta.label_note, *plan.notes,  # the Λ rule, as a fit states it
                       *([LamRule(plan.lam, "auto", LAM_RULE)] if lam_is_auto(est.lam) else []))
