@@ -87,10 +87,12 @@ def user_parts(template: Any) -> list[str]:
 def _users_class(obj: Any) -> str | None:
     """``obj``'s class if dpconvex does not ship it, or what is set on the instance besides what
     its constructor sets (its methods, or any attribute of a class whose constructor sets none)."""
-    cls = type(obj)
-    builds = any("__init__" in vars(c) for c in cls.__mro__ if c.__module__.startswith("dpconvex."))
-    patched = [k for k, v in getattr(obj, "__dict__", {}).items()
-               if hasattr(cls, k) and (callable(v) or not builds)]
+    cls, builds, patched = type(obj), False, []
+    for c in cls.__mro__:  # a constructor of dpconvex's sets attributes on the instance
+        builds = builds or ("__init__" in vars(c) and c.__module__.startswith("dpconvex."))
+    for k, v in getattr(obj, "__dict__", {}).items():
+        if hasattr(cls, k) and (callable(v) or not builds):
+            patched.append(k)
     if patched:
         return f"{cls.__qualname__} ({', '.join(patched)} set on the instance)"
     return None if cls.__module__.startswith("dpconvex.") else cls.__qualname__
