@@ -254,6 +254,8 @@ def test_noise_is_symmetric_per_block_with_gamma_norm(monkeypatch):
         return SolveResult(np.zeros(t.noise_shape), SolveStatus.OPTIMAL, 0.0, 0.0, "fake")
 
     monkeypatch.setattr(ProjectedGradient, "solve", fake_solve)
+    # the accuracy check reads the template's residual at the point: the fake point is accepted
+    monkeypatch.setattr(type(t), "residual", lambda self, theta, b, extra_reg=0.0: 0.0)
     beta = None
     for seed in range(150):
         _, cert, _ = release_template(t, epsilon=2.0, mechanism="objective",
