@@ -1316,6 +1316,10 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         ``certify(X, y)`` or ``certify(n=..., n_features=...)`` (``n_classes`` is ignored:
         a regression has no label set).
         """
+        return state_rows_source(self._certify_shape(X, y, n, n_classes, n_features), X)
+
+    def _certify_shape(self, X: Any, y: Any, n: int | None, n_classes: int | None,
+                       n_features: int | None) -> Any:
         if self.schema is not None:
             return self._certify_on_schema(X, y, n=n, n_classes=n_classes, n_features=n_features)
         if private_bounds(self.label_range) is not None:

@@ -626,5 +626,8 @@ def test_a_drafted_schemas_rows_are_named_through_unit_rows_features_searches_an
                  search.best_estimator_.certificate_, sweep.certificate, *sweep.certificates[0]):
         assert line in str(cert)
     assert line in "\n".join(map(str, learner.plan_for(Z, y).notes))
+    regressor = dp.PrivateRegressor(epsilon=1.0, label_range=(-4, 4), random_state=0)
+    assert line in str(regressor.certify(Z, X["a"].to_numpy())) and line in str(
+        regressor.fit(Z, X["a"].to_numpy()).certificate_)
     plain = pd.DataFrame({"source": [1.0, 2.0]})  # a column named like the attribute: no source
     assert not any(line in str(n) for n in learner.plan_for(plain, np.array([0, 1])).notes)
