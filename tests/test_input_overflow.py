@@ -318,3 +318,14 @@ def test_a_one_vs_rest_split_below_the_documented_range_names_the_split():
                 dp.NoisyGradientDescent(epsilon=1.0, delta=1.2e-100, steps=5)):
         with pytest.raises(ParameterError, match=r"split over the 3 one-vs-rest models is 4e-101"):
             est.set_params(classes=[0, 1, 2]).fit(X, np.arange(60) % 3)
+
+
+def test_a_random_searchs_epsilon_below_its_score_samplers_exact_range_is_refused(data):
+    """Below it the two geometric draws saturate in float64: the score noise would be 0."""
+    from dpconvex.estimators.selection.random import PrivateRandomSearch
+
+    X, y = data
+    search = PrivateRandomSearch(dp.PrivateLogisticRegression(), {"lam": [0.1, 1.0]}, epsilon=1e-30,
+                                 classes=[0, 1], random_state=0)
+    with pytest.raises(ParameterError, match="lose their exactness in float64"):
+        search.fit(X, y)

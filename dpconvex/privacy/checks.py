@@ -13,6 +13,7 @@ when it cannot be described by value.
 from __future__ import annotations
 
 import dataclasses
+import dis
 import math
 import numbers
 import types
@@ -345,6 +346,10 @@ def _describe(value: Any, seen: frozenset[int] = frozenset()) -> Any:
             code = stack.pop()
             names.update(code.co_names)
             stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+            if any(i.opname == "IMPORT_NAME" for i in dis.get_instructions(code)):
+                raise _NoDescription(type(value).__name__)  # a module it imports: read at every call
+        if names & {"__import__", "globals", "vars", "eval", "exec"}:
+            raise _NoDescription(type(value).__name__)  # a name looked up while it runs
         glob = tuple((name, _describe(value.__globals__[name], seen)) for name in sorted(names)
                      if name in value.__globals__)
         return (types.FunctionType, value.__code__, _describe(value.__defaults__, seen),

@@ -98,6 +98,15 @@ def _users_class(obj: Any) -> str | None:
     return None if cls.__module__.startswith("dpconvex.") else cls.__qualname__
 
 
+def _members(template: Any) -> tuple[Any, ...]:
+    """Which objects the template's public members, and its space's, loss's and regularizer's,
+    are (by identity), and what of it is the user's: a solve must leave them as they were."""
+    parts = (template, getattr(template, "space", None), getattr(template, "loss", None),
+             getattr(template, "regularizer", None))
+    return (*(tuple((k, id(v)) for k, v in getattr(p, "__dict__", {}).items() if not k.startswith("_")
+                    or k == "_ops") for p in parts), tuple(user_parts(template)))
+
+
 @dataclass
 class Release:
     """What a private fit releases, plus a not-private diagnostic channel.
@@ -242,8 +251,9 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     solver_backend = None if not mechanism.solves else (
         backend if hasattr(backend, "solve") else get_backend(backend, template))
     noise_rng = check_random_state(rng, "release", "rng")
-    constants = getattr(template, "privacy_constants", None)  # what the calibration read, before the
-    before = constants() if callable(constants) else None  # solve (a user's backend may change it)
+    # what the calibration and the checks read, before the solve (a user's backend may change it)
+    constants = getattr(template, "privacy_constants", None)
+    before = constants() if callable(constants) else None, _members(template)
     say(f"{mechanism.name}: noise drawn, solving {template.name} with backend "
         f"{getattr(solver_backend, 'name', 'none')}")  # no n: a class sum's counts its kept rows
     try:
@@ -266,10 +276,11 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
         raise SolverError(
             f"release: the solve failed, so nothing is released (the solver's own message: "
             f"dpconvex.collect_diagnostics). {advice}.") from None
-    if before is not None and constants() != before:
-        raise PrivacyError("release: the template's declared constants changed during the solve (a backend "
-                           "or template of the user's changed them), so the calibration no longer holds; "
-                           "nothing is released. Leave the template unchanged while it is solved.")
+    if (None if before[0] is None else constants(), _members(template)) != before:
+        raise PrivacyError("release: the template's declared constants or members changed during the solve "
+                           "(a backend or template of the user's changed them), so the calibration and the "
+                           "checks no longer hold; nothing is released. Leave the template unchanged while "
+                           "it is solved.")
     if noised:  # post-processing onto the parameter space (solver outputs are in it already)
         theta = template.space.postprocess(theta)
     say(f"{mechanism.name}: " + ("solved and accepted by the accuracy check"

@@ -60,7 +60,9 @@ NOT_RELEASE_NOISE = {
     "estimators/front_door.py": "the safeguard's random split of the rows",
     "estimators/selection/grid.py": "the random split of the rows into parts",
     "estimators/selection/random.py": "the split, the candidate index and the stopping time "
-                                      "of a private random search (a selection)",
+                                      "of a private random search (a selection), and its score "
+                                      "noise: integers (geometric), exact above "
+                                      "DISCRETE_LAPLACE_MIN_EPSILON",
     "objectives/losses.py": "probe points of a declared constant",
     "privacy/declarations.py": "probe points of a declared constant",
     "templates/large_margin.py": "probe points of the compiled problem",
@@ -68,7 +70,8 @@ NOT_RELEASE_NOISE = {
 }
 DRAWS = {"normal", "standard_normal", "laplace", "gamma", "standard_gamma", "exponential",
          "uniform", "random", "choice", "integers", "gumbel", "permutation", "shuffle",
-         "binomial", "poisson", "beta", "chisquare", "multivariate_normal"}
+         "binomial", "poisson", "beta", "chisquare", "multivariate_normal", "geometric", "logseries",
+         "standard_exponential", "standard_cauchy", "hypergeometric", "negative_binomial"}
 #: What a mechanism may import from the noise module: laws and public helpers, no sampler.
 NOISE_IMPORTS = {"Noise", "NoiseSum", "Laplace", "Gaussian", "NormGamma", "SupNormGamma",
                  "exponential_mechanism", "symmetric_dimension", "snap_grid", "SNAP_BITS"}

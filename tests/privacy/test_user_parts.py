@@ -244,7 +244,7 @@ def test_a_template_changed_during_the_solve_releases_nothing():
             template.regularizer.lam *= 1e-4
             return LbfgsNewton().solve(template, b, extra_reg)
 
-    with pytest.raises(PrivacyError, match="declared constants changed during the solve"):
+    with pytest.raises(PrivacyError, match="declared constants or members changed during the solve"):
         dp.release(_template(), "output", dp.Budget(1.0), backend=Annealing(), rng=0)
 
 

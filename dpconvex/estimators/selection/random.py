@@ -120,6 +120,11 @@ class Repetitions:
         return int(rng.logseries(1.0 - self.gamma))  # P(k) = -(1-γ)^k / (k log γ), k >= 1
 
 
+#: Below this ε the geometric draws of :func:`discrete_laplace` (mean about 1/ε) leave float64's
+#: exact integers (2^53) with non-negligible probability; numpy's sampler saturates near 1e-19.
+DISCRETE_LAPLACE_MIN_EPSILON = 1e-9
+
+
 def discrete_laplace(epsilon: float, rng: np.random.Generator) -> int:
     """One draw of ξ with P(ξ = k) ∝ exp(−ε|k|), k ∈ ℤ (the geometric mechanism's noise).
 
@@ -212,6 +217,11 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         frac = check_float("validation_fraction", self.validation_fraction, owner, high=1.0)
         reps = Repetitions.with_mean(self.repetitions, mean)
         eps1 = split_even(epsilon, int(reps.multiplier))  # (2 + η) ε₁ <= ε in floating point
+        if not eps1 >= DISCRETE_LAPLACE_MIN_EPSILON:  # the score noise's sampler: exact above it only
+            raise ParameterError(
+                f"{type(self).__name__}.fit: epsilon = {epsilon:g} gives each run epsilon_1 = {eps1:.3g}, "
+                f"below {DISCRETE_LAPLACE_MIN_EPSILON:g}, where the geometric draws of the score noise "
+                "lose their exactness in float64. Use a larger epsilon.")
         return epsilon, eps1, reps, frac
 
     def _candidates(self, caller: str, n_train: int, d: int, eps1: float) -> list[dict[str, Any]]:

@@ -81,8 +81,16 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         self.gamma = check_float("optimality_tol", gamma, "the approximate-minima mechanism")
         self.fraction = check_float("amp_fraction", fraction, "the approximate-minima mechanism", high=1.0)
         self.inner = self._check_inner(get_mechanism(inner, type(self).__name__))
-        self.needs = self.inner.needs | {"distance_bound"}
-        self.placement = self.inner.placement
+
+    @property
+    def needs(self) -> frozenset[str]:  # type: ignore[override]
+        """The inner mechanism's needs and the distance bound (derived from ``inner``, never set)."""
+        return self.inner.needs | {"distance_bound"}
+
+    @property
+    def placement(self) -> str:  # type: ignore[override]
+        """The inner mechanism's placement of its noise."""
+        return self.inner.placement
 
     def _check_inner(self, mech: Mechanism) -> Mechanism:
         """The inner mechanism: reports objective or output noise, and is pure as this cover."""
@@ -103,6 +111,7 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         return main, cover
 
     def conditions(self, template: ObjectiveTemplate, budget: Budget) -> list[Condition]:
+        self._check_inner(self.inner)  # as built, or set since
         if getattr(template, "distance_bound", None) is None:
             raise PrivacyError(
                 f"{type(self).__name__}.conditions: template '{template.name}' declares no distance_bound("
