@@ -305,3 +305,58 @@ def test_an_estimators_vouch_serves_whichever_mechanism_it_chooses():
     assert "vouched for by the caller" in str(fitted.certificate_)
     with pytest.raises(ParameterError, match="no condition of this release rests on"):  # dp.release: a typo
         dp.release(_template(), "output", dp.Budget(1.0), dry_run=True, vouch=("curvature",))
+
+
+@pytest.mark.parametrize("change", [
+    lambda t: setattr(t.space, "project_noise", lambda b: 0.0 * np.asarray(b)),  # the noise muted
+    lambda t: setattr(t, "residual", lambda *args, **kwargs: 0.0),  # the accuracy check
+    lambda t: setattr(t, "residual_tol", 1e300),
+    lambda t: setattr(t.space, "postprocess", lambda theta: theta),
+])
+def test_a_backend_that_changes_what_judges_its_solve_releases_nothing(change):
+    class Changing(Backend):
+        name = "changing"
+        requires = frozenset({"smooth"})
+
+        def solve(self, template, b, extra_reg=0.0, *, warm_start=None, max_iter=None):
+            change(template)
+            return LbfgsNewton().solve(template, b, extra_reg)
+
+    with pytest.raises(PrivacyError, match="members changed during the solve"):
+        dp.release(_template(), "objective", dp.Budget(1.0), backend=Changing(), rng=0)
+
+
+def test_a_loss_importing_its_settings_while_it_runs_is_checked_at_every_fit(tmp_path, monkeypatch):
+    (tmp_path / "loss_settings.py").write_text("A = 1.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    class Imported(Logistic):
+        name = "imported_logistic"
+
+        def value_and_deriv(self, m):
+            from loss_settings import A
+
+            value, deriv = super().value_and_deriv(m)
+            return A * value, A * deriv
+
+        def deriv(self, m):
+            from loss_settings import A
+
+            return A * super().deriv(m)
+
+    import loss_settings
+
+    X, s = _rows()
+    fit = lambda: dp.PrivateLinearClassifier(loss=Imported(), mechanism="output", lam=0.1,  # noqa: E731
+                                             classes=[-1, 1], random_state=0).fit(X, s)
+    fit()
+    loss_settings.A = 100.0
+    with pytest.raises(PrivacyError, match="declares |ℓ'| <= 1"):
+        fit()
+
+
+def test_an_approximate_minima_covers_needs_follow_its_inner_mechanism():
+    amp = get_mechanism("amp")
+    assert amp.needs == get_mechanism("objective").needs | {"distance_bound"}
+    with pytest.raises(AttributeError):
+        amp.needs = frozenset({"strong_convexity", "distance_bound"})
