@@ -1,9 +1,8 @@
 """dpconvex: differentially private convex learning on CVXPY.
 
-Private ERM (Chaudhuri, Monteleoni & Sarwate, JMLR 2011: output and objective
-perturbation), private large-margin Gaussian classifiers (Pathak & Raj) and
-noisy gradient descent, with a verifier that checks every condition of the
-privacy proof and a certificate for each release.
+Private ERM (Chaudhuri, Monteleoni & Sarwate, JMLR 2011: output and objective perturbation), private
+large-margin Gaussian classifiers (Pathak & Raj) and noisy gradient descent, with a verifier that checks every
+condition of the privacy proof and a certificate for each release.
 
 Submodules and the names below are imported lazily on first access (PEP 562),
 so ``import dpconvex`` and ``dpconvex --help`` stay fast.

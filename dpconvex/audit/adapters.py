@@ -1,13 +1,12 @@
 """Auditable mechanisms: thin adapters over the library's one release path.
 
-Every run is one call of :func:`dpconvex.privacy.release.release` with the library's own
-template and :class:`~dpconvex.privacy.mechanisms.Mechanism`, so an audit checks the
-library, not a copy: ``adapter(data, np.random.default_rng(seed))`` equals, bit for bit,
-what an estimator releases with ``random_state=seed`` (tests/audit/test_audit.py). An
-adapter builds the template once per data set, memoizes the randomness-free steps and the
-unperturbed solve (:class:`Audited`, :class:`OnceUnperturbed`; they change nothing
-``release`` computes) and may scale the noise by ``noise_scale`` < 1, a deliberately
-mis-calibrated mutant that checks an audit has power.
+Every run is one call of :func:`dpconvex.privacy.release.release` with the library's own template and
+:class:`~dpconvex.privacy.mechanisms.Mechanism`, so an audit checks the library, not a copy: ``adapter(data,
+np.random.default_rng(seed))`` equals, bit for bit, what an estimator releases with ``random_state=seed``
+(tests/audit/test_audit.py). An adapter builds the template once per data set, memoizes the randomness-free
+steps and the unperturbed solve (:class:`Audited`, :class:`OnceUnperturbed`; they change nothing ``release``
+computes) and may scale the noise by ``noise_scale`` < 1, a deliberately mis-calibrated mutant that checks an
+audit has power.
 
 :class:`EstimatorReleaseMechanism` audits an estimator's own ``plan``/``prepare``/``fit``
 path and gives the white-box log-likelihood ratio of the change of variables of objective

@@ -1,10 +1,9 @@
 """Clopper–Pearson bounds on a binomial proportion and the lower bound on ε they give.
 
-With p_lo, q_hi the one-sided Clopper–Pearson bounds ([CP34]_) on an event's probability
-under D and D′, ε >= ε_lb = max(0, ln((p_lo − δ) / q_hi)) fails with probability at most
-α = 1 − confidence: α/2 per side for one event fixed in advance, α/4 per tail when all four
-directions are tried on the same runs. Derivation and budget split:
-docs/privacy/auditing.md#privacy-auditing.
+With p_lo, q_hi the one-sided Clopper–Pearson bounds ([CP34]_) on an event's probability under D and D′, ε >=
+ε_lb = max(0, ln((p_lo − δ) / q_hi)) fails with probability at most α = 1 − confidence: α/2 per side for one
+event fixed in advance, α/4 per tail when all four directions are tried on the same runs. Derivation and
+budget split: docs/privacy/auditing.md#privacy-auditing.
 
 References
 ----------

@@ -132,11 +132,10 @@ def epsilon_lower_bound(outputs_D: Any, outputs_Dprime: Any, *,
     [NST+21]_, [CP34]_).
 
     .. warning:: The threshold and direction must not be chosen by looking at
-       ``outputs_D``/``outputs_Dprime``: a threshold tuned on the same runs
-       inflates the bound and voids its confidence. Pass a ``threshold`` chosen
-       on *held-out* runs (or on theory), or leave ``threshold=None``, in which
-       case this function holds out the first ``selection_fraction`` of each
-       batch to choose it; :func:`audit` does the split for you.
+       ``outputs_D``/``outputs_Dprime``: a threshold tuned on the same runs inflates the bound and voids its
+       confidence. Pass a ``threshold`` chosen on *held-out* runs (or on theory), or leave ``threshold=None``,
+       in which case this function holds out the first ``selection_fraction`` of each batch to choose it;
+       :func:`audit` does the split for you.
 
     Parameters
     ----------
@@ -291,10 +290,9 @@ def audit(mechanism: Callable[[Any, np.random.Generator], Any], D: Any, D_prime:
     """Audit a mechanism on an adjacent pair: a lower bound on its ε ([JUO20]_, [NST+21]_).
 
     Runs ``mechanism(D, rng)`` and ``mechanism(D_prime, rng)`` ``n_runs`` times each (or
-    ``mechanism.sample(data, n_runs, rng)``, :class:`BatchMechanism`); the first
-    ``selection_fraction`` of each side's runs fixes the statistic (default: the projection
-    onto the difference of the mean outputs), the threshold and the direction; the other
-    runs give the Clopper–Pearson bound, α/2 per side
+    ``mechanism.sample(data, n_runs, rng)``, :class:`BatchMechanism`); the first ``selection_fraction`` of
+    each side's runs fixes the statistic (default: the projection onto the difference of the mean outputs),
+    the threshold and the direction; the other runs give the Clopper–Pearson bound, α/2 per side
     (docs/privacy/auditing.md#privacy-auditing). With probability >= ``confidence`` the bound
     does not exceed the mechanism's true ε: a bound above the claimed ε is a privacy bug.
 
@@ -321,9 +319,8 @@ def audit(mechanism: Callable[[Any, np.random.Generator], Any], D: Any, D_prime:
 
     Notes
     -----
-    BLAS is limited to one thread while the mechanism runs: on the tiny
-    problems audits use, thread start-up dominates SciPy's L-BFGS-B (measured
-    in benchmarks/recorded/blas_threads_small_solves.md).
+    BLAS is limited to one thread while the mechanism runs: on the tiny problems audits use, thread start-up
+    dominates SciPy's L-BFGS-B (measured in benchmarks/recorded/blas_threads_small_solves.md).
 
     Examples
     --------

@@ -44,13 +44,12 @@ class RangedRows(PublicArray):
     that fact (``source``): a NumPy array in every other way.
 
     :class:`~dpconvex.PublicEncoder` returns its rows so (with ``row_norm="none"``): the
-    ranges are :meth:`PublicSchema.encoded_range <dpconvex.PublicSchema.encoded_range>`,
-    constants of the schema only. A learner that takes public per-feature ranges and is
-    given none reads them from its rows (:class:`~dpconvex.PrivateClassifier`), so
-    ``make_pipeline(PublicEncoder(schema), PrivateClassifier(...))`` chooses and releases as
-    ``PrivateClassifier(schema=schema)`` does. A selection of rows (a slice, a mask, an index
-    array), a copy and a pickle keep the ranges; arithmetic, reductions, a selection of
-    columns and ``np.asarray`` give a plain array.
+    ranges are :meth:`PublicSchema.encoded_range <dpconvex.PublicSchema.encoded_range>`, constants of the
+    schema only. A learner that takes public per-feature ranges and is given none reads them from its rows
+    (:class:`~dpconvex.PrivateClassifier`), so ``make_pipeline(PublicEncoder(schema),
+    PrivateClassifier(...))`` chooses and releases as ``PrivateClassifier(schema=schema)`` does. A selection
+    of rows (a slice, a mask, an index array), a copy and a pickle keep the ranges; arithmetic, reductions, a
+    selection of columns and ``np.asarray`` give a plain array.
 
     Examples
     --------

@@ -120,9 +120,8 @@ def _two_dim(X: Any) -> Any:
 def normalize_rows_lazy(X: Any, bound: float = 1.0) -> Any:
     """:func:`normalize_rows` of a Dask array, applied lazily to each row chunk.
 
-    The array is rechunked to hold whole rows (one chunk along the columns);
-    each chunk's rows are then exactly the in-memory map's rows for the same
-    records (the map reads one row at a time).
+    The array is rechunked to hold whole rows (one chunk along the columns); each chunk's rows are then
+    exactly the in-memory map's rows for the same records (the map reads one row at a time).
     """
     q = check_float("bound", bound, "normalize_rows")
     if len(_two_dim(X).chunks[1]) > 1:

@@ -95,9 +95,8 @@ def check_kinds(kinds: Any, names: list[str], declared: Collection[str], caller:
 def read_schema(X: Any, kinds: Mapping[str, str] | None = None) -> PublicSchema:
     """Read a schema from a table (NOT PRIVATE): the draft ``draft_schema(X)`` returns.
 
-    Numeric columns get their observed minimum and maximum (``log=True`` when
-    the values are non-negative and their median lies in the lowest hundredth
-    of the range), columns of 0/1 numbers or of bools become
+    Numeric columns get their observed minimum and maximum (``log=True`` when the values are non-negative and
+    their median lies in the lowest hundredth of the range), columns of 0/1 numbers or of bools become
     :class:`~dpconvex.data.schema.Binary`, and text or category columns a
     :class:`~dpconvex.data.schema.Categorical` of the values seen (sorted, with
     an "other" slot). A column in ``kinds`` is drafted as its kind says (a

@@ -107,9 +107,8 @@ def load_kddcup99_dask(path: str | os.PathLike[str] | None = None, *, chunksize:
     data_home : str, path-like or None
         See :func:`~dpconvex.datasets.get_data_home`.
     cache_dir : str, path-like or None
-        Folder of the on-disk chunk store (``~/.cache/dpconvex/dask`` if None).
-        A store is keyed by the source file (path, size, modification time) and
-        ``chunksize``, written once and reused by later calls.
+        Folder of the on-disk chunk store (``~/.cache/dpconvex/dask`` if None). A store is keyed by the source
+        file (path, size, modification time) and ``chunksize``, written once and reused by later calls.
     download : bool, default=False
         Download the 10% file if no file is found.
     verify_checksum : bool or None

@@ -42,10 +42,9 @@ def load_sklearn(name: str) -> tuple[np.ndarray, np.ndarray]:
         If ``name`` is not one of the four datasets.
 
     .. warning:: The published ranges of breast_cancer, wine and the diabetes
-       features were computed by the data's publishers from the same records (and
-       the diabetes features are scikit-learn's standardization of those records),
-       so that preprocessing is not covered by a privacy guarantee; it stands in
-       for ranges a data owner knows before seeing the data (as the digits format
+       features were computed by the data's publishers from the same records (and the diabetes features are
+       scikit-learn's standardization of those records), so that preprocessing is not covered by a privacy
+       guarantee; it stands in for ranges a data owner knows before seeing the data (as the digits format
        range is). Never take ranges from your own private data.
 
     Examples

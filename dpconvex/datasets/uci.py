@@ -242,9 +242,8 @@ def _kdd_rows(n_total: int, subset: str, shuffle: bool, n_samples: int | None,
               rng: np.random.Generator | None, caller: str, path: Path) -> np.ndarray | None:
     """Record numbers (0-based, in output order) :func:`load_kddcup99` returns; None: all, file order.
 
-    The subsets and the default order come from :func:`_kdd_order`; a sample indexes the
-    subset's records in file order, so ``subset="all"`` draws
-    ``rng.choice(n_total, n_samples, replace=False)`` itself.
+    The subsets and the default order come from :func:`_kdd_order`; a sample indexes the subset's records in
+    file order, so ``subset="all"`` draws ``rng.choice(n_total, n_samples, replace=False)`` itself.
     """
     if subset == "all":
         pool = None
@@ -291,10 +290,9 @@ def load_kddcup99(n_samples: int | None = None, *, subset: str = "all", shuffle:
     numeric on public ranges, counts log-scaled, 3 one-hot), rows divided by ``sqrt(41)``
     (docs/privacy/row_scaling.md#privacy-row-scaling).
 
-    The file holds its records in runs of one label, so a prefix is not a sample: the rows
-    come in the order of a fixed public permutation (:data:`KDDCUP99_ORDER_SEED`), whose last
-    positions form ``subset="test"`` (:data:`KDDCUP99_TEST_FRACTION`), a shared held-out set;
-    make validation splits inside ``subset="train"``.
+    The file holds its records in runs of one label, so a prefix is not a sample: the rows come in the order
+    of a fixed public permutation (:data:`KDDCUP99_ORDER_SEED`), whose last positions form ``subset="test"``
+    (:data:`KDDCUP99_TEST_FRACTION`), a shared held-out set; make validation splits inside ``subset="train"``.
 
     Parameters
     ----------

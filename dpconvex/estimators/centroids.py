@@ -510,10 +510,9 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
 class PrivateGaussianCentroid(ClassSumEstimator):
     """DP Gaussian class-mean classifier from noisy class sums and counts.
 
-    Fit releases the class sums of u = clip(x, q)/q and the class counts with noise for
-    the replace-one L2 sensitivity 2 (pure ε-DP by default; the analytic Gaussian mechanism
-    of [BW18]_ when δ > 0), and stores the post-processed class means
-    μ_c = s̃_c / max(ñ_c, f) projected onto the unit ball
+    Fit releases the class sums of u = clip(x, q)/q and the class counts with noise for the replace-one L2
+    sensitivity 2 (pure ε-DP by default; the analytic Gaussian mechanism of [BW18]_ when δ > 0), and stores
+    the post-processed class means μ_c = s̃_c / max(ñ_c, f) projected onto the unit ball
     (docs/privacy/large_margin.md#privacy-class-centroids). A point is classified by
     argmin_c ‖u − μ_c‖² − 2σ̂² log π_c, σ̂² the within-class variance estimated from the
     release (:func:`within_class_variance`).

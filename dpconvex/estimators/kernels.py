@@ -95,10 +95,9 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         The ε of the private learner that follows, read only by ``n_components="auto"``
         (required there). The map itself spends no budget.
     random_state : None or int, default=None
-        None seeds from the OS at each fit; an int fixes the draw (data-independent and
-        released), from its own stream of that seed: a learner given the same int draws other
-        numbers, but whoever learns the seed can rebuild both. Inside a search the search's
-        source is used instead. A generator is refused.
+        None seeds from the OS at each fit; an int fixes the draw (data-independent and released), from its
+        own stream of that seed: a learner given the same int draws other numbers, but whoever learns the seed
+        can rebuild both. Inside a search the search's source is used instead. A generator is refused.
 
     Attributes
     ----------

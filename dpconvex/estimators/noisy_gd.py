@@ -1,8 +1,7 @@
 """Noisy projected gradient descent with per-example clipping and a maintained accountant.
 
-The calibration (replace-one sensitivity 2C/n per step, T steps composed by
-``dp_accounting``) and the public rules of every setting are derived in
-docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd.
+The calibration (replace-one sensitivity 2C/n per step, T steps composed by ``dp_accounting``) and the public
+rules of every setting are derived in docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd.
 
 References
 ----------
@@ -121,9 +120,8 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     {random_state}
     {accountant}
     classes : sequence of labels or None, default=None
-        The public label set. Two labels: one run, ``classes[1]`` is +1. C > 2 labels:
-        one-vs-rest, C binary runs composed sequentially, each with ε/C and δ/C of an
-        explicit ``delta`` (``delta=None``: 1/n² each;
+        The public label set. Two labels: one run, ``classes[1]`` is +1. C > 2 labels: one-vs-rest, C binary
+        runs composed sequentially, each with ε/C and δ/C of an explicit ``delta`` (``delta=None``: 1/n² each;
         docs/privacy/tuning_gd_ledger.md#privacy-one-vs-rest).
         {classes_none}
     {unknown_labels}

@@ -626,10 +626,9 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
     Parameters
     ----------
     huber_threshold : float, default=0.25
-        M, where the loss turns from squared to linear, on the unit label scale (the
-        default: an eighth of the label range). A smaller M resists outliers more and has
-        curvature 1/M, for which the Λ rule raises Λ (less noise, more shrinkage;
-        docs/privacy/user_objectives.md#privacy-prediction-losses).
+        M, where the loss turns from squared to linear, on the unit label scale (the default: an eighth of the
+        label range). A smaller M resists outliers more and has curvature 1/M, for which the Λ rule raises Λ
+        (less noise, more shrinkage; docs/privacy/user_objectives.md#privacy-prediction-losses).
     {regression_parameters}
 
     See Also

@@ -123,9 +123,8 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
         An unfitted dpconvex estimator; it is not modified. Its parameters are
         used for every fit except ``epsilon`` and ``random_state``.
     X, y : array-like
-        Training data, as for ``fit``. A Dask array or DataFrame is checked once
-        for the whole sweep (its rows stay on the workers; y, a vector of length
-        n, is computed once) and then given to every fit.
+        Training data, as for ``fit``. A Dask array or DataFrame is checked once for the whole sweep (its rows
+        stay on the workers; y, a vector of length n, is computed once) and then given to every fit.
     epsilons : sequence of float
         ε values, each > 0.
     runs : int, default=1

@@ -1020,9 +1020,8 @@ REGULARIZERS: dict[str, type[Regularizer]] = {L2.name: L2, Frobenius.name: Frobe
 class MatrixTerm:
     """A user-supplied convex, differentiable, data-independent term R(Φ).
 
-    It reads only Φ (never the data), so it changes neither the sensitivity nor, being
-    convex, the Jacobian bound, and gets no strong-convexity credit (μ stays 2λ;
-    docs/privacy/large_margin.md#privacy-lm-model).
+    It reads only Φ (never the data), so it changes neither the sensitivity nor, being convex, the Jacobian
+    bound, and gets no strong-convexity credit (μ stays 2λ; docs/privacy/large_margin.md#privacy-lm-model).
 
     Parameters
     ----------

@@ -307,15 +307,14 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
                  random_state: Any = None) -> PublicSchema:
     """Draft a public schema for a table: privately with ``epsilon``, else read (not private).
 
-    With ``epsilon``, every column that ``declared`` does not give is released under one
-    budget (docs/privacy/bounds.md#privacy-bounds) by its public kind (``kinds``, else a
-    number or bool dtype; a dtype a reader inferred from the values is a statistic of them):
-    ``"numeric"`` a range by :func:`release_range` (``log=True`` for a long right tail; a
-    value that does not parse as a number counts in no cell), ``"categorical"`` a vocabulary
-    by :func:`release_vocabulary` (δ > 0) with an "other" slot, ``"binary"``
-    ``Binary(positive=True)`` (nothing read). The columns compose sequentially (or by the
-    PLD accountant when tighter); the budget is charged to ``accountant`` and the schema
-    carries the certificate (:attr:`PublicSchema.release`).
+    With ``epsilon``, every column that ``declared`` does not give is released under one budget
+    (docs/privacy/bounds.md#privacy-bounds) by its public kind (``kinds``, else a number or bool dtype; a
+    dtype a reader inferred from the values is a statistic of them): ``"numeric"`` a range by
+    :func:`release_range` (``log=True`` for a long right tail; a value that does not parse as a number counts
+    in no cell), ``"categorical"`` a vocabulary by :func:`release_vocabulary` (δ > 0) with an "other" slot,
+    ``"binary"`` ``Binary(positive=True)`` (nothing read). The columns compose sequentially (or by the PLD
+    accountant when tighter); the budget is charged to ``accountant`` and the schema carries the certificate
+    (:attr:`PublicSchema.release`).
 
     A range is searched on a public grid of magnitudes 2^-20 (about 9.5e-7) to 2^63 (about
     9.2e18) on each side of 0 (docs/privacy/bounds.md#privacy-bounds-grid): smaller

@@ -1,11 +1,10 @@
 """What a release spends and states: ``Budget(epsilon, delta)``, the one float-safe split,
 the ledger, and the certificate.
 
-Every budget split in dpconvex goes through :func:`split_budget` (shares of one
-budget), :func:`split_even` (k equal parts) or :func:`remaining` (what is left
-after a spend), so that rounding never makes the parts add up to more than the
-whole: with floating point, ``a + (total - a)`` can exceed ``total`` by one ulp,
-and a certificate would then claim more than was requested.
+Every budget split in dpconvex goes through :func:`split_budget` (shares of one budget), :func:`split_even` (k
+equal parts) or :func:`remaining` (what is left after a spend), so that rounding never makes the parts add up
+to more than the whole: with floating point, ``a + (total - a)`` can exceed ``total`` by one ulp, and a
+certificate would then claim more than was requested.
 
 δ against n: an (ε, δ) guarantee with δ >= 1/n protects no one (releasing one record drawn
 at random is (0, 1/n)-DP). n is public, so every fit compares δ with 1/n before it reads the
@@ -768,9 +767,8 @@ class Condition:
         How (``"declared"``, ``"numerical probe"``, ``"CVXPY DCP analysis"``, ``"computed
         from public parameters"``, ``"assumption"``), and the value or reasoning.
     unverified : str
-        A declared constant this condition rests on and nobody verified (e.g.
-        ``"curvature"``), or ``""``: :func:`~dpconvex.privacy.release.release` refuses it
-        unless the caller vouches for it (``vouch=``).
+        A declared constant this condition rests on and nobody verified (e.g. ``"curvature"``), or ``""``:
+        :func:`~dpconvex.privacy.release.release` refuses it unless the caller vouches for it (``vouch=``).
 
     Examples
     --------

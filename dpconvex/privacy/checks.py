@@ -225,11 +225,10 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
     slope. A bound with neither is "declared, not verified"
     (``Condition.unverified`` names it; docs/privacy/user_objectives.md#privacy-margin-loss-bounds).
 
-    The loss's code is probed at fixed margins only (no data; a grid with points around
-    declared kinks and far out): the CVXPY form and ``value()`` agree (:data:`FORM_RTOL`),
-    ``deriv`` and ``value_and_deriv`` match finite differences, ℓ' is non-decreasing, and no
-    probe exceeds a declared bound. A probe refutes, it does not establish: the certificate
-    says which did what. ``caller`` opens the messages.
+    The loss's code is probed at fixed margins only (no data; a grid with points around declared kinks and far
+    out): the CVXPY form and ``value()`` agree (:data:`FORM_RTOL`), ``deriv`` and ``value_and_deriv`` match
+    finite differences, ℓ' is non-decreasing, and no probe exceeds a declared bound. A probe refutes, it does
+    not establish: the certificate says which did what. ``caller`` opens the messages.
 
     Raises
     ------

@@ -57,9 +57,8 @@ _CLASS_MEMBERS = frozenset({"residual_tol", "noise_symmetric", "gradient_differe
 
 def user_parts(template: Any) -> list[str]:
     """What of a template is the user's although its class may be shipped: members of
-    ``_CLASS_MEMBERS`` set on the instance, and a parameter space (a parameterization), a
-    feature map, a regularizer or a rows operator of a class dpconvex does not ship, or with
-    methods set on the instance.
+    ``_CLASS_MEMBERS`` set on the instance, and a parameter space (a parameterization), a feature map, a
+    regularizer or a rows operator of a class dpconvex does not ship, or with methods set on the instance.
 
     Examples
     --------

@@ -1,10 +1,9 @@
 """Regression bands for your own model: record the spread over seeds, check a fit against it.
 
 :func:`record_band` fits a model once per seed; the :class:`Band` is the scores' min..max
-widened by a stated margin, written to TOML or JSON. :func:`assert_within_band` checks a
-score or a fitted model against it (:class:`AssertionError` naming score, band and seeds).
-A band covers the recorded seeds on that data: a test pins a recorded seed, or records
-enough seeds and a margin for the spread it wants to cover.
+widened by a stated margin, written to TOML or JSON. :func:`assert_within_band` checks a score or a fitted
+model against it (:class:`AssertionError` naming score, band and seeds). A band covers the recorded seeds on
+that data: a test pins a recorded seed, or records enough seeds and a margin for the spread it wants to cover.
 """
 
 from __future__ import annotations
@@ -270,10 +269,9 @@ def record_band(make_estimator: Any, X: Any, y: Any, seeds: Sequence[int], *,
                 margin: float = 0.0, label: str | None = None) -> Band:
     """Fit a model once per seed and return the band of its scores.
 
-    Each fit is ``make_estimator().set_params(random_state=seed).fit(X, y)``,
-    scored on ``(X_test, y_test)`` (or on ``(X, y)`` when none are given). The band is
-    min..max of the scores, widened by ``margin`` on each side: it covers the recorded
-    seeds on this data, and says so (:attr:`Band.statement`).
+    Each fit is ``make_estimator().set_params(random_state=seed).fit(X, y)``, scored on ``(X_test, y_test)``
+    (or on ``(X, y)`` when none are given). The band is min..max of the scores, widened by ``margin`` on each
+    side: it covers the recorded seeds on this data, and says so (:attr:`Band.statement`).
 
     .. warning:: Seeded fits are experiments: a model trained with a known seed is
        not private. Record bands for tests; release with ``random_state=None``.

@@ -168,9 +168,8 @@ class Expect:
 class Problem:
     """A parsed, validated problem file.
 
-    ``dataset`` is as written: a registered name, an import path of a loader or a CSV
-    path; ``loader`` is the loader it names, ``csv`` the CSV file (relative paths are
-    resolved against the problem file's folder).
+    ``dataset`` is as written: a registered name, an import path of a loader or a CSV path; ``loader`` is the
+    loader it names, ``csv`` the CSV file (relative paths are resolved against the problem file's folder).
 
     Examples
     --------
@@ -888,9 +887,8 @@ def load_problem(name: str | os.PathLike[str]) -> Problem:
     Raises
     ------
     ProblemError
-        Naming the file, the key and the fix, for unknown keys, bad values,
-        unknown datasets or estimators, import paths that do not import, and a
-        ``metric`` that does not score the learners.
+        Naming the file, the key and the fix, for unknown keys, bad values, unknown datasets or estimators,
+        import paths that do not import, and a ``metric`` that does not score the learners.
 
     Examples
     --------

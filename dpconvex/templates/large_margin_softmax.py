@@ -127,10 +127,9 @@ def active_scores(y: np.ndarray, components: Any, n_classes: int, n_components: 
                   caller: str, constrained: bool) -> tuple[np.ndarray, np.ndarray | None]:
     """(target column y·K + m_i per record, additive log-mask of shape (n, C·K) or None).
 
-    The mask is 0 on the active scores and −inf on the K − 1 other components of the
-    true class; None for K = 1 (every score active). Raises ParameterError for K > 1
-    with ``constrained=True`` (not derived) and DataValidationError for components
-    missing, of the wrong shape or outside [0, K − 1].
+    The mask is 0 on the active scores and −inf on the K − 1 other components of the true class; None for K =
+    1 (every score active). Raises ParameterError for K > 1 with ``constrained=True`` (not derived) and
+    DataValidationError for components missing, of the wrong shape or outside [0, K − 1].
 
     Examples
     --------

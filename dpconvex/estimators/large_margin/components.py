@@ -97,11 +97,10 @@ def dp_kmeans(X: np.ndarray, y: np.ndarray, n_classes: int, n_components: int, *
     (class, component) cell; ε_km-DP by sequential composition
     (docs/privacy/large_margin.md#privacy-lm-mixture-budget).
 
-    X (n, d) holds rows with ||x|| <= q = ``data_norm`` (the caller clips), y class
-    indices; ``epsilon`` None runs noiseless Lloyd (the non-private baseline only);
-    ``init_centers``: public starting centers (default :func:`public_centers`); ``seeded``:
-    whether the caller seeded the noise (None: ``random_state is not None``). Returns the
-    released centers (C, K, d) and the certificate.
+    X (n, d) holds rows with ||x|| <= q = ``data_norm`` (the caller clips), y class indices; ``epsilon`` None
+    runs noiseless Lloyd (the non-private baseline only); ``init_centers``: public starting centers (default
+    :func:`public_centers`); ``seeded``: whether the caller seeded the noise (None: ``random_state is not
+    None``). Returns the released centers (C, K, d) and the certificate.
     """
     q = check_float("data_norm", data_norm, "dp_kmeans")
     n_iter = check_int("n_iter", n_iter, "dp_kmeans")

@@ -389,10 +389,9 @@ default="auto"
     def prepare(self, X: Any, y: Any, plan: FitPlan, *, context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate, clip, map the rows; assign components and build the template of ``plan``.
 
-        Reusable across fits at other ε (``Prepared.reusable``) when the component
-        assignment neither spends budget nor draws randomness: one component per
-        class, or nearest public centers. DP k-means and the non-private GMM are
-        part of each fit; the centroid learner builds no template.
+        Reusable across fits at other ε (``Prepared.reusable``) when the component assignment neither spends
+        budget nor draws randomness: one component per class, or nearest public centers. DP k-means and the
+        non-private GMM are part of each fit; the centroid learner builds no template.
         """
         say(f"{type(self).__name__}: building the template")
         prep = self._build(X, y, plan, context)

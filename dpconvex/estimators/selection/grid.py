@@ -405,10 +405,9 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         (dpconvex's public maps, or stateless per-record maps such as ``Normalizer``; a step that learns from
         its rows is refused). Cloned for each candidate.
     param_grid : dict, list of dict, or "auto"
-        Parameter names to lists of values, as in ``GridSearchCV``, fixed before seeing the
-        data; ``epsilon``, ``random_state``, ``accountant`` and ``unknown_labels`` cannot be
-        tuned. ``"auto"``: Λ_auto × (1/4, 1, 4) (:func:`auto_lam_grid`;
-        docs/privacy/tuning_gd_ledger.md#privacy-tuning-grid-auto).
+        Parameter names to lists of values, as in ``GridSearchCV``, fixed before seeing the data; ``epsilon``,
+        ``random_state``, ``accountant`` and ``unknown_labels`` cannot be tuned. ``"auto"``: Λ_auto × (1/4, 1,
+        4) (:func:`auto_lam_grid`; docs/privacy/tuning_gd_ledger.md#privacy-tuning-grid-auto).
     epsilon : float
         ε > 0 of the whole search, set as the epsilon of every candidate and used for the
         selection (plus the δ of (ε, δ) candidates).

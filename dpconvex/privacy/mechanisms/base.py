@@ -776,11 +776,10 @@ def _slack_rule(epsilon: float, n: int, consts: PrivacyConstants, mu_min: float,
     ``mu_min``: (its slack function, the bound it reads (T one-sided, c_u two-sided), the modulus at which its
     slack is ε/2, the modulus floor), refusing a rule, modulus or curvature the calibration cannot use.
 
-    The modulus at slack ε/2 is taken times (1 + 1e-12) so that the slack stays strictly
-    below ε/2 in floating point (the two-sided slack 2 r log(1 + c_u/(n μ)) = ε/2 is the
-    one-sided one at ε/(2r), T = c_u, r = 1). The floor is μ + Δ of
-    the calibration at the vanishing modulus μ = 1e-300: the smallest modulus at which no Δ
-    is added (docs/privacy/perturbation.md#privacy-lambda-rule).
+    The modulus at slack ε/2 is taken times (1 + 1e-12) so that the slack stays strictly below ε/2 in floating
+    point (the two-sided slack 2 r log(1 + c_u/(n μ)) = ε/2 is the one-sided one at ε/(2r), T = c_u, r = 1).
+    The floor is μ + Δ of the calibration at the vanishing modulus μ = 1e-300: the smallest modulus at which
+    no Δ is added (docs/privacy/perturbation.md#privacy-lambda-rule).
     """
     if slack not in SLACK_RULES:
         raise ParameterError(f"The 'slack' argument of {caller} must be one of {SLACK_RULES}. "

@@ -45,11 +45,10 @@ class RangeChoice:
 def refine_range(n: int, epsilon: float, levels: tuple[float, float]) -> RangeChoice:
     """Refine the coarse range by quantiles only when the budget resolves the levels.
 
-    The exponential mechanism on ≤ G candidate edges with utility −|rank − q n| (sensitivity
-    1) lands within rank (2/ε_q) ln(G/β) of its level with probability ≥ 1 − β. The bounds
-    are refined when that is at most half of the smaller tail, min(q_lo, 1 − q_hi) · n / 2,
-    with ε_q = ε (1 − COARSE_SHARE) / 2, G = 128 and β = 10⁻³; otherwise the whole ε goes to
-    the coarse histogram, whose range is then released as it is.
+    The exponential mechanism on ≤ G candidate edges with utility −|rank − q n| (sensitivity 1) lands within
+    rank (2/ε_q) ln(G/β) of its level with probability ≥ 1 − β. The bounds are refined when that is at most
+    half of the smaller tail, min(q_lo, 1 − q_hi) · n / 2, with ε_q = ε (1 − COARSE_SHARE) / 2, G = 128 and β
+    = 10⁻³; otherwise the whole ε goes to the coarse histogram, whose range is then released as it is.
 
     Examples
     --------

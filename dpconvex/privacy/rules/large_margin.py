@@ -157,9 +157,8 @@ def _is(value: Any, name: str) -> bool:
 def single_component(est: LargeMarginSettings) -> bool:
     """Whether the fit has one component per class: ``n_components`` 1, or "auto".
 
-    "auto" resolves to 1 at every public shape (:func:`components_per_class`), so the
-    rules that run before the shape is known (the loss, the structure, the row map, the
-    centroid switch) read it as one component.
+    "auto" resolves to 1 at every public shape (:func:`components_per_class`), so the rules that run before
+    the shape is known (the loss, the structure, the row map, the centroid switch) read it as one component.
 
     Examples
     --------

@@ -275,11 +275,10 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
 
     For a loss stated with kinks and ``smoothing="auto"``
     (:meth:`~dpconvex.objectives.Loss.from_cvxpy`), h minimizes the Λ rule's bound (at the
-    Λ it chooses, or at the given ``lam``) plus the smoothing's largest change of the loss,
-    over :data:`SMOOTHING_GRID` times the loss's scale: a small h keeps the loss close to the
-    stated one but raises its curvature (the Jacobian slack and Δ of objective
-    perturbation), a large h the reverse (docs/privacy/user_objectives.md#privacy-smoothing).
-    Any other loss is returned as it is, with no note.
+    Λ it chooses, or at the given ``lam``) plus the smoothing's largest change of the loss, over
+    :data:`SMOOTHING_GRID` times the loss's scale: a small h keeps the loss close to the stated one but raises
+    its curvature (the Jacobian slack and Δ of objective perturbation), a large h the reverse
+    (docs/privacy/user_objectives.md#privacy-smoothing). Any other loss is returned as it is, with no note.
 
     Examples
     --------
