@@ -100,10 +100,13 @@ def _users_class(obj: Any) -> str | None:
 def _members(template: Any) -> tuple[Any, ...]:
     """Which objects the template's public members, and its space's, loss's and regularizer's,
     are (by identity), and what of it is the user's: a solve must leave them as they were."""
-    parts = (template, getattr(template, "space", None), getattr(template, "loss", None),
-             getattr(template, "regularizer", None))
-    return (*(tuple((k, id(v)) for k, v in getattr(p, "__dict__", {}).items() if not k.startswith("_")
-                    or k == "_ops") for p in parts), tuple(user_parts(template)))
+    members: list[Any] = [tuple(user_parts(template))]
+    for i, part in enumerate((template, getattr(template, "space", None), getattr(template, "loss", None),
+                              getattr(template, "regularizer", None))):
+        for k, v in getattr(part, "__dict__", {}).items():
+            if not k.startswith("_") or k == "_ops":
+                members.append((i, k, id(v)))
+    return tuple(members)
 
 
 @dataclass
