@@ -12,6 +12,7 @@ when it cannot be described by value.
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import dis
 import math
@@ -347,8 +348,9 @@ def _describe(value: Any, seen: frozenset[int] = frozenset()) -> Any:
             stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
             if any(i.opname == "IMPORT_NAME" for i in dis.get_instructions(code)):
                 raise _NoDescription(type(value).__name__)  # a module it imports: read at every call
-        if names & {"__import__", "globals", "vars", "eval", "exec"}:
-            raise _NoDescription(type(value).__name__)  # a name looked up while it runs
+        if any(name in _BUILTINS and name not in value.__globals__ and name not in _PURE_BUILTINS
+               for name in names) or "__builtins__" in names:  # open(), getattr(), __import__, ...
+            raise _NoDescription(type(value).__name__)  # what it reads is looked up while it runs
         glob = tuple((name, _describe(value.__globals__[name], seen)) for name in sorted(names)
                      if name in value.__globals__)
         return (types.FunctionType, value.__code__, _describe(value.__defaults__, seen),
@@ -361,6 +363,15 @@ def _describe(value: Any, seen: frozenset[int] = frozenset()) -> Any:
                                       for name, attr in sorted(vars(value).items())
                                       if name not in ("__dict__", "__weakref__", "__doc__")))
     raise _NoDescription(type(value).__name__)
+
+
+#: The builtins a described function may call: each computes from its arguments alone.
+_PURE_BUILTINS = frozenset({"abs", "all", "any", "bool", "complex", "dict", "divmod", "enumerate", "filter",
+                            "float", "frozenset", "int", "isinstance", "issubclass", "len", "list", "map",
+                            "max", "min", "pow", "range", "reversed", "round", "set", "slice", "sorted",
+                            "str", "sum", "super", "tuple", "type", "zip", "ValueError", "TypeError",
+                            "NotImplementedError", "ZeroDivisionError", "ArithmeticError"})
+_BUILTINS = frozenset(dir(builtins))
 
 
 def _is_library(obj: Any) -> bool:

@@ -98,14 +98,18 @@ def _users_class(obj: Any) -> str | None:
 
 
 def _members(template: Any) -> tuple[Any, ...]:
-    """Which objects the template's public members, and its space's, loss's and regularizer's,
-    are (by identity), and what of it is the user's: a solve must leave them as they were."""
+    """Which objects the template's public members, and its space's, loss's and regularizer's, and
+    their classes' attributes are (by identity), and what of it is the user's: a solve must leave
+    them as they were (the contents of the data arrays are not compared)."""
     members: list[Any] = [tuple(user_parts(template))]
     for i, part in enumerate((template, getattr(template, "space", None), getattr(template, "loss", None),
                               getattr(template, "regularizer", None))):
         for k, v in getattr(part, "__dict__", {}).items():
             if not k.startswith("_") or k == "_ops":
                 members.append((i, k, id(v)))
+        for c in type(part).__mro__[:-1]:  # and what its classes state (a tolerance, a method)
+            for k, v in vars(c).items():
+                members.append((i, c.__qualname__, k, id(v)))
     return tuple(members)
 
 

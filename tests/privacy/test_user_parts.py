@@ -360,3 +360,42 @@ def test_an_approximate_minima_covers_needs_follow_its_inner_mechanism():
     assert amp.needs == get_mechanism("objective").needs | {"distance_bound"}
     with pytest.raises(AttributeError):
         amp.needs = frozenset({"strong_convexity", "distance_bound"})
+
+
+def test_a_backend_that_changes_a_class_attribute_during_its_solve_releases_nothing(monkeypatch):
+    class Loosening(Backend):
+        name = "loosening"
+        requires = frozenset({"smooth"})
+
+        def solve(self, template, b, extra_reg=0.0, *, warm_start=None, max_iter=None):
+            monkeypatch.setattr(type(template), "residual_tol", 1e300)
+            return LbfgsNewton().solve(template, None, 0.0)
+
+    with pytest.raises(PrivacyError, match="members changed during the solve"):
+        dp.release(_template(), "objective", dp.Budget(1.0), backend=Loosening(), rng=0)
+
+
+def test_a_loss_reading_a_file_while_it_runs_is_checked_at_every_fit(tmp_path):
+    settings = tmp_path / "scale.txt"
+    settings.write_text("1.0")
+
+    class FromFile(Logistic):
+        name, path = "from_file_logistic", str(settings)  # a text, described by value
+
+        def value_and_deriv(self, m):
+            with open(self.path) as file:
+                scale = float(file.read())
+            value, deriv = super().value_and_deriv(m)
+            return scale * value, scale * deriv
+
+        def deriv(self, m):
+            with open(self.path) as file:
+                return float(file.read()) * super().deriv(m)
+
+    X, s = _rows()
+    fit = lambda: dp.PrivateLinearClassifier(loss=FromFile(), mechanism="output", lam=0.1,  # noqa: E731
+                                             classes=[-1, 1], random_state=0).fit(X, s)
+    fit()
+    settings.write_text("100.0")
+    with pytest.raises(PrivacyError, match="declares"):
+        fit()
