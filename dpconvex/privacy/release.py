@@ -107,9 +107,10 @@ def _members(template: Any) -> tuple[Any, ...]:
         for k, v in getattr(part, "__dict__", {}).items():
             if not k.startswith("_") or k == "_ops":
                 members.append((i, k, id(v)))
-        for c in type(part).__mro__[:-1]:  # and what its classes state (a tolerance, a method)
-            for k, v in vars(c).items():
-                members.append((i, c.__qualname__, k, id(v)))
+        for c in type(part).__mro__[:-1]:  # and what its classes state (a tolerance, a method; not
+            for k, v in vars(c).items():  # a dunder, e.g. the __slotnames__ a pickle caches there)
+                if not k.startswith("__"):
+                    members.append((i, c.__qualname__, k, id(v)))
     return tuple(members)
 
 
