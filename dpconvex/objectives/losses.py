@@ -620,9 +620,10 @@ class _ShippedForm(CVXPYLoss):
         return {k: v for k, v in vars(self).items() if k not in built or built[k] is not v}
 
     def as_built(self) -> bool:
-        """Whether no attribute is other than its constructor left (the compiled parts are
-        shared per parameters, so an unchanged one is the same object)."""
-        return not self._changed()
+        """Whether its attributes are the objects its constructor left, no more, no fewer (the
+        compiled parts are shared per parameters, so an unchanged one is the same object)."""
+        built, now = _BUILT.get(self, {}), vars(self)
+        return list(now) == list(built) and list(map(id, now.values())) == list(map(id, built.values()))
 
 
 def _rebuilt(cls: type, params: dict[str, Any], state: dict[str, Any]) -> Loss:

@@ -25,7 +25,7 @@ from ..data.tables import category_texts, dtype_kind, is_missing, number_values,
 from ..errors import ParameterError, PrivacyLeakWarning, diagnostics_open, record_diagnostic
 from ..templates.statistics import RangeTemplate, VocabularyTemplate, check_levels
 from .budget import Budget, Certificate, Condition, compose_sequential, hold_budget, split_even
-from .release import release, seeded_noise
+from .release import release
 from .rules.bounds import DEFAULT_LEVELS, MIN_RECORDS_EPSILON, refine_range
 
 #: A released range [lo >= 0, hi] is log-scaled when hi is at least this multiple of the
@@ -134,10 +134,9 @@ def release_vocabulary(values: Any, budget: Budget, *, n: int | None = None,
     n_records = len(items) if n is None else int(n)
     if not names:  # nothing seen: nothing to release, the certificate of the release
         template = VocabularyTemplate([1], max(n_records, 1), name=name)
-        certificate = release(template, "stable_vocabulary", budget, dry_run=True).certificate
-        if seeded_noise(rng, seeded):  # the line the release adds, so no value switches it
-            certificate.seeded = True
-        return (), certificate
+        # seeded as the release states it, so no value switches the line
+        return (), release(template, "stable_vocabulary", budget, None, rng, dry_run=True,
+                           seeded=seeded).certificate
     template = VocabularyTemplate([seen[k] for k in names], n_records, name=name)
     released = release(template, "stable_vocabulary", budget, None, rng, seeded=seeded)
     return tuple(names[i] for i in released.theta.astype(int)), released.certificate

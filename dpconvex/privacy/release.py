@@ -31,21 +31,7 @@ from .mechanisms.base import Calibration, Mechanism, get_mechanism
 if TYPE_CHECKING:
     from ..templates.base import Template
 
-__all__ = ["Release", "release", "seeded_noise", "user_parts"]
-
-
-def seeded_noise(rng: RandomStateLike, seeded: bool | None) -> bool:
-    """Whether a release's noise is seeded by the caller (its certificate's ``seeded``).
-
-    ``seeded`` if given, else ``rng is not None`` (the rule of :func:`release`).
-
-    Examples
-    --------
-    >>> from dpconvex.privacy.release import seeded_noise
-    >>> seeded_noise(0, None), seeded_noise(None, None), seeded_noise(0, False)
-    (True, False, False)
-    """
-    return rng is not None if seeded is None else bool(seeded)
+__all__ = ["Release", "release", "user_parts"]
 
 
 #: Members a shipped template's class states and its constructor never sets on the instance:
@@ -165,8 +151,8 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     dry_run : bool
         Stop after the certificate (no noise drawn, no solve): ``certify()``.
     seeded : bool or None
-        Whether the caller fixed the noise's seed (None: ``rng is not None``; in a dry run,
-        whether the fit's will be, None: no).
+        Whether the caller fixed the noise's seed (None: ``rng is not None``); in a dry run,
+        whether the fit's will be.
     noise_warning : mapping or None
         The ``family`` and ``owner`` (and ``regression``) of
         :func:`~dpconvex.privacy.rules.noise_level.warn_if_noise_dominates`, which reads
@@ -213,6 +199,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     True
     """
     mechanism = get_mechanism(mechanism) if isinstance(mechanism, str) else mechanism
+    seeded = rng is not None if seeded is None else bool(seeded)  # the certificate's "seeded"
     from ..templates.base import CAPABILITY_MEMBERS, missing_members
 
     # the capabilities the mechanism needs, refused by name before anything is read
@@ -246,7 +233,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     calibration = mechanism.calibrate(template, budget)
     certificate = mechanism.certificate(template, budget, calibration, conditions)
     if dry_run:  # seeded only where the caller says the fit's noise will be
-        certificate.seeded = mechanism.private and bool(seeded)
+        certificate.seeded = mechanism.private and seeded
         return Release(None, certificate, calibration, None)
     if noise_warning is not None:
         from .rules.noise_level import warn_if_noise_dominates
@@ -315,6 +302,6 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
                 f"'{c.name}'; nothing is released (the solve's details: dpconvex.collect_diagnostics). "
                 "Tighten the solve (solver, max_iter), or fix the mechanism's solve_conditions.")
     certificate.conditions.extend(solve_conditions)
-    if mechanism.private and seeded_noise(rng, seeded):
+    if mechanism.private and seeded:
         certificate.seeded = True
     return Release(np.asarray(theta), certificate, calibration, solve_result)

@@ -770,39 +770,6 @@ def hessian_trace_bound(consts: PrivacyConstants) -> float:
     return per_term if declared is None else min(float(declared), per_term)
 
 
-def _slack_rule(epsilon: float, n: int, consts: PrivacyConstants, mu_min: float, slack: str,
-                caller: str) -> tuple[Callable[[int, float, float, int], float], float, float, float]:
-    """The parts of the slack rule ``slack`` for a calibration whose smallest modulus is
-    ``mu_min``: (its slack function, the bound it reads (T one-sided, c_u two-sided), the modulus at which its
-    slack is ε/2, the modulus floor), refusing a rule, modulus or curvature the calibration cannot use.
-
-    The modulus at slack ε/2 is taken times (1 + 1e-12) so that the slack stays strictly below ε/2 in floating
-    point (the two-sided slack 2 r log(1 + c_u/(n μ)) = ε/2 is the one-sided one at ε/(2r), T = c_u, r = 1).
-    The floor is μ + Δ of the calibration at the vanishing modulus μ = 1e-300: the smallest modulus at which
-    no Δ is added (docs/privacy/perturbation.md#privacy-lambda-rule).
-    """
-    if slack not in SLACK_RULES:
-        raise ParameterError(f"The 'slack' argument of {caller} must be one of {SLACK_RULES}. "
-                             f"Got {slack!r} instead.")
-    if not mu_min > 0:
-        raise PrivacyError(
-            f"{caller}: strong convexity: objective perturbation needs a strongly convex "
-            f"objective (modulus > 0), got {mu_min}. Use a regularization strength lam > 0.")
-    r, one_sided = consts.hessian_rank, slack == "one_sided"
-    bound = hessian_trace_bound(consts) if one_sided else consts.hessian_term_bound
-    if not math.isfinite(bound):
-        raise PrivacyError(
-            f"{caller}: curvature bound: objective perturbation needs a bounded second "
-            "derivative of the loss (declared curvature is infinite). Use a smooth loss "
-            "(logistic, huber, smooth_hinge) or output perturbation.")
-    rule = jacobian_slack if one_sided else jacobian_slack_two_sided
-    tiny = 1e-300  # (half is read only where a modulus's slack exceeds ε/2)
-    half = half_epsilon_modulus(*((epsilon, n, bound, r) if one_sided else
-                                  (epsilon / (2.0 * r), n, bound, 1))) * (1.0 + 1e-12)
-    floor = tiny + max(half - tiny, 0.0) if rule(n, tiny, bound, r) > epsilon / 2.0 else tiny
-    return rule, bound, half, floor
-
-
 def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyConstants, *,
                                      slack: str = "one_sided",
                                      caller: str = "calibrate_objective_perturbation"
@@ -862,11 +829,33 @@ def calibrate_objective_perturbation_grid(epsilon: float, n: int, consts: Privac
     (0.4697, 0.4697)
     """
     mu = np.asarray(moduli, dtype=float)
-    r = consts.hessian_rank
-    _, bound, half, floor = _slack_rule(epsilon, n, consts, float(np.min(mu, initial=np.inf)), slack, caller)
-    # the slack of the rule: r log1p(T/(r n μ)) one-sided, 2r log1p(c_u/(n μ)) two-sided
-    coef, per = (r, r * n) if slack == "one_sided" else (2.0 * r, n)
+    if slack not in SLACK_RULES:
+        raise ParameterError(f"The 'slack' argument of {caller} must be one of {SLACK_RULES}. "
+                             f"Got {slack!r} instead.")
+    if not (mu_min := float(np.min(mu, initial=np.inf))) > 0:
+        raise PrivacyError(
+            f"{caller}: strong convexity: objective perturbation needs a strongly convex "
+            f"objective (modulus > 0), got {mu_min}. Use a regularization strength lam > 0.")
+    r, one_sided = consts.hessian_rank, slack == "one_sided"
+    # the bound the rule reads: T one-sided, c_u two-sided
+    bound = hessian_trace_bound(consts) if one_sided else consts.hessian_term_bound
+    if not math.isfinite(bound):
+        raise PrivacyError(
+            f"{caller}: curvature bound: objective perturbation needs a bounded second "
+            "derivative of the loss (declared curvature is infinite). Use a smooth loss "
+            "(logistic, huber, smooth_hinge) or output perturbation.")
+    # the slack of the rule: r log1p(T/(r n μ)) one-sided, 2r log1p(c_u/(n μ)) two-sided (the one-sided
+    # one at ε/(2r), T = c_u, r = 1), 0 when r = 0 or T = 0; ``half`` the modulus at which it is ε/2,
+    # times (1 + 1e-12) so that the slack stays strictly below ε/2 in floating point
+    coef, per = (r, r * n) if one_sided else (2.0 * r, n)
     flat = r == 0 or bound == 0  # no slack
+    half = half_epsilon_modulus(*((epsilon, n, bound, r) if one_sided else
+                                  (epsilon / (2.0 * r), n, bound, 1))) * (1.0 + 1e-12)
+    # the floor: μ + Δ at the vanishing modulus μ = 1e-300, the smallest modulus at which no Δ is
+    # added (docs/privacy/perturbation.md#privacy-lambda-rule)
+    tiny = 1e-300
+    lifted = not flat and coef * math.log1p(bound / (per * tiny)) > epsilon / 2.0
+    floor = tiny + max(half - tiny, 0.0) if lifted else tiny
     eps_slack = np.zeros_like(mu) if flat else coef * np.log1p(bound / (per * mu))
     delta_reg = np.zeros_like(mu)
     spent = eps_slack
