@@ -1225,7 +1225,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                 released_mean = _mean_release(float(np.sum(u)), n, eps_mean,
                                               NoiseSource(mean_rng, noise.seeded))
                 mean = float(released_mean.theta[0])
-                y_unit = self._from_unit(u)  # the clipped labels, in their units
+                y_unit = u * half + mid  # the clipped labels, in their units
                 # the validation rows get the public placeholder: the centre of label_range
                 # (u = 0), so no value of theirs reaches the learner (not even its objective's
                 # constant); the learner's plan, hold and release leave them out
@@ -1252,7 +1252,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         if best == 0:
             self.estimator_, self.learner_ = learner, choice.learner
         else:  # the private mean (unit scale) released as the constant prediction
-            self.estimator_ = ConstantRegressor(self._from_unit(mean), n_features)
+            self.estimator_ = ConstantRegressor(mean * half + mid, n_features)
             self.estimator_.certificate_ = certificate
             self.learner_ = PRIVATE_MEAN
             warn_if_the_mean_is_noisy(owner, n, epsilon if choice.learner == PRIVATE_MEAN else eps_mean, half)
