@@ -1110,11 +1110,20 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         self._store_params(locals())
 
     # ------------------------------------------------------------------------ plan
-    def _parts(self, n: int, caller: str) -> tuple[int, int, float, float]:
-        """The safeguard's part sizes (n_fit, n_val), the mean's ε_c and the ε − ε_c left."""
+    def _parts(self, n: int, caller: str) -> tuple[int, int, float, float, str]:
+        """The safeguard's part sizes (n_fit, n_val), the mean's ε_c, the ε − ε_c left and the
+        plan's and certificate's line stating them."""
         n_fit, n_val = safeguard_sizes(n, self.validation_fraction, caller, REGRESSION_VALIDATION)
         eps_mean = mean_epsilon(n, float(self.epsilon))
-        return n_fit, n_val, eps_mean, remaining(float(self.epsilon), eps_mean)
+        note = ("PrivateRegressor: safeguard on: the private mean of the labels of every row (epsilon_c "
+                f"= {eps_mean:.4g}), the learner on {n_fit} rows (the {n_val} validation rows' loss "
+                "zeroed, their labels replaced by the centre of label_range) and the exponential "
+                f"mechanism over (the model, the mean) on those {n_val}, each with epsilon - epsilon_c; "
+                "the model's utility lowered by a public handicap (a model no better than the mean is "
+                f"released with probability <= {HANDICAP_LEVEL:g}; validation_fraction = "
+                f"{self.validation_fraction!r}; "
+                "docs/privacy/front_door_regression.md#privacy-regressor-safeguard)")
+        return n_fit, n_val, eps_mean, remaining(float(self.epsilon), eps_mean), note
 
     def _make(self, mechanism: str, epsilon: float) -> PrivateLinearRegressor:
         """The learner at ``epsilon`` (the whole ε, or ε − ε_c inside the safeguard); the
@@ -1142,7 +1151,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             learner_plan = self._make(choice.mechanism, float(self.epsilon)).plan(n, 1, n_features)
             return dataclasses.replace(learner_plan, estimator=owner, learner=choice.learner,
                                        notes=(*learner_plan.notes, choice.reason, *self._unguarded_note(n)))
-        n_fit, n_val, eps_mean, rest = self._parts(n, f"{owner}.plan")
+        _, _, eps_mean, rest, note = self._parts(n, f"{owner}.plan")
         learner_plan = self._make(choice.mechanism, rest).plan(n, 1, n_features)
         return dataclasses.replace(
             learner_plan, estimator=owner, learner=choice.learner,
@@ -1150,7 +1159,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             parts={"private mean (every row)": Budget(eps_mean),
                    "model (fitting part)": Budget(rest, learner_plan.budget.delta),
                    "selection (validation part)": Budget(rest)},
-            notes=(*learner_plan.notes, choice.reason, self._safeguard_note(n_fit, n_val, eps_mean)))
+            notes=(*learner_plan.notes, choice.reason, note))
 
     def _unguarded_note(self, n: int) -> tuple[str, ...]:
         if not isinstance(self.safeguard, str):
@@ -1158,16 +1167,6 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         return (f"PrivateRegressor: safeguard='auto' is off for n = {n} rows: the learner is "
                 "fitted on every row with the whole budget "
                 "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)",)
-
-    def _safeguard_note(self, n_fit: int, n_val: int, eps_mean: float) -> str:
-        return ("PrivateRegressor: safeguard on: the private mean of the labels of every row (epsilon_c "
-                f"= {eps_mean:.4g}), the learner on {n_fit} rows (the {n_val} validation rows' loss "
-                "zeroed, their labels replaced by the centre of label_range) and the exponential "
-                f"mechanism over (the model, the mean) on those {n_val}, each with epsilon - epsilon_c; "
-                "the model's utility lowered by a public handicap (a model no better than the mean is "
-                f"released with probability <= {HANDICAP_LEVEL:g}; validation_fraction = "
-                f"{self.validation_fraction!r}; "
-                "docs/privacy/front_door_regression.md#privacy-regressor-safeguard)")
 
     # ------------------------------------------------------------------------- fit
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateRegressor:
@@ -1210,7 +1209,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                 certificate.assumptions.extend((choice.reason, *self._unguarded_note(n)))
                 hold.commit_certificate(certificate)
         else:  # the safeguard (privacy-regressor-safeguard): the mean, the learner, the selection
-            n_fit, n_val, eps_mean, rest = self._parts(n, f"{owner}.fit")
+            parts = self._parts(n, f"{owner}.fit")
+            n_fit, n_val, eps_mean, rest, _ = parts
             learner = self._make(choice.mechanism, rest)
             with hold_budget(self.accountant, epsilon, float(learner.delta), owner,  # its δ only
                              n=None if context.held else n) as hold, signed_by(learner, f"{owner}.fit"):
@@ -1246,8 +1246,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                 best, selection = select_release(utilities, rest, n_val, select_rng, noise.seeded,
                                                  SELECTION_UTILITY)
                 certificate = self._safeguard_certificate(
-                    released_mean.certificate, learner.certificate_, selection, choice,
-                    (n_fit, n_val, eps_mean, rest), selected=best)
+                    released_mean.certificate, learner.certificate_, selection, choice, parts,
+                    selected=best)
                 hold.commit_certificate(certificate)
         if best == 0:
             self.estimator_, self.learner_ = learner, choice.learner
@@ -1267,10 +1267,10 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         return with_feature_names(self, names)
 
     def _safeguard_certificate(self, mean: Certificate, model: Certificate, selection: Certificate,
-                               choice: RegressionChoice, parts: tuple[int, int, float, float],
+                               choice: RegressionChoice, parts: tuple[int, int, float, float, str],
                                selected: int | None = None) -> Certificate:
         """Sequential: the mean, then the parallel composition of the model and the selection."""
-        n_fit, n_val, eps_mean, rest = parts
+        n_fit, n_val, eps_mean, rest, note = parts
         candidates = [choice.learner, PRIVATE_MEAN]
         conditions = [
             Condition("candidates fixed before the data", True, "enforced by dpconvex",
@@ -1301,8 +1301,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                            "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"),
                 epsilon_requested=float(self.epsilon), delta_requested=float(self.delta or 0.0),
                 quantities=quantities,
-                assumptions=[self._label_note(), model.lam_rule, choice.reason,
-                             self._safeguard_note(n_fit, n_val, eps_mean),
+                assumptions=[self._label_note(), model.lam_rule, choice.reason, note,
                              "replace-one adjacency; n is public (it fixes the part sizes)"],
                 labels=["private mean (every row)", "model and selection (disjoint parts)"])
         except PrivacyError as exc:
@@ -1344,7 +1343,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             certificate.assumptions.extend((choice.reason, *self._unguarded_note(n_rows)))
             return certificate
         parts = self._parts(n_rows, f"{type(self).__name__}.certify")
-        _, n_val, eps_mean, rest = parts
+        _, n_val, eps_mean, rest, _ = parts
         learner = self._make(choice.mechanism, rest)
         with signed_by(learner, f"{type(self).__name__}.certify"):
             model = learner.certify(n=n_rows, n_classes=1, n_features=d)
