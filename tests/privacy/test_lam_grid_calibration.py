@@ -26,6 +26,7 @@ from dpconvex.objectives import HuberHinge, Logistic, SmoothHinge
 from dpconvex.privacy.mechanisms import calibrate_objective_perturbation, get_mechanism
 from dpconvex.privacy.mechanisms.base import (
     NoiseReport,
+    PublicProblem,
     at_modulus,
     calibrate_objective_perturbation_grid,
     objective_modulus_floor,
@@ -34,8 +35,8 @@ from dpconvex.privacy.mechanisms.gaussian_linear import (
     _unit_sigma_objective,
     gradient_difference_rank,
 )
-from dpconvex.privacy.rules import noise_level as lam_rule
 from dpconvex.privacy.rules.noise_level import LAM_GRID, auto_lam, grid_report
+from dpconvex.templates import PrivacyConstants
 
 #: Largest difference, in units in the last place, allowed between an entry of the grid
 #: calibration and the scalar calibration at the same Λ (last-bit differences of log1p,
@@ -45,10 +46,18 @@ ULPS = 8
 LOSSES = (Logistic(), HuberHinge(0.5), HuberHinge(0.05), SmoothHinge(0.3))
 
 
+def _problem(n: int, q: float, p: int, loss) -> PublicProblem:
+    """Linear ERM's public problem at Λ = 1: G = |ℓ'| q, r = 1, c_u = T = c q², k = 2."""
+    c_u = float(loss.curvature) * q * q
+    return PublicProblem(n=n, constants=PrivacyConstants(
+        grad_bound=loss.deriv_bound * q, hessian_rank=1, hessian_term_bound=c_u, strong_convexity=1.0,
+        dimension=p, hessian_trace_bound=c_u), gradient_difference_rank=2)
+
+
 def _scalar_report(mech_name: str, n: int, eps: float, q: float, p: int, loss,
                    delta: float) -> NoiseReport:
     """The report on LAM_GRID from one scalar calibration per grid point (the reference)."""
-    problem = lam_rule._constants(n, q, p, loss)
+    problem = _problem(n, q, p, loss)
     consts = problem.constants
     cals = [calibrate_objective_perturbation(eps, n, at_modulus(consts, float(m)))
             for m in LAM_GRID]
@@ -80,7 +89,7 @@ def _assert_close_in_ulps(a: np.ndarray, ref: np.ndarray, what: str) -> None:
 def test_grid_calibration_is_the_scalar_one_to_a_few_ulps(loss, slack):
     """Every field at every Λ, across n and ε (both branches: with and without Δ)."""
     for n, eps, q in itertools.product([7, 400, 10**6], [0.01, 0.5, 4.0], [0.3, 1.2]):
-        consts = lam_rule._constants(n, q, 4, loss).constants
+        consts = _problem(n, q, 4, loss).constants
         grid = calibrate_objective_perturbation_grid(eps, n, consts, LAM_GRID, slack=slack)
         ref = [calibrate_objective_perturbation(eps, n, at_modulus(consts, float(m)), slack=slack)
                for m in LAM_GRID]
@@ -95,7 +104,7 @@ def test_grid_calibration_is_the_scalar_one_to_a_few_ulps(loss, slack):
 
 
 def test_grid_calibration_refuses_what_the_scalar_one_refuses():
-    consts = lam_rule._constants(100, 1.0, 3, Logistic()).constants
+    consts = _problem(100, 1.0, 3, Logistic()).constants
     with pytest.raises(PrivacyError, match="strong convexity"):
         calibrate_objective_perturbation_grid(1.0, 100, consts, np.array([0.1, 0.0]))
     unbounded = dataclasses.replace(consts, hessian_term_bound=math.inf,

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
 
     from ...objectives.losses import Loss
-    from ..mechanisms.base import Calibration, ConstantsSource, Mechanism, NoiseReport, PublicProblem
+    from ..mechanisms.base import Calibration, ConstantsSource, Mechanism, NoiseReport
 
 __all__ = ["AUTO", "CENTROID_NOISE_RATIO", "GD_NOISE_RATIO", "LAM_GRID", "LARGE_MARGIN_NOISE_RATIO",
            "LINEAR_NOISE_RATIO", "NB_NOISE_RATIO", "PUBLIC_CHECK_NOTE", "REFERENCE_NORM", "REFERENCE_NORMS",
@@ -146,18 +146,6 @@ LAM_GRID = np.logspace(-9, 3, 1201)
 LAM_GRID.flags.writeable = False
 
 
-def _constants(n: int, q: float, p: int, loss: Loss) -> PublicProblem:
-    """The public problem of a linear fit before its template exists (Λ left at 1)."""
-    from ...templates.base import PrivacyConstants
-    from ..mechanisms import PublicProblem
-
-    c_u = float(loss.curvature) * q * q
-    consts = PrivacyConstants(grad_bound=loss.deriv_bound * q, hessian_rank=1,
-                              hessian_term_bound=c_u, strong_convexity=1.0, dimension=p,
-                              hessian_trace_bound=c_u)
-    return PublicProblem(n=n, constants=consts, gradient_difference_rank=2, name="linear ERM (public shape)")
-
-
 def grid_report(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
                 loss: str | Loss, *, delta: float = 0.0) -> NoiseReport | None:
     """The mechanism's :class:`~dpconvex.privacy.mechanisms.NoiseReport` on :data:`LAM_GRID`.
@@ -177,10 +165,20 @@ def grid_report(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p:
     >>> rep.placement, rep.expected_norm.shape == LAM_GRID.shape
     ('objective', True)
     """
+    from ...templates.base import PrivacyConstants
+    from ..mechanisms import PublicProblem
+
     mech, loss, _, _ = _rule_constants(mechanism, loss, None)
     if not getattr(mech, "private", False) or not math.isfinite(float(epsilon)):
         return None
-    problem = _constants(int(n), float(q), int(p), loss)
+    # the public problem of a linear fit before its template exists (Λ left at 1)
+    q = float(q)
+    c_u = float(loss.curvature) * q * q
+    consts = PrivacyConstants(grad_bound=loss.deriv_bound * q, hessian_rank=1,
+                              hessian_term_bound=c_u, strong_convexity=1.0, dimension=int(p),
+                              hessian_trace_bound=c_u)
+    problem = PublicProblem(n=int(n), constants=consts, gradient_difference_rank=2,
+                            name="linear ERM (public shape)")
     try:  # a mechanism without a report raises the ParameterError naming it
         return mech.noise_report(problem, Budget(float(epsilon), float(delta)), LAM_GRID)
     except PrivacyError:  # e.g. objective perturbation with an unbounded curvature
@@ -189,8 +187,8 @@ def grid_report(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p:
 
 def delta_floor(n: int, epsilon: float, q: float, loss: str | Loss) -> float:
     """Smallest Λ at which objective perturbation adds no Δ: c q² / (n (e^{ε/2} - 1)) for the
-    one-sided slack, read from
-    :func:`~dpconvex.privacy.mechanisms.base.objective_modulus_floor`.
+    one-sided slack, the ``modulus_floor`` of its :func:`grid_report` (the floor the Λ rule
+    keeps to; 0 where there is no report: ε = ∞, or a curvature without a bound).
 
     Examples
     --------
@@ -198,15 +196,8 @@ def delta_floor(n: int, epsilon: float, q: float, loss: str | Loss) -> float:
     >>> round(delta_floor(1000, 1.0, 1.0, "logistic"), 6)
     0.000385
     """
-    from ..mechanisms.base import objective_modulus_floor
-
-    if isinstance(loss, str):
-        from ...objectives.losses import get_loss
-
-        loss = get_loss(loss)
-    if not math.isfinite(loss.curvature * q * q):
-        return 0.0
-    return objective_modulus_floor(epsilon, int(n), _constants(int(n), float(q), 1, loss).constants)
+    report = grid_report("objective", n, epsilon, q, 1, loss)
+    return 0.0 if report is None else float(report.modulus_floor)
 
 
 def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
