@@ -429,13 +429,12 @@ _OVR_PHRASES = {"gd": _GD_PHRASE, "linear": "x the largest possible data gradien
 
 
 def _report(template: ConstantsSource, mech: Mechanism, budget: Budget,
-            calibration: Calibration | None = None, mu: float | None = None
-            ) -> NoiseReport | None:
-    """The mechanism's noise report (None: not private, or no calibration can be made)."""
+            calibration: Calibration | None = None) -> NoiseReport | None:
+    """The noise report at the declared modulus (None: not private, or no calibration can be made)."""
     if not getattr(mech, "private", False):
         return None
     try:
-        return mech.noise_report(template, budget, mu, calibration=calibration)
+        return mech.noise_report(template, budget, None, calibration=calibration)
     except (DPConvexError, ValueError, ArithmeticError):
         from ..mechanisms import Mechanism
 
