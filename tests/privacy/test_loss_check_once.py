@@ -66,11 +66,15 @@ def test_shipped_stated_loss_changed_after_construction_is_probed_again(probes):
 def test_a_shipped_stated_loss_is_as_built_on_its_copies_and_not_once_changed():
     """As built while every attribute is the one its constructor left, on the instance and on
     its copies (rebuilt from the parameters); an attribute replaced, even by an equal value,
-    is not."""
+    removed or added, is not."""
     loss = Pinball(0.3, smoothing=0.2)
     assert loss.as_built() and copy.deepcopy(loss).as_built() and copy.copy(loss).as_built()
     loss.label_range = (-1.0, 1.0)  # an equal value, not the one built
     assert not loss.as_built()
+    removed, added = Pinball(0.3, smoothing=0.2), Pinball(0.3, smoothing=0.2)
+    del removed.label_range  # the class's attribute, if any, would be read in its place
+    added.extra = 1.0
+    assert not removed.as_built() and not added.as_built()
 
 
 def test_a_user_method_named_description_is_not_the_cache_key():
