@@ -169,9 +169,9 @@ def remaining(total: float, spent: float) -> float:
 def split_budget(budget: Budget, fractions: Sequence[float]) -> tuple[Budget, ...]:
     """Split a budget into shares whose sequential composition is at most the whole.
 
-    Share i gets ``fractions[i] * ε`` for every share but the last, which gets
-    :func:`remaining` of ε after the others (so the parts add up to at most ε in
-    floating point); δ is split the same way.
+    Share i gets ``fractions[i] * ε`` for every share but the last, which gets the largest ε
+    with which the exact sum of the parts (``math.fsum``, as the ledger and
+    :func:`compose_sequential` add them) is at most ε; δ is split the same way.
 
     ``fractions``: positive shares summing to 1 (within 1e-9); returns a tuple of Budget.
 
@@ -189,17 +189,15 @@ def split_budget(budget: Budget, fractions: Sequence[float]) -> tuple[Budget, ..
         raise ParameterError(
             f"split_budget: the fractions must be positive and sum to 1. Got {list(fractions)!r} instead."
         )
-    parts: list[Budget] = []
-    eps_spent = 0.0
-    delta_spent = 0.0
-    for f in fr[:-1]:
-        e, d = f * budget.epsilon, f * budget.delta
-        parts.append(Budget(e, d))
-        eps_spent += e
-        delta_spent += d
-    parts.append(Budget(remaining(budget.epsilon, eps_spent),
-                        remaining(budget.delta, delta_spent) if budget.delta else 0.0))
-    return tuple(parts)
+    parts = [Budget(f * budget.epsilon, f * budget.delta) for f in fr[:-1]]
+    last = []
+    for total, shares in ((budget.epsilon, [p.epsilon for p in parts]),
+                          (budget.delta, [p.delta for p in parts])):
+        x = remaining(total, math.fsum(shares)) if total else 0.0
+        while x > 0.0 and math.fsum([*shares, x]) > total:  # the exact sum, as the ledger adds
+            x = math.nextafter(x, 0.0)
+        last.append(x)
+    return (*parts, Budget(*last))
 
 
 def split_even(total: float, k: int) -> float:
@@ -262,9 +260,10 @@ def delta_rows_note(delta: Any, n: Any) -> str | None:
 BUDGET_RTOL = 4 * 2.0**-52
 
 #: Open ``parallel()`` blocks of the current context: (ledger id, group, the frame of the
-#: ``with``). A spend is in a block only while that frame runs (on a thread's stack): a
-#: generator suspended inside a block leaves it in its caller's context, not its spends.
-_OPEN_BLOCKS: contextvars.ContextVar[tuple[tuple[int, int, Any], ...]] = contextvars.ContextVar(
+#: ``with``, [whether the block is open]). A spend is in a block only while that frame runs (on a
+#: thread's stack) and the block is open: a generator suspended inside a block leaves it in its
+#: caller's context, not its spends, and a context copied inside it keeps no closed block.
+_OPEN_BLOCKS: contextvars.ContextVar[tuple[tuple[int, int, Any, list[bool]], ...]] = contextvars.ContextVar(
     "dpconvex_parallel_blocks", default=())
 _LEDGER_IDS = itertools.count()
 
@@ -425,7 +424,8 @@ class BudgetAccountant:
                 "original ledger with accountant.spend(epsilon, delta, label).")
 
     def _current_group(self) -> int | None:
-        blocks = [(group, opener) for ledger, group, opener in _OPEN_BLOCKS.get() if ledger == self._id]
+        blocks = [(group, opener) for ledger, group, opener, is_open in _OPEN_BLOCKS.get()
+                  if ledger == self._id and is_open[0]]
         running = set()  # the frames on the threads' stacks, read only where a block is open
         for frame in sys._current_frames().values() if blocks else ():
             while frame is not None:
@@ -552,10 +552,12 @@ class BudgetAccountant:
         with self._lock:
             group, self._n_groups = self._n_groups, self._n_groups + 1
         opener = sys._getframe(2)  # the frame of the with (through contextlib's __enter__)
-        token = _OPEN_BLOCKS.set((*_OPEN_BLOCKS.get(), (self._id, group, opener)))
+        is_open = [True]
+        token = _OPEN_BLOCKS.set((*_OPEN_BLOCKS.get(), (self._id, group, opener, is_open)))
         try:
             yield self
         finally:
+            is_open[0] = False  # closed for every context copied inside the block too
             _OPEN_BLOCKS.reset(token)
 
     # -- identity ---------------------------------------------------------

@@ -392,6 +392,37 @@ def test_parallel_block_joined_by_threads_through_the_context():
     assert len({s.group for s in acc.spends}) == 1
 
 
+def test_a_context_copied_in_a_parallel_block_is_out_of_it_once_the_block_closes():
+    """A worker's context copied inside the block keeps no closed block: after the ``with``,
+    its spends add (and the next block opens), while the function that opened it still runs."""
+    acc = BudgetAccountant(epsilon=1.0)
+    with acc.parallel():
+        ctx = contextvars.copy_context()
+    ctx.run(acc.spend, 0.6)
+    with pytest.raises(BudgetError):
+        ctx.run(acc.spend, 0.6)
+    assert acc.spent[0] == pytest.approx(0.6) and [s.group for s in acc.spends] == [None]
+    with acc.parallel():  # not taken for a nested block
+        ctx.run(acc.spend, 0.1)
+
+
+def test_split_budget_shares_add_up_exactly_to_at_most_the_whole():
+    """Ten shares of a tenth: their exact sum (the ledger's and compose_sequential's) is within
+    the whole, so a ledger of exactly the whole takes them all and the composition holds."""
+    from dpconvex import Certificate
+    from dpconvex.privacy.budget import Budget, compose_sequential, split_budget
+
+    whole = Budget(1.0, 1e-6)
+    parts = split_budget(whole, [0.1] * 10)
+    assert math.fsum(p.epsilon for p in parts) <= 1.0 and math.fsum(p.delta for p in parts) <= 1e-6
+    certificates = [Certificate("part", p.epsilon, p.epsilon, delta=p.delta) for p in parts]
+    compose_sequential(certificates, mechanism="parts", epsilon_requested=1.0, delta_requested=1e-6)
+    acc = BudgetAccountant(epsilon=1.0, delta=1e-6)
+    for p in parts:
+        acc.spend(p.epsilon, p.delta)
+    assert acc.spent[0] <= 1.0
+
+
 def test_reservation_in_parallel_block_composes_by_max():
     acc = BudgetAccountant(epsilon=1.0)
     with acc.parallel():
