@@ -34,7 +34,7 @@ from ..errors import DataTypeError, DataValidationError, ParameterError, Privacy
 from .ranged_rows import RangedRows
 from .row_scaling import check_row_norm, normalize_rows
 from .schema import OTHER, PublicSchema
-from .tables import dtype_kind, is_missing, table_columns
+from .tables import dtype_kind, integer_text, is_missing, table_columns
 
 __all__ = ["PublicEncoder", "category_codes", "encode", "encode_parts"]
 
@@ -46,7 +46,7 @@ _SUGGESTED_TEXT = (
 
 
 #: What a column of each dtype kind holds, for messages.
-_KIND_TEXT = {"bool": "bools", "int": "integers", "float": "floats", "complex": "complex numbers",
+_KIND_TEXT = {"bool": "bools", "complex": "complex numbers",
               "time": "dates or time spans", "text": "text"}
 
 
@@ -70,11 +70,11 @@ def _texts(v: Any) -> tuple[str, ...]:
     """The texts a value that is not text matches: ``str(v)``, and for an integral number also
     its other form ("1" and "1.0"), so that whether missing values made the column float (a
     fact of the other records) changes no record's encoding."""
-    text = str(v)
+    text = integer_text(int(v)) if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else str(v)
     try:
         if isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and \
                 math.isfinite(v) and float(v).is_integer():
-            return text, str(int(v)), str(float(int(v)))  # (-0.0 matches "0" and "0.0" too)
+            return text, integer_text(int(v)), str(float(int(v)))  # (-0.0 matches "0" and "0.0" too)
     except OverflowError:  # an int beyond the float range: its own text only
         pass
     return (text,)
@@ -97,7 +97,9 @@ def _check_dtype(schema: PublicSchema, column: str, dtype: Any, caller: str) -> 
     column passes here; the value checks that follow refuse what they can.
     """
     kind = dtype_kind(dtype)
-    holds = f"{_KIND_TEXT.get(kind, 'objects')} (dtype {dtype_shown(dtype)})"
+    # numbers whatever their dtype (a reader makes a column of codes float when one value is missing)
+    holds = "numbers" if kind in ("int", "float") else \
+        f"{_KIND_TEXT.get(kind, 'objects')} (dtype {dtype_shown(dtype)})"
     if column in schema.numeric:
         if kind == "text":
             raise DataTypeError(
@@ -123,7 +125,7 @@ def _check_dtype(schema: PublicSchema, column: str, dtype: Any, caller: str) -> 
     if column in schema.categories and kind in ("bool", "int", "float"):
         vocabulary = schema.categories[column]
         never = [v for v in vocabulary if not _number_text(v, kind)]
-        if never:
+        if never and len(never) == len(vocabulary):  # (an entry no value matches is harmless)
             fix = ("Declare it Binary(positive=True), or Categorical((\"False\", \"True\"))."
                    if kind == "bool" else
                    "Map the codes to the public vocabulary first (e.g. df[col].map({0: 'basic', "
@@ -131,8 +133,8 @@ def _check_dtype(schema: PublicSchema, column: str, dtype: Any, caller: str) -> 
                    "vocabulary, Categorical((\"0\", \"1\", ...)).")
             raise DataTypeError(
                 f"{caller}: categorical column {column!r} holds {holds}, which are compared with "
-                f"the vocabulary as text, and the vocabulary entries {_short_repr(never)} are not the "
-                f"text of any such value: every record would go to the '{OTHER}' slot. {fix}")
+                f"the vocabulary as text, and no vocabulary entry ({_short_repr(never)}) is the text "
+                f"of any such value: every record would go to the '{OTHER}' slot. {fix}")
     if column in schema.binary:
         positive = schema.binary[column]
         if isinstance(positive, str):
@@ -363,8 +365,6 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
                 parts.append(f"missing column(s) {missing!r}")
             if extra:
                 parts.append(f"column(s) not in the schema {extra!r}")
-            if twice := sorted({c for c in names if names.count(c) > 1}):
-                parts.append(f"column(s) {twice!r} appear more than once")
             if not parts:
                 parts.append("the columns are in a different order")
             raise DataValidationError(

@@ -635,7 +635,8 @@ class PublicSchema:
         if self.release is not None:
             lines += [f"# Released by draft_schema at (epsilon, delta) = ({self.release.epsilon:.6g}, "
                       f"{self.release.delta:.3g}),", "# charged to the data set's budget "
-                      "(docs/privacy/bounds.md#privacy-bounds)."]
+                      "(docs/privacy/bounds.md#privacy-bounds). A model's certificate states",
+                      "# that release only when the schema comes with it: PublicSchema(..., release=...)."]
         lines += [f"from dpconvex import {', '.join([*used, 'PublicSchema'])}", "",
                   f"{name} = PublicSchema({{"]
         for col, d in decls.items():

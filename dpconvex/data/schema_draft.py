@@ -17,7 +17,7 @@ import numpy as np
 from .._validation import _short_repr
 from ..errors import ParameterError
 from .schema import Binary, Categorical, Declaration, Numeric, PublicSchema
-from .tables import category_texts, dtype_kind, is_missing, number_values, table_columns
+from .tables import category_texts, dtype_kind, integer_text, is_missing, number_values, table_columns
 
 __all__ = ["KINDS", "LEAK_TEXT", "check_kinds", "kind_of_dtype", "read_schema"]
 
@@ -188,5 +188,6 @@ def _draft_column(name: str, values: np.ndarray, column_kind: str, caller: str) 
             continue
         if kind == "O" and isinstance(v, (complex, np.complexfloating)):
             raise ParameterError(f"{caller}: column {name!r} holds complex numbers; declare it by hand.")
-        seen_values.add(v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v))
+        seen_values.add(v.decode("utf-8", "replace") if isinstance(v, bytes) else
+                        integer_text(v) if isinstance(v, int) and not isinstance(v, bool) else str(v))
     return Categorical(tuple(sorted(seen_values)), drafted=True)

@@ -8,6 +8,7 @@ column's dtype read for what it can hold.
 
 from __future__ import annotations
 
+import decimal
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,7 +18,8 @@ import scipy.sparse as sp
 from .._validation import _reject_masked, feature_names_of, is_dask_collection
 from ..errors import DataTypeError, DataValidationError
 
-__all__ = ["category_texts", "column_array", "dtype_kind", "is_missing", "number_values", "table_columns"]
+__all__ = ["category_texts", "column_array", "dtype_kind", "integer_text", "is_missing", "number_values",
+           "table_columns"]
 
 
 def is_missing(v: Any) -> bool:
@@ -72,19 +74,33 @@ def _category_text(v: Any) -> str | None:
     if isinstance(v, bool | np.bool_):
         return str(bool(v))
     if isinstance(v, int | np.integer):
-        return str(int(v))
+        return integer_text(int(v))
     if isinstance(v, float | np.floating):
         f = float(v)
-        return str(int(f)) if f.is_integer() and abs(f) < 2.0**53 else str(f)
+        return integer_text(int(f)) if f.is_integer() else str(f)
     return str(v)
+
+
+def integer_text(i: int) -> str:
+    """The decimal text of an integer at any number of digits (``str`` refuses more than 4,300).
+
+    Examples
+    --------
+    >>> from dpconvex.data.tables import integer_text
+    >>> integer_text(10**16), len(integer_text(10**5000))
+    ('10000000000000000', 5001)
+    """
+    return str(decimal.Decimal(i))
 
 
 def category_texts(values: np.ndarray) -> list[str | None]:
     """Each value's text as a category, each value alone (None where it is missing).
 
-    A whole number has the text of an integer whatever its dtype (``3``, ``3.0`` and
-    ``"3"`` all give ``"3"``): a column of codes that a reader makes float because one
-    record is missing keeps the codes' text. Other values give ``str(value)``.
+    A whole number has the text of an integer whatever its dtype and size (``3``, ``3.0`` and
+    ``"3"`` all give ``"3"``, ``1e16`` gives ``"10000000000000000"``): a column of codes that a
+    reader makes float because one record is missing keeps the codes' text (codes beyond 2⁵³,
+    which a float cannot hold, change value: read such codes as text). Other values give
+    ``str(value)``.
 
     Examples
     --------
@@ -149,6 +165,10 @@ def table_columns(X: Any, caller: str) -> tuple[list[str] | None, list[np.ndarra
     elif hasattr(X, "columns") and hasattr(X, "iloc") and getattr(X, "ndim", 2) == 2:
         names = feature_names_of(X, caller)
         names = None if names is None else [str(n) for n in names]
+        if names is not None and len(set(names)) < len(names):  # the names are public
+            repeated = sorted({n for n in names if names.count(n) > 1})
+            raise DataValidationError(f"{caller}: the table repeats column name(s) {repeated!r}; name "
+                                      "each column once (declarations and budgets go by name).")
         try:
             series = [X.iloc[:, k] for k in range(X.shape[1])]
             cols = [column_array(c) for c in series]

@@ -476,7 +476,7 @@ class SchemaInputMixin:
         note = ("rows encoded record by record by the public schema (PublicEncoder: clipped "
                 "to its ranges, one-hot over its vocabularies, within data_norm)")
         if release is None:
-            model.assumptions.append(f"{note}; {self.schema.provenance or 'the schema is public knowledge'}")
+            model.assumptions.append(f"{note}; {self.schema.provenance or _DECLARED_SCHEMA}")
             return model
         from ..privacy.budget import compose_sequential
 
@@ -1356,6 +1356,12 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
     def predict(self, X: Any) -> np.ndarray:
         """The released model's predictions, in the labels' units (within ``label_range``)."""
         return self._learners("predict", X)
+
+
+#: The certificate line of a schema without a release: what the caller declares, not checked.
+_DECLARED_SCHEMA = ("the schema is taken as public knowledge, as the caller declares it (not checked by "
+                    "dpconvex: a schema released from these data, also one rewritten by to_code(), must "
+                    "come with its release, PublicSchema(..., release=...))")
 
 
 def _mean_release(total: float, n: int, epsilon: float, noise: NoiseSource | None = None, *,

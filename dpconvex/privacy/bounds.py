@@ -19,7 +19,7 @@ import numpy as np
 
 from .._validation import GENERATOR_TYPES, check_float, check_seed, dtype_shown
 from ..data.log_grid import K_MAX, cell_counts
-from ..data.schema import Binary, Categorical, Declaration, Numeric, PublicSchema, _shown
+from ..data.schema import Binary, Categorical, Declaration, Numeric, PublicSchema, _number, _shown
 from ..data.schema_draft import LEAK_TEXT, check_kinds, kind_of_dtype, read_schema
 from ..data.tables import category_texts, dtype_kind, is_missing, number_values, table_columns
 from ..errors import ParameterError, PrivacyLeakWarning, diagnostics_open, record_diagnostic
@@ -268,7 +268,8 @@ _SCHEMA_ASSUMPTIONS = (
     "counts as missing; binary: nothing read; categorical: each value's text), else read from a number dtype "
     "(numeric) or a bool dtype (binary), which is public only when it was fixed without the data: a dtype a "
     "reader infers from the values is a statistic of them (docs/privacy/bounds.md#privacy-bounds-grid)",
-    "columns in 'declared' are public knowledge and read no record",
+    "columns in 'declared' are taken as public knowledge, as the caller declares them (not checked; a "
+    "declared schema that draft_schema released is composed with this release), and read no record",
 )
 
 _RELEASE_OF_KIND = {"numeric": "range", "binary": "binary", "categorical": "vocabulary"}
@@ -456,7 +457,12 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
                 vocabulary, cert = release_vocabulary(category_texts(values), budgets.vocabulary,
                                                       n=n, name=column, rng=rng,
                                                       seeded=seed is not None)
-                decls[name] = Categorical(vocabulary, other=True)
+                # texts of one number ("1", "01") are one category of a column of numbers: the first
+                # released is kept and the others encode as other (post-processing of the release)
+                by_value: dict[Any, str] = {}
+                for text in vocabulary:
+                    by_value.setdefault(float(text) if _number(text) else text, text)
+                decls[name] = Categorical(tuple(by_value.values()), other=True)
             parts.append(cert)
             labels.append(f"{how} of {name!r}")
         assumptions = list(_SCHEMA_ASSUMPTIONS)
@@ -468,5 +474,10 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
                 epsilon_requested=budget.epsilon, epsilon=0.0, private=True,
                 assumptions=assumptions)
         hold.commit_certificate(certificate)
+    earlier = declared.release if isinstance(declared, PublicSchema) else None
+    if earlier is not None:  # a declared schema released from data: its release and this one add
+        certificate = compose_sequential(
+            [earlier, certificate], mechanism="draft_schema: the declared schema's release, then this one",
+            epsilon_requested=earlier.epsilon_requested + budget.epsilon, labels=["declared schema", "draft"])
     return PublicSchema(decls, release=certificate)
 

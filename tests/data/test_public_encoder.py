@@ -6,6 +6,7 @@ independently with pandas: the rows must be equal bit for bit.
 
 from __future__ import annotations
 
+import io
 import math
 import pickle
 import warnings
@@ -144,10 +145,10 @@ def _tz_dates():
 
 
 @pytest.mark.parametrize("decl,column,says", [
-    (PLAN, pd.Series(CODES), "holds integers .*not the text of any such value"),
-    (PLAN, pd.Series(CODES, dtype="category"), "holds integers"),
-    (PLAN, pd.Series([*CODES[:3], None], dtype="Int64"), "holds integers"),
-    (Categorical(("x", "y")), pd.Series([101.0, np.nan, 202.0, 303.0]), "holds floats"),
+    (PLAN, pd.Series(CODES), "holds numbers, .*no vocabulary entry .* is the text of any such value"),
+    (PLAN, pd.Series(CODES, dtype="category"), "holds numbers"),
+    (PLAN, pd.Series([*CODES[:3], None], dtype="Int64"), "holds numbers"),
+    (Categorical(("x", "y")), pd.Series([101.0, np.nan, 202.0, 303.0]), "holds numbers"),
     (Categorical(("yes", "no")), pd.Series([True, False, True, True]), "Binary"),
     (PLAN, pd.Series(pd.to_datetime(["2020-01-01"] * 4)), "dates"),
     (Numeric(0, 1), pd.Series(["101", "202", "303", "101"]), "declared Numeric but holds text"),
@@ -169,6 +170,29 @@ def test_a_declaration_the_dtype_cannot_match_is_refused(decl, column, says):
     assert not any(str(v) in message for v in CODES)  # the dtype and the declaration only
     with pytest.raises(DataTypeError):  # the same rule for a mapping of columns
         PublicEncoder(schema).fit({"c": column})
+
+
+def test_a_vocabulary_of_codes_and_a_text_code_fits_whether_or_not_a_record_holds_the_text():
+    """A code list of numbers and a text answer ("refused") encodes a column the reader made int
+    (no record answered "refused") as one it made text: the refusal is for a vocabulary no value
+    of the dtype can match, not for one entry that none matches, so one record switches nothing."""
+    schema = PublicSchema({"c": Categorical(("1", "2", "3", "refused"))})
+    as_int = pd.read_csv(io.StringIO("c\n1\n2\n3\n1\n"))
+    as_text = pd.read_csv(io.StringIO("c\n1\n2\n3\nrefused\n"))
+    assert as_int["c"].dtype.kind == "i" and as_text["c"].dtype.kind == "O"
+    np.testing.assert_array_equal(PublicEncoder(schema).fit_transform(as_int)[:3],
+                                  PublicEncoder(schema).fit_transform(as_text)[:3])
+
+
+def test_the_refusal_of_names_over_codes_is_one_text_for_int_and_float_columns():
+    """One missing value makes a reader's column of codes float: the refusal's text stays the same."""
+    schema = PublicSchema({"c": Categorical(("yes", "no"))})
+    texts = []
+    for csv in ("c\n1\n2\n1\n", "c\n1\nNA\n1\n"):
+        with pytest.raises(DataTypeError) as caught:
+            PublicEncoder(schema).fit(pd.read_csv(io.StringIO(csv)))
+        texts.append(str(caught.value))
+    assert texts[0] == texts[1] and "holds numbers" in texts[0]
 
 
 def test_the_dtype_rule_reads_no_value():
@@ -452,7 +476,7 @@ def test_a_front_door_given_a_draft_says_that_no_guarantee_covers_the_schema():
             cert = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], schema=schema,
                                         random_state=0).fit(df, y).certificate_
         lines = [a for a in cert.assumptions if "rows encoded record by record" in a]
-        assert len(lines) == 1 and ("the schema is public knowledge" in lines[0]) is public
+        assert len(lines) == 1 and ("as the caller declares it (not checked" in lines[0]) is public
         assert ("NOT public, and no guarantee covers them" in lines[0]) is not public
 
 
@@ -515,7 +539,7 @@ def test_a_bool_column_outside_its_numeric_range_is_refused_and_inside_it_is_rea
 
 def test_a_repeated_column_is_named_as_repeated():
     frame = pd.DataFrame([[30, 40]], columns=["age", "age"])
-    with pytest.raises(DataValidationError, match=r"\['age'\] appear more than once"):
+    with pytest.raises(DataValidationError, match=r"repeats column name\(s\) \['age'\]"):
         PublicEncoder(PublicSchema({"age": Numeric(0, 100)})).fit(frame)
 
 

@@ -22,7 +22,7 @@ import pytest
 import dpconvex as dp
 import dpconvex.privacy.bounds as bounds_module
 from dpconvex.data.log_grid import cell_edges, cell_of
-from dpconvex.data.tables import dtype_kind
+from dpconvex.data.tables import category_texts, dtype_kind
 from dpconvex.errors import PrivacyLeakWarning
 from dpconvex.privacy.bounds import column_budgets, release_range, release_vocabulary
 from dpconvex.privacy.budget import Budget
@@ -253,6 +253,36 @@ def test_a_categorical_column_reads_each_value_text_whatever_its_number_dtype():
     assert [d.categories["code"] for d in drafts] == [("1", "2", "3")] * 3
 
 
+def test_whole_codes_have_the_text_of_the_integer_at_any_size():
+    """Codes beyond 2⁵³ in a column a missing value made float have the int column's text, and an
+    integer of any number of digits has its decimal text (no refusal of one long record)."""
+    codes = np.array([10**16, 2 * 10**16])
+    assert category_texts(codes) == category_texts(codes.astype(float)) == [
+        "10000000000000000", "20000000000000000"]
+    assert category_texts(np.array([10**5000, "a"], dtype=object)) == ["1" + "0" * 5000, "a"]
+    schema = dp.PublicSchema({"c": dp.Categorical(("a",))})
+    rows = dp.PublicEncoder(schema).fit_transform(
+        pd.DataFrame({"c": pd.Series([10**5000, "a"], dtype=object)}))
+    assert rows.tolist() == [[0.0, 1.0], [1.0, 0.0]]  # the long code in the other slot
+
+
+def test_two_texts_of_one_number_in_a_released_vocabulary_keep_the_first():
+    """'01' and '1' both frequent: the draft keeps the first released text of the number (a
+    post-processing of the release), so it never refuses once the release is made."""
+    values = np.array(["1"] * 1500 + ["01"] * 1500, dtype=object)
+    schema = dp.draft_schema(pd.DataFrame({"code": values}), epsilon=1.0, delta=1e-6,
+                             kinds={"code": "categorical"}, random_state=0)
+    assert schema.categories["code"] == ("01",)
+
+
+def test_a_table_with_a_repeated_column_name_is_refused_before_anything_is_charged():
+    df = pd.DataFrame(np.ones((50, 2)), columns=["a", "a"])
+    ledger = dp.BudgetAccountant(epsilon=1.0)
+    with pytest.raises(dp.DataValidationError, match=r"repeats column name\(s\) \['a'\]"):
+        dp.draft_schema(df, epsilon=1.0, accountant=ledger, random_state=0)
+    assert ledger.spent == (0.0, 0.0)
+
+
 @pytest.mark.parametrize("kinds, message", [
     ({"agee": "numeric"}, r"'kinds' names column\(s\) \['agee'\] that are not in the table"),
     ({"visits": "number"}, r"the kind of column 'visits' must be one of 'numeric', 'binary', "
@@ -377,6 +407,19 @@ def test_to_code_carries_the_release():
     space: dict = {}
     exec(code, space)
     assert space["schema"].declarations == schema.declarations
+
+
+def test_a_released_schema_declared_in_a_new_draft_keeps_its_release():
+    """Columns a released schema declares in a later draft come from that release: the new
+    schema's certificate composes both, and the ledger is charged for the new draft only."""
+    df = _table()
+    first = dp.draft_schema(df[["income", "score"]], epsilon=0.5, random_state=0)
+    ledger = dp.BudgetAccountant(epsilon=2.0)
+    second = dp.draft_schema(df[["income", "score", "visits"]], epsilon=1.0, declared=first,
+                             accountant=ledger, random_state=0)
+    assert ledger.spent == (1.0, 0.0)
+    assert second.release.epsilon == 1.5 and second.release.parts[0] is first.release
+    assert "released by draft_schema at epsilon = 1.5" in second.provenance
 
 
 @pytest.mark.parametrize("random_state", [0, None])
