@@ -93,6 +93,27 @@ def test_estimator_with_unrepresentable_noise_scale_releases_nothing():
     assert not hasattr(est, "coef_")
 
 
+@pytest.mark.parametrize("make", [
+    lambda: dp.PrivateLogisticRegression(epsilon=1e-9, classes=[0, 1], random_state=0),
+    lambda: dp.PrivateLargeMarginGaussian(epsilon=1e-9, classes=[0, 1, 2], loss="pairwise", random_state=0),
+])
+def test_noise_beyond_what_float64_resolves_to_the_tolerance_is_refused_on_every_data_set(make):
+    """At ε = 1e-9 the noise term's gradient E‖b‖/n is beyond float64's reach of the tolerance:
+    whether a solve reaches it would depend on the records, so every data set, and the dry run, is
+    refused from public quantities."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    X /= np.linalg.norm(X, axis=1, keepdims=True) * 1.2
+    y = np.arange(30) % (3 if isinstance(make(), dp.PrivateLargeMarginGaussian) else 2)
+    neighbour = X.copy()
+    neighbour[3] = [0.0, 0.5]
+    for rows in (X, neighbour):
+        with pytest.raises(PrivacyError, match="beyond what float64 resolves"):
+            make().fit(rows, y)
+    with pytest.raises(PrivacyError, match="beyond what float64 resolves"):
+        make().certify(X, y)
+
+
 def test_snap_refuses_nan():
     with pytest.raises(PrivacyError, match="NaN"):
         noise.snap(np.array([0.0, np.nan]), 1.0)

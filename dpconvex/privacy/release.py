@@ -2,7 +2,7 @@
 
 ``release`` runs, for any registered mechanism and template:
 
-    budget check → conditions → calibration → certificate → (dry run: stop)
+    budget check → conditions → calibration (within float64's reach) → certificate → (dry run: stop)
     → noise and solve → accuracy check → post-processing onto the parameter
     space → finiteness check → the solve's conditions → Release(theta, certificate)
 
@@ -13,6 +13,7 @@ The solve's diagnostics (residual, iterations, objective value, timings) are ret
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from operator import attrgetter
@@ -32,6 +33,11 @@ if TYPE_CHECKING:
     from ..templates.base import Template
 
 __all__ = ["Release", "release", "user_parts"]
+
+
+#: The relative error a solve's gradient may carry (2⁻⁴², float64's 2⁻⁵² over 1,024 roundings): noise
+#: whose gradient E‖b‖/n times it exceeds the template's tolerance is refused from public quantities.
+RESOLUTION = 2.0**-42
 
 
 #: Members a shipped template's class states and its constructor never sets on the instance:
@@ -84,14 +90,16 @@ def _users_class(obj: Any) -> str | None:
 
 
 def _members(template: Any) -> tuple[Any, ...]:
-    """Which objects the template's public members, and its space's, loss's and regularizer's, and
-    their classes' attributes are (by identity), and what of it is the user's: a solve must leave
-    them as they were (the contents of the data arrays are not compared)."""
+    """Which objects the template's attributes, and its space's, loss's and regularizer's, and their
+    classes' attributes are (by identity), and what of it is the user's: a solve must leave them as
+    they were, but for what a class keeps between a solver's calls (its ``_caches``) or computes at
+    first use (a ``cached_property``); the contents of the data arrays are not compared."""
     members: list[Any] = [tuple(user_parts(template))]
     for i, part in enumerate((template, getattr(template, "space", None), getattr(template, "loss", None),
                               getattr(template, "regularizer", None))):
+        kept = getattr(type(part), "_caches", ())
         for k, v in getattr(part, "__dict__", {}).items():
-            if not k.startswith("_") or k == "_ops":
+            if k not in kept and not isinstance(getattr(type(part), k, None), functools.cached_property):
                 members.append((i, k, id(v)))
         for c in type(part).__mro__[:-1]:  # and what its classes state (a tolerance, a method; not
             for k, v in vars(c).items():  # a dunder, e.g. the __slotnames__ a pickle caches there)
@@ -231,6 +239,17 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     if vouch or any(map(attrgetter("unverified"), conditions)):
         conditions = vouched(conditions, vouch, unused=vouch_unused)
     calibration = mechanism.calibrate(template, budget)
+    if mechanism.placement == "objective" and mechanism.private:  # the tolerance within float64's reach
+        try:
+            noise = float(mechanism.noise_report(template, budget, calibration=calibration).expected_norm)
+        except DPConvexError:  # a mechanism of the user's without a noise report: its own proof
+            noise = 0.0
+        if noise / template.n * RESOLUTION > template.residual_tol:
+            raise PrivacyError(
+                f"release: epsilon = {budget.epsilon:g} puts noise of expected norm {noise:.3g} on the "
+                f"objective of n = {template.n} records: its gradient is beyond what float64 resolves to "
+                f"the tolerance {template.residual_tol:g} the release needs, so whether a solve reaches it "
+                "would depend on the records; nothing is released. Use a larger epsilon.")
     certificate = mechanism.certificate(template, budget, calibration, conditions)
     if dry_run:  # seeded only where the caller says the fit's noise will be
         certificate.seeded = mechanism.private and seeded

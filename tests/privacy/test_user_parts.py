@@ -312,6 +312,7 @@ def test_an_estimators_vouch_serves_whichever_mechanism_it_chooses():
     lambda t: setattr(t, "residual", lambda *args, **kwargs: 0.0),  # the accuracy check
     lambda t: setattr(t, "residual_tol", 1e300),
     lambda t: setattr(t.space, "postprocess", lambda theta: theta),
+    lambda t: setattr(t, "_zero_noise", np.ones(3)),  # a private attribute of the template
 ])
 def test_a_backend_that_changes_what_judges_its_solve_releases_nothing(change):
     class Changing(Backend):
@@ -324,6 +325,47 @@ def test_a_backend_that_changes_what_judges_its_solve_releases_nothing(change):
 
     with pytest.raises(PrivacyError, match="members changed during the solve"):
         dp.release(_template(), "objective", dp.Budget(1.0), backend=Changing(), rng=0)
+
+
+def _poisoning(steps: int, poison):
+    """A backend of the user's: a few gradient steps, then ``poison(template, point)`` in the
+    template's caches (a gradient of 0 kept for the point it stops at)."""
+
+    class Poisoning(Backend):
+        name = "poisoning"
+        requires = frozenset({"smooth"})
+
+        def solve(self, template, b, extra_reg=0.0, *, warm_start=None, max_iter=None):
+            res = LbfgsNewton().solve(template, b, extra_reg, max_iter=steps)
+            poison(template, res.x, b, extra_reg)
+            return SolveResult(res.x, SolveStatus.OPTIMAL, res.objective, 0.0, self.name)
+
+    return Poisoning()
+
+
+def test_a_backend_that_fills_the_templates_caches_is_judged_on_the_rows():
+    """The residual is recomputed from the rows: what a backend left in the caches of a linear or a
+    softmax template (a gradient of 0 at the point it stopped at) is not read."""
+    def linear(t, w, b, reg):
+        zero = np.zeros_like(w)
+        t._last_objective = (w.copy(), np.array(b, dtype=float), t.regularizer.lam + reg, 0.0, zero)
+
+    with pytest.raises(SolverError, match="did not reach the tolerance"):
+        dp.release(_template(), "objective", dp.Budget(1.0), backend=_poisoning(1, linear), rng=0)
+    from dpconvex.data.preprocess import augment_and_scale
+    from dpconvex.templates.large_margin_softmax import LargeMarginSoftmaxTemplate
+
+    X, y = _rows(60)
+    softmax = LargeMarginSoftmaxTemplate(augment_and_scale(X[:, :2] / 2, 1.0), (y > 0).astype(int),
+                                         n_classes=2, lam=0.5)
+
+    def cached(t, phi, b, reg):
+        Phi = np.asarray(phi, dtype=float).reshape(t.noise_shape)
+        bb = None if b is None else np.asarray(b, dtype=float).reshape(t.noise_shape)
+        t._last = (Phi.copy(), bb, t.regularizer.lam + reg, 0.0, np.zeros_like(Phi))
+
+    with pytest.raises(SolverError, match="did not reach the tolerance"):
+        dp.release(softmax, "objective", dp.Budget(1.0), backend=_poisoning(1, cached), rng=0)
 
 
 def test_a_loss_importing_its_settings_while_it_runs_is_checked_at_every_fit(tmp_path, monkeypatch):
