@@ -52,12 +52,11 @@ def check_float(name: str, value: Any, owner: str, *, low: float = 0.0, high: fl
                 magnitude: bool = True) -> float:
     """Return ``value`` as a float in the stated interval, or raise :class:`ParameterError`.
 
-    ``value`` is an int, float, NumPy scalar or ``Fraction``: bool, non-numbers and numbers
-    too large for float64 (``10**400``) are refused, not rounded to inf. ``allow_inf``
-    accepts +inf (an unlimited budget). ``magnitude`` also requires a nonzero finite value
-    to lie in [:data:`MIN_MAGNITUDE`, :data:`MAX_MAGNITUDE`] = [1e-100, 1e100], so the
-    calibrations (products and quotients of a few parameters and n) stay finite and nonzero
-    in float64. The message names ``name`` of ``owner`` and the accepted range.
+    ``value`` is an int, float, NumPy scalar or ``Fraction``: bool, non-numbers and numbers too large for
+    float64 (``10**400``) are refused, not rounded to inf. ``allow_inf`` accepts +inf (an unlimited budget).
+    ``magnitude`` also requires a nonzero finite value to lie in [:data:`MIN_MAGNITUDE`,
+    :data:`MAX_MAGNITUDE`] = [1e-100, 1e100], so the calibrations (products and quotients of a few parameters
+    and n) stay finite and nonzero in float64. The message names ``name`` of ``owner`` and the accepted range.
     """
     def refusal(why: str = "") -> ParameterError:  # the message is built only for a refusal
         rng = _interval(low, high, low_inclusive, high_inclusive)
@@ -514,10 +513,9 @@ def _is_missing_type(t: type) -> bool:
 def check_numeric_dtype(raw: np.ndarray, caller: str, name: str = "X") -> None:
     """Refuse what is not a real number, before any conversion to float64.
 
-    Strings, bytes (also numeric strings in an object array: unlike scikit-learn's
-    ``check_array``), dates, complex numbers and missing values (None, pandas NA) are
-    refused with a :class:`DataTypeError` or :class:`DataValidationError` opened by
-    ``caller``; bool, int, float and object arrays of numbers pass.
+    Strings, bytes (also numeric strings in an object array: unlike scikit-learn's ``check_array``), dates,
+    complex numbers and missing values (None, pandas NA) are refused with a :class:`DataTypeError` or
+    :class:`DataValidationError` opened by ``caller``; bool, int, float and object arrays of numbers pass.
     """
     kind = raw.dtype.kind
     if kind in "biuf":

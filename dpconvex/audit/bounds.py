@@ -102,9 +102,8 @@ def clopper_pearson_lower(k: Any, n: Any, alpha: float) -> np.ndarray:
 def clopper_pearson_upper(k: Any, n: Any, alpha: float) -> np.ndarray:
     """One-sided Clopper–Pearson upper bound ([CP34]_) on a binomial proportion.
 
-    Returns p_hi with P[p > p_hi] <= ``alpha`` for every true p:
-    ``Beta⁻¹(1 − alpha; k + 1, n − k)``, and 1 when k = n. Vectorized (integer
-    counts 0 <= k <= n; ``alpha`` in (0, 1); else :class:`ParameterError`).
+    Returns p_hi with P[p > p_hi] <= ``alpha`` for every true p: ``Beta⁻¹(1 − alpha; k + 1, n − k)``, and 1
+    when k = n. Vectorized (integer counts 0 <= k <= n; ``alpha`` in (0, 1); else :class:`ParameterError`).
 
     Examples
     --------

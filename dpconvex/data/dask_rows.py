@@ -1,15 +1,14 @@
 """Rows held in a Dask array, split into row chunks: the out-of-core design operator.
 
 :class:`DaskRows` answers the :class:`~dpconvex.data.operators.DesignOperator` products with
-the rows left on the workers: each chunk runs the in-memory operator's own code and the
-partials are summed in a fixed tree, so only vectors of length n or p and the p×p Gram reach
-the driver; the per-record maps run lazily per chunk (docs/privacy/data_backends.md#privacy-data-backends:
-what runs where, failures and timeouts). When the rows are persisted on the workers and when
-they are recomputed on every pass: docs/guide/dask.md#dask-memory (:data:`PERSIST_FRACTION`).
-Every blocking computation on a distributed cluster (:func:`compute`) is bounded by the Dask
-config values ``dpconvex.dask.timeout`` (:data:`COMPUTE_TIMEOUT`) and
-``dpconvex.dask.no-workers-timeout`` (:data:`NO_WORKERS_TIMEOUT`); past either it releases the
-computation's futures (the scheduler drops the tasks no client holds) and raises
+the rows left on the workers: each chunk runs the in-memory operator's own code and the partials are summed in
+a fixed tree, so only vectors of length n or p and the p×p Gram reach the driver; the per-record maps run
+lazily per chunk (docs/privacy/data_backends.md#privacy-data-backends: what runs where, failures and
+timeouts). When the rows are persisted on the workers and when they are recomputed on every pass:
+docs/guide/dask.md#dask-memory (:data:`PERSIST_FRACTION`). Every blocking computation on a distributed cluster
+(:func:`compute`) is bounded by the Dask config values ``dpconvex.dask.timeout`` (:data:`COMPUTE_TIMEOUT`) and
+``dpconvex.dask.no-workers-timeout`` (:data:`NO_WORKERS_TIMEOUT`); past either it releases the computation's
+futures (the scheduler drops the tasks no client holds) and raises
 :class:`~dpconvex.errors.SolverError`.
 """
 

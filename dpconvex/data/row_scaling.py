@@ -74,9 +74,8 @@ def normalize_rows(X: Any, bound: float = 1.0) -> Any:
     Parameters
     ----------
     X : ndarray of shape (n, p), scipy.sparse matrix or dask.array.Array
-        The rows. Sparse input is scaled on its stored entries (returned as a
-        ``csr_array`` sharing the index arrays), never densified; a Dask array
-        is mapped lazily, chunk by chunk (:func:`normalize_rows_lazy`).
+        The rows. Sparse input is scaled on its stored entries (returned as a ``csr_array`` sharing the index
+        arrays), never densified; a Dask array is mapped lazily, chunk by chunk (:func:`normalize_rows_lazy`).
     bound : float, default=1.0
         The public norm bound q, never estimated from the data.
 

@@ -179,10 +179,9 @@ class Binary:
     Parameters
     ----------
     positive : str, int, float or bool, default=1
-        The value that gives 1. With a str, values that are not strings are
-        compared as ``str(value)``; with a number, the column must hold numbers.
-        A positive value that no value of the column's dtype can equal is
-        refused. A missing value (NaN, None) is refused rather than read as 0.
+        The value that gives 1. With a str, values that are not strings are compared as ``str(value)``; with a
+        number, the column must hold numbers. A positive value that no value of the column's dtype can equal
+        is refused. A missing value (NaN, None) is refused rather than read as 0.
     drafted : bool, default=False
         As in :class:`Numeric`.
 
@@ -279,10 +278,9 @@ class PublicSchema:
     Parameters
     ----------
     columns : mapping of str to declaration, or tuple of str
-        A mapping: every column of the table, in order, to ``Numeric(...)``,
-        ``Categorical(...)``, ``Binary(...)`` or ``None`` (present, not used).
-        A tuple: the column names in order; a column that is in none of the
-        tables below is present and not used (e.g. Adult's ``fnlwgt``).
+        A mapping: every column of the table, in order, to ``Numeric(...)``, ``Categorical(...)``,
+        ``Binary(...)`` or ``None`` (present, not used). A tuple: the column names in order; a column that is
+        in none of the tables below is present and not used (e.g. Adult's ``fnlwgt``).
     numeric : mapping of str to (lo, hi), optional
         Public range of each numeric column (with tuple ``columns``).
     categories : mapping of str to tuple of str, optional
@@ -446,9 +444,8 @@ class PublicSchema:
     def declarations(self) -> dict[str, Declaration]:
         """Each column's declaration, in column order (``None``: present, not used).
 
-        The declarations of a draft carry ``drafted=True``, so
-        ``PublicSchema(draft.declarations)`` is a draft too, and so is a schema
-        that keeps any of them; a declaration written in code replaces the mark.
+        The declarations of a draft carry ``drafted=True``, so ``PublicSchema(draft.declarations)`` is a draft
+        too, and so is a schema that keeps any of them; a declaration written in code replaces the mark.
         """
         out: dict[str, Declaration] = {}
         drafted = self._drafted_columns

@@ -96,11 +96,10 @@ def integer_text(i: int) -> str:
 def category_texts(values: np.ndarray) -> list[str | None]:
     """Each value's text as a category, each value alone (None where it is missing).
 
-    A whole number has the text of an integer whatever its dtype and size (``3``, ``3.0`` and
-    ``"3"`` all give ``"3"``, ``1e16`` gives ``"10000000000000000"``): a column of codes that a
-    reader makes float because one record is missing keeps the codes' text (codes beyond 2⁵³,
-    which a float cannot hold, change value: read such codes as text). Other values give
-    ``str(value)``.
+    A whole number has the text of an integer whatever its dtype and size (``3``, ``3.0`` and ``"3"`` all give
+    ``"3"``, ``1e16`` gives ``"10000000000000000"``): a column of codes that a reader makes float because one
+    record is missing keeps the codes' text (codes beyond 2⁵³, which a float cannot hold, change value: read
+    such codes as text). Other values give ``str(value)``.
 
     Examples
     --------
@@ -114,10 +113,9 @@ def category_texts(values: np.ndarray) -> list[str | None]:
 def column_array(column: Any) -> np.ndarray:
     """One column's values as a NumPy array; integers stay integers when values are missing.
 
-    A pandas integer or bool column with missing values (nullable ``Int64``,
-    ``boolean``, a ``category`` of integers) gives floats in ``to_numpy()``, whose
-    text (``'1.0'``) no longer matches a vocabulary of codes; it is read as an
-    object array of its values instead (missing values as NaN or ``pd.NA``).
+    A pandas integer or bool column with missing values (nullable ``Int64``, ``boolean``, a ``category`` of
+    integers) gives floats in ``to_numpy()``, whose text (``'1.0'``) no longer matches a vocabulary of codes;
+    it is read as an object array of its values instead (missing values as NaN or ``pd.NA``).
     """
     dtype = getattr(column, "dtype", None)
     values = np.asarray(column.to_numpy() if hasattr(column, "to_numpy") else column)
@@ -131,11 +129,10 @@ def table_columns(X: Any, caller: str) -> tuple[list[str] | None, list[np.ndarra
     """(names, columns, dtypes) of a table: a pandas DataFrame, a mapping of column name to
     1-D values, or a 2-D array-like (``caller`` opens the messages).
 
-    ``names`` is None for an array or a frame without string column names; each column's
-    values come from :func:`column_array`; the dtypes are the table's own (a pandas
-    ``category``, ``string`` or ``Int64`` column keeps its dtype), for the encoder's check
-    against the declarations. Sparse matrices, Dask collections, masked arrays with masked
-    entries and tables without rows are refused with named errors.
+    ``names`` is None for an array or a frame without string column names; each column's values come from
+    :func:`column_array`; the dtypes are the table's own (a pandas ``category``, ``string`` or ``Int64``
+    column keeps its dtype), for the encoder's check against the declarations. Sparse matrices, Dask
+    collections, masked arrays with masked entries and tables without rows are refused with named errors.
     """
     if is_dask_collection(X):
         first = ("draft the schema on rows in memory (df.compute(), or a sample of the rows), "

@@ -234,10 +234,9 @@ def from_dataframe(df: Any, schema: PublicSchema, *, label: str | None = None,
         E.g. from ``dd.read_parquet`` or ``dd.read_csv``; every column of ``schema.numeric`` and
         ``schema.categories`` must be present (other columns are ignored).
     schema : PublicSchema
-        Public ranges and vocabularies (:mod:`dpconvex.data.schema`): each
-        partition's feature columns go through :class:`~dpconvex.PublicEncoder`,
-        so each record is encoded from itself and these constants only, every
-        row has norm <= 1 and the partitioning does not change any row.
+        Public ranges and vocabularies (:mod:`dpconvex.data.schema`): each partition's feature columns go
+        through :class:`~dpconvex.PublicEncoder`, so each record is encoded from itself and these constants
+        only, every row has norm <= 1 and the partitioning does not change any row.
     label : str or None
         A column returned as ``y`` (unchanged); None returns ``y = None``.
     row_norm : {"none", "unit"}, default="none"

@@ -1,9 +1,8 @@
 """Public schemas of the datasets: columns, vocabularies and numeric ranges.
 
-Every constant here is written down from the dataset's documentation (or, for
-scikit-learn's wine and breast-cancer sets, from the published summary
-statistics; see the warning in :func:`dpconvex.datasets.load_sklearn`) and
-never computed from the loaded data. Each dataset's encoding is a
+Every constant here is written down from the dataset's documentation (or, for scikit-learn's wine and
+breast-cancer sets, from the published summary statistics; see the warning in
+:func:`dpconvex.datasets.load_sklearn`) and never computed from the loaded data. Each dataset's encoding is a
 :class:`~dpconvex.data.schema.PublicSchema` built from them
 (:data:`ADULT_SCHEMA`, :data:`KDDCUP99_SCHEMA`, :data:`BREAST_CANCER_SCHEMA`,
 :data:`SKLEARN_SCHEMAS`).

@@ -3,9 +3,8 @@ from public quantities only (:mod:`dpconvex.privacy.rules.front_door`;
 docs/privacy/front_door.md#privacy-private-classifier,
 docs/privacy/front_door_regression.md#privacy-regressor-rule), and what they share.
 
-The safeguard (docs/privacy/front_door.md#privacy-classifier-safeguard,
-privacy-regressor-safeguard) splits the rows by a
-permutation drawn independently of the data into a fitting part and a validation part whose
+The safeguard (docs/privacy/front_door.md#privacy-classifier-safeguard, privacy-regressor-safeguard) splits
+the rows by a permutation drawn independently of the data into a fitting part and a validation part whose
 sizes depend on n only, fits the learner with the validation rows left out
 (:class:`~dpconvex.estimators.base.FitContext` ``excluded``), and selects the model or a
 constant with the exponential mechanism ([MT07]_) on the validation part: private tuning
@@ -357,10 +356,9 @@ def warn_if_the_mean_is_noisy(owner: str, n: int, epsilon: float, half_width: fl
 def safeguard_mistakes(model: Any, X: Any, y: np.ndarray, classes: np.ndarray) -> np.ndarray:
     """Mistakes z_0 of ``model`` and z_c of each constant class on the validation rows.
 
-    A record of the validation part changes each count by at most 1 (the utility's
-    sensitivity under replace-one,
-    docs/privacy/front_door.md#privacy-classifier-safeguard). A label outside
-    ``classes`` (``unknown_labels="ignore"``) is a mistake of every candidate.
+    A record of the validation part changes each count by at most 1 (the utility's sensitivity under
+    replace-one, docs/privacy/front_door.md#privacy-classifier-safeguard). A label outside ``classes``
+    (``unknown_labels="ignore"``) is a mistake of every candidate.
     """
     y = np.asarray(y)
     z_model = int(np.sum(predicted(model, X) != y))

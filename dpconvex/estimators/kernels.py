@@ -57,13 +57,12 @@ FEATURE_STREAM = 0x52464620
 def auto_components(n: int, epsilon: float, *, constant: float = COMPONENTS_CONSTANT) -> int:
     """Number D of random features from public quantities: round(C (n ε)^{2/3}), clipped.
 
-    The private linear learner on the D mapped features pays an excess risk that grows
-    linearly in D (objective perturbation: E‖b‖ = 2 p G/ε' with p = D + 1, excess
-    ∝ R p G/(n ε) at the balancing Λ), while the random-feature approximation of a kernel
-    predictor costs O(1/√D) (Rahimi & Recht 2008). Balancing a/√D against b D/(n ε) gives
-    D ∝ (n ε)^{2/3}; the constant C is fitted on validation data (:data:`COMPONENTS_CONSTANT`).
-    Reads n, the number of training records (public under replace-one adjacency), and ε,
-    the budget of the learner that follows (inf: the largest D), never a data value
+    The private linear learner on the D mapped features pays an excess risk that grows linearly in D
+    (objective perturbation: E‖b‖ = 2 p G/ε' with p = D + 1, excess ∝ R p G/(n ε) at the balancing Λ), while
+    the random-feature approximation of a kernel predictor costs O(1/√D) (Rahimi & Recht 2008). Balancing a/√D
+    against b D/(n ε) gives D ∝ (n ε)^{2/3}; the constant C is fitted on validation data
+    (:data:`COMPONENTS_CONSTANT`). Reads n, the number of training records (public under replace-one
+    adjacency), and ε, the budget of the learner that follows (inf: the largest D), never a data value
     (docs/privacy/tuning_gd_ledger.md#privacy-n-components-auto).
     """
     fewest, most = COMPONENTS_RANGE

@@ -435,11 +435,10 @@ class LinearPlanMixin:
         """The mechanism of :attr:`mechanism_menu` the parameters ask for, its budget and the
         certificate's line on why "auto" chose it.
 
-        "auto" chooses by δ (the one rule), except that with ``constraints=`` the pure
-        mechanism stands for the Gaussian objective one, which is derived for the
-        unconstrained minimizer only; such a pure choice spends no δ. The mechanism is
-        wrapped in approximate-minima perturbation when ``optimality_tol`` is set. A
-        mismatch of mechanism and δ is refused by name (:meth:`Mechanism.check_budget`).
+        "auto" chooses by δ (the one rule), except that with ``constraints=`` the pure mechanism stands for
+        the Gaussian objective one, which is derived for the unconstrained minimizer only; such a pure choice
+        spends no δ. The mechanism is wrapped in approximate-minima perturbation when ``optimality_tol`` is
+        set. A mismatch of mechanism and δ is refused by name (:meth:`Mechanism.check_budget`).
         """
         auto = self.mechanism_menu.auto
         choice = resolve_mechanism(self.mechanism, self.delta, auto)

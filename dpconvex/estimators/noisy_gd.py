@@ -273,11 +273,10 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     def prepare(self, X: Any, y: Any, plan: FitPlan, *, context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate the rows and build the template over them, without copying dense float64 rows.
 
-        In memory the template's rows are a :class:`~dpconvex.data.operators.ScaledRows`
-        over X: the clip factor min(1, q/||x_i||), the intercept column, the zeroed
-        records outside the label set and the label signs are per-row vectors applied
-        inside the products (extra memory O(n + p)). Rows whose norms could overflow a
-        product are clipped on a copy; Dask rows stay on the workers.
+        In memory the template's rows are a :class:`~dpconvex.data.operators.ScaledRows` over X: the clip
+        factor min(1, q/||x_i||), the intercept column, the zeroed records outside the label set and the label
+        signs are per-row vectors applied inside the products (extra memory O(n + p)). Rows whose norms could
+        overflow a product are clipped on a copy; Dask rows stay on the workers.
         """
         owner = type(self).__name__
         q = float(self.data_norm)

@@ -72,8 +72,7 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
     AdaSSP ([Wan18]_ Alg. 2): release a lower bound λ̂ on λ_min(A) and noisy A = Σ x̃x̃ᵀ and
     b = Σ u x̃, then θ = (Π₊(Ã) + λI)⁻¹ b̃ with the adaptive ridge λ. The noise is Gaussian
     (the analytic calibration of [BW18]_) or, with δ = 0, Laplace and norm-Gamma (pure ε).
-    Every constant is derived in
-    docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics.
+    Every constant is derived in docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics.
 
     Parameters
     ----------

@@ -1,10 +1,9 @@
 """ε sweeps: one estimator fitted at several ε, several randomized runs each, on one data set.
 
-A sweep builds the template once (validation, clipping, the sparse copy of the
-rows, the compiled CVXPY problem with the noise as a :class:`cvxpy.Parameter`)
-and, on the native path, warm-starts every solve from the previous solve of the
-sweep. Each fit is a separate release with its own certificate; the sweep holds their
-sequential composition on the estimator's accountant before any data are read.
+A sweep builds the template once (validation, clipping, the sparse copy of the rows, the compiled CVXPY
+problem with the noise as a :class:`cvxpy.Parameter`) and, on the native path, warm-starts every solve from
+the previous solve of the sweep. Each fit is a separate release with its own certificate; the sweep holds
+their sequential composition on the estimator's accountant before any data are read.
 
 A warm start changes only how the solver reaches the minimizer, which it must reach to the
 same residual tolerance before anything is released; the noise and the calibration do not

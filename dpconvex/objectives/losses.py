@@ -1,10 +1,9 @@
 """The terms of a private ERM objective, each with the constants its privacy proof needs.
 
-A loss is a function of the margin ``m = y * f(x)`` with NumPy value and derivatives, a
-DCP-convex CVXPY form (or ``has_cvxpy = False``: the CVXPY backends refuse it by name) and
-declared bounds ``deriv_bound`` >= |ℓ'| and ``curvature`` >= ℓ'' ([CMS]_ Alg. 2's c). The
-Huber hinge and the pinball loss are compiled from CVXPY (:meth:`Loss.from_cvxpy`) as a
-user's loss is. A loss dpconvex ships states its derived constants
+A loss is a function of the margin ``m = y * f(x)`` with NumPy value and derivatives, a DCP-convex CVXPY form
+(or ``has_cvxpy = False``: the CVXPY backends refuse it by name) and declared bounds ``deriv_bound`` >= |ℓ'|
+and ``curvature`` >= ℓ'' ([CMS]_ Alg. 2's c). The Huber hinge and the pinball loss are compiled from CVXPY
+(:meth:`Loss.from_cvxpy`) as a user's loss is. A loss dpconvex ships states its derived constants
 (:meth:`Loss.derived_conditions`, docs/privacy/linear_erm.md#privacy-loss-constants); a
 user's loss is checked by :func:`dpconvex.privacy.checks.check_loss`.
 Adding a loss = one subclass + one entry in :data:`LOSSES`.
@@ -76,9 +75,8 @@ def shipped_derivation(obj: object) -> str | None:
 class Loss:
     """Base class of margin losses ℓ(m), m = y fᵀx.
 
-    Subclasses set ``name``, ``deriv_bound``, ``curvature`` and implement
-    ``value``, ``deriv``, ``deriv2`` and (if it has one) ``cvxpy_expr``.
-    ``kinks`` lists margins where ℓ'' jumps (the probe samples around them).
+    Subclasses set ``name``, ``deriv_bound``, ``curvature`` and implement ``value``, ``deriv``, ``deriv2`` and
+    (if it has one) ``cvxpy_expr``. ``kinks`` lists margins where ℓ'' jumps (the probe samples around them).
 
     Examples
     --------
@@ -1089,9 +1087,8 @@ def psi_frobenius(weight: float, d: int) -> MatrixTerm:
 def probe_term(t: MatrixTerm, shape: tuple[int, ...]) -> Condition:
     """Check ``t.grad_fn`` against central finite differences of ``t.value_fn``.
 
-    Probe points are public and data-independent (PSD blocks of shape
-    ``shape`` = (C, K, D, D), seeded); raises :class:`PrivacyError` when the
-    gradient has the wrong shape or disagrees (relative error > 1e-4).
+    Probe points are public and data-independent (PSD blocks of shape ``shape`` = (C, K, D, D), seeded);
+    raises :class:`PrivacyError` when the gradient has the wrong shape or disagrees (relative error > 1e-4).
 
     Examples
     --------

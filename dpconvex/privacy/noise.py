@@ -2,13 +2,12 @@
 
 A mechanism names its noise as a law (:class:`Laplace`, :class:`Gaussian`,
 :class:`NormGamma` of [CMS]_ Alg. 1 and 2, :class:`SupNormGamma`, or a :class:`NoiseSum` of them) built from
-public parameters. The law draws (:meth:`Noise.sample`: noise that enters an objective),
-adds and snaps (:meth:`Noise.add`: every additive release), and carries its public
-per-coordinate scale and moments for the reports and warnings. No mechanism draws from a
-generator or calls :func:`snap` itself (a test reads the package's source to keep it so).
-The samplers take ``random_state`` (None: seeded from the OS) and validate their scales.
-The guarantees are for the idealized real-valued mechanism; snapping and what it does not
-prove: docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness.
+public parameters. The law draws (:meth:`Noise.sample`: noise that enters an objective), adds and snaps
+(:meth:`Noise.add`: every additive release), and carries its public per-coordinate scale and moments for the
+reports and warnings. No mechanism draws from a generator or calls :func:`snap` itself (a test reads the
+package's source to keep it so). The samplers take ``random_state`` (None: seeded from the OS) and validate
+their scales. The guarantees are for the idealized real-valued mechanism; snapping and what it does not prove:
+docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness.
 
 References
 ----------
@@ -194,10 +193,9 @@ def snap_grid(noise_scale: float) -> float:
 def snap(x: np.ndarray, noise_scale: float) -> np.ndarray:
     """Round a noisy release to a public power-of-two grid (after Mironov's snapping).
 
-    The low-order bits of fl(c + b) keep a trace of the center c (Mironov, CCS 2012).
-    Rounding every coordinate to g = 2^⌊log2 s⌋ · 2^-20 (s = ``noise_scale``) erases them
-    exactly (g is a power of two) and moves a coordinate by <= s·2^-21; coordinates are
-    clamped to ±2^48·g. What this does and does not prove:
+    The low-order bits of fl(c + b) keep a trace of the center c (Mironov, CCS 2012). Rounding every
+    coordinate to g = 2^⌊log2 s⌋ · 2^-20 (s = ``noise_scale``) erases them exactly (g is a power of two) and
+    moves a coordinate by <= s·2^-21; coordinates are clamped to ±2^48·g. What this does and does not prove:
     docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness.
 
     ``noise_scale`` is the public per-coordinate scale of the noise added to ``x``; every

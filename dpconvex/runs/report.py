@@ -290,10 +290,9 @@ class ProblemResult:
     def rows(self) -> list[tuple[str, str, dict[float, list[float]]]]:
         """(row label, method, errors by x): one row per method and distinct release.
 
-        A method whose fits released different learners or mechanisms at
-        different points (a rule that switches on public quantities) gets one
-        row per release, labelled ``"method → release"`` from the certificates; points
-        whose fits released the same set of learners (a safeguard releasing the model in
+        A method whose fits released different learners or mechanisms at different points (a rule that
+        switches on public quantities) gets one row per release, labelled ``"method → release"`` from the
+        certificates; points whose fits released the same set of learners (a safeguard releasing the model in
         some runs and its fallback in others) share a row, ``"method → A / B"``.
         """
         out = []

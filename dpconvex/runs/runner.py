@@ -500,9 +500,8 @@ def run_demo(epsilons: tuple[float, ...] = (0.1, 0.5, 1.0, 2.0, 5.0), runs: int 
     Returns
     -------
     dict
-        Mean accuracies: ``"non-private"``, ``"majority class"`` and
-        ``(row, ε)`` with row ``"front door"``, ``"objective"`` or ``"output"``;
-        ``"rows"``, the printed row labels in order; ``"warnings"``, the
+        Mean accuracies: ``"non-private"``, ``"majority class"`` and ``(row, ε)`` with row ``"front door"``,
+        ``"objective"`` or ``"output"``; ``"rows"``, the printed row labels in order; ``"warnings"``, the
         distinct warnings in full (``{category, message, fits, methods}``).
 
     Raises

@@ -1,12 +1,11 @@
 """Native solver for smooth, strongly convex, unconstrained objectives (capability ``"smooth"``).
 
-L-BFGS (SciPy) to a moderate gradient tolerance, then Newton steps with backtracking: the
-exact dense Hessian up to :data:`_DENSE_HESSIAN_MAX_P` coefficients, else Newton-CG on
-Hessian-vector products (Nocedal & Wright, *Numerical Optimization*, 2nd ed., Alg. 7.1,
-η_k = min(0.5, sqrt(||∇J||))). With capability ``"sampled_hessian"`` it starts with
-sub-sampled Newton steps (Byrd, Chin, Neveitt & Nocedal, SIAM J. Optim. 21(3), 2011;
-Roosta-Khorasani & Mahoney, Math. Program. 174, 2019), exact gradients throughout. The
-residual is ||∇J|| at the returned point, whatever steps got there.
+L-BFGS (SciPy) to a moderate gradient tolerance, then Newton steps with backtracking: the exact dense Hessian
+up to :data:`_DENSE_HESSIAN_MAX_P` coefficients, else Newton-CG on Hessian-vector products (Nocedal & Wright,
+*Numerical Optimization*, 2nd ed., Alg. 7.1, η_k = min(0.5, sqrt(||∇J||))). With capability
+``"sampled_hessian"`` it starts with sub-sampled Newton steps (Byrd, Chin, Neveitt & Nocedal, SIAM J. Optim.
+21(3), 2011; Roosta-Khorasani & Mahoney, Math. Program. 174, 2019), exact gradients throughout. The residual
+is ||∇J|| at the returned point, whatever steps got there.
 """
 
 from __future__ import annotations

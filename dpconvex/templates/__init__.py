@@ -1,10 +1,9 @@
 """Private learner templates: problem statements the mechanisms and solvers read.
 
-A template declares its privacy constants (``privacy_constants()``), the
-conditions of its proof (``conditions(needs)``), its assumptions, its parameter
-space (``space``: shape, projection, noise subspace) and its objective; the
-optional capabilities (``capabilities``) add Hessians, a projection or a CVXPY
-form whose noise term is a :class:`cvxpy.Parameter`. The written contract is
+A template declares its privacy constants (``privacy_constants()``), the conditions of its proof
+(``conditions(needs)``), its assumptions, its parameter space (``space``: shape, projection, noise subspace)
+and its objective; the optional capabilities (``capabilities``) add Hessians, a projection or a CVXPY form
+whose noise term is a :class:`cvxpy.Parameter`. The written contract is
 :mod:`dpconvex.templates.base`; solving is :func:`dpconvex.solvers.solve`.
 """
 

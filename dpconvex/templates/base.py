@@ -239,10 +239,9 @@ class EuclideanSpace:
 class ConstrainedSpace(EuclideanSpace):
     """A closed convex set S in R^shape: projection and post-processing are Π_S.
 
-    ``project`` is the set's Euclidean projection (exact when the set declares
-    ``exact_projection``, else a solve, :class:`~dpconvex.objectives.CVXPYSet`);
-    ``postprocess`` projects a noisy output into S (post-processing, no privacy cost);
-    ``project_noise`` only casts noise, as :class:`EuclideanSpace`.
+    ``project`` is the set's Euclidean projection (exact when the set declares ``exact_projection``, else a
+    solve, :class:`~dpconvex.objectives.CVXPYSet`); ``postprocess`` projects a noisy output into S
+    (post-processing, no privacy cost); ``project_noise`` only casts noise, as :class:`EuclideanSpace`.
 
     .. warning::
        The set is public: choose it without looking at the private data (a radius

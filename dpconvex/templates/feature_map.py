@@ -1,12 +1,11 @@
 """Public feature maps and structured parameterizations for the softmax large-margin template.
 
-The model is linear in a public per-record feature vector u(x), ||u|| <= 1: with x̂ = x/q,
-public weights (wq, wl, wc) >= 0 and N their norm, ``"full"`` u = [wq·svec(x̂x̂ᵀ), wl·x̂, wc]/N,
-``"diagonal"`` u = [wq·(x̂∘x̂), wl·x̂, wc]/N, ``"linear"`` u = [wl·x̂, wc]/N. Every softmax
-constant holds for u in place of zzᵀ; the parameter is Θ ∈ R^{C×m}, a_c = ⟨Θ_c, u⟩, noise
-i.i.d. of shape (C, m). Each u is a public linear image of zzᵀ, so Θ_c is released as Φ_c for
-z = [x; 1]/sqrt(q² + 1) (:meth:`FeatureMap.to_blocks`, adjoint :meth:`FeatureMap.from_blocks`),
-which also serves records held anywhere (Dask). Derivations:
+The model is linear in a public per-record feature vector u(x), ||u|| <= 1: with x̂ = x/q, public weights (wq,
+wl, wc) >= 0 and N their norm, ``"full"`` u = [wq·svec(x̂x̂ᵀ), wl·x̂, wc]/N, ``"diagonal"`` u = [wq·(x̂∘x̂),
+wl·x̂, wc]/N, ``"linear"`` u = [wl·x̂, wc]/N. Every softmax constant holds for u in place of zzᵀ; the
+parameter is Θ ∈ R^{C×m}, a_c = ⟨Θ_c, u⟩, noise i.i.d. of shape (C, m). Each u is a public linear image of
+zzᵀ, so Θ_c is released as Φ_c for z = [x; 1]/sqrt(q² + 1) (:meth:`FeatureMap.to_blocks`, adjoint
+:meth:`FeatureMap.from_blocks`), which also serves records held anywhere (Dask). Derivations:
 docs/privacy/large_margin_softmax.md#privacy-feature-map-structures.
 
 References

@@ -229,10 +229,9 @@ def auto_lam(template: LargeMarginTemplate, mech: Mechanism, budget: Budget,
     """lam='auto': the root of μ = max(1e-4, μ_half, κ·s(μ)/n)
     (docs/privacy/large_margin_softmax.md#privacy-softmax-lambda-rule).
 
-    μ_half is the modulus at which the one-sided Jacobian slack is ε/2 (below it
-    the calibration's Δ branch raises the modulus anyway); s(μ) the public
-    per-coordinate noise scale, non-increasing in μ, so the root is unique and
-    found by bisection in log μ. Public constants only (n, ε, δ, C, D).
+    μ_half is the modulus at which the one-sided Jacobian slack is ε/2 (below it the calibration's Δ branch
+    raises the modulus anyway); s(μ) the public per-coordinate noise scale, non-increasing in μ, so the root
+    is unique and found by bisection in log μ. Public constants only (n, ε, δ, C, D).
     """
     n = template.n
     if not mech.private:

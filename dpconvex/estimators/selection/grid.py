@@ -1,12 +1,11 @@
 """End-to-end private hyperparameter tuning ([CMS]_ Alg. 4).
 
-Cross-validation on the private data leaks: the choice depends on every record. CMS Alg. 4
-splits the rows at random into m + 1 disjoint parts, trains candidate i on part i with the
-full ε, counts the mistakes z_i of each on the last part and picks one with the
-exponential mechanism ([MT07]_), probability ∝ exp(−ε z_i / 2): ε-DP end to end by
-parallel composition ([McS09]_, [CMS]_ Theorem 24;
-docs/privacy/tuning_gd_ledger.md#privacy-private-tuning). With a *public* validation set the
-rows are split into m parts and only the training costs privacy.
+Cross-validation on the private data leaks: the choice depends on every record. CMS Alg. 4 splits the rows at
+random into m + 1 disjoint parts, trains candidate i on part i with the full ε, counts the mistakes z_i of
+each on the last part and picks one with the exponential mechanism ([MT07]_), probability ∝ exp(−ε z_i / 2):
+ε-DP end to end by parallel composition ([McS09]_, [CMS]_ Theorem 24;
+docs/privacy/tuning_gd_ledger.md#privacy-private-tuning). With a *public* validation set the rows are split
+into m parts and only the training costs privacy.
 
 References
 ----------

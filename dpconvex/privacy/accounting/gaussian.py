@@ -103,10 +103,9 @@ def accountant_name(accounting: str) -> str:
 def pld_points(noise_multiplier: float, steps: int) -> float:
     """Estimated size of the T-fold PLD grid: about 20 sqrt(T) / (z x the discretization).
 
-    The privacy loss of one Gaussian step is an affine function of the noise,
-    with slope 1/z² in units of the noise std z; ``dp_accounting`` keeps the
-    noise within about 10 standard deviations (mass truncation 10⁻²²), a loss
-    range of 20/z, and the range of the composed loss grows as sqrt(T).
+    The privacy loss of one Gaussian step is an affine function of the noise, with slope 1/z² in units of the
+    noise std z; ``dp_accounting`` keeps the noise within about 10 standard deviations (mass truncation
+    10⁻²²), a loss range of 20/z, and the range of the composed loss grows as sqrt(T).
 
     Examples
     --------
@@ -172,11 +171,10 @@ def gaussian_composition_epsilon(noise_multiplier: float, steps: int, delta: flo
 def gdp_epsilon(noise_multiplier: float, steps: int, delta: float) -> float:
     """Exact ε at δ of T Gaussian mechanisms with noise multiplier z (second opinion).
 
-    The adaptive composition of T Gaussian mechanisms of ratio z is exactly
-    μ-GDP with μ = sqrt(T)/z ([DRS22]_, Cor. 3.3), whose (ε, δ) curve is
-    δ(ε) = Φ(-ε/μ + μ/2) - e^ε Φ(-ε/μ - μ/2) (the analytic Gaussian mechanism
-    of Balle & Wang, ICML 2018, Thm. 8). Solved for ε by bracketing. Used to
-    check the accountant: a sound accountant never reports less than this.
+    The adaptive composition of T Gaussian mechanisms of ratio z is exactly μ-GDP with μ = sqrt(T)/z
+    ([DRS22]_, Cor. 3.3), whose (ε, δ) curve is δ(ε) = Φ(-ε/μ + μ/2) - e^ε Φ(-ε/μ - μ/2) (the analytic
+    Gaussian mechanism of Balle & Wang, ICML 2018, Thm. 8). Solved for ε by bracketing. Used to check the
+    accountant: a sound accountant never reports less than this.
 
     Examples
     --------
@@ -206,10 +204,9 @@ def _gdp_delta(eps: float, mu: float) -> float:
 def gdp_mu(epsilon: float, delta: float) -> float:
     """The μ of the μ-GDP curve through (ε, δ): the exact privacy of a Gaussian composition.
 
-    δ(ε; μ) = Φ(-ε/μ + μ/2) - e^ε Φ(-ε/μ - μ/2) is increasing in μ ([DRS22]_,
-    Cor. 2.13); the root is found by bracketing. T Gaussian steps of noise
-    multiplier z are exactly μ-GDP with μ = sqrt(T)/z, so sqrt(T)/``gdp_mu`` is
-    the smallest z any sound accountant can certify, and a public quantity
+    δ(ε; μ) = Φ(-ε/μ + μ/2) - e^ε Φ(-ε/μ - μ/2) is increasing in μ ([DRS22]_, Cor. 2.13); the root is found by
+    bracketing. T Gaussian steps of noise multiplier z are exactly μ-GDP with μ = sqrt(T)/z, so
+    sqrt(T)/``gdp_mu`` is the smallest z any sound accountant can certify, and a public quantity
     (a function of ε and δ only) that the default rules of noisy gradient
     descent use.
 
@@ -360,11 +357,10 @@ def calibrate_noise_multiplier(epsilon: float, delta: float, steps: int,
                                ) -> tuple[float, float]:
     """Smallest noise multiplier z (to ``rtol``) such that T Gaussian steps are (ε, δ)-DP.
 
-    Bisection on z with the ``dp_accounting`` accountant as the oracle, keeping the upper
-    end feasible: the returned (z, ε achieved) satisfy ``gaussian_composition_epsilon(z,
-    steps, delta, accounting) <= epsilon``. The PLD search starts from the RDP solution. The
-    result is checked against the exact Gaussian-DP curve (:func:`gdp_epsilon`); an
-    accountant reporting less than the exact ε raises instead of releasing.
+    Bisection on z with the ``dp_accounting`` accountant as the oracle, keeping the upper end feasible: the
+    returned (z, ε achieved) satisfy ``gaussian_composition_epsilon(z, steps, delta, accounting) <= epsilon``.
+    The PLD search starts from the RDP solution. The result is checked against the exact Gaussian-DP curve
+    (:func:`gdp_epsilon`); an accountant reporting less than the exact ε raises instead of releasing.
 
     The search path is the plain bisection's; a z below the exact Gaussian-DP solution is
     infeasible without a call, and regula falsi steps bracket the PLD threshold first (the
@@ -401,12 +397,11 @@ def default_learning_rate(loss: Loss, q: float, radius: float, steps: int, p: in
                           noise_std: float, step_factor: float = 1.0) -> float:
     """Step size from public quantities: min(k/L, R / (s sqrt(T p))), L = c q², k = ``step_factor``.
 
-    The clipped mean gradient is the gradient of a convex surrogate of smoothness at most
-    L = c q² (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd); averaged projected SGD
-    with step η <= 1/L and gradient noise of variance p s² has error at most
-    R²/(2ηT) + η p s²/2, minimized at R / (s sqrt(T p)), capped at k/L (noisy gradient
-    descent's rule uses k = 2, the stability limit, where the averaging absorbs the
-    oscillation). Without a finite curvature bound: R / (sqrt(T) sqrt(C² + p s²)).
+    The clipped mean gradient is the gradient of a convex surrogate of smoothness at most L = c q²
+    (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd); averaged projected SGD with step η <= 1/L and
+    gradient noise of variance p s² has error at most R²/(2ηT) + η p s²/2, minimized at R / (s sqrt(T p)),
+    capped at k/L (noisy gradient descent's rule uses k = 2, the stability limit, where the averaging absorbs
+    the oscillation). Without a finite curvature bound: R / (sqrt(T) sqrt(C² + p s²)).
 
     Examples
     --------

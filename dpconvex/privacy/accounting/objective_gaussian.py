@@ -1,10 +1,9 @@
 """Privacy profile of Gaussian objective perturbation: δ(ε) from a written loss bound.
 
-Objective perturbation ([KST12]_) with b ~ N(0, σ² I) and the exact minimizer of a smooth,
-μ-strongly convex J(θ; D) + ⟨b, θ⟩/n, read as a privacy profile ([RKW23]_). For replace-one
-neighbours the privacy loss at θ is at most a R + a²/2 + ε_J with a = S/σ (S = 2G),
-R = ‖P_V b‖/σ ~ χ_k (V the k-dimensional span holding every gradient difference of the pair)
-and ε_J the one-sided Jacobian slack, so (derived in
+Objective perturbation ([KST12]_) with b ~ N(0, σ² I) and the exact minimizer of a smooth, μ-strongly convex
+J(θ; D) + ⟨b, θ⟩/n, read as a privacy profile ([RKW23]_). For replace-one neighbours the privacy loss at θ is
+at most a R + a²/2 + ε_J with a = S/σ (S = 2G), R = ‖P_V b‖/σ ~ χ_k (V the k-dimensional span holding every
+gradient difference of the pair) and ε_J the one-sided Jacobian slack, so (derived in
 docs/privacy/gaussian_linear.md#privacy-gaussian-profile-bound)
 
     δ(ε) <= E_{R ~ χ_k} [(1 − exp(ε − ε_J − a²/2 − a R))₊]           (★)

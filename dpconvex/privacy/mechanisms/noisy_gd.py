@@ -1,16 +1,14 @@
 """Noisy projected gradient descent: T adaptively composed Gaussian mechanisms.
 
-Each step releases the mean of per-example gradients clipped to norm C plus
-N(0, s² I), s = z · 2C/n; ``dp_accounting`` calibrates z for the T-fold
-composition (:mod:`dpconvex.privacy.accounting.gaussian`,
-docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd). Projection onto the ball and
-averaging of the iterates (the last half, [SZ13]_, or all) are post-processing.
+Each step releases the mean of per-example gradients clipped to norm C plus N(0, s² I), s = z · 2C/n;
+``dp_accounting`` calibrates z for the T-fold composition (:mod:`dpconvex.privacy.accounting.gaussian`,
+docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd). Projection onto the ball and averaging of the iterates
+(the last half, [SZ13]_, or all) are post-processing.
 
-Any of ``steps``, ``radius``, ``clip`` and ``learning_rate`` left at None is set by a rule
-that reads only public quantities (n, p, the row-norm bound q̃, the loss constants, (ε, δ));
-the certificate lists each rule with its value. With G = |ℓ'|max q̃, L = c q̃² and μ the
-Gaussian-DP parameter of (ε, δ): clip C = :data:`CLIP_FRACTION` · G; step
-η = min(:data:`STEP_FACTOR`/L, R/(s√(Tp))); steps T = ⌈D/(ηC)⌉ in
+Any of ``steps``, ``radius``, ``clip`` and ``learning_rate`` left at None is set by a rule that reads only
+public quantities (n, p, the row-norm bound q̃, the loss constants, (ε, δ)); the certificate lists each rule
+with its value. With G = |ℓ'|max q̃, L = c q̃² and μ the Gaussian-DP parameter of (ε, δ): clip C =
+:data:`CLIP_FRACTION` · G; step η = min(:data:`STEP_FACTOR`/L, R/(s√(Tp))); steps T = ⌈D/(ηC)⌉ in
 [:data:`MIN_STEPS`, :data:`MAX_STEPS`] with travel D = :data:`TRAVEL` · nμ/q̃; radius
 R = η(CT + :data:`RADIUS_NOISE_SDS` · s√(Tp)). Why each rule, and the measurements behind
 the constants (validation splits of training data only): docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd.

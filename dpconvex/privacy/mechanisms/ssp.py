@@ -2,10 +2,9 @@
 
 AdaSSP ([Wan18]_, Alg. 2) on a :class:`~dpconvex.templates.statistics.SufficientStatisticsTemplate`
 (rows ‖x̃‖ <= q̃, labels |u| <= 1) releases λ̂ = λ_min(A) + noise (lowered by t noise scales
-and floored at 0; skipped when the caller gives λ), Ã = A + E (E symmetric), b̃ = b + e
-and, in the pure form with an intercept, the label sum S = Σ u (A = Σ x̃x̃ᵀ, b = Σ u x̃),
-each snapped to the public grid of its noise scale, and post-processes them into
-θ = (Π₊(Ã) + max(λ, s_A) I)⁻¹ b̃ (:func:`ridge_solution`). The
+and floored at 0; skipped when the caller gives λ), Ã = A + E (E symmetric), b̃ = b + e and, in the pure form
+with an intercept, the label sum S = Σ u (A = Σ x̃x̃ᵀ, b = Σ u x̃), each snapped to the public grid of its
+noise scale, and post-processes them into θ = (Π₊(Ã) + max(λ, s_A) I)⁻¹ b̃ (:func:`ridge_solution`). The
 replace-one sensitivities and the joint bound on the scaled statistics
 (docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities), the calibrations
 (privacy-ssp-calibration) and the post-processing (privacy-ssp-release) are derived there.

@@ -13,12 +13,11 @@ docs/privacy/front_door.md#privacy-private-classifier, privacy-classifier-safegu
 :func:`choose_regression_learner` (docs/privacy/front_door_regression.md#privacy-regressor-rule),
 with r = n·ε/(d + 1): below :data:`MEAN_BELOW` the private mean of the labels
 (privacy-private-mean); otherwise the smoothed median regression with an intercept, objective
-perturbation, its Gaussian form where δ > 0 and n >= :data:`GAUSSIAN_ROWS_AT_LEAST`. Its
-safeguard (privacy-regressor-safeguard), where n <= :data:`SAFEGUARD_ROWS_AT_MOST`: the private
-mean with a share of ε (:func:`mean_epsilon`), then the learner on a fitting part and the
-exponential mechanism over {the model, the mean} on a validation part, the model's utility
-lowered by a public handicap (:func:`selection_handicap`). Its constants were chosen on the
-regression corpus's selection seeds (docs/privacy/front_door_regression.md).
+perturbation, its Gaussian form where δ > 0 and n >= :data:`GAUSSIAN_ROWS_AT_LEAST`. Its safeguard
+(privacy-regressor-safeguard), where n <= :data:`SAFEGUARD_ROWS_AT_MOST`: the private mean with a share of ε
+(:func:`mean_epsilon`), then the learner on a fitting part and the exponential mechanism over {the model, the
+mean} on a validation part, the model's utility lowered by a public handicap (:func:`selection_handicap`). Its
+constants were chosen on the regression corpus's selection seeds (docs/privacy/front_door_regression.md).
 """
 
 from __future__ import annotations
