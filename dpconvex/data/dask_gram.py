@@ -137,8 +137,6 @@ class DaskGram:
         (:attr:`dpconvex.templates.base.Backend.in_memory`).
     """
 
-    _caches = ("_memo",)  # the last data loss and gradient (None: recomputed)
-
     in_memory = False
     ndim = 2
 

