@@ -111,10 +111,9 @@ def add_intercept(X: Any, value: float = 1.0) -> Any:
 def augment_and_scale(X: np.ndarray, data_norm: float) -> np.ndarray:
     """z = [x; 1] / sqrt(q² + 1) for rows x already clipped to ||x|| <= q.
 
-    Scaling every z by the same public constant leaves the decision rule
-    argmin_c min_m zᵀΦ_{c,m}z unchanged and gives ||z|| <= 1 (the bound the
-    privacy constants use; the papers' Lemma 1 takes ||zzᵀ||_F = ||x|| <= 1,
-    which ignores the appended 1, see docs/privacy/large_margin.md#privacy-lm-model).
+    Scaling every z by the same public constant leaves the decision rule argmin_c min_m zᵀΦ_{c,m}z unchanged
+    and gives ||z|| <= 1 (the bound the privacy constants use; the papers' Lemma 1 takes ||zzᵀ||_F = ||x|| <=
+    1, which ignores the appended 1, see docs/privacy/large_margin.md#privacy-lm-model).
 
     Examples
     --------

@@ -1022,11 +1022,10 @@ SELECTION_UTILITY = (
 class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, PrivateEstimator):
     """A differentially private linear regressor that chooses its learner from public quantities.
 
-    The front door for regression: set ε (and δ) and the labels' public range; the learner
-    follows from (n, d, ε, δ) by the rule of
-    docs/privacy/front_door_regression.md#privacy-regressor-rule: the private mean of the
-    labels (Laplace, [DMNS06]_) on few records per unit of ε and per coordinate, else median
-    regression with an intercept by objective perturbation ([KB78]_, [CMS11]_ Alg. 2,
+    The front door for regression: set ε (and δ) and the labels' public range; the learner follows from (n, d,
+    ε, δ) by the rule of docs/privacy/front_door_regression.md#privacy-regressor-rule: the private mean of the
+    labels (Laplace, [DMNS06]_) on few records per unit of ε and per coordinate, else median regression with
+    an intercept by objective perturbation ([KB78]_, [CMS11]_ Alg. 2,
     [KST12]_ Section 3). The safeguard
     (docs/privacy/front_door_regression.md#privacy-regressor-safeguard) selects the model or
     the private mean on a validation part with the exponential mechanism ([MT07]_). Labels

@@ -1,10 +1,9 @@
 """A private ridge regression by sufficient-statistics perturbation (AdaSSP, [Wan18]_ Alg. 2).
 
 :class:`PrivateLinearRegression` fits the squared loss, which objective and output
-perturbation cannot take (its slope is unbounded:
-docs/privacy/user_objectives.md#privacy-prediction-losses): it releases noisy versions of
-A = Σ x̃x̃ᵀ and b = Σ u x̃ (and of λ_min(A)), read in one pass over the rows (dense, sparse
-or Dask) after the public per-record maps of :class:`~dpconvex.PrivateLinearRegressor`.
+perturbation cannot take (its slope is unbounded: docs/privacy/user_objectives.md#privacy-prediction-losses):
+it releases noisy versions of A = Σ x̃x̃ᵀ and b = Σ u x̃ (and of λ_min(A)), read in one pass over the rows
+(dense, sparse or Dask) after the public per-record maps of :class:`~dpconvex.PrivateLinearRegressor`.
 
 References
 ----------

@@ -130,13 +130,8 @@ class _OnACopy:
 
 def _shipped_backend(backend: Any) -> bool:
     """Whether dpconvex ships the backend and every backend it holds, none with anything set on it."""
-    parts = [backend]
-    while parts:
-        part = parts.pop()
-        if _users_class(part) is not None:
-            return False
-        parts += [v for v in getattr(part, "__dict__", {}).values() if hasattr(v, "solve")]
-    return True
+    held = [v for v in getattr(backend, "__dict__", {}).values() if hasattr(v, "solve")]
+    return _users_class(backend) is None and all(map(_shipped_backend, held))
 
 
 @dataclass

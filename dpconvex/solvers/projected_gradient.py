@@ -190,9 +190,8 @@ def _apg(fun_grad: FunGrad, x0: np.ndarray, *, project: Project, mu: float, L0: 
 class ProjectedGradient(Backend["ProjectionTemplate"]):
     """The native backend for templates over a convex set: accelerated projected gradient.
 
-    Uses the template's projection (``space.project``), its modulus
-    μ = ``regularizer.strong_convexity`` + Δ and its initial Lipschitz estimate
-    ``lipschitz_bound(Δ)``; solves to a natural residual <=
+    Uses the template's projection (``space.project``), its modulus μ = ``regularizer.strong_convexity`` + Δ
+    and its initial Lipschitz estimate ``lipschitz_bound(Δ)``; solves to a natural residual <=
     ``template.residual_tol * NATIVE_TOL_FACTOR`` and returns the projected last iterate.
 
     Examples

@@ -1,11 +1,10 @@
 """Parameterizations of the large-margin Gaussian classifier's matrices Φ_{c,m}.
 
-A parameterization (:class:`QuadraticParameterization`, :class:`BlockParameterization`)
-owns all that depends on the form of Φ: the forms z_iᵀΦ_j z_i and their adjoint, the
-projection, the noise subspace, the trace term and the CVXPY variables. Forms, built as
-``cls(n_classes, n_components, D)`` (:data:`PARAMETERIZATIONS`): :class:`FullPSD` (one PSD
-block per class and component, the papers' form) and :class:`SymmetricShift` (symmetric,
-unconstrained, released with :func:`psd_shift`). No n × D² matrix is ever formed.
+A parameterization (:class:`QuadraticParameterization`, :class:`BlockParameterization`) owns all that depends
+on the form of Φ: the forms z_iᵀΦ_j z_i and their adjoint, the projection, the noise subspace, the trace term
+and the CVXPY variables. Forms, built as ``cls(n_classes, n_components, D)`` (:data:`PARAMETERIZATIONS`):
+:class:`FullPSD` (one PSD block per class and component, the papers' form) and :class:`SymmetricShift`
+(symmetric, unconstrained, released with :func:`psd_shift`). No n × D² matrix is ever formed.
 """
 
 from __future__ import annotations

@@ -1,12 +1,11 @@
 """Private hyperparameter selection by random repetition ([LT19]_, [PS22]_).
 
-Every run trains a random candidate on the same training split (a share of all rows drawn
-independently of the data) with ε₁ and scores it on the disjoint validation split with
-two-sided geometric noise; after K runs, K drawn from a truncated negative binomial law
-D_{η,γ} ([PS22]_ Definition 1), only the best-scoring model is released. By [PS22]_
-Corollary 3 the release is ((2 + η) ε₁)-DP (parallel composition within a run, [McS09]_),
-and the search sets ε₁ = ε / (2 + η). K, the scores, the other runs' models and the run
-time are not released. Derivation: docs/privacy/tuning_gd_ledger.md#privacy-random-search.
+Every run trains a random candidate on the same training split (a share of all rows drawn independently of the
+data) with ε₁ and scores it on the disjoint validation split with two-sided geometric noise; after K runs, K
+drawn from a truncated negative binomial law D_{η,γ} ([PS22]_ Definition 1), only the best-scoring model is
+released. By [PS22]_ Corollary 3 the release is ((2 + η) ε₁)-DP (parallel composition within a run, [McS09]_),
+and the search sets ε₁ = ε / (2 + η). K, the scores, the other runs' models and the run time are not released.
+Derivation: docs/privacy/tuning_gd_ledger.md#privacy-random-search.
 
 References
 ----------

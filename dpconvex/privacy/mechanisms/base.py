@@ -8,12 +8,11 @@ its noise and its part of the certificate; :func:`dpconvex.privacy.release.relea
 any mechanism the same way. :class:`ExactMinimizer` is the one ``run`` of the mechanisms
 that release a minimizer (these, their Gaussian forms, approximate minima).
 
-Objective perturbation's calibration (derived in
-docs/privacy/perturbation.md#privacy-objective-perturbation, privacy-jacobian-slack): from
-one record's Hessian rank r and trace bound T (``hessian_trace_bound``, else r·c_u) and the
-modulus μ, the one-sided Jacobian slack r log(1 + T/(r n μ)) (:func:`jacobian_slack`; CMS's
-two-sided 2 r log(1 + c_u/(n μ)) with ``slack="two_sided"``); the noise gets ε' = ε − slack,
-and if the slack exceeds ε/2 the modulus is raised to :func:`half_epsilon_modulus`
+Objective perturbation's calibration (derived in docs/privacy/perturbation.md#privacy-objective-perturbation,
+privacy-jacobian-slack): from one record's Hessian rank r and trace bound T (``hessian_trace_bound``, else
+r·c_u) and the modulus μ, the one-sided Jacobian slack r log(1 + T/(r n μ)) (:func:`jacobian_slack`; CMS's
+two-sided 2 r log(1 + c_u/(n μ)) with ``slack="two_sided"``); the noise gets ε' = ε − slack, and if the slack
+exceeds ε/2 the modulus is raised to :func:`half_epsilon_modulus`
 (slack = ε' = ε/2). The noise rate is β = ε'/(2G).
 
 References

@@ -1,11 +1,10 @@
 """Per-class differentially private k-means: noisy Lloyd iterations.
 
-Each of T iterations assigns every record of class c to the nearest current center of class c
-and releases, for every (class, component) cell, a Laplace(2/ε_cnt) count (L1 sensitivity 2)
-and a sum with norm-Gamma noise of rate ε_sum/(2q) (Σ_j ‖s_j − s′_j‖ <= 2q); ε/T per
-iteration splits as ε_cnt = ε/(1 + √d), ε_sum = ε√d/(1 + √d). New centers (noisy sum / noisy
-count, projected onto the ball of radius q) are post-processing; T iterations compose
-sequentially (derived in docs/privacy/large_margin.md#privacy-lm-mixture-budget).
+Each of T iterations assigns every record of class c to the nearest current center of class c and releases,
+for every (class, component) cell, a Laplace(2/ε_cnt) count (L1 sensitivity 2) and a sum with norm-Gamma noise
+of rate ε_sum/(2q) (Σ_j ‖s_j − s′_j‖ <= 2q); ε/T per iteration splits as ε_cnt = ε/(1 + √d), ε_sum = ε√d/(1 +
+√d). New centers (noisy sum / noisy count, projected onto the ball of radius q) are post-processing; T
+iterations compose sequentially (derived in docs/privacy/large_margin.md#privacy-lm-mixture-budget).
 """
 
 from __future__ import annotations

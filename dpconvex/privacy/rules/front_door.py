@@ -197,12 +197,11 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
                               data_norm: float = 1.0) -> FrontDoorChoice:
     """The learner for n rows, C classes, d features, ε and δ (the module's rule; public only).
 
-    δ 0 or None is pure ε-DP; with two classes δ > 0 is used only where it buys the Huber
-    SVM its Gaussian form (:func:`delta_buys`, with the rows' ``data_norm``), else the rule
-    and the fit are those of δ = 0 (``delta_unused``);
-    ``row_norm="auto"`` scales the Huber SVM's rows to the norm
-    bound from d >= :data:`UNIT_ROWS_AT_LEAST` ("none": every learner's rows as given);
-    Gaussian naive Bayes is chosen only when ``ranges_known`` (public per-feature ranges).
+    δ 0 or None is pure ε-DP; with two classes δ > 0 is used only where it buys the Huber SVM its Gaussian
+    form (:func:`delta_buys`, with the rows' ``data_norm``), else the rule and the fit are those of δ = 0
+    (``delta_unused``); ``row_norm="auto"`` scales the Huber SVM's rows to the norm bound from d >=
+    :data:`UNIT_ROWS_AT_LEAST` ("none": every learner's rows as given); Gaussian naive Bayes is chosen only
+    when ``ranges_known`` (public per-feature ranges).
 
     Examples
     --------

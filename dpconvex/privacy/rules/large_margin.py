@@ -1,12 +1,11 @@
 """The "auto" defaults of :class:`~dpconvex.estimators.large_margin.estimator.PrivateLargeMarginGaussian`.
 
-With only ``epsilon`` set (docs/privacy/large_margin_softmax.md#privacy-large-margin-defaults
-holds the measurements): the softmax loss for one component per class and the pairwise Huber
-template of Pathak & Raj (PSDM 2010) for mixtures; the feature map linear in x; pure ε-DP objective
-perturbation, or its Gaussian form when ``delta > 0``; the Λ rule of
-privacy-softmax-lambda-rule; rows scaled to the bound with the softmax loss; one component
-per class (:func:`components_per_class`); and with K = 1, C >= 3 and the objective's
-parameters at their defaults, DP class centroids while r = n·ε/(C(d + 1)) is below
+With only ``epsilon`` set (docs/privacy/large_margin_softmax.md#privacy-large-margin-defaults holds the
+measurements): the softmax loss for one component per class and the pairwise Huber template of Pathak & Raj
+(PSDM 2010) for mixtures; the feature map linear in x; pure ε-DP objective perturbation, or its Gaussian form
+when ``delta > 0``; the Λ rule of privacy-softmax-lambda-rule; rows scaled to the bound with the softmax loss;
+one component per class (:func:`components_per_class`); and with K = 1, C >= 3 and the objective's parameters
+at their defaults, DP class centroids while r = n·ε/(C(d + 1)) is below
 :data:`CENTROID_BELOW` (10 with δ > 0, 15 for pure ε;
 :func:`centroids_preferred`, the front door's rule too). Every
 resolution reads only n, C, d and the parameters, never the data.

@@ -29,9 +29,8 @@ The families, their ρ (E‖b‖ = p/β for norm-Gamma noise, √p σ for Gaussi
 * ``ssp``: s_A √(p log(2p²/0.05)) / (n q̃²/p + λ_given);
 * ``large_margin``, ``softmax``: √p s / (n G), s the objective noise's coordinate scale.
 
-``worst_case=True`` (linear, gd) compares with the data part's bound at any θ instead of at
-θ = 0. Derivations and the measurements behind the thresholds:
-docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear,
+``worst_case=True`` (linear, gd) compares with the data part's bound at any θ instead of at θ = 0. Derivations
+and the measurements behind the thresholds: docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear,
 privacy-noise-warning-gd-centroids, privacy-large-margin-defaults, privacy-noise-warning-ssp.
 """
 
