@@ -185,10 +185,9 @@ def split_budget(budget: Budget, fractions: Sequence[float]) -> tuple[Budget, ..
     True
     """
     fr = [float(f) for f in fractions]
-    if not fr or any(not (f > 0) for f in fr) or abs(sum(fr) - 1.0) > 1e-9:
-        raise ParameterError(
-            f"split_budget: the fractions must be positive and sum to 1. Got {list(fractions)!r} instead."
-        )
+    if not fr or any(not (f > 0) for f in fr) or abs(sum(fr) - 1.0) > 1e-9 or math.fsum(fr[:-1]) >= 1.0:
+        raise ParameterError(f"split_budget: the fractions must be positive, sum to 1 and leave the last a "
+                             f"share. Got {list(fractions)!r} instead.")
     parts = [Budget(f * budget.epsilon, f * budget.delta) for f in fr[:-1]]
     last = []
     for total, shares in ((budget.epsilon, [p.epsilon for p in parts]),

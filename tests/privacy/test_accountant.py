@@ -421,6 +421,8 @@ def test_split_budget_shares_add_up_exactly_to_at_most_the_whole():
     for p in parts:
         acc.spend(p.epsilon, p.delta)
     assert acc.spent[0] <= 1.0
+    with pytest.raises(ParameterError, match="leave the last a share"):  # within 1e-9 of 1, none left
+        split_budget(whole, [1.0, 1e-10])
 
 
 def test_reservation_in_parallel_block_composes_by_max():
