@@ -32,6 +32,25 @@ MIN_MAGNITUDE = 1e-100
 MAX_MAGNITUDE = 1e100
 
 
+
+def is_dpconvex_class(cls: Any) -> bool:
+    """Whether dpconvex defines the class ``cls``: the object a module of dpconvex names
+    ``cls.__qualname__`` (a class that only says so in its ``__module__`` is not).
+
+    Examples
+    --------
+    >>> from dpconvex._validation import is_dpconvex_class
+    >>> from dpconvex.objectives import Logistic
+    >>> forged = type("Logistic", (Logistic,), {"__module__": "dpconvex.objectives.losses"})
+    >>> is_dpconvex_class(Logistic), is_dpconvex_class(forged)
+    (True, False)
+    """
+    name = getattr(cls, "__module__", None) or ""
+    found: Any = sys.modules.get(name) if name.startswith("dpconvex.") else None
+    for part in str(getattr(cls, "__qualname__", "")).split("."):
+        found = getattr(found, part, None)
+    return found is not None and found is cls
+
 def _short_repr(value: Any, limit: int = 60) -> str:
     """``repr(value)`` cut to ``limit`` characters (huge ints cannot even be printed)."""
     try:
@@ -255,13 +274,11 @@ class Rule(Constraint):
     :class:`Int`, :class:`Options`, :class:`Bool`, :class:`Seed`, :class:`NoValidation`,
     :class:`Optional` and :class:`Auto` build.
 
-    ``kind`` is "float" (:func:`check_float` on the interval), "int" (:func:`check_int`),
-    "bool", "options" (one of ``values``), "seed" (:func:`check_seed`),
-    "callable" (``why`` says what it is called with and returns), "elsewhere" (no check
-    here) or "custom" (``inner``'s check); ``why`` is also the reason for an int's cap, the
-    meaning of the options, or where an unchecked parameter is checked.
-    ``none_ok`` also takes None, ``auto_ok`` the word "auto" (a refusal then also names
-    the accepted values).
+    ``kind`` is "float" (:func:`check_float` on the interval), "int" (:func:`check_int`), "bool", "options"
+    (one of ``values``), "seed" (:func:`check_seed`), "callable" (``why`` says what it is called with and
+    returns), "elsewhere" (no check here) or "custom" (``inner``'s check); ``why`` is also the reason for an
+    int's cap, the meaning of the options, or where an unchecked parameter is checked. ``none_ok`` also takes
+    None, ``auto_ok`` the word "auto" (a refusal then also names the accepted values).
 
     Examples
     --------

@@ -143,14 +143,12 @@ def select_event(s_D: np.ndarray, s_Dp: np.ndarray, n_eval_D: int, n_eval_Dp: in
                  quantiles: np.ndarray) -> tuple[float, str, float]:
     """Threshold and direction maximizing the bound the evaluation runs would give.
 
-    For each threshold on a grid of quantiles of the pooled selection statistic
-    and each direction, the selection frequencies are scaled to the evaluation
-    sizes and a Clopper–Pearson bound is computed: a regularized "empirical
-    ratio" that prefers events frequent enough to be estimated. Its level is
-    Bonferroni-corrected over the candidates (α_tail / number of candidates),
-    which discounts rare events whose selection frequencies are most likely
-    lucky (the winner's curse of taking a maximum over many noisy ratios);
-    this only affects which event is chosen, never the validity of the bound.
+    For each threshold on a grid of quantiles of the pooled selection statistic and each direction, the
+    selection frequencies are scaled to the evaluation sizes and a Clopper–Pearson bound is computed: a
+    regularized "empirical ratio" that prefers events frequent enough to be estimated. Its level is
+    Bonferroni-corrected over the candidates (α_tail / number of candidates), which discounts rare events
+    whose selection frequencies are most likely lucky (the winner's curse of taking a maximum over many noisy
+    ratios); this only affects which event is chosen, never the validity of the bound.
 
     Returns
     -------

@@ -137,6 +137,8 @@ class DaskGram:
         (:attr:`dpconvex.templates.base.Backend.in_memory`).
     """
 
+    _caches = ("_memo",)  # the last data loss and gradient
+
     in_memory = False
     ndim = 2
 

@@ -544,6 +544,8 @@ class DaskRows:
         Whether the rows are persisted (set by :meth:`compact`).
     """
 
+    _caches = ("_memo",)  # the last product X w
+
     is_sparse = False
     #: The rows stay on the Dask workers: backends that need them in one process's
     #: memory (CVXPY) refuse this operator (:attr:`dpconvex.templates.base.Backend.in_memory`).

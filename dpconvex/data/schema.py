@@ -127,12 +127,10 @@ class Categorical:
         The public list of categories (from the data's documentation, a code
         list, a form), never read from the records.
     other : bool, default=True
-        Add an "other" slot (feature ``"<column>=<other>"``) set by a value that
-        is not in the vocabulary, a missing value included; with False such a
-        value gives an all-zero block. Values that are not strings are compared
-        as ``str(value)``, so a column of numbers needs the numbers' text as
-        vocabulary (``("0", "1", "2")`` for integer codes); a vocabulary that no
-        value of the column's dtype can match is refused.
+        Add an "other" slot (feature ``"<column>=<other>"``) set by a value that is not in the vocabulary, a
+        missing value included; with False such a value gives an all-zero block. Values that are not strings
+        are compared as ``str(value)``, so a column of numbers needs the numbers' text as vocabulary (``("0",
+        "1", "2")`` for integer codes); a vocabulary that no value of the column's dtype can match is refused.
     drafted : bool, default=False
         As in :class:`Numeric`.
 

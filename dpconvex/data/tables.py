@@ -193,13 +193,11 @@ def table_columns(X: Any, caller: str) -> tuple[list[str] | None, list[np.ndarra
 def dtype_kind(dtype: Any) -> str:
     """What a column's values are, read from its dtype alone (never from the values).
 
-    One of ``"bool"``, ``"int"`` (NumPy and nullable pandas integers),
-    ``"float"``, ``"complex"``, ``"time"`` (datetime64 with or without a time
-    zone, timedelta64, pandas periods), ``"text"`` (NumPy str and bytes, pandas
-    ``str`` and ``string``) or ``"object"``. A pandas ``category`` column is what
-    its categories are. An object column can hold anything (text, numbers,
-    both), so its dtype proves nothing: it is ``"object"``, and so is any dtype
-    not listed here (intervals, ...).
+    One of ``"bool"``, ``"int"`` (NumPy and nullable pandas integers), ``"float"``, ``"complex"``, ``"time"``
+    (datetime64 with or without a time zone, timedelta64, pandas periods), ``"text"`` (NumPy str and bytes,
+    pandas ``str`` and ``string``) or ``"object"``. A pandas ``category`` column is what its categories are.
+    An object column can hold anything (text, numbers, both), so its dtype proves nothing: it is ``"object"``,
+    and so is any dtype not listed here (intervals, ...).
     """
     categories = getattr(dtype, "categories", None)
     if categories is not None and getattr(dtype, "name", None) == "category":

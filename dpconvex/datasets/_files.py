@@ -1,10 +1,8 @@
 """Dataset files: where they are looked up, their pinned SHA-256, and downloads.
 
-A file is looked up in the folders of :func:`data_search_path` (the
-``data_home`` argument, else ``DPCONVEX_DATA``, else the defaults), checked
-against :data:`DATASET_SHA256` (once per process for each path, size and
-modification time), and downloaded from UCI only when it is found nowhere
-and ``download=True``.
+A file is looked up in the folders of :func:`data_search_path` (the ``data_home`` argument, else
+``DPCONVEX_DATA``, else the defaults), checked against :data:`DATASET_SHA256` (once per process for each path,
+size and modification time), and downloaded from UCI only when it is found nowhere and ``download=True``.
 """
 
 from __future__ import annotations

@@ -302,6 +302,30 @@ def _unit_factors_safe(norms: np.ndarray, q: float) -> bool:
     return bool(np.all(nonzero <= _IMPLICIT_MAX_NORM) and np.all(nonzero * _IMPLICIT_MAX_NORM >= q))
 
 
+def design_rows(est: Any, X_checked: Any, dropped: np.ndarray, owner: str, *, unit: bool = False) -> Any:
+    """The rows of the template: clipped to q (``unit``: scaled to it), the intercept
+    column appended, the ``dropped`` records zeroed; per-record public maps
+    (data/preprocess). Dense and sparse rows are read in place, Dask rows lazily per
+    chunk (data/dask_rows); rows whose products could overflow are clipped on a copy."""
+    q = float(est.data_norm)
+    scaling = float(getattr(est, "intercept_scaling", 1.0)) if est.fit_intercept else None
+    if is_dask_collection(X_checked):
+        from ..data.dask_rows import DaskRows
+
+        design = DaskRows(normalize_rows_lazy(X_checked, q) if unit else X_checked).clip(q)
+        if scaling is not None:
+            design = design.add_intercept(scaling)
+        return design.scale_rows((~dropped).astype(float)) if dropped.any() else design
+    design = _implicit_rows(X_checked, q, scaling, dropped, owner, unit=unit)
+    if design is None:
+        design, n_clipped = clip_design(normalize_rows(X_checked, q) if unit else X_checked, q)
+        note_clipped(n_clipped, X_checked.shape[0], q, owner)
+        if scaling is not None:
+            design = add_intercept(design, scaling)
+        design = zero_rows(design, dropped)  # records that contribute no loss
+    return design
+
+
 def _implicit_rows(X_checked: Any, q: float, intercept: float | None, dropped: np.ndarray,
                    owner: str, *, unit: bool = False) -> ScaledRows | None:
     """Dense or SciPy sparse rows clipped to q, with the intercept column and zeroed records,
@@ -528,28 +552,6 @@ class LinearPlanMixin:
                      **({} if smoothing is None else {"smoothing h": smoothing.h})},
             loss=loss, vouch=(vouch,) if isinstance(vouch, str) else tuple(vouch))
 
-    def _design(self, X_checked: Any, dropped: np.ndarray, owner: str, *, unit: bool = False) -> Any:
-        """The rows of the template: clipped to q (``unit``: scaled to it), the intercept
-        column appended, the ``dropped`` records zeroed; per-record public maps
-        (data/preprocess). Dense and sparse rows are read in place, Dask rows lazily per
-        chunk (data/dask_rows); rows whose products could overflow are clipped on a copy."""
-        q = float(self.data_norm)
-        scaling = float(self.intercept_scaling) if self.fit_intercept else None
-        if is_dask_collection(X_checked):
-            from ..data.dask_rows import DaskRows
-
-            design = DaskRows(normalize_rows_lazy(X_checked, q) if unit else X_checked).clip(q)
-            if scaling is not None:
-                design = design.add_intercept(scaling)
-            return design.scale_rows((~dropped).astype(float)) if dropped.any() else design
-        design = _implicit_rows(X_checked, q, scaling, dropped, owner, unit=unit)
-        if design is None:
-            design, n_clipped = clip_design(normalize_rows(X_checked, q) if unit else X_checked, q)
-            note_clipped(n_clipped, X_checked.shape[0], q, owner)
-            if scaling is not None:
-                design = add_intercept(design, scaling)
-            design = zero_rows(design, dropped)  # records that contribute no loss
-        return design
 
 
 #: The parameters every private linear classifier shares, stated once and written into
@@ -671,7 +673,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         """Validate, clip, add the intercept column, and build the template of ``plan``."""
         owner = type(self).__name__
         X_checked, labels = self._checked_data(X, y, plan, context, binary=True)
-        design = self._design(X_checked, labels.dropped, owner, unit=self.row_norm == "unit")
+        design = design_rows(self, X_checked, labels.dropped, owner, unit=self.row_norm == "unit")
         template = LinearERMTemplate(plan.loss, plan.lam, plan.options["norm bound q~"], design,
                                      labels.signs,
                                      _parameter_set(self.constraints, plan, self.fit_intercept,

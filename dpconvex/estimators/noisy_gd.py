@@ -37,9 +37,8 @@ from .._validation import (
     noise_source,
 )
 from ..data.operators import DenseRows, ScaledRows
-from ..data.preprocess import clip_rows
-from ..data.validation import LABEL_POLICY, zero_rows
-from ..errors import PrivacyError, note_clipped
+from ..data.validation import LABEL_POLICY
+from ..errors import PrivacyError
 from ..objectives.losses import LOSSES, Loss, get_loss
 from ..privacy.accounting.gaussian import ACCOUNTING
 from ..privacy.budget import Budget, Certificate
@@ -65,7 +64,7 @@ from .base import (
     PreparedFacts,
     PrivateEstimator,
 )
-from .linear import LinearDecisionMixin, OneVsRestMixin, _implicit_rows
+from .linear import LinearDecisionMixin, OneVsRestMixin, design_rows
 
 __all__ = ["NoisyGradientDescent"]
 
@@ -279,29 +278,19 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         overflow a product are clipped on a copy; Dask rows stay on the workers.
         """
         owner = type(self).__name__
-        q = float(self.data_norm)
         X_checked, labels = self._checked_data(X, y, plan, context, binary=True)
         classes, signs = labels.classes, labels.signs
         meta = NoisyGDFacts(X_checked.shape[1], classes, labels.assumption)
-        if is_dask_collection(X_checked):  # the same per-record maps, lazily per chunk (data/dask_rows)
-            from ..data.dask_rows import DaskRows
-
-            rows = DaskRows(X_checked).clip(q)
-            rows = rows.add_intercept() if self.fit_intercept else rows
-            # labels folded into the rows (0: outside the label set), as in memory below
-            rows = rows.scale_rows(signs * (~labels.dropped))
+        # the linear models' rows (clip factor, intercept column 1, zeroed records outside the label set:
+        # no gradient) with the label signs folded in as per-row factors: read in place, per chunk on
+        # Dask, or clipped on a copy where their products could overflow
+        rows = design_rows(self, X_checked, labels.dropped, owner)
+        if is_dask_collection(X_checked):
+            rows = rows.scale_rows(signs)
             meta = dataclasses.replace(meta, backend_notes=(rows.certificate_note,))
         else:
-            # the rows read in place: clip factor, intercept column, zeroed records (outside
-            # the label set: no gradient) and label signs held as per-row factors (ScaledRows)
-            rows = _implicit_rows(X_checked, q, 1.0 if self.fit_intercept else None,
-                                  labels.dropped, owner)
-            if rows is None:  # norms whose products could overflow: the rows clipped on a copy
-                clipped, n_clipped = clip_rows(X_checked, q)
-                note_clipped(n_clipped, X_checked.shape[0], q, owner)
-                if self.fit_intercept:
-                    clipped = np.hstack([clipped, np.ones((clipped.shape[0], 1))])
-                rows = ScaledRows(DenseRows(zero_rows(clipped, labels.dropped)), np.ones(clipped.shape[0]))
+            if not isinstance(rows, ScaledRows):
+                rows = ScaledRows(DenseRows(rows), np.ones(rows.shape[0]))
             rows = rows.compact().scale_rows(signs)
         template = self._shape_template(rows.n, rows.p)
         # NoisyGD.run reads the operator (Dask rows per chunk, on the workers)

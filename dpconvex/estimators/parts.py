@@ -1,15 +1,13 @@
 """The rows of a fit on disjoint parts: checked once, cut into parts, scored.
 
-The private searches (docs/privacy/tuning_gd_ledger.md#privacy-private-tuning) and the
-front door's safeguard (privacy-classifier-safeguard) split the n rows by a random
-permutation drawn independently of the data and read part j only through :class:`Parts`.
-Rows in memory (dense or SciPy sparse) are indexed as usual. A Dask collection is never
-brought into memory: :func:`dpconvex.data.dask_rows.split_rows` selects each part's rows
-per chunk on the workers, and the labels (a vector of length n, on the driver as for
-every Dask fit) are cut the same way. Either way a part's rows come in their order in X,
-so a candidate fitted on it is the in-memory candidate up to the order of the sums, and
-a split made inside that fit selects the same records. Validation mistakes on Dask rows
-are counted from the released model's predictions per chunk (post-processing of the
+The private searches (docs/privacy/tuning_gd_ledger.md#privacy-private-tuning) and the front door's safeguard
+(privacy-classifier-safeguard) split the n rows by a random permutation drawn independently of the data and
+read part j only through :class:`Parts`. Rows in memory (dense or SciPy sparse) are indexed as usual. A Dask
+collection is never brought into memory: :func:`dpconvex.data.dask_rows.split_rows` selects each part's rows
+per chunk on the workers, and the labels (a vector of length n, on the driver as for every Dask fit) are cut
+the same way. Either way a part's rows come in their order in X, so a candidate fitted on it is the in-memory
+candidate up to the order of the sums, and a split made inside that fit selects the same records. Validation
+mistakes on Dask rows are counted from the released model's predictions per chunk (post-processing of the
 release); the n_val predicted labels come back, the rows stay on the workers.
 """
 

@@ -71,7 +71,7 @@ from .base import (
     Vouch,
     fill_docs,
 )
-from .linear import LinearPlanMixin, _parameter_set
+from .linear import LinearPlanMixin, _parameter_set, design_rows
 
 __all__ = ["UNIT_LABELS", "LabelRange", "LabelRangeMixin", "PrivateBounds", "PrivateHuberRegressor",
            "PrivateLinearRegressor", "PrivateQuantileRegressor"]
@@ -584,7 +584,8 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin, P
         n, d = X_checked.shape
         u = self._unit_labels(y, n, owner)
         excluded = check_excluded(context.excluded, n, owner)
-        design = self._design(X_checked, np.zeros(n, dtype=bool) if excluded is None else excluded, owner)
+        design = design_rows(self, X_checked, np.zeros(n, dtype=bool) if excluded is None else excluded,
+                             owner)
         lo, hi = plan.options["label_range"]  # the coefficients' set, in the labels' units
         template = LinearERMTemplate(plan.loss, plan.lam, plan.options["norm bound q~"], design, u,
                                      _parameter_set(self.constraints, plan, self.fit_intercept,

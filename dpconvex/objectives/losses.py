@@ -37,7 +37,7 @@ import cvxpy as cp
 import numpy as np
 from scipy.special import expit
 
-from .._validation import _short_repr, check_float
+from .._validation import _short_repr, check_float, is_dpconvex_class
 from ..errors import ParameterError, PrivacyError
 from ..privacy.budget import Condition
 
@@ -67,7 +67,7 @@ def shipped_derivation(obj: object) -> str | None:
     """
     cls = type(obj)
     derivation = cls.__dict__.get("derivation")
-    if isinstance(derivation, str) and derivation and cls.__module__.startswith("dpconvex."):
+    if isinstance(derivation, str) and derivation and is_dpconvex_class(cls):
         return derivation
     return None
 

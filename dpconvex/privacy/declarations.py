@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import is_dpconvex_class
 from ..errors import ParameterError, PrivacyError
 from ..objectives.losses import shipped_derivation
 from ..templates.base import PrivacyConstants, Template, natural_residual
@@ -85,7 +86,7 @@ def _users(template: Any, name: str) -> bool:
     stated by a class dpconvex does not ship."""
     owner = next((c for c in type(template).__mro__ if name in vars(c)), None)
     return name in getattr(template, "__dict__", {}) or (
-        owner is not None and not owner.__module__.startswith("dpconvex."))
+        owner is not None and not is_dpconvex_class(owner))
 
 
 def _caller_name(template: Template) -> str:
@@ -474,7 +475,7 @@ def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str
         conds += [] if targeted else _constant_conditions(template, consts, needs, caps, caller)
         space = template.space
         symmetric = bool(getattr(template, "noise_symmetric", False))
-        if not type(space).__module__.startswith("dpconvex.") or symmetric != bool(
+        if not is_dpconvex_class(type(space)) or symmetric != bool(
                 getattr(space, "symmetric", False)) or any(part.startswith("space ") for part in changed):
             conds.append(_unverified("parameter space", "space", f"{type(space).__qualname__}: its map of "
                                      "the noise (project_noise), projection and post-processing, and "

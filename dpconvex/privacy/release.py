@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._validation import RandomStateLike, check_random_state
+from .._validation import RandomStateLike, check_random_state, is_dpconvex_class
 from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError, record_solve, say
 from ..objectives.losses import shipped_derivation
 from ..templates.base import SolveResult
@@ -80,13 +80,13 @@ def _users_class(obj: Any) -> str | None:
     its constructor sets (its methods, or any attribute of a class whose constructor sets none)."""
     cls, builds, patched = type(obj), False, []
     for c in cls.__mro__:  # a constructor of dpconvex's sets attributes on the instance
-        builds = builds or ("__init__" in vars(c) and c.__module__.startswith("dpconvex."))
+        builds = builds or ("__init__" in vars(c) and is_dpconvex_class(c))
     for k, v in getattr(obj, "__dict__", {}).items():
         if hasattr(cls, k) and (callable(v) or not builds):
             patched.append(k)
     if patched:
         return f"{cls.__qualname__} ({', '.join(patched)} set on the instance)"
-    return None if cls.__module__.startswith("dpconvex.") else cls.__qualname__
+    return None if is_dpconvex_class(cls) else cls.__qualname__
 
 
 def _members(template: Any) -> tuple[Any, ...]:
@@ -108,16 +108,18 @@ def _members(template: Any) -> tuple[Any, ...]:
 
 class _OnACopy:
     """A backend dpconvex does not ship, solving a copy of the template: nothing it changes there (a
-    method, a cache, an array) is read by the release's accuracy check, which is the original's."""
+    method, a cache, an array) is read by the release's accuracy check, which is the original's with
+    what it keeps between a solver's calls (the ``_caches`` each class names) forgotten. Named in
+    messages and the certificate by its class, not by what it says of itself."""
 
     def __init__(self, backend: Any):
         self.backend = backend
-
-    def __getattr__(self, name: str) -> Any:  # its name, label and solvers
-        return getattr(self.backend, name)
+        self.name = self.label = f"a backend of the user's ({type(backend).__qualname__})"
+        self.solvers = (self.name,)
 
     def solve(self, template: Any, b: np.ndarray | None, extra_reg: float = 0.0,
               **options: Any) -> SolveResult:
+        _forget(template)  # (a CVXPY problem kept there need not be copied)
         try:
             copied = copy.deepcopy(template)
         except Exception as exc:  # e.g. rows on a cluster: nothing solved, nothing released
@@ -125,12 +127,23 @@ class _OnACopy:
                 f"release: a backend dpconvex does not ship solves a copy of the template, and this "
                 f"template cannot be copied ({type(exc).__name__}). Pass a solver by name, or rows in "
                 "memory.") from None
-        return self.backend.solve(copied, b, extra_reg, **options)
+        result = self.backend.solve(copied, b, extra_reg, **options)
+        _forget(template)
+        return result
+
+
+def _forget(template: Any) -> None:
+    """Set to None what the template, its space and its rows keep between a solver's calls."""
+    for part in (template, template.space, getattr(template, "rows", None), getattr(template, "_ops", None)):
+        for name in set(getattr(type(part), "_caches", ())) & set(getattr(part, "__dict__", {})):
+            setattr(part, name, None)
 
 
 def _shipped_backend(backend: Any) -> bool:
-    """Whether dpconvex ships the backend and every backend it holds, none with anything set on it."""
-    held = [v for v in getattr(backend, "__dict__", {}).values() if hasattr(v, "solve")]
+    """Whether dpconvex ships the backend, with nothing set on it, and every object it holds is a
+    builtin container or number or text, or such a backend."""
+    held = [v for v in getattr(backend, "__dict__", {}).values()
+            if type(v) not in (dict, list, tuple, str, int, float, bool, type(None))]
     return _users_class(backend) is None and all(map(_shipped_backend, held))
 
 
@@ -244,7 +257,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
             f"{'y' if len(missing) == 1 else 'ies'} {missing}, which template "
             f"'{getattr(template, 'name', type(template).__name__)}' does not offer (it offers "
             f"{sorted(offered)}); use a mechanism made for this kind of template.")
-    if not type(template).__module__.startswith("dpconvex."):  # shipped templates: by review
+    if not is_dpconvex_class(type(template)):  # shipped templates: by review
         if missing := missing_members(template):
             raise ParameterError(
                 f"release: template '{getattr(template, 'name', type(template).__name__)}' "

@@ -520,13 +520,6 @@ def plot_result(result: ProblemResult, path: str | os.PathLike[str]) -> Path:
 
 
 # ----------------------------------------------------------------------------- safe writing
-def _nearest_existing(path: Path) -> Path:
-    p = path.absolute()
-    while not p.exists() and p != p.parent:
-        p = p.parent
-    return p
-
-
 def check_output_dir(out_dir: str | os.PathLike[str]) -> Path:
     """Check, without writing anything, that ``out_dir`` can be created and written.
 
@@ -558,7 +551,9 @@ def check_output_dir(out_dir: str | os.PathLike[str]) -> Path:
             unusable = "embedded null byte"
         else:
             exists, is_dir = out.exists(), out.is_dir()
-            base = out if is_dir else _nearest_existing(out)
+            base = out if is_dir else out.absolute()
+            while not is_dir and not base.exists() and base != base.parent:  # its nearest existing folder
+                base = base.parent
     except (TypeError, ValueError, OSError) as exc:  # names too long, not a path
         unusable = str(exc)
     if unusable is not None:

@@ -702,15 +702,6 @@ def _check_params(path: Path, key: str, method: Method, epsilon: float) -> Any:
     return est
 
 
-def _check_tune(path: Path, key: str, method: Method, est: object, tune: dict[str, Any]) -> None:
-    """The tuned names must be parameters of the built estimator the grid does not set."""
-    valid = sorted(n for n in _params_of(est) if n not in _GRID_PARAMS)
-    unknown = sorted(set(tune) - set(valid))
-    if unknown:
-        raise _err(path, key, f"{method.estimator} has no tunable parameter {unknown[0]!r}. Valid "
-                   f"parameters: {valid}.")
-
-
 def _estimator(path: Path, key: str, name: Any) -> Callable[..., Any] | None:
     """The class or factory of an import path (None for a registered name)."""
     if isinstance(name, str) and name in ESTIMATORS:
@@ -750,8 +741,11 @@ def _parse_methods(path: Path, raw_methods: Any, epsilon: float) -> tuple[list[M
             tune = _resolve_imports(path, k + "tune", tune)
         method = Method(m.get("label") or m["estimator"], m["estimator"], params, tune, factory=factory)
         est = _check_params(path, k + "params", method, epsilon)
-        if tune is not None:
-            _check_tune(path, k + "tune", method, est, tune)
+        if tune is not None:  # tunable: the estimator's parameters the grid does not set
+            valid = sorted(n for n in _params_of(est) if n not in _GRID_PARAMS)
+            if unknown := sorted(set(tune) - set(valid)):
+                raise _err(path, k + "tune", f"{method.estimator} has no tunable parameter "
+                           f"{unknown[0]!r}. Valid parameters: {valid}.")
         methods.append(method)
         built.append(est)
     if len({m.label for m in methods}) != len(methods):

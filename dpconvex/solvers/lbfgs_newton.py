@@ -108,12 +108,10 @@ def _sampled_newton(fun_grad: FunGrad, hess: Hess, hess_sample: HessSample, x: n
 class LbfgsNewton(Backend["SmoothTemplate"]):
     """The native backend for unconstrained smooth templates: L-BFGS, then a Newton polish.
 
-    Solves to ||∇J|| <= ``template.residual_tol * NATIVE_TOL_FACTOR``; with
-    ``max_iter`` the Newton polish is off and L-BFGS is capped (the residual
-    check decides whether anything is released). A parameter of any shape is
-    solved as the flat vector θ.ravel(): the template sees θ (and the vectors of
-    its Hessian-vector products) in ``template.space.shape``, and the solution is
-    returned in that shape.
+    Solves to ||∇J|| <= ``template.residual_tol * NATIVE_TOL_FACTOR``; with ``max_iter`` the Newton polish is
+    off and L-BFGS is capped (the residual check decides whether anything is released). A parameter of any
+    shape is solved as the flat vector θ.ravel(): the template sees θ (and the vectors of its Hessian-vector
+    products) in ``template.space.shape``, and the solution is returned in that shape.
 
     Examples
     --------

@@ -269,6 +269,8 @@ class FeatureMapSpace(EuclideanSpace):
     (8,)
     """
 
+    _caches = ("_cache",)  # the features of the rows, computed at first use
+
     def __init__(self, fmap: FeatureMap, n_classes: int, quad: Any):
         self.fmap, self.C, self.quad = fmap, int(n_classes), quad
         super().__init__((self.C * fmap.m,))  # the solver's iterate is flat

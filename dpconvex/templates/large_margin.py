@@ -129,6 +129,7 @@ class LargeMarginProblem:
 
     kind = "large_margin"
     space: QuadraticParameterization
+    _caches: tuple[str, ...] = ("_cvx", "_gram_norm", "_last", "_linear", "_scores_at")  # None: computed
     #: Over the feasible set of ``space`` (the PSD cone); False: unconstrained (softmax).
     constrained = True
 

@@ -105,6 +105,8 @@ class LinearERMTemplate:
     derivation = "docs/privacy/linear_erm.md#privacy-linear-erm, privacy-perturbation"
     noise_symmetric = False
     residual_tol = RESIDUAL_TOL
+    #: What it keeps between a solver's calls or builds at first use (None: computed again).
+    _caches = ("_last_margins", "_last_objective", "_last_sample", "_cvx")
     #: k: one replaced record's gradient difference ℓ′ y x − ℓ′ y′ x′ lies in span{x, x′}
     #: for every θ (Gaussian objective perturbation,
     #: docs/privacy/gaussian_linear.md#privacy-gaussian-objective).

@@ -345,6 +345,7 @@ class SymmetricShift(FullPSD):
     """
 
     name = "symmetric, PSD by a common shift"
+    _caches = ("_csr_cache",)  # the rows' sparse form, built at first use
 
     def __init__(self, n_classes: int, n_components: int, D: int):
         super().__init__(n_classes, n_components, D)

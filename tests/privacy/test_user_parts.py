@@ -5,6 +5,7 @@ by dpconvex or named as declared and released only when vouched for, never read 
 from __future__ import annotations
 
 import dataclasses
+import sys
 import types
 
 import cvxpy as cp
@@ -355,6 +356,92 @@ def test_a_backend_that_rewires_the_rows_operator_to_hide_the_noise_releases_not
 
     with pytest.raises(SolverError, match="did not reach the tolerance"):
         dp.release(_template(), "objective", dp.Budget(0.5), backend=Rewiring(), rng=1)
+
+
+class _Returning(Backend):
+    """A user's backend: the honest solve, its point handed back as ``wrap(x, clean)``."""
+
+    name = "returning"
+    requires = frozenset({"smooth"})
+
+    def __init__(self, wrap):
+        self.wrap = wrap
+
+    def solve(self, template, b, extra_reg=0.0, *, warm_start=None, max_iter=None):
+        res = LbfgsNewton().solve(template, b, extra_reg)
+        clean = LbfgsNewton().solve(template, None, extra_reg).x
+        return dataclasses.replace(res, x=self.wrap(res.x, clean), solver="returning")
+
+
+class _Flipping:
+    """An array-like that is the honest point when read three times, and another after."""
+
+    def __init__(self, x, other):
+        self.reads, self.x, self.other = 0, x, other
+
+    def __array__(self, dtype=None, copy=None):
+        self.reads += 1
+        return np.asarray(self.x if self.reads <= 3 else self.other, dtype=dtype)
+
+
+@pytest.mark.parametrize("wrap", [lambda x, clean: _Flipping(x, clean), lambda x, clean: x + 1j * clean])
+def test_what_a_users_backend_returns_is_read_once_as_real_numbers(wrap):
+    """The point a backend returns is read once: judged and released alike (an array-like that
+    changes between reads releases what was judged; complex numbers are refused, not cut to
+    their real part)."""
+    honest = dp.release(_template(), "objective", dp.Budget(1.0), backend=LbfgsNewton(), rng=0).theta
+    try:
+        theta = dp.release(_template(), "objective", dp.Budget(1.0), backend=_Returning(wrap), rng=0).theta
+    except SolverError:
+        return
+    np.testing.assert_allclose(theta, honest, atol=1e-6)
+
+
+def test_a_class_that_only_says_it_is_dpconvexs_is_the_users():
+    """A loss or a backend whose ``__module__`` names a module of dpconvex is still the user's: a
+    scaled logistic declaring a thousandth of its slope is checked (and refused), not derived."""
+    class Scaled(Logistic):
+        __module__ = "dpconvex.objectives.losses"
+        derivation = "docs/privacy/linear_erm.md#privacy-loss-constants"
+        deriv_bound = 1e-3
+
+        def value_and_deriv(self, m, *labels):
+            v, d = super().value_and_deriv(1000.0 * m)
+            return v, 1000.0 * d
+
+    assert Scaled().derived_conditions(need_curvature=True) is None
+
+    class Native(Backend):
+        __module__ = "dpconvex.solvers.lbfgs_newton"
+        name = "native"
+        requires = frozenset({"smooth"})
+
+        def solve(self, template, b, extra_reg=0.0, *, warm_start=None, max_iter=None):
+            return LbfgsNewton().solve(template, b, extra_reg)
+
+    said = dp.release(_template(), "objective", dp.Budget(1.0), backend=Native(), rng=0).certificate.solver
+    assert said["backend"].startswith("a backend of the user's (") and "Native" in said["backend"]
+
+
+def test_a_backend_reaching_the_original_template_through_the_stack_leaves_no_cache_read():
+    """A backend that finds the template the release holds (its caller's frame) and fills its cache
+    with a gradient of 0 at the noise-free point: the residual is computed again from the rows."""
+    class Peeking(Backend):
+        name = "peeking"
+        requires = frozenset({"smooth"})
+
+        def solve(self, template, b, extra_reg=0.0, *, warm_start=None, max_iter=None):
+            clean = LbfgsNewton().solve(template, None, extra_reg)
+            frame = sys._getframe()
+            while frame is not None and "mechanism" not in frame.f_locals:
+                frame = frame.f_back
+            original = frame.f_locals["template"]
+            reg = original.regularizer.lam + extra_reg
+            original._last_objective = (clean.x.copy(), np.array(b, dtype=float), reg, 0.0, np.zeros(3))
+            return clean
+
+    with pytest.raises(SolverError, match="did not reach the tolerance"):
+        dp.release(_template(), "objective", dp.Budget(1.0), backend=Peeking(), rng=0)
 
 
 def _poisoning(steps: int, poison):

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar, U
 
 import numpy as np
 
+from ..._validation import is_dpconvex_class
 from ...errors import ParameterError, PrivacyError, SolverError
 from ...solvers import retry_advice
 from ...templates.base import Backend, SolveResult, SolveStatus
@@ -269,7 +270,7 @@ class Mechanism(ABC, Generic[TemplateT]):
     def conditions(self, template: TemplateT, budget: Budget) -> list[Condition]:
         """The conditions of the proof on ``template``; raises PrivacyError on the first failure."""
         conds = list(template.conditions(self.needs))
-        if not type(template).__module__.startswith("dpconvex."):  # the user's own text, as such
+        if not is_dpconvex_class(type(template)):  # the user's own text, as such
             conds = [dataclasses.replace(c, how=f"stated by the user's template: {c.how}") for c in conds]
         for c in conds:  # the first that fails
             if not c.holds:
@@ -593,6 +594,9 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
     """
     approximate = tol is not None
     tol = template.residual_tol if tol is None else tol
+    x = None if res.x is None else np.asarray(res.x)  # read once, as real numbers: judged as released
+    real = x is not None and x.dtype.kind in "biuf"
+    res = dataclasses.replace(res, x=np.array(x, dtype=float) if real else None)
     if backend is not None and res.x is not None and np.all(np.isfinite(res.x)):
         b = None if noise[0] is None else template.space.project_noise(noise[0])
         res = dataclasses.replace(res, residual=float(template.residual(res.x, b, noise[1])))

@@ -69,14 +69,6 @@ def vocabulary_threshold(epsilon: float, delta: float) -> float:
     return 1.0 + 2.0 / epsilon * math.log(1.0 / (2.0 * delta))
 
 
-def _shares(template: RangeTemplate, epsilon: float) -> tuple[float, float]:
-    """(ε of the histogram, ε of each level)."""
-    if not template.refine:
-        return epsilon, 0.0
-    coarse = COARSE_SHARE * epsilon
-    return coarse, 0.5 * (epsilon - coarse) * (1.0 - 1e-12)  # 2 ε_q + ε₁ <= ε in floats
-
-
 @register
 class QuantileRange(Mechanism["RangeTemplate"]):
     """A range [lo, hi] of n values without any starting bound (pure ε).
@@ -106,7 +98,9 @@ class QuantileRange(Mechanism["RangeTemplate"]):
             "changes by at most 2 in L1, every count below an edge by at most 1")]
 
     def calibrate(self, template: RangeTemplate, budget: Budget) -> Calibration:
-        coarse, level = _shares(template, budget.epsilon)
+        # ε of the histogram and of each level: 2 ε_q + ε₁ <= ε in floats
+        coarse = COARSE_SHARE * budget.epsilon if template.refine else budget.epsilon
+        level = 0.5 * (budget.epsilon - coarse) * (1.0 - 1e-12) if template.refine else 0.0
         return Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon, sensitivity=2.0,
             noise_rate=coarse / 2.0,

@@ -153,12 +153,6 @@ def statistics_of(template: SSPTemplate) -> dict[str, Any]:
     return out
 
 
-def _free_diagonal(template: SSPTemplate) -> float | None:
-    """n·s², A's entry at the intercept column (every row holds s there): public."""
-    value = template.free_value
-    return None if template.free is None or value is None else template.n * value * value
-
-
 def _total_released(template: SSPTemplate) -> bool:
     """Whether the label sum is released: an intercept column of public value s > 0."""
     value = template.free_value
@@ -279,7 +273,10 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
             lower = max(0.0, float(noisy["eigenvalue"]) - self.shift() * scales["eigenvalue"])
             ridge = max(adaptive_ridge(lower, scales["gram"], p), scales["gram"])
         cross = self._intercept_cross(noisy, cal, template)
-        diagonal = _free_diagonal(template)  # θ₀: the released mean Σu/n on the scale 1/s
+        # n·s², A's entry at the intercept column (every row holds s there): public; θ₀ is then the
+        # released mean Σu/n on the scale 1/s
+        s = template.free_value
+        diagonal = None if template.free is None or s is None else template.n * s * s
         centre = 0.0 if diagonal is None else cross[template.free] / diagonal
         return ridge_solution(noisy["gram"], cross, ridge, free=template.free,
                               free_diagonal=diagonal, centre=centre), None, False

@@ -7,10 +7,8 @@ quantities only (n, p or d, C, ε, δ, q, the declared constants), never a value
 over :data:`LAM_GRID` of a public bound on the excess regularized risk (derived in
 docs/privacy/perturbation.md#privacy-lambda-rule), with G = L q and the report on the grid:
 
-    bound(Λ) = μ_eff R²/2 + w G²/(n μ_eff) + noise(Λ)
-    objective placement:  noise = E‖b‖² / (2 n² μ_eff)
-    output placement:     noise = (Λ + c q²/p) E‖b‖² / 2
-    no noise (baseline):  noise = 0
+    bound(Λ) = μ_eff R²/2 + w G²/(n μ_eff) + noise(Λ) objective placement:  noise = E‖b‖² / (2 n² μ_eff)
+    output placement:     noise = (Λ + c q²/p) E‖b‖² / 2 no noise (baseline):  noise = 0
 
 R (:data:`REFERENCE_NORMS`) and w (:data:`STABILITY_WEIGHTS`) are fixed per placement of the
 noise; on the objective the result is never below the report's ``modulus_floor``.
