@@ -16,8 +16,10 @@ import datetime
 import functools
 import math
 import numbers
+import os
 import random
 import sys
+import types
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -50,6 +52,27 @@ def is_dpconvex_class(cls: Any) -> bool:
     for part in str(getattr(cls, "__qualname__", "")).split("."):
         found = getattr(found, part, None)
     return found is not None and found is cls
+
+
+def is_dpconvex_function(fn: Any) -> bool:
+    """Whether ``fn`` is a function whose code was compiled from a file of dpconvex (a function that
+    only says so in its ``__module__`` is not).
+
+    Examples
+    --------
+    >>> from dpconvex._validation import is_dpconvex_function
+    >>> from dpconvex.objectives.losses import hinge
+    >>> mine = lambda m: m
+    >>> mine.__module__ = "dpconvex.objectives.losses"
+    >>> is_dpconvex_function(hinge), is_dpconvex_function(mine)
+    (True, False)
+    """
+    code = getattr(fn, "__code__", None) if isinstance(fn, types.FunctionType) else None
+    return code is not None and os.path.abspath(code.co_filename).startswith(_PACKAGE + os.sep)
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
 
 def _short_repr(value: Any, limit: int = 60) -> str:
     """``repr(value)`` cut to ``limit`` characters (huge ints cannot even be printed)."""
@@ -89,9 +112,8 @@ def check_float(name: str, value: Any, owner: str, *, low: float = 0.0, high: fl
         v = float(value)
     except (OverflowError, ValueError, TypeError):
         raise refusal(
-            f"The '{name}' parameter of {owner} must be a finite float in {{rng}}; {{shown}} does "
-            "not fit in a float64 (largest about 1.8e308). Pass a float of magnitude at most "
-            f"{MAX_MAGNITUDE:g}."
+            f"The '{name}' parameter of {owner} must be a finite float in {{rng}}; {{shown}} does not fit in "
+            f"a float64 (largest about 1.8e308). Pass a float of magnitude at most {MAX_MAGNITUDE:g}."
         ) from None
     if math.isnan(v) or (math.isinf(v) and not allow_inf):
         raise refusal()
@@ -751,8 +773,7 @@ def check_sample_weight(sample_weight: Any, n: int, caller: str) -> np.ndarray:
             f"{caller}: sample_weight contains NaN or infinite values; pass finite weights."
         )
     if np.any(w < 0):
-        raise DataValidationError(f"{caller}: sample_weight contains negative values; weights "
-                                  "must be >= 0.")
+        raise DataValidationError(f"{caller}: sample_weight contains negative values; weights must be >= 0.")
     top = float(np.max(w))
     if top == 0.0:
         raise DataValidationError(f"{caller}: every sample_weight is zero; at least one weight "

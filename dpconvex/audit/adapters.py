@@ -754,11 +754,10 @@ class EstimatorReleaseMechanism(Sampled):
                     "to end with EstimatorMechanism(estimator) (one fit per run).")
             if not prep.reusable:
                 raise ParameterError(
-                    f"EstimatorReleaseMechanism.prepare: {est}: building the template draws randomness "
-                    "or spends budget (DP k-means components), or depends on epsilon (lam='auto' on a "
-                    "linear learner), so one build cannot serve every run. Audit K = 1 or public "
-                    "centers, pass a number for lam, or audit end to end with "
-                    "EstimatorMechanism(estimator).")
+                    f"EstimatorReleaseMechanism.prepare: {est}: building the template draws randomness or "
+                    f"spends budget (DP k-means components), or depends on epsilon (lam='auto' on a linear "
+                    f"learner), so one build cannot serve every run. Audit K = 1 or public centers, pass a "
+                    f"number for lam, or audit end to end with EstimatorMechanism(estimator).")
             t = prep.template
             budget = objective_part(plan)
             if plan.mechanism.name != self._library.name:  # "auto" by the Λ rule's bounds
@@ -796,10 +795,9 @@ class EstimatorReleaseMechanism(Sampled):
         tDp, _, _ = self.prepare(D_prime)
         if self._library.adds_output_noise or not (self._library.private and self._library.solves):
             raise ParameterError(
-                "EstimatorReleaseMechanism.log_likelihood_ratio: the statistic is the change of "
-                "variables of objective perturbation, and the estimator's mechanism is "
-                f"'{self._library.name}'. Pass a threshold statistic on a projection of θ "
-                "instead (e.g. lambda theta: theta[0]).")
+                f"EstimatorReleaseMechanism.log_likelihood_ratio: the statistic is the change of variables "
+                f"of objective perturbation, and the estimator's mechanism is '{self._library.name}'. Pass a "
+                f"threshold statistic on a projection of θ instead (e.g. lambda theta: theta[0]).")
         if not all("hessp" in t.capabilities for t in (tD, tDp)):
             raise ParameterError(
                 "EstimatorReleaseMechanism.log_likelihood_ratio: the change of variables b -> θ "

@@ -50,9 +50,8 @@ def statistic_values(outputs: Any, statistic: Callable[[np.ndarray], float] | No
             s = np.asarray(outputs, dtype=float)
         except (TypeError, ValueError, OverflowError):
             raise ParameterError(
-                f"{caller}: with statistic=None, {name} must be an array of float64 numbers, one "
-                "scalar per run; it could not be converted. Pass statistic=callable mapping one "
-                "output to a float."
+                f"{caller}: with statistic=None, {name} must be an array of float64 numbers, one scalar per "
+                f"run; it could not be converted. Pass statistic=callable mapping one output to a float."
             ) from None
         if s.ndim == 2 and s.shape[1] == 1:
             s = s[:, 0]

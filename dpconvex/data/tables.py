@@ -162,8 +162,7 @@ def table_columns(X: Any, caller: str) -> tuple[list[str] | None, list[np.ndarra
     elif hasattr(X, "columns") and hasattr(X, "iloc") and getattr(X, "ndim", 2) == 2:
         names = feature_names_of(X, caller)
         names = None if names is None else [str(n) for n in names]
-        if names is not None and len(set(names)) < len(names):  # the names are public
-            repeated = sorted({n for n in names if names.count(n) > 1})
+        if names is not None and (repeated := sorted({n for n in names if names.count(n) > 1})):  # public
             raise DataValidationError(f"{caller}: the table repeats column name(s) {repeated!r}; name "
                                       "each column once (declarations and budgets go by name).")
         try:

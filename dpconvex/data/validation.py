@@ -609,8 +609,7 @@ def _check_label_values(values: np.ndarray, caller: str) -> None:
             np.unique(values)
         except TypeError as exc:
             raise DataValidationError(
-                f"{caller}: the labels in y cannot be sorted ({exc}). Use labels of one type "
-                "(str or int)."
+                f"{caller}: the labels in y cannot be sorted ({exc}). Use labels of one type (str or int)."
             ) from None
 
 

@@ -220,11 +220,10 @@ def verify_file(path: Path, filename: str, verify_checksum: bool | None, caller:
                            "is a readable file.") from exc
     if digest != expected:
         raise DatasetError(
-            f"{caller}: dataset file {path} ({size:,} bytes) has SHA-256 {digest}, not the pinned "
-            f"{expected} of the UCI file {filename!r}: it is damaged, truncated or a "
-            f"different version. Replace it with the UCI file ({DATASET_URLS[filename]}), "
-            "or delete it to download it again; if it is your own copy on purpose, pass "
-            f"verify_checksum=False (or set {CHECKSUM_ENV_VAR}=1) to load it unchecked."
+            f"{caller}: dataset file {path} ({size:,} bytes) has SHA-256 {digest}, not the pinned {expected} "
+            f"of the UCI file {filename!r}: it is damaged, truncated or a different version. Replace it with "
+            f"the UCI file ({DATASET_URLS[filename]}), or delete it to download it again; if it is your own "
+            f"copy on purpose, pass verify_checksum=False (or set {CHECKSUM_ENV_VAR}=1) to load it unchecked."
         )
 
 

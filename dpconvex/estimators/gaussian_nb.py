@@ -136,9 +136,8 @@ def feature_bounds(feature_range: Any, n_features: int, owner: str) -> tuple[np.
         bounds = np.broadcast_to(bounds, (int(n_features), 2))
     if bounds.shape != (int(n_features), 2):
         raise ParameterError(
-            f"The 'feature_range' parameter of {owner} must have one (lo, hi) row per feature "
-            f"({n_features} features), or be one (lo, hi) pair for all. Got {bounds.shape[0]} "
-            "rows instead.")
+            f"The 'feature_range' parameter of {owner} must have one (lo, hi) row per feature ({n_features} "
+            f"features), or be one (lo, hi) pair for all. Got {bounds.shape[0]} rows instead.")
     return bounds[:, 0].copy(), bounds[:, 1].copy()
 
 

@@ -142,8 +142,7 @@ class LabelRange(Constraint):
             return value
         parsed = parse_label_range(value)
         if parsed is None:
-            raise ParameterError(f"The '{name}' parameter of {owner} must be {self}. Got "
-                                 f"{value!r} instead.")
+            raise ParameterError(f"The '{name}' parameter of {owner} must be {self}. Got {value!r} instead.")
         return parsed
 
     def __str__(self) -> str:
@@ -351,12 +350,11 @@ class LabelRangeMixin:
             return (2.0 * values - lo - hi) / (hi - lo)
         if self.label_range is None:  # a fact of the call: the text reads no label
             warnings.warn(
-                f"{caller}: label_range was not given, so the labels are taken to lie in "
-                "[-1, 1]: each label outside it is clipped to -1 or 1 (a per-record map the "
-                "guarantee rests on) and the model predicts within [-1, 1]. Give "
-                "label_range=(lo, hi), the public range of your labels from their "
-                "documentation (never from the data), or label_range='private' to release it "
-                "with a share of epsilon.", PrivacyWarning, stacklevel=user_stacklevel())
+                f"{caller}: label_range was not given, so the labels are taken to lie in [-1, 1]: each label "
+                f"outside it is clipped to -1 or 1 (a per-record map the guarantee rests on) and the model "
+                f"predicts within [-1, 1]. Give label_range=(lo, hi), the public range of your labels from "
+                f"their documentation (never from the data), or label_range='private' to release it with a "
+                f"share of epsilon.", PrivacyWarning, stacklevel=user_stacklevel())
         unit = np.clip(values, lo, hi)  # the one n-vector a fit adds (no temporaries beside it)
         moved = int(np.count_nonzero(unit != values))
         record_diagnostic(owner, f"labels clipped to label_range=[{lo:g}, {hi:g}] (outside it)", moved, n)

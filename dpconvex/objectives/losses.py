@@ -37,7 +37,7 @@ import cvxpy as cp
 import numpy as np
 from scipy.special import expit
 
-from .._validation import _short_repr, check_float, is_dpconvex_class
+from .._validation import _short_repr, check_float, is_dpconvex_class, is_dpconvex_function
 from ..errors import ParameterError, PrivacyError
 from ..privacy.budget import Condition
 
@@ -1139,8 +1139,7 @@ def probe_term(t: MatrixTerm, shape: tuple[int, ...]) -> Condition:
             f"(relative error {worst:.3g}). The proof needs a differentiable term with its "
             "true gradient; fix grad_fn (or the term is not differentiable)."
         )
-    shipped = all((getattr(f, "__module__", "") or "").startswith("dpconvex.")
-                  for f in (t.cvxpy_fn, t.value_fn, t.grad_fn))
+    shipped = all(map(is_dpconvex_function, (t.cvxpy_fn, t.value_fn, t.grad_fn)))
     return Condition(f"extra term '{t.name}'", True, "numerical probe",
                      f"gradient matches finite differences (rel. err {worst:.2g}), value_fn its cvxpy_fn and "
                      "the gradient monotone at probe points; no strong-convexity credit; "

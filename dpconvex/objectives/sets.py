@@ -701,9 +701,8 @@ def _check_public_convex(constraint: cp.Constraint, var: cp.Variable) -> None:
             "another variable, or none). State every constraint on the variable passed in.")
     if not constraint.is_dcp():
         raise ParameterError(
-            f"CVXPYSet.__init__: the constraint {shown} does not follow CVXPY's DCP rules, so "
-            "it need not state a convex set. Restate it in DCP form (e.g. cp.norm(w, 2) <= r, "
-            "not cp.norm(w, 2) >= r).")
+            f"CVXPYSet.__init__: the constraint {shown} does not follow CVXPY's DCP rules, so it need not "
+            f"state a convex set. Restate it in DCP form (e.g. cp.norm(w, 2) <= r, not cp.norm(w, 2) >= r).")
 
 
 class CVXPYSet(ConvexSet):
@@ -856,8 +855,7 @@ class CVXPYSet(ConvexSet):
         the set {w : 0.0 <= w; Sum(w, None, False) <= 1.0} stated in CVXPY (projection solved by
         SCS, else Clarabel)
         """
-        return (f"the set {self._statement('w')} stated in CVXPY (projection solved by SCS, else "
-                "Clarabel)")
+        return (f"the set {self._statement('w')} stated in CVXPY (projection solved by SCS, else Clarabel)")
 
     def params(self) -> dict[str, Any]:
         """``constraints`` (as CVXPY prints them) and ``shape``."""

@@ -415,12 +415,11 @@ class BudgetAccountant:
         if self._is_copy():
             raise BudgetProcessError(
                 f"{caller}: this BudgetAccountant is a copy (unpickled, e.g. in a joblib/loky or "
-                "multiprocessing worker, or inherited by a forked process) and cannot "
-                f"{action}: the spend would stay in the copy and the ledger that created it "
-                "would record nothing. Fit in the process that created the ledger (n_jobs=None "
-                "or 1, or a thread backend such as joblib.parallel_backend('threading')), or "
-                "pass accountant=None to the workers and record their guarantees in the "
-                "original ledger with accountant.spend(epsilon, delta, label).")
+                f"multiprocessing worker, or inherited by a forked process) and cannot {action}: the spend "
+                f"would stay in the copy and the ledger that created it would record nothing. Fit in the "
+                f"process that created the ledger (n_jobs=None or 1, or a thread backend such as "
+                f"joblib.parallel_backend('threading')), or pass accountant=None to the workers and record "
+                f"their guarantees in the original ledger with accountant.spend(epsilon, delta, label).")
 
     def _current_group(self) -> int | None:
         blocks = [(group, opener) for ledger, group, opener, is_open in _OPEN_BLOCKS.get()

@@ -17,6 +17,7 @@ import dataclasses
 import dis
 import math
 import numbers
+import sys
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,6 +25,7 @@ from typing import Any
 
 import cvxpy as cp
 import numpy as np
+import scipy.special
 
 from ..errors import DPConvexError, ParameterError, PrivacyError
 from ..objectives.atoms import DerivedBounds, derive_bounds
@@ -55,8 +57,7 @@ def user_code(caller: str, what: str, hint: str) -> Iterator[None]:
     except DPConvexError:
         raise
     except Exception as exc:
-        raise PrivacyError(f"{caller}: {what}: its code raised {type(exc).__name__} ({exc}) "
-                           f"{hint}") from None
+        raise PrivacyError(f"{caller}: {what}: its code raised {type(exc).__name__} ({exc}) {hint}") from None
 
 
 def check_dcp_convex(expr: cp.Expression, what: str, caller: str = "check_dcp_convex") -> Condition:
@@ -107,10 +108,9 @@ def _check_forms_agree(loss: Loss, caller: str) -> Condition:
     if cv.shape != nv.shape or np.any(bad):
         k = int(np.argmax(bad)) if cv.shape == nv.shape else 0
         raise PrivacyError(
-            f"{caller}: forms: loss '{loss.name}': its CVXPY form gives {cv[k]:.6g} at m = "
-            f"{m[k]:.4g} but value() gives {nv[k]:.6g}. The CVXPY backends minimize one and the "
-            "native solvers the other, and the bounds are checked on the CVXPY form: make "
-            "cvxpy_expr and value the same function.")
+            f"{caller}: forms: loss '{loss.name}': its CVXPY form gives {cv[k]:.6g} at m = {m[k]:.4g} but "
+            f"value() gives {nv[k]:.6g}. The CVXPY backends minimize one and the native solvers the other, "
+            f"and the bounds are checked on the CVXPY form: make cvxpy_expr and value the same function.")
     far = m[np.abs(m) >= 30.0]
     far = far[[all(abs(x - k) > 1e-3 * max(1.0, abs(x)) for k in loss.kinks) for x in far]]
     h = 1e-4 * np.maximum(1.0, np.abs(far))
@@ -146,10 +146,9 @@ def _bound_condition(loss: Loss, what: str, attr: str, declared: float, derived:
             "Huberized hinge), or use output perturbation, which needs only the slope bound.")
     if declared < derived * (1 - 1e-12):
         raise PrivacyError(
-            f"{caller}: {what}: loss '{loss.name}' declares {declared:.10g}, but the bound derived "
-            f"on all of ℝ from its CVXPY form is {derived:.10g} ({how_derived}). Declare {attr} >= "
-            f"{derived:.10g} (the {'noise' if attr == 'deriv_bound' else 'Jacobian slack'} "
-            "grows with it).")
+            f"{caller}: {what}: loss '{loss.name}' declares {declared:.10g}, but the bound derived on all of "
+            f"ℝ from its CVXPY form is {derived:.10g} ({how_derived}). Declare {attr} >= {derived:.10g} (the "
+            f"{'noise' if attr == 'deriv_bound' else 'Jacobian slack'} grows with it).")
     stated = getattr(loss, "_declared", (declared, declared))[attr != "deriv_bound"] is not None
     return Condition(what, True, "derived on all of ℝ from the CVXPY form's atoms",
                      f"declared {declared:g} >= derived {derived:.6g} ({how_derived})" if stated else
@@ -205,11 +204,10 @@ def _declared(loss: Loss, attr: str, caller: str, *, finite: bool) -> float:
         name = getattr(loss, "name", type(loss).__name__)
         if isinstance(value, float) and math.isnan(value) and hasattr(loss, "derived"):
             raise ParameterError(
-                f"{caller}: loss '{name}': the atom table derives no {attr} for its CVXPY form (an "
-                "atom outside dpconvex.objectives.atoms.ATOMS, or a function of the label other than "
-                "a shift or a factor y, such as 2*y or abs(y - c)), and none was declared. Rewrite "
-                f"the label's part, or pass {attr}= (a bound you have proved) to Loss.from_cvxpy and "
-                "vouch for it.")
+                f"{caller}: loss '{name}': the atom table derives no {attr} for its CVXPY form (an atom "
+                f"outside dpconvex.objectives.atoms.ATOMS, or a function of the label other than a shift or "
+                f"a factor y, such as 2*y or abs(y - c)), and none was declared. Rewrite the label's part, "
+                f"or pass {attr}= (a bound you have proved) to Loss.from_cvxpy and vouch for it.")
         raise ParameterError(f"{caller}: loss '{name}' declares {attr} = {value!r}; declare {bound}.")
     return number
 
@@ -331,8 +329,8 @@ def _describe(value: Any, seen: frozenset[int] = frozenset()) -> Any:
     if isinstance(value, np.ndarray):
         return (np.ndarray, value.dtype.str, value.shape, value.tobytes())
     if isinstance(value, (types.ModuleType, types.BuiltinFunctionType, np.ufunc)):
-        owner = value if isinstance(value, types.ModuleType) else getattr(value, "__self__", None)
-        if owner is None or (isinstance(owner, types.ModuleType) and _is_library(owner)):
+        owner = value if isinstance(value, (types.ModuleType, np.ufunc)) else getattr(value, "__self__", None)
+        if owner is None or (isinstance(owner, (types.ModuleType, np.ufunc)) and _is_library(owner)):
             return ("id", value)  # a library's module or function; a user's module, or a method bound
         raise _NoDescription(type(value).__name__)  # to an object, may change what it computes
     if isinstance(value, (staticmethod, classmethod)):
@@ -375,9 +373,21 @@ _BUILTINS = frozenset(dir(builtins))
 
 
 def _is_library(obj: Any) -> bool:
-    """Whether a class or module is one of the libraries dpconvex reads (whose code does not change)."""
-    module = (obj.__name__ if isinstance(obj, types.ModuleType) else getattr(obj, "__module__", "")) or ""
-    return module.split(".")[0] in ("builtins", "dpconvex", "numpy", "scipy", "cvxpy", "math", "cmath")
+    """Whether a module, class or ufunc is one of the libraries dpconvex reads (whose code does not
+    change): found there by its name, not taken for one by what it says of itself."""
+    if isinstance(obj, types.ModuleType):
+        return obj.__name__.split(".")[0] in _LIBRARIES and sys.modules.get(obj.__name__) is obj
+    if isinstance(obj, np.ufunc):  # numpy's and scipy.special's; not one np.frompyfunc makes
+        return any(getattr(module, obj.__name__, None) is obj for module in (np, scipy.special))
+    found = sys.modules.get(getattr(obj, "__module__", None) or "")
+    if found is None or not _is_library(found):
+        return False
+    for part in str(getattr(obj, "__qualname__", "")).split("."):
+        found = getattr(found, part, None)
+    return found is obj
+
+
+_LIBRARIES = frozenset({"builtins", "dpconvex", "numpy", "scipy", "cvxpy", "math", "cmath"})
 
 
 def _describe_form(expr: Any) -> Any:
@@ -454,10 +464,9 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
     if np.any(bad):
         k = int(np.argmax(bad))
         raise PrivacyError(
-            f"{caller}: value_and_deriv: loss '{loss.name}' returns ({float(vf[k]):.6g}, "
-            f"{float(df[k]):.6g}) at m = {m[k]:.4g}, but value() and deriv() give "
-            f"({float(v[k]):.6g}, {float(d1[k]):.6g}). Fix value_and_deriv (or remove it) so the "
-            "solver minimizes the loss whose bounds were checked.")
+            f"{caller}: value_and_deriv: loss '{loss.name}' returns ({float(vf[k]):.6g}, {float(df[k]):.6g}) "
+            f"at m = {m[k]:.4g}, but value() and deriv() give ({float(v[k]):.6g}, {float(d1[k]):.6g}). Fix "
+            f"value_and_deriv (or remove it) so the solver minimizes the loss whose bounds were checked.")
     # convexity: derivative non-decreasing
     dd = np.diff(d1)
     if np.min(dd) < -1e-9:
@@ -504,10 +513,9 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
                 "perturbation, which needs only the slope bound.")
         if not math.isfinite(c) or obs2 > c * (1 + 1e-3) + 1e-12:
             raise PrivacyError(
-                f"{caller}: curvature bound: loss '{loss.name}' declares ℓ'' <= {c:g}, but the "
-                f"numerical probe found {obs2!r}. That is a value the bound must exceed, not the "
-                "bound: declare a curvature you have proved on all of ℝ (the Jacobian slack scales "
-                "with it).")
+                f"{caller}: curvature bound: loss '{loss.name}' declares ℓ'' <= {c:g}, but the numerical "
+                f"probe found {obs2!r}. That is a value the bound must exceed, not the bound: declare a "
+                f"curvature you have proved on all of ℝ (the Jacobian slack scales with it).")
         conds.append(_bound_condition(loss, "ℓ'' bound (c)", "curvature", c,
                                       None if derived is None else derived.curvature, how,
                                       obs2, caller))

@@ -85,8 +85,7 @@ def _users(template: Any, name: str) -> bool:
     """Whether member ``name`` of ``template`` is the user's: set on the instance, or first
     stated by a class dpconvex does not ship."""
     owner = next((c for c in type(template).__mro__ if name in vars(c)), None)
-    return name in getattr(template, "__dict__", {}) or (
-        owner is not None and not is_dpconvex_class(owner))
+    return name in getattr(template, "__dict__", {}) or (owner is not None and not is_dpconvex_class(owner))
 
 
 def _caller_name(template: Template) -> str:

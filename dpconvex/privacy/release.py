@@ -24,7 +24,7 @@ import numpy as np
 from .._validation import RandomStateLike, check_random_state, is_dpconvex_class
 from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError, record_solve, say
 from ..objectives.losses import shipped_derivation
-from ..templates.base import SolveResult
+from ..templates.base import SolveResult, rows_in_memory
 from .budget import Budget, Certificate, Condition
 from .declarations import declaration_conditions, vouched
 from .mechanisms.base import Calibration, Mechanism, get_mechanism
@@ -103,6 +103,10 @@ def _members(template: Any) -> tuple[Any, ...]:
             for k, v in vars(c).items():  # a dunder, e.g. the __slotnames__ a pickle caches there)
                 if not k.startswith("__"):
                     members.append((i, c.__qualname__, k, id(v)))
+    for term in getattr(template, "extra_terms", ()):  # and what its extra terms' functions close over
+        for fn in (term.cvxpy_fn, term.value_fn, term.grad_fn):  # (a cell's repr names its object)
+            members.append((id(getattr(fn, "__code__", None)), id(getattr(fn, "__defaults__", None)),
+                            *map(repr, getattr(fn, "__closure__", None) or ())))
     return tuple(members)
 
 
@@ -119,6 +123,10 @@ class _OnACopy:
 
     def solve(self, template: Any, b: np.ndarray | None, extra_reg: float = 0.0,
               **options: Any) -> SolveResult:
+        if not rows_in_memory(template):
+            raise ParameterError("release: a backend dpconvex does not ship solves a copy of the template, "
+                                 "which would share rows held by Dask. Pass a solver by name, or rows in "
+                                 "memory.")
         _forget(template)  # (a CVXPY problem kept there need not be copied)
         try:
             copied = copy.deepcopy(template)
@@ -139,12 +147,13 @@ def _forget(template: Any) -> None:
             setattr(part, name, None)
 
 
-def _shipped_backend(backend: Any) -> bool:
+def _shipped_backend(backend: Any, seen: frozenset[int] = frozenset()) -> bool:
     """Whether dpconvex ships the backend, with nothing set on it, and every object it holds is a
-    builtin container or number or text, or such a backend."""
+    builtin container or number or text, or such a backend (one that holds itself is not)."""
     held = [v for v in getattr(backend, "__dict__", {}).values()
             if type(v) not in (dict, list, tuple, str, int, float, bool, type(None))]
-    return _users_class(backend) is None and all(map(_shipped_backend, held))
+    return id(backend) not in seen and _users_class(backend) is None and all(
+        _shipped_backend(v, seen | {id(backend)}) for v in held)
 
 
 @dataclass

@@ -152,8 +152,7 @@ class _Progress:
         if self.redraw:
             w = 30
             k = int(w * self.done / total)
-            sys.stderr.write(f"\r{self.label} [{'#' * k}{'.' * (w - k)}] {self.done}/{self.total} "
-                             f"{el:.0f}s")
+            sys.stderr.write(f"\r{self.label} [{'#' * k}{'.' * (w - k)}] {self.done}/{self.total} {el:.0f}s")
             if self.done == self.total:
                 sys.stderr.write("\n")
         elif 10 * self.done // total > 10 * (self.done - 1) // total:
@@ -244,8 +243,7 @@ def _as_xy(problem: Problem, out: Any) -> tuple[Any, Any]:
                               "label column with target = \"...\".")
         if target not in out.columns:
             raise _data_error(problem, "data.target", f"{target!r} is not a column of the "
-                              f"loader's DataFrame; its columns: {list(out.columns)}. Name the "
-                              "label column.")
+                              f"loader's DataFrame; its columns: {list(out.columns)}. Name the label column.")
         features = out.drop(columns=[target])
         other = [c for c in features.columns if features[c].dtype.kind not in "biuf"]
         if other:
@@ -387,8 +385,7 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
     """
     if runs is not None:
         runs = check_int("runs", runs, "run_problem", high=MAX_RUNS,
-                         why="the standard error of a mean test error over that many runs is at "
-                             "most 0.005")
+                         why="the standard error of a mean test error over that many runs is at most 0.005")
     quick = check_bool("quick", quick, "run_problem")
     if not isinstance(problem, Problem):
         problem = load_problem(problem)

@@ -762,8 +762,7 @@ def _metric(path: Path, raw: dict[str, Any], methods: list[Method], built: list[
     if "metric" not in raw:
         if regressors and classifiers:
             raise _err(path, "metric", f"the learners mix regressors {regressors} and classifiers "
-                       f"{classifiers}. Compare them in two problems, or set metric = \"r2\" or "
-                       "\"error\".")
+                       f"{classifiers}. Compare them in two problems, or set metric = \"r2\" or \"error\".")
         return "r2" if regressors else "error"
     metric = raw["metric"]
     if metric not in METRICS:

@@ -356,12 +356,11 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
         conds: list[Condition] = []
         if "strong_convexity" in needs and not self.lam > 0:
             raise PrivacyError(
-                f"{owner}.conditions: strong convexity: lam = {self.lam:g}, but the mechanism "
-                "needs a strongly convex objective. The Huber loss is not strongly convex and the "
-                "trace term gamma * tr(Psi) is linear, so the objective of Pathak & Raj (PSDM 2010) "
-                "without the lam * ||Phi||_F^2 term of the TDSC 2012 version is NOT strongly "
-                "convex: its minimizer is not a bijective function of the noise and the privacy "
-                "proof fails. Use lam > 0 (e.g. lam=2e-2)."
+                f"{owner}.conditions: strong convexity: lam = {self.lam:g}, but the mechanism needs a "
+                f"strongly convex objective. The Huber loss is not strongly convex and the trace term gamma "
+                f"* tr(Psi) is linear, so the objective of Pathak & Raj (PSDM 2010) without the lam * "
+                f"||Phi||_F^2 term of the TDSC 2012 version is NOT strongly convex: its minimizer is not a "
+                f"bijective function of the noise and the privacy proof fails. Use lam > 0 (e.g. lam=2e-2)."
             )
         # (1) convexity of the whole CVXPY objective (same structure, public surrogate rows)
         if self.loss.has_cvxpy:
@@ -504,10 +503,9 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
         L = self.public_lipschitz_bound(mu)
         if not math.isfinite(L):
             raise PrivacyError(
-                f"{type(self).__name__}.distance_bound: approximate minima: the template has extra "
-                "terms (or a loss with unbounded "
-                "curvature) without a declared Lipschitz constant, so the distance to the exact "
-                "minimizer cannot be bounded from a residual. Use optimality_tol=None."
+                f"{type(self).__name__}.distance_bound: approximate minima: the template has extra terms (or "
+                f"a loss with unbounded curvature) without a declared Lipschitz constant, so the distance to "
+                f"the exact minimizer cannot be bounded from a residual. Use optimality_tol=None."
             )
         return (1.0 + L) / float(mu) * float(residual)
 

@@ -317,9 +317,8 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
         owner = type(self).__name__
         if "strong_convexity" in needs and not self.lam > 0:
             raise PrivacyError(
-                f"{owner}.conditions: strong convexity: lam = {self.lam:g}; the perturbation "
-                "proofs need the objective to be strongly convex (the softmax loss is not): use "
-                "lam > 0 or lam='auto'.")
+                f"{owner}.conditions: strong convexity: lam = {self.lam:g}; the perturbation proofs need the "
+                f"objective to be strongly convex (the softmax loss is not): use lam > 0 or lam='auto'.")
         if "unconstrained" in needs and self.constrained:
             raise PrivacyError(
                 f"{owner}.conditions: unconstrained minimizer: Gaussian objective perturbation "

@@ -178,10 +178,9 @@ class LinearERMTemplate:
         lo, hi = self.loss.label_range
         if not bool(np.all((self.y >= lo) & (self.y <= hi))):
             raise DataValidationError(
-                f"{caller}: loss '{self.loss.name}' takes labels in its public label_range "
-                f"[{lo:g}, {hi:g}], but y has labels outside it: its bounds are derived over that "
-                "range only. Clip the labels to the range (a per-record public map), or declare "
-                "the range they come from.")
+                f"{caller}: loss '{self.loss.name}' takes labels in its public label_range [{lo:g}, {hi:g}], "
+                f"but y has labels outside it: its bounds are derived over that range only. Clip the labels "
+                f"to the range (a per-record public map), or declare the range they come from.")
 
     @property
     def X(self) -> Any:
@@ -320,11 +319,10 @@ class LinearERMTemplate:
             return residual / mu
         if not self.constraint_set.exact_projection:
             raise PrivacyError(
-                f"{type(self).__name__}.distance_bound: over {self.constraint_set.describe()} the "
-                "natural residual is measured with a projection a solver computes, not an exact "
-                "one, so it bounds no distance to the exact minimizer. Use optimality_tol=None "
-                "(the exact-minimizer mode), or a set with an exact projection (an l2 ball, a "
-                "box, the orthant, an l1 ball or a simplex).")
+                f"{type(self).__name__}.distance_bound: over {self.constraint_set.describe()} the natural "
+                f"residual is measured with a projection a solver computes, not an exact one, so it bounds "
+                f"no distance to the exact minimizer. Use optimality_tol=None (the exact-minimizer mode), or "
+                f"a set with an exact projection (an l2 ball, a box, the orthant, an l1 ball or a simplex).")
         return (1.0 + self.loss.curvature * self.data_norm ** 2 + mu) * residual / mu
 
     def lipschitz_bound(self, extra_reg: float = 0.0) -> float:

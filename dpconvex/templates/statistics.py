@@ -27,6 +27,7 @@ from functools import cached_property
 
 import numpy as np
 
+from .._validation import is_dpconvex_function
 from ..data.log_grid import N_CELLS
 from ..data.operators import row_norms
 from ..data.sufficient import Moments
@@ -336,8 +337,7 @@ class SufficientStatisticsTemplate(StatisticTemplate):
     def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
         """The row and label bounds: by construction where a function of dpconvex's computes the
         statistics (an estimator's, from rows it clipped); else the caller's declaration."""
-        if callable(self._statistics) and (getattr(self._statistics, "__module__", "") or "").startswith(
-                "dpconvex."):
+        if is_dpconvex_function(self._statistics):
             return []
         return [Condition("row and label bounds", True, "declared, not verified",
                           f"statistics computed by the caller: every row ||x~|| <= {self.data_norm:g} and "

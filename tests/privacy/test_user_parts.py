@@ -14,11 +14,12 @@ import pytest
 from scipy.special import expit
 
 import dpconvex as dp
+from dpconvex.data.dask_rows import DaskRows
 from dpconvex.data.sufficient import sufficient_statistics
 from dpconvex.errors import ParameterError, PrivacyError, SolverError
 from dpconvex.objectives import L2, ConvexSet, Logistic, Loss, MatrixTerm, probe_term
 from dpconvex.privacy.mechanisms.base import OutputPerturbation, calibrate_output_perturbation, get_mechanism
-from dpconvex.solvers import Backend, LbfgsNewton, SolveResult, SolveStatus
+from dpconvex.solvers import Backend, LbfgsNewton, PolishedBackend, SolveResult, SolveStatus
 from dpconvex.templates import EuclideanSpace, LinearERMTemplate
 from dpconvex.templates.statistics import KMeansTemplate, SufficientStatisticsTemplate
 
@@ -442,6 +443,67 @@ def test_a_backend_reaching_the_original_template_through_the_stack_leaves_no_ca
 
     with pytest.raises(SolverError, match="did not reach the tolerance"):
         dp.release(_template(), "objective", dp.Budget(1.0), backend=Peeking(), rng=0)
+
+
+def test_a_users_backend_may_not_change_what_an_extra_term_closes_over():
+    """The functions of an extra term are shared by the copy a backend is handed: what they close over
+    (psi_frobenius's weight) is compared after the solve, so a weaker term releases nothing."""
+    from dpconvex.data.preprocess import augment_and_scale
+    from dpconvex.objectives import psi_frobenius
+    from dpconvex.solvers import get_backend
+    from dpconvex.templates import LargeMarginGaussianTemplate
+
+    class Weakening:
+        def solve(self, template, b, extra_reg=0.0, **options):
+            for fn in (template.extra_terms[0].value_fn, template.extra_terms[0].grad_fn):
+                fn.__closure__[fn.__code__.co_freevars.index("weight")].cell_contents = -0.24
+            return get_backend(None, template).solve(template, b, extra_reg, **options)
+
+    Z = augment_and_scale(np.random.default_rng(0).normal(size=(40, 2)) / 3.0, data_norm=1.0)
+    t = LargeMarginGaussianTemplate(Z, np.arange(40) % 2, n_classes=2, lam=0.5,
+                                    extra_terms=[psi_frobenius(0.1, 2)])
+    with pytest.raises(PrivacyError, match="members changed during the solve"):
+        dp.release(t, "objective", dp.Budget(1.0), backend=Weakening(), rng=0)
+
+
+def test_a_users_backend_on_rows_held_by_dask_is_refused_by_name():
+    """A copy of a template over Dask rows would share their blocks with the original."""
+    da = pytest.importorskip("dask.array")
+    X, y = _rows(60)
+    t = LinearERMTemplate(Logistic(), 0.1, 1.0, DaskRows(da.from_array(X, chunks=30)), y)
+    with pytest.raises(ParameterError, match="would share rows held by Dask"):
+        dp.release(t, "objective", dp.Budget(1.0), backend=_Returning(lambda x, clean: x), rng=0)
+
+
+def test_a_backend_holding_itself_is_the_users():
+    polished = PolishedBackend(LbfgsNewton(), LbfgsNewton())
+    polished.polish = polished
+    with pytest.raises(SolverError):
+        dp.release(_template(), "objective", dp.Budget(1.0), backend=polished, rng=0)
+
+
+def test_functions_and_helpers_that_only_say_they_are_dpconvexs_or_numpys_are_the_users():
+    """Statistics, an extra term or a loss helper whose ``__module__`` names dpconvex or numpy (or a
+    ufunc np.frompyfunc makes) are the user's: declared, or checked at every fit."""
+    from dpconvex.privacy.checks import _describe, _NoDescription
+
+    def statistics():
+        X, y = _rows(50)
+        return sufficient_statistics(X * 100.0, y, 1.0, None)
+
+    statistics.__module__ = "dpconvex.data.sufficient"
+    t = SufficientStatisticsTemplate(statistics, 50, 3, 1.0)
+    assert [c.unverified for c in t.conditions(frozenset())] == ["data_norm"]
+    term = MatrixTerm("shrink", lambda Phi: sum(cp.sum_squares(P) for row in Phi for P in row),
+                      lambda Phi: float(np.sum(Phi * Phi)), lambda Phi: 2.0 * Phi)
+    for fn in (term.cvxpy_fn, term.value_fn, term.grad_fn):
+        fn.__module__ = "dpconvex.objectives.losses"
+    assert probe_term(term, (1, 1, 2, 2)).unverified == "objective"
+    helper = type("Helper", (), {"__module__": "numpy", "scale": 1.0})
+    assert _describe(helper)[0] == "class"  # by its attributes, not as numpy's
+    with pytest.raises(_NoDescription):
+        _describe(np.frompyfunc(lambda m: m, 1, 1))
+    assert _describe(np.exp) == ("id", np.exp)
 
 
 def _poisoning(steps: int, poison):

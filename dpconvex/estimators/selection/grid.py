@@ -307,9 +307,8 @@ class SelectedEstimator:
         keys = self._keys("epsilon")
         if len(keys) != 1:
             raise ParameterError(
-                f"The 'estimator' parameter of {owner} must have exactly one 'epsilon' "
-                "parameter (a dpconvex private estimator or a Pipeline with one private step). "
-                f"Got one with {keys!r} instead.")
+                f"The 'estimator' parameter of {owner} must have exactly one 'epsilon' parameter (a dpconvex "
+                f"private estimator or a Pipeline with one private step). Got one with {keys!r} instead.")
         return keys[0]
 
     def _overrides(self, epsilon: float, unknown: str, y: Any, owner: str,

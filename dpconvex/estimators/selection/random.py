@@ -229,21 +229,19 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         candidates = self._grid_candidates(caller.split(".")[0], (n_train, d), eps1)
         if self._planned_delta((n_train, d), eps1, caller.split(".")[0]) > 0.0:
             raise ParameterError(
-                f"{caller}: {type(self.estimator).__name__} spends delta > 0 at the grid's "
-                f"parameters (its plan on {n_train} rows); private selection by random repetition "
-                "is implemented for pure epsilon-DP candidates only. Use its pure epsilon-DP form "
-                "(delta = 0 where it has one), or PrivateGridSearch "
-                "(docs/privacy/tuning_gd_ledger.md#privacy-private-tuning).")
+                f"{caller}: {type(self.estimator).__name__} spends delta > 0 at the grid's parameters (its "
+                f"plan on {n_train} rows); private selection by random repetition is implemented for pure "
+                f"epsilon-DP candidates only. Use its pure epsilon-DP form (delta = 0 where it has one), or "
+                f"PrivateGridSearch (docs/privacy/tuning_gd_ledger.md#privacy-private-tuning).")
         base = self.estimator.get_params(deep=True)
         for candidate in candidates:  # the theorem used here is the pure-ε one: δ must be 0
             for key in self._keys("delta"):
                 if float(candidate.get(key, base[key]) or 0.0) != 0.0:
                     raise ParameterError(
-                        f"{caller}: candidate {candidate!r} has {key} = "
-                        f"{candidate.get(key, base[key])!r} > 0; "
-                        "private selection by random repetition is implemented for pure "
-                        f"epsilon-DP candidates only. Set {key} to 0 or None in the estimator "
-                        "and the grid (delta = 0; docs/privacy/tuning_gd_ledger.md#privacy-private-tuning).")
+                        f"{caller}: candidate {candidate!r} has {key} = {candidate.get(key, base[key])!r} > "
+                        f"0; private selection by random repetition is implemented for pure epsilon-DP "
+                        f"candidates only. Set {key} to 0 or None in the estimator and the grid (delta = 0; "
+                        f"docs/privacy/tuning_gd_ledger.md#privacy-private-tuning).")
         return candidates
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateRandomSearch:

@@ -506,8 +506,7 @@ _WHY = {
     "objective": "objective perturbation, pure epsilon-DP",
     "gaussian_objective": "Gaussian objective perturbation, (epsilon, delta)-DP",
     "knorm_sum": "K-norm noise on the class sums and counts, pure epsilon-DP",
-    "knorm_sup_sum": "sup-norm K-norm noise on the class sums, sums of squares and counts, "
-                     "pure epsilon-DP",
+    "knorm_sup_sum": "sup-norm K-norm noise on the class sums, sums of squares and counts, pure epsilon-DP",
     "gaussian": "the analytic Gaussian mechanism on the class sums and counts, (epsilon, delta)-DP",
     "ssp": "sufficient-statistics perturbation (AdaSSP), pure epsilon-DP",
     "gaussian_ssp": "sufficient-statistics perturbation (AdaSSP), (epsilon, delta)-DP",
@@ -613,9 +612,8 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
                if approximate else "the privacy proof holds for the exact minimizer only. "
                f"{retry_advice(template, solver.split('+'))}")
         raise SolverError(
-            f"{caller}: the solve by '{solver}' did not reach the tolerance {tol:g} the release "
-            f"needs, so no model is released: {why} (the solve's status and residual: "
-            "dpconvex.collect_diagnostics).")
+            f"{caller}: the solve by '{solver}' did not reach the tolerance {tol:g} the release needs, so no "
+            f"model is released: {why} (the solve's status and residual: dpconvex.collect_diagnostics).")
     return res
 
 

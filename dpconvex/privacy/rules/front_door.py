@@ -362,10 +362,9 @@ def choose_regression_learner(n: int, n_features: int, epsilon: float, delta: fl
     approx = has_positive_delta(delta)
     if r < MEAN_BELOW:
         return RegressionChoice(PRIVATE_MEAN, "laplace_mean", (
-            f"PrivateRegressor: n epsilon / (d + 1) = {r:.4g} < {MEAN_BELOW:g} -> the "
-            "private mean of the labels (Laplace mechanism, the whole epsilon): the front "
-            "door's rule (docs/privacy/front_door_regression.md#privacy-regressor-rule; n, d, epsilon and "
-            "delta only)"))
+            f"PrivateRegressor: n epsilon / (d + 1) = {r:.4g} < {MEAN_BELOW:g} -> the private mean of the "
+            f"labels (Laplace mechanism, the whole epsilon): the front door's rule "
+            f"(docs/privacy/front_door_regression.md#privacy-regressor-rule; n, d, epsilon and delta only)"))
     gaussian = approx and int(n) >= GAUSSIAN_ROWS_AT_LEAST
     mechanism = "gaussian_objective" if gaussian else "objective"
     form = ("Gaussian objective perturbation ((epsilon, delta)-DP)" if gaussian else
