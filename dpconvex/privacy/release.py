@@ -131,12 +131,23 @@ class _OnACopy:
         try:
             copied = copy.deepcopy(template)
         except Exception as exc:  # e.g. rows on a cluster: nothing solved, nothing released
-            raise ParameterError(
-                f"release: a backend dpconvex does not ship solves a copy of the template, and this "
-                f"template cannot be copied ({type(exc).__name__}). Pass a solver by name, or rows in "
-                "memory.") from None
-        result = self.backend.solve(copied, b, extra_reg, **options)
+            raise ParameterError(f"release: a backend dpconvex does not ship solves a copy of the template, "
+                                 f"and this template cannot be copied ({type(exc).__name__}). Pass a solver "
+                                 "by name, or rows in memory.") from None
+        try:
+            result = self.backend.solve(copied, b, extra_reg, **options)
+        except DPConvexError:
+            raise
+        except Exception as exc:  # its text may quote the data: the curator's, in the diagnostics
+            from ..errors import record_diagnostic
+
+            record_diagnostic("release", f"{self.name}: {type(exc).__name__}: {exc}")
+            result = None
         _forget(template)
+        if not isinstance(result, SolveResult):
+            raise SolverError(f"release: {self.name} raised an error or returned no SolveResult, so nothing "
+                              "is released (its message: dpconvex.collect_diagnostics). A backend's solve("
+                              "template, b, extra_reg=0.0, *, warm_start=None, max_iter=None) returns one.")
         return result
 
 

@@ -578,15 +578,6 @@ def check_output_dir(out_dir: str | os.PathLike[str]) -> Path:
     return out
 
 
-def _file_mode(target: Path) -> int:
-    """Mode for a new output file: the existing file's, else 0o666 minus the umask."""
-    with contextlib.suppress(OSError):
-        return stat.S_IMODE(os.stat(target).st_mode)
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
 def _write_temp(target: Path, mode: str, write: Callable[[Any], None], temps: list[str]) -> None:
     """Write a temporary sibling of ``target`` (fsynced); its name is appended to ``temps``."""
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
@@ -595,7 +586,12 @@ def _write_temp(target: Path, mode: str, write: Callable[[Any], None], temps: li
         write(f)
         f.flush()
         os.fsync(f.fileno())
-    os.chmod(tmp, _file_mode(target))
+    try:  # the mode of the existing file, else 0o666 minus the umask
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        mode = 0o666 & ~(mask := os.umask(0))
+        os.umask(mask)
+    os.chmod(tmp, mode)
 
 
 def write_outputs(result: ProblemResult, out_dir: str | os.PathLike[str]) -> tuple[Path, Path]:

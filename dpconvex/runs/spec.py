@@ -582,15 +582,6 @@ def _mechanism_private(name: Any) -> bool:
     return mech is None or mech.private
 
 
-def _takes_epsilon(factory: Callable[..., Any]) -> bool:
-    """Whether ``factory``'s signature names an ``epsilon`` parameter (then it is passed there)."""
-    try:
-        param = inspect.signature(factory).parameters.get("epsilon")
-    except (TypeError, ValueError):  # no signature to read (a builtin)
-        return False
-    return param is not None and param.kind in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY)
-
-
 def _factory(method: Method) -> Callable[..., Any]:
     if method.factory is not None:
         return method.factory
@@ -617,7 +608,12 @@ def build_estimator(method: Method, epsilon: float | None, *, private: bool | No
     private = method.private if private is None else private
     factory = _factory(method)
     kwargs = dict(method.params)
-    by_constructor = private and _takes_epsilon(factory)
+    try:  # the factory's signature names an epsilon parameter: it is passed there
+        param = inspect.signature(factory).parameters.get("epsilon")
+    except (TypeError, ValueError):  # no signature to read (a builtin)
+        param = None
+    by_constructor = private and param is not None and param.kind in (param.POSITIONAL_OR_KEYWORD,
+                                                                       param.KEYWORD_ONLY)
     if by_constructor:
         kwargs["epsilon"] = epsilon
     est = factory(**kwargs)

@@ -506,6 +506,27 @@ def test_functions_and_helpers_that_only_say_they_are_dpconvexs_or_numpys_are_th
     assert _describe(np.exp) == ("id", np.exp)
 
 
+class _Mistaken:
+    """A user's backend with a wrong signature, a wrong return, or an error quoting a record."""
+
+    def __init__(self, how):
+        self.how = how
+
+    def solve(self, template, b, extra_reg=0.0, **options):
+        if self.how == "raises":
+            raise TypeError(f"row 0 is {template.X[0, 0]!r}")
+        return LbfgsNewton().solve(template, b, extra_reg).x  # an array, not a SolveResult
+
+
+@pytest.mark.parametrize("how", ["raises", "array"])
+def test_a_users_backend_that_fails_is_a_solver_error_without_its_text(how):
+    with dp.collect_diagnostics() as diag:
+        with pytest.raises(SolverError, match="raised an error or returned no SolveResult") as caught:
+            dp.release(_template(), "objective", dp.Budget(1.0), backend=_Mistaken(how), rng=0)
+    assert "row 0" not in str(caught.value)
+    assert how != "raises" or any("row 0" in str(note) for note in diag.notes)
+
+
 def _poisoning(steps: int, poison):
     """A backend of the user's: a few gradient steps, then ``poison(template, point)`` in the
     template's caches (a gradient of 0 kept for the point it stops at)."""

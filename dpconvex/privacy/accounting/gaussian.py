@@ -22,7 +22,6 @@ import functools
 import math
 from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
-from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.optimize import brentq
@@ -31,9 +30,6 @@ from scipy.special import log_ndtr, ndtr
 from ..._validation import check_float, check_int, check_option
 from ...errors import ParameterError, PrivacyError
 from ...objectives.losses import Loss
-
-if TYPE_CHECKING:
-    import dp_accounting
 
 __all__ = ["ACCOUNTING", "PLD_MAX_POINTS", "accountant_name", "calibrate_noise_multiplier", "check_pld_size",
            "default_learning_rate", "gaussian_composition_epsilon", "gdp_epsilon", "gdp_mu", "pld_points"]
@@ -67,17 +63,6 @@ PLD_DISCRETIZATION = 1e-4
 #: cap (μ = 12.5, ε ≈ 125 at δ = 10⁻⁵) refuses a larger grid with a named error instead of
 #: minutes and gigabytes (benchmarks/recorded/pld_accountant_cost.md).
 PLD_MAX_POINTS = 2_500_000
-
-
-def _make_accountant(accounting: str) -> dp_accounting.PrivacyAccountant:
-    import dp_accounting  # on first use: importing it costs more than most fits
-    from dp_accounting import pld, rdp
-
-    add_remove = dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE
-    if accounting == "rdp":
-        return rdp.RdpAccountant(orders=list(RDP_ORDERS), neighboring_relation=add_remove)
-    return pld.PLDAccountant(neighboring_relation=add_remove,
-                             value_discretization_interval=PLD_DISCRETIZATION)
 
 
 def accountant_name(accounting: str) -> str:
@@ -160,9 +145,15 @@ def gaussian_composition_epsilon(noise_multiplier: float, steps: int, delta: flo
     check_option("accounting", accounting, ACCOUNTING, "gaussian_composition_epsilon")
     if accounting == "pld":
         check_pld_size(noise_multiplier, steps)
-    import dp_accounting
+    import dp_accounting  # on first use: importing it costs more than most fits
+    from dp_accounting import pld, rdp
 
-    acc = _make_accountant(accounting)
+    add_remove = dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE
+    if accounting == "rdp":
+        acc = rdp.RdpAccountant(orders=list(RDP_ORDERS), neighboring_relation=add_remove)
+    else:
+        acc = pld.PLDAccountant(neighboring_relation=add_remove,
+                                value_discretization_interval=PLD_DISCRETIZATION)
     acc.compose(dp_accounting.SelfComposedDpEvent(
         dp_accounting.GaussianDpEvent(float(noise_multiplier)), int(steps)))
     return float(acc.get_epsilon(float(delta)))
