@@ -66,7 +66,8 @@ def is_dpconvex_function(fn: Any) -> bool:
     (True, False)
     """
     code = getattr(fn, "__code__", None) if isinstance(fn, types.FunctionType) else None
-    return code is not None and os.path.abspath(code.co_filename).startswith(_PACKAGE + os.sep)
+    path = "" if code is None else code.co_filename  # ("<string>" of python -c is not a file of dpconvex)
+    return os.path.isabs(path) and path.startswith(_PACKAGE + os.sep)
 
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))

@@ -251,11 +251,9 @@ def norm_divisor(numeric: Mapping[str, tuple[float, float]] | Sequence[object],
         raise ParameterError(f"The 'categories' parameter of {owner} must be None or a mapping of "
                              f"the categorical columns' vocabularies. Got {_shown(categories)}.")
     if not isinstance(centered, (bool, np.bool_)):
-        raise ParameterError(f"The 'centered' parameter of {owner} must be a bool. Got "
-                             f"{_shown(centered)}.")
+        raise ParameterError(f"The 'centered' parameter of {owner} must be a bool. Got {_shown(centered)}.")
     if isinstance(binary, (bool, np.bool_)) or not isinstance(binary, (int, np.integer)) or binary < 0:
-        raise ParameterError(f"The 'binary' parameter of {owner} must be an int >= 0. Got "
-                             f"{_shown(binary)}.")
+        raise ParameterError(f"The 'binary' parameter of {owner} must be an int >= 0. Got {_shown(binary)}.")
     n_other = (len(categories) if categories is not None else 0) + int(binary)
     if centered:
         # 0.25 * n is exact, and a correctly rounded sqrt commutes with the

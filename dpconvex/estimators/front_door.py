@@ -344,12 +344,11 @@ def warn_if_the_mean_is_noisy(owner: str, n: int, epsilon: float, half_width: fl
         return
     scale = 2.0 / (n * epsilon) * half_width
     warnings.warn(
-        f"{owner}.fit: the released constant is the private mean of the labels, with Laplace "
-        f"noise of scale {scale:.3g} in the labels' units (2/(n epsilon) of label_range's "
-        f"half-width, n = {n}, epsilon = {epsilon:g}): it is off by more than {3 * scale:.3g} "
-        "with probability 5 %, and below the training mean's R² where the labels spread less "
-        "than that. Use a narrower public label_range, a larger epsilon or more rows "
-        "(docs/privacy/front_door_regression.md#privacy-private-mean).",
+        f"{owner}.fit: the released constant is the private mean of the labels, with Laplace noise of scale "
+        f"{scale:.3g} in the labels' units (2/(n epsilon) of label_range's half-width, n = {n}, epsilon = "
+        f"{epsilon:g}): it is off by more than {3 * scale:.3g} with probability 5 %, and below the training "
+        f"mean's R² where the labels spread less than that. Use a narrower public label_range, a larger "
+        f"epsilon or more rows (docs/privacy/front_door_regression.md#privacy-private-mean).",
         PrivacyWarning, stacklevel=user_stacklevel())
 
 
@@ -921,12 +920,11 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             if not _noise_dominates(learner, n, n_classes, n_features):
                 return  # a candidate the public checks do not rule out
         warnings.warn(
-            f"{type(self).__name__}: at epsilon = {float(self.epsilon):g} the public noise checks "
-            f"predict every learner it can choose ({', '.join(candidates)}) no better than the majority "
-            f"class for n = {n} rows, C = {n_classes} classes and d = {n_features} features (public "
-            "quantities only; docs/privacy/front_door.md#privacy-defaults-blind-spots). Use a larger "
-            "epsilon, delta > 0, more rows or fewer features before spending the budget. "
-            f"{PUBLIC_CHECK_NOTE}",
+            f"{type(self).__name__}: at epsilon = {float(self.epsilon):g} the public noise checks predict "
+            f"every learner it can choose ({', '.join(candidates)}) no better than the majority class for n "
+            f"= {n} rows, C = {n_classes} classes and d = {n_features} features (public quantities only; "
+            f"docs/privacy/front_door.md#privacy-defaults-blind-spots). Use a larger epsilon, delta > 0, "
+            f"more rows or fewer features before spending the budget. {PUBLIC_CHECK_NOTE}",
             PrivacyWarning, stacklevel=user_stacklevel())
 
     def certify(self, X: Any = None, y: Any = None, *, n: int | None = None,

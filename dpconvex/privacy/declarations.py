@@ -33,7 +33,7 @@ __all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_co
 #: them (a cell-sum row bound: ``"data_norm"``).
 VOUCHABLE: tuple[str, ...] = ("deriv_bound", "curvature", "grad_bound", "hessian", "strong_convexity",
                               "gradient_span", "space", "mechanism", "objective", "cvxpy_form",
-                              "distance_bound", "sensitivity", "data_norm")
+                              "distance_bound", "sensitivity", "data_norm", "backend")
 
 
 #: Norms of the parameter points at which per-record gradients are probed: from 0 to far
@@ -115,10 +115,9 @@ def _check_grad_bound(template: Template, consts: PrivacyConstants, caller: str)
             "not G: declare a grad_bound you have proved for every record of the domain and every "
             "parameter (the noise scales with it), or bound the loss's slope.")
     return _unverified("G (per-record gradient bound)", "grad_bound",
-                       f"declared {G:g}; the probe of record_gradients on the public record domain "
-                       f"found at most {worst:.6g} over {X.shape[0]} records x {len(points)} "
-                       f"parameter points of norm up to {max(THETA_SCALES):g} (a probe refutes a "
-                       "bound, it does not prove one)")
+                       f"declared {G:g}; the probe of record_gradients on the public record domain found at "
+                       f"most {worst:.6g} over {X.shape[0]} records x {len(points)} parameter points of norm "
+                       f"up to {max(THETA_SCALES):g} (a probe refutes a bound, it does not prove one)")
 
 
 _HESSIAN = "Hessian rank r, term bound c_u, trace T"
@@ -163,10 +162,9 @@ def _check_hessians(template: Template, consts: PrivacyConstants, caller: str) -
             f"eigenvalue {worst_eig:.6g}, trace {worst_trace:.6g}. Declare constants at least "
             "these (the Jacobian slack grows with them).")
     return _unverified(_HESSIAN, "hessian",
-                       f"declared r = {r}, c_u = {c_u:g}, T = {T:g}; finite differences of "
-                       f"record_gradients on the public record domain found rank <= {worst_rank}, "
-                       f"eigenvalue <= {worst_eig:.6g}, trace <= {worst_trace:.6g} (a probe "
-                       "refutes, it does not prove)")
+                       f"declared r = {r}, c_u = {c_u:g}, T = {T:g}; finite differences of record_gradients "
+                       f"on the public record domain found rank <= {worst_rank}, eigenvalue <= "
+                       f"{worst_eig:.6g}, trace <= {worst_trace:.6g} (a probe refutes, it does not prove)")
 
 
 def _check_modulus(template: Template, consts: PrivacyConstants, caller: str) -> Condition:
@@ -564,11 +562,10 @@ def vouched(conditions: list[Condition], vouch: Iterable[str], caller: str = "re
     if missing:
         lines = "; ".join(f"{c.name} [{c.unverified}]: {c.detail}" for c in missing)
         raise PrivacyError(
-            f"{caller}: the proof rests on constants nobody verified: {lines}. Use what dpconvex "
-            "ships for them (a loss stated with the atoms of dpconvex.objectives.atoms.ATOMS in a "
-            "template dpconvex ships derives its constants; its mechanisms, spaces and backends are "
-            "reviewed), since a probe can refute a declaration, never prove it; or, if you have "
-            "proved them yourself, pass vouch="
-            f"{tuple(sorted({c.unverified for c in missing} | names))!r} and the certificate will say "
-            "that you vouched for them.")
+            f"{caller}: the proof rests on constants nobody verified: {lines}. Use what dpconvex ships for "
+            f"them (a loss stated with the atoms of dpconvex.objectives.atoms.ATOMS in a template dpconvex "
+            f"ships derives its constants; its mechanisms, spaces and backends are reviewed), since a probe "
+            f"can refute a declaration, never prove it; or, if you have proved them yourself, pass "
+            f"vouch={tuple(sorted({c.unverified for c in missing} | names))!r} and the certificate will say "
+            f"that you vouched for them.")
     return applied

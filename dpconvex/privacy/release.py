@@ -20,8 +20,9 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import scipy.sparse as sp
 
-from .._validation import RandomStateLike, check_random_state, is_dpconvex_class
+from .._validation import RandomStateLike, check_random_state, is_dpconvex_class, is_dpconvex_function
 from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError, record_solve, say
 from ..objectives.losses import shipped_derivation
 from ..templates.base import SolveResult, rows_in_memory
@@ -68,7 +69,8 @@ def user_parts(template: Any) -> list[str]:
                       ("feature map", getattr(space, "fmap", None)),
                       ("space", getattr(space, "quad", None)),
                       ("regularizer", getattr(template, "regularizer", None)),
-                      ("rows", rows if hasattr(rows, "matvec") else None),
+                      ("rows", None if rows is None or isinstance(rows, np.ndarray) or sp.issparse(rows)
+                       else rows),
                       ("rows", getattr(rows, "base", None))):
         if obj is not None and (users := _users_class(obj)):
             parts.append(f"{name} {users}")
@@ -295,6 +297,14 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
                                         f"{users} is not a mechanism dpconvex ships: its conditions, "
                                         "calibration, noise and certificate are its own",
                                         unverified="mechanism"))
+    loss, terms = getattr(template, "loss", None), getattr(template, "extra_terms", ())
+    if mechanism.solves and hasattr(backend, "solve") and not _shipped_backend(backend) and (
+            changed or shipped_derivation(template) is None or not all(map(is_dpconvex_function, (
+                t.value_fn for t in terms))) or (loss is not None and shipped_derivation(loss) is None)):
+        conditions.append(Condition(  # the user's code on both sides: what they share, a backend can change
+            "backend", True, "declared, not verified", f"{type(backend).__qualname__} is a backend of the "
+            "user's solving a template that holds code of the user's (a loss, a term, a template): what that "
+            "code shares with its copy, it can change", unverified="backend"))
     if vouch or any(map(attrgetter("unverified"), conditions)):
         conditions = vouched(conditions, vouch, unused=vouch_unused)
     calibration = mechanism.calibrate(template, budget)
@@ -326,6 +336,10 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
             and not _shipped_backend(solver_backend):
         solver_backend = _OnACopy(solver_backend)
     noise_rng = check_random_state(rng, "release", "rng")
+    numpy_bits = (np.random.PCG64, np.random.PCG64DXSM, np.random.MT19937, np.random.Philox, np.random.SFC64)
+    if type(noise_rng) is not np.random.Generator or type(noise_rng.bit_generator) not in numpy_bits:
+        raise ParameterError("release: rng must be None, an int or a numpy Generator over a bit generator "
+                             f"of numpy's; got a {type(noise_rng).__name__}.")
     # what the calibration and the checks read, before the solve (a user's backend may change it)
     constants = getattr(template, "privacy_constants", None)
     before = constants() if callable(constants) else None, _members(template)

@@ -112,8 +112,7 @@ class Band:
         scores = tuple(check_float("scores", s, "Band", low=-math.inf, magnitude=False) for s in self.scores)
         margin = check_float("margin", self.margin, "Band", low_inclusive=True, magnitude=False)
         if not isinstance(self.label, str):
-            raise ParameterError(f"The 'label' parameter of Band must be a str. Got "
-                                 f"{self.label!r} instead.")
+            raise ParameterError(f"The 'label' parameter of Band must be a str. Got {self.label!r} instead.")
         object.__setattr__(self, "seeds", seeds)
         object.__setattr__(self, "scores", scores)
         object.__setattr__(self, "margin", margin)
@@ -252,18 +251,6 @@ def _seeds(seeds: Any, owner: str) -> tuple[int, ...]:
     return out
 
 
-def _maker(make_estimator: Any) -> Callable[[], Any]:
-    """A function returning a new unfitted estimator: a clone of an estimator, or the call."""
-    if hasattr(make_estimator, "fit") and hasattr(make_estimator, "get_params"):
-        from sklearn.base import clone
-
-        return lambda: clone(make_estimator)
-    if callable(make_estimator):
-        return make_estimator
-    raise ParameterError("The 'make_estimator' parameter of record_band must be an estimator or "
-                         f"a callable returning one. Got {type(make_estimator).__name__} instead.")
-
-
 def record_band(make_estimator: Any, X: Any, y: Any, seeds: Sequence[int], *,
                 X_test: Any = None, y_test: Any = None, metric: str | None = None,
                 margin: float = 0.0, label: str | None = None) -> Band:
@@ -319,7 +306,15 @@ def record_band(make_estimator: Any, X: Any, y: Any, seeds: Sequence[int], *,
     from sklearn.base import is_regressor
 
     caller = "record_band"
-    make = _maker(make_estimator)
+    if hasattr(make_estimator, "fit") and hasattr(make_estimator, "get_params"):  # a new unfitted one
+        from sklearn.base import clone
+
+        make: Callable[[], Any] = lambda: clone(make_estimator)  # noqa: E731 (a new clone per call)
+    elif callable(make_estimator):
+        make = make_estimator
+    else:
+        raise ParameterError("The 'make_estimator' parameter of record_band must be an estimator or "
+                             f"a callable returning one. Got {type(make_estimator).__name__} instead.")
     seeds = _seeds(list(seeds) if isinstance(seeds, range) else seeds, caller)
     check_option("metric", metric, (*METRICS, None), caller)
     margin = check_float("margin", margin, caller, low_inclusive=True, magnitude=False)
@@ -398,7 +393,6 @@ def assert_within_band(result: Any, band: Band, X: Any = None, y: Any = None) ->
     if band.covers(value):
         return value
     raise AssertionError(
-        f"assert_within_band: {METRIC_NAMES[band.metric]} {value:.6g} is outside the band "
-        f"[{band.lo:.6g}, {band.hi:.6g}] recorded on seeds {list(band.seeds)}; {band.statement}"
-        f"{seed_note} Find what changed the model or its data, or record the band again with "
-        "record_band if the change is intended.")
+        f"assert_within_band: {METRIC_NAMES[band.metric]} {value:.6g} is outside the band [{band.lo:.6g}, "
+        f"{band.hi:.6g}] recorded on seeds {list(band.seeds)}; {band.statement}{seed_note} Find what changed "
+        f"the model or its data, or record the band again with record_band if the change is intended.")

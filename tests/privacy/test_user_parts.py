@@ -527,6 +527,57 @@ def test_a_users_backend_that_fails_is_a_solver_error_without_its_text(how):
     assert how != "raises" or any("row 0" in str(note) for note in diag.notes)
 
 
+class _Weighted(Logistic):
+    """A user's logistic loss whose weight lives on its class (shared by every copy of it)."""
+
+    weight = np.array([1.0])
+    derivation = None
+
+    def value_and_deriv(self, m, *labels):
+        v, d = super().value_and_deriv(m)
+        return self.weight[0] * v, self.weight[0] * d
+
+
+def test_a_users_backend_with_a_users_loss_is_vouched_for():
+    """A user's loss and a user's backend share what no copy separates (the loss's class: the backend
+    raised its weight 10⁶-fold): such a release rests on the user's code and needs vouch=("backend",)."""
+    class Raising(Backend):
+        name = "raising"
+        requires = frozenset({"smooth"})
+
+        def solve(self, template, b, extra_reg=0.0, *, warm_start=None, max_iter=None):
+            type(template.loss).weight[0] = 1e6
+            return LbfgsNewton().solve(template, b, extra_reg)
+
+    def release(vouch):
+        _Weighted.weight[0] = 1.0
+        return dp.release(LinearERMTemplate(_Weighted(), 0.1, 1.0, *_rows()), "objective", dp.Budget(1.0),
+                          backend=Raising(), rng=0, vouch=vouch)
+
+    with pytest.raises(PrivacyError, match=r"\[backend\].*vouch="):
+        release(())
+    cert = release(("backend",)).certificate
+    assert any(c.unverified == "backend" and "vouched for by the caller" in c.how for c in cert.conditions)
+    honest = _Returning(lambda x, clean: x)  # a shipped loss and template: no vouch
+    assert dp.release(_template(), "objective", dp.Budget(1.0), backend=honest, rng=0).certificate.all_hold
+
+
+def test_noise_drawn_by_a_subclass_of_numpys_generator_is_refused():
+    class Quiet(np.random.Generator):
+        def gamma(self, *args, **kwargs):
+            return 1e-9 * super().gamma(*args, **kwargs)
+
+    with pytest.raises(ParameterError, match="numpy Generator over a bit generator of numpy's"):
+        dp.release(_template(), "objective", dp.Budget(1.0), rng=Quiet(np.random.PCG64(0)))
+
+
+def test_a_function_compiled_from_a_string_is_not_dpconvexs_whatever_the_working_folder(monkeypatch):
+    from dpconvex._validation import _PACKAGE, is_dpconvex_function
+
+    monkeypatch.chdir(_PACKAGE)
+    assert not is_dpconvex_function(eval(compile("lambda m: m", "<string>", "eval")))
+
+
 def _poisoning(steps: int, poison):
     """A backend of the user's: a few gradient steps, then ``poison(template, point)`` in the
     template's caches (a gradient of 0 kept for the point it stops at)."""

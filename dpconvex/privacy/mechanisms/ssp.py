@@ -312,8 +312,7 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
                     "and every function of them are post-processing; the fitted model stores "
                     "theta (coef_, intercept_) only")
         return Certificate(
-            mechanism=f"sufficient-statistics perturbation (AdaSSP, Wang 2018 Alg. 2), "
-                      f"{self.noise_label}",
+            mechanism=f"sufficient-statistics perturbation (AdaSSP, Wang 2018 Alg. 2), {self.noise_label}",
             epsilon_requested=budget.epsilon,
             epsilon=cal.epsilon,
             delta=cal.delta,

@@ -369,12 +369,11 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q:
     mech_name = report.mechanism if report is not None else mech.name
     eps = report.epsilon if report is not None else float(epsilon)
     return value, LamRule(value, AUTO, (
-        "lam='auto' (dpconvex.privacy.rules.noise_level.auto_lam, "
-        "docs/privacy/perturbation.md#privacy-lambda-rule): the minimizer of a bias + stability + noise "
-        f"bound from public quantities only: mechanism {mech_name}, n = {int(n)}, epsilon = {eps:g}, "
-        f"delta = {float(delta):g}, q = {q:.6g}, p = {int(p)}, |l'| <= {loss.deriv_bound:g}, l'' <= "
-        f"{loss.curvature:g}, reference norm R = {R:g}, stability weight w = {w:g}; no data value is "
-        "read"))
+        f"lam='auto' (dpconvex.privacy.rules.noise_level.auto_lam, "
+        f"docs/privacy/perturbation.md#privacy-lambda-rule): the minimizer of a bias + stability + noise "
+        f"bound from public quantities only: mechanism {mech_name}, n = {int(n)}, epsilon = {eps:g}, delta = "
+        f"{float(delta):g}, q = {q:.6g}, p = {int(p)}, |l'| <= {loss.deriv_bound:g}, l'' <= "
+        f"{loss.curvature:g}, reference norm R = {R:g}, stability weight w = {w:g}; no data value is read"))
 
 
 # ----------------------------------------------------------------- the noise warning
@@ -601,12 +600,11 @@ def _message(family: str, rho: float, template: ConstantsSource, mech: Mechanism
             f"(docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids). {PUBLIC_CHECK_NOTE}")
     if family == "nb":
         return (
-            f"{at}: the noise on a class's mean of each feature (mapped onto [-1, 1] by its "
-            f"public range) at the expected class count n/C = {n}/{template.C} has standard "
-            f"deviation {rho:.2g} (public quantities only, threshold {NB_NOISE_RATIO:g}), as wide "
-            "as the range the means lie in, so the model is likely no better than the majority "
-            "class. Use a larger epsilon, more rows or fewer classes "
-            f"(docs/privacy/gaussian_nb.md#privacy-nb-noise-warning). {PUBLIC_CHECK_NOTE}")
+            f"{at}: the noise on a class's mean of each feature (mapped onto [-1, 1] by its public range) at "
+            f"the expected class count n/C = {n}/{template.C} has standard deviation {rho:.2g} (public "
+            f"quantities only, threshold {NB_NOISE_RATIO:g}), as wide as the range the means lie in, so the "
+            f"model is likely no better than the majority class. Use a larger epsilon, more rows or fewer "
+            f"classes (docs/privacy/gaussian_nb.md#privacy-nb-noise-warning). {PUBLIC_CHECK_NOTE}")
     if family == "ssp":
         remedy = ("a larger epsilon, more rows, or fewer features" if not mech.pure else
                   "a larger epsilon, more rows, fewer features, or delta > 0 (the Gaussian "
