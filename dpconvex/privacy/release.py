@@ -311,7 +311,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     if mechanism.placement == "objective" and mechanism.private:  # the tolerance within float64's reach
         try:
             noise = float(mechanism.noise_report(template, budget, calibration=calibration).expected_norm)
-        except DPConvexError:  # a mechanism of the user's without a noise report: its own proof
+        except Exception:  # a mechanism or template of the user's without a noise report: its own proof
             noise = 0.0
         if noise / template.n * RESOLUTION > template.residual_tol:
             raise PrivacyError(
