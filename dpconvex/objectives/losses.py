@@ -928,10 +928,6 @@ class Regularizer:
     def grad(self, w: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
-    def hess_scale(self) -> float:
-        """Hessian = hess_scale() * I for quadratic regularizers."""
-        raise NotImplementedError
-
     def cvxpy_expr(self, w: cp.Expression) -> cp.Expression:
         raise NotImplementedError
 
@@ -948,9 +944,6 @@ class _Quadratic(Regularizer):
 
     def grad(self, w: np.ndarray) -> np.ndarray:
         return self.lam * np.asarray(w)
-
-    def hess_scale(self) -> float:
-        return self.lam
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(lam={self.lam!r})"

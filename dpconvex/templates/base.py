@@ -494,7 +494,7 @@ class CVXPYTemplate(ObjectiveTemplate, Protocol):
     --------
     >>> from dpconvex.templates.base import CAPABILITY_MEMBERS
     >>> CAPABILITY_MEMBERS["cvxpy"]
-    ('cvxpy_options', 'cvxpy_problem', 'cvxpy_set', 'cvxpy_solution', 'cvxpy_size')
+    ('cvxpy_options', 'cvxpy_problem', 'cvxpy_set', 'cvxpy_solution')
     """
 
     cvxpy_options: dict[str, Any]  # passed to Problem.solve
@@ -507,9 +507,6 @@ class CVXPYTemplate(ObjectiveTemplate, Protocol):
 
     def cvxpy_solution(self) -> tuple[np.ndarray | None, dict[str, Any]]:
         """The solution in the parameter space's shape (None: none) and diagnostics."""
-
-    def cvxpy_size(self) -> int:
-        """The size of the CVXPY form (nonzeros CVXPY canonicalizes; public: n and the shape)."""
 
 
 #: Members of the core :class:`Template`.

@@ -323,10 +323,6 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
         Xc, _ = clip_rows(np.asarray(X, dtype=float), q)
         return cls(augment_and_scale(Xc, q), y, components, **kwargs)
 
-    def cvxpy_size(self) -> int:
-        """n·C·K·D(D+1)/2: nonzeros of the margin constraints CVXPY must canonicalize."""
-        return self.n * self.dimension
-
     # ----------------------------------------------------------------- privacy
     def privacy_constants(self) -> PrivacyConstants:
         """G = L·sqrt(C(C−1)), r = (C−1)K, c_u = 2c (K = 1) or max(2c, L/2), μ = 2λ, and the

@@ -438,13 +438,6 @@ class LinearERMTemplate:
         return lambda v: fused(v, lambda m, rows: d2[rows] * m)[1] + reg * v
 
     # ------------------------------------------------------------------ CVXPY
-    def cvxpy_size(self) -> int:
-        """Stored entries of the rows CVXPY canonicalizes (n·p for dense rows)."""
-        if not self.sparse:
-            return self.n * self.p
-        nnz = getattr(self._ops, "nnz", None)
-        return int(self._ops.matrix.nnz if nnz is None else nnz)
-
     def cvxpy_problem(self) -> dict[str, Any]:
         """Build (once) and return the CVXPY problem with its parameters.
 

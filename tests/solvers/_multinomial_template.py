@@ -157,9 +157,6 @@ class MultinomialTemplate:
         value = self.cvxpy_problem()["W"].value
         return (None if value is None else np.asarray(value, dtype=float)), {}
 
-    def cvxpy_size(self) -> int:
-        return self.n * self.d * self.C
-
 
 class _FrobeniusBall(EuclideanSpace):
     """{W : ||W||_F <= radius}: the projection rescales; released values are projected too."""

@@ -398,16 +398,13 @@ def objective_part(plan: FitPlan) -> Budget:
 
 class _AtShape:
     """A template's public constants at the fit's n (what ``auto_lam`` and the backend policy
-    read: ``n``, ``privacy_constants()``, ``capabilities``, ``cvxpy_size()``)."""
+    read: ``n``, ``privacy_constants()``, ``capabilities``)."""
 
     def __init__(self, template: Template, n: int):
         self._template, self.n = template, int(n)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._template, name)
-
-    def cvxpy_size(self) -> int:
-        return self.n * int(self._template.dimension)
 
 
 def _stub_rows(C: int, K: int, d: int, n: int | None = None) -> tuple[np.ndarray, ...]:
