@@ -76,11 +76,14 @@ class FeatureRange(Constraint):
     """``feature_range``: (lo, hi) for every feature, one (lo, hi) row per feature, or a
     :class:`~dpconvex.PublicSchema` (the ranges of the rows its encoder makes).
 
-    Finite numbers with lo < hi; the number of rows is checked against the data's columns
-    in the plan (:func:`feature_bounds`).
+    Numbers with |lo|, |hi| <= 1e100 and hi − lo >= 1e-100 (those of a ``label_range``: the map
+    (x − lo)/((hi − lo)/2) stays finite); the number of rows is checked against the data's
+    columns in the plan (:func:`feature_bounds`).
     """
 
     def check(self, name: str, value: Any, owner: str) -> Any:
+        from .._validation import MAX_MAGNITUDE, MIN_MAGNITUDE
+
         if _is_schema(value):
             return value
         try:
@@ -92,14 +95,15 @@ class FeatureRange(Constraint):
                                             and bounds.shape[0] >= 1)))
         if ok:
             pairs = bounds.reshape(-1, 2)
-            ok = bool(np.all(np.isfinite(pairs)) and np.all(pairs[:, 0] < pairs[:, 1]))
+            ok = bool(np.all(np.abs(pairs) <= MAX_MAGNITUDE)
+                      and np.all(pairs[:, 1] - pairs[:, 0] >= MIN_MAGNITUDE))
         if not ok:
             raise self.refusal(name, value, owner)
         return value
 
     def __str__(self) -> str:
-        return ("a pair (lo, hi) of finite numbers with lo < hi, an array-like of shape "
-                "(n_features, 2) of such pairs: the public range of each feature, or a "
+        return ("a pair (lo, hi) of numbers with |lo|, |hi| <= 1e100 and hi - lo >= 1e-100, an "
+                "array-like of shape (n_features, 2) of such pairs: the public range of each feature, or a "
                 "PublicSchema: the ranges of the rows PublicEncoder(schema) makes")
 
 

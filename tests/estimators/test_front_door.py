@@ -477,6 +477,8 @@ def test_a_bad_feature_range_is_refused_by_name():
     X, y = _data(200, 3)
     with pytest.raises(dp.ParameterError, match="'feature_range' parameter of PrivateClassifier"):
         dp.PrivateClassifier(classes=[0, 1, 2], feature_range=(1.0, 0.0)).fit(X, y)
+    with pytest.raises(dp.ParameterError, match="hi - lo >= 1e-100"):
+        dp.PrivateClassifier(classes=[0, 1, 2], feature_range=(-1e308, 1e308)).fit(X, y)
     with pytest.raises(dp.ParameterError, match="feature_range"):
         dp.PrivateClassifier(classes=[0, 1, 2], feature_range=np.zeros((3, 2)) + [0, 1],
                              random_state=0).fit(X, y)  # 3 rows of ranges for 4 features

@@ -456,6 +456,10 @@ def test_ledger_and_budget():
     ({"feature_range": (1.0, -1.0)}, "'feature_range' parameter"),
     ({"feature_range": (0.0, np.inf)}, "'feature_range' parameter"),
     ({"feature_range": "wide"}, "'feature_range' parameter"),
+    # widths beyond float64 (hi - lo = inf) or below it (half of 5e-324 is 0): a map of one
+    # record to NaN would switch release and refusal
+    ({"feature_range": (-1e308, 1e308)}, "'feature_range' parameter"),
+    ({"feature_range": (0.0, 5e-324)}, "'feature_range' parameter"),
     ({"feature_range": [(0, 1), (0, 1)]}, "one \\(lo, hi\\) row per feature \\(3 features\\)"),
     ({"var_floor": 0.0}, "'var_floor' parameter"),
     ({"var_floor": 2.0}, "'var_floor' parameter"),
