@@ -272,6 +272,14 @@ def test_validation_records_near_the_float_range_neither_refuse_nor_warn():
     model = _quiet(lambda: dp.PrivateRegressor(epsilon=5.0, label_range=(-5, 5),
                                                random_state=5).fit(X, y))
     assert np.all(np.isfinite(model.predict(X[40:])))
+    import dask
+    import dask.array as da
+
+    with dask.config.set(scheduler="threads"):  # the chunks' products in worker threads
+        on_dask = _quiet(lambda: dp.PrivateRegressor(epsilon=5.0, label_range=(-5, 5), random_state=5)
+                         .fit(da.from_array(X, chunks=60), y))
+    # the in-memory fit's release; chunked sums round in another order
+    np.testing.assert_allclose(on_dask.predict(X[40:]), model.predict(X[40:]), rtol=1e-9, atol=1e-12)
     utilities = squared_error_utilities([np.array([np.nan, 1.0])], np.zeros(2), [0.0])
     assert utilities.tolist() == [-0.25]
 

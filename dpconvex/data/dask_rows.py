@@ -107,7 +107,8 @@ def _implicit_block(B: np.ndarray, bound: float, value: float | None) -> Any:
 
 def _matvec_block(B: Any, s: np.ndarray | None, signs: bool, w: np.ndarray) -> np.ndarray:
     op, sign = _signed(B, s, signs)
-    return op.matvec(w) if sign is None else op.matvec(w) * sign
+    with np.errstate(over="ignore", invalid="ignore"):  # a worker's: the driver redoes such rows
+        return op.matvec(w) if sign is None else op.matvec(w) * sign
 
 
 def _rmatvec_block(B: Any, s: np.ndarray | None, signs: bool, v: np.ndarray) -> np.ndarray:

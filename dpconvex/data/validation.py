@@ -80,7 +80,7 @@ def row_products(X: Any, W: np.ndarray, raw: np.ndarray | None = None) -> np.nda
     [1e+308, 0.0]
     """
     with np.errstate(over="ignore", invalid="ignore"):
-        raw = np.asarray(X @ W if raw is None else raw, dtype=float)
+        raw = np.array(X @ W if raw is None else raw, dtype=float)  # written below: a copy
         bad = np.flatnonzero(~np.isfinite(raw).reshape(len(raw), -1).all(axis=1))
         if bad.size:
             rows = computed(X[bad])
