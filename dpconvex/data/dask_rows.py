@@ -194,9 +194,11 @@ def _every_block(B: Any, start: int, step: int) -> Any:
     return B[start::step]
 
 
-def _compact_block(B: np.ndarray) -> Any:
-    """The chunk as the in-memory operator would store it (CSR when mostly zero)."""
-    return DenseRows(B).compact().matrix
+def _compact_block(B: np.ndarray, s: np.ndarray | None) -> Any:
+    """The chunk as the in-memory operator would store it (CSR when mostly zero), a row whose
+    factor in ``s`` is 0 (a record left out) neither counted nor stored."""
+    kept = np.ones(len(B)) if s is None else (s[:, 0] != 0) * 1.0
+    return ScaledRows(DenseRows(B), kept).compact().base.matrix
 
 
 def _stored_bytes(B: Any) -> int:
@@ -205,9 +207,9 @@ def _stored_bytes(B: Any) -> int:
     return int(B.nbytes)
 
 
-def _compact_bytes(B: np.ndarray) -> int:
-    """Bytes of ``_compact_block(B)`` (int64 CSR indices), without building it."""
-    nnz = int(np.count_nonzero(B))
+def _compact_bytes(B: np.ndarray, s: np.ndarray | None) -> int:
+    """Bytes of ``_compact_block(B, s)`` (int64 CSR indices), without building it."""
+    nnz = int(np.count_nonzero(B if s is None else B[s[:, 0] != 0]))
     if B.size >= _SPARSE_MIN_ENTRIES and nnz <= _SPARSE_MAX_DENSITY * B.size:
         return 16 * nnz + 8 * (B.shape[0] + 1)
     return 8 * B.size
@@ -756,12 +758,12 @@ class DaskRows:
         if self.persisted or self.persist is False:
             return self
         budget = np.inf if self.persist else PERSIST_FRACTION * _cluster_memory()
-        dense = list(self.X.to_delayed().ravel())
+        dense = list(zip(self.X.to_delayed().ravel(), self._scale or [None] * self.n_chunks, strict=True))
         size = self.nbytes
         if size > budget:  # count the non-zeros: the CSR chunks may fit
-            size = sum(compute(*[_delayed(_compact_bytes)(b) for b in dense]))
+            size = sum(compute(*[_delayed(_compact_bytes)(b, s) for b, s in dense]))
         if size <= budget:
-            self._delayed_blocks = list(dask.persist(*[_delayed(_compact_block)(b) for b in dense]))
+            self._delayed_blocks = list(dask.persist(*[_delayed(_compact_block)(b, s) for b, s in dense]))
             self.persisted, self._memo = True, None
         return self
 

@@ -355,3 +355,29 @@ def test_a_dask_frame_through_the_safeguard_warns_nothing():
         est = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], safeguard=True, random_state=3)
         est.fit(dd.from_pandas(frame, npartitions=3), y)
     assert "safeguard on" in str(est.certificate_)
+
+
+def test_a_chunks_storage_reads_no_left_out_row():
+    """A persisted chunk's storage (dense or CSR) is chosen from the rows whose factor is not 0,
+    as in memory: a record left out (a safeguard's validation row) is neither counted nor
+    stored, so it cannot switch the storage, and with it the rounding, of a fit."""
+    import scipy.sparse as sp
+
+    from dpconvex.data.operators import ScaledRows
+
+    n, p = 2000, 30  # 60,000 entries, a quarter of them non-zero: CSR at the threshold
+    X = np.zeros((n, p))
+    X.flat[np.random.default_rng(0).choice(n * p, n * p // 4, replace=False)] = 1.0
+    s = np.ones(n)
+    s[0] = 0.0  # record 0 left out
+    neighbour = X.copy()
+    neighbour[0] = 1.0  # its every entry non-zero: over the threshold if it were counted
+    stored = []
+    with dask.config.set(scheduler="synchronous"):
+        for A in (X, neighbour):
+            rows = DaskRows(da.from_array(A, chunks=(n, p)), persist=True).scale_rows(s).compact()
+            (block,) = dask_rows.compute(*rows._blocks())
+            assert sp.issparse(block) and ScaledRows(DenseRows(A), s).compact().is_sparse
+            stored.append(block.toarray())
+    np.testing.assert_array_equal(stored[0][1:], X[1:])
+    np.testing.assert_array_equal(stored[0], stored[1])  # record 0 not stored either way
