@@ -1150,7 +1150,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         learner_plan = self._make(choice.mechanism, rest).plan(n, 1, n_features)
         return dataclasses.replace(
             learner_plan, estimator=owner, learner=choice.learner,
-            budget=Budget(float(self.epsilon), float(self.delta or 0.0)),
+            budget=Budget(float(self.epsilon), learner_plan.budget.delta),  # the δ the learner spends
             parts={"private mean (every row)": Budget(eps_mean),
                    "model (fitting part)": Budget(rest, learner_plan.budget.delta),
                    "selection (validation part)": Budget(rest)},

@@ -142,13 +142,9 @@ class OneVsRestMixin:
         binary_model = self._binary_clone(n_classes)
         binary_model._validate_params()
         binary_plan = binary_model._plan(n, 2, n_features)
-        delta = getattr(self, "delta", None)
-        if not binary_plan.budget.private:
-            total = binary_plan.budget
-        elif delta is None:  # δ of each model set by a public rule of n: C of them add up
+        total = binary_plan.budget  # a private one: the δ the C models spend (0 in their pure form)
+        if total.private:
             total = Budget(float(self.epsilon), sum([binary_plan.budget.delta] * n_classes))
-        else:
-            total = Budget(float(self.epsilon), float(delta))
         return FitPlan(
             estimator=type(self).__name__, n=n, n_classes=n_classes, n_features=n_features,
             template=f"one-vs-rest over {n_classes} x {binary_plan.template}",

@@ -321,3 +321,24 @@ def test_the_random_search_dry_run_is_seeded_as_its_fit():
         dry, fitted = make().certify(X, y), make().fit(X, y).certificate_
     assert [line[-1] for line in _lines(dry)] == [line[-1] for line in _lines(fitted)]
     assert _lines(dry) == _lines(fitted)  # one candidate: the same lines too
+
+
+def test_the_plan_holds_the_delta_the_fit_spends():
+    """A δ > 0 that the chosen forms leave unused (the pure forms, the lower Λ-rule bound) is
+    neither in the plan's budget nor held: a ledger of pure ε takes the fit, as it takes the
+    certificate of δ = 0."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, size=(300, 3))
+    y = 5 + 4 * X[:, 0] + rng.normal(scale=0.5, size=300)
+    labels = np.arange(300) % 3
+    for est, target in ((dp.PrivateLogisticRegression(classes=[0, 1, 2]), labels),
+                        (dp.PrivateRegressor(label_range=(0, 10)), y),
+                        (dp.PrivateRegressor(label_range="private"), y)):
+        est.set_params(epsilon=2.0, delta=1e-5, random_state=0,
+                       accountant=dp.BudgetAccountant(epsilon=10.0, delta=0.0))
+        if getattr(est, "label_range", None) != "private":  # (a private range: planned in the fit)
+            assert est.plan(300, 3 if target is labels else 1, 3).budget.delta == 0.0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est.fit(X, target)
+        assert est.certificate_.delta == 0.0 and est.accountant.spent == (2.0, 0.0)
