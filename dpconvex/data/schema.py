@@ -9,6 +9,7 @@ public divisor of every encoded row (:func:`norm_divisor`). Nothing here reads d
 
 from __future__ import annotations
 
+import hashlib
 import math
 import textwrap
 from collections.abc import Mapping, Sequence
@@ -399,6 +400,17 @@ class PublicSchema:
             drafted = frozenset(self.features)
         object.__setattr__(self, "_drafted", drafted)
         object.__setattr__(self, "suggested", bool(self.suggested or drafted))
+        if self.release is not None and self.release.quantities.get("released schema") != self.fingerprint:
+            raise ParameterError(f"{caller}: release= must be the certificate draft_schema released with "
+                                 "these declarations (schema.release); this one is another schema's, or "
+                                 "not draft_schema's. Leave release=None for a schema of public knowledge.")
+
+    @property
+    def fingerprint(self) -> str:
+        """SHA-256 (16 hex digits) of the declarations written as code: the certificate of
+        :func:`~dpconvex.draft_schema` carries the released schema's, and ``release=`` must match."""
+        code = "\n".join(f"{c!r}: {_decl_code(d)}" for c, d in self.declarations.items())
+        return hashlib.sha256(code.encode()).hexdigest()[:16]
 
     def _from_declarations(self, caller: str) -> frozenset[str]:
         """Unpack ``columns={name: Numeric | Categorical | Binary | None}`` into the tables.

@@ -479,5 +479,6 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
         certificate = compose_sequential(
             [earlier, certificate], mechanism="draft_schema: the declared schema's release, then this one",
             epsilon_requested=earlier.epsilon_requested + budget.epsilon, labels=["declared schema", "draft"])
+    certificate.quantities["released schema"] = PublicSchema(decls).fingerprint  # what release= must match
     return PublicSchema(decls, release=certificate)
 

@@ -422,6 +422,24 @@ def test_a_released_schema_declared_in_a_new_draft_keeps_its_release():
     assert "released by draft_schema at epsilon = 1.5" in second.provenance
 
 
+def test_a_release_is_taken_with_its_own_schema_only():
+    """``PublicSchema(..., release=)`` takes the certificate draft_schema released with those
+    declarations (its fingerprint), as the schema's code rebuilds them; another schema's
+    release, or any other certificate, is refused: a certificate does not state a release
+    nobody checked."""
+    schema = dp.draft_schema(_table(), epsilon=1.0, delta=1e-6, kinds=TABLE_KINDS, random_state=0)
+    namespace: dict = {}
+    exec(schema.to_code("rebuilt"), namespace)  # the schema as code, then its release given
+    rebuilt = dp.PublicSchema(namespace["rebuilt"].declarations, release=schema.release)
+    assert rebuilt.fingerprint == schema.fingerprint and rebuilt.release is schema.release
+    other = dp.draft_schema(_table(seed=1), epsilon=1.0, delta=1e-6, kinds=TABLE_KINDS, random_state=0)
+    model = dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0).fit(
+        np.eye(4), [0, 1, 0, 1])
+    for release in (other.release, model.certificate_):
+        with pytest.raises(dp.ParameterError, match="release= must be the certificate draft_schema"):
+            dp.PublicSchema(schema.declarations, release=release)
+
+
 @pytest.mark.parametrize("random_state", [0, None])
 def test_the_release_pickles_without_a_generator(random_state):
     schema = dp.draft_schema(_table(), epsilon=1.0, delta=1e-6, kinds=TABLE_KINDS,
