@@ -143,8 +143,8 @@ def _step_cap(loss: Loss, q: float) -> float:
 
 
 def clip_rule(loss: Loss, q: float) -> tuple[float, str]:
-    """The clip C = :data:`CLIP_FRACTION` · |l'|max · q̃ (q̃ the row-norm bound with the
-    intercept) and the line the certificate lists under its assumptions.
+    """The clip C = :data:`CLIP_FRACTION` · |l'|max · q̃ (q̃ the rows' norm bound, their
+    intercept column included if any) and the line the certificate lists under its assumptions.
 
     Examples
     --------
@@ -154,7 +154,7 @@ def clip_rule(loss: Loss, q: float) -> tuple[float, str]:
     """
     clip = CLIP_FRACTION * (loss.deriv_bound * q)
     return clip, (f"clip C = {clip:.6g} by the public rule C = {CLIP_FRACTION:g} x |l'|max x "
-                  f"q~ (q~ = {q:.6g}: the row-norm bound with the intercept)")
+                  f"q~ (q~ = {q:.6g}: the rows' norm bound, their intercept column included if any)")
 
 
 def steps_rule(loss: Loss, n: int, q: float, budget: Budget, clip: float,
@@ -420,7 +420,7 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
                 "exact epsilon (Gaussian DP)": exact,
                 "learning rate": eta,
                 "radius R": R,
-                "stated Lipschitz bound |l'|max sqrt(q^2 + 1)": lipschitz,  # sets C, T, eta only
+                "stated Lipschitz bound |l'|max q~": lipschitz,  # sets C, T, eta only
                 "averaging": averaged,
             },
             assumptions=assumptions,
