@@ -94,15 +94,18 @@ def _reads_labels(loss: Any) -> bool:
     return getattr(loss, "kind", "margin") == "regression"
 
 
-def _implicit_block(B: np.ndarray, bound: float, value: float | None) -> Any:
+def _implicit_block(B: np.ndarray, bound: float, value: float | None, s: np.ndarray | None) -> Any:
     """The chunk clipped to ``bound``, with the intercept column ``value``, as the in-memory
-    learners' :class:`~dpconvex.data.operators.ScaledRows` (on a copy if its norms could overflow)."""
+    learners' :class:`~dpconvex.data.operators.ScaledRows` (on a copy if the norms of its kept
+    rows could overflow; a row whose factor in ``s`` is 0, a record left out, is zeroed unread)."""
     norms = _row_norms(B)
-    if not (np.all(norms <= _IMPLICIT_MAX_NORM) and bound >= 1.0 / _IMPLICIT_MAX_NORM):
+    dropped = np.zeros(len(B), dtype=bool) if s is None else s[:, 0] == 0
+    if not (np.all(norms[~dropped] <= _IMPLICIT_MAX_NORM) and bound >= 1.0 / _IMPLICIT_MAX_NORM):
         out = _clip_block(B, bound)
         return out if value is None else _add_intercept(out, value=value)
-    column = None if value is None else np.full(B.shape[0], value)
-    return ScaledRows(DenseRows(B), clip_scale(norms, bound)[0], column, base_norms=norms)
+    column = None if value is None else np.where(dropped, 0.0, value)
+    factors = np.where(dropped, 0.0, clip_scale(norms, bound)[0])
+    return ScaledRows(DenseRows(B), factors, column, base_norms=norms)
 
 
 def _matvec_block(B: Any, s: np.ndarray | None, signs: bool, w: np.ndarray) -> np.ndarray:
@@ -168,7 +171,8 @@ def _margin_source_block(B: np.ndarray, s: np.ndarray | None, signs: bool, w: np
                          labels: np.ndarray | None = None, *, bound: float, value: float | None
                          ) -> np.ndarray:
     """:func:`_margin_block` of a recomputed chunk, clipped (:func:`_implicit_block`) in the task."""
-    return _margin_block(_implicit_block(B, bound, value), s, signs, w, loss, gradient, start, step, labels)
+    rows = _implicit_block(B, bound, value, s)
+    return _margin_block(rows, s, signs, w, loss, gradient, start, step, labels)
 
 
 def _sum_parts(*parts: np.ndarray) -> np.ndarray:
@@ -791,8 +795,8 @@ class DaskRows:
         if self._delayed_blocks is None:
             if self._implicit is not None:
                 source, bound, value = self._implicit
-                self._delayed_blocks = [_delayed(_implicit_block)(b, bound, value)
-                                        for b in source.to_delayed().ravel()]
+                self._delayed_blocks = [_delayed(_implicit_block)(b, bound, value, s) for b, s in zip(
+                    source.to_delayed().ravel(), self._scale or [None] * self.n_chunks, strict=True)]
             else:
                 self._delayed_blocks = list(self.X.to_delayed().ravel())
         return self._delayed_blocks

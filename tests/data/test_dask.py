@@ -381,3 +381,27 @@ def test_a_chunks_storage_reads_no_left_out_row():
             stored.append(block.toarray())
     np.testing.assert_array_equal(stored[0][1:], X[1:])
     np.testing.assert_array_equal(stored[0], stored[1])  # record 0 not stored either way
+
+
+def test_the_overflow_guard_of_rows_clipped_per_pass_reads_no_left_out_row():
+    """Rows clipped inside the products (not persisted) fall back to a clipped copy when a
+    row's norm could overflow the products, and that guard reads the rows whose factor is not
+    0, as in memory: a left-out record of any size switches neither the storage nor a product."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    keep = np.ones(40)
+    keep[0] = 0.0  # record 0 left out
+    neighbour = X.copy()
+    neighbour[0] = 1e300  # norm beyond the guard's 1e100
+    w = rng.normal(size=4)
+    out = []
+    with dask.config.set(scheduler="synchronous"):
+        for A in (X, neighbour):
+            rows = DaskRows(da.from_array(A, chunks=(20, 3)), persist=False).clip(1.0).add_intercept(0.5)
+            rows = rows.scale_rows(keep)
+            blocks = dask_rows.compute(*rows._blocks())
+            assert all(type(b).__name__ == "ScaledRows" for b in blocks)  # no copy of a chunk
+            out.append((rows.matvec(w), rows.rmatvec(np.ones(40))))
+    np.testing.assert_array_equal(out[0][0], out[1][0])
+    np.testing.assert_array_equal(out[0][1], out[1][1])
+    assert out[0][0][0] == 0.0
