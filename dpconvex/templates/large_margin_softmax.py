@@ -374,13 +374,6 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
         return a
 
     # ---------------------------------------------------------------- numerics
-    @property
-    def _onehot(self) -> np.ndarray:
-        """The (n, C·K) indicator of each record's target score (built on demand)."""
-        Y = np.zeros((self.n, self.C * self.K))
-        Y.ravel()[self._target_flat] = 1.0
-        return Y
-
     def _buffer(self, name: str, shape: tuple[int, ...]) -> np.ndarray:
         buf = self._buffers.get(name)
         if buf is None or buf.shape != shape:

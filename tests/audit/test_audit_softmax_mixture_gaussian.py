@@ -64,7 +64,8 @@ def _audited_epsilon(noise_scale: float, n_runs: int, seed: int) -> float:
 def test_pair_moves_the_record_to_the_other_component():
     """The pair is the intended one: record 0 is component 0 of class 0 in D, 1 of class 1 in D′."""
     m = _mechanism(1.0)
-    comp = [np.argmax(m.prepare(d)[0]._onehot, axis=1) for d in ((X, Y), (X, YP))]
+    # each record's target score, a column of the (n, C·K) scores
+    comp = [(lambda t: t._target_flat % (t.C * t.K))(m.prepare(d)[0]) for d in ((X, Y), (X, YP))]
     assert comp[0][0] != comp[1][0]
     np.testing.assert_array_equal(comp[0][1:], comp[1][1:])
 

@@ -473,8 +473,8 @@ def audit_pair_profile(N: int) -> None:
     probs = []
     for data in ((X, y), (X, yp)):
         t = m.prepare(data)[0]
-        recs = list(zip(t.feature_map.features(t.Z), np.argmax(t._onehot, 1) // 2,
-                        np.argmax(t._onehot, 1) % 2, strict=True))
+        target = t._target_flat % (t.C * t.K)  # each record's target score column
+        recs = list(zip(t.feature_map.features(t.Z), target // 2, target % 2, strict=True))
         probs.append(Tiny(recs, 2, K2, t.lam + m.calibration(data).extra_strong_convexity))
     s_lib = m.calibration((X, y)).extra["noise std"]
     print(f"flipmix: lam = {probs[0].mu:.4g}, sigma = {s_lib:.4f}")

@@ -67,7 +67,8 @@ def test_objective_matches_the_direct_softmax_loss_and_reuses_its_work_array(K, 
     b = rng.normal(size=t.space.shape)
     A = t.space.forms(t.Z, theta.reshape(t.noise_shape))
     nA = -A if t._logmask is None else t._logmask - A
-    onehot = t._onehot
+    onehot = np.zeros((t.n, t.C * t.K))
+    onehot.ravel()[t._target_flat] = 1.0  # each record's target score
     ref = (np.sum(logsumexp(nA, axis=1)) + np.sum(A * onehot)) / t.n \
         + 0.5 * t.lam * np.sum(theta ** 2) + np.vdot(b, theta) / t.n
     W = (onehot - softmax(nA, axis=1)) / t.n
