@@ -23,7 +23,8 @@ One JSON line per (table, seed, ε, δ); ``--summary FILE`` prints the cell tabl
 
 Factories for ``corpus_run.py --task regression --learners corpus.regression_variants:NAME``
 (with ``PYTHONPATH=$PWD/benchmarks``): ``stated_huber`` (a user's own loss), ``by_features``
-(a rule that reads d as well as n), ``front_door_huber`` (the front door with the Huber loss
+(a rule that reads d as well as n), ``front_door_by_features`` (that rule's loss under the
+safeguard), ``front_door_huber`` (the front door with the Huber loss
 as its learner) and ``huber_m10`` ... ``huber_m50`` (the Huber loss at each of
 :data:`HUBER_THRESHOLDS`).
 """
@@ -117,6 +118,25 @@ def by_features(eps: float, delta: float, label_range, seed: int):
     """:class:`_ByFeatures` for ``corpus_run.py --task regression --learners
     corpus.regression_variants:by_features``."""
     return _ByFeatures(epsilon=eps, delta=delta, label_range=label_range, random_state=seed)
+
+
+def front_door_by_features(eps: float, delta: float, label_range, seed: int):
+    """``PrivateRegressor`` (rule, mechanism and safeguard as they are) whose learner is the
+    Huber loss where d <= 20 on at least 2,000 rows, median regression elsewhere: the rule of
+    :class:`_ByFeatures` under the safeguard."""
+    import dpconvex as dp
+
+    class FrontDoorByFeatures(dp.PrivateRegressor):
+        def fit(self, X, y):
+            self._shape = np.shape(X)
+            return super().fit(X, y)
+
+        def _make(self, mechanism, epsilon):
+            learner = super()._make(mechanism, epsilon)
+            n, d = self._shape
+            return learner.set_params(loss="huber") if n >= 2000 and d <= 20 else learner
+
+    return FrontDoorByFeatures(epsilon=eps, delta=delta, label_range=label_range, random_state=seed)
 
 
 def _fit_r2(est, sp) -> float:

@@ -1,0 +1,86 @@
+"""Classification front-door variants for ``corpus_run.py --learners corpus.classification_variants:NAME``
+(with ``PYTHONPATH=$PWD/benchmarks``): alternatives to the rule and its safeguard, measured in
+``benchmarks/recorded/front_door_alternatives.md``; none is the package's.
+
+``pair_large_margin`` and ``pair_centroids``: where ``safeguard="auto"`` runs, the fitting part
+is split into two disjoint halves; the rule's learner (``PrivateClassifier(safeguard=False)``)
+is fitted on one and a second learner on the other, each with the whole (ε, δ), and the
+exponential mechanism with ε selects one of them or a constant class on the validation part
+by the mistake counts (sensitivity 1). A record lies in one part only, so the release is
+(ε, δ)-DP by parallel composition, as in Chaudhuri, Monteleoni & Sarwate (2011), Algorithm 3.
+The second learner is the large-margin softmax (``pair_large_margin``) or the class centroids
+(``pair_centroids``); where the rule's learner is that one already, the other of the two.
+Elsewhere the variant is the front door itself.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+#: The registry's entry type of the running corpus_run (its ``Learner``, for the ranges).
+Learner = getattr(sys.modules.get("__main__"), "Learner", None)
+
+
+class PairSelection:
+    """Two learners on disjoint halves of the fitting part, then the private selection."""
+
+    def __init__(self, epsilon, delta, classes, seed, second, feature_range=None):
+        self.epsilon, self.delta, self.classes, self.seed = epsilon, delta, list(classes), seed
+        self.second, self.feature_range = second, feature_range
+
+    def fit(self, X, y):
+        import dpconvex as dp
+        from dpconvex.privacy.rules.front_door import (
+            AUTO_VALIDATION,
+            LARGE_MARGIN,
+            choose_front_door_learner,
+            safeguard_applies,
+            safeguard_sizes,
+        )
+
+        n, d = X.shape
+        C, ranged = len(self.classes), self.feature_range is not None
+        common = dict(epsilon=self.epsilon, delta=self.delta, classes=self.classes,
+                      random_state=self.seed)
+        rule = choose_front_door_learner(n, C, d, self.epsilon, self.delta,
+                                         ranges_known=ranged).learner
+        if not safeguard_applies(n, C, d, self.epsilon, "auto", learner=rule):
+            self.model_ = dp.PrivateClassifier(**common, feature_range=self.feature_range).fit(X, y)
+            return self
+        n_fit, _ = safeguard_sizes(n, "auto", "PairSelection.fit", AUTO_VALIDATION)
+        rng = np.random.default_rng([self.seed, 1])
+        order = rng.permutation(n)
+        first, other, val = order[:n_fit // 2], order[n_fit // 2:n_fit], order[n_fit:]
+        a = dp.PrivateClassifier(**common, feature_range=self.feature_range, safeguard=False)
+        use_lm = (self.second == LARGE_MARGIN) != (rule == self.second)
+        b = (dp.PrivateLargeMarginGaussian(**{**common, "delta": self.delta or None}) if use_lm
+             else dp.PrivateGaussianCentroid(**common))
+        models = [a.fit(X[first], y[first]), b.fit(X[other], y[other])]
+        labels = np.asarray(y)[val]
+        mistakes = np.array([np.sum(m.predict(X[val]) != labels) for m in models]
+                            + [np.sum(labels != c) for c in self.classes], dtype=float)
+        weights = np.exp(-self.epsilon * (mistakes - mistakes.min()) / 2)
+        k = rng.choice(len(mistakes), p=weights / weights.sum())
+        self.model_ = models[k] if k < 2 else self.classes[k - 2]
+        return self
+
+    def predict(self, X):
+        if not hasattr(self.model_, "predict"):  # a constant class
+            return np.full(len(X), self.model_)
+        return self.model_.predict(X)
+
+    def score(self, X, y):
+        return float(np.mean(self.predict(X) == np.asarray(y)))
+
+
+def _pair(second: str):
+    def factory(eps: float, delta: float, classes, seed: int, feature_range=None) -> PairSelection:
+        return PairSelection(eps, delta, classes, seed, second, feature_range)
+
+    return factory if Learner is None else Learner(factory, False, f"pair with {second}", bounds=True)
+
+
+pair_large_margin = _pair("large-margin softmax")
+pair_centroids = _pair("class centroids")
