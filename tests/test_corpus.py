@@ -301,3 +301,29 @@ def test_the_rule_that_reads_d_takes_its_learner_by_n_and_d(n, d, chosen):
     assert f"{type(inner).__name__}/{getattr(inner, 'loss', '')}" == chosen
     assert (inner.epsilon, inner.label_range, inner.random_state) == (2.0, (-3.0, 3.0), 7)
     assert est.predict(X[:5]).shape == (5,)
+
+
+@pytest.mark.parametrize("n, d, loss", [(2000, 20, "huber"), (2000, 21, "pinball"), (1999, 3, "pinball")])
+def test_the_front_door_with_the_rule_that_reads_d_keeps_its_safeguard(n, d, loss):
+    """``regression_variants:front_door_by_features``: the front door whose safeguard's learner
+    takes the Huber loss from 2,000 rows where d <= 20."""
+    from corpus import regression_variants
+
+    X = np.random.default_rng(0).uniform(-1, 1, size=(n, d)) / np.sqrt(d)
+    est = regression_variants.front_door_by_features(2.0, 0.0, (-3.0, 3.0), 7).fit(X, X[:, 0])
+    assert est._make("objective", 1.0).loss == loss and est.predict(X[:5]).shape == (5,)
+
+
+def test_the_choice_between_two_learners_releases_one_of_its_candidates():
+    """``classification_variants:PairSelection``: where the safeguard runs, a model of either
+    half or a constant class; elsewhere the front door itself."""
+    from corpus.classification_variants import PairSelection
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(3000, 6)) / 3
+    y = (X[:, 0] > 0).astype(int)
+    pair = PairSelection(2.0, 0.0, [0, 1], 3, "class centroids").fit(X, y)  # the Huber SVM's rule
+    assert type(pair.model_).__name__ in ("PrivateClassifier", "PrivateGaussianCentroid")
+    assert pair.score(X, y) > 0.7  # a clear signal: a model, not a constant class
+    small = PairSelection(0.1, 0.0, [0, 1], 3, "class centroids").fit(X[:40], y[:40])  # r < 5
+    assert type(small.model_).__name__ == "PrivateClassifier"
