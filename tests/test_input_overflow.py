@@ -358,3 +358,19 @@ def test_a_random_searchs_epsilon_below_its_score_samplers_exact_range_is_refuse
                                  classes=[0, 1], random_state=0)
     with pytest.raises(ParameterError, match="lose their exactness in float64"):
         search.fit(X, y)
+
+
+def test_unit_row_scores_are_taken_row_by_row():
+    """With ``row_norm="unit"`` a row's score reads that row only: a record of norm 1e-300 or
+    1e300 in the same call (scaled on a copy) leaves every other score bit for bit, so a
+    safeguard's validation record moves no other record's count."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 9)) / 3
+    est = dp.PrivateHuberSVM(epsilon=1.0, classes=[0, 1], row_norm="unit", random_state=0)
+    est.fit(X, (X[:, 0] > 0).astype(int))
+    base = est.decision_function(X[:100])
+    for size in (1e-300, 1e300):  # record 0 replaced by one of that norm (a neighbour)
+        odd = X[:1] * (size / np.linalg.norm(X[0]))
+        with_it = _quiet(lambda odd=odd: est.decision_function(np.vstack([odd, X[1:100]])))
+        np.testing.assert_array_equal(with_it[1:], base[1:])
+        assert np.isfinite(with_it[0])

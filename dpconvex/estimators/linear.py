@@ -237,10 +237,11 @@ class LinearDecisionMixin(ClassifierScoreMixin):
             scores = row_products(X_checked, self.coef_.T)
         else:  # x -> q x/||x|| as a factor on the scores (the rows are not copied)
             q, norms = float(self.data_norm), as_design(X_checked).row_norms()
-            if _unit_factors_safe(norms, q):
+            with np.errstate(over="ignore", invalid="ignore"):  # an unsafe row's factor: redone below
                 scores = np.asarray(X_checked @ self.coef_.T) * unit_scale(norms, q)[:, None]
-            else:
-                scores = np.asarray(normalize_rows(X_checked, q) @ self.coef_.T)
+            unsafe = ~_unit_factors_safe(norms, q)  # each row on its own: no score reads another row
+            if unsafe.any():
+                scores[unsafe] = np.asarray(normalize_rows(X_checked[unsafe], q) @ self.coef_.T)
         scores = scores + self.intercept_
         return scores if self.coef_.shape[0] > 1 else scores[:, 0]  # one-vs-rest: (n, C)
 
@@ -291,11 +292,10 @@ UNIT_ROWS_NOTE = RowMap("unit", "row_norm='unit': every non-zero row scaled to t
 _IMPLICIT_MAX_NORM = 1e100
 
 
-def _unit_factors_safe(norms: np.ndarray, q: float) -> bool:
-    """Whether every factor q/||x_i|| and its products stay finite (else the rows are scaled on a
-    copy by the overflow-safe :func:`~dpconvex.data.row_scaling.normalize_rows`)."""
-    nonzero = norms[norms > 0]
-    return bool(np.all(nonzero <= _IMPLICIT_MAX_NORM) and np.all(nonzero * _IMPLICIT_MAX_NORM >= q))
+def _unit_factors_safe(norms: np.ndarray, q: float) -> np.ndarray:
+    """Per row, whether its factor q/||x_i|| and its products stay finite (else the row is scaled
+    on a copy by the overflow-safe :func:`~dpconvex.data.row_scaling.normalize_rows`)."""
+    return (norms == 0) | ((norms <= _IMPLICIT_MAX_NORM) & (norms >= q / _IMPLICIT_MAX_NORM))
 
 
 def design_rows(est: Any, X_checked: Any, dropped: np.ndarray, owner: str, *, unit: bool = False) -> Any:
@@ -344,7 +344,7 @@ def _implicit_rows(X_checked: Any, q: float, intercept: float | None, dropped: n
     norms = rows.row_norms()
     keep = None if not dropped.any() else ~dropped
     kept_norms = norms if keep is None else norms[keep]
-    if unit and not _unit_factors_safe(kept_norms, q):
+    if unit and not _unit_factors_safe(kept_norms, q).all():
         return None
     if not (np.all(kept_norms <= _IMPLICIT_MAX_NORM) and q >= 1.0 / _IMPLICIT_MAX_NORM):
         return None
