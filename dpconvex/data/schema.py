@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -400,17 +399,20 @@ class PublicSchema:
             drafted = frozenset(self.features)
         object.__setattr__(self, "_drafted", drafted)
         object.__setattr__(self, "suggested", bool(self.suggested or drafted))
-        if self.release is not None and self.release.quantities.get("released schema") != self.fingerprint:
+        if self.release is not None and not set(self.fingerprint.split()) <= set(
+                str(self.release.quantities.get("released schema", "")).split()):
             raise ParameterError(f"{caller}: release= must be the certificate draft_schema released with "
                                  "these declarations (schema.release); this one is another schema's, or "
                                  "not draft_schema's. Leave release=None for a schema of public knowledge.")
 
     @property
     def fingerprint(self) -> str:
-        """SHA-256 (16 hex digits) of the declarations written as code: the certificate of
-        :func:`~dpconvex.draft_schema` carries the released schema's, and ``release=`` must match."""
-        code = "\n".join(f"{c!r}: {_decl_code(d)}" for c, d in self.declarations.items())
-        return hashlib.sha256(code.encode()).hexdigest()[:16]
+        """Per column, SHA-256 (12 hex digits) of its name and declaration (their reprs): the
+        certificate of :func:`~dpconvex.draft_schema` carries the released schema's, and
+        ``release=`` must hold each of this schema's (a selection of released columns is
+        post-processing of the release)."""
+        return " ".join(hashlib.sha256(repr((c, d)).encode()).hexdigest()[:12]
+                        for c, d in self.declarations.items())
 
     def _from_declarations(self, caller: str) -> frozenset[str]:
         """Unpack ``columns={name: Numeric | Categorical | Binary | None}`` into the tables.
@@ -622,7 +624,7 @@ class PublicSchema:
         if len(keep) == len(valid):
             return self
         declarations = self.declarations  # drafted declarations keep their mark
-        return PublicSchema({c: declarations[c] for c in keep}, centered=self.centered)
+        return PublicSchema({c: declarations[c] for c in keep}, centered=self.centered, release=self.release)
 
     def to_code(self, name: str = "schema") -> str:
         """The Python source that assigns this schema to ``name``: paste it into your code.
@@ -652,7 +654,7 @@ class PublicSchema:
 
 def _quoted(value: Any) -> str:
     """A str in double quotes when it needs no escaping (black's style), else ``repr``."""
-    if isinstance(value, str) and '"' not in value and "\\" not in value and "'" not in value:
+    if isinstance(value, str) and value.isprintable() and not {'"', "'", "\\"} & set(value):
         return f'"{value}"'
     return repr(value)
 
@@ -666,8 +668,9 @@ def _decl_code(d: Declaration) -> str:
         return f"Binary(positive={_quoted(d.positive)})"
     items = ", ".join(_quoted(v) for v in d.vocabulary)
     voc = f"({items},)" if len(d.vocabulary) == 1 else f"({items})"
-    if len(voc) > 70:
-        body = textwrap.fill(items, width=84, initial_indent=" " * 8, subsequent_indent=" " * 8,
-                             break_long_words=False, break_on_hyphens=False)
-        voc = f"(\n{body}\n    )"
+    if len(voc) > 70:  # whole items per line, their text as it is
+        lines = [""]
+        for item in (f"{_quoted(v)}," for v in d.vocabulary):
+            lines[-1:] = [f"{lines[-1]} {item}"] if len(lines[-1]) + len(item) < 76 else [lines[-1], item]
+        voc = "(\n" + "\n".join(" " * 8 + line.strip() for line in lines if line) + "\n    )"
     return f"Categorical({voc}{'' if d.other else ', other=False'})"

@@ -360,7 +360,10 @@ def test_draft_schema_warns_and_round_trips_through_to_code():
 def test_to_code_of_a_bundled_schema_rebuilds_it():
     from dpconvex.datasets import ADULT_SCHEMA, KDDCUP99_SCHEMA
 
-    for schema in (ADULT_SCHEMA, KDDCUP99_SCHEMA, SCHEMA):
+    # a long vocabulary of texts with spaces, a tab, a newline and quotes: whole items per line
+    texts = dp.PublicSchema({"city": dp.Categorical(
+        (*(f"city number {i} of the region" for i in range(6)), "a\tb", "a      b", "x\ny", 'q"z'))})
+    for schema in (ADULT_SCHEMA, KDDCUP99_SCHEMA, SCHEMA, texts):
         namespace: dict = {}
         exec(schema.to_code(), namespace)  # noqa: S102
         assert namespace["schema"] == schema

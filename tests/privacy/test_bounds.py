@@ -432,12 +432,19 @@ def test_a_release_is_taken_with_its_own_schema_only():
     exec(schema.to_code("rebuilt"), namespace)  # the schema as code, then its release given
     rebuilt = dp.PublicSchema(namespace["rebuilt"].declarations, release=schema.release)
     assert rebuilt.fingerprint == schema.fingerprint and rebuilt.release is schema.release
+    # released columns selected: post-processing of the release, which the selection keeps
+    first = schema.features[:2]
+    assert schema.select(list(first)).release is schema.release
+    assert dp.PublicSchema({c: schema.declarations[c] for c in first}, release=schema.release)
     other = dp.draft_schema(_table(seed=1), epsilon=1.0, delta=1e-6, kinds=TABLE_KINDS, random_state=0)
     model = dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0).fit(
         np.eye(4), [0, 1, 0, 1])
     for release in (other.release, model.certificate_):
         with pytest.raises(dp.ParameterError, match="release= must be the certificate draft_schema"):
             dp.PublicSchema(schema.declarations, release=release)
+    widened = {**schema.declarations, "extra": dp.Numeric(0.0, 1.0)}  # a column not released
+    with pytest.raises(dp.ParameterError, match="release= must be the certificate draft_schema"):
+        dp.PublicSchema(widened, release=schema.release)
 
 
 @pytest.mark.parametrize("random_state", [0, None])
