@@ -1112,11 +1112,10 @@ def _combine(pieces: list[tuple], p: int) -> ConvexSet:
         else:
             sets.append(Box(lo[0] if np.all(lo == lo[0]) else lo,
                             hi[0] if np.all(hi == hi[0]) else hi, indices=indices))
-    return sets[0] if len(sets) == 1 else Intersection(*sorted(sets, key=_first_index))
+    sets.sort(key=lambda s: -1 if s.indices is None else int(s.indices[0]))  # by their first index
+    return sets[0] if len(sets) == 1 else Intersection(*sets)
 
 
-def _first_index(s: ConvexSet) -> int:
-    return -1 if s.indices is None else int(s.indices[0])
 
 
 def recognize(constraints: Iterable[cp.Constraint] | cp.Constraint, var: cp.Variable) -> ConvexSet | None:

@@ -474,8 +474,8 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
         raise PrivacyError(
             f"{caller}: convexity: loss '{loss.name}' has a decreasing derivative near m = {m[k]:.4g} "
             "(the numerical probe found it non-convex). Use a convex loss.")
-    conds.append(Condition("loss convexity", True, "numerical probe",
-                           f"ℓ' non-decreasing on {m.size} margins in [-1e6, 1e6]"))
+    conds.append(Condition("loss convexity", True, "numerical probe", f"ℓ' non-decreasing on {m.size} "
+                           "margins in [-1e6, 1e6]", unverified="" if loss.has_cvxpy else "convexity"))
     # a shipped class's instance probed here is not as its constructor built it (state added,
     # a method or a bound replaced): its class's derivation is not about it
     if loss.has_cvxpy:

@@ -33,7 +33,7 @@ __all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_co
 #: them (a cell-sum row bound: ``"data_norm"``).
 VOUCHABLE: tuple[str, ...] = ("deriv_bound", "curvature", "grad_bound", "hessian", "strong_convexity",
                               "gradient_span", "space", "mechanism", "objective", "cvxpy_form",
-                              "distance_bound", "sensitivity", "data_norm", "backend")
+                              "distance_bound", "sensitivity", "data_norm", "backend", "convexity")
 
 
 #: Norms of the parameter points at which per-record gradients are probed: from 0 to far

@@ -50,11 +50,6 @@ RESIDUAL_TOL = 1e-6
 MARGIN_LABELS = (-1.0, 1.0)
 
 
-def _takes_every(ops: DesignOperator) -> bool:
-    """Whether the operator (and the one it wraps) can give every k-th row."""
-    return hasattr(ops, "every") and (not hasattr(ops, "base") or hasattr(ops.base, "every"))
-
-
 class LinearERMTemplate:
     """Linear ERM template: loss + L2 regularizer + linear noise term, over ℝ^p or a set.
 
@@ -152,7 +147,8 @@ class LinearERMTemplate:
                      else self.rows.compact().scale_rows(self.y))
         self.sparse = bool(self._ops.is_sparse)
         self._sample_step = sample_step(self.n, self.p)
-        if self._sample_step and _takes_every(self._ops) and constraint_set is None:
+        every = hasattr(getattr(self._ops, "base", self._ops), "every")  # the wrapped rows give every k-th
+        if self._sample_step and every and hasattr(self._ops, "every") and constraint_set is None:
             self.capabilities = self.capabilities | {"sampled_hessian"}
         # Rows on workers (Dask) sum the loss terms where they are stored: one pass gives the objective, the
         # gradient and the sampled Hessian at a point, and no n-vector leaves the workers
@@ -216,8 +212,9 @@ class LinearERMTemplate:
         ``needs``: what the mechanism's proof uses (``"curvature"`` adds the
         ℓ'' probe), or a registered mechanism name.
         """
-        needs = needs_of(needs)
-        conds = self.loss.derived_conditions(need_curvature="curvature" in needs)
+        needs = needs_of(needs)  # the curvature: a proof's, or over a set the distance bound's (L = c q² + μ)
+        curvature = "curvature" in needs or self.constraint_set is not None
+        conds = self.loss.derived_conditions(need_curvature=curvature)
         if conds is None:  # a user's loss: DCP convexity, then its constants (probed once)
             owner = f"{type(self).__name__}.conditions"
             conds = []
@@ -227,8 +224,12 @@ class LinearERMTemplate:
                                "convexity is checked for every label). Build it from CVXPY atoms."):
                     form = self.loss.dcp_form()
                 conds.append(check_dcp_convex(form, f"loss '{self.loss.name}'", owner))
-            conds += check_loss(self.loss, need_curvature="curvature" in needs, caller=owner)
+            conds += check_loss(self.loss, need_curvature=curvature, caller=owner)
         self._check_labels(f"{type(self).__name__}.conditions")
+        if getattr(self.loss, "has_kinks", False) and self.loss.smoothed_kinks is None:  # public: the loss
+            conds.append(Condition("loss differentiable", False, "read from the loss", f"loss "
+                                   f"'{self.loss.name}' has kinks and smoothing=None: no residual certifies "
+                                   "a minimizer at a kink; smooth it (smoothing='auto' or h > 0)"))
         if self.regression:
             lo, hi = self.loss.label_range
             conds.append(Condition("labels in the label range", True, "checked on every label",

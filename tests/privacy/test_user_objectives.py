@@ -318,11 +318,12 @@ class NoForm(SmoothHinge):
 def test_a_user_loss_without_a_derivation_is_declared_not_verified():
     X, y = _rows()
     clf = dp.PrivateLinearClassifier(loss=NoForm(0.5), epsilon=1.0, lam=0.1, classes=[-1, 1])
-    with pytest.raises(PrivacyError, match=r"vouch=\('curvature', 'deriv_bound'\)"):
+    # no CVXPY form: its convexity is probed too, never proved
+    with pytest.raises(PrivacyError, match=r"vouch=\('convexity', 'curvature', 'deriv_bound'\)"):
         clf.certify(X, y)
-    cert = clf.set_params(vouch=("deriv_bound", "curvature")).certify(X, y)
+    cert = clf.set_params(vouch=("deriv_bound", "curvature", "convexity")).certify(X, y)
     lines = [c for c in cert.conditions if c.unverified]
-    assert {c.unverified for c in lines} == {"deriv_bound", "curvature"}
+    assert {c.unverified for c in lines} == {"deriv_bound", "curvature", "convexity"}
     assert all(c.how.startswith("declared; vouched") for c in lines)
     with pytest.raises(ParameterError, match="'vouch' parameter"):
         dp.PrivateLinearClassifier(loss=NoForm(0.5), classes=[-1, 1], vouch=("G",)).certify(X, y)
@@ -793,3 +794,32 @@ def test_a_sum_around_a_loss_of_one_prediction_is_that_loss():
     assert regression.deriv_bound == 1.0
     with pytest.raises(ParameterError, match="atom outside"):
         Loss.from_cvxpy(lambda m: cp.sum(cp.promote(cp.pos(1 - m), (3,))))
+
+
+def test_over_a_set_the_distance_bound_reads_a_checked_curvature():
+    """Over a constraint set a residual bounds the distance to the exact minimizer through the
+    loss's curvature (L = c q² + μ), for approximate minima's cover and for the certificate's
+    uncovered distance: a declared curvature is checked there whatever the mechanism, so a
+    false one is refused before any noise is drawn."""
+    X, y = _rows()
+    false_c = Loss.from_cvxpy(lambda m: cp.logistic(-m), name="mine", curvature=1e-9)  # truly 1/4
+    template = LinearERMTemplate(false_c, 0.1, 1.0, X, y, constraint_set=dp.objectives.NonNegative())
+    from dpconvex.privacy.mechanisms.base import get_mechanism
+
+    for mechanism in (get_mechanism("amp", inner="output", gamma=1e-3, fraction=0.1), "output"):
+        with pytest.raises(PrivacyError, match="curvature bound"):
+            dp.release(template, mechanism, dp.Budget(1.0), dry_run=True)
+    dp.release(LinearERMTemplate(false_c, 0.1, 1.0, X, y), "output", dp.Budget(1.0), dry_run=True)
+
+
+@pytest.mark.parametrize("loss", [Pinball(0.5, smoothing=None),
+                                  Loss.from_cvxpy(lambda z, u: cp.abs(z - u) / 2, kind="regression",
+                                                  smoothing=None, name="absolute", label_range=(-1, 1))])
+def test_a_loss_with_its_kinks_kept_is_refused_before_a_solve(loss):
+    """No residual certifies a minimizer at a kink, so whether a solve met the tolerance would
+    depend on where the records put it: refused from the loss alone, for every mechanism."""
+    X, _ = _rows()
+    template = LinearERMTemplate(loss, 1.0, 1.0, X, np.clip(X[:, 0], -1, 1))
+    for mechanism, budget in (("output", dp.Budget(1.0)), ("gaussian_output", dp.Budget(1.0, 1e-6))):
+        with pytest.raises(PrivacyError, match="has kinks and smoothing=None"):
+            dp.release(template, mechanism, budget, dry_run=True)

@@ -298,7 +298,7 @@ class _ProvedLogistic(Logistic):
 
 def test_an_estimators_vouch_serves_whichever_mechanism_it_chooses():
     X, s = _rows(300)
-    y, vouch = (s > 0).astype(int), ("deriv_bound", "curvature")
+    y, vouch = (s > 0).astype(int), ("deriv_bound", "curvature", "convexity")
     learner = dp.PrivateLinearClassifier(loss=_ProvedLogistic(), vouch=vouch, classes=[0, 1])
     dp.PrivateGridSearch(learner, {"mechanism": ["objective", "output"]}, epsilon=1.0,
                          random_state=0).fit(X, y)
