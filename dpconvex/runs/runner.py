@@ -208,12 +208,14 @@ def _read_csv(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
                               f"fields and the header {len(header)}. Fix the file.")
     try:
         table = np.array([[float(cell) for cell in row] for _, row in rows[1:]], dtype=float)
+        if not np.isfinite(table).all():  # "nan", "inf": read by float(), not values of a record
+            raise ValueError
     except ValueError:
         line, column = next((line, header[j]) for line, row in rows[1:]
                             for j, cell in enumerate(row) if not _is_number(cell))
         raise _data_error(problem, "data.dataset", f"line {line} of {path}, column {column!r}, is "
-                          "not a number: only numeric columns are read. Encode or drop that "
-                          "column first.") from None
+                          "not a finite number: only numeric columns are read. Encode or drop "
+                          "that column (or that record) first.") from None
     table = table.reshape(len(rows) - 1, len(header))
     j = header.index(target)
     return np.delete(table, j, axis=1), table[:, j]
@@ -221,10 +223,9 @@ def _read_csv(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
 
 def _is_number(cell: str) -> bool:
     try:
-        float(cell)
+        return math.isfinite(float(cell))
     except ValueError:
         return False
-    return True
 
 
 def _plain(values: Any) -> Any:

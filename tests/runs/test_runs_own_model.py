@@ -364,13 +364,14 @@ def test_csv_errors_name_the_key_and_the_fix(tmp_path, edit, where, key, match):
     assert f"{path}: key '{key}'" in str(info.value)
 
 
-def test_a_csv_cell_that_is_not_a_number_is_named_by_line_and_column(tmp_path):
+@pytest.mark.parametrize("cell", ["yes", "nan", "inf"])  # float() reads the last two
+def test_a_csv_cell_that_is_not_a_number_is_named_by_line_and_column(tmp_path, cell):
     rows = _csv(tmp_path / "rows.csv")
     lines = rows.read_text().splitlines()
-    lines[2] = "0.1,yes,1"
+    lines[2] = f"0.1,{cell},1"
     rows.write_text("\n".join(lines) + "\n")
     problem = load_problem(_write(tmp_path, CSV_PROBLEM.format(csv="rows.csv")))
-    with pytest.raises(ProblemError, match=r"line 3 of .*rows\.csv, column 'x2', is not a number: "
+    with pytest.raises(ProblemError, match=r"line 3 of .*rows\.csv, column 'x2', is not a finite number: "
                        r"only numeric columns are read"):
         load_data(problem)
 
