@@ -180,9 +180,10 @@ class Loss:
                 f"{'prediction' if regression else 'margin'} (the shipped class; its forms are "
                 "compared at fixed margins by dpconvex's tests)"))
         conds.append(Condition("|ℓ'| bound", True, how, f"declared {float(self.deriv_bound):g} on all of ℝ"))
-        if need_curvature:
-            conds.append(Condition("ℓ'' bound (c)", True, how,
-                                   f"declared {float(self.curvature):g} on all of ℝ"))
+        if need_curvature:  # a kink kept (smoothing=None): unbounded; no residual certifies a minimizer there
+            c = float(self.curvature)
+            conds.append(Condition("ℓ'' bound (c)", math.isfinite(c), how, f"declared {c:g} on all of ℝ" + (
+                "" if math.isfinite(c) else " (a kink: smooth it, smoothing='auto' or h > 0)")))
         if regression:
             lo, hi = self.label_range
             conds.append(Condition(

@@ -142,8 +142,9 @@ def _bound_condition(loss: Loss, what: str, attr: str, declared: float, derived:
         raise PrivacyError(
             f"{caller}: {what}: loss '{loss.name}' has an unbounded curvature on ℝ ({how_derived}), so "
             "no declared bound holds at every margin a release can reach (the noise is unbounded). "
-            "Objective perturbation needs a bounded ℓ'' (a kink has none): smooth the loss (e.g. a "
-            "Huberized hinge), or use output perturbation, which needs only the slope bound.")
+            "A release that solves to a minimizer needs a bounded ℓ'' (no residual certifies a minimizer "
+            "at a kink): smooth the loss (smoothing='auto' or h > 0, e.g. a Huberized hinge), or use "
+            "noisy gradient descent, which clips each gradient.")
     if declared < derived * (1 - 1e-12):
         raise PrivacyError(
             f"{caller}: {what}: loss '{loss.name}' declares {declared:.10g}, but the bound derived on all of "
@@ -507,10 +508,10 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
         if not math.isfinite(c) and getattr(loss, "has_kinks", False):
             raise PrivacyError(
                 f"{caller}: curvature bound: loss '{loss.name}' has kinks (pos, abs, maximum or "
-                "minimum), where ℓ'' is unbounded, and objective perturbation needs a bounded "
-                "ℓ''. Smooth them: Loss.from_cvxpy(..., smoothing=h) with a half-width h > 0, or "
-                "smoothing='auto' through an estimator (it chooses h with Λ); or use output "
-                "perturbation, which needs only the slope bound.")
+                "minimum), where ℓ'' is unbounded, and a release that solves needs a bounded ℓ'' (no "
+                "residual certifies a minimizer at a kink). Smooth them: Loss.from_cvxpy(..., "
+                "smoothing=h) with a half-width h > 0, or smoothing='auto' through an estimator (it "
+                "chooses h with Λ); or use noisy gradient descent, which clips each gradient.")
         if not math.isfinite(c) or obs2 > c * (1 + 1e-3) + 1e-12:
             raise PrivacyError(
                 f"{caller}: curvature bound: loss '{loss.name}' declares ℓ'' <= {c:g}, but the numerical "

@@ -370,9 +370,9 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
                 f"{owner}.conditions: convexity: extra terms can only be checked through CVXPY, "
                 f"but loss '{self.loss.name}' has no cvxpy_expr. Use a loss with a DCP form."
             )
-        # (2) the loss's declared constants against its own code
-        conds += check_loss(self.loss, need_curvature="curvature" in needs,
-                            caller=f"{owner}.conditions")
+        # (2) the loss's declared constants against its own code; ℓ'' for every mechanism: a residual
+        # certifies a smooth objective's minimizer only, and ρ over the cone reads c
+        conds += check_loss(self.loss, need_curvature=True, caller=f"{owner}.conditions")
         if self.K > 1:
             conds.append(self._probe_monotone())
         # (3) extra terms: gradient consistent with value (differentiable, as declared)

@@ -89,8 +89,8 @@ class LinearERMTemplate:
     >>> consts = template.privacy_constants()
     >>> consts.grad_bound, consts.hessian_term_bound, consts.strong_convexity
     (1.0, 0.25, 0.1)
-    >>> [c.name for c in template.conditions({"strong_convexity"})]
-    ['loss convexity', 'loss forms agree', "|ℓ'| bound", 'labels in {-1, +1}', 'row norm bound']
+    >>> [c.name for c in template.conditions({"strong_convexity"})][2:]
+    ["|ℓ'| bound", "ℓ'' bound (c)", 'labels in {-1, +1}', 'row norm bound']
     """
 
     name = "linear ERM"
@@ -209,12 +209,12 @@ class LinearERMTemplate:
     def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
         """Convexity (DCP), the loss's declared constants (probes) and the row norm bound.
 
-        ``needs``: what the mechanism's proof uses (``"curvature"`` adds the
-        ℓ'' probe), or a registered mechanism name.
+        ``needs``: what the mechanism's proof uses, or a registered mechanism name. The ℓ''
+        bound is a condition of every one: a residual certifies the minimizer of a smooth objective
+        only (none is defined at a kink), and over a set the distance bound reads it (L = c q² + μ).
         """
-        needs = needs_of(needs)  # the curvature: a proof's, or over a set the distance bound's (L = c q² + μ)
-        curvature = "curvature" in needs or self.constraint_set is not None
-        conds = self.loss.derived_conditions(need_curvature=curvature)
+        needs_of(needs)
+        conds = self.loss.derived_conditions(need_curvature=True)
         if conds is None:  # a user's loss: DCP convexity, then its constants (probed once)
             owner = f"{type(self).__name__}.conditions"
             conds = []
@@ -224,12 +224,8 @@ class LinearERMTemplate:
                                "convexity is checked for every label). Build it from CVXPY atoms."):
                     form = self.loss.dcp_form()
                 conds.append(check_dcp_convex(form, f"loss '{self.loss.name}'", owner))
-            conds += check_loss(self.loss, need_curvature=curvature, caller=owner)
+            conds += check_loss(self.loss, need_curvature=True, caller=owner)
         self._check_labels(f"{type(self).__name__}.conditions")
-        if getattr(self.loss, "has_kinks", False) and self.loss.smoothed_kinks is None:  # public: the loss
-            conds.append(Condition("loss differentiable", False, "read from the loss", f"loss "
-                                   f"'{self.loss.name}' has kinks and smoothing=None: no residual certifies "
-                                   "a minimizer at a kink; smooth it (smoothing='auto' or h > 0)"))
         if self.regression:
             lo, hi = self.loss.label_range
             conds.append(Condition("labels in the label range", True, "checked on every label",

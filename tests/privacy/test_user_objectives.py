@@ -796,11 +796,11 @@ def test_a_sum_around_a_loss_of_one_prediction_is_that_loss():
         Loss.from_cvxpy(lambda m: cp.sum(cp.promote(cp.pos(1 - m), (3,))))
 
 
-def test_over_a_set_the_distance_bound_reads_a_checked_curvature():
-    """Over a constraint set a residual bounds the distance to the exact minimizer through the
-    loss's curvature (L = c q² + μ), for approximate minima's cover and for the certificate's
-    uncovered distance: a declared curvature is checked there whatever the mechanism, so a
-    false one is refused before any noise is drawn."""
+def test_a_declared_curvature_is_checked_for_every_mechanism_that_solves():
+    """A residual certifies the minimizer of a smooth objective only, and over a constraint set
+    it bounds the distance to the exact minimizer through the loss's curvature (L = c q² + μ),
+    for approximate minima's cover and the certificate's uncovered distance: a declared
+    curvature is checked whatever the mechanism, so a false one is refused before any noise."""
     X, y = _rows()
     false_c = Loss.from_cvxpy(lambda m: cp.logistic(-m), name="mine", curvature=1e-9)  # truly 1/4
     template = LinearERMTemplate(false_c, 0.1, 1.0, X, y, constraint_set=dp.objectives.NonNegative())
@@ -809,17 +809,57 @@ def test_over_a_set_the_distance_bound_reads_a_checked_curvature():
     for mechanism in (get_mechanism("amp", inner="output", gamma=1e-3, fraction=0.1), "output"):
         with pytest.raises(PrivacyError, match="curvature bound"):
             dp.release(template, mechanism, dp.Budget(1.0), dry_run=True)
-    dp.release(LinearERMTemplate(false_c, 0.1, 1.0, X, y), "output", dp.Budget(1.0), dry_run=True)
+    with pytest.raises(PrivacyError, match="curvature bound"):
+        dp.release(LinearERMTemplate(false_c, 0.1, 1.0, X, y), "output", dp.Budget(1.0), dry_run=True)
 
 
-@pytest.mark.parametrize("loss", [Pinball(0.5, smoothing=None),
+class KinkedHinge(Loss):
+    """The hinge as a class of the user's: its kink not declared in ``kinks``."""
+
+    name, deriv_bound = "kinked hinge", 1.0
+
+    def value(self, m):
+        return np.maximum(0.0, 1.0 - np.asarray(m, float))
+
+    def deriv(self, m):
+        return -(np.asarray(m, float) < 1.0).astype(float)
+
+    def deriv2(self, m):
+        return np.zeros_like(np.asarray(m, float))
+
+    def cvxpy_expr(self, m):
+        return cp.pos(1 - m)
+
+
+@pytest.mark.parametrize("loss", [Pinball(0.5, smoothing=None), KinkedHinge(),
                                   Loss.from_cvxpy(lambda z, u: cp.abs(z - u) / 2, kind="regression",
                                                   smoothing=None, name="absolute", label_range=(-1, 1))])
 def test_a_loss_with_its_kinks_kept_is_refused_before_a_solve(loss):
     """No residual certifies a minimizer at a kink, so whether a solve met the tolerance would
-    depend on where the records put it: refused from the loss alone, for every mechanism."""
+    depend on where the records put it: refused from the loss alone (its unbounded curvature),
+    for every mechanism that solves, a loss of the user's class with no kink declared too."""
     X, _ = _rows()
-    template = LinearERMTemplate(loss, 1.0, 1.0, X, np.clip(X[:, 0], -1, 1))
+    y = np.clip(X[:, 0], -1, 1) if loss.kind == "regression" else np.where(X[:, 0] > 0, 1, -1)
+    template = LinearERMTemplate(loss, 1.0, 1.0, X, y)
     for mechanism, budget in (("output", dp.Budget(1.0)), ("gaussian_output", dp.Budget(1.0, 1e-6))):
-        with pytest.raises(PrivacyError, match="has kinks and smoothing=None"):
+        with pytest.raises(PrivacyError, match="kink"):
             dp.release(template, mechanism, budget, dry_run=True)
+
+
+@pytest.mark.parametrize("loss, match", [
+    (Loss.from_cvxpy(lambda m: cp.pos(1 - m), name="hinge", smoothing=None), "kink"),
+    (Loss.from_cvxpy(lambda m: cp.logistic(-m), name="mine", curvature=1e-9), "curvature bound")])
+def test_the_large_margin_template_checks_the_curvature_for_every_mechanism(loss, match):
+    """On the PSD cone the distance bound reads the loss's curvature, and a residual certifies a
+    smooth objective's minimizer only: a kept kink or a false curvature is refused for output
+    perturbation as for objective perturbation, before any noise."""
+    from dpconvex.data.preprocess import augment_and_scale
+    from dpconvex.templates import LargeMarginGaussianTemplate
+
+    X = np.zeros((30, 1))
+    X[:10] = 1.0
+    template = LargeMarginGaussianTemplate(augment_and_scale(X, 1.0), (X[:, 0] == 0).astype(int),
+                                           n_classes=2, lam=0.2, loss=loss)
+    for mechanism in ("output", "objective"):
+        with pytest.raises(PrivacyError, match=match):
+            dp.release(template, mechanism, dp.Budget(1.0), dry_run=True)
