@@ -83,7 +83,6 @@ class FeatureRange(Constraint):
 
     def check(self, name: str, value: Any, owner: str) -> Any:
         from .._validation import MAX_MAGNITUDE, MIN_MAGNITUDE
-
         if _is_schema(value):
             return value
         try:

@@ -240,8 +240,7 @@ class LinearDecisionMixin(ClassifierScoreMixin):
             with np.errstate(over="ignore", invalid="ignore"):  # an unsafe row's factor: redone below
                 scores = np.asarray(X_checked @ self.coef_.T) * unit_scale(norms, q)[:, None]
             unsafe = ~_unit_factors_safe(norms, q)  # each row on its own: no score reads another row
-            if unsafe.any():
-                scores[unsafe] = np.asarray(normalize_rows(X_checked[unsafe], q) @ self.coef_.T)
+            scores[unsafe] = np.asarray(normalize_rows(X_checked[unsafe], q) @ self.coef_.T)
         scores = scores + self.intercept_
         return scores if self.coef_.shape[0] > 1 else scores[:, 0]  # one-vs-rest: (n, C)
 

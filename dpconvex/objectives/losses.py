@@ -426,9 +426,10 @@ def stated_loss(fn: Callable[..., cp.Expression], kind: str, owner: str,
     return Loss.from_cvxpy(fn, kind=kind, name=None if name == "<lambda>" else name, label_range=label_range)
 
 
-#: The half-widths h a loss may be smoothed at: a hinge smoothed at h = 1e8 already fails the
-#: check of its values against its slopes in float64 (1e-6 keeps the same margin below).
+#: The half-widths h of a smoothed kink, and a shipped loss's h or M: at h = 1e8 a hinge fails the float64
+#: check of its values against its slopes, at h = 1e-12 it is a kink to float64 (1e-6 keeps a margin).
 SMOOTHING_LIMITS = (1e-6, 1e6)
+_WIDTH = dict(low=SMOOTHING_LIMITS[0], high=SMOOTHING_LIMITS[1], low_inclusive=True, high_inclusive=True)
 
 
 def _check_smoothing(smoothing: Any) -> float | str | None:
@@ -678,7 +679,7 @@ class HuberHinge(_HingeWidth, _ShippedForm):
     derivation = "docs/privacy/linear_erm.md#privacy-loss-constants"
 
     def __init__(self, h: float = 0.5):
-        self.h = check_float("h", h, type(self).__name__)
+        self.h = check_float("h", h, type(self).__name__, **_WIDTH)
         vars(self).update(vars(_compiled(hinge, "margin", type(self).name, None, self.h)))
         _BUILT[self] = dict(vars(self))
 
@@ -708,7 +709,7 @@ class SmoothHinge(_HingeWidth, Loss):
     deriv_bound = 1.0
 
     def __init__(self, h: float = 0.5):
-        self.h = check_float("h", h, type(self).__name__)
+        self.h = check_float("h", h, type(self).__name__, **_WIDTH)
 
     @property
     def curvature(self) -> float:  # type: ignore[override]
@@ -755,7 +756,7 @@ class HuberRegression(Loss):
     deriv_bound = 1.0
 
     def __init__(self, M: float = 0.5, label_range: tuple[float, float] = (-1.0, 1.0)):
-        self.M = check_float("M", M, type(self).__name__)
+        self.M = check_float("M", M, type(self).__name__, **_WIDTH)
         self.label_range = parse_label_range(label_range, type(self).__name__)
 
     @staticmethod

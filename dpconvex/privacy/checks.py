@@ -509,9 +509,8 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
             raise PrivacyError(
                 f"{caller}: curvature bound: loss '{loss.name}' has kinks (pos, abs, maximum or "
                 "minimum), where ℓ'' is unbounded, and a release that solves needs a bounded ℓ'' (no "
-                "residual certifies a minimizer at a kink). Smooth them: Loss.from_cvxpy(..., "
-                "smoothing=h) with a half-width h > 0, or smoothing='auto' through an estimator (it "
-                "chooses h with Λ); or use noisy gradient descent, which clips each gradient.")
+                "residual certifies a minimizer at a kink). Smooth them: Loss.from_cvxpy(..., smoothing=h)"
+                " with h > 0 (or 'auto' in a linear estimator, which chooses h with Λ); or fit noisy GD.")
         if not math.isfinite(c) or obs2 > c * (1 + 1e-3) + 1e-12:
             raise PrivacyError(
                 f"{caller}: curvature bound: loss '{loss.name}' declares ℓ'' <= {c:g}, but the numerical "

@@ -136,6 +136,17 @@ def test_a_bad_smoothing_is_refused_by_name(bad):
         Loss.from_cvxpy(lambda m: cp.pos(1 - m), smoothing=bad)
 
 
+@pytest.mark.parametrize("make", [lambda w: HuberHinge(w), lambda w: dp.objectives.SmoothHinge(w),
+                                  lambda w: dp.objectives.HuberRegression(w)])
+def test_a_shipped_loss_takes_the_half_widths_of_a_smoothing(make):
+    """h (M) within SMOOTHING_LIMITS: at 1e-12 the loss is a kink to float64, and one record
+    could switch whether a solve meets its residual; at 1e8 its values fail their slopes."""
+    for width in (1e-12, 1e8):
+        with pytest.raises(ParameterError, match=r"\[1e-06, 1e\+06\]"):
+            make(width)
+    assert make(1e-6).curvature > 0 and make(1e6).curvature > 0
+
+
 def test_a_smooth_loss_is_not_changed():
     h = 0.5
     cms = Loss.from_cvxpy(lambda m: cp.huber(cp.pos(1 + h - m), 2 * h) / (4 * h), smoothing=0.1)

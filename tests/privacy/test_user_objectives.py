@@ -863,3 +863,34 @@ def test_the_large_margin_template_checks_the_curvature_for_every_mechanism(loss
     for mechanism in ("output", "objective"):
         with pytest.raises(PrivacyError, match=match):
             dp.release(template, mechanism, dp.Budget(1.0), dry_run=True)
+
+
+def test_a_mixtures_non_increasing_loss_without_a_cvxpy_form_is_named_unverified():
+    """With n_components > 1 the proof needs ℓ non-increasing: without a CVXPY form (DCP) or a
+    derivation only the probe, which refutes and never proves, speaks for it."""
+    from dpconvex.data.preprocess import augment_and_scale
+    from dpconvex.templates import LargeMarginGaussianTemplate
+
+    class ByHand(Loss):  # the logistic loss in NumPy only
+        name, deriv_bound, curvature, has_cvxpy = "by hand", 1.0, 0.25, False
+
+        def value(self, m):
+            return np.logaddexp(0.0, -np.asarray(m, float))
+
+        def deriv(self, m):
+            return -expit(-np.asarray(m, float))
+
+        def deriv2(self, m):
+            s = expit(np.asarray(m, float))
+            return s * (1 - s)
+
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    Z = augment_and_scale(X / np.linalg.norm(X, axis=1, keepdims=True), data_norm=1.0)
+    template = LargeMarginGaussianTemplate(Z, np.arange(20) % 2, (np.arange(20) // 2) % 2, n_classes=2,
+                                           n_components=2, lam=0.001, loss=ByHand())
+    with pytest.raises(PrivacyError, match=r"loss non-increasing \[convexity\]"):
+        dp.release(template, "objective", dp.Budget(1.0), dry_run=True, vouch=("deriv_bound", "curvature"))
+    dry = dp.release(template, "objective", dp.Budget(1.0), dry_run=True,
+                     vouch=("deriv_bound", "curvature", "convexity"))
+    named = {c.name for c in dry.certificate.conditions if c.unverified}
+    assert named >= {"loss non-increasing", "loss convexity"}
