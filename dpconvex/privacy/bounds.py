@@ -45,11 +45,6 @@ def _float64(values: Any) -> np.ndarray:
     return v.astype(np.float64).reshape(-1)
 
 
-def _finite(values: Any) -> np.ndarray:
-    v = _float64(values)
-    return v[np.isfinite(v)]
-
-
 def release_range(values: Any, budget: Budget, *, n: int | None = None,
                   levels: Sequence[float] = DEFAULT_LEVELS, name: str = "values",
                   rng: Any = None, seeded: bool | None = None
@@ -76,7 +71,7 @@ def release_range(values: Any, budget: Budget, *, n: int | None = None,
     levels = check_levels(levels, "release_range")
     check_range_budget(n_records, budget.epsilon, name)
     choice = refine_range(n_records, budget.epsilon, levels)
-    template = RangeTemplate(lambda: cell_counts(_finite(v)), n_records, levels,
+    template = RangeTemplate(lambda: cell_counts(v[np.isfinite(v)]), n_records, levels,
                              refine=choice.refine, name=name)
     released = release(template, "quantile_range", budget, None, rng, seeded=seeded)
     released.certificate.assumptions.append(choice.reason)
