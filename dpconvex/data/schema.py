@@ -407,10 +407,8 @@ class PublicSchema:
 
     @property
     def fingerprint(self) -> str:
-        """Per column, SHA-256 (12 hex digits) of its name and declaration (their reprs): the
-        certificate of :func:`~dpconvex.draft_schema` carries the released schema's, and
-        ``release=`` must hold each of this schema's (a selection of released columns is
-        post-processing of the release)."""
+        """Per column, SHA-256 (12 hex digits) of its name and declaration: the certificate of
+        :func:`~dpconvex.draft_schema` carries the released schema's; ``release=`` must hold each."""
         return " ".join(hashlib.sha256(repr((c, d)).encode()).hexdigest()[:12]
                         for c, d in self.declarations.items())
 

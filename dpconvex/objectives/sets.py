@@ -597,6 +597,10 @@ class Intersection(ConvexSet):
         self.sets = tuple(_merge_boxes(members))
         _check_disjoint(self.sets)
 
+    @property
+    def exact_projection(self) -> bool:  # type: ignore[override]
+        return all(s.exact_projection for s in self.sets)  # a solver's member: not exact
+
     def check_dimension(self, p: int, caller: str) -> None:
         for s in self.sets:
             s.check_dimension(p, caller)
@@ -747,7 +751,9 @@ class CVXPYSet(ConvexSet):
     the set {w : w[0] + w[1] <= 1.0} stated in CVXPY (projection solved by SCS, else Clarabel)
     """
 
-    exact_projection = False
+    @property
+    def exact_projection(self) -> bool:  # type: ignore[override]  # a solver's, whatever an instance says
+        return False
 
     def __init__(self, constraints: Iterable[cp.Constraint] | cp.Constraint, var: cp.Variable):
         if not isinstance(var, cp.Variable) or _has_attributes(var):

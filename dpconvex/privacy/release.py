@@ -65,7 +65,8 @@ def user_parts(template: Any) -> list[str]:
     """
     parts = sorted(set(getattr(template, "__dict__", {})) & _CLASS_MEMBERS)
     space, rows = getattr(template, "space", None), getattr(template, "rows", None)
-    for name, obj in (("space", space), ("space", getattr(space, "convex_set", None)),
+    convex = getattr(space, "convex_set", None)  # and an intersection's members, each on its own
+    for name, obj in (("space", space), *(("space", m) for m in (convex, *getattr(convex, "sets", ()))),
                       ("feature map", getattr(space, "fmap", None)),
                       ("space", getattr(space, "quad", None)),
                       ("regularizer", getattr(template, "regularizer", None)),

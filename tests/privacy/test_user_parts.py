@@ -273,9 +273,25 @@ def test_an_attribute_set_on_a_shipped_mechanism_or_a_users_convex_set_is_the_us
         def params(self):
             return {}
 
-    t = LinearERMTemplate(Logistic(), 0.1, 1.0, *_rows(), constraint_set=Sphere())
-    with pytest.raises(PrivacyError, match=r"\[space\]"):
-        dp.release(t, "objective", dp.Budget(1.0), dry_run=True, vouch=("grad_bound", "hessian"))
+    for convex_set in (Sphere(), dp.objectives.Intersection(Sphere())):  # alone or a member
+        t = LinearERMTemplate(Logistic(), 0.1, 1.0, *_rows(), constraint_set=convex_set)
+        with pytest.raises(PrivacyError, match=r"\[space\]"):
+            dp.release(t, "objective", dp.Budget(1.0), dry_run=True, vouch=("grad_bound", "hessian"))
+
+
+def test_a_set_with_a_solvers_projection_is_never_exact():
+    """A set stated in CVXPY projects by a solver: not exact, alone, in an intersection, or
+    whatever an instance says; so no distance bound is certified over it."""
+    from dpconvex.objectives import CVXPYSet, Intersection
+
+    w = cp.Variable(3)  # the parameter of the rows of _rows()
+    half = CVXPYSet([w[0] + w[1] <= 0.2], w)
+    assert not half.exact_projection and not Intersection(half).exact_projection
+    with pytest.raises(AttributeError):
+        half.exact_projection = True
+    t = LinearERMTemplate(Logistic(), 0.1, 1.0, *_rows(), constraint_set=Intersection(half))
+    with pytest.raises(PrivacyError, match="bounds no distance"):
+        t.distance_bound(1e-6, 0.1)
 
 
 def test_an_extra_terms_numpy_form_is_its_cvxpy_form_and_convex():
