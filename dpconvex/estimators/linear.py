@@ -285,7 +285,7 @@ UNIT_ROWS_NOTE = RowMap("unit", "row_norm='unit': every non-zero row scaled to t
                         "(x -> q x/||x||, zero rows stay zero), in fit and predict: a map that reads "
                         "only the record itself (docs/privacy/row_scaling.md#privacy-row-norm-unit)")
 
-#: Dense rows with norms up to this are clipped inside the products (:func:`_implicit_rows`);
+#: Dense rows with norms up to this are clipped inside the products (:func:`design_rows`);
 #: beyond it the products of the stored rows could overflow, and the rows are clipped
 #: on a copy.
 _IMPLICIT_MAX_NORM = 1e100
@@ -300,65 +300,46 @@ def _unit_factors_safe(norms: np.ndarray, q: float) -> np.ndarray:
 def design_rows(est: Any, X_checked: Any, dropped: np.ndarray, owner: str, *, unit: bool = False) -> Any:
     """The rows of the template: clipped to q (``unit``: scaled to it), the intercept
     column appended, the ``dropped`` records zeroed; per-record public maps
-    (data/preprocess). Dense and sparse rows are read in place, Dask rows lazily per
-    chunk (data/dask_rows); rows whose products could overflow are clipped on a copy."""
+    (docs/privacy/linear_erm.md#privacy-intercept, privacy-row-scaling).
+
+    Dask rows are read lazily per chunk (data/dask_rows). Dense and SciPy sparse rows are read
+    in place, as factors (:class:`~dpconvex.data.operators.ScaledRows`): row i is
+    ``keep_i · [min(1, q/||x_i||) x_i, s]`` (``unit``: the factor q/||x_i||,
+    :func:`~dpconvex.data.operators.unit_scale`), keep_i = 0 for the ``dropped`` records,
+    whose products are then exactly 0. Where a kept row's products could overflow, the rows are
+    clipped on a copy instead (the guard and the count of clipped rows read the kept rows only).
+    """
     q = float(est.data_norm)
     scaling = float(getattr(est, "intercept_scaling", 1.0)) if est.fit_intercept else None
     if is_dask_collection(X_checked):
         from ..data.dask_rows import DaskRows
-
         design = DaskRows(normalize_rows_lazy(X_checked, q) if unit else X_checked).clip(q)
         if scaling is not None:
             design = design.add_intercept(scaling)
         return design.scale_rows((~dropped).astype(float)) if dropped.any() else design
-    design = _implicit_rows(X_checked, q, scaling, dropped, owner, unit=unit)
-    if design is None:
-        design, n_clipped = clip_design(normalize_rows(X_checked, q) if unit else X_checked, q)
-        note_clipped(n_clipped, X_checked.shape[0], q, owner)
-        if scaling is not None:
-            design = add_intercept(design, scaling)
-        design = zero_rows(design, dropped)  # records that contribute no loss
-    return design
-
-
-def _implicit_rows(X_checked: Any, q: float, intercept: float | None, dropped: np.ndarray,
-                   owner: str, *, unit: bool = False) -> ScaledRows | None:
-    """Dense or SciPy sparse rows clipped to q, with the intercept column and zeroed records,
-    as factors (:class:`~dpconvex.data.operators.ScaledRows`: the rows are not copied).
-
-    Row i is ``keep_i · [min(1, q/||x_i||) x_i, s]`` (``unit``: the factor q/||x_i||,
-    :func:`~dpconvex.data.operators.unit_scale`): the per-record maps of
-    :func:`~dpconvex.data.preprocess.clip_rows`, :func:`~dpconvex.data.preprocess.add_intercept`
-    and :func:`~dpconvex.data.validation.zero_rows` (docs/privacy/linear_erm.md#privacy-intercept,
-    privacy-row-scaling); keep_i = 0 for the ``dropped`` records, whose products are then
-    exactly 0. None for rows of another kind, or kept rows whose products could overflow
-    (the guard and the count of clipped rows read the kept rows only).
-    """
-    if sp.issparse(X_checked):
-        rows: DenseRows | CSRRows = CSRRows(X_checked)
-    elif isinstance(X_checked, np.ndarray):
-        rows = DenseRows(X_checked)
-    else:
-        return None
+    rows = CSRRows(X_checked) if sp.issparse(X_checked) else DenseRows(X_checked)
     norms = rows.row_norms()
     keep = None if not dropped.any() else ~dropped
     kept_norms = norms if keep is None else norms[keep]
-    if unit and not _unit_factors_safe(kept_norms, q).all():
-        return None
-    if not (np.all(kept_norms <= _IMPLICIT_MAX_NORM) and q >= 1.0 / _IMPLICIT_MAX_NORM):
-        return None
-    if unit:
-        scale = unit_scale(norms, q)
-    else:
-        scale, n_clipped = clip_scale(norms, q)
-        note_clipped(n_clipped if keep is None else int(np.count_nonzero(kept_norms > q)),
-                     X_checked.shape[0], q, owner)
-    column = None if intercept is None else np.full(X_checked.shape[0], intercept)
-    if keep is not None:
-        scale[dropped] = 0.0  # set, not multiplied: q/||x_i|| of a dropped row may be inf
-        if column is not None:
-            column[dropped] = 0.0
-    return ScaledRows(rows, scale, column, base_norms=norms)
+    if (not unit or _unit_factors_safe(kept_norms, q).all()) and \
+            np.all(kept_norms <= _IMPLICIT_MAX_NORM) and q >= 1.0 / _IMPLICIT_MAX_NORM:
+        if unit:
+            scale = unit_scale(norms, q)
+        else:
+            scale, n_clipped = clip_scale(norms, q)
+            note_clipped(n_clipped if keep is None else int(np.count_nonzero(kept_norms > q)),
+                         X_checked.shape[0], q, owner)
+        column = None if scaling is None else np.full(X_checked.shape[0], scaling)
+        if keep is not None:
+            scale[dropped] = 0.0  # set, not multiplied: q/||x_i|| of a dropped row may be inf
+            if column is not None:
+                column[dropped] = 0.0
+        return ScaledRows(rows, scale, column, base_norms=norms)
+    design, n_clipped = clip_design(normalize_rows(X_checked, q) if unit else X_checked, q)
+    note_clipped(n_clipped, X_checked.shape[0], q, owner)
+    if scaling is not None:
+        design = add_intercept(design, scaling)
+    return zero_rows(design, dropped)  # records that contribute no loss
 
 
 def _parameter_set(constraints: Any, plan: FitPlan, fit_intercept: bool, caller: str,

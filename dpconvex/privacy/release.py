@@ -66,7 +66,8 @@ def user_parts(template: Any) -> list[str]:
     parts = sorted(set(getattr(template, "__dict__", {})) & _CLASS_MEMBERS)
     space, rows = getattr(template, "space", None), getattr(template, "rows", None)
     convex = getattr(space, "convex_set", None)  # and an intersection's members, each on its own
-    for name, obj in (("space", space), *(("space", m) for m in (convex, *getattr(convex, "sets", ()))),
+    sets = (convex, *getattr(convex, "sets", ()))
+    for name, obj in (("space", space), *zip(["space"] * len(sets), sets, strict=True),
                       ("feature map", getattr(space, "fmap", None)),
                       ("space", getattr(space, "quad", None)),
                       ("regularizer", getattr(template, "regularizer", None)),

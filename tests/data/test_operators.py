@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import tracemalloc
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -287,7 +288,8 @@ def test_linear_fit_reads_dense_rows_in_place():
     """Clipping, the intercept column and the label signs act inside the products: the
     template's rows are the caller's float64 array, not a copy."""
     from dpconvex import PrivateLogisticRegression
-    from dpconvex.estimators.linear import _implicit_rows
+    from dpconvex.data.operators import ScaledRows
+    from dpconvex.estimators.linear import design_rows
 
     rng = np.random.default_rng(6)
     X = rng.normal(size=(500, 4))  # norms ~2: most rows are clipped to data_norm=1
@@ -301,9 +303,12 @@ def test_linear_fit_reads_dense_rows_in_place():
     assert prep.template.rows.row_norms().max() <= math.sqrt(1 + 0.25**2) * (1 + 1e-12)
     outside = np.zeros(500, dtype=bool)
     outside[:3] = True
-    rows = _implicit_rows(X, 1.0, 0.25, outside, "M")
+    params = SimpleNamespace(data_norm=1.0, fit_intercept=True, intercept_scaling=0.25)
+    rows = design_rows(params, X, outside, "M")
+    assert isinstance(rows, ScaledRows) and np.shares_memory(rows.base.matrix, X)
     assert not np.any(rows.matrix[:3]) and np.all(rows.matrix[3:, -1] == 0.25)
-    assert _implicit_rows(X * 1e120, 1.0, 0.25, outside, "M") is None  # products could overflow
+    copied = design_rows(params, X * 1e120, outside, "M")  # products could overflow: a copy
+    assert isinstance(copied, np.ndarray) and not np.any(copied[:3])
 
 
 def test_every_kth_row_of_each_operator():

@@ -47,8 +47,7 @@ if TYPE_CHECKING:
 __all__ = ["MECHANISMS", "PLACEMENTS", "SLACK_RULES", "AutoMechanism", "Calibration", "ExactMinimizer",
            "Mechanism", "MechanismMenu", "NoiseReport", "NonPrivate", "NonPrivateBaseline",
            "ObjectivePerturbation", "OutputPerturbation", "PublicProblem", "at_modulus",
-           "build_mechanism", "calibrate_objective_perturbation",
-           "calibrate_objective_perturbation_grid", "calibrate_output_perturbation",
+           "build_mechanism", "calibrate_objective_perturbation", "calibrate_output_perturbation",
            "get_mechanism", "half_epsilon_modulus", "hessian_trace_bound", "jacobian_slack",
            "jacobian_slack_two_sided", "mechanism_names", "objective_modulus_floor", "register",
            "require_exact", "require_noise_report", "resolve_mechanism"]
@@ -771,8 +770,8 @@ def hessian_trace_bound(consts: PrivacyConstants) -> float:
     return per_term if declared is None else min(float(declared), per_term)
 
 
-def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyConstants, *,
-                                     slack: str = "one_sided",
+def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyConstants,
+                                     moduli: np.ndarray | None = None, *, slack: str = "one_sided",
                                      caller: str = "calibrate_objective_perturbation"
                                      ) -> Calibration:
     """Objective perturbation calibration ([CMS]_ Alg. 2, generalized;
@@ -782,6 +781,9 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     split of ε between the slack (``slack``: :func:`jacobian_slack` or
     :func:`jacobian_slack_two_sided`) and the noise, Δ (0 unless the slack exceeds ε/2), the
     noise rate β = ε'/(2G) and the modulus floor. ``caller`` opens a refusal's messages.
+    With ``moduli`` (the Λ rule's grid) the same at every modulus of it, elementwise, instead
+    of at ``consts.strong_convexity``: ``epsilon``, ``epsilon_noise``, ``slack``,
+    ``extra_strong_convexity`` and ``noise_rate`` are then arrays of its shape.
 
     Examples
     --------
@@ -791,45 +793,11 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     >>> cal = calibrate_objective_perturbation(1.0, 40, consts)
     >>> round(cal.slack, 4), round(cal.noise_rate, 4), cal.extra_strong_convexity
     (0.0606, 0.4697, 0.0)
-    """
-    grid = calibrate_objective_perturbation_grid(epsilon, n, consts,
-                                                 np.array([float(consts.strong_convexity)]),
-                                                 slack=slack, caller=caller)
-    return dataclasses.replace(
-        grid, epsilon=float(grid.epsilon[0]), epsilon_noise=float(grid.epsilon_noise[0]),
-        slack=float(grid.slack[0]), extra_strong_convexity=float(grid.extra_strong_convexity[0]),
-        noise_rate=float(grid.noise_rate[0]))
-
-
-def calibrate_objective_perturbation_grid(epsilon: float, n: int, consts: PrivacyConstants,
-                                          moduli: np.ndarray, *, slack: str = "one_sided",
-                                          caller: str = "calibrate_objective_perturbation_grid"
-                                          ) -> Calibration:
-    """:func:`calibrate_objective_perturbation` at every modulus of ``moduli``, as arrays.
-
-    Elementwise over ``moduli`` (what the Λ rule's report on a grid reads; the release's
-    calibration is this at the one modulus ``consts.strong_convexity``, which is ignored
-    here; the other arguments are those of :func:`calibrate_objective_perturbation`).
-
-    Returns
-    -------
-    Calibration
-        Its ``epsilon``, ``epsilon_noise``, ``slack``, ``extra_strong_convexity`` and
-        ``noise_rate`` are arrays of the shape of ``moduli``.
-
-    Examples
-    --------
-    >>> from dpconvex.privacy.mechanisms.base import (
-    ...     calibrate_objective_perturbation, calibrate_objective_perturbation_grid)
-    >>> consts = PrivacyConstants(1.0, 1, 0.25, 0.1, 3)
-    >>> grid = calibrate_objective_perturbation_grid(1.0, 40, consts, np.array([0.001, 0.1]))
+    >>> grid = calibrate_objective_perturbation(1.0, 40, consts, np.array([0.001, 0.1]))
     >>> grid.slack.round(4).tolist(), grid.extra_strong_convexity.round(5).tolist()
     ([0.5, 0.0606], [0.00863, 0.0])
-    >>> round(float(grid.noise_rate[1]), 4), round(
-    ...     calibrate_objective_perturbation(1.0, 40, consts).noise_rate, 4)
-    (0.4697, 0.4697)
     """
-    mu = np.asarray(moduli, dtype=float)
+    mu = np.asarray(float(consts.strong_convexity) if moduli is None else moduli, dtype=float)
     if slack not in SLACK_RULES:
         raise ParameterError(f"The 'slack' argument of {caller} must be one of {SLACK_RULES}. "
                              f"Got {slack!r} instead.")
@@ -877,10 +845,12 @@ def calibrate_objective_perturbation_grid(epsilon: float, n: int, consts: Privac
         eps_noise = np.where(over, np.nextafter(eps_noise, 0.0), eps_noise)
         over = (eps_noise > 0) & (spent + eps_noise > epsilon)
     sensitivity = 2.0 * consts.grad_bound
-    return Calibration(mechanism="objective", epsilon_requested=epsilon,
-                       epsilon=eps_slack + eps_noise, epsilon_noise=eps_noise, slack=eps_slack,
-                       extra_strong_convexity=delta_reg, sensitivity=sensitivity,
-                       noise_rate=eps_noise / sensitivity, modulus_floor=floor)
+    fields = dict(epsilon=eps_slack + eps_noise, epsilon_noise=eps_noise, slack=eps_slack,
+                  extra_strong_convexity=delta_reg, noise_rate=eps_noise / sensitivity)
+    if moduli is None:  # at the one modulus: numbers
+        fields = dict(zip(fields, map(float, fields.values()), strict=True))
+    return Calibration(mechanism="objective", epsilon_requested=epsilon, sensitivity=sensitivity,
+                       modulus_floor=floor, **fields)
 
 
 def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstants, *,
@@ -1028,8 +998,7 @@ class ObjectivePerturbation(_Perturbation):
 
     placement = "objective"
 
-    _calibrate = staticmethod(calibrate_objective_perturbation)
-    _grid = staticmethod(calibrate_objective_perturbation_grid)
+    _calibrate = _grid = staticmethod(calibrate_objective_perturbation)
 
 
 

@@ -46,7 +46,6 @@ from .base import (
     ExactMinimizer,
     NoiseReport,
     calibrate_objective_perturbation,
-    calibrate_objective_perturbation_grid,
     calibrate_output_perturbation,
     register,
 )
@@ -284,7 +283,7 @@ class GaussianObjectivePerturbation(_GaussianLinear):
         times S = 2G, computed exactly at a few slack values and interpolated in between
         (docs/privacy/gaussian_linear.md#privacy-gaussian-lambda-rule): a public heuristic
         for the Λ rule; a release recomputes σ exactly."""
-        grid = calibrate_objective_perturbation_grid(budget.epsilon, problem.n, consts, modulus)
+        grid = calibrate_objective_perturbation(budget.epsilon, problem.n, consts, modulus)
         S = 2.0 * consts.grad_bound
         sigma = S * _unit_sigma_objective(budget.epsilon, budget.delta,
                                           gradient_difference_rank(problem), grid.slack)
