@@ -279,6 +279,24 @@ class LabelRangeMixin:
                          "labels outside it are clipped (per-record maps)"],
             labels=["label range", "model"])
 
+    def plan(self, n: int, n_classes: int | None = None, n_features: int | None = None) -> Any:
+        """What a fit will do (a private label range: the model's plan on the ε left, with the
+        whole budget and a note on the range's share)."""
+        if private_bounds(self.label_range) is None:
+            return super().plan(n, n_classes, n_features)  # type: ignore[misc]
+        from dataclasses import replace
+
+        from ..privacy.bounds import check_range_budget
+        from ..privacy.budget import Budget
+
+        spec, epsilon, eps_label, inner = self._label_split()
+        model = inner.plan(n, n_classes, n_features)
+        check_range_budget(model.n, eps_label, "labels", f"{type(self).__name__}.plan")
+        return replace(model, estimator=type(self).__name__, budget=Budget(epsilon, model.budget.delta),
+                       notes=(*model.notes, f"label_range='private': the range of the labels released first "
+                              f"with {spec.share:g} of epsilon, the model on the epsilon left "
+                              "(docs/privacy/bounds.md#privacy-private-label-range)"))
+
     def certify(self, X: Any = None, y: Any = None, **shape: Any) -> Any:
         """The certificate a fit would carry (a private label range: both parts)."""
         if private_bounds(self.label_range) is not None:

@@ -336,8 +336,10 @@ def test_the_plan_holds_the_delta_the_fit_spends():
                         (dp.PrivateRegressor(label_range="private"), y)):
         est.set_params(epsilon=2.0, delta=1e-5, random_state=0,
                        accountant=dp.BudgetAccountant(epsilon=10.0, delta=0.0))
-        if getattr(est, "label_range", None) != "private":  # (a private range: planned in the fit)
-            assert est.plan(300, 3 if target is labels else 1, 3).budget.delta == 0.0
+        plan = est.plan(300, 3 if target is labels else 1, 3)  # a private range: its share noted
+        assert plan.budget == dp.Budget(2.0, 0.0) and plan.estimator == type(est).__name__
+        noted = any("label_range='private'" in str(n) for n in plan.notes)
+        assert noted == (getattr(est, "label_range", None) == "private")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est.fit(X, target)
