@@ -512,10 +512,11 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
                 "residual certifies a minimizer at a kink). Smooth them: Loss.from_cvxpy(..., smoothing=h)"
                 " with h > 0 (or 'auto' in a linear estimator, which chooses h with Λ); or fit noisy GD.")
         if not math.isfinite(c) or obs2 > c * (1 + 1e-3) + 1e-12:
-            raise PrivacyError(
-                f"{caller}: curvature bound: loss '{loss.name}' declares ℓ'' <= {c:g}, but the numerical "
-                f"probe found {obs2!r}. That is a value the bound must exceed, not the bound: declare a "
-                f"curvature you have proved on all of ℝ (the Jacobian slack scales with it).")
+            found = (f"declares ℓ'' <= {c:g}, but the numerical probe found {obs2!r}. That is a value the "
+                     "bound must exceed, not the bound" if math.isfinite(c) else "declares no bound on ℓ'', "
+                     "and a release that solves needs one")
+            raise PrivacyError(f"{caller}: curvature bound: loss '{loss.name}' {found}: declare a curvature "
+                               "you have proved on all of ℝ (the Jacobian slack scales with it).")
         conds.append(_bound_condition(loss, "ℓ'' bound (c)", "curvature", c,
                                       None if derived is None else derived.curvature, how,
                                       obs2, caller))
