@@ -60,6 +60,9 @@ _SPARSE_MIN_ENTRIES = 50_000
 #: Row-wise work on CSR rows gathers at most this many stored entries at a time
 #: (about 1 MB of indices and values).
 _BLOCK_ENTRIES = 1 << 16
+#: A blocked Gram matrix or fused product reads max(1, _GRAM_ENTRIES // p) rows of p entries at a
+#: time (about 2 MB, at least one row).
+_GRAM_ENTRIES = 4 * _BLOCK_ENTRIES
 
 
 @runtime_checkable
@@ -167,7 +170,7 @@ class DenseRows:
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
         """Xᵀ diag(d) X summed over blocks of rows (memory of one block, never of X)."""
-        if self.n <= _gram_rows(self.p):
+        if self.n <= max(1, _GRAM_ENTRIES // self.p):
             return (self.X.T * d) @ self.X
         return _blocked_gram(self.X, d, np.ones(self.n), None)
 
@@ -359,7 +362,7 @@ class ScaledRows:
         m = np.empty(self.n)
         head = np.zeros(q)
         tail = 0.0
-        step = _gram_rows(self.p)
+        step = max(1, _GRAM_ENTRIES // self.p)
         zeroed = self.zeroed
         for a in range(0, self.n, step):
             rows = slice(a, a + step)
@@ -544,7 +547,7 @@ def _blocked_gram(X: np.ndarray, d: np.ndarray, s: np.ndarray, t: np.ndarray | N
     n, q = X.shape
     p = q + (t is not None)
     H = np.zeros((p, p))
-    step = _gram_rows(p)
+    step = max(1, _GRAM_ENTRIES // p)
     buf = np.empty((min(step, n), p))
     half = bool(np.all(d >= 0))
     r = s * np.sqrt(d) if half else s
@@ -580,9 +583,6 @@ def _blocked_gram(X: np.ndarray, d: np.ndarray, s: np.ndarray, t: np.ndarray | N
 _GRAM_SKIP_ZEROS = 0.6
 
 
-def _gram_rows(p: int) -> int:
-    """Rows per block of a blocked Gram matrix: about 2 MB of a block, at least one row."""
-    return max(1, 4 * _BLOCK_ENTRIES // max(p, 1))
 
 
 def _check_same_rows(before: DesignOperator, after: DesignOperator) -> None:

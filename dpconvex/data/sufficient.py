@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from .operators import CSRRows, _gram_rows, canonical_csr, clip_scale, row_norms
+from .operators import _GRAM_ENTRIES, CSRRows, canonical_csr, clip_scale, row_norms
 
 __all__ = ["Moments", "moments_of_block", "sufficient_statistics"]
 
@@ -54,7 +54,7 @@ def moments_of_block(X: np.ndarray, u: np.ndarray, bound: float, intercept: floa
     p = d + (intercept is not None)
     H = np.zeros((p + 1, p + 1))
     clipped = 0
-    step = _gram_rows(p + 1)
+    step = max(1, _GRAM_ENTRIES // (p + 1))
     buf = np.empty((min(step, max(n, 1)), p + 1))
     if intercept is not None:
         buf[:, d] = intercept
@@ -82,7 +82,7 @@ def _sparse_moments(X: Any, u: np.ndarray, bound: float, intercept: float | None
     p = d + (intercept is not None)
     scale, clipped = clip_scale(CSRRows(A).row_norms(), bound)
     H = np.zeros((p + 1, p + 1))
-    step = _gram_rows(int(A.nnz // max(n, 1)) + 1)
+    step = max(1, _GRAM_ENTRIES // (int(A.nnz // max(n, 1)) + 1))
     for a in range(0, n, step):
         rows = slice(a, min(n, a + step))
         lo, hi = A.indptr[a], A.indptr[rows.stop]
