@@ -101,7 +101,9 @@ class KMeansTemplate(StatisticTemplate):
     """Rows clipped to a public norm bound, class indices, and the public k-means settings.
 
     ``X`` (n, d) holds rows with ||x|| <= ``data_norm`` = q (the caller clips), ``y`` class indices in {0,
-    ..., C − 1}; ``n_iter`` Lloyd iterations start from the public ``init_centers`` (C, K, d).
+    ..., C − 1}, or -1 for a record left out (in no cell: it adds 0 to every count and sum, a per-record
+    map, so the sensitivities 2 and 2q hold); ``n_iter`` Lloyd iterations start from the public
+    ``init_centers`` (C, K, d).
 
     Examples
     --------

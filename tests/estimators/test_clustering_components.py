@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from dpconvex import PrivateLargeMarginGaussian
 from dpconvex.errors import DataValidationError, ParameterError, PrivacyWarning
 from dpconvex.estimators.large_margin.components import (
     PUBLIC_CENTER_SEED,
@@ -114,3 +115,16 @@ def test_k_equals_one_is_trivial_and_free():
     X, y, _, _ = _blobs(20)
     res = assign_components("dp_kmeans", X, y, 2, 1, data_norm=1.0, epsilon=0.5)
     assert res.epsilon == 0.0 and np.all(res.components == 0)
+
+
+def test_dp_kmeans_leaves_out_the_records_the_fit_leaves_out():
+    """unknown_labels="ignore": records with a label outside classes= are in no k-means count or sum,
+    so every class's centers_ (noiseless k-means, exact) are those of the fit without them."""
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(36, 2)) * 0.3 + 0.6, rng.integers(0, 3, 36)
+    X_out, y_out = np.vstack([X, rng.normal(size=(12, 2))]), np.r_[y, np.full(12, 7)]
+    kw = dict(epsilon=1.0, classes=[0, 1, 2], random_state=0, loss="pairwise", n_components=2,
+              component_assignment="dp_kmeans", unknown_labels="ignore", mechanism="none", solver="native")
+    a = PrivateLargeMarginGaussian(**kw).fit(X, y)
+    b = PrivateLargeMarginGaussian(**kw).fit(X_out, y_out)
+    assert np.array_equal(a.centers_, b.centers_)

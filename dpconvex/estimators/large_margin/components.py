@@ -97,7 +97,8 @@ def dp_kmeans(X: np.ndarray, y: np.ndarray, n_classes: int, n_components: int, *
     (class, component) cell; ε_km-DP by sequential composition
     (docs/privacy/large_margin.md#privacy-lm-mixture-budget).
 
-    X (n, d) holds rows with ||x|| <= q = ``data_norm`` (the caller clips), y class indices; ``epsilon`` None
+    X (n, d) holds rows with ||x|| <= q = ``data_norm`` (the caller clips), y class indices (-1: a record left
+    out, in no count or sum: :class:`~dpconvex.templates.statistics.KMeansTemplate`); ``epsilon`` None
     runs noiseless Lloyd (the non-private baseline only); ``init_centers``: public starting centers (default
     :func:`public_centers`); ``seeded``: whether the caller seeded the noise (None: ``random_state is not
     None``). Returns the released centers (C, K, d) and the certificate.
@@ -192,8 +193,9 @@ def assign_components(method: str | None, X: np.ndarray, y: np.ndarray, n_classe
                       centers: np.ndarray | None = None, n_iter: int = 3,
                       random_state: RandomStateLike = None, seeded: bool | None = None
                       ) -> ComponentAssignment:
-    """Assign each record (rows X clipped to ``data_norm``, class indices y) a component of
-    its class by ``method`` (None: "nearest_public_center"; trivial for K = 1).
+    """Assign each record (rows X clipped to ``data_norm``, class indices y; -1: a record left out, whose
+    component is arbitrary and which no fitted center reads) a component of its class by ``method``
+    (None: "nearest_public_center"; trivial for K = 1).
 
     ``epsilon``: the budget of "dp_kmeans" (None: noiseless, the non-private baseline);
     ``centers``: public centers (user-given, fixed before seeing the data); ``n_iter``,

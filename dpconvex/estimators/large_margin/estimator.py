@@ -416,9 +416,9 @@ default="auto"
             return Prepared(template=None, reusable=False, meta=dataclasses.replace(facts, rows=clipped))
         kmeans = plan.parts.get(KMEANS)  # DP k-means's share of ε (private fits with K > 1)
         noise = noise_source(self, context.noise)  # the fit's generator, for both steps
-        assignment = assign_components(
-            self.component_assignment, clipped, class_indices, C, K, data_norm=q,
-            epsilon=None if kmeans is None else kmeans.epsilon, centers=self.centers,
+        assignment = assign_components(  # the records left out: class -1, in no k-means or GMM fit
+            self.component_assignment, clipped, np.where(labels.dropped, -1, class_indices), C, K,
+            data_norm=q, epsilon=None if kmeans is None else kmeans.epsilon, centers=self.centers,
             n_iter=int(self.kmeans_iter), random_state=noise.rng, seeded=noise.seeded)
         template = build_template(self, Z, class_indices, assignment.components, C, K,
                                   assignment.description, plan.mechanism, objective_part(plan),

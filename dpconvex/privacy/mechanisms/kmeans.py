@@ -42,10 +42,11 @@ def lloyd(template: KMeansTemplate, noise: Any = None) -> np.ndarray:
     centers = np.array(template.init_centers, dtype=float, copy=True)
     for _ in range(template.n_iter):
         m = assign_nearest(X, y, centers)
-        cell = y * K + m
-        counts = np.bincount(cell, minlength=J).astype(float)
-        sums = np.zeros((J, d))
+        cell = np.where(y >= 0, y * K + m, J)  # a record left out (y = -1): the extra cell J, never released
+        counts = np.bincount(cell, minlength=J + 1)[:J].astype(float)
+        sums = np.zeros((J + 1, d))
         np.add.at(sums, cell, X)
+        sums = sums[:J]
         if noise is not None:
             counts, sums = noise(counts, sums)
         new = centers.reshape(J, d).copy()
