@@ -219,18 +219,21 @@ class SelectedEstimator:
             grid = auto_lam_grid(self.estimator, part[0], part[1], epsilon, owner)
         return _check_param_grid(grid, valid, owner)
 
-    def _planned_delta(self, part: tuple[Any, Any], epsilon: float, owner: str) -> float:
+    def _planned_delta(self, part: tuple[Any, Any], epsilon: float, owner: str,
+                       rows: tuple[Any, Any] | None = None) -> float:
         """The largest δ a candidate's plan spends on a part of ``part`` = (rows, features)
         (an estimator's "auto" δ included), from public facts: the part's shape and the
-        public label set (0 where these or a plan are not at hand). A bad candidate is
+        public label set, else the one a fit reads from the labels of ``rows`` = (X, y)
+        (``public_shape``; 0 where these or a plan are not at hand). A bad candidate is
         refused here, by its own name, before any candidate is fitted."""
         multi = getattr(self.estimator, "_reads_label_set", True)
         classes = self._public_classes(owner) if multi else [0]
-        if (not hasattr(self.estimator, "plan") or classes is None or not isinstance(part[0], int)
-                or part[0] < 2 or not int(part[1]) >= 1):  # the search refuses such data itself
-            return 0.0
+        if (not hasattr(self.estimator, "plan") or (classes is None and rows is None)
+                or not isinstance(part[0], int) or part[0] < 2 or not int(part[1]) >= 1):
+            return 0.0  # the search refuses such data itself
+        n_classes = len(classes) if classes is not None else self.estimator.public_shape(*rows)[1]
         return max((clone(self.estimator).set_params(**params, **{self._epsilon_key(owner): epsilon})
-                    .plan(part[0], len(classes), int(part[1])).budget.delta
+                    .plan(part[0], n_classes, int(part[1])).budget.delta
                     for params in self._grid_candidates(owner, part, epsilon)), default=0.0)
 
     def _checked(self, owner: str) -> tuple[float, str]:
@@ -482,7 +485,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         n, d = shape if len(shape) == 2 else (None, None)
         k = m + (not public)  # np.array_split's first n % k parts hold one row more
         part = (n // k + (m <= n % k) if isinstance(n, int) else None, d)
-        delta_requested = max(delta_requested, self._planned_delta(part, epsilon, owner))
+        delta_requested = max(delta_requested, self._planned_delta(part, epsilon, owner, (X, y)))
         # the ledger is checked (and the budget held) before the data are read
         with hold_budget(self._ledger(owner), epsilon, delta_requested, owner) as hold:
 

@@ -223,11 +223,12 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                 "lose their exactness in float64. Use a larger epsilon.")
         return epsilon, eps1, reps, frac
 
-    def _candidates(self, caller: str, n_train: int, d: int, eps1: float) -> list[dict[str, Any]]:
+    def _candidates(self, caller: str, n_train: int, d: int, eps1: float,
+                    rows: tuple[Any, Any]) -> list[dict[str, Any]]:
         """The grid's candidates, each refused unless pure epsilon-DP (``caller``: the message's
-        "Owner.method")."""
+        "Owner.method"; ``rows``: the (X, y) whose label set a run reads when none is public)."""
         candidates = self._grid_candidates(caller.split(".")[0], (n_train, d), eps1)
-        if self._planned_delta((n_train, d), eps1, caller.split(".")[0]) > 0.0:
+        if self._planned_delta((n_train, d), eps1, caller.split(".")[0], rows) > 0.0:
             raise ParameterError(
                 f"{caller}: {type(self.estimator).__name__} spends delta > 0 at the grid's parameters (its "
                 f"plan on {n_train} rows); private selection by random repetition is implemented for pure "
@@ -265,7 +266,8 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                     f"2 rows and a validation part of validation_fraction = {fraction:g}. Use more data.")
             order = noise_rng.permutation(n)
             train, validation = order[n_val:], order[:n_val]
-            candidates = self._candidates(f"{owner}.fit", train.size, X_checked.shape[1], eps1)
+            candidates = self._candidates(f"{owner}.fit", train.size, X_checked.shape[1], eps1,
+                                          (X_checked, y_checked))
             m = len(candidates)
             overrides, labels = self._overrides(eps1, self.unknown_labels, y_checked, owner, context)
             split = Parts(X_checked, y_checked, [train, validation])
@@ -379,7 +381,8 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         n = X_checked.shape[0]
         n_val = int(math.ceil(fraction * n))
         train_index = np.arange(n_val, n)
-        candidates = self._candidates(f"{owner}.certify", train_index.size, X_checked.shape[1], eps1)
+        candidates = self._candidates(f"{owner}.certify", train_index.size, X_checked.shape[1], eps1,
+                                      (X_checked, y_checked))
         labels = self._certify_labels(y_checked, self.unknown_labels, owner)
         run_certificate = self._certified(candidates[0], eps1, self.unknown_labels,
                                           Parts(X_checked, y_checked, [train_index])[0], owner, labels)
