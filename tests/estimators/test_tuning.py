@@ -411,3 +411,26 @@ def test_only_a_pipeline_gets_its_table_as_given():
                                epsilon=1.0, classes=[0, 1])
     with pytest.raises(dp.DataValidationError, match=r"^PrivateGridSearch\.fit: .*NaN"):
         search.fit(frame, np.arange(60) % 2)
+
+
+def test_a_pipelines_public_validation_table_is_read_by_its_first_step():
+    """A public X_val frame with a categorical column is scored by the pipeline's encoder (as the
+    training rows are), its rows checked against y_val before any candidate is fitted."""
+    import pandas as pd
+
+    import dpconvex as dp
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"age": rng.integers(18, 90, 120), "plan": rng.choice(["a", "b"], 120)})
+    y = ((df.age > 50) | (df.plan == "b")).astype(int).to_numpy()
+    schema = dp.PublicSchema({"age": dp.Numeric(18, 100), "plan": dp.Categorical(["a", "b"])})
+    pipe = make_pipeline(dp.PublicEncoder(schema), PrivateLogisticRegression())
+    public = (df.iloc[:30].reset_index(drop=True), y[:30])
+    search = PrivateGridSearch(pipe, {"privatelogisticregression__lam": [0.01, 0.1]}, epsilon=1.0,
+                               classes=[0, 1], random_state=0, public_validation=public)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.PrivacyWarning)
+        fitted = search.fit(df, y)
+    assert fitted.validation_mistakes_[fitted.best_index_] == np.sum(fitted.predict(public[0]) != y[:30])
+    with pytest.raises(DataValidationError, match="X_val has 30 rows but y_val has 9 labels"):
+        search.set_params(public_validation=(public[0], y[:9])).fit(df, y)

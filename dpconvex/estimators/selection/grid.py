@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone, is_regressor
 from sklearn.model_selection import ParameterGrid
+from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
 
@@ -35,6 +36,7 @@ from ..._validation import (
     check_seed,
     checks_feature_names,
     feature_names_of,
+    is_dask_collection,
     noise_source,
     with_feature_names,
 )
@@ -592,15 +594,20 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         certificate.state(labels.assumption if labels is not None else None)
         return certificate
 
-    def _public_set(self, owner: str, d: int) -> tuple[np.ndarray, np.ndarray]:
+    def _public_set(self, owner: str, d: int) -> tuple[Any, np.ndarray]:
+        """(X_val, y_val), checked; a pipeline's table stays as given (its first step reads it,
+        as :func:`~dpconvex.estimators.parts.check_rows` keeps X), only its rows checked."""
         public_validation = self.public_validation
         if not isinstance(public_validation, (tuple, list)) or len(public_validation) != 2:
             raise ParameterError(
                 f"The 'public_validation' parameter of {owner} must be None or a tuple "
                 f"(X_val, y_val). Got {type(public_validation).__name__} instead."
             )
-        X_public = check_array(public_validation[0], f"{owner}.fit", name="X_val", n_features=d)
-        y_public = check_labels(public_validation[1], X_public.shape[0], f"{owner}.fit", ("X_val", "y_val"))
+        X_public, y_public = public_validation
+        if not (isinstance(self.estimator, Pipeline) and hasattr(X_public, "iloc")
+                and not is_dask_collection(X_public)):
+            X_public = check_array(X_public, f"{owner}.fit", name="X_val", n_features=d)
+        y_public = check_labels(y_public, X_public.shape[0], f"{owner}.fit", ("X_val", "y_val"))
         return X_public, y_public
 
     @staticmethod
