@@ -120,6 +120,12 @@ class PrivateBounds:
         object.__setattr__(self, "levels", check_levels(self.levels, "PrivateBounds"))
 
 
+#: The plan's and the certificate's line of a fit with ``label_range="private"``.
+PRIVATE_RANGE_NOTE = ("label_range='private': the range of the labels released first with {share:g} of "
+                      "epsilon, the model on the epsilon left "
+                      "(docs/privacy/bounds.md#privacy-private-label-range)")
+
+
 def private_bounds(label_range: Any) -> PrivateBounds | None:
     """The :class:`PrivateBounds` a ``label_range`` asks for ("private": the defaults), or None."""
     if isinstance(label_range, str) and label_range == "private":
@@ -274,14 +280,16 @@ class LabelRangeMixin:
                       "labels, then the model on it (docs/privacy/bounds.md#privacy-private-label-range)",
             epsilon_requested=epsilon, delta_requested=delta,
             quantities={"label range share": spec.share},
-            assumptions=[f"the label range {released or '(known after the fit)'} is a private "
+            assumptions=[PRIVATE_RANGE_NOTE.format(share=spec.share),
+                         f"the label range {released or '(known after the fit)'} is a private "
                          f"release (share {spec.share:g} of epsilon, levels {spec.levels}); "
                          "labels outside it are clipped (per-record maps)"],
             labels=["label range", "model"])
 
     def plan(self, n: int, n_classes: int | None = None, n_features: int | None = None) -> Any:
         """What a fit will do (a private label range: the model's plan on the ε left, with the
-        whole budget and a note on the range's share)."""
+        whole budget and the range's share (:data:`PRIVATE_RANGE_NOTE`), without the placeholder
+        range; ``fit`` runs it, ``prepare`` refuses it)."""
         if private_bounds(self.label_range) is None:
             return super().plan(n, n_classes, n_features)  # type: ignore[misc]
         from dataclasses import replace
@@ -293,9 +301,9 @@ class LabelRangeMixin:
         model = inner.plan(n, n_classes, n_features)
         check_range_budget(model.n, eps_label, "labels", f"{type(self).__name__}.plan")
         return replace(model, estimator=type(self).__name__, budget=Budget(epsilon, model.budget.delta),
-                       notes=(*model.notes, f"label_range='private': the range of the labels released first "
-                              f"with {spec.share:g} of epsilon, the model on the epsilon left "
-                              "(docs/privacy/bounds.md#privacy-private-label-range)"))
+                       options={k: v for k, v in model.options.items() if k != "label_range"},
+                       notes=(*(n for n in model.notes if not isinstance(n, LabelSource)),
+                              PRIVATE_RANGE_NOTE.format(share=spec.share)))
 
     def certify(self, X: Any = None, y: Any = None, **shape: Any) -> Any:
         """The certificate a fit would carry (a private label range: both parts)."""
@@ -362,6 +370,10 @@ class LabelRangeMixin:
         scikit-learn's warning. The map adds one n-vector, written in place.
         """
         caller = owner or f"{type(self).__name__}.score"
+        if private_bounds(self.label_range) is not None and not check_only:  # prepare, on a plan
+            raise ParameterError(f"{caller}: label_range='private' releases the range of the labels before "
+                                 "the model, in fit only: call fit, or give the released range as "
+                                 "label_range=(lo, hi) to prepare.")
         values = self._raw_labels(y, n, caller)
         lo, hi = self._label_bounds()
         if check_only:

@@ -344,3 +344,27 @@ def test_the_plan_holds_the_delta_the_fit_spends():
             warnings.simplefilter("ignore")
             est.fit(X, target)
         assert est.certificate_.delta == 0.0 and est.accountant.spent == (2.0, 0.0)
+
+
+def test_a_private_label_range_plan_states_what_the_fit_states():
+    """Each note of the plan of a fit with label_range="private" is stated by the fit's
+    certificate (none of the placeholder range's), and ``prepare`` refuses the plan by name:
+    the range is released first, in fit only."""
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-0.5, 0.5, size=(600, 3))
+    y = 5 + 4 * X[:, 0] + rng.normal(scale=0.5, size=600)
+
+    def anywhere(cert, note):
+        return cert.states(note) or any(anywhere(part, note) for part in cert.parts)
+
+    for cls in (dp.PrivateRegressor, dp.PrivateLinearRegressor, dp.PrivateLinearRegression):
+        est = cls(label_range="private", epsilon=2.0, random_state=0)
+        plan = est.plan(600, None, 3)
+        assert "label_range" not in plan.options
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            certificate = est.fit(X, y).certificate_
+        assert all(anywhere(certificate, note) for note in plan.notes), cls.__name__
+        if cls is not dp.PrivateRegressor:  # (a front door prepares no template of its own)
+            with pytest.raises(dp.ParameterError, match="in fit only"):
+                cls(label_range="private").prepare(X, y, plan)
