@@ -298,17 +298,13 @@ def _unit_factors_safe(norms: np.ndarray, q: float) -> np.ndarray:
 
 
 def design_rows(est: Any, X_checked: Any, dropped: np.ndarray, owner: str, *, unit: bool = False) -> Any:
-    """The rows of the template: clipped to q (``unit``: scaled to it), the intercept
-    column appended, the ``dropped`` records zeroed; per-record public maps
-    (docs/privacy/linear_erm.md#privacy-intercept, privacy-row-scaling).
-
-    Dask rows are read lazily per chunk (data/dask_rows). Dense and SciPy sparse rows are read
-    in place, as factors (:class:`~dpconvex.data.operators.ScaledRows`): row i is
-    ``keep_i · [min(1, q/||x_i||) x_i, s]`` (``unit``: the factor q/||x_i||,
-    :func:`~dpconvex.data.operators.unit_scale`), keep_i = 0 for the ``dropped`` records,
-    whose products are then exactly 0. Where a kept row's products could overflow, the rows are
-    clipped on a copy instead (the guard and the count of clipped rows read the kept rows only).
-    """
+    """The rows of the template: clipped to q (``unit``: scaled to it), the intercept column appended,
+    the ``dropped`` records zeroed; per-record public maps (docs/privacy/linear_erm.md#privacy-intercept,
+    privacy-row-scaling). Dask rows are read lazily per chunk (data/dask_rows). Dense and SciPy sparse
+    rows are read in place, as factors (:class:`~dpconvex.data.operators.ScaledRows`): row i is
+    ``keep_i · [min(1, q/||x_i||) x_i, s]`` (``unit``: the factor q/||x_i||), keep_i = 0 for the
+    ``dropped`` records; where a kept row's products could overflow, on a copy (the guard and the count
+    of clipped rows read the kept rows only)."""
     q = float(est.data_norm)
     scaling = float(getattr(est, "intercept_scaling", 1.0)) if est.fit_intercept else None
     if is_dask_collection(X_checked):
@@ -321,22 +317,18 @@ def design_rows(est: Any, X_checked: Any, dropped: np.ndarray, owner: str, *, un
     norms = rows.row_norms()
     keep = None if not dropped.any() else ~dropped
     kept_norms = norms if keep is None else norms[keep]
+    if not unit:  # NOT PRIVATE (diagnostics): the kept rows scaled down
+        note_clipped(int(np.count_nonzero(kept_norms > q)), X_checked.shape[0], q, owner)
     if (not unit or _unit_factors_safe(kept_norms, q).all()) and \
             np.all(kept_norms <= _IMPLICIT_MAX_NORM) and q >= 1.0 / _IMPLICIT_MAX_NORM:
-        if unit:
-            scale = unit_scale(norms, q)
-        else:
-            scale, n_clipped = clip_scale(norms, q)
-            note_clipped(n_clipped if keep is None else int(np.count_nonzero(kept_norms > q)),
-                         X_checked.shape[0], q, owner)
+        scale = unit_scale(norms, q) if unit else clip_scale(norms, q)[0]
         column = None if scaling is None else np.full(X_checked.shape[0], scaling)
         if keep is not None:
             scale[dropped] = 0.0  # set, not multiplied: q/||x_i|| of a dropped row may be inf
             if column is not None:
                 column[dropped] = 0.0
         return ScaledRows(rows, scale, column, base_norms=norms)
-    design, n_clipped = clip_design(normalize_rows(X_checked, q) if unit else X_checked, q)
-    note_clipped(n_clipped, X_checked.shape[0], q, owner)
+    design = clip_design(normalize_rows(X_checked, q) if unit else X_checked, q)[0]
     if scaling is not None:
         design = add_intercept(design, scaling)
     return zero_rows(design, dropped)  # records that contribute no loss

@@ -17,6 +17,7 @@ import pytest
 import scipy.sparse as sp
 from _helpers import release_template, traced_peak
 
+import dpconvex as dp
 from dpconvex.data import CSRRows, DenseRows, add_intercept, clip_rows, row_blocks
 from dpconvex.data.preprocess import clip_rows as dense_clip_rows
 from dpconvex.data.validation import as_design, check_array
@@ -307,8 +308,12 @@ def test_linear_fit_reads_dense_rows_in_place():
     rows = design_rows(params, X, outside, "M")
     assert isinstance(rows, ScaledRows) and np.shares_memory(rows.base.matrix, X)
     assert not np.any(rows.matrix[:3]) and np.all(rows.matrix[3:, -1] == 0.25)
-    copied = design_rows(params, X * 1e120, outside, "M")  # products could overflow: a copy
-    assert isinstance(copied, np.ndarray) and not np.any(copied[:3])
+    for scale, copy in ((1.0, False), (1e120, True)):  # 1e120: products could overflow, a copy
+        with dp.collect_diagnostics() as diag:
+            rows = design_rows(params, X * scale, outside, "M")
+        assert isinstance(rows, np.ndarray) == copy and not np.any(rows[:3] if copy else rows.matrix[:3])
+        kept = int(np.sum(np.linalg.norm(X[3:] * scale, axis=1) > 1.0))  # the left-out rows uncounted
+        assert [note.count for note in diag.notes if "scaled down" in note.what] == [kept]
 
 
 def test_every_kth_row_of_each_operator():

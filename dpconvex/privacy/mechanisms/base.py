@@ -780,10 +780,8 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     From ε, n (public under replace-one adjacency) and the declared G, r, c_u, T, μ: the
     split of ε between the slack (``slack``: :func:`jacobian_slack` or
     :func:`jacobian_slack_two_sided`) and the noise, Δ (0 unless the slack exceeds ε/2), the
-    noise rate β = ε'/(2G) and the modulus floor. ``caller`` opens a refusal's messages.
-    With ``moduli`` (the Λ rule's grid) the same at every modulus of it, elementwise, instead
-    of at ``consts.strong_convexity``: ``epsilon``, ``epsilon_noise``, ``slack``,
-    ``extra_strong_convexity`` and ``noise_rate`` are then arrays of its shape.
+    noise rate β = ε'/(2G) and the modulus floor. ``caller`` opens a refusal's messages. With
+    ``moduli`` (the Λ rule's grid; ``consts.strong_convexity`` ignored) the fields are arrays, elementwise.
 
     Examples
     --------
