@@ -37,6 +37,7 @@ from ..data.ranged_rows import RangedRows
 from ..data.row_scaling import ROW_NORMS
 from ..data.validation import (
     INFERRED,
+    INFERRED_WARNING,
     LabelWarning,
     check_array,
     check_classes,
@@ -311,17 +312,20 @@ class FitContext:
                 "learner that leaves rows out (PrivateEstimator.takes_row_mask) inside that fit.")
         return self
 
-    def one_label_warning(self, *, issued: bool = False) -> FitContext:
-        """This context with one label-set warning for the fits inside it.
+    def one_label_warning(self, *, issued: bool = False, owner: str = "", y: Any = None) -> FitContext:
+        """This context with one label-set warning for the fits inside it: the caller's (marked issued
+        when ``issued``), else a new :class:`~dpconvex.data.validation.LabelWarning`. With ``owner``, where
+        the set is read from ``y`` (none declared with it), issued here, before a plan, hold or refusal."""
+        context = self if self.label_warning is not None else \
+            dataclasses.replace(self, label_warning=LabelWarning(False))
+        if owner and declared_classes(y) is None and not context.label_warning.issued:
+            import warnings
 
-        The caller's, if it has one (marked issued when ``issued``); otherwise a new
-        :class:`~dpconvex.data.validation.LabelWarning`.
-        """
-        if self.label_warning is not None:
-            if issued:
-                self.label_warning.issued = True
-            return self
-        return dataclasses.replace(self, label_warning=LabelWarning(issued))
+            from ..errors import PrivacyLeakWarning, user_stacklevel
+            warnings.warn(f"{owner}: {INFERRED_WARNING}", PrivacyLeakWarning, stacklevel=user_stacklevel())
+            issued = True
+        context.label_warning.issued |= issued
+        return context
 
 
 #: The context of a fit called by the user: its own noise, every row, no outer hold.
@@ -879,6 +883,8 @@ class PrivateEstimator(BaseEstimator):
             self._fit_as(ranged, X, y, context).certificate_.assumptions.append(ROWS_RANGES_NOTE)
             return self
         self._validate_params()
+        if self._reads_label_set and getattr(self, "classes", None) is None:  # the set read from y
+            context = context.one_label_warning(owner=type(self).__name__, y=y)
         names = feature_names_of(X, f"{type(self).__name__}.fit")
         plan = self._plan(*self.public_shape(X, y))
         # one generator for every step of the fit (e.g. a component assignment, the release)

@@ -424,7 +424,8 @@ def test_a_candidates_auto_delta_is_held_before_the_data_are_read():
 def test_without_classes_the_delta_of_the_label_set_read_from_y_is_refused_before_any_fit(search):
     """No public label set: the δ of the set a fit reads from y (three classes, one-vs-rest) is
     held by the grid search (a pure ledger refuses it at the hold) and refused by name by random
-    repetition, before any candidate reads its part."""
+    repetition, before any candidate reads its part, and after the one label-set warning (as a
+    single estimator's hold refuses it after the warning)."""
     import dpconvex as dp
 
     rng = np.random.default_rng(0)
@@ -433,8 +434,14 @@ def test_without_classes_the_delta_of_the_label_set_read_from_y_is_refused_befor
     fit = search(NoisyGradientDescent(epsilon=1.0, steps=5), {"clip": [0.5, 1.0]}, epsilon=1.0,
                  accountant=BudgetAccountant(10.0), random_state=0)
     refused = (dp.BudgetError, "reserve") if search is PrivateGridSearch else (ParameterError, "delta > 0")
-    with warnings.catch_warnings(), dp.collect_diagnostics() as diag, \
+    with warnings.catch_warnings(record=True) as caught, dp.collect_diagnostics() as diag, \
             pytest.raises(refused[0], match=refused[1]):
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("always")
         fit.fit(X, y)
     assert not [note for note in diag.notes if note.owner == "NoisyGradientDescent"]
+    assert [type(w.message) for w in caught].count(dp.PrivacyLeakWarning) == 1
+    single = NoisyGradientDescent(epsilon=1.0, steps=5, accountant=BudgetAccountant(10.0))
+    with warnings.catch_warnings(record=True) as caught, pytest.raises(dp.BudgetError, match="reserve"):
+        warnings.simplefilter("always")
+        single.fit(X, y)
+    assert [type(w.message) for w in caught].count(dp.PrivacyLeakWarning) == 1

@@ -469,9 +469,10 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         from this fit's and share one label-set warning."""
         owner = type(self).__name__
         # its parts and selection read every row
-        context = context.every_row(owner).one_label_warning()  # one label warning for all
         names = feature_names_of(X, f"{owner}.fit")
         epsilon, unknown = self._checked(owner)
+        context = context.every_row(owner).one_label_warning(  # one label warning for all, first
+            owner=owner if self._public_classes(owner) is None else "", y=y)
         candidates = self._grid_candidates(owner)  # "auto": the factors (m) before n is read
         m = len(candidates)
         public = self.public_validation is not None
@@ -595,8 +596,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         return certificate
 
     def _public_set(self, owner: str, d: int) -> tuple[Any, np.ndarray]:
-        """(X_val, y_val), checked; a pipeline's table stays as given (its first step reads it,
-        as :func:`~dpconvex.estimators.parts.check_rows` keeps X), only its rows checked."""
+        """(X_val, y_val), checked; a pipeline's table as given (its first step reads it, as X)."""
         public_validation = self.public_validation
         if not isinstance(public_validation, (tuple, list)) or len(public_validation) != 2:
             raise ParameterError(

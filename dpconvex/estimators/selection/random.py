@@ -250,9 +250,10 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         fit's and share one label-set warning."""
         owner = type(self).__name__
         # its parts and selection read every row
-        context = context.every_row(owner).one_label_warning()  # one label warning for all
         names = feature_names_of(X, f"{owner}.fit")
         epsilon, eps1, repetitions, fraction = self._check_params(owner)
+        context = context.every_row(owner).one_label_warning(  # one label warning for all, first
+            owner=owner if self._public_classes(owner) is None else "", y=y)
         noise = self._noise(owner, context.noise)
         noise_rng = noise.rng
         with hold_budget(self._ledger(owner), epsilon, 0.0, owner) as hold:
