@@ -785,7 +785,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         self._validate_params()
         shape = self.public_shape(X, y)
         inferred = self.classes is None and declared_classes(y) is None
-        if inferred:  # the learner's own warning would not say that the set chose it
+        if inferred and not getattr(context.label_warning, "issued", False):  # the set chose it; once
             warnings.warn(f"{type(self).__name__}: {INFERRED_CHOICE_WARNING}", PrivacyLeakWarning,
                           stacklevel=user_stacklevel())
         context = context.one_label_warning(issued=inferred)

@@ -21,7 +21,7 @@ References
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -52,7 +52,7 @@ from ..data.validation import check_array, check_excluded, computed, row_product
 from ..errors import DataValidationError, ParameterError, PrivacyWarning, record_diagnostic, user_stacklevel
 from ..objectives import HuberRegression, Pinball
 from ..objectives.losses import Loss, get_regression_loss, parse_label_range, stated_loss
-from ..privacy.budget import LabelSource
+from ..privacy.budget import Budget, LabelSource
 from ..privacy.release import release
 from ..privacy.rules.bounds import DEFAULT_LEVELS, LABEL_SHARE
 from ..templates.linear_erm import LinearERMTemplate
@@ -287,15 +287,11 @@ class LabelRangeMixin:
             labels=["label range", "model"])
 
     def plan(self, n: int, n_classes: int | None = None, n_features: int | None = None) -> Any:
-        """What a fit will do (a private label range: the model's plan on the ε left, with the
-        whole budget and the range's share (:data:`PRIVATE_RANGE_NOTE`), without the placeholder
-        range; ``fit`` runs it, ``prepare`` refuses it)."""
+        """What a fit will do (a private label range: the model's plan on the ε left, with the whole budget
+        and :data:`PRIVATE_RANGE_NOTE`, without the placeholder range; ``prepare`` refuses it)."""
         if private_bounds(self.label_range) is None:
             return super().plan(n, n_classes, n_features)  # type: ignore[misc]
-        from dataclasses import replace
-
         from ..privacy.bounds import check_range_budget
-        from ..privacy.budget import Budget
 
         spec, epsilon, eps_label, inner = self._label_split()
         model = inner.plan(n, n_classes, n_features)

@@ -33,7 +33,7 @@ from .._validation import (
     is_dask_collection,
 )
 from ..data.sufficient import Moments, sufficient_statistics
-from ..data.validation import check_array, computed
+from ..data.validation import check_array
 from ..errors import ParameterError, note_clipped
 from ..privacy.budget import RowMap
 from ..privacy.mechanisms import MechanismMenu
@@ -190,7 +190,7 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
         X_checked = check_array(X, owner, min_samples=2, accept_sparse=True, accept_dask=True)
         plan.check_data(X_checked.shape, type(self).__name__)
         n, d = plan.n, plan.n_features
-        u = self._unit_labels(computed(y), n, owner)
+        u = self._unit_labels(y, n, owner)  # (Dask labels computed there, after its refusals)
         q = float(self.data_norm)
         intercept = float(self.intercept_scaling) if self.fit_intercept else None
 

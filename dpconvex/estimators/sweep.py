@@ -184,7 +184,9 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
         X = check_array(X, "epsilon_sweep", min_samples=2, accept_dask=True)
         y = computed(y)
     noise = NoiseSource(check_random_state(random_state, "epsilon_sweep"), random_state is not None)
-    context = NO_CONTEXT.one_label_warning()  # one label-set warning per sweep, not per fit
+    reads = getattr(estimator, "_reads_label_set", False) and getattr(estimator, "classes", None) is None
+    # one label-set warning per sweep (not per fit), before a plan or hold reads the set from y
+    context = NO_CONTEXT.one_label_warning(owner=type(estimator).__name__ if reads else "", y=y)
     stored = None if isinstance(random_state, np.random.Generator) else random_state
     params = estimator.get_params(deep=False)
     # a dpconvex estimator plans each fit from the public shape: the sweep holds the sum of

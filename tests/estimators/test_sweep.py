@@ -208,3 +208,26 @@ def test_the_sweeps_certificate_states_the_label_set_its_fits_read():
         sweep = dp.epsilon_sweep(dp.PrivateLogisticRegression(), X, y, [0.5, 1.0], random_state=0)
     assert sweep.certificate.label_source == sweep.certificates[0][0].label_source
     assert sweep.certificate.label_source.source == "inferred"
+
+
+def test_a_sweep_warns_once_of_a_label_set_read_from_y_before_its_hold():
+    """No public label set: the sweep's one PrivacyLeakWarning comes before the hold of the
+    plans that read the set from y (a third label makes noisy GD one-vs-rest, whose δ the
+    ledger refuses), and a front door inside the sweep adds none of its own per fit."""
+    rng = np.random.default_rng(0)
+    X = 0.4 * rng.normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    y[0] = 2
+    sweeps = [
+        (lambda: epsilon_sweep(dp.NoisyGradientDescent(epsilon=1.0, steps=5, accountant=dp.BudgetAccountant(
+            10.0, 1.5 / 40**2)), X, y, epsilons=[1.0], random_state=0), BudgetError),
+        (lambda: epsilon_sweep(dp.PrivateClassifier(), X, y, epsilons=[0.5, 1.0, 2.0], random_state=0), None)]
+    for sweep, refusal in sweeps:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if refusal is None:
+                sweep()
+            else:
+                with pytest.raises(refusal, match="reserve"):
+                    sweep()
+        assert [type(w.message) for w in caught].count(dp.PrivacyLeakWarning) == 1
