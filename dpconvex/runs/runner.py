@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._validation import NoiseSource, check_bool, check_float, check_int
+from ..data.validation import LabelArray, declared_classes
 from ..errors import DatasetError, ParameterError
 from ..estimators.base import NO_CONTEXT, fit_with
 from ..estimators.sweep import epsilon_sweep
@@ -229,9 +230,9 @@ def _is_number(cell: str) -> bool:
 
 
 def _plain(values: Any) -> Any:
-    """A pandas object or a list as a NumPy array; anything else as it is (arrays, sparse matrices)."""
+    """A pandas object or a list as a NumPy array (a Categorical's label set kept); anything else as is."""
     if hasattr(values, "to_numpy"):
-        return values.to_numpy()
+        return values.to_numpy() if (c := declared_classes(values)) is None else LabelArray(values, c)
     return np.asarray(values) if isinstance(values, (list, tuple)) else values
 
 
@@ -250,7 +251,7 @@ def _as_xy(problem: Problem, out: Any) -> tuple[Any, Any]:
         if other:
             raise _data_error(problem, "data.dataset", f"only numeric columns are read; not "
                               f"numeric: {other}. Encode or drop them in the loader.")
-        return features.to_numpy(dtype=float), out[target].to_numpy()
+        return features.to_numpy(dtype=float), _plain(out[target])
     if isinstance(out, (tuple, list)) and len(out) == 2:
         if target is not None:
             raise _data_error(problem, "data.target", "the loader returned (X, y): target applies "

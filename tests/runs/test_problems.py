@@ -163,3 +163,19 @@ def test_cli_list_and_verify(capsys, tmp_path):
     assert cli.main(["verify", str(tuned)]) == 0
     out = capsys.readouterr().out
     assert "private tuning (CMS Alg. 4)" in out and "part sizes = [133, 133, 132]" in out
+
+
+def test_a_loaders_categorical_labels_keep_their_declared_set():
+    """A pandas Categorical y (a Series, or a DataFrame's target column) declares its label set:
+    the runner keeps it (a LabelArray), so a fit reads no label set from the data."""
+    import pandas as pd
+
+    from dpconvex.data.validation import LabelArray, declared_classes
+    from dpconvex.runs.runner import _plain
+
+    y = pd.Series(pd.Categorical([0, 1, 1, 0], categories=[0, 1, 2]))
+    for given in (y, pd.DataFrame({"label": y})["label"]):
+        kept = _plain(given)
+        assert isinstance(kept, LabelArray) and declared_classes(kept).tolist() == [0, 1, 2]
+        assert kept.tolist() == [0, 1, 1, 0]
+    assert not isinstance(_plain(pd.Series([0, 1])), LabelArray)
