@@ -21,6 +21,7 @@ names), but the warning itself is the same on both.
 
 from __future__ import annotations
 
+import functools
 import pickle
 import warnings
 
@@ -548,6 +549,19 @@ def test_label_set_warning_once_per_fit_including_fits_made_of_fits():
     m = _lr(random_state=0)
     for _ in range(2):  # each fit warns again: the warning is per fit, not per process
         assert len(_leak_warnings(lambda: m.fit(X, y))) == 1
+
+
+def test_a_dry_run_warns_of_a_label_set_read_from_y_as_its_fit_does():
+    """certify(X, y) without classes=: one warning, by the estimator certified, on D and on D′
+    (a third label: one-vs-rest dry runs, or another learner of the front door)."""
+    D, _, _ = _classifier_neighbours("outside")
+    X, y = D
+    y3 = y.copy()
+    y3[0] = 2
+    for make in (_lr, lambda: dp.NoisyGradientDescent(epsilon=1.0, steps=5), dp.PrivateClassifier):
+        names = [[str(w.message).split(":")[0] for w in _leak_warnings(functools.partial(
+            lambda est, labels: est.certify(X, labels), make(), labels))] for labels in (y, y3)]
+        assert names[0] == names[1] == [type(make()).__name__]
 
 
 def test_no_label_set_warning_when_the_set_is_public():

@@ -60,8 +60,7 @@ _SPARSE_MIN_ENTRIES = 50_000
 #: Row-wise work on CSR rows gathers at most this many stored entries at a time
 #: (about 1 MB of indices and values).
 _BLOCK_ENTRIES = 1 << 16
-#: A blocked Gram matrix or fused product reads max(1, _GRAM_ENTRIES // p) rows of p entries at a
-#: time (about 2 MB, at least one row).
+#: Blocked Gram matrices and fused products read max(1, _GRAM_ENTRIES // p) rows of p at a time (~2 MB).
 _GRAM_ENTRIES = 4 * _BLOCK_ENTRIES
 
 

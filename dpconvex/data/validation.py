@@ -319,6 +319,12 @@ class LabelWarning:
     def __repr__(self) -> str:
         return f"LabelWarning(issued={self.issued})"
 
+    def issue(self, owner: str, text: str = INFERRED_WARNING) -> None:
+        """``owner``'s warning ``text``, unless issued: before any refusal of a set read from y."""
+        if not self.issued:
+            self.issued = True
+            warnings.warn(f"{owner}: {text}", PrivacyLeakWarning, stacklevel=user_stacklevel())
+
 
 
 
@@ -445,10 +451,7 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
         excluded = check_excluded(excluded, len(y), caller)
     public = _public_set(y, classes, caller, binary)
     if public is None:
-        if warning is None or not warning.issued:  # before any refusal: classes=None only
-            if warning is not None:
-                warning.issued = True
-            warnings.warn(f"{owner}: {INFERRED_WARNING}", PrivacyLeakWarning, stacklevel=user_stacklevel())
+        (warning or LabelWarning()).issue(owner)  # before any refusal: classes=None only
         c, idx = _inferred_set(y, caller, binary)
         outside, assumption = np.zeros(len(y), dtype=bool), INFERRED
     else:

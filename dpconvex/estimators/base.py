@@ -37,7 +37,6 @@ from ..data.ranged_rows import RangedRows
 from ..data.row_scaling import ROW_NORMS
 from ..data.validation import (
     INFERRED,
-    INFERRED_WARNING,
     LabelWarning,
     check_array,
     check_classes,
@@ -318,12 +317,8 @@ class FitContext:
         the set is read from ``y`` (none declared with it), issued here, before a plan, hold or refusal."""
         context = self if self.label_warning is not None else \
             dataclasses.replace(self, label_warning=LabelWarning(False))
-        if owner and declared_classes(y) is None and not context.label_warning.issued:
-            import warnings
-
-            from ..errors import PrivacyLeakWarning, user_stacklevel
-            warnings.warn(f"{owner}: {INFERRED_WARNING}", PrivacyLeakWarning, stacklevel=user_stacklevel())
-            issued = True
+        if owner and declared_classes(y) is None:
+            context.label_warning.issue(owner)
         context.label_warning.issued |= issued
         return context
 
@@ -925,6 +920,8 @@ class PrivateEstimator(BaseEstimator):
 
     def _certify_with(self, X: Any, y: Any, context: FitContext) -> Any:
         """:meth:`certify` of (X, y) inside ``context`` (e.g. with rows left out)."""
+        if self._reads_label_set and getattr(self, "classes", None) is None:  # the set read from y
+            context = context.one_label_warning(owner=type(self).__name__, y=y)
         ranged = self._with_rows_ranges(X) if self.takes_rows_ranges else None
         if ranged is not None:
             certificate = ranged._certify_with(X, y, context)

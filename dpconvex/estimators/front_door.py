@@ -60,6 +60,7 @@ from .._validation import (
 from ..data.validation import (
     LABEL_POLICY,
     LabelSet,
+    LabelWarning,
     check_array,
     check_labels,
     computed,
@@ -70,7 +71,6 @@ from ..errors import (
     DataValidationError,
     ParameterError,
     PrivacyError,
-    PrivacyLeakWarning,
     PrivacyWarning,
     user_stacklevel,
 )
@@ -784,11 +784,9 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             return self
         self._validate_params()
         shape = self.public_shape(X, y)
-        inferred = self.classes is None and declared_classes(y) is None
-        if inferred and not getattr(context.label_warning, "issued", False):  # the set chose it; once
-            warnings.warn(f"{type(self).__name__}: {INFERRED_CHOICE_WARNING}", PrivacyLeakWarning,
-                          stacklevel=user_stacklevel())
-        context = context.one_label_warning(issued=inferred)
+        inferred, context = self.classes is None and declared_classes(y) is None, context.one_label_warning()
+        if inferred:  # the set chose the learner: its warning, once (a sweep's may be issued)
+            context.label_warning.issue(type(self).__name__, INFERRED_CHOICE_WARNING)
         if self._guarded(*shape):
             return self._fit_safeguarded(X, y, shape, inferred, context)
         name, reason, learner = self._learner(*shape)
@@ -947,12 +945,15 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             size = (plan.n, plan.n_classes, plan.n_features)
         else:
             size = self.public_shape(X, y)
+            if self.classes is None and declared_classes(y) is None:  # as fit: first, once
+                LabelWarning().issue(type(self).__name__, INFERRED_CHOICE_WARNING)
         if self._guarded(*size):
             return self._certify_safeguarded(X, y, size)
         name, reason, learner = self._learner(*size)
-        rows = None if X is None else _rows_for(name, X)
-        with signed_by(learner, f"{type(self).__name__}.certify"):
-            certificate = learner.certify(rows, y, n=n, n_classes=n_classes, n_features=n_features)
+        rows, issued = (None, None) if X is None else (_rows_for(name, X), LabelWarning(True))
+        with signed_by(learner, f"{type(self).__name__}.certify"):  # (with X: the learner's warning issued)
+            certificate = learner.certify(n=n, n_classes=n_classes, n_features=n_features) if X is None else \
+                state_rows_source(learner._certify_with(rows, y, FitContext(label_warning=issued)), rows)
         certificate.assumptions.extend((reason, *self._unguarded_note(*size)))
         return self._inferred_choice(certificate, y)
 
@@ -977,7 +978,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             classes = classes if classes is not None else range(n_classes)
         else:
             X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self)
-            labels = encode_labels(y_checked, classes, f"{owner}.certify", unknown_labels=self.unknown_labels)
+            labels = encode_labels(y_checked, classes, f"{owner}.certify", unknown_labels=self.unknown_labels,
+                                   warning=LabelWarning(True))  # (certify's warning came first)
             classes, source = labels.classes, labels.assumption
             learner.set_params(classes=list(classes))
             model = learner._certify_with(_rows_for(name, X_checked), y_checked,

@@ -102,8 +102,7 @@ class KMeansTemplate(StatisticTemplate):
 
     ``X`` (n, d) holds rows with ||x|| <= ``data_norm`` = q (the caller clips), ``y`` class indices in {0,
     ..., C − 1}, or -1 for a record left out (in no cell: it adds 0 to every count and sum, a per-record
-    map, so the sensitivities 2 and 2q hold); ``n_iter`` Lloyd iterations start from the public
-    ``init_centers`` (C, K, d).
+    map: the sensitivities 2 and 2q hold); ``n_iter`` Lloyd iterations from public ``init_centers`` (C, K, d).
 
     Examples
     --------

@@ -445,3 +445,22 @@ def test_without_classes_the_delta_of_the_label_set_read_from_y_is_refused_befor
         warnings.simplefilter("always")
         single.fit(X, y)
     assert [type(w.message) for w in caught].count(dp.PrivacyLeakWarning) == 1
+
+
+def test_random_search_certify_warns_of_the_label_set_before_refusing_a_delta():
+    """certify without classes=: the label-set warning comes before the refusal of a candidate
+    spending δ (whose text depends on the set read from y), on D and on a neighbour D′."""
+    import dpconvex as dp
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3)) / 3
+    y = np.arange(60) % 2
+    y3 = y.copy()
+    y3[0] = 2
+    for labels in (y, y3):
+        search = PrivateRandomSearch(dp.PrivateClassifier(delta=1e-5), {"validation_fraction": [0.2, 0.3]},
+                                     epsilon=1.0, random_state=0)
+        with warnings.catch_warnings(record=True) as caught, pytest.raises(ParameterError, match="delta"):
+            warnings.simplefilter("always")
+            search.certify(X, labels)
+        assert [type(w.message) for w in caught] == [dp.PrivacyLeakWarning]

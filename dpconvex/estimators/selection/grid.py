@@ -223,11 +223,10 @@ class SelectedEstimator:
 
     def _planned_delta(self, part: tuple[Any, Any], epsilon: float, owner: str,
                        rows: tuple[Any, Any] | None = None) -> float:
-        """The largest δ a candidate's plan spends on a part of ``part`` = (rows, features)
-        (an estimator's "auto" δ included), from public facts: the part's shape and the
-        public label set, else the one a fit reads from the labels of ``rows`` = (X, y)
-        (``public_shape``; 0 where these or a plan are not at hand). A bad candidate is
-        refused here, by its own name, before any candidate is fitted."""
+        """The largest δ a candidate's plan spends on a part of ``part`` = (rows, features) (its "auto" δ
+        included): from the part's shape and the public label set, else the one a fit reads from the labels
+        of ``rows`` = (X, y) (0 where these or a plan are not at hand). A bad candidate is refused here, by
+        its own name, before any candidate is fitted."""
         multi = getattr(self.estimator, "_reads_label_set", True)
         classes = self._public_classes(owner) if multi else [0]
         if (not hasattr(self.estimator, "plan") or (classes is None and rows is None)

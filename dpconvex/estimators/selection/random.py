@@ -382,9 +382,9 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         n = X_checked.shape[0]
         n_val = int(math.ceil(fraction * n))
         train_index = np.arange(n_val, n)
+        labels = self._certify_labels(y_checked, self.unknown_labels, owner)  # (its warning first)
         candidates = self._candidates(f"{owner}.certify", train_index.size, X_checked.shape[1], eps1,
                                       (X_checked, y_checked))
-        labels = self._certify_labels(y_checked, self.unknown_labels, owner)
         run_certificate = self._certified(candidates[0], eps1, self.unknown_labels,
                                           Parts(X_checked, y_checked, [train_index])[0], owner, labels)
         certificate = self._certificate(f"{owner}.certify", epsilon, eps1, repetitions,

@@ -46,9 +46,7 @@ def lloyd(template: KMeansTemplate, noise: Any = None) -> np.ndarray:
         counts = np.bincount(cell, minlength=J + 1)[:J].astype(float)
         sums = np.zeros((J + 1, d))
         np.add.at(sums, cell, X)
-        sums = sums[:J]
-        if noise is not None:
-            counts, sums = noise(counts, sums)
+        counts, sums = (counts, sums[:J]) if noise is None else noise(counts, sums[:J])
         new = centers.reshape(J, d).copy()
         ok = counts >= 1.0
         new[ok] = sums[ok] / counts[ok, None]
