@@ -36,9 +36,10 @@ from typing import Any
 
 from sklearn.exceptions import NotFittedError as _SkNotFittedError
 
-#: Frames a warning skips to reach the user's: dpconvex's own and contextlib's.
+#: Frames a warning skips to reach the user's: dpconvex's own, contextlib's and scikit-learn's (a Pipeline).
 _SKIPPED = (os.path.dirname(os.path.abspath(__file__)) + os.sep,
-            os.path.join(os.path.dirname(os.path.abspath(contextlib.__file__)), "contextlib"))
+            os.path.join(os.path.dirname(os.path.abspath(contextlib.__file__)), "contextlib"),
+            os.path.dirname(os.path.abspath(sys.modules["sklearn"].__file__)) + os.sep)
 
 
 def user_stacklevel() -> int:

@@ -564,6 +564,23 @@ def test_a_dry_run_warns_of_a_label_set_read_from_y_as_its_fit_does():
         assert names[0] == names[1] == [type(make()).__name__]
 
 
+def test_unknown_dask_categories_and_a_pipeline_read_the_set_from_y_with_the_warning():
+    """A Dask categorical whose categories Dask does not know declares no set: the fit warns and
+    states the set as read from the data; inside a Pipeline the warning names the user's line."""
+    import dask.dataframe as dd
+    import pandas as pd
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import Normalizer
+
+    D, _, _ = _classifier_neighbours("outside")
+    X, y = D
+    unknown = dd.from_pandas(pd.Series(y), npartitions=2).astype("category")
+    assert len(_leak_warnings(lambda: _lr(random_state=0).fit(X, unknown))) == 1
+    assert "read from the data" in str(_lr(random_state=0).fit(X, unknown).certificate_.label_source)
+    caught = _leak_warnings(lambda: make_pipeline(Normalizer(), _lr(random_state=0)).fit(X, y))
+    assert [w.filename for w in caught] == [__file__]
+
+
 def test_no_label_set_warning_when_the_set_is_public():
     import pandas as pd
 

@@ -67,7 +67,8 @@ def computed(x: Any) -> Any:
         return x
     from .dask_rows import compute
 
-    return compute(x)[0]
+    out = compute(x)[0]  # categories Dask did not know are the data's, not a declared set
+    return out if getattr(getattr(x, "cat", None), "known", True) else np.asarray(out)
 
 
 def row_products(X: Any, W: np.ndarray, raw: np.ndarray | None = None) -> np.ndarray:
@@ -225,7 +226,8 @@ def declared_classes(y: Any) -> np.ndarray | None:
     if isinstance(y, LabelArray):
         return None if y.classes is None else np.asarray(y.classes)
     dtype = getattr(y, "dtype", None)
-    if type(dtype).__name__ == "CategoricalDtype" and type(dtype).__module__.startswith("pandas"):
+    if type(dtype).__name__ == "CategoricalDtype" and type(dtype).__module__.startswith("pandas") \
+            and getattr(getattr(y, "cat", None), "known", True):  # (Dask's unknown categories: none)
         return np.asarray(dtype.categories)
     return None
 

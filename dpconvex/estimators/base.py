@@ -315,8 +315,7 @@ class FitContext:
         """This context with one label-set warning for the fits inside it: the caller's (marked issued
         when ``issued``), else a new :class:`~dpconvex.data.validation.LabelWarning`. With ``owner``, where
         the set is read from ``y`` (none declared with it), issued here, before a plan, hold or refusal."""
-        context = self if self.label_warning is not None else \
-            dataclasses.replace(self, label_warning=LabelWarning(False))
+        context = self if self.label_warning else dataclasses.replace(self, label_warning=LabelWarning())
         if owner and declared_classes(y) is None:
             context.label_warning.issue(owner)
         context.label_warning.issued |= issued

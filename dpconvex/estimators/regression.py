@@ -121,9 +121,8 @@ class PrivateBounds:
 
 
 #: The plan's and the certificate's line of a fit with ``label_range="private"``.
-PRIVATE_RANGE_NOTE = ("label_range='private': the range of the labels released first with {share:g} of "
-                      "epsilon, the model on the epsilon left "
-                      "(docs/privacy/bounds.md#privacy-private-label-range)")
+PRIVATE_RANGE_NOTE = ("label_range='private': the labels' range released first with {share:g} of epsilon, "
+                      "the model on the epsilon left (docs/privacy/bounds.md#privacy-private-label-range)")
 
 
 def private_bounds(label_range: Any) -> PrivateBounds | None:

@@ -1061,11 +1061,9 @@ def get_backend(name: str | None, template: Template) -> Backend:
         needs = " or ".join(repr(sorted(candidate.requires)) for candidate in candidates)
         fits = suitable_backends(template)
         raise ParameterError(
-            f"get_backend: solver {name!r} cannot solve the template "
-            f"'{getattr(template, 'name', template)}': "
-            f"it needs the capabilities {needs}; the template has {have!r}. "
-            + (f"Use solver={fits[0]!r}." if fits else "No registered backend can solve it.")
-        )
+            f"get_backend: solver {name!r} cannot solve the template '{getattr(template, 'name', template)}'"
+            f": it needs the capabilities {needs}; the template has {have!r}. "
+            + (f"Use solver={fits[0]!r}." if fits else "No registered backend can solve it."))
     candidates[0].check(template)  # raises, naming what is missing
     return candidates[0]  # pragma: no cover
 

@@ -464,3 +464,20 @@ def test_random_search_certify_warns_of_the_label_set_before_refusing_a_delta():
             warnings.simplefilter("always")
             search.certify(X, labels)
         assert [type(w.message) for w in caught] == [dp.PrivacyLeakWarning]
+
+
+@pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
+def test_a_search_dry_run_warns_before_refusing_labels_read_from_y(search):
+    """certify without classes=: the label-set warning precedes the refusal of a NaN label."""
+    import dpconvex as dp
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3)) / 3
+    y = (np.arange(60) % 2).astype(float)
+    y[0] = np.nan
+    dry = search(NoisyGradientDescent(epsilon=1.0, steps=5), {"clip": [0.5, 1.0]}, epsilon=1.0,
+                 random_state=0)
+    with warnings.catch_warnings(record=True) as caught, pytest.raises(dp.DataValidationError):
+        warnings.simplefilter("always")
+        dry.certify(X, y)
+    assert [type(w.message) for w in caught] == [dp.PrivacyLeakWarning]

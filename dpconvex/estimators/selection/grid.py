@@ -42,6 +42,7 @@ from ..._validation import (
 )
 from ...data.validation import (
     LABEL_POLICY,
+    LabelWarning,
     check_array,
     check_classes,
     check_labels,
@@ -339,7 +340,8 @@ class SelectedEstimator:
         """The label set a fit gives every candidate: the public one, else read once from y."""
         if not self._keys("classes"):
             return None
-        return encode_labels(y, self._public_classes(owner), f"{owner}.certify", unknown_labels=unknown)
+        return encode_labels(y, self._public_classes(owner), f"{owner}.certify", unknown_labels=unknown,
+                             warning=LabelWarning(True))  # (certify's warning came first)
 
     def _certified(self, params: dict[str, Any], epsilon: float, unknown: str, rows: Any,
                    owner: str, labels: Any) -> Certificate:
@@ -571,6 +573,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         owner = type(self).__name__
         epsilon, unknown = self._checked(owner)
         candidates = self._grid_candidates(owner)
+        NO_CONTEXT.one_label_warning(owner=owner if self._public_classes(owner) is None else "", y=y)
         X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self.estimator)
         labels = self._certify_labels(y_checked, unknown, owner)
         public = self.public_validation is not None

@@ -31,7 +31,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clo
 from ..._validation import check_float, check_option, feature_names_of
 from ...errors import DataValidationError, ParameterError, PrivacyError, user_stacklevel
 from ...privacy.budget import Certificate, Condition, compose_parallel, hold_budget, split_even
-from ..base import FitContext, fit_with
+from ..base import NO_CONTEXT, FitContext, fit_with
 from ..parts import Parts, check_rows, mistakes
 from .grid import SelectedEstimator, _find_certificate
 
@@ -378,6 +378,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         """
         owner = type(self).__name__
         epsilon, eps1, repetitions, fraction = self._check_params(owner)
+        NO_CONTEXT.one_label_warning(owner=owner if self._public_classes(owner) is None else "", y=y)
         X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self.estimator)
         n = X_checked.shape[0]
         n_val = int(math.ceil(fraction * n))
