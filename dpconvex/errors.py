@@ -25,6 +25,7 @@ __all__ = [
 ]
 
 import contextlib
+import importlib.util
 import os
 import sys
 import time
@@ -36,10 +37,11 @@ from typing import Any
 
 from sklearn.exceptions import NotFittedError as _SkNotFittedError
 
-#: Frames a warning skips to reach the user's: dpconvex's own, contextlib's and scikit-learn's (a Pipeline).
+#: Frames a warning skips to reach the user's: dpconvex's, contextlib's, scikit-learn's and joblib's.
 _SKIPPED = (os.path.dirname(os.path.abspath(__file__)) + os.sep,
             os.path.join(os.path.dirname(os.path.abspath(contextlib.__file__)), "contextlib"),
-            os.path.dirname(os.path.abspath(sys.modules["sklearn"].__file__)) + os.sep)
+            *(os.path.dirname(os.path.abspath(importlib.util.find_spec(name).origin)) + os.sep
+              for name in ("sklearn", "joblib")))
 
 
 def user_stacklevel() -> int:

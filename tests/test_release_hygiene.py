@@ -579,6 +579,10 @@ def test_unknown_dask_categories_and_a_pipeline_read_the_set_from_y_with_the_war
     assert "read from the data" in str(_lr(random_state=0).fit(X, unknown).certificate_.label_source)
     caught = _leak_warnings(lambda: make_pipeline(Normalizer(), _lr(random_state=0)).fit(X, y))
     assert [w.filename for w in caught] == [__file__]
+    from sklearn.model_selection import cross_val_score  # (its fits run through joblib)
+
+    caught = _leak_warnings(lambda: cross_val_score(_lr(random_state=0), X, y, cv=2))
+    assert caught and {w.filename for w in caught} == {__file__}
 
 
 def test_no_label_set_warning_when_the_set_is_public():
