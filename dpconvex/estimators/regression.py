@@ -52,10 +52,9 @@ from ..data.validation import check_array, check_excluded, computed, row_product
 from ..errors import DataValidationError, ParameterError, PrivacyWarning, record_diagnostic, user_stacklevel
 from ..objectives import HuberRegression, Pinball
 from ..objectives.losses import Loss, get_regression_loss, parse_label_range, stated_loss
-from ..privacy.bounds import check_range_budget, release_range
 from ..privacy.budget import Budget, LabelSource
 from ..privacy.release import release
-from ..privacy.rules.bounds import DEFAULT_LEVELS, LABEL_SHARE
+from ..privacy.rules.bounds import DEFAULT_LEVELS, LABEL_SHARE, refine_range
 from ..templates.linear_erm import LinearERMTemplate
 from ..templates.statistics import check_levels
 from .base import (
@@ -210,7 +209,8 @@ class LabelRangeMixin:
         from this fit's (``context.noise``, else ``random_state``).
         """
         from .._validation import NoiseSource, feature_names_of, noise_source, with_feature_names
-        from ..privacy.budget import Budget, hold_budget
+        from ..privacy.bounds import check_range_budget, release_range
+        from ..privacy.budget import hold_budget
 
         spec, epsilon, eps_label, inner = self._label_split()
         owner = type(self).__name__
@@ -240,9 +240,7 @@ class LabelRangeMixin:
     def _certify_private_labels(self, X: Any = None, y: Any = None, **shape: Any) -> Any:
         """The certificate a fit with a private label range would carry (nothing drawn)."""
         from ..data.log_grid import N_CELLS
-        from ..privacy.budget import Budget
-        from ..privacy.release import release
-        from ..privacy.rules.bounds import refine_range
+        from ..privacy.bounds import check_range_budget
         from ..templates.statistics import RangeTemplate
 
         spec, epsilon, eps_label, inner = self._label_split()
@@ -289,6 +287,8 @@ class LabelRangeMixin:
         and :data:`PRIVATE_RANGE_NOTE`, without the placeholder range; ``prepare`` refuses it)."""
         if private_bounds(self.label_range) is None:
             return super().plan(n, n_classes, n_features)  # type: ignore[misc]
+        from ..privacy.bounds import check_range_budget
+
         spec, epsilon, eps_label, inner = self._label_split()
         model = inner.plan(n, n_classes, n_features)
         check_range_budget(model.n, eps_label, "labels", f"{type(self).__name__}.plan")
