@@ -1,10 +1,9 @@
 """Reporting a run: what its fits released and warned, the table, results.json, the error
 plot, and safe writing of both files.
 
-``write_outputs`` never leaves a half-written file: each output is written to a
-temporary file in the output folder and renamed over the existing one
-(``os.replace``, atomic on POSIX and Windows), so a full disk or a crash while
-writing keeps the earlier, valid ``results.json`` and plot.
+``write_outputs`` never leaves a half-written file: each output is written to a temporary file in the output
+folder and renamed over the existing one (``os.replace``, atomic on POSIX and Windows), so a full disk or a
+crash while writing keeps the earlier, valid ``results.json`` and plot.
 """
 
 from __future__ import annotations
@@ -127,10 +126,9 @@ def first_sentence(text: str) -> str:
 class WarningTally:
     """The warnings of many fits: each distinct (category, text) once, with its count.
 
-    :meth:`capture` records every warning raised inside it (all filters set to
-    "always" there, so none is lost to the once-per-location rule) and counts
-    each distinct text once per fit. A capture around a sweep of several fits
-    counts every occurrence: each fit of a sweep is a separate release.
+    :meth:`capture` records every warning raised inside it (all filters set to "always" there, so none is
+    lost to the once-per-location rule) and counts each distinct text once per fit. A capture around a
+    sweep of several fits counts every occurrence: each fit of a sweep is a separate release.
 
     Attributes
     ----------
@@ -307,8 +305,7 @@ class ProblemResult:
         return out
 
     def _curve_eps(self) -> float:
-        eps = self.problem.quick_epsilons if self.quick else self.problem.epsilons
-        return eps[0]
+        return (self.problem.quick_epsilons if self.quick else self.problem.epsilons)[0]
 
 
 RESULTS_JSON = "results.json"
@@ -414,22 +411,16 @@ def result_to_dict(result: ProblemResult) -> dict[str, Any]:
     ('wine_large_margin', True, 1)
     """
     return {
-        "problem": result.problem.name,
-        "file": str(result.problem.path),
-        "quick": result.quick,
-        "runs": result.runs,
-        "seconds": round(result.seconds, 2),
-        "x_axis": result.problem.x_axis,
+        "problem": result.problem.name, "file": str(result.problem.path), "quick": result.quick,
+        "runs": result.runs, "seconds": round(result.seconds, 2), "x_axis": result.problem.x_axis,
         "results": {m: {("inf" if math.isinf(e) else repr(e)): _stats(v) for e, v in d.items()}
                     for m, d in result.errors.items()},
         "metric": result.problem.metric,
-        "baselines": {k: _stats(v) for k, v in result.baselines.items() if v},
-        "checks": result.checks,
+        "baselines": {k: _stats(v) for k, v in result.baselines.items() if v}, "checks": result.checks,
         "passed": result.passed,
         "released": {m: {("inf" if math.isinf(e) else repr(e)): dict(names) for e, names in d.items()}
                      for m, d in result.released.items()},
-        "fits": result.fits,
-        "warnings": result.warnings,
+        "fits": result.fits, "warnings": result.warnings,
     }
 
 

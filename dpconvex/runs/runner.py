@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._validation import NoiseSource, check_bool, check_float, check_int
-from ..data.validation import LabelArray, declared_classes
-from ..errors import DatasetError, ParameterError
+from ..data.validation import LabelArray, check_array, check_labels, declared_classes
+from ..errors import DatasetError, DataValidationError, ParameterError
 from ..estimators.base import NO_CONTEXT, fit_with
 from ..estimators.sweep import epsilon_sweep
 from .band import score
@@ -166,10 +166,7 @@ def _check_bands(result: ProblemResult, expect: list[Any]) -> None:
     ``min_error``/``max_error`` or ``min_r2``/``max_r2``)."""
     for e in expect:
         d = result.errors.get(e.method, {})
-        if e.train_size is not None:
-            key = float(e.train_size)
-        else:
-            key = math.inf if e.epsilon is None else e.epsilon
+        key = float(e.train_size) if e.train_size else math.inf if e.epsilon is None else e.epsilon
         check = {"method": e.method, "epsilon": e.epsilon, "observed": math.nan,
                  "train_size": e.train_size, f"min_{e.metric}": e.low,
                  f"max_{e.metric}": e.high, "ok": False}
@@ -236,6 +233,20 @@ def _plain(values: Any) -> Any:
     return np.asarray(values) if isinstance(values, (list, tuple)) else values
 
 
+def _checked(problem: Problem, X: Any, y: Any) -> tuple[Any, Any]:
+    """(X, y) the runner can split and score: sparse X as CSR; y (a column vector's column, as the fits
+    read it) checked as class labels, or for R² as finite numbers, before a baseline reads it."""
+    col = y[:, 0] if np.ndim(y) == 2 and np.shape(y)[1] == 1 else y
+    try:
+        if problem.metric == "r2":
+            check_array(np.column_stack([col]), problem.dataset, name="y")
+        else:
+            check_labels(col, len(col), problem.dataset)
+    except DataValidationError as exc:
+        raise _data_error(problem, "data.dataset", str(exc)) from None
+    return (X.tocsr() if hasattr(X, "tocsr") else X), y
+
+
 def _as_xy(problem: Problem, out: Any) -> tuple[Any, Any]:
     """(X, y) from a loader's (X, y) or DataFrame (with the problem's ``target`` column)."""
     target = problem.target
@@ -251,7 +262,7 @@ def _as_xy(problem: Problem, out: Any) -> tuple[Any, Any]:
         if other:
             raise _data_error(problem, "data.dataset", f"only numeric columns are read; not "
                               f"numeric: {other}. Encode or drop them in the loader.")
-        return features.to_numpy(dtype=float), _plain(out[target])
+        return _checked(problem, features.to_numpy(dtype=float), _plain(out[target]))
     if isinstance(out, (tuple, list)) and len(out) == 2:
         if target is not None:
             raise _data_error(problem, "data.target", "the loader returned (X, y): target applies "
@@ -265,7 +276,7 @@ def _as_xy(problem: Problem, out: Any) -> tuple[Any, Any]:
             raise _data_error(problem, "data.dataset", f"the loader returned X of shape "
                               f"{getattr(X, 'shape', None)} and y of shape {np.shape(y)}: X "
                               "must be 2-D with one label in y per row.")
-        return X, y
+        return _checked(problem, X, y)
     raise _data_error(problem, "data.dataset", f"the loader returned a {type(out).__name__}. "
                       "Return (X, y), a DataFrame with the label column, or "
                       "{'train': (X, y), 'test': (X, y)}.")
@@ -281,8 +292,8 @@ def load_data(problem: Problem) -> Any:
     Raises
     ------
     ProblemError
-        The loader refuses ``[data] options`` or fails, returns something else, or a
-        CSV file or DataFrame cannot be read as numbers (names the key).
+        The loader refuses ``[data] options`` or fails, returns something else or labels the metric
+        cannot read, or a CSV file or DataFrame cannot be read as numbers (names the key).
     DatasetError
         A dataset file is missing or malformed.
 
