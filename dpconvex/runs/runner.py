@@ -428,8 +428,9 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
         name, value = _baseline(problem.metric, ytr, yte)
         result.baselines.setdefault(name, []).append(value)
         for m, grid in cells:
-            if not sizes and m.private and not m.tune:
-                # one template per (split, method), warm-started across the ε grid
+            if not sizes and m.private and not m.tune and isinstance(m.factory, (type, type(None))):
+                # one template per (split, method), warm-started across the ε grid; a factory function is
+                # called at each ε below (the model it builds may depend on ε)
                 with tally.capture(m.label, fits=len(grid)):
                     sw = epsilon_sweep(_make_estimator(m, None), Xtr, ytr,
                                        [e for e, _ in grid], random_state=rng)

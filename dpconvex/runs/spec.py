@@ -922,15 +922,10 @@ def load_problem(name: str | os.PathLike[str]) -> Problem:
     q_runs = _runs(path, "quick.runs", quick.get("runs", 2))
     check_fits(path, runs, count_fits(methods, epsilons, sizes))
     check_fits(path, q_runs, count_fits(methods, q_eps, q_sizes), "quick.runs")
-    return Problem(
-        train_sizes=sizes, quick_train_sizes=q_sizes,
-        name=name, path=path, title=title,
-        reference=reference, dataset=dataset, split=split,
-        test_size=data.get("test_size"), train_size=data.get("train_size"),
-        options=dict(data.get("options", {})), epsilons=epsilons, runs=runs, seed=seed,
-        methods=methods, expect=expect,
-        quick_runs=q_runs, quick_epsilons=q_eps,
-        quick_max_train=None if quick.get("max_train") is None else
-        _int(path, "quick.max_train", quick["max_train"]), quick_expect=q_expect,
-        metric=metric, target=target, loader=loader, csv=csv,
-    )
+    q_max = None if quick.get("max_train") is None else _int(path, "quick.max_train", quick["max_train"])
+    return Problem(name=name, path=path, title=title, reference=reference, dataset=dataset, split=split,
+                   test_size=data.get("test_size"), train_size=data.get("train_size"),
+                   options=dict(data.get("options", {})), epsilons=epsilons, runs=runs, seed=seed,
+                   methods=methods, expect=expect, train_sizes=sizes, quick_runs=q_runs,
+                   quick_epsilons=q_eps, quick_max_train=q_max, quick_expect=q_expect,
+                   quick_train_sizes=q_sizes, metric=metric, target=target, loader=loader, csv=csv)

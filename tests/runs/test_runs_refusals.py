@@ -1,6 +1,7 @@
 """Data and problem files the runner cannot use are refused by name (ProblemError, exit status 2), before
 any fit: labels its baselines cannot read, numbers beyond float64, splits and headers that do not hold."""
 
+import importlib
 import warnings
 
 import pytest
@@ -12,6 +13,10 @@ LOADERS = '''
 import numpy as np, pandas as pd, scipy.sparse as sp
 X = np.random.default_rng(0).normal(size=(40, 3)) / 3
 y = (X[:, 0] > 0).astype(int)
+
+
+def plain():
+    return X, y
 
 
 def mixed():
@@ -66,3 +71,27 @@ def test_a_sparse_x_without_row_indexing_is_split_as_csr_rows(tmp_path):
         warnings.simplefilter("ignore")
         result = run_problem(load_problem(_problem(tmp_path, "coo")), progress=False)
     assert result.fits == 1 and len(result.errors["m"][1.0]) == 1
+
+
+FACTORY = '''
+import dpconvex as dp
+CALLS = []
+
+
+def make(epsilon, **params):  # a model that depends on epsilon: the penalty scales with 1/epsilon
+    CALLS.append(epsilon)
+    return dp.PrivateLogisticRegression(epsilon=epsilon, lam=0.05 / epsilon, classes=[0, 1], **params)
+'''
+
+
+def test_a_factory_taking_epsilon_builds_the_model_of_each_grid_point(tmp_path):
+    path = _problem(tmp_path, "plain", f'estimator = "factory_{tmp_path.name}:make"\n')
+    (tmp_path / f"factory_{tmp_path.name}.py").write_text(FACTORY)
+    path.write_text(path.read_text().replace("epsilon = [1.0]", "epsilon = [1.0, 5.0]"))
+    problem = load_problem(path)
+    calls = importlib.import_module(f"factory_{tmp_path.name}").CALLS
+    calls.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = run_problem(problem, progress=False)
+    assert calls == [1.0, 5.0] and set(result.errors["m"]) == {1.0, 5.0}
