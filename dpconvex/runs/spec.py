@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import math
 import os
 import re
 import sys
@@ -426,13 +425,13 @@ def _check_keys(path: Path, where: str, got: Any, allowed: set[str]) -> None:
                    "Fix the spelling or remove it (see problems/README.md).")
 
 
-def _floats(path: Path, key: str, v: Any, positive: bool = True) -> list[float]:
+def _floats(path: Path, key: str, v: Any) -> list[float]:
     if not isinstance(v, list) or not v or not all(
             isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
         raise _err(path, key, f"must be a non-empty list of numbers, got {v!r}.")
-    out = [float(x) for x in v]
-    if positive and any(not (x > 0 and math.isfinite(x)) for x in out):
+    if not all(0 < x <= sys.float_info.max for x in v):  # an int beyond float64 included
         raise _err(path, key, f"every epsilon must be a finite number > 0, got {v!r}.")
+    out = [float(x) for x in v]
     if len(set(out)) != len(out):  # (results are keyed by the value)
         twice = next(x for x in out if out.count(x) > 1)
         raise _err(path, key, f"lists {twice!r} more than once: list each value once.")
@@ -510,8 +509,8 @@ def _band(path: Path, k: str, e: dict[str, Any], metric: str) -> tuple[float, fl
     span = "[0, 1]" if metric == "error" else "(-inf, 1]"
     for key in (required, optional):
         v = e.get(key, 0.0)
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise _err(path, k + key, f"must be a number in {span}, got {v!r}.")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not abs(v) <= sys.float_info.max:
+            raise _err(path, k + key, f"must be a finite number in {span}, got {v!r}.")
     if metric == "error":
         lo, hi = float(e.get("min_error", 0.0)), float(e["max_error"])
         if not 0 <= lo <= hi <= 1:
@@ -541,8 +540,8 @@ def _expects(path: Path, where: str, items: Any, labels: set[str], metric: str) 
         lo, hi = _band(path, k, e, metric)
         eps = e.get("epsilon")
         if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float))
-                                or not 0 < eps < math.inf):
-            raise _err(path, k + "epsilon", f"must be a number > 0 or omitted, got {eps!r}.")
+                                or not 0 < eps <= sys.float_info.max):
+            raise _err(path, k + "epsilon", f"must be a finite number > 0 or omitted, got {eps!r}.")
         ts = e.get("train_size")
         if ts is not None:
             ts = _int(path, k + "train_size", ts)

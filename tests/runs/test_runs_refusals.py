@@ -7,7 +7,7 @@ import warnings
 import pytest
 
 from dpconvex import cli
-from dpconvex.runs import load_problem, run_problem
+from dpconvex.runs import ProblemError, load_problem, run_problem
 
 LOADERS = '''
 import numpy as np, pandas as pd, scipy.sparse as sp
@@ -95,3 +95,19 @@ def test_a_factory_taking_epsilon_builds_the_model_of_each_grid_point(tmp_path):
         warnings.simplefilter("ignore")
         result = run_problem(problem, progress=False)
     assert calls == [1.0, 5.0] and set(result.errors["m"]) == {1.0, 5.0}
+
+
+BIG = "1" + "0" * 400  # a TOML integer beyond float64's range
+
+
+@pytest.mark.parametrize("epsilon,band,key", [
+    (BIG, "epsilon = 1.0\nmax_error = 0.5", "grid.epsilon"),
+    ("1.0", f"epsilon = 1.0\nmax_error = {BIG}", r"expect\[0\].max_error"),
+    ("1.0", f"epsilon = {BIG}\nmax_error = 0.5", r"expect\[0\].epsilon"),
+], ids=["grid.epsilon", "max_error", "expect.epsilon"])
+def test_an_integer_beyond_float64_is_refused_with_its_key(tmp_path, epsilon, band, key):
+    path = _problem(tmp_path, "plain")
+    path.write_text(path.read_text().replace("epsilon = [1.0]", f"epsilon = [{epsilon}]")
+                    + f'[[expect]]\nmethod = "m"\n{band}\n')
+    with pytest.raises(ProblemError, match=rf"key '{key}': (every epsilon )?must be a finite number"):
+        load_problem(path)
