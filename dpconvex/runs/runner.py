@@ -125,10 +125,11 @@ def _split(problem: Problem, data: Any, rng: np.random.Generator) -> tuple[Any, 
     test, train = perm[:n_test], perm[n_test:]
     if problem.train_size is not None:
         tr = problem.train_size
-        if tr > train.size:
-            raise _err(problem.path, "data.train_size", f"{tr} rows asked of the {train.size} the "
-                       "split leaves for training. Use fewer (or a fraction).", "run_problem")
-        train = train[: int(tr if tr >= 1 else round(tr * n))]
+        k = int(tr if tr >= 1 else round(tr * n))
+        if k > train.size:
+            raise _err(problem.path, "data.train_size", f"{k} rows asked of the {train.size} the split "
+                       f"leaves for training (a fraction is one of all {n} rows). Use fewer.", "run_problem")
+        train = train[:k]
     if test.size < 1 or train.size < 2:
         raise _err(problem.path, "data.test_size", f"the split of the {n} rows leaves {train.size} "
                    f"training and {test.size} test rows. Use a test_size below {n - 1} rows (or a "

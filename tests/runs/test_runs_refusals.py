@@ -111,3 +111,10 @@ def test_an_integer_beyond_float64_is_refused_with_its_key(tmp_path, epsilon, ba
                     + f'[[expect]]\nmethod = "m"\n{band}\n')
     with pytest.raises(ProblemError, match=rf"key '{key}': (every epsilon )?must be a finite number"):
         load_problem(path)
+
+
+def test_a_train_size_fraction_asking_more_rows_than_the_split_leaves_is_refused(tmp_path):
+    """40 rows, 12 to test: 0.9 of all rows asks 36 of the 28 left for training."""
+    path = _problem(tmp_path, "plain", extra="test_size = 0.3\ntrain_size = 0.9\n")
+    with pytest.raises(ProblemError, match=r"key .data.train_size.: 36 rows asked of the 28 the split"):
+        run_problem(load_problem(path), progress=False)
