@@ -12,6 +12,7 @@ import math
 import sys
 import time
 import warnings
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -198,6 +199,9 @@ def _read_csv(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
         raise _data_error(problem, "data.dataset", f"{path} has no records. Write a header row "
                           "naming the columns, then one row per record.")
     header = [name.strip() for name in rows[0][1]]
+    if twice := sorted(name for name, count in Counter(header).items() if count > 1):
+        raise _data_error(problem, "data.dataset", f"columns {twice} appear more than once in the header "
+                          f"of {path}. Rename them.")
     if target not in header:
         raise _data_error(problem, "data.target", f"{target!r} is not a column of {path.name}; its "
                           f"columns: {header}. Name the label column.")

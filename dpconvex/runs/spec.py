@@ -824,11 +824,8 @@ def _check_data(path: Path, data: Any) -> tuple[str, str, _Source]:
         raise _err(path, "data.split", f"must be 'random' or 'given', got {split!r}.")
     for key in ("test_size", "train_size"):
         v = data.get(key)
-        if v is None:
-            continue
-        ok = (isinstance(v, int) and not isinstance(v, bool) and v >= 1) or \
-            (isinstance(v, float) and 0.0 < v < 1.0)
-        if not ok:
+        if v is not None and not ((isinstance(v, int) and not isinstance(v, bool) and v >= 1)
+                                  or (isinstance(v, float) and 0.0 < v < 1.0)):
             raise _err(path, f"data.{key}", f"must be a number of rows (int >= 1) or a fraction "
                        f"in (0, 1), got {v!r}.")
     if not isinstance(data.get("options", {}), dict):

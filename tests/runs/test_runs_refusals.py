@@ -7,7 +7,7 @@ import warnings
 import pytest
 
 from dpconvex import cli
-from dpconvex.runs import ProblemError, load_problem, run_problem
+from dpconvex.runs import ProblemError, load_data, load_problem, run_problem
 
 LOADERS = '''
 import numpy as np, pandas as pd, scipy.sparse as sp
@@ -118,3 +118,13 @@ def test_a_train_size_fraction_asking_more_rows_than_the_split_leaves_is_refused
     path = _problem(tmp_path, "plain", extra="test_size = 0.3\ntrain_size = 0.9\n")
     with pytest.raises(ProblemError, match=r"key .data.train_size.: 36 rows asked of the 28 the split"):
         run_problem(load_problem(path), progress=False)
+
+
+def test_a_csv_header_naming_a_column_twice_is_refused_by_name(tmp_path):
+    rows = "".join(f"{i % 2},0.1,0.2,{i % 2}\n" for i in range(8))  # the label again as the last column
+    (tmp_path / "d.csv").write_text("label,a,b,label\n" + rows)
+    path = tmp_path / "p.toml"
+    path.write_text('[data]\ndataset = "d.csv"\ntarget = "label"\n[grid]\nepsilon = [1.0]\n'
+                    '[[method]]\nlabel = "m"\nestimator = "PrivateLogisticRegression"\n')
+    with pytest.raises(ProblemError, match=r"key 'data.dataset': columns \['label'\] appear more than once"):
+        load_data(load_problem(path))
