@@ -124,16 +124,17 @@ def _split(problem: Problem, data: Any, rng: np.random.Generator) -> tuple[Any, 
     n_test = int(ts if ts >= 1 else round(ts * n))
     perm = rng.permutation(n)
     test, train = perm[:n_test], perm[n_test:]
-    if problem.train_size is not None:
-        tr = problem.train_size
+    if (tr := problem.train_size) is not None:
         k = int(tr if tr >= 1 else round(tr * n))
         if k > train.size:
             raise _err(problem.path, "data.train_size", f"{k} rows asked of the {train.size} the split "
                        f"leaves for training (a fraction is one of all {n} rows). Use fewer.", "run_problem")
         train = train[:k]
-    if test.size < 1 or train.size < 2:
-        raise _err(problem.path, "data.test_size", f"the split of the {n} rows leaves {train.size} "
-                   f"training and {test.size} test rows. Use a test_size below {n - 1} rows (or a "
+    low = 2 if problem.metric == "r2" else 1  # R² is undefined on one test row
+    if test.size < low or train.size < 2:
+        need = "; R² needs 2" if low > 1 else ""
+        raise _err(problem.path, "data.test_size", f"the split of the {n} rows leaves {train.size} training "
+                   f"and {test.size} test rows{need}. Use a test_size of {low} to {n - 2} rows (or a "
                    "fraction) and a train_size that keeps at least 2 rows.", "run_problem")
     return (X[train], y[train]), (X[test], y[test])
 

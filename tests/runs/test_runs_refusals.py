@@ -128,3 +128,10 @@ def test_a_csv_header_naming_a_column_twice_is_refused_by_name(tmp_path):
                     '[[method]]\nlabel = "m"\nestimator = "PrivateLogisticRegression"\n')
     with pytest.raises(ProblemError, match=r"key 'data.dataset': columns \['label'\] appear more than once"):
         load_data(load_problem(path))
+
+
+def test_r2_with_one_test_row_is_refused_before_any_fit(tmp_path):
+    path = _problem(tmp_path, "plain", REG.replace("[-2, 2]", "[0, 1]"), extra="test_size = 1\n")
+    with pytest.raises(ProblemError, match=r"key 'data.test_size': .* and 1 test rows; R² needs 2\. Use a "
+                                           r"test_size of 2 to 38 rows"):
+        run_problem(load_problem(path), progress=False)
