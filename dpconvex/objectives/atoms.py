@@ -327,47 +327,29 @@ def bounds_of_form(expr: cp.Expression, label: cp.Parameter | None,
 # A part is (value, ∂/∂z, ∂²/∂z²); a derivative that does not vary with the row is a float
 # (0.0 for a constant), so the rules below spend no array pass on it: a term that is such a
 # scalar 0 (``not isinstance(x, np.ndarray) and x == 0.0``) is added or scaled for free.
-def _n_add(expr, parts, second):
-    out = list(parts[0])
-    for part in parts[1:]:
-        for j in (0, 1, 2):
-            a, b = out[j], part[j]
-            if isinstance(b, np.ndarray) or b != 0.0:
-                out[j] = b if not isinstance(a, np.ndarray) and a == 0.0 else a + b
+def _n_linear(expr, parts, second):
+    # expr is (coefficients, constant): c + Σ a_k part_k, the affine part of a form folded once
+    coefficients, constant = expr
+    out: list = [constant, 0.0, 0.0]
+    for a, part in zip(coefficients, parts, strict=True):
+        for j in (0, 1, 2) if second else (0, 1):
+            x = part[j]
+            if isinstance(x, np.ndarray) or x != 0.0:
+                term = x if a == 1.0 else a * x
+                out[j] = term if not isinstance(out[j], np.ndarray) and out[j] == 0.0 else out[j] + term
     return tuple(out)
 
 
-def _n_neg(expr, parts, second):
-    v, d1, d2 = parts[0]
-    return -v, -d1, -d2
-
-
-def _n_mul(expr, parts, second):
-    for i in (0, 1):
-        v, d1, d2 = parts[i]
-        if isinstance(v, np.ndarray) or isinstance(d1, np.ndarray) or d1 != 0.0 \
-                or isinstance(d2, np.ndarray) or d2 != 0.0:
-            continue
-        c = float(v)  # a constant factor c: c·x, free for c = 1 or a scalar x = 0
-        if c == 1.0:
-            return parts[1 - i]
-        out = []
-        for x in parts[1 - i]:
-            out.append(0.0 if not isinstance(x, np.ndarray) and x == 0.0 else c * x)
-        return tuple(out)
+def _n_mul(expr, parts, second):  # two factors in the inputs (a constant factor is folded)
     (u, u1, u2), (v, v1, v2) = parts
     return u * v, u1 * v + u * v1, u2 * v + 2 * u1 * v1 + u * v2 if second else 0.0
 
 
-def _n_div(expr, parts, second):
+def _n_div(expr, parts, second):  # a denominator in the inputs (a constant one is folded)
     (u, u1, u2), (c, c1, _) = parts
     if np.any(np.asarray(c1) != 0):
         raise _Unknown
     return u / c, u1 / c, u2 / c
-
-
-def _n_pass(expr, parts, second):
-    return parts[0]
 
 
 def _n_logistic(expr, parts, second):
@@ -461,19 +443,20 @@ def _n_lse(expr, pieces, second):
 
 #: The atom table: CVXPY expression class name -> (the rule giving its (L, c) from its
 #: arguments', the numeric rule giving its (value, first, second derivative in z) from its
-#: arguments' by the chain and product rules, vectorized over the rows). One entry per
+#: arguments' by the chain and product rules, vectorized over the rows; "add", "neg" and
+#: "pass" name the affine atoms :func:`_program` folds). One entry per
 #: atom; ``tests/privacy/test_user_objectives.py`` checks the rules against the atoms.
-ATOMS: dict[str, tuple[Callable[[cp.Expression, list], _Node], Callable[..., tuple]]] = {
-    "AddExpression": (_affine_sum, _n_add),
-    "NegExpression": (_negated, _n_neg),
+ATOMS: dict[str, tuple[Callable[[cp.Expression, list], _Node], Callable[..., tuple] | str]] = {
+    "AddExpression": (_affine_sum, "add"),
+    "NegExpression": (_negated, "neg"),
     "multiply": (_scaled, _n_mul),
     "MulExpression": (_scaled, _n_mul),
     "DivExpression": (_divided, _n_div),
-    "reshape": (_passthrough, _n_pass),
-    "index": (_passthrough, _n_pass),
-    "promote": (_passthrough, _n_pass),
-    "Sum": (_sum_of_one, _n_pass),
-    "Promote": (_passthrough, _n_pass),
+    "reshape": (_passthrough, "pass"),
+    "index": (_passthrough, "pass"),
+    "promote": (_passthrough, "pass"),
+    "Sum": (_sum_of_one, "pass"),
+    "Promote": (_passthrough, "pass"),
     "logistic": (_logistic, _n_logistic),
     "huber": (_huber, _n_huber),
     "maximum": (_max_like, _n_maximum),
@@ -493,22 +476,38 @@ def _program(expr: cp.Expression, inputs: tuple[int, ...]) -> tuple[list, list, 
     """``expr`` read once into a flat program: (slots, steps, result).
 
     ``slots`` holds a part per input (None, filled per call: the variable or parameter ids
-    ``inputs``, in order) and per sub-expression constant in them (its value folded:
-    (c, 0.0, 0.0)); ``steps`` are (slot, rule, expr, argument slots) of the atoms of
-    :data:`ATOMS`, in evaluation order; ``result`` is the slot of ``expr``.
+    ``inputs``, in order) and per constant (c, 0.0, 0.0); ``steps`` are (slot, rule, expr,
+    argument slots) in evaluation order; ``result`` is the slot of ``expr``. Affine parts
+    (sums, negations, constant factors and divisors, pass-throughs) are folded into one
+    linear combination c + Σ a_k part_k per argument of another atom (the rule
+    :func:`_n_linear`, its ``expr`` the pair ((a_k), c)), so each costs one pass.
     """
     slots: list = [None] * len(inputs)
     steps: list[tuple] = []
 
-    def visit(e: cp.Expression) -> int:
+    def slot(form: tuple[dict[int, float], float]) -> int:
+        terms, c = form
+        if not terms:
+            slots.append((c, 0.0, 0.0))
+        elif c == 0.0 and len(terms) == 1 and next(iter(terms.values())) == 1.0:
+            return next(iter(terms))
+        else:
+            slots.append(None)
+            steps.append((len(slots) - 1, _n_linear, (tuple(terms.values()), c), list(terms)))
+        return len(slots) - 1
+
+    def scaled(form: tuple[dict[int, float], float], a: float) -> tuple[dict[int, float], float]:
+        return {k: a * v for k, v in form[0].items() if a * v != 0.0}, a * form[1]
+
+    def visit(e: cp.Expression) -> tuple[dict[int, float], float]:
+        """``e`` as c + Σ a_k slot_k (its affine part folded)."""
         if isinstance(e, (cp.Variable, cp.Parameter)) and e.id in inputs:
-            return inputs.index(e.id)
+            return {inputs.index(e.id): 1.0}, 0.0
         if not e.variables() and not any(p.id in inputs for p in e.parameters()):
             value = np.asarray(e.value)
             if np.iscomplexobj(value) or value.size != 1:
                 raise _Unknown  # a complex or non-scalar constant: no loss of one prediction
-            slots.append((float(value.reshape(())), 0.0, 0.0))
-            return len(slots) - 1
+            return {}, float(value.reshape(()))
         name = type(e).__name__
         if name not in ATOMS:
             raise _Unknown
@@ -518,16 +517,28 @@ def _program(expr: cp.Expression, inputs: tuple[int, ...]) -> tuple[list, list, 
             args = e.args[0].args if type(e.args[0]).__name__ in ("Hstack", "Vstack") else e.args
         if any(a.size != 1 for a in args) and name in ("log_sum_exp", "Sum"):
             raise _Unknown
-        kids = [visit(a) for a in args]
-        identity = {_n_add: 0.0, _n_mul: 1.0}.get(rule)  # x + 0 and 1·x: no step
-        live = [k for k in kids if k < len(inputs) or slots[k] != (identity, 0.0, 0.0)]
-        if identity is not None and len(live) == 1:
-            return live[0]
+        forms = [visit(a) for a in args]
+        if rule == "pass":
+            return forms[0]
+        if rule == "neg":
+            return scaled(forms[0], -1.0)
+        if rule == "add":
+            terms: dict[int, float] = {}
+            for part, _ in forms:
+                for k, v in part.items():
+                    terms[k] = terms.get(k, 0.0) + v
+            return {k: v for k, v in terms.items() if v != 0.0}, sum(c for _, c in forms)
+        if rule is _n_mul and not (forms[0][0] and forms[1][0]):  # a constant factor
+            constant, other = (forms[0], forms[1]) if not forms[0][0] else (forms[1], forms[0])
+            return scaled(other, constant[1])
+        if rule is _n_div and not forms[1][0] and forms[1][1] != 0.0:
+            return scaled(forms[0], 1.0 / forms[1][1])
+        kids = [slot(f) for f in forms]
         slots.append(None)
         steps.append((len(slots) - 1, rule, e, kids))
-        return len(slots) - 1
+        return {len(slots) - 1: 1.0}, 0.0
 
-    result = visit(expr)
+    result = slot(visit(expr))
     return slots, steps, result
 
 
@@ -537,7 +548,8 @@ class CompiledForm:
     The expression ``fn(z)`` (or ``fn(z, y)``) is built once on a scalar variable (and a
     scalar label parameter) and read once into a flat program of its atoms' rules in
     evaluation order, constants folded; :meth:`evaluate` runs it in one loop on NumPy arrays
-    of any length — one pass of array arithmetic per atom, never CVXPY per record or per call.
+    of any length — one pass of array arithmetic per atom that is not affine (the affine
+    parts are folded), never CVXPY per record or per call.
 
     Examples
     --------
