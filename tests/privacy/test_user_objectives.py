@@ -623,6 +623,26 @@ def test_a_compiled_form_without_its_identity_factor_or_term_is_the_loss():
         assert np.array_equal(got[1], want[1]) and np.array_equal(got[2], want[2])
 
 
+def test_a_compiled_form_folds_its_affine_parts_into_one_pass_each():
+    # the pinball loss is 19 affine atoms and one kink: its smoothed form is 3 steps, the label
+    # and prediction combined once, the Huberized kink, and its scale and offset
+    steps = Pinball(0.3, smoothing=0.1)._form._steps
+    assert [rule.__name__ for _, rule, _, _ in steps] == ["_n_linear", "_n_huber", "_n_linear"]
+    # sums, negations, constant factors and divisors around two atoms, against CVXPY's own value
+    fn = lambda z, y: -(2.0 * cp.logistic(3.0 - z / 4.0) - y) / 0.5 + cp.abs(z - 2 * y) * 1.5 - 7.0  # noqa: E731
+    form = CompiledForm(fn, with_label=True)
+    assert len(form._steps) == 5  # the two atoms and three combinations
+    z, y = np.array([-3.0, 0.5, 4.0]), np.array([1.0, -0.25, 0.0])
+    value, d1, _ = form.evaluate(z, y)
+    for i in range(3):
+        zi, yi = cp.Variable(), cp.Parameter(value=y[i])
+        zi.value = z[i]
+        assert value[i] == pytest.approx(float(fn(zi, yi).value), rel=1e-12)
+    h = 1e-6  # the slope against a central difference
+    slope = (form.evaluate(z + h, y)[0] - form.evaluate(z - h, y)[0]) / (2 * h)
+    np.testing.assert_allclose(d1, slope, rtol=1e-6)
+
+
 def test_an_atom_outside_the_table_derives_nothing():
     assert derive_bounds(lambda m: cp.entr(m)) is None
     assert "entr" not in ATOMS
