@@ -424,46 +424,6 @@ _GD_PHRASE = "the noise on the averaged gradient steps"
 _OVR_PHRASES = {"gd": _GD_PHRASE, "linear": "x the largest possible data gradient at the start"}
 
 
-def _report(template: ConstantsSource, mech: Mechanism, budget: Budget,
-            calibration: Calibration | None = None) -> NoiseReport | None:
-    """The noise report at the declared modulus (None: not private, or no calibration can be made)."""
-    if not getattr(mech, "private", False):
-        return None
-    try:
-        return mech.noise_report(template, budget, None, calibration=calibration)
-    except (DPConvexError, ValueError, ArithmeticError):
-        from ..mechanisms import Mechanism
-
-        if type(mech).noise_report is Mechanism.noise_report:
-            raise  # the ParameterError naming a mechanism that does not report its noise
-        return None
-
-
-def _linear(template: ConstantsSource, report: NoiseReport | None, worst_case: bool
-            ) -> tuple[float | None, int]:
-    """(ρ₀ or ρ of a margin loss, p) from the mechanism's report: by where its noise enters."""
-    if report is None:
-        return None, 0
-    frac = 1.0  # |ℓ'(0)| / L from the loss's declared constants (1: the worst case)
-    if not worst_case:
-        try:  # ℓ'(0) as the solver evaluates it; a loss that cannot say: the worst case
-            d0 = abs(float(np.asarray(template.loss.value_and_deriv(np.zeros(1))[1], dtype=float).ravel()[0]))
-            L = float(template.loss.deriv_bound)
-            frac = d0 / L if 0.0 < d0 <= L and math.isfinite(L) else 1.0
-        except (AttributeError, TypeError, ValueError, IndexError):
-            pass
-    p = report.dimension
-    if report.placement == "gradient":
-        g0 = report.clip if worst_case else min(report.clip, frac * report.grad_bound)
-        return float(report.expected_norm) / g0, p
-    g0 = frac * float(report.grad_bound)
-    if report.placement == "objective":
-        return float(report.expected_norm) / (template.n * g0), p
-    if report.placement == "output":
-        return float(report.expected_norm) * float(report.modulus) / g0, p
-    return None, p
-
-
 def _large_margin(template: ConstantsSource, mech: Mechanism, budget: Budget) -> float | None:
     """√p s/(n G), s the coordinate scale of the objective's noise (approximate minima: its
     inner mechanism at the whole budget)."""
@@ -520,17 +480,44 @@ def noise_ratio(family: str, template: ConstantsSource, mech: Mechanism, budget:
     >>> round(noise_ratio("gd", gd, mech, Budget(1.0, 1e-5), n_classes=4), 3)
     0.752
     """
-    if family in ("linear", "gd"):
-        rho = _linear(template, _report(template, mech, budget, calibration), worst_case)[0]
-        return rho if rho is None or family == "linear" else rho * max(1.0, n_classes / 2.0)
-    if family in ("centroid", "nb"):
-        if n is None or not getattr(mech, "private", True):
+    if family in ("linear", "gd", "centroid", "nb"):
+        # the noise report at the declared modulus (None: not private, or no calibration can be made)
+        gradient = family in ("linear", "gd")
+        if not getattr(mech, "private", False) or (n is None and not gradient):
             return None
-        report = _report(template, mech, budget)
+        try:
+            report = mech.noise_report(template, budget, None, calibration=calibration if gradient else None)
+        except (DPConvexError, ValueError, ArithmeticError):
+            from ..mechanisms import Mechanism
+
+            if type(mech).noise_report is Mechanism.noise_report:
+                raise  # the ParameterError naming a mechanism that does not report its noise
+            return None
         if report is None:
             return None
-        rho = float(report.coordinate_scale) * template.C / n
-        return rho * math.sqrt(template.d) if norm else rho
+        if not gradient:
+            rho = float(report.coordinate_scale) * template.C / n
+            return rho * math.sqrt(template.d) if norm else rho
+        # ρ₀ (ρ with worst_case) of a margin loss, by where its noise enters
+        frac = 1.0  # |ℓ'(0)| / L from the loss's declared constants (1: the worst case)
+        if not worst_case:
+            try:  # ℓ'(0) as the solver evaluates it; a loss that cannot say: the worst case
+                d0 = np.asarray(template.loss.value_and_deriv(np.zeros(1))[1], dtype=float).ravel()[0]
+                d0 = abs(float(d0))
+                L = float(template.loss.deriv_bound)
+                frac = d0 / L if 0.0 < d0 <= L and math.isfinite(L) else 1.0
+            except (AttributeError, TypeError, ValueError, IndexError):
+                pass
+        if report.placement == "gradient":
+            g0 = report.clip if worst_case else min(report.clip, frac * report.grad_bound)
+            rho = float(report.expected_norm) / g0
+        elif report.placement == "objective":
+            rho = float(report.expected_norm) / (template.n * (frac * float(report.grad_bound)))
+        elif report.placement == "output":
+            rho = float(report.expected_norm) * float(report.modulus) / (frac * float(report.grad_bound))
+        else:
+            return None
+        return rho if family == "linear" else rho * max(1.0, n_classes / 2.0)
     if family == "ssp":
         return _ssp(template, mech, budget, calibration)
     if family in ("large_margin", "softmax"):
@@ -556,7 +543,7 @@ def noise_dominates(family: str, template: ConstantsSource, mech: Mechanism, bud
     return rho is not None and rho > THRESHOLDS[family]
 
 
-def _message(family: str, rho: float, template: ConstantsSource, mech: Mechanism, budget: Budget, p: int,
+def _message(family: str, rho: float, template: ConstantsSource, mech: Mechanism, budget: Budget,
              n: int | None, n_classes: int, epsilon: float | None, regression: bool) -> str:
     """The warning's text: ρ, the public quantities it reads, the remedies, the closing note."""
     at = f"at epsilon = {budget.epsilon:g} the noise is large for this problem"
@@ -569,9 +556,10 @@ def _message(family: str, rho: float, template: ConstantsSource, mech: Mechanism
         baseline = "a constant prediction" if regression else "the majority class"
         note = REGRESSION_CHECK_NOTE if regression else PUBLIC_CHECK_NOTE
         return (
-            f"{at}: its expected norm is {rho:.2g} x the largest possible data gradient at the start (p "
-            f"= {p} noise coordinates, n = {template.n}; public quantities only), so the model's "
-            f"direction is within {angle:.0f} degrees of a random one (to first order): the model is "
+            f"{at}: its expected norm is {rho:.2g} x the largest possible data gradient at the start (p = "
+            f"{template.privacy_constants().dimension} noise coordinates, n = {template.n}; public "
+            f"quantities only), so the model's direction is within {angle:.0f} degrees of a random one "
+            f"(to first order): the model is "
             f"likely no better than {baseline}. Use a larger epsilon, more rows, or fewer features "
             f"(docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear). {note}")
     if family == "gd":
@@ -653,13 +641,9 @@ def warn_if_noise_dominates(family: str, template: ConstantsSource, mech: Mechan
     >>> rho > 1, [w.category is PrivacyWarning for w in caught]
     (True, [True])
     """
-    p = 0
-    if family == "linear":  # the message names the report's dimension
-        rho, p = _linear(template, _report(template, mech, budget, calibration), False)
-    else:
-        rho = noise_ratio(family, template, mech, budget, calibration=calibration, n=n, n_classes=n_classes)
+    rho = noise_ratio(family, template, mech, budget, calibration=calibration, n=n, n_classes=n_classes)
     if rho is not None and rho > THRESHOLDS[family]:
-        text = _message(family, rho, template, mech, budget, p, n, n_classes, epsilon, regression)
+        text = _message(family, rho, template, mech, budget, n, n_classes, epsilon, regression)
         warnings.warn(f"{owner}: {text}", PrivacyWarning, stacklevel=user_stacklevel())
     return rho
 
