@@ -864,7 +864,8 @@ class PrivateEstimator(BaseEstimator):
         """
         if fit_params:
             refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
-        return state_rows_source(self._fit_with(X, y, NO_CONTEXT), X)
+        fitted = self._fit_with(X, y, NO_CONTEXT)
+        return state_rows_source(fitted, X) if isinstance(X, RangedRows) else fitted
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator:
         """:meth:`fit` inside ``context`` (what a meta-estimator hands this fit)."""

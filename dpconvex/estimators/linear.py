@@ -57,7 +57,7 @@ from ..data.validation import (
     row_products,
     zero_rows,
 )
-from ..errors import ParameterError, note_clipped
+from ..errors import ParameterError, diagnostics_open, note_clipped
 from ..objectives.losses import LOSSES, Logistic, Loss, get_loss, stated_loss
 from ..objectives.sets import ConvexSet
 from ..privacy.budget import Budget, RowMap, compose_sequential, hold_budget, split_even
@@ -317,7 +317,7 @@ def design_rows(est: Any, X_checked: Any, dropped: np.ndarray, owner: str, *, un
     norms = rows.row_norms()
     keep = None if not dropped.any() else ~dropped
     kept_norms = norms if keep is None else norms[keep]
-    if not unit:  # NOT PRIVATE (diagnostics): the kept rows scaled down
+    if not unit and diagnostics_open():  # NOT PRIVATE (diagnostics): the kept rows scaled down
         note_clipped(int(np.count_nonzero(kept_norms > q)), X_checked.shape[0], q, owner)
     if (not unit or _unit_factors_safe(kept_norms, q).all()) and \
             np.all(kept_norms <= _IMPLICIT_MAX_NORM) and q >= 1.0 / _IMPLICIT_MAX_NORM:
