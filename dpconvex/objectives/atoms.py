@@ -478,9 +478,8 @@ def _program(expr: cp.Expression, inputs: tuple[int, ...]) -> tuple[list, list, 
     ``slots`` holds a part per input (None, filled per call: the variable or parameter ids
     ``inputs``, in order) and per constant (c, 0.0, 0.0); ``steps`` are (slot, rule, expr,
     argument slots) in evaluation order; ``result`` is the slot of ``expr``. Affine parts
-    (sums, negations, constant factors and divisors, pass-throughs) are folded into one
-    linear combination c + Σ a_k part_k per argument of another atom (the rule
-    :func:`_n_linear`, its ``expr`` the pair ((a_k), c)), so each costs one pass.
+    (sums, negations, constant factors and divisors, pass-throughs) are folded: c + Σ a_k
+    part_k, one step :func:`_n_linear` (its ``expr`` ((a_k), c)) per argument of an atom.
     """
     slots: list = [None] * len(inputs)
     steps: list[tuple] = []
@@ -499,8 +498,7 @@ def _program(expr: cp.Expression, inputs: tuple[int, ...]) -> tuple[list, list, 
     def scaled(form: tuple[dict[int, float], float], a: float) -> tuple[dict[int, float], float]:
         return {k: a * v for k, v in form[0].items() if a * v != 0.0}, a * form[1]
 
-    def visit(e: cp.Expression) -> tuple[dict[int, float], float]:
-        """``e`` as c + Σ a_k slot_k (its affine part folded)."""
+    def visit(e: cp.Expression) -> tuple[dict[int, float], float]:  # e = c + Σ a_k slot_k
         if isinstance(e, (cp.Variable, cp.Parameter)) and e.id in inputs:
             return {inputs.index(e.id): 1.0}, 0.0
         if not e.variables() and not any(p.id in inputs for p in e.parameters()):

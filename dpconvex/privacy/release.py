@@ -23,15 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import RandomStateLike, check_random_state, is_dpconvex_class, is_dpconvex_function
-from ..errors import (
-    DPConvexError,
-    ParameterError,
-    PrivacyError,
-    SolverError,
-    diagnostics_open,
-    record_solve,
-    say,
-)
+from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError, record_solve, say
 from ..objectives.losses import shipped_derivation
 from ..templates.base import SolveResult, rows_in_memory
 from .budget import Budget, Certificate, Condition
@@ -398,7 +390,9 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
         certificate.solver = {"backend": getattr(solver_backend, "label",
                                                  getattr(solver_backend, "name", str(backend))),
                               "solved to residual <= tolerance": "yes"}
-        if diagnostics_open():  # NOT PRIVATE: the solve's status and residual
+        from ..errors import diagnostics_open
+
+        if diagnostics_open():  # NOT PRIVATE: the solve's status and residual, for an open collector
             record_solve(solve_result)
     solve_conditions = mechanism.solve_conditions(template, solve_result, calibration)
     for c in solve_conditions:  # the first that fails, by name: its detail may rest on the data
