@@ -263,20 +263,15 @@ class Noise:
         """(E‖b‖ or an upper bound on it, E‖b‖²) of one draw on ``shape``."""
         raise NotImplementedError
 
-    def summands(self) -> tuple[Noise, ...]:
-        """The independent laws :meth:`add` draws and adds one after the other: ``(self,)``
-        (a :class:`NoiseSum` gives its laws)."""
-        return (self,)
-
     def add(self, value: np.ndarray | float, rng: np.random.Generator, *,
             shape: tuple[int, ...] | None = None) -> np.ndarray:
-        """``value`` (the exact statistic) plus one draw of each of :meth:`summands` from
-        ``rng``, in order, snapped to the grid :func:`snap_grid` ``(coordinate_scale(shape))``;
+        """``value`` (the exact statistic) plus one draw of this law (of each of a :class:`NoiseSum`'s
+        ``laws``, in order) from ``rng``, snapped to the grid :func:`snap_grid` ``(coordinate_scale(shape))``;
         the laws are drawn in ``shape`` (default: ``value``'s) and reshaped to ``value``'s shape."""
         value = np.asarray(value, dtype=float)
         shape = value.shape if shape is None else tuple(int(s) for s in shape)
         noisy = value
-        for law in self.summands():
+        for law in getattr(self, "laws", (self,)):
             noisy = noisy + law.sample(shape, rng).reshape(value.shape)
         return snap(noisy, self.coordinate_scale(shape))
 
@@ -455,9 +450,6 @@ class NoiseSum(Noise):
 
     def __repr__(self) -> str:
         return f"NoiseSum{self.laws!r}"
-
-    def summands(self) -> tuple[Noise, ...]:
-        return self.laws
 
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         out = self.laws[0].sample(shape, rng)
