@@ -8,6 +8,7 @@ crash while writing keeps the earlier, valid ``results.json`` and plot.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import math
@@ -128,7 +129,7 @@ class WarningTally:
 
     :meth:`capture` records every warning raised inside it (all filters set to "always" there, so none is
     lost to the once-per-location rule) and counts each distinct text once per fit. A capture around a
-    sweep of several fits counts every occurrence: each fit of a sweep is a separate release.
+    sweep of k fits counts its occurrences, at most k: each fit of a sweep is a separate release.
 
     Attributes
     ----------
@@ -174,10 +175,10 @@ class WarningTally:
                 self.fits += fits
                 texts = [(w.category.__name__, str(w.message)) for w in caught]
                 self.categories.update((w.category.__name__, w.category) for w in caught)
-                for key in (dict.fromkeys(texts) if fits == 1 else texts):
+                for key, count in collections.Counter(texts).items():  # a text counted once per fit
                     entry = self.entries.setdefault(
                         key, {"category": key[0], "message": key[1], "fits": 0, "methods": []})
-                    entry["fits"] += 1 if fits else 0  # fits=0: outside any fit (data loading)
+                    entry["fits"] += min(count, fits)  # fits=0: outside any fit (data loading)
                     if method not in entry["methods"]:
                         entry["methods"].append(method)
 

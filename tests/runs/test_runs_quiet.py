@@ -144,6 +144,10 @@ def test_warning_tally_counts_fits_not_occurrences():
     assert tally.fits == 5 and warning_lines(tally.summary(), 5)[-1] == "UserWarning (data): Loaded."
     assert warning_lines(tally.summary()[:1], tally.fits, "r.json") == [
         "UserWarning from 2 of 5 fits (A): Same text. [... full text in r.json]"]
+    with tally.capture("C", fits=2):  # a sweep of two fits, each warning the same text 3 times
+        for _ in range(6):
+            warnings.warn("Every fit, thrice.", UserWarning, stacklevel=1)
+    assert {e["message"]: e["fits"] for e in tally.summary()}["Every fit, thrice."] == 2  # not 6 of 7 fits
 
 
 def test_warning_lines_share_a_line_for_one_first_sentence():
