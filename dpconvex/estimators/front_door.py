@@ -475,8 +475,6 @@ class SchemaInputMixin:
         if release is None:
             model.assumptions.append(f"{note}; {self.schema.provenance or _DECLARED_SCHEMA}")
             return model
-        from ..privacy.budget import compose_sequential
-
         return compose_sequential(
             [release, model],
             mechanism=f"{type(self).__name__} on a table: the schema released by draft_schema, "

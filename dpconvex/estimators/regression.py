@@ -208,7 +208,7 @@ class LabelRangeMixin:
         (docs/privacy/bounds.md#privacy-private-label-range). The inner fit draws from a generator spawned
         from this fit's (``context.noise``, else ``random_state``).
         """
-        from .._validation import NoiseSource, feature_names_of, noise_source, with_feature_names
+        from .._validation import NoiseSource, feature_names_of, with_feature_names
         from ..privacy.bounds import check_range_budget, release_range
         from ..privacy.budget import hold_budget
 

@@ -14,6 +14,7 @@ import json
 import math
 import os
 import re
+import shutil
 import stat
 import tempfile
 import warnings
@@ -618,8 +619,18 @@ def write_outputs(result: ProblemResult, out_dir: str | os.PathLike[str]) -> tup
         out.mkdir(parents=True, exist_ok=True)
         _write_temp(js, "w", lambda f: json.dump(payload, f, indent=2), temps)
         _write_temp(png, "wb", lambda f: _save_png(result, f), temps)
+        if png.is_file():  # the plot it replaces, put back if the JSON cannot replace its own
+            temps.append(f"{temps[1]}.old")
+            shutil.copy2(png, temps[2])
         os.replace(temps[1], png)
-        os.replace(temps[0], js)
+        try:
+            os.replace(temps[0], js)
+        except OSError:
+            if len(temps) > 2:
+                os.replace(temps[2], png)
+            else:
+                png.unlink()
+            raise
         temps.clear()
         made.clear()
     except (OSError, ValueError) as exc:  # ValueError: a path the OS cannot name (NUL)

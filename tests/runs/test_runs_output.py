@@ -121,10 +121,11 @@ def result(tmp_path_factory):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("failure", ["json_oserror", "json_other", "png", "replace"])
+@pytest.mark.parametrize("failure", ["json_oserror", "json_other", "png", "replace", "json_replace"])
 def test_failed_write_keeps_the_earlier_results(result, tmp_path, monkeypatch, failure):
     out = tmp_path / "out"
     js, png = write_outputs(result, out)
+    png.write_bytes(b"an earlier plot")  # not the plot this result draws
     before = (js.read_bytes(), png.read_bytes())
     assert json.loads(before[0])["passed"] is True
 
@@ -140,8 +141,12 @@ def test_failed_write_keeps_the_earlier_results(result, tmp_path, monkeypatch, f
         monkeypatch.setattr(json, "dump", bug)
     elif failure == "png":
         monkeypatch.setattr(report, "_save_png", disk_full)
-    else:
+    elif failure == "replace":
         monkeypatch.setattr(report.os, "replace", disk_full)
+    else:  # the plot replaced, then the JSON cannot be: the earlier plot is put back
+        real = os.replace
+        monkeypatch.setattr(report.os, "replace",
+                            lambda a, b: disk_full() if str(b).endswith(".json") else real(a, b))
     expected = RuntimeError if failure == "json_other" else OutputError
     with pytest.raises(expected) as ei:
         write_outputs(result, out)
