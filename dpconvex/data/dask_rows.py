@@ -405,7 +405,6 @@ def _pieces(x: Any) -> tuple[list[Any], Any]:
     worker task, which a result over its memory limit restarts). ``grid``: the array's block
     grid; "frame": partitions in order; None: one value.
     """
-    import dask.array as da
     from dask.delayed import Delayed
 
     if isinstance(x, da.Array):

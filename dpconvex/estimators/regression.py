@@ -173,11 +173,6 @@ class LabelRangeMixin:
             lo, hi = UNIT_LABELS if self.label_range is None else self.label_range  # None: the unit scale
         return float(lo), float(hi)
 
-    def _from_unit(self, u: Any) -> Any:
-        """The unit scale's u mapped back to the labels' units: u·(hi − lo)/2 + (hi + lo)/2."""
-        lo, hi = self._label_bounds()
-        return u * (0.5 * (hi - lo)) + 0.5 * (hi + lo)
-
     # ------------------------------------------------------- a label range released in the fit
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> Any:
         """:meth:`fit` inside ``context``; with ``label_range="private"`` the range first."""
@@ -350,9 +345,8 @@ class LabelRangeMixin:
         lo, hi = self._label_bounds()  # a private range: the inner fit's public one
         return LabelSource("label_range", label_range=(lo, hi))
 
-    def _unit_labels(self, y: Any, n: int, owner: str = "", *, check_only: bool = False) -> np.ndarray:
-        """Labels clipped to the public range and mapped onto [−1, 1]; with ``check_only``
-        (score), the labels as given, validated, on the same scale.
+    def _unit_labels(self, y: Any, n: int, caller: str) -> np.ndarray:
+        """Labels clipped to the public range and mapped onto [−1, 1].
 
         The clipping is a per-record map that the certificate states for every fit
         (:meth:`_label_note`); how many labels it moved is a statistic of the data, so it goes
@@ -361,15 +355,12 @@ class LabelRangeMixin:
         Dask are brought to the driver once (8n bytes); a column vector is flattened with
         scikit-learn's warning. The map adds one n-vector, written in place.
         """
-        caller = owner or f"{type(self).__name__}.score"
-        if private_bounds(self.label_range) is not None and not check_only:  # prepare, on a plan
+        if private_bounds(self.label_range) is not None:  # prepare, on a plan
             raise ParameterError(f"{caller}: label_range='private' releases the range of the labels before "
                                  "the model, in fit only: call fit, or give the released range as "
                                  "label_range=(lo, hi) to prepare.")
         values = self._raw_labels(y, n, caller)
         lo, hi = self._label_bounds()
-        if check_only:
-            return (2.0 * values - lo - hi) / (hi - lo)
         if self.label_range is None:  # a fact of the call: the text reads no label
             warnings.warn(
                 f"{caller}: label_range was not given, so the labels are taken to lie in [-1, 1]: each label "
@@ -381,7 +372,7 @@ class LabelRangeMixin:
         from ..errors import diagnostics_open
 
         if diagnostics_open():  # NOT PRIVATE: the labels the clip moved, counted for an open collector
-            record_diagnostic(owner, f"labels clipped to label_range=[{lo:g}, {hi:g}] (outside it)",
+            record_diagnostic(caller, f"labels clipped to label_range=[{lo:g}, {hi:g}] (outside it)",
                               int(np.count_nonzero(unit != values)), n)
         unit *= 2.0
         unit -= lo + hi
@@ -421,7 +412,7 @@ class LabelRangeMixin:
         from .._validation import check_sample_weight
 
         pred = self.predict(X)
-        truth = self._from_unit(self._unit_labels(y, pred.size, check_only=True))
+        truth = self._raw_labels(y, pred.size, f"{type(self).__name__}.score")
         weights = None if sample_weight is None else check_sample_weight(
             sample_weight, pred.size, f"{type(self).__name__}.score")
         return float(r2_score(truth, pred, sample_weight=weights))

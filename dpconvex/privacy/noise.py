@@ -271,7 +271,7 @@ class Noise:
         value = np.asarray(value, dtype=float)
         shape = value.shape if shape is None else tuple(int(s) for s in shape)
         noisy = value
-        for law in getattr(self, "laws", (self,)):
+        for law in self.laws if isinstance(self, NoiseSum) else (self,):
             noisy = noisy + law.sample(shape, rng).reshape(value.shape)
         return snap(noisy, self.coordinate_scale(shape))
 
@@ -447,9 +447,6 @@ class NoiseSum(Noise):
                                  "not a Noise. Pass one or more laws, e.g. "
                                  "NoiseSum(NormGamma(2.0), Gaussian(0.5)).")
         self.laws = tuple(laws)
-
-    def __repr__(self) -> str:
-        return f"NoiseSum{self.laws!r}"
 
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         out = self.laws[0].sample(shape, rng)

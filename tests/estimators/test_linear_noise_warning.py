@@ -182,3 +182,21 @@ def test_message_says_what_the_check_cannot_see(cancer):
     for kind, found in msgs.items():
         assert len(found) == 1, kind
         assert found[0].endswith(PUBLIC_CHECK_NOTE), kind
+
+
+def test_the_linear_warning_on_noisy_gd_names_the_reports_dimension():
+    """The "linear" family reads any placement's report, noisy GD's included: its message names
+    the report's p (a template of noisy GD states no privacy constants)."""
+    from dpconvex.objectives.losses import Logistic
+    from dpconvex.privacy.mechanisms import get_mechanism
+    from dpconvex.privacy.rules.noise_level import warn_if_noise_dominates
+    from dpconvex.templates.statistics import EmpiricalRiskTemplate
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+    template = EmpiricalRiskTemplate(Logistic(), 1.0, X, (X[:, 0] > 0).astype(float))
+    mech = get_mechanism("noisy_gd", steps=20, accounting="rdp")
+    with pytest.warns(PrivacyWarning, match=r"\(p = 3 noise coordinates, n = 60;"):
+        rho = warn_if_noise_dominates("linear", template, mech, dp.Budget(0.05, 1e-5), "demo")
+    assert rho > LINEAR_NOISE_RATIO

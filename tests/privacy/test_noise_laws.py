@@ -237,3 +237,16 @@ def test_the_constant_private_regressor_releases_passes_the_round_trip_test_alik
     r = audit(constant, y, yp, n_runs=3000, confidence=SAFE, random_state=11,
               statistic=float_consistency_statistic(float(np.sum(yp)) / yp.size))
     assert r.epsilon_lower_bound <= 1.0, f"PRIVACY BUG (floating point): {r}"
+
+
+def test_a_law_with_a_laws_attribute_of_its_own_is_drawn_as_one_law():
+    """Only a NoiseSum draws its laws one after the other; another law's attribute named laws is
+    its own business (add draws the law itself)."""
+    class Scaled(Laplace):
+        def __init__(self, scale):
+            super().__init__(scale)
+            self.laws = ("a", "name")
+
+    rng, again = np.random.default_rng(5), np.random.default_rng(5)
+    out = Scaled(2.0).add(np.zeros(4), rng)
+    np.testing.assert_array_equal(out, snap(Laplace(2.0).sample((4,), again), 2.0))

@@ -544,7 +544,8 @@ def noise_dominates(family: str, template: ConstantsSource, mech: Mechanism, bud
 
 
 def _message(family: str, rho: float, template: ConstantsSource, mech: Mechanism, budget: Budget,
-             n: int | None, n_classes: int, epsilon: float | None, regression: bool) -> str:
+             calibration: Calibration | None, n: int | None, n_classes: int, epsilon: float | None,
+             regression: bool) -> str:
     """The warning's text: ρ, the public quantities it reads, the remedies, the closing note."""
     at = f"at epsilon = {budget.epsilon:g} the noise is large for this problem"
     if family == "linear":
@@ -555,11 +556,11 @@ def _message(family: str, rho: float, template: ConstantsSource, mech: Mechanism
         angle = math.degrees(math.asin(1.0 / rho))
         baseline = "a constant prediction" if regression else "the majority class"
         note = REGRESSION_CHECK_NOTE if regression else PUBLIC_CHECK_NOTE
+        p = mech.noise_report(template, budget, None, calibration=calibration).dimension
         return (
             f"{at}: its expected norm is {rho:.2g} x the largest possible data gradient at the start (p = "
-            f"{template.privacy_constants().dimension} noise coordinates, n = {template.n}; public "
-            f"quantities only), so the model's direction is within {angle:.0f} degrees of a random one "
-            f"(to first order): the model is "
+            f"{p} noise coordinates, n = {template.n}; public quantities only), so the model's direction "
+            f"is within {angle:.0f} degrees of a random one (to first order): the model is "
             f"likely no better than {baseline}. Use a larger epsilon, more rows, or fewer features "
             f"(docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear). {note}")
     if family == "gd":
@@ -643,7 +644,7 @@ def warn_if_noise_dominates(family: str, template: ConstantsSource, mech: Mechan
     """
     rho = noise_ratio(family, template, mech, budget, calibration=calibration, n=n, n_classes=n_classes)
     if rho is not None and rho > THRESHOLDS[family]:
-        text = _message(family, rho, template, mech, budget, n, n_classes, epsilon, regression)
+        text = _message(family, rho, template, mech, budget, calibration, n, n_classes, epsilon, regression)
         warnings.warn(f"{owner}: {text}", PrivacyWarning, stacklevel=user_stacklevel())
     return rho
 
