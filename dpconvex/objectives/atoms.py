@@ -496,7 +496,10 @@ def _program(expr: cp.Expression, inputs: tuple[int, ...]) -> tuple[list, list, 
         return len(slots) - 1
 
     def scaled(form: tuple[dict[int, float], float], a: float) -> tuple[dict[int, float], float]:
-        return {k: a * v for k, v in form[0].items() if a * v != 0.0}, a * form[1]
+        terms, c = {k: a * v for k, v in form[0].items()}, a * form[1] if form[1] else 0.0
+        if not all(map(math.isfinite, (c, *terms.values()))) or (a and 0.0 in terms.values()):
+            raise _Unknown  # a constant beyond the float range (or below it) when multiplied out
+        return ({k: v for k, v in terms.items() if v}, c)
 
     def visit(e: cp.Expression) -> tuple[dict[int, float], float]:  # e = c + Σ a_k slot_k
         if isinstance(e, (cp.Variable, cp.Parameter)) and e.id in inputs:
@@ -529,7 +532,9 @@ def _program(expr: cp.Expression, inputs: tuple[int, ...]) -> tuple[list, list, 
         if rule is _n_mul and not (forms[0][0] and forms[1][0]):  # a constant factor
             constant, other = (forms[0], forms[1]) if not forms[0][0] else (forms[1], forms[0])
             return scaled(other, constant[1])
-        if rule is _n_div and not forms[1][0] and forms[1][1] != 0.0:
+        if rule is _n_div and not forms[1][0]:  # a constant divisor (0: no loss)
+            if not forms[1][1]:
+                raise _Unknown
             return scaled(forms[0], 1.0 / forms[1][1])
         kids = [slot(f) for f in forms]
         slots.append(None)

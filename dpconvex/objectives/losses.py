@@ -326,8 +326,9 @@ class CVXPYLoss(Loss):
                              - {"Variable", "Parameter", "Constant"})
             raise ParameterError(
                 f"Loss.from_cvxpy: loss '{self.name}' uses an atom outside "
-                f"dpconvex.objectives.atoms.ATOMS ({', '.join(outside) or 'none here'}), a complex or "
-                "non-scalar constant, or a log_sum_exp piece that is not one number, so its NumPy form "
+                f"dpconvex.objectives.atoms.ATOMS ({', '.join(outside) or 'none here'}), a complex, "
+                "non-scalar or non-finite constant (also once its factors are multiplied out), a division "
+                "by zero, or a log_sum_exp piece that is not one number, so its NumPy form "
                 "cannot be derived. Use the atoms listed there on real numbers, or subclass "
                 "dpconvex.objectives.Loss with value, deriv, deriv2 and cvxpy_expr.")
         derived = bounds_of_form(self._form.expr, self._form.label, label_range)

@@ -542,7 +542,7 @@ def test_derived_bounds_hold_in_real_arithmetic():
 def test_a_form_its_numpy_form_would_misread_is_refused(fn):
     """The real part of 2 + 20j, or one entry of a promoted piece, is not the stated loss."""
     assert derive_bounds(fn) is None or "log_sum_exp" in derive_bounds(fn).atoms
-    with pytest.raises(ParameterError, match="complex or non-scalar constant"):
+    with pytest.raises(ParameterError, match="complex, non-scalar or non-finite constant"):
         Loss.from_cvxpy(fn, smoothing=None)
 
 
@@ -628,19 +628,24 @@ def test_a_compiled_form_folds_its_affine_parts_into_one_pass_each():
     # and prediction combined once, the Huberized kink, and its scale and offset
     steps = Pinball(0.3, smoothing=0.1)._form._steps
     assert [rule.__name__ for _, rule, _, _ in steps] == ["_n_linear", "_n_huber", "_n_linear"]
-    # sums, negations, constant factors and divisors around two atoms, against CVXPY's own value
-    fn = lambda z, y: -(2.0 * cp.logistic(3.0 - z / 4.0) - y) / 0.5 + cp.abs(z - 2 * y) * 1.5 - 7.0  # noqa: E731
+    # sums, negations, constant factors and divisors around four atoms, against CVXPY's own value
+    fn = lambda z, y: (-(2.0 * cp.logistic(3.0 - z / 4.0) - y) / 0.5 + cp.abs(z - 2 * y) * 1.5  # noqa: E731
+                       + cp.logistic(-(z - 1.0)) + 0.25 * cp.square(z + y) - 7.0)
     form = CompiledForm(fn, with_label=True)
-    assert len(form._steps) == 5  # the two atoms and three combinations
+    assert len(form._steps) == 9  # the four atoms, a combination for each argument and the sum
     z, y = np.array([-3.0, 0.5, 4.0]), np.array([1.0, -0.25, 0.0])
-    value, d1, _ = form.evaluate(z, y)
+    value, d1, d2 = form.evaluate(z, y)
     for i in range(3):
         zi, yi = cp.Variable(), cp.Parameter(value=y[i])
         zi.value = z[i]
         assert value[i] == pytest.approx(float(fn(zi, yi).value), rel=1e-12)
-    h = 1e-6  # the slope against a central difference
-    slope = (form.evaluate(z + h, y)[0] - form.evaluate(z - h, y)[0]) / (2 * h)
-    np.testing.assert_allclose(d1, slope, rtol=1e-6)
+    h = 1e-5  # the derivatives against central differences (no kink of |z - 2y| near these z)
+    plus, minus = form.evaluate(z + h, y), form.evaluate(z - h, y)
+    np.testing.assert_allclose(d1, (plus[0] - minus[0]) / (2 * h), rtol=1e-6)
+    np.testing.assert_allclose(d2, (plus[1] - minus[1]) / (2 * h), rtol=1e-6)
+    # a divisor that cancels to 0, or a constant beyond the float range once multiplied out: no form
+    for bad in (lambda z, y: z / (y - y), lambda z, y: np.inf * z, lambda z, y: z * 1e300 * 1e300 * 1e-300):
+        assert not CompiledForm(bad, with_label=True).supported
 
 
 def test_an_atom_outside_the_table_derives_nothing():
