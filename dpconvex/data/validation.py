@@ -321,11 +321,13 @@ class LabelWarning:
     def __repr__(self) -> str:
         return f"LabelWarning(issued={self.issued})"
 
-    def issue(self, owner: str, text: str = INFERRED_WARNING) -> None:
-        """``owner``'s warning ``text``, unless issued: before any refusal of a set read from y."""
+    def issue(self, owner: str, text: str | None = None) -> None:
+        """``owner``'s warning ``text`` (None: :data:`INFERRED_WARNING`), unless issued: before any
+        refusal of a set read from y."""
         if not self.issued:
             self.issued = True
-            warnings.warn(f"{owner}: {text}", PrivacyLeakWarning, stacklevel=user_stacklevel())
+            warnings.warn(f"{owner}: {text or INFERRED_WARNING}", PrivacyLeakWarning,
+                          stacklevel=user_stacklevel())
 
 
 

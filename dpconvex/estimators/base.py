@@ -311,13 +311,15 @@ class FitContext:
                 "learner that leaves rows out (PrivateEstimator.takes_row_mask) inside that fit.")
         return self
 
-    def one_label_warning(self, *, issued: bool = False, owner: str = "", y: Any = None) -> FitContext:
+    def one_label_warning(self, *, issued: bool = False, owner: str = "", y: Any = None,
+                          text: str | None = None) -> FitContext:
         """This context with one label-set warning for the fits inside it: the caller's (marked issued
         when ``issued``), else a new :class:`~dpconvex.data.validation.LabelWarning`. With ``owner``, where
-        the set is read from ``y`` (none declared with it), issued here, before a plan, hold or refusal."""
+        the set is read from ``y`` (none declared with it), issued here (``text``: the owner's, None the
+        learners'), before a plan, hold or refusal."""
         context = self if self.label_warning else dataclasses.replace(self, label_warning=LabelWarning())
         if owner and declared_classes(y) is None:
-            context.label_warning.issue(owner)
+            context.label_warning.issue(owner, text)
         context.label_warning.issued |= issued
         return context
 

@@ -643,6 +643,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     """
 
     _accepts_sparse: ClassVar[bool] = True
+    _inferred_warning: ClassVar[str] = INFERRED_CHOICE_WARNING  # a sweep's too
     takes_rows_ranges = True
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {

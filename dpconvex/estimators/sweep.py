@@ -186,7 +186,8 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
     noise = NoiseSource(check_random_state(random_state, "epsilon_sweep"), random_state is not None)
     reads = getattr(estimator, "_reads_label_set", False) and getattr(estimator, "classes", None) is None
     # one label-set warning per sweep (not per fit), before a plan or hold reads the set from y
-    context = NO_CONTEXT.one_label_warning(owner=type(estimator).__name__ if reads else "", y=y)
+    context = NO_CONTEXT.one_label_warning(owner=type(estimator).__name__ if reads else "", y=y,
+                                           text=getattr(estimator, "_inferred_warning", None))
     stored = None if isinstance(random_state, np.random.Generator) else random_state
     params = estimator.get_params(deep=False)
     # a dpconvex estimator plans each fit from the public shape: the sweep holds the sum of
