@@ -322,8 +322,7 @@ class LabelWarning:
         return f"LabelWarning(issued={self.issued})"
 
     def issue(self, owner: str, text: str | None = None) -> None:
-        """``owner``'s warning ``text`` (None: :data:`INFERRED_WARNING`), unless issued: before any
-        refusal of a set read from y."""
+        """``owner``'s warning ``text`` (None: :data:`INFERRED_WARNING`) unless issued, before any refusal."""
         if not self.issued:
             self.issued = True
             warnings.warn(f"{owner}: {text or INFERRED_WARNING}", PrivacyLeakWarning,

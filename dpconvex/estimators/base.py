@@ -315,8 +315,7 @@ class FitContext:
                           text: str | None = None) -> FitContext:
         """This context with one label-set warning for the fits inside it: the caller's (marked issued
         when ``issued``), else a new :class:`~dpconvex.data.validation.LabelWarning`. With ``owner``, where
-        the set is read from ``y`` (none declared with it), issued here (``text``: the owner's, None the
-        learners'), before a plan, hold or refusal."""
+        the set is read from ``y`` (none declared with it), issued here (``owner``'s ``text``), first."""
         context = self if self.label_warning else dataclasses.replace(self, label_warning=LabelWarning())
         if owner and declared_classes(y) is None:
             context.label_warning.issue(owner, text)

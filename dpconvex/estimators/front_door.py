@@ -336,22 +336,6 @@ def signed_by(learner: Any, caller: str) -> Iterator[None]:
         raise type(exc)(re.sub(rf"\b{name}\b", caller.split(".")[0], text)) from None
 
 
-def warn_if_the_mean_is_noisy(owner: str, n: int, epsilon: float, half_width: float) -> None:
-    """The :class:`~dpconvex.errors.PrivacyWarning` of a released private mean whose noise
-    is large for labels spread over a thirtieth of ``label_range`` (``MEAN_WARNING_RECORDS``;
-    its scale in the labels' units from n, ε and the range's half-width: public)."""
-    if n * epsilon >= MEAN_WARNING_RECORDS:
-        return
-    scale = 2.0 / (n * epsilon) * half_width
-    warnings.warn(
-        f"{owner}.fit: the released constant is the private mean of the labels, with Laplace noise of scale "
-        f"{scale:.3g} in the labels' units (2/(n epsilon) of label_range's half-width, n = {n}, epsilon = "
-        f"{epsilon:g}): it is off by more than {3 * scale:.3g} with probability 5 %, and below the training "
-        f"mean's R² where the labels spread less than that. Use a narrower public label_range, a larger "
-        f"epsilon or more rows (docs/privacy/front_door_regression.md#privacy-private-mean).",
-        PrivacyWarning, stacklevel=user_stacklevel())
-
-
 def safeguard_mistakes(model: Any, X: Any, y: np.ndarray, classes: np.ndarray) -> np.ndarray:
     """Mistakes z_0 of ``model`` and z_c of each constant class on the validation rows.
 
@@ -1251,7 +1235,17 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             self.estimator_ = ConstantRegressor(mean * half + mid, n_features)
             self.estimator_.certificate_ = certificate
             self.learner_ = PRIVATE_MEAN
-            warn_if_the_mean_is_noisy(owner, n, epsilon if choice.learner == PRIVATE_MEAN else eps_mean, half)
+            eps = epsilon if choice.learner == PRIVATE_MEAN else eps_mean  # the mean's: public scale
+            if n * eps < MEAN_WARNING_RECORDS:  # noise large for labels spread over a 30th of the range
+                scale = 2.0 / (n * eps) * half
+                warnings.warn(
+                    f"{owner}.fit: the released constant is the private mean of the labels, with Laplace "
+                    f"noise of scale {scale:.3g} in the labels' units (2/(n epsilon) of label_range's "
+                    f"half-width, n = {n}, epsilon = {eps:g}): it is off by more than {3 * scale:.3g} with "
+                    "probability 5 %, and below the training mean's R² where the labels spread less than "
+                    "that. Use a narrower public label_range, a larger epsilon or more rows "
+                    "(docs/privacy/front_door_regression.md#privacy-private-mean).",
+                    PrivacyWarning, stacklevel=user_stacklevel())
         self.certificate_ = certificate
         self.n_features_in_ = n_features
         if best == 1 and choice.learner != PRIVATE_MEAN:

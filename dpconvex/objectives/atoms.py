@@ -523,12 +523,9 @@ def _program(expr: cp.Expression, inputs: tuple[int, ...]) -> tuple[list, list, 
             return forms[0]
         if rule == "neg":
             return scaled(forms[0], -1.0)
-        if rule == "add":
-            terms: dict[int, float] = {}
-            for part, _ in forms:
-                for k, v in part.items():
-                    terms[k] = terms.get(k, 0.0) + v
-            return {k: v for k, v in terms.items() if v != 0.0}, sum(c for _, c in forms)
+        if rule == "add":  # each slot's coefficients summed in order
+            terms = {k: sum(part.get(k, 0.0) for part, _ in forms) for part, _ in forms for k in part}
+            return {k: v for k, v in terms.items() if v}, sum(c for _, c in forms)
         if rule is _n_mul and not (forms[0][0] and forms[1][0]):  # a constant factor
             constant, other = (forms[0], forms[1]) if not forms[0][0] else (forms[1], forms[0])
             return scaled(other, constant[1])

@@ -631,7 +631,7 @@ def write_outputs(result: ProblemResult, out_dir: str | os.PathLike[str]) -> tup
             else:
                 png.unlink()
             raise
-        temps.clear()
+        del temps[:2]  # renamed; the earlier plot's copy, if any, is removed below
         made.clear()
     except (OSError, ValueError) as exc:  # ValueError: a path the OS cannot name (NUL)
         raise OutputError(f"write_outputs: could not write the results to {out}: {exc}. Free disk "
