@@ -486,20 +486,20 @@ def _program(expr: cp.Expression, inputs: tuple[int, ...]) -> tuple[list, list, 
 
     def slot(form: tuple[dict[int, float], float]) -> int:
         terms, c = form
-        if not terms:
-            slots.append((c, 0.0, 0.0))
-        elif c == 0.0 and len(terms) == 1 and next(iter(terms.values())) == 1.0:
+        if c == 0.0 and list(terms.values()) == [1.0]:  # a slot as it is
             return next(iter(terms))
-        else:
-            slots.append(None)
+        slots.append(None if terms else (c, 0.0, 0.0))  # a combination, or a constant
+        if terms:
             steps.append((len(slots) - 1, _n_linear, (tuple(terms.values()), c), list(terms)))
         return len(slots) - 1
 
-    def scaled(form: tuple[dict[int, float], float], a: float) -> tuple[dict[int, float], float]:
-        terms, c = {k: a * v for k, v in form[0].items()}, a * form[1] if form[1] else 0.0
-        if not all(map(math.isfinite, (c, *terms.values()))) or (a and 0.0 in terms.values()):
+    def folded(terms: dict[int, float], c: float, underflow: bool = False) -> tuple[dict[int, float], float]:
+        if not all(map(math.isfinite, (c, *terms.values()))) or (underflow and 0.0 in terms.values()):
             raise _Unknown  # a constant beyond the float range (or below it) when multiplied out
-        return ({k: v for k, v in terms.items() if v}, c)
+        return {k: v for k, v in terms.items() if v}, c
+
+    def scaled(form: tuple[dict[int, float], float], a: float) -> tuple[dict[int, float], float]:
+        return folded({k: a * v for k, v in form[0].items()}, a * form[1] if form[1] else 0.0, a != 0.0)
 
     def visit(e: cp.Expression) -> tuple[dict[int, float], float]:  # e = c + Σ a_k slot_k
         if isinstance(e, (cp.Variable, cp.Parameter)) and e.id in inputs:
@@ -519,13 +519,11 @@ def _program(expr: cp.Expression, inputs: tuple[int, ...]) -> tuple[list, list, 
         if any(a.size != 1 for a in args) and name in ("log_sum_exp", "Sum"):
             raise _Unknown
         forms = [visit(a) for a in args]
-        if rule == "pass":
-            return forms[0]
-        if rule == "neg":
-            return scaled(forms[0], -1.0)
+        if rule in ("pass", "neg"):
+            return forms[0] if rule == "pass" else scaled(forms[0], -1.0)
         if rule == "add":  # each slot's coefficients summed in order
-            terms = {k: sum(part.get(k, 0.0) for part, _ in forms) for part, _ in forms for k in part}
-            return {k: v for k, v in terms.items() if v}, sum(c for _, c in forms)
+            return folded({k: sum(part.get(k, 0.0) for part, _ in forms) for part, _ in forms for k in part},
+                          sum(c for _, c in forms))
         if rule is _n_mul and not (forms[0][0] and forms[1][0]):  # a constant factor
             constant, other = (forms[0], forms[1]) if not forms[0][0] else (forms[1], forms[0])
             return scaled(other, constant[1])

@@ -619,9 +619,12 @@ def write_outputs(result: ProblemResult, out_dir: str | os.PathLike[str]) -> tup
         out.mkdir(parents=True, exist_ok=True)
         _write_temp(js, "w", lambda f: json.dump(payload, f, indent=2), temps)
         _write_temp(png, "wb", lambda f: _save_png(result, f), temps)
-        if png.is_file():  # the plot it replaces, put back if the JSON cannot replace its own
+        if os.path.lexists(png):  # the plot it replaces, put back if the JSON cannot replace its own
             temps.append(f"{temps[1]}.old")
-            shutil.copy2(png, temps[2])
+            try:  # a second name for the same file (a symlink itself); no hard links: a copy
+                os.link(png, temps[2], follow_symlinks=False)
+            except OSError:
+                shutil.copy2(png, temps[2], follow_symlinks=False)
         os.replace(temps[1], png)
         try:
             os.replace(temps[0], js)

@@ -644,7 +644,8 @@ def test_a_compiled_form_folds_its_affine_parts_into_one_pass_each():
     np.testing.assert_allclose(d1, (plus[0] - minus[0]) / (2 * h), rtol=1e-6)
     np.testing.assert_allclose(d2, (plus[1] - minus[1]) / (2 * h), rtol=1e-6)
     # a divisor that cancels to 0, or a constant beyond the float range once multiplied out: no form
-    for bad in (lambda z, y: z / (y - y), lambda z, y: np.inf * z, lambda z, y: z * 1e300 * 1e300 * 1e-300):
+    for bad in (lambda z, y: z / (y - y), lambda z, y: np.inf * z, lambda z, y: z * 1e300 * 1e300 * 1e-300,
+                lambda z, y: cp.logistic(1e308 * z + 1e308 * z)):
         assert not CompiledForm(bad, with_label=True).supported
 
 

@@ -156,6 +156,24 @@ def test_failed_write_keeps_the_earlier_results(result, tmp_path, monkeypatch, f
     assert sorted(p.name for p in out.iterdir()) == ["error_vs_epsilon.png", "results.json"]
 
 
+def test_an_earlier_plot_is_put_back_as_it_was(result, tmp_path, monkeypatch):
+    """results.json cannot replace its own: the earlier plot, a symlink here, is put back as the
+    same symlink (a second name for it, not a copy of what it points to)."""
+    out = tmp_path / "out"
+    js, png = write_outputs(result, out)
+    (tmp_path / "mine.png").write_bytes(b"the user's plot")
+    png.unlink()
+    png.symlink_to(tmp_path / "mine.png")
+    real = os.replace
+    monkeypatch.setattr(report.os, "replace",
+                        lambda a, b: (_ for _ in ()).throw(OSError(28, "full")) if str(b).endswith(".json")
+                        else real(a, b))
+    with pytest.raises(OutputError, match="unchanged"):
+        write_outputs(result, out)
+    assert png.is_symlink() and png.read_bytes() == b"the user's plot"
+    assert sorted(p.name for p in out.iterdir()) == ["error_vs_epsilon.png", "results.json"]
+
+
 def test_write_outputs_replaces_files_and_keeps_their_mode(result, tmp_path):
     out = tmp_path / "out"
     js, png = write_outputs(result, out)
