@@ -89,11 +89,6 @@ class MarginLoss(Protocol):
         ...
 
 
-def _reads_labels(loss: Any) -> bool:
-    """Whether ``loss`` is a loss of the prediction ℓ(z, y), which reads a label per row."""
-    return getattr(loss, "kind", "margin") == "regression"
-
-
 def _implicit_block(B: np.ndarray, bound: float, value: float | None, s: np.ndarray | None) -> Any:
     """The chunk clipped to ``bound``, with the intercept column ``value``, as the in-memory
     learners' :class:`~dpconvex.data.operators.ScaledRows` (on a copy if the norms of its kept
@@ -643,7 +638,7 @@ class DaskRows:
         lows = np.cumsum((0, *self.X.chunks[0]))[:-1]
         pairs = self._pairs()
         labels: list[Any] = [None] * self.n_chunks
-        if _reads_labels(loss):
+        if getattr(loss, "kind", "margin") == "regression":  # ℓ(z, y) reads a label per row
             if self._labels is None:
                 raise ParameterError(
                     f"DaskRows.margin_sums: loss '{getattr(loss, 'name', type(loss).__name__)}' "

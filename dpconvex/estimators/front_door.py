@@ -1326,20 +1326,21 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             certificate = _mean_release(0.0, n_rows, float(self.epsilon), seeded=seeded).certificate
             certificate.state(self._label_note(), choice.reason)
             return certificate
-        if not choice.safeguard:
-            learner = self._make(choice.mechanism, float(self.epsilon))
-            with signed_by(learner, f"{type(self).__name__}.certify"):
-                certificate = learner.certify(n=n_rows, n_classes=1, n_features=d)
-            certificate.assumptions.extend((choice.reason, *self._unguarded_note(n_rows)))
-            return certificate
-        parts = self._parts(n_rows, f"{type(self).__name__}.certify")
-        _, n_val, eps_mean, rest, _ = parts
-        learner = self._make(choice.mechanism, rest)
+        parts = self._parts(n_rows, f"{type(self).__name__}.certify") if choice.safeguard else None
+        learner = self._make(choice.mechanism, float(self.epsilon) if parts is None else parts[3])
         with signed_by(learner, f"{type(self).__name__}.certify"):
-            model = learner.certify(n=n_rows, n_classes=1, n_features=d)
+            model = learner._dry_run(X, {"n": n_rows, "n_classes": 1, "n_features": d})
+        if parts is None:
+            model.assumptions.extend((choice.reason, *self._unguarded_note(n_rows)))
+            return model
+        _, n_val, eps_mean, rest, _ = parts
         return self._safeguard_certificate(
             _mean_release(0.0, n_rows, eps_mean, seeded=seeded).certificate, model,
             dry_selection(2, rest, n_val, SELECTION_UTILITY, seeded), choice, parts)
+
+    def _dry_run(self, X: Any, shape: dict[str, Any]) -> Any:
+        """The certificate of X's public shape (the learner's states X's rows' backend)."""
+        return self.certify(**shape) if X is None else self._certify_shape(X, None, None, None, None)
 
     # --------------------------------------------------------------------- predict
     @checks_feature_names

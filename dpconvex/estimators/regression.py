@@ -52,7 +52,7 @@ from ..data.validation import check_array, check_excluded, computed, row_product
 from ..errors import DataValidationError, ParameterError, PrivacyWarning, record_diagnostic, user_stacklevel
 from ..objectives import HuberRegression, Pinball
 from ..objectives.losses import Loss, get_regression_loss, parse_label_range, stated_loss
-from ..privacy.budget import Budget, LabelSource
+from ..privacy.budget import Budget, LabelSource, RowMap
 from ..privacy.release import release
 from ..privacy.rules.bounds import DEFAULT_LEVELS, LABEL_SHARE, refine_range
 from ..templates.linear_erm import LinearERMTemplate
@@ -242,7 +242,7 @@ class LabelRangeMixin:
         if X is not None:  # the public shape only: the placeholder range reads no label
             n, _, d = self.public_shape(X, y)
             shape = {"n": n, "n_classes": 1, "n_features": d}
-        model = inner.certify(**shape)
+        model = inner._dry_run(X, shape)
         n = shape.get("n")
         check_range_budget(int(n), eps_label, "labels", f"{type(self).__name__}.certify")
         choice = refine_range(int(n), eps_label, spec.levels)
@@ -297,6 +297,12 @@ class LabelRangeMixin:
         if private_bounds(self.label_range) is not None:
             return self._certify_private_labels(X, y, **shape)
         return super().certify(X, y, **shape)
+
+    def _dry_run(self, X: Any, shape: dict[str, Any]) -> Any:
+        """The certificate of X's public ``shape``, stating X's rows' backend as a fit on them does."""
+        model = self.certify(**shape)
+        model.state(RowMap(dask=True) if X is not None and is_dask_collection(X) else None)
+        return model
 
     def _raw_labels(self, y: Any, n: int, caller: str) -> np.ndarray:
         """The labels as floats, checked (numbers, one per row, finite), not clipped; read,

@@ -79,13 +79,6 @@ def constant_r2(y_train: Any, y_test: Any) -> float:
     return float(r2_score(truth, np.full(truth.shape, float(np.mean(np.asarray(y_train, float))))))
 
 
-def _baseline(metric: str, y_train: Any, y_test: Any) -> tuple[str, float]:
-    """The trivial baseline of a run: majority class (error) or constant prediction (R²)."""
-    if metric == "r2":
-        return CONSTANT_PREDICTION, constant_r2(y_train, y_test)
-    return MAJORITY, majority_error(y_train, y_test)
-
-
 def _make_estimator(method: Method, epsilon: float | None) -> BaseEstimator:
     """The method's unfitted estimator (``random_state=None``: :func:`_fit` hands it its noise)."""
     import dpconvex
@@ -430,8 +423,9 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
         if quick and problem.quick_max_train and len(ytr) > problem.quick_max_train:
             idx = rng.choice(len(ytr), problem.quick_max_train, replace=False)
             Xtr, ytr = Xtr[idx], ytr[idx]
-        # the trivial baseline draws no randomness: the seeded results are unchanged by it
-        name, value = _baseline(problem.metric, ytr, yte)
+        # the trivial baseline (majority class, or constant prediction for R²) draws no randomness
+        name, value = ((CONSTANT_PREDICTION, constant_r2(ytr, yte)) if problem.metric == "r2"
+                       else (MAJORITY, majority_error(ytr, yte)))
         result.baselines.setdefault(name, []).append(value)
         for m, grid in cells:
             if not sizes and m.private and not m.tune and isinstance(m.factory, (type, type(None))):

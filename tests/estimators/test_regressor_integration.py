@@ -119,6 +119,27 @@ def test_certify_on_dask_rows_is_the_in_memory_certificate():
     assert [c.name for c in dsk.conditions] == [c.name for c in mem.conditions]
 
 
+@pytest.mark.parametrize(("make", "n"), [
+    (lambda: dp.PrivateRegressor(epsilon=1.0, label_range=LABELS, safeguard=True, random_state=3), 900),
+    (lambda: dp.PrivateRegressor(epsilon=1.0, label_range=LABELS, safeguard=False, random_state=3), 900),
+    (lambda: dp.PrivateRegressor(epsilon=1.0, label_range="private", random_state=3), 3000),
+    (lambda: dp.PrivateLinearRegressor(epsilon=1.0, label_range="private", random_state=3), 3000),
+    (lambda: dp.PrivateLinearRegression(epsilon=1.0, label_range="private", random_state=3), 3000),
+    (lambda: dp.PrivateRegressor(epsilon=0.1, label_range=LABELS, random_state=3), 60),  # the mean only
+], ids=["front-door-safeguard", "front-door-unguarded", "front-door-private-range",
+        "linear-private-range", "ssp-private-range", "front-door-mean"])
+def test_a_dry_run_on_dask_rows_states_their_backend_as_a_fit_on_them_does(make, n):
+    X, y = _table(n=n)
+    with dask.config.set(scheduler="threads"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.PrivacyWarning)
+        Xd, yd = da.from_array(X, chunks=(n // 3, 4)), da.from_array(y, chunks=n // 3)
+        fitted, dry = make().fit(Xd, yd).certificate_, make().certify(Xd, yd)
+        in_memory = make().certify(X, y)
+    assert dry.row_map == fitted.row_map and in_memory.row_map is None
+    assert (fitted.row_map is None) == (n == 60)  # the mean reads no row of X
+    assert dry.epsilon == fitted.epsilon
+
+
 def test_clipped_labels_in_memory_and_on_dask_go_to_the_diagnostics_only():
     X, y = _table()
     with dask.config.set(scheduler="threads"):
