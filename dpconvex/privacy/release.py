@@ -281,13 +281,12 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
             f"{'y' if len(missing) == 1 else 'ies'} {missing}, which template "
             f"'{getattr(template, 'name', type(template).__name__)}' does not offer (it offers "
             f"{sorted(offered)}); use a mechanism made for this kind of template.")
-    if not is_dpconvex_class(type(template)):  # shipped templates: by review
-        if missing := missing_members(template):
-            raise ParameterError(
-                f"release: template '{getattr(template, 'name', type(template).__name__)}' "
-                f"({type(template).__qualname__}) lacks {missing}, which the template contract "
-                "requires (dpconvex.templates.base: TEMPLATE_MEMBERS, CAPABILITY_MEMBERS for "
-                "each capability it declares). Add them, or drop the capability that asks for them.")
+    if not is_dpconvex_class(type(template)) and (missing := missing_members(template)):  # shipped: by review
+        raise ParameterError(
+            f"release: template '{getattr(template, 'name', type(template).__name__)}' "
+            f"({type(template).__qualname__}) lacks {missing}, which the template contract "
+            "requires (dpconvex.templates.base: TEMPLATE_MEMBERS, CAPABILITY_MEMBERS for "
+            "each capability it declares). Add them, or drop the capability that asks for them.")
     budget = mechanism.check_budget(budget)
     conditions = mechanism.conditions(template, budget)
     changed = user_parts(template)

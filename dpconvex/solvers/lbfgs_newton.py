@@ -77,10 +77,7 @@ def _sampled_newton(fun_grad: FunGrad, hess: Hess, hess_sample: HessSample, x: n
                     break  # the Hessian keeps moving: L-BFGS and the polish finish
                 exact = cho_factor(hess(x))
                 formed += 1
-            if exact is not None:
-                step = cho_solve(exact, g)
-            else:
-                step = np.linalg.solve(hess_sample(x, k == 0), g)
+            step = cho_solve(exact, g) if exact is not None else np.linalg.solve(hess_sample(x, k == 0), g)
         except np.linalg.LinAlgError:
             break
         slope = float(g @ step)

@@ -395,17 +395,23 @@ def test_certify_gives_the_candidates_the_public_label_set_as_fit_does(search):
     assert len(set(certified)) == 1 and "one-vs-rest" in certified[0]
 
 
-def test_a_candidates_auto_delta_is_held_before_the_data_are_read():
+@pytest.mark.parametrize("form", ["estimator", "pipeline", "list"])
+def test_a_candidates_auto_delta_is_held_before_the_data_are_read(form):
     """Noisy gradient descent's δ = None is a δ > 0 of its part's size: the grid search holds
     it (a pure ledger refuses before any candidate reads its part), and random repetition
-    refuses it by name before any run."""
+    refuses it by name before any run; also as a Pipeline's private step, and for X a list."""
     import dpconvex as dp
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
 
     rng = np.random.default_rng(0)
     X = 0.4 * rng.normal(size=(300, 3))
     y = (X[:, 0] > 0).astype(int)
-    grid = PrivateGridSearch(NoisyGradientDescent(epsilon=1.0, steps=10), {"clip": [0.5, 1.0]},
-                             epsilon=0.5, classes=[0, 1], accountant=BudgetAccountant(1.0))
+    gd, clip = NoisyGradientDescent(epsilon=1.0, steps=10), {"clip": [0.5, 1.0]}
+    if form == "pipeline":
+        gd, clip = make_pipeline(FunctionTransformer(), gd), {"noisygradientdescent__clip": [0.5, 1.0]}
+    X = X.tolist() if form == "list" else X
+    grid = PrivateGridSearch(gd, clip, epsilon=0.5, classes=[0, 1], accountant=BudgetAccountant(1.0))
     with dp.collect_diagnostics() as diag, pytest.raises(dp.BudgetError, match="pure epsilon-DP"):
         grid.fit(X, y)
     assert not [note for note in diag.notes if note.owner == "NoisyGradientDescent"]
@@ -413,8 +419,7 @@ def test_a_candidates_auto_delta_is_held_before_the_data_are_read():
         warnings.simplefilter("ignore")
         held = grid.set_params(accountant=BudgetAccountant(1.0, 1e-3)).fit(X, y).certificate_
     assert held.delta == pytest.approx(1 / 100**2)  # parts of 100 rows, δ = 1/n² each
-    search = PrivateRandomSearch(NoisyGradientDescent(epsilon=1.0, steps=10), {"clip": [0.5, 1.0]},
-                                 epsilon=1.0, classes=[0, 1])
+    search = PrivateRandomSearch(gd, clip, epsilon=1.0, classes=[0, 1])
     with dp.collect_diagnostics() as diag, pytest.raises(ParameterError, match="spends delta > 0"):
         search.fit(X, y)
     assert not [note for note in diag.notes if note.owner == "NoisyGradientDescent"]
