@@ -17,12 +17,10 @@ layer reports through this module, which imports nothing from dpconvex.
 
 from __future__ import annotations
 
-__all__ = [
-    "BudgetError", "BudgetPickleError", "BudgetProcessError", "DPConvexError", "DataTypeError",
-    "DataValidationError", "DatasetError", "NotFittedError", "ParameterError", "PrivacyError",
-    "PrivacyLeakWarning", "PrivacyWarning", "SolverError", "collect_diagnostics",
-    "user_stacklevel", "verbosity",
-]
+__all__ = ["BudgetError", "BudgetPickleError", "BudgetProcessError", "DPConvexError", "DataTypeError",
+           "DataValidationError", "DatasetError", "NotFittedError", "ParameterError", "PrivacyError",
+           "PrivacyLeakWarning", "PrivacyWarning", "SolverError", "collect_diagnostics", "user_stacklevel",
+           "verbosity"]
 
 import contextlib
 import importlib.util

@@ -24,9 +24,7 @@ from scipy.stats import beta as beta_dist
 from .._validation import MAX_INT, _short_repr, check_float, check_int
 from ..errors import ParameterError
 
-__all__ = [
-    "DIRECTIONS", "clopper_pearson_lower", "clopper_pearson_upper", "epsilon_from_counts",
-]
+__all__ = ["DIRECTIONS", "clopper_pearson_lower", "clopper_pearson_upper", "epsilon_from_counts"]
 
 #: The four events/directions: event {s > t} ("above") or {s <= t} ("below"),
 #: and the data set whose probability is the numerator of the ratio.

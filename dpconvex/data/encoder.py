@@ -175,9 +175,7 @@ def category_codes(values: Sequence[Any], vocabulary: Sequence[Any]) -> np.ndarr
     Values and categories are str or bytes (bytes match their text); any other value is
     compared as ``str(value)``, a missing one is -1. Returns an intp array of len(values).
     """
-    index: dict[Any, int] = {}
-    for i, cat in enumerate(vocabulary):
-        index[cat] = i
+    index: dict[Any, int] = {cat: i for i, cat in enumerate(vocabulary)}
     for i, cat in enumerate(vocabulary):
         alias = cat.encode("utf-8") if isinstance(cat, str) else cat.decode("utf-8", "replace")
         index.setdefault(alias, i)

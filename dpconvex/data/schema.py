@@ -19,9 +19,7 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = [
-    "Binary", "Categorical", "Numeric", "PublicSchema", "norm_divisor",
-]
+__all__ = ["Binary", "Categorical", "Numeric", "PublicSchema", "norm_divisor"]
 
 #: The suffix of the feature that takes a categorical value outside the vocabulary.
 OTHER = "<other>"

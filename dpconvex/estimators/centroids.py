@@ -70,9 +70,8 @@ from .base import (
     PrivateEstimator,
 )
 
-__all__ = ["PRIORS", "WITHIN_FLOOR", "BallRows",
-           "ClassSumEstimator", "ClassSumTemplate", "PrivateGaussianCentroid", "Priors",
-           "class_priors", "label_rows", "prior_penalty",
+__all__ = ["PRIORS", "WITHIN_FLOOR", "BallRows", "ClassSumEstimator", "ClassSumTemplate",
+           "PrivateGaussianCentroid", "Priors", "class_priors", "label_rows", "prior_penalty",
            "within_class_variance"]
 
 #: The public map of a record to its feature vector, for the certificate.

@@ -699,8 +699,7 @@ def smooth_kinks(expr: cp.Expression, h: float) -> tuple[cp.Expression, Smoothin
                 continue
             if not ready:  # its arguments first, left to right
                 stack.append((e, True))
-                for a in reversed(e.args):
-                    stack.append((a, False))
+                stack.extend((a, False) for a in reversed(e.args))
                 continue
             name, args, gaps, count = type(e).__name__, [], [], 0
             for a in e.args:

@@ -9,6 +9,7 @@ imported from the problem file's folder first: code you trust, like a ``conftest
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import os
@@ -355,10 +356,8 @@ def _import(target: str, where: tuple[Path, str] | None) -> Any:
                             "problem file is loaded).") from exc
     finally:
         if added:
-            try:
+            with contextlib.suppress(ValueError):  # (ValueError: the module removed it itself)
                 sys.path.remove(folder)
-            except ValueError:  # the module removed it itself
-                pass
     obj: Any = module
     for part in attribute.split("."):
         try:

@@ -51,15 +51,8 @@ from ..privacy.checks import check_dcp_convex, check_loss
 from .base import PrivacyConstants, natural_residual, needs_of
 from .parameterizations import BlockParameterization, FullPSD, QuadraticParameterization, max_row_norm
 
-__all__ = [
-    "RESIDUAL_TOL",
-    "LargeMarginGaussianTemplate",
-    "LargeMarginProblem",
-    "MatrixTerm",
-    "augment_and_scale",
-    "psi_frobenius",
-    "softmax_rows",
-]
+__all__ = ["RESIDUAL_TOL", "LargeMarginGaussianTemplate", "LargeMarginProblem", "MatrixTerm",
+           "augment_and_scale", "psi_frobenius", "softmax_rows"]
 
 #: Largest natural residual ||Φ − Π_PSD(Φ − ∇J(Φ))||_F at which a solve is accepted as the
 #: exact minimizer of the perturbed objective (docs/privacy/large_margin.md#privacy-lm-solver-accuracy).

@@ -51,15 +51,8 @@ from .parameterizations import (
     psd_shift,
 )
 
-__all__ = [
-    "CONSTANT_WEIGHT",
-    "SOFTMAX_RESIDUAL_TOL",
-    "LargeMarginSoftmaxTemplate",
-    "SoftmaxPrivacyConstants",
-    "active_scores",
-    "feature_scale",
-    "mixture_constants",
-]
+__all__ = ["CONSTANT_WEIGHT", "SOFTMAX_RESIDUAL_TOL", "LargeMarginSoftmaxTemplate", "SoftmaxPrivacyConstants",
+           "active_scores", "feature_scale", "mixture_constants"]
 
 #: Weight w of the constant coordinate relative to the largest ||x||
 #: (privacy-softmax-feature-map): the template uses z' = [x; w q]/(q sqrt(1 + w²));

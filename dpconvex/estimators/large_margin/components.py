@@ -40,15 +40,8 @@ from ...privacy.mechanisms.kmeans import lloyd
 from ...privacy.release import release
 from ...templates.statistics import KMeansTemplate, assign_nearest
 
-__all__ = [
-    "ASSIGNMENTS",
-    "ComponentAssignment",
-    "PUBLIC_CENTER_SEED",
-    "assign_components",
-    "dp_kmeans",
-    "planned_assignment",
-    "public_centers",
-]
+__all__ = ["ASSIGNMENTS", "ComponentAssignment", "PUBLIC_CENTER_SEED", "assign_components", "dp_kmeans",
+           "planned_assignment", "public_centers"]
 
 #: Component-assignment rules known to :func:`assign_components`.
 ASSIGNMENTS = ("nearest_public_center", "dp_kmeans", "gmm_nonprivate")
