@@ -917,6 +917,7 @@ class PrivateEstimator(BaseEstimator):
                     f"{type(self).__name__}.certify: its checks hold n = {plan.n:,} rows of "
                     f"{plan.n_features:,} features, more than this machine's memory. Certify on "
                     "the machine that fits, or with fewer rows.") from None
+        feature_names_of(X, f"{type(self).__name__}.certify")  # refused as a fit refuses them
         return state_rows_source(self._certify_with(X, y, NO_CONTEXT), X)
 
     def _certify_with(self, X: Any, y: Any, context: FitContext) -> Any:
@@ -929,7 +930,7 @@ class PrivateEstimator(BaseEstimator):
             certificate.assumptions.append(ROWS_RANGES_NOTE)
             return certificate
         plan = self.plan_for(X, y)  # one-vs-rest: the binary models' dry runs, by their plans
-        return _as_a_fit_states(self._certify_sub_plans(plan) if plan.sub_plans
+        return _as_a_fit_states(self._certify_sub_plans(plan, X, y, context) if plan.sub_plans
                                 else self._certify_data(X, y, plan, context), plan, self, y)
 
     def _certify_data(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Any:
@@ -943,7 +944,8 @@ class PrivateEstimator(BaseEstimator):
     def _fit_sub_plans(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> PrivateEstimator:
         raise NotImplementedError
 
-    def _certify_sub_plans(self, plan: FitPlan) -> Any:
+    def _certify_sub_plans(self, plan: FitPlan, X: Any = None, y: Any = None,
+                           context: FitContext = NO_CONTEXT) -> Any:
         raise NotImplementedError
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:

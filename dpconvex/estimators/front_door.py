@@ -81,6 +81,7 @@ from ..privacy.budget import (
     Hold,
     compose_parallel,
     compose_sequential,
+    delta_rows_note,
     has_positive_delta,
     hold_budget,
     remaining,
@@ -819,6 +820,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             # the validation rows are left out of the learner's fit (zero factors, X not copied)
             learner._fit_with(_rows_for(name, X), y_checked,
                               context.excluding(held).inner(NoiseSource(fit_rng, noise.seeded), held=True))
+            learner.certificate_.state(labels.assumption)  # the set is this fit's, not the learner's classes=
             X_val = take_rows(X, validation, n, owner, self)
             mistakes = safeguard_mistakes(learner, _rows_for(name, X_val), y_checked[validation],
                                           labels.classes)
@@ -927,6 +929,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             plan = self.plan(*_given_shape(self, n, n_classes, n_features))  # validates them
             size = (plan.n, plan.n_classes, plan.n_features)
         else:
+            feature_names_of(X, f"{type(self).__name__}.certify")  # refused as a fit refuses them
             size = self.public_shape(X, y)
             if self.classes is None and declared_classes(y) is None:  # as fit: first, once
                 LabelWarning().issue(type(self).__name__, INFERRED_CHOICE_WARNING)
@@ -967,12 +970,14 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             learner.set_params(classes=list(classes))
             model = learner._certify_with(_rows_for(name, X_checked), y_checked,
                                           NO_CONTEXT.excluding(np.arange(n) >= n_fit))
+            model.state(source)
         classes = list(classes)
         selection = dry_selection(len(classes) + 1, float(self.epsilon), n_val,
                                   seeded=self.random_state is not None)
-        return self._inferred_choice(self._safeguard_certificate(
-            model, selection, name, reason, (n_fit, n_val), classes, self._delta(*size),
-            label_source=source), y)
+        certificate = self._safeguard_certificate(model, selection, name, reason, (n_fit, n_val), classes,
+                                                  self._delta(*size), label_source=source)
+        certificate.state(delta_rows_note(self._delta(*size), n))  # as a fit's budget hold states it
+        return self._inferred_choice(certificate, y)
 
     # ----------------------------------------------------------------- predict
     @checks_feature_names
@@ -1314,11 +1319,12 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         if private_bounds(self.label_range) is not None:
             return self._certify_private_labels(X, y, n=n, n_classes=n_classes, n_features=n_features)
         self._validate_params()
-        if X is None:
+        if X is None or n is not None:  # (X given with n: a dry run of X's shape, for X's backend)
             plan = self.plan(*_given_shape(self, n, 1, n_features))
             n_rows, d = plan.n, plan.n_features
         else:
-            n_rows, _, d = self.public_shape(X, y)
+            shape = self._checked_shape(X, y)
+            n_rows, d = shape["n"], shape["n_features"]
         choice = choose_regression_learner(n_rows, d, float(self.epsilon),
                                            float(self.delta or 0.0), self.safeguard)
         seeded = self.random_state is not None
@@ -1334,13 +1340,15 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             model.assumptions.extend((choice.reason, *self._unguarded_note(n_rows)))
             return model
         _, n_val, eps_mean, rest, _ = parts
-        return self._safeguard_certificate(
+        certificate = self._safeguard_certificate(
             _mean_release(0.0, n_rows, eps_mean, seeded=seeded).certificate, model,
             dry_selection(2, rest, n_val, SELECTION_UTILITY, seeded), choice, parts)
+        certificate.state(delta_rows_note(float(learner.delta), n_rows))  # as a fit's budget hold states it
+        return certificate
 
     def _dry_run(self, X: Any, shape: dict[str, Any]) -> Any:
         """The certificate of X's public shape (the learner's states X's rows' backend)."""
-        return self.certify(**shape) if X is None else self._certify_shape(X, None, None, None, None)
+        return self._certify_shape(X, None, shape.get("n"), 1, shape.get("n_features"))
 
     # --------------------------------------------------------------------- predict
     @checks_feature_names

@@ -94,6 +94,7 @@ if TYPE_CHECKING:
     import cvxpy as cp
     from numpy.typing import ArrayLike
 
+    from ..data.validation import LabelSet
     from ..privacy.budget import BudgetAccountant
 
 #: ``constraints``: the coefficient variable to the CVXPY constraints of a public set.
@@ -163,12 +164,7 @@ class OneVsRestMixin:
         owner = type(self).__name__
         C = plan.n_classes
         epsilon_per_class = split_even(float(self.epsilon), C)
-        y = computed(y)
-        y_checked = check_labels(y, len(y), f"{owner}.fit")
-        # the set of the plan (warns if read from y); refuses unknown labels before the hold
-        labels = encode_labels(y_checked, self.classes, f"{owner}.fit",
-                               unknown_labels=self.unknown_labels, excluded=context.excluded,
-                               warning=context.label_warning)
+        labels, y_binary = self._ovr_labels(y, f"{owner}.fit", context)  # before the hold
         classes = labels.classes
         binary_context = context.inner(context.noise, held=True)  # one generator, in order
         models, certificates = [], []
@@ -177,9 +173,8 @@ class OneVsRestMixin:
                 ovr_noise_warning(self, plan, owner, self._ovr_noise_family):  # once, ε/C named
             for class_index in range(C):
                 binary_model = self._binary_clone(C, self.random_state)
-                y_binary = np.where(labels.outside, -1, (labels.index == class_index).astype(int))
                 sub_plan = plan.sub_plans[class_index]
-                prepared = binary_model.prepare(X, y_binary, sub_plan, context=binary_context)
+                prepared = binary_model.prepare(X, y_binary(class_index), sub_plan, context=binary_context)
                 models.append(binary_model.fit_prepared(prepared, sub_plan, context=binary_context))
                 certificates.append(binary_model.certificate_)
             certificate = self._composed(certificates, epsilon_per_class,
@@ -193,18 +188,35 @@ class OneVsRestMixin:
         self.certificate_ = certificate
         return self
 
-    def _certify_sub_plans(self, plan: FitPlan, parts: list[Prepared] | None = None) -> Any:
-        """The composed certificate of the C binary models' dry runs (nothing drawn or charged)."""
+    def _ovr_labels(self, y: Any, caller: str, context: FitContext
+                    ) -> tuple[LabelSet, Callable[[int], np.ndarray]]:
+        """The labels encoded against the plan's set (warned if read from y; a label outside it
+        refused here) and each class's binary labels (-1 outside the set: the row zeroed)."""
+        y = computed(y)
+        labels = encode_labels(check_labels(y, len(y), caller), self.classes, caller,
+                               unknown_labels=self.unknown_labels, excluded=context.excluded,
+                               warning=context.label_warning)
+        return labels, lambda c: np.where(labels.outside, -1, (labels.index == c).astype(int))
+
+    def _certify_sub_plans(self, plan: FitPlan, X: Any = None, y: Any = None,
+                           context: FitContext = NO_CONTEXT) -> Any:
+        """The composed certificate of the C binary models' dry runs (nothing drawn or charged):
+        from the plan's shape, or on (X, y), checked as a fit checks them."""
         binary_model = self._binary_clone(plan.n_classes)
-        certificates = [
-            binary_model._certify(binary_model.prepare_shape(sub_plan) if parts is None
-                                  else parts[class_index], sub_plan)
-            for class_index, sub_plan in enumerate(plan.sub_plans)]
+        if X is None:  # the classes named as a fit names them, by classes= where given
+            classes = range(plan.n_classes) if self.classes is None else np.asarray([*self.classes]).tolist()
+            parts, source = [binary_model.prepare_shape(sub_plan) for sub_plan in plan.sub_plans], ()
+        else:
+            labels, y_binary = self._ovr_labels(y, f"{type(self).__name__}.certify", context)
+            classes, source = labels.classes.tolist(), (labels.assumption,)
+            parts = [binary_model.prepare(X, y_binary(c), sub_plan, context=context)
+                     for c, sub_plan in enumerate(plan.sub_plans)]
+        certificates = list(map(binary_model._certify, parts, plan.sub_plans))  # (one part per plan)
         for certificate in certificates:  # labels {0, 1} and the seed, as the binary fits state
             certificate.state(public_label_source(binary_model))
             certificate.seeded = self.random_state is not None
         return self._composed(certificates, plan.sub_plans[0].budget.epsilon,
-                              [f"class {class_index}" for class_index in range(plan.n_classes)])
+                              [f"class {label!r}" for label in classes], *source)
 
     def _composed(self, certificates: list[Any], epsilon_per_class: float, labels: list[str],
                   *assumptions: Any) -> Any:

@@ -45,6 +45,7 @@ from .._validation import (
     check_fitted,
     check_float,
     checks_feature_names,
+    feature_names_of,
     is_dask_collection,
     noise_source,
 )
@@ -70,6 +71,7 @@ from .base import (
     PrivateEstimator,
     Vouch,
     fill_docs,
+    state_rows_source,
 )
 from .linear import LinearPlanMixin, _parameter_set, design_rows
 
@@ -203,7 +205,7 @@ class LabelRangeMixin:
         (docs/privacy/bounds.md#privacy-private-label-range). The inner fit draws from a generator spawned
         from this fit's (``context.noise``, else ``random_state``).
         """
-        from .._validation import NoiseSource, feature_names_of, with_feature_names
+        from .._validation import NoiseSource, with_feature_names
         from ..privacy.bounds import check_range_budget, release_range
         from ..privacy.budget import hold_budget
 
@@ -240,8 +242,7 @@ class LabelRangeMixin:
 
         spec, epsilon, eps_label, inner = self._label_split()
         if X is not None:  # the public shape only: the placeholder range reads no label
-            n, _, d = self.public_shape(X, y)
-            shape = {"n": n, "n_classes": 1, "n_features": d}
+            shape = self._checked_shape(X, y)
         model = inner._dry_run(X, shape)
         n = shape.get("n")
         check_range_budget(int(n), eps_label, "labels", f"{type(self).__name__}.certify")
@@ -295,8 +296,16 @@ class LabelRangeMixin:
     def certify(self, X: Any = None, y: Any = None, **shape: Any) -> Any:
         """The certificate a fit would carry (a private label range: both parts)."""
         if private_bounds(self.label_range) is not None:
-            return self._certify_private_labels(X, y, **shape)
+            return state_rows_source(self._certify_private_labels(X, y, **shape), X)
         return super().certify(X, y, **shape)
+
+    def _checked_shape(self, X: Any, y: Any) -> dict[str, int]:
+        """The shape of (X, y) once they pass a fit's checks (none mapped, clipped or kept)."""
+        caller = f"{type(self).__name__}.certify"
+        feature_names_of(X, caller)
+        rows = check_array(X, caller, min_samples=2, accept_sparse=self._accepts_sparse, accept_dask=True)
+        self._raw_labels(y, rows.shape[0], caller)
+        return {"n": int(rows.shape[0]), "n_classes": 1, "n_features": int(rows.shape[1])}
 
     def _dry_run(self, X: Any, shape: dict[str, Any]) -> Any:
         """The certificate of X's public ``shape``, stating X's rows' backend as a fit on them does."""

@@ -368,3 +368,49 @@ def test_a_private_label_range_plan_states_what_the_fit_states():
         if cls is not dp.PrivateRegressor:  # (a front door prepares no template of its own)
             with pytest.raises(dp.ParameterError, match="in fit only"):
                 cls(label_range="private").prepare(X, y, plan)
+
+
+#: A dry run on (X, y) for each path that builds it: one-vs-rest, the front doors (safeguard on
+#: and off, the private mean), a private label range.
+_DRY_RUNS = {
+    "logistic-ovr": lambda: dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1, 2]),
+    "noisy-gd-ovr": lambda: dp.NoisyGradientDescent(epsilon=1.0, steps=5, classes=[0, 1, 2]),
+    "classifier": lambda: dp.PrivateClassifier(epsilon=1.0, classes=[0, 1, 2]),
+    "regressor": lambda: dp.PrivateRegressor(epsilon=1.0, label_range=(-1, 3)),
+    "regressor-unguarded": lambda: dp.PrivateRegressor(epsilon=1.0, label_range=(-1, 3), safeguard=False),
+    "regressor-mean": lambda: dp.PrivateRegressor(epsilon=0.01, label_range=(-1, 3)),
+    "regressor-private-range": lambda: dp.PrivateRegressor(epsilon=2.0, label_range="private"),
+    "linear-private-range": lambda: dp.PrivateLinearRegressor(epsilon=2.0, label_range="private"),
+}
+_BAD = {
+    "NaN in X": lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 7, np.nan, X), y),
+    "y one short": lambda X, y: (X, y[:-1]),
+    "mixed column names": lambda X, y: (pd.DataFrame(X, columns=[0, *map(str, range(1, X.shape[1]))]), y),
+    "text labels": lambda X, y: (X, np.array(["a", "b", "c"])[y.astype(int) % 3]),
+}
+
+
+@pytest.mark.parametrize("bad", sorted(_BAD))
+@pytest.mark.parametrize("name", sorted(_DRY_RUNS))
+def test_a_dry_run_refuses_what_the_fit_refuses(name, bad):
+    """certify(X, y) reads the data as fit reads it, whichever path builds the dry run: the
+    same named error for each input a fit refuses."""
+    X, y = _data(300, 3, 4)
+    X, y = _BAD[bad](X, y.astype(float) if "regress" in name else y)
+    raised = []
+    for run in (lambda est: est.certify(X, y), lambda est: est.fit(X, y)):
+        with warnings.catch_warnings(), pytest.raises(dp.DataValidationError) as caught:
+            warnings.simplefilter("ignore")
+            run(_DRY_RUNS[name]())
+        raised.append(type(caught.value))
+    assert raised[0] is raised[1]
+
+
+def test_the_one_vs_rest_dry_run_names_the_classes_as_the_fit_names_them():
+    X, y = _data(300, 3, 4)
+    labels = np.array(["low", "mid", "high"])[y]
+    est = dp.PrivateLogisticRegression(epsilon=1.0, classes=["low", "mid", "high"], random_state=0)
+    accounting = [next(c.detail for c in cert.conditions if c.name == "epsilon accounting")
+                  for cert in (est.certify(X, labels), est.certify(n=300, n_classes=3, n_features=4),
+                               est.fit(X, labels).certificate_)]
+    assert accounting[0] == accounting[1] == accounting[2] and "'mid'" in accounting[2]

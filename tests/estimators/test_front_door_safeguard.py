@@ -227,6 +227,21 @@ def test_the_ledger_is_charged_once_and_certify_matches_fit(d, spent):
     assert any("delta > 0 is unused" in a for a in cert.assumptions) == (spent == 0)
 
 
+def test_the_learners_part_and_the_dry_run_state_what_the_fit_states():
+    """A label set read from y is stated as such in the learner's part too (the learner is
+    handed the set as classes=), and the dry run states the δ >= 1/n line where the fit does."""
+    X, y = _table(300, d=40)
+    make = lambda: PrivateClassifier(epsilon=1.0, delta=0.01, safeguard=True, random_state=0)  # noqa: E731
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fitted, dry = make().fit(X, y), make().certify(X, y)
+    for cert in (fitted.certificate_, dry):
+        assert cert.delta > 0 and [part.label_source for part in cert.parts[:1]] == [cert.label_source]
+        assert cert.label_source.source == "inferred"
+        assert sum("is at least 1/n" in line for line in cert.assumptions) == 1  # 0.01 >= 1/300
+    assert fitted.estimator_.certificate_.label_source.source == "inferred"
+
+
 @pytest.mark.parametrize("kind", ["sparse", "frame", "three classes"])
 def test_inputs_the_front_door_takes(kind):
     X, y = _table(450)

@@ -137,3 +137,20 @@ def test_certify_of_a_private_label_range_states_what_the_fit_states(make):
     for refused in (lambda m: m.certify(X[:200], y[:200]), lambda m: m.fit(X[:200], y[:200])):
         with pytest.raises(dp.ParameterError, match="needs n \\* epsilon >= 60"):
             refused(make().set_params(epsilon=1.0))
+
+
+def test_a_private_range_dry_run_states_a_read_schema_as_the_fit_does():
+    """Rows encoded with a schema read from the data: the dry run states that no guarantee
+    covers the schema, as the fit's certificate does."""
+    from dpconvex.privacy.bounds import draft_schema
+
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"a": rng.uniform(0, 1, 3000), "b": rng.uniform(-1, 1, 3000)})
+    y = 3 * table.a.to_numpy() + rng.normal(size=3000)
+    rows = dp.PublicEncoder(draft_schema(table)).fit_transform(table)
+    for make in (dp.PrivateLinearRegressor, dp.PrivateLinearRegression, dp.PrivateRegressor):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = make(epsilon=1.0, label_range="private", random_state=0)
+            assert rows.source in est.certify(rows, y).assumptions
+            assert rows.source in est.fit(rows, y).certificate_.assumptions

@@ -395,14 +395,15 @@ def test_certify_gives_the_candidates_the_public_label_set_as_fit_does(search):
     assert len(set(certified)) == 1 and "one-vs-rest" in certified[0]
 
 
-@pytest.mark.parametrize("form", ["estimator", "pipeline", "list"])
+@pytest.mark.parametrize("form", ["estimator", "pipeline", "list", "tuple"])
 def test_a_candidates_auto_delta_is_held_before_the_data_are_read(form):
     """Noisy gradient descent's δ = None is a δ > 0 of its part's size: the grid search holds
     it (a pure ledger refuses before any candidate reads its part), and random repetition
     refuses it by name before any run; also as a Pipeline's private step, and for X a list."""
-    import dpconvex as dp
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import FunctionTransformer
+
+    import dpconvex as dp
 
     rng = np.random.default_rng(0)
     X = 0.4 * rng.normal(size=(300, 3))
@@ -410,7 +411,7 @@ def test_a_candidates_auto_delta_is_held_before_the_data_are_read(form):
     gd, clip = NoisyGradientDescent(epsilon=1.0, steps=10), {"clip": [0.5, 1.0]}
     if form == "pipeline":
         gd, clip = make_pipeline(FunctionTransformer(), gd), {"noisygradientdescent__clip": [0.5, 1.0]}
-    X = X.tolist() if form == "list" else X
+    X = X.tolist() if form == "list" else tuple(map(tuple, X)) if form == "tuple" else X
     grid = PrivateGridSearch(gd, clip, epsilon=0.5, classes=[0, 1], accountant=BudgetAccountant(1.0))
     with dp.collect_diagnostics() as diag, pytest.raises(dp.BudgetError, match="pure epsilon-DP"):
         grid.fit(X, y)
@@ -486,3 +487,24 @@ def test_a_search_dry_run_warns_before_refusing_labels_read_from_y(search):
         warnings.simplefilter("always")
         dry.certify(X, y)
     assert [type(w.message) for w in caught] == [dp.PrivacyLeakWarning]
+
+
+@pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
+def test_a_pipeline_whose_transforms_change_the_width_is_searched(search):
+    """The private step is planned at the width of X; where its checks refuse that width (its
+    ranges are those of the encoded rows), the search still runs and the ledger is charged."""
+    import pandas as pd
+    from sklearn.pipeline import make_pipeline
+
+    import dpconvex as dp
+
+    rng = np.random.default_rng(0)
+    schema = dp.PublicSchema({"age": dp.Numeric(0, 100), "plan": dp.Categorical(("a", "b", "c"))})
+    table = pd.DataFrame({"age": rng.uniform(0, 100, 300), "plan": rng.choice(["a", "b", "c"], 300)})
+    y = (table.age > 50).astype(int).to_numpy()
+    pipe = make_pipeline(dp.PublicEncoder(schema), dp.PrivateGaussianNB(feature_range=schema))
+    ledger = BudgetAccountant(2.0)
+    extra = {"mean_runs": 2} if search is PrivateRandomSearch else {}
+    fitted = search(pipe, {"privategaussiannb__var_floor": [1e-3, 1e-2]}, epsilon=1.0, classes=[0, 1],
+                    random_state=0, accountant=ledger, **extra).fit(table, y)
+    assert ledger.spent[0] == fitted.certificate_.epsilon <= 1.0

@@ -226,9 +226,9 @@ class SelectedEstimator:
                        rows: tuple[Any, Any] | None = None) -> float:
         """The largest δ a candidate's plan spends on a part of ``part`` = (rows, features) (its "auto" δ
         included): from the part's shape and the public label set, else the one a fit reads from the labels
-        of ``rows`` = (X, y) (0 where these or a plan are not at hand). A Pipeline's private step is planned
-        at the width of X (its transforms' width is known once they run). A bad candidate is refused here, by
-        its own name, before any candidate is fitted."""
+        of ``rows`` = (X, y) (0 where these or a plan are not at hand). A bad candidate is refused here, by
+        its own name, before any candidate is fitted. A Pipeline's private step is planned at the width of X
+        (its transforms' is known once they run): 0 where its checks refuse that width or X's columns."""
         key = self._epsilon_key(owner)
         path = key.rpartition("__")[0]  # the private step of a Pipeline ("": the estimator itself)
         private = self.estimator.get_params(deep=True)[path] if path else self.estimator
@@ -236,11 +236,16 @@ class SelectedEstimator:
         if (not hasattr(private, "plan") or (classes is None and rows is None)
                 or not isinstance(part[0], int) or part[0] < 2 or not int(part[1]) >= 1):
             return 0.0  # the search refuses such data itself
-        n_classes = len(classes) if classes is not None else private.public_shape(*rows)[1]
         models = (clone(self.estimator).set_params(**params, **{key: epsilon})
                   for params in self._grid_candidates(owner, part, epsilon))
-        return max(((m.get_params(deep=True)[path] if path else m).plan(part[0], n_classes, int(part[1]))
-                    .budget.delta for m in models), default=0.0)
+        try:
+            n_classes = len(classes) if classes is not None else private.public_shape(*rows)[1]
+            return max(((m.get_params(deep=True)[path] if path else m).plan(part[0], n_classes, int(part[1]))
+                        .budget.delta for m in models), default=0.0)
+        except (ParameterError, DataValidationError):
+            if not path:
+                raise
+            return 0.0
 
     def _checked(self, owner: str) -> tuple[float, str]:
         """(ε, ``unknown_labels``), checked, after checking the estimator has one ``epsilon``."""
@@ -489,8 +494,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         delta_keys = self._keys("delta")
         delta_requested = max((float(candidate.get(key, base[key]) or 0.0)
                                for candidate in candidates for key in delta_keys), default=0.0)
-        shape = tuple(getattr(X, "shape", ()))  # the smallest candidate's part (X checked below; a list's
-        if not shape and isinstance(X, list) and X and np.ndim(X[0]) == 1:  # length and first row's)
+        shape = tuple(getattr(X, "shape", ()))  # the smallest candidate's part (X checked below)
+        if not shape and isinstance(X, (list, tuple)) and X and isinstance(X[0], (list, tuple, np.ndarray)):
             shape = (len(X), len(X[0]))
         n, d = shape if len(shape) == 2 else (None, None)
         k = m + (not public)  # np.array_split's first n % k parts hold one row more
