@@ -62,10 +62,8 @@ if TYPE_CHECKING:
     from ..privacy.budget import Certificate, Condition
     from ..templates.base import ObjectiveTemplate, SmoothTemplate, Template
 
-__all__ = [
-    "EstimatorMechanism", "EstimatorReleaseMechanism", "ExponentialMechanism",
-    "LargeMarginMechanism", "LinearERMMechanism", "NoisyGDMechanism",
-]
+__all__ = ["EstimatorMechanism", "EstimatorReleaseMechanism", "ExponentialMechanism",
+           "LargeMarginMechanism", "LinearERMMechanism", "NoisyGDMechanism"]
 
 Data = tuple[np.ndarray, np.ndarray]
 T = TypeVar("T")

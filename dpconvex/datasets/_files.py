@@ -20,10 +20,8 @@ from typing import Any
 from .._validation import check_bool
 from ..errors import DatasetError, ParameterError
 
-__all__ = [
-    "CHECKSUM_ENV_VAR", "DATASET_SHA256", "DATASET_URLS", "DATA_ENV_VAR", "data_search_path",
-    "fetch_file", "get_data_home", "project_root",
-]
+__all__ = ["CHECKSUM_ENV_VAR", "DATASET_SHA256", "DATASET_URLS", "DATA_ENV_VAR", "data_search_path",
+           "fetch_file", "get_data_home", "project_root"]
 
 _UCI = "https://archive.ics.uci.edu/ml/machine-learning-databases"
 

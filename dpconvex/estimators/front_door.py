@@ -1313,13 +1313,14 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         return state_rows_source(self._certify_shape(X, y, n, n_classes, n_features), X)
 
     def _certify_shape(self, X: Any, y: Any, n: int | None, n_classes: int | None,
-                       n_features: int | None) -> Any:
+                       n_features: int | None, rows: Any = None) -> Any:
+        """:meth:`certify`; ``rows``: the rows of the shape given, whose backend is stated."""
         if self.schema is not None:
             return self._certify_on_schema(X, y, n=n, n_classes=n_classes, n_features=n_features)
         if private_bounds(self.label_range) is not None:
             return self._certify_private_labels(X, y, n=n, n_classes=n_classes, n_features=n_features)
         self._validate_params()
-        if X is None or n is not None:  # (X given with n: a dry run of X's shape, for X's backend)
+        if X is None:
             plan = self.plan(*_given_shape(self, n, 1, n_features))
             n_rows, d = plan.n, plan.n_features
         else:
@@ -1335,7 +1336,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         parts = self._parts(n_rows, f"{type(self).__name__}.certify") if choice.safeguard else None
         learner = self._make(choice.mechanism, float(self.epsilon) if parts is None else parts[3])
         with signed_by(learner, f"{type(self).__name__}.certify"):
-            model = learner._dry_run(X, {"n": n_rows, "n_classes": 1, "n_features": d})
+            model = learner._dry_run(rows if X is None else X, {"n": n_rows, "n_classes": 1, "n_features": d})
         if parts is None:
             model.assumptions.extend((choice.reason, *self._unguarded_note(n_rows)))
             return model
@@ -1348,7 +1349,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
 
     def _dry_run(self, X: Any, shape: dict[str, Any]) -> Any:
         """The certificate of X's public shape (the learner's states X's rows' backend)."""
-        return self._certify_shape(X, None, shape.get("n"), 1, shape.get("n_features"))
+        return self._certify_shape(None, None, shape.get("n"), 1, shape.get("n_features"), rows=X)
 
     # --------------------------------------------------------------------- predict
     @checks_feature_names

@@ -20,7 +20,7 @@ import numpy as np
 from sklearn.pipeline import Pipeline
 from sklearn.utils import _safe_indexing, get_tags
 
-from .._validation import is_dask_collection
+from .._validation import feature_names_of, is_dask_collection
 from ..data.validation import check_array, check_labels, computed
 from ..errors import DataValidationError
 
@@ -31,6 +31,7 @@ def check_rows(X: Any, y: Any, caller: str, estimator: Any) -> tuple[Any, np.nda
     """(rows, labels) checked once: rows in memory as ``check_array`` gives them, or a
     float64 Dask array (never computed); the labels as a vector of length n. A pipeline's
     table (a DataFrame) stays as given: its first step reads it (e.g. a PublicEncoder)."""
+    feature_names_of(X, caller)  # column names of mixed types: refused as every fit refuses them
     if isinstance(estimator, Pipeline) and hasattr(X, "iloc") and not is_dask_collection(X):
         return X, check_labels(computed(y), X.shape[0], caller)
     Xv = check_array(X, caller, accept_sparse=get_tags(estimator).input_tags.sparse, accept_dask=True)

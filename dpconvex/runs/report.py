@@ -33,11 +33,9 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from sklearn.base import BaseEstimator
 
-__all__ = [
-    "CONSTANT_PREDICTION", "MAJORITY", "OutputError", "ProblemResult", "WarningTally",
-    "check_output_dir", "first_sentence", "format_table", "plot_result", "release_name",
-    "result_to_dict", "warning_lines", "write_outputs",
-]
+__all__ = ["CONSTANT_PREDICTION", "MAJORITY", "OutputError", "ProblemResult", "WarningTally",
+           "check_output_dir", "first_sentence", "format_table", "plot_result", "release_name",
+           "result_to_dict", "warning_lines", "write_outputs"]
 
 
 # ----------------------------------------------------------------------------- the fits

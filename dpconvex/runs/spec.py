@@ -24,11 +24,9 @@ from typing import Any
 
 from ..errors import DPConvexError
 
-__all__ = [
-    "DATASETS", "ESTIMATORS", "MAX_PROBLEM_FITS", "MAX_RUNS", "METRICS", "Expect", "Method",
-    "Problem", "ProblemError", "check_fits", "count_fits", "find_problem", "import_object",
-    "list_problems", "load_problem", "problem_dirs",
-]
+__all__ = ["DATASETS", "ESTIMATORS", "MAX_PROBLEM_FITS", "MAX_RUNS", "METRICS", "Expect", "Method",
+           "Problem", "ProblemError", "check_fits", "count_fits", "find_problem", "import_object",
+           "list_problems", "load_problem", "problem_dirs"]
 
 #: Environment variable naming extra folders of problem files.
 PROBLEMS_ENV = "DPCONVEX_PROBLEMS"

@@ -381,12 +381,15 @@ _DRY_RUNS = {
     "regressor-mean": lambda: dp.PrivateRegressor(epsilon=0.01, label_range=(-1, 3)),
     "regressor-private-range": lambda: dp.PrivateRegressor(epsilon=2.0, label_range="private"),
     "linear-private-range": lambda: dp.PrivateLinearRegressor(epsilon=2.0, label_range="private"),
+    "grid-search": lambda: dp.PrivateGridSearch(dp.PrivateLogisticRegression(), {"lam": [0.1, 1.0]},
+                                                epsilon=1.0, classes=[0, 1, 2]),
 }
 _BAD = {
     "NaN in X": lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 7, np.nan, X), y),
     "y one short": lambda X, y: (X, y[:-1]),
     "mixed column names": lambda X, y: (pd.DataFrame(X, columns=[0, *map(str, range(1, X.shape[1]))]), y),
     "text labels": lambda X, y: (X, np.array(["a", "b", "c"])[y.astype(int) % 3]),
+    "no labels": lambda X, y: (X, None),
 }
 
 
@@ -414,3 +417,11 @@ def test_the_one_vs_rest_dry_run_names_the_classes_as_the_fit_names_them():
                   for cert in (est.certify(X, labels), est.certify(n=300, n_classes=3, n_features=4),
                                est.fit(X, labels).certificate_)]
     assert accounting[0] == accounting[1] == accounting[2] and "'mid'" in accounting[2]
+
+
+def test_a_dry_run_of_rows_certifies_their_shape_not_a_given_n():
+    """certify(X, y, n=...) certifies X's rows, as every estimator's certify does."""
+    X, y = _data(600, 3, 4)
+    est = dp.PrivateRegressor(epsilon=1.0, label_range=(-1, 3), safeguard=True)
+    assert est.certify(X, y.astype(float), n=100, n_features=4).quantities["part sizes"] == \
+        est.certify(n=600, n_features=4).quantities["part sizes"] == [480, 120]

@@ -7,6 +7,7 @@ and released, and the named parameter errors.
 
 from __future__ import annotations
 
+import array
 import itertools
 import math
 import warnings
@@ -395,7 +396,7 @@ def test_certify_gives_the_candidates_the_public_label_set_as_fit_does(search):
     assert len(set(certified)) == 1 and "one-vs-rest" in certified[0]
 
 
-@pytest.mark.parametrize("form", ["estimator", "pipeline", "list", "tuple"])
+@pytest.mark.parametrize("form", ["estimator", "pipeline", "list", "tuple", "array rows"])
 def test_a_candidates_auto_delta_is_held_before_the_data_are_read(form):
     """Noisy gradient descent's δ = None is a δ > 0 of its part's size: the grid search holds
     it (a pure ledger refuses before any candidate reads its part), and random repetition
@@ -411,7 +412,8 @@ def test_a_candidates_auto_delta_is_held_before_the_data_are_read(form):
     gd, clip = NoisyGradientDescent(epsilon=1.0, steps=10), {"clip": [0.5, 1.0]}
     if form == "pipeline":
         gd, clip = make_pipeline(FunctionTransformer(), gd), {"noisygradientdescent__clip": [0.5, 1.0]}
-    X = X.tolist() if form == "list" else tuple(map(tuple, X)) if form == "tuple" else X
+    X = {"list": X.tolist(), "tuple": tuple(map(tuple, X)),
+         "array rows": [array.array("d", row) for row in X]}.get(form, X)
     grid = PrivateGridSearch(gd, clip, epsilon=0.5, classes=[0, 1], accountant=BudgetAccountant(1.0))
     with dp.collect_diagnostics() as diag, pytest.raises(dp.BudgetError, match="pure epsilon-DP"):
         grid.fit(X, y)
@@ -495,6 +497,7 @@ def test_a_pipeline_whose_transforms_change_the_width_is_searched(search):
     ranges are those of the encoded rows), the search still runs and the ledger is charged."""
     import pandas as pd
     from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
 
     import dpconvex as dp
 
@@ -508,3 +511,10 @@ def test_a_pipeline_whose_transforms_change_the_width_is_searched(search):
     fitted = search(pipe, {"privategaussiannb__var_floor": [1e-3, 1e-2]}, epsilon=1.0, classes=[0, 1],
                     random_state=0, accountant=ledger, **extra).fit(table, y)
     assert ledger.spent[0] == fitted.certificate_.epsilon <= 1.0
+    read = []  # a bad parameter of the private step is still refused before any candidate reads rows
+    pipe = make_pipeline(FunctionTransformer(lambda rows: read.append(1) or rows),
+                         dp.PrivateGaussianNB(feature_range=(-1, 1)))
+    with pytest.raises(ParameterError, match="var_floor"):
+        search(pipe, {"privategaussiannb__var_floor": [1e-3, -1.0]}, epsilon=1.0, classes=[0, 1],
+               random_state=0, **extra).fit(np.zeros((300, 2)), y)
+    assert not read

@@ -236,12 +236,13 @@ class SelectedEstimator:
         if (not hasattr(private, "plan") or (classes is None and rows is None)
                 or not isinstance(part[0], int) or part[0] < 2 or not int(part[1]) >= 1):
             return 0.0  # the search refuses such data itself
-        models = (clone(self.estimator).set_params(**params, **{key: epsilon})
-                  for params in self._grid_candidates(owner, part, epsilon))
+        steps = [(lambda m: m.get_params(deep=True)[path] if path else m)(clone(self.estimator).set_params(
+            **params, **{key: epsilon})) for params in self._grid_candidates(owner, part, epsilon)]
+        for step in steps:  # its parameters refused by name here; only its input width is unknown
+            step._validate_params()
         try:
             n_classes = len(classes) if classes is not None else private.public_shape(*rows)[1]
-            return max(((m.get_params(deep=True)[path] if path else m).plan(part[0], n_classes, int(part[1]))
-                        .budget.delta for m in models), default=0.0)
+            return max((s.plan(part[0], n_classes, int(part[1])).budget.delta for s in steps), default=0.0)
         except (ParameterError, DataValidationError):
             if not path:
                 raise
@@ -495,7 +496,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         delta_requested = max((float(candidate.get(key, base[key]) or 0.0)
                                for candidate in candidates for key in delta_keys), default=0.0)
         shape = tuple(getattr(X, "shape", ()))  # the smallest candidate's part (X checked below)
-        if not shape and isinstance(X, (list, tuple)) and X and isinstance(X[0], (list, tuple, np.ndarray)):
+        if not shape and isinstance(X, (list, tuple)) and X and hasattr(X[0], "__len__") \
+                and not isinstance(X[0], (str, bytes)):  # rows as sequences: n and the first row's length
             shape = (len(X), len(X[0]))
         n, d = shape if len(shape) == 2 else (None, None)
         k = m + (not public)  # np.array_split's first n % k parts hold one row more
