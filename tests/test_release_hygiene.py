@@ -44,8 +44,9 @@ RELEASED = {"coef_", "intercept_", "Phi_", "centers_", "means_", "counts_", "bes
             "class_prior_", "within_class_var_",  # these two: functions of the class sums
             "theta_", "var_", "class_count_",  # naive Bayes: functions of the class moments
             # a front door's released constant: the class its safeguard's private selection
-            # chose, or the private (Laplace) mean of the labels mapped back to their units
-            "constant_"}
+            # chose, or the private (Laplace) mean of the labels mapped back to their units (and
+            # the same value as the parameter of the constant estimator, for get_params and clone)
+            "constant_", "constant"}
 
 
 def _pair(n=120, d=4, C=2, seed=0, relabel=True):

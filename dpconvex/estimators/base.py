@@ -61,7 +61,7 @@ if TYPE_CHECKING:
 __all__ = ["NO_CONTEXT", "PARAMETER_DOCS", "ROWS_RANGES_NOTE", "ROW_NORM", "SOLVER",
            "CertificateHold", "ClassifierScoreMixin", "FitContext", "FitPlan", "LossParameter",
            "ParameterSet", "Prepared", "PreparedFacts", "PrivateEstimator", "Vouch",
-           "fill_docs", "fit_with", "state_rows_source"]
+           "fill_docs", "fit_with", "keep_argmax", "state_rows_source"]
 
 #: The certificate line of a fit whose per-feature ranges came with its rows.
 ROWS_RANGES_NOTE = ("the per-feature ranges are those the rows carry (RangedRows; PublicEncoder's "
@@ -511,7 +511,15 @@ class ClassifierScoreMixin(ClassifierMixin):
         # Dask rows pass here; predict() refuses them where the estimator has no Dask backend
         rows = check_array(X, f"{owner}.score", accept_sparse=self.__sklearn_tags__().input_tags.sparse,
                            accept_dask=True)
-        labels = check_labels(computed(y), rows.shape[0], f"{owner}.score")
+        labels, weights = self._score_labels(y, rows.shape[0], sample_weight)
+        # a data frame's names were checked above: predict reads them again, not the bare rows
+        predicted = self.predict(X if feature_names_of(X, owner) is not None else rows)
+        return float(np.average(predicted == labels, weights=weights))
+
+    def _score_labels(self, y: Any, n: int, sample_weight: Any) -> tuple[np.ndarray, np.ndarray | None]:
+        """The labels and weights of ``score`` on n rows, checked as ``fit`` checks labels."""
+        owner = type(self).__name__
+        labels = check_labels(computed(y), n, f"{owner}.score")
         known = np.array([any(label == known_class for known_class in self.classes_)
                           for label in labels.tolist()]) \
             if labels.dtype.kind == "O" or self.classes_.dtype.kind != labels.dtype.kind else \
@@ -522,11 +530,26 @@ class ClassifierScoreMixin(ClassifierMixin):
                 f"{owner}.score: y has labels unseen in fit ({', '.join(unseen)}); the model "
                 f"knows {self.classes_.tolist()!r}. Map the labels to those classes."
             )
-        weights = None if sample_weight is None else check_sample_weight(
+        return labels, None if sample_weight is None else check_sample_weight(
             sample_weight, len(labels), f"{owner}.score")
-        # a data frame's names were checked above: predict reads them again, not the bare rows
-        predicted = self.predict(X if feature_names_of(X, owner) is not None else rows)
-        return float(np.average(predicted == labels, weights=weights))
+
+
+def keep_argmax(proba: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """``proba`` (rows summing to 1, from ``scores``, higher wins) with each row's argmax that of
+    its scores: scores apart by less than the rounding tie, and the top one is moved just above.
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.base import keep_argmax
+    >>> keep_argmax(np.array([[0.5, 0.5]]), np.array([[0.0, 1e-17]]))[0, 1] > 0.5
+    np.True_
+    """
+    rows, top = np.arange(len(scores)), np.argmax(scores, axis=1)
+    others = proba.copy()
+    others[rows, top] = -np.inf
+    lost = np.argmax(proba, axis=1) != top
+    proba[rows[lost], top[lost]] = np.nextafter(others[lost].max(axis=1), 2.0)
+    return proba
 
 
 def _show(value: Any) -> str:
@@ -653,8 +676,8 @@ class FitPlan:
 class PrivateEstimator(BaseEstimator):
     """The base of the private estimators: one validation, a public plan, prepare, release.
 
-    Classifiers add :class:`ClassifierScoreMixin` and regressors scikit-learn's
-    ``RegressorMixin`` (the estimator type, ``score`` and tags come from those).
+    Classifiers add :class:`ClassifierScoreMixin` and regressors
+    :class:`~dpconvex.estimators.regression.RegressionScoreMixin` (the estimator type, ``score`` and tags).
 
     Subclasses declare ``_parameter_constraints`` (every ``__init__`` parameter -> its
     :class:`~dpconvex._validation.Constraint`, both the check and its documentation) and

@@ -68,6 +68,7 @@ from .base import (
     Prepared,
     PreparedFacts,
     PrivateEstimator,
+    keep_argmax,
 )
 
 __all__ = ["PRIORS", "WITHIN_FLOOR", "BallRows", "ClassSumEstimator", "ClassSumTemplate",
@@ -692,12 +693,10 @@ class PrivateGaussianCentroid(ClassSumEstimator):
 
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
-        """argmin_c ‖u − μ_c‖² − 2σ̂² log π_c (ties: the first class in ``classes_``).
-
-        With equal priors the label of the nearest class mean.
-        """
-        penalized = self._penalized(X)
-        return self.classes_[np.argmin(penalized, axis=1)]
+        """The argmax of :meth:`class_scores`: argmin_c ‖u − μ_c‖² − 2σ̂² log π_c (ties: the first
+        class in ``classes_``); with equal priors the label of the nearest class mean."""
+        scores = self.class_scores(X)  # (checks the fit first), the argmax of decision_function's
+        return self.classes_[np.argmax(scores, axis=1)]
 
     @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:
@@ -713,4 +712,4 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         """
         scores = self.class_scores(X)
         exp_scores = np.exp(scores - scores.max(axis=1, keepdims=True))
-        return exp_scores / exp_scores.sum(axis=1, keepdims=True)
+        return keep_argmax(exp_scores / exp_scores.sum(axis=1, keepdims=True), scores)

@@ -34,7 +34,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import RegressorMixin
+from sklearn.base import BaseEstimator
 
 from .._validation import (
     ACCOUNTANT,
@@ -136,6 +136,7 @@ from .regression import (
     LabelRangeMixin,
     PrivateBounds,
     PrivateLinearRegressor,
+    RegressionScoreMixin,
     private_bounds,
 )
 
@@ -145,10 +146,15 @@ __all__ = ["ConstantClassifier", "ConstantRegressor", "INFERRED_CHOICE", "INFERR
            "squared_error_utilities", "take_rows", "warn_constant_released"]
 
 
-class _Constant:
+class _Constant(BaseEstimator):
     """A released constant of a front door: it checks the rows' width only."""
 
     n_features_in_: int
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
 
     def _rows(self, X: Any) -> int:
         rows = check_array(X, f"{type(self).__name__}.predict", accept_sparse=True, accept_dask=True,
@@ -156,7 +162,7 @@ class _Constant:
         return int(rows.shape[0])
 
 
-class ConstantClassifier(_Constant):
+class ConstantClassifier(ClassifierScoreMixin, _Constant):
     """A released constant: every row gets the same class.
 
     What :class:`~dpconvex.PrivateClassifier` releases when its safeguard selects a
@@ -181,6 +187,7 @@ class ConstantClassifier(_Constant):
     """
 
     def __init__(self, constant: Any, classes: Any, n_features: int):
+        self.constant, self.classes, self.n_features = constant, classes, n_features  # (get_params)
         self.classes_ = np.asarray(list(classes))
         self.constant_ = constant
         self.n_features_in_ = int(n_features)
@@ -210,12 +217,8 @@ class ConstantClassifier(_Constant):
             return np.full(self._rows(X), 1.0 if self._index() == 1 else -1.0)
         return self.predict_proba(X)
 
-    def score(self, X: Any, y: Any) -> float:
-        """Mean accuracy on (X, y)."""
-        return float(np.mean(self.predict(X) == np.asarray(y)))
 
-
-class ConstantRegressor(_Constant):
+class ConstantRegressor(RegressionScoreMixin, _Constant):
     """A released constant prediction: every row gets the private mean of the labels.
 
     What :class:`~dpconvex.PrivateRegressor` releases when its rule or its safeguard
@@ -238,6 +241,7 @@ class ConstantRegressor(_Constant):
     """
 
     def __init__(self, constant: float, n_features: int):
+        self.constant, self.n_features = constant, n_features  # (get_params)
         self.constant_ = float(constant)
         self.n_features_in_ = int(n_features)
 
@@ -248,12 +252,6 @@ class ConstantRegressor(_Constant):
     def predict(self, X: Any) -> np.ndarray:
         """The constant for every row."""
         return np.full(self._rows(X), self.constant_)
-
-    def score(self, X: Any, y: Any) -> float:
-        """R² of the constant on (X, y)."""
-        from sklearn.metrics import r2_score
-
-        return float(r2_score(np.asarray(y, dtype=float), self.predict(X)))
 
 
 def squared_error_utilities(unit_predictions: list[np.ndarray], u: np.ndarray,
@@ -423,14 +421,9 @@ class SchemaInputMixin:
         """Accuracy (a classifier) or R² (a regressor) of the predictions on the table X."""
         if self.schema is None or self.__sklearn_tags__().estimator_type != "classifier":
             return super().score(X, y, sample_weight=sample_weight)
-        from sklearn.metrics import accuracy_score
-
-        from .._validation import check_sample_weight
-
-        labels = self.predict(X)
-        weights = None if sample_weight is None else check_sample_weight(
-            sample_weight, labels.size, f"{type(self).__name__}.score")
-        return float(accuracy_score(np.asarray(y), labels, sample_weight=weights))
+        predicted = self.predict(X)  # the table encoded; its labels checked as ClassifierScoreMixin's
+        labels, weights = self._score_labels(y, predicted.size, sample_weight)  # type: ignore[attr-defined]
+        return float(np.average(predicted == labels, weights=weights))
 
     def _fit_on_schema(self, X: Any, y: Any, context: FitContext) -> Any:
         """Encode X by the schema, fit this front door on the rows, state the schema's part.
@@ -1007,7 +1000,7 @@ SELECTION_UTILITY = (
     "public handicap (docs/privacy/front_door_regression.md#privacy-regressor-safeguard)")
 
 
-class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, PrivateEstimator):
+class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
     """A differentially private linear regressor that chooses its learner from public quantities.
 
     The front door for regression: set ε (and δ) and the labels' public range; the learner follows from (n, d,

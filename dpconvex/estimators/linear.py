@@ -87,6 +87,7 @@ from .base import (
     PrivateEstimator,
     Vouch,
     fill_docs,
+    keep_argmax,
     public_label_source,
 )
 
@@ -282,14 +283,7 @@ class LinearDecisionMixin(ClassifierScoreMixin):
             return np.column_stack([1.0 - sigmoid, sigmoid])
         log_sigmoid = -np.logaddexp(0.0, -f)  # log σ(f_c), then a max-shift per row
         proba = np.exp(log_sigmoid - log_sigmoid.max(axis=1, keepdims=True))
-        proba /= proba.sum(axis=1, keepdims=True)
-        # scores apart by less than the rounding of σ tie: the top score keeps the argmax
-        rows, top = np.arange(len(f)), np.argmax(f, axis=1)
-        others = proba.copy()
-        others[rows, top] = -np.inf
-        lost = np.argmax(proba, axis=1) != top
-        proba[rows[lost], top[lost]] = np.nextafter(others[lost].max(axis=1), 2.0)
-        return proba
+        return keep_argmax(proba / proba.sum(axis=1, keepdims=True), f)
 
 
 #: The certificate's row map of ``row_norm="unit"``.

@@ -158,7 +158,66 @@ class LabelRange(Constraint):
                 "release it from the data, or None for (-1, 1)")
 
 
-class LabelRangeMixin:
+class RegressionScoreMixin(RegressorMixin):
+    """The regressors' mixin: scikit-learn's ``RegressorMixin`` (tags, ``is_regressor``) with a
+    ``score`` that checks its labels as ``fit`` checks them (named errors)."""
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """R² of ``predict(X)`` against ``y`` (labels checked as ``fit`` checks them)."""
+        from sklearn.metrics import r2_score
+
+        from .._validation import check_sample_weight
+
+        pred = self.predict(X)
+        truth = self._raw_labels(y, pred.size, f"{type(self).__name__}.score")
+        weights = None if sample_weight is None else check_sample_weight(
+            sample_weight, pred.size, f"{type(self).__name__}.score")
+        return float(r2_score(truth, pred, sample_weight=weights))
+
+    def _raw_labels(self, y: Any, n: int, caller: str) -> np.ndarray:
+        """The labels as floats, checked (numbers, one per row, finite), not clipped; read,
+        never written. Labels held by Dask are brought to the driver once (8n bytes); a column
+        vector is flattened with scikit-learn's warning."""
+        if y is None:
+            raise DataValidationError(f"{caller}: requires y to be passed, but the target y is "
+                                      "None. Pass the labels.")
+        _reject_masked(y, caller, "y")
+        try:
+            y = computed(y)
+            raw = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+            if raw.ndim == 2 and raw.shape[1] == 1:  # as scikit-learn's regressors take it
+                warnings.warn("A column-vector y was passed when a 1d array was expected; it was "
+                              f"flattened. Pass y.ravel() to {caller} to silence this.",
+                              DataConversionWarning, stacklevel=user_stacklevel())
+                raw = raw.ravel()
+            if raw.ndim != 1:
+                raise DataValidationError(f"{caller}: y must be 1-D, one label per row; got an "
+                                          f"array of shape {raw.shape}. Pass one column of labels.")
+            text = raw.dtype.kind == "O" and any(isinstance(v, (str, bytes)) for v in raw.tolist())
+            if np.iscomplexobj(raw) or raw.dtype.kind not in "biufO" or text:
+                raise TypeError  # text is not read as numbers, whichever container holds it
+            with np.errstate(over="ignore"):  # a long double beyond float64: refused below
+                values = raw.astype(float, copy=False)
+            if raw.dtype.kind == "f" and np.count_nonzero(np.isinf(values)) > np.count_nonzero(np.isinf(raw)):
+                raise OverflowError
+        except DataValidationError:
+            raise
+        except OverflowError:
+            raise DataValidationError(f"{caller}: y holds a number too large for float64 (above about "
+                                      "1.8e308); rescale the labels with a public constant.") from None
+        except (TypeError, ValueError):
+            raise DataValidationError(f"{caller}: y must hold numbers (a "
+                                      "regression's labels). Convert it to floats first.") from None
+        if values.size != n:
+            raise DataValidationError(f"{caller}: y has {values.size} labels for "
+                                      f"{n} rows. Pass one label per row.")
+        if not np.all(np.isfinite(values)):
+            raise DataValidationError(f"{caller}: y has labels that are not finite "
+                                      "(NaN or inf). Remove or impute them first.")
+        return values
+
+
+class LabelRangeMixin(RegressionScoreMixin):
     """Labels mapped onto [−1, 1] by the public ``label_range``; the model mapped back.
 
     The host has ``label_range``, ``fit_intercept`` and ``intercept_scaling`` parameters;
@@ -313,48 +372,6 @@ class LabelRangeMixin:
         model.state(RowMap(dask=True) if X is not None and is_dask_collection(X) else None)
         return model
 
-    def _raw_labels(self, y: Any, n: int, caller: str) -> np.ndarray:
-        """The labels as floats, checked (numbers, one per row, finite), not clipped; read,
-        never written. Labels held by Dask are brought to the driver once (8n bytes); a column
-        vector is flattened with scikit-learn's warning."""
-        if y is None:
-            raise DataValidationError(f"{caller}: requires y to be passed, but the target y is "
-                                      "None. Pass the labels.")
-        _reject_masked(y, caller, "y")
-        try:
-            y = computed(y)
-            raw = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
-            if raw.ndim == 2 and raw.shape[1] == 1:  # as scikit-learn's regressors take it
-                warnings.warn("A column-vector y was passed when a 1d array was expected; it was "
-                              f"flattened. Pass y.ravel() to {caller} to silence this.",
-                              DataConversionWarning, stacklevel=user_stacklevel())
-                raw = raw.ravel()
-            if raw.ndim != 1:
-                raise DataValidationError(f"{caller}: y must be 1-D, one label per row; got an "
-                                          f"array of shape {raw.shape}. Pass one column of labels.")
-            text = raw.dtype.kind == "O" and any(isinstance(v, (str, bytes)) for v in raw.tolist())
-            if np.iscomplexobj(raw) or raw.dtype.kind not in "biufO" or text:
-                raise TypeError  # text is not read as numbers, whichever container holds it
-            with np.errstate(over="ignore"):  # a long double beyond float64: refused below
-                values = raw.astype(float, copy=False)
-            if raw.dtype.kind == "f" and np.count_nonzero(np.isinf(values)) > np.count_nonzero(np.isinf(raw)):
-                raise OverflowError
-        except DataValidationError:
-            raise
-        except OverflowError:
-            raise DataValidationError(f"{caller}: y holds a number too large for float64 (above about "
-                                      "1.8e308); rescale the labels with a public constant.") from None
-        except (TypeError, ValueError):
-            raise DataValidationError(f"{caller}: y must hold numbers (a "
-                                      "regression's labels). Convert it to floats first.") from None
-        if values.size != n:
-            raise DataValidationError(f"{caller}: y has {values.size} labels for "
-                                      f"{n} rows. Pass one label per row.")
-        if not np.all(np.isfinite(values)):
-            raise DataValidationError(f"{caller}: y has labels that are not finite "
-                                      "(NaN or inf). Remove or impute them first.")
-        return values
-
     def _label_note(self) -> LabelSource:
         """The certificate's label source: the public label range and its maps."""
         lo, hi = self._label_bounds()  # a private range: the inner fit's public one
@@ -419,18 +436,6 @@ class LabelRangeMixin:
         self.intercept_ = float(mid + half * (s * theta[d] if self.fit_intercept else 0.0))
         self.certificate_ = certificate
         return self
-
-    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """R² of ``predict(X)`` against ``y`` (labels checked as ``fit`` checks them)."""
-        from sklearn.metrics import r2_score
-
-        from .._validation import check_sample_weight
-
-        pred = self.predict(X)
-        truth = self._raw_labels(y, pred.size, f"{type(self).__name__}.score")
-        weights = None if sample_weight is None else check_sample_weight(
-            sample_weight, pred.size, f"{type(self).__name__}.score")
-        return float(r2_score(truth, pred, sample_weight=weights))
 
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
@@ -514,7 +519,7 @@ PARAMETER_DOCS["regression_parameters"] = fill_docs("""\
 """)
 
 
-class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin, PrivateEstimator):
+class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator):
     """ε- (or (ε, δ)-) differentially private linear regression with a convex loss of the prediction.
 
     Parameters

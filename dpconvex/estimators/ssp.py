@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from sklearn.base import RegressorMixin
-
 from .._validation import (
     ACCOUNTANT,
     DATA_NORM,
@@ -65,7 +63,7 @@ ROWS_NOTE = ("rows clipped to the public data_norm q, the intercept column s app
              "docs/privacy/row_scaling.md#privacy-intercept-scaling)")
 
 
-class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, PrivateEstimator):
+class PrivateLinearRegression(LabelRangeMixin, LinearPlanMixin, PrivateEstimator):
     """ε- (or (ε, δ)-) differentially private ridge regression by sufficient-statistics perturbation.
 
     AdaSSP ([Wan18]_ Alg. 2): release a lower bound λ̂ on λ_min(A) and noisy A = Σ x̃x̃ᵀ and

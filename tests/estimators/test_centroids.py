@@ -373,3 +373,39 @@ def test_block_sums_give_the_one_block_release(monkeypatch, row_norm):
     one = fit()
     monkeypatch.setattr(centroids, "_SUM_BLOCK_ENTRIES", 35)  # blocks of 7 rows
     np.testing.assert_allclose(fit(), one, rtol=0, atol=1e-12)
+
+
+def _flip_rows(est, a, b):
+    """The rows of the segment a -> b at the floats where ``est.predict`` changes (bisection)."""
+    first, lo, hi = est.predict(a[None])[0], 0.0, 1.0
+    while (lo + hi) / 2 not in (lo, hi):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if est.predict((a + mid * (b - a))[None])[0] == first else (lo, mid)
+    ts = [lo, hi]
+    for t, toward in ((lo, 0.0), (hi, 1.0)):  # and the next floats on either side
+        for _ in range(4):
+            t = np.nextafter(t, toward)
+            ts.append(t)
+    return np.array([a + t * (b - a) for t in ts])
+
+
+@pytest.mark.parametrize("make", [
+    lambda: dp.PrivateGaussianCentroid(epsilon=5.0, classes=[0, 1, 2], random_state=0),
+    lambda: dp.PrivateLargeMarginGaussian(epsilon=5.0, classes=[0, 1, 2], n_components=2, random_state=0),
+], ids=["centroid", "large-margin-mixture"])
+def test_predict_is_the_argmax_of_predict_proba_and_decision_function_at_the_boundary(make):
+    """On rows where two class scores differ by an ulp, predict, predict_proba and
+    decision_function name one class (rounding never ties the top probability away)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    X = 0.9 * X / np.maximum(1, np.linalg.norm(X, axis=1, keepdims=True))
+    y = np.digitize(X @ np.array([1.0, -1, 0.5, 0]), [-0.3, 0.3])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = make().fit(X, y)
+    labels = est.predict(X)
+    pairs = [(i, j) for i, j in rng.integers(300, size=(40, 2)) if labels[i] != labels[j]]
+    rows = np.vstack([_flip_rows(est, X[i], X[j]) for i, j in pairs])
+    predicted = est.predict(rows)
+    assert np.array_equal(est.classes_[est.predict_proba(rows).argmax(1)], predicted)
+    assert np.array_equal(est.classes_[est.decision_function(rows).argmax(1)], predicted)

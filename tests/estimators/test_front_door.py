@@ -464,6 +464,10 @@ def test_a_schema_gives_the_public_ranges_of_its_rows():
     np.testing.assert_allclose(clf.predict_proba(df), same.predict_proba(rows), rtol=1e-12,
                                atol=1e-12)
     assert clf.certify(df, y).epsilon == pytest.approx(clf.certificate_.epsilon)
+    assert clf.score(df, y, sample_weight=np.ones(len(y))) == same.score(rows, y)
+    for bad in (y[:-1], np.full(len(y), 7), np.where(np.arange(len(y)) == 3, np.nan, y), None):
+        with pytest.raises(dp.DataValidationError, match="PrivateClassifier.score"):
+            clf.score(df, bad)  # the labels checked as the rows' front door checks them
     # the plan, from the shape alone or from the table, is the fit's: on the encoded rows,
     # with the schema's ranges (whatever width of the table the shape names)
     ranged = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1, 2],

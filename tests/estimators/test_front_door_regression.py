@@ -20,6 +20,7 @@ import warnings
 
 import numpy as np
 import pytest
+from sklearn.base import clone, is_regressor
 
 import dpconvex as dp
 from dpconvex import BudgetAccountant, PrivateRegressor
@@ -213,6 +214,11 @@ def test_the_private_mean_is_released_where_there_is_nothing_to_learn():
         assert isinstance(f.estimator_, ConstantRegressor)
         assert abs(f.estimator_.constant_ - np.mean(y)) < 2.0  # Laplace scale 100/(3000·0.5)
         assert np.all(f.predict(X[:5]) == f.estimator_.constant_)
+    released = constants[0].estimator_  # a scikit-learn regressor, as the learner it stands for
+    assert is_regressor(released) and type(clone(released)) is ConstantRegressor
+    assert released.score(X, y, sample_weight=np.ones(len(y))) == pytest.approx(released.score(X, y))
+    with pytest.raises(DataValidationError, match="labels for"):
+        released.score(X, y[:-1])
 
 
 def test_few_records_per_coordinate_release_the_mean_with_the_whole_epsilon():

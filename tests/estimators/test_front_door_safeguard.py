@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.base import clone, is_classifier
 
 from dpconvex import BudgetAccountant, PrivateClassifier
 from dpconvex.audit import EstimatorMechanism, audit
@@ -205,6 +206,10 @@ def test_a_constant_is_released_where_the_model_has_nothing_to_learn():
     assert c.predict_proba(X[:2]).tolist() == [[0.0, 1.0], [0.0, 1.0]]
     assert c.decision_function(X[:2]).tolist() == [1.0, 1.0]
     assert not hasattr(c.estimator_, "coef_")  # the unselected model is not reachable
+    assert is_classifier(c.estimator_) and type(clone(c.estimator_)) is ConstantClassifier
+    assert c.estimator_.score(X, y, sample_weight=np.ones(len(y))) == c.score(X, y)
+    with pytest.raises(DataValidationError, match="unseen in fit"):
+        c.estimator_.score(X, np.full(len(y), 7))
     loaded = pickle.loads(pickle.dumps(c))
     assert "Generator" not in repr(vars(loaded)) and loaded.predict(X[:3]).tolist() == [1, 1, 1]
 

@@ -61,6 +61,7 @@ from ..base import (
     Prepared,
     PrivateEstimator,
     Vouch,
+    keep_argmax,
 )
 from ..centroids import CENTROID_MENU
 from .centroid import (
@@ -518,4 +519,4 @@ default="auto"
         """
         scores = self._scores(X, "predict_proba")
         exp_scores = np.exp(scores - scores.max(axis=1, keepdims=True))
-        return exp_scores / exp_scores.sum(axis=1, keepdims=True)
+        return keep_argmax(exp_scores / exp_scores.sum(axis=1, keepdims=True), scores)
