@@ -535,8 +535,8 @@ class ClassifierScoreMixin(ClassifierMixin):
 
 
 def keep_argmax(proba: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """``proba`` (rows summing to 1, from ``scores``, higher wins) with each row's argmax that of
-    its scores: scores apart by less than the rounding tie, and the top one is moved just above.
+    """``proba`` (class probabilities or scores from ``scores``, higher wins) with each row's argmax
+    that of its scores: where rounding tied them, the top one becomes the next float above.
 
     Examples
     --------
@@ -548,7 +548,7 @@ def keep_argmax(proba: np.ndarray, scores: np.ndarray) -> np.ndarray:
     others = proba.copy()
     others[rows, top] = -np.inf
     lost = np.argmax(proba, axis=1) != top
-    proba[rows[lost], top[lost]] = np.nextafter(others[lost].max(axis=1), 2.0)
+    proba[rows[lost], top[lost]] = np.nextafter(others[lost].max(axis=1), np.inf)
     return proba
 
 

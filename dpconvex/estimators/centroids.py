@@ -687,16 +687,16 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         """
         penalized = self._penalized(X)
         tau = self.within_class_var_ if self.temperature is None else float(self.temperature)
-        return -penalized / (2.0 * tau)
+        return keep_argmax(-penalized / (2.0 * tau), -penalized)  # a tie of the division: predict's class
 
     _scores = class_scores
 
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
-        """The argmax of :meth:`class_scores`: argmin_c ‖u − μ_c‖² − 2σ̂² log π_c (ties: the first
-        class in ``classes_``); with equal priors the label of the nearest class mean."""
-        scores = self.class_scores(X)  # (checks the fit first), the argmax of decision_function's
-        return self.classes_[np.argmax(scores, axis=1)]
+        """argmin_c ‖u − μ_c‖² − 2σ̂² log π_c (ties: the first class in ``classes_``), the argmax of
+        :meth:`class_scores` whatever τ; with equal priors the label of the nearest class mean."""
+        penalized = self._penalized(X)  # (checks the fit first)
+        return self.classes_[np.argmin(penalized, axis=1)]
 
     @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:

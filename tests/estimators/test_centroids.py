@@ -409,3 +409,8 @@ def test_predict_is_the_argmax_of_predict_proba_and_decision_function_at_the_bou
     predicted = est.predict(rows)
     assert np.array_equal(est.classes_[est.predict_proba(rows).argmax(1)], predicted)
     assert np.array_equal(est.classes_[est.decision_function(rows).argmax(1)], predicted)
+    if isinstance(est, dp.PrivateGaussianCentroid):  # the temperature scales the scores only
+        for tau in (1e-3, 3.0, 1e5):
+            est.set_params(temperature=tau)
+            assert np.array_equal(est.predict(rows), predicted)
+            assert np.array_equal(est.classes_[est.predict_proba(rows).argmax(1)], predicted)
