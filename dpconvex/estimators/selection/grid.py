@@ -236,8 +236,9 @@ class SelectedEstimator:
         if (not hasattr(private, "plan") or (classes is None and rows is None)
                 or not isinstance(part[0], int) or part[0] < 2 or not int(part[1]) >= 1):
             return 0.0  # the search refuses such data itself
-        steps = [(lambda m: m.get_params(deep=True)[path] if path else m)(clone(self.estimator).set_params(
-            **params, **{key: epsilon})) for params in self._grid_candidates(owner, part, epsilon)]
+        models = [clone(self.estimator).set_params(**params, **{key: epsilon})
+                  for params in self._grid_candidates(owner, part, epsilon)]
+        steps = [m.get_params(deep=True)[path] if path else m for m in models]
         for step in steps:  # its parameters refused by name here; only its input width is unknown
             step._validate_params()
         try:
