@@ -11,6 +11,7 @@ APIs that do not keep their generator accept one through :func:`check_random_sta
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
 import functools
@@ -18,9 +19,10 @@ import math
 import numbers
 import os
 import random
+import re
 import sys
 import types
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -738,12 +740,32 @@ def with_feature_names(estimator: Any, names: np.ndarray | None) -> Any:
 
 
 def checks_feature_names(method: Any) -> Any:
-    """Decorate ``method(self, X, ...)`` (predict, transform, score, ...) with :func:`check_feature_names`."""
+    """Decorate ``method(self, X, ...)`` (predict, transform, score, ...) with :func:`check_feature_names`:
+    once per call of a public method (its own calls of others go through :func:`unchecked`)."""
     @functools.wraps(method)
     def wrapper(self: Any, X: Any, *args: Any, **kwargs: Any) -> Any:
         check_feature_names(self, X, f"{type(self).__name__}.{method.__name__}")
         return method(self, X, *args, **kwargs)
+    wrapper.checks_feature_names = True  # type: ignore[attr-defined]
     return wrapper
+
+
+def unchecked(method: Any) -> Any:
+    """The bound ``method`` without its :func:`checks_feature_names` check, which its caller made."""
+    checks = getattr(method, "checks_feature_names", False) is True
+    return functools.partial(method.__wrapped__, method.__self__) if checks else method
+
+
+@contextlib.contextmanager
+def signed_by(estimator: Any, caller: str) -> Iterator[None]:
+    """The data and parameter errors of ``estimator`` (a model called for the user) signed with ``caller``,
+    the public method the user called."""
+    try:
+        yield
+    except (DataValidationError, ParameterError) as exc:  # "Owner.method: ..." and "... of Owner"
+        name = type(estimator).__name__
+        text = re.sub(rf"\b{name}\.\w+", caller, str(exc))
+        raise type(exc)(re.sub(rf"\b{name}\b", caller.split(".")[0], text)) from None
 
 
 def check_sample_weight(sample_weight: Any, n: int, caller: str) -> np.ndarray:

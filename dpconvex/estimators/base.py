@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
+from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin, is_regressor
 from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
@@ -32,6 +33,8 @@ from .._validation import (
     checks_feature_names,
     feature_names_of,
     is_dask_collection,
+    signed_by,
+    unchecked,
 )
 from ..data.ranged_rows import RangedRows
 from ..data.row_scaling import ROW_NORMS
@@ -512,9 +515,18 @@ class ClassifierScoreMixin(ClassifierMixin):
         rows = check_array(X, f"{owner}.score", accept_sparse=self.__sklearn_tags__().input_tags.sparse,
                            accept_dask=True)
         labels, weights = self._score_labels(y, rows.shape[0], sample_weight)
-        # a data frame's names were checked above: predict reads them again, not the bare rows
-        predicted = self.predict(X if feature_names_of(X, owner) is not None else rows)
+        with signed_by(self, f"{owner}.score"):  # the names checked above, once
+            predicted = unchecked(self.predict)(rows)
         return float(np.average(predicted == labels, weights=weights))
+
+    @checks_feature_names
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """log P(c | x), in log space (no row underflows to −inf): the log-softmax of the class scores."""
+        return self._log_proba(X, "predict_log_proba")
+
+    def _log_proba(self, X: Any, method: str) -> np.ndarray:
+        scores = self._scores(X, method)  # type: ignore[attr-defined]
+        return keep_argmax(scores - logsumexp(scores, axis=1, keepdims=True), scores)
 
     def _score_labels(self, y: Any, n: int, sample_weight: Any) -> tuple[np.ndarray, np.ndarray | None]:
         """The labels and weights of ``score`` on n rows, checked as ``fit`` checks labels."""

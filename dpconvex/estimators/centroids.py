@@ -496,7 +496,7 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
     def decision_function(self, X: Any) -> np.ndarray:
         """The class scores (``_scores``, higher wins); for two classes the score of
         ``classes_[1]`` minus that of ``classes_[0]``."""
-        scores = self._scores(X)
+        scores = self._scores(X, "decision_function")
         return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
     def _plan_priors(self, n_classes: int) -> str:
@@ -664,10 +664,10 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         return _unit(U) if self.row_norm == "unit" else U
 
     # ----------------------------------------------------------------- predict
-    def _penalized(self, X: Any) -> np.ndarray:
+    def _penalized(self, X: Any, method: str) -> np.ndarray:
         """‖u − μ_c‖² + 2σ̂²(log π_max − log π_c) for u = clip(x, q)/q, shape (n_samples, C); lower wins."""
         check_fitted(self, "means_")
-        rows = check_array(X, f"{type(self).__name__}.predict", n_features=self.n_features_in_,
+        rows = check_array(X, f"{type(self).__name__}.{method}", n_features=self.n_features_in_,
                            accept_sparse=True)
         q = float(self.data_norm)
         U = self._u(clip_rows(rows, q)[0] / q)
@@ -685,17 +685,19 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         τ: ``temperature`` (None: σ̂², so the scores are the Gaussian model's log
         posterior up to a per-row constant).
         """
-        penalized = self._penalized(X)
+        return self._scores(X, "class_scores")
+
+    def _scores(self, X: Any, method: str) -> np.ndarray:
+        """:meth:`class_scores`, its errors naming the public ``method`` called."""
+        penalized = self._penalized(X, method)
         tau = self.within_class_var_ if self.temperature is None else float(self.temperature)
         return keep_argmax(-penalized / (2.0 * tau), -penalized)  # a tie of the division: predict's class
-
-    _scores = class_scores
 
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
         """argmin_c ‖u − μ_c‖² − 2σ̂² log π_c (ties: the first class in ``classes_``), the argmax of
         :meth:`class_scores` whatever τ; with equal priors the label of the nearest class mean."""
-        penalized = self._penalized(X)  # (checks the fit first)
+        penalized = self._penalized(X, "predict")  # (checks the fit first)
         return self.classes_[np.argmin(penalized, axis=1)]
 
     @checks_feature_names
@@ -710,6 +712,6 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         ndarray of shape (n_samples, C)
             Column j is the probability of ``classes_[j]``; rows sum to 1.
         """
-        scores = self.class_scores(X)
+        scores = self._scores(X, "predict_proba")
         exp_scores = np.exp(scores - scores.max(axis=1, keepdims=True))
         return keep_argmax(exp_scores / exp_scores.sum(axis=1, keepdims=True), scores)

@@ -25,11 +25,8 @@ References
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import re
 import warnings
-from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import numpy as np
@@ -55,6 +52,8 @@ from .._validation import (
     feature_names_of,
     is_dask_collection,
     noise_source,
+    signed_by,
+    unchecked,
     with_feature_names,
 )
 from ..data.validation import (
@@ -147,17 +146,32 @@ __all__ = ["ConstantClassifier", "ConstantRegressor", "INFERRED_CHOICE", "INFERR
 
 
 class _Constant(BaseEstimator):
-    """A released constant of a front door: it checks the rows' width only."""
+    """A released constant of a front door: made from the release, not learned, its fitted attributes
+    read from its parameters; it checks the rows' width only, and ``fit`` returns it as it is (for
+    scikit-learn's tools, which refit clones)."""
 
-    n_features_in_: int
+    constant: Any
+    n_features: int
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
 
-    def _rows(self, X: Any) -> int:
-        rows = check_array(X, f"{type(self).__name__}.predict", accept_sparse=True, accept_dask=True,
+    def __sklearn_is_fitted__(self) -> bool:
+        return True
+
+    @property
+    def n_features_in_(self) -> int:
+        return int(self.n_features)
+
+    def fit(self, X: Any, y: Any = None, **fit_params: Any) -> Any:
+        """This constant as it is: the width of X is checked, no row or label is read."""
+        self._rows(X, "fit")
+        return self
+
+    def _rows(self, X: Any, method: str) -> int:
+        rows = check_array(X, f"{type(self).__name__}.{method}", accept_sparse=True, accept_dask=True,
                            n_features=self.n_features_in_)
         return int(rows.shape[0])
 
@@ -187,35 +201,39 @@ class ConstantClassifier(ClassifierScoreMixin, _Constant):
     """
 
     def __init__(self, constant: Any, classes: Any, n_features: int):
-        self.constant, self.classes, self.n_features = constant, classes, n_features  # (get_params)
-        self.classes_ = np.asarray(list(classes))
-        self.constant_ = constant
-        self.n_features_in_ = int(n_features)
+        self.constant, self.classes, self.n_features = constant, classes, n_features
+
+    constant_ = property(lambda self: self.constant)
+    classes_ = property(lambda self: np.asarray(list(self.classes)))
 
     def __repr__(self) -> str:
-        return f"ConstantClassifier(constant={_plain(self.constant_)!r})"
+        return f"ConstantClassifier(constant={_plain(self.constant)!r})"
 
-    def _index(self) -> int:
-        return int(np.flatnonzero(self.classes_ == self.constant_)[0])
+    def _one_hot(self, X: Any, method: str) -> np.ndarray:
+        classes = self.classes_
+        return np.broadcast_to(classes == self.constant, (self._rows(X, method), classes.size)).astype(float)
 
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
         """The constant class for every row."""
-        return np.full(self._rows(X), self.constant_, dtype=self.classes_.dtype)
+        return np.full(self._rows(X, "predict"), self.constant, dtype=self.classes_.dtype)
 
     @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:
         """Probability 1 on the constant class (columns in the order of ``classes_``)."""
-        proba = np.zeros((self._rows(X), self.classes_.size))
-        proba[:, self._index()] = 1.0
-        return proba
+        return self._one_hot(X, "predict_proba")
+
+    @checks_feature_names
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """0 on the constant class, −inf on the others."""
+        with np.errstate(divide="ignore"):
+            return np.log(self._one_hot(X, "predict_log_proba"))
 
     @checks_feature_names
     def decision_function(self, X: Any) -> np.ndarray:
         """For two classes ±1 (+1: the second class of ``classes_``); else one-hot rows."""
-        if self.classes_.size == 2:
-            return np.full(self._rows(X), 1.0 if self._index() == 1 else -1.0)
-        return self.predict_proba(X)
+        one_hot = self._one_hot(X, "decision_function")
+        return 2.0 * one_hot[:, 1] - 1.0 if one_hot.shape[1] == 2 else one_hot
 
 
 class ConstantRegressor(RegressionScoreMixin, _Constant):
@@ -241,9 +259,9 @@ class ConstantRegressor(RegressionScoreMixin, _Constant):
     """
 
     def __init__(self, constant: float, n_features: int):
-        self.constant, self.n_features = constant, n_features  # (get_params)
-        self.constant_ = float(constant)
-        self.n_features_in_ = int(n_features)
+        self.constant, self.n_features = constant, n_features
+
+    constant_ = property(lambda self: float(self.constant))
 
     def __repr__(self) -> str:
         return f"ConstantRegressor(constant={self.constant_!r})"
@@ -251,7 +269,7 @@ class ConstantRegressor(RegressionScoreMixin, _Constant):
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
         """The constant for every row."""
-        return np.full(self._rows(X), self.constant_)
+        return np.full(self._rows(X, "predict"), self.constant_)
 
 
 def squared_error_utilities(unit_predictions: list[np.ndarray], u: np.ndarray,
@@ -324,17 +342,6 @@ def warn_constant_released(owner: str, constant: str, learner: str, epsilon: flo
         PrivacyWarning, stacklevel=user_stacklevel())
 
 
-@contextlib.contextmanager
-def signed_by(learner: Any, caller: str) -> Iterator[None]:
-    """The data and parameter errors of ``learner`` (a name the user never wrote) signed with ``caller``."""
-    try:
-        yield
-    except (DataValidationError, ParameterError) as exc:  # "Owner.method: ..." and "... of Owner"
-        name = type(learner).__name__
-        text = re.sub(rf"\b{name}\.\w+", caller, str(exc))
-        raise type(exc)(re.sub(rf"\b{name}\b", caller.split(".")[0], text)) from None
-
-
 def safeguard_mistakes(model: Any, X: Any, y: np.ndarray, classes: np.ndarray) -> np.ndarray:
     """Mistakes z_0 of ``model`` and z_c of each constant class on the validation rows.
 
@@ -395,9 +402,9 @@ class SchemaInputMixin:
         schema's constants only); none by default."""
         return {}
 
-    def _encoded(self, X: Any) -> Any:
+    def _encoded(self, X: Any, caller: str) -> Any:
         """The rows of X: encoded by the fitted encoder when a schema is given; rows of another
-        width are refused here, by this estimator's name (not its learner's)."""
+        width are refused here, by this estimator's name (not its learner's or its encoder's)."""
         if self.schema is None:
             shape = getattr(X, "shape", None)
             expected = getattr(self, "n_features_in_", None)
@@ -408,14 +415,17 @@ class SchemaInputMixin:
                     "the model was fitted on, in the same order.")
             return X
         check_fitted(self, "encoder_")
-        return self.encoder_.transform(X)
+        with signed_by(self.encoder_, caller):
+            return self.encoder_.transform(X)
 
     def _learners(self, method: str, X: Any) -> Any:
-        """The learner's ``method`` on the rows of X, its data errors signed with this
-        estimator's name and method."""
+        """The learner's ``method`` on the rows of X (their names checked by this estimator), its
+        data errors signed with this estimator's name and method."""
         check_fitted(self, "estimator_")
-        with signed_by(self.estimator_, f"{type(self).__name__}.{method}"):
-            return getattr(self.estimator_, method)(_rows_for(self.learner_, self._encoded(X)))
+        caller = f"{type(self).__name__}.{method}"
+        with signed_by(self.estimator_, caller):
+            rows = _rows_for(self.learner_, self._encoded(X, caller))
+            return unchecked(getattr(self.estimator_, method))(rows)
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Accuracy (a classifier) or R² (a regressor) of the predictions on the table X."""
@@ -982,6 +992,11 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     def predict_proba(self, X: Any) -> np.ndarray:
         """The learner's class probabilities (columns in the order of ``classes_``)."""
         return self._learners("predict_proba", X)
+
+    @checks_feature_names
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """The logarithm of :meth:`predict_proba`, computed stably by the learner."""
+        return self._learners("predict_log_proba", X)
 
     @checks_feature_names
     def decision_function(self, X: Any) -> np.ndarray:

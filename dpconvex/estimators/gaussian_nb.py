@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy.special import logsumexp
 
 from .._validation import (
     Constraint,
@@ -435,9 +434,13 @@ class PrivateGaussianNB(ClassSumEstimator):
 
         As scikit-learn's ``GaussianNB.predict_joint_log_proba`` on the released θ and v.
         """
+        return self._scores(X, "predict_joint_log_proba")
+
+    def _scores(self, X: Any, method: str) -> np.ndarray:
+        """:meth:`predict_joint_log_proba`, its errors naming the public ``method`` called."""
         check_fitted(self, "theta_")
         owner = type(self).__name__
-        rows = check_array(X, f"{owner}.predict", n_features=self.n_features_in_, accept_sparse=True)
+        rows = check_array(X, f"{owner}.{method}", n_features=self.n_features_in_, accept_sparse=True)
         lo, hi = feature_bounds(self.feature_range, self.n_features_in_, owner)
         inverse_var = 1.0 / self.var_
         constant = (np.log(self.class_prior_)
@@ -450,21 +453,13 @@ class PrivateGaussianNB(ClassSumEstimator):
             parts.append(constant - 0.5 * (x * x) @ inverse_var.T + x @ linear)
         return np.vstack(parts)
 
-    _scores = predict_joint_log_proba
-
-    @checks_feature_names
-    def predict_log_proba(self, X: Any) -> np.ndarray:
-        """log P(c | x): the joint log-likelihood normalized over the classes."""
-        joint = self.predict_joint_log_proba(X)
-        return joint - logsumexp(joint, axis=1, keepdims=True)
-
     @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:
         """P(c | x) under the released model; column j is the probability of ``classes_[j]``."""
-        return np.exp(self.predict_log_proba(X))
+        return np.exp(self._log_proba(X, "predict_proba"))
 
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
         """The class of largest posterior (ties: the first class in ``classes_``)."""
-        joint = self.predict_joint_log_proba(X)  # checks that the model is fitted
+        joint = self._scores(X, "predict")  # checks that the model is fitted
         return self.classes_[np.argmax(joint, axis=1)]

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.special import logsumexp
 from sklearn.base import clone
 
 from .._validation import (
@@ -236,8 +237,12 @@ class LinearDecisionMixin(ClassifierScoreMixin):
     @checks_feature_names
     def decision_function(self, X: Any) -> np.ndarray:
         """Signed score wᵀx + b; positive means ``classes_[1]``."""
+        return self._scores(X, "decision_function")
+
+    def _scores(self, X: Any, method: str) -> np.ndarray:
+        """The scores of :meth:`decision_function`, its errors naming the public ``method`` called."""
         check_fitted(self, "coef_")
-        X_checked = check_array(X, f"{type(self).__name__}.decision_function", n_features=self.n_features_in_,
+        X_checked = check_array(X, f"{type(self).__name__}.{method}", n_features=self.n_features_in_,
                                 accept_sparse=True, accept_dask=True)
         unit = getattr(self, "row_norm", "none") == "unit"  # the fit's per-record map, alike
         if is_dask_collection(X_checked):  # scores summed per chunk on the workers; n numbers come back
@@ -260,7 +265,7 @@ class LinearDecisionMixin(ClassifierScoreMixin):
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
         """Predicted class labels (one-vs-rest: the class with the highest score)."""
-        scores = self.decision_function(X)
+        scores = self._scores(X, "predict")
         if scores.ndim == 2:
             return self.classes_[np.argmax(scores, axis=1)]
         return self.classes_[(scores > 0).astype(int)]
@@ -275,7 +280,7 @@ class LinearDecisionMixin(ClassifierScoreMixin):
         regression), normalized in log space so no row underflows. The argmax agrees with
         :meth:`predict` wherever the scores are distinct.
         """
-        f = self.decision_function(X)
+        f = self._scores(X, "predict_proba")
         if f.ndim == 1:
             sigmoid = np.exp(-np.logaddexp(0.0, -f))  # σ(f) without overflow
             # |f| below ~1e-16 rounds σ(f) to 1/2: f > 0 keeps classes_[1] the argmax
@@ -284,6 +289,16 @@ class LinearDecisionMixin(ClassifierScoreMixin):
         log_sigmoid = -np.logaddexp(0.0, -f)  # log σ(f_c), then a max-shift per row
         proba = np.exp(log_sigmoid - log_sigmoid.max(axis=1, keepdims=True))
         return keep_argmax(proba / proba.sum(axis=1, keepdims=True), f)
+
+    @checks_feature_names
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """The logarithm of :meth:`predict_proba`, in log space (no row underflows to −inf)."""
+        f = self._scores(X, "predict_log_proba")
+        scores = np.column_stack([-f, f]) if f.ndim == 1 else f  # two classes: [log σ(−f), log σ(f)]
+        log_sigmoid = -np.logaddexp(0.0, -scores)
+        if f.ndim == 2:  # one-vs-rest: normalized over the classes
+            log_sigmoid -= logsumexp(log_sigmoid, axis=1, keepdims=True)
+        return keep_argmax(log_sigmoid, scores)
 
 
 #: The certificate's row map of ``row_norm="unit"``.

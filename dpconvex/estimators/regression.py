@@ -44,10 +44,13 @@ from .._validation import (
     _reject_masked,
     check_fitted,
     check_float,
+    check_sample_weight,
     checks_feature_names,
     feature_names_of,
     is_dask_collection,
     noise_source,
+    signed_by,
+    unchecked,
 )
 from ..data.validation import check_array, check_excluded, computed, row_products
 from ..errors import DataValidationError, ParameterError, PrivacyWarning, record_diagnostic, user_stacklevel
@@ -162,16 +165,16 @@ class RegressionScoreMixin(RegressorMixin):
     """The regressors' mixin: scikit-learn's ``RegressorMixin`` (tags, ``is_regressor``) with a
     ``score`` that checks its labels as ``fit`` checks them (named errors)."""
 
+    @checks_feature_names
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """R² of ``predict(X)`` against ``y`` (labels checked as ``fit`` checks them)."""
         from sklearn.metrics import r2_score
 
-        from .._validation import check_sample_weight
-
-        pred = self.predict(X)
-        truth = self._raw_labels(y, pred.size, f"{type(self).__name__}.score")
-        weights = None if sample_weight is None else check_sample_weight(
-            sample_weight, pred.size, f"{type(self).__name__}.score")
+        caller = f"{type(self).__name__}.score"
+        with signed_by(self, caller):  # the names checked above, once
+            pred = unchecked(self.predict)(X)
+        truth = self._raw_labels(y, pred.size, caller)
+        weights = None if sample_weight is None else check_sample_weight(sample_weight, pred.size, caller)
         return float(r2_score(truth, pred, sample_weight=weights))
 
     def _raw_labels(self, y: Any, n: int, caller: str) -> np.ndarray:

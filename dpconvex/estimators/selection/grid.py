@@ -38,6 +38,8 @@ from ..._validation import (
     feature_names_of,
     is_dask_collection,
     noise_source,
+    signed_by,
+    unchecked,
     with_feature_names,
 )
 from ...data.validation import (
@@ -377,30 +379,39 @@ class SelectedEstimator:
             check_seed(params[key], f"{owner} (its estimator's {key})")
         return noise_source(self, given)
 
+    def _best(self, method: str, X: Any, *args: Any, **kwargs: Any) -> Any:
+        """``best_estimator_``'s ``method`` on X (its names checked by this search), its data errors
+        signed with this search's name and method."""
+        check_fitted(self, "best_estimator_")
+        with signed_by(self.best_estimator_, f"{type(self).__name__}.{method}"):
+            return unchecked(getattr(self.best_estimator_, method))(X, *args, **kwargs)
+
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
         """Predictions of ``best_estimator_``."""
-        check_fitted(self, "best_estimator_")
-        return self.best_estimator_.predict(X)  # type: ignore[attr-defined]
+        return self._best("predict", X)
 
     @checks_feature_names
     def decision_function(self, X: Any) -> np.ndarray:
         """Decision function of ``best_estimator_``."""
-        check_fitted(self, "best_estimator_")
-        return self.best_estimator_.decision_function(X)  # type: ignore[attr-defined]
+        return self._best("decision_function", X)
 
     @available_if(lambda self: hasattr(getattr(self, "best_estimator_", self.estimator), "predict_proba"))
     @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities of ``best_estimator_`` (where it has ``predict_proba``)."""
-        check_fitted(self, "best_estimator_")
-        return self.best_estimator_.predict_proba(X)  # type: ignore[attr-defined]
+        return self._best("predict_proba", X)
+
+    @available_if(lambda self: hasattr(getattr(self, "best_estimator_", self.estimator), "predict_log_proba"))
+    @checks_feature_names
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """Log class probabilities of ``best_estimator_`` (where it has ``predict_log_proba``)."""
+        return self._best("predict_log_proba", X)
 
     @checks_feature_names
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Accuracy of ``best_estimator_`` (weighted by ``sample_weight``)."""
-        check_fitted(self, "best_estimator_")
-        return float(self.best_estimator_.score(X, y, sample_weight=sample_weight))  # type: ignore[attr-defined]
+        return float(self._best("score", X, y, sample_weight=sample_weight))
 
 
 class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
