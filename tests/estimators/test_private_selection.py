@@ -518,3 +518,18 @@ def test_a_pipeline_whose_transforms_change_the_width_is_searched(search):
         search(pipe, {"privategaussiannb__var_floor": [1e-3, -1.0]}, epsilon=1.0, classes=[0, 1],
                random_state=0, **extra).fit(np.zeros((300, 2)), y)
     assert not read
+
+
+@pytest.mark.parametrize("classes", [None, [0, 1]])
+def test_a_searchs_refusal_of_bad_list_rows_names_the_search(classes):
+    """Rows given as a list are sized for the δ plan; with no public label set the plan reads the
+    labels as the fit does, and a bad row is refused by the search's name, not its candidate's."""
+    rows = (0.4 * np.random.default_rng(0).normal(size=(60, 3))).tolist()
+    rows[5][1] = float("nan")
+    y = [i % 2 for i in range(60)]
+    grid = PrivateGridSearch(NoisyGradientDescent(epsilon=1.0, steps=10), {"clip": [0.5, 1.0]},
+                             epsilon=1.0, classes=classes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(DataValidationError, match=r"^PrivateGridSearch\.fit: X contains NaN"):
+            grid.fit(rows, y)

@@ -244,8 +244,10 @@ class SelectedEstimator:
         for step in steps:  # its parameters refused by name here; only its input width is unknown
             step._validate_params()
         try:
-            n_classes = len(classes) if classes is not None else private.public_shape(*rows)[1]
-            return max((s.plan(part[0], n_classes, int(part[1])).budget.delta for s in steps), default=0.0)
+            if classes is None:  # the labels' set, read as the fit reads it: its refusals are the search's
+                with signed_by(private, f"{owner}.fit"):
+                    classes = range(private.public_shape(*rows)[1])
+            return max((s.plan(part[0], len(classes), int(part[1])).budget.delta for s in steps), default=0.0)
         except (ParameterError, DataValidationError):
             if not path:
                 raise
