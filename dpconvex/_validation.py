@@ -757,15 +757,18 @@ def unchecked(method: Any) -> Any:
 
 
 @contextlib.contextmanager
-def signed_by(estimator: Any, caller: str) -> Iterator[None]:
-    """The data and parameter errors of ``estimator`` (a model called for the user) signed with ``caller``,
-    the public method the user called."""
+def signed_by(estimator: Any, caller: str, rename: bool = True) -> Iterator[None]:
+    """The data and parameter errors of ``estimator`` (a model called for the user, or its steps) signed
+    with ``caller``, the public method the user called: the refusal's opening "Owner.method:", and
+    (``rename``) the estimator's name wherever the text names it."""
     try:
         yield
-    except (DataValidationError, ParameterError) as exc:  # "Owner.method: ..." and "... of Owner"
+    except (DataValidationError, ParameterError) as exc:
         name = type(estimator).__name__
-        text = re.sub(rf"\b{name}\.\w+", caller, str(exc))
-        raise type(exc)(re.sub(rf"\b{name}\b", caller.split(".")[0], text)) from None
+        text = re.sub(r"^[A-Za-z_]\w*\.\w+:", f"{caller}:", str(exc))
+        if rename:  # "Owner.method" and "... of Owner" in the text
+            text = re.sub(rf"\b{name}\b", caller.split(".")[0], re.sub(rf"\b{name}\.\w+", caller, text))
+        raise type(exc)(text) from None
 
 
 def check_sample_weight(sample_weight: Any, n: int, caller: str) -> np.ndarray:

@@ -209,6 +209,12 @@ class ConstantClassifier(ClassifierScoreMixin, _Constant):
     def __repr__(self) -> str:
         return f"ConstantClassifier(constant={_plain(self.constant)!r})"
 
+    def _rows(self, X: Any, method: str) -> int:
+        if self.constant not in self.classes_.tolist():
+            raise ParameterError(f"ConstantClassifier.{method}: constant={_plain(self.constant)!r} is "
+                                 f"not one of classes={self.classes_.tolist()}. Give one of the classes.")
+        return super()._rows(X, method)
+
     def _one_hot(self, X: Any, method: str) -> np.ndarray:
         classes = self.classes_
         return np.broadcast_to(classes == self.constant, (self._rows(X, method), classes.size)).astype(float)
@@ -415,7 +421,7 @@ class SchemaInputMixin:
                     "the model was fitted on, in the same order.")
             return X
         check_fitted(self, "encoder_")
-        with signed_by(self.encoder_, caller):
+        with signed_by(self.encoder_, caller, rename=False):  # its text may name the encoder
             return self.encoder_.transform(X)
 
     def _learners(self, method: str, X: Any) -> Any:
@@ -431,7 +437,8 @@ class SchemaInputMixin:
         """Accuracy (a classifier) or R² (a regressor) of the predictions on the table X."""
         if self.schema is None or self.__sklearn_tags__().estimator_type != "classifier":
             return super().score(X, y, sample_weight=sample_weight)
-        predicted = self.predict(X)  # the table encoded; its labels checked as ClassifierScoreMixin's
+        with signed_by(self, f"{type(self).__name__}.score"):
+            predicted = self.predict(X)  # the table encoded; its labels checked as ClassifierScoreMixin's
         labels, weights = self._score_labels(y, predicted.size, sample_weight)  # type: ignore[attr-defined]
         return float(np.average(predicted == labels, weights=weights))
 

@@ -60,7 +60,7 @@ def fitted():
 
 
 def _methods(model):
-    methods = ["predict", "predict_proba", "predict_log_proba", "decision_function"]
+    methods = ["predict", "predict_proba", "predict_log_proba", "decision_function", "class_scores"]
     return [m for m in methods if hasattr(model, m)]
 
 
@@ -93,14 +93,39 @@ def test_a_refusal_of_bad_rows_names_the_estimator_and_method_called(fitted, nam
         assert str(caught.value).startswith(f"{type(model).__name__}.{method}:"), (method, str(caught.value))
 
 
-def test_a_schema_front_door_signs_its_encoders_refusals():
+def test_a_schema_front_door_signs_its_encoders_refusals_and_keeps_their_text():
     table = pd.DataFrame({"age": np.random.default_rng(1).uniform(18, 90, 300)})
     schema = dp.PublicSchema({"age": dp.Numeric(18, 100)})
-    model = dp.PrivateClassifier(classes=[0, 1], schema=schema, **KW).fit(table, (table["age"] > 50).astype(int))
-    for method in ("predict", "predict_proba", "predict_log_proba", "decision_function"):
+    labels = (table["age"] > 50).astype(int)
+    model = dp.PrivateClassifier(classes=[0, 1], schema=schema, **KW).fit(table, labels)
+    for method in ("predict", "predict_proba", "predict_log_proba", "decision_function", "score"):
+        args = (table.head(2).to_numpy(), labels[:2]) if method == "score" else (table.head(2).to_numpy(),)
         with pytest.raises(dp.DPConvexError, match=rf"^PrivateClassifier\.{method}:"), \
                 pytest.warns(UserWarning, match="X does not have valid feature names"):
-            getattr(model, method)(table.head(2).to_numpy())
+            getattr(model, method)(*args)
+    on_rows = dp.PrivateClassifier(classes=[0, 1], schema=schema, **KW).fit(table.to_numpy(), labels)
+    with pytest.raises(dp.DPConvexError, match=r"^PrivateClassifier\.predict: .*Rows a PublicEncoder made"):
+        on_rows.predict(np.zeros((2, 2)))  # the encoder's advice names the encoder
+
+
+def test_a_search_over_a_pipeline_on_the_table_warns_once_and_signs_its_steps_refusals():
+    from sklearn.pipeline import make_pipeline
+
+    pipe = make_pipeline(dp.RandomFourierFeatures(n_components=20, random_state=0), dp.PrivateLogisticRegression())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        search = dp.PrivateGridSearch(pipe, {"privatelogisticregression__lam": [0.01, 0.1]}, epsilon=5.0,
+                                      classes=[0, 1, 2], random_state=0).fit(FRAME, Y3)
+    for method in ("predict", "predict_proba", "predict_log_proba", "decision_function"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            getattr(search, method)(FRAME.head(5))
+            getattr(search, method)(X[:5])
+        assert len([w for w in caught if "feature names" in str(w.message)]) == 1, method
+        bad = FRAME.head(2).copy()
+        bad.iloc[0, 0] = np.nan
+        with pytest.raises(dp.DPConvexError, match=rf"^PrivateGridSearch\.{method}:"):
+            getattr(search, method)(bad)
 
 
 @pytest.mark.parametrize("name", list(CLASSIFIERS))
@@ -132,6 +157,8 @@ def test_a_released_constant_reads_its_parameters_and_passes_scikit_learns_valid
     assert clone(model).fit(rows, ["a", "a", "a"]).predict(rows[:1]).tolist() == ["c"]  # nothing learned
     with pytest.raises(dp.DataValidationError, match="ConstantClassifier is expecting 2 features"):
         model.fit(np.zeros((3, 5)))
+    with pytest.raises(dp.ParameterError, match=r"^ConstantClassifier\.predict_proba: constant='z' is not one"):
+        model.set_params(constant="z").predict_proba(rows)
     regressor = ConstantRegressor(2.0, 2).set_params(constant=5.0)
     assert regressor.predict(rows).tolist() == [5.0] * 3 and regressor.constant_ == 5.0
     check_is_fitted(regressor)

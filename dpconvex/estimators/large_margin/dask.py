@@ -65,7 +65,7 @@ def _components_block(block: np.ndarray, centers: np.ndarray, est: LargeMarginSe
 
 
 def _scores_block(block: np.ndarray, est: LargeMarginSettings) -> np.ndarray:
-    return est.class_scores(block)  # an ndarray chunk: the in-memory code
+    return est._scores(block, "class_scores")  # an ndarray chunk: the in-memory code (its names checked)
 
 
 # ------------------------------------------------------------------------------ build

@@ -469,6 +469,7 @@ default="auto"
         return self
 
     # ----------------------------------------------------------------- predict
+    @checks_feature_names
     def class_scores(self, X: Any) -> np.ndarray:
         """Per-class scores −min_m zᵀΦ_{c,m}z, shape (n_samples, n_classes); higher wins.
 
