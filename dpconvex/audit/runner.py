@@ -232,10 +232,8 @@ def _run(mechanism: Callable[[Any, np.random.Generator], Any], data: Any, n_runs
          rng: np.random.Generator) -> np.ndarray:
     sample = getattr(mechanism, "sample", None)
     with single_threaded():
-        if callable(sample):
-            outputs = sample(data, n_runs, rng)
-        else:
-            outputs = [mechanism(data, rng) for _ in range(n_runs)]
+        outputs = (sample(data, n_runs, rng) if callable(sample)
+                   else [mechanism(data, rng) for _ in range(n_runs)])
     try:
         if np.iscomplexobj(outputs):  # (float() would drop the imaginary part with a warning)
             raise TypeError

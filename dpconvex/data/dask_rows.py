@@ -326,7 +326,6 @@ def _wait(caller: str, client: Any, futures: list[Any], timeout: float, idle_lim
 
     t0 = time.monotonic()
     idle_since: float | None = None
-    done = False
     try:
         while True:
             now = time.monotonic()
@@ -335,7 +334,6 @@ def _wait(caller: str, client: Any, futures: list[Any], timeout: float, idle_lim
                                  "dpconvex.dask.timeout")
             try:
                 wait(futures, timeout=min(_POLL, timeout - (now - t0)))
-                done = True
                 return
             except TimeoutError:
                 pass
@@ -346,11 +344,11 @@ def _wait(caller: str, client: Any, futures: list[Any], timeout: float, idle_lim
                                      "dpconvex.dask.no-workers-timeout")
             else:
                 idle_since = None
-    finally:
-        if not done:
-            with contextlib.suppress(Exception):
-                for future in futures:
-                    future.release()
+    except BaseException:  # timed out, or interrupted: the futures are not waited for
+        with contextlib.suppress(Exception):
+            for future in futures:
+                future.release()
+        raise
 
 
 @contextlib.contextmanager

@@ -331,9 +331,7 @@ class PublicSchema:
     def __post_init__(self) -> None:
         """Refuse a schema the encoder cannot apply (named :class:`ParameterError`)."""
         owner, caller = "PublicSchema", "PublicSchema.__init__"
-        drafted: frozenset[str] = frozenset()
-        if isinstance(self.columns, Mapping):
-            drafted = self._from_declarations(caller)
+        drafted = self._from_declarations(caller) if isinstance(self.columns, Mapping) else frozenset()
         cols = self.columns
         if isinstance(cols, (str, bytes)) or not isinstance(cols, Sequence) or not all(
                 isinstance(c, str) for c in cols):
@@ -642,8 +640,7 @@ class PublicSchema:
                       "# that release only when the schema comes with it: PublicSchema(..., release=...)."]
         lines += [f"from dpconvex import {', '.join([*used, 'PublicSchema'])}", "",
                   f"{name} = PublicSchema({{"]
-        for col, d in decls.items():
-            lines.append(f"    {_quoted(col)}: {_decl_code(d)},")
+        lines += [f"    {_quoted(col)}: {_decl_code(d)}," for col, d in decls.items()]
         lines.append("}, centered=True)" if self.centered else "})")
         return "\n".join(lines)
 

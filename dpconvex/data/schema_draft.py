@@ -125,12 +125,10 @@ def read_schema(X: Any, kinds: Mapping[str, str] | None = None) -> PublicSchema:
     if names is None:
         names = [f"x{k}" for k in range(len(cols))]
     given = check_kinds(kinds, names, (), caller)
-    decls: dict[str, Declaration] = {}
-    for name, values, dtype in zip(names, cols, dtypes, strict=True):
-        if name in given:
-            decls[name] = _draft_declared_kind(name, values, dtype_kind(dtype), given[name], caller)
-        else:
-            decls[name] = _draft_column(name, values, dtype_kind(dtype), caller)
+    decls: dict[str, Declaration] = {
+        name: (_draft_declared_kind(name, values, dtype_kind(dtype), given[name], caller) if name in given
+               else _draft_column(name, values, dtype_kind(dtype), caller))
+        for name, values, dtype in zip(names, cols, dtypes, strict=True)}
     return PublicSchema(decls, suggested=True)
 
 

@@ -156,9 +156,8 @@ def as_design(X: Any) -> DesignOperator:
     >>> type(as_design(np.ones((3, 2)))).__name__, type(as_design(sp.eye(3))).__name__
     ('DenseRows', 'CSRRows')
     """
-    if isinstance(X, (DenseRows, CSRRows, ScaledRows)):  # the protocol check would read .matrix
-        return X
-    if isinstance(X, DesignOperator):
+    # the concrete operators first: the protocol check would read .matrix
+    if isinstance(X, (DenseRows, CSRRows, ScaledRows)) or isinstance(X, DesignOperator):
         return X
     if type(X).__module__.startswith("dask."):  # a dask.array: the rows stay on the workers
         from .dask_rows import DaskRows
@@ -478,9 +477,7 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
         outside = idx < 0
         refuse = unknown_labels == "raise" and bool(np.any(outside))
         if diagnostics_open():  # NOT PRIVATE: the records outside the set, for the data holder
-            seen: dict[Any, None] = {}
-            for v in values[outside].tolist():  # the labels outside, in order of first appearance
-                seen.setdefault(v, None)
+            seen = dict.fromkeys(values[outside].tolist())  # the labels outside, in order of first appearance
             what = ("no loss: their rows are zeroed, unknown_labels='ignore'"
                     if unknown_labels != "raise" else
                     "the fit was refused: unknown_labels='raise'" if refuse else

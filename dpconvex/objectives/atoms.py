@@ -104,11 +104,9 @@ def _const_value(expr: cp.Expression) -> float | None:
         if np.iscomplexobj(value):
             raise _Unknown  # a complex constant: its real part is not the loss
         value = value.astype(float)
-        if value.size == 1 and not np.isfinite(value).all():
-            raise _Unknown  # an infinite or NaN constant bounds nothing
-        if value.size == 1:
-            return float(value.reshape(()))
-        raise _Unknown
+        if value.size != 1 or not np.isfinite(value).all():
+            raise _Unknown  # an array, or an infinite or NaN constant, bounds nothing
+        return float(value.reshape(()))
     return None
 
 
@@ -653,10 +651,7 @@ def _max_h(parts: list[tuple[cp.Expression, float]], h: float) -> tuple[cp.Expre
     k = (const or affine)[0]
     ref, ref_gap = parts[k]
     others = [(e - ref, g + ref_gap) for i, (e, g) in enumerate(parts) if i != k]
-    if len(others) == 1:
-        inner, inner_gap, count = others[0][0], others[0][1], 0
-    else:
-        inner, inner_gap, count = _max_h(others, h)
+    inner, inner_gap, count = (*others[0], 0) if len(others) == 1 else _max_h(others, h)
     return ref + _pos_h(inner, h), ref_gap + inner_gap + h / 4.0, count + 1
 
 
@@ -701,18 +696,12 @@ def smooth_kinks(expr: cp.Expression, h: float) -> tuple[cp.Expression, Smoothin
                 stack.append((e, True))
                 stack.extend((a, False) for a in reversed(e.args))
                 continue
-            name, args, gaps, count = type(e).__name__, [], [], 0
-            for a in e.args:
-                smoothed, g, k = done[id(a)]
-                args.append(smoothed)
-                gaps.append(g)
-                count += k
+            name = type(e).__name__
+            args, gaps, counts = map(list, zip(*(done[id(a)] for a in e.args), strict=True))
+            count = sum(counts)
             if name in ("maximum", "minimum"):
                 sign = 1.0 if name == "maximum" else -1.0
-                signed = []
-                for a, g in zip(args, gaps, strict=True):
-                    signed.append((sign * a, g))
-                out, gap, more = _max_h(signed, h)
+                out, gap, more = _max_h([(sign * a, g) for a, g in zip(args, gaps, strict=True)], h)
                 done[id(e)] = (sign * out, gap, count + more)
                 continue
             if name == "abs":

@@ -628,8 +628,7 @@ class Intersection(ConvexSet):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Intersection):
             return NotImplemented
-        return len(self.sets) == len(other.sets) and all(
-            a == b for a, b in zip(self.sets, other.sets, strict=True))
+        return self.sets == other.sets
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -956,9 +955,7 @@ def _affine(expr: cp.Expression, var: cp.Variable) -> tuple[float, np.ndarray, n
         if len(live) != 1:
             raise _Unrecognized
         a, idx, b = _affine(live[0], var)
-        for _, value in parts:
-            if value is not None:
-                b = b + value
+        b = sum((value for _, value in parts if value is not None), b)
         if b.shape != idx.shape:
             raise _Unrecognized
         return a, idx, b

@@ -1031,8 +1031,7 @@ class Certificate:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-Python dict (JSON serializable)."""
-        d = asdict(self)
-        return json.loads(json.dumps(d, default=_jsonable))
+        return json.loads(json.dumps(asdict(self), default=_jsonable))
 
     def __str__(self) -> str:
         lines = [f"Privacy certificate: {self.mechanism}"]
@@ -1049,8 +1048,7 @@ class Certificate:
                 lines.append(f"    [{mark}] {c.name} ({c.how}): {c.detail}")
         if self.quantities:
             lines.append("  quantities (from public parameters only):")
-            for k, v in self.quantities.items():
-                lines.append(f"    {k} = {_fmt(v)}")
+            lines.extend(f"    {k} = {_fmt(v)}" for k, v in self.quantities.items())
         if self.solver:
             lines.append("  solver: " + ", ".join(f"{k}={_fmt(v)}" for k, v in self.solver.items()))
         notes = self.notes()
@@ -1065,17 +1063,11 @@ class Certificate:
 
 
 def _fmt(v: Any) -> str:
-    if isinstance(v, float):
-        return f"{v:.6g}"
-    return str(v)
+    return f"{v:.6g}" if isinstance(v, float) else str(v)
 
 
 def _jsonable(o: Any) -> Any:
-    if hasattr(o, "tolist"):
-        return o.tolist()
-    if isinstance(o, float) and not math.isfinite(o):
-        return str(o)
-    return str(o)
+    return o.tolist() if hasattr(o, "tolist") else str(o)
 
 
 def _compose(rule: str, parts: Sequence[Certificate], *, mechanism: str,
@@ -1087,14 +1079,11 @@ def _compose(rule: str, parts: Sequence[Certificate], *, mechanism: str,
     if not parts:
         caller = f"compose_{rule}"
         raise PrivacyError(f"{caller}: no certificates, nothing to compose. Pass at least one part.")
-    private, seeded = private is not False, False
-    epsilons: list[float] = []
-    deltas: list[float] = []
+    private = private is not False and all(p.private for p in parts)
+    seeded = any(p.seeded for p in parts)  # a seeded part: so is the release
+    epsilons, deltas = [p.epsilon for p in parts], [p.delta for p in parts]
     row_map = None  # the rows' map (their backend) of the parts, with them
     for p in parts:
-        private, seeded = private and p.private, seeded or p.seeded  # a seeded part: so is the release
-        epsilons.append(p.epsilon)
-        deltas.append(p.delta)
         if p.row_map is not None:
             row_map = p.row_map if row_map is None else row_map.merge(p.row_map)
     shown = list(map("{:.6g}".format, epsilons))

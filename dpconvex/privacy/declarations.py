@@ -542,23 +542,13 @@ def vouched(conditions: list[Condition], vouch: Iterable[str], caller: str = "re
     if unknown:
         raise ParameterError(f"{caller}: vouch names {unknown}, which are not constants a caller can "
                              f"vouch for; use names from {list(VOUCHABLE)}.")
-    unverified: set[str] = set()
-    missing: list[Condition] = []
-    applied: list[Condition] = []
-    for c in conditions:
-        if c.unverified:
-            unverified.add(c.unverified)
-            if c.unverified not in names:
-                missing.append(c)
-            c = Condition(c.name, c.holds, "declared; vouched for by the caller (vouch=), not "
-                          "verified", c.detail, c.unverified)
-        applied.append(c)
-    open_ = sorted(unverified)
+    unverified = {c.unverified for c in conditions if c.unverified}
+    missing = [c for c in conditions if c.unverified and c.unverified not in names]
     extra = sorted(names - unverified)
     if extra and unused != "ignore":
         raise ParameterError(
             f"{caller}: vouch names {extra}, which no condition of this release rests on (the "
-            f"unverified constants are {open_ or 'none'}). Vouch only for what is listed.")
+            f"unverified constants are {sorted(unverified) or 'none'}). Vouch only for what is listed.")
     if missing:
         lines = "; ".join(f"{c.name} [{c.unverified}]: {c.detail}" for c in missing)
         raise PrivacyError(
@@ -568,4 +558,5 @@ def vouched(conditions: list[Condition], vouch: Iterable[str], caller: str = "re
             f"can refute a declaration, never prove it; or, if you have proved them yourself, pass "
             f"vouch={tuple(sorted({c.unverified for c in missing} | names))!r} and the certificate will say "
             f"that you vouched for them.")
-    return applied
+    return [Condition(c.name, c.holds, "declared; vouched for by the caller (vouch=), not verified", c.detail,
+                      c.unverified) if c.unverified else c for c in conditions]

@@ -80,20 +80,13 @@ def constant_r2(y_train: Any, y_test: Any) -> float:
 
 
 def _make_estimator(method: Method, epsilon: float | None) -> BaseEstimator:
-    """The method's unfitted estimator (``random_state=None``: :func:`_fit` hands it its noise)."""
+    """The method's unfitted estimator (``random_state=None``: the run hands the fit its noise)."""
     import dpconvex
 
     est = build_estimator(method, epsilon)
     if method.tune and method.private:
         return dpconvex.PrivateGridSearch(est, method.tune, epsilon=epsilon)
     return est
-
-
-def _fit(est: BaseEstimator, X: Any, y: Any, rng: np.random.Generator) -> BaseEstimator:
-    """Fit ``est`` with its noise drawn from the problem's generator (handed to the fit, not
-    stored on the model: :func:`dpconvex.estimators.base.fit_with`)."""
-
-    return fit_with(est, X, y, NO_CONTEXT, [(est, NoiseSource(rng, seeded=True))])
 
 
 def _record(result: ProblemResult, label: str, key: float, est: BaseEstimator, value: float) -> None:
@@ -447,8 +440,9 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
                                    "run_problem")
                     idx = rng.choice(len(ytr), size, replace=False)
                     Xs, ys = Xtr[idx], ytr[idx]
-                with tally.capture(m.label):
-                    est = _fit(_make_estimator(m, eps), Xs, ys, rng)
+                with tally.capture(m.label):  # noise from the problem's generator, handed to the fit
+                    est = _make_estimator(m, eps)
+                    est = fit_with(est, Xs, ys, NO_CONTEXT, [(est, NoiseSource(rng, seeded=True))])
                 key = float(size) if size is not None else eps
                 _record(result, m.label, key, est, score(est, Xte, yte, problem.metric))
                 bar.step()

@@ -471,10 +471,8 @@ def plan_fit(est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
         # refuses it before the data are read); the objective keeps its share
         total, parts = Budget.unlimited(), {OBJECTIVE: objective}
     stub = _AtShape(_stub_template(est, None, C, K, p, mechanism, objective, None), n)
-    if lam_is_auto(est.lam):
-        lam, rule = float(auto_lam(stub, mechanism, objective)), LAM_RULE
-    else:
-        lam, rule = float(est.lam), "given"
+    lam, rule = ((float(auto_lam(stub, mechanism, objective)), LAM_RULE) if lam_is_auto(est.lam)
+                 else (float(est.lam), "given"))
     if est.solver not in (None, "auto"):  # a solver the template cannot take: refused as fit does
         get_backend(est.solver, stub)
     backend = get_backend("auto", stub).label if est.solver in (None, "auto") else str(est.solver)

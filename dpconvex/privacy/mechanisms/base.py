@@ -550,10 +550,7 @@ def resolve_mechanism(mechanism: object, delta: object, auto: tuple[str, str] | 
     if not (isinstance(mechanism, str) and mechanism == "auto") or auto is None:
         return AutoMechanism(mechanism, None)
     pure, approximate = auto
-    if has_positive_delta(delta):
-        name, because = approximate, "delta > 0 was given"
-    else:
-        name, because = pure, "delta = 0"
+    name, because = (approximate, "delta > 0 was given") if has_positive_delta(delta) else (pure, "delta = 0")
     return AutoMechanism(name, f"mechanism='auto' -> {name!r} ({_WHY[name]}) because {because}: "
                                "the one rule of dpconvex.privacy.mechanisms.base.resolve_mechanism "
                                "(docs/privacy/front_door.md#privacy-mechanism-auto)")
