@@ -521,10 +521,10 @@ class ClassifierScoreMixin(ClassifierMixin):
 
     @checks_feature_names
     def predict_log_proba(self, X: Any) -> np.ndarray:
-        """log P(c | x), in log space (no row underflows to −inf): the log-softmax of the class scores."""
+        """log P(c | x), computed in log space (no row underflows to −inf); its argmax is ``predict``'s."""
         return self._log_proba(X, "predict_log_proba")
 
-    def _log_proba(self, X: Any, method: str) -> np.ndarray:
+    def _log_proba(self, X: Any, method: str) -> np.ndarray:  # the log-softmax of the class scores
         scores = self._scores(X, method)  # type: ignore[attr-defined]
         return keep_argmax(scores - logsumexp(scores, axis=1, keepdims=True), scores)
 

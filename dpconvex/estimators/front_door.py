@@ -67,7 +67,6 @@ from ..data.validation import (
     encode_labels,
 )
 from ..errors import (
-    DataValidationError,
     ParameterError,
     PrivacyError,
     PrivacyWarning,
@@ -229,11 +228,9 @@ class ConstantClassifier(ClassifierScoreMixin, _Constant):
         """Probability 1 on the constant class (columns in the order of ``classes_``)."""
         return self._one_hot(X, "predict_proba")
 
-    @checks_feature_names
-    def predict_log_proba(self, X: Any) -> np.ndarray:
-        """0 on the constant class, −inf on the others."""
+    def _log_proba(self, X: Any, method: str) -> np.ndarray:  # 0 on the constant class, −inf on the others
         with np.errstate(divide="ignore"):
-            return np.log(self._one_hot(X, "predict_log_proba"))
+            return np.log(self._one_hot(X, method))
 
     @checks_feature_names
     def decision_function(self, X: Any) -> np.ndarray:
@@ -409,16 +406,9 @@ class SchemaInputMixin:
         return {}
 
     def _encoded(self, X: Any, caller: str) -> Any:
-        """The rows of X: encoded by the fitted encoder when a schema is given; rows of another
-        width are refused here, by this estimator's name (not its learner's or its encoder's)."""
+        """The rows of X: encoded by the fitted encoder when a schema is given (its refusals
+        signed by ``caller``, the learner's by :meth:`_learners`)."""
         if self.schema is None:
-            shape = getattr(X, "shape", None)
-            expected = getattr(self, "n_features_in_", None)
-            if expected is not None and shape is not None and len(shape) == 2 and shape[1] != expected:
-                raise DataValidationError(
-                    f"X has {shape[1]} features, but {type(self).__name__} is expecting "
-                    f"{expected} features as input (the number seen in fit). Pass the columns "
-                    "the model was fitted on, in the same order.")
             return X
         check_fitted(self, "encoder_")
         with signed_by(self.encoder_, caller, rename=False):  # its text may name the encoder
@@ -1000,10 +990,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         """The learner's class probabilities (columns in the order of ``classes_``)."""
         return self._learners("predict_proba", X)
 
-    @checks_feature_names
-    def predict_log_proba(self, X: Any) -> np.ndarray:
-        """The logarithm of :meth:`predict_proba`, computed stably by the learner."""
-        return self._learners("predict_log_proba", X)
+    def _log_proba(self, X: Any, method: str) -> np.ndarray:  # the learner's, computed in log space
+        return self._learners(method, X)
 
     @checks_feature_names
     def decision_function(self, X: Any) -> np.ndarray:

@@ -275,25 +275,16 @@ class LinearDecisionMixin(ClassifierScoreMixin):
         """Class probabilities by the logistic link σ of the decision function f (meaningful
         for the logistic loss).
 
-        Column j is the probability of ``classes_[j]``: [1 - σ(f), σ(f)]; one-vs-rest, the C
+        Column j is the probability of ``classes_[j]``: [σ(−f), σ(f)]; one-vs-rest, the C
         values σ(f_c) normalized to sum to 1 (as scikit-learn's one-vs-rest logistic
-        regression), normalized in log space so no row underflows. The argmax agrees with
-        :meth:`predict` wherever the scores are distinct.
+        regression). Both from :meth:`predict_log_proba`'s values, computed in log space so no row
+        underflows; the argmax is :meth:`predict`'s.
         """
-        f = self._scores(X, "predict_proba")
-        if f.ndim == 1:
-            sigmoid = np.exp(-np.logaddexp(0.0, -f))  # σ(f) without overflow
-            # |f| below ~1e-16 rounds σ(f) to 1/2: f > 0 keeps classes_[1] the argmax
-            sigmoid = np.where((f > 0) & (sigmoid <= 0.5), np.nextafter(0.5, 1.0), sigmoid)
-            return np.column_stack([1.0 - sigmoid, sigmoid])
-        log_sigmoid = -np.logaddexp(0.0, -f)  # log σ(f_c), then a max-shift per row
-        proba = np.exp(log_sigmoid - log_sigmoid.max(axis=1, keepdims=True))
-        return keep_argmax(proba / proba.sum(axis=1, keepdims=True), f)
+        log_proba = self._log_proba(X, "predict_proba")
+        return keep_argmax(np.exp(log_proba), log_proba)
 
-    @checks_feature_names
-    def predict_log_proba(self, X: Any) -> np.ndarray:
-        """The logarithm of :meth:`predict_proba`, in log space (no row underflows to −inf)."""
-        f = self._scores(X, "predict_log_proba")
+    def _log_proba(self, X: Any, method: str) -> np.ndarray:
+        f = self._scores(X, method)
         scores = np.column_stack([-f, f]) if f.ndim == 1 else f  # two classes: [log σ(−f), log σ(f)]
         log_sigmoid = -np.logaddexp(0.0, -scores)
         if f.ndim == 2:  # one-vs-rest: normalized over the classes
