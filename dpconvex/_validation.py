@@ -759,15 +759,17 @@ def unchecked(method: Any) -> Any:
 @contextlib.contextmanager
 def signed_by(estimator: Any, caller: str, rename: bool = True) -> Iterator[None]:
     """The data and parameter errors of ``estimator`` (a model called for the user, or its steps) signed
-    with ``caller``, the public method the user called: the refusal's opening "Owner.method:", and
-    (``rename``) the estimator's name wherever the text names it."""
+    with ``caller``, the public method the user called: with ``rename``, the estimator's name wherever
+    the text names it; a refusal that opens with another "Owner.method:" opens "caller (Owner.method):"."""
     try:
         yield
     except (DataValidationError, ParameterError) as exc:
-        name = type(estimator).__name__
-        text = re.sub(r"^[A-Za-z_]\w*\.\w+:", f"{caller}:", str(exc))
+        name, text = type(estimator).__name__, str(exc)
         if rename:  # "Owner.method" and "... of Owner" in the text
             text = re.sub(rf"\b{name}\b", caller.split(".")[0], re.sub(rf"\b{name}\.\w+", caller, text))
+        opening = re.match(r"[A-Za-z_]\w*\.\w+(?=:)", text)
+        if opening and opening[0] != caller:
+            text = f"{caller} ({opening[0]}){text[opening.end():]}"
         raise type(exc)(text) from None
 
 

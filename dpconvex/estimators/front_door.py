@@ -208,20 +208,21 @@ class ConstantClassifier(ClassifierScoreMixin, _Constant):
     def __repr__(self) -> str:
         return f"ConstantClassifier(constant={_plain(self.constant)!r})"
 
-    def _rows(self, X: Any, method: str) -> int:
-        if self.constant not in self.classes_.tolist():
-            raise ParameterError(f"ConstantClassifier.{method}: constant={_plain(self.constant)!r} is "
-                                 f"not one of classes={self.classes_.tolist()}. Give one of the classes.")
-        return super()._rows(X, method)
-
     def _one_hot(self, X: Any, method: str) -> np.ndarray:
-        classes = self.classes_
-        return np.broadcast_to(classes == self.constant, (self._rows(X, method), classes.size)).astype(float)
+        """1 in the column of the first class equal to the constant, on every row of X."""
+        classes, constant = self.classes_.tolist(), self.constant
+        index = next((i for i, c in enumerate(classes) if np.ndim(constant) == 0 and c == constant), -1)
+        if index < 0:
+            raise ParameterError(f"ConstantClassifier.{method}: constant={_plain(self.constant)!r} is "
+                                 f"not one of classes={classes}. Give one of the classes.")
+        one_hot = np.zeros((self._rows(X, method), len(classes)))
+        one_hot[:, index] = 1.0
+        return one_hot
 
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
         """The constant class for every row."""
-        return np.full(self._rows(X, "predict"), self.constant, dtype=self.classes_.dtype)
+        return self.classes_[np.argmax(self._one_hot(X, "predict"), axis=1)]
 
     @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:
@@ -405,23 +406,18 @@ class SchemaInputMixin:
         schema's constants only); none by default."""
         return {}
 
-    def _encoded(self, X: Any, caller: str) -> Any:
-        """The rows of X: encoded by the fitted encoder when a schema is given (its refusals
-        signed by ``caller``, the learner's by :meth:`_learners`)."""
-        if self.schema is None:
-            return X
-        check_fitted(self, "encoder_")
-        with signed_by(self.encoder_, caller, rename=False):  # its text may name the encoder
-            return self.encoder_.transform(X)
-
     def _learners(self, method: str, X: Any) -> Any:
-        """The learner's ``method`` on the rows of X (their names checked by this estimator), its
-        data errors signed with this estimator's name and method."""
+        """The learner's ``method`` on the rows of X (their names checked by this estimator; encoded
+        by the fitted encoder when a schema is given), its data errors signed with this estimator's
+        name and method (the encoder's text, which may name the encoder, kept)."""
         check_fitted(self, "estimator_")
         caller = f"{type(self).__name__}.{method}"
+        if self.schema is not None:
+            check_fitted(self, "encoder_")
+            with signed_by(self.encoder_, caller, rename=False):
+                X = self.encoder_.transform(X)
         with signed_by(self.estimator_, caller):
-            rows = _rows_for(self.learner_, self._encoded(X, caller))
-            return unchecked(getattr(self.estimator_, method))(rows)
+            return unchecked(getattr(self.estimator_, method))(_rows_for(self.learner_, X))
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Accuracy (a classifier) or R² (a regressor) of the predictions on the table X."""

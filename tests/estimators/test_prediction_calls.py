@@ -100,18 +100,22 @@ def test_a_schema_front_door_signs_its_encoders_refusals_and_keeps_their_text():
     model = dp.PrivateClassifier(classes=[0, 1], schema=schema, **KW).fit(table, labels)
     for method in ("predict", "predict_proba", "predict_log_proba", "decision_function", "score"):
         args = (table.head(2).to_numpy(), labels[:2]) if method == "score" else (table.head(2).to_numpy(),)
-        with pytest.raises(dp.DPConvexError, match=rf"^PrivateClassifier\.{method}:"), \
-                pytest.warns(UserWarning, match="X does not have valid feature names"):
+        signed = rf"^PrivateClassifier\.{method} \(PublicEncoder\.transform\):"
+        with pytest.raises(dp.DPConvexError, match=signed), pytest.warns(UserWarning, match="feature names"):
             getattr(model, method)(*args)
     on_rows = dp.PrivateClassifier(classes=[0, 1], schema=schema, **KW).fit(table.to_numpy(), labels)
-    with pytest.raises(dp.DPConvexError, match=r"^PrivateClassifier\.predict: .*Rows a PublicEncoder made"):
+    with pytest.raises(dp.DPConvexError, match=r"^PrivateClassifier\.predict \(PublicEncoder\.transform\): .*"
+                                               "Rows a PublicEncoder made"):
         on_rows.predict(np.zeros((2, 2)))  # the encoder's advice names the encoder
 
 
-def test_a_search_over_a_pipeline_on_the_table_warns_once_and_signs_its_steps_refusals():
+def test_a_search_over_a_pipeline_on_the_table_checks_the_names_and_signs_its_steps_refusals():
+    """The search checks X's names (a Pipeline's step need not: a FunctionTransformer reads any
+    frame); an array warns by the search's name first (the Pipeline's step warns again)."""
     from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
 
-    pipe = make_pipeline(dp.RandomFourierFeatures(n_components=20, random_state=0), dp.PrivateLogisticRegression())
+    pipe = make_pipeline(FunctionTransformer(np.asarray), dp.PrivateLogisticRegression())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         search = dp.PrivateGridSearch(pipe, {"privatelogisticregression__lam": [0.01, 0.1]}, epsilon=5.0,
@@ -121,10 +125,13 @@ def test_a_search_over_a_pipeline_on_the_table_warns_once_and_signs_its_steps_re
             warnings.simplefilter("always")
             getattr(search, method)(FRAME.head(5))
             getattr(search, method)(X[:5])
-        assert len([w for w in caught if "feature names" in str(w.message)]) == 1, method
+        named = [str(w.message) for w in caught if "feature names" in str(w.message)]
+        assert named and "but PrivateGridSearch was fitted" in named[0], (method, named)
+        with pytest.raises(dp.DataValidationError, match=rf"^PrivateGridSearch\.{method}: The feature names"):
+            getattr(search, method)(FRAME[["b", "a", "c", "d"]].head(2))
         bad = FRAME.head(2).copy()
         bad.iloc[0, 0] = np.nan
-        with pytest.raises(dp.DPConvexError, match=rf"^PrivateGridSearch\.{method}:"):
+        with pytest.raises(dp.DPConvexError, match=rf"^PrivateGridSearch\.{method}\b"):
             getattr(search, method)(bad)
 
 
@@ -157,7 +164,7 @@ def test_a_released_constant_reads_its_parameters_and_passes_scikit_learns_valid
     assert clone(model).fit(rows, ["a", "a", "a"]).predict(rows[:1]).tolist() == ["c"]  # nothing learned
     with pytest.raises(dp.DataValidationError, match="ConstantClassifier is expecting 2 features"):
         model.fit(np.zeros((3, 5)))
-    with pytest.raises(dp.ParameterError, match=r"^ConstantClassifier\.predict_proba: constant='z' is not one"):
+    with pytest.raises(dp.ParameterError, match=r"^ConstantClassifier\.predict_proba: constant='z' is not"):
         model.set_params(constant="z").predict_proba(rows)
     regressor = ConstantRegressor(2.0, 2).set_params(constant=5.0)
     assert regressor.predict(rows).tolist() == [5.0] * 3 and regressor.constant_ == 5.0

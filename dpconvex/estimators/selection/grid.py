@@ -31,10 +31,10 @@ from sklearn.utils.metaestimators import available_if
 
 from ..._validation import (
     NoiseSource,
-    check_feature_names,
     check_fitted,
     check_float,
     check_seed,
+    checks_feature_names,
     feature_names_of,
     is_dask_collection,
     noise_source,
@@ -382,35 +382,35 @@ class SelectedEstimator:
         return noise_source(self, given)
 
     def _best(self, method: str, X: Any, *args: Any, **kwargs: Any) -> Any:
-        """``best_estimator_``'s ``method`` on X, its data errors signed with this search's name and method.
-
-        X's names are checked once: by the best model where it was fitted on them (a Pipeline
-        taking the table), else (fitted on the bare rows of its part) here."""
+        """``best_estimator_``'s ``method`` on X (whose names this search checked: a dpconvex model
+        does not check them again), its data errors signed with this search's name and method."""
         check_fitted(self, "best_estimator_")
-        caller, best = f"{type(self).__name__}.{method}", self.best_estimator_
-        if getattr(best, "feature_names_in_", None) is None:
-            check_feature_names(self, X, caller)
-        with signed_by(best, caller):
-            return unchecked(getattr(best, method))(X, *args, **kwargs)
+        with signed_by(self.best_estimator_, f"{type(self).__name__}.{method}"):
+            return unchecked(getattr(self.best_estimator_, method))(X, *args, **kwargs)
 
+    @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
         """Predictions of ``best_estimator_``."""
         return self._best("predict", X)
 
+    @checks_feature_names
     def decision_function(self, X: Any) -> np.ndarray:
         """Decision function of ``best_estimator_``."""
         return self._best("decision_function", X)
 
     @available_if(lambda self: hasattr(getattr(self, "best_estimator_", self.estimator), "predict_proba"))
+    @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities of ``best_estimator_`` (where it has ``predict_proba``)."""
         return self._best("predict_proba", X)
 
     @available_if(lambda self: hasattr(getattr(self, "best_estimator_", self.estimator), "predict_log_proba"))
+    @checks_feature_names
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """Log class probabilities of ``best_estimator_`` (where it has ``predict_log_proba``)."""
         return self._best("predict_log_proba", X)
 
+    @checks_feature_names
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Accuracy of ``best_estimator_`` (weighted by ``sample_weight``)."""
         return float(self._best("score", X, y, sample_weight=sample_weight))
