@@ -57,6 +57,7 @@ import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, astuple, dataclass, field, fields
+from operator import attrgetter
 from types import TracebackType
 from typing import Any
 
@@ -1079,9 +1080,9 @@ def _compose(rule: str, parts: Sequence[Certificate], *, mechanism: str,
     if not parts:
         caller = f"compose_{rule}"
         raise PrivacyError(f"{caller}: no certificates, nothing to compose. Pass at least one part.")
-    private = private is not False and all(p.private for p in parts)
-    seeded = any(p.seeded for p in parts)  # a seeded part: so is the release
-    epsilons, deltas = [p.epsilon for p in parts], [p.delta for p in parts]
+    private = private is not False and all(map(attrgetter("private"), parts))
+    seeded = any(map(attrgetter("seeded"), parts))  # a seeded part: so is the release
+    epsilons, deltas = list(map(attrgetter("epsilon"), parts)), list(map(attrgetter("delta"), parts))
     row_map = None  # the rows' map (their backend) of the parts, with them
     for p in parts:
         if p.row_map is not None:
