@@ -287,7 +287,8 @@ class LinearDecisionMixin(ClassifierScoreMixin):
         f = self._scores(X, method)
         scores = np.column_stack([-f, f]) if f.ndim == 1 else f  # two classes: [log σ(−f), log σ(f)]
         log_sigmoid = -np.logaddexp(0.0, -scores)
-        if f.ndim == 2:  # one-vs-rest: normalized over the classes
+        if f.ndim == 2:  # one-vs-rest: normalized over the classes (every σ(f_c) = 0 on a row: uniform)
+            log_sigmoid[np.isneginf(log_sigmoid).all(axis=1)] = 0.0
             log_sigmoid -= logsumexp(log_sigmoid, axis=1, keepdims=True)
         return keep_argmax(log_sigmoid, scores)
 

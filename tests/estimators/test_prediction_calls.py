@@ -169,3 +169,19 @@ def test_a_released_constant_reads_its_parameters_and_passes_scikit_learns_valid
     regressor = ConstantRegressor(2.0, 2).set_params(constant=5.0)
     assert regressor.predict(rows).tolist() == [5.0] * 3 and regressor.constant_ == 5.0
     check_is_fitted(regressor)
+
+
+def test_a_row_whose_every_one_vs_rest_score_overflows_gets_uniform_probabilities_not_nan():
+    from scipy.optimize import linprog
+
+    rng = np.random.default_rng(0)
+    rows, labels = rng.normal(size=(200, 5)), rng.integers(0, 3, 200)
+    model = dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1, 2], random_state=0).fit(rows, labels)
+    # a finite row on which every class score is below -3 per unit, scaled to the float maximum: all -inf
+    direction = linprog(np.zeros(5), A_ub=model.coef_, b_ub=-3 * np.ones(3), bounds=[(-1, 1)] * 5).x
+    row = (direction / np.abs(direction).max() * np.finfo(float).max)[None, :]
+    with np.errstate(all="ignore"):
+        assert np.isneginf(model.decision_function(row)).all()
+        proba, log_proba = model.predict_proba(row), model.predict_log_proba(row)
+    assert np.allclose(proba, 1 / 3) and np.allclose(log_proba, -np.log(3))
+    assert model.classes_[np.argmax(proba, axis=1)] == model.predict(row)

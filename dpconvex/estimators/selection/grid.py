@@ -244,9 +244,8 @@ class SelectedEstimator:
         for step in steps:  # its parameters refused by name here; only its input width is unknown
             step._validate_params()
         try:
-            if classes is None:  # the labels' set, read as the fit reads it: its refusals are the search's
-                with signed_by(private, f"{owner}.fit"):
-                    classes = range(private.public_shape(*rows)[1])
+            with signed_by(private, f"{owner}.fit"):  # the label set read as fit does, refused as the search
+                classes = range(private.public_shape(*rows)[1]) if classes is None else classes
             return max((s.plan(part[0], len(classes), int(part[1])).budget.delta for s in steps), default=0.0)
         except (ParameterError, DataValidationError):
             if not path:
