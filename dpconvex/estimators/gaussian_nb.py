@@ -33,7 +33,7 @@ from ..errors import DataValidationError, ParameterError, record_diagnostic
 from ..privacy.mechanisms import MechanismMenu
 from ..privacy.mechanisms.record_sets import MomentBox, RecordSet
 from ..privacy.rules.noise_level import warn_if_noise_dominates
-from .base import NO_CONTEXT, CertificateHold, FitContext, FitPlan, Prepared, PreparedFacts
+from .base import NO_CONTEXT, CertificateHold, FitContext, FitPlan, Prepared, PreparedFacts, keep_argmax
 from .centroids import (
     ClassSumEstimator,
     ClassSumTemplate,
@@ -456,7 +456,8 @@ class PrivateGaussianNB(ClassSumEstimator):
     @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:
         """P(c | x) under the released model; column j is the probability of ``classes_[j]``."""
-        return np.exp(self._log_proba(X, "predict_proba"))
+        log_proba = self._log_proba(X, "predict_proba")  # the argmax kept where exp rounds a gap away
+        return keep_argmax(np.exp(log_proba), log_proba)
 
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:

@@ -147,6 +147,7 @@ def test_log_probabilities_are_those_of_predict_proba_with_predicts_argmax(fitte
     # the two are computed in different orders: equal to a few ulps of 1 where the probability is not tiny
     assert np.allclose(np.exp(log_proba), proba, rtol=1e-9, atol=1e-12)
     assert np.array_equal(model.classes_[np.argmax(log_proba, axis=1)], predicted)
+    assert np.array_equal(model.classes_[np.argmax(proba, axis=1)], predicted)
     if name in ("logistic", "huber binary", "noisy gd", "naive bayes", "centroids", "large margin"):
         assert np.isfinite(log_proba).all()  # computed in log space: no -inf where proba underflows
 

@@ -518,6 +518,5 @@ default="auto"
         ``argmax`` agrees with :meth:`predict`, but the values are not calibrated
         probabilities (their scale is set by the regularization and the noise).
         """
-        scores = self._scores(X, "predict_proba")
-        exp_scores = np.exp(scores - scores.max(axis=1, keepdims=True))
-        return keep_argmax(exp_scores / exp_scores.sum(axis=1, keepdims=True), scores)
+        log_proba = self._log_proba(X, "predict_proba")  # the argmax kept where exp rounds a gap away
+        return keep_argmax(np.exp(log_proba), log_proba)
