@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
-from scipy.special import logsumexp
+from scipy.special import log_softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, is_regressor
 from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
@@ -526,7 +526,7 @@ class ClassifierScoreMixin(ClassifierMixin):
 
     def _log_proba(self, X: Any, method: str) -> np.ndarray:  # the log-softmax of the class scores
         scores = self._scores(X, method)  # type: ignore[attr-defined]
-        return keep_argmax(scores - logsumexp(scores, axis=1, keepdims=True), scores)
+        return keep_argmax(log_softmax(scores, axis=1), scores)  # shifted by the row's maximum first
 
     def _score_labels(self, y: Any, n: int, sample_weight: Any) -> tuple[np.ndarray, np.ndarray | None]:
         """The labels and weights of ``score`` on n rows, checked as ``fit`` checks labels."""

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import logsumexp
+from scipy.special import log_softmax
 from sklearn.base import clone
 
 from .._validation import (
@@ -289,7 +289,7 @@ class LinearDecisionMixin(ClassifierScoreMixin):
         log_sigmoid = -np.logaddexp(0.0, -scores)
         if f.ndim == 2:  # one-vs-rest: normalized over the classes (every σ(f_c) = 0 on a row: uniform)
             log_sigmoid[np.isneginf(log_sigmoid).all(axis=1)] = 0.0
-            log_sigmoid -= logsumexp(log_sigmoid, axis=1, keepdims=True)
+            log_sigmoid = log_softmax(log_sigmoid, axis=1)  # shifted by the row's maximum first
         return keep_argmax(log_sigmoid, scores)
 
 

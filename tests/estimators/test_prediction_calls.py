@@ -186,3 +186,16 @@ def test_a_row_whose_every_one_vs_rest_score_overflows_gets_uniform_probabilitie
         proba, log_proba = model.predict_proba(row), model.predict_log_proba(row)
     assert np.allclose(proba, 1 / 3) and np.allclose(log_proba, -np.log(3))
     assert model.classes_[np.argmax(proba, axis=1)] == model.predict(row)
+
+
+def test_probabilities_of_huge_nearly_equal_scores_still_sum_to_one():
+    """Scores of -4.8e17 that differ by less than their ulp: log-sum-exp taken after the row's maximum is
+    subtracted (before it, s - (s + log 2) rounds to 0 and every probability to 1)."""
+    rows = np.random.default_rng(0).normal(size=(12, 3)) / 3
+    model = dp.PrivateLargeMarginGaussian(data_norm=2**31, classes=[0, 1], random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(rows, np.array([0, 1] * 6))
+    assert np.abs(model.decision_function(rows)).max() < 1e-3 * np.abs(model.class_scores(rows)).min()
+    assert np.allclose(model.predict_proba(rows).sum(axis=1), 1.0)
+    assert np.allclose(np.exp(model.predict_log_proba(rows)).sum(axis=1), 1.0)
