@@ -1,7 +1,8 @@
 """Gaussian (ε, δ) mechanisms of the linear learners
 (docs/privacy/gaussian_linear.md#privacy-gaussian-linear).
 
-(a) σ never below the analytic-Gaussian σ for the same sensitivity;
+(a) σ never below the analytic-Gaussian σ for the same sensitivity; the closed form of (★) for
+    k <= 2 equals its χ_k integral;
 (b) exact privacy profile of the ideal gaussian_objective mechanism on 1-D and 2-D
     linear ERM (density of θ by change of variables, hockey-stick divergence by
     quadrature) <= the claimed δ, and a σ/2 mutant exceeds it.
@@ -14,10 +15,12 @@ import math
 
 import numpy as np
 import pytest
+from scipy import integrate
 
 from dpconvex.estimators.linear import LINEAR_MENU
 from dpconvex.objectives.losses import get_loss
 from dpconvex.privacy.accounting.analytic_gaussian import analytic_gaussian_sigma
+from dpconvex.privacy.accounting.objective_gaussian import objective_gaussian_delta
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms import MECHANISMS, build_mechanism
 from dpconvex.privacy.mechanisms.gaussian_linear import (
@@ -42,6 +45,28 @@ def test_objective_sigma_never_below_analytic(eps, delta):
         assert cal.slack <= eps / 2.0 * (1 + 1e-9)
         assert cal.extra["noise std"] >= analytic_gaussian_sigma(eps, delta, S)
         assert cal.extra["delta at sigma"] <= delta
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_closed_form_profile_is_the_chi_integral(k):
+    """(★) for k <= 2 is computed in closed form: it equals E[(1 − e^{c − aR})₊], R ~ χ_k, by
+    quadrature of the χ_k density, to 1e-7 relative (the quadrature's own error is ~1e-10;
+    δ below 1e-13 to 1e-20 absolute), over 100 random (ε, σ, S, ε_J) and the δ = 1 corner."""
+    pdf = {1: lambda r: math.sqrt(2 / math.pi) * math.exp(-r * r / 2),
+           2: lambda r: r * math.exp(-r * r / 2)}[k]
+    assert integrate.quad(pdf, 0, np.inf)[0] == pytest.approx(1.0, rel=1e-12)
+    rng = np.random.default_rng(20261127)
+    cases = [(eps, 10 ** rng.uniform(-1.5, 2), 10 ** rng.uniform(-1, 1), rng.uniform(0, 0.6) * eps)
+             for eps in 10 ** rng.uniform(-2, 1.5, size=100)] + [(1.0, 1e-3, 1.0, 0.0)]
+    for eps, sigma, S, slack in cases:
+        a = S / sigma
+        c = eps - slack - a * a / 2
+        r0 = max(c / a, 0.0)
+        want = integrate.quad(lambda r, c, a: -math.expm1(c - a * r) * pdf(r), r0, np.inf, args=(c, a),
+                              epsabs=1e-20, epsrel=1e-12, limit=400)[0]
+        got = objective_gaussian_delta(eps, sigma, S, k, slack)
+        assert isinstance(got, float) and 0.0 <= got <= 1.0
+        assert got == pytest.approx(want, rel=1e-7, abs=1e-13), (eps, sigma, S, slack)
 
 
 @pytest.mark.parametrize("eps,delta", [(0.1, 1e-9), (1.0, 1e-5), (4.0, 1e-3)])

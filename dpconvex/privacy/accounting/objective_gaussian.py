@@ -35,18 +35,19 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
 
 from scipy import integrate
-from scipy.special import chdtrc, gammaln, ndtr
+from scipy.special import chdtrc, gammaln, log_ndtr, ndtr
 
 from ...errors import PrivacyError
+from .gaussian import _bisect
 
-__all__ = ["objective_gaussian_delta", "objective_gaussian_sigma", "smallest_feasible_sigma",
+__all__ = ["objective_gaussian_delta", "objective_gaussian_sigma",
            "softmax_objective_delta", "softmax_objective_sigma"]
 
 #: Relative width of the final bisection bracket on σ (the returned σ is feasible).
 SIGMA_RTOL = 1e-10
+_NO_SIGMA = "{}: no feasible sigma found below 1e12 x the sensitivity. Raise epsilon or delta."
 
 
 def objective_gaussian_delta(epsilon: float, sigma: float, sensitivity: float, k: int,
@@ -75,6 +76,12 @@ def objective_gaussian_delta(epsilon: float, sigma: float, sensitivity: float, k
     a = sensitivity / sigma
     c = epsilon - slack - 0.5 * a * a  # L_up > ε  <=>  R > c / a
     r0 = max(c / a, 0.0)
+    # k <= 2 in closed form: E[e^{c - aR}; R > r0] = e^{ε - ε_J} Φ̄(r0 + a) times 2 (χ_1 = |N(0, 1)|),
+    # or e^{c - a r0 - r0²/2} - a√(2π) e^{ε - ε_J} Φ̄(r0 + a) (χ_2), where c - a r0 = min(c, 0)
+    upper = math.exp(epsilon - slack + log_ndtr(-(r0 + a)))
+    if k <= 2:
+        return max(float(2.0 * (ndtr(-r0) - upper)) if k == 1 else a * math.sqrt(2.0 * math.pi) * upper
+                   - math.exp(-0.5 * r0 * r0) * math.expm1(min(c, 0.0)), 0.0)
     tail = float(chdtrc(k, r0 * r0))  # P[R > r0], R ~ χ_k
     if tail == 0.0:
         return 0.0
@@ -107,9 +114,9 @@ def objective_gaussian_sigma(epsilon: float, delta: float, sensitivity: float, k
     _check_budget("objective_gaussian_sigma", epsilon, delta, slack)
     if sensitivity == 0:
         return 0.0
-    return smallest_feasible_sigma(
-        lambda s: objective_gaussian_delta(epsilon, s, sensitivity, k, slack) <= delta,
-        sensitivity)
+    return _bisect(lambda s: objective_gaussian_delta(epsilon, s, sensitivity, k, slack) <= delta,
+                   sensitivity, SIGMA_RTOL, _NO_SIGMA.format("objective_gaussian_sigma"),
+                   cap=1e12 * sensitivity, floor=1e-12 * sensitivity)
 
 
 def _check_budget(caller: str, epsilon: float, delta: float, slack: float) -> None:
@@ -119,33 +126,6 @@ def _check_budget(caller: str, epsilon: float, delta: float, slack: float) -> No
     if not epsilon > slack:
         raise PrivacyError(f"{caller}: the Jacobian slack {slack:.6g} uses all of "
                            f"epsilon = {epsilon:g}; raise lam or epsilon.")
-
-
-def smallest_feasible_sigma(ok: Callable[[float], bool], scale: float) -> float:
-    """Smallest σ (to :data:`SIGMA_RTOL`; it satisfies ``ok``) with ``ok(σ)``, for ``ok``
-    monotone: brackets from [scale·1e-3, scale] by doubling / halving, then bisects.
-
-    Examples
-    --------
-    >>> from dpconvex.privacy.accounting.objective_gaussian import smallest_feasible_sigma
-    >>> round(smallest_feasible_sigma(lambda s: s >= 3.0, scale=1.0), 4)
-    3.0
-    """
-    lo, hi = scale * 1e-3, scale
-    while not ok(hi):
-        lo, hi = hi, 2.0 * hi
-        if hi > scale * 1e12:  # pragma: no cover - δ in (0, 1) always has a solution
-            raise PrivacyError("smallest_feasible_sigma: no feasible sigma found below 1e12 x "
-                               "the sensitivity. Raise epsilon or delta.")
-    while ok(lo) and lo > scale * 1e-12:
-        lo *= 0.5
-    while hi - lo > SIGMA_RTOL * hi:
-        mid = 0.5 * (lo + hi)
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
 
 
 #: S²/2 of the softmax bound, S = 2√2.
@@ -195,5 +175,5 @@ def softmax_objective_sigma(epsilon: float, delta: float, n_classes: int, slack:
     11.408
     """
     _check_budget("softmax_objective_sigma", epsilon, delta, slack)
-    return smallest_feasible_sigma(
-        lambda s: softmax_objective_delta(epsilon, s, n_classes, slack) <= delta, 1.0)
+    return _bisect(lambda s: softmax_objective_delta(epsilon, s, n_classes, slack) <= delta, 1.0, SIGMA_RTOL,
+                   _NO_SIGMA.format("softmax_objective_sigma"), cap=1e12)
