@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ast
+import functools
 import tracemalloc
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 # Three records from adult.data (public UCI data), for building small files.
@@ -22,6 +25,13 @@ KDD_LINES = [
     "0,icmp,ecr_i,SF,1032,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,511,511,0.00,0.00,0.00,0.00,"
     "1.00,0.00,0.00,255,255,1.00,0.00,1.00,0.00,0.00,0.00,0.00,0.00,smurf.",
 ]
+
+
+@functools.cache
+def syntax_nodes(path: Path) -> tuple[ast.AST, ...]:
+    """Every node of a source file's syntax tree, the module first, parsed and walked once per
+    test process: the tests that read the package's code share them (and must not change them)."""
+    return tuple(ast.walk(ast.parse(Path(path).read_text(encoding="utf-8"))))
 
 
 def patch_noise(monkeypatch, fn):

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _helpers import syntax_nodes
 from sklearn.pipeline import make_pipeline
 
 import dpconvex as dp
@@ -33,7 +34,7 @@ def _context_variables() -> dict[str, str]:
     """Name of every ``ContextVar(...)`` built in the package -> its file."""
     found = {}
     for path in PACKAGE.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in syntax_nodes(path):
             if isinstance(node, ast.Call) and getattr(node.func, "attr",
                                                       getattr(node.func, "id", None)) == "ContextVar":
                 found[ast.literal_eval(node.args[0])] = str(path.relative_to(PACKAGE))

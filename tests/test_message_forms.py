@@ -22,6 +22,8 @@ import re
 import sys
 from pathlib import Path
 
+from _helpers import syntax_nodes
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
@@ -44,7 +46,7 @@ KEPT_WORDINGS = (
 def _public_defs() -> frozenset[str]:
     names = set()
     for path in PACKAGE.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in syntax_nodes(path):
             if isinstance(node, ast.FunctionDef | ast.ClassDef) and not node.name.startswith("_"):
                 names.add(node.name)
     return frozenset(names)
@@ -53,7 +55,7 @@ def _public_defs() -> frozenset[str]:
 def _third_forms(path: Path, defs: frozenset[str]) -> list[str]:
     """The literal messages of ``path`` in neither form: ``line: form: leading text``."""
     out = []
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in syntax_nodes(path):
         if not isinstance(node, ast.Raise):
             continue
         form, text = style_counts.classify_raise(node)

@@ -13,6 +13,8 @@ import ast
 from functools import cache
 from pathlib import Path
 
+from _helpers import syntax_nodes
+
 PKG = Path(__file__).resolve().parents[1] / "dpconvex"
 
 
@@ -36,7 +38,7 @@ def _import_graph() -> dict[str, frozenset[str]]:
     graph: dict[str, set[str]] = {m: set() for m in mods}
     for m, p in mods.items():
         is_pkg = p.name == "__init__.py"
-        for node in ast.walk(ast.parse(p.read_text())):
+        for node in syntax_nodes(p):
             targets: list[str] = []
             if isinstance(node, ast.ImportFrom):
                 if node.level:
@@ -186,7 +188,7 @@ def _mechanism_name_comparisons() -> list[str]:
         if rel.startswith("dpconvex/privacy/mechanisms/"):
             continue
         text = path.read_text()
-        for node in ast.walk(ast.parse(text)):
+        for node in syntax_nodes(path):
             if isinstance(node, ast.Compare):
                 ops = [node.left, *node.comparators]
                 if any(isinstance(o, (ast.Attribute, ast.Name))

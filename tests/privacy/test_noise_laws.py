@@ -19,7 +19,7 @@ import pathlib
 
 import numpy as np
 import pytest
-from _helpers import fit_drawing_from
+from _helpers import fit_drawing_from, syntax_nodes
 
 import dpconvex as dp
 from dpconvex.audit import audit, float_consistency_statistic
@@ -84,7 +84,7 @@ def _scan(root: pathlib.Path = PACKAGE) -> tuple[dict[str, list[str]], list[str]
         rel = path.relative_to(root).as_posix()
         if rel == "privacy/noise.py":
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in syntax_nodes(path):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                     and node.func.attr in DRAWS):
                 draws.setdefault(rel, []).append(f"{node.lineno}: {ast.unparse(node.func)}")

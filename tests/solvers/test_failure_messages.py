@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
+from _helpers import syntax_nodes
 from _multinomial_template import MultinomialTemplate, multinomial_data
 
 import dpconvex as dp
@@ -99,12 +100,12 @@ def test_a_solver_exception_names_the_other_backends(monkeypatch):
 
 def _code_strings(path):
     """The string constants of a module's code (f-string parts included), docstrings left out."""
-    tree = ast.parse(path.read_text())
-    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+    nodes = syntax_nodes(path)
+    docstrings = {id(node.body[0].value) for node in nodes
                   if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef
                                 | ast.AsyncFunctionDef)
                   and node.body and isinstance(node.body[0], ast.Expr)}
-    return [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)
+    return [node.value for node in nodes if isinstance(node, ast.Constant)
             and isinstance(node.value, str) and id(node) not in docstrings]
 
 
