@@ -504,6 +504,34 @@ def test_softmax_bound_sigma_is_feasible_and_above_the_exact_same_x_sigma(C):
             assert s >= analytic_gaussian_sigma(eps, delta, math.sqrt(2)) * (1 - 1e-9)
 
 
+def test_softmax_bound_in_closed_form_is_its_integral():
+    """δ of the softmax bound, computed in closed form, equals ∫_{t0}^∞ (e^{c − t/σ}/σ)
+    min(1, 2(C − 1)Φ̄(t/(2√2))) dt by quadrature split where the minimum changes branch, to 1e-8
+    relative (the quadrature's error ~1e-10), over 100 random (ε, σ, C, ε_J) with c > 0; 1 when c <= 0."""
+    from scipy import integrate
+    from scipy.special import ndtr, ndtri
+
+    def weighted_tail(t: float, c: float, sigma: float, m: int) -> float:
+        return math.exp(c - t / sigma) / sigma * min(1.0, m * ndtr(-t / (2 * math.sqrt(2))))
+
+    assert softmax_objective_delta(1.0, 2.0, 3) == 1.0  # c = 1 − 4/σ² = 0
+    rng = np.random.default_rng(20261127)
+    for _ in range(100):
+        C, eps, sigma = int(rng.integers(2, 12)), 10 ** rng.uniform(-2, 1.5), 10 ** rng.uniform(0.5, 2.5)
+        slack = rng.uniform(0, 0.6) * eps
+        c = eps - slack - 4.0 / sigma**2
+        if c <= 0:
+            assert softmax_objective_delta(eps, sigma, C, slack) == 1.0
+            continue
+        t0 = c * sigma
+        u = max(t0, -2 * math.sqrt(2) * ndtri(1 / (2 * (C - 1))))
+        want = sum(integrate.quad(weighted_tail, lo, hi, args=(c, sigma, 2 * (C - 1)), epsabs=0,
+                                  epsrel=1e-12, limit=200)[0]
+                   for lo, hi in ((t0, u), (u, u + 60.0), (u + 60.0, np.inf)))
+        assert softmax_objective_delta(eps, sigma, C, slack) == pytest.approx(want, rel=1e-8), (
+            C, eps, sigma, slack)
+
+
 def test_sparse_rows_give_the_same_forms_and_adjoint():
     """Mostly-zero rows take the CSR path: the same numbers as the dense products."""
     rng = np.random.default_rng(11)

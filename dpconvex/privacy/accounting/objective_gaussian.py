@@ -37,7 +37,7 @@ import functools
 import math
 
 from scipy import integrate
-from scipy.special import chdtrc, gammaln, log_ndtr, ndtr
+from scipy.special import chdtrc, erfcx, gammaln, log_ndtr, ndtr, ndtri
 
 from ...errors import PrivacyError
 from .gaussian import _bisect
@@ -152,16 +152,16 @@ def softmax_objective_delta(epsilon: float, sigma: float, n_classes: int, slack:
     c = epsilon - slack - _S2_HALF / (sigma * sigma)
     if c <= 0.0:
         return 1.0
-    t0 = c * sigma
-
-    def integrand(t: float) -> float:  # g′(t) P[W > t], the tail by the union bound
-        tail = min(1.0, 2.0 * (n_classes - 1) * float(ndtr(-t / (2.0 * math.sqrt(2.0)))))
-        return math.exp(c - t / sigma) / sigma * tail
-
-    t_max = t0 + 60.0 * sigma + 60.0
-    val, _ = integrate.quad(integrand, t0, t_max, epsabs=0.0, epsrel=1e-12, limit=400)
-    # the truncated part: ∫_{t_max}^∞ g′(t) dt <= e^{c − t_max/σ}
-    return min(1.0, val + math.exp(c - t_max / sigma))
+    # The tail min(1, m Φ̄(t/s)), m = 2(C − 1), s = 2√2, is 1 up to t1 = s Φ̄⁻¹(1/m) >= 0: from t0 to
+    # u = max(t0, t1) the integral is 1 − e^{c − u/σ}; past u, by parts, with x = u/s, b = s/σ and
+    # c + b²/2 = ε − ε_J, it is m (e^{c − u/σ} Φ̄(x) − e^{ε − ε_J} Φ̄(x + b)), two terms of one
+    # exponent e^{c − u/σ − x²/2} times erfcx: Φ̄(x) = erfcx(x/√2) e^{−x²/2} / 2.
+    m, s = 2.0 * (n_classes - 1), 2.0 * math.sqrt(2.0)
+    t1 = -s * float(ndtri(1.0 / m))
+    gap, x = min(0.0, c - t1 / sigma), max(c * sigma, t1) / s  # c − u/σ, u/s
+    past = 0.5 * m * math.exp(gap - 0.5 * x * x) * float(erfcx(x / math.sqrt(2.0)) - erfcx((x + s / sigma)
+                                                                                          / math.sqrt(2.0)))
+    return min(1.0, max(-math.expm1(gap) + past, 0.0))
 
 
 @functools.lru_cache(maxsize=256)  # every argument is public; a fit calibrates twice
