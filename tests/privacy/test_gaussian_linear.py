@@ -49,24 +49,35 @@ def test_objective_sigma_never_below_analytic(eps, delta):
 
 @pytest.mark.parametrize("k", [1, 2])
 def test_closed_form_profile_is_the_chi_integral(k):
-    """(★) for k <= 2 is computed in closed form: it equals E[(1 − e^{c − aR})₊], R ~ χ_k, by
-    quadrature of the χ_k density, to 1e-7 relative (the quadrature's own error is ~1e-10;
-    δ below 1e-13 to 1e-20 absolute), over 100 random (ε, σ, S, ε_J) and the δ = 1 corner."""
+    """(★) for k <= 2 is computed in closed form, its rounding added. Against E[(1 − e^{c − aR})₊],
+    R ~ χ_k, by quadrature of a positive integrand (error ~1e-12 relative): within 1e-7 relative over
+    100 random (ε, σ, S, ε_J) with δ from 1 down to 1e-250, and never below it (beyond the quadrature's
+    1e-10) over 60 points where ε − ε_J is 1e-12 to 1e-6 and r0 2 to 7, where normal tails nearly cancel."""
     pdf = {1: lambda r: math.sqrt(2 / math.pi) * math.exp(-r * r / 2),
            2: lambda r: r * math.exp(-r * r / 2)}[k]
     assert integrate.quad(pdf, 0, np.inf)[0] == pytest.approx(1.0, rel=1e-12)
-    rng = np.random.default_rng(20261127)
-    cases = [(eps, 10 ** rng.uniform(-1.5, 2), 10 ** rng.uniform(-1, 1), rng.uniform(0, 0.6) * eps)
-             for eps in 10 ** rng.uniform(-2, 1.5, size=100)] + [(1.0, 1e-3, 1.0, 0.0)]
-    for eps, sigma, S, slack in cases:
+
+    def profile(eps, sigma, S, slack):
         a = S / sigma
         c = eps - slack - a * a / 2
         r0 = max(c / a, 0.0)
-        want = integrate.quad(lambda r, c, a: -math.expm1(c - a * r) * pdf(r), r0, np.inf, args=(c, a),
-                              epsabs=1e-20, epsrel=1e-12, limit=400)[0]
-        got = objective_gaussian_delta(eps, sigma, S, k, slack)
+        return integrate.quad(lambda r, c, a: -math.expm1(c - a * r) * pdf(r), r0, r0 + 60.0, args=(c, a),
+                              epsabs=0.0, epsrel=1e-13, limit=400)[0]
+
+    rng = np.random.default_rng(20261127)
+    ordinary = [(eps, 10 ** rng.uniform(-1.5, 2), 10 ** rng.uniform(-1, 1), rng.uniform(0, 0.6) * eps)
+                for eps in 10 ** rng.uniform(-2, 1.5, size=100)] + [(1.0, 1e-3, 1.0, 0.0)]
+    for case in ordinary:
+        want = profile(*case)
+        got = objective_gaussian_delta(case[0], case[1], case[2], k, case[3])
         assert isinstance(got, float) and 0.0 <= got <= 1.0
-        assert got == pytest.approx(want, rel=1e-7, abs=1e-13), (eps, sigma, S, slack)
+        if want > 1e-250:
+            assert got == pytest.approx(want, rel=1e-7), case
+    for gap in 10 ** rng.uniform(-12, -6, size=60):  # ε − ε_J, σ for a = S/σ << r0 = (ε − ε_J)/a − a/2
+        eps = float(rng.choice([gap, 1.0]))
+        case = (eps, 10 ** rng.uniform(0.3, 0.85) / gap, 1.0, eps - gap)
+        want = profile(*case)
+        assert objective_gaussian_delta(case[0], case[1], case[2], k, case[3]) >= want * (1 - 1e-10), case
 
 
 @pytest.mark.parametrize("eps,delta", [(0.1, 1e-9), (1.0, 1e-5), (4.0, 1e-3)])

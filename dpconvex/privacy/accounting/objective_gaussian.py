@@ -71,17 +71,19 @@ def objective_gaussian_delta(epsilon: float, sigma: float, sensitivity: float, k
     if not (sigma > 0 and sensitivity >= 0 and k >= 1):
         raise PrivacyError(f"objective_gaussian_delta: need sigma > 0, sensitivity >= 0 and "
                            f"k >= 1; got {sigma}, {sensitivity}, {k}. Pass values in range.")
-    if sensitivity == 0:
-        return 0.0 if epsilon >= slack else 1.0
     a = sensitivity / sigma
+    if a == 0.0 or math.isinf(epsilon):  # no difference to hide (S = 0, σ = ∞), or no ε to reach
+        return 0.0 if epsilon >= slack else 1.0
     c = epsilon - slack - 0.5 * a * a  # L_up > ε  <=>  R > c / a
     r0 = max(c / a, 0.0)
-    # k <= 2 in closed form: E[e^{c - aR}; R > r0] = e^{ε - ε_J} Φ̄(r0 + a) times 2 (χ_1 = |N(0, 1)|),
-    # or e^{c - a r0 - r0²/2} - a√(2π) e^{ε - ε_J} Φ̄(r0 + a) (χ_2), where c - a r0 = min(c, 0)
-    upper = math.exp(epsilon - slack + log_ndtr(-(r0 + a)))
+    # k <= 2 in closed form, E[e^{c - aR}; R > r0] = 2 e^{ε - ε_J} Φ̄(r0 + a) (χ_1) or e^{c - a r0 - r0²/2}
+    # - a√(2π) e^{ε - ε_J} Φ̄(r0 + a) (χ_2; c - a r0 = min(c, 0)), its rounding added (safe side)
+    upper = math.exp(epsilon - slack + float(log_ndtr(-(r0 + a))))
     if k <= 2:
-        return max(float(2.0 * (ndtr(-r0) - upper)) if k == 1 else a * math.sqrt(2.0 * math.pi) * upper
-                   - math.exp(-0.5 * r0 * r0) * math.expm1(min(c, 0.0)), 0.0)
+        terms = (2.0 * float(ndtr(-r0)), -2.0 * upper) if k == 1 else (
+            a * math.sqrt(2.0 * math.pi) * upper, -math.exp(-0.5 * r0 * r0) * math.expm1(min(c, 0.0)))
+        ulps = (16.0 + r0 * r0 + 2.0 * abs(epsilon - slack)) * 2.0**-52
+        return float(min(1.0, max(sum(terms), 0.0) + ulps * sum(map(abs, terms))))
     tail = float(chdtrc(k, r0 * r0))  # P[R > r0], R ~ χ_k
     if tail == 0.0:
         return 0.0
@@ -150,18 +152,19 @@ def softmax_objective_delta(epsilon: float, sigma: float, n_classes: int, slack:
         raise PrivacyError(f"softmax_objective_delta: need sigma > 0 and C >= 2; got {sigma}, "
                            f"{n_classes}. Pass values in range.")
     c = epsilon - slack - _S2_HALF / (sigma * sigma)
-    if c <= 0.0:
-        return 1.0
+    if c <= 0.0 or math.isinf(c * sigma):  # no bound; or ε or σ infinite: no loss reaches the tail
+        return 1.0 if c <= 0.0 else 0.0
     # The tail min(1, m Φ̄(t/s)), m = 2(C − 1), s = 2√2, is 1 up to t1 = s Φ̄⁻¹(1/m) >= 0: from t0 to
     # u = max(t0, t1) the integral is 1 − e^{c − u/σ}; past u, by parts, with x = u/s, b = s/σ and
-    # c + b²/2 = ε − ε_J, it is m (e^{c − u/σ} Φ̄(x) − e^{ε − ε_J} Φ̄(x + b)), two terms of one
-    # exponent e^{c − u/σ − x²/2} times erfcx: Φ̄(x) = erfcx(x/√2) e^{−x²/2} / 2.
+    # c + b²/2 = ε − ε_J, it is m (e^{c − u/σ} Φ̄(x) − e^{ε − ε_J} Φ̄(x + b)): one exponent
+    # e^{c − u/σ − x²/2} times erfcx (Φ̄(x) = erfcx(x/√2) e^{−x²/2}/2), its rounding added (ulps).
     m, s = 2.0 * (n_classes - 1), 2.0 * math.sqrt(2.0)
     t1 = -s * float(ndtri(1.0 / m))
     gap, x = min(0.0, c - t1 / sigma), max(c * sigma, t1) / s  # c − u/σ, u/s
-    past = 0.5 * m * math.exp(gap - 0.5 * x * x) * float(erfcx(x / math.sqrt(2.0)) - erfcx((x + s / sigma)
-                                                                                          / math.sqrt(2.0)))
-    return min(1.0, max(-math.expm1(gap) + past, 0.0))
+    scale, first = 0.5 * m * math.exp(gap - 0.5 * x * x), float(erfcx(x / math.sqrt(2.0)))
+    past = scale * (first - float(erfcx((x + s / sigma) / math.sqrt(2.0))))
+    ulps = (16.0 + x * x + 2.0 * abs(gap)) * 2.0**-52
+    return min(1.0, max(-math.expm1(gap) + past, 0.0) + ulps * (scale * first - math.expm1(gap)))
 
 
 @functools.lru_cache(maxsize=256)  # every argument is public; a fit calibrates twice
