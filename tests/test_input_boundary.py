@@ -273,7 +273,7 @@ FIT_CASES = [
     pytest.param(lambda: NGD(learning_rate=0.0), X, y, dp.ParameterError,
                  r"'learning_rate'.*\(0, inf\)", id="learning_rate=0 | NoisyGD"),
     pytest.param(lambda: NGD(accounting="moments"), X, y, dp.ParameterError,
-                 r"'accounting'.*one of \['rdp', 'pld'\]", id="accounting unknown | NoisyGD"),
+                 r"'accounting'.*one of \['gdp', 'pld', 'rdp'\]", id="accounting unknown | NoisyGD"),
     pytest.param(lambda: NGD(loss="hinge"), X, y, dp.ParameterError, r"'loss'.*must be one of",
                  id="loss unknown | NoisyGD"),
     pytest.param(lambda: NGD(fit_intercept=1), X, y, dp.ParameterError, r"'fit_intercept'.*bool",

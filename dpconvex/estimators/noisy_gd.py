@@ -111,9 +111,10 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     {data_norm}
     fit_intercept : bool, default=True
         Append a constant feature 1 (inside the ball like every coordinate).
-    accounting : {"pld", "rdp"}, default="pld"
-        The ``dp_accounting`` accountant that calibrates z: privacy-loss
-        distributions or Rényi DP ([Mir17]_, as in [ACG+16]_; a little more noise).
+    accounting : {"gdp", "pld", "rdp"}, default="gdp"
+        What calibrates z: the exact μ-GDP curve of the T steps (μ = sqrt(T)/z, Dong, Roth & Su
+        2022), or a ``dp_accounting`` accountant: privacy-loss distributions (within about 1e-6 of
+        the exact z, slower) or Rényi DP ([Mir17]_, as in [ACG+16]_; a little more noise).
     average : {"last_half", "all"}, default="last_half"
         Average the iterates t > T/2 or all T of them (post-processing).
     {random_state}
@@ -168,7 +169,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
                  delta: float | None = None, steps: int | None = None,
                  radius: float | None = None, learning_rate: float | None = None,
                  clip: float | None = None, data_norm: float = 1.0, fit_intercept: bool = True,
-                 accounting: str = "pld", average: str = "last_half", random_state: int | None = None,
+                 accounting: str = "gdp", average: str = "last_half", random_state: int | None = None,
                  accountant: Any = None, classes: Any = None, unknown_labels: str = "raise"):
         self._store_params(locals())
 

@@ -8,7 +8,7 @@ import dp_accounting
 import numpy as np
 import pytest
 from _helpers import traced_peak
-from scipy.stats import chi2
+from scipy.stats import chi2, norm
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -54,6 +54,14 @@ def test_calibration_is_sound_and_tight(epsilon, delta, T):
     assert e_rdp <= _classic_rdp_epsilon(z_rdp, T, delta) + 1e-12
     # bisection precision: a 0.1% smaller multiplier overspends
     assert gaussian_composition_epsilon(z_rdp * 0.999, T, delta, "rdp") > epsilon
+    # the exact curve's z: feasible by the closed form δ(ε; μ) of μ-GDP at μ = sqrt(T)/z, within
+    # 1e-8 of the root (a z 1e-8 smaller overspends), and below PLD's pessimistic one by < 1e-5
+    z_gdp, e_gdp = calibrate_noise_multiplier(epsilon, delta, T, "gdp")
+    for z, feasible in ((z_gdp, True), (z_gdp * (1 - 1e-8), False)):
+        mu = math.sqrt(T) / z
+        gdp_delta = norm.cdf(-epsilon / mu + mu / 2) - math.exp(epsilon) * norm.cdf(-epsilon / mu - mu / 2)
+        assert bool(gdp_delta <= delta) is feasible, (z, gdp_delta, delta)
+    assert e_gdp <= epsilon and z_gdp <= z_pld <= z_gdp * (1 + 1e-5)
 
 
 def test_calibration_single_step_against_analytic_sigma():
@@ -146,13 +154,16 @@ def test_certificate_names_the_accountant():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(200, 2)) / 2
     y = (X[:, 0] > 0).astype(int)
-    for accounting, cls in [("rdp", "RdpAccountant"), ("pld", "PLDAccountant")]:
-        est = NoisyGradientDescent(epsilon=0.5, delta=1e-6, steps=20, radius=1.0,
-                                   accounting=accounting, random_state=0).fit(X, y)
+    for accounting, cls in [("rdp", "RdpAccountant"), ("pld", "PLDAccountant"), (None, "mu-GDP curve")]:
+        chosen = {} if accounting is None else {"accounting": accounting}  # None: the default, "gdp"
+        est = NoisyGradientDescent(epsilon=0.5, delta=1e-6, steps=20, radius=1.0, random_state=0,
+                                   **chosen).fit(X, y)
         cert = est.certificate_
         assert cert.all_hold and cert.private
         assert cert.epsilon <= 0.5 and cert.delta == 1e-6
         assert cls in cert.quantities["accountant"]
+        # the exact curve is a second opinion on an accountant, not on itself
+        assert ("second opinion" in [c.name for c in cert.conditions]) is (accounting is not None)
         assert cert.quantities["noise multiplier z"] == est.noise_multiplier_
         assert cert.quantities["sensitivity 2C/n"] == pytest.approx(2 * est.clip_ / 200)
         assert cert.quantities["exact epsilon (Gaussian DP)"] <= cert.epsilon

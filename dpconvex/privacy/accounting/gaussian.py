@@ -1,10 +1,11 @@
-"""Calibration of composed Gaussian mechanisms (noisy gradient descent) by ``dp_accounting``.
+"""Calibration of composed Gaussian mechanisms (noisy gradient descent).
 
 Derivation in docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd. Under replace-one
 adjacency with n public, replacing one record changes the mean of the clipped gradients by
-at most Δ = 2C/n in L2; each step adds N(0, s² I) with s = z·Δ. ``dp_accounting`` composes
-the T steps (RDP [Mir17]_ or PLD) and a bisection finds the smallest z whose composed ε at δ
-is at most the target; the exact μ-GDP curve [DRS22]_ (:func:`gdp_epsilon`) checks it.
+at most Δ = 2C/n in L2; each step adds N(0, s² I) with s = z·Δ. The T steps are exactly
+μ-GDP with μ = sqrt(T)/z [DRS22]_: accounting "gdp" solves that curve for z. Or
+``dp_accounting`` composes them (RDP [Mir17]_ or PLD) and a bisection finds the smallest z
+whose composed ε at δ is at most the target; the exact curve (:func:`gdp_epsilon`) checks it.
 
 .. note:: ``dp_accounting.GaussianDpEvent(z)`` with ``ADD_OR_REMOVE_ONE`` reads z
    as std / (L2 distance of neighbouring outputs), so passing z = s / (2C/n) is right for replace-one (the PLD
@@ -34,8 +35,9 @@ from ...objectives.losses import Loss
 __all__ = ["ACCOUNTING", "PLD_MAX_POINTS", "accountant_name", "calibrate_noise_multiplier", "check_pld_size",
            "default_learning_rate", "gaussian_composition_epsilon", "gdp_epsilon", "gdp_mu", "pld_points"]
 
-#: Accountants of ``dp_accounting`` that may calibrate the noise.
-ACCOUNTING = ("rdp", "pld")
+#: Accountants that may calibrate the noise: ``dp_accounting``'s Rényi DP ("rdp") and privacy-loss
+#: distribution ("pld") accountants, and the exact μ-GDP curve of the composition ("gdp").
+ACCOUNTING = ("gdp", "pld", "rdp")
 #: Largest argument of math.exp below float64 overflow (exp(709) ~ 8.2e307).
 _LOG_MAX = 709.0
 
@@ -66,8 +68,8 @@ PLD_MAX_POINTS = 2_500_000
 
 
 def accountant_name(accounting: str) -> str:
-    """The ``dp_accounting`` accountant behind ``accounting`` ("rdp": Renyi DP, "pld":
-    privacy-loss distribution) and its version, for certificates.
+    """The accountant behind ``accounting`` for certificates: the ``dp_accounting`` accountant
+    and its version ("rdp": Renyi DP, "pld": privacy-loss distribution), or the exact curve ("gdp").
 
     Examples
     --------
@@ -77,6 +79,8 @@ def accountant_name(accounting: str) -> str:
     >>> accountant_name("pld").startswith("dp_accounting.pld.PLDAccountant")
     True
     """
+    if accounting == "gdp":
+        return "the exact mu-GDP curve of T Gaussian steps, mu = sqrt(T)/z (Dong, Roth & Su 2022, Cor. 3.3)"
     cls = "rdp.RdpAccountant" if accounting == "rdp" else "pld.PLDAccountant"
     try:
         ver = version("dp-accounting")
@@ -123,13 +127,14 @@ def check_pld_size(noise_multiplier: float, steps: int) -> None:
             f"{float(noise_multiplier):.3g} needs a privacy-loss grid of about {points:.3g} points "
             f"(limit {PLD_MAX_POINTS:.3g}: minutes and gigabytes). The grid grows with sqrt(T)/z, so "
             "this happens only at a very large epsilon (above about 100 at delta = 1e-5), whatever the "
-            "number of steps; use accounting='rdp' (Renyi DP, instant) or a smaller epsilon."
+            "number of steps; use accounting='gdp' (the exact curve, instant) or a smaller epsilon."
         )
 
 
 def gaussian_composition_epsilon(noise_multiplier: float, steps: int, delta: float,
                                  accounting: str = "rdp") -> float:
-    """ε at δ in (0, 1) of T = ``steps`` adaptively composed Gaussian mechanisms, by ``dp_accounting``.
+    """ε at δ in (0, 1) of T = ``steps`` adaptively composed Gaussian mechanisms, by ``dp_accounting``
+    ("rdp", "pld") or exactly ("gdp", :func:`gdp_epsilon`).
 
     z = ``noise_multiplier`` > 0 is the ratio of the noise standard deviation to the L2
     distance between the outputs on neighbouring data sets (see the module note). The
@@ -143,6 +148,8 @@ def gaussian_composition_epsilon(noise_multiplier: float, steps: int, delta: flo
     8.08
     """
     check_option("accounting", accounting, ACCOUNTING, "gaussian_composition_epsilon")
+    if accounting == "gdp":
+        return gdp_epsilon(noise_multiplier, steps, delta)
     if accounting == "pld":
         check_pld_size(noise_multiplier, steps)
     import dp_accounting  # on first use: importing it costs more than most fits
@@ -329,6 +336,9 @@ def _bracket_threshold(oracle: _Feasibility, z_exact: float, rtol: float) -> Non
 def _calibrate(epsilon: float, delta: float, steps: int, accounting: str, rtol: float) -> tuple[float, float]:
     what = (f"calibrate_noise_multiplier: no noise multiplier reaches epsilon={epsilon:g} at "
             f"delta={delta:g} with {steps} steps. Raise epsilon or delta, or use fewer steps.")
+    if accounting == "gdp":  # exact: sqrt(T)/μ(ε, δ), a relative 1e-9 on the feasible side of the root
+        z = math.sqrt(steps) / gdp_mu(epsilon, delta) * (1.0 + 1e-9)
+        return z, gdp_epsilon(z, steps, delta)
     hi = 1.0
     oracle = _Feasibility(epsilon, delta, steps, accounting)
     if accounting == "pld":
@@ -348,7 +358,9 @@ def calibrate_noise_multiplier(epsilon: float, delta: float, steps: int,
                                ) -> tuple[float, float]:
     """Smallest noise multiplier z (to ``rtol``) such that T Gaussian steps are (ε, δ)-DP.
 
-    Bisection on z with the ``dp_accounting`` accountant as the oracle, keeping the upper end feasible: the
+    "gdp": z = sqrt(T)/:func:`gdp_mu` (ε, δ), the exact solution, raised by a relative 1e-9 to the
+    feasible side of the root. "rdp", "pld": bisection on z with the ``dp_accounting`` accountant as the
+    oracle, keeping the upper end feasible. The
     returned (z, ε achieved) satisfy ``gaussian_composition_epsilon(z, steps, delta, accounting) <= epsilon``.
     The PLD search starts from the RDP solution. The result is checked against the exact Gaussian-DP curve
     (:func:`gdp_epsilon`); an accountant reporting less than the exact ε raises instead of releasing.
@@ -379,7 +391,7 @@ def calibrate_noise_multiplier(epsilon: float, delta: float, steps: int,
         raise PrivacyError(
             f"calibrate_noise_multiplier: the {accounting.upper()} accountant reports epsilon={e_hi:.6g} "
             f"at noise multiplier {hi:.6g}, below the exact Gaussian-DP value {exact:.6g}; the "
-            "accountant is not trusted here. Try accounting='pld' or 'rdp'."
+            "accountant is not trusted here. Use accounting='gdp' (the exact curve)."
         )
     return hi, e_hi
 
