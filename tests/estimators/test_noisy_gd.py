@@ -440,7 +440,7 @@ def test_pld_calibration_at_large_epsilon_finishes():
     assert z >= math.sqrt(20) / gdp_mu(epsilon, 1e-5) * (1 - 1e-9)  # never below exact
     assert z <= math.sqrt(20) / gdp_mu(epsilon, 1e-5) * (1 + 1e-4)  # PLD is tight
     # beyond the PLD grid's limit: a named error that says what to change, no MemoryError
-    with pytest.raises(ParameterError, match="accounting='rdp'"):
+    with pytest.raises(ParameterError, match="accounting='gdp'"):
         calibrate_noise_multiplier(1e4, 1e-5, 100, "pld")
 
 
