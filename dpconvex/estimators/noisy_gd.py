@@ -1,6 +1,6 @@
 """Noisy projected gradient descent with per-example clipping and a maintained accountant.
 
-The calibration (replace-one sensitivity 2C/n per step, T steps composed by ``dp_accounting``) and the public
+The calibration (replace-one sensitivity 2C/n per step, T steps exactly μ-GDP, μ = sqrt(T)/z) and the public
 rules of every setting are derived in docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd.
 
 References
@@ -81,7 +81,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
 
     T steps θ_t = Π_R(θ_{t-1} - η (ĝ_t + N(0, s² I))) from θ_0 = 0 on the empirical risk
     (1/n) Σ ℓ(y_i θᵀx̃_i), x̃ = [x; 1] with an intercept, ĝ_t the mean of the per-example
-    gradients clipped to norm C, s = z · 2C/n with z calibrated by ``dp_accounting``
+    gradients clipped to norm C, s = z · 2C/n with z calibrated by the exact μ-GDP curve
     (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd, where every public rule below is
     derived); the model averages the last half of the iterates. Only ``epsilon`` is
     required: every setting left at None is set by a public rule

@@ -80,6 +80,18 @@ def test_closed_form_profile_is_the_chi_integral(k):
         assert objective_gaussian_delta(case[0], case[1], case[2], k, case[3]) >= want * (1 - 1e-10), case
 
 
+def test_profile_bounds_at_extreme_sigma():
+    """No noise difference to hide (σ = ∞ or past 1e154, where a rounding bound could read ∞ · 0) gives
+    δ = 0; a σ whose square underflows gives δ = 1, not a ZeroDivisionError; results are floats."""
+    from dpconvex.privacy.accounting.objective_gaussian import softmax_objective_delta
+
+    for sigma in (1e154, 1e200, math.inf):
+        assert [objective_gaussian_delta(1.0, sigma, 1.0, k) for k in (1, 2, 3)] == [0.0, 0.0, 0.0]
+        assert softmax_objective_delta(1.0, sigma, 3) == 0.0
+    assert softmax_objective_delta(1.0, 1e-170, 3) == 1.0
+    assert type(objective_gaussian_delta(1.0, np.float64(3.0), np.float64(2.0), 2)) is float
+
+
 @pytest.mark.parametrize("eps,delta", [(0.1, 1e-9), (1.0, 1e-5), (4.0, 1e-3)])
 def test_output_sigma_is_analytic_for_argmin_sensitivity(eps, delta):
     t = LinearERMTemplate(get_loss("huber", h=0.5), 0.01, 2.0, np.ones((5, 3)) / 3,

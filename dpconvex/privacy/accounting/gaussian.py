@@ -22,9 +22,10 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from importlib.metadata import PackageNotFoundError, version
+from importlib.metadata import version
 
 import numpy as np
+from scipy import integrate
 from scipy.optimize import brentq
 from scipy.special import log_ndtr, ndtr
 
@@ -82,11 +83,7 @@ def accountant_name(accounting: str) -> str:
     if accounting == "gdp":
         return "the exact mu-GDP curve of T Gaussian steps, mu = sqrt(T)/z (Dong, Roth & Su 2022, Cor. 3.3)"
     cls = "rdp.RdpAccountant" if accounting == "rdp" else "pld.PLDAccountant"
-    try:
-        ver = version("dp-accounting")
-    except PackageNotFoundError:  # pragma: no cover
-        ver = "unknown"
-    return f"dp_accounting.{cls} (dp-accounting {ver})"
+    return f"dp_accounting.{cls} (dp-accounting {version('dp-accounting')})"
 
 
 def pld_points(noise_multiplier: float, steps: int) -> float:
@@ -115,10 +112,9 @@ def check_pld_size(noise_multiplier: float, steps: int) -> None:
     >>> check_pld_size(1.0, 100)
     >>> try:
     ...     check_pld_size(1e-6, 100)
-    ... except ParameterError:
-    ...     print("refused: use accounting='rdp'")
-    ...
-    refused: use accounting='rdp'
+    ... except ParameterError as e:
+    ...     print("refused:", str(e).split("; ")[-1])
+    refused: use accounting='gdp' (the exact curve, instant) or a smaller epsilon.
     """
     points = pld_points(noise_multiplier, steps)
     if not points <= PLD_MAX_POINTS:
@@ -167,12 +163,12 @@ def gaussian_composition_epsilon(noise_multiplier: float, steps: int, delta: flo
 
 
 def gdp_epsilon(noise_multiplier: float, steps: int, delta: float) -> float:
-    """Exact ε at δ of T Gaussian mechanisms with noise multiplier z (second opinion).
+    """Exact ε at δ of T Gaussian mechanisms with noise multiplier z.
 
     The adaptive composition of T Gaussian mechanisms of ratio z is exactly μ-GDP with μ = sqrt(T)/z
     ([DRS22]_, Cor. 3.3), whose (ε, δ) curve is δ(ε) = Φ(-ε/μ + μ/2) - e^ε Φ(-ε/μ - μ/2) (the analytic
-    Gaussian mechanism of Balle & Wang, ICML 2018, Thm. 8). Solved for ε by bracketing. Used to check the
-    accountant: a sound accountant never reports less than this.
+    Gaussian mechanism of Balle & Wang, ICML 2018, Thm. 8), rounded up. Solved for ε by bracketing. A
+    sound accountant of ``dp_accounting`` never reports less than this (a second opinion on it).
 
     Examples
     --------
@@ -188,15 +184,23 @@ def gdp_epsilon(noise_multiplier: float, steps: int, delta: float) -> float:
     hi = 1.0
     while _gdp_delta(hi, mu) > delta:
         hi *= 2.0
-    return float(brentq(lambda e: _gdp_delta(e, mu) - delta, 0.0, hi, xtol=1e-12, rtol=1e-12))
+    return float(brentq(lambda e: _gdp_delta(e, mu) - delta, 0.0, hi, xtol=1e-300, rtol=1e-12))
 
 
 def _gdp_delta(eps: float, mu: float) -> float:
-    """δ(ε) = Φ(-ε/μ + μ/2) - e^ε Φ(-ε/μ - μ/2) of μ-GDP ([DRS22]_ Cor. 2.13)."""
-    a = -eps / mu + mu / 2.0
-    b = -eps / mu - mu / 2.0
+    """δ(ε) = Φ(-ε/μ + μ/2) - e^ε Φ(-ε/μ - μ/2) of μ-GDP ([DRS22]_ Cor. 2.13) plus a bound on its
+    rounding, so never below the true curve. Where the two terms nearly cancel (μ² << ε, the bound
+    over 1e-6 of δ): E[(1 − e^{ε − L})₊], L = μZ + μ²/2, by quadrature of its positive integrand."""
+    a, b = -eps / mu + mu / 2.0, -eps / mu - mu / 2.0
     # exp capped below float64 overflow: beyond it δ(ε) is negative either way
-    return float(ndtr(a) - math.exp(min(eps + log_ndtr(b), _LOG_MAX)))
+    terms = float(ndtr(a)), math.exp(min(eps + float(log_ndtr(b)), _LOG_MAX))
+    value, rounding = terms[0] - terms[1], (16.0 + min(b * b, 1e300) + 2.0 * abs(eps)) * 2.0**-52 * sum(terms)
+    if rounding > 1e-6 * value:  # z > -a: L = ε + μ(z + a) > ε
+        value = integrate.quad(
+            lambda z: -math.expm1(-mu * (a + z)) * math.exp(-0.5 * z * z) / math.sqrt(2 * math.pi), -a,
+            max(-a, 0.0) + 40, epsabs=0.0, epsrel=1e-12, limit=200)[0]
+        rounding = 1e-10 * value
+    return value + rounding
 
 
 def gdp_mu(epsilon: float, delta: float) -> float:
@@ -338,7 +342,9 @@ def _calibrate(epsilon: float, delta: float, steps: int, accounting: str, rtol: 
             f"delta={delta:g} with {steps} steps. Raise epsilon or delta, or use fewer steps.")
     if accounting == "gdp":  # exact: sqrt(T)/μ(ε, δ), a relative 1e-9 on the feasible side of the root
         z = math.sqrt(steps) / gdp_mu(epsilon, delta) * (1.0 + 1e-9)
-        return z, gdp_epsilon(z, steps, delta)
+        if not _gdp_delta(epsilon, math.sqrt(steps) / z) <= delta:  # pragma: no cover - by construction
+            raise PrivacyError(what)
+        return z, epsilon  # (ε, δ) holds at z: the curve, rounded up, is at most δ at ε
     hi = 1.0
     oracle = _Feasibility(epsilon, delta, steps, accounting)
     if accounting == "pld":

@@ -37,7 +37,7 @@ import functools
 import math
 
 from scipy import integrate
-from scipy.special import chdtrc, erfcx, gammaln, log_ndtr, ndtr, ndtri
+from scipy.special import erfcx, gammaln, log_ndtr, ndtr, ndtri
 
 from ...errors import PrivacyError
 from .gaussian import _bisect
@@ -78,26 +78,17 @@ def objective_gaussian_delta(epsilon: float, sigma: float, sensitivity: float, k
     r0 = max(c / a, 0.0)
     # k <= 2 in closed form, E[e^{c - aR}; R > r0] = 2 e^{ε - ε_J} Φ̄(r0 + a) (χ_1) or e^{c - a r0 - r0²/2}
     # - a√(2π) e^{ε - ε_J} Φ̄(r0 + a) (χ_2; c - a r0 = min(c, 0)), its rounding added (safe side)
-    upper = math.exp(epsilon - slack + float(log_ndtr(-(r0 + a))))
     if k <= 2:
+        upper = math.exp(epsilon - slack + float(log_ndtr(-(r0 + a))))
         terms = (2.0 * float(ndtr(-r0)), -2.0 * upper) if k == 1 else (
             a * math.sqrt(2.0 * math.pi) * upper, -math.exp(-0.5 * r0 * r0) * math.expm1(min(c, 0.0)))
-        ulps = (16.0 + r0 * r0 + 2.0 * abs(epsilon - slack)) * 2.0**-52
-        return float(min(1.0, max(sum(terms), 0.0) + ulps * sum(map(abs, terms))))
-    tail = float(chdtrc(k, r0 * r0))  # P[R > r0], R ~ χ_k
-    if tail == 0.0:
-        return 0.0
-
-    # E[e^{c - aR}; R > r0] = ∫_{r0}^∞ exp(c - a r + log f_k(r)) dr, done in log form
-    def integrand(r: float) -> float:
-        if r <= 0:
-            return 0.0
-        log_chi_pdf = ((k - 1) * math.log(r) - 0.5 * r * r - (0.5 * k - 1) * math.log(2.0) - gammaln(0.5 * k))
-        return math.exp(c - a * r + log_chi_pdf)
-
-    hi = max(r0, math.sqrt(k)) + 40.0
-    val, _ = integrate.quad(integrand, r0, hi, epsabs=0.0, epsrel=1e-12, limit=400)
-    return max(tail - val, 0.0)
+        ulps = (16.0 + 4.0 * min(r0 + a, 1e150) ** 2 + 2.0 * abs(epsilon - slack)) * 2.0**-52
+        return float(min(1.0, max(sum(terms), 0.0) * (1.0 + 2.0**-40) + ulps * sum(map(abs, terms))))
+    # k > 2: ∫_{r0}^∞ (1 − e^{c − ar}) f_k(r) dr, a positive integrand (no tails to cancel)
+    val = integrate.quad(lambda r: -math.expm1(c - a * r) * math.exp(
+        (k - 1) * math.log(max(r, 1e-300)) - 0.5 * r * r - (0.5 * k - 1) * math.log(2.0) - gammaln(0.5 * k)),
+        r0, max(r0, math.sqrt(k)) + 40.0, epsabs=0.0, epsrel=1e-12, limit=400)[0]
+    return min(1.0, val * (1.0 + 1e-10))  # the quadrature's relative error, on the safe side
 
 
 @functools.lru_cache(maxsize=256)  # every argument is public; a fit calibrates twice
@@ -151,7 +142,7 @@ def softmax_objective_delta(epsilon: float, sigma: float, n_classes: int, slack:
     if not (sigma > 0 and n_classes >= 2):
         raise PrivacyError(f"softmax_objective_delta: need sigma > 0 and C >= 2; got {sigma}, "
                            f"{n_classes}. Pass values in range.")
-    c = epsilon - slack - _S2_HALF / (sigma * sigma)
+    c = epsilon - slack - _S2_HALF / sigma / sigma
     if c <= 0.0 or math.isinf(c * sigma):  # no bound; or ε or σ infinite: no loss reaches the tail
         return 1.0 if c <= 0.0 else 0.0
     # The tail min(1, m Φ̄(t/s)), m = 2(C − 1), s = 2√2, is 1 up to t1 = s Φ̄⁻¹(1/m) >= 0: from t0 to
@@ -163,8 +154,8 @@ def softmax_objective_delta(epsilon: float, sigma: float, n_classes: int, slack:
     gap, x = min(0.0, c - t1 / sigma), max(c * sigma, t1) / s  # c − u/σ, u/s
     scale, first = 0.5 * m * math.exp(gap - 0.5 * x * x), float(erfcx(x / math.sqrt(2.0)))
     past = scale * (first - float(erfcx((x + s / sigma) / math.sqrt(2.0))))
-    ulps = (16.0 + x * x + 2.0 * abs(gap)) * 2.0**-52
-    return min(1.0, max(-math.expm1(gap) + past, 0.0) + ulps * (scale * first - math.expm1(gap)))
+    rounding = (16.0 + min(x, 1e150) ** 2 + 2.0 * abs(gap)) * 2.0**-52 * (scale * first - math.expm1(gap))
+    return min(1.0, max(-math.expm1(gap) + past, 0.0) * (1.0 + 2.0**-40) + rounding)
 
 
 @functools.lru_cache(maxsize=256)  # every argument is public; a fit calibrates twice

@@ -1,9 +1,9 @@
 """Noisy projected gradient descent: T adaptively composed Gaussian mechanisms.
 
 Each step releases the mean of per-example gradients clipped to norm C plus N(0, s² I), s = z · 2C/n;
-``dp_accounting`` calibrates z for the T-fold composition (:mod:`dpconvex.privacy.accounting.gaussian`,
-docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd). Projection onto the ball and averaging of the iterates
-(the last half, [SZ13]_, or all) are post-processing.
+the exact μ-GDP curve (or ``dp_accounting``) calibrates z for the T-fold composition
+(:mod:`dpconvex.privacy.accounting.gaussian`, docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd).
+Projection onto the ball and averaging of the iterates (the last half, [SZ13]_, or all) are post-processing.
 
 Any of ``steps``, ``radius``, ``clip`` and ``learning_rate`` left at None is set by a rule that reads only
 public quantities (n, p, the row-norm bound q̃, the loss constants, (ε, δ)); the certificate lists each rule
