@@ -190,12 +190,12 @@ def gdp_epsilon(noise_multiplier: float, steps: int, delta: float) -> float:
 def _gdp_delta(eps: float, mu: float) -> float:
     """δ(ε) = Φ(-ε/μ + μ/2) - e^ε Φ(-ε/μ - μ/2) of μ-GDP ([DRS22]_ Cor. 2.13) plus a bound on its
     rounding, so never below the true curve. Where the two terms nearly cancel (μ² << ε, the bound
-    over 1e-6 of δ): E[(1 − e^{ε − L})₊], L = μZ + μ²/2, by quadrature of its positive integrand."""
+    over 1e-10 of δ): E[(1 − e^{ε − L})₊], L = μZ + μ²/2, by quadrature of its positive integrand."""
     a, b = -eps / mu + mu / 2.0, -eps / mu - mu / 2.0
     # exp capped below float64 overflow: beyond it δ(ε) is negative either way
     terms = float(ndtr(a)), math.exp(min(eps + float(log_ndtr(b)), _LOG_MAX))
     value, rounding = terms[0] - terms[1], (16.0 + min(b * b, 1e300) + 2.0 * abs(eps)) * 2.0**-52 * sum(terms)
-    if rounding > 1e-6 * value:  # z > -a: L = ε + μ(z + a) > ε
+    if rounding > 1e-10 * value:  # z > -a: L = ε + μ(z + a) > ε
         value = integrate.quad(
             lambda z: -math.expm1(-mu * (a + z)) * math.exp(-0.5 * z * z) / math.sqrt(2 * math.pi), -a,
             max(-a, 0.0) + 40, epsabs=0.0, epsrel=1e-12, limit=200)[0]
@@ -340,11 +340,12 @@ def _bracket_threshold(oracle: _Feasibility, z_exact: float, rtol: float) -> Non
 def _calibrate(epsilon: float, delta: float, steps: int, accounting: str, rtol: float) -> tuple[float, float]:
     what = (f"calibrate_noise_multiplier: no noise multiplier reaches epsilon={epsilon:g} at "
             f"delta={delta:g} with {steps} steps. Raise epsilon or delta, or use fewer steps.")
-    if accounting == "gdp":  # exact: sqrt(T)/μ(ε, δ), a relative 1e-9 on the feasible side of the root
-        z = math.sqrt(steps) / gdp_mu(epsilon, delta) * (1.0 + 1e-9)
-        if not _gdp_delta(epsilon, math.sqrt(steps) / z) <= delta:  # pragma: no cover - by construction
-            raise PrivacyError(what)
-        return z, epsilon  # (ε, δ) holds at z: the curve, rounded up, is at most δ at ε
+    if accounting == "gdp":  # exact: sqrt(T)/μ(ε, δ), moved by 1e-9, 2e-9, 4e-9, ... until the curve,
+        z = math.sqrt(steps) / gdp_mu(epsilon, delta)  # rounded up, is at most δ at ε: (ε, δ) holds at z
+        for step in 1e-9 * 2.0 ** np.arange(40):
+            if _gdp_delta(epsilon, math.sqrt(steps) / (z := z * (1.0 + step))) <= delta:
+                return z, epsilon
+        raise PrivacyError(what)  # pragma: no cover - the curve decreases in z to 0
     hi = 1.0
     oracle = _Feasibility(epsilon, delta, steps, accounting)
     if accounting == "pld":
