@@ -32,6 +32,7 @@ def test_noisy_gd_fits_at_a_tiny_epsilon_with_pld():
 @pytest.mark.parametrize(("epsilon", "delta", "steps"), [
     (1.14e-6, 3.3e-15, 1000), (1e-12, 1e-10, 100), (1.076e-12, 1e-6, 10), (1e-30, 1e-15, 10), (1.0, 1e-5, 50),
     (5.598924838514485e-07, 8.696212992896334e-14, 42), (7.388878155870672e-08, 1.7209802233633273e-08, 8),
+    (1e-27, 1e-30, 10),
 ])
 def test_the_exact_curve_gives_a_feasible_multiplier_at_tiny_epsilon(epsilon, delta, steps):
     """accounting="gdp": the μ-GDP curve δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) at μ = sqrt(T)/z, in

@@ -184,7 +184,7 @@ def gdp_epsilon(noise_multiplier: float, steps: int, delta: float) -> float:
     hi = 1.0
     while _gdp_delta(hi, mu) > delta:
         hi *= 2.0
-    return float(brentq(lambda e: _gdp_delta(e, mu) - delta, 0.0, hi, xtol=1e-300, rtol=1e-12))
+    return float(brentq(lambda e: _gdp_delta(e, mu) - delta, 0.0, hi, xtol=1e-300, rtol=1e-12, maxiter=2000))
 
 
 def _gdp_delta(eps: float, mu: float) -> float:
@@ -344,7 +344,7 @@ def _calibrate(epsilon: float, delta: float, steps: int, accounting: str, rtol: 
         z = math.sqrt(steps) / gdp_mu(epsilon, delta)  # rounded up, is at most δ at ε: (ε, δ) holds at z
         for step in 1e-9 * 2.0 ** np.arange(40):
             if _gdp_delta(epsilon, math.sqrt(steps) / (z := z * (1.0 + step))) <= delta:
-                return z, epsilon
+                return float(z), epsilon
         raise PrivacyError(what)  # pragma: no cover - the curve decreases in z to 0
     hi = 1.0
     oracle = _Feasibility(epsilon, delta, steps, accounting)
