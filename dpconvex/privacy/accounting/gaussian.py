@@ -367,7 +367,8 @@ def calibrate_noise_multiplier(epsilon: float, delta: float, steps: int,
 
     "gdp": z = sqrt(T)/:func:`gdp_mu` (ε, δ), the exact solution, raised by relative steps 1e-9, 2e-9,
     ... until the curve (rounded up) is at most δ at ε. "rdp", "pld": bisection on z with the
-    ``dp_accounting`` accountant as the oracle, keeping the upper end feasible. The returned (z, ε achieved) satisfy ``gaussian_composition_epsilon(z, steps, delta, accounting) <= epsilon``.
+    ``dp_accounting`` accountant as the oracle, keeping the upper end feasible. The returned
+    (z, ε achieved) satisfy ``gaussian_composition_epsilon(z, steps, delta, accounting) <= epsilon``.
     The PLD search starts from the RDP solution. The result is checked against the exact Gaussian-DP curve
     (:func:`gdp_epsilon`); an accountant reporting less than the exact ε raises instead of releasing.
 
