@@ -74,7 +74,7 @@ def test_one_label_warning_for_the_fits_inside_one_context():
 
 def test_the_rows_left_out_are_a_boolean_mask():
     with pytest.raises(dp.errors.ParameterError, match="1-D boolean mask"):
-        NO_CONTEXT.excluding(np.array([0, 1]))
+        NO_CONTEXT.inner(None, excluding=np.array([0, 1]))
 
 
 def test_a_noise_warning_of_a_fit_made_of_fits_names_the_users_line():

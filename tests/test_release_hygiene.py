@@ -435,17 +435,18 @@ def _observe(est, data):
 
 def _validation_row(name, neighbours):
     """A record of the safeguard's validation part: the mask the front door leaves out of its
-    learner's fit (read from ``FitContext.excluding``; the split does not depend on the data)."""
+    learner's fit (read from ``FitContext.inner``'s ``excluding``; the split does not depend on the data)."""
     masks = []
-    excluding = FitContext.excluding
+    inner = FitContext.inner
 
-    def spy(context, rows):
-        masks.append(np.asarray(rows).copy())
-        return excluding(context, rows)
+    def spy(context, noise, **kwargs):
+        if kwargs.get("excluding") is not None:
+            masks.append(np.asarray(kwargs["excluding"]).copy())
+        return inner(context, noise, **kwargs)
 
     D, _, params = neighbours("validation")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(FitContext, "excluding", spy)
+        patch.setattr(FitContext, "inner", spy)
         _observe(_set(NEIGHBOUR_ESTIMATORS[name](), random_state=7, **params), D)
     assert len(masks) == 1, f"{name}: the safeguard did not split the rows"
     return int(np.flatnonzero(masks[0])[-1])

@@ -282,25 +282,24 @@ class FitContext:
     held: bool = False
     label_warning: LabelWarning | None = None
 
-    def inner(self, noise: NoiseSource | None, *, held: bool = False) -> FitContext:
+    def inner(self, noise: NoiseSource | None, *, held: bool = False,
+              excluding: np.ndarray | None = None) -> FitContext:
         """The context of a fit inside this one: the same rows left out, hold and label
         warning; ``noise`` its own source (None: from its ``random_state``); ``held``
-        when it runs inside this fit's budget hold."""
-        return dataclasses.replace(self, noise=noise, held=self.held or held)
-
-    def excluding(self, rows: np.ndarray) -> FitContext:
-        """This context with the records of the boolean mask ``rows`` left out, as well as
-        those this context leaves out already (a fit made of fits inside another's part).
+        when it runs inside this fit's budget hold; ``excluding`` a boolean mask of
+        further records left out (a fit made of fits inside another's part).
 
         Raises
         ------
         ParameterError
-            ``rows`` is not a 1-D boolean mask (of this context's length, if it has one).
+            ``excluding`` is not a 1-D boolean mask (of this context's length, if it has one).
         """
-        mask = np.asarray(rows)
-        mask = check_excluded(mask, mask.size if self.excluded is None else self.excluded.size,
-                              "FitContext.excluding")
-        return dataclasses.replace(self, excluded=mask if self.excluded is None else self.excluded | mask)
+        excluded = self.excluded
+        if excluding is not None:
+            mask = np.asarray(excluding)
+            mask = check_excluded(mask, mask.size if excluded is None else excluded.size, "FitContext.inner")
+            excluded = mask if excluded is None else excluded | mask
+        return dataclasses.replace(self, noise=noise, held=self.held or held, excluded=excluded)
 
     def every_row(self, owner: str) -> FitContext:
         """This context, for a fit that reads every row (its statistics, splits or selection
@@ -310,7 +309,7 @@ class FitContext:
         if self.excluded is not None:
             raise PrivacyError(
                 f"{owner}.fit: this fit reads every row and cannot leave rows out of its fit, "
-                "but the fit that contains it asked for that (FitContext.excluding). Fit a "
+                "but the fit that contains it asked for that (FitContext.inner(excluding=...)). Fit a "
                 "learner that leaves rows out (PrivateEstimator.takes_row_mask) inside that fit.")
         return self
 

@@ -80,12 +80,10 @@ from ..privacy.budget import (
     compose_parallel,
     compose_sequential,
     delta_rows_note,
-    has_positive_delta,
     hold_budget,
     remaining,
 )
-from ..privacy.mechanisms import get_mechanism
-from ..privacy.mechanisms.scalar import BoundedMeanTemplate, SelectionTemplate
+from ..privacy.mechanisms.scalar import BoundedMeanTemplate, Exponential, LaplaceMean, SelectionTemplate
 from ..privacy.release import Release, release
 from ..privacy.rules.front_door import (
     CENTROID,
@@ -364,7 +362,7 @@ def select_release(utilities: np.ndarray, epsilon: float, n_val: int, rng: np.ra
     """The exponential mechanism on ``utilities`` of sensitivity 1 (``description``; None: minus
     the mistakes), ε-DP in the validation part
     (privacy-classifier-safeguard, privacy-regressor-safeguard)."""
-    selection = release(SelectionTemplate(utilities, 1.0, n_val, description), "exponential",
+    selection = release(SelectionTemplate(utilities, 1.0, n_val, description), Exponential(),
                         Budget(float(epsilon)), None, rng, seeded=seeded)
     return int(selection.theta[0]), selection.certificate
 
@@ -373,7 +371,7 @@ def dry_selection(n_candidates: int, epsilon: float, n_val: int,
                   description: str | None = None, seeded: bool = False) -> Certificate:
     """The selection's certificate without data (``certify``; ``seeded``: the fit's will be)."""
     return release(SelectionTemplate(np.zeros(n_candidates), 1.0, n_val, description),
-                   "exponential", Budget(float(epsilon)), dry_run=True, seeded=seeded).certificate
+                   Exponential(), Budget(float(epsilon)), dry_run=True, seeded=seeded).certificate
 
 
 class _Schema(Constraint):
@@ -649,7 +647,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     def _delta(self, n: int, n_classes: int, n_features: int) -> float:
         """The δ the fit spends: 0 when none is given or it buys the rule nothing."""
         unused = self._choice(n, n_classes, n_features).delta_unused
-        return float(self.delta) if has_positive_delta(self.delta) and not unused else 0.0
+        return float(self.delta) if (self.delta or 0.0) > 0 and not unused else 0.0
 
     def _make(self, learner: str, n: int, n_classes: int, n_features: int, *,
               objective: bool = False, row_norm: str = "none") -> PrivateEstimator:
@@ -815,7 +813,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             fit_rng, select_rng = noise.rng.spawn(2)
             # the validation rows are left out of the learner's fit (zero factors, X not copied)
             learner._fit_with(_rows_for(name, X), y_checked,
-                              context.excluding(held).inner(NoiseSource(fit_rng, noise.seeded), held=True))
+                              context.inner(NoiseSource(fit_rng, noise.seeded), held=True, excluding=held))
             learner.certificate_.state(labels.assumption)  # the set is this fit's, not the learner's classes=
             X_val = take_rows(X, validation, n, owner, self)
             mistakes = safeguard_mistakes(learner, _rows_for(name, X_val), y_checked[validation],
@@ -836,7 +834,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             warn_constant_released(
                 owner, f"a constant class ({certificate.quantities['safeguard selected']})", name,
                 epsilon, "docs/privacy/front_door.md#privacy-classifier-safeguard",
-                not has_positive_delta(self.delta)
+                not (self.delta or 0.0) > 0
                 and not self._choice(*shape, 1.0 / n**2).delta_unused)
         self.classes_ = np.asarray(labels.classes)
         self.n_features_in_ = n_features
@@ -965,7 +963,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             classes, source = labels.classes, labels.assumption
             learner.set_params(classes=list(classes))
             model = learner._certify_with(_rows_for(name, X_checked), y_checked,
-                                          NO_CONTEXT.excluding(np.arange(n) >= n_fit))
+                                          NO_CONTEXT.inner(None, excluding=np.arange(n) >= n_fit))
             model.state(source)
         classes = list(classes)
         selection = dry_selection(len(classes) + 1, float(self.epsilon), n_val,
@@ -1127,7 +1125,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         if choice.learner == PRIVATE_MEAN:
             return FitPlan(
                 estimator=owner, n=n, n_classes=1, n_features=n_features,
-                template="bounded mean", mechanism=get_mechanism("laplace_mean"),
+                template="bounded mean", mechanism=LaplaceMean(),
                 budget=Budget(float(self.epsilon)), learner=PRIVATE_MEAN,  # pure: δ unused
                 backend="none (closed form)",
                 options={"label_range": self._label_bounds()}, notes=(self._label_note(), choice.reason))
@@ -1214,7 +1212,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 # (u = 0), so no value of theirs reaches the learner (not even its objective's
                 # constant); the learner's plan, hold and release leave them out
                 y_unit[validation] = mid
-                inner = context.excluding(held).inner(NoiseSource(fit_rng, noise.seeded), held=True)
+                inner = context.inner(NoiseSource(fit_rng, noise.seeded), held=True, excluding=held)
                 with warnings.catch_warnings():
                     # the learner's public noise check: the selection guards against its noise
                     warnings.simplefilter("ignore", PrivacyWarning)
@@ -1256,8 +1254,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             by_delta = choose_regression_learner(n, n_features, epsilon, 1.0 / n**2, self.safeguard)
             warn_constant_released(owner, "the private mean of the labels", choice.learner,
                                    epsilon, "docs/privacy/front_door_regression.md"
-                                   "#privacy-regressor-safeguard", not has_positive_delta(
-                                       self.delta) and by_delta.mechanism != choice.mechanism)
+                                   "#privacy-regressor-safeguard",
+                                   not (self.delta or 0.0) > 0 and by_delta.mechanism != choice.mechanism)
         return with_feature_names(self, names)
 
     def _safeguard_certificate(self, mean: Certificate, model: Certificate, selection: Certificate,
@@ -1295,7 +1293,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                            "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"),
                 epsilon_requested=float(self.epsilon), delta_requested=float(self.delta or 0.0),
                 quantities=quantities,
-                assumptions=[self._label_note(), model.lam_rule, choice.reason, note,
+                assumptions=[model.label_source, model.lam_rule, choice.reason, note,
                              "replace-one adjacency; n is public (it fixes the part sizes)"],
                 labels=["private mean (every row)", "model and selection (disjoint parts)"])
         except PrivacyError as exc:
@@ -1370,5 +1368,5 @@ def _mean_release(total: float, n: int, epsilon: float, noise: NoiseSource | Non
     will be)."""
     template, budget = BoundedMeanTemplate(total, n), Budget(float(epsilon))
     if noise is None:
-        return release(template, "laplace_mean", budget, dry_run=True, seeded=seeded)
-    return release(template, "laplace_mean", budget, None, noise.rng, seeded=noise.seeded)
+        return release(template, LaplaceMean(), budget, dry_run=True, seeded=seeded)
+    return release(template, LaplaceMean(), budget, None, noise.rng, seeded=noise.seeded)

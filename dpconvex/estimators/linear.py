@@ -61,7 +61,7 @@ from ..data.validation import (
 from ..errors import ParameterError, diagnostics_open, note_clipped
 from ..objectives.losses import LOSSES, Logistic, Loss, get_loss, stated_loss
 from ..objectives.sets import ConvexSet
-from ..privacy.budget import Budget, RowMap, compose_sequential, hold_budget, split_even
+from ..privacy.budget import Budget, LabelSource, RowMap, compose_sequential, hold_budget, split_even
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
 from ..privacy.release import release
@@ -435,6 +435,8 @@ class LinearPlanMixin:
 
     #: The mechanisms ``mechanism=`` offers, and the pair "auto" chooses between by δ.
     mechanism_menu: ClassVar[MechanismMenu] = LINEAR_MENU
+    #: The plan's learner: "linear regression" reads the public label range (``LabelRangeMixin``).
+    plan_learner: ClassVar[str] = "linear ERM"
 
     def _mechanism_and_budget(self) -> tuple[Mechanism, Budget, tuple[str, ...]]:
         """The mechanism of :attr:`mechanism_menu` the parameters ask for, its budget and the
@@ -478,17 +480,27 @@ class LinearPlanMixin:
         q = float(self.data_norm)
         return math.sqrt(q * q + float(self.intercept_scaling) ** 2) if self.fit_intercept else q
 
-    def _linear_plan(self, n: int, n_classes: int, n_features: int, *, learner: str,
-                     notes: tuple[Any, ...], options: dict[str, Any]) -> FitPlan:
-        """The plan of one linear model, from the parameters and (n, d) only.
+    def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
+        """The plan of one linear model, from the parameters and (n, d) only (more than two
+        classes: one plan per class, :meth:`_plan_ovr`).
 
         The mechanism and its budget (:meth:`_mechanism_and_budget`); the row bound q̃ (in
         the options); the loss with its kinks smoothed at the public rule's h
         (:func:`~dpconvex.privacy.rules.noise_level.resolve_smoothing`, the plan's ``loss``); Λ, given
-        or by the public rule; the solver (linear ERM templates are smooth: "auto" is native). ``notes`` and
-        ``options``: the estimator's own certificate lines and plan options.
+        or by the public rule; the solver (linear ERM templates are smooth: "auto" is native); a
+        regressor's public label range, a classifier's row map.
         """
-        owner = type(self).__name__
+        owner, regression = type(self).__name__, self.plan_learner == "linear regression"
+        if regression:
+            n_classes = 1
+        elif n_classes > 2:
+            return self._plan_ovr(n, n_classes, n_features)
+        bounds = self._label_bounds() if regression else None
+        notes = ((LabelSource("label_range", label_range=bounds),) if regression else
+                 (UNIT_ROWS_NOTE,) if self.row_norm == "unit" else ())
+        options = {**({"label_range": bounds} if regression else {}),
+                   "fit_intercept": bool(self.fit_intercept),
+                   "intercept_scaling": float(self.intercept_scaling)}
         mechanism, budget, mechanism_notes = self._mechanism_and_budget()
         q, p = self._norm_bound(), n_features + int(self.fit_intercept)
         auto = self.mechanism_menu.auto
@@ -521,7 +533,7 @@ class LinearPlanMixin:
         vouch = getattr(self, "vouch", ())  # a user's loss only; a shipped loss is derived
         return FitPlan(
             estimator=owner, n=n, n_classes=n_classes, n_features=n_features,
-            template="linear ERM", learner=learner, mechanism=mechanism, budget=budget,
+            template="linear ERM", learner=self.plan_learner, mechanism=mechanism, budget=budget,
             backend="native" if self.solver in (None, "auto") else self.solver, lam=lam,
             lam_rule="given" if not isinstance(self.lam, str) else (
                 "lam='auto': dpconvex.privacy.rules.noise_level.auto_lam "
@@ -638,16 +650,6 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
 
     def _make_loss(self) -> Loss:
         raise NotImplementedError
-
-    def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
-        """Mechanism, budget, Λ (the public rule for "auto") and backend of a fit; no data."""
-        if n_classes > 2:
-            return self._plan_ovr(n, n_classes, n_features)
-        return self._linear_plan(
-            n, n_classes, n_features, learner="linear ERM",
-            notes=(UNIT_ROWS_NOTE,) if self.row_norm == "unit" else (),
-            options={"fit_intercept": bool(self.fit_intercept),
-                     "intercept_scaling": float(self.intercept_scaling)})
 
     def prepare(self, X: Any, y: Any, plan: FitPlan, *, context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate, clip, add the intercept column, and build the template of ``plan``."""

@@ -556,6 +556,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
     """
 
     takes_row_mask = True
+    plan_learner = "linear regression"
 
     _accepts_sparse = True
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
@@ -600,13 +601,6 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         return get_regression_loss(self.loss, UNIT_LABELS)
 
     # ----------------------------------------------------------------------- plan
-    def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
-        return self._linear_plan(n, 1, n_features, learner="linear regression",
-                                 notes=(self._label_note(),),
-                                 options={"label_range": self._label_bounds(),
-                                          "fit_intercept": bool(self.fit_intercept),
-                                          "intercept_scaling": float(self.intercept_scaling)})
-
     # -------------------------------------------------------------------- prepare
     def prepare(self, X: Any, y: Any, plan: FitPlan, *,
                 context: FitContext = NO_CONTEXT) -> Prepared:

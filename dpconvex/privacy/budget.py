@@ -645,7 +645,7 @@ def hold_budget(accountant: BudgetAccountant | None, epsilon: float, delta: floa
     ...     hold.commit_certificate(Certificate("m", 0.5, 0.5)) is None
     True
     """
-    note = delta_rows_note(delta, n) if n is not None and has_positive_delta(delta) else None
+    note = delta_rows_note(delta, n) if n is not None and delta > 0 else None
     if note is not None:
         warnings.warn(f"{owner}: {note}.", PrivacyWarning, stacklevel=user_stacklevel())
     if accountant is None:

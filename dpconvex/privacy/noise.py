@@ -220,7 +220,7 @@ def snap(x: np.ndarray, noise_scale: float) -> np.ndarray:
             "the grid is not a normal float). Nothing is released. Raise epsilon or lam, or "
             "lower data_norm (or the reverse for a scale that is too small)."
         )
-    g = snap_grid(s)
+    g = math.ldexp(1.0, math.floor(math.log2(s)) - SNAP_BITS)  # snap_grid(s)
     bound = math.ldexp(g, SNAP_CLAMP_BITS)
     x = np.asarray(x, dtype=float)
     if np.any(np.isnan(x)):

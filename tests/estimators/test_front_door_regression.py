@@ -27,7 +27,6 @@ from dpconvex import BudgetAccountant, PrivateRegressor
 from dpconvex.audit import EstimatorMechanism, audit
 from dpconvex.errors import BudgetError, DataValidationError, ParameterError, PrivacyWarning
 from dpconvex.estimators.front_door import ConstantRegressor, squared_error_utilities
-from dpconvex.privacy.mechanisms.scalar import mean_sensitivity
 from dpconvex.privacy.rules import front_door as rules
 from dpconvex.privacy.rules.front_door import (
     MEDIAN,
@@ -73,7 +72,7 @@ def _output_density(data: tuple[float, ...], n_fit: int, select_eps: float,
     eps_mean = mean_epsilon(n, EPS)
     rest = EPS - eps_mean
     density_c = _laplace_density(grid, float(np.mean(data)),
-                                 mean_sensitivity(n) / eps_mean)
+                                 2.0 / n / eps_mean)  # the mean's sensitivity, 2/n
     out = np.zeros((grid.size, len(LEVELS), 2))
     splits = list(itertools.combinations(range(n), n_fit))
     for fit in splits:

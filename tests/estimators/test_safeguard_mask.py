@@ -161,7 +161,7 @@ def _storage(est, X, y, mask) -> str:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         template = est.prepare(X, y, est.plan_for(X, y),
-                               context=NO_CONTEXT.excluding(mask)).template
+                               context=NO_CONTEXT.inner(None, excluding=mask)).template
     rows = getattr(template, "_ops", None) or getattr(template, "Z", None)
     if rows is None:
         rows = template.X if hasattr(template, "X") else template.rows
@@ -188,7 +188,7 @@ def test_each_learner_reads_no_left_out_row(name):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             model = type(est)(**est.get_params())
-            fits.append(_params(model._fit_with(*data, NO_CONTEXT.excluding(mask))))
+            fits.append(_params(model._fit_with(*data, NO_CONTEXT.inner(None, excluding=mask))))
     for a, b in zip(*fits, strict=True):
         np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-12)
     # the guards choose the factors inside the products (no copy) on both: the huge and tiny
@@ -212,7 +212,7 @@ def test_the_dense_or_csr_choice_counts_the_kept_rows_only():
     est = PrivateHuberSVM(epsilon=EPS, classes=[0, 1], fit_intercept=True, random_state=0)
     assert _storage(est, X, y, mask) == _storage(est, dense, y, mask) == "ScaledRows(CSRRows)"
     template = est.prepare(dense, y, est.plan_for(dense, y),
-                           context=NO_CONTEXT.excluding(mask)).template
+                           context=NO_CONTEXT.inner(None, excluding=mask)).template
     assert template._ops.base.nnz == int(np.count_nonzero(X[~mask]))  # no left-out entry stored
     # without a mask the same rows are dense enough to stay dense
     assert "DenseRows" in _storage(est, dense, y, np.zeros(n, dtype=bool))
@@ -234,7 +234,7 @@ def test_zeroed_rows_give_exact_zero_products_whatever_they_hold():
 def test_the_mask_is_checked_by_name():
     y = np.array([0, 1, 1])
     with pytest.raises(ParameterError, match="boolean mask"):
-        NO_CONTEXT.excluding(np.array([0, 1, 0]))
+        NO_CONTEXT.inner(None, excluding=np.array([0, 1, 0]))
     with pytest.raises(ParameterError, match="boolean mask"):
         encode_labels(y, [0, 1], "Owner.fit", excluded=np.array([0, 1, 0]))
     with pytest.raises(DataValidationError, match="one entry per record"):
@@ -279,7 +279,7 @@ def _worst_selection_log_ratio(eps_of_selection: float) -> tuple[float, bool]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             model = type(learner)(**learner.get_params())
-            return model._fit_with(Xd, yd, NO_CONTEXT.excluding(mask))
+            return model._fit_with(Xd, yd, NO_CONTEXT.inner(None, excluding=mask))
 
     base = fitted(X, y)
     law = _selection_law(safeguard_mistakes(base, X[mask], y[mask], np.array(classes, object)),
@@ -354,7 +354,7 @@ def test_a_regressor_reads_no_left_out_row(name):
         est = _REGRESSORS[name]()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            est._fit_with(*data, NO_CONTEXT.excluding(mask))
+            est._fit_with(*data, NO_CONTEXT.inner(None, excluding=mask))
         fits.append(np.append(est.coef_, est.intercept_))
     np.testing.assert_allclose(fits[1], fits[0], rtol=1e-9, atol=1e-12)
 
@@ -378,7 +378,7 @@ def test_a_fit_that_reads_every_row_refuses_a_row_mask(name):
     X, y = _table(n=200)
     mask = np.arange(200) >= 150
     with pytest.raises(PrivacyError, match="cannot leave rows out"):
-        est._fit_with(X, y, NO_CONTEXT.excluding(mask))
+        est._fit_with(X, y, NO_CONTEXT.inner(None, excluding=mask))
 
 
 def test_every_estimator_that_takes_a_row_mask_is_checked_to_read_no_left_out_row():
@@ -397,11 +397,11 @@ def test_every_estimator_that_takes_a_row_mask_is_checked_to_read_no_left_out_ro
 
 
 def test_a_mask_inside_a_masked_context_keeps_both():
-    outer = NO_CONTEXT.excluding(np.array([True, False, False, False]))
-    inner = outer.excluding(np.array([False, False, True, False]))
+    outer = NO_CONTEXT.inner(None, excluding=np.array([True, False, False, False]))
+    inner = outer.inner(None, excluding=np.array([False, False, True, False]))
     assert inner.excluded.tolist() == [True, False, True, False]
     with pytest.raises(DataValidationError, match="one entry per record"):
-        outer.excluding(np.array([False, True]))
+        outer.inner(None, excluding=np.array([False, True]))
 
 
 
@@ -414,7 +414,7 @@ def test_a_fit_outside_dpconvex_refuses_a_row_mask():
     from dpconvex.estimators.base import fit_with
 
     X, y = _table(n=200)
-    masked = NO_CONTEXT.excluding(np.arange(200) >= 150)
+    masked = NO_CONTEXT.inner(None, excluding=np.arange(200) >= 150)
     for est in (LogisticRegression(),
                 make_pipeline(FunctionTransformer(), PrivateLogisticRegression(epsilon=EPS))):
         with pytest.raises(PrivacyError, match="cannot leave rows out"):

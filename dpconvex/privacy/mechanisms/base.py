@@ -38,7 +38,7 @@ from ..._validation import is_dpconvex_class
 from ...errors import ParameterError, PrivacyError, SolverError
 from ...solvers import retry_advice
 from ...templates.base import Backend, SolveResult, SolveStatus
-from ..budget import Budget, Certificate, Condition, has_positive_delta
+from ..budget import Budget, Certificate, Condition
 from ..noise import Noise, NormGamma
 
 if TYPE_CHECKING:
@@ -527,7 +527,7 @@ class AutoMechanism(NamedTuple):
     reason: str | None
 
 
-def resolve_mechanism(mechanism: object, delta: object, auto: tuple[str, str] | None) -> AutoMechanism:
+def resolve_mechanism(mechanism: object, delta: float | None, auto: tuple[str, str] | None) -> AutoMechanism:
     """The mechanism of ``mechanism=``; "auto" by δ alone: δ = 0 (or None) the menu's pure
     ε-DP mechanism, δ > 0 its (ε, δ) one (docs/privacy/front_door.md#privacy-mechanism-auto).
     The linear learners' plan then keeps the pure one where its Λ-rule bound is the lower
@@ -550,7 +550,7 @@ def resolve_mechanism(mechanism: object, delta: object, auto: tuple[str, str] | 
     if not (isinstance(mechanism, str) and mechanism == "auto") or auto is None:
         return AutoMechanism(mechanism, None)
     pure, approximate = auto
-    name, because = (approximate, "delta > 0 was given") if has_positive_delta(delta) else (pure, "delta = 0")
+    name, because = (approximate, "delta > 0 was given") if (delta or 0.0) > 0 else (pure, "delta = 0")
     return AutoMechanism(name, f"mechanism='auto' -> {name!r} ({_WHY[name]}) because {because}: "
                                "the one rule of dpconvex.privacy.mechanisms.base.resolve_mechanism "
                                "(docs/privacy/front_door.md#privacy-mechanism-auto)")

@@ -30,7 +30,7 @@ from ..budget import Budget, Certificate, Condition
 from ..noise import Laplace, exponential_mechanism
 from .base import Calibration, Mechanism, register
 
-__all__ = ["BoundedMeanTemplate", "Exponential", "LaplaceMean", "SelectionTemplate", "mean_sensitivity"]
+__all__ = ["BoundedMeanTemplate", "Exponential", "LaplaceMean", "SelectionTemplate"]
 
 
 # ---------------------------------------------------------------------- bounded mean
@@ -123,18 +123,6 @@ class SelectionTemplate(StatisticTemplate):
         return (int(self.utilities.size),)
 
 
-def mean_sensitivity(n: int, bound: float = 1.0) -> float:
-    """2b/n: the replace-one sensitivity of the mean of n values in [−b, b] (n public).
-
-    Examples
-    --------
-    >>> from dpconvex.privacy.mechanisms.scalar import mean_sensitivity
-    >>> mean_sensitivity(100)
-    0.02
-    """
-    return 2.0 * float(bound) / int(n)
-
-
 @register
 class LaplaceMean(Mechanism["BoundedMeanTemplate"]):
     """The mean of n values in [−1, 1] plus Laplace(2/(nε)) noise, snapped, clipped to [−1, 1].
@@ -157,10 +145,10 @@ class LaplaceMean(Mechanism["BoundedMeanTemplate"]):
             "mean sensitivity", True, "computed from public parameters",
             f"each of the n = {template.n} values lies in [-{template.bound:g}, "
             f"{template.bound:g}] (public per-record maps), so replacing one record moves "
-            f"the mean by at most 2b/n = {mean_sensitivity(template.n, template.bound):.4g}")]
+            f"the mean by at most 2b/n = {2.0 * template.bound / template.n:.4g}")]
 
     def calibrate(self, template: BoundedMeanTemplate, budget: Budget) -> Calibration:
-        sens = mean_sensitivity(template.n, template.bound)
+        sens = 2.0 * float(template.bound) / int(template.n)  # the mean's sensitivity, 2b/n
         return Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon, sensitivity=sens,
             noise_rate=budget.epsilon / sens,

@@ -27,7 +27,6 @@ from typing import NamedTuple
 
 from ..._validation import check_float, check_int
 from ...errors import DataValidationError
-from ..budget import has_positive_delta
 from .large_margin import CENTROID_BELOW, centroids_preferred, records_per_coordinate
 
 __all__ = ["AUTO_VALIDATION", "BINARY_CENTROID_BELOW", "CENTROID", "CONSTANT", "DELTA_UNUSED",
@@ -229,7 +228,7 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
     check_float("epsilon", epsilon, "choose_front_door_learner", allow_inf=True)
     if delta is not None:
         check_float("delta", delta, "choose_front_door_learner", low_inclusive=True, high=1.0)
-    approx = has_positive_delta(delta)
+    approx = delta is not None and delta > 0
     if approx and int(n_classes) <= 2 and not delta_buys(n, n_features, epsilon, float(delta), data_norm):
         choice = choose_front_door_learner(n, n_classes, n_features, epsilon, 0.0, row_norm, ranges_known)
         return choice._replace(reason=f"{choice.reason}; {DELTA_UNUSED}", delta_unused=True)
@@ -359,7 +358,7 @@ def choose_regression_learner(n: int, n_features: int, epsilon: float, delta: fl
     if delta is not None:
         check_float("delta", delta, "choose_regression_learner", low_inclusive=True, high=1.0)
     r = float(n) * float(epsilon) / (int(n_features) + 1)  # records per unit of ε and coordinate
-    approx = has_positive_delta(delta)
+    approx = delta is not None and delta > 0
     if r < MEAN_BELOW:
         return RegressionChoice(PRIVATE_MEAN, "laplace_mean", (
             f"PrivateRegressor: n epsilon / (d + 1) = {r:.4g} < {MEAN_BELOW:g} -> the private mean of the "
