@@ -9,7 +9,13 @@ share, ``Budget``, ``release``, ``get_mechanism``, ``Logistic``, ``LinearERMTemp
 ``PrivacyConstants``. An example that needs other data or names makes or imports them.
 The examples of the names ``dpconvex`` exports use none of these: they run as a user
 copies them (tests/test_docstring_examples.py).
+
+Collection creates a few hundred thousand long-lived objects (the test items, the modules);
+the cyclic garbage collector is paused while they are made and then told to leave them out of
+its scans (:func:`gc.freeze`), which spares the run its full collections over them.
 """
+
+import gc
 
 import numpy as np
 import pytest
@@ -19,6 +25,14 @@ from dpconvex import Budget, release
 from dpconvex.objectives import Logistic
 from dpconvex.privacy.mechanisms import get_mechanism
 from dpconvex.templates import LinearERMTemplate, PrivacyConstants
+
+gc.disable()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    gc.collect()
+    gc.freeze()
+    gc.enable()
 
 
 @pytest.fixture(autouse=True)

@@ -96,22 +96,32 @@ def _users_class(obj: Any) -> str | None:
 def _members(template: Any) -> tuple[Any, ...]:
     """Which objects the template's public members, and its space's, loss's and regularizer's, and
     their classes' attributes are (by identity), and what of it is the user's: a solve must leave
-    them as they were (the contents of the data arrays are not compared)."""
-    members: list[Any] = [tuple(user_parts(template))]
-    for i, part in enumerate((template, getattr(template, "space", None), getattr(template, "loss", None),
-                              getattr(template, "regularizer", None))):
-        for k, v in getattr(part, "__dict__", {}).items():
-            if not k.startswith("_") or k == "_ops":
-                members.append((i, k, id(v)))
-        for c in type(part).__mro__[:-1]:  # and what its classes state (a tolerance, a method; not
-            for k, v in vars(c).items():  # a dunder, e.g. the __slotnames__ a pickle caches there)
-                if not k.startswith("__"):
-                    members.append((i, c.__qualname__, k, id(v)))
-    for term in getattr(template, "extra_terms", ()):  # and what its extra terms' functions close over
-        for fn in (term.cvxpy_fn, term.value_fn, term.grad_fn):  # (a cell's repr names its object)
-            members.append((id(getattr(fn, "__code__", None)), id(getattr(fn, "__defaults__", None)),
-                            *map(repr, getattr(fn, "__closure__", None) or ())))
-    return tuple(members)
+    them as they were (the contents of the data arrays are not compared). A class's attributes
+    are listed whole; :func:`_same_members` leaves out the dunders (e.g. the ``__slotnames__`` a
+    pickle caches there)."""
+    objects = (template, getattr(template, "space", None), getattr(template, "loss", None),
+               getattr(template, "regularizer", None))
+    own = tuple((i, k, id(v)) for i, part in enumerate(objects)
+                for k, v in getattr(part, "__dict__", {}).items() if not k.startswith("_") or k == "_ops")
+    classes = tuple((c, tuple(vars(c)), tuple(map(id, vars(c).values())))
+                    for part in objects for c in type(part).__mro__[:-1])
+    terms = tuple((id(getattr(fn, "__code__", None)), id(getattr(fn, "__defaults__", None)),  # and what
+                   *map(repr, getattr(fn, "__closure__", None) or ()))  # its extra terms' functions
+                  for term in getattr(template, "extra_terms", ())  # close over (a cell's repr names
+                  for fn in (term.cvxpy_fn, term.value_fn, term.grad_fn))  # its object)
+    return tuple(user_parts(template)), own, classes, terms
+
+
+def _same_members(before: tuple[Any, ...], after: tuple[Any, ...]) -> bool:
+    """Whether two :func:`_members` snapshots agree, the classes' dunders aside."""
+    if before == after:
+        return True
+
+    def declared(snapshot: tuple[Any, ...]) -> tuple[Any, ...]:
+        return (*snapshot[:2], snapshot[3], tuple((c, k, i) for c, keys, ids in snapshot[2]
+                                                  for k, i in zip(keys, ids, strict=True)
+                                                  if not k.startswith("__")))
+    return declared(before) == declared(after)
 
 
 class _OnACopy:
@@ -366,7 +376,8 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
         raise SolverError(
             f"release: the solve failed, so nothing is released (the solver's own message: "
             f"dpconvex.collect_diagnostics). {advice}.") from None
-    if (None if before[0] is None else constants(), _members(template)) != before:
+    if (None if before[0] is None else constants()) != before[0] \
+            or not _same_members(before[1], _members(template)):
         raise PrivacyError("release: the template's declared constants or members changed during the solve "
                            "(a backend or template of the user's changed them), so the calibration and the "
                            "checks no longer hold; nothing is released. Leave the template unchanged while "

@@ -3,8 +3,9 @@
 :func:`~dpconvex.privacy.mechanisms.calibrate_objective_perturbation` given ``moduli``
 computes the objective-perturbation calibration at every Λ of
 :data:`~dpconvex.privacy.rules.noise_level.LAM_GRID` with NumPy. The reference below, kept here and
-not in the package, is the straightforward form: one scalar
-calibration (no ``moduli``) per grid point.
+not in the package, is the straightforward form: the calibration of
+docs/privacy/perturbation.md#privacy-objective-perturbation in Python floats, one grid point at a
+time (:func:`_reference`), which the package's scalar calibration (no ``moduli``) also meets.
 NumPy's ``log1p`` may differ from :func:`math.log1p` in the last bit, so the two
 calibrations agree to a few ulps (:data:`ULPS`; at most 2 observed on x86-64, NumPy 2.4)
 and the rule's choice, an argmin over grid points whose bounds differ far more than that,
@@ -17,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -53,13 +55,39 @@ def _problem(n: int, q: float, p: int, loss) -> PublicProblem:
         dimension=p, hessian_trace_bound=c_u), gradient_difference_rank=2)
 
 
+def _reference(eps: float, n: int, consts: PrivacyConstants, mu: float,
+               slack: str = "one_sided") -> dict[str, float]:
+    """The calibration at one modulus μ, in Python floats (CMS Alg. 2 with the Jacobian slack of
+    the module's rule): slack s(μ) = r log1p(T/(r n μ)) one-sided, 2r log1p(c_u/(n μ)) two-sided;
+    where s > ε/2, Δ raises μ to the modulus μ' with s(μ') = ε/2 (times 1 + 1e-12) and ε/2 is
+    spent on it; ε' is the largest float with spent + ε' <= ε; β = ε'/(2G)."""
+    r, c_u = consts.hessian_rank, consts.hessian_term_bound
+    T = r * c_u if consts.hessian_trace_bound is None else min(consts.hessian_trace_bound, r * c_u)
+    bound, coef, per, share = (T, r, r * n, r) if slack == "one_sided" else (c_u, 2 * r, n, 2 * r)
+
+    def s(m: float) -> float:
+        return 0.0 if r == 0 or bound == 0 else coef * math.log1p(bound / (per * m))
+
+    spent = eps_slack = s(mu)
+    extra = 0.0
+    if eps_slack > eps / 2:
+        half = bound / (per * math.expm1(eps / (2 * share))) * (1 + 1e-12)
+        extra = max(half - mu, 0.0)
+        eps_slack = s(mu + extra)
+        spent = max(eps_slack, eps / 2)
+    eps_noise = eps - spent
+    while eps_noise > 0 and spent + eps_noise > eps:
+        eps_noise = math.nextafter(eps_noise, 0.0)
+    return {"slack": eps_slack, "epsilon_noise": eps_noise, "epsilon": eps_slack + eps_noise,
+            "extra_strong_convexity": extra, "noise_rate": eps_noise / (2 * consts.grad_bound)}
+
+
 def _scalar_report(mech_name: str, n: int, eps: float, q: float, p: int, loss,
                    delta: float) -> NoiseReport:
     """The report on LAM_GRID from one scalar calibration per grid point (the reference)."""
     problem = _problem(n, q, p, loss)
     consts = problem.constants
-    cals = [calibrate_objective_perturbation(eps, n, at_modulus(consts, float(m)))
-            for m in LAM_GRID]
+    cals = [SimpleNamespace(**_reference(eps, n, consts, float(m))) for m in LAM_GRID]
     mu_eff = LAM_GRID + np.array([c.extra_strong_convexity for c in cals])
     floor = objective_modulus_floor(eps, n, consts)
     common = dict(mechanism=mech_name, placement="objective", dimension=p, epsilon=eps,
@@ -90,14 +118,17 @@ def test_grid_calibration_is_the_scalar_one_to_a_few_ulps(loss, slack):
     for n, eps, q in itertools.product([7, 400, 10**6], [0.01, 0.5, 4.0], [0.3, 1.2]):
         consts = _problem(n, q, 4, loss).constants
         grid = calibrate_objective_perturbation(eps, n, consts, LAM_GRID, slack=slack)
-        ref = [calibrate_objective_perturbation(eps, n, at_modulus(consts, float(m)), slack=slack)
-               for m in LAM_GRID]
+        ref = [_reference(eps, n, consts, float(m), slack) for m in LAM_GRID]
         assert np.any(grid.extra_strong_convexity > 0) or n == 10**6  # the Δ branch is met
         for field in ("slack", "epsilon_noise", "epsilon", "extra_strong_convexity",
                       "noise_rate"):
-            _assert_close_in_ulps(getattr(grid, field),
-                                  np.array([getattr(c, field) for c in ref]),
+            _assert_close_in_ulps(getattr(grid, field), np.array([c[field] for c in ref]),
                                   f"{field} at n={n}, eps={eps}, q={q}")
+        for i in range(0, LAM_GRID.size, 40):  # and the scalar calibration, every 40th Λ
+            one = calibrate_objective_perturbation(eps, n, at_modulus(consts, float(LAM_GRID[i])),
+                                                   slack=slack)
+            for field, value in ref[i].items():
+                _assert_close_in_ulps(getattr(one, field), np.array(value), f"scalar {field} at Λ[{i}]")
         # the ε accounting holds at every Λ in floating point, as for the scalar one
         assert np.all(grid.slack + grid.epsilon_noise <= eps)
 

@@ -685,6 +685,34 @@ def test_a_backend_that_changes_a_class_attribute_during_its_solve_releases_noth
         dp.release(_template(), "objective", dp.Budget(1.0), backend=Loosening(), rng=0)
 
 
+def test_a_backend_that_pickles_the_template_during_its_solve_releases(monkeypatch):
+    """Pickling caches ``__slotnames__`` on the template's classes: a dunder the comparison leaves
+    out, while a class attribute set in the same solve is still caught."""
+    import pickle
+
+    class Pickling(Backend):
+        name = "pickling"
+        requires = frozenset({"smooth"})
+        loosen = False
+
+        def solve(self, template, b, extra_reg=0.0, *, warm_start=None, max_iter=None):
+            pickle.dumps(template)
+            if self.loosen:
+                monkeypatch.setattr(type(template), "residual_tol", 1e300)
+            return LbfgsNewton().solve(template, b, extra_reg)
+
+    template = _template()
+    for cls in type(template).__mro__[:-1]:
+        if "__slotnames__" in vars(cls):
+            monkeypatch.delattr(cls, "__slotnames__")
+    assert dp.release(template, "objective", dp.Budget(1.0), backend=Pickling(), rng=0).theta is not None
+    assert "__slotnames__" in vars(type(template))
+    loosening = Pickling()
+    loosening.loosen = True
+    with pytest.raises(PrivacyError, match="members changed during the solve"):
+        dp.release(template, "objective", dp.Budget(1.0), backend=loosening, rng=0)
+
+
 def test_a_loss_reading_a_file_while_it_runs_is_checked_at_every_fit(tmp_path):
     settings = tmp_path / "scale.txt"
     settings.write_text("1.0")
