@@ -99,28 +99,27 @@ def _members(template: Any) -> tuple[Any, ...]:
     them as they were (the contents of the data arrays are not compared). A class's attributes
     are listed whole; :func:`_same_members` leaves out the dunders (e.g. the ``__slotnames__`` a
     pickle caches there)."""
-    objects = (template, getattr(template, "space", None), getattr(template, "loss", None),
-               getattr(template, "regularizer", None))
-    own = tuple((i, k, id(v)) for i, part in enumerate(objects)
-                for k, v in getattr(part, "__dict__", {}).items() if not k.startswith("_") or k == "_ops")
-    classes = tuple((c, tuple(vars(c)), tuple(map(id, vars(c).values())))
-                    for part in objects for c in type(part).__mro__[:-1])
-    terms = tuple((id(getattr(fn, "__code__", None)), id(getattr(fn, "__defaults__", None)),  # and what
-                   *map(repr, getattr(fn, "__closure__", None) or ()))  # its extra terms' functions
-                  for term in getattr(template, "extra_terms", ())  # close over (a cell's repr names
-                  for fn in (term.cvxpy_fn, term.value_fn, term.grad_fn))  # its object)
-    return tuple(user_parts(template)), own, classes, terms
+    own: list[Any] = []
+    classes: list[Any] = []
+    for i, part in enumerate((template, getattr(template, "space", None), getattr(template, "loss", None),
+                              getattr(template, "regularizer", None))):
+        for k, v in getattr(part, "__dict__", {}).items():
+            if not k.startswith("_") or k == "_ops":
+                own.append((i, k, id(v)))
+        for c in type(part).__mro__[:-1]:
+            classes.append((c, tuple(vars(c)), tuple(map(id, vars(c).values()))))
+    for term in getattr(template, "extra_terms", ()):  # and what its extra terms' functions close over
+        for fn in (term.cvxpy_fn, term.value_fn, term.grad_fn):  # (a cell's repr names its object)
+            own.append((id(getattr(fn, "__code__", None)), id(getattr(fn, "__defaults__", None)),
+                        *map(repr, getattr(fn, "__closure__", None) or ())))
+    return tuple(user_parts(template)), tuple(own), tuple(classes)
 
 
 def _same_members(before: tuple[Any, ...], after: tuple[Any, ...]) -> bool:
-    """Whether two :func:`_members` snapshots agree, the classes' dunders aside."""
-    if before == after:
-        return True
-
+    """Whether two :func:`_members` snapshots that differ agree but for the classes' dunders."""
     def declared(snapshot: tuple[Any, ...]) -> tuple[Any, ...]:
-        return (*snapshot[:2], snapshot[3], tuple((c, k, i) for c, keys, ids in snapshot[2]
-                                                  for k, i in zip(keys, ids, strict=True)
-                                                  if not k.startswith("__")))
+        return (*snapshot[:2], [(c, k, i) for c, keys, ids in snapshot[2]
+                                for k, i in zip(keys, ids, strict=True) if not k.startswith("__")])
     return declared(before) == declared(after)
 
 
@@ -376,8 +375,8 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
         raise SolverError(
             f"release: the solve failed, so nothing is released (the solver's own message: "
             f"dpconvex.collect_diagnostics). {advice}.") from None
-    if (None if before[0] is None else constants()) != before[0] \
-            or not _same_members(before[1], _members(template)):
+    if (None if before[0] is None else constants()) != before[0] or (
+            (after := _members(template)) != before[1] and not _same_members(before[1], after)):
         raise PrivacyError("release: the template's declared constants or members changed during the solve "
                            "(a backend or template of the user's changed them), so the calibration and the "
                            "checks no longer hold; nothing is released. Leave the template unchanged while "

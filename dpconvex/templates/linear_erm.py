@@ -190,8 +190,8 @@ class LinearERMTemplate:
 
     # ----------------------------------------------------------------- privacy
     def privacy_constants(self) -> PrivacyConstants:
-        """G = |ℓ'|·q, r = 1, c_u = T = c·q^2, μ = Λ from the regularizer
-        (docs/privacy/linear_erm.md#privacy-linear-erm, privacy-perturbation).
+        """G = |ℓ'|·q, r = 1, c_u = T = c·q^2, μ = Λ, the regularizer's weight that the objective
+        reads (docs/privacy/linear_erm.md#privacy-linear-erm, privacy-perturbation).
 
         One record's Hessian ℓ''(y θᵀx) x xᵀ is rank one with trace ℓ''·||x||² <= c q²
         (T, the trace bound of the one-sided slack, privacy-jacobian-slack).
@@ -201,7 +201,7 @@ class LinearERMTemplate:
             grad_bound=self.loss.deriv_bound * q,
             hessian_rank=1,
             hessian_term_bound=self.loss.curvature * q**2,
-            strong_convexity=self.regularizer.strong_convexity,
+            strong_convexity=self.regularizer.lam,
             dimension=self.p,
             hessian_trace_bound=self.loss.curvature * q**2,
         )
