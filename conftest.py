@@ -26,13 +26,18 @@ from dpconvex.objectives import Logistic
 from dpconvex.privacy.mechanisms import get_mechanism
 from dpconvex.templates import LinearERMTemplate, PrivacyConstants
 
-gc.disable()
 
-
-def pytest_collection_finish(session: pytest.Session) -> None:
-    gc.collect()
-    gc.freeze()
-    gc.enable()
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session):
+    """Collect without the cyclic collector, then leave what collection made out of its scans
+    (in every process: pytest-xdist's controller, which collects nothing, re-enables it too)."""
+    gc.disable()
+    try:
+        return (yield)
+    finally:
+        gc.collect()
+        gc.freeze()
+        gc.enable()
 
 
 @pytest.fixture(autouse=True)

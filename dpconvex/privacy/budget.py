@@ -645,6 +645,7 @@ def hold_budget(accountant: BudgetAccountant | None, epsilon: float, delta: floa
     ...     hold.commit_certificate(Certificate("m", 0.5, 0.5)) is None
     True
     """
+    delta = check_float("delta", delta, owner, low_inclusive=True, high=1.0)
     note = delta_rows_note(delta, n) if n is not None and delta > 0 else None
     if note is not None:
         warnings.warn(f"{owner}: {note}.", PrivacyWarning, stacklevel=user_stacklevel())

@@ -13,6 +13,7 @@ The solve's diagnostics (residual, iterations, objective value, timings) are ret
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -93,26 +94,36 @@ def _users_class(obj: Any) -> str | None:
     return None if is_dpconvex_class(cls) else cls.__qualname__
 
 
-def _members(template: Any) -> tuple[Any, ...]:
+def _members(template: Any) -> tuple[tuple[Any, ...], list[Any]]:
     """Which objects the template's public members, and its space's, loss's and regularizer's, and
     their classes' attributes are (by identity), and what of it is the user's: a solve must leave
     them as they were (the contents of the data arrays are not compared). A class's attributes
     are listed whole; :func:`_same_members` leaves out the dunders (e.g. the ``__slotnames__`` a
-    pickle caches there)."""
+    pickle caches there). Returns the snapshot and the objects it names, which the caller keeps
+    while it compares: an object kept cannot be freed, so no other can take its identity."""
     own: list[Any] = []
     classes: list[Any] = []
+    held: list[Any] = []
     for i, part in enumerate((template, getattr(template, "space", None), getattr(template, "loss", None),
                               getattr(template, "regularizer", None))):
         for k, v in getattr(part, "__dict__", {}).items():
             if not k.startswith("_") or k == "_ops":
                 own.append((i, k, id(v)))
+                held.append(v)
         for c in type(part).__mro__[:-1]:
-            classes.append((c, tuple(vars(c)), tuple(map(id, vars(c).values()))))
+            values = tuple(vars(c).values())
+            classes.append((c, tuple(vars(c)), tuple(map(id, values))))
+            held.append(values)
     for term in getattr(template, "extra_terms", ()):  # and what its extra terms' functions close over
         for fn in (term.cvxpy_fn, term.value_fn, term.grad_fn):  # (a cell's repr names its object)
-            own.append((id(getattr(fn, "__code__", None)), id(getattr(fn, "__defaults__", None)),
-                        *map(repr, getattr(fn, "__closure__", None) or ())))
-    return tuple(user_parts(template)), tuple(own), tuple(classes)
+            code, defaults = getattr(fn, "__code__", None), getattr(fn, "__defaults__", None)
+            cells = getattr(fn, "__closure__", None) or ()
+            own.append((id(fn), id(code), id(defaults), *map(repr, cells)))
+            held.append((fn, code, defaults, cells))
+            for cell in cells:
+                with contextlib.suppress(ValueError):  # an empty cell
+                    held.append(cell.cell_contents)
+    return (tuple(user_parts(template)), tuple(own), tuple(classes)), held
 
 
 def _same_members(before: tuple[Any, ...], after: tuple[Any, ...]) -> bool:
@@ -352,7 +363,8 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
                              f"of numpy's; got a {type(noise_rng).__name__}.")
     # what the calibration and the checks read, before the solve (a user's backend may change it)
     constants = getattr(template, "privacy_constants", None)
-    before = constants() if callable(constants) else None, _members(template)
+    members, kept = _members(template)  # kept until the comparison after the solve
+    before = constants() if callable(constants) else None, members
     say(f"{mechanism.name}: noise drawn, solving {template.name} with backend "
         f"{getattr(solver_backend, 'name', 'none')}")  # no n: a class sum's counts its kept rows
     try:
@@ -376,7 +388,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
             f"release: the solve failed, so nothing is released (the solver's own message: "
             f"dpconvex.collect_diagnostics). {advice}.") from None
     if (None if before[0] is None else constants()) != before[0] or (
-            (after := _members(template)) != before[1] and not _same_members(before[1], after)):
+            (after := _members(template))[0] != members and not _same_members(members, after[0])):
         raise PrivacyError("release: the template's declared constants or members changed during the solve "
                            "(a backend or template of the user's changed them), so the calibration and the "
                            "checks no longer hold; nothing is released. Leave the template unchanged while "

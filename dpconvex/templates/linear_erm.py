@@ -196,12 +196,18 @@ class LinearERMTemplate:
         One record's Hessian ℓ''(y θᵀx) x xᵀ is rank one with trace ℓ''·||x||² <= c q²
         (T, the trace bound of the one-sided slack, privacy-jacobian-slack).
         """
-        q = self.data_norm
+        q, lam = self.data_norm, getattr(self.regularizer, "lam", None)
+        if isinstance(lam, bool) or not isinstance(lam, (int, float, np.floating)):
+            raise ParameterError(
+                f"{type(self).__name__}.privacy_constants: the objective adds (lam/2)||w||^2 with the "
+                "regularizer's lam, "
+                f"which {type(self.regularizer).__qualname__} does not give as a number ({lam!r}); "
+                "nothing is released. Use the regularizer L2(lam), or another template for another one.")
         return PrivacyConstants(
             grad_bound=self.loss.deriv_bound * q,
             hessian_rank=1,
             hessian_term_bound=self.loss.curvature * q**2,
-            strong_convexity=self.regularizer.lam,
+            strong_convexity=lam,
             dimension=self.p,
             hessian_trace_bound=self.loss.curvature * q**2,
         )

@@ -120,3 +120,13 @@ def test_delta_alone_works_on_every_estimator():
         assert est.certificate_.delta == (0.0 if unused else pytest.approx(1e-5)), cls.__name__
         assert est.certificate_.epsilon <= 1.0 + 1e-12
 
+
+
+@pytest.mark.parametrize("delta", ["1e-6", True, [1e-6], float("nan"), 1.5])
+def test_a_delta_that_is_not_a_probability_is_refused_by_name(delta):
+    """Where a caller hands the rule or the budget hold a δ no estimator checked."""
+    with pytest.raises(dp.ParameterError, match="'delta' parameter of resolve_mechanism"):
+        resolve_mechanism("auto", delta, LINEAR_MENU.auto)
+    with pytest.raises(dp.ParameterError, match="'delta' parameter of Model"):
+        with dp.privacy.budget.hold_budget(None, 0.5, delta, "Model", n=100):
+            pass

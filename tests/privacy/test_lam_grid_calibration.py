@@ -133,6 +133,25 @@ def test_grid_calibration_is_the_scalar_one_to_a_few_ulps(loss, slack):
         assert np.all(grid.slack + grid.epsilon_noise <= eps)
 
 
+@pytest.mark.parametrize("slack", ["one_sided", "two_sided"])
+def test_the_calibration_meets_its_derivation_at_any_rank_and_trace_bound(slack):
+    """Rank r > 1 with c_u < T < r·c_u, and T not declared (r·c_u): the large-margin templates'
+    constants, grid and scalar calibration alike."""
+    for (r, c_u, T), n, eps in itertools.product([(4, 0.5, 1.2), (3, 0.25, None), (2, 1.0, 2.0)],
+                                                 [7, 400, 10**5], [0.05, 1.0, 6.0]):
+        consts = PrivacyConstants(grad_bound=1.3, hessian_rank=r, hessian_term_bound=c_u,
+                                  strong_convexity=1.0, dimension=5, hessian_trace_bound=T)
+        grid = calibrate_objective_perturbation(eps, n, consts, LAM_GRID, slack=slack)
+        for i in range(0, LAM_GRID.size, 25):
+            ref = _reference(eps, n, consts, float(LAM_GRID[i]), slack)
+            one = calibrate_objective_perturbation(eps, n, at_modulus(consts, float(LAM_GRID[i])),
+                                                   slack=slack)
+            for field, value in ref.items():
+                for got in (getattr(grid, field)[i], getattr(one, field)):
+                    _assert_close_in_ulps(np.array(got), np.array(value),
+                                          f"{field} at r={r}, T={T}, n={n}, eps={eps}, Λ[{i}]")
+
+
 def test_grid_calibration_refuses_what_the_scalar_one_refuses():
     consts = _problem(100, 1.0, 3, Logistic()).constants
     with pytest.raises(PrivacyError, match="strong convexity"):

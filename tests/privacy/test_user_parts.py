@@ -17,7 +17,7 @@ import dpconvex as dp
 from dpconvex.data.dask_rows import DaskRows
 from dpconvex.data.sufficient import sufficient_statistics
 from dpconvex.errors import ParameterError, PrivacyError, SolverError
-from dpconvex.objectives import L2, ConvexSet, Logistic, Loss, MatrixTerm, probe_term
+from dpconvex.objectives import L2, ConvexSet, Logistic, Loss, MatrixTerm, Regularizer, probe_term
 from dpconvex.privacy.mechanisms.base import OutputPerturbation, calibrate_output_perturbation, get_mechanism
 from dpconvex.solvers import Backend, LbfgsNewton, PolishedBackend, SolveResult, SolveStatus
 from dpconvex.templates import EuclideanSpace, LinearERMTemplate
@@ -683,6 +683,44 @@ def test_a_backend_that_changes_a_class_attribute_during_its_solve_releases_noth
 
     with pytest.raises(PrivacyError, match="members changed during the solve"):
         dp.release(_template(), "objective", dp.Budget(1.0), backend=Loosening(), rng=0)
+
+
+def test_a_regularizer_without_the_weight_the_objective_reads_is_refused_by_name():
+    class NoLam(Regularizer):  # strong_convexity, value, grad: no lam for the objective
+        strong_convexity = 0.5
+
+        def value(self, w):
+            return 0.25 * float(w @ w)
+
+        def grad(self, w):
+            return 0.5 * w
+
+    template = _template()
+    template.regularizer = NoLam()
+    with pytest.raises(ParameterError, match="Use the regularizer L2"):
+        dp.release(template, "objective", dp.Budget(1.0), rng=0)
+
+
+def test_a_method_replaced_at_the_freed_ones_address_is_still_caught():
+    """The snapshot keeps the objects it names: a function freed during the solve cannot hand its
+    identity to the one that replaces it (CPython reuses the address at once)."""
+    class Reusing(Backend):
+        name = "reusing"
+        requires = frozenset({"smooth"})
+
+        def solve(self, template, b, extra_reg=0.0, *, warm_start=None, max_iter=None):
+            noiseless = LbfgsNewton().solve(template, None, 0.0)
+            Own.residual = None  # its only reference: the function is freed
+            Own.residual = lambda self, w, b=None, extra_reg=0.0: 0.0
+            return noiseless
+
+    class Own(LinearERMTemplate):
+        def residual(self, w, b=None, extra_reg=0.0):
+            return LinearERMTemplate.residual(self, w, b, extra_reg)
+
+    with pytest.raises(PrivacyError, match="members changed during the solve"):
+        dp.release(Own(Logistic(), 0.1, 1.0, *_rows()), "objective", dp.Budget(1.0), backend=Reusing(),
+                   rng=0, vouch=("backend", "grad_bound", "hessian"))
 
 
 def test_a_backend_that_pickles_the_template_during_its_solve_releases(monkeypatch):

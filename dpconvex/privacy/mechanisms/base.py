@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar, U
 
 import numpy as np
 
-from ..._validation import is_dpconvex_class
+from ..._validation import check_float, is_dpconvex_class
 from ...errors import ParameterError, PrivacyError, SolverError
 from ...solvers import retry_advice
 from ...templates.base import Backend, SolveResult, SolveStatus
@@ -550,6 +550,8 @@ def resolve_mechanism(mechanism: object, delta: float | None, auto: tuple[str, s
     if not (isinstance(mechanism, str) and mechanism == "auto") or auto is None:
         return AutoMechanism(mechanism, None)
     pure, approximate = auto
+    if delta is not None:  # an estimator's δ is checked already; a direct call's, here
+        delta = check_float("delta", delta, "resolve_mechanism", low_inclusive=True, high=1.0)
     name, because = (approximate, "delta > 0 was given") if (delta or 0.0) > 0 else (pure, "delta = 0")
     return AutoMechanism(name, f"mechanism='auto' -> {name!r} ({_WHY[name]}) because {because}: "
                                "the one rule of dpconvex.privacy.mechanisms.base.resolve_mechanism "
