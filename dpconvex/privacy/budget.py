@@ -74,7 +74,7 @@ from ..errors import (
 __all__ = ["BUDGET_RTOL", "DEFAULT_DELTA", "DELTA_RULE", "SEEDED", "Budget", "BudgetAccountant",
            "Certificate", "Condition", "Hold",
            "LabelSource", "LamRule", "Reservation", "RowMap", "Spend", "compose_parallel",
-           "compose_sequential", "default_delta", "delta_rows_note", "has_positive_delta", "hold_budget",
+           "compose_sequential", "default_delta", "delta_rows_note", "hold_budget",
            "remaining", "reserve_budget", "split_budget", "split_even"]
 
 
@@ -218,19 +218,7 @@ def split_even(total: float, k: int) -> float:
     return part
 
 
-def has_positive_delta(delta: Any) -> bool:
-    """Whether ``delta`` is a real number > 0 (None and 0 mean pure ε-DP).
-
-    Examples
-    --------
-    >>> from dpconvex.privacy.budget import has_positive_delta
-    >>> has_positive_delta(1e-6), has_positive_delta(0.0), has_positive_delta(None)
-    (True, False, False)
-    """
-    return isinstance(delta, numbers.Real) and not isinstance(delta, bool) and bool(delta > 0)
-
-
-def delta_rows_note(delta: Any, n: Any) -> str | None:
+def delta_rows_note(delta: float | None, n: Any) -> str | None:
     """The certificate's line when δ >= 1/n (n rows, public), else None.
 
     ``delta`` 0 or None (pure ε-DP) or ``n`` None (the rows, public under replace-one adjacency): no line.
@@ -243,7 +231,7 @@ def delta_rows_note(delta: Any, n: Any) -> str | None:
     >>> delta_rows_note(0.5, 10)[:44]
     'delta = 0.5 is at least 1/n = 0.1 for n = 10'
     """
-    if not has_positive_delta(delta) or isinstance(n, bool) or not isinstance(n, numbers.Integral):
+    if not (delta or 0.0) > 0 or isinstance(n, bool) or not isinstance(n, numbers.Integral):
         return None
     n = int(n)
     if n < 1 or float(delta) * n < 1.0:

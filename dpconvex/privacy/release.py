@@ -95,15 +95,13 @@ def _users_class(obj: Any) -> str | None:
 
 
 def _members(template: Any) -> tuple[tuple[Any, ...], list[Any]]:
-    """Which objects the template's public members, and its space's, loss's and regularizer's, and
-    their classes' attributes are (by identity), and what of it is the user's: a solve must leave
-    them as they were (the contents of the data arrays are not compared). A class's attributes
-    are listed whole; :func:`_same_members` leaves out the dunders (e.g. the ``__slotnames__`` a
-    pickle caches there). Returns the snapshot and the objects it names, which the caller keeps
-    while it compares: an object kept cannot be freed, so no other can take its identity."""
+    """The identities of the template's public members, its space's, loss's and regularizer's, their
+    classes' attributes (whole: :func:`_same_members` drops the dunders) and what of it is the user's,
+    which a solve must leave as they were; and the objects named, kept while the caller compares
+    (a kept object is not freed, so no other can take its identity)."""
     own: list[Any] = []
     classes: list[Any] = []
-    held: list[Any] = []
+    held: list[Any] = []  # what the snapshot names
     for i, part in enumerate((template, getattr(template, "space", None), getattr(template, "loss", None),
                               getattr(template, "regularizer", None))):
         for k, v in getattr(part, "__dict__", {}).items():
@@ -121,17 +119,16 @@ def _members(template: Any) -> tuple[tuple[Any, ...], list[Any]]:
             own.append((id(fn), id(code), id(defaults), *map(repr, cells)))
             held.append((fn, code, defaults, cells))
             for cell in cells:
-                with contextlib.suppress(ValueError):  # an empty cell
+                with contextlib.suppress(ValueError):  # (an empty cell)
                     held.append(cell.cell_contents)
     return (tuple(user_parts(template)), tuple(own), tuple(classes)), held
 
 
 def _same_members(before: tuple[Any, ...], after: tuple[Any, ...]) -> bool:
     """Whether two :func:`_members` snapshots that differ agree but for the classes' dunders."""
-    def declared(snapshot: tuple[Any, ...]) -> tuple[Any, ...]:
-        return (*snapshot[:2], [(c, k, i) for c, keys, ids in snapshot[2]
-                                for k, i in zip(keys, ids, strict=True) if not k.startswith("__")])
-    return declared(before) == declared(after)
+    a, b = ((*s[:2], [(c, k, i) for c, keys, ids in s[2] for k, i in zip(keys, ids, strict=True)
+                      if not k.startswith("__")]) for s in (before, after))
+    return a == b
 
 
 class _OnACopy:

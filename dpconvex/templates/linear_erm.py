@@ -198,11 +198,9 @@ class LinearERMTemplate:
         """
         q, lam = self.data_norm, getattr(self.regularizer, "lam", None)
         if isinstance(lam, bool) or not isinstance(lam, (int, float, np.floating)):
-            raise ParameterError(
-                f"{type(self).__name__}.privacy_constants: the objective adds (lam/2)||w||^2 with the "
-                "regularizer's lam, "
-                f"which {type(self.regularizer).__qualname__} does not give as a number ({lam!r}); "
-                "nothing is released. Use the regularizer L2(lam), or another template for another one.")
+            raise ParameterError(f"{type(self).__name__}.privacy_constants: the objective adds lam/2 ||w||², "
+                                 f"but {type(self.regularizer).__qualname__} has no numeric lam ({lam!r}). "
+                                 "Use the regularizer L2(lam).")
         return PrivacyConstants(
             grad_bound=self.loss.deriv_bound * q,
             hessian_rank=1,

@@ -30,7 +30,7 @@ from ...data.operators import row_norms
 from ...data.preprocess import clip_rows
 from ...data.row_scaling import normalize_rows
 from ...errors import ParameterError
-from ...privacy.budget import Certificate, RowMap, has_positive_delta
+from ...privacy.budget import Certificate, RowMap
 from ...privacy.rules.large_margin import (
     CENTROID,
     centroid_reason,
@@ -149,7 +149,7 @@ def centroid_mechanism(est: LargeMarginSettings) -> str:
     (:func:`dpconvex.privacy.mechanisms.base.resolve_mechanism`).
     """
     pure, approximate = CENTROID_MENU.auto
-    return approximate if has_positive_delta(est.delta) else pure
+    return approximate if (est.delta or 0.0) > 0 else pure
 
 
 def centroid_estimator(est: LargeMarginSettings, random_state: int | None = None) -> PrivateGaussianCentroid:
@@ -159,7 +159,7 @@ def centroid_estimator(est: LargeMarginSettings, random_state: int | None = None
     the certificate through it, so the ledger is charged once.
     """
     mechanism_name = centroid_mechanism(est)
-    delta = est.delta if has_positive_delta(est.delta) else None  # the Gaussian mechanism's δ
+    delta = est.delta if (est.delta or 0.0) > 0 else None  # the Gaussian mechanism's δ
     return PrivateGaussianCentroid(epsilon=est.epsilon, delta=delta, mechanism=mechanism_name,
                                    data_norm=est.data_norm, classes=est.classes,
                                    unknown_labels=est.unknown_labels,

@@ -16,7 +16,6 @@ from __future__ import annotations
 import numbers
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..budget import has_positive_delta
 from ..mechanisms.base import MECHANISMS, resolve_mechanism
 
 if TYPE_CHECKING:
@@ -68,7 +67,7 @@ def records_per_coordinate(n: int, n_classes: int, n_features: int, epsilon: flo
     return float(n) * float(epsilon) / (float(n_classes) * (float(n_features) + 1.0))
 
 
-def centroids_preferred(n: int, n_classes: int, n_features: int, epsilon: float, delta: Any) -> bool:
+def centroids_preferred(n: int, n_classes: int, n_features: int, epsilon: float, delta: float | None) -> bool:
     """Whether DP class centroids beat the softmax objective for this public shape (privacy-centroid-switch).
 
     C >= 3 and r = n·ε/(C(d + 1)) < ``CENTROID_BELOW[delta > 0]``. Two classes never
@@ -86,7 +85,7 @@ def centroids_preferred(n: int, n_classes: int, n_features: int, epsilon: float,
     if int(n_classes) < 3:
         return False
     r = records_per_coordinate(n, n_classes, n_features, epsilon)
-    return r < CENTROID_BELOW[has_positive_delta(delta)]
+    return r < CENTROID_BELOW[(delta or 0.0) > 0]
 
 
 def components_per_class(n: int, n_classes: int, n_features: int, epsilon: float, delta: Any) -> int:
@@ -335,7 +334,7 @@ def centroid_reason(est: LargeMarginSettings, n: int, n_classes: int, n_features
     if is_centroid(est) or not uses_centroid(est, n, n_classes, n_features):
         return None
     r = records_per_coordinate(n, n_classes, n_features, est.epsilon)
-    below = CENTROID_BELOW[has_positive_delta(est.delta)]
+    below = CENTROID_BELOW[(est.delta or 0.0) > 0]
     return (f"mechanism='auto' -> DP class centroids: C = {int(n_classes)} classes and "
             f"n epsilon / (C (d + 1)) = {r:.4g} < {below:g} (public shape facts and the "
             "parameters only; docs/privacy/large_margin_softmax.md#privacy-centroid-switch)")
