@@ -77,6 +77,7 @@ from ..privacy.budget import (
     Certificate,
     Condition,
     Hold,
+    LabelSource,
     compose_parallel,
     compose_sequential,
     delta_rows_note,
@@ -1128,7 +1129,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 template="bounded mean", mechanism=LaplaceMean(),
                 budget=Budget(float(self.epsilon)), learner=PRIVATE_MEAN,  # pure: δ unused
                 backend="none (closed form)",
-                options={"label_range": self._label_bounds()}, notes=(self._label_note(), choice.reason))
+                options={"label_range": self._label_bounds()},
+                notes=(LabelSource("label_range", label_range=self._label_bounds()), choice.reason))
         if not choice.safeguard:
             learner_plan = self._make(choice.mechanism, float(self.epsilon)).plan(n, 1, n_features)
             return dataclasses.replace(learner_plan, estimator=owner, learner=choice.learner,
@@ -1179,7 +1181,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 u = self._unit_labels(y, n, f"{owner}.fit")
                 released_mean = _mean_release(float(np.sum(u)), n, epsilon, noise)
                 certificate = released_mean.certificate
-                certificate.state(self._label_note(), choice.reason)
+                certificate.state(LabelSource("label_range", label_range=self._label_bounds()), choice.reason)
                 hold.commit_certificate(certificate)
             mean = float(released_mean.theta[0])
         elif not choice.safeguard:
@@ -1328,7 +1330,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         seeded = self.random_state is not None
         if choice.learner == PRIVATE_MEAN:
             certificate = _mean_release(0.0, n_rows, float(self.epsilon), seeded=seeded).certificate
-            certificate.state(self._label_note(), choice.reason)
+            certificate.state(LabelSource("label_range", label_range=self._label_bounds()), choice.reason)
             return certificate
         parts = self._parts(n_rows, f"{type(self).__name__}.certify") if choice.safeguard else None
         learner = self._make(choice.mechanism, float(self.epsilon) if parts is None else parts[3])

@@ -435,8 +435,6 @@ class LinearPlanMixin:
 
     #: The mechanisms ``mechanism=`` offers, and the pair "auto" chooses between by δ.
     mechanism_menu: ClassVar[MechanismMenu] = LINEAR_MENU
-    #: The plan's learner: "linear regression" reads the public label range (``LabelRangeMixin``).
-    plan_learner: ClassVar[str] = "linear ERM"
 
     def _mechanism_and_budget(self) -> tuple[Mechanism, Budget, tuple[str, ...]]:
         """The mechanism of :attr:`mechanism_menu` the parameters ask for, its budget and the
@@ -481,21 +479,16 @@ class LinearPlanMixin:
         return math.sqrt(q * q + float(self.intercept_scaling) ** 2) if self.fit_intercept else q
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
-        """The plan of one linear model, from the parameters and (n, d) only (more than two
-        classes: one plan per class, :meth:`_plan_ovr`).
-
-        The mechanism and its budget (:meth:`_mechanism_and_budget`); the row bound q̃ (in
-        the options); the loss with its kinks smoothed at the public rule's h
-        (:func:`~dpconvex.privacy.rules.noise_level.resolve_smoothing`, the plan's ``loss``); Λ, given
-        or by the public rule; the solver (linear ERM templates are smooth: "auto" is native); a
-        regressor's public label range, a classifier's row map.
+        """The plan of one linear model from the parameters and (n, d) only (more than two classes:
+        one plan per class, :meth:`_plan_ovr`): the mechanism and its budget (:meth:`_mechanism_and_budget`);
+        the row bound q̃; the loss with its kinks smoothed at the public rule's h
+        (:func:`~dpconvex.privacy.rules.noise_level.resolve_smoothing`); Λ, given or by the public rule;
+        the solver ("auto": native); a regressor's public label range, a classifier's row map.
         """
-        owner, regression = type(self).__name__, self.plan_learner == "linear regression"
-        if regression:
-            n_classes = 1
-        elif n_classes > 2:
+        owner, regression = type(self).__name__, hasattr(self, "_label_bounds")  # LabelRangeMixin: regressors
+        if not regression and n_classes > 2:
             return self._plan_ovr(n, n_classes, n_features)
-        bounds = self._label_bounds() if regression else None
+        n_classes, bounds = (1, self._label_bounds()) if regression else (n_classes, None)
         notes = ((LabelSource("label_range", label_range=bounds),) if regression else
                  (UNIT_ROWS_NOTE,) if self.row_norm == "unit" else ())
         options = {**({"label_range": bounds} if regression else {}),
@@ -533,7 +526,8 @@ class LinearPlanMixin:
         vouch = getattr(self, "vouch", ())  # a user's loss only; a shipped loss is derived
         return FitPlan(
             estimator=owner, n=n, n_classes=n_classes, n_features=n_features,
-            template="linear ERM", learner=self.plan_learner, mechanism=mechanism, budget=budget,
+            template="linear ERM", learner="linear regression" if regression else "linear ERM",
+            mechanism=mechanism, budget=budget,
             backend="native" if self.solver in (None, "auto") else self.solver, lam=lam,
             lam_rule="given" if not isinstance(self.lam, str) else (
                 "lam='auto': dpconvex.privacy.rules.noise_level.auto_lam "

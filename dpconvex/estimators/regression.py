@@ -375,16 +375,11 @@ class LabelRangeMixin(RegressionScoreMixin):
         model.state(RowMap(dask=True) if X is not None and is_dask_collection(X) else None)
         return model
 
-    def _label_note(self) -> LabelSource:
-        """The certificate's label source: the public label range and its maps."""
-        lo, hi = self._label_bounds()  # a private range: the inner fit's public one
-        return LabelSource("label_range", label_range=(lo, hi))
-
     def _unit_labels(self, y: Any, n: int, caller: str) -> np.ndarray:
         """Labels clipped to the public range and mapped onto [−1, 1].
 
         The clipping is a per-record map that the certificate states for every fit
-        (:meth:`_label_note`); how many labels it moved is a statistic of the data, so it goes
+        (its label source); how many labels it moved is a statistic of the data, so it goes
         to :func:`~dpconvex.collect_diagnostics` only and no message depends on it (one record
         outside the range would switch a message on: docs/privacy/messages.md). Labels held by
         Dask are brought to the driver once (8n bytes); a column vector is flattened with
@@ -556,7 +551,6 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
     """
 
     takes_row_mask = True
-    plan_learner = "linear regression"
 
     _accepts_sparse = True
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {

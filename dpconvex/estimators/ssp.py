@@ -33,7 +33,7 @@ from .._validation import (
 from ..data.sufficient import Moments, sufficient_statistics
 from ..data.validation import check_array
 from ..errors import ParameterError, note_clipped
-from ..privacy.budget import RowMap
+from ..privacy.budget import LabelSource, RowMap
 from ..privacy.mechanisms import MechanismMenu
 from ..templates.statistics import SufficientStatisticsTemplate, zero_statistics
 from .base import (
@@ -175,7 +175,8 @@ class PrivateLinearRegression(LabelRangeMixin, LinearPlanMixin, PrivateEstimator
             mechanism=mechanism, budget=budget,
             backend="closed form (no solver)",
             lam=None if isinstance(self.lam, str) else float(self.lam), lam_rule=rule,
-            notes=(self._label_note(), ROWS_NOTE, *mechanism_notes),
+            notes=(LabelSource("label_range", label_range=self._label_bounds()), ROWS_NOTE,
+                   *mechanism_notes),
             options={"norm bound q~": self._norm_bound(), "label_range": self._label_bounds(),
                      "fit_intercept": bool(self.fit_intercept),
                      "intercept_scaling": float(self.intercept_scaling)})

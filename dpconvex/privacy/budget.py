@@ -231,7 +231,8 @@ def delta_rows_note(delta: float | None, n: Any) -> str | None:
     >>> delta_rows_note(0.5, 10)[:44]
     'delta = 0.5 is at least 1/n = 0.1 for n = 10'
     """
-    if not (delta or 0.0) > 0 or isinstance(n, bool) or not isinstance(n, numbers.Integral):
+    if delta is None or not check_float("delta", delta, "delta_rows_note", low_inclusive=True, high=1.0) > 0 \
+            or isinstance(n, bool) or not isinstance(n, numbers.Integral):
         return None
     n = int(n)
     if n < 1 or float(delta) * n < 1.0:

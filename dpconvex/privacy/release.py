@@ -95,23 +95,24 @@ def _users_class(obj: Any) -> str | None:
 
 
 def _members(template: Any) -> tuple[tuple[Any, ...], list[Any]]:
-    """The identities of the template's public members, its space's, loss's and regularizer's, their
-    classes' attributes (whole: :func:`_same_members` drops the dunders) and what of it is the user's,
-    which a solve must leave as they were; and the objects named, kept while the caller compares
-    (a kept object is not freed, so no other can take its identity)."""
-    own: list[Any] = []
-    classes: list[Any] = []
-    held: list[Any] = []  # what the snapshot names
-    for i, part in enumerate((template, getattr(template, "space", None), getattr(template, "loss", None),
-                              getattr(template, "regularizer", None))):
-        for k, v in getattr(part, "__dict__", {}).items():
+    """What a solve must leave as it was: the identities of the public members of the template, space,
+    loss and regularizer, the attributes of their classes and of the rows', operators', feature map's and
+    sets' classes, what of it is the user's; and the objects named, kept while the caller compares."""
+    own, classes, held = [], [], []  # held: a kept object is not freed, so none other takes its id
+    space, rows, ops = (getattr(template, "space", None), getattr(template, "rows", None),
+                        getattr(template, "_ops", None))
+    convex = getattr(space, "convex_set", None)
+    parts = (template, space, getattr(template, "loss", None), getattr(template, "regularizer", None))
+    for i, part in enumerate(parts + (ops, getattr(ops, "base", None), rows, getattr(rows, "base", None),
+                                      getattr(space, "fmap", None), getattr(space, "quad", None), convex,
+                                      *getattr(convex, "sets", ()))):
+        for k, v in getattr(part, "__dict__", {}).items() if i < len(parts) else ():
             if not k.startswith("_") or k == "_ops":
                 own.append((i, k, id(v)))
                 held.append(v)
         for c in type(part).__mro__[:-1]:
-            values = tuple(vars(c).values())
+            held.append(values := tuple(vars(c).values()))
             classes.append((c, tuple(vars(c)), tuple(map(id, values))))
-            held.append(values)
     for term in getattr(template, "extra_terms", ()):  # and what its extra terms' functions close over
         for fn in (term.cvxpy_fn, term.value_fn, term.grad_fn):  # (a cell's repr names its object)
             code, defaults = getattr(fn, "__code__", None), getattr(fn, "__defaults__", None)
@@ -124,10 +125,14 @@ def _members(template: Any) -> tuple[tuple[Any, ...], list[Any]]:
     return (tuple(user_parts(template)), tuple(own), tuple(classes)), held
 
 
+#: What Python caches on a class when it is used (``copyreg``'s slot names, by the first pickle).
+_CACHED = frozenset({"__slotnames__"})
+
+
 def _same_members(before: tuple[Any, ...], after: tuple[Any, ...]) -> bool:
-    """Whether two :func:`_members` snapshots that differ agree but for the classes' dunders."""
+    """Whether two :func:`_members` snapshots that differ agree but for the caches of :data:`_CACHED`."""
     a, b = ((*s[:2], [(c, k, i) for c, keys, ids in s[2] for k, i in zip(keys, ids, strict=True)
-                      if not k.startswith("__")]) for s in (before, after))
+                      if k not in _CACHED]) for s in (before, after))
     return a == b
 
 

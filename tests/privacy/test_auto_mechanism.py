@@ -13,6 +13,7 @@ from dpconvex.estimators.large_margin.learners import LARGE_MARGIN_MENU
 from dpconvex.estimators.linear import LINEAR_MENU
 from dpconvex.estimators.ssp import SSP_MENU
 from dpconvex.privacy.mechanisms.base import resolve_mechanism
+from dpconvex.privacy.rules.large_margin import centroids_preferred
 
 MENUS = {"linear": LINEAR_MENU, "large margin": LARGE_MARGIN_MENU, "centroid": CENTROID_MENU,
          "ssp": SSP_MENU, "naive Bayes": dp.PrivateGaussianNB.mechanism_menu}
@@ -130,3 +131,7 @@ def test_a_delta_that_is_not_a_probability_is_refused_by_name(delta):
     with pytest.raises(dp.ParameterError, match="'delta' parameter of Model"):
         with dp.privacy.budget.hold_budget(None, 0.5, delta, "Model", n=100):
             pass
+    with pytest.raises(dp.ParameterError, match="'delta' parameter of delta_rows_note"):
+        dp.privacy.budget.delta_rows_note(delta, 100)
+    with pytest.raises(dp.ParameterError, match="'delta' parameter of centroids_preferred"):
+        centroids_preferred(1257, 10, 64, 1.0, delta)

@@ -710,8 +710,17 @@ def test_a_method_replaced_at_the_freed_ones_address_is_still_caught():
 
         def solve(self, template, b, extra_reg=0.0, *, warm_start=None, max_iter=None):
             noiseless = LbfgsNewton().solve(template, None, 0.0)
-            Own.residual = None  # its only reference: the function is freed
-            Own.residual = lambda self, w, b=None, extra_reg=0.0: 0.0
+            old, others = id(Own.residual), []
+            Own.residual = None  # its only reference, but the snapshot's: the function is freed
+            for _ in range(1000):  # a function at its address, where CPython gives one
+
+                def fake(self, w, b=None, extra_reg=0.0):
+                    return 0.0
+
+                if id(fake) == old:
+                    break
+                others.append(fake)  # kept: the next one takes another free address
+            Own.residual = fake
             return noiseless
 
     class Own(LinearERMTemplate):
@@ -721,6 +730,31 @@ def test_a_method_replaced_at_the_freed_ones_address_is_still_caught():
     with pytest.raises(PrivacyError, match="members changed during the solve"):
         dp.release(Own(Logistic(), 0.1, 1.0, *_rows()), "objective", dp.Budget(1.0), backend=Reusing(),
                    rng=0, vouch=("backend", "grad_bound", "hessian"))
+
+
+@pytest.mark.parametrize("where", ["dunder of the template's class", "class of its rows operator"])
+def test_a_backend_that_patches_a_class_the_solve_reads_releases_nothing(where, monkeypatch):
+    """A class's dunders (but the slot names a pickle caches) and the classes of the rows the
+    objective reads are in the snapshot: patched, they would fake the residual or the gradient."""
+    class Patching(Backend):
+        name = "patching"
+        requires = frozenset({"smooth"})
+
+        def solve(self, template, b, extra_reg=0.0, *, warm_start=None, max_iter=None):
+            clean = LbfgsNewton().solve(template, None, extra_reg)  # the noise left out
+            if where.startswith("dunder"):
+                get = object.__getattribute__
+                monkeypatch.setattr(type(template), "__getattribute__", lambda self, name: (
+                    (lambda w, b=None, extra_reg=0.0: 0.0) if name == "residual" else get(self, name)),
+                    raising=False)
+            else:
+                ops, fused = type(template._ops), type(template._ops).matvec_rmatvec
+                monkeypatch.setattr(ops, "matvec_rmatvec", lambda self, w, f: (
+                    fused(self, w, f)[0], fused(self, w, f)[1] - b))
+            return SolveResult(clean.x, SolveStatus.OPTIMAL, clean.objective, 0.0, self.name)
+
+    with pytest.raises(PrivacyError, match="members changed during the solve"):
+        dp.release(_template(), "objective", dp.Budget(1.0), backend=Patching(), rng=0)
 
 
 def test_a_backend_that_pickles_the_template_during_its_solve_releases(monkeypatch):

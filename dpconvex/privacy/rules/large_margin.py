@@ -16,6 +16,7 @@ from __future__ import annotations
 import numbers
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..._validation import check_float
 from ..mechanisms.base import MECHANISMS, resolve_mechanism
 
 if TYPE_CHECKING:
@@ -85,7 +86,9 @@ def centroids_preferred(n: int, n_classes: int, n_features: int, epsilon: float,
     if int(n_classes) < 3:
         return False
     r = records_per_coordinate(n, n_classes, n_features, epsilon)
-    return r < CENTROID_BELOW[(delta or 0.0) > 0]
+    approx = delta is not None and check_float("delta", delta, "centroids_preferred", low_inclusive=True,
+                                               high=1.0) > 0
+    return r < CENTROID_BELOW[approx]
 
 
 def components_per_class(n: int, n_classes: int, n_features: int, epsilon: float, delta: Any) -> int:
