@@ -125,8 +125,8 @@ def _members(template: Any) -> tuple[tuple[Any, ...], list[Any]]:
     return (tuple(user_parts(template)), tuple(own), tuple(classes)), held
 
 
-#: What Python caches on a class when it is used (``copyreg``'s slot names, by the first pickle).
-_CACHED = frozenset({"__slotnames__"})
+#: What Python adds to a class in use: ``copyreg``'s slot names (a pickle), an empty annotations dict.
+_CACHED = frozenset({"__slotnames__", "__annotations__"})
 
 
 def _same_members(before: tuple[Any, ...], after: tuple[Any, ...]) -> bool:
