@@ -277,6 +277,7 @@ def test_audit_stays_below_the_claim():
     assert r.epsilon_lower_bound <= 1.0, f"PRIVACY BUG? {r}"
 
 
+@pytest.mark.slow
 def test_audit_catches_a_quarter_noise_mutant():
     # Power check at the release level: sigma/4 (true epsilon far above 1 at delta = 1e-5).
     (X, y), (Xp, yp) = _pair()

@@ -157,6 +157,7 @@ def test_audit_gaussian_mechanisms_within_claim(mechanism, n_runs):
     assert r.epsilon_lower_bound <= mech.calibration(D).epsilon, f"PRIVACY BUG? {r}"
 
 
+@pytest.mark.slow
 def test_audit_power_gaussian_output_noise_quartered():
     # σ/4 (claimed (1, 1e-3)). With 1000 evaluation runs the bound had mean 2.3 and sd 0.26
     # over 8 seeds (simulated; all in [1.90, 2.69]): a miss (<= 1) is ~5 sd away, < 1e-3.

@@ -268,15 +268,16 @@ def range_log_ratio(noise: RangeNoise, refine: bool) -> tuple[float, tuple]:
 
 
 def conditional_log_ratio(cells_d: np.ndarray, cells_p: np.ndarray, f: int, l: int,
-                          noise: RangeNoise) -> float:
+                          noise: RangeNoise, weights: tuple | None = None) -> float:
     """max |ln| of the ratio of the laws of (lo, hi) given the coarse range (f, l): the two
     exponential mechanisms over the edges FIRST[f] ... LAST[l] + 1 (adaptive composition's
-    second step, privacy-bounds-range)."""
+    second step, privacy-bounds-range). ``weights``: the two tables' :func:`edge_weights` at
+    both levels, if computed already."""
     edges = np.arange(FIRST[f], LAST[l] + 2)
     m = edges.size
     laws = []
-    for cells in (cells_d, cells_p):
-        p_lo, p_hi = (edge_weights(cells, q, noise)[edges] for q in LEVELS)
+    for w in weights or [[edge_weights(cells, q, noise) for q in LEVELS] for cells in (cells_d, cells_p)]:
+        p_lo, p_hi = w[0][edges], w[1][edges]
         p_lo, p_hi = p_lo / p_lo.sum(), p_hi / p_hi.sum()
         laws.append((p_lo, p_hi))
     below = np.stack([np.concatenate([[0], np.cumsum(c)])[edges] for c in (cells_d, cells_p)])
@@ -462,8 +463,9 @@ def test_the_refinement_given_its_coarse_range_costs_at_most_its_share(epsilon):
         cells_d, cells_p = cells_of(d), cells_of(d_prime)
         for scale in worst:
             mutant = replace(noise, utility_scale=scale)
-            worst[scale] = max(worst[scale], *(conditional_log_ratio(cells_d, cells_p, f, l,
-                                                                     mutant) for f, l in SPANS))
+            weights = [[edge_weights(cells, q, mutant) for q in LEVELS] for cells in (cells_d, cells_p)]
+            worst[scale] = max(worst[scale], *(conditional_log_ratio(cells_d, cells_p, f, l, mutant,
+                                                                     weights) for f, l in SPANS))
     share = 2 * noise.epsilon_q
     assert worst[1.0] <= share * (1 + TOL) and worst[2.0] > share * 1.05
 

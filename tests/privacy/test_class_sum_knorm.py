@@ -307,6 +307,7 @@ def test_audit_of_the_release_stays_below_the_claim():
     assert r.epsilon_lower_bound <= 1.0, f"PRIVACY BUG? {r}"
 
 
+@pytest.mark.slow
 def test_audit_catches_a_quarter_noise_mutant():
     class QuarterNoise(ClassSumKNorm):  # a mutant: the library's certificate, noise / 4
         def noise_law(self, cal):

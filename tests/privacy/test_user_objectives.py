@@ -412,12 +412,15 @@ def test_atom_bounds_hold_against_finite_differences(expr, slope, curv):
     derived = derive_bounds(expr)
     assert derived.slope == pytest.approx(slope) and derived.curvature == pytest.approx(curv)
     m = np.linspace(-60, 60, 6001)
-    point = cp.Parameter()
-    form = expr(point)
-    values = np.empty(m.size)
-    for i, v in enumerate(m):   # one scalar at a time: log_sum_exp stacks scalars
-        point.value = v
-        values[i] = float(form.value)
+    point = cp.Parameter(m.size, value=m)  # every margin at once where the form is elementwise
+    values = np.asarray(expr(point).value, dtype=float)
+    if values.shape != m.shape:  # one scalar at a time: log_sum_exp stacks its arguments
+        point = cp.Parameter()
+        form = expr(point)
+        values = np.empty(m.size)
+        for i, v in enumerate(m):
+            point.value = v
+            values[i] = float(form.value)
     d1 = np.diff(values) / np.diff(m)
     assert np.max(np.abs(d1)) <= derived.slope * (1 + 1e-6)
     if np.isfinite(derived.curvature):
