@@ -12,12 +12,13 @@ without the safeguard (the rule's constant switch off); ``gmed_g`` / ``gmed_u`` 
 Gaussian objective perturbation at δ > 0 on every n; ``ssp`` ``PrivateLinearRegression`` at
 δ > 0; ``const`` the private mean with the whole ε; ``h<β>/m<M>`` the front door with
 ``HANDICAP_LEVEL = β`` and ``MEAN_RECORDS = M`` (``--handicaps``); ``k<κ>`` the front door
-with ``RESIDUAL_CLIP = κ`` (``--clips``).
+with ``RESIDUAL_CLIP = κ`` (``--clips``); ``s<c>/h<β>`` the front door with the mean's share
+of ε at most c·ε (``MEAN_SHARE = (0.05, c)``) and ``HANDICAP_LEVEL = β`` (``--shares``).
 
 Run (from the repository root; one process, about 5 minutes per part on 2 shared cores)::
 
     PYTHONPATH=$PWD DPCONVEX_DATA=... python benchmarks/corpus/regression_variants.py \
-        --seeds selection --out /tmp/variants.jsonl [--handicaps | --clips]
+        --seeds selection --out /tmp/variants.jsonl [--handicaps | --clips | --shares]
 
 One JSON line per (table, seed, ε, δ); ``--summary FILE`` prints the cell table and counts.
 
@@ -47,6 +48,7 @@ import corpus  # noqa: E402
 EPSILONS = (0.5, 1.0, 2.0)
 HANDICAPS = tuple((b, m) for b in (0.05, 0.15, 0.3, 0.5) for m in (1500.0, 500.0))
 CLIPS = (0.25, 0.375, 0.5, 0.75)
+SHARES = tuple((c, b) for c in (0.5, 0.2) for b in (0.05, 0.2))
 
 
 def stated_huber(eps: float, delta: float, label_range, seed: int):
@@ -145,7 +147,7 @@ def _fit_r2(est, sp) -> float:
     return float(r2_score(sp.y_test, est.fit(sp.X_train, sp.y_train).predict(sp.X_test)))
 
 
-def run(seeds, out: Path, handicaps: bool, clips: bool = False) -> None:
+def run(seeds, out: Path, handicaps: bool, clips: bool = False, shares: bool = False) -> None:
     from sklearn.metrics import r2_score
 
     import dpconvex as dp
@@ -184,6 +186,15 @@ def run(seeds, out: Path, handicaps: bool, clips: bool = False) -> None:
                         if handicaps:
                             variants = {f"h{b:g}/m{m:g}": ((cb, gr, b, m), "auto")
                                         for b, m in HANDICAPS}
+                        if shares:
+                            variants = {}
+                            share, level = fdr.MEAN_SHARE, fdr.HANDICAP_LEVEL
+                            try:
+                                for c, b in SHARES:
+                                    fdr.MEAN_SHARE, fdr.HANDICAP_LEVEL = (share[0], c), b
+                                    res[f"s{c:g}/h{b:g}"] = _fit_r2(dp.PrivateRegressor(**common), sp)
+                            finally:
+                                fdr.MEAN_SHARE, fdr.HANDICAP_LEVEL = share, level
                         if clips:
                             variants = {}
                             clip = fdr.RESIDUAL_CLIP
@@ -199,7 +210,7 @@ def run(seeds, out: Path, handicaps: bool, clips: bool = False) -> None:
                                 res[key] = _fit_r2(dp.PrivateRegressor(safeguard=guard, **common), sp)
                         finally:
                             setting(*defaults)
-                        if dl and not (handicaps or clips):
+                        if dl and not (handicaps or clips or shares):
                             res["ssp"] = _fit_r2(dp.PrivateLinearRegression(**common), sp)
                         fh.write(json.dumps(dict(table=name, seed=seed, eps=eps, dl=dl, n=n, d=d,
                                                  mean=mean, **res)) + "\n")
@@ -237,13 +248,14 @@ def main(argv=None) -> None:
     p.add_argument("--out", type=Path)
     p.add_argument("--handicaps", action="store_true")
     p.add_argument("--clips", action="store_true")
+    p.add_argument("--shares", action="store_true")
     p.add_argument("--summary", type=Path)
     a = p.parse_args(argv)
     if a.summary:
         summary(a.summary)
         return
     seeds = corpus.SELECTION_SEEDS if a.seeds == "selection" else corpus.REPORT_SEEDS
-    run(seeds, a.out, a.handicaps, a.clips)
+    run(seeds, a.out, a.handicaps, a.clips, a.shares)
 
 
 if __name__ == "__main__":
