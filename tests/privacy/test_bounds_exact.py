@@ -268,15 +268,15 @@ def range_log_ratio(noise: RangeNoise, refine: bool) -> tuple[float, tuple]:
 
 
 def conditional_log_ratio(cells_d: np.ndarray, cells_p: np.ndarray, f: int, l: int,
-                          noise: RangeNoise, weights: tuple | None = None) -> float:
+                          weights: list[list[np.ndarray]]) -> float:
     """max |ln| of the ratio of the laws of (lo, hi) given the coarse range (f, l): the two
     exponential mechanisms over the edges FIRST[f] ... LAST[l] + 1 (adaptive composition's
-    second step, privacy-bounds-range). ``weights``: the two tables' :func:`edge_weights` at
-    both levels, if computed already."""
+    second step, privacy-bounds-range). ``weights``: each table's :func:`edge_weights` at the
+    two levels."""
     edges = np.arange(FIRST[f], LAST[l] + 2)
     m = edges.size
     laws = []
-    for w in weights or [[edge_weights(cells, q, noise) for q in LEVELS] for cells in (cells_d, cells_p)]:
+    for w in weights:
         p_lo, p_hi = w[0][edges], w[1][edges]
         p_lo, p_hi = p_lo / p_lo.sum(), p_hi / p_hi.sum()
         laws.append((p_lo, p_hi))
@@ -464,8 +464,8 @@ def test_the_refinement_given_its_coarse_range_costs_at_most_its_share(epsilon):
         for scale in worst:
             mutant = replace(noise, utility_scale=scale)
             weights = [[edge_weights(cells, q, mutant) for q in LEVELS] for cells in (cells_d, cells_p)]
-            worst[scale] = max(worst[scale], *(conditional_log_ratio(cells_d, cells_p, f, l, mutant,
-                                                                     weights) for f, l in SPANS))
+            worst[scale] = max(worst[scale], *(conditional_log_ratio(cells_d, cells_p, f, l, weights)
+                                               for f, l in SPANS))
     share = 2 * noise.epsilon_q
     assert worst[1.0] <= share * (1 + TOL) and worst[2.0] > share * 1.05
 
