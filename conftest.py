@@ -12,10 +12,7 @@ copies them (tests/test_docstring_examples.py).
 
 Collection creates a few hundred thousand long-lived objects (the test items, the modules);
 the cyclic garbage collector is paused while they are made and then told to leave them out of
-its scans (:func:`gc.freeze`), which spares the run its full collections over them. At the end
-of the session one full collection runs and what survives it is frozen too: pytest collects
-five times more at exit (to report what finalizers raise), and those scans then see only what
-its own cleanup leaves.
+its scans (:func:`gc.freeze`), which spares the run its full collections over them.
 """
 
 import gc
@@ -41,13 +38,6 @@ def pytest_collection(session: pytest.Session):
         gc.collect()
         gc.freeze()
         gc.enable()
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    """One full collection while pytest still records what finalizers raise, then freeze."""
-    gc.collect()
-    gc.freeze()
 
 
 @pytest.fixture(autouse=True)
