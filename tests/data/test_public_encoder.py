@@ -419,6 +419,7 @@ def _data_file(name: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("row_norm", ["none", "unit"])
 def test_adult_loader_is_the_encoder_bit_for_bit(row_norm):
     from dpconvex.datasets import ADULT_SCHEMA, load_adult

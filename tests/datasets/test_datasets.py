@@ -233,6 +233,7 @@ def adult_test(data_home):
     return load_adult("test", data_home=data_home, download=False)
 
 
+@pytest.mark.slow
 def test_adult_train(adult_train):
     X, y = adult_train
     assert X.shape == (30162, ADULT_WIDTH)
@@ -241,6 +242,7 @@ def test_adult_train(adult_train):
     assert np.bincount(y).tolist() == [22654, 7508]
 
 
+@pytest.mark.slow
 def test_adult_test(adult_test, adult_train):
     X, y = adult_test
     assert X.shape == (15060, ADULT_WIDTH)
@@ -249,6 +251,7 @@ def test_adult_test(adult_test, adult_train):
     assert X.shape[1] == adult_train[0].shape[1]
 
 
+@pytest.mark.slow
 def test_adult_all(data_home, adult_train, adult_test):
     X, y = load_adult("all", data_home=data_home, download=False)
     assert X.shape == (45222, ADULT_WIDTH)
@@ -256,6 +259,7 @@ def test_adult_all(data_home, adult_train, adult_test):
     np.testing.assert_array_equal(y, np.concatenate([adult_train[1], adult_test[1]]))
 
 
+@pytest.mark.slow
 def test_adult_every_category_known(adult_train):
     """Each one-hot block of the real data holds exactly one non-zero (vocabulary is complete)."""
     X, _ = adult_train  # row_norm="unit" (the default) scales rows, never zeroes an entry

@@ -75,8 +75,15 @@ SEARCHES = {
 }
 
 
-@pytest.mark.parametrize("frame", [False, True], ids=["array", "frame"])
-@pytest.mark.parametrize("make", SEARCHES.values(), ids=SEARCHES.keys())
+def _cases(table: dict) -> list:
+    """Each entry from a Dask array and from a Dask DataFrame; the DataFrame cases past the first
+    are marked slow (they read the frame's columns the way the first does)."""
+    return [pytest.param(v, frame, id=f"{k}-{'frame' if frame else 'array'}",
+                         marks=pytest.mark.slow if frame and i else ())
+            for frame in (False, True) for i, (k, v) in enumerate(table.items())]
+
+
+@pytest.mark.parametrize("make, frame", _cases(SEARCHES))
 def test_a_search_on_dask_rows_selects_and_releases_the_in_memory_model(make, frame):
     X, y = _data()
     mem = make().fit(_frame(X) if frame else X, y)
@@ -157,8 +164,7 @@ def _theta(est):
     return np.r_[est.means_.ravel(), est.counts_]
 
 
-@pytest.mark.parametrize("frame", [False, True], ids=["array", "frame"])
-@pytest.mark.parametrize("est", SWEPT.values(), ids=SWEPT.keys())
+@pytest.mark.parametrize("est, frame", _cases(SWEPT))
 def test_a_sweep_on_dask_rows_releases_the_in_memory_models(est, frame):
     X, y = _data(n=600)
     Xm = _frame(X) if frame else X

@@ -313,6 +313,7 @@ def test_exact_check_catches_a_selection_that_spends_twice_epsilon():
 
 
 # --------------------------------------------------------------- audit, real estimator
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::dpconvex.errors.PrivacyWarning")  # 8 rows: weak by design
 def test_audit_of_the_safeguard_with_labels_past_2_53_stays_below_epsilon():
     classes = [BIG, BIG + 1]

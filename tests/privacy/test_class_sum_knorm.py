@@ -133,7 +133,8 @@ def _tiny(kind):
     return ClassSumTemplate(U, y, 3), ClassSumTemplate(U2, y2, 3)
 
 
-@pytest.mark.parametrize("eps", [0.1, 1.0, 4.0])
+@pytest.mark.parametrize("eps", [pytest.param(0.1, marks=pytest.mark.slow), 1.0,
+                                 pytest.param(4.0, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("kind,tight", [("same class", False), ("class change", True),
                                         ("outside the label set", False)])
 def test_exact_privacy_loss_is_at_most_epsilon_and_tight(eps, kind, tight):
@@ -298,6 +299,7 @@ def _likelihood_ratio():
     return lambda out: _log_ratio(mech, cal, out.reshape(V.shape), V, Vp)
 
 
+@pytest.mark.slow
 def test_audit_of_the_release_stays_below_the_claim():
     # 2,000 releases per data set, the likelihood-ratio statistic; the bound exceeds the
     # true epsilon with probability <= 5 % (confidence 0.95): a bound above the claimed

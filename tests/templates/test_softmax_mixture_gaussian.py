@@ -373,6 +373,7 @@ def worst_pair_delta(mutant: str, N: int, seed: int) -> float:
     return float(hockey_terms(L, eps).mean())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mutant", ["sigma/4", "analytic Gaussian for G"])
 def test_mutant_calibrations_violate_the_claim(mutant):
     """Mutants of the calibration at ε = 2, δ = 10⁻², λ = 0.3 (C = 2, 1-D): σ/4, and the
