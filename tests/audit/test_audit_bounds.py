@@ -28,7 +28,7 @@ rates are those of a fresh seed):
   measured 2.49 ± 0.31 over seeds 0..9 (smallest 2.06), a miss rate below 1e-6 (at 1,000 runs
   the quarter scale measured 1.37 ± 0.17: too close to the claim for a quick check).
 
-About 0.4 ms a run: 8,000 drafts a full test, 2,000 a quick one; every audit here is marked
+About 0.7–0.8 ms a run: 8,000 drafts a full test, 2,000 a quick one; every audit here is marked
 slow (the fast suite keeps the exact privacy-loss checks of tests/privacy/test_bounds_exact.py).
 """
 

@@ -49,7 +49,7 @@ def _released_log_density(template, cal, theta):
 
 @pytest.mark.parametrize("loss", [
     pytest.param(HuberRegression(0.5, (-1.0, 1.0)), id="huber"),
-    pytest.param(Pinball(0.8, (-1.0, 1.0), smoothing=0.2), id="pinball", marks=pytest.mark.slow),
+    pytest.param(Pinball(0.8, (-1.0, 1.0), smoothing=0.2), id="pinball"),
     pytest.param(Loss.from_cvxpy(lambda z, y: cp.huber(z - y, 0.5), kind="regression",
                                  label_range=(-1.0, 1.0)), id="from_cvxpy"),
     # log cosh: slopes [0, 2] − 1 cancel to the derived |ℓ'| <= 1

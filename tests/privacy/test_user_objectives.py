@@ -414,8 +414,9 @@ def test_atom_bounds_hold_against_finite_differences(expr, slope, curv):
     m = np.linspace(-60, 60, 6001)
     point = cp.Parameter(m.size, value=m)  # every margin at once where the form is elementwise
     values = np.asarray(expr(point).value, dtype=float)
-    if values.shape != m.shape:  # one scalar at a time (log_sum_exp stacks its arguments), every
-        m = m[::10]  # 10th margin: a second difference over a wider step never exceeds the curvature
+    if values.shape != m.shape:  # one scalar at a time (log_sum_exp stacks its arguments) on every
+        # 10th margin: a second difference over a wider step never exceeds the curvature
+        m = m[::10]
         point = cp.Parameter()
         form = expr(point)
         values = np.empty(m.size)

@@ -1,6 +1,5 @@
 """The large-margin records z_i = [s_i x_i, c_i] over the stored rows, without a copy."""
 
-
 import numpy as np
 import pytest
 from _helpers import traced_peak
