@@ -287,6 +287,7 @@ def _subjects(obj: Any) -> set[type]:
     return out
 
 
+@functools.cache
 def _public_estimators() -> dict[str, type]:
     """Every public estimator class defined in a dpconvex module (a base class that takes no
     ``random_state``, such as the estimators' common base, is not an estimator to fit)."""

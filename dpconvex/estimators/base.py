@@ -9,6 +9,7 @@ A fit is ``plan`` (public facts only, :class:`FitPlan`), ``prepare`` (:class:`Pr
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import numbers
 import re
@@ -714,6 +715,9 @@ class PrivateEstimator(BaseEstimator):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls.__doc__ = fill_docs(cls.__doc__)  # the shared parameter entries
+
+    #: scikit-learn's, read once per class (it inspects ``__init__``'s signature on every get_params)
+    _get_param_names = classmethod(functools.cache(BaseEstimator._get_param_names.__func__))
 
     def _store_params(self, params: dict[str, Any]) -> None:
         """Store an ``__init__``'s arguments (its ``locals()``) unchanged, as scikit-learn asks."""

@@ -54,25 +54,25 @@ def _V(X, y, C=2, w=1.0) -> np.ndarray:
 def _neighbour_changes(grid: tuple[float, ...], d: int, n: int) -> np.ndarray:
     """V − V′ over every data set of n records (features on ``grid`` in each of d coordinates,
     label 0, 1, or 2 = outside the label set) and every replacement of one record (read-only:
-    computed once per grid, and shared)."""
+    computed once per grid, and shared). Rows: for each data set (tuples of record indices in
+    ``itertools.product`` order), each position i, each other record r."""
     records = [(np.array(t), c) for t in itertools.product(grid, repeat=d) for c in (0, 1, 2)]
-    cache = {}
+    k = len(records)
 
     def V(data):
-        if data not in cache:
-            kept = [records[i] for i in data if records[i][1] < 2]
-            cache[data] = (_V(np.array([r[0] for r in kept]), [r[1] for r in kept])
-                           if kept else np.zeros((2, 2 * d + 1)))  # every record left out
-        return cache[data]
+        kept = [records[i] for i in data if records[i][1] < 2]
+        return (_V(np.array([r[0] for r in kept]), [r[1] for r in kept])
+                if kept else np.zeros((2, 2 * d + 1)))  # every record left out
 
-    changes = []
-    for data in itertools.product(range(len(records)), repeat=n):
-        for i in range(n):
-            for r in range(len(records)):
-                if r != data[i]:
-                    other = data[:i] + (r,) + data[i + 1:]
-                    changes.append(V(data) - V(other))
-    changes = np.array(changes)
+    data = np.array(list(itertools.product(range(k), repeat=n)))  # data set j: row j
+    values = np.array([V(row) for row in data.tolist()])
+    # data set j is j written in base k (the first position the leading digit): replacing the
+    # record at position i by r gives the data set j + (r − data[j, i]) k^(n−1−i)
+    j = np.arange(len(data))[:, None, None]
+    r = np.arange(k)
+    replaced = r != data[:, :, None]  # (data set j, position i, record r): the replacements
+    other = j + (r - data[:, :, None]) * k ** np.arange(n - 1, -1, -1)[:, None]
+    changes = values[np.broadcast_to(j, replaced.shape)[replaced]] - values[other[replaced]]
     changes.flags.writeable = False
     return changes
 

@@ -67,6 +67,8 @@ LAST = np.searchsorted(OCTAVE, np.arange(N_OCTAVES), side="right") - 1
 #: whose last octave is at least this one.
 UPPER_OCTAVE = np.concatenate([[-1], OCTAVE])
 EDGES = cell_edges()
+#: Gauss–Legendre nodes and weights on [−1, 1] (24 points), the rule of :func:`fallback`.
+GAUSS_LEGENDRE = np.polynomial.legendre.leggauss(24)
 
 
 # ------------------------------------------------------------------ the tiny tables
@@ -141,14 +143,14 @@ def fallback(octave_counts: np.ndarray, scale: float, tau: float) -> np.ndarray:
     values, multiplicity = np.unique(octave_counts, return_counts=True)
     start = float(values.min()) - 60.0 * scale
     points = np.unique(np.concatenate([[start, tau], values[values < tau]]))
-    x0, w0 = np.polynomial.legendre.leggauss(24)
-    nodes, weights = [], []
-    for a, b in itertools.pairwise(points):
-        cuts = np.linspace(a, b, max(1, math.ceil((b - a) / (0.25 * scale))) + 1)
-        for u, v in itertools.pairwise(cuts):
-            nodes.append(0.5 * (v - u) * x0 + 0.5 * (u + v))
-            weights.append(0.5 * (v - u) * w0)
-    x, w = np.concatenate(nodes), np.concatenate(weights)
+    x0, w0 = GAUSS_LEGENDRE
+    cuts = [np.linspace(a, b, max(1, math.ceil((b - a) / (0.25 * scale))) + 1)
+            for a, b in itertools.pairwise(points)]
+    left = np.concatenate([c[:-1] for c in cuts])  # the panels [left, right], in order
+    right = np.concatenate([c[1:] for c in cuts])
+    half = (0.5 * (right - left))[:, None]
+    x = (half * x0 + (0.5 * (left + right))[:, None]).ravel()
+    w = (half * w0).ravel()
     log_cdf = np.stack([_log_cdf(x - v, scale) for v in values])
     total = multiplicity @ log_cdf
     log_pdf = -math.log(2.0 * scale) - np.abs(x[None, :] - values[:, None]) / scale
@@ -197,11 +199,19 @@ def refined_parts(cells: np.ndarray, coarse: np.ndarray, noise: RangeNoise):
     return w[0], w[1], s, a.sum(axis=0)
 
 
+def apart_probability(e1: np.ndarray, e2: np.ndarray, parts) -> np.ndarray:
+    """P(lo = edge e1, hi = edge e2) for e1 <= e2 − 2 (no tie): the two picks, min and max.
+    ``e1`` and ``e2`` broadcast (a column of lower ends against a row of upper ends: a matrix);
+    e1 < N_CELLS (edge N_CELLS is no lower end)."""
+    w_lo, w_hi, s, _ = parts
+    return (w_lo[e1] * w_hi[e2] + w_lo[e2] * w_hi[e1]) * s[OCTAVE[e1], UPPER_OCTAVE[e2]]
+
+
 def pair_probability(e1: np.ndarray, e2: np.ndarray, parts) -> np.ndarray:
     """P(lo = edge e1, hi = edge e2) for e1 < e2: the two picks, min and max, and the code's
     tie rule (equal picks e give (e, e + 1), or (e − 1, e) on the last candidate edge)."""
     w_lo, w_hi, s, t = parts
-    p = (w_lo[e1] * w_hi[e2] + w_lo[e2] * w_hi[e1]) * s[OCTAVE[e1], UPPER_OCTAVE[e2]]
+    p = apart_probability(e1, e2, parts)
     adjacent = e2 == e1 + 1
     if np.any(adjacent):
         o = OCTAVE[e1]
@@ -216,8 +226,7 @@ def refined_law(cells: np.ndarray, coarse: np.ndarray, noise: RangeNoise) -> dic
     parts = refined_parts(cells, coarse, noise)
     law = {}
     for e1 in range(N_CELLS):
-        e2 = np.arange(e1 + 1, N_CELLS + 1)
-        law[e1] = pair_probability(np.full(e2.size, e1), e2, parts)
+        law[e1] = pair_probability(e1, np.arange(e1 + 1, N_CELLS + 1), parts)
     return law
 
 
@@ -237,62 +246,105 @@ def _log_ratio(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.abs(np.log(a) - np.log(b)).max(initial=0.0))
 
 
-def refined_log_ratio(cells_d, cells_p, coarse_d, coarse_p, noise: RangeNoise) -> float:
-    """max |ln P_D(lo, hi) − ln P_D′(lo, hi)| over every outcome of a refined range."""
-    parts_d = refined_parts(cells_d, coarse_d, noise)
-    parts_p = refined_parts(cells_p, coarse_p, noise)
-    first, last = edge_classes(cells_d, cells_p)
-    i, j = np.meshgrid(np.arange(first.size), np.arange(first.size), indexing="ij")
-    apart = first[i] <= last[j] - 2  # some e1 in class i, e2 >= e1 + 2 in class j
-    e1, e2 = first[i][apart], last[j][apart]
+def refined_log_law(cells: np.ndarray, parts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A table's refined law by the classes of its own edges (:func:`edge_classes` of the table
+    with itself), on which P(lo, hi) is constant: the classes' first edges, ln P(first[a],
+    last[b]) for first[a] <= last[b] − 2 (NaN elsewhere; the last class, edge N_CELLS alone, is
+    no lower end) and P(lo = e, hi = e + 1) for every edge e. ``parts``: :func:`refined_parts`."""
+    first, last = edge_classes(cells, cells)
+    e1, e2 = first[:-1, None], last[None, :]
+    apart = e1 <= e2 - 2
+    p = apart_probability(e1, e2, parts)
+    assert np.all(p[apart] > 0)
     adjacent = np.arange(N_CELLS)
-    return max(_log_ratio(pair_probability(e1, e2, parts_d), pair_probability(e1, e2, parts_p)),
-               _log_ratio(pair_probability(adjacent, adjacent + 1, parts_d),
-                          pair_probability(adjacent, adjacent + 1, parts_p)))
+    return (first, np.log(p, out=np.full(p.shape, np.nan), where=apart),
+            pair_probability(adjacent, adjacent + 1, parts))
+
+
+def refined_log_ratio(cells_d, cells_p, law_d, law_p) -> float:
+    """max |ln P_D(lo, hi) − ln P_D′(lo, hi)| over every outcome of a refined range, by the
+    classes of edges of the pair (:func:`edge_classes`); ``law_d`` and ``law_p``: the two
+    tables' :func:`refined_log_law`. Each class of the pair lies in one class of each table."""
+    first, last = edge_classes(cells_d, cells_p)
+    apart = first[:-1, None] <= last[None, :] - 2  # some e1 in class i, e2 >= e1 + 2 in class j
+    log_p = []
+    for table_first, log_apart, _ in (law_d, law_p):
+        rows = np.searchsorted(table_first, first[:-1], side="right") - 1
+        columns = np.searchsorted(table_first, last, side="right") - 1
+        log_p.append(log_apart[rows][:, columns])
+    ratio = np.abs(log_p[0] - log_p[1])[apart]
+    assert np.all(np.isfinite(ratio))  # positive probabilities under both
+    return max(float(ratio.max(initial=0.0)), _log_ratio(law_d[2], law_p[2]))
 
 
 def range_log_ratio(noise: RangeNoise, refine: bool) -> tuple[float, tuple]:
-    """The largest |ln P_D(lo, hi) − ln P_D′(lo, hi)| over all neighbours and all outcomes."""
+    """The largest |ln P_D(lo, hi) − ln P_D′(lo, hi)| over all neighbours and all outcomes
+    (each table's law computed once)."""
+    coarse = {t: _coarse(t, noise.scale, noise.threshold) for t in tables()}
+    cells = {t: cells_of(t) for t in tables()}
+    laws = {t: refined_log_law(cells[t], refined_parts(cells[t], coarse[t], noise))
+            for t in tables()} if refine else {}
+    upper = np.triu_indices(N_OCTAVES)
     worst, where = 0.0, ()
     for d, d_prime in neighbours():
-        coarse_d = _coarse(d, noise.scale, noise.threshold)
-        coarse_p = _coarse(d_prime, noise.scale, noise.threshold)
         if refine:
-            value = refined_log_ratio(cells_of(d), cells_of(d_prime), coarse_d, coarse_p, noise)
+            value = refined_log_ratio(cells[d], cells[d_prime], laws[d], laws[d_prime])
         else:
-            upper = np.triu_indices(N_OCTAVES)
-            value = _log_ratio(coarse_d[upper], coarse_p[upper])
+            value = _log_ratio(coarse[d][upper], coarse[d_prime][upper])
         if value > worst:
             worst, where = value, (d, d_prime)
     return worst, where
 
 
-def conditional_log_ratio(cells_d: np.ndarray, cells_p: np.ndarray, f: int, l: int,
-                          weights: list[list[np.ndarray]]) -> float:
-    """max |ln| of the ratio of the laws of (lo, hi) given the coarse range (f, l): the two
-    exponential mechanisms over the edges FIRST[f] ... LAST[l] + 1 (adaptive composition's
-    second step, privacy-bounds-range). ``weights``: each table's :func:`edge_weights` at the
-    two levels."""
-    edges = np.arange(FIRST[f], LAST[l] + 2)
-    m = edges.size
-    laws = []
-    for w in weights:
-        p_lo, p_hi = w[0][edges], w[1][edges]
-        p_lo, p_hi = p_lo / p_lo.sum(), p_hi / p_hi.sum()
-        laws.append((p_lo, p_hi))
-    below = np.stack([np.concatenate([[0], np.cumsum(c)])[edges] for c in (cells_d, cells_p)])
-    starts = np.concatenate([[0], 1 + np.flatnonzero(np.any(np.diff(below, axis=1), axis=0))])
-    ends = np.concatenate([starts[1:] - 1, [m - 1]])
-    i, j = np.nonzero(starts[:, None] <= ends[None, :] - 2)
-    e1, e2 = starts[i], ends[j]
-    a = np.arange(m - 1)
-    out = []
-    for p_lo, p_hi in laws:
-        apart = p_lo[e1] * p_hi[e2] + p_lo[e2] * p_hi[e1]
-        near = p_lo[a] * p_hi[a + 1] + p_lo[a + 1] * p_hi[a] + p_lo[a] * p_hi[a]
-        near[-1] += p_lo[-1] * p_hi[-1]
-        out.append((apart, near))
-    return max(_log_ratio(out[0][0], out[1][0]), _log_ratio(out[0][1], out[1][1]))
+#: Coarse ranges around the tiny tables' octaves (−1.5: 62, 0: 83, 1 and 1.5: 104, 3: 105).
+SPANS = [(f, l) for f, l in itertools.combinations_with_replacement((61, 62, 83, 104, 105, 106), 2)]
+#: The edges FIRST[f] ... LAST[l] + 1 of the coarse ranges of SPANS laid end to end: where each
+#: range's edges start.
+SPAN_OFFSETS = np.cumsum([0] + [LAST[l] + 2 - FIRST[f] for f, l in SPANS])[:-1].tolist()
+
+
+def conditional_laws(cells: np.ndarray, noise: RangeNoise) -> tuple[np.ndarray, ...]:
+    """Given each coarse range (f, l) of SPANS, laid end to end in their order: the two
+    exponential mechanisms' pick probabilities over the edges FIRST[f] ... LAST[l] + 1 (adaptive
+    composition's second step, privacy-bounds-range), and P(lo = e, hi = e + 1 | f, l) for each
+    of those edges but the last (ties included)."""
+    w = [edge_weights(cells, q, noise) for q in LEVELS]
+    p_lo, p_hi, near = [], [], []
+    for f, l in SPANS:
+        edges = slice(FIRST[f], LAST[l] + 2)
+        lo, hi = (v[edges] / v[edges].sum() for v in w)
+        adjacent = lo[:-1] * hi[1:] + lo[1:] * hi[:-1] + lo[:-1] * hi[:-1]
+        adjacent[-1] += lo[-1] * hi[-1]
+        p_lo.append(lo)
+        p_hi.append(hi)
+        near.append(adjacent)
+    return np.concatenate(p_lo), np.concatenate(p_hi), np.concatenate(near)
+
+
+def conditional_log_ratio(cells_d: np.ndarray, cells_p: np.ndarray, laws_d: tuple,
+                          laws_p: tuple) -> float:
+    """max |ln| of the ratio of the laws of (lo, hi) given the coarse range (f, l), over the
+    coarse ranges of SPANS and their outcomes; ``laws_d`` and ``laws_p``: the two tables'
+    :func:`conditional_laws`. The outcomes e1 <= e2 − 2 are enumerated by classes of edges
+    with the same rank below them in both tables (runs: the probabilities are constant on
+    classes)."""
+    below = np.stack([np.concatenate([[0], np.cumsum(c)]) for c in (cells_d, cells_p)])
+    # the edges k from which a rank changes at edge k + 1
+    moves = np.flatnonzero(np.any(np.diff(below, axis=1), axis=0)).tolist()
+    e1, e2 = [], []
+    for (f, l), offset in zip(SPANS, SPAN_OFFSETS, strict=True):
+        first, last = int(FIRST[f]), int(LAST[l])
+        # the first and last edge of each class, counted from edge FIRST[f]
+        starts = [0] + [k + 1 - first for k in moves if first <= k <= last]
+        ends = [start - 1 for start in starts[1:]] + [last + 1 - first]
+        # some e1 in class i and e2 >= e1 + 2 in class j
+        apart = [(a, b) for a in starts for b in ends if a <= b - 2]
+        e1 += [offset + a for a, _ in apart]
+        e2 += [offset + b for _, b in apart]
+    e1, e2 = np.array(e1, dtype=np.intp), np.array(e2, dtype=np.intp)
+    return max(_log_ratio(*(p_lo[e1] * p_hi[e2] + p_lo[e2] * p_hi[e1]
+                            for p_lo, p_hi, _ in (laws_d, laws_p))),
+               _log_ratio(laws_d[2], laws_p[2]))
 
 
 # ------------------------------------------------------------------ the vocabulary
@@ -452,23 +504,19 @@ def test_a_mutant_range_exceeds_epsilon(epsilon, refine, mutant):
     assert worst > epsilon * 1.05
 
 
-#: Coarse ranges around the tiny tables' octaves (−1.5: 62, 0: 83, 1 and 1.5: 104, 3: 105).
-SPANS = [(f, l) for f, l in itertools.combinations_with_replacement((61, 62, 83, 104, 105, 106), 2)]
-
-
 @pytest.mark.parametrize("epsilon", [1.0, pytest.param(8.0, marks=pytest.mark.slow)])
 def test_the_refinement_given_its_coarse_range_costs_at_most_its_share(epsilon):
     """Given the coarse range, the two picks are 2ε_q-DP (utility sensitivity 1); a utility
     doubled exceeds 2ε_q. (The unconditional law above is a mixture over coarse ranges.)"""
     noise = range_noise(epsilon, refine=True)
+    cells = {t: cells_of(t) for t in tables()}
     worst = {1.0: 0.0, 2.0: 0.0}
-    for d, d_prime in neighbours():
-        cells_d, cells_p = cells_of(d), cells_of(d_prime)
-        for scale in worst:
-            mutant = replace(noise, utility_scale=scale)
-            weights = [[edge_weights(cells, q, mutant) for q in LEVELS] for cells in (cells_d, cells_p)]
-            worst[scale] = max(worst[scale], *(conditional_log_ratio(cells_d, cells_p, f, l, weights)
-                                               for f, l in SPANS))
+    for scale in worst:
+        mutant = replace(noise, utility_scale=scale)
+        laws = {t: conditional_laws(c, mutant) for t, c in cells.items()}
+        for d, d_prime in neighbours():
+            worst[scale] = max(worst[scale], conditional_log_ratio(cells[d], cells[d_prime],
+                                                                   laws[d], laws[d_prime]))
     share = 2 * noise.epsilon_q
     assert worst[1.0] <= share * (1 + TOL) and worst[2.0] > share * 1.05
 
@@ -522,15 +570,17 @@ def test_the_noisy_histogram_the_median_reads_costs_epsilon_one():
     noise = range_noise(1.0, refine=True)
     epsilon_1 = 2.0 / noise.scale
     grid = np.linspace(-8.0, 12.0, 401)
+    octaves = {t: octaves_of(cells_of(t)) for t in tables()}
     worst, halved = 0.0, 0.0
     for d, d_prime in neighbours():
-        a, b = octaves_of(cells_of(d)), octaves_of(cells_of(d_prime))
+        a, b = octaves[d], octaves[d_prime]
         differ = np.flatnonzero(a != b)
         assert np.abs(a - b).sum() <= 2 and differ.size <= 2
-        x = np.meshgrid(*([grid] * differ.size), indexing="ij")
+        x = np.meshgrid(*([grid] * differ.size), indexing="ij", sparse=True)  # broadcast axes
         loss = sum(np.abs(x[k] - b[o]) - np.abs(x[k] - a[o]) for k, o in enumerate(differ))
-        worst = max(worst, float(np.abs(loss).max()) / noise.scale)
-        halved = max(halved, float(np.abs(loss).max()) / (noise.scale / 2))
+        largest = float(np.abs(loss).max())
+        worst = max(worst, largest / noise.scale)
+        halved = max(halved, largest / (noise.scale / 2))
     assert worst == pytest.approx(epsilon_1, rel=1e-12) and halved > epsilon_1 * 1.05
 
 

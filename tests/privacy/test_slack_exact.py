@@ -93,11 +93,11 @@ def log_density(theta: np.ndarray, X: np.ndarray, y: np.ndarray, loss: str, h: f
     return log_norm - beta * norm_b + logdet
 
 
-def max_losses(theta: np.ndarray, D: tuple, Dp: tuple, loss: str, h: float, mu: float,
-               betas: list[float]) -> list[float]:
-    """For each noise rate β: max over the grid of |ln p_D(θ) − ln p_D′(θ)| (both directions)."""
-    nb, ld = density_parts(theta, *D, loss, h, mu)
-    nbp, ldp = density_parts(theta, *Dp, loss, h, mu)
+def max_losses(parts_d: tuple, parts_p: tuple, betas: list[float]) -> list[float]:
+    """For each noise rate β: max over the grid of |ln p_D(θ) − ln p_D′(θ)| (both directions),
+    from the :func:`density_parts` of D and D′ on the grid."""
+    nb, ld = parts_d
+    nbp, ldp = parts_p
     return [float(np.max(np.abs(beta * (nbp - nb) + (ld - ldp)))) for beta in betas]
 
 
@@ -192,12 +192,24 @@ def _evaluate(p: int, grid: np.ndarray | None = None
               ) -> dict[tuple[str, str, str], tuple[float, float, float, float]]:
     """case -> (max loss, claimed ε, slack, max loss of the half-slack mutant)."""
     grid = grid if grid is not None else GRID_1D if p == 1 else GRID_2D
-    out = {}
+    out, group, parts = {}, None, {}
+
+    def parts_of(X, y, loss, h, mu):
+        # the pairs of a problem and set of other records share data sets (the replaced record
+        # on D, mostly): each data set's density parts once per group
+        key = (X.tobytes(), y.tobytes(), loss, h, mu)
+        if key not in parts:
+            parts[key] = density_parts(grid, X, y, loss, h, mu)
+        return parts[key]
+
     for prob, oname, pname, D, Dp in _all_cases(p):
+        if (prob, oname) != group:
+            group, parts = (prob, oname), {}
         loss, h = PROBLEMS[prob][:2]
         cal, mu, _ = _calibration(prob, *D)
         beta_mutant = (EPS - cal.slack / 2.0) / cal.sensitivity  # claims ε with half the slack
-        lo, lo_mut = max_losses(grid, D, Dp, loss, h, mu, [cal.noise_rate, beta_mutant])
+        lo, lo_mut = max_losses(parts_of(*D, loss, h, mu), parts_of(*Dp, loss, h, mu),
+                                [cal.noise_rate, beta_mutant])
         out[(prob, oname, pname)] = (lo, cal.epsilon, cal.slack, lo_mut)
     return out
 

@@ -85,8 +85,9 @@ def objective_gaussian_delta(epsilon: float, sigma: float, sensitivity: float, k
         ulps = (16.0 + 4.0 * min(r0 + a, 1e150) ** 2 + 2.0 * abs(epsilon - slack)) * 2.0**-52
         return float(min(1.0, max(sum(terms), 0.0) * (1.0 + 2.0**-40) + ulps * sum(map(abs, terms))))
     # k > 2: ∫_{r0}^∞ (1 − e^{c − ar}) f_k(r) dr, a positive integrand (no tails to cancel)
+    log_two, log_gamma = (0.5 * k - 1) * math.log(2.0), float(gammaln(0.5 * k))  # f_k's constants
     val = integrate.quad(lambda r: -math.expm1(c - a * r) * math.exp(
-        (k - 1) * math.log(max(r, 1e-300)) - 0.5 * r * r - (0.5 * k - 1) * math.log(2.0) - gammaln(0.5 * k)),
+        (k - 1) * math.log(max(r, 1e-300)) - 0.5 * r * r - log_two - log_gamma),
         r0, max(r0, math.sqrt(k)) + 40.0, epsabs=0.0, epsrel=1e-12, limit=400)[0]
     return min(1.0, val * (1.0 + 1e-10))  # the quadrature's relative error, on the safe side
 
