@@ -49,7 +49,6 @@ def load_sklearn(name: str) -> tuple[np.ndarray, np.ndarray]:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.datasets import load_sklearn
     >>> X, y = load_sklearn("wine")
     >>> X.shape, y.classes.tolist()

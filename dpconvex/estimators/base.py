@@ -56,6 +56,8 @@ from ..privacy.budget import Budget, LabelSource, hold_budget
 from ..solvers import backend_names
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
     from ..data.validation import LabelSet
     from ..objectives.losses import Loss
     from ..privacy.budget import Certificate, Fact, LabelSource, Spend
@@ -716,8 +718,7 @@ class PrivateEstimator(BaseEstimator):
         super().__init_subclass__(**kwargs)
         cls.__doc__ = fill_docs(cls.__doc__)  # the shared parameter entries
 
-    #: scikit-learn's, read once per class (it inspects ``__init__``'s signature on every get_params)
-    _get_param_names = classmethod(functools.cache(BaseEstimator._get_param_names.__func__))
+    _get_param_names = classmethod(functools.cache(BaseEstimator._get_param_names.__func__))  # per class
 
     def _store_params(self, params: dict[str, Any]) -> None:
         """Store an ``__init__``'s arguments (its ``locals()``) unchanged, as scikit-learn asks."""
@@ -883,10 +884,13 @@ class PrivateEstimator(BaseEstimator):
         (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness); ``context``
         what a meta-estimator hands the fit (:class:`FitContext`: e.g. its noise source).
         """
-        with hold_budget(getattr(self, "accountant", None), plan.budget.epsilon,
-                         plan.budget.delta, type(self).__name__,
-                         n=None if context.held else plan.n) as hold:
+        with self._hold(plan, context) as hold:
             return self._release(prep, plan, hold, context, warm_start)
+
+    def _hold(self, plan: FitPlan, context: FitContext) -> AbstractContextManager[CertificateHold]:
+        """The ledger's reservation of ``plan``'s budget (n: none where a meta-estimator holds it)."""
+        return hold_budget(getattr(self, "accountant", None), plan.budget.epsilon, plan.budget.delta,
+                           type(self).__name__, n=None if context.held else plan.n)
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> PrivateEstimator:
@@ -925,9 +929,7 @@ class PrivateEstimator(BaseEstimator):
         if plan.sub_plans:
             fitted = self._fit_sub_plans(X, y, plan, context)
         else:
-            with hold_budget(getattr(self, "accountant", None), plan.budget.epsilon,
-                             plan.budget.delta, type(self).__name__,
-                             n=None if context.held else plan.n) as hold:  # before the data
+            with self._hold(plan, context) as hold:  # before the data
                 prep = self.prepare(X, y, plan, context=context)
                 fitted = self._release(prep, plan, hold, context, None)
         return with_feature_names(fitted, names)

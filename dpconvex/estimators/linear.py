@@ -61,7 +61,7 @@ from ..data.validation import (
 from ..errors import ParameterError, diagnostics_open, note_clipped
 from ..objectives.losses import LOSSES, Logistic, Loss, get_loss, stated_loss
 from ..objectives.sets import ConvexSet
-from ..privacy.budget import Budget, LabelSource, RowMap, compose_sequential, hold_budget, split_even
+from ..privacy.budget import Budget, LabelSource, RowMap, compose_sequential, split_even
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
 from ..privacy.release import release
@@ -170,8 +170,7 @@ class OneVsRestMixin:
         classes = labels.classes
         binary_context = context.inner(context.noise, held=True)  # one generator, in order
         models, certificates = [], []
-        with hold_budget(self.accountant, plan.budget.epsilon, plan.budget.delta,
-                         type(self).__name__, n=None if context.held else plan.n) as hold, \
+        with self._hold(plan, context) as hold, \
                 ovr_noise_warning(self, plan, owner, self._ovr_noise_family):  # once, ε/C named
             for class_index in range(C):
                 binary_model = self._binary_clone(C, self.random_state)

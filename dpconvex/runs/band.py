@@ -45,7 +45,6 @@ def score(estimator: Any, X: Any, y: Any, metric: str) -> float:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from sklearn.dummy import DummyRegressor
     >>> from dpconvex.runs.band import score
     >>> X, y = np.zeros((4, 1)), np.array([1.0, 2.0, 3.0, 4.0])
@@ -289,7 +288,6 @@ def record_band(make_estimator: Any, X: Any, y: Any, seeds: Sequence[int], *,
 
     Examples
     --------
-    >>> import numpy as np
     >>> import dpconvex as dp
     >>> from dpconvex.runs import record_band
     >>> rng = np.random.default_rng(0)
