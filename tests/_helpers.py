@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import gc
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -30,8 +31,18 @@ KDD_LINES = [
 @functools.cache
 def syntax_nodes(path: Path) -> tuple[ast.AST, ...]:
     """Every node of a source file's syntax tree, the module first, parsed and walked once per
-    test process: the tests that read the package's code share them (and must not change them)."""
-    return tuple(ast.walk(ast.parse(Path(path).read_text(encoding="utf-8"))))
+    test process: the tests that read the package's code share them (and must not change them).
+
+    The cyclic collector is paused while the tree is built: a syntax tree holds no reference
+    cycles, so its passes over the thousands of nodes being made would free nothing."""
+    source = Path(path).read_text(encoding="utf-8")
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return tuple(ast.walk(ast.parse(source)))
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def patch_noise(monkeypatch, fn):

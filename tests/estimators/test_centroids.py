@@ -46,12 +46,23 @@ def _bw_delta(eps: float, sigma: float, sens: float) -> float:
     return stats.norm.cdf(a - b) - math.exp(eps) * stats.norm.cdf(-a - b)
 
 
+_SQRT_2PI = np.sqrt(2 * np.pi)
+
+
+def _normal_pdf(x: float, mean: float, sigma: float) -> float:
+    """The N(mean, σ²) density at a point, in the operations of ``scipy.stats.norm.pdf``
+    (exp(−z²/2)/√(2π)/σ, z = (x − mean)/σ: the same bits) without its per-call argument checks."""
+    z = (x - mean) / sigma
+    return np.exp(-(z * z) / 2.0) / _SQRT_2PI / sigma
+
+
 def _hockey_stick(eps: float, sigma: float, shift: float) -> float:
     """∫ max(0, p − e^ε q) for p = N(0, σ²), q = N(shift, σ²), by numerical integration."""
-    p, q = stats.norm(0.0, sigma), stats.norm(shift, sigma)
+    e_eps = math.exp(eps)
     # p > e^ε q  iff  x < shift/2 − εσ²/shift (the log-likelihood ratio is linear in x)
     x0 = shift / 2 - eps * sigma**2 / shift
-    val, err = integrate.quad(lambda x: max(0.0, p.pdf(x) - math.exp(eps) * q.pdf(x)),
+    val, err = integrate.quad(lambda x: max(0.0, _normal_pdf(x, 0.0, sigma)
+                                            - e_eps * _normal_pdf(x, shift, sigma)),
                               x0 - 40 * sigma, x0 + 40 * sigma, points=[x0], limit=400,
                               epsabs=1e-14, epsrel=1e-10)
     assert err < 1e-9 * max(val, 1e-6)

@@ -185,16 +185,26 @@ def _grid(center, half, m):
     return [np.linspace(c - half, c + half, m) for c in center]
 
 
-def _theta_center(D, loss, mu):
-    """The unperturbed minimizer (the density's centre), by Newton's method."""
+def _theta_center(D, loss, mu, steps=100):
+    """The unperturbed minimizer (the density's centre): the iterate after ``steps`` Newton steps
+    from 0.
+
+    A step is a function of the iterate alone, so once an iterate repeats an earlier one bit for
+    bit, the sequence cycles from there on and the last iterate is read off the cycle (a fixed
+    point is a cycle of length 1)."""
     X, y = D
     th = np.zeros(X.shape[1])
-    for _ in range(100):
+    path, seen = [th], {th.tobytes(): 0}
+    for k in range(1, steps + 1):
         b, _ = _density_parts(X, y, loss, mu, th[None, :])
         g = -b[0] / X.shape[0]
         M = (X * y[:, None]) @ th
         H = (X.T * loss.deriv2(M)) @ X / X.shape[0] + mu * np.eye(X.shape[1])
         th = th - np.linalg.solve(H, g)
+        first = seen.setdefault(th.tobytes(), k)
+        if first < k:  # iterate k is iterate `first`: a cycle of length k − first
+            return path[first + (steps - first) % (k - first)]
+        path.append(th)
     return th
 
 

@@ -105,10 +105,15 @@ def _scalar_report(mech_name: str, n: int, eps: float, q: float, p: int, loss,
                        expected_sq_norm=p * sigma**2, coordinate_scale=sigma, **common)
 
 
-def _assert_close_in_ulps(a: np.ndarray, ref: np.ndarray, what: str) -> None:
+def _assert_close_in_ulps(a, ref: np.ndarray, what: str, at: np.ndarray | None = None) -> None:
+    """Every entry of ``a`` within :data:`ULPS` ulps of the same entry of ``ref``. A failure
+    names ``what``, the largest gap in ulps and the grid indices of the entries off (``at``:
+    the index in LAM_GRID of each entry; by default its position)."""
     gap = np.abs(np.asarray(a, dtype=float) - ref)
-    assert np.all(gap <= ULPS * np.spacing(np.abs(ref))), (
-        f"{what}: {float(np.max(gap / np.spacing(np.abs(ref))))} ulps")
+    ok = gap <= ULPS * np.spacing(np.abs(ref))
+    assert np.all(ok), (
+        f"{what}: {float(np.max(gap / np.spacing(np.abs(ref))))} ulps, at Λ[i] for i in "
+        f"{(np.flatnonzero(~ok) if at is None else at[~ok]).tolist()}")
 
 
 @pytest.mark.parametrize("loss", LOSSES, ids=repr)
@@ -124,11 +129,13 @@ def test_grid_calibration_is_the_scalar_one_to_a_few_ulps(loss, slack):
                       "noise_rate"):
             _assert_close_in_ulps(getattr(grid, field), np.array([c[field] for c in ref]),
                                   f"{field} at n={n}, eps={eps}, q={q}")
-        for i in range(0, LAM_GRID.size, 40):  # and the scalar calibration, every 40th Λ
-            one = calibrate_objective_perturbation(eps, n, at_modulus(consts, float(LAM_GRID[i])),
-                                                   slack=slack)
-            for field, value in ref[i].items():
-                _assert_close_in_ulps(getattr(one, field), np.array(value), f"scalar {field} at Λ[{i}]")
+        every = np.arange(0, LAM_GRID.size, 40)  # and the scalar calibration, every 40th Λ
+        ones = [calibrate_objective_perturbation(eps, n, at_modulus(consts, float(LAM_GRID[i])),
+                                                 slack=slack) for i in every]
+        for field in ref[0]:  # each field at all of them in one comparison
+            _assert_close_in_ulps([getattr(one, field) for one in ones],
+                                  np.array([ref[i][field] for i in every]),
+                                  f"scalar {field} at n={n}, eps={eps}, q={q}", at=every)
         # the ε accounting holds at every Λ in floating point, as for the scalar one
         assert np.all(grid.slack + grid.epsilon_noise <= eps)
 
@@ -142,14 +149,16 @@ def test_the_calibration_meets_its_derivation_at_any_rank_and_trace_bound(slack)
         consts = PrivacyConstants(grad_bound=1.3, hessian_rank=r, hessian_term_bound=c_u,
                                   strong_convexity=1.0, dimension=5, hessian_trace_bound=T)
         grid = calibrate_objective_perturbation(eps, n, consts, LAM_GRID, slack=slack)
-        for i in range(0, LAM_GRID.size, 25):
-            ref = _reference(eps, n, consts, float(LAM_GRID[i]), slack)
-            one = calibrate_objective_perturbation(eps, n, at_modulus(consts, float(LAM_GRID[i])),
-                                                   slack=slack)
-            for field, value in ref.items():
-                for got in (getattr(grid, field)[i], getattr(one, field)):
-                    _assert_close_in_ulps(np.array(got), np.array(value),
-                                          f"{field} at r={r}, T={T}, n={n}, eps={eps}, Λ[{i}]")
+        every = np.arange(0, LAM_GRID.size, 25)
+        refs = [_reference(eps, n, consts, float(LAM_GRID[i]), slack) for i in every]
+        ones = [calibrate_objective_perturbation(eps, n, at_modulus(consts, float(LAM_GRID[i])),
+                                                 slack=slack) for i in every]
+        for field in refs[0]:  # each field at every 25th Λ in one comparison per calibration
+            value = np.array([ref[field] for ref in refs])
+            where = f"{field} at r={r}, T={T}, n={n}, eps={eps}"
+            _assert_close_in_ulps(getattr(grid, field)[every], value, f"grid {where}", at=every)
+            _assert_close_in_ulps([getattr(one, field) for one in ones], value,
+                                  f"scalar {where}", at=every)
 
 
 def test_grid_calibration_refuses_what_the_scalar_one_refuses():

@@ -430,6 +430,11 @@ def test_atom_bounds_hold_against_finite_differences(expr, slope, curv):
         assert np.max(d2) <= derived.curvature * (1 + 1e-3) + 1e-9
 
 
+def _np_huber(u: np.ndarray, M: float) -> np.ndarray:
+    """CVXPY's huber(u, M) in NumPy: u² for |u| <= M, else 2M|u| − M²."""
+    return np.where(np.abs(u) <= M, u ** 2, 2 * M * np.abs(u) - M * M)
+
+
 def _random_loss(rng, depth):
     """A random composition of the table's atoms: (CVXPY form of (z, y), the same in NumPy)."""
     kind = rng.integers(0, 18 if depth else 5)
@@ -449,8 +454,7 @@ def _random_loss(rng, depth):
     M = abs(c) + 0.25
     return [
         (lambda z, y: cp.logistic(f(z, y)), lambda z, y: np.logaddexp(0, g(z, y))),
-        (lambda z, y: cp.huber(f(z, y), M),
-         lambda z, y: np.where(np.abs(g(z, y)) <= M, g(z, y) ** 2, 2 * M * np.abs(g(z, y)) - M * M)),
+        (lambda z, y: cp.huber(f(z, y), M), lambda z, y: _np_huber(g(z, y), M)),
         (lambda z, y: cp.abs(f(z, y)), lambda z, y: np.abs(g(z, y))),
         (lambda z, y: cp.pos(f(z, y)), lambda z, y: np.maximum(g(z, y), 0)),
         (lambda z, y: cp.neg(f(z, y)), lambda z, y: np.maximum(-g(z, y), 0)),
@@ -477,6 +481,8 @@ def test_derived_bounds_hold_against_finite_differences_on_random_compositions()
     rng = np.random.default_rng(0)
     z = np.linspace(-20.0, 20.0, 8001)[:, None]
     labels = np.linspace(-2.0, 3.0, 10)[None, :]
+    dz = np.diff(z, axis=0)  # the steps of the first and of the second differences
+    dz2 = dz[1:]
     finite = 0
     for _ in range(400):
         form, numeric = _random_loss(rng, 3)
@@ -485,10 +491,10 @@ def test_derived_bounds_hold_against_finite_differences_on_random_compositions()
             continue
         finite += 1
         values = np.broadcast_to(numeric(z, labels), (z.size, labels.size))
-        d1 = np.diff(values, axis=0) / np.diff(z, axis=0)
+        d1 = np.diff(values, axis=0) / dz
         assert np.max(np.abs(d1)) <= derived.slope * (1 + 1e-7) + 1e-7, derived
         if np.isfinite(derived.curvature):
-            d2 = np.diff(d1, axis=0) / np.diff(z, axis=0)[1:]
+            d2 = np.diff(d1, axis=0) / dz2
             assert np.max(d2) <= derived.curvature * (1 + 1e-5) + 1e-4, derived
     assert finite >= 150   # the draw derives most forms: the check is not vacuous
 
