@@ -44,7 +44,6 @@ def is_dpconvex_class(cls: Any) -> bool:
     Examples
     --------
     >>> from dpconvex._validation import is_dpconvex_class
-    >>> from dpconvex.objectives import Logistic
     >>> forged = type("Logistic", (Logistic,), {"__module__": "dpconvex.objectives.losses"})
     >>> is_dpconvex_class(Logistic), is_dpconvex_class(forged)
     (True, False)

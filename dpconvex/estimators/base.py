@@ -74,6 +74,9 @@ ROWS_RANGES_NOTE = ("the per-feature ranges are those the rows carry (RangedRows
                     "are the schema's encoded_range, constants of the schema), taken as public "
                     "as a feature_range would be")
 
+#: scikit-learn's parameter names of a class (from its ``__init__``'s signature), read once per class.
+_PARAM_NAMES = functools.cache(lambda cls: tuple(BaseEstimator._get_param_names.__func__(cls)))
+
 #: The parameter entries the private estimators share, each written into a docstring at its
 #: ``{name}`` line by :func:`fill_docs` (as scikit-learn's shared docs).
 PARAMETER_DOCS = {
@@ -718,7 +721,7 @@ class PrivateEstimator(BaseEstimator):
         super().__init_subclass__(**kwargs)
         cls.__doc__ = fill_docs(cls.__doc__)  # the shared parameter entries
 
-    _get_param_names = classmethod(functools.cache(BaseEstimator._get_param_names.__func__))  # per class
+    _get_param_names = classmethod(lambda cls: list(_PARAM_NAMES(cls)))  # a fresh list, as scikit-learn's
 
     def _store_params(self, params: dict[str, Any]) -> None:
         """Store an ``__init__``'s arguments (its ``locals()``) unchanged, as scikit-learn asks."""
@@ -930,8 +933,7 @@ class PrivateEstimator(BaseEstimator):
             fitted = self._fit_sub_plans(X, y, plan, context)
         else:
             with self._hold(plan, context) as hold:  # before the data
-                prep = self.prepare(X, y, plan, context=context)
-                fitted = self._release(prep, plan, hold, context, None)
+                fitted = self._release(self.prepare(X, y, plan, context=context), plan, hold, context, None)
         return with_feature_names(fitted, names)
 
     # --------------------------------------------------------------------- certify

@@ -163,7 +163,6 @@ class Loss:
 
         Examples
         --------
-        >>> from dpconvex.objectives import Logistic
         >>> [c.name for c in Logistic().derived_conditions(need_curvature=True)]
         ['loss convexity', 'loss forms agree', "|ℓ'| bound", "ℓ'' bound (c)"]
         """

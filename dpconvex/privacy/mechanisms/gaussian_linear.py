@@ -94,7 +94,6 @@ def calibrate_gaussian_objective(epsilon: float, delta: float, n: int, consts: P
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms.gaussian_linear import calibrate_gaussian_objective
-    >>> from dpconvex.templates.base import PrivacyConstants
     >>> consts = PrivacyConstants(grad_bound=1.0, hessian_rank=1, hessian_term_bound=0.25,
     ...                           strong_convexity=0.1, dimension=3)
     >>> cal = calibrate_gaussian_objective(1.0, 1e-5, 40, consts, k=1)
@@ -120,7 +119,6 @@ def calibrate_gaussian_output(epsilon: float, delta: float, n: int, consts: Priv
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms.gaussian_linear import calibrate_gaussian_output
-    >>> from dpconvex.templates.base import PrivacyConstants
     >>> consts = PrivacyConstants(grad_bound=1.0, hessian_rank=1, hessian_term_bound=0.25,
     ...                           strong_convexity=0.1, dimension=3)
     >>> cal = calibrate_gaussian_output(1.0, 1e-5, 40, consts)
