@@ -32,19 +32,32 @@ def _table(n=3000, d=4, seed=0):
 
 
 # ------------------------------------------------- exact privacy loss, one dimension
-def _released_log_density(template, cal, theta):
+def _released_log_density(template, cal, theta, X, y):
     """log f(θ) of objective perturbation's output in one dimension, up to a shared constant.
 
     θ minimizes J(θ) + (Δ/2)θ² + bθ/n, so b = B(θ) = −n(J′(θ) + Δθ), and with b of density
     (β/2)exp(−β|b|): f(θ) = (β/2) exp(−β|B(θ)|) |B′(θ)|, B′(θ) = −n(J″(θ) + Δ).
+
+    J′ + Δθ and J″ + Δ on every θ at once from the template's loss, ℓ′ and ℓ″ at the margins
+    x_i θ (the rows of ``X``, labels ``y``): (1/n) Σ_i x_i ℓ′ + (Λ + Δ)θ and
+    (1/n) Σ_i x_i² ℓ″ + Λ + Δ, the sums over the rows in order. They are the template's
+    ``objective`` and ``hessian`` (checked on every 20th θ and the last two).
     """
     n, delta, beta = template.n, cal.extra_strong_convexity, cal.noise_rate
-    out = []
-    for t in theta:
-        grad = template.objective(np.array([t]), None, delta)[1][0]
-        hess = template.hessian(np.array([t]), delta)[0, 0]
-        out.append(-beta * abs(n * grad) + np.log(n * hess))
-    return np.array(out)
+    reg = template.regularizer.lam + float(delta)
+    x = X[:, 0]
+    margins = x[:, None] * theta[None, :]  # (rows, θ)
+    d1 = template.loss.value_and_deriv(margins, y[:, None])[1]
+    d2 = template.loss.deriv2(margins, y[:, None])
+    r, c = d1[0] * x[0], d2[0] * x[0] * x[0]
+    for i in range(1, x.size):
+        r, c = r + d1[i] * x[i], c + d2[i] * x[i] * x[i]
+    grad, hess = r / n + reg * theta, c / n + reg
+    for i in [*range(0, theta.size, 20), theta.size - 2, theta.size - 1]:
+        t = np.array([theta[i]])
+        assert template.objective(t, None, delta)[1][0] == pytest.approx(grad[i], rel=1e-12, abs=1e-12)
+        assert template.hessian(t, delta)[0, 0] == pytest.approx(hess[i], rel=1e-12, abs=1e-12)
+    return -beta * np.abs(n * grad) + np.log(n * hess)
 
 
 @pytest.mark.parametrize("loss", [
@@ -67,14 +80,14 @@ def test_exact_privacy_loss_of_regression_objective_perturbation_is_at_most_epsi
     # the table, its calibration and its density are the same against every neighbour
     a = LinearERMTemplate(loss, 0.05, 1.0, X, y)
     cal = get_mechanism("objective").calibrate(a, dp.Budget(eps))
-    log_density_a = _released_log_density(a, cal, theta)
+    log_density_a = _released_log_density(a, cal, theta, X, y)
     # replace the last record by each extreme of the public record domain
     for x_new, y_new in [(-1.0, -1.0), (-1.0, 1.0), (1.0, -1.0), (0.0, 1.0), (1.0, 1.0)]:
         X2, y2 = X.copy(), y.copy()
         X2[-1, 0], y2[-1] = x_new, y_new
         b = LinearERMTemplate(loss, 0.05, 1.0, X2, y2)
         assert cal == get_mechanism("objective").calibrate(b, dp.Budget(eps))  # public only
-        ratio = log_density_a - _released_log_density(b, cal, theta)
+        ratio = log_density_a - _released_log_density(b, cal, theta, X2, y2)
         worst = max(worst, float(np.max(np.abs(ratio))))
     assert worst <= eps * (1 + 1e-9), worst
     assert worst > 0.3 * eps, worst  # the neighbours are far apart: the check can fail

@@ -18,7 +18,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -55,12 +54,13 @@ def _problem(n: int, q: float, p: int, loss) -> PublicProblem:
         dimension=p, hessian_trace_bound=c_u), gradient_difference_rank=2)
 
 
-def _reference(eps: float, n: int, consts: PrivacyConstants, mu: float,
-               slack: str = "one_sided") -> dict[str, float]:
-    """The calibration at one modulus μ, in Python floats (CMS Alg. 2 with the Jacobian slack of
-    the module's rule): slack s(μ) = r log1p(T/(r n μ)) one-sided, 2r log1p(c_u/(n μ)) two-sided;
-    where s > ε/2, Δ raises μ to the modulus μ' with s(μ') = ε/2 (times 1 + 1e-12) and ε/2 is
-    spent on it; ε' is the largest float with spent + ε' <= ε; β = ε'/(2G)."""
+def _reference(eps: float, n: int, consts: PrivacyConstants, moduli: list[float],
+               slack: str = "one_sided") -> dict[str, np.ndarray]:
+    """The calibration at each modulus μ of ``moduli``, in Python floats, one μ at a time (CMS
+    Alg. 2 with the Jacobian slack of the module's rule): slack s(μ) = r log1p(T/(r n μ))
+    one-sided, 2r log1p(c_u/(n μ)) two-sided; where s > ε/2, Δ raises μ to the modulus μ' with
+    s(μ') = ε/2 (times 1 + 1e-12) and ε/2 is spent on it; ε' is the largest float with
+    spent + ε' <= ε; β = ε'/(2G). Each field as an array over ``moduli``."""
     r, c_u = consts.hessian_rank, consts.hessian_term_bound
     T = r * c_u if consts.hessian_trace_bound is None else min(consts.hessian_trace_bound, r * c_u)
     bound, coef, per, share = (T, r, r * n, r) if slack == "one_sided" else (c_u, 2 * r, n, 2 * r)
@@ -68,18 +68,25 @@ def _reference(eps: float, n: int, consts: PrivacyConstants, mu: float,
     def s(m: float) -> float:
         return 0.0 if r == 0 or bound == 0 else coef * math.log1p(bound / (per * m))
 
-    spent = eps_slack = s(mu)
-    extra = 0.0
-    if eps_slack > eps / 2:
-        half = bound / (per * math.expm1(eps / (2 * share))) * (1 + 1e-12)
-        extra = max(half - mu, 0.0)
-        eps_slack = s(mu + extra)
-        spent = max(eps_slack, eps / 2)
-    eps_noise = eps - spent
-    while eps_noise > 0 and spent + eps_noise > eps:
-        eps_noise = math.nextafter(eps_noise, 0.0)
-    return {"slack": eps_slack, "epsilon_noise": eps_noise, "epsilon": eps_slack + eps_noise,
-            "extra_strong_convexity": extra, "noise_rate": eps_noise / (2 * consts.grad_bound)}
+    out: dict[str, list[float]] = {"slack": [], "epsilon_noise": [], "epsilon": [],
+                                   "extra_strong_convexity": [], "noise_rate": []}
+    for mu in moduli:
+        spent = eps_slack = s(mu)
+        extra = 0.0
+        if eps_slack > eps / 2:
+            half = bound / (per * math.expm1(eps / (2 * share))) * (1 + 1e-12)
+            extra = max(half - mu, 0.0)
+            eps_slack = s(mu + extra)
+            spent = max(eps_slack, eps / 2)
+        eps_noise = eps - spent
+        while eps_noise > 0 and spent + eps_noise > eps:
+            eps_noise = math.nextafter(eps_noise, 0.0)
+        out["slack"].append(eps_slack)
+        out["epsilon_noise"].append(eps_noise)
+        out["epsilon"].append(eps_slack + eps_noise)
+        out["extra_strong_convexity"].append(extra)
+        out["noise_rate"].append(eps_noise / (2 * consts.grad_bound))
+    return {field: np.array(values) for field, values in out.items()}
 
 
 def _scalar_report(mech_name: str, n: int, eps: float, q: float, p: int, loss,
@@ -87,19 +94,19 @@ def _scalar_report(mech_name: str, n: int, eps: float, q: float, p: int, loss,
     """The report on LAM_GRID from one scalar calibration per grid point (the reference)."""
     problem = _problem(n, q, p, loss)
     consts = problem.constants
-    cals = [SimpleNamespace(**_reference(eps, n, consts, float(m))) for m in LAM_GRID]
-    mu_eff = LAM_GRID + np.array([c.extra_strong_convexity for c in cals])
+    ref = _reference(eps, n, consts, LAM_GRID.tolist())
+    mu_eff = LAM_GRID + ref["extra_strong_convexity"]
     floor = objective_modulus_floor(eps, n, consts)
     common = dict(mechanism=mech_name, placement="objective", dimension=p, epsilon=eps,
                   modulus=LAM_GRID, modulus_eff=mu_eff, modulus_floor=floor,
                   grad_bound=float(consts.grad_bound))
     if mech_name == "objective":
-        rate = np.array([c.noise_rate for c in cals])
+        rate = ref["noise_rate"]
         return NoiseReport(delta=0.0, sensitivity=2.0 * consts.grad_bound,
                            expected_norm=p / rate, expected_sq_norm=p * (p + 1.0) / rate**2,
                            coordinate_scale=math.sqrt(p) / rate, **common)
     S = 2.0 * consts.grad_bound
-    slacks = np.array([c.slack for c in cals])
+    slacks = ref["slack"]
     sigma = S * _unit_sigma_objective(eps, delta, gradient_difference_rank(problem), slacks)
     return NoiseReport(delta=delta, sensitivity=S, expected_norm=math.sqrt(p) * sigma,
                        expected_sq_norm=p * sigma**2, coordinate_scale=sigma, **common)
@@ -123,18 +130,17 @@ def test_grid_calibration_is_the_scalar_one_to_a_few_ulps(loss, slack):
     for n, eps, q in itertools.product([7, 400, 10**6], [0.01, 0.5, 4.0], [0.3, 1.2]):
         consts = _problem(n, q, 4, loss).constants
         grid = calibrate_objective_perturbation(eps, n, consts, LAM_GRID, slack=slack)
-        ref = [_reference(eps, n, consts, float(m), slack) for m in LAM_GRID]
+        ref = _reference(eps, n, consts, LAM_GRID.tolist(), slack)
         assert np.any(grid.extra_strong_convexity > 0) or n == 10**6  # the Δ branch is met
         for field in ("slack", "epsilon_noise", "epsilon", "extra_strong_convexity",
                       "noise_rate"):
-            _assert_close_in_ulps(getattr(grid, field), np.array([c[field] for c in ref]),
+            _assert_close_in_ulps(getattr(grid, field), ref[field],
                                   f"{field} at n={n}, eps={eps}, q={q}")
         every = np.arange(0, LAM_GRID.size, 40)  # and the scalar calibration, every 40th Λ
         ones = [calibrate_objective_perturbation(eps, n, at_modulus(consts, float(LAM_GRID[i])),
                                                  slack=slack) for i in every]
-        for field in ref[0]:  # each field at all of them in one comparison
-            _assert_close_in_ulps([getattr(one, field) for one in ones],
-                                  np.array([ref[i][field] for i in every]),
+        for field in ref:  # each field at all of them in one comparison
+            _assert_close_in_ulps([getattr(one, field) for one in ones], ref[field][every],
                                   f"scalar {field} at n={n}, eps={eps}, q={q}", at=every)
         # the ε accounting holds at every Λ in floating point, as for the scalar one
         assert np.all(grid.slack + grid.epsilon_noise <= eps)
@@ -150,11 +156,11 @@ def test_the_calibration_meets_its_derivation_at_any_rank_and_trace_bound(slack)
                                   strong_convexity=1.0, dimension=5, hessian_trace_bound=T)
         grid = calibrate_objective_perturbation(eps, n, consts, LAM_GRID, slack=slack)
         every = np.arange(0, LAM_GRID.size, 25)
-        refs = [_reference(eps, n, consts, float(LAM_GRID[i]), slack) for i in every]
+        refs = _reference(eps, n, consts, LAM_GRID[every].tolist(), slack)
         ones = [calibrate_objective_perturbation(eps, n, at_modulus(consts, float(LAM_GRID[i])),
                                                  slack=slack) for i in every]
-        for field in refs[0]:  # each field at every 25th Λ in one comparison per calibration
-            value = np.array([ref[field] for ref in refs])
+        for field in refs:  # each field at every 25th Λ in one comparison per calibration
+            value = refs[field]
             where = f"{field} at r={r}, T={T}, n={n}, eps={eps}"
             _assert_close_in_ulps(getattr(grid, field)[every], value, f"grid {where}", at=every)
             _assert_close_in_ulps([getattr(one, field) for one in ones], value,

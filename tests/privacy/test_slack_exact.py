@@ -65,20 +65,47 @@ def _d2(loss: str, m: np.ndarray, h: float) -> np.ndarray:
     return np.where(np.abs(1.0 - m) <= h, 1.0 / (2 * h), 0.0)
 
 
+def _row_terms(theta: np.ndarray, X: np.ndarray, y: np.ndarray, i: int, loss: str,
+               h: float) -> tuple[np.ndarray, ...]:
+    """Record i's terms on the grid θ: ℓ'(m_i) y_i x_ij for each coordinate j, then ℓ''(m_i)
+    x_i0², and in two dimensions ℓ''(m_i) x_i1² and ℓ''(m_i) x_i0 x_i1 (m_i = y_i θᵀx_i)."""
+    p = X.shape[1]
+    m = sum(theta[:, j] * X[i, j] for j in range(p)) * y[i]       # margins, (m,)
+    g = _d1(loss, m, h) * y[i]                                       # ℓ'(m_i) y_i
+    w = _d2(loss, m, h)                                              # ℓ''(m_i)
+    second = [w * (X[:, 0] ** 2)[i]]
+    if p == 2:
+        second += [w * (X[:, 1] ** 2)[i], w * (X[:, 0] * X[:, 1])[i]]
+    return (*(g * X[i, j] for j in range(p)), *second)
+
+
 def density_parts(theta: np.ndarray, X: np.ndarray, y: np.ndarray, loss: str, h: float,
-                  mu: float) -> tuple[np.ndarray, np.ndarray]:
-    """(||b_D(θ)||, ln det(n ∇²J_D(θ))) for θ of shape (m, p), p in {1, 2}."""
+                  mu: float, rows: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(||b_D(θ)||, ln det(n ∇²J_D(θ))) for θ of shape (m, p), p in {1, 2}.
+
+    Each record's terms (:func:`_row_terms`) once per distinct record and loss, kept in
+    ``rows`` (a dict for one grid θ, shared by the data sets of that grid; by default the
+    records of this data set only); the sums over the records are those of the (m, n) arrays
+    of the terms, in the records' order."""
     # explicit sums over the p <= 2 coordinates (no BLAS: tiny inner dimensions)
     n, p = X.shape
-    M = sum(theta[:, [j]] * X[:, j] for j in range(p)) * y      # margins, (m, n)
-    G = _d1(loss, M, h) * y                                     # ℓ'(m_i) y_i, (m, n)
-    b = [-(np.sum(G * X[:, j], axis=1) + n * mu * theta[:, j]) for j in range(p)]  # b_D(θ)
-    W = _d2(loss, M, h)                                         # ℓ''(m_i), (m, n)
-    h00 = np.sum(W * X[:, 0] ** 2, axis=1) + n * mu  # n ∇²J = Σ_i ℓ'' x_i x_iᵀ + n μ I
+    rows = {} if rows is None else rows
+    terms = []
+    for i in range(n):
+        key = (loss, h, X[i].tobytes(), float(y[i]))
+        if key not in rows:
+            rows[key] = _row_terms(theta, X, y, i, loss, h)
+        terms.append(rows[key])
+
+    def total(k: int) -> np.ndarray:  # Σ_i of term k, over the (m, n) array of the records
+        return np.sum(np.stack([t[k] for t in terms], axis=1), axis=1)
+
+    b = [-(total(j) + n * mu * theta[:, j]) for j in range(p)]     # b_D(θ)
+    h00 = total(p) + n * mu  # n ∇²J = Σ_i ℓ'' x_i x_iᵀ + n μ I
     if p == 1:
         return np.abs(b[0]), np.log(h00)
-    h11 = np.sum(W * X[:, 1] ** 2, axis=1) + n * mu
-    h01 = np.sum(W * (X[:, 0] * X[:, 1]), axis=1)
+    h11 = total(p + 1) + n * mu
+    h01 = total(p + 2)
     return np.hypot(b[0], b[1]), np.log(h00 * h11 - h01 * h01)
 
 
@@ -192,18 +219,21 @@ def _evaluate(p: int, grid: np.ndarray | None = None
               ) -> dict[tuple[str, str, str], tuple[float, float, float, float]]:
     """case -> (max loss, claimed ε, slack, max loss of the half-slack mutant)."""
     grid = grid if grid is not None else GRID_1D if p == 1 else GRID_2D
-    out, group, parts = {}, None, {}
+    out, group, parts, rows = {}, None, {}, {}
 
     def parts_of(X, y, loss, h, mu):
         # the pairs of a problem and set of other records share data sets (the replaced record
-        # on D, mostly): each data set's density parts once per group
+        # on D, mostly): each data set's density parts once per group, each record's terms
+        # once per problem
         key = (X.tobytes(), y.tobytes(), loss, h, mu)
         if key not in parts:
-            parts[key] = density_parts(grid, X, y, loss, h, mu)
+            parts[key] = density_parts(grid, X, y, loss, h, mu, rows)
         return parts[key]
 
     for prob, oname, pname, D, Dp in _all_cases(p):
         if (prob, oname) != group:
+            if group is None or prob != group[0]:
+                rows = {}
             group, parts = (prob, oname), {}
         loss, h = PROBLEMS[prob][:2]
         cal, mu, _ = _calibration(prob, *D)
