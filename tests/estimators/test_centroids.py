@@ -387,18 +387,26 @@ def test_block_sums_give_the_one_block_release(monkeypatch, row_norm):
     np.testing.assert_allclose(fit(), one, rtol=0, atol=1e-12)
 
 
-def _flip_rows(est, a, b):
-    """The rows of the segment a -> b at the floats where ``est.predict`` changes (bisection)."""
-    first, lo, hi = est.predict(a[None])[0], 0.0, 1.0
-    while (lo + hi) / 2 not in (lo, hi):
+def _flip_rows(est, A, B):
+    """The rows of each segment A[k] -> B[k] at the floats where ``est.predict`` changes: one
+    bisection per segment, all segments' midpoints predicted in one call per step."""
+    first = est.predict(A)
+    lo, hi = np.zeros(len(A)), np.ones(len(A))
+    mid = (lo + hi) / 2
+    open_ = (mid != lo) & (mid != hi)
+    while open_.any():
+        k = np.flatnonzero(open_)
+        same = est.predict(A[k] + mid[k, None] * (B[k] - A[k])) == first[k]
+        lo[k], hi[k] = np.where(same, mid[k], lo[k]), np.where(same, hi[k], mid[k])
         mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if est.predict((a + mid * (b - a))[None])[0] == first else (lo, mid)
+        open_ = (mid != lo) & (mid != hi)
     ts = [lo, hi]
     for t, toward in ((lo, 0.0), (hi, 1.0)):  # and the next floats on either side
         for _ in range(4):
             t = np.nextafter(t, toward)
             ts.append(t)
-    return np.array([a + t * (b - a) for t in ts])
+    T = np.stack(ts, axis=1)  # (segments, 10)
+    return (A[:, None, :] + T[:, :, None] * (B - A)[:, None, :]).reshape(-1, A.shape[1])
 
 
 @pytest.mark.parametrize("make", [
@@ -417,7 +425,8 @@ def test_predict_is_the_argmax_of_predict_proba_and_decision_function_at_the_bou
         est = make().fit(X, y)
     labels = est.predict(X)
     pairs = [(i, j) for i, j in rng.integers(300, size=(40, 2)) if labels[i] != labels[j]]
-    rows = np.vstack([_flip_rows(est, X[i], X[j]) for i, j in pairs])
+    i, j = np.array(pairs).T
+    rows = _flip_rows(est, X[i], X[j])
     predicted = est.predict(rows)
     assert np.array_equal(est.classes_[est.predict_proba(rows).argmax(1)], predicted)
     assert np.array_equal(est.classes_[est.decision_function(rows).argmax(1)], predicted)

@@ -5,9 +5,9 @@ array (or DataFrame) on the synchronous scheduler. The split, the noise and the
 selection draw the same numbers either way; a Dask part holds the same records as
 the in-memory part, in their order in X rather than in the permutation's, so the
 candidates differ only by the order of their sums. Tolerances: the linear learners
-end with Newton steps to the minimizer, so both solves agree to rounding: n <= 900
+end with Newton steps to the minimizer, so both solves agree to rounding: n <= 400
 terms of relative rounding 2^-53 each, amplified by at most 1/Λ = 100 (the smallest
-Λ used), is about 1e-11 on a coefficient, and 1e-10 allows for that. The large-margin
+Λ used), is about 5e-12 on a coefficient, and 1e-10 allows for that. The large-margin
 learner's solver stops anywhere within its residual tolerance r = 1e-6 of a
 Λ-strongly convex minimum, so two solves may differ by up to 2r/Λ (the release
 oracle's rule). The mistake counts are integers, so the selected index is equal.
@@ -41,7 +41,8 @@ def synchronous():
         yield
 
 
-def _data(n=900, d=4, seed=0):
+def _data(n=400, d=4, seed=0):
+    """400 rows: two chunks of the Dask array, four partitions of the Dask DataFrame."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d)) * 0.4
     y = (X @ rng.normal(size=d) + 0.3 * rng.normal(size=n) > 0).astype(int)
@@ -166,7 +167,7 @@ def _theta(est):
 
 @pytest.mark.parametrize("est, frame", _cases(SWEPT))
 def test_a_sweep_on_dask_rows_releases_the_in_memory_models(est, frame):
-    X, y = _data(n=600)
+    X, y = _data()
     Xm = _frame(X) if frame else X
     Xd, yd = _dask(X, y, frame)
     mem = epsilon_sweep(est, Xm, y, [0.5, 2.0], runs=2, random_state=0)

@@ -96,8 +96,9 @@ def test_a_polished_release_does_not_say_whether_the_polish_ran(monkeypatch):
 
 def test_nonprivate_mixture_with_dp_kmeans_states_the_noiseless_kmeans():
     X, y = _three_classes(seed=2)
+    # the assignment is made and stated before the loss is read (softmax: a fast solve)
     est = dp.PrivateLargeMarginGaussian(mechanism="none", n_components=2, classes=[0, 1, 2],
-                                        component_assignment="dp_kmeans", loss="pairwise",
+                                        component_assignment="dp_kmeans", loss="softmax",
                                         solver="native", random_state=0).fit(X, y)
     cert, text = est.certificate_, str(est.certificate_)
     assert not cert.private and math.isinf(cert.epsilon)
@@ -108,7 +109,7 @@ def test_nonprivate_mixture_with_dp_kmeans_states_the_noiseless_kmeans():
     assert not cert.parts[0].private
     # certified as the non-private baseline is everywhere
     baseline = dp.PrivateLargeMarginGaussian(mechanism="none", classes=[0, 1, 2],
-                                             loss="pairwise", solver="native").fit(X, y)
+                                             loss="softmax", solver="native").fit(X, y)
     assert cert.mechanism == baseline.certificate_.mechanism
     assert "mechanism='none' adds no noise: the model is NOT private." in cert.assumptions
 
@@ -117,7 +118,7 @@ def test_nonprivate_mixture_with_dp_kmeans_states_the_noiseless_kmeans():
 def test_nonprivate_mixture_with_gmm_states_the_gaussian_mixture():
     X, y = _three_classes(seed=3)
     est = dp.PrivateLargeMarginGaussian(mechanism="none", n_components=2, classes=[0, 1, 2],
-                                        component_assignment="gmm_nonprivate", loss="pairwise",
+                                        component_assignment="gmm_nonprivate", loss="softmax",
                                         solver="native", random_state=0).fit(X, y)
     text = str(est.certificate_)
     assert not est.certificate_.private and "guarantee: NONE" in text

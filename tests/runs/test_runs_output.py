@@ -5,6 +5,7 @@ import os
 from pathlib import Path
 
 import pytest
+from _helpers import PLACEHOLDER_PNG, placeholder_plot
 
 from dpconvex import cli
 from dpconvex.errors import DPConvexError
@@ -160,7 +161,9 @@ def test_an_earlier_plot_is_put_back_as_it_was(result, tmp_path, monkeypatch):
     """results.json cannot replace its own: the earlier plot, a symlink here, is put back as the
     same symlink (a second name for it, not a copy of what it points to)."""
     out = tmp_path / "out"
-    js, png = write_outputs(result, out)
+    with monkeypatch.context() as m:  # the earlier results; their plot becomes the symlink
+        placeholder_plot(m)
+        js, png = write_outputs(result, out)
     (tmp_path / "mine.png").write_bytes(b"the user's plot")
     png.unlink()
     png.symlink_to(tmp_path / "mine.png")
@@ -174,9 +177,12 @@ def test_an_earlier_plot_is_put_back_as_it_was(result, tmp_path, monkeypatch):
     assert sorted(p.name for p in out.iterdir()) == ["error_vs_epsilon.png", "results.json"]
 
 
-def test_write_outputs_replaces_files_and_keeps_their_mode(result, tmp_path):
+def test_write_outputs_replaces_files_and_keeps_their_mode(result, tmp_path, monkeypatch):
     out = tmp_path / "out"
-    js, png = write_outputs(result, out)
+    with monkeypatch.context() as m:  # the earlier results: a placeholder plot, replaced below
+        placeholder_plot(m)
+        js, png = write_outputs(result, out)
+    assert png.read_bytes() == PLACEHOLDER_PNG
     mask = os.umask(0)
     os.umask(mask)
     assert (js.stat().st_mode & 0o777) == (0o666 & ~mask)

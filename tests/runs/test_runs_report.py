@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 import pytest
+from _helpers import placeholder_plot
 
 from dpconvex import cli
 from dpconvex.runs import report
@@ -99,7 +100,8 @@ def test_plot_has_error_bars_nonprivate_and_majority_lines(result, monkeypatch, 
     assert f"{MAJORITY} (trivial) (± std)" in seen["labels"] and seen["bands"] == 2
 
 
-def test_cli_run_prints_and_writes_the_baseline(tmp_path, capsys):
+def test_cli_run_prints_and_writes_the_baseline(tmp_path, capsys, monkeypatch):
+    placeholder_plot(monkeypatch)  # the baseline's plot line: test_plot_has_error_bars_...
     p = tmp_path / "wine3.toml"
     p.write_text(PROBLEM.replace("runs = 3", "runs = 1"))
     out = tmp_path / "out"
