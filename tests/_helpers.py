@@ -134,6 +134,7 @@ def certificate_facts(certificate: Any, name: str) -> list[Any]:
         out += certificate_facts(part, name)
     return out
 
+
 #: What :func:`placeholder_plot` writes in place of a drawn plot (fewer than 1000 bytes).
 PLACEHOLDER_PNG = b"a placeholder for the plot"
 
