@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from _helpers import traced_peak
 from scipy import integrate, stats
+from sklearn.base import ClassifierMixin
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import dpconvex as dp
@@ -387,7 +388,7 @@ def test_block_sums_give_the_one_block_release(monkeypatch, row_norm):
     np.testing.assert_allclose(fit(), one, rtol=0, atol=1e-12)
 
 
-def _flip_rows(est, A, B):
+def _flip_rows(est: ClassifierMixin, A: np.ndarray, B: np.ndarray) -> np.ndarray:
     """The rows of each segment A[k] -> B[k] at the floats where ``est.predict`` changes: one
     bisection per segment, all segments' midpoints predicted in one call per step."""
     first = est.predict(A)

@@ -120,7 +120,8 @@ def test_k_equals_one_is_trivial_and_free():
 def test_dp_kmeans_leaves_out_the_records_the_fit_leaves_out():
     """unknown_labels="ignore": records with a label outside classes= are in no k-means count or sum,
     so every class's centers_ (noiseless k-means, exact) are those of the fit without them.
-    The softmax loss: the centres are assigned before the loss is read."""
+    The loss sets only the row map the k-means reads (softmax: rows scaled to norm 1); what is
+    left out is decided for every loss alike."""
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(36, 2)) * 0.3 + 0.6, rng.integers(0, 3, 36)
     X_out, y_out = np.vstack([X, rng.normal(size=(12, 2))]), np.r_[y, np.full(12, 7)]

@@ -35,7 +35,7 @@ def _binary(n=1500, d=4, seed=1):
 @pytest.mark.parametrize("mechanism", ["objective", "output"])
 def test_native_and_clarabel_honour_the_set_and_agree(constraints, inside, mechanism):
     # the unconstrained fit on these data (either mechanism) has a coefficient below 0 and
-    # a norm above 4: outside both sets
+    # a norm above 4, eight times the ball's radius: outside both sets
     X, y = _binary(n=400)
     fits = [dp.PrivateLogisticRegression(epsilon=2.0, mechanism=mechanism, classes=[0, 1],
                                          constraints=constraints, solver=solver,

@@ -42,7 +42,8 @@ def synchronous():
 
 
 def _data(n=400, d=4, seed=0):
-    """400 rows: two chunks of the Dask array, four partitions of the Dask DataFrame."""
+    """400 rows: three uneven chunks of the Dask array (150, 150, 100), four partitions of the
+    Dask DataFrame."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d)) * 0.4
     y = (X @ rng.normal(size=d) + 0.3 * rng.normal(size=n) > 0).astype(int)
@@ -54,7 +55,7 @@ def _dask(X, y, frame):
         cols = [f"x{j}" for j in range(X.shape[1])]
         return (dd.from_pandas(pd.DataFrame(X, columns=cols), npartitions=4),
                 dd.from_pandas(pd.Series(y), npartitions=4))
-    return da.from_array(X, chunks=(200, X.shape[1])), da.from_array(y, chunks=200)
+    return da.from_array(X, chunks=(150, X.shape[1])), da.from_array(y, chunks=150)
 
 
 def _frame(X):

@@ -20,7 +20,7 @@ import dpconvex as dp
 from dpconvex.errors import DataValidationError, ParameterError, PrivacyError
 from dpconvex.objectives import HuberRegression, Loss, Pinball
 from dpconvex.privacy.budget import LabelSource
-from dpconvex.privacy.mechanisms import get_mechanism
+from dpconvex.privacy.mechanisms import Calibration, get_mechanism
 from dpconvex.templates import LinearERMTemplate
 
 
@@ -32,7 +32,8 @@ def _table(n=3000, d=4, seed=0):
 
 
 # ------------------------------------------------- exact privacy loss, one dimension
-def _released_log_density(template, cal, theta, X, y):
+def _released_log_density(template: LinearERMTemplate, cal: Calibration, theta: np.ndarray,
+                          X: np.ndarray, y: np.ndarray) -> np.ndarray:
     """log f(θ) of objective perturbation's output in one dimension, up to a shared constant.
 
     θ minimizes J(θ) + (Δ/2)θ² + bθ/n, so b = B(θ) = −n(J′(θ) + Δθ), and with b of density
@@ -41,7 +42,8 @@ def _released_log_density(template, cal, theta, X, y):
     J′ + Δθ and J″ + Δ on every θ at once from the template's loss, ℓ′ and ℓ″ at the margins
     x_i θ (the rows of ``X``, labels ``y``): (1/n) Σ_i x_i ℓ′ + (Λ + Δ)θ and
     (1/n) Σ_i x_i² ℓ″ + Λ + Δ, the sums over the rows in order. They are the template's
-    ``objective`` and ``hessian`` (checked on every 20th θ and the last two).
+    ``objective`` and ``hessian`` (checked on every 20th θ, every θ where some ℓ″ ≠ 0, and the
+    last two).
     """
     n, delta, beta = template.n, cal.extra_strong_convexity, cal.noise_rate
     reg = template.regularizer.lam + float(delta)
@@ -53,7 +55,8 @@ def _released_log_density(template, cal, theta, X, y):
     for i in range(1, x.size):
         r, c = r + d1[i] * x[i], c + d2[i] * x[i] * x[i]
     grad, hess = r / n + reg * theta, c / n + reg
-    for i in [*range(0, theta.size, 20), theta.size - 2, theta.size - 1]:
+    curved = np.flatnonzero(np.any(d2 != 0, axis=0)).tolist()
+    for i in sorted({*range(0, theta.size, 20), *curved, theta.size - 2, theta.size - 1}):
         t = np.array([theta[i]])
         assert template.objective(t, None, delta)[1][0] == pytest.approx(grad[i], rel=1e-12, abs=1e-12)
         assert template.hessian(t, delta)[0, 0] == pytest.approx(hess[i], rel=1e-12, abs=1e-12)

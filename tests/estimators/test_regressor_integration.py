@@ -87,9 +87,9 @@ def _assert_same_release(mem, dsk, gap):
 ], ids=["objective", "output", "pinball", "gaussian", "orthant", "no-intercept"])
 def test_dask_fit_is_the_in_memory_release_on_threads(kw):
     X, y = _table()
-    with dask.config.set(scheduler="threads"):  # two chunks: the sums taken per chunk, then added
-        mem, dsk, gap = _fit_both(lambda: _make(**kw), X, y, da.from_array(X, chunks=(450, 4)),
-                                  da.from_array(y, chunks=450))
+    with dask.config.set(scheduler="threads"):  # uneven chunks (350, 350, 200): per chunk, then added
+        mem, dsk, gap = _fit_both(lambda: _make(**kw), X, y, da.from_array(X, chunks=(350, 4)),
+                                  da.from_array(y, chunks=350))
         _assert_same_release(mem, dsk, gap)
         assert dsk.certificate_.row_map.dask
         Xt = da.from_array(X[:200], chunks=70)

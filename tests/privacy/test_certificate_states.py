@@ -96,7 +96,7 @@ def test_a_polished_release_does_not_say_whether_the_polish_ran(monkeypatch):
 
 def test_nonprivate_mixture_with_dp_kmeans_states_the_noiseless_kmeans():
     X, y = _three_classes(seed=2)
-    # the assignment is made and stated before the loss is read (softmax: a fast solve)
+    # the loss sets only the row map the k-means reads; the assignment is stated alike
     est = dp.PrivateLargeMarginGaussian(mechanism="none", n_components=2, classes=[0, 1, 2],
                                         component_assignment="dp_kmeans", loss="softmax",
                                         solver="native", random_state=0).fit(X, y)
@@ -117,6 +117,7 @@ def test_nonprivate_mixture_with_dp_kmeans_states_the_noiseless_kmeans():
 @pytest.mark.filterwarnings("ignore::dpconvex.errors.PrivacyWarning")
 def test_nonprivate_mixture_with_gmm_states_the_gaussian_mixture():
     X, y = _three_classes(seed=3)
+    # the loss sets only the row map the mixture reads; the assignment is stated alike
     est = dp.PrivateLargeMarginGaussian(mechanism="none", n_components=2, classes=[0, 1, 2],
                                         component_assignment="gmm_nonprivate", loss="softmax",
                                         solver="native", random_state=0).fit(X, y)
