@@ -99,6 +99,7 @@ def _members(template: Any) -> tuple[tuple[Any, ...], list[Any]]:
     loss and regularizer, the attributes of their classes and of the rows', operators', feature map's and
     sets' classes, what of it is the user's; and the objects named, kept while the caller compares."""
     own, classes, held = [], [], []  # held: a kept object is not freed, so none other takes its id
+    seen: set[type] = {type(None)}  # each class once (a part that is None: a built-in class)
     space, rows, ops = (getattr(template, "space", None), getattr(template, "rows", None),
                         getattr(template, "_ops", None))
     convex = getattr(space, "convex_set", None)
@@ -110,7 +111,8 @@ def _members(template: Any) -> tuple[tuple[Any, ...], list[Any]]:
             if not k.startswith("_") or k == "_ops":
                 own.append((i, k, id(v)))
                 held.append(v)
-        for c in type(part).__mro__[:-1]:
+        for c in (c for c in type(part).__mro__[:-1] if c not in seen):
+            seen.add(c)
             held.append(values := tuple(vars(c).values()))
             classes.append((c, tuple(vars(c)), tuple(map(id, values))))
     for term in getattr(template, "extra_terms", ()):  # and what its extra terms' functions close over
