@@ -33,7 +33,7 @@ from dpconvex.objectives.losses import LOSSES, Loss
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms import MECHANISMS, Mechanism, MechanismMenu, build_mechanism
 from dpconvex.privacy.release import release
-from dpconvex.solvers import BACKENDS, suitable_backends
+from dpconvex.solvers import BACKENDS, CVXPYBackend, suitable_backends
 from dpconvex.templates import TEMPLATES
 from dpconvex.templates.large_margin import LargeMarginGaussianTemplate
 from dpconvex.templates.linear_erm import LinearERMTemplate
@@ -123,7 +123,21 @@ def _offered_as(kind: str) -> dict[str, str]:
     return dict(MENUS[kind].offered) if kind in MENUS else {}
 
 
+#: The backends that solve through CVXPY: one code path (:meth:`CVXPYBackend.solve`, the
+#: template's one CVXPY problem), differing in the conic solver and its options.
+CVXPY_BACKENDS = tuple(name for name, cls in BACKENDS.items() if issubclass(cls, CVXPYBackend))
+
+
 def _combinations() -> Iterator[Any]:
+    """The parameters of :func:`test_combination`, the repeats on a second CVXPY backend slow.
+
+    Each (template, loss, mechanism, wrapper) runs in the fast tier on every backend outside
+    CVXPY and on one CVXPY backend, the CVXPY backends taking turns across the mechanisms of
+    a template and loss, so that every CVXPY backend meets every template and loss there. The
+    same combination on the other CVXPY backends (the same problem compiled and solved again
+    by another conic solver, 0.1 to 0.4 s each) is marked slow.
+    """
+    turn = 0
     for tname, tcls in TEMPLATES.items():
         offered = set(_offered_as(tcls.kind).values())
         for lname in LOSSES:
@@ -134,9 +148,13 @@ def _combinations() -> Iterator[Any]:
                 # a mechanism that does not solve has no backend to vary
                 backends = tuple(BACKENDS) if MECHANISMS[mname].solves else (None,)
                 for tol in tols:
+                    fast_cvxpy = CVXPY_BACKENDS[turn % len(CVXPY_BACKENDS)]
+                    turn += MECHANISMS[mname].solves
                     for bname in backends:
                         wrap = "" if tol is None else "+amp"
+                        slow = bname in CVXPY_BACKENDS and bname != fast_cvxpy
                         yield pytest.param(tname, lname, mname, tol, bname,
+                                           marks=pytest.mark.slow if slow else (),
                                            id=f"{tcls.kind}-{lname}-{mname}{wrap}-{bname or '-'}")
 
 
