@@ -15,6 +15,7 @@ O(n + d²) work is a few n-vectors (320 KB each), its 2 MB blocks and d² matric
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -31,12 +32,17 @@ from dpconvex.data import operators
 N, D = 40_000, 50
 
 
+@functools.cache
 def _rows(n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """The rows and labels, drawn once per label count and shared read-only by the tests."""
     rng = np.random.default_rng(11)
     X = rng.normal(size=(N, D)) * 0.3  # row norms around 2.1: above data_norm = 1, clipped
     y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int) if n_classes == 2 else \
         np.digitize(X[:, 0], [-0.4, 0.4])
-    return np.ascontiguousarray(X), y
+    X = np.ascontiguousarray(X)
+    X.flags.writeable = False
+    y.flags.writeable = False
+    return X, y
 
 
 LEARNERS: dict[str, tuple[int, Callable[[], Any]]] = {

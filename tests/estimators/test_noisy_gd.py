@@ -102,8 +102,10 @@ def _logloss(theta, X, y):
 
 
 def test_huge_epsilon_approaches_nonprivate_optimum():
+    # The loss is a mean over rows, so GD's gap after T steps at this step size does not grow
+    # with n: at T = 3000 it is 2.4e-6 on these 500 rows (2.3e-6 on 2000), below 2e-5 by 8x.
     rng = np.random.default_rng(0)
-    n, d = 2000, 5
+    n, d = 500, 5
     X = rng.normal(size=(n, d))
     X /= np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1.0) * 1.0
     w = np.array([1.5, -2.0, 0.5, 0.0, 1.0])
