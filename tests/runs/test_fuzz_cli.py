@@ -24,6 +24,7 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -317,10 +318,19 @@ def run_case(case: Case, tmp: Path) -> tuple[str, dict[str, Any]]:
     return _verdict(box, not case.ok, new), box
 
 
+@pytest.fixture(scope="module")
+def sandboxes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder that holds the parent folder of every test's sandbox (one per module)."""
+    return tmp_path_factory.mktemp("fuzz_cli")
+
+
 @pytest.fixture
-def sandbox(tmp_path, monkeypatch):
-    """An empty working folder of its own (the parent is checked for escapes too)."""
-    tmp = tmp_path / "work"
+def sandbox(sandboxes, monkeypatch):
+    """An empty working folder of its own, in an empty parent of its own (the parent is
+    checked for escapes too): ``tempfile.mkdtemp`` makes the parent in one call, which
+    spares each of the few hundred cases pytest's numbered ``tmp_path`` (a scan of its
+    base folder and a fresh ``-current`` link)."""
+    tmp = Path(tempfile.mkdtemp(dir=sandboxes)) / "work"
     tmp.mkdir()
     monkeypatch.chdir(tmp)
     monkeypatch.setenv("DPCONVEX_PROBLEMS", str(tmp / "problems"))
