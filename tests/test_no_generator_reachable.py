@@ -273,6 +273,14 @@ def _fit(name: str, rs: Any) -> Any:
         return RECIPES[name](rs)
 
 
+@functools.cache
+def _fitted(name: str, rs: int | None) -> Any:
+    """``_fit(name, rs)``, fitted once per test process for the tests that only read the
+    fitted object (walk it, pickle it, read its parameters and certificate); a test that
+    changes the object works on a deep copy."""
+    return _fit(name, rs)
+
+
 def _subjects(obj: Any) -> set[type]:
     """Classes of the estimators a recipe fits (the fitted object and what it stores)."""
     out = {type(obj)}
@@ -323,7 +331,7 @@ def test_every_public_estimator_has_a_recipe():
 @pytest.mark.parametrize("rs", [None, SEED], ids=["random_state=None", "random_state=int"])
 @pytest.mark.parametrize("name", list(RECIPES))
 def test_no_generator_reachable(name, rs):
-    fitted = _fit(name, rs)
+    fitted = _fitted(name, rs)
     assert _generators_in(fitted) == []
 
 
@@ -382,7 +390,7 @@ PLANTS: dict[str, Callable[[], Any]] = {
 
 @pytest.mark.parametrize("where", list(PLANTS))
 def test_the_walker_finds_a_planted_generator(where):
-    est = _fit("PrivateLogisticRegression", SEED)
+    est = copy.deepcopy(_fitted("PrivateLogisticRegression", SEED))
     assert find_generators(est) == []
     est.extra_ = PLANTS[where]()
     assert find_generators(est), where
@@ -393,7 +401,7 @@ def test_the_walker_finds_a_planted_generator(where):
 def test_the_walker_finds_a_generator_stored_as_a_sub_estimator_parameter():
     # a search that set a spawned child generator as its candidates' random_state would
     # store it on best_estimator_
-    gs = _fit("PrivateGridSearch", None)
+    gs = copy.deepcopy(_fitted("PrivateGridSearch", None))
     gs.best_estimator_.random_state = np.random.default_rng().spawn(1)[0]
     assert any("best_estimator_" in p for p in _generators_in(gs))
 
@@ -444,11 +452,11 @@ def test_a_generator_in_a_candidate_or_step_is_refused(where):
 @pytest.mark.parametrize("rs", [None, SEED])
 def test_stored_sub_estimators_keep_the_callers_random_state(rs):
     for name in ("PrivateGridSearch", "PrivateRandomSearch"):
-        assert _fit(name, rs).best_estimator_.random_state == rs
+        assert _fitted(name, rs).best_estimator_.random_state == rs
     for name in ("PrivateGridSearch over a Pipeline", "PrivateRandomSearch over a Pipeline"):
-        best = _fit(name, rs).best_estimator_
+        best = _fitted(name, rs).best_estimator_
         assert [s.random_state for _, s in best.steps] == [rs, rs]
-    sweep = _fit("epsilon_sweep", rs)
+    sweep = _fitted("epsilon_sweep", rs)
     assert [e.random_state for row in sweep.estimators for e in row] == [rs] * 4
 
 
@@ -469,8 +477,8 @@ def test_certificate_says_seeded_exactly_when_the_caller_seeded(name):
             certificates += certificate.parts
         return False
 
-    assert not seeded(_fit(name, None))
-    assert seeded(_fit(name, SEED))
+    assert not seeded(_fitted(name, None))
+    assert seeded(_fitted(name, SEED))
 
 
 def test_search_draws_are_those_of_the_seed():
