@@ -13,9 +13,9 @@ copies them (tests/test_docstring_examples.py).
 Collection creates a few hundred thousand long-lived objects (the test items, the modules);
 the cyclic garbage collector is paused while they are made and then told to leave them out of
 its scans (:func:`gc.freeze`), which spares the run its full collections over them. At the
-end of the run the collector runs once more (what it frees reaches pytest's report of
-unraisable exceptions) and what survives is frozen too, so that pytest's own collections
-at its clean-up (five in a row) scan only what is left after that.
+end of the run the collector runs until it finds no more garbage (what it frees reaches
+pytest's report of unraisable exceptions) and what survives is frozen too, so that pytest's
+own collections at its clean-up (five in a row) scan only what is left after that.
 """
 
 import gc
@@ -43,9 +43,12 @@ def pytest_collection(session: pytest.Session):
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """Collect the run's garbage once, then freeze what survives (pytest's clean-up, which
-    runs after this hook, collects five times over whatever is not frozen)."""
-    gc.collect()
+    """Collect the run's garbage until a collection finds none (at most five, as pytest's
+    clean-up does: a finalizer may free more), then freeze what survives (pytest's clean-up,
+    which runs after this hook, collects five times over whatever is not frozen)."""
+    for _ in range(5):
+        if not gc.collect():
+            break
     gc.freeze()
 
 

@@ -170,6 +170,12 @@ def test_every_registered_name_is_in_a_combination() -> None:
     assert set(TEMPLATES) | set(LOSSES) | set(MECHANISMS) | set(BACKENDS) <= seen
 
 
+def test_every_cvxpy_backend_meets_every_template_and_loss_in_the_fast_tier() -> None:
+    fast = {(p.values[0], p.values[1], p.values[4]) for p in COMBINATIONS if not p.marks}
+    pairs = {(p.values[0], p.values[1]) for p in COMBINATIONS}
+    assert {(t, loss, b) for t, loss in pairs for b in CVXPY_BACKENDS} <= fast
+
+
 @pytest.mark.parametrize("tname, lname, mname, tol, bname", COMBINATIONS)
 def test_combination(tname: str, lname: str, mname: str, tol: float | None,
                      bname: str | None) -> None:

@@ -17,9 +17,9 @@ import dpconvex as dp
 from dpconvex.data.dask_rows import DaskRows
 from dpconvex.data.sufficient import sufficient_statistics
 from dpconvex.errors import ParameterError, PrivacyError, SolverError
-from dpconvex.objectives import L2, ConvexSet, Logistic, Loss, MatrixTerm, Regularizer, probe_term
+from dpconvex.objectives import L2, ConvexSet, L2Ball, Logistic, Loss, MatrixTerm, Regularizer, probe_term
 from dpconvex.privacy.mechanisms.base import OutputPerturbation, calibrate_output_perturbation, get_mechanism
-from dpconvex.solvers import Backend, LbfgsNewton, PolishedBackend, SolveResult, SolveStatus
+from dpconvex.solvers import Backend, LbfgsNewton, PolishedBackend, SolveResult, SolveStatus, get_backend
 from dpconvex.templates import EuclideanSpace, LinearERMTemplate
 from dpconvex.templates.statistics import KMeansTemplate, SufficientStatisticsTemplate
 
@@ -732,29 +732,37 @@ def test_a_method_replaced_at_the_freed_ones_address_is_still_caught():
                    rng=0, vouch=("backend", "grad_bound", "hessian"))
 
 
-@pytest.mark.parametrize("where", ["dunder of the template's class", "class of its rows operator"])
+@pytest.mark.parametrize("where", ["dunder of the template's class", "class of its rows operator",
+                                   "class of a member set"])
 def test_a_backend_that_patches_a_class_the_solve_reads_releases_nothing(where, monkeypatch):
-    """A class's dunders (but the slot names a pickle caches) and the classes of the rows the
-    objective reads are in the snapshot: patched, they would fake the residual or the gradient."""
+    """A class's dunders (but the slot names a pickle caches), the classes of the rows the
+    objective reads and of the sets it is constrained to are in the snapshot: patched, they
+    would fake the residual, the gradient or the projection."""
     class Patching(Backend):
         name = "patching"
-        requires = frozenset({"smooth"})
+        requires = frozenset({"projection" if where.endswith("set") else "smooth"})
 
         def solve(self, template, b, extra_reg=0.0, *, warm_start=None, max_iter=None):
-            clean = LbfgsNewton().solve(template, None, extra_reg)  # the noise left out
+            noise = b if where.endswith("set") else None  # the noise left out, or the honest solve
+            clean = get_backend("native", template).solve(template, noise, extra_reg)
             if where.startswith("dunder"):
                 get = object.__getattribute__
                 monkeypatch.setattr(type(template), "__getattribute__", lambda self, name: (
                     (lambda w, b=None, extra_reg=0.0: 0.0) if name == "residual" else get(self, name)),
                     raising=False)
+            elif where.endswith("set"):  # the same projection, by another function
+                member = type(template.space.convex_set.sets[0])
+                monkeypatch.setattr(member, "project", lambda self, w, own=member.project: own(self, w))
             else:
                 ops, fused = type(template._ops), type(template._ops).matvec_rmatvec
                 monkeypatch.setattr(ops, "matvec_rmatvec", lambda self, w, f: (
                     fused(self, w, f)[0], fused(self, w, f)[1] - b))
             return SolveResult(clean.x, SolveStatus.OPTIMAL, clean.objective, 0.0, self.name)
 
+    template = _template() if not where.endswith("set") else LinearERMTemplate(
+        Logistic(), 0.1, 1.0, *_rows(), constraint_set=dp.objectives.Intersection(L2Ball(0.5)))
     with pytest.raises(PrivacyError, match="members changed during the solve"):
-        dp.release(_template(), "objective", dp.Budget(1.0), backend=Patching(), rng=0)
+        dp.release(template, "objective", dp.Budget(1.0), backend=Patching(), rng=0)
 
 
 def test_a_backend_that_pickles_the_template_during_its_solve_releases(monkeypatch):
