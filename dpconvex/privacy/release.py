@@ -111,10 +111,11 @@ def _members(template: Any) -> tuple[tuple[Any, ...], list[Any]]:
             if not k.startswith("_") or k == "_ops":
                 own.append((i, k, id(v)))
                 held.append(v)
-        for c in (c for c in type(part).__mro__[:-1] if c not in seen):
-            seen.add(c)
-            held.append(values := tuple(vars(c).values()))
-            classes.append((c, tuple(vars(c)), tuple(map(id, values))))
+        for c in type(part).__mro__[:-1]:
+            if c not in seen:
+                seen.add(c)
+                held.append(values := tuple(vars(c).values()))
+                classes.append((c, tuple(vars(c)), tuple(map(id, values))))
     for term in getattr(template, "extra_terms", ()):  # and what its extra terms' functions close over
         for fn in (term.cvxpy_fn, term.value_fn, term.grad_fn):  # (a cell's repr names its object)
             code, defaults = getattr(fn, "__code__", None), getattr(fn, "__defaults__", None)
