@@ -788,7 +788,9 @@ def _regressor_tol(mechanism: str, lam: float, *, box: bool = False,
 def _regressor_case(kind: str, seed: int, tol: Tolerance, *, n: int = 200, **kw: Any
                     ) -> Callable[[], Arrays]:
     """PrivateLinearRegressor / PrivateHuberRegressor / PrivateQuantileRegressor, options
-    pinned; with a private label range the released range is an array of the case."""
+    pinned (the labels mapped around the middle of their range: one release per case; the
+    centre released first is checked by its exact and audit tests); with a private label range
+    the released range is an array of the case."""
     def run() -> Arrays:
         import dpconvex as dp
         X, y = _regression(seed, n)
@@ -796,7 +798,8 @@ def _regressor_case(kind: str, seed: int, tol: Tolerance, *, n: int = 200, **kw:
                "quantile": dp.PrivateQuantileRegressor}[kind]
         params = {"epsilon": 1.0, "label_range": LABELS, "data_norm": 1.0,
                   "fit_intercept": True, "intercept_scaling": 1.0, "lam": 0.05,
-                  "solver": "native", "max_iter": None, "random_state": seed + 100, **kw}
+                  "solver": "native", "max_iter": None, "random_state": seed + 100,
+                  "label_center": "range", **kw}
         est = cls(**params).fit(X, y)
         out = _linear(est)
         if hasattr(est, "label_range_"):

@@ -321,6 +321,26 @@ def test_the_front_door_with_the_rule_that_reads_d_keeps_its_safeguard(n, d, los
     assert est._make("objective", 1.0).loss == loss and est.predict(X[:5]).shape == (5,)
 
 
+def test_the_centre_summary_counts_cells_at_epsilon_one_and_above_below_the_mean(tmp_path, capsys):
+    """``regression_variants --center-summary``: cells are table × rows × ε, means over the seeds."""
+    import json
+
+    from corpus import regression_variants
+
+    cells = ((None, 1.0, (-0.2, 0.0)), (500, 0.5, (-0.3, -0.3)), (500, 2.0, (0.1, 0.1)))
+    lines = [{"table": "t", "rows": rows, "seed": seed, "eps": eps, "n": 500, "d": 3, "mean": 0.0,
+              "huber_range": value, "huber_s0.1_f0.5": 0.01}
+             for rows, eps, values in cells for seed, value in zip((1, 2), values, strict=True)]
+    path = tmp_path / "centers.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    regression_variants.center_summary(path)
+    out = capsys.readouterr().out
+    assert out.startswith("3 cells (2 at eps >= 1)")
+    assert ("huber_range      mean -0.1000  at eps >= 1: mean +0.0000, below the mean - 0.05: 1 "
+            "(worst -0.100") in out
+    assert "below the mean - 0.05: 0 (worst +0.010" in out
+
+
 def test_the_choice_between_two_learners_releases_one_of_its_candidates():
     """``classification_variants:PairSelection``: where the safeguard runs, a model of either
     half or a constant class; elsewhere the front door itself."""

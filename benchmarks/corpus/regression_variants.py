@@ -14,6 +14,11 @@ Gaussian objective perturbation at δ > 0 on every n; ``ssp`` ``PrivateLinearReg
 ``HANDICAP_LEVEL = β`` and ``MEAN_RECORDS = M`` (``--handicaps``); ``k<κ>`` the front door
 with ``RESIDUAL_CLIP = κ`` (``--clips``); ``s<c>/h<β>`` the front door with the mean's share
 of ε at most c·ε (``MEAN_SHARE = (0.05, c)``) and ``HANDICAP_LEVEL = β`` (``--shares``).
+``--centers``: the single learners (Huber, pinball) with ``label_center`` "range" and "auto"
+at each share of ε and floor of R of :data:`CENTERS`, on
+the tables and their training rows subsampled to :data:`CENTER_ROWS`, in the cells where
+r = n·ε/(d + 1) < ``REGRESSION_RECORDS`` (the only ones ``label_center="auto"`` changes);
+``--center-summary FILE`` prints docs/privacy/perturbation.md#privacy-label-center's tables.
 
 Run (from the repository root; one process, about 5 minutes per part on 2 shared cores)::
 
@@ -49,6 +54,10 @@ EPSILONS = (0.5, 1.0, 2.0)
 HANDICAPS = tuple((b, m) for b in (0.05, 0.15, 0.3, 0.5) for m in (1500.0, 500.0))
 CLIPS = (0.25, 0.375, 0.5, 0.75)
 SHARES = tuple((c, b) for c in (0.5, 0.2) for b in (0.05, 0.2))
+#: (share of ε on the labels' mean, R's floor) of ``label_center="auto"`` compared (``--centers``).
+CENTERS = tuple((c, f) for c in (0.1, 0.2, 0.3) for f in (1.0, 0.5, 0.25))
+#: The training rows of ``--centers``: the table's, and seeded subsamples of these sizes.
+CENTER_ROWS = (None, 500, 1000)
 
 
 def stated_huber(eps: float, delta: float, label_range, seed: int):
@@ -218,6 +227,77 @@ def run(seeds, out: Path, handicaps: bool, clips: bool = False, shares: bool = F
                 print(name, seed, flush=True)
 
 
+def run_centers(seeds, out: Path) -> None:
+    """One JSON line per (table, training rows, seed, ε) with r < REGRESSION_RECORDS, δ = 0."""
+    from harness import subsample
+    from sklearn.metrics import r2_score
+
+    import dpconvex as dp
+    import dpconvex.privacy.rules.noise_level as nl
+
+    share, floor = nl.LABEL_CENTER_SHARE, nl.REFERENCE_NORMS["centered regression"]
+    warnings.simplefilter("ignore")
+    with out.open("a") as fh:
+        for name in corpus.REGRESSION_TABLES:
+            lr = corpus.table(name).learner_label_range
+            for seed in seeds:
+                sp = corpus.split(name, seed)
+                for rows in CENTER_ROWS:
+                    if rows is not None and len(sp.y_train) <= rows:
+                        continue
+                    X, y = (sp.X_train, sp.y_train) if rows is None else subsample(sp.X_train, sp.y_train,
+                                                                                      rows, seed)
+                    n, d = X.shape
+                    mean = float(r2_score(sp.y_test, np.full(len(sp.y_test), y.mean())))
+                    for eps in EPSILONS:
+                        if n * eps / (d + 1) >= nl.REGRESSION_RECORDS:
+                            continue
+                        res = {}
+                        for loss in ("huber", "pinball"):
+                            common = {"loss": loss, "epsilon": eps, "label_range": lr, "random_state": seed}
+                            res[f"{loss}_range"] = _fit_r2(
+                                dp.PrivateLinearRegressor(label_center="range", **common), _Rows(X, y, sp))
+                            try:
+                                for c, f in CENTERS:
+                                    nl.LABEL_CENTER_SHARE = c
+                                    nl.REFERENCE_NORMS["centered regression"] = f
+                                    res[f"{loss}_s{c:g}_f{f:g}"] = _fit_r2(
+                                        dp.PrivateLinearRegressor(**common), _Rows(X, y, sp))
+                            finally:
+                                nl.LABEL_CENTER_SHARE = share
+                                nl.REFERENCE_NORMS["centered regression"] = floor
+                        fh.write(json.dumps(dict(table=name, rows=rows, seed=seed, eps=eps, n=n, d=d,
+                                                 mean=mean, **res)) + "\n")
+                fh.flush()
+                print(name, seed, flush=True)
+
+
+class _Rows:
+    """A split's training rows replaced by (X, y), its test rows kept."""
+
+    def __init__(self, X, y, sp):
+        self.X_train, self.y_train, self.X_test, self.y_test = X, y, sp.X_test, sp.y_test
+
+
+def center_summary(path: Path) -> None:
+    """Per column, over the cells (table × rows × ε, means over the seeds) of R² − the mean's:
+    the mean, the mean at ε >= 1 and the cells at ε >= 1 below the mean − 0.05 (the worst)."""
+    recs = [json.loads(line) for line in path.open()]
+    cols = list(dict.fromkeys(k for r in recs for k in r
+                              if k not in ("table", "rows", "seed", "eps", "n", "d", "mean")))
+    cells = collections.defaultdict(lambda: collections.defaultdict(list))
+    for r in recs:
+        for k in cols:
+            cells[(r["table"], r["rows"], r["eps"])][k].append(r[k] - r["mean"])
+    means = {c: {k: float(np.mean(v)) for k, v in kv.items()} for c, kv in cells.items()}
+    print(f"{len(means)} cells ({sum(c[2] >= 1 for c in means)} at eps >= 1)")
+    for k in cols:
+        high = sorted(((m[k], c) for c, m in means.items() if c[2] >= 1), key=lambda vc: vc[0])
+        print(f"{k:16s} mean {np.mean([m[k] for m in means.values()]):+.4f}  at eps >= 1: mean "
+              f"{np.mean([v for v, _ in high]):+.4f}, below the mean - 0.05: "
+              f"{sum(v < -0.05 for v, _ in high)} (worst {high[0][0]:+.3f} {high[0][1]})")
+
+
 def summary(path: Path) -> None:
     """Per cell, the means of (R² − the mean's); then the cells below the mean − 0.005 and
     those where the unguarded median beats a column by more than 0.05."""
@@ -249,12 +329,20 @@ def main(argv=None) -> None:
     p.add_argument("--handicaps", action="store_true")
     p.add_argument("--clips", action="store_true")
     p.add_argument("--shares", action="store_true")
+    p.add_argument("--centers", action="store_true")
     p.add_argument("--summary", type=Path)
+    p.add_argument("--center-summary", type=Path)
     a = p.parse_args(argv)
     if a.summary:
         summary(a.summary)
         return
+    if a.center_summary:
+        center_summary(a.center_summary)
+        return
     seeds = corpus.SELECTION_SEEDS if a.seeds == "selection" else corpus.REPORT_SEEDS
+    if a.centers:
+        run_centers(seeds, a.out)
+        return
     run(seeds, a.out, a.handicaps, a.clips, a.shares)
 
 

@@ -84,8 +84,8 @@ from ..privacy.budget import (
     hold_budget,
     remaining,
 )
-from ..privacy.mechanisms.scalar import BoundedMeanTemplate, Exponential, LaplaceMean, SelectionTemplate
-from ..privacy.release import Release, release
+from ..privacy.mechanisms.scalar import Exponential, LaplaceMean, SelectionTemplate
+from ..privacy.release import release
 from ..privacy.rules.front_door import (
     CENTROID,
     CONSTANT,
@@ -134,6 +134,7 @@ from .regression import (
     PrivateBounds,
     PrivateLinearRegressor,
     RegressionScoreMixin,
+    mean_release,
     private_bounds,
 )
 
@@ -1115,7 +1116,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         return PrivateLinearRegressor(
             loss="pinball", quantile=0.5, epsilon=epsilon, delta=delta, mechanism=mechanism,
             label_range=self.label_range, data_norm=self.data_norm, fit_intercept=True,
-            random_state=self.random_state)
+            random_state=self.random_state, label_center="range")  # the safeguard releases the mean
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         if self.schema is not None:  # the fit's plan: the encoded rows, the schema's ranges
@@ -1179,7 +1180,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
             with hold_budget(self.accountant, epsilon, 0.0, owner) as hold:
                 u = self._unit_labels(y, n, f"{owner}.fit")
-                released_mean = _mean_release(float(np.sum(u)), n, epsilon, noise)
+                released_mean = mean_release(float(np.sum(u)), n, epsilon, noise)
                 certificate = released_mean.certificate
                 certificate.state(LabelSource("label_range", label_range=self._label_bounds()), choice.reason)
                 hold.commit_certificate(certificate)
@@ -1206,7 +1207,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 held = np.zeros(n, dtype=bool)
                 held[validation] = True
                 mean_rng, fit_rng, select_rng = noise.rng.spawn(3)
-                released_mean = _mean_release(float(np.sum(u)), n, eps_mean,
+                released_mean = mean_release(float(np.sum(u)), n, eps_mean,
                                               NoiseSource(mean_rng, noise.seeded))
                 mean = float(released_mean.theta[0])
                 y_unit = u * half + mid  # the clipped labels, in their units
@@ -1329,7 +1330,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                                            float(self.delta or 0.0), self.safeguard)
         seeded = self.random_state is not None
         if choice.learner == PRIVATE_MEAN:
-            certificate = _mean_release(0.0, n_rows, float(self.epsilon), seeded=seeded).certificate
+            certificate = mean_release(0.0, n_rows, float(self.epsilon), seeded=seeded).certificate
             certificate.state(LabelSource("label_range", label_range=self._label_bounds()), choice.reason)
             return certificate
         parts = self._parts(n_rows, f"{type(self).__name__}.certify") if choice.safeguard else None
@@ -1341,7 +1342,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             return model
         _, n_val, eps_mean, rest, _ = parts
         certificate = self._safeguard_certificate(
-            _mean_release(0.0, n_rows, eps_mean, seeded=seeded).certificate, model,
+            mean_release(0.0, n_rows, eps_mean, seeded=seeded).certificate, model,
             dry_selection(2, rest, n_val, SELECTION_UTILITY, seeded), choice, parts)
         certificate.state(delta_rows_note(float(learner.delta), n_rows))  # as a fit's budget hold states it
         return certificate
@@ -1361,14 +1362,3 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
 _DECLARED_SCHEMA = ("the schema is taken as public knowledge, as the caller declares it (not checked by "
                     "dpconvex: a schema released from these data, also one rewritten by to_code(), must "
                     "come with its release, PublicSchema(..., release=...))")
-
-
-def _mean_release(total: float, n: int, epsilon: float, noise: NoiseSource | None = None, *,
-                  seeded: bool = False) -> Release:
-    """The private mean of n unit labels summing to ``total`` (Laplace, privacy-private-mean),
-    on the unit scale; without ``noise`` the dry run (``certify``; ``seeded``: the fit's
-    will be)."""
-    template, budget = BoundedMeanTemplate(total, n), Budget(float(epsilon))
-    if noise is None:
-        return release(template, LaplaceMean(), budget, dry_run=True, seeded=seeded)
-    return release(template, LaplaceMean(), budget, None, noise.rng, seeded=noise.seeded)

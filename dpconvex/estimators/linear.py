@@ -495,12 +495,14 @@ class LinearPlanMixin:
                    "intercept_scaling": float(self.intercept_scaling)}
         mechanism, budget, mechanism_notes = self._mechanism_and_budget()
         q, p = self._norm_bound(), n_features + int(self.fit_intercept)
+        # labels mapped around a released (or public) centre: R's lower floor (privacy-label-center)
+        centered = not isinstance(getattr(self, "label_center", "range"), str)
         auto = self.mechanism_menu.auto
         if mechanism_notes and auto is not None and mechanism.name == auto[1]:  # "auto", δ > 0
             pure = build_mechanism(auto[0], owner, self.mechanism_menu,
                                    optimality_tol=getattr(self, "optimality_tol", None))
             bounds = form_bounds(self.lam, [(mechanism, budget.delta), (pure, 0.0)], n,
-                                 self.epsilon, q, p, self._make_loss())
+                                 self.epsilon, q, p, self._make_loss(), centered=centered)
             if bounds[1] < bounds[0]:  # the lower of the two rules' bounds is kept
                 mechanism, budget = pure, pure.check_budget(Budget(float(self.epsilon), 0.0))
             mechanism_notes = (
@@ -512,7 +514,7 @@ class LinearPlanMixin:
         loss, smoothing_note = self._make_loss(), None
         if getattr(loss, "smoothing_unresolved", False):  # kinks, smoothing="auto"
             loss, smoothing_note = resolve_smoothing(loss, self.lam, mechanism, n, self.epsilon,
-                                                     q, p, delta=budget.delta)
+                                                     q, p, delta=budget.delta, centered=centered)
         if getattr(loss, "has_kinks", False) and loss.smoothed_kinks is None:
             raise ParameterError(
                 f"{owner}.fit: loss '{loss.name}' has kinks and smoothing=None: no solver certifies "
@@ -520,7 +522,8 @@ class LinearPlanMixin:
                 "gradient's norm, is not defined at a kink). Pass Loss.from_cvxpy(..., smoothing="
                 "'auto') (the default: the fit chooses the half-width with lam) or a half-width "
                 "h > 0; NoisyGradientDescent takes the kinks as they are.")
-        lam, lam_note = resolve_lam(self.lam, mechanism, n, self.epsilon, q, p, loss, delta=budget.delta)
+        lam, lam_note = resolve_lam(self.lam, mechanism, n, self.epsilon, q, p, loss, delta=budget.delta,
+                                    centered=centered)
         smoothing = getattr(loss, "smoothed_kinks", None)
         vouch = getattr(self, "vouch", ())  # a user's loss only; a shipped loss is derived
         return FitPlan(

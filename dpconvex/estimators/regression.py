@@ -4,7 +4,11 @@
 objective (or output) perturbation ([CMS]_ Alg. 1–2, for a loss of the prediction [KST]_).
 The labels are clipped to ``label_range`` = (lo, hi) and scaled to u ∈ [−1, 1] (public
 per-record maps held, with their inverse, by :class:`LabelRangeMixin` for every regressor);
-:class:`PrivateBounds` releases the range from the labels inside the fit instead.
+:class:`PrivateBounds` releases the range from the labels inside the fit instead. Where the
+noise dominates (r = n·ε/p below the Λ rule's ``REGRESSION_RECORDS``), ``label_center="auto"``
+releases the labels' mean with a share of ε and maps the labels around it, so that the penalty
+shrinks the predictions towards that mean rather than the middle of the range
+(docs/privacy/perturbation.md#privacy-label-center).
 :class:`PrivateHuberRegressor` and :class:`PrivateQuantileRegressor` fix the loss.
 
 References
@@ -40,6 +44,7 @@ from .._validation import (
     Bool,
     Constraint,
     Float,
+    NoiseSource,
     NoValidation,
     _reject_masked,
     check_fitted,
@@ -57,8 +62,10 @@ from ..errors import DataValidationError, ParameterError, PrivacyWarning, record
 from ..objectives import HuberRegression, Pinball
 from ..objectives.losses import Loss, get_regression_loss, parse_label_range, stated_loss
 from ..privacy.budget import Budget, LabelSource, RowMap
-from ..privacy.release import release
+from ..privacy.mechanisms.scalar import BoundedMeanTemplate, LaplaceMean
+from ..privacy.release import Release, release
 from ..privacy.rules.bounds import DEFAULT_LEVELS, LABEL_SHARE, refine_range
+from ..privacy.rules.noise_level import label_center_share
 from ..templates.linear_erm import LinearERMTemplate
 from ..templates.statistics import check_levels
 from .base import (
@@ -128,6 +135,33 @@ class PrivateBounds:
 #: The plan's and the certificate's line of a fit with ``label_range="private"``.
 PRIVATE_RANGE_NOTE = ("label_range='private': the labels' range released first with {share:g} of epsilon, "
                       "the model on the epsilon left (docs/privacy/bounds.md#privacy-private-label-range)")
+
+
+#: The plan's and the certificate's line of a fit with ``label_center="auto"`` where the noise dominates.
+CENTER_NOTE = ("label_center='auto': r = n epsilon / p is below the lambda rule's REGRESSION_RECORDS, so the "
+               "labels' mean was released first with {share:g} of epsilon (Laplace) and the model fitted on "
+               "the epsilon left, its labels mapped around that mean (a per-record map given the release; "
+               "docs/privacy/perturbation.md#privacy-label-center)")
+
+
+def mean_release(total: float, n: int, epsilon: float, noise: NoiseSource | None = None, *,
+                 seeded: bool = False) -> Release:
+    """The private mean of n unit labels summing to ``total`` (Laplace,
+    docs/privacy/front_door_regression.md#privacy-private-mean), on the unit scale; without
+    ``noise`` the dry run (``certify``; ``seeded``: the fit's will be).
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.regression import mean_release
+    >>> from dpconvex._validation import NoiseSource
+    >>> mean = mean_release(50.0, 100, 1.0, NoiseSource(np.random.default_rng(0), seeded=True))
+    >>> abs(float(mean.theta[0]) - 0.5) < 0.2, mean.certificate.epsilon
+    (True, 1.0)
+    """
+    template, budget = BoundedMeanTemplate(total, n), Budget(float(epsilon))
+    if noise is None:
+        return release(template, LaplaceMean(), budget, dry_run=True, seeded=seeded)
+    return release(template, LaplaceMean(), budget, None, noise.rng, seeded=noise.seeded)
 
 
 def private_bounds(label_range: Any) -> PrivateBounds | None:
@@ -376,7 +410,8 @@ class LabelRangeMixin(RegressionScoreMixin):
         return model
 
     def _unit_labels(self, y: Any, n: int, caller: str) -> np.ndarray:
-        """Labels clipped to the public range and mapped onto [−1, 1].
+        """Labels clipped to the public range and mapped onto [−1, 1]: (2y − lo − hi)/(hi − lo), or
+        with a numeric ``label_center`` c, 2(y − c)/(hi − lo) clipped to [−1, 1].
 
         The clipping is a per-record map that the certificate states for every fit
         (its label source); how many labels it moved is a statistic of the data, so it goes
@@ -404,8 +439,9 @@ class LabelRangeMixin(RegressionScoreMixin):
         if diagnostics_open():  # NOT PRIVATE: the labels the clip moved, counted for an open collector
             record_diagnostic(caller, f"labels clipped to label_range=[{lo:g}, {hi:g}] (outside it)",
                               int(np.count_nonzero(unit != values)), n)
+        center = getattr(self, "label_center", "range")  # a number: the label u = 0 stands for
         unit *= 2.0
-        unit -= lo + hi
+        unit -= lo + hi if isinstance(center, str) else 2.0 * float(center)
         unit /= hi - lo
         # the map's rounding can leave [-1, 1] by an ulp at an end (hi = log(18823)): clip
         return np.clip(unit, -1.0, 1.0, out=unit)
@@ -427,7 +463,8 @@ class LabelRangeMixin(RegressionScoreMixin):
         # coef_ and intercept_ in the labels' units from θ fitted on u (post-processing)
         theta, d = released.theta, prep.meta.n_features
         lo, hi = self._label_bounds()
-        half, mid = 0.5 * (hi - lo), 0.5 * (hi + lo)
+        center = getattr(self, "label_center", "range")  # the label u = 0 stands for
+        half, mid = 0.5 * (hi - lo), 0.5 * (hi + lo) if isinstance(center, str) else float(center)
         s = float(self.intercept_scaling)
         self.n_features_in_ = d
         self.coef_ = half * np.asarray(theta[:d], dtype=float)
@@ -472,6 +509,23 @@ class _LossChoice(Constraint):
                 "CVXPY atoms or a dpconvex.objectives.Loss instance")
 
 
+class LabelCenter(Constraint):
+    """"auto", "range" or a finite float (a label within ``label_range``, checked with it)."""
+
+    def check(self, name: str, value: Any, owner: str) -> Any:
+        if isinstance(value, str):
+            if value in ("auto", "range"):
+                return value
+            raise self.refusal(name, value, owner)
+        try:
+            return check_float(name, value, owner, low=-np.inf)
+        except ParameterError:
+            raise self.refusal(name, value, owner) from None
+
+    def __str__(self) -> str:
+        return "'auto', 'range' or a finite float within label_range"
+
+
 #: The parameters every private linear regressor shares, written into each class docstring
 #: at its ``{regression_parameters}`` line.
 PARAMETER_DOCS["regression_parameters"] = fill_docs("""\
@@ -498,6 +552,14 @@ PARAMETER_DOCS["regression_parameters"] = fill_docs("""\
         ``constraints(w)``: CVXPY constraints on the coefficients ``w`` in the labels' units,
         as in :class:`~dpconvex.PrivateLogisticRegression`
         (docs/privacy/user_objectives.md#privacy-constraints).
+    label_center : "auto", "range" or float, default="auto"
+        The label the penalty shrinks the predictions to (the unit scale's 0). "range": the
+        middle of ``label_range``. A float: that label (public, within ``label_range``).
+        "auto": where r = n·ε/(d + 1) is below the Λ rule's ``REGRESSION_RECORDS`` (100), the
+        noise dominates and a share ``LABEL_CENTER_SHARE`` (0.1) of ε releases the labels'
+        mean (Laplace), the centre of the model fitted on the rest, whose Λ rule then takes
+        the lower floor of R; elsewhere, without a given ``label_range`` or an intercept, the
+        middle of the range (docs/privacy/perturbation.md#privacy-label-center).
 
     Warns
     -----
@@ -562,7 +624,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         "quantile": Float(high=1.0), "huber_threshold": Float(),
         "solver": SOLVER, "random_state": RANDOM_STATE,
         "max_iter": MAX_ITER_RULE, "accountant": ACCOUNTANT,
-        "vouch": Vouch(), "constraints": ParameterSet(),
+        "vouch": Vouch(), "constraints": ParameterSet(), "label_center": LabelCenter(),
     }
 
     def __init__(self, *, loss: Any = "huber", epsilon: float = 1.0, delta: float = 0.0,
@@ -572,8 +634,134 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
                  lam: float | str = "auto", mechanism: str = "auto", quantile: float = 0.5,
                  huber_threshold: float = 0.25, solver: str | None = None,
                  random_state: int | None = None, max_iter: int | None = None, accountant: Any = None,
-                 vouch: tuple[str, ...] = (), constraints: Any = None):
+                 vouch: tuple[str, ...] = (), constraints: Any = None, label_center: float | str = "auto"):
         self._store_params(locals())
+
+    def _validate_params(self) -> None:  # type: ignore[override]
+        """The table, the mechanism, and a numeric ``label_center`` within ``label_range``."""
+        super()._validate_params()
+        center = self.label_center
+        if not isinstance(center, str) and private_bounds(self.label_range) is None:
+            lo, hi = self._label_bounds()
+            if not lo <= float(center) <= hi:
+                raise ParameterError(
+                    f"The 'label_center' parameter of {type(self).__name__} must lie within "
+                    f"label_range [{lo:g}, {hi:g}]: it is the label the penalty shrinks the predictions "
+                    f"to. Got {center!r} instead.")
+
+    # --------------------------------------------------------- a centre released in the fit
+    def _center_share(self, n: int, n_features: int) -> float:
+        """The share of ε ``label_center="auto"`` spends on the labels' mean for a fit of n rows
+        and d features (:func:`~dpconvex.privacy.rules.noise_level.label_center_share`): 0 for
+        another ``label_center``, without a given ``label_range`` or an intercept, and for the
+        non-private baseline (parameters and (n, d) only)."""
+        if self.label_center != "auto" or self.label_range is None or not self.fit_intercept \
+                or private_bounds(self.label_range) is not None or not self._mechanism().private:
+            return 0.0
+        return label_center_share(n, n_features + 1, float(self.epsilon))
+
+    def _center_split(self, n: int, n_features: int) -> tuple[float, float, float, Any]:
+        """(ε, the centre's share, its ε_c, this regressor on ε − ε_c centred at a placeholder and
+        charging no ledger), for a fit whose :meth:`_center_share` is positive."""
+        from sklearn.base import clone
+
+        from ..privacy.budget import remaining
+
+        epsilon, share = float(self.epsilon), self._center_share(n, n_features)
+        eps_center = share * epsilon
+        lo, hi = self._label_bounds()
+        inner = clone(self).set_params(epsilon=remaining(epsilon, eps_center), accountant=None,
+                                       label_center=0.5 * (lo + hi))
+        return epsilon, share, eps_center, inner
+
+    def _fit_with(self, X: Any, y: Any, context: FitContext) -> Any:
+        """:meth:`fit` inside ``context``; with ``label_center="auto"`` where the noise dominates,
+        the labels' private mean first, then the model centred at it (privacy-label-center).
+
+        The rows a meta-estimator leaves out (``context.excluded``) keep the centre of
+        ``label_range``: the mean would read them.
+        """
+        self._validate_params()
+        n, _, n_features = self.public_shape(X, y)
+        if context.excluded is not None or not self._center_share(n, n_features):
+            return super()._fit_with(X, y, context)
+        from .._validation import NoiseSource, with_feature_names
+        from ..privacy.budget import hold_budget
+
+        owner = type(self).__name__
+        names = feature_names_of(X, f"{owner}.fit")
+        epsilon, share, eps_center, inner = self._center_split(n, n_features)
+        delta = inner.plan(n, 1, n_features).budget.delta
+        noise = noise_source(self, context.noise)
+        center_rng, fit_rng = noise.rng.spawn(2)
+        lo, hi = self._label_bounds()
+        with hold_budget(self.accountant, epsilon, delta, owner, n=None if context.held else n) as hold:
+            # the labels on the unit scale around the range's middle (the model's map records the clip)
+            values = np.clip(self._raw_labels(y, n, f"{owner}.fit"), lo, hi)
+            u = np.clip((2.0 * values - (lo + hi)) / (hi - lo), -1.0, 1.0)
+            center = mean_release(float(np.sum(u)), n, eps_center, NoiseSource(center_rng, noise.seeded))
+            inner.set_params(label_center=0.5 * (lo + hi) + 0.5 * (hi - lo) * float(center.theta[0]))
+            inner._fit_with(X, y, context.inner(NoiseSource(fit_rng, noise.seeded), held=True))
+            certificate = self._with_center(center.certificate, inner.certificate_, share, epsilon, delta)
+            hold.commit_certificate(certificate)
+        for key, value in vars(inner).items():
+            if key.endswith("_") and not key.startswith("_"):
+                setattr(self, key, value)
+        self.certificate_ = certificate
+        return with_feature_names(self, names)
+
+    def _with_center(self, center: Any, model: Any, share: float, epsilon: float, delta: float) -> Any:
+        """The sequential composition of the labels' mean and the model centred at it."""
+        from ..privacy.budget import compose_sequential
+
+        composed = compose_sequential(
+            [center, model],
+            mechanism=f"{type(self).__name__} with label_center='auto': the labels' private mean, "
+                      "then the model on the labels mapped around it "
+                      "(docs/privacy/perturbation.md#privacy-label-center)",
+            epsilon_requested=epsilon, delta_requested=delta, quantities={"label center share": share},
+            assumptions=[CENTER_NOTE.format(share=share)], labels=["label center", "model"])
+        composed.state(model.label_source)
+        return composed
+
+    def plan(self, n: int, n_classes: int | None = None, n_features: int | None = None) -> Any:
+        """What a fit will do (``label_center="auto"`` where the noise dominates: the model's plan
+        on the ε left, centred, with the whole budget and its parts; ``prepare`` refuses it)."""
+        model = super().plan(n, n_classes, n_features)
+        if private_bounds(self.label_range) is not None or not self._center_share(model.n, model.n_features):
+            return model
+        epsilon, share, eps_center, inner = self._center_split(model.n, model.n_features)
+        model = inner.plan(model.n, 1, model.n_features)
+        return replace(model, estimator=type(self).__name__, budget=Budget(epsilon, model.budget.delta),
+                       parts={"label center": Budget(eps_center), "model": model.budget},
+                       notes=(*model.notes, CENTER_NOTE.format(share=share)))
+
+    def certify(self, X: Any = None, y: Any = None, **shape: Any) -> Any:
+        """The certificate a fit would carry (``label_center="auto"`` where the noise dominates:
+        both parts)."""
+        if X is None and private_bounds(self.label_range) is None:
+            self._validate_params()
+            n, d = shape.get("n"), shape.get("n_features")
+            if n is not None and d is not None and self._center_share(int(n), int(d)):
+                return self._certify_centered(None, shape)
+        return super().certify(X, y, **shape)
+
+    def _certify_with(self, X: Any, y: Any, context: FitContext) -> Any:
+        """:meth:`certify` of (X, y) inside ``context``: both parts where the fit releases a centre."""
+        if private_bounds(self.label_range) is None and context.excluded is None:
+            self._validate_params()
+            n, _, d = self.public_shape(X, y)
+            if self._center_share(n, d):
+                return self._certify_centered(X, self._checked_shape(X, y))
+        return super()._certify_with(X, y, context)
+
+    def _certify_centered(self, X: Any, shape: dict[str, Any]) -> Any:
+        """The dry run of the centre, then the model on the ε left (nothing drawn)."""
+        n, d = int(shape["n"]), int(shape["n_features"])
+        epsilon, share, eps_center, inner = self._center_split(n, d)
+        model = inner._dry_run(X, {**shape, "n_classes": 1})
+        center = mean_release(0.0, n, eps_center, seeded=model.seeded).certificate
+        return self._with_center(center, model, share, epsilon, model.delta)
 
     # ------------------------------------------------------------------ parameters
     def _make_loss(self) -> Loss:
@@ -605,6 +793,10 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         factor: their loss ℓ(0, uᵢ) is a constant in θ, so they do not move the minimizer.
         """
         owner = f"{type(self).__name__}.fit"
+        if "label center" in plan.parts:
+            raise ParameterError(f"{type(self).__name__}.prepare: label_center='auto' releases the labels' "
+                                 "mean before the model, in fit only: call fit, or pass the centre as "
+                                 "label_center=c (a public number, or one released before) to prepare.")
         X_checked = check_array(X, owner, min_samples=2, accept_sparse=True, accept_dask=True)
         n, d = X_checked.shape
         u = self._unit_labels(y, n, owner)
@@ -683,7 +875,8 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
                  data_norm: float = 1.0, fit_intercept: bool = True, intercept_scaling: float = 1.0,
                  lam: float | str = "auto", mechanism: str = "auto", huber_threshold: float = 0.25,
                  solver: str | None = None, random_state: int | None = None,
-                 max_iter: int | None = None, accountant: Any = None, constraints: Any = None):
+                 max_iter: int | None = None, accountant: Any = None, constraints: Any = None,
+                 label_center: float | str = "auto"):
         self._store_params(locals())
 
     def _make_loss(self) -> Loss:
@@ -737,7 +930,8 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
                  data_norm: float = 1.0, fit_intercept: bool = True, intercept_scaling: float = 1.0,
                  lam: float | str = "auto", mechanism: str = "auto", smoothing: float | str = 0.1,
                  solver: str | None = None, random_state: int | None = None,
-                 max_iter: int | None = None, accountant: Any = None, constraints: Any = None):
+                 max_iter: int | None = None, accountant: Any = None, constraints: Any = None,
+                 label_center: float | str = "auto"):
         self._store_params(locals())
 
     def _make_loss(self) -> Loss:

@@ -213,9 +213,10 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
                      math.fsum(b.delta for b in budgets), owner) as hold:
         for fits, fit_plans in zip(models, plans, strict=True):
             for model, plan in zip(fits, fit_plans, strict=True):
-                # one-vs-rest and estimators without prepare / fit_prepared (e.g.
-                # PrivateGridSearch) are plain fits, drawing from the sweep's generator
-                if plan is None or plan.sub_plans or \
+                # one-vs-rest, estimators without prepare / fit_prepared (e.g.
+                # PrivateGridSearch) and a regressor releasing its labels' centre first are
+                # plain fits, drawing from the sweep's generator
+                if plan is None or plan.sub_plans or "label center" in plan.parts or \
                         type(model).prepare is PrivateEstimator.prepare:
                     fit_with(model, X, y, context, [(model, noise)], caller=owner)
                     continue

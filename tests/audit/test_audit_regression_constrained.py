@@ -140,7 +140,7 @@ def test_the_release_is_the_regressors_and_the_classifiers_model():
     # Same seed, same generator stream: θ mapped to the labels' units is coef_ and intercept_.
     X, y, _, _ = linear_erm_pair(N, 2, label_range=(0.0, 10.0), random_state=0)
     reg = dp.PrivateLinearRegressor(epsilon=EPS, lam=LAM, label_range=(0.0, 10.0),
-                                    constraints=orthant)
+                                    constraints=orthant, label_center="range")  # one release
     theta = EstimatorReleaseMechanism(reg)((X, y), np.random.default_rng(7))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
@@ -227,7 +227,8 @@ def test_the_audit_runs_the_mechanism_the_plan_chose():
     """At δ > 0 on one coordinate "auto" keeps the pure form (its Λ-rule bound is the lower):
     the audited release is the fit's, norm-Gamma noise with δ unspent."""
     X, y, _, _ = linear_erm_pair(N, 1, label_range=(0.0, 10.0), random_state=0)
-    reg = dp.PrivateLinearRegressor(epsilon=EPS, delta=1e-6, lam=LAM, label_range=(0.0, 10.0))
+    reg = dp.PrivateLinearRegressor(epsilon=EPS, delta=1e-6, lam=LAM, label_range=(0.0, 10.0),
+                                    label_center="range")  # one release (no centre released first)
     mech = EstimatorReleaseMechanism(reg)
     assert mech.budget((X, y)).delta == 0.0 and mech.pure
     assert mech.calibration((X, y)).mechanism == "objective"

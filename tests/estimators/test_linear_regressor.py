@@ -285,3 +285,129 @@ def test_an_unbounded_slope_is_refused_by_name_without_numpy_warnings(mechanism)
         with pytest.raises(dp.PrivacyError, match="unbounded slope"):
             dp.PrivateLinearRegressor(loss="squared", mechanism=mechanism,
                                       label_range=(-3.0, 3.0)).fit(X, X[:, 0])
+
+
+# ------------------------------------------------------------- the labels' private centre
+def test_exact_privacy_loss_of_the_centre_then_the_model_is_at_most_epsilon():
+    # label_center="auto": c = mean of the unit labels + Laplace(2/(n eps_c)) on the grid of c,
+    # then objective perturbation on the labels mapped around c (a per-record map given c). The
+    # joint density of (c, θ) factors, so the privacy loss at (c, θ) is the mean's log-ratio
+    # at c plus the model's at θ given c; its worst over the grids must be <= eps_c + eps_m.
+    eps_c, eps_m, lo, hi = 0.1, 0.9, 0.0, 10.0
+    X = np.array([[0.3], [-0.7], [1.0]])
+    y = np.array([1.0, 2.5, 9.5])
+    loss = HuberRegression(0.25, (-1.0, 1.0))
+    theta = np.concatenate([np.linspace(-40, 40, 401), [-1e4, 1e4]])
+    centres = np.linspace(-1.0, 1.0, 9)
+
+    def unit(labels, c):  # the estimator's map around the centre c (unit scale)
+        return np.clip((2 * np.clip(labels, lo, hi) - 2 * (lo + hi) / 2 - (hi - lo) * c) / (hi - lo), -1, 1)
+
+    worst = -np.inf
+    for x_new, y_new in [(-1.0, lo), (1.0, hi), (0.0, hi), (1.0, lo)]:
+        X2, y2 = X.copy(), y.copy()
+        X2[-1, 0], y2[-1] = x_new, y_new
+        n = y.size
+        mean_a, mean_b = unit(y, 0.0).mean(), unit(y2, 0.0).mean()
+        for c in centres:
+            log_c = -(eps_c * n / 2) * (np.abs(c - mean_a) - np.abs(c - mean_b))
+            a = LinearERMTemplate(loss, 0.05, 1.0, X, unit(y, c))
+            b = LinearERMTemplate(loss, 0.05, 1.0, X2, unit(y2, c))
+            cal = get_mechanism("objective").calibrate(a, dp.Budget(eps_m))
+            ratio = (_released_log_density(a, cal, theta, X, unit(y, c))
+                     - _released_log_density(b, cal, theta, X2, unit(y2, c)))
+            worst = max(worst, float(np.max(np.abs(log_c + ratio))))
+    assert worst <= (eps_c + eps_m) * (1 + 1e-9), worst
+    assert worst > 0.3 * (eps_c + eps_m), worst  # the neighbours are far apart: the check can fail
+
+
+def _far_from_the_middle(n=120, d=8, seed=0):
+    """Labels of mean 20 on a public range [0, 100] (middle 50), little signal: noise dominates."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) / (2 * np.sqrt(d))
+    return X, 20 + 10 * X[:, 0] + 3 * rng.normal(size=n)
+
+
+def test_where_the_noise_dominates_the_fit_releases_the_labels_mean_first_and_composes():
+    X, y = _far_from_the_middle()
+    reg = dp.PrivateLinearRegressor(epsilon=1.0, label_range=(0, 100), random_state=0)
+    plan = reg.plan(120, n_features=8)
+    assert plan.parts == {"label center": dp.Budget(0.1), "model": dp.Budget(0.9)}
+    reg.fit(X, y)
+    cert = reg.certificate_
+    assert cert.epsilon == pytest.approx(1.0) and "0.1 + 0.9 = 1 <= 1 (label center; model)" in str(cert)
+    mean_part, model_part = cert.parts
+    assert mean_part.epsilon == pytest.approx(0.1) and mean_part.quantities["mean sensitivity"] == 2 / 120
+    assert model_part.epsilon == pytest.approx(0.9) and "reference norm R = 0.5" in model_part.lam_rule.how
+    assert cert.label_source.label_range == (0, 100)
+    dry = dp.PrivateLinearRegressor(epsilon=1.0, label_range=(0, 100)).certify(n=120, n_features=8)
+    assert [p.epsilon for p in dry.parts] == pytest.approx([0.1, 0.9])
+    on_data = dp.PrivateLinearRegressor(epsilon=1.0, label_range=(0, 100)).certify(X, y)
+    assert [p.epsilon for p in on_data.parts] == pytest.approx([0.1, 0.9])
+
+
+def test_a_large_penalty_shrinks_to_the_released_mean_not_to_the_middle_of_the_range():
+    # Λ = 1e4: the model is its intercept; centred at the released mean (r = 800/9 < 100;
+    # Laplace scale 2/(n eps_c) = 0.025 on the unit scale, 1.25 in the labels' units: off by
+    # more than 10 with probability e^-8) it predicts near 20; at the middle of the range, 50.
+    X, y = _far_from_the_middle(n=800)
+    preds = {}
+    for center in ("auto", "range"):
+        reg = dp.PrivateLinearRegressor(epsilon=1.0, lam=1e4, label_range=(0, 100), label_center=center,
+                                        random_state=1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", dp.PrivacyWarning)
+            preds[center] = float(np.mean(reg.fit(X, y).predict(X)))
+    assert abs(preds["auto"] - 20) < 10 and abs(preds["range"] - 50) < 1, preds
+
+
+def test_a_given_centre_maps_the_labels_around_it_and_is_checked_against_the_range():
+    X, y = _far_from_the_middle()
+    reg = dp.PrivateLinearRegressor(epsilon=1.0, label_range=(0, 100), label_center=20.0)
+    np.testing.assert_allclose(reg._unit_labels(np.array([0.0, 20.0, 70.0, 150.0]), 4, "t"),
+                               [-0.4, 0.0, 1.0, 1.0])
+    assert reg.plan(120, n_features=8).parts == {}  # a public centre: no release, the model's budget
+    fitted = reg.set_params(random_state=0).fit(X, y)
+    assert "reference norm R = 0.5" in fitted.certificate_.lam_rule.how
+    for bad in (101.0, -1.0, "mean", float("nan")):
+        with pytest.raises(ParameterError, match="label_center"):
+            dp.PrivateLinearRegressor(label_range=(0, 100), label_center=bad).fit(X, y)
+
+
+def test_no_centre_is_released_with_many_records_per_coordinate_or_rows_left_out():
+    from dpconvex._validation import NoiseSource
+    from dpconvex.estimators.base import NO_CONTEXT, fit_with
+
+    X, y = _table(n=3000)  # r = 3000/5 = 600 >= 100
+    auto = dp.PrivateLinearRegressor(epsilon=1.0, label_range=(0, 100), random_state=3).fit(X, y)
+    middle = dp.PrivateLinearRegressor(epsilon=1.0, label_range=(0, 100), label_center="range",
+                                       random_state=3).fit(X, y)
+    assert auto.certificate_.parts == [] and np.array_equal(auto.coef_, middle.coef_)
+    X, y = _far_from_the_middle()
+    left_out = np.arange(120) >= 100
+    held = fit_with(dp.PrivateLinearRegressor(epsilon=1.0, label_range=(0, 100)), X, y,
+                    NO_CONTEXT.inner(NoiseSource(np.random.default_rng(0), seeded=True), excluding=left_out))
+    assert held.certificate_.parts == []  # the mean would read the rows left out
+
+
+def test_prepare_refuses_the_plan_of_a_centre_released_in_fit():
+    X, y = _far_from_the_middle()
+    reg = dp.PrivateLinearRegressor(epsilon=1.0, label_range=(0, 100))
+    with pytest.raises(ParameterError, match="label_center='auto' releases the labels' mean"):
+        reg.prepare(X, y, reg.plan(120, n_features=8))
+
+
+def test_the_front_doors_learner_keeps_the_middle_of_the_range():
+    # PrivateRegressor's safeguard releases the mean itself and guards its learner
+    learner = dp.PrivateRegressor(label_range=(0, 100))._make("objective", 0.5)
+    assert learner.label_center == "range"
+
+
+def test_a_sweep_fits_each_centred_model_with_its_centre():
+    from dpconvex.estimators.sweep import epsilon_sweep
+
+    X, y = _far_from_the_middle()
+    sweep = epsilon_sweep(dp.PrivateLinearRegressor(label_range=(0, 100)), X, y, [0.5, 1.0], runs=1,
+                          random_state=0)
+    for fits, eps in zip(sweep.estimators, (0.5, 1.0), strict=True):
+        assert [p.epsilon for p in fits[0].certificate_.parts] == pytest.approx([0.1 * eps, 0.9 * eps])

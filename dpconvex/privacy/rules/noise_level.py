@@ -51,12 +51,12 @@ if TYPE_CHECKING:
     from ...objectives.losses import Loss
     from ..mechanisms.base import Calibration, ConstantsSource, Mechanism, NoiseReport
 
-__all__ = ["AUTO", "CENTROID_NOISE_RATIO", "GD_NOISE_RATIO", "LAM_GRID", "LARGE_MARGIN_NOISE_RATIO",
-           "LINEAR_NOISE_RATIO", "NB_NOISE_RATIO", "PUBLIC_CHECK_NOTE", "REFERENCE_NORM", "REFERENCE_NORMS",
-           "REGRESSION_CHECK_NOTE", "REGRESSION_RECORDS", "SOFTMAX_NOISE_RATIO",
-           "SSP_NOISE_RATIO", "STABILITY_WEIGHTS", "THRESHOLDS", "auto_lam", "delta_floor",
-           "estimator_noise_dominance", "form_bounds", "grid_report", "noise_dominates",
-           "noise_ratio", "ovr_noise_warning", "reference_norm_for", "resolve_lam",
+__all__ = ["AUTO", "CENTROID_NOISE_RATIO", "GD_NOISE_RATIO", "LABEL_CENTER_SHARE", "LAM_GRID",
+           "LARGE_MARGIN_NOISE_RATIO", "LINEAR_NOISE_RATIO", "NB_NOISE_RATIO", "PUBLIC_CHECK_NOTE",
+           "REFERENCE_NORM", "REFERENCE_NORMS", "REGRESSION_CHECK_NOTE", "REGRESSION_RECORDS",
+           "SOFTMAX_NOISE_RATIO", "SSP_NOISE_RATIO", "STABILITY_WEIGHTS", "THRESHOLDS", "auto_lam",
+           "delta_floor", "estimator_noise_dominance", "form_bounds", "grid_report", "label_center_share",
+           "noise_dominates", "noise_ratio", "ovr_noise_warning", "reference_norm_for", "resolve_lam",
            "stability_weight_for", "warn_if_noise_dominates"]
 
 
@@ -65,10 +65,12 @@ AUTO = "auto"
 
 #: R, the reference predictor norm of the bias term, per placement of the noise (the
 #: objective, also for the non-private baseline, or the output); "regression": the floor of
-#: a regression loss's R (:data:`REGRESSION_RECORDS`). Chosen on validation splits of the
-#: TRAINING data of Adult and KDDCup99, never on a test set
-#: (benchmarks/lam_rule_validation.py, docs/privacy/perturbation.md#privacy-lambda-rule).
-REFERENCE_NORMS = {"objective": 16.0, "output": 8.0, "regression": 1.0}
+#: a regression loss's R (:data:`REGRESSION_RECORDS`); "centered regression": that floor for
+#: labels mapped around a released centre (:data:`LABEL_CENTER_SHARE`). Chosen on validation
+#: splits of the TRAINING data of Adult and KDDCup99, never on a test set
+#: (benchmarks/lam_rule_validation.py, docs/privacy/perturbation.md#privacy-lambda-rule), the
+#: regression floors on the regression corpus's selection seeds.
+REFERENCE_NORMS = {"objective": 16.0, "output": 8.0, "regression": 1.0, "centered regression": 0.5}
 #: R of objective placement (the default mechanism), kept as the module's one-number summary.
 REFERENCE_NORM = REFERENCE_NORMS["objective"]
 
@@ -78,6 +80,14 @@ REFERENCE_NORM = REFERENCE_NORMS["objective"]
 #: k = 25, 50, 100, 200, 400 (docs/privacy/perturbation.md#privacy-lambda-rule).
 REGRESSION_RECORDS = 100.0
 
+#: ``label_center="auto"`` of the linear regressors: where r = n·ε/p is below
+#: :data:`REGRESSION_RECORDS` (R at its floor, the noise dominating), this share of ε releases
+#: the labels' mean, the centre a large Λ shrinks the predictions to; R's floor is then
+#: ``REFERENCE_NORMS["centered regression"]``. Chosen on the regression corpus's selection
+#: seeds among shares 0.1, 0.2, 0.3 and floors 1, 0.5, 0.25
+#: (docs/privacy/perturbation.md#privacy-label-center).
+LABEL_CENTER_SHARE = 0.1
+
 #: w, the weight of the stability term G²/(n μ_eff) (a worst case over distributions that
 #: over-regularizes at full weight where n is large against the noise), per placement of
 #: the noise: objective chosen among 1, 1/4, 1/16 and 0 on the corpus's selection seeds,
@@ -85,10 +95,11 @@ REGRESSION_RECORDS = 100.0
 STABILITY_WEIGHTS = {"objective": 1.0 / 16.0, "output": 1.0}
 
 
-def _rule_constants(mechanism: str | Mechanism, loss: str | Loss | None, records: float | None
-                    ) -> tuple[Mechanism, Loss | None, float, float]:
+def _rule_constants(mechanism: str | Mechanism, loss: str | Loss | None, records: float | None,
+                    centered: bool = False) -> tuple[Mechanism, Loss | None, float, float]:
     """(mechanism, loss, R, w) of the rule for a mechanism and a loss (names or objects; loss
-    None: a margin loss) and r = n·ε/p (:func:`reference_norm_for`, :func:`stability_weight_for`)."""
+    None: a margin loss) and r = n·ε/p (:func:`reference_norm_for`, :func:`stability_weight_for`);
+    ``centered``: the labels mapped around a released centre (a regression loss's lower floor)."""
     if isinstance(mechanism, str):
         from ..mechanisms import get_mechanism
 
@@ -103,8 +114,23 @@ def _rule_constants(mechanism: str | Mechanism, loss: str | Loss | None, records
     if key == "output" or loss is None or getattr(loss, "kind", "margin") != "regression":
         return mechanism, loss, REFERENCE_NORMS[key], w
     r = 0.0 if records is None or math.isnan(float(records)) else float(records)
-    low, high = REFERENCE_NORMS["regression"], REFERENCE_NORMS["objective"]
+    low = REFERENCE_NORMS["centered regression" if centered else "regression"]
+    high = REFERENCE_NORMS["objective"]
     return mechanism, loss, float(min(high, max(low, r / REGRESSION_RECORDS))), w
+
+
+def label_center_share(n: int, p: int, epsilon: float) -> float:
+    """The share of ε ``label_center="auto"`` spends on the labels' private mean:
+    :data:`LABEL_CENTER_SHARE` where r = n·ε/p is below :data:`REGRESSION_RECORDS`, else 0 (the
+    centre of ``label_range``). Public: n, p (the intercept column counted) and ε only.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.noise_level import label_center_share
+    >>> label_center_share(354, 25, 1.0), label_center_share(20000, 11, 1.0)
+    (0.1, 0.0)
+    """
+    return LABEL_CENTER_SHARE if float(n) * float(epsilon) / max(int(p), 1) < REGRESSION_RECORDS else 0.0
 
 
 def stability_weight_for(mechanism: str | Mechanism) -> float:
@@ -120,10 +146,11 @@ def stability_weight_for(mechanism: str | Mechanism) -> float:
 
 
 def reference_norm_for(mechanism: str | Mechanism, loss: str | Loss | None = None,
-                       records: float | None = None) -> float:
+                       records: float | None = None, *, centered: bool = False) -> float:
     """R of :data:`REFERENCE_NORMS` for the placement of a mechanism's noise (name or object);
     for a regression loss on the objective, r / :data:`REGRESSION_RECORDS` within [1, 16]
-    (``records``: r = n·ε/p; None: 1).
+    (``records``: r = n·ε/p; None: 1), within [0.5, 16] for labels mapped around a released
+    centre (``centered``).
 
     Examples
     --------
@@ -134,8 +161,10 @@ def reference_norm_for(mechanism: str | Mechanism, loss: str | Loss | None = Non
     >>> huber = get_regression_loss("huber", (-1.0, 1.0))
     >>> [reference_norm_for("objective", huber, r) for r in (20.0, 400.0, 1e5)]
     [1.0, 4.0, 16.0]
+    >>> reference_norm_for("objective", huber, 20.0, centered=True)
+    0.5
     """
-    return _rule_constants(mechanism, loss, records)[2]
+    return _rule_constants(mechanism, loss, records, centered)[2]
 
 
 #: Log-spaced candidates searched for the minimum of the bound (public, fixed).
@@ -258,7 +287,8 @@ SMOOTHING_GRID.flags.writeable = False
 
 
 def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, epsilon: float,
-                      q: float, p: int, *, delta: float = 0.0) -> tuple[Loss, str | None]:
+                      q: float, p: int, *, delta: float = 0.0, centered: bool = False
+                      ) -> tuple[Loss, str | None]:
     """The loss at the half-width h of its kinks chosen with Λ from public quantities only.
 
     For a loss stated with kinks and ``smoothing="auto"``
@@ -267,6 +297,7 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
     :data:`SMOOTHING_GRID` times the loss's scale: a small h keeps the loss close to the stated one but raises
     its curvature (the Jacobian slack and Δ of objective perturbation), a large h the reverse
     (docs/privacy/user_objectives.md#privacy-smoothing). Any other loss is returned as it is, with no note.
+    ``centered``: as for :func:`resolve_lam`.
 
     Examples
     --------
@@ -280,7 +311,8 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
     """
     if not getattr(loss, "smoothing_unresolved", False):
         return loss, None
-    mech, _, R, w = _rule_constants(mechanism, loss, float(n) * float(epsilon) / max(int(p), 1))
+    mech, _, R, w = _rule_constants(mechanism, loss, float(n) * float(epsilon) / max(int(p), 1),
+                                    centered)
     lo_hi = loss.label_range
     scale = 1.0 if lo_hi is None else float(lo_hi[1]) - float(lo_hi[0])
     given = not (isinstance(lam, str) and lam == AUTO)
@@ -308,11 +340,12 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
 
 
 def form_bounds(lam: Any, forms: list[tuple[str | Mechanism, float]], n: int, epsilon: float,
-                q: float, p: int, loss: Loss) -> list[float]:
+                q: float, p: int, loss: Loss, *, centered: bool = False) -> list[float]:
     """Per (mechanism, δ) of ``forms``: the bound :func:`resolve_lam` and :func:`resolve_smoothing`
     minimize, at their choices of Λ (``lam``: "auto" or given) and h, on one public problem
     (∞ where the noise cannot be calibrated). ``mechanism="auto"`` keeps the lower of a linear
-    learner's two forms (docs/privacy/front_door.md#privacy-mechanism-auto).
+    learner's two forms (docs/privacy/front_door.md#privacy-mechanism-auto); ``centered``: as
+    for :func:`resolve_lam`.
 
     Examples
     --------
@@ -326,9 +359,10 @@ def form_bounds(lam: Any, forms: list[tuple[str | Mechanism, float]], n: int, ep
     """
     bounds = []
     for mechanism, delta in forms:
-        smoothed = resolve_smoothing(loss, lam, mechanism, n, epsilon, q, p, delta=delta)[0]
-        value = resolve_lam(lam, mechanism, n, epsilon, q, p, smoothed, delta=delta)[0]
-        mech, smoothed, R, w = _rule_constants(mechanism, smoothed, float(n) * float(epsilon) / p)
+        smoothed = resolve_smoothing(loss, lam, mechanism, n, epsilon, q, p, delta=delta,
+                                     centered=centered)[0]
+        value = resolve_lam(lam, mechanism, n, epsilon, q, p, smoothed, delta=delta, centered=centered)[0]
+        mech, smoothed, R, w = _rule_constants(mechanism, smoothed, float(n) * float(epsilon) / p, centered)
         report = grid_report(mech, int(n), epsilon, float(q), int(p), smoothed, delta=delta)
         bound, _ = _bound(mech, int(n), float(q), int(p), smoothed, R, w, report)
         gap = getattr(getattr(smoothed, "smoothed_kinks", None), "gap", 0.0)
@@ -340,10 +374,12 @@ def form_bounds(lam: Any, forms: list[tuple[str | Mechanism, float]], n: int, ep
 
 def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
                 loss: str | Loss, *, delta: float = 0.0, reference_norm: float | None = None,
-                stability_weight: float | None = None, report: NoiseReport | None = None
-                ) -> tuple[float, LamRule]:
+                stability_weight: float | None = None, report: NoiseReport | None = None,
+                centered: bool = False) -> tuple[float, LamRule]:
     """(Λ, the certificate's Λ rule): ``lam`` itself, or for ``lam="auto"`` the rule of
-    :func:`auto_lam` (its arguments ``reference_norm``, ``stability_weight`` and ``report``).
+    :func:`auto_lam` (its arguments ``reference_norm``, ``stability_weight`` and ``report``);
+    ``centered``: a regression loss on labels mapped around a released centre, whose R has the
+    lower floor ``REFERENCE_NORMS["centered regression"]``.
 
     The mechanism's noise is evaluated once (:func:`grid_report`) for both the rule and the note.
 
@@ -359,7 +395,8 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q:
     if not (isinstance(lam, str) and lam == AUTO):
         value = float(lam)
         return value, LamRule(value)
-    mech, loss, R, w = _rule_constants(mechanism, loss, float(n) * float(epsilon) / max(int(p), 1))
+    mech, loss, R, w = _rule_constants(mechanism, loss, float(n) * float(epsilon) / max(int(p), 1),
+                                       centered)
     R = float(R if reference_norm is None else reference_norm)
     w = float(w if stability_weight is None else stability_weight)
     if report is None:
