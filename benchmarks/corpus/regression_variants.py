@@ -279,17 +279,24 @@ class _Rows:
         self.X_train, self.y_train, self.X_test, self.y_test = X, y, sp.X_test, sp.y_test
 
 
-def center_summary(path: Path) -> None:
-    """Per column, over the cells (table × rows × ε, means over the seeds) of R² − the mean's:
-    the mean, the mean at ε >= 1 and the cells at ε >= 1 below the mean − 0.05 (the worst)."""
+def _cell_means(path: Path, keys: tuple[str, ...]) -> tuple[list[str], dict]:
+    """The result columns of a file of JSON lines and, per cell (the records' values of ``keys``),
+    each column's mean over the seeds of R² − the training mean's."""
     recs = [json.loads(line) for line in path.open()]
-    cols = list(dict.fromkeys(k for r in recs for k in r
-                              if k not in ("table", "rows", "seed", "eps", "n", "d", "mean")))
+    fixed = {*keys, "seed", "n", "d", "mean"}
+    cols = list(dict.fromkeys(k for r in recs for k in r if k not in fixed))
     cells = collections.defaultdict(lambda: collections.defaultdict(list))
     for r in recs:
         for k in cols:
-            cells[(r["table"], r["rows"], r["eps"])][k].append(r[k] - r["mean"])
-    means = {c: {k: float(np.mean(v)) for k, v in kv.items()} for c, kv in cells.items()}
+            if k in r:
+                cells[tuple(r[key] for key in keys)][k].append(r[k] - r["mean"])
+    return cols, {c: {k: float(np.mean(v)) for k, v in kv.items()} for c, kv in cells.items()}
+
+
+def center_summary(path: Path) -> None:
+    """Per column, over the cells (table × rows × ε, means over the seeds) of R² − the mean's:
+    the mean, the mean at ε >= 1 and the cells at ε >= 1 below the mean − 0.05 (the worst)."""
+    cols, means = _cell_means(path, ("table", "rows", "eps"))
     print(f"{len(means)} cells ({sum(c[2] >= 1 for c in means)} at eps >= 1)")
     for k in cols:
         high = sorted(((m[k], c) for c, m in means.items() if c[2] >= 1), key=lambda vc: vc[0])
@@ -301,15 +308,7 @@ def center_summary(path: Path) -> None:
 def summary(path: Path) -> None:
     """Per cell, the means of (R² − the mean's); then the cells below the mean − 0.005 and
     those where the unguarded median beats a column by more than 0.05."""
-    recs = [json.loads(line) for line in path.open()]
-    cols = list(dict.fromkeys(k for r in recs for k in r
-                              if k not in ("table", "seed", "eps", "dl", "n", "d", "mean")))
-    cells = collections.defaultdict(lambda: collections.defaultdict(list))
-    for r in recs:
-        for k in cols:
-            if k in r:
-                cells[(r["table"], r["eps"], r["dl"])][k].append(r[k] - r["mean"])
-    means = {c: {k: float(np.mean(v)) for k, v in kv.items()} for c, kv in cells.items()}
+    cols, means = _cell_means(path, ("table", "eps", "dl"))
     print("table eps dl | " + " ".join(f"{k:>9s}" for k in cols))
     for c in sorted(means):
         print(f"{c[0]:18s} {c[1]:g} {c[2]} | " + " ".join(
