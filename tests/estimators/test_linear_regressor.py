@@ -411,3 +411,16 @@ def test_a_sweep_fits_each_centred_model_with_its_centre():
                           random_state=0)
     for fits, eps in zip(sweep.estimators, (0.5, 1.0), strict=True):
         assert [p.epsilon for p in fits[0].certificate_.parts] == pytest.approx([0.1 * eps, 0.9 * eps])
+
+
+@pytest.mark.parametrize("label_range, label", [((-0.7, 0.9), 0.9), ((0.1, 0.7), 0.1)])
+def test_a_centre_released_at_an_end_of_the_range_stays_inside_it(label_range, label):
+    # every label at one end: the released mean is clipped to ±1 in most draws, and
+    # (lo + hi)/2 ± (hi − lo)/2 leaves these ranges by an ulp in floating point
+    X = np.random.default_rng(0).normal(size=(10, 2)) / 4
+    for seed in range(10):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", dp.PrivacyWarning)
+            reg = dp.PrivateLinearRegressor(label_range=label_range, random_state=seed)
+            reg.fit(X, np.full(10, label))
+        assert len(reg.certificate_.parts) == 2
