@@ -384,8 +384,9 @@ class LabelRangeMixin(RegressionScoreMixin):
         spec, epsilon, eps_label, inner = self._label_split()
         model = inner.plan(n, n_classes, n_features)
         check_range_budget(model.n, eps_label, "labels", f"{type(self).__name__}.plan")
+        parts = {"label range": Budget(eps_label), **model.parts} if model.parts else {}
         return replace(model, estimator=type(self).__name__, budget=Budget(epsilon, model.budget.delta),
-                       options={k: v for k, v in model.options.items() if k != "label_range"},
+                       parts=parts, options={k: v for k, v in model.options.items() if k != "label_range"},
                        notes=(*(n for n in model.notes if not isinstance(n, LabelSource)),
                               PRIVATE_RANGE_NOTE.format(share=spec.share)))
 
@@ -641,7 +642,12 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         """The table, the mechanism, and a numeric ``label_center`` within ``label_range``."""
         super()._validate_params()
         center = self.label_center
-        if not isinstance(center, str) and private_bounds(self.label_range) is None:
+        if not isinstance(center, str) and private_bounds(self.label_range) is not None:
+            raise ParameterError(
+                f"The 'label_center' parameter of {type(self).__name__} must be 'auto' or 'range' with "
+                "label_range='private': a number cannot be checked against a range released in the fit. "
+                f"Got {center!r} instead.")
+        if not isinstance(center, str):
             lo, hi = self._label_bounds()
             if not lo <= float(center) <= hi:
                 raise ParameterError(
@@ -695,10 +701,12 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         noise = noise_source(self, context.noise)
         center_rng, fit_rng = noise.rng.spawn(2)
         lo, hi = self._label_bounds()
+        # the rows' checks before any label is read (a refusal spends nothing)
+        check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
         with hold_budget(self.accountant, epsilon, delta, owner, n=None if context.held else n) as hold:
+            y = self._raw_labels(y, n, f"{owner}.fit")  # read once (Dask labels computed once)
             # the labels on the unit scale around the range's middle (the model's map records the clip)
-            values = np.clip(self._raw_labels(y, n, f"{owner}.fit"), lo, hi)
-            u = np.clip((2.0 * values - (lo + hi)) / (hi - lo), -1.0, 1.0)
+            u = np.clip((2.0 * np.clip(y, lo, hi) - (lo + hi)) / (hi - lo), -1.0, 1.0)
             center = mean_release(float(np.sum(u)), n, eps_center, NoiseSource(center_rng, noise.seeded))
             # c in [-1, 1] in the labels' units (clipped: the sum's rounding may leave [lo, hi] by an ulp)
             c_y = 0.5 * (lo + hi) + 0.5 * (hi - lo) * float(center.theta[0])

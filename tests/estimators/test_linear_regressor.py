@@ -424,3 +424,34 @@ def test_a_centre_released_at_an_end_of_the_range_stays_inside_it(label_range, l
             reg = dp.PrivateLinearRegressor(label_range=label_range, random_state=seed)
             reg.fit(X, np.full(10, label))
         assert len(reg.certificate_.parts) == 2
+
+
+def test_a_numeric_centre_with_a_private_label_range_is_refused_before_any_label_is_read():
+    X, _ = _far_from_the_middle()
+    labels = np.full(120, np.nan)  # a label read would be refused as not finite
+    with pytest.raises(ParameterError, match="'label_center' parameter .* label_range='private'"):
+        dp.PrivateLinearRegressor(label_range="private", label_center=0.5).fit(X, labels)
+
+
+def test_the_rows_are_checked_before_the_centre_reads_a_label():
+    X, y = _far_from_the_middle()
+    with pytest.raises(DataValidationError, match="Complex data not supported in X"):
+        dp.PrivateLinearRegressor(label_range=(0, 100)).fit(X.astype(complex), y.astype(complex))
+
+
+def test_the_centre_reads_labels_clipped_to_the_range():
+    # a label far outside the range counts as the range's end: the same draws give the same model
+    X, y = _far_from_the_middle()
+    far, end = y.copy(), y.copy()
+    far[0], end[0] = 1e9, 100.0
+    fits = [dp.PrivateLinearRegressor(label_range=(0, 100), random_state=5).fit(X, labels)
+            for labels in (far, end)]
+    assert fits[0].intercept_ == fits[1].intercept_ and np.array_equal(fits[0].coef_, fits[1].coef_)
+
+
+def test_the_centre_is_released_below_a_hundred_records_per_coordinate_only():
+    from dpconvex.privacy.rules.noise_level import label_center_share
+
+    assert label_center_share(500, 5, 1.0) == 0.0 and label_center_share(499, 5, 1.0) == 0.1
+    with_range = dp.PrivateLinearRegressor(label_range="private").plan(2000, n_features=30)
+    assert sum(b.epsilon for b in with_range.parts.values()) == pytest.approx(1.0)
