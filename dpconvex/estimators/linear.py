@@ -496,12 +496,11 @@ class LinearPlanMixin:
         mechanism, budget, mechanism_notes = self._mechanism_and_budget()
         q, p = self._norm_bound(), n_features + int(self.fit_intercept)
         # labels mapped around a released (or public) centre: R's lower floor (privacy-label-center)
-        center = getattr(self, "label_center", "range")
-        centered = not isinstance(center, str)
+        centered = not isinstance(getattr(self, "label_center", "range"), str)
         if centered:
-            notes = (*notes, f"labels mapped around label_center = c = {float(center):g}: u = 2 (y - c) / "
-                     "(hi - lo) clipped to [-1, 1] (a per-record map), c a number given as public or "
-                     "released before the model (a number the caller gives is taken as public, not checked; "
+            notes = (*notes, "labels mapped around c = label_center: u = 2 (y - c) / (hi - lo) clipped to "
+                     "[-1, 1] (a per-record map), c a number given as public or released before the model "
+                     "(a number the caller gives is taken as public, not checked; "
                      "docs/privacy/perturbation.md#privacy-label-center)")
         auto = self.mechanism_menu.auto
         if mechanism_notes and auto is not None and mechanism.name == auto[1]:  # "auto", δ > 0
