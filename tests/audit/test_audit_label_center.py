@@ -14,7 +14,7 @@ rates are those of a fresh seed): "bound <= claimed ε" at confidence 0.99 (a co
 fails with probability <= 1%: a failure is a privacy bug until shown otherwise). Power (slow):
 the same audit of fits with ε = 10 must flag a claim of ε = 1 at confidence 0.95 (the bound
 was 3.4 at 1,000 runs, seed 1800). About 10 ms per fit: the fast suite audits 200 runs per
-data set, the slow tier 4,000.
+data set, the slow tier 2,000.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def _bound(runs: int, epsilon: float, confidence: float, seed: int) -> float:
                      random_state=seed).epsilon_lower_bound
 
 
-@pytest.mark.parametrize("runs", [200, pytest.param(4000, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("runs", [200, pytest.param(2000, marks=pytest.mark.slow)])
 def test_the_audited_bound_does_not_exceed_the_claimed_epsilon(runs):
     assert 0.0 <= _bound(runs, 1.0, SAFE, seed=1700) <= 1.0
 
