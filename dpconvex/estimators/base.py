@@ -849,10 +849,15 @@ class PrivateEstimator(BaseEstimator):
         if hasattr(self, "accountant"):  # clone copies a ledger; the same one is charged
             inner.accountant = self.accountant
         inner._fit_with(rows, y, context.inner(noise_source(self, context.noise)))
+        self._take_fitted(inner)
+        return inner
+
+    def _take_fitted(self, inner: PrivateEstimator) -> None:
+        """Set the fitted attributes (public names ending in "_") of ``inner``, a fit made for
+        this estimator, on this estimator."""
         for key, value in vars(inner).items():
             if key.endswith("_") and not key.startswith("_"):
                 setattr(self, key, value)
-        return inner
 
     # ----------------------------------------------------------------- prepare/fit
     def prepare(self, X: Any, y: Any, plan: FitPlan, *,

@@ -323,9 +323,7 @@ class LabelRangeMixin(RegressionScoreMixin):
             certificate = self._with_label_range(label_certificate, inner.certificate_, spec,
                                                  epsilon, delta, f"[{lo:g}, {hi:g}]")
             hold.commit_certificate(certificate)
-        for key, value in vars(inner).items():
-            if key.endswith("_") and not key.startswith("_"):
-                setattr(self, key, value)
+        self._take_fitted(inner)
         self.label_range_ = (lo, hi)
         self.certificate_ = certificate
         return with_feature_names(self, names)
@@ -714,9 +712,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
             inner._fit_with(X, y, context.inner(NoiseSource(fit_rng, noise.seeded), held=True))
             certificate = self._with_center(center.certificate, inner.certificate_, share, epsilon, delta)
             hold.commit_certificate(certificate)
-        for key, value in vars(inner).items():
-            if key.endswith("_") and not key.startswith("_"):
-                setattr(self, key, value)
+        self._take_fitted(inner)
         self.certificate_ = certificate
         return with_feature_names(self, names)
 
