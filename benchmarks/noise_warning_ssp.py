@@ -1,7 +1,7 @@
 """Where PrivateLinearRegression's noise PrivacyWarning fires, against the release's held-out R²
 (dpconvex.privacy.rules.noise_level, docs/privacy/sufficient_statistics.md#privacy-noise-warning-ssp).
 
-Question: is the public ratio ρ_SSP = R / (n q̃²/p) (R = s_A √(p log(2p²/ρ)), AdaSSP's bound
+Question: is the public ratio ρ_SSP = R / (n q̃²/p) (R = s_A √(p log(2p²/ρ)), Wang's bound
 on the noise in XᵀX; n q̃²/p the largest smallest eigenvalue n rows can give XᵀX) large
 exactly where ``PrivateLinearRegression`` is no better than a constant prediction, and
 which threshold separates the two?
@@ -11,7 +11,7 @@ public ``label_range``), on its SELECTION seeds 9300–9304 only (the report see
 read), at each table's whole training split and at seeded subsamples of 4,000, 1,000 and 250
 training rows (``corpus_run.load_split(..., train_rows=M)``; a table with fewer rows is left
 out at that size); the test rows whole. Fits: ``PrivateLinearRegression(epsilon=ε,
-delta=δ, label_range=RANGE, random_state=seed)`` at its defaults (AdaSSP, ``lam="auto"``),
+delta=δ, label_range=RANGE, random_state=seed)`` at its defaults (``lam="auto"``),
 ε ∈ {0.1, 0.25, 0.5, 1, 2, 4, 8}, δ ∈ {0, 1/n²}; baselines per split: scikit-learn's
 non-private ``Ridge()`` and the constant prediction (the training labels' mean). Per fit:
 ρ_SSP (``dpconvex.privacy.rules.noise_level.estimator_noise_dominance``: public quantities

@@ -1,8 +1,8 @@
-"""Ridge regression by sufficient-statistics perturbation (AdaSSP): held-out R², and speed at 10⁶ × 50.
+"""Ridge regression by sufficient-statistics perturbation: held-out R², and speed at 10⁶ × 50.
 
 Part 1, accuracy. ``PrivateLinearRegression(epsilon=ε, delta=δ, label_range=RANGE,
 random_state=seed)`` (``mechanism="auto"``: "ssp" at δ = 0, "gaussian_ssp" at δ > 0;
-``lam="auto"``, AdaSSP's adaptive ridge; data_norm=1, fit_intercept=True,
+``lam="auto"``, the ridge chosen from the released statistics; data_norm=1, fit_intercept=True,
 intercept_scaling=1) for ε in {0.5, 1, 2} and δ in {0, 1/n²} (n the training rows), beside
 
 * ``PrivateLinearRegression(lam=Λ)`` with Λ the one ``PrivateLinearRegressor``'s public
@@ -78,7 +78,7 @@ QUICK_SCALE = (100_000, 20)
 #: row chunks of the Dask part; its goal on max |coef difference| / max |coef|
 DASK_CHUNKS = 8
 DASK_TOLERANCE = 1e-12
-ADASSP = "PrivateLinearRegression (AdaSSP, lam='auto')"
+ADASSP = "PrivateLinearRegression (lam='auto')"
 GIVEN = "PrivateLinearRegression (lam = the Huber regressor's public Λ)"
 HUBER = "PrivateLinearRegressor(loss='huber')"
 def _diamonds_schema() -> Any:

@@ -16,7 +16,7 @@ centroids, noisy gradient descent, both private searches, a Pipeline with random
 features, ``epsilon_sweep`` and the template-level ``release``; the regressors (every
 perturbation mechanism of ``PrivateLinearRegressor``, on a box where it is covered, the
 Huber and quantile regressors, a private label range, sufficient-statistics perturbation
-pure and Gaussian with the adaptive and a fixed ridge), the regression front door (the
+pure and Gaussian with the chosen and a fixed ridge), the regression front door (the
 private mean, the guarded learner pure and Gaussian, the learner unguarded),
 ``PrivateGaussianNB`` (pure and Gaussian), ``draft_schema`` and the classification front
 door. Every option that enters
@@ -809,21 +809,22 @@ def _regressor_case(kind: str, seed: int, tol: Tolerance, *, n: int = 200, **kw:
 
 
 def _ssp_through(p: int, half: float) -> Callable[[Arrays, str], float]:
-    """Sufficient-statistics perturbation: θ = (Π₊(Ã) + λI)⁻¹ b̃ from snapped Ã, b̃ (and λ̂).
+    """Sufficient-statistics perturbation: θ = (Π₊(Ã) + λI)⁻¹ b̃ from snapped Ã, b̃.
 
     One grid step of each snapped entry (g_j <= 2^-20 s_j, s_j the statistic's
-    per-coordinate noise scale) moves Ã by ||δA||_F <= p g_A, b̃ by ||δb|| <= √p g_b and λ
-    (1-Lipschitz in λ̂) by g_λ; with M = Π₊(Ã) + λI (||M⁻¹|| <= 1/λ, Π₊ 1-Lipschitz in
-    Frobenius), ||δθ|| <= (||δb|| + (||δA||_F + |δλ|) ||θ||)/λ. The scales are proportional
-    to the sensitivities (Δ_A = √2 q̃², Δ_b = 2q̃, Δ_λ = q̃²; the pure form's norm-Gamma
-    coordinate scale carries √k more on A), so s_b <= (√2/q̃) s_A and s_λ <= s_A/√2, and
-    λ >= s_A (the adaptive rule's floor; the cases with a fixed lam take nΛ = 60 above the
-    certificate's s_A, 15.8 pure and 11.3 Gaussian): ||δθ|| <= 2^-20 (√(2p)/q̃ + (p + 1/√2)
-    ||θ||). With the centre 0 and s = 1 the release is r = Rθ, so every entry moves by at
-    most 2^-20 (R √(2p)/q̃ + (p + 1/√2) ||r||), ||r|| read off the record.
+    per-coordinate noise scale) moves Ã by ||δA||_F <= p g_A and b̃ by ||δb|| <= √p g_b; with
+    M = Π₊(Ã) + λI (||M⁻¹|| <= 1/λ, Π₊ 1-Lipschitz in Frobenius), ||δθ|| <= (||δb|| +
+    ||δA||_F ||θ||)/λ at the same λ (``lam="auto"`` picks among public candidates by an
+    estimated risk, a choice one grid step changes only at a near tie). The scales are
+    proportional to the sensitivities (Δ_A = √2 q̃², Δ_b = 2q̃; the pure form's norm-Gamma
+    coordinate scale carries √k more on A), so s_b <= (√2/q̃) s_A, and λ >= s_A (the
+    candidates' floor; the cases with a fixed lam take nΛ = 60 above the certificate's s_A,
+    15.8 pure and 11.3 Gaussian): ||δθ|| <= 2^-20 (√(2p)/q̃ + p ||θ||). With the centre 0 and
+    s = 1 the release is r = Rθ, so every entry moves by at most 2^-20 (R √(2p)/q̃ + p ||r||),
+    ||r|| read off the record.
     """
     a = half * math.sqrt(2.0 * p / Q2)
-    b = p + 1.0 / math.sqrt(2.0)
+    b = float(p)
 
     def through(record: Arrays, name: str) -> float:
         norm = math.sqrt(sum(float(np.sum(np.square(record[k])))
@@ -834,7 +835,7 @@ def _ssp_through(p: int, half: float) -> Callable[[Arrays, str], float]:
 
 def _ssp_case(seed: int, *, delta: float, lam: float | str, epsilon: float = 1.0,
               random_state: int | None = None) -> Callable[[], Arrays]:
-    """PrivateLinearRegression (AdaSSP), labels in (-3, 3): centre 0, R = 3, s = 1."""
+    """PrivateLinearRegression (sufficient statistics), labels in (-3, 3): centre 0, R = 3, s = 1."""
     def run() -> Arrays:
         import dpconvex as dp
         X, y = _regression(seed, n=300)
@@ -921,7 +922,7 @@ def _regression_cases() -> dict[str, Callable[[], Arrays]]:
         "quantile", 1406, _regressor_tol("objective", 0.05, range_scale="label_range_"),
         n=600, epsilon=2.0, quantile=0.3, smoothing=0.05, mechanism="objective",
         label_range=_private_bounds())
-    # sufficient-statistics perturbation: pure and Gaussian, adaptive and fixed ridge
+    # sufficient-statistics perturbation: pure and Gaussian, chosen and fixed ridge
     for delta, tag in ((0.0, "pure"), (DELTA, "gaussian")):
         out[f"ssp-{tag}-lamauto"] = _ssp_case(_seed(f"ssp-{tag}-lamauto"), delta=delta,
                                               lam="auto")

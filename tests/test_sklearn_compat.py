@@ -34,7 +34,8 @@ NO_N_ITER = {"check_non_transformer_estimators_n_iter":
 
 
 #: check_regressors_train asks for R² > 0.5 on its 200 rows (the non-private fit reaches 0.61).
-#: At ε = 1 output perturbation, the quantile loss with δ > 0, AdaSSP, the front door and the
+#: At ε = 1 output perturbation, the quantile loss with δ > 0, sufficient-statistics
+#: perturbation, the front door and the
 #: Huber loss with a given label_range (on these rows it spends a tenth of ε on the labels'
 #: centre and shrinks harder towards it) fall below it; objective perturbation of the Huber
 #: loss without one (the unit range, the regression loss's λ rule) passes.

@@ -1,14 +1,14 @@
-"""A private ridge regression by sufficient-statistics perturbation (AdaSSP, [Wan18]_ Alg. 2).
+"""A private ridge regression by sufficient-statistics perturbation ([Wan18]_).
 
 :class:`PrivateLinearRegression` fits the squared loss, which objective and output
 perturbation cannot take (its slope is unbounded: docs/privacy/user_objectives.md#privacy-prediction-losses):
-it releases noisy versions of A = Σ x̃x̃ᵀ and b = Σ u x̃ (and of λ_min(A)), read in one pass over the rows
+it releases noisy versions of A = Σ x̃x̃ᵀ and b = Σ u x̃, read in one pass over the rows
 (dense, sparse or Dask) after the public per-record maps of :class:`~dpconvex.PrivateLinearRegressor`.
 
 References
 ----------
 .. [Wan18] Y.-X. Wang. Revisiting differentially private linear regression: optimal and
-   adaptive prediction & estimation in unbounded domain. UAI 2018, Alg. 2 (AdaSSP).
+   adaptive prediction & estimation in unbounded domain. UAI 2018 (SSP; AdaSSP: Alg. 2).
 .. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for Differential
    Privacy: Analytical Calibration and Optimal Denoising. ICML 2018, Theorem 8.
 """
@@ -66,8 +66,8 @@ ROWS_NOTE = ("rows clipped to the public data_norm q, the intercept column s app
 class PrivateLinearRegression(LabelRangeMixin, LinearPlanMixin, PrivateEstimator):
     """ε- (or (ε, δ)-) differentially private ridge regression by sufficient-statistics perturbation.
 
-    AdaSSP ([Wan18]_ Alg. 2): release a lower bound λ̂ on λ_min(A) and noisy A = Σ x̃x̃ᵀ and
-    b = Σ u x̃, then θ = (Π₊(Ã) + λI)⁻¹ b̃ with the adaptive ridge λ. The noise is Gaussian
+    Sufficient-statistics perturbation ([Wan18]_): release noisy A = Σ x̃x̃ᵀ and b = Σ u x̃, then
+    θ = (Π₊(Ã) + λI)⁻¹ b̃, the ridge λ chosen from the released statistics. The noise is Gaussian
     (the analytic calibration of [BW18]_) or, with δ = 0, Laplace and norm-Gamma (pure ε).
     Every constant is derived in docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics.
 
@@ -83,10 +83,10 @@ class PrivateLinearRegression(LabelRangeMixin, LinearPlanMixin, PrivateEstimator
         (q̃ = √(q² + s²)); it is regularized with the other coordinates.
     intercept_scaling : float, default=1.0
     lam : float or "auto", default="auto"
-        "auto": AdaSSP's adaptive ridge, from a private lower bound on λ_min(XᵀX) (a third
-        of the budget pays for it). A float Λ: the objective
-        (1/(2n)) Σ (θᵀx̃ − u)² + (Λ/2)‖θ‖², i.e. the ridge nΛ on the sums; the whole budget
-        then goes to A and b.
+        "auto": the ridge of least estimated risk among public candidates scaled to the noise
+        on XᵀX (and an infinite ridge: the private mean), estimated from the released
+        statistics alone (post-processing, no budget). A float Λ: the objective
+        (1/(2n)) Σ (θᵀx̃ − u)² + (Λ/2)‖θ‖², i.e. the ridge nΛ on the sums.
     mechanism : {"auto", "ssp", "gaussian_ssp", "none"}, default="auto"
         "auto": "ssp" (pure ε-DP) when δ = 0, "gaussian_ssp" when δ > 0
         (docs/privacy/front_door.md#privacy-mechanism-auto). "none" is the explicit
@@ -158,15 +158,15 @@ class PrivateLinearRegression(LabelRangeMixin, LinearPlanMixin, PrivateEstimator
         super()._validate_params()
 
     def _ridge(self, n: int) -> float | None:
-        """nΛ for a given ``lam`` (the objective's Λ on the sums), None for the adaptive rule."""
+        """nΛ for a given ``lam`` (the objective's Λ on the sums), None for the rule of ``lam="auto"``."""
         return None if isinstance(self.lam, str) else n * float(self.lam)
 
     # ----------------------------------------------------------------------- plan
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         mechanism, budget, mechanism_notes = self._mechanism_and_budget()
         if isinstance(self.lam, str):
-            rule = ("lam='auto': AdaSSP's adaptive ridge from a private lower bound on lambda_min(X^T X) "
-                    "(Wang 2018 Alg. 2; docs/privacy/sufficient_statistics.md#privacy-ssp-release)")
+            rule = ("lam='auto': the ridge of least estimated risk, from the released statistics "
+                    "(docs/privacy/sufficient_statistics.md#privacy-ssp-release)")
         else:
             rule = "given: the ridge n * lam on the sums"
         return FitPlan(

@@ -16,7 +16,7 @@ References
 .. [KKMN09] A. Korolova, K. Kenthapadi, N. Mishra, A. Ntoulas. Releasing search queries and
    clicks privately. WWW 2009 (the stability-based histogram).
 .. [Wan18] Y.-X. Wang. Revisiting differentially private linear regression: optimal and
-   adaptive prediction & estimation in unbounded domain. UAI 2018, Alg. 2 (AdaSSP).
+   adaptive prediction & estimation in unbounded domain. UAI 2018 (SSP).
 """
 
 from __future__ import annotations
@@ -293,8 +293,8 @@ class SufficientStatisticsTemplate(StatisticTemplate):
     data_norm : float
         The public bound q̃ on every row's norm (the intercept column included).
     ridge : float or None, default=None
-        λ given by the caller, in the units of the sums; None: the mechanism's adaptive
-        rule chooses it from a private estimate of λ_min(A).
+        λ given by the caller, in the units of the sums; None: the mechanism chooses it from
+        the released statistics.
     free : int or None, default=None
         The coordinate the ridge leaves out (the intercept column, public): its coefficient
         is not shrunk towards 0, as in scikit-learn's ``Ridge``.

@@ -54,7 +54,7 @@ def test_the_audited_bound_does_not_exceed_the_claimed_epsilon(runs):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kw", [{"lam": "auto"}, {"delta": 1e-5}, {"delta": 1e-5, "lam": "auto"}],
-                         ids=["pure-adaptive", "gaussian", "gaussian-adaptive"])
+                         ids=["pure-chosen", "gaussian", "gaussian-chosen"])
 def test_the_audited_bound_of_each_form_does_not_exceed_the_claimed_epsilon(kw):
     assert 0.0 <= _bound(RUNS, **kw) <= 1.0
 

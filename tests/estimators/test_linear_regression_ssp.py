@@ -1,4 +1,4 @@
-"""PrivateLinearRegression: AdaSSP through the estimator
+"""PrivateLinearRegression: sufficient-statistics perturbation through the estimator
 (docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics).
 
 The privacy constants are checked in tests/privacy/test_ssp.py (derivation, exact privacy
@@ -62,10 +62,13 @@ def test_a_release_is_the_ridge_of_the_noisy_statistics_and_holds_nothing_else()
     fitted = {k for k in vars(reg) if k.endswith("_") and not k.startswith("_")}
     assert fitted == {"coef_", "intercept_", "n_features_in_", "certificate_"}
     text = str(reg.certificate_)
-    assert "AdaSSP" in text and "discarded" in text and "docs/privacy/sufficient_statistics.md#" in text
+    assert "sufficient-statistics perturbation" in text and "discarded" in text
+    assert "docs/privacy/sufficient_statistics.md#" in text
     # the same seed, the same release; another seed, another release
+    other = _reg(random_state=1).fit(X, y)
     assert np.array_equal(_reg().fit(X, y).coef_, reg.coef_)
-    assert not np.array_equal(_reg(random_state=1).fit(X, y).coef_, reg.coef_)
+    assert not np.array_equal(np.append(other.coef_, other.intercept_),
+                              np.append(reg.coef_, reg.intercept_))
     assert pickle.loads(pickle.dumps(reg)).predict(X[:3]).tolist() == reg.predict(X[:3]).tolist()
 
 
@@ -190,13 +193,14 @@ def test_certify_is_the_certificate_of_fit_without_noise_or_charge():
         assert cert.quantities == fitted.quantities
 
 
-def test_a_given_lam_is_the_ridge_n_lam_and_releases_no_eigenvalue():
+def test_a_given_lam_is_the_ridge_n_lam_and_the_auto_ridge_releases_nothing_more():
     X, y = _data()
     cert = _reg(lam=0.1).fit(X, y).certificate_
     assert cert.quantities["released statistics"] == "gram, cross, total"  # S: the intercept
     assert "n * lam" in cert.quantities["ridge"] and f"{0.1 * len(X):.6g}" in cert.quantities["ridge"]
     auto = _reg().fit(X, y).certificate_
-    assert auto.quantities["released statistics"] == "eigenvalue, gram, cross, total"
+    assert auto.quantities["released statistics"] == "gram, cross, total"
+    assert "least estimated risk" in auto.quantities["ridge"] and auto.epsilon == cert.epsilon
 
 
 def test_diagnostics_count_the_clipped_rows_and_labels_for_the_data_holder():

@@ -1,5 +1,5 @@
-"""PrivateLinearRegression warns, before the noise is drawn, when AdaSSP's noise outweighs what
-n rows can carry (dpconvex.privacy.rules.noise_level,
+"""PrivateLinearRegression warns, before the noise is drawn, when the noise of
+sufficient-statistics perturbation outweighs what n rows can carry (dpconvex.privacy.rules.noise_level,
 docs/privacy/sufficient_statistics.md#privacy-noise-warning-ssp).
 
 ρ_SSP = s_A √(p log(2p²/ρ)) / (n q̃²/p + λ_given) reads n, p, q̃, ε, δ, the given ridge and
@@ -55,16 +55,13 @@ def test_the_gaussian_closed_form():
     X, y = _data(500)
     rho = estimator_noise_dominance(_reg(delta=1e-6), X, y)[0]
     n, p, q2 = 500, 4, 2.0  # three columns and the intercept; q~² = q² + s² = 2
-    sigma_A = math.sqrt(2.0) * q2 * joint_sensitivity(("eigenvalue", "gram", "cross"), "l2") \
+    sigma_A = math.sqrt(2.0) * q2 * joint_sensitivity(("gram", "cross"), "l2") \
         * analytic_gaussian_sigma(1.0, 1e-6, 1.0)
     bound = sigma_A * math.sqrt(p * math.log(2 * p * p / FAILURE_PROBABILITY))
     assert rho == pytest.approx(bound / (n * q2 / p), rel=1e-12)
     # a given ridge nΛ is curvature the solve has whatever the rows: it lowers the ratio
     given = estimator_noise_dominance(_reg(delta=1e-6, lam=0.1), X, y)[0]
-    sigma_given = sigma_A / joint_sensitivity(("eigenvalue", "gram", "cross"), "l2") \
-        * joint_sensitivity(("gram", "cross"), "l2")
-    bound_given = sigma_given * math.sqrt(p * math.log(2 * p * p / FAILURE_PROBABILITY))
-    assert given == pytest.approx(bound_given / (n * q2 / p + n * 0.1), rel=1e-12)
+    assert given == pytest.approx(bound / (n * q2 / p + n * 0.1), rel=1e-12)
 
 
 def test_the_ratio_reads_only_public_quantities():

@@ -507,8 +507,8 @@ _WHY = {
     "knorm_sum": "K-norm noise on the class sums and counts, pure epsilon-DP",
     "knorm_sup_sum": "sup-norm K-norm noise on the class sums, sums of squares and counts, pure epsilon-DP",
     "gaussian": "the analytic Gaussian mechanism on the class sums and counts, (epsilon, delta)-DP",
-    "ssp": "sufficient-statistics perturbation (AdaSSP), pure epsilon-DP",
-    "gaussian_ssp": "sufficient-statistics perturbation (AdaSSP), (epsilon, delta)-DP",
+    "ssp": "sufficient-statistics perturbation, pure epsilon-DP",
+    "gaussian_ssp": "sufficient-statistics perturbation, (epsilon, delta)-DP",
 }
 
 

@@ -1,13 +1,15 @@
 """Sufficient-statistics perturbation: a private ridge regression from noisy XᵀX and Xᵀy.
 
-AdaSSP ([Wan18]_, Alg. 2) on a :class:`~dpconvex.templates.statistics.SufficientStatisticsTemplate`
-(rows ‖x̃‖ <= q̃, labels |u| <= 1) releases λ̂ = λ_min(A) + noise (lowered by t noise scales
-and floored at 0; skipped when the caller gives λ), Ã = A + E (E symmetric), b̃ = b + e and, in the pure form
-with an intercept, the label sum S = Σ u (A = Σ x̃x̃ᵀ, b = Σ u x̃), each snapped to the public grid of its
-noise scale, and post-processes them into θ = (Π₊(Ã) + max(λ, s_A) I)⁻¹ b̃ (:func:`ridge_solution`). The
-replace-one sensitivities and the joint bound on the scaled statistics
-(docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities), the calibrations
-(privacy-ssp-calibration) and the post-processing (privacy-ssp-release) are derived there.
+Sufficient-statistics perturbation ([Wan18]_) on a
+:class:`~dpconvex.templates.statistics.SufficientStatisticsTemplate` (rows ‖x̃‖ <= q̃, labels
+|u| <= 1) releases Ã = A + E (E symmetric), b̃ = b + e and, in the pure form with an intercept,
+the label sum S = Σ u (A = Σ x̃x̃ᵀ, b = Σ u x̃), each snapped to the public grid of its noise
+scale, and post-processes them into θ = (Π₊(Ã) + λI)⁻¹ b̃ (:func:`ridge_solution`), with λ given
+or chosen among public candidates by an estimate of the risk computed from the released
+statistics (:func:`select_ridge`). The replace-one sensitivities and the joint bound on the
+scaled statistics (docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities), the
+calibrations (privacy-ssp-calibration) and the post-processing (privacy-ssp-release) are
+derived there.
 
 ``"gaussian_ssp"`` ((ε, δ)-DP): :class:`GaussianSSP`; ``"ssp"`` (pure ε-DP):
 :class:`PureSSP`; ``"none_ssp"`` (offered as ``mechanism="none"``): the exact
@@ -16,7 +18,7 @@ replace-one sensitivities and the joint bound on the scaled statistics
 References
 ----------
 .. [Wan18] Y.-X. Wang. Revisiting differentially private linear regression: optimal and
-   adaptive prediction & estimation in unbounded domain. UAI 2018, Alg. 2 (AdaSSP).
+   adaptive prediction & estimation in unbounded domain. UAI 2018 (SSP, AdaSSP: Alg. 2).
 .. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for Differential
    Privacy: Analytical Calibration and Optimal Denoising. ICML 2018, Theorem 8.
 """
@@ -27,7 +29,6 @@ import math
 from typing import Any, Protocol
 
 import numpy as np
-from scipy.special import ndtri
 
 from ...templates.base import Backend, SolveResult, Template
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
@@ -35,14 +36,17 @@ from ..budget import Budget, Certificate, Condition
 from ..noise import Gaussian, Laplace, Noise, NormGamma, symmetric_dimension
 from .base import Calibration, Mechanism, NonPrivateBaseline, register
 
-__all__ = ["FAILURE_PROBABILITY", "TOTAL_SENSITIVITY", "GaussianSSP", "NonPrivateSSP", "PureSSP",
-           "adaptive_ridge", "cross_sensitivity", "eigenvalue_sensitivity", "gram_sensitivity",
-           "joint_sensitivity", "ridge_solution", "statistics_of"]
+__all__ = ["FAILURE_PROBABILITY", "RIDGE_STEPS", "TOTAL_SENSITIVITY", "GaussianSSP", "NonPrivateSSP",
+           "PureSSP", "cross_sensitivity", "estimated_risk", "gram_sensitivity", "joint_sensitivity",
+           "noise_norm_bound", "ridge_solution", "select_ridge", "statistics_of"]
 
-#: ρ of the adaptive rule ([Wan18]_ Alg. 2): the noisy λ_min is shifted down to be a lower
-#: bound with probability >= 1 − ρ, and the ridge covers the noise's spectral norm
-#: √(p log(2p²/ρ)) s_A of [Wan18]_'s analysis. Public.
+#: ρ of :func:`noise_norm_bound`: the noise on A has spectral norm above √(p log(2p²/ρ)) s_A
+#: with probability at most ρ ([Wan18]_'s analysis of Alg. 2). Public.
 FAILURE_PROBABILITY = 0.05
+
+#: The candidates of ``lam="auto"``: λ = max(2^k R, s_A) for these 2^k, R = :func:`noise_norm_bound`
+#: (and λ = ∞, θ at the centre). Public.
+RIDGE_STEPS: tuple[float, ...] = tuple(2.0**k for k in range(-6, 7))
 
 #: Replace-one sensitivity of the label sum S = Σ u with |u| <= 1: 2
 #: (docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities).
@@ -55,7 +59,7 @@ class SSPTemplate(Template, Protocol):
     gram: np.ndarray  #: A = Σ x̃x̃ᵀ, shape (p, p)
     cross: np.ndarray  #: b = Σ u x̃, shape (p,)
     data_norm: float  #: q̃, the public bound on ‖x̃‖ (|u| <= 1 by the label map)
-    ridge: float | None  #: λ given by the caller (None: the adaptive rule)
+    ridge: float | None  #: λ given by the caller (None: chosen by select_ridge)
     free: int | None  #: the intercept column (None: no intercept)
     free_value: float | None  #: its public value s in every row
     p: int
@@ -89,19 +93,6 @@ def cross_sensitivity(row_bound: float) -> float:
     return 2.0 * float(row_bound)
 
 
-def eigenvalue_sensitivity(row_bound: float) -> float:
-    """Replace-one sensitivity of λ_min(A): q̃² (Weyl, with the PSD rank-one change;
-    privacy-ssp-sensitivities).
-
-    Examples
-    --------
-    >>> from dpconvex.privacy.mechanisms.ssp import eigenvalue_sensitivity
-    >>> eigenvalue_sensitivity(2.0)
-    4.0
-    """
-    return float(row_bound) ** 2
-
-
 #: c* = (√33 − 1)/16 maximizes √(1 − c²) + √((1 + c)/2) on [0, 1] (8c² + c − 1 = 0).
 _C_STAR = (math.sqrt(33.0) - 1.0) / 16.0
 
@@ -110,10 +101,10 @@ def joint_sensitivity(parts: tuple[str, ...], norm: str) -> float:
     """Bound on the joint replace-one change of the statistics scaled by their sensitivities.
 
     For (A, b): 25/16 on the sum of squares, G₂ = √(1 − c*²) + √((1 + c*)/2) on the sum;
-    λ_min and the label sum add at most 1 each to either (derived in
+    the label sum adds at most 1 to either (derived in
     docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities).
 
-    ``parts``: the released statistics among "eigenvalue", "gram", "cross", "total"; ``norm`` "l2": the bound
+    ``parts``: the released statistics among "gram", "cross", "total"; ``norm`` "l2": the bound
     on √(Σ_j (‖Δf_j‖/Δ_j)²) (Gaussian noise), "l1": on Σ_j ‖Δf_j‖/Δ_j (norm-based pure noise).
 
     Examples
@@ -121,7 +112,7 @@ def joint_sensitivity(parts: tuple[str, ...], norm: str) -> float:
     >>> from dpconvex.privacy.mechanisms.ssp import joint_sensitivity
     >>> joint_sensitivity(("gram", "cross"), "l2"), round(joint_sensitivity(("gram", "cross"), "l1"), 4)
     (1.25, 1.7602)
-    >>> round(joint_sensitivity(("eigenvalue", "gram", "cross"), "l2") ** 2, 4)
+    >>> round(joint_sensitivity(("gram", "cross", "total"), "l2") ** 2, 4)
     2.5625
     """
     both = "gram" in parts and "cross" in parts
@@ -133,8 +124,8 @@ def joint_sensitivity(parts: tuple[str, ...], norm: str) -> float:
 
 
 def statistics_of(template: SSPTemplate) -> dict[str, Any]:
-    """The released statistics of ``template`` before noise: λ_min(A), A, b and, with an
-    intercept column of public value s, the label sum S = b_s/s.
+    """The released statistics of ``template`` before noise: A, b and, with an intercept column
+    of public value s, the label sum S = b_s/s.
 
     Examples
     --------
@@ -142,12 +133,12 @@ def statistics_of(template: SSPTemplate) -> dict[str, Any]:
     >>> from dpconvex.privacy.mechanisms.ssp import statistics_of
     >>> from dpconvex.templates.statistics import SufficientStatisticsTemplate
     >>> t = SufficientStatisticsTemplate(Moments(np.diag([2.0, 1.0]), np.ones(2), 0), 3, 2, 1.0)
-    >>> float(statistics_of(t)["eigenvalue"])
-    1.0
+    >>> sorted(statistics_of(t))
+    ['cross', 'gram']
     """
     A = np.asarray(template.gram, dtype=float)
     b = np.asarray(template.cross, dtype=float)
-    out = {"eigenvalue": float(np.linalg.eigvalsh(A)[0]), "gram": A, "cross": b}
+    out = {"gram": A, "cross": b}
     if _total_released(template):
         out["total"] = np.asarray([b[template.free] / template.free_value])
     return out
@@ -159,22 +150,90 @@ def _total_released(template: SSPTemplate) -> bool:
     return template.free is not None and value is not None and value > 0
 
 
-def adaptive_ridge(eigenvalue_estimate: float, gram_scale: float, p: int,
-                   rho: float = FAILURE_PROBABILITY) -> float:
-    """AdaSSP's ridge: max(0, s_A √(p log(2p²/ρ)) − λ̂) ([Wan18]_ Alg. 2, line 2).
+def noise_norm_bound(gram_scale: float, p: int, rho: float = FAILURE_PROBABILITY) -> float:
+    """R = s_A √(p log(2p²/ρ)): a bound on the spectral norm of the noise on A that fails with
+    probability at most ρ ([Wan18]_, the ridge of Alg. 2 at λ_min = 0); public.
 
-    ``gram_scale`` s_A is the public per-coordinate scale of the noise on A (Gaussian: σ_A,
-    [Wan18]_'s √(log(6/δ)) B²/(ε/3) in its calibration); ``eigenvalue_estimate`` λ̂ the
-    released lower bound on λ_min(A). Post-processing of released and public quantities.
+    ``gram_scale`` s_A is the public per-coordinate scale of the noise on A (Gaussian: σ_A).
 
     Examples
     --------
-    >>> from dpconvex.privacy.mechanisms.ssp import adaptive_ridge
-    >>> round(adaptive_ridge(0.0, 1.0, 2), 4), adaptive_ridge(1e6, 1.0, 2)
-    (3.186, 0.0)
+    >>> from dpconvex.privacy.mechanisms.ssp import noise_norm_bound
+    >>> round(noise_norm_bound(1.0, 2), 4)
+    3.186
     """
-    bound = float(gram_scale) * math.sqrt(p * math.log(2.0 * p * p / float(rho)))
-    return max(0.0, bound - float(eigenvalue_estimate))
+    return float(gram_scale) * math.sqrt(p * math.log(2.0 * p * p / float(rho)))
+
+
+def estimated_risk(theta: np.ndarray, gram: np.ndarray, cross: np.ndarray, inverse: np.ndarray,
+                   var_gram: float, var_cross: float) -> float:
+    """Σ(θᵀx̃ − u)² − Σu², estimated from released statistics for θ = θ₀ + H(b̃ − Mθ₀).
+
+    θᵀMθ − 2θᵀb̃ (the plug-in, optimistic because θ follows the noise) plus its bias to second
+    order in the noise: 2v_b tr(H) for the noise on b̃ (variance v_b per coordinate) and
+    v_A(θᵀHθ + tr(H)‖θ‖²) for the noise on Ã (v_A per coordinate of the orthonormal basis of
+    symmetric matrices: E[EHE] = (v_A/2)(H + tr(H) I)), with H = (M + λI)⁻¹ =
+    ``inverse`` (docs/privacy/sufficient_statistics.md#privacy-ssp-release). Post-processing.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.ssp import estimated_risk
+    >>> theta, A, b = np.array([1.0]), np.array([[2.0]]), np.array([2.0])
+    >>> H = np.array([[0.5]])
+    >>> estimated_risk(theta, A, b, H, 0.0, 0.0), estimated_risk(theta, A, b, H, 1.0, 1.0)
+    (-2.0, 0.0)
+    """
+    trace = float(np.trace(inverse))
+    plug_in = float(theta @ gram @ theta - 2.0 * theta @ cross)
+    bias = 2.0 * var_cross * trace + var_gram * float(theta @ inverse @ theta + trace * theta @ theta)
+    return plug_in + bias
+
+
+def _centred_system(gram: np.ndarray, free: int | None, free_diagonal: float | None,
+                    centre: float, psd: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """M = Π₊(Ã) (with A's public intercept entry a when given) and the centre θ₀."""
+    e, V = np.linalg.eigh(0.5 * (gram + gram.T))
+    matrix = (V * (np.maximum(e, 0.0) if psd else e)) @ V.T
+    start = np.zeros(len(gram))
+    if free is not None and free_diagonal is not None:
+        matrix[free, free] = float(free_diagonal)
+        start[free] = float(centre)
+    return matrix, start
+
+
+def select_ridge(gram: np.ndarray, cross: np.ndarray, candidates: tuple[float, ...],
+                 var_gram: float, var_cross: float, *, free: int | None = None,
+                 free_diagonal: float | None = None, centre: float = 0.0) -> tuple[float, np.ndarray]:
+    """(λ, θ): among θ = θ₀ + (M + λI)⁻¹(b̃ − Mθ₀) for λ in ``candidates`` (those with M + λI
+    positive definite) and λ = ∞ (θ = θ₀), the one of least :func:`estimated_risk`.
+
+    M and θ₀ as in :func:`ridge_solution`. Post-processing of the released statistics and
+    public quantities (docs/privacy/sufficient_statistics.md#privacy-ssp-release).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.ssp import select_ridge
+    >>> A, b = np.diag([100.0, 100.0]), np.array([50.0, 0.0])
+    >>> lam, theta = select_ridge(A, b, (1.0, 100.0), 1.0, 1.0)
+    >>> lam, theta.round(3).tolist()
+    (1.0, [0.495, 0.0])
+    >>> select_ridge(A, b, (1.0, 100.0), 1.0, 1e4)[0]  # noise on b outweighs the signal
+    inf
+    """
+    matrix, start = _centred_system(gram, free, free_diagonal, centre)
+    residual = cross - matrix @ start
+    best = (estimated_risk(start, matrix, cross, np.zeros_like(matrix), var_gram, var_cross),
+            math.inf, start)
+    for ridge in candidates:
+        e, V = np.linalg.eigh(matrix + float(ridge) * np.eye(len(cross)))
+        if e[0] <= 0.0:
+            continue
+        inverse = (V / e) @ V.T
+        theta = start + inverse @ residual
+        risk = estimated_risk(theta, matrix, cross, inverse, var_gram, var_cross)
+        if risk < best[0]:
+            best = (risk, float(ridge), theta)
+    return best[1], best[2]
 
 
 def ridge_solution(gram: np.ndarray, cross: np.ndarray, ridge: float, *,
@@ -198,17 +257,14 @@ def ridge_solution(gram: np.ndarray, cross: np.ndarray, ridge: float, *,
     ...                free_diagonal=2.0, centre=0.5).round(6).tolist()
     [0.0, 0.5]
     """
-    e, V = np.linalg.eigh(0.5 * (gram + gram.T))
-    if psd:
-        e = np.maximum(e, 0.0)
     if free is not None and free_diagonal is not None:
-        matrix = (V * e) @ V.T
-        matrix[free, free] = float(free_diagonal)
-        start = np.zeros(len(cross))
-        start[free] = float(centre)
+        matrix, start = _centred_system(gram, free, free_diagonal, centre, psd)
         step = np.linalg.lstsq(matrix + float(ridge) * np.eye(len(cross)),
                                cross - matrix @ start, rcond=None)[0]
         return start + step
+    e, V = np.linalg.eigh(0.5 * (gram + gram.T))
+    if psd:
+        e = np.maximum(e, 0.0)
     if free is not None:
         matrix = (V * e) @ V.T + float(ridge) * np.eye(len(e))
         matrix[free, free] -= float(ridge)
@@ -222,9 +278,9 @@ def ridge_solution(gram: np.ndarray, cross: np.ndarray, ridge: float, *,
 
 class _SufficientStatistics(Mechanism[SSPTemplate]):
     """Shared part: what is released, the post-processing, the certificate. A private
-    subclass gives ``scales(cal)`` (each statistic's per-coordinate noise scale), ``shift()``
-    (t: λ_min is lowered by t scales, P(noise > t scales) = ρ), ``noise_law(cal, part)``,
-    ``variance(cal, part)`` (per coordinate) and ``noise_description(cal)``."""
+    subclass gives ``scales(cal)`` (each statistic's per-coordinate noise scale),
+    ``noise_law(cal, part)``, ``variance(cal, part)`` (per coordinate) and
+    ``noise_description(cal)``."""
 
     needs = frozenset({"sufficient_statistics"})
     solves = False
@@ -234,9 +290,8 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
     label_sum = False
 
     def parts(self, template: SSPTemplate) -> tuple[str, ...]:
-        """The released statistics: λ_min only when the ridge is chosen by the adaptive rule,
-        the label sum S only with an intercept column."""
-        parts = ("gram", "cross") if template.ridge is not None else ("eigenvalue", "gram", "cross")
+        """The released statistics: A and b, and the label sum S only with an intercept column."""
+        parts = ("gram", "cross")
         return (*parts, "total") if self.label_sum and _total_released(template) else parts
 
     @staticmethod
@@ -244,8 +299,7 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         """Δ of each statistic (the norms of
         docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities)."""
         q = template.data_norm
-        return {"eigenvalue": eigenvalue_sensitivity(q), "gram": gram_sensitivity(q),
-                "cross": cross_sensitivity(q), "total": TOTAL_SENSITIVITY}
+        return {"gram": gram_sensitivity(q), "cross": cross_sensitivity(q), "total": TOTAL_SENSITIVITY}
 
     def _intercept_cross(self, noisy: dict[str, Any], cal: Calibration, template: SSPTemplate) -> np.ndarray:
         """b̃ with its intercept coordinate the inverse-variance mean of b̃_s and s·S̃, two
@@ -263,23 +317,31 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
-        """Noise on each statistic (λ_min, A, b in this order), snapped; then θ in closed form."""
+        """Noise on each statistic (A, b, S in this order), snapped; then θ in closed form, at
+        the given ridge or at the candidate of least estimated risk."""
         assert cal is not None
-        stats, scales, p = statistics_of(template), self.scales(cal), template.p
+        stats = statistics_of(template)
         noisy = {part: self.noise_law(cal, part).add(stats[part], rng) for part in self.parts(template)}
-        if template.ridge is not None:
-            ridge = template.ridge
-        else:
-            lower = max(0.0, float(noisy["eigenvalue"]) - self.shift() * scales["eigenvalue"])
-            ridge = max(adaptive_ridge(lower, scales["gram"], p), scales["gram"])
         cross = self._intercept_cross(noisy, cal, template)
         # n·s², A's entry at the intercept column (every row holds s there): public; θ₀ is then the
         # released mean Σu/n on the scale 1/s
         s = template.free_value
         diagonal = None if template.free is None or s is None else template.n * s * s
         centre = 0.0 if diagonal is None else cross[template.free] / diagonal
-        return ridge_solution(noisy["gram"], cross, ridge, free=template.free,
-                              free_diagonal=diagonal, centre=centre), None, False
+        if template.ridge is not None:
+            return ridge_solution(noisy["gram"], cross, template.ridge, free=template.free,
+                                  free_diagonal=diagonal, centre=centre), None, False
+        _, theta = select_ridge(noisy["gram"], cross, self.ridge_candidates(template, cal),
+                                self.variance(cal, "gram"), self.variance(cal, "cross"),
+                                free=template.free, free_diagonal=diagonal, centre=centre)
+        return theta, None, False
+
+    def ridge_candidates(self, template: SSPTemplate, cal: Calibration) -> tuple[float, ...]:
+        """λ = max(2^k R, s_A) for 2^k in :data:`RIDGE_STEPS`, R = :func:`noise_norm_bound`:
+        public (docs/privacy/sufficient_statistics.md#privacy-ssp-release)."""
+        scale = float(self.scales(cal)["gram"])
+        bound = noise_norm_bound(scale, template.p)
+        return tuple(sorted({max(step * bound, scale) for step in RIDGE_STEPS}))
 
     def certificate(self, template: SSPTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
@@ -289,9 +351,10 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         parts = self.parts(template)
         noise_conds, noise_q = self.noise_description(cal)
         ridge_rule = (f"given: lambda = {template.ridge:.6g} (n * lam)" if template.ridge is not None
-                      else "adaptive (Wang 2018 Alg. 2): lambda = max(0, s_A sqrt(p log(2 p^2 / "
-                      f"rho)) - lambda_hat, s_A) with rho = {FAILURE_PROBABILITY:g}, lambda_hat the "
-                      f"noisy lambda_min(A) minus {self.shift():.6g} noise scales, floored at 0")
+                      else "chosen from the released statistics: among lambda = max(2^k R, s_A), "
+                      f"k = {round(math.log2(RIDGE_STEPS[0]))} ... {round(math.log2(RIDGE_STEPS[-1]))}, "
+                      f"R = s_A sqrt(p log(2 p^2 / rho)) with rho = {FAILURE_PROBABILITY:g}, and "
+                      "lambda = infinity, the one of least estimated risk (post-processing)")
         clipped = [] if any(c.unverified == "data_norm" for c in conditions) else [
             Condition("row bound", True, "enforced by dpconvex (per-record clipping)",
                       f"every row x~ (intercept column included) has ||x~|| <= q~ = {q:.6g}"),
@@ -307,12 +370,12 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
                       "the label sum S: 2)"),
             *noise_conds,
         ]
-        released = ("the noisy lambda_min(A), A, b (and S) are computed inside the mechanism and "
+        released = ("the noisy A, b (and S) are computed inside the mechanism and "
                     "discarded; the guarantee covers their joint release, so theta, the ridge "
                     "and every function of them are post-processing; the fitted model stores "
                     "theta (coef_, intercept_) only")
         return Certificate(
-            mechanism=f"sufficient-statistics perturbation (AdaSSP, Wang 2018 Alg. 2), {self.noise_label}",
+            mechanism=f"sufficient-statistics perturbation (Wang 2018), {self.noise_label}",
             epsilon_requested=budget.epsilon,
             epsilon=cal.epsilon,
             delta=cal.delta,
@@ -339,7 +402,7 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
 
 @register
 class GaussianSSP(_SufficientStatistics):
-    """AdaSSP with Gaussian noise σ_j = Δ_j J σ₁ on each statistic, J =
+    """Sufficient-statistics perturbation with Gaussian noise σ_j = Δ_j J σ₁ on each statistic, J =
     :func:`joint_sensitivity` ("l2") and σ₁ the analytic σ for sensitivity 1 ([BW18]_):
     (ε, δ)-DP (docs/privacy/sufficient_statistics.md#privacy-ssp-calibration).
 
@@ -376,9 +439,6 @@ class GaussianSSP(_SufficientStatistics):
     def scales(self, cal: Calibration) -> dict[str, float]:
         return dict(cal.extra["noise std"])
 
-    def shift(self) -> float:
-        return float(ndtri(1.0 - FAILURE_PROBABILITY))
-
     def variance(self, cal: Calibration, part: str) -> float:
         return float(cal.extra["noise std"][part]) ** 2
 
@@ -402,9 +462,10 @@ class GaussianSSP(_SufficientStatistics):
 
 @register
 class PureSSP(_SufficientStatistics):
-    """AdaSSP with pure ε-DP noise ∝ exp(−(β/Δ_j)‖·‖) on each statistic (Laplace on λ_min,
-    norm-Gamma on A in the symmetric subspace and on b), β = ε/G, G = :func:`joint_sensitivity`
-    ("l1"): ε-DP (docs/privacy/sufficient_statistics.md#privacy-ssp-calibration).
+    """Sufficient-statistics perturbation with pure ε-DP noise ∝ exp(−(β/Δ_j)‖·‖) on each
+    statistic (Laplace on S, norm-Gamma on A in the symmetric subspace and on b), β = ε/G,
+    G = :func:`joint_sensitivity` ("l1"): ε-DP
+    (docs/privacy/sufficient_statistics.md#privacy-ssp-calibration).
 
     Examples
     --------
@@ -437,17 +498,14 @@ class PureSSP(_SufficientStatistics):
             mechanism=self.name, epsilon_requested=budget.epsilon, epsilon=beta * joint,
             sensitivity=joint, noise_rate=beta,
             extra={"joint sensitivity": joint, "noise rate": rates,
-                   "dimension": {"eigenvalue": 1, "total": 1, "gram": symmetric_dimension(
+                   "dimension": {"total": 1, "gram": symmetric_dimension(
                        (template.p, template.p)), "cross": template.p}})
 
     def scales(self, cal: Calibration) -> dict[str, float]:
         """E‖noise‖/√m = √m/β: the rms scale per coordinate of norm-Gamma noise on m coordinates
-        (for λ_min, m = 1: the Laplace scale 1/β)."""
+        (for S, m = 1: the Laplace scale 1/β)."""
         dims = cal.extra["dimension"]
         return {part: math.sqrt(dims[part]) / rate for part, rate in cal.extra["noise rate"].items()}
-
-    def shift(self) -> float:
-        return math.log(1.0 / (2.0 * FAILURE_PROBABILITY))
 
     def variance(self, cal: Calibration, part: str) -> float:
         """(m + 1)/β_j²: E‖noise‖² = m(m + 1)/β_j² of norm-Gamma noise on m coordinates,
@@ -456,9 +514,9 @@ class PureSSP(_SufficientStatistics):
         return (m + 1.0) / cal.extra["noise rate"][part] ** 2
 
     def noise_law(self, cal: Calibration, part: str) -> Noise:
-        """Laplace on λ_min; norm-Gamma on A (symmetric subspace) and on b."""
+        """Laplace on S; norm-Gamma on A (symmetric subspace) and on b."""
         rate = cal.extra["noise rate"][part]
-        if part in ("eigenvalue", "total"):
+        if part == "total":
             return Laplace(1.0 / rate)
         return NormGamma(rate, symmetric=part == "gram")
 

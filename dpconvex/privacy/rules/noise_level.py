@@ -479,13 +479,13 @@ def _large_margin(template: ConstantsSource, mech: Mechanism, budget: Budget) ->
 
 def _ssp(template: ConstantsSource, mech: Mechanism, budget: Budget,
          calibration: Calibration | None) -> float | None:
-    """R / (n q̃²/p + λ_given), R the adaptive ridge at a noisy λ_min of 0."""
-    from ..mechanisms.ssp import adaptive_ridge
+    """R / (n q̃²/p + λ_given), R the bound on the noise's spectral norm (``noise_norm_bound``)."""
+    from ..mechanisms.ssp import noise_norm_bound
 
     if not getattr(mech, "private", False) or "sufficient_statistics" not in mech.needs:
         return None
     cal = calibration if calibration is not None else mech.calibrate(template, budget)
-    bound = adaptive_ridge(0.0, float(mech.scales(cal)["gram"]), template.p)  # type: ignore[attr-defined]
+    bound = noise_norm_bound(float(mech.scales(cal)["gram"]), template.p)  # type: ignore[attr-defined]
     given = 0.0 if template.ridge is None else float(template.ridge)
     return bound / (template.n * template.data_norm**2 / template.p + given)
 
