@@ -7,7 +7,7 @@ intercept_scaling=1) for ε in {0.5, 1, 2} and δ in {0, 1/n²} (n the training 
 
 * ``PrivateLinearRegression(lam=Λ)`` with Λ the one ``PrivateLinearRegressor``'s public
   rule gives for the same (n, p, ε, δ) (its ``plan_for(X, y).lam``; the ridge nΛ, the whole
-  budget on A and b): the adaptive ridge against a fixed public one;
+  budget on A and b): the chosen ridge against a fixed public one;
 * ``PrivateLinearRegressor(loss="huber", ...)`` with the same ε, δ and public bounds
   (``mechanism="auto"``: objective perturbation, Gaussian at δ > 0; lam="auto");
 * non-private: scikit-learn's ``Ridge()`` (alpha = 1) on the same encoded rows and the raw
@@ -78,7 +78,7 @@ QUICK_SCALE = (100_000, 20)
 #: row chunks of the Dask part; its goal on max |coef difference| / max |coef|
 DASK_CHUNKS = 8
 DASK_TOLERANCE = 1e-12
-ADASSP = "PrivateLinearRegression (lam='auto')"
+CHOSEN = "PrivateLinearRegression (lam='auto')"
 GIVEN = "PrivateLinearRegression (lam = the Huber regressor's public Λ)"
 HUBER = "PrivateLinearRegressor(loss='huber')"
 def _diamonds_schema() -> Any:
@@ -164,7 +164,7 @@ def accuracy(name: str, seeds: tuple[int, ...], epsilons: tuple[float, ...], qui
                 huber = dp.PrivateLinearRegressor(loss="huber", **common)
                 public_lam = huber.plan_for(Xtr, ytr).lam  # from n, p, ε, δ only
                 for method, model in (
-                        (ADASSP, dp.PrivateLinearRegression(**common)),
+                        (CHOSEN, dp.PrivateLinearRegression(**common)),
                         (GIVEN, dp.PrivateLinearRegression(lam=public_lam, **common)),
                         (HUBER, huber)):
                     with warnings.catch_warnings():
@@ -174,7 +174,7 @@ def accuracy(name: str, seeds: tuple[int, ...], epsilons: tuple[float, ...], qui
     table = harness.Table(f"{name}: held-out R² ({n_train} training rows, seeds "
                           f"{seeds[0]}..{seeds[-1]})",
                           ["model", "δ", *[f"ε = {e:g}" for e in epsilons]], kind="regression")
-    for method in (ADASSP, GIVEN, HUBER):
+    for method in (CHOSEN, GIVEN, HUBER):
         for dname in ("0", "1/n²"):
             table.add(method, dname, *[cells[(method, e, dname)] for e in epsilons])
     table.add(f"{harness.NON_PRIVATE} Ridge() (scikit-learn)", "-", *[base["ridge"]] * len(epsilons))

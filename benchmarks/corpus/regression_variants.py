@@ -2,7 +2,7 @@
 
 Question: per cell table × ε × δ (means over the seeds of test R² − the training mean's), how
 does ``PrivateRegressor`` compare with the median regression it guards, fitted without the
-safeguard, its Gaussian form at δ > 0, ``PrivateLinearRegression`` (AdaSSP) at δ > 0 and the
+safeguard, its Gaussian form at δ > 0, ``PrivateLinearRegression`` (sufficient statistics) at δ > 0 and the
 private mean; and how do the safeguard's constants (``HANDICAP_LEVEL``, ``MEAN_RECORDS`` of
 :mod:`dpconvex.privacy.rules.front_door`) move it? The variants set those module
 constants for the length of a fit (a benchmark, never the package's own path).

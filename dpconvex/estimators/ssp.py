@@ -165,7 +165,8 @@ class PrivateLinearRegression(LabelRangeMixin, LinearPlanMixin, PrivateEstimator
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         mechanism, budget, mechanism_notes = self._mechanism_and_budget()
         if isinstance(self.lam, str):
-            rule = ("lam='auto': the ridge of least estimated risk, from the released statistics "
+            rule = ("lam='auto': no Lambda before the fit; the ridge of least estimated risk is "
+                    "chosen from the released statistics "
                     "(docs/privacy/sufficient_statistics.md#privacy-ssp-release)")
         else:
             rule = "given: the ridge n * lam on the sums"

@@ -54,8 +54,8 @@ def _noise_warnings(fit):
 def test_the_gaussian_closed_form():
     X, y = _data(500)
     rho = estimator_noise_dominance(_reg(delta=1e-6), X, y)[0]
-    n, p, q2 = 500, 4, 2.0  # three columns and the intercept; q~² = q² + s² = 2
-    sigma_A = math.sqrt(2.0) * q2 * joint_sensitivity(("gram", "cross"), "l2") \
+    n, p, q2 = 500, 4, 2.0  # three columns and the intercept (S released); q~² = q² + s² = 2
+    sigma_A = math.sqrt(2.0) * q2 * joint_sensitivity(("gram", "cross", "total"), "l2") \
         * analytic_gaussian_sigma(1.0, 1e-6, 1.0)
     bound = sigma_A * math.sqrt(p * math.log(2 * p * p / FAILURE_PROBABILITY))
     assert rho == pytest.approx(bound / (n * q2 / p), rel=1e-12)

@@ -26,7 +26,7 @@ References
 from __future__ import annotations
 
 import math
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -36,9 +36,10 @@ from ..budget import Budget, Certificate, Condition
 from ..noise import Gaussian, Laplace, Noise, NormGamma, symmetric_dimension
 from .base import Calibration, Mechanism, NonPrivateBaseline, register
 
-__all__ = ["FAILURE_PROBABILITY", "RIDGE_STEPS", "TOTAL_SENSITIVITY", "GaussianSSP", "NonPrivateSSP",
-           "PureSSP", "cross_sensitivity", "estimated_risk", "gram_sensitivity", "joint_sensitivity",
-           "noise_norm_bound", "ridge_solution", "select_ridge", "statistics_of"]
+__all__ = ["FAILURE_PROBABILITY", "RIDGE_STEPS", "RISK_MARGIN", "TOTAL_SENSITIVITY", "GaussianSSP",
+           "NonPrivateSSP", "PureSSP", "RidgeCandidate", "cross_sensitivity", "estimated_risk",
+           "gram_sensitivity", "joint_sensitivity", "noise_norm_bound", "ridge_candidates",
+           "ridge_solution", "risk_noise", "select_ridge", "statistics_of"]
 
 #: ρ of :func:`noise_norm_bound`: the noise on A has spectral norm above √(p log(2p²/ρ)) s_A
 #: with probability at most ρ ([Wan18]_'s analysis of Alg. 2). Public.
@@ -47,6 +48,12 @@ FAILURE_PROBABILITY = 0.05
 #: The candidates of ``lam="auto"``: λ = max(2^k R, s_A) for these 2^k, R = :func:`noise_norm_bound`
 #: (and λ = ∞, θ at the centre). Public.
 RIDGE_STEPS: tuple[float, ...] = tuple(2.0**k for k in range(-6, 7))
+
+#: z: a candidate's estimated risk is raised by z times the standard deviation of the noise in
+#: its plug-in risk relative to θ₀'s (:func:`select_ridge`), so that a ridge is taken over the
+#: private mean only for a gain the noise does not explain. Public; measured on the regression
+#: corpus's selection seeds (docs/privacy/sufficient_statistics.md#privacy-ssp-release).
+RISK_MARGIN = 0.5
 
 #: Replace-one sensitivity of the label sum S = Σ u with |u| <= 1: 2
 #: (docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities).
@@ -151,8 +158,10 @@ def _total_released(template: SSPTemplate) -> bool:
 
 
 def noise_norm_bound(gram_scale: float, p: int, rho: float = FAILURE_PROBABILITY) -> float:
-    """R = s_A √(p log(2p²/ρ)): a bound on the spectral norm of the noise on A that fails with
-    probability at most ρ ([Wan18]_, the ridge of Alg. 2 at λ_min = 0); public.
+    """R = s_A √(p log(2p²/ρ)): a bound on the spectral norm of the Gaussian noise on A that
+    fails with probability at most ρ ([Wan18]_, the ridge of Alg. 2 at λ_min = 0); public. For
+    the pure form's norm-Gamma noise of the same per-coordinate scale it is a scale (exceeded
+    in 5.2 %, 2.2 % and 0.6 % of draws at p = 2, 3, 4).
 
     ``gram_scale`` s_A is the public per-coordinate scale of the noise on A (Gaussian: σ_A).
 
@@ -166,27 +175,48 @@ def noise_norm_bound(gram_scale: float, p: int, rho: float = FAILURE_PROBABILITY
 
 
 def estimated_risk(theta: np.ndarray, gram: np.ndarray, cross: np.ndarray, inverse: np.ndarray,
-                   var_gram: float, var_cross: float) -> float:
-    """Σ(θᵀx̃ − u)² − Σu², estimated from released statistics for θ = θ₀ + H(b̃ − Mθ₀).
+                   var_gram: float, follow: float) -> float:
+    """Σ(θᵀx̃ − u)² − Σu², estimated from released statistics: θᵀMθ − 2θᵀb̃ + 2·``follow`` +
+    v_A(θᵀHθ + tr(H)‖θ‖²).
 
-    θᵀMθ − 2θᵀb̃ (the plug-in, optimistic because θ follows the noise) plus its bias to second
-    order in the noise: 2v_b tr(H) for the noise on b̃ (variance v_b per coordinate) and
+    The plug-in θᵀMθ − 2θᵀb̃ is optimistic because θ follows the noise; the other terms are its
+    bias to second order in the noise: ``follow`` = E[θᵀe] for the noise e on b̃ (v_b tr(H) for
+    θ = Hb̃, v_b the variance per coordinate; :func:`select_ridge` gives it with a centre), and
     v_A(θᵀHθ + tr(H)‖θ‖²) for the noise on Ã (v_A per coordinate of the orthonormal basis of
-    symmetric matrices: E[EHE] = (v_A/2)(H + tr(H) I)), with H = (M + λI)⁻¹ =
-    ``inverse`` (docs/privacy/sufficient_statistics.md#privacy-ssp-release). Post-processing.
+    symmetric matrices: E[EHE] = (v_A/2)(H + tr(H) I)), H = (M + λI)⁻¹ = ``inverse``
+    (docs/privacy/sufficient_statistics.md#privacy-ssp-release). Post-processing.
 
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms.ssp import estimated_risk
     >>> theta, A, b = np.array([1.0]), np.array([[2.0]]), np.array([2.0])
     >>> H = np.array([[0.5]])
-    >>> estimated_risk(theta, A, b, H, 0.0, 0.0), estimated_risk(theta, A, b, H, 1.0, 1.0)
+    >>> estimated_risk(theta, A, b, H, 0.0, 0.0), estimated_risk(theta, A, b, H, 1.0, 0.5)
     (-2.0, 0.0)
     """
     trace = float(np.trace(inverse))
     plug_in = float(theta @ gram @ theta - 2.0 * theta @ cross)
-    bias = 2.0 * var_cross * trace + var_gram * float(theta @ inverse @ theta + trace * theta @ theta)
-    return plug_in + bias
+    return plug_in + 2.0 * float(follow) + var_gram * float(theta @ inverse @ theta + trace * theta @ theta)
+
+
+def risk_noise(step: np.ndarray, start: np.ndarray, var_gram: float, var_cross: float) -> float:
+    """The standard deviation of the noise in the plug-in risk of θ = θ₀ + Δ relative to θ₀'s,
+    at a fixed Δ = ``step``: √(4v_b‖Δ‖² + (v_A/2)(‖Δ‖²‖w‖² + (Δᵀw)²)), w = Δ + 2θ₀.
+
+    The plug-in difference moves with the noise by ΔᵀEw − 2Δᵀe. For symmetric noise E with
+    variance v_A on the diagonal and v_A/2 off it (isotropic in the orthonormal basis),
+    Var(uᵀEv) = (v_A/2)(‖u‖²‖v‖² + (uᵀv)²); Var(2Δᵀe) <= 4v_b‖Δ‖²
+    (docs/privacy/sufficient_statistics.md#privacy-ssp-release). Post-processing.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.ssp import risk_noise
+    >>> risk_noise(np.array([1.0, 0.0]), np.zeros(2), 1.0, 1.0) ** 2
+    5.0
+    """
+    w = step + 2.0 * start
+    s2 = float(step @ step)
+    return math.sqrt(4.0 * var_cross * s2 + 0.5 * var_gram * (s2 * float(w @ w) + float(step @ w) ** 2))
 
 
 def _centred_system(gram: np.ndarray, free: int | None, free_diagonal: float | None,
@@ -201,14 +231,70 @@ def _centred_system(gram: np.ndarray, free: int | None, free_diagonal: float | N
     return matrix, start
 
 
-def select_ridge(gram: np.ndarray, cross: np.ndarray, candidates: tuple[float, ...],
-                 var_gram: float, var_cross: float, *, free: int | None = None,
-                 free_diagonal: float | None = None, centre: float = 0.0) -> tuple[float, np.ndarray]:
-    """(λ, θ): among θ = θ₀ + (M + λI)⁻¹(b̃ − Mθ₀) for λ in ``candidates`` (those with M + λI
-    positive definite) and λ = ∞ (θ = θ₀), the one of least :func:`estimated_risk`.
+class RidgeCandidate(NamedTuple):
+    """One candidate of :func:`select_ridge`: λ, θ, its estimated risk and the noise's spread."""
 
-    M and θ₀ as in :func:`ridge_solution`. Post-processing of the released statistics and
-    public quantities (docs/privacy/sufficient_statistics.md#privacy-ssp-release).
+    ridge: float
+    theta: np.ndarray
+    risk: float  #: :func:`estimated_risk`
+    noise: float  #: :func:`risk_noise`, relative to λ = ∞
+
+
+def ridge_candidates(gram: np.ndarray, cross: np.ndarray, candidates: tuple[float, ...],
+                     var_gram: float, var_cross: float, *, free: int | None = None,
+                     free_diagonal: float | None = None, centre: float = 0.0,
+                     var_free: float | None = None) -> list[RidgeCandidate]:
+    """λ = ∞ and each λ of ``candidates`` whose matrix is positive definite, with
+    :func:`ridge_solution`'s θ, its estimated risk and the spread of the noise in it.
+
+    With ``free_diagonal`` a, θ = θ₀ + (M + λI)⁻¹(b̃ − Mθ₀) and θ₀ = centre·e_s: E[θᵀe] =
+    v_b(tr H − H_ss) + v_s H_ss (1 + λ/a), v_s = ``var_free`` the variance of b̃'s intercept
+    coordinate (default v_b), since θ₀ = b̃_s/a follows the noise too; λ = ∞ is θ₀ (E[θᵀe] =
+    v_s/a). With ``free`` alone, the intercept is left unpenalised (λ = ∞: the intercept
+    alone, b̃_s/M_ss). Post-processing of the released statistics and public quantities
+    (docs/privacy/sufficient_statistics.md#privacy-ssp-release).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.ssp import ridge_candidates
+    >>> A, b = np.diag([100.0, 100.0]), np.array([50.0, 0.0])
+    >>> [(c.ridge, round(c.risk, 2)) for c in ridge_candidates(A, b, (1.0, 100.0), 1.0, 1.0)]
+    [(inf, 0.0), (1.0, -24.95), (100.0, -18.73)]
+    """
+    matrix, start = _centred_system(gram, free, free_diagonal, centre)
+    var_free = var_cross if var_free is None else float(var_free)
+    p = len(cross)
+    penalty = np.eye(p)
+    centred = free is not None and free_diagonal is not None
+    if free is not None and not centred:
+        penalty[free, free] = 0.0  # ridge_solution's unpenalised intercept
+        if matrix[free, free] > 0.0:
+            start[free] = cross[free] / matrix[free, free]
+    follow = var_free / float(matrix[free, free]) if free is not None and matrix[free, free] > 0 else 0.0
+    out = [RidgeCandidate(math.inf, start, estimated_risk(start, matrix, cross, np.zeros_like(matrix),
+                                                          var_gram, follow), 0.0)]
+    residual = cross - matrix @ (start if centred else np.zeros(p))
+    for ridge in candidates:
+        e, V = np.linalg.eigh(matrix + float(ridge) * penalty)
+        if e[0] <= 0.0:
+            continue
+        inverse = (V / e) @ V.T
+        theta = (start if centred else 0.0) + inverse @ residual
+        follow = var_cross * float(np.trace(inverse))
+        if free is not None:
+            h = float(inverse[free, free])
+            follow += (var_free - var_cross) * h + (var_free * h * float(ridge) / float(free_diagonal)
+                                                     if centred else 0.0)
+        out.append(RidgeCandidate(float(ridge), theta,
+                                  estimated_risk(theta, matrix, cross, inverse, var_gram, follow),
+                                  risk_noise(theta - start, start, var_gram, var_cross)))
+    return out
+
+
+def select_ridge(gram: np.ndarray, cross: np.ndarray, candidates: tuple[float, ...],
+                 var_gram: float, var_cross: float, **kw: Any) -> tuple[float, np.ndarray]:
+    """(λ, θ) of the :func:`ridge_candidates` of least risk + :data:`RISK_MARGIN` × noise
+    (keyword arguments as there; docs/privacy/sufficient_statistics.md#privacy-ssp-release).
 
     Examples
     --------
@@ -220,20 +306,9 @@ def select_ridge(gram: np.ndarray, cross: np.ndarray, candidates: tuple[float, .
     >>> select_ridge(A, b, (1.0, 100.0), 1.0, 1e4)[0]  # noise on b outweighs the signal
     inf
     """
-    matrix, start = _centred_system(gram, free, free_diagonal, centre)
-    residual = cross - matrix @ start
-    best = (estimated_risk(start, matrix, cross, np.zeros_like(matrix), var_gram, var_cross),
-            math.inf, start)
-    for ridge in candidates:
-        e, V = np.linalg.eigh(matrix + float(ridge) * np.eye(len(cross)))
-        if e[0] <= 0.0:
-            continue
-        inverse = (V / e) @ V.T
-        theta = start + inverse @ residual
-        risk = estimated_risk(theta, matrix, cross, inverse, var_gram, var_cross)
-        if risk < best[0]:
-            best = (risk, float(ridge), theta)
-    return best[1], best[2]
+    best = min(ridge_candidates(gram, cross, candidates, var_gram, var_cross, **kw),
+               key=lambda c: c.risk + RISK_MARGIN * c.noise)
+    return best.ridge, best.theta
 
 
 def ridge_solution(gram: np.ndarray, cross: np.ndarray, ridge: float, *,
@@ -286,13 +361,11 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
     solves = False
     placement = "sum"
     noise_label = ""
-    #: Whether the label sum S is released with an intercept column (privacy-ssp-calibration).
-    label_sum = False
 
     def parts(self, template: SSPTemplate) -> tuple[str, ...]:
         """The released statistics: A and b, and the label sum S only with an intercept column."""
         parts = ("gram", "cross")
-        return (*parts, "total") if self.label_sum and _total_released(template) else parts
+        return (*parts, "total") if _total_released(template) else parts
 
     @staticmethod
     def sensitivities(template: SSPTemplate) -> dict[str, float]:
@@ -301,17 +374,20 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         q = template.data_norm
         return {"gram": gram_sensitivity(q), "cross": cross_sensitivity(q), "total": TOTAL_SENSITIVITY}
 
-    def _intercept_cross(self, noisy: dict[str, Any], cal: Calibration, template: SSPTemplate) -> np.ndarray:
+    def _intercept_cross(self, noisy: dict[str, Any], cal: Calibration, template: SSPTemplate
+                         ) -> tuple[np.ndarray, float]:
         """b̃ with its intercept coordinate the inverse-variance mean of b̃_s and s·S̃, two
-        released estimates of the same s·Σu (post-processing; privacy-ssp-release)."""
+        released estimates of the same s·Σu, and that coordinate's noise variance on the scale
+        of q̃ (that of b̃_s/q̃; inf without S; post-processing; privacy-ssp-release)."""
         cross = np.array(noisy["cross"], dtype=float)
         if "total" not in noisy:
-            return cross
-        free, s = template.free, float(template.free_value)
-        v_cross, v_total = self.variance(cal, "cross"), s * s * self.variance(cal, "total")
+            return cross, math.inf
+        free, s, unit = template.free, float(template.free_value), float(template.data_norm)
+        # variances on the scale of q̃ (their ratio and, times q̃², the combined one)
+        v_cross, v_total = self.variance(cal, "cross", unit), self.variance(cal, "total", unit / s)
         weight = v_cross / (v_cross + v_total)
         cross[free] = (1.0 - weight) * cross[free] + weight * s * float(noisy["total"][0])
-        return cross
+        return cross, v_cross * v_total / (v_cross + v_total)
 
     def run(self, template: SSPTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
@@ -322,21 +398,26 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         assert cal is not None
         stats = statistics_of(template)
         noisy = {part: self.noise_law(cal, part).add(stats[part], rng) for part in self.parts(template)}
-        cross = self._intercept_cross(noisy, cal, template)
+        cross, var_free = self._intercept_cross(noisy, cal, template)
         # n·s², A's entry at the intercept column (every row holds s there): public; θ₀ is then the
-        # released mean Σu/n on the scale 1/s
+        # released mean Σu/n on the scale 1/s, clipped to the labels' range [−1, 1]
         s = template.free_value
         diagonal = None if template.free is None or s is None else template.n * s * s
-        centre = 0.0 if diagonal is None else cross[template.free] / diagonal
+        centre = 0.0 if diagonal is None else float(np.clip(cross[template.free] / diagonal, -1 / s, 1 / s))
         if template.ridge is not None:
             return ridge_solution(noisy["gram"], cross, template.ridge, free=template.free,
                                   free_diagonal=diagonal, centre=centre), None, False
-        _, theta = select_ridge(noisy["gram"], cross, self.ridge_candidates(template, cal),
-                                self.variance(cal, "gram"), self.variance(cal, "cross"),
-                                free=template.free, free_diagonal=diagonal, centre=centre)
+        # the selection on the statistics divided by the public q̃² (θ is unchanged), so that
+        # no squared noise scale leaves the floating-point range
+        unit = float(template.data_norm) ** 2
+        _, theta = select_ridge(
+            noisy["gram"] / unit, cross / unit, tuple(r / unit for r in self.ridge_grid(template, cal)),
+            self.variance(cal, "gram", unit), self.variance(cal, "cross", unit), free=template.free,
+            free_diagonal=None if diagonal is None else diagonal / unit, centre=centre,
+            var_free=var_free / unit if np.isfinite(var_free) else None)
         return theta, None, False
 
-    def ridge_candidates(self, template: SSPTemplate, cal: Calibration) -> tuple[float, ...]:
+    def ridge_grid(self, template: SSPTemplate, cal: Calibration) -> tuple[float, ...]:
         """λ = max(2^k R, s_A) for 2^k in :data:`RIDGE_STEPS`, R = :func:`noise_norm_bound`:
         public (docs/privacy/sufficient_statistics.md#privacy-ssp-release)."""
         scale = float(self.scales(cal)["gram"])
@@ -366,7 +447,7 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
             Condition("replace-one sensitivity", True,
                       "derived (docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities)",
                       "; ".join(f"{part} {sens[part]:.6g}" for part in parts)
-                      + " (lambda_min(A): q~^2; A in Frobenius norm: sqrt(2) q~^2; b: 2 q~; "
+                      + " (A in Frobenius norm: sqrt(2) q~^2; b: 2 q~; "
                       "the label sum S: 2)"),
             *noise_conds,
         ]
@@ -439,8 +520,9 @@ class GaussianSSP(_SufficientStatistics):
     def scales(self, cal: Calibration) -> dict[str, float]:
         return dict(cal.extra["noise std"])
 
-    def variance(self, cal: Calibration, part: str) -> float:
-        return float(cal.extra["noise std"][part]) ** 2
+    def variance(self, cal: Calibration, part: str, unit: float = 1.0) -> float:
+        """σ_j² per coordinate, of the statistic divided by ``unit``."""
+        return (float(cal.extra["noise std"][part]) / unit) ** 2
 
     def noise_law(self, cal: Calibration, part: str) -> Noise:
         """N(0, σ²) per coordinate; on A in the orthonormal basis of symmetric matrices."""
@@ -482,7 +564,6 @@ class PureSSP(_SufficientStatistics):
 
     name = "ssp"
     pure = True
-    label_sum = True
     alternative = "gaussian_ssp"
     noise_label = "pure epsilon-DP Laplace and norm-Gamma noise"
 
@@ -507,11 +588,11 @@ class PureSSP(_SufficientStatistics):
         dims = cal.extra["dimension"]
         return {part: math.sqrt(dims[part]) / rate for part, rate in cal.extra["noise rate"].items()}
 
-    def variance(self, cal: Calibration, part: str) -> float:
+    def variance(self, cal: Calibration, part: str, unit: float = 1.0) -> float:
         """(m + 1)/β_j²: E‖noise‖² = m(m + 1)/β_j² of norm-Gamma noise on m coordinates,
-        shared evenly (Laplace, m = 1: 2/β_j²)."""
+        shared evenly (Laplace, m = 1: 2/β_j²); of the statistic divided by ``unit``."""
         m = cal.extra["dimension"][part]
-        return (m + 1.0) / cal.extra["noise rate"][part] ** 2
+        return (m + 1.0) / (cal.extra["noise rate"][part] * unit) ** 2
 
     def noise_law(self, cal: Calibration, part: str) -> Noise:
         """Laplace on S; norm-Gamma on A (symmetric subspace) and on b."""
