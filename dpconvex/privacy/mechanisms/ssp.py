@@ -2,8 +2,8 @@
 
 Sufficient-statistics perturbation ([Wan18]_) on a
 :class:`~dpconvex.templates.statistics.SufficientStatisticsTemplate` (rows ‖x̃‖ <= q̃, labels
-|u| <= 1) releases Ã = A + E (E symmetric), b̃ = b + e and, in the pure form with an intercept,
-the label sum S = Σ u (A = Σ x̃x̃ᵀ, b = Σ u x̃), each snapped to the public grid of its noise
+|u| <= 1) releases Ã = A + E (E symmetric), b̃ = b + e and, with an intercept, the label sum
+S = Σ u (A = Σ x̃x̃ᵀ, b = Σ u x̃), each snapped to the public grid of its noise
 scale, and post-processes them into θ = (Π₊(Ã) + λI)⁻¹ b̃ (:func:`ridge_solution`), with λ given
 or chosen among public candidates by an estimate of the risk computed from the released
 statistics (:func:`select_ridge`). The replace-one sensitivities and the joint bound on the
