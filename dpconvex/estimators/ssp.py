@@ -80,12 +80,13 @@ class PrivateLinearRegression(LabelRangeMixin, LinearPlanMixin, PrivateEstimator
     {data_norm}
     fit_intercept : bool, default=True
         An intercept as a constant column s = ``intercept_scaling`` inside the norm bound
-        (q̃ = √(q² + s²)); it is regularized with the other coordinates.
+        (q̃ = √(q² + s²)); the ridge shrinks it towards the labels' released mean (their sum S
+        is released as well).
     intercept_scaling : float, default=1.0
     lam : float or "auto", default="auto"
-        "auto": the ridge of least estimated risk among public candidates scaled to the noise
-        on XᵀX (and an infinite ridge: the private mean), estimated from the released
-        statistics alone (post-processing, no budget). A float Λ: the objective
+        "auto": the ridge of least estimated risk (plus half the spread of its noise) among
+        public candidates scaled to the noise on XᵀX and an infinite ridge (the private mean),
+        estimated from the released statistics alone (post-processing, no budget). A float Λ: the objective
         (1/(2n)) Σ (θᵀx̃ − u)² + (Λ/2)‖θ‖², i.e. the ridge nΛ on the sums.
     mechanism : {"auto", "ssp", "gaussian_ssp", "none"}, default="auto"
         "auto": "ssp" (pure ε-DP) when δ = 0, "gaussian_ssp" when δ > 0
@@ -165,8 +166,8 @@ class PrivateLinearRegression(LabelRangeMixin, LinearPlanMixin, PrivateEstimator
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         mechanism, budget, mechanism_notes = self._mechanism_and_budget()
         if isinstance(self.lam, str):
-            rule = ("lam='auto': no Lambda before the fit; the ridge of least estimated risk is "
-                    "chosen from the released statistics "
+            rule = ("lam='auto': no Lambda before the fit; the ridge of least estimated risk, "
+                    "with a margin for its noise, is chosen from the released statistics "
                     "(docs/privacy/sufficient_statistics.md#privacy-ssp-release)")
         else:
             rule = "given: the ridge n * lam on the sums"

@@ -105,7 +105,7 @@ def _template_of(d: int, q: float, s: float | None, ridge: float | None
                                         free=None if s is None else d, free_value=s)
 
 
-CASES = [(1, 1.0, 1.0), (1, 2.0, 0.5), (2, 1.0, None), (2, 0.7, None)]
+CASES = [(1, 1.0, 1.0), (1, 2.0, 0.5), (2, 1.0, 1.0), (2, 1.0, None), (2, 0.7, None)]
 
 
 # ----------------------------------------------------------------- the derivation
@@ -354,8 +354,18 @@ def test_select_ridge_follows_the_noise():
     lam, theta = select_ridge(A, b, (1.0, 10.0, 1e4), 1e-4, 1e-4)
     assert lam == 1.0 and np.allclose(theta, ls, atol=0.01)
     assert select_ridge(A, b, (1.0, 10.0, 1e4), 1.0, 1e6) == (math.inf, pytest.approx(np.zeros(3)))
-    lam, theta = select_ridge(A, b, (1.0,), 1e-4, 1e-4, free=2, free_diagonal=-50.0, centre=0.3)
-    assert lam == math.inf and theta.tolist() == [0.0, 0.0, 0.3]
+
+
+
+def test_the_margin_changes_the_choice():
+    """A gain within half the noise's spread is not taken: the estimated risk of λ = 1 is −0.24,
+    its noise 0.50, so λ = ∞ (θ = 0 without an intercept) is released."""
+    A, b = np.diag([100.0, 100.0]), np.array([8.0, 0.0])
+    cands = ridge_candidates(A, b, (1.0,), 0.0, 10.0)
+    assert cands[1].risk == pytest.approx(-0.2436, abs=1e-3)
+    assert cands[1].noise == pytest.approx(0.501, abs=1e-3)
+    assert select_ridge(A, b, (1.0,), 0.0, 10.0) == (math.inf, pytest.approx(np.zeros(2)))
+    assert select_ridge(A, 2 * b, (1.0,), 0.0, 10.0)[0] == 1.0  # a larger gain is taken
 
 
 @pytest.mark.parametrize("ridge", [40.0, 400.0])
@@ -437,27 +447,77 @@ def test_a_candidate_whose_matrix_is_not_positive_definite_is_skipped():
         == [math.inf, 1.0]
 
 
-def test_run_selects_from_the_statistics_it_released():
-    """A seeded Gaussian release equals select_ridge on the statistics reproduced from the same
-    generator, with the variances read off the calibration (σ², on the scale q̃²)."""
+def _chosen_theta(noisy: dict, cal, n: int, q: float, s: float) -> tuple[np.ndarray, bool]:
+    """The Gaussian form's θ for ``lam="auto"`` written out from the docs
+    (privacy-ssp-release) in plain NumPy, and whether the centre was clipped."""
+    sd = cal.extra["noise std"]
+    v_a, v_b, v_t = sd["gram"] ** 2, sd["cross"] ** 2, (s * sd["total"]) ** 2
+    p, a, k = len(noisy["cross"]), n * s * s, len(noisy["cross"]) - 1
+    cross = np.array(noisy["cross"], dtype=float)
+    cross[k] = (cross[k] / v_b + s * noisy["total"][0] / v_t) / (1 / v_b + 1 / v_t)
+    v_s = 1 / (1 / v_b + 1 / v_t)
+    raw = cross[k] / a
+    start = np.zeros(p)
+    start[k] = min(max(raw, -1 / s), 1 / s)
+    e, V = np.linalg.eigh(noisy["gram"])
+    M = (V * np.maximum(e, 0)) @ V.T
+    M[k, k] = a
+    R = sd["gram"] * math.sqrt(p * math.log(2 * p * p / 0.05))
+    options = [(float(start @ M @ start - 2 * start @ cross + 2 * v_s / a), start)]
+    for lam in sorted({max(2.0**j * R, sd["gram"]) for j in range(-6, 7)}):
+        K = M + lam * np.eye(p)
+        if np.linalg.eigvalsh(K)[0] <= 0:
+            continue
+        H = np.linalg.inv(K)
+        theta = start + H @ (cross - M @ start)
+        F = v_b * (np.trace(H) - H[k, k]) + v_s * H[k, k] * (1 + lam / a)
+        risk = (theta @ M @ theta - 2 * theta @ cross + 2 * F
+                + v_a * (theta @ H @ theta + np.trace(H) * theta @ theta))
+        step, w = theta - start, theta + start
+        noise = math.sqrt(4 * v_b * step @ step + v_a / 2 * ((step @ step) * (w @ w) + (step @ w) ** 2))
+        options.append((float(risk + 0.5 * noise), theta))
+    return min(options, key=lambda o: o[0])[1], abs(raw) > 1 / s
+
+
+@pytest.mark.parametrize("epsilon, clipped", [(1.0, False), (0.02, True)])
+def test_run_is_the_documented_choice_on_the_statistics_it_released(epsilon, clipped):
+    """A seeded Gaussian release with q = 1.5 and s = 0.5 (noise scales on A, b and S all
+    different) equals the choice written out from the docs on the statistics reproduced from
+    the same generator; at ε = 0.02 the released mean leaves the range and is clipped."""
     rng = np.random.default_rng(10)
     X = rng.normal(size=(300, 2)) / 2
-    template = _template(X, np.clip(X @ [0.8, -0.4], -1, 1), 1.0, 1.0)
+    template = _template(X, np.clip(0.3 + X @ [0.8, -0.4], -1, 1), 1.5, 0.5)
     mech = get_mechanism("gaussian_ssp")
-    cal = mech.calibrate(template, Budget(1.0, 1e-5))
+    cal = mech.calibrate(template, Budget(epsilon, 1e-5))
     theta = mech.run(template, cal, None, np.random.default_rng(11))[0]
     stats, draw = statistics_of(template), np.random.default_rng(11)
     noisy = {part: mech.noise_law(cal, part).add(stats[part], draw) for part in mech.parts(template)}
-    sd, unit = cal.extra["noise std"], 2.0  # q~^2 = q^2 + s^2
-    v_b, v_s = sd["cross"] ** 2, sd["total"] ** 2
-    cross = noisy["cross"].copy()
-    cross[2] = (cross[2] / v_b + noisy["total"][0] / v_s) / (1 / v_b + 1 / v_s)
-    grid = tuple(sorted({max(k * noise_norm_bound(sd["gram"], 3), sd["gram"]) for k in RIDGE_STEPS}))
-    _, expected = select_ridge(noisy["gram"] / unit, cross / unit, tuple(g / unit for g in grid),
-                               sd["gram"] ** 2 / unit**2, v_b / unit**2, free=2,
-                               free_diagonal=300 / unit, centre=float(np.clip(cross[2] / 300, -1, 1)),
-                               var_free=1 / (1 / v_b + 1 / v_s) / unit**2)
+    expected, was_clipped = _chosen_theta(noisy, cal, 300, 1.5, 0.5)
+    assert was_clipped == clipped
     np.testing.assert_allclose(theta, expected, rtol=1e-9, atol=1e-12)
+
+
+def test_each_candidate_s_risk_counts_how_theta_follows_the_released_b():
+    """θ is affine in b̃ (the centre b̃_s/a included), so E[θᵀe] = Σ_i v_i ∂θ_i/∂b̃_i exactly;
+    with the derivatives by finite differences of ridge_solution and M = Π₊(Ã) with the
+    public entry a computed here, each candidate's risk is estimated_risk with that E[θᵀe]."""
+    rng = np.random.default_rng(12)
+    p, a, v_b, v_s, v_a = 4, 80.0, 25.0, 4.0, 9.0
+    Z = rng.normal(size=(80, p))
+    Z[:, -1] = 1.0
+    gram = Z.T @ Z + 0.5 * (lambda G: G + G.T)(rng.normal(0, 3, size=(p, p)))
+    cross = Z.T @ rng.normal(size=80) + 5.0
+    e, V = np.linalg.eigh(gram)
+    M = (V * np.maximum(e, 0)) @ V.T
+    M[-1, -1] = a
+    for cand in ridge_candidates(gram, cross, (2.0, 20.0, 200.0), v_a, v_b, free=p - 1,
+                                 free_diagonal=a, centre=float(cross[-1] / a), var_free=v_s)[1:]:
+        def theta_of(b, lam=cand.ridge):
+            return ridge_solution(gram, b, lam, free=p - 1, free_diagonal=a, centre=float(b[-1] / a))
+        follow = sum((v_s if i == p - 1 else v_b) * (theta_of(cross + np.eye(p)[i])[i] - theta_of(cross)[i])
+                     for i in range(p))
+        H = np.linalg.inv(M + cand.ridge * np.eye(p))
+        assert cand.risk == pytest.approx(estimated_risk(cand.theta, M, cross, H, v_a, follow), rel=1e-9)
 
 
 def test_the_candidates_are_public_and_above_the_noise_scale():

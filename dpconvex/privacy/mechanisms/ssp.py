@@ -215,8 +215,8 @@ def risk_noise(step: np.ndarray, start: np.ndarray, var_gram: float, var_cross: 
     5.0
     """
     w = step + 2.0 * start
-    s2 = float(step @ step)
-    return math.sqrt(4.0 * var_cross * s2 + 0.5 * var_gram * (s2 * float(w @ w) + float(step @ w) ** 2))
+    s2, sw = float(step @ step), float(step @ w)
+    return math.sqrt(4.0 * var_cross * s2 + 0.5 * var_gram * (s2 * float(w @ w) + sw * sw))
 
 
 def _centred_system(gram: np.ndarray, free: int | None, free_diagonal: float | None,
@@ -306,8 +306,11 @@ def select_ridge(gram: np.ndarray, cross: np.ndarray, candidates: tuple[float, .
     >>> select_ridge(A, b, (1.0, 100.0), 1.0, 1e4)[0]  # noise on b outweighs the signal
     inf
     """
-    best = min(ridge_candidates(gram, cross, candidates, var_gram, var_cross, **kw),
-               key=lambda c: c.risk + RISK_MARGIN * c.noise)
+    def score(c: RidgeCandidate) -> float:
+        value = c.risk + RISK_MARGIN * c.noise
+        return value if math.isfinite(value) else math.inf
+
+    best = min(ridge_candidates(gram, cross, candidates, var_gram, var_cross, **kw), key=score)
     return best.ridge, best.theta
 
 
@@ -434,8 +437,10 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         ridge_rule = (f"given: lambda = {template.ridge:.6g} (n * lam)" if template.ridge is not None
                       else "chosen from the released statistics: among lambda = max(2^k R, s_A), "
                       f"k = {round(math.log2(RIDGE_STEPS[0]))} ... {round(math.log2(RIDGE_STEPS[-1]))}, "
-                      f"R = s_A sqrt(p log(2 p^2 / rho)) with rho = {FAILURE_PROBABILITY:g}, and "
-                      "lambda = infinity, the one of least estimated risk (post-processing)")
+                      f"R = s_A sqrt(p log(2 p^2 / rho)) with rho = {FAILURE_PROBABILITY:g}, "
+                      "and lambda = infinity (the released mean), "
+                      f"the one of least estimated risk plus {RISK_MARGIN:g} times the spread of "
+                      "its noise (post-processing)")
         clipped = [] if any(c.unverified == "data_norm" for c in conditions) else [
             Condition("row bound", True, "enforced by dpconvex (per-record clipping)",
                       f"every row x~ (intercept column included) has ||x~|| <= q~ = {q:.6g}"),
