@@ -273,13 +273,14 @@ def ridge_candidates(gram: np.ndarray, cross: np.ndarray, candidates: tuple[floa
     follow = var_free / float(matrix[free, free]) if free is not None and matrix[free, free] > 0 else 0.0
     out = [RidgeCandidate(math.inf, start, estimated_risk(start, matrix, cross, np.zeros_like(matrix),
                                                           var_gram, follow), 0.0)]
-    residual = cross - matrix @ (start if centred else np.zeros(p))
+    origin = start if centred else np.zeros(p)  # the point the ridge shrinks towards
+    residual = cross - matrix @ origin
     for ridge in candidates:
         e, V = np.linalg.eigh(matrix + float(ridge) * penalty)
         if e[0] <= 0.0:
             continue
         inverse = (V / e) @ V.T
-        theta = (start if centred else 0.0) + inverse @ residual
+        theta = origin + inverse @ residual
         follow = var_cross * float(np.trace(inverse))
         if free is not None:
             h = float(inverse[free, free])
