@@ -68,7 +68,7 @@ def test_estimator_fits_rows_with_huge_entries(data):
 @pytest.mark.parametrize("scale, word", [(1e300, "large"), (1e308, "large"), (1e-303, "small"),
                                          (1e-320, "small")])
 def test_snap_refuses_unrepresentable_noise_scales(scale, word):
-    """1e300 would overflow the clamp (2^48 grid steps) and 1e-320 would give NaN: both refused."""
+    """Noise of scale 1e300 would overflow float64 and 1e-320 would give NaN: both refused."""
     with pytest.raises(ParameterError, match=f"too {word} to represent"):
         noise.snap(np.array([1.0, -2.0]), scale)
 
@@ -78,9 +78,9 @@ def test_snap_refuses_unrepresentable_noise_scales(scale, word):
 def test_snap_up_to_the_limits_is_on_grid_and_finite(s):
     g = noise.snap_grid(s)
     y = noise.snap(np.array([0.3, -7.0, np.inf, -np.inf]) * s, s)
-    assert np.all(np.isfinite(y)) and np.all(np.mod(y / g, 1.0) == 0)
+    assert np.all(np.isfinite(y)) and np.all(np.mod(y[:2] / g, 1.0) == 0)
     assert abs(y[0] - 0.3 * s) <= g / 2
-    assert y[2] == math.ldexp(g, noise.SNAP_CLAMP_BITS) == -y[3]  # inf is clamped
+    assert y[2] == noise.SNAP_BOUND == -y[3]  # inf is clamped
 
 
 def test_estimator_with_unrepresentable_noise_scale_releases_nothing():
@@ -374,3 +374,26 @@ def test_unit_row_scores_are_taken_row_by_row():
         with_it = _quiet(lambda odd=odd: est.decision_function(np.vstack([odd, X[1:100]])))
         np.testing.assert_array_equal(with_it[1:], base[1:])
         assert np.isfinite(with_it[0])
+
+
+@pytest.mark.parametrize("epsilon", [1e9, 1e12])
+def test_a_huge_epsilon_releases_the_statistics_to_their_float_precision(epsilon):
+    """Where the statistics are 10^7 noise scales or more, each released coordinate keeps its
+    relative precision (2^-23) instead of being clamped: the sufficient statistics give the
+    least-squares fit, output perturbation the non-private minimizer, naive Bayes the class
+    means. Tolerances: the chosen ridge's smallest candidate (s_A, about 1e-8 here) shifts θ by
+    far less than 1e-6; the rounding moves each coordinate by at most 2^-23 of itself."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (500, 3))
+    y = X @ [1.0, -1.0, 0.5] + 3.0 + rng.normal(0.0, 0.1, 500)
+    ssp = dp.PrivateLinearRegression(epsilon=epsilon, label_range=(0, 6), fit_intercept=False,
+                                     random_state=0).fit(X, y)
+    np.testing.assert_allclose(ssp.coef_, np.linalg.lstsq(X, y - 3.0, rcond=None)[0], rtol=1e-5)
+    Xc = X / np.abs(X).max()
+    yc = (X[:, 0] > 0).astype(int)
+    kw = {"lam": 0.01, "random_state": 0}
+    released = dp.PrivateLogisticRegression(epsilon=epsilon, mechanism="output", **kw).fit(Xc, yc)
+    exact = dp.PrivateLogisticRegression(epsilon=epsilon, mechanism="none", **kw).fit(Xc, yc)
+    np.testing.assert_allclose(released.coef_, exact.coef_, rtol=1e-5, atol=1e-6)
+    nb = dp.PrivateGaussianNB(epsilon=epsilon, random_state=0).fit(Xc, yc)
+    np.testing.assert_allclose(nb.theta_, [Xc[yc == c].mean(0) for c in (0, 1)], atol=1e-6)

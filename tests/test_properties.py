@@ -105,13 +105,16 @@ noise_scales = st.floats(1e-8, 1e8)
 @FAST
 @given(x=arrays(np.float64, st.integers(1, 50), elements=finite), s=noise_scales)
 def test_snap_on_grid_idempotent_and_within_half_step(x, s):
-    x = x * s  # keep |x| <= 1e6 s, well inside the clamp 2^48 g ~ 2^27 s
+    x = x * s  # |x| up to 1e6 s: the grid g, and the coarser steps of large |x|
     g = noise.snap_grid(s)
     assert g == math.ldexp(1.0, math.frexp(g)[1] - 1)  # a power of two
     assert s * 2.0**-21 < g <= s * 2.0**-20
     y = noise.snap(x, s)
     assert y.shape == x.shape
-    assert np.all(np.abs(y - x) <= g / 2)
+    # a step of at least 2^SNAP_ULP_BITS float spacings of x: g, or 2^(⌊log2|x|⌋ − 22)
+    step = np.maximum(g, np.ldexp(1.0, np.frexp(x)[1] - 53 + noise.SNAP_ULP_BITS))
+    assert np.all(np.abs(y - x) <= step / 2)
+    assert np.all(np.abs(y - x) <= np.maximum(g / 2, np.abs(x) * 2.0**-23))
     assert np.all(np.mod(y / g, 1.0) == 0)
     assert np.array_equal(noise.snap(y, s), y)
 
@@ -127,11 +130,14 @@ def test_snap_is_odd_and_monotone(x, s):
 
 @FAST
 @given(s=noise_scales, sign=st.sampled_from([-1.0, 1.0]), far=st.floats(1.0, 1e10))
-def test_snap_clamps_far_values_to_the_public_bound(s, sign, far):
+def test_snap_keeps_far_values_to_their_relative_precision_and_clamps_infinity(s, sign, far):
+    """A coordinate far beyond the noise (|x| up to 1e10·2^28 s, the regime of a huge ε) is
+    rounded to within |x|·2^-23 of itself, on a multiple of the grid; ±inf to ±SNAP_BOUND."""
     g = noise.snap_grid(s)
-    bound = math.ldexp(g, noise.SNAP_CLAMP_BITS)
-    y = noise.snap(np.array([sign * bound * (1.0 + far), sign * math.inf]), s)
-    assert np.array_equal(y, [sign * bound, sign * bound])
+    x = sign * s * 2.0**28 * far
+    y = noise.snap(np.array([x, sign * math.inf]), s)
+    assert abs(y[0] - x) <= abs(x) * 2.0**-23 and math.fmod(y[0] / g, 1.0) == 0
+    assert y[1] == sign * noise.SNAP_BOUND
 
 
 # ------------------------------------------------------------- exponential mechanism

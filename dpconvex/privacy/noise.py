@@ -31,13 +31,16 @@ __all__ = ["SNAP_BITS", "Gaussian", "Laplace", "Noise", "NoiseSum", "NormGamma",
 
 #: The snapping grid is 2^-SNAP_BITS of the noise scale (rounded down to a power of two).
 SNAP_BITS = 20
-#: Released coordinates are clamped to ±2^SNAP_CLAMP_BITS grid steps.
-SNAP_CLAMP_BITS = 48
+#: A coordinate x is rounded to a step of at least 2^SNAP_ULP_BITS times its float spacing:
+#: max(grid, 2^(⌊log2 |x|⌋ − 52 + SNAP_ULP_BITS)), the grid coarsened where |x| is large.
+SNAP_ULP_BITS = 30
+#: Released coordinates are clamped to ±SNAP_BOUND (an infinite one, or one beyond float range).
+SNAP_BOUND = 2.0 ** 1022
 #: Noise scales :func:`snap` accepts: the grid 2^(⌊log2 s⌋ - SNAP_BITS) stays a normal
-#: float (>= 2^-1020) and the clamp 2^SNAP_CLAMP_BITS grid steps stays finite (<= 2^1023,
-#: one binade of margin because ``math.log2`` can round up just below a power of two).
+#: float (>= 2^-1020), and a draw of up to 2^28 scales stays finite (<= 2^1023, one binade
+#: of margin because ``math.log2`` can round up just below a power of two).
 SNAP_SCALE_MIN = 2.0 ** (-1020 + SNAP_BITS)
-SNAP_SCALE_MAX = 2.0 ** (1023 - SNAP_CLAMP_BITS + SNAP_BITS)
+SNAP_SCALE_MAX = 2.0 ** 995
 
 #: The owner named by a refused noise scale. Internal scales are products of parameters:
 #: ``check_float(..., magnitude=False)`` checks only positivity and finiteness (the
@@ -195,13 +198,16 @@ def snap(x: np.ndarray, noise_scale: float) -> np.ndarray:
 
     The low-order bits of fl(c + b) keep a trace of the center c (Mironov, CCS 2012). Rounding every
     coordinate to g = 2^⌊log2 s⌋ · 2^-20 (s = ``noise_scale``) erases them exactly (g is a power of two) and
-    moves a coordinate by <= s·2^-21; coordinates are clamped to ±2^48·g. What this does and does not prove:
+    moves a coordinate by <= s·2^-21. Where |x| is so large that g would be finer than 2^30 times the
+    float spacing of x (|x| >= 2^22 g), x is rounded to 2^(⌊log2 |x|⌋ − 22) instead, a power of two and a
+    multiple of g, so that the rounding stays 2^30 ulps coarse (it moves x by at most |x|·2^-23);
+    coordinates are clamped to ±``SNAP_BOUND``. What this does and does not prove:
     docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness.
 
     ``noise_scale`` is the public per-coordinate scale of the noise added to ``x``; every
     entry of the result is an integer multiple of ``snap_grid(noise_scale)`` (infinite ones
-    clamped like large ones). A scale outside [``SNAP_SCALE_MIN``, ``SNAP_SCALE_MAX``) (the
-    grid would not be a normal float, or the clamp would overflow) raises
+    clamped). A scale outside [``SNAP_SCALE_MIN``, ``SNAP_SCALE_MAX``) (the
+    grid would not be a normal float, or the noise would overflow) raises
     :class:`ParameterError`; a NaN in ``x`` :class:`PrivacyError`.
 
     Examples
@@ -216,20 +222,22 @@ def snap(x: np.ndarray, noise_scale: float) -> np.ndarray:
         raise ParameterError(
             f"snap: the noise scale {s:.3g} is too {'large' if s > 1 else 'small'} to represent: "
             f"snapping needs a noise scale in [{SNAP_SCALE_MIN:.3g}, {SNAP_SCALE_MAX:.3g}) "
-            f"(above, the clamp of 2^{SNAP_CLAMP_BITS} grid steps overflows float64; below, "
+            "(above, the noise overflows float64; below, "
             "the grid is not a normal float). Nothing is released. Raise epsilon or lam, or "
             "lower data_norm (or the reverse for a scale that is too small)."
         )
     g = math.ldexp(1.0, math.floor(math.log2(s)) - SNAP_BITS)  # snap_grid(s)
-    bound = math.ldexp(g, SNAP_CLAMP_BITS)
     x = np.asarray(x, dtype=float)
     if np.any(np.isnan(x)):
         raise PrivacyError(
             "snap: the noisy release contains NaN (an overflow upstream, e.g. inf - inf); "
             "nothing is released. Check the scale of the data and of the parameters."
         )
-    x = np.clip(x, -bound, bound)
-    return np.round(x / g) * g
+    x = np.clip(x, -SNAP_BOUND, SNAP_BOUND)
+    # each coordinate's step: g, or 2^(e − 1 − 52 + SNAP_ULP_BITS) for |x| in [2^(e−1), 2^e) (frexp's e)
+    exponent = np.frexp(x)[1]
+    step = np.maximum(g, np.ldexp(1.0, exponent - 53 + SNAP_ULP_BITS))
+    return np.round(x / step) * step
 
 
 # ------------------------------------------------------------------------------- laws
