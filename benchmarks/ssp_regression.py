@@ -321,7 +321,8 @@ def dask_rows(n: int, d: int, chunks: int) -> tuple[harness.Table, dict[str, Any
         f"Before the noise, the statistics summed per chunk and in memory differ by "
         f"{gram_diff:.2g} (A) and {cross_diff:.2g} (b) of their largest entry (n·eps = "
         f"{n * np.finfo(float).eps:.2g}); each noisy statistic is snapped to its public grid "
-        "(noise scale · 2^-21, docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness) before the "
+        "(noise scale · 2^-21, or 2^-33 of the entry where that is larger, "
+        "docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness) before the "
         "ridge solve.")
     verdict = "met" if max(coef_diff, intercept_diff) <= DASK_TOLERANCE else "NOT met"
     table.notes.append(

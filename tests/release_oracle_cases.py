@@ -812,7 +812,8 @@ def _ssp_through(p: int, half: float) -> Callable[[Arrays, str], float]:
     """Sufficient-statistics perturbation: θ = (Π₊(Ã) + λI)⁻¹ b̃ from snapped Ã, b̃.
 
     One grid step of each snapped entry (g_j <= 2^-20 s_j, s_j the statistic's
-    per-coordinate noise scale) moves Ã by ||δA||_F <= p g_A and b̃ by ||δb|| <= √p g_b; with
+    per-coordinate noise scale; the cases' entries lie within 2^12 s_j, where the step is g_j)
+    moves Ã by ||δA||_F <= p g_A and b̃ by ||δb|| <= √p g_b; with
     M = Π₊(Ã) + λI (||M⁻¹|| <= 1/λ, Π₊ 1-Lipschitz in Frobenius), ||δθ|| <= (||δb|| +
     ||δA||_F ||θ||)/λ at the same λ (``lam="auto"`` picks among public candidates by an
     estimated risk, a choice one grid step changes only at a near tie). The scales are
@@ -852,7 +853,8 @@ def _ssp_case(seed: int, *, delta: float, lam: float | str, epsilon: float = 1.0
 def _constant_through(n: int, epsilon: float) -> Callable[[Arrays, str], float]:
     """The private mean: clip(snap(ū + Laplace(2/(nε))), −1, 1) mapped by u ↦ mid + R u.
 
-    One step of the grid g <= 2^-20 · 2/(nε), through the 1-Lipschitz clip and the factor R.
+    One step of the grid g <= 2^-20 · 2/(nε) (the mean lies within 2^12 noise scales of 0, where
+    the step is g), through the 1-Lipschitz clip and the factor R.
     """
     def through(record: Arrays, name: str) -> float:
         return HALF * math.ldexp(2.0 / (n * epsilon), -SNAP_BITS) if name == "constant_" else 0.0

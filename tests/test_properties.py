@@ -105,17 +105,19 @@ noise_scales = st.floats(1e-8, 1e8)
 @FAST
 @given(x=arrays(np.float64, st.integers(1, 50), elements=finite), s=noise_scales)
 def test_snap_on_grid_idempotent_and_within_half_step(x, s):
-    x = x * s  # |x| up to 1e6 s: the grid g, and the coarser steps of large |x|
+    x = x * s  # |x| up to 1e6 s: the grid g, and the coarser steps from 2^33 g (2^12 to 2^13 s) on
     g = noise.snap_grid(s)
     assert g == math.ldexp(1.0, math.frexp(g)[1] - 1)  # a power of two
     assert s * 2.0**-21 < g <= s * 2.0**-20
     y = noise.snap(x, s)
     assert y.shape == x.shape
-    # a step of at least 2^SNAP_ULP_BITS float spacings of x: g, or 2^(⌊log2|x|⌋ − 22)
-    step = np.maximum(g, np.ldexp(1.0, np.frexp(x)[1] - 53 + noise.SNAP_ULP_BITS))
-    assert np.all(np.abs(y - x) <= step / 2)
-    assert np.all(np.abs(y - x) <= np.maximum(g / 2, np.abs(x) * 2.0**-23))
     assert np.all(np.mod(y / g, 1.0) == 0)
+    for xi, yi in zip(x.tolist(), y.tolist(), strict=True):
+        if abs(xi) < math.ldexp(g, 33):  # the grid: within half a step
+            assert abs(yi - xi) <= g / 2
+        else:  # 2^20 float spacings of x: a multiple of 2^(⌊log2|x|⌋ − 32), within |x|·2^-33
+            coarse = math.ldexp(1.0, math.frexp(xi)[1] - 1 - 32)
+            assert math.fmod(yi / coarse, 1.0) == 0 and abs(yi - xi) <= abs(xi) * 2.0**-33
     assert np.array_equal(noise.snap(y, s), y)
 
 
@@ -132,12 +134,16 @@ def test_snap_is_odd_and_monotone(x, s):
 @given(s=noise_scales, sign=st.sampled_from([-1.0, 1.0]), far=st.floats(1.0, 1e10))
 def test_snap_keeps_far_values_to_their_relative_precision_and_clamps_infinity(s, sign, far):
     """A coordinate far beyond the noise (|x| up to 1e10·2^28 s, the regime of a huge ε) is
-    rounded to within |x|·2^-23 of itself, on a multiple of the grid; ±inf to ±SNAP_BOUND."""
+    rounded to a multiple of 2^(⌊log2|x|⌋ − 32), within |x|·2^-33 of itself and on the grid;
+    ±inf, and a finite value beyond it, to ±SNAP_BOUND = 2^1024 − 2^991."""
     g = noise.snap_grid(s)
     x = sign * s * 2.0**28 * far
-    y = noise.snap(np.array([x, sign * math.inf]), s)
-    assert abs(y[0] - x) <= abs(x) * 2.0**-23 and math.fmod(y[0] / g, 1.0) == 0
-    assert y[1] == sign * noise.SNAP_BOUND
+    y = noise.snap(np.array([x, sign * math.inf, sign * 1.5 * 2.0**1022]), s)
+    coarse = math.ldexp(1.0, math.frexp(x)[1] - 1 - 32)
+    assert abs(y[0] - x) <= abs(x) * 2.0**-33 and math.fmod(y[0] / coarse, 1.0) == 0
+    assert math.fmod(y[0] / g, 1.0) == 0
+    assert y[1] == sign * noise.SNAP_BOUND == sign * (2.0**1023 + (2.0**1023 - 2.0**991))
+    assert y[2] == sign * 1.5 * 2.0**1022  # a finite value below the bound keeps its value
 
 
 # ------------------------------------------------------------- exponential mechanism

@@ -42,7 +42,8 @@ values differ in their last bits. Three public facts bound how far that moves a 
    ``solve = 2 · scale · (1 + L)/μ · r``.
 2. **The snap.** Output perturbation, the Gaussian mechanisms, approximate minima, the
    class-sum mechanisms, DP k-means and noisy gradient descent round the noisy release to
-   the public grid g = 2^⌊log2 s⌋ · 2^-20 (``dpconvex.privacy.noise.snap``): a value within
+   the public grid g = 2^⌊log2 s⌋ · 2^-20 (``dpconvex.privacy.noise.snap``; the cases' coordinates lie
+   within 2^12 s, below the coarser steps of larger ones): a value within
    a few ulps of a cell boundary can land on the adjacent grid point, so one grid step is a
    legitimate difference (|snap(a) − snap(b)| <= |a − b| + g). Where the release ends with
    the snap, g is read off the recorded array (the largest power of two dividing all its

@@ -32,10 +32,12 @@ __all__ = ["SNAP_BITS", "Gaussian", "Laplace", "Noise", "NoiseSum", "NormGamma",
 #: The snapping grid is 2^-SNAP_BITS of the noise scale (rounded down to a power of two).
 SNAP_BITS = 20
 #: A coordinate x is rounded to a step of at least 2^SNAP_ULP_BITS times its float spacing:
-#: max(grid, 2^(⌊log2 |x|⌋ − 52 + SNAP_ULP_BITS)), the grid coarsened where |x| is large.
-SNAP_ULP_BITS = 30
-#: Released coordinates are clamped to ±SNAP_BOUND (an infinite one, or one beyond float range).
-SNAP_BOUND = 2.0 ** 1022
+#: max(grid, 2^(⌊log2 |x|⌋ − 52 + SNAP_ULP_BITS)), the grid coarsened where |x| >= 2^33 grid
+#: steps (between 2^12 and 2^13 noise scales).
+SNAP_ULP_BITS = 20
+#: Released coordinates are clamped to ±SNAP_BOUND = 2^1024 − 2^991, the largest multiple of
+#: the step of the top binade (an infinite coordinate, or one within 2^991 of the float maximum).
+SNAP_BOUND = math.ldexp(1.0 - 2.0**-33, 1024)
 #: Noise scales :func:`snap` accepts: the grid 2^(⌊log2 s⌋ - SNAP_BITS) stays a normal
 #: float (>= 2^-1020), and a draw of up to 2^28 scales stays finite (<= 2^1023, one binade
 #: of margin because ``math.log2`` can round up just below a power of two).
@@ -198,9 +200,9 @@ def snap(x: np.ndarray, noise_scale: float) -> np.ndarray:
 
     The low-order bits of fl(c + b) keep a trace of the center c (Mironov, CCS 2012). Rounding every
     coordinate to g = 2^⌊log2 s⌋ · 2^-20 (s = ``noise_scale``) erases them exactly (g is a power of two) and
-    moves a coordinate by <= s·2^-21. Where |x| is so large that g would be finer than 2^30 times the
-    float spacing of x (|x| >= 2^22 g), x is rounded to 2^(⌊log2 |x|⌋ − 22) instead, a power of two and a
-    multiple of g, so that the rounding stays 2^30 ulps coarse (it moves x by at most |x|·2^-23);
+    moves a coordinate by <= s·2^-21. Where |x| is so large that g would be finer than 2^20 times the
+    float spacing of x (|x| >= 2^33 g), x is rounded to 2^(⌊log2 |x|⌋ − 32) instead, a power of two and a
+    multiple of g, so that the rounding stays 2^20 ulps coarse (it moves x by at most |x|·2^-33);
     coordinates are clamped to ±``SNAP_BOUND``. What this does and does not prove:
     docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness.
 

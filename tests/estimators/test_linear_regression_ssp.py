@@ -104,7 +104,8 @@ def test_sparse_and_dask_rows_give_the_dense_release():
     # A and b are float64 sums of the same n = 400 rows in another order (blocks, sparse
     # entries, chunks): they differ by at most ~n·eps ≈ 1e-13 of their size (measured
     # <= 9e-17 of max|A|). Each noisy statistic is then snapped to its public grid (noise
-    # scale · 2^-21, docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness),
+    # scale · 2^-21; 2^-33 of the entry where that is larger, none here:
+    # docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness),
     # which gives the same noisy statistics unless one lies within that difference of a
     # grid boundary: the releases agree to 1e-12 relative (bit for bit for seeds 0-4).
     scale = np.max(np.abs(dense.coef_))

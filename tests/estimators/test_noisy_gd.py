@@ -449,9 +449,35 @@ def test_pld_calibration_at_large_epsilon_finishes():
 def test_gdp_mu_inverts_the_exact_curve():
     from dpconvex.privacy.accounting.gaussian import gdp_mu
 
-    for epsilon, delta in [(0.01, 1e-10), (0.1, 4e-10), (1.0, 1e-5), (50.0, 1e-5)]:
+    for epsilon, delta in [(0.01, 1e-10), (0.1, 4e-10), (1.0, 1e-5), (50.0, 1e-5), (1e6, 1e-6),
+                           (1e8, 1e-6)]:
         mu = gdp_mu(epsilon, delta)
         assert gdp_epsilon(1.0 / mu, 1, delta) == pytest.approx(epsilon, rel=1e-8)
+
+
+@pytest.mark.parametrize("epsilon, mu", [(1e6, 8056.0), (1e4, 400.0), (30.0, 60.0), (1e8, 3e4)])
+def test_gdp_delta_where_the_noise_is_small_next_to_epsilon(epsilon, mu):
+    """μ² >> ε: δ(ε) is Φ(a) − e^ε Φ(b) with a second term below 1e-12 of the first, so the direct
+    formula has no cancellation and is the reference; the quadrature branch runs there (its
+    rounding bound exceeds 1e-10 of δ) and must find the density's peak at z = 0 whatever -a is."""
+    from scipy.special import log_ndtr, ndtr
+
+    from dpconvex.privacy.accounting.gaussian import _gdp_delta
+
+    a, b = -epsilon / mu + mu / 2.0, -epsilon / mu - mu / 2.0
+    second = math.exp(epsilon + float(log_ndtr(b)))
+    assert second < 1e-12 * float(ndtr(a))
+    assert _gdp_delta(epsilon, mu) == pytest.approx(float(ndtr(a)) - second, rel=1e-9)
+
+
+def test_noisy_gd_at_a_huge_epsilon_calibrates_without_overflow():
+    X = np.random.default_rng(0).uniform(-0.5, 0.5, (60, 3))
+    y = (X @ [1.0, -1.0, 0.5] > 0).astype(int)
+    for epsilon in (1e7, 1e8):
+        model = NoisyGradientDescent(epsilon=epsilon, delta=1e-6, steps=100, classes=[0, 1],
+                                     random_state=0).fit(X, y)
+        z = model.noise_multiplier_
+        assert 0.0 < z and gdp_epsilon(z, 100, 1e-6) <= epsilon * (1 + 1e-9)
 
 
 def test_steps_cap_from_the_public_shape():

@@ -239,6 +239,8 @@ def test_release_is_the_snapped_sum_plus_the_noise():
     g = snap_grid(s)
     assert np.array_equal(rel.theta, np.round(rel.theta / g) * g)
     noise = mech.noise_law(rel.calibration).sample((4, 7), np.random.default_rng(6))  # the same stream
+    # every entry below 2^33 g (2^12 to 2^13 noise scales), where the step is the grid g
+    assert np.max(np.abs(class_sums(t, W) + noise)) < math.ldexp(g, 33)
     assert np.max(np.abs(rel.theta - (class_sums(t, W) + noise))) <= g / 2 + 1e-12
 
 

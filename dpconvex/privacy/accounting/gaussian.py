@@ -195,10 +195,10 @@ def _gdp_delta(eps: float, mu: float) -> float:
     # exp capped below float64 overflow: beyond it δ(ε) is negative either way
     terms = float(ndtr(a)), math.exp(min(eps + float(log_ndtr(b)), _LOG_MAX))
     value, rounding = terms[0] - terms[1], (16.0 + min(b * b, 1e300) + 2.0 * abs(eps)) * 2.0**-52 * sum(terms)
-    if rounding > 1e-10 * value:  # z > -a: L = ε + μ(z + a) > ε
+    if rounding > 1e-10 * value:  # z > -a: L = ε + μ(z + a) > ε; below z = -40 the density is < 1e-348
         value = integrate.quad(
-            lambda z: -math.expm1(-mu * (a + z)) * math.exp(-0.5 * z * z) / math.sqrt(2 * math.pi), -a,
-            max(-a, 0.0) + 40, epsabs=0.0, epsrel=1e-12, limit=200)[0]
+            lambda z: -math.expm1(-mu * (a + z)) * math.exp(-0.5 * z * z) / math.sqrt(2 * math.pi),
+            max(-a, -40.0), max(-a, 0.0) + 40, epsabs=0.0, epsrel=1e-12, limit=200)[0]
         rounding = 1e-10 * value
     return value + rounding
 
