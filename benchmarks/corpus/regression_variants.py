@@ -31,8 +31,10 @@ Factories for ``corpus_run.py --task regression --learners corpus.regression_var
 (with ``PYTHONPATH=$PWD/benchmarks``): ``stated_huber`` (a user's own loss), ``by_features``
 (a rule that reads d as well as n), ``front_door_by_features`` (that rule's loss under the
 safeguard), ``front_door_huber`` (the front door with the Huber loss
-as its learner) and ``huber_m10`` ... ``huber_m50`` (the Huber loss at each of
-:data:`HUBER_THRESHOLDS`).
+as its learner), ``huber_m10`` ... ``huber_m50`` (the Huber loss at each of
+:data:`HUBER_THRESHOLDS`) and ``spread_k3_s10`` ... ``spread_k12_s05_above`` (the Huber loss on a
+label range narrowed around the labels' private mean by their private mean absolute deviation,
+:data:`SPREADS`).
 """
 
 from __future__ import annotations
@@ -148,6 +150,67 @@ def front_door_by_features(eps: float, delta: float, label_range, seed: int):
             return learner.set_params(loss="huber") if n >= 2000 and d <= 20 else learner
 
     return FrontDoorByFeatures(epsilon=eps, delta=delta, label_range=label_range, random_state=seed)
+
+
+class _LabelSpread:
+    """The Huber regressor on a label range narrowed from the labels' private mean c and mean
+    absolute deviation m (each the package's Laplace mean, :func:`mean_release`, with half of
+    ``share`` · ε): [c − k·m, c + k·m] within ``label_range``, then the model with the rest of ε
+    and ``label_center="range"`` (the narrowed range's middle). Given (c, m) the clip and map of
+    each label are per-record public maps, so the three releases compose to (ε, δ). With
+    ``above`` the narrowing only where r = n·ε/(d + 1) is at least ``REGRESSION_RECORDS`` (where
+    ``label_center="auto"`` releases nothing), the package's regressor below it."""
+
+    def __init__(self, k: float, share: float, above: bool, **common):
+        self.k, self.share, self.above, self.common = k, share, above, common
+
+    def fit(self, X, y):
+        import dpconvex as dp
+        from dpconvex._validation import NoiseSource
+        from dpconvex.estimators.regression import mean_release
+        from dpconvex.privacy.rules.noise_level import REGRESSION_RECORDS
+
+        n, d = X.shape
+        eps = float(self.common["epsilon"])
+        if self.above and n * eps / (d + 1) < REGRESSION_RECORDS:
+            self.estimator_ = dp.PrivateLinearRegressor(**self.common).fit(X, y)
+            return self
+        lo, hi = map(float, self.common["label_range"])
+        u = np.clip((2.0 * np.asarray(y, dtype=float) - lo - hi) / (hi - lo), -1.0, 1.0)
+        rng_c, rng_m = np.random.default_rng([int(self.common["random_state"]), 7]).spawn(2)
+        half = 0.5 * self.share * eps
+        c = float(mean_release(float(u.sum()), n, half, NoiseSource(rng_c, True)).theta[0])
+        # |u − c| ∈ [0, 2] mapped onto [−1, 1]: the same Laplace mean, then mapped back
+        dev = float(mean_release(float((np.abs(u - c) - 1.0).sum()), n, half,
+                                 NoiseSource(rng_m, True)).theta[0]) + 1.0
+        # at least two scales of the deviation's Laplace noise (2/(n·ε_m), public): a deviation
+        # that its noise pushed to 0 would narrow the range to a sliver
+        dev = max(dev, 2.0 * 2.0 / (n * half))
+        a, b = max(-1.0, c - self.k * dev), min(1.0, c + self.k * dev)
+        narrowed = (lo + 0.5 * (a + 1.0) * (hi - lo), lo + 0.5 * (b + 1.0) * (hi - lo))
+        self.estimator_ = dp.PrivateLinearRegressor(
+            **{**self.common, "epsilon": eps * (1.0 - self.share), "label_range": narrowed},
+            label_center="range").fit(X, y)
+        return self
+
+    def predict(self, X):
+        return self.estimator_.predict(X)
+
+
+def _label_spread(k: float, share: float, above: bool):
+    def factory(eps: float, delta: float, label_range, seed: int):
+        return _LabelSpread(k, share, above, epsilon=eps, delta=delta, label_range=label_range,
+                            random_state=seed)
+
+    factory.__name__ = f"spread_k{k:g}_s{round(share * 100):02d}" + ("_above" if above else "")
+    return factory
+
+
+#: (k, share of ε) of the label-spread variants compared for the Huber regressor.
+SPREADS = ((3.0, 0.1), (5.0, 0.1), (5.0, 0.05), (8.0, 0.05), (12.0, 0.05))
+spread_k3_s10, spread_k5_s10, spread_k5_s05, spread_k8_s05, spread_k12_s05 = (
+    _label_spread(k, share, False) for k, share in SPREADS)
+spread_k8_s05_above, spread_k12_s05_above = (_label_spread(k, 0.05, True) for k in (8.0, 12.0))
 
 
 def _fit_r2(est, sp) -> float:
