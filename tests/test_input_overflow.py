@@ -377,12 +377,12 @@ def test_unit_row_scores_are_taken_row_by_row():
 
 
 @pytest.mark.parametrize("epsilon", [1e9, 1e12])
-def test_a_huge_epsilon_releases_the_statistics_to_their_float_precision(epsilon):
-    """Where the statistics are 10^7 noise scales or more, each released coordinate keeps its
-    relative precision (2^-23) instead of being clamped: the sufficient statistics give the
-    least-squares fit, output perturbation the non-private minimizer, naive Bayes the class
-    means. Tolerances: the chosen ridge's smallest candidate (s_A, about 1e-8 here) shifts θ by
-    far less than 1e-6; the rounding moves each coordinate by at most 2^-23 of itself."""
+def test_a_huge_epsilon_releases_the_statistics_to_their_relative_precision(epsilon):
+    """Where the statistics are 10^7 noise scales or more, each released coordinate is rounded
+    to within 2^-33 of itself: the sufficient statistics give the least-squares fit, output
+    perturbation the non-private minimizer, naive Bayes the class means. Tolerances: the chosen
+    ridge's smallest candidate (s_A, about 1e-8 here) shifts θ by far less than 1e-6; the
+    rounding moves each coordinate by at most 2^-33 of itself."""
     rng = np.random.default_rng(0)
     X = rng.uniform(-0.5, 0.5, (500, 3))
     y = X @ [1.0, -1.0, 0.5] + 3.0 + rng.normal(0.0, 0.1, 500)
