@@ -22,10 +22,8 @@ from __future__ import annotations
 import functools
 import math
 
-from scipy.special import log_ndtr, ndtr
-
 from ..._validation import check_float
-from .gaussian import _bisect
+from .gaussian import _bisect, _gdp_delta
 
 __all__ = ["ANALYTIC_RTOL", "analytic_gaussian_delta", "analytic_gaussian_sigma", "classical_gaussian_sigma"]
 
@@ -35,18 +33,18 @@ ANALYTIC_RTOL = 1e-12
 
 
 def _delta_unit(epsilon: float, s: float) -> float:
-    """δ(ε) of N(0, s²) against N(1, s²) (sensitivity 1, s = σ/Δ); [BW18]_ Thm. 8."""
-    a = 0.5 / s
-    b = epsilon * s
-    # e^ε Φ(−a − b) in log form: no overflow for large ε
-    return float(ndtr(a - b) - math.exp(epsilon + float(log_ndtr(-a - b))))
+    """δ(ε) of N(0, s²) against N(1, s²) (sensitivity 1, s = σ/Δ); [BW18]_ Thm. 8: the μ-GDP
+    curve at μ = 1/s, computed by :func:`~dpconvex.privacy.accounting.gaussian._gdp_delta` with
+    its bound on the rounding (never below the true curve where the two terms nearly cancel)."""
+    return _gdp_delta(epsilon, 1.0 / s)
 
 
 def analytic_gaussian_delta(epsilon: float, sigma: float, sensitivity: float) -> float:
     """δ(ε) of the Gaussian mechanism with std ``sigma`` and L2 sensitivity Δ ([BW18]_ Thm. 8).
 
     ε >= 0, σ > 0 per i.i.d. coordinate, Δ > 0. Returns Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) −
-    εσ/Δ), clamped at 0 (rounding): the smallest δ for which the mechanism is (ε, δ)-DP.
+    εσ/Δ) plus a bound on its rounding (never below the true curve), clamped at 0: the smallest
+    δ for which the mechanism is (ε, δ)-DP, stated from above.
 
     Examples
     --------
