@@ -321,6 +321,40 @@ def test_the_front_door_with_the_rule_that_reads_d_keeps_its_safeguard(n, d, los
     assert est._make("objective", 1.0).loss == loss and est.predict(X[:5]).shape == (5,)
 
 
+def test_the_label_spread_variant_narrows_the_range_around_the_labels_and_spends_its_share():
+    """``regression_variants:spread_k8_s05``: labels spread over a twentieth of the range give a
+    narrowed range around them (the released mean within its noise, the width at most 2k times
+    the deviation plus its floor), fitted with the rest of ε; ``_above`` leaves a fit with
+    r = n·ε/(d + 1) < 100 to the package's regressor on the whole range."""
+    from corpus import regression_variants
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(4000, 3)) / np.sqrt(3)
+    y = 1.0 + 0.05 * X[:, 0] + 0.02 * rng.normal(size=4000)  # range (−3, 3): u about 1/3 ± 0.01
+    est = regression_variants.spread_k8_s05(2.0, 0.0, (-3.0, 3.0), 7).fit(X, y)
+    lo, hi = est.estimator_.label_range
+    assert est.estimator_.epsilon == pytest.approx(2.0 * 0.95)
+    assert lo < 1.0 < hi and hi - lo < 1.0  # a sixth of the range or less, around the labels
+    assert est.estimator_.label_center == "range" and est.predict(X[:5]).shape == (5,)
+    small = regression_variants.spread_k8_s05_above(2.0, 0.0, (-3.0, 3.0), 7).fit(X[:150], y[:150])
+    assert small.estimator_.label_range == (-3.0, 3.0) and small.estimator_.epsilon == 2.0
+
+
+@pytest.mark.parametrize("skewed, loss", [(True, "huber"), (False, "pinball")])
+def test_the_skew_variant_takes_the_huber_loss_where_mean_and_median_lie_apart(skewed, loss):
+    """``regression_variants:front_door_skew_030``: labels whose mean and median lie 0.2 apart on
+    the unit scale (an exponential tail) take the Huber loss, symmetric labels median regression;
+    the front door keeps 90 % of ε."""
+    from corpus import regression_variants
+
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-1, 1, size=(4000, 3)) / np.sqrt(3)
+    y = rng.exponential(0.6, 4000) - 2.0 if skewed else rng.normal(0.0, 0.6, 4000)
+    est = regression_variants.front_door_skew_030(2.0, 0.0, (-3.0, 3.0), 7).fit(X, y)
+    assert est.loss_ == loss and est.estimator_.epsilon == pytest.approx(1.8)
+    assert est.predict(X[:5]).shape == (5,)
+
+
 def test_the_centre_summary_counts_cells_at_epsilon_one_and_above_below_the_mean(tmp_path, capsys):
     """``regression_variants --center-summary``: cells are table × rows × ε, means over the seeds."""
     import json

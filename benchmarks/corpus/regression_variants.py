@@ -34,7 +34,8 @@ safeguard), ``front_door_huber`` (the front door with the Huber loss
 as its learner), ``huber_m10`` ... ``huber_m50`` (the Huber loss at each of
 :data:`HUBER_THRESHOLDS`) and ``spread_k3_s10`` ... ``spread_k12_s05_above`` (the Huber loss on a
 label range narrowed around the labels' private mean by their private mean absolute deviation,
-:data:`SPREADS`).
+:data:`SPREADS`), ``front_door_skew_020`` ... ``_050`` (the front door's learner chosen by the
+labels' private mean and median, :data:`SKEW_THRESHOLDS`).
 """
 
 from __future__ import annotations
@@ -211,6 +212,68 @@ SPREADS = ((3.0, 0.1), (5.0, 0.1), (5.0, 0.05), (8.0, 0.05), (12.0, 0.05))
 spread_k3_s10, spread_k5_s10, spread_k5_s05, spread_k8_s05, spread_k12_s05 = (
     _label_spread(k, share, False) for k, share in SPREADS)
 spread_k8_s05_above, spread_k12_s05_above = (_label_spread(k, 0.05, True) for k in (8.0, 12.0))
+
+
+class _BySkew:
+    """``PrivateRegressor`` (rule, mechanism and safeguard as they are, with 90 % of ε) whose
+    learner is the Huber loss where the labels' private mean c and private median m lie at
+    least ``threshold`` apart on the unit scale, median regression otherwise. c is the
+    package's Laplace mean (:func:`mean_release`) and m the midpoint of the cell the
+    exponential mechanism picks among the 256 cells of a uniform grid on [−1, 1], with utility
+    minus the distance from n/2 to [#{u < left edge}, #{u < right edge}] (0 for the cell
+    holding the median; sensitivity 1 under replace-one), each with 5 % of ε; the choice is a
+    function of (c, m), so the three releases compose sequentially to (ε, δ). Median regression
+    estimates the conditional median; where the labels' median is far from their mean, R²
+    (about the mean) favours the Huber loss."""
+
+    def __init__(self, threshold: float, **common):
+        self.threshold, self.common = threshold, common
+
+    def fit(self, X, y):
+        import dpconvex as dp
+        from dpconvex._validation import NoiseSource
+        from dpconvex.estimators.regression import mean_release
+        from dpconvex.privacy.noise import exponential_mechanism
+
+        n = X.shape[0]
+        eps = float(self.common["epsilon"])
+        lo, hi = map(float, self.common["label_range"])
+        u = np.clip((2.0 * np.asarray(y, dtype=float) - lo - hi) / (hi - lo), -1.0, 1.0)
+        rng_c, rng_m = np.random.default_rng([int(self.common["random_state"]), 11]).spawn(2)
+        c = float(mean_release(float(u.sum()), n, 0.05 * eps, NoiseSource(rng_c, True)).theta[0])
+        edges, ordered = np.linspace(-1.0, 1.0, 257), np.sort(u)
+        below = np.searchsorted(ordered, edges, side="left")  # #{u < e}
+        below[-1] = n  # the last cell holds u = 1
+        # a cell holds the median when #{u < left edge} <= n/2 <= #{u < right edge}
+        utility = -np.maximum(0.0, np.maximum(below[:-1] - 0.5 * n, 0.5 * n - below[1:]))
+        cell = exponential_mechanism(utility, 0.05 * eps, random_state=rng_m)
+        m = float(0.5 * (edges[cell] + edges[cell + 1]))
+        loss = "huber" if abs(c - m) >= self.threshold else "pinball"
+        self.loss_ = loss
+
+        class Chosen(dp.PrivateRegressor):
+            def _make(self, mechanism, epsilon):
+                return super()._make(mechanism, epsilon).set_params(loss=loss)
+
+        self.estimator_ = Chosen(**{**self.common, "epsilon": 0.9 * eps}).fit(X, y)
+        return self
+
+    def predict(self, X):
+        return self.estimator_.predict(X)
+
+
+def _by_skew(threshold: float):
+    def factory(eps: float, delta: float, label_range, seed: int):
+        return _BySkew(threshold, epsilon=eps, delta=delta, label_range=label_range,
+                       random_state=seed)
+
+    factory.__name__ = f"front_door_skew_{round(threshold * 1000):03d}"
+    return factory
+
+
+#: The thresholds on |private mean − private median| (unit label scale) of ``front_door_skew_*``.
+SKEW_THRESHOLDS = (0.02, 0.03, 0.05)
+front_door_skew_020, front_door_skew_030, front_door_skew_050 = (_by_skew(t) for t in SKEW_THRESHOLDS)
 
 
 def _fit_r2(est, sp) -> float:
