@@ -153,6 +153,20 @@ def front_door_by_features(eps: float, delta: float, label_range, seed: int):
     return FrontDoorByFeatures(epsilon=eps, delta=delta, label_range=label_range, random_state=seed)
 
 
+def _unit_mean(values: np.ndarray, epsilon: float, rng: np.random.Generator) -> float:
+    """The package's Laplace mean (:func:`mean_release`) of per-record values in [−1, 1]."""
+    from dpconvex._validation import NoiseSource
+    from dpconvex.estimators.regression import mean_release
+
+    return float(mean_release(float(values.sum()), values.size, epsilon, NoiseSource(rng, True)).theta[0])
+
+
+def _unit_labels(y, label_range) -> np.ndarray:
+    """Labels clipped to ``label_range`` and mapped onto [−1, 1], as the regressors map them."""
+    lo, hi = map(float, label_range)
+    return np.clip((2.0 * np.asarray(y, dtype=float) - lo - hi) / (hi - lo), -1.0, 1.0)
+
+
 class _LabelSpread:
     """The Huber regressor on a label range narrowed from the labels' private mean c and mean
     absolute deviation m (each the package's Laplace mean, :func:`mean_release`, with half of
@@ -167,8 +181,6 @@ class _LabelSpread:
 
     def fit(self, X, y):
         import dpconvex as dp
-        from dpconvex._validation import NoiseSource
-        from dpconvex.estimators.regression import mean_release
         from dpconvex.privacy.rules.noise_level import REGRESSION_RECORDS
 
         n, d = X.shape
@@ -177,13 +189,12 @@ class _LabelSpread:
             self.estimator_ = dp.PrivateLinearRegressor(**self.common).fit(X, y)
             return self
         lo, hi = map(float, self.common["label_range"])
-        u = np.clip((2.0 * np.asarray(y, dtype=float) - lo - hi) / (hi - lo), -1.0, 1.0)
+        u = _unit_labels(y, (lo, hi))
         rng_c, rng_m = np.random.default_rng([int(self.common["random_state"]), 7]).spawn(2)
         half = 0.5 * self.share * eps
-        c = float(mean_release(float(u.sum()), n, half, NoiseSource(rng_c, True)).theta[0])
+        c = _unit_mean(u, half, rng_c)
         # |u − c| ∈ [0, 2] mapped onto [−1, 1]: the same Laplace mean, then mapped back
-        dev = float(mean_release(float((np.abs(u - c) - 1.0).sum()), n, half,
-                                 NoiseSource(rng_m, True)).theta[0]) + 1.0
+        dev = _unit_mean(np.abs(u - c) - 1.0, half, rng_m) + 1.0
         # at least two scales of the deviation's Laplace noise (2/(n·ε_m), public): a deviation
         # that its noise pushed to 0 would narrow the range to a sliver
         dev = max(dev, 2.0 * 2.0 / (n * half))
@@ -231,16 +242,13 @@ class _BySkew:
 
     def fit(self, X, y):
         import dpconvex as dp
-        from dpconvex._validation import NoiseSource
-        from dpconvex.estimators.regression import mean_release
         from dpconvex.privacy.noise import exponential_mechanism
 
         n = X.shape[0]
         eps = float(self.common["epsilon"])
-        lo, hi = map(float, self.common["label_range"])
-        u = np.clip((2.0 * np.asarray(y, dtype=float) - lo - hi) / (hi - lo), -1.0, 1.0)
+        u = _unit_labels(y, self.common["label_range"])
         rng_c, rng_m = np.random.default_rng([int(self.common["random_state"]), 11]).spawn(2)
-        c = float(mean_release(float(u.sum()), n, 0.05 * eps, NoiseSource(rng_c, True)).theta[0])
+        c = _unit_mean(u, 0.05 * eps, rng_c)
         edges, ordered = np.linspace(-1.0, 1.0, 257), np.sort(u)
         below = np.searchsorted(ordered, edges, side="left")  # #{u < e}
         below[-1] = n  # the last cell holds u = 1
