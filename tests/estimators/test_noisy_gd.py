@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import dp_accounting
 import numpy as np
@@ -455,45 +456,53 @@ def test_gdp_mu_inverts_the_exact_curve():
         assert gdp_epsilon(1.0 / mu, 1, delta) == pytest.approx(epsilon, rel=1e-8)
 
 
-def _gdp_delta_mills(epsilon: float, mu: float) -> float:
-    """δ(ε) of μ-GDP written without e^ε: e^ε Φ(b) = φ(a) √(π/2) erfcx(−b/√2) (e^ε φ(b) = φ(a),
-    b = a − μ), whose two terms do not cancel where μ² >> ε: a reference independent of the
-    package's quadrature there."""
-    from scipy.special import erfcx, ndtr
-
-    a, b = -epsilon / mu + mu / 2.0, -epsilon / mu - mu / 2.0
-    phi_a = math.exp(-0.5 * a * a) / math.sqrt(2.0 * math.pi)
-    second = phi_a * math.sqrt(math.pi / 2.0) * float(erfcx(-b / math.sqrt(2.0)))
-    assert second <= 1e-3 * float(ndtr(a)) or float(ndtr(a)) - second >= 1e-3 * float(ndtr(a))
-    return float(ndtr(a)) - second
+def _gdp_delta_exact(epsilon: float, mu: float) -> float:
+    """δ(ε) of μ-GDP in 80 digits (mpmath, a dependency of dp-accounting): a reference with none
+    of the package's forms or roundings, whose terms do not cancel at that precision here."""
+    mp = pytest.importorskip("mpmath")
+    with mp.workdps(80):
+        eps, m = mp.mpf(epsilon), mp.mpf(mu)
+        return float(mp.ncdf(-eps / m + m / 2) - mp.exp(eps) * mp.ncdf(-eps / m - m / 2))
 
 
 @pytest.mark.parametrize("epsilon, mu", [(1e6, 8056.0), (1e8, 3e4), (4.8e5, 1000.0), (1e5, 1000.0),
-                                         (1e8, 14137.0)])
-def test_gdp_delta_where_the_noise_is_small_next_to_epsilon(epsilon, mu, monkeypatch):
-    """μ² >> ε: the quadrature branch runs (its rounding bound exceeds 1e-10 of δ) and must find
-    the density's peak at z = 0 whatever −a is (−a from −11,667 to 5 here); it agrees with the
-    reference :func:`_gdp_delta_mills` and is never below it (δ is stated from above)."""
+                                         (1e8, 14137.0), (1e8, 14137.871446725632), (0.01, 0.001),
+                                         (3.8e8, 27537.833100823907), (1.1e7, 4686.1)])
+def test_gdp_delta_where_the_noise_is_small_next_to_epsilon(epsilon, mu):
+    """μ² >> ε or μ² ≈ 2ε at a huge ε (the first line's e^ε overflows or rounds away δ), and
+    μ² << ε (the quadrature): δ is stated from above, within 1e-6 of the exact curve, with no
+    warning (a quadrature over a layer of width 1/μ warned and erred by up to 0.2 %)."""
+    from dpconvex.privacy.accounting import gaussian
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        value = gaussian._gdp_delta(epsilon, mu)
+    reference = _gdp_delta_exact(epsilon, mu)
+    assert reference <= value <= reference * (1 + 1e-6)
+
+
+def test_gdp_delta_integrates_where_its_two_terms_cancel(monkeypatch):
+    """μ² << ε and δ far below both terms: neither closed form bounds its rounding within 1e-10
+    of δ, so the quadrature runs, and agrees with the exact curve to that bound."""
     from dpconvex.privacy.accounting import gaussian
 
     calls = []
     quad = gaussian.integrate.quad
     monkeypatch.setattr(gaussian.integrate, "quad", lambda *a, **k: calls.append(1) or quad(*a, **k))
-    value, reference = gaussian._gdp_delta(epsilon, mu), _gdp_delta_mills(epsilon, mu)
+    value, reference = gaussian._gdp_delta(0.01, 0.001), _gdp_delta_exact(0.01, 0.001)
     assert calls, "the quadrature branch did not run"
-    assert reference <= value <= reference * (1 + 1e-3)
+    assert reference <= value <= reference * (1 + 1e-9)
 
 
 def test_noisy_gd_at_a_huge_epsilon_calibrates_without_overflow():
-    """The calibrated z is sound by the reference curve: δ(ε; √T/z) <= δ (to the quadrature's
-    safe-side overestimate, below 1e-3 of δ)."""
+    """The calibrated z is sound on the exact curve: δ(ε; √T/z) <= δ."""
     X = np.random.default_rng(0).uniform(-0.5, 0.5, (60, 3))
     y = (X @ [1.0, -1.0, 0.5] > 0).astype(int)
     for epsilon in (1e6, 1e7, 1e8):
         model = NoisyGradientDescent(epsilon=epsilon, delta=1e-6, steps=100, classes=[0, 1],
                                      accounting="gdp", random_state=0).fit(X, y)
         z = model.noise_multiplier_
-        assert 0.0 < z and _gdp_delta_mills(epsilon, math.sqrt(100) / z) <= 1e-6
+        assert 0.0 < z and _gdp_delta_exact(epsilon, math.sqrt(100) / z) <= 1e-6
 
 
 def test_steps_cap_from_the_public_shape():

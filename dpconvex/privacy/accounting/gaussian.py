@@ -27,7 +27,7 @@ from importlib.metadata import version
 import numpy as np
 from scipy import integrate
 from scipy.optimize import brentq
-from scipy.special import log_ndtr, ndtr
+from scipy.special import erfcx, log_ndtr, ndtr
 
 from ..._validation import check_float, check_int, check_option
 from ...errors import ParameterError, PrivacyError
@@ -41,6 +41,9 @@ __all__ = ["ACCOUNTING", "PLD_MAX_POINTS", "accountant_name", "calibrate_noise_m
 ACCOUNTING = ("gdp", "pld", "rdp")
 #: Largest argument of math.exp below float64 overflow (exp(709) ~ 8.2e307).
 _LOG_MAX = 709.0
+_SQRT2 = math.sqrt(2.0)
+# relative error of scipy's erfcx on x ≥ 0 (Faddeeva package: Chebyshev fits to ~1e-15), with margin
+_ERFCX_RELATIVE = 1e-13
 
 #: Relative precision of the bisection on the noise multiplier (the returned
 #: multiplier is feasible; it is at most this much above the smallest one).
@@ -189,12 +192,33 @@ def gdp_epsilon(noise_multiplier: float, steps: int, delta: float) -> float:
 
 def _gdp_delta(eps: float, mu: float) -> float:
     """δ(ε) = Φ(-ε/μ + μ/2) - e^ε Φ(-ε/μ - μ/2) of μ-GDP ([DRS22]_ Cor. 2.13) plus a bound on its
-    rounding, so never below the true curve. Where the two terms nearly cancel (μ² << ε, the bound
-    over 1e-10 of δ): E[(1 − e^{ε − L})₊], L = μZ + μ²/2, by quadrature of its positive integrand."""
+    rounding, so never below the true curve.
+
+    Three forms of one curve, with a = -ε/μ + μ/2 and b = -ε/μ - μ/2 (docs/privacy/
+    tuning_gd_ledger.md#privacy-noisy-gd). As written. With e^ε Φ(b) = φ(a)·√(π/2)·erfcx(-b/√2),
+    since e^ε φ(b) = φ(a), and Φ(a) likewise where a < 0: no e^ε and no far tail of Φ, so it holds
+    where ε is huge and μ² ≈ 2ε. The form with the smaller rounding bound is kept; where even that
+    bound exceeds 1e-10 of δ because the two terms nearly cancel (μ² << ε), E[(1 − e^{ε − L})₊],
+    L = μZ + μ²/2, by quadrature of its positive integrand."""
     a, b = -eps / mu + mu / 2.0, -eps / mu - mu / 2.0
     # exp capped below float64 overflow: beyond it δ(ε) is negative either way
     terms = float(ndtr(a)), math.exp(min(eps + float(log_ndtr(b)), _LOG_MAX))
     value, rounding = terms[0] - terms[1], (16.0 + min(b * b, 1e300) + 2.0 * abs(eps)) * 2.0**-52 * sum(terms)
+    if rounding > 1e-10 * value:
+        # a and b carry an absolute error up to 2^-51 (ε/μ + μ/2). exp(-a²/2) turns it into a
+        # relative |a| times that, erfcx (slope of its log in (-2/√π, 0)) into less than that, and
+        # Φ(a) for a ≥ 0 (φ(a)/Φ(a) < 0.8) into less than that.
+        ab_error = 2.0**-50 * (eps / mu + mu / 2.0)
+        half_phi = 0.5 * math.exp(-0.5 * a * a)  # φ(a)·√(π/2)
+        tail = (abs(a) + 2.0) * ab_error + (a * a + 16.0) * 2.0**-52 + _ERFCX_RELATIVE
+        first = ((half_phi * float(erfcx(-a / _SQRT2)), tail) if a < 0.0
+                 else (terms[0], ab_error + 16.0 * 2.0**-52))
+        second = half_phi * float(erfcx(-b / _SQRT2))
+        bound = first[0] * first[1] + second * tail
+        if first[0] > second and bound / (first[0] - second) < rounding / value:
+            value, rounding = first[0] - second, bound
+            if rounding <= 1e-6 * value:  # input rounding, not cancellation: quadrature reads a too
+                return value + rounding
     if rounding > 1e-10 * value:  # z > -a: L = ε + μ(z + a) > ε; below z = -40 the density is < 1e-348
         value = integrate.quad(
             lambda z: -math.expm1(-mu * (a + z)) * math.exp(-0.5 * z * z) / math.sqrt(2 * math.pi),
