@@ -114,6 +114,27 @@ def test_noise_beyond_what_float64_resolves_to_the_tolerance_is_refused_on_every
         make().certify(X, y)
 
 
+@pytest.mark.parametrize("delta", [0.0, 1e-6])
+@pytest.mark.parametrize("M", [1e200, 1e300])
+def test_a_huge_slope_bound_is_refused_by_the_public_float64_check(M, delta):
+    """A Huber threshold of 1e200 or 1e300 gives a slope bound whose noise rate is below 1e-154:
+    the noise report's E‖b‖² is inf, not a ZeroDivisionError that skipped the check; the release
+    is refused from public quantities on any data, and the loss's probes do not overflow."""
+    cvxpy = pytest.importorskip("cvxpy")
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (200, 3))
+    y = 3 * X[:, 0] + rng.normal(0, 0.5, 200)
+    est = dp.PrivateLinearRegressor(loss=lambda z, t: cvxpy.huber(z - t, M), epsilon=1.0, delta=delta,
+                                    label_range=(-10, 10), random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(PrivacyError, match="beyond what float64 resolves"):
+            est.fit(X, y)
+        with pytest.raises(PrivacyError, match="beyond what float64 resolves"):
+            est.certify(X, y)
+    assert not hasattr(est, "coef_")
+
+
 def test_snap_refuses_nan():
     with pytest.raises(PrivacyError, match="NaN"):
         noise.snap(np.array([0.0, np.nan]), 1.0)

@@ -296,6 +296,11 @@ class CVXPYLoss(Loss):
         elif label_range is not None:
             raise ParameterError("Loss.from_cvxpy: a margin loss takes labels in {-1, +1}: give "
                                  "label_range only with kind='regression'.")
+        if deriv_bound is not None:
+            deriv_bound = check_float("deriv_bound", deriv_bound, "Loss.from_cvxpy")
+        if curvature is not None:  # ∞: a kinked loss declared so (noisy gradient descent only)
+            curvature = check_float("curvature", curvature, "Loss.from_cvxpy", low_inclusive=True,
+                                    allow_inf=True)
         self.stated_fn = fn
         self.kind = kind  # type: ignore[misc]
         self.name = name or "cvxpy_loss"  # type: ignore[misc]

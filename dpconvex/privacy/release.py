@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from operator import attrgetter
@@ -78,6 +79,16 @@ def user_parts(template: Any) -> list[str]:
         if obj is not None and (users := _users_class(obj)):
             parts.append(f"{name} {users}")
     return parts
+
+
+def _same_constants(a: Any, b: Any) -> bool:
+    """Equal declared constants, a NaN (a bound nobody derived) equal to a NaN."""
+    if a == b:
+        return True
+    if type(a) is not type(b) or not dataclasses.is_dataclass(a):
+        return False
+    return all(x == y or (x != x and y != y) for x, y in
+               zip(dataclasses.astuple(a), dataclasses.astuple(b), strict=True))
 
 
 def _users_class(obj: Any) -> str | None:
@@ -338,6 +349,8 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
         try:
             noise = float(mechanism.noise_report(template, budget, calibration=calibration).expected_norm)
         except Exception:  # a mechanism or template of the user's without a noise report: its own proof
+            if not (_users_class(mechanism) or _users_class(template)):
+                raise
             noise = 0.0
         if noise / template.n * RESOLUTION > template.residual_tol:
             raise PrivacyError(
@@ -392,7 +405,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
         raise SolverError(
             f"release: the solve failed, so nothing is released (the solver's own message: "
             f"dpconvex.collect_diagnostics). {advice}.") from None
-    if (None if before[0] is None else constants()) != before[0] or (
+    if not _same_constants(None if before[0] is None else constants(), before[0]) or (
             (after := _members(template))[0] != members and not _same_members(members, after[0])):
         raise PrivacyError("release: the template's declared constants or members changed during the solve "
                            "(a backend or template of the user's changed them), so the calibration and the "

@@ -24,7 +24,8 @@ import cvxpy as cp
 import numpy as np
 
 from ..data.operators import DesignOperator
-from ..data.validation import as_design
+from .._validation import is_dask_collection
+from ..data.validation import as_design, check_array
 from ..errors import DataValidationError, ParameterError, PrivacyError
 from ..objectives.losses import L2, Loss
 from ..objectives.sets import ConvexSet
@@ -48,6 +49,17 @@ RESIDUAL_TOL = 1e-6
 
 #: The labels of a margin loss ℓ(y·wᵀx): the proof's |ℓ'(y·wᵀx) y x| <= |ℓ'|·q needs |y| = 1.
 MARGIN_LABELS = (-1.0, 1.0)
+
+
+def _check_numbers(y: Any, n: int, caller: str) -> None:
+    """y as one finite number per row, or a :class:`~dpconvex.DataValidationError` saying so."""
+    labels = np.asarray(y)
+    if labels.ndim != 1 or labels.shape[0] != n or labels.dtype.kind not in "biuf":
+        raise DataValidationError(f"{caller}: y must be a 1-D array of numbers, one per row of X "
+                                  f"({n} rows); got {labels.dtype.kind!r} values of shape {labels.shape}.")
+    if not np.all(np.isfinite(labels)):
+        raise DataValidationError(f"{caller}: y has labels that are not finite (NaN or inf); "
+                                  "remove or impute them first.")
 
 
 class LinearERMTemplate:
@@ -115,6 +127,9 @@ class LinearERMTemplate:
         self.constraint_set = constraint_set
         self.regularizer = L2(lam)
         self.data_norm = float(data_norm)
+        if not isinstance(X, DesignOperator) and not is_dask_collection(X):  # rows as a user gives them
+            X = check_array(X, f"{type(self).__name__}.__init__", accept_sparse=True)
+            _check_numbers(y, X.shape[0], f"{type(self).__name__}.__init__")
         self.rows: DesignOperator = as_design(X)
         self.y = np.asarray(y, dtype=float)
         #: A margin loss reads y·wᵀx; a regression loss ℓ(wᵀx, y) reads the prediction and y.

@@ -379,6 +379,30 @@ def test_a_bound_nobody_declared_is_not_said_to_be_declared():
     assert conds["ℓ'' bound (c)"].startswith("declared 0.3 >= derived 0.25")
 
 
+@pytest.mark.parametrize("declared", [{"curvature": -1.0}, {"curvature": "x"}, {"deriv_bound": 0.0},
+                                      {"deriv_bound": -1.0}, {"deriv_bound": float("nan")},
+                                      {"deriv_bound": float("inf")}, {"curvature": True}])
+def test_a_declared_bound_that_is_not_a_bound_is_refused_when_the_loss_is_stated(declared):
+    """Not a ParameterError-free construction followed by a raw ValueError in the calibration."""
+    name = next(iter(declared))
+    with pytest.raises(ParameterError, match=f"'{name}' parameter of Loss.from_cvxpy"):
+        Loss.from_cvxpy(lambda z, y: cp.huber(z - y, 0.5), kind="regression", label_range=(-1, 1),
+                        **declared)
+
+
+def test_a_loss_without_a_derived_slope_bound_fits_non_privately():
+    """No bound is derived (the slope grows with the label): NaN, the same NaN after the solve, so
+    the non-private baseline fits; the private mechanisms refuse it by name."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (100, 2))
+    y = X[:, 0] + rng.normal(0, 0.1, 100)
+    make = lambda mechanism: dp.PrivateLinearRegressor(  # noqa: E731
+        loss=lambda z, t: cp.logistic(-t * z), mechanism=mechanism, label_range=(-1, 1), random_state=0)
+    assert np.all(np.isfinite(make("none").fit(X, y).coef_))
+    with pytest.raises(ParameterError, match="deriv_bound"):
+        make("objective").fit(X, y)
+
+
 def test_a_declared_bound_below_the_derived_one_is_refused():
     class Understated(SoftplusHinge):
         name = "understated"

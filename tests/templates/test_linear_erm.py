@@ -6,6 +6,7 @@ from _helpers import patch_noise
 from sklearn.linear_model import LogisticRegression
 
 import dpconvex as dp
+from dpconvex.errors import DataValidationError
 from dpconvex.objectives.losses import HuberHinge, Logistic, SmoothHinge
 from dpconvex.solvers import LbfgsNewton, solve
 from dpconvex.templates.base import SolveResult, SolveStatus
@@ -155,3 +156,18 @@ def test_new_noise_resolves_the_same_compiled_problem():
     assert np.linalg.norm(r1.x - r2.x) > 1e-3
     for b, extra, r in ((np.ones(6), 0.0, r1), (-np.ones(6), 0.5, r2)):
         assert np.linalg.norm(t.objective(r.x, b, extra)[1]) < 1e-6
+
+
+@pytest.mark.parametrize("case", ["no rows", "1-D rows", "one label short", "text rows", "NaN row",
+                                  "NaN label", "text labels"])
+def test_rows_and_labels_a_user_gives_the_template_are_checked_before_any_noise(case):
+    """The low-level path (docs/guide/custom_objective.md) refuses bad input by name, as the
+    estimators do, not with a ZeroDivisionError, a raw ValueError or a misleading solve failure."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.25, 0.25, (20, 3))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    X, y = {"no rows": (X[:0], y[:0]), "1-D rows": (X[:, 0], y), "one label short": (X, y[:-1]),
+            "text rows": (X.astype(str), y), "NaN row": (np.where(X > 0.2, np.nan, X), y),
+            "NaN label": (X, np.where(y > 0, np.nan, y)), "text labels": (X, y.astype(str))}[case]
+    with pytest.raises(DataValidationError, match=r"LinearERMTemplate.__init__: (X|y) "):
+        LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)

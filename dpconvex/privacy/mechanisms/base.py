@@ -915,17 +915,21 @@ class _Perturbation(ExactMinimizer):
             cal = grid = self._calibrate(eps, n, at_modulus(consts, mu))
         else:  # the declared modulus: the release's calibration
             cal = grid = calibration if calibration is not None else self.calibrate(problem, budget)
-        rate = grid.noise_rate
         m = int(np.prod(getattr(problem, "noise_shape", None) or (p,)))
-        with np.errstate(divide="ignore"):  # rate 0 (an unbounded slope): infinite noise
+        # 1/β: infinite at β = 0 (an unbounded slope); E‖b‖² as a product, finite or inf where
+        # β² underflows (a huge slope bound)
+        with np.errstate(divide="ignore"):
+            scale = (math.inf if grid.noise_rate == 0 else 1.0 / grid.noise_rate) if np.ndim(
+                grid.noise_rate) == 0 else 1.0 / grid.noise_rate
+        with np.errstate(over="ignore"):
             return NoiseReport(
                 mechanism=self.name, placement=self.placement, dimension=p, epsilon=eps,
                 delta=0.0, modulus=modulus, modulus_eff=modulus + grid.extra_strong_convexity,
-                sensitivity=grid.sensitivity, expected_norm=p / rate,
-                expected_sq_norm=p * (p + 1.0) / rate**2,
+                sensitivity=grid.sensitivity, expected_norm=p * scale,
+                expected_sq_norm=(p * scale) * ((p + 1.0) * scale),
                 # E‖b‖/√m = m/(β√m) of norm-Gamma noise on the m entries of the noise shape
-                coordinate_scale=math.sqrt(p) / rate if self.placement == "objective"
-                else m / rate / np.sqrt(m),
+                coordinate_scale=math.sqrt(p) * scale if self.placement == "objective"
+                else m * scale / np.sqrt(m),
                 modulus_floor=grid.modulus_floor,
                 grad_bound=float(consts.grad_bound), calibration=cal)
 

@@ -202,10 +202,12 @@ class _GaussianLinear(ExactMinimizer):
                                           lambda c: self._calibrate_at(problem, budget, c))
             mu_eff = modulus + cal.extra_strong_convexity
             sigma, sens, floor = float(cal.extra["noise std"]), cal.sensitivity, cal.modulus_floor
+        with np.errstate(over="ignore"):  # σ beyond 1e154 (a huge slope bound): E‖b‖² is inf
+            sq = p * sigma * sigma
         return NoiseReport(
             mechanism=self.name, placement=self.placement, dimension=p, epsilon=budget.epsilon,
             delta=budget.delta, modulus=modulus, modulus_eff=mu_eff, sensitivity=sens,
-            expected_norm=math.sqrt(p) * sigma, expected_sq_norm=p * sigma**2,
+            expected_norm=math.sqrt(p) * sigma, expected_sq_norm=sq,
             coordinate_scale=sigma, modulus_floor=floor,
             grad_bound=float(consts.grad_bound), calibration=cal)
 

@@ -350,7 +350,7 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         return NoiseReport(
             mechanism=self.name, placement=self.placement, dimension=p, epsilon=cal.epsilon,
             delta=cal.delta, modulus=math.nan, modulus_eff=math.nan, sensitivity=cal.sensitivity,
-            expected_norm=s * math.sqrt(p) * share, expected_sq_norm=p * (s * share) ** 2,
+            expected_norm=s * math.sqrt(p) * share, expected_sq_norm=p * (s * share) * (s * share),
             coordinate_scale=s, grad_bound=float(problem.loss.deriv_bound * problem.data_norm),
             clip=C, calibration=cal, extra={"steps": T})
 
