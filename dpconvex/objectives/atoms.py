@@ -371,8 +371,8 @@ def _n_huber(expr, parts, second):
     M = float(np.asarray(expr.M.value, dtype=float))
     a = np.abs(u)
     inside = a <= M
-    with np.errstate(over="ignore"):  # (2a − M)·M of the rows inside, dropped, overflows for a huge M
-        value = np.where(inside, u * u, (2 * a - M) * M)
+    with np.errstate(over="ignore", invalid="ignore"):  # M² overflows for a huge M: rows inside, dropped
+        value = np.where(inside, u * u, 2 * M * a - M * M)
     f1 = np.clip(2 * u, -2 * M, 2 * M)
     if not second:
         return value, f1 * u1, 0.0

@@ -23,8 +23,8 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-from ..data.operators import DesignOperator
 from .._validation import is_dask_collection
+from ..data.operators import DesignOperator
 from ..data.validation import as_design, check_array
 from ..errors import DataValidationError, ParameterError, PrivacyError
 from ..objectives.losses import L2, Loss
