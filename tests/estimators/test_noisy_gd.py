@@ -465,20 +465,27 @@ def _gdp_delta_exact(epsilon: float, mu: float) -> float:
         return float(mp.ncdf(-eps / m + m / 2) - mp.exp(eps) * mp.ncdf(-eps / m - m / 2))
 
 
-@pytest.mark.parametrize("epsilon, mu", [(1e6, 8056.0), (1e8, 3e4), (4.8e5, 1000.0), (1e5, 1000.0),
-                                         (1e8, 14137.0), (1e8, 14137.871446725632), (0.01, 0.001),
-                                         (3.8e8, 27537.833100823907), (1.1e7, 4686.1)])
-def test_gdp_delta_where_the_noise_is_small_next_to_epsilon(epsilon, mu):
-    """μ² >> ε or μ² ≈ 2ε at a huge ε (the first line's e^ε overflows or rounds away δ), and
-    μ² << ε (the quadrature): δ is stated from above, within 1e-6 of the exact curve, with no
-    warning (a quadrature over a layer of width 1/μ warned and erred by up to 0.2 %)."""
+@pytest.mark.parametrize("epsilon, mu", [
+    (1e6, 8056.0), (1e8, 3e4), (4.8e5, 1000.0),  # μ² >> ε: δ ≈ 1
+    (1e8, 14137.0), (1e8, 14137.871446725632), (3.8e8, 27537.833100823907),  # μ² ≈ 2ε, a ≈ -4 to -31
+    (1.1e7, 4686.1), (7.246899e14, 38070697.67),  # a > 0 and a < 0 with e^ε past float64
+    (1.5085996813877248e16, 173700842.1723618), (5.2766989876140883e17, 1027297326.7092617),  # a read to 1e-7
+    (1e18, 1414213558.1082017), (1.6463544723069541e-15, 5.630594130187926e-16),  # the first form's δ is 0
+    (0.01, 0.001), (0.0, 0.5), (2.0, 1e-3)])  # μ² << ε: the quadrature
+def test_gdp_delta_is_never_below_the_exact_curve_and_close_to_it(epsilon, mu):
+    """Where e^ε overflows or rounds δ away (huge ε, μ² ≈ 2ε), where the first form's δ is 0 or
+    negative, and where the terms cancel (μ² << ε): δ is stated from above, with no warning and
+    no error, and within the rounding of a = -ε/μ + μ/2 (relative 2⁻⁵⁰ (ε/μ + μ/2)(|a| + 2)) and
+    1e-6 of the curve in 80 digits."""
     from dpconvex.privacy.accounting import gaussian
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         value = gaussian._gdp_delta(epsilon, mu)
     reference = _gdp_delta_exact(epsilon, mu)
-    assert reference <= value <= reference * (1 + 1e-6)
+    a = -epsilon / mu + mu / 2.0
+    slack = 1e-6 + 2.0**-50 * (epsilon / mu + mu / 2.0) * (abs(a) + 2.0)
+    assert reference <= value <= reference * (1 + slack)
 
 
 def test_gdp_delta_integrates_where_its_two_terms_cancel(monkeypatch):
@@ -492,6 +499,20 @@ def test_gdp_delta_integrates_where_its_two_terms_cancel(monkeypatch):
     value, reference = gaussian._gdp_delta(0.01, 0.001), _gdp_delta_exact(0.01, 0.001)
     assert calls, "the quadrature branch did not run"
     assert reference <= value <= reference * (1 + 1e-9)
+
+
+def test_calibrations_at_an_extreme_epsilon_raise_nothing():
+    """ε = 1e18 (μ ≈ 1.4e9) and ε ≈ 1e-15 with δ = 1e-20: the first form's δ is 0 there; the
+    calibrations return a multiplier (or σ) sound on the exact curve."""
+    from dpconvex.privacy.accounting.analytic_gaussian import analytic_gaussian_sigma
+    from dpconvex.privacy.accounting.gaussian import gdp_mu
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mu = gdp_mu(1e18, 1e-5)
+        sigma = analytic_gaussian_sigma(1.7782794100389227e-15, 1e-20, 1.0)
+    assert _gdp_delta_exact(1e18, mu) <= 1e-5
+    assert _gdp_delta_exact(1.7782794100389227e-15, 1.0 / sigma) <= 1e-20
 
 
 def test_noisy_gd_at_a_huge_epsilon_calibrates_without_overflow():

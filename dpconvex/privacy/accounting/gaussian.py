@@ -194,37 +194,39 @@ def _gdp_delta(eps: float, mu: float) -> float:
     """δ(ε) = Φ(-ε/μ + μ/2) - e^ε Φ(-ε/μ - μ/2) of μ-GDP ([DRS22]_ Cor. 2.13) plus a bound on its
     rounding, so never below the true curve.
 
-    Three forms of one curve, with a = -ε/μ + μ/2 and b = -ε/μ - μ/2 (docs/privacy/
-    tuning_gd_ledger.md#privacy-noisy-gd). As written. With e^ε Φ(b) = φ(a)·√(π/2)·erfcx(-b/√2),
-    since e^ε φ(b) = φ(a), and Φ(a) likewise where a < 0: no e^ε and no far tail of Φ, so it holds
-    where ε is huge and μ² ≈ 2ε. The form with the smaller rounding bound is kept; where even that
-    bound exceeds 1e-10 of δ because the two terms nearly cancel (μ² << ε), E[(1 − e^{ε − L})₊],
-    L = μZ + μ²/2, by quadrature of its positive integrand."""
+    Each of three forms of the curve gives an upper bound, value plus the bound on its rounding,
+    and the smallest one is returned (at most 1, as every δ is), with a = -ε/μ + μ/2 and b = -ε/μ
+    - μ/2 (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd). As written: enough where its bound
+    is within 1e-10 of δ. With e^ε Φ(b) = φ(a)·√(π/2)·erfcx(-b/√2), since e^ε φ(b) = φ(a), and Φ(a)
+    likewise where a < 0: no e^ε and no far tail of Φ, so it holds where ε is huge and μ² ≈ 2ε;
+    enough where its two terms do not cancel (their sum within 1,000 times their difference).
+    Else, the terms cancelling (μ² << ε, so μ < 0.1), E[(1 − e^{ε − L})₊], L = μZ + μ²/2, by
+    quadrature of its positive integrand."""
     a, b = -eps / mu + mu / 2.0, -eps / mu - mu / 2.0
     # exp capped below float64 overflow: beyond it δ(ε) is negative either way
     terms = float(ndtr(a)), math.exp(min(eps + float(log_ndtr(b)), _LOG_MAX))
-    value, rounding = terms[0] - terms[1], (16.0 + min(b * b, 1e300) + 2.0 * abs(eps)) * 2.0**-52 * sum(terms)
-    if rounding > 1e-10 * value:
-        # a and b carry an absolute error up to 2^-51 (ε/μ + μ/2). exp(-a²/2) turns it into a
-        # relative |a| times that, erfcx (slope of its log in (-2/√π, 0)) into less than that, and
-        # Φ(a) for a ≥ 0 (φ(a)/Φ(a) < 0.8) into less than that.
-        ab_error = 2.0**-50 * (eps / mu + mu / 2.0)
-        half_phi = 0.5 * math.exp(-0.5 * a * a)  # φ(a)·√(π/2)
-        tail = (abs(a) + 2.0) * ab_error + (a * a + 16.0) * 2.0**-52 + _ERFCX_RELATIVE
-        first = ((half_phi * float(erfcx(-a / _SQRT2)), tail) if a < 0.0
-                 else (terms[0], ab_error + 16.0 * 2.0**-52))
-        second = half_phi * float(erfcx(-b / _SQRT2))
-        bound = first[0] * first[1] + second * tail
-        if first[0] > second and bound / (first[0] - second) < rounding / value:
-            value, rounding = first[0] - second, bound
-            if rounding <= 1e-6 * value:  # input rounding, not cancellation: quadrature reads a too
-                return value + rounding
-    if rounding > 1e-10 * value:  # z > -a: L = ε + μ(z + a) > ε; below z = -40 the density is < 1e-348
-        value = integrate.quad(
-            lambda z: -math.expm1(-mu * (a + z)) * math.exp(-0.5 * z * z) / math.sqrt(2 * math.pi),
-            max(-a, -40.0), max(-a, 0.0) + 40, epsabs=0.0, epsrel=1e-12, limit=200)[0]
-        rounding = 1e-10 * value
-    return value + rounding
+    value = terms[0] - terms[1]
+    rounding = (16.0 + min(abs(b), 1e150) ** 2 + 2.0 * abs(eps)) * 2.0**-52 * sum(terms)
+    if rounding <= 1e-10 * value:
+        return value + rounding
+    # a and b carry an absolute error up to 2^-51 (ε/μ + μ/2). exp(-a²/2) turns it into a relative
+    # |a| times that, erfcx (slope of its log in (-2/√π, 0)) into less than that, and Φ(a) for
+    # a ≥ 0 (φ(a)/Φ(a) < 0.8) into less than that.
+    ab_error = 2.0**-50 * (eps / mu + mu / 2.0)
+    half_phi = 0.5 * math.exp(-0.5 * min(a * a, 1e4))  # φ(a)·√(π/2)
+    tail = (abs(a) + 2.0) * ab_error + (min(a * a, 1e300) + 16.0) * 2.0**-52 + _ERFCX_RELATIVE
+    first, first_error = ((half_phi * float(erfcx(-a / _SQRT2)), tail) if a < 0.0
+                          else (terms[0], ab_error + 16.0 * 2.0**-52))
+    second = half_phi * float(erfcx(-b / _SQRT2))
+    best = min(value + rounding, first - second + first * first_error + second * tail, 1.0)
+    if first - second > 0.0 and first + second <= 1e3 * (first - second):
+        return best
+    # z > -a: L = ε + μ(z + a) > ε; below z = -40 the density is < 1e-348. The integrand reads
+    # (a, μ) only, and moves by at most μ per unit of a where it is positive.
+    quadrature = integrate.quad(
+        lambda z: -math.expm1(-mu * (a + z)) * math.exp(-0.5 * z * z) / math.sqrt(2 * math.pi),
+        max(-a, -40.0), max(-a, 0.0) + 40, epsabs=0.0, epsrel=1e-12, limit=200)[0]
+    return min(best, quadrature * (1.0 + 1e-10) + mu * ab_error * first * (1.0 + first_error))
 
 
 def gdp_mu(epsilon: float, delta: float) -> float:
