@@ -127,7 +127,7 @@ class LinearERMTemplate:
         self.constraint_set = constraint_set
         self.regularizer = L2(lam)
         self.data_norm = float(data_norm)
-        if not hasattr(X, "matvec") and not is_dask_collection(X):  # rows as a user gives them, not an operator
+        if not hasattr(X, "matvec") and not is_dask_collection(X):  # a user's rows, not an operator
             X = check_array(X, f"{type(self).__name__}.__init__", accept_sparse=True)
             _check_numbers(y, X.shape[0], f"{type(self).__name__}.__init__")
         self.rows: DesignOperator = as_design(X)
