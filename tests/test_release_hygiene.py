@@ -648,7 +648,7 @@ def test_classes_must_agree_with_a_declared_set():
     with pytest.raises(dp.ParameterError, match="declares the label set"):
         _lr(classes=[0, 1], random_state=0).fit(X, LabelArray(y, classes=[0, 1, 2]))
     m = _lr(classes=[1, 0], random_state=0).fit(X, LabelArray(y, classes=[0, 1]))
-    assert m.classes_.tolist() == [1, 0]  # the parameter's order wins
+    assert m.classes_.tolist() == [0, 1]  # sorted, as scikit-learn's
 
 
 # ------------------------------------------------------------- diagnostics, not warnings

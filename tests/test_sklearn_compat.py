@@ -6,6 +6,7 @@ R² > 0.5 on 200 standardized rows (label_range (-1, 1) clips about 30% of their
 the ε = 1 noise dominates there (expected, not a bug).
 """
 
+import numpy as np
 import pytest
 from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier, is_regressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -90,3 +91,29 @@ def _expected_failures(est):
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
+
+
+@pytest.mark.parametrize("make", [
+    lambda c: dp.PrivateLogisticRegression(epsilon=5.0, classes=c, random_state=0),
+    lambda c: dp.PrivateClassifier(epsilon=5.0, classes=c, random_state=0),
+    lambda c: dp.PrivateGaussianCentroid(epsilon=5.0, classes=c, random_state=0),
+    lambda c: dp.PrivateGaussianNB(epsilon=5.0, classes=c, random_state=0),
+    lambda c: dp.PrivateLargeMarginGaussian(epsilon=5.0, classes=c, random_state=0),
+    lambda c: dp.NoisyGradientDescent(epsilon=5.0, delta=1e-5, steps=20, classes=c, random_state=0),
+], ids=["logistic", "front door", "centroids", "naive Bayes", "large margin", "noisy GD"])
+def test_classes_declared_in_any_order_are_sorted_for_the_scorers(make):
+    """scikit-learn's scorers read classes_[-1] as the positive class of roc_auc and the column
+    order of log loss from a sorted classes_: declared as ["yes", "no"], the AUC of a good model
+    was 0.001. Sorted, the two orders give the same classes_ and the same model."""
+    pd = pytest.importorskip("pandas")
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (300, 3))
+    y = np.where(X[:, 0] > 0, "yes", "no")
+    fitted = [make(order).fit(X, y) for order in (["yes", "no"], ["no", "yes"])]
+    fitted.append(make(None).fit(X, pd.Categorical(y, categories=["yes", "no"])))
+    for model in fitted:
+        assert model.classes_.tolist() == ["no", "yes"]
+        assert roc_auc_score(y == "yes", model.predict_proba(X)[:, 1]) > 0.9
+    assert np.array_equal(fitted[0].predict_proba(X), fitted[1].predict_proba(X))

@@ -253,7 +253,7 @@ def _refuse(caller: str, source: str, shown: Any, why: str) -> ParameterError:
 
 
 def check_classes(classes: Any, caller: str, binary: bool = False, *, source: str = _PARAMETER) -> np.ndarray:
-    """Validate a public label set (in class-index order); return it as a 1-D array.
+    """Validate a public label set; return it sorted (the class-index order), as a 1-D array.
 
     Refused with a :class:`ParameterError` (in scikit-learn's words, naming the class of ``caller``
     "Owner.method", for ``classes=``; else naming ``source``): not a sequence, fewer than two labels (not two
@@ -292,7 +292,11 @@ def check_classes(classes: Any, caller: str, binary: bool = False, *, source: st
                       "one model per class and split epsilon between them (sequential composition)")
     if len(set(c.tolist())) != c.size:
         raise _refuse(caller, source, classes, "has repeated labels")
-    return c
+    try:  # sorted, as scikit-learn's classes_: its scorers read classes_[-1] as the positive class
+        return c[np.argsort(c, kind="stable")]
+    except TypeError:
+        raise _refuse(caller, source, classes, "has labels that cannot be sorted; use labels of "
+                      "one type that compare (ints or strings)") from None
 
 
 # ------------------------------------------------------- one warning per fit

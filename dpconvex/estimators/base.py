@@ -144,7 +144,9 @@ PARAMETER_DOCS = {
         None takes the set declared with y (the ``dpconvex.datasets`` loaders' labels, a
         pandas Categorical), else reads it from y with a
         :class:`~dpconvex.errors.PrivacyLeakWarning` ("assumed public" in the certificate;
-        :mod:`dpconvex.data.validation`).
+        :mod:`dpconvex.data.validation`). ``classes_`` holds the set sorted, whatever its order
+        here, as scikit-learn's classifiers do (its scorers read ``classes_[-1]`` as the
+        positive class).
 """,
 }
 

@@ -143,7 +143,7 @@ def class_priors(priors: Any, counts: np.ndarray, floor: float, owner: str) -> n
         raise ParameterError(
             f"The 'priors' parameter of {owner} must have one entry per class of the public "
             f"label set ({C} classes). Got {given_priors.size} entries; give one prior per "
-            "entry of 'classes', in its order.")
+            "class, in the order of classes_ (the labels sorted).")
     return given_priors / given_priors.sum()
 
 

@@ -61,6 +61,7 @@ from ..data.validation import (
     LabelSet,
     LabelWarning,
     check_array,
+    check_classes,
     check_labels,
     computed,
     declared_classes,
@@ -957,7 +958,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         if X is None:
             with signed_by(learner, f"{owner}.certify"):
                 model = learner.certify(n=n, n_classes=n_classes, n_features=n_features)
-            classes = classes if classes is not None else range(n_classes)
+            classes = check_classes(classes, f"{owner}.certify") if classes is not None else range(n_classes)
         else:
             X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self)
             labels = encode_labels(y_checked, classes, f"{owner}.certify", unknown_labels=self.unknown_labels,

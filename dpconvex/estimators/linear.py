@@ -52,6 +52,7 @@ from ..data.validation import (
     LABEL_POLICY,
     as_design,
     check_array,
+    check_classes,
     check_labels,
     computed,
     encode_labels,
@@ -205,7 +206,8 @@ class OneVsRestMixin:
         from the plan's shape, or on (X, y), checked as a fit checks them."""
         binary_model = self._binary_clone(plan.n_classes)
         if X is None:  # the classes named as a fit names them, by classes= where given
-            classes = range(plan.n_classes) if self.classes is None else np.asarray([*self.classes]).tolist()
+            classes = range(plan.n_classes) if self.classes is None else check_classes(
+                self.classes, f"{type(self).__name__}.certify").tolist()
             parts, source = [binary_model.prepare_shape(sub_plan) for sub_plan in plan.sub_plans], ()
         else:
             labels, y_binary = self._ovr_labels(y, f"{type(self).__name__}.certify", context)
@@ -602,8 +604,8 @@ LINEAR_PARAMETERS_DOC = PARAMETER_DOCS["linear_parameters"] = fill_docs("""\
         meets the tolerance of the chosen mode.
     {accountant}
     classes : sequence of labels or None, default=None
-        The public label set. Two labels: one binary model, ``classes[1]`` the
-        positive class. C > 2 labels: one-vs-rest, C binary models each fitted with ε/C
+        The public label set. Two labels: one binary model, ``classes_[1]`` (the larger
+        label) the positive class. C > 2 labels: one-vs-rest, C binary models each fitted with ε/C
         and δ/C, composed sequentially (docs/privacy/tuning_gd_ledger.md#privacy-one-vs-rest).
         {classes_none}
     {unknown_labels}

@@ -120,9 +120,9 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     {random_state}
     {accountant}
     classes : sequence of labels or None, default=None
-        The public label set. Two labels: one run, ``classes[1]`` is +1. C > 2 labels: one-vs-rest, C binary
-        runs composed sequentially, each with ε/C and δ/C of an explicit ``delta`` (``delta=None``: 1/n² each;
-        docs/privacy/tuning_gd_ledger.md#privacy-one-vs-rest).
+        The public label set. Two labels: one run, ``classes_[1]`` (the larger) is +1. C > 2
+        labels: one-vs-rest, C binary runs composed sequentially, each with ε/C and δ/C of an
+        explicit ``delta`` (``delta=None``: 1/n² each; docs/privacy/tuning_gd_ledger.md#privacy-one-vs-rest).
         {classes_none}
     {unknown_labels}
 
