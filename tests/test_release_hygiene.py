@@ -496,7 +496,20 @@ def test_a_label_outside_the_label_range_switches_nothing(name):
     with collect_diagnostics() as diag:
         _observe(_set(NEIGHBOUR_ESTIMATORS[name](), random_state=7), Dp)
     counts = [note.count for note in diag.notes if "labels clipped" in note.what]
-    assert counts[0] == 1  # the fit's reading of the labels (a front door's learner: 0 more)
+    assert counts == [1]  # the fit's reading of the labels (a front door's learner: no second note)
+
+
+def test_a_front_doors_learner_counts_the_rows_it_fits():
+    """The safeguard's learner fits the fitting part: its rows note counts those rows, and the
+    labels are noted once, by the front door (the learner's are clipped, with placeholders)."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (1000, 3))
+    y = 3 * X[:, 0] + rng.normal(0, 0.5, 1000)
+    with collect_diagnostics() as diag:
+        dp.PrivateRegressor(epsilon=1.0, label_range=(-3, 3), safeguard=True, random_state=0).fit(X, y)
+    rows = diag.note("scaled down")
+    assert rows.n == 1000 - 200 and 0 < rows.count < rows.n  # validation part: max(100, min(200, 600))
+    assert [note.owner for note in diag.notes if "labels clipped" in note.what] == ["PrivateRegressor.fit"]
 
 
 @pytest.mark.slow
@@ -663,7 +676,7 @@ def test_diagnostics_carry_the_clipped_count_and_the_outside_labels():
             _lr(classes=[0, 1], random_state=0, unknown_labels="ignore").fit(X, y)
     assert not [w for w in caught if "%" in str(w.message) or "outside" in str(w.message)]
     clipped, outside = diag.note("scaled down"), diag.note("outside")
-    assert (clipped.count, clipped.n) == (4, 60)
+    assert (clipped.count, clipped.n) == (4, 57)  # of the rows the fit reads (3 labels outside)
     assert (outside.count, outside.n, outside.values) == (3, 60, (7, 8))
     assert len(diag) == 1 and diag[-1].residual <= 1e-6  # the one solve, with its residual
     for make in (lambda: dp.PrivateGaussianCentroid(epsilon=1.0, classes=[0, 1], random_state=0),

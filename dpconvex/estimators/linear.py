@@ -332,7 +332,7 @@ def design_rows(est: Any, X_checked: Any, dropped: np.ndarray, owner: str, *, un
     keep = None if not dropped.any() else ~dropped
     kept_norms = norms if keep is None else norms[keep]
     if not unit and diagnostics_open():  # NOT PRIVATE (diagnostics): the kept rows scaled down
-        note_clipped(int(np.count_nonzero(kept_norms > q)), X_checked.shape[0], q, owner)
+        note_clipped(int(np.count_nonzero(kept_norms > q)), kept_norms.shape[0], q, owner)
     if (not unit or _unit_factors_safe(kept_norms, q).all()) and \
             np.all(kept_norms <= _IMPLICIT_MAX_NORM) and q >= 1.0 / _IMPLICIT_MAX_NORM:
         scale = unit_scale(norms, q) if unit else clip_scale(norms, q)[0]

@@ -91,7 +91,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     ----------
     loss : {"logistic", "huber", "smooth_hinge"} or Loss, default="logistic"
         Margin loss (convex, |ℓ'| <= 1); "huber" and "smooth_hinge" use h = 0.5.
-    epsilon : float
+    epsilon : float, default=1.0
         ε > 0 of the whole run.
     delta : float or None, default=None
         δ in (0, 1) of the whole run. None: δ = 1/n² (n public).
@@ -165,7 +165,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
 
     takes_row_mask = True
 
-    def __init__(self, *, loss: str | Loss = "logistic", epsilon: float,
+    def __init__(self, *, loss: str | Loss = "logistic", epsilon: float = 1.0,
                  delta: float | None = None, steps: int | None = None,
                  radius: float | None = None, learning_rate: float | None = None,
                  clip: float | None = None, data_norm: float = 1.0, fit_intercept: bool = True,

@@ -408,7 +408,7 @@ class LabelRangeMixin(RegressionScoreMixin):
         model.state(RowMap(dask=True) if X is not None and is_dask_collection(X) else None)
         return model
 
-    def _unit_labels(self, y: Any, n: int, caller: str) -> np.ndarray:
+    def _unit_labels(self, y: Any, n: int, caller: str, note: bool = True) -> np.ndarray:
         """Labels clipped to the public range and mapped onto [−1, 1]: (2y − lo − hi)/(hi − lo), or
         with a numeric ``label_center`` c, 2(y − c)/(hi − lo) clipped to [−1, 1].
 
@@ -417,7 +417,8 @@ class LabelRangeMixin(RegressionScoreMixin):
         to :func:`~dpconvex.collect_diagnostics` only and no message depends on it (one record
         outside the range would switch a message on: docs/privacy/messages.md). Labels held by
         Dask are brought to the driver once (8n bytes); a column vector is flattened with
-        scikit-learn's warning. The map adds one n-vector, written in place.
+        scikit-learn's warning. The map adds one n-vector, written in place. ``note=False``: the
+        labels come from a meta-estimator that counted them (clipped, with placeholders).
         """
         if private_bounds(self.label_range) is not None:  # prepare, on a plan
             raise ParameterError(f"{caller}: label_range='private' releases the range of the labels before "
@@ -435,7 +436,7 @@ class LabelRangeMixin(RegressionScoreMixin):
         unit = np.clip(values, lo, hi)  # the one n-vector a fit adds (no temporaries beside it)
         from ..errors import diagnostics_open
 
-        if diagnostics_open():  # NOT PRIVATE: the labels the clip moved, counted for an open collector
+        if note and diagnostics_open():  # NOT PRIVATE: the labels the clip moved, for an open collector
             record_diagnostic(caller, f"labels clipped to label_range=[{lo:g}, {hi:g}] (outside it)",
                               int(np.count_nonzero(unit != values)), n)
         center = getattr(self, "label_center", "range")  # a number: the label u = 0 stands for
@@ -805,8 +806,8 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
                                  "label_center=c (a public number, or one released before) to prepare.")
         X_checked = check_array(X, owner, min_samples=2, accept_sparse=True, accept_dask=True)
         n, d = X_checked.shape
-        u = self._unit_labels(y, n, owner)
         excluded = check_excluded(context.excluded, n, owner)
+        u = self._unit_labels(y, n, owner, note=excluded is None)  # a meta-estimator's labels: its note
         design = design_rows(self, X_checked, np.zeros(n, dtype=bool) if excluded is None else excluded,
                              owner)
         lo, hi = plan.options["label_range"]  # the coefficients' set, in the labels' units

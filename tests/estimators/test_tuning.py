@@ -157,6 +157,21 @@ def test_public_validation_selects_argmin_and_costs_training_only():
                           public_validation=(Xp, yp[:9])).fit(X, y)
 
 
+@pytest.mark.parametrize("outside", [7, "a"])
+def test_public_validation_labels_outside_the_label_set_are_refused_before_any_fit(outside):
+    """Every candidate would miss such a label alike, so the selection would read nothing from
+    it (it scored 50/50 mistakes for every candidate): refused by name, nothing drawn or charged."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (200, 3))
+    y = (X[:, 0] > 0).astype(int)
+    y_val = np.array(["a", "b"] * 5) if outside == "a" else np.array([outside, outside] + [0, 1] * 4)
+    acc = BudgetAccountant(epsilon=1.0)
+    with pytest.raises(DataValidationError, match="y_val of public_validation holds labels outside"):
+        PrivateGridSearch(PrivateLogisticRegression(), {"lam": [0.01, 0.1]}, epsilon=1.0, classes=[0, 1],
+                          random_state=0, accountant=acc, public_validation=(X[:10], y_val)).fit(X, y)
+    assert acc.spent == (0.0, 0.0)
+
+
 def test_pipeline_with_random_features():
     rng = np.random.default_rng(0)
     X = rng.uniform(-1, 1, size=(900, 2)) / np.sqrt(2)

@@ -148,7 +148,7 @@ class MatrixTerms(Constraint):
 #: through the class-sum estimator's menu instead).
 LARGE_MARGIN_MENU = MechanismMenu(
     {"objective": "objective", "none": "none", "gaussian_objective": "gaussian_objective_lm"},
-    auto=("objective", "gaussian_objective"))
+    auto=("objective", "gaussian_objective"), routes=("centroid",))
 
 
 #: ``lam`` of an objective without noise: "auto" or Λ >= 0 (no privacy proof needs Λ > 0).

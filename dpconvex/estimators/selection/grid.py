@@ -538,6 +538,12 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
             children = noise_rng.spawn(m)
 
             overrides_base, labels = self._overrides(epsilon, unknown, y_checked, owner, context)
+            if public and labels is not None and not set(np.asarray(y_public).tolist()) <= set(
+                    labels.classes.tolist()):  # every candidate would miss them alike
+                raise DataValidationError(
+                    f"{owner}.fit: y_val of public_validation holds labels outside the candidates' "
+                    "label set: every candidate would miss them alike. Pass validation labels from "
+                    "that set, or list them in classes=[...].")
             models, certificates = [], []
             for index, params in enumerate(candidates):
                 candidate = clone(self.estimator)

@@ -442,6 +442,9 @@ class MechanismMenu:
     auto : tuple of (str, str) or None
         The offered names ``"auto"`` resolves to for δ = 0 and δ > 0
         (:func:`resolve_mechanism`); None: no ``"auto"``.
+    routes : tuple of str, default=()
+        Values the estimator resolves itself before the menu (e.g. ``"centroid"``: another
+        estimator's release), named with the menu's in the refusal of an unknown value.
 
     Examples
     --------
@@ -457,6 +460,7 @@ class MechanismMenu:
 
     offered: Mapping[str, str]
     auto: tuple[str, str] | None = None
+    routes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.offered.values()) - set(MECHANISMS))
@@ -467,7 +471,7 @@ class MechanismMenu:
 
     def with_mechanisms(self, *names: str) -> MechanismMenu:
         """This menu with the registered mechanisms ``names`` offered under their own names."""
-        return MechanismMenu({**self.offered, **{name: name for name in names}}, self.auto)
+        return MechanismMenu({**self.offered, **{name: name for name in names}}, self.auto, self.routes)
 
 
 class NonPrivateBaseline(Mechanism[TemplateT]):
@@ -672,14 +676,14 @@ def build_mechanism(name: Any, owner: str, menu: MechanismMenu | None, *,
     ('amp', 'objective')
     """
     if menu is None:
-        allowed = mechanism_names(wraps=False)
+        allowed = named = mechanism_names(wraps=False)
     else:
-        allowed = tuple(menu.offered)
+        allowed = named = (*(("auto",) if menu.auto else ()), *menu.offered, *menu.routes)
         if isinstance(name, str) and name in menu.offered:
             name, allowed = menu.offered[name], tuple(menu.offered.values())
     if not isinstance(name, str) or name not in allowed:  # get_mechanism's refusal
         raise ParameterError(f"The 'mechanism' parameter of {owner} must be one of "
-                             f"{list(allowed)!r}. Got {name!r} instead.")
+                             f"{list(named)!r}. Got {name!r} instead.")
     mech = MECHANISMS[name]()
     if optimality_tol is not None and mech.private:
         amp = "amp" if mech.pure else "gaussian_amp"  # Gaussian mechanisms: Gaussian cover
