@@ -418,3 +418,12 @@ def test_a_huge_epsilon_releases_the_statistics_to_their_relative_precision(epsi
     np.testing.assert_allclose(released.coef_, exact.coef_, rtol=1e-5, atol=1e-6)
     nb = dp.PrivateGaussianNB(epsilon=epsilon, random_state=0).fit(Xc, yc)
     np.testing.assert_allclose(nb.theta_, [Xc[yc == c].mean(0) for c in (0, 1)], atol=1e-6)
+
+
+def test_an_epsilon_whose_label_centre_share_is_too_small_names_the_split():
+    """ε = 1e-100 is in range, but label_center='auto' spends a tenth of it on the labels' mean:
+    the refusal names the split and the user's ε, not an internal 9e-101."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (200, 3))
+    with pytest.raises(ParameterError, match=r"is 1e-100: label_center='auto' spends 0.1 of it"):
+        dp.PrivateHuberRegressor(epsilon=1e-100, label_range=(-10, 10)).fit(X, 3 * X[:, 0])

@@ -39,6 +39,7 @@ from .._validation import (
     EPSILON,
     LAM,
     MAX_ITER_RULE,
+    MIN_MAGNITUDE,
     RANDOM_STATE,
     Auto,
     Bool,
@@ -674,6 +675,11 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
 
         epsilon, share = float(self.epsilon), self._center_share(n, n_features)
         eps_center = share * epsilon
+        if min(eps_center, remaining(epsilon, eps_center)) < MIN_MAGNITUDE:
+            raise ParameterError(
+                f"The 'epsilon' parameter of {type(self).__name__} is {epsilon:g}: label_center='auto' "
+                f"spends {share:g} of it on the labels' mean, and each part must be at least "
+                f"{MIN_MAGNITUDE:g}. Pass a larger epsilon, or label_center='range'.")
         lo, hi = self._label_bounds()
         inner = clone(self).set_params(epsilon=remaining(epsilon, eps_center), accountant=None,
                                        label_center=0.5 * (lo + hi))

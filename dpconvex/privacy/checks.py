@@ -209,6 +209,10 @@ def _declared(loss: Loss, attr: str, caller: str, *, finite: bool) -> float:
                 f"outside dpconvex.objectives.atoms.ATOMS, or a function of the label other than a shift or "
                 f"a factor y, such as 2*y or abs(y - c)), and none was declared. Rewrite the label's part, "
                 f"or pass {attr}= (a bound you have proved) to Loss.from_cvxpy and vouch for it.")
+        if value == 0.0 and getattr(getattr(loss, "derived", None), "slope", None) == 0.0:  # derived
+            raise ParameterError(f"{caller}: loss '{name}' has slope 0 everywhere: it does not depend "
+                                 "on the prediction, so there is nothing to fit. State a loss of the "
+                                 "prediction.")
         raise ParameterError(f"{caller}: loss '{name}' declares {attr} = {value!r}; declare {bound}.")
     return number
 

@@ -9,6 +9,8 @@ with every condition's "how" in the certificate.
 
 from __future__ import annotations
 
+import warnings
+
 import cvxpy as cp
 import numpy as np
 import pytest
@@ -401,6 +403,18 @@ def test_a_loss_without_a_derived_slope_bound_fits_non_privately():
     assert np.all(np.isfinite(make("none").fit(X, y).coef_))
     with pytest.raises(ParameterError, match="deriv_bound"):
         make("objective").fit(X, y)
+
+
+def test_a_loss_that_does_not_depend_on_the_prediction_is_refused_as_such():
+    """0·|z − y| derives slope 0: not "declares deriv_bound = -0.0" (nothing was declared), and
+    no divide-by-zero warning from the calibration on the way."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (100, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ParameterError, match="slope 0 everywhere"):
+            dp.PrivateLinearRegressor(loss=lambda z, t: 0 * cp.abs(z - t), epsilon=1.0,
+                                      label_range=(-1, 1), random_state=0).fit(X, X[:, 0])
 
 
 def test_a_declared_bound_below_the_derived_one_is_refused():

@@ -846,8 +846,10 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
         eps_noise = np.where(over, np.nextafter(eps_noise, 0.0), eps_noise)
         over = (eps_noise > 0) & (spent + eps_noise > epsilon)
     sensitivity = 2.0 * consts.grad_bound
+    with np.errstate(divide="ignore"):  # a slope bound 0 (refused by the loss check): rate inf
+        rate = eps_noise / sensitivity
     fields = dict(epsilon=eps_slack + eps_noise, epsilon_noise=eps_noise, slack=eps_slack,
-                  extra_strong_convexity=delta_reg, noise_rate=eps_noise / sensitivity)
+                  extra_strong_convexity=delta_reg, noise_rate=rate)
     if moduli is None:  # at the one modulus: numbers
         fields = dict(zip(fields, map(float, fields.values()), strict=True))
     return Calibration(mechanism="objective", epsilon_requested=epsilon, sensitivity=sensitivity,
