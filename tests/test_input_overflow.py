@@ -118,8 +118,8 @@ def test_noise_beyond_what_float64_resolves_to_the_tolerance_is_refused_on_every
 @pytest.mark.parametrize("M", [1e200, 1e300])
 def test_a_huge_slope_bound_is_refused_by_the_public_float64_check(M, delta):
     """A Huber threshold of 1e200 or 1e300 gives a slope bound whose noise rate is below 1e-154:
-    the noise report's E‖b‖² is inf, not a ZeroDivisionError that skipped the check; the release
-    is refused from public quantities on any data, and the loss's probes do not overflow."""
+    the noise report's E‖b‖² is inf (not a ZeroDivisionError), so the release is refused from
+    public quantities on any data, and the loss's probes do not overflow."""
     cvxpy = pytest.importorskip("cvxpy")
     rng = np.random.default_rng(0)
     X = rng.uniform(-0.5, 0.5, (200, 3))
@@ -422,7 +422,7 @@ def test_a_huge_epsilon_releases_the_statistics_to_their_relative_precision(epsi
 
 def test_an_epsilon_whose_label_centre_share_is_too_small_names_the_split():
     """ε = 1e-100 is in range, but label_center='auto' spends a tenth of it on the labels' mean:
-    the refusal names the split and the user's ε, not an internal 9e-101."""
+    the refusal names the split and the user's ε, not the internal share."""
     rng = np.random.default_rng(0)
     X = rng.uniform(-0.5, 0.5, (200, 3))
     with pytest.raises(ParameterError, match=r"is 1e-100: label_center='auto' spends 0.1 of it"):

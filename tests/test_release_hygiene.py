@@ -510,6 +510,10 @@ def test_a_front_doors_learner_counts_the_rows_it_fits():
     rows = diag.note("scaled down")
     assert rows.n == 1000 - 200 and 0 < rows.count < rows.n  # validation part: max(100, min(200, 600))
     assert [note.owner for note in diag.notes if "labels clipped" in note.what] == ["PrivateRegressor.fit"]
+    with collect_diagnostics() as diag:
+        dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], safeguard=True, random_state=0).fit(X, y > 0)
+    assert diag.note("scaled down").n == 800
+    assert [note.owner for note in diag.notes if "outside classes" in note.what] == ["PrivateClassifier"]
 
 
 @pytest.mark.slow

@@ -103,8 +103,8 @@ def test_sklearn_compatible(estimator, check):
 ], ids=["logistic", "front door", "centroids", "naive Bayes", "large margin", "noisy GD"])
 def test_classes_declared_in_any_order_are_sorted_for_the_scorers(make):
     """scikit-learn's scorers read classes_[-1] as the positive class of roc_auc and the column
-    order of log loss from a sorted classes_: declared as ["yes", "no"], the AUC of a good model
-    was 0.001. Sorted, the two orders give the same classes_ and the same model."""
+    order of log loss from a sorted classes_: an unsorted classes_ would invert the AUC of a good
+    model. Sorted, the two orders give the same classes_ and the same model."""
     pd = pytest.importorskip("pandas")
     from sklearn.metrics import roc_auc_score
 

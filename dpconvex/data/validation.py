@@ -480,7 +480,9 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
         idx = _lookup(values, c)
         outside = idx < 0
         refuse = unknown_labels == "raise" and bool(np.any(outside))
-        if diagnostics_open():  # NOT PRIVATE: the records outside the set, for the data holder
+        # NOT PRIVATE: the records outside the set, for the data holder (rows left out by a
+        # meta-estimator: it noted the labels, the learner reads them again)
+        if diagnostics_open() and excluded is None:
             seen = dict.fromkeys(values[outside].tolist())  # the labels outside, in order of first appearance
             what = ("no loss: their rows are zeroed, unknown_labels='ignore'"
                     if unknown_labels != "raise" else

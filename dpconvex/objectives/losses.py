@@ -297,10 +297,10 @@ class CVXPYLoss(Loss):
             raise ParameterError("Loss.from_cvxpy: a margin loss takes labels in {-1, +1}: give "
                                  "label_range only with kind='regression'.")
         if deriv_bound is not None:
-            deriv_bound = check_float("deriv_bound", deriv_bound, "Loss.from_cvxpy")
+            deriv_bound = check_float("deriv_bound", deriv_bound, "Loss.from_cvxpy", magnitude=False)
         if curvature is not None:  # ∞: a kinked loss declared so (noisy gradient descent only)
             curvature = check_float("curvature", curvature, "Loss.from_cvxpy", low_inclusive=True,
-                                    allow_inf=True)
+                                    allow_inf=True, magnitude=False)
         self.stated_fn = fn
         self.kind = kind  # type: ignore[misc]
         self.name = name or "cvxpy_loss"  # type: ignore[misc]

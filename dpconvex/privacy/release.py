@@ -349,7 +349,8 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
         try:
             noise = float(mechanism.noise_report(template, budget, calibration=calibration).expected_norm)
         except Exception:  # a mechanism or template of the user's without a noise report: its own proof
-            if not (_users_class(mechanism) or _users_class(template)):
+            if not any(map(_users_class, (mechanism, getattr(mechanism, "inner", None) or mechanism,
+                                          template))):
                 raise
             noise = 0.0
         if noise / template.n * RESOLUTION > template.residual_tol:

@@ -54,6 +54,11 @@ MARGIN_LABELS = (-1.0, 1.0)
 def _check_numbers(y: Any, n: int, caller: str) -> None:
     """y as one finite number per row, or a :class:`~dpconvex.DataValidationError` saying so."""
     labels = np.asarray(y)
+    if labels.dtype.kind == "O":  # numbers held as objects (Decimal, a column of object dtype)
+        try:
+            labels = labels.astype(float)
+        except (TypeError, ValueError):
+            pass
     if labels.ndim != 1 or labels.shape[0] != n or labels.dtype.kind not in "biuf":
         raise DataValidationError(f"{caller}: y must be a 1-D array of numbers, one per row of X "
                                   f"({n} rows); got {labels.dtype.kind!r} values of shape {labels.shape}.")

@@ -160,7 +160,7 @@ def test_public_validation_selects_argmin_and_costs_training_only():
 @pytest.mark.parametrize("outside", [7, "a"])
 def test_public_validation_labels_outside_the_label_set_are_refused_before_any_fit(outside):
     """Every candidate would miss such a label alike, so the selection would read nothing from
-    it (it scored 50/50 mistakes for every candidate): refused by name, nothing drawn or charged."""
+    it: refused by name, nothing drawn or charged."""
     rng = np.random.default_rng(0)
     X = rng.uniform(-0.5, 0.5, (200, 3))
     y = (X[:, 0] > 0).astype(int)

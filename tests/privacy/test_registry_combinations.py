@@ -231,3 +231,14 @@ def test_a_template_without_a_needed_capability_is_refused_by_name() -> None:
     with pytest.raises(PrivacyError, match=r"release: mechanism 'laplace_mean' needs the "
                                            r"template capability \['bounded_sum'\]"):
         release(template, "laplace_mean", Budget(1.0))
+
+
+@pytest.mark.parametrize("name", ["auto", "centroid", "output", "nonsense"])
+def test_a_name_the_large_margin_menu_does_not_build_is_refused_by_name(name):
+    """"auto" and the "centroid" route are resolved by the estimator before the menu: given to
+    build_mechanism they are refused by name (the offered names listed), never a KeyError; an
+    unknown name lists every value the estimator accepts."""
+    with pytest.raises(ParameterError, match="must be one of") as info:
+        build_mechanism(name, "test", LARGE_MARGIN_MENU)
+    listed = str(info.value).split(" Got ")[0]
+    assert ("'centroid'" in listed) == (name not in ("auto", "centroid"))

@@ -406,8 +406,8 @@ def test_a_loss_without_a_derived_slope_bound_fits_non_privately():
 
 
 def test_a_loss_that_does_not_depend_on_the_prediction_is_refused_as_such():
-    """0·|z − y| derives slope 0: not "declares deriv_bound = -0.0" (nothing was declared), and
-    no divide-by-zero warning from the calibration on the way."""
+    """0·|z − y| derives slope 0: refused as a loss of slope 0 (not as a declared bound: none is
+    declared), with no divide-by-zero warning from the calibration on the way."""
     rng = np.random.default_rng(0)
     X = rng.uniform(-0.5, 0.5, (100, 2))
     with warnings.catch_warnings():

@@ -171,3 +171,16 @@ def test_rows_and_labels_a_user_gives_the_template_are_checked_before_any_noise(
             "NaN label": (X, np.where(y > 0, np.nan, y)), "text labels": (X, y.astype(str))}[case]
     with pytest.raises(DataValidationError, match=r"LinearERMTemplate.__init__: (X|y) "):
         LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)
+
+
+def test_labels_held_as_objects_that_are_numbers_are_taken():
+    """A label column of object dtype (Decimal, numbers in a pandas object column) reads as
+    floats, as the estimators take it."""
+    from decimal import Decimal
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.25, 0.25, (20, 3))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    labels = np.array([Decimal(int(v)) for v in y], dtype=object)
+    template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, labels)
+    assert np.array_equal(template.y, y)

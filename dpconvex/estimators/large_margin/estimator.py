@@ -410,7 +410,7 @@ default="auto"
         class_indices, classes = labels.index, labels.classes
         q = float(self.data_norm)
         Z, clipped, n_clipped = self._train_rows(X_checked, labels, plan, K)
-        note_clipped(n_clipped, X_checked.shape[0], q, type(self).__name__)
+        note_clipped(n_clipped, int(np.count_nonzero(~labels.dropped)), q, type(self).__name__)
         facts = LargeMarginFacts(X_checked.shape[1], classes, labels.assumption, n_classes=C,
                                  n_components=K, n_rows=len(class_indices), y=y)
         if plan.learner == CENTROID_LEARNER:  # no template; rebuilt at each fit of a sweep

@@ -192,41 +192,43 @@ def gdp_epsilon(noise_multiplier: float, steps: int, delta: float) -> float:
 
 def _gdp_delta(eps: float, mu: float) -> float:
     """δ(ε) = Φ(-ε/μ + μ/2) - e^ε Φ(-ε/μ - μ/2) of μ-GDP ([DRS22]_ Cor. 2.13) plus a bound on its
-    rounding, so never below the true curve.
+    rounding, so never below the true curve (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd).
 
-    Each of three forms of the curve gives an upper bound, value plus the bound on its rounding,
-    and the smallest one is returned (at most 1, as every δ is), with a = -ε/μ + μ/2 and b = -ε/μ
-    - μ/2 (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd). As written: enough where its bound
-    is within 1e-10 of δ. With e^ε Φ(b) = φ(a)·√(π/2)·erfcx(-b/√2), since e^ε φ(b) = φ(a), and Φ(a)
-    likewise where a < 0: no e^ε and no far tail of Φ, so it holds where ε is huge and μ² ≈ 2ε;
-    enough where its two terms do not cancel (their sum within 1,000 times their difference).
-    Else, the terms cancelling (μ² << ε, so μ < 0.1), E[(1 − e^{ε − L})₊], L = μZ + μ²/2, by
-    quadrature of its positive integrand."""
-    a, b = -eps / mu + mu / 2.0, -eps / mu - mu / 2.0
-    # exp capped below float64 overflow: beyond it δ(ε) is negative either way
-    terms = float(ndtr(a)), math.exp(min(eps + float(log_ndtr(b)), _LOG_MAX))
+    With a = -ε/μ + μ/2, δ = E[(1 − e^{-μ(a + Z)})₊] increases in a at a fixed μ, so the curve is
+    read at a float a' at or above the true a (a plus a bound on its rounding), where
+    b' = a' - μ and e^{ε'} = e^{μ²/2 - a'μ}, in three forms; each gives an upper bound (value plus
+    a bound on its rounding) and the smallest is returned, at most 1. As written: enough where its
+    bound is within 1e-10 of δ. With e^{ε'} Φ(b') = φ(a')·√(π/2)·erfcx(-b'/√2), and Φ(a') likewise
+    where a' < 0: no e^ε and no far tail of Φ, so it holds where ε is huge and μ² ≈ 2ε; enough
+    where its two terms do not cancel (their sum within 1,000 times their difference). Else
+    (μ² << ε, so μ < 0.1), by quadrature of the positive integrand. A δ below 1e-300 may read 0."""
+    # a to within 2^-52 (ε/μ + μ/2) (two roundings); a' above the true a by construction
+    a = -eps / mu + mu / 2.0 + 2.0**-49 * (eps / mu + mu / 2.0)
+    b, eps_a = a - mu, mu * (mu / 2.0 - a)  # b' rounds by 2^-53 |b'|, ε' by 2^-51 |ε'|
+    log_second = eps_a + float(log_ndtr(b))
+    terms = float(ndtr(a)), math.exp(min(log_second, _LOG_MAX))
     value = terms[0] - terms[1]
-    rounding = (16.0 + min(abs(b), 1e150) ** 2 + 2.0 * abs(eps)) * 2.0**-52 * sum(terms)
+    # Φ(a') to (16 + 2a'²) ulps (scipy's ndtr reaches 1,000 ulps at a = -36, about a² ulps);
+    # log Φ(b') to 8 ulps of max(|log|, 1) and b'² ulps from b''s rounding; ε' and the sum
+    rounding = ((16.0 + 2.0 * min(a * a, 1e300)) * terms[0] + (32.0 + 8.0 * max(abs(log_second - eps_a), 1.0)
+                + min(b * b, 1e300) + 4.0 * abs(eps_a)) * terms[1]) * 2.0**-52
     if rounding <= 1e-10 * value:
-        return value + rounding
-    # a and b carry an absolute error up to 2^-51 (ε/μ + μ/2). exp(-a²/2) turns it into a relative
-    # |a| times that, erfcx (slope of its log in (-2/√π, 0)) into less than that, and Φ(a) for
-    # a ≥ 0 (φ(a)/Φ(a) < 0.8) into less than that.
-    ab_error = 2.0**-50 * (eps / mu + mu / 2.0)
-    half_phi = 0.5 * math.exp(-0.5 * min(a * a, 1e4))  # φ(a)·√(π/2)
-    tail = (abs(a) + 2.0) * ab_error + (min(a * a, 1e300) + 16.0) * 2.0**-52 + _ERFCX_RELATIVE
+        return min(max(value + rounding, 0.0), 1.0)
+    # exp(-a'²/2) to (a'² + 4) ulps; erfcx to 1e-13 (scipy's worst: 9 ulps), its argument's
+    # rounding moving it by at most that relative amount times |x d log erfcx/dx| <= 1
+    half_phi = 0.5 * math.exp(-0.5 * min(a * a, 1e4))  # φ(a')·√(π/2)
+    tail = (min(a * a, 1e300) + 16.0) * 2.0**-52 + _ERFCX_RELATIVE
     first, first_error = ((half_phi * float(erfcx(-a / _SQRT2)), tail) if a < 0.0
-                          else (terms[0], ab_error + 16.0 * 2.0**-52))
+                          else (terms[0], (16.0 + 2.0 * a * a) * 2.0**-52))
     second = half_phi * float(erfcx(-b / _SQRT2))
-    best = min(value + rounding, first - second + first * first_error + second * tail, 1.0)
+    best = max(min(value + rounding, first - second + first * first_error + second * tail, 1.0), 0.0)
     if first - second > 0.0 and first + second <= 1e3 * (first - second):
         return best
-    # z > -a: L = ε + μ(z + a) > ε; below z = -40 the density is < 1e-348. The integrand reads
-    # (a, μ) only, and moves by at most μ per unit of a where it is positive.
+    # z > -a': the integrand is positive; below z = -40 the density is < 1e-348
     quadrature = integrate.quad(
-        lambda z: -math.expm1(-mu * (a + z)) * math.exp(-0.5 * z * z) / math.sqrt(2 * math.pi),
+        lambda z: -math.expm1(-mu * max(a + z, 0.0)) * math.exp(-0.5 * z * z) / math.sqrt(2 * math.pi),
         max(-a, -40.0), max(-a, 0.0) + 40, epsabs=0.0, epsrel=1e-12, limit=200)[0]
-    return min(best, quadrature * (1.0 + 1e-10) + mu * ab_error * first * (1.0 + first_error))
+    return min(best, max(quadrature * (1.0 + 1e-10), 0.0))
 
 
 def gdp_mu(epsilon: float, delta: float) -> float:
@@ -368,7 +370,7 @@ def _calibrate(epsilon: float, delta: float, steps: int, accounting: str, rtol: 
             f"delta={delta:g} with {steps} steps. Raise epsilon or delta, or use fewer steps.")
     if accounting == "gdp":  # exact: sqrt(T)/μ(ε, δ), moved by 1e-9, 2e-9, 4e-9, ... until the curve,
         z = math.sqrt(steps) / gdp_mu(epsilon, delta)  # rounded up, is at most δ at ε: (ε, δ) holds at z
-        for step in 1e-9 * 2.0 ** np.arange(40):
+        for step in (1e-9 * 2.0**k for k in range(40)):
             if _gdp_delta(epsilon, math.sqrt(steps) / (z := z * (1.0 + step))) <= delta:
                 return float(z), epsilon
         raise PrivacyError(what)  # pragma: no cover - the curve decreases in z to 0

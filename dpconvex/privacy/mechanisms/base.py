@@ -677,13 +677,13 @@ def build_mechanism(name: Any, owner: str, menu: MechanismMenu | None, *,
     """
     if menu is None:
         allowed = named = mechanism_names(wraps=False)
-    else:
-        allowed = named = (*(("auto",) if menu.auto else ()), *menu.offered, *menu.routes)
+    else:  # "auto" and the routes are resolved before: named in the refusal, not built here
+        allowed, named = tuple(menu.offered), (*(("auto",) if menu.auto else ()), *menu.offered, *menu.routes)
         if isinstance(name, str) and name in menu.offered:
             name, allowed = menu.offered[name], tuple(menu.offered.values())
     if not isinstance(name, str) or name not in allowed:  # get_mechanism's refusal
         raise ParameterError(f"The 'mechanism' parameter of {owner} must be one of "
-                             f"{list(named)!r}. Got {name!r} instead.")
+                             f"{list(allowed if name in named else named)!r}. Got {name!r} instead.")
     mech = MECHANISMS[name]()
     if optimality_tol is not None and mech.private:
         amp = "amp" if mech.pure else "gaussian_amp"  # Gaussian mechanisms: Gaussian cover
