@@ -492,7 +492,8 @@ def test_gdp_delta_is_never_below_the_exact_curve_and_close_to_it(epsilon, mu):
 
 @pytest.mark.parametrize("epsilon, mu", [(8.511380382028912e33, 1.3047130245405624e17),
                                          (1e34, 1.4142135623730949e17),
-                                         (3.1622776601683793e66, 2.5148668593658705e33)])
+                                         (3.1622776601683793e66, 2.5148668593658705e33),
+                                         (1.0, 1.5e154), (0.0, 60.0), (3.5e307, 2.6e154)])
 def test_gdp_delta_where_a_is_not_resolved_stays_above_the_curve(epsilon, mu):
     """At ε ≈ 1e34 and μ ≈ √(2ε), a = -ε/μ + μ/2 is read to about 2 in float64: the curve is read
     at an a above the true one (δ increases in a), so δ is stated from above, here as 1; and the
@@ -516,6 +517,19 @@ def test_gdp_delta_integrates_where_its_two_terms_cancel(monkeypatch):
     value, reference = gaussian._gdp_delta(0.01, 0.001), _gdp_delta_exact(0.01, 0.001)
     assert calls, "the quadrature branch did not run"
     assert reference <= value <= reference * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("epsilon, mu", [(1e154, 1.0), (1e300, 1e-10), (1.0, 5e-324), (1e308, 1.4142e154)])
+def test_gdp_delta_where_a_is_far_below_zero_is_zero_not_nan(epsilon, mu):
+    """ε/μ overflows or a < -1e4 (δ < 1e-300): 0, with no warning; never a NaN, which a caller's
+    max(0, ·) would turn into a false 0 where δ is 1."""
+    from dpconvex.privacy.accounting import gaussian
+    from dpconvex.privacy.accounting.analytic_gaussian import analytic_gaussian_delta
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert gaussian._gdp_delta(epsilon, mu) == 0.0
+        assert analytic_gaussian_delta(1.0, 1e-155, 1.0) == 1.0  # μ = 1e155: δ(1) is 1
 
 
 def test_calibrations_at_an_extreme_epsilon_raise_nothing():

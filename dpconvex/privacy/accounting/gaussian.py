@@ -202,16 +202,24 @@ def _gdp_delta(eps: float, mu: float) -> float:
     where a' < 0: no e^ε and no far tail of Φ, so it holds where ε is huge and μ² ≈ 2ε; enough
     where its two terms do not cancel (their sum within 1,000 times their difference). Else
     (μ² << ε, so μ < 0.1), by quadrature of the positive integrand. A δ below 1e-300 may read 0."""
+    if not math.isfinite(eps / mu):  # a < -1e308 + μ/2: δ < Φ(a) = 0
+        return 0.0
     # a to within 2^-52 (ε/μ + μ/2) (two roundings); a' above the true a by construction
     a = -eps / mu + mu / 2.0 + 2.0**-49 * (eps / mu + mu / 2.0)
+    if not a <= 40.0:  # an upper bound: 1 (1 - Φ(a') < 1e-300, or a' overflowed)
+        return 1.0
+    if a < -1e4:  # the true a < -1e4: δ < Φ(a) < 1e-300
+        return 0.0
     b, eps_a = a - mu, mu * (mu / 2.0 - a)  # b' rounds by 2^-53 |b'|, ε' by 2^-51 |ε'|
     log_second = eps_a + float(log_ndtr(b))
     terms = float(ndtr(a)), math.exp(min(log_second, _LOG_MAX))
     value = terms[0] - terms[1]
     # Φ(a') to (16 + 2a'²) ulps (scipy's ndtr reaches 1,000 ulps at a = -36, about a² ulps);
     # log Φ(b') to 8 ulps of max(|log|, 1) and b'² ulps from b''s rounding; ε' and the sum
-    rounding = ((16.0 + 2.0 * min(a * a, 1e300)) * terms[0] + (32.0 + 8.0 * max(abs(log_second - eps_a), 1.0)
-                + min(b * b, 1e300) + 4.0 * abs(eps_a)) * terms[1]) * 2.0**-52
+    rounding = ((16.0 + 2.0 * a * a) * terms[0] + ((32.0 + 8.0 * max(abs(log_second - eps_a), 1.0)
+                + b * b + 4.0 * abs(eps_a)) * terms[1] if terms[1] > 0.0 else 0.0)) * 2.0**-52
+    if not math.isfinite(value + rounding):  # an overflow at μ near 1e154: δ <= 1 holds
+        value, rounding = 1.0, 0.0
     if rounding <= 1e-10 * value:
         return min(max(value + rounding, 0.0), 1.0)
     # exp(-a'²/2) to (a'² + 4) ulps; erfcx to 1e-13 (scipy's worst: 9 ulps), its argument's
