@@ -224,8 +224,8 @@ def _gdp_delta(eps: float, mu: float) -> float:
         return min(max(value + rounding, 0.0), 1.0)
     # exp(-a'²/2) to (a'² + 4) ulps; erfcx to 1e-13 (scipy's worst: 9 ulps), its argument's
     # rounding moving it by at most that relative amount times |x d log erfcx/dx| <= 1
-    half_phi = 0.5 * math.exp(-0.5 * min(a * a, 1e4))  # φ(a')·√(π/2)
-    tail = (min(a * a, 1e300) + 16.0) * 2.0**-52 + _ERFCX_RELATIVE
+    half_phi = 0.5 * math.exp(-0.5 * a * a)  # φ(a')·√(π/2)
+    tail = (a * a + 16.0) * 2.0**-52 + _ERFCX_RELATIVE
     first, first_error = ((half_phi * float(erfcx(-a / _SQRT2)), tail) if a < 0.0
                           else (terms[0], (16.0 + 2.0 * a * a) * 2.0**-52))
     second = half_phi * float(erfcx(-b / _SQRT2))
