@@ -14,6 +14,7 @@ References
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -85,10 +86,13 @@ class FeatureRange(Constraint):
         if _is_schema(value):
             return value
         try:
+            entries = np.asarray(value, dtype=object).ravel()
             bounds = np.asarray(value, dtype=float)
         except (TypeError, ValueError, OverflowError):
-            bounds = None
-        ok = (bounds is not None and not isinstance(value, (str, bytes))
+            entries = bounds = None
+        ok = (bounds is not None and all(  # numbers only: text is not read as a number (as for label_range)
+            isinstance(v, (numbers.Real, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+            for v in entries)
               and (bounds.shape == (2,) or (bounds.ndim == 2 and bounds.shape[1] == 2
                                             and bounds.shape[0] >= 1)))
         if ok:

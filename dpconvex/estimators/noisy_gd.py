@@ -42,6 +42,7 @@ from ..errors import PrivacyError
 from ..objectives.losses import LOSSES, Loss, get_loss
 from ..privacy.accounting.gaussian import ACCOUNTING
 from ..privacy.budget import Budget, Certificate
+from ..privacy.checks import refuse_constant_loss
 from ..privacy.mechanisms.noisy_gd import (
     AVERAGING,
     MAX_EXPLICIT_STEPS,
@@ -175,6 +176,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
 
     def _make_loss(self) -> Loss:
         loss = self.loss if isinstance(self.loss, Loss) else get_loss(self.loss)
+        refuse_constant_loss(loss, type(self).__name__)
         if not (math.isfinite(loss.deriv_bound) and loss.deriv_bound > 0):
             raise PrivacyError(
                 f"The 'loss' parameter of {type(self).__name__} must be a loss with a finite "

@@ -291,6 +291,12 @@ class CVXPYLoss(Loss):
         if kind not in ("margin", "regression"):
             raise ParameterError(f"The 'kind' parameter of Loss.from_cvxpy must be one of "
                                  f"['margin', 'regression', 'multiclass']. Got {kind!r} instead.")
+        if kind == "regression" and label_range is None:
+            raise ParameterError(
+                "Loss.from_cvxpy: a regression loss (kind='regression') needs label_range=(lo, hi), the "
+                "public range of the labels it reads, over which its bounds are derived. A regressor maps "
+                "its labels onto [-1, 1] by its own label_range: give (-1, 1), or pass fn itself as the "
+                "regressor's loss=.")
         if kind == "regression":
             label_range = parse_label_range(label_range, "Loss.from_cvxpy")
         elif label_range is not None:

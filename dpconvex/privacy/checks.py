@@ -32,7 +32,7 @@ from ..objectives.atoms import DerivedBounds, derive_bounds
 from ..objectives.losses import CVXPYLoss, Loss
 from .budget import Condition
 
-__all__ = ["FORM_RTOL", "PROBE_RTOL", "check_dcp_convex", "check_loss"]
+__all__ = ["FORM_RTOL", "PROBE_RTOL", "check_dcp_convex", "check_loss", "refuse_constant_loss"]
 
 #: Relative tolerance of the numerical probes of declared bounds.
 PROBE_RTOL = 1e-6
@@ -196,6 +196,24 @@ def declared_number(value: Any, *, zero_ok: bool, finite: bool) -> float | None:
     return number
 
 
+def refuse_constant_loss(loss: Loss, caller: str) -> None:
+    """Raise :class:`ParameterError` if the atom table derives slope 0 for ``loss`` everywhere
+    (a loss that does not read the prediction: nothing to fit).
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> from dpconvex.objectives import Loss
+    >>> from dpconvex.privacy.checks import refuse_constant_loss
+    >>> refuse_constant_loss(Loss.from_cvxpy(lambda m: cp.logistic(-m)), "Demo")  # slope 1: nothing
+    """
+    if getattr(getattr(loss, "derived", None), "slope", None) == 0.0:
+        name = getattr(loss, "name", type(loss).__name__)
+        raise ParameterError(f"{caller}: loss '{name}' has slope 0 everywhere: it does not depend "
+                             "on the prediction, so there is nothing to fit. State a loss of the "
+                             "prediction.")
+
+
 def _declared(loss: Loss, attr: str, caller: str, *, finite: bool) -> float:
     """A declared bound of ``loss`` (:func:`declared_number`), or a named error."""
     value = getattr(loss, attr, None)
@@ -209,10 +227,8 @@ def _declared(loss: Loss, attr: str, caller: str, *, finite: bool) -> float:
                 f"outside dpconvex.objectives.atoms.ATOMS, or a function of the label other than a shift or "
                 f"a factor y, such as 2*y or abs(y - c)), and none was declared. Rewrite the label's part, "
                 f"or pass {attr}= (a bound you have proved) to Loss.from_cvxpy and vouch for it.")
-        if value == 0.0 and getattr(getattr(loss, "derived", None), "slope", None) == 0.0:  # derived
-            raise ParameterError(f"{caller}: loss '{name}' has slope 0 everywhere: it does not depend "
-                                 "on the prediction, so there is nothing to fit. State a loss of the "
-                                 "prediction.")
+        if value == 0.0:
+            refuse_constant_loss(loss, caller)
         raise ParameterError(f"{caller}: loss '{name}' declares {attr} = {value!r}; declare {bound}.")
     return number
 

@@ -406,8 +406,9 @@ def test_a_loss_without_a_derived_slope_bound_fits_non_privately():
 
 
 def test_a_loss_that_does_not_depend_on_the_prediction_is_refused_as_such():
-    """0·|z − y| derives slope 0: refused as a loss of slope 0 (not as a declared bound: none is
-    declared), with no divide-by-zero warning from the calibration on the way."""
+    """0·|z − y| (and 0·m) derives slope 0: refused as a loss of slope 0 by the regressor and by
+    noisy gradient descent (not as a declared bound: none is declared), with no divide-by-zero
+    warning from the calibration on the way."""
     rng = np.random.default_rng(0)
     X = rng.uniform(-0.5, 0.5, (100, 2))
     with warnings.catch_warnings():
@@ -415,6 +416,14 @@ def test_a_loss_that_does_not_depend_on_the_prediction_is_refused_as_such():
         with pytest.raises(ParameterError, match="slope 0 everywhere"):
             dp.PrivateLinearRegressor(loss=lambda z, t: 0 * cp.abs(z - t), epsilon=1.0,
                                       label_range=(-1, 1), random_state=0).fit(X, X[:, 0])
+        with pytest.raises(ParameterError, match="NoisyGradientDescent: .* slope 0 everywhere"):
+            dp.NoisyGradientDescent(loss=Loss.from_cvxpy(lambda m: 0 * m), epsilon=1.0, delta=1e-5,
+                                    random_state=0).fit(X, (X[:, 0] > 0).astype(int))
+
+
+def test_a_regression_loss_without_label_range_says_what_to_give():
+    with pytest.raises(ParameterError, match=r"needs label_range=\(lo, hi\).*give \(-1, 1\)"):
+        Loss.from_cvxpy(lambda z, y: cp.huber(z - y, 0.5), kind="regression")
 
 
 def test_a_declared_bound_below_the_derived_one_is_refused():
