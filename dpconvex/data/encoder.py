@@ -164,8 +164,9 @@ def _numeric_values(values: np.ndarray, column: str, caller: str) -> np.ndarray:
                                   "float64.") from None
     if not np.all(np.isfinite(x)):  # the message counts nothing (a data statistic)
         raise DataValidationError(
-            f"{caller}: column {column!r} contains NaN or infinite values. Drop those records or "
-            "fill them with a public value first (a value computed from the data costs privacy).")
+            f"{caller}: column {column!r} contains NaN, infinite values or numbers beyond float64 (about "
+            "1.8e308). Drop those records or fill them with a public value first (a value computed from "
+            "the data costs privacy), or rescale the column with a public constant.")
     return x
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["Binary", "Categorical", "Numeric", "PublicSchema", "norm_divisor"]
+__all__ = ["SUGGESTED_SOURCE", "Binary", "Categorical", "Numeric", "PublicSchema", "norm_divisor"]
 
 #: The suffix of the feature that takes a categorical value outside the vocabulary.
 OTHER = "<other>"
@@ -260,6 +260,14 @@ def norm_divisor(numeric: Mapping[str, tuple[float, float]] | Sequence[object],
     return math.sqrt(len(numeric) + n_other)
 
 
+
+#: The certificate line of rows encoded by (or ranges taken from) a schema read from the data
+#: (``suggested=True``): a fit on them is not private (ε = ∞; docs/guide/own_data.md).
+SUGGESTED_SOURCE = ("the schema is marked as read from the data (suggested=True): its ranges and "
+                    "vocabularies are NOT public, and no guarantee covers them or the model fitted "
+                    "on what they encode (epsilon = inf)")
+
+
 @dataclass(frozen=True, eq=False)
 class PublicSchema:
     """Public description of a table: what each column is and how it is encoded.
@@ -496,8 +504,7 @@ class PublicSchema:
     def provenance(self) -> str | None:
         """The certificate line of rows this schema encodes, where it is not public knowledge."""
         if self.suggested:
-            return ("the schema is marked as read from the data (suggested=True): its ranges and "
-                    "vocabularies are NOT public, and no guarantee covers them")
+            return SUGGESTED_SOURCE
         if self.release is not None:
             return (f"the schema was released by draft_schema at epsilon = {self.release.epsilon:.6g}, "
                     f"delta = {self.release.delta:.3g} (its certificate: schema.release), a release of "

@@ -79,8 +79,10 @@ def check_kinds(kinds: Any, names: list[str], declared: Collection[str], caller:
                              f"'numeric', 'binary' or 'categorical'. Got {_short_repr(kinds)} instead.")
     unknown = [c for c in kinds if c not in names]
     if unknown:
+        shown = f"{names[:8]!r}"[:-1] + (", ...]" if len(names) > 8 else "]")
         raise ParameterError(f"{caller}: 'kinds' names column(s) {unknown!r} that are not in the "
-                             "table; give the kinds of the table's columns only.")
+                             f"table, whose columns are {shown} (x0, x1, ... where its column labels "
+                             "are not text); give the kinds of the table's columns only.")
     both = [c for c in kinds if c in declared]
     if both:
         raise ParameterError(f"{caller}: column(s) {both!r} are in both 'declared' and 'kinds'; "

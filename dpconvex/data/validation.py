@@ -100,6 +100,9 @@ def check_array(X: Any, caller: str, *, name: str = "X", n_features: int | None 
     (``accept_dask``: an array or a DataFrame of numeric columns) as a float64 Dask array checked on the
     cluster, never computed into memory. Without the flag, either is refused.
     """
+    if X is None:
+        raise DataValidationError(f"{caller}: {name} is None; pass a 2-D array of numbers (n_samples, "
+                                  "n_features).")
     if is_dask_collection(X):
         if accept_dask:
             from .dask_rows import check_dask

@@ -8,12 +8,13 @@ A fit is ``plan`` (public facts only, :class:`FitPlan`), ``prepare`` (:class:`Pr
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import math
 import numbers
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
@@ -52,7 +53,7 @@ from ..data.validation import (
     label_set_of,
 )
 from ..errors import DataValidationError, DPConvexError, ParameterError, PrivacyError
-from ..privacy.budget import Budget, LabelSource, hold_budget
+from ..privacy.budget import Budget, LabelSource, compose_sequential, hold_budget, reserve_budget
 from ..solvers import backend_names
 
 if TYPE_CHECKING:
@@ -67,7 +68,8 @@ if TYPE_CHECKING:
 __all__ = ["NO_CONTEXT", "PARAMETER_DOCS", "ROWS_RANGES_NOTE", "ROW_NORM", "SOLVER",
            "CertificateHold", "ClassifierScoreMixin", "FitContext", "FitPlan", "LossParameter",
            "ParameterSet", "Prepared", "PreparedFacts", "PrivateEstimator", "Vouch",
-           "fill_docs", "fit_with", "keep_argmax", "state_rows_source"]
+           "charge_not_public", "check_shape_fact", "fill_docs", "fit_with", "keep_argmax",
+           "not_public_source", "state_rows_source"]
 
 #: The certificate line of a fit whose per-feature ranges came with its rows.
 ROWS_RANGES_NOTE = ("the per-feature ranges are those the rows carry (RangedRows; PublicEncoder's "
@@ -395,13 +397,53 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
     return estimator.fit(X, y)
 
 
-def state_rows_source(fitted: Any, X: Any) -> Any:
+def not_public_source(estimator: Any, X: Any) -> str | None:
+    """:data:`~dpconvex.data.schema.SUGGESTED_SOURCE` where a fit's encoding or per-feature ranges
+    come from a schema read from the data (``suggested=True``: ``draft_schema`` without ε), as the
+    estimator's ``schema`` or ``feature_range`` or carried by its rows; else None."""
+    from ..data.schema import SUGGESTED_SOURCE, PublicSchema
+
+    given = (getattr(estimator, "schema", None), getattr(estimator, "feature_range", None))
+    if any(isinstance(s, PublicSchema) and s.suggested for s in given) or (
+            isinstance(X, RangedRows) and X.source == SUGGESTED_SOURCE):
+        return SUGGESTED_SOURCE
+    return None
+
+
+@contextlib.contextmanager
+def charge_not_public(estimator: Any, X: Any, accountant: Any, owner: str) -> Iterator[None]:
+    """A fit of ``owner`` (the public call's owner) on a schema read from the data
+    (:func:`not_public_source` of ``estimator``) is not private: a ledger of finite budget refuses it
+    before the data are read (BudgetError), one without a limit records ε = ∞."""
+    if accountant is None or not_public_source(estimator, X) is None:
+        yield
+        return
+    with reserve_budget(accountant, math.inf, 0.0, f"{owner} on a schema read from the data") as held:
+        yield
+        held.commit(math.inf, 0.0)
+
+
+def state_rows_source(fitted: Any, X: Any, estimator: Any = None) -> Any:
     """``fitted`` (a certificate, or an estimator with ``certificate_``) stating where its rows'
     encoding came from where that is not public knowledge (``X.source`` of a drafted or released
-    schema's :class:`~dpconvex.data.RangedRows`)."""
+    schema's :class:`~dpconvex.data.RangedRows`); where it is a schema read from the data
+    (:func:`not_public_source` of ``estimator``, by default ``fitted``), the certificate is that of a
+    release that is not private (ε = ∞), as for any step its certificate marks NOT private."""
     certificate = fitted if hasattr(fitted, "state") else getattr(fitted, "certificate_", None)
-    if isinstance(X, RangedRows) and X.source is not None and certificate is not None:
+    if certificate is None:
+        return fitted
+    if isinstance(X, RangedRows) and X.source is not None:
         certificate.state(X.source)
+    source = not_public_source(fitted if estimator is None else estimator, X)
+    if source is None or not certificate.private:
+        return fitted
+    marked = compose_sequential(
+        [certificate], mechanism=f"{certificate.mechanism}, on a schema read from the data",
+        epsilon_requested=certificate.epsilon_requested, private=False,
+        assumptions=[certificate.label_source, certificate.lam_rule, source], labels=["model"])
+    if certificate is fitted:
+        return marked
+    fitted.certificate_ = marked
     return fitted
 
 
@@ -760,10 +802,10 @@ class PrivateEstimator(BaseEstimator):
         owner = type(self).__name__
         if n_classes is None or n_features is None:  # what classes= or a regression states
             n, n_classes, n_features = _given_shape(self, n, n_classes, n_features, "plan")
-        n = _check_shape_fact("n", n, owner, low=2)  # a fit needs two rows
-        n_classes = _check_shape_fact("n_classes", n_classes, owner,
+        n = check_shape_fact("n", n, owner, low=2)  # a fit needs two rows
+        n_classes = check_shape_fact("n_classes", n_classes, owner,
                                       low=2 if self._reads_label_set else 1)  # a classifier's two
-        n_features = _check_shape_fact("n_features", n_features, owner, low=1)
+        n_features = check_shape_fact("n_features", n_features, owner, low=1)
         self._validate_params()
         return self._plan(n, n_classes, n_features)
 
@@ -916,8 +958,9 @@ class PrivateEstimator(BaseEstimator):
         """
         if fit_params:
             refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
-        fitted = self._fit_with(X, y, NO_CONTEXT)
-        return state_rows_source(fitted, X) if isinstance(X, RangedRows) else fitted
+        with charge_not_public(self, X, getattr(self, "accountant", None), f"{type(self).__name__}.fit"):
+            fitted = self._fit_with(X, y, NO_CONTEXT)
+        return state_rows_source(fitted, X)
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator:
         """:meth:`fit` inside ``context`` (what a meta-estimator hands this fit)."""
@@ -957,16 +1000,16 @@ class PrivateEstimator(BaseEstimator):
             try:  # its checks run on n rows of zeros (one zero row broadcast, n factors)
                 if plan.n * (plan.n_features + 1) > np.iinfo(np.intp).max // 8:  # numpy's bytes
                     raise MemoryError
-                if plan.sub_plans:
-                    return _as_a_fit_states(self._certify_sub_plans(plan), plan, self)
-                return _as_a_fit_states(self._certify(self.prepare_shape(plan), plan), plan, self)
+                model = (self._certify_sub_plans(plan) if plan.sub_plans else
+                         self._certify(self.prepare_shape(plan), plan))
+                return state_rows_source(_as_a_fit_states(model, plan, self), None, self)
             except MemoryError:
                 raise ParameterError(
                     f"{type(self).__name__}.certify: its checks hold n = {plan.n:,} rows of "
                     f"{plan.n_features:,} features, more than this machine's memory. Certify on "
                     "the machine that fits, or with fewer rows.") from None
         feature_names_of(X, f"{type(self).__name__}.certify")  # refused as a fit refuses them
-        return state_rows_source(self._certify_with(X, y, NO_CONTEXT), X)
+        return state_rows_source(self._certify_with(X, y, NO_CONTEXT), X, self)
 
     def _certify_with(self, X: Any, y: Any, context: FitContext) -> Any:
         """:meth:`certify` of (X, y) inside ``context`` (e.g. with rows left out)."""
@@ -1063,9 +1106,18 @@ def _given_shape(owner: Any, n: int | None, n_classes: int | None, n_features: i
     return shape  # type: ignore[return-value]
 
 
-def _check_shape_fact(name: str, value: Any, owner: str, *, low: int) -> int:
+def check_shape_fact(name: str, value: Any, owner: str, *, low: int, method: str = "plan") -> int:
+    """A public shape fact given to ``owner.method`` (n, n_classes, n_features) as an int >= ``low``,
+    or the :class:`ParameterError` naming it.
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.base import check_shape_fact
+    >>> check_shape_fact("n", 500, "Demo", low=2)
+    500
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < low:
-        raise ParameterError(f"The '{name}' argument of {owner}.plan must be an int >= {low}. "
+        raise ParameterError(f"The '{name}' argument of {owner}.{method} must be an int >= {low}. "
                              f"Got {value!r} instead.")
     return int(value)
 

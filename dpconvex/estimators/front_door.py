@@ -484,7 +484,7 @@ class SchemaInputMixin:
             X = PublicEncoder(self.schema, data_norm=float(self.data_norm)).fit_transform(X)
         elif shape.get("n_features") is not None:
             shape["n_features"] = len(self.schema.feature_names)
-        return self._with_schema_part(inner.certify(X, y, **shape))
+        return state_rows_source(self._with_schema_part(inner.certify(X, y, **shape)), None, self)
 
 
 #: The :class:`~dpconvex.errors.PrivacyLeakWarning` of a fit whose label set is read from y
@@ -1311,7 +1311,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         ``certify(X, y)`` or ``certify(n=..., n_features=...)`` (``n_classes`` is ignored:
         a regression has no label set).
         """
-        return state_rows_source(self._certify_shape(X, y, n, n_classes, n_features), X)
+        return state_rows_source(self._certify_shape(X, y, n, n_classes, n_features), X, self)
 
     def _certify_shape(self, X: Any, y: Any, n: int | None, n_classes: int | None,
                        n_features: int | None, rows: Any = None) -> Any:

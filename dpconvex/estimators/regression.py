@@ -81,6 +81,7 @@ from .base import (
     PreparedFacts,
     PrivateEstimator,
     Vouch,
+    check_shape_fact,
     fill_docs,
     state_rows_source,
 )
@@ -754,8 +755,10 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         both parts)."""
         if X is None and private_bounds(self.label_range) is None:
             self._validate_params()
-            n, d = shape.get("n"), shape.get("n_features")
-            if n is not None and d is not None and self._center_share(int(n), int(d)):
+            n, d, owner = shape.get("n"), shape.get("n_features"), type(self).__name__
+            if n is not None and d is not None and self._center_share(
+                    check_shape_fact("n", n, owner, low=2, method="certify"),
+                    check_shape_fact("n_features", d, owner, low=1, method="certify")):
                 return self._certify_centered(None, shape)
         return super().certify(X, y, **shape)
 

@@ -34,7 +34,7 @@ from .._validation import (
 from ..data.validation import check_array, computed
 from ..errors import ParameterError, collect_diagnostics
 from ..privacy.budget import Budget, Certificate, compose_sequential, hold_budget
-from .base import NO_CONTEXT, PrivateEstimator, fit_with, state_rows_source
+from .base import NO_CONTEXT, PrivateEstimator, charge_not_public, fit_with, state_rows_source
 from .regression import private_bounds
 
 __all__ = ["MAX_FITS", "EpsilonSweep", "epsilon_sweep"]
@@ -209,8 +209,9 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
     sweep = EpsilonSweep(epsilon_grid)
     prepared = None
     previous: np.ndarray | None = None
-    with hold_budget(ledger, math.fsum(b.epsilon for b in budgets),
-                     math.fsum(b.delta for b in budgets), owner) as hold:
+    with charge_not_public(estimator, X, ledger, owner), \
+            hold_budget(ledger, math.fsum(b.epsilon for b in budgets),
+                        math.fsum(b.delta for b in budgets), owner) as hold:
         for fits, fit_plans in zip(models, plans, strict=True):
             for model, plan in zip(fits, fit_plans, strict=True):
                 # one-vs-rest, estimators without prepare / fit_prepared (e.g.

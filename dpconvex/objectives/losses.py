@@ -29,7 +29,7 @@ import copy
 import functools
 import math
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Set
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -544,6 +544,8 @@ def parse_label_range(label_range: Any, caller: str | None = None) -> tuple[floa
     ((0.0, 10.0), None, None)
     """
     try:
+        if isinstance(label_range, (Mapping, Set)):
+            raise TypeError  # an ordered pair only: a dict's keys or a set's order are not (lo, hi)
         lo, hi = label_range
         if isinstance(lo, (str, bytes)) or isinstance(hi, (str, bytes)):
             raise TypeError  # numbers only: text is not read as a number (as for epsilon)

@@ -440,7 +440,8 @@ class BudgetAccountant:
                     "private, such as component_assignment='gmm_nonprivate'), and a ledger of "
                     f"finite budget (epsilon={self._epsilon:.6g}) cannot be charged for it. Drop "
                     "the accountant for a non-private fit, or make every step private (a private "
-                    "mechanism; a private component_assignment).")
+                    "mechanism; a private component_assignment; a schema declared in code or drafted "
+                    "with epsilon).")
             ue, ud = self._total([*self._spends, *holds])
             # what is left, with a float residue of the sums (<= BUDGET_RTOL of the budget) as 0
             re, rd = (left if left > total * BUDGET_RTOL else 0.0

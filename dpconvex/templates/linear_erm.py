@@ -259,11 +259,14 @@ class LinearERMTemplate:
             conds.append(Condition("labels in {-1, +1}", True, "checked on every label",
                                    "every label is -1 or +1 (the margin loss's label domain)"))
         if self.constraint_set is not None:
+            scale = ("; θ on the scale of the labels the loss reads: a regressor's coefficients in the "
+                     "labels' units are θ times half the width of its label_range") if self.regression else ""
             conds.append(Condition("parameter set", True, "declared by the caller (public)",
                                    f"θ restricted to {self.constraint_set.describe()} ("
-                                   + ("a closed convex set with an exact projection)"
+                                   + ("a closed convex set with an exact projection"
                                       if self.constraint_set.exact_projection else
-                                      "checked DCP, a closed convex set as CVXPY solves it, and non-empty)")))
+                                      "checked DCP, a closed convex set as CVXPY solves it, and non-empty")
+                                   + f"{scale})"))
         # the rows the objective reads (signed by the labels: the same norms); on workers, a max
         ops = self._ops if hasattr(self._ops, "max_row_norm") or hasattr(self._ops, "row_norms") else \
             self.rows

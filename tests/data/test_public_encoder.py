@@ -468,7 +468,11 @@ def test_kddcup99_loader_is_the_encoder_bit_for_bit():
     assert Z.tobytes() == X[:60_000].tobytes()
 
 
-def test_a_front_door_given_a_draft_says_that_no_guarantee_covers_the_schema():
+def test_a_front_door_given_a_draft_releases_no_guarantee_and_says_why():
+    """A schema read from the data makes the fit's certificate that of a release that is not
+    private (ε = ∞, as any step its certificate marks NOT private); the reviewed schema's is (1, 0)."""
+    from dpconvex.data.schema import SUGGESTED_SOURCE
+
     df = frame(200).drop(columns="id")
     y = (df["age"] > 60).astype(int).to_numpy()
     with pytest.warns(PrivacyLeakWarning):
@@ -479,9 +483,48 @@ def test_a_front_door_given_a_draft_says_that_no_guarantee_covers_the_schema():
             warnings.simplefilter("ignore")
             cert = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], schema=schema,
                                         random_state=0).fit(df, y).certificate_
-        lines = [a for a in cert.assumptions if "rows encoded record by record" in a]
+        model = cert if public else cert.parts[0]
+        lines = [a for a in model.assumptions if "rows encoded record by record" in str(a)]
         assert len(lines) == 1 and ("as the caller declares it (not checked" in lines[0]) is public
         assert ("NOT public, and no guarantee covers them" in lines[0]) is not public
+        assert cert.private is public and cert.epsilon == (1.0 if public else math.inf)
+        assert (SUGGESTED_SOURCE in cert.assumptions) is not public
+
+
+def test_every_route_of_a_draft_is_not_private_and_a_finite_ledger_refuses_it_before_the_data():
+    """schema=, a pipeline after PublicEncoder(draft), feature_range=draft, certify and a search:
+    ε = ∞ in the certificate; a ledger of finite budget refuses the fit and is left as it was;
+    one without a limit records ε = ∞."""
+    from sklearn.pipeline import make_pipeline
+
+    df = frame(300).drop(columns="id")
+    y = (df["age"] > 60).astype(int).to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        draft = dp.draft_schema(df)
+        rows = PublicEncoder(draft).fit_transform(df)
+        common = {"epsilon": 1.0, "classes": [0, 1], "random_state": 0}
+        fits = {
+            "schema=": lambda acc: dp.PrivateClassifier(schema=draft, accountant=acc, **common).fit(df, y),
+            "pipeline": lambda acc: make_pipeline(PublicEncoder(draft), dp.PrivateClassifier(
+                accountant=acc, **common)).fit(df, y)[-1],
+            "feature_range=": lambda acc: dp.PrivateGaussianNB(feature_range=draft, accountant=acc,
+                                                              **common).fit(rows, y),
+            "search": lambda acc: dp.PrivateGridSearch(dp.PrivateLogisticRegression(classes=[0, 1]),
+                                                       {"lam": [0.01, 0.1]}, epsilon=1.0, random_state=0,
+                                                       accountant=acc).fit(rows, y),
+        }
+        for route, fit in fits.items():
+            assert not fit(None).certificate_.private, route
+            finite = dp.BudgetAccountant(epsilon=5.0)
+            with pytest.raises(dp.BudgetError, match="on a schema read from the data"):
+                fit(finite)
+            assert finite.spent == (0.0, 0.0), route
+            unlimited = dp.BudgetAccountant(epsilon=math.inf)
+            fit(unlimited)
+            assert math.isinf(unlimited.spent[0]), route
+        dry = dp.PrivateClassifier(schema=draft, **common)
+        assert not dry.certify(df, y).private and not dry.certify(n=300, n_features=2).private
 
 
 def test_a_schema_given_to_the_encoder_and_the_estimator_is_refused_with_the_reason():
@@ -583,7 +626,8 @@ def test_minus_zero_and_zero_are_one_code_whichever_comes_first():
 
 def test_a_models_certificate_names_a_schema_that_is_not_public_knowledge():
     """Rows a drafted or released schema encodes carry that fact to the model's certificate,
-    through a pipeline and a private search alike; a public schema's rows state nothing."""
+    through a pipeline and a private search alike (a drafted schema's candidates are not private:
+    the search refuses them); a public schema's rows state nothing."""
     from sklearn.pipeline import make_pipeline
 
     rng = np.random.default_rng(0)
@@ -607,8 +651,14 @@ def test_a_models_certificate_names_a_schema_that_is_not_public_knowledge():
                                               {"privatelogisticregression__lam": [0.1]}
                                               if isinstance(make(), dp.PrivateLogisticRegression)
                                               else {"privateclassifier__safeguard": [False]},
-                                              epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
-            for cert in (model.certificate_, dry, search.certificate_):
+                                              epsilon=1.0, classes=[0, 1], random_state=0)
+                if schema is drafted:
+                    with pytest.raises(dp.PrivacyError, match="non-private model .*on a schema read"):
+                        search.fit(X, y)
+                else:
+                    search.fit(X, y)
+            for cert in (model.certificate_, dry) + (() if schema is drafted else (search.certificate_,)):
+                assert cert.private is (schema is not drafted)
                 if line is None:
                     assert "draft_schema" not in str(cert) and "suggested=True" not in str(cert)
                 else:
@@ -659,3 +709,19 @@ def test_a_drafted_schemas_rows_are_named_through_unit_rows_features_searches_an
         regressor.fit(Z, X["a"].to_numpy()).certificate_)
     plain = pd.DataFrame({"source": [1.0, 2.0]})  # a column named like the attribute: no source
     assert not any(line in str(n) for n in learner.plan_for(plain, np.array([0, 1])).notes)
+
+
+def test_a_number_beyond_float64_in_a_numeric_column_is_named_as_such():
+    from decimal import Decimal
+
+    schema = PublicSchema({"a": Numeric(0, 10)})
+    table = pd.DataFrame({"a": [1, Decimal("1e500"), 3]}, dtype=object)
+    with pytest.raises(DataValidationError, match="numbers beyond float64"):
+        PublicEncoder(schema).fit_transform(table)
+
+
+def test_kinds_naming_a_column_not_in_the_table_lists_the_tables_names():
+    """A table without text column labels has columns x0, x1, ...: the refusal says so."""
+    table = pd.DataFrame({0: np.linspace(0, 10, 50), 1: ["x", "y"] * 25})
+    with pytest.raises(ParameterError, match=r"whose columns are \['x0', 'x1'\]"):
+        dp.draft_schema(table, epsilon=1.0, delta=1e-6, kinds={1: "categorical"})

@@ -175,7 +175,8 @@ def test_a_callable_loss_may_have_further_parameters_with_defaults_or_be_a_parti
 
 
 @pytest.mark.parametrize("label_range", [(-1e308, 1e308), (0, 1e101), (1.0, 1.0 + 1e-110),
-                                         (2, 1), (0, math.inf), "wide", ("0", "100")])
+                                         (2, 1), (0, math.inf), "wide", ("0", "100"),
+                                         {0: 1, 1: 2}, {0, 100}])  # a dict's keys, a set: no (lo, hi)
 def test_a_label_range_out_of_limits_is_refused_by_name(label_range):
     """Not a misleading complaint about the labels: the range itself, with its limits."""
     X, y = _table(n=50)
@@ -455,3 +456,25 @@ def test_the_centre_is_released_below_a_hundred_records_per_coordinate_only():
     assert label_center_share(500, 5, 1.0) == 0.0 and label_center_share(499, 5, 1.0) == 0.1
     with_range = dp.PrivateLinearRegressor(label_range="private").plan(2000, n_features=30)
     assert sum(b.epsilon for b in with_range.parts.values()) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("est", [dp.PrivateLinearRegressor, dp.PrivateHuberRegressor,
+                                 dp.PrivateQuantileRegressor])
+@pytest.mark.parametrize("shape", [{"n": "a", "n_features": 3}, {"n": float("nan"), "n_features": 3},
+                                   {"n": 500, "n_features": math.inf}, {"n": [500], "n_features": 3}])
+def test_certify_refuses_a_shape_that_is_not_ints_by_name(est, shape):
+    with pytest.raises(ParameterError, match=r"argument of Private\w+\.certify must be an int"):
+        est(label_range=(0, 100)).certify(**shape)
+
+
+def test_a_constraint_set_is_stated_on_the_scale_the_loss_reads():
+    """The certificate's set is on θ, the unit label scale; it says how the coefficients relate."""
+    X, y = _table(n=200)
+    est = dp.PrivateHuberRegressor(label_range=(0, 100), constraints=lambda w: [cp.norm(w, 1) <= 0.5],
+                                   random_state=0).fit(X, 50 + 20 * X[:, 0])
+    def conditions(cert):
+        return [*cert.conditions, *(c for part in cert.parts for c in conditions(part))]
+
+    line = [c for c in conditions(est.certificate_) if c.name == "parameter set"][0]
+    assert "||w_S||_1 <= 0.01" in line.detail and "half the width of its label_range" in line.detail
+    assert np.abs(est.coef_).sum() <= 0.5 * (1 + 1e-6)

@@ -413,9 +413,11 @@ def test_a_loss_that_does_not_depend_on_the_prediction_is_refused_as_such():
     X = rng.uniform(-0.5, 0.5, (100, 2))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(ParameterError, match="slope 0 everywhere"):
-            dp.PrivateLinearRegressor(loss=lambda z, t: 0 * cp.abs(z - t), epsilon=1.0,
-                                      label_range=(-1, 1), random_state=0).fit(X, X[:, 0])
+        for mechanism in ("auto", "output"):  # the output form's calibration reads G = 0 first
+            with pytest.raises(ParameterError, match="slope 0 everywhere"):
+                dp.PrivateLinearRegressor(loss=lambda z, t: 0 * cp.abs(z - t), epsilon=1.0,
+                                          mechanism=mechanism, label_range=(-1, 1),
+                                          random_state=0).fit(X, X[:, 0])
         with pytest.raises(ParameterError, match="NoisyGradientDescent: .* slope 0 everywhere"):
             dp.NoisyGradientDescent(loss=Loss.from_cvxpy(lambda m: 0 * m), epsilon=1.0, delta=1e-5,
                                     random_state=0).fit(X, (X[:, 0] > 0).astype(int))

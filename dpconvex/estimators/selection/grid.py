@@ -58,8 +58,10 @@ from ..base import (
     NO_CONTEXT,
     FitContext,
     PrivateEstimator,
+    charge_not_public,
     fill_docs,
     fit_with,
+    not_public_source,
     refuse_fit_params,
     state_rows_source,
 )
@@ -207,8 +209,12 @@ class SelectedEstimator:
         ParameterError, DataValidationError, PrivacyError, BudgetError
             And any error of a candidate's fit (nothing is released then).
         """
-        refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
-        fitted = state_rows_source(self._fit_with(X, y, NO_CONTEXT), X)  # type: ignore[attr-defined]
+        owner = type(self).__name__
+        refuse_fit_params(f"{owner}.fit", fit_params)
+        ledger = self._ledger(owner) if not_public_source(self.estimator, X) else None  # the ledger checked
+        with charge_not_public(self.estimator, X, ledger, f"{owner}.fit"):
+            fitted = self._fit_with(X, y, NO_CONTEXT)  # type: ignore[attr-defined]
+        state_rows_source(fitted, X, self.estimator)
         state_rows_source(getattr(fitted, "best_estimator_", None), X)  # the released model's too
         return fitted
 

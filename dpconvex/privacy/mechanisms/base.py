@@ -682,8 +682,11 @@ def build_mechanism(name: Any, owner: str, menu: MechanismMenu | None, *,
         if isinstance(name, str) and name in menu.offered:
             name, allowed = menu.offered[name], tuple(menu.offered.values())
     if not isinstance(name, str) or name not in allowed:  # get_mechanism's refusal
+        cover = (f" {name!r} is a cover over another mechanism: pass that one and optimality_tol="
+                 "<residual> (approximate-minima perturbation)."
+                 if isinstance(name, str) and name in MECHANISMS and MECHANISMS[name].wraps else "")
         raise ParameterError(f"The 'mechanism' parameter of {owner} must be one of "
-                             f"{list(allowed if name in named else named)!r}. Got {name!r} instead.")
+                             f"{list(allowed if name in named else named)!r}. Got {name!r} instead.{cover}")
     mech = MECHANISMS[name]()
     if optimality_tol is not None and mech.private:
         amp = "amp" if mech.pure else "gaussian_amp"  # Gaussian mechanisms: Gaussian cover
@@ -880,7 +883,8 @@ def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstan
     return Calibration(
         mechanism="output",
         epsilon_requested=epsilon, sensitivity=sensitivity,
-        noise_rate=epsilon / sensitivity,
+        # G = 0 (a loss of slope 0, which the conditions refuse): no argmin moves, no noise
+        noise_rate=epsilon / sensitivity if sensitivity > 0 else math.inf,
     )
 
 
