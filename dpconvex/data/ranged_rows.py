@@ -6,8 +6,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["PublicArray", "RangedRows", "rows_feature_range"]
+__all__ = ["SUGGESTED_SOURCE", "PublicArray", "RangedRows", "rows_feature_range"]
 
+
+#: The certificate line of rows encoded by (or ranges taken from) a schema read from the data
+#: (``suggested=True``): a fit on them is not private (ε = ∞; docs/guide/own_data.md).
+SUGGESTED_SOURCE = ("the schema is marked as read from the data (suggested=True): its ranges and "
+                    "vocabularies are NOT public, and no guarantee covers them or the model fitted "
+                    "on what they encode (epsilon = inf)")
 
 class PublicArray(np.ndarray):
     """A NumPy array carrying one public fact, the attribute named :attr:`fact`.

@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParameterError
+from .ranged_rows import SUGGESTED_SOURCE
 
-__all__ = ["SUGGESTED_SOURCE", "Binary", "Categorical", "Numeric", "PublicSchema", "norm_divisor"]
+__all__ = ["Binary", "Categorical", "Numeric", "PublicSchema", "norm_divisor"]
 
 #: The suffix of the feature that takes a categorical value outside the vocabulary.
 OTHER = "<other>"
@@ -261,11 +262,6 @@ def norm_divisor(numeric: Mapping[str, tuple[float, float]] | Sequence[object],
 
 
 
-#: The certificate line of rows encoded by (or ranges taken from) a schema read from the data
-#: (``suggested=True``): a fit on them is not private (ε = ∞; docs/guide/own_data.md).
-SUGGESTED_SOURCE = ("the schema is marked as read from the data (suggested=True): its ranges and "
-                    "vocabularies are NOT public, and no guarantee covers them or the model fitted "
-                    "on what they encode (epsilon = inf)")
 
 
 @dataclass(frozen=True, eq=False)

@@ -12,7 +12,6 @@ import gzip
 import hashlib
 import json
 import os
-import warnings
 import zlib
 from collections.abc import Iterator, Sequence
 from itertools import islice
@@ -22,11 +21,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._validation import check_array_entries, check_int
-from ..data.encoder import _SUGGESTED_TEXT, PublicEncoder, category_codes, encode
+from ..data.encoder import PublicEncoder, category_codes, encode
 from ..data.row_scaling import check_row_norm, normalize_rows_lazy
 from ..data.schema import PublicSchema
 from ..data.validation import LabelArray
-from ..errors import DatasetError, ParameterError, PrivacyLeakWarning
+from ..errors import DatasetError, ParameterError
 from ._files import _DEFAULT_HOME, check_flags, data_search_path, fetch_file
 from .schemas import _KDD_COLUMNS, KDDCUP99_CATEGORIES, KDDCUP99_CLASSES, KDDCUP99_SCHEMA
 from .uci import _KDD_NUMERIC_IDX, _kdd_fields, _kdd_numeric
@@ -265,8 +264,12 @@ def from_dataframe(df: Any, schema: PublicSchema, *, label: str | None = None,
         raise ParameterError(f"The 'df' parameter of from_dataframe must be a Dask DataFrame. Got "
                              f"{type(df).__name__} instead; wrap it, dd.from_pandas(df, "
                              "npartitions=...), or encode it in memory with PublicEncoder.")
-    if schema.suggested:
-        warnings.warn(_SUGGESTED_TEXT, PrivacyLeakWarning, stacklevel=2)
+    if schema.suggested:  # a Dask array cannot carry the mark that makes a fit on it not private
+        raise ParameterError(
+            "from_dataframe: the schema is read from the data (suggested=True: draft_schema without "
+            "epsilon), so a fit on the rows it encodes is not private, and the Dask array it returns cannot "
+            "say so to the fit. Declare the reviewed schema in code (print(schema.to_code())) or draft it "
+            "with epsilon=....")
     # the feature columns only (other columns of df are ignored), declared as in ``schema``
     schema = PublicSchema({c: d for c, d in schema.declarations.items() if d is not None},
                           centered=schema.centered)

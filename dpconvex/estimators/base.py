@@ -38,7 +38,7 @@ from .._validation import (
     signed_by,
     unchecked,
 )
-from ..data.ranged_rows import RangedRows
+from ..data.ranged_rows import SUGGESTED_SOURCE, RangedRows
 from ..data.row_scaling import ROW_NORMS
 from ..data.validation import (
     INFERRED,
@@ -398,16 +398,24 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
 
 
 def not_public_source(estimator: Any, X: Any) -> str | None:
-    """:data:`~dpconvex.data.schema.SUGGESTED_SOURCE` where a fit's encoding or per-feature ranges
-    come from a schema read from the data (``suggested=True``: ``draft_schema`` without ε), as the
-    estimator's ``schema`` or ``feature_range`` or carried by its rows; else None."""
-    from ..data.schema import SUGGESTED_SOURCE, PublicSchema
-
-    given = (getattr(estimator, "schema", None), getattr(estimator, "feature_range", None))
-    if any(isinstance(s, PublicSchema) and s.suggested for s in given) or (
-            isinstance(X, RangedRows) and X.source == SUGGESTED_SOURCE):
+    """:data:`~dpconvex.data.ranged_rows.SUGGESTED_SOURCE` where a fit's encoding or per-feature
+    ranges come from a schema read from the data (``suggested=True``: ``draft_schema`` without ε):
+    carried by its rows, or the ``schema`` or ``feature_range`` of the estimator, of a step of its
+    pipeline or of the estimator a search tunes; else None."""
+    if isinstance(X, RangedRows) and X.source == SUGGESTED_SOURCE:
         return SUGGESTED_SOURCE
-    return None
+    return SUGGESTED_SOURCE if _reads_a_draft(estimator) else None
+
+
+def _reads_a_draft(estimator: Any) -> bool:
+    """Whether the estimator, a step of its pipeline or the estimator a search tunes is given a
+    schema read from the data (``schema`` or ``feature_range``)."""
+    if isinstance(estimator, Pipeline):
+        return any(_reads_a_draft(step) for _, step in estimator.steps)
+    given = (getattr(estimator, "schema", None), getattr(estimator, "feature_range", None))
+    inner = getattr(estimator, "estimator", None)  # a search's
+    return any(getattr(s, "suggested", False) is True for s in given) or (
+        inner is not None and _reads_a_draft(inner))
 
 
 @contextlib.contextmanager
@@ -936,8 +944,10 @@ class PrivateEstimator(BaseEstimator):
         (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness); ``context``
         what a meta-estimator hands the fit (:class:`FitContext`: e.g. its noise source).
         """
-        with self._hold(plan, context) as hold:
-            return self._release(prep, plan, hold, context, warm_start)
+        with charge_not_public(self, None, getattr(self, "accountant", None),
+                               f"{type(self).__name__}.fit_prepared"), self._hold(plan, context) as hold:
+            fitted = self._release(prep, plan, hold, context, warm_start)
+        return state_rows_source(fitted, None)
 
     def _hold(self, plan: FitPlan, context: FitContext) -> AbstractContextManager[CertificateHold]:
         """The ledger's reservation of ``plan``'s budget (n: none where a meta-estimator holds it)."""

@@ -13,6 +13,7 @@ References
 
 from __future__ import annotations
 
+import decimal
 import math
 import numbers
 from collections.abc import Sequence
@@ -91,7 +92,7 @@ class FeatureRange(Constraint):
         except (TypeError, ValueError, OverflowError):
             entries = bounds = None
         ok = (bounds is not None and all(  # numbers only: text is not read as a number (as for label_range)
-            isinstance(v, (numbers.Real, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+            isinstance(v, (numbers.Real, decimal.Decimal)) and not isinstance(v, (bool, np.bool_))
             for v in entries)
               and (bounds.shape == (2,) or (bounds.ndim == 2 and bounds.shape[1] == 2
                                             and bounds.shape[0] >= 1)))

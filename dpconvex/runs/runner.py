@@ -98,6 +98,29 @@ def _record(result: ProblemResult, label: str, key: float, est: BaseEstimator, v
         names[name] = names.get(name, 0) + 1
 
 
+#: The non-private row of a problem whose methods are all private, by metric.
+NON_PRIVATE_BASELINE = {"error": "non-private (scikit-learn LogisticRegression)",
+                        "r2": "non-private (scikit-learn Ridge)"}
+
+
+def _non_private_baseline(result: ProblemResult, Xtr: Any, ytr: Any, Xte: Any, yte: Any,
+                          sizes: list[int] | None, run: int) -> None:
+    """Fit and score :data:`NON_PRIVATE_BASELINE` on this run's split (at each training size of a
+    learning curve, on rows drawn from a generator of its own, so the methods' draws are as without it)."""
+    from sklearn.linear_model import LogisticRegression, Ridge
+
+    metric = result.problem.metric
+    rng = np.random.default_rng([result.problem.seed, run])
+    for size in sizes or [None]:
+        Xs, ys = Xtr, ytr
+        if size is not None and size <= len(ytr):
+            idx = rng.choice(len(ytr), size, replace=False)
+            Xs, ys = Xtr[idx], ytr[idx]
+        est = (Ridge() if metric == "r2" else LogisticRegression(max_iter=2000)).fit(Xs, ys)
+        _record(result, NON_PRIVATE_BASELINE[metric], math.inf if size is None else float(size), est,
+                score(est, Xte, yte, metric))
+
+
 def _split(problem: Problem, data: Any, rng: np.random.Generator) -> tuple[Any, Any]:
     if isinstance(data, dict):
         return data["train"], data["test"]
@@ -380,8 +403,8 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
     ... max_error = 0.6
     ... ''')
     >>> result = run_problem(load_problem(path), progress=False)
-    >>> list(result.errors), list(result.errors["LR"])
-    (['LR'], [10.0])
+    >>> list(result.errors), list(result.errors["LR"])   # and the non-private row every table shows
+    (['LR', 'non-private (scikit-learn LogisticRegression)'], [10.0])
     >>> [c["ok"] for c in result.checks]
     [True]
     >>> result.released["LR"][10.0]
@@ -446,6 +469,8 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
                 key = float(size) if size is not None else eps
                 _record(result, m.label, key, est, score(est, Xte, yte, problem.metric))
                 bar.step()
+        if all(m.private for m in problem.methods):  # every table and plot shows a non-private baseline
+            _non_private_baseline(result, Xtr, ytr, Xte, yte, sizes, len(result.baselines[name]))
     result.seconds = time.perf_counter() - t0
     result.fits, result.warnings = tally.fits, tally.summary()
     _check_bands(result, expect)

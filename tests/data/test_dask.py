@@ -325,6 +325,20 @@ def test_from_dataframe_refuses_a_frame_in_memory_by_name():
             from_dataframe(df, dp.PublicSchema({"age": dp.Numeric(0, 120)}), label="y")
 
 
+def test_from_dataframe_refuses_a_schema_read_from_the_data():
+    """Its Dask array cannot carry the mark that makes a fit on it not private."""
+    import dask.dataframe as dd
+    import pandas as pd
+
+    from dpconvex.datasets.dask_loaders import from_dataframe
+
+    frame = pd.DataFrame({"age": [30.0, 40.0] * 10, "y": [0, 1] * 10})
+    with pytest.warns(dp.PrivacyLeakWarning):
+        draft = dp.draft_schema(frame[["age"]])
+    with pytest.raises(dp.ParameterError, match="from_dataframe: the schema is read from the data"):
+        from_dataframe(dd.from_pandas(frame, npartitions=2), draft, label="y")
+
+
 def test_pandas_nullable_numeric_columns_are_read_as_numbers():
     import pandas as pd
 

@@ -492,9 +492,10 @@ def test_a_front_door_given_a_draft_releases_no_guarantee_and_says_why():
 
 
 def test_every_route_of_a_draft_is_not_private_and_a_finite_ledger_refuses_it_before_the_data():
-    """schema=, a pipeline after PublicEncoder(draft), feature_range=draft, certify and a search:
-    ε = ∞ in the certificate; a ledger of finite budget refuses the fit and is left as it was;
-    one without a limit records ε = ∞."""
+    """schema=, a pipeline after PublicEncoder(draft), feature_range=draft, the staged fit, a sweep
+    and certify: ε = ∞ in the certificate; a ledger of finite budget refuses the fit and is left as
+    it was; one without a limit records ε = ∞. A private search refuses such candidates before
+    reading the data."""
     from sklearn.pipeline import make_pipeline
 
     df = frame(300).drop(columns="id")
@@ -504,15 +505,23 @@ def test_every_route_of_a_draft_is_not_private_and_a_finite_ledger_refuses_it_be
         draft = dp.draft_schema(df)
         rows = PublicEncoder(draft).fit_transform(df)
         common = {"epsilon": 1.0, "classes": [0, 1], "random_state": 0}
+
+        def staged(acc):
+            nb = dp.PrivateGaussianNB(feature_range=draft, accountant=acc, **common)
+            plan = nb.plan_for(np.asarray(rows), y)
+            return nb.fit_prepared(nb.prepare(np.asarray(rows), y, plan), plan)
+
         fits = {
             "schema=": lambda acc: dp.PrivateClassifier(schema=draft, accountant=acc, **common).fit(df, y),
+            "regressor schema=": lambda acc: dp.PrivateRegressor(
+                schema=draft, label_range=(0, 200), accountant=acc, epsilon=1.0).fit(df, df["age"]),
             "pipeline": lambda acc: make_pipeline(PublicEncoder(draft), dp.PrivateClassifier(
                 accountant=acc, **common)).fit(df, y)[-1],
             "feature_range=": lambda acc: dp.PrivateGaussianNB(feature_range=draft, accountant=acc,
                                                               **common).fit(rows, y),
-            "search": lambda acc: dp.PrivateGridSearch(dp.PrivateLogisticRegression(classes=[0, 1]),
-                                                       {"lam": [0.01, 0.1]}, epsilon=1.0, random_state=0,
-                                                       accountant=acc).fit(rows, y),
+            "staged": staged,
+            "sweep": lambda acc: dp.epsilon_sweep(dp.PrivateLogisticRegression(
+                classes=[0, 1], accountant=acc), rows, y, [0.5, 1.0], random_state=0).estimators[0][0],
         }
         for route, fit in fits.items():
             assert not fit(None).certificate_.private, route
@@ -525,6 +534,14 @@ def test_every_route_of_a_draft_is_not_private_and_a_finite_ledger_refuses_it_be
             assert math.isinf(unlimited.spent[0]), route
         dry = dp.PrivateClassifier(schema=draft, **common)
         assert not dry.certify(df, y).private and not dry.certify(n=300, n_features=2).private
+        searches = [dp.PrivateGridSearch(dp.PrivateLogisticRegression(classes=[0, 1]), {"lam": [0.01, 0.1]},
+                                         epsilon=1.0, random_state=0),
+                    dp.PrivateRandomSearch(dp.PrivateClassifier(schema=draft, classes=[0, 1]),
+                                           {"data_norm": [0.5, 1.0]}, epsilon=1.0, random_state=0)]
+        for search, X in zip(searches, (rows, df), strict=True):
+            for call in (search.fit, search.certify):
+                with pytest.raises(dp.PrivacyError, match="fitted on a schema read from the data"):
+                    call(X, y)
 
 
 def test_a_schema_given_to_the_encoder_and_the_estimator_is_refused_with_the_reason():
@@ -653,7 +670,7 @@ def test_a_models_certificate_names_a_schema_that_is_not_public_knowledge():
                                               else {"privateclassifier__safeguard": [False]},
                                               epsilon=1.0, classes=[0, 1], random_state=0)
                 if schema is drafted:
-                    with pytest.raises(dp.PrivacyError, match="non-private model .*on a schema read"):
+                    with pytest.raises(dp.PrivacyError, match="fitted on a schema read from the data"):
                         search.fit(X, y)
                 else:
                     search.fit(X, y)
@@ -698,11 +715,12 @@ def test_a_drafted_schemas_rows_are_named_through_unit_rows_features_searches_an
                                  random_state=0), learner).fit(X, y)[-1]
         Z = PublicEncoder(drafted).fit_transform(X)
         search = dp.PrivateGridSearch(learner, {"lam": [0.1, 1.0]}, epsilon=1.0, classes=[0, 1],
-                                      random_state=0).fit(Z, y)
+                                      random_state=0)
+        with pytest.raises(dp.PrivacyError, match="fitted on a schema read from the data"):
+            search.fit(Z, y)  # private tuning needs private candidates
         sweep = dp.epsilon_sweep(learner, Z, y, [0.5, 1.0], random_state=0)
-    for cert in (unit.certificate_, features.certificate_, search.certificate_,
-                 search.best_estimator_.certificate_, sweep.certificate, *sweep.certificates[0]):
-        assert line in str(cert)
+    for cert in (unit.certificate_, features.certificate_, sweep.certificate, *sweep.certificates[0]):
+        assert line in str(cert) and not cert.private
     assert line in "\n".join(map(str, learner.plan_for(Z, y).notes))
     regressor = dp.PrivateRegressor(epsilon=1.0, label_range=(-4, 4), random_state=0)
     assert line in str(regressor.certify(Z, X["a"].to_numpy())) and line in str(

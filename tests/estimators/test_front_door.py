@@ -489,6 +489,9 @@ def test_a_bad_feature_range_is_refused_by_name():
     for text in [("0", "1"), [(0, 1), ("a", 2)], (False, True)]:  # numbers only, as for label_range
         with pytest.raises(dp.ParameterError, match="'feature_range' parameter of PrivateClassifier"):
             dp.PrivateClassifier(classes=[0, 1, 2], feature_range=text).fit(X, y)
+    from decimal import Decimal
+
+    dp.PrivateClassifier(classes=[0, 1, 2], feature_range=(Decimal(-1), Decimal(1)), random_state=0).fit(X, y)
 
 
 def test_the_same_choice_and_release_whichever_way_the_schema_ranges_come():

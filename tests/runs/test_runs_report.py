@@ -124,3 +124,27 @@ def test_rows_group_points_by_the_set_of_releases_in_any_order():
                            released=released)
     rows = {label: sorted(points) for label, _, points in result.rows()}
     assert rows == {"M → fallback / model": [1.0, 2.0], "M → model": [5.0]}
+
+
+@pytest.mark.parametrize("dataset,label_range,metric", [("sklearn_wine", None, "error"),
+                                                        ("sklearn_diabetes", [25.0, 350.0], "r2")])
+def test_a_problem_of_private_methods_only_gets_the_non_private_row(tmp_path, dataset, label_range, metric):
+    """Every table and plot shows a non-private baseline: scikit-learn's where no method is one
+    (fitted on each run's split; the private methods' draws are as without it)."""
+    from dpconvex.runs.runner import NON_PRIVATE_BASELINE
+
+    estimator, params = (("PrivateLargeMarginGaussian", "{ lam = 0.01, gamma = 0.001 }") if metric == "error"
+                         else ("PrivateHuberRegressor", f"{{ label_range = {label_range} }}"))
+    text = (PROBLEM.split("[[method]]")[0].replace("sklearn_wine", dataset)
+            + f'[[method]]\nlabel = "private"\nestimator = "{estimator}"\nparams = {params}\n')
+    p = tmp_path / "private_only.toml"
+    p.write_text(text)
+    result = run_problem(p, progress=False)
+    row = NON_PRIVATE_BASELINE[metric]
+    assert list(result.errors) == ["private", row] and len(result.errors[row][float("inf")]) == 3
+    assert all(np.isfinite(result.errors[row][float("inf")]))
+    line = [ln for ln in format_table(result).splitlines() if ln.startswith(f"| {row}")][0]
+    assert line.split("|")[-3].strip()  # the non-private column holds its score
+    if metric == "error":  # with a non-private method of the problem's own, the methods alone
+        p.write_text(PROBLEM)
+        assert sorted(run_problem(p, progress=False).errors) == ["LM", "LM non-private"]

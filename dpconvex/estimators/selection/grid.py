@@ -58,7 +58,6 @@ from ..base import (
     NO_CONTEXT,
     FitContext,
     PrivateEstimator,
-    charge_not_public,
     fill_docs,
     fit_with,
     not_public_source,
@@ -209,14 +208,21 @@ class SelectedEstimator:
         ParameterError, DataValidationError, PrivacyError, BudgetError
             And any error of a candidate's fit (nothing is released then).
         """
-        owner = type(self).__name__
-        refuse_fit_params(f"{owner}.fit", fit_params)
-        ledger = self._ledger(owner) if not_public_source(self.estimator, X) else None  # the ledger checked
-        with charge_not_public(self.estimator, X, ledger, f"{owner}.fit"):
-            fitted = self._fit_with(X, y, NO_CONTEXT)  # type: ignore[attr-defined]
-        state_rows_source(fitted, X, self.estimator)
+        refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
+        fitted = state_rows_source(self._fit_with(X, y, NO_CONTEXT), X)  # type: ignore[attr-defined]
         state_rows_source(getattr(fitted, "best_estimator_", None), X)  # the released model's too
         return fitted
+
+    def _refuse_a_draft(self, X: Any, caller: str) -> None:
+        """Private tuning needs private candidates: fitted on a schema read from the data
+        (:func:`~dpconvex.estimators.base.not_public_source`) none is, so the search is refused
+        before the data are read."""
+        if not_public_source(self.estimator, X) is not None:
+            raise PrivacyError(
+                f"{caller}: its candidates would be fitted on a schema read from the data (suggested=True: "
+                "draft_schema without epsilon), so none is private, and private tuning needs private "
+                "candidates. Declare the reviewed schema in code or draft it with epsilon=...; for a "
+                "non-private baseline use sklearn.model_selection.GridSearchCV.")
 
     def _grid_candidates(self, owner: str, part: tuple[int, int] | None = None,
                          epsilon: float = 1.0) -> list[dict[str, Any]]:
@@ -498,6 +504,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         """:meth:`fit` inside ``context``: the candidates draw from generators spawned
         from this fit's and share one label-set warning."""
         owner = type(self).__name__
+        self._refuse_a_draft(X, f"{owner}.fit")
         # its parts and selection read every row
         names = feature_names_of(X, f"{owner}.fit")
         epsilon, unknown = self._checked(owner)
@@ -609,6 +616,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         exponential mechanism. Raises what ``fit`` would raise for the candidates.
         """
         owner = type(self).__name__
+        self._refuse_a_draft(X, f"{owner}.certify")
         epsilon, unknown = self._checked(owner)
         candidates = self._grid_candidates(owner)
         NO_CONTEXT.one_label_warning(owner=owner if self._public_classes(owner) is None else "", y=y)

@@ -249,6 +249,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         """:meth:`fit` inside ``context``: the runs draw from generators spawned from this
         fit's and share one label-set warning."""
         owner = type(self).__name__
+        self._refuse_a_draft(X, f"{owner}.fit")
         # its parts and selection read every row
         names = feature_names_of(X, f"{owner}.fit")
         epsilon, eps1, repetitions, fraction = self._check_params(owner)
@@ -377,6 +378,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         the right size. Raises what ``fit`` would raise for that candidate.
         """
         owner = type(self).__name__
+        self._refuse_a_draft(X, f"{owner}.certify")
         epsilon, eps1, repetitions, fraction = self._check_params(owner)
         NO_CONTEXT.one_label_warning(owner=owner if self._public_classes(owner) is None else "", y=y)
         X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self.estimator)

@@ -880,11 +880,16 @@ def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstan
             f"and needs mu > 0; got {mu}. Use lam > 0."
         )
     sensitivity = 2.0 * consts.grad_bound / (n * mu)
+    if sensitivity == 0.0 and consts.grad_bound != 0.0:
+        raise PrivacyError(
+            f"{caller}: the argmin sensitivity 2G/(n*mu) = 2*{consts.grad_bound:g}/({n}*{mu:g}) underflows "
+            "float64, so no noise scale can be computed. Use constants of ordinary magnitude (lam, "
+            "data_norm, the loss's bounds).")
     return Calibration(
         mechanism="output",
         epsilon_requested=epsilon, sensitivity=sensitivity,
         # G = 0 (a loss of slope 0, which the conditions refuse): no argmin moves, no noise
-        noise_rate=epsilon / sensitivity if sensitivity > 0 else math.inf,
+        noise_rate=epsilon / sensitivity if consts.grad_bound != 0.0 else math.inf,
     )
 
 
