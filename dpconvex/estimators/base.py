@@ -397,33 +397,32 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
     return estimator.fit(X, y)
 
 
-def not_public_source(estimator: Any, X: Any) -> str | None:
+def not_public_source(estimator: Any, X: Any = None) -> str | None:
     """:data:`~dpconvex.data.ranged_rows.SUGGESTED_SOURCE` where a fit's encoding or per-feature
     ranges come from a schema read from the data (``suggested=True``: ``draft_schema`` without ε):
     carried by its rows, or the ``schema`` or ``feature_range`` of the estimator, of a step of its
     pipeline or of the estimator a search tunes; else None."""
     if isinstance(X, RangedRows) and X.source == SUGGESTED_SOURCE:
         return SUGGESTED_SOURCE
-    return SUGGESTED_SOURCE if _reads_a_draft(estimator) else None
-
-
-def _reads_a_draft(estimator: Any) -> bool:
-    """Whether the estimator, a step of its pipeline or the estimator a search tunes is given a
-    schema read from the data (``schema`` or ``feature_range``)."""
     if isinstance(estimator, Pipeline):
-        return any(_reads_a_draft(step) for _, step in estimator.steps)
-    given = (getattr(estimator, "schema", None), getattr(estimator, "feature_range", None))
-    inner = getattr(estimator, "estimator", None)  # a search's
-    return any(getattr(s, "suggested", False) is True for s in given) or (
-        inner is not None and _reads_a_draft(inner))
+        inner = [step for _, step in estimator.steps]
+    else:
+        for given in (getattr(estimator, "schema", None), getattr(estimator, "feature_range", None)):
+            if getattr(given, "suggested", False) is True:
+                return SUGGESTED_SOURCE
+        inner = [getattr(estimator, "estimator", None)]  # a search's
+    for step in inner:
+        if step is not None and not_public_source(step) is not None:
+            return SUGGESTED_SOURCE
+    return None
 
 
 @contextlib.contextmanager
-def charge_not_public(estimator: Any, X: Any, accountant: Any, owner: str) -> Iterator[None]:
-    """A fit of ``owner`` (the public call's owner) on a schema read from the data
-    (:func:`not_public_source` of ``estimator``) is not private: a ledger of finite budget refuses it
-    before the data are read (BudgetError), one without a limit records ε = ∞."""
-    if accountant is None or not_public_source(estimator, X) is None:
+def charge_not_public(accountant: Any, owner: str) -> Iterator[None]:
+    """A fit of ``owner`` (the public call) on a schema read from the data
+    (:func:`not_public_source`) is not private: a ledger of finite budget refuses it before the data
+    are read (BudgetError), one without a limit records ε = ∞; no ledger, nothing."""
+    if accountant is None:
         yield
         return
     with reserve_budget(accountant, math.inf, 0.0, f"{owner} on a schema read from the data") as held:
@@ -431,18 +430,19 @@ def charge_not_public(estimator: Any, X: Any, accountant: Any, owner: str) -> It
         held.commit(math.inf, 0.0)
 
 
-def state_rows_source(fitted: Any, X: Any, estimator: Any = None) -> Any:
+def state_rows_source(fitted: Any, X: Any, estimator: Any = None, *, draft: bool = False) -> Any:
     """``fitted`` (a certificate, or an estimator with ``certificate_``) stating where its rows'
     encoding came from where that is not public knowledge (``X.source`` of a drafted or released
     schema's :class:`~dpconvex.data.RangedRows`); where it is a schema read from the data
-    (:func:`not_public_source` of ``estimator``, by default ``fitted``), the certificate is that of a
-    release that is not private (ε = ∞), as for any step its certificate marks NOT private."""
+    (``draft``, or :func:`not_public_source` of ``estimator``, by default ``fitted``), the
+    certificate is that of a release that is not private (ε = ∞), as for any step its certificate
+    marks NOT private."""
     certificate = fitted if hasattr(fitted, "state") else getattr(fitted, "certificate_", None)
     if certificate is None:
         return fitted
     if isinstance(X, RangedRows) and X.source is not None:
         certificate.state(X.source)
-    source = not_public_source(fitted if estimator is None else estimator, X)
+    source = SUGGESTED_SOURCE if draft else not_public_source(fitted if estimator is None else estimator, X)
     if source is None or not certificate.private:
         return fitted
     marked = compose_sequential(
@@ -944,10 +944,12 @@ class PrivateEstimator(BaseEstimator):
         (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness); ``context``
         what a meta-estimator hands the fit (:class:`FitContext`: e.g. its noise source).
         """
-        with charge_not_public(self, None, getattr(self, "accountant", None),
+        # a draft as its schema or ranges, or rows of one (the plan plan_for made on them states it)
+        draft = not_public_source(self) is not None or SUGGESTED_SOURCE in plan.notes
+        with charge_not_public(getattr(self, "accountant", None) if draft else None,
                                f"{type(self).__name__}.fit_prepared"), self._hold(plan, context) as hold:
             fitted = self._release(prep, plan, hold, context, warm_start)
-        return state_rows_source(fitted, None)
+        return state_rows_source(fitted, None, draft=True) if draft else fitted
 
     def _hold(self, plan: FitPlan, context: FitContext) -> AbstractContextManager[CertificateHold]:
         """The ledger's reservation of ``plan``'s budget (n: none where a meta-estimator holds it)."""
@@ -968,9 +970,11 @@ class PrivateEstimator(BaseEstimator):
         """
         if fit_params:
             refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
-        with charge_not_public(self, X, getattr(self, "accountant", None), f"{type(self).__name__}.fit"):
+        if not_public_source(self, X) is None:  # (a released schema's rows: their source stated)
             fitted = self._fit_with(X, y, NO_CONTEXT)
-        return state_rows_source(fitted, X)
+            return state_rows_source(fitted, X) if isinstance(X, RangedRows) else fitted
+        with charge_not_public(getattr(self, "accountant", None), f"{type(self).__name__}.fit"):
+            return state_rows_source(self._fit_with(X, y, NO_CONTEXT), X)
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator:
         """:meth:`fit` inside ``context`` (what a meta-estimator hands this fit)."""

@@ -34,7 +34,14 @@ from .._validation import (
 from ..data.validation import check_array, computed
 from ..errors import ParameterError, collect_diagnostics
 from ..privacy.budget import Budget, Certificate, compose_sequential, hold_budget
-from .base import NO_CONTEXT, PrivateEstimator, charge_not_public, fit_with, state_rows_source
+from .base import (
+    NO_CONTEXT,
+    PrivateEstimator,
+    charge_not_public,
+    fit_with,
+    not_public_source,
+    state_rows_source,
+)
 from .regression import private_bounds
 
 __all__ = ["MAX_FITS", "EpsilonSweep", "epsilon_sweep"]
@@ -209,7 +216,7 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
     sweep = EpsilonSweep(epsilon_grid)
     prepared = None
     previous: np.ndarray | None = None
-    with charge_not_public(estimator, X, ledger, owner), \
+    with charge_not_public(ledger if not_public_source(estimator, X) else None, owner), \
             hold_budget(ledger, math.fsum(b.epsilon for b in budgets),
                         math.fsum(b.delta for b in budgets), owner) as hold:
         for fits, fit_plans in zip(models, plans, strict=True):

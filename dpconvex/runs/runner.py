@@ -106,7 +106,9 @@ NON_PRIVATE_BASELINE = {"error": "non-private (scikit-learn LogisticRegression)"
 def _non_private_baseline(result: ProblemResult, Xtr: Any, ytr: Any, Xte: Any, yte: Any,
                           sizes: list[int] | None, run: int) -> None:
     """Fit and score :data:`NON_PRIVATE_BASELINE` on this run's split (at each training size of a
-    learning curve, on rows drawn from a generator of its own, so the methods' draws are as without it)."""
+    learning curve, on rows drawn from a generator of its own, so the methods' draws are as without it;
+    a sample of one class predicts it, what the fit of any classifier on it would)."""
+    from sklearn.dummy import DummyClassifier
     from sklearn.linear_model import LogisticRegression, Ridge
 
     metric = result.problem.metric
@@ -116,7 +118,8 @@ def _non_private_baseline(result: ProblemResult, Xtr: Any, ytr: Any, Xte: Any, y
         if size is not None and size <= len(ytr):
             idx = rng.choice(len(ytr), size, replace=False)
             Xs, ys = Xtr[idx], ytr[idx]
-        est = (Ridge() if metric == "r2" else LogisticRegression(max_iter=2000)).fit(Xs, ys)
+        est = (Ridge() if metric == "r2" else LogisticRegression(max_iter=2000) if len(np.unique(ys)) > 1
+               else DummyClassifier(strategy="most_frequent")).fit(Xs, ys)
         _record(result, NON_PRIVATE_BASELINE[metric], math.inf if size is None else float(size), est,
                 score(est, Xte, yte, metric))
 

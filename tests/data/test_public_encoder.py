@@ -511,6 +511,11 @@ def test_every_route_of_a_draft_is_not_private_and_a_finite_ledger_refuses_it_be
             plan = nb.plan_for(np.asarray(rows), y)
             return nb.fit_prepared(nb.prepare(np.asarray(rows), y, plan), plan)
 
+        def staged_rows(acc):  # the rows' mark, through the plan plan_for makes on them
+            lr = dp.PrivateLogisticRegression(accountant=acc, **common)
+            plan = lr.plan_for(rows, y)
+            return lr.fit_prepared(lr.prepare(rows, y, plan), plan)
+
         fits = {
             "schema=": lambda acc: dp.PrivateClassifier(schema=draft, accountant=acc, **common).fit(df, y),
             "regressor schema=": lambda acc: dp.PrivateRegressor(
@@ -520,6 +525,7 @@ def test_every_route_of_a_draft_is_not_private_and_a_finite_ledger_refuses_it_be
             "feature_range=": lambda acc: dp.PrivateGaussianNB(feature_range=draft, accountant=acc,
                                                               **common).fit(rows, y),
             "staged": staged,
+            "staged rows": staged_rows,
             "sweep": lambda acc: dp.epsilon_sweep(dp.PrivateLogisticRegression(
                 classes=[0, 1], accountant=acc), rows, y, [0.5, 1.0], random_state=0).estimators[0][0],
         }

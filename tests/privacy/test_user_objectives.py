@@ -983,12 +983,13 @@ def test_a_mixtures_non_increasing_loss_without_a_cvxpy_form_is_named_unverified
 
 
 def test_an_output_sensitivity_that_underflows_is_refused_not_read_as_slope_0():
-    """A slope of 1e-250 is not 0: the output form's sensitivity underflows float64, and the dry run
-    and the fit both refuse it by name (no certificate of zero noise)."""
+    """A slope of 1e-250 is not 0: the output form's sensitivity underflows float64 or its rate
+    overflows, and the dry run and the fit both refuse it by name (no certificate of zero noise)."""
     rng = np.random.default_rng(0)
     X = rng.uniform(-1e-101, 1e-101, (100, 2))
-    est = dp.PrivateLinearClassifier(loss=Loss.from_cvxpy(lambda m: 1e-250 * cp.logistic(-m)),
-                                     mechanism="output", lam=1e100, data_norm=1e-100, classes=[0, 1])
-    for call in (est.certify, est.fit):
-        with pytest.raises(dp.PrivacyError, match="underflows float64"):
-            call(X, (X[:, 0] > 0).astype(int))
+    for lam in (1e100, 1e58):  # a sensitivity of 0, and a subnormal one whose rate overflows
+        est = dp.PrivateLinearClassifier(loss=Loss.from_cvxpy(lambda m: 1e-250 * cp.logistic(-m)),
+                                         mechanism="output", lam=lam, data_norm=1e-100, classes=[0, 1])
+        for call in (est.certify, est.fit):
+            with pytest.raises(dp.PrivacyError, match="leaves the noise rate beyond float64"):
+                call(X, (X[:, 0] > 0).astype(int))

@@ -148,3 +148,17 @@ def test_a_problem_of_private_methods_only_gets_the_non_private_row(tmp_path, da
     if metric == "error":  # with a non-private method of the problem's own, the methods alone
         p.write_text(PROBLEM)
         assert sorted(run_problem(p, progress=False).errors) == ["LM", "LM non-private"]
+
+
+def test_the_non_private_row_of_a_learning_curve_holds_where_a_sample_has_one_class(tmp_path):
+    """At 2 rows a sample often holds one class (here in some of the runs): the row predicts it,
+    as any classifier fitted on it would, and the run completes."""
+    from dpconvex.runs.runner import NON_PRIVATE_BASELINE
+
+    p = tmp_path / "curve.toml"
+    p.write_text(PROBLEM.split("[[method]]")[0].replace("sklearn_wine", "sklearn_breast_cancer").replace(
+        "epsilon = [3.0, 30.0]", "epsilon = [5.0]\ntrain_sizes = [2, 60]")
+                 + '[[method]]\nlabel = "LR"\nestimator = "PrivateLogisticRegression"\n'
+                 + "params = { lam = 0.01, classes = [0, 1] }\n")
+    result = run_problem(p, progress=False)
+    assert sorted(result.errors[NON_PRIVATE_BASELINE["error"]]) == [2.0, 60.0]
