@@ -851,7 +851,8 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     sensitivity = 2.0 * consts.grad_bound
     with np.errstate(divide="ignore", over="ignore"):  # a slope bound 0 (refused by the loss check): rate inf
         rate = eps_noise / sensitivity
-    _refuse_unresolved_rate(rate, consts.grad_bound, "the objective's noise rate epsilon'/(2G)", caller)
+    if consts.grad_bound != 0.0 and not np.all(np.isfinite(rate)):
+        raise _unresolved_rate(caller, "the objective's noise rate epsilon'/(2G)", consts.grad_bound)
     fields = dict(epsilon=eps_slack + eps_noise, epsilon_noise=eps_noise, slack=eps_slack,
                   extra_strong_convexity=delta_reg, noise_rate=rate)
     if moduli is None:  # at the one modulus: numbers
@@ -883,19 +884,18 @@ def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstan
     sensitivity = 2.0 * consts.grad_bound / (n * mu)
     with np.errstate(divide="ignore", over="ignore"):
         rate = np.float64(epsilon) / sensitivity  # G = 0 (a slope-0 loss, which the conditions refuse): inf
-    _refuse_unresolved_rate(rate, consts.grad_bound, "the argmin sensitivity 2G/(n*mu)", caller)
+    if consts.grad_bound != 0.0 and not np.isfinite(rate):
+        raise _unresolved_rate(caller, "the argmin sensitivity 2G/(n*mu)", consts.grad_bound)
     return Calibration(mechanism="output", epsilon_requested=epsilon, sensitivity=sensitivity,
                        noise_rate=float(rate))
 
 
-def _refuse_unresolved_rate(rate: Any, grad_bound: float, what: str, caller: str) -> None:
-    """A named PrivacyError where a slope bound G != 0 leaves the noise rate beyond float64 (a
-    sensitivity that underflows); an infinite rate at G = 0 is a slope-0 loss, which the conditions
-    refuse by name."""
-    if grad_bound != 0.0 and not np.all(np.isfinite(rate)):
-        raise PrivacyError(
-            f"{caller}: {what} with G = {grad_bound:g} leaves the noise rate beyond float64, so no noise "
-            "scale can be computed. Use constants of ordinary magnitude (lam, data_norm, the loss's bounds).")
+def _unresolved_rate(caller: str, what: str, grad_bound: float) -> PrivacyError:
+    """The refusal where a slope bound G != 0 leaves the noise rate beyond float64 (a sensitivity
+    that underflows); an infinite rate at G = 0 is a slope-0 loss, which the conditions refuse."""
+    return PrivacyError(
+        f"{caller}: {what} with G = {grad_bound:g} leaves the noise rate beyond float64, so no noise "
+        "scale can be computed. Use constants of ordinary magnitude (lam, data_norm, the loss's bounds).")
 
 
 def objective_modulus_floor(epsilon: float, n: int, consts: PrivacyConstants) -> float:
