@@ -15,6 +15,7 @@ SUGGESTED_SOURCE = ("the schema is marked as read from the data (suggested=True)
                     "vocabularies are NOT public, and no guarantee covers them or the model fitted "
                     "on what they encode (epsilon = inf)")
 
+
 class PublicArray(np.ndarray):
     """A NumPy array carrying one public fact, the attribute named :attr:`fact`.
 

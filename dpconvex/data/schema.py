@@ -261,9 +261,6 @@ def norm_divisor(numeric: Mapping[str, tuple[float, float]] | Sequence[object],
     return math.sqrt(len(numeric) + n_other)
 
 
-
-
-
 @dataclass(frozen=True, eq=False)
 class PublicSchema:
     """Public description of a table: what each column is and how it is encoded.

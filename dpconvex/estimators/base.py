@@ -812,7 +812,7 @@ class PrivateEstimator(BaseEstimator):
             n, n_classes, n_features = _given_shape(self, n, n_classes, n_features, "plan")
         n = check_shape_fact("n", n, owner, low=2)  # a fit needs two rows
         n_classes = check_shape_fact("n_classes", n_classes, owner,
-                                      low=2 if self._reads_label_set else 1)  # a classifier's two
+                                     low=2 if self._reads_label_set else 1)  # a classifier's two
         n_features = check_shape_fact("n_features", n_features, owner, low=1)
         self._validate_params()
         return self._plan(n, n_classes, n_features)
