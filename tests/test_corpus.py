@@ -355,6 +355,25 @@ def test_the_skew_variant_takes_the_huber_loss_where_mean_and_median_lie_apart(s
     assert est.predict(X[:5]).shape == (5,)
 
 
+@pytest.mark.parametrize("loss", ["huber", "pinball"])
+def test_the_centred_variant_centres_the_safeguards_learner_at_the_released_mean(loss):
+    """``regression_variants:front_door_<loss>_centred``: the learner the safeguard releases is
+    centred at the labels' private mean (near their mean of 1, not the range's middle 0), and the
+    package's ``mean_release`` is restored after the fit."""
+    from corpus import regression_variants
+
+    import dpconvex.estimators.front_door as front_door
+
+    release_mean = front_door.mean_release
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(4000, 3)) / np.sqrt(3)
+    y = 1.0 + X[:, 0] + 0.1 * rng.normal(size=4000)
+    factory = getattr(regression_variants, f"front_door_{loss}_centred")
+    est = factory(2.0, 0.0, (-3.0, 3.0), 7).fit(X, y)
+    assert est.estimator_.loss == loss and abs(est.estimator_.label_center - 1.0) < 0.05
+    assert front_door.mean_release is release_mean and est.predict(X[:5]).shape == (5,)
+
+
 def test_the_centre_summary_counts_cells_at_epsilon_one_and_above_below_the_mean(tmp_path, capsys):
     """``regression_variants --center-summary``: cells are table × rows × ε, means over the seeds."""
     import json

@@ -35,7 +35,8 @@ as its learner), ``huber_m10`` ... ``huber_m50`` (the Huber loss at each of
 :data:`HUBER_THRESHOLDS`) and ``spread_k3_s10`` ... ``spread_k12_s05_above`` (the Huber loss on a
 label range narrowed around the labels' private mean by their private mean absolute deviation,
 :data:`SPREADS`), ``front_door_skew_020`` ... ``_050`` (the front door's learner chosen by the
-labels' private mean and median, :data:`SKEW_THRESHOLDS`).
+labels' private mean and median, :data:`SKEW_THRESHOLDS`), ``front_door_huber_centred`` and
+``front_door_pinball_centred`` (the safeguard's learner centred at the mean it releases).
 """
 
 from __future__ import annotations
@@ -282,6 +283,48 @@ def _by_skew(threshold: float):
 #: The thresholds on |private mean − private median| (unit label scale) of ``front_door_skew_*``.
 SKEW_THRESHOLDS = (0.02, 0.03, 0.05)
 front_door_skew_020, front_door_skew_030, front_door_skew_050 = (_by_skew(t) for t in SKEW_THRESHOLDS)
+
+
+def _front_door_centred(loss: str):
+    """``PrivateRegressor`` (rule, mechanism and safeguard as they are) whose learner, of ``loss``
+    ("huber" or "pinball"), is centred at the private mean the safeguard releases before the
+    learner fits (``label_center`` = that mean: post-processing of a release, no ε of its own)."""
+    def factory(eps: float, delta: float, label_range, seed: int):
+        import dpconvex as dp
+        import dpconvex.estimators.front_door as front_door
+
+        class Centred(dp.PrivateRegressor):
+            def _fit_with(self, X, y, context):
+                made, release_mean, make = [], front_door.mean_release, self._make
+
+                def learner(mechanism, epsilon):
+                    est = make(mechanism, epsilon)
+                    made.append(est.set_params(loss=loss) if loss != "pinball" else est)
+                    return made[-1]
+
+                def centred(total, n, epsilon, noise):
+                    out = release_mean(total, n, epsilon, noise)
+                    lo, hi = self._label_bounds()
+                    c = float(out.theta[0]) * 0.5 * (hi - lo) + 0.5 * (hi + lo)
+                    for est in made:
+                        est.set_params(label_center=min(hi, max(lo, c)))
+                    return out
+
+                self._make, front_door.mean_release = learner, centred
+                try:
+                    return super()._fit_with(X, y, context)
+                finally:
+                    front_door.mean_release = release_mean
+                    del self._make
+
+        return Centred(epsilon=eps, delta=delta, label_range=label_range, random_state=seed)
+
+    factory.__name__ = f"front_door_{loss}_centred"
+    return factory
+
+
+front_door_pinball_centred, front_door_huber_centred = (_front_door_centred(loss)
+                                                        for loss in ("pinball", "huber"))
 
 
 def _fit_r2(est, sp) -> float:
