@@ -145,9 +145,12 @@ def _split(problem: Problem, data: Any, rng: np.random.Generator) -> tuple[Any, 
     low = 2 if problem.metric == "r2" else 1  # R² is undefined on one test row
     if test.size < low or train.size < 2:
         need = "; R² needs 2" if low > 1 else ""
+        fix = (f"Use a test_size of {low} to {n - 2} rows (or a fraction) and a train_size that keeps at "
+               "least 2 rows." if n - 2 >= low else
+               f"No split of {n} rows leaves 2 training and {low} test rows: use a data set of at least "
+               f"{low + 2} rows.")
         raise _err(problem.path, "data.test_size", f"the split of the {n} rows leaves {train.size} training "
-                   f"and {test.size} test rows{need}. Use a test_size of {low} to {n - 2} rows (or a "
-                   "fraction) and a train_size that keeps at least 2 rows.", "run_problem")
+                   f"and {test.size} test rows{need}. {fix}", "run_problem")
     return (X[train], y[train]), (X[test], y[test])
 
 

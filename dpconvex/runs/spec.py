@@ -690,8 +690,21 @@ def _check_params(path: Path, key: str, method: Method, epsilon: float) -> Any:
                     raise DPConvexError(f"The 'accountant' parameter of {type(est).__name__} must "
                                         f"be a BudgetAccountant or None. Got {params['accountant']!r}.")
             except (DPConvexError, ValueError, TypeError) as exc:
-                raise _err(path, key if i == 0 else key.rsplit(".", 1)[0] + ".tune", str(exc)) from None
+                # the first candidate is the base with the grid's first values: the base's key (and
+                # its own error) where the base alone fails too, else the grid's
+                base = _failure(est) if i == 0 and tune else None
+                raise _err(path, key if i == 0 and (not tune or base) else key.rsplit(".", 1)[0] + ".tune",
+                           base or str(exc)) from None
     return est
+
+
+def _failure(est: Any) -> str | None:
+    """The error of ``est``'s own parameter checks (the table and cross rules), or None."""
+    try:
+        est._validate_params()
+    except (DPConvexError, ValueError, TypeError) as exc:
+        return str(exc)
+    return None
 
 
 def _estimator(path: Path, key: str, name: Any) -> Callable[..., Any] | None:

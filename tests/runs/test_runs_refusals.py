@@ -38,6 +38,10 @@ def reg_nan():
 
 def reg_text():
     t = (X[:, 0] * 2).astype(object); t[0] = "a"; return X, t
+
+
+def two_rows():
+    return X[:2], y[:2]
 '''
 CLS = 'estimator = "PrivateLogisticRegression"\n'
 REG = 'estimator = "PrivateLinearRegressor"\nparams = { label_range = [-2, 2] }\n'
@@ -128,6 +132,14 @@ def test_a_csv_header_naming_a_column_twice_is_refused_by_name(tmp_path):
                     '[[method]]\nlabel = "m"\nestimator = "PrivateLogisticRegression"\n')
     with pytest.raises(ProblemError, match=r"key 'data.dataset': columns \['label'\] appear more than once"):
         load_data(load_problem(path))
+
+
+def test_a_data_set_too_small_for_any_split_says_so(tmp_path):
+    """Two rows leave no split of 2 training and 1 test rows: the remedy is more rows, not a range."""
+    path = _problem(tmp_path, "two_rows")
+    with pytest.raises(ProblemError, match=r"No split of 2 rows leaves 2 training and 1 test rows: use a "
+                                           r"data set of at least 3 rows"):
+        run_problem(load_problem(path), progress=False)
 
 
 def test_r2_with_one_test_row_is_refused_before_any_fit(tmp_path):

@@ -86,6 +86,17 @@ def test_a_tuned_parameter_is_checked_at_its_candidates_not_at_the_base_alone(tm
     assert load_problem(_write(tmp_path, "tuned.toml", text)).methods[0].tune == {"delta": [1e-6, 1e-5]}
 
 
+@pytest.mark.parametrize("base, key, got", [("{}", "tune", "-1"), ("{ lam = -2 }", "params", "-2")])
+def test_a_bad_first_candidate_is_named_by_the_key_that_holds_it(tmp_path, base, key, got):
+    """The first candidate is the base with the grid's first values: a bad value of the grid names
+    ``tune``, a base that fails alone names ``params`` and its own value."""
+    text = NGD.replace('estimator = "NoisyGradientDescent"', 'estimator = "PrivateLogisticRegression"'
+                       ).replace("params = { delta = 1e-5, steps = 50, radius = 10.0 }",
+                                 f"params = {base}\ntune = {{ lam = [-1, 1e-3] }}")
+    with pytest.raises(ProblemError, match=rf"key 'method\[0\]\.{key}': The 'lam' parameter .* Got {got} "):
+        load_problem(_write(tmp_path, "tune.toml", text))
+
+
 def test_a_given_split_of_a_dataset_without_one_is_refused_with_the_key(tmp_path):
     pr = load_problem(_write(tmp_path, "given.toml", NGD.replace("[grid]", 'split = "given"\n[grid]')))
     with pytest.raises(ProblemError, match=r"key 'data.split': 'given': sklearn_breast_cancer has no"):
