@@ -261,7 +261,7 @@ def check_classes(classes: Any, caller: str, binary: bool = False, *, source: st
     Refused with a :class:`ParameterError` (in scikit-learn's words, naming the class of ``caller``
     "Owner.method", for ``classes=``; else naming ``source``): not a sequence, fewer than two labels (not two
     when ``binary``), a missing value (None, NaN, pandas NA), an infinite or non-integer float, complex
-    numbers or bytes, labels of mixed types, or a repeated label.
+    numbers, bytes or sequences (a tuple), labels of mixed types, or a repeated label.
     """
     if isinstance(classes, (str, bytes)) or not hasattr(classes, "__iter__"):
         raise _refuse(caller, source, classes, "must be None or a sequence of labels")
@@ -271,7 +271,7 @@ def check_classes(classes: Any, caller: str, binary: bool = False, *, source: st
         if v is None or (t.__module__.startswith("pandas") and t.__name__ in ("NAType", "NaTType")):
             raise _refuse(caller, source, classes, "has a missing value (None or pandas NA): a "
                           "missing label cannot be a class; list real labels")
-        if isinstance(v, (complex, np.complexfloating)) or isinstance(v, (bytes, np.bytes_)):
+        if isinstance(v, (complex, np.complexfloating, bytes, np.bytes_, tuple, list, np.ndarray)):
             raise _refuse(caller, source, classes, f"has a label of type {t.__name__}; class "
                           "labels are ints, floats with integer values, or strings")
         if isinstance(v, (float, np.floating)) and not (math.isfinite(v) and v == round(v)):
@@ -472,7 +472,8 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
         kind = values.dtype.kind
         got = ("number" if kind in "biuf" else "str" if kind == "U"
                else _kind(type(values.flat[0])) if len(values) else "number")
-        if want != {got}:
+        # object labels under "ignore" are matched record by record (no record's type decides)
+        if want != {got} and not (kind == "O" and unknown_labels == "ignore"):
             where = "the 'classes' parameter" if source == "parameter" else "the set declared with y"
             raise DataValidationError(
                 f"{caller}: the labels in y are of type {got} but {where} lists "
@@ -634,13 +635,18 @@ _CONTINUOUS_LABELS = ("{}: Unknown label type: continuous. y must hold class lab
                       "floats (a regression target?). Encode the classes as ints or strings.")
 
 
-def check_labels(y: Any, n_samples: int, caller: str, names: tuple[str, str] = ("X", "y")) -> np.ndarray:
+def check_labels(y: Any, n_samples: int, caller: str, names: tuple[str, str] = ("X", "y"), *,
+                 classes: Any = None, unknown_labels: str = "raise") -> np.ndarray:
     """Validate a 1-D label vector of length n_samples (a declared set kept: a :class:`LabelArray`);
     ``names``: what the messages call the rows and the labels.
 
     Refused (:class:`DataValidationError`): missing labels (None, NaN, pandas NA), labels
     of mixed types, masked entries, a wrong shape, and what scikit-learn's
     ``type_of_target`` calls continuous or refuses (complex; bytes: a :class:`DataTypeError`).
+    With ``unknown_labels="ignore"`` and a public label set (``classes``, or one declared
+    with y) a label's value is never refused: a missing, non-integer or other-typed label
+    matches no class, so :func:`encode_labels` marks its record outside the set, and the
+    fit does not branch on one record's label (docs/privacy/messages.md#privacy-messages).
     """
     if y is None:
         raise DataValidationError(
@@ -664,14 +670,18 @@ def check_labels(y: Any, n_samples: int, caller: str, names: tuple[str, str] = (
         raise DataValidationError(_COMPLEX_LABELS.format(caller))
     if yy.dtype.kind == "S":
         raise DataTypeError(_BYTES_LABELS.format(caller))
-    if yy.dtype.kind == "f" and not np.all(np.isfinite(yy)):
-        raise DataValidationError(f"{caller}: y contains NaN or infinite labels; drop those rows.")
-    if yy.dtype.kind == "O":
-        _check_label_values(yy, caller)
-    elif yy.dtype.kind in "US" and not isinstance(y, np.ndarray):
-        # np.asarray(["a", 1]) or (["a", nan]) silently turns every label into a string
-        _check_label_values(np.asarray(y, dtype=object).ravel(), caller)
-    if yy.dtype.kind == "f" and np.any(yy != np.round(yy)):
-        raise DataValidationError(_CONTINUOUS_LABELS.format(caller))
     declared = declared_classes(y)  # a label set declared with y travels with the labels
+    if unknown_labels == "ignore" and (classes is not None or declared is not None):
+        if yy.dtype.kind in "US" and not isinstance(y, np.ndarray):
+            yy = np.asarray(y, dtype=object).ravel()  # each label as given (["a", 1] stays mixed)
+    else:
+        if yy.dtype.kind == "f" and not np.all(np.isfinite(yy)):
+            raise DataValidationError(f"{caller}: y contains NaN or infinite labels; drop those rows.")
+        if yy.dtype.kind == "O":
+            _check_label_values(yy, caller)
+        elif yy.dtype.kind in "US" and not isinstance(y, np.ndarray):
+            # np.asarray(["a", 1]) or (["a", nan]) silently turns every label into a string
+            _check_label_values(np.asarray(y, dtype=object).ravel(), caller)
+        if yy.dtype.kind == "f" and np.any(yy != np.round(yy)):
+            raise DataValidationError(_CONTINUOUS_LABELS.format(caller))
     return yy if declared is None else LabelArray(yy, declared)

@@ -930,7 +930,8 @@ class PrivateEstimator(BaseEstimator):
         X_checked = check_array(X, f"{owner}.fit", min_samples=2,
                                 accept_sparse=self._accepts_sparse, accept_dask=True)
         plan.check_data(X_checked.shape, owner, binary=binary)
-        y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit")
+        y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit", classes=self.classes,
+                                 unknown_labels=self.unknown_labels)
         return X_checked, encode_labels(y_checked, self.classes, f"{owner}.fit", binary=binary,
                                         unknown_labels=self.unknown_labels,
                                         excluded=context.excluded, warning=context.label_warning)
@@ -1078,7 +1079,10 @@ def _as_a_fit_states(certificate: Any, plan: FitPlan, owner: Any, y: Any = None)
     certificate.state(delta_rows_note(plan.budget.delta, plan.n))
     if certificate.label_source is None:
         certificate.state(public_label_source(owner, y))
-    certificate.seeded = certificate.private and getattr(owner, "random_state", None) is not None
+    # seeded: a composition with a seeded part (as compose_sequential marks it), a private
+    # release where random_state is given
+    certificate.seeded = certificate.seeded or (
+        certificate.private and getattr(owner, "random_state", None) is not None)
     return certificate
 
 

@@ -130,7 +130,14 @@ def class_priors(priors: Any, counts: np.ndarray, floor: float, owner: str) -> n
 
     "empirical": π_c = max(ñ_c, f) / Σ_c′ max(ñ_c′, f) with f the public count floor of
     the means (a post-processing of the release); "uniform": 1/C; an array: its entries
-    divided by their sum (public priors, validated by :class:`Priors`).
+    divided by their sum (public priors, validated by :class:`Priors`; scaled by their largest
+    first, so priors near the float range give what their ratios give).
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.centroids import class_priors
+    >>> class_priors([1e308, 1e308, 2e307], np.ones(3), 1.0, "Demo").round(3).tolist()
+    [0.476, 0.476, 0.048]
     """
     C = int(np.shape(counts)[0])
     if isinstance(priors, str) and priors == "empirical":
@@ -144,7 +151,8 @@ def class_priors(priors: Any, counts: np.ndarray, floor: float, owner: str) -> n
             f"The 'priors' parameter of {owner} must have one entry per class of the public "
             f"label set ({C} classes). Got {given_priors.size} entries; give one prior per "
             "class, in the order of classes_ (the labels sorted).")
-    return given_priors / given_priors.sum()
+    scaled = given_priors / given_priors.max()  # in (0, 1]: the sum cannot overflow (1e308 each)
+    return scaled / scaled.sum()
 
 
 def within_class_variance(V: np.ndarray, count_weight: float, floor: float,

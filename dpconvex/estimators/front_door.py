@@ -789,7 +789,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     def _read_labels(self, y: Any, n: int, context: FitContext) -> tuple[np.ndarray, LabelSet]:
         """y checked and encoded against the public set in this estimator's name (its learner
         is a name the user never wrote), inside the fit's hold; X is checked by the learner."""
-        y = check_labels(computed(y), n, f"{type(self).__name__}.fit")
+        y = check_labels(computed(y), n, f"{type(self).__name__}.fit", classes=self.classes,
+                         unknown_labels=self.unknown_labels)
         return y, encode_labels(y, self.classes, f"{type(self).__name__}.fit", excluded=context.excluded,
                                 unknown_labels=self.unknown_labels, warning=context.label_warning)
 

@@ -195,7 +195,9 @@ class OneVsRestMixin:
         """The labels encoded against the plan's set (warned if read from y; a label outside it
         refused here) and each class's binary labels (-1 outside the set: the row zeroed)."""
         y = computed(y)  # (None or a scalar: refused by name by check_labels)
-        labels = encode_labels(check_labels(y, len(y) if hasattr(y, "__len__") else 0, caller), self.classes,
+        n = len(y) if hasattr(y, "__len__") else 0
+        checked = check_labels(y, n, caller, classes=self.classes, unknown_labels=self.unknown_labels)
+        labels = encode_labels(checked, self.classes,
                                caller, unknown_labels=self.unknown_labels, excluded=context.excluded,
                                warning=context.label_warning)
         return labels, lambda c: np.where(labels.outside, -1, (labels.index == c).astype(int))

@@ -27,15 +27,20 @@ from ..errors import DataValidationError
 __all__ = ["Parts", "check_rows", "mistakes", "predicted"]
 
 
-def check_rows(X: Any, y: Any, caller: str, estimator: Any) -> tuple[Any, np.ndarray]:
+def check_rows(X: Any, y: Any, caller: str, estimator: Any, *, classes: Any = None,
+               unknown_labels: str = "raise") -> tuple[Any, np.ndarray]:
     """(rows, labels) checked once: rows in memory as ``check_array`` gives them, or a
-    float64 Dask array (never computed); the labels as a vector of length n. A pipeline's
-    table (a DataFrame) stays as given: its first step reads it (e.g. a PublicEncoder)."""
+    float64 Dask array (never computed); the labels as a vector of length n (``classes``
+    and ``unknown_labels``: the candidates', as :func:`~dpconvex.data.validation.check_labels`
+    reads them). A pipeline's table (a DataFrame) stays as given: its first step reads it
+    (e.g. a PublicEncoder)."""
     feature_names_of(X, caller)  # column names of mixed types: refused as every fit refuses them
     if isinstance(estimator, Pipeline) and hasattr(X, "iloc") and not is_dask_collection(X):
-        return X, check_labels(computed(y), X.shape[0], caller)
-    Xv = check_array(X, caller, accept_sparse=get_tags(estimator).input_tags.sparse, accept_dask=True)
-    return Xv, check_labels(computed(y), Xv.shape[0], caller)
+        rows = X
+    else:
+        rows = check_array(X, caller, accept_sparse=get_tags(estimator).input_tags.sparse, accept_dask=True)
+    return rows, check_labels(computed(y), rows.shape[0], caller, classes=classes,
+                              unknown_labels=unknown_labels)
 
 
 def _predict_block(model: Any, block: np.ndarray) -> np.ndarray:

@@ -128,6 +128,20 @@ def test_given_priors_are_normalized_and_used():
                                rtol=1e-12)
 
 
+@pytest.mark.parametrize("make", [dp.PrivateGaussianCentroid, dp.PrivateGaussianNB])
+def test_priors_near_the_float_range_give_what_their_ratios_give(make):
+    """Priors of 1e308 each sum beyond float64: they are the uniform priors, not NaN."""
+    X, y = _three_classes()
+    kw = {"epsilon": 2.0, "classes": [0, 1, 2], "random_state": 5}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        huge = make(priors=[1e308] * 3, **kw).fit(X, y)
+        proba = huge.predict_proba(X)
+    ones = make(priors=[1.0] * 3, **kw).fit(X, y)
+    np.testing.assert_allclose(huge.class_prior_, [1 / 3] * 3, rtol=1e-15)
+    np.testing.assert_allclose(proba, ones.predict_proba(X), rtol=1e-12)
+
+
 @pytest.mark.parametrize(("priors", "match"), [
     ([0.5, 0.5], "one entry per class"),
     ([0.2, 0.3, 0.4, 0.1], "one entry per class"),

@@ -49,6 +49,10 @@ ESTIMATORS = {
     "lm-centroid": lambda: dp.PrivateLargeMarginGaussian(epsilon=1.0, delta=1e-5,
                                                          classes=[0, 1, 2]),
     "lm-mixture": lambda: dp.PrivateLargeMarginGaussian(epsilon=1.0, n_components=2, classes=[0, 1]),
+    "lm-mixture-kmeans": lambda: dp.PrivateLargeMarginGaussian(
+        epsilon=1.0, n_components=2, component_assignment="dp_kmeans", classes=[0, 1]),
+    "lm-mixture-nonprivate": lambda: dp.PrivateLargeMarginGaussian(
+        epsilon=1.0, n_components=2, component_assignment="gmm_nonprivate", classes=[0, 1]),
 }
 
 
@@ -176,6 +180,7 @@ def test_certify_states_what_the_fit_states_from_public_parameters(name, seed):
     for cert in dry:
         assert cert.epsilon == pytest.approx(fitted.epsilon, rel=1e-12) and cert.delta == fitted.delta
         assert cert.seeded is fitted.seeded is (seed is not None)
+        assert [p.seeded for p in cert.parts] == [p.seeded for p in fitted.parts]
         assert _assumptions(cert) == _assumptions(fitted)
 
 

@@ -123,6 +123,39 @@ def test_ignore_zeroes_the_records_outside_the_set(name):
     assert {s.unknown_labels for s in certificate_facts(a.certificate_, "label_source")} == {"ignore"}
 
 
+@pytest.mark.parametrize("name", list(FAMILIES))
+def test_ignore_takes_any_value_of_a_stray_label_as_outside_the_set(name):
+    """With "ignore", no value of one record's label decides between a release and a refusal:
+    a non-integer, missing or other-typed label is outside the set like any other (as a list,
+    the other labels keep their type, whichever record comes first), and the model is the one
+    a stray 9 gives (the same φ(D), the same seed: the same arithmetic)."""
+    rng = np.random.default_rng(0)
+    X = 0.4 * rng.normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    neighbours = {}
+    for where, value in ((7, 9), (7, 1.5), (7, float("nan")), (7, float("inf")), (7, None),
+                         (7, "maybe"), (0, "maybe")):
+        labels = y.tolist()
+        labels[where] = value
+        neighbours[(where, repr(value))] = (labels if value is None or isinstance(value, str)
+                                            else np.asarray(labels, dtype=float))
+    models = {}
+    for key, labels in neighbours.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", dp.PrivacyWarning)
+            est = FAMILIES[name](classes=[0, 1], random_state=3, unknown_labels="ignore").fit(X, labels)
+        models[key] = getattr(est, "best_estimator_", getattr(est, "estimator_", est))
+    reference = models[(7, "9")]
+    for key, model in models.items():
+        if key[0] != 7:  # another record outside the set: another φ(D)
+            continue
+        for attr in ("coef_", "intercept_", "Phi_", "means_"):
+            if hasattr(reference, attr):
+                np.testing.assert_allclose(getattr(model, attr), getattr(reference, attr), rtol=0, atol=0)
+    with pytest.raises(dp.DataValidationError, match="continuous"):  # "raise": refused by name
+        FAMILIES[name](classes=[0, 1], random_state=3).fit(X, neighbours[(7, "1.5")])
+
+
 @pytest.mark.parametrize("name", ["grid-search", "random-search"])
 def test_searches_pass_ignore_to_every_candidate(name):
     X, y = _data(n=60)
@@ -255,3 +288,12 @@ def test_the_diagnostics_note_names_the_setting_the_fit_used():
     note = diag.note("outside")
     assert note.count == 0 and "unknown_labels='raise'" in note.what
     assert "zeroed" not in note.what
+
+
+@pytest.mark.parametrize("labels", [[(0,), (1,), (2,)], [[0], [1], [2]], [np.array([0]), np.array([1])]])
+def test_classes_that_are_sequences_are_refused_as_such(labels):
+    """A tuple, list or array label (three of them read as a column of one) is named, not
+    counted as "fewer than two labels"."""
+    with pytest.raises(dp.ParameterError,
+                       match=r"has a label of type (tuple|list|ndarray); class labels are"):
+        dp.PrivateGaussianCentroid(classes=labels).fit(np.zeros((6, 2)), np.arange(6) % 2)

@@ -106,7 +106,8 @@ def build_dask(est: LargeMarginSettings, X: Any, y: Any, *, persist: bool | None
         )
     X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_dask=True)
     n, d = (int(size) for size in X_checked.shape)
-    y_checked = check_labels(computed(y), n, f"{owner}.fit")
+    y_checked = check_labels(computed(y), n, f"{owner}.fit", classes=est.classes,
+                             unknown_labels=est.unknown_labels)
     labels = encode_labels(y_checked, est.classes, f"{owner}.fit", unknown_labels=est.unknown_labels,
                            excluded=context.excluded, warning=context.label_warning)
     C = int(labels.classes.size)

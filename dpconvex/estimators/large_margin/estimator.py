@@ -316,7 +316,8 @@ default="auto"
         """
         owner = type(self).__name__
         Xv = check_array(X, f"{owner}.fit", min_samples=2)
-        yv = check_labels(y, Xv.shape[0], f"{owner}.fit")
+        yv = check_labels(y, Xv.shape[0], f"{owner}.fit", classes=self.classes,
+                          unknown_labels=self.unknown_labels)
         labels = encode_labels(yv, self.classes, f"{owner}.fit", unknown_labels=self.unknown_labels,
                                excluded=context.excluded, warning=context.label_warning)
         C, D = int(labels.classes.size), Xv.shape[1] + 1

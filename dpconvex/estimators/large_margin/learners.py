@@ -537,6 +537,17 @@ def planned_for(est: LargeMarginSettings, plan: FitPlan) -> ComponentAssignment:
 
 def compose_planned(est: LargeMarginSettings, plan: FitPlan, objective: Certificate) -> Certificate:
     """A dry run's objective certificate composed with the planned component assignment, as
-    the fit composes them."""
+    the fit composes them; with ``random_state`` given, every noised part marked seeded, as the
+    fit's one generator seeds them all (``Certificate.seeded``)."""
     requested = float(est.epsilon) if plan.mechanism.private else math.inf
-    return compose_with_assignment(objective, planned_for(est, plan), requested)
+    composed = compose_with_assignment(objective, planned_for(est, plan), requested)
+    if est.random_state is not None:
+        _mark_seeded(composed)
+    return composed
+
+
+def _mark_seeded(certificate: Certificate) -> bool:
+    """Mark the private leaves of ``certificate`` seeded, and each composition with a seeded part."""
+    marked = [_mark_seeded(part) for part in certificate.parts]
+    certificate.seeded = any(marked) or (not certificate.parts and certificate.private)
+    return certificate.seeded

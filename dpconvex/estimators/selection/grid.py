@@ -533,7 +533,9 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         with hold_budget(self._ledger(owner), epsilon, delta_requested, owner) as hold:
 
             # Dask rows stay on the workers
-            X_checked, y_checked = check_rows(X, y, f"{owner}.fit", self.estimator)
+            X_checked, y_checked = check_rows(X, y, f"{owner}.fit", self.estimator,
+                                              classes=self._public_classes(owner),
+                                              unknown_labels=self.unknown_labels)
             if public:
                 X_public, y_public = self._public_set(owner, X_checked.shape[1])
             n = X_checked.shape[0]
@@ -620,7 +622,9 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         epsilon, unknown = self._checked(owner)
         candidates = self._grid_candidates(owner)
         NO_CONTEXT.one_label_warning(owner=owner if self._public_classes(owner) is None else "", y=y)
-        X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self.estimator)
+        X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self.estimator,
+                                          classes=self._public_classes(owner),
+                                          unknown_labels=self.unknown_labels)
         labels = self._certify_labels(y_checked, unknown, owner)
         public = self.public_validation is not None
         m = len(candidates)

@@ -259,7 +259,9 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         noise_rng = noise.rng
         with hold_budget(self._ledger(owner), epsilon, 0.0, owner) as hold:
             # Dask rows stay on the workers
-            X_checked, y_checked = check_rows(X, y, f"{owner}.fit", self.estimator)
+            X_checked, y_checked = check_rows(X, y, f"{owner}.fit", self.estimator,
+                                              classes=self._public_classes(owner),
+                                              unknown_labels=self.unknown_labels)
             n = X_checked.shape[0]
             n_val = int(math.ceil(fraction * n))
             if n_val < 1 or n - n_val < 2:
@@ -381,7 +383,9 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         self._refuse_a_draft(X, f"{owner}.certify")
         epsilon, eps1, repetitions, fraction = self._check_params(owner)
         NO_CONTEXT.one_label_warning(owner=owner if self._public_classes(owner) is None else "", y=y)
-        X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self.estimator)
+        X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self.estimator,
+                                          classes=self._public_classes(owner),
+                                          unknown_labels=self.unknown_labels)
         n = X_checked.shape[0]
         n_val = int(math.ceil(fraction * n))
         train_index = np.arange(n_val, n)
