@@ -374,6 +374,58 @@ def test_the_centred_variant_centres_the_safeguards_learner_at_the_released_mean
     assert front_door.mean_release is release_mean and est.predict(X[:5]).shape == (5,)
 
 
+
+def test_the_noisy_gd_variant_fits_the_huber_loss_and_the_safeguard_reads_its_fitting_part_only():
+    """``regression_variants:noisy_gd_huber`` learns a strong signal at a large ε; inside the
+    front door (``front_door_noisy_gd``, δ > 0 below ``NOISY_GD_ROWS_BELOW`` rows) it fits the
+    fitting part alone, carries a certificate of that part's size, and at δ = 0 the front door
+    keeps the package's learner."""
+    from corpus import regression_variants
+    from sklearn.metrics import r2_score
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(1500, 3)) / np.sqrt(3)
+    y = 2.0 * X[:, 0] + 0.05 * rng.normal(size=1500)
+    single = regression_variants.noisy_gd_huber(50.0, 1e-6, (-2.0, 2.0), 7).fit(X, y)
+    assert r2_score(y, single.predict(X)) > 0.9
+
+    made = []
+
+    class Recording(regression_variants._NoisyGDHuber):
+        def prepare(self, X, y_unit, plan, *, context):
+            rows, u = super().prepare(X, y_unit, plan, context=context)
+            made.append((rows.shape[0], context.excluded.sum()))
+            return rows, u
+
+    original = regression_variants._NoisyGDHuber
+    regression_variants._NoisyGDHuber = Recording
+    try:
+        est = regression_variants.front_door_noisy_gd(50.0, 1e-6, (-2.0, 2.0), 7).fit(X, y)
+    finally:
+        regression_variants._NoisyGDHuber = original
+    (n_fit, n_val), = made
+    assert n_fit + n_val == 1500 and n_val == 300
+    assert isinstance(est.estimator_, Recording) and r2_score(y, est.predict(X)) > 0.9
+    assert est.estimator_.certificate_.epsilon <= 50.0
+    pure = regression_variants.front_door_noisy_gd(50.0, 0.0, (-2.0, 2.0), 7).fit(X, y)
+    assert not isinstance(pure.estimator_, regression_variants._NoisyGDHuber)
+
+
+def test_the_safeguard_reach_needs_less_of_the_constants_utility_as_epsilon_grows(monkeypatch, capsys):
+    """``regression_variants --reach``: one row per table, ρ* falling as ε grows (the handicap
+    falls as 1/(ε − ε_c)), "rule" where the rule releases the mean."""
+    from corpus import regression_variants
+
+    name = "galton_height"
+    monkeypatch.setattr(corpus, "tables", lambda task: {name: corpus.table(name)})
+    regression_variants.safeguard_reach(corpus.SELECTION_SEEDS[:1])
+    row = [line for line in capsys.readouterr().out.splitlines() if line.startswith(f"| {name} |")]
+    cells = row[0].strip("| ").split(" | ")[4:]
+    values = [float(c) for c in cells]
+    assert len(values) == len(regression_variants.EPSILONS) and values == sorted(values, reverse=True)
+    assert values[-1] < 1.0
+
+
 def test_the_centre_summary_counts_cells_at_epsilon_one_and_above_below_the_mean(tmp_path, capsys):
     """``regression_variants --center-summary``: cells are table × rows × ε, means over the seeds."""
     import json

@@ -36,7 +36,10 @@ as its learner), ``huber_m10`` ... ``huber_m50`` (the Huber loss at each of
 label range narrowed around the labels' private mean by their private mean absolute deviation,
 :data:`SPREADS`), ``front_door_skew_020`` ... ``_050`` (the front door's learner chosen by the
 labels' private mean and median, :data:`SKEW_THRESHOLDS`), ``front_door_huber_centred`` and
-``front_door_pinball_centred`` (the safeguard's learner centred at the mean it releases).
+``front_door_pinball_centred`` (the safeguard's learner centred at the mean it releases),
+``noisy_gd_huber`` (the Huber loss by noisy gradient descent) and ``front_door_noisy_gd`` (that
+learner under the safeguard on few rows at δ > 0). ``--reach`` prints, per table and ε, the share
+of the constant's validation utility a model must save to be selected half the time.
 """
 
 from __future__ import annotations
@@ -327,6 +330,163 @@ front_door_pinball_centred, front_door_huber_centred = (_front_door_centred(loss
                                                         for loss in ("pinball", "huber"))
 
 
+class _NoisyGDHuber:
+    """The Huber regression loss (``HuberRegression(0.25)`` on the unit label scale, the single
+    learner's) fitted by noisy projected gradient descent at (ε, δ > 0): the package's
+    :func:`~dpconvex.privacy.mechanisms.noisy_gd.default_settings` (clip, steps, radius,
+    learning rate, noise multiplier by the Gaussian-DP accounting), the per-example gradients
+    ℓ'(x·θ − u)·x clipped to C, rows clipped to norm 1 with an intercept column of 1 and
+    nothing penalized (the projection onto the ball of radius R only). The replace-one
+    sensitivity of the clipped mean gradient is 2C/n whatever the loss, so the calibration of
+    docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd holds for it; a benchmark of that
+    learner, not the package's (its ``NoisyGradientDescent`` takes margin losses only).
+
+    Inside ``PrivateRegressor``'s safeguard (``front_door_noisy_gd``) it reads the fitting
+    part only (the context's ``excluded`` rows left out, n = the fitting part's rows) and
+    carries the dry-run certificate of ``NoisyGradientDescent`` at that (n, d, ε, δ).
+    """
+
+    def __init__(self, epsilon: float, delta: float, label_range, seed: int | None = None):
+        self.epsilon, self.delta = float(epsilon), float(delta)
+        self.label_range, self.seed = label_range, seed
+
+    # the single learner
+    def fit(self, X, y):
+        lo, hi = self.label_range
+        u = (np.clip(np.asarray(y, dtype=float), lo, hi) - 0.5 * (hi + lo)) / (0.5 * (hi - lo))
+        self._run(np.asarray(X, dtype=float), u, np.random.default_rng([int(self.seed), 99]))
+        return self
+
+    def predict(self, X):
+        return self._predict_rows(np.asarray(X, dtype=float))
+
+    # the safeguard's learner (PrivateRegressor._fit_with's calls)
+    def _plan(self, n, n_classes, n_features):
+        return (n, n_features)
+
+    def prepare(self, X, y_unit, plan, *, context):
+        keep = np.ones(X.shape[0], dtype=bool) if context.excluded is None else ~context.excluded
+        lo, hi = self.label_range
+        u = (np.asarray(y_unit, dtype=float)[keep] - 0.5 * (hi + lo)) / (0.5 * (hi - lo))
+        return np.asarray(X, dtype=float)[keep], u
+
+    def _release(self, prep, plan, hold, context, warm_start):
+        import dpconvex as dp
+
+        X, u = prep
+        self._run(X, u, context.noise.rng)
+        self.certificate_ = dp.NoisyGradientDescent(epsilon=self.epsilon, delta=self.delta).certify(
+            n=X.shape[0], n_classes=2, n_features=X.shape[1])
+
+    def _run(self, X, u, rng):
+        import math
+
+        from dpconvex.objectives.losses import HuberRegression
+        from dpconvex.privacy.budget import Budget
+        from dpconvex.privacy.mechanisms.noisy_gd import default_delta, default_settings
+
+        n, d = X.shape
+        loss = HuberRegression(0.25, (-1.0, 1.0))
+        rows = np.hstack([X * np.minimum(1.0, 1.0 / np.maximum(np.linalg.norm(X, axis=1), 1e-300))[:, None],
+                          np.ones((n, 1))])
+        delta = self.delta if self.delta > 0 else default_delta(n)
+        s = default_settings(loss, n, d + 1, math.sqrt(2.0), Budget(self.epsilon, delta), accounting="gdp")
+        norms = np.linalg.norm(rows, axis=1)
+        theta, total, first = np.zeros(d + 1), np.zeros(d + 1), s.steps // 2
+        for t in range(s.steps):
+            d1 = loss.deriv(rows @ theta, u)
+            w = d1 * np.minimum(1.0, s.clip / np.maximum(np.abs(d1) * norms, 1e-300))
+            theta = theta - s.learning_rate * (rows.T @ w / n + rng.normal(scale=s.noise_std, size=d + 1))
+            nrm = float(np.linalg.norm(theta))
+            if nrm > s.radius:
+                theta *= s.radius / nrm
+            if t >= first:
+                total += theta
+        self.theta_ = total / (s.steps - first)
+
+    def _predict_rows(self, X):
+        X = np.asarray(X, dtype=float)
+        X = X * np.minimum(1.0, 1.0 / np.maximum(np.linalg.norm(X, axis=1), 1e-300))[:, None]
+        lo, hi = self.label_range
+        z = np.clip(X @ self.theta_[:-1] + self.theta_[-1], -1.0, 1.0)
+        return z * 0.5 * (hi - lo) + 0.5 * (hi + lo)
+
+
+def noisy_gd_huber(eps: float, delta: float, label_range, seed: int):
+    """The Huber regression loss by noisy gradient descent (:class:`_NoisyGDHuber`; δ = 1/n²
+    where the cell's δ is 0)."""
+    return _NoisyGDHuber(eps, delta, label_range, seed)
+
+
+#: ``front_door_noisy_gd``: the safeguard's learner is noisy gradient descent below this many rows.
+NOISY_GD_ROWS_BELOW = 2000
+
+
+def front_door_noisy_gd(eps: float, delta: float, label_range, seed: int):
+    """``PrivateRegressor`` (rule, mechanism, private mean and safeguard as they are) whose
+    learner is :class:`_NoisyGDHuber` at δ > 0 on fewer than :data:`NOISY_GD_ROWS_BELOW` rows."""
+    import dpconvex as dp
+
+    class FrontDoorNoisyGD(dp.PrivateRegressor):
+        def _fit_with(self, X, y, context):
+            self._rows = X.shape[0]
+            return super()._fit_with(X, y, context)
+
+        def _make(self, mechanism, epsilon):
+            if float(self.delta or 0.0) > 0 and self._rows < NOISY_GD_ROWS_BELOW:
+                return _NoisyGDHuber(epsilon, float(self.delta), self.label_range)
+            return super()._make(mechanism, epsilon)
+
+    return FrontDoorNoisyGD(epsilon=eps, delta=delta, label_range=label_range, random_state=seed)
+
+
+def safeguard_reach(seeds) -> None:
+    """Print, per table × ε, the fraction ρ* of the constant's validation utility a model must
+    save to be selected with probability 1/2 by ``PrivateRegressor``'s safeguard at its defaults.
+
+    With the package's part sizes, the mean's share ε_c, the handicap m at ε − ε_c and the
+    residual clip κ (:mod:`dpconvex.privacy.rules.front_door`), the constant at the training
+    labels' mean has utility −S, S = n_val · mean(min(1, ((u − ū)/κ)²)) over the training rows
+    (unit label scale). A model that predicts the validation rows with a fraction ρ of that
+    utility left over is selected over the constant with probability 1/2 where ρ S = m, so
+    ρ* = m/S; ρ* > 1: not even an exact model. "rule": the rule releases the mean (no model).
+    The column ``R²`` is scikit-learn's ``Ridge()`` on the table's test rows, seed by seed:
+    a model at that R² saves about that fraction where no residual is clipped.
+    """
+    from sklearn.linear_model import Ridge
+    from sklearn.metrics import r2_score
+
+    from dpconvex.privacy.rules import front_door as rules
+
+    print("| table | n train | d | R² (Ridge) | " + " | ".join(f"ρ* at ε = {e:g}" for e in EPSILONS) + " |")
+    print("|---|---|---|---|" + "---|" * len(EPSILONS))
+    for name in corpus.tables("regression"):
+        lo, hi = corpus.table(name).learner_label_range
+        rows = []
+        for seed in seeds:
+            sp = corpus.split(name, seed)
+            n, d = sp.X_train.shape
+            u = (np.clip(sp.y_train, lo, hi) - 0.5 * (hi + lo)) / (0.5 * (hi - lo))
+            per_row = float(np.mean(np.minimum(1.0, ((u - u.mean()) / rules.RESIDUAL_CLIP) ** 2)))
+            r2 = r2_score(sp.y_test, Ridge().fit(sp.X_train, sp.y_train).predict(sp.X_test))
+            cells = []
+            for eps in EPSILONS:
+                if n * eps / (d + 1) < rules.MEAN_BELOW:
+                    cells.append(np.nan)
+                    continue
+                n_val = rules.safeguard_sizes(n, "auto", "safeguard_reach", rules.REGRESSION_VALIDATION)[1]
+                rest = eps - rules.mean_epsilon(n, eps)
+                cells.append(rules.selection_handicap(rest) / (n_val * per_row))
+            rows.append((n, d, r2, cells))
+        n, d = rows[0][0], rows[0][1]
+        r2 = float(np.mean([r[2] for r in rows]))
+        shown = []
+        for k in range(len(EPSILONS)):
+            values = [r[3][k] for r in rows]
+            shown.append("rule" if np.isnan(values).any() else f"{np.mean(values):.3g}")
+        print(f"| {name} | {n:,} | {d} | {r2:.3f} | " + " | ".join(shown) + " |")
+
+
 def _fit_r2(est, sp) -> float:
     from sklearn.metrics import r2_score
 
@@ -508,6 +668,7 @@ def main(argv=None) -> None:
     p.add_argument("--centers", action="store_true")
     p.add_argument("--summary", type=Path)
     p.add_argument("--center-summary", type=Path)
+    p.add_argument("--reach", action="store_true")
     a = p.parse_args(argv)
     if a.summary:
         summary(a.summary)
@@ -516,6 +677,9 @@ def main(argv=None) -> None:
         center_summary(a.center_summary)
         return
     seeds = corpus.SELECTION_SEEDS if a.seeds == "selection" else corpus.REPORT_SEEDS
+    if a.reach:
+        safeguard_reach(seeds)
+        return
     if a.centers:
         run_centers(seeds, a.out)
         return
@@ -524,3 +688,4 @@ def main(argv=None) -> None:
 
 if __name__ == "__main__":
     main()
+
