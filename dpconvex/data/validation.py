@@ -589,8 +589,9 @@ def zero_rows(X: Any, dropped: np.ndarray) -> Any:
 
 
 # ------------------------------------------------------------- the labels y
-def _check_label_values(values: np.ndarray, caller: str) -> None:
-    """Object (or mixed) labels: no missing values, one sortable kind (all str or all numbers).
+def _check_label_values(values: np.ndarray, caller: str, name: str = "y") -> None:
+    """Object (or mixed) labels: no missing values, one sortable kind (all str or all numbers);
+    ``name``: what the messages call the labels.
 
     Works on the set of the labels' types (one fast pass), looking at values only
     when some are floats (which may be NaN).
@@ -602,7 +603,7 @@ def _check_label_values(values: np.ndarray, caller: str) -> None:
                else "NaN" if np.isnan(floats).any() else None)
     if missing is not None:
         raise DataValidationError(
-            f"{caller}: y contains {missing} labels; drop those rows or give them a real class "
+            f"{caller}: {name} contains {missing} labels; drop those rows or give them a real class "
             "label (a missing label cannot be a class)."
         )
     if any(issubclass(t, (complex, np.complexfloating)) for t in types):
@@ -614,7 +615,7 @@ def _check_label_values(values: np.ndarray, caller: str) -> None:
         raise DataValidationError(_CONTINUOUS_LABELS.format(caller))
     if len(kinds) > 1:  # DataValidationError, as tests/test_input_boundary.py expects exactly
         raise DataValidationError(
-            f"{caller}: y mixes label types ({', '.join(sorted(kinds))}), so the labels in y "
+            f"{caller}: {name} mixes label types ({', '.join(sorted(kinds))}), so the labels in {name} "
             "cannot be sorted into classes. Use labels of one type, e.g. y.astype(str)."
         )
     if kinds and kinds.pop() not in ("str", "number"):
@@ -652,7 +653,7 @@ def check_labels(y: Any, n_samples: int, caller: str, names: tuple[str, str] = (
         raise DataValidationError(
             f"{caller}: requires y to be passed, but the target y is None. Pass the labels."
         )
-    _reject_masked(y, caller, "y")
+    _reject_masked(y, caller, names[1])
     yy = np.asarray(y)
     if yy.ndim == 2 and yy.shape[1] == 1:
         warnings.warn(
@@ -676,12 +677,13 @@ def check_labels(y: Any, n_samples: int, caller: str, names: tuple[str, str] = (
             yy = np.asarray(y, dtype=object).ravel()  # each label as given (["a", 1] stays mixed)
     else:
         if yy.dtype.kind == "f" and not np.all(np.isfinite(yy)):
-            raise DataValidationError(f"{caller}: y contains NaN or infinite labels; drop those rows.")
+            raise DataValidationError(
+                f"{caller}: {names[1]} contains NaN or infinite labels; drop those rows.")
         if yy.dtype.kind == "O":
-            _check_label_values(yy, caller)
+            _check_label_values(yy, caller, names[1])
         elif yy.dtype.kind in "US" and not isinstance(y, np.ndarray):
             # np.asarray(["a", 1]) or (["a", nan]) silently turns every label into a string
-            _check_label_values(np.asarray(y, dtype=object).ravel(), caller)
+            _check_label_values(np.asarray(y, dtype=object).ravel(), caller, names[1])
         if yy.dtype.kind == "f" and np.any(yy != np.round(yy)):
             raise DataValidationError(_CONTINUOUS_LABELS.format(caller))
     return yy if declared is None else LabelArray(yy, declared)

@@ -68,8 +68,8 @@ if TYPE_CHECKING:
 __all__ = ["NO_CONTEXT", "PARAMETER_DOCS", "ROWS_RANGES_NOTE", "ROW_NORM", "SOLVER",
            "CertificateHold", "ClassifierScoreMixin", "FitContext", "FitPlan", "LossParameter",
            "ParameterSet", "Prepared", "PreparedFacts", "PrivateEstimator", "Vouch",
-           "charge_not_public", "check_shape_fact", "fill_docs", "fit_with", "keep_argmax",
-           "not_public_source", "state_rows_source"]
+           "carry_ledger", "charge_not_public", "check_shape_fact", "fill_docs", "fit_with",
+           "keep_argmax", "not_public_source", "state_rows_source"]
 
 #: The certificate line of a fit whose per-feature ranges came with its rows.
 ROWS_RANGES_NOTE = ("the per-feature ranges are those the rows carry (RangedRows; PublicEncoder's "
@@ -428,6 +428,31 @@ def charge_not_public(accountant: Any, owner: str) -> Iterator[None]:
     with reserve_budget(accountant, math.inf, 0.0, f"{owner} on a schema read from the data") as held:
         yield
         held.commit(math.inf, 0.0)
+
+
+def carry_ledger(fitted: Any, ledger: Any) -> Any:
+    """``fitted`` with ``ledger`` as the ``accountant`` of the released models it holds: its
+    ``estimator_`` or ``best_estimator_``, their Pipeline steps, and the models these hold.
+
+    Such a model was fitted charging no ledger (the fit that holds it held the budget); a refit of
+    it is a new release and charges ``ledger``, as fit does. Returns ``fitted``.
+
+    Examples
+    --------
+    >>> from dpconvex import BudgetAccountant, PrivateClassifier
+    >>> ledger = BudgetAccountant(epsilon=2.0)
+    >>> front = PrivateClassifier(classes=[-1, 1], accountant=ledger).fit(X, y)
+    >>> front.estimator_.accountant is ledger
+    True
+    """
+    for name in ("estimator_", "best_estimator_"):
+        model = getattr(fitted, name, None)
+        for part in (model, *(step for _, step in (model.steps if isinstance(model, Pipeline) else ()))):
+            if hasattr(part, "get_params") and "accountant" in part.get_params(deep=False):
+                part.accountant = ledger
+            if part is not None:
+                carry_ledger(part, ledger)
+    return fitted
 
 
 def state_rows_source(fitted: Any, X: Any, estimator: Any = None, *, draft: bool = False) -> Any:

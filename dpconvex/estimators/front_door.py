@@ -119,6 +119,7 @@ from .base import (
     FitPlan,
     PrivateEstimator,
     _given_shape,
+    carry_ledger,
     public_label_source,
     state_rows_source,
 )
@@ -591,7 +592,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     estimator_ : estimator
         The released model: the fitted learner (its noised parameters and public facts),
         or, when the safeguard selected a constant class, a
-        :class:`~dpconvex.estimators.front_door.ConstantClassifier`.
+        :class:`~dpconvex.estimators.front_door.ConstantClassifier`. A learner holds this
+        estimator's ``accountant``, so a refit of it is charged as a fit is.
     learner_ : str
         Which learner the rule chose ("constant class" when the safeguard released one).
     classes_ : ndarray of shape (C,)
@@ -781,6 +783,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                 (reason, *self._unguarded_note(*shape), *([INFERRED_CHOICE] if inferred else [])))
             hold.commit_certificate(learner.certificate_)
         self.estimator_, self.learner_, self.certificate_ = learner, name, learner.certificate_
+        carry_ledger(self, self.accountant)  # a refit of the learner charges the ledger
         self.classes_, self.n_features_in_ = learner.classes_, learner.n_features_in_
         if hasattr(learner, "feature_names_in_"):
             self.feature_names_in_ = learner.feature_names_in_
@@ -843,7 +846,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         self.classes_ = np.asarray(labels.classes)
         self.n_features_in_ = n_features
         self.certificate_ = certificate
-        return with_feature_names(self, names)
+        return with_feature_names(carry_ledger(self, self.accountant), names)
 
     def _safeguard_certificate(self, model: Certificate, selection: Certificate, name: str,
                                reason: str, sizes: tuple[int, int], classes: Any, delta: float,
@@ -1046,7 +1049,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
     ----------
     estimator_ : estimator
         The released model: the fitted learner, or a
-        :class:`~dpconvex.estimators.front_door.ConstantRegressor` holding the private mean.
+        :class:`~dpconvex.estimators.front_door.ConstantRegressor` holding the private mean. A
+        learner holds this estimator's ``accountant``, so a refit of it is charged as a fit is.
     learner_ : str
         "median regression" or "constant (private mean)".
     n_features_in_ : int
@@ -1238,6 +1242,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 hold.commit_certificate(certificate)
         if best == 0:
             self.estimator_, self.learner_ = learner, choice.learner
+            carry_ledger(self, self.accountant)  # a refit of the learner charges the ledger
         else:  # the private mean (unit scale) released as the constant prediction
             self.estimator_ = ConstantRegressor(mean * half + mid, n_features)
             self.estimator_.certificate_ = certificate

@@ -81,6 +81,7 @@ from .base import (
     PreparedFacts,
     PrivateEstimator,
     Vouch,
+    carry_ledger,
     check_shape_fact,
     fill_docs,
     state_rows_source,
@@ -326,6 +327,7 @@ class LabelRangeMixin(RegressionScoreMixin):
                                                  epsilon, delta, f"[{lo:g}, {hi:g}]")
             hold.commit_certificate(certificate)
         self._take_fitted(inner)
+        carry_ledger(self, self.accountant)  # a refit of its learner charges the ledger
         self.label_range_ = (lo, hi)
         self.certificate_ = certificate
         return with_feature_names(self, names)

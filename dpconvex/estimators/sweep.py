@@ -13,12 +13,12 @@ depend on it (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from sklearn.base import is_classifier
+from sklearn.base import clone, is_classifier
 
 from .._validation import (
     NoiseSource,
@@ -33,16 +33,18 @@ from .._validation import (
 )
 from ..data.validation import check_array, computed
 from ..errors import ParameterError, collect_diagnostics
-from ..privacy.budget import Budget, Certificate, compose_sequential, hold_budget
+from ..privacy.budget import Budget, Certificate, compose_sequential, delta_rows_note, hold_budget
 from .base import (
     NO_CONTEXT,
     PrivateEstimator,
+    carry_ledger,
     charge_not_public,
     fit_with,
     not_public_source,
     state_rows_source,
 )
 from .regression import private_bounds
+from .selection.grid import SelectedEstimator, _public_size
 
 __all__ = ["MAX_FITS", "EpsilonSweep", "epsilon_sweep"]
 
@@ -62,6 +64,9 @@ class EpsilonSweep:
         ``estimators[i][r]`` is the estimator fitted at ``epsilons[i]`` in run ``r``.
     templates_built : int
         How many times a template was built (1 when it was reused throughout).
+    n_samples : int or None
+        The rows of the data set (public), for the certificate's line on δ against 1/n; None
+        where X did not tell it before its rows were read.
     certificate : Certificate
         The sequential composition of every fit's certificate (a property).
 
@@ -82,6 +87,7 @@ class EpsilonSweep:
     epsilons: tuple[float, ...]
     estimators: list[list[Any]] = field(default_factory=list)
     templates_built: int = 0
+    n_samples: int | None = None
 
     def score(self, X: Any, y: Any) -> np.ndarray:
         """Every fit's ``score`` on (X, y) (a classifier's accuracy, a regressor's R²): array
@@ -107,15 +113,34 @@ class EpsilonSweep:
     @property
     def certificate(self) -> Certificate:
         """The sweep's guarantee: the sequential composition of every fit's certificate
-        (ε and δ add up), what the sweep charges its estimator's ledger."""
+        (ε and δ add up); a schema released by ``draft_schema`` that encodes every fit's
+        table is counted once, before the fits (its ε and δ were charged by ``draft_schema``)."""
+        release = getattr(getattr(self.estimators[0][0], "schema", None), "release", None)
+        fits = self._charged()
+        if release is None:
+            return fits
+        whole = compose_sequential(
+            [release, fits], mechanism=f"the schema released by draft_schema, then {fits.mechanism}",
+            epsilon_requested=release.epsilon + fits.epsilon_requested, labels=["schema", "fits"])
+        whole.state(fits.label_source, delta_rows_note(whole.delta, self.n_samples))
+        return whole
+
+    def _charged(self) -> Certificate:
+        """The sequential composition of what the fits charge: each fit's certificate, without the
+        release of the schema it encodes its table by (charged by ``draft_schema``); what the sweep
+        charges its estimator's ledger."""
+        release = getattr(getattr(self.estimators[0][0], "schema", None), "release", None)
         parts = [fitted.certificate_ for fits in self.estimators for fitted in fits]
+        if release is not None:  # the front door's certificate: the schema's release, then the model
+            parts = [part.parts[-1] if part.parts and part.parts[0] is release else part for part in parts]
         labels = [f"epsilon={epsilon:g}, run {run}" for epsilon, fits
                   in zip(self.epsilons, self.estimators, strict=True) for run in range(len(fits))]
         whole = compose_sequential(
             parts, mechanism=f"epsilon sweep of {len(parts)} fits: {parts[0].mechanism}",
             epsilon_requested=math.fsum(part.epsilon_requested for part in parts),
             labels=labels)
-        whole.state(parts[0].label_source)  # one label set for every fit, as a search states it
+        # one label set for every fit, as a search states it; δ against the n rows of the data set
+        whole.state(parts[0].label_source, delta_rows_note(whole.delta, self.n_samples))
         return whole
 
 
@@ -132,7 +157,8 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
         Training data, as for ``fit``. A Dask array or DataFrame is checked once for the whole sweep (its rows
         stay on the workers; y, a vector of length n, is computed once) and then given to every fit.
     epsilons : sequence of float
-        ε values, each > 0.
+        ε values, each > 0, in the order of the sweep (a mapping or a set, with no such
+        order, is refused with a ParameterError).
     runs : int, default=1
         Randomized runs (independent noise draws) per ε; ``runs * len(epsilons)`` is
         at most :data:`MAX_FITS` (every fitted model is kept).
@@ -150,9 +176,12 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
     ``prepare`` / ``fit_prepared``, one prepared template shared across the sweep when it
     spends no budget and does not depend on ε (``Prepared.reusable``); one-vs-rest plans and
     other estimators are refitted at each point. The sweep costs the sum of the fits' (ε, δ)
-    (``EpsilonSweep.certificate``): a dpconvex estimator's ``accountant`` holds that sum
-    before any data are read, and refuses the whole sweep (:class:`~dpconvex.BudgetError`,
-    nothing charged) when it does not fit; the fitted models keep the ``accountant``.
+    (``EpsilonSweep.certificate``): a dpconvex estimator's ``accountant`` (a private search's,
+    or its estimator's) holds that sum before any data are read, and refuses the whole sweep
+    (:class:`~dpconvex.BudgetError`, nothing charged) when it does not fit; the fitted models
+    keep the ``accountant``. The ledger is charged what the fits charge: a schema released by
+    ``draft_schema`` was charged there, and the certificate counts it once. δ >= 1/n of the
+    sum warns and is stated, as in a single fit's hold.
 
     Examples
     --------
@@ -191,34 +220,46 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
         X = check_array(X, "epsilon_sweep", min_samples=2, accept_dask=True)
         y = computed(y)
     noise = NoiseSource(check_random_state(random_state, "epsilon_sweep"), random_state is not None)
-    reads = getattr(estimator, "_reads_label_set", False) and getattr(estimator, "classes", None) is None
+    # a dpconvex estimator plans each fit from the public shape, and a private search states the
+    # budget its fit holds: the sweep holds the sum on the ledger before any data are read, and
+    # its fits charge nothing (their ledgers set to None, and put back once the sweep is charged)
+    planned = isinstance(estimator, PrivateEstimator)
+    search = isinstance(estimator, SelectedEstimator)
+    reads = (getattr(estimator, "_reads_label_set", False) and getattr(estimator, "classes", None) is None
+             or search and estimator._public_classes(type(estimator).__name__) is None)
     # one label-set warning per sweep (not per fit), before a plan or hold reads the set from y
     context = NO_CONTEXT.one_label_warning(owner=type(estimator).__name__ if reads else "", y=y,
                                            text=getattr(estimator, "_inferred_warning", None))
     stored = None if isinstance(random_state, np.random.Generator) else random_state
     params = estimator.get_params(deep=False)
-    # a dpconvex estimator plans each fit from the public shape: the sweep holds the sum of
-    # the plans' budgets on the ledger before any data are read, and its fits charge nothing
-    # (the accountant is shared, not copied as sklearn.base.clone would)
-    planned = isinstance(estimator, PrivateEstimator)
-    ledger = params.get("accountant") if planned else None
+    given = estimator.get_params(deep=True)
+    ledgers = [key for key in given if key.rsplit("__", 1)[-1] == "accountant"] if planned or search else []
+    ledger = (estimator._ledger(type(estimator).__name__) if search
+              else given.get("accountant") if planned else None)
+    if search:  # its estimator's ledger set aside in a copy, not in the caller's estimator
+        params = {**params, "estimator": clone(params["estimator"])}
     models = [[type(estimator)(**params).set_params(
-        epsilon=epsilon, random_state=stored, **({"accountant": None} if planned else {}))
+        epsilon=epsilon, random_state=stored, **dict.fromkeys(ledgers))
         for _ in range(runs)] for epsilon in epsilon_grid]
     # a label range released inside the fit has no plan before it: the fit's dry run
     # (certify, public shape only) states its whole budget, and it is fitted as a plain fit
     later = planned and private_bounds(params.get("label_range")) is not None
     plans = [[model.plan_for(X, y) if planned and not later else None for model in fits] for fits in models]
-    budgets = ([Budget(c.epsilon, c.delta) for fits in models for c in
-                (model.certify(X, y) for model in fits)] if later else
-               [plan.budget for fits in plans for plan in fits if plan is not None])
     owner = f"epsilon_sweep({type(estimator).__name__})"
-    sweep = EpsilonSweep(epsilon_grid)
+    if later:
+        budgets = [Budget(c.epsilon, c.delta) for fits in models
+                   for c in (model.certify(X, y) for model in fits)]
+    elif search:
+        budgets = [model._budget(X, y, type(estimator).__name__)[0] for fits in models for model in fits]
+    else:
+        budgets = [plan.budget for fits in plans for plan in fits if plan is not None]
+    sweep = EpsilonSweep(epsilon_grid, n_samples=_public_size(X)[0])
     prepared = None
     previous: np.ndarray | None = None
+    context = context.inner(None, held=True)  # δ against 1/n: the sweep's hold, for the whole
     with charge_not_public(ledger if not_public_source(estimator, X) else None, owner), \
             hold_budget(ledger, math.fsum(b.epsilon for b in budgets),
-                        math.fsum(b.delta for b in budgets), owner) as hold:
+                        math.fsum(b.delta for b in budgets), owner, n=sweep.n_samples) as hold:
         for fits, fit_plans in zip(models, plans, strict=True):
             for model, plan in zip(fits, fit_plans, strict=True):
                 # one-vs-rest, estimators without prepare / fit_prepared (e.g.
@@ -243,15 +284,22 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
                 if diagnostics and diagnostics[-1].x is not None:
                     previous = np.asarray(diagnostics[-1].x, dtype=float)
             sweep.estimators.append([with_feature_names(model, names) for model in fits])
-        if planned:
-            hold.commit_certificate(sweep.certificate)
+        if planned or search:
+            hold.commit_certificate(sweep._charged())
             for fits in models:  # a refit of a model charges the ledger, as fit does
                 for model in fits:
-                    model.accountant = ledger
+                    model.set_params(**{key: given[key] for key in ledgers})
+                    carry_ledger(model, ledger)
+                    model.certificate_.state(delta_rows_note(model.certificate_.delta, sweep.n_samples))
     return sweep
 
 
 def _check_epsilons(epsilons: Sequence[float]) -> tuple[float, ...]:
+    if isinstance(epsilons, (Mapping, Set)):  # a dict's values or a set's order would be dropped
+        raise ParameterError(
+            "The 'epsilons' parameter of epsilon_sweep must be a sequence of floats in (0, inf), "
+            f"in the order of the sweep (a list or tuple). Got a {type(epsilons).__name__} instead; "
+            "pass list(...) of the epsilons.")
     try:
         if isinstance(epsilons, (str, bytes)):
             raise TypeError

@@ -157,6 +157,21 @@ def test_accountant_is_charged_once_and_refuses_overspend():
 
 
 @pytest.mark.parametrize("safeguard", [True, False])
+def test_a_refit_of_the_released_learner_charges_the_front_doors_ledger(safeguard):
+    """The learner in estimator_ carries the front door's ledger (the fit itself charged it
+    once): refitting it is a new release, charged as fit charges; pickle and clone still work."""
+    X, y = _data(300, 2)
+    acc = dp.BudgetAccountant(epsilon=3.0)
+    door = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], accountant=acc, safeguard=safeguard,
+                                random_state=0).fit(X, y)
+    assert acc.spent[0] == pytest.approx(1.0) and door.estimator_.accountant is acc
+    door.estimator_.fit(X, y)
+    assert acc.spent[0] == pytest.approx(1.0 + door.estimator_.certificate_.epsilon)
+    assert pickle.loads(pickle.dumps(door)).estimator_.accountant.spent == acc.spent
+    assert clone(door).get_params()["accountant"] is acc
+
+
+@pytest.mark.parametrize("safeguard", [True, False])
 def test_the_front_door_holds_its_budget_signs_its_refusal_and_states_a_large_delta(safeguard):
     # three classes, the ranges given: naive Bayes, unguarded unless asked (privacy-private-classifier)
     rng = np.random.default_rng(0)

@@ -236,6 +236,19 @@ def test_without_the_safeguard_the_learner_gets_every_row_and_the_whole_budget()
     assert not reg.certificate_.parts and reg.score(X, y) > 0.8
 
 
+@pytest.mark.parametrize("label_range", [(0, 100), "private"])
+def test_a_refit_of_the_released_learner_charges_the_front_doors_ledger(label_range):
+    """The learner in estimator_ carries the front door's ledger (with a public or a released
+    label range): refitting it is a new release, charged as fit charges."""
+    X, y = _table()
+    acc = BudgetAccountant(epsilon=3.0)
+    reg = PrivateRegressor(epsilon=1.0, label_range=label_range, safeguard=False, accountant=acc,
+                           random_state=0).fit(X, y)
+    assert acc.spent[0] == pytest.approx(1.0) and reg.estimator_.accountant is acc
+    reg.estimator_.fit(X, y)
+    assert acc.spent[0] == pytest.approx(1.0 + reg.estimator_.certificate_.epsilon)
+
+
 def test_changing_a_validation_row_leaves_the_model_equal():
     X, y = _table()
     reg = PrivateRegressor(epsilon=1.0, label_range=(0, 100), random_state=3).fit(X, y)

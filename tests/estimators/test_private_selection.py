@@ -533,3 +533,107 @@ def test_a_searchs_refusal_of_bad_list_rows_names_the_search(classes):
         warnings.simplefilter("ignore")
         with pytest.raises(DataValidationError, match=r"^PrivateGridSearch\.fit: X contains NaN"):
             grid.fit(rows, y)
+
+
+def _unit_rows(n: int = 300) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 3))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    return X, (X[:, 0] > 0).astype(int)
+
+
+_SEARCHES = [(PrivateGridSearch, {}), (PrivateRandomSearch, {"mean_runs": 2})]
+
+
+@pytest.mark.parametrize("search,extra", _SEARCHES)
+@pytest.mark.parametrize("given", ["search", "estimator"])
+def test_a_refit_of_the_released_model_charges_the_ledger_given(search, extra, given):
+    """The search charges its (ε, δ) once; best_estimator_ carries the ledger given to the
+    search or to its estimator, so a refit of it is charged as a fit is; pickle and clone work."""
+    import pickle
+
+    from sklearn.base import clone
+
+    X, y = _unit_rows()
+    acc = BudgetAccountant(epsilon=5.0)
+    estimator = PrivateLogisticRegression(accountant=acc if given == "estimator" else None)
+    fitted = search(estimator, {"lam": [0.1, 1.0]}, epsilon=1.0, classes=[0, 1], random_state=0,
+                    accountant=acc if given == "search" else None, **extra).fit(X, y)
+    assert len(acc.spends) == 1 and acc.spent[0] == pytest.approx(fitted.certificate_.epsilon)
+    assert fitted.best_estimator_.accountant is acc
+    fitted.best_estimator_.fit(X, y)
+    assert len(acc.spends) == 2
+    assert pickle.loads(pickle.dumps(fitted)).best_estimator_.accountant.spent == acc.spent
+    assert clone(fitted).get_params()["accountant"] is fitted.accountant
+
+
+def test_the_grid_search_states_a_delta_of_at_least_one_over_n_once():
+    """δ >= 1/n of the whole set (not of a part) is warned once and stated in the search's
+    certificate, as a single fit's hold does."""
+    X, y = _unit_rows()
+    search = PrivateGridSearch(NoisyGradientDescent(steps=5, delta=0.005, classes=[0, 1]),
+                               {"clip": [0.5, 1.0]}, epsilon=1.0, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        certificate = search.fit(X, y).certificate_
+    large = [str(w.message) for w in caught if "at least 1/n" in str(w.message)]
+    assert len(large) == 1 and large[0].startswith("PrivateGridSearch: delta = 0.005")
+    assert any("at least 1/n = 0.00333" in note for note in certificate.notes())
+
+
+def test_the_grid_search_holds_the_delta_its_candidates_plans_spend():
+    """Objective perturbation with a δ parameter spends δ = 0: a pure ε ledger takes the search."""
+    X, y = _unit_rows()
+    acc = BudgetAccountant(epsilon=5.0)
+    search = PrivateGridSearch(PrivateLogisticRegression(delta=1e-5, classes=[0, 1], accountant=acc),
+                               {"lam": [0.1, 1.0]}, epsilon=1.0, random_state=0).fit(X, y)
+    assert search.certificate_.delta == 0.0 and acc.spent == (1.0, 0.0)
+
+
+@pytest.mark.parametrize("search,extra", _SEARCHES)
+def test_a_schema_released_by_draft_schema_is_refused_before_the_data_are_read(search, extra):
+    """A front door on a drafted schema composes the schema's release into every candidate:
+    refused by name before any candidate is fitted; the pipeline it names is searched."""
+    import pandas as pd
+    from sklearn.pipeline import make_pipeline
+
+    import dpconvex as dp
+
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"a": rng.normal(size=300), "b": rng.uniform(0, 10, 300)})
+    y = (table.a > 0).astype(int).to_numpy()
+    acc = BudgetAccountant(epsilon=5.0)
+    schema = dp.draft_schema(table, epsilon=0.5, accountant=acc, random_state=0)
+    tuned = search(dp.PrivateClassifier(schema=schema), {"row_norm": ["auto", "none"]}, epsilon=1.0,
+                   classes=[0, 1], accountant=acc, random_state=0, **extra)
+    for call in (tuned.fit, tuned.certify):
+        with dp.collect_diagnostics() as diag, pytest.raises(ParameterError, match="make_pipeline"):
+            call(table, y)
+        assert not diag.notes and acc.spent[0] == 0.5
+    pipe = make_pipeline(dp.PublicEncoder(schema), dp.PrivateClassifier())
+    search(pipe, {"privateclassifier__row_norm": ["auto", "none"]}, epsilon=1.0, classes=[0, 1],
+           accountant=acc, random_state=0, **extra).fit(table, y)
+    assert acc.spent[0] == 1.5
+
+
+@pytest.mark.parametrize("search,extra", _SEARCHES)
+def test_messages_name_the_validation_labels_and_the_label_sets(search, extra):
+    X, y = _unit_rows(120)
+    if search is PrivateGridSearch:
+        y_val = np.where(y[:20] == 1, np.nan, 0.0)
+        with pytest.raises(DataValidationError, match="fit: y_val contains NaN"):
+            search(PrivateLogisticRegression(), {"lam": [0.1, 1.0]}, epsilon=1.0, classes=[0, 1],
+                   public_validation=(X[:20], y_val)).fit(X, y)
+    with pytest.raises(ParameterError, match=r"^The 'classes' parameter of \w+ must list at least two"):
+        search(PrivateLogisticRegression(), {"lam": [0.1, 1.0]}, epsilon=1.0, classes=[0], **extra).fit(X, y)
+    with pytest.raises(ParameterError, match=r"fit: the estimator's 'classes' must list at least two"):
+        search(PrivateLogisticRegression(classes=[0]), {"lam": [0.1, 1.0]}, epsilon=1.0, **extra).fit(X, y)
+
+
+@pytest.mark.parametrize("search,rows", [(PrivateGridSearch, 5), (PrivateRandomSearch, 2)])
+def test_certify_refuses_rows_too_few_to_split_as_fit_does(search, rows):
+    X, y = _unit_rows(120)
+    tuned = search(PrivateLogisticRegression(), {"lam": [0.1, 1.0]}, epsilon=1.0, classes=[0, 1])
+    for call, method in ((tuned.certify, "certify"), (tuned.fit, "fit")):
+        with pytest.raises(DataValidationError, match=f"{method}: n_samples = {rows} rows cannot be split"):
+            call(X[:rows], y[:rows])

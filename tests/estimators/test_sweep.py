@@ -161,6 +161,8 @@ def test_noisy_gd_shares_one_template_across_the_sweep():
     ({"epsilons": 1.0}, "sequence"),
     ({"epsilons": [1.0], "runs": 0}, "runs"),
     ({"epsilons": [1.0], "warm_start": "yes"}, "warm_start"),
+    ({"epsilons": {0.5: 3}}, "order of the sweep.*Got a dict"),
+    ({"epsilons": {0.5, 1.0}}, "order of the sweep.*Got a set"),
 ])
 def test_bad_sweep_arguments(kwargs, match):
     X, y = _data()
@@ -234,3 +236,70 @@ def test_a_sweep_warns_once_of_a_label_set_read_from_y_before_its_hold():
         assert len(leaks) == 1
         # the front door's own text: the set read from y also chooses its learner
         assert ("also chooses the learner" in leaks[0]) == (refusal is None)
+
+
+def _unit_rows(n=300):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 3))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    return X, (X[:, 0] > 0).astype(int)
+
+
+def test_a_sweep_on_a_drafted_schema_charges_what_its_fits_charge():
+    """draft_schema charged the schema's ε once: the sweep charges the models' ε only (a plain
+    fit's charge), states the schema once in its certificate, and a sweep that does not fit in
+    what is left is refused before any fit."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"a": rng.normal(size=300), "b": rng.uniform(0, 10, 300)})
+    y = (table.a > 0).astype(int).to_numpy()
+    acc = dp.BudgetAccountant(epsilon=2.0)
+    schema = dp.draft_schema(table, epsilon=0.5, accountant=acc, random_state=0)
+    door = dp.PrivateClassifier(classes=[0, 1], schema=schema, accountant=acc)
+    sweep = epsilon_sweep(door, table, y, [0.5, 0.5], random_state=0)
+    assert acc.spent[0] == pytest.approx(1.5) and len(acc.spends) == 2
+    assert sweep.certificate.epsilon == pytest.approx(1.5)
+    assert [part.epsilon for part in sweep.certificate.parts] == [0.5, pytest.approx(1.0)]
+    with collect_diagnostics() as diag, pytest.raises(BudgetError, match="reserve"):
+        epsilon_sweep(door, table, y, [0.5, 0.5], random_state=0)
+    assert not diag.notes and acc.spent[0] == pytest.approx(1.5)
+
+
+@pytest.mark.parametrize("search", ["grid", "random"])
+def test_a_sweep_of_searches_holds_its_whole_budget_and_hands_back_the_ledger(search):
+    """The sweep holds every search's (ε, δ) before any data are read (a sum that does not fit:
+    refused, nothing charged), charges the sum once, and its models carry the ledger given."""
+    X, y = _unit_rows()
+    extra = {"mean_runs": 2} if search == "random" else {}
+    tuner = dp.PrivateGridSearch if search == "grid" else dp.PrivateRandomSearch
+    acc = dp.BudgetAccountant(epsilon=1.0)
+    refused = tuner(dp.PrivateLogisticRegression(), {"lam": [0.1, 1.0]}, epsilon=1.0, classes=[0, 1],
+                    accountant=acc, **extra)
+    with pytest.raises(BudgetError, match="reserve"):
+        epsilon_sweep(refused, X, y, [0.5, 0.8], random_state=0)
+    assert acc.spent == (0.0, 0.0) and not acc.spends
+    acc = dp.BudgetAccountant(epsilon=3.0)
+    base = dp.PrivateLogisticRegression(accountant=acc)
+    sweep = epsilon_sweep(tuner(base, {"lam": [0.1, 1.0]}, epsilon=1.0, classes=[0, 1], **extra),
+                          X, y, [0.5, 0.8], random_state=0)
+    assert len(acc.spends) == 1 and acc.spent[0] == pytest.approx(sweep.certificate.epsilon)
+    assert sweep.certificate.epsilon <= 1.3
+    model = sweep.estimators[1][0]
+    assert model.estimator.accountant is acc and base.accountant is acc
+    model.best_estimator_.fit(X, y)  # a refit is a new release, charged
+    assert len(acc.spends) == 2
+
+
+def test_a_sweeps_total_delta_of_at_least_one_over_n_is_warned_and_stated():
+    """Each fit's δ is below 1/n, their sum is not: the sweep warns once and its certificate
+    states it, as a single fit's hold does."""
+    X, y = _unit_rows()
+    gd = dp.NoisyGradientDescent(steps=5, delta=0.002, classes=[0, 1])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sweep = epsilon_sweep(gd, X, y, [0.5, 1.0], random_state=0)
+    large = [str(w.message) for w in caught if "at least 1/n" in str(w.message)]
+    assert len(large) == 1 and large[0].startswith("epsilon_sweep(NoisyGradientDescent): delta = 0.004")
+    assert any("at least 1/n" in note for note in sweep.certificate.notes())
+    assert not any("at least 1/n" in note for fits in sweep.certificates for c in fits for note in c.notes())

@@ -58,6 +58,7 @@ from ..base import (
     NO_CONTEXT,
     FitContext,
     PrivateEstimator,
+    carry_ledger,
     fill_docs,
     fit_with,
     not_public_source,
@@ -143,6 +144,17 @@ def _check_param_grid(param_grid: Any, valid: Sequence[str], owner: str) -> list
     return list(ParameterGrid(list(grids)))
 
 
+def _public_size(X: Any) -> tuple[int | None, int | None]:
+    """(n, d) where X tells them before its rows are read (its shape, or for rows given as
+    sequences their number and the first row's length), else None for each."""
+    shape = tuple(getattr(X, "shape", ()))
+    if not shape and isinstance(X, (list, tuple)) and X and hasattr(X[0], "__len__") \
+            and not isinstance(X[0], (str, bytes)):  # rows as sequences: n and the first row's length
+        shape = (len(X), len(X[0]))
+    n, d = shape if len(shape) == 2 else (None, None)
+    return (n if isinstance(n, int) else None), d
+
+
 def _find_certificate(estimator: Any, owner: str) -> Certificate:
     """The certificate of a fitted estimator, or of the single private step of a Pipeline."""
     certificate = getattr(estimator, "certificate_", None)
@@ -216,13 +228,26 @@ class SelectedEstimator:
     def _refuse_a_draft(self, X: Any, caller: str) -> None:
         """Private tuning needs private candidates: fitted on a schema read from the data
         (:func:`~dpconvex.estimators.base.not_public_source`) none is, so the search is refused
-        before the data are read."""
+        before the data are read; so is a private step that encodes its table by a schema released
+        by ``draft_schema`` (its certificate composes that release before its model)."""
         if not_public_source(self.estimator, X) is not None:
             raise PrivacyError(
                 f"{caller}: its candidates would be fitted on a schema read from the data (suggested=True: "
                 "draft_schema without epsilon), so none is private, and private tuning needs private "
                 "candidates. Declare the reviewed schema in code or draft it with epsilon=...; for a "
                 "non-private baseline use sklearn.model_selection.GridSearchCV.")
+        params = {} if isinstance(self.estimator, type) else getattr(self.estimator, "get_params", dict)()
+        for key, value in params.items():
+            release = getattr(value, "release", None) if _leaf(key) == "schema" else None
+            prefix = key[:-len("schema")]  # "" or a Pipeline step's "name__"
+            if release is not None and f"{prefix}epsilon" in params:
+                step = type(params[prefix[:-2]] if prefix else self.estimator).__name__
+                raise ParameterError(
+                    f"{caller}: its estimator's {key!r} is a schema released by draft_schema (epsilon = "
+                    f"{release.epsilon:g}), which every candidate's certificate composes before its model: "
+                    "the candidates would not compose within the search's epsilon. Encode the table in a "
+                    "pipeline step and tune the pipeline, e.g. make_pipeline(PublicEncoder(schema), "
+                    f"{step}(...)) (the schema's release stays charged to draft_schema's ledger).")
 
     def _grid_candidates(self, owner: str, part: tuple[int, int] | None = None,
                          epsilon: float = 1.0) -> list[dict[str, Any]]:
@@ -237,19 +262,19 @@ class SelectedEstimator:
         return _check_param_grid(grid, valid, owner)
 
     def _planned_delta(self, part: tuple[Any, Any], epsilon: float, owner: str,
-                       rows: tuple[Any, Any] | None = None) -> float:
+                       rows: tuple[Any, Any] | None = None) -> float | None:
         """The largest δ a candidate's plan spends on a part of ``part`` = (rows, features) (its "auto" δ
         included): from the part's shape and the public label set, else the one a fit reads from the labels
-        of ``rows`` = (X, y) (0 where these or a plan are not at hand). A bad candidate is refused here, by
-        its own name, before any candidate is fitted. A Pipeline's private step is planned at the width of X
-        (its transforms' is known once they run): 0 where its checks refuse that width or X's columns."""
+        of ``rows`` = (X, y) (None where these or a plan are not at hand). A bad candidate is refused here,
+        by its own name, before any candidate is fitted. A Pipeline's private step is planned at the width of
+        X (its transforms' is known once they run): None where its checks refuse that width or X's columns."""
         key = self._epsilon_key(owner)
         path = key.rpartition("__")[0]  # the private step of a Pipeline ("": the estimator itself)
         private = self.estimator.get_params(deep=True)[path] if path else self.estimator
         classes = self._public_classes(owner) if getattr(private, "_reads_label_set", True) else [0]
         if (not hasattr(private, "plan") or (classes is None and rows is None)
                 or not isinstance(part[0], int) or part[0] < 2 or not int(part[1]) >= 1):
-            return 0.0  # the search refuses such data itself
+            return None  # the search refuses such data itself
         models = [clone(self.estimator).set_params(**params, **{key: epsilon})
                   for params in self._grid_candidates(owner, part, epsilon)]
         steps = [m.get_params(deep=True)[path] if path else m for m in models]
@@ -262,7 +287,7 @@ class SelectedEstimator:
         except (ParameterError, DataValidationError):
             if not path:
                 raise
-            return 0.0
+            return None
 
     def _checked(self, owner: str) -> tuple[float, str]:
         """(ε, ``unknown_labels``), checked, after checking the estimator has one ``epsilon``."""
@@ -275,11 +300,13 @@ class SelectedEstimator:
     def _set_selected(self, candidates: list[dict[str, Any]], best: int, model: Any,
                       sizes: list[int], certificate: Certificate, n_features: int,
                       names: np.ndarray | None) -> Any:
-        """Store the released candidate and the search's public facts; return self."""
+        """Store the released candidate (with the search's ledger: a refit of it charges that
+        ledger, as fit does) and the search's public facts; return self."""
         self.candidates_ = candidates
         self.best_index_ = best
         self.best_params_ = candidates[best]
         self.best_estimator_ = model
+        carry_ledger(self, self._ledger(type(self).__name__))
         self.part_sizes_ = [int(size) for size in sizes]
         self.certificate_ = certificate
         self.classes_ = getattr(model, "classes_", None)
@@ -311,7 +338,9 @@ class SelectedEstimator:
                  if params[key] is not None]
         if self.classes is not None:
             given.insert(0, ("its 'classes' parameter", self.classes))
-        sets = [set(check_classes(value, f"{owner}.fit", source=name).tolist()) for name, value in given]
+        # refused as "the 'classes' parameter of {owner}" or "{owner}.fit: the estimator's 'classes'"
+        sets = [set(check_classes(value, f"{owner}.fit", source=name.removeprefix("its ")).tolist())
+                for name, value in given]
         for (name, value), labels in zip(given[1:], sets[1:], strict=True):
             if labels != sets[0]:
                 raise ParameterError(
@@ -467,7 +496,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
     Attributes
     ----------
     best_estimator_ : estimator
-        The selected candidate, trained on its part only.
+        The selected candidate, trained on its part only. It holds the ledger the search
+        charged, so a refit of it is charged as a fit is.
     best_params_ : dict
     best_index_ : int
         Index of the selected candidate in ``candidates_``.
@@ -515,22 +545,11 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         public = self.public_validation is not None
         noise = self._noise(owner, context.noise)
         noise_rng = noise.rng
-
-        # (ε, δ) requested: δ from (ε, δ) candidates, if any; known before the data.
-        base = self.estimator.get_params(deep=True)
-        delta_keys = self._keys("delta")
-        delta_requested = max((float(candidate.get(key, base[key]) or 0.0)
-                               for candidate in candidates for key in delta_keys), default=0.0)
-        shape = tuple(getattr(X, "shape", ()))  # the smallest candidate's part (X checked below)
-        if not shape and isinstance(X, (list, tuple)) and X and hasattr(X[0], "__len__") \
-                and not isinstance(X[0], (str, bytes)):  # rows as sequences: n and the first row's length
-            shape = (len(X), len(X[0]))
-        n, d = shape if len(shape) == 2 else (None, None)
-        k = m + (not public)  # np.array_split's first n % k parts hold one row more
-        part = (n // k + (m <= n % k) if isinstance(n, int) else None, d)
-        delta_requested = max(delta_requested, self._planned_delta(part, epsilon, owner, (X, y)))
-        # the ledger is checked (and the budget held) before the data are read
-        with hold_budget(self._ledger(owner), epsilon, delta_requested, owner) as hold:
+        budget, n_public = self._budget(X, y, owner)
+        # the ledger is checked (and the budget held) before the data are read; δ against the n rows
+        # of the whole set, once: the candidates fit inside this hold
+        with hold_budget(self._ledger(owner), epsilon, budget.delta, owner,
+                         n=None if context.held else n_public) as hold:
 
             # Dask rows stay on the workers
             X_checked, y_checked = check_rows(X, y, f"{owner}.fit", self.estimator,
@@ -539,13 +558,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
             if public:
                 X_public, y_public = self._public_set(owner, X_checked.shape[1])
             n = X_checked.shape[0]
-            n_parts = m if public else m + 1
-            if n < 2 * n_parts:
-                raise DataValidationError(
-                    f"{owner}.fit: n_samples = {n} rows cannot be split into {n_parts} parts of at least "
-                    f"2 rows ({m} candidates{'' if public else ' + 1 validation part'}). Use fewer "
-                    "candidates or more data."
-                )
+            n_parts = self._check_split(n, m, f"{owner}.fit")
             parts = np.array_split(noise_rng.permutation(n), n_parts)
             rows = Parts(X_checked, y_checked, parts)
             # "auto": Λ_auto for the smallest part (public: n, d, ε only)
@@ -563,7 +576,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
             for index, params in enumerate(candidates):
                 candidate = clone(self.estimator)
                 candidate.set_params(**params, **overrides_base)
-                fit_with(candidate, *rows[index], context,
+                fit_with(candidate, *rows[index], context.inner(context.noise, held=True),
                          self._sources(candidate, children[index], noise.seeded), caller=f"{owner}.fit")
                 certificate = _find_certificate(candidate, owner)
                 if not certificate.private:
@@ -610,6 +623,25 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         return self._set_selected(candidates, best, models[best], [part.size for part in parts],
                                   certificate, X_checked.shape[1], names)
 
+    def _budget(self, X: Any, y: Any, owner: str) -> tuple[Budget, int | None]:
+        """The (ε, δ) a fit on (X, y) holds, known before the data are read, and n where X tells it.
+
+        δ is the largest the candidates' plans spend on the smallest part (:meth:`_planned_delta`);
+        where no plan is at hand, the largest ``delta`` parameter of the grid.
+        """
+        epsilon, _ = self._checked(owner)
+        candidates = self._grid_candidates(owner)  # "auto": the factors (m) before n is read
+        m = len(candidates)
+        n, d = _public_size(X)
+        k = m + (self.public_validation is None)  # np.array_split's first n % k parts hold one row more
+        part = (n // k + (m <= n % k) if n is not None else None, d)
+        delta = self._planned_delta(part, epsilon, owner, (X, y))
+        if delta is None:
+            base = self.estimator.get_params(deep=True)
+            delta = max((float(candidate.get(key, base[key]) or 0.0)
+                         for candidate in candidates for key in self._keys("delta")), default=0.0)
+        return Budget(epsilon, delta), n
+
     def certify(self, X: Any, y: Any) -> Certificate:
         """The certificate a fit on (X, y) would carry, without training (no noise drawn).
 
@@ -628,7 +660,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         labels = self._certify_labels(y_checked, unknown, owner)
         public = self.public_validation is not None
         m = len(candidates)
-        parts = np.array_split(np.arange(X_checked.shape[0]), m if public else m + 1)
+        parts = np.array_split(np.arange(X_checked.shape[0]),
+                               self._check_split(X_checked.shape[0], m, f"{owner}.certify"))
         rows = Parts(X_checked, y_checked, parts)
         candidates = self._grid_candidates(
             owner, (X_checked.shape[0] // len(parts), X_checked.shape[1]), epsilon)
@@ -646,6 +679,19 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                                         [int(part.size) for part in parts], public)
         certificate.state(labels.assumption if labels is not None else None)
         return certificate
+
+    def _check_split(self, n: int, m: int, caller: str) -> int:
+        """The number of parts of n rows for m candidates (and a validation part without
+        ``public_validation``); DataValidationError where a part would hold fewer than 2 rows."""
+        public = self.public_validation is not None
+        n_parts = m if public else m + 1
+        if n < 2 * n_parts:
+            raise DataValidationError(
+                f"{caller}: n_samples = {n} rows cannot be split into {n_parts} parts of at least "
+                f"2 rows ({m} candidates{'' if public else ' + 1 validation part'}). Use fewer "
+                "candidates or more data."
+            )
+        return n_parts
 
     def _public_set(self, owner: str, d: int) -> tuple[Any, np.ndarray]:
         """(X_val, y_val), checked; a pipeline's table as given (its first step reads it, as X)."""

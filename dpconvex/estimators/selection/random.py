@@ -30,10 +30,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clo
 
 from ..._validation import check_float, check_option, feature_names_of
 from ...errors import DataValidationError, ParameterError, PrivacyError, user_stacklevel
-from ...privacy.budget import Certificate, Condition, compose_parallel, hold_budget, split_even
+from ...privacy.budget import Budget, Certificate, Condition, compose_parallel, hold_budget, split_even
 from ..base import NO_CONTEXT, FitContext, fit_with
 from ..parts import Parts, check_rows, mistakes
-from .grid import SelectedEstimator, _find_certificate
+from .grid import SelectedEstimator, _find_certificate, _public_size
 
 __all__ = ["PrivateRandomSearch", "Repetitions", "discrete_laplace"]
 
@@ -135,6 +135,17 @@ def discrete_laplace(epsilon: float, rng: np.random.Generator) -> int:
     return int(rng.geometric(p)) - int(rng.geometric(p))
 
 
+def _validation_size(n: int, fraction: float, caller: str) -> int:
+    """The validation rows of n at ``fraction``; DataValidationError where the training part
+    would hold fewer than 2 rows."""
+    n_val = int(math.ceil(fraction * n))
+    if n_val < 1 or n - n_val < 2:
+        raise DataValidationError(
+            f"{caller}: n_samples = {n} rows cannot be split into a training part of at least "
+            f"2 rows and a validation part of validation_fraction = {fraction:g}. Use more data.")
+    return n_val
+
+
 class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """ε-DP hyperparameter selection by random repetition ([LT19]_, [PS22]_ Cor. 3).
 
@@ -176,7 +187,8 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
     Attributes
     ----------
     best_estimator_ : estimator
-        The released model: the best run's fit (on the training split, with ε₁).
+        The released model: the best run's fit (on the training split, with ε₁). It holds
+        the ledger the search charged, so a refit of it is charged as a fit is.
     best_params_ : dict
     best_index_ : int
         Index of the released candidate in ``candidates_``.
@@ -228,7 +240,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         """The grid's candidates, each refused unless pure epsilon-DP (``caller``: the message's
         "Owner.method"; ``rows``: the (X, y) whose label set a run reads when none is public)."""
         candidates = self._grid_candidates(caller.split(".")[0], (n_train, d), eps1)
-        if self._planned_delta((n_train, d), eps1, caller.split(".")[0], rows) > 0.0:
+        if (self._planned_delta((n_train, d), eps1, caller.split(".")[0], rows) or 0.0) > 0.0:
             raise ParameterError(
                 f"{caller}: {type(self.estimator).__name__} spends delta > 0 at the grid's parameters (its "
                 f"plan on {n_train} rows); private selection by random repetition is implemented for pure "
@@ -244,6 +256,10 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                         f"candidates only. Set {key} to 0 or None in the estimator and the grid (delta = 0; "
                         f"docs/privacy/tuning_gd_ledger.md#privacy-private-tuning).")
         return candidates
+
+    def _budget(self, X: Any, y: Any, owner: str) -> tuple[Budget, int | None]:
+        """The (ε, 0) a fit on (X, y) holds (its candidates are pure ε-DP), and n where X tells it."""
+        return Budget(self._check_params(owner)[0]), _public_size(X)[0]
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateRandomSearch:
         """:meth:`fit` inside ``context``: the runs draw from generators spawned from this
@@ -263,11 +279,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                                               classes=self._public_classes(owner),
                                               unknown_labels=self.unknown_labels)
             n = X_checked.shape[0]
-            n_val = int(math.ceil(fraction * n))
-            if n_val < 1 or n - n_val < 2:
-                raise DataValidationError(
-                    f"{owner}.fit: n_samples = {n} rows cannot be split into a training part of at least "
-                    f"2 rows and a validation part of validation_fraction = {fraction:g}. Use more data.")
+            n_val = _validation_size(n, fraction, f"{owner}.fit")
             order = noise_rng.permutation(n)
             train, validation = order[n_val:], order[:n_val]
             candidates = self._candidates(f"{owner}.fit", train.size, X_checked.shape[1], eps1,
@@ -387,7 +399,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                                           classes=self._public_classes(owner),
                                           unknown_labels=self.unknown_labels)
         n = X_checked.shape[0]
-        n_val = int(math.ceil(fraction * n))
+        n_val = _validation_size(n, fraction, f"{owner}.certify")
         train_index = np.arange(n_val, n)
         labels = self._certify_labels(y_checked, self.unknown_labels, owner)  # (its warning first)
         candidates = self._candidates(f"{owner}.certify", train_index.size, X_checked.shape[1], eps1,
