@@ -137,7 +137,7 @@ def class_priors(priors: Any, counts: np.ndarray, floor: float, owner: str) -> n
     --------
     >>> from dpconvex.estimators.centroids import class_priors
     >>> class_priors([1e308, 1e308, 2e307], np.ones(3), 1.0, "Demo").round(3).tolist()
-    [0.476, 0.476, 0.048]
+    [0.455, 0.455, 0.091]
     """
     C = int(np.shape(counts)[0])
     if isinstance(priors, str) and priors == "empirical":
