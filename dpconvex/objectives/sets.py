@@ -25,6 +25,7 @@ from typing import Any
 
 import cvxpy as cp
 import numpy as np
+import scipy.sparse as sp
 
 from .._validation import _short_repr, check_float
 from ..errors import ParameterError, SolverError
@@ -691,8 +692,45 @@ def _text(constraint: cp.Constraint) -> str:
     return " ".join(str(constraint).split())
 
 
+def _entries(value: Any) -> np.ndarray:
+    """The stored entries of a constant's value (a SciPy sparse one's nonzeros), as an array."""
+    return np.asarray(value.data if sp.issparse(value) else value)
+
+
+#: Problem data where CVXPY lets an infinite entry stand (a bound's side left free).
+_INF_ALLOWED = ("b", "G", "lower_bounds", "upper_bounds")
+
+#: The largest coefficient of a :class:`CVXPYSet`'s problem data: its square stays finite in
+#: float64 (a solver's norms and scalings square the coefficients).
+LARGEST_COEFFICIENT = math.sqrt(np.finfo(float).max)
+
+
+def _finite_data(constraints: list[cp.Constraint]) -> bool:
+    """Whether Clarabel's problem data of the constraints are numbers a solver can square: no
+    NaN, and no coefficient infinite or above :data:`LARGEST_COEFFICIENT` (a constant too large
+    for float64 once the constants are multiplied out)."""
+    problem = cp.Problem(cp.Minimize(0), constraints)
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            data = problem.get_problem_data("CLARABEL")[0]
+    except (cp.error.SolverError, cp.error.DCPError, ValueError):
+        return True  # not compiled here: the solve that follows reports it
+    for key, value in data.items():
+        if not (sp.issparse(value) or isinstance(value, np.ndarray)):
+            continue
+        entries = _entries(value)
+        if entries.dtype.kind not in "fc":
+            continue
+        if np.isnan(entries).any() or (key not in _INF_ALLOWED and not np.all(
+                np.abs(entries) <= LARGEST_COEFFICIENT)):
+            return False
+    return True
+
+
 def _check_public_convex(constraint: cp.Constraint, var: cp.Variable) -> None:
-    """Refuse a constraint with a parameter, on another variable (or none), or not DCP."""
+    """Refuse a constraint with a parameter, on another variable (or none), with a NaN
+    constant, or not DCP."""
     shown = _short_repr(_text(constraint), limit=120)
     if constraint.parameters():
         raise ParameterError(
@@ -702,6 +740,10 @@ def _check_public_convex(constraint: cp.Constraint, var: cp.Variable) -> None:
         raise ParameterError(
             f"CVXPYSet.__init__: the constraint {shown} is not on the parameter variable alone (it reads "
             "another variable, or none). State every constraint on the variable passed in.")
+    if any(np.isnan(_entries(c.value)).any() for c in constraint.constants()):
+        raise ParameterError(
+            f"CVXPYSet.__init__: the constraint {shown} holds a NaN constant, which states no set. "
+            "Write every bound and coefficient as a number (drop a constraint to leave a side free).")
     if not constraint.is_dcp():
         raise ParameterError(
             f"CVXPYSet.__init__: the constraint {shown} does not follow CVXPY's DCP rules, so it need not "
@@ -712,9 +754,11 @@ class CVXPYSet(ConvexSet):
     """Any DCP constraint set, held as CVXPY constraints: the CVXPY backends solve over it.
 
     The constraints are restated on the set's own variable ``w`` and checked once (no
-    :class:`cvxpy.Parameter`, no other variable, DCP, feasible by a Clarabel solve on the
-    public set). :meth:`project` solves min ||v − θ||² (:data:`PROJECTION_SOLVES`) within
-    solver tolerances, not exactly, so the native solvers refuse the set.
+    :class:`cvxpy.Parameter`, no other variable, no NaN constant, DCP, coefficients finite and
+    at most :data:`LARGEST_COEFFICIENT` once multiplied out, feasible by a Clarabel solve on
+    the public set); a SciPy sparse matrix is a constant as a NumPy array is. :meth:`project`
+    solves min ||v − θ||² (:data:`PROJECTION_SOLVES`) within solver tolerances, not exactly, so
+    the native solvers refuse the set.
 
     .. warning::
        The set is public: build the constraints without looking at the private data
@@ -770,6 +814,15 @@ class CVXPYSet(ConvexSet):
         self._var = cp.Variable(self.shape, name="w")
         self.constraints = tuple(_substitute(c, var, self._var) for c in listed)
         self._projection: tuple[cp.Problem, cp.Parameter] | None = None
+        if not _finite_data(list(self.constraints)):
+            pairs = zip(listed, self.constraints, strict=True)
+            shown = next((_short_repr(_text(c), limit=120) for c, own in pairs if not _finite_data([own])),
+                         self._statement("w"))
+            raise ParameterError(
+                f"CVXPYSet.__init__: the constraint {shown} holds a constant too large for float64 "
+                "arithmetic: a coefficient, multiplied out, is infinite or above "
+                f"{LARGEST_COEFFICIENT:.3g} (a solver squares it). Rescale the constraint (divide both "
+                "sides by a public constant).")
         feasibility = cp.Problem(cp.Minimize(0), list(self.constraints))
         status = _solve_quietly(feasibility, "CLARABEL", {})
         if status != "optimal":
@@ -909,11 +962,21 @@ class _Unrecognized(Exception):
     """A constraint, or a combination, that is not exactly one of the sets."""
 
 
+#: Entries of a SciPy sparse constant that :func:`recognize` reads densely; a larger one is
+#: never a set's scalar or per-coordinate bound (it stays a :class:`CVXPYSet`).
+_DENSE_LIMIT = 2**16
+
+
 def _constant(expr: cp.Expression) -> np.ndarray | None:
     """The value of an expression without variables or parameters (None otherwise)."""
     if expr.variables() or expr.parameters():
         return None
-    value = np.asarray(expr.value, dtype=float)
+    value = expr.value
+    if sp.issparse(value):  # a SciPy sparse matrix or array: a bound or a matrix A in A @ w
+        if math.prod(value.shape) > _DENSE_LIMIT:
+            raise _Unrecognized
+        value = value.toarray()
+    value = np.asarray(value, dtype=float)
     if not np.all(np.isfinite(value)):
         raise _Unrecognized
     return value

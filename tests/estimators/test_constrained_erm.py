@@ -12,6 +12,7 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 import dpconvex as dp
 from dpconvex.errors import ParameterError, PrivacyError
@@ -205,6 +206,40 @@ def test_a_cvxpy_set_that_cannot_be_checked_or_is_empty_is_refused(constraints, 
     with pytest.raises(ParameterError, match=message):
         dp.PrivateLogisticRegression(classes=[0, 1], solver="clarabel",
                                      constraints=constraints).certify(X, y)
+
+
+@pytest.mark.parametrize("constraints,message", [
+    (lambda w: [w >= -1, w <= np.nan], r"'[^']* <= nan' holds a NaN constant"),
+    (lambda w: [w >= np.array([0.0, np.nan, 0.0])], r"'\[ 0. nan 0.\] <= [^']*' holds a NaN constant"),
+    (lambda w: [w >= -1, cp.sum(w) * 1e308 <= 1], r"'Sum[^']* \* 1e\+308 <= 1.0' holds a constant too large "
+                                                  "for float64 arithmetic"),
+    (lambda w: [cp.norm(w * 1e200, 2) <= 1], r"'PnormApprox[^']*' holds a constant too large for float64"),
+], ids=["NaN bound", "NaN in an array", "overflowing factor", "factor above the root of the float range"])
+@pytest.mark.parametrize("model", [
+    dp.PrivateLogisticRegression(classes=[0, 1], solver="clarabel"),
+    dp.PrivateHuberRegressor(label_range=(0, 10), solver="clarabel"),
+], ids=["classifier", "regressor"])
+def test_a_cvxpy_set_with_a_constant_that_is_not_a_float64_number_is_refused(constraints, message, model,
+                                                                          capfd):
+    X, y = _binary(n=100, d=3)
+    for call in ("fit", "certify"):
+        with pytest.raises(ParameterError, match="^CVXPYSet.__init__: the constraint " + message):
+            getattr(model.set_params(constraints=constraints), call)(X, y)
+    assert capfd.readouterr() == ("", "")  # nothing printed by a solver
+
+
+@pytest.mark.parametrize("model", [
+    dp.PrivateLogisticRegression(epsilon=2.0, classes=[0, 1], random_state=0),
+    dp.PrivateHuberRegressor(epsilon=2.0, label_range=(0, 10), random_state=0),
+], ids=["classifier", "regressor"])
+@pytest.mark.parametrize("sparse", [sp.csr_matrix, sp.csc_array])
+def test_a_set_stated_with_a_scipy_sparse_matrix_is_the_set_of_its_dense_form(model, sparse):
+    X, y = _binary(n=200, d=3)
+    A = np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0]])
+    fits = [model.set_params(constraints=lambda w, A=A: [A @ w <= 0.1, cp.norm(A @ w, 2) <= 1])
+            .fit(X, y).coef_ for A in (A, sparse(A))]
+    assert np.all(A @ np.ravel(fits[1]) <= 0.1 + _FEASIBLE)
+    np.testing.assert_allclose(fits[1], fits[0], atol=1e-6)
 
 
 def test_gaussian_objective_and_approximate_minima_are_refused_over_a_cvxpy_set():

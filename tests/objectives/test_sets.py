@@ -17,6 +17,7 @@ from collections.abc import Callable
 import cvxpy as cp
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from dpconvex.errors import ParameterError
 from dpconvex.objectives import (
@@ -176,6 +177,8 @@ RECOGNIZED = {
     "simplex over W": ([cp.sum(W) == 2, W >= 0], W, Simplex(2.0)),
     "W >= lo (matrix)": ([W >= np.arange(6.0).reshape(3, 2)], W, Box(np.arange(6.0), np.inf)),
     "one constraint, not a list": (w >= 0, w, NonNegative()),
+    "W <= hi (SciPy sparse)": ([W <= sp.csr_matrix(np.ones((3, 2)))], W, Box(-np.inf, 1.0)),
+    "W >= 0 (SciPy sparse)": ([W >= sp.csc_array((3, 2))], W, NonNegative()),
 }
 
 
@@ -213,6 +216,10 @@ UNRECOGNIZED = {
     "quad_over_lin with y = 2": ([cp.quad_over_lin(w, 2) <= 1], w),
     "an empty list": ([], w),
     "a matrix of equal entries times w": ([np.full((5, 5), 0.2) @ w <= 0.1], w),
+    "a SciPy sparse matrix times w": ([sp.csr_matrix(np.eye(5)) @ w <= 1], w),
+    "a norm of a SciPy sparse matrix times w": ([cp.norm(sp.csc_array(np.eye(5)) @ w, 2) <= 1], w),
+    "a SciPy sparse matrix too large to read densely": (
+        [sp.eye(5, 2**17, format="csr") @ cp.Variable(2**17) <= 1], None),
     "a variable declared nonneg": ([cp.norm(cp.Variable(5, nonneg=True), 2) <= 1], None),
 }
 
