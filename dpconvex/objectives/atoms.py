@@ -539,6 +539,22 @@ def _program(expr: cp.Expression, inputs: tuple[int, ...]) -> tuple[list, list, 
     return slots, steps, result
 
 
+def _inputs_read(steps: list[tuple], result: int, inputs: int, *, slope: bool = False) -> tuple[bool, ...]:
+    """Which of the first ``inputs`` slots the ``result`` slot of a :func:`_program` reads; with
+    ``slope``, which the derivative in z reads (an input that is only a term of the outer sum,
+    ℓ = g + y, shifts the value and never the slope)."""
+    kids = {slot: args for slot, _, _, args in steps}
+    rule = next((rule for slot, rule, _, _ in steps if slot == result), None)
+    stack = [k for k in kids[result] if k >= inputs] if slope and rule is _n_linear else [result]
+    seen: set[int] = set()
+    while stack:
+        slot = stack.pop()
+        if slot not in seen:
+            seen.add(slot)
+            stack.extend(kids.get(slot, ()))
+    return tuple(i in seen for i in range(inputs))
+
+
 class CompiledForm:
     """A CVXPY loss form compiled once into a vectorized NumPy value and derivatives in z.
 
@@ -564,8 +580,15 @@ class CompiledForm:
         args = [self.z] if self.label is None else [self.z, self.label]
         self.expr = fn(*args)
         self.supported = True
+        #: Per input (the prediction, then the label), whether the folded program reads it: a
+        #: term whose factor folds to 0 (0 * y, y - y) reads nothing (None: not compiled).
+        self.reads: tuple[bool, ...] | None = None
+        #: Per input, whether the derivative in z reads it (a term y of the outer sum does not).
+        self.slope_reads: tuple[bool, ...] | None = None
         try:
             self._slots, self._steps, self._result = _program(self.expr, tuple(a.id for a in args))
+            self.reads = _inputs_read(self._steps, self._result, len(args))
+            self.slope_reads = _inputs_read(self._steps, self._result, len(args), slope=True)
             with np.errstate(all="ignore"):  # a probe of the atoms' rules, not of values
                 self.evaluate(np.zeros(2), np.zeros(2) if with_label else None)
         except _Unknown:

@@ -241,7 +241,10 @@ class Loss:
         ------
         ParameterError
             An unknown or refused kind, a missing label range, an atom with no numeric rule,
-            or ``fn`` that raises, or gives no scalar DCP-convex expression of the prediction.
+            or ``fn`` that raises, or gives no scalar DCP-convex expression of the prediction,
+            or one that is not elementwise (built on a vector of predictions it is not the loss
+            of each: a reduction such as ``cp.log_sum_exp(m)``), or a regression loss whose
+            slope does not read its label.
 
         Examples
         --------
@@ -320,6 +323,12 @@ class CVXPYLoss(Loss):
         # form, bound and probe below reads this one tree, so a global or a state fn reads that
         # changes later changes nothing of the loss
         self._form = self._stated = stated = _stated or _compile(fn, kind, self.name)
+        # a smoothed loss reads a stated form already checked; a reduction is refused first, a
+        # form that differs in its values only after the atoms (a NumPy form that cannot be
+        # derived is the better reason)
+        failure = None if _stated is not None else _elementwise_failure(stated)
+        if failure is not None and failure[1]:
+            _refuse_not_elementwise(self.name, kind, failure[0])
         kinked = bounds_of_form(stated.expr, stated.label, label_range) \
             if _has_kink_atom(stated.expr) else None
         # a kink inside an atom with zero slope there (cp.huber(cp.pos(u), M)) is smooth
@@ -341,6 +350,15 @@ class CVXPYLoss(Loss):
                 "by zero, or a log_sum_exp piece that is not one number, so its NumPy form "
                 "cannot be derived. Use the atoms listed there on real numbers, or subclass "
                 "dpconvex.objectives.Loss with value, deriv, deriv2 and cvxpy_expr.")
+        if failure is not None:
+            _refuse_not_elementwise(self.name, kind, failure[0])
+        if kind == "regression" and self._form.reads[0] and not self._form.slope_reads[1]:
+            raise ParameterError(  # 0 * y and y - y fold away; a term y alone moves no minimizer
+                f"Loss.from_cvxpy: loss '{self.name}': fn(z, y) does not read its label y in its slope "
+                "(y is absent, has a factor 0, or is a term of its own, which moves no prediction), so the "
+                "model it fits would not depend on the labels. State a loss of the prediction and the "
+                "label, e.g. cp.abs(z - y), cp.huber(z - y, M) or the pinball loss (a loss of z alone is "
+                "a margin loss: kind='margin').")
         derived = bounds_of_form(self._form.expr, self._form.label, label_range)
         self.derived = derived
         self.deriv_bound = (float(derived.slope) if deriv_bound is None and derived is not None
@@ -525,6 +543,61 @@ def _compile(fn: Callable[..., cp.Expression], kind: str, name: str, inputs: tup
             f"CVXPY's DCP rules{unknown_sign}, and the privacy proofs need a convex loss. State a convex "
             "loss in DCP form (e.g. cp.huber(z - y, M), cp.logistic(-m), cp.pos(1 - m)).")
     return form
+
+
+#: Predictions (and labels) at which a stated loss built on a vector is compared with its value
+#: at each point alone (:func:`_elementwise_failure`).
+ELEMENTWISE_PROBE: tuple[tuple[float, ...], tuple[float, ...]] = ((-1.5, 0.25, 2.0), (0.5, -0.75, 0.0))
+
+
+def _elementwise_failure(form: Any) -> tuple[str, bool] | None:
+    """How the form, built on a vector of predictions as the CVXPY backends build it, differs from
+    the loss of each prediction alone, and whether its shape differs (a reduction over the vector:
+    ``cp.max(m)``, ``cp.norm(m)``); None when it does not differ. ``cp.log_sum_exp(m)`` is one
+    number of a scalar m, and mixes the records of a vector."""
+    from .atoms import vectorize
+
+    points, labels = (np.array(v) for v in ELEMENTWISE_PROBE)
+    z = cp.Variable(points.size, value=points)
+    try:
+        with np.errstate(all="ignore"):
+            built = vectorize(form.expr, form.z, form.label, z, None if form.label is None else labels)
+            found = np.asarray(getattr(built, "value", built), dtype=float)
+            alone = []
+            for i, point in enumerate(points):
+                form.z.value = point
+                if form.label is not None:
+                    form.label.value = labels[i]
+                alone.append(form.expr.value)
+            alone_values = np.asarray(alone, dtype=float).ravel()
+    except Exception as exc:  # an atom CVXPY cannot build on a vector, or evaluate
+        return f"raises {type(exc).__name__} ({exc})", True
+    finally:
+        form.z.value = None
+        if form.label is not None:
+            form.label.value = None
+
+    def shown(values: Any) -> str:
+        return np.array2string(np.asarray(values), precision=4, separator=", ")
+
+    if found.shape != points.shape:
+        return f"gives shape {found.shape}, where each alone gives {shown(alone_values)}", True
+    if np.allclose(found, alone_values, rtol=1e-9, atol=1e-12, equal_nan=True):
+        return None
+    return f"gives {shown(found)}, where each alone gives {shown(alone_values)}", False
+
+
+def _refuse_not_elementwise(name: str, kind: str, failure: str) -> None:
+    """Raise the refusal of a loss that is not elementwise, ``failure`` saying how it differs."""
+    args, what = ("(z, y)", "predictions") if kind == "regression" else ("(m)", "margins")
+    shown = np.array2string(np.array(ELEMENTWISE_PROBE[0]), separator=", ")
+    raise ParameterError(
+        f"Loss.from_cvxpy: loss '{name}': fn{args} is not elementwise: built on a vector of "
+        f"{len(ELEMENTWISE_PROBE[0])} {what} {shown} it {failure}. A loss acts on each record alone; "
+        "a reduction over its argument (cp.log_sum_exp(m), cp.max(m), cp.norm(m), cp.sum_squares(m)) "
+        "mixes the records. State it with elementwise atoms: cp.logistic(u) for log(1 + e^u), cp.pos(u) "
+        "for max(u, 0), cp.abs, cp.huber, cp.square (or cp.log_sum_exp(cp.hstack([0, u])), one "
+        "number per record).")
 
 
 #: The largest magnitude of a label range's ends and the smallest width: the map onto

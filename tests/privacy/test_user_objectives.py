@@ -865,6 +865,67 @@ def test_a_multiclass_loss_is_refused_with_the_reason_and_the_derived_alternativ
     assert fit.score(X, y) > np.bincount(y).max() / y.size
 
 
+@pytest.mark.parametrize("fn,kind,says", [
+    (lambda m: cp.logistic(-m) + 0.1 * cp.log_sum_exp(-m), "margin",
+     r"gives \[1\.87 *, 0\.7445, 0\.2955\], where each alone gives \[ 1\.8514"),
+    (lambda m: cp.max(1 - m), "margin",
+     r"gives shape \(\), where each alone gives \[ 2\.5 *, +0\.75, -1\. *\]"),
+    (lambda m: cp.norm(1 - m, 2), "margin", r"gives shape \(\)"),
+    (lambda m: cp.sum_squares(1 - m), "margin", r"gives shape \(\)"),
+    (lambda z, y: cp.huber(z - y, 0.5) + cp.log_sum_exp(z), "regression", "gives \\["),
+    (lambda z, y: cp.norm(z - y, 1), "regression", r"gives shape \(\)"),
+], ids=["log_sum_exp added", "max", "norm", "sum_squares", "log_sum_exp of the predictions",
+        "norm of residuals"])
+def test_a_cvxpy_loss_that_is_not_elementwise_is_refused_when_stated(fn, kind, says):
+    """A reduction over the argument is one number of one prediction but mixes the records of a
+    vector, where the CVXPY backends build it: refused by name, with the elementwise atoms to use."""
+    label_range = (-1.0, 1.0) if kind == "regression" else None
+    what = "predictions" if kind == "regression" else "margins"
+    start = r"^Loss.from_cvxpy: loss 'cvxpy_loss': fn\((m|z, y)\) is not elementwise: built on a vector"
+    with pytest.raises(ParameterError, match=rf"{start} of 3 {what} .* it {says}") as info:
+        dp.Loss.from_cvxpy(fn, kind=kind, label_range=label_range)
+    assert "cp.logistic(u) for log(1 + e^u)" in str(info.value)
+    X, s = _rows(n=20)
+    with pytest.raises(ParameterError, match="is not elementwise"):
+        if kind == "margin":
+            dp.PrivateLinearClassifier(loss=fn, classes=[-1, 1]).certify(X, s)
+        else:
+            dp.PrivateLinearRegressor(loss=fn, label_range=(0, 10)).certify(X, 5 + s)
+
+
+@pytest.mark.parametrize("fn,kind", [
+    (lambda m: cp.pos(1 - m), "margin"), (lambda m: cp.logistic(-m), "margin"),
+    (lambda m: cp.log_sum_exp(cp.hstack([0, -m])), "margin"), (lambda m: cp.square(1 - m), "margin"),
+    (lambda m: cp.huber(cp.pos(1.5 - m), 1.0) / 2, "margin"), (lambda m: cp.sum(cp.logistic(-m)), "margin"),
+    (lambda z, y: cp.abs(z - y), "regression"), (lambda z, y: cp.huber(z - y, 0.5), "regression"),
+    (lambda z, y: cp.maximum(0.3 * (y - z), -0.7 * (y - z)), "regression"),
+    (lambda z, y: 0.5 * cp.square(z - y), "regression"),
+    (lambda z, y: cp.pos(cp.abs(z - y) - 0.1), "regression"),
+], ids=["hinge", "logistic", "log_sum_exp of a stack", "squared", "smooth hinge", "sum of one", "absolute",
+        "huber", "pinball", "squared residual", "epsilon-insensitive"])
+def test_an_elementwise_cvxpy_loss_is_the_loss_of_each_record_in_every_form(fn, kind):
+    label_range = (-1.0, 1.0) if kind == "regression" else None
+    loss = dp.Loss.from_cvxpy(fn, kind=kind, label_range=label_range, smoothing=0.1)
+    z, y = np.linspace(-3.0, 3.0, 7), np.linspace(-1.0, 1.0, 7)
+    labels = (y,) if kind == "regression" else ()
+    np.testing.assert_allclose(loss.cvxpy_expr(cp.Constant(z), *labels).value, loss.value(z, *labels),
+                               rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("fn", [lambda z, y: cp.abs(z), lambda z, y: cp.huber(z, 0.5) + 0 * y,
+                                lambda z, y: cp.abs(z + y - y), lambda z, y: cp.abs(z) + y],
+                         ids=["no label", "label times 0", "label cancelled", "label a term of its own"])
+def test_a_regression_loss_that_does_not_read_its_label_is_refused(fn):
+    """ℓ(z, y) constant in y (or shifted by y alone, which moves no minimizer) fits a model that
+    does not depend on the labels: refused when stated, and by the regressor that states it."""
+    with pytest.raises(ParameterError, match=r"^Loss.from_cvxpy: loss 'cvxpy_loss': fn\(z, y\) does not read "
+                                             "its label y in its slope"):
+        dp.Loss.from_cvxpy(fn, kind="regression", label_range=(-1.0, 1.0))
+    X, s = _rows(n=20)
+    with pytest.raises(ParameterError, match="does not read its label y"):
+        dp.PrivateLinearRegressor(loss=fn, label_range=(0, 10)).fit(X, 5 + s)
+
+
 def test_a_sum_around_a_loss_of_one_prediction_is_that_loss():
     """``cp.sum(...)``, as a CVXPY user writes an objective, of one number: the same loss
     (bounds, smoothing, values, every form); a sum of several numbers is refused."""
