@@ -60,7 +60,7 @@ from ..data.validation import (
     zero_rows,
 )
 from ..errors import ParameterError, diagnostics_open, note_clipped
-from ..objectives.losses import LOSSES, Logistic, Loss, get_loss, stated_loss
+from ..objectives.losses import LOSSES, WIDTH_RULE, Logistic, Loss, get_loss, stated_loss
 from ..objectives.sets import ConvexSet
 from ..privacy.budget import Budget, LabelSource, RowMap, compose_sequential, split_even
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
@@ -755,7 +755,8 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
     ----------
     {linear_parameters}
     h : float, default=0.5
-        Huber (or smooth-hinge) width h > 0; the curvature bound is 1/(2h)
+        Huber (or smooth-hinge) width h in [1e-6, 1e6] (beyond it float64 cannot check the
+        loss's values against its slopes); the curvature bound is 1/(2h)
         (huber: the hinge ``cp.pos(1 - m)`` Huberized at half-width h by the loss compiler,
         :class:`~dpconvex.objectives.HuberHinge`) or 3/(4h) (smooth_hinge).
     loss : {"huber", "smooth_hinge"}, default="huber"
@@ -792,7 +793,7 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         **_PrivateLinearClassifier._parameter_constraints,
         "loss": Options(("huber", "smooth_hinge")),
-        "h": Float(),
+        "h": WIDTH_RULE,
     }
 
     def _make_loss(self) -> Loss:

@@ -61,7 +61,7 @@ from .._validation import (
 from ..data.validation import check_array, check_excluded, computed, row_products
 from ..errors import DataValidationError, ParameterError, PrivacyWarning, record_diagnostic, user_stacklevel
 from ..objectives import HuberRegression, Pinball
-from ..objectives.losses import Loss, get_regression_loss, parse_label_range, stated_loss
+from ..objectives.losses import WIDTH_RULE, Loss, get_regression_loss, parse_label_range, stated_loss
 from ..privacy.budget import Budget, LabelSource, RowMap
 from ..privacy.mechanisms.scalar import BoundedMeanTemplate, LaplaceMean
 from ..privacy.release import Release, release
@@ -598,7 +598,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
     quantile : float, default=0.5
         τ of the pinball loss.
     huber_threshold : float, default=0.25
-        M of the Huber loss on the unit label scale (an eighth of the label range;
+        M of the Huber loss on the unit label scale, in [1e-6, 1e6] (an eighth of the label range;
         docs/privacy/user_objectives.md#privacy-prediction-losses says how it was chosen).
     vouch : tuple of str, default=()
         Constants of a user's loss that you vouch for (docs/privacy/user_objectives.md#privacy-vouch).
@@ -625,7 +625,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         "data_norm": DATA_NORM, "fit_intercept": Bool(),
         "intercept_scaling": Float(), "lam": LAM,
         "mechanism": NoValidation("built (and named in errors) by _validate_params"),
-        "quantile": Float(high=1.0), "huber_threshold": Float(),
+        "quantile": Float(high=1.0), "huber_threshold": WIDTH_RULE,
         "solver": SOLVER, "random_state": RANDOM_STATE,
         "max_iter": MAX_ITER_RULE, "accountant": ACCOUNTANT,
         "vouch": Vouch(), "constraints": ParameterSet(), "label_center": LabelCenter(),
@@ -862,9 +862,10 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
     Parameters
     ----------
     huber_threshold : float, default=0.25
-        M, where the loss turns from squared to linear, on the unit label scale (the default: an eighth of the
-        label range). A smaller M resists outliers more and has curvature 1/M, for which the Λ rule raises Λ
-        (less noise, more shrinkage; docs/privacy/user_objectives.md#privacy-prediction-losses).
+        M in [1e-6, 1e6], where the loss turns from squared to linear, on the unit label scale (the
+        default: an eighth of the label range). A smaller M resists outliers more and has curvature 1/M,
+        for which the Λ rule raises Λ (less noise, more shrinkage;
+        docs/privacy/user_objectives.md#privacy-prediction-losses).
     {regression_parameters}
 
     See Also
@@ -886,7 +887,7 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
     """
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
-        **_FIXED_LOSS_CONSTRAINTS, "huber_threshold": Float()}
+        **_FIXED_LOSS_CONSTRAINTS, "huber_threshold": WIDTH_RULE}
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0,
                  label_range: tuple[float, float] | str | PrivateBounds | None = None,
@@ -916,7 +917,7 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
     quantile : float, default=0.5
         τ in (0, 1): the quantile predicted (0.5: the median).
     smoothing : float or "auto", default=0.1
-        h, the half-width of the smoothed kink on the unit label scale; a smaller h has
+        h in [1e-6, 1e6], the half-width of the smoothed kink on the unit label scale; a smaller h has
         curvature 1/(2h), which objective perturbation pays for. "auto": h chosen with Λ by
         :func:`~dpconvex.privacy.rules.noise_level.resolve_smoothing`
         (docs/privacy/user_objectives.md#privacy-prediction-losses).
@@ -941,7 +942,7 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
     """
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
-        **_FIXED_LOSS_CONSTRAINTS, "quantile": Float(high=1.0), "smoothing": Auto(Float())}
+        **_FIXED_LOSS_CONSTRAINTS, "quantile": Float(high=1.0), "smoothing": Auto(WIDTH_RULE)}
 
     def __init__(self, *, quantile: float = 0.5, epsilon: float = 1.0, delta: float = 0.0,
                  label_range: tuple[float, float] | str | PrivateBounds | None = None,

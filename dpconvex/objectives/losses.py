@@ -37,7 +37,7 @@ import cvxpy as cp
 import numpy as np
 from scipy.special import expit
 
-from .._validation import _short_repr, check_float, is_dpconvex_class, is_dpconvex_function
+from .._validation import Float, _short_repr, check_float, is_dpconvex_class, is_dpconvex_function
 from ..errors import ParameterError, PrivacyError
 from ..privacy.budget import Condition
 
@@ -459,6 +459,9 @@ def stated_loss(fn: Callable[..., cp.Expression], kind: str, owner: str,
 #: check of its values against its slopes, at h = 1e-12 it is a kink to float64 (1e-6 keeps a margin).
 SMOOTHING_LIMITS = (1e-6, 1e6)
 _WIDTH = dict(low=SMOOTHING_LIMITS[0], high=SMOOTHING_LIMITS[1], low_inclusive=True, high_inclusive=True)
+#: The parameter rule of an estimator's h or Huber M: a float within :data:`SMOOTHING_LIMITS`,
+#: checked and stated by the estimator that takes it.
+WIDTH_RULE = Float(**_WIDTH)
 
 
 def _check_smoothing(smoothing: Any) -> float | str | None:
@@ -615,13 +618,15 @@ def parse_label_range(label_range: Any, caller: str | None = None) -> tuple[floa
     >>> from dpconvex.objectives.losses import parse_label_range
     >>> parse_label_range((0, 10)), parse_label_range((1, 1)), parse_label_range((-1e308, 1e308))
     ((0.0, 10.0), None, None)
+    >>> parse_label_range((True, 5)) is None   # a bool is not a number here
+    True
     """
     try:
         if isinstance(label_range, (Mapping, Set)):
             raise TypeError  # an ordered pair only: a dict's keys or a set's order are not (lo, hi)
         lo, hi = label_range
-        if isinstance(lo, (str, bytes)) or isinstance(hi, (str, bytes)):
-            raise TypeError  # numbers only: text is not read as a number (as for epsilon)
+        if any(isinstance(end, (str, bytes, bool, np.bool_)) for end in (lo, hi)):
+            raise TypeError  # numbers only: neither text nor a bool is read as one (as for epsilon)
         lo, hi = float(lo), float(hi)
     except (TypeError, ValueError, OverflowError):  # e.g. an int beyond the float range
         lo = hi = math.nan

@@ -90,13 +90,16 @@ def test_the_quantile_is_in_the_open_unit_interval(quantile):
     assert not hasattr(dp.PrivateQuantileRegressor(), "coef_")
 
 
-@pytest.mark.parametrize("name, value", [("smoothing", 0.0), ("smoothing", -1.0),
-                                         ("huber_threshold", 0.0)])
-def test_the_losss_width_is_positive(name, value):
+@pytest.mark.parametrize("cls, name", [(dp.PrivateQuantileRegressor, "smoothing"),
+                                       (dp.PrivateHuberRegressor, "huber_threshold"),
+                                       (dp.PrivateLinearRegressor, "huber_threshold")])
+@pytest.mark.parametrize("value", [0.0, -1.0, 1e-7, 1e7])
+def test_the_losss_width_is_within_the_limits_the_estimator_states(cls, name, value):
+    """The range the estimator's check states is the loss's: the refusal names the estimator's
+    parameter, never the loss's own (M, Loss.from_cvxpy)."""
     X, y = _table(n=50)
-    cls = dp.PrivateQuantileRegressor if name == "smoothing" else dp.PrivateHuberRegressor
-    with pytest.raises(ParameterError, match=f"The '{name}' parameter of {cls.__name__} must be "
-                                             r"a float in \(0, inf\)"):
+    with pytest.raises(ParameterError, match=f"^The '{name}' parameter of {cls.__name__} must be "
+                                             r"a float in \[1e-06, 1e\+06\]"):
         cls(**{name: value}, label_range=LABELS).fit(X, y)
 
 

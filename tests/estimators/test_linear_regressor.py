@@ -176,7 +176,8 @@ def test_a_callable_loss_may_have_further_parameters_with_defaults_or_be_a_parti
 
 @pytest.mark.parametrize("label_range", [(-1e308, 1e308), (0, 1e101), (1.0, 1.0 + 1e-110),
                                          (2, 1), (0, math.inf), "wide", ("0", "100"),
-                                         {0: 1, 1: 2}, {0, 100}])  # a dict's keys, a set: no (lo, hi)
+                                         {0: 1, 1: 2}, {0, 100},  # a dict's keys, a set: no (lo, hi)
+                                         (True, 5), (0, np.True_)])  # a bool is not a number here
 def test_a_label_range_out_of_limits_is_refused_by_name(label_range):
     """Not a misleading complaint about the labels: the range itself, with its limits."""
     X, y = _table(n=50)

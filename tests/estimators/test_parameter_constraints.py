@@ -163,3 +163,15 @@ def test_a_margin_learner_refuses_a_regression_loss_by_name(cls):
     with pytest.raises(ParameterError, match=r"^The 'loss' parameter of .* must be a margin loss.*"
                                              r"PrivateLinearRegressor.*kind 'regression' instead"):
         cls(loss=huber, classes=[0, 1], epsilon=1.0, delta=1e-5).fit(X, (X[:, 0] > 0).astype(int))
+
+
+@pytest.mark.parametrize("loss", ["huber", "smooth_hinge"])
+@pytest.mark.parametrize("h", [1e-7, 1e7])
+def test_a_hinge_width_outside_the_losss_limits_is_refused_as_the_estimators_parameter(loss, h):
+    """The range the table states for h is the one the loss accepts: the refusal names h of the
+    estimator called, never the loss's own parameter."""
+    X = np.random.default_rng(0).normal(size=(50, 3))
+    assert str(dpconvex.PrivateHuberSVM._parameter_constraints["h"]) == "a float in [1e-06, 1e+06]"
+    with pytest.raises(ParameterError, match=r"^The 'h' parameter of PrivateHuberSVM must be a float in "
+                                             r"\[1e-06, 1e\+06\]"):
+        dpconvex.PrivateHuberSVM(h=h, loss=loss, classes=[0, 1]).fit(X, (X[:, 0] > 0).astype(int))
