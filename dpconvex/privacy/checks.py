@@ -475,6 +475,16 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
     err = np.maximum(np.minimum(left, right) - given, given - np.maximum(left, right))
     if np.max(err) > tol:
         k = int(np.argmax(err))
+        stated = isinstance(loss, CVXPYLoss) and type(loss).value is CVXPYLoss.value \
+            and type(loss).deriv is CVXPYLoss.deriv  # both forms derived from the statement
+        if stated and float(np.spacing(abs(v0[k]))) / hstep > tol:  # no step of value is resolved
+            raise PrivacyError(
+                f"{caller}: derivative: loss '{loss.name}', stated in CVXPY, takes values near "
+                f"{float(v0[k]):.3g} at m = {mi[k]:.4g}, where float64 resolves no change smaller than "
+                f"{float(np.spacing(abs(v0[k]))):.3g}: finite differences of its value give {fd[k]:.6g} "
+                f"where its slope is {float(given[k]):.6g}, so its bounds cannot be checked. A constant "
+                "of the statement is too large for float64 arithmetic: state the loss with smaller "
+                "constants (a constant term moves no minimizer: leave it out).")
         raise PrivacyError(
             f"{caller}: derivative: loss '{loss.name}' declares deriv({mi[k]:.4g}) = "
             f"{float(np.ravel(code.deriv(mi[k:k + 1]))[0]):.6g} but finite differences of value give "

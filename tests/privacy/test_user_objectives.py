@@ -926,6 +926,16 @@ def test_a_regression_loss_that_does_not_read_its_label_is_refused(fn):
         dp.PrivateLinearRegressor(loss=fn, label_range=(0, 10)).fit(X, 5 + s)
 
 
+@pytest.mark.parametrize("constant", [1e300, 1e20])
+def test_a_stated_loss_with_a_constant_beyond_float64_arithmetic_is_told_so(constant):
+    """The user wrote no deriv(): the refusal names the constant's size, not a deriv() to fix."""
+    X, s = _rows(n=20)
+    with pytest.raises(PrivacyError, match=r"derivative: loss 'cvxpy_loss', stated in CVXPY, takes values "
+                                           r"near .* too large for float64 arithmetic") as info:
+        dp.PrivateLinearClassifier(loss=lambda m: cp.logistic(-m) + constant, classes=[-1, 1]).certify(X, s)
+    assert "deriv()" not in str(info.value)
+
+
 def test_a_sum_around_a_loss_of_one_prediction_is_that_loss():
     """``cp.sum(...)``, as a CVXPY user writes an objective, of one number: the same loss
     (bounds, smoothing, values, every form); a sum of several numbers is refused."""
