@@ -441,7 +441,8 @@ def carry_ledger(fitted: Any, ledger: Any) -> Any:
     --------
     >>> from dpconvex import BudgetAccountant, PrivateClassifier
     >>> ledger = BudgetAccountant(epsilon=2.0)
-    >>> front = PrivateClassifier(classes=[-1, 1], accountant=ledger).fit(X, y)
+    >>> front = PrivateClassifier(classes=[-1, 1], safeguard=False, random_state=0,
+    ...                           accountant=ledger).fit(X, y)
     >>> front.estimator_.accountant is ledger
     True
     """
