@@ -625,7 +625,7 @@ def parse_label_range(label_range: Any, caller: str | None = None) -> tuple[floa
         if isinstance(label_range, (Mapping, Set)):
             raise TypeError  # an ordered pair only: a dict's keys or a set's order are not (lo, hi)
         lo, hi = label_range
-        if any(isinstance(end, (str, bytes, bool, np.bool_)) for end in (lo, hi)):
+        if isinstance(lo, (str, bytes, bool, np.bool_)) or isinstance(hi, (str, bytes, bool, np.bool_)):
             raise TypeError  # numbers only: neither text nor a bool is read as one (as for epsilon)
         lo, hi = float(lo), float(hi)
     except (TypeError, ValueError, OverflowError):  # e.g. an int beyond the float range
