@@ -472,8 +472,8 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
         kind = values.dtype.kind
         got = ("number" if kind in "biuf" else "str" if kind == "U"
                else _kind(type(values.flat[0])) if len(values) else "number")
-        # object labels under "ignore" are matched record by record (no record's type decides)
-        if want != {got} and not (kind == "O" and unknown_labels == "ignore"):
+        # under "ignore" every label is matched record by record (no record's type decides)
+        if want != {got} and unknown_labels != "ignore":
             where = "the 'classes' parameter" if source == "parameter" else "the set declared with y"
             raise DataValidationError(
                 f"{caller}: the labels in y are of type {got} but {where} lists "
@@ -522,10 +522,16 @@ def _lookup(values: np.ndarray, c: np.ndarray) -> np.ndarray:
         for v, i in lookup.items():
             index[values == v] = i
         return index
+    def index_of(v: Any) -> int:
+        try:
+            return lookup.get(v, -1)
+        except TypeError:  # an unhashable label (a list, a dict): in no set
+            return -1
+
     try:
         distinct, inverse = np.unique(values, return_inverse=True)
-    except TypeError:  # labels that do not sort: one lookup per record
-        return np.fromiter((lookup.get(v, -1) for v in values.tolist()), dtype=np.int64, count=values.size)
+    except (TypeError, ValueError):  # labels that do not sort (or compare): one lookup per record
+        return np.fromiter((index_of(v) for v in values.tolist()), dtype=np.int64, count=values.size)
     table = np.fromiter((lookup.get(v, -1) for v in distinct.tolist()), dtype=np.int64, count=distinct.size)
     return table[inverse.ravel()]
 
@@ -636,6 +642,28 @@ _CONTINUOUS_LABELS = ("{}: Unknown label type: continuous. y must hold class lab
                       "floats (a regression target?). Encode the classes as ints or strings.")
 
 
+def _labels_as_given(y: Any) -> np.ndarray:
+    """The labels of y as an array whose entries are the labels as given: a sequence's
+    entries in an object array (no conversion of every label to the type one label forces,
+    no tuple read as a row), a masked entry as None (a missing label)."""
+    if np.ma.isMaskedArray(y):
+        mask = np.ma.getmaskarray(y)
+        if mask.any():
+            labels = np.asarray(np.ma.getdata(y), dtype=object).copy()
+            labels[mask] = None
+            return labels
+        return np.asarray(np.ma.getdata(y))
+    if isinstance(y, np.ndarray) or hasattr(y, "dtype"):  # an array, a pandas Series: its dtype
+        return np.asarray(y)
+    values = list(y) if hasattr(y, "__iter__") and not isinstance(y, (str, bytes, dict)) else y
+    if not isinstance(values, list):
+        return np.asarray(values)  # a scalar: refused by its shape below
+    labels = np.empty(len(values), dtype=object)
+    for i, value in enumerate(values):
+        labels[i] = value
+    return labels
+
+
 def check_labels(y: Any, n_samples: int, caller: str, names: tuple[str, str] = ("X", "y"), *,
                  classes: Any = None, unknown_labels: str = "raise") -> np.ndarray:
     """Validate a 1-D label vector of length n_samples (a declared set kept: a :class:`LabelArray`);
@@ -653,8 +681,13 @@ def check_labels(y: Any, n_samples: int, caller: str, names: tuple[str, str] = (
         raise DataValidationError(
             f"{caller}: requires y to be passed, but the target y is None. Pass the labels."
         )
-    _reject_masked(y, caller, names[1])
-    yy = np.asarray(y)
+    declared = declared_classes(y)  # a label set declared with y travels with the labels
+    lenient = unknown_labels == "ignore" and (classes is not None or declared is not None)
+    if lenient:  # each label as given, a masked one missing: outside the set, record by record
+        yy = _labels_as_given(y)
+    else:
+        _reject_masked(y, caller, names[1])
+        yy = np.asarray(y)
     if yy.ndim == 2 and yy.shape[1] == 1:
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected; it was flattened. "
@@ -671,11 +704,7 @@ def check_labels(y: Any, n_samples: int, caller: str, names: tuple[str, str] = (
         raise DataValidationError(_COMPLEX_LABELS.format(caller))
     if yy.dtype.kind == "S":
         raise DataTypeError(_BYTES_LABELS.format(caller))
-    declared = declared_classes(y)  # a label set declared with y travels with the labels
-    if unknown_labels == "ignore" and (classes is not None or declared is not None):
-        if yy.dtype.kind in "US" and not isinstance(y, np.ndarray):
-            yy = np.asarray(y, dtype=object).ravel()  # each label as given (["a", 1] stays mixed)
-    else:
+    if not lenient:
         if yy.dtype.kind == "f" and not np.all(np.isfinite(yy)):
             raise DataValidationError(
                 f"{caller}: {names[1]} contains NaN or infinite labels; drop those rows.")

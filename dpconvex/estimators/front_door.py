@@ -964,7 +964,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                 model = learner.certify(n=n, n_classes=n_classes, n_features=n_features)
             classes = check_classes(classes, f"{owner}.certify") if classes is not None else range(n_classes)
         else:
-            X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self)
+            X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self, classes=self.classes,
+                                              unknown_labels=self.unknown_labels)
             labels = encode_labels(y_checked, classes, f"{owner}.certify", unknown_labels=self.unknown_labels,
                                    warning=LabelWarning(True))  # (certify's warning came first)
             classes, source = labels.classes, labels.assumption

@@ -327,7 +327,10 @@ class CVXPYLoss(Loss):
         # form that differs in its values only after the atoms (a NumPy form that cannot be
         # derived is the better reason)
         failure = None if _stated is not None else _elementwise_failure(stated)
-        if failure is not None and failure[1]:
+        # a reduction over the predictions is refused as such; one over a stack of each record's
+        # pieces (cp.max(cp.hstack([1 - m, 0]))) is per record, and its atoms are the reason below
+        stacked = {type(e).__name__ for e in _subexpressions(stated.expr)} & _STACKS
+        if failure is not None and failure[1] and not stacked:
             _refuse_not_elementwise(self.name, kind, failure[0])
         kinked = bounds_of_form(stated.expr, stated.label, label_range) \
             if _has_kink_atom(stated.expr) else None
@@ -547,6 +550,9 @@ def _compile(fn: Callable[..., cp.Expression], kind: str, name: str, inputs: tup
             "loss in DCP form (e.g. cp.huber(z - y, M), cp.logistic(-m), cp.pos(1 - m)).")
     return form
 
+
+#: CVXPY atoms that stack a record's pieces into a vector (a loss of one record may reduce over them).
+_STACKS = frozenset({"Hstack", "Vstack", "Bmat", "Concatenate"})
 
 #: Predictions (and labels) at which a stated loss built on a vector is compared with its value
 #: at each point alone (:func:`_elementwise_failure`).

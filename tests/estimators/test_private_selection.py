@@ -590,6 +590,26 @@ def test_the_grid_search_holds_the_delta_its_candidates_plans_spend():
     assert search.certificate_.delta == 0.0 and acc.spent == (1.0, 0.0)
 
 
+def test_the_grid_search_holds_a_pipelines_delta_parameter_before_the_data_are_read():
+    """A Pipeline's private step is planned at the width of X, which its transforms change (30
+    random features from 3 columns), and a front door chooses a mechanism spending δ by the
+    width: its δ parameter is held, so a pure ε ledger refuses the search before any fit."""
+    from sklearn.pipeline import make_pipeline
+
+    import dpconvex as dp
+
+    X, y = _unit_rows()
+    pipe = make_pipeline(dp.RandomFourierFeatures(n_components=30, random_state=0),
+                         dp.PrivateClassifier(epsilon=1.0, delta=1e-5, classes=[0, 1], safeguard=False))
+    search = PrivateGridSearch(pipe, {"privateclassifier__data_norm": [1.0, 0.5]}, epsilon=1.0,
+                               classes=[0, 1], random_state=0)
+    assert search._budget(X, y, "PrivateGridSearch")[0].delta == 1e-5
+    acc = BudgetAccountant(epsilon=10.0)
+    with pytest.raises(dp.BudgetError, match=r"BudgetAccountant\.reserve: .*pure epsilon-DP"):
+        search.set_params(accountant=acc).fit(X, y)
+    assert acc.spent == (0.0, 0.0) and not hasattr(search, "best_estimator_")
+
+
 @pytest.mark.parametrize("search,extra", _SEARCHES)
 def test_a_schema_released_by_draft_schema_is_refused_before_the_data_are_read(search, extra):
     """A front door on a drafted schema composes the schema's release into every candidate:

@@ -134,11 +134,13 @@ def test_ignore_takes_any_value_of_a_stray_label_as_outside_the_set(name):
     y = (X[:, 0] > 0).astype(int)
     neighbours = {}
     for where, value in ((7, 9), (7, 1.5), (7, float("nan")), (7, float("inf")), (7, None),
-                         (7, "maybe"), (0, "maybe")):
+                         (7, "maybe"), (0, "maybe"), (7, 1j), (7, b"x"), (7, (0,)), (7, [0]),
+                         (7, {"a": 1})):
         labels = y.tolist()
         labels[where] = value
-        neighbours[(where, repr(value))] = (labels if value is None or isinstance(value, str)
-                                            else np.asarray(labels, dtype=float))
+        neighbours[(where, repr(value))] = (np.asarray(labels, dtype=float)
+                                            if isinstance(value, float) else labels)
+    neighbours[(7, "masked")] = np.ma.array(y, mask=np.arange(40) == 7)
     models = {}
     for key, labels in neighbours.items():
         with warnings.catch_warnings():
@@ -297,3 +299,29 @@ def test_classes_that_are_sequences_are_refused_as_such(labels):
     with pytest.raises(dp.ParameterError,
                        match=r"has a label of type (tuple|list|ndarray); class labels are"):
         dp.PrivateGaussianCentroid(classes=labels).fit(np.zeros((6, 2)), np.arange(6) % 2)
+
+
+def test_ignore_fits_labels_of_another_type_than_the_classes_on_zeroed_rows():
+    """Under "ignore" no record's type decides between a release and a refusal: labels all of
+    another type than the classes are all outside the set (as one such label is), where
+    "raise" refuses them by name."""
+    X, y = _data()
+    numbers = (y == "yes").astype(int).tolist()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.PrivacyWarning)
+        for labels in (numbers, ["no", *numbers[1:]]):
+            _lr(classes=CLASSES, unknown_labels="ignore", random_state=0).fit(X, labels)
+    with pytest.raises(dp.DataValidationError, match="of type number"):
+        _lr(classes=CLASSES, random_state=0).fit(X, numbers)
+
+
+def test_the_guarded_front_doors_dry_run_takes_ignore_as_its_fit_does():
+    X, y = _data()
+    labels = (y == "yes").astype(float)
+    labels[7] = np.nan
+    door = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], unknown_labels="ignore", safeguard=True,
+                                random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.PrivacyWarning)
+        assert door.certify(X, labels).epsilon <= 1.0
+        door.fit(X, labels)

@@ -893,6 +893,16 @@ def test_a_cvxpy_loss_that_is_not_elementwise_is_refused_when_stated(fn, kind, s
             dp.PrivateLinearRegressor(loss=fn, label_range=(0, 10)).certify(X, 5 + s)
 
 
+@pytest.mark.parametrize("fn", [lambda m: cp.max(cp.hstack([1 - m, 0])),
+                                lambda m: cp.sum(cp.hstack([cp.pos(1 - m), 0]))],
+                         ids=["max of a stack", "sum of a stack"])
+def test_a_reduction_over_a_records_own_stack_is_refused_for_its_atoms(fn):
+    """One number per record (a reduction over a stack of its pieces): refused for the atoms
+    outside ATOMS, not as a reduction over the records."""
+    with pytest.raises(ParameterError, match="uses an atom outside dpconvex.objectives.atoms.ATOMS"):
+        dp.Loss.from_cvxpy(fn)
+
+
 @pytest.mark.parametrize("fn,kind", [
     (lambda m: cp.pos(1 - m), "margin"), (lambda m: cp.logistic(-m), "margin"),
     (lambda m: cp.log_sum_exp(cp.hstack([0, -m])), "margin"), (lambda m: cp.square(1 - m), "margin"),

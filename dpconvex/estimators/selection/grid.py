@@ -627,7 +627,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         """The (ε, δ) a fit on (X, y) holds, known before the data are read, and n where X tells it.
 
         δ is the largest the candidates' plans spend on the smallest part (:meth:`_planned_delta`);
-        where no plan is at hand, the largest ``delta`` parameter of the grid.
+        where no plan is at hand, or the private step is a Pipeline's (planned at the width of X,
+        which its transforms may change), at least the largest ``delta`` parameter of the grid.
         """
         epsilon, _ = self._checked(owner)
         candidates = self._grid_candidates(owner)  # "auto": the factors (m) before n is read
@@ -636,10 +637,13 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         k = m + (self.public_validation is None)  # np.array_split's first n % k parts hold one row more
         part = (n // k + (m <= n % k) if n is not None else None, d)
         delta = self._planned_delta(part, epsilon, owner, (X, y))
-        if delta is None:
+        if delta is None or "__" in self._epsilon_key(owner):
+            # no plan, or a Pipeline's step planned at the width of X where its transforms may
+            # give another (and a mechanism chosen by the width may spend δ): its delta parameters
             base = self.estimator.get_params(deep=True)
-            delta = max((float(candidate.get(key, base[key]) or 0.0)
-                         for candidate in candidates for key in self._keys("delta")), default=0.0)
+            delta = max(delta or 0.0, max((float(candidate.get(key, base[key]) or 0.0)
+                                           for candidate in candidates for key in self._keys("delta")),
+                                          default=0.0))
         return Budget(epsilon, delta), n
 
     def certify(self, X: Any, y: Any) -> Certificate:
