@@ -658,10 +658,7 @@ def _labels_as_given(y: Any) -> np.ndarray:
     values = list(y) if hasattr(y, "__iter__") and not isinstance(y, (str, bytes, dict)) else y
     if not isinstance(values, list):
         return np.asarray(values)  # a scalar: refused by its shape below
-    labels = np.empty(len(values), dtype=object)
-    for i, value in enumerate(values):
-        labels[i] = value
-    return labels
+    return np.fromiter(values, dtype=object, count=len(values))  # a tuple stays one label
 
 
 def check_labels(y: Any, n_samples: int, caller: str, names: tuple[str, str] = ("X", "y"), *,

@@ -115,7 +115,7 @@ class EpsilonSweep:
         """The sweep's guarantee: the sequential composition of every fit's certificate
         (ε and δ add up); a schema released by ``draft_schema`` that encodes every fit's
         table is counted once, before the fits (its ε and δ were charged by ``draft_schema``)."""
-        release = getattr(getattr(self.estimators[0][0], "schema", None), "release", None)
+        release = self._schema_release
         fits = self._charged()
         if release is None:
             return fits
@@ -125,11 +125,16 @@ class EpsilonSweep:
         whole.state(fits.label_source, delta_rows_note(whole.delta, self.n_samples))
         return whole
 
+    @property
+    def _schema_release(self) -> Certificate | None:
+        """The release of the schema (drafted with ε) that encodes every fit's table, if any."""
+        return getattr(getattr(self.estimators[0][0], "schema", None), "release", None)
+
     def _charged(self) -> Certificate:
         """The sequential composition of what the fits charge: each fit's certificate, without the
         release of the schema it encodes its table by (charged by ``draft_schema``); what the sweep
         charges its estimator's ledger."""
-        release = getattr(getattr(self.estimators[0][0], "schema", None), "release", None)
+        release = self._schema_release
         parts = [fitted.certificate_ for fits in self.estimators for fitted in fits]
         if release is not None:  # the front door's certificate: the schema's release, then the model
             parts = [part.parts[-1] if part.parts and part.parts[0] is release else part for part in parts]
