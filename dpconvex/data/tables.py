@@ -110,15 +110,29 @@ def category_texts(values: np.ndarray) -> list[str | None]:
     return [_category_text(v) for v in values.tolist()]
 
 
+def _as_given(values: np.ndarray, source: Any) -> np.ndarray:
+    """``values``, NumPy's reading of the sequence ``source``; where NumPy made text of entries that
+    are not text (``[1.0, "x"]`` gives ``["1.0", "x"]``, a NaN ``"nan"``), an object array of the
+    entries as given instead, so that no record's type changes how another record's value reads."""
+    if isinstance(source, np.ndarray) or hasattr(source, "dtype") or values.dtype.kind not in "US":
+        return values
+    text = str if values.dtype.kind == "U" else bytes
+    out = np.empty(values.shape, dtype=object)
+    out[...] = source if values.ndim == 1 else [list(row) for row in source]
+    return values if all(isinstance(v, text) for v in out.ravel().tolist()) else out
+
+
 def column_array(column: Any) -> np.ndarray:
     """One column's values as a NumPy array; integers stay integers when values are missing.
 
     A pandas integer or bool column with missing values (nullable ``Int64``, ``boolean``, a ``category`` of
     integers) gives floats in ``to_numpy()``, whose text (``'1.0'``) no longer matches a vocabulary of codes;
-    it is read as an object array of its values instead (missing values as NaN or ``pd.NA``).
+    it is read as an object array of its values instead (missing values as NaN or ``pd.NA``). A sequence
+    that mixes text with other values is an object array of its values as given (:func:`_as_given`).
     """
     dtype = getattr(column, "dtype", None)
     values = np.asarray(column.to_numpy() if hasattr(column, "to_numpy") else column)
+    values = _as_given(values, column)
     if dtype is not None and not isinstance(dtype, np.dtype) and values.dtype.kind not in "biu" \
             and dtype_kind(dtype) in ("int", "bool") and hasattr(column, "astype"):
         values = np.asarray(column.astype(object))
@@ -148,6 +162,7 @@ def table_columns(X: Any, caller: str) -> tuple[list[str] | None, list[np.ndarra
             raise DataTypeError(f"{caller}: the keys of a mapping of columns must be column names (str).")
         cols, dtypes = [], []
         for n in names:
+            _reject_masked(X[n], caller, f"column {n!r}")
             try:
                 v = column_array(X[n])
             except (TypeError, ValueError) as exc:
@@ -177,6 +192,8 @@ def table_columns(X: Any, caller: str) -> tuple[list[str] | None, list[np.ndarra
             A = np.asarray(X)
         except (TypeError, ValueError) as exc:  # ragged nested sequences
             raise DataValidationError(f"{caller}: X must be a 2-D table ({exc}).") from None
+        if A.ndim == 2:
+            A = _as_given(A, X)
         if A.ndim != 2:
             fix = (" A 1-D X is one column: pass X.reshape(-1, 1), or series.to_frame() for a "
                    "pandas Series." if A.ndim == 1 else "")

@@ -633,6 +633,29 @@ def test_a_missing_code_changes_no_other_records_encoding(vocabulary):
     assert np.asarray(Z.fit_transform(flags.fillna(0.0))).ravel().tolist() == [1.0, 0.0, 0.0]
 
 
+def test_a_list_column_reads_each_value_as_given_whatever_the_other_records_hold():
+    """A list that mixes text with numbers or NaN is not turned into text: one record's "x" leaves
+    another record's 1.0 the code "1", and a NaN among texts is a missing value."""
+    schema = PublicSchema({"c": Categorical(("1", "2", "x"))})
+    for column in ([1.0, 2.0], [1.0, "x"], [1.0, None], (1.0, "x")):
+        rows = np.asarray(PublicEncoder(schema).fit_transform({"c": column}))
+        assert rows[0].tolist() == [1.0, 0.0, 0.0, 0.0]
+    with pytest.raises(DataValidationError, match="missing"):
+        PublicEncoder(PublicSchema({"b": Binary(positive="yes")})).fit_transform({"b": ["yes", np.nan]})
+    rows_schema = PublicSchema({"age": Numeric(0, 100), "plan": Categorical(("a", "b"))})
+    Z = PublicEncoder(rows_schema).fit_transform([[25, "a"], [50.0, "b"]])  # records as lists
+    assert (np.asarray(Z) * rows_schema.divisor).tolist() == [[0.25, 1, 0, 0], [0.5, 0, 1, 0]]
+
+
+def test_a_masked_column_of_a_mapping_is_refused():
+    schema = PublicSchema({"age": Numeric(0, 100), "plan": Categorical(("a", "b"))})
+    for name, column in (("age", np.ma.array([1.0, 2.0], mask=[0, 1])),
+                         ("plan", np.ma.array(["a", "b"], mask=[0, 1]))):
+        table = {"age": [1.0, 2.0], "plan": ["a", "b"], name: column}
+        with pytest.raises(DataValidationError, match=f"column '{name}' is a masked array"):
+            PublicEncoder(schema).fit_transform(table)
+
+
 def test_a_code_beyond_the_float_range_is_its_own_text():
     schema = PublicSchema({"c": Categorical(("1",))})
     column = pd.Series([10**400, 1], dtype=object)
