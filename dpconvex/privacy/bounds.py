@@ -19,7 +19,7 @@ import numpy as np
 
 from .._validation import GENERATOR_TYPES, check_float, check_seed, dtype_shown
 from ..data.log_grid import K_MAX, cell_counts
-from ..data.schema import Binary, Categorical, Declaration, Numeric, PublicSchema, _number, _shown
+from ..data.schema import OTHER, Binary, Categorical, Declaration, Numeric, PublicSchema, _number, _shown
 from ..data.schema_draft import LEAK_TEXT, check_kinds, kind_of_dtype, read_schema
 from ..data.tables import category_texts, dtype_kind, is_missing, number_values, table_columns
 from ..errors import ParameterError, PrivacyLeakWarning, diagnostics_open, record_diagnostic
@@ -256,6 +256,28 @@ def _declared(declared: Any, names: list[str]) -> dict[str, Declaration]:
     return out
 
 
+def _check_feature_names(plan: Mapping[str, str], given: Mapping[str, Declaration], names: list[str],
+                         caller: str) -> None:
+    """Refuse, before any value is read or any budget held, a table whose released schema could name two
+    encoded features alike (:class:`ParameterError`): a column named ``"<c>=..."`` next to a column ``c``
+    whose vocabulary is released (its features are ``"<c>=<category>"``), or the public declarations alone
+    (the released columns in their place: one feature each, a vocabulary's other slot)."""
+    for c in (c for c, how in plan.items() if how == "vocabulary"):
+        clash = [o for o in names if o != c and o.startswith(f"{c}=")]
+        if clash:
+            raise ParameterError(
+                f"{caller}: the vocabulary released for column {c!r} is encoded as features named "
+                f"'{c}=<category>', which the name(s) of column(s) {clash!r} could repeat. Rename those "
+                f"columns, or declare the vocabulary of {c!r} in 'declared'. Nothing was read or spent.")
+    trial = {c: given[c] if how == "declared" else Categorical((), other=True) if how == "vocabulary"
+             else Binary(positive=True) if how == "binary" else Numeric(0.0, 1.0) for c, how in plan.items()}
+    try:
+        PublicSchema(trial)
+    except ParameterError as exc:
+        why = str(exc).split(": ", 1)[-1]
+        raise ParameterError(f"{caller}: {why} Nothing was read or spent.") from None
+
+
 #: The assumptions of every schema release (public facts only: the same for every table).
 _SCHEMA_ASSUMPTIONS = (
     "replace-one adjacency; n and the column names are public",
@@ -420,6 +442,7 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
             "vocabularies cannot be released. Declare them in 'declared' (e.g. "
             f"declared={{{undeclared_text[0]!r}: Categorical((...))}}) from documentation, or "
             "give delta > 0 to release each by a stable histogram.")
+    _check_feature_names(plan, given, names, caller)
     n_ranges = sum(how == "range" for how in plan.values())
     budgets = column_budgets(budget, n_ranges, len(undeclared_text))
     n = len(cols[0]) if cols else 0
@@ -454,9 +477,11 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
                                                       seeded=seed is not None)
                 # texts of one number ("1", "01") are one category of a column of numbers: the first
                 # released is kept and the others encode as other (post-processing of the release)
+                # (a released value OTHER is the name of the other slot, where that value encodes anyway)
                 by_value: dict[Any, str] = {}
                 for text in vocabulary:
-                    by_value.setdefault(float(text) if _number(text) else text, text)
+                    if text != OTHER:
+                        by_value.setdefault(float(text) if _number(text) else text, text)
                 decls[name] = Categorical(tuple(by_value.values()), other=True)
             parts.append(cert)
             labels.append(f"{how} of {name!r}")

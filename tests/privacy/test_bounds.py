@@ -275,6 +275,35 @@ def test_two_texts_of_one_number_in_a_released_vocabulary_keep_the_first():
     assert schema.categories["code"] == ("01",)
 
 
+def test_a_released_value_named_as_the_other_slot_encodes_in_it():
+    """A frequent value '<other>' would name a second '<other>' feature: the draft leaves it out of
+    the vocabulary (a post-processing of the release), where it encodes in the other slot."""
+    values = np.array(["a"] * 1500 + ["<other>"] * 1500, dtype=object)
+    ledger = dp.BudgetAccountant(epsilon=2.0, delta=1e-5)
+    schema = dp.draft_schema(pd.DataFrame({"plan": values}), epsilon=1.0, delta=1e-6, accountant=ledger,
+                             kinds={"plan": "categorical"}, random_state=0)
+    assert schema.categories["plan"] == ("a",) and ledger.spent == (1.0, 1e-6)
+    rows = dp.PublicEncoder(schema).fit_transform(pd.DataFrame({"plan": ["<other>"]}))
+    assert np.asarray(rows).tolist() == [[0.0, 1.0]]
+
+
+@pytest.mark.parametrize("columns, declared, message", [
+    (["plan", "plan=a"], None, r"column 'plan' is encoded as features named 'plan=<category>', which the "
+                               r"name\(s\) of column\(s\) \['plan=a'\] could repeat"),
+    (["plan", "plan=<other>"], {"plan": dp.Categorical(("a",))}, r"feature names \['plan=<other>'\] repeat"),
+])
+def test_feature_names_a_release_could_repeat_are_refused_before_anything_is_charged(
+        monkeypatch, columns, declared, message):
+    monkeypatch.setattr(bounds_module, "cell_counts", _unread)
+    monkeypatch.setattr(bounds_module, "release_vocabulary", _unread)
+    df = pd.DataFrame({columns[0]: ["a", "b"] * 1500, columns[1]: np.linspace(0.0, 1.0, 3000)})
+    ledger = dp.BudgetAccountant(epsilon=2.0, delta=1e-5)
+    with pytest.raises(dp.ParameterError, match=message + r".*Nothing was read or spent"):
+        dp.draft_schema(df, epsilon=1.0, delta=1e-6, accountant=ledger, random_state=0, declared=declared,
+                        kinds=None if declared else {"plan": "categorical"})
+    assert ledger.spent == (0.0, 0.0)
+
+
 def test_a_table_with_a_repeated_column_name_is_refused_before_anything_is_charged():
     df = pd.DataFrame(np.ones((50, 2)), columns=["a", "a"])
     ledger = dp.BudgetAccountant(epsilon=1.0)
