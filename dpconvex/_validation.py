@@ -22,7 +22,7 @@ import random
 import re
 import sys
 import types
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -693,10 +693,14 @@ def check_feature_names(estimator: Any, X: Any, caller: str) -> None:
 
     A reordered frame would silently feed each coefficient the wrong column. An array
     passed to a model fitted with names is taken by position with scikit-learn's warning;
-    a frame passed to a model fitted without names is taken as it is.
+    a frame passed to a model fitted without names is taken as it is. A mapping of columns
+    is named by its keys.
     """
     fitted = getattr(estimator, "feature_names_in_", None)
-    names = feature_names_of(X, caller)
+    if isinstance(X, Mapping):  # a mapping of columns names them by its keys
+        names = np.asarray(list(X), dtype=object) if all(isinstance(k, str) for k in X) else None
+    else:
+        names = feature_names_of(X, caller)
     if fitted is not None and names is None:
         from sklearn.utils.validation import _check_feature_names
 

@@ -279,6 +279,19 @@ def test_a_pipeline_and_an_estimator_fitted_on_a_frame_do_not_take_an_array_sile
         est.predict(df)
 
 
+@pytest.mark.filterwarnings("ignore::dpconvex.errors.PrivacyWarning")
+def test_a_front_door_on_a_schema_reads_a_mapping_of_columns_by_name_without_a_warning():
+    df = frame(200, seed=4)
+    y = (df["age"] > 50).astype(int).to_numpy()
+    model = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], schema=SCHEMA, random_state=0).fit(df, y)
+    columns = {c: df[c].tolist() for c in df}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(model.predict(columns), model.predict(df))
+    with pytest.raises(DataValidationError, match=r"PrivateClassifier.predict: The feature names should"):
+        model.predict(dict(reversed(columns.items())))
+
+
 # ------------------------------------------------------------------ the drafted mark
 def test_a_rebuilt_draft_keeps_its_mark():
     df = frame(20).drop(columns="id")
