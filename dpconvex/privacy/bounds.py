@@ -302,9 +302,10 @@ def _undeclared_message(caller: str, columns: list[tuple[str, Any]]) -> str:
             "numbers or bools, and a dtype a reader inferred from the values is a statistic of them "
             "(one record 'unknown' in a column of numbers makes the column text). Declare what each "
             f"holds, from the documentation: draft_schema(..., {line}), with 'numeric' for a column of "
-            "numbers (a value that does not parse as a number counts as missing), 'binary' for a yes/no "
-            "column (Binary(positive=True)) and 'categorical' for categories (released with delta > 0, "
-            "or declare the vocabulary in 'declared'). Nothing was read or spent.")
+            "numbers (a value that does not parse as a number counts as missing), 'binary' for a column of "
+            "bools or 0/1 (Binary(positive=True); a yes/no column of text goes in 'declared', e.g. "
+            "declared={'smoker': Binary(positive='yes')}) and 'categorical' for categories (released "
+            "with delta > 0, or declare the vocabulary in 'declared'). Nothing was read or spent.")
 
 
 def _note_off_grid(name: str, numbers: np.ndarray) -> None:

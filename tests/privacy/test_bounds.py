@@ -275,6 +275,17 @@ def test_two_texts_of_one_number_in_a_released_vocabulary_keep_the_first():
     assert schema.categories["code"] == ("01",)
 
 
+def test_the_refusal_of_a_text_column_sends_a_yes_no_column_to_declared_and_that_encodes():
+    """Binary(positive=True) matches no text, so the refusal sends a column of "yes"/"no" to
+    'declared' with its positive text; following it drafts a schema the encoder takes."""
+    df = pd.DataFrame({"age": np.arange(3000) % 70 + 18.0, "smoker": ["yes", "no", "no"] * 1000})
+    with pytest.raises(dp.ParameterError, match=r"a yes/no column of text goes in 'declared', e\.g\. "
+                                                r"declared=\{'smoker': Binary\(positive='yes'\)\}"):
+        dp.draft_schema(df, epsilon=1.0, random_state=0)
+    schema = dp.draft_schema(df, epsilon=1.0, random_state=0, declared={"smoker": dp.Binary(positive="yes")})
+    assert np.asarray(dp.PublicEncoder(schema).fit_transform(df))[:3, 1].tolist() == [1 / np.sqrt(2), 0, 0]
+
+
 def test_a_released_value_named_as_the_other_slot_encodes_in_it():
     """A frequent value '<other>' would name a second '<other>' feature: the draft leaves it out of
     the vocabulary (a post-processing of the release), where it encodes in the other slot."""
