@@ -363,15 +363,26 @@ class PrivateGaussianNB(ClassSumEstimator):
 
     def public_shape(self, X: Any, y: Any) -> tuple[int, int, int]:
         """(n, n_classes, n_features), refusing the table a ``feature_range`` schema describes
-        (a frame with its columns; its encoder makes rows without column names): the ranges
+        (a frame with its columns, not the encoder's features named in their order): the ranges
         are those of the encoded rows, not of the raw columns."""
         columns = [str(c) for c in getattr(X, "columns", ())]
-        if _is_schema(self.feature_range) and set(columns) & set(self.feature_range.columns):
+        schema = self.feature_range if _is_schema(self.feature_range) else None
+        # a schema whose features are its columns (numeric, binary) names raw and encoded alike
+        distinct = schema is not None and list(schema.feature_names) != list(schema.columns)
+        if schema is not None and not (distinct and columns == list(schema.feature_names)) \
+                and set(columns) & set(schema.columns):
+            if distinct and sorted(columns) == sorted(schema.feature_names):
+                raise DataValidationError(
+                    f"{type(self).__name__}.fit: X holds the schema's encoded features in another order "
+                    f"than PublicEncoder(schema) makes them; pass them in the order "
+                    f"{list(schema.feature_names)!r}.")
             raise DataValidationError(
                 f"{type(self).__name__}.fit: X holds the schema's raw columns, and "
                 "feature_range=schema gives the ranges of the rows PublicEncoder(schema) makes. "
                 "Encode first: make_pipeline(PublicEncoder(schema), PrivateGaussianNB("
-                "feature_range=schema)), or PrivateClassifier(schema=schema).")
+                "feature_range=schema)), or PrivateClassifier(schema=schema). (Encoded rows in a frame "
+                "that names its features as the raw columns, as set_output(transform='pandas') does for "
+                "numeric columns, take feature_range=np.column_stack(schema.encoded_range()).)")
         return super().public_shape(X, y)
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:

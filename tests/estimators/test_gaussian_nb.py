@@ -628,3 +628,27 @@ def test_the_table_a_range_schema_describes_is_refused_with_the_encoder_to_use()
             est.fit(frame, np.arange(60) % 2)
         rows = dp.PublicEncoder(schema).fit_transform(frame)
         assert est.fit(rows, np.arange(60) % 2).theta_.shape[1] == len(schema.feature_names)
+
+
+def test_encoded_rows_in_a_frame_named_by_the_encoder_fit_as_the_array_does():
+    """A pipeline that outputs frames hands naive Bayes the encoder's features by name; a schema
+    with a category names them unlike its raw columns, so they fit as the same rows in an array
+    do, and the features in another order are refused with the order to use."""
+    import pandas as pd
+    from sklearn.pipeline import make_pipeline
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"age": rng.uniform(18, 90, 80), "plan": rng.choice(["a", "b"], 80)})
+    y = (frame["age"] > 50).to_numpy().astype(int)
+    schema = dp.PublicSchema({"age": dp.Numeric(18, 100), "plan": dp.Categorical(["a", "b"])})
+    rows = dp.PublicEncoder(schema).set_output(transform="pandas").fit_transform(frame)
+    assert list(rows.columns) == list(schema.feature_names)
+
+    def nb():
+        return dp.PrivateGaussianNB(epsilon=1.0, classes=[0, 1], feature_range=schema, random_state=5)
+
+    np.testing.assert_array_equal(nb().fit(rows, y).theta_, nb().fit(rows.to_numpy(), y).theta_)
+    piped = make_pipeline(dp.PublicEncoder(schema), nb()).set_output(transform="pandas").fit(frame, y)
+    np.testing.assert_array_equal(piped[-1].theta_, nb().fit(rows.to_numpy(), y).theta_)
+    with pytest.raises(dp.DataValidationError, match=r"another order.*'age', 'plan=a'"):
+        nb().fit(rows[rows.columns[::-1]], y)
