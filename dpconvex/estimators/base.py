@@ -574,12 +574,16 @@ class Prepared(Generic[FactsT]):
     built at release); ``meta`` holds what the estimator needs to set its fitted attributes, a frozen
     :class:`PreparedFacts` of the learner. ``reusable`` is False when building it drew on the budget or on
     randomness that belongs to one fit (e.g. DP k-means component assignment), so a sweep must rebuild it per
-    fit.
+    fit. ``noise`` is the generator such a build drew from when no caller handed one (``prepare`` called on
+    its own): :meth:`PrivateEstimator.fit_prepared` draws the release from it, so the fit's steps share one
+    stream, as in ``fit``, rather than a second generator of the same ``random_state`` replaying the first's
+    draws (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness). It is never stored on a model.
     """
 
     template: Template | None
     meta: FactsT
     reusable: bool = True
+    noise: NoiseSource | None = None
 
 
 class ClassifierScoreMixin(ClassifierMixin):
@@ -973,6 +977,8 @@ class PrivateEstimator(BaseEstimator):
         """
         # a draft as its schema or ranges, or rows of one (the plan plan_for made on them states it)
         draft = not_public_source(self) is not None or SUGGESTED_SOURCE in plan.notes
+        if context.noise is None and prep.noise is not None:  # the preparation's generator: one stream
+            context = dataclasses.replace(context, noise=prep.noise)
         with charge_not_public(getattr(self, "accountant", None) if draft else None,
                                f"{type(self).__name__}.fit_prepared"), self._hold(plan, context) as hold:
             fitted = self._release(prep, plan, hold, context, warm_start)

@@ -92,6 +92,28 @@ def test_dp_kmeans_budget_is_composed():
     assert m.component_assignment_ == "dp_kmeans" and m.centers_.shape == (3, 2, 3)
 
 
+def test_prepare_and_fit_prepared_draw_the_kmeans_and_the_release_from_one_stream(monkeypatch):
+    """A seeded fit through the public prepare / fit_prepared draws DP k-means's noise and the
+    release's from the fit's one generator, as ``fit`` does (the same model), never from two
+    generators of one seed (the second would replay the first's draws)."""
+    X, y = _data(seed=2)
+    kw = dict(epsilon=3.0, n_components=2, component_assignment="dp_kmeans", random_state=1)
+    fitted = paper(**kw).fit(X, y)
+    fresh = np.random.default_rng(1).bit_generator.state
+    starts = []
+
+    def draw(shape, beta, rng, symmetric=False):
+        starts.append(rng.bit_generator.state == fresh)
+        return real(shape, beta, rng, symmetric=symmetric)
+
+    real = patch_noise(monkeypatch, draw)
+    est = paper(**kw)
+    plan = est.plan_for(X, y)
+    est.fit_prepared(est.prepare(X, y, plan), plan)
+    assert starts and not starts[-1]  # the objective's noise continues the k-means's stream
+    np.testing.assert_array_equal(est.Phi_, fitted.Phi_)
+
+
 @pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(eps=st.floats(0.05, 20.0), frac=st.floats(0.01, 0.9))

@@ -429,7 +429,8 @@ default="auto"
         # the template holds the rows (as z); a sweep's centroid fit on this Prepared maps
         # the validated X again (_release) rather than keeping a second copy
         return Prepared(template=template, reusable=reusable, meta=dataclasses.replace(
-            facts, X=X_checked, dropped=labels.dropped, assign=assignment))
+            facts, X=X_checked, dropped=labels.dropped, assign=assignment),
+            noise=None if reusable or context.noise is not None else noise)  # its draws: the release's stream
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> PrivateLargeMarginGaussian:
