@@ -80,17 +80,66 @@ def data_key(*arrays: np.ndarray) -> str:
     return h.hexdigest()
 
 
+#: The calibration entries that set the scale of a mechanism's noise (:class:`Audited`): a rate
+#: (norm-Gamma β, each statistic's β_j of pure SSP, DP k-means's ε of the Laplace counts, whose
+#: scale is 2/ε) is divided by the factor, a scale (a Gaussian σ or one per statistic, a Laplace
+#: scale) multiplied; "inner" is the calibration of the mechanism an approximate-minima cover wraps.
+_NOISE_RATES = ("noise rate", "eps_cnt")
+_NOISE_SCALES = ("noise std", "laplace scale")
+
+
+def _times(value: Any, factor: float) -> Any:
+    """``value`` (a number, or a mapping of numbers: one per released statistic) times ``factor``."""
+    if isinstance(value, dict):
+        return {key: item * factor for key, item in value.items()}
+    return value * factor
+
+
+def _scaled_calibration(cal: Calibration, s: float) -> Calibration:
+    """``cal`` with every noise it calibrates ``s`` times as large, its claim (ε, δ) unchanged.
+
+    The rate β of the norm-Gamma noise is divided by s, and so is every rate of :data:`_NOISE_RATES`; every
+    scale of :data:`_NOISE_SCALES` is multiplied by s; an inner calibration (approximate minima) is scaled
+    alike, so that the mechanism's noise and its cover both are.
+
+    Examples
+    --------
+    >>> from dpconvex.audit.adapters import _scaled_calibration
+    >>> from dpconvex.privacy.mechanisms import Calibration
+    >>> cal = Calibration(mechanism="laplace_mean", epsilon_requested=1.0, sensitivity=0.02,
+    ...                   noise_rate=50.0, extra={"laplace scale": 0.02})
+    >>> half = _scaled_calibration(cal, 0.5)
+    >>> half.noise_rate, half.extra["laplace scale"], half.epsilon
+    (100.0, 0.01, 1.0)
+    """
+    extra = dict(cal.extra)
+    for key in _NOISE_SCALES:
+        if key in extra:
+            extra[key] = _times(extra[key], s)
+    for key in _NOISE_RATES:
+        if key in extra:
+            extra[key] = _times(extra[key], 1.0 / s)
+    if isinstance(extra.get("inner"), Calibration):
+        extra["inner"] = _scaled_calibration(extra["inner"], s)
+    return dataclasses.replace(cal, noise_rate=cal.noise_rate / s, extra=extra)
+
+
 class Audited(Mechanism["Template"]):
     """A library mechanism with its public steps memoized (and, for power checks, mis-calibrated).
 
     ``check_budget``, ``run`` and ``solve_conditions`` are the inner mechanism's. ``conditions``,
     ``calibrate`` and ``certificate`` are the inner mechanism's too, computed once per (template, budget):
-    they draw no randomness and give the same result on every run. With ``noise_scale`` s != 1 the
-    calibration's noise is multiplied by s (norm-Gamma rate β/s; Gaussian std s·σ) while ε stays the claimed
-    one.
+    they draw no randomness and give the same result on every run. With ``noise_scale`` s != 1 every noise
+    the calibration sets is s times as large (:func:`_scaled_calibration`: norm-Gamma rate β/s, Gaussian std
+    s·σ, Laplace scale s·b, the inner mechanism's noise under an approximate-minima cover) while ε stays the
+    claimed one; a mechanism that adds no noise (the exponential mechanism) is refused with s != 1.
     """
 
     def __init__(self, inner: Mechanism, noise_scale: float = 1.0):
+        if float(noise_scale) != 1.0 and inner.private and inner.placement is None:
+            raise ParameterError(
+                f"Audited.__init__: mechanism '{inner.name}' adds no noise, so noise_scale = {noise_scale!r} "
+                "would audit the library's own calibration as a mutant. Use noise_scale=1.0 with it.")
         self.inner = inner
         self.noise_scale = float(noise_scale)
         for attr in ("name", "needs", "private", "solves", "pure", "adds_output_noise", "wraps"):
@@ -115,11 +164,7 @@ class Audited(Mechanism["Template"]):
             cal = self.inner.calibrate(template, budget)
             if cal is None or self.noise_scale == 1.0:
                 return cal
-            s = self.noise_scale
-            extra = dict(cal.extra)
-            if "noise std" in extra:
-                extra["noise std"] = extra["noise std"] * s
-            return dataclasses.replace(cal, noise_rate=cal.noise_rate / s, extra=extra)
+            return _scaled_calibration(cal, self.noise_scale)
 
         return self._once("calibrate", template, budget, compute)
 

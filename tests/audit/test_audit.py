@@ -277,6 +277,55 @@ def test_noise_scale_miscalibrates_only_the_noise():
     assert np.mean(np.abs(noisy)) == pytest.approx(0.5 / lib.noise_rate, rel=5 / math.sqrt(4000))
 
 
+def _spread(mechanism, template, budget, runs=200, **kw):
+    out = np.stack([np.ravel(release(template, mechanism, budget, None, np.random.default_rng(r), **kw).theta)
+                    for r in range(runs)])
+    return out.std(axis=0)
+
+
+@pytest.mark.parametrize("name,budget", [("laplace_mean", Budget(1.0)), ("ssp", Budget(1.0)),
+                                         ("gaussian_ssp", Budget(1.0, 1e-6))])
+def test_noise_scale_scales_every_noise_a_mechanism_draws(name, budget):
+    """A mutant's noise is s times the library's whatever field of the calibration sets it
+    (a Laplace scale, one rate or one σ per released statistic), its claim unchanged."""
+    from dpconvex.audit.adapters import Audited
+    from dpconvex.data.sufficient import sufficient_statistics
+    from dpconvex.privacy.mechanisms import get_mechanism
+    from dpconvex.privacy.mechanisms.scalar import BoundedMeanTemplate
+    from dpconvex.templates.statistics import SufficientStatisticsTemplate
+
+    if name == "laplace_mean":
+        template, kw = BoundedMeanTemplate(0.0, n=100), {}
+    else:
+        rows = np.random.default_rng(0).normal(size=(500, 2)) / 2
+        stats = sufficient_statistics(rows, np.clip(rows @ [1.0, -0.5], -1, 1), 1.0, None)
+        template, kw = SufficientStatisticsTemplate(stats, 500, 2, 1.0, ridge=1.0), {"vouch": ("data_norm",)}
+    library = _spread(Audited(get_mechanism(name)), template, budget, **kw)
+    mutant = Audited(get_mechanism(name), noise_scale=0.1)
+    claimed = get_mechanism(name).calibrate(template, budget).epsilon
+    assert mutant.calibrate(template, budget).epsilon == claimed
+    np.testing.assert_allclose(_spread(mutant, template, budget, **kw), 0.1 * library, rtol=0.05)
+
+
+@pytest.mark.parametrize("kw", [{}, {"mechanism": "output"},
+                                {"delta": 1e-5, "mechanism": "gaussian_objective"}])
+def test_noise_scale_scales_the_noise_under_an_approximate_minima_cover(kw):
+    """Under optimality_tol the mutant's inner noise shrinks with its cover, not the cover alone."""
+    X, y, _, _ = linear_erm_pair(40, 2, random_state=0)
+    est = PrivateLogisticRegression(epsilon=1.0, lam=0.5, classes=[-1.0, 1.0], optimality_tol=1e-4, **kw)
+    library, mutant = (EstimatorReleaseMechanism(est, noise_scale=s).sample(
+        (X, y), 200, np.random.default_rng(0)) for s in (1.0, 0.1))
+    np.testing.assert_allclose(mutant.std(axis=0), 0.1 * library.std(axis=0), rtol=0.05)
+
+
+def test_noise_scale_is_refused_for_a_mechanism_without_noise():
+    from dpconvex.audit.adapters import Audited
+    from dpconvex.privacy.mechanisms import get_mechanism
+
+    with pytest.raises(ParameterError, match="adds no noise"):
+        Audited(get_mechanism("exponential"), noise_scale=0.5)
+
+
 # ------------------------------------------- (b) every mechanism on adversarial pairs
 @pytest.mark.slow
 @pytest.mark.parametrize("loss,n_runs", [("logistic", 3000), ("huber", 6000),
