@@ -836,7 +836,10 @@ class EstimatorReleaseMechanism(Sampled):
         """
         tD, _, _ = self.prepare(D)
         tDp, _, _ = self.prepare(D_prime)
-        if self._library.adds_output_noise or not (self._library.private and self._library.solves):
+        if self._library.adds_output_noise or self._library.wraps or not (
+                self._library.private and self._library.solves):
+            # (approximate minima: its output carries the cover's noise, which the change of
+            # variables b -> θ does not see, and its calibration's rate is the cover's)
             raise ParameterError(
                 f"EstimatorReleaseMechanism.log_likelihood_ratio: the statistic is the change of variables "
                 f"of objective perturbation, and the estimator's mechanism is '{self._library.name}'. Pass a "

@@ -318,6 +318,15 @@ def test_noise_scale_scales_the_noise_under_an_approximate_minima_cover(kw):
     np.testing.assert_allclose(mutant.std(axis=0), 0.1 * library.std(axis=0), rtol=0.05)
 
 
+def test_the_log_likelihood_ratio_is_refused_under_an_approximate_minima_cover():
+    """The change of variables b -> θ is objective perturbation's; a release under
+    optimality_tol also carries the cover's noise, and its calibration's rate is the cover's."""
+    X, y, X_prime, y_prime = linear_erm_pair(40, 2, random_state=0)
+    est = PrivateLogisticRegression(epsilon=1.0, lam=0.5, classes=[-1.0, 1.0], optimality_tol=1e-4)
+    with pytest.raises(ParameterError, match="change of variables"):
+        EstimatorReleaseMechanism(est).log_likelihood_ratio((X, y), (X_prime, y_prime))
+
+
 def test_noise_scale_is_refused_for_a_mechanism_without_noise():
     from dpconvex.audit.adapters import Audited
     from dpconvex.privacy.mechanisms import get_mechanism
