@@ -457,9 +457,6 @@ class NonNegative(Box):
     def __init__(self, indices: Any = None):
         super().__init__(0.0, math.inf, indices=indices)
 
-    def _constraints_on(self, x: cp.Expression) -> list[cp.Constraint]:
-        return [x >= 0]
-
     def _statement(self, w: str) -> str:
         return f"the nonnegative orthant {w} >= 0"
 

@@ -79,22 +79,16 @@ class EmpiricalRiskTemplate(StatisticTemplate):
 
 
 # ---------------------------------------------------------------------- kmeans
-class _Centers:
-    """Centers in the ball of radius q (the release is projected onto it)."""
-
-    symmetric = False
+class _Centers(EuclideanSpace):
+    """Centers in the ball of radius q (the release is projected onto it; no post-processing)."""
 
     def __init__(self, shape: tuple[int, int, int], radius: float):
-        self.shape = shape
-        self.dimension = int(np.prod(shape))
+        super().__init__(shape)
         self.radius = radius
 
     def project(self, theta: np.ndarray) -> np.ndarray:
         nrm = np.linalg.norm(theta, axis=-1, keepdims=True)
         return theta * np.minimum(1.0, self.radius / np.maximum(nrm, 1e-300))
-
-    def postprocess(self, theta: np.ndarray) -> np.ndarray:
-        return theta
 
 
 class KMeansTemplate(StatisticTemplate):
