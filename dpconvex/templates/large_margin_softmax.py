@@ -244,10 +244,7 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
             Z = np.asarray(Z, dtype=float)
             Z = Z if Z.ndim == 2 and Z.strides == (0, 0) else np.ascontiguousarray(Z)
         self.Z = Z
-        if len(self.Z.shape) != 2 or self.Z.shape[1] < 2:
-            raise DataValidationError(
-                f"{owner}.__init__: Z must be 2-D (n, d + 1) with the appended constant; got shape "
-                f"{self.Z.shape}. Build it with augment_and_scale(X, data_norm).")
+        self._set_problem(y, n_classes, n_components, lam, assignment)  # reads the shape of Z only
         # the public map of privacy-softmax-feature-map: z' = S z, S = diag(α, ..., α, β), ||z'|| <= 1,
         # or u(x) of privacy-feature-map-structures on the unscaled z
         self.feature_map = feature_map
@@ -260,7 +257,6 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
         if data_norm is not None and feature_map is None:
             self.Z = (self.Z.rescaled(1.0, self.scale[0], self.scale[-1])
                       if isinstance(self.Z, AugmentedRows) else self.Z * self.scale)
-        self._set_problem(y, n_classes, n_components, lam, assignment)
         self.constrained = bool(constrained)
         default = FullPSD if self.constrained else SymmetricShift
         self.space = (parameterization or default)(self.C, self.K, self.D)
