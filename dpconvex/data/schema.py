@@ -59,7 +59,7 @@ def _check_bools(obj: Any, *names: str) -> None:
 
 
 def _number(text: str | bytes) -> bool:
-    """Whether a category's text is that of a finite number (what a numeric column matches)."""
+    """Whether a text is that of a finite number (a category a numeric column matches, a CSV cell)."""
     try:
         return math.isfinite(float(text))
     except (TypeError, ValueError, OverflowError):

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._validation import NoiseSource, check_bool, check_float, check_int
+from ..data.schema import _number
 from ..data.validation import LabelArray, check_array, check_labels, declared_classes
 from ..errors import DatasetError, DataValidationError, ParameterError
 from ..estimators.base import NO_CONTEXT, fit_with
@@ -231,20 +232,13 @@ def _read_csv(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
             raise ValueError
     except ValueError:
         line, column = next((line, header[j]) for line, row in rows[1:]
-                            for j, cell in enumerate(row) if not _is_number(cell))
+                            for j, cell in enumerate(row) if not _number(cell))
         raise _data_error(problem, "data.dataset", f"line {line} of {path}, column {column!r}, is "
                           "not a finite number: only numeric columns are read. Encode or drop "
                           "that column (or that record) first.") from None
     table = table.reshape(len(rows) - 1, len(header))
     j = header.index(target)
     return np.delete(table, j, axis=1), table[:, j]
-
-
-def _is_number(cell: str) -> bool:
-    try:
-        return math.isfinite(float(cell))
-    except ValueError:
-        return False
 
 
 def _plain(values: Any) -> Any:
