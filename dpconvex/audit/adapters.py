@@ -177,10 +177,8 @@ class Audited(Mechanism["Template"]):
                                    assumptions=list(cert.assumptions))
 
     def run(self, template: Template, cal: Calibration | None, backend: Backend,
-            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
-            max_iter: int | None = None, tol: float | None = None
-            ) -> tuple[np.ndarray, SolveResult | None, bool]:
-        return self.inner.run(template, cal, backend, rng, warm_start=warm_start, max_iter=max_iter, tol=tol)
+            rng: np.random.Generator, **solve: Any) -> tuple[np.ndarray, SolveResult | None, bool]:
+        return self.inner.run(template, cal, backend, rng, **solve)
 
     def solve_conditions(self, template: Template, result: SolveResult | None,
                          cal: Calibration | None) -> list[Condition]:

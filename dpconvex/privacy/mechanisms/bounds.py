@@ -23,12 +23,12 @@ References
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ...data.log_grid import N_CELLS, N_OCTAVES, cell_edges, octave_of_cell
-from ...templates.base import Backend, SolveResult
+from ...templates.base import Backend
 from ..budget import Budget, Certificate, Condition
 from ..noise import Laplace, exponential_mechanism
 from ..rules.bounds import COARSE_SHARE, FAILURE_PROBABILITY
@@ -122,9 +122,7 @@ class QuantileRange(Mechanism["RangeTemplate"]):
                         **cal.extra})
 
     def run(self, template: RangeTemplate, cal: Calibration | None, backend: Backend,
-            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
-            max_iter: int | None = None, tol: float | None = None
-            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+            rng: np.random.Generator, **_: Any) -> tuple[np.ndarray, None, bool]:
         assert cal is not None
         counts = template.cell_counts
         octaves = np.bincount(_OCTAVE, weights=counts, minlength=N_OCTAVES)
@@ -197,9 +195,7 @@ class StableVocabulary(Mechanism["VocabularyTemplate"]):
             quantities={"records": template.n, **cal.extra})
 
     def run(self, template: VocabularyTemplate, cal: Calibration | None, backend: Backend,
-            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
-            max_iter: int | None = None, tol: float | None = None
-            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+            rng: np.random.Generator, **_: Any) -> tuple[np.ndarray, None, bool]:
         assert cal is not None
         counts = template.category_counts
         # one draw at least, as for one category, when no value was seen

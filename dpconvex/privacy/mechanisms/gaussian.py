@@ -32,7 +32,7 @@ import numpy as np
 
 from ..._validation import check_float
 from ...objectives.losses import shipped_derivation
-from ...templates.base import Backend, SolveResult, Template
+from ...templates.base import Backend, Template
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
 from ..budget import Budget, Certificate, Condition
 from ..noise import Gaussian, Noise, NormGamma, SupNormGamma
@@ -179,9 +179,7 @@ class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
             extra={"count weight": self.count_weight})
 
     def run(self, template: ClassSumsTemplate, cal: Calibration | None, backend: Backend,
-            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
-            max_iter: int | None = None, tol: float | None = None
-            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+            rng: np.random.Generator, **_: Any) -> tuple[np.ndarray, None, bool]:
         assert cal is not None
         return self.noise_law(cal).add(class_sums(template, self.count_weight), rng), None, False
 

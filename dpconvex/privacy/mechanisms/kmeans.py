@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ...templates.base import Backend, SolveResult
+from ...templates.base import Backend
 from ...templates.statistics import KMeansTemplate, assign_nearest
 from ..budget import Budget, Certificate, Condition, remaining, split_even
 from ..noise import Laplace, NormGamma
@@ -136,9 +136,7 @@ class DPKMeans(Mechanism[KMeansTemplate]):
         )
 
     def run(self, template: KMeansTemplate, cal: Calibration | None, backend: Backend,
-            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
-            max_iter: int | None = None, tol: float | None = None
-            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+            rng: np.random.Generator, **_: Any) -> tuple[np.ndarray, None, bool]:
         assert cal is not None
         count_noise = Laplace(2.0 / cal.extra["eps_cnt"])
         sum_noise = NormGamma(cal.noise_rate, rows=True)  # one law per cell's sum

@@ -33,7 +33,7 @@ import scipy.sparse as sp
 
 from ...errors import ParameterError, PrivacyError
 from ...objectives.losses import Loss
-from ...templates.base import Backend, SolveResult, Template
+from ...templates.base import Backend, Template
 from ..accounting.gaussian import (
     accountant_name,
     calibrate_noise_multiplier,
@@ -427,9 +427,7 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         )
 
     def run(self, template: PerExampleGradientsTemplate, cal: Calibration | None, backend: Backend,
-            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
-            max_iter: int | None = None, tol: float | None = None
-            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+            rng: np.random.Generator, **_: Any) -> tuple[np.ndarray, None, bool]:
         assert cal is not None
         loss, Xc, n, p = template.loss, template.X, template.n, template.p
         x = cal.extra

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ParameterError
-from ...templates.base import Backend, EuclideanSpace, SolveResult, StatisticTemplate
+from ...templates.base import Backend, EuclideanSpace, StatisticTemplate
 from ..budget import Budget, Certificate, Condition
 from ..noise import Laplace, exponential_mechanism
 from .base import Calibration, Mechanism, register
@@ -168,9 +168,7 @@ class LaplaceMean(Mechanism["BoundedMeanTemplate"]):
                         "laplace scale": cal.extra["laplace scale"], "records": template.n})
 
     def run(self, template: BoundedMeanTemplate, cal: Calibration | None, backend: Backend,
-            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
-            max_iter: int | None = None, tol: float | None = None
-            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+            rng: np.random.Generator, **_: Any) -> tuple[np.ndarray, None, bool]:
         assert cal is not None
         noisy = Laplace(cal.extra["laplace scale"]).add(np.array([template.total / template.n]), rng)
         bound = float(template.bound)
@@ -221,9 +219,7 @@ class Exponential(Mechanism["SelectionTemplate"]):
         )
 
     def run(self, template: SelectionTemplate, cal: Calibration | None, backend: Backend,
-            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
-            max_iter: int | None = None, tol: float | None = None
-            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+            rng: np.random.Generator, **_: Any) -> tuple[np.ndarray, None, bool]:
         assert cal is not None
         idx = exponential_mechanism(template.utilities, cal.epsilon,
                                     sensitivity=template.sensitivity, random_state=rng)

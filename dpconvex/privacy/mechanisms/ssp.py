@@ -30,7 +30,7 @@ from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-from ...templates.base import Backend, SolveResult, Template
+from ...templates.base import Backend, Template
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
 from ..budget import Budget, Certificate, Condition
 from ..noise import Gaussian, Laplace, Noise, NormGamma, symmetric_dimension
@@ -394,9 +394,7 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         return cross, v_cross * v_total / (v_cross + v_total)
 
     def run(self, template: SSPTemplate, cal: Calibration | None, backend: Backend,
-            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
-            max_iter: int | None = None, tol: float | None = None
-            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+            rng: np.random.Generator, **_: Any) -> tuple[np.ndarray, None, bool]:
         """Noise on each statistic (A, b, S in this order), snapped; then θ in closed form, at
         the given ridge or at the candidate of least estimated risk."""
         assert cal is not None
@@ -636,9 +634,7 @@ class NonPrivateSSP(NonPrivateBaseline, _SufficientStatistics):
     name = "none_ssp"
 
     def run(self, template: SSPTemplate, cal: Calibration | None, backend: Backend,
-            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
-            max_iter: int | None = None, tol: float | None = None
-            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+            rng: np.random.Generator, **_: Any) -> tuple[np.ndarray, None, bool]:
         ridge = 0.0 if template.ridge is None else template.ridge
         return ridge_solution(template.gram, template.cross, ridge, psd=False,
                               free=template.free), None, False
