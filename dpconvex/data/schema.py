@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import _short_repr, check_bool, check_int
 from ..errors import ParameterError
 from .ranged_rows import SUGGESTED_SOURCE
 
@@ -26,15 +27,10 @@ __all__ = ["Binary", "Categorical", "Numeric", "PublicSchema", "norm_divisor"]
 OTHER = "<other>"
 
 
-def _shown(value: object) -> str:
-    text = repr(value) if not isinstance(value, int) or abs(value) < 10**50 else "a huge int"
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _check_range(column: str, rng: object, caller: str) -> None:
     """A public range (lo, hi): two finite floats with lo < hi (``caller`` opens the message)."""
     msg = (f"{caller}: the range of {column!r} must be two finite numbers (lo, hi) with lo < hi and "
-           f"hi - lo < 1.8e308. Got {_shown(rng)} instead.")
+           f"hi - lo < 1.8e308. Got {_short_repr(rng)} instead.")
     if isinstance(rng, (str, bytes)) or not isinstance(rng, Sequence) or len(rng) != 2:
         raise ParameterError(msg)
     lo, hi = rng
@@ -51,11 +47,7 @@ def _check_range(column: str, rng: object, caller: str) -> None:
 def _check_bools(obj: Any, *names: str) -> None:
     """Refuse attributes ``names`` of a frozen dataclass that are not bools; store them as bool."""
     for name in names:
-        value = getattr(obj, name)
-        if not isinstance(value, (bool, np.bool_)):
-            raise ParameterError(f"The '{name}' parameter of {type(obj).__name__} must be a bool. "
-                                 f"Got {_shown(value)} instead.")
-        object.__setattr__(obj, name, bool(value))
+        object.__setattr__(obj, name, check_bool(name, getattr(obj, name), type(obj).__name__))
 
 
 def _number(text: str | bytes) -> bool:
@@ -158,7 +150,7 @@ class Categorical:
         if isinstance(voc, (str, bytes)) or not isinstance(voc, (Sequence, np.ndarray)) or \
                 not all(isinstance(v, (str, bytes)) for v in voc):
             raise ParameterError("The 'vocabulary' parameter of Categorical must be a sequence of "
-                                 f"categories (str). Got {_shown(voc)} instead.")
+                                 f"categories (str). Got {_short_repr(voc)} instead.")
         numbers = [float(v) for v in voc if _number(v)]  # "1" and "1.0": one value of a column
         if len(set(voc)) != len(voc) or len(set(numbers)) != len(numbers):
             raise ParameterError("The 'vocabulary' parameter of Categorical repeats a category "
@@ -206,7 +198,7 @@ class Binary:
         ok = isinstance(p, (str, bool, int)) or (isinstance(p, float) and math.isfinite(p))
         if not ok or (isinstance(p, int) and abs(p) > 2**53):
             raise ParameterError("The 'positive' parameter of Binary must be a str, a bool or a "
-                                 f"finite number. Got {_shown(self.positive)} instead.")
+                                 f"finite number. Got {_short_repr(self.positive)} instead.")
         object.__setattr__(self, "positive", p)
 
 
@@ -245,14 +237,12 @@ def norm_divisor(numeric: Mapping[str, tuple[float, float]] | Sequence[object],
     owner = "norm_divisor"
     if isinstance(numeric, (str, bytes)) or not isinstance(numeric, (Mapping, Sequence)):
         raise ParameterError(f"The 'numeric' parameter of {owner} must be a mapping of the numeric "
-                             f"columns' ranges (or a sequence of them). Got {_shown(numeric)}.")
+                             f"columns' ranges (or a sequence of them). Got {_short_repr(numeric)}.")
     if categories is not None and not isinstance(categories, Mapping):
         raise ParameterError(f"The 'categories' parameter of {owner} must be None or a mapping of "
-                             f"the categorical columns' vocabularies. Got {_shown(categories)}.")
-    if not isinstance(centered, (bool, np.bool_)):
-        raise ParameterError(f"The 'centered' parameter of {owner} must be a bool. Got {_shown(centered)}.")
-    if isinstance(binary, (bool, np.bool_)) or not isinstance(binary, (int, np.integer)) or binary < 0:
-        raise ParameterError(f"The 'binary' parameter of {owner} must be an int >= 0. Got {_shown(binary)}.")
+                             f"the categorical columns' vocabularies. Got {_short_repr(categories)}.")
+    check_bool("centered", centered, owner)
+    check_int("binary", binary, owner, low=0)
     n_other = (len(categories) if categories is not None else 0) + int(binary)
     if centered:
         # 0.25 * n is exact, and a correctly rounded sqrt commutes with the
@@ -338,7 +328,7 @@ class PublicSchema:
                 isinstance(c, str) for c in cols):
             raise ParameterError(f"The 'columns' parameter of {owner} must be a mapping of column "
                                  "names to declarations (Numeric, Categorical, Binary, None) or a "
-                                 f"sequence of column names (str). Got {_shown(cols)} instead.")
+                                 f"sequence of column names (str). Got {_short_repr(cols)} instead.")
         if len(set(cols)) != len(cols):
             dup = sorted({c for c in cols if list(cols).count(c) > 1})
             raise ParameterError(f"The 'columns' parameter of {owner} repeats {dup!r}; each "
@@ -347,7 +337,7 @@ class PublicSchema:
                             ("binary", self.binary)):
             if not isinstance(table, Mapping):
                 raise ParameterError(f"The '{name}' parameter of {owner} must be a mapping keyed by "
-                                     f"column name. Got {_shown(table)} instead.")
+                                     f"column name. Got {_short_repr(table)} instead.")
             unknown = [c for c in table if c not in cols]
             if unknown:
                 raise ParameterError(f"The '{name}' parameter of {owner} names column(s) "
@@ -372,13 +362,13 @@ class PublicSchema:
             if not isinstance(subset, (set, frozenset)) or any(c not in within for c in subset):
                 kind = "numeric" if name == "log_scaled" else "categorical"
                 raise ParameterError(f"The '{name}' parameter of {owner} must be a set of {kind} "
-                                     f"columns. Got {_shown(subset)} instead.")
+                                     f"columns. Got {_short_repr(subset)} instead.")
         if self.release is not None:
             from ..privacy.budget import Certificate
 
             if not isinstance(self.release, Certificate):
                 raise ParameterError(f"The 'release' parameter of {owner} must be a Certificate "
-                                     f"or None. Got {_shown(self.release)} instead.")
+                                     f"or None. Got {_short_repr(self.release)} instead.")
             if self.suggested or drafted:
                 raise ParameterError(f"{caller}: a schema read from data (drafted) cannot carry "
                                      "a private release's certificate.")
@@ -421,7 +411,7 @@ class PublicSchema:
         drafted = set()
         for name, decl in self.columns.items():
             if not isinstance(name, str):
-                raise ParameterError(f"{caller}: column names must be str. Got {_shown(name)}.")
+                raise ParameterError(f"{caller}: column names must be str. Got {_short_repr(name)}.")
             if isinstance(decl, (Numeric, Categorical, Binary)) and decl.drafted:
                 drafted.add(name)
             if isinstance(decl, Numeric):
@@ -437,7 +427,7 @@ class PublicSchema:
             elif decl is not None:
                 raise ParameterError(f"{caller}: the declaration of {name!r} must be Numeric(...), "
                                      f"Categorical(...), Binary(...) or None (not used). Got "
-                                     f"{_shown(decl)} instead.")
+                                     f"{_short_repr(decl)} instead.")
         for attr, value in (("columns", tuple(self.columns)), ("numeric", numeric),
                             ("categories", categories), ("binary", binary),
                             ("log_scaled", frozenset(log)), ("other", frozenset(other))):
@@ -580,7 +570,7 @@ class PublicSchema:
                 or len(ranges) == 0:
             raise ParameterError("The 'ranges' argument of PublicSchema.from_ranges must be a "
                                  "non-empty sequence of (lo, hi) pairs, one per column. Got "
-                                 f"{_shown(ranges)} instead.")
+                                 f"{_short_repr(ranges)} instead.")
         columns = tuple(f"{prefix}{i}" for i in range(len(ranges)))
         for c, rng in zip(columns, ranges, strict=True):
             _check_range(c, tuple(rng) if isinstance(rng, np.ndarray) else rng, "PublicSchema.from_ranges")
@@ -600,7 +590,7 @@ class PublicSchema:
                     isinstance(c, str) for c in sel):
                 raise ParameterError(
                     f"The '{name}' parameter of {caller} must be a sequence of column names, "
-                    f"e.g. ('age',). Got {_shown(sel)} instead.")
+                    f"e.g. ('age',). Got {_short_repr(sel)} instead.")
             repeated = sorted({c for c in sel if list(sel).count(c) > 1})
             if repeated:
                 raise ParameterError(

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import GENERATOR_TYPES, check_float, check_seed, dtype_shown
+from .._validation import GENERATOR_TYPES, _short_repr, check_float, check_seed, dtype_shown
 from ..data.log_grid import K_MAX, cell_counts
-from ..data.schema import OTHER, Binary, Categorical, Declaration, Numeric, PublicSchema, _number, _shown
+from ..data.schema import OTHER, Binary, Categorical, Declaration, Numeric, PublicSchema, _number
 from ..data.schema_draft import LEAK_TEXT, check_kinds, kind_of_dtype, read_schema
 from ..data.tables import category_texts, dtype_kind, is_missing, number_values, table_columns
 from ..errors import ParameterError, PrivacyLeakWarning, diagnostics_open, record_diagnostic
@@ -240,7 +240,7 @@ def _declared(declared: Any, names: list[str]) -> dict[str, Declaration]:
     if not isinstance(declared, Mapping):
         raise ParameterError("The 'declared' parameter of draft_schema must be a mapping of "
                              "column names to declarations (Numeric, Categorical, Binary, None) "
-                             f"or a PublicSchema. Got {_shown(declared)} instead.")
+                             f"or a PublicSchema. Got {_short_repr(declared)} instead.")
     unknown = [c for c in declared if c not in names]
     if unknown:
         raise ParameterError(f"draft_schema: 'declared' names column(s) {unknown!r} that are "
@@ -249,7 +249,7 @@ def _declared(declared: Any, names: list[str]) -> dict[str, Declaration]:
     for c, decl in out.items():
         if decl is not None and not isinstance(decl, (Numeric, Categorical, Binary)):
             raise ParameterError(f"draft_schema: the declaration of {c!r} must be Numeric(...), "
-                                 f"Categorical(...), Binary(...) or None. Got {_shown(decl)} instead.")
+                                 f"Categorical(...), Binary(...) or None. Got {_short_repr(decl)} instead.")
         if getattr(decl, "drafted", False):
             raise ParameterError(f"draft_schema: the declaration of {c!r} was read from data "
                                  "(drafted=True); declare public knowledge only.")
