@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from ...errors import ParameterError
+from ..._validation import check_option
 
 if TYPE_CHECKING:
     from ...templates.base import Template
@@ -51,10 +51,7 @@ class RecordSet(Protocol):
 
 
 def _check_norm(norm: str, owner: str) -> str:
-    if norm not in NORMS:
-        raise ParameterError(f"The 'norm' argument of {owner}.sensitivity must be one of "
-                             f"{list(NORMS)!r}. Got {norm!r} instead.")
-    return norm
+    return check_option("norm", norm, NORMS, f"{owner}.sensitivity")
 
 
 @dataclass(frozen=True)
