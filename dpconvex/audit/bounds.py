@@ -147,9 +147,7 @@ def bound_at(s_D: np.ndarray, s_Dp: np.ndarray, threshold: float, direction: str
     aDp = int(np.sum(s_Dp > threshold))
     kn, nn, kd, nd = direction_counts(aD, s_D.size, aDp, s_Dp.size, direction)
     eps, p_lo, q_hi = ratio_bound(kn, nn, kd, nd, alpha_tail, delta)
-    ev = direction.split(":")[0]
-    kD = aD if ev == "above" else s_D.size - aD
-    kDp = aDp if ev == "above" else s_Dp.size - aDp
+    kD, kDp = (kn, kd) if direction.endswith(":D") else (kd, kn)
     return float(eps), kD, kDp, float(p_lo), float(q_hi)
 
 
