@@ -95,7 +95,8 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     epsilon : float, default=1.0
         ε > 0 of the whole run.
     delta : float or None, default=None
-        δ in (0, 1) of the whole run. None: δ = 1/n² (n public).
+        δ in (0, 1) of the whole run. None: δ = 1/n² per binary run (n public; C/n² for
+        one-vs-rest over C classes).
     steps : int or None, default=None
         Number T of gradient steps (public). None:
         :func:`~dpconvex.privacy.mechanisms.noisy_gd.steps_rule`. An explicit T is at most
