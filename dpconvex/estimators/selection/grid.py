@@ -56,6 +56,7 @@ from ...privacy.mechanisms.scalar import SelectionTemplate
 from ...privacy.release import release
 from ..base import (
     NO_CONTEXT,
+    PARAMETER_DOCS,
     FitContext,
     PrivateEstimator,
     carry_ledger,
@@ -171,6 +172,19 @@ def _find_certificate(estimator: Any, owner: str) -> Certificate:
     return certificates[0]
 
 
+#: The searches' ledger and label-set entries, written into their docstrings at ``{search_ledger_labels}``.
+PARAMETER_DOCS["search_ledger_labels"] = fill_docs("""\
+    {accountant}
+        The search's whole (ε, δ) is charged once, to this ledger or else to one the
+        estimator holds (a different ledger on each is refused with a ParameterError).
+    classes : sequence of labels or None, default=None
+        The public label set, given to every candidate; None and an estimator that
+        declares ``classes``: its set (a different set on each is refused).
+        {classes_none}
+    {unknown_labels}
+""")
+
+
 class SelectedEstimator:
     """What a private selection shares: the inner estimator's tags, the parameter keys of
     a leaf name, and predictions delegated to ``best_estimator_`` (post-processing)."""
@@ -248,6 +262,12 @@ class SelectedEstimator:
                     "the candidates would not compose within the search's epsilon. Encode the table in a "
                     "pipeline step and tune the pipeline, e.g. make_pipeline(PublicEncoder(schema), "
                     f"{step}(...)) (the schema's release stays charged to draft_schema's ledger).")
+
+    def _checked_rows(self, X: Any, y: Any, caller: str) -> tuple[Any, Any]:
+        """(X, y) checked once for every candidate, against the public label set (Dask rows stay on
+        the workers)."""
+        return check_rows(X, y, caller, self.estimator, classes=self._public_classes(type(self).__name__),
+                          unknown_labels=self.unknown_labels)
 
     def _grid_candidates(self, owner: str, part: tuple[int, int] | None = None,
                          epsilon: float = 1.0) -> list[dict[str, Any]]:
@@ -379,17 +399,20 @@ class SelectedEstimator:
         :func:`~dpconvex.estimators.base.fit_with`); with a ``classes`` parameter they take
         the public label set, and a label outside it is refused ("raise") before any fit.
         """
-        overrides: dict[str, Any] = {self._keys("epsilon")[0]: epsilon}
-        overrides.update({key: None for key in self._keys("accountant")})
-        overrides.update({key: self.random_state for key in self._keys("random_state")})
-        overrides.update({key: unknown for key in self._keys("unknown_labels")})
         labels = None
         if self._keys("classes"):
             labels = encode_labels(y, self._public_classes(owner), f"{owner}.fit",
                                    unknown_labels=unknown,
                                    excluded=context.excluded, warning=context.label_warning)
-            overrides.update({key: list(labels.classes) for key in self._keys("classes")})
-        return overrides, labels
+        return {**self._settings(epsilon, unknown, labels), **dict.fromkeys(self._keys("accountant"))}, labels
+
+    def _settings(self, epsilon: float, unknown: str, labels: Any) -> dict[str, Any]:
+        """The ``epsilon``, ``random_state``, ``unknown_labels`` and label set (of ``labels``, or
+        None) the search gives every candidate."""
+        return {self._keys("epsilon")[0]: epsilon,
+                **{key: self.random_state for key in self._keys("random_state")},
+                **{key: unknown for key in self._keys("unknown_labels")},
+                **{key: list(labels.classes) for key in self._keys("classes") if labels is not None}}
 
     def _certify_labels(self, y: Any, unknown: str, owner: str) -> Any:
         """The label set a fit gives every candidate: the public one, else read once from y."""
@@ -405,11 +428,7 @@ class SelectedEstimator:
             raise ParameterError(
                 f"{owner}.certify: the estimator {type(self.estimator).__name__} has no certify() "
                 "method; a certificate without training needs a dpconvex estimator. Call fit instead.")
-        candidate = clone(self.estimator).set_params(
-            **params, **{self._epsilon_key(owner): epsilon},
-            **{key: unknown for key in self._keys("unknown_labels")},
-            **{key: self.random_state for key in self._keys("random_state")},
-            **{key: list(labels.classes) for key in self._keys("classes") if labels is not None})
+        candidate = clone(self.estimator).set_params(**params, **self._settings(epsilon, unknown, labels))
         return candidate.certify(*rows)
 
     def _noise(self, owner: str, given: NoiseSource | None) -> NoiseSource:
@@ -484,14 +503,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
     public_validation : tuple (X_val, y_val) or None, default=None
         A *public* labelled set: the candidate with the fewest mistakes on it is taken
         (ties: the first). A held-out split of the private data here is not private.
-    {accountant}
-        The search's whole (ε, δ) is charged once, to this ledger or else to one the
-        estimator holds (a different ledger on each is refused with a ParameterError).
-    classes : sequence of labels or None, default=None
-        The public label set, given to every candidate; None and an estimator that
-        declares ``classes``: its set (a different set on each is refused).
-        {classes_none}
-    {unknown_labels}
+    {search_ledger_labels}
 
     Attributes
     ----------
@@ -551,10 +563,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         with hold_budget(self._ledger(owner), epsilon, budget.delta, owner,
                          n=None if context.held else n_public) as hold:
 
-            # Dask rows stay on the workers
-            X_checked, y_checked = check_rows(X, y, f"{owner}.fit", self.estimator,
-                                              classes=self._public_classes(owner),
-                                              unknown_labels=self.unknown_labels)
+            X_checked, y_checked = self._checked_rows(X, y, f"{owner}.fit")
             if public:
                 X_public, y_public = self._public_set(owner, X_checked.shape[1])
             n = X_checked.shape[0]
@@ -658,9 +667,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         epsilon, unknown = self._checked(owner)
         candidates = self._grid_candidates(owner)
         NO_CONTEXT.one_label_warning(owner=owner if self._public_classes(owner) is None else "", y=y)
-        X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self.estimator,
-                                          classes=self._public_classes(owner),
-                                          unknown_labels=self.unknown_labels)
+        X_checked, y_checked = self._checked_rows(X, y, f"{owner}.certify")
         labels = self._certify_labels(y_checked, unknown, owner)
         public = self.public_validation is not None
         m = len(candidates)

@@ -32,7 +32,7 @@ from ..._validation import check_float, check_option, feature_names_of
 from ...errors import DataValidationError, ParameterError, PrivacyError, user_stacklevel
 from ...privacy.budget import Budget, Certificate, Condition, compose_parallel, hold_budget, split_even
 from ..base import NO_CONTEXT, FitContext, fit_with
-from ..parts import Parts, check_rows, mistakes
+from ..parts import Parts, mistakes
 from .grid import SelectedEstimator, _find_certificate, _public_size
 
 __all__ = ["PrivateRandomSearch", "Repetitions", "discrete_laplace"]
@@ -175,14 +175,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         Share of the rows in the validation split, in (0, 1).
     {random_state}
         It seeds the split, K, the candidate draws, the runs' noise and the score noise.
-    {accountant}
-        The search's whole (ε, δ) is charged once, to this ledger or else to one the
-        estimator holds (a different ledger on each is refused with a ParameterError).
-    classes : sequence of labels or None, default=None
-        The public label set, given to every run; None and an estimator that
-        declares ``classes``: its set (a different set on each is refused).
-        {classes_none}
-    {unknown_labels}
+    {search_ledger_labels}
 
     Attributes
     ----------
@@ -274,10 +267,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         noise = self._noise(owner, context.noise)
         noise_rng = noise.rng
         with hold_budget(self._ledger(owner), epsilon, 0.0, owner) as hold:
-            # Dask rows stay on the workers
-            X_checked, y_checked = check_rows(X, y, f"{owner}.fit", self.estimator,
-                                              classes=self._public_classes(owner),
-                                              unknown_labels=self.unknown_labels)
+            X_checked, y_checked = self._checked_rows(X, y, f"{owner}.fit")
             n = X_checked.shape[0]
             n_val = _validation_size(n, fraction, f"{owner}.fit")
             order = noise_rng.permutation(n)
@@ -395,9 +385,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         self._refuse_a_draft(X, f"{owner}.certify")
         epsilon, eps1, repetitions, fraction = self._check_params(owner)
         NO_CONTEXT.one_label_warning(owner=owner if self._public_classes(owner) is None else "", y=y)
-        X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self.estimator,
-                                          classes=self._public_classes(owner),
-                                          unknown_labels=self.unknown_labels)
+        X_checked, y_checked = self._checked_rows(X, y, f"{owner}.certify")
         n = X_checked.shape[0]
         n_val = _validation_size(n, fraction, f"{owner}.certify")
         train_index = np.arange(n_val, n)
