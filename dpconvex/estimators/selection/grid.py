@@ -597,9 +597,10 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                 models.append(candidate)
                 certificates.append(certificate)
 
+            X_score, y_score = (X_public, y_public) if public else rows[n_parts - 1]
+            validation_mistakes = np.array([mistakes(model, X_score, y_score, f"{owner}.fit")
+                                            for model in models])
             if public:
-                validation_mistakes = np.array([mistakes(model, X_public, y_public, f"{owner}.fit")
-                                                for model in models])
                 best = int(np.argmin(validation_mistakes))
                 selection_certificate = Certificate(
                     mechanism="selection on a public validation set (argmin of mistakes)",
@@ -609,9 +610,6 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                     quantities={"validation size": int(y_public.shape[0])},
                 )
             else:
-                X_validation, y_validation = rows[n_parts - 1]
-                validation_mistakes = np.array([mistakes(model, X_validation, y_validation, f"{owner}.fit")
-                                                for model in models])
                 utility = -validation_mistakes.astype(float)
                 selection = release(SelectionTemplate(utility, 1.0, int(parts[-1].size)),
                                     "exponential", Budget(epsilon), None, noise_rng,
