@@ -61,7 +61,6 @@ from ..data.validation import (
 )
 from ..errors import ParameterError, diagnostics_open, note_clipped
 from ..objectives.losses import LOSSES, WIDTH_RULE, Logistic, Loss, get_loss, stated_loss
-from ..objectives.sets import ConvexSet
 from ..privacy.budget import Budget, LabelSource, RowMap, compose_sequential, split_even
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
@@ -350,73 +349,6 @@ def design_rows(est: Any, X_checked: Any, dropped: np.ndarray, owner: str, *, un
     return zero_rows(design, dropped)  # records that contribute no loss
 
 
-def _parameter_set(constraints: Any, plan: FitPlan, fit_intercept: bool, caller: str,
-                   solver: str | None, scale: float = 1.0, *,
-                   fit: bool = False) -> ConvexSet | None:
-    """The convex set ``constraints(coef)`` states, on the coefficients (never the intercept).
-
-    ``coef`` is the coefficient part of the template's parameter, times ``scale`` (the
-    factor from the parameter to the released coefficients). A set with an exact
-    projection (:func:`~dpconvex.objectives.sets.recognize`) serves every solver; any other
-    DCP set is a :class:`~dpconvex.objectives.CVXPYSet`, which only the CVXPY backends
-    take: with ``solver`` "native" it is refused, naming them.
-
-    With ``fit`` (a fit on rows in memory: a CVXPY backend refuses Dask rows) a
-    :class:`~dpconvex.errors.SolverCostWarning` says,
-    before the solve starts, that it goes to a CVXPY backend and what that costs, from public facts only (the
-    plan's n and p, the set, the solver): with ``solver`` "auto"/None only when native cannot project onto the
-    set; with a CVXPY backend named, also when native could.
-    """
-    n_features = plan.n_features
-    found = None
-    if constraints is not None:
-        import cvxpy as cp
-
-        from ..objectives.sets import CVXPYSet, recognize
-
-        theta = cp.Variable(n_features + int(fit_intercept))
-        coef = theta[:n_features] if fit_intercept else theta
-        try:
-            stated = constraints(coef * scale if scale != 1.0 else coef)
-        except Exception as exc:  # the user's callable, called on a CVXPY variable
-            raise ParameterError(
-                f"The 'constraints' parameter of {caller.split('.')[0]}: the callable raised "
-                f"{type(exc).__name__} ({exc}) when called on the coefficients, a CVXPY variable "
-                f"of {n_features} entries. Return CVXPY constraints on it, e.g. "
-                "lambda coef: cp.norm(coef, 2) <= 1.") from None
-        listed = ([stated] if isinstance(stated, cp.Constraint)
-                  else list(stated) if isinstance(stated, (list, tuple)) else [])
-        if not listed or not all(isinstance(c, cp.Constraint) for c in listed):
-            raise ParameterError(
-                f"The 'constraints' parameter of {caller.split('.')[0]} must return a CVXPY "
-                f"constraint or a non-empty list of them. Got {_short_repr(stated)} instead.")
-        found = recognize(listed, theta) or CVXPYSet(listed, theta)
-        if not found.exact_projection and solver == "native":
-            raise ParameterError(
-                f"{caller}: the native solvers (solver='native') cannot honour "
-                f"{found.describe()}: it is not an l2 ball, a box, the orthant, an l1 ball or a "
-                "simplex, the sets with an exact projection. Pass solver=None (a CVXPY backend "
-                "for such a set) or solver='clarabel' / 'scs'.")
-    native_ok = found is None or found.exact_projection
-    if fit and not (solver in (None, "auto", "native") and native_ok):
-        import warnings
-
-        from ..errors import SolverCostWarning, user_stacklevel
-
-        name = "a CVXPY backend (Clarabel, else SCS)" if solver in (None, "auto") else f"'{solver}'"
-        n, p = plan.n, n_features + int(fit_intercept)
-        why = ("the native solver solves this problem too, typically 100-1000 times faster: "
-               "leave solver=None (the default)" if native_ok else
-               f"the native solvers cannot project onto {found.describe()} (a set with an exact "
-               "projection, an l2 ball, a box, the orthant, an l1 ball or a simplex, solves natively)")
-        warnings.warn(
-            f"{caller.split('.')[0]}: this fit goes to {name} on n = {n} rows x p = {p} "
-            f"columns: expect roughly {n * p * CVXPY_SECONDS_PER_ENTRY:.2g} s "
-            f"({CVXPY_SECONDS_PER_ENTRY:g} s per entry, measured). {why[0].upper()}{why[1:]}.",
-            SolverCostWarning, stacklevel=user_stacklevel())
-    return found
-
-
 #: Seconds per stored entry (row × column) of a linear ERM fit by Clarabel, measured on the
 #: project's 2-core machines (20,000-50,000 rows × 20 features over an l1 ball: 28-34 s,
 #: where the native solver took 0.02-0.07 s); an order of magnitude, for the warning.
@@ -433,7 +365,8 @@ LINEAR_MENU = MechanismMenu(
 class LinearPlanMixin:
     """The plan of a private linear model, shared by the linear classifiers and both
     regressors: the mechanism of :attr:`mechanism_menu` ("auto": by δ), the budget, the row bound q̃ with the
-    intercept column, Λ by the public rule, the backend. Reads parameters only, never data.
+    intercept column, Λ by the public rule, the backend. Reads parameters only, never data; and the
+    template of a plan.
     """
 
     #: The mechanisms ``mechanism=`` offers, and the pair "auto" chooses between by δ.
@@ -480,6 +413,78 @@ class LinearPlanMixin:
         """q̃ = sqrt(q² + s²) with the intercept column (the appended s is part of every row)."""
         q = float(self.data_norm)
         return math.sqrt(q * q + float(self.intercept_scaling) ** 2) if self.fit_intercept else q
+
+    def _erm_template(self, plan: FitPlan, rows: Any, labels: np.ndarray, caller: str = "",
+                      scale: float = 1.0, *, fit: bool = False) -> LinearERMTemplate:
+        """The template of ``plan`` over ``rows`` (None: the public shape only, one zero row broadcast with
+        its factors held apart, never an n x p array) and ``labels``, on the convex set ``constraints(coef)``
+        states on the coefficients (never the intercept).
+
+        ``coef`` is the coefficient part of the template's parameter, times ``scale`` (the
+        factor from the parameter to the released coefficients). A set with an exact
+        projection (:func:`~dpconvex.objectives.sets.recognize`) serves every solver; any other
+        DCP set is a :class:`~dpconvex.objectives.CVXPYSet`, which only the CVXPY backends
+        take: with ``solver`` "native" it is refused, naming them (``caller``: by default certify).
+
+        With ``fit`` (a fit on rows in memory: a CVXPY backend refuses Dask rows) a
+        :class:`~dpconvex.errors.SolverCostWarning` says, before the solve starts, that it goes to a CVXPY
+        backend and what that costs, from public facts only (the plan's n and p, the set, the solver): with
+        ``solver`` "auto"/None only when native cannot project onto the set; with a CVXPY backend named,
+        also when native could.
+        """
+        caller = caller or f"{type(self).__name__}.certify"
+        if rows is None:
+            p = plan.n_features + int(self.fit_intercept)
+            rows = ScaledRows(DenseRows(np.broadcast_to(0.0, (plan.n, p))), np.ones(plan.n))
+        n_features = plan.n_features
+        found = None
+        if self.constraints is not None:
+            import cvxpy as cp
+
+            from ..objectives.sets import CVXPYSet, recognize
+
+            theta = cp.Variable(n_features + int(self.fit_intercept))
+            coef = theta[:n_features] if self.fit_intercept else theta
+            try:
+                stated = self.constraints(coef * scale if scale != 1.0 else coef)
+            except Exception as exc:  # the user's callable, called on a CVXPY variable
+                raise ParameterError(
+                    f"The 'constraints' parameter of {caller.split('.')[0]}: the callable raised "
+                    f"{type(exc).__name__} ({exc}) when called on the coefficients, a CVXPY variable "
+                    f"of {n_features} entries. Return CVXPY constraints on it, e.g. "
+                    "lambda coef: cp.norm(coef, 2) <= 1.") from None
+            listed = ([stated] if isinstance(stated, cp.Constraint)
+                      else list(stated) if isinstance(stated, (list, tuple)) else [])
+            if not listed or not all(isinstance(c, cp.Constraint) for c in listed):
+                raise ParameterError(
+                    f"The 'constraints' parameter of {caller.split('.')[0]} must return a CVXPY "
+                    f"constraint or a non-empty list of them. Got {_short_repr(stated)} instead.")
+            found = recognize(listed, theta) or CVXPYSet(listed, theta)
+            if not found.exact_projection and self.solver == "native":
+                raise ParameterError(
+                    f"{caller}: the native solvers (solver='native') cannot honour "
+                    f"{found.describe()}: it is not an l2 ball, a box, the orthant, an l1 ball or a "
+                    "simplex, the sets with an exact projection. Pass solver=None (a CVXPY backend "
+                    "for such a set) or solver='clarabel' / 'scs'.")
+        native_ok = found is None or found.exact_projection
+        if fit and not (self.solver in (None, "auto", "native") and native_ok):
+            import warnings
+
+            from ..errors import SolverCostWarning, user_stacklevel
+
+            name = ("a CVXPY backend (Clarabel, else SCS)" if self.solver in (None, "auto")
+                    else f"'{self.solver}'")
+            n, p = plan.n, n_features + int(self.fit_intercept)
+            why = ("the native solver solves this problem too, typically 100-1000 times faster: "
+                   "leave solver=None (the default)" if native_ok else
+                   f"the native solvers cannot project onto {found.describe()} (a set with an exact "
+                   "projection, an l2 ball, a box, the orthant, an l1 ball or a simplex, solves natively)")
+            warnings.warn(
+                f"{caller.split('.')[0]}: this fit goes to {name} on n = {n} rows x p = {p} "
+                f"columns: expect roughly {n * p * CVXPY_SECONDS_PER_ENTRY:.2g} s "
+                f"({CVXPY_SECONDS_PER_ENTRY:g} s per entry, measured). {why[0].upper()}{why[1:]}.",
+                SolverCostWarning, stacklevel=user_stacklevel())
+        return LinearERMTemplate(plan.loss, plan.lam, plan.options["norm bound q~"], rows, labels, found)
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """The plan of one linear model from the parameters and (n, d) only (more than two classes:
@@ -661,25 +666,15 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         owner = type(self).__name__
         X_checked, labels = self._checked_data(X, y, plan, context, binary=True)
         design = design_rows(self, X_checked, labels.dropped, owner, unit=self.row_norm == "unit")
-        template = LinearERMTemplate(plan.loss, plan.lam, plan.options["norm bound q~"], design,
-                                     labels.signs,
-                                     _parameter_set(self.constraints, plan, self.fit_intercept,
-                                                    f"{owner}.fit", self.solver,
-                                                    fit=not is_dask_collection(X_checked)))
+        template = self._erm_template(plan, design, labels.signs, f"{owner}.fit",
+                                      fit=not is_dask_collection(X_checked))
         return Prepared(template=template,
                         meta=PreparedFacts(X_checked.shape[1], labels.classes, labels.assumption),
                         reusable=not isinstance(self.lam, str))  # "auto": Λ depends on ε
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
-        p = plan.n_features + int(self.fit_intercept)
-        # one zero row broadcast, with its factors held apart (the labels' signs scale those,
-        # never an n x p array)
-        rows = ScaledRows(DenseRows(np.broadcast_to(0.0, (plan.n, p))), np.ones(plan.n))
-        template = LinearERMTemplate(plan.loss, plan.lam, plan.options["norm bound q~"], rows,
-                                     np.ones(plan.n),
-                                     _parameter_set(self.constraints, plan, self.fit_intercept,
-                                                    f"{type(self).__name__}.certify", self.solver))
-        return Prepared(template=template, meta=PreparedFacts(plan.n_features))
+        return Prepared(template=self._erm_template(plan, None, np.ones(plan.n)),
+                        meta=PreparedFacts(plan.n_features))
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> _PrivateLinearClassifier:

@@ -67,7 +67,6 @@ from ..privacy.mechanisms.scalar import BoundedMeanTemplate, LaplaceMean
 from ..privacy.release import Release, release
 from ..privacy.rules.bounds import DEFAULT_LEVELS, LABEL_SHARE, refine_range
 from ..privacy.rules.noise_level import label_center_share
-from ..templates.linear_erm import LinearERMTemplate
 from ..templates.statistics import check_levels
 from .base import (
     NO_CONTEXT,
@@ -86,7 +85,7 @@ from .base import (
     fill_docs,
     state_rows_source,
 )
-from .linear import LinearPlanMixin, _parameter_set, design_rows
+from .linear import LinearPlanMixin, design_rows
 
 __all__ = ["UNIT_LABELS", "LabelRange", "LabelRangeMixin", "PrivateBounds", "PrivateHuberRegressor",
            "PrivateLinearRegressor", "PrivateQuantileRegressor"]
@@ -800,7 +799,6 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
             return Pinball(float(self.quantile), UNIT_LABELS)
         return get_regression_loss(self.loss, UNIT_LABELS)
 
-    # ----------------------------------------------------------------------- plan
     # -------------------------------------------------------------------- prepare
     def prepare(self, X: Any, y: Any, plan: FitPlan, *,
                 context: FitContext = NO_CONTEXT) -> Prepared:
@@ -822,25 +820,15 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         design = design_rows(self, X_checked, np.zeros(n, dtype=bool) if excluded is None else excluded,
                              owner)
         lo, hi = plan.options["label_range"]  # the coefficients' set, in the labels' units
-        template = LinearERMTemplate(plan.loss, plan.lam, plan.options["norm bound q~"], design, u,
-                                     _parameter_set(self.constraints, plan, self.fit_intercept,
-                                                    owner, self.solver, scale=0.5 * (hi - lo),
-                                                    fit=not is_dask_collection(X_checked)))
+        template = self._erm_template(plan, design, u, owner, 0.5 * (hi - lo),
+                                      fit=not is_dask_collection(X_checked))
         return Prepared(template=template, meta=PreparedFacts(d, None, plan.notes[1]),
                         reusable=not isinstance(self.lam, str))
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
-        from ..data.operators import DenseRows, ScaledRows
-
-        p = plan.n_features + int(self.fit_intercept)
-        rows = ScaledRows(DenseRows(np.broadcast_to(0.0, (plan.n, p))), np.ones(plan.n))
         lo, hi = plan.options["label_range"]  # the coefficients' set, in the labels' units
-        template = LinearERMTemplate(plan.loss, plan.lam, plan.options["norm bound q~"], rows,
-                                     np.zeros(plan.n),
-                                     _parameter_set(self.constraints, plan, self.fit_intercept,
-                                                    f"{type(self).__name__}.certify", self.solver,
-                                                    scale=0.5 * (hi - lo)))
-        return Prepared(template=template, meta=PreparedFacts(plan.n_features, None, plan.notes[1]))
+        return Prepared(template=self._erm_template(plan, None, np.zeros(plan.n), scale=0.5 * (hi - lo)),
+                        meta=PreparedFacts(plan.n_features, None, plan.notes[1]))
 
 
 #: The parameters every fixed-loss regressor shares with :class:`PrivateLinearRegressor`:
