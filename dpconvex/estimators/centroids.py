@@ -407,6 +407,8 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
 
     #: The mechanisms offered and what "auto" resolves to.
     mechanism_menu: ClassVar[MechanismMenu] = CENTROID_MENU
+    #: The family of the public noise check (privacy-noise-warning-gd-centroids, privacy-gaussian-nb).
+    _noise_family: ClassVar[str] = "centroid"
 
     _non_deterministic: ClassVar[bool] = False  # scikit-learn's repeat-fit checks hold seeded
     #: CSR/CSC rows: the centroids' clipped and summed per class on their stored entries, naive
@@ -481,7 +483,8 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
 
     def _release_class_sums(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                             context: FitContext) -> tuple[Release, float, float]:
-        """Draw the noise, release the template's class sums, commit the certificate to ``hold``
+        """Warn where the noise dominates (the public check of ``_noise_family``, before any noise is
+        drawn), draw the noise, release the template's class sums, commit the certificate to ``hold``
         and store it, the classes and the number of features.
 
         The noise comes from ``random_state`` or what a meta-estimator handed this fit
@@ -489,6 +492,8 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
         the fit is kept), the count weight w and the public count floor f = max(1, s/w), s
         the per-coordinate noise scale.
         """
+        warn_if_noise_dominates(self._noise_family, prep.template, plan.mechanism, plan.budget,
+                                type(self).__name__, n=plan.n)  # (n, C, d, epsilon, delta) only
         noise = noise_source(self, context.noise)
         released = release(prep.template, plan.mechanism, plan.budget, None, noise.rng, seeded=noise.seeded)
         assert released.theta is not None and released.calibration is not None
@@ -649,18 +654,14 @@ class PrivateGaussianCentroid(ClassSumEstimator):
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> PrivateGaussianCentroid:
         """Release the noisy class sums and counts and store the class means."""
-        owner = type(self).__name__
-        template, mechanism, budget, d = prep.template, plan.mechanism, plan.budget, prep.meta.n_features
-        # public quantities only (n, C, d, epsilon, delta), before the release
-        # (privacy-noise-warning-gd-centroids)
-        warn_if_noise_dominates("centroid", template, mechanism, budget, owner, n=plan.n)
+        owner, d = type(self).__name__, prep.meta.n_features
         released, w, floor = self._release_class_sums(prep, plan, hold, context)
         V = released.theta
         counts = V[:, d] / w
         mu = V[:, :d] / np.maximum(counts, floor)[:, None]
         mu *= np.minimum(1.0, 1.0 / np.maximum(np.linalg.norm(mu, axis=1), 1e-300))[:, None]
         # post-processing of V (privacy-centroid-priors): the within-class variance and the priors
-        energy = _sum_noise_energy(mechanism, released.calibration, V.shape)
+        energy = _sum_noise_energy(plan.mechanism, released.calibration, V.shape)
         self.means_ = mu * float(self.data_norm)
         self.counts_ = counts
         self.within_class_var_ = within_class_variance(V, w, floor, energy)

@@ -512,12 +512,11 @@ def _noise_dominates(learner: PrivateEstimator, n: int, n_classes: int, n_featur
     plan = learner.plan(n, n_classes, n_features)
     template = learner.prepare_shape(plan).template
     if isinstance(learner, (PrivateGaussianCentroid, PrivateGaussianNB)) or plan.learner == CENTROID_LEARNER:
-        family = "nb" if isinstance(learner, PrivateGaussianNB) else "centroid"
+        family = getattr(learner, "_noise_family", "centroid")  # the large-margin learner's centroids
         return noise_dominates(family, template, plan.mechanism, plan.budget, n=n)
     if isinstance(learner, PrivateLargeMarginGaussian):
         return noise_dominates(noise_family(template), template, plan.mechanism, objective_part(plan))
-    family = "gd" if isinstance(learner, NoisyGradientDescent) else "linear"
-    return noise_dominates(family, template, plan.mechanism, plan.budget)
+    return noise_dominates(learner._ovr_noise_family, template, plan.mechanism, plan.budget)  # "linear", "gd"
 
 
 def _rows_for(learner: str, X: Any) -> Any:

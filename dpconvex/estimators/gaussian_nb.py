@@ -34,7 +34,6 @@ from ..data.validation import check_array
 from ..errors import DataValidationError, ParameterError, record_diagnostic
 from ..privacy.mechanisms import MechanismMenu
 from ..privacy.mechanisms.record_sets import MomentBox, RecordSet
-from ..privacy.rules.noise_level import warn_if_noise_dominates
 from .base import NO_CONTEXT, CertificateHold, FitContext, FitPlan, Prepared, PreparedFacts, keep_argmax
 from .centroids import (
     ClassSumEstimator,
@@ -346,6 +345,7 @@ class PrivateGaussianNB(ClassSumEstimator):
     mechanism_menu: ClassVar[MechanismMenu] = MechanismMenu(
         {"gaussian": "gaussian", "knorm_sup_sum": "knorm_sup_sum"},
         auto=("knorm_sup_sum", "gaussian"))
+    _noise_family: ClassVar[str] = "nb"
     takes_rows_ranges = True
 
     def __init__(self, *, epsilon: float = 1.0, delta: float | None = None,
@@ -428,8 +428,6 @@ class PrivateGaussianNB(ClassSumEstimator):
                  context: FitContext, warm_start: np.ndarray | None) -> PrivateGaussianNB:
         """Release the noisy class moments and store the model (post-processing of V)."""
         owner = type(self).__name__
-        # public quantities only (n, C, d, epsilon, delta), before the release
-        warn_if_noise_dominates("nb", prep.template, plan.mechanism, plan.budget, owner, n=plan.n)
         released, w, floor = self._release_class_sums(prep, plan, hold, context)
         V = released.theta
         law = plan.mechanism.noise_law(released.calibration)  # type: ignore[attr-defined]
