@@ -34,7 +34,7 @@ from ..._validation import (
     is_dask_collection,
     noise_source,
 )
-from ...data.validation import LABEL_POLICY, LabelSet, check_array, check_labels, encode_labels, zero_rows
+from ...data.validation import LABEL_POLICY, LabelSet, check_array, zero_rows
 from ...errors import note_clipped, say, verbosity
 from ...objectives.losses import Frobenius, Loss
 from ...privacy.budget import Certificate
@@ -306,20 +306,16 @@ default="auto"
         return plan_fit(self, n, n_classes, n_features)
 
     # --------------------------------------------------------------------- fit
-    def _check_data(self, X: Any, y: Any,
+    def _check_data(self, X: Any, y: Any, plan: FitPlan,
                     context: FitContext) -> tuple[np.ndarray, LabelSet, int, int]:
-        """Validate X, y against the parameters; return (X, label set, C, K).
+        """Validate X, y against the parameters and ``plan``; return (X, label set, C, K).
 
         C = len(classes) always; with ``classes=`` nothing about the label set is read from y, and a class
         with fewer than K records (or none) still gets a model (its blocks get noise and regularization only):
         no refusal depends on one record.
         """
         owner = type(self).__name__
-        Xv = check_array(X, f"{owner}.fit", min_samples=2)
-        yv = check_labels(y, Xv.shape[0], f"{owner}.fit", classes=self.classes,
-                          unknown_labels=self.unknown_labels)
-        labels = encode_labels(yv, self.classes, f"{owner}.fit", unknown_labels=self.unknown_labels,
-                               excluded=context.excluded, warning=context.label_warning)
+        Xv, labels = self._checked_data(X, y, plan, context)
         C, D = int(labels.classes.size), Xv.shape[1] + 1
         K = resolved_components(self, Xv.shape[0], C, Xv.shape[1])
         check_array_entries(C * K * D * D, f"Phi_ (C x K x (d+1) x (d+1) = {C} x {K} x {D} x {D})",
@@ -360,7 +356,7 @@ default="auto"
             from .dask import certify_dask
 
             return certify_dask(self, X, y, plan.lam if lam_is_auto(self.lam) else None, context)
-        X_checked, labels, C, K = self._check_data(X, y, context)
+        X_checked, labels, C, K = self._check_data(X, y, plan, context)
         if plan.learner == CENTROID_LEARNER:
             return certify_centroid(self, prepared_rows(self, X_checked), y, context)
         Z = self._train_rows(X_checked, labels, plan, K)[0]
@@ -406,8 +402,7 @@ default="auto"
             from .dask import build_dask
 
             return build_dask(self, X, y, lam=plan.lam, context=context)
-        X_checked, labels, C, K = self._check_data(X, y, context)
-        plan.check_data(X_checked.shape, type(self).__name__)
+        X_checked, labels, C, K = self._check_data(X, y, plan, context)
         class_indices, classes = labels.index, labels.classes
         q = float(self.data_norm)
         Z, clipped, n_clipped = self._train_rows(X_checked, labels, plan, K)
