@@ -463,13 +463,15 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
         mechanism = self._mechanism()
         epsilon, rule = float(self.epsilon), not mechanism.pure and self.delta is None
         delta = 0.0 if mechanism.pure else default_delta(n) if rule else float(self.delta)
+        if not isinstance(self.priors, str):  # public priors: checked against the public label set
+            class_priors(self.priors, np.zeros(n_classes), 1.0, type(self).__name__)
         return FitPlan(
             estimator=type(self).__name__, n=n, n_classes=n_classes, n_features=n_features,
             template=template, learner=learner, mechanism=mechanism,
             budget=Budget(epsilon, delta), backend="closed form (no solver)",
             lam_rule="no regularizer",
             notes=(*notes, *([DELTA_RULE] if rule else []), *row_notes, *self._mechanism_notes()),
-            options={**options, "priors": self._plan_priors(n_classes)})
+            options={**options, "priors": self.priors if isinstance(self.priors, str) else "given"})
 
     def _template_notes(self, plan: FitPlan, labels: LabelSet, *extra: Any) -> list[Any]:
         """The certificate lines of a fit: the plan's first two (the record map and the
@@ -511,13 +513,6 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
         ``classes_[1]`` minus that of ``classes_[0]``."""
         scores = self._scores(X, "decision_function")
         return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
-
-    def _plan_priors(self, n_classes: int) -> str:
-        """``priors`` checked against the public label set; the plan's entry for it."""
-        if isinstance(self.priors, str):
-            return self.priors
-        class_priors(self.priors, np.zeros(n_classes), 1.0, type(self).__name__)
-        return "given"
 
 
 class PrivateGaussianCentroid(ClassSumEstimator):

@@ -407,17 +407,6 @@ class _AtShape:
         return getattr(self._template, name)
 
 
-def _stub_rows(C: int, K: int, d: int, n: int | None = None) -> tuple[np.ndarray, ...]:
-    """Rows of zeros (z = 0: constant loss) with every class and component present.
-
-    The rows are one read-only zero broadcast to the shape (no n x (d + 1) array).
-    """
-    n_rows = max(2, C * K) if n is None else n
-    row_index = np.arange(n_rows)
-    return (np.broadcast_to(0.0, (n_rows, d + 1)), (row_index % C).astype(np.int64),
-            ((row_index // C) % K).astype(np.int64))
-
-
 #: The template of each learner (``FitPlan.template``).
 TEMPLATES = {PAIRWISE_LEARNER: "large-margin pairwise (PSD)",
              SOFTMAX_LEARNER: "large-margin softmax (feature map)",
@@ -427,8 +416,12 @@ TEMPLATES = {PAIRWISE_LEARNER: "large-margin pairwise (PSD)",
 def _stub_template(est: LargeMarginSettings, plan_n: int | None, C: int, K: int, d: int,
                    mechanism: Mechanism, budget: Budget, lam: float | None,
                    assignment: str = "(plan: not assigned)") -> Template:
-    Z, y, components = _stub_rows(C, K, d, plan_n)
-    return build_template(est, Z, y, components, C, K, assignment, mechanism, budget,
+    """The template on rows of zeros (z = 0: constant loss), one read-only zero broadcast (no n x (d + 1)
+    array), with every class and component present."""
+    n_rows = max(2, C * K) if plan_n is None else plan_n
+    row_index = np.arange(n_rows)
+    return build_template(est, np.broadcast_to(0.0, (n_rows, d + 1)), (row_index % C).astype(np.int64),
+                          ((row_index // C) % K).astype(np.int64), C, K, assignment, mechanism, budget,
                           lam=1.0 if lam is None else lam)
 
 
