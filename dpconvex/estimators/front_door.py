@@ -58,7 +58,6 @@ from .._validation import (
 )
 from ..data.validation import (
     LABEL_POLICY,
-    LabelSet,
     LabelWarning,
     check_array,
     check_classes,
@@ -330,6 +329,12 @@ def take_rows(X: Any, rows: np.ndarray, n: int, owner: str, estimator: Any) -> A
     if sp.issparse(X):  # COO, DIA and BSR take no row index
         return (X if X.format == "csr" else sp.csr_array(X))[rows]
     return X[rows] if isinstance(X, np.ndarray) else np.asarray(X)[rows]
+
+
+#: The safeguard's condition on its disjoint parts (``format``: ``n``, ``n_fit``, ``n_val``).
+_DISJOINT_PARTS = ("a permutation drawn independently of the data splits the {n} rows into a fitting part of "
+                   "{n_fit} and a validation part of {n_val} (sizes from n only); the learner reads the "
+                   "first, the selection the second")
 
 
 def warn_constant_released(owner: str, constant: str, learner: str, epsilon: float,
@@ -769,65 +774,44 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         inferred, context = self.classes is None and declared_classes(y) is None, context.one_label_warning()
         if inferred:  # the set chose the learner: its warning, once (a sweep's may be issued)
             context.label_warning.issue(type(self).__name__, INFERRED_CHOICE_WARNING)
-        if self._guarded(*shape):
-            return self._fit_safeguarded(X, y, shape, inferred, context)
-        name, reason, learner = self._learner(*shape)
-        self._warn_if_every_candidate_is_weak(*shape)  # before any budget is held
-        inner = context.inner(noise_source(self, context.noise), held=True)  # or a meta-estimator's
-        with hold_budget(self.accountant, float(self.epsilon), self._delta(*shape),
-                         type(self).__name__, n=None if context.held else shape[0]) as hold, \
-                signed_by(learner, f"{type(self).__name__}.fit"):
-            y = self._read_labels(y, shape[0], context)[0]
-            learner._fit_with(_rows_for(name, X), y, inner).certificate_.assumptions.extend(
-                (reason, *self._unguarded_note(*shape), *([INFERRED_CHOICE] if inferred else [])))
-            hold.commit_certificate(learner.certificate_)
-        self.estimator_, self.learner_, self.certificate_ = learner, name, learner.certificate_
-        carry_ledger(self, self.accountant)  # a refit of the learner charges the ledger
-        self.classes_, self.n_features_in_ = learner.classes_, learner.n_features_in_
-        if hasattr(learner, "feature_names_in_"):
-            self.feature_names_in_ = learner.feature_names_in_
-        return self
-
-    def _read_labels(self, y: Any, n: int, context: FitContext) -> tuple[np.ndarray, LabelSet]:
-        """y checked and encoded against the public set in this estimator's name (its learner
-        is a name the user never wrote), inside the fit's hold; X is checked by the learner."""
-        y = check_labels(computed(y), n, f"{type(self).__name__}.fit", classes=self.classes,
-                         unknown_labels=self.unknown_labels)
-        return y, encode_labels(y, self.classes, f"{type(self).__name__}.fit", excluded=context.excluded,
-                                unknown_labels=self.unknown_labels, warning=context.label_warning)
-
-    def _fit_safeguarded(self, X: Any, y: Any, shape: tuple[int, int, int],
-                         inferred: bool, context: FitContext) -> PrivateClassifier:
-        """The learner without the validation rows' loss, then the private choice of what to
-        release (privacy-classifier-safeguard)."""
-        owner = type(self).__name__
+        owner, epsilon = type(self).__name__, float(self.epsilon)
         names = feature_names_of(X, f"{owner}.fit")
         n, n_classes, n_features = shape
-        n_fit, n_val = safeguard_sizes(n, self.validation_fraction, f"{owner}.fit")
-        name, reason, learner = self._learner(n, n_classes, n_features)
-        self._warn_if_every_candidate_is_weak(n, n_classes, n_features)  # before the hold
-        epsilon = float(self.epsilon)
-        noise = noise_source(self, context.noise)
+        guarded = self._guarded(*shape)
+        n_fit, n_val = safeguard_sizes(n, self.validation_fraction, f"{owner}.fit") if guarded else (n, 0)
+        name, reason, learner = self._learner(*shape)
+        self._warn_if_every_candidate_is_weak(*shape)  # before any budget is held
+        noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
+        best = 0  # the candidate released: 0 the learner's model, c + 1 the constant class c
         with hold_budget(self.accountant, epsilon, self._delta(*shape), owner,
                          n=None if context.held else n) as hold, signed_by(learner, f"{owner}.fit"):
-            y_checked, labels = self._read_labels(y, n, context)
-            learner.set_params(classes=list(labels.classes))
-            order = noise.rng.permutation(n)  # independent of the data (privacy-classifier-safeguard)
-            validation = np.sort(order[n_fit:])
-            held = np.zeros(n, dtype=bool)
-            held[validation] = True
-            fit_rng, select_rng = noise.rng.spawn(2)
-            # the validation rows are left out of the learner's fit (zero factors, X not copied)
-            learner._fit_with(_rows_for(name, X), y_checked,
-                              context.inner(NoiseSource(fit_rng, noise.seeded), held=True, excluding=held))
-            learner.certificate_.state(labels.assumption)  # the set is this fit's, not the learner's classes=
-            X_val = take_rows(X, validation, n, owner, self)
-            mistakes = safeguard_mistakes(learner, _rows_for(name, X_val), y_checked[validation],
-                                          labels.classes)
-            best, selection = select_release(-mistakes, epsilon, n_val, select_rng, noise.seeded)
-            certificate = self._safeguard_certificate(learner.certificate_, selection, name,
-                                                      reason, (n_fit, n_val), labels.classes,
-                                                      self._delta(*shape), best, labels.assumption)
+            # y checked and encoded against the public set in this estimator's name (its learner is a
+            # name the user never wrote), inside the hold; X is checked by the learner
+            y_checked = check_labels(computed(y), n, f"{owner}.fit", classes=self.classes,
+                                     unknown_labels=self.unknown_labels)
+            labels = encode_labels(y_checked, self.classes, f"{owner}.fit", excluded=context.excluded,
+                                   unknown_labels=self.unknown_labels, warning=context.label_warning)
+            if not guarded:
+                learner._fit_with(_rows_for(name, X), y_checked, context.inner(noise, held=True))
+                certificate = learner.certificate_
+                certificate.assumptions.extend((reason, *self._unguarded_note(*shape)))
+            else:  # the learner without the validation rows' loss, then the private choice of the release
+                learner.set_params(classes=list(labels.classes))
+                validation = np.sort(noise.rng.permutation(n)[n_fit:])  # independent of the data
+                held = np.zeros(n, dtype=bool)
+                held[validation] = True
+                fit_rng, select_rng = noise.rng.spawn(2)
+                # the validation rows are left out of the learner's fit (zero factors, X not copied)
+                fit_context = context.inner(NoiseSource(fit_rng, noise.seeded), held=True, excluding=held)
+                learner._fit_with(_rows_for(name, X), y_checked, fit_context)
+                learner.certificate_.state(labels.assumption)  # this fit's set, not the learner's classes=
+                X_val = take_rows(X, validation, n, owner, self)
+                mistakes = safeguard_mistakes(learner, _rows_for(name, X_val), y_checked[validation],
+                                              labels.classes)
+                best, selection = select_release(-mistakes, epsilon, n_val, select_rng, noise.seeded)
+                certificate = self._safeguard_certificate(learner.certificate_, selection, name,
+                                                          reason, (n_fit, n_val), labels.classes,
+                                                          self._delta(*shape), best, labels.assumption)
             if inferred:
                 certificate.assumptions.append(INFERRED_CHOICE)
             hold.commit_certificate(certificate)
@@ -865,9 +849,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                       f"the rule's learner ({name}) and the {len(classes)} constant classes of "
                       "the public label set"),
             Condition("disjoint parts", True, "enforced by dpconvex",
-                      f"a permutation drawn independently of the data splits the {n_fit + n_val} rows "
-                      f"into a fitting part of {n_fit} and a validation part of {n_val} (sizes from n "
-                      "only); the learner reads the first, the selection the second"),
+                      _DISJOINT_PARTS.format(n=n_fit + n_val, n_fit=n_fit, n_val=n_val)),
         ]
         try:
             return compose_parallel(
@@ -1208,8 +1190,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True,
                                         accept_dask=True)
                 u = self._unit_labels(y, n, f"{owner}.fit")
-                order = noise.rng.permutation(n)  # independent of the data
-                validation = np.sort(order[n_fit:])
+                validation = np.sort(noise.rng.permutation(n)[n_fit:])  # independent of the data
                 held = np.zeros(n, dtype=bool)
                 held[validation] = True
                 mean_rng, fit_rng, select_rng = noise.rng.spawn(3)
@@ -1278,9 +1259,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             Condition("candidates fixed before the data", True, "enforced by dpconvex",
                       f"the rule's learner ({choice.learner}) and the private mean"),
             Condition("disjoint parts", True, "enforced by dpconvex",
-                      f"a permutation drawn independently of the data splits the {n_fit + n_val} rows "
-                      f"into a fitting part of {n_fit} and a validation part of {n_val} (sizes from n "
-                      "only); the learner reads the first, the selection the second"),
+                      _DISJOINT_PARTS.format(n=n_fit + n_val, n_fit=n_fit, n_val=n_val)),
         ]
         quantities: dict[str, Any] = {
             "safeguard validation fraction": self.validation_fraction,
