@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, run
 
 import numpy as np
 from scipy.special import log_softmax
-from sklearn.base import BaseEstimator, ClassifierMixin, is_regressor
+from sklearn.base import BaseEstimator, ClassifierMixin, clone, is_regressor
 from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
 
@@ -38,7 +38,7 @@ from .._validation import (
     signed_by,
     unchecked,
 )
-from ..data.ranged_rows import SUGGESTED_SOURCE, RangedRows
+from ..data.ranged_rows import SUGGESTED_SOURCE, RangedRows, rows_feature_range
 from ..data.row_scaling import ROW_NORMS
 from ..data.validation import (
     INFERRED,
@@ -915,10 +915,6 @@ class PrivateEstimator(BaseEstimator):
         :attr:`takes_rows_ranges`."""
         if getattr(self, "feature_range", None) is not None or getattr(self, "schema", None) is not None:
             return None
-        from sklearn.base import clone
-
-        from ..data.ranged_rows import rows_feature_range
-
         ranges = rows_feature_range(X)
         return None if ranges is None else clone(self).set_params(feature_range=ranges)
 

@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 
 from .._validation import (
     ACCOUNTANT,
@@ -478,8 +478,6 @@ class SchemaInputMixin:
 
     def _on_rows(self) -> Any:
         """This front door on the encoded rows: no schema, the schema's row parameters."""
-        from sklearn.base import clone
-
         return clone(self).set_params(schema=None, **self._schema_row_params())
 
     def _certify_on_schema(self, X: Any, y: Any, **shape: Any) -> Any:

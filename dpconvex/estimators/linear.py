@@ -14,6 +14,7 @@ References
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -59,7 +60,7 @@ from ..data.validation import (
     row_products,
     zero_rows,
 )
-from ..errors import ParameterError, diagnostics_open, note_clipped
+from ..errors import ParameterError, SolverCostWarning, diagnostics_open, note_clipped, user_stacklevel
 from ..objectives.losses import LOSSES, WIDTH_RULE, Logistic, Loss, get_loss, stated_loss
 from ..privacy.budget import Budget, LabelSource, RowMap, compose_sequential, split_even
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
@@ -468,10 +469,6 @@ class LinearPlanMixin:
                     "for such a set) or solver='clarabel' / 'scs'.")
         native_ok = found is None or found.exact_projection
         if fit and not (self.solver in (None, "auto", "native") and native_ok):
-            import warnings
-
-            from ..errors import SolverCostWarning, user_stacklevel
-
             name = ("a CVXPY backend (Clarabel, else SCS)" if self.solver in (None, "auto")
                     else f"'{self.solver}'")
             n, p = plan.n, n_features + int(self.fit_intercept)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import RegressorMixin
+from sklearn.base import RegressorMixin, clone
 from sklearn.exceptions import DataConversionWarning
 
 from .._validation import (
@@ -57,17 +57,18 @@ from .._validation import (
     noise_source,
     signed_by,
     unchecked,
+    with_feature_names,
 )
 from ..data.validation import check_array, check_excluded, computed, row_products
 from ..errors import DataValidationError, ParameterError, PrivacyWarning, record_diagnostic, user_stacklevel
 from ..objectives import HuberRegression, Pinball
 from ..objectives.losses import WIDTH_RULE, Loss, get_regression_loss, parse_label_range, stated_loss
-from ..privacy.budget import Budget, LabelSource, RowMap
+from ..privacy.budget import Budget, LabelSource, RowMap, compose_sequential, hold_budget, remaining
 from ..privacy.mechanisms.scalar import BoundedMeanTemplate, LaplaceMean
 from ..privacy.release import Release, release
 from ..privacy.rules.bounds import DEFAULT_LEVELS, LABEL_SHARE, refine_range
 from ..privacy.rules.noise_level import label_center_share
-from ..templates.statistics import check_levels
+from ..templates.statistics import RangeTemplate, check_levels
 from .base import (
     NO_CONTEXT,
     PARAMETER_DOCS,
@@ -283,10 +284,6 @@ class LabelRangeMixin(RegressionScoreMixin):
     def _label_split(self) -> tuple[PrivateBounds, float, float, Any]:
         """(the range's spec, ε, its share for the labels, this regressor on the ε left with a
         placeholder range and no ledger), after validating the parameters."""
-        from sklearn.base import clone
-
-        from ..privacy.budget import remaining
-
         self._validate_params()
         spec = private_bounds(self.label_range)
         assert spec is not None
@@ -303,9 +300,7 @@ class LabelRangeMixin(RegressionScoreMixin):
         (docs/privacy/bounds.md#privacy-private-label-range). The inner fit draws from a generator spawned
         from this fit's (``context.noise``, else ``random_state``).
         """
-        from .._validation import NoiseSource, with_feature_names
         from ..privacy.bounds import check_range_budget, release_range
-        from ..privacy.budget import hold_budget
 
         spec, epsilon, eps_label, inner = self._label_split()
         owner = type(self).__name__
@@ -335,7 +330,6 @@ class LabelRangeMixin(RegressionScoreMixin):
         """The certificate a fit with a private label range would carry (nothing drawn)."""
         from ..data.log_grid import N_CELLS
         from ..privacy.bounds import check_range_budget
-        from ..templates.statistics import RangeTemplate
 
         spec, epsilon, eps_label, inner = self._label_split()
         if X is not None:  # the public shape only: the placeholder range reads no label
@@ -361,8 +355,6 @@ class LabelRangeMixin(RegressionScoreMixin):
                           delta: float, released: str) -> Any:
         """The sequential composition of the label range's release and the model on it
         (``released``: the range, "" in a dry run)."""
-        from ..privacy.budget import compose_sequential
-
         return compose_sequential(
             [label, model],
             mechanism=f"{type(self).__name__} with a private label range: the range of the "
@@ -671,10 +663,6 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
     def _center_split(self, n: int, n_features: int) -> tuple[float, float, float, Any]:
         """(ε, the centre's share, its ε_c, this regressor on ε − ε_c centred at a placeholder and
         charging no ledger), for a fit whose :meth:`_center_share` is positive."""
-        from sklearn.base import clone
-
-        from ..privacy.budget import remaining
-
         epsilon, share = float(self.epsilon), self._center_share(n, n_features)
         eps_center = share * epsilon
         if min(eps_center, remaining(epsilon, eps_center)) < MIN_MAGNITUDE:
@@ -698,9 +686,6 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         n, _, n_features = self.public_shape(X, y)
         if context.excluded is not None or not self._center_share(n, n_features):
             return super()._fit_with(X, y, context)
-        from .._validation import NoiseSource, with_feature_names
-        from ..privacy.budget import hold_budget
-
         owner = type(self).__name__
         names = feature_names_of(X, f"{owner}.fit")
         epsilon, share, eps_center, inner = self._center_split(n, n_features)
@@ -727,8 +712,6 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
 
     def _with_center(self, center: Any, model: Any, share: float, epsilon: float, delta: float) -> Any:
         """The sequential composition of the labels' mean and the model centred at it."""
-        from ..privacy.budget import compose_sequential
-
         composed = compose_sequential(
             [center, model],
             mechanism=f"{type(self).__name__} with label_center='auto': the labels' private mean, "
