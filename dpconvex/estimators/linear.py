@@ -405,6 +405,12 @@ class LinearPlanMixin:
         """The mechanism object the parameters ask for (:meth:`_mechanism_and_budget`)."""
         return self._mechanism_and_budget()[0]
 
+    def _template_reusable(self) -> bool:
+        """Whether a template prepared at one ε serves a fit at another (``Prepared.reusable``): Λ is
+        given, and no kink's half-width h is chosen by ``smoothing="auto"`` (the rule reads ε, so the
+        template's loss would be smoothed at another ε's h than the plan's)."""
+        return not isinstance(self.lam, str) and not getattr(self._make_loss(), "smoothing_unresolved", False)
+
     def _validate_params(self) -> None:
         """The table, then the mechanism against the menu and δ (refused by name)."""
         super()._validate_params()  # type: ignore[misc]
@@ -667,7 +673,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
                                       fit=not is_dask_collection(X_checked))
         return Prepared(template=template,
                         meta=PreparedFacts(X_checked.shape[1], labels.classes, labels.assumption),
-                        reusable=not isinstance(self.lam, str))  # "auto": Λ depends on ε
+                        reusable=self._template_reusable())
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
         return Prepared(template=self._erm_template(plan, None, np.ones(plan.n)),

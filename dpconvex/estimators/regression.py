@@ -806,7 +806,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         template = self._erm_template(plan, design, u, owner, 0.5 * (hi - lo),
                                       fit=not is_dask_collection(X_checked))
         return Prepared(template=template, meta=PreparedFacts(d, None, plan.notes[1]),
-                        reusable=not isinstance(self.lam, str))
+                        reusable=self._template_reusable())
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
         lo, hi = plan.options["label_range"]  # the coefficients' set, in the labels' units

@@ -3,6 +3,7 @@
 import math
 import warnings
 
+import cvxpy as cp
 import numpy as np
 import pytest
 from _helpers import fit_drawing_from
@@ -303,3 +304,30 @@ def test_a_sweeps_total_delta_of_at_least_one_over_n_is_warned_and_stated():
     assert len(large) == 1 and large[0].startswith("epsilon_sweep(NoisyGradientDescent): delta = 0.004")
     assert any("at least 1/n" in note for note in sweep.certificate.notes())
     assert not any("at least 1/n" in note for fits in sweep.certificates for c in fits for note in c.notes())
+
+
+@pytest.mark.parametrize("make", [
+    lambda: dp.PrivateQuantileRegressor(label_range=(0, 10), smoothing="auto", lam=0.05,
+                                        label_center="range"),
+    lambda: dp.PrivateLinearRegressor(loss=lambda z, u: cp.abs(z - u), label_range=(0, 10), lam=0.05,
+                                      label_center="range"),
+])
+def test_sweep_smooths_each_fit_at_its_own_epsilons_half_width(make):
+    """smoothing="auto" chooses h from ε: with Λ given, every fit of the sweep minimizes the loss
+    smoothed at its own ε's h (its certificate states one h, and the release is the fit's)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3)) / 3
+    y = np.clip(5 + 4 * X[:, 0] + rng.normal(size=300), 0, 10)
+    est = make()
+    eps = [50.0, 0.05]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sw = epsilon_sweep(est, X, y, eps, random_state=0)
+        ref = _independent(est, X, y, eps, 1, 0)
+    assert sw.templates_built == 2
+    for (fitted,), (alone,) in zip(sw.estimators, ref, strict=True):
+        stated = {line.split("half-width h = ")[1].split(" ")[0]
+                  for line in fitted.certificate_.assumptions if "half-width h = " in line}
+        assert len(stated) == 1
+        assert str(fitted.certificate_) == str(alone.certificate_)
+        assert np.max(np.abs(_theta(fitted) - _theta(alone))) <= 2e-6 / 0.05
