@@ -219,6 +219,19 @@ def test_prepare_refuses_data_of_another_shape():
         est.prepare(X, y, est.plan(10, 2, P))
 
 
+@pytest.mark.parametrize("cls", [dp.PrivateLinearRegressor, dp.PrivateQuantileRegressor,
+                                 dp.PrivateHuberRegressor, dp.PrivateLinearRegression])
+def test_a_regressors_prepare_refuses_data_of_another_shape(cls):
+    """A plan of n = 5000 rows states its Λ rule at that n: rows of another shape are refused
+    before a template is built on them."""
+    X, y = _data(classes=2)
+    centre = {} if cls is dp.PrivateLinearRegression else {"label_center": "range"}
+    est = cls(epsilon=1.0, label_range=(0, 1), **centre)
+    for n, d in ((5000, P), (X.shape[0], P + 1)):
+        with pytest.raises(dp.errors.ParameterError, match=f"the plan is for n = {n} rows and {d} features"):
+            est.prepare(X, y, est.plan(n, 1, d))
+
+
 
 _DELTA_ESTIMATORS = [
     (2, lambda d: dp.PrivateLogisticRegression(epsilon=1.0, delta=d, classes=[0, 1],
