@@ -212,6 +212,12 @@ SOLVER = Options((None, *backend_names()))
 ROW_NORM = Options(ROW_NORMS)
 
 
+#: What ``prepare`` and ``fit_prepared`` say of an estimator that releases inside ``fit`` only (a front
+#: door, whose parts split its budget and its rows).
+FIT_ONLY = ("prepares and releases inside fit only (its learner and the parts of its budget follow from "
+            "the plan); call fit. Its plan and certificate before the data: plan_for, certify.")
+
+
 @dataclass(frozen=True)
 class Vouch(Constraint):
     """A tuple of the constant names a caller may vouch for
@@ -943,9 +949,11 @@ class PrivateEstimator(BaseEstimator):
         """Validated, clipped data and the template of ``plan`` (no budget spent).
 
         ``context``: what a meta-estimator hands the fit (:class:`FitContext`: the rows
-        left out, the label-set warning, the noise source of a preparation that draws).
+        left out, the label-set warning, the noise source of a preparation that draws). An
+        estimator that prepares inside its fit only (a front door, which splits its budget
+        and its rows between its parts) refuses it by name.
         """
-        raise NotImplementedError
+        raise ParameterError(f"{type(self).__name__}.prepare: {type(self).__name__} {FIT_ONLY}")
 
     def _checked_data(self, X: Any, y: Any, plan: FitPlan, context: FitContext, *,
                       binary: bool = False) -> tuple[Any, LabelSet]:
@@ -987,7 +995,7 @@ class PrivateEstimator(BaseEstimator):
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> PrivateEstimator:
-        raise NotImplementedError
+        raise ParameterError(f"{type(self).__name__}.fit_prepared: {type(self).__name__} {FIT_ONLY}")
 
     def fit(self, X: Any, y: Any, **fit_params: Any) -> PrivateEstimator:
         """Plan from the public shape, hold the budget before the data are read, prepare,

@@ -111,6 +111,7 @@ from ..privacy.rules.front_door import (
 from ..privacy.rules.large_margin import records_per_coordinate
 from ..privacy.rules.noise_level import PUBLIC_CHECK_NOTE, noise_dominates
 from .base import (
+    FIT_ONLY,
     NO_CONTEXT,
     ROWS_RANGES_NOTE,
     ClassifierScoreMixin,
@@ -1334,6 +1335,11 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
     def _dry_run(self, X: Any, shape: dict[str, Any]) -> Any:
         """The certificate of X's public shape (the learner's states X's rows' backend)."""
         return self._certify_shape(None, None, shape.get("n"), 1, shape.get("n_features"), rows=X)
+
+    def _release(self, prep: Any, plan: FitPlan, hold: Any, context: FitContext,
+                 warm_start: Any) -> Any:
+        """Refused (``fit_prepared``): the mean, the learner and the selection are released inside fit."""
+        raise ParameterError(f"{type(self).__name__}.fit_prepared: {type(self).__name__} {FIT_ONLY}")
 
     # --------------------------------------------------------------------- predict
     @checks_feature_names

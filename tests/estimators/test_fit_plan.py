@@ -292,6 +292,25 @@ def test_the_shape_left_out_is_named_and_a_regressor_needs_no_label_count():
     assert dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1]).plan(100, n_features=3).n_classes == 2
 
 
+@pytest.mark.parametrize("make", [lambda: dp.PrivateRegressor(epsilon=1.0, label_range=(0, 1)),
+                                  lambda: dp.PrivateClassifier(epsilon=1.0, classes=[0, 1])])
+def test_a_front_door_refuses_prepare_and_fit_prepared_by_name(make):
+    """A front door plans (plan_for) but prepares and releases inside fit only: prepare and
+    fit_prepared name it and say to call fit, and nothing is charged."""
+    X, y = _data(classes=2)
+    ledger = dp.BudgetAccountant(epsilon=10.0)
+    est = make().set_params(accountant=ledger)
+    plan = est.plan_for(X, y)
+    name = type(est).__name__
+    with pytest.raises(dp.errors.ParameterError, match=rf"^{name}\.prepare: .*call fit"):
+        est.prepare(X, y, plan)
+    learner = dp.PrivateLinearRegressor(epsilon=1.0, label_range=(0, 1), label_center="range")
+    learner_plan = learner.plan_for(X, y)
+    with pytest.raises(dp.errors.ParameterError, match=rf"^{name}\.fit_prepared: .*call fit"):
+        est.fit_prepared(learner.prepare(X, y, learner_plan), plan)
+    assert ledger.spent == (0.0, 0.0)
+
+
 def test_a_dry_run_refuses_one_row_and_an_n_beyond_memory_by_name():
     """n = 1 met the Budget's δ check (noisy GD's δ = 1/n² = 1); a dry run's vector of n
     entries beyond memory met numpy's MemoryError."""
