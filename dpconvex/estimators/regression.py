@@ -512,8 +512,8 @@ class LabelCenter(Constraint):
             if value in ("auto", "range"):
                 return value
             raise self.refusal(name, value, owner)
-        try:
-            return check_float(name, value, owner, low=-np.inf)
+        try:  # any finite label (within label_range, checked with it), however small its magnitude
+            return check_float(name, value, owner, low=-np.inf, magnitude=False)
         except ParameterError:
             raise self.refusal(name, value, owner) from None
 

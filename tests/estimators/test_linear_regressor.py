@@ -428,6 +428,25 @@ def test_a_centre_released_at_an_end_of_the_range_stays_inside_it(label_range, l
         assert len(reg.certificate_.parts) == 2
 
 
+@pytest.mark.parametrize("label_range", [(-1e-100, 1e-100), (0.0, 1e-100)])
+def test_a_centre_of_a_label_range_near_zero_is_fitted_as_certified(label_range):
+    """A label range allowed by its rule (hi - lo >= 1e-100) whose middle, or released centre, is a
+    label below 1e-100 in magnitude: the fit releases what certify states (the centre is a label,
+    not a calibration constant), and a given centre that small is taken."""
+    X = np.random.default_rng(0).normal(size=(200, 2)) / 3
+    lo, hi = label_range
+    y = np.linspace(lo, hi, 200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.PrivacyWarning)
+        for seed in range(3):
+            reg = dp.PrivateLinearRegressor(label_range=label_range, random_state=seed).fit(X, y)
+            assert str(reg.certify(X, y)).splitlines()[:2] == str(reg.certificate_).splitlines()[:2]
+            assert len(reg.certificate_.parts) == 2 and lo <= reg.intercept_ <= hi
+        given = dp.PrivateLinearRegressor(label_range=label_range, label_center=0.25 * hi + 0.75 * lo,
+                                          random_state=0).fit(X, y)
+        assert np.all((lo <= given.predict(X)) & (given.predict(X) <= hi))
+
+
 def test_a_numeric_centre_with_a_private_label_range_is_refused_before_any_label_is_read():
     X, _ = _far_from_the_middle()
     labels = np.full(120, np.nan)  # a label read would be refused as not finite
