@@ -724,7 +724,8 @@ class EstimatorReleaseMechanism(Sampled):
         draws no randomness, spends no budget and does not depend on ε): K = 1, or K > 1 with public
         ``centers``, on the objective path (the centroid release of
         docs/privacy/large_margin_softmax.md#privacy-centroid-switch is audited through
-        ``PrivateGaussianCentroid``); a number for ``lam`` on the linear learners.
+        ``PrivateGaussianCentroid``); a number for ``lam`` on the linear learners, and for the
+        half-width of a loss with kinks (``smoothing``).
     noise_scale : float, default=1.0
         Multiplies every noise draw (rate β/s, std s·σ), the claim unchanged: s < 1 is a
         mis-calibrated mutant (see :class:`LinearERMMechanism`).
@@ -796,9 +797,10 @@ class EstimatorReleaseMechanism(Sampled):
             if not prep.reusable:
                 raise ParameterError(
                     f"EstimatorReleaseMechanism.prepare: {est}: building the template draws randomness or "
-                    f"spends budget (DP k-means components), or depends on epsilon (lam='auto' on a linear "
-                    f"learner), so one build cannot serve every run. Audit K = 1 or public centers, pass a "
-                    f"number for lam, or audit end to end with EstimatorMechanism(estimator).")
+                    f"spends budget (DP k-means components), or depends on epsilon (lam='auto' or a kink "
+                    f"smoothed at smoothing='auto' on a linear learner), so one build cannot serve every "
+                    f"run. Audit K = 1 or public centers, pass a number for lam (and for smoothing), or "
+                    f"audit end to end with EstimatorMechanism(estimator).")
             t = prep.template
             budget = objective_part(plan)
             if plan.mechanism.name != self._library.name:  # "auto" by the Λ rule's bounds

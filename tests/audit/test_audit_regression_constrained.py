@@ -189,6 +189,10 @@ def test_builds_that_cannot_serve_every_run_are_refused():
     auto = EstimatorReleaseMechanism(dp.PrivateLinearRegressor(epsilon=EPS, fit_intercept=False))
     with pytest.raises(ParameterError, match="pass a number for lam"):
         auto.sample((X, y), 1, np.random.default_rng(0))
+    smoothed = EstimatorReleaseMechanism(dp.PrivateQuantileRegressor(
+        epsilon=EPS, lam=LAM, smoothing="auto", fit_intercept=False, label_range=(-1, 1)))
+    with pytest.raises(ParameterError, match=r"smoothing='auto'.*a number for lam \(and for smoothing\)"):
+        smoothed.sample((X, y), 1, np.random.default_rng(0))
     three = EstimatorReleaseMechanism(dp.PrivateLogisticRegression(epsilon=EPS, lam=LAM))
     with pytest.raises(ParameterError, match="one-vs-rest"):
         three.sample((X, np.arange(N) % 3), 1, np.random.default_rng(0))
