@@ -531,6 +531,9 @@ PARAMETER_DOCS["regression_parameters"] = fill_docs("""\
     {data_norm}
     fit_intercept : bool, default=True
         An intercept as a constant column s = ``intercept_scaling`` inside the norm bound.
+        False: the intercept is the label the unit scale's 0 stands for (``intercept_`` =
+        (lo + hi)/2 of ``label_range``, or the centre ``label_center`` gives), not 0; give a range
+        centred at the offset the model should have (symmetric about 0 for a fit through the origin).
     intercept_scaling : float, default=1.0
     lam : float or "auto", default="auto"
         Λ; "auto": the public rule of the linear models (docs/privacy/perturbation.md#privacy-lambda-rule).

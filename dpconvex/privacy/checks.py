@@ -159,7 +159,8 @@ def _bound_condition(loss: Loss, what: str, attr: str, declared: float, derived:
 _SLOPE_REMEDY = ("Objective and output perturbation need a bounded |ℓ'|: use a Huberized form "
                  "(e.g. cp.huber(cp.pos(1 - m), M), or cp.huber(z - y, M) for regression, whose "
                  "slope is bounded by 2M), or, for a margin loss, NoisyGradientDescent, which "
-                 "clips every per-record gradient.")
+                 "clips every per-record gradient; for the squared loss of a regression, "
+                 "PrivateLinearRegression (sufficient statistics).")
 
 
 class _AtLabel:

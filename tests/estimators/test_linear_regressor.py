@@ -142,7 +142,8 @@ def test_labels_outside_the_range_are_clipped_and_counted_in_the_diagnostics_onl
 
 def test_the_squared_loss_is_refused_with_the_reason():
     X, y = _table(n=300)
-    with pytest.raises(PrivacyError, match="unbounded slope on ℝ.*cp.huber\\(z - y, M\\)"):
+    with pytest.raises(PrivacyError, match="unbounded slope on ℝ.*cp.huber\\(z - y, M\\).*"
+                       "squared loss of a regression, PrivateLinearRegression"):
         dp.PrivateLinearRegressor(loss="squared", label_range=(-50, 150)).fit(X, y)
 
 
