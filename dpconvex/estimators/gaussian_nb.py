@@ -367,8 +367,9 @@ class PrivateGaussianNB(ClassSumEstimator):
         are those of the encoded rows, not of the raw columns."""
         columns = [str(c) for c in getattr(X, "columns", ())]
         schema = self.feature_range if _is_schema(self.feature_range) else None
-        # a schema whose features are its columns (numeric, binary) names raw and encoded alike
-        distinct = schema is not None and list(schema.feature_names) != list(schema.columns)
+        # a schema whose features are all among its columns (numeric, binary; a column declared None
+        # not among the features) names raw and encoded alike
+        distinct = schema is not None and not set(schema.feature_names) <= set(schema.columns)
         if schema is not None and not (distinct and columns == list(schema.feature_names)) \
                 and set(columns) & set(schema.columns):
             if distinct and sorted(columns) == sorted(schema.feature_names):

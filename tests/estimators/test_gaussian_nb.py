@@ -652,3 +652,17 @@ def test_encoded_rows_in_a_frame_named_by_the_encoder_fit_as_the_array_does():
     np.testing.assert_array_equal(piped[-1].theta_, nb().fit(rows.to_numpy(), y).theta_)
     with pytest.raises(dp.DataValidationError, match=r"another order.*'age', 'plan=a'"):
         nb().fit(rows[rows.columns[::-1]], y)
+
+
+def test_the_raw_columns_of_a_schema_with_an_unused_column_are_refused():
+    """A schema with a column declared None and no category has features that are raw columns: a
+    frame of those raw columns names them as the encoder's features do, and is refused, not clipped
+    into the encoded ranges."""
+    import pandas as pd
+
+    frame = pd.DataFrame({"age": np.linspace(20, 90, 60)})
+    schema = dp.PublicSchema({"age": dp.Numeric(20, 90), "notes": None})
+    assert list(schema.feature_names) == ["age"]
+    est = dp.PrivateGaussianNB(epsilon=1.0, classes=[0, 1], feature_range=schema, random_state=0)
+    with pytest.raises(dp.DataValidationError, match="raw columns"):
+        est.fit(frame, np.arange(60) % 2)
