@@ -259,11 +259,19 @@ def _declared(declared: Any, names: list[str]) -> dict[str, Declaration]:
 def _check_feature_names(plan: Mapping[str, str], given: Mapping[str, Declaration], names: list[str],
                          caller: str) -> None:
     """Refuse, before any value is read or any budget held, a table whose released schema could name two
-    encoded features alike (:class:`ParameterError`): a column named ``"<c>=..."`` next to a column ``c``
-    whose vocabulary is released (its features are ``"<c>=<category>"``), or the public declarations alone
-    (the released columns in their place: one feature each, a vocabulary's other slot)."""
+    encoded features alike (:class:`ParameterError`): a column named ``"<c>=..."``, or a declared category
+    whose feature is named so, next to a column ``c`` whose vocabulary is released (its features are
+    ``"<c>=<category>"``), or the public declarations alone (the released columns in their place: one
+    feature each, a vocabulary's other slot)."""
+    def declared_features(o: str) -> list[str]:
+        decl = given.get(o) if plan[o] == "declared" else None
+        if not isinstance(decl, Categorical):
+            return []
+        return [f"{o}={k}" for k in (*decl.vocabulary, *([OTHER] if decl.other else []))]
+
     for c in (c for c, how in plan.items() if how == "vocabulary"):
-        clash = [o for o in names if o != c and o.startswith(f"{c}=")]
+        clash = [o for o in names if o != c and (o.startswith(f"{c}=") or any(
+            f.startswith(f"{c}=") for f in declared_features(o)))]
         if clash:
             raise ParameterError(
                 f"{caller}: the vocabulary released for column {c!r} is encoded as features named "

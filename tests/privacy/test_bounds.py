@@ -315,6 +315,21 @@ def test_feature_names_a_release_could_repeat_are_refused_before_anything_is_cha
     assert ledger.spent == (0.0, 0.0)
 
 
+def test_a_declared_category_a_release_could_repeat_is_refused_before_anything_is_charged(monkeypatch):
+    """A declared category 'a=b' of column 'plan' is the feature 'plan=a=b', which the released
+    vocabulary of a column 'plan=a' names for its category 'b'."""
+    monkeypatch.setattr(bounds_module, "cell_counts", _unread)
+    monkeypatch.setattr(bounds_module, "release_vocabulary", _unread)
+    df = pd.DataFrame({"plan": ["a=b", "c"] * 1500, "plan=a": ["b", "d"] * 1500})
+    ledger = dp.BudgetAccountant(epsilon=2.0, delta=1e-5)
+    with pytest.raises(dp.ParameterError, match=r"column 'plan=a' is encoded as features named "
+                       r"'plan=a=<category>', which the name\(s\) of column\(s\) \['plan'\] could repeat"
+                       r".*Nothing was read or spent"):
+        dp.draft_schema(df, epsilon=1.0, delta=1e-6, accountant=ledger, random_state=0,
+                        declared={"plan": dp.Categorical(("a=b", "c"))}, kinds={"plan=a": "categorical"})
+    assert ledger.spent == (0.0, 0.0)
+
+
 def test_a_table_with_a_repeated_column_name_is_refused_before_anything_is_charged():
     df = pd.DataFrame(np.ones((50, 2)), columns=["a", "a"])
     ledger = dp.BudgetAccountant(epsilon=1.0)
