@@ -78,8 +78,10 @@ def _short_repr(value: Any, limit: int = 60) -> str:
     """``repr(value)`` cut to ``limit`` characters (huge ints cannot even be printed)."""
     try:
         text = repr(value)
-    except ValueError:  # int above sys.get_int_max_str_digits()
-        return f"an int of about {int(value.bit_length() * 0.30103)} digits"
+    except ValueError:  # int above sys.get_int_max_str_digits(), or a value holding one
+        if isinstance(value, int):
+            return f"an int of about {int(value.bit_length() * 0.30103)} digits"
+        return f"a {type(value).__name__} holding an int too long to print"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

@@ -149,6 +149,16 @@ def test_numbers_too_large_for_float64(value):
     assert len(str(info.value)) < 400
 
 
+@pytest.mark.parametrize("make", [
+    lambda: dp.Numeric(0, 10**5000),
+    lambda: dp.PublicSchema.from_ranges([(0, 10**5000)]),
+])
+def test_a_range_holding_an_int_too_long_to_print_is_refused_by_name(make):
+    with pytest.raises(ParameterError, match="holding an int too long to print") as info:
+        make()
+    assert len(str(info.value)) < 400
+
+
 @pytest.mark.parametrize("value", [5e-324, 1e-320, 1e-101, 1e101, 1e308])
 def test_magnitudes_outside_the_documented_range(value):
     with pytest.raises(ParameterError, match=r"magnitude between 1e-100 and 1e\+100"):
