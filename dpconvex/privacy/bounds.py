@@ -305,10 +305,12 @@ def _undeclared_message(caller: str, columns: list[tuple[str, Any]]) -> str:
     (from the names and dtypes only)."""
     names = [c for c, _ in columns]
     line = "kinds={" + ", ".join(f"{c!r}: 'categorical'" for c in names) + "}"
-    dtypes = ", ".join(f"{c!r}: {dtype_shown(dtype)}" for c, dtype in columns)
+    dtypes = ", ".join(f"{c!r}: {'values without a dtype' if dtype is None else dtype_shown(dtype)}"
+                       for c, dtype in columns)
     return (f"{caller}: the kind of column(s) {names!r} is not public: their dtypes ({dtypes}) are not "
-            "numbers or bools, and a dtype a reader inferred from the values is a statistic of them "
-            "(one record 'unknown' in a column of numbers makes the column text). Declare what each "
+            "numbers or bools, and a dtype a reader inferred from the values (or NumPy, for values "
+            "given in a list) is a statistic of them (one record 'unknown' in a column of numbers makes "
+            "the column text). Declare what each "
             f"holds, from the documentation: draft_schema(..., {line}), with 'numeric' for a column of "
             "numbers (a value that does not parse as a number counts as missing), 'binary' for a column of "
             "bools or 0/1 (Binary(positive=True); a yes/no column of text goes in 'declared', e.g. "
@@ -428,18 +430,21 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
         names = [f"x{k}" for k in range(len(cols))]
     given = _declared(declared, names)
     column_kinds = check_kinds(kinds, names, given, caller)
+    # a column of Python values (a list) has no dtype of its own: NumPy infers one from the values
+    own = ([hasattr(X[name], "dtype") for name in names] if isinstance(X, Mapping)
+           else [hasattr(X, "dtype") or hasattr(X, "dtypes")] * len(names))
     plan: dict[str, str] = {}
     undeclared: list[tuple[str, Any]] = []
-    for name, dtype in zip(names, dtypes, strict=True):
+    for name, dtype, typed in zip(names, dtypes, own, strict=True):
         if name in given:
             plan[name] = "declared"
             continue
         if dtype_kind(dtype) in ("time", "complex"):
             raise ParameterError(f"{caller}: column {name!r} holds dates, time spans or complex "
                                  "numbers; declare it in 'declared' with a public map.")
-        kind = column_kinds.get(name) or kind_of_dtype(dtype)
+        kind = column_kinds.get(name) or (kind_of_dtype(dtype) if typed else None)
         if kind is None:
-            undeclared.append((name, dtype))
+            undeclared.append((name, dtype if typed else None))
         else:
             plan[name] = _RELEASE_OF_KIND[kind]
     if undeclared:

@@ -544,3 +544,26 @@ def test_off_grid_and_missing_values_are_counted_for_the_data_holder_only():
     assert diag.note("'empty' missing").count == n and diag.note("'huge' missing").count == 0
     assert diag.note("'huge' beyond").count == n and diag.note("'age' beyond").count == 0
     assert diag.note("'age' missing").n == n
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-6])
+def test_a_column_given_as_a_list_needs_its_kind_whatever_its_values(monkeypatch, delta):
+    """privacy-bounds-grid: NumPy reads a list of numbers as floats and the same list with one
+    record 'unknown' as text; neither dtype is the caller's, so both neighbours are refused alike
+    without ``kinds`` (nothing read or charged), and get one plan with it."""
+    ages = [float(a) for a in range(20, 80)] * 2
+    neighbours = ({"age": ages}, {"age": ["unknown", *ages[1:]]},
+                  [[a] for a in ages], [["unknown"], *[[a] for a in ages[1:]]])
+    monkeypatch.setattr(bounds_module, "cell_counts", _unread)
+    monkeypatch.setattr(bounds_module, "release_vocabulary", _unread)
+    ledger = dp.BudgetAccountant(epsilon=2.0, delta=1e-5)
+    for table in neighbours:
+        with pytest.raises(dp.ParameterError, match=r"is not public.*values without a dtype.*"
+                           r"Nothing was read or spent"):
+            dp.draft_schema(table, epsilon=1.0, delta=delta, accountant=ledger, random_state=0)
+    assert ledger.spent == (0.0, 0.0)
+    monkeypatch.undo()
+    plans = [type(dp.draft_schema(t, epsilon=1.0, delta=delta, kinds={name: "numeric"},
+                                  random_state=0).declarations[name]).__name__
+             for t, name in zip(neighbours, ("age", "age", "x0", "x0"), strict=True)]
+    assert plans == ["Numeric"] * 4
