@@ -431,7 +431,8 @@ class LinearPlanMixin:
         factor from the parameter to the released coefficients). A set with an exact
         projection (:func:`~dpconvex.objectives.sets.recognize`) serves every solver; any other
         DCP set is a :class:`~dpconvex.objectives.CVXPYSet`, which only the CVXPY backends
-        take: with ``solver`` "native" it is refused, naming them (``caller``: by default certify).
+        take: with ``solver`` "native", or with Dask rows (the CVXPY backends need the rows in
+        memory), it is refused, naming them (``caller``: by default certify).
 
         With ``fit`` (a fit on rows in memory: a CVXPY backend refuses Dask rows) a
         :class:`~dpconvex.errors.SolverCostWarning` says, before the solve starts, that it goes to a CVXPY
@@ -467,6 +468,14 @@ class LinearPlanMixin:
                     f"The 'constraints' parameter of {caller.split('.')[0]} must return a CVXPY "
                     f"constraint or a non-empty list of them. Got {_short_repr(stated)} instead.")
             found = recognize(listed, theta) or CVXPYSet(listed, theta)
+            if not found.exact_projection and not getattr(rows, "in_memory", True):
+                raise ParameterError(
+                    f"{caller}: only the CVXPY backends (solver='clarabel' / 'scs') can honour "
+                    f"{found.describe()}, and they need the rows in one process's memory, but X is "
+                    "held by Dask and its rows stay on the workers. Pass the rows in memory "
+                    "(X.compute()) if they fit, or state the set as an l2 ball, a box, the orthant, "
+                    "an l1 ball or a simplex: the native solvers project onto those exactly and read "
+                    "Dask rows in place.")
             if not found.exact_projection and self.solver == "native":
                 raise ParameterError(
                     f"{caller}: the native solvers (solver='native') cannot honour "
