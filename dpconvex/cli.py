@@ -3,6 +3,9 @@
 Only the standard library is imported here: ``dpconvex --help`` and ``--version`` must not pay for NumPy,
 CVXPY and scikit-learn; each command imports what it needs when it runs.
 
+``run`` writes its folder whole or not at all (``dpconvex.runs.report.write_outputs``); a SIGTERM while it
+runs exits with status 143 after removing what it had begun to write.
+
 ``run`` and ``demo`` print each distinct warning of their fits once, after the table, on one line of stderr
 (with how many fits raised it); ``run`` keeps the full texts in ``results.json``.
 
@@ -14,8 +17,12 @@ a bad problem file, folder or parameter a dpconvex error; both print one line,
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
 
@@ -108,7 +115,30 @@ def _cmd_list() -> int:
     return 0
 
 
+@contextlib.contextmanager
+def _exit_on_terminate() -> Iterator[None]:
+    """SIGTERM (``kill``, ``timeout``, a batch scheduler) as :class:`SystemExit` inside: the
+    ``finally`` blocks of the writes run, so no temporary file or half-made folder is left."""
+    if threading.current_thread() is not threading.main_thread():  # only the main thread has handlers
+        yield
+        return
+
+    def terminate(signum: int, frame: object) -> NoReturn:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
+    with _exit_on_terminate():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     import warnings
 
     from .runs.report import check_output_dir, format_table, warning_lines, write_outputs

@@ -3,7 +3,9 @@ plot, and safe writing of both files.
 
 ``write_outputs`` never leaves a half-written file: each output is written to a temporary file in the output
 folder and renamed over the existing one (``os.replace``, atomic on POSIX and Windows), so a full disk or a
-crash while writing keeps the earlier, valid ``results.json`` and plot.
+crash while writing keeps the earlier, valid ``results.json`` and plot. A folder that does not exist yet is
+written whole in a hidden folder beside it and renamed into place, so it is either complete or absent, also
+when the process is killed while writing.
 """
 
 from __future__ import annotations
@@ -587,8 +589,9 @@ def _write_temp(target: Path, mode: str, write: Callable[[Any], None], temps: li
 
 def write_outputs(result: ProblemResult, out_dir: str | os.PathLike[str]) -> tuple[Path, Path]:
     """Write ``results.json`` and ``error_vs_epsilon.png`` into ``out_dir``, atomically
-    (module docstring; the plot first, then the JSON); return their paths. On a failure the
-    temporary files and the folders this call created are removed.
+    (module docstring; the plot first, then the JSON; a new folder written whole, then renamed
+    into place); return their paths. On a failure the temporary files and the folders this call
+    created are removed.
 
     Raises
     ------
@@ -613,7 +616,21 @@ def write_outputs(result: ProblemResult, out_dir: str | os.PathLike[str]) -> tup
     payload = result_to_dict(result)
     temps: list[str] = []
     made = [d for d in (out, *out.parents) if not d.exists()]  # created here, removed on failure
+    stage = None
     try:
+        if made and made[0] == out:  # a new folder: written whole beside it, then renamed into place
+            out.parent.mkdir(parents=True, exist_ok=True)
+            stage = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
+            os.chmod(stage, 0o777 & ~(mask := os.umask(0)))  # a folder's mode, not mkdtemp's 0o700
+            os.umask(mask)
+            for name, mode, write in ((RESULTS_JSON, "w", lambda f: json.dump(payload, f, indent=2)),
+                                      (PLOT_PNG, "wb", lambda f: _save_png(result, f))):
+                _write_temp(stage / name, mode, write, temps)
+                os.replace(temps.pop(), stage / name)
+            os.rename(stage, out)  # fails, writing nothing, if a folder of that name appeared meanwhile
+            stage = None
+            made.clear()
+            return js, png
         out.mkdir(parents=True, exist_ok=True)
         _write_temp(js, "w", lambda f: json.dump(payload, f, indent=2), temps)
         _write_temp(png, "wb", lambda f: _save_png(result, f), temps)
@@ -642,6 +659,8 @@ def write_outputs(result: ProblemResult, out_dir: str | os.PathLike[str]) -> tup
         for tmp in temps:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+        if stage is not None:  # the hidden folder of a new one, with what was written into it
+            shutil.rmtree(stage, ignore_errors=True)
         for d in made:  # on failure: the (empty) folders this call created, deepest first
             with contextlib.suppress(OSError, ValueError):
                 d.rmdir()

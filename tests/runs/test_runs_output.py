@@ -195,6 +195,54 @@ def test_write_outputs_replaces_files_and_keeps_their_mode(result, tmp_path, mon
     assert sorted(p.name for p in Path(out).iterdir()) == ["error_vs_epsilon.png", "results.json"]
 
 
+def test_a_new_output_folder_appears_only_complete(result, tmp_path, monkeypatch):
+    """While the files are written, the new folder does not exist under its name: a process
+    killed then (SIGKILL, a power cut) leaves no results folder, not a partial one."""
+    out = tmp_path / "runs" / "out"
+    seen = []
+
+    def write(res, target):
+        seen.append(out.exists())
+        target.write(PLACEHOLDER_PNG)
+
+    monkeypatch.setattr(report, "_save_png", write)
+    js, png = write_outputs(result, out)
+    assert seen == [False]
+    assert sorted(p.name for p in out.iterdir()) == ["error_vs_epsilon.png", "results.json"]
+    assert [p.name for p in (tmp_path / "runs").iterdir()] == ["out"]  # no hidden folder left
+    mask = os.umask(0)
+    os.umask(mask)
+    assert (out.stat().st_mode & 0o777) == (0o777 & ~mask)  # a folder's mode, as mkdir makes it
+    assert json.loads(js.read_text())["problem"] == "good" and png.read_bytes() == PLACEHOLDER_PNG
+
+    def interrupted(res, target):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(report, "_save_png", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_outputs(result, tmp_path / "new" / "out")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.name != "posix", reason="SIGTERM is POSIX")
+def test_sigterm_while_writing_leaves_no_files(problem, tmp_path):
+    """dpconvex run stopped by SIGTERM (kill, timeout, a scheduler) while it writes: exit status
+    143, and neither the results folder nor a hidden folder or temporary file is left."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "runs" / "out"
+    code = ("import os, signal, sys, time; from dpconvex import cli; from dpconvex.runs import report\n"
+            "def terminated(result, target):\n"
+            "    os.kill(os.getpid(), signal.SIGTERM); time.sleep(30)\n"
+            "report._save_png = terminated\n"
+            f"sys.exit(cli.main(['run', {str(problem)!r}, '--out', {str(out)!r}, '--no-progress']))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 143, proc.stderr
+    assert not (tmp_path / "runs").exists()
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(os.name != "posix", reason="RLIMIT_FSIZE is POSIX")
 def test_file_size_limit_keeps_the_earlier_results(problem, tmp_path):
