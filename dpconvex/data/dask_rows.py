@@ -229,8 +229,19 @@ def _map_block(B: np.ndarray, f: Callable[[np.ndarray], Any], width: int) -> np.
     return out
 
 
-def _nonfinite_block(B: np.ndarray) -> np.ndarray:
+def _nonfinite_block(B: np.ndarray, caller: str = "check_dask", name: str = "X") -> np.ndarray:
+    if not isinstance(B, np.ndarray):  # a chunk the metadata did not announce (from_delayed)
+        raise _dense_chunks_only(B, caller, name)
     return np.array([np.count_nonzero(~np.isfinite(B))])
+
+
+def _dense_chunks_only(chunk: Any, caller: str, name: str) -> DataTypeError:
+    kind = f"{type(chunk).__module__.split('.')[0]} {type(chunk).__name__}"
+    return DataTypeError(
+        f"{caller}: {name} is a Dask array of {kind} chunks, and the Dask backend reads dense NumPy "
+        f"chunks. Make them dense ({name}.map_blocks(lambda b: b.toarray()) for scipy.sparse chunks) "
+        "if the dense chunks fit in the workers' memory, or pass the rows in memory as a SciPy CSR "
+        "matrix (read without densifying).")
 
 
 def _part_block(B: Any, part: np.ndarray, i: int) -> Any:
@@ -818,7 +829,8 @@ def check_dask(X: Any, caller: str, *, name: str = "X", n_features: int | None =
     ------
     DataTypeError
         Non-numeric columns (encode them first, e.g. with
-        :func:`dpconvex.datasets.dask_loaders.from_dataframe`).
+        :func:`dpconvex.datasets.dask_loaders.from_dataframe`); chunks that are not NumPy
+        arrays (scipy.sparse ones: make them dense, or pass a CSR matrix in memory).
     DataValidationError
         Wrong shape, complex values, NaN or infinite values, too few rows.
     """
@@ -849,7 +861,11 @@ def check_dask(X: Any, caller: str, *, name: str = "X", n_features: int | None =
     if X.dtype.kind == "O":  # read from the metadata: the values are not computed
         raise DataTypeError(f"{caller}: {name} must hold numbers; got dtype {X.dtype}.")
     check_numeric_dtype(X, caller, name)
+    meta = getattr(X, "_meta", None)  # the type of the chunks, from the metadata
+    if meta is not None and not isinstance(meta, np.ndarray):
+        raise _dense_chunks_only(meta, caller, name)
     rows = DaskRows(X)
-    counts = rows.X.map_blocks(_nonfinite_block, drop_axis=1, chunks=((1,) * rows.n_chunks,), dtype=np.int64)
+    count = partial(_nonfinite_block, caller=caller, name=name)  # not map_blocks' name=: its keys
+    counts = rows.X.map_blocks(count, drop_axis=1, chunks=((1,) * rows.n_chunks,), dtype=np.int64)
     return check_matrix_body(rows.X, lambda: not int(compute(counts.sum())[0]), caller, name,
                              min_samples, n_features)

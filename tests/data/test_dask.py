@@ -151,6 +151,24 @@ def test_bad_dask_input_is_refused():
         check_array(da.from_array(X), "Owner")
 
 
+def test_a_dask_array_of_sparse_chunks_is_refused_by_name():
+    import scipy.sparse as sp
+
+    X, y = _data(n=200, p=4)
+    model = dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+    announced = da.from_array(X, chunks=(70, 4)).map_blocks(sp.csr_matrix)  # in the metadata
+    hidden = da.concatenate([da.from_delayed(dask.delayed(sp.csr_matrix)(X[i:i + 100]), shape=(100, 4),
+                                             dtype=float) for i in (0, 100)])  # found per chunk
+    assert type(hidden._meta) is np.ndarray
+    for Xd in (announced, hidden):
+        for call, owner in ((lambda Xd: dp.PrivateLogisticRegression(classes=[0, 1]).fit(Xd, y), "fit"),
+                            (lambda Xd: dp.PrivateGaussianCentroid(classes=[0, 1]).fit(Xd, y), "fit"),
+                            (model.predict, "predict")):
+            with pytest.raises(DataTypeError, match=rf"\.{owner}: X is a Dask array of scipy csr_matrix "
+                               r"chunks.*toarray\(\).*SciPy CSR matrix"):
+                call(Xd)
+
+
 def test_cvxpy_backends_refuse_dask_rows():
     X, y = _data(n=300)
     t = LinearERMTemplate(get_loss("logistic"), 1e-2, 1.0,
