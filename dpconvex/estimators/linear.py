@@ -550,6 +550,12 @@ class LinearPlanMixin:
                 "h > 0; NoisyGradientDescent takes the kinks as they are.")
         lam, lam_note = resolve_lam(self.lam, mechanism, n, self.epsilon, q, p, loss, delta=budget.delta,
                                     centered=centered)
+        if lam > 1e100:  # the rule's Λ grows with q²; the regularizer's products leave float64 beyond
+            raise ParameterError(
+                f"{owner}.fit: lam='auto' gives Λ = {lam:.3g} for the norm bound q~ = {q:.3g} (data_norm, "
+                "with the intercept column's intercept_scaling), beyond the 1e100 a regularizer takes "
+                "(float64 products such as n * lam overflow). Scale the rows by a public constant to a "
+                "smaller data_norm (and intercept_scaling), or pass a numeric lam.")
         smoothing = getattr(loss, "smoothed_kinks", None)
         vouch = getattr(self, "vouch", ())  # a user's loss only; a shipped loss is derived
         return FitPlan(

@@ -499,3 +499,15 @@ def test_a_constraint_set_is_stated_on_the_scale_the_loss_reads():
     line = [c for c in conditions(est.certificate_) if c.name == "parameter set"][0]
     assert "||w_S||_1 <= 0.01" in line.detail and "half the width of its label_range" in line.detail
     assert np.abs(est.coef_).sum() <= 0.5 * (1 + 1e-6)
+
+
+@pytest.mark.parametrize("params", [{"data_norm": 1e60}, {"intercept_scaling": 1e60}])
+def test_a_norm_bound_whose_rule_lam_leaves_float64_is_refused_naming_the_rows_scale(params):
+    """The rule's Λ grows with the norm bound's square; past the regularizer's 1e100 the refusal
+    names data_norm and intercept_scaling, not an internal regularizer's lam."""
+    X, y = _table(n=300)
+    est = dp.PrivateLinearRegressor(label_range=(-50, 150), **params)
+    for call in (lambda: est.fit(X, y), lambda: est.certify(n=300, n_features=X.shape[1])):
+        with pytest.raises(dp.ParameterError, match=r"PrivateLinearRegressor.fit: lam='auto' gives .*"
+                           r"data_norm.*intercept_scaling"):
+            call()
