@@ -405,12 +405,6 @@ class LinearPlanMixin:
         """The mechanism object the parameters ask for (:meth:`_mechanism_and_budget`)."""
         return self._mechanism_and_budget()[0]
 
-    def _template_reusable(self) -> bool:
-        """Whether a template prepared at one ε serves a fit at another (``Prepared.reusable``): Λ is
-        given, and no kink's half-width h is chosen by ``smoothing="auto"`` (the rule reads ε, so the
-        template's loss would be smoothed at another ε's h than the plan's)."""
-        return not isinstance(self.lam, str) and not getattr(self._make_loss(), "smoothing_unresolved", False)
-
     def _validate_params(self) -> None:
         """The table, then the mechanism against the menu and δ (refused by name)."""
         super()._validate_params()  # type: ignore[misc]
@@ -421,11 +415,15 @@ class LinearPlanMixin:
         q = float(self.data_norm)
         return math.sqrt(q * q + float(self.intercept_scaling) ** 2) if self.fit_intercept else q
 
-    def _erm_template(self, plan: FitPlan, rows: Any, labels: np.ndarray, caller: str = "",
-                      scale: float = 1.0, *, fit: bool = False) -> LinearERMTemplate:
+    def _erm_prepared(self, plan: FitPlan, rows: Any, labels: np.ndarray, meta: PreparedFacts,
+                      caller: str = "", scale: float = 1.0, *, fit: bool = False) -> Prepared:
         """The template of ``plan`` over ``rows`` (None: the public shape only, one zero row broadcast with
         its factors held apart, never an n x p array) and ``labels``, on the convex set ``constraints(coef)``
-        states on the coefficients (never the intercept).
+        states on the coefficients (never the intercept), prepared with ``meta``.
+
+        It serves a fit at another ε (``Prepared.reusable``) when Λ is given and no kink's half-width h
+        is chosen by ``smoothing="auto"`` (the rule reads ε, so the template's loss would be smoothed at
+        another ε's h than the plan's).
 
         ``coef`` is the coefficient part of the template's parameter, times ``scale`` (the
         factor from the parameter to the released coefficients). A set with an exact
@@ -496,7 +494,9 @@ class LinearPlanMixin:
                 f"columns: expect roughly {n * p * CVXPY_SECONDS_PER_ENTRY:.2g} s "
                 f"({CVXPY_SECONDS_PER_ENTRY:g} s per entry, measured). {why[0].upper()}{why[1:]}.",
                 SolverCostWarning, stacklevel=user_stacklevel())
-        return LinearERMTemplate(plan.loss, plan.lam, plan.options["norm bound q~"], rows, labels, found)
+        template = LinearERMTemplate(plan.loss, plan.lam, plan.options["norm bound q~"], rows, labels, found)
+        reads_epsilon = isinstance(self.lam, str) or getattr(self._make_loss(), "smoothing_unresolved", False)
+        return Prepared(template=template, meta=meta, reusable=not reads_epsilon)
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """The plan of one linear model from the parameters and (n, d) only (more than two classes:
@@ -684,15 +684,12 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         owner = type(self).__name__
         X_checked, labels = self._checked_data(X, y, plan, context, binary=True)
         design = design_rows(self, X_checked, labels.dropped, owner, unit=self.row_norm == "unit")
-        template = self._erm_template(plan, design, labels.signs, f"{owner}.fit",
-                                      fit=not is_dask_collection(X_checked))
-        return Prepared(template=template,
-                        meta=PreparedFacts(X_checked.shape[1], labels.classes, labels.assumption),
-                        reusable=self._template_reusable())
+        return self._erm_prepared(plan, design, labels.signs,
+                                  PreparedFacts(X_checked.shape[1], labels.classes, labels.assumption),
+                                  f"{owner}.fit", fit=not is_dask_collection(X_checked))
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
-        return Prepared(template=self._erm_template(plan, None, np.ones(plan.n)),
-                        meta=PreparedFacts(plan.n_features))
+        return self._erm_prepared(plan, None, np.ones(plan.n), PreparedFacts(plan.n_features))
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> _PrivateLinearClassifier:

@@ -807,15 +807,13 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         design = design_rows(self, X_checked, np.zeros(n, dtype=bool) if excluded is None else excluded,
                              owner)
         lo, hi = plan.options["label_range"]  # the coefficients' set, in the labels' units
-        template = self._erm_template(plan, design, u, owner, 0.5 * (hi - lo),
-                                      fit=not is_dask_collection(X_checked))
-        return Prepared(template=template, meta=PreparedFacts(d, None, plan.notes[1]),
-                        reusable=self._template_reusable())
+        return self._erm_prepared(plan, design, u, PreparedFacts(d, None, plan.notes[1]), owner,
+                                  0.5 * (hi - lo), fit=not is_dask_collection(X_checked))
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
         lo, hi = plan.options["label_range"]  # the coefficients' set, in the labels' units
-        return Prepared(template=self._erm_template(plan, None, np.zeros(plan.n), scale=0.5 * (hi - lo)),
-                        meta=PreparedFacts(plan.n_features, None, plan.notes[1]))
+        return self._erm_prepared(plan, None, np.zeros(plan.n),
+                                  PreparedFacts(plan.n_features, None, plan.notes[1]), scale=0.5 * (hi - lo))
 
 
 #: The parameters every fixed-loss regressor shares with :class:`PrivateLinearRegressor`:

@@ -81,16 +81,6 @@ def user_parts(template: Any) -> list[str]:
     return parts
 
 
-def _same_constants(a: Any, b: Any) -> bool:
-    """Equal declared constants, a NaN (a bound nobody derived) equal to a NaN."""
-    if a == b:
-        return True
-    if type(a) is not type(b) or not dataclasses.is_dataclass(a):
-        return False
-    return all(x == y or (x != x and y != y) for x, y in
-               zip(dataclasses.astuple(a), dataclasses.astuple(b), strict=True))
-
-
 def _users_class(obj: Any) -> str | None:
     """``obj``'s class if dpconvex does not ship it, or what is set on the instance besides what
     its constructor sets (its methods, or any attribute of a class whose constructor sets none)."""
@@ -106,9 +96,17 @@ def _users_class(obj: Any) -> str | None:
 
 
 def _members(template: Any) -> tuple[tuple[Any, ...], list[Any]]:
-    """What a solve must leave as it was: the identities of the public members of the template, space,
-    loss and regularizer, the attributes of their classes and of the rows', operators', feature map's and
-    sets' classes, what of it is the user's; and the objects named, kept while the caller compares."""
+    """What a solve must leave as it was: the declared constants (a NaN, a bound nobody derived, equal
+    to a NaN), the identities of the public members of the template, space, loss and regularizer, the
+    attributes of their classes and of the rows', operators', feature map's and sets' classes, what of
+    it is the user's; and the objects named, kept while the caller compares."""
+    constants = getattr(template, "privacy_constants", None)
+    declared = constants() if callable(constants) else None
+    if dataclasses.is_dataclass(declared):
+        fields = [type(declared)]
+        for v in dataclasses.astuple(declared):
+            fields.append("nan" if v != v else v)
+        declared = tuple(fields)
     own, classes, held = [], [], []  # held: a kept object is not freed, so none other takes its id
     seen: set[type] = {type(None)}  # each class once (a part that is None: a built-in class)
     space, rows, ops = (getattr(template, "space", None), getattr(template, "rows", None),
@@ -136,7 +134,7 @@ def _members(template: Any) -> tuple[tuple[Any, ...], list[Any]]:
             for cell in cells:
                 with contextlib.suppress(ValueError):  # (an empty cell)
                     held.append(cell.cell_contents)
-    return (tuple(user_parts(template)), tuple(own), tuple(classes)), held
+    return (tuple(user_parts(template)), declared, tuple(own), tuple(classes)), held
 
 
 #: What Python adds to a class in use: ``copyreg``'s slot names (a pickle), an empty annotations dict.
@@ -145,7 +143,7 @@ _CACHED = frozenset({"__slotnames__", "__annotations__"})
 
 def _same_members(before: tuple[Any, ...], after: tuple[Any, ...]) -> bool:
     """Whether two :func:`_members` snapshots that differ agree but for the caches of :data:`_CACHED`."""
-    a, b = ((*s[:2], [(c, k, i) for c, keys, ids in s[2] for k, i in zip(keys, ids, strict=True)
+    a, b = ((*s[:3], [(c, k, i) for c, keys, ids in s[3] for k, i in zip(keys, ids, strict=True)
                       if k not in _CACHED]) for s in (before, after))
     return a == b
 
@@ -381,9 +379,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
         raise ParameterError("release: rng must be None, an int or a numpy Generator over a bit generator "
                              f"of numpy's; got a {type(noise_rng).__name__}.")
     # what the calibration and the checks read, before the solve (a user's backend may change it)
-    constants = getattr(template, "privacy_constants", None)
     members, kept = _members(template)  # kept until the comparison after the solve
-    before = constants() if callable(constants) else None, members
     say(f"{mechanism.name}: noise drawn, solving {template.name} with backend "
         f"{getattr(solver_backend, 'name', 'none')}")  # no n: a class sum's counts its kept rows
     try:
@@ -406,8 +402,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
         raise SolverError(
             f"release: the solve failed, so nothing is released (the solver's own message: "
             f"dpconvex.collect_diagnostics). {advice}.") from None
-    if not _same_constants(None if before[0] is None else constants(), before[0]) or (
-            (after := _members(template))[0] != members and not _same_members(members, after[0])):
+    if (after := _members(template))[0] != members and not _same_members(members, after[0]):
         raise PrivacyError("release: the template's declared constants or members changed during the solve "
                            "(a backend or template of the user's changed them), so the calibration and the "
                            "checks no longer hold; nothing is released. Leave the template unchanged while "
