@@ -88,13 +88,6 @@ _NOISE_RATES = ("noise rate", "eps_cnt")
 _NOISE_SCALES = ("noise std", "laplace scale")
 
 
-def _times(value: Any, factor: float) -> Any:
-    """``value`` (a number, or a mapping of numbers: one per released statistic) times ``factor``."""
-    if isinstance(value, dict):
-        return {key: item * factor for key, item in value.items()}
-    return value * factor
-
-
 def _scaled_calibration(cal: Calibration, s: float) -> Calibration:
     """``cal`` with every noise it calibrates ``s`` times as large, its claim (ε, δ) unchanged.
 
@@ -113,12 +106,11 @@ def _scaled_calibration(cal: Calibration, s: float) -> Calibration:
     (100.0, 0.01, 1.0)
     """
     extra = dict(cal.extra)
-    for key in _NOISE_SCALES:
-        if key in extra:
-            extra[key] = _times(extra[key], s)
-    for key in _NOISE_RATES:
-        if key in extra:
-            extra[key] = _times(extra[key], 1.0 / s)
+    for key in (*_NOISE_SCALES, *_NOISE_RATES):
+        if key in extra:  # a number, or a mapping of numbers: one per released statistic
+            value, factor = extra[key], s if key in _NOISE_SCALES else 1.0 / s
+            extra[key] = ({name: item * factor for name, item in value.items()} if isinstance(value, dict)
+                          else value * factor)
     if isinstance(extra.get("inner"), Calibration):
         extra["inner"] = _scaled_calibration(extra["inner"], s)
     return dataclasses.replace(cal, noise_rate=cal.noise_rate / s, extra=extra)
