@@ -110,16 +110,32 @@ def category_texts(values: np.ndarray) -> list[str | None]:
     return [_category_text(v) for v in values.tolist()]
 
 
+def _entry_kind(v: Any) -> str:
+    """What one entry of a sequence is, for NumPy's promotion: bool, int, float or other."""
+    if isinstance(v, bool | np.bool_):
+        return "bool"
+    if isinstance(v, int | np.integer):
+        return "int"
+    return "float" if isinstance(v, float | np.floating) else "other"
+
+
 def _as_given(values: np.ndarray, source: Any) -> np.ndarray:
-    """``values``, NumPy's reading of the sequence ``source``; where NumPy made text of entries that
-    are not text (``[1.0, "x"]`` gives ``["1.0", "x"]``, a NaN ``"nan"``), an object array of the
-    entries as given instead, so that no record's type changes how another record's value reads."""
-    if isinstance(source, np.ndarray) or hasattr(source, "dtype") or values.dtype.kind not in "US":
+    """``values``, NumPy's reading of the sequence ``source``; where NumPy changed the type of entries
+    to the one other entries force (text: ``[1.0, "x"]`` gives ``["1.0", "x"]``, a NaN ``"nan"``;
+    numbers: ``[True, 2]`` gives ``[1, 2]``, ``[[1.0, True]]`` a bool as 1.0, ``[2**60 + 1, 0.5]``
+    and ``[2**60 + 1, 2**63]`` an int rounded to a float), an object array of the entries as given
+    instead, so that no record's type changes how another record's value reads."""
+    if isinstance(source, np.ndarray) or hasattr(source, "dtype") or values.dtype.kind not in "USbiuf":
         return values
-    text = str if values.dtype.kind == "U" else bytes
     out = np.empty(values.shape, dtype=object)
     out[...] = source if values.ndim == 1 else [list(row) for row in source]
-    return values if all(isinstance(v, text) for v in out.ravel().tolist()) else out
+    entries = out.ravel().tolist()
+    if values.dtype.kind in "US":
+        text = str if values.dtype.kind == "U" else bytes
+        return values if all(isinstance(v, text) for v in entries) else out
+    kinds = {_entry_kind(v) for v in entries}
+    kept = {"bool": "b", "int": "iu", "float": "f"}.get(kinds.pop(), "") if len(kinds) == 1 else ""
+    return values if values.dtype.kind in kept else out
 
 
 def column_array(column: Any) -> np.ndarray:

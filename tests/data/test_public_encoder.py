@@ -660,6 +660,25 @@ def test_a_list_column_reads_each_value_as_given_whatever_the_other_records_hold
     assert (np.asarray(Z) * rows_schema.divisor).tolist() == [[0.25, 1, 0, 0], [0.5, 0, 1, 0]]
 
 
+def test_a_list_of_records_reads_a_bool_as_a_bool_whatever_the_other_records_hold():
+    """NumPy reads bools among numbers as numbers: the records' bools encode alike (and the fit does
+    not switch to a refusal) whether or not one record's text makes the list an object array."""
+    schema = PublicSchema({"a": Numeric(0, 10), "b": Categorical(("False", "True", "0", "1")),
+                           "c": Categorical(("1", "2"))})
+    numbers = [[1.0, True, 1], [2.0, False, 2], [3.0, True, 1]]
+    with_text = [*numbers[:2], [3.0, True, "unknown"]]
+    a, b = (np.asarray(PublicEncoder(schema).fit_transform(X)) for X in (numbers, with_text))
+    assert a[:2].tolist() == b[:2].tolist()
+    names = PublicEncoder(schema).fit(numbers).get_feature_names_out()
+    assert [name for name, v in zip(names, a[0], strict=True) if v and name.startswith("b=")] == ["b=True"]
+    flags = PublicSchema({"b": Categorical(("False", "True"))})
+    for column in ([True, False], [True, 2], [True, 0.5]):  # one column of a mapping
+        assert np.asarray(PublicEncoder(flags).fit_transform({"b": column}))[0].tolist() == [0.0, 1.0, 0.0]
+    codes = PublicSchema({"c": Categorical((str(2**60 + 1),))})
+    for column in ([2**60 + 1, 5], [2**60 + 1, 0.5], [2**60 + 1, 2**63]):  # an int a float would round
+        assert np.asarray(PublicEncoder(codes).fit_transform({"c": column}))[0].tolist() == [1.0, 0.0]
+
+
 def test_a_masked_column_of_a_mapping_is_refused():
     schema = PublicSchema({"age": Numeric(0, 100), "plan": Categorical(("a", "b"))})
     for name, column in (("age", np.ma.array([1.0, 2.0], mask=[0, 1])),

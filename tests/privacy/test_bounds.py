@@ -546,6 +546,23 @@ def test_off_grid_and_missing_values_are_counted_for_the_data_holder_only():
     assert diag.note("'age' missing").n == n
 
 
+def test_a_bool_column_of_a_list_of_records_reads_as_bools_whatever_another_column_holds(monkeypatch):
+    """privacy-bounds-grid: NumPy reads bools among numbers as numbers, and as bools when one record's
+    text elsewhere makes the list an object array; the vocabulary mechanism sees the bools' texts in both."""
+    seen, release = [], bounds_module.release_vocabulary
+
+    def vocabulary(values, budget, **kw):
+        seen.append(sorted({v for v in values if v is not None}))
+        return release(values, budget, **kw)
+
+    monkeypatch.setattr(bounds_module, "release_vocabulary", vocabulary)
+    rows = [[float(k % 10), k % 2 == 0, 1 + k % 2] for k in range(200)]
+    kinds = {"x0": "numeric", "x1": "categorical", "x2": "categorical"}
+    for table in (rows, [*rows[:-1], [5.0, True, "x"]]):
+        dp.draft_schema(table, epsilon=4.0, delta=1e-6, kinds=kinds, random_state=0)
+    assert seen[0] == seen[2] == ["False", "True"]
+
+
 @pytest.mark.parametrize("delta", [0.0, 1e-6])
 def test_a_column_given_as_a_list_needs_its_kind_whatever_its_values(monkeypatch, delta):
     """privacy-bounds-grid: NumPy reads a list of numbers as floats and the same list with one
