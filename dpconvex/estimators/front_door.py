@@ -131,6 +131,7 @@ from .linear import PrivateHuberSVM
 from .noisy_gd import NoisyGradientDescent
 from .parts import check_rows, predicted
 from .regression import (
+    UNIT_RANGE_WARNING,
     LabelRange,
     LabelRangeMixin,
     PrivateBounds,
@@ -1176,7 +1177,12 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             learner = self._make(choice.mechanism, epsilon)
             with hold_budget(self.accountant, epsilon, float(learner.delta), owner,
                              n=None if context.held else n) as hold, signed_by(learner, f"{owner}.fit"):
-                learner._fit_with(X, y, context.inner(noise, held=True))
+                with warnings.catch_warnings():  # the labels' warning in the name the user called
+                    if self.label_range is None:
+                        self._warn_unit_range(f"{owner}.fit")
+                        warnings.filterwarnings(
+                            "ignore", rf"{type(learner).__name__}\.fit: {UNIT_RANGE_WARNING}", PrivacyWarning)
+                    learner._fit_with(X, y, context.inner(noise, held=True))
                 certificate, best = learner.certificate_, 0
                 certificate.assumptions.extend((choice.reason, *self._unguarded_note(n)))
                 hold.commit_certificate(certificate)

@@ -93,6 +93,8 @@ __all__ = ["UNIT_LABELS", "LabelRange", "LabelRangeMixin", "PrivateBounds", "Pri
 
 #: The range the loss sees the labels in: (2y − lo − hi)/(hi − lo) maps [lo, hi] onto it.
 UNIT_LABELS = (-1.0, 1.0)
+#: The opening of the warning of a fit without label_range, after "{caller}: ".
+UNIT_RANGE_WARNING = "label_range was not given"
 
 
 @dataclass(frozen=True)
@@ -403,6 +405,16 @@ class LabelRangeMixin(RegressionScoreMixin):
         model.state(RowMap(dask=True) if X is not None and is_dask_collection(X) else None)
         return model
 
+    @staticmethod
+    def _warn_unit_range(caller: str) -> None:
+        """The warning of a fit without ``label_range``: the labels are taken to lie in [−1, 1]."""
+        warnings.warn(
+            f"{caller}: {UNIT_RANGE_WARNING}, so the labels are taken to lie in [-1, 1]: each label "
+            f"outside it is clipped to -1 or 1 (a per-record map the guarantee rests on) and the model "
+            f"predicts within [-1, 1]. Give label_range=(lo, hi), the public range of your labels from "
+            f"their documentation (never from the data), or label_range='private' to release it with a "
+            f"share of epsilon.", PrivacyWarning, stacklevel=user_stacklevel())
+
     def _unit_labels(self, y: Any, n: int, caller: str, note: bool = True) -> np.ndarray:
         """Labels clipped to the public range and mapped onto [−1, 1]: (2y − lo − hi)/(hi − lo), or
         with a numeric ``label_center`` c, 2(y − c)/(hi − lo) clipped to [−1, 1].
@@ -422,12 +434,7 @@ class LabelRangeMixin(RegressionScoreMixin):
         values = self._raw_labels(y, n, caller)
         lo, hi = self._label_bounds()
         if self.label_range is None:  # a fact of the call: the text reads no label
-            warnings.warn(
-                f"{caller}: label_range was not given, so the labels are taken to lie in [-1, 1]: each label "
-                f"outside it is clipped to -1 or 1 (a per-record map the guarantee rests on) and the model "
-                f"predicts within [-1, 1]. Give label_range=(lo, hi), the public range of your labels from "
-                f"their documentation (never from the data), or label_range='private' to release it with a "
-                f"share of epsilon.", PrivacyWarning, stacklevel=user_stacklevel())
+            self._warn_unit_range(caller)
         unit = np.clip(values, lo, hi)  # the one n-vector a fit adds (no temporaries beside it)
         from ..errors import diagnostics_open
 

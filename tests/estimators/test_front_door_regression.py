@@ -236,6 +236,17 @@ def test_without_the_safeguard_the_learner_gets_every_row_and_the_whole_budget()
     assert not reg.certificate_.parts and reg.score(X, y) > 0.8
 
 
+@pytest.mark.parametrize("safeguard", [False, True])
+def test_the_warning_of_a_missing_label_range_names_the_front_door(safeguard):
+    """The labels' warning names the call the user made, once, whichever learner reads them."""
+    X, y = _table()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        PrivateRegressor(epsilon=1.0, safeguard=safeguard, random_state=0).fit(X, y / 100)
+    texts = [str(w.message) for w in caught if "label_range was not given" in str(w.message)]
+    assert len(texts) == 1 and texts[0].startswith("PrivateRegressor.fit: "), texts
+
+
 @pytest.mark.parametrize("label_range", [(0, 100), "private"])
 def test_a_refit_of_the_released_learner_charges_the_front_doors_ledger(label_range):
     """The learner in estimator_ carries the front door's ledger (with a public or a released
