@@ -163,7 +163,7 @@ class SolverError(DPConvexError, RuntimeError):
     ...     PrivateLogisticRegression(classes=[0, 1], max_iter=1, random_state=0).fit(X, y)
     ... except SolverError as exc:
     ...     print(str(exc)[:85])
-    ObjectivePerturbation.run: the solve by 'native' did not reach the tolerance 1e-06 th
+    PrivateLogisticRegression.fit: the solve by 'native' did not reach the tolerance 1e-0
     """
 
 

@@ -36,6 +36,7 @@ from .._validation import (
     feature_names_of,
     is_dask_collection,
     signed_by,
+    solver_errors_signed,
     unchecked,
 )
 from ..data.ranged_rows import SUGGESTED_SOURCE, RangedRows, rows_feature_range
@@ -983,8 +984,9 @@ class PrivateEstimator(BaseEstimator):
         draft = not_public_source(self) is not None or SUGGESTED_SOURCE in plan.notes
         if context.noise is None and prep.noise is not None:  # the preparation's generator: one stream
             context = dataclasses.replace(context, noise=prep.noise)
-        with charge_not_public(getattr(self, "accountant", None) if draft else None,
-                               f"{type(self).__name__}.fit_prepared"), self._hold(plan, context) as hold:
+        caller, ledger = f"{type(self).__name__}.fit_prepared", getattr(self, "accountant", None)
+        with solver_errors_signed(caller), charge_not_public(ledger if draft else None, caller), \
+                self._hold(plan, context) as hold:
             fitted = self._release(prep, plan, hold, context, warm_start)
         return state_rows_source(fitted, None, draft=True) if draft else fitted
 
@@ -1008,9 +1010,11 @@ class PrivateEstimator(BaseEstimator):
         if fit_params:
             refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
         if not_public_source(self, X) is None:  # (a released schema's rows: their source stated)
-            fitted = self._fit_with(X, y, NO_CONTEXT)
+            with solver_errors_signed(f"{type(self).__name__}.fit"):
+                fitted = self._fit_with(X, y, NO_CONTEXT)
             return state_rows_source(fitted, X) if isinstance(X, RangedRows) else fitted
-        with charge_not_public(getattr(self, "accountant", None), f"{type(self).__name__}.fit"):
+        with solver_errors_signed(f"{type(self).__name__}.fit"), \
+                charge_not_public(getattr(self, "accountant", None), f"{type(self).__name__}.fit"):
             return state_rows_source(self._fit_with(X, y, NO_CONTEXT), X)
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator:

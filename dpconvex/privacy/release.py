@@ -24,7 +24,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import RandomStateLike, check_random_state, is_dpconvex_class, is_dpconvex_function
+from .._validation import (
+    RandomStateLike,
+    check_random_state,
+    is_dpconvex_class,
+    is_dpconvex_function,
+    solver_errors_signed,
+)
 from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError, record_solve, say
 from ..objectives.losses import shipped_derivation
 from ..templates.base import SolveResult, rows_in_memory
@@ -383,9 +389,10 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     say(f"{mechanism.name}: noise drawn, solving {template.name} with backend "
         f"{getattr(solver_backend, 'name', 'none')}")  # no n: a class sum's counts its kept rows
     try:
-        theta, solve_result, noised = mechanism.run(template, calibration, solver_backend,
-                                                    noise_rng, warm_start=warm_start,
-                                                    max_iter=max_iter)
+        with solver_errors_signed("release"):  # a mechanism's refused solve: in this call's name
+            theta, solve_result, noised = mechanism.run(template, calibration, solver_backend,
+                                                        noise_rng, warm_start=warm_start,
+                                                        max_iter=max_iter)
     except DPConvexError:
         raise
     except (ValueError, ArithmeticError, np.linalg.LinAlgError, RuntimeError) as exc:

@@ -115,3 +115,24 @@ def test_no_message_in_the_package_recommends_a_fixed_backend():
     fixed = [f"{path.relative_to(package)}: {text!r}" for path in sorted(package.rglob("*.py"))
              for text in _code_strings(path) if re.search(r"[Tt]ry solver=", text)]
     assert fixed == []
+
+
+def test_a_refused_solve_opens_with_the_call_the_user_made():
+    """release, an estimator's fit and fit_prepared, a front door and a search: each refusal opens
+    with the public call, never with the mechanism that ran the solve; the rest of the text is
+    the same."""
+    message, _ = _refusal(_template(), "native", max_iter=1)
+    assert message.startswith("release: the solve by 'native' did not reach")
+    X, y = multinomial_data(n=60, d=3, C=2)
+    est = dp.PrivateLogisticRegression(classes=[0, 1], max_iter=1, random_state=0)
+    plan = est.plan(60, 2, 3)
+    calls = {"PrivateLogisticRegression.fit": lambda: est.fit(X, y),
+             "PrivateLogisticRegression.fit_prepared":
+                 lambda: est.fit_prepared(est.prepare(X, y, plan), plan),
+             "PrivateGridSearch.fit": lambda: dp.PrivateGridSearch(
+                 est, {"lam": [0.1, 1.0]}, epsilon=1.0, random_state=0).fit(X, y)}
+    for caller, call in calls.items():
+        with pytest.raises(dp.SolverError) as err:
+            call()
+        text = str(err.value)
+        assert text.startswith(f"{caller}: the solve by '") and ".run" not in text, text
