@@ -247,6 +247,20 @@ def test_the_warning_of_a_missing_label_range_names_the_front_door(safeguard):
     assert len(texts) == 1 and texts[0].startswith("PrivateRegressor.fit: "), texts
 
 
+def test_two_rows_too_few_for_the_safeguard_are_refused_as_the_searches_refuse_them():
+    """Too few rows to split: a DataValidationError in the call's name saying what to change,
+    the form the classifier's safeguard and the searches use; without the safeguard the rows fit."""
+    X, y = np.array([[0.1], [0.3]]), np.array([0.5, -0.2])
+    reg = PrivateRegressor(epsilon=1e4, label_range=(-1, 1), random_state=0)
+    for method, call in (("fit", lambda: reg.fit(X, y)), ("certify", lambda: reg.certify(X, y)),
+                         ("plan", lambda: reg.plan(n=2, n_features=1))):
+        with pytest.raises(DataValidationError, match=rf"^PrivateRegressor\.{method}: n_samples = 2 rows "
+                           r"cannot be split .* Use more rows, another validation_fraction, or "
+                           r"safeguard=False\.$"):
+            call()
+    assert reg.set_params(safeguard=False).fit(X, y).learner_ == MEDIAN
+
+
 @pytest.mark.parametrize("label_range", [(0, 100), "private"])
 def test_a_refit_of_the_released_learner_charges_the_front_doors_ledger(label_range):
     """The learner in estimator_ carries the front door's ledger (with a public or a released
