@@ -21,7 +21,7 @@ import numpy as np
 
 from .._validation import NoiseSource, check_bool, check_float, check_int
 from ..data.schema import _number
-from ..data.validation import LabelArray, check_array, check_labels, declared_classes
+from ..data.validation import LabelArray, check_array, check_labels, computed, declared_classes
 from ..errors import DatasetError, DataValidationError, ParameterError
 from ..estimators.base import NO_CONTEXT, fit_with
 from ..estimators.sweep import epsilon_sweep
@@ -119,6 +119,7 @@ def _non_private_baseline(result: ProblemResult, Xtr: Any, ytr: Any, Xte: Any, y
         if size is not None and size <= len(ytr):
             idx = rng.choice(len(ytr), size, replace=False)
             Xs, ys = Xtr[idx], ytr[idx]
+        ys = computed(ys)  # labels held by Dask: one number per row, read on the driver as the fits read them
         est = (Ridge() if metric == "r2" else LogisticRegression(max_iter=2000) if len(np.unique(ys)) > 1
                else DummyClassifier(strategy="most_frequent")).fit(Xs, ys)
         _record(result, NON_PRIVATE_BASELINE[metric], math.inf if size is None else float(size), est,

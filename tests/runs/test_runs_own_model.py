@@ -10,8 +10,10 @@ import importlib
 import json
 import sys
 import uuid
+import warnings
 
 import cvxpy as cp
+import dask
 import numpy as np
 import pytest
 
@@ -82,6 +84,14 @@ def load(n=120):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(n, 3)) / 2
     return X, 5 + 3 * X[:, 0] + rng.normal(size=n) / 2
+
+
+def load_dask(n=120):
+    import dask.array as da
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 3)) / 2
+    return da.from_array(X, chunks=40), da.from_array((X[:, 0] > 0).astype(int), chunks=40)
 
 
 def load_frame():
@@ -389,6 +399,27 @@ def test_a_dataframe_loader_with_a_target_column(tmp_path, user_module):
         tmp_path, text.replace(f"{user_module}:load_frame", f"{user_module}:load"), "tuple.toml"))
     with pytest.raises(ProblemError, match=r"returned \(X, y\): target applies to a CSV file"):
         load_data(tuple_with_target)
+
+
+def test_labels_held_by_dask_reach_the_non_private_baseline(tmp_path, user_module):
+    """A loader's Dask (X, y) with private methods only: the table's non-private baseline is fitted
+    on them as the methods are."""
+    text = f"""
+[data]
+dataset = "{user_module}:load_dask"
+[grid]
+epsilon = [10.0]
+runs = 1
+seed = 0
+[[method]]
+label = "LR"
+estimator = "PrivateLogisticRegression"
+params = {{ classes = [0, 1] }}
+"""
+    with dask.config.set(scheduler="synchronous"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.PrivacyWarning)
+        result = run_problem(load_problem(_write(tmp_path, text)), progress=False)
+    assert list(result.errors) == ["LR", "non-private (scikit-learn LogisticRegression)"]
 
 
 # ------------------------------------------------------------------------ bands
