@@ -146,8 +146,8 @@ def _run(args: argparse.Namespace) -> int:
     from .runs.spec import load_problem
 
     pr = load_problem(args.problem)
-    out = Path(args.out or Path("results") / (pr.name + ("-quick" if args.quick else "")))
-    check_output_dir(out)  # fail now, not after the fits
+    out = args.out if args.out is not None else Path("results") / (pr.name + ("-quick" if args.quick else ""))
+    out = check_output_dir(out)  # fail now, not after the fits (an empty --out included)
     with warnings.catch_warnings(record=True):  # run_problem's summary: printed below instead
         warnings.simplefilter("always")
         res = run_problem(pr, runs=args.runs, quick=args.quick, progress=not args.no_progress)

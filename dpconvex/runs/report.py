@@ -523,7 +523,7 @@ def check_output_dir(out_dir: str | os.PathLike[str]) -> Path:
     Raises
     ------
     OutputError
-        The path is a file, a parent is a file, or the folder is not writable.
+        The path is empty, a file, has a parent that is a file, or the folder is not writable.
 
     Examples
     --------
@@ -542,6 +542,8 @@ def check_output_dir(out_dir: str | os.PathLike[str]) -> Path:
         out = Path(out_dir)
         if "\x00" in str(out):  # Path.exists() says False for it: refuse by name
             unusable = "embedded null byte"
+        elif not os.fspath(out_dir):  # Path("") is the current folder: never a folder asked for
+            unusable = "an empty path"
         else:
             exists, is_dir = out.exists(), out.is_dir()
             base = out if is_dir else out.absolute()

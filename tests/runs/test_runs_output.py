@@ -105,6 +105,18 @@ def test_output_path_under_a_file_fails_before_fitting(problem, tmp_path, capsys
     assert "exists and is not a folder" in err and "is a file, not a folder" in err
 
 
+def test_an_empty_output_path_fails_before_fitting(problem, tmp_path, capsys, no_fitting, monkeypatch):
+    """--out "" names no folder: refused, not read as the current folder or the default one."""
+    monkeypatch.chdir(tmp_path)
+    assert _run(problem, "") == 2
+    assert capsys.readouterr().err.startswith(
+        "dpconvex: error: check_output_dir: '' is not a usable output folder (an empty path). "
+        "Choose another path with --out.")
+    with pytest.raises(OutputError, match="an empty path"):
+        check_output_dir("")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["good.toml"]
+
+
 def test_check_output_dir_leaves_nothing_behind(tmp_path):
     out = tmp_path / "a" / "b"
     assert check_output_dir(out) == out
