@@ -4,7 +4,8 @@ Only the standard library is imported here: ``dpconvex --help`` and ``--version`
 CVXPY and scikit-learn; each command imports what it needs when it runs.
 
 ``run`` writes its folder whole or not at all (``dpconvex.runs.report.write_outputs``); a SIGTERM while it
-runs exits with status 143 after removing what it had begun to write.
+runs exits with status 143 after removing what it had begun to write, and Ctrl-C with status 130 and one
+line on stderr, after the same.
 
 ``run`` and ``demo`` print each distinct warning of their fits once, after the table, on one line of stderr
 (with how many fits raised it); ``run`` keeps the full texts in ``results.json``.
@@ -204,6 +205,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "list":
             return _cmd_list()
         return _cmd_run(args) if args.command == "run" else _cmd_verify(args)
+    except KeyboardInterrupt:  # Ctrl-C: the writes' finally blocks have removed what they began
+        print("dpconvex: interrupted; nothing half-written is left (a results folder is written whole "
+              "or not at all).", file=sys.stderr)
+        return 130
     except Exception as exc:
         from .errors import DPConvexError
 

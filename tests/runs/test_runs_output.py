@@ -236,6 +236,27 @@ def test_a_new_output_folder_appears_only_complete(result, tmp_path, monkeypatch
     assert sorted(p.name for p in tmp_path.iterdir()) == ["runs"]
 
 
+@pytest.mark.parametrize("where", ["fits", "writing"])
+def test_ctrl_c_exits_130_with_one_line_and_leaves_no_files(problem, result, tmp_path, monkeypatch,
+                                                            capsys, where):
+    """Ctrl-C during the fits or while the results are written: status 130, one line on stderr (no
+    traceback), and neither the results folder nor a hidden folder or temporary file is left."""
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "run_problem", interrupt if where == "fits" else lambda *a, **k: result)
+    if where == "writing":
+        monkeypatch.setattr(report, "_save_png", interrupt)
+    out = tmp_path / "runs" / "out"
+    try:
+        code = _run(problem, out)
+    except KeyboardInterrupt:
+        pytest.fail("Ctrl-C ended dpconvex run in a traceback")
+    err = capsys.readouterr().err
+    assert code == 130 and err.count("\n") == 1 and err.startswith("dpconvex: interrupted;"), err
+    assert not (tmp_path / "runs").exists()
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(os.name != "posix", reason="SIGTERM is POSIX")
 def test_sigterm_while_writing_leaves_no_files(problem, tmp_path):
