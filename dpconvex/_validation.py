@@ -28,7 +28,14 @@ from typing import Any
 
 import numpy as np
 
-from .errors import DataTypeError, DataValidationError, NotFittedError, ParameterError, SolverError
+from .errors import (
+    DataTypeError,
+    DataValidationError,
+    NotFittedError,
+    ParameterError,
+    PrivacyError,
+    SolverError,
+)
 
 #: Accepted magnitudes of a nonzero float parameter: outside them float64 products such as
 #: n·λ, ε/Δ or Δ/ε over- or underflow (``lam=1e308``: n·λ = inf; ``epsilon=5e-324``: ε/(4r) = 0).
@@ -779,18 +786,19 @@ def signed_by(estimator: Any, caller: str, rename: bool = True) -> Iterator[None
 
 
 @contextlib.contextmanager
-def solver_errors_signed(caller: str) -> Iterator[None]:
-    """A :class:`SolverError` raised inside opens with ``caller``, the public call the user made, in
-    place of the part that raised it (a mechanism's run, a release, a Dask computation); its
-    text after the opening is kept."""
+def refusals_signed(caller: str) -> Iterator[None]:
+    """A :class:`PrivacyError` or :class:`SolverError` raised inside opens with ``caller``, the
+    public call the user made, in place of the part that raised it (a template's conditions, a
+    mechanism's calibration or run, a release, a Dask computation); its text after the opening
+    is kept. A context manager, or a function's decorator."""
     try:
         yield
-    except SolverError as exc:
+    except (PrivacyError, SolverError) as exc:
         text = str(exc)
         opening = re.match(r"[A-Za-z_][\w.]*(?=: )", text)
         if opening is None or opening[0] == caller:
             raise
-        raise SolverError(f"{caller}: {text[opening.end() + 2:]}") from None
+        raise type(exc)(f"{caller}: {text[opening.end() + 2:]}") from None
 
 
 def check_sample_weight(sample_weight: Any, n: int, caller: str) -> np.ndarray:

@@ -144,7 +144,7 @@ class PrivacyError(DPConvexError):
     ...     PrivateLinearClassifier(loss=Overclaimed(), classes=[0, 1]).fit(np.eye(2), [0, 1])
     ... except PrivacyError as exc:
     ...     print(exc)
-    LinearERMTemplate.conditions: curvature bound: loss 'overclaimed' declares ℓ'' <= 0.01, but ...
+    PrivateLinearClassifier.fit: curvature bound: loss 'overclaimed' declares ℓ'' <= 0.01, but ...
     """
 
 

@@ -35,8 +35,8 @@ from .._validation import (
     checks_feature_names,
     feature_names_of,
     is_dask_collection,
+    refusals_signed,
     signed_by,
-    solver_errors_signed,
     unchecked,
 )
 from ..data.ranged_rows import SUGGESTED_SOURCE, RangedRows, rows_feature_range
@@ -985,7 +985,7 @@ class PrivateEstimator(BaseEstimator):
         if context.noise is None and prep.noise is not None:  # the preparation's generator: one stream
             context = dataclasses.replace(context, noise=prep.noise)
         caller, ledger = f"{type(self).__name__}.fit_prepared", getattr(self, "accountant", None)
-        with solver_errors_signed(caller), charge_not_public(ledger if draft else None, caller), \
+        with refusals_signed(caller), charge_not_public(ledger if draft else None, caller), \
                 self._hold(plan, context) as hold:
             fitted = self._release(prep, plan, hold, context, warm_start)
         return state_rows_source(fitted, None, draft=True) if draft else fitted
@@ -1010,10 +1010,10 @@ class PrivateEstimator(BaseEstimator):
         if fit_params:
             refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
         if not_public_source(self, X) is None:  # (a released schema's rows: their source stated)
-            with solver_errors_signed(f"{type(self).__name__}.fit"):
+            with refusals_signed(f"{type(self).__name__}.fit"):
                 fitted = self._fit_with(X, y, NO_CONTEXT)
             return state_rows_source(fitted, X) if isinstance(X, RangedRows) else fitted
-        with solver_errors_signed(f"{type(self).__name__}.fit"), \
+        with refusals_signed(f"{type(self).__name__}.fit"), \
                 charge_not_public(getattr(self, "accountant", None), f"{type(self).__name__}.fit"):
             return state_rows_source(self._fit_with(X, y, NO_CONTEXT), X)
 
@@ -1055,8 +1055,9 @@ class PrivateEstimator(BaseEstimator):
             try:  # its checks run on n rows of zeros (one zero row broadcast, n factors)
                 if plan.n * (plan.n_features + 1) > np.iinfo(np.intp).max // 8:  # numpy's bytes
                     raise MemoryError
-                model = (self._certify_sub_plans(plan) if plan.sub_plans else
-                         self._certify(self.prepare_shape(plan), plan))
+                with refusals_signed(f"{type(self).__name__}.certify"):
+                    model = (self._certify_sub_plans(plan) if plan.sub_plans else
+                             self._certify(self.prepare_shape(plan), plan))
                 return state_rows_source(_as_a_fit_states(model, plan, self), None, self)
             except MemoryError:
                 raise ParameterError(
@@ -1064,7 +1065,8 @@ class PrivateEstimator(BaseEstimator):
                     f"{plan.n_features:,} features, more than this machine's memory. Certify on "
                     "the machine that fits, or with fewer rows.") from None
         feature_names_of(X, f"{type(self).__name__}.certify")  # refused as a fit refuses them
-        return state_rows_source(self._certify_with(X, y, NO_CONTEXT), X, self)
+        with refusals_signed(f"{type(self).__name__}.certify"):
+            return state_rows_source(self._certify_with(X, y, NO_CONTEXT), X, self)
 
     def _certify_with(self, X: Any, y: Any, context: FitContext) -> Any:
         """:meth:`certify` of (X, y) inside ``context`` (e.g. with rows left out)."""

@@ -29,7 +29,7 @@ from .._validation import (
     check_random_state,
     is_dpconvex_class,
     is_dpconvex_function,
-    solver_errors_signed,
+    refusals_signed,
 )
 from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError, record_solve, say
 from ..objectives.losses import shipped_derivation
@@ -239,6 +239,7 @@ class Release:
     diagnostics: SolveResult | None = None
 
 
+@refusals_signed("release")  # a template's, a mechanism's or a solve's refusal: in this call's name
 def release(template: Template, mechanism: Mechanism | str, budget: Budget, backend: Any = None,
             rng: RandomStateLike = None, *, warm_start: np.ndarray | None = None,
             max_iter: int | None = None, dry_run: bool = False, seeded: bool | None = None,
@@ -389,10 +390,9 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     say(f"{mechanism.name}: noise drawn, solving {template.name} with backend "
         f"{getattr(solver_backend, 'name', 'none')}")  # no n: a class sum's counts its kept rows
     try:
-        with solver_errors_signed("release"):  # a mechanism's refused solve: in this call's name
-            theta, solve_result, noised = mechanism.run(template, calibration, solver_backend,
-                                                        noise_rng, warm_start=warm_start,
-                                                        max_iter=max_iter)
+        theta, solve_result, noised = mechanism.run(template, calibration, solver_backend,
+                                                    noise_rng, warm_start=warm_start,
+                                                    max_iter=max_iter)
     except DPConvexError:
         raise
     except (ValueError, ArithmeticError, np.linalg.LinAlgError, RuntimeError) as exc:

@@ -821,3 +821,28 @@ def test_a_loss_reading_a_file_while_it_runs_is_checked_at_every_fit(tmp_path):
     settings.write_text("100.0")
     with pytest.raises(PrivacyError, match="declares"):
         fit()
+
+
+def test_a_failed_condition_opens_with_the_call_the_user_made():
+    """A loss that overclaims its curvature fails the template's condition: the refusal opens with
+    release, the estimator's fit, fit_prepared or certify, or the search's fit that ran it, never
+    with the template; the text after the opening is the condition's, unchanged."""
+
+    class Overclaimed(Logistic):
+        name = "overclaimed"
+        curvature = 0.01
+
+    X, y = _rows(40)
+    est = dp.PrivateLinearClassifier(loss=Overclaimed(), classes=[-1.0, 1.0])
+    plan = est.plan(40, 2, 3)
+    calls = {"release": lambda: dp.release(LinearERMTemplate(Overclaimed(), 0.1, 1.0, X, y), "objective",
+                                           dp.Budget(1.0), rng=0),
+             "PrivateLinearClassifier.fit": lambda: est.fit(X, y),
+             "PrivateLinearClassifier.fit_prepared": lambda: est.fit_prepared(est.prepare(X, y, plan), plan),
+             "PrivateLinearClassifier.certify": lambda: est.certify(X, y),
+             "PrivateGridSearch.fit": lambda: dp.PrivateGridSearch(
+                 est, {"lam": [0.1, 1.0]}, epsilon=1.0, random_state=0).fit(X, y)}
+    for caller, call in calls.items():
+        with pytest.raises(PrivacyError) as err:
+            call()
+        assert str(err.value).startswith(f"{caller}: curvature bound: loss 'overclaimed' declares"), err.value

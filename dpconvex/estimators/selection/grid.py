@@ -38,8 +38,8 @@ from ..._validation import (
     feature_names_of,
     is_dask_collection,
     noise_source,
+    refusals_signed,
     signed_by,
-    solver_errors_signed,
     unchecked,
     with_feature_names,
 )
@@ -236,7 +236,7 @@ class SelectedEstimator:
             And any error of a candidate's fit (nothing is released then).
         """
         refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
-        with solver_errors_signed(f"{type(self).__name__}.fit"):  # a candidate's solve: in this call's name
+        with refusals_signed(f"{type(self).__name__}.fit"):  # a candidate's refusal: in this call's name
             fitted = state_rows_source(self._fit_with(X, y, NO_CONTEXT), X)  # type: ignore[attr-defined]
         state_rows_source(getattr(fitted, "best_estimator_", None), X)  # the released model's too
         return fitted
