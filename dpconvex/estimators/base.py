@@ -60,7 +60,6 @@ from ..solvers import backend_names
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
-    from ..data.validation import LabelSet
     from ..objectives.losses import Loss
     from ..privacy.budget import Certificate, Fact, LabelSource, Spend
     from ..privacy.mechanisms.base import Mechanism
@@ -737,19 +736,6 @@ class FitPlan:
 
     __hash__ = None  # type: ignore[assignment]
 
-    def check_data(self, shape: tuple[int, ...], owner: str, *, binary: bool = False) -> None:
-        """Refuse data other than the plan's (n rows, ``n_features`` columns), and with
-        ``binary`` a one-vs-rest plan (its binary models are prepared with their own plans)."""
-        if binary and self.sub_plans:
-            raise ParameterError(
-                f"{owner}.prepare: the plan is one-vs-rest over {self.n_classes} classes; prepare "
-                "each binary model with its plan (plan.sub_plans[c]) or call fit.")
-        if (int(shape[0]), int(shape[1])) != (self.n, self.n_features):
-            raise ParameterError(
-                f"{owner}.prepare: the plan is for n = {self.n} rows and {self.n_features} "
-                f"features; X has shape {tuple(int(v) for v in shape)}. Make the plan with "
-                "plan(n, n_classes, n_features) of these data (or plan_for(X, y)).")
-
     @property
     def mechanism_name(self) -> str:
         """The registry name of :attr:`mechanism`."""
@@ -957,15 +943,29 @@ class PrivateEstimator(BaseEstimator):
         raise ParameterError(f"{type(self).__name__}.prepare: {type(self).__name__} {FIT_ONLY}")
 
     def _checked_data(self, X: Any, y: Any, plan: FitPlan, context: FitContext, *,
-                      binary: bool = False) -> tuple[Any, LabelSet]:
+                      binary: bool = False) -> tuple[Any, Any]:
         """X checked against ``plan`` (rows in memory, sparse if the estimator takes them, or
-        Dask) and its labels encoded against ``classes`` (``context``: the rows left out, the
-        label-set warning; ``binary``: two labels, a one-vs-rest plan refused)."""
+        Dask; the plan's n rows and ``n_features`` columns) and its labels: a classifier's
+        encoded against ``classes`` (a :class:`LabelSet`), a regressor's mapped onto [−1, 1] by
+        its public label range (``LabelRangeMixin._unit_labels``). ``context``: the rows left
+        out, the label-set warning; ``binary``: two labels, a one-vs-rest plan refused (its
+        binary models are prepared with their own plans)."""
         owner = type(self).__name__
         X_checked = check_array(X, f"{owner}.fit", min_samples=2,
                                 accept_sparse=self._accepts_sparse, accept_dask=True)
-        plan.check_data(X_checked.shape, owner, binary=binary)
-        y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit", classes=self.classes,
+        if binary and plan.sub_plans:
+            raise ParameterError(
+                f"{owner}.prepare: the plan is one-vs-rest over {plan.n_classes} classes; prepare "
+                "each binary model with its plan (plan.sub_plans[c]) or call fit.")
+        n, n_features = int(X_checked.shape[0]), int(X_checked.shape[1])
+        if (n, n_features) != (plan.n, plan.n_features):  # the plan's Λ and notes are of its (n, d)
+            raise ParameterError(
+                f"{owner}.prepare: the plan is for n = {plan.n} rows and {plan.n_features} "
+                f"features; X has shape {(n, n_features)}. Make the plan with "
+                "plan(n, n_classes, n_features) of these data (or plan_for(X, y)).")
+        if not self._reads_label_set:  # a regressor's labels (a meta-estimator's: its note)
+            return X_checked, self._unit_labels(y, n, f"{owner}.fit", note=context.excluded is None)
+        y_checked = check_labels(computed(y), n, f"{owner}.fit", classes=self.classes,
                                  unknown_labels=self.unknown_labels)
         return X_checked, encode_labels(y_checked, self.classes, f"{owner}.fit", binary=binary,
                                         unknown_labels=self.unknown_labels,

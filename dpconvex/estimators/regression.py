@@ -806,11 +806,9 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
             raise ParameterError(f"{type(self).__name__}.prepare: label_center='auto' releases the labels' "
                                  "mean before the model, in fit only: call fit, or pass the centre as "
                                  "label_center=c (a public number, or one released before) to prepare.")
-        X_checked = check_array(X, owner, min_samples=2, accept_sparse=True, accept_dask=True)
-        plan.check_data(X_checked.shape, type(self).__name__)  # the plan's Λ and notes are of its (n, d)
+        X_checked, u = self._checked_data(X, y, plan, context)
         n, d = X_checked.shape
         excluded = check_excluded(context.excluded, n, owner)
-        u = self._unit_labels(y, n, owner, note=excluded is None)  # a meta-estimator's labels: its note
         design = design_rows(self, X_checked, np.zeros(n, dtype=bool) if excluded is None else excluded,
                              owner)
         lo, hi = plan.options["label_range"]  # the coefficients' set, in the labels' units

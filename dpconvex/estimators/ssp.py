@@ -31,7 +31,6 @@ from .._validation import (
     is_dask_collection,
 )
 from ..data.sufficient import Moments, sufficient_statistics
-from ..data.validation import check_array
 from ..errors import ParameterError, note_clipped
 from ..privacy.budget import LabelSource, RowMap
 from ..privacy.mechanisms import MechanismMenu
@@ -188,10 +187,8 @@ class PrivateLinearRegression(LabelRangeMixin, LinearPlanMixin, PrivateEstimator
                 context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate the rows and labels; the template computes A and b in one pass when asked."""
         owner = f"{type(self).__name__}.fit"
-        X_checked = check_array(X, owner, min_samples=2, accept_sparse=True, accept_dask=True)
-        plan.check_data(X_checked.shape, type(self).__name__)
+        X_checked, u = self._checked_data(X, y, plan, context)  # (Dask labels computed once)
         n, d = plan.n, plan.n_features
-        u = self._unit_labels(y, n, owner)  # (Dask labels computed there, after its refusals)
         q = float(self.data_norm)
         intercept = float(self.intercept_scaling) if self.fit_intercept else None
 
