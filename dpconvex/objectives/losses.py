@@ -37,7 +37,15 @@ import cvxpy as cp
 import numpy as np
 from scipy.special import expit
 
-from .._validation import Float, _short_repr, check_float, is_dpconvex_class, is_dpconvex_function
+from .._validation import (
+    Auto,
+    Float,
+    Optional,
+    _short_repr,
+    check_float,
+    is_dpconvex_class,
+    is_dpconvex_function,
+)
 from ..errors import ParameterError, PrivacyError
 from ..privacy.budget import Condition
 
@@ -316,7 +324,7 @@ class CVXPYLoss(Loss):
         self.label_range = label_range
         self._declared = (deriv_bound, curvature)
         #: The smoothing asked for ("auto", h or None); :attr:`smoothed_kinks` is what was done.
-        self.smoothing_rule = _check_smoothing(smoothing)
+        self.smoothing_rule = SMOOTHING_RULE.check("smoothing", smoothing, "Loss.from_cvxpy")
         #: :class:`~dpconvex.objectives.atoms.Smoothing` of the kinks replaced, or None.
         self.smoothed_kinks = None
         # fn is called once, here (``_stated``: the tree of the loss this one smooths): every
@@ -465,20 +473,9 @@ _WIDTH = dict(low=SMOOTHING_LIMITS[0], high=SMOOTHING_LIMITS[1], low_inclusive=T
 #: The parameter rule of an estimator's h or Huber M: a float within :data:`SMOOTHING_LIMITS`,
 #: checked and stated by the estimator that takes it.
 WIDTH_RULE = Float(**_WIDTH)
-
-
-def _check_smoothing(smoothing: Any) -> float | str | None:
-    if smoothing is None or (isinstance(smoothing, str) and smoothing == "auto"):
-        return smoothing
-    if not isinstance(smoothing, bool) and isinstance(smoothing, (int, float, np.floating)):
-        h = float(smoothing)
-        if math.isfinite(h) and SMOOTHING_LIMITS[0] <= h <= SMOOTHING_LIMITS[1]:
-            return h
-    raise ParameterError(
-        "The 'smoothing' parameter of Loss.from_cvxpy must be 'auto', None or a float h in "
-        f"[{SMOOTHING_LIMITS[0]:g}, {SMOOTHING_LIMITS[1]:g}] (the half-width of each smoothed "
-        "kink; beyond it float64 cannot check the smoothed form's values against its slopes). "
-        f"Got {_short_repr(smoothing)} instead.")
+#: The rule of a loss's ``smoothing``: "auto" (chosen with Λ), None (its kinks kept) or a half-width h
+#: within :data:`SMOOTHING_LIMITS`.
+SMOOTHING_RULE = Optional(Auto(WIDTH_RULE))
 
 
 def _has_kink_atom(expr: cp.Expression) -> bool:
@@ -934,7 +931,7 @@ class Pinball(_ShippedForm):
         self.quantile = check_float("quantile", quantile, type(self).__name__, high=1.0, high_inclusive=False)
         vars(self).update(vars(_compiled(pinball(self.quantile), "regression", type(self).name,
                                          parse_label_range(label_range, type(self).__name__),
-                                         _check_smoothing(smoothing))))
+                                         SMOOTHING_RULE.check("smoothing", smoothing, "Loss.from_cvxpy"))))
         _BUILT[self] = dict(vars(self))
 
     def params(self):
