@@ -131,6 +131,7 @@ from .linear import PrivateHuberSVM
 from .noisy_gd import NoisyGradientDescent
 from .parts import check_rows, predicted
 from .regression import (
+    RELEASED_RANGE,
     UNIT_RANGE_WARNING,
     LabelRange,
     LabelRangeMixin,
@@ -138,7 +139,6 @@ from .regression import (
     PrivateLinearRegressor,
     RegressionScoreMixin,
     mean_release,
-    private_bounds,
 )
 
 __all__ = ["ConstantClassifier", "ConstantRegressor", "INFERRED_CHOICE", "INFERRED_CHOICE_WARNING",
@@ -1153,7 +1153,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         context.every_row(type(self).__name__)  # its split and selection read every row
         if self.schema is not None:
             return self._fit_on_schema(X, y, context)
-        if private_bounds(self.label_range) is not None:
+        if isinstance(self.label_range, RELEASED_RANGE):
             return self._fit_private_labels(X, y, context)
         self._validate_params()
         owner, epsilon = type(self).__name__, float(self.epsilon)
@@ -1308,7 +1308,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         """:meth:`certify`; ``rows``: the rows of the shape given, whose backend is stated."""
         if self.schema is not None:
             return self._certify_on_schema(X, y, n=n, n_classes=n_classes, n_features=n_features)
-        if private_bounds(self.label_range) is not None:
+        if isinstance(self.label_range, RELEASED_RANGE):
             return self._certify_private_labels(X, y, n=n, n_classes=n_classes, n_features=n_features)
         self._validate_params()
         if X is None:

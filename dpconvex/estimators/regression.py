@@ -88,8 +88,8 @@ from .base import (
 )
 from .linear import LinearPlanMixin, design_rows
 
-__all__ = ["UNIT_LABELS", "LabelRange", "LabelRangeMixin", "PrivateBounds", "PrivateHuberRegressor",
-           "PrivateLinearRegressor", "PrivateQuantileRegressor"]
+__all__ = ["RELEASED_RANGE", "UNIT_LABELS", "LabelRange", "LabelRangeMixin", "PrivateBounds",
+           "PrivateHuberRegressor", "PrivateLinearRegressor", "PrivateQuantileRegressor"]
 
 #: The range the loss sees the labels in: (2y − lo − hi)/(hi − lo) maps [lo, hi] onto it.
 UNIT_LABELS = (-1.0, 1.0)
@@ -176,6 +176,12 @@ def private_bounds(label_range: Any) -> PrivateBounds | None:
     return label_range if isinstance(label_range, PrivateBounds) else None
 
 
+#: The types of a checked ``label_range`` that is released in the fit: the word "private" (the
+#: only one :class:`LabelRange` takes) or a :class:`PrivateBounds`. An estimator tests its own
+#: checked parameter against it; :func:`private_bounds` reads any value.
+RELEASED_RANGE = (str, PrivateBounds)
+
+
 class LabelRange(Constraint):
     """(lo, hi), finite floats with lo < hi (the labels' public range), or a private release.
 
@@ -187,12 +193,12 @@ class LabelRange(Constraint):
     """
 
     def check(self, name: str, value: Any, owner: str) -> Any:
+        parsed = None if value is None else parse_label_range(value)
+        if parsed is not None:
+            return parsed
         if value is None or private_bounds(value) is not None:
             return value
-        parsed = parse_label_range(value)
-        if parsed is None:
-            raise ParameterError(f"The '{name}' parameter of {owner} must be {self}. Got {value!r} instead.")
-        return parsed
+        raise ParameterError(f"The '{name}' parameter of {owner} must be {self}. Got {value!r} instead.")
 
     def __str__(self) -> str:
         return ("(lo, hi) with finite lo < hi, the public range of the labels (|lo|, |hi| <= "
@@ -269,7 +275,7 @@ class LabelRangeMixin(RegressionScoreMixin):
     _reads_label_set: ClassVar[bool] = False  # (n, 1, n_features): no label set to read
 
     def _label_bounds(self) -> tuple[float, float]:
-        if private_bounds(self.label_range) is not None:
+        if isinstance(self.label_range, RELEASED_RANGE):
             check_fitted(self, "label_range_")
             lo, hi = self.label_range_
         else:
@@ -279,7 +285,7 @@ class LabelRangeMixin(RegressionScoreMixin):
     # ------------------------------------------------------- a label range released in the fit
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> Any:
         """:meth:`fit` inside ``context``; with ``label_range="private"`` the range first."""
-        if private_bounds(self.label_range) is not None:  # the range reads every label
+        if isinstance(self.label_range, RELEASED_RANGE):  # the range reads every label
             return self._fit_private_labels(X, y, context.every_row(type(self).__name__))
         return super()._fit_with(X, y, context)
 
@@ -372,7 +378,7 @@ class LabelRangeMixin(RegressionScoreMixin):
     def plan(self, n: int, n_classes: int | None = None, n_features: int | None = None) -> Any:
         """What a fit will do (a private label range: the model's plan on the ε left, with the whole budget
         and :data:`PRIVATE_RANGE_NOTE`, without the placeholder range; ``prepare`` refuses it)."""
-        if private_bounds(self.label_range) is None:
+        if not isinstance(self.label_range, RELEASED_RANGE):
             return super().plan(n, n_classes, n_features)  # type: ignore[misc]
         from ..privacy.bounds import check_range_budget
 
@@ -387,7 +393,7 @@ class LabelRangeMixin(RegressionScoreMixin):
 
     def certify(self, X: Any = None, y: Any = None, **shape: Any) -> Any:
         """The certificate a fit would carry (a private label range: both parts)."""
-        if private_bounds(self.label_range) is not None:
+        if isinstance(self.label_range, RELEASED_RANGE):
             return state_rows_source(self._certify_private_labels(X, y, **shape), X)
         return super().certify(X, y, **shape)
 
@@ -427,7 +433,7 @@ class LabelRangeMixin(RegressionScoreMixin):
         scikit-learn's warning. The map adds one n-vector, written in place. ``note=False``: the
         labels come from a meta-estimator that counted them (clipped, with placeholders).
         """
-        if private_bounds(self.label_range) is not None:  # prepare, on a plan
+        if isinstance(self.label_range, RELEASED_RANGE):  # prepare, on a plan
             raise ParameterError(f"{caller}: label_range='private' releases the range of the labels before "
                                  "the model, in fit only: call fit, or give the released range as "
                                  "label_range=(lo, hi) to prepare.")
@@ -646,7 +652,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         """The table, the mechanism, and a numeric ``label_center`` within ``label_range``."""
         super()._validate_params()
         center = self.label_center
-        if not isinstance(center, str) and private_bounds(self.label_range) is not None:
+        if not isinstance(center, str) and isinstance(self.label_range, RELEASED_RANGE):
             raise ParameterError(
                 f"The 'label_center' parameter of {type(self).__name__} must be 'auto' or 'range' with "
                 "label_range='private': a number cannot be checked against a range released in the fit. "
@@ -666,7 +672,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         another ``label_center``, without a given ``label_range`` or an intercept, and for the
         non-private baseline (parameters and (n, d) only)."""
         if self.label_center != "auto" or self.label_range is None or not self.fit_intercept \
-                or private_bounds(self.label_range) is not None or not self._mechanism().private:
+                or isinstance(self.label_range, RELEASED_RANGE) or not self._mechanism().private:
             return 0.0
         return label_center_share(n, n_features + 1, float(self.epsilon))
 
@@ -736,7 +742,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         """What a fit will do (``label_center="auto"`` where the noise dominates: the model's plan
         on the ε left, centred, with the whole budget and its parts; ``prepare`` refuses it)."""
         model = super().plan(n, n_classes, n_features)
-        if private_bounds(self.label_range) is not None or not self._center_share(model.n, model.n_features):
+        if isinstance(self.label_range, RELEASED_RANGE) or not self._center_share(model.n, model.n_features):
             return model
         epsilon, share, eps_center, inner = self._center_split(model.n, model.n_features)
         model = inner.plan(model.n, 1, model.n_features)
@@ -747,7 +753,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
     def certify(self, X: Any = None, y: Any = None, **shape: Any) -> Any:
         """The certificate a fit would carry (``label_center="auto"`` where the noise dominates:
         both parts)."""
-        if X is None and private_bounds(self.label_range) is None:
+        if X is None and not isinstance(self.label_range, RELEASED_RANGE):
             self._validate_params()
             n, d, owner = shape.get("n"), shape.get("n_features"), type(self).__name__
             if n is not None and d is not None and self._center_share(
@@ -758,7 +764,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
 
     def _certify_with(self, X: Any, y: Any, context: FitContext) -> Any:
         """:meth:`certify` of (X, y) inside ``context``: both parts where the fit releases a centre."""
-        if private_bounds(self.label_range) is None and context.excluded is None:
+        if not isinstance(self.label_range, RELEASED_RANGE) and context.excluded is None:
             self._validate_params()
             n, _, d = self.public_shape(X, y)
             if self._center_share(n, d):
