@@ -714,7 +714,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         with hold_budget(self.accountant, epsilon, delta, owner, n=None if context.held else n) as hold:
             y = self._raw_labels(y, n, f"{owner}.fit")  # read once (Dask labels computed once)
             # the labels on the unit scale around the range's middle (the model's map records the clip)
-            u = np.clip((2.0 * np.clip(y, lo, hi) - (lo + hi)) / (hi - lo), -1.0, 1.0)
+            u = self._unit_labels(y, n, f"{owner}.fit", note=False)
             center = mean_release(float(np.sum(u)), n, eps_center, NoiseSource(center_rng, noise.seeded))
             # c in [-1, 1] in the labels' units (clipped: the sum's rounding may leave [lo, hi] by an ulp)
             c_y = 0.5 * (lo + hi) + 0.5 * (hi - lo) * float(center.theta[0])
