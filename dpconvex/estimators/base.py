@@ -843,8 +843,8 @@ class PrivateEstimator(BaseEstimator):
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         raise NotImplementedError
 
-    #: Whether a fit reads a label set (``n_classes``); a regression has none and plans
-    #: ``n_classes`` = 1.
+    #: Whether a fit reads a label set (``n_classes``); a regression has none, plans
+    #: ``n_classes`` = 1 and maps its labels by its label range (:meth:`_checked_data`).
     _reads_label_set: ClassVar[bool] = True
 
     def public_shape(self, X: Any, y: Any) -> tuple[int, int, int]:
