@@ -785,20 +785,17 @@ def signed_by(estimator: Any, caller: str, rename: bool = True) -> Iterator[None
         raise type(exc)(text) from None
 
 
-@contextlib.contextmanager
-def refusals_signed(caller: str) -> Iterator[None]:
-    """A :class:`PrivacyError` or :class:`SolverError` raised inside opens with ``caller``, the
-    public call the user made, in place of the part that raised it (a template's conditions, a
-    mechanism's calibration or run, a release, a Dask computation); its text after the opening
-    is kept. A context manager, or a function's decorator."""
-    try:
-        yield
-    except (PrivacyError, SolverError) as exc:
-        text = str(exc)
-        opening = re.match(r"[A-Za-z_][\w.]*(?=: )", text)
-        if opening is None or opening[0] == caller:
-            raise
-        raise type(exc)(f"{caller}: {text[opening.end() + 2:]}") from None
+def signed_refusal(exc: PrivacyError | SolverError, caller: str) -> PrivacyError | SolverError:
+    """``exc`` (a :class:`PrivacyError` or :class:`SolverError`) opening with ``caller``, the public
+    call the user made, in place of the part that raised it (a template's conditions, a mechanism's
+    calibration or run, a Dask computation); its text after the opening is kept. ``exc`` itself
+    where it opens with ``caller`` already, or names no call. Called where such an error is caught,
+    so a fit that succeeds never runs it."""
+    text = str(exc)
+    opening = re.match(r"[A-Za-z_][\w.]*(?=: )", text)
+    if opening is None or opening[0] == caller:
+        return exc
+    return type(exc)(f"{caller}: {text[opening.end() + 2:]}")
 
 
 def check_sample_weight(sample_weight: Any, n: int, caller: str) -> np.ndarray:

@@ -35,8 +35,8 @@ from .._validation import (
     checks_feature_names,
     feature_names_of,
     is_dask_collection,
-    refusals_signed,
     signed_by,
+    signed_refusal,
     unchecked,
 )
 from ..data.ranged_rows import SUGGESTED_SOURCE, RangedRows, rows_feature_range
@@ -53,7 +53,7 @@ from ..data.validation import (
     encode_labels,
     label_set_of,
 )
-from ..errors import DataValidationError, DPConvexError, ParameterError, PrivacyError
+from ..errors import DataValidationError, DPConvexError, ParameterError, PrivacyError, SolverError
 from ..privacy.budget import Budget, LabelSource, compose_sequential, hold_budget, reserve_budget
 from ..solvers import backend_names
 
@@ -985,9 +985,11 @@ class PrivateEstimator(BaseEstimator):
         if context.noise is None and prep.noise is not None:  # the preparation's generator: one stream
             context = dataclasses.replace(context, noise=prep.noise)
         caller, ledger = f"{type(self).__name__}.fit_prepared", getattr(self, "accountant", None)
-        with refusals_signed(caller), charge_not_public(ledger if draft else None, caller), \
-                self._hold(plan, context) as hold:
-            fitted = self._release(prep, plan, hold, context, warm_start)
+        try:
+            with charge_not_public(ledger if draft else None, caller), self._hold(plan, context) as hold:
+                fitted = self._release(prep, plan, hold, context, warm_start)
+        except (PrivacyError, SolverError) as exc:  # a part's refusal: in this call's name
+            raise signed_refusal(exc, caller) from None
         return state_rows_source(fitted, None, draft=True) if draft else fitted
 
     def _hold(self, plan: FitPlan, context: FitContext) -> AbstractContextManager[CertificateHold]:
@@ -1009,13 +1011,15 @@ class PrivateEstimator(BaseEstimator):
         """
         if fit_params:
             refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
-        if not_public_source(self, X) is None:  # (a released schema's rows: their source stated)
-            with refusals_signed(f"{type(self).__name__}.fit"):
+        caller = f"{type(self).__name__}.fit"
+        try:
+            if not_public_source(self, X) is None:  # (a released schema's rows: their source stated)
                 fitted = self._fit_with(X, y, NO_CONTEXT)
-            return state_rows_source(fitted, X) if isinstance(X, RangedRows) else fitted
-        with refusals_signed(f"{type(self).__name__}.fit"), \
-                charge_not_public(getattr(self, "accountant", None), f"{type(self).__name__}.fit"):
-            return state_rows_source(self._fit_with(X, y, NO_CONTEXT), X)
+                return state_rows_source(fitted, X) if isinstance(X, RangedRows) else fitted
+            with charge_not_public(getattr(self, "accountant", None), caller):
+                return state_rows_source(self._fit_with(X, y, NO_CONTEXT), X)
+        except (PrivacyError, SolverError) as exc:  # a part's refusal: in this call's name
+            raise signed_refusal(exc, caller) from None
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator:
         """:meth:`fit` inside ``context`` (what a meta-estimator hands this fit)."""
@@ -1055,18 +1059,21 @@ class PrivateEstimator(BaseEstimator):
             try:  # its checks run on n rows of zeros (one zero row broadcast, n factors)
                 if plan.n * (plan.n_features + 1) > np.iinfo(np.intp).max // 8:  # numpy's bytes
                     raise MemoryError
-                with refusals_signed(f"{type(self).__name__}.certify"):
-                    model = (self._certify_sub_plans(plan) if plan.sub_plans else
-                             self._certify(self.prepare_shape(plan), plan))
+                model = (self._certify_sub_plans(plan) if plan.sub_plans else
+                         self._certify(self.prepare_shape(plan), plan))
                 return state_rows_source(_as_a_fit_states(model, plan, self), None, self)
             except MemoryError:
                 raise ParameterError(
                     f"{type(self).__name__}.certify: its checks hold n = {plan.n:,} rows of "
                     f"{plan.n_features:,} features, more than this machine's memory. Certify on "
                     "the machine that fits, or with fewer rows.") from None
+            except (PrivacyError, SolverError) as exc:  # a part's refusal: in this call's name
+                raise signed_refusal(exc, f"{type(self).__name__}.certify") from None
         feature_names_of(X, f"{type(self).__name__}.certify")  # refused as a fit refuses them
-        with refusals_signed(f"{type(self).__name__}.certify"):
+        try:
             return state_rows_source(self._certify_with(X, y, NO_CONTEXT), X, self)
+        except (PrivacyError, SolverError) as exc:
+            raise signed_refusal(exc, f"{type(self).__name__}.certify") from None
 
     def _certify_with(self, X: Any, y: Any, context: FitContext) -> Any:
         """:meth:`certify` of (X, y) inside ``context`` (e.g. with rows left out)."""

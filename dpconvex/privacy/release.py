@@ -29,7 +29,7 @@ from .._validation import (
     check_random_state,
     is_dpconvex_class,
     is_dpconvex_function,
-    refusals_signed,
+    signed_refusal,
 )
 from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError, record_solve, say
 from ..objectives.losses import shipped_derivation
@@ -239,7 +239,6 @@ class Release:
     diagnostics: SolveResult | None = None
 
 
-@refusals_signed("release")  # a template's, a mechanism's or a solve's refusal: in this call's name
 def release(template: Template, mechanism: Mechanism | str, budget: Budget, backend: Any = None,
             rng: RandomStateLike = None, *, warm_start: np.ndarray | None = None,
             max_iter: int | None = None, dry_run: bool = False, seeded: bool | None = None,
@@ -329,7 +328,10 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
             "requires (dpconvex.templates.base: TEMPLATE_MEMBERS, CAPABILITY_MEMBERS for "
             "each capability it declares). Add them, or drop the capability that asks for them.")
     budget = mechanism.check_budget(budget)
-    conditions = mechanism.conditions(template, budget)
+    try:
+        conditions = mechanism.conditions(template, budget)
+    except PrivacyError as exc:  # the template's or the mechanism's refusal: in this call's name
+        raise signed_refusal(exc, "release") from None
     changed = user_parts(template)
     if shipped_derivation(template) is None or changed:  # a user's template: its declarations checked
         conditions += declaration_conditions(template, mechanism.needs, changed=changed)
@@ -393,6 +395,8 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
         theta, solve_result, noised = mechanism.run(template, calibration, solver_backend,
                                                     noise_rng, warm_start=warm_start,
                                                     max_iter=max_iter)
+    except (PrivacyError, SolverError) as exc:  # the mechanism's refusal of its solve: in this call's name
+        raise signed_refusal(exc, "release") from None
     except DPConvexError:
         raise
     except (ValueError, ArithmeticError, np.linalg.LinAlgError, RuntimeError) as exc:

@@ -38,8 +38,8 @@ from ..._validation import (
     feature_names_of,
     is_dask_collection,
     noise_source,
-    refusals_signed,
     signed_by,
+    signed_refusal,
     unchecked,
     with_feature_names,
 )
@@ -51,7 +51,7 @@ from ...data.validation import (
     check_labels,
     encode_labels,
 )
-from ...errors import DataValidationError, ParameterError, PrivacyError
+from ...errors import DataValidationError, ParameterError, PrivacyError, SolverError
 from ...privacy.budget import Budget, Certificate, Condition, compose_parallel, hold_budget
 from ...privacy.mechanisms.scalar import SelectionTemplate
 from ...privacy.release import release
@@ -236,8 +236,10 @@ class SelectedEstimator:
             And any error of a candidate's fit (nothing is released then).
         """
         refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
-        with refusals_signed(f"{type(self).__name__}.fit"):  # a candidate's refusal: in this call's name
+        try:
             fitted = state_rows_source(self._fit_with(X, y, NO_CONTEXT), X)  # type: ignore[attr-defined]
+        except (PrivacyError, SolverError) as exc:  # a candidate's refusal: in this call's name
+            raise signed_refusal(exc, f"{type(self).__name__}.fit") from None
         state_rows_source(getattr(fitted, "best_estimator_", None), X)  # the released model's too
         return fitted
 
