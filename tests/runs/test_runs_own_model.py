@@ -313,20 +313,22 @@ def test_constant_r2_is_the_baseline_of_r2():
 
 
 # ------------------------------------------------------------------------ CSV and DataFrames
-CSV_PROBLEM = """
-[data]
-dataset = "{csv}"
-target = "label"
-test_size = 0.3
+#: One private logistic regression at one ε, once (after a problem's [data] table).
+ONE_LR = """
 [grid]
-epsilon = [5.0]
+epsilon = [{epsilon}]
 runs = 1
 seed = 0
 [[method]]
 label = "LR"
 estimator = "PrivateLogisticRegression"
 params = {{ classes = [0, 1] }}
-[[expect]]
+"""
+CSV_PROBLEM = """
+[data]
+dataset = "{csv}"
+target = "label"
+test_size = 0.3""" + ONE_LR.format(epsilon=5.0).replace("{", "{{").replace("}", "}}") + """[[expect]]
 method = "LR"
 epsilon = 5.0
 max_error = 0.3
@@ -404,18 +406,7 @@ def test_a_dataframe_loader_with_a_target_column(tmp_path, user_module):
 def test_labels_held_by_dask_reach_the_non_private_baseline(tmp_path, user_module):
     """A loader's Dask (X, y) with private methods only: the table's non-private baseline is fitted
     on them as the methods are."""
-    text = f"""
-[data]
-dataset = "{user_module}:load_dask"
-[grid]
-epsilon = [10.0]
-runs = 1
-seed = 0
-[[method]]
-label = "LR"
-estimator = "PrivateLogisticRegression"
-params = {{ classes = [0, 1] }}
-"""
+    text = f'[data]\ndataset = "{user_module}:load_dask"' + ONE_LR.format(epsilon=10.0)
     with dask.config.set(scheduler="synchronous"), warnings.catch_warnings():
         warnings.simplefilter("ignore", dp.PrivacyWarning)
         result = run_problem(load_problem(_write(tmp_path, text)), progress=False)
