@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import _short_repr, check_float
-from ..errors import ParameterError, SolverError
+from ..errors import ParameterError, SolverError, record_diagnostic
 
 __all__ = ["Box", "CVXPYSet", "ConvexSet", "Intersection", "L1Ball", "L2Ball", "NonNegative",
            "Simplex", "recognize"]
@@ -846,7 +846,8 @@ class CVXPYSet(ConvexSet):
         Raises
         ------
         SolverError
-            When neither solver reports the projection solved (status optimal).
+            When neither solver reports the projection solved (status optimal): one text
+            whatever their statuses, which go to :func:`dpconvex.collect_diagnostics`.
 
         Examples
         --------
@@ -873,10 +874,14 @@ class CVXPYSet(ConvexSet):
                 break
             statuses.append(f"{solver.lower()}: {status}")
         else:
+            # the point may be read from the data (a residual check's θ − ∇J(θ)), so the solvers'
+            # statuses are the curator's, in the diagnostics; the text is one for every outcome
+            record_diagnostic("CVXPYSet.project", f"the projection's solves: {', '.join(statuses)}")
             raise SolverError(
-                f"CVXPYSet.project: no solver solved the projection onto the set ({', '.join(statuses)}); "
-                "nothing is projected. Restate the set with better-scaled constraints, or use a set "
-                "with an exact projection (an l2 ball, a box, the orthant, an l1 ball or a simplex).")
+                "CVXPYSet.project: no solver solved the projection onto the set (SCS, then Clarabel; "
+                "their statuses: dpconvex.collect_diagnostics); nothing is projected. Restate the set "
+                "with better-scaled constraints, or use a set with an exact projection (an l2 ball, a "
+                "box, the orthant, an l1 ball or a simplex).")
         return np.array(value, dtype=float).reshape(arr.shape)
 
     def cvxpy_constraints(self, var: cp.Expression) -> list[cp.Constraint]:

@@ -15,7 +15,7 @@ import pytest
 import scipy.sparse as sp
 
 import dpconvex as dp
-from dpconvex.errors import ParameterError, PrivacyError
+from dpconvex.errors import ParameterError, PrivacyError, SolverError
 from dpconvex.objectives import CVXPYSet, HuberRegression, L2Ball, Logistic, NonNegative
 from dpconvex.privacy.mechanisms import get_mechanism
 from dpconvex.templates import LinearERMTemplate
@@ -192,6 +192,27 @@ def test_the_projection_onto_a_cvxpy_set_matches_the_closed_form():
         # SCS to 1e-9 (relative): within 1e-7 of the exact point at these scales
         np.testing.assert_allclose(s.project(x), _ball_orthant_projection(x), atol=1e-7)
     assert not s.exact_projection and s.contains(np.array([0.3, 0.0, 0.2, 0.1]))
+
+
+def test_a_failed_projection_refuses_with_one_text_whatever_the_solvers_statuses(monkeypatch):
+    # the accuracy check projects theta - grad J(theta), a point read from the data: how the
+    # projection's solves end must not reach the text (docs/privacy/messages.md, SolverError)
+    import dpconvex.objectives.sets as sets
+
+    status = {}
+    monkeypatch.setattr(sets, "_solve_quietly",
+                        lambda problem, solver, options: status.get(solver, "optimal"))
+    w = cp.Variable(2)
+    s = CVXPYSet([w[0] + 2 * w[1] <= 1, w >= -5], w)
+    texts = []
+    for outcome in ("optimal_inaccurate", "solver_error"):
+        status.update(SCS=outcome, CLARABEL=outcome)
+        with dp.collect_diagnostics() as diag, pytest.raises(SolverError) as caught:
+            s.project(np.array([3.0, 4.0]))
+        texts.append(str(caught.value))
+        assert outcome not in texts[-1]
+        assert outcome in diag.note("projection's solves").what
+    assert texts[0] == texts[1] and "collect_diagnostics" in texts[0]
 
 
 @pytest.mark.parametrize("constraints,message", [
