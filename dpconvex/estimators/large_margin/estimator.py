@@ -177,7 +177,8 @@ default="auto"
         Cap on the solver's iterations (None: the backend's default).
     {accountant}
     verbose : int, default=0
-        Progress on stderr: 1 the steps, 2 also the solver's iterations. Never stored.
+        NOT PRIVATE progress on stderr (:func:`dpconvex.verbosity`): 1 the steps with the elapsed
+        time, 2 also the solver's iterations and residuals. Never stored.
     classes : sequence of labels or None, default=None
         The public label set (C = len(classes)).
         {classes_none}
