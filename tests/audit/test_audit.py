@@ -307,8 +307,9 @@ def test_noise_scale_scales_every_noise_a_mechanism_draws(name, budget):
     np.testing.assert_allclose(_spread(mutant, template, budget, **kw), 0.1 * library, rtol=0.05)
 
 
-@pytest.mark.parametrize("kw", [{}, {"mechanism": "output"},
-                                {"delta": 1e-5, "mechanism": "gaussian_objective"}])
+@pytest.mark.parametrize("kw", [pytest.param({}, marks=pytest.mark.slow), {"mechanism": "output"},
+                                pytest.param({"delta": 1e-5, "mechanism": "gaussian_objective"},
+                                             marks=pytest.mark.slow)])
 def test_noise_scale_scales_the_noise_under_an_approximate_minima_cover(kw):
     """Under optimality_tol the mutant's inner noise shrinks with its cover, not the cover alone."""
     X, y, _, _ = linear_erm_pair(40, 2, random_state=0)

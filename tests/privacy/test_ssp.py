@@ -368,7 +368,7 @@ def test_the_margin_changes_the_choice():
     assert select_ridge(A, 2 * b, (1.0,), 0.0, 10.0)[0] == 1.0  # a larger gain is taken
 
 
-@pytest.mark.parametrize("ridge", [40.0, 400.0])
+@pytest.mark.parametrize("ridge", [40.0, pytest.param(400.0, marks=pytest.mark.slow)])
 def test_the_estimated_risk_with_an_intercept_counts_the_centre_s_noise(ridge):
     """With an intercept the centre θ₀ = b̃_s/(n s²) follows the noise as well. Over 3000
     draws (σ_A = σ_b = 10 on exact statistics of 400 rows, two features and s = 1), the mean
