@@ -53,6 +53,7 @@ from .._validation import (
     is_dask_collection,
     noise_source,
     signed_by,
+    signed_refusal,
     unchecked,
     with_feature_names,
 )
@@ -70,6 +71,7 @@ from ..errors import (
     ParameterError,
     PrivacyError,
     PrivacyWarning,
+    SolverError,
     user_stacklevel,
 )
 from ..privacy.budget import (
@@ -899,6 +901,14 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         ``certify(X, y)`` or ``certify(n=..., n_classes=..., n_features=...)``, as
         :meth:`~dpconvex.estimators.base.PrivateEstimator.certify`.
         """
+        try:
+            return self._certify_choice(X, y, n, n_classes, n_features)
+        except (PrivacyError, SolverError) as exc:  # a part's refusal: in this call's name
+            raise signed_refusal(exc, f"{type(self).__name__}.certify") from None
+
+    def _certify_choice(self, X: Any, y: Any, n: int | None, n_classes: int | None,
+                        n_features: int | None) -> Any:
+        """:meth:`certify`: the schema's, the rows' ranges', the safeguard's or the chosen learner's."""
         if self.schema is not None:
             return self._certify_on_schema(X, y, n=n, n_classes=n_classes, n_features=n_features)
         ranged = self._with_rows_ranges(X)
@@ -1301,7 +1311,10 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         ``certify(X, y)`` or ``certify(n=..., n_features=...)`` (``n_classes`` is ignored:
         a regression has no label set).
         """
-        return state_rows_source(self._certify_shape(X, y, n, n_classes, n_features), X, self)
+        try:
+            return state_rows_source(self._certify_shape(X, y, n, n_classes, n_features), X, self)
+        except (PrivacyError, SolverError) as exc:  # a part's refusal: in this call's name
+            raise signed_refusal(exc, f"{type(self).__name__}.certify") from None
 
     def _certify_shape(self, X: Any, y: Any, n: int | None, n_classes: int | None,
                        n_features: int | None, rows: Any = None) -> Any:

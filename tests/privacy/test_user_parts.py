@@ -846,3 +846,25 @@ def test_a_failed_condition_opens_with_the_call_the_user_made():
         with pytest.raises(PrivacyError) as err:
             call()
         assert str(err.value).startswith(f"{caller}: curvature bound: loss 'overclaimed' declares"), err.value
+
+
+@pytest.mark.parametrize("safeguard", [False, True])
+def test_the_front_doors_dry_run_opens_a_learners_refusal_with_certify(monkeypatch, safeguard):
+    """A condition that fails under a front door's dry run opens with the front door's certify,
+    with and without the rows, never with the learner or the part that checked it."""
+    from dpconvex.privacy.mechanisms.base import Mechanism
+
+    def refuse(self, budget):
+        raise PrivacyError(f"{type(self).__name__}.check_budget: a refusal of the test")
+
+    monkeypatch.setattr(Mechanism, "check_budget", refuse)
+    X, y = _rows(400)
+    doors = [(dp.PrivateClassifier(epsilon=1.0, classes=[-1.0, 1.0], safeguard=safeguard), y, 2),
+             (dp.PrivateRegressor(epsilon=4.0, label_range=(-1.0, 1.0), safeguard=safeguard), y, None)]
+    for door, labels, n_classes in doors:
+        name = f"{type(door).__name__}.certify"
+        for args, shape in (((X, labels), {}), ((), {"n": 400, "n_classes": n_classes,
+                                                      "n_features": X.shape[1]})):
+            with pytest.raises(PrivacyError) as err:
+                door.certify(*args, **shape)
+            assert str(err.value) == f"{name}: a refusal of the test", err.value
