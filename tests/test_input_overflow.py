@@ -234,6 +234,24 @@ def test_good_labels_pass_unchanged():
         assert check_labels(y, 4, "Owner").shape == (4,)
 
 
+@pytest.mark.parametrize("classes", [[2**53, 2**53 + 1], None])
+def test_a_float_label_does_not_round_the_integer_labels_of_other_records(data, classes):
+    # NumPy reads [2**53 + 1, 2.0**53] as floats, where 2**53 + 1 is 2**53: one record's
+    # label type merged the two classes (a model on one class, or a refusal with classes=None)
+    X, y01 = data
+    ints = [2**53 + int(v) for v in y01]
+    mixed = list(ints)
+    mixed[ints.index(2**53)] = float(2**53)
+    assert check_labels(mixed, len(mixed), "Owner").tolist() == ints
+    fits = []
+    for y in (ints, mixed):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", dp.PrivacyWarning)
+            fits.append(dp.PrivateLogisticRegression(epsilon=1.0, lam=0.05, classes=classes,
+                                                     random_state=0).fit(X, y).coef_)
+    np.testing.assert_array_equal(fits[0], fits[1])
+
+
 def test_estimators_name_the_label_problem(data):
     X, y = data
     y_obj = y.astype(object)

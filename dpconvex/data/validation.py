@@ -661,6 +661,20 @@ def _labels_as_given(y: Any) -> np.ndarray:
     return np.fromiter(values, dtype=object, count=len(values))  # a tuple stays one label
 
 
+def _exact_labels(y: Any, yy: np.ndarray) -> np.ndarray:
+    """``yy``, NumPy's reading of the labels ``y``; where ``y`` is a sequence whose integer labels NumPy
+    made floats that do not hold them (beyond 2**53, because another label is a float:
+    ``[2**53 + 1, 2.0**53]`` reads as two equal labels), an object array of the labels as given
+    instead, so that no label's type changes the value another label reads as."""
+    if yy.dtype.kind != "f" or yy.ndim > 2 or isinstance(y, np.ndarray) or hasattr(y, "dtype"):
+        return yy  # a shape check refuses more than two dimensions
+    given = np.empty(yy.shape, dtype=object)
+    given[...] = list(y) if yy.ndim == 1 else [list(row) for row in y]
+    lossy = any(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+                and float(int(v)) != int(v) for v in given.ravel().tolist())
+    return given if lossy else yy
+
+
 def check_labels(y: Any, n_samples: int, caller: str, names: tuple[str, str] = ("X", "y"), *,
                  classes: Any = None, unknown_labels: str = "raise") -> np.ndarray:
     """Validate a 1-D label vector of length n_samples (a declared set kept: a :class:`LabelArray`);
@@ -684,7 +698,7 @@ def check_labels(y: Any, n_samples: int, caller: str, names: tuple[str, str] = (
         yy = _labels_as_given(y)
     else:
         _reject_masked(y, caller, names[1])
-        yy = np.asarray(y)
+        yy = _exact_labels(y, np.asarray(y))
     if yy.ndim == 2 and yy.shape[1] == 1:
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected; it was flattened. "
