@@ -558,12 +558,14 @@ def _is_missing_type(t: type) -> bool:
     return t is type(None) or (t.__module__.startswith("pandas") and t.__name__ in ("NAType", "NaTType"))
 
 
-def check_numeric_dtype(raw: np.ndarray, caller: str, name: str = "X") -> None:
+def check_numeric_dtype(raw: np.ndarray, caller: str, name: str = "X", *, inferred: bool = False) -> None:
     """Refuse what is not a real number, before any conversion to float64.
 
     Strings, bytes (also numeric strings in an object array: unlike scikit-learn's ``check_array``), dates,
     complex numbers and missing values (None, pandas NA) are refused with a :class:`DataTypeError` or
     :class:`DataValidationError` opened by ``caller``; bool, int, float and object arrays of numbers pass.
+    ``inferred``: ``raw`` is NumPy's reading of a sequence, whose dtype the entries chose (``[[0.5, "a"]]``
+    is str, ``[[Decimal("0.5"), "a"]]`` object): text is refused with one message whatever that dtype.
     """
     kind = raw.dtype.kind
     if kind in "biuf":
@@ -574,7 +576,8 @@ def check_numeric_dtype(raw: np.ndarray, caller: str, name: str = "X") -> None:
         return any(issubclass(t, classes) for t in types)
 
     if kind in "US" or holds(*_TEXT_TYPES):
-        held, how = ((f"{'strings' if kind == 'U' else 'bytes'} (dtype {dtype_shown(raw.dtype)})",
+        held, how = (("strings or bytes", "pandas.to_numeric") if inferred else
+                     (f"{'strings' if kind == 'U' else 'bytes'} (dtype {dtype_shown(raw.dtype)})",
                       "X.astype(float) once they are checked") if kind in "US" else
                      ("strings or bytes (in an object array)", "pandas.to_numeric"))
         raise DataTypeError(

@@ -123,7 +123,7 @@ class DataTypeError(DataValidationError, TypeError):
     ...     PrivateLogisticRegression(classes=[0, 1]).fit([["a", "b"], ["c", "d"]], [0, 1])
     ... except DataTypeError as exc:
     ...     print(exc)
-    PrivateLogisticRegression.fit: X must be an array of numbers; it holds strings (dtype str), ...
+    PrivateLogisticRegression.fit: X must be an array of numbers; it holds strings or bytes, ...
     """
 
 

@@ -95,3 +95,15 @@ def test_a_refusal_of_text_names_no_length_of_a_value(make):
             make().fit(X, np.arange(10) % 2)
         texts.append(str(caught.value))
     assert texts[0] == texts[1] and "dtype str" in texts[0]
+
+
+@pytest.mark.parametrize("other", [0.25, __import__("decimal").Decimal("0.25"), 2**70, None])
+def test_a_refusal_of_text_in_a_list_does_not_depend_on_another_record(other):
+    # NumPy reads [[0.5, "a"], [0.25, 1.0]] as str and [[0.5, "a"], [Decimal, 1.0]] as object
+    rows = [[0.5, "a"], [other, 1.0], [0.1, 0.2]]
+    with pytest.raises(dp.DataTypeError) as got:
+        dp.PrivateLogisticRegression(classes=[0, 1]).fit(rows, [0, 1, 0])
+    assert str(got.value) == (
+        "PrivateLogisticRegression.fit: X must be an array of numbers; it holds strings or bytes, and "
+        "dpconvex does not read numbers from text: convert numeric columns yourself (e.g. "
+        "pandas.to_numeric). Encode categorical columns first.")

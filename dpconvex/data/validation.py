@@ -136,7 +136,8 @@ def check_array(X: Any, caller: str, *, name: str = "X", n_features: int | None 
                 f"could not be converted to float ({exc}). Encode categorical columns first."
             ) from None
         if dtype is None:
-            check_numeric_dtype(A, caller, name)  # what is not a real number, before float64
+            check_numeric_dtype(A, caller, name,  # what is not a real number, before float64
+                                inferred=not isinstance(source, np.ndarray) and not hasattr(source, "dtype"))
         elif source.dtype.kind == "f" and source.dtype.itemsize > 8 and \
                 np.count_nonzero(np.isinf(A)) > np.count_nonzero(np.isinf(source)):
             raise too_large
