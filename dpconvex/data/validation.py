@@ -663,11 +663,11 @@ def _labels_as_given(y: Any) -> np.ndarray:
 
 
 def _exact_labels(y: Any, yy: np.ndarray) -> np.ndarray:
-    """``yy``, NumPy's reading of the labels ``y``; where ``y`` is a sequence whose integer labels NumPy
-    made floats that do not hold them (beyond 2**53, because another label is a float:
+    """``yy``, NumPy's float reading of the sequence of labels ``y``; where NumPy made integer
+    labels floats that do not hold them (beyond 2**53, because another label is a float:
     ``[2**53 + 1, 2.0**53]`` reads as two equal labels), an object array of the labels as given
     instead, so that no label's type changes the value another label reads as."""
-    if yy.dtype.kind != "f" or yy.ndim > 2 or isinstance(y, np.ndarray) or hasattr(y, "dtype"):
+    if yy.ndim > 2:
         return yy  # a shape check refuses more than two dimensions
     given = np.empty(yy.shape, dtype=object)
     given[...] = list(y) if yy.ndim == 1 else [list(row) for row in y]
@@ -699,7 +699,9 @@ def check_labels(y: Any, n_samples: int, caller: str, names: tuple[str, str] = (
         yy = _labels_as_given(y)
     else:
         _reject_masked(y, caller, names[1])
-        yy = _exact_labels(y, np.asarray(y))
+        yy = np.asarray(y)
+        if yy.dtype.kind == "f" and not hasattr(y, "dtype"):  # a sequence NumPy read as floats
+            yy = _exact_labels(y, yy)
     if yy.ndim == 2 and yy.shape[1] == 1:
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected; it was flattened. "
