@@ -667,8 +667,8 @@ def _exact_labels(y: Any, yy: np.ndarray) -> np.ndarray:
     labels floats that do not hold them (beyond 2**53, because another label is a float:
     ``[2**53 + 1, 2.0**53]`` reads as two equal labels), an object array of the labels as given
     instead, so that no label's type changes the value another label reads as."""
-    if yy.ndim > 2:
-        return yy  # a shape check refuses more than two dimensions
+    if yy.ndim not in (1, 2):
+        return yy  # a shape check refuses a scalar and more than two dimensions
     given = np.empty(yy.shape, dtype=object)
     given[...] = list(y) if yy.ndim == 1 else [list(row) for row in y]
     lossy = any(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
