@@ -21,6 +21,7 @@ from .report import (
     OutputError,
     ProblemResult,
     WarningTally,
+    certified_lines,
     check_output_dir,
     first_sentence,
     format_table,
@@ -50,7 +51,7 @@ from .spec import (
 
 __all__ = ["CONSTANT_PREDICTION", "DATASETS", "ESTIMATORS", "MAJORITY", "MAX_PROBLEM_FITS", "MAX_RUNS",
            "METRICS", "Band", "Expect", "Method", "OutputError", "Problem", "ProblemError", "ProblemResult",
-           "WarningTally", "assert_within_band", "check_output_dir", "constant_r2", "find_problem",
-           "first_sentence", "format_table", "import_object", "list_problems", "load_data", "load_problem",
-           "majority_error", "plot_result", "problem_dirs", "record_band", "release_name", "result_to_dict",
-           "run_problem", "warning_lines", "write_outputs"]
+           "WarningTally", "assert_within_band", "certified_lines", "check_output_dir", "constant_r2",
+           "find_problem", "first_sentence", "format_table", "import_object", "list_problems", "load_data",
+           "load_problem", "majority_error", "plot_result", "problem_dirs", "record_band", "release_name",
+           "result_to_dict", "run_problem", "warning_lines", "write_outputs"]

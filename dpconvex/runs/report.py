@@ -36,8 +36,8 @@ if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
 
 __all__ = ["CONSTANT_PREDICTION", "MAJORITY", "OutputError", "ProblemResult", "WarningTally",
-           "check_output_dir", "first_sentence", "format_table", "plot_result", "release_name",
-           "result_to_dict", "warning_lines", "write_outputs"]
+           "certified_lines", "check_output_dir", "first_sentence", "format_table", "plot_result",
+           "release_name", "result_to_dict", "warning_lines", "write_outputs"]
 
 
 # ----------------------------------------------------------------------------- the fits
@@ -277,6 +277,9 @@ class ProblemResult:
     baselines: dict[str, list[float]] = field(default_factory=dict)
     #: released[method][x] = {release name: fits}, read from each fit's certificate
     released: dict[str, dict[float, dict[str, int]]] = field(default_factory=dict)
+    #: certified[method][x] = {(ε, δ) its certificate guarantees, or None without one: fits},
+    #: for the private methods' fits
+    certified: dict[str, dict[float, dict[tuple[float, float] | None, int]]] = field(default_factory=dict)
     #: the distinct warnings of the fits: {"category", "message", "fits", "methods"}
     warnings: list[dict[str, Any]] = field(default_factory=list)
     #: how many fits the run made
@@ -381,6 +384,7 @@ def format_table(result: ProblemResult) -> str:
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     if trivial:
         lines.append(note[:-1] + ("; ✗: no better than it)" if marked else ")"))
+    lines.extend(certified_lines(result))
     name = "error" if result.problem.metric == "error" else "R²"
     for c in result.checks:
         mark = "ok  " if c["ok"] else "FAIL"
@@ -391,6 +395,34 @@ def format_table(result: ProblemResult) -> str:
     return "\n".join(lines)
 
 
+def certified_lines(result: ProblemResult) -> list[str]:
+    """One line per private method: the distinct (ε, δ) its fits' certificates guarantee.
+
+    Examples
+    --------
+    >>> from dpconvex.runs import ProblemResult, certified_lines, load_problem
+    >>> problem = load_problem("wine_large_margin")
+    >>> result = ProblemResult(problem, quick=True, runs=2, errors={"LM-Gaussian": {1.0: [0.2, 0.3]}},
+    ...                        certified={"LM-Gaussian": {1.0: {(1.0, 0.0): 2}}})
+    >>> certified_lines(result)
+    ['LM-Gaussian: (ε, δ) = (1, 0) by the certificates of its 2 fits']
+    """
+    out = []
+    for method, points in result.certified.items():
+        counts: dict[tuple[float, float] | None, int] = {}
+        for pairs in points.values():
+            for pair, fits in pairs.items():
+                counts[pair] = counts.get(pair, 0) + fits
+        stated = sorted(pair for pair in counts if pair is not None)
+        text = ", ".join(f"({e:g}, {d:g})" for e, d in stated)
+        certified = sum(counts[pair] for pair in stated)
+        parts = [f"(ε, δ) = {text} by the certificates of its {certified} fits"] if stated else []
+        if None in counts:
+            parts.append(f"{counts[None]} fits without a certificate (ε as built, not certified)")
+        out.append(f"{method}: " + "; ".join(parts))
+    return out
+
+
 def _stats(values: list[float]) -> dict[str, Any]:
     return {"mean": float(np.mean(values)), "std": float(np.std(values)),
             "errors": [float(x) for x in values]}
@@ -399,8 +431,9 @@ def _stats(values: list[float]) -> dict[str, Any]:
 def result_to_dict(result: ProblemResult) -> dict[str, Any]:
     """The JSON form of a result (``results.json``): among its keys ``metric`` (``"error"``
     or ``"r2"``), ``baselines`` (the trivial score per run), ``released`` (per method and
-    point, ``{release name: fits}``), ``fits`` and ``warnings``
-    (``{category, message, fits, methods}``).
+    point, ``{release name: fits}``), ``certified`` (per private method and point, the
+    ``{epsilon, delta, fits}`` its certificates guarantee; ``null`` for fits without one),
+    ``fits`` and ``warnings`` (``{category, message, fits, methods}``).
 
     Examples
     --------
@@ -422,6 +455,10 @@ def result_to_dict(result: ProblemResult) -> dict[str, Any]:
         "passed": result.passed,
         "released": {m: {("inf" if math.isinf(e) else repr(e)): dict(names) for e, names in d.items()}
                      for m, d in result.released.items()},
+        "certified": {m: {("inf" if math.isinf(x) else repr(x)): [
+            {"epsilon": None if pair is None else pair[0], "delta": None if pair is None else pair[1],
+             "fits": fits} for pair, fits in pairs.items()] for x, pairs in d.items()}
+            for m, d in result.certified.items()},
         "fits": result.fits, "warnings": result.warnings,
     }
 

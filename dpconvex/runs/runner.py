@@ -84,19 +84,44 @@ def _make_estimator(method: Method, epsilon: float | None) -> BaseEstimator:
     """The method's unfitted estimator (``random_state=None``: the run hands the fit its noise)."""
     import dpconvex
 
-    est = build_estimator(method, epsilon)
+    est = build_estimator(method, epsilon, caller="run_problem")
     if method.tune and method.private:
         return dpconvex.PrivateGridSearch(est, method.tune, epsilon=epsilon)
     return est
 
 
-def _record(result: ProblemResult, label: str, key: float, est: BaseEstimator, value: float) -> None:
-    """Store one fit's score and what it released (from its certificate, if it has one)."""
+def _record(result: ProblemResult, label: str, key: float, est: BaseEstimator, value: float,
+            certified: bool = False) -> None:
+    """Store one fit's score and what it released (from its certificate, if it has one); with
+    ``certified`` (a private method's fit), the (ε, δ) its certificate states (None: none)."""
     result.errors.setdefault(label, {}).setdefault(key, []).append(value)
     names = result.released.setdefault(label, {}).setdefault(key, {})
-    if getattr(est, "certificate_", None) is not None:
+    cert = getattr(est, "certificate_", None)
+    if cert is not None:
         name = release_name(est)
         names[name] = names.get(name, 0) + 1
+    if certified:
+        pair = None if cert is None else (float(cert.epsilon), float(cert.delta))
+        counts = result.certified.setdefault(label, {}).setdefault(key, {})
+        counts[pair] = counts.get(pair, 0) + 1
+
+
+def _check_release(problem: Problem, method: Method, epsilon: float, est: BaseEstimator) -> None:
+    """Refuse a private fit whose certificate states another ε than the grid's, or a δ above the
+    method's ``delta``: the run would score and report a model other than the one it names."""
+    cert = getattr(est, "certificate_", None)
+    if cert is None:  # nothing stated: the model was built with the grid's epsilon (build_estimator)
+        return
+    asked = method.params.get("delta")
+    wrong_eps = not math.isclose(cert.epsilon_requested, epsilon, rel_tol=1e-9)
+    if wrong_eps or (isinstance(asked, (int, float)) and cert.delta > asked * (1 + 1e-9)):
+        where = method.where or (problem.path, "method.")
+        raise _err(where[0], where[1] + "estimator", f"its fit at epsilon = {epsilon:g} released "
+                   f"a model whose certificate requests epsilon = {cert.epsilon_requested:g} and "
+                   f"guarantees ({cert.epsilon:g}, {cert.delta:g})-DP, not the grid's epsilon"
+                   + (f" and the params' delta = {asked:g}" if asked is not None else "")
+                   + f": the run scores the model {method.estimator} builds. Spend the epsilon "
+                   "(and delta) it is given, unchanged.", "run_problem")
 
 
 #: The non-private row of a problem whose methods are all private, by metric.
@@ -452,7 +477,8 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
                     sw = epsilon_sweep(_make_estimator(m, None), Xtr, ytr,
                                        [e for e, _ in grid], random_state=rng)
                 for (eps, _), (est,) in zip(grid, sw.estimators, strict=True):
-                    _record(result, m.label, eps, est, score(est, Xte, yte, problem.metric))
+                    _check_release(problem, m, eps, est)
+                    _record(result, m.label, eps, est, score(est, Xte, yte, problem.metric), True)
                     bar.step()
                 continue
             for eps, size in grid:
@@ -467,8 +493,10 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
                 with tally.capture(m.label):  # noise from the problem's generator, handed to the fit
                     est = _make_estimator(m, eps)
                     est = fit_with(est, Xs, ys, NO_CONTEXT, [(est, NoiseSource(rng, seeded=True))])
+                if m.private:
+                    _check_release(problem, m, eps, est)
                 key = float(size) if size is not None else eps
-                _record(result, m.label, key, est, score(est, Xte, yte, problem.metric))
+                _record(result, m.label, key, est, score(est, Xte, yte, problem.metric), m.private)
                 bar.step()
         if all(m.private for m in problem.methods):  # every table and plot shows a non-private baseline
             _non_private_baseline(result, Xtr, ytr, Xte, yte, sizes, len(result.baselines[name]))

@@ -137,6 +137,8 @@ class Method:
     private: bool = True
     #: the class or factory ``estimator`` names (None: the registered dpconvex class)
     factory: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
+    #: (problem file, key prefix of its table, e.g. ``"method[0]."``), named in errors
+    where: tuple[Path, str] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -586,12 +588,38 @@ def _factory(method: Method) -> Callable[..., Any]:
     return getattr(dpconvex, method.estimator)
 
 
-def build_estimator(method: Method, epsilon: float | None, *, private: bool | None = None) -> Any:
-    """The method's unfitted estimator; a private one at ``epsilon``.
+def _takes_epsilon(factory: Callable[..., Any]) -> bool:
+    """Whether ``factory`` accepts an ``epsilon`` keyword: by name, or through ``**params``."""
+    try:
+        params = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):  # no signature to read (a builtin): it names none
+        return False
+    return any(p.kind == p.VAR_KEYWORD or (p.name == "epsilon" and p.kind in (
+        p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)) for p in params)
 
-    ε is passed to the constructor when the class or factory names an ``epsilon``
-    parameter, and set with ``set_params`` on the estimator it returned otherwise.
-    ``private`` overrides ``method.private`` (:func:`load_problem` builds before it knows).
+
+def _build_error(method: Method, text: str, caller: str) -> ProblemError:
+    """The error of a method's estimator at its ``[[method]]`` table (when loaded from a file)."""
+    if method.where is None:
+        return ProblemError(f"{caller}: method {method.label!r}: {text}")
+    return _err(method.where[0], method.where[1] + "estimator", text, caller)
+
+
+def build_estimator(method: Method, epsilon: float | None, *, private: bool | None = None,
+                    caller: str = "build_estimator") -> Any:
+    """The method's unfitted estimator; a private one at ``epsilon``, as the class or factory built it.
+
+    A private method's ε reaches the class or factory as the argument ``epsilon`` (a factory
+    takes it by name or through ``**params``), with the method's ``params`` (its δ among them);
+    nothing is set on the estimator it returns. ``private`` overrides ``method.private``
+    (:func:`load_problem` builds before it knows).
+
+    Raises
+    ------
+    ProblemError
+        A private method whose factory takes no ``epsilon`` argument yet returns an estimator with
+        an ``epsilon`` parameter (the grid's ε cannot reach it), or returns one whose ``epsilon``
+        (or ``delta``) is not the one it was given: the message says what to change.
 
     Examples
     --------
@@ -604,17 +632,25 @@ def build_estimator(method: Method, epsilon: float | None, *, private: bool | No
     private = method.private if private is None else private
     factory = _factory(method)
     kwargs = dict(method.params)
-    try:  # the factory's signature names an epsilon parameter: it is passed there
-        param = inspect.signature(factory).parameters.get("epsilon")
-    except (TypeError, ValueError):  # no signature to read (a builtin)
-        param = None
-    by_constructor = private and param is not None and param.kind in (param.POSITIONAL_OR_KEYWORD,
-                                                                       param.KEYWORD_ONLY)
-    if by_constructor:
+    takes = _takes_epsilon(factory)
+    if private and takes:
         kwargs["epsilon"] = epsilon
     est = factory(**kwargs)
-    if private and not by_constructor and "epsilon" in _params_of(est):
-        est.set_params(epsilon=epsilon)
+    built = _params_of(est)
+    if not private or "epsilon" not in built or not _mechanism_private(built.get("mechanism")):
+        return est  # a non-private comparison: run once per run, no epsilon claimed
+    name = type(est).__name__
+    if not takes:
+        raise _build_error(method, f"{method.estimator} takes no epsilon argument and returns a "
+                           f"{name}, which has one: the grid's epsilon cannot reach the model it "
+                           "builds. Give the factory an epsilon parameter (or **params) and pass "
+                           f"it on, e.g. def make(**params): return {name}(..., **params).", caller)
+    for key, given in (("epsilon", epsilon), ("delta", method.params.get("delta"))):
+        if given is not None and key in built and built[key] != given:
+            raise _build_error(method, f"{method.estimator} was given {key} = {given!r} and returned "
+                               f"a {name} with {key} = {built[key]!r}: the run fits and scores the "
+                               f"model at the grid's epsilon and the params' delta. Pass {key} to "
+                               "the estimator unchanged.", caller)
     return est
 
 
@@ -656,7 +692,9 @@ def _check_params(path: Path, key: str, method: Method, epsilon: float) -> Any:
     private = _mechanism_private(method.params.get("mechanism"))
     registered = method.factory is None
     try:
-        est = build_estimator(method, epsilon, private=private)
+        est = build_estimator(method, epsilon, private=private, caller="load_problem")
+    except ProblemError:
+        raise
     except TypeError as exc:  # a constructor that refuses a combination of parameters
         raise _err(path, key, f"{exc}. Check the parameters of {method.estimator}.") from None
     except Exception as exc:
@@ -744,7 +782,8 @@ def _parse_methods(path: Path, raw_methods: Any, epsilon: float) -> tuple[list[M
             raise _err(path, k + "tune", "must be a table of non-empty lists (the candidate grid).")
         if tune is not None:
             tune = _resolve_imports(path, k + "tune", tune)
-        method = Method(m.get("label") or m["estimator"], m["estimator"], params, tune, factory=factory)
+        method = Method(m.get("label") or m["estimator"], m["estimator"], params, tune, factory=factory,
+                        where=(path, k))
         est = _check_params(path, k + "params", method, epsilon)
         if tune is not None:  # tunable: the estimator's parameters the grid does not set
             valid = sorted(n for n in _params_of(est) if n not in _GRID_PARAMS)

@@ -154,10 +154,10 @@ def _split(X, y, n_train=90):
 
 
 # ------------------------------------------------------------------------ import paths
-@pytest.mark.parametrize("factory", ["make_regressor", "make_fixed"])
-def test_import_path_estimator_and_loss_run_and_report_r2(tmp_path, user_module, factory):
-    """A factory (taking epsilon through **params, or not at all) and a from_cvxpy loss."""
-    problem = load_problem(_write(tmp_path, REGRESSION.format(mod=user_module, factory=factory)))
+def test_import_path_estimator_and_loss_run_and_report_r2(tmp_path, user_module):
+    """A factory (taking epsilon through **params) and a from_cvxpy loss."""
+    problem = load_problem(_write(tmp_path, REGRESSION.format(mod=user_module,
+                                                             factory="make_regressor")))
     module = sys.modules[user_module]
     assert problem.metric == "r2" and problem.dataset == f"{user_module}:load"
     mine, baseline = problem.methods
@@ -177,7 +177,7 @@ def test_import_path_estimator_and_loss_run_and_report_r2(tmp_path, user_module,
 
 def test_an_estimator_without_epsilon_is_a_non_private_comparison(tmp_path, user_module):
     """Any estimator by import path: scikit-learn's Ridge runs once per run, with no release."""
-    text = REGRESSION.format(mod=user_module, factory="make_fixed") + """
+    text = REGRESSION.format(mod=user_module, factory="make_regressor") + """
 [[method]]
 label = "ridge"
 estimator = "sklearn.linear_model:Ridge"
@@ -190,11 +190,11 @@ params = { alpha = 1.0 }
     assert "| ridge |" in format_table(result)  # no release to name: it has no certificate
 
 
-def test_the_grid_epsilon_reaches_a_factory_without_an_epsilon_parameter(tmp_path, user_module):
-    from dpconvex.runs.spec import build_estimator
-
-    problem = load_problem(_write(tmp_path, REGRESSION.format(mod=user_module, factory="make_fixed")))
-    assert build_estimator(problem.methods[0], 2.5).epsilon == 2.5
+def test_a_factory_without_an_epsilon_parameter_is_refused_with_the_fix(tmp_path, user_module):
+    path = _write(tmp_path, REGRESSION.format(mod=user_module, factory="make_fixed"))
+    with pytest.raises(ProblemError, match=r"key 'method\[0\]\.estimator': .*make_fixed takes no "
+                       r"epsilon argument .* Give the factory an epsilon parameter \(or \*\*params\)"):
+        load_problem(path)
 
 
 def test_an_import_table_sets_a_constraints_callable(tmp_path, user_module):
@@ -210,7 +210,7 @@ def test_a_module_next_to_the_problem_file_is_found(tmp_path):
     (tmp_path / f"{name}.py").write_text(MODULE)
     before = list(sys.path)
     try:
-        problem = load_problem(_write(tmp_path, REGRESSION.format(mod=name, factory="make_fixed")))
+        problem = load_problem(_write(tmp_path, REGRESSION.format(mod=name, factory="make_regressor")))
         assert problem.methods[1].params["loss"].name == "my_huber"
         assert sys.path == before
     finally:
@@ -224,16 +224,16 @@ def test_import_object_names_what_failed():
 
 
 BAD_IMPORTS = [
-    pytest.param(("{mod}:make_fixed", "no_such_module_zz:Thing"), "method[0].estimator",
+    pytest.param(("{mod}:make_regressor", "no_such_module_zz:Thing"), "method[0].estimator",
                  r"no module named 'no_such_module_zz'\. Put the module next to the problem file",
                  id="estimator module missing"),
-    pytest.param(("{mod}:make_fixed", "{mod}:Missing"), "method[0].estimator",
+    pytest.param(("{mod}:make_regressor", "{mod}:Missing"), "method[0].estimator",
                  r"has no attribute 'Missing'\. Fix the name after ':'", id="estimator name missing"),
-    pytest.param(("{mod}:make_fixed", "{mod}:NOT_CALLABLE"), "method[0].estimator",
+    pytest.param(("{mod}:make_regressor", "{mod}:NOT_CALLABLE"), "method[0].estimator",
                  r"names an object of type int, not a class or a factory", id="estimator not callable"),
-    pytest.param(("{mod}:make_fixed", "{mod}:make_nothing"), "method[0].estimator",
+    pytest.param(("{mod}:make_regressor", "{mod}:make_nothing"), "method[0].estimator",
                  r"returned int, not an estimator", id="factory returns no estimator"),
-    pytest.param(("{mod}:make_fixed", "Nope"), "method[0].estimator",
+    pytest.param(("{mod}:make_regressor", "Nope"), "method[0].estimator",
                  r"unknown estimator 'Nope'; choose one of .* or give the import path",
                  id="unknown name"),
     pytest.param(('import = "{mod}:huber"', 'import = "{mod}:hubber"'), "method[1].params.loss",
@@ -253,7 +253,7 @@ BAD_IMPORTS = [
 def test_bad_import_paths_name_the_file_the_key_and_the_fix(tmp_path, user_module, mutation,
                                                             key, match):
     old, new = (part.format(mod=user_module) for part in mutation)
-    text = REGRESSION.format(mod=user_module, factory="make_fixed")
+    text = REGRESSION.format(mod=user_module, factory="make_regressor")
     assert old in text
     path = _write(tmp_path, text.replace(old, new, 1))
     with pytest.raises(ProblemError, match=match) as info:
@@ -265,8 +265,8 @@ def test_bad_import_paths_name_the_file_the_key_and_the_fix(tmp_path, user_modul
 def test_a_module_that_fails_on_import_is_named_with_its_error(tmp_path, user_module, capsys):
     broken = f"dpc_broken_{uuid.uuid4().hex[:12]}"
     (tmp_path / f"{broken}.py").write_text("raise RuntimeError('boom')\n")
-    text = REGRESSION.format(mod=user_module, factory="make_fixed").replace(
-        f"{user_module}:make_fixed", f"{broken}:make", 1)
+    text = REGRESSION.format(mod=user_module, factory="make_regressor").replace(
+        f"{user_module}:make_regressor", f"{broken}:make", 1)
     path = _write(tmp_path, text)
     with pytest.raises(ProblemError, match=rf"importing '{broken}' .* raised RuntimeError: boom\. "
                        r"Fix the module") as info:
@@ -288,7 +288,7 @@ def test_a_module_that_fails_on_import_is_named_with_its_error(tmp_path, user_mo
     (("min_r2 = 0.3", "max_r2 = 0.9"), "expect[0].min_r2", r"is required \(the lower end"),
 ])
 def test_the_metric_and_its_bands_are_checked(tmp_path, user_module, edit, key, match):
-    text = REGRESSION.format(mod=user_module, factory="make_fixed")
+    text = REGRESSION.format(mod=user_module, factory="make_regressor")
     assert edit[0] in text
     with pytest.raises(ProblemError, match=match) as info:
         load_problem(_write(tmp_path, text.replace(edit[0], edit[1], 1)))
@@ -296,7 +296,7 @@ def test_the_metric_and_its_bands_are_checked(tmp_path, user_module, edit, key, 
 
 
 def test_mixed_regressors_and_classifiers_need_a_stated_metric(tmp_path, user_module):
-    text = REGRESSION.format(mod=user_module, factory="make_fixed") + """
+    text = REGRESSION.format(mod=user_module, factory="make_regressor") + """
 [[method]]
 label = "LR"
 estimator = "PrivateLogisticRegression"
@@ -389,7 +389,7 @@ def test_a_csv_cell_that_is_not_a_number_is_named_by_line_and_column(tmp_path, c
 
 
 def test_a_dataframe_loader_with_a_target_column(tmp_path, user_module):
-    text = REGRESSION.format(mod=user_module, factory="make_fixed").replace(
+    text = REGRESSION.format(mod=user_module, factory="make_regressor").replace(
         f'"{user_module}:load"', f'"{user_module}:load_frame"\ntarget = "y"')
     problem = load_problem(_write(tmp_path, text))
     X, y = load_data(problem)
@@ -503,8 +503,8 @@ def test_record_band_of_a_classifier_scores_the_test_error():
 
 
 def test_a_model_of_the_users_without_a_parameter_table_loads_and_runs(tmp_path, user_module):
-    text = REGRESSION.format(mod=user_module, factory="make_fixed").replace(
-        f'estimator = "{user_module}:make_fixed"', f'estimator = "{user_module}:MeanModel"')
+    text = REGRESSION.format(mod=user_module, factory="make_regressor").replace(
+        f'estimator = "{user_module}:make_regressor"', f'estimator = "{user_module}:MeanModel"')
     result = run_problem(load_problem(_write(tmp_path, text)), progress=False)
     assert set(result.errors["mine"]) == {10.0}
 

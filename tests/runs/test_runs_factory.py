@@ -1,0 +1,170 @@
+"""`dpconvex run` fits, scores and reports the model the user's factory builds.
+
+The grid's ε reaches the factory as its ``epsilon`` argument and nothing is set on the model it
+returns; the table and results.json state the (ε, δ) of each fit's certificate. A factory that
+changes or ignores ε is refused by name; a loss with a sign slip fails its band. Every fit is
+seeded and the data are fixed (120 rows), so each outcome is deterministic: no test here is
+statistical.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import uuid
+
+import pytest
+
+from dpconvex import cli
+from dpconvex.runs import ProblemError, format_table, load_problem, run_problem
+
+#: A user's module: the guide's Huber loss, the same with a sign slip, and factories.
+MODULE = '''
+import cvxpy as cp
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+
+import dpconvex as dp
+
+huber = dp.Loss.from_cvxpy(lambda z, y: cp.huber(z - y, 0.5), kind="regression",
+                           name="my_huber", label_range=(-1.0, 1.0))
+slipped = dp.Loss.from_cvxpy(lambda z, y: cp.huber(z + y, 0.5), kind="regression",
+                             name="my_huber_slipped", label_range=(-1.0, 1.0))
+
+
+def make_regressor(**params):
+    return dp.PrivateLinearRegressor(loss=huber, label_range=(-5, 15), **params)
+
+
+def make_cut(**params):                       # a tenth of the grid's epsilon
+    params["epsilon"] = params["epsilon"] / 10
+    return dp.PrivateLinearRegressor(loss=huber, label_range=(-5, 15), **params)
+
+
+def make_own_epsilon(**params):               # ignores the grid's epsilon
+    params.pop("epsilon")
+    return dp.PrivateLinearRegressor(loss=huber, label_range=(-5, 15), epsilon=1.0, **params)
+
+
+def make_slipped(**params):
+    return dp.PrivateLinearRegressor(loss=slipped, label_range=(-5, 15), **params)
+
+
+def make_delta(**params):                     # doubles the delta of its params
+    params["delta"] = 2 * params["delta"]
+    return dp.PrivateLinearRegressor(loss=huber, label_range=(-5, 15), **params)
+
+
+class CutInFit(RegressorMixin, BaseEstimator):
+    """A model of the user's whose fit spends a tenth of its epsilon: only its certificate shows it."""
+
+    def __init__(self, epsilon=1.0, random_state=None):
+        self.epsilon, self.random_state = epsilon, random_state
+
+    def fit(self, X, y):
+        inner = dp.PrivateLinearRegressor(loss=huber, label_range=(-5, 15),
+                                          epsilon=self.epsilon / 10, random_state=0).fit(X, y)
+        self.inner_, self.certificate_ = inner, inner.certificate_
+        return self
+
+    def predict(self, X):
+        return self.inner_.predict(X)
+
+
+def load(n=120):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 3)) / 2
+    return X, 5 + 3 * X[:, 0] + rng.normal(size=n) / 2
+'''
+
+#: One private method at ε = 10 (2 runs) with its band; the factory is filled in.
+PROBLEM = """
+[data]
+dataset = "{mod}:load"
+test_size = 0.3
+[grid]
+epsilon = [10.0]
+runs = 2
+seed = 0
+[[method]]
+label = "mine"
+estimator = "{mod}:{factory}"
+params = {params}
+[[expect]]
+method = "mine"
+epsilon = 10.0
+min_r2 = 0.3
+"""
+
+
+@pytest.fixture
+def user_module(tmp_path, monkeypatch):
+    """The name of a fresh user module on sys.path (a unique name: modules are cached)."""
+    name = f"dpc_factory_{uuid.uuid4().hex[:12]}"
+    folder = tmp_path / "site"
+    folder.mkdir()
+    (folder / f"{name}.py").write_text(MODULE)
+    monkeypatch.syspath_prepend(str(folder))
+    yield name
+    sys.modules.pop(name, None)
+
+
+def _problem(tmp_path, module, factory, params="{}"):
+    path = tmp_path / f"{factory}.toml"
+    path.write_text(PROBLEM.format(mod=module, factory=factory, params=params))
+    return path
+
+
+def _run(path, out):
+    return cli.main(["run", str(path), "--out", str(out), "--no-progress"])
+
+
+def test_the_factory_that_passes_epsilon_on_passes_and_states_its_certificates(
+        tmp_path, user_module, capsys):
+    assert _run(_problem(tmp_path, user_module, "make_regressor"), tmp_path / "out") == 0
+    printed = capsys.readouterr().out
+    assert "mine: (ε, δ) = (10, 0) by the certificates of its 2 fits" in printed
+    payload = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert payload["certified"] == {"mine": {"10.0": [{"epsilon": 10.0, "delta": 0.0, "fits": 2}]}}
+    assert payload["passed"] is True
+
+
+@pytest.mark.parametrize("factory,match", [
+    ("make_cut", r"make_cut was given epsilon = 10\.0 and returned a PrivateLinearRegressor with "
+                 r"epsilon = 1\.0: .* Pass epsilon to the estimator unchanged"),
+    ("make_own_epsilon", r"make_own_epsilon was given epsilon = 10\.0 and returned a "
+                         r"PrivateLinearRegressor with epsilon = 1\.0"),
+])
+def test_a_factory_that_changes_or_ignores_epsilon_fails_the_run(tmp_path, user_module, capsys,
+                                                                factory, match):
+    path = _problem(tmp_path, user_module, factory)
+    assert _run(path, tmp_path / "out") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{path}: key 'method[0].estimator'" in err, err
+    with pytest.raises(ProblemError, match=match):
+        load_problem(path)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_factory_that_changes_delta_is_refused(tmp_path, user_module):
+    path = _problem(tmp_path, user_module, "make_delta", "{ delta = 1e-6 }")
+    with pytest.raises(ProblemError, match=r"make_delta was given delta = 1e-06 and returned a "
+                       r"PrivateLinearRegressor with delta = 2e-06"):
+        load_problem(path)
+
+
+def test_a_model_whose_fit_spends_another_epsilon_is_caught_by_its_certificate(tmp_path, user_module):
+    problem = load_problem(_problem(tmp_path, user_module, "CutInFit"))
+    with pytest.raises(ProblemError, match=r"^run_problem: .*key 'method\[0\]\.estimator': its fit at "
+                       r"epsilon = 10 released a model whose certificate requests epsilon = 1 and "
+                       r"guarantees \(1, 0\)-DP, not the grid's epsilon"):
+        run_problem(problem, progress=False)
+
+
+def test_a_sign_slip_in_the_loss_fails_its_band(tmp_path, user_module, capsys):
+    assert _run(_problem(tmp_path, user_module, "make_slipped"), tmp_path / "out") == 1
+    printed = capsys.readouterr().out
+    assert "[FAIL] mine at ε=10.0: R² " in printed
+    assert "mine: (ε, δ) = (10, 0) by the certificates of its 2 fits" in printed
+    result = run_problem(load_problem(tmp_path / "make_slipped.toml"), progress=False)
+    assert not result.passed and result.checks[0]["observed"] < 0.3, format_table(result)
