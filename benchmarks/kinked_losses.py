@@ -7,8 +7,10 @@ norm <= 1), beside ``PrivateHuberSVM`` (the same hinge Huberized at h = 0.5) at 
 the non-private fit of the same stated loss (``mechanism="none"``) and the majority class;
 test accuracy.
 
-Part 2, the kinked regression losses on scikit-learn's diabetes (features divided by the
-public 0.2, ``data_norm=2``, ``label_range=(25, 350)`` as in docs/guide/custom_objective.md):
+Part 2, the kinked regression losses on scikit-learn's diabetes, prepared as in
+docs/guide/regression.md and docs/guide/custom_objective.md (``load_sklearn("diabetes")``: rows
+of norm <= 1 by the features' documented range; ``label_range=(0, 400)``, the public
+``SKLEARN_LABEL_RANGES["diabetes"]``):
 ``PrivateLinearRegressor(loss=fn)`` for the absolute loss ``cp.abs(z - y)``, the pinball
 loss at τ = 0.9 ``cp.maximum(0.9 * (y - z), -0.1 * (y - z))`` and the ε-insensitive loss
 ``cp.pos(cp.abs(z - y) - 0.05)``, beside the non-private fit of the same loss and the
@@ -29,7 +31,6 @@ import warnings
 import cvxpy as cp
 import harness
 import numpy as np
-from sklearn.datasets import load_diabetes
 from sklearn.metrics import mean_pinball_loss
 from sklearn.model_selection import train_test_split
 
@@ -38,7 +39,7 @@ import dpconvex as dp
 SEEDS = tuple(range(9400, 9405))
 CLASSIFIER_EPSILONS = (0.5, 1.0, 2.0)
 REGRESSOR_EPSILONS = (2.0, 10.0)
-LABELS = (25, 350)
+LABELS = dp.datasets.SKLEARN_LABEL_RANGES["diabetes"]
 KINKED = {"absolute": (lambda z, y: cp.abs(z - y), 0.5),
           "pinball 0.9": (lambda z, y: cp.maximum(0.9 * (y - z), -0.1 * (y - z)), 0.9),
           "eps-insensitive": (lambda z, y: cp.pos(cp.abs(z - y) - 0.05), 0.5)}
@@ -69,8 +70,7 @@ def hinge(run: harness.Run, seeds: tuple[int, ...], epsilons: tuple[float, ...])
 
 
 def regression(run: harness.Run, seeds: tuple[int, ...], epsilons: tuple[float, ...]) -> None:
-    X, y = load_diabetes(return_X_y=True)
-    X = X / 0.2
+    X, y = dp.datasets.load_sklearn("diabetes")
     for name, (fn, tau) in KINKED.items():
         table = harness.Table(f"{name} on diabetes: held-out mean pinball loss at τ = {tau:g} "
                               "(lower is better)",
@@ -80,7 +80,7 @@ def regression(run: harness.Run, seeds: tuple[int, ...], epsilons: tuple[float, 
         exact, constant = [], []
         for seed in seeds:
             Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=seed)
-            reg = dp.PrivateLinearRegressor(loss=fn, label_range=LABELS, data_norm=2.0)
+            reg = dp.PrivateLinearRegressor(loss=fn, label_range=LABELS)
             exact.append(mean_pinball_loss(
                 yte, reg.set_params(mechanism="none").fit(Xtr, ytr).predict(Xte), alpha=tau))
             constant.append(mean_pinball_loss(
