@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DPConvexError
+from ..estimators.selection.grid import PRIVACY_PARAMETERS
 
 __all__ = ["DATASETS", "ESTIMATORS", "MAX_PROBLEM_FITS", "MAX_RUNS", "METRICS", "Expect", "Method",
            "Problem", "ProblemError", "check_fits", "count_fits", "find_problem", "import_object",
@@ -782,6 +783,10 @@ def _parse_methods(path: Path, raw_methods: Any, epsilon: float) -> tuple[list[M
             raise _err(path, k + "tune", "must be a table of non-empty lists (the candidate grid).")
         if tune is not None:
             tune = _resolve_imports(path, k + "tune", tune)
+            if privacy := [name for name in tune if name in PRIVACY_PARAMETERS]:
+                raise _err(path, k + "tune", f"{privacy[0]!r} is a privacy parameter: a search that "
+                           "chose it from the data would release the guarantee it chose. Set delta in "
+                           "params (one value for every candidate); epsilon comes from the grid.")
         method = Method(m.get("label") or m["estimator"], m["estimator"], params, tune, factory=factory,
                         where=(path, k))
         est = _check_params(path, k + "params", method, epsilon)

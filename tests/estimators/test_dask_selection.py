@@ -70,7 +70,7 @@ SEARCHES = {
         dp.PrivateHuberSVM(), {"lam": [0.01, 0.1, 1.0]}, epsilon=1.0, mean_runs=3,
         classes=[0, 1], random_state=3),
     "grid, front door": lambda: dp.PrivateGridSearch(
-        dp.PrivateClassifier(), {"delta": [0.0, 1e-6]}, epsilon=1.0, classes=[0, 1],
+        dp.PrivateClassifier(), {"safeguard": [True, False]}, epsilon=1.0, classes=[0, 1],
         random_state=3),
     "grid, auto": lambda: dp.PrivateGridSearch(
         dp.PrivateLogisticRegression(), "auto", epsilon=1.0, classes=[0, 1], random_state=3),

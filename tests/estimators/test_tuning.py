@@ -125,12 +125,12 @@ def test_search_sets_epsilon_and_composes_certificates():
 
 
 def test_delta_of_candidates_is_carried():
+    """The estimator's δ, one for every candidate (a grid holding δ is refused, below)."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(600, 2)) / 2
     y = (X[:, 0] > 0).astype(int)
     gd = NoisyGradientDescent(epsilon=1.0, delta=1e-6, steps=20, radius=2.0)
-    gs = PrivateGridSearch(gd, {"radius": [0.5, 2.0], "delta": [1e-6, 1e-7]}, epsilon=0.5,
-                           random_state=0).fit(X, y)
+    gs = PrivateGridSearch(gd, {"radius": [0.5, 2.0]}, epsilon=0.5, random_state=0).fit(X, y)
     assert gs.certificate_.delta == 1e-6
     assert gs.certificate_.epsilon <= 0.5
     acc = BudgetAccountant(epsilon=10.0, delta=1e-7)
@@ -359,6 +359,26 @@ def test_param_grid_validation(grid):
     with pytest.raises(ParameterError):
         PrivateGridSearch(FixedMistakes(), grid, epsilon=1.0).fit(np.zeros((20, 1)),
                                                                   np.ones(20))
+
+
+@pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
+@pytest.mark.parametrize("grid", [
+    {"delta": [0.0, 0.5]}, {"epsilon": [0.1, 1.0]}, {"accountant": [None]},
+    {"mechanism": ["gaussian_objective"], "delta": [1e-5]},
+    {"privatelogisticregression__delta": [1e-5]},
+])
+def test_a_grid_that_holds_a_privacy_parameter_is_refused_with_what_to_do(search, grid):
+    """A search that chose δ (or ε, or the ledger) would release the guarantee it chose."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 2)) / 2
+    y = (X[:, 0] > 0).astype(int)
+    model = PrivateLogisticRegression(classes=[0, 1])
+    if any("__" in key for key in grid):
+        model = make_pipeline(model)
+    with pytest.raises(ParameterError, match=r"must not hold privacy parameters \('epsilon', 'delta', "
+                       r"'accountant'\): .* Set epsilon on the search and delta \(or the accountant\) "
+                       r"on the estimator, one value for every candidate"):
+        search(model, grid, epsilon=1.0, random_state=0).fit(X, y)
 
 
 def test_rejects_nonprivate_candidates_and_bad_inputs():

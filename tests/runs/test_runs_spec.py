@@ -79,11 +79,23 @@ def test_a_mechanism_off_the_menu_is_refused_when_the_file_is_loaded(tmp_path, e
 
 
 def test_a_tuned_parameter_is_checked_at_its_candidates_not_at_the_base_alone(tmp_path):
-    """The Gaussian mechanism needs δ > 0: the base δ = 0 alone is no fit of the grid's."""
-    tuned = 'params = { mechanism = "gaussian_objective" }\ntune = { delta = [1e-6, 1e-5] }'
+    """The Gaussian mechanism needs δ > 0: the base's mechanism alone (δ = 0) is no fit of the
+    grid's, each of whose candidates sets another mechanism."""
+    tuned = 'params = { mechanism = "gaussian_objective" }\ntune = { mechanism = ["objective", "output"] }'
     text = NGD.replace('estimator = "NoisyGradientDescent"', 'estimator = "PrivateLogisticRegression"'
                        ).replace("params = { delta = 1e-5, steps = 50, radius = 10.0 }", tuned)
-    assert load_problem(_write(tmp_path, "tuned.toml", text)).methods[0].tune == {"delta": [1e-6, 1e-5]}
+    tune = load_problem(_write(tmp_path, "tuned.toml", text)).methods[0].tune
+    assert tune == {"mechanism": ["objective", "output"]}
+
+
+@pytest.mark.parametrize("tuned", ["delta = [1e-6, 1e-5]", "accountant = [0]"])
+def test_a_privacy_parameter_in_tune_is_refused_with_the_key(tmp_path, tuned):
+    text = NGD.replace('estimator = "NoisyGradientDescent"', 'estimator = "PrivateLogisticRegression"'
+                       ).replace("params = { delta = 1e-5, steps = 50, radius = 10.0 }",
+                                 f"params = {{}}\ntune = {{ {tuned} }}")
+    with pytest.raises(ProblemError, match=r"key 'method\[0\]\.tune': '(delta|accountant)' is a "
+                       r"privacy parameter: .* Set delta in params \(one value for every candidate\)"):
+        load_problem(_write(tmp_path, "tuned.toml", text))
 
 
 @pytest.mark.parametrize("base, key, got", [("{}", "tune", "-1"), ("{ lam = -2 }", "params", "-2")])

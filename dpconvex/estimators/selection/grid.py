@@ -69,10 +69,14 @@ from ..base import (
 )
 from ..parts import Parts, check_rows, mistakes
 
-__all__ = ["AUTO_LAM_FACTORS", "PrivateGridSearch", "auto_lam_grid"]
+__all__ = ["AUTO_LAM_FACTORS", "PRIVACY_PARAMETERS", "PrivateGridSearch", "auto_lam_grid"]
+
+#: Privacy parameters: the guarantee of every candidate and its ledger, fixed before the data
+#: are read (not allowed in the grid: a search that chose them would release the guarantee it chose).
+PRIVACY_PARAMETERS = ("epsilon", "delta", "accountant")
 
 #: Parameters the search sets on every candidate itself (not allowed in the grid).
-_RESERVED = ("epsilon", "random_state", "accountant", "unknown_labels", "classes")
+_RESERVED = ("random_state", "unknown_labels", "classes")
 
 #: ``param_grid="auto"``: Λ_auto times these factors (fixed before any data is read).
 AUTO_LAM_FACTORS = (0.25, 1.0, 4.0)
@@ -126,11 +130,20 @@ def _check_param_grid(param_grid: Any, valid: Sequence[str], owner: str) -> list
                     f"The 'param_grid' parameter of {owner} must name the estimator's parameters: "
                     f"{key!r} is not a parameter of the estimator. Valid parameters: {sorted(valid)}."
                 )
+            if _leaf(key) in PRIVACY_PARAMETERS:
+                raise ParameterError(
+                    f"The 'param_grid' parameter of {owner} must not hold privacy parameters "
+                    f"{PRIVACY_PARAMETERS}: {key!r} sets the guarantee of every candidate, and a "
+                    "search that chose it from the data would release the guarantee it chose. Set "
+                    "epsilon on the search and delta (or the accountant) on the estimator, one value "
+                    "for every candidate; to compare guarantees, run one search per value, each its "
+                    "own release."
+                )
             if _leaf(key) in _RESERVED:
                 raise ParameterError(
                     f"The 'param_grid' parameter of {owner} must leave {_RESERVED} to the search: "
-                    f"{key!r} cannot be tuned: the search sets them on every candidate itself (epsilon "
-                    "is the search's epsilon, classes its public label set). Drop it from the grid."
+                    f"{key!r} cannot be tuned: the search sets them on every candidate itself "
+                    "(classes is its public label set). Drop it from the grid."
                 )
             if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple, np.ndarray)):
                 raise ParameterError(
@@ -496,8 +509,9 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         (dpconvex's public maps, or stateless per-record maps such as ``Normalizer``; a step that learns from
         its rows is refused). Cloned for each candidate.
     param_grid : dict, list of dict, or "auto"
-        Parameter names to lists of values, as in ``GridSearchCV``, fixed before seeing the data; ``epsilon``,
-        ``random_state``, ``accountant`` and ``unknown_labels`` cannot be tuned. ``"auto"``: Λ_auto × (1/4, 1,
+        Parameter names to lists of values, as in ``GridSearchCV``, fixed before seeing the data; the privacy
+        parameters (:data:`PRIVACY_PARAMETERS`: ``epsilon``, ``delta``, ``accountant``) and ``random_state``,
+        ``unknown_labels`` and ``classes`` cannot be tuned. ``"auto"``: Λ_auto × (1/4, 1,
         4) (:func:`auto_lam_grid`; docs/privacy/tuning_gd_ledger.md#privacy-tuning-grid-auto).
     epsilon : float
         ε > 0 of the whole search, set as the epsilon of every candidate and used for the
@@ -639,7 +653,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
 
         δ is the largest the candidates' plans spend on the smallest part (:meth:`_planned_delta`);
         where no plan is at hand, or the private step is a Pipeline's (planned at the width of X,
-        which its transforms may change), at least the largest ``delta`` parameter of the grid.
+        which its transforms may change), at least the estimator's ``delta`` parameter (one for every
+        candidate: the grid holds no privacy parameter).
         """
         epsilon, _ = self._checked(owner)
         candidates = self._grid_candidates(owner)  # "auto": the factors (m) before n is read
