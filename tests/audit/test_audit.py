@@ -462,7 +462,8 @@ def test_float_consistency_statistic_sees_the_last_bits():
 
 @pytest.mark.slow
 def test_snapped_estimator_release_passes_the_bit_test_alike():
-    # End to end: after snapping, the round-trip test fails equally often on D and D'.
+    # End to end: after snapping, the round-trip test does not separate this pair D, D': its
+    # rates on the two are within binomial error of each other.
     D, Dp = _pair(N_MAIN)
     kw = dict(epsilon=EPS, lam=LAM_MAIN, mechanism="output")
     ref = PrivateHuberSVM(**{**kw, "mechanism": "none"}).fit(*Dp)
