@@ -379,8 +379,8 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
                 "each column of X in the schema (its public range or vocabulary, None if unused).")
         if names is None and len(cols) != len(expected):
             raise DataValidationError(
-                f"{caller}: X has {len(cols)} feature(s) (columns), but the schema declares "
-                f"{len(expected)} "
+                f"{caller}: X has {len(cols)} column(s) (n_features = {len(cols)}), but the schema "
+                f"declares {len(expected)} "
                 f"(read by position, in this order: {_short_repr(expected)}). Rows a PublicEncoder "
                 "made are encoded already: give the schema to one of the two, not both.")
         for col, dtype in zip(expected, dtypes, strict=True):
