@@ -49,7 +49,13 @@ def test_every_public_estimator_is_checked():
     assert set(EXPECTED_FAILED_CHECKS) <= public
 
 
-@pytest.mark.parametrize("name", sorted(CHECKED))
+#: The searches fit a candidate per grid point in each check (their checks take ~2.5 s of ~6).
+SLOW_CHECKS = ("PrivateGridSearch", "PrivateRandomSearch")
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(name, marks=pytest.mark.slow) if name in SLOW_CHECKS else name
+    for name in sorted(CHECKED)])
 def test_check_estimator_fails_only_the_declared_checks(name):
     """Every check passes or is skipped but the declared ones, and each declared one fails
     (a check that came to pass is a declaration to remove)."""
