@@ -121,7 +121,9 @@ def test_linear_models_differ_only_in_released_parameters(name, make):
     a, b = _fit_both(make, D, Dp)
     a, b = (a.steps[-1][1], b.steps[-1][1]) if isinstance(a, Pipeline) else (a, b)
     assert _state(a) == _state(b)
-    assert not hasattr(a, "solve_result_") and not hasattr(a, "n_iter_")
+    assert not hasattr(a, "solve_result_")
+    # an iteration count only where it is a public fact (noisy GD runs its T steps, all of them)
+    assert getattr(a, "n_iter_", None) == getattr(b, "n_iter_", None) == getattr(a, "steps_", None)
     text = str(a.certificate_)
     assert "residual 0" not in text and "iterations" not in text and "seconds" not in text
 

@@ -355,6 +355,13 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         """Check the table against the schema; return its names and the encoder's inputs
         (``caller``, "PublicEncoder.fit" or ".transform", opens the messages)."""
         names, cols, dtypes = table_columns(X, caller)
+        complex_columns = [str(k if names is None else names[k])
+                           for k, dtype in enumerate(dtypes) if dtype_kind(dtype) == "complex"]
+        if complex_columns:  # from the dtypes alone, before the columns are matched to the schema
+            where = "X" if names is None else f"column(s) {_short_repr(complex_columns)}"
+            raise DataValidationError(
+                f"{caller}: Complex data not supported in {where}; pass real numbers (e.g. split "
+                "real and imaginary parts into columns, or convert categories to text).")
         expected = list(schema.columns)
         if names is not None and names != expected:
             missing = [c for c in expected if c not in names]
@@ -372,7 +379,8 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
                 "each column of X in the schema (its public range or vocabulary, None if unused).")
         if names is None and len(cols) != len(expected):
             raise DataValidationError(
-                f"{caller}: X has {len(cols)} column(s), but the schema declares {len(expected)} "
+                f"{caller}: X has {len(cols)} column(s) (n_features = {len(cols)}), but the schema "
+                f"declares {len(expected)} "
                 f"(read by position, in this order: {_short_repr(expected)}). Rows a PublicEncoder "
                 "made are encoded already: give the schema to one of the two, not both.")
         for col, dtype in zip(expected, dtypes, strict=True):

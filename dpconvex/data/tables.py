@@ -125,7 +125,8 @@ def _as_given(values: np.ndarray, source: Any) -> np.ndarray:
     numbers: ``[True, 2]`` gives ``[1, 2]``, ``[[1.0, True]]`` a bool as 1.0, ``[2**60 + 1, 0.5]``
     and ``[2**60 + 1, 2**63]`` an int rounded to a float), an object array of the entries as given
     instead, so that no record's type changes how another record's value reads."""
-    if isinstance(source, np.ndarray) or hasattr(source, "dtype") or values.dtype.kind not in "USbiuf":
+    if isinstance(source, np.ndarray) or hasattr(source, "dtype") or hasattr(source, "__array__") \
+            or values.dtype.kind not in "USbiuf":  # an object that converts itself: its own reading
         return values
     out = np.empty(values.shape, dtype=object)
     out[...] = source if values.ndim == 1 else [list(row) for row in source]
@@ -214,9 +215,12 @@ def table_columns(X: Any, caller: str) -> tuple[list[str] | None, list[np.ndarra
             fix = (" A 1-D X is one column: pass X.reshape(-1, 1), or series.to_frame() for a "
                    "pandas Series." if A.ndim == 1 else "")
             raise DataValidationError(f"{caller}: X must be 2-D (one row per record, one column per "
-                                      f"schema column); got shape {A.shape}.{fix}")
+                                      f"schema column); got shape {A.shape}. Reshape your data.{fix}")
         names, cols = None, [A[:, k] for k in range(A.shape[1])]
         dtypes = [A.dtype] * A.shape[1]
+        if A.shape[1] == 0:
+            raise DataValidationError(f"{caller}: X has 0 feature(s) (shape={A.shape}) while a minimum "
+                                      "of 1 is required.")
     if not cols or len(cols[0]) == 0:
         raise DataValidationError(f"{caller}: X has no records or no columns.")
     return names, cols, dtypes

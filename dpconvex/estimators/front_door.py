@@ -48,6 +48,7 @@ from .._validation import (
     Optional,
     Options,
     check_fitted,
+    check_numeric_dtype,
     checks_feature_names,
     feature_names_of,
     is_dask_collection,
@@ -772,6 +773,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             self._fit_as(ranged, X, y, context).certificate_.assumptions.append(ROWS_RANGES_NOTE)
             return self
         self._validate_params()
+        if isinstance(X, np.ndarray) and X.dtype.kind != "O":  # X's dtype refused before y is read
+            check_numeric_dtype(X, f"{type(self).__name__}.fit")
         shape = self.public_shape(X, y)
         inferred, context = self.classes is None and declared_classes(y) is None, context.one_label_warning()
         if inferred:  # the set chose the learner: its warning, once (a sweep's may be issued)

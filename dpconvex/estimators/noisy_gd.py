@@ -147,6 +147,9 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         δ used. Two classes only, as the five below (one-vs-rest: ``certificate_.parts``).
     steps_, radius_, clip_, learning_rate_ : int, float, float, float
         T, R, C and η used.
+    n_iter_ : int
+        T (``steps_``), scikit-learn's name: every one of the T steps runs, and T is fixed by
+        the parameters and the public shape (n, p) before the data are read.
     noise_multiplier_, noise_std_ : float
         z, and s = z · 2C / n per coordinate of the noisy mean gradient.
     certificate_ : Certificate
@@ -174,6 +177,11 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
                  accounting: str = "gdp", average: str = "last_half", random_state: int | None = None,
                  accountant: Any = None, classes: Any = None, unknown_labels: str = "raise"):
         self._store_params(locals())
+
+    @property
+    def n_iter_(self) -> int:
+        """T, the number of gradient steps of the fit (``steps_``; two classes only, as it)."""
+        return int(self.steps_)
 
     def _make_loss(self) -> Loss:
         loss = self.loss if isinstance(self.loss, Loss) else get_loss(self.loss)

@@ -60,7 +60,14 @@ from .._validation import (
     with_feature_names,
 )
 from ..data.validation import check_array, check_excluded, computed, row_products
-from ..errors import DataValidationError, ParameterError, PrivacyWarning, record_diagnostic, user_stacklevel
+from ..errors import (
+    DataValidationError,
+    DPConvexError,
+    ParameterError,
+    PrivacyWarning,
+    record_diagnostic,
+    user_stacklevel,
+)
 from ..objectives import HuberRegression, Pinball
 from ..objectives.losses import WIDTH_RULE, Loss, get_regression_loss, parse_label_range, stated_loss
 from ..privacy.budget import Budget, LabelSource, RowMap, compose_sequential, hold_budget, remaining
@@ -208,7 +215,21 @@ class LabelRange(Constraint):
 
 class RegressionScoreMixin(RegressorMixin):
     """The regressors' mixin: scikit-learn's ``RegressorMixin`` (tags, ``is_regressor``) with a
-    ``score`` that checks its labels as ``fit`` checks them (named errors)."""
+    ``score`` that checks its labels as ``fit`` checks them (named errors).
+
+    The ``poor_score`` tag is set unless the mechanism is not private (``mechanism="none"``): a
+    private fit's noise at the ε of scikit-learn's checks can keep R² on their 200 rows below
+    the 0.5 they ask of a regressor.
+    """
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        mechanism = getattr(self, "_mechanism", None)  # the front door's learner is chosen in fit
+        try:
+            tags.regressor_tags.poor_score = mechanism is None or bool(mechanism().private)
+        except (DPConvexError, TypeError, ValueError):  # parameters the fit refuses by name
+            tags.regressor_tags.poor_score = True
+        return tags
 
     @checks_feature_names
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:

@@ -17,6 +17,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import dpconvex as dp
 from dpconvex.errors import collect_diagnostics
+from dpconvex.estimators.sklearn_checks import expected_failed_checks
 from dpconvex.objectives.losses import Logistic
 from dpconvex.privacy.rules.large_margin import components_per_class, resolved_components
 from dpconvex.templates.large_margin import psi_frobenius
@@ -276,9 +277,7 @@ def test_predict_with_wrong_number_of_features():
 @parametrize_with_checks(
     [dp.PrivateLargeMarginGaussian(mechanism="none"),
      dp.PrivateLargeMarginGaussian(epsilon=1.0, random_state=0)],
-    expected_failed_checks=lambda est: {
-        "check_non_transformer_estimators_n_iter":
-            "n_iter_ depends on the data and is not released (DESIGN.md §4)"},
+    expected_failed_checks=expected_failed_checks,
 )
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
