@@ -101,8 +101,8 @@ def _public_part(value: Any) -> Any:
                 [[_estimator_part(m) for m in fits] for fits in value.estimators],
                 _public_part(value.certificate))
     if isinstance(value, dp.PublicSchema):  # the released ranges and vocabularies may differ
-        return ("PublicSchema", value.columns, value.suggested, value.centered, sorted(value.numeric),
-                sorted(value.categories), _public_part(value.release))
+        return ("PublicSchema", value.columns, value.suggested, value.centered,
+                sorted(value.numeric), sorted(value.categories), _public_part(value.release))
     if isinstance(value, tuple):  # release_range's (lo, hi, median, cert): the numbers released
         return tuple(_public_part(v) if isinstance(v, dp.Certificate) else type(v).__name__
                      for v in value)
@@ -142,11 +142,11 @@ def _check(name: str, case: str) -> dict[str, Any]:
 
 # ------------------------------------------------------------------ the neighbour pairs
 def _values(case: str, n: int = 200, seed: int = 0):
-    """(D, D′, {}) of one numeric column: the last value moved to the far end of the grid
-    ("huge"), or to the other side of every other value ("moved")."""
+    """(D, D′, {}) of one numeric column: the last value replaced by one at the far end of
+    the grid ("huge"), or by one below every other value ("below")."""
     values = np.random.default_rng(seed).normal(40.0, 10.0, n)
     other = values.copy()
-    other[-1] = {"huge": 1e12, "moved": -500.0}[case]
+    other[-1] = {"huge": 1e12, "below": -500.0}[case]
     return values, other, {}
 
 
@@ -306,7 +306,7 @@ PATHS: dict[str, tuple[Callable[..., Any], Callable[..., Any], Callable[[Any], A
 }
 
 CASES = {C: ("relabel", "huge-norm", "outside"), R: ("outside-range", "huge-norm"),
-         _labels_read: ("relabel", "huge-norm"), _values: ("huge", "moved"),
+         _labels_read: ("relabel", "huge-norm"), _values: ("huge", "below"),
          _words: ("new-word", "missing"), _table: ("word", "huge")}
 
 PATH_CASES = [(name, case) for name, (_, pairs, _) in PATHS.items() for case in CASES[pairs]]
@@ -317,14 +317,23 @@ def test_neighbours_show_the_same_on_every_public_path(name, case):
     _check(name, case)
 
 
-def test_the_uncentered_regressors_release_no_label_centre():
-    """n·ε/p ≥ 100 on the "uncentered" paths (p counts the intercept column when there is one),
-    so ``label_center="auto"`` spends nothing on the labels' mean there."""
+def test_the_option_paths_are_taken():
+    """Each option's path is the one named: no label centre where n·ε/p ≥ 100 (p counts the
+    intercept column when there is one) and a centre at ε = 1; the kink smoothed at h chosen
+    by "auto"; naive Bayes chosen by the front door given a feature range."""
     D, _, _ = _regressor_neighbours("outside-range")
     n, d = D[0].shape
     assert label_center_share(n, d + 1, UNCENTERED_EPSILON) == 0.0
     assert label_center_share(n, d, UNCENTERED_EPSILON) == 0.0
-    assert label_center_share(n, d + 1, 1.0) > 0.0  # the other regressor paths: a centre
+    for name in ("fit-reg-uncentered", "fit-reg-huber-uncentered-no-intercept"):
+        assert "label center" not in str(PATHS[name][0](D, {}).certificate_)
+    centered = _fit(lambda: dp.PrivateLinearRegressor(epsilon=1.0, label_range=LABEL_RANGE))
+    assert "label center share = 0.1" in str(centered(D, {}).certificate_)
+    C2, _, params = _classifier_neighbours("relabel")
+    smoothed = str(PATHS["fit-smoothing-auto-user-loss"][0](C2, params).certificate_)
+    assert "chosen by the public rule smoothing='auto'" in smoothed
+    door = PATHS["fit-front-door-feature-range"][0](C2, params)
+    assert isinstance(door.estimator_, dp.PrivateGaussianNB)
 
 
 def test_the_public_paths_cover_every_entry_point_and_option():
