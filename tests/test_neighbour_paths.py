@@ -281,6 +281,14 @@ PATHS: dict[str, tuple[Callable[..., Any], Callable[..., Any], Callable[[Any], A
         epsilon=1.0, label_range=LABEL_RANGE)), R, _frame),
     "certify-grid-search": (_certify(lambda: dp.PrivateGridSearch(
         _lr(), {"lam": [0.01, 0.1]}, epsilon=1.0)), C, _same),
+    "certify-random-search": (_certify(lambda: dp.PrivateRandomSearch(
+        _lr(), {"lam": [0.05]}, epsilon=1.0, mean_runs=2.0)), C, _same),
+    "certify-noisy-gd": (_certify(lambda: dp.NoisyGradientDescent(
+        epsilon=1.0, delta=1e-5, steps=5)), C, _same),
+    "certify-lmg": (_certify(lambda: dp.PrivateLargeMarginGaussian(
+        epsilon=2.0, solver="native")), C, _same),
+    "certify-reg-private-range": (_certify(lambda: dp.PrivateLinearRegressor(
+        epsilon=1.0, label_range=dp.PrivateBounds(0.5))), R, _same),
     # the plan
     "plan-for-logreg": (_plan_for(_lr), C, _same),
     "plan-for-labels-read": (_plan_for(_lr), _labels_read, _same),
@@ -289,6 +297,9 @@ PATHS: dict[str, tuple[Callable[..., Any], Callable[..., Any], Callable[[Any], A
     # prepare, then the private part of the fit
     "prepared-logreg": (_prepared(_lr), C, _same),
     "prepared-centroid": (_prepared(lambda: dp.PrivateGaussianCentroid(epsilon=1.0)), C, _same),
+    "prepared-nb": (_prepared(lambda: dp.PrivateGaussianNB(epsilon=1.0)), C, _same),
+    "prepared-lmg": (_prepared(lambda: dp.PrivateLargeMarginGaussian(
+        epsilon=2.0, solver="native")), C, _same),
     "prepared-ssp": (_prepared(lambda: dp.PrivateLinearRegression(
         epsilon=1.0, label_range=LABEL_RANGE)), R, _same),
     # the sweep
