@@ -432,3 +432,23 @@ def test_a_mutant_writing_a_record_into_a_channel_is_caught(name, channel):
 
 def test_every_path_has_a_mutant():
     assert set(MUTANT_SITES) == set(PATHS)
+
+
+@pytest.mark.parametrize("name", ["certify-logreg", "fit-reg-uncentered", "draft-schema"])
+def test_a_mutant_writing_a_record_into_the_certificate_is_caught(name):
+    """The returned value is compared too: a certificate whose text carries the last record
+    read (the value's public part) is flagged."""
+    owner, function, argument = MUTANT_SITES[name]
+    read: list[str] = []
+    inner, text = getattr(owner, function), dp.Certificate.__str__
+
+    def mutant(*args, **kwargs):
+        read.append(_leak_of(args[argument]))
+        return inner(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(owner, function, mutant)
+        patch.setattr(dp.Certificate, "__str__", lambda cert: f"{text(cert)}\n{read[-1]}")
+        with pytest.raises(AssertionError) as caught:
+            _check(name, LEAKED_CASE[PATHS[name][1]])
+    assert read and str(caught.value).startswith("value"), str(caught.value)
