@@ -111,13 +111,15 @@ def _public_part(value: Any) -> Any:
     raise AssertionError(f"no public part declared for a {type(value).__name__}")
 
 
-def _observe(call: Callable[[Any], Any], data: Any) -> dict[str, Any]:
-    """Everything ``call(data)`` shows: its value's public part, warnings, log records,
-    stdout, stderr and exception."""
+def _observe(call: Callable[[Any], Any], data: Any, verbose: int = 0) -> dict[str, Any]:
+    """Everything ``call(data)`` shows at ``dp.verbosity(verbose)``: its value's public part,
+    warnings, log records, stdout, stderr (the progress lines' elapsed times aside) and
+    exception."""
     out, err = io.StringIO(), io.StringIO()
     value, error = None, None
     with (warnings.catch_warnings(record=True) as caught, _log_records() as records,
-          contextlib.redirect_stdout(out), contextlib.redirect_stderr(err)):
+          contextlib.redirect_stdout(out), contextlib.redirect_stderr(err),
+          dp.verbosity(verbose)):
         warnings.simplefilter("always")
         try:
             value = call(data)
@@ -126,14 +128,16 @@ def _observe(call: Callable[[Any], Any], data: Any) -> dict[str, Any]:
     return {"error": error,
             "value": None if error else _public_part(value),
             "warnings": [(w.category.__name__, str(w.message)) for w in caught],
-            "log records": records, "stdout": out.getvalue(), "stderr": err.getvalue()}
+            "log records": records, "stdout": out.getvalue(),
+            "stderr": re.sub(r"^\[dpconvex +[0-9.]+ s\]", "[dpconvex]", err.getvalue(),
+                             flags=re.MULTILINE)}
 
 
-def _check(name: str, case: str) -> dict[str, Any]:
+def _check(name: str, case: str, verbose: int = 0) -> dict[str, Any]:
     """The call of ``name`` on D and D′ of ``case``: the same everything but the noise."""
     call, neighbours, form = PATHS[name]
     D, Dp, params = neighbours(case)
-    a, b = (_observe(lambda data: call(form(data), params), data) for data in (D, Dp))
+    a, b = (_observe(lambda data: call(form(data), params), data, verbose) for data in (D, Dp))
     assert a["error"] is None, a["error"]
     for key in a:
         assert a[key] == b[key], key
@@ -328,6 +332,16 @@ def test_neighbours_show_the_same_on_every_public_path(name, case):
     _check(name, case)
 
 
+@pytest.mark.parametrize("name", list(PATHS))
+def test_the_progress_of_verbosity_one_is_the_same_on_neighbours(name):
+    """``dp.verbosity(1)`` prints the steps of each call with the elapsed time (figures of the
+    data only from level 2 on): apart from the times, the same lines on D and D′ (every path
+    but a dry run and a plan, which draw nothing, prints its steps)."""
+    for case in CASES[PATHS[name][1]]:
+        printed = _check(name, case, verbose=1)["stderr"]
+        assert "[dpconvex]" in printed or name.startswith(("certify-", "plan-for-")), name
+
+
 def test_the_option_paths_are_taken():
     """Each option's path is the one named: no label centre where n·ε/p ≥ 100 (p counts the
     intercept column when there is one) and a centre at ε = 1; the kink smoothed at h chosen
@@ -412,8 +426,8 @@ LEAKED_CASE = {pairs: cases[0] for pairs, cases in CASES.items()}
 CHANNELS = {"warning": "warnings", "log record": "log records", "stdout": "stdout",
             "stderr": "stderr"}
 
-#: Every path, with a channel each (in turn, so that each channel is tried on each kind).
-MUTANTS = [(name, list(CHANNELS)[i % len(CHANNELS)]) for i, name in enumerate(PATHS)]
+#: Every path × every channel.
+MUTANTS = [(name, channel) for name in PATHS for channel in CHANNELS]
 
 
 @pytest.mark.parametrize("name,channel", MUTANTS, ids=[f"{n}-{c}" for n, c in MUTANTS])
