@@ -13,10 +13,11 @@ neighbour pairs of ``test_release_hygiene``), comparing everything but the
 noised numbers: the class and public parts of the returned value (a
 certificate's text and ``to_dict``, a plan's pickle, a fitted estimator's
 attributes and pickle apart from its released parameters), the warnings
-(category and text), the ``logging`` records, stdout and stderr, and the
-exception raised. The mutant tests prove the harness can fail: a patch that
-writes one record's value into a warning, a log record, stdout or stderr on a
-path of each entry point is flagged.
+(category and text), the ``logging`` records, stdout and stderr (also under
+``verbosity(1)``, the elapsed times aside), and the exception raised. The mutant
+tests prove the harness can fail: on every path, a patch that writes the replaced
+record's label or value into a warning, a log record, stdout or stderr is
+flagged, and so is one that writes it into a certificate's text.
 """
 
 from __future__ import annotations
