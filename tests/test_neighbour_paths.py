@@ -98,12 +98,16 @@ def _public_part(value: Any) -> Any:
     if isinstance(value, base.FitPlan):
         return "FitPlan", re.sub(r" at 0x[0-9a-f]+", "", repr(value))  # no object addresses
     if isinstance(value, EpsilonSweep):
-        return ("EpsilonSweep", value.epsilons, value.templates_built, value.n_samples,
+        return ("EpsilonSweep", sorted(vars(value)), value.epsilons, value.templates_built,
+                value.n_samples,
                 [[_estimator_part(m) for m in fits] for fits in value.estimators],
                 _public_part(value.certificate))
-    if isinstance(value, dp.PublicSchema):  # the released ranges and vocabularies may differ
+    if isinstance(value, dp.PublicSchema):
+        # released: the ranges, the vocabularies and which ranges are log-scaled (read from
+        # the released range and median)
         return ("PublicSchema", value.columns, value.suggested, value.centered,
-                sorted(value.numeric), sorted(value.categories), _public_part(value.release))
+                sorted(value.numeric), sorted(value.categories), sorted(value.other),
+                sorted(value.binary), _public_part(value.release))
     if isinstance(value, tuple):  # release_range's (lo, hi, median, cert): the numbers released
         return tuple(_public_part(v) if isinstance(v, dp.Certificate) else type(v).__name__
                      for v in value)
