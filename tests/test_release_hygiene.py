@@ -16,7 +16,10 @@ for a regressor a label moved from one end of ``label_range`` to the other, a
 label outside it, or a huge norm; for a front door with its safeguard, the
 record is one of the validation part. With ``classes=None`` the label set is
 read from the data: then the models may differ (that is the leak the warning
-names), but the warning itself is the same on both.
+names), but the warning itself is the same on both. The other public paths that read
+data (``certify``, ``plan_for``, ``prepare``/``fit_prepared``, ``epsilon_sweep``, the private
+bounds) and the options these fits do not take run through the same pairs in
+``test_neighbour_paths.py``.
 """
 
 from __future__ import annotations

@@ -1,0 +1,473 @@
+"""Every public entry point that reads data × its options, on neighbouring data sets.
+
+The neighbour test of ``test_release_hygiene`` fits every public estimator; this
+table drives the other public paths that read data — ``certify(X, y)``,
+``plan_for``, ``prepare`` then ``fit_prepared``, ``epsilon_sweep``,
+``draft_schema``, ``release_range`` and ``release_vocabulary`` — and the options
+whose code paths the estimator table does not take (a kinked user loss smoothed
+at ``smoothing="auto"``, ``label_range=None``, ``fit_intercept=False``,
+``row_norm="unit"``, ``feature_range``, a regressor with n·ε/p ≥ 100, which
+releases no label centre, sparse and DataFrame input) through one harness: the
+same call with the same seed on D and on D′ (one record replaced, by the
+neighbour pairs of ``test_release_hygiene``), comparing everything but the
+noised numbers: the class and public parts of the returned value (a
+certificate's text and ``to_dict``, a plan's pickle, a fitted estimator's
+attributes and pickle apart from its released parameters), the warnings
+(category and text), the ``logging`` records, stdout and stderr (also under
+``verbosity(1)``, the elapsed times aside), and the exception raised. The mutant
+tests prove the harness can fail: on every path, a patch that writes the replaced
+record's label or value into a warning, a log record, stdout or stderr is
+flagged, and so is one that writes it into a certificate's text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import re
+import sys
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import cvxpy as cp
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from test_release_hygiene import (
+    LABEL_RANGE,
+    RELEASED,
+    _classifier_neighbours,
+    _regressor_neighbours,
+    _state,
+)
+
+import dpconvex as dp
+from dpconvex.estimators import base
+from dpconvex.estimators.regression import RegressionScoreMixin
+from dpconvex.estimators.selection.grid import SelectedEstimator
+from dpconvex.estimators.sweep import EpsilonSweep
+from dpconvex.privacy import bounds
+from dpconvex.privacy.budget import Budget
+from dpconvex.privacy.rules.noise_level import label_center_share
+
+SEED = 7
+
+
+# ------------------------------------------------------------------ what a call shows
+class _Records(logging.Handler):
+    """Every logging record emitted while it is attached: (logger, level, message)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.seen: list[tuple[str, str, str]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.seen.append((record.name, record.levelname, record.getMessage()))
+
+
+@contextlib.contextmanager
+def _log_records():
+    """The records of the ``dpconvex`` loggers (every level) and any other logger's
+    records that reach the root logger at WARNING or above."""
+    records, package, root = _Records(), logging.getLogger("dpconvex"), logging.getLogger()
+    level = package.level
+    package.setLevel(logging.DEBUG)
+    root.addHandler(records)  # the package's records propagate to it
+    try:
+        yield records.seen
+    finally:
+        root.removeHandler(records)
+        package.setLevel(level)
+
+
+def _estimator_part(est: Any) -> Any:
+    """A fitted estimator's public part: the pickle of its state apart from the released
+    parameters, certificate text and ``to_dict`` (``_state``), its set of attributes, its
+    repr and the shapes of its released arrays."""
+    return (type(est).__name__, _state(est), sorted(vars(est)), repr(est),
+            {k: np.shape(v) for k, v in vars(est).items() if k in RELEASED})
+
+
+def _public_part(value: Any) -> Any:
+    """What must be the same on D and D′ of a returned value (its class and public parts)."""
+    if isinstance(value, dp.Certificate):
+        return "Certificate", str(value), value.to_dict()
+    if isinstance(value, base.FitPlan):
+        return "FitPlan", re.sub(r" at 0x[0-9a-f]+", "", repr(value))  # no object addresses
+    if isinstance(value, EpsilonSweep):
+        return ("EpsilonSweep", sorted(vars(value)), value.epsilons, value.templates_built,
+                value.n_samples,
+                [[_estimator_part(m) for m in fits] for fits in value.estimators],
+                _public_part(value.certificate))
+    if isinstance(value, dp.PublicSchema):
+        # released: the ranges, the vocabularies and which ranges are log-scaled (read from
+        # the released range and median)
+        return ("PublicSchema", value.columns, value.suggested, value.centered,
+                sorted(value.numeric), sorted(value.categories), sorted(value.other),
+                sorted(value.binary), _public_part(value.release))
+    if isinstance(value, tuple):  # release_range's (lo, hi, median, cert): the numbers released
+        return tuple(_public_part(v) if isinstance(v, dp.Certificate) else type(v).__name__
+                     for v in value)
+    if hasattr(value, "certificate_"):
+        return _estimator_part(value)
+    raise AssertionError(f"no public part declared for a {type(value).__name__}")
+
+
+def _observe(call: Callable[[Any], Any], data: Any, verbose: int = 0) -> dict[str, Any]:
+    """Everything ``call(data)`` shows at ``dp.verbosity(verbose)``: its value's public part,
+    warnings, log records, stdout, stderr (the progress lines' elapsed times aside) and
+    exception."""
+    out, err = io.StringIO(), io.StringIO()
+    value, error = None, None
+    with (warnings.catch_warnings(record=True) as caught, _log_records() as records,
+          contextlib.redirect_stdout(out), contextlib.redirect_stderr(err),
+          dp.verbosity(verbose)):
+        warnings.simplefilter("always")
+        try:
+            value = call(data)
+        except Exception as exc:  # noqa: BLE001 - the exception is part of what is shown
+            error = (type(exc).__name__, str(exc))
+    return {"error": error,
+            "value": None if error else _public_part(value),
+            "warnings": [(w.category.__name__, str(w.message)) for w in caught],
+            "log records": records, "stdout": out.getvalue(),
+            "stderr": re.sub(r"^\[dpconvex +[0-9.]+ s\]", "[dpconvex]", err.getvalue(),
+                             flags=re.MULTILINE)}
+
+
+def _check(name: str, case: str, verbose: int = 0) -> dict[str, Any]:
+    """The call of ``name`` on D and D′ of ``case``: the same everything but the noise."""
+    call, neighbours, form = PATHS[name]
+    D, Dp, params = neighbours(case)
+    a, b = (_observe(lambda data: call(form(data), params), data, verbose) for data in (D, Dp))
+    assert a["error"] is None, a["error"]
+    for key in a:
+        assert a[key] == b[key], key
+    return a
+
+
+# ------------------------------------------------------------------ the neighbour pairs
+def _values(case: str, n: int = 200, seed: int = 0):
+    """(D, D′, {}) of one numeric column: the last value replaced by one at the far end of
+    the grid ("huge"), or by one below every other value ("below")."""
+    values = np.random.default_rng(seed).normal(40.0, 10.0, n)
+    other = values.copy()
+    other[-1] = {"huge": 1e12, "below": -500.0}[case]
+    return values, other, {}
+
+
+def _words(case: str, n: int = 400):
+    """(D, D′, {}) of one text column: the last record's word a word no other record has
+    ("new-word") or a missing value ("missing")."""
+    words = np.array(["basic"] * (n // 2) + ["pro"] * (n // 2 - 1) + ["pro"], dtype=object)
+    other = words.copy()
+    other[-1] = {"new-word": "record-only", "missing": None}[case]
+    return words, other, {}
+
+
+def _table(case: str):
+    """(D, D′, {}) of a three-column DataFrame: a record's numbers and its word replaced."""
+    (X, y), (X2, y2), _ = _classifier_neighbours("huge-norm" if case == "huge" else "relabel",
+                                                 n=200, d=2)
+
+    def frame(X, y):
+        return pd.DataFrame({"a": X[:, 0], "b": X[:, 1],
+                             "plan": np.where(y == 1, "pro", "basic")})
+
+    D, Dp = frame(X, y), frame(X2, y2)
+    Dp.loc[len(Dp) - 1, "plan"] = "record-only"
+    return D, Dp, {}
+
+
+def _labels_read(case: str):
+    """The classifier pairs with ``classes=None``: the label set read from y (the same set
+    on D and D′ in these cases; the warning that it is read is compared)."""
+    D, Dp, _ = _classifier_neighbours(case)
+    return D, Dp, {"classes": None}
+
+
+def _same(data):
+    return data
+
+
+def _sparse(data):
+    X, y = data
+    return sp.csr_matrix(X), y
+
+
+def _frame(data):
+    X, y = data
+    return pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])]), y
+
+
+# ------------------------------------------------------------------ the paths
+def _lr(**kw):
+    return dp.PrivateLogisticRegression(**{"epsilon": 1.0, "lam": 0.05, "random_state": SEED,
+                                           **kw})
+
+
+def _hinge_atoms(m):
+    """The hinge in CVXPY atoms (a module function: the fitted model pickles)."""
+    return cp.pos(1 - m)
+
+
+#: A user's kinked loss, its kink smoothed at "auto". One object for both fits (each
+#: construction numbers its CVXPY expression anew); the harness pickles it after each fit.
+HINGE = dp.Loss.from_cvxpy(_hinge_atoms, name="user_hinge", smoothing="auto")
+
+
+def _fit(make):
+    def call(data, params):
+        return make().set_params(random_state=SEED, **params).fit(*data)
+    return call
+
+
+def _certify(make):
+    def call(data, params):
+        return make().set_params(**params).certify(*data)
+    return call
+
+
+def _plan_for(make):
+    def call(data, params):
+        return make().set_params(**params).plan_for(*data)
+    return call
+
+
+def _prepared(make):
+    def call(data, params):
+        est = make().set_params(random_state=SEED, **params)
+        plan = est.plan_for(*data)
+        return est.fit_prepared(est.prepare(*data, plan), plan)
+    return call
+
+
+def _sweep(make):
+    def call(data, params):
+        return dp.epsilon_sweep(make().set_params(**params), *data, [0.5, 2.0],
+                                random_state=SEED)
+    return call
+
+
+#: n·ε/p = 120·4/4 = 120 ≥ REGRESSION_RECORDS: label_center="auto" releases no label centre.
+UNCENTERED_EPSILON = 4.0
+
+C, R = _classifier_neighbours, _regressor_neighbours
+
+#: name -> (call(data, params), neighbour pairs, form of the data).
+PATHS: dict[str, tuple[Callable[..., Any], Callable[..., Any], Callable[[Any], Any]]] = {
+    # fit, with the options the estimator table does not take
+    "fit-smoothing-auto-user-loss": (_fit(lambda: dp.PrivateLinearClassifier(
+        loss=HINGE, epsilon=1.0)), C, _same),
+    "fit-no-intercept": (_fit(lambda: _lr(fit_intercept=False)), C, _same),
+    "fit-unit-rows": (_fit(lambda: _lr(row_norm="unit")), C, _same),
+    "fit-nb-feature-range": (_fit(lambda: dp.PrivateGaussianNB(
+        epsilon=1.0, feature_range=(-1.0, 1.0))), C, _same),
+    "fit-front-door-feature-range": (_fit(lambda: dp.PrivateClassifier(
+        epsilon=1.0, feature_range=(-1.0, 1.0))), C, _same),
+    "fit-sparse": (_fit(_lr), C, _sparse),
+    "fit-centroid-sparse": (_fit(lambda: dp.PrivateGaussianCentroid(epsilon=1.0)), C, _sparse),
+    "fit-dataframe": (_fit(lambda: dp.PrivateClassifier(epsilon=1.0)), C, _frame),
+    "fit-reg-no-label-range": (_fit(lambda: dp.PrivateLinearRegressor(
+        epsilon=1.0, lam=0.05)), R, _same),
+    "fit-reg-uncentered": (_fit(lambda: dp.PrivateLinearRegressor(
+        epsilon=UNCENTERED_EPSILON, label_range=LABEL_RANGE)), R, _same),
+    "fit-reg-huber-uncentered-no-intercept": (_fit(lambda: dp.PrivateHuberRegressor(
+        epsilon=UNCENTERED_EPSILON, label_range=LABEL_RANGE, fit_intercept=False)), R, _same),
+    "fit-ssp-sparse": (_fit(lambda: dp.PrivateLinearRegression(
+        epsilon=1.0, label_range=LABEL_RANGE)), R, _sparse),
+    "fit-reg-dataframe": (_fit(lambda: dp.PrivateRegressor(
+        epsilon=1.0, label_range=LABEL_RANGE)), R, _frame),
+    # the dry run
+    "certify-logreg": (_certify(_lr), C, _same),
+    "certify-front-door": (_certify(lambda: dp.PrivateClassifier(epsilon=1.0)), C, _same),
+    "certify-reg": (_certify(lambda: dp.PrivateLinearRegressor(
+        epsilon=1.0, label_range=LABEL_RANGE)), R, _same),
+    "certify-reg-front-door-dataframe": (_certify(lambda: dp.PrivateRegressor(
+        epsilon=1.0, label_range=LABEL_RANGE)), R, _frame),
+    "certify-grid-search": (_certify(lambda: dp.PrivateGridSearch(
+        _lr(), {"lam": [0.01, 0.1]}, epsilon=1.0)), C, _same),
+    "certify-random-search": (_certify(lambda: dp.PrivateRandomSearch(
+        _lr(), {"lam": [0.05]}, epsilon=1.0, mean_runs=2.0)), C, _same),
+    "certify-noisy-gd": (_certify(lambda: dp.NoisyGradientDescent(
+        epsilon=1.0, delta=1e-5, steps=5)), C, _same),
+    "certify-lmg": (_certify(lambda: dp.PrivateLargeMarginGaussian(
+        epsilon=2.0, solver="native")), C, _same),
+    "certify-reg-private-range": (_certify(lambda: dp.PrivateLinearRegressor(
+        epsilon=1.0, label_range=dp.PrivateBounds(0.5))), R, _same),
+    # the plan
+    "plan-for-logreg": (_plan_for(_lr), C, _same),
+    "plan-for-labels-read": (_plan_for(_lr), _labels_read, _same),
+    "plan-for-reg-sparse": (_plan_for(lambda: dp.PrivateLinearRegressor(
+        epsilon=1.0, label_range=LABEL_RANGE)), R, _sparse),
+    # prepare, then the private part of the fit
+    "prepared-logreg": (_prepared(_lr), C, _same),
+    "prepared-centroid": (_prepared(lambda: dp.PrivateGaussianCentroid(epsilon=1.0)), C, _same),
+    "prepared-nb": (_prepared(lambda: dp.PrivateGaussianNB(epsilon=1.0)), C, _same),
+    "prepared-lmg": (_prepared(lambda: dp.PrivateLargeMarginGaussian(
+        epsilon=2.0, solver="native")), C, _same),
+    "prepared-ssp": (_prepared(lambda: dp.PrivateLinearRegression(
+        epsilon=1.0, label_range=LABEL_RANGE)), R, _same),
+    # the sweep
+    "sweep-logreg": (_sweep(_lr), C, _same),
+    "sweep-reg": (_sweep(lambda: dp.PrivateHuberRegressor(
+        label_range=LABEL_RANGE)), R, _same),
+    # the private bounds
+    "release-range": (lambda v, _: bounds.release_range(v, Budget(1.0), rng=SEED),
+                      _values, _same),
+    "release-vocabulary": (lambda v, _: bounds.release_vocabulary(v, Budget(1.0, 1e-6),
+                                                                  rng=SEED), _words, _same),
+    "draft-schema": (lambda t, _: dp.draft_schema(
+        t, epsilon=2.0, delta=1e-6, kinds={"plan": "categorical"}, random_state=SEED),
+        _table, _same),
+}
+
+CASES = {C: ("relabel", "huge-norm", "outside"), R: ("outside-range", "huge-norm"),
+         _labels_read: ("relabel", "huge-norm"), _values: ("huge", "below"),
+         _words: ("new-word", "missing"), _table: ("word", "huge")}
+
+PATH_CASES = [(name, case) for name, (_, pairs, _) in PATHS.items() for case in CASES[pairs]]
+
+
+@pytest.mark.parametrize("name,case", PATH_CASES, ids=[f"{n}-{c}" for n, c in PATH_CASES])
+def test_neighbours_show_the_same_on_every_public_path(name, case):
+    _check(name, case)
+
+
+@pytest.mark.parametrize("name", list(PATHS))
+def test_the_progress_of_verbosity_one_is_the_same_on_neighbours(name):
+    """``dp.verbosity(1)`` prints the steps of each call with the elapsed time (figures of the
+    data only from level 2 on): apart from the times, the same lines on D and D′ (every path
+    but a dry run and a plan, which draw nothing, prints its steps)."""
+    for case in CASES[PATHS[name][1]]:
+        printed = _check(name, case, verbose=1)["stderr"]
+        assert "[dpconvex]" in printed or name.startswith(("certify-", "plan-for-")), name
+
+
+def test_the_option_paths_are_taken():
+    """Each option's path is the one named: no label centre where n·ε/p ≥ 100 (p counts the
+    intercept column when there is one) and a centre at ε = 1; the kink smoothed at h chosen
+    by "auto"; naive Bayes chosen by the front door given a feature range."""
+    D, _, _ = _regressor_neighbours("outside-range")
+    n, d = D[0].shape
+    assert label_center_share(n, d + 1, UNCENTERED_EPSILON) == 0.0
+    assert label_center_share(n, d, UNCENTERED_EPSILON) == 0.0
+    for name in ("fit-reg-uncentered", "fit-reg-huber-uncentered-no-intercept"):
+        assert "label center" not in str(PATHS[name][0](D, {}).certificate_)
+    centered = _fit(lambda: dp.PrivateLinearRegressor(epsilon=1.0, label_range=LABEL_RANGE))
+    assert "label center share = 0.1" in str(centered(D, {}).certificate_)
+    C2, _, params = _classifier_neighbours("relabel")
+    smoothed = str(PATHS["fit-smoothing-auto-user-loss"][0](C2, params).certificate_)
+    assert "chosen by the public rule smoothing='auto'" in smoothed
+    door = PATHS["fit-front-door-feature-range"][0](C2, params)
+    assert isinstance(door.estimator_, dp.PrivateGaussianNB)
+
+
+def test_the_public_paths_cover_every_entry_point_and_option():
+    """The table names a path of each public entry point that reads data, and each option."""
+    names = " ".join(PATHS)
+    for part in ("fit-", "certify-", "plan-for-", "prepared-", "sweep-", "release-range",
+                 "release-vocabulary", "draft-schema", "smoothing-auto", "no-label-range",
+                 "no-intercept", "unit-rows", "feature-range", "uncentered", "sparse",
+                 "dataframe"):
+        assert part in names, part
+
+
+# ------------------------------------------------------------------ the harness can fail
+def _leak_of(values: Any) -> str:
+    """One record's value as text (the last record's: the one the neighbour pairs replace)."""
+    if isinstance(values, pd.DataFrame):
+        values = values.to_numpy()
+    if sp.issparse(values):
+        values = values.toarray()
+    return f"the last record reads {np.asarray(values, dtype=object).ravel()[-1]!r}"
+
+
+def _emit(channel: str, text: str) -> None:
+    if channel == "warning":
+        warnings.warn(text, UserWarning, stacklevel=2)
+    elif channel == "log record":
+        logging.getLogger("dpconvex.mutant").info(text)
+    elif channel == "stdout":
+        print(text)
+    else:
+        print(text, file=sys.stderr)
+
+
+def _leaky(target: Any, name: str, channel: str, argument: int, hits: list[int]) -> Any:
+    """``target.name`` wrapped: each call also writes its ``argument``-th positional
+    argument's last record to ``channel``."""
+    inner = getattr(target, name)
+
+    def mutant(*args, **kwargs):
+        hits.append(1)
+        _emit(channel, _leak_of(args[argument]))
+        return inner(*args, **kwargs)
+
+    return mutant
+
+
+#: Where a mutant of each kind of path sits: (owner, function, the argument holding the
+#: records) — a function that every call of the path runs on the labels or values.
+LABELS = (base, "check_labels", 0)  # a classifier's labels
+RAW_LABELS = (RegressionScoreMixin, "_raw_labels", 1)  # a regressor's labels
+MUTANT_SITES = {
+    **{name: LABELS for name, (_, pairs, _) in PATHS.items() if pairs in (C, _labels_read)},
+    **{name: RAW_LABELS for name, (_, pairs, _) in PATHS.items() if pairs is R},
+    "plan-for-logreg": (base.PrivateEstimator, "public_shape", 2),  # reads the shape only
+    "plan-for-reg-sparse": (base.PrivateEstimator, "public_shape", 2),
+    "certify-grid-search": (SelectedEstimator, "_checked_rows", 2),
+    "release-range": (bounds, "_float64", 0),
+    "release-vocabulary": (bounds, "is_missing", 0),  # once per value: the last one leaks
+    "draft-schema": (bounds, "is_missing", 0),
+}
+
+#: The first case of each pair: the last record's label (or value) differs on D and D′.
+LEAKED_CASE = {pairs: cases[0] for pairs, cases in CASES.items()}
+
+CHANNELS = {"warning": "warnings", "log record": "log records", "stdout": "stdout",
+            "stderr": "stderr"}
+
+#: Every path × every channel.
+MUTANTS = [(name, channel) for name in PATHS for channel in CHANNELS]
+
+
+@pytest.mark.parametrize("name,channel", MUTANTS, ids=[f"{n}-{c}" for n, c in MUTANTS])
+def test_a_mutant_writing_a_record_into_a_channel_is_caught(name, channel):
+    """The harness flags a patch that writes the replaced record's label or value to a
+    warning, a log record, stdout or stderr, on every path of the table."""
+    owner, function, argument = MUTANT_SITES[name]
+    hits: list[int] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(owner, function, _leaky(owner, function, channel, argument, hits))
+        with pytest.raises(AssertionError) as caught:
+            _check(name, LEAKED_CASE[PATHS[name][1]])
+    assert hits, f"{function} is not on the path of {name}"
+    assert str(caught.value).startswith(CHANNELS[channel]), str(caught.value)
+
+
+def test_every_path_has_a_mutant():
+    assert set(MUTANT_SITES) == set(PATHS)
+
+
+@pytest.mark.parametrize("name", ["certify-logreg", "fit-reg-uncentered", "draft-schema"])
+def test_a_mutant_writing_a_record_into_the_certificate_is_caught(name):
+    """The returned value is compared too: a certificate whose text carries the last record
+    read (the value's public part) is flagged."""
+    owner, function, argument = MUTANT_SITES[name]
+    read: list[str] = []
+    inner, text = getattr(owner, function), dp.Certificate.__str__
+
+    def mutant(*args, **kwargs):
+        read.append(_leak_of(args[argument]))
+        return inner(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(owner, function, mutant)
+        patch.setattr(dp.Certificate, "__str__", lambda cert: f"{text(cert)}\n{read[-1]}")
+        with pytest.raises(AssertionError) as caught:
+            _check(name, LEAKED_CASE[PATHS[name][1]])
+    assert read and str(caught.value).startswith("value"), str(caught.value)
