@@ -4,7 +4,9 @@ The native projected gradient needs the exact projection Π_S (``space.project``
 here (:class:`L2Ball`, :class:`Box`, :class:`NonNegative`, :class:`L1Ball`,
 :class:`Simplex`, :class:`Intersection` of sets on disjoint coordinates) has it, and its
 CVXPY form. :func:`recognize` reads CVXPY constraints as one of them, exactly, or gives
-None; any other DCP set is a :class:`CVXPYSet` (CVXPY backends only). A parameter of any
+None; any other DCP set is a :class:`CVXPYSet`, compiled once to a small cone program
+(:class:`CompiledSetQP`: its projection and the native projected Newton solver's models are
+SCS solves in the parameter's coordinates). A parameter of any
 shape is read row-major; ``indices=`` restricts a set to some coordinates. Sets on the same
 coordinates (a ball and the orthant) are not offered: the projection onto their
 intersection is not the composition (docs/privacy/user_objectives.md#privacy-constraints).

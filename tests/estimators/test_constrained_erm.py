@@ -371,3 +371,14 @@ def test_exact_privacy_loss_of_projected_output_perturbation_is_at_most_epsilon(
         worst = max(worst, float(density.max()), atom)
     assert worst <= eps * (1 + 1e-9), worst
     assert worst > 0.25 * eps, worst  # the minimizers move: the check can fail
+
+
+def test_a_cvxpy_backends_refusal_over_a_stated_set_names_the_native_solver_first():
+    from dpconvex.solvers import retry_advice
+
+    X, y = _binary(n=100, d=3)
+    w = cp.Variable(3)
+    t = LinearERMTemplate(Logistic(), 0.1, 1.0, X, np.where(y == 1, 1.0, -1.0),
+                          constraint_set=CVXPYSet(_POLYHEDRON[0](w), w))
+    for failed in ("clarabel", "scs"):
+        assert retry_advice(t, failed).startswith("Try solver='native'")
