@@ -277,6 +277,16 @@ def _subexpressions(expr: Any) -> list[Any]:
     return [expr, *(e for arg in getattr(expr, "args", ()) for e in _subexpressions(arg))]
 
 
+@dataclass(frozen=True)
+class SmoothingCandidate:
+    """The constants of a stated loss smoothed at one h (:meth:`CVXPYLoss.smoothing_candidate`)."""
+
+    kind: str
+    deriv_bound: float
+    curvature: float
+    smoothed_kinks: Any
+
+
 class CVXPYLoss(Loss):
     """A loss stated in CVXPY atoms (:meth:`Loss.from_cvxpy`): one expression, every form.
 
@@ -337,11 +347,16 @@ class CVXPYLoss(Loss):
         failure = None if _stated is not None else _elementwise_failure(stated)
         # a reduction over the predictions is refused as such; one over a stack of each record's
         # pieces (cp.max(cp.hstack([1 - m, 0]))) is per record, and its atoms are the reason below
-        stacked = {type(e).__name__ for e in _subexpressions(stated.expr)} & _STACKS
+        # read once per stated tree and label range, shared by the tree's smoothings
+        facts = stated.__dict__.setdefault("kink_facts", {})
+        if label_range not in facts:
+            facts[label_range] = (
+                {type(e).__name__ for e in _subexpressions(stated.expr)} & _STACKS,
+                bounds_of_form(stated.expr, stated.label, label_range)
+                if _has_kink_atom(stated.expr) else None)
+        stacked, kinked = facts[label_range]
         if failure is not None and failure[1] and not stacked:
             _refuse_not_elementwise(self.name, kind, failure[0])
-        kinked = bounds_of_form(stated.expr, stated.label, label_range) \
-            if _has_kink_atom(stated.expr) else None
         # a kink inside an atom with zero slope there (cp.huber(cp.pos(u), M)) is smooth
         self.has_kinks = kinked is not None and math.isinf(kinked.curvature)
         #: Kinks left for an estimator's rule (``smoothing="auto"``, not yet at an h).
@@ -401,6 +416,34 @@ class CVXPYLoss(Loss):
         from .atoms import vectorize  # the one tree, built on the predictions given
 
         return vectorize(self._form.expr, self._form.z, self._form.label, z, y)
+
+    def smoothing_candidate(self, h: float) -> SmoothingCandidate:
+        """The constants :meth:`smoothed` at ``h`` would have, without compiling its NumPy forms.
+
+        What a rule choosing h among candidates reads (``kind``, ``deriv_bound``, ``curvature``,
+        ``smoothed_kinks``), derived from the same smoothed tree as :meth:`smoothed`'s.
+
+        Examples
+        --------
+        >>> import cvxpy as cp
+        >>> from dpconvex.objectives import Loss
+        >>> hinge = Loss.from_cvxpy(lambda m: cp.pos(1 - m))
+        >>> hinge.smoothing_candidate(0.25).curvature == hinge.smoothed(0.25).curvature == 2.0
+        True
+        """
+        from .atoms import bounds_of_form, smooth_kinks
+
+        stated = self._stated
+        tree, kinks = smooth_kinks(stated.expr, float(h))
+        derived = bounds_of_form(tree, stated.label, self.label_range)
+        deriv_bound, curvature = self._declared
+        return SmoothingCandidate(
+            kind=self.kind,
+            deriv_bound=(float(derived.slope) if deriv_bound is None and derived is not None
+                         else math.nan if deriv_bound is None else deriv_bound),
+            curvature=(float(derived.curvature) if curvature is None and derived is not None
+                       else math.inf if curvature is None else curvature),
+            smoothed_kinks=kinks)
 
     def smoothed(self, h: float) -> CVXPYLoss:
         """This loss with its kinks Huberized at half-width ``h`` (itself when it has none).
