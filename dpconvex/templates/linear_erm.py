@@ -127,6 +127,12 @@ class LinearERMTemplate:
 
     def __init__(self, loss: Loss, lam: float, data_norm: float, X: Any, y: np.ndarray,
                  constraint_set: ConvexSet | None = None):
+        if getattr(loss, "awaits_label_range", False):
+            raise ParameterError(
+                f"{type(self).__name__}.__init__: loss '{loss.name}' was stated without label_range, "
+                "so its bounds are not derived. Give Loss.from_cvxpy(..., label_range=(lo, hi)), the "
+                "public range of the labels, or pass the loss to a regressor, which states it on its "
+                "own label_range.")
         self.loss = loss
         #: A public closed convex set the parameter is restricted to (None: all of R^p).
         self.constraint_set = constraint_set
