@@ -762,7 +762,7 @@ class CVXPYSet(ConvexSet):
     at most :data:`LARGEST_COEFFICIENT` once multiplied out, feasible by a Clarabel solve on
     the public set); a SciPy sparse matrix is a constant as a NumPy array is. The set is
     compiled once to a small cone program in its own coordinates (:class:`CompiledSetQP`):
-    :meth:`project` solves min ||v − θ||² with SCS, warm-started, to SCS's tolerance
+    :meth:`project` solves min ||v − θ||² with SCS to its tolerance
     :data:`SET_QP_EPS` (not exactly; each projection's error is counted as
     :data:`PROJECTION_TOL` by the accuracy check), and the native projected Newton solver
     minimizes its quadratic models over the set the same way.
@@ -861,6 +861,12 @@ class CVXPYSet(ConvexSet):
             self._qp = CompiledSetQP(list(self.constraints), self._var)
         return self._qp
 
+    def reset_projection(self) -> None:
+        """Start the projections anew (:meth:`CompiledSetQP.reset`): every solve over the set
+        calls it first, so nothing of an earlier solve's points reaches a later one's."""
+        if self._qp is not None:
+            self._qp.reset()
+
     def project(self, theta: np.ndarray) -> np.ndarray:
         """The projection onto the set, solved by SCS to :data:`SET_QP_EPS` (any shape; a new array).
 
@@ -938,9 +944,12 @@ class CompiledSetQP:
 
     The constraints are compiled once (CVXPY, to SCS's cone program in the set's variable
     and CVXPY's auxiliary variables); each solve then calls SCS directly, with no CVXPY
-    work. The Euclidean projection (H = I) keeps one SCS workspace and warm-starts it
-    from the last projection (only the linear term changes); a solve with another H sets
-    up SCS anew. Every solve must end with SCS's status ``solved`` at
+    work. The Euclidean projection (H = I) keeps one SCS workspace (only the linear term
+    changes; each projection starts cold) until :meth:`reset`, which every solve over the
+    set calls first: SCS's workspace keeps state between solves (its scaling), so a
+    projection's last digits depend on the projections since the reset, the points of one
+    solve and its release only. A solve with another H sets up SCS anew. Every solve must
+    end with SCS's status ``solved`` at
     :data:`SET_QP_EPS`, else :class:`~dpconvex.SolverError` (one text: the point may be
     read from the data).
 
@@ -1021,20 +1030,20 @@ class CompiledSetQP:
             "from a point it would give. Restate the set with better-scaled constraints, or use "
             "solver='clarabel' (the whole problem as one cone program).")
 
+    def reset(self) -> None:
+        """Drop the projection's SCS workspace: the next projection sets SCS up anew."""
+        self._workspace = None
+
     def project(self, theta: np.ndarray) -> np.ndarray:
-        """The projection of the flat ``theta`` (SCS, warm-started from the last one)."""
+        """The projection of the flat ``theta`` (SCS, on the workspace kept since :meth:`reset`)."""
         c = self._linear(-np.asarray(theta, dtype=float).ravel())
         if self._workspace is None:
             self._workspace = self._solver(self._embed(None), c)
             solution = self._workspace.solve()
         else:
             self._workspace.update(c=c)
-            solution = self._workspace.solve(warm_start=True)
+            solution = self._workspace.solve(warm_start=False)
         x = self._result(solution)
-        if x is None:  # a cold start, once
-            self._workspace = self._solver(self._embed(None), c)
-            solution = self._workspace.solve()
-            x = self._result(solution)
         if x is None:
             self._workspace = None
             self._refuse("CVXPYSet.project", "projection", solution)

@@ -74,6 +74,7 @@ class ProjectedNewton(Backend["ProjectionTemplate"]):
         b, extra_reg = self.admit(template, b, extra_reg)
         t0 = time.perf_counter()
         space = template.space
+        space.convex_set.reset_projection()  # type: ignore[attr-defined]  # this solve's points only
         qp = space.convex_set.qp  # type: ignore[attr-defined]
         tol = template.residual_tol * NATIVE_TOL_FACTOR
         steps = _NEWTON_STEPS if max_iter is None else int(max_iter)

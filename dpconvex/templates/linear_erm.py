@@ -509,6 +509,8 @@ class LinearERMTemplate:
     def cvxpy_set(self, b: np.ndarray | None, extra_reg: float) -> None:
         """Set the noise (zero when ``b`` is None) and Λ + Δ."""
         cv = self.cvxpy_problem()
+        if hasattr(self.constraint_set, "reset_projection"):  # the check's projections: this solve's
+            self.constraint_set.reset_projection()
         cv["b"].value = self._zero_noise if b is None else b
         cv["reg"].value = self.regularizer.lam + float(extra_reg)
 

@@ -40,7 +40,7 @@ def _ball_and_half_space(x):
 ], ids=["orthant and budget", "ball and half-space"])
 def test_the_projection_is_within_the_counted_error_of_the_closed_form(constraints, closed_form):
     # 30 points at each of three scales (inside, near and far outside the sets), projected
-    # one after another (each warm-started from the last): each within PROJECTION_TOL = 1e-9,
+    # one after another on one SCS workspace: each within PROJECTION_TOL = 1e-9,
     # the error the accuracy check counts (measured: at most ~1e-10)
     w = cp.Variable(20)
     s = CVXPYSet(constraints(w), w)
@@ -87,3 +87,18 @@ def test_a_set_pickles_after_a_projection_and_projects_again():
     again = pickle.loads(pickle.dumps(s)).project(x)
     np.testing.assert_allclose(again, first, atol=1e-9)
     np.testing.assert_allclose(first, [0.55, 0.45, 0.0], atol=1e-9)
+
+
+def test_after_a_reset_a_projection_reads_nothing_of_the_earlier_ones():
+    # SCS's workspace keeps state between solves: a solve over the set resets it first, so
+    # the projections of one release never depend on another's points (equal to the bit)
+    w = cp.Variable(20)
+    constraints = [w >= 0, cp.sum(w[:10]) <= 1]
+    rng = np.random.default_rng(4)
+    points = rng.normal(size=(3, 20))
+    first, second = CVXPYSet(constraints, w), CVXPYSet(constraints, w)
+    first.project(points[1])
+    second.project(5 * points[2])
+    first.reset_projection()
+    second.reset_projection()
+    assert np.array_equal(first.project(points[0]), second.project(points[0]))
