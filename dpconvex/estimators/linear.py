@@ -428,15 +428,14 @@ class LinearPlanMixin:
         ``coef`` is the coefficient part of the template's parameter, times ``scale`` (the
         factor from the parameter to the released coefficients). A set with an exact
         projection (:func:`~dpconvex.objectives.sets.recognize`) serves every solver; any other
-        DCP set is a :class:`~dpconvex.objectives.CVXPYSet`, which only the CVXPY backends
-        take: with ``solver`` "native", or with Dask rows (the CVXPY backends need the rows in
-        memory), it is refused, naming them (``caller``: by default certify).
+        DCP set is a :class:`~dpconvex.objectives.CVXPYSet`, which the native projected Newton
+        solver takes (its quadratic models solved over the set in the p coordinates) as the
+        CVXPY backends do (``caller``: by default certify).
 
-        With ``fit`` (a fit on rows in memory: a CVXPY backend refuses Dask rows) a
-        :class:`~dpconvex.errors.SolverCostWarning` says, before the solve starts, that it goes to a CVXPY
-        backend and what that costs, from public facts only (the plan's n and p, the set, the solver): with
-        ``solver`` "auto"/None only when native cannot project onto the set; with a CVXPY backend named,
-        also when native could.
+        With ``fit`` and a CVXPY backend named (a fit on rows in memory: a CVXPY backend refuses
+        Dask rows) a :class:`~dpconvex.errors.SolverCostWarning` says, before the solve starts,
+        that it goes to that backend and what that costs, from public facts only (the plan's n
+        and p, the solver).
         """
         caller = caller or f"{type(self).__name__}.certify"
         if rows is None:
@@ -466,29 +465,11 @@ class LinearPlanMixin:
                     f"The 'constraints' parameter of {caller.split('.')[0]} must return a CVXPY "
                     f"constraint or a non-empty list of them. Got {_short_repr(stated)} instead.")
             found = recognize(listed, theta) or CVXPYSet(listed, theta)
-            if not found.exact_projection and not getattr(rows, "in_memory", True):
-                raise ParameterError(
-                    f"{caller}: only the CVXPY backends (solver='clarabel' / 'scs') can honour "
-                    f"{found.describe()}, and they need the rows in one process's memory, but X is "
-                    "held by Dask and its rows stay on the workers. Pass the rows in memory "
-                    "(X.compute()) if they fit, or state the set as an l2 ball, a box, the orthant, "
-                    "an l1 ball or a simplex: the native solvers project onto those exactly and read "
-                    "Dask rows in place.")
-            if not found.exact_projection and self.solver == "native":
-                raise ParameterError(
-                    f"{caller}: the native solvers (solver='native') cannot honour "
-                    f"{found.describe()}: it is not an l2 ball, a box, the orthant, an l1 ball or a "
-                    "simplex, the sets with an exact projection. Pass solver=None (a CVXPY backend "
-                    "for such a set) or solver='clarabel' / 'scs'.")
-        native_ok = found is None or found.exact_projection
-        if fit and not (self.solver in (None, "auto", "native") and native_ok):
-            name = ("a CVXPY backend (Clarabel, else SCS)" if self.solver in (None, "auto")
-                    else f"'{self.solver}'")
+        if fit and self.solver not in (None, "auto", "native"):
+            name = f"'{self.solver}'"
             n, p = plan.n, n_features + int(self.fit_intercept)
             why = ("the native solver solves this problem too, typically 100-1000 times faster: "
-                   "leave solver=None (the default)" if native_ok else
-                   f"the native solvers cannot project onto {found.describe()} (a set with an exact "
-                   "projection, an l2 ball, a box, the orthant, an l1 ball or a simplex, solves natively)")
+                   "leave solver=None (the default)")
             warnings.warn(
                 f"{caller.split('.')[0]}: this fit goes to {name} on n = {n} rows x p = {p} "
                 f"columns: expect roughly {n * p * CVXPY_SECONDS_PER_ENTRY:.2g} s "

@@ -803,13 +803,16 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
     # ------------------------------------------------------------------ parameters
     def _make_loss(self) -> Loss:
         if isinstance(self.loss, Loss):
+            if getattr(self.loss, "awaits_label_range", False):  # stated without a range: ours
+                return self.loss.on_label_range(UNIT_LABELS)  # type: ignore[attr-defined]
             if getattr(self.loss, "kind", "margin") != "regression" or tuple(
                     float(v) for v in self.loss.label_range) != UNIT_LABELS:
                 raise ParameterError(
                     f"{type(self).__name__}.fit: a Loss instance must be of kind 'regression' with "
-                    "label_range=(-1, 1): the estimator maps the labels onto [-1, 1] by the public "
-                    "label_range before the loss sees them. Pass the function itself, "
-                    "loss=lambda z, y: ..., and the estimator states it on that range.")
+                    "label_range=(-1, 1) or none: the estimator maps the labels onto [-1, 1] by the "
+                    "public label_range before the loss sees them. State the loss without "
+                    "label_range (Loss.from_cvxpy(fn, kind='regression')), or pass the function "
+                    "itself, loss=lambda z, y: ...: the estimator states it on that range.")
             return self.loss
         if callable(self.loss):  # stated in CVXPY atoms, on the unit label scale
             return stated_loss(self.loss, "regression", type(self).__name__, UNIT_LABELS)

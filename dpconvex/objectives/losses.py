@@ -224,9 +224,11 @@ class Loss:
             (docs/privacy/user_objectives.md#privacy-margin-loss-bounds).
         name : str or None
             The loss's name in certificates (default "cvxpy_loss").
-        label_range : (float, float)
-            The public range of the labels (regression). A regressor maps its labels onto
-            [-1, 1] by its own ``label_range``: give it ``(-1, 1)``, or pass ``fn`` as ``loss=``.
+        label_range : (float, float) or None
+            The public range of the labels (regression), over which the bounds are derived.
+            None: the loss takes a regressor's (``loss=`` of a regressor, whose own
+            ``label_range`` maps the labels onto [-1, 1], where the loss is then stated), so
+            the range is stated once; no template takes it before.
         deriv_bound, curvature : float or None
             Declared bounds; None takes the derived ones.
         smoothing : "auto", float or None, default="auto"
@@ -248,7 +250,7 @@ class Loss:
         Raises
         ------
         ParameterError
-            An unknown or refused kind, a missing label range, an atom with no numeric rule,
+            An unknown or refused kind, an atom with no numeric rule,
             or ``fn`` that raises, or gives no scalar DCP-convex expression of the prediction,
             or one that is not elementwise (built on a vector of predictions it is not the loss
             of each: a reduction such as ``cp.log_sum_exp(m)``), or a regression loss whose
@@ -277,6 +279,16 @@ def _subexpressions(expr: Any) -> list[Any]:
     return [expr, *(e for arg in getattr(expr, "args", ()) for e in _subexpressions(arg))]
 
 
+@dataclass(frozen=True)
+class SmoothingCandidate:
+    """The constants of a stated loss smoothed at one h (:meth:`CVXPYLoss.smoothing_candidate`)."""
+
+    kind: str
+    deriv_bound: float
+    curvature: float
+    smoothed_kinks: Any
+
+
 class CVXPYLoss(Loss):
     """A loss stated in CVXPY atoms (:meth:`Loss.from_cvxpy`): one expression, every form.
 
@@ -303,11 +315,17 @@ class CVXPYLoss(Loss):
             raise ParameterError(f"The 'kind' parameter of Loss.from_cvxpy must be one of "
                                  f"['margin', 'regression', 'multiclass']. Got {kind!r} instead.")
         if kind == "regression" and label_range is None:
-            raise ParameterError(
-                "Loss.from_cvxpy: a regression loss (kind='regression') needs label_range=(lo, hi), the "
-                "public range of the labels it reads, over which its bounds are derived. A regressor maps "
-                "its labels onto [-1, 1] by its own label_range: give (-1, 1), or pass fn itself as the "
-                "regressor's loss=.")
+            # the range a regressor states (its labels mapped onto [-1, 1]): bound there
+            # (:meth:`on_label_range`); until then nothing is derived and no template takes it
+            self.stated_fn, self.kind, self.name = fn, kind, name or "cvxpy_loss"  # type: ignore[misc]
+            self.label_range = None
+            self._declared = (deriv_bound, curvature)
+            self.smoothing_rule = SMOOTHING_RULE.check("smoothing", smoothing, "Loss.from_cvxpy")
+            self.smoothed_kinks = None
+            self.has_kinks = self.smoothing_unresolved = False
+            self.derived = None
+            self.deriv_bound, self.curvature = math.nan, math.inf
+            return
         if kind == "regression":
             label_range = parse_label_range(label_range, "Loss.from_cvxpy")
         elif label_range is not None:
@@ -337,11 +355,16 @@ class CVXPYLoss(Loss):
         failure = None if _stated is not None else _elementwise_failure(stated)
         # a reduction over the predictions is refused as such; one over a stack of each record's
         # pieces (cp.max(cp.hstack([1 - m, 0]))) is per record, and its atoms are the reason below
-        stacked = {type(e).__name__ for e in _subexpressions(stated.expr)} & _STACKS
+        # read once per stated tree and label range, shared by the tree's smoothings
+        facts = stated.__dict__.setdefault("kink_facts", {})
+        if label_range not in facts:
+            facts[label_range] = (
+                {type(e).__name__ for e in _subexpressions(stated.expr)} & _STACKS,
+                bounds_of_form(stated.expr, stated.label, label_range)
+                if _has_kink_atom(stated.expr) else None)
+        stacked, kinked = facts[label_range]
         if failure is not None and failure[1] and not stacked:
             _refuse_not_elementwise(self.name, kind, failure[0])
-        kinked = bounds_of_form(stated.expr, stated.label, label_range) \
-            if _has_kink_atom(stated.expr) else None
         # a kink inside an atom with zero slope there (cp.huber(cp.pos(u), M)) is smooth
         self.has_kinks = kinked is not None and math.isinf(kinked.curvature)
         #: Kinks left for an estimator's rule (``smoothing="auto"``, not yet at an h).
@@ -377,6 +400,31 @@ class CVXPYLoss(Loss):
         self.curvature = (float(derived.curvature) if curvature is None and derived is not None
                           else math.inf if curvature is None else curvature)
 
+    @property
+    def awaits_label_range(self) -> bool:
+        """Whether this regression loss was stated without its label range (a regressor's)."""
+        return self.kind == "regression" and self.label_range is None
+
+    def on_label_range(self, label_range: tuple[float, float]) -> CVXPYLoss:
+        """This loss stated on ``label_range``: its bounds derived there (a new loss).
+
+        A regression loss stated without ``label_range`` takes a regressor's: the regressor
+        maps its labels onto [-1, 1] by its own public ``label_range`` and binds the loss there,
+        so the range is stated once, on the estimator.
+
+        Examples
+        --------
+        >>> import cvxpy as cp
+        >>> from dpconvex.objectives import Loss
+        >>> pinball = Loss.from_cvxpy(lambda z, y: cp.maximum(0.8 * (y - z), 0.2 * (z - y)),
+        ...                           kind="regression", smoothing=0.1)
+        >>> pinball.awaits_label_range, pinball.on_label_range((-1.0, 1.0)).curvature
+        (True, 5.0)
+        """
+        deriv_bound, curvature = self._declared
+        return CVXPYLoss(self.stated_fn, kind=self.kind, name=self.name, label_range=label_range,
+                         deriv_bound=deriv_bound, curvature=curvature, smoothing=self.smoothing_rule)
+
     # the compiled form reads y only for a regression loss (a margin form has no label)
     def value(self, z, y=None):
         return self._form.evaluate(z, y, second=False)[0]
@@ -401,6 +449,34 @@ class CVXPYLoss(Loss):
         from .atoms import vectorize  # the one tree, built on the predictions given
 
         return vectorize(self._form.expr, self._form.z, self._form.label, z, y)
+
+    def smoothing_candidate(self, h: float) -> SmoothingCandidate:
+        """The constants :meth:`smoothed` at ``h`` would have, without compiling its NumPy forms.
+
+        What a rule choosing h among candidates reads (``kind``, ``deriv_bound``, ``curvature``,
+        ``smoothed_kinks``), derived from the same smoothed tree as :meth:`smoothed`'s.
+
+        Examples
+        --------
+        >>> import cvxpy as cp
+        >>> from dpconvex.objectives import Loss
+        >>> hinge = Loss.from_cvxpy(lambda m: cp.pos(1 - m))
+        >>> hinge.smoothing_candidate(0.25).curvature == hinge.smoothed(0.25).curvature == 2.0
+        True
+        """
+        from .atoms import bounds_of_form, smooth_kinks
+
+        stated = self._stated
+        tree, kinks = smooth_kinks(stated.expr, float(h))
+        derived = bounds_of_form(tree, stated.label, self.label_range)
+        deriv_bound, curvature = self._declared
+        return SmoothingCandidate(
+            kind=self.kind,
+            deriv_bound=(float(derived.slope) if deriv_bound is None and derived is not None
+                         else math.nan if deriv_bound is None else deriv_bound),
+            curvature=(float(derived.curvature) if curvature is None and derived is not None
+                       else math.inf if curvature is None else curvature),
+            smoothed_kinks=kinks)
 
     def smoothed(self, h: float) -> CVXPYLoss:
         """This loss with its kinks Huberized at half-width ``h`` (itself when it has none).

@@ -28,13 +28,15 @@ from ..templates.base import (
 from .cvxpy_backend import ClarabelBackend, CVXPYBackend, SCSBackend
 from .lbfgs_newton import LbfgsNewton
 from .projected_gradient import ProjectedGradient
+from .projected_newton import ProjectedNewton
 
 # the shipped backends, in the order of preference of the "auto" policy: the native ones first
-for _backend_class in (LbfgsNewton, ProjectedGradient, ClarabelBackend, SCSBackend):
+for _backend_class in (LbfgsNewton, ProjectedNewton, ProjectedGradient, ClarabelBackend,
+                       SCSBackend):
     register_backend(_backend_class)
 del _backend_class
 
 __all__ = ["BACKENDS", "CVXPY_STATUS_MAP", "Backend", "CVXPYBackend", "ClarabelBackend",
-           "LbfgsNewton", "PolishedBackend", "ProjectedGradient", "SCSBackend", "SolveResult",
-           "SolveStatus", "backend_names", "check_solver_name", "get_backend", "other_backends",
-           "retry_advice", "solve", "suitable_backends"]
+           "LbfgsNewton", "PolishedBackend", "ProjectedGradient", "ProjectedNewton", "SCSBackend",
+           "SolveResult", "SolveStatus", "backend_names", "check_solver_name", "get_backend",
+           "other_backends", "retry_advice", "solve", "suitable_backends"]

@@ -127,6 +127,12 @@ class LinearERMTemplate:
 
     def __init__(self, loss: Loss, lam: float, data_norm: float, X: Any, y: np.ndarray,
                  constraint_set: ConvexSet | None = None):
+        if getattr(loss, "awaits_label_range", False):
+            raise ParameterError(
+                f"{type(self).__name__}.__init__: loss '{loss.name}' was stated without label_range, "
+                "so its bounds are not derived. Give Loss.from_cvxpy(..., label_range=(lo, hi)), the "
+                "public range of the labels, or pass the loss to a regressor, which states it on its "
+                "own label_range.")
         self.loss = loss
         #: A public closed convex set the parameter is restricted to (None: all of R^p).
         self.constraint_set = constraint_set
@@ -142,14 +148,17 @@ class LinearERMTemplate:
         self._check_labels(type(self).__name__)
         self.n, self.p = self.rows.n, self.rows.p
         # over a set: projected gradient (its exact projection), no unconstrained Newton steps;
-        # a set without an exact projection: the CVXPY backends only
+        # a set stated in CVXPY: projected Newton (its quadratic models over the set, solved in
+        # the p coordinates), or the CVXPY backends
         self.space = (EuclideanSpace((self.p,)) if constraint_set is None
                       else ConstrainedSpace((self.p,), constraint_set))
         self.noise_shape = self.space.shape
+        stated = constraint_set is not None and hasattr(constraint_set, "qp")
         self.capabilities = frozenset(
             ({"objective", "smooth", "hessian", "hessp", "per_record"} if constraint_set is None
              else {"objective", "per_record"}
-             | ({"projection"} if constraint_set.exact_projection else set()))
+             | ({"projection"} if constraint_set.exact_projection else set())
+             | ({"projection", "set_qp"} if stated else set()))
             | ({"cvxpy"} if loss.has_cvxpy else set()))
         if constraint_set is not None and not self.capabilities & {"projection", "cvxpy"}:
             raise ParameterError(
@@ -168,7 +177,8 @@ class LinearERMTemplate:
         self.sparse = bool(self._ops.is_sparse)
         self._sample_step = sample_step(self.n, self.p)
         every = hasattr(getattr(self._ops, "base", self._ops), "every")  # the wrapped rows give every k-th
-        if self._sample_step and every and hasattr(self._ops, "every") and constraint_set is None:
+        if self._sample_step and every and hasattr(self._ops, "every") and (constraint_set is None
+                                                                            or stated):
             self.capabilities = self.capabilities | {"sampled_hessian"}
         # Rows on workers (Dask) sum the loss terms where they are stored: one pass gives the objective, the
         # gradient and the sampled Hessian at a point, and no n-vector leaves the workers
@@ -297,9 +307,12 @@ class LinearERMTemplate:
                      "per-record Hessians); output perturbation's noisy output is projected back onto "
                      "the set (post-processing) (docs/privacy/user_objectives.md#privacy-constraints)")
             if not self.constraint_set.exact_projection:
+                tol = getattr(self.constraint_set, "projection_tol", 0.0)
                 a.append("the set has no exact projection: the accuracy check measures the natural "
-                         "residual with a projection a solver computes (SCS, else Clarabel), which "
-                         "is within the solver's tolerances and not exact, so the check bounds no "
+                         "residual with a projection a solver computes (SCS, to its residual "
+                         f"tolerance), adds {tol:g} for that projection's distance from the exact "
+                         "one, and accepts the sum only within the tolerance; the projection is "
+                         "within the solver's tolerances, not exact, so the check bounds no "
                          "distance to the exact minimizer and none is stated")
         smoothing = getattr(self.loss, "smoothed_kinks", None)
         if smoothing is not None:
@@ -408,11 +421,18 @@ class LinearERMTemplate:
         return m
 
     def residual(self, w: np.ndarray, b: np.ndarray | None = None, extra_reg: float = 0.0) -> float:
-        """||w − Π(w − ∇J(w))||: ||∇J(w)||_2 unconstrained, the natural residual over a set."""
+        """||w − Π(w − ∇J(w))||: ||∇J(w)||_2 unconstrained, the natural residual over a set.
+
+        Over a set whose projection is solved (:class:`~dpconvex.objectives.CVXPYSet`), the
+        natural residual with the solved projection plus its ``projection_tol``.
+        """
         grad = self.objective(w, b, extra_reg)[1]
         if self.constraint_set is None:
             return float(np.linalg.norm(grad))
-        return natural_residual(np.asarray(w, dtype=float), grad, self.space.project)
+        # a solved projection counts its error: the sum bounds the residual of the exact one
+        error = 0.0 if self.constraint_set.exact_projection else float(
+            getattr(self.constraint_set, "projection_tol", 0.0))
+        return natural_residual(np.asarray(w, dtype=float), grad, self.space.project) + error
 
     def hessian(self, w: np.ndarray, extra_reg: float = 0.0) -> np.ndarray:
         """∇²J(w) = (1/n) Xᵀ diag(ℓ''(m)) X + (Λ + Δ) I (y_i² = 1, so A = diag(y) X serves)."""
@@ -489,6 +509,8 @@ class LinearERMTemplate:
     def cvxpy_set(self, b: np.ndarray | None, extra_reg: float) -> None:
         """Set the noise (zero when ``b`` is None) and Λ + Δ."""
         cv = self.cvxpy_problem()
+        if hasattr(self.constraint_set, "reset_projection"):  # the check's projections: this solve's
+            self.constraint_set.reset_projection()
         cv["b"].value = self._zero_noise if b is None else b
         cv["reg"].value = self.regularizer.lam + float(extra_reg)
 

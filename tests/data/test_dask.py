@@ -187,27 +187,26 @@ def test_cvxpy_backends_refuse_dask_rows():
             est.fit(da.from_array(X, chunks=100), y)
 
 
-def test_a_set_only_cvxpy_honours_on_dask_rows_is_refused_naming_the_rows_in_memory():
+def test_a_set_stated_in_cvxpy_on_dask_rows_is_solved_natively_as_in_memory():
     import cvxpy as cp
 
     X, y = _data(n=200, p=4)
     Xd, yd = da.from_array(X, chunks=(70, 4)), da.from_array(y, chunks=70)
     budget = lambda w: [w >= 0, cp.sum(w[:2]) <= 1.0]  # noqa: E731  (no exact projection)
-    made = [dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0,
-                                         constraints=budget, solver=solver)
-            for solver in (None, "native", "clarabel")]
-    made.append(dp.PrivateLinearRegressor(epsilon=1.0, label_range=(-1, 1), random_state=0,
-                                          constraints=budget))
-    for est in made:
-        ledger = dp.BudgetAccountant(epsilon=2.0)
-        est.set_params(accountant=ledger)
-        with pytest.raises(ParameterError, match=r"\.fit: only the CVXPY backends .*\(X\.compute\(\)"
-                           r".* an l2 ball, a box, the orthant, an l1 ball or a simplex"):
-            est.fit(Xd, yd)
-        assert ledger.spent == (0.0, 0.0) and ledger.reserved == [] and not hasattr(est, "coef_")
-    ball = dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0,
-                                        constraints=lambda w: [w >= 0])  # the orthant: native
-    np.testing.assert_allclose(ball.fit(Xd, yd).coef_, ball.fit(X, y).coef_, rtol=0, atol=1e-8)
+    for est in (dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0,
+                                             constraints=budget),
+                dp.PrivateLinearRegressor(epsilon=1.0, label_range=(-1, 1), random_state=0,
+                                          constraints=budget)):
+        on_workers = est.fit(Xd, yd)
+        if isinstance(est, dp.PrivateLogisticRegression):  # (the regressor's is a composition)
+            assert on_workers.certificate_.solver["backend"] == "native"
+        # the same noise and the same minimizer over the set: within what the residual check
+        # (<= 1e-6, the projection's 1e-9 included) leaves between two accurate solves
+        np.testing.assert_allclose(on_workers.coef_, est.fit(X, y).coef_, rtol=0, atol=1e-4)
+    clarabel = dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0,
+                                            constraints=budget, solver="clarabel")
+    with pytest.raises(ParameterError):  # the CVXPY backends need the rows in memory
+        clarabel.fit(Xd, yd)
 
 
 def _kill_one_worker(client):

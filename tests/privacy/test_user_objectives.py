@@ -423,9 +423,21 @@ def test_a_loss_that_does_not_depend_on_the_prediction_is_refused_as_such():
                                     random_state=0).fit(X, (X[:, 0] > 0).astype(int))
 
 
-def test_a_regression_loss_without_label_range_says_what_to_give():
-    with pytest.raises(ParameterError, match=r"needs label_range=\(lo, hi\).*give \(-1, 1\)"):
-        Loss.from_cvxpy(lambda z, y: cp.huber(z - y, 0.5), kind="regression")
+def test_a_regression_loss_states_its_label_range_once_on_the_regressor():
+    # stated without label_range, the loss takes the regressor's (the labels mapped onto
+    # [-1, 1]): the same release as the function passed itself, same noise seed
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 3)) / 2
+    y = 50 + 20 * X[:, 0] - 20 * X[:, 1] + rng.normal(size=600)
+    fn = lambda z, t: cp.maximum(0.8 * (t - z), 0.2 * (z - t))  # noqa: E731
+    stated = Loss.from_cvxpy(fn, kind="regression")
+    assert stated.awaits_label_range
+    fits = [dp.PrivateLinearRegressor(loss=loss, label_range=(0, 100), epsilon=1.0,
+                                      random_state=0).fit(X, y) for loss in (stated, fn)]
+    np.testing.assert_allclose(fits[0].coef_, fits[1].coef_, rtol=0, atol=1e-12)
+    # a template has no range to state it on: refused, naming both ways to give one
+    with pytest.raises(ParameterError, match="stated without label_range.*label_range=\\(lo, hi\\)"):
+        LinearERMTemplate(stated, 0.1, 1.0, X, np.zeros(600))
 
 
 def test_a_declared_bound_below_the_derived_one_is_refused():

@@ -316,10 +316,12 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
     lo_hi = loss.label_range
     scale = 1.0 if lo_hi is None else float(lo_hi[1]) - float(lo_hi[0])
     given = not (isinstance(lam, str) and lam == AUTO)
-    best: tuple[float, float, Loss] | None = None
+    best: tuple[float, float] | None = None
+    # the candidates' constants only: the loss is smoothed (compiled) at the h chosen
+    constants_at = getattr(loss, "smoothing_candidate", loss.smoothed)
     for h in SMOOTHING_GRID * scale:
         h = float(f"{h:.3g}")
-        candidate = loss.smoothed(h)
+        candidate = constants_at(h)
         report = grid_report(mech, int(n), epsilon, float(q), int(p), candidate, delta=delta)
         bound, floor = _bound(mech, int(n), float(q), int(p), candidate, R, w, report)
         if given:
@@ -328,9 +330,10 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
             value = float(np.min(bound[LAM_GRID >= floor])) if np.any(LAM_GRID >= floor) else float(bound[-1])
         total = value + candidate.smoothed_kinks.gap
         if best is None or total < best[0]:
-            best = (total, h, candidate)
+            best = (total, h)
     assert best is not None
-    _, h, smoothed = best
+    _, h = best
+    smoothed = loss.smoothed(h)
     return smoothed, (
         f"loss smoothed at half-width h = {h:g} chosen by the public rule smoothing='auto' "
         "(dpconvex.privacy.rules.noise_level.resolve_smoothing, "
