@@ -556,14 +556,14 @@ class _Weighted(Logistic):
 
 def test_a_users_backend_with_a_users_loss_is_vouched_for():
     """A user's loss and a user's backend share what no copy separates (the loss's class: the backend
-    raised its weight 1,000-fold, a solve still within the tolerance): such a release rests on the
+    doubled its weight, a solve still within the tolerance): such a release rests on the
     user's code and needs vouch=("backend",)."""
     class Raising(Backend):
         name = "raising"
         requires = frozenset({"smooth"})
 
         def solve(self, template, b, extra_reg=0.0, *, warm_start=None, max_iter=None):
-            type(template.loss).weight[0] = 1e3
+            type(template.loss).weight[0] = 2.0
             return LbfgsNewton().solve(template, b, extra_reg)
 
     def release(vouch):
