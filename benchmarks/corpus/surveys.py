@@ -52,19 +52,20 @@ third 20, fourth 9):
   politicalInformation (fourth, 1,000-50,000 rows) and pscl vote92 (fourth, 909 rows).
 * First walk, skipped: (a) ratdat surveys, complete and complete_old (rodents), wooldridge
   mathpnl, fpp2 elecdemand, openintro london_boroughs and ames, stevedata Datasaurus,
-  ukg_eeri, openintro china, dslabs polls_us_election_2016 (polls as rows), vcd Bundesliga
+  ukg_eeri, dslabs polls_us_election_2016 (polls as rows), vcd Bundesliga
   (matches); simulated or backed out: stevedata fakeAPI, fakeHappiness, sandwich PetersenCL,
   validate samplonomy, openintro pew_energy_2018; (b) no answer named or listed that meets (c):
   mosaicData HELPfull, causaldata nhefs, nhefs_complete, close_college, cps_mixtape,
   adult_services, wooldridge fertil1, fertil2, cps78_85, recid, htv, sampleSelection nlswork,
   openintro acs12 (its categorical answers' levels not documented), modeldata stackoverflow
-  (Remote, two classes), KMsurv pneumon, COUNT mdvis and badhealth (counts); (c) two classes:
+  (Remote, two classes), KMsurv pneumon, COUNT mdvis and badhealth (counts), openintro china
+  and Stat2Data MetroCommutes (hours and times); (c) two classes:
   openintro resume, Stat2Data YouthRisk, YouthRisk2007, mlmRev guPrenat (traditional or modern
   care); more than ten: stevedata ESS9GB (0-10 scales), DAAG science (1-12), stevedata
   nesarc_drinkspd (a count); (d) one feature or none: openintro sleep_deprivation,
   health_coverage, ebola_survey, age_at_mar, gov_poll, nuclear_survey, global_warming_pew,
   healthcare_law_survey, scotus_healthcare, race_justice, full_body_scan, speed_gender_height,
-  fact_opinion (age groups undocumented), Stat2Data MetroCommutes.
+  fact_opinion (age groups undocumented).
 * Second walk: every item before #141 and between #141 and #229 other than #151 skipped by
   (a)-(c): series, simulated data, no documented response, a numeric or two-class label, or
   a class label of more than ten classes (modeldata leaf_id_flavia) or with undocumented
