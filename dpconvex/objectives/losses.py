@@ -166,7 +166,8 @@ class Loss:
         A loss dpconvex ships (:func:`shipped_derivation`), as its constructor built it
         (:meth:`as_built`), is established by its derivation: convexity and the bounds
         |ℓ'| <= ``deriv_bound`` (and ℓ'' <= ``curvature`` with ``need_curvature``) on all of
-        ℝ; dpconvex's tests probe the shipped classes. Any other loss is checked by
+        ℝ; the verifier probes them as it probes a user's loss, once per class and parameters
+        (:func:`dpconvex.privacy.checks.confirm_derived`). Any other loss is checked by
         :func:`dpconvex.privacy.checks.check_loss` (None here).
 
         Examples
@@ -184,8 +185,8 @@ class Loss:
         if self.has_cvxpy:
             conds.append(Condition(
                 "loss forms agree", True, how, "cvxpy_expr and value() state one function of the "
-                f"{'prediction' if regression else 'margin'} (the shipped class; its forms are "
-                "compared at fixed margins by dpconvex's tests)"))
+                f"{'prediction' if regression else 'margin'} (the shipped class, as its constructor "
+                "built it)"))
         conds.append(Condition("|ℓ'| bound", True, how, f"declared {float(self.deriv_bound):g} on all of ℝ"))
         if need_curvature:  # a kink kept (smoothing=None): unbounded; no residual certifies a minimizer there
             c = float(self.curvature)
