@@ -41,6 +41,7 @@ MODULES = (
     "dpconvex.privacy.mechanisms.scalar",
     "dpconvex.privacy.noise",
     "dpconvex.privacy.release",
+    "dpconvex.privacy.user_parts",
     "dpconvex.privacy.rules.front_door",
     "dpconvex.privacy.rules.large_margin",
     "dpconvex.privacy.rules.noise_level",

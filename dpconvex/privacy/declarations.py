@@ -397,7 +397,7 @@ def declaration_conditions(template: Template, needs: Iterable[str], caller: str
                            changed: Iterable[str] = ()) -> list[Condition]:
     """Check what a user's template declares for a mechanism's ``needs`` (a shipped template,
     one with a :func:`~dpconvex.objectives.losses.shipped_derivation`, is checked here only for
-    the parts of it that are the user's, ``changed``: :func:`~dpconvex.privacy.release.user_parts`).
+    the parts of it that are the user's, ``changed``: :func:`~dpconvex.privacy.user_parts.user_parts`).
 
     Returns how each declared constant was established (those nobody could check carry
     :attr:`Condition.unverified`); raises :class:`PrivacyError` when a probe refutes a
