@@ -30,6 +30,7 @@ MODULES = (
     "dpconvex.privacy.accounting.gaussian",
     "dpconvex.privacy.accounting.objective_gaussian",
     "dpconvex.privacy.budget",
+    "dpconvex.privacy.certificate",
     "dpconvex.privacy.checks",
     "dpconvex.privacy.mechanisms",
     "dpconvex.privacy.mechanisms.amp",
@@ -79,7 +80,8 @@ _CONSTANT = ("a constant (number, string, tuple, array) or a registry dict, docu
 _PRIVACY_LAYER_CONSTANTS: dict[str, tuple[str, ...]] = {
     "dpconvex.privacy.accounting.analytic_gaussian": ("ANALYTIC_RTOL",),
     "dpconvex.privacy.accounting.gaussian": ("ACCOUNTING", "PLD_MAX_POINTS"),
-    "dpconvex.privacy.budget": ("BUDGET_RTOL", "DEFAULT_DELTA", "DELTA_RULE", "SEEDED"),
+    "dpconvex.privacy.budget": ("BUDGET_RTOL", "DEFAULT_DELTA", "DELTA_RULE"),
+    "dpconvex.privacy.certificate": ("SEEDED",),
     "dpconvex.privacy.checks": ("FORM_RTOL", "PROBE_RTOL"),
     "dpconvex.privacy.mechanisms": ("MECHANISMS", "PLACEMENTS"),
     "dpconvex.privacy.mechanisms.base": ("MECHANISMS", "PLACEMENTS", "SLACK_RULES"),

@@ -47,7 +47,7 @@ from .._validation import (
     is_dpconvex_function,
 )
 from ..errors import ParameterError, PrivacyError
-from ..privacy.budget import Condition
+from ..privacy.certificate import Condition
 
 __all__ = ["L2", "LOSSES", "REGRESSION_LOSSES", "REGULARIZERS", "CVXPYLoss", "Frobenius",
            "HuberHinge", "HuberRegression", "Logistic", "Loss", "MatrixTerm", "Pinball",

@@ -31,7 +31,7 @@ import scipy.special
 from ..errors import DPConvexError, ParameterError, PrivacyError
 from ..objectives.atoms import DerivedBounds, derive_bounds
 from ..objectives.losses import CVXPYLoss, Loss, shipped_derivation
-from .budget import Condition
+from .certificate import Condition
 
 __all__ = ["FORM_RTOL", "PROBE_RTOL", "check_dcp_convex", "check_loss", "confirm_derived",
            "refuse_constant_loss"]

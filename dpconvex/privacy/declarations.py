@@ -24,7 +24,7 @@ from ..errors import ParameterError, PrivacyError
 from ..objectives.losses import shipped_derivation
 from ..templates.base import PrivacyConstants, Template, natural_residual
 from ..templates.linear_erm import RESIDUAL_TOL  # what dpconvex's own templates are solved to
-from .budget import Condition
+from .certificate import Condition
 from .checks import declared_number, user_code
 
 __all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_conditions", "probed_modulus",

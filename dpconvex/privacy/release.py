@@ -21,8 +21,9 @@ import numpy as np
 
 from .._validation import RandomStateLike, check_random_state, signed_refusal
 from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError, record_solve, say
-from ..templates.base import SolveResult
-from .budget import Budget, Certificate
+from ..solvers.registry import SolveResult
+from .budget import Budget
+from .certificate import Certificate
 from .declarations import vouched
 from .mechanisms.base import Calibration, Mechanism, get_mechanism
 from .user_parts import (

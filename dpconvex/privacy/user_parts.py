@@ -23,8 +23,8 @@ import scipy.sparse as sp
 from .._validation import is_dpconvex_class, is_dpconvex_function
 from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError
 from ..objectives.losses import shipped_derivation
-from ..templates.base import SolveResult, rows_in_memory
-from .budget import Condition
+from ..solvers.registry import SolveResult, rows_in_memory
+from .certificate import Condition
 from .declarations import declaration_conditions
 from .mechanisms.base import Mechanism
 

@@ -29,7 +29,7 @@ from ..data.validation import as_design, check_array
 from ..errors import DataValidationError, ParameterError, PrivacyError
 from ..objectives.losses import L2, Loss
 from ..objectives.sets import ConvexSet
-from ..privacy.budget import Condition
+from ..privacy.certificate import Condition
 from ..privacy.checks import check_dcp_convex, check_loss, confirm_derived, user_code
 from .base import (
     ConstrainedSpace,
