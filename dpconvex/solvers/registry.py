@@ -267,7 +267,7 @@ def other_backends(template: Template, failed: Iterable[str] | str) -> list[str]
     Examples
     --------
     >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
-    >>> from dpconvex.templates.base import other_backends
+    >>> from dpconvex.solvers.registry import other_backends
     >>> other_backends(template, "native"), other_backends(template, "clarabel+native")
     (['clarabel', 'scs'], ['scs'])
     """
@@ -287,7 +287,7 @@ def retry_advice(template: Template, failed: Iterable[str] | str) -> str:
     Examples
     --------
     >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
-    >>> from dpconvex.templates.base import retry_advice
+    >>> from dpconvex.solvers.registry import retry_advice
     >>> print(retry_advice(template, "clarabel"))
     Try solver='native' or solver='scs' (the other registered backends that can solve this
     template), or raise max_iter if you capped the iterations
