@@ -167,7 +167,7 @@ class Loss:
         (:meth:`as_built`), is established by its derivation: convexity and the bounds
         |ℓ'| <= ``deriv_bound`` (and ℓ'' <= ``curvature`` with ``need_curvature``) on all of
         ℝ; the verifier probes them as it probes a user's loss, once per class and parameters
-        (:func:`dpconvex.privacy.checks.confirm_derived`). Any other loss is checked by
+        (:func:`dpconvex.privacy.checks.shipped_loss_conditions`). Any other loss is checked by
         :func:`dpconvex.privacy.checks.check_loss` (None here).
 
         Examples

@@ -6,7 +6,7 @@ probe can only refute them; a bound with no derivation is "declared, not verifie
 :func:`~dpconvex.privacy.release.release` refuses unless the caller vouches for it
 (docs/privacy/user_objectives.md#privacy-user-objectives). A shipped loss, as constructed,
 is established by its derivation and probed as a user's loss is, once per class and
-parameters (:func:`confirm_derived`); a user's loss is probed once per description of its
+parameters (:func:`shipped_loss_conditions`); a user's loss is probed once per description of its
 code and state (:func:`_loss_description`), and at every check when it cannot be described
 by value.
 """
@@ -33,7 +33,7 @@ from ..objectives.atoms import DerivedBounds, derive_bounds
 from ..objectives.losses import CVXPYLoss, Loss, shipped_derivation
 from .certificate import Condition
 
-__all__ = ["FORM_RTOL", "PROBE_RTOL", "check_dcp_convex", "check_loss", "confirm_derived",
+__all__ = ["FORM_RTOL", "PROBE_RTOL", "check_dcp_convex", "check_loss", "shipped_loss_conditions",
            "refuse_constant_loss"]
 
 #: Relative tolerance of the numerical probes of declared bounds.
@@ -243,7 +243,7 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
     ``curvature``) must hold at every margin, since a release can reach any margin. Each is
     established by a derivation: a shipped loss's own, as its constructor built it
     (:meth:`~dpconvex.objectives.Loss.derived_conditions`, confirmed by the probes below once
-    per class and parameters: :func:`confirm_derived`), else the
+    per class and parameters: :func:`shipped_loss_conditions`), else the
     atom table applied to the loss's CVXPY form
     (:func:`~dpconvex.objectives.atoms.derive_bounds`), which also refuses a loss of unbounded
     slope. A bound with neither is "declared, not verified"
@@ -277,9 +277,9 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
     loss convexity | numerical probe
     loss forms agree | numerical comparison
     """
-    derived = loss.derived_conditions(need_curvature=need_curvature) if isinstance(loss, Loss) else None
-    if derived is not None:
-        return confirm_derived(loss, derived, need_curvature=need_curvature, caller=caller)
+    shipped = shipped_loss_conditions(loss, need_curvature=need_curvature, caller=caller)
+    if shipped is not None:
+        return shipped
     regression = getattr(loss, "kind", "margin") == "regression"
     described = _loss_description(loss)
     key = None if described is None else (described, bool(need_curvature))
@@ -293,17 +293,17 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
     return conds
 
 
-def confirm_derived(loss: Loss, derived: list[Condition], *, need_curvature: bool,
-                    caller: str = "check_loss") -> list[Condition]:
-    """A shipped loss's derived conditions, once the probes a user's loss gets found nothing
-    against them.
+def shipped_loss_conditions(loss: Loss, *, need_curvature: bool,
+                            caller: str = "check_loss") -> list[Condition] | None:
+    """The conditions of a loss dpconvex ships, as its constructor built it, once the probes a
+    user's loss gets found nothing against them; None for any other loss.
 
-    The derivation establishes the bounds on all of ℝ; the probes (:func:`_probe_loss`: the
-    forms compared, the derivatives and convexity probed, the atom table applied to a CVXPY
-    form) can refute a bound a shipped class states wrongly. They run once per class,
-    parameters and ``need_curvature`` in a process (:data:`_SHIPPED_PROBED`); each derived
-    condition then says "derived (...) and probed"
-    (docs/privacy/linear_erm.md#privacy-loss-constants).
+    The derivation establishes the bounds on all of ℝ
+    (:meth:`~dpconvex.objectives.Loss.derived_conditions`); the probes (:func:`_probe_loss`:
+    the forms compared, the derivatives and convexity probed, the atom table applied to a
+    CVXPY form) can refute a bound a shipped class states wrongly. They run once per class,
+    parameters and ``need_curvature`` in a process (:data:`_SHIPPED`); each derived condition
+    then says "derived (...) and probed" (docs/privacy/linear_erm.md#privacy-loss-constants).
 
     Raises
     ------
@@ -313,28 +313,32 @@ def confirm_derived(loss: Loss, derived: list[Condition], *, need_curvature: boo
     Examples
     --------
     >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.privacy.checks import confirm_derived
-    >>> loss = Logistic()
-    >>> conds = confirm_derived(loss, loss.derived_conditions(need_curvature=True), need_curvature=True)
+    >>> from dpconvex.privacy.checks import shipped_loss_conditions
+    >>> conds = shipped_loss_conditions(Logistic(), need_curvature=True)
     >>> conds[2].name, conds[2].how
     ("|ℓ'| bound", 'derived (docs/privacy/linear_erm.md#privacy-loss-constants) and probed')
+    >>> class Mine(Logistic):
+    ...     pass
+    >>> shipped_loss_conditions(Mine(), need_curvature=True) is None
+    True
     """
-    try:
-        key = (type(loss), tuple(sorted(loss.params().items())), bool(need_curvature))
-        hash(key)
-    except TypeError:  # a parameter with no value to key on: probed at every check
-        key = None
-    if key is None or key not in _SHIPPED_PROBED:
+    if not isinstance(loss, Loss) or shipped_derivation(loss) is None or not loss.as_built():
+        return None
+    key = (type(loss), repr(loss.params()), bool(need_curvature))
+    if key not in _SHIPPED:
+        derived = loss.derived_conditions(need_curvature=need_curvature)
         _probe_loss(loss, loss.kind == "regression", need_curvature=need_curvature, caller=caller)
-        if key is not None:
-            _SHIPPED_PROBED.add(key)
-    how = f"derived ({shipped_derivation(loss)})"
-    return [dataclasses.replace(c, how=f"{how} and probed") if c.how == how else c for c in derived]
+        how = f"derived ({shipped_derivation(loss)})"
+        if len(_SHIPPED) >= _PROBED_SIZE:
+            _SHIPPED.pop(next(iter(_SHIPPED)))
+        _SHIPPED[key] = tuple(dataclasses.replace(c, how=f"{how} and probed") if c.how == how else c
+                              for c in derived)
+    return list(_SHIPPED[key])
 
 
-#: The shipped losses whose derived conditions the probes confirmed in this process, by
-#: (class, parameters, need_curvature): a shipped class has a few parameters per fit.
-_SHIPPED_PROBED: set[Any] = set()
+#: The conditions of the shipped losses the probes confirmed in this process, by (class,
+#: parameters, need_curvature): at most :data:`_PROBED_SIZE`, the oldest dropped first.
+_SHIPPED: dict[Any, tuple[Condition, ...]] = {}
 
 
 def _probe_loss(loss: Loss, regression: bool, *, need_curvature: bool, caller: str) -> list[Condition]:

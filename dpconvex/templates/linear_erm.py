@@ -30,7 +30,7 @@ from ..errors import DataValidationError, ParameterError, PrivacyError
 from ..objectives.losses import L2, Loss
 from ..objectives.sets import ConvexSet
 from ..privacy.certificate import Condition
-from ..privacy.checks import check_dcp_convex, check_loss, confirm_derived, user_code
+from ..privacy.checks import check_dcp_convex, check_loss, shipped_loss_conditions, user_code
 from .base import (
     ConstrainedSpace,
     EuclideanSpace,
@@ -239,10 +239,8 @@ class LinearERMTemplate:
         """
         needs_of(needs)
         owner = f"{type(self).__name__}.conditions"
-        conds = self.loss.derived_conditions(need_curvature=True)
-        if conds is not None:  # a shipped loss: its derivation, probed once per parameters
-            conds = confirm_derived(self.loss, conds, need_curvature=True, caller=owner)
-        else:  # a user's loss: DCP convexity, then its constants (probed once)
+        conds = shipped_loss_conditions(self.loss, need_curvature=True, caller=owner)
+        if conds is None:  # a user's loss: DCP convexity, then its constants (probed once)
             conds = []
             if self.loss.has_cvxpy:
                 with user_code(owner, f"loss '{self.loss.name}'", "when its CVXPY form was built on "

@@ -1,6 +1,6 @@
 """Every shipped loss and regularizer gets the probes a user's gets: the verifier probes a shipped
 loss once per class and parameters at a fit, and these tests walk the classes dpconvex ships
-(docs/privacy/linear_erm.md#privacy-loss-constants, dpconvex/privacy/checks.py::confirm_derived).
+(docs/privacy/linear_erm.md#privacy-loss-constants, dpconvex/privacy/checks.py::shipped_loss_conditions).
 
 A class that states a false bound is refused by both: shown with a class made to look shipped
 (defined under a dpconvex module's name and registered for the test only).
@@ -55,10 +55,9 @@ def probe_shipped_loss(cls: type) -> list[Loss]:
     instances = [cls(**params) for params in [{}, *REPRESENTATIVE.get(cls.__name__, [])]]
     for loss in instances:
         for need_curvature in (True, False):
-            checks._SHIPPED_PROBED.clear()
-            derived = loss.derived_conditions(need_curvature=need_curvature)
-            assert derived is not None, f"{cls.__name__} as built states no derivation"
-            conds = checks.confirm_derived(loss, derived, need_curvature=need_curvature)
+            checks._SHIPPED.clear()
+            conds = checks.shipped_loss_conditions(loss, need_curvature=need_curvature)
+            assert conds is not None, f"{cls.__name__} as built states no derivation"
             assert all(c.holds for c in conds)
     return instances
 
@@ -66,7 +65,7 @@ def probe_shipped_loss(cls: type) -> list[Loss]:
 @pytest.fixture
 def probes(monkeypatch):
     """The probes run (calls of the probe grid), with empty records of probed losses."""
-    monkeypatch.setattr(checks, "_SHIPPED_PROBED", set())
+    monkeypatch.setattr(checks, "_SHIPPED", {})
     monkeypatch.setattr(checks, "_PROBED", {})
     count = []
     grid = checks._probe_grid
