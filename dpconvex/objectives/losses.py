@@ -718,7 +718,7 @@ class _ShippedForm(CVXPYLoss):
         """Whether its attributes are the objects its constructor left, no more, no fewer (the
         compiled parts are shared per parameters, so an unchanged one is the same object)."""
         built, now = _BUILT.get(self, {}), vars(self)
-        return list(now) == list(built) and list(map(id, now.values())) == list(map(id, built.values()))
+        return list(now) == list(built) and all(now[k] is built[k] for k in built)
 
 
 def _rebuilt(cls: type, params: dict[str, Any], state: dict[str, Any]) -> Loss:

@@ -15,7 +15,6 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, astuple, dataclass, field, fields
-from operator import attrgetter
 from typing import Any
 
 from ..errors import PrivacyError
@@ -354,14 +353,15 @@ def _compose(rule: str, parts: Sequence[Certificate], *, mechanism: str,
     if not parts:
         caller = f"compose_{rule}"
         raise PrivacyError(f"{caller}: no certificates, nothing to compose. Pass at least one part.")
-    private = private is not False and all(map(attrgetter("private"), parts))
-    seeded = any(map(attrgetter("seeded"), parts))  # a seeded part: so is the release
-    epsilons, deltas = list(map(attrgetter("epsilon"), parts)), list(map(attrgetter("delta"), parts))
+    private = private is not False and all(p.private for p in parts)
+    seeded = any(p.seeded for p in parts)  # a seeded part: so is the release
+    epsilons = [p.epsilon for p in parts]
+    deltas = [p.delta for p in parts]
     row_map = None  # the rows' map (their backend) of the parts, with them
     for p in parts:
         if p.row_map is not None:
             row_map = p.row_map if row_map is None else row_map.merge(p.row_map)
-    shown = list(map("{:.6g}".format, epsilons))
+    shown = [f"{e:.6g}" for e in epsilons]
     if rule == "sequential":
         eps, delta, how = math.fsum(epsilons), math.fsum(deltas), " + ".join(shown)
     else:
