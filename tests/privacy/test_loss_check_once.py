@@ -20,22 +20,6 @@ SHIPPED = (Logistic(), SmoothHinge(0.3), HuberRegression(1.0, (0.0, 4.0)),
            HuberHinge(0.5), Pinball(0.7, (0.0, 4.0), smoothing=0.1))
 
 
-@pytest.fixture
-def probes(monkeypatch):
-    """The number of probes run (calls of the probe grid), with empty caches."""
-    monkeypatch.setattr(checks, "_PROBED", {}, raising=False)
-    monkeypatch.setattr(checks, "_SHIPPED", {})
-    count = []
-    grid = checks._probe_grid
-
-    def counted(kinks):
-        count.append(kinks)
-        return grid(kinks)
-
-    monkeypatch.setattr(checks, "_probe_grid", counted)
-    return count
-
-
 @pytest.mark.parametrize("loss", SHIPPED, ids=repr)
 def test_shipped_loss_is_established_and_probed_once(probes, loss):
     """Hand-written or stated in CVXPY, a shipped loss as built states its derivation, which

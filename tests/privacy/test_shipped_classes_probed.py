@@ -62,22 +62,6 @@ def probe_shipped_loss(cls: type) -> list[Loss]:
     return instances
 
 
-@pytest.fixture
-def probes(monkeypatch):
-    """The probes run (calls of the probe grid), with empty records of probed losses."""
-    monkeypatch.setattr(checks, "_SHIPPED", {})
-    monkeypatch.setattr(checks, "_PROBED", {})
-    count = []
-    grid = checks._probe_grid
-
-    def counted(kinks):
-        count.append(kinks)
-        return grid(kinks)
-
-    monkeypatch.setattr(checks, "_probe_grid", counted)
-    return count
-
-
 def test_every_shipped_loss_class_is_registered():
     """The walk below finds what the registries name, and the registries name every class."""
     registered = set(LOSSES.values()) | set(REGRESSION_LOSSES.values())
