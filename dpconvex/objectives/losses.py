@@ -184,9 +184,9 @@ class Loss:
                            f"loss '{self.name}': ℓ'' >= 0 on all of ℝ (ℓ' non-decreasing)")]
         if self.has_cvxpy:
             conds.append(Condition(
-                "loss forms agree", True, how, "cvxpy_expr and value() state one function of the "
-                f"{'prediction' if regression else 'margin'} (the shipped class, as its constructor "
-                "built it)"))
+                "loss forms agree", True, how, "cvxpy_expr and value() state one function of "
+                f"the {'prediction' if regression else 'margin'} (the shipped class, as its "
+                "constructor built it)"))
         conds.append(Condition("|ℓ'| bound", True, how, f"declared {float(self.deriv_bound):g} on all of ℝ"))
         if need_curvature:  # a kink kept (smoothing=None): unbounded; no residual certifies a minimizer there
             c = float(self.curvature)

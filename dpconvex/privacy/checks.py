@@ -331,7 +331,8 @@ def shipped_loss_conditions(loss: Loss, *, need_curvature: bool,
         how = f"derived ({shipped_derivation(loss)})"
         if len(_SHIPPED) >= _PROBED_SIZE:
             _SHIPPED.pop(next(iter(_SHIPPED)))
-        _SHIPPED[key] = tuple(dataclasses.replace(c, how=f"{how} and probed") if c.how == how else c
+        probed = f"{how} and probed"
+        _SHIPPED[key] = tuple(dataclasses.replace(c, how=probed) if c.how == how else c
                               for c in derived)
     return list(_SHIPPED[key])
 

@@ -27,8 +27,8 @@ from ..templates.linear_erm import RESIDUAL_TOL  # what dpconvex's own templates
 from .certificate import Condition
 from .checks import declared_number, user_code
 
-__all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_conditions", "probed_modulus",
-           "vouched"]
+__all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_conditions",
+           "probed_modulus", "vouched"]
 
 #: The constants a caller may vouch for (``vouch=``), as :attr:`Condition.unverified` names
 #: them (a cell-sum row bound: ``"data_norm"``).
@@ -169,8 +169,9 @@ def _check_hessians(template: Template, consts: PrivacyConstants, caller: str) -
 
 
 def probed_modulus(reg: Any, shape: tuple[int, ...]) -> float:
-    """The least ⟨∇R(a) − ∇R(b), a − b⟩ / ||a − b||² over public probe pairs of parameters of
-    ``shape`` (norms from 1e-2 to 1e4): a strong-convexity modulus above it is false.
+    """The least ⟨∇R(a) − ∇R(b), a − b⟩ / ||a − b||² over public probe pairs of
+    parameters of ``shape`` (norms from 1e-2 to 1e4): a strong-convexity modulus above it is
+    false.
 
     Examples
     --------
@@ -397,7 +398,8 @@ def declaration_conditions(template: Template, needs: Iterable[str], caller: str
                            changed: Iterable[str] = ()) -> list[Condition]:
     """Check what a user's template declares for a mechanism's ``needs`` (a shipped template,
     one with a :func:`~dpconvex.objectives.losses.shipped_derivation`, is checked here only for
-    the parts of it that are the user's, ``changed``: :func:`~dpconvex.privacy.user_parts.user_parts`).
+    the parts of it that are the user's, ``changed``:
+    :func:`~dpconvex.privacy.user_parts.user_parts`).
 
     Returns how each declared constant was established (those nobody could check carry
     :attr:`Condition.unverified`); raises :class:`PrivacyError` when a probe refutes a

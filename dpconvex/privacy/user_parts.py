@@ -261,7 +261,8 @@ def user_conditions(template: Template, mechanism: Mechanism, backend: Any) -> l
     --------
     >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.privacy.user_parts import user_conditions
-    >>> user_conditions(LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), get_mechanism("objective"), None)
+    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)
+    >>> user_conditions(template, get_mechanism("objective"), None)
     []
     """
     conditions: list[Condition] = []
