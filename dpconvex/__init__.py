@@ -17,7 +17,7 @@ __version__ = "0.2.0"
 _EXPORTS: dict[str, str] = {
     "Budget": "privacy.budget",
     "BudgetAccountant": "privacy.budget",
-    **dict.fromkeys(("Certificate", "Condition"), "privacy.budget"),
+    **dict.fromkeys(("Certificate", "Condition"), "privacy.certificate"),
     **dict.fromkeys((
         "BudgetError", "BudgetPickleError", "BudgetProcessError", "DPConvexError", "DataTypeError",
         "DataValidationError", "DatasetError", "NotFittedError", "ParameterError", "PrivacyError",

@@ -360,7 +360,7 @@ MAX_NOTE_VALUES = 20
 
 class Diagnostics(list):  # type: ignore[type-arg]
     """NOT PRIVATE: what :func:`collect_diagnostics` yields: the
-    :class:`~dpconvex.templates.base.SolveResult` of every solve, and :attr:`notes`."""
+    :class:`~dpconvex.solvers.registry.SolveResult` of every solve, and :attr:`notes`."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -388,7 +388,7 @@ def collect_diagnostics() -> Iterator[Diagnostics]:
     Yields
     ------
     Diagnostics
-        The :class:`~dpconvex.templates.base.SolveResult` of each solve (solver-free mechanisms
+        The :class:`~dpconvex.solvers.registry.SolveResult` of each solve (solver-free mechanisms
         add nothing), and ``.notes``, the :class:`DiagnosticNote` facts about the data.
 
     Examples

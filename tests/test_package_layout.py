@@ -116,7 +116,7 @@ def test_the_cycle_finder_finds_a_cycle():
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("dpconvex.errors",),
     ("dpconvex._validation",),
-    ("dpconvex.privacy.budget", "dpconvex.privacy.budget", "dpconvex.privacy.noise"),
+    ("dpconvex.privacy.certificate", "dpconvex.privacy.budget", "dpconvex.privacy.noise"),
     ("dpconvex.data",),
     ("dpconvex.objectives",),
     ("dpconvex.privacy.checks",),

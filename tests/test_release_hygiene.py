@@ -39,7 +39,7 @@ from dpconvex.errors import collect_diagnostics, record_diagnostic
 from dpconvex.estimators.base import FitContext
 from dpconvex.estimators.selection.random import PrivateRandomSearch
 from dpconvex.objectives.losses import HuberHinge
-from dpconvex.privacy.budget import SEEDED, LabelSource
+from dpconvex.privacy.certificate import SEEDED, LabelSource
 
 #: Attributes that ARE the release (noised parameters, or a private selection).
 RELEASED = {"coef_", "intercept_", "Phi_", "centers_", "means_", "counts_", "best_index_",

@@ -49,7 +49,7 @@ from ..privacy.mechanisms.noisy_gd import NoisyGD, default_delta
 from ..privacy.mechanisms.scalar import SelectionTemplate
 from ..privacy.release import release
 from ..solvers import check_solver_name
-from ..templates.base import Backend, SolveResult
+from ..solvers.registry import Backend, SolveResult
 from ..templates.large_margin import LargeMarginGaussianTemplate
 from ..templates.linear_erm import LinearERMTemplate
 from ..templates.statistics import EmpiricalRiskTemplate
@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
 
     from ..estimators.noisy_gd import NoisyGradientDescent
-    from ..privacy.budget import Certificate, Condition
+    from ..privacy.certificate import Certificate, Condition
     from ..templates.base import ObjectiveTemplate, SmoothTemplate, Template
 
 __all__ = ["EstimatorMechanism", "EstimatorReleaseMechanism", "ExponentialMechanism",

@@ -31,7 +31,7 @@ import numpy as np
 
 from .._validation import RandomStateLike, check_float, check_int, check_option, check_random_state
 from ..errors import ParameterError
-from ..templates.base import single_threaded
+from ..solvers.registry import single_threaded
 from .bounds import DIRECTIONS, bound_at, check_confidence, check_delta
 from .statistics import (
     check_quantiles,

@@ -18,7 +18,7 @@ import dask
 import dask.array as da
 import numpy as np
 
-from ..privacy.budget import RowMap
+from ..privacy.certificate import RowMap
 from . import dask_rows
 from .dask_rows import compute
 from .gram import quadratic_forms, weighted_gram
@@ -134,7 +134,7 @@ class DaskGram:
     persisted : bool
     in_memory : False
         The records stay on the workers: the CVXPY backends refuse them
-        (:attr:`dpconvex.templates.base.Backend.in_memory`).
+        (:attr:`dpconvex.solvers.registry.Backend.in_memory`).
     """
 
     _caches = ("_memo",)  # the last data loss and gradient

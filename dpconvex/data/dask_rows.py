@@ -30,7 +30,7 @@ import scipy.sparse as sp
 
 from .._validation import check_matrix_body, check_numeric_dtype
 from ..errors import DataTypeError, DataValidationError, DPConvexError, ParameterError, SolverError
-from ..privacy.budget import RowMap
+from ..privacy.certificate import RowMap
 from .operators import _SPARSE_MAX_DENSITY, _SPARSE_MIN_ENTRIES, CSRRows, DenseRows, ScaledRows, clip_scale
 from .operators import row_norms as _row_norms
 from .preprocess import add_intercept as _add_intercept
@@ -558,7 +558,7 @@ class DaskRows:
 
     is_sparse = False
     #: The rows stay on the Dask workers: backends that need them in one process's
-    #: memory (CVXPY) refuse this operator (:attr:`dpconvex.templates.base.Backend.in_memory`).
+    #: memory (CVXPY) refuse this operator (:attr:`dpconvex.solvers.registry.Backend.in_memory`).
     in_memory = False
 
     def __init__(self, X: Any, *, persist: bool | None = None):

@@ -364,7 +364,7 @@ class PublicSchema:
                 raise ParameterError(f"The '{name}' parameter of {owner} must be a set of {kind} "
                                      f"columns. Got {_short_repr(subset)} instead.")
         if self.release is not None:
-            from ..privacy.budget import Certificate
+            from ..privacy.certificate import Certificate
 
             if not isinstance(self.release, Certificate):
                 raise ParameterError(f"The 'release' parameter of {owner} must be a Certificate "

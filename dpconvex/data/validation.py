@@ -46,7 +46,7 @@ from ..errors import (
     record_diagnostic,
     user_stacklevel,
 )
-from ..privacy.budget import LabelSource
+from ..privacy.certificate import LabelSource
 from .operators import CSRRows, DenseRows, DesignOperator, ScaledRows, check_sparse
 from .ranged_rows import PublicArray
 

@@ -54,14 +54,16 @@ from ..data.validation import (
     label_set_of,
 )
 from ..errors import DataValidationError, DPConvexError, ParameterError, PrivacyError, SolverError
-from ..privacy.budget import Budget, LabelSource, compose_sequential, hold_budget, reserve_budget
+from ..privacy.budget import Budget, hold_budget, reserve_budget
+from ..privacy.certificate import LabelSource, compose_sequential
 from ..solvers import backend_names
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
     from ..objectives.losses import Loss
-    from ..privacy.budget import Certificate, Fact, LabelSource, Spend
+    from ..privacy.budget import Spend
+    from ..privacy.certificate import Certificate, Fact, LabelSource
     from ..privacy.mechanisms.base import Mechanism
     from ..templates.base import Template
 

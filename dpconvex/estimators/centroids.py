@@ -50,7 +50,8 @@ from ..data.operators import canonical_csr, row_norms
 from ..data.preprocess import clip_rows
 from ..data.validation import LABEL_POLICY, LabelSet, check_array
 from ..errors import ParameterError, note_clipped
-from ..privacy.budget import DELTA_RULE, Budget, Certificate, RowMap, default_delta
+from ..privacy.budget import DELTA_RULE, Budget, default_delta
+from ..privacy.certificate import Certificate, RowMap
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
 from ..privacy.mechanisms.gaussian import class_sum_matrix

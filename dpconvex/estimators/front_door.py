@@ -75,17 +75,13 @@ from ..errors import (
     SolverError,
     user_stacklevel,
 )
-from ..privacy.budget import (
-    Budget,
+from ..privacy.budget import Budget, Hold, delta_rows_note, hold_budget, remaining
+from ..privacy.certificate import (
     Certificate,
     Condition,
-    Hold,
     LabelSource,
     compose_parallel,
     compose_sequential,
-    delta_rows_note,
-    hold_budget,
-    remaining,
 )
 from ..privacy.mechanisms.scalar import Exponential, LaplaceMean, SelectionTemplate
 from ..privacy.release import release

@@ -62,7 +62,8 @@ from ..data.validation import (
 )
 from ..errors import ParameterError, SolverCostWarning, diagnostics_open, note_clipped, user_stacklevel
 from ..objectives.losses import LOSSES, WIDTH_RULE, Logistic, Loss, get_loss, stated_loss
-from ..privacy.budget import Budget, LabelSource, RowMap, compose_sequential, split_even
+from ..privacy.budget import Budget, split_even
+from ..privacy.certificate import LabelSource, RowMap, compose_sequential
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
 from ..privacy.release import release

@@ -41,7 +41,8 @@ from ..data.validation import LABEL_POLICY
 from ..errors import PrivacyError
 from ..objectives.losses import LOSSES, Loss, get_loss
 from ..privacy.accounting.gaussian import ACCOUNTING
-from ..privacy.budget import Budget, Certificate
+from ..privacy.budget import Budget
+from ..privacy.certificate import Certificate
 from ..privacy.checks import refuse_constant_loss
 from ..privacy.mechanisms.noisy_gd import (
     AVERAGING,

@@ -70,7 +70,8 @@ from ..errors import (
 )
 from ..objectives import HuberRegression, Pinball
 from ..objectives.losses import WIDTH_RULE, Loss, get_regression_loss, parse_label_range, stated_loss
-from ..privacy.budget import Budget, LabelSource, RowMap, compose_sequential, hold_budget, remaining
+from ..privacy.budget import Budget, hold_budget, remaining
+from ..privacy.certificate import LabelSource, RowMap, compose_sequential
 from ..privacy.mechanisms.scalar import BoundedMeanTemplate, LaplaceMean
 from ..privacy.release import Release, release
 from ..privacy.rules.bounds import DEFAULT_LEVELS, LABEL_SHARE, refine_range

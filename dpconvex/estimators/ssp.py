@@ -32,7 +32,7 @@ from .._validation import (
 )
 from ..data.sufficient import Moments, sufficient_statistics
 from ..errors import ParameterError, note_clipped
-from ..privacy.budget import LabelSource, RowMap
+from ..privacy.certificate import LabelSource, RowMap
 from ..privacy.mechanisms import MechanismMenu
 from ..templates.statistics import SufficientStatisticsTemplate, zero_statistics
 from .base import (

@@ -10,7 +10,7 @@
   them from CVXPY constraints, and :class:`CVXPYSet`, any other DCP constraint set.
 
 Objectives import :mod:`dpconvex.errors`, :mod:`dpconvex._validation` and
-:class:`~dpconvex.privacy.budget.Condition` (the verdict of :func:`probe_term`),
+:class:`~dpconvex.privacy.certificate.Condition` (the verdict of :func:`probe_term`),
 besides NumPy, SciPy and CVXPY.
 """
 

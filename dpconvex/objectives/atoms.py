@@ -610,7 +610,7 @@ class CompiledForm:
         if self.label is not None:
             parts[1] = (np.broadcast_to(np.asarray(y, dtype=float), z.shape), 0.0, 0.0)
         for slot, rule, expr, kids in self._steps:
-            parts[slot] = rule(expr, list(map(parts.__getitem__, kids)), second)
+            parts[slot] = rule(expr, [parts[k] for k in kids], second)
         out = []
         for a in parts[self._result][:3 if second else 2]:
             if not (isinstance(a, np.ndarray) and a.dtype == np.float64 and a.shape == z.shape

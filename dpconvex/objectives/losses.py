@@ -47,7 +47,7 @@ from .._validation import (
     is_dpconvex_function,
 )
 from ..errors import ParameterError, PrivacyError
-from ..privacy.budget import Condition
+from ..privacy.certificate import Condition
 
 __all__ = ["L2", "LOSSES", "REGRESSION_LOSSES", "REGULARIZERS", "CVXPYLoss", "Frobenius",
            "HuberHinge", "HuberRegression", "Logistic", "Loss", "MatrixTerm", "Pinball",
@@ -166,7 +166,8 @@ class Loss:
         A loss dpconvex ships (:func:`shipped_derivation`), as its constructor built it
         (:meth:`as_built`), is established by its derivation: convexity and the bounds
         |ℓ'| <= ``deriv_bound`` (and ℓ'' <= ``curvature`` with ``need_curvature``) on all of
-        ℝ; dpconvex's tests probe the shipped classes. Any other loss is checked by
+        ℝ; the verifier probes them as it probes a user's loss, once per class and parameters
+        (:func:`dpconvex.privacy.checks.shipped_loss_conditions`). Any other loss is checked by
         :func:`dpconvex.privacy.checks.check_loss` (None here).
 
         Examples
@@ -183,9 +184,9 @@ class Loss:
                            f"loss '{self.name}': ℓ'' >= 0 on all of ℝ (ℓ' non-decreasing)")]
         if self.has_cvxpy:
             conds.append(Condition(
-                "loss forms agree", True, how, "cvxpy_expr and value() state one function of the "
-                f"{'prediction' if regression else 'margin'} (the shipped class; its forms are "
-                "compared at fixed margins by dpconvex's tests)"))
+                "loss forms agree", True, how, "cvxpy_expr and value() state one function of "
+                f"the {'prediction' if regression else 'margin'} (the shipped class, as its "
+                "constructor built it)"))
         conds.append(Condition("|ℓ'| bound", True, how, f"declared {float(self.deriv_bound):g} on all of ℝ"))
         if need_curvature:  # a kink kept (smoothing=None): unbounded; no residual certifies a minimizer there
             c = float(self.curvature)
@@ -793,7 +794,7 @@ class _ShippedForm(CVXPYLoss):
         """Whether its attributes are the objects its constructor left, no more, no fewer (the
         compiled parts are shared per parameters, so an unchanged one is the same object)."""
         built, now = _BUILT.get(self, {}), vars(self)
-        return list(now) == list(built) and list(map(id, now.values())) == list(map(id, built.values()))
+        return list(now) == list(built) and all(now[k] is built[k] for k in built)
 
 
 def _rebuilt(cls: type, params: dict[str, Any], state: dict[str, Any]) -> Loss:

@@ -24,7 +24,8 @@ from ..data.schema_draft import LEAK_TEXT, check_kinds, kind_of_dtype, read_sche
 from ..data.tables import category_texts, dtype_kind, is_missing, number_values, table_columns
 from ..errors import ParameterError, PrivacyLeakWarning, diagnostics_open, record_diagnostic
 from ..templates.statistics import RangeTemplate, VocabularyTemplate, check_levels
-from .budget import Budget, Certificate, Condition, compose_sequential, hold_budget, split_even
+from .budget import Budget, hold_budget, split_even
+from .certificate import Certificate, Condition, compose_sequential
 from .release import release
 from .rules.bounds import DEFAULT_LEVELS, MIN_RECORDS_EPSILON, refine_range
 

@@ -1,5 +1,5 @@
-"""What a release spends and states: ``Budget(epsilon, delta)``, the one float-safe split,
-the ledger, and the certificate.
+"""What a release spends: ``Budget(epsilon, delta)``, the one float-safe split, and the
+ledger.
 
 Every budget split in dpconvex goes through :func:`split_budget` (shares of one budget), :func:`split_even` (k
 equal parts) or :func:`remaining` (what is left after a spend), so that rounding never makes the parts add up
@@ -24,11 +24,8 @@ write; a ``parallel()`` block belongs to the :mod:`contextvars` context that ope
 copy in another process refuses to spend (:class:`~dpconvex.errors.BudgetProcessError`). The
 rules and their tests: docs/privacy/tuning_gd_ledger.md#privacy-budget-ledger.
 
-The certificate (:class:`Certificate`) states what a release guarantees and how each
-condition of its proof was established (:class:`Condition`), with typed facts
-(:class:`LabelSource`, :class:`LamRule`, :class:`RowMap`); :func:`compose_sequential` and
-:func:`compose_parallel` compose the certificates of a fit made of releases by the ledger's
-rules. A fit's hold commits its certificate's (ε, δ) (:meth:`Hold.commit_certificate`).
+A fit's hold commits its certificate's (ε, δ) (:meth:`Hold.commit_certificate`; the
+certificate: :mod:`dpconvex.privacy.certificate`).
 
 .. warning:: The ledger trusts its caller that every release from the data set is charged
    to it, and that releases in a ``parallel()`` block read disjoint records. Basic
@@ -46,7 +43,6 @@ from __future__ import annotations
 
 import contextvars
 import itertools
-import json
 import math
 import numbers
 import os
@@ -56,8 +52,7 @@ import warnings
 import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, astuple, dataclass, field, fields
-from operator import attrgetter
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
@@ -66,16 +61,14 @@ from ..errors import (
     BudgetError,
     BudgetProcessError,
     ParameterError,
-    PrivacyError,
     PrivacyWarning,
     user_stacklevel,
 )
+from .certificate import Certificate
 
-__all__ = ["BUDGET_RTOL", "DEFAULT_DELTA", "DELTA_RULE", "SEEDED", "Budget", "BudgetAccountant",
-           "Certificate", "Condition", "Hold",
-           "LabelSource", "LamRule", "Reservation", "RowMap", "Spend", "compose_parallel",
-           "compose_sequential", "default_delta", "delta_rows_note", "hold_budget",
-           "remaining", "reserve_budget", "split_budget", "split_even"]
+__all__ = ["BUDGET_RTOL", "DEFAULT_DELTA", "DELTA_RULE", "Budget", "BudgetAccountant", "Hold",
+           "Reservation", "Spend", "default_delta", "delta_rows_note", "hold_budget", "remaining",
+           "reserve_budget", "split_budget", "split_even"]
 
 
 @dataclass(frozen=True)
@@ -172,7 +165,8 @@ def split_budget(budget: Budget, fractions: Sequence[float]) -> tuple[Budget, ..
 
     Share i gets ``fractions[i] * ε`` for every share but the last, which gets the largest ε
     with which the exact sum of the parts (``math.fsum``, as the ledger and
-    :func:`compose_sequential` add them) is at most ε; δ is split the same way.
+    :func:`~dpconvex.privacy.certificate.compose_sequential` add them) is at most ε; δ is
+    split the same way.
 
     ``fractions``: positive shares summing to 1 (within 1e-9); returns a tuple of Budget.
 
@@ -624,7 +618,8 @@ def hold_budget(accountant: BudgetAccountant | None, epsilon: float, delta: floa
     Examples
     --------
     >>> from dpconvex import BudgetAccountant
-    >>> from dpconvex.privacy.budget import Certificate, hold_budget
+    >>> from dpconvex.privacy.budget import hold_budget
+    >>> from dpconvex.privacy.certificate import Certificate
     >>> acc = BudgetAccountant(epsilon=1.0)
     >>> with hold_budget(acc, 0.5, 0.0, "model", n=100) as hold:
     ...     _ = hold.commit_certificate(Certificate("m", 0.5, 0.5))
@@ -653,7 +648,8 @@ class Hold:
 
     Examples
     --------
-    >>> from dpconvex.privacy.budget import Certificate, Hold
+    >>> from dpconvex.privacy.budget import Hold
+    >>> from dpconvex.privacy.certificate import Certificate
     >>> Hold(None, None).commit_certificate(Certificate("m", 1.0, 1.0)) is None
     True
     """
@@ -738,428 +734,3 @@ class Reservation:
     def __repr__(self) -> str:
         return (f"Reservation({self.label!r}, epsilon={self.epsilon:.6g}, "
                 f"delta={self.delta:.3g}, {self.state})")
-
-
-# ---------------------------------------------------------------------- certificates
-#: The certificate line of a release whose noise the caller seeded (``Certificate.seeded``).
-SEEDED = ("noise seeded by the caller (random_state given): reproducible by anyone who knows "
-          "the seed, so NOT private unless the seed is secret and used once; use "
-          "random_state=None (OS entropy) for a real release")
-
-
-@dataclass(frozen=True)
-class Condition:
-    """One condition of a privacy proof.
-
-    Attributes
-    ----------
-    name, holds : str, bool
-        Short name (e.g. ``"strong convexity"``) and whether the condition was established.
-    how, detail : str
-        How (``"declared"``, ``"numerical probe"``, ``"CVXPY DCP analysis"``, ``"computed
-        from public parameters"``, ``"assumption"``), and the value or reasoning.
-    unverified : str
-        A declared constant this condition rests on and nobody verified (e.g. ``"curvature"``), or ``""``:
-        :func:`~dpconvex.privacy.release.release` refuses it unless the caller vouches for it (``vouch=``).
-
-    Examples
-    --------
-    >>> from dpconvex import Condition
-    >>> c = Condition("strong convexity", True, "declared", "mu = 0.1")
-    >>> c.holds, c.how, c.unverified
-    (True, 'declared', '')
-    """
-
-    name: str
-    holds: bool
-    how: str
-    detail: str = ""
-    unverified: str = ""
-
-
-@dataclass(frozen=True)
-class LabelSource:
-    """Where a fit's labels got their public facts: a certificate field.
-
-    Attributes
-    ----------
-    source : {"parameter", "declared", "inferred", "label_range"}
-        The label set given as ``classes=``, declared with y (a
-        :mod:`dpconvex.datasets` loader's schema or a pandas Categorical), read from y
-        and assumed public, or a regression's public label range.
-    classes : tuple
-        The public label set ("parameter", "declared"; empty otherwise: a set read from
-        y is not repeated here).
-    unknown_labels : str
-        A class label outside the public set: ``"raise"`` (the fit is refused) or
-        ``"ignore"`` (the record contributes no loss); ``""`` where there is no set.
-    label_range : tuple of float
-        ``(lo, hi)`` of a regression ("label_range"; empty otherwise).
-
-    Examples
-    --------
-    >>> from dpconvex.privacy.budget import LabelSource
-    >>> str(LabelSource("parameter", (0, 1), "raise")).split(";")[0]
-    'label set given by the caller (public): [0, 1]'
-    >>> LabelSource("inferred").public
-    False
-    """
-
-    source: str
-    classes: tuple = ()
-    unknown_labels: str = ""
-    label_range: tuple[float, ...] = ()
-
-    @property
-    def public(self) -> bool:
-        """False when the label set was read from the data (assumed public)."""
-        return self.source != "inferred"
-
-    def __str__(self) -> str:
-        if self.source == "inferred":
-            return ("label set read from the data (classes=None): assumed public; pass the "
-                    "public label set as classes=[...] so that it is not read from the records")
-        if self.source == "label_range":
-            lo, hi = self.label_range
-            return (f"labels clipped to the public label_range [{lo:g}, {hi:g}] and mapped onto "
-                    "[-1, 1] (per-record public maps); predictions mapped back and clipped")
-        where = ("given by the caller" if self.source == "parameter" else
-                 "declared with y (a dpconvex.datasets loader's schema, or the categories of a "
-                 "pandas Categorical)")
-        other = ("records with other labels contribute no loss (their rows are zeroed; "
-                 "unknown_labels='ignore')" if self.unknown_labels == "ignore" else
-                 "a fit with records of other labels is refused (unknown_labels='raise')")
-        return f"label set {where} (public): {list(self.classes)!r}; {other}"
-
-
-@dataclass(frozen=True)
-class LamRule:
-    """How the regularization Λ of a fit was chosen: a certificate field.
-
-    Attributes
-    ----------
-    lam : float
-        The Λ the release used.
-    rule : {"given", "auto"}
-        ``"given"``: a public parameter; ``"auto"``: a public rule of public quantities.
-    how : str
-        For ``"auto"``: the rule and the public quantities it read.
-
-    Examples
-    --------
-    >>> from dpconvex.privacy.budget import LamRule
-    >>> print(LamRule(0.05, "given"))
-    lam = 0.05 given explicitly (a public parameter)
-    """
-
-    lam: float
-    rule: str = "given"
-    how: str = ""
-
-    def __str__(self) -> str:
-        if self.rule == "given":
-            return f"lam = {self.lam:g} given explicitly (a public parameter)"
-        return f"lam = {self.lam:.6g} chosen by the public rule {self.how}"
-
-
-@dataclass(frozen=True)
-class RowMap:
-    """The public per-record maps of the rows and where the rows are held: a certificate field.
-
-    Attributes
-    ----------
-    row_norm : {"none", "unit"}
-        ``"unit"``: every non-zero row scaled to the norm bound (zero rows stay zero), in
-        fit and predict; ``"none"``: rows above the bound are clipped only.
-    unit_map : str
-        With ``"unit"``: the scaling as the estimator states it (which vector, to which
-        norm, where it is derived).
-    dask : bool
-        Whether the rows are held by a Dask backend (their chunking is not stated: a file read by
-        bytes is chunked by its records' lengths).
-
-    Examples
-    --------
-    >>> from dpconvex.privacy.budget import RowMap
-    >>> both = RowMap(dask=True).merge(RowMap("unit"))
-    >>> both.row_norm, both.dask
-    ('unit', True)
-    """
-
-    row_norm: str = "none"
-    unit_map: str = ""
-    dask: bool = False
-
-    def merge(self, other: RowMap) -> RowMap:
-        """This map with the facts ``other`` states (those it leaves at their defaults kept)."""
-        return RowMap(*(b if b != f.default else a for a, b, f in
-                        zip(astuple(self), astuple(other), fields(RowMap), strict=True)))
-
-    def lines(self) -> list[str]:
-        """The certificate lines of the map (none for in-memory rows clipped only)."""
-        out = []
-        if self.row_norm == "unit":
-            out.append(self.unit_map or
-                       "row_norm='unit': every non-zero row scaled to the norm bound (zero rows "
-                       "stay zero), in fit and predict: a map that reads only the record itself "
-                       "(docs/privacy/row_scaling.md#privacy-row-norm-unit)")
-        if self.dask:
-            out.append("data backend: dask: the products over the rows (loss, "
-                       "gradient, Gram) summed per row chunk on the workers; noise, calibration and "
-                       "solver on the driver; the privacy analysis does not depend on the backend")
-        return out
-
-    def __str__(self) -> str:
-        return "; ".join(self.lines()) or "rows clipped to the norm bound only, in memory"
-
-
-#: The typed facts a certificate holds in fields of their own (:meth:`Certificate.state`).
-Fact = LabelSource | LamRule | RowMap
-
-
-@dataclass
-class Certificate:
-    """A record of the privacy guarantee a release carries.
-
-    Attributes
-    ----------
-    mechanism : str
-        E.g. ``"objective perturbation (CMS Alg. 2)"``.
-    epsilon_requested, epsilon, delta : float
-        The ε asked for; the ε guaranteed (never above it; ``inf`` for a non-private fit);
-        the δ of an (ε, δ) guarantee (0 for pure ε-DP).
-    private : bool
-        False for the explicit non-private baseline.
-    conditions, quantities, assumptions : list of Condition, dict, list of str
-        Every condition of the proof and how it was established; derived constants, all
-        from public parameters; what the guarantee assumes (adjacency, preprocessing, ...).
-    solver : dict
-        The backend that solved and the tolerance met (public facts only).
-    parts : list of Certificate
-        Sub-mechanisms composed into this one (budget splits).
-    label_source, lam_rule, row_map : LabelSource, LamRule, RowMap or None
-        Where the labels' public facts came from, how Λ was chosen, the rows' public maps
-        and backend (None: not stated, or stated by a part).
-    seeded : bool
-        True when the caller seeded the noise (:data:`SEEDED`).
-
-    Typed facts (:class:`LabelSource`, :class:`LamRule`, :class:`RowMap`) given among
-    ``assumptions`` go to their fields (:meth:`state`); the text renders every field.
-
-    Examples
-    --------
-    >>> from dpconvex import Certificate, Condition
-    >>> from dpconvex.privacy.budget import LamRule
-    >>> cert = Certificate("objective perturbation (CMS Alg. 2)", epsilon_requested=1.0, epsilon=1.0,
-    ...                    conditions=[Condition("strong convexity", True, "declared", "mu = 0.1")])
-    >>> cert.all_hold
-    True
-    >>> print(cert)
-    Privacy certificate: objective perturbation (CMS Alg. 2)
-      guarantee: (1, 0)-differential privacy (requested epsilon = 1)
-      conditions:
-        [ok  ] strong convexity (declared): mu = 0.1
-    >>> cert.to_dict()["epsilon"]
-    1.0
-    >>> cert.state(LamRule(0.1, "given"))
-    >>> cert.lam_rule.rule, cert.states(LamRule(0.1, "given"))
-    ('given', True)
-    """
-
-    mechanism: str
-    epsilon_requested: float
-    epsilon: float
-    delta: float = 0.0
-    private: bool = True
-    conditions: list[Condition] = field(default_factory=list)
-    quantities: dict[str, Any] = field(default_factory=dict)
-    assumptions: list[str] = field(default_factory=list)
-    solver: dict[str, Any] = field(default_factory=dict)
-    parts: list[Certificate] = field(default_factory=list)
-    label_source: LabelSource | None = None
-    lam_rule: LamRule | None = None
-    row_map: RowMap | None = None
-    seeded: bool = False
-
-    def __post_init__(self) -> None:
-        given, self.assumptions = self.assumptions, []
-        self.state(*given)
-
-    def state(self, *facts: Fact | str | None) -> None:
-        """Add facts: a typed fact to its field (row maps merge), a line to ``assumptions``.
-
-        Empty facts and lines already stated are skipped.
-        """
-        for fact in facts:
-            if isinstance(fact, LabelSource):
-                self.label_source = fact
-            elif isinstance(fact, LamRule):
-                self.lam_rule = fact
-            elif isinstance(fact, RowMap):
-                self.row_map = fact if self.row_map is None else self.row_map.merge(fact)
-            elif fact and fact not in self.assumptions:
-                self.assumptions.append(fact)
-
-    def states(self, fact: Fact | str) -> bool:
-        """Whether the certificate itself (not a part) states ``fact``."""
-        if isinstance(fact, LabelSource):
-            return self.label_source == fact
-        if isinstance(fact, LamRule):
-            return self.lam_rule == fact
-        if isinstance(fact, RowMap):
-            return self.row_map is not None and self.row_map.merge(fact) == self.row_map
-        return fact in self.assumptions
-
-    def notes(self) -> list[str]:
-        """Every stated line: the typed facts rendered, then ``assumptions``, then :data:`SEEDED`."""
-        lines = [str(f) for f in (self.label_source, self.lam_rule) if f is not None]
-        lines += self.row_map.lines() if self.row_map is not None else []
-        return lines + list(self.assumptions) + ([SEEDED] if self.seeded else [])
-
-    @property
-    def all_hold(self) -> bool:
-        """True when every listed condition holds."""
-        return all(c.holds for c in self.conditions) and all(p.all_hold for p in self.parts)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain-Python dict (JSON serializable)."""
-        return json.loads(json.dumps(asdict(self), default=_jsonable))
-
-    def __str__(self) -> str:
-        lines = [f"Privacy certificate: {self.mechanism}"]
-        if self.private:
-            eps = "inf" if math.isinf(self.epsilon) else f"{self.epsilon:.6g}"
-            guarantee = f"  guarantee: ({eps}, {self.delta:.3g})-differential privacy"
-            lines.append(guarantee + f" (requested epsilon = {self.epsilon_requested:.6g})")
-        else:
-            lines.append("  guarantee: NONE (non-private baseline; do not publish as private)")
-        if self.conditions:
-            lines.append("  conditions:")
-            for c in self.conditions:
-                mark = "ok  " if c.holds else "FAIL"
-                lines.append(f"    [{mark}] {c.name} ({c.how}): {c.detail}")
-        if self.quantities:
-            lines.append("  quantities (from public parameters only):")
-            lines.extend(f"    {k} = {_fmt(v)}" for k, v in self.quantities.items())
-        if self.solver:
-            lines.append("  solver: " + ", ".join(f"{k}={_fmt(v)}" for k, v in self.solver.items()))
-        notes = self.notes()
-        if notes:
-            lines.append("  assumptions:")
-            lines.extend(f"    - {a}" for a in notes)
-        for p in self.parts:
-            sub = str(p).splitlines()
-            lines.append("  part: " + sub[0])
-            lines.extend("    " + s for s in sub[1:])
-        return "\n".join(lines)
-
-
-def _fmt(v: Any) -> str:
-    return f"{v:.6g}" if isinstance(v, float) else str(v)
-
-
-def _jsonable(o: Any) -> Any:
-    return o.tolist() if hasattr(o, "tolist") else str(o)
-
-
-def _compose(rule: str, parts: Sequence[Certificate], *, mechanism: str,
-             epsilon_requested: float, delta_requested: float | None,
-             conditions: Sequence[Condition], quantities: dict[str, Any] | None,
-             assumptions: Sequence[str], solver: dict[str, Any] | None,
-             labels: Sequence[str] | None, private: bool | None = None) -> Certificate:
-    parts = list(parts)
-    if not parts:
-        caller = f"compose_{rule}"
-        raise PrivacyError(f"{caller}: no certificates, nothing to compose. Pass at least one part.")
-    private = private is not False and all(map(attrgetter("private"), parts))
-    seeded = any(map(attrgetter("seeded"), parts))  # a seeded part: so is the release
-    epsilons, deltas = list(map(attrgetter("epsilon"), parts)), list(map(attrgetter("delta"), parts))
-    row_map = None  # the rows' map (their backend) of the parts, with them
-    for p in parts:
-        if p.row_map is not None:
-            row_map = p.row_map if row_map is None else row_map.merge(p.row_map)
-    shown = list(map("{:.6g}".format, epsilons))
-    if rule == "sequential":
-        eps, delta, how = math.fsum(epsilons), math.fsum(deltas), " + ".join(shown)
-    else:
-        eps, delta, how = max(epsilons), max(deltas), f"max({', '.join(shown)})"
-    if not private:
-        eps = math.inf
-    names = list(labels) if labels is not None else [p.mechanism for p in parts]
-    detail = (f"{how} = {eps:.6g} <= {epsilon_requested:g}" if private
-              else "a part is not private: no guarantee")
-    ok = (not private) or eps <= epsilon_requested
-    if delta_requested is not None and private:
-        ok = ok and delta <= delta_requested * (1 + 1e-12)
-    accounting = Condition(
-        "epsilon accounting", ok, f"{rule} composition",
-        detail + (f" ({'; '.join(names)})" if labels is not None else ""))
-    if private and not ok:
-        caller = f"compose_{rule}"
-        raise PrivacyError(
-            f"{caller}: the parts spend epsilon = {eps:.6g}, delta = {delta:.3g} > the "
-            f"requested epsilon = {epsilon_requested:g}; nothing is released.")
-    return Certificate(
-        mechanism=mechanism, epsilon_requested=epsilon_requested, epsilon=eps,
-        delta=delta if private else 0.0, private=private, conditions=[accounting, *conditions],
-        quantities=dict(quantities or {}), assumptions=list(assumptions),
-        solver=dict(solver or {}), parts=parts, seeded=seeded,
-        row_map=row_map)
-
-
-def compose_sequential(parts: Sequence[Certificate], *, mechanism: str, epsilon_requested: float,
-                       delta_requested: float | None = None, conditions: Sequence[Condition] = (),
-                       quantities: dict[str, Any] | None = None, assumptions: Sequence[str] = (),
-                       solver: dict[str, Any] | None = None, labels: Sequence[str] | None = None,
-                       private: bool | None = None) -> Certificate:
-    """Certificate of mechanisms run one after another on the same data (basic composition).
-
-    ε and δ add up (Dwork & Roth 2014, Thm. 3.16; adaptive choice of later
-    mechanisms allowed). A part that is not private makes the whole not private.
-
-    The composition must not exceed ``epsilon_requested`` (nor ``delta_requested`` when
-    given): else :class:`~dpconvex.errors.PrivacyError`. ``conditions``, ``quantities``,
-    ``assumptions``, ``solver``: extra entries; ``labels``: the parts' short names for the
-    accounting line; ``private=False`` marks the whole as not private although every part
-    is (e.g. a non-private preprocessing step without a certificate of its own).
-
-    Examples
-    --------
-    >>> from dpconvex import Certificate
-    >>> from dpconvex.privacy.budget import compose_sequential
-    >>> a = Certificate("histogram", epsilon_requested=0.25, epsilon=0.25)
-    >>> b = Certificate("model", epsilon_requested=0.75, epsilon=0.75, delta=1e-6)
-    >>> total = compose_sequential([a, b], mechanism="histogram, then model", epsilon_requested=1.0)
-    >>> total.epsilon, total.delta, len(total.parts)
-    (1.0, 1e-06, 2)
-    """
-    return _compose("sequential", parts, mechanism=mechanism,
-                    epsilon_requested=epsilon_requested, delta_requested=delta_requested,
-                    conditions=conditions, quantities=quantities, assumptions=assumptions,
-                    solver=solver, labels=labels, private=private)
-
-
-def compose_parallel(parts: Sequence[Certificate], *, mechanism: str, epsilon_requested: float,
-                     delta_requested: float | None = None,
-                     conditions: Sequence[Condition] = (),
-                     quantities: dict[str, Any] | None = None,
-                     assumptions: Sequence[str] = (), solver: dict[str, Any] | None = None,
-                     labels: Sequence[str] | None = None) -> Certificate:
-    """Certificate of mechanisms run on disjoint parts of the data (parallel composition).
-
-    ε and δ are the maxima over the parts (McSherry 2009, Thm. 4; replace-one
-    adjacency touches one part). Parameters as :func:`compose_sequential`.
-
-    Examples
-    --------
-    >>> from dpconvex import Certificate
-    >>> from dpconvex.privacy.budget import compose_parallel
-    >>> parts = [Certificate("model", epsilon_requested=1.0, epsilon=1.0) for _ in range(3)]
-    >>> total = compose_parallel(parts, mechanism="one model per disjoint part", epsilon_requested=1.0)
-    >>> total.epsilon, len(total.parts)
-    (1.0, 3)
-    """
-    return _compose("parallel", parts, mechanism=mechanism,
-                    epsilon_requested=epsilon_requested, delta_requested=delta_requested,
-                    conditions=conditions, quantities=quantities, assumptions=assumptions,
-                    solver=solver, labels=labels)

@@ -5,9 +5,10 @@ A loss's slope and curvature bounds must hold at every margin a release can reac
 probe can only refute them; a bound with no derivation is "declared, not verified", which
 :func:`~dpconvex.privacy.release.release` refuses unless the caller vouches for it
 (docs/privacy/user_objectives.md#privacy-user-objectives). A shipped loss, as constructed,
-is not probed at a fit (the test suite probes the shipped classes); a user's loss is probed
-once per description of its code and state (:func:`_loss_description`), and at every check
-when it cannot be described by value.
+is established by its derivation and probed as a user's loss is, once per class and
+parameters (:func:`shipped_loss_conditions`); a user's loss is probed once per description of its
+code and state (:func:`_loss_description`), and at every check when it cannot be described
+by value.
 """
 
 from __future__ import annotations
@@ -29,10 +30,11 @@ import scipy.special
 
 from ..errors import DPConvexError, ParameterError, PrivacyError
 from ..objectives.atoms import DerivedBounds, derive_bounds
-from ..objectives.losses import CVXPYLoss, Loss
-from .budget import Condition
+from ..objectives.losses import CVXPYLoss, Loss, shipped_derivation
+from .certificate import Condition
 
-__all__ = ["FORM_RTOL", "PROBE_RTOL", "check_dcp_convex", "check_loss", "refuse_constant_loss"]
+__all__ = ["FORM_RTOL", "PROBE_RTOL", "check_dcp_convex", "check_loss", "shipped_loss_conditions",
+           "refuse_constant_loss"]
 
 #: Relative tolerance of the numerical probes of declared bounds.
 PROBE_RTOL = 1e-6
@@ -240,7 +242,8 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
     The slope bound |ℓ'| <= ``deriv_bound`` (and, with ``need_curvature``, ℓ'' <=
     ``curvature``) must hold at every margin, since a release can reach any margin. Each is
     established by a derivation: a shipped loss's own, as its constructor built it
-    (:meth:`~dpconvex.objectives.Loss.derived_conditions`, returned as they are), else the
+    (:meth:`~dpconvex.objectives.Loss.derived_conditions`, confirmed by the probes below once
+    per class and parameters: :func:`shipped_loss_conditions`), else the
     atom table applied to the loss's CVXPY form
     (:func:`~dpconvex.objectives.atoms.derive_bounds`), which also refuses a loss of unbounded
     slope. A bound with neither is "declared, not verified"
@@ -266,17 +269,17 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
     >>> conds = check_loss(SmoothHinge(h=0.5), need_curvature=True)
     >>> for c in conds[-2:]:
     ...     print(c.name, "|", c.how)
-    |ℓ'| bound | derived (docs/privacy/linear_erm.md#privacy-loss-constants)
-    ℓ'' bound (c) | derived (docs/privacy/linear_erm.md#privacy-loss-constants)
+    |ℓ'| bound | derived (docs/privacy/linear_erm.md#privacy-loss-constants) and probed
+    ℓ'' bound (c) | derived (docs/privacy/linear_erm.md#privacy-loss-constants) and probed
     >>> mine = Loss.from_cvxpy(lambda m: cp.huber(cp.pos(1 - m), 1.0) / 2, name="mine")
     >>> for c in check_loss(mine, need_curvature=True)[:2]:
     ...     print(c.name, "|", c.how)
     loss convexity | numerical probe
     loss forms agree | numerical comparison
     """
-    derived = loss.derived_conditions(need_curvature=need_curvature) if isinstance(loss, Loss) else None
-    if derived is not None:
-        return derived
+    shipped = shipped_loss_conditions(loss, need_curvature=need_curvature, caller=caller)
+    if shipped is not None:
+        return shipped
     regression = getattr(loss, "kind", "margin") == "regression"
     described = _loss_description(loss)
     key = None if described is None else (described, bool(need_curvature))
@@ -288,6 +291,55 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
             _PROBED.pop(next(iter(_PROBED)))
         _PROBED[key] = tuple(conds)
     return conds
+
+
+def shipped_loss_conditions(loss: Loss, *, need_curvature: bool,
+                            caller: str = "check_loss") -> list[Condition] | None:
+    """The conditions of a loss dpconvex ships, as its constructor built it, once the probes a
+    user's loss gets found nothing against them; None for any other loss.
+
+    The derivation establishes the bounds on all of ℝ
+    (:meth:`~dpconvex.objectives.Loss.derived_conditions`); the probes (:func:`_probe_loss`:
+    the forms compared, the derivatives and convexity probed, the atom table applied to a
+    CVXPY form) can refute a bound a shipped class states wrongly. They run once per class,
+    parameters and ``need_curvature`` in a process (:data:`_SHIPPED`); each derived condition
+    then says "derived (...) and probed" (docs/privacy/linear_erm.md#privacy-loss-constants).
+
+    Raises
+    ------
+    PrivacyError
+        A probe refutes a bound or a form the class states.
+
+    Examples
+    --------
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.checks import shipped_loss_conditions
+    >>> conds = shipped_loss_conditions(Logistic(), need_curvature=True)
+    >>> conds[2].name, conds[2].how
+    ("|ℓ'| bound", 'derived (docs/privacy/linear_erm.md#privacy-loss-constants) and probed')
+    >>> class Mine(Logistic):
+    ...     pass
+    >>> shipped_loss_conditions(Mine(), need_curvature=True) is None
+    True
+    """
+    if not isinstance(loss, Loss) or shipped_derivation(loss) is None or not loss.as_built():
+        return None
+    key = (type(loss), repr(loss.params()), bool(need_curvature))
+    if key not in _SHIPPED:
+        derived = loss.derived_conditions(need_curvature=need_curvature)
+        _probe_loss(loss, loss.kind == "regression", need_curvature=need_curvature, caller=caller)
+        how = f"derived ({shipped_derivation(loss)})"
+        if len(_SHIPPED) >= _PROBED_SIZE:
+            _SHIPPED.pop(next(iter(_SHIPPED)))
+        probed = f"{how} and probed"
+        _SHIPPED[key] = tuple(dataclasses.replace(c, how=probed) if c.how == how else c
+                              for c in derived)
+    return list(_SHIPPED[key])
+
+
+#: The conditions of the shipped losses the probes confirmed in this process, by (class,
+#: parameters, need_curvature): at most :data:`_PROBED_SIZE`, the oldest dropped first.
+_SHIPPED: dict[Any, tuple[Condition, ...]] = {}
 
 
 def _probe_loss(loss: Loss, regression: bool, *, need_curvature: bool, caller: str) -> list[Condition]:

@@ -24,10 +24,11 @@ from ..errors import ParameterError, PrivacyError
 from ..objectives.losses import shipped_derivation
 from ..templates.base import PrivacyConstants, Template, natural_residual
 from ..templates.linear_erm import RESIDUAL_TOL  # what dpconvex's own templates are solved to
-from .budget import Condition
+from .certificate import Condition
 from .checks import declared_number, user_code
 
-__all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_conditions", "vouched"]
+__all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_conditions",
+           "probed_modulus", "vouched"]
 
 #: The constants a caller may vouch for (``vouch=``), as :attr:`Condition.unverified` names
 #: them (a cell-sum row bound: ``"data_norm"``).
@@ -167,6 +168,27 @@ def _check_hessians(template: Template, consts: PrivacyConstants, caller: str) -
                        f"{worst_eig:.6g}, trace <= {worst_trace:.6g} (a probe refutes, it does not prove)")
 
 
+def probed_modulus(reg: Any, shape: tuple[int, ...]) -> float:
+    """The least ⟨∇R(a) − ∇R(b), a − b⟩ / ||a − b||² over public probe pairs of
+    parameters of ``shape`` (norms from 1e-2 to 1e4): a strong-convexity modulus above it is
+    false.
+
+    Examples
+    --------
+    >>> from dpconvex.objectives import L2
+    >>> from dpconvex.privacy.declarations import probed_modulus
+    >>> round(probed_modulus(L2(0.5), (3,)), 12)
+    0.5
+    """
+    rng, low = _probe_rng(), math.inf
+    for scale in (1e-2, 1.0, 1e2, 1e4):
+        a, b = scale * rng.normal(size=shape), scale * rng.normal(size=shape)
+        diff = (a - b).ravel()
+        gap = float(np.dot((np.asarray(reg.grad(a)) - np.asarray(reg.grad(b))).ravel(), diff))
+        low = min(low, gap / float(diff @ diff))
+    return low
+
+
 def _check_modulus(template: Template, consts: PrivacyConstants, caller: str) -> Condition:
     reg = template.regularizer
     mu = float(consts.strong_convexity)
@@ -180,12 +202,7 @@ def _check_modulus(template: Template, consts: PrivacyConstants, caller: str) ->
                                "Declare the regularizer's modulus.")
         return Condition("strong convexity mu", True, f"derived from the regularizer ({derivation})",
                          f"declared {mu:g} <= {reg!r}'s modulus {have:g}")
-    rng, shape, low = _probe_rng(), tuple(template.space.shape), math.inf
-    for scale in (1e-2, 1.0, 1e2, 1e4):
-        a, b = scale * rng.normal(size=shape), scale * rng.normal(size=shape)
-        diff = (a - b).ravel()
-        gap = float(np.dot((np.asarray(reg.grad(a)) - np.asarray(reg.grad(b))).ravel(), diff))
-        low = min(low, gap / float(diff @ diff))
+    low = probed_modulus(reg, tuple(template.space.shape))
     if low < mu * (1 - RTOL):
         raise PrivacyError(f"{caller}: strong convexity: template '{name}' declares mu = {mu:g}, "
                            f"but its regularizer's gradient gives a modulus as low as {low:.6g}. "
@@ -381,7 +398,8 @@ def declaration_conditions(template: Template, needs: Iterable[str], caller: str
                            changed: Iterable[str] = ()) -> list[Condition]:
     """Check what a user's template declares for a mechanism's ``needs`` (a shipped template,
     one with a :func:`~dpconvex.objectives.losses.shipped_derivation`, is checked here only for
-    the parts of it that are the user's, ``changed``: :func:`~dpconvex.privacy.release.user_parts`).
+    the parts of it that are the user's, ``changed``:
+    :func:`~dpconvex.privacy.user_parts.user_parts`).
 
     Returns how each declared constant was established (those nobody could check carry
     :attr:`Condition.unverified`); raises :class:`PrivacyError` when a probe refutes a

@@ -13,7 +13,8 @@ import math
 
 from .._validation import check_float
 from ..templates.base import Template
-from .budget import Budget, Certificate
+from .budget import Budget
+from .certificate import Certificate
 from .mechanisms import Calibration, build_mechanism, mechanism_names
 from .release import release
 

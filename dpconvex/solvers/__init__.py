@@ -1,5 +1,5 @@
 """The shipped solver backends, registered in the one registry of the template contract
-(:mod:`dpconvex.templates.base`: by name, or the ``"auto"`` policy) with one status set.
+(:mod:`dpconvex.solvers.registry`: by name, or the ``"auto"`` policy) with one status set.
 
 Every backend returns a :class:`SolveResult` with a :class:`SolveStatus` and a ``residual``
 computed by dpconvex (the template's ``residual``, never the solver's); release code accepts
@@ -9,7 +9,11 @@ other backends that fit the template (:func:`retry_advice`).
 
 from __future__ import annotations
 
-from ..templates.base import (
+from .cvxpy_backend import ClarabelBackend, CVXPYBackend, SCSBackend
+from .lbfgs_newton import LbfgsNewton
+from .projected_gradient import ProjectedGradient
+from .projected_newton import ProjectedNewton
+from .registry import (
     BACKENDS,
     CVXPY_STATUS_MAP,
     Backend,
@@ -25,10 +29,6 @@ from ..templates.base import (
     solve,
     suitable_backends,
 )
-from .cvxpy_backend import ClarabelBackend, CVXPYBackend, SCSBackend
-from .lbfgs_newton import LbfgsNewton
-from .projected_gradient import ProjectedGradient
-from .projected_newton import ProjectedNewton
 
 # the shipped backends, in the order of preference of the "auto" policy: the native ones first
 for _backend_class in (LbfgsNewton, ProjectedNewton, ProjectedGradient, ClarabelBackend,

@@ -20,7 +20,7 @@ import numpy as np
 if TYPE_CHECKING:
     from ..templates.base import CVXPYTemplate
 
-from ..templates.base import CVXPY_STATUS_MAP, Backend, SolveResult, SolveStatus
+from .registry import CVXPY_STATUS_MAP, Backend, SolveResult, SolveStatus
 
 __all__ = ["DEFAULT_OPTIONS", "ClarabelBackend", "CVXPYBackend", "SCSBackend"]
 

@@ -22,7 +22,7 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.optimize import minimize
 from scipy.sparse.linalg import LinearOperator, cg
 
-from ..templates.base import Backend, SolveResult, SolveStatus, single_threaded
+from .registry import Backend, SolveResult, SolveStatus, single_threaded
 
 if TYPE_CHECKING:
     from ..templates.base import SmoothTemplate

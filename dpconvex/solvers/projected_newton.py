@@ -27,9 +27,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import errors as diagnostics
-from ..templates.base import Backend, SolveResult, SolveStatus, natural_residual, single_threaded
+from ..templates.base import natural_residual
 from .lbfgs_newton import _FULL_NEWTON_GTOL, NATIVE_TOL_FACTOR
 from .projected_gradient import accelerated_projected_gradient
+from .registry import Backend, SolveResult, SolveStatus, single_threaded
 
 if TYPE_CHECKING:
     from ..templates.base import ProjectionTemplate

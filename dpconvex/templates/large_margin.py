@@ -46,7 +46,7 @@ from .._validation import check_float
 from ..data.preprocess import augment_and_scale, clip_rows
 from ..errors import DataValidationError, ParameterError, PrivacyError
 from ..objectives.losses import Frobenius, HuberHinge, Loss, MatrixTerm, probe_term, psi_frobenius
-from ..privacy.budget import Condition
+from ..privacy.certificate import Condition
 from ..privacy.checks import check_dcp_convex, check_loss
 from .base import PrivacyConstants, natural_residual, needs_of
 from .parameterizations import BlockParameterization, FullPSD, QuadraticParameterization, max_row_norm

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DataValidationError, ParameterError, PrivacyError
-from ..privacy.budget import Condition
+from ..privacy.certificate import Condition
 from .base import PrivacyConstants, needs_of, sample_step
 from .feature_map import FeatureMap, FeatureMapSpace
 from .large_margin import LargeMarginProblem, softmax_rows

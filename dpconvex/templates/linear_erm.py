@@ -29,8 +29,8 @@ from ..data.validation import as_design, check_array
 from ..errors import DataValidationError, ParameterError, PrivacyError
 from ..objectives.losses import L2, Loss
 from ..objectives.sets import ConvexSet
-from ..privacy.budget import Condition
-from ..privacy.checks import check_dcp_convex, check_loss, user_code
+from ..privacy.certificate import Condition
+from ..privacy.checks import check_dcp_convex, check_loss, shipped_loss_conditions, user_code
 from .base import (
     ConstrainedSpace,
     EuclideanSpace,
@@ -248,9 +248,9 @@ class LinearERMTemplate:
         only (none is defined at a kink), and over a set the distance bound reads it (L = c q² + μ).
         """
         needs_of(needs)
-        conds = self.loss.derived_conditions(need_curvature=True)
+        owner = f"{type(self).__name__}.conditions"
+        conds = shipped_loss_conditions(self.loss, need_curvature=True, caller=owner)
         if conds is None:  # a user's loss: DCP convexity, then its constants (probed once)
-            owner = f"{type(self).__name__}.conditions"
             conds = []
             if self.loss.has_cvxpy:
                 with user_code(owner, f"loss '{self.loss.name}'", "when its CVXPY form was built on "

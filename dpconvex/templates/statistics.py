@@ -33,7 +33,7 @@ from ..data.operators import row_norms
 from ..data.sufficient import Moments
 from ..errors import ParameterError
 from ..objectives.losses import Loss
-from ..privacy.budget import Condition
+from ..privacy.certificate import Condition
 from .base import EuclideanSpace, StatisticTemplate
 
 __all__ = ["EmpiricalRiskTemplate", "KMeansTemplate", "RangeTemplate",

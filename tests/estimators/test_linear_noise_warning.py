@@ -136,7 +136,7 @@ def test_warning_comes_before_the_solve(cancer, monkeypatch):
     def no_solve(*args, **kwargs):
         raise Reached("solve reached")
 
-    from dpconvex.templates.base import Backend
+    from dpconvex.solvers.registry import Backend
 
     monkeypatch.setattr(Backend, "admit", no_solve)  # where every solve starts
     with warnings.catch_warnings(record=True) as caught:

@@ -19,7 +19,7 @@ import pytest
 import dpconvex as dp
 from dpconvex.errors import DataValidationError, ParameterError, PrivacyError
 from dpconvex.objectives import HuberRegression, Loss, Pinball
-from dpconvex.privacy.budget import LabelSource
+from dpconvex.privacy.certificate import LabelSource
 from dpconvex.privacy.mechanisms import Calibration, get_mechanism
 from dpconvex.templates import LinearERMTemplate
 

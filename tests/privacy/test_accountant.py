@@ -410,7 +410,8 @@ def test_split_budget_shares_add_up_exactly_to_at_most_the_whole():
     """Ten shares of a tenth: their exact sum (the ledger's and compose_sequential's) is within
     the whole, so a ledger of exactly the whole takes them all and the composition holds."""
     from dpconvex import Certificate
-    from dpconvex.privacy.budget import Budget, compose_sequential, split_budget
+    from dpconvex.privacy.budget import Budget, split_budget
+    from dpconvex.privacy.certificate import compose_sequential
 
     whole = Budget(1.0, 1e-6)
     parts = split_budget(whole, [0.1] * 10)

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 import dpconvex as dp
-from dpconvex.privacy.budget import (
+from dpconvex.privacy.certificate import (
     SEEDED,
     Certificate,
     LabelSource,

@@ -13,7 +13,7 @@ from sklearn.base import clone
 import dpconvex as dp
 from dpconvex.errors import ParameterError
 from dpconvex.estimators.linear import LINEAR_MENU
-from dpconvex.privacy.budget import LamRule
+from dpconvex.privacy.certificate import LamRule
 from dpconvex.privacy.mechanisms import build_mechanism
 from dpconvex.privacy.mechanisms.base import resolve_mechanism
 from dpconvex.privacy.rules.noise_level import (

@@ -24,7 +24,8 @@ from dpconvex.data.preprocess import clip_rows
 from dpconvex.errors import ParameterError, PrivacyError, PrivacyWarning
 from dpconvex.estimators.linear import LINEAR_MENU
 from dpconvex.objectives.losses import get_loss
-from dpconvex.privacy.budget import Budget, Certificate, Condition
+from dpconvex.privacy.budget import Budget
+from dpconvex.privacy.certificate import Certificate, Condition
 from dpconvex.privacy.mechanisms import (
     MECHANISMS,
     ApproximateMinima,

@@ -97,8 +97,8 @@ class UnderstatedCurvature(Logistic):
     HuberRegression(2.0, label_range=(-3.0, 10.0)), Pinball(0.9, smoothing=0.01),
     Pinball(0.3, label_range=(0.0, 5.0), smoothing=0.05)], ids=repr)
 def test_declared_constants_of_shipped_losses_survive_the_probe(loss):
-    """A fit trusts a shipped loss's derivation (its document's, or its CVXPY form's atoms for
-    a loss stated in CVXPY); the probe a user's loss gets runs here, and states only what it
+    """A fit states a shipped loss's derivation (its document's, or its CVXPY form's atoms for
+    a loss stated in CVXPY) once the probe confirms it; the probe alone states only what it
     establishes itself (the atom table, or declared), never the class's derivation."""
     regression = loss.kind == "regression"
     conds = checks._probe_loss(loss, regression, need_curvature=True, caller="test")
@@ -162,8 +162,8 @@ def test_certificate_lists_how_each_condition_was_established():
     hows = {c.name: c.how for c in cert.conditions}
     assert "convexity" not in hows  # a shipped loss: its derivation, no DCP analysis
     for name in ("loss convexity", "loss forms agree", "|ℓ'| bound", "ℓ'' bound (c)"):
-        # a shipped loss: not probed
-        assert hows[name] == "derived (docs/privacy/linear_erm.md#privacy-loss-constants)"
+        # a shipped loss: its derivation, confirmed by the probes
+        assert hows[name] == "derived (docs/privacy/linear_erm.md#privacy-loss-constants) and probed"
     mine = Loss.from_cvxpy(lambda m: cp.logistic(-m), name="mine")
     cert, _ = verify(_template(mine), epsilon=1.0, mechanism="objective")
     hows = {c.name: c.how for c in cert.conditions}

@@ -23,7 +23,7 @@ import numpy as np
 from scipy.special import log_softmax, softmax
 
 from dpconvex.objectives.losses import L2
-from dpconvex.privacy.budget import Condition
+from dpconvex.privacy.certificate import Condition
 from dpconvex.templates.base import EuclideanSpace, PrivacyConstants, RecordDomain
 
 

@@ -17,7 +17,7 @@ import pytest
 import dpconvex as dp
 from dpconvex.errors import ParameterError
 from dpconvex.objectives.losses import L2, REGULARIZERS, Frobenius, HuberHinge, Logistic, SmoothHinge
-from dpconvex.privacy.budget import Condition
+from dpconvex.privacy.certificate import Condition
 from dpconvex.solvers import (
     BACKENDS,
     CVXPY_STATUS_MAP,

@@ -7,7 +7,7 @@ import pytest
 
 from dpconvex.data.gram import quadratic_forms, weighted_gram
 from dpconvex.solvers.projected_gradient import accelerated_projected_gradient as _apg
-from dpconvex.templates.base import SolveStatus
+from dpconvex.solvers.registry import SolveStatus
 from dpconvex.templates.base import natural_residual as _natural_residual
 from dpconvex.templates.parameterizations import gram_operator_norm, project_psd
 

@@ -16,8 +16,9 @@ import pytest
 from dpconvex.errors import ParameterError
 from dpconvex.objectives import Box, L1Ball, L2Ball, NonNegative, Simplex
 from dpconvex.solvers.projected_gradient import accelerated_projected_gradient
+from dpconvex.solvers.registry import SolveStatus
 from dpconvex.templates import ConstrainedSpace, EuclideanSpace, ParamSpace
-from dpconvex.templates.base import PARAM_SPACE_MEMBERS, SolverSpace, SolveStatus
+from dpconvex.templates.base import PARAM_SPACE_MEMBERS, SolverSpace
 
 LAM = 0.1
 

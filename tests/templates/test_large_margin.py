@@ -21,8 +21,8 @@ from dpconvex.objectives.losses import HuberHinge, Logistic, Loss
 from dpconvex.privacy.mechanisms import MECHANISMS
 from dpconvex.privacy.verify import verify
 from dpconvex.solvers import ClarabelBackend, PolishedBackend, ProjectedGradient, solve
+from dpconvex.solvers.registry import SolveResult, SolveStatus
 from dpconvex.templates import TEMPLATES
-from dpconvex.templates.base import SolveResult, SolveStatus
 from dpconvex.templates.large_margin import (
     RESIDUAL_TOL,
     LargeMarginGaussianTemplate,

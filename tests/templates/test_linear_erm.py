@@ -9,7 +9,7 @@ import dpconvex as dp
 from dpconvex.errors import DataValidationError
 from dpconvex.objectives.losses import HuberHinge, Logistic, SmoothHinge
 from dpconvex.solvers import LbfgsNewton, solve
-from dpconvex.templates.base import SolveResult, SolveStatus
+from dpconvex.solvers.registry import SolveResult, SolveStatus
 from dpconvex.templates.linear_erm import LinearERMTemplate
 
 

@@ -30,7 +30,7 @@ from ...data.operators import row_norms
 from ...data.preprocess import clip_rows
 from ...data.row_scaling import normalize_rows
 from ...errors import ParameterError
-from ...privacy.budget import Certificate, RowMap
+from ...privacy.certificate import Certificate, RowMap
 from ...privacy.rules.large_margin import (
     CENTROID,
     centroid_reason,

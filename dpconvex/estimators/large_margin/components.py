@@ -35,7 +35,8 @@ import numpy as np
 
 from ..._validation import RandomStateLike, check_float, check_int, check_random_state
 from ...errors import DataValidationError, ParameterError, PrivacyWarning, user_stacklevel
-from ...privacy.budget import Budget, Certificate
+from ...privacy.budget import Budget
+from ...privacy.certificate import Certificate
 from ...privacy.mechanisms.kmeans import lloyd
 from ...privacy.release import release
 from ...templates.statistics import KMeansTemplate, assign_nearest

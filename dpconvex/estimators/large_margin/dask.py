@@ -23,7 +23,7 @@ from ...data.dask_gram import DaskGram
 from ...data.dask_rows import compute
 from ...data.validation import LabelSet, check_array, check_labels, computed, encode_labels, zero_rows
 from ...errors import ParameterError
-from ...privacy.budget import Certificate
+from ...privacy.certificate import Certificate
 from ...privacy.release import release
 from ...privacy.rules.large_margin import (
     resolved_components,

@@ -37,7 +37,7 @@ from ..._validation import (
 from ...data.validation import LABEL_POLICY, LabelSet, check_array, zero_rows
 from ...errors import note_clipped, say, verbosity
 from ...objectives.losses import Frobenius, Loss
-from ...privacy.budget import Certificate
+from ...privacy.certificate import Certificate
 from ...privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ...privacy.release import release
 from ...privacy.rules.large_margin import (

@@ -31,15 +31,8 @@ import numpy as np
 from ..._validation import LAM, Auto, Constraint, Float, _short_repr, check_float
 from ...errors import ParameterError, PrivacyError
 from ...objectives.losses import Frobenius, HuberHinge
-from ...privacy.budget import (
-    Budget,
-    Certificate,
-    LamRule,
-    RowMap,
-    compose_sequential,
-    default_delta,
-    remaining,
-)
+from ...privacy.budget import Budget, default_delta, remaining
+from ...privacy.certificate import Certificate, LamRule, RowMap, compose_sequential
 from ...privacy.mechanisms import Mechanism, MechanismMenu, require_noise_report
 from ...privacy.mechanisms.base import half_epsilon_modulus, hessian_trace_bound, resolve_mechanism
 from ...privacy.release import release

@@ -52,7 +52,8 @@ from ...data.validation import (
     encode_labels,
 )
 from ...errors import DataValidationError, ParameterError, PrivacyError, SolverError
-from ...privacy.budget import Budget, Certificate, Condition, compose_parallel, hold_budget
+from ...privacy.budget import Budget, hold_budget
+from ...privacy.certificate import Certificate, Condition, compose_parallel
 from ...privacy.mechanisms.scalar import SelectionTemplate
 from ...privacy.release import release
 from ..base import (

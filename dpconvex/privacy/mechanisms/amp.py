@@ -26,9 +26,10 @@ import numpy as np
 
 from ..._validation import check_float
 from ...errors import ParameterError, PrivacyError
-from ...templates.base import Backend, SolveResult
+from ...solvers.registry import Backend, SolveResult
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
-from ..budget import Budget, Certificate, Condition, compose_sequential, split_budget
+from ..budget import Budget, split_budget
+from ..certificate import Certificate, Condition, compose_sequential
 from ..noise import Gaussian, Noise, NoiseSum, NormGamma
 from .base import (
     Calibration,

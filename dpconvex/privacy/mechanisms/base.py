@@ -37,8 +37,9 @@ import numpy as np
 from ..._validation import check_float, is_dpconvex_class
 from ...errors import ParameterError, PrivacyError, SolverError
 from ...solvers import retry_advice
-from ...templates.base import Backend, SolveResult, SolveStatus
-from ..budget import Budget, Certificate, Condition
+from ...solvers.registry import Backend, SolveResult, SolveStatus
+from ..budget import Budget
+from ..certificate import Certificate, Condition
 from ..noise import Noise, NormGamma
 
 if TYPE_CHECKING:

@@ -28,8 +28,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...data.log_grid import N_CELLS, N_OCTAVES, cell_edges, octave_of_cell
-from ...templates.base import Backend
-from ..budget import Budget, Certificate, Condition
+from ...solvers.registry import Backend
+from ..budget import Budget
+from ..certificate import Certificate, Condition
 from ..noise import Laplace, exponential_mechanism
 from ..rules.bounds import COARSE_SHARE, FAILURE_PROBABILITY
 from .base import Calibration, Mechanism, register

@@ -32,9 +32,11 @@ import numpy as np
 
 from ..._validation import check_float
 from ...objectives.losses import shipped_derivation
-from ...templates.base import Backend, Template
+from ...solvers.registry import Backend
+from ...templates.base import Template
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
-from ..budget import Budget, Certificate, Condition
+from ..budget import Budget
+from ..certificate import Certificate, Condition
 from ..noise import Gaussian, Noise, NormGamma, SupNormGamma
 from .base import Calibration, Mechanism, NoiseReport, register
 from .record_sets import NormBall, record_set_of

@@ -39,7 +39,8 @@ from ..accounting.objective_gaussian import (
     softmax_objective_delta,
     softmax_objective_sigma,
 )
-from ..budget import Budget, Certificate, Condition, remaining
+from ..budget import Budget, remaining
+from ..certificate import Certificate, Condition
 from ..noise import Gaussian, Noise
 from .base import (
     Calibration,

@@ -14,9 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from ...templates.base import Backend
+from ...solvers.registry import Backend
 from ...templates.statistics import KMeansTemplate, assign_nearest
-from ..budget import Budget, Certificate, Condition, remaining, split_even
+from ..budget import Budget, remaining, split_even
+from ..certificate import Certificate, Condition
 from ..noise import Laplace, NormGamma
 from .base import Calibration, Mechanism, NoiseReport, register
 

@@ -33,7 +33,8 @@ import scipy.sparse as sp
 
 from ...errors import ParameterError, PrivacyError
 from ...objectives.losses import Loss
-from ...templates.base import Backend, Template
+from ...solvers.registry import Backend
+from ...templates.base import Template
 from ..accounting.gaussian import (
     accountant_name,
     calibrate_noise_multiplier,
@@ -41,7 +42,8 @@ from ..accounting.gaussian import (
     gdp_epsilon,
     gdp_mu,
 )
-from ..budget import Budget, Certificate, Condition
+from ..budget import Budget
+from ..certificate import Certificate, Condition
 from ..noise import Gaussian
 from .base import Calibration, Mechanism, NoiseReport, register
 

@@ -25,8 +25,10 @@ from typing import Any
 import numpy as np
 
 from ...errors import ParameterError
-from ...templates.base import Backend, EuclideanSpace, StatisticTemplate
-from ..budget import Budget, Certificate, Condition
+from ...solvers.registry import Backend
+from ...templates.base import EuclideanSpace, StatisticTemplate
+from ..budget import Budget
+from ..certificate import Certificate, Condition
 from ..noise import Laplace, exponential_mechanism
 from .base import Calibration, Mechanism, register
 

@@ -30,9 +30,11 @@ from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-from ...templates.base import Backend, Template
+from ...solvers.registry import Backend
+from ...templates.base import Template
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
-from ..budget import Budget, Certificate, Condition
+from ..budget import Budget
+from ..certificate import Certificate, Condition
 from ..noise import Gaussian, Laplace, Noise, NormGamma, symmetric_dimension
 from .base import Calibration, Mechanism, NonPrivateBaseline, register
 

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from ...data.validation import LabelSet
     from ...objectives.losses import Loss
-    from ..budget import Certificate
+    from ..certificate import Certificate
     from ..mechanisms import Mechanism, MechanismMenu
 
 __all__ = ["AUTO", "CENTROID", "CENTROID_BELOW", "DEFAULT_STRUCTURE", "PAIRWISE",

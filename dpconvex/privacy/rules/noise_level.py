@@ -43,7 +43,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...errors import DPConvexError, ParameterError, PrivacyError, PrivacyWarning, user_stacklevel
-from ..budget import Budget, LamRule
+from ..budget import Budget
+from ..certificate import LamRule
 
 if TYPE_CHECKING:
     from sklearn.base import BaseEstimator

@@ -1,0 +1,338 @@
+"""The parts of a release that are the user's, and the guards that run when one is.
+
+A template, a mechanism or a solver backend may be the user's: a class dpconvex does not ship,
+or a shipped one with members set on the instance (:func:`user_parts`). What the proof then
+rests on is the user's code: a user's template has its declarations checked
+(:func:`~dpconvex.privacy.declarations.declaration_conditions`), a user's mechanism or a
+user's backend solving a template that holds the user's code is named as declared and not
+verified (:func:`user_conditions`), and a user's backend solves a copy of the template
+(:func:`solving_backend`). :func:`~dpconvex.privacy.release.release` calls these guards
+(docs/privacy/user_objectives.md#privacy-user-objectives).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import is_dpconvex_class, is_dpconvex_function
+from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError
+from ..objectives.losses import shipped_derivation
+from ..solvers.registry import SolveResult, rows_in_memory
+from .certificate import Condition
+from .declarations import declaration_conditions
+from .mechanisms.base import Mechanism
+
+if TYPE_CHECKING:
+    from ..templates.base import Template
+
+__all__ = ["check_contract", "members_changed", "members_snapshot", "solving_backend",
+           "user_conditions", "user_parts", "users_class"]
+
+
+#: Members a shipped template's class states and its constructor never sets on the instance:
+#: one set there is the user's (:func:`user_parts`).
+_CLASS_MEMBERS = frozenset({"residual_tol", "noise_symmetric", "gradient_difference_rank", "distance_bound",
+                            "privacy_constants", "objective", "residual", "record_gradients",
+                            "record_domain", "conditions", "assumptions", "hessian", "hessp"})
+
+
+def user_parts(template: Any) -> list[str]:
+    """What of a template is the user's although its class may be shipped: members of
+    ``_CLASS_MEMBERS`` set on the instance, and a parameter space (a parameterization), a feature map, a
+    regularizer or a rows operator of a class dpconvex does not ship, or with methods set on the instance.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.user_parts import user_parts
+    >>> t = LinearERMTemplate(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1.0, -1.0))
+    >>> user_parts(t)
+    []
+    >>> t.gradient_difference_rank = 1
+    >>> user_parts(t)
+    ['gradient_difference_rank']
+    """
+    parts = sorted(set(getattr(template, "__dict__", {})) & _CLASS_MEMBERS)
+    space, rows = getattr(template, "space", None), getattr(template, "rows", None)
+    convex = getattr(space, "convex_set", None)  # and an intersection's members, each on its own
+    sets = (convex, *getattr(convex, "sets", ()))
+    for name, obj in (("space", space), *zip(["space"] * len(sets), sets, strict=True),
+                      ("feature map", getattr(space, "fmap", None)),
+                      ("space", getattr(space, "quad", None)),
+                      ("regularizer", getattr(template, "regularizer", None)),
+                      ("rows", None if rows is None or isinstance(rows, np.ndarray) or sp.issparse(rows)
+                       else rows),
+                      ("rows", getattr(rows, "base", None))):
+        if obj is not None and (users := users_class(obj)):
+            parts.append(f"{name} {users}")
+    return parts
+
+
+def users_class(obj: Any) -> str | None:
+    """``obj``'s class if dpconvex does not ship it, or what is set on the instance besides what
+    its constructor sets (its methods, or any attribute of a class whose constructor sets none).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.user_parts import users_class
+    >>> users_class(Logistic()) is None
+    True
+    >>> class Mine(Logistic):
+    ...     pass
+    >>> users_class(Mine())
+    'Mine'
+    """
+    cls, builds, patched = type(obj), False, []
+    for c in cls.__mro__:  # a constructor of dpconvex's sets attributes on the instance
+        builds = builds or ("__init__" in vars(c) and is_dpconvex_class(c))
+    for k, v in getattr(obj, "__dict__", {}).items():
+        if hasattr(cls, k) and (callable(v) or not builds):
+            patched.append(k)
+    if patched:
+        return f"{cls.__qualname__} ({', '.join(patched)} set on the instance)"
+    return None if is_dpconvex_class(cls) else cls.__qualname__
+
+
+def members_snapshot(template: Any) -> tuple[tuple[Any, ...], list[Any]]:
+    """What a solve must leave as it was: the declared constants (a NaN, a bound nobody derived, equal
+    to a NaN), the identities of the public members of the template, space, loss and regularizer, the
+    attributes of their classes and of the rows', operators', feature map's and sets' classes, what of
+    it is the user's; and the objects named, kept while the caller compares.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.user_parts import members_changed, members_snapshot
+    >>> t = LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)
+    >>> before, kept = members_snapshot(t)
+    >>> members_changed(t, before)  # nothing changed: no error
+    """
+    constants = getattr(template, "privacy_constants", None)
+    declared = constants() if callable(constants) else None
+    if dataclasses.is_dataclass(declared):
+        fields = [type(declared)]
+        for v in dataclasses.astuple(declared):
+            fields.append("nan" if v != v else v)
+        declared = tuple(fields)
+    own, classes, held = [], [], []  # held: a kept object is not freed, so none other takes its id
+    seen: set[type] = {type(None)}  # each class once (a part that is None: a built-in class)
+    space, rows, ops = (getattr(template, "space", None), getattr(template, "rows", None),
+                        getattr(template, "_ops", None))
+    convex = getattr(space, "convex_set", None)
+    parts = (template, space, getattr(template, "loss", None), getattr(template, "regularizer", None))
+    for i, part in enumerate(parts + (ops, getattr(ops, "base", None), rows, getattr(rows, "base", None),
+                                      getattr(space, "fmap", None), getattr(space, "quad", None), convex,
+                                      *getattr(convex, "sets", ()))):
+        for k, v in getattr(part, "__dict__", {}).items() if i < len(parts) else ():
+            if not k.startswith("_") or k == "_ops":
+                own.append((i, k, id(v)))
+                held.append(v)
+        for c in type(part).__mro__[:-1]:
+            if c not in seen:
+                seen.add(c)
+                held.append(values := tuple(vars(c).values()))
+                classes.append((c, tuple(vars(c)), tuple(map(id, values))))
+    for term in getattr(template, "extra_terms", ()):  # and what its extra terms' functions close over
+        for fn in (term.cvxpy_fn, term.value_fn, term.grad_fn):  # (a cell's repr names its object)
+            code, defaults = getattr(fn, "__code__", None), getattr(fn, "__defaults__", None)
+            cells = getattr(fn, "__closure__", None) or ()
+            own.append((id(fn), id(code), id(defaults), *map(repr, cells)))
+            held.append((fn, code, defaults, cells))
+            for cell in cells:
+                with contextlib.suppress(ValueError):  # (an empty cell)
+                    held.append(cell.cell_contents)
+    return (tuple(user_parts(template)), declared, tuple(own), tuple(classes)), held
+
+
+#: What Python adds to a class in use: ``copyreg``'s slot names (a pickle), an empty annotations dict.
+_CACHED = frozenset({"__slotnames__", "__annotations__"})
+
+
+def _same_members(before: tuple[Any, ...], after: tuple[Any, ...]) -> bool:
+    """Whether two :func:`members_snapshot` snapshots that differ agree but for the caches of
+    :data:`_CACHED`."""
+    a, b = ((*s[:3], [(c, k, i) for c, keys, ids in s[3] for k, i in zip(keys, ids, strict=True)
+                      if k not in _CACHED]) for s in (before, after))
+    return a == b
+
+
+class _OnACopy:
+    """A backend dpconvex does not ship, solving a copy of the template: nothing it changes there (a
+    method, a cache, an array) is read by the release's accuracy check, which is the original's with
+    what it keeps between a solver's calls (the ``_caches`` each class names) forgotten. Named in
+    messages and the certificate by its class, not by what it says of itself."""
+
+    def __init__(self, backend: Any):
+        self.backend = backend
+        self.name = self.label = f"a backend of the user's ({type(backend).__qualname__})"
+        self.solvers = (self.name,)
+
+    def solve(self, template: Any, b: np.ndarray | None, extra_reg: float = 0.0,
+              **options: Any) -> SolveResult:
+        if not rows_in_memory(template):
+            raise ParameterError("release: a backend dpconvex does not ship solves a copy of the template, "
+                                 "which would share rows held by Dask. Pass a solver by name, or rows in "
+                                 "memory.")
+        _forget(template)  # (a CVXPY problem kept there need not be copied)
+        try:
+            copied = copy.deepcopy(template)
+        except Exception as exc:  # e.g. rows on a cluster: nothing solved, nothing released
+            raise ParameterError(f"release: a backend dpconvex does not ship solves a copy of the template, "
+                                 f"and this template cannot be copied ({type(exc).__name__}). Pass a solver "
+                                 "by name, or rows in memory.") from None
+        try:
+            result = self.backend.solve(copied, b, extra_reg, **options)
+        except DPConvexError:
+            raise
+        except Exception as exc:  # its text may quote the data: the curator's, in the diagnostics
+            from ..errors import record_diagnostic
+
+            record_diagnostic("release", f"{self.name}: {type(exc).__name__}: {exc}")
+            result = None
+        _forget(template)
+        if not isinstance(result, SolveResult):
+            raise SolverError(f"release: {self.name} raised an error or returned no SolveResult, so nothing "
+                              "is released (its message: dpconvex.collect_diagnostics). A backend's solve("
+                              "template, b, extra_reg=0.0, *, warm_start=None, max_iter=None) returns one.")
+        return result
+
+
+def _forget(template: Any) -> None:
+    """Set to None what the template, its space and its rows keep between a solver's calls."""
+    for part in (template, template.space, getattr(template, "rows", None), getattr(template, "_ops", None)):
+        for name in set(getattr(type(part), "_caches", ())) & set(getattr(part, "__dict__", {})):
+            setattr(part, name, None)
+
+
+def _shipped_backend(backend: Any, seen: frozenset[int] = frozenset()) -> bool:
+    """Whether dpconvex ships the backend, with nothing set on it, and every object it holds is a
+    builtin container or number or text, or such a backend (one that holds itself is not)."""
+    held = [v for v in getattr(backend, "__dict__", {}).values()
+            if type(v) not in (dict, list, tuple, str, int, float, bool, type(None))]
+    return id(backend) not in seen and users_class(backend) is None and all(
+        _shipped_backend(v, seen | {id(backend)}) for v in held)
+
+
+def check_contract(template: Template, mechanism: Mechanism) -> None:
+    """Refuse a template that lacks a capability ``mechanism`` needs, or (a user's template
+    class) a member the template contract requires; shipped templates are reviewed.
+
+    Raises
+    ------
+    PrivacyError
+        A capability the mechanism needs is not offered.
+    ParameterError
+        A template of the user's lacks members of the template contract.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.privacy.user_parts import check_contract
+    >>> check_contract(LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), get_mechanism("objective"))
+    """
+    from ..templates.base import CAPABILITY_MEMBERS, missing_members
+
+    # the capabilities the mechanism needs, refused by name before anything is read
+    offered = frozenset(getattr(template, "capabilities", ()))
+    if missing := sorted(mechanism.needs.intersection(CAPABILITY_MEMBERS) - offered):
+        raise PrivacyError(
+            f"release: mechanism '{mechanism.name}' needs the template capabilit"
+            f"{'y' if len(missing) == 1 else 'ies'} {missing}, which template "
+            f"'{getattr(template, 'name', type(template).__name__)}' does not offer (it offers "
+            f"{sorted(offered)}); use a mechanism made for this kind of template.")
+    if not is_dpconvex_class(type(template)) and (missing := missing_members(template)):  # shipped: by review
+        raise ParameterError(
+            f"release: template '{getattr(template, 'name', type(template).__name__)}' "
+            f"({type(template).__qualname__}) lacks {missing}, which the template contract "
+            "requires (dpconvex.templates.base: TEMPLATE_MEMBERS, CAPABILITY_MEMBERS for "
+            "each capability it declares). Add them, or drop the capability that asks for them.")
+
+
+def user_conditions(template: Template, mechanism: Mechanism, backend: Any) -> list[Condition]:
+    """The conditions on the user's parts of a release: a user's template's declarations
+    checked, and a user's mechanism, or a user's backend solving a template that holds the
+    user's code, named as declared and not verified (empty when every part is dpconvex's).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.privacy.user_parts import user_conditions
+    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)
+    >>> user_conditions(template, get_mechanism("objective"), None)
+    []
+    """
+    conditions: list[Condition] = []
+    changed = user_parts(template)
+    if shipped_derivation(template) is None or changed:  # a user's template: its declarations checked
+        conditions += declaration_conditions(template, mechanism.needs, changed=changed)
+    for mech in (mechanism, getattr(mechanism, "inner", None)):  # a user's, or one a cover wraps:
+        if mech is not None and (users := users_class(mech)):  # its own proof
+            conditions.append(Condition("mechanism", True, "declared, not verified",
+                                        f"{users} is not a mechanism dpconvex ships: its conditions, "
+                                        "calibration, noise and certificate are its own",
+                                        unverified="mechanism"))
+    loss, terms = getattr(template, "loss", None), getattr(template, "extra_terms", ())
+    if mechanism.solves and hasattr(backend, "solve") and not _shipped_backend(backend) and (
+            changed or shipped_derivation(template) is None
+            or not all(is_dpconvex_function(t.value_fn) for t in terms)
+            or (loss is not None and shipped_derivation(loss) is None)):
+        conditions.append(Condition(  # the user's code on both sides: what they share, a backend can change
+            "backend", True, "declared, not verified", f"{type(backend).__qualname__} is a backend of the "
+            "user's solving a template that holds code of the user's (a loss, a term, a template): what that "
+            "code shares with its copy, it can change", unverified="backend"))
+    return conditions
+
+
+def solving_backend(mechanism: Mechanism, backend: Any, template: Template) -> Any:
+    """The backend that solves ``template`` for ``mechanism`` (None if it solves nothing): the
+    one given, or the registry's for a name or None; a backend of the user's solves a copy.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.privacy.user_parts import solving_backend
+    >>> t = LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)
+    >>> solving_backend(get_mechanism("objective"), "native", t).name
+    'native'
+    """
+    from ..solvers import get_backend
+
+    solver_backend = None if not mechanism.solves else (
+        backend if hasattr(backend, "solve") else get_backend(backend, template))
+    if solver_backend is not None and (solver_backend is backend or users_class(solver_backend)) \
+            and not _shipped_backend(solver_backend):
+        solver_backend = _OnACopy(solver_backend)
+    return solver_backend
+
+
+def members_changed(template: Template, before: tuple[Any, ...]) -> None:
+    """Refuse a release whose template's declared constants or members differ from the
+    snapshot ``before`` (:func:`members_snapshot`, taken before the solve).
+
+    Raises
+    ------
+    PrivacyError
+        They changed during the solve.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.user_parts import members_changed, members_snapshot
+    >>> t = LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)
+    >>> before, kept = members_snapshot(t)
+    >>> t.residual_tol = 1e-3
+    >>> from dpconvex import PrivacyError
+    >>> try:
+    ...     members_changed(t, before)
+    ... except PrivacyError:
+    ...     print("refused")
+    refused
+    """
+    if (after := members_snapshot(template))[0] != before and not _same_members(before, after[0]):
+        raise PrivacyError("release: the template's declared constants or members changed during the solve "
+                           "(a backend or template of the user's changed them), so the calibration and the "
+                           "checks no longer hold; nothing is released. Leave the template unchanged while "
+                           "it is solved.")

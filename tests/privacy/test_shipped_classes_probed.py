@@ -1,0 +1,158 @@
+"""Every shipped loss and regularizer gets the probes a user's gets: the verifier probes a shipped
+loss once per class and parameters at a fit, and these tests walk the classes dpconvex ships
+(docs/privacy/linear_erm.md#privacy-loss-constants, dpconvex/privacy/checks.py::shipped_loss_conditions).
+
+A class that states a false bound is refused by both: shown with a class made to look shipped
+(defined under a dpconvex module's name and registered for the test only).
+"""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+import pytest
+
+import dpconvex as dp
+from dpconvex._validation import is_dpconvex_class
+from dpconvex.objectives import losses
+from dpconvex.objectives.losses import (
+    LOSSES,
+    REGRESSION_LOSSES,
+    REGULARIZERS,
+    HuberRegression,
+    Loss,
+    Regularizer,
+    shipped_derivation,
+)
+from dpconvex.privacy import checks
+from dpconvex.privacy.declarations import RTOL, probed_modulus
+
+#: Parameters each shipped loss class is probed at besides its defaults: the ends of the
+#: ranges its estimators use (a narrow and a wide smoothing, labels off the unit range).
+REPRESENTATIVE = {
+    "HuberHinge": [{"h": 0.05}, {"h": 2.0}],
+    "SmoothHinge": [{"h": 0.05}, {"h": 2.0}],
+    "HuberRegression": [{"M": 0.05}, {"M": 2.0, "label_range": (-3.0, 10.0)}],
+    "Pinball": [{"quantile": 0.9, "smoothing": 0.01},
+                {"quantile": 0.3, "label_range": (0.0, 5.0), "smoothing": 0.5}],
+}
+
+
+def shipped_classes(base: type) -> list[type]:
+    """The subclasses of ``base`` that dpconvex ships with a derivation of their own."""
+    found, stack = [], [base]
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        if vars(cls).get("derivation") and is_dpconvex_class(cls):
+            found.append(cls)
+    return sorted(found, key=lambda cls: cls.__qualname__)
+
+
+def probe_shipped_loss(cls: type) -> list[Loss]:
+    """Each representative instance of ``cls``, its derived conditions confirmed by the probes
+    (the process's record of probed classes emptied first, so that the probes run)."""
+    instances = [cls(**params) for params in [{}, *REPRESENTATIVE.get(cls.__name__, [])]]
+    for loss in instances:
+        for need_curvature in (True, False):
+            checks._SHIPPED.clear()
+            conds = checks.shipped_loss_conditions(loss, need_curvature=need_curvature)
+            assert conds is not None, f"{cls.__name__} as built states no derivation"
+            assert all(c.holds for c in conds)
+    return instances
+
+
+def test_every_shipped_loss_class_is_registered():
+    """The walk below finds what the registries name, and the registries name every class."""
+    registered = set(LOSSES.values()) | set(REGRESSION_LOSSES.values())
+    assert set(shipped_classes(Loss)) == registered
+    assert set(shipped_classes(Regularizer)) == set(REGULARIZERS.values())
+
+
+@pytest.mark.parametrize("cls", shipped_classes(Loss), ids=lambda cls: cls.__name__)
+def test_every_shipped_loss_survives_the_probes(probes, cls):
+    for loss in probe_shipped_loss(cls):
+        conds = checks.check_loss(loss, need_curvature=True)
+        how = f"derived ({shipped_derivation(loss)}) and probed"
+        assert {c.how for c in conds if c.name != "label range"} == {how}
+    assert probes  # the probes ran
+
+
+def _regularizer_forms_agree(reg: Regularizer, w: np.ndarray) -> None:
+    """``grad`` is the gradient of ``value`` (central differences along random directions),
+    and ``cvxpy_expr`` is ``value``."""
+    rng = np.random.default_rng(7)  # public probe directions
+    for _ in range(3):
+        v = rng.normal(size=w.shape)
+        h = 1e-6 * max(1.0, float(np.linalg.norm(w)))
+        fd = (reg.value(w + h * v) - reg.value(w - h * v)) / (2 * h)
+        # exact for a quadratic but for the rounding of two values of size |R(w)|, over 2h
+        tol = 4 * np.finfo(float).eps * max(1.0, abs(reg.value(w))) / h + 1e-9 * max(1.0, abs(fd))
+        assert abs(fd - float(np.vdot(reg.grad(w), v))) <= tol
+    var = cp.Variable(w.shape)
+    var.value = w
+    assert float(reg.cvxpy_expr(var).value) == pytest.approx(reg.value(w), rel=1e-12, abs=1e-300)
+
+
+@pytest.mark.parametrize("cls", shipped_classes(Regularizer), ids=lambda cls: cls.__name__)
+@pytest.mark.parametrize("lam", [1e-3, 0.5, 20.0])
+def test_every_shipped_regularizer_has_its_modulus(cls, lam):
+    """μ probed as a user's regularizer's is (declarations.probed_modulus), on a vector and a
+    block-shaped parameter; grad and the CVXPY form are value's."""
+    reg = cls(lam)
+    for shape in ((7,), (2, 1, 3, 3)):
+        assert probed_modulus(reg, shape) >= reg.strong_convexity * (1 - RTOL)
+        _regularizer_forms_agree(reg, np.random.default_rng(3).normal(size=shape))
+
+
+# ------------------------------------------------------------ a shipped class with a false bound
+class SteepHuber(HuberRegression):
+    """huber_M(z − y)/(2M), whose slope reaches 1, stating 0.25."""
+
+    name = "steep_huber"
+    derivation = "docs/privacy/user_objectives.md#privacy-prediction-losses"
+    deriv_bound = 0.25
+
+
+@pytest.fixture
+def shipped_steep(monkeypatch):
+    """:class:`SteepHuber` as if dpconvex shipped it: named in dpconvex.objectives.losses and
+    registered, for this test only."""
+    monkeypatch.setattr(SteepHuber, "__module__", losses.__name__)
+    monkeypatch.setattr(losses, "SteepHuber", SteepHuber, raising=False)
+    monkeypatch.setitem(REGRESSION_LOSSES, SteepHuber.name, SteepHuber)
+    assert shipped_derivation(SteepHuber()) is not None
+    return SteepHuber
+
+
+def test_a_shipped_loss_with_a_false_bound_is_refused_at_its_fit(probes, shipped_steep):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3)) / 3
+    y = X @ np.array([0.5, -0.2, 0.1])
+    est = dp.PrivateLinearRegressor(loss=shipped_steep(0.5), epsilon=1.0, label_range=(-1.0, 1.0),
+                                    lam=0.1, mechanism="objective", random_state=0)
+    with pytest.raises(dp.PrivacyError, match="derivative bound: loss 'steep_huber' declares"):
+        est.fit(X, y)
+
+
+def test_a_shipped_loss_with_a_false_bound_is_caught_by_the_registry_walk(shipped_steep):
+    assert shipped_steep in shipped_classes(Loss)
+    with pytest.raises(dp.PrivacyError, match="derivative bound: loss 'steep_huber' declares"):
+        probe_shipped_loss(shipped_steep)
+
+
+def test_a_warm_fit_probes_nothing(probes):
+    """The first fit with a shipped loss probes it; a second one with the same parameters
+    finds it confirmed, and its certificate says both."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 3)) / 3
+    y = (X[:, 0] > 0).astype(int)
+    est = dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0)
+    est.fit(X, y)
+    first = len(probes)
+    assert first >= 1
+    est.fit(X, y)
+    assert len(probes) == first
+    hows = {c.name: c.how for c in est.certificate_.conditions}
+    assert hows["|ℓ'| bound"] == ("derived (docs/privacy/linear_erm.md#privacy-loss-constants) "
+                                  "and probed")
