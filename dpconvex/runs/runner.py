@@ -37,6 +37,7 @@ from .spec import (
     check_fits,
     count_fits,
     load_problem,
+    model_of,
 )
 
 if TYPE_CHECKING:
@@ -96,9 +97,9 @@ def _record(result: ProblemResult, label: str, key: float, est: BaseEstimator, v
     ``certified`` (a private method's fit), the (ε, δ) its certificate states (None: none)."""
     result.errors.setdefault(label, {}).setdefault(key, []).append(value)
     names = result.released.setdefault(label, {}).setdefault(key, {})
-    cert = getattr(est, "certificate_", None)
+    cert = getattr(model_of(est), "certificate_", None)
     if cert is not None:
-        name = release_name(est)
+        name = release_name(model_of(est))
         names[name] = names.get(name, 0) + 1
     if certified:
         pair = None if cert is None else (float(cert.epsilon), float(cert.delta))
@@ -109,10 +110,10 @@ def _record(result: ProblemResult, label: str, key: float, est: BaseEstimator, v
 def _check_release(problem: Problem, method: Method, epsilon: float, est: BaseEstimator) -> None:
     """Refuse a private fit whose certificate states another ε than the grid's, or a δ above the
     method's ``delta``: the run would score and report a model other than the one it names."""
-    cert = getattr(est, "certificate_", None)
+    cert = getattr(model_of(est), "certificate_", None)
     if cert is None:  # nothing stated: the model was built with the grid's epsilon (build_estimator)
         return
-    asked = method.params.get("delta")
+    asked = method.params.get("delta")  # none stated: the mechanism's own (a Gaussian's default)
     wrong_eps = not math.isclose(cert.epsilon_requested, epsilon, rel_tol=1e-9)
     if wrong_eps or (isinstance(asked, (int, float)) and cert.delta > asked * (1 + 1e-9)):
         where = method.where or (problem.path, "method.")

@@ -637,7 +637,7 @@ def build_estimator(method: Method, epsilon: float | None, *, private: bool | No
     if private and takes:
         kwargs["epsilon"] = epsilon
     est = factory(**kwargs)
-    built = _params_of(est)
+    built = _params_of(model_of(est))
     if not private or "epsilon" not in built or not _mechanism_private(built.get("mechanism")):
         return est  # a non-private comparison: run once per run, no epsilon claimed
     name = type(est).__name__
@@ -646,13 +646,32 @@ def build_estimator(method: Method, epsilon: float | None, *, private: bool | No
                            f"{name}, which has one: the grid's epsilon cannot reach the model it "
                            "builds. Give the factory an epsilon parameter (or **params) and pass "
                            f"it on, e.g. def make(**params): return {name}(..., **params).", caller)
-    for key, given in (("epsilon", epsilon), ("delta", method.params.get("delta"))):
-        if given is not None and key in built and built[key] != given:
-            raise _build_error(method, f"{method.estimator} was given {key} = {given!r} and returned "
+    # no delta in params: none set on the model (a mechanism may still take its own default)
+    for key, given in (("epsilon", epsilon), ("delta", method.params.get("delta", 0.0))):
+        if given is not None and key in built and (built[key] or 0.0) != given:
+            what = f"{key} = {given!r}" if key == "epsilon" or "delta" in method.params else "no delta"
+            raise _build_error(method, f"{method.estimator} was given {what} and returned "
                                f"a {name} with {key} = {built[key]!r}: the run fits and scores the "
                                f"model at the grid's epsilon and the params' delta. Pass {key} to "
                                "the estimator unchanged.", caller)
     return est
+
+
+def model_of(est: Any) -> Any:
+    """The model a method's estimator fits: the last step of a scikit-learn ``Pipeline``, else
+    the estimator itself (its ``epsilon``, ``delta`` and ``certificate_`` are the model's).
+
+    Examples
+    --------
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import FunctionTransformer
+    >>> import dpconvex as dp
+    >>> type(model_of(make_pipeline(FunctionTransformer(), dp.PrivateClassifier()))).__name__
+    'PrivateClassifier'
+    """
+    from sklearn.pipeline import Pipeline
+
+    return est.steps[-1][1] if isinstance(est, Pipeline) and est.steps else est
 
 
 def _params_of(est: object) -> dict[str, Any]:
@@ -707,7 +726,7 @@ def _check_params(path: Path, key: str, method: Method, epsilon: float) -> Any:
         raise _err(path, key.rsplit(".", 1)[0] + ".estimator",
                    f"{method.estimator} returned {type(est).__name__}, not an estimator (an "
                    "object with fit and get_params). Name a class or a factory returning one.")
-    params = _params_of(est)
+    params = _params_of(model_of(est))
     method.private = private and "epsilon" in params and _mechanism_private(params.get("mechanism"))
     if callable(getattr(est, "_validate_params", None)) and hasattr(est, "_parameter_constraints"):
         from sklearn.base import clone

@@ -55,6 +55,28 @@ def make_delta(**params):                     # doubles the delta of its params
     return dp.PrivateLinearRegressor(loss=huber, label_range=(-5, 15), **params)
 
 
+def make_added_delta(**params):               # adds a delta the problem file does not state
+    params.setdefault("delta", 1e-3)
+    return dp.PrivateLinearRegressor(loss=huber, label_range=(-5, 15), **params)
+
+
+def make_pipeline_cut(**params):              # a pipeline whose model gets a tenth of epsilon
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    params["epsilon"] = params["epsilon"] / 10
+    model = dp.PrivateLinearRegressor(loss=huber, label_range=(-5, 15), **params)
+    return make_pipeline(FunctionTransformer(), model)
+
+
+def make_pipeline(**params):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    model = dp.PrivateLinearRegressor(loss=huber, label_range=(-5, 15), **params)
+    return make_pipeline(FunctionTransformer(), model)
+
+
 class CutInFit(RegressorMixin, BaseEstimator):
     """A model of the user's whose fit spends a tenth of its epsilon: only its certificate shows it."""
 
@@ -168,3 +190,18 @@ def test_a_sign_slip_in_the_loss_fails_its_band(tmp_path, user_module, capsys):
     assert "mine: (ε, δ) = (10, 0) by the certificates of its 2 fits" in printed
     result = run_problem(load_problem(tmp_path / "make_slipped.toml"), progress=False)
     assert not result.passed and result.checks[0]["observed"] < 0.3, format_table(result)
+
+
+def test_a_factory_that_adds_a_delta_the_problem_does_not_state_is_refused(tmp_path, user_module):
+    path = _problem(tmp_path, user_module, "make_added_delta")
+    with pytest.raises(ProblemError, match=r"make_added_delta was given no delta and returned a "
+                       r"PrivateLinearRegressor with delta = 0\.001"):
+        load_problem(path)
+
+
+def test_a_pipeline_is_checked_as_the_model_it_ends_with(tmp_path, user_module, capsys):
+    with pytest.raises(ProblemError, match=r"make_pipeline_cut was given epsilon = 10\.0 and "
+                       r"returned a Pipeline with epsilon = 1\.0"):
+        load_problem(_problem(tmp_path, user_module, "make_pipeline_cut"))
+    assert _run(_problem(tmp_path, user_module, "make_pipeline"), tmp_path / "out") == 0
+    assert "mine: (ε, δ) = (10, 0) by the certificates of its 2 fits" in capsys.readouterr().out
