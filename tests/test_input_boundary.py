@@ -299,7 +299,7 @@ FIT_CASES = [
                  r"'lamda' is not a parameter of the estimator\. Valid parameters",
                  id="grid key unknown | GridSearch"),
     pytest.param(lambda: PGS(grid={"epsilon": [0.1, 1.0]}), X, y, dp.ParameterError,
-                 r"'epsilon' cannot be tuned", id="grid tunes epsilon | GridSearch"),
+                 r"must not hold privacy parameters .*'epsilon' sets the guarantee", id="grid tunes epsilon | GridSearch"),
     pytest.param(lambda: PGS(grid=[{"lam": [0.1]}, 3]), X, y, dp.ParameterError,
                  r"'param_grid'.*list of dicts", id="grid list with non-dict | GridSearch"),
     pytest.param(lambda: PGS(grid={"lam": [-1.0, 0.1]}, random_state=0), X, y, dp.ParameterError,

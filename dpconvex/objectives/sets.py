@@ -882,7 +882,7 @@ class CVXPYSet(ConvexSet):
         >>> from dpconvex.objectives import CVXPYSet
         >>> w = cp.Variable(3)
         >>> ball_and_orthant = CVXPYSet([cp.norm(w, 2) <= 1, w >= 0], w)
-        >>> ball_and_orthant.project(np.array([3.0, 4.0, -1.0])).round(6)
+        >>> ball_and_orthant.project(np.array([3.0, 4.0, -1.0])).round(6) + 0.0  # (no -0.)
         array([0.6, 0.8, 0. ])
         """
         arr = np.asarray(theta, dtype=float)
@@ -968,8 +968,8 @@ class CompiledSetQP:
     >>> qp = CompiledSetQP([w[0] + w[1] <= 1], w)
     >>> qp.project(np.array([1.0, 1.0])).round(8)
     array([0.5, 0.5])
-    >>> qp.minimize(np.diag([1.0, 3.0]), np.array([-1.0, -3.0])).round(8)
-    array([0.5, 0.5])
+    >>> qp.minimize(np.diag([1.0, 3.0]), np.array([-1.0, -3.0])).round(8)  # KKT: λ = 3/4
+    array([0.25, 0.75])
     """
 
     def __init__(self, constraints: Sequence[cp.Constraint], var: cp.Variable):
