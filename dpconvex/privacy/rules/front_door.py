@@ -34,7 +34,7 @@ __all__ = ["AUTO_VALIDATION", "BINARY_CENTROID_BELOW", "CENTROID", "CONSTANT", "
            "HUBER_INTERCEPT_SCALING", "LARGE_MARGIN", "LINEAR", "MEAN_BELOW", "MEAN_RECORDS",
            "MEAN_SHARE", "MEAN_WARNING_RECORDS", "MEDIAN", "NB_BINARY_FEATURES_AT_MOST",
            "NB_MULTICLASS_FEATURES_AT_MOST", "NOISY_GD", "PRIVATE_MEAN", "REGRESSION_VALIDATION",
-           "RESIDUAL_CLIP", "SAFEGUARD_ROWS_AT_MOST", "SAFEGUARD_R_AT_LEAST", "UNIT_ROWS_AT_LEAST",
+           "RESIDUAL_CLIP", "SAFEGUARD_ROWS_AT_MOST", "UNIT_ROWS_AT_LEAST",
            "FrontDoorChoice", "RegressionChoice", "choose_front_door_learner",
            "choose_regression_learner", "delta_buys", "mean_epsilon", "safeguard_applies",
            "safeguard_sizes", "selection_handicap"]
@@ -64,45 +64,39 @@ UNIT_ROWS_AT_LEAST = 8
 #: class (docs/privacy/front_door.md#privacy-classifier-safeguard).
 CONSTANT = "constant class"
 
-#: ``safeguard="auto"`` of either front door: on up to this many rows (privacy-classifier-safeguard,
-#: privacy-regressor-safeguard); above, the learner keeps every row and no row of X is copied.
+#: ``safeguard="auto"`` of either front door: on up to this many rows, for every learner the rule
+#: can choose (privacy-classifier-safeguard, privacy-regressor-safeguard). Above, the learner
+#: keeps every row and no row of X is copied: the validation part would be a copy of
+#: ⌈0.1 n⌉ >= 10,000 rows (``AUTO_VALIDATION``'s floor share), held in memory beside a table
+#: of 10⁵ rows or more, which may be out of core (a Dask collection).
 SAFEGUARD_ROWS_AT_MOST = 100_000
 
-#: ``safeguard="auto"``: on only where r = n·ε/(C(d + 1)) is at least this
-#: (privacy-classifier-safeguard): below it the learner is dominated by its noise and every
-#: row it gives up to the validation part costs it accuracy.
-SAFEGUARD_R_AT_LEAST = 5.0
-
 #: Two classes with pure ε: DP class centroids while r = n·ε/(C(d + 1)) is below this, the
-#: Huber SVM from it (privacy-private-classifier). It is :data:`SAFEGUARD_R_AT_LEAST`: below
-#: it ``safeguard="auto"`` is off, and the centroids, whose priors come from the noisy
-#: counts, fall back to the majority class by themselves.
-BINARY_CENTROID_BELOW = SAFEGUARD_R_AT_LEAST
+#: Huber SVM from it (privacy-private-classifier).
+BINARY_CENTROID_BELOW = 5.0
 
 
 def safeguard_applies(n: int, n_classes: int, n_features: int, epsilon: float,
                       safeguard: bool | str, learner: str | None = None) -> bool:
-    """Whether the front door's safeguard runs (public: n, C, d, ε, the rule's learner and the
-    parameter only).
+    """Whether the front door's safeguard runs (public: n and the parameter only).
 
-    ``"auto"``: n at most :data:`SAFEGUARD_ROWS_AT_MOST`, r = n·ε/(C(d + 1)) at least
-    :data:`SAFEGUARD_R_AT_LEAST` and the learner not Gaussian naive Bayes (it falls back to the
-    majority class by itself: privacy-classifier-safeguard); a bool is taken as given.
+    ``"auto"``: n at most :data:`SAFEGUARD_ROWS_AT_MOST`, whatever the learner, C, d and ε
+    (privacy-classifier-safeguard: no learner falls back to the majority class by itself);
+    a bool is taken as given. ``n_classes``, ``n_features``, ``epsilon`` and ``learner`` are
+    read by no line of the rule; they are kept so that every caller passes the same shape.
 
     Examples
     --------
     >>> from dpconvex.privacy.rules.front_door import GAUSSIAN_NB, safeguard_applies
     >>> safeguard_applies(5000, 2, 10, 1.0, "auto"), safeguard_applies(10**6, 2, 10, 1.0, "auto")
     (True, False)
-    >>> safeguard_applies(1257, 10, 64, 1.0, "auto"), safeguard_applies(1257, 10, 64, 1.0, True)
-    (False, True)
+    >>> safeguard_applies(1257, 10, 64, 1.0, "auto"), safeguard_applies(1257, 10, 64, 1.0, False)
+    (True, False)
     >>> safeguard_applies(5000, 4, 9, 1.0, "auto", learner=GAUSSIAN_NB)
-    False
+    True
     """
     if isinstance(safeguard, str):  # "auto"
-        return (int(n) <= SAFEGUARD_ROWS_AT_MOST and learner != GAUSSIAN_NB
-                and records_per_coordinate(n, n_classes, n_features, epsilon)
-                >= SAFEGUARD_R_AT_LEAST)
+        return int(n) <= SAFEGUARD_ROWS_AT_MOST
     return bool(safeguard)
 
 
