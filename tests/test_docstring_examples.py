@@ -92,7 +92,7 @@ _PRIVACY_LAYER_CONSTANTS: dict[str, tuple[str, ...]] = {
                                           "NB_BINARY_FEATURES_AT_MOST",
                                           "NB_MULTICLASS_FEATURES_AT_MOST",
                                           "GD_ROWS_AT_MOST", "LARGE_MARGIN", "LINEAR",
-                                          "NOISY_GD", "SAFEGUARD_ROWS_AT_MOST",
+                                          "NOISY_GD", "SAFEGUARD_ROWS_AT_MOST", "SELECTION_TAIL",
                                           "UNIT_ROWS_AT_LEAST",
                                           "GAUSSIAN_ROWS_AT_LEAST", "HANDICAP_LEVEL",
                                           "MEAN_BELOW", "MEAN_RECORDS", "MEAN_SHARE",
