@@ -573,8 +573,8 @@ def test_rows_of_another_width_are_refused_by_the_front_doors_name(front_door):
 
 @pytest.mark.parametrize("safeguard", [True, False, "auto"])
 def test_a_bad_label_set_is_refused_by_the_front_doors_name_whether_guarded_or_not(safeguard):
-    """Its learner is a name the user never wrote; at n = 60, ε = 0.5 "auto" leaves the
-    safeguard off (and chooses class centroids)."""
+    """Its learner is a name the user never wrote (at n = 60, ε = 0.5 the class centroids,
+    guarded under "auto" as under True)."""
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(60, 3)) * 0.3, rng.integers(0, 3, 60)
     cases = [([0, 1, 5], dp.DataValidationError, "not in classes"),
