@@ -23,6 +23,7 @@ from corpus import (  # noqa: E402
     multiclass,
     regression,
     regression_check,
+    surveys,
     walked,
 )
 
@@ -159,6 +160,23 @@ def test_the_walked_tables_keep_their_rule():
                           + r"\(", inspect.getsource(walked))
         assert found and t.target in found.group(1), name
 
+
+
+def test_the_survey_tables_keep_their_rule():
+    """corpus.surveys: twelve classification tables of 3-10 classes, all in the corpus, none from
+    a held-out package or a data set of a held-out check, and the comment above each table names
+    its label."""
+    assert len(surveys.TABLES) == 12
+    assert surveys.TABLES.items() <= corpus.TABLES.items()
+    assert all(3 <= len(t.class_names) <= 10 for t in surveys.TABLES.values())
+    assert not {t.package for t in surveys.TABLES.values()} & corpus.HELD_OUT_PACKAGES
+    checks = {(t.package, t.item) for g in (corpus.CLASSIFICATION_CHECK_TABLES,
+                                            corpus.REGRESSION_CHECK_TABLES) for t in g.values()}
+    assert not {(t.package, t.item) for t in surveys.TABLES.values()} & checks
+    for name, t in surveys.TABLES.items():
+        found = re.search(r"((?:\n    #[^\n]*)+)\n    \"" + re.escape(name) + r"\": CorpusTable\(",
+                          inspect.getsource(surveys))
+        assert found and t.target in found.group(1), name
 
 # ---------------------------------------------------------------------------- the held-out checks
 def _corpus_data_sets() -> set[tuple[str, str]]:

