@@ -97,7 +97,6 @@ from ..privacy.rules.front_door import (
     PRIVATE_MEAN,
     REGRESSION_VALIDATION,
     RESIDUAL_CLIP,
-    SAFEGUARD_R_AT_LEAST,
     SAFEGUARD_ROWS_AT_MOST,
     RegressionChoice,
     choose_front_door_learner,
@@ -107,7 +106,6 @@ from ..privacy.rules.front_door import (
     safeguard_sizes,
     selection_handicap,
 )
-from ..privacy.rules.large_margin import records_per_coordinate
 from ..privacy.rules.noise_level import PUBLIC_CHECK_NOTE, noise_dominates
 from .base import (
     FIT_ONLY,
@@ -141,9 +139,9 @@ from .regression import (
 )
 
 __all__ = ["ConstantClassifier", "ConstantRegressor", "INFERRED_CHOICE", "INFERRED_CHOICE_WARNING",
-           "PrivateClassifier", "PrivateRegressor", "SCHEMA", "SELECTION_UTILITY",
-           "SchemaInputMixin", "constant_name", "safeguard_mistakes", "select_release",
-           "squared_error_utilities", "take_rows", "warn_constant_released"]
+           "PrivateClassifier", "PrivateRegressor", "SAFEGUARD_SELECTED", "SCHEMA",
+           "SELECTION_UTILITY", "SchemaInputMixin", "constant_name", "safeguard_mistakes",
+           "select_release", "squared_error_utilities", "take_rows", "warn_constant_released"]
 
 
 class _Constant(BaseEstimator):
@@ -331,6 +329,10 @@ def take_rows(X: Any, rows: np.ndarray, n: int, owner: str, estimator: Any) -> A
         return (X if X.format == "csr" else sp.csr_array(X))[rows]
     return X[rows] if isinstance(X, np.ndarray) else np.asarray(X)[rows]
 
+
+#: The key of :attr:`~dpconvex.Certificate.released` naming the candidate the safeguard's
+#: selection chose: a private output of the release, not a public quantity.
+SAFEGUARD_SELECTED = "safeguard selected"
 
 #: The safeguard's condition on its disjoint parts (``format``: ``n``, ``n_fit``, ``n_val``).
 _DISJOINT_PARTS = ("a permutation drawn independently of the data splits the {n} rows into a fitting part of "
@@ -567,9 +569,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         (parallel composition, docs/privacy/front_door.md#privacy-classifier-safeguard, where
         its cost and gain are measured). A released constant comes with a
         :class:`~dpconvex.errors.PrivacyWarning`. "auto" is True where n ≤
-        :data:`~dpconvex.privacy.rules.front_door.SAFEGUARD_ROWS_AT_MOST`, n·ε/(C(d + 1)) ≥
-        :data:`~dpconvex.privacy.rules.front_door.SAFEGUARD_R_AT_LEAST` and the learner is
-        not Gaussian naive Bayes.
+        :data:`~dpconvex.privacy.rules.front_door.SAFEGUARD_ROWS_AT_MOST`, whichever learner
+        the rule chooses.
     validation_fraction : "auto" or float in (0, 1), default="auto"
         With the safeguard, the share of the rows that validate: ⌈fraction · n⌉, or for
         "auto" max(⌈0.1 n⌉, min(⌈0.2 n⌉, 600))
@@ -723,18 +724,9 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         """The certificate's line when safeguard="auto" leaves the safeguard off (public)."""
         if not isinstance(self.safeguard, str):
             return ()
-        if self._choice(n, n_classes, n_features).learner == GAUSSIAN_NB:
-            cause = ("Gaussian naive Bayes (its priors from the noisy counts fall back to the "
-                     "majority class by themselves)")
-        elif n > SAFEGUARD_ROWS_AT_MOST:
-            cause = f"n = {n} > {SAFEGUARD_ROWS_AT_MOST} rows"
-        else:
-            per_coordinate = records_per_coordinate(n, n_classes, n_features, float(self.epsilon))
-            cause = (f"n epsilon / (C (d + 1)) = {per_coordinate:.4g} < "
-                     f"{SAFEGUARD_R_AT_LEAST:g} (every row counts for the learner; nothing compares the "
-                     "model with the majority class: compare them on held-out rows)")
-        return (f"PrivateClassifier: safeguard='auto' is off for {cause}: the learner is fitted "
-                "on every row (docs/privacy/front_door.md#privacy-classifier-safeguard)",)
+        return (f"PrivateClassifier: safeguard='auto' is off for n = {n} > {SAFEGUARD_ROWS_AT_MOST} "
+                "rows: the learner is fitted on every row and nothing compares its model with the "
+                "majority class (docs/privacy/front_door.md#privacy-classifier-safeguard)",)
 
     def _safeguard_note(self, n_fit: int, n_val: int, n_classes: int) -> str:
         return (f"PrivateClassifier: safeguard on: the learner is fitted on the rows with the "
@@ -823,7 +815,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             self.estimator_.certificate_ = certificate
             self.learner_ = CONSTANT
             warn_constant_released(
-                owner, f"a constant class ({certificate.quantities['safeguard selected']})", name,
+                owner, f"a constant class ({certificate.released[SAFEGUARD_SELECTED]})", name,
                 epsilon, "docs/privacy/front_door.md#privacy-classifier-safeguard",
                 not (self.delta or 0.0) > 0
                 and not self._choice(*shape, 1.0 / n**2).delta_unused)
@@ -843,8 +835,6 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         quantities: dict[str, Any] = {
             "safeguard validation fraction": self.validation_fraction,
             "part sizes": [n_fit, n_val], "safeguard candidates": candidates}
-        if selected is not None:
-            quantities["safeguard selected"] = candidates[selected]
         conditions = [
             Condition("candidates fixed before the data", True, "enforced by dpconvex",
                       f"the rule's learner ({name}) and the {len(classes)} constant classes of "
@@ -853,7 +843,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                       _DISJOINT_PARTS.format(n=n_fit + n_val, n_fit=n_fit, n_val=n_val)),
         ]
         try:
-            return compose_parallel(
+            certificate = compose_parallel(
                 [model, selection],
                 mechanism=("PrivateClassifier with its safeguard: the learner on the fitting part, the "
                            "exponential mechanism over the model and each constant class on the "
@@ -866,6 +856,9 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                 labels=["model (fitting part)", "selection (validation part)"])
         except PrivacyError as exc:
             raise PrivacyError(f"{type(self).__name__}.fit: {exc}") from None
+        if selected is not None:  # the selection's output (private, the validation part's)
+            certificate.released[SAFEGUARD_SELECTED] = candidates[selected]
+        return certificate
 
     def _warn_if_every_candidate_is_weak(self, n: int, n_classes: int, n_features: int) -> None:
         """One warning when the public noise check of every candidate learner fires
@@ -1279,8 +1272,6 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             "safeguard validation fraction": self.validation_fraction,
             "part sizes": [n_fit, n_val], "safeguard candidates": candidates,
             "epsilon of the mean": eps_mean, "selection handicap": selection_handicap(rest)}
-        if selected is not None:
-            quantities["safeguard selected"] = candidates[selected]
         try:
             both = compose_parallel(
                 [model, selection],
@@ -1289,7 +1280,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                            "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"),
                 epsilon_requested=rest, delta_requested=float(self.delta or 0.0), conditions=conditions,
                 labels=["model (fitting part)", "selection (validation part)"])
-            return compose_sequential(
+            certificate = compose_sequential(
                 [mean, both],
                 mechanism=("PrivateRegressor with its safeguard: the private mean of the labels, "
                            "then the learner and the selection on disjoint parts "
@@ -1301,6 +1292,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 labels=["private mean (every row)", "model and selection (disjoint parts)"])
         except PrivacyError as exc:
             raise PrivacyError(f"{type(self).__name__}.fit: {exc}") from None
+        if selected is not None:  # the selection's output (private, the validation part's)
+            certificate.released[SAFEGUARD_SELECTED] = candidates[selected]
+        return certificate
 
     # --------------------------------------------------------------------- certify
     def certify(self, X: Any = None, y: Any = None, *, n: int | None = None,

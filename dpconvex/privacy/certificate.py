@@ -224,6 +224,10 @@ class Certificate:
         and backend (None: not stated, or stated by a part).
     seeded : bool
         True when the caller seeded the noise (:data:`SEEDED`).
+    released : dict
+        Outputs of the release besides the model's parameters, each a differentially private
+        output of a part (e.g. the candidate a private selection chose), never a public
+        quantity: ``quantities`` holds what is derived from public parameters only.
 
     Typed facts (:class:`LabelSource`, :class:`LamRule`, :class:`RowMap`) given among
     ``assumptions`` go to their fields (:meth:`state`); the text renders every field.
@@ -262,6 +266,7 @@ class Certificate:
     lam_rule: LamRule | None = None
     row_map: RowMap | None = None
     seeded: bool = False
+    released: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         given, self.assumptions = self.assumptions, []
@@ -323,6 +328,9 @@ class Certificate:
         if self.quantities:
             lines.append("  quantities (from public parameters only):")
             lines.extend(f"    {k} = {_fmt(v)}" for k, v in self.quantities.items())
+        if self.released:
+            lines.append("  released (differentially private outputs of the parts):")
+            lines.extend(f"    {k} = {_fmt(v)}" for k, v in self.released.items())
         if self.solver:
             lines.append("  solver: " + ", ".join(f"{k}={_fmt(v)}" for k, v in self.solver.items()))
         notes = self.notes()

@@ -95,9 +95,9 @@ def release_name(estimator: BaseEstimator) -> str:
         model = getattr(inner, "certificate_", None)  # the front door's safeguard: its model
         learner = getattr(estimator, "learner_", "")
         return f"{learner}: {_short(str(model.mechanism))}" if model is not None else learner
-    quantities = getattr(estimator.certificate_, "quantities", None) or {}
-    if inner is not None and "safeguard selected" in quantities:  # the safeguard's fallback
-        return f"{getattr(estimator, 'learner_', quantities['safeguard selected'])}: selected by " \
+    released = getattr(estimator.certificate_, "released", None) or {}
+    if inner is not None and "safeguard selected" in released:  # the safeguard's fallback
+        return f"{getattr(estimator, 'learner_', released['safeguard selected'])}: selected by " \
                "the safeguard"
     chosen = getattr(estimator, "best_estimator_", None)
     if chosen is not None and hasattr(chosen, "certificate_"):

@@ -80,10 +80,10 @@ def test_two_classes_switch_to_centroids_below_the_pure_epsilon_threshold_only(d
     for n in (n_wide - 1, n_wide):
         assert choose_front_door_learner(n, C, wide, 1.0, delta).learner == (
             NOISY_GD if delta > 0 else (CENTROID if n < n_wide else LINEAR))
-    X, y = _data(80, C, d)  # r = 80 / 20 = 4: the centroids, and safeguard="auto" is off
+    X, y = _data(80, C, d)  # r = 80 / 20 = 4: the centroids (the learner's model kept)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dp.PrivacyWarning)
-        clf = dp.PrivateClassifier(epsilon=1.0, delta=delta, classes=[0, 1],
+        clf = dp.PrivateClassifier(epsilon=1.0, delta=delta, classes=[0, 1], safeguard=False,
                                    random_state=0).fit(X, y)
     # on 80 rows x 9 features delta buys the Huber SVM nothing: the fit is that of delta = 0
     assert isinstance(clf.estimator_, dp.PrivateGaussianCentroid) and clf.learner_ == CENTROID
@@ -420,9 +420,9 @@ def test_naive_bayes_only_where_the_public_ranges_are_known(delta):
     n_below = int(CENTROID_BELOW[delta > 0] * C * (d + 1)) - 1
     assert choose_front_door_learner(n_below, C, d, 1.0, delta, ranges_known=True).learner \
         == CENTROID
-    # the safeguard's "auto" leaves naive Bayes alone; an explicit True keeps it
-    assert not safeguard_applies(5000, 4, 9, 1.0, "auto", learner=GAUSSIAN_NB)
-    assert safeguard_applies(5000, 4, 9, 1.0, True, learner=GAUSSIAN_NB)
+    # the safeguard's "auto" guards naive Bayes as every other learner; False leaves it off
+    assert safeguard_applies(5000, 4, 9, 1.0, "auto", learner=GAUSSIAN_NB)
+    assert not safeguard_applies(5000, 4, 9, 1.0, False, learner=GAUSSIAN_NB)
     assert safeguard_applies(5000, 4, 9, 1.0, "auto", learner=LARGE_MARGIN)
 
 
@@ -443,11 +443,15 @@ def test_naive_bayes_from_the_front_door_with_public_ranges():
     assert isinstance(clf.estimator_, dp.PrivateGaussianNB)
     assert clf.certificate_.epsilon <= 1.0
     text = " ".join(clf.certificate_.assumptions)
-    assert "Gaussian naive Bayes" in text and "safeguard='auto' is off" in text
+    assert "Gaussian naive Bayes" in text and "safeguard on" in text  # guarded as any learner
+    assert clf.certificate_.released == {"safeguard selected": GAUSSIAN_NB}
+    unguarded = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1, 2], feature_range=ranges,
+                                     safeguard=False, random_state=0).fit(X, y)
     single = dp.PrivateGaussianNB(epsilon=1.0, feature_range=ranges, classes=[0, 1, 2],
                                   random_state=0).fit(X, y)
-    # the same release at the same seed: the front door adds no step to naive Bayes
-    np.testing.assert_allclose(clf.estimator_.theta_, single.theta_, rtol=1e-12, atol=1e-15)
+    # without the safeguard, the same release at the same seed: the front door adds no step
+    np.testing.assert_allclose(unguarded.estimator_.theta_, single.theta_, rtol=1e-12,
+                               atol=1e-15)
     # classes with one mean: a linear map per class barely separates them, naive Bayes does
     # (held-out rows; the majority class holds about a third, non-private naive Bayes 0.87;
     # over seeds 0-4 the front door scores 0.70-0.71 with the ranges, 0.32-0.53 without)
@@ -524,7 +528,9 @@ def test_the_same_choice_and_release_whichever_way_the_schema_ranges_come():
     for other in (piped.predict_proba(df), by_ranges.predict_proba(rows)):
         np.testing.assert_allclose(by_schema.predict_proba(df), other, rtol=1e-12, atol=1e-12)
     nb = dp.PrivateGaussianNB(feature_range=schema, **common).fit(rows, y)
-    np.testing.assert_allclose(nb.theta_, by_ranges.estimator_.theta_, rtol=1e-12, atol=1e-15)
+    unguarded = dp.PrivateClassifier(feature_range=np.column_stack(schema.encoded_range()),
+                                     safeguard=False, **common).fit(rows, y)
+    np.testing.assert_allclose(nb.theta_, unguarded.estimator_.theta_, rtol=1e-12, atol=1e-15)
     # the README's pipeline, no feature_range: the encoder's rows carry the schema's ranges
     plain_pipe = make_pipeline(dp.PublicEncoder(schema), dp.PrivateClassifier(**common)).fit(df, y)
     assert plain_pipe[-1].learner_ == GAUSSIAN_NB
@@ -567,8 +573,8 @@ def test_rows_of_another_width_are_refused_by_the_front_doors_name(front_door):
 
 @pytest.mark.parametrize("safeguard", [True, False, "auto"])
 def test_a_bad_label_set_is_refused_by_the_front_doors_name_whether_guarded_or_not(safeguard):
-    """Its learner is a name the user never wrote; at n = 60, ε = 0.5 "auto" leaves the
-    safeguard off (and chooses class centroids)."""
+    """Its learner is a name the user never wrote (at n = 60, ε = 0.5 the class centroids,
+    guarded under "auto" as under True)."""
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(60, 3)) * 0.3, rng.integers(0, 3, 60)
     cases = [([0, 1, 5], dp.DataValidationError, "not in classes"),

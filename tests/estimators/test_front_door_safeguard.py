@@ -183,7 +183,9 @@ def test_a_useful_model_is_released_and_the_certificate_says_so():
     assert cert.epsilon == 1.0 and cert.delta == 0.0
     assert cert.quantities["part sizes"] == [320, 80]
     assert cert.quantities["safeguard candidates"] == ["Huber SVM", "constant 0", "constant 1"]
-    assert cert.quantities["safeguard selected"] == "Huber SVM"
+    assert cert.released == {"safeguard selected": "Huber SVM"}  # a private output, not public
+    assert "safeguard selected" not in cert.quantities
+    assert "released (differentially private outputs of the parts):" in str(cert)
     assert len(cert.parts) == 2 and cert.parts[0].quantities["n"] == 400  # 80 rows' loss zero
 
 
@@ -202,7 +204,7 @@ def test_a_constant_is_released_where_the_model_has_nothing_to_learn():
     assert {c.estimator_.constant_ for c in constants} == {1}  # the minority never wins here
     c = constants[0]
     assert isinstance(c.estimator_, ConstantClassifier) and c.estimator_.constant_ == 1
-    assert c.certificate_.quantities["safeguard selected"] == "constant 1"
+    assert c.certificate_.released["safeguard selected"] == "constant 1"
     assert c.predict_proba(X[:2]).tolist() == [[0.0, 1.0], [0.0, 1.0]]
     assert c.decision_function(X[:2]).tolist() == [1.0, 1.0]
     assert not hasattr(c.estimator_, "coef_")  # the unselected model is not reachable
@@ -287,9 +289,9 @@ def test_released_constant_exact_decision_values():
     assert math.isclose(three.score(np.zeros((4, 2)), ["b", "a", "b", "c"]), 0.5)
 
 
-def test_auto_is_off_above_the_row_cap_and_below_the_records_per_coordinate():
-    """safeguard="auto": on up to SAFEGUARD_ROWS_AT_MOST rows and from r >= 5, off elsewhere
-    (public quantities only), saying so in the plan and the certificate."""
+def test_auto_is_off_above_the_row_cap_only():
+    """safeguard="auto": on up to SAFEGUARD_ROWS_AT_MOST rows whatever the learner and r,
+    off above (public quantities only), saying so in the plan and the certificate."""
     from dpconvex.privacy.rules.front_door import SAFEGUARD_ROWS_AT_MOST
 
     est = PrivateClassifier(epsilon=1.0, classes=[0, 1])
@@ -302,6 +304,11 @@ def test_auto_is_off_above_the_row_cap_and_below_the_records_per_coordinate():
     assert any("safeguard on" in str(line) for line in forced.plan(SAFEGUARD_ROWS_AT_MOST + 1, 2, 5).notes)
     plain = PrivateClassifier(epsilon=1.0, classes=[0, 1], safeguard=False).plan(400, 2, 5)
     assert not any("safeguard" in str(line) for line in plain.notes)
-    # few records per coordinate: r = n eps / (C (d + 1)) = 100 / 63 < 5, every row to the learner
+    # few records per coordinate (r = n eps / (C (d + 1)) = 100 / 63) and naive Bayes: guarded
     few = PrivateClassifier(epsilon=1.0, classes=[0, 1, 2]).plan(100, 3, 20)
-    assert any("is off for n epsilon / (C (d + 1)) = 1.587 < 5" in str(line) for line in few.notes)
+    assert any("safeguard on" in str(line) for line in few.notes)
+    nb = PrivateClassifier(epsilon=1.0, classes=[0, 1, 2], feature_range=(0.0, 1.0))
+    nb_plan = nb.plan(5000, 3, 5)
+    assert nb_plan.learner == "Gaussian naive Bayes"
+    assert any("safeguard on" in str(line) for line in nb_plan.notes)
+    assert not any("is off" in str(line) for line in (*few.notes, *nb_plan.notes))

@@ -169,7 +169,7 @@ def test_warning_lines_share_a_line_for_one_first_sentence():
 def test_release_name_of_a_safeguard_fallback():
     """A front door whose safeguard released its constant: the learner and the selection."""
     certificate = SimpleNamespace(mechanism="PrivateRegressor with its safeguard: ...",
-                                  quantities={"safeguard selected": "constant (private mean)"})
+                                  released={"safeguard selected": "constant (private mean)"})
     fallback = SimpleNamespace(certificate_=certificate)
     door = SimpleNamespace(certificate_=certificate, estimator_=fallback,
                            learner_="constant (private mean)")

@@ -25,6 +25,8 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+import numpy as np
+
 from ..._validation import check_float, check_int
 from ...errors import DataValidationError
 from .large_margin import CENTROID_BELOW, centroids_preferred, records_per_coordinate
@@ -34,10 +36,10 @@ __all__ = ["AUTO_VALIDATION", "BINARY_CENTROID_BELOW", "CENTROID", "CONSTANT", "
            "HUBER_INTERCEPT_SCALING", "LARGE_MARGIN", "LINEAR", "MEAN_BELOW", "MEAN_RECORDS",
            "MEAN_SHARE", "MEAN_WARNING_RECORDS", "MEDIAN", "NB_BINARY_FEATURES_AT_MOST",
            "NB_MULTICLASS_FEATURES_AT_MOST", "NOISY_GD", "PRIVATE_MEAN", "REGRESSION_VALIDATION",
-           "RESIDUAL_CLIP", "SAFEGUARD_ROWS_AT_MOST", "SAFEGUARD_R_AT_LEAST", "UNIT_ROWS_AT_LEAST",
+           "RESIDUAL_CLIP", "SAFEGUARD_ROWS_AT_MOST", "SELECTION_TAIL", "UNIT_ROWS_AT_LEAST",
            "FrontDoorChoice", "RegressionChoice", "choose_front_door_learner",
            "choose_regression_learner", "delta_buys", "mean_epsilon", "safeguard_applies",
-           "safeguard_sizes", "selection_handicap"]
+           "safeguard_sizes", "selection_error_bound", "selection_handicap"]
 
 #: Learner names of the rule.
 LINEAR = "Huber SVM"
@@ -64,46 +66,97 @@ UNIT_ROWS_AT_LEAST = 8
 #: class (docs/privacy/front_door.md#privacy-classifier-safeguard).
 CONSTANT = "constant class"
 
-#: ``safeguard="auto"`` of either front door: on up to this many rows (privacy-classifier-safeguard,
-#: privacy-regressor-safeguard); above, the learner keeps every row and no row of X is copied.
+#: ``safeguard="auto"`` of either front door: on up to this many rows, for every learner the rule
+#: can choose (privacy-classifier-safeguard, privacy-regressor-safeguard). Above, the learner
+#: keeps every row and no row of X is copied: the validation part would be a copy of
+#: ⌈0.1 n⌉ >= 10,000 rows (``AUTO_VALIDATION``'s floor share), held in memory beside a table
+#: of 10⁵ rows or more, which may be out of core (a Dask collection).
 SAFEGUARD_ROWS_AT_MOST = 100_000
 
-#: ``safeguard="auto"``: on only where r = n·ε/(C(d + 1)) is at least this
-#: (privacy-classifier-safeguard): below it the learner is dominated by its noise and every
-#: row it gives up to the validation part costs it accuracy.
-SAFEGUARD_R_AT_LEAST = 5.0
-
 #: Two classes with pure ε: DP class centroids while r = n·ε/(C(d + 1)) is below this, the
-#: Huber SVM from it (privacy-private-classifier). It is :data:`SAFEGUARD_R_AT_LEAST`: below
-#: it ``safeguard="auto"`` is off, and the centroids, whose priors come from the noisy
-#: counts, fall back to the majority class by themselves.
-BINARY_CENTROID_BELOW = SAFEGUARD_R_AT_LEAST
+#: Huber SVM from it (privacy-private-classifier).
+BINARY_CENTROID_BELOW = 5.0
 
 
 def safeguard_applies(n: int, n_classes: int, n_features: int, epsilon: float,
                       safeguard: bool | str, learner: str | None = None) -> bool:
-    """Whether the front door's safeguard runs (public: n, C, d, ε, the rule's learner and the
-    parameter only).
+    """Whether the front door's safeguard runs (public: n and the parameter only).
 
-    ``"auto"``: n at most :data:`SAFEGUARD_ROWS_AT_MOST`, r = n·ε/(C(d + 1)) at least
-    :data:`SAFEGUARD_R_AT_LEAST` and the learner not Gaussian naive Bayes (it falls back to the
-    majority class by itself: privacy-classifier-safeguard); a bool is taken as given.
+    ``"auto"``: n at most :data:`SAFEGUARD_ROWS_AT_MOST`, whatever the learner, C, d and ε
+    (privacy-classifier-safeguard: no learner falls back to the majority class by itself);
+    a bool is taken as given. ``n_classes``, ``n_features``, ``epsilon`` and ``learner`` are
+    read by no line of the rule; they are kept so that every caller passes the same shape.
 
     Examples
     --------
     >>> from dpconvex.privacy.rules.front_door import GAUSSIAN_NB, safeguard_applies
     >>> safeguard_applies(5000, 2, 10, 1.0, "auto"), safeguard_applies(10**6, 2, 10, 1.0, "auto")
     (True, False)
-    >>> safeguard_applies(1257, 10, 64, 1.0, "auto"), safeguard_applies(1257, 10, 64, 1.0, True)
-    (False, True)
+    >>> safeguard_applies(1257, 10, 64, 1.0, "auto"), safeguard_applies(1257, 10, 64, 1.0, False)
+    (True, False)
     >>> safeguard_applies(5000, 4, 9, 1.0, "auto", learner=GAUSSIAN_NB)
-    False
+    True
     """
     if isinstance(safeguard, str):  # "auto"
-        return (int(n) <= SAFEGUARD_ROWS_AT_MOST and learner != GAUSSIAN_NB
-                and records_per_coordinate(n, n_classes, n_features, epsilon)
-                >= SAFEGUARD_R_AT_LEAST)
+        return int(n) <= SAFEGUARD_ROWS_AT_MOST
     return bool(safeguard)
+
+
+#: The tail mass of K, the validation rows where two candidates disagree, left out of the sum
+#: of :func:`selection_error_bound` on each side (and added to the bound).
+SELECTION_TAIL = 1e-15
+
+
+def selection_error_bound(n_val: int, epsilon: float, worse: float, better: float) -> float:
+    """An upper bound on the probability that the safeguard's selection releases a candidate
+    over a reference candidate (e.g. a model over the majority class), computed exactly
+    (privacy-classifier-safeguard-power).
+
+    On a validation row drawn from the data's law, independently of the candidate (fitted on
+    the other part), the candidate errs where the reference does not with probability
+    ``worse`` and the other way round with probability ``better``; Δ, the candidate's mistakes
+    minus the reference's on the n_val rows, is then a sum of n_val independent steps +1, −1,
+    0. The exponential mechanism (utilities minus the mistakes, sensitivity 1) selects the
+    candidate with probability at most 1 / (1 + exp(ε Δ / 2)) given Δ (the reference alone in
+    the denominator), so the bound is E[1 / (1 + exp(ε Δ / 2))], summed over K, the rows where
+    the two disagree (binomial), and the candidate's share of them (binomial), with the two
+    tails of K beyond :data:`SELECTION_TAIL` counted as 1. It reads n_val, ε and the two
+    probabilities only; a candidate with ``worse - better`` = 0.02 is 2 points below the reference.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.front_door import selection_error_bound
+    >>> selection_error_bound(600, 1.0, 0.05, 0.0) < 1e-5      # 5 points, no row better
+    True
+    >>> bound = selection_error_bound(600, 1.0, 0.16, 0.14)     # 2 points, many disagreements
+    >>> 0.05 < bound < 0.2
+    True
+    >>> selection_error_bound(600, 1.0, 0.1, 0.1) > 0.4         # no worse: chosen near half the time
+    True
+    """
+    from scipy.stats import binom
+
+    check_int("n_val", n_val, "selection_error_bound", low=1)
+    check_float("epsilon", epsilon, "selection_error_bound")
+    for name, value in (("worse", worse), ("better", better)):
+        check_float(name, value, "selection_error_bound", low_inclusive=True, high=1.0,
+                    high_inclusive=True)
+    disagree = float(worse) + float(better)
+    if disagree > 1.0:
+        raise DataValidationError(f"selection_error_bound: worse + better = {disagree:g} > 1; "
+                                  "give the probabilities of two disjoint events of one row.")
+    if disagree == 0.0:  # the candidates agree on every row: Δ = 0
+        return 0.5
+    n_val = int(n_val)
+    lo = int(binom.ppf(SELECTION_TAIL, n_val, disagree))
+    hi = int(binom.isf(SELECTION_TAIL, n_val, disagree))
+    total = 2.0 * SELECTION_TAIL
+    share = float(worse) / disagree
+    for k in range(lo, hi + 1):
+        j = np.arange(k + 1)  # the candidate's mistakes among the k rows: Δ = 2 j - k
+        chosen = 0.5 * (1.0 - np.tanh(float(epsilon) * (2 * j - k) / 4.0))  # 1/(1 + e^(εΔ/2))
+        total += float(binom.pmf(k, n_val, disagree) * np.dot(binom.pmf(j, k, share), chosen))
+    return min(1.0, total)
 
 
 #: ``validation_fraction="auto"`` of the safeguard (privacy-classifier-safeguard): (share,
