@@ -19,7 +19,11 @@ import dpconvex as dp
 from dpconvex.errors import ParameterError, PrivacyError
 from dpconvex.objectives import HuberHinge, Loss, Pinball
 from dpconvex.objectives.atoms import smooth_kinks
-from dpconvex.privacy.rules.noise_level import REGRESSION_SMOOTHING_MAX, resolve_smoothing
+from dpconvex.privacy.rules.noise_level import (
+    MARGIN_SMOOTHING_MIN,
+    REGRESSION_SMOOTHING_MAX,
+    resolve_smoothing,
+)
 
 LABELS = (0.0, 10.0)
 #: The losses of the issue, stated in one line each: (name, fn, kind, slope of the stated loss).
@@ -165,6 +169,14 @@ def test_the_rule_reads_public_quantities_and_narrows_with_more_data():
     assert resolve_smoothing(logistic, "auto", "objective", 300, 1.0, 1.0, 10) == (logistic, None)
 
 
+
+
+def test_a_margin_loss_is_smoothed_at_least_at_the_huber_svm_width():
+    # the bound alone prefers h = 0.0562 for the hinge at 200,000 rows, p = 21, epsilon = 1
+    hinge = _loss(lambda m: cp.pos(1 - m), "margin", "auto")
+    h = resolve_smoothing(hinge, "auto", "objective", 200000, 1.0, np.sqrt(2.0), 21)[0]
+    assert h.smoothed_kinks.h == MARGIN_SMOOTHING_MIN == dp.PrivateHuberSVM().h
+    assert h.curvature == pytest.approx(1.0 / (2.0 * MARGIN_SMOOTHING_MIN), rel=1e-12)
 
 @pytest.mark.parametrize("n, p", [(300, 21), (6045, 3), (100000, 11)])
 def test_a_regression_loss_is_smoothed_within_the_cap_of_its_label_range(n, p):
