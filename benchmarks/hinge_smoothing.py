@@ -12,8 +12,8 @@ cp.pos(1 - m)), classes=[0, 1], epsilon=ε, random_state=seed)``, on the binary 
 ε ∈ {0.5, 1, 2}: with the h the bound picks from the whole grid (the floor set to the
 grid's smallest h for the run) and with the floor (the library's rule); test accuracy per
 table averaged over the seeds, then the mean over the tables, and the change the floor makes
-(mean, worst, best, tables moved by more than a point either way); the non-private fit of the stated hinge and the majority
-class beside them. ``--quick``: two tables, one seed, ε = 1.
+(mean, worst, best, tables moved by more than a point either way); the non-private fit of the
+stated hinge and the majority class beside them. ``--quick``: two tables, one seed, ε = 1.
 """
 
 from __future__ import annotations
