@@ -285,6 +285,17 @@ def _bound(mech: Mechanism, n: int, q: float, p: int, loss: Loss, R: float, w: f
 #: margin for a margin loss, the width of the label range for a regression loss).
 SMOOTHING_GRID = np.logspace(-3, 1, 17)
 SMOOTHING_GRID.flags.writeable = False
+#: The largest h :func:`resolve_smoothing` searches for a regression loss, in widths of the
+#: label range: a smoothed kink moves the loss's minimizer by up to h (a quantile towards the
+#: residuals within h of it), which the bound's gap term does not weigh; chosen on the
+#: regression corpus's selection seeds (docs/privacy/user_objectives.md#privacy-smoothing).
+REGRESSION_SMOOTHING_MAX = 10.0 ** -1.5
+#: The smallest h :func:`resolve_smoothing` searches for a margin loss: the h of
+#: ``PrivateHuberSVM``, a candidate itself; on the classification corpus's
+#: selection seeds the hinge at h >= 0.5 is as accurate as at the smaller h the bound prefers at
+#: large n·ε, and the solver takes fewer Newton steps
+#: (docs/privacy/user_objectives.md#privacy-smoothing).
+MARGIN_SMOOTHING_MIN = 0.5
 
 
 def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, epsilon: float,
@@ -295,7 +306,9 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
     For a loss stated with kinks and ``smoothing="auto"``
     (:meth:`~dpconvex.objectives.Loss.from_cvxpy`), h minimizes the Λ rule's bound (at the
     Λ it chooses, or at the given ``lam``) plus the smoothing's largest change of the loss, over
-    :data:`SMOOTHING_GRID` times the loss's scale: a small h keeps the loss close to the stated one but raises
+    :data:`SMOOTHING_GRID` times the loss's scale (for a regression loss, those up to
+    :data:`REGRESSION_SMOOTHING_MAX` times it; for a margin loss, :data:`MARGIN_SMOOTHING_MIN`
+    and those above it): a small h keeps the loss close to the stated one but raises
     its curvature (the Jacobian slack and Δ of objective perturbation), a large h the reverse
     (docs/privacy/user_objectives.md#privacy-smoothing). Any other loss is returned as it is, with no note.
     ``centered``: as for :func:`resolve_lam`.
@@ -320,7 +333,12 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
     best: tuple[float, float] | None = None
     # the candidates' constants only: the loss is smoothed (compiled) at the h chosen
     constants_at = getattr(loss, "smoothing_candidate", loss.smoothed)
-    for h in SMOOTHING_GRID * scale:
+    grid = SMOOTHING_GRID * scale
+    if lo_hi is not None:  # a regression loss: h at most REGRESSION_SMOOTHING_MAX of the range
+        grid = grid[grid <= REGRESSION_SMOOTHING_MAX * scale * (1.0 + 1e-9)]
+    else:  # a margin loss: h at least MARGIN_SMOOTHING_MIN, which is a candidate
+        grid = np.concatenate([[MARGIN_SMOOTHING_MIN], grid[grid > MARGIN_SMOOTHING_MIN]])
+    for h in grid:
         h = float(f"{h:.3g}")
         candidate = constants_at(h)
         report = grid_report(mech, int(n), epsilon, float(q), int(p), candidate, delta=delta)
@@ -339,7 +357,7 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
         f"loss smoothed at half-width h = {h:g} chosen by the public rule smoothing='auto' "
         "(dpconvex.privacy.rules.noise_level.resolve_smoothing, "
         "docs/privacy/user_objectives.md#privacy-smoothing): the h of "
-        f"{SMOOTHING_GRID.size} candidates minimizing the Λ rule's bound plus the largest "
+        f"{grid.size} candidates minimizing the Λ rule's bound plus the largest "
         f"change of the loss, from n, epsilon, q, p and the loss's constants only")
 
 
