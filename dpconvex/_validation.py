@@ -74,7 +74,8 @@ def is_dpconvex_function(fn: Any) -> bool:
     (True, False)
     """
     code = getattr(fn, "__code__", None) if isinstance(fn, types.FunctionType) else None
-    path = "" if code is None else code.co_filename  # ("<string>" of python -c is not a file of dpconvex)
+    # ("<string>" of python -c is not a file of dpconvex)
+    path = "" if code is None else code.co_filename
     return os.path.isabs(path) and path.startswith(_PACKAGE + os.sep)
 
 
@@ -121,8 +122,10 @@ def check_float(name: str, value: Any, owner: str, *, low: float = 0.0, high: fl
         v = float(value)
     except (OverflowError, ValueError, TypeError):
         raise refusal(
-            f"The '{name}' parameter of {owner} must be a finite float in {{rng}}; {{shown}} does not fit in "
-            f"a float64 (largest about 1.8e308). Pass a float of magnitude at most {MAX_MAGNITUDE:g}."
+            f"The '{name}' parameter of {owner} must be a finite float in {{rng}}; {{shown}} does "
+            "not fit in "
+            "a float64 (largest about 1.8e308). Pass a float of magnitude at most "
+            f"{MAX_MAGNITUDE:g}."
         ) from None
     if math.isnan(v) or (math.isinf(v) and not allow_inf):
         raise refusal()
@@ -130,7 +133,12 @@ def check_float(name: str, value: Any, owner: str, *, low: float = 0.0, high: fl
     below = v <= high if high_inclusive else v < high
     if not (above and (below or (allow_inf and v == math.inf))):
         raise refusal()
-    if magnitude and math.isfinite(v) and v != 0.0 and not (MIN_MAGNITUDE <= abs(v) <= MAX_MAGNITUDE):
+    if (
+        magnitude
+        and math.isfinite(v)
+        and v != 0.0
+        and not (MIN_MAGNITUDE <= abs(v) <= MAX_MAGNITUDE)
+    ):
         raise refusal(
             f"The '{name}' parameter of {owner} must be a float in {{rng}} of magnitude between "
             f"{MIN_MAGNITUDE:g} and {MAX_MAGNITUDE:g}: outside that range float64 products "
@@ -152,7 +160,9 @@ MAX_ITER = 10**6
 MAX_ARRAY_ENTRIES = 10**8
 
 
-def check_int(name: str, value: Any, owner: str, *, low: int = 1, high: int = MAX_INT, why: str = "") -> int:
+def check_int(
+    name: str, value: Any, owner: str, *, low: int = 1, high: int = MAX_INT, why: str = ""
+) -> int:
     """Return ``value`` (an int or NumPy integer; not a bool) in [low, high], or raise
     :class:`ParameterError`; ``why`` (memory, time) is the reason given for ``high``. A
     parameter with a bound of its own (``high`` below :data:`MAX_INT`) gets one message
@@ -163,7 +173,9 @@ def check_int(name: str, value: Any, owner: str, *, low: int = 1, high: int = MA
     above = is_int and int(value) > high
     if high >= MAX_INT and not above:
         raise ParameterError(
-            f"The '{name}' parameter of {owner} must be an int >= {low}. Got {_short_repr(value)} instead.")
+            f"The '{name}' parameter of {owner} must be an int >= {low}. Got {_short_repr(value)} "
+            "instead."
+        )
     reason = why or ("larger values are not representable in the float64 arithmetic that "
                      "uses it" if above else "")
     raise ParameterError(
@@ -182,7 +194,9 @@ def check_array_entries(entries: int, what: str, caller: str, fix: str) -> None:
         )
 
 
-def check_option(name: str, value: Any, options: Iterable[Any], owner: str, *, meaning: str = "") -> Any:
+def check_option(
+    name: str, value: Any, options: Iterable[Any], owner: str, *, meaning: str = ""
+) -> Any:
     """Check ``value`` is one of ``options`` (:class:`Options`); ``meaning`` (what each does)
     joins the message."""
     return Options(tuple(options), meaning).check(name, value, owner)
@@ -264,7 +278,9 @@ def noise_source(owner: Any, given: NoiseSource | None = None) -> NoiseSource:
     >>> noise_source(PrivateLogisticRegression(random_state=3), given) is given
     True
     """
-    seed = RANDOM_STATE.check("random_state", getattr(owner, "random_state", None), type(owner).__name__)
+    seed = RANDOM_STATE.check(
+        "random_state", getattr(owner, "random_state", None), type(owner).__name__
+    )
     if given is not None:
         return given
     return NoiseSource(np.random.default_rng(seed), seed is not None)
@@ -343,19 +359,31 @@ class Rule(Constraint):
                                    low_inclusive=self.low_inclusive,
                                    high_inclusive=self.high_inclusive, allow_inf=self.allow_inf)
             if kind == "int":
-                return check_int(name, value, owner, low=int(self.low), high=int(self.high), why=self.why)
+                return check_int(
+                    name, value, owner, low=int(self.low), high=int(self.high), why=self.why
+                )
             if kind == "seed":  # None or a non-negative int (check_seed)
                 if value is None:
                     return None
                 if isinstance(value, GENERATOR_TYPES):
                     raise ParameterError(
-                        f"The '{name}' parameter of {owner} must be None (noise seeded from the OS, for "
-                        "a release) or a non-negative int (a reproducible seed, for experiments). Got a "
-                        f"{type(value).__name__}: an estimator keeps its parameters, and a generator "
-                        "kept on a model lets whoever holds the model or its pickle replay the noise of "
-                        "the release. Pass None or an int; to draw several fits from one generator, use "
-                        "dpconvex.epsilon_sweep(..., random_state=generator).")
-                if isinstance(value, numbers.Integral) and not isinstance(value, bool) and int(value) >= 0:
+                        f"The '{name}' parameter of {owner} must be None (noise seeded from the "
+                        "OS, for "
+                        "a release) or a non-negative int (a reproducible seed, for experiments). "
+                        "Got a "
+                        f"{type(value).__name__}: an estimator keeps its parameters, and a "
+                        "generator "
+                        "kept on a model lets whoever holds the model or its pickle replay the "
+                        "noise of "
+                        "the release. Pass None or an int; to draw several fits from one "
+                        "generator, use "
+                        "dpconvex.epsilon_sweep(..., random_state=generator)."
+                    )
+                if (
+                    isinstance(value, numbers.Integral)
+                    and not isinstance(value, bool)
+                    and int(value) >= 0
+                ):
                     return int(value)
                 raise ParameterError(
                     f"The '{name}' parameter of {owner} must be None (noise seeded from the OS) "
@@ -373,8 +401,10 @@ class Rule(Constraint):
                 except (TypeError, ValueError):
                     pass
                 said = f": {self.why}" if self.why else ""
-                raise ParameterError(f"The '{name}' parameter of {owner} must be one of "
-                                     f"{list(self.values)!r}{said}. Got {_short_repr(value)} instead.")
+                raise ParameterError(
+                    f"The '{name}' parameter of {owner} must be one of "
+                    f"{list(self.values)!r}{said}. Got {_short_repr(value)} instead."
+                )
             accepted = ("None or " if self.none_ok else "") + self._accepted()
             raise ParameterError(f"The '{name}' parameter of {owner} must be {accepted}. "
                                  f"Got {_short_repr(value)} instead.")
@@ -388,7 +418,9 @@ class Rule(Constraint):
     def _accepted(self) -> str:
         """The rule's values, without None or "auto"."""
         if self.kind == "float":
-            return "a float in " + _interval(self.low, self.high, self.low_inclusive, self.high_inclusive)
+            return "a float in " + _interval(
+                self.low, self.high, self.low_inclusive, self.high_inclusive
+            )
         if self.kind == "int":
             return f"an int in [{int(self.low)}, {int(self.high):,}]"
         return {"bool": "a bool", "options": f"one of {list(self.values)!r}",
@@ -555,10 +587,14 @@ _TIME_TYPES = (datetime.date, datetime.time, datetime.timedelta, np.datetime64, 
 
 
 def _is_missing_type(t: type) -> bool:
-    return t is type(None) or (t.__module__.startswith("pandas") and t.__name__ in ("NAType", "NaTType"))
+    return t is type(None) or (
+        t.__module__.startswith("pandas") and t.__name__ in ("NAType", "NaTType")
+    )
 
 
-def check_numeric_dtype(raw: np.ndarray, caller: str, name: str = "X", *, inferred: bool = False) -> None:
+def check_numeric_dtype(
+    raw: np.ndarray, caller: str, name: str = "X", *, inferred: bool = False
+) -> None:
     """Refuse what is not a real number, before any conversion to float64.
 
     Strings, bytes (also numeric strings in an object array: unlike scikit-learn's ``check_array``), dates,
@@ -601,7 +637,8 @@ def check_numeric_dtype(raw: np.ndarray, caller: str, name: str = "X", *, inferr
             "(e.g. days since a fixed date, divided by a public range).")
     if kind != "O":
         raise DataTypeError(
-            f"{caller}: {name} must be an array of numbers; got dtype {dtype_shown(raw.dtype)}. Convert it "
+            f"{caller}: {name} must be an array of numbers; got dtype {dtype_shown(raw.dtype)}. "
+            "Convert it "
             "to a plain numeric array first."
         )
 
@@ -631,7 +668,8 @@ def check_matrix_body(A: Any, values: Any, caller: str, name: str, min_samples: 
         )
     if A.shape[1] == 0:
         raise DataValidationError(
-            f"{caller}: {name} has 0 feature(s) (shape={A.shape}) while a minimum of 1 is required."
+            f"{caller}: {name} has 0 feature(s) (shape={A.shape}) while a minimum of 1 is "
+            "required."
         )
     if n_features is not None and A.shape[1] != n_features:
         raise DataValidationError(
@@ -648,12 +686,16 @@ def check_matrix_body(A: Any, values: Any, caller: str, name: str, min_samples: 
         if not finite:
             flat = v.reshape(v.shape[0], -1) if v.ndim > 1 else v.reshape(-1, 1)
             step = max(1, _FINITE_BLOCK // max(flat.shape[1], 1))
-            finite = all(bool(np.isfinite(flat[a:a + step]).all()) for a in range(0, flat.shape[0], step))
+            finite = all(
+                bool(np.isfinite(flat[a : a + step]).all()) for a in range(0, flat.shape[0], step)
+            )
     if not finite:  # the message counts nothing
         fix = (f"those rows before passing them to {caller}" if caller.rsplit(".", 1)[-1]
                in _PREDICTS else "them before fitting (with a public rule: imputing from data "
                "statistics costs privacy)")
-        raise DataValidationError(f"{caller}: {name} contains NaN or infinite values. Impute or drop {fix}.")
+        raise DataValidationError(
+            f"{caller}: {name} contains NaN or infinite values. Impute or drop {fix}."
+        )
     return A
 
 
@@ -694,8 +736,10 @@ def feature_names_of(X: Any, caller: str) -> np.ndarray | None:
     if strings < len(names):
         kinds = sorted({type(v).__name__ for v in names})
         raise DataTypeError(
-            f"{caller}: feature names are only supported when every column name is a string; the columns "
-            f"of X have names of types {kinds}. Convert them, e.g. X.columns = X.columns.astype(str)."
+            f"{caller}: feature names are only supported when every column name is a string; the "
+            "columns "
+            f"of X have names of types {kinds}. Convert them, e.g. X.columns = "
+            "X.columns.astype(str)."
         )
     return np.asarray(names, dtype=object)
 
@@ -781,7 +825,9 @@ def signed_by(estimator: Any, caller: str, rename: bool = True) -> Iterator[None
     except (DataValidationError, ParameterError) as exc:
         name, text = type(estimator).__name__, str(exc)
         if rename:  # "Owner.method" and "... of Owner" in the text
-            text = re.sub(rf"\b{name}\b", caller.split(".")[0], re.sub(rf"\b{name}\.\w+", caller, text))
+            text = re.sub(
+                rf"\b{name}\b", caller.split(".")[0], re.sub(rf"\b{name}\.\w+", caller, text)
+            )
         opening = re.match(r"[A-Za-z_]\w*\.\w+(?=:)", text)
         if opening and opening[0] != caller:
             text = f"{caller} ({opening[0]}){text[opening.end():]}"
@@ -804,7 +850,9 @@ def signed_refusal(exc: PrivacyError | SolverError, caller: str) -> PrivacyError
 def check_sample_weight(sample_weight: Any, n: int, caller: str) -> np.ndarray:
     """Validate score weights (real, finite, >= 0, shape (n,), not all zero); return them
     divided by their largest (the weighted mean is unchanged and its sum cannot overflow)."""
-    if isinstance(sample_weight, (numbers.Real, np.number)) and not isinstance(sample_weight, bool):
+    if isinstance(sample_weight, (numbers.Real, np.number)) and not isinstance(
+        sample_weight, bool
+    ):
         raise DataValidationError(
             f"{caller}: sample_weight must be an array of shape ({n},), one weight per sample; "
             f"got a scalar. Pass None for equal weights."
@@ -812,22 +860,29 @@ def check_sample_weight(sample_weight: Any, n: int, caller: str) -> np.ndarray:
     try:
         raw = np.asarray(sample_weight)
     except (TypeError, ValueError) as exc:
-        raise DataTypeError(f"{caller}: sample_weight must be an array of numbers ({exc}).") from None
+        raise DataTypeError(
+            f"{caller}: sample_weight must be an array of numbers ({exc})."
+        ) from None
     check_numeric_dtype(raw, caller, "sample_weight")
     try:
         w = np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError, OverflowError) as exc:
-        raise DataTypeError(f"{caller}: sample_weight must be an array of float64 numbers ({exc}).") from None
+        raise DataTypeError(
+            f"{caller}: sample_weight must be an array of float64 numbers ({exc})."
+        ) from None
     if w.shape != (n,):
         raise DataValidationError(
-            f"{caller}: sample_weight has shape {w.shape}; it must be ({n},), one weight per sample."
+            f"{caller}: sample_weight has shape {w.shape}; it must be ({n},), one weight per "
+            "sample."
         )
     if not np.all(np.isfinite(w)):
         raise DataValidationError(
             f"{caller}: sample_weight contains NaN or infinite values; pass finite weights."
         )
     if np.any(w < 0):
-        raise DataValidationError(f"{caller}: sample_weight contains negative values; weights must be >= 0.")
+        raise DataValidationError(
+            f"{caller}: sample_weight contains negative values; weights must be >= 0."
+        )
     top = float(np.max(w))
     if top == 0.0:
         raise DataValidationError(f"{caller}: every sample_weight is zero; at least one weight "

@@ -73,23 +73,36 @@ def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="dpconvex", description="Differentially private convex learning.")
     p.add_argument("--version", action="version", version=f"dpconvex {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
-    d = sub.add_parser("demo", help="the front door (PrivateClassifier) and private logistic regression "
-                       "on scikit-learn's breast-cancer data")
+    d = sub.add_parser(
+        "demo",
+        help="the front door (PrivateClassifier) and private logistic regression "
+        "on scikit-learn's breast-cancer data",
+    )
     d.add_argument("--runs", type=_runs, default=10, help="noise draws per epsilon (default 10)")
     d.add_argument("--lam", type=float, default=1e-3,
                    help="regularization Lambda of the logistic-regression rows (default 1e-3)")
-    d.add_argument("--seed", type=_seed, default=None,
-                   help="seed >= 0 for reproducible noise (default: from the OS; a seeded model is "
-                        "not private)")
-    r = sub.add_parser("run", help="run a problem (see 'dpconvex list'), print a table, write results")
+    d.add_argument(
+        "--seed",
+        type=_seed,
+        default=None,
+        help="seed >= 0 for reproducible noise (default: from the OS; a seeded model is "
+        "not private)",
+    )
+    r = sub.add_parser(
+        "run", help="run a problem (see 'dpconvex list'), print a table, write results"
+    )
     r.add_argument("problem", help="problem name or path to a .toml file")
     r.add_argument("--out", default=None, help="output folder (default results/PROBLEM[-quick])")
-    r.add_argument("--runs", type=_runs, default=None, help="override the number of randomized runs")
+    r.add_argument(
+        "--runs", type=_runs, default=None, help="override the number of randomized runs"
+    )
     r.add_argument("--quick", action="store_true", help="the reduced form used by the test suite")
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
     sub.add_parser("list", help="list the problems (search order: $DPCONVEX_PROBLEMS, the source "
                    "checkout's problems/, the installed copy)")
-    v = sub.add_parser("verify", help="print the certificate of each private method, without training")
+    v = sub.add_parser(
+        "verify", help="print the certificate of each private method, without training"
+    )
     v.add_argument("problem")
     return p
 
@@ -120,7 +133,8 @@ def _cmd_list() -> int:
 def _exit_on_terminate() -> Iterator[None]:
     """SIGTERM (``kill``, ``timeout``, a batch scheduler) as :class:`SystemExit` inside: the
     ``finally`` blocks of the writes run, so no temporary file or half-made folder is left."""
-    if threading.current_thread() is not threading.main_thread():  # only the main thread has handlers
+    # only the main thread has handlers
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
 
@@ -147,7 +161,11 @@ def _run(args: argparse.Namespace) -> int:
     from .runs.spec import load_problem
 
     pr = load_problem(args.problem)
-    out = args.out if args.out is not None else Path("results") / (pr.name + ("-quick" if args.quick else ""))
+    out = (
+        args.out
+        if args.out is not None
+        else Path("results") / (pr.name + ("-quick" if args.quick else ""))
+    )
     out = check_output_dir(out)  # fail now, not after the fits (an empty --out included)
     with warnings.catch_warnings(record=True):  # run_problem's summary: printed below instead
         warnings.simplefilter("always")
@@ -159,7 +177,9 @@ def _run(args: argparse.Namespace) -> int:
     for line in warning_lines(res.warnings, res.fits, full_text=f"{js} (key 'warnings')"):
         print(f"dpconvex: {line}", file=sys.stderr)
     if not res.passed:
-        print("dpconvex: a result fell outside its expected band (see FAIL above)", file=sys.stderr)
+        print(
+            "dpconvex: a result fell outside its expected band (see FAIL above)", file=sys.stderr
+        )
         return 1
     return 0
 
@@ -187,7 +207,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
             if hasattr(est, "certify"):
                 print(est.certify(X[:size], y[:size]))
             else:
-                print(f"({type(est).__name__} has no certify(); its certificate is produced by fit)")
+                print(
+                    f"({type(est).__name__} has no certify(); its certificate is produced by fit)"
+                )
             print()
     return 0
 
@@ -206,8 +228,12 @@ def main(argv: list[str] | None = None) -> int:
             return _cmd_list()
         return _cmd_run(args) if args.command == "run" else _cmd_verify(args)
     except KeyboardInterrupt:  # Ctrl-C: the writes' finally blocks have removed what they began
-        print("dpconvex: interrupted; nothing half-written is left (a results folder is written whole "
-              "or not at all).", file=sys.stderr)
+        print(
+            "dpconvex: interrupted; nothing half-written is left (a results folder is written "
+            "whole "
+            "or not at all).",
+            file=sys.stderr,
+        )
         return 130
     except Exception as exc:
         from .errors import DPConvexError

@@ -17,10 +17,24 @@ layer reports through this module, which imports nothing from dpconvex.
 
 from __future__ import annotations
 
-__all__ = ["BudgetError", "BudgetPickleError", "BudgetProcessError", "DPConvexError", "DataTypeError",
-           "DataValidationError", "DatasetError", "NotFittedError", "ParameterError", "PrivacyError",
-           "PrivacyLeakWarning", "PrivacyWarning", "SolverError", "collect_diagnostics", "user_stacklevel",
-           "verbosity"]
+__all__ = [
+    "BudgetError",
+    "BudgetPickleError",
+    "BudgetProcessError",
+    "DPConvexError",
+    "DataTypeError",
+    "DataValidationError",
+    "DatasetError",
+    "NotFittedError",
+    "ParameterError",
+    "PrivacyError",
+    "PrivacyLeakWarning",
+    "PrivacyWarning",
+    "SolverError",
+    "collect_diagnostics",
+    "user_stacklevel",
+    "verbosity",
+]
 
 import contextlib
 import importlib.util
@@ -440,7 +454,9 @@ def note_clipped(n_clipped: int, n: int, bound: float, owner: str) -> None:
     the signal: scale features by public ranges first, or raise ``data_norm``.
     """
     if diagnostics_open():  # the line is built only for an open collector
-        record_diagnostic(owner, f"rows scaled down to data_norm={bound:g} (norm above it)", n_clipped, n)
+        record_diagnostic(
+            owner, f"rows scaled down to data_norm={bound:g} (norm above it)", n_clipped, n
+        )
 
 
 def record_solve(res: Any) -> None:
@@ -485,7 +501,9 @@ def say(message: str, level: int = 1) -> None:
     """Print one progress line with the elapsed time."""
     shown, t0 = _VERBOSITY.get()
     if shown >= level:
-        print(f"[dpconvex {time.perf_counter() - t0:7.1f} s] {message}", file=sys.stderr, flush=True)
+        print(
+            f"[dpconvex {time.perf_counter() - t0:7.1f} s] {message}", file=sys.stderr, flush=True
+        )
 
 
 def iteration(solver: str, it: int, residual: float, every: int = 100) -> None:

@@ -34,8 +34,23 @@ from .pairs import exponential_mechanism_pair, large_margin_pair, linear_erm_pai
 from .runner import AuditResult, BatchMechanism, audit, epsilon_lower_bound
 from .statistics import float_consistency_statistic
 
-__all__ = ["DIRECTIONS", "AuditResult", "BatchMechanism", "EstimatorMechanism", "EstimatorReleaseMechanism",
-           "ExponentialMechanism", "LargeMarginMechanism", "LinearERMMechanism", "NoisyGDMechanism",
-           "audit", "clopper_pearson_lower", "clopper_pearson_upper", "epsilon_from_counts",
-           "epsilon_lower_bound", "exponential_mechanism_pair", "float_consistency_statistic",
-           "large_margin_pair", "linear_erm_pair"]
+__all__ = [
+    "DIRECTIONS",
+    "AuditResult",
+    "BatchMechanism",
+    "EstimatorMechanism",
+    "EstimatorReleaseMechanism",
+    "ExponentialMechanism",
+    "LargeMarginMechanism",
+    "LinearERMMechanism",
+    "NoisyGDMechanism",
+    "audit",
+    "clopper_pearson_lower",
+    "clopper_pearson_upper",
+    "epsilon_from_counts",
+    "epsilon_lower_bound",
+    "exponential_mechanism_pair",
+    "float_consistency_statistic",
+    "large_margin_pair",
+    "linear_erm_pair",
+]

@@ -53,7 +53,13 @@ from ..solvers.registry import Backend, SolveResult
 from ..templates.large_margin import LargeMarginGaussianTemplate
 from ..templates.linear_erm import LinearERMTemplate
 from ..templates.statistics import EmpiricalRiskTemplate
-from .statistics import LLR_DECIMALS, float_array, gaussian_noise_term, objective_llr, pure_noise_term
+from .statistics import (
+    LLR_DECIMALS,
+    float_array,
+    gaussian_noise_term,
+    objective_llr,
+    pure_noise_term,
+)
 
 if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
@@ -109,8 +115,11 @@ def _scaled_calibration(cal: Calibration, s: float) -> Calibration:
     for key in (*_NOISE_SCALES, *_NOISE_RATES):
         if key in extra:  # a number, or a mapping of numbers: one per released statistic
             value, factor = extra[key], s if key in _NOISE_SCALES else 1.0 / s
-            extra[key] = ({name: item * factor for name, item in value.items()} if isinstance(value, dict)
-                          else value * factor)
+            extra[key] = (
+                {name: item * factor for name, item in value.items()}
+                if isinstance(value, dict)
+                else value * factor
+            )
     if isinstance(extra.get("inner"), Calibration):
         extra["inner"] = _scaled_calibration(extra["inner"], s)
     return dataclasses.replace(cal, noise_rate=cal.noise_rate / s, extra=extra)
@@ -130,12 +139,16 @@ class Audited(Mechanism["Template"]):
     def __init__(self, inner: Mechanism, noise_scale: float = 1.0):
         if float(noise_scale) != 1.0 and inner.private and inner.placement is None:
             raise ParameterError(
-                f"Audited.__init__: mechanism '{inner.name}' adds no noise, so noise_scale = {noise_scale!r} "
-                "would audit the library's own calibration as a mutant. Use noise_scale=1.0 with it.")
+                f"Audited.__init__: mechanism '{inner.name}' adds no noise, so noise_scale = "
+                f"{noise_scale!r} "
+                "would audit the library's own calibration as a mutant. Use noise_scale=1.0 with "
+                "it."
+            )
         self.inner = inner
         self.noise_scale = float(noise_scale)
         for attr in ("name", "needs", "private", "solves", "pure", "adds_output_noise", "wraps"):
-            setattr(self, attr, getattr(inner, attr))  # the registry's class attributes, per instance
+            # the registry's class attributes, per instance
+            setattr(self, attr, getattr(inner, attr))
         self._memo: dict[tuple[str, int, Budget], tuple[Template, Any]] = {}
 
     def _once(self, what: str, template: Template, budget: Budget, compute: Callable[[], T]) -> T:
@@ -214,10 +227,15 @@ class OnceUnperturbed:
     def solve(self, template: ObjectiveTemplate, b: np.ndarray | None, extra_reg: float = 0.0, *,
               warm_start: np.ndarray | None = None, max_iter: int | None = None) -> SolveResult:
         if b is not None or warm_start is not None:
-            return self.backend.solve(template, b, extra_reg, warm_start=warm_start, max_iter=max_iter)
+            return self.backend.solve(
+                template, b, extra_reg, warm_start=warm_start, max_iter=max_iter
+            )
         key = (id(template), float(extra_reg), max_iter)
         if key not in self._memo:
-            self._memo[key] = (template, self.backend.solve(template, None, extra_reg, max_iter=max_iter))
+            self._memo[key] = (
+                template,
+                self.backend.solve(template, None, extra_reg, max_iter=max_iter),
+            )
         return self._memo[key][1]
 
 
@@ -240,11 +258,15 @@ def _data(data: Any, owner: str, *, labels: bool = True) -> tuple[np.ndarray, np
     With ``labels=False`` y is only checked for its length (the caller encodes it).
     """
     if not isinstance(data, (tuple, list)) or len(data) != 2:
-        raise ParameterError(f"{owner}.prepare: data must be a tuple (X, y). Got {type(data).__name__}.")
+        raise ParameterError(
+            f"{owner}.prepare: data must be a tuple (X, y). Got {type(data).__name__}."
+        )
     X = check_array(data[0], f"{owner}.prepare")
     if not labels:
         if np.shape(data[1]) != (X.shape[0],):
-            raise ParameterError(f"{owner}.prepare: y must hold one label per row of X ({X.shape[0]}).")
+            raise ParameterError(
+                f"{owner}.prepare: y must hold one label per row of X ({X.shape[0]})."
+            )
         return X, np.empty(0)
     try:
         y = np.asarray(data[1], dtype=float)
@@ -368,8 +390,10 @@ class LinearERMMechanism(_TemplateAdapter[LinearERMTemplate]):
         self.delta = check_float("delta", delta, owner, low_inclusive=True, high=1.0)
         h = check_float("h", h, owner)
         if not isinstance(loss, Loss) and not (isinstance(loss, str) and loss in LOSSES):
-            raise ParameterError(f"The 'loss' parameter of {owner} must be one of {sorted(LOSSES)} "
-                                 f"or a dpconvex.objectives.Loss instance. Got {loss!r} instead.")
+            raise ParameterError(
+                f"The 'loss' parameter of {owner} must be one of {sorted(LOSSES)} "
+                f"or a dpconvex.objectives.Loss instance. Got {loss!r} instead."
+            )
         self.loss = loss if isinstance(loss, Loss) else get_loss(
             loss, **({} if loss == "logistic" else {"h": h}))
         self.lam = check_float("lam", lam, owner)
@@ -467,8 +491,10 @@ class LargeMarginMechanism(_TemplateAdapter[LargeMarginGaussianTemplate]):
     def _template(self, data: Data) -> tuple[str, Callable[[], LargeMarginGaussianTemplate]]:
         X, yf = _data(data, self.owner)
         if np.any(yf != np.round(yf)) or np.any(yf < 0) or np.any(yf >= self.n_classes):
-            raise ParameterError(f"{self.owner}.prepare: the labels of data must be class indices in "
-                                 f"0, ..., {self.n_classes - 1} (n_classes - 1).")
+            raise ParameterError(
+                f"{self.owner}.prepare: the labels of data must be class indices in "
+                f"0, ..., {self.n_classes - 1} (n_classes - 1)."
+            )
         y = yf.astype(np.int64)
 
         def build() -> LargeMarginGaussianTemplate:
@@ -558,8 +584,13 @@ class NoisyGDMechanism(Sampled):
             loss = p["loss"] if isinstance(p["loss"], Loss) else get_loss(p["loss"])
             Xc, _ = clip_rows(X, q)
             # as the estimator: classes=, else read (warned); its unknown_labels policy
-            labels = encode_labels(np.asarray(data[1]), p.get("classes"), f"{type(self).__name__}.prepare",
-                                   binary=True, unknown_labels=p.get("unknown_labels", "raise"))
+            labels = encode_labels(
+                np.asarray(data[1]),
+                p.get("classes"),
+                f"{type(self).__name__}.prepare",
+                binary=True,
+                unknown_labels=p.get("unknown_labels", "raise"),
+            )
             ys = labels.signs
             if p["fit_intercept"]:
                 Xc = np.hstack([Xc, np.ones((Xc.shape[0], 1))])
@@ -610,8 +641,10 @@ class ExponentialMechanism(Sampled):
     def prepare(self, data: Any) -> SelectionTemplate:
         """The selection template of the utilities ``data`` (n = 1: no records behind them)."""
         owner = type(self).__name__
-        msg = (f"{owner}.prepare: data must be the utility vector, a non-empty 1-D array of finite "
-               "floats (one utility per candidate).")
+        msg = (
+            f"{owner}.prepare: data must be the utility vector, a non-empty 1-D array of finite "
+            "floats (one utility per candidate)."
+        )
         u = float_array(data, msg)
         if u.ndim != 1 or u.size == 0 or not np.all(np.isfinite(u)):
             raise ParameterError(msg)
@@ -665,7 +698,9 @@ class EstimatorMechanism:
     (3,)
     """
 
-    def __init__(self, estimator: BaseEstimator, output: Callable[[Any], np.ndarray] | None = None):
+    def __init__(
+        self, estimator: BaseEstimator, output: Callable[[Any], np.ndarray] | None = None
+    ):
         owner = type(self).__name__
         if isinstance(estimator, type) or not (hasattr(estimator, "get_params") and hasattr(
                 estimator, "fit")) or "random_state" not in estimator.get_params():
@@ -682,8 +717,10 @@ class EstimatorMechanism:
         from sklearn.base import clone
 
         if not isinstance(data, (tuple, list)) or len(data) != 2:
-            raise ParameterError(f"{type(self).__name__}.__call__: data must be a tuple (X, y). Got "
-                                 f"{type(data).__name__}.")
+            raise ParameterError(
+                f"{type(self).__name__}.__call__: data must be a tuple (X, y). Got "
+                f"{type(data).__name__}."
+            )
         X, y = data
         est = clone(self.estimator)
         from ..estimators.base import NO_CONTEXT, fit_with
@@ -752,7 +789,9 @@ class EstimatorReleaseMechanism(Sampled):
             raise ParameterError(
                 f"The 'estimator' parameter of {owner} must have a public label_range=(lo, hi): "
                 "a private label range is a release of its own, before the template; audit the "
-                f"whole fit with EstimatorMechanism(estimator). Got {estimator.label_range!r} instead.")
+                f"whole fit with EstimatorMechanism(estimator). Got {estimator.label_range!r} "
+                "instead."
+            )
         self.estimator = estimator
         self.noise_scale = check_float("noise_scale", noise_scale, owner)
         self._library = estimator._mechanism()
@@ -781,18 +820,27 @@ class EstimatorReleaseMechanism(Sampled):
                     "problem: two labels, or classes= with two entries.")
             prep = self.estimator.prepare(X, y, plan)
             est = type(self.estimator).__name__
-            if plan.learner == CENTROID_LEARNER or prep.template is None or not plan.mechanism.solves:
+            if (
+                plan.learner == CENTROID_LEARNER
+                or prep.template is None
+                or not plan.mechanism.solves
+            ):
                 raise ParameterError(
                     f"EstimatorReleaseMechanism.prepare: {est} releases class sums, centroids or "
                     "sufficient statistics, with no template to solve once per run. Audit it end "
                     "to end with EstimatorMechanism(estimator) (one fit per run).")
             if not prep.reusable:
                 raise ParameterError(
-                    f"EstimatorReleaseMechanism.prepare: {est}: building the template draws randomness or "
-                    f"spends budget (DP k-means components), or depends on epsilon (lam='auto' or a kink "
-                    f"smoothed at smoothing='auto' on a linear learner), so one build cannot serve every "
-                    f"run. Audit K = 1 or public centers, pass a number for lam (and for smoothing), or "
-                    f"audit end to end with EstimatorMechanism(estimator).")
+                    f"EstimatorReleaseMechanism.prepare: {est}: building the template draws "
+                    "randomness or "
+                    "spends budget (DP k-means components), or depends on epsilon (lam='auto' or "
+                    "a kink "
+                    "smoothed at smoothing='auto' on a linear learner), so one build cannot "
+                    "serve every "
+                    "run. Audit K = 1 or public centers, pass a number for lam (and for "
+                    "smoothing), or "
+                    f"audit end to end with EstimatorMechanism(estimator)."
+                )
             t = prep.template
             budget = objective_part(plan)
             if plan.mechanism.name != self._library.name:  # "auto" by the Λ rule's bounds
@@ -833,9 +881,12 @@ class EstimatorReleaseMechanism(Sampled):
             # (approximate minima: its output carries the cover's noise, which the change of
             # variables b -> θ does not see, and its calibration's rate is the cover's)
             raise ParameterError(
-                f"EstimatorReleaseMechanism.log_likelihood_ratio: the statistic is the change of variables "
-                f"of objective perturbation, and the estimator's mechanism is '{self._library.name}'. Pass a "
-                f"threshold statistic on a projection of θ instead (e.g. lambda theta: theta[0]).")
+                "EstimatorReleaseMechanism.log_likelihood_ratio: the statistic is the change of "
+                "variables "
+                "of objective perturbation, and the estimator's mechanism is "
+                f"'{self._library.name}'. Pass a "
+                f"threshold statistic on a projection of θ instead (e.g. lambda theta: theta[0])."
+            )
         if not all("hessp" in t.capabilities for t in (tD, tDp)):
             raise ParameterError(
                 "EstimatorReleaseMechanism.log_likelihood_ratio: the change of variables b -> θ "

@@ -54,8 +54,10 @@ def _counts(k: Any, n: Any, alpha: Any, caller: str) -> tuple[np.ndarray, np.nda
     try:
         kk, nn = np.broadcast_arrays(*out)
     except ValueError:
-        raise ParameterError(f"{caller}: k and n have shapes {out[0].shape} and {out[1].shape} "
-                             "that do not broadcast together; pass k and n of one shape.") from None
+        raise ParameterError(
+            f"{caller}: k and n have shapes {out[0].shape} and {out[1].shape} "
+            "that do not broadcast together; pass k and n of one shape."
+        ) from None
     if np.any(kk > nn):
         raise ParameterError(f"{caller}: a count k exceeds its number of trials n; pass k <= n.")
     return out[0], out[1], alpha
@@ -195,7 +197,9 @@ def epsilon_from_counts(k_D: int, n_D: int, k_Dprime: int, n_Dprime: int, *,
         check_int(name, k, owner, low=0)
         check_int(name.replace("k_", "n_"), n, owner)
         if k > n:
-            raise ParameterError(f"epsilon_from_counts: {name} = {k} exceeds the number of runs {n}; "
-                                 "pass counts no larger than their numbers of runs.")
+            raise ParameterError(
+                f"epsilon_from_counts: {name} = {k} exceeds the number of runs {n}; "
+                "pass counts no larger than their numbers of runs."
+            )
     eps, _, _ = ratio_bound(k_D, n_D, k_Dprime, n_Dprime, alpha / 2.0, delta)
     return float(eps)

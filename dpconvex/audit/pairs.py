@@ -18,7 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import RandomStateLike, check_array_entries, check_float, check_int, check_random_state
+from .._validation import (
+    RandomStateLike,
+    check_array_entries,
+    check_float,
+    check_int,
+    check_random_state,
+)
 from ..errors import ParameterError
 from ..objectives.losses import parse_label_range
 

@@ -191,8 +191,10 @@ def epsilon_lower_bound(outputs_D: Any, outputs_Dprime: Any, *,
         fraction = check_float("selection_fraction", selection_fraction, owner, high=1.0)
         if s_D.size < 2 or s_Dp.size < 2:
             raise ParameterError(
-                "epsilon_lower_bound: threshold=None needs at least 2 runs per data set (one to select "
-                "the event, one to evaluate it); pass more runs or a threshold.")
+                "epsilon_lower_bound: threshold=None needs at least 2 runs per data set (one to "
+                "select "
+                "the event, one to evaluate it); pass more runs or a threshold."
+            )
         kD, kDp = split(s_D.size, fraction), split(s_Dp.size, fraction)
         threshold, chosen, _ = select_event(s_D[:kD], s_Dp[:kDp], s_D.size - kD, s_Dp.size - kDp,
                                             alpha / 2.0, delta, q)
@@ -241,7 +243,8 @@ def _run(mechanism: Callable[[Any, np.random.Generator], Any], data: Any, n_runs
     except (TypeError, ValueError, OverflowError):
         raise ParameterError(
             "audit: the mechanism's outputs must be arrays of float64 numbers of one shape; "
-            "they could not be converted (complex numbers: return their real parts as numbers).") from None
+            "they could not be converted (complex numbers: return their real parts as numbers)."
+        ) from None
     if out.ndim and out.shape[0] == n_runs and out.size == 0:
         raise ParameterError("audit: the mechanism returned empty outputs; a release is numbers.")
     if out.ndim == 0 or out.shape[0] != n_runs:
@@ -259,13 +262,19 @@ def _check_neighbours(D: Any, D_prime: Any) -> None:
     more than one record changed (a bound on those would not bound ε). Other data (e.g. the
     utilities of :func:`exponential_mechanism_pair`) are passed on unchecked."""
     def rows(data: Any) -> tuple[np.ndarray, np.ndarray] | None:
-        if not (isinstance(data, tuple) and len(data) == 2 and all(hasattr(a, "shape") for a in data)):
+        if not (
+            isinstance(data, tuple) and len(data) == 2 and all(hasattr(a, "shape") for a in data)
+        ):
             return None
         X, y = np.asarray(data[0]), np.asarray(data[1])
         return (X, y) if X.ndim == 2 and y.ndim == 1 and len(X) == len(y) else None
     a, b = rows(D), rows(D_prime)
     if a is None or b is None:  # plain arrays: one record per row (or entry)
-        if isinstance(D, np.ndarray) and isinstance(D_prime, np.ndarray) and D.shape != D_prime.shape:
+        if (
+            isinstance(D, np.ndarray)
+            and isinstance(D_prime, np.ndarray)
+            and D.shape != D_prime.shape
+        ):
             raise ParameterError(f"audit: D and D' must be replace-one neighbours, arrays of one "
                                  f"shape; got {D.shape} and {D_prime.shape}.")
         return
@@ -273,18 +282,31 @@ def _check_neighbours(D: Any, D_prime: Any) -> None:
         raise ParameterError(f"audit: D and D' must be replace-one neighbours, rows of one shape; "
                              f"got {a[0].shape} and {b[0].shape}.")
     def differ(x: np.ndarray, y: np.ndarray) -> np.ndarray:  # NaN in both: the same value
-        return (x != y) & ~(np.isnan(x) & np.isnan(y)) if x.dtype.kind == "f" == y.dtype.kind else x != y
+        return (
+            (x != y) & ~(np.isnan(x) & np.isnan(y))
+            if x.dtype.kind == "f" == y.dtype.kind
+            else x != y
+        )
+
     changed = int(np.sum(np.any(differ(a[0], b[0]), axis=1) | differ(a[1], b[1])))
     if changed > 1:
         raise ParameterError(f"audit: D and D' must differ in at most one record; they differ in "
                              f"{changed}. Audit replace-one neighbours.")
 
 
-def audit(mechanism: Callable[[Any, np.random.Generator], Any], D: Any, D_prime: Any, *,
-          n_runs: int, confidence: float = 0.95,
-          statistic: Callable[[np.ndarray], float] | None = None,
-          random_state: RandomStateLike = None, delta: float = 0.0, selection_fraction: float = 0.5,
-          quantiles: Sequence[float] | None = None) -> AuditResult:
+def audit(
+    mechanism: Callable[[Any, np.random.Generator], Any],
+    D: Any,
+    D_prime: Any,
+    *,
+    n_runs: int,
+    confidence: float = 0.95,
+    statistic: Callable[[np.ndarray], float] | None = None,
+    random_state: RandomStateLike = None,
+    delta: float = 0.0,
+    selection_fraction: float = 0.5,
+    quantiles: Sequence[float] | None = None,
+) -> AuditResult:
     """Audit a mechanism on an adjacent pair: a lower bound on its ε ([JUO20]_, [NST+21]_).
 
     Runs ``mechanism(D, rng)`` and ``mechanism(D_prime, rng)`` ``n_runs`` times each (or

@@ -50,14 +50,17 @@ def statistic_values(outputs: Any, statistic: Callable[[np.ndarray], float] | No
             s = np.asarray(outputs, dtype=float)
         except (TypeError, ValueError, OverflowError):
             raise ParameterError(
-                f"{caller}: with statistic=None, {name} must be an array of float64 numbers, one scalar per "
-                f"run; it could not be converted. Pass statistic=callable mapping one output to a float."
+                f"{caller}: with statistic=None, {name} must be an array of float64 numbers, one "
+                "scalar per "
+                "run; it could not be converted. Pass statistic=callable mapping one output to a "
+                "float."
             ) from None
         if s.ndim == 2 and s.shape[1] == 1:
             s = s[:, 0]
         if s.ndim != 1:
             raise ParameterError(
-                f"{caller}: with statistic=None, {name} must hold one scalar per run (shape (n_runs,)); "
+                f"{caller}: with statistic=None, {name} must hold one scalar per run (shape "
+                "(n_runs,)); "
                 f"got shape {s.shape}. Pass statistic=callable mapping one output to a float."
             )
     else:
@@ -210,8 +213,10 @@ def float_consistency_statistic(center: Any) -> Callable[[np.ndarray], float]:
     def float_consistency(o: np.ndarray) -> float:
         o = np.asarray(o, dtype=float).ravel()
         if o.size != c.size and c.size != 1:
-            raise ParameterError(f"float_consistency_statistic: an output of {o.size} number(s) "
-                                 f"against a center of {c.size}; give a center of the outputs' shape.")
+            raise ParameterError(
+                f"float_consistency_statistic: an output of {o.size} number(s) "
+                f"against a center of {c.size}; give a center of the outputs' shape."
+            )
         return float(np.any((o - c) + c != o))
 
     return float_consistency
@@ -243,5 +248,8 @@ def objective_llr(tD: TemplateT, dD: float, tDp: TemplateT, dDp: float,
         th = np.asarray(theta, dtype=float).ravel()
         bD = -tD.n * np.ravel(tD.objective(th, None, dD)[1])
         bDp = -tDp.n * np.ravel(tDp.objective(th, None, dDp)[1])
-        return round(noise_term(bD, bDp) + float(logdet(tD, th, dD) - logdet(tDp, th, dDp)), LLR_DECIMALS)
+        return round(
+            noise_term(bD, bDp) + float(logdet(tD, th, dD) - logdet(tDp, th, dDp)), LLR_DECIMALS
+        )
+
     return llr_objective

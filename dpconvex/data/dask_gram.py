@@ -174,7 +174,10 @@ class DaskGram:
             blocks = list(self.Z.to_delayed().ravel())
             keep = self.persist
             if keep is None:
-                keep = 8.0 * self.n * self.D <= dask_rows.PERSIST_FRACTION * dask_rows._cluster_memory()
+                keep = (
+                    8.0 * self.n * self.D
+                    <= dask_rows.PERSIST_FRACTION * dask_rows._cluster_memory()
+                )
             if keep:  # spread round-robin over the workers (a preference, see _near)
                 workers = _workers()
                 spread = []
@@ -235,8 +238,11 @@ class DaskGram:
         row chunk: a shallow copy whose ``Z``, ``n`` and per-record arrays (leading dimension
         n: labels, components, masks) are the chunk's; everything else is shared."""
         n = self.n
-        per_record = {k: v for k, v in vars(template).items()
-                      if k != "Z" and isinstance(v, np.ndarray) and v.ndim >= 1 and v.shape[0] == n}
+        per_record = {
+            k: v
+            for k, v in vars(template).items()
+            if k != "Z" and isinstance(v, np.ndarray) and v.ndim >= 1 and v.shape[0] == n
+        }
         stub = copy.copy(template)
         for k, v in vars(template).items():
             if k in per_record or v is self or k == "_cvx":
@@ -255,7 +261,9 @@ class DaskGram:
         self._bound, self._memo = template, None
         return self
 
-    def data_loss(self, template: ChunkedLossTemplate, Phi: np.ndarray) -> tuple[float, np.ndarray]:
+    def data_loss(
+        self, template: ChunkedLossTemplate, Phi: np.ndarray
+    ) -> tuple[float, np.ndarray]:
         """``template.data_loss(Phi)`` in one distributed pass (module docstring); the last
         result is kept for a repeated call at the same Φ (e.g. the residual check)."""
         Phi = np.ascontiguousarray(Phi, dtype=float)

@@ -31,13 +31,30 @@ import scipy.sparse as sp
 from .._validation import check_matrix_body, check_numeric_dtype
 from ..errors import DataTypeError, DataValidationError, DPConvexError, ParameterError, SolverError
 from ..privacy.certificate import RowMap
-from .operators import _SPARSE_MAX_DENSITY, _SPARSE_MIN_ENTRIES, CSRRows, DenseRows, ScaledRows, clip_scale
+from .operators import (
+    _SPARSE_MAX_DENSITY,
+    _SPARSE_MIN_ENTRIES,
+    CSRRows,
+    DenseRows,
+    ScaledRows,
+    clip_scale,
+)
 from .operators import row_norms as _row_norms
 from .preprocess import add_intercept as _add_intercept
 from .preprocess import clip_rows as _clip_dense_rows
 
-__all__ = ["COMPUTE_TIMEOUT", "NO_WORKERS_TIMEOUT", "PERSIST_FRACTION", "DaskRows", "check_dask", "compute",
-           "known_chunks", "split_rows", "wait_persisted", "whole_rows"]
+__all__ = [
+    "COMPUTE_TIMEOUT",
+    "NO_WORKERS_TIMEOUT",
+    "PERSIST_FRACTION",
+    "DaskRows",
+    "check_dask",
+    "compute",
+    "known_chunks",
+    "split_rows",
+    "wait_persisted",
+    "whole_rows",
+]
 
 #: The preprocessed rows are persisted on the workers when they take at most this
 #: fraction of the cluster's worker memory (docs/guide/dask.md#dask-memory).
@@ -238,10 +255,14 @@ def _nonfinite_block(B: np.ndarray, caller: str = "check_dask", name: str = "X")
 def _dense_chunks_only(chunk: Any, caller: str, name: str) -> DataTypeError:
     kind = f"{type(chunk).__module__.split('.')[0]} {type(chunk).__name__}"
     return DataTypeError(
-        f"{caller}: {name} is a Dask array of {kind} chunks, and the Dask backend reads dense NumPy "
-        f"chunks. Make them dense ({name}.map_blocks(lambda b: b.toarray()) for scipy.sparse chunks) "
-        "if the dense chunks fit in the workers' memory, or pass the rows in memory as a SciPy CSR "
-        "matrix (read without densifying).")
+        f"{caller}: {name} is a Dask array of {kind} chunks, and the Dask backend reads dense "
+        "NumPy "
+        f"chunks. Make them dense ({name}.map_blocks(lambda b: b.toarray()) for scipy.sparse "
+        "chunks) "
+        "if the dense chunks fit in the workers' memory, or pass the rows in memory as a SciPy "
+        "CSR "
+        "matrix (read without densifying)."
+    )
 
 
 def _part_block(B: Any, part: np.ndarray, i: int) -> Any:
@@ -319,7 +340,8 @@ def _no_workers(client: Any) -> bool:
 
 def _timed_out(caller: str, what: str, seconds: float, key: str) -> SolverError:
     return SolverError(
-        f"{caller}: the Dask cluster {what} {seconds:g} s ({key}); the computation was cancelled, no "
+        f"{caller}: the Dask cluster {what} {seconds:g} s ({key}); the computation was cancelled, "
+        "no "
         "model is released and no privacy budget is charged. Check that the cluster has live "
         f"workers (client.wait_for_workers(1)), or allow more time with dask.config.set("
         f"{{{key!r}: seconds}}), then fit again."
@@ -620,14 +642,20 @@ class DaskRows:
 
     def rmatvec(self, v: np.ndarray) -> np.ndarray:
         """Xᵀ v, shape (p,): per-chunk X_cᵀ v_c, summed on the cluster."""
-        parts = [_delayed(_rmatvec_block)(b, s, self._signs, vc)
-                 for (b, s), vc in zip(self._pairs(), self._split(v, "DaskRows.rmatvec"), strict=True)]
+        parts = [
+            _delayed(_rmatvec_block)(b, s, self._signs, vc)
+            for (b, s), vc in zip(self._pairs(), self._split(v, "DaskRows.rmatvec"), strict=True)
+        ]
         return np.array(_reduce(parts, 8 * self.p)[0])
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
         """Σ_i d_i x_i x_iᵀ, a dense (p, p) array: per-chunk Grams summed on the cluster."""
-        parts = [_delayed(_gram_block)(b, s, self._signs, dc)
-                 for (b, s), dc in zip(self._pairs(), self._split(d, "DaskRows.weighted_gram"), strict=True)]
+        parts = [
+            _delayed(_gram_block)(b, s, self._signs, dc)
+            for (b, s), dc in zip(
+                self._pairs(), self._split(d, "DaskRows.weighted_gram"), strict=True
+            )
+        ]
         return np.array(_reduce(parts, 8 * self.p * self.p)[0])
 
     def margin_sums(self, w: np.ndarray, loss: MarginLoss, *, gradient: bool = True, step: int = 0
@@ -683,7 +711,9 @@ class DaskRows:
 
     def row_norms(self) -> np.ndarray:
         """||x_i||_2 for every row, shape (n,) (the overflow-safe dense kernel per chunk)."""
-        return np.concatenate(compute(*[_delayed(_norms_block)(b, s, self._signs) for b, s in self._pairs()]))
+        return np.concatenate(
+            compute(*[_delayed(_norms_block)(b, s, self._signs) for b, s in self._pairs()])
+        )
 
     def max_row_norm(self) -> float:
         """max_i ||x_i||_2, taken per chunk on the workers (one pass; no vector of length n)."""
@@ -765,12 +795,16 @@ class DaskRows:
         if self.persisted or self.persist is False:
             return self
         budget = np.inf if self.persist else PERSIST_FRACTION * _cluster_memory()
-        dense = list(zip(self.X.to_delayed().ravel(), self._scale or [None] * self.n_chunks, strict=True))
+        dense = list(
+            zip(self.X.to_delayed().ravel(), self._scale or [None] * self.n_chunks, strict=True)
+        )
         size = self.nbytes
         if size > budget:  # count the non-zeros: the CSR chunks may fit
             size = sum(compute(*[_delayed(_compact_bytes)(b, s) for b, s in dense]))
         if size <= budget:
-            self._delayed_blocks = list(dask.persist(*[_delayed(_compact_block)(b, s) for b, s in dense]))
+            self._delayed_blocks = list(
+                dask.persist(*[_delayed(_compact_block)(b, s) for b, s in dense])
+            )
             self.persisted, self._memo = True, None
         return self
 
@@ -798,8 +832,14 @@ class DaskRows:
         if self._delayed_blocks is None:
             if self._implicit is not None:
                 source, bound, value = self._implicit
-                self._delayed_blocks = [_delayed(_implicit_block)(b, bound, value, s) for b, s in zip(
-                    source.to_delayed().ravel(), self._scale or [None] * self.n_chunks, strict=True)]
+                self._delayed_blocks = [
+                    _delayed(_implicit_block)(b, bound, value, s)
+                    for b, s in zip(
+                        source.to_delayed().ravel(),
+                        self._scale or [None] * self.n_chunks,
+                        strict=True,
+                    )
+                ]
             else:
                 self._delayed_blocks = list(self.X.to_delayed().ravel())
         return self._delayed_blocks
@@ -839,12 +879,17 @@ def check_dask(X: Any, caller: str, *, name: str = "X", n_features: int | None =
     if isinstance(X, dd.DataFrame):
         from pandas.api.types import is_complex_dtype, is_numeric_dtype
 
-        bad = [str(c) for c, t in X.dtypes.items() if not is_numeric_dtype(t) or is_complex_dtype(t)]
+        bad = [
+            str(c) for c, t in X.dtypes.items() if not is_numeric_dtype(t) or is_complex_dtype(t)
+        ]
         if bad:
             raise DataTypeError(
-                f"{caller}: {name} has non-numeric column(s) {bad[:5]!r}. Encode them with a public "
-                "schema first (dpconvex.datasets.dask_loaders.from_dataframe applies a PublicSchema "
-                "per partition).")
+                f"{caller}: {name} has non-numeric column(s) {bad[:5]!r}. Encode them with a "
+                "public "
+                "schema first (dpconvex.datasets.dask_loaders.from_dataframe applies a "
+                "PublicSchema "
+                "per partition)."
+            )
         if any(t != np.float64 for t in X.dtypes):  # pandas' nullable ones too (NA: NaN, refused)
             X = X.astype("float64")
         X = X.to_dask_array(lengths=tuple(int(v) for v in compute(X.map_partitions(len))[0]))

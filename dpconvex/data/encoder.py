@@ -30,7 +30,13 @@ from .._validation import (
     is_dask_collection,
     with_feature_names,
 )
-from ..errors import DataTypeError, DataValidationError, ParameterError, PrivacyLeakWarning, user_stacklevel
+from ..errors import (
+    DataTypeError,
+    DataValidationError,
+    ParameterError,
+    PrivacyLeakWarning,
+    user_stacklevel,
+)
 from .ranged_rows import RangedRows
 from .row_scaling import check_row_norm, normalize_rows
 from .schema import OTHER, PublicSchema
@@ -39,8 +45,10 @@ from .tables import dtype_kind, integer_text, is_missing, table_columns
 __all__ = ["PublicEncoder", "category_codes", "encode", "encode_parts"]
 
 _SUGGESTED_TEXT = (
-    "PublicEncoder was given a schema drafted by draft_schema from data: its ranges and vocabularies are "
-    "statistics of that data, so this encoding is not covered by any privacy guarantee. Review the "
+    "PublicEncoder was given a schema drafted by draft_schema from data: its ranges and "
+    "vocabularies are "
+    "statistics of that data, so this encoding is not covered by any privacy guarantee. Review "
+    "the "
     "draft, print(schema.to_code()), and use the reviewed schema written in your code instead."
 )
 
@@ -70,11 +78,16 @@ def _texts(v: Any) -> tuple[str, ...]:
     """The texts a value that is not text matches: ``str(v)``, and for an integral number also
     its other form ("1" and "1.0"), so that whether missing values made the column float (a
     fact of the other records) changes no record's encoding."""
-    text = integer_text(int(v)) if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else str(v)
+    text = (
+        integer_text(int(v))
+        if isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+        else str(v)
+    )
     try:
         if isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and \
                 math.isfinite(v) and float(v).is_integer():
-            return text, integer_text(int(v)), str(float(int(v)))  # (-0.0 matches "0" and "0.0" too)
+            # (-0.0 matches "0" and "0.0" too)
+            return text, integer_text(int(v)), str(float(int(v)))
     except OverflowError:  # an int beyond the float range: its own text only
         pass
     return (text,)
@@ -82,9 +95,11 @@ def _texts(v: Any) -> tuple[str, ...]:
 
 def _binary_text_message(caller: str, column: str, positive: Any, holds: str) -> str:
     """The refusal of a numeric positive value for a column of text (one message for both checks)."""
-    return (f"{caller}: binary column {column!r} holds {holds}, but its positive value "
-            f"{_short_repr(positive)} is a number, which no text equals: every record would be 0. "
-            "Declare Binary(positive=...) with the text that means yes, e.g. Binary(positive=\"yes\").")
+    return (
+        f"{caller}: binary column {column!r} holds {holds}, but its positive value "
+        f"{_short_repr(positive)} is a number, which no text equals: every record would be 0. "
+        "Declare Binary(positive=...) with the text that means yes, e.g. Binary(positive=\"yes\")."
+    )
 
 
 def _check_dtype(schema: PublicSchema, column: str, dtype: Any, caller: str) -> None:
@@ -108,8 +123,10 @@ def _check_dtype(schema: PublicSchema, column: str, dtype: Any, caller: str) -> 
                 "vocabulary, or convert it to numbers yourself first (e.g. pandas.to_numeric).")
         if kind == "time":
             raise DataTypeError(
-                f"{caller}: column {column!r} is declared Numeric but holds {holds}; convert it to "
-                "numbers with a public map first (e.g. days since a fixed date).")
+                f"{caller}: column {column!r} is declared Numeric but holds {holds}; convert it "
+                "to "
+                "numbers with a public map first (e.g. days since a fixed date)."
+            )
         lo, hi = schema.numeric[column]
         if kind == "bool" and (hi <= 0 or lo >= 1):
             raise DataTypeError(
@@ -133,25 +150,32 @@ def _check_dtype(schema: PublicSchema, column: str, dtype: Any, caller: str) -> 
                    "vocabulary, Categorical((\"0\", \"1\", ...)).")
             raise DataTypeError(
                 f"{caller}: categorical column {column!r} holds {holds}, which are compared with "
-                f"the vocabulary as text, and no vocabulary entry ({_short_repr(never)}) is the text "
-                f"of any such value: every record would go to the '{OTHER}' slot. {fix}")
+                f"the vocabulary as text, and no vocabulary entry ({_short_repr(never)}) is the "
+                "text "
+                f"of any such value: every record would go to the '{OTHER}' slot. {fix}"
+            )
     if column in schema.binary:
         positive = schema.binary[column]
         if isinstance(positive, str):
             if kind in ("bool", "int", "float") and not _number_text(positive, kind):
                 raise DataTypeError(
-                    f"{caller}: binary column {column!r} holds {holds}, which are compared with the "
-                    f"positive value {_short_repr(positive)} as text, and no such value has that text: "
+                    f"{caller}: binary column {column!r} holds {holds}, which are compared with "
+                    "the "
+                    f"positive value {_short_repr(positive)} as text, and no such value has that "
+                    "text: "
                     "every record would be 0. Declare the positive value as the number (or bool) "
-                    "that means yes, e.g. Binary(positive=1).")
+                    "that means yes, e.g. Binary(positive=1)."
+                )
         elif kind == "text":
             raise DataTypeError(_binary_text_message(caller, column, positive, holds))
         elif (kind == "bool" and positive not in (0, 1)) or (
                 kind == "int" and isinstance(positive, float) and not positive.is_integer()):
             raise DataTypeError(
                 f"{caller}: binary column {column!r} holds {holds}, and none of them equals the "
-                f"positive value {_short_repr(positive)}: every record would be 0. Declare the value "
-                "that means yes, e.g. Binary(positive=1) (or positive=True for bools).")
+                f"positive value {_short_repr(positive)}: every record would be 0. Declare the "
+                "value "
+                "that means yes, e.g. Binary(positive=1) (or positive=True for bools)."
+            )
 
 
 def _numeric_values(values: np.ndarray, column: str, caller: str) -> np.ndarray:
@@ -160,13 +184,17 @@ def _numeric_values(values: np.ndarray, column: str, caller: str) -> np.ndarray:
     try:
         x = np.array(values, dtype=np.float64, copy=True)
     except (TypeError, ValueError, OverflowError):
-        raise DataValidationError(f"{caller}: column {column!r} must hold real numbers that fit in "
-                                  "float64.") from None
+        raise DataValidationError(
+            f"{caller}: column {column!r} must hold real numbers that fit in float64."
+        ) from None
     if not np.all(np.isfinite(x)):  # the message counts nothing (a data statistic)
         raise DataValidationError(
-            f"{caller}: column {column!r} contains NaN, infinite values or numbers beyond float64 (about "
-            "1.8e308). Drop those records or fill them with a public value first (a value computed from "
-            "the data costs privacy), or rescale the column with a public constant.")
+            f"{caller}: column {column!r} contains NaN, infinite values or numbers beyond float64 "
+            "(about "
+            "1.8e308). Drop those records or fill them with a public value first (a value "
+            "computed from "
+            "the data costs privacy), or rescale the column with a public constant."
+        )
     return x
 
 
@@ -188,7 +216,9 @@ def category_codes(values: Sequence[Any], vocabulary: Sequence[Any]) -> np.ndarr
 
     if isinstance(values, np.ndarray) and values.dtype.kind in "biuf":  # once per distinct value
         distinct, inverse = np.unique(values, return_inverse=True)
-        return np.fromiter(map(code, distinct.tolist()), dtype=np.intp, count=len(distinct))[inverse]
+        return np.fromiter(map(code, distinct.tolist()), dtype=np.intp, count=len(distinct))[
+            inverse
+        ]
     seq = values.tolist() if isinstance(values, np.ndarray) else values
     return np.fromiter(map(code, seq), dtype=np.intp, count=len(seq))
 
@@ -198,16 +228,20 @@ def _binary_values(values: np.ndarray, positive: Any, column: str, caller: str) 
     kind = values.dtype.kind
     if kind in "biuf" and not isinstance(positive, str):
         if kind == "f" and np.any(np.isnan(values)):
-            raise DataValidationError(f"{caller}: binary column {column!r} contains missing (NaN) "
-                                      "values; drop those records or fill them with a public value first.")
+            raise DataValidationError(
+                f"{caller}: binary column {column!r} contains missing (NaN) "
+                "values; drop those records or fill them with a public value first."
+            )
         return (values == positive).astype(np.float64)
     seq = values.tolist()
     out = np.empty(len(seq), dtype=np.float64)
     for i, v in enumerate(seq):
         if is_missing(v):
-            raise DataValidationError(f"{caller}: binary column {column!r} contains missing values "
-                                      "(None, NaN, pandas NA); drop those records or fill them "
-                                      "with a public value first.")
+            raise DataValidationError(
+                f"{caller}: binary column {column!r} contains missing values "
+                "(None, NaN, pandas NA); drop those records or fill them "
+                "with a public value first."
+            )
         if isinstance(positive, str):
             out[i] = (v == positive if isinstance(v, str) else
                       v.decode("utf-8", "replace") == positive if isinstance(v, bytes) else
@@ -335,7 +369,9 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
     (3,)
     """
 
-    def __init__(self, schema: PublicSchema, *, row_norm: str = "none", data_norm: float = 1.0) -> None:
+    def __init__(
+        self, schema: PublicSchema, *, row_norm: str = "none", data_norm: float = 1.0
+    ) -> None:
         self.schema = schema
         self.row_norm = row_norm
         self.data_norm = data_norm
@@ -351,7 +387,9 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         q = check_float("data_norm", self.data_norm, owner)
         return self.schema, row_norm, q
 
-    def _read(self, X: Any, schema: PublicSchema, caller: str) -> tuple[np.ndarray | None, dict[str, Any]]:
+    def _read(
+        self, X: Any, schema: PublicSchema, caller: str
+    ) -> tuple[np.ndarray | None, dict[str, Any]]:
         """Check the table against the schema; return its names and the encoder's inputs
         (``caller``, "PublicEncoder.fit" or ".transform", opens the messages)."""
         names, cols, dtypes = table_columns(X, caller)
@@ -379,10 +417,13 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
                 "each column of X in the schema (its public range or vocabulary, None if unused).")
         if names is None and len(cols) != len(expected):
             raise DataValidationError(
-                f"{caller}: X has {len(cols)} column(s) (n_features = {len(cols)}), but the schema "
+                f"{caller}: X has {len(cols)} column(s) (n_features = {len(cols)}), but the "
+                "schema "
                 f"declares {len(expected)} "
-                f"(read by position, in this order: {_short_repr(expected)}). Rows a PublicEncoder "
-                "made are encoded already: give the schema to one of the two, not both.")
+                f"(read by position, in this order: {_short_repr(expected)}). Rows a "
+                "PublicEncoder "
+                "made are encoded already: give the schema to one of the two, not both."
+            )
         for col, dtype in zip(expected, dtypes, strict=True):
             _check_dtype(schema, col, dtype, caller)
         parts: dict[str, Any] = {"numeric": {}, "codes": {}, "binary": {}}
@@ -391,14 +432,18 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
                 parts["numeric"][col] = _numeric_values(values, col, caller)
             elif col in schema.categories:
                 if values.dtype.kind == "c":
-                    raise DataTypeError(f"{caller}: categorical column {col!r} holds complex numbers; "
-                                        "convert them to text or to real numbers first.")
+                    raise DataTypeError(
+                        f"{caller}: categorical column {col!r} holds complex numbers; "
+                        "convert them to text or to real numbers first."
+                    )
                 parts["codes"][col] = category_codes(values, schema.categories[col])
             elif col in schema.binary:
                 parts["binary"][col] = _binary_values(values, schema.binary[col], col, caller)
         return (None if names is None else np.asarray(names, dtype=object)), parts
 
-    def _encode(self, parts: dict[str, Any], schema: PublicSchema, row_norm: str, q: float) -> np.ndarray:
+    def _encode(
+        self, parts: dict[str, Any], schema: PublicSchema, row_norm: str, q: float
+    ) -> np.ndarray:
         Z = encode_parts(schema, parts["numeric"], parts["codes"], parts["binary"])
         if row_norm == "unit":
             unit = normalize_rows(Z, q)
@@ -463,11 +508,16 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
                 and feature_names_of(X, caller) is None and not is_dask_collection(X) \
                 and not sp.issparse(X):
             raise DataValidationError(
-                f"{caller}: the encoder was fitted on a table with named columns, but X has no column "
-                "names (a NumPy array or a frame with unnamed columns); its columns would be read by "
-                "position, and swapped columns would go unnoticed. Pass a pandas DataFrame with the "
-                "schema's columns by name, in its order: X[list(schema.columns)] of the original frame, "
-                "or pd.DataFrame(X, columns=list(schema.columns)) once the order is checked.")
+                f"{caller}: the encoder was fitted on a table with named columns, but X has no "
+                "column "
+                "names (a NumPy array or a frame with unnamed columns); its columns would be read "
+                "by "
+                "position, and swapped columns would go unnoticed. Pass a pandas DataFrame with "
+                "the "
+                "schema's columns by name, in its order: X[list(schema.columns)] of the original "
+                "frame, "
+                "or pd.DataFrame(X, columns=list(schema.columns)) once the order is checked."
+            )
         if not isinstance(X, Mapping):
             check_feature_names(self, X, caller)
         schema, row_norm, q = self._params()
@@ -480,8 +530,10 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         check_fitted(self, "n_features_in_")
         schema = self._params()[0]
         if input_features is not None and list(input_features) != list(schema.columns):
-            raise DataValidationError(f"{type(self).__name__}.get_feature_names_out: input_features must "
-                                      f"be the schema's columns {_short_repr(list(schema.columns))}.")
+            raise DataValidationError(
+                f"{type(self).__name__}.get_feature_names_out: input_features must "
+                f"be the schema's columns {_short_repr(list(schema.columns))}."
+            )
         return np.asarray(schema.feature_names, dtype=object)
 
     def __sklearn_tags__(self) -> Any:
@@ -500,7 +552,9 @@ def _numeric_column(values: object, column: str, caller: str) -> np.ndarray:
     try:
         raw = np.asarray(values)
     except (TypeError, ValueError) as exc:  # ragged nested sequences
-        raise ParameterError(f"{caller}: {name} must be an array of real numbers ({exc}).") from None
+        raise ParameterError(
+            f"{caller}: {name} must be an array of real numbers ({exc})."
+        ) from None
     check_numeric_dtype(raw, caller, name)
     try:
         x = np.array(raw, dtype=np.float64, copy=True)
@@ -566,7 +620,9 @@ def encode(schema: PublicSchema, numeric_values: Mapping[str, np.ndarray],
         if missing:
             raise ParameterError(f"encode: '{name}' has no values for column(s) {missing!r}; "
                                  "pass every column of the schema.")
-    lengths = {len(np.atleast_1d(numeric_values[c])) for c in schema.columns if c in schema.numeric}
+    lengths = {
+        len(np.atleast_1d(numeric_values[c])) for c in schema.columns if c in schema.numeric
+    }
     lengths |= {len(np.atleast_1d(codes[c])) for c in schema.columns if c in schema.categories}
     if len(lengths) != 1:
         raise ParameterError("encode: the columns have different numbers of records "

@@ -19,8 +19,17 @@ from functools import cache
 
 import numpy as np
 
-__all__ = ["K_MAX", "K_MIN", "N_CELLS", "N_OCTAVES", "SUB_CELLS", "cell_counts", "cell_edges", "cell_of",
-           "octave_of_cell"]
+__all__ = [
+    "K_MAX",
+    "K_MIN",
+    "N_CELLS",
+    "N_OCTAVES",
+    "SUB_CELLS",
+    "cell_counts",
+    "cell_edges",
+    "cell_of",
+    "octave_of_cell",
+]
 
 #: The smallest octave [2^K_MIN, 2^(K_MIN+1)); smaller magnitudes share the cell around 0.
 K_MIN = -20

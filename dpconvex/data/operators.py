@@ -307,10 +307,16 @@ class ScaledRows:
         self.n = base.n
         self.p = base.p + (self.column is not None)
         self.is_sparse = bool(base.is_sparse)
-        if self.scale.shape != (self.n,) or (self.column is not None and self.column.shape != (self.n,)):
+        if self.scale.shape != (self.n,) or (
+            self.column is not None and self.column.shape != (self.n,)
+        ):
             raise ValueError(f"ScaledRows.__init__: needs a scale and a column of shape "
                              f"({self.n},), one entry per row of the base rows.")
-        zeroed = (self.scale == 0.0) if self.column is None else ((self.scale == 0.0) & (self.column == 0.0))
+        zeroed = (
+            (self.scale == 0.0)
+            if self.column is None
+            else ((self.scale == 0.0) & (self.column == 0.0))
+        )
         #: The zero rows (s_i = 0 and t_i = 0), or None when there are none.
         self.zeroed = zeroed if zeroed.any() else None
 
@@ -407,8 +413,12 @@ class ScaledRows:
     def scale_rows(self, s: np.ndarray) -> ScaledRows:
         """Row i times s_i: the factors change, the stored rows are shared."""
         s = np.asarray(s, dtype=float)
-        return ScaledRows(self.base, self.scale * s, None if self.column is None else self.column * s,
-                          base_norms=self.base_norms)
+        return ScaledRows(
+            self.base,
+            self.scale * s,
+            None if self.column is None else self.column * s,
+            base_norms=self.base_norms,
+        )
 
     def map_rows(self, f: Callable[[Any], Any]) -> DesignOperator:
         M = self.matrix
@@ -486,7 +496,9 @@ def check_sparse(X: Any, caller: str, *, name: str = "X", n_features: int | None
     """The checks of :func:`dpconvex.data.validation.check_array` on SciPy sparse rows' stored
     entries; return a float64 ``csr_array`` (:func:`canonical_csr`)."""
     if not sp.issparse(X):
-        raise DataTypeError(f"{caller}: {name} must be a scipy.sparse matrix; got {type(X).__name__}.")
+        raise DataTypeError(
+            f"{caller}: {name} must be a scipy.sparse matrix; got {type(X).__name__}."
+        )
     if X.ndim != 2:
         raise DataValidationError(
             f"{caller}: {name} must be 2-D (n_samples, n_features); got shape {X.shape}.")

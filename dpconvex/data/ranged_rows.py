@@ -11,9 +11,11 @@ __all__ = ["SUGGESTED_SOURCE", "PublicArray", "RangedRows", "rows_feature_range"
 
 #: The certificate line of rows encoded by (or ranges taken from) a schema read from the data
 #: (``suggested=True``): a fit on them is not private (ε = ∞; docs/guide/own_data.md).
-SUGGESTED_SOURCE = ("the schema is marked as read from the data (suggested=True): its ranges and "
-                    "vocabularies are NOT public, and no guarantee covers them or the model fitted "
-                    "on what they encode (epsilon = inf)")
+SUGGESTED_SOURCE = (
+    "the schema is marked as read from the data (suggested=True): its ranges and "
+    "vocabularies are NOT public, and no guarantee covers them or the model fitted "
+    "on what they encode (epsilon = inf)"
+)
 
 
 class PublicArray(np.ndarray):
@@ -83,7 +85,9 @@ class RangedRows(PublicArray):
         if obj is None:
             return
         ranges = getattr(obj, "feature_range", None)
-        same_columns = self.ndim == 2 and getattr(obj, "ndim", 0) == 2 and self.shape[1] == obj.shape[1]
+        same_columns = (
+            self.ndim == 2 and getattr(obj, "ndim", 0) == 2 and self.shape[1] == obj.shape[1]
+        )
         self.feature_range = ranges if same_columns else None
         self.source = getattr(obj, "source", None) if same_columns else None
 
@@ -114,7 +118,9 @@ def _selects_rows(key: Any) -> bool:
     if not isinstance(key, tuple):
         return True
     columns = key[1] if len(key) == 2 else slice(None)
-    return len(key) <= 2 and (columns is Ellipsis or (isinstance(columns, slice) and columns == slice(None)))
+    return len(key) <= 2 and (
+        columns is Ellipsis or (isinstance(columns, slice) and columns == slice(None))
+    )
 
 
 def rows_feature_range(X: Any) -> np.ndarray | None:

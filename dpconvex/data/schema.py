@@ -29,12 +29,17 @@ OTHER = "<other>"
 
 def _check_range(column: str, rng: object, caller: str) -> None:
     """A public range (lo, hi): two finite floats with lo < hi (``caller`` opens the message)."""
-    msg = (f"{caller}: the range of {column!r} must be two finite numbers (lo, hi) with lo < hi and "
-           f"hi - lo < 1.8e308. Got {_short_repr(rng)} instead.")
+    msg = (
+        f"{caller}: the range of {column!r} must be two finite numbers (lo, hi) with lo < hi and "
+        f"hi - lo < 1.8e308. Got {_short_repr(rng)} instead."
+    )
     if isinstance(rng, (str, bytes)) or not isinstance(rng, Sequence) or len(rng) != 2:
         raise ParameterError(msg)
     lo, hi = rng
-    if any(isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) for v in (lo, hi)):
+    if any(
+        isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating))
+        for v in (lo, hi)
+    ):
         raise ParameterError(msg)
     try:
         flo, fhi = float(lo), float(hi)
@@ -156,8 +161,10 @@ class Categorical:
             raise ParameterError("The 'vocabulary' parameter of Categorical repeats a category "
                                  "(or lists two texts of one number, e.g. '1' and '1.0').")
         if not len(voc) and not self.other:  # (empty with other=True: a private draft's may be)
-            raise ParameterError("The 'vocabulary' parameter of Categorical must list a category when "
-                                 "other=False (else it encodes no feature). Got an empty one instead.")
+            raise ParameterError(
+                "The 'vocabulary' parameter of Categorical must list a category when "
+                "other=False (else it encodes no feature). Got an empty one instead."
+            )
         object.__setattr__(self, "vocabulary", tuple(voc))
 
 
@@ -236,11 +243,15 @@ def norm_divisor(numeric: Mapping[str, tuple[float, float]] | Sequence[object],
     """
     owner = "norm_divisor"
     if isinstance(numeric, (str, bytes)) or not isinstance(numeric, (Mapping, Sequence)):
-        raise ParameterError(f"The 'numeric' parameter of {owner} must be a mapping of the numeric "
-                             f"columns' ranges (or a sequence of them). Got {_short_repr(numeric)}.")
+        raise ParameterError(
+            f"The 'numeric' parameter of {owner} must be a mapping of the numeric "
+            f"columns' ranges (or a sequence of them). Got {_short_repr(numeric)}."
+        )
     if categories is not None and not isinstance(categories, Mapping):
-        raise ParameterError(f"The 'categories' parameter of {owner} must be None or a mapping of "
-                             f"the categorical columns' vocabularies. Got {_short_repr(categories)}.")
+        raise ParameterError(
+            f"The 'categories' parameter of {owner} must be None or a mapping of "
+            f"the categorical columns' vocabularies. Got {_short_repr(categories)}."
+        )
     check_bool("centered", centered, owner)
     check_int("binary", binary, owner, low=0)
     n_other = (len(categories) if categories is not None else 0) + int(binary)
@@ -322,13 +333,17 @@ class PublicSchema:
     def __post_init__(self) -> None:
         """Refuse a schema the encoder cannot apply (named :class:`ParameterError`)."""
         owner, caller = "PublicSchema", "PublicSchema.__init__"
-        drafted = self._from_declarations(caller) if isinstance(self.columns, Mapping) else frozenset()
+        drafted = (
+            self._from_declarations(caller) if isinstance(self.columns, Mapping) else frozenset()
+        )
         cols = self.columns
         if isinstance(cols, (str, bytes)) or not isinstance(cols, Sequence) or not all(
                 isinstance(c, str) for c in cols):
-            raise ParameterError(f"The 'columns' parameter of {owner} must be a mapping of column "
-                                 "names to declarations (Numeric, Categorical, Binary, None) or a "
-                                 f"sequence of column names (str). Got {_short_repr(cols)} instead.")
+            raise ParameterError(
+                f"The 'columns' parameter of {owner} must be a mapping of column "
+                "names to declarations (Numeric, Categorical, Binary, None) or a "
+                f"sequence of column names (str). Got {_short_repr(cols)} instead."
+            )
         if len(set(cols)) != len(cols):
             dup = sorted({c for c in cols if list(cols).count(c) > 1})
             raise ParameterError(f"The 'columns' parameter of {owner} repeats {dup!r}; each "
@@ -336,8 +351,10 @@ class PublicSchema:
         for name, table in (("numeric", self.numeric), ("categories", self.categories),
                             ("binary", self.binary)):
             if not isinstance(table, Mapping):
-                raise ParameterError(f"The '{name}' parameter of {owner} must be a mapping keyed by "
-                                     f"column name. Got {_short_repr(table)} instead.")
+                raise ParameterError(
+                    f"The '{name}' parameter of {owner} must be a mapping keyed by "
+                    f"column name. Got {_short_repr(table)} instead."
+                )
             unknown = [c for c in table if c not in cols]
             if unknown:
                 raise ParameterError(f"The '{name}' parameter of {owner} names column(s) "
@@ -352,7 +369,10 @@ class PublicSchema:
             _check_range(c, rng, caller)
         for c, vocabulary in self.categories.items():
             try:
-                Categorical(vocabulary, other=not isinstance(self.other, (set, frozenset)) or c in self.other)
+                Categorical(
+                    vocabulary,
+                    other=not isinstance(self.other, (set, frozenset)) or c in self.other,
+                )
             except ParameterError as exc:
                 raise ParameterError(f"{caller}: column {c!r}: {exc}") from None
         for positive in self.binary.values():
@@ -388,9 +408,11 @@ class PublicSchema:
         object.__setattr__(self, "suggested", bool(self.suggested or drafted))
         if self.release is not None and not set(self.fingerprint.split()) <= set(
                 str(self.release.quantities.get("released schema", "")).split()):
-            raise ParameterError(f"{caller}: release= must be the certificate draft_schema released with "
-                                 "these declarations (schema.release); this one is another schema's, or "
-                                 "not draft_schema's. Leave release=None for a schema of public knowledge.")
+            raise ParameterError(
+                f"{caller}: release= must be the certificate draft_schema released with "
+                "these declarations (schema.release); this one is another schema's, or "
+                "not draft_schema's. Leave release=None for a schema of public knowledge."
+            )
 
     @property
     def fingerprint(self) -> str:
@@ -405,13 +427,17 @@ class PublicSchema:
         Returns the columns whose declaration carries the ``drafted`` mark.
         """
         if self.numeric or self.categories or self.binary or self.log_scaled or self.other:
-            raise ParameterError(f"{caller}: declare the columns either by a mapping of declarations or "
-                                 "by the tables (numeric=, categories=, ...), not both.")
+            raise ParameterError(
+                f"{caller}: declare the columns either by a mapping of declarations or "
+                "by the tables (numeric=, categories=, ...), not both."
+            )
         numeric, categories, binary, log, other = {}, {}, {}, set(), set()
         drafted = set()
         for name, decl in self.columns.items():
             if not isinstance(name, str):
-                raise ParameterError(f"{caller}: column names must be str. Got {_short_repr(name)}.")
+                raise ParameterError(
+                    f"{caller}: column names must be str. Got {_short_repr(name)}."
+                )
             if isinstance(decl, (Numeric, Categorical, Binary)) and decl.drafted:
                 drafted.add(name)
             if isinstance(decl, Numeric):
@@ -425,9 +451,11 @@ class PublicSchema:
             elif isinstance(decl, Binary):
                 binary[name] = decl.positive
             elif decl is not None:
-                raise ParameterError(f"{caller}: the declaration of {name!r} must be Numeric(...), "
-                                     f"Categorical(...), Binary(...) or None (not used). Got "
-                                     f"{_short_repr(decl)} instead.")
+                raise ParameterError(
+                    f"{caller}: the declaration of {name!r} must be Numeric(...), "
+                    f"Categorical(...), Binary(...) or None (not used). Got "
+                    f"{_short_repr(decl)} instead."
+                )
         for attr, value in (("columns", tuple(self.columns)), ("numeric", numeric),
                             ("categories", categories), ("binary", binary),
                             ("log_scaled", frozenset(log)), ("other", frozenset(other))):
@@ -480,7 +508,9 @@ class PublicSchema:
 
     def __repr__(self) -> str:
         body = ", ".join(f"{c!r}: {d!r}" for c, d in self.declarations.items())
-        extra = (", centered=True" if self.centered else "") + (", suggested=True" if self.suggested else "")
+        extra = (", centered=True" if self.centered else "") + (
+            ", suggested=True" if self.suggested else ""
+        )
         return f"PublicSchema({{{body}}}{extra})"
 
     @property
@@ -489,9 +519,13 @@ class PublicSchema:
         if self.suggested:
             return SUGGESTED_SOURCE
         if self.release is not None:
-            return (f"the schema was released by draft_schema at epsilon = {self.release.epsilon:.6g}, "
-                    f"delta = {self.release.delta:.3g} (its certificate: schema.release), a release of "
-                    "its own from the data set: the two epsilons and deltas add")
+            return (
+                "the schema was released by draft_schema at epsilon = "
+                f"{self.release.epsilon:.6g}, "
+                f"delta = {self.release.delta:.3g} (its certificate: schema.release), a release "
+                "of "
+                "its own from the data set: the two epsilons and deltas add"
+            )
         return None
 
     @property
@@ -515,7 +549,9 @@ class PublicSchema:
     @property
     def divisor(self) -> float:
         """The public constant each row is divided by; see :func:`norm_divisor`."""
-        return norm_divisor(self.numeric, self.categories, centered=self.centered, binary=len(self.binary))
+        return norm_divisor(
+            self.numeric, self.categories, centered=self.centered, binary=len(self.binary)
+        )
 
     def encoded_range(self, data_norm: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
         """Public per-feature range of a row encoded by ``PublicEncoder(self, data_norm=...)``.
@@ -545,7 +581,9 @@ class PublicSchema:
         lo: list[float] = []
         hi: list[float] = []
         for col in self.features:
-            width = (len(self.categories[col]) + (col in self.other) if col in self.categories else 1)
+            width = (
+                len(self.categories[col]) + (col in self.other) if col in self.categories else 1
+            )
             low, high = (numeric_lo, numeric_hi) if col in self.numeric else (0.0, 1.0)
             lo.extend([low] * width)
             hi.extend([high] * width)
@@ -555,7 +593,11 @@ class PublicSchema:
     @property
     def features(self) -> tuple[str, ...]:
         """The columns that give features (numeric, categorical or binary), in column order."""
-        return tuple(c for c in self.columns if c in self.numeric or c in self.categories or c in self.binary)
+        return tuple(
+            c
+            for c in self.columns
+            if c in self.numeric or c in self.categories or c in self.binary
+        )
 
     # ---------------------------------------------------------------- builders
     @classmethod
@@ -573,7 +615,9 @@ class PublicSchema:
                                  f"{_short_repr(ranges)} instead.")
         columns = tuple(f"{prefix}{i}" for i in range(len(ranges)))
         for c, rng in zip(columns, ranges, strict=True):
-            _check_range(c, tuple(rng) if isinstance(rng, np.ndarray) else rng, "PublicSchema.from_ranges")
+            _check_range(
+                c, tuple(rng) if isinstance(rng, np.ndarray) else rng, "PublicSchema.from_ranges"
+            )
         numeric = {c: (float(lo), float(hi)) for c, (lo, hi) in zip(columns, ranges, strict=True)}
         return cls(columns, numeric, centered=centered)
 
@@ -594,8 +638,10 @@ class PublicSchema:
             repeated = sorted({c for c in sel if list(sel).count(c) > 1})
             if repeated:
                 raise ParameterError(
-                    f"The '{name}' parameter of {caller} repeats column(s) {repeated!r}; name each "
-                    "column once (a repeated column would not be encoded twice).")
+                    f"The '{name}' parameter of {caller} repeats column(s) {repeated!r}; name "
+                    "each "
+                    "column once (a repeated column would not be encoded twice)."
+                )
             unknown = [c for c in sel if c not in valid]
             if unknown:
                 raise ParameterError(
@@ -608,7 +654,9 @@ class PublicSchema:
         if len(keep) == len(valid):
             return self
         declarations = self.declarations  # drafted declarations keep their mark
-        return PublicSchema({c: declarations[c] for c in keep}, centered=self.centered, release=self.release)
+        return PublicSchema(
+            {c: declarations[c] for c in keep}, centered=self.centered, release=self.release
+        )
 
     def to_code(self, name: str = "schema") -> str:
         """The Python source that assigns this schema to ``name``: paste it into your code.
@@ -624,10 +672,14 @@ class PublicSchema:
             lines += ["# Drafted by draft_schema from data: replace every bound and "
                       "vocabulary by", "# public knowledge before any private use."]
         if self.release is not None:
-            lines += [f"# Released by draft_schema at (epsilon, delta) = ({self.release.epsilon:.6g}, "
-                      f"{self.release.delta:.3g}),", "# charged to the data set's budget "
-                      "(docs/privacy/bounds.md#privacy-bounds). A model's certificate states",
-                      "# that release only when the schema comes with it: PublicSchema(..., release=...)."]
+            lines += [
+                f"# Released by draft_schema at (epsilon, delta) = ({self.release.epsilon:.6g}, "
+                f"{self.release.delta:.3g}),",
+                "# charged to the data set's budget "
+                "(docs/privacy/bounds.md#privacy-bounds). A model's certificate states",
+                "# that release only when the schema comes with it: PublicSchema(..., "
+                "release=...).",
+            ]
         lines += [f"from dpconvex import {', '.join([*used, 'PublicSchema'])}", "",
                   f"{name} = PublicSchema({{"]
         lines += [f"    {_quoted(col)}: {_decl_code(d)}," for col, d in decls.items()]
@@ -654,6 +706,8 @@ def _decl_code(d: Declaration) -> str:
     if len(voc) > 70:  # whole items per line, their text as it is
         lines = [""]
         for item in (f"{_quoted(v)}," for v in d.vocabulary):
-            lines[-1:] = [f"{lines[-1]} {item}"] if len(lines[-1]) + len(item) < 76 else [lines[-1], item]
+            lines[-1:] = (
+                [f"{lines[-1]} {item}"] if len(lines[-1]) + len(item) < 76 else [lines[-1], item]
+            )
         voc = "(\n" + "\n".join(" " * 8 + line.strip() for line in lines if line) + "\n    )"
     return f"Categorical({voc}{'' if d.other else ', other=False'})"

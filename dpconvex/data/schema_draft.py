@@ -17,7 +17,14 @@ import numpy as np
 from .._validation import _short_repr
 from ..errors import ParameterError
 from .schema import Binary, Categorical, Declaration, Numeric, PublicSchema
-from .tables import category_texts, dtype_kind, integer_text, is_missing, number_values, table_columns
+from .tables import (
+    category_texts,
+    dtype_kind,
+    integer_text,
+    is_missing,
+    number_values,
+    table_columns,
+)
 
 __all__ = ["KINDS", "LEAK_TEXT", "check_kinds", "kind_of_dtype", "read_schema"]
 
@@ -30,10 +37,14 @@ KINDS = ("numeric", "binary", "categorical")
 
 #: The warning of a schema read from data.
 LEAK_TEXT = (
-    "draft_schema read the data (no epsilon given): the ranges and vocabularies of the draft are statistics "
-    "of these records (minima, maxima, the categories seen), and an encoding that uses them is not covered "
-    "by any privacy guarantee. Review the draft, replace every bound and vocabulary by public knowledge "
-    "(documentation, formats, code lists), and write the schema into your code (print(schema.to_code())) "
+    "draft_schema read the data (no epsilon given): the ranges and vocabularies of the draft are "
+    "statistics "
+    "of these records (minima, maxima, the categories seen), and an encoding that uses them is "
+    "not covered "
+    "by any privacy guarantee. Review the draft, replace every bound and vocabulary by public "
+    "knowledge "
+    "(documentation, formats, code lists), and write the schema into your code "
+    "(print(schema.to_code())) "
     "before any private use, or release it privately: draft_schema(X, epsilon=...)."
 )
 
@@ -56,7 +67,9 @@ def kind_of_dtype(dtype: Any) -> str | None:
     return {"int": "numeric", "float": "numeric", "bool": "binary"}.get(dtype_kind(dtype))
 
 
-def check_kinds(kinds: Any, names: list[str], declared: Collection[str], caller: str) -> dict[str, str]:
+def check_kinds(
+    kinds: Any, names: list[str], declared: Collection[str], caller: str
+) -> dict[str, str]:
     """The checked ``kinds`` mapping (column name to one of :data:`KINDS`); reads no value.
 
     A ParameterError for what is not a mapping, a column not in the table or also in
@@ -75,14 +88,18 @@ def check_kinds(kinds: Any, names: list[str], declared: Collection[str], caller:
     if kinds is None:
         return {}
     if not isinstance(kinds, Mapping):
-        raise ParameterError(f"The 'kinds' parameter of {caller} must be a mapping of column names to "
-                             f"'numeric', 'binary' or 'categorical'. Got {_short_repr(kinds)} instead.")
+        raise ParameterError(
+            f"The 'kinds' parameter of {caller} must be a mapping of column names to "
+            f"'numeric', 'binary' or 'categorical'. Got {_short_repr(kinds)} instead."
+        )
     unknown = [c for c in kinds if c not in names]
     if unknown:
         shown = f"{names[:8]!r}"[:-1] + (", ...]" if len(names) > 8 else "]")
-        raise ParameterError(f"{caller}: 'kinds' names column(s) {unknown!r} that are not in the "
-                             f"table, whose columns are {shown} (x0, x1, ... where its column labels "
-                             "are not text); give the kinds of the table's columns only.")
+        raise ParameterError(
+            f"{caller}: 'kinds' names column(s) {unknown!r} that are not in the "
+            f"table, whose columns are {shown} (x0, x1, ... where its column labels "
+            "are not text); give the kinds of the table's columns only."
+        )
     both = [c for c in kinds if c in declared]
     if both:
         raise ParameterError(f"{caller}: column(s) {both!r} are in both 'declared' and 'kinds'; "
@@ -128,9 +145,13 @@ def read_schema(X: Any, kinds: Mapping[str, str] | None = None) -> PublicSchema:
         names = [f"x{k}" for k in range(len(cols))]
     given = check_kinds(kinds, names, (), caller)
     decls: dict[str, Declaration] = {
-        name: (_draft_declared_kind(name, values, dtype_kind(dtype), given[name], caller) if name in given
-               else _draft_column(name, values, dtype_kind(dtype), caller))
-        for name, values, dtype in zip(names, cols, dtypes, strict=True)}
+        name: (
+            _draft_declared_kind(name, values, dtype_kind(dtype), given[name], caller)
+            if name in given
+            else _draft_column(name, values, dtype_kind(dtype), caller)
+        )
+        for name, values, dtype in zip(names, cols, dtypes, strict=True)
+    }
     return PublicSchema(decls, suggested=True)
 
 
@@ -164,9 +185,11 @@ def _draft_range(name: str, values: np.ndarray, caller: str) -> Numeric:
 def _draft_column(name: str, values: np.ndarray, column_kind: str, caller: str) -> Declaration:
     """The drafted declaration of one column (reads its values), marked ``drafted``."""
     if column_kind == "time":
-        raise ParameterError(f"{caller}: column {name!r} holds dates or time spans; declare it by "
-                             "hand with a public map, or leave it out: draft the table without it and "
-                             f"add {name!r}: None (present, not used) to PublicSchema(draft.declarations).")
+        raise ParameterError(
+            f"{caller}: column {name!r} holds dates or time spans; declare it by "
+            "hand with a public map, or leave it out: draft the table without it and "
+            f"add {name!r}: None (present, not used) to PublicSchema(draft.declarations)."
+        )
     kind = values.dtype.kind
     if kind == "O" and column_kind in ("int", "float"):  # nullable integers: NA as NaN
         values = np.array([np.nan if is_missing(v) else v for v in values.tolist()], dtype=float)
@@ -187,7 +210,14 @@ def _draft_column(name: str, values: np.ndarray, column_kind: str, caller: str) 
         if is_missing(v):
             continue
         if kind == "O" and isinstance(v, (complex, np.complexfloating)):
-            raise ParameterError(f"{caller}: column {name!r} holds complex numbers; declare it by hand.")
-        seen_values.add(v.decode("utf-8", "replace") if isinstance(v, bytes) else
-                        integer_text(v) if isinstance(v, int) and not isinstance(v, bool) else str(v))
+            raise ParameterError(
+                f"{caller}: column {name!r} holds complex numbers; declare it by hand."
+            )
+        seen_values.add(
+            v.decode("utf-8", "replace")
+            if isinstance(v, bytes)
+            else integer_text(v)
+            if isinstance(v, int) and not isinstance(v, bool)
+            else str(v)
+        )
     return Categorical(tuple(sorted(seen_values)), drafted=True)

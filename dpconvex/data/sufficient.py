@@ -38,7 +38,9 @@ class Moments(NamedTuple):
     n_clipped: int
 
 
-def moments_of_block(X: np.ndarray, u: np.ndarray, bound: float, intercept: float | None) -> np.ndarray:
+def moments_of_block(
+    X: np.ndarray, u: np.ndarray, bound: float, intercept: float | None
+) -> np.ndarray:
     """The Gram matrix of [c x, s, u] over dense rows, flattened, then the count clipped.
 
     The arguments as :func:`sufficient_statistics`'s (X dense, read block by block, not

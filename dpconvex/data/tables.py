@@ -18,8 +18,15 @@ import scipy.sparse as sp
 from .._validation import _reject_masked, feature_names_of, is_dask_collection
 from ..errors import DataTypeError, DataValidationError
 
-__all__ = ["category_texts", "column_array", "dtype_kind", "integer_text", "is_missing", "number_values",
-           "table_columns"]
+__all__ = [
+    "category_texts",
+    "column_array",
+    "dtype_kind",
+    "integer_text",
+    "is_missing",
+    "number_values",
+    "table_columns",
+]
 
 
 def is_missing(v: Any) -> bool:
@@ -59,7 +66,9 @@ def number_values(values: np.ndarray) -> np.ndarray:
     """
     if values.dtype.kind in "biuf":  # a long double beyond float64: at its end, without a warning
         big = np.finfo(np.float64).max
-        return (np.clip(values, -big, big) if values.dtype.itemsize > 8 else values).astype(np.float64)
+        return (np.clip(values, -big, big) if values.dtype.itemsize > 8 else values).astype(
+            np.float64
+        )
     return np.fromiter((_number(v) for v in values.tolist()), dtype=np.float64, count=len(values))
 
 
@@ -125,8 +134,9 @@ def _as_given(values: np.ndarray, source: Any) -> np.ndarray:
     numbers: ``[True, 2]`` gives ``[1, 2]``, ``[[1.0, True]]`` a bool as 1.0, ``[2**60 + 1, 0.5]``
     and ``[2**60 + 1, 2**63]`` an int rounded to a float), an object array of the entries as given
     instead, so that no record's type changes how another record's value reads."""
+    # an object that converts itself: its own reading
     if isinstance(source, np.ndarray) or hasattr(source, "dtype") or hasattr(source, "__array__") \
-            or values.dtype.kind not in "USbiuf":  # an object that converts itself: its own reading
+            or values.dtype.kind not in "USbiuf":
         return values
     out = np.empty(values.shape, dtype=object)
     out[...] = source if values.ndim == 1 else [list(row) for row in source]
@@ -168,22 +178,30 @@ def table_columns(X: Any, caller: str) -> tuple[list[str] | None, list[np.ndarra
     if is_dask_collection(X):
         first = ("draft the schema on rows in memory (df.compute(), or a sample of the rows), "
                  "then encode" if caller.startswith("draft_schema") else "encode")
-        raise DataTypeError(f"{caller}: got a Dask collection; {first} a Dask DataFrame partition by "
-                            "partition with dpconvex.datasets.dask_loaders.from_dataframe(df, schema).")
+        raise DataTypeError(
+            f"{caller}: got a Dask collection; {first} a Dask DataFrame partition by "
+            "partition with dpconvex.datasets.dask_loaders.from_dataframe(df, schema)."
+        )
     if sp.issparse(X):
-        raise DataTypeError(f"{caller}: takes a table of raw columns (a pandas DataFrame, a mapping "
-                            "of columns or a 2-D array), not a sparse matrix.")
+        raise DataTypeError(
+            f"{caller}: takes a table of raw columns (a pandas DataFrame, a mapping "
+            "of columns or a 2-D array), not a sparse matrix."
+        )
     if isinstance(X, Mapping):
         names = list(X)
         if not all(isinstance(n, str) for n in names):
-            raise DataTypeError(f"{caller}: the keys of a mapping of columns must be column names (str).")
+            raise DataTypeError(
+                f"{caller}: the keys of a mapping of columns must be column names (str)."
+            )
         cols, dtypes = [], []
         for n in names:
             _reject_masked(X[n], caller, f"column {n!r}")
             try:
                 v = column_array(X[n])
             except (TypeError, ValueError) as exc:
-                raise DataValidationError(f"{caller}: column {n!r} is not an array ({exc}).") from None
+                raise DataValidationError(
+                    f"{caller}: column {n!r} is not an array ({exc})."
+                ) from None
             if v.ndim != 1:
                 raise DataValidationError(f"{caller}: column {n!r} must be 1-D (one value per "
                                           f"record); got shape {v.shape}.")
@@ -194,9 +212,12 @@ def table_columns(X: Any, caller: str) -> tuple[list[str] | None, list[np.ndarra
     elif hasattr(X, "columns") and hasattr(X, "iloc") and getattr(X, "ndim", 2) == 2:
         names = feature_names_of(X, caller)
         names = None if names is None else [str(n) for n in names]
-        if names is not None and (repeated := sorted({n for n in names if names.count(n) > 1})):  # public
-            raise DataValidationError(f"{caller}: the table repeats column name(s) {repeated!r}; name "
-                                      "each column once (declarations and budgets go by name).")
+        # public
+        if names is not None and (repeated := sorted({n for n in names if names.count(n) > 1})):
+            raise DataValidationError(
+                f"{caller}: the table repeats column name(s) {repeated!r}; name "
+                "each column once (declarations and budgets go by name)."
+            )
         try:
             series = [X.iloc[:, k] for k in range(X.shape[1])]
             cols = [column_array(c) for c in series]
@@ -214,13 +235,16 @@ def table_columns(X: Any, caller: str) -> tuple[list[str] | None, list[np.ndarra
         if A.ndim != 2:
             fix = (" A 1-D X is one column: pass X.reshape(-1, 1), or series.to_frame() for a "
                    "pandas Series." if A.ndim == 1 else "")
-            raise DataValidationError(f"{caller}: X must be 2-D (one row per record, one column per "
-                                      f"schema column); got shape {A.shape}. Reshape your data.{fix}")
+            raise DataValidationError(
+                f"{caller}: X must be 2-D (one row per record, one column per "
+                f"schema column); got shape {A.shape}. Reshape your data.{fix}"
+            )
         names, cols = None, [A[:, k] for k in range(A.shape[1])]
         dtypes = [A.dtype] * A.shape[1]
         if A.shape[1] == 0:
-            raise DataValidationError(f"{caller}: X has 0 feature(s) (shape={A.shape}) while a minimum "
-                                      "of 1 is required.")
+            raise DataValidationError(
+                f"{caller}: X has 0 feature(s) (shape={A.shape}) while a minimum of 1 is required."
+            )
     if not cols or len(cols[0]) == 0:
         raise DataValidationError(f"{caller}: X has no records or no columns.")
     return names, cols, dtypes

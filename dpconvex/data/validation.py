@@ -92,8 +92,16 @@ def row_products(X: Any, W: np.ndarray, raw: np.ndarray | None = None) -> np.nda
     return raw
 
 
-def check_array(X: Any, caller: str, *, name: str = "X", n_features: int | None = None,
-                min_samples: int = 1, accept_sparse: bool = False, accept_dask: bool = False) -> Any:
+def check_array(
+    X: Any,
+    caller: str,
+    *,
+    name: str = "X",
+    n_features: int | None = None,
+    min_samples: int = 1,
+    accept_sparse: bool = False,
+    accept_dask: bool = False,
+) -> Any:
     """Validate a 2-D finite float matrix; ``caller`` ("Owner.method") opens every message.
 
     SciPy sparse rows (``accept_sparse``) come back as a float64 ``csr_array``, never densified; Dask rows
@@ -101,8 +109,9 @@ def check_array(X: Any, caller: str, *, name: str = "X", n_features: int | None 
     cluster, never computed into memory. Without the flag, either is refused.
     """
     if X is None:
-        raise DataValidationError(f"{caller}: {name} is None; pass a 2-D array of numbers (n_samples, "
-                                  "n_features).")
+        raise DataValidationError(
+            f"{caller}: {name} is None; pass a 2-D array of numbers (n_samples, n_features)."
+        )
     if is_dask_collection(X):
         if accept_dask:
             from .dask_rows import check_dask
@@ -115,14 +124,18 @@ def check_array(X: Any, caller: str, *, name: str = "X", n_features: int | None 
         )
     if hasattr(X, "toarray"):
         if accept_sparse:
-            return check_sparse(X, caller, name=name, n_features=n_features, min_samples=min_samples)
+            return check_sparse(
+                X, caller, name=name, n_features=n_features, min_samples=min_samples
+            )
         raise DataValidationError(
             f"{caller}: got a sparse matrix for {name}; pass a dense array (X.toarray())."
         )
     _reject_masked(X, caller, name)
     A = X
-    too_large = DataValidationError(f"{caller}: {name} holds a number too large for float64 (above about "
-                                    "1.8e308); rescale that column with a public constant.")
+    too_large = DataValidationError(
+        f"{caller}: {name} holds a number too large for float64 (above about "
+        "1.8e308); rescale that column with a public constant."
+    )
     for dtype in (None, np.float64):  # as given (ragged nested lists fail here), then float64
         source = A
         try:
@@ -136,8 +149,12 @@ def check_array(X: Any, caller: str, *, name: str = "X", n_features: int | None 
                 f"could not be converted to float ({exc}). Encode categorical columns first."
             ) from None
         if dtype is None:
-            check_numeric_dtype(A, caller, name,  # what is not a real number, before float64
-                                inferred=not isinstance(source, np.ndarray) and not hasattr(source, "dtype"))
+            check_numeric_dtype(
+                A,
+                caller,
+                name,  # what is not a real number, before float64
+                inferred=not isinstance(source, np.ndarray) and not hasattr(source, "dtype"),
+            )
         elif source.dtype.kind == "f" and source.dtype.itemsize > 8 and \
                 np.count_nonzero(np.isinf(A)) > np.count_nonzero(np.isinf(source)):
             raise too_large
@@ -220,7 +237,9 @@ class LabelArray(PublicArray):
         if obj is None:
             return
         c = getattr(obj, "classes", None)
-        same = (self.dtype.kind == obj.dtype.kind or (self.dtype.kind in "biuf" and obj.dtype.kind in "biuf"))
+        same = self.dtype.kind == obj.dtype.kind or (
+            self.dtype.kind in "biuf" and obj.dtype.kind in "biuf"
+        )
         self.classes = c if same else None
 
 
@@ -229,8 +248,9 @@ def declared_classes(y: Any) -> np.ndarray | None:
     if isinstance(y, LabelArray):
         return None if y.classes is None else np.asarray(y.classes)
     dtype = getattr(y, "dtype", None)
+    # (Dask's unknown categories: none)
     if type(dtype).__name__ == "CategoricalDtype" and type(dtype).__module__.startswith("pandas") \
-            and getattr(getattr(y, "cat", None), "known", True):  # (Dask's unknown categories: none)
+            and getattr(getattr(y, "cat", None), "known", True):
         return np.asarray(dtype.categories)
     return None
 
@@ -256,7 +276,9 @@ def _refuse(caller: str, source: str, shown: Any, why: str) -> ParameterError:
     return ParameterError(f"{caller}: the {source} {why}. Got {shown!r} instead.")
 
 
-def check_classes(classes: Any, caller: str, binary: bool = False, *, source: str = _PARAMETER) -> np.ndarray:
+def check_classes(
+    classes: Any, caller: str, binary: bool = False, *, source: str = _PARAMETER
+) -> np.ndarray:
     """Validate a public label set; return it sorted (the class-index order), as a 1-D array.
 
     Refused with a :class:`ParameterError` (in scikit-learn's words, naming the class of ``caller``
@@ -269,7 +291,9 @@ def check_classes(classes: Any, caller: str, binary: bool = False, *, source: st
     values = list(classes)
     for v in values:
         t = type(v)
-        if v is None or (t.__module__.startswith("pandas") and t.__name__ in ("NAType", "NaTType")):
+        if v is None or (
+            t.__module__.startswith("pandas") and t.__name__ in ("NAType", "NaTType")
+        ):
             raise _refuse(caller, source, classes, "has a missing value (None or pandas NA): a "
                           "missing label cannot be a class; list real labels")
         if isinstance(v, (complex, np.complexfloating, bytes, np.bytes_, tuple, list, np.ndarray)):
@@ -281,8 +305,12 @@ def check_classes(classes: Any, caller: str, binary: bool = False, *, source: st
         try:
             hash(v)
         except TypeError:
-            raise _refuse(caller, source, classes, f"has an unhashable label of type {t.__name__}; "
-                          "list ints or strings") from None
+            raise _refuse(
+                caller,
+                source,
+                classes,
+                f"has an unhashable label of type {t.__name__}; list ints or strings",
+            ) from None
     kinds = set(map(_kind, map(type, values)))
     if len(kinds) > 1:
         raise _refuse(caller, source, classes, f"mixes label types ({', '.join(sorted(kinds))}); "
@@ -291,9 +319,14 @@ def check_classes(classes: Any, caller: str, binary: bool = False, *, source: st
     if c.ndim != 1 or c.size < 2:
         raise _refuse(caller, source, classes, "must list at least two labels")
     if binary and c.size != 2:
-        raise _refuse(caller, source, classes, "must list exactly two labels: only binary "
-                      f"classification is supported by {caller.split('.')[0]}; for more classes train "
-                      "one model per class and split epsilon between them (sequential composition)")
+        raise _refuse(
+            caller,
+            source,
+            classes,
+            "must list exactly two labels: only binary "
+            f"classification is supported by {caller.split('.')[0]}; for more classes train "
+            "one model per class and split epsilon between them (sequential composition)",
+        )
     if len(set(c.tolist())) != c.size:
         raise _refuse(caller, source, classes, "has repeated labels")
     try:  # sorted, as scikit-learn's classes_: its scorers read classes_[-1] as the positive class
@@ -409,7 +442,8 @@ def _public_set(y: Any, classes: Any, caller: str, binary: bool) -> tuple[np.nda
         raise ParameterError(
             f"The 'classes' parameter of {caller.split('.')[0]} lists {c.tolist()!r}, but y "
             f"declares the label set {declared.tolist()!r} (a dpconvex.datasets loader's labels, "
-            "or a pandas Categorical's categories). Pass classes= with the same labels or leave it None; "
+            "or a pandas Categorical's categories). Pass classes= with the same labels or leave "
+            "it None; "
             "for another label set pass the labels as a plain array, np.asarray(y)."
         )
     return c, "parameter"
@@ -475,11 +509,14 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
                else _kind(type(values.flat[0])) if len(values) else "number")
         # under "ignore" every label is matched record by record (no record's type decides)
         if want != {got} and unknown_labels != "ignore":
-            where = "the 'classes' parameter" if source == "parameter" else "the set declared with y"
+            where = (
+                "the 'classes' parameter" if source == "parameter" else "the set declared with y"
+            )
             raise DataValidationError(
                 f"{caller}: the labels in y are of type {got} but {where} lists "
                 f"{', '.join(sorted(want))} labels, so no record could match a class. List the "
-                "labels exactly as they appear in y, with the same type and spelling, in classes=; "
+                "labels exactly as they appear in y, with the same type and spelling, in "
+                "classes=; "
                 "or convert y to the type of the declared classes."
             )
         idx = _lookup(values, c)
@@ -488,13 +525,19 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
         # NOT PRIVATE: the records outside the set, for the data holder (rows left out by a
         # meta-estimator: it noted the labels, the learner reads them again)
         if diagnostics_open() and excluded is None:
-            seen = dict.fromkeys(values[outside].tolist())  # the labels outside, in order of first appearance
+            # the labels outside, in order of first appearance
+            seen = dict.fromkeys(values[outside].tolist())
             what = ("no loss: their rows are zeroed, unknown_labels='ignore'"
                     if unknown_labels != "raise" else
                     "the fit was refused: unknown_labels='raise'" if refuse else
                     "none: the fit is refused at any, unknown_labels='raise'")
-            record_diagnostic(owner, f"records with labels outside classes={c.tolist()!r} ({what})",
-                              int(np.sum(outside)), len(values), list(seen))
+            record_diagnostic(
+                owner,
+                f"records with labels outside classes={c.tolist()!r} ({what})",
+                int(np.sum(outside)),
+                len(values),
+                list(seen),
+            )
         if refuse:
             raise DataValidationError(_unknown_labels_message(caller, c, source))
         assumption = LabelSource(source, tuple(c.tolist()), unknown_labels)
@@ -532,8 +575,12 @@ def _lookup(values: np.ndarray, c: np.ndarray) -> np.ndarray:
     try:
         distinct, inverse = np.unique(values, return_inverse=True)
     except (TypeError, ValueError):  # labels that do not sort (or compare): one lookup per record
-        return np.fromiter((index_of(v) for v in values.tolist()), dtype=np.int64, count=values.size)
-    table = np.fromiter((lookup.get(v, -1) for v in distinct.tolist()), dtype=np.int64, count=distinct.size)
+        return np.fromiter(
+            (index_of(v) for v in values.tolist()), dtype=np.int64, count=values.size
+        )
+    table = np.fromiter(
+        (lookup.get(v, -1) for v in distinct.tolist()), dtype=np.int64, count=distinct.size
+    )
     return table[inverse.ravel()]
 
 
@@ -541,14 +588,21 @@ def _unknown_labels_message(caller: str, c: np.ndarray, source: str) -> str:
     """The refusal of a label outside the public set: public facts and the fixes only (the
     set shown by its first ten labels when it has more than twelve)."""
     labels = c.tolist()
-    shown = repr(labels) if len(labels) <= 12 else (repr(labels[:10])[:-1] + f", ... ({len(labels)} labels)]")
+    shown = (
+        repr(labels)
+        if len(labels) <= 12
+        else (repr(labels[:10])[:-1] + f", ... ({len(labels)} labels)]")
+    )
     where = ("classes=" if source == "parameter" else
              "the label set declared with y (a dpconvex.datasets loader's labels, or a pandas "
              "Categorical's categories): ")
     return (
-        f"{caller}: y has labels that are not in {where}{shown}, and unknown_labels='raise' refuses such "
-        "a fit (nothing was fitted or released). List every label exactly as it appears in y, with the "
-        "same type and spelling (case included), in classes=; or map the labels of y onto the declared "
+        f"{caller}: y has labels that are not in {where}{shown}, and unknown_labels='raise' "
+        "refuses such "
+        "a fit (nothing was fitted or released). List every label exactly as it appears in y, "
+        "with the "
+        "same type and spelling (case included), in classes=; or map the labels of y onto the "
+        "declared "
         "classes before fitting; or pass unknown_labels='ignore' to fit with the records of other "
         "labels contributing no loss (for pipelines that must never branch on the data). "
         "dpconvex.collect_diagnostics() shows the data holder which labels did not match."
@@ -574,8 +628,10 @@ def check_excluded(rows: np.ndarray | None, n: int, caller: str) -> np.ndarray |
         return None
     mask = np.asarray(rows)
     if mask.dtype != bool or mask.ndim != 1:
-        raise ParameterError(f"{caller}: the rows left out of the fit must be a 1-D boolean mask over "
-                             f"the records. Got dtype {mask.dtype} and shape {mask.shape} instead.")
+        raise ParameterError(
+            f"{caller}: the rows left out of the fit must be a 1-D boolean mask over "
+            f"the records. Got dtype {mask.dtype} and shape {mask.shape} instead."
+        )
     if mask.shape != (n,):
         raise DataValidationError(
             f"{caller}: the rows excluded from the fit are a mask over {mask.shape[0]} records, "
@@ -604,13 +660,17 @@ def _check_label_values(values: np.ndarray, caller: str, name: str = "y") -> Non
     when some are floats (which may be NaN).
     """
     types = set(map(type, values))
-    floats = np.asarray([v for v in values if isinstance(v, (float, np.floating))], dtype=float
-                        ) if any(issubclass(t, (float, np.floating)) for t in types) else np.zeros(0)
+    floats = (
+        np.asarray([v for v in values if isinstance(v, (float, np.floating))], dtype=float)
+        if any(issubclass(t, (float, np.floating)) for t in types)
+        else np.zeros(0)
+    )
     missing = ("None" if type(None) in types else "pandas NA" if any(map(_is_missing_type, types))
                else "NaN" if np.isnan(floats).any() else None)
     if missing is not None:
         raise DataValidationError(
-            f"{caller}: {name} contains {missing} labels; drop those rows or give them a real class "
+            f"{caller}: {name} contains {missing} labels; drop those rows or give them a real "
+            "class "
             "label (a missing label cannot be a class)."
         )
     if any(issubclass(t, (complex, np.complexfloating)) for t in types):
@@ -622,7 +682,8 @@ def _check_label_values(values: np.ndarray, caller: str, name: str = "y") -> Non
         raise DataValidationError(_CONTINUOUS_LABELS.format(caller))
     if len(kinds) > 1:  # DataValidationError, as tests/test_input_boundary.py expects exactly
         raise DataValidationError(
-            f"{caller}: {name} mixes label types ({', '.join(sorted(kinds))}), so the labels in {name} "
+            f"{caller}: {name} mixes label types ({', '.join(sorted(kinds))}), so the labels in "
+            f"{name} "
             "cannot be sorted into classes. Use labels of one type, e.g. y.astype(str)."
         )
     if kinds and kinds.pop() not in ("str", "number"):
@@ -630,7 +691,8 @@ def _check_label_values(values: np.ndarray, caller: str, name: str = "y") -> Non
             np.unique(values)
         except TypeError as exc:
             raise DataValidationError(
-                f"{caller}: the labels in y cannot be sorted ({exc}). Use labels of one type (str or int)."
+                f"{caller}: the labels in y cannot be sorted ({exc}). Use labels of one type (str "
+                "or int)."
             ) from None
 
 
@@ -639,8 +701,10 @@ _COMPLEX_LABELS = ("{}: Unknown label type: complex. y must hold class labels (i
                    "got complex numbers. Encode the classes as ints or strings.")
 _BYTES_LABELS = ("{}: labels represented as bytes are not supported (as in scikit-learn). "
                  "Decode them to strings first, e.g. y.astype(str).")
-_CONTINUOUS_LABELS = ("{}: Unknown label type: continuous. y must hold class labels; got non-integer "
-                      "floats (a regression target?). Encode the classes as ints or strings.")
+_CONTINUOUS_LABELS = (
+    "{}: Unknown label type: continuous. y must hold class labels; got non-integer "
+    "floats (a regression target?). Encode the classes as ints or strings."
+)
 
 
 def _labels_as_given(y: Any) -> np.ndarray:
@@ -710,7 +774,9 @@ def check_labels(y: Any, n_samples: int, caller: str, names: tuple[str, str] = (
         yy = yy.ravel()
     if yy.ndim != 1:
         raise DataValidationError(
-            f"{caller}: {names[1]} must be 1-D (n_samples,); got shape {yy.shape}. Use {names[1]}.ravel().")
+            f"{caller}: {names[1]} must be 1-D (n_samples,); got shape {yy.shape}. Use "
+            f"{names[1]}.ravel()."
+        )
     if yy.shape[0] != n_samples:
         raise DataValidationError(f"{caller}: {names[0]} has {n_samples} rows but {names[1]} has "
                                   f"{yy.shape[0]} labels; they must match.")

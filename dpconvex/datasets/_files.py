@@ -20,8 +20,16 @@ from typing import Any
 from .._validation import check_bool
 from ..errors import DatasetError, ParameterError
 
-__all__ = ["CHECKSUM_ENV_VAR", "DATASET_SHA256", "DATASET_URLS", "DATA_ENV_VAR", "data_search_path",
-           "fetch_file", "get_data_home", "project_root"]
+__all__ = [
+    "CHECKSUM_ENV_VAR",
+    "DATASET_SHA256",
+    "DATASET_URLS",
+    "DATA_ENV_VAR",
+    "data_search_path",
+    "fetch_file",
+    "get_data_home",
+    "project_root",
+]
 
 _UCI = "https://archive.ics.uci.edu/ml/machine-learning-databases"
 
@@ -218,10 +226,14 @@ def verify_file(path: Path, filename: str, verify_checksum: bool | None, caller:
                            "is a readable file.") from exc
     if digest != expected:
         raise DatasetError(
-            f"{caller}: dataset file {path} ({size:,} bytes) has SHA-256 {digest}, not the pinned {expected} "
-            f"of the UCI file {filename!r}: it is damaged, truncated or a different version. Replace it with "
-            f"the UCI file ({DATASET_URLS[filename]}), or delete it to download it again; if it is your own "
-            f"copy on purpose, pass verify_checksum=False (or set {CHECKSUM_ENV_VAR}=1) to load it unchecked."
+            f"{caller}: dataset file {path} ({size:,} bytes) has SHA-256 {digest}, not the pinned "
+            f"{expected} "
+            f"of the UCI file {filename!r}: it is damaged, truncated or a different version. "
+            "Replace it with "
+            f"the UCI file ({DATASET_URLS[filename]}), or delete it to download it again; if it "
+            "is your own "
+            f"copy on purpose, pass verify_checksum=False (or set {CHECKSUM_ENV_VAR}=1) to load "
+            "it unchecked."
         )
 
 
@@ -251,17 +263,19 @@ def fetch_file(filename: str, data_home: str | os.PathLike[str] | None, download
     path = home / filename
     url = DATASET_URLS[filename]
     where = str(folders[0]) if len(folders) == 1 else "any of " + ", ".join(map(str, folders))
-    fix = (f"Set {DATA_ENV_VAR} to a folder holding {filename}, or pass data_home= (the file is at {url})")
+    fix = f"Set {DATA_ENV_VAR} to a folder holding {filename}, or pass data_home= (the file is at {url})"
     if not download:
         raise DatasetError(
-            f"{caller}: dataset file {filename!r} was not found in {where} and download=False. {fix}, or "
+            f"{caller}: dataset file {filename!r} was not found in {where} and download=False. "
+            f"{fix}, or "
             "pass download=True."
         )
     try:
         content = _download(url, _DOWNLOAD_TIMEOUT)
     except Exception as exc:  # URLError, HTTPError, TimeoutError, OSError, ...
         raise DatasetError(
-            f"{caller}: dataset file {filename!r} was not found in {where}, and downloading it from "
+            f"{caller}: dataset file {filename!r} was not found in {where}, and downloading it "
+            "from "
             f"{url} failed ({type(exc).__name__}: {exc}). {fix}."
         ) from exc
     digest = hashlib.sha256(content).hexdigest()
@@ -291,8 +305,15 @@ def fetch_file(filename: str, data_home: str | os.PathLike[str] | None, download
     return path
 
 
-def labelled_csv(path: Path, columns: tuple[str, ...], skip: int, labels: dict[str, int],
-                 what: str, caller: str, word: str = "label") -> tuple[dict[str, list[str]], list[int]]:
+def labelled_csv(
+    path: Path,
+    columns: tuple[str, ...],
+    skip: int,
+    labels: dict[str, int],
+    what: str,
+    caller: str,
+    word: str = "label",
+) -> tuple[dict[str, list[str]], list[int]]:
     """The columns and encoded labels of a UCI file's complete records.
 
     Each record holds ``skip`` leading fields (an id), ``columns``, then the label (a trailing

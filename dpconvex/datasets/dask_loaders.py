@@ -43,7 +43,9 @@ _STORE_VERSION = 1
 _VOCABULARIES = {col: [v.encode("ascii") for v in voc] for col, voc in KDDCUP99_CATEGORIES.items()}
 
 
-def _encode_lines(lines: list[bytes], path: Path, first: int, caller: str) -> tuple[np.ndarray, np.ndarray]:
+def _encode_lines(
+    lines: list[bytes], path: Path, first: int, caller: str
+) -> tuple[np.ndarray, np.ndarray]:
     """Encode KDD'99 records exactly as :func:`~dpconvex.datasets.load_kddcup99` does."""
     protocol, service, flag, labels = _kdd_fields(lines, path, first, caller)
     numeric = _kdd_numeric(b"\n".join(lines), path, caller)
@@ -148,8 +150,10 @@ def load_kddcup99_dask(path: str | os.PathLike[str] | None = None, *, chunksize:
     meta = json.loads((store / "meta.json").read_text())
     p = KDDCUP99_SCHEMA.n_features
     load = dask.delayed(_load_chunk, pure=True)
-    blocks = [da.from_delayed(load(str(store / f"X-{i:05d}.npy")), shape=(rows, p), dtype=np.float64)
-              for i, rows in enumerate(meta["chunks"])]
+    blocks = [
+        da.from_delayed(load(str(store / f"X-{i:05d}.npy")), shape=(rows, p), dtype=np.float64)
+        for i, rows in enumerate(meta["chunks"])
+    ]
     X = da.concatenate(blocks, axis=0)
     if schema is not KDDCUP99_SCHEMA:  # keep the selected features, divided by their own divisor
         names = KDDCUP99_SCHEMA.feature_names
@@ -258,18 +262,24 @@ def from_dataframe(df: Any, schema: PublicSchema, *, label: str | None = None,
 
     row_norm = check_row_norm(row_norm, "from_dataframe")
     if not isinstance(schema, PublicSchema):
-        raise ParameterError("The 'schema' parameter of from_dataframe must be a PublicSchema. Got "
-                             f"{type(schema).__name__} instead.")
+        raise ParameterError(
+            "The 'schema' parameter of from_dataframe must be a PublicSchema. Got "
+            f"{type(schema).__name__} instead."
+        )
     if not hasattr(df, "map_partitions"):
         raise ParameterError(f"The 'df' parameter of from_dataframe must be a Dask DataFrame. Got "
                              f"{type(df).__name__} instead; wrap it, dd.from_pandas(df, "
                              "npartitions=...), or encode it in memory with PublicEncoder.")
     if schema.suggested:  # a Dask array cannot carry the mark that makes a fit on it not private
         raise ParameterError(
-            "from_dataframe: the schema is read from the data (suggested=True: draft_schema without "
-            "epsilon), so a fit on the rows it encodes is not private, and the Dask array it returns cannot "
-            "say so to the fit. Declare the reviewed schema in code (print(schema.to_code())) or draft it "
-            "with epsilon=....")
+            "from_dataframe: the schema is read from the data (suggested=True: draft_schema "
+            "without "
+            "epsilon), so a fit on the rows it encodes is not private, and the Dask array it "
+            "returns cannot "
+            "say so to the fit. Declare the reviewed schema in code (print(schema.to_code())) or "
+            "draft it "
+            "with epsilon=...."
+        )
     # the feature columns only (other columns of df are ignored), declared as in ``schema``
     schema = PublicSchema({c: d for c, d in schema.declarations.items() if d is not None},
                           centered=schema.centered)

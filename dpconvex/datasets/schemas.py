@@ -12,12 +12,31 @@ from __future__ import annotations
 
 from ..data.schema import PublicSchema
 
-__all__ = ["ADULT_CATEGORIES", "ADULT_CLASSES", "ADULT_FEATURE_NAMES", "ADULT_LOG_SCALED",
-           "ADULT_NUMERIC_RANGES", "ADULT_SCHEMA", "BREAST_CANCER_CLASSES", "BREAST_CANCER_FEATURE_NAMES",
-           "BREAST_CANCER_NUMERIC_RANGES", "BREAST_CANCER_SCHEMA", "DIGITS_PIXEL_RANGE",
-           "KDDCUP99_CATEGORIES", "KDDCUP99_CLASSES", "KDDCUP99_FEATURE_NAMES", "KDDCUP99_LOG_SCALED",
-           "KDDCUP99_NUMERIC_RANGES", "KDDCUP99_SCHEMA", "SKLEARN_BREAST_CANCER_RANGES", "SKLEARN_CLASSES",
-           "SKLEARN_DIABETES_RANGE", "SKLEARN_LABEL_RANGES", "SKLEARN_SCHEMAS", "SKLEARN_WINE_RANGES"]
+__all__ = [
+    "ADULT_CATEGORIES",
+    "ADULT_CLASSES",
+    "ADULT_FEATURE_NAMES",
+    "ADULT_LOG_SCALED",
+    "ADULT_NUMERIC_RANGES",
+    "ADULT_SCHEMA",
+    "BREAST_CANCER_CLASSES",
+    "BREAST_CANCER_FEATURE_NAMES",
+    "BREAST_CANCER_NUMERIC_RANGES",
+    "BREAST_CANCER_SCHEMA",
+    "DIGITS_PIXEL_RANGE",
+    "KDDCUP99_CATEGORIES",
+    "KDDCUP99_CLASSES",
+    "KDDCUP99_FEATURE_NAMES",
+    "KDDCUP99_LOG_SCALED",
+    "KDDCUP99_NUMERIC_RANGES",
+    "KDDCUP99_SCHEMA",
+    "SKLEARN_BREAST_CANCER_RANGES",
+    "SKLEARN_CLASSES",
+    "SKLEARN_DIABETES_RANGE",
+    "SKLEARN_LABEL_RANGES",
+    "SKLEARN_SCHEMAS",
+    "SKLEARN_WINE_RANGES",
+]
 
 # ------------- Adult: public schema (adult.names) and public numeric ranges
 
@@ -131,7 +150,12 @@ _RATE = (0.0, 1.0)
 _BINARY = (0.0, 1.0)
 _COUNTER = (0.0, _UINT32_MAX)
 _KDD_FLAGS = ("land", "logged_in", "root_shell", "su_attempted", "is_host_login", "is_guest_login")
-_KDD_CAPS = {"count": 511.0, "srv_count": 511.0, "dst_host_count": 255.0, "dst_host_srv_count": 255.0}
+_KDD_CAPS = {
+    "count": 511.0,
+    "srv_count": 511.0,
+    "dst_host_count": 255.0,
+    "dst_host_srv_count": 255.0,
+}
 
 #: Public range ``(lo, hi)`` of each of the 38 numeric KDD'99 columns.
 #:

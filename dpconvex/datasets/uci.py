@@ -139,12 +139,16 @@ def load_adult(subset: str = "train", *, data_home: str | os.PathLike[str] | Non
             ) from exc
 
     files = {"train": ["adult.data"], "test": ["adult.test"], "all": ["adult.data", "adult.test"]}
-    paths = [fetch_file(name, data_home, download, verify_checksum, owner) for name in files[subset]]
+    paths = [
+        fetch_file(name, data_home, download, verify_checksum, owner) for name in files[subset]
+    ]
 
     raw: dict[str, list[str]] = {c: [] for c in _ADULT_COLUMNS}
     labels: list[int] = []
     for path in paths:
-        part, part_labels = labelled_csv(path, _ADULT_COLUMNS, 0, _ADULT_LABELS, "the UCI Adult file", owner)
+        part, part_labels = labelled_csv(
+            path, _ADULT_COLUMNS, 0, _ADULT_LABELS, "the UCI Adult file", owner
+        )
         for col in _ADULT_COLUMNS:
             raw[col].extend(part[col])
         labels.extend(part_labels)
@@ -204,7 +208,8 @@ def _kdd_numeric(source: bytes, path: Path, caller: str) -> np.ndarray:
     if bad.any():
         row, col = np.argwhere(bad)[0]
         raise DatasetError(
-            f"{caller}: {path}: non-finite value in column {_KDD_COLUMNS[_KDD_NUMERIC_IDX[col]]!r} of "
+            f"{caller}: {path}: non-finite value in column "
+            f"{_KDD_COLUMNS[_KDD_NUMERIC_IDX[col]]!r} of "
             f"record {row + 1}. Replace the file with the UCI KDD Cup 1999 file."
         )
     return values
@@ -253,7 +258,8 @@ def _kdd_rows(n_total: int, subset: str, shuffle: bool, n_samples: int | None,
         part = order[n_total - n_test:] if subset == "test" else order[: n_total - n_test]
         if part.size == 0:
             raise DatasetError(
-                f"{caller}: {path} holds {n_total} record(s), too few for subset={subset!r}: the test "
+                f"{caller}: {path} holds {n_total} record(s), too few for subset={subset!r}: the "
+                "test "
                 f"subset takes the last ceil({KDDCUP99_TEST_FRACTION} * n) positions of the "
                 "public permutation. Use subset='all'."
             )
@@ -363,7 +369,9 @@ def load_kddcup99(n_samples: int | None = None, *, subset: str = "all", shuffle:
     lines = [ln for ln in raw.splitlines() if ln.strip()]
     n_total = len(lines)
     if n_total == 0:
-        raise DatasetError(f"load_kddcup99: {path} holds no records. Replace it with the UCI file.")
+        raise DatasetError(
+            f"load_kddcup99: {path} holds no records. Replace it with the UCI file."
+        )
 
     protocol, service, flag, labels = _kdd_fields(lines, path, 1, owner)
 
@@ -375,8 +383,12 @@ def load_kddcup99(n_samples: int | None = None, *, subset: str = "all", shuffle:
 
     numeric = _kdd_numeric(b"\n".join(lines), path, owner)
     del lines
-    values: dict[str, Any] = {_KDD_COLUMNS[i]: numeric[:, k] for k, i in enumerate(_KDD_NUMERIC_IDX)}
+    values: dict[str, Any] = {
+        _KDD_COLUMNS[i]: numeric[:, k] for k, i in enumerate(_KDD_NUMERIC_IDX)
+    }
     values.update(protocol_type=protocol, service=service, flag=flag)  # bytes match the vocabulary
-    X = PublicEncoder(schema, row_norm=row_norm).fit_transform({c: values[c] for c in schema.columns})
+    X = PublicEncoder(schema, row_norm=row_norm).fit_transform(
+        {c: values[c] for c in schema.columns}
+    )
     y = np.fromiter((lab != b"normal." for lab in labels), dtype=np.int64, count=len(labels))
     return X, LabelArray(y, KDDCUP99_CLASSES)

@@ -192,9 +192,11 @@ class LossParameter(Constraint):
         if not (stated or isinstance(value, Loss) or Options(self.names).is_satisfied_by(value)):
             raise self.refusal(name, value, owner)
         if isinstance(value, Loss) and getattr(value, "kind", "margin") != "margin":
-            raise ParameterError(f"The '{name}' parameter of {owner} must be a margin loss, of the margin "
-                                 "m = y * w'x (a regression loss fits with PrivateLinearRegressor(loss="
-                                 f"...)). Got loss '{value.name}' of kind '{value.kind}' instead.")
+            raise ParameterError(
+                f"The '{name}' parameter of {owner} must be a margin loss, of the margin "
+                "m = y * w'x (a regression loss fits with PrivateLinearRegressor(loss="
+                f"...)). Got loss '{value.name}' of kind '{value.kind}' instead."
+            )
         return value
 
     def __str__(self) -> str:
@@ -216,8 +218,10 @@ ROW_NORM = Options(ROW_NORMS)
 
 #: What ``prepare`` and ``fit_prepared`` say of an estimator that releases inside ``fit`` only (a front
 #: door, whose parts split its budget and its rows).
-FIT_ONLY = ("prepares and releases inside fit only (its learner and the parts of its budget follow from "
-            "the plan); call fit. Its plan and certificate before the data: plan_for, certify.")
+FIT_ONLY = (
+    "prepares and releases inside fit only (its learner and the parts of its budget follow from "
+    "the plan); call fit. Its plan and certificate before the data: plan_for, certify."
+)
 
 
 @dataclass(frozen=True)
@@ -315,7 +319,9 @@ class FitContext:
         excluded = self.excluded
         if excluding is not None:
             mask = np.asarray(excluding)
-            mask = check_excluded(mask, mask.size if excluded is None else excluded.size, "FitContext.inner")
+            mask = check_excluded(
+                mask, mask.size if excluded is None else excluded.size, "FitContext.inner"
+            )
             excluded = mask if excluded is None else excluded | mask
         return dataclasses.replace(self, noise=noise, held=self.held or held, excluded=excluded)
 
@@ -327,8 +333,10 @@ class FitContext:
         if self.excluded is not None:
             raise PrivacyError(
                 f"{owner}.fit: this fit reads every row and cannot leave rows out of its fit, "
-                "but the fit that contains it asked for that (FitContext.inner(excluding=...)). Fit a "
-                "learner that leaves rows out (PrivateEstimator.takes_row_mask) inside that fit.")
+                "but the fit that contains it asked for that (FitContext.inner(excluding=...)). "
+                "Fit a "
+                "learner that leaves rows out (PrivateEstimator.takes_row_mask) inside that fit."
+            )
         return self
 
     def one_label_warning(self, *, issued: bool = False, owner: str = "", y: Any = None,
@@ -336,7 +344,9 @@ class FitContext:
         """This context with one label-set warning for the fits inside it: the caller's (marked issued
         when ``issued``), else a new :class:`~dpconvex.data.validation.LabelWarning`. With ``owner``, where
         the set is read from ``y`` (none declared with it), issued here (``owner``'s ``text``), first."""
-        context = self if self.label_warning else dataclasses.replace(self, label_warning=LabelWarning())
+        context = (
+            self if self.label_warning else dataclasses.replace(self, label_warning=LabelWarning())
+        )
         if owner and declared_classes(y) is None:
             context.label_warning.issue(owner, text)
         context.label_warning.issued |= issued
@@ -355,7 +365,9 @@ def refuse_fit_params(caller: str, fit_params: Mapping[str, Any]) -> None:
                    "bounds for unweighted records. Fit without sample_weight."
                    if "sample_weight" in fit_params else
                    "Set the estimator's options as its parameters (set_params).")
-        raise ParameterError(f"{caller}: got {sorted(fit_params)!r}; it takes X and y only. {weights}")
+        raise ParameterError(
+            f"{caller}: got {sorted(fit_params)!r}; it takes X and y only. {weights}"
+        )
 
 
 def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
@@ -377,7 +389,9 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
     """
     given = noise if isinstance(noise, Mapping) else {id(owner): source for owner, source in noise}
     if _takes_context(estimator):
-        return state_rows_source(estimator._fit_with(X, y, context.inner(given.get(id(estimator)))), X)
+        return state_rows_source(
+            estimator._fit_with(X, y, context.inner(given.get(id(estimator)))), X
+        )
     outside = _check_steps(estimator, caller) if isinstance(estimator, Pipeline) else []
     if isinstance(estimator, Pipeline) and any(_takes_context(step) or isinstance(step, Pipeline)
                                                for _, step in estimator.steps):
@@ -397,7 +411,8 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
         final = estimator.steps[-1][1]
         if final is not None and final != "passthrough":
             fit_with(final, rows, y, context, given, caller=caller)
-            if outside and getattr(final, "certificate_", None) is not None:  # the user's, unverified
+            # the user's, unverified
+            if outside and getattr(final, "certificate_", None) is not None:
                 final.certificate_.state(f"not checked by dpconvex: that the pipeline step(s) "
                                          f"{', '.join(outside)} map each record by itself alone")
         return estimator
@@ -415,7 +430,10 @@ def not_public_source(estimator: Any, X: Any = None) -> str | None:
     if isinstance(estimator, Pipeline):
         inner = [step for _, step in estimator.steps]
     else:
-        for given in (getattr(estimator, "schema", None), getattr(estimator, "feature_range", None)):
+        for given in (
+            getattr(estimator, "schema", None),
+            getattr(estimator, "feature_range", None),
+        ):
             if getattr(given, "suggested", False) is True:
                 return SUGGESTED_SOURCE
         inner = [getattr(estimator, "estimator", None)]  # a search's
@@ -433,7 +451,9 @@ def charge_not_public(accountant: Any, owner: str) -> Iterator[None]:
     if accountant is None:
         yield
         return
-    with reserve_budget(accountant, math.inf, 0.0, f"{owner} on a schema read from the data") as held:
+    with reserve_budget(
+        accountant, math.inf, 0.0, f"{owner} on a schema read from the data"
+    ) as held:
         yield
         held.commit(math.inf, 0.0)
 
@@ -456,7 +476,10 @@ def carry_ledger(fitted: Any, ledger: Any) -> Any:
     """
     for name in ("estimator_", "best_estimator_"):
         model = getattr(fitted, name, None)
-        for part in (model, *(step for _, step in (model.steps if isinstance(model, Pipeline) else ()))):
+        for part in (
+            model,
+            *(step for _, step in (model.steps if isinstance(model, Pipeline) else ())),
+        ):
             if hasattr(part, "get_params") and "accountant" in part.get_params(deep=False):
                 part.accountant = ledger
             if part is not None:
@@ -476,7 +499,11 @@ def state_rows_source(fitted: Any, X: Any, estimator: Any = None, *, draft: bool
         return fitted
     if isinstance(X, RangedRows) and X.source is not None:
         certificate.state(X.source)
-    source = SUGGESTED_SOURCE if draft else not_public_source(fitted if estimator is None else estimator, X)
+    source = (
+        SUGGESTED_SOURCE
+        if draft
+        else not_public_source(fitted if estimator is None else estimator, X)
+    )
     if source is None or not certificate.private:
         return fitted
     marked = compose_sequential(
@@ -508,10 +535,14 @@ def _check_steps(pipeline: Pipeline, caller: str) -> list[str]:
         elif not (step is None or step == "passthrough" or _takes_context(step)):
             if get_tags(step).requires_fit:
                 raise PrivacyError(
-                    f"{caller}: the pipeline step {name!r} ({type(step).__name__}) is fitted on the rows "
-                    "(scikit-learn's requires_fit tag): what it learns (a scaler's mean_) would be released "
+                    f"{caller}: the pipeline step {name!r} ({type(step).__name__}) is fitted on "
+                    "the rows "
+                    "(scikit-learn's requires_fit tag): what it learns (a scaler's mean_) would "
+                    "be released "
                     "with the model, outside the guarantee. Use a step that reads no statistic: "
-                    "PublicEncoder with a public schema, RandomFourierFeatures, or a stateless map.")
+                    "PublicEncoder with a public schema, RandomFourierFeatures, or a stateless "
+                    "map."
+                )
             outside.append(f"{name!r} ({type(step).__name__})")
     return outside
 
@@ -607,8 +638,12 @@ class ClassifierScoreMixin(ClassifierMixin):
         owner = type(self).__name__
         check_fitted(self, "classes_")
         # Dask rows pass here; predict() refuses them where the estimator has no Dask backend
-        rows = check_array(X, f"{owner}.score", accept_sparse=self.__sklearn_tags__().input_tags.sparse,
-                           accept_dask=True)
+        rows = check_array(
+            X,
+            f"{owner}.score",
+            accept_sparse=self.__sklearn_tags__().input_tags.sparse,
+            accept_dask=True,
+        )
         labels, weights = self._score_labels(y, rows.shape[0], sample_weight)
         with signed_by(self, f"{owner}.score"):  # the names checked above, once
             predicted = unchecked(self.predict)(rows)
@@ -621,9 +656,12 @@ class ClassifierScoreMixin(ClassifierMixin):
 
     def _log_proba(self, X: Any, method: str) -> np.ndarray:  # the log-softmax of the class scores
         scores = self._scores(X, method)  # type: ignore[attr-defined]
-        return keep_argmax(log_softmax(scores, axis=1), scores)  # shifted by the row's maximum first
+        # shifted by the row's maximum first
+        return keep_argmax(log_softmax(scores, axis=1), scores)
 
-    def _score_labels(self, y: Any, n: int, sample_weight: Any) -> tuple[np.ndarray, np.ndarray | None]:
+    def _score_labels(
+        self, y: Any, n: int, sample_weight: Any
+    ) -> tuple[np.ndarray, np.ndarray | None]:
         """The labels and weights of ``score`` on n rows, checked as ``fit`` checks labels."""
         owner = type(self).__name__
         labels = check_labels(computed(y), n, f"{owner}.score")
@@ -652,7 +690,8 @@ def keep_argmax(proba: np.ndarray, scores: np.ndarray) -> np.ndarray:
     True
     """
     rows, top = np.arange(len(scores)), np.argmax(scores, axis=1)
-    others = np.where(np.arange(proba.shape[1]) == top[:, None], -np.inf, proba)  # the top left out
+    # the top left out
+    others = np.where(np.arange(proba.shape[1]) == top[:, None], -np.inf, proba)
     lost = np.argmax(proba, axis=1) != top
     proba[rows[lost], top[lost]] = np.nextafter(others[lost].max(axis=1), np.inf)
     return proba
@@ -751,11 +790,15 @@ class FitPlan:
                  f"  template:  {self.template}"]
         lines += [f"    {key} = {_show(value)}" for key, value in self.options.items()]
         lines.append(f"  mechanism: {self.mechanism_name}")
-        lines.append(f"  budget:    epsilon = {_show(budget.epsilon)}, delta = {_show(budget.delta)}")
+        lines.append(
+            f"  budget:    epsilon = {_show(budget.epsilon)}, delta = {_show(budget.delta)}"
+        )
         lines += [f"    {key}: epsilon = {_show(value.epsilon)}, delta = {_show(value.delta)}"
                   for key, value in self.parts.items()]
         lam_shown = "unused" if self.lam is None else _show(self.lam)
-        lines.append(f"  lam:       {lam_shown}" + (f" ({self.lam_rule})" if self.lam_rule else ""))
+        lines.append(
+            f"  lam:       {lam_shown}" + (f" ({self.lam_rule})" if self.lam_rule else "")
+        )
         lines.append(f"  backend:   {self.backend}")
         if self.notes:
             lines.append("  certificate notes:")
@@ -798,7 +841,8 @@ class PrivateEstimator(BaseEstimator):
         super().__init_subclass__(**kwargs)
         cls.__doc__ = fill_docs(cls.__doc__)  # the shared parameter entries
 
-    _get_param_names = classmethod(lambda cls: list(_PARAM_NAMES(cls)))  # a fresh list, as scikit-learn's
+    # a fresh list, as scikit-learn's
+    _get_param_names = classmethod(lambda cls: list(_PARAM_NAMES(cls)))
 
     def _store_params(self, params: dict[str, Any]) -> None:
         """Store an ``__init__``'s arguments (its ``locals()``) unchanged, as scikit-learn asks."""
@@ -871,8 +915,13 @@ class PrivateEstimator(BaseEstimator):
         except (TypeError, IndexError, ValueError, DPConvexError):
             n, p = 0, 0
         if n < 2 or p < 1:
-            rows = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=self._accepts_sparse,
-                               accept_dask=True)
+            rows = check_array(
+                X,
+                f"{owner}.fit",
+                min_samples=2,
+                accept_sparse=self._accepts_sparse,
+                accept_dask=True,
+            )
             n, p = int(rows.shape[0]), int(rows.shape[1])
         if not self._reads_label_set:
             return n, 1, p
@@ -881,7 +930,9 @@ class PrivateEstimator(BaseEstimator):
             if classes is not None:
                 label_set = np.asarray(list(classes))
                 return n, max(2, int(label_set.size) if label_set.ndim == 1 else 2), p
-            label_set = label_set_of(check_labels(computed(y), n, f"{owner}.fit"), None, f"{owner}.fit")
+            label_set = label_set_of(
+                check_labels(computed(y), n, f"{owner}.fit"), None, f"{owner}.fit"
+            )
         except (DPConvexError, IndexError, TypeError, ValueError):
             return n, 2, p
         return n, max(2, 2 if label_set is None else int(label_set.size)), p
@@ -891,7 +942,10 @@ class PrivateEstimator(BaseEstimator):
         ranged = self._with_rows_ranges(X) if self.takes_rows_ranges else None
         if ranged is not None:
             return ranged.plan_for(X, y)
-        plan, source = self.plan(*self.public_shape(X, y)), X.source if isinstance(X, RangedRows) else None
+        plan, source = (
+            self.plan(*self.public_shape(X, y)),
+            X.source if isinstance(X, RangedRows) else None,
+        )
         return plan if source is None else dataclasses.replace(plan, notes=(*plan.notes, source))
 
     #: Whether the estimator leaves the rows of ``FitContext.excluded`` out of its fit (its
@@ -908,12 +962,17 @@ class PrivateEstimator(BaseEstimator):
         (:class:`~dpconvex.data.RangedRows`: :class:`~dpconvex.PublicEncoder`'s, the schema's
         constants), where none are given; else None. Called where it
         :attr:`takes_rows_ranges`."""
-        if getattr(self, "feature_range", None) is not None or getattr(self, "schema", None) is not None:
+        if (
+            getattr(self, "feature_range", None) is not None
+            or getattr(self, "schema", None) is not None
+        ):
             return None
         ranges = rows_feature_range(X)
         return None if ranges is None else clone(self).set_params(feature_range=ranges)
 
-    def _fit_as(self, inner: PrivateEstimator, rows: Any, y: Any, context: FitContext) -> PrivateEstimator:
+    def _fit_as(
+        self, inner: PrivateEstimator, rows: Any, y: Any, context: FitContext
+    ) -> PrivateEstimator:
         """Fit ``inner`` (a clone of this estimator with other parameters) on the rows, drawing
         from this fit's generator and charging this fit's ledger, and take its fitted
         attributes."""
@@ -960,13 +1019,16 @@ class PrivateEstimator(BaseEstimator):
                 f"{owner}.prepare: the plan is one-vs-rest over {plan.n_classes} classes; prepare "
                 "each binary model with its plan (plan.sub_plans[c]) or call fit.")
         n, n_features = int(X_checked.shape[0]), int(X_checked.shape[1])
-        if (n, n_features) != (plan.n, plan.n_features):  # the plan's Λ and notes are of its (n, d)
+        # the plan's Λ and notes are of its (n, d)
+        if (n, n_features) != (plan.n, plan.n_features):
             raise ParameterError(
                 f"{owner}.prepare: the plan is for n = {plan.n} rows and {plan.n_features} "
                 f"features; X has shape {(n, n_features)}. Make the plan with "
                 "plan(n, n_classes, n_features) of these data (or plan_for(X, y)).")
         if not self._reads_label_set:  # a regressor's labels (a meta-estimator's: its note)
-            return X_checked, self._unit_labels(y, n, f"{owner}.fit", note=context.excluded is None)
+            return X_checked, self._unit_labels(
+                y, n, f"{owner}.fit", note=context.excluded is None
+            )
         y_checked = check_labels(computed(y), n, f"{owner}.fit", classes=self.classes,
                                  unknown_labels=self.unknown_labels)
         return X_checked, encode_labels(y_checked, self.classes, f"{owner}.fit", binary=binary,
@@ -984,11 +1046,15 @@ class PrivateEstimator(BaseEstimator):
         """
         # a draft as its schema or ranges, or rows of one (the plan plan_for made on them states it)
         draft = not_public_source(self) is not None or SUGGESTED_SOURCE in plan.notes
-        if context.noise is None and prep.noise is not None:  # the preparation's generator: one stream
+        # the preparation's generator: one stream
+        if context.noise is None and prep.noise is not None:
             context = dataclasses.replace(context, noise=prep.noise)
         caller, ledger = f"{type(self).__name__}.fit_prepared", getattr(self, "accountant", None)
         try:
-            with charge_not_public(ledger if draft else None, caller), self._hold(plan, context) as hold:
+            with (
+                charge_not_public(ledger if draft else None, caller),
+                self._hold(plan, context) as hold,
+            ):
                 fitted = self._release(prep, plan, hold, context, warm_start)
         except (PrivacyError, SolverError) as exc:  # a part's refusal: in this call's name
             raise signed_refusal(exc, caller) from None
@@ -996,12 +1062,19 @@ class PrivateEstimator(BaseEstimator):
 
     def _hold(self, plan: FitPlan, context: FitContext) -> AbstractContextManager[CertificateHold]:
         """The ledger's reservation of ``plan``'s budget (n: none where a meta-estimator holds it)."""
-        return hold_budget(getattr(self, "accountant", None), plan.budget.epsilon, plan.budget.delta,
-                           type(self).__name__, n=None if context.held else plan.n)
+        return hold_budget(
+            getattr(self, "accountant", None),
+            plan.budget.epsilon,
+            plan.budget.delta,
+            type(self).__name__,
+            n=None if context.held else plan.n,
+        )
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> PrivateEstimator:
-        raise ParameterError(f"{type(self).__name__}.fit_prepared: {type(self).__name__} {FIT_ONLY}")
+        raise ParameterError(
+            f"{type(self).__name__}.fit_prepared: {type(self).__name__} {FIT_ONLY}"
+        )
 
     def fit(self, X: Any, y: Any, **fit_params: Any) -> PrivateEstimator:
         """Plan from the public shape, hold the budget before the data are read, prepare,
@@ -1015,7 +1088,8 @@ class PrivateEstimator(BaseEstimator):
             refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
         caller = f"{type(self).__name__}.fit"
         try:
-            if not_public_source(self, X) is None:  # (a released schema's rows: their source stated)
+            # (a released schema's rows: their source stated)
+            if not_public_source(self, X) is None:
                 fitted = self._fit_with(X, y, NO_CONTEXT)
                 return state_rows_source(fitted, X) if isinstance(X, RangedRows) else fitted
             with charge_not_public(getattr(self, "accountant", None), caller):
@@ -1044,7 +1118,9 @@ class PrivateEstimator(BaseEstimator):
             fitted = self._fit_sub_plans(X, y, plan, context)
         else:
             with self._hold(plan, context) as hold:  # before the data
-                fitted = self._release(self.prepare(X, y, plan, context=context), plan, hold, context, None)
+                fitted = self._release(
+                    self.prepare(X, y, plan, context=context), plan, hold, context, None
+                )
         return with_feature_names(fitted, names)
 
     # --------------------------------------------------------------------- certify
@@ -1098,7 +1174,9 @@ class PrivateEstimator(BaseEstimator):
         """
         return self._certify(self.prepare(X, y, plan, context=context), plan)
 
-    def _fit_sub_plans(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> PrivateEstimator:
+    def _fit_sub_plans(
+        self, X: Any, y: Any, plan: FitPlan, context: FitContext
+    ) -> PrivateEstimator:
         raise NotImplementedError
 
     def _certify_sub_plans(self, plan: FitPlan, X: Any = None, y: Any = None,

@@ -81,8 +81,11 @@ FEATURE_MAP = ("feature map u = clip(x, data_norm) / data_norm (per record, publ
                "||u|| <= 1; the count coordinate w = 1 plays the role of a constant feature")
 
 #: The certificate's row map of the per-record scaling.
-UNIT_ROWS = RowMap("unit", "row_norm='unit': every u scaled to norm 1 (u/||u||, zero rows stay "
-                   "zero), a map that reads only the record itself, so typical rows use the whole norm bound")
+UNIT_ROWS = RowMap(
+    "unit",
+    "row_norm='unit': every u scaled to norm 1 (u/||u||, zero rows stay "
+    "zero), a map that reads only the record itself, so typical rows use the whole norm bound",
+)
 
 #: The post-processing of the release, for the certificate.
 POSTPROCESSING = ("class means mu_c = s_c / max(n_c, max(1, s/w)) from the noisy sums and counts "
@@ -123,7 +126,9 @@ class Priors(Constraint):
         return value
 
     def __str__(self) -> str:
-        return "'empirical', 'uniform' or an array-like of shape (n_classes,) of public class priors"
+        return (
+            "'empirical', 'uniform' or an array-like of shape (n_classes,) of public class priors"
+        )
 
 
 def class_priors(priors: Any, counts: np.ndarray, floor: float, owner: str) -> np.ndarray:
@@ -184,7 +189,9 @@ def prior_penalty(priors: np.ndarray, variance: float) -> np.ndarray:
     return 2.0 * float(variance) * (logp.max() - logp)
 
 
-def _sum_noise_energy(mechanism: Mechanism, calibration: Any, shape: tuple[int, int]) -> np.ndarray:
+def _sum_noise_energy(
+    mechanism: Mechanism, calibration: Any, shape: tuple[int, int]
+) -> np.ndarray:
     """E‖b_c‖² on the d sum coordinates of each class: public, from the calibration.
 
     A mechanism whose noise is not exchangeable across the C (d + 1) entries declares
@@ -209,7 +216,9 @@ def _unit(U: Any) -> Any:
         rows = canonical_csr(U)
         norms = np.sqrt(np.asarray(rows.multiply(rows).sum(axis=1), dtype=float).ravel())
         entry_norms = np.repeat(norms, np.diff(rows.indptr))  # each stored entry's row norm
-        data = np.divide(rows.data, entry_norms, out=np.zeros_like(rows.data), where=entry_norms > 0)
+        data = np.divide(
+            rows.data, entry_norms, out=np.zeros_like(rows.data), where=entry_norms > 0
+        )
         return sp.csr_array((data, rows.indices, rows.indptr), shape=rows.shape)
     norms = np.linalg.norm(U, axis=1, keepdims=True)
     return np.divide(U, norms, out=np.zeros_like(U), where=norms > 0)
@@ -340,7 +349,9 @@ class ClassSumTemplate:
         self.y = np.asarray(y, dtype=np.int64)
         self.C = int(n_classes)
         self.rows = rows
-        self.record_map = record_map if record_map is not None else BallRows(1.0, False, self.data_norm)
+        self.record_map = (
+            record_map if record_map is not None else BallRows(1.0, False, self.data_norm)
+        )
         if rows is not None:
             # raw rows + class column, read per chunk (Dask) or per block (in memory)
             self.capabilities = frozenset({"cell_sums", "chunked_class_sums"})
@@ -467,12 +478,22 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
         if not isinstance(self.priors, str):  # public priors: checked against the public label set
             class_priors(self.priors, np.zeros(n_classes), 1.0, type(self).__name__)
         return FitPlan(
-            estimator=type(self).__name__, n=n, n_classes=n_classes, n_features=n_features,
-            template=template, learner=learner, mechanism=mechanism,
-            budget=Budget(epsilon, delta), backend="closed form (no solver)",
+            estimator=type(self).__name__,
+            n=n,
+            n_classes=n_classes,
+            n_features=n_features,
+            template=template,
+            learner=learner,
+            mechanism=mechanism,
+            budget=Budget(epsilon, delta),
+            backend="closed form (no solver)",
             lam_rule="no regularizer",
             notes=(*notes, *([DELTA_RULE] if rule else []), *row_notes, *self._mechanism_notes()),
-            options={**options, "priors": self.priors if isinstance(self.priors, str) else "given"})
+            options={
+                **options,
+                "priors": self.priors if isinstance(self.priors, str) else "given",
+            },
+        )
 
     def _template_notes(self, plan: FitPlan, labels: LabelSet, *extra: Any) -> list[Any]:
         """The certificate lines of a fit: the plan's first two (the record map and the
@@ -498,7 +519,9 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
         warn_if_noise_dominates(self._noise_family, prep.template, plan.mechanism, plan.budget,
                                 type(self).__name__, n=plan.n)  # (n, C, d, epsilon, delta) only
         noise = noise_source(self, context.noise)
-        released = release(prep.template, plan.mechanism, plan.budget, None, noise.rng, seeded=noise.seeded)
+        released = release(
+            prep.template, plan.mechanism, plan.budget, None, noise.rng, seeded=noise.seeded
+        )
         assert released.theta is not None and released.calibration is not None
         hold.commit_certificate(released.certificate)
         self.certificate_ = released.certificate
@@ -614,7 +637,9 @@ class PrivateGaussianCentroid(ClassSumEstimator):
             row_notes=(UNIT_ROWS,) if self.row_norm == "unit" else (),
             options={"data_norm q": float(self.data_norm), "row_norm": self.row_norm})
 
-    def prepare(self, X: Any, y: Any, plan: FitPlan, *, context: FitContext = NO_CONTEXT) -> Prepared:
+    def prepare(
+        self, X: Any, y: Any, plan: FitPlan, *, context: FitContext = NO_CONTEXT
+    ) -> Prepared:
         """Validate, encode labels, map rows to u, build the class-sum template of ``plan``."""
         owner = type(self).__name__
         X_checked, labels = self._checked_data(X, y, plan, context)
@@ -626,10 +651,16 @@ class PrivateGaussianCentroid(ClassSumEstimator):
             # u built and summed per chunk on the workers (one pass), or block by block: no copy
             rows, record_map = label_rows(X_checked, labels), BallRows(q, unit)
             if not dask:
-                over = [row_norms(block) > q for _, block in dense_blocks(X_checked)]  # block by block
-                note_clipped(int(np.count_nonzero(np.concatenate(over or [np.zeros(0, bool)]) & keep)),
-                             X_checked.shape[0], q, owner)
-        else:  # sparse rows: the kept rows only are clipped (whether clipping copies reads no other)
+                # block by block
+                over = [row_norms(block) > q for _, block in dense_blocks(X_checked)]
+                note_clipped(
+                    int(np.count_nonzero(np.concatenate(over or [np.zeros(0, bool)]) & keep)),
+                    X_checked.shape[0],
+                    q,
+                    owner,
+                )
+        # sparse rows: the kept rows only are clipped (whether clipping copies reads no other)
+        else:
             clipped, n_clipped = clip_rows(X_checked if keep.all() else X_checked[keep], q)
             note_clipped(n_clipped, X_checked.shape[0], q, owner)
             U = self._u(clipped / q)
@@ -696,7 +727,8 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         """:meth:`class_scores`, its errors naming the public ``method`` called."""
         penalized = self._penalized(X, method)
         tau = self.within_class_var_ if self.temperature is None else float(self.temperature)
-        return keep_argmax(-penalized / (2.0 * tau), -penalized)  # a tie of the division: predict's class
+        # a tie of the division: predict's class
+        return keep_argmax(-penalized / (2.0 * tau), -penalized)
 
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
@@ -717,5 +749,6 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         ndarray of shape (n_samples, C)
             Column j is the probability of ``classes_[j]``; rows sum to 1.
         """
-        log_proba = self._log_proba(X, "predict_proba")  # the argmax kept where exp rounds a gap away
+        # the argmax kept where exp rounds a gap away
+        log_proba = self._log_proba(X, "predict_proba")
         return keep_argmax(np.exp(log_proba), log_proba)

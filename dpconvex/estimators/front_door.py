@@ -170,8 +170,13 @@ class _Constant(BaseEstimator):
         return self
 
     def _rows(self, X: Any, method: str) -> int:
-        rows = check_array(X, f"{type(self).__name__}.{method}", accept_sparse=True, accept_dask=True,
-                           n_features=self.n_features_in_)
+        rows = check_array(
+            X,
+            f"{type(self).__name__}.{method}",
+            accept_sparse=True,
+            accept_dask=True,
+            n_features=self.n_features_in_,
+        )
         return int(rows.shape[0])
 
 
@@ -211,10 +216,14 @@ class ConstantClassifier(ClassifierScoreMixin, _Constant):
     def _one_hot(self, X: Any, method: str) -> np.ndarray:
         """1 in the column of the first class equal to the constant, on every row of X."""
         classes, constant = self.classes_.tolist(), self.constant
-        index = next((i for i, c in enumerate(classes) if np.ndim(constant) == 0 and c == constant), -1)
+        index = next(
+            (i for i, c in enumerate(classes) if np.ndim(constant) == 0 and c == constant), -1
+        )
         if index < 0:
-            raise ParameterError(f"ConstantClassifier.{method}: constant={_plain(self.constant)!r} is "
-                                 f"not one of classes={classes}. Give one of the classes.")
+            raise ParameterError(
+                f"ConstantClassifier.{method}: constant={_plain(self.constant)!r} is "
+                f"not one of classes={classes}. Give one of the classes."
+            )
         one_hot = np.zeros((self._rows(X, method), len(classes)))
         one_hot[:, index] = 1.0
         return one_hot
@@ -229,7 +238,8 @@ class ConstantClassifier(ClassifierScoreMixin, _Constant):
         """Probability 1 on the constant class (columns in the order of ``classes_``)."""
         return self._one_hot(X, "predict_proba")
 
-    def _log_proba(self, X: Any, method: str) -> np.ndarray:  # 0 on the constant class, −inf on the others
+    # 0 on the constant class, −inf on the others
+    def _log_proba(self, X: Any, method: str) -> np.ndarray:
         with np.errstate(divide="ignore"):
             return np.log(self._one_hot(X, method))
 
@@ -335,9 +345,11 @@ def take_rows(X: Any, rows: np.ndarray, n: int, owner: str, estimator: Any) -> A
 SAFEGUARD_SELECTED = "safeguard selected"
 
 #: The safeguard's condition on its disjoint parts (``format``: ``n``, ``n_fit``, ``n_val``).
-_DISJOINT_PARTS = ("a permutation drawn independently of the data splits the {n} rows into a fitting part of "
-                   "{n_fit} and a validation part of {n_val} (sizes from n only); the learner reads the "
-                   "first, the selection the second")
+_DISJOINT_PARTS = (
+    "a permutation drawn independently of the data splits the {n} rows into a fitting part of "
+    "{n_fit} and a validation part of {n_val} (sizes from n only); the learner reads the "
+    "first, the selection the second"
+)
 
 
 def warn_constant_released(owner: str, constant: str, learner: str, epsilon: float,
@@ -434,7 +446,8 @@ class SchemaInputMixin:
         if self.schema is None or self.__sklearn_tags__().estimator_type != "classifier":
             return super().score(X, y, sample_weight=sample_weight)
         with signed_by(self, f"{type(self).__name__}.score"):
-            predicted = self.predict(X)  # the table encoded; its labels checked as ClassifierScoreMixin's
+            # the table encoded; its labels checked as ClassifierScoreMixin's
+            predicted = self.predict(X)
         labels, weights = self._score_labels(y, predicted.size, sample_weight)  # type: ignore[attr-defined]
         return float(np.average(predicted == labels, weights=weights))
 
@@ -497,10 +510,14 @@ class SchemaInputMixin:
 #: The :class:`~dpconvex.errors.PrivacyLeakWarning` of a fit whose label set is read from y
 #: (after the estimator's name): that set also chooses the learner.
 INFERRED_CHOICE_WARNING = (
-    "the label set was read from the data (classes=None) and is treated as public: it fixes the model's "
-    "classes and, through their number C, also chooses the learner (the front door's rule reads n, C, d, "
-    "epsilon and delta), so one record with a new label can change which model is released, not only its "
-    "classes. Pass the public label set, e.g. classes=[0, 1, 2] (or y as the dpconvex.datasets loaders "
+    "the label set was read from the data (classes=None) and is treated as public: it fixes the "
+    "model's "
+    "classes and, through their number C, also chooses the learner (the front door's rule reads "
+    "n, C, d, "
+    "epsilon and delta), so one record with a new label can change which model is released, not "
+    "only its "
+    "classes. Pass the public label set, e.g. classes=[0, 1, 2] (or y as the dpconvex.datasets "
+    "loaders "
     "return it, or a pandas Categorical with the public categories)."
 )
 
@@ -517,12 +534,19 @@ def _noise_dominates(learner: PrivateEstimator, n: int, n_classes: int, n_featur
     """
     plan = learner.plan(n, n_classes, n_features)
     template = learner.prepare_shape(plan).template
-    if isinstance(learner, (PrivateGaussianCentroid, PrivateGaussianNB)) or plan.learner == CENTROID_LEARNER:
-        family = getattr(learner, "_noise_family", "centroid")  # the large-margin learner's centroids
+    if (
+        isinstance(learner, (PrivateGaussianCentroid, PrivateGaussianNB))
+        or plan.learner == CENTROID_LEARNER
+    ):
+        # the large-margin learner's centroids
+        family = getattr(learner, "_noise_family", "centroid")
         return noise_dominates(family, template, plan.mechanism, plan.budget, n=n)
     if isinstance(learner, PrivateLargeMarginGaussian):
-        return noise_dominates(noise_family(template), template, plan.mechanism, objective_part(plan))
-    return noise_dominates(learner._ovr_noise_family, template, plan.mechanism, plan.budget)  # "linear", "gd"
+        return noise_dominates(
+            noise_family(template), template, plan.mechanism, objective_part(plan)
+        )
+    # "linear", "gd"
+    return noise_dominates(learner._ovr_noise_family, template, plan.mechanism, plan.budget)
 
 
 def _rows_for(learner: str, X: Any) -> Any:
@@ -684,7 +708,9 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         return PrivateLargeMarginGaussian(delta=delta if delta > 0 else None, mechanism=mechanism,
                                           **kept, **common)
 
-    def _learner(self, n: int, n_classes: int, n_features: int) -> tuple[str, str, PrivateEstimator]:
+    def _learner(
+        self, n: int, n_classes: int, n_features: int
+    ) -> tuple[str, str, PrivateEstimator]:
         """(learner name, reason, the unfitted learner) for n rows, C classes, d features."""
         if self.feature_range is not None:  # one range per column, whichever learner is chosen
             feature_bounds(self.feature_range, n_features, type(self).__name__)
@@ -724,16 +750,21 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         """The certificate's line when safeguard="auto" leaves the safeguard off (public)."""
         if not isinstance(self.safeguard, str):
             return ()
-        return (f"PrivateClassifier: safeguard='auto' is off for n = {n} > {SAFEGUARD_ROWS_AT_MOST} "
-                "rows: the learner is fitted on every row and nothing compares its model with the "
-                "majority class (docs/privacy/front_door.md#privacy-classifier-safeguard)",)
+        return (
+            f"PrivateClassifier: safeguard='auto' is off for n = {n} > {SAFEGUARD_ROWS_AT_MOST} "
+            "rows: the learner is fitted on every row and nothing compares its model with the "
+            "majority class (docs/privacy/front_door.md#privacy-classifier-safeguard)",
+        )
 
     def _safeguard_note(self, n_fit: int, n_val: int, n_classes: int) -> str:
-        return (f"PrivateClassifier: safeguard on: the learner is fitted on the rows with the "
-                f"{n_val} validation rows' loss set to zero ({n_fit} rows count), and the "
-                f"exponential mechanism selects the model or one of the {n_classes} constant "
-                f"classes on those {n_val} (validation_fraction = "
-                f"{self.validation_fraction!r}; docs/privacy/front_door.md#privacy-classifier-safeguard)")
+        return (
+            f"PrivateClassifier: safeguard on: the learner is fitted on the rows with the "
+            f"{n_val} validation rows' loss set to zero ({n_fit} rows count), and the "
+            f"exponential mechanism selects the model or one of the {n_classes} constant "
+            f"classes on those {n_val} (validation_fraction = "
+            f"{self.validation_fraction!r}; "
+            "docs/privacy/front_door.md#privacy-classifier-safeguard)"
+        )
 
     def _schema_row_params(self) -> dict[str, Any]:
         """The schema's public per-feature ranges of the encoded rows, unless given."""
@@ -764,54 +795,86 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         if isinstance(X, np.ndarray) and X.dtype.kind != "O":  # X's dtype refused before y is read
             check_numeric_dtype(X, f"{type(self).__name__}.fit")
         shape = self.public_shape(X, y)
-        inferred, context = self.classes is None and declared_classes(y) is None, context.one_label_warning()
+        inferred, context = (
+            self.classes is None and declared_classes(y) is None,
+            context.one_label_warning(),
+        )
         if inferred:  # the set chose the learner: its warning, once (a sweep's may be issued)
             context.label_warning.issue(type(self).__name__, INFERRED_CHOICE_WARNING)
         owner, epsilon = type(self).__name__, float(self.epsilon)
         names = feature_names_of(X, f"{owner}.fit")
         n, n_classes, n_features = shape
         guarded = self._guarded(*shape)
-        n_fit, n_val = safeguard_sizes(n, self.validation_fraction, f"{owner}.fit") if guarded else (n, 0)
+        n_fit, n_val = (
+            safeguard_sizes(n, self.validation_fraction, f"{owner}.fit") if guarded else (n, 0)
+        )
         name, reason, learner = self._learner(*shape)
         self._warn_if_every_candidate_is_weak(*shape)  # before any budget is held
         noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
         best = 0  # the candidate released: 0 the learner's model, c + 1 the constant class c
-        with hold_budget(self.accountant, epsilon, self._delta(*shape), owner,
-                         n=None if context.held else n) as hold, signed_by(learner, f"{owner}.fit"):
+        with (
+            hold_budget(
+                self.accountant, epsilon, self._delta(*shape), owner, n=None if context.held else n
+            ) as hold,
+            signed_by(learner, f"{owner}.fit"),
+        ):
             # y checked and encoded against the public set in this estimator's name (its learner is a
             # name the user never wrote), inside the hold; X is checked by the learner
             y_checked = check_labels(computed(y), n, f"{owner}.fit", classes=self.classes,
                                      unknown_labels=self.unknown_labels)
-            labels = encode_labels(y_checked, self.classes, f"{owner}.fit", excluded=context.excluded,
-                                   unknown_labels=self.unknown_labels, warning=context.label_warning)
+            labels = encode_labels(
+                y_checked,
+                self.classes,
+                f"{owner}.fit",
+                excluded=context.excluded,
+                unknown_labels=self.unknown_labels,
+                warning=context.label_warning,
+            )
             if not guarded:
                 learner._fit_with(_rows_for(name, X), y_checked, context.inner(noise, held=True))
                 certificate = learner.certificate_
                 certificate.assumptions.extend((reason, *self._unguarded_note(*shape)))
-            else:  # the learner without the validation rows' loss, then the private choice of the release
+            # the learner without the validation rows' loss, then the private choice of the release
+            else:
                 learner.set_params(classes=list(labels.classes))
                 validation = np.sort(noise.rng.permutation(n)[n_fit:])  # independent of the data
                 held = np.zeros(n, dtype=bool)
                 held[validation] = True
                 fit_rng, select_rng = noise.rng.spawn(2)
                 # the validation rows are left out of the learner's fit (zero factors, X not copied)
-                fit_context = context.inner(NoiseSource(fit_rng, noise.seeded), held=True, excluding=held)
+                fit_context = context.inner(
+                    NoiseSource(fit_rng, noise.seeded), held=True, excluding=held
+                )
                 learner._fit_with(_rows_for(name, X), y_checked, fit_context)
-                learner.certificate_.state(labels.assumption)  # this fit's set, not the learner's classes=
+                # this fit's set, not the learner's classes=
+                learner.certificate_.state(labels.assumption)
                 X_val = take_rows(X, validation, n, owner, self)
-                mistakes = safeguard_mistakes(learner, _rows_for(name, X_val), y_checked[validation],
-                                              labels.classes)
-                best, selection = select_release(-mistakes, epsilon, n_val, select_rng, noise.seeded)
-                certificate = self._safeguard_certificate(learner.certificate_, selection, name,
-                                                          reason, (n_fit, n_val), labels.classes,
-                                                          self._delta(*shape), best, labels.assumption)
+                mistakes = safeguard_mistakes(
+                    learner, _rows_for(name, X_val), y_checked[validation], labels.classes
+                )
+                best, selection = select_release(
+                    -mistakes, epsilon, n_val, select_rng, noise.seeded
+                )
+                certificate = self._safeguard_certificate(
+                    learner.certificate_,
+                    selection,
+                    name,
+                    reason,
+                    (n_fit, n_val),
+                    labels.classes,
+                    self._delta(*shape),
+                    best,
+                    labels.assumption,
+                )
             if inferred:
                 certificate.assumptions.append(INFERRED_CHOICE)
             hold.commit_certificate(certificate)
         if best == 0:
             self.estimator_, self.learner_ = learner, name
         else:
-            self.estimator_ = ConstantClassifier(labels.classes[best - 1], labels.classes, n_features)
+            self.estimator_ = ConstantClassifier(
+                labels.classes[best - 1], labels.classes, n_features
+            )
             self.estimator_.certificate_ = certificate
             self.learner_ = CONSTANT
             warn_constant_released(
@@ -845,15 +908,24 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         try:
             certificate = compose_parallel(
                 [model, selection],
-                mechanism=("PrivateClassifier with its safeguard: the learner on the fitting part, the "
-                           "exponential mechanism over the model and each constant class on the "
-                           "validation part (docs/privacy/front_door.md#privacy-classifier-safeguard)"),
-                epsilon_requested=float(self.epsilon), delta_requested=delta,
-                conditions=conditions, quantities=quantities,
-                assumptions=[label_source, model.lam_rule, reason,
-                             self._safeguard_note(n_fit, n_val, len(classes)),
-                             "replace-one adjacency; n is public (it fixes the part sizes)"],
-                labels=["model (fitting part)", "selection (validation part)"])
+                mechanism=(
+                    "PrivateClassifier with its safeguard: the learner on the fitting part, the "
+                    "exponential mechanism over the model and each constant class on the "
+                    "validation part (docs/privacy/front_door.md#privacy-classifier-safeguard)"
+                ),
+                epsilon_requested=float(self.epsilon),
+                delta_requested=delta,
+                conditions=conditions,
+                quantities=quantities,
+                assumptions=[
+                    label_source,
+                    model.lam_rule,
+                    reason,
+                    self._safeguard_note(n_fit, n_val, len(classes)),
+                    "replace-one adjacency; n is public (it fixes the part sizes)",
+                ],
+                labels=["model (fitting part)", "selection (validation part)"],
+            )
         except PrivacyError as exc:
             raise PrivacyError(f"{type(self).__name__}.fit: {exc}") from None
         if selected is not None:  # the selection's output (private, the validation part's)
@@ -879,12 +951,18 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             if not _noise_dominates(learner, n, n_classes, n_features):
                 return  # a candidate the public checks do not rule out
         warnings.warn(
-            f"{type(self).__name__}: at epsilon = {float(self.epsilon):g} the public noise checks predict "
-            f"every learner it can choose ({', '.join(candidates)}) no better than the majority class for n "
-            f"= {n} rows, C = {n_classes} classes and d = {n_features} features (public quantities only; "
-            f"docs/privacy/front_door.md#privacy-defaults-blind-spots). Use a larger epsilon, delta > 0, "
+            f"{type(self).__name__}: at epsilon = {float(self.epsilon):g} the public noise checks "
+            "predict "
+            f"every learner it can choose ({', '.join(candidates)}) no better than the majority "
+            "class for n "
+            f"= {n} rows, C = {n_classes} classes and d = {n_features} features (public "
+            "quantities only; "
+            "docs/privacy/front_door.md#privacy-defaults-blind-spots). Use a larger epsilon, "
+            "delta > 0, "
             f"more rows or fewer features before spending the budget. {PUBLIC_CHECK_NOTE}",
-            PrivacyWarning, stacklevel=user_stacklevel())
+            PrivacyWarning,
+            stacklevel=user_stacklevel(),
+        )
 
     def certify(self, X: Any = None, y: Any = None, *, n: int | None = None,
                 n_classes: int | None = None, n_features: int | None = None) -> Any:
@@ -921,9 +999,15 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             return self._certify_safeguarded(X, y, size)
         name, reason, learner = self._learner(*size)
         rows, issued = (None, None) if X is None else (_rows_for(name, X), LabelWarning(True))
-        with signed_by(learner, f"{type(self).__name__}.certify"):  # (with X: the learner's warning issued)
-            certificate = learner.certify(n=n, n_classes=n_classes, n_features=n_features) if X is None else \
-                state_rows_source(learner._certify_with(rows, y, FitContext(label_warning=issued)), rows)
+        # (with X: the learner's warning issued)
+        with signed_by(learner, f"{type(self).__name__}.certify"):
+            certificate = (
+                learner.certify(n=n, n_classes=n_classes, n_features=n_features)
+                if X is None
+                else state_rows_source(
+                    learner._certify_with(rows, y, FitContext(label_warning=issued)), rows
+                )
+            )
         certificate.assumptions.extend((reason, *self._unguarded_note(*size)))
         return self._inferred_choice(certificate, y)
 
@@ -945,12 +1029,21 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         if X is None:
             with signed_by(learner, f"{owner}.certify"):
                 model = learner.certify(n=n, n_classes=n_classes, n_features=n_features)
-            classes = check_classes(classes, f"{owner}.certify") if classes is not None else range(n_classes)
+            classes = (
+                check_classes(classes, f"{owner}.certify")
+                if classes is not None
+                else range(n_classes)
+            )
         else:
             X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self, classes=self.classes,
                                               unknown_labels=self.unknown_labels)
-            labels = encode_labels(y_checked, classes, f"{owner}.certify", unknown_labels=self.unknown_labels,
-                                   warning=LabelWarning(True))  # (certify's warning came first)
+            labels = encode_labels(
+                y_checked,
+                classes,
+                f"{owner}.certify",
+                unknown_labels=self.unknown_labels,
+                warning=LabelWarning(True),
+            )  # (certify's warning came first)
             classes, source = labels.classes, labels.assumption
             learner.set_params(classes=list(classes))
             model = learner._certify_with(_rows_for(name, X_checked), y_checked,
@@ -959,9 +1052,18 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         classes = list(classes)
         selection = dry_selection(len(classes) + 1, float(self.epsilon), n_val,
                                   seeded=self.random_state is not None)
-        certificate = self._safeguard_certificate(model, selection, name, reason, (n_fit, n_val), classes,
-                                                  self._delta(*size), label_source=source)
-        certificate.state(delta_rows_note(self._delta(*size), n))  # as a fit's budget hold states it
+        certificate = self._safeguard_certificate(
+            model,
+            selection,
+            name,
+            reason,
+            (n_fit, n_val),
+            classes,
+            self._delta(*size),
+            label_source=source,
+        )
+        # as a fit's budget hold states it
+        certificate.state(delta_rows_note(self._delta(*size), n))
         return self._inferred_choice(certificate, y)
 
     # ----------------------------------------------------------------- predict
@@ -975,7 +1077,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         """The learner's class probabilities (columns in the order of ``classes_``)."""
         return self._learners("predict_proba", X)
 
-    def _log_proba(self, X: Any, method: str) -> np.ndarray:  # the learner's, computed in log space
+    # the learner's, computed in log space
+    def _log_proba(self, X: Any, method: str) -> np.ndarray:
         return self._learners(method, X)
 
     @checks_feature_names
@@ -989,10 +1092,14 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
 #: κ = :data:`~dpconvex.privacy.rules.front_door.RESIDUAL_CLIP`.
 SELECTION_UTILITY = (
     "u_model = -sum_i min(1, ((u^_i - u_i)/kappa)^2) - m and u_mean = -sum_i min(1, ((c - "
-    f"u_i)/kappa)^2) over the validation rows, kappa = {RESIDUAL_CLIP:g}, labels u_i and predictions "
-    "u^_i on the unit scale [-1, 1] (public maps; predictions clipped to it), c the private mean: each "
-    "term lies in [0, 1], so replacing one validation record moves each utility by at most 1; m is a "
-    "public handicap (docs/privacy/front_door_regression.md#privacy-regressor-safeguard)")
+    f"u_i)/kappa)^2) over the validation rows, kappa = {RESIDUAL_CLIP:g}, labels u_i and "
+    "predictions "
+    "u^_i on the unit scale [-1, 1] (public maps; predictions clipped to it), c the private mean: "
+    "each "
+    "term lies in [0, 1], so replacing one validation record moves each utility by at most 1; m "
+    "is a "
+    "public handicap (docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"
+)
 
 
 class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
@@ -1089,24 +1196,29 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         plan's and certificate's line stating them."""
         n_fit, n_val = safeguard_sizes(n, self.validation_fraction, caller, REGRESSION_VALIDATION)
         eps_mean = mean_epsilon(n, float(self.epsilon))
-        note = ("PrivateRegressor: safeguard on: the private mean of the labels of every row (epsilon_c "
-                f"= {eps_mean:.4g}), the learner on {n_fit} rows (the {n_val} validation rows' loss "
-                "zeroed, their labels replaced by the centre of label_range) and the exponential "
-                f"mechanism over (the model, the mean) on those {n_val}, each with epsilon - epsilon_c; "
-                "the model's utility lowered by a public handicap (a model no better than the mean is "
-                f"released with probability <= {HANDICAP_LEVEL:g}; validation_fraction = "
-                f"{self.validation_fraction!r}; "
-                "docs/privacy/front_door_regression.md#privacy-regressor-safeguard)")
+        note = (
+            "PrivateRegressor: safeguard on: the private mean of the labels of every row "
+            "(epsilon_c "
+            f"= {eps_mean:.4g}), the learner on {n_fit} rows (the {n_val} validation rows' loss "
+            "zeroed, their labels replaced by the centre of label_range) and the exponential "
+            f"mechanism over (the model, the mean) on those {n_val}, each with epsilon - "
+            "epsilon_c; "
+            "the model's utility lowered by a public handicap (a model no better than the mean is "
+            f"released with probability <= {HANDICAP_LEVEL:g}; validation_fraction = "
+            f"{self.validation_fraction!r}; "
+            "docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"
+        )
         return n_fit, n_val, eps_mean, remaining(float(self.epsilon), eps_mean), note
 
     def _make(self, mechanism: str, epsilon: float) -> PrivateLinearRegressor:
         """The learner at ``epsilon`` (the whole ε, or ε − ε_c inside the safeguard); the
         front door holds the budget, so the learner charges no ledger."""
         delta = float(self.delta or 0.0) if mechanism.startswith("gaussian") else 0.0
+        # the safeguard releases the mean
         return PrivateLinearRegressor(
             loss="pinball", quantile=0.5, epsilon=epsilon, delta=delta, mechanism=mechanism,
             label_range=self.label_range, data_norm=self.data_norm, fit_intercept=True,
-            random_state=self.random_state, label_center="range")  # the safeguard releases the mean
+            random_state=self.random_state, label_center="range")
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         if self.schema is not None:  # the fit's plan: the encoded rows, the schema's ranges
@@ -1116,21 +1228,35 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         owner = type(self).__name__
         if choice.learner == PRIVATE_MEAN:
             return FitPlan(
-                estimator=owner, n=n, n_classes=1, n_features=n_features,
-                template="bounded mean", mechanism=LaplaceMean(),
-                budget=Budget(float(self.epsilon)), learner=PRIVATE_MEAN,  # pure: δ unused
+                estimator=owner,
+                n=n,
+                n_classes=1,
+                n_features=n_features,
+                template="bounded mean",
+                mechanism=LaplaceMean(),
+                budget=Budget(float(self.epsilon)),
+                learner=PRIVATE_MEAN,  # pure: δ unused
                 backend="none (closed form)",
                 options={"label_range": self._label_bounds()},
-                notes=(LabelSource("label_range", label_range=self._label_bounds()), choice.reason))
+                notes=(
+                    LabelSource("label_range", label_range=self._label_bounds()),
+                    choice.reason,
+                ),
+            )
         if not choice.safeguard:
             learner_plan = self._make(choice.mechanism, float(self.epsilon)).plan(n, 1, n_features)
-            return dataclasses.replace(learner_plan, estimator=owner, learner=choice.learner,
-                                       notes=(*learner_plan.notes, choice.reason, *self._unguarded_note(n)))
+            return dataclasses.replace(
+                learner_plan,
+                estimator=owner,
+                learner=choice.learner,
+                notes=(*learner_plan.notes, choice.reason, *self._unguarded_note(n)),
+            )
         _, _, eps_mean, rest, note = self._parts(n, f"{owner}.plan")
         learner_plan = self._make(choice.mechanism, rest).plan(n, 1, n_features)
+        # the δ the learner spends
         return dataclasses.replace(
             learner_plan, estimator=owner, learner=choice.learner,
-            budget=Budget(float(self.epsilon), learner_plan.budget.delta),  # the δ the learner spends
+            budget=Budget(float(self.epsilon), learner_plan.budget.delta),
             parts={"private mean (every row)": Budget(eps_mean),
                    "model (fitting part)": Budget(rest, learner_plan.budget.delta),
                    "selection (validation part)": Budget(rest)},
@@ -1161,7 +1287,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         owner, epsilon = type(self).__name__, float(self.epsilon)
         names = feature_names_of(X, f"{owner}.fit")
         n, _, n_features = self.public_shape(X, y)
-        choice = choose_regression_learner(n, n_features, epsilon, float(self.delta or 0.0), self.safeguard)
+        choice = choose_regression_learner(
+            n, n_features, epsilon, float(self.delta or 0.0), self.safeguard
+        )
         lo, hi = self._label_bounds()
         half, mid = 0.5 * (hi - lo), 0.5 * (hi + lo)  # u ∈ [−1, 1] <-> the labels' units
         best = 1  # the candidate released: 0 the learner's model, 1 the private mean
@@ -1172,18 +1300,31 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 u = self._unit_labels(y, n, f"{owner}.fit")
                 released_mean = mean_release(float(np.sum(u)), n, epsilon, noise)
                 certificate = released_mean.certificate
-                certificate.state(LabelSource("label_range", label_range=self._label_bounds()), choice.reason)
+                certificate.state(
+                    LabelSource("label_range", label_range=self._label_bounds()), choice.reason
+                )
                 hold.commit_certificate(certificate)
             mean = float(released_mean.theta[0])
         elif not choice.safeguard:
             learner = self._make(choice.mechanism, epsilon)
-            with hold_budget(self.accountant, epsilon, float(learner.delta), owner,
-                             n=None if context.held else n) as hold, signed_by(learner, f"{owner}.fit"):
+            with (
+                hold_budget(
+                    self.accountant,
+                    epsilon,
+                    float(learner.delta),
+                    owner,
+                    n=None if context.held else n,
+                ) as hold,
+                signed_by(learner, f"{owner}.fit"),
+            ):
                 with warnings.catch_warnings():  # the labels' warning in the name the user called
                     if self.label_range is None:
                         self._warn_unit_range(f"{owner}.fit")
                         warnings.filterwarnings(
-                            "ignore", rf"{type(learner).__name__}\.fit: {UNIT_RANGE_WARNING}", PrivacyWarning)
+                            "ignore",
+                            rf"{type(learner).__name__}\.fit: {UNIT_RANGE_WARNING}",
+                            PrivacyWarning,
+                        )
                     learner._fit_with(X, y, context.inner(noise, held=True))
                 certificate, best = learner.certificate_, 0
                 certificate.assumptions.extend((choice.reason, *self._unguarded_note(n)))
@@ -1192,8 +1333,16 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             parts = self._parts(n, f"{owner}.fit")
             n_fit, n_val, eps_mean, rest, _ = parts
             learner = self._make(choice.mechanism, rest)
-            with hold_budget(self.accountant, epsilon, float(learner.delta), owner,  # its δ only
-                             n=None if context.held else n) as hold, signed_by(learner, f"{owner}.fit"):
+            with (
+                hold_budget(
+                    self.accountant,
+                    epsilon,
+                    float(learner.delta),
+                    owner,  # its δ only
+                    n=None if context.held else n,
+                ) as hold,
+                signed_by(learner, f"{owner}.fit"),
+            ):
                 X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True,
                                         accept_dask=True)
                 u = self._unit_labels(y, n, f"{owner}.fit")
@@ -1209,7 +1358,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 # (u = 0), so no value of theirs reaches the learner (not even its objective's
                 # constant); the learner's plan, hold and release leave them out
                 y_unit[validation] = mid
-                inner = context.inner(NoiseSource(fit_rng, noise.seeded), held=True, excluding=held)
+                inner = context.inner(
+                    NoiseSource(fit_rng, noise.seeded), held=True, excluding=held
+                )
                 with warnings.catch_warnings():
                     # the learner's public noise check: the selection guards against its noise
                     warnings.simplefilter("ignore", PrivacyWarning)
@@ -1235,25 +1386,39 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             self.estimator_ = ConstantRegressor(mean * half + mid, n_features)
             self.estimator_.certificate_ = certificate
             self.learner_ = PRIVATE_MEAN
-            eps = epsilon if choice.learner == PRIVATE_MEAN else eps_mean  # the mean's: public scale
-            if n * eps < MEAN_WARNING_RECORDS:  # noise large for labels spread over a 30th of the range
+            # the mean's: public scale
+            eps = epsilon if choice.learner == PRIVATE_MEAN else eps_mean
+            # noise large for labels spread over a 30th of the range
+            if n * eps < MEAN_WARNING_RECORDS:
                 scale = 2.0 / (n * eps) * half
                 warnings.warn(
-                    f"{owner}.fit: the released constant is the private mean of the labels, with Laplace "
-                    f"noise of scale {scale:.3g} in the labels' units (2/(n epsilon) of label_range's "
-                    f"half-width, n = {n}, epsilon = {eps:g}): it is off by more than {3 * scale:.3g} with "
-                    "probability 5 %, and below the training mean's R² where the labels spread less than "
+                    f"{owner}.fit: the released constant is the private mean of the labels, with "
+                    "Laplace "
+                    f"noise of scale {scale:.3g} in the labels' units (2/(n epsilon) of "
+                    "label_range's "
+                    f"half-width, n = {n}, epsilon = {eps:g}): it is off by more than "
+                    f"{3 * scale:.3g} with "
+                    "probability 5 %, and below the training mean's R² where the labels spread "
+                    "less than "
                     "that. Use a narrower public label_range, a larger epsilon or more rows "
                     "(docs/privacy/front_door_regression.md#privacy-private-mean).",
-                    PrivacyWarning, stacklevel=user_stacklevel())
+                    PrivacyWarning,
+                    stacklevel=user_stacklevel(),
+                )
         self.certificate_ = certificate
         self.n_features_in_ = n_features
         if best == 1 and choice.learner != PRIVATE_MEAN:
-            by_delta = choose_regression_learner(n, n_features, epsilon, 1.0 / n**2, self.safeguard)
-            warn_constant_released(owner, "the private mean of the labels", choice.learner,
-                                   epsilon, "docs/privacy/front_door_regression.md"
-                                   "#privacy-regressor-safeguard",
-                                   not (self.delta or 0.0) > 0 and by_delta.mechanism != choice.mechanism)
+            by_delta = choose_regression_learner(
+                n, n_features, epsilon, 1.0 / n**2, self.safeguard
+            )
+            warn_constant_released(
+                owner,
+                "the private mean of the labels",
+                choice.learner,
+                epsilon,
+                "docs/privacy/front_door_regression.md#privacy-regressor-safeguard",
+                not (self.delta or 0.0) > 0 and by_delta.mechanism != choice.mechanism,
+            )
         return with_feature_names(self, names)
 
     def _safeguard_certificate(self, mean: Certificate, model: Certificate, selection: Certificate,
@@ -1275,11 +1440,16 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         try:
             both = compose_parallel(
                 [model, selection],
-                mechanism=("the learner on the fitting part, the exponential mechanism over the "
-                           "model and the mean on the validation part "
-                           "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"),
-                epsilon_requested=rest, delta_requested=float(self.delta or 0.0), conditions=conditions,
-                labels=["model (fitting part)", "selection (validation part)"])
+                mechanism=(
+                    "the learner on the fitting part, the exponential mechanism over the "
+                    "model and the mean on the validation part "
+                    "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"
+                ),
+                epsilon_requested=rest,
+                delta_requested=float(self.delta or 0.0),
+                conditions=conditions,
+                labels=["model (fitting part)", "selection (validation part)"],
+            )
             certificate = compose_sequential(
                 [mean, both],
                 mechanism=("PrivateRegressor with its safeguard: the private mean of the labels, "
@@ -1315,7 +1485,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         if self.schema is not None:
             return self._certify_on_schema(X, y, n=n, n_classes=n_classes, n_features=n_features)
         if isinstance(self.label_range, RELEASED_RANGE):
-            return self._certify_private_labels(X, y, n=n, n_classes=n_classes, n_features=n_features)
+            return self._certify_private_labels(
+                X, y, n=n, n_classes=n_classes, n_features=n_features
+            )
         self._validate_params()
         if X is None:
             plan = self.plan(*_given_shape(self, n, 1, n_features))
@@ -1328,12 +1500,16 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         seeded = self.random_state is not None
         if choice.learner == PRIVATE_MEAN:
             certificate = mean_release(0.0, n_rows, float(self.epsilon), seeded=seeded).certificate
-            certificate.state(LabelSource("label_range", label_range=self._label_bounds()), choice.reason)
+            certificate.state(
+                LabelSource("label_range", label_range=self._label_bounds()), choice.reason
+            )
             return certificate
         parts = self._parts(n_rows, f"{type(self).__name__}.certify") if choice.safeguard else None
         learner = self._make(choice.mechanism, float(self.epsilon) if parts is None else parts[3])
         with signed_by(learner, f"{type(self).__name__}.certify"):
-            model = learner._dry_run(rows if X is None else X, {"n": n_rows, "n_classes": 1, "n_features": d})
+            model = learner._dry_run(
+                rows if X is None else X, {"n": n_rows, "n_classes": 1, "n_features": d}
+            )
         if parts is None:
             model.assumptions.extend((choice.reason, *self._unguarded_note(n_rows)))
             return model
@@ -1341,7 +1517,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         certificate = self._safeguard_certificate(
             mean_release(0.0, n_rows, eps_mean, seeded=seeded).certificate, model,
             dry_selection(2, rest, n_val, SELECTION_UTILITY, seeded), choice, parts)
-        certificate.state(delta_rows_note(float(learner.delta), n_rows))  # as a fit's budget hold states it
+        # as a fit's budget hold states it
+        certificate.state(delta_rows_note(float(learner.delta), n_rows))
         return certificate
 
     def _dry_run(self, X: Any, shape: dict[str, Any]) -> Any:
@@ -1351,7 +1528,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
     def _release(self, prep: Any, plan: FitPlan, hold: Any, context: FitContext,
                  warm_start: Any) -> Any:
         """Refused (``fit_prepared``): the mean, the learner and the selection are released inside fit."""
-        raise ParameterError(f"{type(self).__name__}.fit_prepared: {type(self).__name__} {FIT_ONLY}")
+        raise ParameterError(
+            f"{type(self).__name__}.fit_prepared: {type(self).__name__} {FIT_ONLY}"
+        )
 
     # --------------------------------------------------------------------- predict
     @checks_feature_names
@@ -1361,6 +1540,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
 
 
 #: The certificate line of a schema without a release: what the caller declares, not checked.
-_DECLARED_SCHEMA = ("the schema is taken as public knowledge, as the caller declares it (not checked by "
-                    "dpconvex: a schema released from these data, also one rewritten by to_code(), must "
-                    "come with its release, PublicSchema(..., release=...))")
+_DECLARED_SCHEMA = (
+    "the schema is taken as public knowledge, as the caller declares it (not checked by "
+    "dpconvex: a schema released from these data, also one rewritten by to_code(), must "
+    "come with its release, PublicSchema(..., release=...))"
+)

@@ -34,7 +34,15 @@ from ..data.validation import check_array
 from ..errors import DataValidationError, ParameterError, record_diagnostic
 from ..privacy.mechanisms import MechanismMenu
 from ..privacy.mechanisms.record_sets import MomentBox, RecordSet
-from .base import NO_CONTEXT, CertificateHold, FitContext, FitPlan, Prepared, PreparedFacts, keep_argmax
+from .base import (
+    NO_CONTEXT,
+    CertificateHold,
+    FitContext,
+    FitPlan,
+    Prepared,
+    PreparedFacts,
+    keep_argmax,
+)
 from .centroids import (
     ClassSumEstimator,
     ClassSumTemplate,
@@ -58,12 +66,14 @@ MOMENT_MAP = ("feature map t = (2 clip(x, lo, hi) - lo - hi) / (hi - lo) in [-1,
               "coordinate w plays the role of a constant feature")
 
 #: The post-processing of the release, for the certificate.
-NB_POSTPROCESSING = ("class means mu_c = clip(S_c / m_c, -1, 1) and second moments clip((Q_c / m_c + 1) "
-                     "/ 2, 0, 1) from the noisy sums S_c of t and Q_c of 2 t^2 - 1, m_c = max(n_c, "
-                     "max(1, s/w)) (s the public per-coordinate noise scale); variances max(second "
-                     "moment - mu_c^2, var_floor) plus the noise variance of mu_c; class priors from the "
-                     "noisy counts; prediction by the Gaussian naive Bayes log-likelihood: "
-                     "post-processing (docs/privacy/gaussian_nb.md#privacy-nb-release)")
+NB_POSTPROCESSING = (
+    "class means mu_c = clip(S_c / m_c, -1, 1) and second moments clip((Q_c / m_c + 1) "
+    "/ 2, 0, 1) from the noisy sums S_c of t and Q_c of 2 t^2 - 1, m_c = max(n_c, "
+    "max(1, s/w)) (s the public per-coordinate noise scale); variances max(second "
+    "moment - mu_c^2, var_floor) plus the noise variance of mu_c; class priors from the "
+    "noisy counts; prediction by the Gaussian naive Bayes log-likelihood: "
+    "post-processing (docs/privacy/gaussian_nb.md#privacy-nb-release)"
+)
 
 
 #: The range of every feature of :class:`PrivateGaussianNB` given none (and rows that carry
@@ -90,7 +100,8 @@ class FeatureRange(Constraint):
             bounds = np.asarray(value, dtype=float)
         except (TypeError, ValueError, OverflowError):
             entries = bounds = None
-        ok = (bounds is not None and all(  # numbers only: text is not read as a number (as for label_range)
+        # numbers only: text is not read as a number (as for label_range)
+        ok = (bounds is not None and all(
             isinstance(v, (numbers.Real, decimal.Decimal)) and not isinstance(v, (bool, np.bool_))
             for v in entries)
               and (bounds.shape == (2,) or (bounds.ndim == 2 and bounds.shape[1] == 2
@@ -104,9 +115,12 @@ class FeatureRange(Constraint):
         return value
 
     def __str__(self) -> str:
-        return ("a pair (lo, hi) of numbers with |lo|, |hi| <= 1e100 and hi - lo >= 1e-100, an "
-                "array-like of shape (n_features, 2) of such pairs: the public range of each feature, or a "
-                "PublicSchema: the ranges of the rows PublicEncoder(schema) makes")
+        return (
+            "a pair (lo, hi) of numbers with |lo|, |hi| <= 1e100 and hi - lo >= 1e-100, an "
+            "array-like of shape (n_features, 2) of such pairs: the public range of each feature, "
+            "or a "
+            "PublicSchema: the ranges of the rows PublicEncoder(schema) makes"
+        )
 
 
 def _is_schema(value: Any) -> bool:
@@ -116,7 +130,9 @@ def _is_schema(value: Any) -> bool:
     return isinstance(value, PublicSchema)
 
 
-def feature_bounds(feature_range: Any, n_features: int, owner: str) -> tuple[np.ndarray, np.ndarray]:
+def feature_bounds(
+    feature_range: Any, n_features: int, owner: str
+) -> tuple[np.ndarray, np.ndarray]:
     """(lo, hi), arrays of shape (n_features,), from a validated ``feature_range`` (a schema:
     :meth:`~dpconvex.PublicSchema.encoded_range`, its constants only).
 
@@ -142,8 +158,10 @@ def feature_bounds(feature_range: Any, n_features: int, owner: str) -> tuple[np.
         bounds = np.broadcast_to(bounds, (int(n_features), 2))
     if bounds.shape != (int(n_features), 2):
         raise ParameterError(
-            f"The 'feature_range' parameter of {owner} must have one (lo, hi) row per feature ({n_features} "
-            f"features), or be one (lo, hi) pair for all. Got {bounds.shape[0]} rows instead.")
+            f"The 'feature_range' parameter of {owner} must have one (lo, hi) row per feature "
+            f"({n_features} "
+            f"features), or be one (lo, hi) pair for all. Got {bounds.shape[0]} rows instead."
+        )
     return bounds[:, 0].copy(), bounds[:, 1].copy()
 
 
@@ -374,23 +392,30 @@ class PrivateGaussianNB(ClassSumEstimator):
                 and set(columns) & set(schema.columns):
             if distinct and sorted(columns) == sorted(schema.feature_names):
                 raise DataValidationError(
-                    f"{type(self).__name__}.fit: X holds the schema's encoded features in another order "
+                    f"{type(self).__name__}.fit: X holds the schema's encoded features in another "
+                    "order "
                     f"than PublicEncoder(schema) makes them; pass them in the order "
-                    f"{list(schema.feature_names)!r}.")
+                    f"{list(schema.feature_names)!r}."
+                )
             raise DataValidationError(
                 f"{type(self).__name__}.fit: X holds the schema's raw columns, and "
                 "feature_range=schema gives the ranges of the rows PublicEncoder(schema) makes. "
                 "Encode first: make_pipeline(PublicEncoder(schema), PrivateGaussianNB("
-                "feature_range=schema)), or PrivateClassifier(schema=schema). (Encoded rows in a frame "
-                "that names its features as the raw columns, as set_output(transform='pandas') does for "
-                "numeric columns, take feature_range=np.column_stack(schema.encoded_range()).)")
+                "feature_range=schema)), or PrivateClassifier(schema=schema). (Encoded rows in a "
+                "frame "
+                "that names its features as the raw columns, as set_output(transform='pandas') "
+                "does for "
+                "numeric columns, take feature_range=np.column_stack(schema.encoded_range()).)"
+            )
         return super().public_shape(X, y)
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """The plan of a fit, with the feature ranges checked against the columns."""
         lo, hi = feature_bounds(self.feature_range, n_features, type(self).__name__)
         given = DEFAULT_FEATURE_RANGE if self.feature_range is None else self.feature_range
-        ranges = np.asarray(given if not _is_schema(given) else np.column_stack([lo, hi]), dtype=float)
+        ranges = np.asarray(
+            given if not _is_schema(given) else np.column_stack([lo, hi]), dtype=float
+        )
         return self._class_sum_plan(
             n, n_classes, n_features, template="class moment sums",
             learner="gaussian naive Bayes", notes=(MOMENT_MAP, NB_POSTPROCESSING), row_notes=(),
@@ -398,7 +423,9 @@ class PrivateGaussianNB(ClassSumEstimator):
                                        else "one (lo, hi) per feature"),
                      "var_floor": float(self.var_floor)})
 
-    def prepare(self, X: Any, y: Any, plan: FitPlan, *, context: FitContext = NO_CONTEXT) -> Prepared:
+    def prepare(
+        self, X: Any, y: Any, plan: FitPlan, *, context: FitContext = NO_CONTEXT
+    ) -> Prepared:
         """Validate, encode labels and build the class-moment template of ``plan`` (no copy of X)."""
         owner = type(self).__name__
         X_checked, labels = self._checked_data(X, y, plan, context)
@@ -410,8 +437,12 @@ class PrivateGaussianNB(ClassSumEstimator):
             outside = sum(int(np.count_nonzero(np.any((block < lo) | (block > hi), axis=1)
                                                & keep[start:start + block.shape[0]]))
                           for start, block in dense_blocks(X_checked))  # block by block
-            record_diagnostic(owner, "records with a feature outside feature_range (clipped to it)",
-                              outside, X_checked.shape[0])
+            record_diagnostic(
+                owner,
+                "records with a feature outside feature_range (clipped to it)",
+                outside,
+                X_checked.shape[0],
+            )
         notes = self._template_notes(plan, labels, *([rows.certificate_note] if dask else []))
         template = ClassMomentTemplate(None, labels.index[keep], int(labels.classes.size),
                                        lo=lo, hi=hi, notes=notes, rows=rows)
@@ -432,8 +463,9 @@ class PrivateGaussianNB(ClassSumEstimator):
         released, w, floor = self._release_class_sums(prep, plan, hold, context)
         V = released.theta
         law = plan.mechanism.noise_law(released.calibration)  # type: ignore[attr-defined]
-        means, variances, counts = class_moments(V, w, floor, float(law.moments(V.shape)[1]) / V.size,
-                                                 float(self.var_floor))
+        means, variances, counts = class_moments(
+            V, w, floor, float(law.moments(V.shape)[1]) / V.size, float(self.var_floor)
+        )
         lo, hi = feature_bounds(self.feature_range, prep.meta.n_features, owner)
         half = (hi - lo) / 2.0
         self.theta_ = lo + half * (means + 1.0)
@@ -455,7 +487,9 @@ class PrivateGaussianNB(ClassSumEstimator):
         """:meth:`predict_joint_log_proba`, its errors naming the public ``method`` called."""
         check_fitted(self, "theta_")
         owner = type(self).__name__
-        rows = check_array(X, f"{owner}.{method}", n_features=self.n_features_in_, accept_sparse=True)
+        rows = check_array(
+            X, f"{owner}.{method}", n_features=self.n_features_in_, accept_sparse=True
+        )
         lo, hi = feature_bounds(self.feature_range, self.n_features_in_, owner)
         inverse_var = 1.0 / self.var_
         constant = (np.log(self.class_prior_)
@@ -471,7 +505,8 @@ class PrivateGaussianNB(ClassSumEstimator):
     @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:
         """P(c | x) under the released model; column j is the probability of ``classes_[j]``."""
-        log_proba = self._log_proba(X, "predict_proba")  # the argmax kept where exp rounds a gap away
+        # the argmax kept where exp rounds a gap away
+        log_proba = self._log_proba(X, "predict_proba")
         return keep_argmax(np.exp(log_proba), log_proba)
 
     @checks_feature_names

@@ -132,8 +132,13 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     #: Public bound on ||transform(x)|| for every x.
     data_norm: float = 1.0
 
-    def __init__(self, n_components: int | str = 100, gamma: float = 1.0, random_state: int | None = None,
-                 learner_epsilon: float | None = None):
+    def __init__(
+        self,
+        n_components: int | str = 100,
+        gamma: float = 1.0,
+        random_state: int | None = None,
+        learner_epsilon: float | None = None,
+    ):
         self.n_components = n_components
         self.gamma = gamma
         self.random_state = random_state
@@ -170,8 +175,10 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
             raise ParameterError(
                 f"The 'learner_epsilon' parameter of {owner} must be set with "
                 "n_components='auto': it is the budget of the private learner that follows "
-                "(D grows with n·epsilon; docs/privacy/tuning_gd_ledger.md#privacy-n-components-auto). Pass "
-                "learner_epsilon, or an int n_components.")
+                "(D grows with n·epsilon; "
+                "docs/privacy/tuning_gd_ledger.md#privacy-n-components-auto). Pass "
+                "learner_epsilon, or an int n_components."
+            )
         learner_epsilon = None if self.learner_epsilon is None else check_float(
             "learner_epsilon", self.learner_epsilon, owner, allow_inf=True)
         feature_rng = noise_source(self, context.noise).rng  # validates random_state

@@ -60,7 +60,13 @@ from ..data.validation import (
     row_products,
     zero_rows,
 )
-from ..errors import ParameterError, SolverCostWarning, diagnostics_open, note_clipped, user_stacklevel
+from ..errors import (
+    ParameterError,
+    SolverCostWarning,
+    diagnostics_open,
+    note_clipped,
+    user_stacklevel,
+)
 from ..objectives.losses import LOSSES, WIDTH_RULE, Logistic, Loss, get_loss, stated_loss
 from ..privacy.budget import Budget, split_even
 from ..privacy.certificate import LabelSource, RowMap, compose_sequential
@@ -104,7 +110,12 @@ if TYPE_CHECKING:
 #: ``constraints``: the coefficient variable to the CVXPY constraints of a public set.
 ParameterSetRule = Callable[["cp.Variable"], "list[cp.Constraint]"]
 
-__all__ = ["OneVsRestMixin", "PrivateHuberSVM", "PrivateLinearClassifier", "PrivateLogisticRegression"]
+__all__ = [
+    "OneVsRestMixin",
+    "PrivateHuberSVM",
+    "PrivateLinearClassifier",
+    "PrivateLogisticRegression",
+]
 
 
 #: The certificate note of one-vs-rest (the plan's, and the composed certificate's).
@@ -134,20 +145,27 @@ class OneVsRestMixin:
         parts = {"epsilon": split_even(float(self.epsilon), n_classes)}
         if getattr(self, "delta", None) is not None:
             parts["delta"] = split_even(float(self.delta), n_classes)
-        for name, part in parts.items():  # the binary models' parameter checks would name the user's
+        # the binary models' parameter checks would name the user's
+        for name, part in parts.items():
             if 0.0 < part < MIN_MAGNITUDE:
                 raise ParameterError(
-                    f"{type(self).__name__}.fit: {name} = {getattr(self, name):g} split over the {n_classes} "
-                    f"one-vs-rest models is {part:.3g} each, below {MIN_MAGNITUDE:g}. Use {name} >= "
-                    f"{MIN_MAGNITUDE * n_classes:g}.")
-        return clone(self).set_params(**parts, classes=[0, 1], accountant=None, random_state=random_state)
+                    f"{type(self).__name__}.fit: {name} = {getattr(self, name):g} split over the "
+                    f"{n_classes} "
+                    f"one-vs-rest models is {part:.3g} each, below {MIN_MAGNITUDE:g}. Use {name} "
+                    ">= "
+                    f"{MIN_MAGNITUDE * n_classes:g}."
+                )
+        return clone(self).set_params(
+            **parts, classes=[0, 1], accountant=None, random_state=random_state
+        )
 
     def _plan_ovr(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """The plan of C binary models, each with ε/C (and δ/C), composed sequentially."""
         binary_model = self._binary_clone(n_classes)
         binary_model._validate_params()
         binary_plan = binary_model._plan(n, 2, n_features)
-        total = binary_plan.budget  # a private one: the δ the C models spend (0 in their pure form)
+        # a private one: the δ the C models spend (0 in their pure form)
+        total = binary_plan.budget
         if total.private:
             total = Budget(float(self.epsilon), sum([binary_plan.budget.delta] * n_classes))
         return FitPlan(
@@ -177,8 +195,12 @@ class OneVsRestMixin:
             for class_index in range(C):
                 binary_model = self._binary_clone(C, self.random_state)
                 sub_plan = plan.sub_plans[class_index]
-                prepared = binary_model.prepare(X, y_binary(class_index), sub_plan, context=binary_context)
-                models.append(binary_model.fit_prepared(prepared, sub_plan, context=binary_context))
+                prepared = binary_model.prepare(
+                    X, y_binary(class_index), sub_plan, context=binary_context
+                )
+                models.append(
+                    binary_model.fit_prepared(prepared, sub_plan, context=binary_context)
+                )
                 certificates.append(binary_model.certificate_)
             certificate = self._composed(certificates, epsilon_per_class,
                                          [f"class {label!r}" for label in classes.tolist()],
@@ -197,10 +219,17 @@ class OneVsRestMixin:
         refused here) and each class's binary labels (-1 outside the set: the row zeroed)."""
         y = computed(y)  # (None or a scalar: refused by name by check_labels)
         n = len(y) if hasattr(y, "__len__") else 0
-        checked = check_labels(y, n, caller, classes=self.classes, unknown_labels=self.unknown_labels)
-        labels = encode_labels(checked, self.classes,
-                               caller, unknown_labels=self.unknown_labels, excluded=context.excluded,
-                               warning=context.label_warning)
+        checked = check_labels(
+            y, n, caller, classes=self.classes, unknown_labels=self.unknown_labels
+        )
+        labels = encode_labels(
+            checked,
+            self.classes,
+            caller,
+            unknown_labels=self.unknown_labels,
+            excluded=context.excluded,
+            warning=context.label_warning,
+        )
         return labels, lambda c: np.where(labels.outside, -1, (labels.index == c).astype(int))
 
     def _certify_sub_plans(self, plan: FitPlan, X: Any = None, y: Any = None,
@@ -211,13 +240,17 @@ class OneVsRestMixin:
         if X is None:  # the classes named as a fit names them, by classes= where given
             classes = range(plan.n_classes) if self.classes is None else check_classes(
                 self.classes, f"{type(self).__name__}.certify").tolist()
-            parts, source = [binary_model.prepare_shape(sub_plan) for sub_plan in plan.sub_plans], ()
+            parts, source = (
+                [binary_model.prepare_shape(sub_plan) for sub_plan in plan.sub_plans],
+                (),
+            )
         else:
             labels, y_binary = self._ovr_labels(y, f"{type(self).__name__}.certify", context)
             classes, source = labels.classes.tolist(), (labels.assumption,)
             parts = [binary_model.prepare(X, y_binary(c), sub_plan, context=context)
                      for c, sub_plan in enumerate(plan.sub_plans)]
-        certificates = list(map(binary_model._certify, parts, plan.sub_plans))  # (one part per plan)
+        # (one part per plan)
+        certificates = list(map(binary_model._certify, parts, plan.sub_plans))
         for certificate in certificates:  # labels {0, 1} and the seed, as the binary fits state
             certificate.state(public_label_source(binary_model))
             certificate.seeded = self.random_state is not None
@@ -246,22 +279,32 @@ class LinearDecisionMixin(ClassifierScoreMixin):
     def _scores(self, X: Any, method: str) -> np.ndarray:
         """The scores of :meth:`decision_function`, its errors naming the public ``method`` called."""
         check_fitted(self, "coef_")
-        X_checked = check_array(X, f"{type(self).__name__}.{method}", n_features=self.n_features_in_,
-                                accept_sparse=True, accept_dask=True)
+        X_checked = check_array(
+            X,
+            f"{type(self).__name__}.{method}",
+            n_features=self.n_features_in_,
+            accept_sparse=True,
+            accept_dask=True,
+        )
         unit = getattr(self, "row_norm", "none") == "unit"  # the fit's per-record map, alike
-        if is_dask_collection(X_checked):  # scores summed per chunk on the workers; n numbers come back
+        # scores summed per chunk on the workers; n numbers come back
+        if is_dask_collection(X_checked):
             from ..data.dask_rows import DaskRows
 
-            rows = DaskRows(normalize_rows_lazy(X_checked, float(self.data_norm)) if unit else X_checked)
+            rows = DaskRows(
+                normalize_rows_lazy(X_checked, float(self.data_norm)) if unit else X_checked
+            )
             scores = np.column_stack([rows.matvec(class_coef) for class_coef in self.coef_])
             scores = row_products(X_checked, self.coef_.T, scores) if not unit else scores
         elif not unit:
             scores = row_products(X_checked, self.coef_.T)
         else:  # x -> q x/||x|| as a factor on the scores (the rows are not copied)
             q, norms = float(self.data_norm), as_design(X_checked).row_norms()
-            with np.errstate(over="ignore", invalid="ignore"):  # an unsafe row's factor: redone below
+            # an unsafe row's factor: redone below
+            with np.errstate(over="ignore", invalid="ignore"):
                 scores = np.asarray(X_checked @ self.coef_.T) * unit_scale(norms, q)[:, None]
-            unsafe = ~_unit_factors_safe(norms, q)  # each row on its own: no score reads another row
+            # each row on its own: no score reads another row
+            unsafe = ~_unit_factors_safe(norms, q)
             scores[unsafe] = np.asarray(normalize_rows(X_checked[unsafe], q) @ self.coef_.T)
         scores = scores + self.intercept_
         return scores if self.coef_.shape[0] > 1 else scores[:, 0]  # one-vs-rest: (n, C)
@@ -289,18 +332,23 @@ class LinearDecisionMixin(ClassifierScoreMixin):
 
     def _log_proba(self, X: Any, method: str) -> np.ndarray:
         f = self._scores(X, method)
-        scores = np.column_stack([-f, f]) if f.ndim == 1 else f  # two classes: [log σ(−f), log σ(f)]
+        # two classes: [log σ(−f), log σ(f)]
+        scores = np.column_stack([-f, f]) if f.ndim == 1 else f
         log_sigmoid = -np.logaddexp(0.0, -scores)
-        if f.ndim == 2:  # one-vs-rest: normalized over the classes (every σ(f_c) = 0 on a row: uniform)
+        # one-vs-rest: normalized over the classes (every σ(f_c) = 0 on a row: uniform)
+        if f.ndim == 2:
             log_sigmoid[np.isneginf(log_sigmoid).all(axis=1)] = 0.0
             log_sigmoid = log_softmax(log_sigmoid, axis=1)  # shifted by the row's maximum first
         return keep_argmax(log_sigmoid, scores)
 
 
 #: The certificate's row map of ``row_norm="unit"``.
-UNIT_ROWS_NOTE = RowMap("unit", "row_norm='unit': every non-zero row scaled to the norm bound q "
-                        "(x -> q x/||x||, zero rows stay zero), in fit and predict: a map that reads "
-                        "only the record itself (docs/privacy/row_scaling.md#privacy-row-norm-unit)")
+UNIT_ROWS_NOTE = RowMap(
+    "unit",
+    "row_norm='unit': every non-zero row scaled to the norm bound q "
+    "(x -> q x/||x||, zero rows stay zero), in fit and predict: a map that reads "
+    "only the record itself (docs/privacy/row_scaling.md#privacy-row-norm-unit)",
+)
 
 #: Dense rows with norms up to this are clipped inside the products (:func:`design_rows`);
 #: beyond it the products of the stored rows could overflow, and the rows are clipped
@@ -314,7 +362,9 @@ def _unit_factors_safe(norms: np.ndarray, q: float) -> np.ndarray:
     return (norms == 0) | ((norms <= _IMPLICIT_MAX_NORM) & (norms >= q / _IMPLICIT_MAX_NORM))
 
 
-def design_rows(est: Any, X_checked: Any, dropped: np.ndarray, owner: str, *, unit: bool = False) -> Any:
+def design_rows(
+    est: Any, X_checked: Any, dropped: np.ndarray, owner: str, *, unit: bool = False
+) -> Any:
     """The rows of the template: clipped to q (``unit``: scaled to it), the intercept column appended,
     the ``dropped`` records zeroed; per-record public maps (docs/privacy/linear_erm.md#privacy-intercept,
     privacy-row-scaling). Dask rows are read lazily per chunk (data/dask_rows). Dense and SciPy sparse
@@ -387,15 +437,25 @@ class LinearPlanMixin:
         choice = resolve_mechanism(self.mechanism, self.delta, auto)
         if choice.reason is not None and getattr(self, "constraints", None) is not None \
                 and auto is not None and choice.name != auto[0]:
-            choice = AutoMechanism(auto[0], (
-                f"mechanism='auto' -> {auto[0]!r} (objective perturbation, pure epsilon-DP: within the "
-                f"(epsilon, delta) asked) because constraints= is given: {choice.name!r} is derived for the "
-                f"unconstrained minimizer, objective perturbation over a closed convex set is covered "
-                f"(Kifer, Smith & Thakurta 2012, docs/privacy/user_objectives.md#privacy-constraints)"))
+            choice = AutoMechanism(
+                auto[0],
+                (
+                    f"mechanism='auto' -> {auto[0]!r} (objective perturbation, pure epsilon-DP: "
+                    "within the "
+                    f"(epsilon, delta) asked) because constraints= is given: {choice.name!r} is "
+                    "derived for the "
+                    "unconstrained minimizer, objective perturbation over a closed convex set is "
+                    "covered "
+                    "(Kifer, Smith & Thakurta 2012, "
+                    "docs/privacy/user_objectives.md#privacy-constraints)"
+                ),
+            )
         mechanism = build_mechanism(choice.name, type(self).__name__, self.mechanism_menu,
                                     optimality_tol=getattr(self, "optimality_tol", None))
         if mechanism.private:
-            pure_auto = mechanism.pure and isinstance(self.mechanism, str) and self.mechanism == "auto"
+            pure_auto = (
+                mechanism.pure and isinstance(self.mechanism, str) and self.mechanism == "auto"
+            )
             budget = mechanism.check_budget(Budget(float(self.epsilon),
                                                    0.0 if pure_auto else float(self.delta)))
         else:  # the non-private baseline spends nothing
@@ -456,9 +516,11 @@ class LinearPlanMixin:
             except Exception as exc:  # the user's callable, called on a CVXPY variable
                 raise ParameterError(
                     f"The 'constraints' parameter of {caller.split('.')[0]}: the callable raised "
-                    f"{type(exc).__name__} ({exc}) when called on the coefficients, a CVXPY variable "
+                    f"{type(exc).__name__} ({exc}) when called on the coefficients, a CVXPY "
+                    "variable "
                     f"of {n_features} entries. Return CVXPY constraints on it, e.g. "
-                    "lambda coef: cp.norm(coef, 2) <= 1.") from None
+                    "lambda coef: cp.norm(coef, 2) <= 1."
+                ) from None
             listed = ([stated] if isinstance(stated, cp.Constraint)
                       else list(stated) if isinstance(stated, (list, tuple)) else [])
             if not listed or not all(isinstance(c, cp.Constraint) for c in listed):
@@ -476,8 +538,12 @@ class LinearPlanMixin:
                 f"columns: expect roughly {n * p * CVXPY_SECONDS_PER_ENTRY:.2g} s "
                 f"({CVXPY_SECONDS_PER_ENTRY:g} s per entry, measured). {why[0].upper()}{why[1:]}.",
                 SolverCostWarning, stacklevel=user_stacklevel())
-        template = LinearERMTemplate(plan.loss, plan.lam, plan.options["norm bound q~"], rows, labels, found)
-        reads_epsilon = isinstance(self.lam, str) or getattr(self._make_loss(), "smoothing_unresolved", False)
+        template = LinearERMTemplate(
+            plan.loss, plan.lam, plan.options["norm bound q~"], rows, labels, found
+        )
+        reads_epsilon = isinstance(self.lam, str) or getattr(
+            self._make_loss(), "smoothing_unresolved", False
+        )
         return Prepared(template=template, meta=meta, reusable=not reads_epsilon)
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
@@ -487,7 +553,8 @@ class LinearPlanMixin:
         (:func:`~dpconvex.privacy.rules.noise_level.resolve_smoothing`); Λ, given or by the public rule;
         the solver ("auto": native); a regressor's public label range, a classifier's row map.
         """
-        owner, regression = type(self).__name__, hasattr(self, "_label_bounds")  # LabelRangeMixin: regressors
+        # LabelRangeMixin: regressors
+        owner, regression = type(self).__name__, hasattr(self, "_label_bounds")
         if not regression and n_classes > 2:
             return self._plan_ovr(n, n_classes, n_features)
         n_classes, bounds = (1, self._label_bounds()) if regression else (n_classes, None)
@@ -501,10 +568,14 @@ class LinearPlanMixin:
         # labels mapped around a released (or public) centre: R's lower floor (privacy-label-center)
         centered = not isinstance(getattr(self, "label_center", "range"), str)
         if centered:
-            notes = (*notes, "labels mapped around c = label_center: u = 2 (y - c) / (hi - lo) clipped to "
-                     "[-1, 1] (a per-record map), c a number given as public or released before the model "
-                     "(a number the caller gives is taken as public, not checked; "
-                     "docs/privacy/perturbation.md#privacy-label-center)")
+            notes = (
+                *notes,
+                "labels mapped around c = label_center: u = 2 (y - c) / (hi - lo) clipped to "
+                "[-1, 1] (a per-record map), c a number given as public or released before the "
+                "model "
+                "(a number the caller gives is taken as public, not checked; "
+                "docs/privacy/perturbation.md#privacy-label-center)",
+            )
         auto = self.mechanism_menu.auto
         if mechanism_notes and auto is not None and mechanism.name == auto[1]:  # "auto", δ > 0
             pure = build_mechanism(auto[0], owner, self.mechanism_menu,
@@ -525,19 +596,27 @@ class LinearPlanMixin:
                                                      q, p, delta=budget.delta, centered=centered)
         if getattr(loss, "has_kinks", False) and loss.smoothed_kinks is None:
             raise ParameterError(
-                f"{owner}.fit: loss '{loss.name}' has kinks and smoothing=None: no solver certifies "
+                f"{owner}.fit: loss '{loss.name}' has kinks and smoothing=None: no solver "
+                "certifies "
                 "the minimizer of a kinked loss, for any mechanism (its optimality residual, the "
                 "gradient's norm, is not defined at a kink). Pass Loss.from_cvxpy(..., smoothing="
                 "'auto') (the default: the fit chooses the half-width with lam) or a half-width "
-                "h > 0; NoisyGradientDescent takes the kinks as they are.")
-        lam, lam_note = resolve_lam(self.lam, mechanism, n, self.epsilon, q, p, loss, delta=budget.delta,
-                                    centered=centered)
-        if lam > 1e100:  # the rule's Λ grows with q²; the regularizer's products leave float64 beyond
+                "h > 0; NoisyGradientDescent takes the kinks as they are."
+            )
+        lam, lam_note = resolve_lam(
+            self.lam, mechanism, n, self.epsilon, q, p, loss, delta=budget.delta, centered=centered
+        )
+        # the rule's Λ grows with q²; the regularizer's products leave float64 beyond
+        if lam > 1e100:
             raise ParameterError(
-                f"{owner}.fit: lam='auto' gives Λ = {lam:.3g} for the norm bound q~ = {q:.3g} (data_norm, "
-                "with the intercept column's intercept_scaling), beyond the 1e100 a regularizer takes "
-                "(float64 products such as n * lam overflow). Scale the rows by a public constant to a "
-                "smaller data_norm (and intercept_scaling), or pass a numeric lam.")
+                f"{owner}.fit: lam='auto' gives Λ = {lam:.3g} for the norm bound q~ = {q:.3g} "
+                "(data_norm, "
+                "with the intercept column's intercept_scaling), beyond the 1e100 a regularizer "
+                "takes "
+                "(float64 products such as n * lam overflow). Scale the rows by a public constant "
+                "to a "
+                "smaller data_norm (and intercept_scaling), or pass a numeric lam."
+            )
         smoothing = getattr(loss, "smoothed_kinks", None)
         vouch = getattr(self, "vouch", ())  # a user's loss only; a shipped loss is derived
         return FitPlan(
@@ -628,7 +707,9 @@ PARAMETER_DOCS["linear_warns"] = fill_docs("""\
 """)
 
 
-class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMixin, PrivateEstimator):
+class _PrivateLinearClassifier(
+    OneVsRestMixin, LinearDecisionMixin, LinearPlanMixin, PrivateEstimator
+):
     """Shared plan/prepare/release for private linear classifiers over :class:`LinearERMTemplate`."""
 
     takes_row_mask = True
@@ -661,14 +742,21 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
     def _make_loss(self) -> Loss:
         raise NotImplementedError
 
-    def prepare(self, X: Any, y: Any, plan: FitPlan, *, context: FitContext = NO_CONTEXT) -> Prepared:
+    def prepare(
+        self, X: Any, y: Any, plan: FitPlan, *, context: FitContext = NO_CONTEXT
+    ) -> Prepared:
         """Validate, clip, add the intercept column, and build the template of ``plan``."""
         owner = type(self).__name__
         X_checked, labels = self._checked_data(X, y, plan, context, binary=True)
         design = design_rows(self, X_checked, labels.dropped, owner, unit=self.row_norm == "unit")
-        return self._erm_prepared(plan, design, labels.signs,
-                                  PreparedFacts(X_checked.shape[1], labels.classes, labels.assumption),
-                                  f"{owner}.fit", fit=not is_dask_collection(X_checked))
+        return self._erm_prepared(
+            plan,
+            design,
+            labels.signs,
+            PreparedFacts(X_checked.shape[1], labels.classes, labels.assumption),
+            f"{owner}.fit",
+            fit=not is_dask_collection(X_checked),
+        )
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
         return self._erm_prepared(plan, None, np.ones(plan.n), PreparedFacts(plan.n_features))

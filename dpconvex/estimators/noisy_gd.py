@@ -171,12 +171,25 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
 
     takes_row_mask = True
 
-    def __init__(self, *, loss: str | Loss = "logistic", epsilon: float = 1.0,
-                 delta: float | None = None, steps: int | None = None,
-                 radius: float | None = None, learning_rate: float | None = None,
-                 clip: float | None = None, data_norm: float = 1.0, fit_intercept: bool = True,
-                 accounting: str = "gdp", average: str = "last_half", random_state: int | None = None,
-                 accountant: Any = None, classes: Any = None, unknown_labels: str = "raise"):
+    def __init__(
+        self,
+        *,
+        loss: str | Loss = "logistic",
+        epsilon: float = 1.0,
+        delta: float | None = None,
+        steps: int | None = None,
+        radius: float | None = None,
+        learning_rate: float | None = None,
+        clip: float | None = None,
+        data_norm: float = 1.0,
+        fit_intercept: bool = True,
+        accounting: str = "gdp",
+        average: str = "last_half",
+        random_state: int | None = None,
+        accountant: Any = None,
+        classes: Any = None,
+        unknown_labels: str = "raise",
+    ):
         self._store_params(locals())
 
     @property
@@ -191,24 +204,36 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
             raise PrivacyError(
                 f"The 'loss' parameter of {type(self).__name__} must be a loss with a finite "
                 f"derivative bound (the gradient clip rule needs it). Got loss '{loss.name}', "
-                "which declares none: declare one (Loss.from_cvxpy(fn, deriv_bound=...)); here it sets "
+                "which declares none: declare one (Loss.from_cvxpy(fn, deriv_bound=...)); here it "
+                "sets "
                 "the clip and step rules only, and every per-record gradient is clipped, so the "
-                "guarantee does not rest on it. Or pass a named loss.")
+                "guarantee does not rest on it. Or pass a named loss."
+            )
         return loss
 
     #: one-vs-rest: one warning of the ``gd`` family (privacy-noise-warning-gd-centroids)
     _ovr_noise_family: ClassVar[str] = "gd"
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
-        "loss": LossParameter(tuple(sorted(LOSSES))), "epsilon": EPSILON,
+        "loss": LossParameter(tuple(sorted(LOSSES))),
+        "epsilon": EPSILON,
         "delta": Optional(Float(high=1.0)),  # None: 1/n² (the public rule)
-        "steps": Optional(Int(high=MAX_EXPLICIT_STEPS, why="the cap of any shape; a shape's (n, p) "
-                                  "own cap is checked in plan")),
-        "radius": Optional(Float()), "clip": Optional(Float()),
-        "data_norm": DATA_NORM, "learning_rate": Optional(Float()),
-        "fit_intercept": Bool(), "accounting": Options(ACCOUNTING),
-        "average": Options(AVERAGING), "random_state": RANDOM_STATE,
-        "accountant": ACCOUNTANT, "classes": CLASSES,
+        "steps": Optional(
+            Int(
+                high=MAX_EXPLICIT_STEPS,
+                why="the cap of any shape; a shape's (n, p) own cap is checked in plan",
+            )
+        ),
+        "radius": Optional(Float()),
+        "clip": Optional(Float()),
+        "data_norm": DATA_NORM,
+        "learning_rate": Optional(Float()),
+        "fit_intercept": Bool(),
+        "accounting": Options(ACCOUNTING),
+        "average": Options(AVERAGING),
+        "random_state": RANDOM_STATE,
+        "accountant": ACCOUNTANT,
+        "classes": CLASSES,
         "unknown_labels": LABEL_POLICY,
     }
 
@@ -231,11 +256,22 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         if n_classes > 2:
             return self._plan_ovr(n, n_classes, n_features)
         T = None
-        if self.steps is not None:  # a bound on running time, from the public shape (privacy-noisy-gd)
+        # a bound on running time, from the public shape (privacy-noisy-gd)
+        if self.steps is not None:
             p = n_features + int(bool(self.fit_intercept))
-            T = check_int("steps", self.steps, type(self).__name__, high=max_steps(n, p), why=(
-                f"a run makes T passes over the {n:,} x {p} clipped rows; the cap bounds T and "
-                "T*n*p, hence the running time (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd)"))
+            T = check_int(
+                "steps",
+                self.steps,
+                type(self).__name__,
+                high=max_steps(n, p),
+                why=(
+                    f"a run makes T passes over the {n:,} x {p} clipped rows; the cap bounds T "
+                    "and "
+                    "T*n*p, hence the running time "
+                    "(docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd)"
+                ),
+            )
+
         def optional_float(value: Any) -> float | None:
             return None if value is None else float(value)
 
@@ -280,9 +316,13 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
         p = plan.n_features + int(bool(self.fit_intercept))
-        return Prepared(template=self._shape_template(plan.n, p), meta=NoisyGDFacts(plan.n_features))
+        return Prepared(
+            template=self._shape_template(plan.n, p), meta=NoisyGDFacts(plan.n_features)
+        )
 
-    def prepare(self, X: Any, y: Any, plan: FitPlan, *, context: FitContext = NO_CONTEXT) -> Prepared:
+    def prepare(
+        self, X: Any, y: Any, plan: FitPlan, *, context: FitContext = NO_CONTEXT
+    ) -> Prepared:
         """Validate the rows and build the template over them, without copying dense float64 rows.
 
         In memory the template's rows are a :class:`~dpconvex.data.operators.ScaledRows` over X: the clip

@@ -38,7 +38,9 @@ def check_rows(X: Any, y: Any, caller: str, estimator: Any, *, classes: Any = No
     if isinstance(estimator, Pipeline) and hasattr(X, "iloc") and not is_dask_collection(X):
         rows = X
     else:
-        rows = check_array(X, caller, accept_sparse=get_tags(estimator).input_tags.sparse, accept_dask=True)
+        rows = check_array(
+            X, caller, accept_sparse=get_tags(estimator).input_tags.sparse, accept_dask=True
+        )
     return rows, check_labels(computed(y), rows.shape[0], caller, classes=classes,
                               unknown_labels=unknown_labels)
 

@@ -69,7 +69,13 @@ from ..errors import (
     user_stacklevel,
 )
 from ..objectives import HuberRegression, Pinball
-from ..objectives.losses import WIDTH_RULE, Loss, get_regression_loss, parse_label_range, stated_loss
+from ..objectives.losses import (
+    WIDTH_RULE,
+    Loss,
+    get_regression_loss,
+    parse_label_range,
+    stated_loss,
+)
 from ..privacy.budget import Budget, hold_budget, remaining
 from ..privacy.certificate import LabelSource, RowMap, compose_sequential
 from ..privacy.mechanisms.scalar import BoundedMeanTemplate, LaplaceMean
@@ -146,15 +152,19 @@ class PrivateBounds:
 
 
 #: The plan's and the certificate's line of a fit with ``label_range="private"``.
-PRIVATE_RANGE_NOTE = ("label_range='private': the labels' range released first with {share:g} of epsilon, "
-                      "the model on the epsilon left (docs/privacy/bounds.md#privacy-private-label-range)")
+PRIVATE_RANGE_NOTE = (
+    "label_range='private': the labels' range released first with {share:g} of epsilon, "
+    "the model on the epsilon left (docs/privacy/bounds.md#privacy-private-label-range)"
+)
 
 
 #: The plan's and the certificate's line of a fit with ``label_center="auto"`` where the noise dominates.
-CENTER_NOTE = ("label_center='auto': r = n epsilon / p is below the lambda rule's REGRESSION_RECORDS, so the "
-               "labels' mean was released first with {share:g} of epsilon (Laplace) and the model fitted on "
-               "the epsilon left, its labels mapped around that mean (a per-record map given the release; "
-               "docs/privacy/perturbation.md#privacy-label-center)")
+CENTER_NOTE = (
+    "label_center='auto': r = n epsilon / p is below the lambda rule's REGRESSION_RECORDS, so the "
+    "labels' mean was released first with {share:g} of epsilon (Laplace) and the model fitted on "
+    "the epsilon left, its labels mapped around that mean (a per-record map given the release; "
+    "docs/privacy/perturbation.md#privacy-label-center)"
+)
 
 
 def mean_release(total: float, n: int, epsilon: float, noise: NoiseSource | None = None, *,
@@ -206,7 +216,9 @@ class LabelRange(Constraint):
             return parsed
         if value is None or private_bounds(value) is not None:
             return value
-        raise ParameterError(f"The '{name}' parameter of {owner} must be {self}. Got {value!r} instead.")
+        raise ParameterError(
+            f"The '{name}' parameter of {owner} must be {self}. Got {value!r} instead."
+        )
 
     def __str__(self) -> str:
         return ("(lo, hi) with finite lo < hi, the public range of the labels (|lo|, |hi| <= "
@@ -241,7 +253,11 @@ class RegressionScoreMixin(RegressorMixin):
         with signed_by(self, caller):  # the names checked above, once
             pred = unchecked(self.predict)(X)
         truth = self._raw_labels(y, pred.size, caller)
-        weights = None if sample_weight is None else check_sample_weight(sample_weight, pred.size, caller)
+        weights = (
+            None
+            if sample_weight is None
+            else check_sample_weight(sample_weight, pred.size, caller)
+        )
         return float(r2_score(truth, pred, sample_weight=weights))
 
     def _raw_labels(self, y: Any, n: int, caller: str) -> np.ndarray:
@@ -261,23 +277,31 @@ class RegressionScoreMixin(RegressorMixin):
                               DataConversionWarning, stacklevel=user_stacklevel())
                 raw = raw.ravel()
             if raw.ndim != 1:
-                raise DataValidationError(f"{caller}: y must be 1-D, one label per row; got an "
-                                          f"array of shape {raw.shape}. Pass one column of labels.")
+                raise DataValidationError(
+                    f"{caller}: y must be 1-D, one label per row; got an "
+                    f"array of shape {raw.shape}. Pass one column of labels."
+                )
             text = raw.dtype.kind == "O" and any(isinstance(v, (str, bytes)) for v in raw.tolist())
             if np.iscomplexobj(raw) or raw.dtype.kind not in "biufO" or text:
                 raise TypeError  # text is not read as numbers, whichever container holds it
             with np.errstate(over="ignore"):  # a long double beyond float64: refused below
                 values = raw.astype(float, copy=False)
-            if raw.dtype.kind == "f" and np.count_nonzero(np.isinf(values)) > np.count_nonzero(np.isinf(raw)):
+            if raw.dtype.kind == "f" and np.count_nonzero(np.isinf(values)) > np.count_nonzero(
+                np.isinf(raw)
+            ):
                 raise OverflowError
         except DataValidationError:
             raise
         except OverflowError:
-            raise DataValidationError(f"{caller}: y holds a number too large for float64 (above about "
-                                      "1.8e308); rescale the labels with a public constant.") from None
+            raise DataValidationError(
+                f"{caller}: y holds a number too large for float64 (above about "
+                "1.8e308); rescale the labels with a public constant."
+            ) from None
         except (TypeError, ValueError):
-            raise DataValidationError(f"{caller}: y must hold numbers (a "
-                                      "regression's labels). Convert it to floats first.") from None
+            raise DataValidationError(
+                f"{caller}: y must hold numbers (a "
+                "regression's labels). Convert it to floats first."
+            ) from None
         if values.size != n:
             raise DataValidationError(f"{caller}: y has {values.size} labels for "
                                       f"{n} rows. Pass one label per row.")
@@ -301,7 +325,8 @@ class LabelRangeMixin(RegressionScoreMixin):
             check_fitted(self, "label_range_")
             lo, hi = self.label_range_
         else:
-            lo, hi = UNIT_LABELS if self.label_range is None else self.label_range  # None: the unit scale
+            # None: the unit scale
+            lo, hi = UNIT_LABELS if self.label_range is None else self.label_range
         return float(lo), float(hi)
 
     # ------------------------------------------------------- a label range released in the fit
@@ -336,7 +361,8 @@ class LabelRangeMixin(RegressionScoreMixin):
         owner = type(self).__name__
         names = feature_names_of(X, f"{owner}.fit")
         n, _, n_features = self.public_shape(X, y)
-        check_range_budget(n, eps_label, "labels", f"{owner}.fit")  # public: refused before anything is read
+        # public: refused before anything is read
+        check_range_budget(n, eps_label, "labels", f"{owner}.fit")
         delta = inner.plan(n, 1, n_features).budget.delta
         noise = noise_source(self, context.noise)
         label_rng, fit_rng = noise.rng.spawn(2)
@@ -388,14 +414,18 @@ class LabelRangeMixin(RegressionScoreMixin):
         return compose_sequential(
             [label, model],
             mechanism=f"{type(self).__name__} with a private label range: the range of the "
-                      "labels, then the model on it (docs/privacy/bounds.md#privacy-private-label-range)",
-            epsilon_requested=epsilon, delta_requested=delta,
+            "labels, then the model on it (docs/privacy/bounds.md#privacy-private-label-range)",
+            epsilon_requested=epsilon,
+            delta_requested=delta,
             quantities={"label range share": spec.share},
-            assumptions=[PRIVATE_RANGE_NOTE.format(share=spec.share),
-                         f"the label range {released or '(known after the fit)'} is a private "
-                         f"release (share {spec.share:g} of epsilon, levels {spec.levels}); "
-                         "labels outside it are clipped (per-record maps)"],
-            labels=["label range", "model"])
+            assumptions=[
+                PRIVATE_RANGE_NOTE.format(share=spec.share),
+                f"the label range {released or '(known after the fit)'} is a private "
+                f"release (share {spec.share:g} of epsilon, levels {spec.levels}); "
+                "labels outside it are clipped (per-record maps)",
+            ],
+            labels=["label range", "model"],
+        )
 
     def plan(self, n: int, n_classes: int | None = None, n_features: int | None = None) -> Any:
         """What a fit will do (a private label range: the model's plan on the ε left, with the whole budget
@@ -408,10 +438,17 @@ class LabelRangeMixin(RegressionScoreMixin):
         model = inner.plan(n, n_classes, n_features)
         check_range_budget(model.n, eps_label, "labels", f"{type(self).__name__}.plan")
         parts = {"label range": Budget(eps_label), **model.parts} if model.parts else {}
-        return replace(model, estimator=type(self).__name__, budget=Budget(epsilon, model.budget.delta),
-                       parts=parts, options={k: v for k, v in model.options.items() if k != "label_range"},
-                       notes=(*(n for n in model.notes if not isinstance(n, LabelSource)),
-                              PRIVATE_RANGE_NOTE.format(share=spec.share)))
+        return replace(
+            model,
+            estimator=type(self).__name__,
+            budget=Budget(epsilon, model.budget.delta),
+            parts=parts,
+            options={k: v for k, v in model.options.items() if k != "label_range"},
+            notes=(
+                *(n for n in model.notes if not isinstance(n, LabelSource)),
+                PRIVATE_RANGE_NOTE.format(share=spec.share),
+            ),
+        )
 
     def certify(self, X: Any = None, y: Any = None, **shape: Any) -> Any:
         """The certificate a fit would carry (a private label range: both parts)."""
@@ -423,7 +460,9 @@ class LabelRangeMixin(RegressionScoreMixin):
         """The shape of (X, y) once they pass a fit's checks (none mapped, clipped or kept)."""
         caller = f"{type(self).__name__}.certify"
         feature_names_of(X, caller)
-        rows = check_array(X, caller, min_samples=2, accept_sparse=self._accepts_sparse, accept_dask=True)
+        rows = check_array(
+            X, caller, min_samples=2, accept_sparse=self._accepts_sparse, accept_dask=True
+        )
         self._raw_labels(y, rows.shape[0], caller)
         return {"n": int(rows.shape[0]), "n_classes": 1, "n_features": int(rows.shape[1])}
 
@@ -437,11 +476,18 @@ class LabelRangeMixin(RegressionScoreMixin):
     def _warn_unit_range(caller: str) -> None:
         """The warning of a fit without ``label_range``: the labels are taken to lie in [−1, 1]."""
         warnings.warn(
-            f"{caller}: {UNIT_RANGE_WARNING}, so the labels are taken to lie in [-1, 1]: each label "
-            f"outside it is clipped to -1 or 1 (a per-record map the guarantee rests on) and the model "
-            f"predicts within [-1, 1]. Give label_range=(lo, hi), the public range of your labels from "
-            f"their documentation (never from the data), or label_range='private' to release it with a "
-            f"share of epsilon.", PrivacyWarning, stacklevel=user_stacklevel())
+            f"{caller}: {UNIT_RANGE_WARNING}, so the labels are taken to lie in [-1, 1]: each "
+            "label "
+            "outside it is clipped to -1 or 1 (a per-record map the guarantee rests on) and the "
+            "model "
+            "predicts within [-1, 1]. Give label_range=(lo, hi), the public range of your labels "
+            "from "
+            "their documentation (never from the data), or label_range='private' to release it "
+            "with a "
+            f"share of epsilon.",
+            PrivacyWarning,
+            stacklevel=user_stacklevel(),
+        )
 
     def _unit_labels(self, y: Any, n: int, caller: str, note: bool = True) -> np.ndarray:
         """Labels clipped to the public range and mapped onto [−1, 1]: (2y − lo − hi)/(hi − lo), or
@@ -456,9 +502,11 @@ class LabelRangeMixin(RegressionScoreMixin):
         labels come from a meta-estimator that counted them (clipped, with placeholders).
         """
         if isinstance(self.label_range, RELEASED_RANGE):  # prepare, on a plan
-            raise ParameterError(f"{caller}: label_range='private' releases the range of the labels before "
-                                 "the model, in fit only: call fit, or give the released range as "
-                                 "label_range=(lo, hi) to prepare.")
+            raise ParameterError(
+                f"{caller}: label_range='private' releases the range of the labels before "
+                "the model, in fit only: call fit, or give the released range as "
+                "label_range=(lo, hi) to prepare."
+            )
         values = self._raw_labels(y, n, caller)
         lo, hi = self._label_bounds()
         if self.label_range is None:  # a fact of the call: the text reads no label
@@ -466,9 +514,14 @@ class LabelRangeMixin(RegressionScoreMixin):
         unit = np.clip(values, lo, hi)  # the one n-vector a fit adds (no temporaries beside it)
         from ..errors import diagnostics_open
 
-        if note and diagnostics_open():  # NOT PRIVATE: the labels the clip moved, for an open collector
-            record_diagnostic(caller, f"labels clipped to label_range=[{lo:g}, {hi:g}] (outside it)",
-                              int(np.count_nonzero(unit != values)), n)
+        # NOT PRIVATE: the labels the clip moved, for an open collector
+        if note and diagnostics_open():
+            record_diagnostic(
+                caller,
+                f"labels clipped to label_range=[{lo:g}, {hi:g}] (outside it)",
+                int(np.count_nonzero(unit != values)),
+                n,
+            )
         center = getattr(self, "label_center", "range")  # a number: the label u = 0 stands for
         unit *= 2.0
         unit -= lo + hi if isinstance(center, str) else 2.0 * float(center)
@@ -482,11 +535,19 @@ class LabelRangeMixin(RegressionScoreMixin):
         noise = noise_source(self, context.noise)
         owner, mechanism, budget = type(self).__name__, plan.mechanism, plan.budget
         family = "ssp" if plan.template == "sufficient statistics" else "linear"
-        released = release(prep.template, mechanism, budget, getattr(self, "solver", None),
-                           noise.rng, warm_start=warm_start, max_iter=getattr(self, "max_iter", None),
-                           seeded=noise.seeded, vouch=plan.vouch, vouch_unused="ignore",
-                           noise_warning={"family": family, "owner": owner,
-                                          "regression": family == "linear"})
+        released = release(
+            prep.template,
+            mechanism,
+            budget,
+            getattr(self, "solver", None),
+            noise.rng,
+            warm_start=warm_start,
+            max_iter=getattr(self, "max_iter", None),
+            seeded=noise.seeded,
+            vouch=plan.vouch,
+            vouch_unused="ignore",
+            noise_warning={"family": family, "owner": owner, "regression": family == "linear"},
+        )
         certificate = released.certificate
         certificate.state(*plan.notes)
         hold.commit_certificate(certificate)
@@ -518,7 +579,8 @@ class LabelRangeMixin(RegressionScoreMixin):
 
             raw = row_products(X_checked, self.coef_, DaskRows(X_checked).matvec(self.coef_))
         else:
-            with np.errstate(over="ignore", invalid="ignore"):  # a row near the float range: redone
+            # a row near the float range: redone
+            with np.errstate(over="ignore", invalid="ignore"):
                 raw = np.asarray(X_checked @ self.coef_).reshape(-1)
             raw = raw if np.isfinite(raw).all() else row_products(X_checked, self.coef_, raw)
         return np.clip(raw + self.intercept_, lo, hi)
@@ -660,14 +722,28 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         "vouch": Vouch(), "constraints": ParameterSet(), "label_center": LabelCenter(),
     }
 
-    def __init__(self, *, loss: Any = "huber", epsilon: float = 1.0, delta: float = 0.0,
-                 label_range: tuple[float, float] | str | PrivateBounds | None = None,
-                 data_norm: float = 1.0,
-                 fit_intercept: bool = True, intercept_scaling: float = 1.0,
-                 lam: float | str = "auto", mechanism: str = "auto", quantile: float = 0.5,
-                 huber_threshold: float = 0.25, solver: str | None = None,
-                 random_state: int | None = None, max_iter: int | None = None, accountant: Any = None,
-                 vouch: tuple[str, ...] = (), constraints: Any = None, label_center: float | str = "auto"):
+    def __init__(
+        self,
+        *,
+        loss: Any = "huber",
+        epsilon: float = 1.0,
+        delta: float = 0.0,
+        label_range: tuple[float, float] | str | PrivateBounds | None = None,
+        data_norm: float = 1.0,
+        fit_intercept: bool = True,
+        intercept_scaling: float = 1.0,
+        lam: float | str = "auto",
+        mechanism: str = "auto",
+        quantile: float = 0.5,
+        huber_threshold: float = 0.25,
+        solver: str | None = None,
+        random_state: int | None = None,
+        max_iter: int | None = None,
+        accountant: Any = None,
+        vouch: tuple[str, ...] = (),
+        constraints: Any = None,
+        label_center: float | str = "auto",
+    ):
         self._store_params(locals())
 
     def _validate_params(self) -> None:  # type: ignore[override]
@@ -676,16 +752,21 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         center = self.label_center
         if not isinstance(center, str) and isinstance(self.label_range, RELEASED_RANGE):
             raise ParameterError(
-                f"The 'label_center' parameter of {type(self).__name__} must be 'auto' or 'range' with "
-                "label_range='private': a number cannot be checked against a range released in the fit. "
-                f"Got {center!r} instead.")
+                f"The 'label_center' parameter of {type(self).__name__} must be 'auto' or 'range' "
+                "with "
+                "label_range='private': a number cannot be checked against a range released in "
+                "the fit. "
+                f"Got {center!r} instead."
+            )
         if not isinstance(center, str):
             lo, hi = self._label_bounds()
             if not lo <= float(center) <= hi:
                 raise ParameterError(
                     f"The 'label_center' parameter of {type(self).__name__} must lie within "
-                    f"label_range [{lo:g}, {hi:g}]: it is the label the penalty shrinks the predictions "
-                    f"to. Got {center!r} instead.")
+                    f"label_range [{lo:g}, {hi:g}]: it is the label the penalty shrinks the "
+                    "predictions "
+                    f"to. Got {center!r} instead."
+                )
 
     # --------------------------------------------------------- a centre released in the fit
     def _center_share(self, n: int, n_features: int) -> float:
@@ -705,9 +786,11 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         eps_center = share * epsilon
         if min(eps_center, remaining(epsilon, eps_center)) < MIN_MAGNITUDE:
             raise ParameterError(
-                f"The 'epsilon' parameter of {type(self).__name__} is {epsilon:g}: label_center='auto' "
+                f"The 'epsilon' parameter of {type(self).__name__} is {epsilon:g}: "
+                "label_center='auto' "
                 f"spends {share:g} of it on the labels' mean, and each part must be at least "
-                f"{MIN_MAGNITUDE:g}. Pass a larger epsilon, or label_center='range'.")
+                f"{MIN_MAGNITUDE:g}. Pass a larger epsilon, or label_center='range'."
+            )
         lo, hi = self._label_bounds()
         inner = clone(self).set_params(epsilon=remaining(epsilon, eps_center), accountant=None,
                                        label_center=0.5 * (lo + hi))
@@ -733,30 +816,42 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         lo, hi = self._label_bounds()
         # the rows' checks before any label is read (a refusal spends nothing)
         check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
-        with hold_budget(self.accountant, epsilon, delta, owner, n=None if context.held else n) as hold:
+        with hold_budget(
+            self.accountant, epsilon, delta, owner, n=None if context.held else n
+        ) as hold:
             y = self._raw_labels(y, n, f"{owner}.fit")  # read once (Dask labels computed once)
             # the labels on the unit scale around the range's middle (the model's map records the clip)
             u = self._unit_labels(y, n, f"{owner}.fit", note=False)
-            center = mean_release(float(np.sum(u)), n, eps_center, NoiseSource(center_rng, noise.seeded))
+            center = mean_release(
+                float(np.sum(u)), n, eps_center, NoiseSource(center_rng, noise.seeded)
+            )
             # c in [-1, 1] in the labels' units (clipped: the sum's rounding may leave [lo, hi] by an ulp)
             c_y = 0.5 * (lo + hi) + 0.5 * (hi - lo) * float(center.theta[0])
             inner.set_params(label_center=min(hi, max(lo, c_y)))
             inner._fit_with(X, y, context.inner(NoiseSource(fit_rng, noise.seeded), held=True))
-            certificate = self._with_center(center.certificate, inner.certificate_, share, epsilon, delta)
+            certificate = self._with_center(
+                center.certificate, inner.certificate_, share, epsilon, delta
+            )
             hold.commit_certificate(certificate)
         self._take_fitted(inner)
         self.certificate_ = certificate
         return with_feature_names(self, names)
 
-    def _with_center(self, center: Any, model: Any, share: float, epsilon: float, delta: float) -> Any:
+    def _with_center(
+        self, center: Any, model: Any, share: float, epsilon: float, delta: float
+    ) -> Any:
         """The sequential composition of the labels' mean and the model centred at it."""
         composed = compose_sequential(
             [center, model],
             mechanism=f"{type(self).__name__} with label_center='auto': the labels' private mean, "
-                      "then the model on the labels mapped around it "
-                      "(docs/privacy/perturbation.md#privacy-label-center)",
-            epsilon_requested=epsilon, delta_requested=delta, quantities={"label center share": share},
-            assumptions=[CENTER_NOTE.format(share=share)], labels=["label center", "model"])
+            "then the model on the labels mapped around it "
+            "(docs/privacy/perturbation.md#privacy-label-center)",
+            epsilon_requested=epsilon,
+            delta_requested=delta,
+            quantities={"label center share": share},
+            assumptions=[CENTER_NOTE.format(share=share)],
+            labels=["label center", "model"],
+        )
         composed.state(model.label_source)
         return composed
 
@@ -764,13 +859,19 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         """What a fit will do (``label_center="auto"`` where the noise dominates: the model's plan
         on the ε left, centred, with the whole budget and its parts; ``prepare`` refuses it)."""
         model = super().plan(n, n_classes, n_features)
-        if isinstance(self.label_range, RELEASED_RANGE) or not self._center_share(model.n, model.n_features):
+        if isinstance(self.label_range, RELEASED_RANGE) or not self._center_share(
+            model.n, model.n_features
+        ):
             return model
         epsilon, share, eps_center, inner = self._center_split(model.n, model.n_features)
         model = inner.plan(model.n, 1, model.n_features)
-        return replace(model, estimator=type(self).__name__, budget=Budget(epsilon, model.budget.delta),
-                       parts={"label center": Budget(eps_center), "model": model.budget},
-                       notes=(*model.notes, CENTER_NOTE.format(share=share)))
+        return replace(
+            model,
+            estimator=type(self).__name__,
+            budget=Budget(epsilon, model.budget.delta),
+            parts={"label center": Budget(eps_center), "model": model.budget},
+            notes=(*model.notes, CENTER_NOTE.format(share=share)),
+        )
 
     def certify(self, X: Any = None, y: Any = None, **shape: Any) -> Any:
         """The certificate a fit would carry (``label_center="auto"`` where the noise dominates:
@@ -809,11 +910,14 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
             if getattr(self.loss, "kind", "margin") != "regression" or tuple(
                     float(v) for v in self.loss.label_range) != UNIT_LABELS:
                 raise ParameterError(
-                    f"{type(self).__name__}.fit: a Loss instance must be of kind 'regression' with "
-                    "label_range=(-1, 1) or none: the estimator maps the labels onto [-1, 1] by the "
+                    f"{type(self).__name__}.fit: a Loss instance must be of kind 'regression' "
+                    "with "
+                    "label_range=(-1, 1) or none: the estimator maps the labels onto [-1, 1] by "
+                    "the "
                     "public label_range before the loss sees them. State the loss without "
                     "label_range (Loss.from_cvxpy(fn, kind='regression')), or pass the function "
-                    "itself, loss=lambda z, y: ...: the estimator states it on that range.")
+                    "itself, loss=lambda z, y: ...: the estimator states it on that range."
+                )
             return self.loss
         if callable(self.loss):  # stated in CVXPY atoms, on the unit label scale
             return stated_loss(self.loss, "regression", type(self).__name__, UNIT_LABELS)
@@ -834,22 +938,30 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         """
         owner = f"{type(self).__name__}.fit"
         if "label center" in plan.parts:
-            raise ParameterError(f"{type(self).__name__}.prepare: label_center='auto' releases the labels' "
-                                 "mean before the model, in fit only: call fit, or pass the centre as "
-                                 "label_center=c (a public number, or one released before) to prepare.")
+            raise ParameterError(
+                f"{type(self).__name__}.prepare: label_center='auto' releases the labels' "
+                "mean before the model, in fit only: call fit, or pass the centre as "
+                "label_center=c (a public number, or one released before) to prepare."
+            )
         X_checked, u = self._checked_data(X, y, plan, context)
         n, d = X_checked.shape
         excluded = check_excluded(context.excluded, n, owner)
-        design = design_rows(self, X_checked, np.zeros(n, dtype=bool) if excluded is None else excluded,
-                             owner)
+        design = design_rows(
+            self, X_checked, np.zeros(n, dtype=bool) if excluded is None else excluded, owner
+        )
         lo, hi = plan.options["label_range"]  # the coefficients' set, in the labels' units
         return self._erm_prepared(plan, design, u, PreparedFacts(d, None, plan.notes[1]), owner,
                                   0.5 * (hi - lo), fit=not is_dask_collection(X_checked))
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
         lo, hi = plan.options["label_range"]  # the coefficients' set, in the labels' units
-        return self._erm_prepared(plan, None, np.zeros(plan.n),
-                                  PreparedFacts(plan.n_features, None, plan.notes[1]), scale=0.5 * (hi - lo))
+        return self._erm_prepared(
+            plan,
+            None,
+            np.zeros(plan.n),
+            PreparedFacts(plan.n_features, None, plan.notes[1]),
+            scale=0.5 * (hi - lo),
+        )
 
 
 #: The parameters every fixed-loss regressor shares with :class:`PrivateLinearRegressor`:
@@ -898,13 +1010,25 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         **_FIXED_LOSS_CONSTRAINTS, "huber_threshold": WIDTH_RULE}
 
-    def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0,
-                 label_range: tuple[float, float] | str | PrivateBounds | None = None,
-                 data_norm: float = 1.0, fit_intercept: bool = True, intercept_scaling: float = 1.0,
-                 lam: float | str = "auto", mechanism: str = "auto", huber_threshold: float = 0.25,
-                 solver: str | None = None, random_state: int | None = None,
-                 max_iter: int | None = None, accountant: Any = None, constraints: Any = None,
-                 label_center: float | str = "auto"):
+    def __init__(
+        self,
+        *,
+        epsilon: float = 1.0,
+        delta: float = 0.0,
+        label_range: tuple[float, float] | str | PrivateBounds | None = None,
+        data_norm: float = 1.0,
+        fit_intercept: bool = True,
+        intercept_scaling: float = 1.0,
+        lam: float | str = "auto",
+        mechanism: str = "auto",
+        huber_threshold: float = 0.25,
+        solver: str | None = None,
+        random_state: int | None = None,
+        max_iter: int | None = None,
+        accountant: Any = None,
+        constraints: Any = None,
+        label_center: float | str = "auto",
+    ):
         self._store_params(locals())
 
     def _make_loss(self) -> Loss:
@@ -953,13 +1077,26 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         **_FIXED_LOSS_CONSTRAINTS, "quantile": Float(high=1.0), "smoothing": Auto(WIDTH_RULE)}
 
-    def __init__(self, *, quantile: float = 0.5, epsilon: float = 1.0, delta: float = 0.0,
-                 label_range: tuple[float, float] | str | PrivateBounds | None = None,
-                 data_norm: float = 1.0, fit_intercept: bool = True, intercept_scaling: float = 1.0,
-                 lam: float | str = "auto", mechanism: str = "auto", smoothing: float | str = 0.1,
-                 solver: str | None = None, random_state: int | None = None,
-                 max_iter: int | None = None, accountant: Any = None, constraints: Any = None,
-                 label_center: float | str = "auto"):
+    def __init__(
+        self,
+        *,
+        quantile: float = 0.5,
+        epsilon: float = 1.0,
+        delta: float = 0.0,
+        label_range: tuple[float, float] | str | PrivateBounds | None = None,
+        data_norm: float = 1.0,
+        fit_intercept: bool = True,
+        intercept_scaling: float = 1.0,
+        lam: float | str = "auto",
+        mechanism: str = "auto",
+        smoothing: float | str = 0.1,
+        solver: str | None = None,
+        random_state: int | None = None,
+        max_iter: int | None = None,
+        accountant: Any = None,
+        constraints: Any = None,
+        label_center: float | str = "auto",
+    ):
         self._store_params(locals())
 
     def _make_loss(self) -> Loss:

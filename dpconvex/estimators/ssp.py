@@ -135,12 +135,20 @@ class PrivateLinearRegression(LabelRangeMixin, LinearPlanMixin, PrivateEstimator
 
     mechanism_menu = SSP_MENU
 
-    def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0,
-                 label_range: tuple[float, float] | str | PrivateBounds | None = None,
-                 data_norm: float = 1.0,
-                 fit_intercept: bool = True, intercept_scaling: float = 1.0,
-                 lam: float | str = "auto", mechanism: str = "auto", random_state: int | None = None,
-                 accountant: Any = None):
+    def __init__(
+        self,
+        *,
+        epsilon: float = 1.0,
+        delta: float = 0.0,
+        label_range: tuple[float, float] | str | PrivateBounds | None = None,
+        data_norm: float = 1.0,
+        fit_intercept: bool = True,
+        intercept_scaling: float = 1.0,
+        lam: float | str = "auto",
+        mechanism: str = "auto",
+        random_state: int | None = None,
+        accountant: Any = None,
+    ):
         self._store_params(locals())
 
     # ----------------------------------------------------------------- parameters
@@ -150,11 +158,15 @@ class PrivateLinearRegression(LabelRangeMixin, LinearPlanMixin, PrivateEstimator
         if isinstance(self.mechanism, str) and self.mechanism in PERTURBATION_MECHANISMS:
             raise ParameterError(
                 f"The 'mechanism' parameter of {type(self).__name__} must be 'auto', 'ssp', "
-                "'gaussian_ssp' or 'none': objective and output perturbation need a bound on the loss's "
+                "'gaussian_ssp' or 'none': objective and output perturbation need a bound on the "
+                "loss's "
                 "slope, which the squared loss has on no set a release can reach "
-                "(docs/privacy/user_objectives.md#privacy-prediction-losses); sufficient-statistics "
-                "perturbation ('ssp') needs none, and PrivateLinearRegressor(loss='huber') perturbs a "
-                f"loss whose slope is bounded. Got {self.mechanism!r} instead.")
+                "(docs/privacy/user_objectives.md#privacy-prediction-losses); "
+                "sufficient-statistics "
+                "perturbation ('ssp') needs none, and PrivateLinearRegressor(loss='huber') "
+                "perturbs a "
+                f"loss whose slope is bounded. Got {self.mechanism!r} instead."
+            )
         super()._validate_params()
 
     def _ridge(self, n: int) -> float | None:
@@ -208,8 +220,13 @@ class PrivateLinearRegression(LabelRangeMixin, LinearPlanMixin, PrivateEstimator
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
         p = plan.n_features + int(self.fit_intercept)
-        template = SufficientStatisticsTemplate(lambda: zero_statistics(p), plan.n, p, self._norm_bound(),
-                                                ridge=self._ridge(plan.n),
-                                                free=plan.n_features if self.fit_intercept else None,
-                                                free_value=float(self.intercept_scaling))
+        template = SufficientStatisticsTemplate(
+            lambda: zero_statistics(p),
+            plan.n,
+            p,
+            self._norm_bound(),
+            ridge=self._ridge(plan.n),
+            free=plan.n_features if self.fit_intercept else None,
+            free_value=float(self.intercept_scaling),
+        )
         return Prepared(template=template, meta=PreparedFacts(plan.n_features))

@@ -102,9 +102,18 @@ class EpsilonSweep:
 
             labels = np.asarray(computed(y))
             n = labels.shape[0]
-            return np.array([[(n - mistakes(fitted, X, labels, "EpsilonSweep.score")) / n for fitted in fits]
-                             for fits in self.estimators])
-        return np.array([[float(fitted.score(X, y)) for fitted in fits] for fits in self.estimators])
+            return np.array(
+                [
+                    [
+                        (n - mistakes(fitted, X, labels, "EpsilonSweep.score")) / n
+                        for fitted in fits
+                    ]
+                    for fits in self.estimators
+                ]
+            )
+        return np.array(
+            [[float(fitted.score(X, y)) for fitted in fits] for fits in self.estimators]
+        )
 
     @property
     def certificates(self) -> list[list[Any]]:
@@ -121,8 +130,11 @@ class EpsilonSweep:
         if release is None:
             return fits
         whole = compose_sequential(
-            [release, fits], mechanism=f"the schema released by draft_schema, then {fits.mechanism}",
-            epsilon_requested=release.epsilon + fits.epsilon_requested, labels=["schema", "fits"])
+            [release, fits],
+            mechanism=f"the schema released by draft_schema, then {fits.mechanism}",
+            epsilon_requested=release.epsilon + fits.epsilon_requested,
+            labels=["schema", "fits"],
+        )
         whole.state(fits.label_source, delta_rows_note(whole.delta, self.n_samples))
         return whole
 
@@ -137,8 +149,12 @@ class EpsilonSweep:
         charges its estimator's ledger."""
         release = self._schema_release
         parts = [fitted.certificate_ for fits in self.estimators for fitted in fits]
-        if release is not None:  # the front door's certificate: the schema's release, then the model
-            parts = [part.parts[-1] if part.parts and part.parts[0] is release else part for part in parts]
+        # the front door's certificate: the schema's release, then the model
+        if release is not None:
+            parts = [
+                part.parts[-1] if part.parts and part.parts[0] is release else part
+                for part in parts
+            ]
         labels = [f"epsilon={epsilon:g}, run {run}" for epsilon, fits
                   in zip(self.epsilons, self.estimators, strict=True) for run in range(len(fits))]
         whole = compose_sequential(
@@ -208,7 +224,9 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
                      why=f"the sweep keeps every fitted model, at most {MAX_FITS:,} "
                          f"(runs x {len(epsilon_grid)} epsilons)")
     warm_start = check_bool("warm_start", warm_start, "epsilon_sweep")
-    if isinstance(estimator, type) or not (hasattr(estimator, "get_params") and hasattr(estimator, "fit")):
+    if isinstance(estimator, type) or not (
+        hasattr(estimator, "get_params") and hasattr(estimator, "fit")
+    ):
         raise ParameterError(
             "The 'estimator' parameter of epsilon_sweep must be an unfitted dpconvex estimator. "
             + (f"Got the class {estimator.__name__}; pass an instance, {estimator.__name__}()."
@@ -219,28 +237,40 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
             "The 'estimator' parameter of epsilon_sweep must be an estimator with an 'epsilon' "
             f"parameter. Got {type(estimator).__name__}, which has none.")
     if isinstance(estimator, PrivateEstimator) and type(estimator).fit is not PrivateEstimator.fit:
-        raise ParameterError(f"epsilon_sweep: {type(estimator).__name__} overrides fit, which the sweep "
-                             "never calls (it fits by plan, prepare and fit_prepared): call fit per epsilon.")
+        raise ParameterError(
+            f"epsilon_sweep: {type(estimator).__name__} overrides fit, which the sweep "
+            "never calls (it fits by plan, prepare and fit_prepared): call fit per epsilon."
+        )
     # recorded on every model, as fit does (a Dask DataFrame is checked into an array once)
     names = feature_names_of(X, "epsilon_sweep")
     if is_dask_collection(X):  # checked once; the rows stay on the workers, y comes to the driver
         X = check_array(X, "epsilon_sweep", min_samples=2, accept_dask=True)
         y = computed(y)
-    noise = NoiseSource(check_random_state(random_state, "epsilon_sweep"), random_state is not None)
+    noise = NoiseSource(
+        check_random_state(random_state, "epsilon_sweep"), random_state is not None
+    )
     # a dpconvex estimator plans each fit from the public shape, and a private search states the
     # budget its fit holds: the sweep holds the sum on the ledger before any data are read, and
     # its fits charge nothing (their ledgers set to None, and put back once the sweep is charged)
     planned = isinstance(estimator, PrivateEstimator)
     search = isinstance(estimator, SelectedEstimator)
-    reads = (getattr(estimator, "_reads_label_set", False) and getattr(estimator, "classes", None) is None
-             or search and estimator._public_classes(type(estimator).__name__) is None)
+    reads = (
+        getattr(estimator, "_reads_label_set", False)
+        and getattr(estimator, "classes", None) is None
+        or search
+        and estimator._public_classes(type(estimator).__name__) is None
+    )
     # one label-set warning per sweep (not per fit), before a plan or hold reads the set from y
     context = NO_CONTEXT.one_label_warning(owner=type(estimator).__name__ if reads else "", y=y,
                                            text=getattr(estimator, "_inferred_warning", None))
     stored = None if isinstance(random_state, np.random.Generator) else random_state
     params = estimator.get_params(deep=False)
     given = estimator.get_params(deep=True)
-    ledgers = [key for key in given if key.rsplit("__", 1)[-1] == "accountant"] if planned or search else []
+    ledgers = (
+        [key for key in given if key.rsplit("__", 1)[-1] == "accountant"]
+        if planned or search
+        else []
+    )
     ledger = (estimator._ledger(type(estimator).__name__) if search
               else given.get("accountant") if planned else None)
     if search:  # its estimator's ledger set aside in a copy, not in the caller's estimator
@@ -251,13 +281,18 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
     # a label range released inside the fit has no plan before it: the fit's dry run
     # (certify, public shape only) states its whole budget, and it is fitted as a plain fit
     later = planned and private_bounds(params.get("label_range")) is not None
-    plans = [[model.plan_for(X, y) if planned and not later else None for model in fits] for fits in models]
+    plans = [
+        [model.plan_for(X, y) if planned and not later else None for model in fits]
+        for fits in models
+    ]
     owner = f"epsilon_sweep({type(estimator).__name__})"
     if later:
         budgets = [Budget(c.epsilon, c.delta) for fits in models
                    for c in (model.certify(X, y) for model in fits)]
     elif search:
-        budgets = [model._budget(X, y, type(estimator).__name__)[0] for fits in models for model in fits]
+        budgets = [
+            model._budget(X, y, type(estimator).__name__)[0] for fits in models for model in fits
+        ]
     else:
         budgets = [plan.budget for fits in plans for plan in fits if plan is not None]
     sweep = EpsilonSweep(epsilon_grid, n_samples=_public_size(X)[0])
@@ -297,7 +332,9 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
                 for model in fits:
                     model.set_params(**{key: given[key] for key in ledgers})
                     carry_ledger(model, ledger)
-                    model.certificate_.state(delta_rows_note(model.certificate_.delta, sweep.n_samples))
+                    model.certificate_.state(
+                        delta_rows_note(model.certificate_.delta, sweep.n_samples)
+                    )
     return sweep
 
 
@@ -305,8 +342,10 @@ def _check_epsilons(epsilons: Sequence[float]) -> tuple[float, ...]:
     if isinstance(epsilons, (Mapping, Set)):  # a dict's values or a set's order would be dropped
         raise ParameterError(
             "The 'epsilons' parameter of epsilon_sweep must be a sequence of floats in (0, inf), "
-            f"in the order of the sweep (a list or tuple). Got a {type(epsilons).__name__} instead; "
-            "pass list(...) of the epsilons.")
+            f"in the order of the sweep (a list or tuple). Got a {type(epsilons).__name__} "
+            "instead; "
+            "pass list(...) of the epsilons."
+        )
     try:
         if isinstance(epsilons, (str, bytes)):
             raise TypeError

@@ -151,11 +151,15 @@ def _sum(values: list[float], up: bool = True) -> float:
 
 def _product(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
     """The interval of x·y for x in ``a`` and y in ``b``."""
-    return (min(_times(x, y, False) for x in a for y in b), max(_times(x, y) for x in a for y in b))
+    return (
+        min(_times(x, y, False) for x in a for y in b),
+        max(_times(x, y) for x in a for y in b),
+    )
 
 
 def _walk(expr: cp.Expression) -> _Node:
-    if _label_only(expr) or _const_value(expr) is not None:  # constant in z: it may shift an argument
+    # constant in z: it may shift an argument
+    if _label_only(expr) or _const_value(expr) is not None:
         return _Node(0.0, 0.0, 0.0, 0.0, (), constant=True)
     if isinstance(expr, cp.Variable):
         if expr.size != 1:
@@ -174,8 +178,13 @@ def _affine_sum(expr: cp.Expression, args: list) -> _Node:
     if not live:
         return _Node(0.0, 0.0, 0.0, 0.0, (), constant=True)
     atoms = tuple(x for n in live for x in n.atoms)
-    return _Node(_sum([n.lo for n in live], False), _sum([n.hi for n in live]),
-                 _sum([n.curvature for n in live]), _sum([n.smooth_curvature for n in live]), atoms)
+    return _Node(
+        _sum([n.lo for n in live], False),
+        _sum([n.hi for n in live]),
+        _sum([n.curvature for n in live]),
+        _sum([n.smooth_curvature for n in live]),
+        atoms,
+    )
 
 
 def _scaled(expr: cp.Expression, args: list) -> _Node:
@@ -201,8 +210,14 @@ def _divided(expr: cp.Expression, args: list) -> _Node:
         return _outward(x / by, lambda: Fraction(x) / Fraction(by), up) if x else 0.0
 
     lo, hi = (node.lo, node.hi) if c > 0 else (node.hi, node.lo)
-    return _Node(over(lo, c, False), over(hi, c, True), over(node.curvature, abs(c), True),
-                 over(node.smooth_curvature, abs(c), True), node.atoms, kink_at_zero=node.kink_at_zero)
+    return _Node(
+        over(lo, c, False),
+        over(hi, c, True),
+        over(node.curvature, abs(c), True),
+        over(node.smooth_curvature, abs(c), True),
+        node.atoms,
+        kink_at_zero=node.kink_at_zero,
+    )
 
 
 def _negated(expr: cp.Expression, args: list) -> _Node:
@@ -228,7 +243,9 @@ def _huber(expr: cp.Expression, args: list) -> _Node:
     M = _const_value(expr.M)
     if M is None:
         raise _Unknown
-    return _compose("huber", (-2.0 * abs(M), 2.0 * abs(M)), 2.0, _walk(args[0]), zero_slope_at_kink=True)
+    return _compose(
+        "huber", (-2.0 * abs(M), 2.0 * abs(M)), 2.0, _walk(args[0]), zero_slope_at_kink=True
+    )
 
 
 def _unbounded(name: str) -> Callable[[cp.Expression, list], _Node]:
@@ -334,7 +351,9 @@ def _n_linear(expr, parts, second):
             x = part[j]
             if isinstance(x, np.ndarray) or x != 0.0:
                 term = x if a == 1.0 else a * x
-                out[j] = term if not isinstance(out[j], np.ndarray) and out[j] == 0.0 else out[j] + term
+                out[j] = (
+                    term if not isinstance(out[j], np.ndarray) and out[j] == 0.0 else out[j] + term
+                )
     return tuple(out)
 
 
@@ -371,7 +390,8 @@ def _n_huber(expr, parts, second):
     M = float(np.asarray(expr.M.value, dtype=float))
     a = np.abs(u)
     inside = a <= M
-    with np.errstate(over="ignore", invalid="ignore"):  # M² overflows for a huge M: rows inside, dropped
+    # M² overflows for a huge M: rows inside, dropped
+    with np.errstate(over="ignore", invalid="ignore"):
         value = np.where(inside, u * u, 2 * M * a - M * M)
     f1 = np.clip(2 * u, -2 * M, 2 * M)
     if not second:
@@ -428,8 +448,10 @@ def _n_exp(expr, parts, second):
 def _n_lse(expr, pieces, second):
     v = np.stack(np.broadcast_arrays(*[np.asarray(p[0], dtype=float) for p in pieces]))
     # a derivative may be a scalar: broadcast to the values' shape
-    d1, d2 = (np.stack([np.broadcast_to(np.asarray(p[j], dtype=float), v.shape[1:]) for p in pieces])
-              for j in (1, 2))
+    d1, d2 = (
+        np.stack([np.broadcast_to(np.asarray(p[j], dtype=float), v.shape[1:]) for p in pieces])
+        for j in (1, 2)
+    )
     top = np.max(v, axis=0)
     w = np.exp(v - top)
     total = np.sum(w, axis=0)
@@ -492,13 +514,19 @@ def _program(expr: cp.Expression, inputs: tuple[int, ...]) -> tuple[list, list, 
             steps.append((len(slots) - 1, _n_linear, (tuple(terms.values()), c), list(terms)))
         return len(slots) - 1
 
-    def folded(terms: dict[int, float], c: float, underflow: bool = False) -> tuple[dict[int, float], float]:
-        if not all(map(math.isfinite, (c, *terms.values()))) or (underflow and 0.0 in terms.values()):
+    def folded(
+        terms: dict[int, float], c: float, underflow: bool = False
+    ) -> tuple[dict[int, float], float]:
+        if not all(map(math.isfinite, (c, *terms.values()))) or (
+            underflow and 0.0 in terms.values()
+        ):
             raise _Unknown  # a constant beyond the float range (or below it) when multiplied out
         return {k: v for k, v in terms.items() if v}, c
 
     def scaled(form: tuple[dict[int, float], float], a: float) -> tuple[dict[int, float], float]:
-        return folded({k: a * v for k, v in form[0].items()}, a * form[1] if form[1] else 0.0, a != 0.0)
+        return folded(
+            {k: a * v for k, v in form[0].items()}, a * form[1] if form[1] else 0.0, a != 0.0
+        )
 
     def visit(e: cp.Expression) -> tuple[dict[int, float], float]:  # e = c + Σ a_k slot_k
         if isinstance(e, (cp.Variable, cp.Parameter)) and e.id in inputs:
@@ -521,8 +549,10 @@ def _program(expr: cp.Expression, inputs: tuple[int, ...]) -> tuple[list, list, 
         if rule in ("pass", "neg"):
             return forms[0] if rule == "pass" else scaled(forms[0], -1.0)
         if rule == "add":  # each slot's coefficients summed in order
-            return folded({k: sum(part.get(k, 0.0) for part, _ in forms) for part, _ in forms for k in part},
-                          sum(c for _, c in forms))
+            return folded(
+                {k: sum(part.get(k, 0.0) for part, _ in forms) for part, _ in forms for k in part},
+                sum(c for _, c in forms),
+            )
         if rule is _n_mul and not (forms[0][0] and forms[1][0]):  # a constant factor
             constant, other = (forms[0], forms[1]) if not forms[0][0] else (forms[1], forms[0])
             return scaled(other, constant[1])
@@ -539,7 +569,9 @@ def _program(expr: cp.Expression, inputs: tuple[int, ...]) -> tuple[list, list, 
     return slots, steps, result
 
 
-def _inputs_read(steps: list[tuple], result: int, inputs: int, *, slope: bool = False) -> tuple[bool, ...]:
+def _inputs_read(
+    steps: list[tuple], result: int, inputs: int, *, slope: bool = False
+) -> tuple[bool, ...]:
     """Which of the first ``inputs`` slots the ``result`` slot of a :func:`_program` reads; with
     ``slope``, which the derivative in z reads (an input that is only a term of the outer sum,
     ℓ = g + y, shifts the value and never the slope)."""
@@ -725,7 +757,9 @@ def smooth_kinks(expr: cp.Expression, h: float) -> tuple[cp.Expression, Smoothin
             count = sum(counts)
             if name in ("maximum", "minimum"):
                 sign = 1.0 if name == "maximum" else -1.0
-                out, gap, more = _max_h([(sign * a, g) for a, g in zip(args, gaps, strict=True)], h)
+                out, gap, more = _max_h(
+                    [(sign * a, g) for a, g in zip(args, gaps, strict=True)], h
+                )
                 done[id(e)] = (sign * out, gap, count + more)
                 continue
             if name == "abs":
@@ -754,17 +788,30 @@ def smooth_kinks(expr: cp.Expression, h: float) -> tuple[cp.Expression, Smoothin
                 gap = scale * max(gaps)
             elif name == "huber":
                 gap = 2.0 * abs(float(np.asarray(e.M.value, dtype=float))) * max(gaps)
-            elif name in ("NegExpression", "reshape", "index", "promote", "Promote", "Sum", "logistic",
-                          "log_sum_exp", "Hstack", "Vstack"):
+            elif name in (
+                "NegExpression",
+                "reshape",
+                "index",
+                "promote",
+                "Promote",
+                "Sum",
+                "logistic",
+                "log_sum_exp",
+                "Hstack",
+                "Vstack",
+            ):
                 gap = max(gaps)
             else:  # power, exp: an unbounded slope scales the change without bound
                 gap = math.inf
             done[id(e)] = (e.copy(args), gap, count)
     except _Unknown:
         raise ParameterError(
-            "smooth_kinks: a kink of the loss (maximum, minimum or abs) has no affine piece, so it has "
-            "no convex smoothing in CVXPY's rules. State each kink as a maximum or minimum with an "
-            "affine piece (e.g. cp.pos(u) = cp.maximum(u, 0)) or abs of an affine expression.") from None
+            "smooth_kinks: a kink of the loss (maximum, minimum or abs) has no affine piece, so "
+            "it has "
+            "no convex smoothing in CVXPY's rules. State each kink as a maximum or minimum with "
+            "an "
+            "affine piece (e.g. cp.pos(u) = cp.maximum(u, 0)) or abs of an affine expression."
+        ) from None
     out, gap, count = done[id(expr)]
     return out, Smoothing(h, int(count), float(gap))
 
@@ -802,7 +849,10 @@ def vectorize(expr: cp.Expression, z: cp.Variable, label: cp.Parameter | None,
             stacked = [p if getattr(p, "size", 1) == size else p * np.ones(size) for p in parts]
             return cp.log_sum_exp(cp.vstack(stacked), axis=0)
         args = [walk(a) for a in e.args]
-        if name in ("Promote", "promote", "reshape", "index", "Sum") and getattr(args[0], "size", 1) > 1:
+        if (
+            name in ("Promote", "promote", "reshape", "index", "Sum")
+            and getattr(args[0], "size", 1) > 1
+        ):
             return args[0]
         if all(a is b for a, b in zip(args, e.args, strict=True)):
             return e

@@ -135,7 +135,9 @@ class Loss:
         at three points of ``label_range``), so the loss is convex at every label, not at three."""
         m = cp.Variable(3)
         if self.kind == "regression":
-            return cp.sum(self.cvxpy_expr(m, cp.Parameter(3, value=np.linspace(*self.label_range, 3))))
+            return cp.sum(
+                self.cvxpy_expr(m, cp.Parameter(3, value=np.linspace(*self.label_range, 3)))
+            )
         return cp.sum(self.cvxpy_expr(m))
 
     @property
@@ -187,11 +189,25 @@ class Loss:
                 "loss forms agree", True, how, "cvxpy_expr and value() state one function of "
                 f"the {'prediction' if regression else 'margin'} (the shipped class, as its "
                 "constructor built it)"))
-        conds.append(Condition("|ℓ'| bound", True, how, f"declared {float(self.deriv_bound):g} on all of ℝ"))
-        if need_curvature:  # a kink kept (smoothing=None): unbounded; no residual certifies a minimizer there
+        conds.append(
+            Condition("|ℓ'| bound", True, how, f"declared {float(self.deriv_bound):g} on all of ℝ")
+        )
+        # a kink kept (smoothing=None): unbounded; no residual certifies a minimizer there
+        if need_curvature:
             c = float(self.curvature)
-            conds.append(Condition("ℓ'' bound (c)", math.isfinite(c), how, f"declared {c:g} on all of ℝ" + (
-                "" if math.isfinite(c) else " (a kink: smooth it, smoothing='auto' or h > 0)")))
+            conds.append(
+                Condition(
+                    "ℓ'' bound (c)",
+                    math.isfinite(c),
+                    how,
+                    f"declared {c:g} on all of ℝ"
+                    + (
+                        ""
+                        if math.isfinite(c)
+                        else " (a kink: smooth it, smoothing='auto' or h > 0)"
+                    ),
+                )
+            )
         if regression:
             lo, hi = self.label_range
             conds.append(Condition(
@@ -200,10 +216,17 @@ class Loss:
         return conds
 
     @classmethod
-    def from_cvxpy(cls, fn: Callable[..., cp.Expression], kind: str = "margin", name: str | None = None,
-                   *, label_range: tuple[float, float] | None = None,
-                   deriv_bound: float | None = None, curvature: float | None = None,
-                   smoothing: float | str | None = "auto") -> CVXPYLoss:
+    def from_cvxpy(
+        cls,
+        fn: Callable[..., cp.Expression],
+        kind: str = "margin",
+        name: str | None = None,
+        *,
+        label_range: tuple[float, float] | None = None,
+        deriv_bound: float | None = None,
+        curvature: float | None = None,
+        smoothing: float | str | None = "auto",
+    ) -> CVXPYLoss:
         """A loss stated once, in CVXPY atoms: ``fn(m)`` (margin) or ``fn(z, y)`` (regression).
 
         The NumPy value and derivatives the native solvers use are derived from the same
@@ -333,7 +356,9 @@ class CVXPYLoss(Loss):
             raise ParameterError("Loss.from_cvxpy: a margin loss takes labels in {-1, +1}: give "
                                  "label_range only with kind='regression'.")
         if deriv_bound is not None:
-            deriv_bound = check_float("deriv_bound", deriv_bound, "Loss.from_cvxpy", magnitude=False)
+            deriv_bound = check_float(
+                "deriv_bound", deriv_bound, "Loss.from_cvxpy", magnitude=False
+            )
         if curvature is not None:  # ∞: a kinked loss declared so (noisy gradient descent only)
             curvature = check_float("curvature", curvature, "Loss.from_cvxpy", low_inclusive=True,
                                     allow_inf=True, magnitude=False)
@@ -376,24 +401,35 @@ class CVXPYLoss(Loss):
         if not self._form.supported:
             from .atoms import ATOMS
 
-            outside = sorted({type(e).__name__ for e in _subexpressions(self._form.expr)} - set(ATOMS)
-                             - {"Variable", "Parameter", "Constant"})
+            outside = sorted(
+                {type(e).__name__ for e in _subexpressions(self._form.expr)}
+                - set(ATOMS)
+                - {"Variable", "Parameter", "Constant"}
+            )
             raise ParameterError(
                 f"Loss.from_cvxpy: loss '{self.name}' uses an atom outside "
-                f"dpconvex.objectives.atoms.ATOMS ({', '.join(outside) or 'none here'}), a complex, "
-                "non-scalar or non-finite constant (also once its factors are multiplied out), a division "
+                f"dpconvex.objectives.atoms.ATOMS ({', '.join(outside) or 'none here'}), a "
+                "complex, "
+                "non-scalar or non-finite constant (also once its factors are multiplied out), a "
+                "division "
                 "by zero, or a log_sum_exp piece that is not one number, so its NumPy form "
                 "cannot be derived. Use the atoms listed there on real numbers, or subclass "
-                "dpconvex.objectives.Loss with value, deriv, deriv2 and cvxpy_expr.")
+                "dpconvex.objectives.Loss with value, deriv, deriv2 and cvxpy_expr."
+            )
         if failure is not None:
             _refuse_not_elementwise(self.name, kind, failure[0])
         if kind == "regression" and self._form.reads[0] and not self._form.slope_reads[1]:
             raise ParameterError(  # 0 * y and y - y fold away; a term y alone moves no minimizer
-                f"Loss.from_cvxpy: loss '{self.name}': fn(z, y) does not read its label y in its slope "
-                "(y is absent, has a factor 0, or is a term of its own, which moves no prediction), so the "
-                "model it fits would not depend on the labels. State a loss of the prediction and the "
-                "label, e.g. cp.abs(z - y), cp.huber(z - y, M) or the pinball loss (a loss of z alone is "
-                "a margin loss: kind='margin').")
+                f"Loss.from_cvxpy: loss '{self.name}': fn(z, y) does not read its label y in its "
+                "slope "
+                "(y is absent, has a factor 0, or is a term of its own, which moves no "
+                "prediction), so the "
+                "model it fits would not depend on the labels. State a loss of the prediction and "
+                "the "
+                "label, e.g. cp.abs(z - y), cp.huber(z - y, M) or the pinball loss (a loss of z "
+                "alone is "
+                "a margin loss: kind='margin')."
+            )
         derived = bounds_of_form(self._form.expr, self._form.label, label_range)
         self.derived = derived
         self.deriv_bound = (float(derived.slope) if deriv_bound is None and derived is not None
@@ -423,8 +459,15 @@ class CVXPYLoss(Loss):
         (True, 5.0)
         """
         deriv_bound, curvature = self._declared
-        return CVXPYLoss(self.stated_fn, kind=self.kind, name=self.name, label_range=label_range,
-                         deriv_bound=deriv_bound, curvature=curvature, smoothing=self.smoothing_rule)
+        return CVXPYLoss(
+            self.stated_fn,
+            kind=self.kind,
+            name=self.name,
+            label_range=label_range,
+            deriv_bound=deriv_bound,
+            curvature=curvature,
+            smoothing=self.smoothing_rule,
+        )
 
     # the compiled form reads y only for a regression loss (a margin form has no label)
     def value(self, z, y=None):
@@ -493,7 +536,9 @@ class CVXPYLoss(Loss):
             return self
         deriv_bound, curvature = self._declared
         if self._declared == (None, None) and self.stated_fn.__module__ == __name__:
-            return copy.copy(_compiled(self.stated_fn, self.kind, self.name, self.label_range, float(h)))
+            return copy.copy(
+                _compiled(self.stated_fn, self.kind, self.name, self.label_range, float(h))
+            )
         return CVXPYLoss(self.stated_fn, kind=self.kind, name=self.name,
                          label_range=self.label_range, deriv_bound=deriv_bound,
                          curvature=curvature, smoothing=float(h), _stated=self._stated)
@@ -532,21 +577,32 @@ def stated_loss(fn: Callable[..., cp.Expression], kind: str, owner: str,
         try:  # further parameters with defaults (fn(z, y, tau=0.8)) or a partial are fine
             signature.bind(*range(want))
         except TypeError:
-            args = "fn(m) of the margin m = y·wᵀx" if kind == "margin" else \
-                "fn(z, y) of the prediction z and the label y"
+            args = (
+                "fn(m) of the margin m = y·wᵀx"
+                if kind == "margin"
+                else "fn(z, y) of the prediction z and the label y"
+            )
             raise ParameterError(
-                f"The 'loss' parameter of {owner}: a callable loss here is {args}; the function given, "
-                f"{getattr(fn, '__name__', 'loss')}{signature}, cannot be called with {want} positional "
-                f"argument(s). State the loss with {want} argument(s) (further parameters need defaults, "
-                "or bind them with functools.partial), or pass a dpconvex.objectives.Loss.") from None
+                f"The 'loss' parameter of {owner}: a callable loss here is {args}; the function "
+                "given, "
+                f"{getattr(fn, '__name__', 'loss')}{signature}, cannot be called with {want} "
+                "positional "
+                f"argument(s). State the loss with {want} argument(s) (further parameters need "
+                "defaults, "
+                "or bind them with functools.partial), or pass a dpconvex.objectives.Loss."
+            ) from None
     name = getattr(fn, "__name__", "cvxpy_loss")
-    return Loss.from_cvxpy(fn, kind=kind, name=None if name == "<lambda>" else name, label_range=label_range)
+    return Loss.from_cvxpy(
+        fn, kind=kind, name=None if name == "<lambda>" else name, label_range=label_range
+    )
 
 
 #: The half-widths h of a smoothed kink, and a shipped loss's h or M: at h = 1e8 a hinge fails the float64
 #: check of its values against its slopes, at h = 1e-12 it is a kink to float64 (1e-6 keeps a margin).
 SMOOTHING_LIMITS = (1e-6, 1e6)
-_WIDTH = dict(low=SMOOTHING_LIMITS[0], high=SMOOTHING_LIMITS[1], low_inclusive=True, high_inclusive=True)
+_WIDTH = dict(
+    low=SMOOTHING_LIMITS[0], high=SMOOTHING_LIMITS[1], low_inclusive=True, high_inclusive=True
+)
 #: The parameter rule of an estimator's h or Huber M: a float within :data:`SMOOTHING_LIMITS`,
 #: checked and stated by the estimator that takes it.
 WIDTH_RULE = Float(**_WIDTH)
@@ -568,16 +624,24 @@ def _has_kink_atom(expr: cp.Expression) -> bool:
 
 #: Why ``Loss.from_cvxpy(kind="multiclass")`` is refused, and what to use instead.
 MULTICLASS_REFUSAL = (
-    "Loss.from_cvxpy: a loss of C predictions z = Wᵀx in ℝ^C (kind='multiclass', e.g. cp.log_sum_exp(z) - "
-    "z[y]) is refused: objective perturbation for it needs the per-record Hessian's rank C and a bound on "
-    "its largest eigenvalue over all of ℝ^C, and docs/privacy/user_objectives.md#privacy-margin-loss-bounds "
-    "derives bounds for a scalar prediction only (rank one), so the verifier could not check the constants "
+    "Loss.from_cvxpy: a loss of C predictions z = Wᵀx in ℝ^C (kind='multiclass', e.g. "
+    "cp.log_sum_exp(z) - "
+    "z[y]) is refused: objective perturbation for it needs the per-record Hessian's rank C and a "
+    "bound on "
+    "its largest eigenvalue over all of ℝ^C, and "
+    "docs/privacy/user_objectives.md#privacy-margin-loss-bounds "
+    "derives bounds for a scalar prediction only (rank one), so the verifier could not check the "
+    "constants "
     "the noise depends on. For multinomial logistic regression use "
     "dp.PrivateLargeMarginGaussian(loss='softmax', structure='linear') (the softmax loss of "
-    "privacy-large-margin-softmax, derived and audited), or one-vs-rest dp.PrivateLogisticRegression.")
+    "privacy-large-margin-softmax, derived and audited), or one-vs-rest "
+    "dp.PrivateLogisticRegression."
+)
 
 
-def _compile(fn: Callable[..., cp.Expression], kind: str, name: str, inputs: tuple | None = None) -> Any:
+def _compile(
+    fn: Callable[..., cp.Expression], kind: str, name: str, inputs: tuple | None = None
+) -> Any:
     """``fn`` built on a scalar prediction (and label; ``inputs``: those of a form already
     built), checked: a scalar, DCP-convex expression of the prediction, compiled to its NumPy
     forms."""
@@ -599,7 +663,11 @@ def _compile(fn: Callable[..., cp.Expression], kind: str, name: str, inputs: tup
             f"argument ({names}). A loss is a function of the prediction (and the label) only: "
             "write the other quantities as constants.")
     label_id = None if form.label is None else form.label.id
-    stated = [p for p in (expr.parameters() if isinstance(expr, cp.Expression) else []) if p.id != label_id]
+    stated = [
+        p
+        for p in (expr.parameters() if isinstance(expr, cp.Expression) else [])
+        if p.id != label_id
+    ]
     if stated:
         shown = ", ".join(f"{p.name()} (value {p.value})" for p in stated)
         raise ParameterError(
@@ -619,9 +687,12 @@ def _compile(fn: Callable[..., cp.Expression], kind: str, name: str, inputs: tup
     unknown_sign = " (the label y is a parameter of unknown sign)" if kind == "regression" else ""
     if not expr.is_convex():
         raise ParameterError(
-            f"Loss.from_cvxpy: loss '{name}': fn{args} = {expr} is not convex in the prediction by "
-            f"CVXPY's DCP rules{unknown_sign}, and the privacy proofs need a convex loss. State a convex "
-            "loss in DCP form (e.g. cp.huber(z - y, M), cp.logistic(-m), cp.pos(1 - m)).")
+            f"Loss.from_cvxpy: loss '{name}': fn{args} = {expr} is not convex in the prediction "
+            "by "
+            f"CVXPY's DCP rules{unknown_sign}, and the privacy proofs need a convex loss. State a "
+            "convex "
+            "loss in DCP form (e.g. cp.huber(z - y, M), cp.logistic(-m), cp.pos(1 - m))."
+        )
     return form
 
 
@@ -630,7 +701,10 @@ _STACKS = frozenset({"Hstack", "Vstack", "Bmat", "Concatenate"})
 
 #: Predictions (and labels) at which a stated loss built on a vector is compared with its value
 #: at each point alone (:func:`_elementwise_failure`).
-ELEMENTWISE_PROBE: tuple[tuple[float, ...], tuple[float, ...]] = ((-1.5, 0.25, 2.0), (0.5, -0.75, 0.0))
+ELEMENTWISE_PROBE: tuple[tuple[float, ...], tuple[float, ...]] = (
+    (-1.5, 0.25, 2.0),
+    (0.5, -0.75, 0.0),
+)
 
 
 def _elementwise_failure(form: Any) -> tuple[str, bool] | None:
@@ -644,7 +718,9 @@ def _elementwise_failure(form: Any) -> tuple[str, bool] | None:
     z = cp.Variable(points.size, value=points)
     try:
         with np.errstate(all="ignore"):
-            built = vectorize(form.expr, form.z, form.label, z, None if form.label is None else labels)
+            built = vectorize(
+                form.expr, form.z, form.label, z, None if form.label is None else labels
+            )
             found = np.asarray(getattr(built, "value", built), dtype=float)
             alone = []
             for i, point in enumerate(points):
@@ -676,11 +752,15 @@ def _refuse_not_elementwise(name: str, kind: str, failure: str) -> None:
     shown = np.array2string(np.array(ELEMENTWISE_PROBE[0]), separator=", ")
     raise ParameterError(
         f"Loss.from_cvxpy: loss '{name}': fn{args} is not elementwise: built on a vector of "
-        f"{len(ELEMENTWISE_PROBE[0])} {what} {shown} it {failure}. A loss acts on each record alone; "
-        "a reduction over its argument (cp.log_sum_exp(m), cp.max(m), cp.norm(m), cp.sum_squares(m)) "
-        "mixes the records. State it with elementwise atoms: cp.logistic(u) for log(1 + e^u), cp.pos(u) "
+        f"{len(ELEMENTWISE_PROBE[0])} {what} {shown} it {failure}. A loss acts on each record "
+        "alone; "
+        "a reduction over its argument (cp.log_sum_exp(m), cp.max(m), cp.norm(m), "
+        "cp.sum_squares(m)) "
+        "mixes the records. State it with elementwise atoms: cp.logistic(u) for log(1 + e^u), "
+        "cp.pos(u) "
         "for max(u, 0), cp.abs, cp.huber, cp.square (or cp.log_sum_exp(cp.hstack([0, u])), one "
-        "number per record).")
+        "number per record)."
+    )
 
 
 #: The largest magnitude of a label range's ends and the smallest width: the map onto
@@ -703,10 +783,14 @@ def parse_label_range(label_range: Any, caller: str | None = None) -> tuple[floa
     """
     try:
         if isinstance(label_range, (Mapping, Set)):
-            raise TypeError  # an ordered pair only: a dict's keys or a set's order are not (lo, hi)
+            # an ordered pair only: a dict's keys or a set's order are not (lo, hi)
+            raise TypeError
         lo, hi = label_range
-        if isinstance(lo, (str, bytes, bool, np.bool_)) or isinstance(hi, (str, bytes, bool, np.bool_)):
-            raise TypeError  # numbers only: neither text nor a bool is read as one (as for epsilon)
+        if isinstance(lo, (str, bytes, bool, np.bool_)) or isinstance(
+            hi, (str, bytes, bool, np.bool_)
+        ):
+            # numbers only: neither text nor a bool is read as one (as for epsilon)
+            raise TypeError
         lo, hi = float(lo), float(hi)
     except (TypeError, ValueError, OverflowError):  # e.g. an int beyond the float range
         lo = hi = math.nan
@@ -1005,14 +1089,28 @@ class Pinball(_ShippedForm):
 
     def __init__(self, quantile: float = 0.5, label_range: tuple[float, float] = (-1.0, 1.0),
                  smoothing: float | str = 0.1):
-        self.quantile = check_float("quantile", quantile, type(self).__name__, high=1.0, high_inclusive=False)
-        vars(self).update(vars(_compiled(pinball(self.quantile), "regression", type(self).name,
-                                         parse_label_range(label_range, type(self).__name__),
-                                         SMOOTHING_RULE.check("smoothing", smoothing, "Loss.from_cvxpy"))))
+        self.quantile = check_float(
+            "quantile", quantile, type(self).__name__, high=1.0, high_inclusive=False
+        )
+        vars(self).update(
+            vars(
+                _compiled(
+                    pinball(self.quantile),
+                    "regression",
+                    type(self).name,
+                    parse_label_range(label_range, type(self).__name__),
+                    SMOOTHING_RULE.check("smoothing", smoothing, "Loss.from_cvxpy"),
+                )
+            )
+        )
         _BUILT[self] = dict(vars(self))
 
     def params(self):
-        return {"quantile": self.quantile, "label_range": self.label_range, "smoothing": self.smoothing_rule}
+        return {
+            "quantile": self.quantile,
+            "label_range": self.label_range,
+            "smoothing": self.smoothing_rule,
+        }
 
 
 #: Registry of losses by name: one entry per loss class.
@@ -1277,14 +1375,18 @@ def probe_term(t: MatrixTerm, shape: tuple[int, ...]) -> Condition:
                 block.value = A[c, k]
         value = float(t.value_fn(A))
         if not abs(float(form.value) - value) <= 1e-6 * max(1.0, abs(value)):
-            raise PrivacyError(f"probe_term: extra term '{t.name}': value_fn and cvxpy_fn disagree at a "
-                               "probe point. The convexity is checked on cvxpy_fn and the native solver "
-                               "minimizes value_fn: state one function.")
+            raise PrivacyError(
+                f"probe_term: extra term '{t.name}': value_fn and cvxpy_fn disagree at a "
+                "probe point. The convexity is checked on cvxpy_fn and the native solver "
+                "minimizes value_fn: state one function."
+            )
         step = None if previous is None else A - previous[0]
         if step is not None and float(np.vdot(np.asarray(t.grad_fn(A)) - previous[1], step)) < \
                 -1e-9 * float(np.vdot(step, step)):
-            raise PrivacyError(f"probe_term: extra term '{t.name}': grad_fn is not monotone at probed "
-                               "pairs, so value_fn is not convex. The proof needs a convex term.")
+            raise PrivacyError(
+                f"probe_term: extra term '{t.name}': grad_fn is not monotone at probed "
+                "pairs, so value_fn is not convex. The proof needs a convex term."
+            )
         previous = (A, np.asarray(t.grad_fn(A), dtype=float))
         V = rng.standard_normal(shape)
         V = V + np.swapaxes(V, -1, -2)
@@ -1301,13 +1403,22 @@ def probe_term(t: MatrixTerm, shape: tuple[int, ...]) -> Condition:
         worst = max(worst, err / scale)
     if worst > 1e-4:
         raise PrivacyError(
-            f"probe_term: extra term '{t.name}': grad_fn disagrees with finite differences of value_fn "
+            f"probe_term: extra term '{t.name}': grad_fn disagrees with finite differences of "
+            "value_fn "
             f"(relative error {worst:.3g}). The proof needs a differentiable term with its "
             "true gradient; fix grad_fn (or the term is not differentiable)."
         )
     shipped = all(map(is_dpconvex_function, (t.cvxpy_fn, t.value_fn, t.grad_fn)))
-    return Condition(f"extra term '{t.name}'", True, "numerical probe",
-                     f"gradient matches finite differences (rel. err {worst:.2g}), value_fn its cvxpy_fn and "
-                     "the gradient monotone at probe points; no strong-convexity credit; "
-                     + ("data-independent (dpconvex's)" if shipped else "data-independent as the caller "
-                        "declares: not verified"), unverified=None if shipped else "objective")
+    return Condition(
+        f"extra term '{t.name}'",
+        True,
+        "numerical probe",
+        f"gradient matches finite differences (rel. err {worst:.2g}), value_fn its cvxpy_fn and "
+        "the gradient monotone at probe points; no strong-convexity credit; "
+        + (
+            "data-independent (dpconvex's)"
+            if shipped
+            else "data-independent as the caller declares: not verified"
+        ),
+        unverified=None if shipped else "objective",
+    )

@@ -217,7 +217,9 @@ class ConvexSet:
         >>> ball.contains(np.array([0.5, -0.6]), tol=0.1)
         True
         """
-        tol = check_float("tol", tol, f"{type(self).__name__}.contains", low=0.0, low_inclusive=True)
+        tol = check_float(
+            "tol", tol, f"{type(self).__name__}.contains", low=0.0, low_inclusive=True
+        )
         arr = np.asarray(theta, dtype=float)
         return bool(np.linalg.norm(arr - self.project(arr)) <= tol)
 
@@ -254,7 +256,7 @@ class ConvexSet:
         """
         if self.indices is None:
             return self._statement("w")
-        return (f"{self._statement('w_S')} on the coordinates S = {_fmt(self.indices)} of w (row-major)")
+        return f"{self._statement('w_S')} on the coordinates S = {_fmt(self.indices)} of w (row-major)"
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{k}={_fmt(v)}" for k, v in self.params().items() if v is not None)
@@ -664,7 +666,9 @@ def _merge_boxes(members: list[ConvexSet]) -> list[ConvexSet]:
                 f"Intersection.__init__: {t!r} and {s!r} have no common point (or bounds of "
                 "different sizes). Pass boxes whose bounds overlap at every coordinate.")
         nonneg = np.all(lower == 0) and np.all(np.isposinf(upper))
-        out[twin] = (NonNegative(indices=s.indices) if nonneg else Box(lower, upper, indices=s.indices))
+        out[twin] = (
+            NonNegative(indices=s.indices) if nonneg else Box(lower, upper, indices=s.indices)
+        )
     return out
 
 
@@ -675,8 +679,10 @@ def _check_disjoint(members: Sequence[ConvexSet]) -> None:
             if a.indices is None or b.indices is None or np.intersect1d(a.indices, b.indices).size:
                 raise ParameterError(
                     f"Intersection.__init__: {b!r} and {a!r} constrain the same coordinates; the "
-                    "projection onto their intersection is not the composition of their projections. "
-                    "Constrain disjoint coordinates (indices=), or solve with a CVXPY backend.")
+                    "projection onto their intersection is not the composition of their "
+                    "projections. "
+                    "Constrain disjoint coordinates (indices=), or solve with a CVXPY backend."
+                )
 
 
 # ------------------------------------------------------------------ sets stated in CVXPY
@@ -742,16 +748,24 @@ def _check_public_convex(constraint: cp.Constraint, var: cp.Variable) -> None:
             "change after the set is checked. Write its value as a constant.")
     if [v.id for v in constraint.variables()] != [var.id]:
         raise ParameterError(
-            f"CVXPYSet.__init__: the constraint {shown} is not on the parameter variable alone (it reads "
-            "another variable, or none). State every constraint on the variable passed in.")
+            f"CVXPYSet.__init__: the constraint {shown} is not on the parameter variable alone "
+            "(it reads "
+            "another variable, or none). State every constraint on the variable passed in."
+        )
     if any(np.isnan(_entries(c.value)).any() for c in constraint.constants()):
         raise ParameterError(
-            f"CVXPYSet.__init__: the constraint {shown} holds a NaN constant, which states no set. "
-            "Write every bound and coefficient as a number (drop a constraint to leave a side free).")
+            f"CVXPYSet.__init__: the constraint {shown} holds a NaN constant, which states no "
+            "set. "
+            "Write every bound and coefficient as a number (drop a constraint to leave a side "
+            "free)."
+        )
     if not constraint.is_dcp():
         raise ParameterError(
-            f"CVXPYSet.__init__: the constraint {shown} does not follow CVXPY's DCP rules, so it need not "
-            f"state a convex set. Restate it in DCP form (e.g. cp.norm(w, 2) <= r, not cp.norm(w, 2) >= r).")
+            f"CVXPYSet.__init__: the constraint {shown} does not follow CVXPY's DCP rules, so it "
+            "need not "
+            "state a convex set. Restate it in DCP form (e.g. cp.norm(w, 2) <= r, not cp.norm(w, "
+            "2) >= r)."
+        )
 
 
 class CVXPYSet(ConvexSet):
@@ -827,13 +841,18 @@ class CVXPYSet(ConvexSet):
         self._qp: CompiledSetQP | None = None
         if not _finite_data(list(self.constraints)):
             pairs = zip(listed, self.constraints, strict=True)
-            shown = next((_short_repr(_text(c), limit=120) for c, own in pairs if not _finite_data([own])),
-                         self._statement("w"))
+            shown = next(
+                (_short_repr(_text(c), limit=120) for c, own in pairs if not _finite_data([own])),
+                self._statement("w"),
+            )
             raise ParameterError(
-                f"CVXPYSet.__init__: the constraint {shown} holds a constant too large for float64 "
+                f"CVXPYSet.__init__: the constraint {shown} holds a constant too large for "
+                "float64 "
                 "arithmetic: a coefficient, multiplied out, is infinite or above "
-                f"{LARGEST_COEFFICIENT:.3g} (a solver squares it). Rescale the constraint (divide both "
-                "sides by a public constant).")
+                f"{LARGEST_COEFFICIENT:.3g} (a solver squares it). Rescale the constraint (divide "
+                "both "
+                "sides by a public constant)."
+            )
         feasibility = cp.Problem(cp.Minimize(0), list(self.constraints))
         status = _solve_quietly(feasibility, "CLARABEL", {})
         if status != "optimal":
@@ -986,8 +1005,11 @@ class CompiledSetQP:
         start = int(data["param_prob"].var_id_to_col[var.id])
         # CVXPY's column of each coordinate of var, in var's row-major order (CVXPY stacks a
         # matrix variable column-major)
-        order = np.arange(self.size).reshape(var.shape, order="F").ravel(order="C") if var.ndim > 1 \
+        order = (
+            np.arange(self.size).reshape(var.shape, order="F").ravel(order="C")
+            if var.ndim > 1
             else np.arange(self.size)
+        )
         self._cols = start + order
         self._workspace: Any = None
 
@@ -1173,7 +1195,9 @@ def _affine(expr: cp.Expression, var: cp.Variable) -> tuple[float, np.ndarray, n
     raise _Unrecognized
 
 
-def _box_piece(expr: cp.Expression, var: cp.Variable, lo: np.ndarray | None, hi: np.ndarray | None) -> tuple:
+def _box_piece(
+    expr: cp.Expression, var: cp.Variable, lo: np.ndarray | None, hi: np.ndarray | None
+) -> tuple:
     """lo <= expr <= hi (either None: that side free) as a box piece on var's coordinates."""
     a, idx, b = _affine(expr, var)
     shape = idx.shape
@@ -1288,7 +1312,9 @@ def _combine(pieces: list[tuple], p: int) -> ConvexSet:
         taken[idx] = True
         indices = _indices_or_none(idx, p)
         if kind == "sum":
-            if not (boxed[idx].all() and np.all(lower[idx] == 0) and np.all(np.isposinf(upper[idx]))):
+            if not (
+                boxed[idx].all() and np.all(lower[idx] == 0) and np.all(np.isposinf(upper[idx]))
+            ):
                 raise _Unrecognized  # a hyperplane alone, or with other bounds
             boxed[idx] = False
             sets.append(Simplex(value, indices=indices))
@@ -1313,7 +1339,9 @@ def _combine(pieces: list[tuple], p: int) -> ConvexSet:
 
 
 
-def recognize(constraints: Iterable[cp.Constraint] | cp.Constraint, var: cp.Variable) -> ConvexSet | None:
+def recognize(
+    constraints: Iterable[cp.Constraint] | cp.Constraint, var: cp.Variable
+) -> ConvexSet | None:
     """The set a list of CVXPY constraints on ``var`` describes, when it is exactly one here.
 
     Each constraint is read from its expression tree; the list is the intersection of
@@ -1369,7 +1397,9 @@ def recognize(constraints: Iterable[cp.Constraint] | cp.Constraint, var: cp.Vari
     """
     if not isinstance(var, cp.Variable):
         raise ParameterError(
-            f"The 'var' argument of recognize must be a cvxpy.Variable. Got {_short_repr(var)} instead.")
+            f"The 'var' argument of recognize must be a cvxpy.Variable. Got {_short_repr(var)} "
+            "instead."
+        )
     listed = _listed(constraints)
     if not listed or _has_attributes(var):
         return None

@@ -80,7 +80,9 @@ def release_range(values: Any, budget: Budget, *, n: int | None = None,
     return lo, hi, median, released.certificate
 
 
-def check_range_budget(n: int, epsilon: float, name: str = "values", caller: str = "release_range") -> None:
+def check_range_budget(
+    n: int, epsilon: float, name: str = "values", caller: str = "release_range"
+) -> None:
     """Refuse, before anything is read, a range whose n·ε is below ``MIN_RECORDS_EPSILON``.
 
     Examples
@@ -94,11 +96,15 @@ def check_range_budget(n: int, epsilon: float, name: str = "values", caller: str
     """
     if n * epsilon < MIN_RECORDS_EPSILON:
         raise ParameterError(
-            f"{caller}: the range of the {name} needs n * epsilon >= {MIN_RECORDS_EPSILON:g} (n = {n} "
+            f"{caller}: the range of the {name} needs n * epsilon >= {MIN_RECORDS_EPSILON:g} (n = "
+            f"{n} "
             f"records at epsilon = {epsilon:.4g} gives {n * epsilon:.4g}): with less, the noisy "
-            "histogram cannot tell where the values lie. Declare the range from documentation, give "
-            "this range more epsilon (fewer released columns, a larger share), or use more records. "
-            "Nothing was read or spent.")
+            "histogram cannot tell where the values lie. Declare the range from documentation, "
+            "give "
+            "this range more epsilon (fewer released columns, a larger share), or use more "
+            "records. "
+            "Nothing was read or spent."
+        )
 
 
 def release_vocabulary(values: Any, budget: Budget, *, n: int | None = None,
@@ -249,16 +255,19 @@ def _declared(declared: Any, names: list[str]) -> dict[str, Declaration]:
     out = dict(declared)
     for c, decl in out.items():
         if decl is not None and not isinstance(decl, (Numeric, Categorical, Binary)):
-            raise ParameterError(f"draft_schema: the declaration of {c!r} must be Numeric(...), "
-                                 f"Categorical(...), Binary(...) or None. Got {_short_repr(decl)} instead.")
+            raise ParameterError(
+                f"draft_schema: the declaration of {c!r} must be Numeric(...), "
+                f"Categorical(...), Binary(...) or None. Got {_short_repr(decl)} instead."
+            )
         if getattr(decl, "drafted", False):
             raise ParameterError(f"draft_schema: the declaration of {c!r} was read from data "
                                  "(drafted=True); declare public knowledge only.")
     return out
 
 
-def _check_feature_names(plan: Mapping[str, str], given: Mapping[str, Declaration], names: list[str],
-                         caller: str) -> None:
+def _check_feature_names(
+    plan: Mapping[str, str], given: Mapping[str, Declaration], names: list[str], caller: str
+) -> None:
     """Refuse, before any value is read or any budget held, a table whose released schema could name two
     encoded features alike (:class:`ParameterError`): a column named ``"<c>=..."``, or a declared category
     whose feature is named so, next to a column ``c`` whose vocabulary is released (its features are
@@ -276,10 +285,21 @@ def _check_feature_names(plan: Mapping[str, str], given: Mapping[str, Declaratio
         if clash:
             raise ParameterError(
                 f"{caller}: the vocabulary released for column {c!r} is encoded as features named "
-                f"'{c}=<category>', which the name(s) of column(s) {clash!r} could repeat. Rename those "
-                f"columns, or declare the vocabulary of {c!r} in 'declared'. Nothing was read or spent.")
-    trial = {c: given[c] if how == "declared" else Categorical((), other=True) if how == "vocabulary"
-             else Binary(positive=True) if how == "binary" else Numeric(0.0, 1.0) for c, how in plan.items()}
+                f"'{c}=<category>', which the name(s) of column(s) {clash!r} could repeat. Rename "
+                "those "
+                f"columns, or declare the vocabulary of {c!r} in 'declared'. Nothing was read or "
+                "spent."
+            )
+    trial = {
+        c: given[c]
+        if how == "declared"
+        else Categorical((), other=True)
+        if how == "vocabulary"
+        else Binary(positive=True)
+        if how == "binary"
+        else Numeric(0.0, 1.0)
+        for c, how in plan.items()
+    }
     try:
         PublicSchema(trial)
     except ParameterError as exc:
@@ -290,12 +310,18 @@ def _check_feature_names(plan: Mapping[str, str], given: Mapping[str, Declaratio
 #: The assumptions of every schema release (public facts only: the same for every table).
 _SCHEMA_ASSUMPTIONS = (
     "replace-one adjacency; n and the column names are public",
-    "each column's kind is public: as given in 'kinds' (numeric: a value that does not parse as a number "
-    "counts as missing; binary: nothing read; categorical: each value's text), else read from a number dtype "
-    "(numeric) or a bool dtype (binary), which is public only when it was fixed without the data: a dtype a "
-    "reader infers from the values is a statistic of them (docs/privacy/bounds.md#privacy-bounds-grid)",
-    "columns in 'declared' are taken as public knowledge, as the caller declares them (not checked; a "
-    "declared schema that draft_schema released is composed with this release), and read no record",
+    "each column's kind is public: as given in 'kinds' (numeric: a value that does not parse as a "
+    "number "
+    "counts as missing; binary: nothing read; categorical: each value's text), else read from a "
+    "number dtype "
+    "(numeric) or a bool dtype (binary), which is public only when it was fixed without the data: "
+    "a dtype a "
+    "reader infers from the values is a statistic of them "
+    "(docs/privacy/bounds.md#privacy-bounds-grid)",
+    "columns in 'declared' are taken as public knowledge, as the caller declares them (not "
+    "checked; a "
+    "declared schema that draft_schema released is composed with this release), and read no "
+    "record",
 )
 
 _RELEASE_OF_KIND = {"numeric": "range", "binary": "binary", "categorical": "vocabulary"}
@@ -306,17 +332,25 @@ def _undeclared_message(caller: str, columns: list[tuple[str, Any]]) -> str:
     (from the names and dtypes only)."""
     names = [c for c, _ in columns]
     line = "kinds={" + ", ".join(f"{c!r}: 'categorical'" for c in names) + "}"
-    dtypes = ", ".join(f"{c!r}: {'values without a dtype' if dtype is None else dtype_shown(dtype)}"
-                       for c, dtype in columns)
-    return (f"{caller}: the kind of column(s) {names!r} is not public: their dtypes ({dtypes}) are not "
-            "numbers or bools, and a dtype a reader inferred from the values (or NumPy, for values "
-            "given in a list) is a statistic of them (one record 'unknown' in a column of numbers makes "
-            "the column text). Declare what each "
-            f"holds, from the documentation: draft_schema(..., {line}), with 'numeric' for a column of "
-            "numbers (a value that does not parse as a number counts as missing), 'binary' for a column of "
-            "bools or 0/1 (Binary(positive=True); a yes/no column of text goes in 'declared', e.g. "
-            "declared={'smoker': Binary(positive='yes')}) and 'categorical' for categories (released "
-            "with delta > 0, or declare the vocabulary in 'declared'). Nothing was read or spent.")
+    dtypes = ", ".join(
+        f"{c!r}: {'values without a dtype' if dtype is None else dtype_shown(dtype)}"
+        for c, dtype in columns
+    )
+    return (
+        f"{caller}: the kind of column(s) {names!r} is not public: their dtypes ({dtypes}) are "
+        "not "
+        "numbers or bools, and a dtype a reader inferred from the values (or NumPy, for values "
+        "given in a list) is a statistic of them (one record 'unknown' in a column of numbers "
+        "makes "
+        "the column text). Declare what each "
+        f"holds, from the documentation: draft_schema(..., {line}), with 'numeric' for a column "
+        "of "
+        "numbers (a value that does not parse as a number counts as missing), 'binary' for a "
+        "column of "
+        "bools or 0/1 (Binary(positive=True); a yes/no column of text goes in 'declared', e.g. "
+        "declared={'smoker': Binary(positive='yes')}) and 'categorical' for categories (released "
+        "with delta > 0, or declare the vocabulary in 'declared'). Nothing was read or spent."
+    )
 
 
 def _note_off_grid(name: str, numbers: np.ndarray) -> None:
@@ -410,8 +444,10 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     """
     if epsilon is None:
         if delta or declared is not None or accountant is not None:
-            raise ParameterError("draft_schema: 'delta', 'declared' and 'accountant' need 'epsilon' (a "
-                                 "private draft); without it the draft is read from the data.")
+            raise ParameterError(
+                "draft_schema: 'delta', 'declared' and 'accountant' need 'epsilon' (a "
+                "private draft); without it the draft is read from the data."
+            )
         schema = read_schema(X, kinds)
         warnings.warn(LEAK_TEXT, PrivacyLeakWarning, stacklevel=2)
         return schema
@@ -512,8 +548,12 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     earlier = declared.release if isinstance(declared, PublicSchema) else None
     if earlier is not None:  # a declared schema released from data: its release and this one add
         certificate = compose_sequential(
-            [earlier, certificate], mechanism="draft_schema: the declared schema's release, then this one",
-            epsilon_requested=earlier.epsilon_requested + budget.epsilon, labels=["declared schema", "draft"])
-    certificate.quantities["released schema"] = PublicSchema(decls).fingerprint  # what release= must match
+            [earlier, certificate],
+            mechanism="draft_schema: the declared schema's release, then this one",
+            epsilon_requested=earlier.epsilon_requested + budget.epsilon,
+            labels=["declared schema", "draft"],
+        )
+    # what release= must match
+    certificate.quantities["released schema"] = PublicSchema(decls).fingerprint
     return PublicSchema(decls, release=certificate)
 

@@ -180,9 +180,16 @@ def split_budget(budget: Budget, fractions: Sequence[float]) -> tuple[Budget, ..
     True
     """
     fr = [float(f) for f in fractions]
-    if not fr or any(not (f > 0) for f in fr) or abs(sum(fr) - 1.0) > 1e-9 or math.fsum(fr[:-1]) >= 1.0:
-        raise ParameterError(f"split_budget: the fractions must be positive, sum to 1 and leave the last a "
-                             f"share. Got {list(fractions)!r} instead.")
+    if (
+        not fr
+        or any(not (f > 0) for f in fr)
+        or abs(sum(fr) - 1.0) > 1e-9
+        or math.fsum(fr[:-1]) >= 1.0
+    ):
+        raise ParameterError(
+            f"split_budget: the fractions must be positive, sum to 1 and leave the last a "
+            f"share. Got {list(fractions)!r} instead."
+        )
     parts = [Budget(f * budget.epsilon, f * budget.delta) for f in fr[:-1]]
     last = []
     for total, shares in ((budget.epsilon, [p.epsilon for p in parts]),
@@ -225,16 +232,23 @@ def delta_rows_note(delta: float | None, n: Any) -> str | None:
     >>> delta_rows_note(0.5, 10)[:44]
     'delta = 0.5 is at least 1/n = 0.1 for n = 10'
     """
-    if delta is None or not check_float("delta", delta, "delta_rows_note", low_inclusive=True, high=1.0) > 0 \
-            or isinstance(n, bool) or not isinstance(n, numbers.Integral):
+    if (
+        delta is None
+        or not check_float("delta", delta, "delta_rows_note", low_inclusive=True, high=1.0) > 0
+        or isinstance(n, bool)
+        or not isinstance(n, numbers.Integral)
+    ):
         return None
     n = int(n)
     if n < 1 or float(delta) * n < 1.0:
         return None
-    return (f"delta = {float(delta):.3g} is at least 1/n = {1.0 / n:.3g} for n = {n} rows (n public): an "
-            "(epsilon, delta) guarantee with delta >= 1/n is met by releasing one whole record at "
-            "random, so it protects no record; use delta well below 1/n, e.g. delta = 1/n^2 = "
-            f"{1.0 / (float(n) * n):.3g}, or delta = 0 (pure epsilon-DP) (dpconvex.privacy.budget)")
+    return (
+        f"delta = {float(delta):.3g} is at least 1/n = {1.0 / n:.3g} for n = {n} rows (n public): "
+        "an "
+        "(epsilon, delta) guarantee with delta >= 1/n is met by releasing one whole record at "
+        "random, so it protects no record; use delta well below 1/n, e.g. delta = 1/n^2 = "
+        f"{1.0 / (float(n) * n):.3g}, or delta = 0 (pure epsilon-DP) (dpconvex.privacy.budget)"
+    )
 
 
 # ------------------------------------------------------------- the ledger
@@ -246,8 +260,9 @@ BUDGET_RTOL = 4 * 2.0**-52
 #: ``with``, [whether the block is open]). A spend is in a block only while that frame runs (on a
 #: thread's stack) and the block is open: a generator suspended inside a block leaves it in its
 #: caller's context, not its spends, and a context copied inside it keeps no closed block.
-_OPEN_BLOCKS: contextvars.ContextVar[tuple[tuple[int, int, Any, list[bool]], ...]] = contextvars.ContextVar(
-    "dpconvex_parallel_blocks", default=())
+_OPEN_BLOCKS: contextvars.ContextVar[tuple[tuple[int, int, Any, list[bool]], ...]] = (
+    contextvars.ContextVar("dpconvex_parallel_blocks", default=())
+)
 _LEDGER_IDS = itertools.count()
 
 #: Every ledger alive in this process, so that a forked child can give each a fresh lock.
@@ -399,11 +414,16 @@ class BudgetAccountant:
         if self._is_copy():
             raise BudgetProcessError(
                 f"{caller}: this BudgetAccountant is a copy (unpickled, e.g. in a joblib/loky or "
-                f"multiprocessing worker, or inherited by a forked process) and cannot {action}: the spend "
-                f"would stay in the copy and the ledger that created it would record nothing. Fit in the "
+                f"multiprocessing worker, or inherited by a forked process) and cannot {action}: "
+                "the spend "
+                "would stay in the copy and the ledger that created it would record nothing. Fit "
+                "in the "
                 f"process that created the ledger (n_jobs=None or 1, or a thread backend such as "
-                f"joblib.parallel_backend('threading')), or pass accountant=None to the workers and record "
-                f"their guarantees in the original ledger with accountant.spend(epsilon, delta, label).")
+                "joblib.parallel_backend('threading')), or pass accountant=None to the workers "
+                "and record "
+                "their guarantees in the original ledger with accountant.spend(epsilon, delta, "
+                "label)."
+            )
 
     def _current_group(self) -> int | None:
         blocks = [(group, opener) for ledger, group, opener, is_open in _OPEN_BLOCKS.get()
@@ -422,7 +442,8 @@ class BudgetAccountant:
                 f"{caller}: spending (epsilon={probe.epsilon:.6g}, delta={probe.delta:.3g}) would "
                 "go over the budget: this ledger is pure epsilon-DP (delta=0), and no delta > 0 "
                 "fits in it, however small. Use a pure epsilon-DP mechanism (delta=0), or create "
-                "the ledger with the data set's delta budget: BudgetAccountant(epsilon, delta=...)."
+                "the ledger with the data set's delta budget: BudgetAccountant(epsilon, "
+                "delta=...)."
             )
         holds = list(self._holds.values())
         te, td = self._total([*self._spends, *holds, probe])
@@ -434,8 +455,10 @@ class BudgetAccountant:
                     "private, such as component_assignment='gmm_nonprivate'), and a ledger of "
                     f"finite budget (epsilon={self._epsilon:.6g}) cannot be charged for it. Drop "
                     "the accountant for a non-private fit, or make every step private (a private "
-                    "mechanism; a private component_assignment; a schema declared in code or drafted "
-                    "with epsilon).")
+                    "mechanism; a private component_assignment; a schema declared in code or "
+                    "drafted "
+                    "with epsilon)."
+                )
             ue, ud = self._total([*self._spends, *holds])
             # what is left, with a float residue of the sums (<= BUDGET_RTOL of the budget) as 0
             re, rd = (left if left > total * BUDGET_RTOL else 0.0
@@ -450,10 +473,12 @@ class BudgetAccountant:
                    + (" (where an estimator chose its delta from n, e.g. 1/n**2 for the "
                       "delta=None some offer, pass delta= explicitly)" if "delta" in over else ""))
             raise BudgetError(
-                f"{caller}: spending (epsilon={probe.epsilon:.6g}, delta={probe.delta:.3g}){where} would "
+                f"{caller}: spending (epsilon={probe.epsilon:.6g}, "
+                f"delta={probe.delta:.3g}){where} would "
                 f"bring the total to (epsilon={te:.6g}, delta={td:.3g}), over the budget "
                 f"(epsilon={self._epsilon:.6g}, delta={self._delta:.3g}) in {' and '.join(over)}. "
-                f"Remaining: (epsilon={re:.6g}, delta={rd:.3g}){held}. {fix}, or use a fresh data set."
+                f"Remaining: (epsilon={re:.6g}, delta={rd:.3g}){held}. {fix}, or use a fresh data "
+                "set."
             )
 
     def check(self, epsilon: float, delta: float = 0.0) -> None:
@@ -501,8 +526,10 @@ class BudgetAccountant:
         with self._lock:
             hold = self._holds.pop(key, None)  # released whatever happens below
             if hold is None:
-                raise ParameterError("Reservation.commit: this reservation was already committed or "
-                                     "released. Reserve again.")
+                raise ParameterError(
+                    "Reservation.commit: this reservation was already committed or "
+                    "released. Reserve again."
+                )
             e, d = self._validate(hold.epsilon if epsilon is None else epsilon,
                                   hold.delta if delta is None else delta)
             spend = Spend(hold.label, e, d, hold.group)
@@ -661,7 +688,10 @@ class Hold:
         """State the note, then :meth:`Reservation.commit_certificate` (None: no ledger)."""
         if self.note is not None:
             certificate.state(self.note)
-        return None if self.reservation is None else self.reservation.commit_certificate(certificate)
+        return (
+            None if self.reservation is None else self.reservation.commit_certificate(certificate)
+        )
+
 
 class Reservation:
     """Budget held on a :class:`BudgetAccountant` by a release in progress.
@@ -686,7 +716,12 @@ class Reservation:
 
     def __init__(self, accountant: BudgetAccountant | None, key: int, hold: Spend):
         self._accountant, self._key = accountant, key
-        self.label, self.epsilon, self.delta, self.state = hold.label, hold.epsilon, hold.delta, "open"
+        self.label, self.epsilon, self.delta, self.state = (
+            hold.label,
+            hold.epsilon,
+            hold.delta,
+            "open",
+        )
 
     def commit(self, epsilon: float | None = None, delta: float | None = None) -> Spend | None:
         """Record the final guarantee (default: the reserved one) in place of the hold.

@@ -186,9 +186,11 @@ class RowMap:
                        "stay zero), in fit and predict: a map that reads only the record itself "
                        "(docs/privacy/row_scaling.md#privacy-row-norm-unit)")
         if self.dask:
-            out.append("data backend: dask: the products over the rows (loss, "
-                       "gradient, Gram) summed per row chunk on the workers; noise, calibration and "
-                       "solver on the driver; the privacy analysis does not depend on the backend")
+            out.append(
+                "data backend: dask: the products over the rows (loss, "
+                "gradient, Gram) summed per row chunk on the workers; noise, calibration and "
+                "solver on the driver; the privacy analysis does not depend on the backend"
+            )
         return out
 
     def __str__(self) -> str:
@@ -332,7 +334,9 @@ class Certificate:
             lines.append("  released (differentially private outputs of the parts):")
             lines.extend(f"    {k} = {_fmt(v)}" for k, v in self.released.items())
         if self.solver:
-            lines.append("  solver: " + ", ".join(f"{k}={_fmt(v)}" for k, v in self.solver.items()))
+            lines.append(
+                "  solver: " + ", ".join(f"{k}={_fmt(v)}" for k, v in self.solver.items())
+            )
         notes = self.notes()
         if notes:
             lines.append("  assumptions:")
@@ -360,7 +364,9 @@ def _compose(rule: str, parts: Sequence[Certificate], *, mechanism: str,
     parts = list(parts)
     if not parts:
         caller = f"compose_{rule}"
-        raise PrivacyError(f"{caller}: no certificates, nothing to compose. Pass at least one part.")
+        raise PrivacyError(
+            f"{caller}: no certificates, nothing to compose. Pass at least one part."
+        )
     private = private is not False and all(p.private for p in parts)
     seeded = any(p.seeded for p in parts)  # a seeded part: so is the release
     epsilons = [p.epsilon for p in parts]

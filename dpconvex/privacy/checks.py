@@ -59,10 +59,14 @@ def user_code(caller: str, what: str, hint: str) -> Iterator[None]:
     except DPConvexError:
         raise
     except Exception as exc:
-        raise PrivacyError(f"{caller}: {what}: its code raised {type(exc).__name__} ({exc}) {hint}") from None
+        raise PrivacyError(
+            f"{caller}: {what}: its code raised {type(exc).__name__} ({exc}) {hint}"
+        ) from None
 
 
-def check_dcp_convex(expr: cp.Expression, what: str, caller: str = "check_dcp_convex") -> Condition:
+def check_dcp_convex(
+    expr: cp.Expression, what: str, caller: str = "check_dcp_convex"
+) -> Condition:
     """Convexity of a CVXPY expression by DCP analysis; raises PrivacyError (opened by
     ``caller``) if not convex.
 
@@ -78,8 +82,10 @@ def check_dcp_convex(expr: cp.Expression, what: str, caller: str = "check_dcp_co
     if not expr.is_convex():
         raise PrivacyError(
             f"{caller}: convexity: {what} is not convex under CVXPY's DCP rules, so the privacy "
-            "proofs (which need a convex objective) do not apply. Rewrite it with DCP-convex atoms "
-            "(see https://www.cvxpy.org/tutorial/dcp/).")
+            "proofs (which need a convex objective) do not apply. Rewrite it with DCP-convex "
+            "atoms "
+            "(see https://www.cvxpy.org/tutorial/dcp/)."
+        )
     return Condition("convexity", True, "CVXPY DCP analysis", f"{what} is DCP-convex")
 
 
@@ -92,7 +98,9 @@ def _probe_grid(kinks: tuple[float, ...]) -> np.ndarray:
 
 
 def _cvxpy_values(loss: Loss, m: np.ndarray) -> np.ndarray:
-    return np.asarray(loss.cvxpy_expr(cp.Parameter(m.size, value=m)).value, dtype=float).reshape(-1)
+    return np.asarray(loss.cvxpy_expr(cp.Parameter(m.size, value=m)).value, dtype=float).reshape(
+        -1
+    )
 
 
 def _check_forms_agree(loss: Loss, caller: str) -> Condition:
@@ -110,9 +118,13 @@ def _check_forms_agree(loss: Loss, caller: str) -> Condition:
     if cv.shape != nv.shape or np.any(bad):
         k = int(np.argmax(bad)) if cv.shape == nv.shape else 0
         raise PrivacyError(
-            f"{caller}: forms: loss '{loss.name}': its CVXPY form gives {cv[k]:.6g} at m = {m[k]:.4g} but "
-            f"value() gives {nv[k]:.6g}. The CVXPY backends minimize one and the native solvers the other, "
-            f"and the bounds are checked on the CVXPY form: make cvxpy_expr and value the same function.")
+            f"{caller}: forms: loss '{loss.name}': its CVXPY form gives {cv[k]:.6g} at m = "
+            f"{m[k]:.4g} but "
+            f"value() gives {nv[k]:.6g}. The CVXPY backends minimize one and the native solvers "
+            "the other, "
+            "and the bounds are checked on the CVXPY form: make cvxpy_expr and value the same "
+            "function."
+        )
     far = m[np.abs(m) >= 30.0]
     far = far[[all(abs(x - k) > 1e-3 * max(1.0, abs(x)) for k in loss.kinks) for x in far]]
     h = 1e-4 * np.maximum(1.0, np.abs(far))
@@ -125,9 +137,13 @@ def _check_forms_agree(loss: Loss, caller: str) -> Condition:
             f"{caller}: forms: loss '{loss.name}': deriv({far[k]:.4g}) = {d1[k]:.6g}, but the "
             f"slope of its CVXPY form there is {fd[k]:.6g}. The native solvers follow deriv(): "
             "make it the derivative of cvxpy_expr (declare the loss's kinks in `kinks`).")
-    return Condition("loss forms agree", True, "numerical comparison",
-                     f"CVXPY form = value() within {FORM_RTOL:g} (relative) at {m.size} margins out to "
-                     f"|m| = 1e15, and deriv() = its slope at the {far.size} of them with |m| >= 30")
+    return Condition(
+        "loss forms agree",
+        True,
+        "numerical comparison",
+        f"CVXPY form = value() within {FORM_RTOL:g} (relative) at {m.size} margins out to "
+        f"|m| = 1e15, and deriv() = its slope at the {far.size} of them with |m| >= 30",
+    )
 
 
 def _bound_condition(loss: Loss, what: str, attr: str, declared: float, derived: float | None,
@@ -142,20 +158,33 @@ def _bound_condition(loss: Loss, what: str, attr: str, declared: float, derived:
             "value beyond it", unverified=attr)
     if not math.isfinite(derived):
         raise PrivacyError(
-            f"{caller}: {what}: loss '{loss.name}' has an unbounded curvature on ℝ ({how_derived}), so "
-            "no declared bound holds at every margin a release can reach (the noise is unbounded). "
-            "A release that solves to a minimizer needs a bounded ℓ'' (no residual certifies a minimizer "
-            "at a kink): smooth the loss (smoothing='auto' or h > 0, e.g. a Huberized hinge), or use "
-            "noisy gradient descent, which clips each gradient.")
+            f"{caller}: {what}: loss '{loss.name}' has an unbounded curvature on ℝ "
+            f"({how_derived}), so "
+            "no declared bound holds at every margin a release can reach (the noise is "
+            "unbounded). "
+            "A release that solves to a minimizer needs a bounded ℓ'' (no residual certifies a "
+            "minimizer "
+            "at a kink): smooth the loss (smoothing='auto' or h > 0, e.g. a Huberized hinge), or "
+            "use "
+            "noisy gradient descent, which clips each gradient."
+        )
     if declared < derived * (1 - 1e-12):
         raise PrivacyError(
-            f"{caller}: {what}: loss '{loss.name}' declares {declared:.10g}, but the bound derived on all of "
-            f"ℝ from its CVXPY form is {derived:.10g} ({how_derived}). Declare {attr} >= {derived:.10g} (the "
-            f"{'noise' if attr == 'deriv_bound' else 'Jacobian slack'} grows with it).")
+            f"{caller}: {what}: loss '{loss.name}' declares {declared:.10g}, but the bound "
+            "derived on all of "
+            f"ℝ from its CVXPY form is {derived:.10g} ({how_derived}). Declare {attr} >= "
+            f"{derived:.10g} (the "
+            f"{'noise' if attr == 'deriv_bound' else 'Jacobian slack'} grows with it)."
+        )
     stated = getattr(loss, "_declared", (declared, declared))[attr != "deriv_bound"] is not None
-    return Condition(what, True, "derived on all of ℝ from the CVXPY form's atoms",
-                     f"declared {declared:g} >= derived {derived:.6g} ({how_derived})" if stated else
-                     f"the derived bound {derived:.6g}, none declared ({how_derived})")
+    return Condition(
+        what,
+        True,
+        "derived on all of ℝ from the CVXPY form's atoms",
+        f"declared {declared:g} >= derived {derived:.6g} ({how_derived})"
+        if stated
+        else f"the derived bound {derived:.6g}, none declared ({how_derived})",
+    )
 
 
 _SLOPE_REMEDY = ("Objective and output perturbation need a bounded |ℓ'|: use a Huberized form "
@@ -194,7 +223,12 @@ def declared_number(value: Any, *, zero_ok: bool, finite: bool) -> float | None:
     if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
         return None
     number = float(value)
-    if math.isnan(number) or number < 0 or (number == 0 and not zero_ok) or (finite and math.isinf(number)):
+    if (
+        math.isnan(number)
+        or number < 0
+        or (number == 0 and not zero_ok)
+        or (finite and math.isinf(number))
+    ):
         return None
     return number
 
@@ -226,13 +260,19 @@ def _declared(loss: Loss, attr: str, caller: str, *, finite: bool) -> float:
         name = getattr(loss, "name", type(loss).__name__)
         if isinstance(value, float) and math.isnan(value) and hasattr(loss, "derived"):
             raise ParameterError(
-                f"{caller}: loss '{name}': the atom table derives no {attr} for its CVXPY form (an atom "
-                f"outside dpconvex.objectives.atoms.ATOMS, or a function of the label other than a shift or "
-                f"a factor y, such as 2*y or abs(y - c)), and none was declared. Rewrite the label's part, "
-                f"or pass {attr}= (a bound you have proved) to Loss.from_cvxpy and vouch for it.")
+                f"{caller}: loss '{name}': the atom table derives no {attr} for its CVXPY form "
+                "(an atom "
+                "outside dpconvex.objectives.atoms.ATOMS, or a function of the label other than "
+                "a shift or "
+                "a factor y, such as 2*y or abs(y - c)), and none was declared. Rewrite the "
+                "label's part, "
+                f"or pass {attr}= (a bound you have proved) to Loss.from_cvxpy and vouch for it."
+            )
         if value == 0.0:
             refuse_constant_loss(loss, caller)
-        raise ParameterError(f"{caller}: loss '{name}' declares {attr} = {value!r}; declare {bound}.")
+        raise ParameterError(
+            f"{caller}: loss '{name}' declares {attr} = {value!r}; declare {bound}."
+        )
     return number
 
 
@@ -342,7 +382,9 @@ def shipped_loss_conditions(loss: Loss, *, need_curvature: bool,
 _SHIPPED: dict[Any, tuple[Condition, ...]] = {}
 
 
-def _probe_loss(loss: Loss, regression: bool, *, need_curvature: bool, caller: str) -> list[Condition]:
+def _probe_loss(
+    loss: Loss, regression: bool, *, need_curvature: bool, caller: str
+) -> list[Condition]:
     """The checks of :func:`check_loss` for a loss not established by a derivation alone."""
     try:
         derived = None if not loss.has_cvxpy else derive_bounds(
@@ -403,9 +445,16 @@ def _describe(value: Any, seen: frozenset[int] = frozenset()) -> Any:
     if isinstance(value, np.ndarray):
         return (np.ndarray, value.dtype.str, value.shape, value.tobytes())
     if isinstance(value, (types.ModuleType, types.BuiltinFunctionType, np.ufunc)):
-        owner = value if isinstance(value, (types.ModuleType, np.ufunc)) else getattr(value, "__self__", None)
-        if owner is None or (isinstance(owner, (types.ModuleType, np.ufunc)) and _is_library(owner)):
-            return ("id", value)  # a library's module or function; a user's module, or a method bound
+        owner = (
+            value
+            if isinstance(value, (types.ModuleType, np.ufunc))
+            else getattr(value, "__self__", None)
+        )
+        if owner is None or (
+            isinstance(owner, (types.ModuleType, np.ufunc)) and _is_library(owner)
+        ):
+            # a library's module or function; a user's module, or a method bound
+            return ("id", value)
         raise _NoDescription(type(value).__name__)  # to an object, may change what it computes
     if isinstance(value, (staticmethod, classmethod)):
         return (type(value), _describe(value.__func__, seen))
@@ -419,7 +468,8 @@ def _describe(value: Any, seen: frozenset[int] = frozenset()) -> Any:
             names.update(code.co_names)
             stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
             if any(i.opname == "IMPORT_NAME" for i in dis.get_instructions(code)):
-                raise _NoDescription(type(value).__name__)  # a module it imports: read at every call
+                # a module it imports: read at every call
+                raise _NoDescription(type(value).__name__)
         if any(name in _BUILTINS and name not in value.__globals__ and name not in _PURE_BUILTINS
                for name in names) or "__builtins__" in names:  # open(), getattr(), __import__, ...
             raise _NoDescription(type(value).__name__)  # what it reads is looked up while it runs
@@ -438,11 +488,47 @@ def _describe(value: Any, seen: frozenset[int] = frozenset()) -> Any:
 
 
 #: The builtins a described function may call: each computes from its arguments alone.
-_PURE_BUILTINS = frozenset({"abs", "all", "any", "bool", "complex", "dict", "divmod", "enumerate", "filter",
-                            "float", "frozenset", "int", "isinstance", "issubclass", "len", "list", "map",
-                            "max", "min", "pow", "range", "reversed", "round", "set", "slice", "sorted",
-                            "str", "sum", "super", "tuple", "type", "zip", "ValueError", "TypeError",
-                            "NotImplementedError", "ZeroDivisionError", "ArithmeticError"})
+_PURE_BUILTINS = frozenset(
+    {
+        "abs",
+        "all",
+        "any",
+        "bool",
+        "complex",
+        "dict",
+        "divmod",
+        "enumerate",
+        "filter",
+        "float",
+        "frozenset",
+        "int",
+        "isinstance",
+        "issubclass",
+        "len",
+        "list",
+        "map",
+        "max",
+        "min",
+        "pow",
+        "range",
+        "reversed",
+        "round",
+        "set",
+        "slice",
+        "sorted",
+        "str",
+        "sum",
+        "super",
+        "tuple",
+        "type",
+        "zip",
+        "ValueError",
+        "TypeError",
+        "NotImplementedError",
+        "ZeroDivisionError",
+        "ArithmeticError",
+    }
+)
 _BUILTINS = frozenset(dir(builtins))
 
 
@@ -491,13 +577,23 @@ def _loss_description(loss: Loss) -> Any:
     stated = isinstance(loss, CVXPYLoss)
     skip = ("_form", "_stated", "derived", "smoothed_kinks", "stated_fn") if stated else ()
     try:
-        return (type(loss),
-                tuple(_describe(cls) for cls in type(loss).__mro__ if not _is_library(cls)),
-                tuple((name, _describe(value)) for name, value in sorted(vars(loss).items())
-                      if name not in skip),
-                (_describe_form(loss._form.expr), _describe(dataclasses.astuple(loss.smoothed_kinks)
-                                                            if loss.smoothed_kinks else None))
-                if stated else ())
+        return (
+            type(loss),
+            tuple(_describe(cls) for cls in type(loss).__mro__ if not _is_library(cls)),
+            tuple(
+                (name, _describe(value))
+                for name, value in sorted(vars(loss).items())
+                if name not in skip
+            ),
+            (
+                _describe_form(loss._form.expr),
+                _describe(
+                    dataclasses.astuple(loss.smoothed_kinks) if loss.smoothed_kinks else None
+                ),
+            )
+            if stated
+            else (),
+        )
     except _NoDescription:
         return None
 
@@ -510,8 +606,10 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
     d1 = np.asarray(code.deriv(m), dtype=float)
     v = np.asarray(code.value(m), dtype=float)
     if d1.shape != m.shape or v.shape != m.shape:
-        raise PrivacyError(f"{caller}: loss '{loss.name}': value() and deriv() must return an array "
-                           "of the margins' shape. Make them elementwise.")
+        raise PrivacyError(
+            f"{caller}: loss '{loss.name}': value() and deriv() must return an array "
+            "of the margins' shape. Make them elementwise."
+        )
     if not (np.all(np.isfinite(d1)) and np.all(np.isfinite(v))):
         raise PrivacyError(f"{caller}: loss '{loss.name}': value or derivative is not finite on "
                            "the probe grid. Fix the loss's value() and deriv().")
@@ -533,33 +631,56 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
         if stated and float(np.spacing(abs(v0[k]))) / hstep > tol:  # no step of value is resolved
             raise PrivacyError(
                 f"{caller}: derivative: loss '{loss.name}', stated in CVXPY, takes values near "
-                f"{float(v0[k]):.3g} at m = {mi[k]:.4g}, where float64 resolves no change smaller than "
-                f"{float(np.spacing(abs(v0[k]))):.3g}: finite differences of its value give {fd[k]:.6g} "
-                f"where its slope is {float(given[k]):.6g}, so its bounds cannot be checked. A constant "
-                "of the statement is too large for float64 arithmetic: state the loss with smaller "
-                "constants (a constant term moves no minimizer: leave it out).")
+                f"{float(v0[k]):.3g} at m = {mi[k]:.4g}, where float64 resolves no change smaller "
+                "than "
+                f"{float(np.spacing(abs(v0[k]))):.3g}: finite differences of its value give "
+                f"{fd[k]:.6g} "
+                f"where its slope is {float(given[k]):.6g}, so its bounds cannot be checked. A "
+                "constant "
+                "of the statement is too large for float64 arithmetic: state the loss with "
+                "smaller "
+                "constants (a constant term moves no minimizer: leave it out)."
+            )
         raise PrivacyError(
             f"{caller}: derivative: loss '{loss.name}' declares deriv({mi[k]:.4g}) = "
-            f"{float(np.ravel(code.deriv(mi[k:k + 1]))[0]):.6g} but finite differences of value give "
-            f"{fd[k]:.6g}. Fix the loss's deriv() so the declared bounds are about the real derivative.")
+            f"{float(np.ravel(code.deriv(mi[k : k + 1]))[0]):.6g} but finite differences of value "
+            "give "
+            f"{fd[k]:.6g}. Fix the loss's deriv() so the declared bounds are about the real "
+            "derivative."
+        )
     # the fused value_and_deriv the solvers use is the same function
     vf, df = (np.asarray(a, dtype=float) for a in code.value_and_deriv(m))
-    bad = ~(np.isclose(vf, v, rtol=1e-10, atol=1e-300) & np.isclose(df, d1, rtol=1e-10, atol=1e-15))
+    bad = ~(
+        np.isclose(vf, v, rtol=1e-10, atol=1e-300) & np.isclose(df, d1, rtol=1e-10, atol=1e-15)
+    )
     if np.any(bad):
         k = int(np.argmax(bad))
         raise PrivacyError(
-            f"{caller}: value_and_deriv: loss '{loss.name}' returns ({float(vf[k]):.6g}, {float(df[k]):.6g}) "
-            f"at m = {m[k]:.4g}, but value() and deriv() give ({float(v[k]):.6g}, {float(d1[k]):.6g}). Fix "
-            f"value_and_deriv (or remove it) so the solver minimizes the loss whose bounds were checked.")
+            f"{caller}: value_and_deriv: loss '{loss.name}' returns ({float(vf[k]):.6g}, "
+            f"{float(df[k]):.6g}) "
+            f"at m = {m[k]:.4g}, but value() and deriv() give ({float(v[k]):.6g}, "
+            f"{float(d1[k]):.6g}). Fix "
+            "value_and_deriv (or remove it) so the solver minimizes the loss whose bounds were "
+            "checked."
+        )
     # convexity: derivative non-decreasing
     dd = np.diff(d1)
     if np.min(dd) < -1e-9:
         k = int(np.argmin(dd))
         raise PrivacyError(
-            f"{caller}: convexity: loss '{loss.name}' has a decreasing derivative near m = {m[k]:.4g} "
-            "(the numerical probe found it non-convex). Use a convex loss.")
-    conds.append(Condition("loss convexity", True, "numerical probe", f"ℓ' non-decreasing on {m.size} "
-                           "margins in [-1e6, 1e6]", unverified="" if loss.has_cvxpy else "convexity"))
+            f"{caller}: convexity: loss '{loss.name}' has a decreasing derivative near m = "
+            f"{m[k]:.4g} "
+            "(the numerical probe found it non-convex). Use a convex loss."
+        )
+    conds.append(
+        Condition(
+            "loss convexity",
+            True,
+            "numerical probe",
+            f"ℓ' non-decreasing on {m.size} margins in [-1e6, 1e6]",
+            unverified="" if loss.has_cvxpy else "convexity",
+        )
+    )
     # a shipped class's instance probed here is not as its constructor built it (state added,
     # a method or a bound replaced): its class's derivation is not about it
     if loss.has_cvxpy:
@@ -572,10 +693,13 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
     if obs > loss.deriv_bound * (1 + PROBE_RTOL):
         k = int(np.argmax(np.abs(d1)))
         raise PrivacyError(
-            f"{caller}: derivative bound: loss '{loss.name}' declares |ℓ'| <= {loss.deriv_bound:g}, "
+            f"{caller}: derivative bound: loss '{loss.name}' declares |ℓ'| <= "
+            f"{loss.deriv_bound:g}, "
             f"but the numerical probe found |ℓ'({m[k]:.4g})| = {obs!r}. That is a value the bound "
-            "must exceed, not the bound: declare a deriv_bound you have proved on all of ℝ (the noise "
-            "scales with it), or bound the loss's slope.")
+            "must exceed, not the bound: declare a deriv_bound you have proved on all of ℝ (the "
+            "noise "
+            "scales with it), or bound the loss's slope."
+        )
     conds.append(_bound_condition(loss, "|ℓ'| bound", "deriv_bound", float(loss.deriv_bound),
                                   None if derived is None else derived.slope, how, obs,
                                   caller))
@@ -591,15 +715,25 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
         if not math.isfinite(c) and getattr(loss, "has_kinks", False):
             raise PrivacyError(
                 f"{caller}: curvature bound: loss '{loss.name}' has kinks (pos, abs, maximum or "
-                "minimum), where ℓ'' is unbounded, and a release that solves needs a bounded ℓ'' (no "
-                "residual certifies a minimizer at a kink). Smooth them: Loss.from_cvxpy(..., smoothing=h)"
-                " with h > 0 (or 'auto' in a linear estimator, which chooses h with Λ); or fit noisy GD.")
+                "minimum), where ℓ'' is unbounded, and a release that solves needs a bounded ℓ'' "
+                "(no "
+                "residual certifies a minimizer at a kink). Smooth them: Loss.from_cvxpy(..., "
+                "smoothing=h)"
+                " with h > 0 (or 'auto' in a linear estimator, which chooses h with Λ); or fit "
+                "noisy GD."
+            )
         if not math.isfinite(c) or obs2 > c * (1 + 1e-3) + 1e-12:
-            found = (f"declares ℓ'' <= {c:g}, but the numerical probe found {obs2!r}. That is a value the "
-                     "bound must exceed, not the bound" if math.isfinite(c) else "declares no bound on ℓ'', "
-                     "and a release that solves needs one")
-            raise PrivacyError(f"{caller}: curvature bound: loss '{loss.name}' {found}: declare a curvature "
-                               "you have proved on all of ℝ (the Jacobian slack scales with it).")
+            found = (
+                f"declares ℓ'' <= {c:g}, but the numerical probe found {obs2!r}. That is a value "
+                "the "
+                "bound must exceed, not the bound"
+                if math.isfinite(c)
+                else "declares no bound on ℓ'', and a release that solves needs one"
+            )
+            raise PrivacyError(
+                f"{caller}: curvature bound: loss '{loss.name}' {found}: declare a curvature "
+                "you have proved on all of ℝ (the Jacobian slack scales with it)."
+            )
         conds.append(_bound_condition(loss, "ℓ'' bound (c)", "curvature", c,
                                       None if derived is None else derived.curvature, how,
                                       obs2, caller))

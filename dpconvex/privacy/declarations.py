@@ -32,9 +32,23 @@ __all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_co
 
 #: The constants a caller may vouch for (``vouch=``), as :attr:`Condition.unverified` names
 #: them (a cell-sum row bound: ``"data_norm"``).
-VOUCHABLE: tuple[str, ...] = ("deriv_bound", "curvature", "grad_bound", "hessian", "strong_convexity",
-                              "gradient_span", "space", "mechanism", "objective", "cvxpy_form",
-                              "distance_bound", "sensitivity", "data_norm", "backend", "convexity")
+VOUCHABLE: tuple[str, ...] = (
+    "deriv_bound",
+    "curvature",
+    "grad_bound",
+    "hessian",
+    "strong_convexity",
+    "gradient_span",
+    "space",
+    "mechanism",
+    "objective",
+    "cvxpy_form",
+    "distance_bound",
+    "sensitivity",
+    "data_norm",
+    "backend",
+    "convexity",
+)
 
 
 #: Norms of the parameter points at which per-record gradients are probed: from 0 to far
@@ -86,7 +100,9 @@ def _users(template: Any, name: str) -> bool:
     """Whether member ``name`` of ``template`` is the user's: set on the instance, or first
     stated by a class dpconvex does not ship."""
     owner = next((c for c in type(template).__mro__ if name in vars(c)), None)
-    return name in getattr(template, "__dict__", {}) or (owner is not None and not is_dpconvex_class(owner))
+    return name in getattr(template, "__dict__", {}) or (
+        owner is not None and not is_dpconvex_class(owner)
+    )
 
 
 def _caller_name(template: Template) -> str:
@@ -105,20 +121,27 @@ def _check_grad_bound(template: Template, consts: PrivacyConstants, caller: str)
         grads = np.asarray(template.record_gradients(theta, X, y), dtype=float)
         norms = np.linalg.norm(grads.reshape(grads.shape[0], -1), axis=1)
         if not np.all(np.isfinite(norms)):
-            raise PrivacyError(f"{caller}: G: record_gradients of template '{_caller_name(template)}' "
-                               "is not finite on a record of its public domain. Fix it.")
+            raise PrivacyError(
+                f"{caller}: G: record_gradients of template '{_caller_name(template)}' "
+                "is not finite on a record of its public domain. Fix it."
+            )
         worst = max(worst, float(np.max(norms, initial=0.0)))
     if worst > G * (1 + RTOL):
         raise PrivacyError(
             f"{caller}: G: template '{_caller_name(template)}' declares a per-record gradient "
             f"bound G = {G:g}, but record_gradients gives {worst!r} on a record of its public "
-            f"domain (rows of norm <= {float(domain.data_norm):g}). That is a value G must exceed, "
+            f"domain (rows of norm <= {float(domain.data_norm):g}). That is a value G must "
+            "exceed, "
             "not G: declare a grad_bound you have proved for every record of the domain and every "
-            "parameter (the noise scales with it), or bound the loss's slope.")
-    return _unverified("G (per-record gradient bound)", "grad_bound",
-                       f"declared {G:g}; the probe of record_gradients on the public record domain found at "
-                       f"most {worst:.6g} over {X.shape[0]} records x {len(points)} parameter points of norm "
-                       f"up to {max(THETA_SCALES):g} (a probe refutes a bound, it does not prove one)")
+            "parameter (the noise scales with it), or bound the loss's slope."
+        )
+    return _unverified(
+        "G (per-record gradient bound)",
+        "grad_bound",
+        f"declared {G:g}; the probe of record_gradients on the public record domain found at "
+        f"most {worst:.6g} over {X.shape[0]} records x {len(points)} parameter points of norm "
+        f"up to {max(THETA_SCALES):g} (a probe refutes a bound, it does not prove one)",
+    )
 
 
 _HESSIAN = "Hessian rank r, term bound c_u, trace T"
@@ -150,22 +173,31 @@ def _check_hessians(template: Template, consts: PrivacyConstants, caller: str) -
         worst_eig = max(worst_eig, float(eig.max(initial=0.0)))
         lowest = min(lowest, float(eig.min(initial=0.0)))
         worst_trace = max(worst_trace, float(np.max(np.trace(H, axis1=1, axis2=2), initial=0.0)))
-        worst_rank = max(worst_rank, int(np.max(np.sum(eig > 1e-4 * max(1.0, c_u), axis=1), initial=0)))
+        worst_rank = max(
+            worst_rank, int(np.max(np.sum(eig > 1e-4 * max(1.0, c_u), axis=1), initial=0))
+        )
     name = _caller_name(template)
     if lowest < -1e-4 * max(1.0, c_u):
         raise PrivacyError(f"{caller}: convexity: template '{name}': a per-record loss Hessian "
                            f"has eigenvalue {lowest:.3g} < 0 (finite differences of "
                            "record_gradients). Use a convex loss.")
-    if worst_eig > c_u * (1 + 1e-3) + 1e-6 or worst_trace > T * (1 + 1e-3) + 1e-6 or worst_rank > r:
+    if (
+        worst_eig > c_u * (1 + 1e-3) + 1e-6
+        or worst_trace > T * (1 + 1e-3) + 1e-6
+        or worst_rank > r
+    ):
         raise PrivacyError(
             f"{caller}: Hessian: template '{name}' declares r = {r}, c_u = {c_u:g}, T = {T:g}, "
             f"but finite differences of record_gradients give rank {worst_rank}, largest "
             f"eigenvalue {worst_eig:.6g}, trace {worst_trace:.6g}. Declare constants at least "
             "these (the Jacobian slack grows with them).")
-    return _unverified(_HESSIAN, "hessian",
-                       f"declared r = {r}, c_u = {c_u:g}, T = {T:g}; finite differences of record_gradients "
-                       f"on the public record domain found rank <= {worst_rank}, eigenvalue <= "
-                       f"{worst_eig:.6g}, trace <= {worst_trace:.6g} (a probe refutes, it does not prove)")
+    return _unverified(
+        _HESSIAN,
+        "hessian",
+        f"declared r = {r}, c_u = {c_u:g}, T = {T:g}; finite differences of record_gradients "
+        f"on the public record domain found rank <= {worst_rank}, eigenvalue <= "
+        f"{worst_eig:.6g}, trace <= {worst_trace:.6g} (a probe refutes, it does not prove)",
+    )
 
 
 def probed_modulus(reg: Any, shape: tuple[int, ...]) -> float:
@@ -200,8 +232,12 @@ def _check_modulus(template: Template, consts: PrivacyConstants, caller: str) ->
             raise PrivacyError(f"{caller}: strong convexity: template '{name}' declares mu = "
                                f"{mu:g}, but its regularizer {reg!r} is {have:g}-strongly convex. "
                                "Declare the regularizer's modulus.")
-        return Condition("strong convexity mu", True, f"derived from the regularizer ({derivation})",
-                         f"declared {mu:g} <= {reg!r}'s modulus {have:g}")
+        return Condition(
+            "strong convexity mu",
+            True,
+            f"derived from the regularizer ({derivation})",
+            f"declared {mu:g} <= {reg!r}'s modulus {have:g}",
+        )
     low = probed_modulus(reg, tuple(template.space.shape))
     if low < mu * (1 - RTOL):
         raise PrivacyError(f"{caller}: strong convexity: template '{name}' declares mu = {mu:g}, "
@@ -246,8 +282,10 @@ def _check_records(template: Template, caller: str) -> Condition:
         lo, hi = (float(v) for v in domain.label_range)
         inside = (y >= lo) & (y <= hi)
     if not bool(np.all(inside)):
-        raise PrivacyError(f"{caller}: records: template '{name}' has labels outside its record_domain. "
-                           "Encode the labels into the domain, or declare the domain they come from.")
+        raise PrivacyError(
+            f"{caller}: records: template '{name}' has labels outside its record_domain. "
+            "Encode the labels into the domain, or declare the domain they come from."
+        )
     return Condition("records in the public record domain", True, "checked on every record",
                      f"n = {rows} records, rows of norm <= q = {q:g}, labels in the domain")
 
@@ -274,8 +312,11 @@ def _check_objective(template: Template, caller: str) -> list[Condition]:
     grad = np.asarray(grad, dtype=float).reshape(shape)
     conds = []
     if "per_record" in template.capabilities:
-        expect = (_mean_record_gradient(template, theta) + np.asarray(template.regularizer.grad(theta))
-                  .reshape(shape) + b / n)
+        expect = (
+            _mean_record_gradient(template, theta)
+            + np.asarray(template.regularizer.grad(theta)).reshape(shape)
+            + b / n
+        )
         err = float(np.linalg.norm(grad - expect))
         if err > RTOL * max(1.0, float(np.linalg.norm(expect))):
             raise PrivacyError(
@@ -288,31 +329,49 @@ def _check_objective(template: Template, caller: str) -> list[Condition]:
                                f"agree within {RTOL:g} (relative)"))
     else:  # no records to compare with: the noise term is checked, the rest declared
         zero = np.zeros(shape)
-        moved = grad - np.asarray(template.objective(theta, zero, 0.0)[1], dtype=float).reshape(shape)
+        moved = grad - np.asarray(template.objective(theta, zero, 0.0)[1], dtype=float).reshape(
+            shape
+        )
         if float(np.linalg.norm(moved - b / n)) > RTOL * max(1.0, float(np.linalg.norm(b / n))):
             raise PrivacyError(
-                f"{caller}: objective: template '{name}': objective(theta, b) does not add <b, theta>/n "
-                f"(n = {n}): its gradient moves by other than b/n. The noise is calibrated for that "
-                "term: make objective() add it.")
-        conds.append(_unverified("objective = mean per-record loss + regularizer + noise term", "objective",
-                                 f"declared (n = {n}); no record_gradients to compare it with: the "
-                                 "convexity of its data part and n rest on it"))
+                f"{caller}: objective: template '{name}': objective(theta, b) does not add <b, "
+                "theta>/n "
+                f"(n = {n}): its gradient moves by other than b/n. The noise is calibrated for "
+                "that "
+                "term: make objective() add it."
+            )
+        conds.append(
+            _unverified(
+                "objective = mean per-record loss + regularizer + noise term",
+                "objective",
+                f"declared (n = {n}); no record_gradients to compare it with: the "
+                "convexity of its data part and n rest on it",
+            )
+        )
     mu, zero = float(template.privacy_constants().strong_convexity), np.zeros(shape)
     for scale in (1e-2, 1.0, 1e2):  # the objective's own modulus, probed: it refutes a false mu
         a, c = scale * rng.normal(size=shape), scale * rng.normal(size=shape)
-        ga, gc = (np.asarray(template.objective(v, zero, 0.0)[1], dtype=float).reshape(shape) for v in (a, c))
+        ga, gc = (
+            np.asarray(template.objective(v, zero, 0.0)[1], dtype=float).reshape(shape)
+            for v in (a, c)
+        )
         if float(np.vdot(ga - gc, a - c)) < mu * (1 - RTOL) * float(np.vdot(a - c, a - c)):
             raise PrivacyError(
                 f"{caller}: strong convexity: template '{name}' declares mu = {mu:g}, but its "
-                "objective's gradient gives a lower modulus at a probed pair. Declare the modulus of "
-                "the objective it minimizes.")
-    delta = 0.37  # Δ of objective perturbation: the term ((λ + Δ)/2)||θ||² must grow by (Δ/2)||θ||²
+                "objective's gradient gives a lower modulus at a probed pair. Declare the modulus "
+                "of "
+                "the objective it minimizes."
+            )
+    # Δ of objective perturbation: the term ((λ + Δ)/2)||θ||² must grow by (Δ/2)||θ||²
+    delta = 0.37
     value_d, grad_d = template.objective(theta, b, delta)
     grad_d = np.asarray(grad_d, dtype=float).reshape(shape)
     shift = delta * theta
-    if (float(np.linalg.norm(grad_d - grad - shift)) > RTOL * max(1.0, float(np.linalg.norm(shift)))
-            or abs(value_d - value - 0.5 * delta * float(np.vdot(theta, theta)))
-            > RTOL * max(1.0, abs(float(value_d)))):
+    if float(np.linalg.norm(grad_d - grad - shift)) > RTOL * max(
+        1.0, float(np.linalg.norm(shift))
+    ) or abs(value_d - value - 0.5 * delta * float(np.vdot(theta, theta))) > RTOL * max(
+        1.0, abs(float(value_d))
+    ):
         raise PrivacyError(
             f"{caller}: objective: template '{name}': objective(theta, b, extra_reg) does not add "
             "(extra_reg/2)||theta||^2 to the objective (and extra_reg*theta to its gradient). "
@@ -354,9 +413,12 @@ def _check_cvxpy_form(template: Template, caller: str) -> Condition:
     shape = tuple(template.space.shape)
     candidates = [v for v in problem.variables() if tuple(v.shape) == shape]
     if len(candidates) != 1:
-        return _unverified("CVXPY form", "cvxpy_form",
-                           f"{len(candidates)} variables of the parameter shape {shape}: the CVXPY "
-                           "form could not be compared with the parameter space")
+        return _unverified(
+            "CVXPY form",
+            "cvxpy_form",
+            f"{len(candidates)} variables of the parameter shape {shape}: the CVXPY "
+            "form could not be compared with the parameter space",
+        )
     var = candidates[0]
     rng = _probe_rng()
     for scale in (1.0, 10.0, 1e3):
@@ -372,10 +434,13 @@ def _check_cvxpy_form(template: Template, caller: str) -> Condition:
             if violation > 1e-7 * (1.0 + float(np.linalg.norm(z))):
                 raise PrivacyError(
                     f"{caller}: constraints: template '{name}': its CVXPY form has the constraint "
-                    f"{constraint}, which its parameter space ({template.space!r}) does not hold. The "
+                    f"{constraint}, which its parameter space ({template.space!r}) does not hold. "
+                    "The "
                     "native solvers minimize over the space and the accuracy check measures the "
-                    "residual there, so no backend can honour the constraint for this template: declare "
-                    "the set in the space (a project() onto it) or drop the constraint.")
+                    "residual there, so no backend can honour the constraint for this template: "
+                    "declare "
+                    "the set in the space (a project() onto it) or drop the constraint."
+                )
     b = rng.normal(size=shape)
     for delta in (0.0, 0.37):
         template.cvxpy_set(b, delta)
@@ -389,9 +454,13 @@ def _check_cvxpy_form(template: Template, caller: str) -> Condition:
                 "backends and the native solvers would minimize different objectives: make them "
                 "one, with the noise b and Δ = extra_reg entering both.")
     template.cvxpy_set(None, 0.0)
-    return Condition("CVXPY form = objective over the parameter space", True,
-                     "numerical comparison at probe points", f"{len(problem.constraints)} "
-                     "constraint(s), each holding on the space's projections; the objectives agree")
+    return Condition(
+        "CVXPY form = objective over the parameter space",
+        True,
+        "numerical comparison at probe points",
+        f"{len(problem.constraints)} "
+        "constraint(s), each holding on the space's projections; the objectives agree",
+    )
 
 
 def declaration_conditions(template: Template, needs: Iterable[str], caller: str = "release",
@@ -418,14 +487,29 @@ def declaration_conditions(template: Template, needs: Iterable[str], caller: str
     needs = frozenset(needs)
     caps = frozenset(getattr(template, "capabilities", ()))
     changed = list(changed)
-    what = ("a template dpconvex ships" if shipped_derivation(template) is not None else
-            "not a template dpconvex ships") + (f", with parts that are the user's ({', '.join(changed)})"
-                                                if changed else "")
-    conds = [Condition("user template", True, "named", f"{type(template).__qualname__} is {what}: each "
-                       "constant it declares is checked below, or named as not verified")]
+    what = (
+        "a template dpconvex ships"
+        if shipped_derivation(template) is not None
+        else "not a template dpconvex ships"
+    ) + (f", with parts that are the user's ({', '.join(changed)})" if changed else "")
+    conds = [
+        Condition(
+            "user template",
+            True,
+            "named",
+            f"{type(template).__qualname__} is {what}: each "
+            "constant it declares is checked below, or named as not verified",
+        )
+    ]
     if any(part.startswith("rows ") for part in changed):
-        conds.append(_unverified("rows", "data_norm", "read through an operator of the user's: the norms "
-                                 "and products it reports are its own"))
+        conds.append(
+            _unverified(
+                "rows",
+                "data_norm",
+                "read through an operator of the user's: the norms "
+                "and products it reports are its own",
+            )
+        )
     with user_code(caller, f"template '{_caller_name(template)}'",
                    "while its declarations were checked. Follow the template contract "
                    "(dpconvex.templates.base): arrays of the space's shape from objective and "
@@ -474,12 +558,16 @@ def _constant_conditions(template: Template, consts: PrivacyConstants, needs: fr
 
 #: Members set on a shipped template's instance that only its targeted conditions concern (the
 #: rest of it is still what dpconvex derives).
-_TARGETED = frozenset({"residual_tol", "distance_bound", "gradient_difference_rank", "noise_symmetric"})
+_TARGETED = frozenset(
+    {"residual_tol", "distance_bound", "gradient_difference_rank", "noise_symmetric"}
+)
 
 
 def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str], caller: str,
                   changed: list[str]) -> list[Condition]:
-    targeted = bool(changed) and shipped_derivation(template) is not None and set(changed) <= _TARGETED
+    targeted = (
+        bool(changed) and shipped_derivation(template) is not None and set(changed) <= _TARGETED
+    )
     conds: list[Condition] = []
     if needs & {"strong_convexity", "curvature", "distance_bound"}:
         if "objective" not in caps:
@@ -490,26 +578,49 @@ def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str
         conds += [] if targeted else _constant_conditions(template, consts, needs, caps, caller)
         space = template.space
         symmetric = bool(getattr(template, "noise_symmetric", False))
-        if not is_dpconvex_class(type(space)) or symmetric != bool(
-                getattr(space, "symmetric", False)) or any(part.startswith("space ") for part in changed):
-            conds.append(_unverified("parameter space", "space", f"{type(space).__qualname__}: its map of "
-                                     "the noise (project_noise), projection and post-processing, and "
-                                     "the noise's symmetry, declared: not verified"))
+        if (
+            not is_dpconvex_class(type(space))
+            or symmetric != bool(getattr(space, "symmetric", False))
+            or any(part.startswith("space ") for part in changed)
+        ):
+            conds.append(
+                _unverified(
+                    "parameter space",
+                    "space",
+                    f"{type(space).__qualname__}: its map of "
+                    "the noise (project_noise), projection and post-processing, and "
+                    "the noise's symmetry, declared: not verified",
+                )
+            )
         tol, mu = float(template.residual_tol), float(consts.strong_convexity)
-        below = not all(float(template.distance_bound(r, mu)) >= r / mu * (1 - RTOL)  # the unconstrained
+        # the unconstrained
+        below = not all(float(template.distance_bound(r, mu)) >= r / mu * (1 - RTOL)
                         for r in (RESIDUAL_TOL, 1.0))  # r/mu: a lower bound of any valid one
         if (_users(template, "residual_tol") and not tol <= RESIDUAL_TOL) or (
                 _users(template, "distance_bound") and below):
-            conds.append(_unverified("solve accuracy", "distance_bound", f"residual_tol = {tol:g} (above "
-                                     f"{RESIDUAL_TOL:g}) or a distance_bound below residual/mu declared: the "
-                                     "accuracy check and the uncovered distance rest on them"))
-        if "gradient_span" in needs and (not targeted or _users(template, "gradient_difference_rank")):
+            conds.append(
+                _unverified(
+                    "solve accuracy",
+                    "distance_bound",
+                    f"residual_tol = {tol:g} (above "
+                    f"{RESIDUAL_TOL:g}) or a distance_bound below residual/mu declared: the "
+                    "accuracy check and the uncovered distance rest on them",
+                )
+            )
+        if "gradient_span" in needs and (
+            not targeted or _users(template, "gradient_difference_rank")
+        ):
             C = int(getattr(consts, "softmax_classes", 0) or 0)
-            conds.append(_unverified("span of per-record gradient differences", "gradient_span",
-                                     f"k = {getattr(template, 'gradient_difference_rank', None)} (the "
-                                     "template's gradient_difference_rank, which sets the Gaussian sigma)"
-                                     + (f" and the softmax form of {C} classes" if C >= 2 else "")
-                                     + ": not verified"))
+            conds.append(
+                _unverified(
+                    "span of per-record gradient differences",
+                    "gradient_span",
+                    f"k = {getattr(template, 'gradient_difference_rank', None)} (the "
+                    "template's gradient_difference_rank, which sets the Gaussian sigma)"
+                    + (f" and the softmax form of {C} classes" if C >= 2 else "")
+                    + ": not verified",
+                )
+            )
         if "distance_bound" in needs and not targeted:
             conds.append(_unverified("distance bound", "distance_bound",
                                      "declared distance_bound(residual, mu): not verified"))
@@ -519,11 +630,21 @@ def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str
     for need, constant in (("sufficient_statistics", "data_norm"), ("bounded_sum", "sensitivity"),
                            ("grid_counts", "sensitivity"), ("category_counts", "sensitivity")):
         if need in needs:  # statistics the template computes by itself, on bounds it declares
-            conds.append(_unverified(f"record bounds of the {need.replace('_', ' ')}", constant,
-                                     "declared by the template, whose statistics are its own: not verified"))
+            conds.append(
+                _unverified(
+                    f"record bounds of the {need.replace('_', ' ')}",
+                    constant,
+                    "declared by the template, whose statistics are its own: not verified",
+                )
+            )
     if "utilities" in needs:
-        conds.append(_unverified("utility sensitivity", "sensitivity",
-                                 f"declared {getattr(template, 'sensitivity', '?')}: not verified"))
+        conds.append(
+            _unverified(
+                "utility sensitivity",
+                "sensitivity",
+                f"declared {getattr(template, 'sensitivity', '?')}: not verified",
+            )
+        )
     if "cell_sums" in needs:
         declared = getattr(template, "record_set", None)
         shown = (f"record_set {declared!r}" if declared is not None
@@ -558,23 +679,43 @@ def vouched(conditions: list[Condition], vouch: Iterable[str], caller: str = "re
     names = {vouch} if isinstance(vouch, str) else set(vouch)
     unknown = sorted(map(str, names - set(VOUCHABLE)))
     if unknown:
-        raise ParameterError(f"{caller}: vouch names {unknown}, which are not constants a caller can "
-                             f"vouch for; use names from {list(VOUCHABLE)}.")
+        raise ParameterError(
+            f"{caller}: vouch names {unknown}, which are not constants a caller can "
+            f"vouch for; use names from {list(VOUCHABLE)}."
+        )
     unverified = {c.unverified for c in conditions if c.unverified}
     missing = [c for c in conditions if c.unverified and c.unverified not in names]
     extra = sorted(names - unverified)
     if extra and unused != "ignore":
         raise ParameterError(
             f"{caller}: vouch names {extra}, which no condition of this release rests on (the "
-            f"unverified constants are {sorted(unverified) or 'none'}). Vouch only for what is listed.")
+            f"unverified constants are {sorted(unverified) or 'none'}). Vouch only for what is "
+            "listed."
+        )
     if missing:
         lines = "; ".join(f"{c.name} [{c.unverified}]: {c.detail}" for c in missing)
         raise PrivacyError(
-            f"{caller}: the proof rests on constants nobody verified: {lines}. Use what dpconvex ships for "
-            f"them (a loss stated with the atoms of dpconvex.objectives.atoms.ATOMS in a template dpconvex "
-            f"ships derives its constants; its mechanisms, spaces and backends are reviewed), since a probe "
-            f"can refute a declaration, never prove it; or, if you have proved them yourself, pass "
-            f"vouch={tuple(sorted({c.unverified for c in missing} | names))!r} and the certificate will say "
-            f"that you vouched for them.")
-    return [Condition(c.name, c.holds, "declared; vouched for by the caller (vouch=), not verified", c.detail,
-                      c.unverified) if c.unverified else c for c in conditions]
+            f"{caller}: the proof rests on constants nobody verified: {lines}. Use what dpconvex "
+            "ships for "
+            "them (a loss stated with the atoms of dpconvex.objectives.atoms.ATOMS in a template "
+            "dpconvex "
+            "ships derives its constants; its mechanisms, spaces and backends are reviewed), "
+            "since a probe "
+            "can refute a declaration, never prove it; or, if you have proved them yourself, "
+            "pass "
+            f"vouch={tuple(sorted({c.unverified for c in missing} | names))!r} and the "
+            "certificate will say "
+            f"that you vouched for them."
+        )
+    return [
+        Condition(
+            c.name,
+            c.holds,
+            "declared; vouched for by the caller (vouch=), not verified",
+            c.detail,
+            c.unverified,
+        )
+        if c.unverified
+        else c
+        for c in conditions
+    ]

@@ -50,14 +50,18 @@ SNAP_SCALE_MAX = 2.0 ** 995
 _OWNER = "dpconvex.privacy.noise"
 
 
-def _check_shape(shape: int | Sequence[int], caller: str, *, scalar: bool = False) -> tuple[int, ...]:
+def _check_shape(
+    shape: int | Sequence[int], caller: str, *, scalar: bool = False
+) -> tuple[int, ...]:
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
     shape = tuple(map(int, shape))
     if (len(shape) == 0 and not scalar) or min(shape, default=1) <= 0:
         kind = "a tuple of positive ints (() for one number)" if scalar else \
             "a non-empty tuple of positive ints"
-        raise ParameterError(f"The 'shape' argument of {caller} must be {kind}. Got {shape!r} instead.")
+        raise ParameterError(
+            f"The 'shape' argument of {caller} must be {kind}. Got {shape!r} instead."
+        )
     return shape
 
 
@@ -306,7 +310,9 @@ class Laplace(Noise):
         self.scale = check_float("scale", scale, _OWNER, magnitude=False)
 
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
-        return rng.laplace(0.0, self.scale, size=_check_shape(shape, "Laplace.sample", scalar=True))
+        return rng.laplace(
+            0.0, self.scale, size=_check_shape(shape, "Laplace.sample", scalar=True)
+        )
 
     def coordinate_scale(self, shape: tuple[int, ...]) -> float:
         return self.scale
@@ -367,8 +373,10 @@ class NormGamma(Noise):
     def __init__(self, rate: float, *, symmetric: bool = False, rows: bool = False) -> None:
         self.rate = check_float("beta", rate, _OWNER, magnitude=False)
         if symmetric and rows:
-            raise ParameterError("NormGamma.__init__: symmetric=True and rows=True together are not "
-                                 "supported. Draw symmetric noise on the whole array (rows=False).")
+            raise ParameterError(
+                "NormGamma.__init__: symmetric=True and rows=True together are not "
+                "supported. Draw symmetric noise on the whole array (rows=False)."
+            )
         self.symmetric, self.rows = bool(symmetric), bool(rows)
 
     def _block(self, shape: tuple[int, ...]) -> int:
@@ -427,7 +435,9 @@ class SupNormGamma(Noise):
 
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         k = _entries(shape[1:])
-        return np.stack([sup_norm_gamma((k,), self.rate, rng) for _ in range(shape[0])]).reshape(shape)
+        return np.stack([sup_norm_gamma((k,), self.rate, rng) for _ in range(shape[0])]).reshape(
+            shape
+        )
 
     def coordinate_scale(self, shape: tuple[int, ...]) -> float:
         k = _entries(shape[1:])

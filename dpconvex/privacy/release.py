@@ -182,7 +182,8 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
                                  "run (no solve, so no accuracy check)"))
     if not np.all(np.isfinite(theta)):
         raise SolverError(
-            "release: the released parameters are not finite (overflow in the noise or the solve); "
+            "release: the released parameters are not finite (overflow in the noise or the "
+            "solve); "
             "nothing is released. Check epsilon, lam and the data norm bound."
         )
     if solve_result is not None:
@@ -195,15 +196,18 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
                               "solved to residual <= tolerance": "yes"}
         from ..errors import diagnostics_open
 
-        if diagnostics_open():  # NOT PRIVATE: the solve's status and residual, for an open collector
+        # NOT PRIVATE: the solve's status and residual, for an open collector
+        if diagnostics_open():
             record_solve(solve_result)
     solve_conditions = mechanism.solve_conditions(template, solve_result, calibration)
     for c in solve_conditions:  # the first that fails, by name: its detail may rest on the data
         if not c.holds:
             raise PrivacyError(
                 f"release: mechanism '{mechanism.name}' states that its solve did not establish "
-                f"'{c.name}'; nothing is released (the solve's details: dpconvex.collect_diagnostics). "
-                "Tighten the solve (solver, max_iter), or fix the mechanism's solve_conditions.")
+                f"'{c.name}'; nothing is released (the solve's details: "
+                "dpconvex.collect_diagnostics). "
+                "Tighten the solve (solver, max_iter), or fix the mechanism's solve_conditions."
+            )
     certificate.conditions.extend(solve_conditions)
     if mechanism.private and seeded:
         certificate.seeded = True
@@ -217,18 +221,26 @@ def _refuse_unresolved_noise(template: Template, mechanism: Mechanism, budget: B
     if mechanism.placement != "objective" or not mechanism.private:
         return
     try:
-        noise = float(mechanism.noise_report(template, budget, calibration=calibration).expected_norm)
-    except Exception:  # a mechanism or template of the user's without a noise report: its own proof
-        if not any(map(users_class, (mechanism, getattr(mechanism, "inner", None) or mechanism,
-                                     template))):
+        noise = float(
+            mechanism.noise_report(template, budget, calibration=calibration).expected_norm
+        )
+    # a mechanism or template of the user's without a noise report: its own proof
+    except Exception:
+        if not any(
+            map(users_class, (mechanism, getattr(mechanism, "inner", None) or mechanism, template))
+        ):
             raise
         noise = 0.0
     if noise / template.n * RESOLUTION > template.residual_tol:
         raise PrivacyError(
-            f"release: epsilon = {budget.epsilon:g} puts noise of expected norm {noise:.3g} on the "
-            f"objective of n = {template.n} records: its gradient is beyond what float64 resolves to "
-            f"the tolerance {template.residual_tol:g} the release needs, so whether a solve reaches it "
-            "would depend on the records; nothing is released. Use a larger epsilon.")
+            f"release: epsilon = {budget.epsilon:g} puts noise of expected norm {noise:.3g} on "
+            "the "
+            f"objective of n = {template.n} records: its gradient is beyond what float64 resolves "
+            "to "
+            f"the tolerance {template.residual_tol:g} the release needs, so whether a solve "
+            "reaches it "
+            "would depend on the records; nothing is released. Use a larger epsilon."
+        )
 
 
 #: The bit generators of NumPy's whose draws the noise may come from.
@@ -240,9 +252,14 @@ def _noise_generator(rng: RandomStateLike) -> np.random.Generator:
     """The generator the noise is drawn from: a NumPy Generator over one of NumPy's bit
     generators (a subclass could draw other noise than the calibration's)."""
     noise_rng = check_random_state(rng, "release", "rng")
-    if type(noise_rng) is not np.random.Generator or type(noise_rng.bit_generator) not in _NUMPY_BITS:
-        raise ParameterError("release: rng must be None, an int or a numpy Generator over a bit generator "
-                             f"of numpy's; got a {type(noise_rng).__name__}.")
+    if (
+        type(noise_rng) is not np.random.Generator
+        or type(noise_rng.bit_generator) not in _NUMPY_BITS
+    ):
+        raise ParameterError(
+            "release: rng must be None, an int or a numpy Generator over a bit generator "
+            f"of numpy's; got a {type(noise_rng).__name__}."
+        )
     return noise_rng
 
 
@@ -252,7 +269,8 @@ def _run(mechanism: Mechanism, template: Template, calibration: Calibration, sol
     solver's text may quote the data: the curator's, in the diagnostics)."""
     try:
         return mechanism.run(template, calibration, solver_backend, noise_rng, **options)
-    except (PrivacyError, SolverError) as exc:  # the mechanism's refusal of its solve: in this call's name
+    # the mechanism's refusal of its solve: in this call's name
+    except (PrivacyError, SolverError) as exc:
         raise signed_refusal(exc, "release") from None
     except DPConvexError:
         raise

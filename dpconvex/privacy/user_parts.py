@@ -37,9 +37,23 @@ __all__ = ["check_contract", "members_changed", "members_snapshot", "solving_bac
 
 #: Members a shipped template's class states and its constructor never sets on the instance:
 #: one set there is the user's (:func:`user_parts`).
-_CLASS_MEMBERS = frozenset({"residual_tol", "noise_symmetric", "gradient_difference_rank", "distance_bound",
-                            "privacy_constants", "objective", "residual", "record_gradients",
-                            "record_domain", "conditions", "assumptions", "hessian", "hessp"})
+_CLASS_MEMBERS = frozenset(
+    {
+        "residual_tol",
+        "noise_symmetric",
+        "gradient_difference_rank",
+        "distance_bound",
+        "privacy_constants",
+        "objective",
+        "residual",
+        "record_gradients",
+        "record_domain",
+        "conditions",
+        "assumptions",
+        "hessian",
+        "hessp",
+    }
+)
 
 
 def user_parts(template: Any) -> list[str]:
@@ -61,13 +75,18 @@ def user_parts(template: Any) -> list[str]:
     space, rows = getattr(template, "space", None), getattr(template, "rows", None)
     convex = getattr(space, "convex_set", None)  # and an intersection's members, each on its own
     sets = (convex, *getattr(convex, "sets", ()))
-    for name, obj in (("space", space), *zip(["space"] * len(sets), sets, strict=True),
-                      ("feature map", getattr(space, "fmap", None)),
-                      ("space", getattr(space, "quad", None)),
-                      ("regularizer", getattr(template, "regularizer", None)),
-                      ("rows", None if rows is None or isinstance(rows, np.ndarray) or sp.issparse(rows)
-                       else rows),
-                      ("rows", getattr(rows, "base", None))):
+    for name, obj in (
+        ("space", space),
+        *zip(["space"] * len(sets), sets, strict=True),
+        ("feature map", getattr(space, "fmap", None)),
+        ("space", getattr(space, "quad", None)),
+        ("regularizer", getattr(template, "regularizer", None)),
+        (
+            "rows",
+            None if rows is None or isinstance(rows, np.ndarray) or sp.issparse(rows) else rows,
+        ),
+        ("rows", getattr(rows, "base", None)),
+    ):
         if obj is not None and (users := users_class(obj)):
             parts.append(f"{name} {users}")
     return parts
@@ -123,10 +142,25 @@ def members_snapshot(template: Any) -> tuple[tuple[Any, ...], list[Any]]:
     space, rows, ops = (getattr(template, "space", None), getattr(template, "rows", None),
                         getattr(template, "_ops", None))
     convex = getattr(space, "convex_set", None)
-    parts = (template, space, getattr(template, "loss", None), getattr(template, "regularizer", None))
-    for i, part in enumerate(parts + (ops, getattr(ops, "base", None), rows, getattr(rows, "base", None),
-                                      getattr(space, "fmap", None), getattr(space, "quad", None), convex,
-                                      *getattr(convex, "sets", ()))):
+    parts = (
+        template,
+        space,
+        getattr(template, "loss", None),
+        getattr(template, "regularizer", None),
+    )
+    for i, part in enumerate(
+        parts
+        + (
+            ops,
+            getattr(ops, "base", None),
+            rows,
+            getattr(rows, "base", None),
+            getattr(space, "fmap", None),
+            getattr(space, "quad", None),
+            convex,
+            *getattr(convex, "sets", ()),
+        )
+    ):
         for k, v in getattr(part, "__dict__", {}).items() if i < len(parts) else ():
             if not k.startswith("_") or k == "_ops":
                 own.append((i, k, id(v)))
@@ -136,7 +170,8 @@ def members_snapshot(template: Any) -> tuple[tuple[Any, ...], list[Any]]:
                 seen.add(c)
                 held.append(values := tuple(vars(c).values()))
                 classes.append((c, tuple(vars(c)), tuple(map(id, values))))
-    for term in getattr(template, "extra_terms", ()):  # and what its extra terms' functions close over
+    # and what its extra terms' functions close over
+    for term in getattr(template, "extra_terms", ()):
         for fn in (term.cvxpy_fn, term.value_fn, term.grad_fn):  # (a cell's repr names its object)
             code, defaults = getattr(fn, "__code__", None), getattr(fn, "__defaults__", None)
             cells = getattr(fn, "__closure__", None) or ()
@@ -174,16 +209,20 @@ class _OnACopy:
     def solve(self, template: Any, b: np.ndarray | None, extra_reg: float = 0.0,
               **options: Any) -> SolveResult:
         if not rows_in_memory(template):
-            raise ParameterError("release: a backend dpconvex does not ship solves a copy of the template, "
-                                 "which would share rows held by Dask. Pass a solver by name, or rows in "
-                                 "memory.")
+            raise ParameterError(
+                "release: a backend dpconvex does not ship solves a copy of the template, "
+                "which would share rows held by Dask. Pass a solver by name, or rows in "
+                "memory."
+            )
         _forget(template)  # (a CVXPY problem kept there need not be copied)
         try:
             copied = copy.deepcopy(template)
         except Exception as exc:  # e.g. rows on a cluster: nothing solved, nothing released
-            raise ParameterError(f"release: a backend dpconvex does not ship solves a copy of the template, "
-                                 f"and this template cannot be copied ({type(exc).__name__}). Pass a solver "
-                                 "by name, or rows in memory.") from None
+            raise ParameterError(
+                f"release: a backend dpconvex does not ship solves a copy of the template, "
+                f"and this template cannot be copied ({type(exc).__name__}). Pass a solver "
+                "by name, or rows in memory."
+            ) from None
         try:
             result = self.backend.solve(copied, b, extra_reg, **options)
         except DPConvexError:
@@ -195,15 +234,22 @@ class _OnACopy:
             result = None
         _forget(template)
         if not isinstance(result, SolveResult):
-            raise SolverError(f"release: {self.name} raised an error or returned no SolveResult, so nothing "
-                              "is released (its message: dpconvex.collect_diagnostics). A backend's solve("
-                              "template, b, extra_reg=0.0, *, warm_start=None, max_iter=None) returns one.")
+            raise SolverError(
+                f"release: {self.name} raised an error or returned no SolveResult, so nothing "
+                "is released (its message: dpconvex.collect_diagnostics). A backend's solve("
+                "template, b, extra_reg=0.0, *, warm_start=None, max_iter=None) returns one."
+            )
         return result
 
 
 def _forget(template: Any) -> None:
     """Set to None what the template, its space and its rows keep between a solver's calls."""
-    for part in (template, template.space, getattr(template, "rows", None), getattr(template, "_ops", None)):
+    for part in (
+        template,
+        template.space,
+        getattr(template, "rows", None),
+        getattr(template, "_ops", None),
+    ):
         for name in set(getattr(type(part), "_caches", ())) & set(getattr(part, "__dict__", {})):
             setattr(part, name, None)
 
@@ -244,7 +290,8 @@ def check_contract(template: Template, mechanism: Mechanism) -> None:
             f"{'y' if len(missing) == 1 else 'ies'} {missing}, which template "
             f"'{getattr(template, 'name', type(template).__name__)}' does not offer (it offers "
             f"{sorted(offered)}); use a mechanism made for this kind of template.")
-    if not is_dpconvex_class(type(template)) and (missing := missing_members(template)):  # shipped: by review
+    # shipped: by review
+    if not is_dpconvex_class(type(template)) and (missing := missing_members(template)):
         raise ParameterError(
             f"release: template '{getattr(template, 'name', type(template).__name__)}' "
             f"({type(template).__qualname__}) lacks {missing}, which the template contract "
@@ -267,23 +314,39 @@ def user_conditions(template: Template, mechanism: Mechanism, backend: Any) -> l
     """
     conditions: list[Condition] = []
     changed = user_parts(template)
-    if shipped_derivation(template) is None or changed:  # a user's template: its declarations checked
+    # a user's template: its declarations checked
+    if shipped_derivation(template) is None or changed:
         conditions += declaration_conditions(template, mechanism.needs, changed=changed)
     for mech in (mechanism, getattr(mechanism, "inner", None)):  # a user's, or one a cover wraps:
         if mech is not None and (users := users_class(mech)):  # its own proof
-            conditions.append(Condition("mechanism", True, "declared, not verified",
-                                        f"{users} is not a mechanism dpconvex ships: its conditions, "
-                                        "calibration, noise and certificate are its own",
-                                        unverified="mechanism"))
+            conditions.append(
+                Condition(
+                    "mechanism",
+                    True,
+                    "declared, not verified",
+                    f"{users} is not a mechanism dpconvex ships: its conditions, "
+                    "calibration, noise and certificate are its own",
+                    unverified="mechanism",
+                )
+            )
     loss, terms = getattr(template, "loss", None), getattr(template, "extra_terms", ())
     if mechanism.solves and hasattr(backend, "solve") and not _shipped_backend(backend) and (
             changed or shipped_derivation(template) is None
             or not all(is_dpconvex_function(t.value_fn) for t in terms)
             or (loss is not None and shipped_derivation(loss) is None)):
-        conditions.append(Condition(  # the user's code on both sides: what they share, a backend can change
-            "backend", True, "declared, not verified", f"{type(backend).__qualname__} is a backend of the "
-            "user's solving a template that holds code of the user's (a loss, a term, a template): what that "
-            "code shares with its copy, it can change", unverified="backend"))
+        # the user's code on both sides: what they share, a backend can change
+        conditions.append(
+            Condition(
+                "backend",
+                True,
+                "declared, not verified",
+                f"{type(backend).__qualname__} is a backend of the "
+                "user's solving a template that holds code of the user's (a loss, a term, a "
+                "template): what that "
+                "code shares with its copy, it can change",
+                unverified="backend",
+            )
+        )
     return conditions
 
 
@@ -332,7 +395,9 @@ def members_changed(template: Template, before: tuple[Any, ...]) -> None:
     refused
     """
     if (after := members_snapshot(template))[0] != before and not _same_members(before, after[0]):
-        raise PrivacyError("release: the template's declared constants or members changed during the solve "
-                           "(a backend or template of the user's changed them), so the calibration and the "
-                           "checks no longer hold; nothing is released. Leave the template unchanged while "
-                           "it is solved.")
+        raise PrivacyError(
+            "release: the template's declared constants or members changed during the solve "
+            "(a backend or template of the user's changed them), so the calibration and the "
+            "checks no longer hold; nothing is released. Leave the template unchanged while "
+            "it is solved."
+        )

@@ -106,12 +106,18 @@ class Band:
         seeds = _seeds(self.seeds, "Band")
         if isinstance(self.scores, (str, bytes)) or not isinstance(self.scores, Sequence) or \
                 len(self.scores) != len(seeds):
-            raise ParameterError(f"The 'scores' parameter of Band must be a sequence of {len(seeds)} "
-                                 f"finite floats, one per seed. Got {self.scores!r} instead.")
-        scores = tuple(check_float("scores", s, "Band", low=-math.inf, magnitude=False) for s in self.scores)
+            raise ParameterError(
+                f"The 'scores' parameter of Band must be a sequence of {len(seeds)} "
+                f"finite floats, one per seed. Got {self.scores!r} instead."
+            )
+        scores = tuple(
+            check_float("scores", s, "Band", low=-math.inf, magnitude=False) for s in self.scores
+        )
         margin = check_float("margin", self.margin, "Band", low_inclusive=True, magnitude=False)
         if not isinstance(self.label, str):
-            raise ParameterError(f"The 'label' parameter of Band must be a str. Got {self.label!r} instead.")
+            raise ParameterError(
+                f"The 'label' parameter of Band must be a str. Got {self.label!r} instead."
+            )
         object.__setattr__(self, "seeds", seeds)
         object.__setattr__(self, "scores", scores)
         object.__setattr__(self, "margin", margin)
@@ -132,10 +138,12 @@ class Band:
         seeds = ", ".join(str(s) for s in self.seeds)
         widened = f" widened by {self.margin:g} on each side" if self.margin else " (no margin)"
         head = f"{self.label}: " if self.label else ""
-        return (f"{head}{METRIC_NAMES[self.metric]} in [{self.lo:.6g}, {self.hi:.6g}], the min..max "
-                f"of {len(self.seeds)} fits (random_state = {seeds}){widened}. It covers those "
-                "seeds on the data it was recorded on; another seed, other data or a changed "
-                "model may fall outside it.")
+        return (
+            f"{head}{METRIC_NAMES[self.metric]} in [{self.lo:.6g}, {self.hi:.6g}], the min..max "
+            f"of {len(self.seeds)} fits (random_state = {seeds}){widened}. It covers those "
+            "seeds on the data it was recorded on; another seed, other data or a changed "
+            "model may fall outside it."
+        )
 
     def covers(self, value: float) -> bool:
         """Whether ``lo <= value <= hi`` (NaN is never covered)."""
@@ -161,9 +169,13 @@ class Band:
             raise ProblemError(f"{caller}: {what}; a band has the keys {sorted(_FILE_KEYS)}. "
                                "Fix the file or record the band again.")
         try:
-            band = cls(data["metric"], tuple(data["seeds"]) if isinstance(data["seeds"], list)
-                       else data["seeds"], tuple(data["scores"]) if isinstance(data["scores"], list)
-                       else data["scores"], data.get("margin", 0.0), data.get("label", ""))
+            band = cls(
+                data["metric"],
+                tuple(data["seeds"]) if isinstance(data["seeds"], list) else data["seeds"],
+                tuple(data["scores"]) if isinstance(data["scores"], list) else data["scores"],
+                data.get("margin", 0.0),
+                data.get("label", ""),
+            )
         except ParameterError as exc:
             raise ProblemError(f"{caller}: {exc} Fix the file or record the band again.") from None
         for key, derived in (("lo", band.lo), ("hi", band.hi)):
@@ -194,11 +206,16 @@ class Band:
         if out.suffix == ".json":
             text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
         elif out.suffix == ".toml":
-            text = ("# A band recorded by dpconvex.runs.record_band; lo and hi follow from the "
-                    "scores and the margin.\n" + "".join(f"{k} = {_toml(v)}\n" for k, v in data.items()))
+            text = (
+                "# A band recorded by dpconvex.runs.record_band; lo and hi follow from the "
+                "scores and the margin.\n"
+                + "".join(f"{k} = {_toml(v)}\n" for k, v in data.items())
+            )
         else:
-            raise ParameterError(f"Band.write: {str(out)!r} has neither a .toml nor a .json suffix. "
-                                 "Name the file band.toml or band.json.")
+            raise ParameterError(
+                f"Band.write: {str(out)!r} has neither a .toml nor a .json suffix. "
+                "Name the file band.toml or band.json."
+            )
         out.write_text(text, encoding="utf-8")
         return out
 
@@ -304,15 +321,18 @@ def record_band(make_estimator: Any, X: Any, y: Any, seeds: Sequence[int], *,
     from sklearn.base import is_regressor
 
     caller = "record_band"
-    if hasattr(make_estimator, "fit") and hasattr(make_estimator, "get_params"):  # a new unfitted one
+    # a new unfitted one
+    if hasattr(make_estimator, "fit") and hasattr(make_estimator, "get_params"):
         from sklearn.base import clone
 
         make: Callable[[], Any] = lambda: clone(make_estimator)  # noqa: E731 (a new clone per call)
     elif callable(make_estimator):
         make = make_estimator
     else:
-        raise ParameterError("The 'make_estimator' parameter of record_band must be an estimator or "
-                             f"a callable returning one. Got {type(make_estimator).__name__} instead.")
+        raise ParameterError(
+            "The 'make_estimator' parameter of record_band must be an estimator or "
+            f"a callable returning one. Got {type(make_estimator).__name__} instead."
+        )
     seeds = _seeds(list(seeds) if isinstance(seeds, range) else seeds, caller)
     check_option("metric", metric, (*METRICS, None), caller)
     margin = check_float("margin", margin, caller, low_inclusive=True, magnitude=False)
@@ -327,9 +347,11 @@ def record_band(make_estimator: Any, X: Any, y: Any, seeds: Sequence[int], *,
     for seed in seeds:
         est = make()
         if "random_state" not in est.get_params(deep=False):
-            raise ParameterError(f"{caller}: {type(est).__name__} has no 'random_state' parameter, "
-                                 "and a band records the spread over seeds. Give an estimator "
-                                 "that takes random_state.")
+            raise ParameterError(
+                f"{caller}: {type(est).__name__} has no 'random_state' parameter, "
+                "and a band records the spread over seeds. Give an estimator "
+                "that takes random_state."
+            )
         metric = metric or ("r2" if is_regressor(est) else "error")
         name = type(est).__name__
         est.set_params(random_state=seed).fit(X, y)
@@ -391,6 +413,10 @@ def assert_within_band(result: Any, band: Band, X: Any = None, y: Any = None) ->
     if band.covers(value):
         return value
     raise AssertionError(
-        f"assert_within_band: {METRIC_NAMES[band.metric]} {value:.6g} is outside the band [{band.lo:.6g}, "
-        f"{band.hi:.6g}] recorded on seeds {list(band.seeds)}; {band.statement}{seed_note} Find what changed "
-        f"the model or its data, or record the band again with record_band if the change is intended.")
+        f"assert_within_band: {METRIC_NAMES[band.metric]} {value:.6g} is outside the band "
+        f"[{band.lo:.6g}, "
+        f"{band.hi:.6g}] recorded on seeds {list(band.seeds)}; {band.statement}{seed_note} Find "
+        "what changed "
+        "the model or its data, or record the band again with record_band if the change is "
+        "intended."
+    )

@@ -176,7 +176,8 @@ class WarningTally:
                 self.fits += fits
                 texts = [(w.category.__name__, str(w.message)) for w in caught]
                 self.categories.update((w.category.__name__, w.category) for w in caught)
-                for key, count in collections.Counter(texts).items():  # a text counted once per fit
+                # a text counted once per fit
+                for key, count in collections.Counter(texts).items():
                     entry = self.entries.setdefault(
                         key, {"category": key[0], "message": key[1], "fits": 0, "methods": []})
                     entry["fits"] += min(count, fits)  # fits=0: outside any fit (data loading)
@@ -225,7 +226,9 @@ def warning_lines(entries: list[dict[str, Any]], fits: int, full_text: str = "")
         line["more"] |= " ".join(e["message"].split()) != head
     out = []
     for (category, head), line in sorted(merged.items(), key=lambda item: -item[1]["fits"]):
-        tail = ((f" [... full text in {full_text}]" if full_text else " [...]") if line["more"] else "")
+        tail = (
+            (f" [... full text in {full_text}]" if full_text else " [...]") if line["more"] else ""
+        )
         count = f" from {line['fits']} of {fits} fits" if line["fits"] else ""
         out.append(f"{category}{count} ({', '.join(line['methods'])}): {head}{tail}")
     return out
@@ -279,7 +282,9 @@ class ProblemResult:
     released: dict[str, dict[float, dict[str, int]]] = field(default_factory=dict)
     #: certified[method][x] = {(ε, δ) its certificate guarantees, or None without one: fits},
     #: for the private methods' fits
-    certified: dict[str, dict[float, dict[tuple[float, float] | None, int]]] = field(default_factory=dict)
+    certified: dict[str, dict[float, dict[tuple[float, float] | None, int]]] = field(
+        default_factory=dict
+    )
     #: the distinct warnings of the fits: {"category", "message", "fits", "methods"}
     warnings: list[dict[str, Any]] = field(default_factory=list)
     #: how many fits the run made
@@ -446,20 +451,40 @@ def result_to_dict(result: ProblemResult) -> dict[str, Any]:
     ('wine_large_margin', True, 1)
     """
     return {
-        "problem": result.problem.name, "file": str(result.problem.path), "quick": result.quick,
-        "runs": result.runs, "seconds": round(result.seconds, 2), "x_axis": result.problem.x_axis,
-        "results": {m: {("inf" if math.isinf(e) else repr(e)): _stats(v) for e, v in d.items()}
-                    for m, d in result.errors.items()},
+        "problem": result.problem.name,
+        "file": str(result.problem.path),
+        "quick": result.quick,
+        "runs": result.runs,
+        "seconds": round(result.seconds, 2),
+        "x_axis": result.problem.x_axis,
+        "results": {
+            m: {("inf" if math.isinf(e) else repr(e)): _stats(v) for e, v in d.items()}
+            for m, d in result.errors.items()
+        },
         "metric": result.problem.metric,
-        "baselines": {k: _stats(v) for k, v in result.baselines.items() if v}, "checks": result.checks,
+        "baselines": {k: _stats(v) for k, v in result.baselines.items() if v},
+        "checks": result.checks,
         "passed": result.passed,
-        "released": {m: {("inf" if math.isinf(e) else repr(e)): dict(names) for e, names in d.items()}
-                     for m, d in result.released.items()},
-        "certified": {m: {("inf" if math.isinf(x) else repr(x)): [
-            {"epsilon": None if pair is None else pair[0], "delta": None if pair is None else pair[1],
-             "fits": fits} for pair, fits in pairs.items()] for x, pairs in d.items()}
-            for m, d in result.certified.items()},
-        "fits": result.fits, "warnings": result.warnings,
+        "released": {
+            m: {("inf" if math.isinf(e) else repr(e)): dict(names) for e, names in d.items()}
+            for m, d in result.released.items()
+        },
+        "certified": {
+            m: {
+                ("inf" if math.isinf(x) else repr(x)): [
+                    {
+                        "epsilon": None if pair is None else pair[0],
+                        "delta": None if pair is None else pair[1],
+                        "fits": fits,
+                    }
+                    for pair, fits in pairs.items()
+                ]
+                for x, pairs in d.items()
+            }
+            for m, d in result.certified.items()
+        },
+        "fits": result.fits,
+        "warnings": result.warnings,
     }
 
 
@@ -584,7 +609,8 @@ def check_output_dir(out_dir: str | os.PathLike[str]) -> Path:
         else:
             exists, is_dir = out.exists(), out.is_dir()
             base = out if is_dir else out.absolute()
-            while not is_dir and not base.exists() and base != base.parent:  # its nearest existing folder
+            # its nearest existing folder
+            while not is_dir and not base.exists() and base != base.parent:
                 base = base.parent
     except (TypeError, ValueError, OSError) as exc:  # names too long, not a path
         unusable = str(exc)
@@ -605,8 +631,10 @@ def check_output_dir(out_dir: str | os.PathLike[str]) -> Path:
             os.rmdir(tempfile.mkdtemp(dir=base, prefix=".dpconvex-probe-"))
     except OSError as exc:
         what = "write to output folder" if base == out else f"create output folder {out} in"
-        raise OutputError(f"check_output_dir: cannot {what} {base}: {exc.strerror or exc}. "
-                          "Choose a writable folder with --out, or make this one writable.") from None
+        raise OutputError(
+            f"check_output_dir: cannot {what} {base}: {exc.strerror or exc}. "
+            "Choose a writable folder with --out, or make this one writable."
+        ) from None
     return out
 
 
@@ -657,23 +685,28 @@ def write_outputs(result: ProblemResult, out_dir: str | os.PathLike[str]) -> tup
     made = [d for d in (out, *out.parents) if not d.exists()]  # created here, removed on failure
     stage = None
     try:
-        if made and made[0] == out:  # a new folder: written whole beside it, then renamed into place
+        # a new folder: written whole beside it, then renamed into place
+        if made and made[0] == out:
             out.parent.mkdir(parents=True, exist_ok=True)
             stage = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
             os.chmod(stage, 0o777 & ~(mask := os.umask(0)))  # a folder's mode, not mkdtemp's 0o700
             os.umask(mask)
-            for name, mode, write in ((RESULTS_JSON, "w", lambda f: json.dump(payload, f, indent=2)),
-                                      (PLOT_PNG, "wb", lambda f: _save_png(result, f))):
+            for name, mode, write in (
+                (RESULTS_JSON, "w", lambda f: json.dump(payload, f, indent=2)),
+                (PLOT_PNG, "wb", lambda f: _save_png(result, f)),
+            ):
                 _write_temp(stage / name, mode, write, temps)
                 os.replace(temps.pop(), stage / name)
-            os.rename(stage, out)  # fails, writing nothing, if a folder of that name appeared meanwhile
+            # fails, writing nothing, if a folder of that name appeared meanwhile
+            os.rename(stage, out)
             stage = None
             made.clear()
             return js, png
         out.mkdir(parents=True, exist_ok=True)
         _write_temp(js, "w", lambda f: json.dump(payload, f, indent=2), temps)
         _write_temp(png, "wb", lambda f: _save_png(result, f), temps)
-        if os.path.lexists(png):  # the plot it replaces, put back if the JSON cannot replace its own
+        # the plot it replaces, put back if the JSON cannot replace its own
+        if os.path.lexists(png):
             temps.append(f"{temps[1]}.old")
             try:  # a second name for the same file (a symlink itself); no hard links: a copy
                 os.link(png, temps[2], follow_symlinks=False)

@@ -111,7 +111,8 @@ def _check_release(problem: Problem, method: Method, epsilon: float, est: BaseEs
     """Refuse a private fit whose certificate states another ε than the grid's, or a δ above the
     method's ``delta``: the run would score and report a model other than the one it names."""
     cert = getattr(model_of(est), "certificate_", None)
-    if cert is None:  # nothing stated: the model was built with the grid's epsilon (build_estimator)
+    # nothing stated: the model was built with the grid's epsilon (build_estimator)
+    if cert is None:
         return
     asked = method.params.get("delta")  # none stated: the mechanism's own (a Gaussian's default)
     wrong_eps = not math.isclose(cert.epsilon_requested, epsilon, rel_tol=1e-9)
@@ -145,11 +146,22 @@ def _non_private_baseline(result: ProblemResult, Xtr: Any, ytr: Any, Xte: Any, y
         if size is not None and size <= len(ytr):
             idx = rng.choice(len(ytr), size, replace=False)
             Xs, ys = Xtr[idx], ytr[idx]
-        ys = computed(ys)  # labels held by Dask: one number per row, read on the driver as the fits read them
-        est = (Ridge() if metric == "r2" else LogisticRegression(max_iter=2000) if len(np.unique(ys)) > 1
-               else DummyClassifier(strategy="most_frequent")).fit(Xs, ys)
-        _record(result, NON_PRIVATE_BASELINE[metric], math.inf if size is None else float(size), est,
-                score(est, Xte, yte, metric))
+        # labels held by Dask: one number per row, read on the driver as the fits read them
+        ys = computed(ys)
+        est = (
+            Ridge()
+            if metric == "r2"
+            else LogisticRegression(max_iter=2000)
+            if len(np.unique(ys)) > 1
+            else DummyClassifier(strategy="most_frequent")
+        ).fit(Xs, ys)
+        _record(
+            result,
+            NON_PRIVATE_BASELINE[metric],
+            math.inf if size is None else float(size),
+            est,
+            score(est, Xte, yte, metric),
+        )
 
 
 def _split(problem: Problem, data: Any, rng: np.random.Generator) -> tuple[Any, Any]:
@@ -167,18 +179,32 @@ def _split(problem: Problem, data: Any, rng: np.random.Generator) -> tuple[Any, 
     if (tr := problem.train_size) is not None:
         k = int(tr if tr >= 1 else round(tr * n))
         if k > train.size:
-            raise _err(problem.path, "data.train_size", f"{k} rows asked of the {train.size} the split "
-                       f"leaves for training (a fraction is one of all {n} rows). Use fewer.", "run_problem")
+            raise _err(
+                problem.path,
+                "data.train_size",
+                f"{k} rows asked of the {train.size} the split "
+                f"leaves for training (a fraction is one of all {n} rows). Use fewer.",
+                "run_problem",
+            )
         train = train[:k]
     low = 2 if problem.metric == "r2" else 1  # R² is undefined on one test row
     if test.size < low or train.size < 2:
         need = "; R² needs 2" if low > 1 else ""
-        fix = (f"Use a test_size of {low} to {n - 2} rows (or a fraction) and a train_size that keeps at "
-               "least 2 rows." if n - 2 >= low else
-               f"No split of {n} rows leaves 2 training and {low} test rows: use a data set of at least "
-               f"{low + 2} rows.")
-        raise _err(problem.path, "data.test_size", f"the split of the {n} rows leaves {train.size} training "
-                   f"and {test.size} test rows{need}. {fix}", "run_problem")
+        fix = (
+            f"Use a test_size of {low} to {n - 2} rows (or a fraction) and a train_size that "
+            "keeps at "
+            "least 2 rows."
+            if n - 2 >= low
+            else f"No split of {n} rows leaves 2 training and {low} test rows: use a data set of at least "
+            f"{low + 2} rows."
+        )
+        raise _err(
+            problem.path,
+            "data.test_size",
+            f"the split of the {n} rows leaves {train.size} training "
+            f"and {test.size} test rows{need}. {fix}",
+            "run_problem",
+        )
     return (X[train], y[train]), (X[test], y[test])
 
 
@@ -199,7 +225,9 @@ class _Progress:
         if self.redraw:
             w = 30
             k = int(w * self.done / total)
-            sys.stderr.write(f"\r{self.label} [{'#' * k}{'.' * (w - k)}] {self.done}/{self.total} {el:.0f}s")
+            sys.stderr.write(
+                f"\r{self.label} [{'#' * k}{'.' * (w - k)}] {self.done}/{self.total} {el:.0f}s"
+            )
             if self.done == self.total:
                 sys.stderr.write("\n")
         elif 10 * self.done // total > 10 * (self.done - 1) // total:
@@ -244,11 +272,18 @@ def _read_csv(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
                           "naming the columns, then one row per record.")
     header = [name.strip() for name in rows[0][1]]
     if twice := sorted(name for name, count in Counter(header).items() if count > 1):
-        raise _data_error(problem, "data.dataset", f"columns {twice} appear more than once in the header "
-                          f"of {path}. Rename them.")
+        raise _data_error(
+            problem,
+            "data.dataset",
+            f"columns {twice} appear more than once in the header of {path}. Rename them.",
+        )
     if target not in header:
-        raise _data_error(problem, "data.target", f"{target!r} is not a column of {path.name}; its "
-                          f"columns: {header}. Name the label column.")
+        raise _data_error(
+            problem,
+            "data.target",
+            f"{target!r} is not a column of {path.name}; its "
+            f"columns: {header}. Name the label column.",
+        )
     for line, row in rows[1:]:
         if len(row) != len(header):
             raise _data_error(problem, "data.dataset", f"line {line} of {path} has {len(row)} "
@@ -271,7 +306,9 @@ def _read_csv(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
 def _plain(values: Any) -> Any:
     """A pandas object or a list as a NumPy array (a Categorical's label set kept); anything else as is."""
     if hasattr(values, "to_numpy"):
-        return values.to_numpy() if (c := declared_classes(values)) is None else LabelArray(values, c)
+        return (
+            values.to_numpy() if (c := declared_classes(values)) is None else LabelArray(values, c)
+        )
     return np.asarray(values) if isinstance(values, (list, tuple)) else values
 
 
@@ -297,8 +334,12 @@ def _as_xy(problem: Problem, out: Any) -> tuple[Any, Any]:
             raise _data_error(problem, "data.target", "the loader returned a DataFrame: name its "
                               "label column with target = \"...\".")
         if target not in out.columns:
-            raise _data_error(problem, "data.target", f"{target!r} is not a column of the "
-                              f"loader's DataFrame; its columns: {list(out.columns)}. Name the label column.")
+            raise _data_error(
+                problem,
+                "data.target",
+                f"{target!r} is not a column of the "
+                f"loader's DataFrame; its columns: {list(out.columns)}. Name the label column.",
+            )
         features = out.drop(columns=[target])
         other = [c for c in features.columns if features[c].dtype.kind not in "biuf"]
         if other:
@@ -312,8 +353,12 @@ def _as_xy(problem: Problem, out: Any) -> tuple[Any, Any]:
         try:
             X, y = _plain(out[0]), _plain(out[1])
         except ValueError as exc:  # ragged lists
-            raise _data_error(problem, "data.dataset", f"the loader's X or y is not an array: "
-                              f"{str(exc).rstrip('.')}. Return arrays of one row per record.") from None
+            raise _data_error(
+                problem,
+                "data.dataset",
+                f"the loader's X or y is not an array: "
+                f"{str(exc).rstrip('.')}. Return arrays of one row per record.",
+            ) from None
         if not hasattr(X, "shape") or len(X.shape) != 2 or np.shape(y)[:1] != X.shape[:1]:
             raise _data_error(problem, "data.dataset", f"the loader returned X of shape "
                               f"{getattr(X, 'shape', None)} and y of shape {np.shape(y)}: X "
@@ -439,8 +484,13 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
     >>> tmp.cleanup()
     """
     if runs is not None:
-        runs = check_int("runs", runs, "run_problem", high=MAX_RUNS,
-                         why="the standard error of a mean test error over that many runs is at most 0.005")
+        runs = check_int(
+            "runs",
+            runs,
+            "run_problem",
+            high=MAX_RUNS,
+            why="the standard error of a mean test error over that many runs is at most 0.005",
+        )
     quick = check_bool("quick", quick, "run_problem")
     if not isinstance(problem, Problem):
         problem = load_problem(problem)
@@ -456,9 +506,15 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
         data = load_data(problem)
     result = ProblemResult(problem, quick, n_runs)
     if sizes:  # learning curve: every method at every size, private ones at the first epsilon
-        cells = [(m, [(epsilons[0] if m.private else math.inf, s) for s in sizes]) for m in problem.methods]
+        cells = [
+            (m, [(epsilons[0] if m.private else math.inf, s) for s in sizes])
+            for m in problem.methods
+        ]
     else:
-        cells = [(m, [(e, None) for e in (epsilons if m.private else [math.inf])]) for m in problem.methods]
+        cells = [
+            (m, [(e, None) for e in (epsilons if m.private else [math.inf])])
+            for m in problem.methods
+        ]
     bar = _Progress(n_runs * sum(len(c) for _, c in cells), progress, problem.name)
     t0 = time.perf_counter()
     for _ in range(n_runs):
@@ -471,7 +527,12 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
                        else (MAJORITY, majority_error(ytr, yte)))
         result.baselines.setdefault(name, []).append(value)
         for m, grid in cells:
-            if not sizes and m.private and not m.tune and isinstance(m.factory, (type, type(None))):
+            if (
+                not sizes
+                and m.private
+                and not m.tune
+                and isinstance(m.factory, (type, type(None)))
+            ):
                 # one template per (split, method), warm-started across the ε grid; a factory function is
                 # called at each ε below (the model it builds may depend on ε)
                 with tally.capture(m.label, fits=len(grid)):
@@ -491,7 +552,8 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
                                    "run_problem")
                     idx = rng.choice(len(ytr), size, replace=False)
                     Xs, ys = Xtr[idx], ytr[idx]
-                with tally.capture(m.label):  # noise from the problem's generator, handed to the fit
+                # noise from the problem's generator, handed to the fit
+                with tally.capture(m.label):
                     est = _make_estimator(m, eps)
                     est = fit_with(est, Xs, ys, NO_CONTEXT, [(est, NoiseSource(rng, seeded=True))])
                 if m.private:
@@ -499,7 +561,8 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
                 key = float(size) if size is not None else eps
                 _record(result, m.label, key, est, score(est, Xte, yte, problem.metric), m.private)
                 bar.step()
-        if all(m.private for m in problem.methods):  # every table and plot shows a non-private baseline
+        # every table and plot shows a non-private baseline
+        if all(m.private for m in problem.methods):
             _non_private_baseline(result, Xtr, ytr, Xte, yte, sizes, len(result.baselines[name]))
     result.seconds = time.perf_counter() - t0
     result.fits, result.warnings = tally.fits, tally.summary()
@@ -523,9 +586,13 @@ def _rows(lam: float) -> list[tuple[str, str, Callable[[float], BaseEstimator]]]
     def logistic(mechanism: str) -> Callable[[float], BaseEstimator]:
         return lambda eps: PrivateLogisticRegression(epsilon=eps, lam=lam, mechanism=mechanism)
 
-    return [(FRONT_DOOR, "PrivateClassifier(epsilon=ε)", lambda eps: PrivateClassifier(epsilon=eps)),
-            *((mech, f"PrivateLogisticRegression(lam={lam:g}, mechanism='{mech}')", logistic(mech))
-              for mech in ("objective", "output"))]
+    return [
+        (FRONT_DOOR, "PrivateClassifier(epsilon=ε)", lambda eps: PrivateClassifier(epsilon=eps)),
+        *(
+            (mech, f"PrivateLogisticRegression(lam={lam:g}, mechanism='{mech}')", logistic(mech))
+            for mech in ("objective", "output")
+        ),
+    ]
 
 
 def _label(model: str, released: dict[str, list[float]]) -> str:
@@ -574,8 +641,13 @@ def run_demo(epsilons: tuple[float, ...] = (0.1, 0.5, 1.0, 2.0, 5.0), runs: int 
     from ..datasets import load_sklearn
     from ..estimators.linear import PrivateLogisticRegression
 
-    runs = check_int("runs", runs, "run_demo", high=MAX_RUNS,
-                     why="the standard error of a mean accuracy over that many runs is at most 0.005")
+    runs = check_int(
+        "runs",
+        runs,
+        "run_demo",
+        high=MAX_RUNS,
+        why="the standard error of a mean accuracy over that many runs is at most 0.005",
+    )
     lam = check_float("lam", lam, "run_demo")
     if seed is not None:
         seed = check_int("seed", seed, "run_demo", low=0, high=2**128 - 1,
@@ -585,8 +657,10 @@ def run_demo(epsilons: tuple[float, ...] = (0.1, 0.5, 1.0, 2.0, 5.0), runs: int 
     except TypeError:
         epsilons = ()
     if not epsilons:
-        raise ParameterError("The 'epsilons' parameter of run_demo must be a non-empty sequence of "
-                             "numbers > 0. Got an empty or non-iterable value instead.")
+        raise ParameterError(
+            "The 'epsilons' parameter of run_demo must be a non-empty sequence of "
+            "numbers > 0. Got an empty or non-iterable value instead."
+        )
 
     tally = WarningTally()
     with tally.capture("data", fits=0):
@@ -634,7 +708,11 @@ def run_demo(epsilons: tuple[float, ...] = (0.1, 0.5, 1.0, 2.0, 5.0), runs: int 
     for key, _, _ in rows:
         print(f"| {labels[key]} | " + " | ".join(cells[key]) + f" |  | {maj} |")
     nonprivate = f"PrivateLogisticRegression(lam={lam:g}, mechanism='none') → {release_name(base)}"
-    print(f"| {nonprivate} | " + " | ".join([""] * width + [f"{results['non-private']:.3f}", maj]) + " |")
+    print(
+        f"| {nonprivate} | "
+        + " | ".join([""] * width + [f"{results['non-private']:.3f}", maj])
+        + " |"
+    )
     print(f"\n({time.perf_counter() - t0:.1f} s; majority class: predict the most frequent "
           "training label; a private model is useful only above it)", flush=True)
     results["rows"] = [labels[key] for key, _, _ in rows] + [nonprivate]

@@ -312,9 +312,11 @@ def find_problem(name: str | os.PathLike[str]) -> Path:
                            "not a file. Check the path, or pass a problem name (dpconvex list).")
     names = ", ".join(c.stem for c in known) or "(none found)"
     where = ", ".join(str(d) for d in problem_dirs()) or "(no folder)"
-    raise ProblemError(f"find_problem: no problem named {str(name)!r}. Known problems: {names}. Pass a "
-                       f"path to a .toml file or one of these names (dpconvex list). Searched: {where}; "
-                       f"set {PROBLEMS_ENV} to a folder of problem files to add one.")
+    raise ProblemError(
+        f"find_problem: no problem named {str(name)!r}. Known problems: {names}. Pass a "
+        f"path to a .toml file or one of these names (dpconvex list). Searched: {where}; "
+        f"set {PROBLEMS_ENV} to a folder of problem files to add one."
+    )
 
 
 # ----------------------------------------------------------------------------- validation
@@ -334,8 +336,11 @@ def _import(target: str, where: tuple[Path, str] | None) -> Any:
     """The object ``target`` names, imported with the problem file's folder searched first
     (``where`` = (problem file, key), named in the errors; None: the Python path only)."""
     if not isinstance(target, str) or not IMPORT_PATTERN.fullmatch(target):
-        raise _import_error(where, f"{target!r} is not an import path. Write "
-                            "\"package.module:object\" (dotted module, a colon, the object's name).")
+        raise _import_error(
+            where,
+            f"{target!r} is not an import path. Write "
+            "\"package.module:object\" (dotted module, a colon, the object's name).",
+        )
     module_name, _, attribute = target.partition(":")
     folder = str(where[0].resolve().parent) if where is not None else None
     added = folder is not None and folder not in sys.path
@@ -345,9 +350,12 @@ def _import(target: str, where: tuple[Path, str] | None) -> Any:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name is not None and (module_name + ".").startswith(exc.name + "."):
-            raise _import_error(where, f"cannot import {target!r}: no module named "
-                                f"{exc.name!r}. Put the module next to the problem file, on PYTHONPATH "
-                                "or in an installed package, or fix the name before ':'.") from None
+            raise _import_error(
+                where,
+                f"cannot import {target!r}: no module named "
+                f"{exc.name!r}. Put the module next to the problem file, on PYTHONPATH "
+                "or in an installed package, or fix the name before ':'.",
+            ) from None
         raise _import_error(where, f"importing {module_name!r} for {target!r} raised "
                             f"ModuleNotFoundError: {exc}. Install what the module needs or fix "
                             "the module.") from exc
@@ -438,7 +446,9 @@ def _floats(path: Path, key: str, v: Any) -> list[float]:
     return out
 
 
-def _int(path: Path, key: str, v: Any, low: int = 1, high: int | None = None, why: str = "") -> int:
+def _int(
+    path: Path, key: str, v: Any, low: int = 1, high: int | None = None, why: str = ""
+) -> int:
     if not isinstance(v, int) or isinstance(v, bool) or v < low:
         raise _err(path, key, f"must be an integer >= {low}, got {v!r}.")
     if high is not None and v > high:
@@ -461,10 +471,19 @@ def _name(path: Path, raw: dict[str, Any]) -> str:
     """The problem's name: a plain folder name (it becomes ``results/NAME``)."""
     name = _str(path, "name", raw["name"]) if "name" in raw else path.stem
     if not NAME_PATTERN.fullmatch(name):
-        where = "" if "name" in raw else " (taken from the file name; set name = \"...\" to choose one)"
-        raise _err(path, "name", f"{name!r}{where} must be one folder name: letters, digits and "
-                   "'_' '.' '+' '-', starting with a letter, digit or '_', at most 128 characters (no '/', "
-                   "'\\', spaces, absolute paths or names like '..': the results go to results/NAME).")
+        where = (
+            ""
+            if "name" in raw
+            else " (taken from the file name; set name = \"...\" to choose one)"
+        )
+        raise _err(
+            path,
+            "name",
+            f"{name!r}{where} must be one folder name: letters, digits and "
+            "'_' '.' '+' '-', starting with a letter, digit or '_', at most 128 characters (no "
+            "'/', "
+            "'\\', spaces, absolute paths or names like '..': the results go to results/NAME).",
+        )
     return name
 
 
@@ -488,8 +507,13 @@ def check_fits(path: Path, runs: int, cells: int, key: str = "grid.runs",
     too many fits
     """
     if runs * cells > MAX_PROBLEM_FITS:
-        raise _err(path, key, f"{runs:,} runs x {cells:,} fits per run is above the cap of "
-                   f"{MAX_PROBLEM_FITS:,} fits. Use fewer runs, epsilons, sizes or methods.", caller)
+        raise _err(
+            path,
+            key,
+            f"{runs:,} runs x {cells:,} fits per run is above the cap of "
+            f"{MAX_PROBLEM_FITS:,} fits. Use fewer runs, epsilons, sizes or methods.",
+            caller,
+        )
 
 
 #: The TOML keys of a band by metric: (upper key, lower key), the required one first.
@@ -499,22 +523,34 @@ _BAND_KEYS = {"error": ("max_error", "min_error"), "r2": ("min_r2", "max_r2")}
 def _band(path: Path, k: str, e: dict[str, Any], metric: str) -> tuple[float, float]:
     """(low, high) of one [[expect]] table, in the keys of ``metric``."""
     required, optional = _BAND_KEYS[metric]
-    other = next(iter(set(e) & {key for m, keys in _BAND_KEYS.items() if m != metric for key in keys}), None)
+    other = next(
+        iter(set(e) & {key for m, keys in _BAND_KEYS.items() if m != metric for key in keys}), None
+    )
     if other is not None:
-        raise _err(path, k + other, f"this problem reports {'R²' if metric == 'r2' else 'the test error'} "
-                   f"(metric = \"{metric}\"): state the band with {required} and {optional}.")
+        raise _err(
+            path,
+            k + other,
+            f"this problem reports {'R²' if metric == 'r2' else 'the test error'} "
+            f"(metric = \"{metric}\"): state the band with {required} and {optional}.",
+        )
     if required not in e:
         end = "upper" if metric == "error" else "lower"
         raise _err(path, k + required, f"is required (the {end} end of the band).")
     span = "[0, 1]" if metric == "error" else "(-inf, 1]"
     for key in (required, optional):
         v = e.get(key, 0.0)
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not abs(v) <= sys.float_info.max:
+        if (
+            isinstance(v, bool)
+            or not isinstance(v, (int, float))
+            or not abs(v) <= sys.float_info.max
+        ):
             raise _err(path, k + key, f"must be a finite number in {span}, got {v!r}.")
     if metric == "error":
         lo, hi = float(e.get("min_error", 0.0)), float(e["max_error"])
         if not 0 <= lo <= hi <= 1:
-            raise _err(path, k + "max_error", f"band [{lo}, {hi}] must satisfy 0 <= min <= max <= 1.")
+            raise _err(
+                path, k + "max_error", f"band [{lo}, {hi}] must satisfy 0 <= min <= max <= 1."
+            )
     else:
         lo, hi = float(e["min_r2"]), float(e.get("max_r2", 1.0))
         if not lo <= hi <= 1:
@@ -535,13 +571,18 @@ def _expects(path: Path, where: str, items: Any, labels: set[str], metric: str) 
             raise _err(path, f"{where}[{i}]", "must be a table.")
         _check_keys(path, k, e, _EXPECT_KEYS)
         if not isinstance(e.get("method"), str) or e["method"] not in labels:
-            raise _err(path, k + "method", f"{e.get('method')!r} is not the label of a [[method]]; "
-                       f"labels: {sorted(labels)}.")
+            raise _err(
+                path,
+                k + "method",
+                f"{e.get('method')!r} is not the label of a [[method]]; labels: {sorted(labels)}.",
+            )
         lo, hi = _band(path, k, e, metric)
         eps = e.get("epsilon")
         if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float))
                                 or not 0 < eps <= sys.float_info.max):
-            raise _err(path, k + "epsilon", f"must be a finite number > 0 or omitted, got {eps!r}.")
+            raise _err(
+                path, k + "epsilon", f"must be a finite number > 0 or omitted, got {eps!r}."
+            )
         ts = e.get("train_size")
         if ts is not None:
             ts = _int(path, k + "train_size", ts)
@@ -642,18 +683,30 @@ def build_estimator(method: Method, epsilon: float | None, *, private: bool | No
         return est  # a non-private comparison: run once per run, no epsilon claimed
     name = type(est).__name__
     if not takes:
-        raise _build_error(method, f"{method.estimator} takes no epsilon argument and returns a "
-                           f"{name}, which has one: the grid's epsilon cannot reach the model it "
-                           "builds. Give the factory an epsilon parameter (or **params) and pass "
-                           f"it on, e.g. def make(**params): return {name}(..., **params).", caller)
+        raise _build_error(
+            method,
+            f"{method.estimator} takes no epsilon argument and returns a "
+            f"{name}, which has one: the grid's epsilon cannot reach the model it "
+            "builds. Give the factory an epsilon parameter (or **params) and pass "
+            f"it on, e.g. def make(**params): return {name}(..., **params).",
+            caller,
+        )
     # no delta in params: none set on the model (a mechanism may still take its own default)
     for key, given in (("epsilon", epsilon), ("delta", method.params.get("delta", 0.0))):
         if given is not None and key in built and (built[key] or 0.0) != given:
-            what = f"{key} = {given!r}" if key == "epsilon" or "delta" in method.params else "no delta"
-            raise _build_error(method, f"{method.estimator} was given {what} and returned "
-                               f"a {name} with {key} = {built[key]!r}: the run fits and scores the "
-                               f"model at the grid's epsilon and the params' delta. Pass {key} to "
-                               "the estimator unchanged.", caller)
+            what = (
+                f"{key} = {given!r}"
+                if key == "epsilon" or "delta" in method.params
+                else "no delta"
+            )
+            raise _build_error(
+                method,
+                f"{method.estimator} was given {what} and returned "
+                f"a {name} with {key} = {built[key]!r}: the run fits and scores the "
+                f"model at the grid's epsilon and the params' delta. Pass {key} to "
+                "the estimator unchanged.",
+                caller,
+            )
     return est
 
 
@@ -688,7 +741,9 @@ def _signature_check(path: Path, key: str, method: Method, factory: Callable[...
     except (TypeError, ValueError):  # no signature to read: the constructor decides
         return
     kinds = {p.kind for p in sig.parameters.values()}
-    names = [n for n, p in sig.parameters.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    names = [
+        n for n, p in sig.parameters.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    ]
     valid = sorted(n for n in names if n not in _GRID_PARAMS)
     unknown = sorted(set(method.params) - set(names))
     if unknown and inspect.Parameter.VAR_KEYWORD not in kinds:
@@ -727,7 +782,9 @@ def _check_params(path: Path, key: str, method: Method, epsilon: float) -> Any:
                    f"{method.estimator} returned {type(est).__name__}, not an estimator (an "
                    "object with fit and get_params). Name a class or a factory returning one.")
     params = _params_of(model_of(est))
-    method.private = private and "epsilon" in params and _mechanism_private(params.get("mechanism"))
+    method.private = (
+        private and "epsilon" in params and _mechanism_private(params.get("mechanism"))
+    )
     if callable(getattr(est, "_validate_params", None)) and hasattr(est, "_parameter_constraints"):
         from sklearn.base import clone
 
@@ -745,14 +802,19 @@ def _check_params(path: Path, key: str, method: Method, epsilon: float) -> Any:
                 if params.get("classes") is not None:  # (a fit checks them with the labels)
                     check_classes(params["classes"], f"{type(est).__name__}.fit")
                 if not isinstance(params.get("accountant"), (BudgetAccountant, type(None))):
-                    raise DPConvexError(f"The 'accountant' parameter of {type(est).__name__} must "
-                                        f"be a BudgetAccountant or None. Got {params['accountant']!r}.")
+                    raise DPConvexError(
+                        f"The 'accountant' parameter of {type(est).__name__} must "
+                        f"be a BudgetAccountant or None. Got {params['accountant']!r}."
+                    )
             except (DPConvexError, ValueError, TypeError) as exc:
                 # the first candidate is the base with the grid's first values: the base's key (and
                 # its own error) where the base alone fails too, else the grid's
                 base = _failure(est) if i == 0 and tune else None
-                raise _err(path, key if i == 0 and (not tune or base) else key.rsplit(".", 1)[0] + ".tune",
-                           base or str(exc)) from None
+                raise _err(
+                    path,
+                    key if i == 0 and (not tune or base) else key.rsplit(".", 1)[0] + ".tune",
+                    base or str(exc),
+                ) from None
     return est
 
 
@@ -794,20 +856,34 @@ def _parse_methods(path: Path, raw_methods: Any, epsilon: float) -> tuple[list[M
         if not isinstance(params, dict):
             raise _err(path, k + "params", "must be a table of constructor parameters.")
         if any(p in params for p in _GRID_PARAMS):
-            raise _err(path, k + "params", "must not set 'epsilon' or 'random_state': the grid sets them.")
+            raise _err(
+                path, k + "params", "must not set 'epsilon' or 'random_state': the grid sets them."
+            )
         params = _resolve_imports(path, k + "params", params)
         tune = m.get("tune")
         if tune is not None and (not isinstance(tune, dict) or not all(
                 isinstance(v, list) and v for v in tune.values())):
-            raise _err(path, k + "tune", "must be a table of non-empty lists (the candidate grid).")
+            raise _err(
+                path, k + "tune", "must be a table of non-empty lists (the candidate grid)."
+            )
         if tune is not None:
             tune = _resolve_imports(path, k + "tune", tune)
             if privacy := [name for name in tune if name in PRIVACY_PARAMETERS]:
-                raise _err(path, k + "tune", f"{privacy[0]!r} is a privacy parameter: a search that "
-                           "chose it from the data would release the guarantee it chose. Set delta in "
-                           "params (one value for every candidate); epsilon comes from the grid.")
-        method = Method(m.get("label") or m["estimator"], m["estimator"], params, tune, factory=factory,
-                        where=(path, k))
+                raise _err(
+                    path,
+                    k + "tune",
+                    f"{privacy[0]!r} is a privacy parameter: a search that "
+                    "chose it from the data would release the guarantee it chose. Set delta in "
+                    "params (one value for every candidate); epsilon comes from the grid.",
+                )
+        method = Method(
+            m.get("label") or m["estimator"],
+            m["estimator"],
+            params,
+            tune,
+            factory=factory,
+            where=(path, k),
+        )
         est = _check_params(path, k + "params", method, epsilon)
         if tune is not None:  # tunable: the estimator's parameters the grid does not set
             valid = sorted(n for n in _params_of(est) if n not in _GRID_PARAMS)
@@ -829,8 +905,13 @@ def _metric(path: Path, raw: dict[str, Any], methods: list[Method], built: list[
     classifiers = [m.label for m, est in zip(methods, built, strict=True) if is_classifier(est)]
     if "metric" not in raw:
         if regressors and classifiers:
-            raise _err(path, "metric", f"the learners mix regressors {regressors} and classifiers "
-                       f"{classifiers}. Compare them in two problems, or set metric = \"r2\" or \"error\".")
+            raise _err(
+                path,
+                "metric",
+                f"the learners mix regressors {regressors} and classifiers "
+                f"{classifiers}. Compare them in two problems, or set metric = \"r2\" or "
+                "\"error\".",
+            )
         return "r2" if regressors else "error"
     metric = raw["metric"]
     if metric not in METRICS:
@@ -851,7 +932,9 @@ _Source = tuple[Callable[..., Any] | None, Path | None, str | None]
 def _source(path: Path, data: dict[str, Any], dataset: str) -> _Source:
     target = data.get("target")
     if target is not None and (not isinstance(target, str) or not target):
-        raise _err(path, "data.target", f"must be a column name (a non-empty string), got {target!r}.")
+        raise _err(
+            path, "data.target", f"must be a column name (a non-empty string), got {target!r}."
+        )
     if dataset.lower().endswith(".csv"):
         csv = Path(dataset).expanduser()
         csv = csv if csv.is_absolute() else path.parent / csv
@@ -902,7 +985,9 @@ def _check_data(path: Path, data: Any) -> tuple[str, str, _Source]:
             raise _err(path, f"data.{key}", f"must be a number of rows (int >= 1) or a fraction "
                        f"in (0, 1), got {v!r}.")
     if not isinstance(data.get("options", {}), dict):
-        raise _err(path, "data.options", f"must be a table of loader arguments, got {data['options']!r}.")
+        raise _err(
+            path, "data.options", f"must be a table of loader arguments, got {data['options']!r}."
+        )
     return dataset, split, _source(path, data, dataset)
 
 
@@ -959,9 +1044,13 @@ def load_problem(name: str | os.PathLike[str]) -> Problem:
     try:
         raw = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as exc:
-        raise ProblemError(f"load_problem: {path}: not valid TOML ({exc}). Fix the syntax.") from None
+        raise ProblemError(
+            f"load_problem: {path}: not valid TOML ({exc}). Fix the syntax."
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ProblemError(f"load_problem: {path}: cannot be read ({exc}). Check the file.") from None
+        raise ProblemError(
+            f"load_problem: {path}: cannot be read ({exc}). Check the file."
+        ) from None
     _check_keys(path, "", raw, _TOP_KEYS)
     name = _name(path, raw)
     title = _str(path, "title", raw.get("title", path.stem))
@@ -991,10 +1080,34 @@ def load_problem(name: str | os.PathLike[str]) -> Problem:
     q_runs = _runs(path, "quick.runs", quick.get("runs", 2))
     check_fits(path, runs, count_fits(methods, epsilons, sizes))
     check_fits(path, q_runs, count_fits(methods, q_eps, q_sizes), "quick.runs")
-    q_max = None if quick.get("max_train") is None else _int(path, "quick.max_train", quick["max_train"])
-    return Problem(name=name, path=path, title=title, reference=reference, dataset=dataset, split=split,
-                   test_size=data.get("test_size"), train_size=data.get("train_size"),
-                   options=dict(data.get("options", {})), epsilons=epsilons, runs=runs, seed=seed,
-                   methods=methods, expect=expect, train_sizes=sizes, quick_runs=q_runs,
-                   quick_epsilons=q_eps, quick_max_train=q_max, quick_expect=q_expect,
-                   quick_train_sizes=q_sizes, metric=metric, target=target, loader=loader, csv=csv)
+    q_max = (
+        None
+        if quick.get("max_train") is None
+        else _int(path, "quick.max_train", quick["max_train"])
+    )
+    return Problem(
+        name=name,
+        path=path,
+        title=title,
+        reference=reference,
+        dataset=dataset,
+        split=split,
+        test_size=data.get("test_size"),
+        train_size=data.get("train_size"),
+        options=dict(data.get("options", {})),
+        epsilons=epsilons,
+        runs=runs,
+        seed=seed,
+        methods=methods,
+        expect=expect,
+        train_sizes=sizes,
+        quick_runs=q_runs,
+        quick_epsilons=q_eps,
+        quick_max_train=q_max,
+        quick_expect=q_expect,
+        quick_train_sizes=q_sizes,
+        metric=metric,
+        target=target,
+        loader=loader,
+        csv=csv,
+    )

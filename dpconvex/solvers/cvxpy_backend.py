@@ -87,11 +87,20 @@ class CVXPYBackend(Backend["CVXPYTemplate"]):
         objective_value, _ = template.objective(x, b, extra_reg)
         stats = compiled["problem"].solver_stats
         value = compiled["problem"].value
-        return SolveResult(x, status, objective_value, template.residual(x, b, extra_reg), self.name,
-                           iterations=int(stats.num_iters or 0) if stats else 0,
-                           seconds=seconds,
-                           info={"raw_status": raw_status, **info,
-                                 "cvxpy_objective": math.nan if value is None else float(value)})
+        return SolveResult(
+            x,
+            status,
+            objective_value,
+            template.residual(x, b, extra_reg),
+            self.name,
+            iterations=int(stats.num_iters or 0) if stats else 0,
+            seconds=seconds,
+            info={
+                "raw_status": raw_status,
+                **info,
+                "cvxpy_objective": math.nan if value is None else float(value),
+            },
+        )
 
 
 class ClarabelBackend(CVXPYBackend):

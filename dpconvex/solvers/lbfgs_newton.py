@@ -77,7 +77,11 @@ def _sampled_newton(fun_grad: FunGrad, hess: Hess, hess_sample: HessSample, x: n
                     break  # the Hessian keeps moving: L-BFGS and the polish finish
                 exact = cho_factor(hess(x))
                 formed += 1
-            step = cho_solve(exact, g) if exact is not None else np.linalg.solve(hess_sample(x, k == 0), g)
+            step = (
+                cho_solve(exact, g)
+                if exact is not None
+                else np.linalg.solve(hess_sample(x, k == 0), g)
+            )
         except np.linalg.LinAlgError:
             break
         slope = float(g @ step)
@@ -137,13 +141,19 @@ class LbfgsNewton(Backend["SmoothTemplate"]):
         # passes θ (and v) in the space's shape, and the result is returned in it
         shape = template.space.shape
         size = math.prod(shape)
-        x0 = np.zeros(size) if warm_start is None else np.asarray(warm_start, dtype=float).reshape(size)
+        x0 = (
+            np.zeros(size)
+            if warm_start is None
+            else np.asarray(warm_start, dtype=float).reshape(size)
+        )
         tol = template.residual_tol * NATIVE_TOL_FACTOR
         newton_steps, max_iter = (30, 5000) if max_iter is None else (0, max_iter)
         caps = template.capabilities
         dense = "hessian" in caps and template.space.dimension <= _DENSE_HESSIAN_MAX_P
         products = not dense and "hessp" in caps
-        sample = (dense and "sampled_hessian" in caps and template.space.dimension <= _EARLY_NEWTON_MAX_P)
+        sample = (
+            dense and "sampled_hessian" in caps and template.space.dimension <= _EARLY_NEWTON_MAX_P
+        )
 
         def fun_grad(w: np.ndarray) -> tuple[float, np.ndarray]:
             value, grad = template.objective(w.reshape(shape), b, extra_reg)
@@ -179,7 +189,8 @@ class LbfgsNewton(Backend["SmoothTemplate"]):
             f, gn = np.nan, np.inf
             sample = sample and newton_steps > 0
             if np.any(x) or sample:
-                f, g = fun_grad(x)  # a warm start may already be the minimizer (output perturbation)
+                # a warm start may already be the minimizer (output perturbation)
+                f, g = fun_grad(x)
                 gn = float(np.linalg.norm(g))
             if sample and gn > tol:
                 # Many rows: a sampled Hessian costs a fraction of a gradient, and Newton steps on
@@ -192,8 +203,13 @@ class LbfgsNewton(Backend["SmoothTemplate"]):
             for gtol in phases:
                 if gn <= tol:
                     break
-                res = minimize(fun_grad, x, jac=True, method="L-BFGS-B",
-                               options={"maxiter": max_iter, "gtol": gtol, "ftol": 0.0, "maxcor": 20})
+                res = minimize(
+                    fun_grad,
+                    x,
+                    jac=True,
+                    method="L-BFGS-B",
+                    options={"maxiter": max_iter, "gtol": gtol, "ftol": 0.0, "maxcor": 20},
+                )
                 messages.append(str(res.message))
                 x = np.asarray(res.x, dtype=float)
                 f, g = fun_grad(x)

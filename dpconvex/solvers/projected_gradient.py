@@ -107,7 +107,9 @@ _VALUE_RELIABLE = 1e-10
 _CURVATURE_MARGIN = 1.5
 
 
-def _local_curvature(fy: float, fn: float, gy: np.ndarray, gn: np.ndarray, d: np.ndarray, dd: float) -> float:
+def _local_curvature(
+    fy: float, fn: float, gy: np.ndarray, gn: np.ndarray, d: np.ndarray, dd: float
+) -> float:
     """The curvature of J along d = x⁺ − y (the smallest L of the descent lemma; ``L0``)."""
     if dd <= 0.0:
         return 0.0

@@ -226,9 +226,11 @@ class Backend(abc.ABC, Generic[TemplateT]):
                    "(they read the rows through products summed on the workers), or" if fits
                    else "No registered backend reads these rows in place:")
             raise ParameterError(
-                f"{type(self).__name__}.check: solver {self.name!r} needs the rows in one process's "
+                f"{type(self).__name__}.check: solver {self.name!r} needs the rows in one "
+                "process's "
                 "memory (it builds the whole design matrix into its problem), but the template "
-                f"'{getattr(template, 'name', template)}' reads them from {rows!r}, which stays on the "
+                f"'{getattr(template, 'name', template)}' reads them from {rows!r}, which stays "
+                "on the "
                 f"Dask workers. {use} pass X.compute() if the rows fit in memory."
             )
         have = frozenset(getattr(template, "capabilities", ()))
@@ -362,8 +364,10 @@ class PolishedBackend(Backend["ObjectiveTemplate"]):
         self.first = first
         self.polish = polish
         #: Both solvers, and not which of them produced the point (that depends on the data).
-        self.label = (f"{first.label} (polished by {polish.label} if {first.label}'s residual "
-                      "missed the tolerance; whether it was depends on the data and is not stated)")
+        self.label = (
+            f"{first.label} (polished by {polish.label} if {first.label}'s residual "
+            "missed the tolerance; whether it was depends on the data and is not stated)"
+        )
 
     def supports(self, template: Template) -> bool:
         return self.first.supports(template) and self.polish.supports(template)
@@ -477,11 +481,15 @@ def get_backend(name: str | None, template: Template) -> Backend:
     if not auto:
         check_solver_name(name, "get_backend")
     for backend_class in _CLASSES:  # "auto": every class, the native ones first
-        if (auto or backend_class.name == name) and (backend := backend_class()).supports(template):
+        if (auto or backend_class.name == name) and (backend := backend_class()).supports(
+            template
+        ):
             return backend
     have = sorted(getattr(template, "capabilities", ()))
     if auto:
-        requirements = sorted({tuple(sorted(backend_class.requires)) for backend_class in _CLASSES})
+        requirements = sorted(
+            {tuple(sorted(backend_class.requires)) for backend_class in _CLASSES}
+        )
         raise ParameterError(
             f"get_backend: no registered solver backend can solve the template "
             f"'{getattr(template, 'name', template)}' (capabilities {have!r}); the "
@@ -491,9 +499,11 @@ def get_backend(name: str | None, template: Template) -> Backend:
         needs = " or ".join(repr(sorted(candidate.requires)) for candidate in candidates)
         fits = suitable_backends(template)
         raise ParameterError(
-            f"get_backend: solver {name!r} cannot solve the template '{getattr(template, 'name', template)}'"
+            f"get_backend: solver {name!r} cannot solve the template "
+            f"'{getattr(template, 'name', template)}'"
             f": it needs the capabilities {needs}; the template has {have!r}. "
-            + (f"Use solver={fits[0]!r}." if fits else "No registered backend can solve it."))
+            + (f"Use solver={fits[0]!r}." if fits else "No registered backend can solve it.")
+        )
     candidates[0].check(template)  # raises, naming what is missing
     return candidates[0]  # pragma: no cover
 

@@ -108,8 +108,10 @@ class RecordDomain:
     def __post_init__(self) -> None:
         if (self.labels is None) == (self.label_range is None):
             raise ParameterError(
-                "RecordDomain.__init__: give exactly one of labels (a finite set) and label_range (lo, "
-                "hi): the verifier probes every label a record can carry.")
+                "RecordDomain.__init__: give exactly one of labels (a finite set) and label_range "
+                "(lo, "
+                "hi): the verifier probes every label a record can carry."
+            )
         if not (float(self.data_norm) > 0 and np.isfinite(float(self.data_norm))):
             raise ParameterError(f"The 'data_norm' parameter of RecordDomain must be a finite "
                                  f"float > 0. Got {self.data_norm!r} instead.")
@@ -439,7 +441,9 @@ class SmoothTemplate(ObjectiveTemplate, Protocol):
     def hessian(self, theta: np.ndarray, extra_reg: float = 0.0) -> np.ndarray:
         """∇²J(θ), dense."""
 
-    def hessp(self, theta: np.ndarray, extra_reg: float = 0.0) -> Callable[[np.ndarray], np.ndarray]:
+    def hessp(
+        self, theta: np.ndarray, extra_reg: float = 0.0
+    ) -> Callable[[np.ndarray], np.ndarray]:
         """v ↦ ∇²J(θ) v."""
 
     def sampled_hessian(self, theta: np.ndarray, extra_reg: float = 0.0, *,
@@ -547,7 +551,11 @@ def missing_members(candidate: object) -> list[str]:
     caps = getattr(candidate, "capabilities", frozenset())
     want = list(TEMPLATE_MEMBERS)
     for cap in sorted(caps):
-        want += [m for m in CAPABILITY_MEMBERS.get(cap, (f"<unknown capability {cap!r}>",)) if m not in want]
+        want += [
+            m
+            for m in CAPABILITY_MEMBERS.get(cap, (f"<unknown capability {cap!r}>",))
+            if m not in want
+        ]
     missing = [m for m in want if not _has_member(candidate, m)]
     space = getattr(candidate, "space", None)
     if space is not None:

@@ -30,8 +30,14 @@ from ..errors import ParameterError
 from .base import EuclideanSpace
 from .large_margin_rows import AugmentedRows
 
-__all__ = ["DEFAULT_WEIGHTS", "STRUCTURES", "FeatureMap", "FeatureMapSpace", "check_feature_options",
-           "feature_map_of"]
+__all__ = [
+    "DEFAULT_WEIGHTS",
+    "STRUCTURES",
+    "FeatureMap",
+    "FeatureMapSpace",
+    "check_feature_options",
+    "feature_map_of",
+]
 
 #: The structures of ``PrivateLargeMarginGaussian(loss="softmax", structure=...)``.
 STRUCTURES = ("full", "diagonal", "linear")
@@ -239,7 +245,10 @@ class FeatureMap:
         cols = []
         if self.structure == "full":
             iu = np.triu_indices(d, 1)
-            cols += [kq * G[:, idx, idx], kq * (G[:, iu[0], iu[1]] + G[:, iu[1], iu[0]]) / math.sqrt(2.0)]
+            cols += [
+                kq * G[:, idx, idx],
+                kq * (G[:, iu[0], iu[1]] + G[:, iu[1], iu[0]]) / math.sqrt(2.0),
+            ]
         elif self.structure == "diagonal":
             cols.append(kq * G[:, idx, idx])
         cols += [kl * (G[:, :d, d] + G[:, d, :d]), kc * G[:, d, d][:, None]]

@@ -49,7 +49,12 @@ from ..objectives.losses import Frobenius, HuberHinge, Loss, MatrixTerm, probe_t
 from ..privacy.certificate import Condition
 from ..privacy.checks import check_dcp_convex, check_loss
 from .base import PrivacyConstants, natural_residual, needs_of
-from .parameterizations import BlockParameterization, FullPSD, QuadraticParameterization, max_row_norm
+from .parameterizations import (
+    BlockParameterization,
+    FullPSD,
+    QuadraticParameterization,
+    max_row_norm,
+)
 
 __all__ = ["RESIDUAL_TOL", "LargeMarginGaussianTemplate", "LargeMarginProblem", "MatrixTerm",
            "augment_and_scale", "psi_frobenius", "softmax_rows"]
@@ -79,8 +84,10 @@ def softmax_rows(N: np.ndarray, lse: np.ndarray | None = None) -> np.ndarray:
     ([1.386294, 1000.693147], [[0.25, 0.75], [0.5, 0.5]])
     """
     if not (N.flags.c_contiguous and N.flags.writeable and N.dtype == np.float64):
-        raise ParameterError("softmax_rows: it works in place, so N must be a writeable, C-contiguous "
-                             f"float64 array; got dtype {N.dtype}. Pass np.array(N, dtype=float).")
+        raise ParameterError(
+            "softmax_rows: it works in place, so N must be a writeable, C-contiguous "
+            f"float64 array; got dtype {N.dtype}. Pass np.array(N, dtype=float)."
+        )
     S = N.shape[-1]
     R = N.reshape(-1, S)  # a view: N is C-contiguous
     out = np.empty(R.shape[0]) if lse is None else lse.reshape(-1)
@@ -122,7 +129,8 @@ class LargeMarginProblem:
 
     kind = "large_margin"
     space: QuadraticParameterization
-    _caches: tuple[str, ...] = ("_cvx", "_gram_norm", "_last", "_linear", "_scores_at")  # None: computed
+    # None: computed
+    _caches: tuple[str, ...] = ("_cvx", "_gram_norm", "_last", "_linear", "_scores_at")
     #: Over the feasible set of ``space`` (the PSD cone); False: unconstrained (softmax).
     constrained = True
 
@@ -132,8 +140,10 @@ class LargeMarginProblem:
         owner = type(self).__name__
         if len(self.Z.shape) != 2 or self.Z.shape[1] < 2:
             raise DataValidationError(
-                f"{owner}.__init__: Z must be 2-D (n, d + 1) with the appended constant; got shape "
-                f"{self.Z.shape}. Build it with augment_and_scale(X, data_norm).")
+                f"{owner}.__init__: Z must be 2-D (n, d + 1) with the appended constant; got "
+                "shape "
+                f"{self.Z.shape}. Build it with augment_and_scale(X, data_norm)."
+            )
         self.n, self.D = (int(s) for s in self.Z.shape)
         self.d = self.D - 1
         self.C, self.K = int(n_classes), int(n_components)
@@ -179,7 +189,9 @@ class LargeMarginProblem:
                   extra_reg: float = 0.0) -> tuple[float, np.ndarray]:
         raise NotImplementedError  # each template's loss
 
-    def residual(self, theta: np.ndarray, b: np.ndarray | None = None, extra_reg: float = 0.0) -> float:
+    def residual(
+        self, theta: np.ndarray, b: np.ndarray | None = None, extra_reg: float = 0.0
+    ) -> float:
         """The optimality residual (same for every backend): ||∇J||_F unconstrained, else the
         natural residual ||Φ − Π(Φ − ∇J(Φ))||_F over the feasible set."""
         grad = self.objective(theta, b, extra_reg)[1]
@@ -275,7 +287,9 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
         owner = type(self).__name__
         # records on Dask workers (a DaskGram, dpconvex/estimators/large_margin/dask) stay there; its
         # in_memory flag, read through ``rows``, keeps them from the CVXPY backends
-        self.Z = Z if getattr(Z, "in_memory", True) is False else np.ascontiguousarray(Z, dtype=float)
+        self.Z = (
+            Z if getattr(Z, "in_memory", True) is False else np.ascontiguousarray(Z, dtype=float)
+        )
         self.rows = None if isinstance(self.Z, np.ndarray) else self.Z
         self._set_problem(y, n_classes, n_components, lam, assignment)
         comp = np.zeros(self.n, dtype=np.int64) if components is None else np.asarray(components)
@@ -283,13 +297,15 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
         if (self.components.shape != (self.n,) or self.components.min() < 0
                 or self.components.max() >= self.K):
             raise DataValidationError(
-                f"{owner}.__init__: components must hold n = {self.n} indices in [0, {self.K - 1}]."
+                f"{owner}.__init__: components must hold n = {self.n} indices in [0, "
+                f"{self.K - 1}]."
             )
         self.gamma = check_float("gamma", gamma, owner, low_inclusive=True)
         self.loss = HuberHinge(0.5) if loss is None else loss
         if not isinstance(self.loss, Loss):
             raise ParameterError(
-                f"The 'loss' parameter of {owner} must be a dpconvex.objectives.losses.Loss (with value, "
+                f"The 'loss' parameter of {owner} must be a dpconvex.objectives.losses.Loss (with "
+                "value, "
                 f"deriv, deriv2, deriv_bound, curvature). Got {loss!r} instead."
             )
         self.extra_terms = tuple(extra_terms)
@@ -345,11 +361,16 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
         conds: list[Condition] = []
         if "strong_convexity" in needs and not self.lam > 0:
             raise PrivacyError(
-                f"{owner}.conditions: strong convexity: lam = {self.lam:g}, but the mechanism needs a "
-                f"strongly convex objective. The Huber loss is not strongly convex and the trace term gamma "
-                f"* tr(Psi) is linear, so the objective of Pathak & Raj (PSDM 2010) without the lam * "
-                f"||Phi||_F^2 term of the TDSC 2012 version is NOT strongly convex: its minimizer is not a "
-                f"bijective function of the noise and the privacy proof fails. Use lam > 0 (e.g. lam=2e-2)."
+                f"{owner}.conditions: strong convexity: lam = {self.lam:g}, but the mechanism "
+                "needs a "
+                "strongly convex objective. The Huber loss is not strongly convex and the trace "
+                "term gamma "
+                "* tr(Psi) is linear, so the objective of Pathak & Raj (PSDM 2010) without the "
+                "lam * "
+                "||Phi||_F^2 term of the TDSC 2012 version is NOT strongly convex: its minimizer "
+                "is not a "
+                "bijective function of the noise and the privacy proof fails. Use lam > 0 (e.g. "
+                "lam=2e-2)."
             )
         # (1) convexity of the whole CVXPY objective (same structure, public surrogate rows)
         if self.loss.has_cvxpy:
@@ -394,13 +415,16 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
             a.append(self.rows.certificate_note)
         if "curvature" in needs:
             a.append(
-                "PSD constraints: the minimizer may lie on the boundary of the PSD cone, where the "
+                "PSD constraints: the minimizer may lie on the boundary of the PSD cone, where "
+                "the "
                 "change-of-variables proof of CMS (which assumes an unconstrained minimizer) does "
                 "not apply directly; the guarantee relies on the extension of objective "
                 "perturbation to convex constraint sets by Kifer, Smith & Thakurta (COLT 2012, "
                 "Thm. 2), stated for rank-one per-record Hessians and extended to rank r by "
-                "dpconvex's trace (AM-GM) bound (docs/privacy/large_margin.md#privacy-lm-psd-constraint), "
-                "with the same slack and noise rate")
+                "dpconvex's trace (AM-GM) bound "
+                "(docs/privacy/large_margin.md#privacy-lm-psd-constraint), "
+                "with the same slack and noise rate"
+            )
             a.append(
                 f"loss '{self.loss.name}' is C^1 with a bounded, piecewise-continuous second "
                 "derivative; the change of variables is used as in CMS Section 3.4.2 (Huber)")
@@ -418,13 +442,20 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
             raise PrivacyError(
                 f"{type(self).__name__}.conditions: convexity: with n_components > 1 the margin "
                 "-z'Phi_own z - logsumexp(-z'Phi z) is concave in Phi, so the loss must be "
-                f"non-increasing; loss '{self.loss.name}' has derivative {worst:.3g} > 0 at margin "
-                f"{m[k]:.4g}. Use a non-increasing margin loss (huber, logistic) or n_components=1."
+                f"non-increasing; loss '{self.loss.name}' has derivative {worst:.3g} > 0 at "
+                "margin "
+                f"{m[k]:.4g}. Use a non-increasing margin loss (huber, logistic) or "
+                "n_components=1."
             )
         from ..objectives.losses import shipped_derivation  # (a CVXPY form's: the DCP check above)
         proved = self.loss.has_cvxpy or shipped_derivation(self.loss) is not None
-        return Condition("loss non-increasing", True, "numerical probe", f"ℓ' <= 0 on {m.size} margins "
-                         "(needed for K > 1)", unverified="" if proved else "convexity")
+        return Condition(
+            "loss non-increasing",
+            True,
+            "numerical probe",
+            f"ℓ' <= 0 on {m.size} margins (needed for K > 1)",
+            unverified="" if proved else "convexity",
+        )
 
     # ---------------------------------------------------------------- numerics
     def margins(self, Phi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -494,8 +525,10 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
         L = self.public_lipschitz_bound(mu)
         if not math.isfinite(L):
             raise PrivacyError(
-                f"{type(self).__name__}.distance_bound: approximate minima: the template has extra terms (or "
-                f"a loss with unbounded curvature) without a declared Lipschitz constant, so the distance to "
+                f"{type(self).__name__}.distance_bound: approximate minima: the template has "
+                "extra terms (or "
+                "a loss with unbounded curvature) without a declared Lipschitz constant, so the "
+                "distance to "
                 f"the exact minimizer cannot be bounded from a residual. Use optimality_tol=None."
             )
         return (1.0 + L) / float(mu) * float(residual)
@@ -576,8 +609,10 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
         symmetric noise parameters) and ``reg`` (the parameter λ + Δ/2)."""
         if not self.loss.has_cvxpy:
             raise ParameterError(
-                f"{type(self).__name__}.cvxpy_problem: loss '{self.loss.name}' has no DCP form in CVXPY, "
-                "so the CVXPY backends (clarabel, scs) cannot solve it: missing capability 'cvxpy'. Use "
+                f"{type(self).__name__}.cvxpy_problem: loss '{self.loss.name}' has no DCP form in "
+                "CVXPY, "
+                "so the CVXPY backends (clarabel, scs) cannot solve it: missing capability "
+                "'cvxpy'. Use "
                 "solver='native'."
             )
         if self._cvx is None:

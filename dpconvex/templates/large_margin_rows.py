@@ -55,8 +55,10 @@ class AugmentedRows:
                  base_norms: np.ndarray | None = None):
         X = np.asarray(X)
         if X.ndim != 2 or X.dtype != np.float64:
-            raise DataValidationError("AugmentedRows.__init__: X must be 2-D float64 rows; got dtype "
-                                      f"{X.dtype} and shape {X.shape}. Pass np.asarray(X, dtype=float).")
+            raise DataValidationError(
+                "AugmentedRows.__init__: X must be 2-D float64 rows; got dtype "
+                f"{X.dtype} and shape {X.shape}. Pass np.asarray(X, dtype=float)."
+            )
         self.X = X
         self.n, d = X.shape
         self.D = d + 1
@@ -64,10 +66,15 @@ class AugmentedRows:
         self.scale = None if scale is None else np.asarray(scale, dtype=float)
         self.column = np.asarray(column, dtype=float)
         self.base_norms = None if base_norms is None else np.asarray(base_norms, dtype=float)
-        for name, v in (("scale", self.scale), ("column", self.column), ("base_norms", self.base_norms)):
+        for name, v in (
+            ("scale", self.scale),
+            ("column", self.column),
+            ("base_norms", self.base_norms),
+        ):
             if v is not None and v.shape != (self.n,):
-                raise DataValidationError(f"AugmentedRows.__init__: {name} must have shape ({self.n},); "
-                                          f"got {v.shape}.")
+                raise DataValidationError(
+                    f"AugmentedRows.__init__: {name} must have shape ({self.n},); got {v.shape}."
+                )
         zeroed = None if self.scale is None else (self.scale == 0.0) & (self.column == 0.0)
         #: The zeroed records (s_i = c_i = 0), or None when there are none.
         self.zeroed = zeroed if zeroed is not None and zeroed.any() else None
@@ -78,7 +85,9 @@ class AugmentedRows:
         Z = np.asarray(Z, dtype=float)
         return cls(Z[:, :-1], None, Z[:, -1])
 
-    def rescaled(self, row: np.ndarray | float, head: float = 1.0, tail: float = 1.0) -> AugmentedRows:
+    def rescaled(
+        self, row: np.ndarray | float, head: float = 1.0, tail: float = 1.0
+    ) -> AugmentedRows:
         """Records ρ_i · [head · s_i x_i, tail · c_i] on the same stored rows.
 
         A per-row factor ρ (e.g. the constant coordinate of a feature map) and a public
@@ -100,15 +109,25 @@ class AugmentedRows:
         step = self.block_rows()
         for a in range(0, self.n, step):
             rows = slice(a, min(self.n, a + step))
-            yield (rows, self.X[rows], None if self.scale is None else self.scale[rows], self.column[rows])
+            yield (
+                rows,
+                self.X[rows],
+                None if self.scale is None else self.scale[rows],
+                self.column[rows],
+            )
 
     def every(self, step: int) -> AugmentedRows:
         """Records 0, step, 2·step, ... (a strided view of the stored rows: no copy)."""
-        return AugmentedRows(self.X[::step], None if self.scale is None else self.scale[::step],
-                             self.column[::step],
-                             base_norms=None if self.base_norms is None else self.base_norms[::step])
+        return AugmentedRows(
+            self.X[::step],
+            None if self.scale is None else self.scale[::step],
+            self.column[::step],
+            base_norms=None if self.base_norms is None else self.base_norms[::step],
+        )
 
-    def _scores(self, B: np.ndarray, W: np.ndarray, rows: slice, s: np.ndarray | None) -> np.ndarray:
+    def _scores(
+        self, B: np.ndarray, W: np.ndarray, rows: slice, s: np.ndarray | None
+    ) -> np.ndarray:
         """The products s_i x_i·W of a block of stored rows B, exactly 0 for the zeroed
         records (whose products before the factor may overflow)."""
         if self.zeroed is None or not self.zeroed[rows].any():

@@ -51,8 +51,15 @@ from .parameterizations import (
     psd_shift,
 )
 
-__all__ = ["CONSTANT_WEIGHT", "SOFTMAX_RESIDUAL_TOL", "LargeMarginSoftmaxTemplate", "SoftmaxPrivacyConstants",
-           "active_scores", "feature_scale", "mixture_constants"]
+__all__ = [
+    "CONSTANT_WEIGHT",
+    "SOFTMAX_RESIDUAL_TOL",
+    "LargeMarginSoftmaxTemplate",
+    "SoftmaxPrivacyConstants",
+    "active_scores",
+    "feature_scale",
+    "mixture_constants",
+]
 
 #: Weight w of the constant coordinate relative to the largest ||x||
 #: (privacy-softmax-feature-map): the template uses z' = [x; w q]/(q sqrt(1 + w²));
@@ -138,14 +145,18 @@ def active_scores(y: np.ndarray, components: Any, n_classes: int, n_components: 
     if constrained:
         raise ParameterError(
             f"{caller}: the softmax mixture (n_components = {K}) is derived for the "
-            "unconstrained template only (docs/privacy/large_margin_softmax.md#privacy-softmax-mixtures); "
-            "use constrained=False, or n_components=1 for the PSD-constrained softmax template.")
+            "unconstrained template only "
+            "(docs/privacy/large_margin_softmax.md#privacy-softmax-mixtures); "
+            "use constrained=False, or n_components=1 for the PSD-constrained softmax template."
+        )
     comps = None if components is None else np.asarray(components)
     if comps is None or comps.shape != y.shape or (comps.size and (
             comps.min() < 0 or comps.max() >= K or not np.all(comps == np.round(comps)))):
         raise DataValidationError(
             f"{caller}: n_components = {K} needs one component index in [0, {K - 1}] per "
-            "record (components=, e.g. from dpconvex.estimators.large_margin.components.assign_components).")
+            "record (components=, e.g. from "
+            "dpconvex.estimators.large_margin.components.assign_components)."
+        )
     target = y * K + comps.astype(np.int64)
     mask = np.zeros((y.shape[0], C * K))
     rows = np.arange(y.shape[0])
@@ -249,8 +260,10 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
         # or u(x) of privacy-feature-map-structures on the unscaled z
         self.feature_map = feature_map
         if feature_map is not None and (constrained or feature_map.d + 1 != self.Z.shape[1]):
-            raise ParameterError(f"{owner}.__init__: a feature map needs constrained=False and D = d + 1 "
-                                 f"= {feature_map.d + 1} columns; got {self.Z.shape[1]}.")
+            raise ParameterError(
+                f"{owner}.__init__: a feature map needs constrained=False and D = d + 1 "
+                f"= {feature_map.d + 1} columns; got {self.Z.shape[1]}."
+            )
         self.scale = feature_scale(self.Z.shape[1], data_norm, constant_weight)
         self.constant_weight = (float(constant_weight) if data_norm is not None
                                 and feature_map is None else None)
@@ -264,8 +277,9 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
             self.space = FeatureMapSpace(feature_map, self.C * self.K, self.space)
         self.capabilities = frozenset({"objective", "projection"} if self.constrained
                                       else {"objective", "smooth", "hessp"})
-        target, self._logmask = active_scores(self.y, components, self.C, self.K, f"{owner}.__init__",
-                                              self.constrained)  # mask: None for K = 1
+        target, self._logmask = active_scores(
+            self.y, components, self.C, self.K, f"{owner}.__init__", self.constrained
+        )  # mask: None for K = 1
         # flat index of each record's target score in a C-contiguous (n, C·K) array
         self._target_flat = np.arange(self.n, dtype=np.int64) * (self.C * self.K) + target
         self._buffers: dict[str, np.ndarray] = {}  # (n, C·K) and (n,) work arrays, reused
@@ -287,10 +301,13 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
         """
         if self.constrained:
             raise PrivacyError(
-                f"{type(self).__name__}.gradient_difference_rank: unconstrained minimizer: Gaussian "
-                "objective perturbation uses the change of variables b = -n grad J(Phi), valid for an "
+                f"{type(self).__name__}.gradient_difference_rank: unconstrained minimizer: "
+                "Gaussian "
+                "objective perturbation uses the change of variables b = -n grad J(Phi), valid "
+                "for an "
                 "unconstrained minimizer; build the template with constrained=False "
-                "(docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective).")
+                "(docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective)."
+            )
         return 2 * (self.C - 1) * self.K
 
     # ----------------------------------------------------------------- privacy
@@ -306,8 +323,11 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
         owner = type(self).__name__
         if "strong_convexity" in needs and not self.lam > 0:
             raise PrivacyError(
-                f"{owner}.conditions: strong convexity: lam = {self.lam:g}; the perturbation proofs need the "
-                f"objective to be strongly convex (the softmax loss is not): use lam > 0 or lam='auto'.")
+                f"{owner}.conditions: strong convexity: lam = {self.lam:g}; the perturbation "
+                "proofs need the "
+                "objective to be strongly convex (the softmax loss is not): use lam > 0 or "
+                "lam='auto'."
+            )
         if "unconstrained" in needs and self.constrained:
             raise PrivacyError(
                 f"{owner}.conditions: unconstrained minimizer: Gaussian objective perturbation "
@@ -337,9 +357,12 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
              "loss: softmax (cross-entropy) on the scores -z'Phi_c z "
              "(docs/privacy/large_margin_softmax.md#privacy-softmax-constants)"]
         if self.constant_weight is not None:
-            a.append(f"public feature map z' = [x; w q]/(q sqrt(1 + w^2)), w = {self.constant_weight:g}, "
-                     "||z'|| <= 1; Phi released for z = [x; 1]/sqrt(q^2 + 1) as S Phi' S "
-                     "(docs/privacy/large_margin_softmax.md#privacy-softmax-feature-map)")
+            a.append(
+                "public feature map z' = [x; w q]/(q sqrt(1 + w^2)), w = "
+                f"{self.constant_weight:g}, "
+                "||z'|| <= 1; Phi released for z = [x; 1]/sqrt(q^2 + 1) as S Phi' S "
+                "(docs/privacy/large_margin_softmax.md#privacy-softmax-feature-map)"
+            )
         if self.feature_map is not None:
             a[3] = ("loss: softmax (cross-entropy) on the scores -<Theta_c, u(x)> "
                     "(privacy-softmax-constants, privacy-feature-map-structures)")
@@ -352,10 +375,15 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
                 "(docs/privacy/large_margin.md#privacy-lm-psd-constraint)")
         else:
             a.append(
-                "unconstrained, smooth, strongly convex objective: b -> Phi is a bijection (change of "
-                "variables of CMS, no convex-domain extension); the released Phi is the minimizer plus the "
-                "common shift t*I, t = max(0, -min eigenvalue over the classes), which makes every block PSD "
-                "and changes no prediction (docs/privacy/large_margin_softmax.md#privacy-softmax-psd-shift)")
+                "unconstrained, smooth, strongly convex objective: b -> Phi is a bijection "
+                "(change of "
+                "variables of CMS, no convex-domain extension); the released Phi is the minimizer "
+                "plus the "
+                "common shift t*I, t = max(0, -min eigenvalue over the classes), which makes "
+                "every block PSD "
+                "and changes no prediction "
+                "(docs/privacy/large_margin_softmax.md#privacy-softmax-psd-shift)"
+            )
         a.append("the released Phi is the minimizer of the perturbed objective, accepted only "
                  f"when its optimality residual is <= {self.residual_tol:g}")
         if getattr(self.Z, "certificate_note", None):  # an out-of-core backend says so
@@ -383,7 +411,9 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
         if self._linear is None:
             assert self.feature_map is not None
             r, k = self.feature_map.linear_weights()
-            rows = self.Z if isinstance(self.Z, AugmentedRows) else AugmentedRows.from_array(self.Z)
+            rows = (
+                self.Z if isinstance(self.Z, AugmentedRows) else AugmentedRows.from_array(self.Z)
+            )
             self._linear = (rows.rescaled(rows.column * r), k)
         return self._linear
 
@@ -528,7 +558,9 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
         self._last = (Phi.copy(), bb, reg, val, grad.copy())
         return val, grad.reshape(shape)
 
-    def hessp(self, theta: np.ndarray, extra_reg: float = 0.0) -> Callable[[np.ndarray], np.ndarray]:
+    def hessp(
+        self, theta: np.ndarray, extra_reg: float = 0.0
+    ) -> Callable[[np.ndarray], np.ndarray]:
         """v -> ∇²J(θ) v: (1/n) Σ_i (diag p_i − p_i p_iᵀ) ⊗ z_iz_iᵀ applied, + (lam + Δ) v."""
         Phi = np.asarray(theta, dtype=float).reshape(self.noise_shape)
         reg = self.regularizer.lam + float(extra_reg)
@@ -591,11 +623,15 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
         classes, (1/2) I otherwise), for a safe first Newton step from any start."""
         return self._hessian_on(theta, extra_reg, max(1, self._sample_step), bound=bound)
 
-    def _hessian_on(self, theta: np.ndarray, extra_reg: float, step: int, *, bound: bool) -> np.ndarray:
+    def _hessian_on(
+        self, theta: np.ndarray, extra_reg: float, step: int, *, bound: bool
+    ) -> np.ndarray:
         """The (sampled, with ``step`` > 1) Hessian of the feature map linear in z."""
         if not self._linear_map():
-            raise ParameterError(f"{type(self).__name__}.hessian: the dense Hessian is offered for a "
-                                 "feature map linear in z (structure='linear') only; use hessp.")
+            raise ParameterError(
+                f"{type(self).__name__}.hessian: the dense Hessian is offered for a "
+                "feature map linear in z (structure='linear') only; use hessp."
+            )
         Phi = np.asarray(theta, dtype=float).reshape(self.noise_shape)
         J, m = Phi.shape
         rows, k = self._linear_rows()

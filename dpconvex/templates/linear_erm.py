@@ -60,8 +60,10 @@ def _check_numbers(y: Any, n: int, caller: str) -> None:
         except (TypeError, ValueError):
             pass
     if labels.ndim != 1 or labels.shape[0] != n or labels.dtype.kind not in "biuf":
-        raise DataValidationError(f"{caller}: y must be a 1-D array of numbers, one per row of X "
-                                  f"({n} rows); got {labels.dtype.kind!r} values of shape {labels.shape}.")
+        raise DataValidationError(
+            f"{caller}: y must be a 1-D array of numbers, one per row of X "
+            f"({n} rows); got {labels.dtype.kind!r} values of shape {labels.shape}."
+        )
     if not np.all(np.isfinite(labels)):
         raise DataValidationError(f"{caller}: y has labels that are not finite (NaN or inf); "
                                   "remove or impute them first.")
@@ -129,16 +131,21 @@ class LinearERMTemplate:
                  constraint_set: ConvexSet | None = None):
         if getattr(loss, "awaits_label_range", False):
             raise ParameterError(
-                f"{type(self).__name__}.__init__: loss '{loss.name}' was stated without label_range, "
-                "so its bounds are not derived. Give Loss.from_cvxpy(..., label_range=(lo, hi)), the "
-                "public range of the labels, or pass the loss to a regressor, which states it on its "
-                "own label_range.")
+                f"{type(self).__name__}.__init__: loss '{loss.name}' was stated without "
+                "label_range, "
+                "so its bounds are not derived. Give Loss.from_cvxpy(..., label_range=(lo, hi)), "
+                "the "
+                "public range of the labels, or pass the loss to a regressor, which states it on "
+                "its "
+                "own label_range."
+            )
         self.loss = loss
         #: A public closed convex set the parameter is restricted to (None: all of R^p).
         self.constraint_set = constraint_set
         self.regularizer = L2(lam)
         self.data_norm = float(data_norm)
-        if not hasattr(X, "matvec") and not is_dask_collection(X):  # a user's rows, not an operator
+        # a user's rows, not an operator
+        if not hasattr(X, "matvec") and not is_dask_collection(X):
             X = check_array(X, f"{type(self).__name__}.__init__", accept_sparse=True)
             _check_numbers(y, X.shape[0], f"{type(self).__name__}.__init__")
         self.rows: DesignOperator = as_design(X)
@@ -176,7 +183,8 @@ class LinearERMTemplate:
                      else self.rows.compact().scale_rows(self.y))
         self.sparse = bool(self._ops.is_sparse)
         self._sample_step = sample_step(self.n, self.p)
-        every = hasattr(getattr(self._ops, "base", self._ops), "every")  # the wrapped rows give every k-th
+        # the wrapped rows give every k-th
+        every = hasattr(getattr(self._ops, "base", self._ops), "every")
         if self._sample_step and every and hasattr(self._ops, "every") and (constraint_set is None
                                                                             or stated):
             self.capabilities = self.capabilities | {"sampled_hessian"}
@@ -196,17 +204,24 @@ class LinearERMTemplate:
         if not self.regression:
             if not np.all(np.isin(self.y, MARGIN_LABELS)):
                 raise DataValidationError(
-                    f"{caller}: a margin loss takes labels in {{-1, +1}}, but y has labels outside it: "
-                    "the per-record gradient bound G = |ℓ'|·q holds only for |y| = 1. Encode the labels "
-                    "as -1/+1 (e.g. np.where(y == positive_class, 1.0, -1.0)), or use an estimator such "
-                    "as dp.PrivateLinearClassifier(classes=[...]), which encodes them.")
+                    f"{caller}: a margin loss takes labels in {{-1, +1}}, but y has labels "
+                    "outside it: "
+                    "the per-record gradient bound G = |ℓ'|·q holds only for |y| = 1. Encode the "
+                    "labels "
+                    "as -1/+1 (e.g. np.where(y == positive_class, 1.0, -1.0)), or use an "
+                    "estimator such "
+                    "as dp.PrivateLinearClassifier(classes=[...]), which encodes them."
+                )
             return
         lo, hi = self.loss.label_range
         if not bool(np.all((self.y >= lo) & (self.y <= hi))):
             raise DataValidationError(
-                f"{caller}: loss '{self.loss.name}' takes labels in its public label_range [{lo:g}, {hi:g}], "
-                f"but y has labels outside it: its bounds are derived over that range only. Clip the labels "
-                f"to the range (a per-record public map), or declare the range they come from.")
+                f"{caller}: loss '{self.loss.name}' takes labels in its public label_range "
+                f"[{lo:g}, {hi:g}], "
+                "but y has labels outside it: its bounds are derived over that range only. Clip "
+                "the labels "
+                f"to the range (a per-record public map), or declare the range they come from."
+            )
 
     @property
     def X(self) -> Any:
@@ -228,9 +243,11 @@ class LinearERMTemplate:
         """
         q, lam = self.data_norm, getattr(self.regularizer, "lam", None)
         if isinstance(lam, bool) or not isinstance(lam, (int, float, np.floating)):
-            raise ParameterError(f"{type(self).__name__}.privacy_constants: the objective adds lam/2 ||w||², "
-                                 f"but {type(self.regularizer).__qualname__} has no numeric lam ({lam!r}). "
-                                 "Use the regularizer L2(lam).")
+            raise ParameterError(
+                f"{type(self).__name__}.privacy_constants: the objective adds lam/2 ||w||², "
+                f"but {type(self.regularizer).__qualname__} has no numeric lam ({lam!r}). "
+                "Use the regularizer L2(lam)."
+            )
         return PrivacyConstants(
             grad_bound=self.loss.deriv_bound * q,
             hessian_rank=1,
@@ -253,33 +270,61 @@ class LinearERMTemplate:
         if conds is None:  # a user's loss: DCP convexity, then its constants (probed once)
             conds = []
             if self.loss.has_cvxpy:
-                with user_code(owner, f"loss '{self.loss.name}'", "when its CVXPY form was built on "
-                               "3 predictions (and, for a regression loss, a cp.Parameter of labels: "
-                               "convexity is checked for every label). Build it from CVXPY atoms."):
+                with user_code(
+                    owner,
+                    f"loss '{self.loss.name}'",
+                    "when its CVXPY form was built on "
+                    "3 predictions (and, for a regression loss, a cp.Parameter of labels: "
+                    "convexity is checked for every label). Build it from CVXPY atoms.",
+                ):
                     form = self.loss.dcp_form()
                 conds.append(check_dcp_convex(form, f"loss '{self.loss.name}'", owner))
             conds += check_loss(self.loss, need_curvature=True, caller=owner)
         self._check_labels(f"{type(self).__name__}.conditions")
         if self.regression:
             lo, hi = self.loss.label_range
-            conds.append(Condition("labels in the label range", True, "checked on every label",
-                                   f"every label the loss reads is in [{lo:g}, {hi:g}] (its public range; "
-                                   "a regressor's labels clipped to label_range, then mapped onto it)"))
+            conds.append(
+                Condition(
+                    "labels in the label range",
+                    True,
+                    "checked on every label",
+                    f"every label the loss reads is in [{lo:g}, {hi:g}] (its public range; "
+                    "a regressor's labels clipped to label_range, then mapped onto it)",
+                )
+            )
         else:
             conds.append(Condition("labels in {-1, +1}", True, "checked on every label",
                                    "every label is -1 or +1 (the margin loss's label domain)"))
         if self.constraint_set is not None:
-            scale = ("; θ on the scale of the labels the loss reads: a regressor's coefficients in the "
-                     "labels' units are θ times half the width of its label_range") if self.regression else ""
-            conds.append(Condition("parameter set", True, "declared by the caller (public)",
-                                   f"θ restricted to {self.constraint_set.describe()} ("
-                                   + ("a closed convex set with an exact projection"
-                                      if self.constraint_set.exact_projection else
-                                      "checked DCP, a closed convex set as CVXPY solves it, and non-empty")
-                                   + f"{scale})"))
+            scale = (
+                (
+                    "; θ on the scale of the labels the loss reads: a regressor's coefficients in "
+                    "the "
+                    "labels' units are θ times half the width of its label_range"
+                )
+                if self.regression
+                else ""
+            )
+            conds.append(
+                Condition(
+                    "parameter set",
+                    True,
+                    "declared by the caller (public)",
+                    f"θ restricted to {self.constraint_set.describe()} ("
+                    + (
+                        "a closed convex set with an exact projection"
+                        if self.constraint_set.exact_projection
+                        else "checked DCP, a closed convex set as CVXPY solves it, and non-empty"
+                    )
+                    + f"{scale})",
+                )
+            )
         # the rows the objective reads (signed by the labels: the same norms); on workers, a max
-        ops = self._ops if hasattr(self._ops, "max_row_norm") or hasattr(self._ops, "row_norms") else \
-            self.rows
+        ops = (
+            self._ops
+            if hasattr(self._ops, "max_row_norm") or hasattr(self._ops, "row_norms")
+            else self.rows
+        )
         largest = getattr(ops, "max_row_norm", None)
         top = largest() if largest is not None else float(np.max(ops.row_norms(), initial=0.0))
         ok = bool(top <= self.data_norm * (1 + 1e-12))
@@ -302,25 +347,32 @@ class LinearERMTemplate:
             "see the solve condition for how the released point relates to it",
         ]
         if self.constraint_set is not None:
-            a.append(f"parameters restricted to {self.constraint_set.describe()}: objective perturbation "
-                     "over a closed convex set by Kifer, Smith & Thakurta (COLT 2012, rank-one "
-                     "per-record Hessians); output perturbation's noisy output is projected back onto "
-                     "the set (post-processing) (docs/privacy/user_objectives.md#privacy-constraints)")
+            a.append(
+                f"parameters restricted to {self.constraint_set.describe()}: objective "
+                "perturbation "
+                "over a closed convex set by Kifer, Smith & Thakurta (COLT 2012, rank-one "
+                "per-record Hessians); output perturbation's noisy output is projected back onto "
+                "the set (post-processing) (docs/privacy/user_objectives.md#privacy-constraints)"
+            )
             if not self.constraint_set.exact_projection:
                 tol = getattr(self.constraint_set, "projection_tol", 0.0)
-                a.append("the set has no exact projection: the accuracy check measures the natural "
-                         "residual with a projection a solver computes (SCS, to its residual "
-                         f"tolerance), adds {tol:g} for that projection's distance from the exact "
-                         "one, and accepts the sum only within the tolerance; the projection is "
-                         "within the solver's tolerances, not exact, so the check bounds no "
-                         "distance to the exact minimizer and none is stated")
+                a.append(
+                    "the set has no exact projection: the accuracy check measures the natural "
+                    "residual with a projection a solver computes (SCS, to its residual "
+                    f"tolerance), adds {tol:g} for that projection's distance from the exact "
+                    "one, and accepts the sum only within the tolerance; the projection is "
+                    "within the solver's tolerances, not exact, so the check bounds no "
+                    "distance to the exact minimizer and none is stated"
+                )
         smoothing = getattr(self.loss, "smoothed_kinks", None)
         if smoothing is not None:
-            a.append(f"loss '{self.loss.name}' smoothed: its {smoothing.kinks} kink(s) Huberized at "
-                     f"half-width h = {smoothing.h:g} (dpconvex.objectives.atoms.smooth_kinks, "
-                     "CMS Section 3.4.2); the smoothed loss differs from the stated one by at most "
-                     f"{smoothing.gap:.6g} at every prediction (derived from its CVXPY form), and "
-                     "the release minimizes the smoothed loss")
+            a.append(
+                f"loss '{self.loss.name}' smoothed: its {smoothing.kinks} kink(s) Huberized at "
+                f"half-width h = {smoothing.h:g} (dpconvex.objectives.atoms.smooth_kinks, "
+                "CMS Section 3.4.2); the smoothed loss differs from the stated one by at most "
+                f"{smoothing.gap:.6g} at every prediction (derived from its CVXPY form), and "
+                "the release minimizes the smoothed loss"
+            )
         if getattr(self.rows, "certificate_note", None):  # an out-of-core backend says so
             a.append(self.rows.certificate_note)
         if "curvature" in needs and self.loss.name == "huber":
@@ -356,10 +408,15 @@ class LinearERMTemplate:
             return residual / mu
         if not self.constraint_set.exact_projection:
             raise PrivacyError(
-                f"{type(self).__name__}.distance_bound: over {self.constraint_set.describe()} the natural "
-                f"residual is measured with a projection a solver computes, not an exact one, so it bounds "
-                f"no distance to the exact minimizer. Use optimality_tol=None (the exact-minimizer mode), or "
-                f"a set with an exact projection (an l2 ball, a box, the orthant, an l1 ball or a simplex).")
+                f"{type(self).__name__}.distance_bound: over {self.constraint_set.describe()} the "
+                "natural "
+                "residual is measured with a projection a solver computes, not an exact one, so "
+                "it bounds "
+                "no distance to the exact minimizer. Use optimality_tol=None (the "
+                "exact-minimizer mode), or "
+                "a set with an exact projection (an l2 ball, a box, the orthant, an l1 ball or a "
+                "simplex)."
+            )
         return (1.0 + self.loss.curvature * self.data_norm ** 2 + mu) * residual / mu
 
     def lipschitz_bound(self, extra_reg: float = 0.0) -> float:
@@ -391,7 +448,9 @@ class LinearERMTemplate:
                 self._last_sample = (w.copy(), gram, count)
         else:
             def deriv(m: np.ndarray, rows: slice) -> np.ndarray:
-                lv, ld = self.loss.value_and_deriv(m, *((self.y[rows],) if self.regression else ()))
+                lv, ld = self.loss.value_and_deriv(
+                    m, *((self.y[rows],) if self.regression else ())
+                )
                 total[0] += float(np.sum(lv))
                 return ld
 
@@ -420,7 +479,9 @@ class LinearERMTemplate:
         self._last_margins = (w.copy(), m)
         return m
 
-    def residual(self, w: np.ndarray, b: np.ndarray | None = None, extra_reg: float = 0.0) -> float:
+    def residual(
+        self, w: np.ndarray, b: np.ndarray | None = None, extra_reg: float = 0.0
+    ) -> float:
         """||w − Π(w − ∇J(w))||: ||∇J(w)||_2 unconstrained, the natural residual over a set.
 
         Over a set whose projection is solved (:class:`~dpconvex.objectives.CVXPYSet`), the
@@ -445,7 +506,9 @@ class LinearERMTemplate:
         H[np.diag_indices_from(H)] += reg
         return H
 
-    def sampled_hessian(self, w: np.ndarray, extra_reg: float = 0.0, *, bound: bool = False) -> np.ndarray:
+    def sampled_hessian(
+        self, w: np.ndarray, extra_reg: float = 0.0, *, bound: bool = False
+    ) -> np.ndarray:
         """An estimate of ∇²J(w) from every k-th row (capability ``"sampled_hessian"``).
 
         (1/|S|) Σ_{i∈S} ℓ''(m_i) x_i x_iᵀ + (Λ + Δ) I over S = {0, k, 2k, ...} (k <= 20, at
@@ -467,8 +530,14 @@ class LinearERMTemplate:
             H = last[1] / last[2]
         else:
             sub = self._ops.every(k)
-            H = sub.weighted_gram(self.loss.deriv2(self._margins(w)[::k],
-                                                   *((self.y[::k],) if self.regression else ()))) / sub.n
+            H = (
+                sub.weighted_gram(
+                    self.loss.deriv2(
+                        self._margins(w)[::k], *((self.y[::k],) if self.regression else ())
+                    )
+                )
+                / sub.n
+            )
         H[np.diag_indices_from(H)] += reg
         return H
 
@@ -490,8 +559,10 @@ class LinearERMTemplate:
         """
         if not self.loss.has_cvxpy:
             raise ParameterError(
-                f"{type(self).__name__}.cvxpy_problem: loss '{self.loss.name}' has no DCP form in CVXPY, "
-                "so the CVXPY backends (clarabel, scs) cannot solve it: missing capability 'cvxpy'. Use "
+                f"{type(self).__name__}.cvxpy_problem: loss '{self.loss.name}' has no DCP form in "
+                "CVXPY, "
+                "so the CVXPY backends (clarabel, scs) cannot solve it: missing capability "
+                "'cvxpy'. Use "
                 "solver='native'."
             )
         if self._cvx is None:
@@ -502,14 +573,22 @@ class LinearERMTemplate:
             terms = (self.loss.cvxpy_expr(margins, self.y) if self.regression
                      else self.loss.cvxpy_expr(margins))
             obj = (cp.sum(terms) / self.n + 0.5 * reg * cp.sum_squares(w) + (b @ w) / self.n)
-            constraints = ([] if self.constraint_set is None else self.constraint_set.cvxpy_constraints(w))
-            self._cvx = {"problem": cp.Problem(cp.Minimize(obj), constraints), "w": w, "b": b, "reg": reg}
+            constraints = (
+                [] if self.constraint_set is None else self.constraint_set.cvxpy_constraints(w)
+            )
+            self._cvx = {
+                "problem": cp.Problem(cp.Minimize(obj), constraints),
+                "w": w,
+                "b": b,
+                "reg": reg,
+            }
         return self._cvx
 
     def cvxpy_set(self, b: np.ndarray | None, extra_reg: float) -> None:
         """Set the noise (zero when ``b`` is None) and Λ + Δ."""
         cv = self.cvxpy_problem()
-        if hasattr(self.constraint_set, "reset_projection"):  # the check's projections: this solve's
+        # the check's projections: this solve's
+        if hasattr(self.constraint_set, "reset_projection"):
             self.constraint_set.reset_projection()
         cv["b"].value = self._zero_noise if b is None else b
         cv["reg"].value = self.regularizer.lam + float(extra_reg)

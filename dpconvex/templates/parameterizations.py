@@ -91,7 +91,9 @@ def max_row_norm(Z: np.ndarray) -> float:
     return float(np.max(np.linalg.norm(Z, axis=1))) if Z.shape[0] else 0.0
 
 
-def gram_operator_norm(Z: np.ndarray, *, n_iter: int = 100, rtol: float = 1e-6, seed: int = 0) -> float:
+def gram_operator_norm(
+    Z: np.ndarray, *, n_iter: int = 100, rtol: float = 1e-6, seed: int = 0
+) -> float:
     """Largest eigenvalue of M: V ↦ (1/n) Σ_i ⟨z_i z_iᵀ, V⟩ z_i z_iᵀ on symmetric matrices.
 
     Power iteration from a fixed, data-independent start, inflated by 1 % (it approaches
@@ -398,7 +400,9 @@ class SymmetricShift(FullPSD):
             G = Z.T @ (W[:, :, None] * Z[:, None, :]).reshape(n, self.J * self.D)
             G = G.reshape(self.D, self.J, self.D).transpose(1, 0, 2)
         else:  # Zᵀ diag(W_j) Z on the stored entries only
-            G = np.stack([(Zs.T @ Zs.multiply(W[:, j:j + 1]).tocsr()).toarray() for j in range(self.J)])
+            G = np.stack(
+                [(Zs.T @ Zs.multiply(W[:, j : j + 1]).tocsr()).toarray() for j in range(self.J)]
+            )
         return (0.5 * (G + np.swapaxes(G, -1, -2))).reshape(self.shape)
 
     def psi_trace(self, Phi: np.ndarray, d: int) -> float:

@@ -226,8 +226,10 @@ class RangeTemplate(StatisticTemplate):
             self._counts = self._counts()
         counts = np.asarray(self._counts, dtype=np.int64)
         if counts.shape != (N_CELLS,) or counts.sum() > self.n or counts.min() < 0:
-            raise ParameterError(f"RangeTemplate.cell_counts: the counts must be {N_CELLS} cell counts "
-                                 f"summing to at most n = {self.n} (missing values uncounted).")
+            raise ParameterError(
+                f"RangeTemplate.cell_counts: the counts must be {N_CELLS} cell counts "
+                f"summing to at most n = {self.n} (missing values uncounted)."
+            )
         return counts
 
 
@@ -334,18 +336,27 @@ class SufficientStatisticsTemplate(StatisticTemplate):
         statistics (an estimator's, from rows it clipped); else the caller's declaration."""
         if is_dpconvex_function(self._statistics):
             return []
-        return [Condition("row and label bounds", True, "declared, not verified",
-                          f"statistics computed by the caller: every row ||x~|| <= {self.data_norm:g} and "
-                          "every label |u| <= 1 by its construction", unverified="data_norm")]
+        return [
+            Condition(
+                "row and label bounds",
+                True,
+                "declared, not verified",
+                f"statistics computed by the caller: every row ||x~|| <= {self.data_norm:g} and "
+                "every label |u| <= 1 by its construction",
+                unverified="data_norm",
+            )
+        ]
 
     @cached_property
     def _moments(self) -> Moments:
         stats = self._statistics() if callable(self._statistics) else self._statistics
         if stats.gram.shape != (self.p, self.p) or stats.cross.shape != (self.p,):
             raise ParameterError(
-                f"SufficientStatisticsTemplate.gram: the statistics have shapes {stats.gram.shape} "
+                "SufficientStatisticsTemplate.gram: the statistics have shapes "
+                f"{stats.gram.shape} "
                 f"and {stats.cross.shape}, not ({self.p}, {self.p}) and ({self.p},). Compute "
-                "them on the p columns of the design.")
+                "them on the p columns of the design."
+            )
         return stats
 
     @property

@@ -50,10 +50,12 @@ __all__ = ["PHI_NOTE", "ROW_MAP_NOTE", "augmented_rows", "centroid_mechanism", "
            "phi_from_means", "prepared_rows", "row_notes"]
 
 #: Certificate line of ``row_norm="unit"`` (the public per-record map).
-ROW_MAP_NOTE = ("row_norm='unit': every row clipped to data_norm q, then scaled to the bound, "
-                "x -> q x / ||x|| (zero rows stay zero), in training and prediction: a public "
-                "map reading only the record itself (docs/privacy/row_scaling.md#privacy-row-norm-unit, "
-                "privacy-centroid-switch)")
+ROW_MAP_NOTE = (
+    "row_norm='unit': every row clipped to data_norm q, then scaled to the bound, "
+    "x -> q x / ||x|| (zero rows stay zero), in training and prediction: a public "
+    "map reading only the record itself (docs/privacy/row_scaling.md#privacy-row-norm-unit, "
+    "privacy-centroid-switch)"
+)
 
 #: Certificate line of ``mechanism="centroid"``: Φ from the released class means.
 PHI_NOTE = ("Phi_c = (q^2 + 1) (N_c^T N_c + a_c e e^T) with N_c = [I/q, -mu_c], mu_c the "
@@ -90,7 +92,9 @@ def clip_and_map(est: LargeMarginSettings, X: Any) -> tuple[Any, int]:
 _LEAN_NORMS = (1e-100, 1e100)
 
 
-def augmented_rows(est: LargeMarginSettings, X: Any, dropped: np.ndarray) -> tuple[AugmentedRows, int] | None:
+def augmented_rows(
+    est: LargeMarginSettings, X: Any, dropped: np.ndarray
+) -> tuple[AugmentedRows, int] | None:
     """The training records z_i = [s_i x_i, c_i] over the validated rows, without a copy of them.
 
     The clip (or ``row_norm="unit"``) and the appended constant are per-row factors of the
@@ -107,7 +111,9 @@ def augmented_rows(est: LargeMarginSettings, X: Any, dropped: np.ndarray) -> tup
     norms = row_norms(X)
     kept = ~dropped
     kept_norms = norms[kept] if dropped.any() else norms
-    if not np.all((kept_norms == 0.0) | ((kept_norms >= _LEAN_NORMS[0]) & (kept_norms <= _LEAN_NORMS[1]))):
+    if not np.all(
+        (kept_norms == 0.0) | ((kept_norms >= _LEAN_NORMS[0]) & (kept_norms <= _LEAN_NORMS[1]))
+    ):
         return None
     over = (norms > q) & kept
     s = np.zeros(X.shape[0])
@@ -152,7 +158,9 @@ def centroid_mechanism(est: LargeMarginSettings) -> str:
     return approximate if (est.delta or 0.0) > 0 else pure
 
 
-def centroid_estimator(est: LargeMarginSettings, random_state: int | None = None) -> PrivateGaussianCentroid:
+def centroid_estimator(
+    est: LargeMarginSettings, random_state: int | None = None
+) -> PrivateGaussianCentroid:
     """The privacy-class-centroids estimator on the prepared rows (already mapped: row_norm "none" there).
 
     ``accountant=None``: the large-margin fit holds the (ε, δ) reservation and commits
@@ -213,7 +221,9 @@ def centroid_notes(est: LargeMarginSettings, shape: tuple[int, int, int]) -> lis
             *filter(None, [centroid_reason(est, *shape), components_reason(est, *shape)])]
 
 
-def certify_centroid(est: LargeMarginSettings, rows: Any, y: Any, context: FitContext) -> Certificate:
+def certify_centroid(
+    est: LargeMarginSettings, rows: Any, y: Any, context: FitContext
+) -> Certificate:
     """The certificate of a centroid fit on the prepared rows, without drawing noise."""
     inner = centroid_estimator(est)
     # the outer fit has read the label set (and warned)
@@ -243,7 +253,9 @@ def fit_centroid(est: LargeMarginSettings, rows: Any, y: Any, hold: CertificateH
     est.certificate_ = certificate
     est.classes_ = inner.classes_
     est.n_features_in_ = int(inner.n_features_in_)
-    est.Phi_ = phi_from_means(inner.means_ / q, q, prior_penalty(inner.class_prior_, inner.within_class_var_))
+    est.Phi_ = phi_from_means(
+        inner.means_ / q, q, prior_penalty(inner.class_prior_, inner.within_class_var_)
+    )
     est.centers_ = None
     est.component_assignment_ = "trivial"  # as the objective path with K = 1
     return est

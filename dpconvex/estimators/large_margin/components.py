@@ -41,8 +41,15 @@ from ...privacy.mechanisms.kmeans import lloyd
 from ...privacy.release import release
 from ...templates.statistics import KMeansTemplate, assign_nearest
 
-__all__ = ["ASSIGNMENTS", "ComponentAssignment", "PUBLIC_CENTER_SEED", "assign_components", "dp_kmeans",
-           "planned_assignment", "public_centers"]
+__all__ = [
+    "ASSIGNMENTS",
+    "ComponentAssignment",
+    "PUBLIC_CENTER_SEED",
+    "assign_components",
+    "dp_kmeans",
+    "planned_assignment",
+    "public_centers",
+]
 
 #: Component-assignment rules known to :func:`assign_components`.
 ASSIGNMENTS = ("nearest_public_center", "dp_kmeans", "gmm_nonprivate")
@@ -200,7 +207,8 @@ def assign_components(method: str | None, X: np.ndarray, y: np.ndarray, n_classe
         method = "nearest_public_center"
     if method not in ASSIGNMENTS:
         raise ParameterError(
-            "The 'method' argument of assign_components (an estimator's 'component_assignment') must be "
+            "The 'method' argument of assign_components (an estimator's 'component_assignment') "
+            "must be "
             f"one of {[None, *ASSIGNMENTS]!r}. Got {method!r} instead."
         )
     n, d = X.shape
@@ -217,7 +225,8 @@ def assign_components(method: str | None, X: np.ndarray, y: np.ndarray, n_classe
         if centers.shape != (C, K, d) or not np.all(np.isfinite(centers)):
             raise ParameterError(
                 "The 'centers' argument of assign_components must be a finite array of shape "
-                f"(n_classes, n_components, n_features) = {(C, K, d)}. Got shape {centers.shape} instead."
+                f"(n_classes, n_components, n_features) = {(C, K, d)}. Got shape {centers.shape} "
+                "instead."
             )
     if K == 1:
         return dataclasses.replace(

@@ -21,7 +21,14 @@ import numpy as np
 
 from ...data.dask_gram import DaskGram
 from ...data.dask_rows import compute
-from ...data.validation import LabelSet, check_array, check_labels, computed, encode_labels, zero_rows
+from ...data.validation import (
+    LabelSet,
+    check_array,
+    check_labels,
+    computed,
+    encode_labels,
+    zero_rows,
+)
 from ...errors import ParameterError
 from ...privacy.certificate import Certificate
 from ...privacy.release import release
@@ -48,7 +55,9 @@ DASK_ASSIGNMENTS = (None, "nearest_public_center")
 # --------------------------------------------------------- per-chunk kernels (run on workers)
 def _chunk_labels(stub: LabelSet, L: np.ndarray) -> LabelSet:
     dropped = L[:, 1].astype(bool)
-    return dataclasses.replace(stub, index=L[:, 0].astype(np.int64), outside=dropped, dropped=dropped)
+    return dataclasses.replace(
+        stub, index=L[:, 0].astype(np.int64), outside=dropped, dropped=dropped
+    )
 
 
 # A chunk of ``_with_records``: the d feature columns, then (class index, dropped).
@@ -58,14 +67,17 @@ def _z_block(block: np.ndarray, est: LargeMarginSettings, stub: LabelSet) -> np.
     return np.asarray(est._train_z(clipped, labels), dtype=float)
 
 
-def _components_block(block: np.ndarray, centers: np.ndarray, est: LargeMarginSettings) -> np.ndarray:
+def _components_block(
+    block: np.ndarray, centers: np.ndarray, est: LargeMarginSettings
+) -> np.ndarray:
     labels = block[:, -2:]
     clipped = clip_and_map(est, zero_rows(block[:, :-2], labels[:, 1].astype(bool)))[0]
     return assign_nearest(clipped, labels[:, 0].astype(np.int64), centers)
 
 
 def _scores_block(block: np.ndarray, est: LargeMarginSettings) -> np.ndarray:
-    return est._scores(block, "class_scores")  # an ndarray chunk: the in-memory code (its names checked)
+    # an ndarray chunk: the in-memory code (its names checked)
+    return est._scores(block, "class_scores")
 
 
 # ------------------------------------------------------------------------------ build
@@ -108,15 +120,22 @@ def build_dask(est: LargeMarginSettings, X: Any, y: Any, *, persist: bool | None
     n, d = (int(size) for size in X_checked.shape)
     y_checked = check_labels(computed(y), n, f"{owner}.fit", classes=est.classes,
                              unknown_labels=est.unknown_labels)
-    labels = encode_labels(y_checked, est.classes, f"{owner}.fit", unknown_labels=est.unknown_labels,
-                           excluded=context.excluded, warning=context.label_warning)
+    labels = encode_labels(
+        y_checked,
+        est.classes,
+        f"{owner}.fit",
+        unknown_labels=est.unknown_labels,
+        excluded=context.excluded,
+        warning=context.label_warning,
+    )
     C = int(labels.classes.size)
     K = resolved_components(est, n, C, d)
     q = float(est.data_norm)
     facts = LargeMarginFacts(d, labels.classes, labels.assumption, n_classes=C, n_components=K,
                              n_rows=n, rows=prepared_rows(est, X_checked),  # lazy, per chunk
                              y=y_checked)
-    if uses_centroid(est, n, C, d):  # DP class centroids (privacy-centroid-switch): summed per chunk
+    # DP class centroids (privacy-centroid-switch): summed per chunk
+    if uses_centroid(est, n, C, d):
         return Prepared(template=None, reusable=False, meta=facts)
     rows_with_records = _with_records(X_checked, labels)
     # per chunk, ``outside`` holds the records that contribute no loss (the dropped column)
@@ -132,14 +151,18 @@ def build_dask(est: LargeMarginSettings, X: Any, y: Any, *, persist: bool | None
                                              est=_shippable(est), drop_axis=1, dtype=np.int64)
         components = np.asarray(compute(parts)[0], dtype=np.int64)
     assignment = dataclasses.replace(assignment, components=components)
-    width = int(est._train_z(np.zeros((1, d)), _chunk_labels(stub, np.zeros((1, 2), np.int64))) .shape[1])
+    width = int(
+        est._train_z(np.zeros((1, d)), _chunk_labels(stub, np.zeros((1, 2), np.int64))).shape[1]
+    )
     Z = rows_with_records.map_blocks(_z_block, est=_shippable(est), stub=stub,
                                      chunks=(X_checked.chunks[0], (width,)), dtype=float)
     mechanism = est._mechanism()  # the in-memory build's template, over the Dask records
     template = build_template(est, DaskGram(Z, persist=persist), labels.index, components, C, K,
                               assignment.description, mechanism,
                               objective_budget(est, mechanism, assignment.epsilon, n), lam=lam)
-    return Prepared(template=template, reusable=True, meta=dataclasses.replace(facts, assign=assignment))
+    return Prepared(
+        template=template, reusable=True, meta=dataclasses.replace(facts, assign=assignment)
+    )
 
 
 def certify_dask(est: LargeMarginSettings, X: Any, y: Any, lam: float | None,

@@ -241,17 +241,36 @@ default="auto"
 
     takes_row_mask = True
 
-    def __init__(self, *, epsilon: float = 1.0, delta: float | None = None, gamma: float = 1e-2,
-                 lam: float | str = "auto", h: float = 0.5, n_components: int | str = "auto",
-                 mechanism: str = "auto", data_norm: float = 1.0,
-                 component_assignment: str | None = None, centers: Any = None,
-                 kmeans_epsilon_fraction: float = 0.2, kmeans_iter: int = 3,
-                 loss: Loss | str | None = "auto", extra_terms: Sequence[MatrixTerm] | None = None,
-                 solver: str | None = None, random_state: int | None = None,
-                 optimality_tol: float | None = None, max_iter: int | None = None,
-                 accountant: Any = None, classes: Any = None, verbose: int = 0,
-                 structure: str = "auto", feature_weights: tuple[float, float, float] | None = None,
-                 row_norm: str = "auto", unknown_labels: str = "raise", vouch: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        *,
+        epsilon: float = 1.0,
+        delta: float | None = None,
+        gamma: float = 1e-2,
+        lam: float | str = "auto",
+        h: float = 0.5,
+        n_components: int | str = "auto",
+        mechanism: str = "auto",
+        data_norm: float = 1.0,
+        component_assignment: str | None = None,
+        centers: Any = None,
+        kmeans_epsilon_fraction: float = 0.2,
+        kmeans_iter: int = 3,
+        loss: Loss | str | None = "auto",
+        extra_terms: Sequence[MatrixTerm] | None = None,
+        solver: str | None = None,
+        random_state: int | None = None,
+        optimality_tol: float | None = None,
+        max_iter: int | None = None,
+        accountant: Any = None,
+        classes: Any = None,
+        verbose: int = 0,
+        structure: str = "auto",
+        feature_weights: tuple[float, float, float] | None = None,
+        row_norm: str = "auto",
+        unknown_labels: str = "raise",
+        vouch: tuple[str, ...] = (),
+    ):
         self._store_params(locals())
 
     # -------------------------------------------------------------- validation
@@ -319,8 +338,12 @@ default="auto"
         Xv, labels = self._checked_data(X, y, plan, context)
         C, D = int(labels.classes.size), Xv.shape[1] + 1
         K = resolved_components(self, Xv.shape[0], C, Xv.shape[1])
-        check_array_entries(C * K * D * D, f"Phi_ (C x K x (d+1) x (d+1) = {C} x {K} x {D} x {D})",
-                            f"{owner}.fit", "Lower n_components, or use fewer features or classes.")
+        check_array_entries(
+            C * K * D * D,
+            f"Phi_ (C x K x (d+1) x (d+1) = {C} x {K} x {D} x {D})",
+            f"{owner}.fit",
+            "Lower n_components, or use fewer features or classes.",
+        )
         return Xv, labels, C, K
 
     def _train_z(self, clipped: np.ndarray, labels: LabelSet) -> np.ndarray:
@@ -365,8 +388,14 @@ default="auto"
         template = build_template(self, Z, labels.index, components, C, K,
                                   planned_for(self, plan).description, plan.mechanism,
                                   objective_part(plan), lam=plan.lam)
-        certificate = release(template, plan.mechanism, objective_part(plan), dry_run=True, vouch=self.vouch,
-                              vouch_unused="ignore").certificate
+        certificate = release(
+            template,
+            plan.mechanism,
+            objective_part(plan),
+            dry_run=True,
+            vouch=self.vouch,
+            vouch_unused="ignore",
+        ).certificate
         certificate = compose_planned(self, plan, certificate)
         certificate.state(*fit_states(self, template, labels.assumption, plan.n, plan.n_classes,
                                       plan.n_features))
@@ -385,7 +414,9 @@ default="auto"
         with verbosity(int(self.verbose) if isinstance(self.verbose, numbers.Integral) else 0):
             return super()._fit_with(X, y, context)
 
-    def prepare(self, X: Any, y: Any, plan: FitPlan, *, context: FitContext = NO_CONTEXT) -> Prepared:
+    def prepare(
+        self, X: Any, y: Any, plan: FitPlan, *, context: FitContext = NO_CONTEXT
+    ) -> Prepared:
         """Validate, clip, map the rows; assign components and build the template of ``plan``.
 
         Reusable across fits at other ε (``Prepared.reusable``) when the component assignment neither spends
@@ -411,7 +442,9 @@ default="auto"
         facts = LargeMarginFacts(X_checked.shape[1], classes, labels.assumption, n_classes=C,
                                  n_components=K, n_rows=len(class_indices), y=y)
         if plan.learner == CENTROID_LEARNER:  # no template; rebuilt at each fit of a sweep
-            return Prepared(template=None, reusable=False, meta=dataclasses.replace(facts, rows=clipped))
+            return Prepared(
+                template=None, reusable=False, meta=dataclasses.replace(facts, rows=clipped)
+            )
         kmeans = plan.parts.get(KMEANS)  # DP k-means's share of ε (private fits with K > 1)
         noise = noise_source(self, context.noise)  # the fit's generator, for both steps
         assignment = assign_components(  # the records left out: class -1, in no k-means or GMM fit
@@ -424,9 +457,10 @@ default="auto"
         reusable = K == 1 or assignment.method == "nearest_public_center"
         # the template holds the rows (as z); a sweep's centroid fit on this Prepared maps
         # the validated X again (_release) rather than keeping a second copy
+        # its draws: the release's stream
         return Prepared(template=template, reusable=reusable, meta=dataclasses.replace(
             facts, X=X_checked, dropped=labels.dropped, assign=assignment),
-            noise=None if reusable or context.noise is not None else noise)  # its draws: the release's stream
+            noise=None if reusable or context.noise is not None else noise)
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> PrivateLargeMarginGaussian:
@@ -456,7 +490,9 @@ default="auto"
         certificate = compose_with_assignment(objective_certificate, assignment, total_epsilon)
         facts = prep.meta
         C, K, d = facts.n_classes, facts.n_components, facts.n_features
-        certificate.state(*fit_states(self, prep.template, prep.meta.label_note, facts.n_rows, C, d))
+        certificate.state(
+            *fit_states(self, prep.template, prep.meta.label_note, facts.n_rows, C, d)
+        )
         hold.commit_certificate(certificate)
         self.certificate_ = certificate
         self.classes_ = facts.classes
@@ -516,5 +552,6 @@ default="auto"
         ``argmax`` agrees with :meth:`predict`, but the values are not calibrated
         probabilities (their scale is set by the regularization and the noise).
         """
-        log_proba = self._log_proba(X, "predict_proba")  # the argmax kept where exp rounds a gap away
+        # the argmax kept where exp rounds a gap away
+        log_proba = self._log_proba(X, "predict_proba")
         return keep_argmax(np.exp(log_proba), log_proba)

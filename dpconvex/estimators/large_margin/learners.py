@@ -61,11 +61,28 @@ if TYPE_CHECKING:
 #: The two templates of the objective learners (pairwise PSD, softmax on a feature map).
 LargeMarginTemplate = LargeMarginGaussianTemplate | LargeMarginSoftmaxTemplate
 
-__all__ = ["CENTROID_LEARNER", "LARGE_MARGIN_MENU", "LargeMarginFacts", "PAIRWISE_LEARNER",
-           "SOFTMAX_LEARNER", "TEMPLATES", "auto_lam", "build_template", "certify_prepared",
-           "check_consistency", "compose_planned", "compose_with_assignment", "fit_budget", "noise_family",
-           "objective_budget", "objective_part", "plan_fit", "planned_for", "prepare_shape",
-           "released_matrices"]
+__all__ = [
+    "CENTROID_LEARNER",
+    "LARGE_MARGIN_MENU",
+    "LargeMarginFacts",
+    "PAIRWISE_LEARNER",
+    "SOFTMAX_LEARNER",
+    "TEMPLATES",
+    "auto_lam",
+    "build_template",
+    "certify_prepared",
+    "check_consistency",
+    "compose_planned",
+    "compose_with_assignment",
+    "fit_budget",
+    "noise_family",
+    "objective_budget",
+    "objective_part",
+    "plan_fit",
+    "planned_for",
+    "prepare_shape",
+    "released_matrices",
+]
 
 PAIRWISE_LEARNER = "pairwise"
 SOFTMAX_LEARNER = "softmax"
@@ -163,11 +180,15 @@ def check_consistency(est: LargeMarginSettings, mech: Mechanism) -> None:
     if (objective and mech.private and isinstance(lam, numbers.Real)
             and not isinstance(lam, bool) and lam <= 0):
         raise PrivacyError(
-            f"The 'lam' parameter of {owner} must be > 0 with a private mechanism. Got {lam!r} instead: "
-            "strong convexity fails, and objective perturbation needs a strongly convex objective. The "
-            "Huber and softmax losses are not strongly convex and the trace term gamma * tr(Psi) is "
+            f"The 'lam' parameter of {owner} must be > 0 with a private mechanism. Got {lam!r} "
+            "instead: "
+            "strong convexity fails, and objective perturbation needs a strongly convex "
+            "objective. The "
+            "Huber and softmax losses are not strongly convex and the trace term gamma * tr(Psi) "
+            "is "
             "linear, so without (lam/2) * ||Phi||_F^2 the privacy proof fails. Use lam > 0 (e.g. "
-            "lam=2e-2 or lam='auto'), or mechanism='none' for a non-private fit.")
+            "lam=2e-2 or lam='auto'), or mechanism='none' for a non-private fit."
+        )
     rule = _LAM_WITHOUT_NOISE if objective and not mech.private else LAM
     rule.check("lam", lam, owner)
     if is_centroid(est):  # the objective's options are unused, but bad values are refused
@@ -186,14 +207,19 @@ def check_consistency(est: LargeMarginSettings, mech: Mechanism) -> None:
     if not mech.pure and mech.private and not softmax:
         raise ParameterError(
             f"The 'loss' parameter of {owner} must be 'softmax' with "
-            f"mechanism={resolved_mechanism(est)!r} (delta > 0), which needs an unconstrained minimizer. "
-            f"Got {est.loss!r} instead (a pairwise loss): use loss='softmax' (the pairwise template is "
-            "PSD-constrained and pure epsilon-DP only; use delta=None there).")
+            f"mechanism={resolved_mechanism(est)!r} (delta > 0), which needs an unconstrained "
+            "minimizer. "
+            f"Got {est.loss!r} instead (a pairwise loss): use loss='softmax' (the pairwise "
+            "template is "
+            "PSD-constrained and pure epsilon-DP only; use delta=None there)."
+        )
     if est.delta is not None:
         check_float("delta", est.delta, owner, low_inclusive=mech.pure, high=1.0)
         if mech.pure and est.delta != 0:
-            raise ParameterError(f"The 'delta' parameter of {owner} must be None or 0 with the "
-                                 f"pure epsilon-DP mechanism {est.mechanism!r}. Got {est.delta!r}.")
+            raise ParameterError(
+                f"The 'delta' parameter of {owner} must be None or 0 with the "
+                f"pure epsilon-DP mechanism {est.mechanism!r}. Got {est.delta!r}."
+            )
 
 
 def lam_is_auto(lam: Any) -> bool:
@@ -238,7 +264,9 @@ def auto_lam(template: LargeMarginTemplate, mech: Mechanism, budget: Budget,
     noise = require_noise_report(getattr(mech, "inner", mech))
 
     def rule(mu: float) -> float:
-        return max(lo, kappa * float(noise.noise_report(template, budget, mu).coordinate_scale) / n)
+        return max(
+            lo, kappa * float(noise.noise_report(template, budget, mu).coordinate_scale) / n
+        )
 
     if rule(lo) <= lo:
         return lo
@@ -300,13 +328,24 @@ def fit_states(est: LargeMarginSettings, template: LargeMarginTemplate, label_no
                C: int, d: int) -> list[Any]:
     """What a fit's certificate states beside its guarantee, and its dry runs alike: the label
     set, Λ's rule, the rows' maps and the "auto" choices."""
-    return [label_note, *lam_note(template, est), *row_notes(est), *objective_reasons(est, n, C, d)]
+    return [
+        label_note,
+        *lam_note(template, est),
+        *row_notes(est),
+        *objective_reasons(est, n, C, d),
+    ]
 
 
 def objective_reasons(est: LargeMarginSettings, n: int, C: int, d: int) -> list[str]:
     """The certificate lines of the objective path's "auto" choices (mechanism, K)."""
-    return [r for r in (resolve_mechanism(est.mechanism, est.delta, est.mechanism_menu.auto).reason,
-                        components_reason(est, n, C, d)) if r]
+    return [
+        r
+        for r in (
+            resolve_mechanism(est.mechanism, est.delta, est.mechanism_menu.auto).reason,
+            components_reason(est, n, C, d),
+        )
+        if r
+    ]
 
 
 def compose_with_assignment(obj: Certificate, assign: Any, eps_total: float) -> Certificate:
@@ -336,15 +375,22 @@ def compose_with_assignment(obj: Certificate, assign: Any, eps_total: float) -> 
         return obj
     if not assign.private:
         return compose_sequential(
-            [obj], mechanism=f"{obj.mechanism} with NON-PRIVATE component assignment",
-            epsilon_requested=eps_total, quantities=obj.quantities,
+            [obj],
+            mechanism=f"{obj.mechanism} with NON-PRIVATE component assignment",
+            epsilon_requested=eps_total,
+            quantities=obj.quantities,
             assumptions=[
-                "PRIVACY IS NOT END-TO-END: the mixture components were assigned by a non-private rule "
+                "PRIVACY IS NOT END-TO-END: the mixture components were assigned by a non-private "
+                "rule "
                 f"reading the private data (component_assignment={assign.method!r}: "
-                f"{assign.description}); only the objective perturbation given those components is "
+                f"{assign.description}); only the objective perturbation given those components "
+                "is "
                 f"{obj.epsilon:.6g}-DP, which is not a guarantee for the data set.",
-                *obj.assumptions],
-            solver=obj.solver, private=False)
+                *obj.assumptions,
+            ],
+            solver=obj.solver,
+            private=False,
+        )
     if assign.certificate is None:
         return obj
     km = assign.certificate
@@ -413,9 +459,18 @@ def _stub_template(est: LargeMarginSettings, plan_n: int | None, C: int, K: int,
     array), with every class and component present."""
     n_rows = max(2, C * K) if plan_n is None else plan_n
     row_index = np.arange(n_rows)
-    return build_template(est, np.broadcast_to(0.0, (n_rows, d + 1)), (row_index % C).astype(np.int64),
-                          ((row_index // C) % K).astype(np.int64), C, K, assignment, mechanism, budget,
-                          lam=1.0 if lam is None else lam)
+    return build_template(
+        est,
+        np.broadcast_to(0.0, (n_rows, d + 1)),
+        (row_index % C).astype(np.int64),
+        ((row_index // C) % K).astype(np.int64),
+        C,
+        K,
+        assignment,
+        mechanism,
+        budget,
+        lam=1.0 if lam is None else lam,
+    )
 
 
 def _centroid_plan(est: LargeMarginSettings, plan: FitPlan) -> tuple[Any, FitPlan]:
@@ -476,7 +531,9 @@ def plan_fit(est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
         options["structure"] = resolved_structure(est)
     else:
         options["gamma"] = float(est.gamma)
-    notes: list[LamRule | RowMap | str] = [LamRule(lam, "auto", LAM_RULE)] if rule == LAM_RULE else []
+    notes: list[LamRule | RowMap | str] = (
+        [LamRule(lam, "auto", LAM_RULE)] if rule == LAM_RULE else []
+    )
     notes += [*row_notes(est), *objective_reasons(est, n, C, p)]
     return FitPlan(
         estimator=type(est).__name__, n=n, n_classes=C, n_features=p,
@@ -521,7 +578,9 @@ def planned_for(est: LargeMarginSettings, plan: FitPlan) -> ComponentAssignment:
         centers=est.centers, n_iter=int(est.kmeans_iter))
 
 
-def compose_planned(est: LargeMarginSettings, plan: FitPlan, objective: Certificate) -> Certificate:
+def compose_planned(
+    est: LargeMarginSettings, plan: FitPlan, objective: Certificate
+) -> Certificate:
     """A dry run's objective certificate composed with the planned component assignment, as
     the fit composes them; with ``random_state`` given, every noised part marked seeded, as the
     fit's one generator seeds them all (``Certificate.seeded``)."""

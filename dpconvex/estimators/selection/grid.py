@@ -129,15 +129,18 @@ def _check_param_grid(param_grid: Any, valid: Sequence[str], owner: str) -> list
             if not isinstance(key, str) or key not in valid:
                 raise ParameterError(
                     f"The 'param_grid' parameter of {owner} must name the estimator's parameters: "
-                    f"{key!r} is not a parameter of the estimator. Valid parameters: {sorted(valid)}."
+                    f"{key!r} is not a parameter of the estimator. Valid parameters: "
+                    f"{sorted(valid)}."
                 )
             if _leaf(key) in PRIVACY_PARAMETERS:
                 raise ParameterError(
                     f"The 'param_grid' parameter of {owner} must not hold privacy parameters "
                     f"{PRIVACY_PARAMETERS}: {key!r} sets the guarantee of every candidate, and a "
                     "search that chose it from the data would release the guarantee it chose. Set "
-                    "epsilon on the search and delta (or the accountant) on the estimator, one value "
-                    "for every candidate; to compare guarantees, run one search per value, each its "
+                    "epsilon on the search and delta (or the accountant) on the estimator, one "
+                    "value "
+                    "for every candidate; to compare guarantees, run one search per value, each "
+                    "its "
                     "own release."
                 )
             if _leaf(key) in _RESERVED:
@@ -146,7 +149,9 @@ def _check_param_grid(param_grid: Any, valid: Sequence[str], owner: str) -> list
                     f"{key!r} cannot be tuned: the search sets them on every candidate itself "
                     "(classes is its public label set). Drop it from the grid."
                 )
-            if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple, np.ndarray)):
+            if isinstance(values, (str, bytes)) or not isinstance(
+                values, (list, tuple, np.ndarray)
+            ):
                 raise ParameterError(
                     f"The 'param_grid' parameter of {owner} must map names to lists of "
                     f"candidates: the values of {key!r} must be a list (or tuple, or 1-D array) "
@@ -154,7 +159,8 @@ def _check_param_grid(param_grid: Any, valid: Sequence[str], owner: str) -> list
                 )
             if len(values) == 0 or (isinstance(values, np.ndarray) and values.ndim != 1):
                 raise ParameterError(
-                    f"The 'param_grid' parameter of {owner} must map names to lists of candidates: the "
+                    f"The 'param_grid' parameter of {owner} must map names to lists of "
+                    "candidates: the "
                     f"values of {key!r} must be a non-empty 1-D list. Got {values!r} instead."
                 )
     return list(ParameterGrid(list(grids)))
@@ -164,8 +170,9 @@ def _public_size(X: Any) -> tuple[int | None, int | None]:
     """(n, d) where X tells them before its rows are read (its shape, or for rows given as
     sequences their number and the first row's length), else None for each."""
     shape = tuple(getattr(X, "shape", ()))
+    # rows as sequences: n and the first row's length
     if not shape and isinstance(X, (list, tuple)) and X and hasattr(X[0], "__len__") \
-            and not isinstance(X[0], (str, bytes)):  # rows as sequences: n and the first row's length
+            and not isinstance(X[0], (str, bytes)):
         shape = (len(X), len(X[0]))
     n, d = shape if len(shape) == 2 else (None, None)
     return (n if isinstance(n, int) else None), d
@@ -177,7 +184,9 @@ def _find_certificate(estimator: Any, owner: str) -> Certificate:
     if certificate is not None:
         return certificate
     steps = [step for _, step in getattr(estimator, "steps", [])]
-    certificates = [step.certificate_ for step in steps if getattr(step, "certificate_", None) is not None]
+    certificates = [
+        step.certificate_ for step in steps if getattr(step, "certificate_", None) is not None
+    ]
     if len(certificates) != 1:
         raise PrivacyError(
             f"{owner}.fit: the fitted candidate {type(estimator).__name__} exposes "
@@ -237,8 +246,15 @@ class SelectedEstimator:
         mixing is invertible, so its released outputs would lead back to every learner's noise."""
         owners = self._noise_owners(candidate)
         streams = [stream, *stream.spawn(max(len(owners) - 1, 0))]
-        return [(o, NoiseSource(s if seeded or "epsilon" in o.get_params() else np.random.default_rng(),
-                                seeded)) for o, s in zip(owners, streams, strict=False)]
+        return [
+            (
+                o,
+                NoiseSource(
+                    s if seeded or "epsilon" in o.get_params() else np.random.default_rng(), seeded
+                ),
+            )
+            for o, s in zip(owners, streams, strict=False)
+        ]
 
     def fit(self, X: Any, y: Any, **fit_params: Any) -> Any:
         """Split the rows, train the candidates, select one privately; return self
@@ -264,28 +280,47 @@ class SelectedEstimator:
         by ``draft_schema`` (its certificate composes that release before its model)."""
         if not_public_source(self.estimator, X) is not None:
             raise PrivacyError(
-                f"{caller}: its candidates would be fitted on a schema read from the data (suggested=True: "
-                "draft_schema without epsilon), so none is private, and private tuning needs private "
-                "candidates. Declare the reviewed schema in code or draft it with epsilon=...; for a "
-                "non-private baseline use sklearn.model_selection.GridSearchCV.")
-        params = {} if isinstance(self.estimator, type) else getattr(self.estimator, "get_params", dict)()
+                f"{caller}: its candidates would be fitted on a schema read from the data "
+                "(suggested=True: "
+                "draft_schema without epsilon), so none is private, and private tuning needs "
+                "private "
+                "candidates. Declare the reviewed schema in code or draft it with epsilon=...; "
+                "for a "
+                "non-private baseline use sklearn.model_selection.GridSearchCV."
+            )
+        params = (
+            {}
+            if isinstance(self.estimator, type)
+            else getattr(self.estimator, "get_params", dict)()
+        )
         for key, value in params.items():
             release = getattr(value, "release", None) if _leaf(key) == "schema" else None
             prefix = key[:-len("schema")]  # "" or a Pipeline step's "name__"
             if release is not None and f"{prefix}epsilon" in params:
                 step = type(params[prefix[:-2]] if prefix else self.estimator).__name__
                 raise ParameterError(
-                    f"{caller}: its estimator's {key!r} is a schema released by draft_schema (epsilon = "
-                    f"{release.epsilon:g}), which every candidate's certificate composes before its model: "
-                    "the candidates would not compose within the search's epsilon. Encode the table in a "
-                    "pipeline step and tune the pipeline, e.g. make_pipeline(PublicEncoder(schema), "
-                    f"{step}(...)) (the schema's release stays charged to draft_schema's ledger).")
+                    f"{caller}: its estimator's {key!r} is a schema released by draft_schema "
+                    "(epsilon = "
+                    f"{release.epsilon:g}), which every candidate's certificate composes before "
+                    "its model: "
+                    "the candidates would not compose within the search's epsilon. Encode the "
+                    "table in a "
+                    "pipeline step and tune the pipeline, e.g. "
+                    "make_pipeline(PublicEncoder(schema), "
+                    f"{step}(...)) (the schema's release stays charged to draft_schema's ledger)."
+                )
 
     def _checked_rows(self, X: Any, y: Any, caller: str) -> tuple[Any, Any]:
         """(X, y) checked once for every candidate, against the public label set (Dask rows stay on
         the workers)."""
-        return check_rows(X, y, caller, self.estimator, classes=self._public_classes(type(self).__name__),
-                          unknown_labels=self.unknown_labels)
+        return check_rows(
+            X,
+            y,
+            caller,
+            self.estimator,
+            classes=self._public_classes(type(self).__name__),
+            unknown_labels=self.unknown_labels,
+        )
 
     def _grid_candidates(self, owner: str, part: tuple[int, int] | None = None,
                          epsilon: float = 1.0) -> list[dict[str, Any]]:
@@ -309,7 +344,9 @@ class SelectedEstimator:
         key = self._epsilon_key(owner)
         path = key.rpartition("__")[0]  # the private step of a Pipeline ("": the estimator itself)
         private = self.estimator.get_params(deep=True)[path] if path else self.estimator
-        classes = self._public_classes(owner) if getattr(private, "_reads_label_set", True) else [0]
+        classes = (
+            self._public_classes(owner) if getattr(private, "_reads_label_set", True) else [0]
+        )
         if (not hasattr(private, "plan") or (classes is None and rows is None)
                 or not isinstance(part[0], int) or part[0] < 2 or not int(part[1]) >= 1):
             return None  # the search refuses such data itself
@@ -319,9 +356,13 @@ class SelectedEstimator:
         for step in steps:  # its parameters refused by name here; only its input width is unknown
             step._validate_params()
         try:
-            with signed_by(private, f"{owner}.fit"):  # the label set read as fit does, refused as the search
+            # the label set read as fit does, refused as the search
+            with signed_by(private, f"{owner}.fit"):
                 classes = range(private.public_shape(*rows)[1]) if classes is None else classes
-            return max((s.plan(part[0], len(classes), int(part[1])).budget.delta for s in steps), default=0.0)
+            return max(
+                (s.plan(part[0], len(classes), int(part[1])).budget.delta for s in steps),
+                default=0.0,
+            )
         except (ParameterError, DataValidationError):
             if not path:
                 raise
@@ -363,9 +404,12 @@ class SelectedEstimator:
                 ledger = inner
             elif inner is not ledger:
                 raise ParameterError(
-                    f"The 'accountant' parameter of {owner} and its estimator's {key!r} must be the same "
-                    "ledger (or one of them None): the search charges its whole (epsilon, delta) once, "
-                    "to one ledger. Got two different ledgers; pass the ledger to the search only.")
+                    f"The 'accountant' parameter of {owner} and its estimator's {key!r} must be "
+                    "the same "
+                    "ledger (or one of them None): the search charges its whole (epsilon, delta) "
+                    "once, "
+                    "to one ledger. Got two different ledgers; pass the ledger to the search only."
+                )
         return ledger
 
     def _public_classes(self, owner: str) -> Any:
@@ -377,8 +421,10 @@ class SelectedEstimator:
         if self.classes is not None:
             given.insert(0, ("its 'classes' parameter", self.classes))
         # refused as "the 'classes' parameter of {owner}" or "{owner}.fit: the estimator's 'classes'"
-        sets = [set(check_classes(value, f"{owner}.fit", source=name.removeprefix("its ")).tolist())
-                for name, value in given]
+        sets = [
+            set(check_classes(value, f"{owner}.fit", source=name.removeprefix("its ")).tolist())
+            for name, value in given
+        ]
         for (name, value), labels in zip(given[1:], sets[1:], strict=True):
             if labels != sets[0]:
                 raise ParameterError(
@@ -405,8 +451,11 @@ class SelectedEstimator:
         keys = self._keys("epsilon")
         if len(keys) != 1:
             raise ParameterError(
-                f"The 'estimator' parameter of {owner} must have exactly one 'epsilon' parameter (a dpconvex "
-                f"private estimator or a Pipeline with one private step). Got one with {keys!r} instead.")
+                f"The 'estimator' parameter of {owner} must have exactly one 'epsilon' parameter "
+                "(a dpconvex "
+                f"private estimator or a Pipeline with one private step). Got one with {keys!r} "
+                "instead."
+            )
         return keys[0]
 
     def _overrides(self, epsilon: float, unknown: str, y: Any, owner: str,
@@ -422,22 +471,32 @@ class SelectedEstimator:
             labels = encode_labels(y, self._public_classes(owner), f"{owner}.fit",
                                    unknown_labels=unknown,
                                    excluded=context.excluded, warning=context.label_warning)
-        return {**self._settings(epsilon, unknown, labels), **dict.fromkeys(self._keys("accountant"))}, labels
+        return {
+            **self._settings(epsilon, unknown, labels),
+            **dict.fromkeys(self._keys("accountant")),
+        }, labels
 
     def _settings(self, epsilon: float, unknown: str, labels: Any) -> dict[str, Any]:
         """The ``epsilon``, ``random_state``, ``unknown_labels`` and label set (of ``labels``, or
         None) the search gives every candidate."""
-        return {self._keys("epsilon")[0]: epsilon,
-                **{key: self.random_state for key in self._keys("random_state")},
-                **{key: unknown for key in self._keys("unknown_labels")},
-                **{key: list(labels.classes) for key in self._keys("classes") if labels is not None}}
+        return {
+            self._keys("epsilon")[0]: epsilon,
+            **{key: self.random_state for key in self._keys("random_state")},
+            **{key: unknown for key in self._keys("unknown_labels")},
+            **{key: list(labels.classes) for key in self._keys("classes") if labels is not None},
+        }
 
     def _certify_labels(self, y: Any, unknown: str, owner: str) -> Any:
         """The label set a fit gives every candidate: the public one, else read once from y."""
         if not self._keys("classes"):
             return None
-        return encode_labels(y, self._public_classes(owner), f"{owner}.certify", unknown_labels=unknown,
-                             warning=LabelWarning(True))  # (certify's warning came first)
+        return encode_labels(
+            y,
+            self._public_classes(owner),
+            f"{owner}.certify",
+            unknown_labels=unknown,
+            warning=LabelWarning(True),
+        )  # (certify's warning came first)
 
     def _certified(self, params: dict[str, Any], epsilon: float, unknown: str, rows: Any,
                    owner: str, labels: Any) -> Certificate:
@@ -445,8 +504,12 @@ class SelectedEstimator:
         if not hasattr(self.estimator, "certify"):
             raise ParameterError(
                 f"{owner}.certify: the estimator {type(self.estimator).__name__} has no certify() "
-                "method; a certificate without training needs a dpconvex estimator. Call fit instead.")
-        candidate = clone(self.estimator).set_params(**params, **self._settings(epsilon, unknown, labels))
+                "method; a certificate without training needs a dpconvex estimator. Call fit "
+                "instead."
+            )
+        candidate = clone(self.estimator).set_params(
+            **params, **self._settings(epsilon, unknown, labels)
+        )
         return candidate.certify(*rows)
 
     def _noise(self, owner: str, given: NoiseSource | None) -> NoiseSource:
@@ -475,13 +538,17 @@ class SelectedEstimator:
         """Decision function of ``best_estimator_``."""
         return self._best("decision_function", X)
 
-    @available_if(lambda self: hasattr(getattr(self, "best_estimator_", self.estimator), "predict_proba"))
+    @available_if(
+        lambda self: hasattr(getattr(self, "best_estimator_", self.estimator), "predict_proba")
+    )
     @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities of ``best_estimator_`` (where it has ``predict_proba``)."""
         return self._best("predict_proba", X)
 
-    @available_if(lambda self: hasattr(getattr(self, "best_estimator_", self.estimator), "predict_log_proba"))
+    @available_if(
+        lambda self: hasattr(getattr(self, "best_estimator_", self.estimator), "predict_log_proba")
+    )
     @checks_feature_names
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """Log class probabilities of ``best_estimator_`` (where it has ``predict_log_proba``)."""
@@ -597,20 +664,29 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
             if public and labels is not None and not set(np.asarray(y_public).tolist()) <= set(
                     labels.classes.tolist()):  # every candidate would miss them alike
                 raise DataValidationError(
-                    f"{owner}.fit: y_val of public_validation holds labels outside the candidates' "
-                    "label set: every candidate would miss them alike. Pass validation labels from "
-                    "that set, or list them in classes=[...].")
+                    f"{owner}.fit: y_val of public_validation holds labels outside the "
+                    "candidates' "
+                    "label set: every candidate would miss them alike. Pass validation labels "
+                    "from "
+                    "that set, or list them in classes=[...]."
+                )
             models, certificates = [], []
             for index, params in enumerate(candidates):
                 candidate = clone(self.estimator)
                 candidate.set_params(**params, **overrides_base)
-                fit_with(candidate, *rows[index], context.inner(context.noise, held=True),
-                         self._sources(candidate, children[index], noise.seeded), caller=f"{owner}.fit")
+                fit_with(
+                    candidate,
+                    *rows[index],
+                    context.inner(context.noise, held=True),
+                    self._sources(candidate, children[index], noise.seeded),
+                    caller=f"{owner}.fit",
+                )
                 certificate = _find_certificate(candidate, owner)
                 if not certificate.private:
                     raise PrivacyError(
                         f"{owner}.fit: candidate {params!r} produced a non-private model "
-                        f"({certificate.mechanism}). Private tuning needs private candidates; for a "
+                        f"({certificate.mechanism}). Private tuning needs private candidates; for "
+                        "a "
                         "non-private baseline use sklearn.model_selection.GridSearchCV."
                     )
                 models.append(candidate)
@@ -661,16 +737,25 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         candidates = self._grid_candidates(owner)  # "auto": the factors (m) before n is read
         m = len(candidates)
         n, d = _public_size(X)
-        k = m + (self.public_validation is None)  # np.array_split's first n % k parts hold one row more
+        # np.array_split's first n % k parts hold one row more
+        k = m + (self.public_validation is None)
         part = (n // k + (m <= n % k) if n is not None else None, d)
         delta = self._planned_delta(part, epsilon, owner, (X, y))
         if delta is None or "__" in self._epsilon_key(owner):
             # no plan, or a Pipeline's step planned at the width of X where its transforms may
             # give another (and a mechanism chosen by the width may spend δ): its delta parameters
             base = self.estimator.get_params(deep=True)
-            delta = max(delta or 0.0, max((float(candidate.get(key, base[key]) or 0.0)
-                                           for candidate in candidates for key in self._keys("delta")),
-                                          default=0.0))
+            delta = max(
+                delta or 0.0,
+                max(
+                    (
+                        float(candidate.get(key, base[key]) or 0.0)
+                        for candidate in candidates
+                        for key in self._keys("delta")
+                    ),
+                    default=0.0,
+                ),
+            )
         return Budget(epsilon, delta), n
 
     def certify(self, X: Any, y: Any) -> Certificate:
@@ -684,7 +769,9 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         self._refuse_a_draft(X, f"{owner}.certify")
         epsilon, unknown = self._checked(owner)
         candidates = self._grid_candidates(owner)
-        NO_CONTEXT.one_label_warning(owner=owner if self._public_classes(owner) is None else "", y=y)
+        NO_CONTEXT.one_label_warning(
+            owner=owner if self._public_classes(owner) is None else "", y=y
+        )
         X_checked, y_checked = self._checked_rows(X, y, f"{owner}.certify")
         labels = self._certify_labels(y_checked, unknown, owner)
         public = self.public_validation is not None
@@ -738,15 +825,30 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         return X_public, y_public
 
     @staticmethod
-    def _certificate(caller: str, epsilon: float, certificates: list[Certificate], selection: Certificate,
-                     m: int, sizes: list[int], public: bool) -> Certificate:
-        selection_by = ("public validation set" if public else "exponential mechanism on part m + 1")
+    def _certificate(
+        caller: str,
+        epsilon: float,
+        certificates: list[Certificate],
+        selection: Certificate,
+        m: int,
+        sizes: list[int],
+        public: bool,
+    ) -> Certificate:
+        selection_by = "public validation set" if public else "exponential mechanism on part m + 1"
         conditions = [
-            Condition("candidates fixed before the data", True, "enforced by dpconvex",
-                      f"{m} candidates from param_grid (a constructor parameter)"),
-            Condition("disjoint parts", True, "enforced by dpconvex",
-                      f"random permutation (independent of the data) split into {len(sizes)} parts of "
-                      f"sizes {sizes}; candidate i reads part i only; selection by {selection_by}"),
+            Condition(
+                "candidates fixed before the data",
+                True,
+                "enforced by dpconvex",
+                f"{m} candidates from param_grid (a constructor parameter)",
+            ),
+            Condition(
+                "disjoint parts",
+                True,
+                "enforced by dpconvex",
+                f"random permutation (independent of the data) split into {len(sizes)} parts of "
+                f"sizes {sizes}; candidate i reads part i only; selection by {selection_by}",
+            ),
         ]
         try:
             return compose_parallel(

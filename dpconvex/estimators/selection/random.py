@@ -222,11 +222,15 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         frac = check_float("validation_fraction", self.validation_fraction, owner, high=1.0)
         reps = Repetitions.with_mean(self.repetitions, mean)
         eps1 = split_even(epsilon, int(reps.multiplier))  # (2 + η) ε₁ <= ε in floating point
-        if not eps1 >= DISCRETE_LAPLACE_MIN_EPSILON:  # the score noise's sampler: exact above it only
+        # the score noise's sampler: exact above it only
+        if not eps1 >= DISCRETE_LAPLACE_MIN_EPSILON:
             raise ParameterError(
-                f"{type(self).__name__}.fit: epsilon = {epsilon:g} gives each run epsilon_1 = {eps1:.3g}, "
-                f"below {DISCRETE_LAPLACE_MIN_EPSILON:g}, where the geometric draws of the score noise "
-                "lose their exactness in float64. Use a larger epsilon.")
+                f"{type(self).__name__}.fit: epsilon = {epsilon:g} gives each run epsilon_1 = "
+                f"{eps1:.3g}, "
+                f"below {DISCRETE_LAPLACE_MIN_EPSILON:g}, where the geometric draws of the score "
+                "noise "
+                "lose their exactness in float64. Use a larger epsilon."
+            )
         return epsilon, eps1, reps, frac
 
     def _candidates(self, caller: str, n_train: int, d: int, eps1: float,
@@ -236,19 +240,27 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         candidates = self._grid_candidates(caller.split(".")[0], (n_train, d), eps1)
         if (self._planned_delta((n_train, d), eps1, caller.split(".")[0], rows) or 0.0) > 0.0:
             raise ParameterError(
-                f"{caller}: {type(self.estimator).__name__} spends delta > 0 at the grid's parameters (its "
-                f"plan on {n_train} rows); private selection by random repetition is implemented for pure "
-                f"epsilon-DP candidates only. Use its pure epsilon-DP form (delta = 0 where it has one), or "
-                f"PrivateGridSearch (docs/privacy/tuning_gd_ledger.md#privacy-private-tuning).")
+                f"{caller}: {type(self.estimator).__name__} spends delta > 0 at the grid's "
+                "parameters (its "
+                f"plan on {n_train} rows); private selection by random repetition is implemented "
+                "for pure "
+                "epsilon-DP candidates only. Use its pure epsilon-DP form (delta = 0 where it "
+                "has one), or "
+                f"PrivateGridSearch (docs/privacy/tuning_gd_ledger.md#privacy-private-tuning)."
+            )
         base = self.estimator.get_params(deep=True)
         for candidate in candidates:  # the theorem used here is the pure-ε one: δ must be 0
             for key in self._keys("delta"):
                 if float(candidate.get(key, base[key]) or 0.0) != 0.0:
                     raise ParameterError(
-                        f"{caller}: candidate {candidate!r} has {key} = {candidate.get(key, base[key])!r} > "
-                        f"0; private selection by random repetition is implemented for pure epsilon-DP "
-                        f"candidates only. Set {key} to 0 or None in the estimator and the grid (delta = 0; "
-                        f"docs/privacy/tuning_gd_ledger.md#privacy-private-tuning).")
+                        f"{caller}: candidate {candidate!r} has {key} = "
+                        f"{candidate.get(key, base[key])!r} > "
+                        "0; private selection by random repetition is implemented for pure "
+                        "epsilon-DP "
+                        f"candidates only. Set {key} to 0 or None in the estimator and the grid "
+                        "(delta = 0; "
+                        f"docs/privacy/tuning_gd_ledger.md#privacy-private-tuning)."
+                    )
         return candidates
 
     def _budget(self, X: Any, y: Any, owner: str) -> tuple[Budget, int | None]:
@@ -276,7 +288,9 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             candidates = self._candidates(f"{owner}.fit", train.size, X_checked.shape[1], eps1,
                                           (X_checked, y_checked))
             m = len(candidates)
-            overrides, labels = self._overrides(eps1, self.unknown_labels, y_checked, owner, context)
+            overrides, labels = self._overrides(
+                eps1, self.unknown_labels, y_checked, owner, context
+            )
             split = Parts(X_checked, y_checked, [train, validation])
             (X_train, y_train), (X_validation, y_validation) = split[0], split[1]
             k_runs = repetitions.sample(noise_rng)  # public randomness; never stored or released
@@ -292,12 +306,20 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                              caller=f"{owner}.fit")
                     run_mistakes = mistakes(candidate, X_validation, y_validation, f"{owner}.fit")
                 certificate = _find_certificate(candidate, owner)
-                if (not certificate.private or certificate.delta != 0.0 or certificate.epsilon > eps1):
+                if (
+                    not certificate.private
+                    or certificate.delta != 0.0
+                    or certificate.epsilon > eps1
+                ):
                     raise PrivacyError(
-                        f"{owner}.fit: candidate {candidates[index]!r} released with (epsilon, delta) = "
-                        f"({certificate.epsilon:g}, {certificate.delta:g}), not within the per-run "
-                        f"budget ({eps1:g}, 0) ({certificate.mechanism}). Random-repetition selection "
-                        "needs pure epsilon-DP private candidates.")
+                        f"{owner}.fit: candidate {candidates[index]!r} released with (epsilon, "
+                        "delta) = "
+                        f"({certificate.epsilon:g}, {certificate.delta:g}), not within the "
+                        "per-run "
+                        f"budget ({eps1:g}, 0) ({certificate.mechanism}). Random-repetition "
+                        "selection "
+                        "needs pure epsilon-DP private candidates."
+                    )
                 score = (-float(run_mistakes + discrete_laplace(eps1, noise_rng))
                          + float(noise_rng.uniform()))
                 if best is None or score > best[0]:
@@ -346,34 +368,61 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             raise PrivacyError(f"{caller}: (2 + eta) * epsilon_1 = {total:.6g} > "
                                f"epsilon = {epsilon:g}; nothing is released.")
         return Certificate(
-            mechanism=(f"private selection by random repetition, {repetitions.kind} number of runs (Liu "
-                       "& Talwar 2019; Papernot & Steinke 2022, Cor. 3)"),
-            epsilon_requested=epsilon, epsilon=total, delta=0.0, private=True,
+            mechanism=(
+                f"private selection by random repetition, {repetitions.kind} number of runs (Liu "
+                "& Talwar 2019; Papernot & Steinke 2022, Cor. 3)"
+            ),
+            epsilon_requested=epsilon,
+            epsilon=total,
+            delta=0.0,
+            private=True,
             conditions=[
-                Condition("epsilon accounting", within_budget,
-                          "random repetition (Papernot & Steinke 2022, Corollary 3)",
-                          f"(2 + eta) * epsilon_1 = {repetitions.multiplier:g} * {eps1:.6g} = "
-                          f"{total:.6g} <= {epsilon:g}; each run is epsilon_1-DP (parallel "
-                          "composition of its model and its score)"),
-                Condition("candidates fixed before the data", True, "enforced by dpconvex",
-                          f"{m} candidates; each run draws one uniformly at random"),
-                Condition("number of runs random and hidden", True, "enforced by dpconvex",
-                          f"K ~ {repetitions.kind} (eta = {repetitions.eta:g}, gamma = "
-                          f"{repetitions.gamma:.6g}, E[K] = {repetitions.mean:.4g}), drawn from public "
-                          "randomness; K and the scores are not stored"),
-                Condition("uniform per-run bound", True, "enforced by dpconvex",
-                          f"every run's certificate has delta = 0 and epsilon <= "
-                          f"{eps1:.6g}, checked after each fit"),
+                Condition(
+                    "epsilon accounting",
+                    within_budget,
+                    "random repetition (Papernot & Steinke 2022, Corollary 3)",
+                    f"(2 + eta) * epsilon_1 = {repetitions.multiplier:g} * {eps1:.6g} = "
+                    f"{total:.6g} <= {epsilon:g}; each run is epsilon_1-DP (parallel "
+                    "composition of its model and its score)",
+                ),
+                Condition(
+                    "candidates fixed before the data",
+                    True,
+                    "enforced by dpconvex",
+                    f"{m} candidates; each run draws one uniformly at random",
+                ),
+                Condition(
+                    "number of runs random and hidden",
+                    True,
+                    "enforced by dpconvex",
+                    f"K ~ {repetitions.kind} (eta = {repetitions.eta:g}, gamma = "
+                    f"{repetitions.gamma:.6g}, E[K] = {repetitions.mean:.4g}), drawn from public "
+                    "randomness; K and the scores are not stored",
+                ),
+                Condition(
+                    "uniform per-run bound",
+                    True,
+                    "enforced by dpconvex",
+                    f"every run's certificate has delta = 0 and epsilon <= "
+                    f"{eps1:.6g}, checked after each fit",
+                ),
             ],
-            quantities={"candidates m": m, "part sizes": list(sizes),
-                        "epsilon per run": eps1, "multiplier (2 + eta)": repetitions.multiplier,
-                        "mean number of runs": repetitions.mean},
-            assumptions=["replace-one adjacency; n is public (it fixes the part sizes)",
-                         "only the best run's model is released: not K, not the scores, not "
-                         "the run time of the fit (which reveals K)",
-                         "the run certificate in `parts` is the released run's; every run had "
-                         "the same per-run bound"],
-            parts=[one_run])
+            quantities={
+                "candidates m": m,
+                "part sizes": list(sizes),
+                "epsilon per run": eps1,
+                "multiplier (2 + eta)": repetitions.multiplier,
+                "mean number of runs": repetitions.mean,
+            },
+            assumptions=[
+                "replace-one adjacency; n is public (it fixes the part sizes)",
+                "only the best run's model is released: not K, not the scores, not "
+                "the run time of the fit (which reveals K)",
+                "the run certificate in `parts` is the released run's; every run had "
+                "the same per-run bound",
+            ],
+            parts=[one_run],
+        )
 
     def certify(self, X: Any, y: Any) -> Certificate:
         """The certificate a fit would carry for the first candidate, without training.
@@ -385,18 +434,34 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         owner = type(self).__name__
         self._refuse_a_draft(X, f"{owner}.certify")
         epsilon, eps1, repetitions, fraction = self._check_params(owner)
-        NO_CONTEXT.one_label_warning(owner=owner if self._public_classes(owner) is None else "", y=y)
+        NO_CONTEXT.one_label_warning(
+            owner=owner if self._public_classes(owner) is None else "", y=y
+        )
         X_checked, y_checked = self._checked_rows(X, y, f"{owner}.certify")
         n = X_checked.shape[0]
         n_val = _validation_size(n, fraction, f"{owner}.certify")
         train_index = np.arange(n_val, n)
         labels = self._certify_labels(y_checked, self.unknown_labels, owner)  # (its warning first)
-        candidates = self._candidates(f"{owner}.certify", train_index.size, X_checked.shape[1], eps1,
-                                      (X_checked, y_checked))
-        run_certificate = self._certified(candidates[0], eps1, self.unknown_labels,
-                                          Parts(X_checked, y_checked, [train_index])[0], owner, labels)
-        certificate = self._certificate(f"{owner}.certify", epsilon, eps1, repetitions,
-                                        run_certificate, len(candidates), [train_index.size, n_val])
+        candidates = self._candidates(
+            f"{owner}.certify", train_index.size, X_checked.shape[1], eps1, (X_checked, y_checked)
+        )
+        run_certificate = self._certified(
+            candidates[0],
+            eps1,
+            self.unknown_labels,
+            Parts(X_checked, y_checked, [train_index])[0],
+            owner,
+            labels,
+        )
+        certificate = self._certificate(
+            f"{owner}.certify",
+            epsilon,
+            eps1,
+            repetitions,
+            run_certificate,
+            len(candidates),
+            [train_index.size, n_val],
+        )
         certificate.state(labels.assumption if labels is not None else None)
         certificate.seeded = self.random_state is not None  # as the fit's, with its seed
         return certificate

@@ -25,7 +25,12 @@ import math
 from ..._validation import check_float
 from .gaussian import _bisect, _gdp_delta
 
-__all__ = ["ANALYTIC_RTOL", "analytic_gaussian_delta", "analytic_gaussian_sigma", "classical_gaussian_sigma"]
+__all__ = [
+    "ANALYTIC_RTOL",
+    "analytic_gaussian_delta",
+    "analytic_gaussian_sigma",
+    "classical_gaussian_sigma",
+]
 
 #: Relative width of the final bisection bracket (the returned σ is feasible and at
 #: most this much above the smallest feasible σ).

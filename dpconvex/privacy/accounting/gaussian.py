@@ -33,8 +33,18 @@ from ..._validation import check_float, check_int, check_option
 from ...errors import ParameterError, PrivacyError
 from ...objectives.losses import Loss
 
-__all__ = ["ACCOUNTING", "PLD_MAX_POINTS", "accountant_name", "calibrate_noise_multiplier", "check_pld_size",
-           "default_learning_rate", "gaussian_composition_epsilon", "gdp_epsilon", "gdp_mu", "pld_points"]
+__all__ = [
+    "ACCOUNTING",
+    "PLD_MAX_POINTS",
+    "accountant_name",
+    "calibrate_noise_multiplier",
+    "check_pld_size",
+    "default_learning_rate",
+    "gaussian_composition_epsilon",
+    "gdp_epsilon",
+    "gdp_mu",
+    "pld_points",
+]
 
 #: Accountants that may calibrate the noise: ``dp_accounting``'s Rényi DP ("rdp") and privacy-loss
 #: distribution ("pld") accountants, and the exact μ-GDP curve of the composition ("gdp").
@@ -123,10 +133,14 @@ def check_pld_size(noise_multiplier: float, steps: int) -> None:
     if not points <= PLD_MAX_POINTS:
         raise ParameterError(
             f"check_pld_size: PLD accounting of {int(steps)} Gaussian steps with noise multiplier "
-            f"{float(noise_multiplier):.3g} needs a privacy-loss grid of about {points:.3g} points "
-            f"(limit {PLD_MAX_POINTS:.3g}: minutes and gigabytes). The grid grows with sqrt(T)/z, so "
-            "this happens only at a very large epsilon (above about 100 at delta = 1e-5), whatever the "
-            "number of steps; use accounting='gdp' (the exact curve, instant) or a smaller epsilon."
+            f"{float(noise_multiplier):.3g} needs a privacy-loss grid of about {points:.3g} "
+            "points "
+            f"(limit {PLD_MAX_POINTS:.3g}: minutes and gigabytes). The grid grows with sqrt(T)/z, "
+            "so "
+            "this happens only at a very large epsilon (above about 100 at delta = 1e-5), "
+            "whatever the "
+            "number of steps; use accounting='gdp' (the exact curve, instant) or a smaller "
+            "epsilon."
         )
 
 
@@ -187,7 +201,9 @@ def gdp_epsilon(noise_multiplier: float, steps: int, delta: float) -> float:
     hi = 1.0
     while _gdp_delta(hi, mu) > delta:
         hi *= 2.0
-    return float(brentq(lambda e: _gdp_delta(e, mu) - delta, 0.0, hi, xtol=1e-300, rtol=1e-12, maxiter=2000))
+    return float(
+        brentq(lambda e: _gdp_delta(e, mu) - delta, 0.0, hi, xtol=1e-300, rtol=1e-12, maxiter=2000)
+    )
 
 
 def _gdp_delta(eps: float, mu: float) -> float:
@@ -229,13 +245,22 @@ def _gdp_delta(eps: float, mu: float) -> float:
     first, first_error = ((half_phi * float(erfcx(-a / _SQRT2)), tail) if a < 0.0
                           else (terms[0], (16.0 + 2.0 * a * a) * 2.0**-52))
     second = half_phi * float(erfcx(-b / _SQRT2))
-    best = max(min(value + rounding, first - second + first * first_error + second * tail, 1.0), 0.0)
+    best = max(
+        min(value + rounding, first - second + first * first_error + second * tail, 1.0), 0.0
+    )
     if first - second > 0.0 and first + second <= 1e3 * (first - second):
         return best
     # z > -a': the integrand is positive; below z = -40 the density is < 1e-348
     quadrature = integrate.quad(
-        lambda z: -math.expm1(-mu * max(a + z, 0.0)) * math.exp(-0.5 * z * z) / math.sqrt(2 * math.pi),
-        max(-a, -40.0), max(-a, 0.0) + 40, epsabs=0.0, epsrel=1e-12, limit=200)[0]
+        lambda z: (
+            -math.expm1(-mu * max(a + z, 0.0)) * math.exp(-0.5 * z * z) / math.sqrt(2 * math.pi)
+        ),
+        max(-a, -40.0),
+        max(-a, 0.0) + 40,
+        epsabs=0.0,
+        epsrel=1e-12,
+        limit=200,
+    )[0]
     return min(best, max(quadrature * (1.0 + 1e-10), 0.0))
 
 
@@ -279,7 +304,9 @@ class _Feasibility:
 
     def eps(self, z: float) -> float:
         if z not in self.values:
-            self.values[z] = gaussian_composition_epsilon(z, self.steps, self.delta, self.accounting)
+            self.values[z] = gaussian_composition_epsilon(
+                z, self.steps, self.delta, self.accounting
+            )
             if self.values[z] <= self.epsilon:
                 self.hi = min(self.hi, z)
             else:
@@ -373,11 +400,15 @@ def _bracket_threshold(oracle: _Feasibility, z_exact: float, rtol: float) -> Non
 
 
 @functools.lru_cache(maxsize=512)
-def _calibrate(epsilon: float, delta: float, steps: int, accounting: str, rtol: float) -> tuple[float, float]:
+def _calibrate(
+    epsilon: float, delta: float, steps: int, accounting: str, rtol: float
+) -> tuple[float, float]:
     what = (f"calibrate_noise_multiplier: no noise multiplier reaches epsilon={epsilon:g} at "
             f"delta={delta:g} with {steps} steps. Raise epsilon or delta, or use fewer steps.")
-    if accounting == "gdp":  # exact: sqrt(T)/μ(ε, δ), moved by 1e-9, 2e-9, 4e-9, ... until the curve,
-        z = math.sqrt(steps) / gdp_mu(epsilon, delta)  # rounded up, is at most δ at ε: (ε, δ) holds at z
+    # exact: sqrt(T)/μ(ε, δ), moved by 1e-9, 2e-9, 4e-9, ... until the curve,
+    if accounting == "gdp":
+        # rounded up, is at most δ at ε: (ε, δ) holds at z
+        z = math.sqrt(steps) / gdp_mu(epsilon, delta)
         for step in (1e-9 * 2.0**k for k in range(40)):
             if _gdp_delta(epsilon, math.sqrt(steps) / (z := z * (1.0 + step))) <= delta:
                 return float(z), epsilon
@@ -432,7 +463,8 @@ def calibrate_noise_multiplier(epsilon: float, delta: float, steps: int,
     exact = e_hi if accounting == "gdp" else gdp_epsilon(hi, steps, delta)  # gdp: the curve itself
     if e_hi < exact * (1.0 - 1e-6) - 1e-12:
         raise PrivacyError(
-            f"calibrate_noise_multiplier: the {accounting.upper()} accountant reports epsilon={e_hi:.6g} "
+            f"calibrate_noise_multiplier: the {accounting.upper()} accountant reports "
+            f"epsilon={e_hi:.6g} "
             f"at noise multiplier {hi:.6g}, below the exact Gaussian-DP value {exact:.6g}; the "
             "accountant is not trusted here. Use accounting='gdp' (the exact curve)."
         )

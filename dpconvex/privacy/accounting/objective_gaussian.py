@@ -80,10 +80,18 @@ def objective_gaussian_delta(epsilon: float, sigma: float, sensitivity: float, k
     # - a√(2π) e^{ε - ε_J} Φ̄(r0 + a) (χ_2; c - a r0 = min(c, 0)), its rounding added (safe side)
     if k <= 2:
         upper = math.exp(epsilon - slack + float(log_ndtr(-(r0 + a))))
-        terms = (2.0 * float(ndtr(-r0)), -2.0 * upper) if k == 1 else (
-            a * math.sqrt(2.0 * math.pi) * upper, -math.exp(-0.5 * r0 * r0) * math.expm1(min(c, 0.0)))
+        terms = (
+            (2.0 * float(ndtr(-r0)), -2.0 * upper)
+            if k == 1
+            else (
+                a * math.sqrt(2.0 * math.pi) * upper,
+                -math.exp(-0.5 * r0 * r0) * math.expm1(min(c, 0.0)),
+            )
+        )
         ulps = (16.0 + 4.0 * min(r0 + a, 1e150) ** 2 + 2.0 * abs(epsilon - slack)) * 2.0**-52
-        return float(min(1.0, max(sum(terms), 0.0) * (1.0 + 2.0**-40) + ulps * sum(map(abs, terms))))
+        return float(
+            min(1.0, max(sum(terms), 0.0) * (1.0 + 2.0**-40) + ulps * sum(map(abs, terms)))
+        )
     # k > 2: ∫_{r0}^∞ (1 − e^{c − ar}) f_k(r) dr, a positive integrand (no tails to cancel)
     log_two, log_gamma = (0.5 * k - 1) * math.log(2.0), float(gammaln(0.5 * k))  # f_k's constants
     val = integrate.quad(lambda r: -math.expm1(c - a * r) * math.exp(
@@ -126,7 +134,9 @@ def _check_budget(caller: str, epsilon: float, delta: float, slack: float) -> No
 _S2_HALF = 4.0  # S²/2 with S = 2√2
 
 
-def softmax_objective_delta(epsilon: float, sigma: float, n_classes: int, slack: float = 0.0) -> float:
+def softmax_objective_delta(
+    epsilon: float, sigma: float, n_classes: int, slack: float = 0.0
+) -> float:
     """The bound above on δ(ε) for S = 2√2 and ||z|| <= 1
     (docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective): ε of the
     guarantee (the one-sided Jacobian ``slack`` ε_J included), σ of each orthonormal noise
@@ -155,12 +165,16 @@ def softmax_objective_delta(epsilon: float, sigma: float, n_classes: int, slack:
     gap, x = min(0.0, c - t1 / sigma), max(c * sigma, t1) / s  # c − u/σ, u/s
     scale, first = 0.5 * m * math.exp(gap - 0.5 * x * x), float(erfcx(x / math.sqrt(2.0)))
     past = scale * (first - float(erfcx((x + s / sigma) / math.sqrt(2.0))))
-    rounding = (16.0 + min(x, 1e150) ** 2 + 2.0 * abs(gap)) * 2.0**-52 * (scale * first - math.expm1(gap))
+    rounding = (
+        (16.0 + min(x, 1e150) ** 2 + 2.0 * abs(gap)) * 2.0**-52 * (scale * first - math.expm1(gap))
+    )
     return min(1.0, max(-math.expm1(gap) + past, 0.0) * (1.0 + 2.0**-40) + rounding)
 
 
 @functools.lru_cache(maxsize=256)  # every argument is public; a fit calibrates twice
-def softmax_objective_sigma(epsilon: float, delta: float, n_classes: int, slack: float = 0.0) -> float:
+def softmax_objective_sigma(
+    epsilon: float, delta: float, n_classes: int, slack: float = 0.0
+) -> float:
     """Smallest σ (bisection, the feasible end) with :func:`softmax_objective_delta` <= δ.
 
     Examples
@@ -170,5 +184,10 @@ def softmax_objective_sigma(epsilon: float, delta: float, n_classes: int, slack:
     11.408
     """
     _check_budget("softmax_objective_sigma", epsilon, delta, slack)
-    return _bisect(lambda s: softmax_objective_delta(epsilon, s, n_classes, slack) <= delta, 1.0, SIGMA_RTOL,
-                   _NO_SIGMA.format("softmax_objective_sigma"), cap=1e12)
+    return _bisect(
+        lambda s: softmax_objective_delta(epsilon, s, n_classes, slack) <= delta,
+        1.0,
+        SIGMA_RTOL,
+        _NO_SIGMA.format("softmax_objective_sigma"),
+        cap=1e12,
+    )

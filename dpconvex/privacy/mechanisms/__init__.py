@@ -34,9 +34,31 @@ from .base import (
 from .kmeans import DPKMeans
 from .scalar import Exponential  # also registers "laplace_mean"
 
-__all__ = ["MECHANISMS", "PLACEMENTS", "ApproximateMinima", "Calibration", "ExactMinimizer", "DPKMeans",
-           "Exponential", "Mechanism", "MechanismMenu", "NoiseReport", "NonPrivateBaseline", "PublicProblem",
-           "build_mechanism", "NonPrivate", "ObjectivePerturbation", "OutputPerturbation",
-           "calibrate_objective_perturbation", "calibrate_output_perturbation", "get_mechanism",
-           "half_epsilon_modulus", "hessian_trace_bound", "jacobian_slack", "jacobian_slack_two_sided",
-           "mechanism_names", "register", "require_noise_report"]
+__all__ = [
+    "MECHANISMS",
+    "PLACEMENTS",
+    "ApproximateMinima",
+    "Calibration",
+    "ExactMinimizer",
+    "DPKMeans",
+    "Exponential",
+    "Mechanism",
+    "MechanismMenu",
+    "NoiseReport",
+    "NonPrivateBaseline",
+    "PublicProblem",
+    "build_mechanism",
+    "NonPrivate",
+    "ObjectivePerturbation",
+    "OutputPerturbation",
+    "calibrate_objective_perturbation",
+    "calibrate_output_perturbation",
+    "get_mechanism",
+    "half_epsilon_modulus",
+    "hessian_trace_bound",
+    "jacobian_slack",
+    "jacobian_slack_two_sided",
+    "mechanism_names",
+    "register",
+    "require_noise_report",
+]

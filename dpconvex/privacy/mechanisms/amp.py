@@ -80,7 +80,9 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
 
     def __init__(self, inner: str = "objective", gamma: float = 1e-4, fraction: float = 0.1):
         self.gamma = check_float("optimality_tol", gamma, "the approximate-minima mechanism")
-        self.fraction = check_float("amp_fraction", fraction, "the approximate-minima mechanism", high=1.0)
+        self.fraction = check_float(
+            "amp_fraction", fraction, "the approximate-minima mechanism", high=1.0
+        )
         self.inner = self._check_inner(get_mechanism(inner, type(self).__name__))
 
     @property
@@ -101,10 +103,14 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
                 or not mech.amp_derived or mech.placement not in ("objective", "output")
                 or (mech.adds_output_noise and not hasattr(mech, "noise_law"))):
             raise ParameterError(
-                f"{type(self).__name__}.__init__: the inner mechanism {mech.name!r} cannot be covered: "
-                f"approximate minima wraps a {kind} mechanism whose noise_report places its noise on the "
-                "objective or the output (an output one also provides noise_law()) and whose cover is "
-                "derived (amp_derived). Use optimality_tol=None with it.")
+                f"{type(self).__name__}.__init__: the inner mechanism {mech.name!r} cannot be "
+                "covered: "
+                f"approximate minima wraps a {kind} mechanism whose noise_report places its noise "
+                "on the "
+                "objective or the output (an output one also provides noise_law()) and whose "
+                "cover is "
+                "derived (amp_derived). Use optimality_tol=None with it."
+            )
         return mech
 
     def _split(self, budget: Budget) -> tuple[Budget, Budget]:
@@ -115,17 +121,23 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         self._check_inner(self.inner)  # as built, or set since
         if getattr(template, "distance_bound", None) is None:
             raise PrivacyError(
-                f"{type(self).__name__}.conditions: template '{template.name}' declares no distance_bound("
+                f"{type(self).__name__}.conditions: template '{template.name}' declares no "
+                "distance_bound("
                 "residual, mu) relating its optimality residual to the distance from the exact "
                 "minimizer, so AMP cannot cover an inexact solve. Use optimality_tol=None "
                 "(exact-minimizer mode)."
             )
         if self.gamma < template.residual_tol:  # public: the parameter and the template's class
             raise ParameterError(
-                f"{type(self).__name__}.conditions: optimality_tol={self.gamma:g} is below the tolerance "
-                f"{template.residual_tol:g} the solvers aim for on template '{template.name}', so a "
-                "solve would meet it by chance and whether a model is released would depend on the "
-                f"data. Use optimality_tol >= {template.residual_tol:g}, or None (the exact minimizer).")
+                f"{type(self).__name__}.conditions: optimality_tol={self.gamma:g} is below the "
+                "tolerance "
+                f"{template.residual_tol:g} the solvers aim for on template '{template.name}', so "
+                "a "
+                "solve would meet it by chance and whether a model is released would depend on "
+                "the "
+                f"data. Use optimality_tol >= {template.residual_tol:g}, or None (the exact "
+                "minimizer)."
+            )
         return self.inner.conditions(template, self._split(budget)[0])
 
     def calibrate(self, template: ObjectiveTemplate, budget: Budget) -> Calibration:
@@ -179,7 +191,9 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
     def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None
-        main_cert = self.inner.certificate(template, cal.extra["main"], cal.extra["inner"], conditions)
+        main_cert = self.inner.certificate(
+            template, cal.extra["main"], cal.extra["inner"], conditions
+        )
         cover = cal.extra["cover"]
         conds, quantities = self._cover_description(template, cal)
         cover_cert = Certificate(
@@ -253,7 +267,9 @@ class GaussianApproximateMinima(ApproximateMinima):
     pure = False
     alternative = "objective"
 
-    def __init__(self, inner: str = "gaussian_objective", gamma: float = 1e-4, fraction: float = 0.1):
+    def __init__(
+        self, inner: str = "gaussian_objective", gamma: float = 1e-4, fraction: float = 0.1
+    ):
         super().__init__(inner, gamma, fraction)
         self.budget_name = f"{self.inner.name} with optimality_tol"
 

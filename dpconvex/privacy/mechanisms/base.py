@@ -45,13 +45,37 @@ from ..noise import Noise, NormGamma
 if TYPE_CHECKING:
     from ...templates.base import ObjectiveTemplate, PrivacyConstants, Template
 
-__all__ = ["MECHANISMS", "PLACEMENTS", "SLACK_RULES", "AutoMechanism", "Calibration", "ExactMinimizer",
-           "Mechanism", "MechanismMenu", "NoiseReport", "NonPrivate", "NonPrivateBaseline",
-           "ObjectivePerturbation", "OutputPerturbation", "PublicProblem", "at_modulus",
-           "build_mechanism", "calibrate_objective_perturbation", "calibrate_output_perturbation",
-           "get_mechanism", "half_epsilon_modulus", "hessian_trace_bound", "jacobian_slack",
-           "jacobian_slack_two_sided", "mechanism_names", "objective_modulus_floor", "register",
-           "require_exact", "require_noise_report", "resolve_mechanism"]
+__all__ = [
+    "MECHANISMS",
+    "PLACEMENTS",
+    "SLACK_RULES",
+    "AutoMechanism",
+    "Calibration",
+    "ExactMinimizer",
+    "Mechanism",
+    "MechanismMenu",
+    "NoiseReport",
+    "NonPrivate",
+    "NonPrivateBaseline",
+    "ObjectivePerturbation",
+    "OutputPerturbation",
+    "PublicProblem",
+    "at_modulus",
+    "build_mechanism",
+    "calibrate_objective_perturbation",
+    "calibrate_output_perturbation",
+    "get_mechanism",
+    "half_epsilon_modulus",
+    "hessian_trace_bound",
+    "jacobian_slack",
+    "jacobian_slack_two_sided",
+    "mechanism_names",
+    "objective_modulus_floor",
+    "register",
+    "require_exact",
+    "require_noise_report",
+    "resolve_mechanism",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -250,7 +274,9 @@ class Mechanism(ABC, Generic[TemplateT]):
         (ε, δ) one with an :attr:`alternative` δ > 0."""
         caller, name = f"{type(self).__name__}.check_budget", self.name
         if not isinstance(budget, Budget):
-            raise ParameterError(f"{caller}: mechanism '{name}' needs a Budget. Got {budget!r} instead.")
+            raise ParameterError(
+                f"{caller}: mechanism '{name}' needs a Budget. Got {budget!r} instead."
+            )
         if not math.isfinite(budget.epsilon) or budget.epsilon <= 0:
             raise ParameterError(f"{caller}: mechanism '{name}' needs a finite epsilon > 0. Got "
                                  f"{budget.epsilon!r} instead.")
@@ -271,7 +297,10 @@ class Mechanism(ABC, Generic[TemplateT]):
         """The conditions of the proof on ``template``; raises PrivacyError on the first failure."""
         conds = list(template.conditions(self.needs))
         if not is_dpconvex_class(type(template)):  # the user's own text, as such
-            conds = [dataclasses.replace(c, how=f"stated by the user's template: {c.how}") for c in conds]
+            conds = [
+                dataclasses.replace(c, how=f"stated by the user's template: {c.how}")
+                for c in conds
+            ]
         for c in conds:  # the first that fails
             if not c.holds:
                 raise PrivacyError(f"{type(self).__name__}.conditions: {c.name}: {c.detail}")
@@ -317,8 +346,10 @@ class Mechanism(ABC, Generic[TemplateT]):
         try:
             gap = f"; uncovered distance to the exact minimizer <= {template.distance_bound(tol, mu):.3g}"
         except (AttributeError, PrivacyError):  # extra terms, or a set without exact projection
-            gap = ("; no distance bound (extra terms, or a set without an exact projection): the "
-                   "uncovered gap is not stated")
+            gap = (
+                "; no distance bound (extra terms, or a set without an exact projection): the "
+                "uncovered gap is not stated"
+            )
         return [Condition("accurate solve", True, "residual computed by dpconvex",
                           f"solved to optimality residual <= {tol:g} (exact-minimizer mode){gap}")]
 
@@ -366,7 +397,9 @@ def _no_noise_report(mech: Mechanism) -> ParameterError:
         f"{type(mech).__name__}.noise_report: mechanism {mech.name!r} does not report its noise: "
         "lam='auto' and the noise warnings need Mechanism.noise_report (where the noise enters, "
         "E||b||^2, the sensitivity; docs/privacy/perturbation.md#privacy-lambda-rule). Implement "
-        f"noise_report on {type(mech).__name__}, or use a numeric lam with a mechanism that reports it.")
+        f"noise_report on {type(mech).__name__}, or use a numeric lam with a mechanism that "
+        "reports it."
+    )
 
 
 def require_noise_report(mech: Mechanism) -> Mechanism:
@@ -427,7 +460,8 @@ def get_mechanism(name: Any, owner: str = "dpconvex", *, allowed: tuple[str, ...
     choices = allowed if allowed is not None else tuple(MECHANISMS)
     if not isinstance(name, str) or name not in choices:
         raise ParameterError(
-            f"The 'mechanism' parameter of {owner} must be one of {list(choices)!r}. Got {name!r} instead."
+            f"The 'mechanism' parameter of {owner} must be one of {list(choices)!r}. Got {name!r} "
+            "instead."
         )
     return MECHANISMS[name](**options)
 
@@ -467,12 +501,16 @@ class MechanismMenu:
         unknown = sorted(set(self.offered.values()) - set(MECHANISMS))
         bad_auto = self.auto is not None and not set(self.auto) <= set(self.offered)
         if unknown or bad_auto:
-            raise ValueError(f"MechanismMenu.__init__: {unknown or self.auto!r} is not registered or not "
-                             "offered. Register the mechanism, or name only offered names in 'auto'.")
+            raise ValueError(
+                f"MechanismMenu.__init__: {unknown or self.auto!r} is not registered or not "
+                "offered. Register the mechanism, or name only offered names in 'auto'."
+            )
 
     def with_mechanisms(self, *names: str) -> MechanismMenu:
         """This menu with the registered mechanisms ``names`` offered under their own names."""
-        return MechanismMenu({**self.offered, **{name: name for name in names}}, self.auto, self.routes)
+        return MechanismMenu(
+            {**self.offered, **{name: name for name in names}}, self.auto, self.routes
+        )
 
 
 class NonPrivateBaseline(Mechanism[TemplateT]):
@@ -532,7 +570,9 @@ class AutoMechanism(NamedTuple):
     reason: str | None
 
 
-def resolve_mechanism(mechanism: object, delta: float | None, auto: tuple[str, str] | None) -> AutoMechanism:
+def resolve_mechanism(
+    mechanism: object, delta: float | None, auto: tuple[str, str] | None
+) -> AutoMechanism:
     """The mechanism of ``mechanism=``; "auto" by δ alone: δ = 0 (or None) the menu's pure
     ε-DP mechanism, δ > 0 its (ε, δ) one (docs/privacy/front_door.md#privacy-mechanism-auto).
     The linear learners' plan then keeps the pure one where its Λ-rule bound is the lower
@@ -557,10 +597,15 @@ def resolve_mechanism(mechanism: object, delta: float | None, auto: tuple[str, s
     pure, approximate = auto
     if delta is not None:  # an estimator's δ is checked already; a direct call's, here
         delta = check_float("delta", delta, "resolve_mechanism", low_inclusive=True, high=1.0)
-    name, because = (approximate, "delta > 0 was given") if (delta or 0.0) > 0 else (pure, "delta = 0")
-    return AutoMechanism(name, f"mechanism='auto' -> {name!r} ({_WHY[name]}) because {because}: "
-                               "the one rule of dpconvex.privacy.mechanisms.base.resolve_mechanism "
-                               "(docs/privacy/front_door.md#privacy-mechanism-auto)")
+    name, because = (
+        (approximate, "delta > 0 was given") if (delta or 0.0) > 0 else (pure, "delta = 0")
+    )
+    return AutoMechanism(
+        name,
+        f"mechanism='auto' -> {name!r} ({_WHY[name]}) because {because}: "
+        "the one rule of dpconvex.privacy.mechanisms.base.resolve_mechanism "
+        "(docs/privacy/front_door.md#privacy-mechanism-auto)",
+    )
 
 
 def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float | None = None,
@@ -596,7 +641,8 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
     """
     approximate = tol is not None
     tol = template.residual_tol if tol is None else tol
-    x = None if res.x is None else np.asarray(res.x)  # read once, as real numbers: judged as released
+    # read once, as real numbers: judged as released
+    x = None if res.x is None else np.asarray(res.x)
     real = x is not None and x.dtype.kind in "biuf"
     res = dataclasses.replace(res, x=np.array(x, dtype=float) if real else None)
     if backend is not None and res.x is not None and np.all(np.isfinite(res.x)):
@@ -615,8 +661,11 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
                if approximate else "the privacy proof holds for the exact minimizer only. "
                f"{retry_advice(template, solver.split('+'))}")
         raise SolverError(
-            f"{caller}: the solve by '{solver}' did not reach the tolerance {tol:g} the release needs, so no "
-            f"model is released: {why} (the solve's status and residual: dpconvex.collect_diagnostics).")
+            f"{caller}: the solve by '{solver}' did not reach the tolerance {tol:g} the release "
+            "needs, so no "
+            f"model is released: {why} (the solve's status and residual: "
+            "dpconvex.collect_diagnostics)."
+        )
     return res
 
 
@@ -647,10 +696,20 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
             assert cal is not None
             b = self.noise_law(template, cal).sample(template.noise_shape, rng)
             extra_reg = cal.extra_strong_convexity
-        res = require_exact(template, backend.solve(template, None if b is None else b.copy(), extra_reg,
-                                                    warm_start=warm_start, max_iter=max_iter),
-                            tol=tol, caller=f"{type(self).__name__}.run", backend=backend,
-                            noise=(b, extra_reg))
+        res = require_exact(
+            template,
+            backend.solve(
+                template,
+                None if b is None else b.copy(),
+                extra_reg,
+                warm_start=warm_start,
+                max_iter=max_iter,
+            ),
+            tol=tol,
+            caller=f"{type(self).__name__}.run",
+            backend=backend,
+            noise=(b, extra_reg),
+        )
         if self.placement == "output":
             assert cal is not None
             theta = self.noise_law(template, cal).add(res.x, rng, shape=template.noise_shape)
@@ -679,15 +738,23 @@ def build_mechanism(name: Any, owner: str, menu: MechanismMenu | None, *,
     if menu is None:
         allowed = named = mechanism_names(wraps=False)
     else:  # "auto" and the routes are resolved before: named in the refusal, not built here
-        allowed, named = tuple(menu.offered), (*(("auto",) if menu.auto else ()), *menu.offered, *menu.routes)
+        allowed, named = (
+            tuple(menu.offered),
+            (*(("auto",) if menu.auto else ()), *menu.offered, *menu.routes),
+        )
         if isinstance(name, str) and name in menu.offered:
             name, allowed = menu.offered[name], tuple(menu.offered.values())
     if not isinstance(name, str) or name not in allowed:  # get_mechanism's refusal
-        cover = (f" {name!r} is a cover over another mechanism: pass that one and optimality_tol="
-                 "<residual> (approximate-minima perturbation)."
-                 if isinstance(name, str) and name in MECHANISMS and MECHANISMS[name].wraps else "")
-        raise ParameterError(f"The 'mechanism' parameter of {owner} must be one of "
-                             f"{list(allowed if name in named else named)!r}. Got {name!r} instead.{cover}")
+        cover = (
+            f" {name!r} is a cover over another mechanism: pass that one and optimality_tol="
+            "<residual> (approximate-minima perturbation)."
+            if isinstance(name, str) and name in MECHANISMS and MECHANISMS[name].wraps
+            else ""
+        )
+        raise ParameterError(
+            f"The 'mechanism' parameter of {owner} must be one of "
+            f"{list(allowed if name in named else named)!r}. Got {name!r} instead.{cover}"
+        )
     mech = MECHANISMS[name]()
     if optimality_tol is not None and mech.private:
         amp = "amp" if mech.pure else "gaussian_amp"  # Gaussian mechanisms: Gaussian cover
@@ -839,7 +906,9 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
         # 2's Δ branch, re-solved for the rule in use): equally private (Δ depends on public
         # constants only), and ε' >= ε/2 (docs/privacy/perturbation.md#privacy-objective-perturbation)
         delta_reg = np.where(raised, np.maximum(half - mu, 0.0), 0.0)
-        slack_raised = (np.zeros_like(mu) if flat else coef * np.log1p(bound / (per * (mu + delta_reg))))
+        slack_raised = (
+            np.zeros_like(mu) if flat else coef * np.log1p(bound / (per * (mu + delta_reg)))
+        )
         eps_slack = np.where(raised, slack_raised, eps_slack)
         spent = np.where(raised, np.maximum(slack_raised, epsilon / 2.0), spent)
     # ε' = remaining(ε, spent) elementwise: the largest x >= 0 with spent + x <= ε in floating
@@ -850,10 +919,13 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
         eps_noise = np.where(over, np.nextafter(eps_noise, 0.0), eps_noise)
         over = (eps_noise > 0) & (spent + eps_noise > epsilon)
     sensitivity = 2.0 * consts.grad_bound
-    with np.errstate(divide="ignore", over="ignore"):  # a slope bound 0 (refused by the loss check): rate inf
+    # a slope bound 0 (refused by the loss check): rate inf
+    with np.errstate(divide="ignore", over="ignore"):
         rate = eps_noise / sensitivity
     if consts.grad_bound != 0.0 and not np.all(np.isfinite(rate)):
-        raise _unresolved_rate(caller, "the objective's noise rate epsilon'/(2G)", consts.grad_bound)
+        raise _unresolved_rate(
+            caller, "the objective's noise rate epsilon'/(2G)", consts.grad_bound
+        )
     fields = dict(epsilon=eps_slack + eps_noise, epsilon_noise=eps_noise, slack=eps_slack,
                   extra_strong_convexity=delta_reg, noise_rate=rate)
     if moduli is None:  # at the one modulus: numbers
@@ -879,12 +951,14 @@ def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstan
     mu = consts.strong_convexity
     if not mu > 0:
         raise PrivacyError(
-            f"{caller}: strong convexity: output perturbation bounds the argmin sensitivity by 2G/(n*mu) "
+            f"{caller}: strong convexity: output perturbation bounds the argmin sensitivity by "
+            "2G/(n*mu) "
             f"and needs mu > 0; got {mu}. Use lam > 0."
         )
     sensitivity = 2.0 * consts.grad_bound / (n * mu)
     with np.errstate(divide="ignore", over="ignore"):
-        rate = np.float64(epsilon) / sensitivity  # G = 0 (a slope-0 loss, which the conditions refuse): inf
+        # G = 0 (a slope-0 loss, which the conditions refuse): inf
+        rate = np.float64(epsilon) / sensitivity
     if consts.grad_bound != 0.0 and not np.isfinite(rate):
         raise _unresolved_rate(caller, "the argmin sensitivity 2G/(n*mu)", consts.grad_bound)
     return Calibration(mechanism="output", epsilon_requested=epsilon, sensitivity=sensitivity,
@@ -895,8 +969,11 @@ def _unresolved_rate(caller: str, what: str, grad_bound: float) -> PrivacyError:
     """The refusal where a slope bound G != 0 leaves the noise rate beyond float64 (a sensitivity
     that underflows); an infinite rate at G = 0 is a slope-0 loss, which the conditions refuse."""
     return PrivacyError(
-        f"{caller}: {what} with G = {grad_bound:g} leaves the noise rate beyond float64, so no noise "
-        "scale can be computed. Use constants of ordinary magnitude (lam, data_norm, the loss's bounds).")
+        f"{caller}: {what} with G = {grad_bound:g} leaves the noise rate beyond float64, so no "
+        "noise "
+        "scale can be computed. Use constants of ordinary magnitude (lam, data_norm, the loss's "
+        "bounds)."
+    )
 
 
 def objective_modulus_floor(epsilon: float, n: int, consts: PrivacyConstants) -> float:
@@ -935,7 +1012,9 @@ class _Perturbation(ExactMinimizer):
         elif mu is not None:
             cal = grid = self._calibrate(eps, n, at_modulus(consts, mu))
         else:  # the declared modulus: the release's calibration
-            cal = grid = calibration if calibration is not None else self.calibrate(problem, budget)
+            cal = grid = (
+                calibration if calibration is not None else self.calibrate(problem, budget)
+            )
         m = int(np.prod(getattr(problem, "noise_shape", None) or (p,)))
         # 1/β: infinite at β = 0 (an unbounded slope); E‖b‖² as a product, finite or inf where
         # β² underflows (a huge slope bound)
@@ -966,10 +1045,16 @@ class _Perturbation(ExactMinimizer):
             raise PrivacyError(f"{type(self).__name__}.certificate: the computed epsilon "
                                f"{cal.epsilon} exceeds the requested {eps}; nothing is released.")
         consts = template.privacy_constants()
-        conds = [*conditions, Condition(
-            "epsilon accounting", True, "computed from public parameters",
-            f"slack {cal.slack:.6g} + noise {cal.epsilon_noise:.6g} = {cal.epsilon:.6g} <= {eps:g}",
-        )]
+        conds = [
+            *conditions,
+            Condition(
+                "epsilon accounting",
+                True,
+                "computed from public parameters",
+                f"slack {cal.slack:.6g} + noise {cal.epsilon_noise:.6g} = {cal.epsilon:.6g} <= "
+                f"{eps:g}",
+            ),
+        ]
         quantities: dict[str, Any] = {
             "n": template.n,
             "dimension p": consts.dimension,
@@ -1048,12 +1133,17 @@ class OutputPerturbation(_Perturbation):
 
     _calibrate = staticmethod(calibrate_output_perturbation)
 
-    def _grid(self, eps: float, n: int, consts: PrivacyConstants, moduli: np.ndarray) -> Calibration:
+    def _grid(
+        self, eps: float, n: int, consts: PrivacyConstants, moduli: np.ndarray
+    ) -> Calibration:
         """β = ε n μ/(2G) and the sensitivity 2G/(n μ) on a grid of moduli."""
         unit = calibrate_output_perturbation(eps, n, at_modulus(consts, 1.0))
-        return Calibration(mechanism=self.name, epsilon_requested=eps,
-                           sensitivity=unit.sensitivity / moduli, noise_rate=unit.noise_rate * moduli)
-
+        return Calibration(
+            mechanism=self.name,
+            epsilon_requested=eps,
+            sensitivity=unit.sensitivity / moduli,
+            noise_rate=unit.noise_rate * moduli,
+        )
 
 
 @register

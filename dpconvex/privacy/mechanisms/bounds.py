@@ -116,11 +116,18 @@ class QuantileRange(Mechanism["RangeTemplate"]):
                    f"{hi:g}) inside it" if template.refine else "")
         return Certificate(
             mechanism=f"range of the {template.values_name}: Laplace histogram over signed octaves, the "
-                      f"octaves above a threshold{refined} (docs/privacy/bounds.md#privacy-bounds-range)",
-            epsilon_requested=budget.epsilon, epsilon=budget.epsilon, private=True,
+            f"octaves above a threshold{refined} (docs/privacy/bounds.md#privacy-bounds-range)",
+            epsilon_requested=budget.epsilon,
+            epsilon=budget.epsilon,
+            private=True,
             conditions=list(conditions),
-            quantities={"records": template.n, "levels": [lo, hi], "refined": template.refine,
-                        **cal.extra})
+            quantities={
+                "records": template.n,
+                "levels": [lo, hi],
+                "refined": template.refine,
+                **cal.extra,
+            },
+        )
 
     def run(self, template: RangeTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, **_: Any) -> tuple[np.ndarray, None, bool]:

@@ -41,9 +41,17 @@ from ..noise import Gaussian, Noise, NormGamma, SupNormGamma
 from .base import Calibration, Mechanism, NoiseReport, register
 from .record_sets import NormBall, record_set_of
 
-__all__ = ["KNORM_COUNT_WEIGHT", "ClassSumGaussian", "ClassSumKNorm", "ClassSumKNormSup",
-           "ClassSumNormGamma", "class_sum_block_sensitivity", "class_sum_matrix", "class_sum_sensitivity",
-           "class_sums"]
+__all__ = [
+    "KNORM_COUNT_WEIGHT",
+    "ClassSumGaussian",
+    "ClassSumKNorm",
+    "ClassSumKNormSup",
+    "ClassSumNormGamma",
+    "class_sum_block_sensitivity",
+    "class_sum_matrix",
+    "class_sum_sensitivity",
+    "class_sums",
+]
 
 #: The public count weight w of ``"knorm_sum"``
 #: (docs/privacy/large_margin.md#privacy-class-centroids): it balances the error of a
@@ -189,11 +197,16 @@ class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
         """The mechanism's calibration condition and quantities (a pure one: its density's
         :attr:`law_text`, and the ratio bound exp(β Δ) = e^ε)."""
         k = int(cal.extra.get("block dimension", 0))
-        return [Condition(
-            "noise calibration", True, self.law_source,
-            self.law_text.format(k=k, k_plus_one=k + 1)
-            + f"density ratio <= exp(beta * sensitivity) = exp({cal.noise_rate:.6g} * "
-              f"{cal.sensitivity:.6g}) = exp({cal.epsilon:g})")], {"noise rate beta": cal.noise_rate}
+        return [
+            Condition(
+                "noise calibration",
+                True,
+                self.law_source,
+                self.law_text.format(k=k, k_plus_one=k + 1)
+                + f"density ratio <= exp(beta * sensitivity) = exp({cal.noise_rate:.6g} * "
+                f"{cal.sensitivity:.6g}) = exp({cal.epsilon:g})",
+            )
+        ], {"noise rate beta": cal.noise_rate}
 
     #: A pure mechanism's noise density and where its bound comes from, for the certificate.
     law_text = ""
@@ -212,11 +225,24 @@ class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
         shipped = shipped_derivation(template)
         conds = [
             *conditions,
-            *([Condition("feature bound", True, "enforced by dpconvex (per-record clipping)",
-                         records.bound_line)] if shipped else []),
-            Condition("replace-one sensitivity", True,
-                      f"derived ({shipped or 'docs/privacy/large_margin.md#privacy-class-centroids'})",
-                      records.sensitivity_detail(self.norm, w)),
+            *(
+                [
+                    Condition(
+                        "feature bound",
+                        True,
+                        "enforced by dpconvex (per-record clipping)",
+                        records.bound_line,
+                    )
+                ]
+                if shipped
+                else []
+            ),
+            Condition(
+                "replace-one sensitivity",
+                True,
+                f"derived ({shipped or 'docs/privacy/large_margin.md#privacy-class-centroids'})",
+                records.sensitivity_detail(self.norm, w),
+            ),
             *noise_conds,
         ]
         return Certificate(

@@ -55,9 +55,16 @@ if TYPE_CHECKING:
     from ...templates.base import ObjectiveTemplate, PrivacyConstants
     from .base import ConstantsSource
 
-__all__ = ["GAUSSIAN_OBJECTIVE_LM", "GaussianObjectiveLargeMargin", "GaussianObjectivePerturbation",
-           "GaussianOutputPerturbation", "calibrate_gaussian_objective", "calibrate_gaussian_output",
-           "calibrate_softmax_gaussian", "gradient_difference_rank"]
+__all__ = [
+    "GAUSSIAN_OBJECTIVE_LM",
+    "GaussianObjectiveLargeMargin",
+    "GaussianObjectivePerturbation",
+    "GaussianOutputPerturbation",
+    "calibrate_gaussian_objective",
+    "calibrate_gaussian_output",
+    "calibrate_softmax_gaussian",
+    "gradient_difference_rank",
+]
 
 
 def gradient_difference_rank(template: ConstantsSource) -> int:
@@ -76,10 +83,13 @@ def gradient_difference_rank(template: ConstantsSource) -> int:
     k = getattr(template, "gradient_difference_rank", None)
     if k is None:
         raise PrivacyError(
-            f"gradient_difference_rank: template '{template.name}' declares no gradient_difference_rank "
+            f"gradient_difference_rank: template '{template.name}' declares no "
+            "gradient_difference_rank "
             "(the dimension k of the span of one replaced record's gradient differences), so the "
-            "(epsilon, delta) bound of Gaussian objective perturbation cannot be computed. Declare it "
-            "on the template, or use a pure epsilon-DP mechanism.")
+            "(epsilon, delta) bound of Gaussian objective perturbation cannot be computed. "
+            "Declare it "
+            "on the template, or use a pure epsilon-DP mechanism."
+        )
     return max(1, min(int(k), int(template.privacy_constants().dimension)))
 
 
@@ -113,7 +123,9 @@ def calibrate_gaussian_objective(epsilon: float, delta: float, n: int, consts: P
                "delta at sigma": objective_gaussian_delta(epsilon, sigma, S, k, pure.slack)})
 
 
-def calibrate_gaussian_output(epsilon: float, delta: float, n: int, consts: PrivacyConstants) -> Calibration:
+def calibrate_gaussian_output(
+    epsilon: float, delta: float, n: int, consts: PrivacyConstants
+) -> Calibration:
     """σ of Gaussian output perturbation: analytic Gaussian for 2G/(nμ)
     (docs/privacy/gaussian_linear.md#privacy-gaussian-output).
 
@@ -165,14 +177,22 @@ class _GaussianLinear(ExactMinimizer):
                 f"{type(self).__name__}.conditions: mechanism '{self.name}' draws i.i.d. "
                 f"N(0, sigma^2) coordinates of a vector in R^p; template '{template.name}' has "
                 "matrix or symmetric noise, which this derivation does not cover. Use a "
-                "mechanism made for this template (docs/privacy/gaussian_linear.md#privacy-gaussian-linear).")
-        if self.name == "gaussian_objective" and getattr(template, "constraint_set", None) is not None:
+                "mechanism made for this template "
+                "(docs/privacy/gaussian_linear.md#privacy-gaussian-linear)."
+            )
+        if (
+            self.name == "gaussian_objective"
+            and getattr(template, "constraint_set", None) is not None
+        ):
             raise PrivacyError(
                 f"{type(self).__name__}.conditions: mechanism '{self.name}' is derived for the "
                 "unconstrained minimizer (b = -n∇J(θ) one-to-one, "
-                "docs/privacy/gaussian_linear.md#privacy-gaussian-profile-bound); over a constraint set that "
-                "map is not one-to-one. Use mechanism='objective' (pure ε, covered over a convex set) or "
-                "'gaussian_output' (docs/privacy/user_objectives.md#privacy-constraints).")
+                "docs/privacy/gaussian_linear.md#privacy-gaussian-profile-bound); over a "
+                "constraint set that "
+                "map is not one-to-one. Use mechanism='objective' (pure ε, covered over a convex "
+                "set) or "
+                "'gaussian_output' (docs/privacy/user_objectives.md#privacy-constraints)."
+            )
         return super().conditions(template, budget)
 
     def noise_std(self, cal: Calibration) -> float:
@@ -220,10 +240,16 @@ class _GaussianLinear(ExactMinimizer):
         assert cal is not None
         consts = template.privacy_constants()
         dlt, sigma = cal.extra["delta at sigma"], self.noise_std(cal)
-        conds = [*conditions, Condition(
-            "noise calibration", dlt <= budget.delta and cal.epsilon <= budget.epsilon,
-            self.bound_text,
-            f"sigma = {sigma:.6g}: delta(epsilon = {cal.epsilon:g}) <= {dlt:g} <= {budget.delta:g}")]
+        conds = [
+            *conditions,
+            Condition(
+                "noise calibration",
+                dlt <= budget.delta and cal.epsilon <= budget.epsilon,
+                self.bound_text,
+                f"sigma = {sigma:.6g}: delta(epsilon = {cal.epsilon:g}) <= {dlt:g} <= "
+                f"{budget.delta:g}",
+            ),
+        ]
         quantities: dict[str, Any] = {
             "n": template.n, "dimension p": consts.dimension,
             "per-record gradient bound G": consts.grad_bound,
@@ -266,9 +292,11 @@ class GaussianObjectivePerturbation(_GaussianLinear):
     name = "gaussian_objective"
     alternative = "objective"
     label = "Gaussian objective perturbation (KST 2012 Thm. 2, replace-one profile)"
-    bound_text = ("privacy-profile bound (*) of "
-                  "docs/privacy/gaussian_linear.md#privacy-gaussian-profile-bound, k the template's span "
-                  "of per-record gradient differences (linear ERM: 2, span{x, x'})")
+    bound_text = (
+        "privacy-profile bound (*) of "
+        "docs/privacy/gaussian_linear.md#privacy-gaussian-profile-bound, k the template's span "
+        "of per-record gradient differences (linear ERM: 2, span{x, x'})"
+    )
     needs = frozenset({"strong_convexity", "curvature", "gradient_span"})
 
     placement = "objective"
@@ -322,7 +350,9 @@ class GaussianOutputPerturbation(_GaussianLinear):
         """(μ, σ, 2G/(nμ), 0) on a grid of moduli: σ(μ) = σ(ε, δ; 1) · 2G/(nμ) (the analytic σ
         is linear in the sensitivity)."""
         S = 2.0 * consts.grad_bound
-        sigma = analytic_gaussian_sigma(budget.epsilon, budget.delta, 1.0) * S / (problem.n * modulus)
+        sigma = (
+            analytic_gaussian_sigma(budget.epsilon, budget.delta, 1.0) * S / (problem.n * modulus)
+        )
         return modulus, sigma, S / (problem.n * modulus), 0.0
 
     def _calibrate_at(self, problem: ConstantsSource, budget: Budget,
@@ -393,10 +423,12 @@ class GaussianObjectiveLargeMargin(GaussianObjectivePerturbation):
 
     name = GAUSSIAN_OBJECTIVE_LM
     label = "Gaussian objective perturbation (privacy-profile bound, replace-one)"
-    bound_text = ("the smaller sigma of the privacy-profile bound (*) of "
-                  "docs/privacy/gaussian_linear.md#privacy-gaussian-profile-bound (S = 2G, k = 2(C - 1)K) "
-                  "and, for K = 1 only, the softmax max-difference bound of "
-                  "privacy-softmax-gaussian-objective")
+    bound_text = (
+        "the smaller sigma of the privacy-profile bound (*) of "
+        "docs/privacy/gaussian_linear.md#privacy-gaussian-profile-bound (S = 2G, k = 2(C - 1)K) "
+        "and, for K = 1 only, the softmax max-difference bound of "
+        "privacy-softmax-gaussian-objective"
+    )
 
     #: The approximate-minima cover is derived for the linear learners' Gaussian mechanisms
     #: only; an inexact large-margin solve is not covered (optimality_tol=None).
@@ -420,11 +452,16 @@ class GaussianObjectiveLargeMargin(GaussianObjectivePerturbation):
         """The template's conditions, strong convexity, and the law of the symmetric noise."""
         conds = ExactMinimizer.conditions(self, template, budget)
         if template.noise_symmetric:
-            conds.append(Condition(
-                "Gaussian noise on symmetric blocks", True,
-                "derived (docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective)",
-                "i.i.d. N(0, sigma^2) entries symmetrized to (B + B')/2: N(0, sigma^2) on every "
-                "coordinate of the orthonormal basis {E_ii, (E_ij + E_ji)/sqrt 2}"))
+            conds.append(
+                Condition(
+                    "Gaussian noise on symmetric blocks",
+                    True,
+                    "derived (docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective)",
+                    "i.i.d. N(0, sigma^2) entries symmetrized to (B + B')/2: N(0, sigma^2) on "
+                    "every "
+                    "coordinate of the orthonormal basis {E_ii, (E_ij + E_ji)/sqrt 2}",
+                )
+            )
         else:
             conds.append(Condition(
                 "Gaussian noise on the feature-map coordinates", True,

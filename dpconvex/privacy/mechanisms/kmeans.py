@@ -43,7 +43,8 @@ def lloyd(template: KMeansTemplate, noise: Any = None) -> np.ndarray:
     centers = np.array(template.init_centers, dtype=float, copy=True)
     for _ in range(template.n_iter):
         m = assign_nearest(X, y, centers)
-        cell = np.where(y >= 0, y * K + m, J)  # a record left out (y = -1): the extra cell J, never released
+        # a record left out (y = -1): the extra cell J, never released
+        cell = np.where(y >= 0, y * K + m, J)
         counts = np.bincount(cell, minlength=J + 1)[:J].astype(float)
         sums = np.zeros((J + 1, d))
         np.add.at(sums, cell, X)

@@ -155,8 +155,10 @@ def clip_rule(loss: Loss, q: float) -> tuple[float, str]:
     0.5
     """
     clip = CLIP_FRACTION * (loss.deriv_bound * q)
-    return clip, (f"clip C = {clip:.6g} by the public rule C = {CLIP_FRACTION:g} x |l'|max x "
-                  f"q~ (q~ = {q:.6g}: the rows' norm bound, their intercept column included if any)")
+    return clip, (
+        f"clip C = {clip:.6g} by the public rule C = {CLIP_FRACTION:g} x |l'|max x "
+        f"q~ (q~ = {q:.6g}: the rows' norm bound, their intercept column included if any)"
+    )
 
 
 def steps_rule(loss: Loss, n: int, q: float, budget: Budget, clip: float,
@@ -177,9 +179,11 @@ def steps_rule(loss: Loss, n: int, q: float, budget: Budget, clip: float,
     mu = gdp_mu(budget.epsilon, budget.delta)
     travel = TRAVEL * n * mu / q
     steps = int(min(MAX_STEPS, max(MIN_STEPS, math.ceil(travel / (eta * clip)))))
-    return steps, (f"steps T = {steps} by the public rule T = ceil(D / (eta C)) clamped to [{MIN_STEPS}, "
-                   f"{MAX_STEPS}] with eta = {eta:.6g} and the travel D = {TRAVEL:g} n mu / q~ = "
-                   f"{travel:.6g} (mu = {mu:.6g}: the Gaussian-DP parameter of (epsilon, delta))")
+    return steps, (
+        f"steps T = {steps} by the public rule T = ceil(D / (eta C)) clamped to [{MIN_STEPS}, "
+        f"{MAX_STEPS}] with eta = {eta:.6g} and the travel D = {TRAVEL:g} n mu / q~ = "
+        f"{travel:.6g} (mu = {mu:.6g}: the Gaussian-DP parameter of (epsilon, delta))"
+    )
 
 
 def default_settings(loss: Loss, n: int, p: int, q: float, budget: Budget, *,
@@ -222,13 +226,17 @@ def default_settings(loss: Loss, n: int, p: int, q: float, budget: Budget, *,
     rule_radius = radius is None
     if rule_radius:
         radius = eta_plan * (clip * steps + RADIUS_NOISE_SDS * s * math.sqrt(steps * p))
-        rules.append(f"radius R = {radius:.6g} by the public rule R = eta (C T + {RADIUS_NOISE_SDS:g} s "
-                     f"sqrt(T p)) (the clipped steps' reach plus {RADIUS_NOISE_SDS:g} standard "
-                     "deviations of the summed noise: the projection rarely acts)")
+        rules.append(
+            f"radius R = {radius:.6g} by the public rule R = eta (C T + {RADIUS_NOISE_SDS:g} s "
+            f"sqrt(T p)) (the clipped steps' reach plus {RADIUS_NOISE_SDS:g} standard "
+            "deviations of the summed noise: the projection rarely acts)"
+        )
     assert radius is not None
     if learning_rate is None:
         if smooth:
-            learning_rate = default_learning_rate(loss, q, radius, steps, p, clip, s, step_factor=STEP_FACTOR)
+            learning_rate = default_learning_rate(
+                loss, q, radius, steps, p, clip, s, step_factor=STEP_FACTOR
+            )
             rules.append(f"learning rate eta = {learning_rate:.6g} by the public rule eta = "
                          f"min({STEP_FACTOR:g}/L, R/(s sqrt(T p))), L = c q~^2 = "
                          f"{c * q * q:.6g} (the smoothness bound)")
@@ -301,7 +309,8 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
     def check_budget(self, budget: Budget) -> Budget:
         if not (math.isfinite(budget.epsilon) and budget.epsilon > 0 and 0 < budget.delta < 1):
             raise ParameterError(
-                f"{type(self).__name__}.check_budget: noisy gradient descent is (epsilon, delta)-DP: it "
+                f"{type(self).__name__}.check_budget: noisy gradient descent is (epsilon, "
+                "delta)-DP: it "
                 f"needs a finite epsilon > 0 and 0 < delta < 1. Got {budget!r} instead."
             )
         return budget
@@ -312,10 +321,12 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
     def calibrate(self, template: PerExampleGradientsTemplate, budget: Budget) -> Calibration:
         n, p = template.n, template.p
         if self.steps is not None and self.steps > max_steps(n, p):
-            raise ParameterError(f"{type(self).__name__}.calibrate: steps = {self.steps:,} is above the "
-                                 f"cap {max_steps(n, p):,} for n = {n:,} records and p = {p} parameters "
-                                 "(a bound on running time, "
-                                 "docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd). Lower steps.")
+            raise ParameterError(
+                f"{type(self).__name__}.calibrate: steps = {self.steps:,} is above the "
+                f"cap {max_steps(n, p):,} for n = {n:,} records and p = {p} parameters "
+                "(a bound on running time, "
+                "docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd). Lower steps."
+            )
         if self.delta_rule and budget.delta != default_delta(n):
             raise PrivacyError(f"{type(self).__name__}.calibrate: delta = {budget.delta:g} is not "
                                f"the public rule 1/n^2 = {default_delta(n):g} for n = {n}. Use "
@@ -363,8 +374,13 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         first = T - (T + 1) // 2
         return first, f"the average of the last {T - first} of the T iterates (t > T/2)"
 
-    def certificate(self, template: PerExampleGradientsTemplate, budget: Budget, cal: Calibration | None,
-                    conditions: list[Condition]) -> Certificate:
+    def certificate(
+        self,
+        template: PerExampleGradientsTemplate,
+        budget: Budget,
+        cal: Calibration | None,
+        conditions: list[Condition],
+    ) -> Certificate:
         assert cal is not None
         x = cal.extra
         loss, n, p = template.loss, template.n, template.p
@@ -379,24 +395,49 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
                      "risk" if C >= lipschitz else
                      "may be active (clip < Lipschitz bound): the run minimizes the convex "
                      "surrogate with psi_i' = max(l', -C/||x_i||); privacy is unaffected")
+        # the exact curve is a second opinion on an accountant
         conds = [
-            Condition("per-example clipping", True, "enforced by dpconvex",
-                      f"every per-example gradient scaled to norm <= C = {C:g}; {clip_note}"),
-            Condition("replace-one sensitivity", True, "computed from public parameters",
-                      f"||mean clipped gradient(D) - (D')|| <= 2C/n = {sensitivity:.6g}"),
-            Condition("noise calibration", True, f"accountant: {name}",
-                      f"{T} adaptively composed Gaussian mechanisms with noise multiplier z = {z:.6g} "
-                      f"give epsilon = {eps_achieved:.6g} <= {epsilon:g} at delta = {delta:g}"),
-        ] + ([] if self.accounting == "gdp" else [  # the exact curve is a second opinion on an accountant
-            Condition("second opinion", eps_achieved >= exact * (1 - 1e-6) - 1e-12,
-                      "exact Gaussian-DP curve (Dong, Roth & Su 2022)",
-                      f"exact epsilon of the composition {exact:.6g} <= accountant's {eps_achieved:.6g}")])
+            Condition(
+                "per-example clipping",
+                True,
+                "enforced by dpconvex",
+                f"every per-example gradient scaled to norm <= C = {C:g}; {clip_note}",
+            ),
+            Condition(
+                "replace-one sensitivity",
+                True,
+                "computed from public parameters",
+                f"||mean clipped gradient(D) - (D')|| <= 2C/n = {sensitivity:.6g}",
+            ),
+            Condition(
+                "noise calibration",
+                True,
+                f"accountant: {name}",
+                f"{T} adaptively composed Gaussian mechanisms with noise multiplier z = {z:.6g} "
+                f"give epsilon = {eps_achieved:.6g} <= {epsilon:g} at delta = {delta:g}",
+            ),
+        ] + (
+            []
+            if self.accounting == "gdp"
+            else [
+                Condition(
+                    "second opinion",
+                    eps_achieved >= exact * (1 - 1e-6) - 1e-12,
+                    "exact Gaussian-DP curve (Dong, Roth & Su 2022)",
+                    f"exact epsilon of the composition {exact:.6g} <= accountant's "
+                    f"{eps_achieved:.6g}",
+                )
+            ]
+        )
         averaged = self._averaged(T)[1]
         assumptions = [
             "replace-one adjacency; n is public",
-            "rows are clipped to the public data_norm; labels are mapped to +-1 by a public rule (the two "
-            "label values are released in classes_); preprocessing that reads the data is not covered",
-            f"the guarantee covers all T iterates; the released model, {averaged}, is post-processing",
+            "rows are clipped to the public data_norm; labels are mapped to +-1 by a public rule "
+            "(the two "
+            "label values are released in classes_); preprocessing that reads the data is not "
+            "covered",
+            f"the guarantee covers all T iterates; the released model, {averaged}, is "
+            "post-processing",
             "idealized real-valued Gaussian noise (floating point: docs/privacy.md)",
         ]
         if self.delta_rule:

@@ -81,8 +81,10 @@ class NormBall:
 
     @property
     def assumption(self) -> str:
-        return (f"feature vectors u are a per-record public map, clipped to ||u|| <= {self.bound:g}; "
-                "preprocessing that reads the data is not covered")
+        return (
+            f"feature vectors u are a per-record public map, clipped to ||u|| <= {self.bound:g}; "
+            "preprocessing that reads the data is not covered"
+        )
 
     def sensitivity(self, norm: str, count_weight: float) -> float:
         b, w = float(self.bound), float(count_weight)
@@ -105,8 +107,11 @@ class NormBall:
                     f"||u - u'|| <= {2 * b:g}; two classes ||(u, w)|| + ||(u', w)|| <= "
                     f"2 sqrt(B^2 + w^2) = {2 * math.sqrt(b * b + w * w):.6g}; label outside the "
                     f"set ||(u, w)|| <= {math.sqrt(b * b + w * w):.6g}; sensitivity {sens:.6g}")
-        return (f"rows (s_c, w n_c), w = {w:g}, in the norm sum_c ||V_c||_inf: same class ||u - u'||_inf "
-                f"<= {2 * b:g}; two classes 2 max(B, w) = {2 * max(b, w):g}; sensitivity {sens:.6g}")
+        return (
+            f"rows (s_c, w n_c), w = {w:g}, in the norm sum_c ||V_c||_inf: same class ||u - "
+            "u'||_inf "
+            f"<= {2 * b:g}; two classes 2 max(B, w) = {2 * max(b, w):g}; sensitivity {sens:.6g}"
+        )
 
 
 @dataclass(frozen=True)
@@ -142,9 +147,11 @@ class MomentBox:
 
     @property
     def assumption(self) -> str:
-        return ("feature vectors u = (t, 2 t^2 - 1) are a per-record public map: each feature "
-                "clipped to its public range [lo, hi] and mapped onto t = (2x - lo - hi) / (hi - lo); "
-                "preprocessing that reads the data is not covered")
+        return (
+            "feature vectors u = (t, 2 t^2 - 1) are a per-record public map: each feature "
+            "clipped to its public range [lo, hi] and mapped onto t = (2x - lo - hi) / (hi - lo); "
+            "preprocessing that reads the data is not covered"
+        )
 
     def _parts(self, norm: str, w: float) -> tuple[float, float]:
         """(same class, two classes): the change of one pair of records in ``norm``."""

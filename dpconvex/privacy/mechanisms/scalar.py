@@ -161,18 +161,28 @@ class LaplaceMean(Mechanism["BoundedMeanTemplate"]):
         assert cal is not None
         return Certificate(
             mechanism="Laplace mechanism on the mean of the labels mapped onto [-1, 1] (Dwork et al. "
-                      "2006), snapped to the public grid of its scale, clipped to [-1, 1]",
-            epsilon_requested=budget.epsilon, epsilon=budget.epsilon, private=True,
-            conditions=list(conditions), assumptions=[
+            "2006), snapped to the public grid of its scale, clipped to [-1, 1]",
+            epsilon_requested=budget.epsilon,
+            epsilon=budget.epsilon,
+            private=True,
+            conditions=list(conditions),
+            assumptions=[
                 "every value in [-1, 1] (a per-record public map, e.g. labels clipped to a "
-                "public range); preprocessing that reads the data is not covered"],
-            quantities={"mean sensitivity": cal.sensitivity,
-                        "laplace scale": cal.extra["laplace scale"], "records": template.n})
+                "public range); preprocessing that reads the data is not covered"
+            ],
+            quantities={
+                "mean sensitivity": cal.sensitivity,
+                "laplace scale": cal.extra["laplace scale"],
+                "records": template.n,
+            },
+        )
 
     def run(self, template: BoundedMeanTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, **_: Any) -> tuple[np.ndarray, None, bool]:
         assert cal is not None
-        noisy = Laplace(cal.extra["laplace scale"]).add(np.array([template.total / template.n]), rng)
+        noisy = Laplace(cal.extra["laplace scale"]).add(
+            np.array([template.total / template.n]), rng
+        )
         bound = float(template.bound)
         return np.clip(noisy, -bound, bound), None, False
 
@@ -206,8 +216,11 @@ class Exponential(Mechanism["SelectionTemplate"]):
 
     def calibrate(self, template: SelectionTemplate, budget: Budget) -> Calibration:
         return Calibration(
-            mechanism=self.name, epsilon_requested=budget.epsilon, sensitivity=template.sensitivity,
-            noise_rate=budget.epsilon / (2.0 * template.sensitivity))
+            mechanism=self.name,
+            epsilon_requested=budget.epsilon,
+            sensitivity=template.sensitivity,
+            noise_rate=budget.epsilon / (2.0 * template.sensitivity),
+        )
 
     def certificate(self, template: SelectionTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:

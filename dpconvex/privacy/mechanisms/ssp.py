@@ -198,7 +198,11 @@ def estimated_risk(theta: np.ndarray, gram: np.ndarray, cross: np.ndarray, inver
     """
     trace = float(np.trace(inverse))
     plug_in = float(theta @ gram @ theta - 2.0 * theta @ cross)
-    return plug_in + 2.0 * float(follow) + var_gram * float(theta @ inverse @ theta + trace * theta @ theta)
+    return (
+        plug_in
+        + 2.0 * float(follow)
+        + var_gram * float(theta @ inverse @ theta + trace * theta @ theta)
+    )
 
 
 def risk_noise(step: np.ndarray, start: np.ndarray, var_gram: float, var_cross: float) -> float:
@@ -272,9 +276,19 @@ def ridge_candidates(gram: np.ndarray, cross: np.ndarray, candidates: tuple[floa
         penalty[free, free] = 0.0  # ridge_solution's unpenalised intercept
         if matrix[free, free] > 0.0:
             start[free] = cross[free] / matrix[free, free]
-    follow = var_free / float(matrix[free, free]) if free is not None and matrix[free, free] > 0 else 0.0
-    out = [RidgeCandidate(math.inf, start, estimated_risk(start, matrix, cross, np.zeros_like(matrix),
-                                                          var_gram, follow), 0.0)]
+    follow = (
+        var_free / float(matrix[free, free])
+        if free is not None and matrix[free, free] > 0
+        else 0.0
+    )
+    out = [
+        RidgeCandidate(
+            math.inf,
+            start,
+            estimated_risk(start, matrix, cross, np.zeros_like(matrix), var_gram, follow),
+            0.0,
+        )
+    ]
     origin = start if centred else np.zeros(p)  # the point the ridge shrinks towards
     residual = cross - matrix @ origin
     for ridge in candidates:
@@ -286,8 +300,9 @@ def ridge_candidates(gram: np.ndarray, cross: np.ndarray, candidates: tuple[floa
         follow = var_cross * float(np.trace(inverse))
         if free is not None:
             h = float(inverse[free, free])
-            follow += (var_free - var_cross) * h + (var_free * h * float(ridge) / float(free_diagonal)
-                                                     if centred else 0.0)
+            follow += (var_free - var_cross) * h + (
+                var_free * h * float(ridge) / float(free_diagonal) if centred else 0.0
+            )
         out.append(RidgeCandidate(float(ridge), theta,
                                   estimated_risk(theta, matrix, cross, inverse, var_gram, follow),
                                   risk_noise(theta - start, start, var_gram, var_cross)))
@@ -378,7 +393,11 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         """Δ of each statistic (the norms of
         docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities)."""
         q = template.data_norm
-        return {"gram": gram_sensitivity(q), "cross": cross_sensitivity(q), "total": TOTAL_SENSITIVITY}
+        return {
+            "gram": gram_sensitivity(q),
+            "cross": cross_sensitivity(q),
+            "total": TOTAL_SENSITIVITY,
+        }
 
     def _intercept_cross(self, noisy: dict[str, Any], cal: Calibration, template: SSPTemplate
                          ) -> tuple[np.ndarray, float]:
@@ -401,13 +420,19 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         the given ridge or at the candidate of least estimated risk."""
         assert cal is not None
         stats = statistics_of(template)
-        noisy = {part: self.noise_law(cal, part).add(stats[part], rng) for part in self.parts(template)}
+        noisy = {
+            part: self.noise_law(cal, part).add(stats[part], rng) for part in self.parts(template)
+        }
         cross, var_free = self._intercept_cross(noisy, cal, template)
         # n·s², A's entry at the intercept column (every row holds s there): public; θ₀ is then the
         # released mean Σu/n on the scale 1/s, clipped to the labels' range [−1, 1]
         s = template.free_value
         diagonal = None if template.free is None or s is None else template.n * s * s
-        centre = 0.0 if diagonal is None else float(np.clip(cross[template.free] / diagonal, -1 / s, 1 / s))
+        centre = (
+            0.0
+            if diagonal is None
+            else float(np.clip(cross[template.free] / diagonal, -1 / s, 1 / s))
+        )
         if template.ridge is not None:
             return ridge_solution(noisy["gram"], cross, template.ridge, free=template.free,
                                   free_diagonal=diagonal, centre=centre), None, False
@@ -415,10 +440,16 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         # no squared noise scale leaves the floating-point range
         unit = float(template.data_norm) ** 2
         _, theta = select_ridge(
-            noisy["gram"] / unit, cross / unit, tuple(r / unit for r in self.ridge_grid(template, cal)),
-            self.variance(cal, "gram", unit), self.variance(cal, "cross", unit), free=template.free,
-            free_diagonal=None if diagonal is None else diagonal / unit, centre=centre,
-            var_free=var_free / unit if np.isfinite(var_free) else None)
+            noisy["gram"] / unit,
+            cross / unit,
+            tuple(r / unit for r in self.ridge_grid(template, cal)),
+            self.variance(cal, "gram", unit),
+            self.variance(cal, "cross", unit),
+            free=template.free,
+            free_diagonal=None if diagonal is None else diagonal / unit,
+            centre=centre,
+            var_free=var_free / unit if np.isfinite(var_free) else None,
+        )
         return theta, None, False
 
     def ridge_grid(self, template: SSPTemplate, cal: Calibration) -> tuple[float, ...]:
@@ -435,13 +466,16 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         sens = self.sensitivities(template)
         parts = self.parts(template)
         noise_conds, noise_q = self.noise_description(cal)
-        ridge_rule = (f"given: lambda = {template.ridge:.6g} (n * lam)" if template.ridge is not None
-                      else "chosen from the released statistics: among lambda = max(2^k R, s_A), "
-                      f"k = {round(math.log2(RIDGE_STEPS[0]))} ... {round(math.log2(RIDGE_STEPS[-1]))}, "
-                      f"R = s_A sqrt(p log(2 p^2 / rho)) with rho = {FAILURE_PROBABILITY:g}, "
-                      "and lambda = infinity (the released mean), "
-                      f"the one of least estimated risk plus {RISK_MARGIN:g} times the spread of "
-                      "its noise (post-processing)")
+        ridge_rule = (
+            f"given: lambda = {template.ridge:.6g} (n * lam)"
+            if template.ridge is not None
+            else "chosen from the released statistics: among lambda = max(2^k R, s_A), "
+            f"k = {round(math.log2(RIDGE_STEPS[0]))} ... {round(math.log2(RIDGE_STEPS[-1]))}, "
+            f"R = s_A sqrt(p log(2 p^2 / rho)) with rho = {FAILURE_PROBABILITY:g}, "
+            "and lambda = infinity (the released mean), "
+            f"the one of least estimated risk plus {RISK_MARGIN:g} times the spread of "
+            "its noise (post-processing)"
+        )
         clipped = [] if any(c.unverified == "data_norm" for c in conditions) else [
             Condition("row bound", True, "enforced by dpconvex (per-record clipping)",
                       f"every row x~ (intercept column included) has ||x~|| <= q~ = {q:.6g}"),
@@ -592,7 +626,9 @@ class PureSSP(_SufficientStatistics):
         """E‖noise‖/√m = √m/β: the rms scale per coordinate of norm-Gamma noise on m coordinates
         (for S, m = 1: the Laplace scale 1/β)."""
         dims = cal.extra["dimension"]
-        return {part: math.sqrt(dims[part]) / rate for part, rate in cal.extra["noise rate"].items()}
+        return {
+            part: math.sqrt(dims[part]) / rate for part, rate in cal.extra["noise rate"].items()
+        }
 
     def variance(self, cal: Calibration, part: str, unit: float = 1.0) -> float:
         """(m + 1)/β_j²: E‖noise‖² = m(m + 1)/β_j² of norm-Gamma noise on m coordinates,

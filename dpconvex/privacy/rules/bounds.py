@@ -60,13 +60,23 @@ def refine_range(n: int, epsilon: float, levels: tuple[float, float]) -> RangeCh
     """
     tail = min(levels[0], 1.0 - levels[1])
     eps_q = epsilon * (1.0 - COARSE_SHARE) / 2.0
-    error = 2.0 / eps_q * math.log(REFERENCE_CANDIDATES / FAILURE_PROBABILITY) if eps_q > 0 else math.inf
+    error = (
+        2.0 / eps_q * math.log(REFERENCE_CANDIDATES / FAILURE_PROBABILITY)
+        if eps_q > 0
+        else math.inf
+    )
     need = 0.5 * tail * n
     if tail > 0 and error <= need:
-        return RangeChoice(True, (
-            f"range refined by quantiles at levels ({levels[0]:g}, {levels[1]:g}): the rank error bound "
-            f"(2/eps_q) ln(G/beta) = {error:.4g} is at most half the smaller tail ({need:.4g} values; n "
-            f"= {n}, eps_q = {eps_q:.4g}; docs/privacy/bounds.md#privacy-bounds-range)"))
+        return RangeChoice(
+            True,
+            (
+                f"range refined by quantiles at levels ({levels[0]:g}, {levels[1]:g}): the rank "
+                "error bound "
+                f"(2/eps_q) ln(G/beta) = {error:.4g} is at most half the smaller tail ({need:.4g} "
+                "values; n "
+                f"= {n}, eps_q = {eps_q:.4g}; docs/privacy/bounds.md#privacy-bounds-range)"
+            ),
+        )
     return RangeChoice(False, (
         f"coarse range only: the levels ({levels[0]:g}, {levels[1]:g}) need a rank error of at "
         f"most {need:.4g} values and the budget gives {error:.4g} (n = {n}); the whole epsilon "

@@ -193,9 +193,12 @@ def safeguard_sizes(n: int, validation_fraction: float | str, caller: str,
         n_val = math.ceil(float(validation_fraction) * n)
     if n_val < 1 or n - n_val < 2:
         raise DataValidationError(
-            f"{caller}: n_samples = {n} rows cannot be split into a fitting part of at least 2 rows and "
-            f"a validation part of at least 1 (validation_fraction = {validation_fraction!r}). Use more "
-            "rows, another validation_fraction, or safeguard=False.")
+            f"{caller}: n_samples = {n} rows cannot be split into a fitting part of at least 2 "
+            "rows and "
+            f"a validation part of at least 1 (validation_fraction = {validation_fraction!r}). "
+            "Use more "
+            "rows, another validation_fraction, or safeguard=False."
+        )
     return n - n_val, n_val
 
 
@@ -222,7 +225,9 @@ class FrontDoorChoice(NamedTuple):
 HUBER_INTERCEPT_SCALING = 0.25
 
 
-def delta_buys(n: int, n_features: int, epsilon: float, delta: float, data_norm: float = 1.0) -> bool:
+def delta_buys(
+    n: int, n_features: int, epsilon: float, delta: float, data_norm: float = 1.0
+) -> bool:
     """Whether δ > 0 buys a two-class front door anything: whether the Huber SVM's
     ``mechanism="auto"`` takes its Gaussian form, the lower Λ-rule bound on the public problem
     (n, d, ε, δ, the row bound; :func:`~dpconvex.privacy.rules.noise_level.form_bounds`,
@@ -238,8 +243,15 @@ def delta_buys(n: int, n_features: int, epsilon: float, delta: float, data_norm:
     from .noise_level import form_bounds
 
     q = math.hypot(float(data_norm), HUBER_INTERCEPT_SCALING)
-    gaussian, pure = form_bounds("auto", [("gaussian_objective", float(delta)), ("objective", 0.0)],
-                                 n, epsilon, q, int(n_features) + 1, HuberHinge())
+    gaussian, pure = form_bounds(
+        "auto",
+        [("gaussian_objective", float(delta)), ("objective", 0.0)],
+        n,
+        epsilon,
+        q,
+        int(n_features) + 1,
+        HuberHinge(),
+    )
     return gaussian <= pure
 
 
@@ -282,8 +294,14 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
     if delta is not None:
         check_float("delta", delta, "choose_front_door_learner", low_inclusive=True, high=1.0)
     approx = delta is not None and delta > 0
-    if approx and int(n_classes) <= 2 and not delta_buys(n, n_features, epsilon, float(delta), data_norm):
-        choice = choose_front_door_learner(n, n_classes, n_features, epsilon, 0.0, row_norm, ranges_known)
+    if (
+        approx
+        and int(n_classes) <= 2
+        and not delta_buys(n, n_features, epsilon, float(delta), data_norm)
+    ):
+        choice = choose_front_door_learner(
+            n, n_classes, n_features, epsilon, 0.0, row_norm, ranges_known
+        )
         return choice._replace(reason=f"{choice.reason}; {DELTA_UNUSED}", delta_unused=True)
     privacy = "(epsilon, delta)-DP" if approx else "pure epsilon-DP"
     C, d = int(n_classes), int(n_features)
@@ -334,9 +352,12 @@ DELTA_UNUSED = ("delta > 0 is unused: the Huber SVM's pure form has the lower La
 def _chosen(learner: str, why: str, reads: str = "n, C, d, epsilon and delta",
             row_norm: str = "none") -> FrontDoorChoice:
     """The choice with its certificate line: ``why`` and what the rule read."""
-    return FrontDoorChoice(learner, f"PrivateClassifier: {why}: the front door's rule "
-                           f"(docs/privacy/front_door.md#privacy-private-classifier; {reads} only)",
-                           row_norm)
+    return FrontDoorChoice(
+        learner,
+        f"PrivateClassifier: {why}: the front door's rule "
+        f"(docs/privacy/front_door.md#privacy-private-classifier; {reads} only)",
+        row_norm,
+    )
 
 
 # ------------------------------------------------------------------------- regression
@@ -413,20 +434,34 @@ def choose_regression_learner(n: int, n_features: int, epsilon: float, delta: fl
     r = float(n) * float(epsilon) / (int(n_features) + 1)  # records per unit of ε and coordinate
     approx = delta is not None and delta > 0
     if r < MEAN_BELOW:
-        return RegressionChoice(PRIVATE_MEAN, "laplace_mean", (
-            f"PrivateRegressor: n epsilon / (d + 1) = {r:.4g} < {MEAN_BELOW:g} -> the private mean of the "
-            f"labels (Laplace mechanism, the whole epsilon): the front door's rule "
-            f"(docs/privacy/front_door_regression.md#privacy-regressor-rule; n, d, epsilon and delta only)"))
+        return RegressionChoice(
+            PRIVATE_MEAN,
+            "laplace_mean",
+            (
+                f"PrivateRegressor: n epsilon / (d + 1) = {r:.4g} < {MEAN_BELOW:g} -> the private "
+                "mean of the "
+                f"labels (Laplace mechanism, the whole epsilon): the front door's rule "
+                "(docs/privacy/front_door_regression.md#privacy-regressor-rule; n, d, epsilon "
+                "and delta only)"
+            ),
+        )
     gaussian = approx and int(n) >= GAUSSIAN_ROWS_AT_LEAST
     mechanism = "gaussian_objective" if gaussian else "objective"
     form = ("Gaussian objective perturbation ((epsilon, delta)-DP)" if gaussian else
             "objective perturbation (pure epsilon-DP" + (
                 f", delta unused: n = {int(n)} < {GAUSSIAN_ROWS_AT_LEAST})" if approx else ")"))
-    return RegressionChoice(MEDIAN, mechanism, (
-        f"PrivateRegressor: n epsilon / (d + 1) = {r:.4g} >= {MEAN_BELOW:g} -> median "
-        f"regression (smoothed pinball loss, tau = 0.5) with an intercept, {form}: the front "
-        "door's rule (docs/privacy/front_door_regression.md#privacy-regressor-rule; n, d, epsilon and delta "
-        "only)"), int(n) <= SAFEGUARD_ROWS_AT_MOST if isinstance(safeguard, str) else bool(safeguard))
+    return RegressionChoice(
+        MEDIAN,
+        mechanism,
+        (
+            f"PrivateRegressor: n epsilon / (d + 1) = {r:.4g} >= {MEAN_BELOW:g} -> median "
+            f"regression (smoothed pinball loss, tau = 0.5) with an intercept, {form}: the front "
+            "door's rule (docs/privacy/front_door_regression.md#privacy-regressor-rule; n, d, "
+            "epsilon and delta "
+            "only)"
+        ),
+        int(n) <= SAFEGUARD_ROWS_AT_MOST if isinstance(safeguard, str) else bool(safeguard),
+    )
 
 
 def mean_epsilon(n: int, epsilon: float) -> float:

@@ -68,7 +68,9 @@ def records_per_coordinate(n: int, n_classes: int, n_features: int, epsilon: flo
     return float(n) * float(epsilon) / (float(n_classes) * (float(n_features) + 1.0))
 
 
-def centroids_preferred(n: int, n_classes: int, n_features: int, epsilon: float, delta: float | None) -> bool:
+def centroids_preferred(
+    n: int, n_classes: int, n_features: int, epsilon: float, delta: float | None
+) -> bool:
     """Whether DP class centroids beat the softmax objective for this public shape (privacy-centroid-switch).
 
     C >= 3 and r = n·ε/(C(d + 1)) < ``CENTROID_BELOW[delta > 0]``. Two classes never
@@ -86,12 +88,16 @@ def centroids_preferred(n: int, n_classes: int, n_features: int, epsilon: float,
     if int(n_classes) < 3:
         return False
     r = records_per_coordinate(n, n_classes, n_features, epsilon)
-    approx = delta is not None and check_float("delta", delta, "centroids_preferred", low_inclusive=True,
-                                               high=1.0) > 0
+    approx = (
+        delta is not None
+        and check_float("delta", delta, "centroids_preferred", low_inclusive=True, high=1.0) > 0
+    )
     return r < CENTROID_BELOW[approx]
 
 
-def components_per_class(n: int, n_classes: int, n_features: int, epsilon: float, delta: Any) -> int:
+def components_per_class(
+    n: int, n_classes: int, n_features: int, epsilon: float, delta: Any
+) -> int:
     """K of ``n_components="auto"``: the mixture components per class for this public shape.
 
     One at every shape: no mixture gained where measured (none of the 32 (set, δ, ε) cells
@@ -189,7 +195,9 @@ def resolved_components(est: LargeMarginSettings, n: int, n_classes: int, n_feat
     return int(est.n_components)
 
 
-def components_reason(est: LargeMarginSettings, n: int, n_classes: int, n_features: int) -> str | None:
+def components_reason(
+    est: LargeMarginSettings, n: int, n_classes: int, n_features: int
+) -> str | None:
     """The plan's and certificate's line of ``n_components="auto"`` (None for a given K).
 
     Examples
@@ -321,7 +329,9 @@ def uses_centroid(est: LargeMarginSettings, n: int, n_classes: int, n_features: 
     return defaults and centroids_preferred(n, n_classes, n_features, est.epsilon, est.delta)
 
 
-def centroid_reason(est: LargeMarginSettings, n: int, n_classes: int, n_features: int) -> str | None:
+def centroid_reason(
+    est: LargeMarginSettings, n: int, n_classes: int, n_features: int
+) -> str | None:
     """The certificate's line when ``mechanism="auto"`` switched to the centroids, else None.
 
     Examples

@@ -52,13 +52,38 @@ if TYPE_CHECKING:
     from ...objectives.losses import Loss
     from ..mechanisms.base import Calibration, ConstantsSource, Mechanism, NoiseReport
 
-__all__ = ["AUTO", "CENTROID_NOISE_RATIO", "GD_NOISE_RATIO", "LABEL_CENTER_SHARE", "LAM_GRID",
-           "LARGE_MARGIN_NOISE_RATIO", "LINEAR_NOISE_RATIO", "NB_NOISE_RATIO", "PUBLIC_CHECK_NOTE",
-           "REFERENCE_NORM", "REFERENCE_NORMS", "REGRESSION_CHECK_NOTE", "REGRESSION_RECORDS",
-           "SOFTMAX_NOISE_RATIO", "SSP_NOISE_RATIO", "STABILITY_WEIGHTS", "THRESHOLDS", "auto_lam",
-           "delta_floor", "estimator_noise_dominance", "form_bounds", "grid_report", "label_center_share",
-           "noise_dominates", "noise_ratio", "ovr_noise_warning", "reference_norm_for", "resolve_lam",
-           "stability_weight_for", "warn_if_noise_dominates"]
+__all__ = [
+    "AUTO",
+    "CENTROID_NOISE_RATIO",
+    "GD_NOISE_RATIO",
+    "LABEL_CENTER_SHARE",
+    "LAM_GRID",
+    "LARGE_MARGIN_NOISE_RATIO",
+    "LINEAR_NOISE_RATIO",
+    "NB_NOISE_RATIO",
+    "PUBLIC_CHECK_NOTE",
+    "REFERENCE_NORM",
+    "REFERENCE_NORMS",
+    "REGRESSION_CHECK_NOTE",
+    "REGRESSION_RECORDS",
+    "SOFTMAX_NOISE_RATIO",
+    "SSP_NOISE_RATIO",
+    "STABILITY_WEIGHTS",
+    "THRESHOLDS",
+    "auto_lam",
+    "delta_floor",
+    "estimator_noise_dominance",
+    "form_bounds",
+    "grid_report",
+    "label_center_share",
+    "noise_dominates",
+    "noise_ratio",
+    "ovr_noise_warning",
+    "reference_norm_for",
+    "resolve_lam",
+    "stability_weight_for",
+    "warn_if_noise_dominates",
+]
 
 
 #: The accepted string value of ``lam``.
@@ -131,7 +156,11 @@ def label_center_share(n: int, p: int, epsilon: float) -> float:
     >>> label_center_share(354, 25, 1.0), label_center_share(20000, 11, 1.0)
     (0.1, 0.0)
     """
-    return LABEL_CENTER_SHARE if float(n) * float(epsilon) / max(int(p), 1) < REGRESSION_RECORDS else 0.0
+    return (
+        LABEL_CENTER_SHARE
+        if float(n) * float(epsilon) / max(int(p), 1) < REGRESSION_RECORDS
+        else 0.0
+    )
 
 
 def stability_weight_for(mechanism: str | Mechanism) -> float:
@@ -346,7 +375,11 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
         if given:
             value = float(np.interp(np.log(float(lam)), np.log(LAM_GRID), bound))
         else:
-            value = float(np.min(bound[LAM_GRID >= floor])) if np.any(LAM_GRID >= floor) else float(bound[-1])
+            value = (
+                float(np.min(bound[LAM_GRID >= floor]))
+                if np.any(LAM_GRID >= floor)
+                else float(bound[-1])
+            )
         total = value + candidate.smoothed_kinks.gap
         if best is None or total < best[0]:
             best = (total, h)
@@ -383,12 +416,18 @@ def form_bounds(lam: Any, forms: list[tuple[str | Mechanism, float]], n: int, ep
     for mechanism, delta in forms:
         smoothed = resolve_smoothing(loss, lam, mechanism, n, epsilon, q, p, delta=delta,
                                      centered=centered)[0]
-        value = resolve_lam(lam, mechanism, n, epsilon, q, p, smoothed, delta=delta, centered=centered)[0]
-        mech, smoothed, R, w = _rule_constants(mechanism, smoothed, float(n) * float(epsilon) / p, centered)
+        value = resolve_lam(
+            lam, mechanism, n, epsilon, q, p, smoothed, delta=delta, centered=centered
+        )[0]
+        mech, smoothed, R, w = _rule_constants(
+            mechanism, smoothed, float(n) * float(epsilon) / p, centered
+        )
         report = grid_report(mech, int(n), epsilon, float(q), int(p), smoothed, delta=delta)
         bound, _ = _bound(mech, int(n), float(q), int(p), smoothed, R, w, report)
         gap = getattr(getattr(smoothed, "smoothed_kinks", None), "gap", 0.0)
-        uncalibrated = report is None and getattr(mech, "private", False) and math.isfinite(epsilon)
+        uncalibrated = (
+            report is None and getattr(mech, "private", False) and math.isfinite(epsilon)
+        )
         bounds.append(math.inf if uncalibrated else
                       float(np.interp(np.log(value), np.log(LAM_GRID), bound)) + gap)
     return bounds
@@ -427,12 +466,20 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q:
     value = max(float(f"{float(LAM_GRID[int(np.argmin(bound))]):.3g}"), floor)
     mech_name = report.mechanism if report is not None else mech.name
     eps = report.epsilon if report is not None else float(epsilon)
-    return value, LamRule(value, AUTO, (
-        f"lam='auto' (dpconvex.privacy.rules.noise_level.auto_lam, "
-        f"docs/privacy/perturbation.md#privacy-lambda-rule): the minimizer of a bias + stability + noise "
-        f"bound from public quantities only: mechanism {mech_name}, n = {int(n)}, epsilon = {eps:g}, delta = "
-        f"{float(delta):g}, q = {q:.6g}, p = {int(p)}, |l'| <= {loss.deriv_bound:g}, l'' <= "
-        f"{loss.curvature:g}, reference norm R = {R:g}, stability weight w = {w:g}; no data value is read"))
+    return value, LamRule(
+        value,
+        AUTO,
+        (
+            f"lam='auto' (dpconvex.privacy.rules.noise_level.auto_lam, "
+            "docs/privacy/perturbation.md#privacy-lambda-rule): the minimizer of a bias + "
+            "stability + noise "
+            f"bound from public quantities only: mechanism {mech_name}, n = {int(n)}, epsilon = "
+            f"{eps:g}, delta = "
+            f"{float(delta):g}, q = {q:.6g}, p = {int(p)}, |l'| <= {loss.deriv_bound:g}, l'' <= "
+            f"{loss.curvature:g}, reference norm R = {R:g}, stability weight w = {w:g}; no data "
+            "value is read"
+        ),
+    )
 
 
 # ----------------------------------------------------------------- the noise warning
@@ -464,9 +511,12 @@ THRESHOLDS: dict[str, float] = {
 #: quantities cannot see (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear). No
 #: data statistic enters it.
 PUBLIC_CHECK_NOTE = (
-    "This check reads public quantities only (n, p, epsilon, delta and the public bounds), not the strength "
-    "of the signal in the data: a model can be no better than the majority class without this warning too. "
-    "Compare any private model with the majority class on held-out rows (e.g. sklearn.dummy.DummyClassifier)."
+    "This check reads public quantities only (n, p, epsilon, delta and the public bounds), not "
+    "the strength "
+    "of the signal in the data: a model can be no better than the majority class without this "
+    "warning too. "
+    "Compare any private model with the majority class on held-out rows (e.g. "
+    "sklearn.dummy.DummyClassifier)."
 )
 
 #: The same note for a regressor: its baseline is a constant prediction (the training mean).
@@ -545,7 +595,9 @@ def noise_ratio(family: str, template: ConstantsSource, mech: Mechanism, budget:
         if not getattr(mech, "private", False) or (n is None and not gradient):
             return None
         try:
-            report = mech.noise_report(template, budget, None, calibration=calibration if gradient else None)
+            report = mech.noise_report(
+                template, budget, None, calibration=calibration if gradient else None
+            )
         except (DPConvexError, ValueError, ArithmeticError):
             from ..mechanisms import Mechanism
 
@@ -561,7 +613,9 @@ def noise_ratio(family: str, template: ConstantsSource, mech: Mechanism, budget:
         frac = 1.0  # |ℓ'(0)| / L from the loss's declared constants (1: the worst case)
         if not worst_case:
             try:  # ℓ'(0) as the solver evaluates it; a loss that cannot say: the worst case
-                d0 = np.asarray(template.loss.value_and_deriv(np.zeros(1))[1], dtype=float).ravel()[0]
+                d0 = np.asarray(
+                    template.loss.value_and_deriv(np.zeros(1))[1], dtype=float
+                ).ravel()[0]
                 d0 = abs(float(d0))
                 L = float(template.loss.deriv_bound)
                 frac = d0 / L if 0.0 < d0 <= L and math.isfinite(L) else 1.0
@@ -573,7 +627,11 @@ def noise_ratio(family: str, template: ConstantsSource, mech: Mechanism, budget:
         elif report.placement == "objective":
             rho = float(report.expected_norm) / (template.n * (frac * float(report.grad_bound)))
         elif report.placement == "output":
-            rho = float(report.expected_norm) * float(report.modulus) / (frac * float(report.grad_bound))
+            rho = (
+                float(report.expected_norm)
+                * float(report.modulus)
+                / (frac * float(report.grad_bound))
+            )
         else:
             return None
         return rho if family == "linear" else rho * max(1.0, n_classes / 2.0)
@@ -617,69 +675,115 @@ def _message(family: str, rho: float, template: ConstantsSource, mech: Mechanism
         note = REGRESSION_CHECK_NOTE if regression else PUBLIC_CHECK_NOTE
         p = mech.noise_report(template, budget, None, calibration=calibration).dimension
         return (
-            f"{at}: its expected norm is {rho:.2g} x the largest possible data gradient at the start (p = "
-            f"{p} noise coordinates, n = {template.n}; public quantities only), so the model's direction "
+            f"{at}: its expected norm is {rho:.2g} x the largest possible data gradient at the "
+            "start (p = "
+            f"{p} noise coordinates, n = {template.n}; public quantities only), so the model's "
+            "direction "
             f"is within {angle:.0f} degrees of a random one (to first order): the model is "
-            f"likely no better than {baseline}. Use a larger epsilon, more rows, or fewer features "
-            f"(docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear). {note}")
+            f"likely no better than {baseline}. Use a larger epsilon, more rows, or fewer "
+            "features "
+            f"(docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear). {note}"
+        )
     if family == "gd":
         where = f"at epsilon = {budget.epsilon:g}, delta = {budget.delta:.3g}"
         if n_classes > 2:
-            where = (f"at epsilon = {epsilon:g} (epsilon = {budget.epsilon:.3g}, delta = "
-                     f"{budget.delta:.3g} for each of the {n_classes} one-vs-rest models; ratio x "
-                     f"{n_classes / 2:g} for the share of a model's gradient that separates the classes)")
+            where = (
+                f"at epsilon = {epsilon:g} (epsilon = {budget.epsilon:.3g}, delta = "
+                f"{budget.delta:.3g} for each of the {n_classes} one-vs-rest models; ratio x "
+                f"{n_classes / 2:g} for the share of a model's gradient that separates the "
+                "classes)"
+            )
         return (
-            f"{where} the noise is large for this problem: {_GD_PHRASE} has expected norm {rho:.2g} x "
-            f"the largest data gradient at the start (p = {template.p} parameters, n = {template.n} "
-            f"rows; public quantities only; threshold {GD_NOISE_RATIO:g}), so the model is likely no "
-            "better than the majority class. Use a larger epsilon, a larger delta, more rows, fewer "
-            "features or classes, or PrivateGaussianCentroid (one noisy release, no noise per step) "
-            f"(docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids). {PUBLIC_CHECK_NOTE}")
+            f"{where} the noise is large for this problem: {_GD_PHRASE} has expected norm "
+            f"{rho:.2g} x "
+            f"the largest data gradient at the start (p = {template.p} parameters, n = "
+            f"{template.n} "
+            f"rows; public quantities only; threshold {GD_NOISE_RATIO:g}), so the model is likely "
+            "no "
+            "better than the majority class. Use a larger epsilon, a larger delta, more rows, "
+            "fewer "
+            "features or classes, or PrivateGaussianCentroid (one noisy release, no noise per "
+            "step) "
+            "(docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids). "
+            f"{PUBLIC_CHECK_NOTE}"
+        )
     if family == "centroid":
-        remedy = ("a larger epsilon or more rows" if not mech.pure else
-                  "a larger epsilon, more rows, or delta > 0 (mechanism='auto' then takes the "
-                  "Gaussian form, whose noise does not grow with the number of classes and features)")
+        remedy = (
+            "a larger epsilon or more rows"
+            if not mech.pure
+            else "a larger epsilon, more rows, or delta > 0 (mechanism='auto' then takes the "
+            "Gaussian form, whose noise does not grow with the number of classes and features)"
+        )
         return (
-            f"{at}: the noise on a class mean at the expected class count n/C = {n}/{template.C} has "
+            f"{at}: the noise on a class mean at the expected class count n/C = {n}/{template.C} "
+            "has "
             f"standard deviation {rho:.2g} along any direction (per-coordinate noise scale "
-            f"{rho * n / template.C:.3g}, d = {template.d} features; public quantities only, threshold "
-            f"{CENTROID_NOISE_RATIO:g}), while the class means lie in the unit ball, so the model is "
+            f"{rho * n / template.C:.3g}, d = {template.d} features; public quantities only, "
+            "threshold "
+            f"{CENTROID_NOISE_RATIO:g}), while the class means lie in the unit ball, so the model "
+            "is "
             f"likely no better than the majority class. Use {remedy}, or fewer classes "
-            f"(docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids). {PUBLIC_CHECK_NOTE}")
+            "(docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids). "
+            f"{PUBLIC_CHECK_NOTE}"
+        )
     if family == "nb":
         return (
-            f"{at}: the noise on a class's mean of each feature (mapped onto [-1, 1] by its public range) at "
-            f"the expected class count n/C = {n}/{template.C} has standard deviation {rho:.2g} (public "
-            f"quantities only, threshold {NB_NOISE_RATIO:g}), as wide as the range the means lie in, so the "
-            f"model is likely no better than the majority class. Use a larger epsilon, more rows or fewer "
-            f"classes (docs/privacy/gaussian_nb.md#privacy-nb-noise-warning). {PUBLIC_CHECK_NOTE}")
+            f"{at}: the noise on a class's mean of each feature (mapped onto [-1, 1] by its "
+            "public range) at "
+            f"the expected class count n/C = {n}/{template.C} has standard deviation {rho:.2g} "
+            "(public "
+            f"quantities only, threshold {NB_NOISE_RATIO:g}), as wide as the range the means lie "
+            "in, so the "
+            "model is likely no better than the majority class. Use a larger epsilon, more rows "
+            "or fewer "
+            f"classes (docs/privacy/gaussian_nb.md#privacy-nb-noise-warning). {PUBLIC_CHECK_NOTE}"
+        )
     if family == "ssp":
         remedy = ("a larger epsilon, more rows, or fewer features" if not mech.pure else
                   "a larger epsilon, more rows, fewer features, or delta > 0 (the Gaussian "
                   "form, whose noise on X^T X does not grow with the number of its entries)")
         return (
-            f"{at}: the bound on the noise in X^T X that the ridge must cover is {rho:.2g} x the largest "
-            f"smallest eigenvalue any n rows can give X^T X (n q~^2 / p with n = {template.n}, p = "
+            f"{at}: the bound on the noise in X^T X that the ridge must cover is {rho:.2g} x the "
+            "largest "
+            f"smallest eigenvalue any n rows can give X^T X (n q~^2 / p with n = {template.n}, p "
+            "= "
             f"{template.p} columns including the intercept; public quantities only, threshold "
-            f"{SSP_NOISE_RATIO:g}), so the ridge or the noise takes over the directions the rows fill "
+            f"{SSP_NOISE_RATIO:g}), so the ridge or the noise takes over the directions the rows "
+            "fill "
             f"least and the model is likely no better than a constant prediction. Use {remedy} "
-            f"(docs/privacy/sufficient_statistics.md#privacy-noise-warning-ssp). {REGRESSION_CHECK_NOTE}")
+            "(docs/privacy/sufficient_statistics.md#privacy-noise-warning-ssp). "
+            f"{REGRESSION_CHECK_NOTE}"
+        )
     return (  # large_margin, softmax
-        f"at epsilon = {budget.epsilon:g} the objective's noise is large for this problem: its expected "
+        f"at epsilon = {budget.epsilon:g} the objective's noise is large for this problem: its "
+        "expected "
         f"norm over n is {rho:.2g} x the largest possible data gradient (p = "
-        f"{template.privacy_constants().dimension} noise coordinates, n = {template.n}); the released "
-        "model is likely no better than the majority class. Use a larger epsilon or fewer features, DP "
-        "class centroids (PrivateGaussianCentroid, or mechanism='centroid': what the defaults release "
+        f"{template.privacy_constants().dimension} noise coordinates, n = {template.n}); the "
+        "released "
+        "model is likely no better than the majority class. Use a larger epsilon or fewer "
+        "features, DP "
+        "class centroids (PrivateGaussianCentroid, or mechanism='centroid': what the defaults "
+        "release "
         "with delta > 0 at small n*epsilon/C), or delta > 0 (Gaussian objective perturbation; "
-        "docs/privacy/large_margin_softmax.md#privacy-large-margin-softmax, privacy-centroid-switch). "
-        f"{PUBLIC_CHECK_NOTE}")
+        "docs/privacy/large_margin_softmax.md#privacy-large-margin-softmax, "
+        "privacy-centroid-switch). "
+        f"{PUBLIC_CHECK_NOTE}"
+    )
 
 
-def warn_if_noise_dominates(family: str, template: ConstantsSource, mech: Mechanism, budget: Budget,
-                            owner: str, *,
-                            calibration: Calibration | None = None, n: int | None = None,
-                            n_classes: int = 2, epsilon: float | None = None,
-                            regression: bool = False) -> float | None:
+def warn_if_noise_dominates(
+    family: str,
+    template: ConstantsSource,
+    mech: Mechanism,
+    budget: Budget,
+    owner: str,
+    *,
+    calibration: Calibration | None = None,
+    n: int | None = None,
+    n_classes: int = 2,
+    epsilon: float | None = None,
+    regression: bool = False,
+) -> float | None:
     """Warn (a :class:`PrivacyWarning`, before the noise is drawn) when ρ exceeds its threshold.
 
     Returns ρ (or None). ``owner`` opens the message; ``epsilon`` is the total ε a
@@ -701,9 +805,13 @@ def warn_if_noise_dominates(family: str, template: ConstantsSource, mech: Mechan
     >>> rho > 1, [w.category is PrivacyWarning for w in caught]
     (True, [True])
     """
-    rho = noise_ratio(family, template, mech, budget, calibration=calibration, n=n, n_classes=n_classes)
+    rho = noise_ratio(
+        family, template, mech, budget, calibration=calibration, n=n, n_classes=n_classes
+    )
     if rho is not None and rho > THRESHOLDS[family]:
-        text = _message(family, rho, template, mech, budget, calibration, n, n_classes, epsilon, regression)
+        text = _message(
+            family, rho, template, mech, budget, calibration, n, n_classes, epsilon, regression
+        )
         warnings.warn(f"{owner}: {text}", PrivacyWarning, stacklevel=user_stacklevel())
     return rho
 
@@ -751,7 +859,9 @@ def ovr_noise_warning(est: BaseEstimator, plan: Any, owner: str, family: str
     return _quiet_binary(_OVR_PHRASES[family])
 
 
-def _shape_problem(est: BaseEstimator, X: Any, n_classes: int) -> tuple[Any, Mechanism, Budget] | None:
+def _shape_problem(
+    est: BaseEstimator, X: Any, n_classes: int
+) -> tuple[Any, Mechanism, Budget] | None:
     """(template with zero data, mechanism, budget) of one binary model of ``est`` at X's shape."""
     shape = getattr(X, "shape", None)
     if shape is None or len(shape) != 2 or not shape[0] >= 1:
@@ -764,9 +874,14 @@ def _shape_problem(est: BaseEstimator, X: Any, n_classes: int) -> tuple[Any, Mec
         return None
 
 
-def estimator_noise_dominance(est: BaseEstimator, X: Any, y: Any = None, *, n_classes: int | None = None,
-                              worst_case: bool = False
-                              ) -> tuple[float | None, Any, Mechanism | None, Budget | None]:
+def estimator_noise_dominance(
+    est: BaseEstimator,
+    X: Any,
+    y: Any = None,
+    *,
+    n_classes: int | None = None,
+    worst_case: bool = False,
+) -> tuple[float | None, Any, Mechanism | None, Budget | None]:
     """(ρ, template, mechanism, budget) a fit of ``est`` on (X, y) would warn with, unfitted.
 
     For experiments and tests: with ``n_classes`` (``gd``) the shape of X and C only;
@@ -795,6 +910,8 @@ def estimator_noise_dominance(est: BaseEstimator, X: Any, y: Any = None, *, n_cl
         return (rho, *problem)
     plan = est.plan_for(X, y)
     template = est.prepare(X, y, plan).template
-    family = "ssp" if "sufficient_statistics" in getattr(template, "capabilities", ()) else "linear"
+    family = (
+        "ssp" if "sufficient_statistics" in getattr(template, "capabilities", ()) else "linear"
+    )
     rho = noise_ratio(family, template, plan.mechanism, plan.budget, worst_case=worst_case)
     return rho, template, plan.mechanism, plan.budget
