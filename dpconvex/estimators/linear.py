@@ -665,8 +665,10 @@ LINEAR_PARAMETERS_DOC = PARAMETER_DOCS["linear_parameters"] = fill_docs("""\
     constraints : callable or None, default=None
         ``constraints(w)`` returns a list of CVXPY constraints on the coefficient variable
         ``w`` (the intercept is free), chosen without the data: a ball, box, orthant, ℓ1 ball
-        or simplex for every solver (e.g. ``lambda w: [w >= 0]``), any other DCP set for
-        ``solver="clarabel"`` or ``"scs"`` (docs/privacy/user_objectives.md#privacy-constraints).
+        or simplex is projected onto exactly; any other DCP set (e.g. ``lambda w: [w >= 0,
+        cp.sum(w[:10]) <= 1]``) is compiled once into a problem in the coefficients and solved
+        by the native projected Newton solver, or by ``solver="clarabel"`` or ``"scs"`` on the
+        whole problem (docs/privacy/user_objectives.md#privacy-constraints).
     fit_intercept : bool, default=True
         Append a constant feature (regularized, inside the norm bound): data without one-hot
         blocks span no constant direction and need it.
@@ -676,8 +678,8 @@ LINEAR_PARAMETERS_DOC = PARAMETER_DOCS["linear_parameters"] = fill_docs("""\
         ``intercept_ = s·θ_last``; the default is measured in
         docs/privacy/row_scaling.md#privacy-intercept-scaling.
     solver : {None, "clarabel", "scs", "native"}, default=None
-        None chooses "native" (L-BFGS + Newton; projected gradient over a set). A set given
-        only to the CVXPY backends (see ``constraints``) needs "clarabel" or "scs".
+        None chooses "native" (L-BFGS + Newton; projected gradient or projected Newton over a
+        set). "clarabel" and "scs" solve the whole n-row problem in CVXPY, at a far higher cost.
     {random_state}
     optimality_tol : float or None, default=None
         None: release only the (numerically) exact minimizer, else raise
