@@ -1290,124 +1290,16 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         choice = choose_regression_learner(
             n, n_features, epsilon, float(self.delta or 0.0), self.safeguard
         )
-        lo, hi = self._label_bounds()
-        half, mid = 0.5 * (hi - lo), 0.5 * (hi + lo)  # u ∈ [−1, 1] <-> the labels' units
-        best = 1  # the candidate released: 0 the learner's model, 1 the private mean
         noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
         if choice.learner == PRIVATE_MEAN:
-            check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
-            with hold_budget(self.accountant, epsilon, 0.0, owner) as hold:
-                u = self._unit_labels(y, n, f"{owner}.fit")
-                released_mean = mean_release(float(np.sum(u)), n, epsilon, noise)
-                certificate = released_mean.certificate
-                certificate.state(
-                    LabelSource("label_range", label_range=self._label_bounds()), choice.reason
-                )
-                hold.commit_certificate(certificate)
-            mean = float(released_mean.theta[0])
+            certificate = self._fit_mean(X, y, n, n_features, choice, noise)
         elif not choice.safeguard:
-            learner = self._make(choice.mechanism, epsilon)
-            with (
-                hold_budget(
-                    self.accountant,
-                    epsilon,
-                    float(learner.delta),
-                    owner,
-                    n=None if context.held else n,
-                ) as hold,
-                signed_by(learner, f"{owner}.fit"),
-            ):
-                with warnings.catch_warnings():  # the labels' warning in the name the user called
-                    if self.label_range is None:
-                        self._warn_unit_range(f"{owner}.fit")
-                        warnings.filterwarnings(
-                            "ignore",
-                            rf"{type(learner).__name__}\.fit: {UNIT_RANGE_WARNING}",
-                            PrivacyWarning,
-                        )
-                    learner._fit_with(X, y, context.inner(noise, held=True))
-                certificate, best = learner.certificate_, 0
-                certificate.assumptions.extend((choice.reason, *self._unguarded_note(n)))
-                hold.commit_certificate(certificate)
-        else:  # the safeguard (privacy-regressor-safeguard): the mean, the learner, the selection
-            parts = self._parts(n, f"{owner}.fit")
-            n_fit, n_val, eps_mean, rest, _ = parts
-            learner = self._make(choice.mechanism, rest)
-            with (
-                hold_budget(
-                    self.accountant,
-                    epsilon,
-                    float(learner.delta),
-                    owner,  # its δ only
-                    n=None if context.held else n,
-                ) as hold,
-                signed_by(learner, f"{owner}.fit"),
-            ):
-                X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True,
-                                        accept_dask=True)
-                u = self._unit_labels(y, n, f"{owner}.fit")
-                validation = np.sort(noise.rng.permutation(n)[n_fit:])  # independent of the data
-                held = np.zeros(n, dtype=bool)
-                held[validation] = True
-                mean_rng, fit_rng, select_rng = noise.rng.spawn(3)
-                released_mean = mean_release(float(np.sum(u)), n, eps_mean,
-                                              NoiseSource(mean_rng, noise.seeded))
-                mean = float(released_mean.theta[0])
-                y_unit = u * half + mid  # the clipped labels, in their units
-                # the validation rows get the public placeholder: the centre of label_range
-                # (u = 0), so no value of theirs reaches the learner (not even its objective's
-                # constant); the learner's plan, hold and release leave them out
-                y_unit[validation] = mid
-                inner = context.inner(
-                    NoiseSource(fit_rng, noise.seeded), held=True, excluding=held
-                )
-                with warnings.catch_warnings():
-                    # the learner's public noise check: the selection guards against its noise
-                    warnings.simplefilter("ignore", PrivacyWarning)
-                    plan = learner._plan(n, 1, n_features)
-                    learner._release(learner.prepare(X_checked, y_unit, plan, context=inner),
-                                     plan, Hold(None, None), inner, None)  # inside this fit's hold
-                X_val = take_rows(X_checked, validation, n, owner, self)
-                with np.errstate(all="ignore"):  # a warning would tell a validation record's size
-                    predicted_unit = (learner._predict_rows(X_val) - mid) / half
-                utilities = squared_error_utilities(
-                    [predicted_unit, np.full(n_val, mean)],
-                    u[validation], [selection_handicap(rest), 0.0], clip=RESIDUAL_CLIP)
-                best, selection = select_release(utilities, rest, n_val, select_rng, noise.seeded,
-                                                 SELECTION_UTILITY)
-                certificate = self._safeguard_certificate(
-                    released_mean.certificate, learner.certificate_, selection, choice, parts,
-                    selected=best)
-                hold.commit_certificate(certificate)
-        if best == 0:
-            self.estimator_, self.learner_ = learner, choice.learner
-            carry_ledger(self, self.accountant)  # a refit of the learner charges the ledger
-        else:  # the private mean (unit scale) released as the constant prediction
-            self.estimator_ = ConstantRegressor(mean * half + mid, n_features)
-            self.estimator_.certificate_ = certificate
-            self.learner_ = PRIVATE_MEAN
-            # the mean's: public scale
-            eps = epsilon if choice.learner == PRIVATE_MEAN else eps_mean
-            # noise large for labels spread over a 30th of the range
-            if n * eps < MEAN_WARNING_RECORDS:
-                scale = 2.0 / (n * eps) * half
-                warnings.warn(
-                    f"{owner}.fit: the released constant is the private mean of the labels, with "
-                    "Laplace "
-                    f"noise of scale {scale:.3g} in the labels' units (2/(n epsilon) of "
-                    "label_range's "
-                    f"half-width, n = {n}, epsilon = {eps:g}): it is off by more than "
-                    f"{3 * scale:.3g} with "
-                    "probability 5 %, and below the training mean's R² where the labels spread "
-                    "less than "
-                    "that. Use a narrower public label_range, a larger epsilon or more rows "
-                    "(docs/privacy/front_door_regression.md#privacy-private-mean).",
-                    PrivacyWarning,
-                    stacklevel=user_stacklevel(),
-                )
+            certificate = self._fit_learner(X, y, n, choice, noise, context)
+        else:
+            certificate = self._fit_safeguarded(X, y, n, n_features, choice, noise, context)
         self.certificate_ = certificate
         self.n_features_in_ = n_features
-        if best == 1 and choice.learner != PRIVATE_MEAN:
+        if self.learner_ == PRIVATE_MEAN and choice.learner != PRIVATE_MEAN:
             by_delta = choose_regression_learner(
                 n, n_features, epsilon, 1.0 / n**2, self.safeguard
             )
@@ -1420,6 +1312,246 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 not (self.delta or 0.0) > 0 and by_delta.mechanism != choice.mechanism,
             )
         return with_feature_names(self, names)
+
+    def _fit_mean(self, X: Any, y: Any, n: int, n_features: int, choice: RegressionChoice,
+                  noise: NoiseSource) -> Certificate:
+        """Release the private mean of the labels with the whole ε and set it as the model.
+
+        Parameters
+        ----------
+        X, y : array-like
+            The rows (checked, never read) and the labels.
+        n, n_features : int
+            The public shape.
+        choice : RegressionChoice
+            The rule's choice (the private mean) and its reason.
+        noise : NoiseSource
+            This fit's generator.
+
+        Returns
+        -------
+        Certificate
+            The mean's certificate, committed to the accountant.
+        """
+        owner, epsilon = type(self).__name__, float(self.epsilon)
+        check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
+        with hold_budget(self.accountant, epsilon, 0.0, owner) as hold:
+            u = self._unit_labels(y, n, f"{owner}.fit")
+            released_mean = mean_release(float(np.sum(u)), n, epsilon, noise)
+            certificate = released_mean.certificate
+            certificate.state(
+                LabelSource("label_range", label_range=self._label_bounds()), choice.reason
+            )
+            hold.commit_certificate(certificate)
+        self._set_mean(float(released_mean.theta[0]), n, n_features, epsilon, certificate)
+        return certificate
+
+    def _fit_learner(self, X: Any, y: Any, n: int, choice: RegressionChoice, noise: NoiseSource,
+                     context: FitContext) -> Certificate:
+        """Fit the rule's learner on every row with the whole budget and set it as the model.
+
+        The learner's warning about a unit label range is raised once, in this estimator's
+        name.
+
+        Parameters
+        ----------
+        X, y : array-like
+            The rows and labels.
+        n : int
+            The number of rows (public).
+        choice : RegressionChoice
+            The rule's learner, its mechanism and reason.
+        noise : NoiseSource
+            This fit's generator (the learner draws from it).
+        context : FitContext
+            This fit's context.
+
+        Returns
+        -------
+        Certificate
+            The learner's certificate with the rule's reason, committed to the accountant.
+        """
+        owner = type(self).__name__
+        learner = self._make(choice.mechanism, float(self.epsilon))
+        with (
+            hold_budget(
+                self.accountant,
+                float(self.epsilon),
+                float(learner.delta),
+                owner,
+                n=None if context.held else n,
+            ) as hold,
+            signed_by(learner, f"{owner}.fit"),
+        ):
+            with warnings.catch_warnings():  # the labels' warning in the name the user called
+                if self.label_range is None:
+                    self._warn_unit_range(f"{owner}.fit")
+                    warnings.filterwarnings(
+                        "ignore",
+                        rf"{type(learner).__name__}\.fit: {UNIT_RANGE_WARNING}",
+                        PrivacyWarning,
+                    )
+                learner._fit_with(X, y, context.inner(noise, held=True))
+            certificate = learner.certificate_
+            certificate.assumptions.extend((choice.reason, *self._unguarded_note(n)))
+            hold.commit_certificate(certificate)
+        self._set_learner(learner, choice)
+        return certificate
+
+    def _fit_safeguarded(self, X: Any, y: Any, n: int, n_features: int,
+                         choice: RegressionChoice, noise: NoiseSource,
+                         context: FitContext) -> Certificate:
+        """The safeguard (docs/privacy/front_door_regression.md#privacy-regressor-safeguard).
+
+        The private mean of every row's labels with ε_c; the learner on the fitting part with
+        ε − ε_c; the exponential mechanism, with ε − ε_c, over (the model, the mean) on the
+        validation part; the selected one is set as the model.
+
+        Parameters
+        ----------
+        X, y : array-like
+            The rows and labels.
+        n, n_features : int
+            The public shape.
+        choice : RegressionChoice
+            The rule's learner, its mechanism and reason.
+        noise : NoiseSource
+            This fit's generator: it draws the split, then spawns the mean's, the learner's
+            and the selection's.
+        context : FitContext
+            This fit's context.
+
+        Returns
+        -------
+        Certificate
+            The composed certificate, committed to the accountant.
+        """
+        owner = type(self).__name__
+        parts = self._parts(n, f"{owner}.fit")
+        n_fit, n_val, eps_mean, rest, _ = parts
+        lo, hi = self._label_bounds()
+        half, mid = 0.5 * (hi - lo), 0.5 * (hi + lo)  # u ∈ [−1, 1] <-> the labels' units
+        learner = self._make(choice.mechanism, rest)
+        with (
+            hold_budget(
+                self.accountant,
+                float(self.epsilon),
+                float(learner.delta),
+                owner,  # its δ only
+                n=None if context.held else n,
+            ) as hold,
+            signed_by(learner, f"{owner}.fit"),
+        ):
+            X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True,
+                                    accept_dask=True)
+            u = self._unit_labels(y, n, f"{owner}.fit")
+            validation = np.sort(noise.rng.permutation(n)[n_fit:])  # independent of the data
+            mean_rng, fit_rng, select_rng = noise.rng.spawn(3)
+            released_mean = mean_release(float(np.sum(u)), n, eps_mean,
+                                          NoiseSource(mean_rng, noise.seeded))
+            mean = float(released_mean.theta[0])
+            y_unit = u * half + mid  # the clipped labels, in their units
+            # the validation rows get the public placeholder: the centre of label_range
+            # (u = 0), so no value of theirs reaches the learner (not even its objective's
+            # constant); the learner's plan, hold and release leave them out
+            y_unit[validation] = mid
+            inner = context.inner(NoiseSource(fit_rng, noise.seeded), held=True,
+                                  excluding=self._held_mask(n, validation))
+            self._fit_on_part(learner, X_checked, y_unit, n, n_features, inner)
+            X_val = take_rows(X_checked, validation, n, owner, self)
+            with np.errstate(all="ignore"):  # a warning would tell a validation record's size
+                predicted_unit = (learner._predict_rows(X_val) - mid) / half
+            utilities = squared_error_utilities(
+                [predicted_unit, np.full(n_val, mean)],
+                u[validation], [selection_handicap(rest), 0.0], clip=RESIDUAL_CLIP)
+            best, selection = select_release(utilities, rest, n_val, select_rng, noise.seeded,
+                                             SELECTION_UTILITY)
+            certificate = self._safeguard_certificate(
+                released_mean.certificate, learner.certificate_, selection, choice, parts,
+                selected=best)
+            hold.commit_certificate(certificate)
+        if best == 0:
+            self._set_learner(learner, choice)
+        else:
+            self._set_mean(mean, n, n_features, eps_mean, certificate)
+        return certificate
+
+    @staticmethod
+    def _held_mask(n: int, validation: np.ndarray) -> np.ndarray:
+        """The rows the learner's plan, hold and release leave out: the validation part."""
+        held = np.zeros(n, dtype=bool)
+        held[validation] = True
+        return held
+
+    def _fit_on_part(self, learner: PrivateLinearRegressor, X_checked: Any, y_unit: np.ndarray,
+                     n: int, n_features: int, inner: FitContext) -> None:
+        """Fit the safeguard's learner on the fitting part, inside this fit's hold.
+
+        Its public noise check is silenced: the selection guards against its noise.
+
+        Parameters
+        ----------
+        learner : PrivateLinearRegressor
+            The learner at ε − ε_c.
+        X_checked : array-like
+            Every row, checked.
+        y_unit : ndarray
+            The clipped labels in their units, the public placeholder on the validation rows.
+        n, n_features : int
+            The public shape (every row: ``inner`` excludes the validation part).
+        inner : FitContext
+            The learner's context: its generator, held, the validation rows excluded.
+        """
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyWarning)
+            plan = learner._plan(n, 1, n_features)
+            learner._release(learner.prepare(X_checked, y_unit, plan, context=inner),
+                             plan, Hold(None, None), inner, None)  # inside this fit's hold
+
+    def _set_learner(self, learner: PrivateLinearRegressor, choice: RegressionChoice) -> None:
+        """The learner's model as the release; a refit of the learner charges the ledger."""
+        self.estimator_, self.learner_ = learner, choice.learner
+        carry_ledger(self, self.accountant)
+
+    def _set_mean(self, mean: float, n: int, n_features: int, epsilon: float,
+                  certificate: Certificate) -> None:
+        """The private mean (unit scale) released as the constant prediction.
+
+        Warns when its Laplace noise, of public scale 2/(n ε) of the range's half-width, is
+        large for labels spread over a 30th of the range.
+
+        Parameters
+        ----------
+        mean : float
+            The released mean of the unit labels.
+        n, n_features : int
+            The public shape.
+        epsilon : float
+            The ε the mean was released with.
+        certificate : Certificate
+            The fit's certificate, carried by the constant model.
+        """
+        lo, hi = self._label_bounds()
+        half, mid = 0.5 * (hi - lo), 0.5 * (hi + lo)
+        self.estimator_ = ConstantRegressor(mean * half + mid, n_features)
+        self.estimator_.certificate_ = certificate
+        self.learner_ = PRIVATE_MEAN
+        if n * epsilon < MEAN_WARNING_RECORDS:
+            scale = 2.0 / (n * epsilon) * half
+            warnings.warn(
+                f"{type(self).__name__}.fit: the released constant is the private mean of the "
+                "labels, with Laplace "
+                f"noise of scale {scale:.3g} in the labels' units (2/(n epsilon) of "
+                "label_range's "
+                f"half-width, n = {n}, epsilon = {epsilon:g}): it is off by more than "
+                f"{3 * scale:.3g} with "
+                "probability 5 %, and below the training mean's R² where the labels spread "
+                "less than "
+                "that. Use a narrower public label_range, a larger epsilon or more rows "
+                "(docs/privacy/front_door_regression.md#privacy-private-mean).",
+                PrivacyWarning,
+                stacklevel=user_stacklevel(),
+            )
 
     def _safeguard_certificate(self, mean: Certificate, model: Certificate, selection: Certificate,
                                choice: RegressionChoice, parts: tuple[int, int, float, float, str],

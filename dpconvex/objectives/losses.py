@@ -313,6 +313,85 @@ class SmoothingCandidate:
     smoothed_kinks: Any
 
 
+def _checked_declarations(kind: str, label_range: Any, deriv_bound: float | None,
+                          curvature: float | None
+                          ) -> tuple[tuple[float, float] | None, float | None, float | None]:
+    """:meth:`Loss.from_cvxpy`'s label range (regression only) and declared bounds, checked.
+
+    Raises
+    ------
+    ParameterError
+        A label range given to a margin loss, or a bound that is not a number of the kind asked.
+    """
+    if kind == "regression":
+        label_range = parse_label_range(label_range, "Loss.from_cvxpy")
+    elif label_range is not None:
+        raise ParameterError("Loss.from_cvxpy: a margin loss takes labels in {-1, +1}: give "
+                             "label_range only with kind='regression'.")
+    if deriv_bound is not None:
+        deriv_bound = check_float(
+            "deriv_bound", deriv_bound, "Loss.from_cvxpy", magnitude=False
+        )
+    if curvature is not None:  # ∞: a kinked loss declared so (noisy gradient descent only)
+        curvature = check_float("curvature", curvature, "Loss.from_cvxpy", low_inclusive=True,
+                                allow_inf=True, magnitude=False)
+    return label_range, deriv_bound, curvature
+
+
+def _kink_facts(stated: Any, label_range: tuple[float, float] | None) -> tuple[set[str], Any]:
+    """The stacks a stated tree reduces over and the atom table's bounds when it has a kink atom
+    (None without one): read once per stated tree and label range, shared by its smoothings.
+
+    A reduction over the predictions is refused as such; one over a stack of each record's
+    pieces (cp.max(cp.hstack([1 - m, 0]))) is per record, and its atoms are the reason.
+    """
+    from .atoms import bounds_of_form
+
+    facts = stated.__dict__.setdefault("kink_facts", {})
+    if label_range not in facts:
+        facts[label_range] = (
+            {type(e).__name__ for e in _subexpressions(stated.expr)} & _STACKS,
+            bounds_of_form(stated.expr, stated.label, label_range)
+            if _has_kink_atom(stated.expr) else None)
+    return facts[label_range]
+
+
+def _refuse_outside_table(name: str, form: Any) -> None:
+    """Refuse a stated loss whose NumPy form cannot be derived from the atom table."""
+    from .atoms import ATOMS
+
+    outside = sorted(
+        {type(e).__name__ for e in _subexpressions(form.expr)}
+        - set(ATOMS)
+        - {"Variable", "Parameter", "Constant"}
+    )
+    raise ParameterError(
+        f"Loss.from_cvxpy: loss '{name}' uses an atom outside "
+        f"dpconvex.objectives.atoms.ATOMS ({', '.join(outside) or 'none here'}), a "
+        "complex, "
+        "non-scalar or non-finite constant (also once its factors are multiplied out), a "
+        "division "
+        "by zero, or a log_sum_exp piece that is not one number, so its NumPy form "
+        "cannot be derived. Use the atoms listed there on real numbers, or subclass "
+        "dpconvex.objectives.Loss with value, deriv, deriv2 and cvxpy_expr."
+    )
+
+
+def _refuse_label_unread(name: str) -> None:
+    """Refuse a regression loss whose slope does not read its label: it fits no labels."""
+    raise ParameterError(  # 0 * y and y - y fold away; a term y alone moves no minimizer
+        f"Loss.from_cvxpy: loss '{name}': fn(z, y) does not read its label y in its "
+        "slope "
+        "(y is absent, has a factor 0, or is a term of its own, which moves no "
+        "prediction), so the "
+        "model it fits would not depend on the labels. State a loss of the prediction and "
+        "the "
+        "label, e.g. cp.abs(z - y), cp.huber(z - y, M) or the pinball loss (a loss of z "
+        "alone is "
+        "a margin loss: kind='margin')."
+    )
+
+
 class CVXPYLoss(Loss):
     """A loss stated in CVXPY atoms (:meth:`Loss.from_cvxpy`): one expression, every form.
 
@@ -339,29 +418,10 @@ class CVXPYLoss(Loss):
             raise ParameterError(f"The 'kind' parameter of Loss.from_cvxpy must be one of "
                                  f"['margin', 'regression', 'multiclass']. Got {kind!r} instead.")
         if kind == "regression" and label_range is None:
-            # the range a regressor states (its labels mapped onto [-1, 1]): bound there
-            # (:meth:`on_label_range`); until then nothing is derived and no template takes it
-            self.stated_fn, self.kind, self.name = fn, kind, name or "cvxpy_loss"  # type: ignore[misc]
-            self.label_range = None
-            self._declared = (deriv_bound, curvature)
-            self.smoothing_rule = SMOOTHING_RULE.check("smoothing", smoothing, "Loss.from_cvxpy")
-            self.smoothed_kinks = None
-            self.has_kinks = self.smoothing_unresolved = False
-            self.derived = None
-            self.deriv_bound, self.curvature = math.nan, math.inf
+            self._await_label_range(fn, name, deriv_bound, curvature, smoothing)
             return
-        if kind == "regression":
-            label_range = parse_label_range(label_range, "Loss.from_cvxpy")
-        elif label_range is not None:
-            raise ParameterError("Loss.from_cvxpy: a margin loss takes labels in {-1, +1}: give "
-                                 "label_range only with kind='regression'.")
-        if deriv_bound is not None:
-            deriv_bound = check_float(
-                "deriv_bound", deriv_bound, "Loss.from_cvxpy", magnitude=False
-            )
-        if curvature is not None:  # ∞: a kinked loss declared so (noisy gradient descent only)
-            curvature = check_float("curvature", curvature, "Loss.from_cvxpy", low_inclusive=True,
-                                    allow_inf=True, magnitude=False)
+        label_range, deriv_bound, curvature = _checked_declarations(
+            kind, label_range, deriv_bound, curvature)
         self.stated_fn = fn
         self.kind = kind  # type: ignore[misc]
         self.name = name or "cvxpy_loss"  # type: ignore[misc]
@@ -379,16 +439,8 @@ class CVXPYLoss(Loss):
         # form that differs in its values only after the atoms (a NumPy form that cannot be
         # derived is the better reason)
         failure = None if _stated is not None else _elementwise_failure(stated)
-        # a reduction over the predictions is refused as such; one over a stack of each record's
-        # pieces (cp.max(cp.hstack([1 - m, 0]))) is per record, and its atoms are the reason below
-        # read once per stated tree and label range, shared by the tree's smoothings
-        facts = stated.__dict__.setdefault("kink_facts", {})
-        if label_range not in facts:
-            facts[label_range] = (
-                {type(e).__name__ for e in _subexpressions(stated.expr)} & _STACKS,
-                bounds_of_form(stated.expr, stated.label, label_range)
-                if _has_kink_atom(stated.expr) else None)
-        stacked, kinked = facts[label_range]
+        # a reduction over the predictions is refused as such, one over a stack per record not
+        stacked, kinked = _kink_facts(stated, label_range)
         if failure is not None and failure[1] and not stacked:
             _refuse_not_elementwise(self.name, kind, failure[0])
         # a kink inside an atom with zero slope there (cp.huber(cp.pos(u), M)) is smooth
@@ -399,43 +451,36 @@ class CVXPYLoss(Loss):
             smoothed, self.smoothed_kinks = smooth_kinks(stated.expr, self.smoothing_rule)
             self._form = _compile(lambda *_: smoothed, kind, self.name, (stated.z, stated.label))
         if not self._form.supported:
-            from .atoms import ATOMS
-
-            outside = sorted(
-                {type(e).__name__ for e in _subexpressions(self._form.expr)}
-                - set(ATOMS)
-                - {"Variable", "Parameter", "Constant"}
-            )
-            raise ParameterError(
-                f"Loss.from_cvxpy: loss '{self.name}' uses an atom outside "
-                f"dpconvex.objectives.atoms.ATOMS ({', '.join(outside) or 'none here'}), a "
-                "complex, "
-                "non-scalar or non-finite constant (also once its factors are multiplied out), a "
-                "division "
-                "by zero, or a log_sum_exp piece that is not one number, so its NumPy form "
-                "cannot be derived. Use the atoms listed there on real numbers, or subclass "
-                "dpconvex.objectives.Loss with value, deriv, deriv2 and cvxpy_expr."
-            )
+            _refuse_outside_table(self.name, self._form)
         if failure is not None:
             _refuse_not_elementwise(self.name, kind, failure[0])
         if kind == "regression" and self._form.reads[0] and not self._form.slope_reads[1]:
-            raise ParameterError(  # 0 * y and y - y fold away; a term y alone moves no minimizer
-                f"Loss.from_cvxpy: loss '{self.name}': fn(z, y) does not read its label y in its "
-                "slope "
-                "(y is absent, has a factor 0, or is a term of its own, which moves no "
-                "prediction), so the "
-                "model it fits would not depend on the labels. State a loss of the prediction and "
-                "the "
-                "label, e.g. cp.abs(z - y), cp.huber(z - y, M) or the pinball loss (a loss of z "
-                "alone is "
-                "a margin loss: kind='margin')."
-            )
+            _refuse_label_unread(self.name)
         derived = bounds_of_form(self._form.expr, self._form.label, label_range)
         self.derived = derived
         self.deriv_bound = (float(derived.slope) if deriv_bound is None and derived is not None
                             else math.nan if deriv_bound is None else deriv_bound)
         self.curvature = (float(derived.curvature) if curvature is None and derived is not None
                           else math.inf if curvature is None else curvature)
+
+    def _await_label_range(self, fn: Callable[..., cp.Expression], name: str | None,
+                           deriv_bound: float | None, curvature: float | None,
+                           smoothing: float | str | None) -> None:
+        """A regression loss stated without its label range: it takes a regressor's.
+
+        The regressor maps its labels onto [-1, 1] by its public ``label_range`` and binds the
+        loss there (:meth:`on_label_range`); until then nothing is derived and no template
+        takes it.
+        """
+        kind = "regression"
+        self.stated_fn, self.kind, self.name = fn, kind, name or "cvxpy_loss"  # type: ignore[misc]
+        self.label_range = None
+        self._declared = (deriv_bound, curvature)
+        self.smoothing_rule = SMOOTHING_RULE.check("smoothing", smoothing, "Loss.from_cvxpy")
+        self.smoothed_kinks = None
+        self.has_kinks = self.smoothing_unresolved = False
+        self.derived = None
+        self.deriv_bound, self.curvature = math.nan, math.inf
 
     @property
     def awaits_label_range(self) -> bool:

@@ -367,7 +367,9 @@ def shipped_loss_conditions(loss: Loss, *, need_curvature: bool,
     key = (type(loss), repr(loss.params()), bool(need_curvature))
     if key not in _SHIPPED:
         derived = loss.derived_conditions(need_curvature=need_curvature)
-        _probe_loss(loss, loss.kind == "regression", need_curvature=need_curvature, caller=caller)
+        _probe_loss(loss, loss.kind == "regression", need_curvature=need_curvature, caller=caller,
+                    built=isinstance(loss, CVXPYLoss)
+                    and type(loss).cvxpy_expr is CVXPYLoss.cvxpy_expr)
         how = f"derived ({shipped_derivation(loss)})"
         if len(_SHIPPED) >= _PROBED_SIZE:
             _SHIPPED.pop(next(iter(_SHIPPED)))
@@ -383,14 +385,23 @@ _SHIPPED: dict[Any, tuple[Condition, ...]] = {}
 
 
 def _probe_loss(
-    loss: Loss, regression: bool, *, need_curvature: bool, caller: str
+    loss: Loss, regression: bool, *, need_curvature: bool, caller: str, built: bool = False
 ) -> list[Condition]:
-    """The checks of :func:`check_loss` for a loss not established by a derivation alone."""
-    try:
-        derived = None if not loss.has_cvxpy else derive_bounds(
-            loss.cvxpy_expr, tuple(loss.label_range) if regression else None)
-    except Exception:  # a form the table cannot read: nothing is derived
-        derived = None
+    """The checks of :func:`check_loss` for a loss not established by a derivation alone.
+
+    ``built``: a shipped loss stated in CVXPY, as its constructor built it
+    (:func:`shipped_loss_conditions`). Its constructor applied the atom table to the tree its
+    forms and ``cvxpy_expr`` are compiled from (``loss.derived``): that derivation is read,
+    not made again; every probe below runs as for any loss.
+    """
+    if built:
+        derived = loss.derived
+    else:
+        try:
+            derived = None if not loss.has_cvxpy else derive_bounds(
+                loss.cvxpy_expr, tuple(loss.label_range) if regression else None)
+        except Exception:  # a form the table cannot read: nothing is derived
+            derived = None
     if derived is not None and not math.isfinite(derived.slope):
         raise PrivacyError(
             f"{caller}: |ℓ'| bound: loss '{loss.name}' has an unbounded slope on ℝ (atoms "
@@ -600,8 +611,35 @@ def _loss_description(loss: Loss) -> Any:
 
 def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_curvature: bool,
                 caller: str = "check_loss") -> list[Condition]:
-    """The probes of :func:`check_loss` on ``code`` (the loss, or a regression loss at a label)."""
-    conds: list[Condition] = []
+    """The probes of :func:`check_loss` on ``code`` (the loss, or a regression loss at a label).
+
+    On the probe grid: the forms' shapes and finiteness, value against deriv, the fused
+    value_and_deriv, convexity, the CVXPY form against the NumPy one, and the declared bounds
+    (refuted by the probe, established by ``derived``).
+
+    Parameters
+    ----------
+    loss : Loss
+        The loss whose declared bounds are checked.
+    code : object
+        Its value, deriv, deriv2, value_and_deriv and kinks (the loss, or one at a label).
+    derived : DerivedBounds or None
+        The atom table's bounds on its CVXPY form (None: nothing derived).
+    need_curvature : bool
+        Whether the curvature bound is checked too.
+    caller : str, default="check_loss"
+        The name the refusals are signed with.
+
+    Returns
+    -------
+    list of Condition
+        Convexity, the forms' agreement (with a CVXPY form) and the bounds.
+
+    Raises
+    ------
+    PrivacyError
+        A probe refutes a form or a bound.
+    """
     m = _probe_grid(tuple(float(k) for k in code.kinks))
     d1 = np.asarray(code.deriv(m), dtype=float)
     v = np.asarray(code.value(m), dtype=float)
@@ -613,7 +651,29 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
     if not (np.all(np.isfinite(d1)) and np.all(np.isfinite(v))):
         raise PrivacyError(f"{caller}: loss '{loss.name}': value or derivative is not finite on "
                            "the probe grid. Fix the loss's value() and deriv().")
-    # derivative consistent with value (central differences on the interior grid)
+    _check_deriv_of_value(loss, code, caller)
+    _check_fused(loss, code, m, v, d1, caller)
+    conds = [_check_convexity(loss, m, d1, caller)]
+    # a shipped class's instance probed here is not as its constructor built it (state added,
+    # a method or a bound replaced): its class's derivation is not about it
+    if loss.has_cvxpy:
+        conds.append(_check_forms_agree(code, caller))
+    how = ("no CVXPY form" if not loss.has_cvxpy else
+           "the atom table derives no bound for its CVXPY form" if derived is None
+           else "atoms " + ", ".join(derived.atoms))
+    conds.append(_check_slope_bound(loss, m, d1, derived, how, caller))
+    if need_curvature:
+        conds.append(_check_curvature_bound(loss, code, m, d1, derived, how, caller))
+    return conds
+
+
+def _check_deriv_of_value(loss: Loss, code: Any, caller: str) -> None:
+    """Refuse a deriv() that is no subgradient of value() (central differences on [-20, 20]).
+
+    At a kink any slope between the one-sided ones is a subgradient. A loss stated in CVXPY
+    whose values float64 cannot resolve at the step is refused as such (its bounds cannot be
+    checked), not as a wrong derivative.
+    """
     hstep = 1e-5
     mi = np.linspace(-20.0, 20.0, 4001)
     v0 = np.asarray(code.value(mi), dtype=float)
@@ -648,7 +708,12 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
             f"{fd[k]:.6g}. Fix the loss's deriv() so the declared bounds are about the real "
             "derivative."
         )
-    # the fused value_and_deriv the solvers use is the same function
+
+
+def _check_fused(loss: Loss, code: Any, m: np.ndarray, v: np.ndarray, d1: np.ndarray,
+                 caller: str) -> None:
+    """Refuse a value_and_deriv (the fused form the solvers use) that is not value and deriv
+    on the probe grid ``m`` (where they gave ``v`` and ``d1``)."""
     vf, df = (np.asarray(a, dtype=float) for a in code.value_and_deriv(m))
     bad = ~(
         np.isclose(vf, v, rtol=1e-10, atol=1e-300) & np.isclose(df, d1, rtol=1e-10, atol=1e-15)
@@ -663,7 +728,10 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
             "value_and_deriv (or remove it) so the solver minimizes the loss whose bounds were "
             "checked."
         )
-    # convexity: derivative non-decreasing
+
+
+def _check_convexity(loss: Loss, m: np.ndarray, d1: np.ndarray, caller: str) -> Condition:
+    """Convexity: ℓ' (``d1`` on the probe grid ``m``) non-decreasing; refused otherwise."""
     dd = np.diff(d1)
     if np.min(dd) < -1e-9:
         k = int(np.argmin(dd))
@@ -672,23 +740,19 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
             f"{m[k]:.4g} "
             "(the numerical probe found it non-convex). Use a convex loss."
         )
-    conds.append(
-        Condition(
-            "loss convexity",
-            True,
-            "numerical probe",
-            f"ℓ' non-decreasing on {m.size} margins in [-1e6, 1e6]",
-            unverified="" if loss.has_cvxpy else "convexity",
-        )
+    return Condition(
+        "loss convexity",
+        True,
+        "numerical probe",
+        f"ℓ' non-decreasing on {m.size} margins in [-1e6, 1e6]",
+        unverified="" if loss.has_cvxpy else "convexity",
     )
-    # a shipped class's instance probed here is not as its constructor built it (state added,
-    # a method or a bound replaced): its class's derivation is not about it
-    if loss.has_cvxpy:
-        conds.append(_check_forms_agree(code, caller))
-    how = ("no CVXPY form" if not loss.has_cvxpy else
-           "the atom table derives no bound for its CVXPY form" if derived is None
-           else "atoms " + ", ".join(derived.atoms))
-    # derivative bound: a probe refutes first, then the derivation establishes
+
+
+def _check_slope_bound(loss: Loss, m: np.ndarray, d1: np.ndarray, derived: DerivedBounds | None,
+                       how: str, caller: str) -> Condition:
+    """|ℓ'| <= ``deriv_bound``: the probe (``d1`` on ``m``) refutes first, then ``derived``
+    establishes (:func:`_bound_condition`)."""
     obs = float(np.max(np.abs(d1)))
     if obs > loss.deriv_bound * (1 + PROBE_RTOL):
         k = int(np.argmax(np.abs(d1)))
@@ -700,41 +764,46 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
             "noise "
             "scales with it), or bound the loss's slope."
         )
-    conds.append(_bound_condition(loss, "|ℓ'| bound", "deriv_bound", float(loss.deriv_bound),
+    return _bound_condition(loss, "|ℓ'| bound", "deriv_bound", float(loss.deriv_bound),
                                   None if derived is None else derived.slope, how, obs,
-                                  caller))
-    if need_curvature:
-        c = float(loss.curvature)
-        d2 = np.asarray(code.deriv2(m), dtype=float)
-        fd2 = np.diff(d1) / np.diff(m)
-        obs2 = float(max(np.max(d2), np.max(fd2)))
-        if np.min(d2) < -1e-12:
-            raise PrivacyError(
-                f"{caller}: convexity: loss '{loss.name}' declares a negative second derivative "
-                f"({np.min(d2):.3g}). Use a convex loss.")
-        if not math.isfinite(c) and getattr(loss, "has_kinks", False):
-            raise PrivacyError(
-                f"{caller}: curvature bound: loss '{loss.name}' has kinks (pos, abs, maximum or "
-                "minimum), where ℓ'' is unbounded, and a release that solves needs a bounded ℓ'' "
-                "(no "
-                "residual certifies a minimizer at a kink). Smooth them: Loss.from_cvxpy(..., "
-                "smoothing=h)"
-                " with h > 0 (or 'auto' in a linear estimator, which chooses h with Λ); or fit "
-                "noisy GD."
-            )
-        if not math.isfinite(c) or obs2 > c * (1 + 1e-3) + 1e-12:
-            found = (
-                f"declares ℓ'' <= {c:g}, but the numerical probe found {obs2!r}. That is a value "
-                "the "
-                "bound must exceed, not the bound"
-                if math.isfinite(c)
-                else "declares no bound on ℓ'', and a release that solves needs one"
-            )
-            raise PrivacyError(
-                f"{caller}: curvature bound: loss '{loss.name}' {found}: declare a curvature "
-                "you have proved on all of ℝ (the Jacobian slack scales with it)."
-            )
-        conds.append(_bound_condition(loss, "ℓ'' bound (c)", "curvature", c,
-                                      None if derived is None else derived.curvature, how,
-                                      obs2, caller))
-    return conds
+                                  caller)
+
+
+def _check_curvature_bound(loss: Loss, code: Any, m: np.ndarray, d1: np.ndarray,
+                           derived: DerivedBounds | None, how: str, caller: str) -> Condition:
+    """ℓ'' <= ``curvature``: deriv2 non-negative, finite where the loss has kinks, and the probe
+    (deriv2 and differences of ``d1`` on ``m``) below the bound; then ``derived``
+    establishes (:func:`_bound_condition`)."""
+    c = float(loss.curvature)
+    d2 = np.asarray(code.deriv2(m), dtype=float)
+    fd2 = np.diff(d1) / np.diff(m)
+    obs2 = float(max(np.max(d2), np.max(fd2)))
+    if np.min(d2) < -1e-12:
+        raise PrivacyError(
+            f"{caller}: convexity: loss '{loss.name}' declares a negative second derivative "
+            f"({np.min(d2):.3g}). Use a convex loss.")
+    if not math.isfinite(c) and getattr(loss, "has_kinks", False):
+        raise PrivacyError(
+            f"{caller}: curvature bound: loss '{loss.name}' has kinks (pos, abs, maximum or "
+            "minimum), where ℓ'' is unbounded, and a release that solves needs a bounded ℓ'' "
+            "(no "
+            "residual certifies a minimizer at a kink). Smooth them: Loss.from_cvxpy(..., "
+            "smoothing=h)"
+            " with h > 0 (or 'auto' in a linear estimator, which chooses h with Λ); or fit "
+            "noisy GD."
+        )
+    if not math.isfinite(c) or obs2 > c * (1 + 1e-3) + 1e-12:
+        found = (
+            f"declares ℓ'' <= {c:g}, but the numerical probe found {obs2!r}. That is a value "
+            "the "
+            "bound must exceed, not the bound"
+            if math.isfinite(c)
+            else "declares no bound on ℓ'', and a release that solves needs one"
+        )
+        raise PrivacyError(
+            f"{caller}: curvature bound: loss '{loss.name}' {found}: declare a curvature "
+            "you have proved on all of ℝ (the Jacobian slack scales with it)."
+        )
+    return _bound_condition(loss, "ℓ'' bound (c)", "curvature", c,
+                                  None if derived is None else derived.curvature, how,
+                                  obs2, caller)

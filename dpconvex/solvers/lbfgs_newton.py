@@ -135,6 +135,29 @@ class LbfgsNewton(Backend["SmoothTemplate"]):
 
     def solve(self, template: SmoothTemplate, b: np.ndarray | None, extra_reg: float = 0.0, *,
               warm_start: np.ndarray | None = None, max_iter: int | None = None) -> SolveResult:
+        """Minimize ``template``'s objective (plus ``b``·θ and ``extra_reg``/2·||θ||²).
+
+        Sampled Newton steps first where the template offers them, then L-BFGS phases, each
+        followed by the Newton (or Newton-CG) polish, until ||∇J|| <= tol.
+
+        Parameters
+        ----------
+        template : SmoothTemplate
+            The objective, its gradient and (by capability) Hessian or Hessian-vector products.
+        b : ndarray or None
+            The linear noise term of objective perturbation (None: none).
+        extra_reg : float, default=0.0
+            An added ridge weight.
+        warm_start : ndarray, optional
+            The starting point, in ``template.space.shape`` (default zero); never modified.
+        max_iter : int, optional
+            Caps L-BFGS and turns the Newton steps off.
+
+        Returns
+        -------
+        SolveResult
+            θ in ``template.space.shape``, the status against tol and the steps taken.
+        """
         b, extra_reg = self.admit(template, b, extra_reg)
         t0 = time.perf_counter()
         # the iterates are flat (SciPy's L-BFGS needs a vector); every call into the template
@@ -154,26 +177,7 @@ class LbfgsNewton(Backend["SmoothTemplate"]):
         sample = (
             dense and "sampled_hessian" in caps and template.space.dimension <= _EARLY_NEWTON_MAX_P
         )
-
-        def fun_grad(w: np.ndarray) -> tuple[float, np.ndarray]:
-            value, grad = template.objective(w.reshape(shape), b, extra_reg)
-            return value, np.asarray(grad, dtype=float).reshape(size)
-
-        def hess(w: np.ndarray) -> np.ndarray:
-            return np.asarray(template.hessian(w.reshape(shape), extra_reg)).reshape(size, size)
-
-        def hessp(w: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
-            product = template.hessp(w.reshape(shape), extra_reg)
-            return lambda v: np.asarray(product(v.reshape(shape)), dtype=float).reshape(size)
-
-        def hess_sample(w: np.ndarray, bound: bool) -> np.ndarray:
-            return np.asarray(template.sampled_hessian(w.reshape(shape), extra_reg, bound=bound)
-                              ).reshape(size, size)
-
-        if len(shape) == 1:  # a vector parameter: the template's own methods, no reshaping
-            fun_grad = functools.partial(template.objective, b=b, extra_reg=extra_reg)
-            if dense:
-                hess = functools.partial(template.hessian, extra_reg=extra_reg)
+        calls = _FlatCalls(template, b, extra_reg, dense)
         # Small problems: multithreaded BLAS only adds overhead (measured ~50x slower on 2-D
         # problems on a loaded 2-core machine), so run single-threaded.
         with single_threaded() if size <= 256 else contextlib.nullcontext():
@@ -190,66 +194,195 @@ class LbfgsNewton(Backend["SmoothTemplate"]):
             sample = sample and newton_steps > 0
             if np.any(x) or sample:
                 # a warm start may already be the minimizer (output perturbation)
-                f, g = fun_grad(x)
+                f, g = calls.fun_grad(x)
                 gn = float(np.linalg.norm(g))
             if sample and gn > tol:
                 # Many rows: a sampled Hessian costs a fraction of a gradient, and Newton steps on
                 # it from the start take fewer passes over the rows than L-BFGS (the passes per
                 # fit: benchmarks/recorded/speed.md)
-                x, f, g, gn, sampled = _sampled_newton(fun_grad, hess, hess_sample, x, f, g, gn,
-                                                       tol=tol)
+                x, f, g, gn, sampled = _sampled_newton(calls.fun_grad, calls.hess,
+                                                       calls.hess_sample, x, f, g, gn, tol=tol)
                 iters += sampled
                 newton += sampled
             for gtol in phases:
                 if gn <= tol:
                     break
-                res = minimize(
-                    fun_grad,
-                    x,
-                    jac=True,
-                    method="L-BFGS-B",
-                    options={"maxiter": max_iter, "gtol": gtol, "ftol": 0.0, "maxcor": 20},
-                )
-                messages.append(str(res.message))
-                x = np.asarray(res.x, dtype=float)
-                f, g = fun_grad(x)
-                iters += int(res.nit)
-                gn = float(np.linalg.norm(g))
-                # the Newton (or Newton-CG) polish: steps with backtracking until ||∇J|| <= tol
-                for _ in range(newton_steps if dense or products else 0):
-                    if gn <= tol:
-                        break
-                    if dense:  # ∇²J(x) s = ∇J(x): dense, or by CG to relative residual
-                        try:   # min(0.5, sqrt(||g||))
-                            step = np.linalg.solve(hess(x), g)
-                        except np.linalg.LinAlgError:
-                            break
-                    else:
-                        op = LinearOperator((g.size, g.size), matvec=hessp(x), dtype=float)
-                        step, info = cg(op, g, rtol=min(0.5, np.sqrt(gn)), atol=0.0,
-                                        maxiter=max(50, 2 * g.size))
-                        if not (np.all(np.isfinite(step)) and info >= 0):
-                            break
-                    t = 1.0
-                    while t > 1e-10:
-                        xn = x - t * step
-                        fn, gnew = fun_grad(xn)
-                        if fn <= f - 1e-4 * t * float(g @ step) or np.linalg.norm(gnew) < gn:
-                            break
-                        t *= 0.5
-                    else:
-                        break
-                    x, f, g = xn, fn, gnew
-                    gn = float(np.linalg.norm(g))
-                    iters += 1
-                    newton += 1
-        status = (SolveStatus.FAILED if not np.all(np.isfinite(x))
-                  else SolveStatus.OPTIMAL if gn <= tol else SolveStatus.INACCURATE)
+                x, f, g, gn, nit, message = _lbfgs_phase(calls.fun_grad, x, gtol, max_iter)
+                messages.append(message)
+                iters += nit
+                polish = newton_steps if dense or products else 0
+                x, f, g, gn, steps = _newton_polish(calls, x, f, g, gn, tol=tol, steps=polish)
+                iters += steps
+                newton += steps
         return SolveResult(
-            x=x.reshape(shape), status=status, objective=float(f), residual=gn, solver="native",
-            iterations=iters, seconds=time.perf_counter() - t0,
+            x=x.reshape(shape), status=_status(x, gn, tol), objective=float(f), residual=gn,
+            solver="native", iterations=iters, seconds=time.perf_counter() - t0,
             info={"method": ("sampled Newton, " if sample else "") + "L-BFGS-B + "
                   + ("Newton" if dense else "Newton-CG") + " polish",
                   "scipy_message": "; ".join(messages), "lbfgs_phases": len(messages),
                   "newton_steps": newton, "sampled_newton_steps": sampled},
         )
+
+
+class _FlatCalls:
+    """The template's objective, Hessian and Hessian-vector products on flat iterates.
+
+    SciPy's L-BFGS works on vectors: each call reshapes θ (and v) to ``template.space.shape``
+    before it reaches the template and flattens what comes back. A vector parameter uses the
+    template's own methods, with no reshaping.
+
+    Parameters
+    ----------
+    template : SmoothTemplate
+        The objective.
+    b : ndarray or None
+        The linear noise term.
+    extra_reg : float
+        The added ridge weight.
+    dense : bool
+        Whether the Newton steps form the dense Hessian.
+    """
+
+    def __init__(self, template: SmoothTemplate, b: np.ndarray | None, extra_reg: float,
+                 dense: bool) -> None:
+        self.template, self.b, self.extra_reg, self.dense = template, b, extra_reg, dense
+        self.shape = template.space.shape
+        self.size = math.prod(self.shape)
+        if len(self.shape) == 1:  # a vector parameter: the template's own methods
+            self.fun_grad = functools.partial(template.objective, b=b, extra_reg=extra_reg)
+            if dense:
+                self.hess = functools.partial(template.hessian, extra_reg=extra_reg)
+
+    def fun_grad(self, w: np.ndarray) -> tuple[float, np.ndarray]:
+        """J(w) and ∇J(w), the gradient flat."""
+        value, grad = self.template.objective(w.reshape(self.shape), self.b, self.extra_reg)
+        return value, np.asarray(grad, dtype=float).reshape(self.size)
+
+    def hess(self, w: np.ndarray) -> np.ndarray:
+        """∇²J(w) as a (size, size) matrix."""
+        return np.asarray(self.template.hessian(w.reshape(self.shape), self.extra_reg)
+                          ).reshape(self.size, self.size)
+
+    def hessp(self, w: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+        """v ↦ ∇²J(w) v on flat vectors."""
+        product = self.template.hessp(w.reshape(self.shape), self.extra_reg)
+        shape, size = self.shape, self.size
+        return lambda v: np.asarray(product(v.reshape(shape)), dtype=float).reshape(size)
+
+    def hess_sample(self, w: np.ndarray, bound: bool) -> np.ndarray:
+        """A sampled Hessian at w (its majorant when ``bound``) as a (size, size) matrix."""
+        return np.asarray(self.template.sampled_hessian(w.reshape(self.shape), self.extra_reg,
+                                                        bound=bound)
+                          ).reshape(self.size, self.size)
+
+
+def _lbfgs_phase(fun_grad: FunGrad, x: np.ndarray, gtol: float, max_iter: int
+                 ) -> tuple[np.ndarray, float, np.ndarray, float, int, str]:
+    """One run of SciPy's L-BFGS-B from ``x`` to ||∇J||_∞ <= ``gtol``.
+
+    Parameters
+    ----------
+    fun_grad : callable
+        w ↦ (J(w), ∇J(w)).
+    x : ndarray
+        The start.
+    gtol : float
+        SciPy's projected-gradient tolerance (``ftol`` is 0: only the gradient stops it).
+    max_iter : int
+        The iteration cap.
+
+    Returns
+    -------
+    x, f, g, gn : ndarray, float, ndarray, float
+        The point reached, J, ∇J and ||∇J|| there (evaluated anew).
+    iterations : int
+        L-BFGS's iterations.
+    message : str
+        SciPy's message.
+    """
+    res = minimize(
+        fun_grad,
+        x,
+        jac=True,
+        method="L-BFGS-B",
+        options={"maxiter": max_iter, "gtol": gtol, "ftol": 0.0, "maxcor": 20},
+    )
+    x = np.asarray(res.x, dtype=float)
+    f, g = fun_grad(x)
+    return x, f, g, float(np.linalg.norm(g)), int(res.nit), str(res.message)
+
+
+def _newton_polish(calls: _FlatCalls, x: np.ndarray, f: float, g: np.ndarray, gn: float, *,
+                   tol: float, steps: int) -> tuple[np.ndarray, float, np.ndarray, float, int]:
+    """At most ``steps`` Newton (or Newton-CG) steps with backtracking until ||∇J|| <= tol.
+
+    The step solves ∇²J(x) s = ∇J(x): with the dense Hessian when ``calls.dense``, else by CG on
+    Hessian-vector products to relative residual min(0.5, sqrt(||∇J||)). A step is accepted on
+    sufficient decrease or on a smaller gradient; the polish stops at the first singular
+    Hessian, failed CG or failed line search.
+
+    Parameters
+    ----------
+    calls : _FlatCalls
+        The objective and its second-order calls on flat iterates.
+    x, f, g, gn : ndarray, float, ndarray, float
+        The start, J, ∇J and ||∇J|| there.
+    tol : float
+        The stopping tolerance on ||∇J||.
+    steps : int
+        The most steps taken.
+
+    Returns
+    -------
+    x, f, g, gn : ndarray, float, ndarray, float
+        The point reached and J, ∇J, ||∇J|| there.
+    taken : int
+        The steps taken.
+    """
+    taken = 0
+    for _ in range(steps):
+        if gn <= tol:
+            break
+        step = _newton_step(calls, x, g, gn)
+        if step is None:
+            break
+        t = 1.0
+        while t > 1e-10:
+            xn = x - t * step
+            fn, gnew = calls.fun_grad(xn)
+            if fn <= f - 1e-4 * t * float(g @ step) or np.linalg.norm(gnew) < gn:
+                break
+            t *= 0.5
+        else:
+            break
+        x, f, g = xn, fn, gnew
+        gn = float(np.linalg.norm(g))
+        taken += 1
+    return x, f, g, gn, taken
+
+
+def _newton_step(calls: _FlatCalls, x: np.ndarray, g: np.ndarray, gn: float
+                 ) -> np.ndarray | None:
+    """The Newton direction s with ∇²J(x) s = ∇J(x), or None where it cannot be found.
+
+    Dense: a direct solve (None on a singular Hessian). Otherwise CG on Hessian-vector
+    products to relative residual min(0.5, sqrt(||∇J||)) (None on a non-finite step or a
+    CG breakdown).
+    """
+    if calls.dense:
+        try:
+            return np.linalg.solve(calls.hess(x), g)
+        except np.linalg.LinAlgError:
+            return None
+    op = LinearOperator((g.size, g.size), matvec=calls.hessp(x), dtype=float)
+    step, info = cg(op, g, rtol=min(0.5, np.sqrt(gn)), atol=0.0, maxiter=max(50, 2 * g.size))
+    if not (np.all(np.isfinite(step)) and info >= 0):
+        return None
+    return step
+
+
+def _status(x: np.ndarray, gn: float, tol: float) -> SolveStatus:
+    """FAILED on a non-finite iterate, OPTIMAL at ||∇J|| <= tol, else INACCURATE."""
+    if not np.all(np.isfinite(x)):
+        return SolveStatus.FAILED
+    return SolveStatus.OPTIMAL if gn <= tol else SolveStatus.INACCURATE
