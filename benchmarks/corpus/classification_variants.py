@@ -11,6 +11,13 @@ by the mistake counts (sensitivity 1). A record lies in one part only, so the re
 The second learner is the large-margin softmax (``pair_large_margin``) or the class centroids
 (``pair_centroids``); where the rule's learner is that one already, the other of the two.
 Elsewhere the variant is the front door itself.
+
+``rule_binary_5``, ``rule_binary_20``, ``rule_binary_20_nb_500`` and ``rule_binary_5_nb_500``:
+the front door (its safeguard at ``"auto"``) whose rule reads other values of
+``BINARY_CENTROID_BELOW`` (5 or 20) and ``NB_MULTICLASS_ROWS_PER_CLASS_AT_LEAST`` (0 or 500)
+while it chooses (:func:`_candidate`): candidate rules scored guarded, as the package's rule
+is (docs/privacy/front_door.md#privacy-private-classifier); ``rule_binary_5_nb_500`` is the
+package's rule.
 """
 
 from __future__ import annotations
@@ -119,7 +126,8 @@ def _candidate(centroid_below: dict | None = None, **constants):
         return cls(epsilon=eps, delta=delta, classes=classes, random_state=seed,
                    feature_range=feature_range)
 
-    label = ", ".join(f"{k}={v}" for k, v in {**constants, "centroid": centroid_below}.items())
+    shown = {**constants, **({"CENTROID_BELOW": centroid_below} if centroid_below else {})}
+    label = ", ".join(f"{k}={v}" for k, v in shown.items())
     return factory if Learner is None else Learner(factory, False, f"front door, {label}",
                                                    bounds=True)
 
