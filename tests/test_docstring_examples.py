@@ -94,6 +94,7 @@ _PRIVACY_LAYER_CONSTANTS: dict[str, tuple[str, ...]] = {
                                           "CENTROID", "CONSTANT", "GAUSSIAN_NB",
                                           "NB_BINARY_FEATURES_AT_MOST",
                                           "NB_MULTICLASS_FEATURES_AT_MOST",
+                                          "NB_MULTICLASS_ROWS_PER_CLASS_AT_LEAST",
                                           "GD_ROWS_AT_MOST", "LARGE_MARGIN", "LINEAR",
                                           "NOISY_GD", "SAFEGUARD_ROWS_AT_MOST", "SELECTION_TAIL",
                                           "UNIT_ROWS_AT_LEAST",

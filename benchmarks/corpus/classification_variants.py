@@ -11,6 +11,13 @@ by the mistake counts (sensitivity 1). A record lies in one part only, so the re
 The second learner is the large-margin softmax (``pair_large_margin``) or the class centroids
 (``pair_centroids``); where the rule's learner is that one already, the other of the two.
 Elsewhere the variant is the front door itself.
+
+``rule_binary_5``, ``rule_binary_20``, ``rule_binary_20_nb_500`` and ``rule_binary_5_nb_500``:
+the front door (its safeguard at ``"auto"``) whose rule reads other values of
+``BINARY_CENTROID_BELOW`` (5 or 20) and ``NB_MULTICLASS_ROWS_PER_CLASS_AT_LEAST`` (0 or 500)
+while it chooses (:func:`_candidate`): candidate rules scored guarded, as the package's rule
+is (docs/privacy/front_door.md#privacy-private-classifier); ``rule_binary_5_nb_500`` is the
+package's rule.
 """
 
 from __future__ import annotations
@@ -84,3 +91,53 @@ def _pair(second: str):
 
 pair_large_margin = _pair("large-margin softmax")
 pair_centroids = _pair("class centroids")
+
+
+# ------------------------------------------------------------------ candidate rules, guarded
+def _candidate_class(constants: dict, centroid_below: dict | None):
+    """``PrivateClassifier`` (its safeguard as given) whose rule reads ``constants`` in place
+    of :mod:`dpconvex.privacy.rules.front_door`'s (and ``centroid_below`` in place of
+    ``CENTROID_BELOW``) while it chooses; the learners' fits read the package's own."""
+    import dpconvex as dp
+    from dpconvex.privacy.rules import front_door as rules
+    from dpconvex.privacy.rules.large_margin import CENTROID_BELOW
+
+    class CandidateRule(dp.PrivateClassifier):
+        def _choice(self, n, n_classes, n_features, delta=None):
+            kept = {name: getattr(rules, name) for name in constants}
+            below = dict(CENTROID_BELOW)
+            try:
+                for name, value in constants.items():
+                    setattr(rules, name, value)
+                CENTROID_BELOW.update(centroid_below or {})
+                return super()._choice(n, n_classes, n_features, delta)
+            finally:
+                for name, value in kept.items():
+                    setattr(rules, name, value)
+                CENTROID_BELOW.update(below)
+
+    return CandidateRule
+
+
+def _candidate(centroid_below: dict | None = None, **constants):
+    """The front door (``safeguard="auto"``) with a candidate rule's constants."""
+    def factory(eps: float, delta: float, classes, seed: int, feature_range=None):
+        cls = _candidate_class(constants, centroid_below)
+        return cls(epsilon=eps, delta=delta, classes=classes, random_state=seed,
+                   feature_range=feature_range)
+
+    shown = {**constants, **({"CENTROID_BELOW": centroid_below} if centroid_below else {})}
+    label = ", ".join(f"{k}={v}" for k, v in shown.items())
+    return factory if Learner is None else Learner(factory, False, f"front door, {label}",
+                                                   bounds=True)
+
+
+#: Candidate rules of the refit on the 56-table corpus, each the front door with its safeguard:
+#: the binary centroids below r = 5 or 20 (``BINARY_CENTROID_BELOW``) and naive Bayes on more
+#: than two classes at any n / C or from n / C >= 500 (``NB_MULTICLASS_ROWS_PER_CLASS_AT_LEAST``).
+rule_binary_5 = _candidate(BINARY_CENTROID_BELOW=5.0, NB_MULTICLASS_ROWS_PER_CLASS_AT_LEAST=0)
+rule_binary_20 = _candidate(BINARY_CENTROID_BELOW=20.0, NB_MULTICLASS_ROWS_PER_CLASS_AT_LEAST=0)
+rule_binary_20_nb_500 = _candidate(BINARY_CENTROID_BELOW=20.0,
+                                   NB_MULTICLASS_ROWS_PER_CLASS_AT_LEAST=500)
+rule_binary_5_nb_500 = _candidate(BINARY_CENTROID_BELOW=5.0,
+                                  NB_MULTICLASS_ROWS_PER_CLASS_AT_LEAST=500)

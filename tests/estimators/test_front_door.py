@@ -30,6 +30,7 @@ from dpconvex.privacy.rules.front_door import (
     LINEAR,
     NB_BINARY_FEATURES_AT_MOST,
     NB_MULTICLASS_FEATURES_AT_MOST,
+    NB_MULTICLASS_ROWS_PER_CLASS_AT_LEAST,
     NOISY_GD,
     choose_front_door_learner,
     delta_buys,
@@ -411,6 +412,13 @@ def test_naive_bayes_only_where_the_public_ranges_are_known(delta):
     assert choose_front_door_learner(n, 5, d_multi + 1, 1.0, delta, ranges_known=True).learner \
         == LARGE_MARGIN
     assert choose_front_door_learner(n, 5, d_multi, 1.0, delta).learner == LARGE_MARGIN
+    # more than two classes: naive Bayes from NB_MULTICLASS_ROWS_PER_CLASS_AT_LEAST rows per
+    # class (n / C), the softmax below (r = n ε / (C (d + 1)) near 100, far above the switch)
+    n_at = NB_MULTICLASS_ROWS_PER_CLASS_AT_LEAST * 3
+    assert choose_front_door_learner(n_at, 3, 4, 1.0, delta, ranges_known=True).learner \
+        == GAUSSIAN_NB
+    assert choose_front_door_learner(n_at - 1, 3, 4, 1.0, delta, ranges_known=True).learner \
+        == LARGE_MARGIN
     assert choose_front_door_learner(1000, 2, d_binary, 1.0, delta, ranges_known=True).learner \
         == GAUSSIAN_NB
     assert choose_front_door_learner(1000, 2, d_binary + 1, 1.0, delta,

@@ -35,7 +35,8 @@ __all__ = ["AUTO_VALIDATION", "BINARY_CENTROID_BELOW", "CENTROID", "CONSTANT", "
            "GAUSSIAN_NB", "GAUSSIAN_ROWS_AT_LEAST", "GD_ROWS_AT_MOST", "HANDICAP_LEVEL",
            "HUBER_INTERCEPT_SCALING", "LARGE_MARGIN", "LINEAR", "MEAN_BELOW", "MEAN_RECORDS",
            "MEAN_SHARE", "MEAN_WARNING_RECORDS", "MEDIAN", "NB_BINARY_FEATURES_AT_MOST",
-           "NB_MULTICLASS_FEATURES_AT_MOST", "NOISY_GD", "PRIVATE_MEAN", "REGRESSION_VALIDATION",
+           "NB_MULTICLASS_FEATURES_AT_MOST", "NB_MULTICLASS_ROWS_PER_CLASS_AT_LEAST",
+           "NOISY_GD", "PRIVATE_MEAN", "REGRESSION_VALIDATION",
            "RESIDUAL_CLIP", "SAFEGUARD_ROWS_AT_MOST", "SELECTION_TAIL", "UNIT_ROWS_AT_LEAST",
            "FrontDoorChoice", "RegressionChoice", "choose_front_door_learner",
            "choose_regression_learner", "delta_buys", "mean_epsilon", "safeguard_applies",
@@ -52,6 +53,10 @@ GAUSSIAN_NB = "Gaussian naive Bayes"
 #: per-feature ranges known: DP Gaussian naive Bayes up to this many features, the large-margin
 #: softmax above (privacy-private-classifier, as the thresholds below).
 NB_MULTICLASS_FEATURES_AT_MOST = 12
+#: More than two classes: DP Gaussian naive Bayes (the line above) only with at least this many
+#: rows per class, n / C (public): its per-class variances are noised with each class's rows,
+#: and below this the softmax or the centroids led it on the selection corpus.
+NB_MULTICLASS_ROWS_PER_CLASS_AT_LEAST = 500
 #: Two classes and the public per-feature ranges known: DP Gaussian naive Bayes up to this
 #: many features, before every other binary line.
 NB_BINARY_FEATURES_AT_MOST = 4
@@ -265,7 +270,8 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
     form (:func:`delta_buys`, with the rows' ``data_norm``), else the rule and the fit are those of δ = 0
     (``delta_unused``); ``row_norm="auto"`` scales the Huber SVM's rows to the norm bound from d >=
     :data:`UNIT_ROWS_AT_LEAST` ("none": every learner's rows as given); Gaussian naive Bayes is chosen only
-    when ``ranges_known`` (public per-feature ranges).
+    when ``ranges_known`` (public per-feature ranges), with more than two classes only from
+    :data:`NB_MULTICLASS_ROWS_PER_CLASS_AT_LEAST` rows per class (n / C).
 
     Examples
     --------
@@ -285,6 +291,8 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
     'large-margin softmax'
     >>> choose_front_door_learner(20000, 6, 3, 1.0, 0.0, ranges_known=True).learner
     'Gaussian naive Bayes'
+    >>> choose_front_door_learner(1260, 5, 4, 1.0, 0.0, ranges_known=True).learner  # n / C < 500
+    'large-margin softmax'
     >>> choose_front_door_learner(900, 2, 2, 1.0, 1e-6, ranges_known=True).learner
     'Gaussian naive Bayes'
     """
@@ -335,10 +343,16 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
     if centroids_preferred(n, n_classes, n_features, epsilon, delta):
         return _chosen(CENTROID, f"{shape} -> DP class centroids with priors from the noisy "
                        f"counts ({privacy})")
-    if ranges_known and d <= NB_MULTICLASS_FEATURES_AT_MOST:
+    per_class = int(n) / C
+    if (
+        ranges_known
+        and d <= NB_MULTICLASS_FEATURES_AT_MOST
+        and per_class >= NB_MULTICLASS_ROWS_PER_CLASS_AT_LEAST
+    ):
         return _chosen(GAUSSIAN_NB, f"{shape}, d = {d} <= {NB_MULTICLASS_FEATURES_AT_MOST} "
-                       f"features and public per-feature ranges -> DP Gaussian naive Bayes "
-                       f"({privacy})", ranges)
+                       f"features, n / C = {per_class:.4g} >= "
+                       f"{NB_MULTICLASS_ROWS_PER_CLASS_AT_LEAST} rows per class and public "
+                       f"per-feature ranges -> DP Gaussian naive Bayes ({privacy})", ranges)
     return _chosen(LARGE_MARGIN, f"{shape} -> the large-margin Gaussian classifier with the "
                    f"softmax loss ({privacy})")
 
