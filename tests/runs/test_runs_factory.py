@@ -10,8 +10,6 @@ statistical.
 from __future__ import annotations
 
 import json
-import sys
-import uuid
 
 import pytest
 
@@ -120,15 +118,9 @@ min_r2 = 0.3
 
 
 @pytest.fixture
-def user_module(tmp_path, monkeypatch):
-    """The name of a fresh user module on sys.path (a unique name: modules are cached)."""
-    name = f"dpc_factory_{uuid.uuid4().hex[:12]}"
-    folder = tmp_path / "site"
-    folder.mkdir()
-    (folder / f"{name}.py").write_text(MODULE)
-    monkeypatch.syspath_prepend(str(folder))
-    yield name
-    sys.modules.pop(name, None)
+def user_module(write_user_module):
+    """The name of a fresh user module holding :data:`MODULE`."""
+    return write_user_module(MODULE)
 
 
 def _problem(tmp_path, module, factory, params="{}"):
