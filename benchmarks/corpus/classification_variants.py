@@ -141,3 +141,52 @@ rule_binary_20_nb_500 = _candidate(BINARY_CENTROID_BELOW=20.0,
                                    NB_MULTICLASS_ROWS_PER_CLASS_AT_LEAST=500)
 rule_binary_5_nb_500 = _candidate(BINARY_CENTROID_BELOW=5.0,
                                   NB_MULTICLASS_ROWS_PER_CLASS_AT_LEAST=500)
+
+
+# ---------------------------------------------- the selection on every row, ε shared in sequence
+class SequentialSelection:
+    """The rule's learner on every row with (1 − s) ε, then the exponential mechanism with s ε
+    over the model and each constant class, scored on every row (sequential composition)."""
+
+    def __init__(self, epsilon, delta, classes, seed, share, feature_range=None):
+        self.epsilon, self.delta, self.classes, self.seed = epsilon, delta, list(classes), seed
+        self.share, self.feature_range = share, feature_range
+
+    def fit(self, X, y):
+        import dpconvex as dp
+        from dpconvex.privacy.rules.front_door import safeguard_applies
+
+        n, d = X.shape
+        C = len(self.classes)
+        common = dict(delta=self.delta, classes=self.classes, random_state=self.seed,
+                      feature_range=self.feature_range)
+        if not safeguard_applies(n, C, d, self.epsilon, "auto"):
+            self.model_ = dp.PrivateClassifier(epsilon=self.epsilon, **common).fit(X, y)
+            return self
+        model = dp.PrivateClassifier(epsilon=(1 - self.share) * self.epsilon, safeguard=False,
+                                     **common).fit(X, y)
+        labels = np.asarray(y)
+        mistakes = np.array([np.sum(model.predict(X) != labels)]
+                            + [np.sum(labels != c) for c in self.classes], dtype=float)
+        eps_sel = self.share * self.epsilon
+        weights = np.exp(-eps_sel * (mistakes - mistakes.min()) / 2)
+        rng = np.random.default_rng([self.seed, 2])
+        k = rng.choice(len(mistakes), p=weights / weights.sum())
+        self.model_ = model if k == 0 else self.classes[k - 1]
+        return self
+
+    predict = PairSelection.predict
+    score = PairSelection.score
+
+
+def _sequential(share: float):
+    def factory(eps: float, delta: float, classes, seed: int, feature_range=None):
+        return SequentialSelection(eps, delta, classes, seed, share, feature_range)
+
+    return factory if Learner is None else Learner(factory, False, f"sequential, s={share}",
+                                                   bounds=True)
+
+
+sequential_05 = _sequential(0.05)
+sequential_10 = _sequential(0.1)
+sequential_20 = _sequential(0.2)
