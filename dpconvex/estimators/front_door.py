@@ -3,12 +3,14 @@ from public quantities only (:mod:`dpconvex.privacy.rules.front_door`;
 docs/privacy/front_door.md#privacy-private-classifier,
 docs/privacy/front_door_regression.md#privacy-regressor-rule), and what they share.
 
-The safeguard (docs/privacy/front_door.md#privacy-classifier-safeguard, privacy-regressor-safeguard) splits
-the rows by a permutation drawn independently of the data into a fitting part and a validation part whose
-sizes depend on n only, fits the learner with the validation rows left out
-(:class:`~dpconvex.estimators.base.FitContext` ``excluded``), and selects the model or a
-constant with the exponential mechanism ([MT07]_) on the validation part: private tuning
-([CMS11]_ Alg. 4) with one trained candidate, (ε, δ)-DP by parallel composition.
+The safeguards select the model or a constant with the exponential mechanism ([MT07]_).
+The classifier's (docs/privacy/front_door.md#privacy-classifier-safeguard) fits the learner on
+every row with (1 − s) ε and selects by the candidates' mistakes on the same rows with s ε:
+(ε, δ)-DP by sequential composition. The regressor's (privacy-regressor-safeguard) splits the
+rows by a permutation drawn independently of the data into a fitting part and a validation
+part whose sizes depend on n only, fits the learner with the validation rows left out
+(:class:`~dpconvex.estimators.base.FitContext` ``excluded``) and selects on the validation
+part: private tuning ([CMS11]_ Alg. 4) with one trained candidate, by parallel composition.
 
 With ``schema=`` a :class:`~dpconvex.PublicSchema`, both front doors take the table itself
 (:class:`SchemaInputMixin`): every record is encoded by :class:`~dpconvex.PublicEncoder`, and
@@ -105,6 +107,7 @@ from ..privacy.rules.front_door import (
     safeguard_applies,
     safeguard_sizes,
     selection_handicap,
+    selection_share,
 )
 from ..privacy.rules.noise_level import PUBLIC_CHECK_NOTE, noise_dominates
 from .base import (
@@ -360,8 +363,8 @@ def warn_constant_released(owner: str, constant: str, learner: str, epsilon: flo
     remedy = f"a larger epsilon{', delta > 0' if delta_helps else ''}, more rows or fewer features"
     warnings.warn(
         f"{owner}.fit: the safeguard released {constant} instead of the {learner} model: the "
-        f"private selection on the validation rows favoured it (a part of the release, {anchor}); "
-        "it favours the model where the model predicts those rows clearly better. At epsilon = "
+        f"private selection favoured it (a part of the release, {anchor}); "
+        "it favours the model where the model predicts the rows clearly better. At epsilon = "
         f"{epsilon:g} their signal is weak or below the noise, and the constant may be the best "
         f"release. For a model use {remedy}; compare settings on public rows or on rows set "
         "aside before any fit, not by refitting these (each fit spends budget).",
@@ -369,11 +372,11 @@ def warn_constant_released(owner: str, constant: str, learner: str, epsilon: flo
 
 
 def safeguard_mistakes(model: Any, X: Any, y: np.ndarray, classes: np.ndarray) -> np.ndarray:
-    """Mistakes z_0 of ``model`` and z_c of each constant class on the validation rows.
+    """Mistakes z_0 of ``model`` and z_c of each constant class on the rows (X, y).
 
-    A record of the validation part changes each count by at most 1 (the utility's sensitivity under
-    replace-one, docs/privacy/front_door.md#privacy-classifier-safeguard). A label outside ``classes``
-    (``unknown_labels="ignore"``) is a mistake of every candidate.
+    For a fixed ``model``, replacing one record changes each count by at most 1 (the utility's
+    sensitivity under replace-one, docs/privacy/front_door.md#privacy-classifier-safeguard). A
+    label outside ``classes`` (``unknown_labels="ignore"``) is a mistake of every candidate.
     """
     y = np.asarray(y)
     z_model = int(np.sum(predicted(model, X) != y))
@@ -384,7 +387,7 @@ def safeguard_mistakes(model: Any, X: Any, y: np.ndarray, classes: np.ndarray) -
 def select_release(utilities: np.ndarray, epsilon: float, n_val: int, rng: np.random.Generator,
                    seeded: bool, description: str | None = None) -> tuple[int, Certificate]:
     """The exponential mechanism on ``utilities`` of sensitivity 1 (``description``; None: minus
-    the mistakes), ε-DP in the validation part
+    the mistakes), ε-DP for fixed candidates, ``n_val`` the rows it reads
     (privacy-classifier-safeguard, privacy-regressor-safeguard)."""
     selection = release(SelectionTemplate(utilities, 1.0, n_val, description), Exponential(),
                         Budget(float(epsilon)), None, rng, seeded=seeded)
@@ -589,16 +592,17 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     {accountant}
     safeguard : "auto" or bool, default="auto"
         Release the learner's model or a constant class, whichever the exponential
-        mechanism selects on a validation part of the rows; the release stays (ε, δ)-DP
-        (parallel composition, docs/privacy/front_door.md#privacy-classifier-safeguard, where
-        its cost and gain are measured). A released constant comes with a
+        mechanism selects by their mistakes on the rows; the learner spends (1 − s) ε and the
+        selection s ε, so the release stays (ε, δ)-DP (sequential composition,
+        docs/privacy/front_door.md#privacy-classifier-safeguard, where its cost and gain are
+        measured). A released constant comes with a
         :class:`~dpconvex.errors.PrivacyWarning`. "auto" is True where n ≤
         :data:`~dpconvex.privacy.rules.front_door.SAFEGUARD_ROWS_AT_MOST`, whichever learner
         the rule chooses.
-    validation_fraction : "auto" or float in (0, 1), default="auto"
-        With the safeguard, the share of the rows that validate: ⌈fraction · n⌉, or for
-        "auto" max(⌈0.1 n⌉, min(⌈0.2 n⌉, 600))
-        (:func:`~dpconvex.privacy.rules.front_door.safeguard_sizes`).
+    selection_share : "auto" or float in (0, 1), default="auto"
+        With the safeguard, the share s of ε the selection spends: the float, or for "auto"
+        min(0.3, max(0.15, 300 / (ε n)))
+        (:func:`~dpconvex.privacy.rules.front_door.selection_share`).
     row_norm : {"auto", "none"}, default="auto"
         "auto": the learners scale rows to the norm bound, x ↦ q·x/‖x‖
         (docs/privacy/row_scaling.md#privacy-row-norm-unit), where the rule says so
@@ -664,7 +668,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         "classes": NoValidation("checked with the labels by the learner"),
         "unknown_labels": LABEL_POLICY, "random_state": RANDOM_STATE,
         "accountant": ACCOUNTANT, "safeguard": Auto(Bool()),
-        "validation_fraction": Auto(Float(high=1.0)),
+        "selection_share": Auto(Float(high=1.0)),
         "row_norm": Options(("auto", "none")),
         "schema": SCHEMA, "feature_range": Optional(FeatureRange()),
     }
@@ -672,7 +676,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, classes: Any = None,
                  data_norm: float = 1.0, random_state: int | None = None, accountant: Any = None,
                  unknown_labels: str = "raise", safeguard: bool | str = "auto",
-                 validation_fraction: float | str = "auto", row_norm: str = "auto",
+                 selection_share: float | str = "auto", row_norm: str = "auto",
                  schema: Any = None, feature_range: Any = None):
         self._store_params(locals())
 
@@ -691,7 +695,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         charges no ledger. ``row_norm``: the rule's per-record map for the Huber SVM.
         """
         delta = self._delta(n, n_classes, n_features)
-        common = {"epsilon": self.epsilon, "classes": self.classes, "data_norm": self.data_norm,
+        common = {"epsilon": self._learner_epsilon(n, n_classes, n_features),
+                  "classes": self.classes, "data_norm": self.data_norm,
                   "unknown_labels": self.unknown_labels, "random_state": self.random_state}
         if learner == LINEAR:
             return PrivateHuberSVM(delta=delta, fit_intercept=True, row_norm=row_norm, **common)
@@ -719,26 +724,33 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                                                          row_norm=choice.row_norm)
 
     def _choice(self, n: int, n_classes: int, n_features: int, delta: float | None = None) -> Any:
-        """The rule's choice for this shape (public quantities and the parameters only; at
-        ``delta`` in place of the parameter's when given)."""
-        return choose_front_door_learner(n, n_classes, n_features, float(self.epsilon),
+        """The rule's choice for this shape at the learner's ε (public quantities and the
+        parameters only; at ``delta`` in place of the parameter's when given)."""
+        return choose_front_door_learner(n, n_classes, n_features,
+                                         self._learner_epsilon(n, n_classes, n_features),
                                          self.delta if delta is None else delta, self.row_norm,
                                          ranges_known=self.feature_range is not None,
                                          data_norm=float(self.data_norm))
 
     def _guarded(self, n: int, n_classes: int, n_features: int) -> bool:
-        """Whether the safeguard runs for this shape (the rule's learner and the parameter)."""
-        return safeguard_applies(n, n_classes, n_features, float(self.epsilon), self.safeguard,
-                                 learner=self._choice(n, n_classes, n_features).learner)
+        """Whether the safeguard runs for this shape (n and the parameter)."""
+        return safeguard_applies(n, n_classes, n_features, float(self.epsilon), self.safeguard)
+
+    def _share(self, n: int) -> float:
+        """The share s of ε the safeguard's selection spends on n rows (public)."""
+        return selection_share(n, float(self.epsilon), self.selection_share)
+
+    def _learner_epsilon(self, n: int, n_classes: int, n_features: int) -> float:
+        """The learner's ε: (1 − s) ε under the safeguard, else ε."""
+        if self._guarded(n, n_classes, n_features):
+            return (1.0 - self._share(n)) * float(self.epsilon)
+        return float(self.epsilon)
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         if self.schema is not None:  # the fit's plan: the encoded rows, the schema's ranges
             return self._on_rows().plan(n, n_classes, len(self.schema.feature_names))
-        guarded = self._guarded(n, n_classes, n_features)
-        if guarded:
-            note = (self._safeguard_note(
-                *safeguard_sizes(n, self.validation_fraction, f"{type(self).__name__}.plan"),
-                n_classes),)
+        if self._guarded(n, n_classes, n_features):
+            note = (self._safeguard_note(n, n_classes),)
         else:
             note = self._unguarded_note(n, n_classes, n_features)
         name, reason, learner = self._learner(n, n_classes, n_features)
@@ -756,13 +768,13 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             "majority class (docs/privacy/front_door.md#privacy-classifier-safeguard)",
         )
 
-    def _safeguard_note(self, n_fit: int, n_val: int, n_classes: int) -> str:
+    def _safeguard_note(self, n: int, n_classes: int) -> str:
+        share = self._share(n)
         return (
-            f"PrivateClassifier: safeguard on: the learner is fitted on the rows with the "
-            f"{n_val} validation rows' loss set to zero ({n_fit} rows count), and the "
-            f"exponential mechanism selects the model or one of the {n_classes} constant "
-            f"classes on those {n_val} (validation_fraction = "
-            f"{self.validation_fraction!r}; "
+            f"PrivateClassifier: safeguard on: the learner is fitted on the {n} rows with "
+            f"(1 - s) epsilon, and the exponential mechanism selects the model or one of the "
+            f"{n_classes} constant classes by their mistakes on the same rows with s epsilon "
+            f"(s = {share:.4g}, selection_share = {self.selection_share!r}; "
             "docs/privacy/front_door.md#privacy-classifier-safeguard)"
         )
 
@@ -805,9 +817,6 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         names = feature_names_of(X, f"{owner}.fit")
         n, n_classes, n_features = shape
         guarded = self._guarded(*shape)
-        n_fit, n_val = (
-            safeguard_sizes(n, self.validation_fraction, f"{owner}.fit") if guarded else (n, 0)
-        )
         name, reason, learner = self._learner(*shape)
         self._warn_if_every_candidate_is_weak(*shape)  # before any budget is held
         noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
@@ -834,38 +843,21 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                 learner._fit_with(_rows_for(name, X), y_checked, context.inner(noise, held=True))
                 certificate = learner.certificate_
                 certificate.assumptions.extend((reason, *self._unguarded_note(*shape)))
-            # the learner without the validation rows' loss, then the private choice of the release
+            # the learner with (1 - s) ε on every row, then the private choice of the release
             else:
                 learner.set_params(classes=list(labels.classes))
-                validation = np.sort(noise.rng.permutation(n)[n_fit:])  # independent of the data
-                held = np.zeros(n, dtype=bool)
-                held[validation] = True
                 fit_rng, select_rng = noise.rng.spawn(2)
-                # the validation rows are left out of the learner's fit (zero factors, X not copied)
-                fit_context = context.inner(
-                    NoiseSource(fit_rng, noise.seeded), held=True, excluding=held
-                )
-                learner._fit_with(_rows_for(name, X), y_checked, fit_context)
+                learner._fit_with(_rows_for(name, X), y_checked,
+                                  context.inner(NoiseSource(fit_rng, noise.seeded), held=True))
                 # this fit's set, not the learner's classes=
                 learner.certificate_.state(labels.assumption)
-                X_val = take_rows(X, validation, n, owner, self)
-                mistakes = safeguard_mistakes(
-                    learner, _rows_for(name, X_val), y_checked[validation], labels.classes
-                )
-                best, selection = select_release(
-                    -mistakes, epsilon, n_val, select_rng, noise.seeded
-                )
+                mistakes = safeguard_mistakes(learner, _rows_for(name, X), y_checked,
+                                              labels.classes)
+                best, selection = select_release(-mistakes, self._share(n) * epsilon, n,
+                                                 select_rng, noise.seeded)
                 certificate = self._safeguard_certificate(
-                    learner.certificate_,
-                    selection,
-                    name,
-                    reason,
-                    (n_fit, n_val),
-                    labels.classes,
-                    self._delta(*shape),
-                    best,
-                    labels.assumption,
-                )
+                    learner.certificate_, selection, name, reason, n, labels.classes,
+                    self._delta(*shape), best, labels.assumption)
             if inferred:
                 certificate.assumptions.append(INFERRED_CHOICE)
             hold.commit_certificate(certificate)
@@ -888,30 +880,31 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         return with_feature_names(carry_ledger(self, self.accountant), names)
 
     def _safeguard_certificate(self, model: Certificate, selection: Certificate, name: str,
-                               reason: str, sizes: tuple[int, int], classes: Any, delta: float,
+                               reason: str, n: int, classes: Any, delta: float,
                                selected: int | None = None, label_source: Any = None
                                ) -> Certificate:
-        """The parallel composition of the learner's release and the selection
+        """The sequential composition of the learner's release and the selection
         (privacy-classifier-safeguard); ``label_source``: where this fit's label set came from."""
-        n_fit, n_val = sizes
         candidates = [name, *(constant_name(label) for label in classes)]
+        share = self._share(n)
         quantities: dict[str, Any] = {
-            "safeguard validation fraction": self.validation_fraction,
-            "part sizes": [n_fit, n_val], "safeguard candidates": candidates}
+            "safeguard selection share": share, "safeguard candidates": candidates}
         conditions = [
             Condition("candidates fixed before the data", True, "enforced by dpconvex",
                       f"the rule's learner ({name}) and the {len(classes)} constant classes of "
                       "the public label set"),
-            Condition("disjoint parts", True, "enforced by dpconvex",
-                      _DISJOINT_PARTS.format(n=n_fit + n_val, n_fit=n_fit, n_val=n_val)),
+            Condition("selection utility of sensitivity 1", True, "enforced by dpconvex",
+                      "for the released model, each candidate's mistakes on the rows change by "
+                      "at most 1 when one record is replaced"),
         ]
         try:
-            certificate = compose_parallel(
+            certificate = compose_sequential(
                 [model, selection],
                 mechanism=(
-                    "PrivateClassifier with its safeguard: the learner on the fitting part, the "
-                    "exponential mechanism over the model and each constant class on the "
-                    "validation part (docs/privacy/front_door.md#privacy-classifier-safeguard)"
+                    "PrivateClassifier with its safeguard: the learner with (1 - s) epsilon, "
+                    "then the exponential mechanism with s epsilon over the model and each "
+                    "constant class by their mistakes on the rows "
+                    "(docs/privacy/front_door.md#privacy-classifier-safeguard)"
                 ),
                 epsilon_requested=float(self.epsilon),
                 delta_requested=delta,
@@ -921,14 +914,14 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                     label_source,
                     model.lam_rule,
                     reason,
-                    self._safeguard_note(n_fit, n_val, len(classes)),
-                    "replace-one adjacency; n is public (it fixes the part sizes)",
+                    self._safeguard_note(n, len(classes)),
+                    "replace-one adjacency; n is public (it fixes the share s)",
                 ],
-                labels=["model (fitting part)", "selection (validation part)"],
+                labels=["model", "selection"],
             )
         except PrivacyError as exc:
             raise PrivacyError(f"{type(self).__name__}.fit: {exc}") from None
-        if selected is not None:  # the selection's output (private, the validation part's)
+        if selected is not None:  # the selection's output (private)
             certificate.released[SAFEGUARD_SELECTED] = candidates[selected]
         return certificate
 
@@ -1018,11 +1011,10 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         return certificate
 
     def _certify_safeguarded(self, X: Any, y: Any, size: tuple[int, int, int]) -> Certificate:
-        """The safeguard's certificate: the learner's dry run on the rows (the last n_val of
-        them in the validation part, as a fit's sizes) and the selection's dry run."""
+        """The safeguard's certificate: the learner's dry run at (1 − s) ε on the rows and the
+        selection's dry run at s ε."""
         owner = type(self).__name__
         n, n_classes, n_features = size
-        n_fit, n_val = safeguard_sizes(n, self.validation_fraction, f"{owner}.certify")
         name, reason, learner = self._learner(n, n_classes, n_features)
         classes: Any = self.classes
         source = public_label_source(self)  # (without classes=: read from y, as a fit reads it)
@@ -1046,22 +1038,13 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             )  # (certify's warning came first)
             classes, source = labels.classes, labels.assumption
             learner.set_params(classes=list(classes))
-            model = learner._certify_with(_rows_for(name, X_checked), y_checked,
-                                          NO_CONTEXT.inner(None, excluding=np.arange(n) >= n_fit))
+            model = learner._certify_with(_rows_for(name, X_checked), y_checked, NO_CONTEXT)
             model.state(source)
         classes = list(classes)
-        selection = dry_selection(len(classes) + 1, float(self.epsilon), n_val,
+        selection = dry_selection(len(classes) + 1, self._share(n) * float(self.epsilon), n,
                                   seeded=self.random_state is not None)
         certificate = self._safeguard_certificate(
-            model,
-            selection,
-            name,
-            reason,
-            (n_fit, n_val),
-            classes,
-            self._delta(*size),
-            label_source=source,
-        )
+            model, selection, name, reason, n, classes, self._delta(*size), label_source=source)
         # as a fit's budget hold states it
         certificate.state(delta_rows_note(self._delta(*size), n))
         return self._inferred_choice(certificate, y)

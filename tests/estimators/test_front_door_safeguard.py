@@ -1,12 +1,12 @@
 """The front door's safeguard (docs/privacy/front_door.md#privacy-classifier-safeguard):
 the model or a constant class, chosen privately.
 
-Exact privacy loss on tiny problems: the whole procedure (the data-independent split, a
-learner with an exactly computable ε-DP law, the mistakes counted by the library's
-``safeguard_mistakes`` and the exponential mechanism's law) is enumerated over every data
-set and every replace-one neighbour; the worst ratio of output probabilities must be at
-most e^ε, and a mutant that spends ε on the selection twice over must exceed it. The audit
-fits the real estimator (false-alarm rate <= 1 %, as tests/audit/test_audit.py).
+Exact privacy loss on tiny problems: the whole procedure (a learner with an exactly
+computable law that is (1 − s) ε-DP, the mistakes counted by the library's
+``safeguard_mistakes`` on the same rows and the exponential mechanism's law at s ε) is
+enumerated over every data set and every replace-one neighbour; the worst ratio of output
+probabilities must be at most e^ε, and a mutant whose selection spends 4 s ε must exceed it.
+The audit fits the real estimator (false-alarm rate <= 1 %, as tests/audit/test_audit.py).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from dpconvex import BudgetAccountant, PrivateClassifier
 from dpconvex.audit import EstimatorMechanism, audit
 from dpconvex.errors import DataValidationError, ParameterError, PrivacyWarning
 from dpconvex.estimators.front_door import ConstantClassifier, safeguard_mistakes
-from dpconvex.privacy.rules.front_door import CONSTANT, safeguard_sizes
+from dpconvex.privacy.rules.front_door import CONSTANT, selection_share
 
 EPS = 1.0
 
@@ -51,67 +51,52 @@ def _softmax(u: np.ndarray, eps: float) -> np.ndarray:
     return w / w.sum()
 
 
-def _learner_law(rows: list[tuple[int, int]], eps: float) -> np.ndarray:
-    """P(threshold t): the exponential mechanism on minus the fitting part's mistakes (ε-DP)."""
-    X = np.array([[x] for x, _ in rows]), np.array([y for _, y in rows])
-    z = np.array([np.sum(_Threshold(t).predict(X[0]) != X[1]) for t in THRESHOLDS], float)
+def _learner_law(X: np.ndarray, y: np.ndarray, eps: float) -> np.ndarray:
+    """P(threshold t): the exponential mechanism on minus the rows' mistakes (ε-DP)."""
+    z = np.array([np.sum(_Threshold(t).predict(X) != y) for t in THRESHOLDS], float)
     return _softmax(-z, eps)
 
 
-def _output_law(data: tuple[tuple[int, int], ...], eps: float, n_fit: int,
+def _output_law(data: tuple[tuple[int, int], ...], fit_eps: float,
                 select_eps: float) -> np.ndarray:
-    """P(release) over outputs (threshold t released, or constant 0, or constant 1).
-
-    Averaged over every split into a fitting part of n_fit rows and the rest (each equally
-    likely under a uniform permutation), the learner's law on the fitting part, and the
-    selection's law from the library's mistake counts on the validation part.
-    """
-    n = len(data)
+    """P(release) over outputs (threshold t released, or constant 0, or constant 1): the
+    learner's law at ``fit_eps`` on every row, then the selection's law at ``select_eps``
+    from the library's mistake counts of that model and each constant on the same rows."""
+    X = np.array([[x] for x, _ in data])
+    y = np.array([label for _, label in data])
     law = np.zeros(len(THRESHOLDS) + 2)
-    splits = list(itertools.combinations(range(n), n_fit))
-    classes = np.array([0, 1])
-    for fit in splits:
-        val = [i for i in range(n) if i not in fit]
-        p_model = _learner_law([data[i] for i in fit], eps)
-        Xv = np.array([[data[i][0]] for i in val])
-        yv = np.array([data[i][1] for i in val])
-        for t, pt in enumerate(p_model):
-            z = safeguard_mistakes(_Threshold(THRESHOLDS[t]), Xv, yv, classes)
-            p_sel = _softmax(-z, select_eps)
-            law[t] += pt * p_sel[0]
-            law[len(THRESHOLDS):] += pt * p_sel[1:]
-    return law / len(splits)
+    for t, pt in enumerate(_learner_law(X, y, fit_eps)):
+        z = safeguard_mistakes(_Threshold(THRESHOLDS[t]), X, y, np.array([0, 1]))
+        p_sel = _softmax(-z, select_eps)
+        law[t] += pt * p_sel[0]
+        law[len(THRESHOLDS):] += pt * p_sel[1:]
+    return law
 
 
-def _worst_log_ratio(n: int, n_fit: int, select_eps: float) -> float:
+def _worst_log_ratio(n: int, fit_eps: float, select_eps: float) -> float:
+    laws = {data: _output_law(data, fit_eps, select_eps)
+            for data in itertools.product(VALUES, repeat=n)}
     worst = 0.0
-    laws = {}
-    for data in itertools.product(VALUES, repeat=n):
-        laws[data] = _output_law(data, EPS, n_fit, select_eps)
     for data, law in laws.items():
         for i in range(n):
             for v in VALUES:
-                if v == data[i]:
-                    continue
-                other = laws[data[:i] + (v,) + data[i + 1:]]
-                worst = max(worst, float(np.max(np.log(law) - np.log(other))))
+                if v != data[i]:
+                    other = laws[data[:i] + (v,) + data[i + 1:]]
+                    worst = max(worst, float(np.max(np.log(law) - np.log(other))))
     return worst
 
 
-@pytest.mark.slow
 def test_exact_privacy_loss_of_the_whole_safeguard_is_at_most_epsilon():
-    # n = 4 records, validation_fraction 0.5: the library's sizes give 2 + 2
-    n_fit, n_val = safeguard_sizes(4, 0.5, "test")
-    assert (n_fit, n_val) == (2, 2)
-    worst = _worst_log_ratio(4, n_fit, EPS)
+    share = selection_share(4, EPS)  # n = 4 records: "auto" gives its cap, 0.3
+    assert share == 0.3
+    worst = _worst_log_ratio(4, (1 - share) * EPS, share * EPS)
     assert worst <= EPS + 1e-12
     assert worst > 0.5 * EPS  # the check sees the mechanism's loss, it is not vacuous
 
 
-@pytest.mark.slow
-def test_exact_check_catches_a_selection_that_spends_twice_epsilon():
-    n_fit, _ = safeguard_sizes(4, 0.5, "test")
-    assert _worst_log_ratio(4, n_fit, 4.0 * EPS) > EPS  # the mutant overspends: caught
+def test_exact_check_catches_a_selection_that_spends_four_times_its_share():
+    share = selection_share(4, EPS)
+    assert _worst_log_ratio(4, (1 - share) * EPS, 4 * share * EPS) > EPS  # caught
 
 
 def test_mistake_counts_change_by_at_most_one_under_replace_one():
@@ -144,7 +129,7 @@ def test_audit_through_the_real_estimator_stays_below_epsilon():
     yp = y.copy()
     yp[0] = 1
     mech = EstimatorMechanism(
-        PrivateClassifier(epsilon=EPS, classes=[0, 1], safeguard=True, validation_fraction=0.5),
+        PrivateClassifier(epsilon=EPS, classes=[0, 1], safeguard=True, selection_share=0.5),
         output=_released_class)
     r = audit(mech, (X, y), (X, yp), n_runs=120, confidence=0.99, random_state=14)
     assert r.epsilon_lower_bound <= EPS, f"PRIVACY BUG? {r}"
@@ -159,18 +144,15 @@ def _table(n=400, signal=True, seed=0, d=3):
     return X, y
 
 
-def test_sizes_are_public_and_small_data_is_refused_by_name():
-    assert safeguard_sizes(10, 0.2, "x") == (8, 2)
-    assert safeguard_sizes(11, 0.2, "x") == (8, 3)
-    # "auto": a fifth up to 600 rows, never below a tenth
-    assert [safeguard_sizes(n, "auto", "x")[1] for n in (400, 2999, 3001, 6000, 6001, 20000)] \
-        == [80, 600, 600, 600, 601, 2000]
-    with pytest.raises(ParameterError, match="validation_fraction"):
-        PrivateClassifier(validation_fraction="half").fit(*_table())
-    with pytest.raises(DataValidationError, match="validation_fraction"):
-        safeguard_sizes(2, 0.2, "x")
-    with pytest.raises(ParameterError, match="validation_fraction"):
-        PrivateClassifier(safeguard=True, validation_fraction=1.0).fit(*_table())
+def test_the_share_is_public_and_a_bad_one_is_refused_by_name():
+    # "auto": 300 / (eps n) between 0.15 and 0.3 (n and epsilon only)
+    assert [selection_share(n, 1.0) for n in (400, 1000, 2000, 4000)] == [0.3, 0.3, 0.15, 0.15]
+    assert math.isclose(selection_share(1500, 1.0), 0.2)
+    assert selection_share(1500, 2.0) == 0.15 and selection_share(10, 1.0, 0.4) == 0.4
+    with pytest.raises(ParameterError, match="selection_share"):
+        PrivateClassifier(selection_share="half").fit(*_table())
+    with pytest.raises(ParameterError, match="selection_share"):
+        PrivateClassifier(safeguard=True, selection_share=1.0).fit(*_table())
     with pytest.raises(ParameterError, match="safeguard"):
         PrivateClassifier(safeguard="yes").fit(*_table())
 
@@ -181,12 +163,13 @@ def test_a_useful_model_is_released_and_the_certificate_says_so():
     cert = clf.certificate_
     assert clf.learner_ == "Huber SVM" and clf.score(X, y) > 0.9
     assert cert.epsilon == 1.0 and cert.delta == 0.0
-    assert cert.quantities["part sizes"] == [320, 80]
+    assert cert.quantities["safeguard selection share"] == 0.3  # 300 / 400 above the cap
+    assert [part.epsilon for part in cert.parts] == pytest.approx([0.7, 0.3], abs=1e-12)
     assert cert.quantities["safeguard candidates"] == ["Huber SVM", "constant 0", "constant 1"]
     assert cert.released == {"safeguard selected": "Huber SVM"}  # a private output, not public
     assert "safeguard selected" not in cert.quantities
     assert "released (differentially private outputs of the parts):" in str(cert)
-    assert len(cert.parts) == 2 and cert.parts[0].quantities["n"] == 400  # 80 rows' loss zero
+    assert len(cert.parts) == 2 and cert.parts[0].quantities["n"] == 400  # every row
 
 
 def test_a_constant_is_released_where_the_model_has_nothing_to_learn():
@@ -229,7 +212,8 @@ def test_the_ledger_is_charged_once_and_certify_matches_fit(d, spent):
         cert = est.fit(X, y).certificate_
     assert acc.spent == (1.0, spent) and cert.delta == spent
     assert (dry.epsilon, dry.delta) == (cert.epsilon, cert.delta) == (shape.epsilon, shape.delta)
-    assert dry.quantities["part sizes"] == cert.quantities["part sizes"]
+    assert dry.quantities["safeguard selection share"] == cert.quantities[
+        "safeguard selection share"]
     assert est.plan(800, 2, d).n == 800
     assert any("delta > 0 is unused" in a for a in cert.assumptions) == (spent == 0)
 

@@ -76,10 +76,10 @@ class BoundedMeanTemplate(StatisticTemplate):
 
 
 # ---------------------------------------------------------------------- selection
-#: The utility of the classifiers' selections: minus the mistakes on the held-out part
+#: The utility of the classifiers' selections: minus the mistakes on the rows scored
 #: (formatted with the sensitivity).
-MISTAKES = ("u_i = -(mistakes of candidate i on the held-out part); replacing one held-out "
-            "record changes each u_i by at most {sensitivity:g}")
+MISTAKES = ("u_i = -(mistakes of candidate i on the rows scored); for fixed candidates, "
+            "replacing one of those records changes each u_i by at most {sensitivity:g}")
 
 
 class SelectionTemplate(StatisticTemplate):
@@ -225,12 +225,12 @@ class Exponential(Mechanism["SelectionTemplate"]):
     def certificate(self, template: SelectionTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         return Certificate(
-            mechanism="exponential mechanism (McSherry & Talwar 2007) on the held-out part",
+            mechanism="exponential mechanism (McSherry & Talwar 2007) over fixed candidates",
             epsilon_requested=budget.epsilon, epsilon=budget.epsilon, private=True,
             conditions=list(conditions),
             quantities={"utility sensitivity": template.sensitivity,
                         "selection probability": "proportional to exp(-epsilon * z_i / 2)",
-                        "validation size": template.n},
+                        "rows scored": template.n},
         )
 
     def run(self, template: SelectionTemplate, cal: Calibration | None, backend: Backend,
