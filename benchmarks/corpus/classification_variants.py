@@ -163,12 +163,14 @@ class SequentialSelection:
         if not safeguard_applies(n, C, d, self.epsilon, "auto"):
             self.model_ = dp.PrivateClassifier(epsilon=self.epsilon, **common).fit(X, y)
             return self
-        model = dp.PrivateClassifier(epsilon=(1 - self.share) * self.epsilon, safeguard=False,
+        share = self.share(n, self.epsilon) if callable(self.share) else self.share
+        model = dp.PrivateClassifier(epsilon=(1 - share) * self.epsilon, safeguard=False,
                                      **common).fit(X, y)
         labels = np.asarray(y)
         mistakes = np.array([np.sum(model.predict(X) != labels)]
                             + [np.sum(labels != c) for c in self.classes], dtype=float)
-        eps_sel = self.share * self.epsilon
+        share = self.share(n, self.epsilon) if callable(self.share) else self.share
+        eps_sel = share * self.epsilon
         weights = np.exp(-eps_sel * (mistakes - mistakes.min()) / 2)
         rng = np.random.default_rng([self.seed, 2])
         k = rng.choice(len(mistakes), p=weights / weights.sum())
@@ -190,3 +192,9 @@ def _sequential(share: float):
 sequential_05 = _sequential(0.05)
 sequential_10 = _sequential(0.1)
 sequential_20 = _sequential(0.2)
+sequential_15 = _sequential(0.15)
+sequential_30 = _sequential(0.3)
+sequential_auto = _sequential(lambda n, eps: min(0.3, max(0.1, 300 / (eps * n))))
+sequential_auto2 = _sequential(lambda n, eps: min(0.3, max(0.1, 1000 / (eps * n))))
+sequential_auto3 = _sequential(lambda n, eps: min(0.3, max(0.15, 300 / (eps * n))))
+sequential_auto4 = _sequential(lambda n, eps: min(0.25, max(0.1, 500 / (eps * n))))
