@@ -8,11 +8,15 @@ The table: labels of four classes with shares 0.5 / 0.3 / 0.15 / 0.05, drawn ind
 learn). No model is better than the majority class, and Gaussian naive Bayes, the rule's learner
 here (public ranges, C = 4, d = 8), is far below it without the safeguard. Every accuracy is
 exact: the rows take 2**8 values of known probability and the labels are independent of them,
-so a candidate's accuracy and its disagreements with the majority class on a validation row
-are sums over those values. Each seed's candidates (the fitted model, read where the
-safeguard scores it, and the three minority classes) give the bound of releasing one more than
-2 points below the majority class; the count of such releases over the seeds is compared with
-the 99 % quantile of the Poisson-binomial law of those bounds (false-alarm rate <= 1 %).
+so a candidate's accuracy and its disagreements with the majority class on a row are sums
+over those values. Each seed's candidates (the fitted model, read where the safeguard scores
+it, and the three minority classes) give the bound of releasing one more than 2 points below
+the majority class, at the n rows and the selection's s ε; the count of such releases over the
+seeds is compared with the 99 % quantile of the Poisson-binomial law of those bounds
+(false-alarm rate <= 1 % where the bound holds). The bound is exact for a candidate
+independent of the rows it is scored on; the safeguard scores the model on the rows it was
+fitted on, so a model that fits its rows' noise is favoured beyond it, and the test fails
+if that advantage releases bad models more often than the bound allows.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import numpy as np
 
 import dpconvex.estimators.front_door as front_door
 from dpconvex import PrivateClassifier
-from dpconvex.privacy.rules.front_door import GAUSSIAN_NB, safeguard_sizes, selection_error_bound
+from dpconvex.privacy.rules.front_door import GAUSSIAN_NB, selection_error_bound, selection_share
 
 SHARES = np.array([0.5, 0.3, 0.15, 0.05])
 D, P_ONE = 8, 0.08
@@ -58,7 +62,7 @@ def _poisson_binomial_quantile(p: list[float], level: float) -> int:
 
 def test_a_model_worse_than_a_constant_is_released_no_more_often_than_the_bound(monkeypatch):
     n, epsilon, seeds = 4000, 1.0, range(40)
-    _, n_val = safeguard_sizes(n, "auto", "test")
+    n_val, eps_select = n, selection_share(n, epsilon) * epsilon  # every row, at s epsilon
     scored = []  # the model each fit's safeguard scores (a test spy on the library's function)
     original = front_door.safeguard_mistakes
 
@@ -68,7 +72,7 @@ def test_a_model_worse_than_a_constant_is_released_no_more_often_than_the_bound(
 
     monkeypatch.setattr(front_door, "safeguard_mistakes", spy)
     bounds, bad_releases, bad_models = [], 0, 0
-    minority = sum(selection_error_bound(n_val, epsilon, SHARES[0], SHARES[c])
+    minority = sum(selection_error_bound(n_val, eps_select, SHARES[0], SHARES[c])
                    for c in range(1, SHARES.size))  # each minority class against the majority
     for seed in seeds:
         X, y = _table(n, seed)
@@ -82,7 +86,7 @@ def test_a_model_worse_than_a_constant_is_released_no_more_often_than_the_bound(
         bound = minority
         if accuracy < SHARES[0] - GAP:
             bad_models += 1
-            bound += selection_error_bound(n_val, epsilon, worse, better)
+            bound += selection_error_bound(n_val, eps_select, worse, better)
         bounds.append(min(1.0, bound))
         released = _exact(clf.predict(PATTERNS).astype(int))[0]
         bad_releases += released < SHARES[0] - GAP
