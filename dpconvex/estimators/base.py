@@ -1044,11 +1044,13 @@ class PrivateEstimator(BaseEstimator):
         (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness); ``context``
         what a meta-estimator hands the fit (:class:`FitContext`: e.g. its noise source).
         """
+        from .._validation import noise_source
+
         # a draft as its schema or ranges, or rows of one (the plan plan_for made on them states it)
         draft = not_public_source(self) is not None or SUGGESTED_SOURCE in plan.notes
-        # the preparation's generator: one stream
-        if context.noise is None and prep.noise is not None:
-            context = dataclasses.replace(context, noise=prep.noise)
+        # one stream: the caller's generator, else the preparation's, else one from random_state
+        noise = context.noise if context.noise is not None else prep.noise
+        context = dataclasses.replace(context, noise=noise_source(self, noise))
         caller, ledger = f"{type(self).__name__}.fit_prepared", getattr(self, "accountant", None)
         try:
             with (
@@ -1072,6 +1074,8 @@ class PrivateEstimator(BaseEstimator):
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> PrivateEstimator:
+        """Noise, release and the fitted attributes: the private part of a fit. ``context.noise``
+        is this fit's generator (set by :meth:`fit` and :meth:`fit_prepared`)."""
         raise ParameterError(
             f"{type(self).__name__}.fit_prepared: {type(self).__name__} {FIT_ONLY}"
         )
@@ -1099,7 +1103,7 @@ class PrivateEstimator(BaseEstimator):
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator:
         """:meth:`fit` inside ``context`` (what a meta-estimator hands this fit)."""
-        from .._validation import noise_source, with_feature_names
+        from .._validation import seeded_noise, with_feature_names
 
         if not self.takes_row_mask:
             context.every_row(type(self).__name__)
@@ -1112,8 +1116,11 @@ class PrivateEstimator(BaseEstimator):
             context = context.one_label_warning(owner=type(self).__name__, y=y)
         names = feature_names_of(X, f"{type(self).__name__}.fit")
         plan = self._plan(*self.public_shape(X, y))
-        # one generator for every step of the fit (e.g. a component assignment, the release)
-        context = dataclasses.replace(context, noise=noise_source(self, context.noise))
+        if context.noise is None:  # one generator for every step of the fit (e.g. a component
+            # assignment, the release), from random_state as checked with the parameters above
+            context = dataclasses.replace(
+                context, noise=seeded_noise(getattr(self, "random_state", None))
+            )
         if plan.sub_plans:
             fitted = self._fit_sub_plans(X, y, plan, context)
         else:

@@ -43,7 +43,6 @@ from .._validation import (
     check_fitted,
     checks_feature_names,
     is_dask_collection,
-    noise_source,
 )
 from ..data.operators import CSRRows, DenseRows, ScaledRows, clip_scale, unit_scale
 from ..data.preprocess import add_intercept
@@ -767,7 +766,7 @@ class _PrivateLinearClassifier(
                  context: FitContext, warm_start: np.ndarray | None) -> _PrivateLinearClassifier:
         """Noise, release and the fitted attributes (the private part of a fit)."""
         mechanism, budget = plan.mechanism, plan.budget
-        noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
+        noise = context.noise  # this fit's generator (random_state, or a meta-estimator's)
         # the noise warning reads the release's one calibration (public quantities only, before
         # any noise is drawn; docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear)
         released = release(prep.template, mechanism, budget, self.solver, noise.rng,

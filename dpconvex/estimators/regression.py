@@ -532,7 +532,7 @@ class LabelRangeMixin(RegressionScoreMixin):
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> Any:
         """Noise, release and the fitted attributes in the labels' units (the private part)."""
-        noise = noise_source(self, context.noise)
+        noise = context.noise  # this fit's generator (random_state, or a meta-estimator's)
         owner, mechanism, budget = type(self).__name__, plan.mechanism, plan.budget
         family = "ssp" if plan.template == "sufficient statistics" else "linear"
         released = release(
