@@ -126,14 +126,7 @@ def _rule_constants(mechanism: str | Mechanism, loss: str | Loss | None, records
     """(mechanism, loss, R, w) of the rule for a mechanism and a loss (names or objects; loss
     None: a margin loss) and r = n·ε/p (:func:`reference_norm_for`, :func:`stability_weight_for`);
     ``centered``: the labels mapped around a released centre (a regression loss's lower floor)."""
-    if isinstance(mechanism, str):
-        from ..mechanisms import get_mechanism
-
-        mechanism = get_mechanism(mechanism, "lam='auto'")
-    if isinstance(loss, str):
-        from ...objectives.losses import get_loss
-
-        loss = get_loss(loss)
+    mechanism, loss = _named(mechanism, loss)
     placement = getattr(mechanism, "placement", None)
     key = "output" if placement == "output" else "objective"
     w = STABILITY_WEIGHTS[key]
@@ -143,6 +136,19 @@ def _rule_constants(mechanism: str | Mechanism, loss: str | Loss | None, records
     low = REFERENCE_NORMS["centered regression" if centered else "regression"]
     high = REFERENCE_NORMS["objective"]
     return mechanism, loss, float(min(high, max(low, r / REGRESSION_RECORDS))), w
+
+
+def _named(mechanism: str | Mechanism, loss: str | Loss | None) -> tuple[Mechanism, Loss | None]:
+    """The mechanism and the loss of the rule, each given as an object or a registered name."""
+    if isinstance(mechanism, str):
+        from ..mechanisms import get_mechanism
+
+        mechanism = get_mechanism(mechanism, "lam='auto'")
+    if isinstance(loss, str):
+        from ...objectives.losses import get_loss
+
+        loss = get_loss(loss)
+    return mechanism, loss
 
 
 def label_center_share(n: int, p: int, epsilon: float) -> float:
@@ -224,7 +230,7 @@ def grid_report(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p:
     from ...templates.base import PrivacyConstants
     from ..mechanisms import PublicProblem
 
-    mech, loss, _, _ = _rule_constants(mechanism, loss, None)
+    mech, loss = _named(mechanism, loss)
     if not getattr(mech, "private", False) or not math.isfinite(float(epsilon)):
         return None
     # the public problem of a linear fit before its template exists (Λ left at 1)
