@@ -857,9 +857,14 @@ class PrivateEstimator(BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------ validation
-    def _validate_params(self) -> None:  # type: ignore[override]
+    def _validate_params(self, *, planned: bool = False) -> None:  # type: ignore[override]
         """Every parameter check, once: the table (a learner with rules across parameters,
-        the mechanism against δ, ..., extends this with them)."""
+        the mechanism against δ, ..., extends this with them).
+
+        ``planned``: the plan is made at once (:meth:`plan`, :meth:`fit`); a rule the plan
+        applies itself, refusing by the same names (a linear model's mechanism against δ), is
+        left to it.
+        """
         owner = type(self).__name__
         for name, constraint in self._parameter_constraints.items():
             constraint.check(name, getattr(self, name), owner)
@@ -883,7 +888,7 @@ class PrivateEstimator(BaseEstimator):
         n_classes = check_shape_fact("n_classes", n_classes, owner,
                                      low=2 if self._reads_label_set else 1)  # a classifier's two
         n_features = check_shape_fact("n_features", n_features, owner, low=1)
-        self._validate_params()
+        self._validate_params(planned=True)
         return self._plan(n, n_classes, n_features)
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
@@ -1111,7 +1116,7 @@ class PrivateEstimator(BaseEstimator):
         if ranged is not None:
             self._fit_as(ranged, X, y, context).certificate_.assumptions.append(ROWS_RANGES_NOTE)
             return self
-        self._validate_params()
+        self._validate_params(planned=True)
         if self._reads_label_set and getattr(self, "classes", None) is None:  # the set read from y
             context = context.one_label_warning(owner=type(self).__name__, y=y)
         names = feature_names_of(X, f"{type(self).__name__}.fit")

@@ -449,9 +449,9 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
         reason = self._resolved().reason
         return () if reason is None else (reason,)
 
-    def _validate_params(self) -> None:  # type: ignore[override]
+    def _validate_params(self, *, planned: bool = False) -> None:  # type: ignore[override]
         """The table, then ``delta`` against the mechanism: None or 0 when pure, else None or in (0, 1)."""
-        super()._validate_params()
+        super()._validate_params(planned=planned)
         owner = type(self).__name__
         mech = self._mechanism()
         if self.delta is not None:

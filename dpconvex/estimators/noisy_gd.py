@@ -236,10 +236,10 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         "unknown_labels": LABEL_POLICY,
     }
 
-    def _validate_params(self) -> None:  # type: ignore[override]
+    def _validate_params(self, *, planned: bool = False) -> None:  # type: ignore[override]
         """The table, then: a Loss instance must declare a finite derivative bound (the clip
         rule needs it)."""
-        super()._validate_params()
+        super()._validate_params(planned=planned)
         self._make_loss()
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:

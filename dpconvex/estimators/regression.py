@@ -746,9 +746,9 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
     ):
         self._store_params(locals())
 
-    def _validate_params(self) -> None:  # type: ignore[override]
+    def _validate_params(self, *, planned: bool = False) -> None:  # type: ignore[override]
         """The table, the mechanism, and a numeric ``label_center`` within ``label_range``."""
-        super()._validate_params()
+        super()._validate_params(planned=planned)
         center = self.label_center
         if not isinstance(center, str) and isinstance(self.label_range, RELEASED_RANGE):
             raise ParameterError(

@@ -317,8 +317,8 @@ default="auto"
         return build_mechanism(resolved_mechanism(self), type(self).__name__, self.mechanism_menu,
                                optimality_tol=self.optimality_tol)
 
-    def _validate_params(self) -> None:  # type: ignore[override]
-        super()._validate_params()
+    def _validate_params(self, *, planned: bool = False) -> None:  # type: ignore[override]
+        super()._validate_params(planned=planned)
         check_consistency(self, self._mechanism())
 
     # ------------------------------------------------------------------------ plan
