@@ -287,6 +287,10 @@ class FitContext:
     label_warning : LabelWarning or None
         The label-set warning shared by the fits of one fit made of fits (issued
         at most once); None: each read of a label set from y warns.
+    checked : bool
+        X and y reach this fit as the meta-estimator that holds it checked them (X by
+        :func:`~dpconvex.data.validation.check_array`, a regressor's labels numbers, one per
+        row), so the fit does not check them again; it still clips and maps every record.
 
     Examples
     --------
@@ -303,13 +307,15 @@ class FitContext:
     excluded: np.ndarray | None = None
     held: bool = False
     label_warning: LabelWarning | None = None
+    checked: bool = False
 
     def inner(self, noise: NoiseSource | None, *, held: bool = False,
-              excluding: np.ndarray | None = None) -> FitContext:
+              excluding: np.ndarray | None = None, checked: bool = False) -> FitContext:
         """The context of a fit inside this one: the same rows left out, hold and label
         warning; ``noise`` its own source (None: from its ``random_state``); ``held``
         when it runs inside this fit's budget hold; ``excluding`` a boolean mask of
-        further records left out (a fit made of fits inside another's part).
+        further records left out (a fit made of fits inside another's part); ``checked``
+        when this fit hands it X and y as it checked them.
 
         Raises
         ------
@@ -323,7 +329,8 @@ class FitContext:
                 mask, mask.size if excluded is None else excluded.size, "FitContext.inner"
             )
             excluded = mask if excluded is None else excluded | mask
-        return dataclasses.replace(self, noise=noise, held=self.held or held, excluded=excluded)
+        return dataclasses.replace(self, noise=noise, held=self.held or held, excluded=excluded,
+                                   checked=checked)
 
     def every_row(self, owner: str) -> FitContext:
         """This context, for a fit that reads every row (its statistics, splits or selection
@@ -1017,8 +1024,9 @@ class PrivateEstimator(BaseEstimator):
         out, the label-set warning; ``binary``: two labels, a one-vs-rest plan refused (its
         binary models are prepared with their own plans)."""
         owner = type(self).__name__
-        X_checked = check_array(X, f"{owner}.fit", min_samples=2,
-                                accept_sparse=self._accepts_sparse, accept_dask=True)
+        X_checked = X if context.checked else check_array(
+            X, f"{owner}.fit", min_samples=2, accept_sparse=self._accepts_sparse, accept_dask=True
+        )
         if binary and plan.sub_plans:
             raise ParameterError(
                 f"{owner}.prepare: the plan is one-vs-rest over {plan.n_classes} classes; prepare "
@@ -1032,7 +1040,7 @@ class PrivateEstimator(BaseEstimator):
                 "plan(n, n_classes, n_features) of these data (or plan_for(X, y)).")
         if not self._reads_label_set:  # a regressor's labels (a meta-estimator's: its note)
             return X_checked, self._unit_labels(
-                y, n, f"{owner}.fit", note=context.excluded is None
+                y, n, f"{owner}.fit", note=context.excluded is None, checked=context.checked
             )
         y_checked = check_labels(computed(y), n, f"{owner}.fit", classes=self.classes,
                                  unknown_labels=self.unknown_labels)

@@ -1456,7 +1456,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             # constant); the learner's plan, hold and release leave them out
             y_unit[validation] = mid
             inner = context.inner(NoiseSource(fit_rng, noise.seeded), held=True,
-                                  excluding=self._held_mask(n, validation))
+                                  excluding=self._held_mask(n, validation), checked=True)
             self._fit_on_part(learner, X_checked, y_unit, n, n_features, inner)
             X_val = take_rows(X_checked, validation, n, owner, self)
             with np.errstate(all="ignore"):  # a warning would tell a validation record's size
@@ -1500,7 +1500,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         n, n_features : int
             The public shape (every row: ``inner`` excludes the validation part).
         inner : FitContext
-            The learner's context: its generator, held, the validation rows excluded.
+            The learner's context: its generator, held, the validation rows excluded, the
+            rows and labels as this fit checked them.
         """
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PrivacyWarning)

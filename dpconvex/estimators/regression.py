@@ -489,7 +489,8 @@ class LabelRangeMixin(RegressionScoreMixin):
             stacklevel=user_stacklevel(),
         )
 
-    def _unit_labels(self, y: Any, n: int, caller: str, note: bool = True) -> np.ndarray:
+    def _unit_labels(self, y: Any, n: int, caller: str, note: bool = True,
+                     checked: bool = False) -> np.ndarray:
         """Labels clipped to the public range and mapped onto [−1, 1]: (2y − lo − hi)/(hi − lo), or
         with a numeric ``label_center`` c, 2(y − c)/(hi − lo) clipped to [−1, 1].
 
@@ -499,7 +500,9 @@ class LabelRangeMixin(RegressionScoreMixin):
         outside the range would switch a message on: docs/privacy/messages.md). Labels held by
         Dask are brought to the driver once (8n bytes); a column vector is flattened with
         scikit-learn's warning. The map adds one n-vector, written in place. ``note=False``: the
-        labels come from a meta-estimator that counted them (clipped, with placeholders).
+        labels come from a meta-estimator that counted them (clipped, with placeholders);
+        ``checked``: that meta-estimator checked them (numbers, one per row), as
+        :meth:`_raw_labels` does.
         """
         if isinstance(self.label_range, RELEASED_RANGE):  # prepare, on a plan
             raise ParameterError(
@@ -507,7 +510,7 @@ class LabelRangeMixin(RegressionScoreMixin):
                 "the model, in fit only: call fit, or give the released range as "
                 "label_range=(lo, hi) to prepare."
             )
-        values = self._raw_labels(y, n, caller)
+        values = np.asarray(y, dtype=float) if checked else self._raw_labels(y, n, caller)
         lo, hi = self._label_bounds()
         if self.label_range is None:  # a fact of the call: the text reads no label
             self._warn_unit_range(caller)
