@@ -1116,7 +1116,7 @@ class PrivateEstimator(BaseEstimator):
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator:
         """:meth:`fit` inside ``context`` (what a meta-estimator hands this fit)."""
-        from .._validation import seeded_noise, with_feature_names
+        from .._validation import with_feature_names
 
         if not self.takes_row_mask:
             context.every_row(type(self).__name__)
@@ -1129,11 +1129,8 @@ class PrivateEstimator(BaseEstimator):
             context = context.one_label_warning(owner=type(self).__name__, y=y)
         names = feature_names_of(X, f"{type(self).__name__}.fit")
         plan = self._plan(*self.public_shape(X, y))
-        if context.noise is None:  # one generator for every step of the fit (e.g. a component
-            # assignment, the release), from random_state as checked with the parameters above
-            context = dataclasses.replace(
-                context, noise=seeded_noise(getattr(self, "random_state", None))
-            )
+        # one generator for every step of the fit (e.g. a component assignment, the release)
+        context = dataclasses.replace(context, noise=self._fit_noise(context))
         if plan.sub_plans:
             fitted = self._fit_sub_plans(X, y, plan, context)
         else:
@@ -1142,6 +1139,15 @@ class PrivateEstimator(BaseEstimator):
                     self.prepare(X, y, plan, context=context), plan, hold, context, None
                 )
         return with_feature_names(fitted, names)
+
+    def _fit_noise(self, context: FitContext) -> NoiseSource:
+        """This fit's generator: the one its caller hands it (``context.noise``), else a new one
+        from ``random_state`` as :meth:`_validate_params` checked it (called after it)."""
+        from .._validation import seeded_noise
+
+        if context.noise is not None:
+            return context.noise
+        return seeded_noise(getattr(self, "random_state", None))
 
     # --------------------------------------------------------------------- certify
     def certify(self, X: Any = None, y: Any = None, *, n: int | None = None,

@@ -52,7 +52,6 @@ from .._validation import (
     checks_feature_names,
     feature_names_of,
     is_dask_collection,
-    noise_source,
     signed_by,
     signed_refusal,
     unchecked,
@@ -810,7 +809,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         )
         name, reason, learner = self._learner(*shape)
         self._warn_if_every_candidate_is_weak(*shape)  # before any budget is held
-        noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
+        noise = self._fit_noise(context)  # random_state, or a meta-estimator's
         best = 0  # the candidate released: 0 the learner's model, c + 1 the constant class c
         with (
             hold_budget(
@@ -1290,7 +1289,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         choice = choose_regression_learner(
             n, n_features, epsilon, float(self.delta or 0.0), self.safeguard
         )
-        noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
+        noise = self._fit_noise(context)  # random_state, or a meta-estimator's
         if choice.learner == PRIVATE_MEAN:
             certificate = self._fit_mean(X, y, n, n_features, choice, noise)
         elif not choice.safeguard:
