@@ -570,13 +570,14 @@ def _ssp(template: ConstantsSource, mech: Mechanism, budget: Budget,
 
 def noise_ratio(family: str, template: ConstantsSource, mech: Mechanism, budget: Budget, *,
                 calibration: Calibration | None = None, n: int | None = None,
-                n_classes: int = 2, worst_case: bool = False, norm: bool = False
-                ) -> float | None:
+                n_classes: int = 2, worst_case: bool = False, norm: bool = False,
+                report: NoiseReport | None = None) -> float | None:
     """ρ of ``family`` (module docstring), from public quantities only; None: nothing to check.
 
     Only the template's public facts are read; ``budget`` is the release's (one binary
     model's under one-vs-rest); ``calibration`` the release's when already computed (read,
-    not recomputed); ``n`` the public rows (``centroid``; None: no ratio); ``n_classes`` C
+    not recomputed), and ``report`` its noise report at the declared modulus (``linear``,
+    ``gd``: read, not recomputed); ``n`` the public rows (``centroid``; None: no ratio); ``n_classes`` C
     (``gd``); ``worst_case`` (linear, gd) the bound at any θ instead of at θ = 0; ``norm``
     (``centroid``) E‖noise on a mean‖ = ρ √d instead of its sd along a direction. A private
     mechanism that does not report its noise raises the :class:`ParameterError` naming it.
@@ -601,9 +602,10 @@ def noise_ratio(family: str, template: ConstantsSource, mech: Mechanism, budget:
         if not getattr(mech, "private", False) or (n is None and not gradient):
             return None
         try:
-            report = mech.noise_report(
-                template, budget, None, calibration=calibration if gradient else None
-            )
+            if report is None or not gradient:
+                report = mech.noise_report(
+                    template, budget, None, calibration=calibration if gradient else None
+                )
         except (DPConvexError, ValueError, ArithmeticError):
             from ..mechanisms import Mechanism
 
@@ -789,6 +791,7 @@ def warn_if_noise_dominates(
     n_classes: int = 2,
     epsilon: float | None = None,
     regression: bool = False,
+    report: NoiseReport | None = None,
 ) -> float | None:
     """Warn (a :class:`PrivacyWarning`, before the noise is drawn) when ρ exceeds its threshold.
 
@@ -811,9 +814,8 @@ def warn_if_noise_dominates(
     >>> rho > 1, [w.category is PrivacyWarning for w in caught]
     (True, [True])
     """
-    rho = noise_ratio(
-        family, template, mech, budget, calibration=calibration, n=n, n_classes=n_classes
-    )
+    rho = noise_ratio(family, template, mech, budget, calibration=calibration, n=n,
+                      n_classes=n_classes, report=report)
     if rho is not None and rho > THRESHOLDS[family]:
         text = _message(
             family, rho, template, mech, budget, calibration, n, n_classes, epsilon, regression
