@@ -216,7 +216,19 @@ TemplateT = TypeVar("TemplateT", bound="Template")
 
 def calibrated_constants(problem: ConstantsSource, cal: Calibration | None) -> PrivacyConstants:
     """The declared constants ``cal`` was calibrated from (:attr:`Calibration.constants`), else
-    ``problem``'s (a calibration that does not state them, or none)."""
+    ``problem``'s (a calibration that does not state them, or none).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.base import calibrated_constants
+    >>> consts = PrivacyConstants(1.0, 1, 0.25, 0.1, 3)
+    >>> problem = PublicProblem(n=40, constants=consts)
+    >>> cal = get_mechanism("objective").calibrate(problem, Budget(1.0))
+    >>> calibrated_constants(problem, cal) is cal.constants
+    True
+    >>> calibrated_constants(problem, None) is consts
+    True
+    """
     constants = None if cal is None else cal.constants
     return problem.privacy_constants() if constants is None else constants
 
