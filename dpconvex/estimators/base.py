@@ -35,6 +35,8 @@ from .._validation import (
     checks_feature_names,
     feature_names_of,
     is_dask_collection,
+    noise_source,
+    seeded_noise,
     signed_by,
     signed_refusal,
     unchecked,
@@ -988,8 +990,6 @@ class PrivateEstimator(BaseEstimator):
         """Fit ``inner`` (a clone of this estimator with other parameters) on the rows, drawing
         from this fit's generator and charging this fit's ledger, and take its fitted
         attributes."""
-        from .._validation import noise_source
-
         if hasattr(self, "accountant"):  # clone copies a ledger; the same one is charged
             inner.accountant = self.accountant
         inner._fit_with(rows, y, context.inner(noise_source(self, context.noise)))
@@ -1057,8 +1057,6 @@ class PrivateEstimator(BaseEstimator):
         (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness); ``context``
         what a meta-estimator hands the fit (:class:`FitContext`: e.g. its noise source).
         """
-        from .._validation import noise_source
-
         # a draft as its schema or ranges, or rows of one (the plan plan_for made on them states it)
         draft = not_public_source(self) is not None or SUGGESTED_SOURCE in plan.notes
         # one stream: the caller's generator, else the preparation's, else one from random_state
@@ -1143,8 +1141,6 @@ class PrivateEstimator(BaseEstimator):
     def _fit_noise(self, context: FitContext) -> NoiseSource:
         """This fit's generator: the one its caller hands it (``context.noise``), else a new one
         from ``random_state`` as :meth:`_validate_params` checked it (called after it)."""
-        from .._validation import seeded_noise
-
         if context.noise is not None:
             return context.noise
         return seeded_noise(getattr(self, "random_state", None))
