@@ -577,8 +577,8 @@ def noise_ratio(family: str, template: ConstantsSource, mech: Mechanism, budget:
     Only the template's public facts are read; ``budget`` is the release's (one binary
     model's under one-vs-rest); ``calibration`` the release's when already computed (read,
     not recomputed), and ``report`` its noise report at the declared modulus (``linear``,
-    ``gd``: read, not recomputed); ``n`` the public rows (``centroid``; None: no ratio); ``n_classes`` C
-    (``gd``); ``worst_case`` (linear, gd) the bound at any θ instead of at θ = 0; ``norm``
+    ``gd``: read, not recomputed); ``n`` the public rows (``centroid``; None: no ratio);
+    ``n_classes`` C (``gd``); ``worst_case`` (linear, gd) the bound at any θ instead of at θ = 0; ``norm``
     (``centroid``) E‖noise on a mean‖ = ρ √d instead of its sd along a direction. A private
     mechanism that does not report its noise raises the :class:`ParameterError` naming it.
 
