@@ -281,8 +281,18 @@ def noise_source(owner: Any, given: NoiseSource | None = None) -> NoiseSource:
     seed = RANDOM_STATE.check(
         "random_state", getattr(owner, "random_state", None), type(owner).__name__
     )
-    if given is not None:
-        return given
+    return given if given is not None else seeded_noise(seed)
+
+
+def seeded_noise(seed: int | None) -> NoiseSource:
+    """A new generator from a seed already checked by :data:`RANDOM_STATE` (None: from the OS).
+
+    Examples
+    --------
+    >>> from dpconvex._validation import seeded_noise
+    >>> seeded_noise(3).seeded, seeded_noise(None).seeded
+    (True, False)
+    """
     return NoiseSource(np.random.default_rng(seed), seed is not None)
 
 

@@ -95,3 +95,25 @@ def test_a_noise_warning_of_a_fit_made_of_fits_names_the_users_line():
             est.fit(X, y)
         noisy = [w for w in caught if "noise is large" in str(w.message)]
         assert noisy and all(w.filename == __file__ for w in noisy), type(est).__name__
+
+
+def test_checked_rows_are_the_handing_fits_word_only():
+    """A meta-estimator marks the rows it checked for its own part; a fit inside that part
+    (its context's ``inner``) checks what it is handed again."""
+    part = NO_CONTEXT.inner(None, checked=True)
+    assert part.checked and not NO_CONTEXT.checked
+    assert not part.inner(None).checked
+
+
+def test_a_mechanism_against_delta_is_refused_alike_by_every_path():
+    """Validation alone, the plan and the fit refuse a pure mechanism with δ > 0 by one message
+    (the plan resolves the mechanism once for both)."""
+    X = np.random.default_rng(2).normal(size=(40, 3)) * 0.3
+    y = (X[:, 0] > 0).astype(int)
+    est = dp.PrivateLogisticRegression(mechanism="objective", delta=1e-6, classes=[0, 1])
+    messages = []
+    for call in (est._validate_params, lambda: est.plan(40, 2, 3), lambda: est.fit(X, y)):
+        with pytest.raises(dp.errors.ParameterError) as refused:
+            call()
+        messages.append(str(refused.value).split(": ", 1)[1])
+    assert len(set(messages)) == 1 and "pure epsilon-DP" in messages[0]

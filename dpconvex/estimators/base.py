@@ -35,6 +35,8 @@ from .._validation import (
     checks_feature_names,
     feature_names_of,
     is_dask_collection,
+    noise_source,
+    seeded_noise,
     signed_by,
     signed_refusal,
     unchecked,
@@ -287,6 +289,10 @@ class FitContext:
     label_warning : LabelWarning or None
         The label-set warning shared by the fits of one fit made of fits (issued
         at most once); None: each read of a label set from y warns.
+    checked : bool
+        X and y reach this fit as the meta-estimator that holds it checked them (X by
+        :func:`~dpconvex.data.validation.check_array`, a regressor's labels numbers, one per
+        row), so the fit does not check them again; it still clips and maps every record.
 
     Examples
     --------
@@ -303,13 +309,15 @@ class FitContext:
     excluded: np.ndarray | None = None
     held: bool = False
     label_warning: LabelWarning | None = None
+    checked: bool = False
 
     def inner(self, noise: NoiseSource | None, *, held: bool = False,
-              excluding: np.ndarray | None = None) -> FitContext:
+              excluding: np.ndarray | None = None, checked: bool = False) -> FitContext:
         """The context of a fit inside this one: the same rows left out, hold and label
         warning; ``noise`` its own source (None: from its ``random_state``); ``held``
         when it runs inside this fit's budget hold; ``excluding`` a boolean mask of
-        further records left out (a fit made of fits inside another's part).
+        further records left out (a fit made of fits inside another's part); ``checked``
+        when this fit hands it X and y as it checked them.
 
         Raises
         ------
@@ -323,7 +331,8 @@ class FitContext:
                 mask, mask.size if excluded is None else excluded.size, "FitContext.inner"
             )
             excluded = mask if excluded is None else excluded | mask
-        return dataclasses.replace(self, noise=noise, held=self.held or held, excluded=excluded)
+        return dataclasses.replace(self, noise=noise, held=self.held or held, excluded=excluded,
+                                   checked=checked)
 
     def every_row(self, owner: str) -> FitContext:
         """This context, for a fit that reads every row (its statistics, splits or selection
@@ -857,9 +866,14 @@ class PrivateEstimator(BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------ validation
-    def _validate_params(self) -> None:  # type: ignore[override]
+    def _validate_params(self, *, planned: bool = False) -> None:  # type: ignore[override]
         """Every parameter check, once: the table (a learner with rules across parameters,
-        the mechanism against δ, ..., extends this with them)."""
+        the mechanism against δ, ..., extends this with them).
+
+        ``planned``: the plan is made at once (:meth:`plan`, :meth:`fit`); a rule the plan
+        applies itself, refusing by the same names (a linear model's mechanism against δ), is
+        left to it.
+        """
         owner = type(self).__name__
         for name, constraint in self._parameter_constraints.items():
             constraint.check(name, getattr(self, name), owner)
@@ -883,7 +897,7 @@ class PrivateEstimator(BaseEstimator):
         n_classes = check_shape_fact("n_classes", n_classes, owner,
                                      low=2 if self._reads_label_set else 1)  # a classifier's two
         n_features = check_shape_fact("n_features", n_features, owner, low=1)
-        self._validate_params()
+        self._validate_params(planned=True)
         return self._plan(n, n_classes, n_features)
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
@@ -976,8 +990,6 @@ class PrivateEstimator(BaseEstimator):
         """Fit ``inner`` (a clone of this estimator with other parameters) on the rows, drawing
         from this fit's generator and charging this fit's ledger, and take its fitted
         attributes."""
-        from .._validation import noise_source
-
         if hasattr(self, "accountant"):  # clone copies a ledger; the same one is charged
             inner.accountant = self.accountant
         inner._fit_with(rows, y, context.inner(noise_source(self, context.noise)))
@@ -1012,8 +1024,9 @@ class PrivateEstimator(BaseEstimator):
         out, the label-set warning; ``binary``: two labels, a one-vs-rest plan refused (its
         binary models are prepared with their own plans)."""
         owner = type(self).__name__
-        X_checked = check_array(X, f"{owner}.fit", min_samples=2,
-                                accept_sparse=self._accepts_sparse, accept_dask=True)
+        X_checked = X if context.checked else check_array(
+            X, f"{owner}.fit", min_samples=2, accept_sparse=self._accepts_sparse, accept_dask=True
+        )
         if binary and plan.sub_plans:
             raise ParameterError(
                 f"{owner}.prepare: the plan is one-vs-rest over {plan.n_classes} classes; prepare "
@@ -1027,7 +1040,7 @@ class PrivateEstimator(BaseEstimator):
                 "plan(n, n_classes, n_features) of these data (or plan_for(X, y)).")
         if not self._reads_label_set:  # a regressor's labels (a meta-estimator's: its note)
             return X_checked, self._unit_labels(
-                y, n, f"{owner}.fit", note=context.excluded is None
+                y, n, f"{owner}.fit", note=context.excluded is None, checked=context.checked
             )
         y_checked = check_labels(computed(y), n, f"{owner}.fit", classes=self.classes,
                                  unknown_labels=self.unknown_labels)
@@ -1046,9 +1059,9 @@ class PrivateEstimator(BaseEstimator):
         """
         # a draft as its schema or ranges, or rows of one (the plan plan_for made on them states it)
         draft = not_public_source(self) is not None or SUGGESTED_SOURCE in plan.notes
-        # the preparation's generator: one stream
-        if context.noise is None and prep.noise is not None:
-            context = dataclasses.replace(context, noise=prep.noise)
+        # one stream: the caller's generator, else the preparation's, else one from random_state
+        noise = context.noise if context.noise is not None else prep.noise
+        context = dataclasses.replace(context, noise=noise_source(self, noise))
         caller, ledger = f"{type(self).__name__}.fit_prepared", getattr(self, "accountant", None)
         try:
             with (
@@ -1072,6 +1085,8 @@ class PrivateEstimator(BaseEstimator):
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> PrivateEstimator:
+        """Noise, release and the fitted attributes: the private part of a fit. ``context.noise``
+        is this fit's generator (set by :meth:`fit` and :meth:`fit_prepared`)."""
         raise ParameterError(
             f"{type(self).__name__}.fit_prepared: {type(self).__name__} {FIT_ONLY}"
         )
@@ -1099,7 +1114,7 @@ class PrivateEstimator(BaseEstimator):
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator:
         """:meth:`fit` inside ``context`` (what a meta-estimator hands this fit)."""
-        from .._validation import noise_source, with_feature_names
+        from .._validation import with_feature_names
 
         if not self.takes_row_mask:
             context.every_row(type(self).__name__)
@@ -1107,13 +1122,13 @@ class PrivateEstimator(BaseEstimator):
         if ranged is not None:
             self._fit_as(ranged, X, y, context).certificate_.assumptions.append(ROWS_RANGES_NOTE)
             return self
-        self._validate_params()
+        self._validate_params(planned=True)
         if self._reads_label_set and getattr(self, "classes", None) is None:  # the set read from y
             context = context.one_label_warning(owner=type(self).__name__, y=y)
         names = feature_names_of(X, f"{type(self).__name__}.fit")
         plan = self._plan(*self.public_shape(X, y))
         # one generator for every step of the fit (e.g. a component assignment, the release)
-        context = dataclasses.replace(context, noise=noise_source(self, context.noise))
+        context = dataclasses.replace(context, noise=self._fit_noise(context))
         if plan.sub_plans:
             fitted = self._fit_sub_plans(X, y, plan, context)
         else:
@@ -1122,6 +1137,13 @@ class PrivateEstimator(BaseEstimator):
                     self.prepare(X, y, plan, context=context), plan, hold, context, None
                 )
         return with_feature_names(fitted, names)
+
+    def _fit_noise(self, context: FitContext) -> NoiseSource:
+        """This fit's generator: the one its caller hands it (``context.noise``), else a new one
+        from ``random_state`` as :meth:`_validate_params` checked it (called after it)."""
+        if context.noise is not None:
+            return context.noise
+        return seeded_noise(getattr(self, "random_state", None))
 
     # --------------------------------------------------------------------- certify
     def certify(self, X: Any = None, y: Any = None, *, n: int | None = None,

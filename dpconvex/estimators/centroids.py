@@ -44,7 +44,6 @@ from .._validation import (
     check_option,
     checks_feature_names,
     is_dask_collection,
-    noise_source,
 )
 from ..data.operators import canonical_csr, row_norms
 from ..data.preprocess import clip_rows
@@ -450,9 +449,9 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
         reason = self._resolved().reason
         return () if reason is None else (reason,)
 
-    def _validate_params(self) -> None:  # type: ignore[override]
+    def _validate_params(self, *, planned: bool = False) -> None:  # type: ignore[override]
         """The table, then ``delta`` against the mechanism: None or 0 when pure, else None or in (0, 1)."""
-        super()._validate_params()
+        super()._validate_params(planned=planned)
         owner = type(self).__name__
         mech = self._mechanism()
         if self.delta is not None:
@@ -518,7 +517,7 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
         """
         warn_if_noise_dominates(self._noise_family, prep.template, plan.mechanism, plan.budget,
                                 type(self).__name__, n=plan.n)  # (n, C, d, epsilon, delta) only
-        noise = noise_source(self, context.noise)
+        noise = context.noise  # this fit's generator
         released = release(
             prep.template, plan.mechanism, plan.budget, None, noise.rng, seeded=noise.seeded
         )

@@ -54,7 +54,6 @@ from .._validation import (
     checks_feature_names,
     feature_names_of,
     is_dask_collection,
-    noise_source,
     signed_by,
     signed_refusal,
     unchecked,
@@ -819,7 +818,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         guarded = self._guarded(*shape)
         name, reason, learner = self._learner(*shape)
         self._warn_if_every_candidate_is_weak(*shape)  # before any budget is held
-        noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
+        noise = self._fit_noise(context)  # random_state, or a meta-estimator's
         best = 0  # the candidate released: 0 the learner's model, c + 1 the constant class c
         with (
             hold_budget(
@@ -1273,7 +1272,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         choice = choose_regression_learner(
             n, n_features, epsilon, float(self.delta or 0.0), self.safeguard
         )
-        noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
+        noise = self._fit_noise(context)  # random_state, or a meta-estimator's
         if choice.learner == PRIVATE_MEAN:
             certificate = self._fit_mean(X, y, n, n_features, choice, noise)
         elif not choice.safeguard:
@@ -1439,7 +1438,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             # constant); the learner's plan, hold and release leave them out
             y_unit[validation] = mid
             inner = context.inner(NoiseSource(fit_rng, noise.seeded), held=True,
-                                  excluding=self._held_mask(n, validation))
+                                  excluding=self._held_mask(n, validation), checked=True)
             self._fit_on_part(learner, X_checked, y_unit, n, n_features, inner)
             X_val = take_rows(X_checked, validation, n, owner, self)
             with np.errstate(all="ignore"):  # a warning would tell a validation record's size
@@ -1483,7 +1482,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         n, n_features : int
             The public shape (every row: ``inner`` excludes the validation part).
         inner : FitContext
-            The learner's context: its generator, held, the validation rows excluded.
+            The learner's context: its generator, held, the validation rows excluded, the
+            rows and labels as this fit checked them.
         """
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PrivacyWarning)

@@ -43,7 +43,6 @@ from .._validation import (
     check_fitted,
     checks_feature_names,
     is_dask_collection,
-    noise_source,
 )
 from ..data.operators import CSRRows, DenseRows, ScaledRows, clip_scale, unit_scale
 from ..data.preprocess import add_intercept
@@ -162,7 +161,7 @@ class OneVsRestMixin:
     def _plan_ovr(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """The plan of C binary models, each with ε/C (and δ/C), composed sequentially."""
         binary_model = self._binary_clone(n_classes)
-        binary_model._validate_params()
+        binary_model._validate_params(planned=True)
         binary_plan = binary_model._plan(n, 2, n_features)
         # a private one: the δ the C models spend (0 in their pure form)
         total = binary_plan.budget
@@ -466,10 +465,12 @@ class LinearPlanMixin:
         """The mechanism object the parameters ask for (:meth:`_mechanism_and_budget`)."""
         return self._mechanism_and_budget()[0]
 
-    def _validate_params(self) -> None:
-        """The table, then the mechanism against the menu and δ (refused by name)."""
-        super()._validate_params()  # type: ignore[misc]
-        self._mechanism_and_budget()
+    def _validate_params(self, *, planned: bool = False) -> None:
+        """The table, then the mechanism against the menu and δ (refused by name; ``planned``:
+        by :meth:`_plan`, which resolves it)."""
+        super()._validate_params(planned=planned)  # type: ignore[misc]
+        if not planned:
+            self._mechanism_and_budget()
 
     def _norm_bound(self) -> float:
         """q̃ = sqrt(q² + s²) with the intercept column (the appended s is part of every row)."""
@@ -555,7 +556,8 @@ class LinearPlanMixin:
         """
         # LabelRangeMixin: regressors
         owner, regression = type(self).__name__, hasattr(self, "_label_bounds")
-        if not regression and n_classes > 2:
+        if not regression and n_classes > 2:  # the mechanism against the whole δ, then split
+            self._mechanism_and_budget()
             return self._plan_ovr(n, n_classes, n_features)
         n_classes, bounds = (1, self._label_bounds()) if regression else (n_classes, None)
         notes = ((LabelSource("label_range", label_range=bounds),) if regression else
@@ -767,7 +769,7 @@ class _PrivateLinearClassifier(
                  context: FitContext, warm_start: np.ndarray | None) -> _PrivateLinearClassifier:
         """Noise, release and the fitted attributes (the private part of a fit)."""
         mechanism, budget = plan.mechanism, plan.budget
-        noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
+        noise = context.noise  # this fit's generator (random_state, or a meta-estimator's)
         # the noise warning reads the release's one calibration (public quantities only, before
         # any noise is drawn; docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear)
         released = release(prep.template, mechanism, budget, self.solver, noise.rng,

@@ -34,7 +34,6 @@ from .._validation import (
     Options,
     check_int,
     is_dask_collection,
-    noise_source,
 )
 from ..data.operators import DenseRows, ScaledRows
 from ..data.validation import LABEL_POLICY
@@ -237,10 +236,10 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         "unknown_labels": LABEL_POLICY,
     }
 
-    def _validate_params(self) -> None:  # type: ignore[override]
+    def _validate_params(self, *, planned: bool = False) -> None:  # type: ignore[override]
         """The table, then: a Loss instance must declare a finite derivative bound (the clip
         rule needs it)."""
-        super()._validate_params()
+        super()._validate_params(planned=planned)
         self._make_loss()
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
@@ -361,7 +360,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         # public quantities only, before the solve
         # (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear, privacy-noise-warning-gd-centroids)
         warn_if_noise_dominates("gd", template, mechanism, budget, type(self).__name__)
-        noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
+        noise = context.noise  # this fit's generator (random_state, or a meta-estimator's)
         released = release(template, mechanism, budget, None, noise.rng, seeded=noise.seeded)
         theta_bar, certificate = released.theta, released.certificate
         calibration = released.calibration

@@ -54,7 +54,6 @@ from .._validation import (
     checks_feature_names,
     feature_names_of,
     is_dask_collection,
-    noise_source,
     signed_by,
     unchecked,
     with_feature_names,
@@ -364,7 +363,7 @@ class LabelRangeMixin(RegressionScoreMixin):
         # public: refused before anything is read
         check_range_budget(n, eps_label, "labels", f"{owner}.fit")
         delta = inner.plan(n, 1, n_features).budget.delta
-        noise = noise_source(self, context.noise)
+        noise = self._fit_noise(context)
         label_rng, fit_rng = noise.rng.spawn(2)
         with hold_budget(self.accountant, epsilon, delta, owner) as hold:
             values = self._raw_labels(y, n, f"{owner}.fit")
@@ -489,7 +488,8 @@ class LabelRangeMixin(RegressionScoreMixin):
             stacklevel=user_stacklevel(),
         )
 
-    def _unit_labels(self, y: Any, n: int, caller: str, note: bool = True) -> np.ndarray:
+    def _unit_labels(self, y: Any, n: int, caller: str, note: bool = True,
+                     checked: bool = False) -> np.ndarray:
         """Labels clipped to the public range and mapped onto [−1, 1]: (2y − lo − hi)/(hi − lo), or
         with a numeric ``label_center`` c, 2(y − c)/(hi − lo) clipped to [−1, 1].
 
@@ -499,7 +499,9 @@ class LabelRangeMixin(RegressionScoreMixin):
         outside the range would switch a message on: docs/privacy/messages.md). Labels held by
         Dask are brought to the driver once (8n bytes); a column vector is flattened with
         scikit-learn's warning. The map adds one n-vector, written in place. ``note=False``: the
-        labels come from a meta-estimator that counted them (clipped, with placeholders).
+        labels come from a meta-estimator that counted them (clipped, with placeholders);
+        ``checked``: that meta-estimator checked them (numbers, one per row), as
+        :meth:`_raw_labels` does.
         """
         if isinstance(self.label_range, RELEASED_RANGE):  # prepare, on a plan
             raise ParameterError(
@@ -507,7 +509,7 @@ class LabelRangeMixin(RegressionScoreMixin):
                 "the model, in fit only: call fit, or give the released range as "
                 "label_range=(lo, hi) to prepare."
             )
-        values = self._raw_labels(y, n, caller)
+        values = np.asarray(y, dtype=float) if checked else self._raw_labels(y, n, caller)
         lo, hi = self._label_bounds()
         if self.label_range is None:  # a fact of the call: the text reads no label
             self._warn_unit_range(caller)
@@ -532,7 +534,7 @@ class LabelRangeMixin(RegressionScoreMixin):
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> Any:
         """Noise, release and the fitted attributes in the labels' units (the private part)."""
-        noise = noise_source(self, context.noise)
+        noise = context.noise  # this fit's generator (random_state, or a meta-estimator's)
         owner, mechanism, budget = type(self).__name__, plan.mechanism, plan.budget
         family = "ssp" if plan.template == "sufficient statistics" else "linear"
         released = release(
@@ -746,9 +748,9 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
     ):
         self._store_params(locals())
 
-    def _validate_params(self) -> None:  # type: ignore[override]
+    def _validate_params(self, *, planned: bool = False) -> None:  # type: ignore[override]
         """The table, the mechanism, and a numeric ``label_center`` within ``label_range``."""
-        super()._validate_params()
+        super()._validate_params(planned=planned)
         center = self.label_center
         if not isinstance(center, str) and isinstance(self.label_range, RELEASED_RANGE):
             raise ParameterError(
@@ -811,7 +813,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         names = feature_names_of(X, f"{owner}.fit")
         epsilon, share, eps_center, inner = self._center_split(n, n_features)
         delta = inner.plan(n, 1, n_features).budget.delta
-        noise = noise_source(self, context.noise)
+        noise = self._fit_noise(context)
         center_rng, fit_rng = noise.rng.spawn(2)
         lo, hi = self._label_bounds()
         # the rows' checks before any label is read (a refusal spends nothing)

@@ -152,7 +152,7 @@ class PrivateLinearRegression(LabelRangeMixin, LinearPlanMixin, PrivateEstimator
         self._store_params(locals())
 
     # ----------------------------------------------------------------- parameters
-    def _validate_params(self) -> None:  # type: ignore[override]
+    def _validate_params(self, *, planned: bool = False) -> None:  # type: ignore[override]
         """Refuse the perturbation mechanisms by name (the squared loss has no bounded slope),
         then the table and the menu."""
         if isinstance(self.mechanism, str) and self.mechanism in PERTURBATION_MECHANISMS:
@@ -167,7 +167,7 @@ class PrivateLinearRegression(LabelRangeMixin, LinearPlanMixin, PrivateEstimator
                 "perturbs a "
                 f"loss whose slope is bounded. Got {self.mechanism!r} instead."
             )
-        super()._validate_params()
+        super()._validate_params(planned=planned)
 
     def _ridge(self, n: int) -> float | None:
         """nΛ for a given ``lam`` (the objective's Λ on the sums), None for the rule of ``lam="auto"``."""

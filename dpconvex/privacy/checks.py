@@ -362,7 +362,8 @@ def shipped_loss_conditions(loss: Loss, *, need_curvature: bool,
     >>> shipped_loss_conditions(Mine(), need_curvature=True) is None
     True
     """
-    if not isinstance(loss, Loss) or shipped_derivation(loss) is None or not loss.as_built():
+    derivation = shipped_derivation(loss) if isinstance(loss, Loss) else None
+    if derivation is None or not loss.as_built():
         return None
     key = (type(loss), repr(loss.params()), bool(need_curvature))
     if key not in _SHIPPED:
@@ -370,7 +371,7 @@ def shipped_loss_conditions(loss: Loss, *, need_curvature: bool,
         _probe_loss(loss, loss.kind == "regression", need_curvature=need_curvature, caller=caller,
                     built=isinstance(loss, CVXPYLoss)
                     and type(loss).cvxpy_expr is CVXPYLoss.cvxpy_expr)
-        how = f"derived ({shipped_derivation(loss)})"
+        how = f"derived ({derivation})"
         if len(_SHIPPED) >= _PROBED_SIZE:
             _SHIPPED.pop(next(iter(_SHIPPED)))
         probed = f"{how} and probed"

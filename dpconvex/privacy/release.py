@@ -25,7 +25,7 @@ from ..solvers.registry import SolveResult
 from .budget import Budget
 from .certificate import Certificate
 from .declarations import vouched
-from .mechanisms.base import Calibration, Mechanism, get_mechanism
+from .mechanisms.base import Calibration, Mechanism, NoiseReport, get_mechanism
 from .user_parts import (
     check_contract,
     members_changed,
@@ -156,7 +156,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     if vouch or any(c.unverified for c in conditions):
         conditions = vouched(conditions, vouch, unused=vouch_unused)
     calibration = mechanism.calibrate(template, budget)
-    _refuse_unresolved_noise(template, mechanism, budget, calibration)
+    report = _refuse_unresolved_noise(template, mechanism, budget, calibration)
     certificate = mechanism.certificate(template, budget, calibration, conditions)
     if dry_run:  # seeded only where the caller says the fit's noise will be
         certificate.seeded = mechanism.private and seeded
@@ -165,7 +165,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
         from .rules.noise_level import warn_if_noise_dominates
 
         warn_if_noise_dominates(template=template, mech=mechanism, budget=budget,
-                                calibration=calibration, **noise_warning)
+                                calibration=calibration, report=report, **noise_warning)
     solver_backend = solving_backend(mechanism, backend, template)
     noise_rng = _noise_generator(rng)
     # what the calibration and the checks read, before the solve (a user's backend may change it)
@@ -215,22 +215,22 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
 
 
 def _refuse_unresolved_noise(template: Template, mechanism: Mechanism, budget: Budget,
-                             calibration: Calibration) -> None:
+                             calibration: Calibration) -> NoiseReport | None:
     """Refuse noise on the objective whose gradient float64 cannot resolve to the template's
-    tolerance (:data:`RESOLUTION`), from public quantities only."""
+    tolerance (:data:`RESOLUTION`), from public quantities only. Returns the noise report it
+    read (for the noise warning), None where it reads none."""
     if mechanism.placement != "objective" or not mechanism.private:
-        return
+        return None
     try:
-        noise = float(
-            mechanism.noise_report(template, budget, calibration=calibration).expected_norm
-        )
+        report = mechanism.noise_report(template, budget, calibration=calibration)
+        noise = float(report.expected_norm)
     # a mechanism or template of the user's without a noise report: its own proof
     except Exception:
         if not any(
             map(users_class, (mechanism, getattr(mechanism, "inner", None) or mechanism, template))
         ):
             raise
-        noise = 0.0
+        report, noise = None, 0.0
     if noise / template.n * RESOLUTION > template.residual_tol:
         raise PrivacyError(
             f"release: epsilon = {budget.epsilon:g} puts noise of expected norm {noise:.3g} on "
@@ -241,6 +241,7 @@ def _refuse_unresolved_noise(template: Template, mechanism: Mechanism, budget: B
             "reaches it "
             "would depend on the records; nothing is released. Use a larger epsilon."
         )
+    return report
 
 
 #: The bit generators of NumPy's whose draws the noise may come from.

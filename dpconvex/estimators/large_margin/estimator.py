@@ -317,8 +317,8 @@ default="auto"
         return build_mechanism(resolved_mechanism(self), type(self).__name__, self.mechanism_menu,
                                optimality_tol=self.optimality_tol)
 
-    def _validate_params(self) -> None:  # type: ignore[override]
-        super()._validate_params()
+    def _validate_params(self, *, planned: bool = False) -> None:  # type: ignore[override]
+        super()._validate_params(planned=planned)
         check_consistency(self, self._mechanism())
 
     # ------------------------------------------------------------------------ plan
@@ -467,7 +467,7 @@ default="auto"
         """The private part of a fit on a prepared template: noise, release, ``Phi_``."""
         # the generator of this fit; when the build drew from it (DP k-means), the same one
         # (fit and a sweep hand it to both steps)
-        noise = noise_source(self, context.noise)
+        noise = context.noise
         if plan.learner == CENTROID_LEARNER:  # privacy-centroid-switch (never reusable)
             # the rows kept by a centroid prepare, else mapped again from the validated X
             rows = prep.meta.rows if prep.meta.rows is not None else clip_and_map(

@@ -88,7 +88,9 @@ class Calibration:
     (``epsilon`` defaults to ``epsilon_requested``, ``epsilon_noise`` to ``epsilon``);
     ``delta`` the δ of an (ε, δ) guarantee (0 for the pure mechanisms).
     ``modulus_floor`` the smallest modulus at which the calibration adds no Δ (0 when it
-    never does). ``extra`` holds mechanism-specific public quantities.
+    never does). ``extra`` holds mechanism-specific public quantities; ``constants`` the
+    declared constants it was calibrated from, where the mechanism states them (read by its
+    certificate, noise report and solve conditions: :func:`calibrated_constants`).
 
     Examples
     --------
@@ -111,6 +113,7 @@ class Calibration:
     delta: float = 0.0
     modulus_floor: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
+    constants: PrivacyConstants | None = None
 
     def __post_init__(self) -> None:
         if self.epsilon is None:
@@ -209,6 +212,25 @@ ConstantsSource = Union["Template", PublicProblem]
 #: The template a mechanism runs on: a :class:`~dpconvex.templates.base.Template` with
 #: the capabilities the mechanism needs (e.g. an ``ObjectiveTemplate`` for perturbation).
 TemplateT = TypeVar("TemplateT", bound="Template")
+
+
+def calibrated_constants(problem: ConstantsSource, cal: Calibration | None) -> PrivacyConstants:
+    """The declared constants ``cal`` was calibrated from (:attr:`Calibration.constants`), else
+    ``problem``'s (a calibration that does not state them, or none).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.base import calibrated_constants
+    >>> consts = PrivacyConstants(1.0, 1, 0.25, 0.1, 3)
+    >>> problem = PublicProblem(n=40, constants=consts)
+    >>> cal = get_mechanism("objective").calibrate(problem, Budget(1.0))
+    >>> calibrated_constants(problem, cal) is cal.constants
+    True
+    >>> calibrated_constants(problem, None) is consts
+    True
+    """
+    constants = None if cal is None else cal.constants
+    return problem.privacy_constants() if constants is None else constants
 
 
 def at_modulus(consts: PrivacyConstants, mu: float | np.ndarray) -> PrivacyConstants:
@@ -341,7 +363,7 @@ class Mechanism(ABC, Generic[TemplateT]):
         if result is None or not self.private or self.wraps:
             return []
         tol = template.residual_tol
-        mu = template.privacy_constants().strong_convexity + (
+        mu = calibrated_constants(template, cal).strong_convexity + (
             cal.extra_strong_convexity if cal is not None else 0.0)
         try:
             gap = f"; uncovered distance to the exact minimizer <= {template.distance_bound(tol, mu):.3g}"
@@ -931,7 +953,7 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     if moduli is None:  # at the one modulus: numbers
         fields = dict(zip(fields, map(float, fields.values()), strict=True))
     return Calibration(mechanism="objective", epsilon_requested=epsilon, sensitivity=sensitivity,
-                       modulus_floor=floor, **fields)
+                       modulus_floor=floor, constants=consts if moduli is None else None, **fields)
 
 
 def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstants, *,
@@ -962,7 +984,7 @@ def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstan
     if consts.grad_bound != 0.0 and not np.isfinite(rate):
         raise _unresolved_rate(caller, "the argmin sensitivity 2G/(n*mu)", consts.grad_bound)
     return Calibration(mechanism="output", epsilon_requested=epsilon, sensitivity=sensitivity,
-                       noise_rate=float(rate))
+                       noise_rate=float(rate), constants=consts)
 
 
 def _unresolved_rate(caller: str, what: str, grad_bound: float) -> PrivacyError:
@@ -1004,7 +1026,8 @@ class _Perturbation(ExactMinimizer):
                      mu: float | np.ndarray | None = None, *,
                      calibration: Calibration | None = None) -> NoiseReport:
         """Norm-Gamma b of rate β: E‖b‖ = p/β, E‖b‖² = p(p + 1)/β²."""
-        consts, eps, n = problem.privacy_constants(), budget.epsilon, problem.n
+        consts = calibrated_constants(problem, calibration if mu is None else None)
+        eps, n = budget.epsilon, problem.n
         p = int(consts.dimension)
         modulus = consts.strong_convexity if mu is None else mu
         if np.ndim(modulus) > 0:  # a grid of moduli (the Λ rule): one array calibration
@@ -1044,7 +1067,7 @@ class _Perturbation(ExactMinimizer):
         if cal.epsilon > eps:  # pragma: no cover - guarded by construction
             raise PrivacyError(f"{type(self).__name__}.certificate: the computed epsilon "
                                f"{cal.epsilon} exceeds the requested {eps}; nothing is released.")
-        consts = template.privacy_constants()
+        consts = calibrated_constants(template, cal)
         conds = [
             *conditions,
             Condition(

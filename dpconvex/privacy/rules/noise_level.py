@@ -126,14 +126,7 @@ def _rule_constants(mechanism: str | Mechanism, loss: str | Loss | None, records
     """(mechanism, loss, R, w) of the rule for a mechanism and a loss (names or objects; loss
     None: a margin loss) and r = n·ε/p (:func:`reference_norm_for`, :func:`stability_weight_for`);
     ``centered``: the labels mapped around a released centre (a regression loss's lower floor)."""
-    if isinstance(mechanism, str):
-        from ..mechanisms import get_mechanism
-
-        mechanism = get_mechanism(mechanism, "lam='auto'")
-    if isinstance(loss, str):
-        from ...objectives.losses import get_loss
-
-        loss = get_loss(loss)
+    mechanism, loss = _named(mechanism, loss)
     placement = getattr(mechanism, "placement", None)
     key = "output" if placement == "output" else "objective"
     w = STABILITY_WEIGHTS[key]
@@ -143,6 +136,19 @@ def _rule_constants(mechanism: str | Mechanism, loss: str | Loss | None, records
     low = REFERENCE_NORMS["centered regression" if centered else "regression"]
     high = REFERENCE_NORMS["objective"]
     return mechanism, loss, float(min(high, max(low, r / REGRESSION_RECORDS))), w
+
+
+def _named(mechanism: str | Mechanism, loss: str | Loss | None) -> tuple[Mechanism, Loss | None]:
+    """The mechanism and the loss of the rule, each given as an object or a registered name."""
+    if isinstance(mechanism, str):
+        from ..mechanisms import get_mechanism
+
+        mechanism = get_mechanism(mechanism, "lam='auto'")
+    if isinstance(loss, str):
+        from ...objectives.losses import get_loss
+
+        loss = get_loss(loss)
+    return mechanism, loss
 
 
 def label_center_share(n: int, p: int, epsilon: float) -> float:
@@ -224,7 +230,7 @@ def grid_report(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p:
     from ...templates.base import PrivacyConstants
     from ..mechanisms import PublicProblem
 
-    mech, loss, _, _ = _rule_constants(mechanism, loss, None)
+    mech, loss = _named(mechanism, loss)
     if not getattr(mech, "private", False) or not math.isfinite(float(epsilon)):
         return None
     # the public problem of a linear fit before its template exists (Λ left at 1)
@@ -564,14 +570,15 @@ def _ssp(template: ConstantsSource, mech: Mechanism, budget: Budget,
 
 def noise_ratio(family: str, template: ConstantsSource, mech: Mechanism, budget: Budget, *,
                 calibration: Calibration | None = None, n: int | None = None,
-                n_classes: int = 2, worst_case: bool = False, norm: bool = False
-                ) -> float | None:
+                n_classes: int = 2, worst_case: bool = False, norm: bool = False,
+                report: NoiseReport | None = None) -> float | None:
     """ρ of ``family`` (module docstring), from public quantities only; None: nothing to check.
 
     Only the template's public facts are read; ``budget`` is the release's (one binary
     model's under one-vs-rest); ``calibration`` the release's when already computed (read,
-    not recomputed); ``n`` the public rows (``centroid``; None: no ratio); ``n_classes`` C
-    (``gd``); ``worst_case`` (linear, gd) the bound at any θ instead of at θ = 0; ``norm``
+    not recomputed), and ``report`` its noise report at the declared modulus (``linear``,
+    ``gd``: read, not recomputed); ``n`` the public rows (``centroid``; None: no ratio);
+    ``n_classes`` C (``gd``); ``worst_case`` (linear, gd) the bound at any θ instead of at θ = 0; ``norm``
     (``centroid``) E‖noise on a mean‖ = ρ √d instead of its sd along a direction. A private
     mechanism that does not report its noise raises the :class:`ParameterError` naming it.
 
@@ -595,9 +602,10 @@ def noise_ratio(family: str, template: ConstantsSource, mech: Mechanism, budget:
         if not getattr(mech, "private", False) or (n is None and not gradient):
             return None
         try:
-            report = mech.noise_report(
-                template, budget, None, calibration=calibration if gradient else None
-            )
+            if report is None or not gradient:
+                report = mech.noise_report(
+                    template, budget, None, calibration=calibration if gradient else None
+                )
         except (DPConvexError, ValueError, ArithmeticError):
             from ..mechanisms import Mechanism
 
@@ -783,6 +791,7 @@ def warn_if_noise_dominates(
     n_classes: int = 2,
     epsilon: float | None = None,
     regression: bool = False,
+    report: NoiseReport | None = None,
 ) -> float | None:
     """Warn (a :class:`PrivacyWarning`, before the noise is drawn) when ρ exceeds its threshold.
 
@@ -805,9 +814,8 @@ def warn_if_noise_dominates(
     >>> rho > 1, [w.category is PrivacyWarning for w in caught]
     (True, [True])
     """
-    rho = noise_ratio(
-        family, template, mech, budget, calibration=calibration, n=n, n_classes=n_classes
-    )
+    rho = noise_ratio(family, template, mech, budget, calibration=calibration, n=n,
+                      n_classes=n_classes, report=report)
     if rho is not None and rho > THRESHOLDS[family]:
         text = _message(
             family, rho, template, mech, budget, calibration, n, n_classes, epsilon, regression
