@@ -704,6 +704,10 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         check_fitted(self, "means_")
         rows = check_array(X, f"{type(self).__name__}.{method}", n_features=self.n_features_in_,
                            accept_sparse=True)
+        return self._penalized_rows(rows)
+
+    def _penalized_rows(self, rows: Any) -> np.ndarray:
+        """:meth:`_penalized` of rows already checked."""
         q = float(self.data_norm)
         U = self._u(clip_rows(rows, q)[0] / q)
         M = self.means_ / q
@@ -735,6 +739,10 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         :meth:`class_scores` whatever τ; with equal priors the label of the nearest class mean."""
         penalized = self._penalized(X, "predict")  # (checks the fit first)
         return self.classes_[np.argmin(penalized, axis=1)]
+
+    def _predict_rows(self, X_checked: Any) -> np.ndarray:
+        """:meth:`predict` of rows already checked (a front door's selection)."""
+        return self.classes_[np.argmin(self._penalized_rows(X_checked), axis=1)]
 
     @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:

@@ -370,15 +370,28 @@ def warn_constant_released(owner: str, constant: str, learner: str, epsilon: flo
         PrivacyWarning, stacklevel=user_stacklevel())
 
 
+#: Entries of X per block of the safeguard's predictions (512 KB of float64).
+_MISTAKE_BLOCK_ENTRIES = 1 << 16
+
+
 def safeguard_mistakes(model: Any, X: Any, y: np.ndarray, classes: np.ndarray) -> np.ndarray:
-    """Mistakes z_0 of ``model`` and z_c of each constant class on the rows (X, y).
+    """Mistakes z_0 of ``model`` and z_c of each constant class on the rows (X, y), X as the
+    fit checked it (in memory: predicted by the model's ``_predict_rows``; Dask rows per chunk).
 
     For a fixed ``model``, replacing one record changes each count by at most 1 (the utility's
     sensitivity under replace-one, docs/privacy/front_door.md#privacy-classifier-safeguard). A
     label outside ``classes`` (``unknown_labels="ignore"``) is a mistake of every candidate.
     """
     y = np.asarray(y)
-    z_model = int(np.sum(predicted(model, X) != y))
+    if is_dask_collection(X) or not hasattr(model, "_predict_rows"):
+        z_model = int(np.sum(predicted(model, X) != y))
+    else:  # in blocks of rows: a learner's scores of every row at once would copy X
+        step = max(1, _MISTAKE_BLOCK_ENTRIES // max(X.shape[1], 1))
+        z_model = 0
+        with np.errstate(all="ignore"):  # a warning would tell a record's size
+            for start in range(0, X.shape[0], step):
+                rows = slice(start, start + step)
+                z_model += int(np.sum(np.asarray(model._predict_rows(X[rows])) != y[rows]))
     z_const = [int(np.sum(y != constant)) for constant in classes]
     return np.array([z_model, *z_const], dtype=float)
 
@@ -846,12 +859,14 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             else:
                 learner.set_params(classes=list(labels.classes))
                 fit_rng, select_rng = noise.rng.spawn(2)
-                learner._fit_with(_rows_for(name, X), y_checked,
-                                  context.inner(NoiseSource(fit_rng, noise.seeded), held=True))
+                # X checked once: the learner fits these rows and the selection counts on them
+                X_checked = check_array(_rows_for(name, X), f"{owner}.fit", min_samples=2,
+                                        accept_sparse=learner._accepts_sparse, accept_dask=True)
+                learner._fit_with(X_checked, y_checked, context.inner(
+                    NoiseSource(fit_rng, noise.seeded), held=True, checked=True))
                 # this fit's set, not the learner's classes=
                 learner.certificate_.state(labels.assumption)
-                mistakes = safeguard_mistakes(learner, _rows_for(name, X), y_checked,
-                                              labels.classes)
+                mistakes = safeguard_mistakes(learner, X_checked, y_checked, labels.classes)
                 best, selection = select_release(-mistakes, self._share(n) * epsilon, n,
                                                  select_rng, noise.seeded)
                 certificate = self._safeguard_certificate(

@@ -490,7 +490,11 @@ class PrivateGaussianNB(ClassSumEstimator):
         rows = check_array(
             X, f"{owner}.{method}", n_features=self.n_features_in_, accept_sparse=True
         )
-        lo, hi = feature_bounds(self.feature_range, self.n_features_in_, owner)
+        return self._row_scores(rows)
+
+    def _row_scores(self, rows: Any) -> np.ndarray:
+        """:meth:`_scores` of rows already checked."""
+        lo, hi = feature_bounds(self.feature_range, self.n_features_in_, type(self).__name__)
         inverse_var = 1.0 / self.var_
         constant = (np.log(self.class_prior_)
                     - 0.5 * np.sum(np.log(2.0 * np.pi * self.var_), axis=1)
@@ -514,3 +518,7 @@ class PrivateGaussianNB(ClassSumEstimator):
         """The class of largest posterior (ties: the first class in ``classes_``)."""
         joint = self._scores(X, "predict")  # checks that the model is fitted
         return self.classes_[np.argmax(joint, axis=1)]
+
+    def _predict_rows(self, X_checked: Any) -> np.ndarray:
+        """:meth:`predict` of rows already checked (a front door's selection)."""
+        return self.classes_[np.argmax(self._row_scores(X_checked), axis=1)]

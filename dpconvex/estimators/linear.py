@@ -285,6 +285,10 @@ class LinearDecisionMixin(ClassifierScoreMixin):
             accept_sparse=True,
             accept_dask=True,
         )
+        return self._row_scores(X_checked)
+
+    def _row_scores(self, X_checked: Any) -> np.ndarray:
+        """The scores of rows already checked (the fit's own rows, a front door's selection)."""
         unit = getattr(self, "row_norm", "none") == "unit"  # the fit's per-record map, alike
         # scores summed per chunk on the workers; n numbers come back
         if is_dask_collection(X_checked):
@@ -311,7 +315,13 @@ class LinearDecisionMixin(ClassifierScoreMixin):
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
         """Predicted class labels (one-vs-rest: the class with the highest score)."""
-        scores = self._scores(X, "predict")
+        return self._labels(self._scores(X, "predict"))
+
+    def _predict_rows(self, X_checked: Any) -> np.ndarray:
+        """:meth:`predict` of rows already checked (a front door's selection)."""
+        return self._labels(self._row_scores(X_checked))
+
+    def _labels(self, scores: np.ndarray) -> np.ndarray:
         if scores.ndim == 2:
             return self.classes_[np.argmax(scores, axis=1)]
         return self.classes_[(scores > 0).astype(int)]

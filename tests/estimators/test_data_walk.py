@@ -5,7 +5,8 @@ default estimator and the front door. Three things are counted on the way:
 
 * the finiteness check (``dpconvex._validation.check_matrix_body``) on X's entries: once;
 * the row norms of X itself (``dpconvex.data.operators.row_norms`` on memory shared with X,
-  which every clip computes): at most once;
+  which every clip computes): at most once, and at most twice for the front door with its
+  safeguard, whose selection predicts every row once more after the fit (its model's clip);
 * the peak memory the fit allocates (``tracemalloc``, which NumPy reports to): below half of X's
   bytes, so no copy of X (or of X with a column appended) is ever held.
 
@@ -97,7 +98,8 @@ def test_a_fit_validates_once_clips_once_and_copies_nothing(learner):
                       and np.shares_memory(A, X) else 0):
         est, peak = traced_peak(lambda: make().fit(X, y))
     assert sum(checked) == 1, f"X's finiteness checked {sum(checked)} times"
-    assert sum(normed) <= N, f"{sum(normed) / N:.1f} passes of row norms over X"
+    passes = 2 if learner.startswith("front_door") else 1  # the safeguard's predictions
+    assert sum(normed) <= passes * N, f"{sum(normed) / N:.1f} passes of row norms over X"
     assert peak < 0.5 * X.nbytes, f"peak {peak / X.nbytes:.2f}x X's bytes"
     assert (est.predict(X[:50]) >= 0).all()
 

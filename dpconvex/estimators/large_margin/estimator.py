@@ -519,7 +519,10 @@ default="auto"
 
             return class_scores_dask(self, X, caller)
         check_fitted(self, "Phi_")
-        X_checked = check_array(X, caller, n_features=self.n_features_in_)
+        return self._row_scores(check_array(X, caller, n_features=self.n_features_in_))
+
+    def _row_scores(self, X_checked: Any) -> np.ndarray:
+        """:meth:`class_scores` of rows already checked (in memory)."""
         Z = augment_and_scale(prepared_rows(self, X_checked), float(self.data_norm))
         C, K, D, _ = self.Phi_.shape
         P = self.Phi_.reshape(C * K, D, D)
@@ -542,6 +545,13 @@ default="auto"
         """Predicted class labels: argmin_c min_m zᵀΦ_{c,m}z."""
         scores = self._scores(X, "predict")
         return self.classes_[np.argmax(scores, axis=1)]
+
+    def _predict_rows(self, X_checked: Any) -> np.ndarray:
+        """:meth:`predict` of rows already checked (a front door's selection; Dask rows per
+        chunk, as :meth:`predict` takes them)."""
+        if is_dask_collection(X_checked):
+            return self.predict(X_checked)
+        return self.classes_[np.argmax(self._row_scores(X_checked), axis=1)]
 
     @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:
