@@ -505,8 +505,9 @@ def test_a_label_outside_the_label_range_switches_nothing(name):
 
 
 def test_a_front_doors_learner_counts_the_rows_it_fits():
-    """The safeguard's learner fits the fitting part: its rows note counts those rows, and the
-    labels are noted once, by the front door (the learner's are clipped, with placeholders)."""
+    """The regressor's safeguard's learner fits the fitting part, the classifier's every row:
+    its rows note counts those rows, and the labels are noted once, by the front door (the
+    regressor's learner's are clipped, with placeholders)."""
     rng = np.random.default_rng(0)
     X = rng.uniform(-1, 1, (1000, 3))
     y = 3 * X[:, 0] + rng.normal(0, 0.5, 1000)
@@ -517,7 +518,7 @@ def test_a_front_doors_learner_counts_the_rows_it_fits():
     assert [note.owner for note in diag.notes if "labels clipped" in note.what] == ["PrivateRegressor.fit"]
     with collect_diagnostics() as diag:
         dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], safeguard=True, random_state=0).fit(X, y > 0)
-    assert diag.note("scaled down").n == 800
+    assert diag.note("scaled down").n == 1000  # the classifier's learner: every row
     assert [note.owner for note in diag.notes if "outside classes" in note.what] == ["PrivateClassifier"]
 
 

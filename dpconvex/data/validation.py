@@ -461,7 +461,7 @@ def label_set_of(y: Any, classes: Any, caller: str) -> np.ndarray | None:
 
 def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = False,
                   unknown_labels: str = "raise", excluded: np.ndarray | None = None,
-                  warning: LabelWarning | None = None) -> LabelSet:
+                  warning: LabelWarning | None = None, noted: bool = False) -> LabelSet:
     """Encode validated labels against the public label set (or read it from y, with a warning).
 
     Parameters
@@ -476,9 +476,12 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
     unknown_labels : {"raise", "ignore"}, default="raise"
         A label outside a public set: refuse, or mark the record ``outside`` (row zeroed).
     excluded : ndarray of bool or None, default=None
-        Records left out of the fit (the front door's validation rows): in :attr:`LabelSet.dropped`.
+        Records left out of the fit (a front door's validation rows): in :attr:`LabelSet.dropped`.
     warning : LabelWarning or None, default=None
         The label-set warning shared by the fits of one fit made of fits (None: warn).
+    noted : bool, default=False
+        The meta-estimator that holds this fit gave the diagnostic note on the labels
+        outside the set already (so does a fit with rows left out): none is given again.
 
     Raises
     ------
@@ -524,7 +527,7 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
         refuse = unknown_labels == "raise" and bool(np.any(outside))
         # NOT PRIVATE: the records outside the set, for the data holder (rows left out by a
         # meta-estimator: it noted the labels, the learner reads them again)
-        if diagnostics_open() and excluded is None:
+        if diagnostics_open() and excluded is None and not noted:
             # the labels outside, in order of first appearance
             seen = dict.fromkeys(values[outside].tolist())
             what = ("no loss: their rows are zeroed, unknown_labels='ignore'"

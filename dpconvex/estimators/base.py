@@ -292,7 +292,9 @@ class FitContext:
     checked : bool
         X and y reach this fit as the meta-estimator that holds it checked them (X by
         :func:`~dpconvex.data.validation.check_array`, a regressor's labels numbers, one per
-        row), so the fit does not check them again; it still clips and maps every record.
+        row, a classifier's by :func:`~dpconvex.data.validation.check_labels`, with their
+        diagnostic note given), so the fit does not check them again; it still clips and maps
+        every record and encodes the labels.
 
     Examples
     --------
@@ -1042,11 +1044,13 @@ class PrivateEstimator(BaseEstimator):
             return X_checked, self._unit_labels(
                 y, n, f"{owner}.fit", note=context.excluded is None, checked=context.checked
             )
-        y_checked = check_labels(computed(y), n, f"{owner}.fit", classes=self.classes,
-                                 unknown_labels=self.unknown_labels)
+        y_checked = y if context.checked else check_labels(
+            computed(y), n, f"{owner}.fit", classes=self.classes, unknown_labels=self.unknown_labels
+        )
         return X_checked, encode_labels(y_checked, self.classes, f"{owner}.fit", binary=binary,
                                         unknown_labels=self.unknown_labels,
-                                        excluded=context.excluded, warning=context.label_warning)
+                                        excluded=context.excluded, warning=context.label_warning,
+                                        noted=context.checked)
 
     def fit_prepared(self, prep: Prepared, plan: FitPlan, *,
                      warm_start: np.ndarray | None = None,

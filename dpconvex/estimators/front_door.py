@@ -752,10 +752,15 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         """The share s of ε the safeguard's selection spends on n rows (public)."""
         return selection_share(n, float(self.epsilon), self.selection_share)
 
+    def _selection_epsilon(self, n: int) -> float:
+        """The safeguard's selection's ε: s ε."""
+        return self._share(n) * float(self.epsilon)
+
     def _learner_epsilon(self, n: int, n_classes: int, n_features: int) -> float:
-        """The learner's ε: (1 − s) ε under the safeguard, else ε."""
+        """The learner's ε: under the safeguard, what the selection leaves of ε (the two add
+        up to at most ε in floating point), else ε."""
         if self._guarded(n, n_classes, n_features):
-            return (1.0 - self._share(n)) * float(self.epsilon)
+            return remaining(float(self.epsilon), self._selection_epsilon(n))
         return float(self.epsilon)
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
@@ -867,7 +872,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                 # this fit's set, not the learner's classes=
                 learner.certificate_.state(labels.assumption)
                 mistakes = safeguard_mistakes(learner, X_checked, y_checked, labels.classes)
-                best, selection = select_release(-mistakes, self._share(n) * epsilon, n,
+                best, selection = select_release(-mistakes, self._selection_epsilon(n), n,
                                                  select_rng, noise.seeded)
                 certificate = self._safeguard_certificate(
                     learner.certificate_, selection, name, reason, n, labels.classes,
@@ -1055,7 +1060,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             model = learner._certify_with(_rows_for(name, X_checked), y_checked, NO_CONTEXT)
             model.state(source)
         classes = list(classes)
-        selection = dry_selection(len(classes) + 1, self._share(n) * float(self.epsilon), n,
+        selection = dry_selection(len(classes) + 1, self._selection_epsilon(n), n,
                                   seeded=self.random_state is not None)
         certificate = self._safeguard_certificate(
             model, selection, name, reason, n, classes, self._delta(*size), label_source=source)

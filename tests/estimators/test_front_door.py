@@ -692,7 +692,8 @@ def test_certify_states_the_label_set_and_lam_rule_the_fit_states(n_classes):
     rng = np.random.default_rng(0)
     X = rng.uniform(-0.5, 0.5, (180, 2))
     y = np.digitize(X[:, 0], [-0.15, 0.15]) if n_classes == 3 else (X[:, 0] > 0).astype(int)
-    make = lambda: dp.PrivateClassifier(classes=list(range(n_classes)), random_state=0)  # noqa: E731
+    make = lambda: dp.PrivateClassifier(epsilon=2.0, classes=list(range(n_classes)),  # noqa: E731
+                                        random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         dry, fitted = make().certify(X, y), make().fit(X, y).certificate_
