@@ -198,3 +198,49 @@ sequential_auto = _sequential(lambda n, eps: min(0.3, max(0.1, 300 / (eps * n)))
 sequential_auto2 = _sequential(lambda n, eps: min(0.3, max(0.1, 1000 / (eps * n))))
 sequential_auto3 = _sequential(lambda n, eps: min(0.3, max(0.15, 300 / (eps * n))))
 sequential_auto4 = _sequential(lambda n, eps: min(0.25, max(0.1, 500 / (eps * n))))
+
+
+class HandicappedSelection(SequentialSelection):
+    """:class:`SequentialSelection` at the package's share, the model's mistakes counted with a
+    public handicap of ``handicap`` · n (fixed before the data)."""
+
+    def __init__(self, epsilon, delta, classes, seed, handicap, feature_range=None):
+        super().__init__(epsilon, delta, classes, seed,
+                         lambda n, eps: min(0.3, max(0.15, 300 / (eps * n))), feature_range)
+        self.handicap = handicap
+
+    def fit(self, X, y):
+        import dpconvex as dp
+        from dpconvex.privacy.rules.front_door import safeguard_applies
+
+        n, d = X.shape
+        C = len(self.classes)
+        common = dict(delta=self.delta, classes=self.classes, random_state=self.seed,
+                      feature_range=self.feature_range)
+        if not safeguard_applies(n, C, d, self.epsilon, "auto"):
+            self.model_ = dp.PrivateClassifier(epsilon=self.epsilon, **common).fit(X, y)
+            return self
+        share = self.share(n, self.epsilon)
+        model = dp.PrivateClassifier(epsilon=(1 - share) * self.epsilon, safeguard=False,
+                                     **common).fit(X, y)
+        labels = np.asarray(y)
+        mistakes = np.array([np.sum(model.predict(X) != labels) + self.handicap * n]
+                            + [np.sum(labels != c) for c in self.classes], dtype=float)
+        weights = np.exp(-share * self.epsilon * (mistakes - mistakes.min()) / 2)
+        rng = np.random.default_rng([self.seed, 2])
+        k = rng.choice(len(mistakes), p=weights / weights.sum())
+        self.model_ = model if k == 0 else self.classes[k - 1]
+        return self
+
+
+def _handicapped(handicap: float):
+    def factory(eps: float, delta: float, classes, seed: int, feature_range=None):
+        return HandicappedSelection(eps, delta, classes, seed, handicap, feature_range)
+
+    return factory if Learner is None else Learner(factory, False, f"handicap {handicap}",
+                                                   bounds=True)
+
+
+handicap_005 = _handicapped(0.005)
+handicap_01 = _handicapped(0.01)
+handicap_002 = _handicapped(0.002)
