@@ -1044,7 +1044,7 @@ def _classifier_case(seed: int, random_state: int | None = None) -> Callable[[],
         est = dp.PrivateClassifier(epsilon=1.0, delta=0.0, classes=[0, 1, 2], data_norm=1.0,
                                    random_state=seed + 100 if random_state is None
                                    else random_state, safeguard="auto",
-                                   selection_share="auto", row_norm="auto").fit(X, y)
+                                   selection_share=0.15, row_norm="auto").fit(X, y)
         out: Arrays = {"learner_": np.asarray(est.learner_)}
         for name in ("Phi_", "centers_", "means_", "counts_", "coef_", "intercept_",
                      "constant_"):

@@ -204,9 +204,9 @@ class HandicappedSelection(SequentialSelection):
     """:class:`SequentialSelection` at the package's share, the model's mistakes counted with a
     public handicap of ``handicap`` · n (fixed before the data)."""
 
-    def __init__(self, epsilon, delta, classes, seed, handicap, feature_range=None):
-        super().__init__(epsilon, delta, classes, seed,
-                         lambda n, eps: min(0.3, max(0.15, 300 / (eps * n))), feature_range)
+    def __init__(self, epsilon, delta, classes, seed, handicap, feature_range=None,
+                 share=lambda n, eps: min(0.3, max(0.15, 300 / (eps * n)))):
+        super().__init__(epsilon, delta, classes, seed, share, feature_range)
         self.handicap = handicap
 
     def fit(self, X, y):
@@ -233,9 +233,12 @@ class HandicappedSelection(SequentialSelection):
         return self
 
 
-def _handicapped(handicap: float):
+def _handicapped(handicap: float, share=None):
     def factory(eps: float, delta: float, classes, seed: int, feature_range=None):
-        return HandicappedSelection(eps, delta, classes, seed, handicap, feature_range)
+        if share is None:
+            return HandicappedSelection(eps, delta, classes, seed, handicap, feature_range)
+        return HandicappedSelection(eps, delta, classes, seed, handicap, feature_range,
+                                    lambda n, e: share)
 
     return factory if Learner is None else Learner(factory, False, f"handicap {handicap}",
                                                    bounds=True)
@@ -244,3 +247,5 @@ def _handicapped(handicap: float):
 handicap_005 = _handicapped(0.005)
 handicap_01 = _handicapped(0.01)
 handicap_002 = _handicapped(0.002)
+handicap_005_s15 = _handicapped(0.005, 0.15)
+handicap_005_s20 = _handicapped(0.005, 0.2)

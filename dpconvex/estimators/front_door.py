@@ -94,11 +94,13 @@ from ..privacy.rules.front_door import (
     LARGE_MARGIN,
     LINEAR,
     MEAN_WARNING_RECORDS,
+    MODEL_HANDICAP,
     NOISY_GD,
     PRIVATE_MEAN,
     REGRESSION_VALIDATION,
     RESIDUAL_CLIP,
     SAFEGUARD_ROWS_AT_MOST,
+    SELECTION_SHARE,
     RegressionChoice,
     choose_front_door_learner,
     choose_regression_learner,
@@ -106,7 +108,6 @@ from ..privacy.rules.front_door import (
     safeguard_applies,
     safeguard_sizes,
     selection_handicap,
-    selection_share,
 )
 from ..privacy.rules.noise_level import PUBLIC_CHECK_NOTE, noise_dominates
 from .base import (
@@ -604,17 +605,18 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     {accountant}
     safeguard : "auto" or bool, default="auto"
         Release the learner's model or a constant class, whichever the exponential
-        mechanism selects by their mistakes on the rows; the learner spends (1 − s) ε and the
-        selection s ε, so the release stays (ε, δ)-DP (sequential composition,
+        mechanism selects by their mistakes on the rows (the model's with a public handicap
+        of 0.005 n, :data:`~dpconvex.privacy.rules.front_door.MODEL_HANDICAP`); the learner
+        spends (1 − s) ε and the selection s ε, so the release stays (ε, δ)-DP (sequential
+        composition,
         docs/privacy/front_door.md#privacy-classifier-safeguard, where its cost and gain are
         measured). A released constant comes with a
         :class:`~dpconvex.errors.PrivacyWarning`. "auto" is True where n ≤
         :data:`~dpconvex.privacy.rules.front_door.SAFEGUARD_ROWS_AT_MOST`, whichever learner
         the rule chooses.
-    selection_share : "auto" or float in (0, 1), default="auto"
-        With the safeguard, the share s of ε the selection spends: the float, or for "auto"
-        min(0.3, max(0.15, 300 / (ε n)))
-        (:func:`~dpconvex.privacy.rules.front_door.selection_share`).
+    selection_share : float in (0, 1), default=0.15
+        With the safeguard, the share s of ε the selection spends
+        (:data:`~dpconvex.privacy.rules.front_door.SELECTION_SHARE`).
     row_norm : {"auto", "none"}, default="auto"
         "auto": the learners scale rows to the norm bound, x ↦ q·x/‖x‖
         (docs/privacy/row_scaling.md#privacy-row-norm-unit), where the rule says so
@@ -680,7 +682,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         "classes": NoValidation("checked with the labels by the learner"),
         "unknown_labels": LABEL_POLICY, "random_state": RANDOM_STATE,
         "accountant": ACCOUNTANT, "safeguard": Auto(Bool()),
-        "selection_share": Auto(Float(high=1.0)),
+        "selection_share": Float(high=1.0),
         "row_norm": Options(("auto", "none")),
         "schema": SCHEMA, "feature_range": Optional(FeatureRange()),
     }
@@ -688,7 +690,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, classes: Any = None,
                  data_norm: float = 1.0, random_state: int | None = None, accountant: Any = None,
                  unknown_labels: str = "raise", safeguard: bool | str = "auto",
-                 selection_share: float | str = "auto", row_norm: str = "auto",
+                 selection_share: float = SELECTION_SHARE, row_norm: str = "auto",
                  schema: Any = None, feature_range: Any = None):
         self._store_params(locals())
 
@@ -748,13 +750,9 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         """Whether the safeguard runs for this shape (n and the parameter)."""
         return safeguard_applies(n, n_classes, n_features, float(self.epsilon), self.safeguard)
 
-    def _share(self, n: int) -> float:
-        """The share s of ε the safeguard's selection spends on n rows (public)."""
-        return selection_share(n, float(self.epsilon), self.selection_share)
-
     def _selection_epsilon(self, n: int) -> float:
-        """The safeguard's selection's ε: s ε."""
-        return self._share(n) * float(self.epsilon)
+        """The safeguard's selection's ε: s ε (n: the shape every public rule reads)."""
+        return float(self.selection_share) * float(self.epsilon)
 
     def _learner_epsilon(self, n: int, n_classes: int, n_features: int) -> float:
         """The learner's ε: under the safeguard, what the selection leaves of ε (the two add
@@ -786,12 +784,12 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         )
 
     def _safeguard_note(self, n: int, n_classes: int) -> str:
-        share = self._share(n)
         return (
             f"PrivateClassifier: safeguard on: the learner is fitted on the {n} rows with "
             f"(1 - s) epsilon, and the exponential mechanism selects the model or one of the "
-            f"{n_classes} constant classes by their mistakes on the same rows with s epsilon "
-            f"(s = {share:.4g}, selection_share = {self.selection_share!r}; "
+            f"{n_classes} constant classes by their mistakes on the same rows with s epsilon, "
+            f"the model's with a public handicap of {MODEL_HANDICAP:g} n = "
+            f"{MODEL_HANDICAP * n:.4g} (s = selection_share = {float(self.selection_share):g}; "
             "docs/privacy/front_door.md#privacy-classifier-safeguard)"
         )
 
@@ -872,6 +870,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                 # this fit's set, not the learner's classes=
                 learner.certificate_.state(labels.assumption)
                 mistakes = safeguard_mistakes(learner, X_checked, y_checked, labels.classes)
+                mistakes[0] += MODEL_HANDICAP * n  # public: fixed before the data
                 best, selection = select_release(-mistakes, self._selection_epsilon(n), n,
                                                  select_rng, noise.seeded)
                 certificate = self._safeguard_certificate(
@@ -905,16 +904,16 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         """The sequential composition of the learner's release and the selection
         (privacy-classifier-safeguard); ``label_source``: where this fit's label set came from."""
         candidates = [name, *(constant_name(label) for label in classes)]
-        share = self._share(n)
         quantities: dict[str, Any] = {
-            "safeguard selection share": share, "safeguard candidates": candidates}
+            "safeguard selection share": float(self.selection_share),
+            "safeguard model handicap": MODEL_HANDICAP * n, "safeguard candidates": candidates}
         conditions = [
             Condition("candidates fixed before the data", True, "enforced by dpconvex",
                       f"the rule's learner ({name}) and the {len(classes)} constant classes of "
                       "the public label set"),
             Condition("selection utility of sensitivity 1", True, "enforced by dpconvex",
                       "for the released model, each candidate's mistakes on the rows change by "
-                      "at most 1 when one record is replaced"),
+                      "at most 1 when one record is replaced; the model's handicap is public"),
         ]
         try:
             certificate = compose_sequential(
@@ -922,7 +921,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                 mechanism=(
                     "PrivateClassifier with its safeguard: the learner with (1 - s) epsilon, "
                     "then the exponential mechanism with s epsilon over the model and each "
-                    "constant class by their mistakes on the rows "
+                    "constant class by their mistakes on the rows (the model's handicapped) "
                     "(docs/privacy/front_door.md#privacy-classifier-safeguard)"
                 ),
                 epsilon_requested=float(self.epsilon),
@@ -934,7 +933,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                     model.lam_rule,
                     reason,
                     self._safeguard_note(n, len(classes)),
-                    "replace-one adjacency; n is public (it fixes the share s)",
+                    "replace-one adjacency; n is public (it fixes the model's handicap)",
                 ],
                 labels=["model", "selection"],
             )

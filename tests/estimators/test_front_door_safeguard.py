@@ -3,7 +3,8 @@ the model or a constant class, chosen privately.
 
 Exact privacy loss on tiny problems: the whole procedure (a learner with an exactly
 computable law that is (1 − s) ε-DP, the mistakes counted by the library's
-``safeguard_mistakes`` on the same rows and the exponential mechanism's law at s ε) is
+``safeguard_mistakes`` on the same rows, the model's with the public handicap, and the
+exponential mechanism's law at s ε) is
 enumerated over every data set and every replace-one neighbour; the worst ratio of output
 probabilities must be at most e^ε, and a mutant whose selection spends 4 s ε must exceed it.
 The audit fits the real estimator (false-alarm rate <= 1 %, as tests/audit/test_audit.py).
@@ -26,7 +27,7 @@ from dpconvex import BudgetAccountant, PrivateClassifier
 from dpconvex.audit import EstimatorMechanism, audit
 from dpconvex.errors import DataValidationError, ParameterError, PrivacyWarning
 from dpconvex.estimators.front_door import ConstantClassifier, safeguard_mistakes
-from dpconvex.privacy.rules.front_door import CONSTANT, selection_share
+from dpconvex.privacy.rules.front_door import CONSTANT, MODEL_HANDICAP, SELECTION_SHARE
 
 EPS = 1.0
 
@@ -67,6 +68,7 @@ def _output_law(data: tuple[tuple[int, int], ...], fit_eps: float,
     law = np.zeros(len(THRESHOLDS) + 2)
     for t, pt in enumerate(_learner_law(X, y, fit_eps)):
         z = safeguard_mistakes(_Threshold(THRESHOLDS[t]), X, y, np.array([0, 1]))
+        z[0] += MODEL_HANDICAP * len(y)
         p_sel = _softmax(-z, select_eps)
         law[t] += pt * p_sel[0]
         law[len(THRESHOLDS):] += pt * p_sel[1:]
@@ -87,15 +89,14 @@ def _worst_log_ratio(n: int, fit_eps: float, select_eps: float) -> float:
 
 
 def test_exact_privacy_loss_of_the_whole_safeguard_is_at_most_epsilon():
-    share = selection_share(4, EPS)  # n = 4 records: "auto" gives its cap, 0.3
-    assert share == 0.3
+    share = SELECTION_SHARE
     worst = _worst_log_ratio(4, (1 - share) * EPS, share * EPS)
     assert worst <= EPS + 1e-12
     assert worst > 0.5 * EPS  # the check sees the mechanism's loss, it is not vacuous
 
 
 def test_exact_check_catches_a_selection_that_spends_four_times_its_share():
-    share = selection_share(4, EPS)
+    share = SELECTION_SHARE
     assert _worst_log_ratio(4, (1 - share) * EPS, 4 * share * EPS) > EPS  # caught
 
 
@@ -144,11 +145,8 @@ def _table(n=400, signal=True, seed=0, d=3):
     return X, y
 
 
-def test_the_share_is_public_and_a_bad_one_is_refused_by_name():
-    # "auto": 300 / (eps n) between 0.15 and 0.3 (n and epsilon only)
-    assert [selection_share(n, 1.0) for n in (400, 1000, 2000, 4000)] == [0.3, 0.3, 0.15, 0.15]
-    assert math.isclose(selection_share(1500, 1.0), 0.2)
-    assert selection_share(1500, 2.0) == 0.15 and selection_share(10, 1.0, 0.4) == 0.4
+def test_the_share_is_a_parameter_and_a_bad_one_is_refused_by_name():
+    assert PrivateClassifier().selection_share == SELECTION_SHARE
     with pytest.raises(ParameterError, match="selection_share"):
         PrivateClassifier(selection_share="half").fit(*_table())
     with pytest.raises(ParameterError, match="selection_share"):
@@ -163,8 +161,10 @@ def test_a_useful_model_is_released_and_the_certificate_says_so():
     cert = clf.certificate_
     assert clf.learner_ == "Huber SVM" and clf.score(X, y) > 0.9
     assert cert.epsilon == 1.0 and cert.delta == 0.0
-    assert cert.quantities["safeguard selection share"] == 0.3  # 300 / 400 above the cap
-    assert [part.epsilon for part in cert.parts] == pytest.approx([0.7, 0.3], abs=1e-12)
+    assert cert.quantities["safeguard selection share"] == SELECTION_SHARE
+    assert cert.quantities["safeguard model handicap"] == pytest.approx(MODEL_HANDICAP * 400)
+    assert [part.epsilon for part in cert.parts] == pytest.approx(
+        [1 - SELECTION_SHARE, SELECTION_SHARE], abs=1e-12)
     assert cert.quantities["safeguard candidates"] == ["Huber SVM", "constant 0", "constant 1"]
     assert cert.released == {"safeguard selected": "Huber SVM"}  # a private output, not public
     assert "safeguard selected" not in cert.quantities

@@ -31,17 +31,17 @@ from ..._validation import check_float, check_int
 from ...errors import DataValidationError
 from .large_margin import CENTROID_BELOW, centroids_preferred, records_per_coordinate
 
-__all__ = ["AUTO_SELECTION_SHARE", "AUTO_VALIDATION", "BINARY_CENTROID_BELOW", "CENTROID",
-           "CONSTANT", "DELTA_UNUSED",
+__all__ = ["AUTO_VALIDATION", "BINARY_CENTROID_BELOW", "CENTROID", "CONSTANT", "DELTA_UNUSED",
            "GAUSSIAN_NB", "GAUSSIAN_ROWS_AT_LEAST", "GD_ROWS_AT_MOST", "HANDICAP_LEVEL",
            "HUBER_INTERCEPT_SCALING", "LARGE_MARGIN", "LINEAR", "MEAN_BELOW", "MEAN_RECORDS",
-           "MEAN_SHARE", "MEAN_WARNING_RECORDS", "MEDIAN", "NB_BINARY_FEATURES_AT_MOST",
-           "NB_MULTICLASS_FEATURES_AT_MOST", "NB_MULTICLASS_ROWS_PER_CLASS_AT_LEAST",
-           "NOISY_GD", "PRIVATE_MEAN", "REGRESSION_VALIDATION",
-           "RESIDUAL_CLIP", "SAFEGUARD_ROWS_AT_MOST", "SELECTION_TAIL", "UNIT_ROWS_AT_LEAST",
+           "MEAN_SHARE", "MEAN_WARNING_RECORDS", "MEDIAN", "MODEL_HANDICAP",
+           "NB_BINARY_FEATURES_AT_MOST", "NB_MULTICLASS_FEATURES_AT_MOST",
+           "NB_MULTICLASS_ROWS_PER_CLASS_AT_LEAST", "NOISY_GD", "PRIVATE_MEAN",
+           "REGRESSION_VALIDATION", "RESIDUAL_CLIP", "SAFEGUARD_ROWS_AT_MOST", "SELECTION_SHARE",
+           "SELECTION_TAIL", "UNIT_ROWS_AT_LEAST",
            "FrontDoorChoice", "RegressionChoice", "choose_front_door_learner",
            "choose_regression_learner", "delta_buys", "mean_epsilon", "safeguard_applies",
-           "safeguard_sizes", "selection_error_bound", "selection_handicap", "selection_share"]
+           "safeguard_sizes", "selection_error_bound", "selection_handicap"]
 
 #: Learner names of the rule.
 LINEAR = "Huber SVM"
@@ -165,33 +165,16 @@ def selection_error_bound(n_val: int, epsilon: float, worse: float, better: floa
     return min(1.0, total)
 
 
-#: ``selection_share="auto"`` of the classifier's safeguard (privacy-classifier-safeguard):
-#: (rows, floor, cap): the selection spends s ε with s = min(cap, max(floor, rows / (ε n))),
-#: so that ε_sel · n >= rows where the cap allows; chosen on the classification corpus's
-#: selection seeds (privacy-classifier-safeguard-share).
-AUTO_SELECTION_SHARE = (300.0, 0.15, 0.3)
+#: The share s of ε the classifier's safeguard spends on its selection
+#: (``PrivateClassifier(selection_share=...)``; the learner spends (1 − s) ε), chosen on the
+#: classification corpus's selection seeds (privacy-classifier-safeguard-share).
+SELECTION_SHARE = 0.15
 
-
-def selection_share(n: int, epsilon: float, share: float | str = "auto") -> float:
-    """The share s of ε the classifier's safeguard spends on its selection (public: n, ε and
-    the parameter); the learner spends (1 − s) ε.
-
-    ``share`` a float in (0, 1) is taken as given; ``"auto"`` is
-    min(0.3, max(0.15, 300 / (ε n))) (:data:`AUTO_SELECTION_SHARE`): the selection's noise,
-    2 / (s ε) mistakes, stays near 0.7 % of the rows or less where the cap allows.
-
-    Examples
-    --------
-    >>> from dpconvex.privacy.rules.front_door import selection_share
-    >>> [round(selection_share(n, 1.0), 3) for n in (500, 1500, 3000)]
-    [0.3, 0.2, 0.15]
-    >>> selection_share(3000, 1.0, 0.25)
-    0.25
-    """
-    if not isinstance(share, str):
-        return float(share)
-    rows, floor, cap = AUTO_SELECTION_SHARE
-    return min(cap, max(floor, rows / (float(epsilon) * int(n))))
+#: The classifier's safeguard counts the model's mistakes with MODEL_HANDICAP · n added (a
+#: public base measure: fixed before the data, it moves no sensitivity), so a model must beat
+#: the best constant class by half a point of the rows it was fitted on to be preferred; chosen
+#: with :data:`SELECTION_SHARE` (privacy-classifier-safeguard-share).
+MODEL_HANDICAP = 0.005
 
 
 #: The default ``auto`` of :func:`safeguard_sizes` (the regressor passes
