@@ -114,7 +114,7 @@ def test_the_classifier_safeguard_suggests_delta_only_where_the_rule_would_use_i
     rng = np.random.default_rng(0)
     X = rng.normal(size=(3000, d))
     X /= np.linalg.norm(X, axis=1, keepdims=True)
-    y = rng.integers(0, 2, 3000)  # no signal
+    y = (rng.random(3000) < 0.8).astype(int)  # no signal, a majority class of 80 %
     message = _constant_released(dp.PrivateClassifier(epsilon=1.0, delta=delta, classes=[0, 1],
                                                       random_state=0), X, y)
     assert ("delta > 0" in message) == suggested
