@@ -74,9 +74,10 @@ CONSTANT = "constant class"
 
 #: ``safeguard="auto"`` of either front door: on up to this many rows, for every learner the rule
 #: can choose (privacy-classifier-safeguard, privacy-regressor-safeguard). Above, the learner
-#: keeps every row and no row of X is copied: the validation part would be a copy of
-#: ⌈0.1 n⌉ >= 10,000 rows (``AUTO_VALIDATION``'s floor share), held in memory beside a table
-#: of 10⁵ rows or more, which may be out of core (a Dask collection).
+#: keeps all of ε and every row: the classifier's selection would cost it ``SELECTION_SHARE``
+#: of ε and a pass over the rows, and the regressor's validation part would be a copy of
+#: ⌈0.1 n⌉ >= 10,000 rows, held in memory beside a table of 10⁵ rows or more, which may be out
+#: of core (a Dask collection).
 SAFEGUARD_ROWS_AT_MOST = 100_000
 
 #: Two classes with pure ε: DP class centroids while r = n·ε/(C(d + 1)) is below this, the
