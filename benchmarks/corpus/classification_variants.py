@@ -18,6 +18,14 @@ the front door (its safeguard at ``"auto"``) whose rule reads other values of
 while it chooses (:func:`_candidate`): candidate rules scored guarded, as the package's rule
 is (docs/privacy/front_door.md#privacy-private-classifier); ``rule_binary_5_nb_500`` is the
 package's rule.
+
+``sequential_*`` and ``handicap_*``: the safeguard's selection on every row
+(:class:`SequentialSelection`): the rule's learner (``PrivateClassifier(safeguard=False)``)
+with (1 − s) ε on every row, then the exponential mechanism with s ε over the model and each
+constant class by their mistakes on the same rows (sequential composition), s fixed or a
+function of (n, ε); ``handicap_*`` add a public handicap h · n to the model's mistakes.
+``handicap_005_s15`` (s = 0.15, h = 0.005) is the package's safeguard
+(docs/privacy/front_door.md#privacy-classifier-safeguard-share).
 """
 
 from __future__ import annotations
@@ -146,11 +154,13 @@ rule_binary_5_nb_500 = _candidate(BINARY_CENTROID_BELOW=5.0,
 # ---------------------------------------------- the selection on every row, ε shared in sequence
 class SequentialSelection:
     """The rule's learner on every row with (1 − s) ε, then the exponential mechanism with s ε
-    over the model and each constant class, scored on every row (sequential composition)."""
+    over the model and each constant class, scored on every row (sequential composition); the
+    model's mistakes counted with a public handicap of ``handicap`` · n (0: none). ``share`` a
+    number or a function of (n, ε)."""
 
-    def __init__(self, epsilon, delta, classes, seed, share, feature_range=None):
+    def __init__(self, epsilon, delta, classes, seed, share, feature_range=None, handicap=0.0):
         self.epsilon, self.delta, self.classes, self.seed = epsilon, delta, list(classes), seed
-        self.share, self.feature_range = share, feature_range
+        self.share, self.feature_range, self.handicap = share, feature_range, handicap
 
     def fit(self, X, y):
         import dpconvex as dp
@@ -164,63 +174,6 @@ class SequentialSelection:
             self.model_ = dp.PrivateClassifier(epsilon=self.epsilon, **common).fit(X, y)
             return self
         share = self.share(n, self.epsilon) if callable(self.share) else self.share
-        model = dp.PrivateClassifier(epsilon=(1 - share) * self.epsilon, safeguard=False,
-                                     **common).fit(X, y)
-        labels = np.asarray(y)
-        mistakes = np.array([np.sum(model.predict(X) != labels)]
-                            + [np.sum(labels != c) for c in self.classes], dtype=float)
-        share = self.share(n, self.epsilon) if callable(self.share) else self.share
-        eps_sel = share * self.epsilon
-        weights = np.exp(-eps_sel * (mistakes - mistakes.min()) / 2)
-        rng = np.random.default_rng([self.seed, 2])
-        k = rng.choice(len(mistakes), p=weights / weights.sum())
-        self.model_ = model if k == 0 else self.classes[k - 1]
-        return self
-
-    predict = PairSelection.predict
-    score = PairSelection.score
-
-
-def _sequential(share: float):
-    def factory(eps: float, delta: float, classes, seed: int, feature_range=None):
-        return SequentialSelection(eps, delta, classes, seed, share, feature_range)
-
-    return factory if Learner is None else Learner(factory, False, f"sequential, s={share}",
-                                                   bounds=True)
-
-
-sequential_05 = _sequential(0.05)
-sequential_10 = _sequential(0.1)
-sequential_20 = _sequential(0.2)
-sequential_15 = _sequential(0.15)
-sequential_30 = _sequential(0.3)
-sequential_auto = _sequential(lambda n, eps: min(0.3, max(0.1, 300 / (eps * n))))
-sequential_auto2 = _sequential(lambda n, eps: min(0.3, max(0.1, 1000 / (eps * n))))
-sequential_auto3 = _sequential(lambda n, eps: min(0.3, max(0.15, 300 / (eps * n))))
-sequential_auto4 = _sequential(lambda n, eps: min(0.25, max(0.1, 500 / (eps * n))))
-
-
-class HandicappedSelection(SequentialSelection):
-    """:class:`SequentialSelection` at the package's share, the model's mistakes counted with a
-    public handicap of ``handicap`` · n (fixed before the data)."""
-
-    def __init__(self, epsilon, delta, classes, seed, handicap, feature_range=None,
-                 share=lambda n, eps: min(0.3, max(0.15, 300 / (eps * n)))):
-        super().__init__(epsilon, delta, classes, seed, share, feature_range)
-        self.handicap = handicap
-
-    def fit(self, X, y):
-        import dpconvex as dp
-        from dpconvex.privacy.rules.front_door import safeguard_applies
-
-        n, d = X.shape
-        C = len(self.classes)
-        common = dict(delta=self.delta, classes=self.classes, random_state=self.seed,
-                      feature_range=self.feature_range)
-        if not safeguard_applies(n, C, d, self.epsilon, "auto"):
-            self.model_ = dp.PrivateClassifier(epsilon=self.epsilon, **common).fit(X, y)
-            return self
-        share = self.share(n, self.epsilon)
         model = dp.PrivateClassifier(epsilon=(1 - share) * self.epsilon, safeguard=False,
                                      **common).fit(X, y)
         labels = np.asarray(y)
@@ -232,13 +185,36 @@ class HandicappedSelection(SequentialSelection):
         self.model_ = model if k == 0 else self.classes[k - 1]
         return self
 
+    predict = PairSelection.predict
+    score = PairSelection.score
 
-def _handicapped(handicap: float, share=None):
+
+def _sequential(share):
     def factory(eps: float, delta: float, classes, seed: int, feature_range=None):
-        if share is None:
-            return HandicappedSelection(eps, delta, classes, seed, handicap, feature_range)
-        return HandicappedSelection(eps, delta, classes, seed, handicap, feature_range,
-                                    lambda n, e: share)
+        return SequentialSelection(eps, delta, classes, seed, share, feature_range)
+
+    return factory if Learner is None else Learner(factory, False, f"sequential, s={share}",
+                                                   bounds=True)
+
+
+def _share_by_n(n: int, eps: float) -> float:
+    return min(0.3, max(0.15, 300 / (eps * n)))
+
+
+sequential_05 = _sequential(0.05)
+sequential_10 = _sequential(0.1)
+sequential_15 = _sequential(0.15)
+sequential_20 = _sequential(0.2)
+sequential_30 = _sequential(0.3)
+sequential_auto = _sequential(lambda n, eps: min(0.3, max(0.1, 300 / (eps * n))))
+sequential_auto2 = _sequential(lambda n, eps: min(0.3, max(0.1, 1000 / (eps * n))))
+sequential_auto3 = _sequential(_share_by_n)
+sequential_auto4 = _sequential(lambda n, eps: min(0.25, max(0.1, 500 / (eps * n))))
+
+
+def _handicapped(handicap: float, share=_share_by_n):
+    def factory(eps: float, delta: float, classes, seed: int, feature_range=None):
+        return SequentialSelection(eps, delta, classes, seed, share, feature_range, handicap)
 
     return factory if Learner is None else Learner(factory, False, f"handicap {handicap}",
                                                    bounds=True)
