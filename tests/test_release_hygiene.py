@@ -335,7 +335,7 @@ GUARDED = {"front-door-pure", "front-door-delta", "front-door-weak", "front-door
            "reg-front-door", "reg-front-door-model", "reg-front-door-delta",
            "reg-front-door-schema"}
 
-CLASSIFIER_CASES = ("new-label", "relabel", "outside", "huge-norm")
+CLASSIFIER_CASES = ("new-label", "relabel", "outside", "huge-norm", "relabel-huge")
 REGRESSOR_CASES = ("range-ends", "outside-range", "huge-norm")
 
 
@@ -353,8 +353,11 @@ def _classes_fitted(est):
 
 
 def _cases(name):
-    cases = REGRESSOR_CASES if is_regressor(NEIGHBOUR_ESTIMATORS[name]()) else CLASSIFIER_CASES
-    return [*cases, *(["validation"] if name in GUARDED else [])]
+    """The neighbour cases of a configuration; "validation" (a record of the validation part)
+    where a safeguard sets one aside: the regressor's (the classifier's fits every row)."""
+    regressor = is_regressor(NEIGHBOUR_ESTIMATORS[name]())
+    cases = REGRESSOR_CASES if regressor else CLASSIFIER_CASES
+    return [*cases, *(["validation"] if name in GUARDED and regressor else [])]
 
 
 NEIGHBOUR_CASES = [(name, case) for name in NEIGHBOUR_ESTIMATORS for case in _cases(name)]
@@ -389,7 +392,7 @@ def _classifier_neighbours(case, n=90, d=3, seed=0, index=-1):
         y2[index], params = 9, {"classes": [0, 1], "unknown_labels": "ignore"}
     elif case == "huge-norm":  # far above data_norm = 1 (clipped to it), the same label
         X2[index] = huge
-    else:  # "validation": a record of the safeguard's validation part, relabelled and huge
+    else:  # "relabel-huge": relabelled and far above data_norm = 1
         y2[index], X2[index] = 1 - y[index], huge
     return (X, y), (X2, y2), params
 
@@ -439,8 +442,9 @@ def _observe(est, data):
 
 
 def _validation_row(name, neighbours):
-    """A record of the safeguard's validation part: the mask the front door leaves out of its
-    learner's fit (read from ``FitContext.inner``'s ``excluding``; the split does not depend on the data)."""
+    """A record of the safeguard's validation part: the mask the regressor's front door leaves
+    out of its learner's fit (read from ``FitContext.inner``'s ``excluding``; the split does not
+    depend on the data)."""
     masks = []
     inner = FitContext.inner
 
