@@ -750,15 +750,15 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         """Whether the safeguard runs for this shape (n and the parameter)."""
         return safeguard_applies(n, n_classes, n_features, float(self.epsilon), self.safeguard)
 
-    def _selection_epsilon(self, n: int) -> float:
-        """The safeguard's selection's ε: s ε (n: the shape every public rule reads)."""
+    def _selection_epsilon(self) -> float:
+        """The safeguard's selection's ε: s ε."""
         return float(self.selection_share) * float(self.epsilon)
 
     def _learner_epsilon(self, n: int, n_classes: int, n_features: int) -> float:
         """The learner's ε: under the safeguard, what the selection leaves of ε (the two add
         up to at most ε in floating point), else ε."""
         if self._guarded(n, n_classes, n_features):
-            return remaining(float(self.epsilon), self._selection_epsilon(n))
+            return remaining(float(self.epsilon), self._selection_epsilon())
         return float(self.epsilon)
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
@@ -871,7 +871,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                 learner.certificate_.state(labels.assumption)
                 mistakes = safeguard_mistakes(learner, X_checked, y_checked, labels.classes)
                 mistakes[0] += MODEL_HANDICAP * n  # public: fixed before the data
-                best, selection = select_release(-mistakes, self._selection_epsilon(n), n,
+                best, selection = select_release(-mistakes, self._selection_epsilon(), n,
                                                  select_rng, noise.seeded)
                 certificate = self._safeguard_certificate(
                     learner.certificate_, selection, name, reason, n, labels.classes,
@@ -1059,7 +1059,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             model = learner._certify_with(_rows_for(name, X_checked), y_checked, NO_CONTEXT)
             model.state(source)
         classes = list(classes)
-        selection = dry_selection(len(classes) + 1, self._selection_epsilon(n), n,
+        selection = dry_selection(len(classes) + 1, self._selection_epsilon(), n,
                                   seeded=self.random_state is not None)
         certificate = self._safeguard_certificate(
             model, selection, name, reason, n, classes, self._delta(*size), label_source=source)
