@@ -174,7 +174,8 @@ def users_part(template: Any, mechanism: Mechanism, backend: Any, *options: Any)
             return f"the backend {type(backend).__qualname__}"
     elif not all(is_dpconvex_class(cls) for cls in backend_classes(backend)):  # a name
         return f"a backend the registry may build for solver={backend!r}"
-    if shipped_derivation(template) is None or _CLASS_MEMBERS & set(vars(template)):
+    stated = _CLASS_MEMBERS & set(getattr(template, "__dict__", {}))
+    if shipped_derivation(template) is None or stated:
         return f"the template {type(template).__qualname__}"
     loss = getattr(template, "loss", None)
     if loss is not None and (shipped_derivation(loss) is None or not loss.as_built()):
@@ -187,7 +188,7 @@ def users_part(template: Any, mechanism: Mechanism, backend: Any, *options: Any)
             except ValueError:
                 held = [object()]
             if not is_dpconvex_function(fn) or not _runs_no_users_code(held):
-                return f"the extra term {getattr(term, 'name', term)!r}"
+                return "an extra term"
     owners, others = _solved_parts(template)
     for part in owners + others:
         for value in (part, *getattr(part, "__dict__", {}).values()):
@@ -196,6 +197,7 @@ def users_part(template: Any, mechanism: Mechanism, backend: Any, *options: Any)
     if not _runs_no_users_code(options):
         return "an option of the solve (warm_start, max_iter)"
     return None
+
 
 def users_class(obj: Any) -> str | None:
     """``obj``'s class if dpconvex does not ship it, or what is set on the instance besides what

@@ -35,8 +35,8 @@ from ..templates.base import ObjectiveTemplate, Template
 
 __all__ = ["BACKENDS", "CVXPY_STATUS_MAP", "Backend", "PolishedBackend", "SolveResult",
            "SolveStatus", "backend_classes", "backend_names", "check_solver_name", "get_backend",
-           "other_backends", "register_backend", "retry_advice", "rows_in_memory", "single_threaded", "solve",
-           "suitable_backends"]
+           "other_backends", "register_backend", "retry_advice", "rows_in_memory",
+           "single_threaded", "solve", "suitable_backends"]
 
 
 #: The registry: every backend class, in order of preference within a name (the native
