@@ -267,9 +267,8 @@ def _refuse_unresolved_noise(template: Template, mechanism: Mechanism, budget: B
         noise = float(report.expected_norm)
     # a mechanism or template of the user's without a noise report: its own proof
     except Exception:
-        if not any(
-            map(users_class, (mechanism, getattr(mechanism, "inner", None) or mechanism, template))
-        ):
+        parts = (mechanism, getattr(mechanism, "inner", None) or mechanism, template)
+        if not any(users_class(part) for part in parts):
             raise
         report, noise = None, 0.0
     if noise / template.n * RESOLUTION > template.residual_tol:
