@@ -6,6 +6,11 @@
     → noise and solve → accuracy check → post-processing onto the parameter
     space → finiteness check → the solve's conditions → Release(theta, certificate)
 
+Where a part of the release is the user's (:func:`~dpconvex.privacy.user_parts.users_part`,
+decided once), the guards of :mod:`dpconvex.privacy.user_parts` run around these steps: the
+user's template's members and declarations checked, the user's parts named in the conditions, a
+user's backend solving a copy, what the solve reads compared before and after it.
+
 The solve's diagnostics (residual, iterations, objective value, timings) are returned separately in
 ``Release.diagnostics``: they depend on the data and are NOT part of the release
 (docs/privacy/release.md#privacy-release); callers must not store them on a fitted model.
@@ -27,12 +32,13 @@ from .certificate import Certificate
 from .declarations import vouched
 from .mechanisms.base import Calibration, Mechanism, NoiseReport, get_mechanism
 from .user_parts import (
-    check_contract,
+    check_members,
     members_changed,
     members_snapshot,
-    solving_backend,
+    on_a_copy,
     user_conditions,
     users_class,
+    users_part,
 )
 
 if TYPE_CHECKING:
@@ -146,13 +152,18 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     """
     mechanism = get_mechanism(mechanism) if isinstance(mechanism, str) else mechanism
     seeded = rng is not None if seeded is None else bool(seeded)  # the certificate's "seeded"
-    check_contract(template, mechanism)
+    # the guards on the user's parts run only where one is (every part dpconvex's: none)
+    users = users_part(template, mechanism, backend, warm_start, max_iter) is not None
+    _refuse_missing_capabilities(template, mechanism)
+    if users:
+        check_members(template)
     budget = mechanism.check_budget(budget)
     try:
         conditions = mechanism.conditions(template, budget)
     except PrivacyError as exc:  # the template's or the mechanism's refusal: in this call's name
         raise signed_refusal(exc, "release") from None
-    conditions += user_conditions(template, mechanism, backend)
+    if users:
+        conditions += user_conditions(template, mechanism, backend)
     if vouch or any(c.unverified for c in conditions):
         conditions = vouched(conditions, vouch, unused=vouch_unused)
     calibration = mechanism.calibrate(template, budget)
@@ -166,15 +177,19 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
 
         warn_if_noise_dominates(template=template, mech=mechanism, budget=budget,
                                 calibration=calibration, report=report, **noise_warning)
-    solver_backend = solving_backend(mechanism, backend, template)
+    solver_backend = _solving_backend(mechanism, backend, template)
+    if users:  # a user's backend solves a copy of the template
+        solver_backend = on_a_copy(solver_backend, backend)
     noise_rng = _noise_generator(rng)
-    # what the calibration and the checks read, before the solve (a user's backend may change it)
-    members, kept = members_snapshot(template)  # kept until the comparison after the solve
+    # what the calibration and the checks read, before the solve (a user's code may change it);
+    # the objects it names are kept until the comparison after the solve
+    snapshot = members_snapshot(template) if users else None
     say(f"{mechanism.name}: noise drawn, solving {template.name} with backend "
         f"{getattr(solver_backend, 'name', 'none')}")  # no n: a class sum's counts its kept rows
     theta, solve_result, noised = _run(mechanism, template, calibration, solver_backend, noise_rng,
                                        warm_start=warm_start, max_iter=max_iter)
-    members_changed(template, members)
+    if users:
+        members_changed(template, snapshot[0])
     if noised:  # post-processing onto the parameter space (solver outputs are in it already)
         theta = template.space.postprocess(theta)
     say(f"{mechanism.name}: " + ("solved and accepted by the accuracy check"
@@ -214,6 +229,32 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     return Release(np.asarray(theta), certificate, calibration, solve_result)
 
 
+def _refuse_missing_capabilities(template: Template, mechanism: Mechanism) -> None:
+    """Refuse, by name and before anything is read, a template that lacks a capability
+    ``mechanism`` needs."""
+    from ..templates.base import CAPABILITY_MEMBERS
+
+    offered = frozenset(getattr(template, "capabilities", ()))
+    if missing := sorted(mechanism.needs.intersection(CAPABILITY_MEMBERS) - offered):
+        raise PrivacyError(
+            f"release: mechanism '{mechanism.name}' needs the template capabilit"
+            f"{'y' if len(missing) == 1 else 'ies'} {missing}, which template "
+            f"'{getattr(template, 'name', type(template).__name__)}' does not offer (it offers "
+            f"{sorted(offered)}); use a mechanism made for this kind of template.")
+
+
+def _solving_backend(mechanism: Mechanism, backend: Any, template: Template) -> Any:
+    """The backend that solves ``template`` for ``mechanism`` (None if it solves nothing): the
+    one given, or the registry's for a name or None."""
+    if not mechanism.solves:
+        return None
+    if hasattr(backend, "solve"):
+        return backend
+    from ..solvers import get_backend
+
+    return get_backend(backend, template)
+
+
 def _refuse_unresolved_noise(template: Template, mechanism: Mechanism, budget: Budget,
                              calibration: Calibration) -> NoiseReport | None:
     """Refuse noise on the objective whose gradient float64 cannot resolve to the template's
@@ -226,9 +267,8 @@ def _refuse_unresolved_noise(template: Template, mechanism: Mechanism, budget: B
         noise = float(report.expected_norm)
     # a mechanism or template of the user's without a noise report: its own proof
     except Exception:
-        if not any(
-            map(users_class, (mechanism, getattr(mechanism, "inner", None) or mechanism, template))
-        ):
+        parts = (mechanism, getattr(mechanism, "inner", None) or mechanism, template)
+        if not any(users_class(part) for part in parts):
             raise
         report, noise = None, 0.0
     if noise / template.n * RESOLUTION > template.residual_tol:

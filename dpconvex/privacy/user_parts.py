@@ -1,13 +1,24 @@
 """The parts of a release that are the user's, and the guards that run when one is.
 
 A template, a mechanism or a solver backend may be the user's: a class dpconvex does not ship,
-or a shipped one with members set on the instance (:func:`user_parts`). What the proof then
-rests on is the user's code: a user's template has its declarations checked
+or a shipped one with members set on the instance (:func:`user_parts`), or one holding code
+the user stated (a loss or a set stated in CVXPY, an extra term's functions).
+:func:`users_part` decides, once per release, whether any part is; only then do the guards
+run. What the proof then rests on is the user's code: a user's template has its members
+(:func:`check_members`) and declarations checked
 (:func:`~dpconvex.privacy.declarations.declaration_conditions`), a user's mechanism or a
 user's backend solving a template that holds the user's code is named as declared and not
-verified (:func:`user_conditions`), and a user's backend solves a copy of the template
-(:func:`solving_backend`). :func:`~dpconvex.privacy.release.release` calls these guards
+verified (:func:`user_conditions`), a user's backend solves a copy of the template
+(:func:`on_a_copy`), and what the solve reads is compared before and after it
+(:func:`members_snapshot`, :func:`members_changed`).
+:func:`~dpconvex.privacy.release.release` calls these guards
 (docs/privacy/user_objectives.md#privacy-user-objectives).
+
+Where every part is dpconvex's, the code a solve runs is dpconvex's, NumPy's and Python's
+only: nothing of the user's runs that could change the template. What makes a shipped part
+trustworthy is checked elsewhere: its constants are derived and probed like a user's
+(:func:`~dpconvex.privacy.checks.shipped_loss_conditions`,
+tests/privacy/test_shipped_classes_probed.py).
 """
 
 from __future__ import annotations
@@ -23,7 +34,8 @@ import scipy.sparse as sp
 from .._validation import is_dpconvex_class, is_dpconvex_function
 from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError
 from ..objectives.losses import shipped_derivation
-from ..solvers.registry import SolveResult, rows_in_memory
+from ..objectives.sets import CVXPYSet
+from ..solvers.registry import SolveResult, backend_classes, rows_in_memory
 from .certificate import Condition
 from .declarations import declaration_conditions
 from .mechanisms.base import Mechanism
@@ -31,8 +43,8 @@ from .mechanisms.base import Mechanism
 if TYPE_CHECKING:
     from ..templates.base import Template
 
-__all__ = ["check_contract", "members_changed", "members_snapshot", "solving_backend",
-           "user_conditions", "user_parts", "users_class"]
+__all__ = ["check_members", "members_changed", "members_snapshot", "on_a_copy",
+           "user_conditions", "user_parts", "users_class", "users_part"]
 
 
 #: Members a shipped template's class states and its constructor never sets on the instance:
@@ -92,6 +104,101 @@ def user_parts(template: Any) -> list[str]:
     return parts
 
 
+def _solved_parts(template: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """The objects a solve of ``template`` reads: the template, its space, loss and regularizer
+    (whose members :func:`members_snapshot` compares), and its rows operator, rows, feature
+    map, quadratic map and sets (whose classes it compares)."""
+    space, rows, ops = (getattr(template, "space", None), getattr(template, "rows", None),
+                        getattr(template, "_ops", None))
+    convex = getattr(space, "convex_set", None)
+    owners = (template, space, getattr(template, "loss", None),
+              getattr(template, "regularizer", None))
+    others = (ops, getattr(ops, "base", None), rows, getattr(rows, "base", None),
+              getattr(space, "fmap", None), getattr(space, "quad", None), convex,
+              *getattr(convex, "sets", ()))
+    return owners, others
+
+
+#: The types whose values run no code of the user's: Python's numbers and text, NumPy's
+#: scalars, SciPy's sparse matrices and arrays (the exact classes: a subclass may be the user's).
+_PLAIN = frozenset({type(None), bool, int, float, complex, str, *np.sctypeDict.values(),
+                    *(cls for name in dir(sp) if name.endswith(("_matrix", "_array"))
+                      and isinstance(cls := getattr(sp, name), type))})
+
+
+def _runs_no_users_code(value: Any) -> bool:
+    """Whether reading ``value`` runs only dpconvex's, NumPy's, SciPy's or Python's code: a value
+    of :data:`_PLAIN`, a NumPy array not of objects, a function compiled from dpconvex, an
+    object of a class dpconvex ships with nothing set on the instance (:func:`users_class`)
+    but a set stated in CVXPY (the user's constraints), or a tuple, list or frozenset of such."""
+    if type(value) in (tuple, list, frozenset):
+        return all(_runs_no_users_code(v) for v in value)
+    if type(value) is np.ndarray:
+        return value.dtype.kind != "O"
+    return type(value) in _PLAIN or is_dpconvex_function(value) or (
+        is_dpconvex_class(type(value)) and type(value) is not CVXPYSet
+        and users_class(value) is None)
+
+
+def users_part(template: Any, mechanism: Mechanism, backend: Any, *options: Any) -> str | None:
+    """The first part of a release found to be the user's, None when every part is dpconvex's:
+    the one predicate that decides whether the guards of this module run.
+
+    A part is the user's where it is or holds code dpconvex did not write: the mechanism or the
+    one it wraps, the backend (one given, or any class the registry may build for its name:
+    :func:`~dpconvex.solvers.backend_classes`), a template without a shipped derivation or with
+    a member its class states set on the instance, a loss without a shipped derivation or not
+    as its constructor built it (a loss stated in CVXPY), an extra term's functions and what
+    they close over, and any object a solve reads (:func:`_solved_parts`), any member of one,
+    or an option (``warm_start``, ``max_iter``) for which :func:`_runs_no_users_code` fails
+    (a set stated in CVXPY, a class or a function of the user's). None: a solve of this
+    release runs dpconvex's, NumPy's, SciPy's and Python's code only.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.privacy.user_parts import users_part
+    >>> objective = get_mechanism("objective")
+    >>> users_part(LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), objective, None) is None
+    True
+    >>> class Mine(Logistic):
+    ...     pass
+    >>> users_part(LinearERMTemplate(Mine(), 0.1, 1.0, X, y), objective, None)
+    'the loss Mine'
+    """
+    for mech in (mechanism, getattr(mechanism, "inner", None)):
+        if mech is not None and (users := users_class(mech)):
+            return f"the mechanism {users}"
+    if hasattr(backend, "solve"):  # one given
+        if not _shipped_backend(backend):
+            return f"the backend {type(backend).__qualname__}"
+    elif not all(is_dpconvex_class(cls) for cls in backend_classes(backend)):  # a name
+        return f"a backend the registry may build for solver={backend!r}"
+    stated = _CLASS_MEMBERS & set(getattr(template, "__dict__", {}))
+    if shipped_derivation(template) is None or stated:
+        return f"the template {type(template).__qualname__}"
+    loss = getattr(template, "loss", None)
+    if loss is not None and (shipped_derivation(loss) is None or not loss.as_built()):
+        return f"the loss {type(loss).__qualname__}"
+    for term in getattr(template, "extra_terms", None) or ():
+        for fn in (getattr(term, "cvxpy_fn", None), getattr(term, "value_fn", None),
+                   getattr(term, "grad_fn", None)):
+            try:  # what it closes over (an empty cell: filled later, by anyone)
+                held = [cell.cell_contents for cell in getattr(fn, "__closure__", None) or ()]
+            except ValueError:
+                held = [object()]
+            if not is_dpconvex_function(fn) or not _runs_no_users_code(held):
+                return "an extra term"
+    owners, others = _solved_parts(template)
+    for part in owners + others:
+        for value in (part, *getattr(part, "__dict__", {}).values()):
+            if not _runs_no_users_code(value):
+                return f"{type(value).__qualname__} in the template's {type(part).__qualname__}"
+    if not _runs_no_users_code(options):
+        return "an option of the solve (warm_start, max_iter)"
+    return None
+
+
 def users_class(obj: Any) -> str | None:
     """``obj``'s class if dpconvex does not ship it, or what is set on the instance besides what
     its constructor sets (its methods, or any attribute of a class whose constructor sets none).
@@ -139,29 +246,9 @@ def members_snapshot(template: Any) -> tuple[tuple[Any, ...], list[Any]]:
         declared = tuple(fields)
     own, classes, held = [], [], []  # held: a kept object is not freed, so none other takes its id
     seen: set[type] = {type(None)}  # each class once (a part that is None: a built-in class)
-    space, rows, ops = (getattr(template, "space", None), getattr(template, "rows", None),
-                        getattr(template, "_ops", None))
-    convex = getattr(space, "convex_set", None)
-    parts = (
-        template,
-        space,
-        getattr(template, "loss", None),
-        getattr(template, "regularizer", None),
-    )
-    for i, part in enumerate(
-        parts
-        + (
-            ops,
-            getattr(ops, "base", None),
-            rows,
-            getattr(rows, "base", None),
-            getattr(space, "fmap", None),
-            getattr(space, "quad", None),
-            convex,
-            *getattr(convex, "sets", ()),
-        )
-    ):
-        for k, v in getattr(part, "__dict__", {}).items() if i < len(parts) else ():
+    owners, others = _solved_parts(template)
+    for i, part in enumerate(owners + others):
+        for k, v in getattr(part, "__dict__", {}).items() if i < len(owners) else ():
             if not k.startswith("_") or k == "_ops":
                 own.append((i, k, id(v)))
                 held.append(v)
@@ -263,34 +350,22 @@ def _shipped_backend(backend: Any, seen: frozenset[int] = frozenset()) -> bool:
         _shipped_backend(v, seen | {id(backend)}) for v in held)
 
 
-def check_contract(template: Template, mechanism: Mechanism) -> None:
-    """Refuse a template that lacks a capability ``mechanism`` needs, or (a user's template
-    class) a member the template contract requires; shipped templates are reviewed.
+def check_members(template: Template) -> None:
+    """Refuse a template of the user's class that lacks a member the template contract requires
+    (shipped templates are reviewed).
 
     Raises
     ------
-    PrivacyError
-        A capability the mechanism needs is not offered.
     ParameterError
         A template of the user's lacks members of the template contract.
 
     Examples
     --------
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> from dpconvex.privacy.user_parts import check_contract
-    >>> check_contract(LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), get_mechanism("objective"))
+    >>> from dpconvex.privacy.user_parts import check_members
+    >>> check_members(LinearERMTemplate(Logistic(), 0.1, 1.0, X, y))
     """
-    from ..templates.base import CAPABILITY_MEMBERS, missing_members
+    from ..templates.base import missing_members
 
-    # the capabilities the mechanism needs, refused by name before anything is read
-    offered = frozenset(getattr(template, "capabilities", ()))
-    if missing := sorted(mechanism.needs.intersection(CAPABILITY_MEMBERS) - offered):
-        raise PrivacyError(
-            f"release: mechanism '{mechanism.name}' needs the template capabilit"
-            f"{'y' if len(missing) == 1 else 'ies'} {missing}, which template "
-            f"'{getattr(template, 'name', type(template).__name__)}' does not offer (it offers "
-            f"{sorted(offered)}); use a mechanism made for this kind of template.")
-    # shipped: by review
     if not is_dpconvex_class(type(template)) and (missing := missing_members(template)):
         raise ParameterError(
             f"release: template '{getattr(template, 'name', type(template).__name__)}' "
@@ -350,25 +425,24 @@ def user_conditions(template: Template, mechanism: Mechanism, backend: Any) -> l
     return conditions
 
 
-def solving_backend(mechanism: Mechanism, backend: Any, template: Template) -> Any:
-    """The backend that solves ``template`` for ``mechanism`` (None if it solves nothing): the
-    one given, or the registry's for a name or None; a backend of the user's solves a copy.
+def on_a_copy(solver_backend: Any, backend: Any) -> Any:
+    """The backend that solves: ``solver_backend`` (the one given as ``backend``, or the
+    registry's), or, for a backend of the user's, one that solves a copy of the template.
 
     Examples
     --------
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> from dpconvex.privacy.user_parts import solving_backend
-    >>> t = LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)
-    >>> solving_backend(get_mechanism("objective"), "native", t).name
-    'native'
+    >>> from dpconvex.privacy.user_parts import on_a_copy
+    >>> from dpconvex.solvers import Backend, LbfgsNewton
+    >>> type(on_a_copy(LbfgsNewton(), None)).__name__
+    'LbfgsNewton'
+    >>> class Mine(LbfgsNewton):
+    ...     pass
+    >>> print(on_a_copy(Mine(), None).name)
+    a backend of the user's (Mine)
     """
-    from ..solvers import get_backend
-
-    solver_backend = None if not mechanism.solves else (
-        backend if hasattr(backend, "solve") else get_backend(backend, template))
     if solver_backend is not None and (solver_backend is backend or users_class(solver_backend)) \
             and not _shipped_backend(solver_backend):
-        solver_backend = _OnACopy(solver_backend)
+        return _OnACopy(solver_backend)
     return solver_backend
 
 

@@ -20,6 +20,7 @@ from .registry import (
     PolishedBackend,
     SolveResult,
     SolveStatus,
+    backend_classes,
     backend_names,
     check_solver_name,
     get_backend,
@@ -38,5 +39,5 @@ del _backend_class
 
 __all__ = ["BACKENDS", "CVXPY_STATUS_MAP", "Backend", "CVXPYBackend", "ClarabelBackend",
            "LbfgsNewton", "PolishedBackend", "ProjectedGradient", "ProjectedNewton", "SCSBackend",
-           "SolveResult", "SolveStatus", "backend_names", "check_solver_name", "get_backend",
-           "other_backends", "retry_advice", "solve", "suitable_backends"]
+           "SolveResult", "SolveStatus", "backend_classes", "backend_names", "check_solver_name",
+           "get_backend", "other_backends", "retry_advice", "solve", "suitable_backends"]

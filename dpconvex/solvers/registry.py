@@ -34,9 +34,9 @@ from ..errors import ParameterError
 from ..templates.base import ObjectiveTemplate, Template
 
 __all__ = ["BACKENDS", "CVXPY_STATUS_MAP", "Backend", "PolishedBackend", "SolveResult",
-           "SolveStatus", "backend_names", "check_solver_name", "get_backend", "other_backends",
-           "register_backend", "retry_advice", "rows_in_memory", "single_threaded", "solve",
-           "suitable_backends"]
+           "SolveStatus", "backend_classes", "backend_names", "check_solver_name", "get_backend",
+           "other_backends", "register_backend", "retry_advice", "rows_in_memory",
+           "single_threaded", "solve", "suitable_backends"]
 
 
 #: The registry: every backend class, in order of preference within a name (the native
@@ -334,6 +334,20 @@ def register_backend(backend_class: type[Backend]) -> type[Backend]:
     _CLASSES.append(backend_class)
     BACKENDS.setdefault(backend_class.name, backend_class)
     return backend_class
+
+
+def backend_classes(name: Any) -> list[type[Backend]]:
+    """The registered classes :func:`get_backend` may build for ``solver=name`` (every one for
+    None or "auto"; none for a name nobody registered).
+
+    Examples
+    --------
+    >>> from dpconvex.solvers import backend_classes
+    >>> [cls.__name__ for cls in backend_classes("clarabel")]
+    ['ClarabelBackend']
+    """
+    auto = name is None or name == "auto"
+    return [backend_class for backend_class in _CLASSES if auto or backend_class.name == name]
 
 
 class PolishedBackend(Backend["ObjectiveTemplate"]):

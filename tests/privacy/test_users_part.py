@@ -1,0 +1,243 @@
+"""The one predicate deciding whether the guards on a user's parts run (``users_part``): every
+part dpconvex's, none runs; a part of the user's (a subclass of a shipped class defined here, a
+stated CVXPY form, something set on an instance, a registered backend of the user's), all of
+them, as strictly: a template, a mechanism or a backend of the user's that changes what the
+calibration read during the solve releases nothing."""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+import pytest
+
+import dpconvex as dp
+from dpconvex.errors import PrivacyError
+from dpconvex.objectives import (
+    CVXPYSet,
+    HuberRegression,
+    Logistic,
+    Loss,
+    MatrixTerm,
+    losses,
+    psi_frobenius,
+)
+from dpconvex.privacy import release as release_module
+from dpconvex.privacy.mechanisms.base import ObjectivePerturbation, get_mechanism
+from dpconvex.privacy.user_parts import users_part
+from dpconvex.solvers import ClarabelBackend, LbfgsNewton, PolishedBackend, registry
+from dpconvex.templates import LinearERMTemplate
+
+
+def _rows(n: int = 120):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 3))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+    return X, np.where(X[:, 0] + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+
+
+def _template(loss=None, cls=LinearERMTemplate, **kwargs):
+    return cls(Logistic() if loss is None else loss, 0.1, 1.0, *_rows(), **kwargs)
+
+
+OBJECTIVE = get_mechanism("objective")
+
+
+class MyLogistic(Logistic):
+    pass
+
+
+class MyTemplate(LinearERMTemplate):
+    pass
+
+
+class MyMechanism(ObjectivePerturbation):
+    pass
+
+
+class MyBackend(LbfgsNewton):
+    pass
+
+
+class MyArray(np.ndarray):
+    pass
+
+
+# ------------------------------------------------------------------ what the predicate decides
+@pytest.mark.parametrize("backend", [None, "auto", "native", LbfgsNewton(),
+                                     PolishedBackend(ClarabelBackend(), LbfgsNewton())])
+def test_a_release_of_dpconvexs_parts_only_has_no_users_part(backend):
+    assert users_part(_template(), OBJECTIVE, backend) is None
+    assert users_part(_template(), get_mechanism("output"), backend, np.zeros(3), 50) is None
+
+
+def _set_on_instance(attribute, value, of=lambda t: t):
+    def build():
+        template = _template()
+        setattr(of(template), attribute, value)
+        return template
+    return build
+
+
+@pytest.mark.parametrize("build, mechanism, backend, options", [
+    (lambda: _template(MyLogistic()), OBJECTIVE, None, ()),
+    (lambda: _template(cls=MyTemplate), OBJECTIVE, None, ()),
+    (_template, MyMechanism(), None, ()),
+    (_template, OBJECTIVE, MyBackend(), ()),  # a subclass of a shipped backend
+    (_template, OBJECTIVE, PolishedBackend(ClarabelBackend(), MyBackend()), ()),  # held by one
+    (_template, OBJECTIVE, None, (np.zeros(3).view(MyArray),)),  # a warm start of the user's
+    (_set_on_instance("residual_tol", 1e-3), OBJECTIVE, None, ()),  # a member its class states
+    (_set_on_instance("y", _rows()[1].view(MyArray)), OBJECTIVE, None, ()),  # a member's class
+    (_set_on_instance("grad", lambda w: w, of=lambda t: t.regularizer), OBJECTIVE, None, ()),
+    (_set_on_instance("lam", np.float64(0.1).item, of=lambda t: t.regularizer), OBJECTIVE, None,
+     ()),  # a callable member of a shipped part
+    (lambda: _template(Loss.from_cvxpy(lambda m: cp.logistic(-m), name="mine")), OBJECTIVE,
+     None, ()),  # a loss stated in CVXPY
+    (lambda: _template(constraint_set=CVXPYSet([(w := cp.Variable(3))[0] <= 1], w)), OBJECTIVE,
+     None, ()),  # a set stated in CVXPY
+])
+def test_a_part_of_the_users_is_found(build, mechanism, backend, options):
+    assert users_part(build(), mechanism, backend, *options) is not None
+
+
+def test_a_subclass_defined_here_is_named_by_the_part_it_is():
+    assert users_part(_template(MyLogistic()), OBJECTIVE, None) == "the loss MyLogistic"
+    assert users_part(_template(), MyMechanism(), None).startswith("the mechanism MyMechanism")
+    assert users_part(_template(), OBJECTIVE, MyBackend()) == "the backend MyBackend"
+    assert users_part(_template(cls=MyTemplate), OBJECTIVE, None) == "the template MyTemplate"
+
+
+def test_a_backend_of_the_users_in_the_registry_is_a_part_of_the_users(monkeypatch):
+    """A name (or "auto") may resolve to a class the user registered: a part of the user's."""
+    monkeypatch.setattr(registry, "_CLASSES", [*registry._CLASSES, MyBackend])
+    assert users_part(_template(), OBJECTIVE, None) is not None
+    assert users_part(_template(), OBJECTIVE, "native") is not None
+    assert users_part(_template(), OBJECTIVE, "clarabel") is None  # not a name MyBackend has
+
+
+def test_an_extra_terms_functions_or_what_they_close_over_are_the_users():
+    from dpconvex.data.preprocess import augment_and_scale
+    from dpconvex.templates import LargeMarginGaussianTemplate
+
+    Z = augment_and_scale(np.random.default_rng(0).normal(size=(20, 2)) / 3.0, data_norm=1.0)
+    mine = MatrixTerm("mine", lambda Phi: 0, lambda t: 0.0, lambda t: 0.0 * t)
+    for terms, users in (([mine], True), ([psi_frobenius(0.1, 2)], None)):
+        t = LargeMarginGaussianTemplate(Z, np.arange(20) % 2, n_classes=2, lam=0.5,
+                                        extra_terms=terms)
+        if users:
+            assert users_part(t, OBJECTIVE, None) == "an extra term"
+        else:  # the shipped term is not what makes this template the user's (if anything does)
+            assert "extra term" not in str(users_part(t, OBJECTIVE, None))
+    term = psi_frobenius(0.1, 2)
+    term.value_fn.__closure__[term.value_fn.__code__.co_freevars.index("weight")] \
+        .cell_contents = np.asarray(0.1).view(MyArray)  # what a shipped term closes over
+    t = LargeMarginGaussianTemplate(Z, np.arange(20) % 2, n_classes=2, lam=0.5, extra_terms=[term])
+    assert users_part(t, OBJECTIVE, None) == "an extra term"
+
+
+# ---------------------------------------------------------------- the guards run only then
+def test_the_snapshot_is_taken_only_when_a_part_is_the_users(monkeypatch):
+    taken = []
+    snapshot = release_module.members_snapshot
+
+    def counted(template):
+        taken.append(template)
+        return snapshot(template)
+
+    monkeypatch.setattr(release_module, "members_snapshot", counted)
+    dp.release(_template(), "objective", dp.Budget(1.0), rng=0)
+    assert taken == []
+    dp.release(_template(), "objective", dp.Budget(1.0), backend=MyBackend(), rng=0,
+               vouch=("backend",), vouch_unused="ignore")
+    assert len(taken) == 1
+
+
+# ------------------------------------------- a user's part changing what was read: refused
+@pytest.fixture
+def solving(monkeypatch):
+    """True once the release has taken its snapshot (from then on, it solves)."""
+    armed = []
+    snapshot = release_module.members_snapshot
+
+    def arming(template):
+        taken = snapshot(template)
+        armed.append(True)
+        return taken
+
+    monkeypatch.setattr(release_module, "members_snapshot", arming)
+    return armed
+
+
+def test_a_users_template_changing_its_members_during_the_solve_releases_nothing(solving):
+    class Understating(LinearERMTemplate):
+        """Halves its declared row bound while it is solved (after the calibration read it)."""
+
+        def objective(self, w, b=None, extra_reg=0.0):
+            if solving:
+                self.data_norm = 0.5
+            return LinearERMTemplate.objective(self, w, b, extra_reg)
+
+    template = Understating(Logistic(), 0.1, 1.0, *_rows())
+    named = users_part(template, OBJECTIVE, None)
+    assert named == "the template " + Understating.__qualname__
+    with pytest.raises(PrivacyError, match="members changed during the solve"):
+        dp.release(template, "objective", dp.Budget(1.0), rng=0,
+                   vouch=("grad_bound", "hessian"), vouch_unused="ignore")
+    assert solving
+
+
+def test_a_users_mechanism_changing_the_templates_constants_releases_nothing():
+    class Loosening(ObjectivePerturbation):
+        """Loosens the template's tolerance as it runs the solve."""
+
+        def run(self, template, calibration, backend, rng, **options):
+            template.residual_tol = 1e300
+            return super().run(template, calibration, backend, rng, **options)
+
+    with pytest.raises(PrivacyError, match="members changed during the solve"):
+        dp.release(_template(), Loosening(), dp.Budget(1.0), rng=0, vouch=("mechanism",))
+
+
+def test_a_member_of_the_users_class_on_a_shipped_template_is_guarded(solving):
+    """A shipped regularizer weighted by a float of the user's class whose sum halves the
+    template's declared row bound during the solve: code of the user's, so what the release
+    read is compared after the solve and the release refused."""
+    template = _template()
+
+    class Understating(float):
+        def __add__(self, other):
+            if solving:
+                template.data_norm = 0.5
+            return float(self) + other
+
+        __radd__ = __add__
+
+    template.regularizer.lam = Understating(0.1)
+    assert users_part(template, OBJECTIVE, None) == (
+        f"{Understating.__qualname__} in the template's L2")
+    with pytest.raises(PrivacyError, match="members changed during the solve"):
+        dp.release(template, "objective", dp.Budget(1.0), rng=0)
+    assert solving
+
+
+# ------------------------------------------ a shipped part is trusted only because it is checked
+class SteepHuber(HuberRegression):
+    """huber_M(z − y)/(2M), whose slope reaches 1, stating 0.25."""
+
+    name = "steep_huber_guards"
+    derivation = "docs/privacy/user_objectives.md#privacy-prediction-losses"
+    deriv_bound = 0.25
+
+
+def test_a_shipped_loss_with_a_false_bound_skips_the_guards_and_is_still_refused(probes,
+                                                                                 monkeypatch):
+    """Made to look shipped (named in dpconvex.objectives.losses, registered for this test), it
+    is no part of the user's, so the guards do not run; the verifier's probe of a shipped loss
+    refuses its bound all the same."""
+    monkeypatch.setattr(SteepHuber, "__module__", losses.__name__)
+    monkeypatch.setattr(losses, "SteepHuber", SteepHuber, raising=False)
+    monkeypatch.setitem(losses.REGRESSION_LOSSES, SteepHuber.name, SteepHuber)
+    X, _ = _rows()
+    template = LinearERMTemplate(SteepHuber(0.5), 0.1, 1.0, X, X @ np.array([0.5, -0.2, 0.1]))
+    assert users_part(template, OBJECTIVE, None) is None
+    with pytest.raises(PrivacyError, match="derivative bound: loss 'steep_huber_guards' declares"):
+        dp.release(template, "objective", dp.Budget(1.0), rng=0)
