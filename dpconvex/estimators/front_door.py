@@ -324,9 +324,9 @@ def constant_name(label: Any) -> str:
 
 
 def take_rows(X: Any, rows: np.ndarray, n: int, owner: str, estimator: Any) -> Any:
-    """Rows ``rows`` of X (the safeguard's validation part), read after the learner's fit
-    validated X: a frame's rows by position, an array's or sparse matrix's by index, a Dask
-    collection's lazily (its chunks stay on the workers).
+    """Rows ``rows`` of X (the regressor's safeguard's validation part), read after the
+    learner's fit validated X: a frame's rows by position, an array's or sparse matrix's by
+    index, a Dask collection's lazily (its chunks stay on the workers).
 
     Examples
     --------
@@ -347,7 +347,8 @@ def take_rows(X: Any, rows: np.ndarray, n: int, owner: str, estimator: Any) -> A
 #: selection chose: a private output of the release, not a public quantity.
 SAFEGUARD_SELECTED = "safeguard selected"
 
-#: The safeguard's condition on its disjoint parts (``format``: ``n``, ``n_fit``, ``n_val``).
+#: The regressor's safeguard's condition on its disjoint parts (``format``: ``n``, ``n_fit``,
+#: ``n_val``).
 _DISJOINT_PARTS = (
     "a permutation drawn independently of the data splits the {n} rows into a fitting part of "
     "{n_fit} and a validation part of {n_val} (sizes from n only); the learner reads the "
@@ -912,8 +913,9 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                       f"the rule's learner ({name}) and the {len(classes)} constant classes of "
                       "the public label set"),
             Condition("selection utility of sensitivity 1", True, "enforced by dpconvex",
-                      "for the released model, each candidate's mistakes on the rows change by "
-                      "at most 1 when one record is replaced; the model's handicap is public"),
+                      "for the learner's model (fixed by its release), each candidate's mistakes "
+                      "on the rows change by at most 1 when one record is replaced; the model's "
+                      "handicap is public"),
         ]
         try:
             certificate = compose_sequential(
