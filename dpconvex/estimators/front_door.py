@@ -844,7 +844,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             signed_by(learner, f"{owner}.fit"),
         ):
             # y checked and encoded against the public set in this estimator's name (its learner is a
-            # name the user never wrote), inside the hold; X is checked by the learner
+            # name the user never wrote), inside the hold; X is checked by the learner, or under
+            # the safeguard by this fit, once, for the learner and the selection
             y_checked = check_labels(computed(y), n, f"{owner}.fit", classes=self.classes,
                                      unknown_labels=self.unknown_labels)
             labels = encode_labels(
