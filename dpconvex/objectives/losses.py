@@ -168,8 +168,8 @@ class Loss:
         A loss dpconvex ships (:func:`shipped_derivation`), as its constructor built it
         (:meth:`as_built`), is established by its derivation: convexity and the bounds
         |ℓ'| <= ``deriv_bound`` (and ℓ'' <= ``curvature`` with ``need_curvature``) on all of
-        ℝ; the verifier probes them as it probes a user's loss, once per class and parameters
-        (:func:`dpconvex.privacy.checks.shipped_loss_conditions`). Any other loss is checked by
+        ℝ; the fast tests give every registered class the probes a user's loss gets
+        (:func:`dpconvex.privacy.checks.probe_loss`). Any other loss is checked by
         :func:`dpconvex.privacy.checks.check_loss` (None here).
 
         Examples

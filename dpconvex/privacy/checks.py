@@ -5,10 +5,10 @@ A loss's slope and curvature bounds must hold at every margin a release can reac
 probe can only refute them; a bound with no derivation is "declared, not verified", which
 :func:`~dpconvex.privacy.release.release` refuses unless the caller vouches for it
 (docs/privacy/user_objectives.md#privacy-user-objectives). A shipped loss, as constructed,
-is established by its derivation and probed as a user's loss is, once per class and
-parameters (:func:`shipped_loss_conditions`); a user's loss is probed once per description of its
-code and state (:func:`_loss_description`), and at every check when it cannot be described
-by value.
+is established by its derivation (:func:`shipped_loss_conditions`), and the fast tests give
+every shipped class the probes a user's loss gets (:func:`probe_loss`); a user's loss is
+probed once per description of its code and state (:func:`_loss_description`), and at every
+check when it cannot be described by value.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from ..objectives.atoms import DerivedBounds, derive_bounds
 from ..objectives.losses import CVXPYLoss, Loss, shipped_derivation
 from .certificate import Condition
 
-__all__ = ["FORM_RTOL", "PROBE_RTOL", "check_dcp_convex", "check_loss", "shipped_loss_conditions",
-           "refuse_constant_loss"]
+__all__ = ["FORM_RTOL", "PROBE_RTOL", "check_dcp_convex", "check_loss", "probe_loss",
+           "refuse_constant_loss", "shipped_loss_conditions"]
 
 #: Relative tolerance of the numerical probes of declared bounds.
 PROBE_RTOL = 1e-6
@@ -149,7 +149,7 @@ def _check_forms_agree(loss: Loss, caller: str) -> Condition:
 def _bound_condition(loss: Loss, what: str, attr: str, declared: float, derived: float | None,
                      how_derived: str, observed: float, caller: str) -> Condition:
     """The condition stating how a declared bound (|ℓ'| or ℓ'') was established on ℝ (an
-    unbounded derived slope is refused before, by :func:`_probe_loss`)."""
+    unbounded derived slope is refused before, by :func:`probe_loss`)."""
     if derived is None:
         return Condition(
             what, True, "declared, not verified",
@@ -282,17 +282,15 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
     The slope bound |ℓ'| <= ``deriv_bound`` (and, with ``need_curvature``, ℓ'' <=
     ``curvature``) must hold at every margin, since a release can reach any margin. Each is
     established by a derivation: a shipped loss's own, as its constructor built it
-    (:meth:`~dpconvex.objectives.Loss.derived_conditions`, confirmed by the probes below once
-    per class and parameters: :func:`shipped_loss_conditions`), else the
+    (:func:`shipped_loss_conditions`; the fast tests probe every shipped class), else the
     atom table applied to the loss's CVXPY form
     (:func:`~dpconvex.objectives.atoms.derive_bounds`), which also refuses a loss of unbounded
     slope. A bound with neither is "declared, not verified"
     (``Condition.unverified`` names it; docs/privacy/user_objectives.md#privacy-margin-loss-bounds).
 
-    The loss's code is probed at fixed margins only (no data; a grid with points around declared kinks and far
-    out): the CVXPY form and ``value()`` agree (:data:`FORM_RTOL`), ``deriv`` and ``value_and_deriv`` match
-    finite differences, ℓ' is non-decreasing, and no probe exceeds a declared bound. A probe refutes, it does
-    not establish: the certificate says which did what. ``caller`` opens the messages.
+    Any other loss's code is probed (:func:`probe_loss`) once per description of its code and
+    state (:func:`_loss_description`), and at every check when it has none. ``caller`` opens
+    the messages.
 
     Raises
     ------
@@ -309,8 +307,8 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
     >>> conds = check_loss(SmoothHinge(h=0.5), need_curvature=True)
     >>> for c in conds[-2:]:
     ...     print(c.name, "|", c.how)
-    |ℓ'| bound | derived (docs/privacy/linear_erm.md#privacy-loss-constants) and probed
-    ℓ'' bound (c) | derived (docs/privacy/linear_erm.md#privacy-loss-constants) and probed
+    |ℓ'| bound | derived (docs/privacy/linear_erm.md#privacy-loss-constants)
+    ℓ'' bound (c) | derived (docs/privacy/linear_erm.md#privacy-loss-constants)
     >>> mine = Loss.from_cvxpy(lambda m: cp.huber(cp.pos(1 - m), 1.0) / 2, name="mine")
     >>> for c in check_loss(mine, need_curvature=True)[:2]:
     ...     print(c.name, "|", c.how)
@@ -320,12 +318,11 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
     shipped = shipped_loss_conditions(loss, need_curvature=need_curvature, caller=caller)
     if shipped is not None:
         return shipped
-    regression = getattr(loss, "kind", "margin") == "regression"
     described = _loss_description(loss)
     key = None if described is None else (described, bool(need_curvature))
     if key in _PROBED:
         return list(_PROBED[key])
-    conds = _probe_loss(loss, regression, need_curvature=need_curvature, caller=caller)
+    conds = probe_loss(loss, need_curvature=need_curvature, caller=caller)
     if key is not None:
         if len(_PROBED) >= _PROBED_SIZE:
             _PROBED.pop(next(iter(_PROBED)))
@@ -335,20 +332,18 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
 
 def shipped_loss_conditions(loss: Loss, *, need_curvature: bool,
                             caller: str = "check_loss") -> list[Condition] | None:
-    """The conditions of a loss dpconvex ships, as its constructor built it, once the probes a
-    user's loss gets found nothing against them; None for any other loss.
+    """The conditions of a loss dpconvex ships, as its constructor built it, stated by its
+    derivation; None for any other loss (which :func:`check_loss` probes).
 
-    The derivation establishes the bounds on all of ℝ
-    (:meth:`~dpconvex.objectives.Loss.derived_conditions`); the probes (:func:`_probe_loss`:
-    the forms compared, the derivatives and convexity probed, the atom table applied to a
-    CVXPY form) can refute a bound a shipped class states wrongly. They run once per class,
-    parameters and ``need_curvature`` in a process (:data:`_SHIPPED`); each derived condition
-    then says "derived (...) and probed" (docs/privacy/linear_erm.md#privacy-loss-constants).
-
-    Raises
-    ------
-    PrivacyError
-        A probe refutes a bound or a form the class states.
+    The derivation establishes the bounds on all of ℝ for every parameter of the class
+    (:meth:`~dpconvex.objectives.Loss.derived_conditions`,
+    docs/privacy/linear_erm.md#privacy-loss-constants). Whether a class states them truly is
+    a fact of dpconvex's code, the same in every process: the probes a user's loss gets
+    (:func:`probe_loss`) run on every registered class in the fast tests
+    (tests/privacy/test_shipped_classes_probed.py), not at a fit. The conditions are a
+    function of the class and its parameters: built once per class, parameters and
+    ``need_curvature`` in a process (:data:`_SHIPPED`). ``caller`` is the name
+    :func:`check_loss` signs with; nothing here is refused.
 
     Examples
     --------
@@ -356,53 +351,76 @@ def shipped_loss_conditions(loss: Loss, *, need_curvature: bool,
     >>> from dpconvex.privacy.checks import shipped_loss_conditions
     >>> conds = shipped_loss_conditions(Logistic(), need_curvature=True)
     >>> conds[2].name, conds[2].how
-    ("|ℓ'| bound", 'derived (docs/privacy/linear_erm.md#privacy-loss-constants) and probed')
+    ("|ℓ'| bound", 'derived (docs/privacy/linear_erm.md#privacy-loss-constants)')
     >>> class Mine(Logistic):
     ...     pass
     >>> shipped_loss_conditions(Mine(), need_curvature=True) is None
     True
     """
-    derivation = shipped_derivation(loss) if isinstance(loss, Loss) else None
-    if derivation is None or not loss.as_built():
+    if not isinstance(loss, Loss) or shipped_derivation(loss) is None or not loss.as_built():
         return None
     key = (type(loss), repr(loss.params()), bool(need_curvature))
     if key not in _SHIPPED:
-        derived = loss.derived_conditions(need_curvature=need_curvature)
-        _probe_loss(loss, loss.kind == "regression", need_curvature=need_curvature, caller=caller,
-                    built=isinstance(loss, CVXPYLoss)
-                    and type(loss).cvxpy_expr is CVXPYLoss.cvxpy_expr)
-        how = f"derived ({derivation})"
         if len(_SHIPPED) >= _PROBED_SIZE:
             _SHIPPED.pop(next(iter(_SHIPPED)))
-        probed = f"{how} and probed"
-        _SHIPPED[key] = tuple(dataclasses.replace(c, how=probed) if c.how == how else c
-                              for c in derived)
+        _SHIPPED[key] = tuple(loss.derived_conditions(need_curvature=need_curvature))
     return list(_SHIPPED[key])
 
 
-#: The conditions of the shipped losses the probes confirmed in this process, by (class,
-#: parameters, need_curvature): at most :data:`_PROBED_SIZE`, the oldest dropped first.
+#: The conditions of the shipped losses stated in this process, by (class, parameters,
+#: need_curvature): at most :data:`_PROBED_SIZE`, the oldest dropped first.
 _SHIPPED: dict[Any, tuple[Condition, ...]] = {}
 
 
-def _probe_loss(
-    loss: Loss, regression: bool, *, need_curvature: bool, caller: str, built: bool = False
-) -> list[Condition]:
-    """The checks of :func:`check_loss` for a loss not established by a derivation alone.
+def probe_loss(loss: Loss, *, need_curvature: bool, caller: str = "probe_loss"
+               ) -> list[Condition]:
+    """The probes of a loss's code and the atom table's derivation of its bounds, uncached.
 
-    ``built``: a shipped loss stated in CVXPY, as its constructor built it
-    (:func:`shipped_loss_conditions`). Its constructor applied the atom table to the tree its
-    forms and ``cvxpy_expr`` are compiled from (``loss.derived``): that derivation is read,
-    not made again; every probe below runs as for any loss.
+    The loss's code is probed at fixed margins only (no data; a grid with points around its
+    kinks and far out): the CVXPY form and ``value()`` agree (:data:`FORM_RTOL`), ``deriv`` and
+    ``value_and_deriv`` match finite differences, ℓ' is non-decreasing, and no probe exceeds a
+    declared bound; a regression loss at the ends and the middle of its label range. A probe
+    refutes, it does not establish: the bounds are established by the atom table applied to
+    the CVXPY form (:func:`~dpconvex.objectives.atoms.derive_bounds`), else "declared, not
+    verified". :func:`check_loss` runs this on a user's loss; the fast tests on every class
+    dpconvex ships.
+
+    Parameters
+    ----------
+    loss : Loss
+        The loss probed.
+    need_curvature : bool
+        Whether its curvature bound is checked too.
+    caller : str, default="probe_loss"
+        The name the refusals are signed with.
+
+    Returns
+    -------
+    list of Condition
+        Convexity, the forms' agreement (with a CVXPY form), the bounds and, for a regression
+        loss, its label range.
+
+    Raises
+    ------
+    ParameterError
+        A declared constant that is not a float of the right range.
+    PrivacyError
+        A probe refutes a form or a bound, or the loss's slope is unbounded on ℝ.
+
+    Examples
+    --------
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.checks import probe_loss
+    >>> conds = probe_loss(Logistic(), need_curvature=True)
+    >>> conds[2].name, conds[2].how
+    ("|ℓ'| bound", "derived on all of ℝ from the CVXPY form's atoms")
     """
-    if built:
-        derived = loss.derived
-    else:
-        try:
-            derived = None if not loss.has_cvxpy else derive_bounds(
-                loss.cvxpy_expr, tuple(loss.label_range) if regression else None)
-        except Exception:  # a form the table cannot read: nothing is derived
-            derived = None
+    regression = getattr(loss, "kind", "margin") == "regression"
+    try:
+        derived = None if not loss.has_cvxpy else derive_bounds(
+            loss.cvxpy_expr, tuple(loss.label_range) if regression else None)
+    except Exception:  # a form the table cannot read: nothing is derived
+        derived = None
     if derived is not None and not math.isfinite(derived.slope):
         raise PrivacyError(
             f"{caller}: |ℓ'| bound: loss '{loss.name}' has an unbounded slope on ℝ (atoms "

@@ -9,10 +9,9 @@ from dpconvex.privacy import checks
 
 @pytest.fixture
 def probes(monkeypatch):
-    """The probes of a loss run during a test (calls of the probe grid), with empty records of
-    the losses already probed (a user's and a shipped one's)."""
+    """The probes of a loss run during a test (calls of the probe grid), with an empty record
+    of the user losses already probed."""
     monkeypatch.setattr(checks, "_PROBED", {})
-    monkeypatch.setattr(checks, "_SHIPPED", {})
     count = []
     grid = checks._probe_grid
 

@@ -97,11 +97,9 @@ class UnderstatedCurvature(Logistic):
     HuberRegression(2.0, label_range=(-3.0, 10.0)), Pinball(0.9, smoothing=0.01),
     Pinball(0.3, label_range=(0.0, 5.0), smoothing=0.05)], ids=repr)
 def test_declared_constants_of_shipped_losses_survive_the_probe(loss):
-    """A fit states a shipped loss's derivation (its document's, or its CVXPY form's atoms for
-    a loss stated in CVXPY) once the probe confirms it; the probe alone states only what it
-    establishes itself (the atom table, or declared), never the class's derivation."""
-    regression = loss.kind == "regression"
-    conds = checks._probe_loss(loss, regression, need_curvature=True, caller="test")
+    """The probe states only what it establishes itself (the atom table, or declared), never
+    the class's derivation, which a fit states."""
+    conds = checks.probe_loss(loss, need_curvature=True, caller="test")
     assert all(c.holds for c in conds)
     hows = {c.how for c in conds if c.name.endswith("bound") or c.name.endswith("(c)")}
     assert hows <= {"derived on all of ℝ from the CVXPY form's atoms", "declared, not verified"}
@@ -162,8 +160,8 @@ def test_certificate_lists_how_each_condition_was_established():
     hows = {c.name: c.how for c in cert.conditions}
     assert "convexity" not in hows  # a shipped loss: its derivation, no DCP analysis
     for name in ("loss convexity", "loss forms agree", "|ℓ'| bound", "ℓ'' bound (c)"):
-        # a shipped loss: its derivation, confirmed by the probes
-        assert hows[name] == "derived (docs/privacy/linear_erm.md#privacy-loss-constants) and probed"
+        # a shipped loss: its derivation (the fast tests probe its class)
+        assert hows[name] == "derived (docs/privacy/linear_erm.md#privacy-loss-constants)"
     mine = Loss.from_cvxpy(lambda m: cp.logistic(-m), name="mine")
     cert, _ = verify(_template(mine), epsilon=1.0, mechanism="objective")
     hows = {c.name: c.how for c in cert.conditions}
