@@ -338,22 +338,10 @@ def _checked_declarations(kind: str, label_range: Any, deriv_bound: float | None
     return label_range, deriv_bound, curvature
 
 
-def _kink_facts(stated: Any, label_range: tuple[float, float] | None) -> tuple[set[str], Any]:
-    """The stacks a stated tree reduces over and the atom table's bounds when it has a kink atom
-    (None without one): read once per stated tree and label range, shared by its smoothings.
-
-    A reduction over the predictions is refused as such; one over a stack of each record's
-    pieces (cp.max(cp.hstack([1 - m, 0]))) is per record, and its atoms are the reason.
-    """
-    from .atoms import bounds_of_form
-
-    facts = stated.__dict__.setdefault("kink_facts", {})
-    if label_range not in facts:
-        facts[label_range] = (
-            {type(e).__name__ for e in _subexpressions(stated.expr)} & _STACKS,
-            bounds_of_form(stated.expr, stated.label, label_range)
-            if _has_kink_atom(stated.expr) else None)
-    return facts[label_range]
+def _stacks_in(expr: cp.Expression) -> bool:
+    """Whether the tree stacks a record's pieces (cp.max(cp.hstack([1 - m, 0]))): a reduction
+    over such a stack is per record, and its atoms, not a reduction, are the reason to refuse."""
+    return any(type(e).__name__ in _STACKS for e in _subexpressions(expr))
 
 
 def _refuse_outside_table(name: str, form: Any) -> None:
@@ -409,8 +397,8 @@ class CVXPYLoss(Loss):
     def __init__(self, fn: Callable[..., cp.Expression], *, kind: str = "margin",
                  name: str | None = None, label_range: tuple[float, float] | None = None,
                  deriv_bound: float | None = None, curvature: float | None = None,
-                 smoothing: float | str | None = "auto", _stated: Any = None):
-        from .atoms import bounds_of_form, smooth_kinks
+                 smoothing: float | str | None = "auto", _stated: _Statement | None = None):
+        from .atoms import CompiledForm, bounds_of_form, smooth_kinks
 
         if kind == "multiclass":
             raise ParameterError(MULTICLASS_REFUSAL)
@@ -431,32 +419,34 @@ class CVXPYLoss(Loss):
         self.smoothing_rule = SMOOTHING_RULE.check("smoothing", smoothing, "Loss.from_cvxpy")
         #: :class:`~dpconvex.objectives.atoms.Smoothing` of the kinks replaced, or None.
         self.smoothed_kinks = None
-        # fn is called once, here (``_stated``: the tree of the loss this one smooths): every
-        # form, bound and probe below reads this one tree, so a global or a state fn reads that
-        # changes later changes nothing of the loss
-        self._form = self._stated = stated = _stated or _compile(fn, kind, self.name)
-        # a smoothed loss reads a stated form already checked; a reduction is refused first, a
-        # form that differs in its values only after the atoms (a NumPy form that cannot be
-        # derived is the better reason)
+        # fn is called once, here (``_stated``: the statement of the loss this one smooths):
+        # every form, bound and probe below reads this one tree, so a global or a state fn
+        # reads that changes later changes nothing of the loss
+        self._stated = stated = _stated or _state(fn, kind, self.name, label_range)
+        # a smoothed loss reads a statement already checked; a reduction over the predictions
+        # is refused first (one over a stack per record not), a form that differs in its
+        # values only after the atoms (a NumPy form that cannot be derived is the better reason)
         failure = None if _stated is not None else _elementwise_failure(stated)
-        # a reduction over the predictions is refused as such, one over a stack per record not
-        stacked, kinked = _kink_facts(stated, label_range)
-        if failure is not None and failure[1] and not stacked:
+        if failure is not None and failure[1] and not _stacks_in(stated.expr):
             _refuse_not_elementwise(self.name, kind, failure[0])
         # a kink inside an atom with zero slope there (cp.huber(cp.pos(u), M)) is smooth
-        self.has_kinks = kinked is not None and math.isinf(kinked.curvature)
+        self.has_kinks = (stated.kink_atom and stated.bounds is not None
+                          and math.isinf(stated.bounds.curvature))
         #: Kinks left for an estimator's rule (``smoothing="auto"``, not yet at an h).
         self.smoothing_unresolved = self.has_kinks and self.smoothing_rule == "auto"
+        expr, derived = stated.expr, stated.bounds
         if self.has_kinks and isinstance(self.smoothing_rule, float):
-            smoothed, self.smoothed_kinks = smooth_kinks(stated.expr, self.smoothing_rule)
-            self._form = _compile(lambda *_: smoothed, kind, self.name, (stated.z, stated.label))
+            expr, self.smoothed_kinks = smooth_kinks(stated.expr, self.smoothing_rule)
+            derived = bounds_of_form(expr, stated.label, label_range)
+        # the NumPy forms: compiled once, from the tree the loss is (stated or smoothed)
+        self._form = CompiledForm(lambda *_: expr, with_label=stated.label is not None,
+                                  inputs=(stated.z, stated.label))
         if not self._form.supported:
             _refuse_outside_table(self.name, self._form)
         if failure is not None:
             _refuse_not_elementwise(self.name, kind, failure[0])
         if kind == "regression" and self._form.reads[0] and not self._form.slope_reads[1]:
             _refuse_label_unread(self.name)
-        derived = bounds_of_form(self._form.expr, self._form.label, label_range)
         self.derived = derived
         self.deriv_bound = (float(derived.slope) if deriv_bound is None and derived is not None
                             else math.nan if deriv_bound is None else deriv_bound)
@@ -684,30 +674,44 @@ MULTICLASS_REFUSAL = (
 )
 
 
-def _compile(
-    fn: Callable[..., cp.Expression], kind: str, name: str, inputs: tuple | None = None
-) -> Any:
-    """``fn`` built on a scalar prediction (and label; ``inputs``: those of a form already
-    built), checked: a scalar, DCP-convex expression of the prediction, compiled to its NumPy
-    forms."""
-    from .atoms import CompiledForm
+@dataclass(frozen=True, eq=False)
+class _Statement:
+    """A loss stated once (:func:`_state`): ``fn`` built on a scalar prediction ``z`` (and a
+    scalar label parameter), checked, with the facts of that tree every smoothing of it reads.
+    A smoothing rewrites this tree; nothing calls ``fn`` again."""
+
+    expr: cp.Expression
+    z: cp.Variable
+    label: cp.Parameter | None
+    #: The atom table's bounds of ``expr`` over the loss's label range (None: an atom it has
+    #: no rule for): its curvature is ∞ at a kink left, or an atom of unbounded slope.
+    bounds: Any
+    #: Whether ``expr`` holds a maximum, minimum or abs of the prediction (or label).
+    kink_atom: bool
+
+
+def _state(fn: Callable[..., cp.Expression], kind: str, name: str,
+           label_range: tuple[float, float] | None) -> _Statement:
+    """``fn`` built on a scalar prediction (and label), checked: a scalar, DCP-convex expression
+    of the prediction; with its bounds derived on ``label_range``."""
+    from .atoms import bounds_of_form
 
     args = "(z, y)" if kind == "regression" else "(m)"
+    z, label = cp.Variable(), cp.Parameter() if kind == "regression" else None
     try:
-        form = CompiledForm(fn, with_label=kind == "regression", inputs=inputs)
+        expr = fn(z) if label is None else fn(z, label)
     except Exception as exc:  # the user's function, called on CVXPY objects
         raise ParameterError(
             f"Loss.from_cvxpy: loss '{name}': fn{args} raised {type(exc).__name__} ({exc}) when "
             "called on a scalar CVXPY variable. Build the loss of one prediction from CVXPY "
             "atoms, elementwise (a loss of C predictions is kind='multiclass').") from None
-    expr = form.expr
     if isinstance(expr, cp.Expression) and len(expr.variables()) > 1:
-        names = ", ".join(sorted(v.name() for v in expr.variables() if v.id != form.z.id))
+        names = ", ".join(sorted(v.name() for v in expr.variables() if v.id != z.id))
         raise ParameterError(
             f"Loss.from_cvxpy: loss '{name}': fn{args} reads CVXPY variables other than its "
             f"argument ({names}). A loss is a function of the prediction (and the label) only: "
             "write the other quantities as constants.")
-    label_id = None if form.label is None else form.label.id
+    label_id = None if label is None else label.id
     stated = [
         p
         for p in (expr.parameters() if isinstance(expr, cp.Expression) else [])
@@ -738,7 +742,8 @@ def _compile(
             "convex "
             "loss in DCP form (e.g. cp.huber(z - y, M), cp.logistic(-m), cp.pos(1 - m))."
         )
-    return form
+    return _Statement(expr, z, label, bounds_of_form(expr, label, label_range),
+                      _has_kink_atom(expr))
 
 
 #: CVXPY atoms that stack a record's pieces into a vector (a loss of one record may reduce over them).

@@ -850,7 +850,7 @@ def test_a_function_of_the_label_is_never_read_as_a_small_constant():
     (lambda m: -cp.square(m), "margin", "not convex in the prediction"),
     (lambda m: cp.huber(m, 1) * cp.huber(m, 1), "margin", "not convex in the prediction"),
     (lambda z, y: cp.square(z) * y, "regression", "unknown sign"),
-    (lambda m: 3.0, "margin", "raised AttributeError"),
+    (lambda m: 3.0, "margin", "gave float 3.0, not a CVXPY expression"),
     (lambda z, y: cp.log_sum_exp(z) - z[0], "regression", "raised IndexError"),
     (lambda z, y: cp.hstack([z - y, y - z]), "regression", "not a scalar"),
 ])
