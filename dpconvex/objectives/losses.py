@@ -423,9 +423,10 @@ class CVXPYLoss(Loss):
         # every form, bound and probe below reads this one tree, so a global or a state fn
         # reads that changes later changes nothing of the loss
         self._stated = stated = _stated or _state(fn, kind, self.name, label_range)
-        # a smoothed loss reads a statement already checked; a reduction over the predictions
-        # is refused first (one over a stack per record not), a form that differs in its
-        # values only after the atoms (a NumPy form that cannot be derived is the better reason)
+        # a statement given is checked already (that of the loss this one smooths, or one of
+        # dpconvex's: :func:`_compiled`); a reduction over the predictions is refused first
+        # (one over a stack per record not), a form that differs in its values only after the
+        # atoms (a NumPy form that cannot be derived is the better reason)
         failure = None if _stated is not None else _elementwise_failure(stated)
         if failure is not None and failure[1] and not _stacks_in(stated.expr):
             _refuse_not_elementwise(self.name, kind, failure[0])
@@ -903,8 +904,16 @@ def _compiled(fn: Callable[..., cp.Expression], kind: str, name: str,
               label_range: tuple[float, float] | None, smoothing: float | str | None
               ) -> CVXPYLoss:
     """A loss dpconvex states in CVXPY (``fn`` of this module), compiled once per parameters:
-    its form, bounds and smoothing are read-only and shared by the instances."""
-    return CVXPYLoss(fn, kind=kind, name=name, label_range=label_range, smoothing=smoothing)
+    its form, bounds and smoothing are read-only and shared by the instances.
+
+    The statement is dpconvex's code, the same at every call: that its CVXPY form built on a
+    vector is the loss of each prediction is checked by the fast tests, which give every
+    shipped class the probes a user's loss gets (its CVXPY form against its values on a vector
+    of predictions: tests/privacy/test_shipped_classes_probed.py), not here.
+    """
+    stated = _state(fn, kind, name, label_range)
+    return CVXPYLoss(fn, kind=kind, name=name, label_range=label_range, smoothing=smoothing,
+                     _stated=stated)
 
 
 #: The attributes each shipped stated loss had when its constructor returned.

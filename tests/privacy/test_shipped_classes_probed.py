@@ -58,6 +58,8 @@ def probe_shipped_loss(cls: type) -> list[Loss]:
         for need_curvature in (True, False):
             derived = checks.shipped_loss_conditions(loss, need_curvature=need_curvature)
             assert derived is not None, f"{cls.__name__} as built states no derivation"
+            if loss.has_cvxpy:  # the DCP analysis a user's loss gets at its fit
+                checks.check_dcp_convex(loss.dcp_form(), f"loss '{loss.name}'")
             probed = checks.probe_loss(loss, need_curvature=need_curvature)
             assert [c.name for c in derived] == [c.name for c in probed]
             assert all(c.holds for c in derived + probed)
@@ -131,3 +133,32 @@ def test_a_shipped_loss_with_a_false_bound_is_caught_by_the_registry_walk(shippe
     assert shipped_steep in shipped_classes(Loss)
     with pytest.raises(dp.PrivacyError, match="derivative bound: loss 'steep_huber' declares"):
         probe_shipped_loss(shipped_steep)
+
+
+def _mixing(m):
+    """One number of a scalar margin; on a vector of margins it mixes the records."""
+    return cp.logistic(-m) + 0.1 * cp.log_sum_exp(-m)
+
+
+class Mixing(losses._ShippedForm):
+    """A loss stated in CVXPY as dpconvex states its own (:func:`losses._compiled`), whose
+    statement is not elementwise."""
+
+    name = "mixing"
+    derivation = "docs/privacy/linear_erm.md#privacy-loss-constants"
+
+    def __init__(self):
+        vars(self).update(vars(losses._compiled(_mixing, "margin", "mixing", None, None)))
+        losses._BUILT[self] = dict(vars(self))
+
+    def params(self):
+        return {}
+
+
+def test_a_shipped_statement_that_is_not_elementwise_is_caught_by_the_registry_walk(monkeypatch):
+    monkeypatch.setattr(Mixing, "__module__", losses.__name__)
+    monkeypatch.setattr(losses, "Mixing", Mixing, raising=False)
+    monkeypatch.setitem(LOSSES, Mixing.name, Mixing)
+    assert Mixing in shipped_classes(Loss)
+    with pytest.raises(dp.PrivacyError, match="forms: loss 'mixing': its CVXPY form gives"):
+        probe_shipped_loss(Mixing)
