@@ -21,6 +21,7 @@ from dpconvex.objectives import (
     losses,
     psi_frobenius,
 )
+from dpconvex.privacy import checks
 from dpconvex.privacy import release as release_module
 from dpconvex.privacy.mechanisms.base import ObjectivePerturbation, get_mechanism
 from dpconvex.privacy.user_parts import users_part
@@ -228,11 +229,11 @@ class SteepHuber(HuberRegression):
     deriv_bound = 0.25
 
 
-def test_a_shipped_loss_with_a_false_bound_skips_the_guards_and_is_still_refused(probes,
-                                                                                 monkeypatch):
+def test_a_shipped_loss_with_a_false_bound_skips_the_guards_and_is_caught_by_the_walk(
+        monkeypatch):
     """Made to look shipped (named in dpconvex.objectives.losses, registered for this test), it
-    is no part of the user's, so the guards do not run; the verifier's probe of a shipped loss
-    refuses its bound all the same."""
+    is no part of the user's, so the guards do not run; the probes the fast tests give every
+    shipped class (tests/privacy/test_shipped_classes_probed.py) refuse its bound."""
     monkeypatch.setattr(SteepHuber, "__module__", losses.__name__)
     monkeypatch.setattr(losses, "SteepHuber", SteepHuber, raising=False)
     monkeypatch.setitem(losses.REGRESSION_LOSSES, SteepHuber.name, SteepHuber)
@@ -240,4 +241,4 @@ def test_a_shipped_loss_with_a_false_bound_skips_the_guards_and_is_still_refused
     template = LinearERMTemplate(SteepHuber(0.5), 0.1, 1.0, X, X @ np.array([0.5, -0.2, 0.1]))
     assert users_part(template, OBJECTIVE, None) is None
     with pytest.raises(PrivacyError, match="derivative bound: loss 'steep_huber_guards' declares"):
-        dp.release(template, "objective", dp.Budget(1.0), rng=0)
+        checks.probe_loss(SteepHuber(0.5), need_curvature=True)
