@@ -612,19 +612,20 @@ class CompiledForm:
         args = [self.z] if self.label is None else [self.z, self.label]
         self.expr = fn(*args)
         self.supported = True
-        #: Per input (the prediction, then the label), whether the folded program reads it: a
-        #: term whose factor folds to 0 (0 * y, y - y) reads nothing (None: not compiled).
-        self.reads: tuple[bool, ...] | None = None
-        #: Per input, whether the derivative in z reads it (a term y of the outer sum does not).
-        self.slope_reads: tuple[bool, ...] | None = None
         try:
             self._slots, self._steps, self._result = _program(self.expr, tuple(a.id for a in args))
-            self.reads = _inputs_read(self._steps, self._result, len(args))
-            self.slope_reads = _inputs_read(self._steps, self._result, len(args), slope=True)
             with np.errstate(all="ignore"):  # a probe of the atoms' rules, not of values
                 self.evaluate(np.zeros(2), np.zeros(2) if with_label else None)
         except _Unknown:
             self.supported = False
+
+    def reads(self, *, slope: bool = False) -> tuple[bool, ...]:
+        """Per input (the prediction, then the label), whether the folded program reads it: a
+        term whose factor folds to 0 (0 * y, y - y) reads nothing; with ``slope``, whether the
+        derivative in z reads it (a term y of the outer sum does not). A compiled form only
+        (``supported``)."""
+        inputs = 1 if self.label is None else 2
+        return _inputs_read(self._steps, self._result, inputs, slope=slope)
 
     def evaluate(self, z: np.ndarray, y: np.ndarray | None = None, *, second: bool = True
                  ) -> tuple[np.ndarray, ...]:

@@ -446,7 +446,7 @@ class CVXPYLoss(Loss):
             _refuse_outside_table(self.name, self._form)
         if failure is not None:
             _refuse_not_elementwise(self.name, kind, failure[0])
-        if kind == "regression" and self._form.reads[0] and not self._form.slope_reads[1]:
+        if kind == "regression" and self._form.reads()[0] and not self._form.reads(slope=True)[1]:
             _refuse_label_unread(self.name)
         self.derived = derived
         self.deriv_bound = (float(derived.slope) if deriv_bound is None and derived is not None
