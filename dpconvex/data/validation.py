@@ -668,13 +668,17 @@ def zero_rows(X: Any, dropped: np.ndarray) -> Any:
 
 # ------------------------------------------------------------- the labels y
 def _check_label_values(values: np.ndarray, y: Any, caller: str, name: str = "y") -> None:
-    """Float, str or object labels ``values`` (NumPy's reading of ``y``): no missing value, no
-    non-integer float, one sortable kind (all str or all numbers); ``name``: what the messages
-    call the labels.
+    """Labels ``values`` (NumPy's reading of ``y``) by their dtype: no complex number or bytes,
+    no missing value, no non-integer float, one sortable kind (all str or all numbers);
+    ``name``: what the messages call the labels.
 
     Floats are checked as an array; object labels on the set of their types (one fast pass),
     looking at values only when some are floats (which may be NaN).
     """
+    if values.dtype.kind == "c":
+        raise DataValidationError(_COMPLEX_LABELS.format(caller))
+    if values.dtype.kind == "S":
+        raise DataTypeError(_BYTES_LABELS.format(caller))
     if values.dtype.kind == "f":
         if not np.all(np.isfinite(values)):
             raise DataValidationError(
@@ -808,10 +812,7 @@ def check_labels(y: Any, n_samples: int, caller: str, names: tuple[str, str] = (
     if yy.shape[0] != n_samples:
         raise DataValidationError(f"{caller}: {names[0]} has {n_samples} rows but {names[1]} has "
                                   f"{yy.shape[0]} labels; they must match.")
-    if yy.dtype.kind == "c":
-        raise DataValidationError(_COMPLEX_LABELS.format(caller))
-    if yy.dtype.kind == "S":
-        raise DataTypeError(_BYTES_LABELS.format(caller))
-    if not lenient and yy.dtype.kind in "fUO":  # (bool and int labels are labels as they are)
+    # complex and bytes are no labels; under "ignore", each other label is matched as it is
+    if yy.dtype.kind in ("cS" if lenient else "cSfUO"):  # (bool and int: labels as they are)
         _check_label_values(yy, y, caller, names[1])
     return yy if declared is None else LabelArray(yy, declared)
