@@ -403,7 +403,13 @@ class Options(Constraint):
 
 @dataclass(frozen=True)
 class Bool(Constraint):
-    """A bool (Python or NumPy)."""
+    """A bool (Python or NumPy).
+
+    Examples
+    --------
+    >>> Bool().check("fit_intercept", np.bool_(False), "Model")
+    False
+    """
 
     def check(self, name: str, value: Any, owner: str) -> bool:
         if isinstance(value, (bool, np.bool_)):
@@ -417,7 +423,13 @@ class Bool(Constraint):
 @dataclass(frozen=True)
 class Seed(Constraint):
     """None or a non-negative int, by :func:`check_seed`: never a generator
-    (:data:`GENERATOR_TYPES`), which a model would keep."""
+    (:data:`GENERATOR_TYPES`), which a model would keep.
+
+    Examples
+    --------
+    >>> Seed().check("random_state", np.int64(3), "Model")
+    3
+    """
 
     def check(self, name: str, value: Any, owner: str) -> int | None:
         if value is None:
