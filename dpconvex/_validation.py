@@ -12,7 +12,6 @@ APIs that do not keep their generator accept one through :func:`check_random_sta
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import datetime
 import functools
 import math
@@ -326,123 +325,7 @@ class Constraint:
 
 
 @dataclass(frozen=True)
-class Rule(Constraint):
-    """A parameter rule stated as data, checked by one method: what :class:`Float`,
-    :class:`Int`, :class:`Options`, :class:`Bool`, :class:`Seed`, :class:`NoValidation`,
-    :class:`Optional` and :class:`Auto` build.
-
-    ``kind`` is "float" (:func:`check_float` on the interval), "int" (:func:`check_int`), "bool", "options"
-    (one of ``values``), "seed" (:func:`check_seed`), "callable" (``why`` says what it is called with and
-    returns), "elsewhere" (no check here) or "custom" (``inner``'s check); ``why`` is also the reason for an
-    int's cap, the meaning of the options, or where an unchecked parameter is checked. ``none_ok`` also takes
-    None, ``auto_ok`` the word "auto" (a refusal then also names the accepted values).
-
-    Examples
-    --------
-    >>> Rule("options", values=("a", "b"), none_ok=True).check("mode", None, "Model") is None
-    True
-    """
-
-    kind: str
-    low: float = 0.0
-    high: float = math.inf
-    low_inclusive: bool = False
-    high_inclusive: bool = False
-    allow_inf: bool = False
-    values: tuple[Any, ...] = ()
-    why: str = ""
-    inner: Constraint | None = None
-    none_ok: bool = False
-    auto_ok: bool = False
-
-    def check(self, name: str, value: Any, owner: str) -> Any:
-        if value is None and self.none_ok:
-            return None
-        if self.auto_ok and isinstance(value, str):
-            if value == "auto":
-                return "auto"
-            raise self.refusal(name, value, owner)
-        kind = self.kind
-        try:
-            if kind == "float":
-                return check_float(name, value, owner, low=self.low, high=self.high,
-                                   low_inclusive=self.low_inclusive,
-                                   high_inclusive=self.high_inclusive, allow_inf=self.allow_inf)
-            if kind == "int":
-                return check_int(
-                    name, value, owner, low=int(self.low), high=int(self.high), why=self.why
-                )
-            if kind == "seed":  # None or a non-negative int (check_seed)
-                if value is None:
-                    return None
-                if isinstance(value, GENERATOR_TYPES):
-                    raise ParameterError(
-                        f"The '{name}' parameter of {owner} must be None (noise seeded from the "
-                        "OS, for "
-                        "a release) or a non-negative int (a reproducible seed, for experiments). "
-                        "Got a "
-                        f"{type(value).__name__}: an estimator keeps its parameters, and a "
-                        "generator "
-                        "kept on a model lets whoever holds the model or its pickle replay the "
-                        "noise of "
-                        "the release. Pass None or an int; to draw several fits from one "
-                        "generator, use "
-                        "dpconvex.epsilon_sweep(..., random_state=generator)."
-                    )
-                if (
-                    isinstance(value, numbers.Integral)
-                    and not isinstance(value, bool)
-                    and int(value) >= 0
-                ):
-                    return int(value)
-                raise ParameterError(
-                    f"The '{name}' parameter of {owner} must be None (noise seeded from the OS) "
-                    f"or a non-negative int. Got {value!r} instead.")
-            if kind == "custom":
-                return self.inner.check(name, value, owner)  # type: ignore[union-attr]
-            if kind == "elsewhere" or (kind == "callable" and callable(value)):
-                return value
-            if kind == "bool" and isinstance(value, (bool, np.bool_)):
-                return bool(value)
-            if kind == "options":
-                try:  # False where the comparison is not a bool (an array, ...)
-                    if value in self.values:
-                        return value
-                except (TypeError, ValueError):
-                    pass
-                said = f": {self.why}" if self.why else ""
-                raise ParameterError(
-                    f"The '{name}' parameter of {owner} must be one of "
-                    f"{list(self.values)!r}{said}. Got {_short_repr(value)} instead."
-                )
-            accepted = ("None or " if self.none_ok else "") + self._accepted()
-            raise ParameterError(f"The '{name}' parameter of {owner} must be {accepted}. "
-                                 f"Got {_short_repr(value)} instead.")
-        except ParameterError as err:
-            if not self.auto_ok:
-                raise
-            rule = str(err).removeprefix(f"The '{name}' parameter of {owner} ")
-            raise ParameterError(f"The '{name}' parameter of {owner} {rule} "
-                                 f"Accepted values: {self}.") from None
-
-    def _accepted(self) -> str:
-        """The rule's values, without None or "auto"."""
-        if self.kind == "float":
-            return "a float in " + _interval(
-                self.low, self.high, self.low_inclusive, self.high_inclusive
-            )
-        if self.kind == "int":
-            return f"an int in [{int(self.low)}, {int(self.high):,}]"
-        return {"bool": "a bool", "options": f"one of {list(self.values)!r}",
-                "seed": "None or a non-negative int", "custom": str(self.inner),
-                "elsewhere": f"checked elsewhere: {self.why}", "callable": self.why}[self.kind]
-
-    def __str__(self) -> str:
-        return ("None or " if self.none_ok else "") + ("'auto' or " if self.auto_ok else "") \
-            + self._accepted()
-
-
-class Float(Rule):
+class Float(Constraint):
     """A float in an interval, by :func:`check_float` (default: (0, inf)).
 
     Examples
@@ -453,12 +336,25 @@ class Float(Rule):
     2.0
     """
 
-    def __init__(self, low: float = 0.0, high: float = math.inf, low_inclusive: bool = False,
-                 high_inclusive: bool = False, allow_inf: bool = False):
-        super().__init__("float", low, high, low_inclusive, high_inclusive, allow_inf)
+    low: float = 0.0
+    high: float = math.inf
+    low_inclusive: bool = False
+    high_inclusive: bool = False
+    allow_inf: bool = False
+
+    def check(self, name: str, value: Any, owner: str) -> float:
+        return check_float(name, value, owner, low=self.low, high=self.high,
+                           low_inclusive=self.low_inclusive, high_inclusive=self.high_inclusive,
+                           allow_inf=self.allow_inf)
+
+    def __str__(self) -> str:
+        return "a float in " + _interval(
+            self.low, self.high, self.low_inclusive, self.high_inclusive
+        )
 
 
-class Int(Rule):
+@dataclass(frozen=True)
+class Int(Constraint):
     """An int in [low, high], by :func:`check_int`; ``why`` is the reason for ``high``.
 
     Examples
@@ -467,11 +363,19 @@ class Int(Rule):
     'an int in [0, 2]'
     """
 
-    def __init__(self, low: int = 1, high: int = MAX_INT, why: str = ""):
-        super().__init__("int", low, high, why=why)
+    low: int = 1
+    high: int = MAX_INT
+    why: str = ""
+
+    def check(self, name: str, value: Any, owner: str) -> int:
+        return check_int(name, value, owner, low=self.low, high=self.high, why=self.why)
+
+    def __str__(self) -> str:
+        return f"an int in [{self.low}, {self.high:,}]"
 
 
-class Options(Rule):
+@dataclass(frozen=True)
+class Options(Constraint):
     """One of ``values``; ``meaning`` says what each does (in the message).
 
     Examples
@@ -480,25 +384,78 @@ class Options(Rule):
     "one of ['raise', 'ignore']"
     """
 
-    def __init__(self, values: tuple[Any, ...], meaning: str = ""):
-        super().__init__("options", values=tuple(values), why=meaning)
+    values: tuple[Any, ...]
+    meaning: str = ""
+
+    def check(self, name: str, value: Any, owner: str) -> Any:
+        try:  # False where the comparison is not a bool (an array, ...)
+            if value in self.values:
+                return value
+        except (TypeError, ValueError):
+            pass
+        said = f": {self.meaning}" if self.meaning else ""
+        raise ParameterError(f"The '{name}' parameter of {owner} must be one of "
+                             f"{list(self.values)!r}{said}. Got {_short_repr(value)} instead.")
+
+    def __str__(self) -> str:
+        return f"one of {list(self.values)!r}"
 
 
-class Bool(Rule):
-    """A bool (Python or NumPy)."""
+@dataclass(frozen=True)
+class Bool(Constraint):
+    """A bool (Python or NumPy).
 
-    def __init__(self) -> None:
-        super().__init__("bool")
+    Examples
+    --------
+    >>> Bool().check("fit_intercept", np.bool_(False), "Model")
+    False
+    """
+
+    def check(self, name: str, value: Any, owner: str) -> bool:
+        if isinstance(value, (bool, np.bool_)):
+            return bool(value)
+        raise self.refusal(name, value, owner)
+
+    def __str__(self) -> str:
+        return "a bool"
 
 
-class Seed(Rule):
-    """None or a non-negative int, by :func:`check_seed` (no generator)."""
+@dataclass(frozen=True)
+class Seed(Constraint):
+    """None or a non-negative int, by :func:`check_seed`: never a generator
+    (:data:`GENERATOR_TYPES`), which a model would keep.
 
-    def __init__(self) -> None:
-        super().__init__("seed")
+    Examples
+    --------
+    >>> Seed().check("random_state", np.int64(3), "Model")
+    3
+    """
+
+    def check(self, name: str, value: Any, owner: str) -> int | None:
+        if value is None:
+            return None
+        if isinstance(value, GENERATOR_TYPES):
+            raise ParameterError(
+                f"The '{name}' parameter of {owner} must be None (noise seeded from the OS, for "
+                "a release) or a non-negative int (a reproducible seed, for experiments). Got a "
+                f"{type(value).__name__}: an estimator keeps its parameters, and a generator "
+                "kept on a model lets whoever holds the model or its pickle replay the noise of "
+                "the release. Pass None or an int; to draw several fits from one generator, use "
+                "dpconvex.epsilon_sweep(..., random_state=generator)."
+            )
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool) \
+                and int(value) >= 0:
+            return int(value)
+        raise ParameterError(
+            f"The '{name}' parameter of {owner} must be None (noise seeded from the OS) "
+            f"or a non-negative int. Got {value!r} instead.")
+
+    def __str__(self) -> str:
+        return "None or a non-negative int"
 
 
-class NoValidation(Rule):
+@dataclass(frozen=True)
+class NoValidation(Constraint):
     """No check here; ``reason`` says where the parameter is checked (and why there).
 
     Examples
@@ -507,24 +464,17 @@ class NoValidation(Rule):
     'checked elsewhere: checked with the labels in prepare'
     """
 
-    def __init__(self, reason: str):
-        super().__init__("elsewhere", why=reason)
+    reason: str
 
-    @property
-    def reason(self) -> str:
-        """Where (and why there) the parameter is checked."""
-        return self.why
+    def check(self, name: str, value: Any, owner: str) -> Any:
+        return value
 
-
-def _widened(inner: Constraint, **word: bool) -> dict[str, Any]:
-    """The fields of a :class:`Rule` that is ``inner`` (a rule, or any constraint) taking
-    also None or "auto" (``word``)."""
-    if isinstance(inner, Rule):
-        return {**{f.name: getattr(inner, f.name) for f in dataclasses.fields(Rule)}, **word}
-    return {"kind": "custom", "inner": inner, **word}
+    def __str__(self) -> str:
+        return f"checked elsewhere: {self.reason}"
 
 
-class Optional(Rule):
+@dataclass(frozen=True)
+class Optional(Constraint):
     """None, or what ``inner`` accepts.
 
     Examples
@@ -536,11 +486,17 @@ class Optional(Rule):
     'None or a float in (0, 1)'
     """
 
-    def __init__(self, inner: Constraint):
-        super().__init__(**_widened(inner, none_ok=True))
+    inner: Constraint
+
+    def check(self, name: str, value: Any, owner: str) -> Any:
+        return None if value is None else self.inner.check(name, value, owner)
+
+    def __str__(self) -> str:
+        return f"None or {self.inner}"
 
 
-class Auto(Rule):
+@dataclass(frozen=True)
+class Auto(Constraint):
     """The word "auto" (a public rule chooses), or what ``inner`` accepts.
 
     Any other value is refused with the message of ``inner`` followed by the accepted values.
@@ -551,8 +507,22 @@ class Auto(Rule):
     "'auto' or a float in (0, inf)"
     """
 
-    def __init__(self, inner: Constraint):
-        super().__init__(**_widened(inner, auto_ok=True))
+    inner: Constraint
+
+    def check(self, name: str, value: Any, owner: str) -> Any:
+        if isinstance(value, str):
+            if value == "auto":
+                return "auto"
+            raise self.refusal(name, value, owner)
+        try:
+            return self.inner.check(name, value, owner)
+        except ParameterError as err:
+            rule = str(err).removeprefix(f"The '{name}' parameter of {owner} ")
+            raise ParameterError(f"The '{name}' parameter of {owner} {rule} "
+                                 f"Accepted values: {self}.") from None
+
+    def __str__(self) -> str:
+        return f"'auto' or {self.inner}"
 
 
 #: ε > 0 of a release.

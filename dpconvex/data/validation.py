@@ -131,33 +131,15 @@ def check_array(
             f"{caller}: got a sparse matrix for {name}; pass a dense array (X.toarray())."
         )
     _reject_masked(X, caller, name)
-    A = X
-    too_large = DataValidationError(
-        f"{caller}: {name} holds a number too large for float64 (above about "
-        "1.8e308); rescale that column with a public constant."
-    )
-    for dtype in (None, np.float64):  # as given (ragged nested lists fail here), then float64
-        source = A
-        try:
-            with np.errstate(over="ignore"):  # a long double beyond float64: inf, refused below
-                A = np.asarray(A, dtype=dtype)
-        except OverflowError:
-            raise too_large from None
-        except (TypeError, ValueError) as exc:
-            raise DataTypeError(
-                f"{caller}: {name} must be a 2-D array of numbers (n_samples, n_features); it "
-                f"could not be converted to float ({exc}). Encode categorical columns first."
-            ) from None
-        if dtype is None:
-            check_numeric_dtype(
-                A,
-                caller,
-                name,  # what is not a real number, before float64
-                inferred=not isinstance(source, np.ndarray) and not hasattr(source, "dtype"),
-            )
-        elif source.dtype.kind == "f" and source.dtype.itemsize > 8 and \
-                np.count_nonzero(np.isinf(A)) > np.count_nonzero(np.isinf(source)):
-            raise too_large
+    A = _as_array(X, None, caller, name)  # as given: ragged nested lists fail here
+    # what is not a real number, before float64 (a sequence: the dtype NumPy read from it)
+    check_numeric_dtype(A, caller, name,
+                        inferred=not isinstance(X, np.ndarray) and not hasattr(X, "dtype"))
+    if A.dtype != np.float64:
+        given, A = A, _as_array(A, np.float64, caller, name)
+        if given.dtype.kind == "f" and given.dtype.itemsize > 8 and \
+                np.count_nonzero(np.isinf(A)) > np.count_nonzero(np.isinf(given)):
+            raise _too_large(caller, name)  # a long double beyond float64
     if A.ndim != 2:
         raise DataValidationError(
             f"{caller}: {name} must be 2-D (n_samples, n_features); got an array with "
@@ -165,6 +147,29 @@ def check_array(
             "X.reshape(-1, 1) or a single sample with X.reshape(1, -1)."
         )
     return check_matrix_body(A, A, caller, name, min_samples, n_features)
+
+
+def _as_array(X: Any, dtype: Any, caller: str, name: str) -> np.ndarray:
+    """``np.asarray(X, dtype)``, a failure refused by name (a long double beyond float64
+    becomes inf here, refused by :func:`check_array`)."""
+    try:
+        with np.errstate(over="ignore"):
+            return np.asarray(X, dtype=dtype)
+    except OverflowError:
+        raise _too_large(caller, name) from None
+    except (TypeError, ValueError) as exc:
+        raise DataTypeError(
+            f"{caller}: {name} must be a 2-D array of numbers (n_samples, n_features); it "
+            f"could not be converted to float ({exc}). Encode categorical columns first."
+        ) from None
+
+
+def _too_large(caller: str, name: str) -> DataValidationError:
+    """The refusal of a number beyond float64 in the rows."""
+    return DataValidationError(
+        f"{caller}: {name} holds a number too large for float64 (above about "
+        "1.8e308); rescale that column with a public constant."
+    )
 
 
 def as_design(X: Any) -> DesignOperator:
@@ -262,6 +267,17 @@ def _kind(t: type) -> str:
     if issubclass(t, (numbers.Number, np.number, np.bool_)):
         return "number"
     return t.__name__
+
+
+def _kind_of(labels: np.ndarray) -> str:
+    """The kind (:func:`_kind`) of checked labels, all of one kind: read from their dtype
+    (object: the first label's; no label: "number")."""
+    kind = labels.dtype.kind
+    if kind in "biuf":
+        return "number"
+    if kind == "U":
+        return "str"
+    return _kind(type(labels.flat[0])) if labels.size else "number"
 
 
 #: How :func:`check_classes` names the ``classes=`` parameter (its default ``source``).
@@ -504,20 +520,16 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
     else:
         c, source = public
         values = np.asarray(y)
-        # labels of another kind than the set would all be outside it: refused by name
-        # (validated labels are of one kind, read from their dtype; object: the first label's)
-        want = set(map(_kind, map(type, c.tolist())))
-        kind = values.dtype.kind
-        got = ("number" if kind in "biuf" else "str" if kind == "U"
-               else _kind(type(values.flat[0])) if len(values) else "number")
-        # under "ignore" every label is matched record by record (no record's type decides)
-        if want != {got} and unknown_labels != "ignore":
+        # labels of another kind than the set would all be outside it: refused by name (under
+        # "ignore" every label is matched record by record: no record's type decides)
+        got, want = _kind_of(values), _kind_of(c)
+        if got != want and unknown_labels != "ignore":
             where = (
                 "the 'classes' parameter" if source == "parameter" else "the set declared with y"
             )
             raise DataValidationError(
                 f"{caller}: the labels in y are of type {got} but {where} lists "
-                f"{', '.join(sorted(want))} labels, so no record could match a class. List the "
+                f"{want} labels, so no record could match a class. List the "
                 "labels exactly as they appear in y, with the same type and spelling, in "
                 "classes=; "
                 "or convert y to the type of the declared classes."
@@ -655,13 +667,30 @@ def zero_rows(X: Any, dropped: np.ndarray) -> Any:
 
 
 # ------------------------------------------------------------- the labels y
-def _check_label_values(values: np.ndarray, caller: str, name: str = "y") -> None:
-    """Object (or mixed) labels: no missing values, one sortable kind (all str or all numbers);
+def _check_label_values(values: np.ndarray, y: Any, caller: str, name: str = "y") -> None:
+    """Labels ``values`` (NumPy's reading of ``y``) by their dtype: no complex number or bytes,
+    no missing value, no non-integer float, one sortable kind (all str or all numbers);
     ``name``: what the messages call the labels.
 
-    Works on the set of the labels' types (one fast pass), looking at values only
-    when some are floats (which may be NaN).
+    Floats are checked as an array; object labels on the set of their types (one fast pass),
+    looking at values only when some are floats (which may be NaN).
     """
+    if values.dtype.kind == "c":
+        raise DataValidationError(_COMPLEX_LABELS.format(caller))
+    if values.dtype.kind == "S":
+        raise DataTypeError(_BYTES_LABELS.format(caller))
+    if values.dtype.kind == "f":
+        if not np.all(np.isfinite(values)):
+            raise DataValidationError(
+                f"{caller}: {name} contains NaN or infinite labels; drop those rows.")
+        if np.any(values != np.round(values)):
+            raise DataValidationError(_CONTINUOUS_LABELS.format(caller))
+        return
+    if values.dtype.kind == "U":
+        if isinstance(y, np.ndarray):
+            return
+        # np.asarray(["a", 1]) or (["a", nan]) silently turns every label into a string
+        values = np.asarray(y, dtype=object).ravel()
     types = set(map(type, values))
     floats = (
         np.asarray([v for v in values if isinstance(v, (float, np.floating))], dtype=float)
@@ -783,19 +812,7 @@ def check_labels(y: Any, n_samples: int, caller: str, names: tuple[str, str] = (
     if yy.shape[0] != n_samples:
         raise DataValidationError(f"{caller}: {names[0]} has {n_samples} rows but {names[1]} has "
                                   f"{yy.shape[0]} labels; they must match.")
-    if yy.dtype.kind == "c":
-        raise DataValidationError(_COMPLEX_LABELS.format(caller))
-    if yy.dtype.kind == "S":
-        raise DataTypeError(_BYTES_LABELS.format(caller))
-    if not lenient:
-        if yy.dtype.kind == "f" and not np.all(np.isfinite(yy)):
-            raise DataValidationError(
-                f"{caller}: {names[1]} contains NaN or infinite labels; drop those rows.")
-        if yy.dtype.kind == "O":
-            _check_label_values(yy, caller, names[1])
-        elif yy.dtype.kind in "US" and not isinstance(y, np.ndarray):
-            # np.asarray(["a", 1]) or (["a", nan]) silently turns every label into a string
-            _check_label_values(np.asarray(y, dtype=object).ravel(), caller, names[1])
-        if yy.dtype.kind == "f" and np.any(yy != np.round(yy)):
-            raise DataValidationError(_CONTINUOUS_LABELS.format(caller))
+    # complex and bytes are no labels; under "ignore", each other label is matched as it is
+    if yy.dtype.kind in ("cS" if lenient else "cSfUO"):  # (bool and int: labels as they are)
+        _check_label_values(yy, y, caller, names[1])
     return yy if declared is None else LabelArray(yy, declared)

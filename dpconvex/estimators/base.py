@@ -29,7 +29,6 @@ from .._validation import (
     Constraint,
     NoiseSource,
     Options,
-    Rule,
     check_fitted,
     check_sample_weight,
     checks_feature_names,
@@ -252,7 +251,8 @@ class Vouch(Constraint):
         return f"a tuple of names from dpconvex.privacy.declarations.VOUCHABLE {VOUCHABLE}"
 
 
-class ParameterSet(Rule):
+@dataclass(frozen=True)
+class ParameterSet(Constraint):
     """None, or a callable taking the coefficient variable and returning CVXPY constraints.
 
     Examples
@@ -262,9 +262,14 @@ class ParameterSet(Rule):
     True
     """
 
-    def __init__(self) -> None:
-        super().__init__("callable", why="a callable taking the coefficient variable (a "
-                         "cvxpy.Variable) and returning a list of CVXPY constraints", none_ok=True)
+    def check(self, name: str, value: Any, owner: str) -> Any:
+        if value is None or callable(value):
+            return value
+        raise self.refusal(name, value, owner)
+
+    def __str__(self) -> str:
+        return ("None or a callable taking the coefficient variable (a cvxpy.Variable) and "
+                "returning a list of CVXPY constraints")
 
 
 @dataclass(frozen=True, eq=False)

@@ -22,7 +22,7 @@ from dpconvex._validation import (
     Options,
     Seed,
 )
-from dpconvex.estimators.base import PrivateEstimator
+from dpconvex.estimators.base import ParameterSet, PrivateEstimator
 
 ESTIMATORS = [obj for name in dpconvex.__all__
               if isinstance(obj := getattr(dpconvex, name), type)
@@ -132,10 +132,22 @@ def test_seed_refuses_a_generator():
         Seed().check("random_state", np.random.default_rng(0), "Model")
 
 
-def test_constraints_are_frozen():
-    rule = Float()
+@pytest.mark.parametrize("rule", [
+    Float(), Int(), Options(("a", "b")), Bool(), Seed(), NoValidation("checked in the plan"),
+    Optional(Float()), Auto(Float()), ParameterSet(),
+], ids=lambda rule: type(rule).__name__)
+def test_constraints_are_frozen(rule):
     with pytest.raises(AttributeError):
         rule.low = 1.0  # type: ignore[misc]
+
+
+def test_parameter_set_takes_none_or_a_callable():
+    rule = ParameterSet()
+    assert rule.check("constraints", None, "Model") is None
+    assert rule.check("constraints", len, "Model") is len
+    with pytest.raises(ParameterError, match=r"^The 'constraints' parameter of Model must be None "
+                                             r"or a callable .*Got \[1\] instead\.$"):
+        rule.check("constraints", [1], "Model")
 
 
 
