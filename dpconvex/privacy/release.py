@@ -19,6 +19,7 @@ The solve's diagnostics (residual, iterations, objective value, timings) are ret
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -26,16 +27,15 @@ import numpy as np
 
 from .._validation import RandomStateLike, check_random_state, signed_refusal
 from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError, record_solve, say
-from ..solvers.registry import SolveResult
+from ..solvers.registry import SolveResult, get_backend
 from .budget import Budget
-from .certificate import Certificate
+from .certificate import Certificate, Condition
 from .declarations import vouched
 from .mechanisms.base import Calibration, Mechanism, NoiseReport, get_mechanism
 from .user_parts import (
     check_members,
-    members_changed,
-    members_snapshot,
     on_a_copy,
+    unchanged,
     user_conditions,
     users_class,
     users_part,
@@ -158,14 +158,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     if users:
         check_members(template)
     budget = mechanism.check_budget(budget)
-    try:
-        conditions = mechanism.conditions(template, budget)
-    except PrivacyError as exc:  # the template's or the mechanism's refusal: in this call's name
-        raise signed_refusal(exc, "release") from None
-    if users:
-        conditions += user_conditions(template, mechanism, backend)
-    if vouch or any(c.unverified for c in conditions):
-        conditions = vouched(conditions, vouch, unused=vouch_unused)
+    conditions = _conditions(template, mechanism, budget, backend, users, vouch, vouch_unused)
     calibration = mechanism.calibrate(template, budget)
     report = _refuse_unresolved_noise(template, mechanism, budget, calibration)
     certificate = mechanism.certificate(template, budget, calibration, conditions)
@@ -177,19 +170,47 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
 
         warn_if_noise_dominates(template=template, mech=mechanism, budget=budget,
                                 calibration=calibration, report=report, **noise_warning)
-    solver_backend = _solving_backend(mechanism, backend, template)
-    if users:  # a user's backend solves a copy of the template
-        solver_backend = on_a_copy(solver_backend, backend)
-    noise_rng = _noise_generator(rng)
-    # what the calibration and the checks read, before the solve (a user's code may change it);
-    # the objects it names are kept until the comparison after the solve
-    snapshot = members_snapshot(template) if users else None
-    say(f"{mechanism.name}: noise drawn, solving {template.name} with backend "
-        f"{getattr(solver_backend, 'name', 'none')}")  # no n: a class sum's counts its kept rows
-    theta, solve_result, noised = _run(mechanism, template, calibration, solver_backend, noise_rng,
-                                       warm_start=warm_start, max_iter=max_iter)
+    solver_backend = _solving_backend(mechanism, backend, template, users)
+    theta, solve_result = _solve(mechanism, template, calibration, solver_backend, rng, users,
+                                 warm_start=warm_start, max_iter=max_iter)
+    _certify_the_solve(certificate, mechanism, template, calibration, solve_result,
+                       solver_backend, backend)
+    if mechanism.private and seeded:
+        certificate.seeded = True
+    return Release(theta, certificate, calibration, solve_result)
+
+
+def _conditions(template: Template, mechanism: Mechanism, budget: Budget, backend: Any,
+                users: bool, vouch: Iterable[str], vouch_unused: str) -> list[Condition]:
+    """The conditions of the proof before any noise: the mechanism's (a refusal in release's
+    name), those on the user's parts where one is (:func:`user_conditions`), and the constants
+    nobody verified refused unless vouched for (:func:`vouched`)."""
+    try:
+        conditions = mechanism.conditions(template, budget)
+    except PrivacyError as exc:  # the template's or the mechanism's refusal: in this call's name
+        raise signed_refusal(exc, "release") from None
     if users:
-        members_changed(template, snapshot[0])
+        conditions += user_conditions(template, mechanism, backend)
+    if vouch or any(c.unverified for c in conditions):
+        conditions = vouched(conditions, vouch, unused=vouch_unused)
+    return conditions
+
+
+def _solve(mechanism: Mechanism, template: Template, calibration: Calibration,
+           solver_backend: Any, rng: RandomStateLike, users: bool,
+           **options: Any) -> tuple[np.ndarray, SolveResult | None]:
+    """Draw the noise and solve (:meth:`Mechanism.run`); the point, post-processed onto the
+    parameter space, and the solve behind it (None where the mechanism solves nothing).
+
+    Where a part is the user's, what the calibration and the checks read is compared before and
+    after the run (:func:`unchanged`). A point that is not finite releases nothing.
+    """
+    noise_rng = _noise_generator(rng)
+    with unchanged(template) if users else nullcontext():
+        say(f"{mechanism.name}: noise drawn, solving {template.name} with backend "
+            f"{getattr(solver_backend, 'name', 'none')}")  # no n: a class sum's counts its kept rows
+        theta, solve_result, noised = _run(mechanism, template, calibration, solver_backend,
+                                           noise_rng, **options)
     if noised:  # post-processing onto the parameter space (solver outputs are in it already)
         theta = template.space.postprocess(theta)
     say(f"{mechanism.name}: " + ("solved and accepted by the accuracy check"
@@ -198,9 +219,17 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     if not np.all(np.isfinite(theta)):
         raise SolverError(
             "release: the released parameters are not finite (overflow in the noise or the "
-            "solve); "
-            "nothing is released. Check epsilon, lam and the data norm bound."
+            "solve); nothing is released. Check epsilon, lam and the data norm bound."
         )
+    return np.asarray(theta), solve_result
+
+
+def _certify_the_solve(certificate: Certificate, mechanism: Mechanism, template: Template,
+                       calibration: Calibration, solve_result: SolveResult | None,
+                       solver_backend: Any, backend: Any) -> None:
+    """Add the solve to the certificate: the backend that ran and the tolerance it met, then
+    the mechanism's conditions on the solve (:meth:`Mechanism.solve_conditions`), refusing the
+    release where one fails."""
     if solve_result is not None:
         # public facts only: the solver(s) of the backend that ran, as chosen from public
         # parameters ("auto" resolved; Backend.label), and the tolerance met; never which
@@ -209,11 +238,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
         certificate.solver = {"backend": getattr(solver_backend, "label",
                                                  getattr(solver_backend, "name", str(backend))),
                               "solved to residual <= tolerance": "yes"}
-        from ..errors import diagnostics_open
-
-        # NOT PRIVATE: the solve's status and residual, for an open collector
-        if diagnostics_open():
-            record_solve(solve_result)
+        record_solve(solve_result)  # NOT PRIVATE: for an open collector (none: nothing kept)
     solve_conditions = mechanism.solve_conditions(template, solve_result, calibration)
     for c in solve_conditions:  # the first that fails, by name: its detail may rest on the data
         if not c.holds:
@@ -224,9 +249,6 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
                 "Tighten the solve (solver, max_iter), or fix the mechanism's solve_conditions."
             )
     certificate.conditions.extend(solve_conditions)
-    if mechanism.private and seeded:
-        certificate.seeded = True
-    return Release(np.asarray(theta), certificate, calibration, solve_result)
 
 
 def _refuse_missing_capabilities(template: Template, mechanism: Mechanism) -> None:
@@ -243,16 +265,14 @@ def _refuse_missing_capabilities(template: Template, mechanism: Mechanism) -> No
             f"{sorted(offered)}); use a mechanism made for this kind of template.")
 
 
-def _solving_backend(mechanism: Mechanism, backend: Any, template: Template) -> Any:
+def _solving_backend(mechanism: Mechanism, backend: Any, template: Template, users: bool) -> Any:
     """The backend that solves ``template`` for ``mechanism`` (None if it solves nothing): the
-    one given, or the registry's for a name or None."""
+    one given, or the registry's for a name or None; where a part is the user's, a backend of
+    the user's solving a copy of the template (:func:`on_a_copy`)."""
     if not mechanism.solves:
         return None
-    if hasattr(backend, "solve"):
-        return backend
-    from ..solvers import get_backend
-
-    return get_backend(backend, template)
+    solver_backend = backend if hasattr(backend, "solve") else get_backend(backend, template)
+    return on_a_copy(solver_backend, backend) if users else solver_backend
 
 
 def _refuse_unresolved_noise(template: Template, mechanism: Mechanism, budget: Budget,

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -43,7 +44,7 @@ from .mechanisms.base import Mechanism
 if TYPE_CHECKING:
     from ..templates.base import Template
 
-__all__ = ["check_members", "members_changed", "members_snapshot", "on_a_copy",
+__all__ = ["check_members", "members_changed", "members_snapshot", "on_a_copy", "unchanged",
            "user_conditions", "user_parts", "users_class", "users_part"]
 
 
@@ -444,6 +445,29 @@ def on_a_copy(solver_backend: Any, backend: Any) -> Any:
             and not _shipped_backend(solver_backend):
         return _OnACopy(solver_backend)
     return solver_backend
+
+
+@contextlib.contextmanager
+def unchanged(template: Template) -> Iterator[None]:
+    """Refuse the release if what the calibration and the checks read changed while the body
+    (the solve) ran: :func:`members_snapshot` before it, :func:`members_changed` after it.
+
+    Raises
+    ------
+    PrivacyError
+        They changed during the body.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.user_parts import unchanged
+    >>> t = LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)
+    >>> with unchanged(t):  # nothing changed: no error
+    ...     pass
+    """
+    # the objects the snapshot names are kept until the comparison (none takes their ids)
+    snapshot = members_snapshot(template)
+    yield
+    members_changed(template, snapshot[0])
 
 
 def members_changed(template: Template, before: tuple[Any, ...]) -> None:
