@@ -28,10 +28,12 @@ import numpy as np
 from .._validation import RandomStateLike, check_random_state, signed_refusal
 from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError, record_solve, say
 from ..solvers.registry import SolveResult, get_backend
+from ..templates.base import CAPABILITY_MEMBERS
 from .budget import Budget
 from .certificate import Certificate, Condition
 from .declarations import vouched
 from .mechanisms.base import Calibration, Mechanism, NoiseReport, get_mechanism
+from .rules.noise_level import warn_if_noise_dominates
 from .user_parts import (
     check_members,
     on_a_copy,
@@ -162,12 +164,10 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     calibration = mechanism.calibrate(template, budget)
     report = _refuse_unresolved_noise(template, mechanism, budget, calibration)
     certificate = mechanism.certificate(template, budget, calibration, conditions)
-    if dry_run:  # seeded only where the caller says the fit's noise will be
-        certificate.seeded = mechanism.private and seeded
+    certificate.seeded = mechanism.private and seeded  # a dry run: where the fit's will be
+    if dry_run:
         return Release(None, certificate, calibration, None)
     if noise_warning is not None:
-        from .rules.noise_level import warn_if_noise_dominates
-
         warn_if_noise_dominates(template=template, mech=mechanism, budget=budget,
                                 calibration=calibration, report=report, **noise_warning)
     solver_backend = _solving_backend(mechanism, backend, template, users)
@@ -175,8 +175,6 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
                                  warm_start=warm_start, max_iter=max_iter)
     _certify_the_solve(certificate, mechanism, template, calibration, solve_result,
                        solver_backend, backend)
-    if mechanism.private and seeded:
-        certificate.seeded = True
     return Release(theta, certificate, calibration, solve_result)
 
 
@@ -207,8 +205,9 @@ def _solve(mechanism: Mechanism, template: Template, calibration: Calibration,
     """
     noise_rng = _noise_generator(rng)
     with unchanged(template) if users else nullcontext():
+        # (no n: a class sum's counts its kept rows)
         say(f"{mechanism.name}: noise drawn, solving {template.name} with backend "
-            f"{getattr(solver_backend, 'name', 'none')}")  # no n: a class sum's counts its kept rows
+            f"{getattr(solver_backend, 'name', 'none')}")
         theta, solve_result, noised = _run(mechanism, template, calibration, solver_backend,
                                            noise_rng, **options)
     if noised:  # post-processing onto the parameter space (solver outputs are in it already)
@@ -254,8 +253,6 @@ def _certify_the_solve(certificate: Certificate, mechanism: Mechanism, template:
 def _refuse_missing_capabilities(template: Template, mechanism: Mechanism) -> None:
     """Refuse, by name and before anything is read, a template that lacks a capability
     ``mechanism`` needs."""
-    from ..templates.base import CAPABILITY_MEMBERS
-
     offered = frozenset(getattr(template, "capabilities", ()))
     if missing := sorted(mechanism.needs.intersection(CAPABILITY_MEMBERS) - offered):
         raise PrivacyError(

@@ -214,15 +214,18 @@ def users_class(obj: Any) -> str | None:
     >>> users_class(Mine())
     'Mine'
     """
-    cls, builds, patched = type(obj), False, []
-    for c in cls.__mro__:  # a constructor of dpconvex's sets attributes on the instance
-        builds = builds or ("__init__" in vars(c) and is_dpconvex_class(c))
-    for k, v in getattr(obj, "__dict__", {}).items():
-        if hasattr(cls, k) and (callable(v) or not builds):
-            patched.append(k)
+    cls = type(obj)
+    patched = [k for k, v in getattr(obj, "__dict__", {}).items()
+               if hasattr(cls, k) and (callable(v) or not _built_by_dpconvex(cls))]
     if patched:
         return f"{cls.__qualname__} ({', '.join(patched)} set on the instance)"
     return None if is_dpconvex_class(cls) else cls.__qualname__
+
+
+def _built_by_dpconvex(cls: type) -> bool:
+    """Whether a constructor of dpconvex's builds an object of ``cls`` (and so sets attributes
+    on the instance)."""
+    return any("__init__" in vars(c) and is_dpconvex_class(c) for c in cls.__mro__)
 
 
 def members_snapshot(template: Any) -> tuple[tuple[Any, ...], list[Any]]:
