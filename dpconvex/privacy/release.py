@@ -1,15 +1,18 @@
 """The one release pipeline every estimator (and the auditor) goes through.
 
-``release`` runs, for any registered mechanism and template:
+``release`` runs, for any registered mechanism and template, these steps:
 
-    budget check → conditions → calibration (within float64's reach) → certificate → (dry run: stop)
-    → noise and solve → accuracy check → post-processing onto the parameter
-    space → finiteness check → the solve's conditions → Release(theta, certificate)
+    budget check → conditions (:func:`_conditions`) → calibration (within float64's reach)
+    → certificate → (dry run: stop) → noise and solve, accuracy check, post-processing onto
+    the parameter space, finiteness check (:func:`_solve`) → the backend that ran and the
+    solve's conditions in the certificate (:func:`_certify_the_solve`) → Release(theta,
+    certificate)
 
 Where a part of the release is the user's (:func:`~dpconvex.privacy.user_parts.users_part`,
-decided once), the guards of :mod:`dpconvex.privacy.user_parts` run around these steps: the
+decided once), the guards of :mod:`dpconvex.privacy.user_parts` run in these steps: the
 user's template's members and declarations checked, the user's parts named in the conditions, a
-user's backend solving a copy, what the solve reads compared before and after it.
+user's backend solving a copy, what the solve reads compared before and after it
+(:func:`~dpconvex.privacy.user_parts.unchanged`).
 
 The solve's diagnostics (residual, iterations, objective value, timings) are returned separately in
 ``Release.diagnostics``: they depend on the data and are NOT part of the release
