@@ -10,7 +10,7 @@ run. What the proof then rests on is the user's code: a user's template has its 
 user's backend solving a template that holds the user's code is named as declared and not
 verified (:func:`user_conditions`), a user's backend solves a copy of the template
 (:func:`on_a_copy`), and what the solve reads is compared before and after it
-(:func:`members_snapshot`, :func:`members_changed`).
+(:func:`unchanged`: :func:`members_snapshot`, then :func:`members_changed`).
 :func:`~dpconvex.privacy.release.release` calls these guards
 (docs/privacy/user_objectives.md#privacy-user-objectives).
 
