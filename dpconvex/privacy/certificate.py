@@ -363,10 +363,10 @@ def _compose(rule: str, parts: Sequence[Certificate], *, mechanism: str,
              labels: Sequence[str] | None, private: bool | None = None) -> Certificate:
     """The certificate of ``parts`` composed by ``rule``: ``"sequential"`` (ε and δ add up) or
     ``"parallel"`` (their maxima); :func:`compose_sequential` states the parameters."""
-    parts = list(parts)
+    parts, caller = list(parts), f"compose_{rule}"
     if not parts:
         raise PrivacyError(
-            f"compose_{rule}: no certificates, nothing to compose. Pass at least one part.")
+            f"{caller}: no certificates, nothing to compose. Pass at least one part.")
     private = private is not False and all(p.private for p in parts)
     epsilons, deltas = [p.epsilon for p in parts], [p.delta for p in parts]
     shown = [f"{e:.6g}" for e in epsilons]
@@ -378,7 +378,7 @@ def _compose(rule: str, parts: Sequence[Certificate], *, mechanism: str,
         delta_requested is None or delta <= delta_requested * (1 + 1e-12))
     if private and not within:
         raise PrivacyError(
-            f"compose_{rule}: the parts spend epsilon = {eps:.6g}, delta = {delta:.3g} > the "
+            f"{caller}: the parts spend epsilon = {eps:.6g}, delta = {delta:.3g} > the "
             f"requested epsilon = {epsilon_requested:g}; nothing is released.")
     detail = (f"{how} = {eps:.6g} <= {epsilon_requested:g}" if private
               else "a part is not private: no guarantee")
