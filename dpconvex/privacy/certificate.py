@@ -41,8 +41,9 @@ class Condition:
         How (``"declared"``, ``"numerical probe"``, ``"CVXPY DCP analysis"``, ``"computed
         from public parameters"``, ``"assumption"``), and the value or reasoning.
     unverified : str
-        A declared constant this condition rests on and nobody verified (e.g. ``"curvature"``), or ``""``:
-        :func:`~dpconvex.privacy.release.release` refuses it unless the caller vouches for it (``vouch=``).
+        A declared constant this condition rests on and nobody verified (e.g. ``"curvature"``),
+        or ``""``: :func:`~dpconvex.privacy.release.release` refuses it unless the caller vouches
+        for it (``vouch=``).
 
     Examples
     --------
@@ -300,7 +301,8 @@ class Certificate:
         return fact in self.assumptions
 
     def notes(self) -> list[str]:
-        """Every stated line: the typed facts rendered, then ``assumptions``, then :data:`SEEDED`."""
+        """Every stated line: the typed facts rendered, then ``assumptions``, then
+        :data:`SEEDED`."""
         lines = [str(f) for f in (self.label_source, self.lam_rule) if f is not None]
         lines += self.row_map.lines() if self.row_map is not None else []
         return lines + list(self.assumptions) + ([SEEDED] if self.seeded else [])

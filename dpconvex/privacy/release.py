@@ -52,8 +52,9 @@ if TYPE_CHECKING:
 __all__ = ["Release", "release"]
 
 
-#: The relative error a solve's gradient may carry (2⁻⁴², float64's 2⁻⁵² over 1,024 roundings): noise
-#: whose gradient E‖b‖/n times it exceeds the template's tolerance is refused from public quantities.
+#: The relative error a solve's gradient may carry (2⁻⁴², float64's 2⁻⁵² over 1,024
+#: roundings): noise whose gradient E‖b‖/n times it exceeds the template's tolerance is refused
+#: from public quantities.
 RESOLUTION = 2.0**-42
 
 
@@ -337,7 +338,8 @@ def _run(mechanism: Mechanism, template: Template, calibration: Calibration, sol
         raise
     except (ValueError, ArithmeticError, np.linalg.LinAlgError, RuntimeError) as exc:
         # a solver's own exception (cvxpy.SolverError is a RuntimeError) never escapes raw, nor
-        # its text; the advice names the other backends that fit the template, never the one that ran
+        # its text; the advice names the other backends that fit the template, never the one
+        # that ran
         from ..errors import record_diagnostic
         from ..solvers import retry_advice
 

@@ -71,8 +71,9 @@ _CLASS_MEMBERS = frozenset(
 
 def user_parts(template: Any) -> list[str]:
     """What of a template is the user's although its class may be shipped: members of
-    ``_CLASS_MEMBERS`` set on the instance, and a parameter space (a parameterization), a feature map, a
-    regularizer or a rows operator of a class dpconvex does not ship, or with methods set on the instance.
+    ``_CLASS_MEMBERS`` set on the instance, and a parameter space (a parameterization), a feature
+    map, a regularizer or a rows operator of a class dpconvex does not ship, or with methods set
+    on the instance.
 
     Examples
     --------
@@ -229,10 +230,11 @@ def _built_by_dpconvex(cls: type) -> bool:
 
 
 def members_snapshot(template: Any) -> tuple[tuple[Any, ...], list[Any]]:
-    """What a solve must leave as it was: the declared constants (a NaN, a bound nobody derived, equal
-    to a NaN), the identities of the public members of the template, space, loss and regularizer, the
-    attributes of their classes and of the rows', operators', feature map's and sets' classes, what of
-    it is the user's; and the objects named, kept while the caller compares.
+    """What a solve must leave as it was: the declared constants (a NaN, a bound nobody derived,
+    equal to a NaN), the identities of the public members of the template, space, loss and
+    regularizer, the attributes of their classes and of the rows', operators', feature map's and
+    sets' classes, what of it is the user's; and the objects named, kept while the caller
+    compares.
 
     Examples
     --------
@@ -274,7 +276,8 @@ def members_snapshot(template: Any) -> tuple[tuple[Any, ...], list[Any]]:
     return (tuple(user_parts(template)), declared, tuple(own), tuple(classes)), held
 
 
-#: What Python adds to a class in use: ``copyreg``'s slot names (a pickle), an empty annotations dict.
+#: What Python adds to a class in use: ``copyreg``'s slot names (a pickle), an empty
+#: annotations dict.
 _CACHED = frozenset({"__slotnames__", "__annotations__"})
 
 
