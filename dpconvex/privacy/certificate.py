@@ -390,6 +390,7 @@ def _compose(rule: str, parts: Sequence[Certificate], *, mechanism: str,
     for p in parts:
         if p.row_map is not None:
             row_map = p.row_map if row_map is None else row_map.merge(p.row_map)
+    # it holds: a private composition above the request was refused above
     accounting = Condition("epsilon accounting", True, f"{rule} composition", detail)
     return Certificate(
         mechanism=mechanism, epsilon_requested=epsilon_requested,
