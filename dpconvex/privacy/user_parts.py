@@ -168,7 +168,7 @@ def users_part(template: Any, mechanism: Mechanism, backend: Any, *options: Any)
     >>> users_part(LinearERMTemplate(Mine(), 0.1, 1.0, X, y), objective, None)
     'the loss Mine'
     """
-    for mech in (mechanism, getattr(mechanism, "inner", None)):
+    for mech in (mechanism, getattr(mechanism, "inner", None)):  # and the one it wraps
         if mech is not None and (users := users_class(mech)):
             return f"the mechanism {users}"
     if hasattr(backend, "solve"):  # one given
@@ -176,6 +176,7 @@ def users_part(template: Any, mechanism: Mechanism, backend: Any, *options: Any)
             return f"the backend {type(backend).__qualname__}"
     elif not all(is_dpconvex_class(cls) for cls in backend_classes(backend)):  # a name
         return f"a backend the registry may build for solver={backend!r}"
+    # the template and its loss: a shipped derivation, and as their constructors built them
     stated = _CLASS_MEMBERS & set(getattr(template, "__dict__", {}))
     if shipped_derivation(template) is None or stated:
         return f"the template {type(template).__qualname__}"
@@ -191,7 +192,7 @@ def users_part(template: Any, mechanism: Mechanism, backend: Any, *options: Any)
                 held = [object()]
             if not is_dpconvex_function(fn) or not _runs_no_users_code(held):
                 return "an extra term"
-    owners, others = _solved_parts(template)
+    owners, others = _solved_parts(template)  # every object the solve reads, and its members
     for part in owners + others:
         for value in (part, *getattr(part, "__dict__", {}).values()):
             if not _runs_no_users_code(value):
