@@ -41,8 +41,9 @@ class Condition:
         How (``"declared"``, ``"numerical probe"``, ``"CVXPY DCP analysis"``, ``"computed
         from public parameters"``, ``"assumption"``), and the value or reasoning.
     unverified : str
-        A declared constant this condition rests on and nobody verified (e.g. ``"curvature"``), or ``""``:
-        :func:`~dpconvex.privacy.release.release` refuses it unless the caller vouches for it (``vouch=``).
+        A declared constant this condition rests on and nobody verified (e.g. ``"curvature"``),
+        or ``""``: :func:`~dpconvex.privacy.release.release` refuses it unless the caller vouches
+        for it (``vouch=``).
 
     Examples
     --------
@@ -300,7 +301,8 @@ class Certificate:
         return fact in self.assumptions
 
     def notes(self) -> list[str]:
-        """Every stated line: the typed facts rendered, then ``assumptions``, then :data:`SEEDED`."""
+        """Every stated line: the typed facts rendered, then ``assumptions``, then
+        :data:`SEEDED`."""
         lines = [str(f) for f in (self.label_source, self.lam_rule) if f is not None]
         lines += self.row_map.lines() if self.row_map is not None else []
         return lines + list(self.assumptions) + ([SEEDED] if self.seeded else [])
@@ -361,46 +363,41 @@ def _compose(rule: str, parts: Sequence[Certificate], *, mechanism: str,
              conditions: Sequence[Condition], quantities: dict[str, Any] | None,
              assumptions: Sequence[str], solver: dict[str, Any] | None,
              labels: Sequence[str] | None, private: bool | None = None) -> Certificate:
-    parts = list(parts)
+    """The certificate of ``parts`` composed by ``rule``: ``"sequential"`` (ε and δ add up) or
+    ``"parallel"`` (their maxima); :func:`compose_sequential` states the parameters."""
+    parts, caller = list(parts), f"compose_{rule}"
     if not parts:
-        caller = f"compose_{rule}"
         raise PrivacyError(
-            f"{caller}: no certificates, nothing to compose. Pass at least one part."
-        )
+            f"{caller}: no certificates, nothing to compose. Pass at least one part.")
     private = private is not False and all(p.private for p in parts)
-    seeded = any(p.seeded for p in parts)  # a seeded part: so is the release
-    epsilons = [p.epsilon for p in parts]
-    deltas = [p.delta for p in parts]
-    row_map = None  # the rows' map (their backend) of the parts, with them
-    for p in parts:
-        if p.row_map is not None:
-            row_map = p.row_map if row_map is None else row_map.merge(p.row_map)
+    epsilons, deltas = [p.epsilon for p in parts], [p.delta for p in parts]
     shown = [f"{e:.6g}" for e in epsilons]
     if rule == "sequential":
         eps, delta, how = math.fsum(epsilons), math.fsum(deltas), " + ".join(shown)
     else:
         eps, delta, how = max(epsilons), max(deltas), f"max({', '.join(shown)})"
-    if not private:
-        eps = math.inf
-    names = list(labels) if labels is not None else [p.mechanism for p in parts]
-    detail = (f"{how} = {eps:.6g} <= {epsilon_requested:g}" if private
-              else "a part is not private: no guarantee")
-    ok = (not private) or eps <= epsilon_requested
-    if delta_requested is not None and private:
-        ok = ok and delta <= delta_requested * (1 + 1e-12)
-    accounting = Condition(
-        "epsilon accounting", ok, f"{rule} composition",
-        detail + (f" ({'; '.join(names)})" if labels is not None else ""))
-    if private and not ok:
-        caller = f"compose_{rule}"
+    within = eps <= epsilon_requested and (
+        delta_requested is None or delta <= delta_requested * (1 + 1e-12))
+    if private and not within:
         raise PrivacyError(
             f"{caller}: the parts spend epsilon = {eps:.6g}, delta = {delta:.3g} > the "
             f"requested epsilon = {epsilon_requested:g}; nothing is released.")
+    detail = (f"{how} = {eps:.6g} <= {epsilon_requested:g}" if private
+              else "a part is not private: no guarantee")
+    if labels is not None:
+        detail += f" ({'; '.join(labels)})"
+    row_map = None  # the rows' map (their backend) of the parts, with them
+    for p in parts:
+        if p.row_map is not None:
+            row_map = p.row_map if row_map is None else row_map.merge(p.row_map)
+    # it holds: a private composition above the request was refused above
+    accounting = Condition("epsilon accounting", True, f"{rule} composition", detail)
     return Certificate(
-        mechanism=mechanism, epsilon_requested=epsilon_requested, epsilon=eps,
-        delta=delta if private else 0.0, private=private, conditions=[accounting, *conditions],
-        quantities=dict(quantities or {}), assumptions=list(assumptions),
-        solver=dict(solver or {}), parts=parts, seeded=seeded,
+        mechanism=mechanism, epsilon_requested=epsilon_requested,
+        epsilon=eps if private else math.inf, delta=delta if private else 0.0, private=private,
+        conditions=[accounting, *conditions], quantities=dict(quantities or {}),
+        assumptions=list(assumptions), solver=dict(solver or {}), parts=parts,
+        seeded=any(p.seeded for p in parts),  # a seeded part: so is the release
         row_map=row_map)
 
 

@@ -1,15 +1,18 @@
 """The one release pipeline every estimator (and the auditor) goes through.
 
-``release`` runs, for any registered mechanism and template:
+``release`` runs, for any registered mechanism and template, these steps:
 
-    budget check → conditions → calibration (within float64's reach) → certificate → (dry run: stop)
-    → noise and solve → accuracy check → post-processing onto the parameter
-    space → finiteness check → the solve's conditions → Release(theta, certificate)
+    budget check → conditions (:func:`_conditions`) → calibration (within float64's reach)
+    → certificate → (dry run: stop) → noise and solve, accuracy check, post-processing onto
+    the parameter space, finiteness check (:func:`_solve`) → the backend that ran and the
+    solve's conditions in the certificate (:func:`_certify_the_solve`) → Release(theta,
+    certificate)
 
 Where a part of the release is the user's (:func:`~dpconvex.privacy.user_parts.users_part`,
-decided once), the guards of :mod:`dpconvex.privacy.user_parts` run around these steps: the
+decided once), the guards of :mod:`dpconvex.privacy.user_parts` run in these steps: the
 user's template's members and declarations checked, the user's parts named in the conditions, a
-user's backend solving a copy, what the solve reads compared before and after it.
+user's backend solving a copy, what the solve reads compared before and after it
+(:func:`~dpconvex.privacy.user_parts.unchanged`).
 
 The solve's diagnostics (residual, iterations, objective value, timings) are returned separately in
 ``Release.diagnostics``: they depend on the data and are NOT part of the release
@@ -19,6 +22,7 @@ The solve's diagnostics (residual, iterations, objective value, timings) are ret
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -26,16 +30,17 @@ import numpy as np
 
 from .._validation import RandomStateLike, check_random_state, signed_refusal
 from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError, record_solve, say
-from ..solvers.registry import SolveResult
+from ..solvers.registry import SolveResult, get_backend
+from ..templates.base import CAPABILITY_MEMBERS
 from .budget import Budget
-from .certificate import Certificate
+from .certificate import Certificate, Condition
 from .declarations import vouched
 from .mechanisms.base import Calibration, Mechanism, NoiseReport, get_mechanism
+from .rules.noise_level import warn_if_noise_dominates
 from .user_parts import (
     check_members,
-    members_changed,
-    members_snapshot,
     on_a_copy,
+    unchanged,
     user_conditions,
     users_class,
     users_part,
@@ -47,8 +52,9 @@ if TYPE_CHECKING:
 __all__ = ["Release", "release"]
 
 
-#: The relative error a solve's gradient may carry (2⁻⁴², float64's 2⁻⁵² over 1,024 roundings): noise
-#: whose gradient E‖b‖/n times it exceeds the template's tolerance is refused from public quantities.
+#: The relative error a solve's gradient may carry (2⁻⁴², float64's 2⁻⁵² over 1,024
+#: roundings): noise whose gradient E‖b‖/n times it exceeds the template's tolerance is refused
+#: from public quantities.
 RESOLUTION = 2.0**-42
 
 
@@ -158,6 +164,29 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     if users:
         check_members(template)
     budget = mechanism.check_budget(budget)
+    conditions = _conditions(template, mechanism, budget, backend, users, vouch, vouch_unused)
+    calibration = mechanism.calibrate(template, budget)
+    report = _refuse_unresolved_noise(template, mechanism, budget, calibration)
+    certificate = mechanism.certificate(template, budget, calibration, conditions)
+    certificate.seeded = mechanism.private and seeded  # a dry run: where the fit's will be
+    if dry_run:
+        return Release(None, certificate, calibration, None)
+    if noise_warning is not None:
+        warn_if_noise_dominates(template=template, mech=mechanism, budget=budget,
+                                calibration=calibration, report=report, **noise_warning)
+    solver_backend = _solving_backend(mechanism, backend, template, users)
+    theta, solve_result = _solve(mechanism, template, calibration, solver_backend, rng, users,
+                                 warm_start=warm_start, max_iter=max_iter)
+    _certify_the_solve(certificate, mechanism, template, calibration, solve_result,
+                       solver_backend, backend)
+    return Release(theta, certificate, calibration, solve_result)
+
+
+def _conditions(template: Template, mechanism: Mechanism, budget: Budget, backend: Any,
+                users: bool, vouch: Iterable[str], vouch_unused: str) -> list[Condition]:
+    """The conditions of the proof before any noise: the mechanism's (a refusal in release's
+    name), those on the user's parts where one is (:func:`user_conditions`), and the constants
+    nobody verified refused unless vouched for (:func:`vouched`)."""
     try:
         conditions = mechanism.conditions(template, budget)
     except PrivacyError as exc:  # the template's or the mechanism's refusal: in this call's name
@@ -166,30 +195,25 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
         conditions += user_conditions(template, mechanism, backend)
     if vouch or any(c.unverified for c in conditions):
         conditions = vouched(conditions, vouch, unused=vouch_unused)
-    calibration = mechanism.calibrate(template, budget)
-    report = _refuse_unresolved_noise(template, mechanism, budget, calibration)
-    certificate = mechanism.certificate(template, budget, calibration, conditions)
-    if dry_run:  # seeded only where the caller says the fit's noise will be
-        certificate.seeded = mechanism.private and seeded
-        return Release(None, certificate, calibration, None)
-    if noise_warning is not None:
-        from .rules.noise_level import warn_if_noise_dominates
+    return conditions
 
-        warn_if_noise_dominates(template=template, mech=mechanism, budget=budget,
-                                calibration=calibration, report=report, **noise_warning)
-    solver_backend = _solving_backend(mechanism, backend, template)
-    if users:  # a user's backend solves a copy of the template
-        solver_backend = on_a_copy(solver_backend, backend)
+
+def _solve(mechanism: Mechanism, template: Template, calibration: Calibration,
+           solver_backend: Any, rng: RandomStateLike, users: bool,
+           **options: Any) -> tuple[np.ndarray, SolveResult | None]:
+    """Draw the noise and solve (:meth:`Mechanism.run`); the point, post-processed onto the
+    parameter space, and the solve behind it (None where the mechanism solves nothing).
+
+    Where a part is the user's, what the calibration and the checks read is compared before and
+    after the run (:func:`unchanged`). A point that is not finite releases nothing.
+    """
     noise_rng = _noise_generator(rng)
-    # what the calibration and the checks read, before the solve (a user's code may change it);
-    # the objects it names are kept until the comparison after the solve
-    snapshot = members_snapshot(template) if users else None
-    say(f"{mechanism.name}: noise drawn, solving {template.name} with backend "
-        f"{getattr(solver_backend, 'name', 'none')}")  # no n: a class sum's counts its kept rows
-    theta, solve_result, noised = _run(mechanism, template, calibration, solver_backend, noise_rng,
-                                       warm_start=warm_start, max_iter=max_iter)
-    if users:
-        members_changed(template, snapshot[0])
+    with unchanged(template) if users else nullcontext():
+        # (no n: a class sum's counts its kept rows)
+        say(f"{mechanism.name}: noise drawn, solving {template.name} with backend "
+            f"{getattr(solver_backend, 'name', 'none')}")
+        theta, solve_result, noised = _run(mechanism, template, calibration, solver_backend,
+                                           noise_rng, **options)
     if noised:  # post-processing onto the parameter space (solver outputs are in it already)
         theta = template.space.postprocess(theta)
     say(f"{mechanism.name}: " + ("solved and accepted by the accuracy check"
@@ -198,9 +222,17 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     if not np.all(np.isfinite(theta)):
         raise SolverError(
             "release: the released parameters are not finite (overflow in the noise or the "
-            "solve); "
-            "nothing is released. Check epsilon, lam and the data norm bound."
+            "solve); nothing is released. Check epsilon, lam and the data norm bound."
         )
+    return np.asarray(theta), solve_result
+
+
+def _certify_the_solve(certificate: Certificate, mechanism: Mechanism, template: Template,
+                       calibration: Calibration, solve_result: SolveResult | None,
+                       solver_backend: Any, backend: Any) -> None:
+    """Add the solve to the certificate: the backend that ran and the tolerance it met, then
+    the mechanism's conditions on the solve (:meth:`Mechanism.solve_conditions`), refusing the
+    release where one fails."""
     if solve_result is not None:
         # public facts only: the solver(s) of the backend that ran, as chosen from public
         # parameters ("auto" resolved; Backend.label), and the tolerance met; never which
@@ -209,11 +241,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
         certificate.solver = {"backend": getattr(solver_backend, "label",
                                                  getattr(solver_backend, "name", str(backend))),
                               "solved to residual <= tolerance": "yes"}
-        from ..errors import diagnostics_open
-
-        # NOT PRIVATE: the solve's status and residual, for an open collector
-        if diagnostics_open():
-            record_solve(solve_result)
+        record_solve(solve_result)  # NOT PRIVATE: for an open collector (none: nothing kept)
     solve_conditions = mechanism.solve_conditions(template, solve_result, calibration)
     for c in solve_conditions:  # the first that fails, by name: its detail may rest on the data
         if not c.holds:
@@ -224,16 +252,11 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
                 "Tighten the solve (solver, max_iter), or fix the mechanism's solve_conditions."
             )
     certificate.conditions.extend(solve_conditions)
-    if mechanism.private and seeded:
-        certificate.seeded = True
-    return Release(np.asarray(theta), certificate, calibration, solve_result)
 
 
 def _refuse_missing_capabilities(template: Template, mechanism: Mechanism) -> None:
     """Refuse, by name and before anything is read, a template that lacks a capability
     ``mechanism`` needs."""
-    from ..templates.base import CAPABILITY_MEMBERS
-
     offered = frozenset(getattr(template, "capabilities", ()))
     if missing := sorted(mechanism.needs.intersection(CAPABILITY_MEMBERS) - offered):
         raise PrivacyError(
@@ -243,16 +266,14 @@ def _refuse_missing_capabilities(template: Template, mechanism: Mechanism) -> No
             f"{sorted(offered)}); use a mechanism made for this kind of template.")
 
 
-def _solving_backend(mechanism: Mechanism, backend: Any, template: Template) -> Any:
+def _solving_backend(mechanism: Mechanism, backend: Any, template: Template, users: bool) -> Any:
     """The backend that solves ``template`` for ``mechanism`` (None if it solves nothing): the
-    one given, or the registry's for a name or None."""
+    one given, or the registry's for a name or None; where a part is the user's, a backend of
+    the user's solving a copy of the template (:func:`on_a_copy`)."""
     if not mechanism.solves:
         return None
-    if hasattr(backend, "solve"):
-        return backend
-    from ..solvers import get_backend
-
-    return get_backend(backend, template)
+    solver_backend = backend if hasattr(backend, "solve") else get_backend(backend, template)
+    return on_a_copy(solver_backend, backend) if users else solver_backend
 
 
 def _refuse_unresolved_noise(template: Template, mechanism: Mechanism, budget: Budget,
@@ -317,7 +338,8 @@ def _run(mechanism: Mechanism, template: Template, calibration: Calibration, sol
         raise
     except (ValueError, ArithmeticError, np.linalg.LinAlgError, RuntimeError) as exc:
         # a solver's own exception (cvxpy.SolverError is a RuntimeError) never escapes raw, nor
-        # its text; the advice names the other backends that fit the template, never the one that ran
+        # its text; the advice names the other backends that fit the template, never the one
+        # that ran
         from ..errors import record_diagnostic
         from ..solvers import retry_advice
 

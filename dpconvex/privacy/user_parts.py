@@ -10,7 +10,7 @@ run. What the proof then rests on is the user's code: a user's template has its 
 user's backend solving a template that holds the user's code is named as declared and not
 verified (:func:`user_conditions`), a user's backend solves a copy of the template
 (:func:`on_a_copy`), and what the solve reads is compared before and after it
-(:func:`members_snapshot`, :func:`members_changed`).
+(:func:`unchanged`: :func:`members_snapshot`, then :func:`members_changed`).
 :func:`~dpconvex.privacy.release.release` calls these guards
 (docs/privacy/user_objectives.md#privacy-user-objectives).
 
@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -43,7 +44,7 @@ from .mechanisms.base import Mechanism
 if TYPE_CHECKING:
     from ..templates.base import Template
 
-__all__ = ["check_members", "members_changed", "members_snapshot", "on_a_copy",
+__all__ = ["check_members", "members_changed", "members_snapshot", "on_a_copy", "unchanged",
            "user_conditions", "user_parts", "users_class", "users_part"]
 
 
@@ -70,8 +71,9 @@ _CLASS_MEMBERS = frozenset(
 
 def user_parts(template: Any) -> list[str]:
     """What of a template is the user's although its class may be shipped: members of
-    ``_CLASS_MEMBERS`` set on the instance, and a parameter space (a parameterization), a feature map, a
-    regularizer or a rows operator of a class dpconvex does not ship, or with methods set on the instance.
+    ``_CLASS_MEMBERS`` set on the instance, and a parameter space (a parameterization), a feature
+    map, a regularizer or a rows operator of a class dpconvex does not ship, or with methods set
+    on the instance.
 
     Examples
     --------
@@ -166,7 +168,7 @@ def users_part(template: Any, mechanism: Mechanism, backend: Any, *options: Any)
     >>> users_part(LinearERMTemplate(Mine(), 0.1, 1.0, X, y), objective, None)
     'the loss Mine'
     """
-    for mech in (mechanism, getattr(mechanism, "inner", None)):
+    for mech in (mechanism, getattr(mechanism, "inner", None)):  # and the one it wraps
         if mech is not None and (users := users_class(mech)):
             return f"the mechanism {users}"
     if hasattr(backend, "solve"):  # one given
@@ -174,6 +176,7 @@ def users_part(template: Any, mechanism: Mechanism, backend: Any, *options: Any)
             return f"the backend {type(backend).__qualname__}"
     elif not all(is_dpconvex_class(cls) for cls in backend_classes(backend)):  # a name
         return f"a backend the registry may build for solver={backend!r}"
+    # the template and its loss: a shipped derivation, and as their constructors built them
     stated = _CLASS_MEMBERS & set(getattr(template, "__dict__", {}))
     if shipped_derivation(template) is None or stated:
         return f"the template {type(template).__qualname__}"
@@ -189,7 +192,7 @@ def users_part(template: Any, mechanism: Mechanism, backend: Any, *options: Any)
                 held = [object()]
             if not is_dpconvex_function(fn) or not _runs_no_users_code(held):
                 return "an extra term"
-    owners, others = _solved_parts(template)
+    owners, others = _solved_parts(template)  # every object the solve reads, and its members
     for part in owners + others:
         for value in (part, *getattr(part, "__dict__", {}).values()):
             if not _runs_no_users_code(value):
@@ -213,22 +216,26 @@ def users_class(obj: Any) -> str | None:
     >>> users_class(Mine())
     'Mine'
     """
-    cls, builds, patched = type(obj), False, []
-    for c in cls.__mro__:  # a constructor of dpconvex's sets attributes on the instance
-        builds = builds or ("__init__" in vars(c) and is_dpconvex_class(c))
-    for k, v in getattr(obj, "__dict__", {}).items():
-        if hasattr(cls, k) and (callable(v) or not builds):
-            patched.append(k)
+    cls = type(obj)
+    patched = [k for k, v in getattr(obj, "__dict__", {}).items()
+               if hasattr(cls, k) and (callable(v) or not _built_by_dpconvex(cls))]
     if patched:
         return f"{cls.__qualname__} ({', '.join(patched)} set on the instance)"
     return None if is_dpconvex_class(cls) else cls.__qualname__
 
 
+def _built_by_dpconvex(cls: type) -> bool:
+    """Whether a constructor of dpconvex's builds an object of ``cls`` (and so sets attributes
+    on the instance)."""
+    return any("__init__" in vars(c) and is_dpconvex_class(c) for c in cls.__mro__)
+
+
 def members_snapshot(template: Any) -> tuple[tuple[Any, ...], list[Any]]:
-    """What a solve must leave as it was: the declared constants (a NaN, a bound nobody derived, equal
-    to a NaN), the identities of the public members of the template, space, loss and regularizer, the
-    attributes of their classes and of the rows', operators', feature map's and sets' classes, what of
-    it is the user's; and the objects named, kept while the caller compares.
+    """What a solve must leave as it was: the declared constants (a NaN, a bound nobody derived,
+    equal to a NaN), the identities of the public members of the template, space, loss and
+    regularizer, the attributes of their classes and of the rows', operators', feature map's and
+    sets' classes, what of it is the user's; and the objects named, kept while the caller
+    compares.
 
     Examples
     --------
@@ -270,7 +277,8 @@ def members_snapshot(template: Any) -> tuple[tuple[Any, ...], list[Any]]:
     return (tuple(user_parts(template)), declared, tuple(own), tuple(classes)), held
 
 
-#: What Python adds to a class in use: ``copyreg``'s slot names (a pickle), an empty annotations dict.
+#: What Python adds to a class in use: ``copyreg``'s slot names (a pickle), an empty
+#: annotations dict.
 _CACHED = frozenset({"__slotnames__", "__annotations__"})
 
 
@@ -444,6 +452,29 @@ def on_a_copy(solver_backend: Any, backend: Any) -> Any:
             and not _shipped_backend(solver_backend):
         return _OnACopy(solver_backend)
     return solver_backend
+
+
+@contextlib.contextmanager
+def unchanged(template: Template) -> Iterator[None]:
+    """Refuse the release if what the calibration and the checks read changed while the body
+    (the solve) ran: :func:`members_snapshot` before it, :func:`members_changed` after it.
+
+    Raises
+    ------
+    PrivacyError
+        They changed during the body.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.user_parts import unchanged
+    >>> t = LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)
+    >>> with unchanged(t):  # nothing changed: no error
+    ...     pass
+    """
+    # the objects the snapshot names are kept until the comparison (none takes their ids)
+    snapshot = members_snapshot(template)
+    yield
+    members_changed(template, snapshot[0])
 
 
 def members_changed(template: Template, before: tuple[Any, ...]) -> None:

@@ -491,16 +491,12 @@ def get_backend(name: str | None, template: Template) -> Backend:
     >>> sorted(psd.capabilities), type(get_backend(None, psd)).__name__   # over the PSD cone
     (['cvxpy', 'objective', 'projection'], 'ProjectedGradient')
     """
-    auto = name is None or name == "auto"
-    if not auto:
-        check_solver_name(name, "get_backend")
-    for backend_class in _CLASSES:  # "auto": every class, the native ones first
-        if (auto or backend_class.name == name) and (backend := backend_class()).supports(
-            template
-        ):
+    check_solver_name(name, "get_backend")
+    for backend_class in backend_classes(name):  # "auto": every class, the native ones first
+        if (backend := backend_class()).supports(template):
             return backend
     have = sorted(getattr(template, "capabilities", ()))
-    if auto:
+    if name is None or name == "auto":
         requirements = sorted(
             {tuple(sorted(backend_class.requires)) for backend_class in _CLASSES}
         )
@@ -508,7 +504,7 @@ def get_backend(name: str | None, template: Template) -> Backend:
             f"get_backend: no registered solver backend can solve the template "
             f"'{getattr(template, 'name', template)}' (capabilities {have!r}); the "
             f"backends need one of {requirements!r}.")
-    candidates = [backend_class() for backend_class in _CLASSES if backend_class.name == name]
+    candidates = [backend_class() for backend_class in backend_classes(name)]
     if len(candidates) > 1:
         needs = " or ".join(repr(sorted(candidate.requires)) for candidate in candidates)
         fits = suitable_backends(template)

@@ -22,7 +22,7 @@ from dpconvex.objectives import (
     psi_frobenius,
 )
 from dpconvex.privacy import checks
-from dpconvex.privacy import release as release_module
+from dpconvex.privacy import user_parts as user_parts_module
 from dpconvex.privacy.mechanisms.base import ObjectivePerturbation, get_mechanism
 from dpconvex.privacy.user_parts import users_part
 from dpconvex.solvers import ClarabelBackend, LbfgsNewton, PolishedBackend, registry
@@ -138,18 +138,18 @@ def test_an_extra_terms_functions_or_what_they_close_over_are_the_users():
 # ---------------------------------------------------------------- the guards run only then
 def test_the_snapshot_is_taken_only_when_a_part_is_the_users(monkeypatch):
     taken = []
-    snapshot = release_module.members_snapshot
+    snapshot = user_parts_module.members_snapshot
 
     def counted(template):
         taken.append(template)
         return snapshot(template)
 
-    monkeypatch.setattr(release_module, "members_snapshot", counted)
+    monkeypatch.setattr(user_parts_module, "members_snapshot", counted)
     dp.release(_template(), "objective", dp.Budget(1.0), rng=0)
     assert taken == []
     dp.release(_template(), "objective", dp.Budget(1.0), backend=MyBackend(), rng=0,
                vouch=("backend",), vouch_unused="ignore")
-    assert len(taken) == 1
+    assert len(taken) == 2  # before the solve, and after it to compare
 
 
 # ------------------------------------------- a user's part changing what was read: refused
@@ -157,14 +157,14 @@ def test_the_snapshot_is_taken_only_when_a_part_is_the_users(monkeypatch):
 def solving(monkeypatch):
     """True once the release has taken its snapshot (from then on, it solves)."""
     armed = []
-    snapshot = release_module.members_snapshot
+    snapshot = user_parts_module.members_snapshot
 
     def arming(template):
         taken = snapshot(template)
         armed.append(True)
         return taken
 
-    monkeypatch.setattr(release_module, "members_snapshot", arming)
+    monkeypatch.setattr(user_parts_module, "members_snapshot", arming)
     return armed
 
 
