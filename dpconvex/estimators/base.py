@@ -755,6 +755,10 @@ class FitPlan:
     vouch : tuple of str
         The declared constants the caller vouches for (``vouch=``; none unless a user's
         loss needs it, docs/privacy/user_objectives.md#privacy-user-objectives).
+    reads_epsilon : bool
+        Whether a choice of the plan reads ε (Λ or a kink's half-width h by its public
+        rule): the problem prepared with it serves no fit at another ε
+        (:attr:`Prepared.reusable`).
     """
 
     estimator: str
@@ -774,6 +778,7 @@ class FitPlan:
     sub_plans: tuple[FitPlan, ...] = ()
     loss: Loss | None = None
     vouch: tuple[str, ...] = ()
+    reads_epsilon: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "options", MappingProxyType(dict(self.options or {})))
