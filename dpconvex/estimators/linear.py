@@ -104,7 +104,9 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from ..data.validation import LabelSet
+    from ..objectives.sets import ConvexSet
     from ..privacy.budget import BudgetAccountant
+    from ..privacy.certificate import LamRule
 
 #: ``constraints``: the coefficient variable to the CVXPY constraints of a public set.
 ParameterSetRule = Callable[["cp.Variable"], "list[cp.Constraint]"]
@@ -542,7 +544,8 @@ class LinearPlanMixin:
         )
         return Prepared(template=template, meta=meta, reusable=not plan.reads_epsilon)
 
-    def _parameter_set(self, n_features: int, caller: str, scale: float = 1.0) -> Any:
+    def _parameter_set(self, n_features: int, caller: str,
+                       scale: float = 1.0) -> ConvexSet | None:
         """The convex set ``constraints(coef)`` states on the coefficients (never the intercept),
         or None without ``constraints``.
 
@@ -673,7 +676,7 @@ class LinearPlanMixin:
         return loss, note
 
     def _planned_lam(self, loss: Loss, mechanism: Mechanism, budget: Budget, n: int, q: float,
-                     p: int, centered: bool) -> tuple[float, Any]:
+                     p: int, centered: bool) -> tuple[float, LamRule]:
         """Λ and the certificate's Λ rule: ``lam`` as given, or for "auto" by the public rule
         (:func:`~dpconvex.privacy.rules.noise_level.resolve_lam`); a Λ beyond what float64
         products take is refused."""
