@@ -234,28 +234,40 @@ class LinearERMTemplate:
         return self.regularizer.lam
 
     # ----------------------------------------------------------------- privacy
-    def privacy_constants(self) -> PrivacyConstants:
-        """G = |ℓ'|·q, r = 1, c_u = T = c·q^2, μ = Λ, the regularizer's weight that the objective
-        reads (docs/privacy/linear_erm.md#privacy-linear-erm, privacy-perturbation).
+    @staticmethod
+    def constants_for(loss: Loss, data_norm: float, lam: float, p: int) -> PrivacyConstants:
+        """The declared constants of linear ERM with ``loss`` on p-dimensional rows of norm at most
+        q = ``data_norm`` and the regularizer's weight Λ = ``lam``, with or without the rows (a
+        plan's rules read them before any template exists): G = |ℓ'|·q, r = 1, c_u = T = c·q²,
+        μ = Λ (docs/privacy/linear_erm.md#privacy-linear-erm, privacy-perturbation).
 
         One record's Hessian ℓ''(y θᵀx) x xᵀ is rank one with trace ℓ''·||x||² <= c q²
         (T, the trace bound of the one-sided slack, privacy-jacobian-slack).
+
+        Examples
+        --------
+        >>> from dpconvex.objectives.losses import Logistic
+        >>> from dpconvex.templates.linear_erm import LinearERMTemplate
+        >>> consts = LinearERMTemplate.constants_for(Logistic(), 2.0, 0.1, 3)
+        >>> consts.grad_bound, consts.hessian_term_bound, consts.strong_convexity
+        (2.0, 1.0, 0.1)
         """
-        q, lam = self.data_norm, getattr(self.regularizer, "lam", None)
+        c_u = loss.curvature * data_norm**2
+        return PrivacyConstants(grad_bound=loss.deriv_bound * data_norm, hessian_rank=1,
+                                hessian_term_bound=c_u, strong_convexity=lam, dimension=p,
+                                hessian_trace_bound=c_u)
+
+    def privacy_constants(self) -> PrivacyConstants:
+        """The constants of :meth:`constants_for` at this template's loss, row bound q, Λ (the
+        regularizer's weight, which the objective reads) and dimension p."""
+        lam = getattr(self.regularizer, "lam", None)
         if isinstance(lam, bool) or not isinstance(lam, (int, float, np.floating)):
             raise ParameterError(
                 f"{type(self).__name__}.privacy_constants: the objective adds lam/2 ||w||², "
                 f"but {type(self.regularizer).__qualname__} has no numeric lam ({lam!r}). "
                 "Use the regularizer L2(lam)."
             )
-        return PrivacyConstants(
-            grad_bound=self.loss.deriv_bound * q,
-            hessian_rank=1,
-            hessian_term_bound=self.loss.curvature * q**2,
-            strong_convexity=lam,
-            dimension=self.p,
-            hessian_trace_bound=self.loss.curvature * q**2,
-        )
+        return self.constants_for(self.loss, self.data_norm, lam, self.p)
 
     def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
         """Convexity (DCP), the loss's declared constants (probes) and the row norm bound.
