@@ -40,6 +40,7 @@ from .._validation import (
     signed_by,
     signed_refusal,
     unchecked,
+    with_feature_names,
 )
 from ..data.ranged_rows import SUGGESTED_SOURCE, RangedRows, rows_feature_range
 from ..data.row_scaling import ROW_NORMS
@@ -1123,8 +1124,6 @@ class PrivateEstimator(BaseEstimator):
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator:
         """:meth:`fit` inside ``context`` (what a meta-estimator hands this fit)."""
-        from .._validation import with_feature_names
-
         if not self.takes_row_mask:
             context.every_row(type(self).__name__)
         ranged = self._with_rows_ranges(X) if self.takes_rows_ranges else None

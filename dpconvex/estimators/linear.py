@@ -826,11 +826,10 @@ class _PrivateLinearClassifier(
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> _PrivateLinearClassifier:
         """Noise, release and the fitted attributes (the private part of a fit)."""
-        mechanism, budget = plan.mechanism, plan.budget
         noise = context.noise  # this fit's generator (random_state, or a meta-estimator's)
         # the noise warning reads the release's one calibration (public quantities only, before
         # any noise is drawn; docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear)
-        released = release(prep.template, mechanism, budget, self.solver, noise.rng,
+        released = release(prep.template, plan.mechanism, plan.budget, self.solver, noise.rng,
                            warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded,
                            vouch=plan.vouch, vouch_unused="ignore",
                            noise_warning={"family": "linear", "owner": type(self).__name__})
