@@ -280,18 +280,7 @@ class LinearERMTemplate:
         owner = f"{type(self).__name__}.conditions"
         conds = shipped_loss_conditions(self.loss, need_curvature=True, caller=owner)
         if conds is None:  # a user's loss: DCP convexity, then its constants (probed once)
-            conds = []
-            if self.loss.has_cvxpy:
-                with user_code(
-                    owner,
-                    f"loss '{self.loss.name}'",
-                    "when its CVXPY form was built on "
-                    "3 predictions (and, for a regression loss, a cp.Parameter of labels: "
-                    "convexity is checked for every label). Build it from CVXPY atoms.",
-                ):
-                    form = self.loss.dcp_form()
-                conds.append(check_dcp_convex(form, f"loss '{self.loss.name}'", owner))
-            conds += check_loss(self.loss, need_curvature=True, caller=owner)
+            conds = self._user_loss_conditions(owner)
         self._check_labels(f"{type(self).__name__}.conditions")
         if self.regression:
             lo, hi = self.loss.label_range
@@ -308,29 +297,7 @@ class LinearERMTemplate:
             conds.append(Condition("labels in {-1, +1}", True, "checked on every label",
                                    "every label is -1 or +1 (the margin loss's label domain)"))
         if self.constraint_set is not None:
-            scale = (
-                (
-                    "; θ on the scale of the labels the loss reads: a regressor's coefficients in "
-                    "the "
-                    "labels' units are θ times half the width of its label_range"
-                )
-                if self.regression
-                else ""
-            )
-            conds.append(
-                Condition(
-                    "parameter set",
-                    True,
-                    "declared by the caller (public)",
-                    f"θ restricted to {self.constraint_set.describe()} ("
-                    + (
-                        "a closed convex set with an exact projection"
-                        if self.constraint_set.exact_projection
-                        else "checked DCP, a closed convex set as CVXPY solves it, and non-empty"
-                    )
-                    + f"{scale})",
-                )
-            )
+            conds.append(self._set_condition())
         # the rows the objective reads (signed by the labels: the same norms); on workers, a max
         ops = (
             self._ops
@@ -347,6 +314,33 @@ class LinearERMTemplate:
         ))
         return conds
 
+    def _user_loss_conditions(self, owner: str) -> list[Condition]:
+        """A user's loss: its CVXPY form checked DCP convex (where it has one), then its declared
+        constants probed (:func:`~dpconvex.privacy.checks.check_loss`)."""
+        conds = []
+        if self.loss.has_cvxpy:
+            with user_code(
+                owner,
+                f"loss '{self.loss.name}'",
+                "when its CVXPY form was built on "
+                "3 predictions (and, for a regression loss, a cp.Parameter of labels: "
+                "convexity is checked for every label). Build it from CVXPY atoms.",
+            ):
+                form = self.loss.dcp_form()
+            conds.append(check_dcp_convex(form, f"loss '{self.loss.name}'", owner))
+        return conds + check_loss(self.loss, need_curvature=True, caller=owner)
+
+    def _set_condition(self) -> Condition:
+        """The public parameter set, as declared (with an exact projection, or solved by CVXPY)."""
+        assert self.constraint_set is not None
+        scale = ("; θ on the scale of the labels the loss reads: a regressor's coefficients in the "
+                 "labels' units are θ times half the width of its label_range"
+                 if self.regression else "")
+        how = ("a closed convex set with an exact projection" if self.constraint_set.exact_projection
+               else "checked DCP, a closed convex set as CVXPY solves it, and non-empty")
+        return Condition("parameter set", True, "declared by the caller (public)",
+                         f"θ restricted to {self.constraint_set.describe()} ({how}{scale})")
+
     def assumptions(self, needs: Iterable[str] | str) -> list[str]:
         needs = needs_of(needs)
         a = [
@@ -359,23 +353,7 @@ class LinearERMTemplate:
             "see the solve condition for how the released point relates to it",
         ]
         if self.constraint_set is not None:
-            a.append(
-                f"parameters restricted to {self.constraint_set.describe()}: objective "
-                "perturbation "
-                "over a closed convex set by Kifer, Smith & Thakurta (COLT 2012, rank-one "
-                "per-record Hessians); output perturbation's noisy output is projected back onto "
-                "the set (post-processing) (docs/privacy/user_objectives.md#privacy-constraints)"
-            )
-            if not self.constraint_set.exact_projection:
-                tol = getattr(self.constraint_set, "projection_tol", 0.0)
-                a.append(
-                    "the set has no exact projection: the accuracy check measures the natural "
-                    "residual with a projection a solver computes (SCS, to its residual "
-                    f"tolerance), adds {tol:g} for that projection's distance from the exact "
-                    "one, and accepts the sum only within the tolerance; the projection is "
-                    "within the solver's tolerances, not exact, so the check bounds no "
-                    "distance to the exact minimizer and none is stated"
-                )
+            a += self._set_assumptions()
         smoothing = getattr(self.loss, "smoothed_kinks", None)
         if smoothing is not None:
             a.append(
@@ -390,6 +368,28 @@ class LinearERMTemplate:
         if "curvature" in needs and self.loss.name == "huber":
             a.append("Huber hinge is C^1 with ℓ'' bounded and piecewise constant; "
                      "the change-of-variables argument is used as in CMS Section 3.4.2")
+        return a
+
+    def _set_assumptions(self) -> list[str]:
+        """What the guarantee over the public parameter set assumes (KST Section 4), and where
+        the set's projection is solved, what the accuracy check then bounds."""
+        assert self.constraint_set is not None
+        a = [
+            f"parameters restricted to {self.constraint_set.describe()}: objective perturbation "
+            "over a closed convex set by Kifer, Smith & Thakurta (COLT 2012, rank-one "
+            "per-record Hessians); output perturbation's noisy output is projected back onto "
+            "the set (post-processing) (docs/privacy/user_objectives.md#privacy-constraints)"
+        ]
+        if not self.constraint_set.exact_projection:
+            tol = getattr(self.constraint_set, "projection_tol", 0.0)
+            a.append(
+                "the set has no exact projection: the accuracy check measures the natural "
+                "residual with a projection a solver computes (SCS, to its residual "
+                f"tolerance), adds {tol:g} for that projection's distance from the exact "
+                "one, and accepts the sum only within the tolerance; the projection is "
+                "within the solver's tolerances, not exact, so the check bounds no "
+                "distance to the exact minimizer and none is stated"
+            )
         return a
 
     @property
