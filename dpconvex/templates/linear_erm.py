@@ -336,7 +336,8 @@ class LinearERMTemplate:
         scale = ("; θ on the scale of the labels the loss reads: a regressor's coefficients in the "
                  "labels' units are θ times half the width of its label_range"
                  if self.regression else "")
-        how = ("a closed convex set with an exact projection" if self.constraint_set.exact_projection
+        how = ("a closed convex set with an exact projection"
+               if self.constraint_set.exact_projection
                else "checked DCP, a closed convex set as CVXPY solves it, and non-empty")
         return Condition("parameter set", True, "declared by the caller (public)",
                          f"θ restricted to {self.constraint_set.describe()} ({how}{scale})")
