@@ -181,7 +181,6 @@ class LinearERMTemplate:
         # that pays; the choice changes only the arithmetic, not the objective or its minimizer.
         self._ops = (self.rows.compact() if self.regression
                      else self.rows.compact().scale_rows(self.y))
-        self.sparse = bool(self._ops.is_sparse)
         self._sample_step = sample_step(self.n, self.p)
         # the wrapped rows give every k-th
         every = hasattr(getattr(self._ops, "base", self._ops), "every")
@@ -227,6 +226,11 @@ class LinearERMTemplate:
     def X(self) -> Any:
         """The rows as stored (ndarray, or CSR for sparse input)."""
         return self.rows.matrix
+
+    @property
+    def sparse(self) -> bool:
+        """Whether the products run on a CSR matrix."""
+        return bool(self._ops.is_sparse)
 
     @property
     def lam(self) -> float:
