@@ -484,3 +484,23 @@ def test_a_linear_problem_serves_another_epsilon_unless_the_plan_reads_it(make, 
     same = (other.lam, other.options.get("smoothing h")) == (
         plan.lam, plan.options.get("smoothing h"))
     assert same is not reads
+
+
+@pytest.mark.parametrize("params", [{"lam": 0.1}, {"delta": 1e-5}], ids=["lam-given", "auto-delta"])
+def test_a_linear_fit_compiles_a_loss_stated_in_cvxpy_once(monkeypatch, params):
+    """The plan makes the loss from the parameters once (also where mechanism="auto" weighs its
+    two forms); prepare and the release read the plan's."""
+    from dpconvex.estimators import linear
+
+    compiled = []
+
+    def counting(*args, **kwargs):
+        compiled.append(args)
+        return stated(*args, **kwargs)
+
+    stated = linear.stated_loss
+    monkeypatch.setattr(linear, "stated_loss", counting)
+    X, y = _data(classes=2)
+    dp.PrivateLinearClassifier(loss=lambda m: cp.pos(1 - m), classes=[0, 1], random_state=0,
+                               **params).fit(X, y)
+    assert len(compiled) == 1
