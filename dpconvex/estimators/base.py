@@ -39,6 +39,7 @@ from .._validation import (
     signed_by,
     signed_refusal,
     unchecked,
+    with_feature_names,
 )
 from ..data.ranged_rows import SUGGESTED_SOURCE, RangedRows, rows_feature_range
 from ..data.row_scaling import ROW_NORMS
@@ -760,6 +761,10 @@ class FitPlan:
     vouch : tuple of str
         The declared constants the caller vouches for (``vouch=``; none unless a user's
         loss needs it, docs/privacy/user_objectives.md#privacy-user-objectives).
+    reads_epsilon : bool
+        Whether a choice of the plan reads ε (Λ or a kink's half-width h by its public
+        rule): the problem prepared with it serves no fit at another ε
+        (:attr:`Prepared.reusable`).
     """
 
     estimator: str
@@ -779,6 +784,7 @@ class FitPlan:
     sub_plans: tuple[FitPlan, ...] = ()
     loss: Loss | None = None
     vouch: tuple[str, ...] = ()
+    reads_epsilon: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "options", MappingProxyType(dict(self.options or {})))
@@ -1123,8 +1129,6 @@ class PrivateEstimator(BaseEstimator):
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator:
         """:meth:`fit` inside ``context`` (what a meta-estimator hands this fit)."""
-        from .._validation import with_feature_names
-
         if not self.takes_row_mask:
             context.every_row(type(self).__name__)
         ranged = self._with_rows_ranges(X) if self.takes_rows_ranges else None

@@ -104,7 +104,9 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from ..data.validation import LabelSet
+    from ..objectives.sets import ConvexSet
     from ..privacy.budget import BudgetAccountant
+    from ..privacy.certificate import LamRule
 
 #: ``constraints``: the coefficient variable to the CVXPY constraints of a public set.
 ParameterSetRule = Callable[["cp.Variable"], "list[cp.Constraint]"]
@@ -160,9 +162,7 @@ class OneVsRestMixin:
 
     def _plan_ovr(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """The plan of C binary models, each with ε/C (and δ/C), composed sequentially."""
-        binary_model = self._binary_clone(n_classes)
-        binary_model._validate_params(planned=True)
-        binary_plan = binary_model._plan(n, 2, n_features)
+        binary_plan = self._binary_clone(n_classes).plan(n, 2, n_features)
         # a private one: the δ the C models spend (0 in their pure form)
         total = binary_plan.budget
         if total.private:
@@ -173,6 +173,7 @@ class OneVsRestMixin:
             learner=binary_plan.learner, mechanism=binary_plan.mechanism, budget=total,
             backend=binary_plan.backend, parts={"each binary model": binary_plan.budget},
             lam=binary_plan.lam, lam_rule=binary_plan.lam_rule,
+            reads_epsilon=binary_plan.reads_epsilon,
             options=dict(binary_plan.options), notes=(OVR_NOTE,),
             sub_plans=(binary_plan,) * n_classes)
 
@@ -359,6 +360,14 @@ UNIT_ROWS_NOTE = RowMap(
     "only the record itself (docs/privacy/row_scaling.md#privacy-row-norm-unit)",
 )
 
+#: The certificate's line of a regressor whose labels are mapped around a given centre.
+CENTERED_LABELS_NOTE = (
+    "labels mapped around c = label_center: u = 2 (y - c) / (hi - lo) clipped to [-1, 1] (a "
+    "per-record map), c a number given as public or released before the model (a number the "
+    "caller gives is taken as public, not checked; "
+    "docs/privacy/perturbation.md#privacy-label-center)"
+)
+
 #: Dense rows with norms up to this are clipped inside the products (:func:`design_rows`);
 #: beyond it the products of the stored rows could overflow, and the rows are clipped
 #: on a copy.
@@ -414,6 +423,28 @@ def design_rows(
 #: project's 2-core machines (20,000-50,000 rows × 20 features over an l1 ball: 28-34 s,
 #: where the native solver took 0.02-0.07 s); an order of magnitude, for the warning.
 CVXPY_SECONDS_PER_ENTRY = 5e-5
+
+
+def warn_solver_cost(owner: str, solver: str, n: int, p: int) -> None:
+    """A :class:`~dpconvex.errors.SolverCostWarning`: a fit of ``owner`` goes to the CVXPY
+    backend ``solver`` on n rows x p columns, and what that costs, from public facts only.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from dpconvex.estimators.linear import warn_solver_cost
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_solver_cost("PrivateLogisticRegression", "clarabel", 1000, 11)
+    >>> "roughly 0.55 s" in str(caught[0].message)
+    True
+    """
+    warnings.warn(
+        f"{owner}: this fit goes to '{solver}' on n = {n} rows x p = {p} columns: expect "
+        f"roughly {n * p * CVXPY_SECONDS_PER_ENTRY:.2g} s ({CVXPY_SECONDS_PER_ENTRY:g} s per "
+        "entry, measured). The native solver solves this problem too, typically 100-1000 "
+        "times faster: leave solver=None (the default).",
+        SolverCostWarning, stacklevel=user_stacklevel())
 
 
 #: The mechanisms of the linear classifiers and regressors (CMS Alg. 1 and 2, privacy-gaussian-linear).
@@ -489,151 +520,101 @@ class LinearPlanMixin:
 
     def _erm_prepared(self, plan: FitPlan, rows: Any, labels: np.ndarray, meta: PreparedFacts,
                       caller: str = "", scale: float = 1.0, *, fit: bool = False) -> Prepared:
-        """The template of ``plan`` over ``rows`` (None: the public shape only, one zero row broadcast with
-        its factors held apart, never an n x p array) and ``labels``, on the convex set ``constraints(coef)``
-        states on the coefficients (never the intercept), prepared with ``meta``.
+        """The template of ``plan`` (its loss, Λ and row bound q̃) over ``rows`` (None: the public
+        shape only, one zero row broadcast with its factors held apart, never an n x p array) and
+        ``labels``, on the convex set of ``constraints`` (:meth:`_parameter_set`; ``scale``: the
+        factor from the parameter to the released coefficients), prepared with ``meta``.
 
-        It serves a fit at another ε (``Prepared.reusable``) when Λ is given and no kink's half-width h
-        is chosen by ``smoothing="auto"`` (the rule reads ε, so the template's loss would be smoothed at
-        another ε's h than the plan's).
-
-        ``coef`` is the coefficient part of the template's parameter, times ``scale`` (the
-        factor from the parameter to the released coefficients). A set with an exact
-        projection (:func:`~dpconvex.objectives.sets.recognize`) serves every solver; any other
-        DCP set is a :class:`~dpconvex.objectives.CVXPYSet`, which the native projected Newton
-        solver takes (its quadratic models solved over the set in the p coordinates) as the
-        CVXPY backends do (``caller``: by default certify).
-
-        With ``fit`` and a CVXPY backend named (a fit on rows in memory: a CVXPY backend refuses
-        Dask rows) a :class:`~dpconvex.errors.SolverCostWarning` says, before the solve starts,
-        that it goes to that backend and what that costs, from public facts only (the plan's n
-        and p, the solver).
+        It serves a fit at another ε (``Prepared.reusable``) unless a choice of the plan reads ε
+        (:attr:`FitPlan.reads_epsilon`). With ``fit`` (a fit on rows in memory: a CVXPY backend
+        refuses Dask rows) a CVXPY backend named is warned of, before the solve starts
+        (:func:`warn_solver_cost`; ``caller``: by default certify).
         """
         caller = caller or f"{type(self).__name__}.certify"
+        p = plan.n_features + int(self.fit_intercept)
         if rows is None:
-            p = plan.n_features + int(self.fit_intercept)
             rows = ScaledRows(DenseRows(np.broadcast_to(0.0, (plan.n, p))), np.ones(plan.n))
-        n_features = plan.n_features
-        found = None
-        if self.constraints is not None:
-            import cvxpy as cp
-
-            from ..objectives.sets import CVXPYSet, recognize
-
-            theta = cp.Variable(n_features + int(self.fit_intercept))
-            coef = theta[:n_features] if self.fit_intercept else theta
-            try:
-                stated = self.constraints(coef * scale if scale != 1.0 else coef)
-            except Exception as exc:  # the user's callable, called on a CVXPY variable
-                raise ParameterError(
-                    f"The 'constraints' parameter of {caller.split('.')[0]}: the callable raised "
-                    f"{type(exc).__name__} ({exc}) when called on the coefficients, a CVXPY "
-                    "variable "
-                    f"of {n_features} entries. Return CVXPY constraints on it, e.g. "
-                    "lambda coef: cp.norm(coef, 2) <= 1."
-                ) from None
-            listed = ([stated] if isinstance(stated, cp.Constraint)
-                      else list(stated) if isinstance(stated, (list, tuple)) else [])
-            if not listed or not all(isinstance(c, cp.Constraint) for c in listed):
-                raise ParameterError(
-                    f"The 'constraints' parameter of {caller.split('.')[0]} must return a CVXPY "
-                    f"constraint or a non-empty list of them. Got {_short_repr(stated)} instead.")
-            found = recognize(listed, theta) or CVXPYSet(listed, theta)
+        found = self._parameter_set(plan.n_features, caller, scale)
         if fit and self.solver not in (None, "auto", "native"):
-            name = f"'{self.solver}'"
-            n, p = plan.n, n_features + int(self.fit_intercept)
-            why = ("the native solver solves this problem too, typically 100-1000 times faster: "
-                   "leave solver=None (the default)")
-            warnings.warn(
-                f"{caller.split('.')[0]}: this fit goes to {name} on n = {n} rows x p = {p} "
-                f"columns: expect roughly {n * p * CVXPY_SECONDS_PER_ENTRY:.2g} s "
-                f"({CVXPY_SECONDS_PER_ENTRY:g} s per entry, measured). {why[0].upper()}{why[1:]}.",
-                SolverCostWarning, stacklevel=user_stacklevel())
+            warn_solver_cost(caller.split(".")[0], self.solver, plan.n, p)
         template = LinearERMTemplate(
             plan.loss, plan.lam, plan.options["norm bound q~"], rows, labels, found
         )
-        reads_epsilon = isinstance(self.lam, str) or getattr(
-            self._make_loss(), "smoothing_unresolved", False
-        )
-        return Prepared(template=template, meta=meta, reusable=not reads_epsilon)
+        return Prepared(template=template, meta=meta, reusable=not plan.reads_epsilon)
+
+    def _parameter_set(self, n_features: int, caller: str,
+                       scale: float = 1.0) -> ConvexSet | None:
+        """The convex set ``constraints(coef)`` states on the coefficients (never the intercept),
+        or None without ``constraints``.
+
+        ``coef`` is the coefficient part of the template's parameter, times ``scale``. A set with
+        an exact projection (:func:`~dpconvex.objectives.sets.recognize`) serves every solver; any
+        other DCP set is a :class:`~dpconvex.objectives.CVXPYSet`, which the native projected
+        Newton solver takes (its quadratic models solved over the set in the p coordinates) as the
+        CVXPY backends do. A callable that raises, or returns no CVXPY constraint, is refused
+        (``caller``: the public call).
+        """
+        if self.constraints is None:
+            return None
+        import cvxpy as cp
+
+        from ..objectives.sets import CVXPYSet, recognize
+
+        theta = cp.Variable(n_features + int(self.fit_intercept))
+        coef = theta[:n_features] if self.fit_intercept else theta
+        try:
+            stated = self.constraints(coef * scale if scale != 1.0 else coef)
+        except Exception as exc:  # the user's callable, called on a CVXPY variable
+            raise ParameterError(
+                f"The 'constraints' parameter of {caller.split('.')[0]}: the callable raised "
+                f"{type(exc).__name__} ({exc}) when called on the coefficients, a CVXPY "
+                f"variable of {n_features} entries. Return CVXPY constraints on it, e.g. "
+                "lambda coef: cp.norm(coef, 2) <= 1."
+            ) from None
+        listed = ([stated] if isinstance(stated, cp.Constraint)
+                  else list(stated) if isinstance(stated, (list, tuple)) else [])
+        if not listed or not all(isinstance(c, cp.Constraint) for c in listed):
+            raise ParameterError(
+                f"The 'constraints' parameter of {caller.split('.')[0]} must return a CVXPY "
+                f"constraint or a non-empty list of them. Got {_short_repr(stated)} instead.")
+        return recognize(listed, theta) or CVXPYSet(listed, theta)
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """The plan of one linear model from the parameters and (n, d) only (more than two classes:
-        one plan per class, :meth:`_plan_ovr`): the mechanism and its budget (:meth:`_mechanism_and_budget`);
-        the row bound q̃; the loss with its kinks smoothed at the public rule's h
-        (:func:`~dpconvex.privacy.rules.noise_level.resolve_smoothing`); Λ, given or by the public rule;
+        one plan per class, :meth:`_plan_ovr`), in the order its choices depend on each other: the
+        mechanism and its budget (:meth:`_mechanism_and_budget`, "auto" with δ > 0:
+        :meth:`_auto_form`); the row bound q̃; the loss with its kinks smoothed at the public
+        rule's h (:meth:`_smoothed_loss`); Λ, given or by the public rule (:meth:`_planned_lam`);
         the solver ("auto": native); a regressor's public label range, a classifier's row map.
         """
-        # LabelRangeMixin: regressors
-        owner, regression = type(self).__name__, hasattr(self, "_label_bounds")
+        owner, regression = type(self).__name__, hasattr(self, "_label_bounds")  # the regressors
         if not regression and n_classes > 2:  # the mechanism against the whole δ, then split
             self._mechanism_and_budget()
             return self._plan_ovr(n, n_classes, n_features)
-        n_classes, bounds = (1, self._label_bounds()) if regression else (n_classes, None)
-        notes = ((LabelSource("label_range", label_range=bounds),) if regression else
-                 (UNIT_ROWS_NOTE,) if self.row_norm == "unit" else ())
-        options = {**({"label_range": bounds} if regression else {}),
-                   "fit_intercept": bool(self.fit_intercept),
-                   "intercept_scaling": float(self.intercept_scaling)}
+        label_range = self._label_bounds() if regression else None
         mechanism, budget, mechanism_notes = self._mechanism_and_budget()
         q, p = self._norm_bound(), n_features + int(self.fit_intercept)
         # labels mapped around a released (or public) centre: R's lower floor (privacy-label-center)
         centered = not isinstance(getattr(self, "label_center", "range"), str)
-        if centered:
-            notes = (
-                *notes,
-                "labels mapped around c = label_center: u = 2 (y - c) / (hi - lo) clipped to "
-                "[-1, 1] (a per-record map), c a number given as public or released before the "
-                "model "
-                "(a number the caller gives is taken as public, not checked; "
-                "docs/privacy/perturbation.md#privacy-label-center)",
-            )
+        stated = self._make_loss()  # the loss as the parameters state it, made once
         auto = self.mechanism_menu.auto
         if mechanism_notes and auto is not None and mechanism.name == auto[1]:  # "auto", δ > 0
-            pure = build_mechanism(auto[0], owner, self.mechanism_menu,
-                                   optimality_tol=getattr(self, "optimality_tol", None))
-            bounds = form_bounds(self.lam, [(mechanism, budget.delta), (pure, 0.0)], n,
-                                 self.epsilon, q, p, self._make_loss(), centered=centered)
-            if bounds[1] < bounds[0]:  # the lower of the two rules' bounds is kept
-                mechanism, budget = pure, pure.check_budget(Budget(float(self.epsilon), 0.0))
-            mechanism_notes = (
-                f"mechanism='auto' -> {mechanism.name!r} because delta > 0 was given and its "
-                f"Lambda-rule bound {min(bounds):.4g} is at most {max(bounds):.4g}, that of the "
-                f"{'Gaussian' if mechanism.pure else 'pure'} form (n = {n}, p = {p}, epsilon, "
-                "delta, q and the loss's constants only; delta is spent by the Gaussian form "
-                "only; docs/privacy/front_door.md#privacy-mechanism-auto)",)
-        loss, smoothing_note = self._make_loss(), None
-        if getattr(loss, "smoothing_unresolved", False):  # kinks, smoothing="auto"
-            loss, smoothing_note = resolve_smoothing(loss, self.lam, mechanism, n, self.epsilon,
-                                                     q, p, delta=budget.delta, centered=centered)
-        if getattr(loss, "has_kinks", False) and loss.smoothed_kinks is None:
-            raise ParameterError(
-                f"{owner}.fit: loss '{loss.name}' has kinks and smoothing=None: no solver "
-                "certifies "
-                "the minimizer of a kinked loss, for any mechanism (its optimality residual, the "
-                "gradient's norm, is not defined at a kink). Pass Loss.from_cvxpy(..., smoothing="
-                "'auto') (the default: the fit chooses the half-width with lam) or a half-width "
-                "h > 0; NoisyGradientDescent takes the kinks as they are."
+            mechanism, budget, mechanism_notes = self._auto_form(
+                mechanism, budget, stated, n, q, p, centered
             )
-        lam, lam_note = resolve_lam(
-            self.lam, mechanism, n, self.epsilon, q, p, loss, delta=budget.delta, centered=centered
-        )
-        # the rule's Λ grows with q²; the regularizer's products leave float64 beyond
-        if lam > 1e100:
-            raise ParameterError(
-                f"{owner}.fit: lam='auto' gives Λ = {lam:.3g} for the norm bound q~ = {q:.3g} "
-                "(data_norm, "
-                "with the intercept column's intercept_scaling), beyond the 1e100 a regularizer "
-                "takes "
-                "(float64 products such as n * lam overflow). Scale the rows by a public constant "
-                "to a "
-                "smaller data_norm (and intercept_scaling), or pass a numeric lam."
-            )
+        loss, smoothing_note = self._smoothed_loss(stated, mechanism, budget, n, q, p, centered)
+        lam, lam_note = self._planned_lam(loss, mechanism, budget, n, q, p, centered)
+        notes: tuple[Any, ...] = (
+            (LabelSource("label_range", label_range=label_range),) if regression
+            else (UNIT_ROWS_NOTE,) if self.row_norm == "unit" else ())
+        if centered:
+            notes = (*notes, CENTERED_LABELS_NOTE)
         smoothing = getattr(loss, "smoothed_kinks", None)
         vouch = getattr(self, "vouch", ())  # a user's loss only; a shipped loss is derived
         return FitPlan(
-            estimator=owner, n=n, n_classes=n_classes, n_features=n_features,
-            template="linear ERM", learner="linear regression" if regression else "linear ERM",
+            estimator=owner, n=n, n_classes=1 if regression else n_classes,
+            n_features=n_features, template="linear ERM",
+            learner="linear regression" if regression else "linear ERM",
             mechanism=mechanism, budget=budget,
             backend="native" if self.solver in (None, "auto") else self.solver, lam=lam,
             lam_rule="given" if not isinstance(self.lam, str) else (
@@ -641,10 +622,75 @@ class LinearPlanMixin:
                 "(docs/privacy/perturbation.md#privacy-lambda-rule)"),
             notes=(lam_note, *([] if smoothing_note is None else [smoothing_note]),
                    *mechanism_notes, *notes),
-            options={"loss": loss.name, "norm bound q~": q, **options,
+            options={"loss": loss.name, "norm bound q~": q,
+                     **({} if label_range is None else {"label_range": label_range}),
+                     "fit_intercept": bool(self.fit_intercept),
+                     "intercept_scaling": float(self.intercept_scaling),
                      **({} if smoothing is None else {"smoothing h": smoothing.h})},
-            loss=loss, vouch=(vouch,) if isinstance(vouch, str) else tuple(vouch))
+            loss=loss, vouch=(vouch,) if isinstance(vouch, str) else tuple(vouch),
+            reads_epsilon=isinstance(self.lam, str) or smoothing_note is not None)
 
+    def _auto_form(self, gaussian: Mechanism, budget: Budget, loss: Loss, n: int, q: float,
+                   p: int, centered: bool) -> tuple[Mechanism, Budget, tuple[str]]:
+        """``mechanism="auto"`` with δ > 0: the Gaussian form (``gaussian``, with ``budget``) or
+        the pure one, whichever has the lower public Λ-rule bound (δ is spent by the Gaussian form
+        only; docs/privacy/front_door.md#privacy-mechanism-auto), its budget and the
+        certificate's line on the choice."""
+        pure = build_mechanism(self.mechanism_menu.auto[0], type(self).__name__,
+                               self.mechanism_menu,
+                               optimality_tol=getattr(self, "optimality_tol", None))
+        bounds = form_bounds(self.lam, [(gaussian, budget.delta), (pure, 0.0)], n,
+                             self.epsilon, q, p, loss, centered=centered)
+        mechanism = gaussian
+        if bounds[1] < bounds[0]:  # the lower of the two rules' bounds is kept
+            mechanism, budget = pure, pure.check_budget(Budget(float(self.epsilon), 0.0))
+        return mechanism, budget, (
+            f"mechanism='auto' -> {mechanism.name!r} because delta > 0 was given and its "
+            f"Lambda-rule bound {min(bounds):.4g} is at most {max(bounds):.4g}, that of the "
+            f"{'Gaussian' if mechanism.pure else 'pure'} form (n = {n}, p = {p}, epsilon, "
+            "delta, q and the loss's constants only; delta is spent by the Gaussian form "
+            "only; docs/privacy/front_door.md#privacy-mechanism-auto)",)
+
+    def _smoothed_loss(self, loss: Loss, mechanism: Mechanism, budget: Budget, n: int, q: float,
+                       p: int, centered: bool) -> tuple[Loss, str | None]:
+        """The loss the template states: ``loss`` with kinks and ``smoothing="auto"`` smoothed at
+        the half-width h of the public rule
+        (:func:`~dpconvex.privacy.rules.noise_level.resolve_smoothing`, with the certificate's
+        line on it), any other as it is (no line); a loss with kinks left unsmoothed is refused.
+        """
+        note = None
+        if getattr(loss, "smoothing_unresolved", False):  # kinks, smoothing="auto"
+            loss, note = resolve_smoothing(loss, self.lam, mechanism, n, self.epsilon, q, p,
+                                           delta=budget.delta, centered=centered)
+        if getattr(loss, "has_kinks", False) and loss.smoothed_kinks is None:
+            raise ParameterError(
+                f"{type(self).__name__}.fit: loss '{loss.name}' has kinks and smoothing=None: no "
+                "solver certifies the minimizer of a kinked loss, for any mechanism (its "
+                "optimality residual, the gradient's norm, is not defined at a kink). Pass "
+                "Loss.from_cvxpy(..., smoothing='auto') (the default: the fit chooses the "
+                "half-width with lam) or a half-width h > 0; NoisyGradientDescent takes the "
+                "kinks as they are."
+            )
+        return loss, note
+
+    def _planned_lam(self, loss: Loss, mechanism: Mechanism, budget: Budget, n: int, q: float,
+                     p: int, centered: bool) -> tuple[float, LamRule]:
+        """Λ and the certificate's Λ rule: ``lam`` as given, or for "auto" by the public rule
+        (:func:`~dpconvex.privacy.rules.noise_level.resolve_lam`); a Λ beyond what float64
+        products take is refused."""
+        lam, note = resolve_lam(
+            self.lam, mechanism, n, self.epsilon, q, p, loss, delta=budget.delta, centered=centered
+        )
+        # the rule's Λ grows with q²; the regularizer's products leave float64 beyond
+        if lam > 1e100:
+            raise ParameterError(
+                f"{type(self).__name__}.fit: lam='auto' gives Λ = {lam:.3g} for the norm bound "
+                f"q~ = {q:.3g} (data_norm, with the intercept column's intercept_scaling), beyond "
+                "the 1e100 a regularizer takes (float64 products such as n * lam overflow). Scale "
+                "the rows by a public constant to a smaller data_norm (and intercept_scaling), or "
+                "pass a numeric lam."
+            )
+        return lam, note
 
 
 #: The parameters every private linear classifier shares, stated once and written into
@@ -778,11 +824,10 @@ class _PrivateLinearClassifier(
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> _PrivateLinearClassifier:
         """Noise, release and the fitted attributes (the private part of a fit)."""
-        mechanism, budget = plan.mechanism, plan.budget
         noise = context.noise  # this fit's generator (random_state, or a meta-estimator's)
         # the noise warning reads the release's one calibration (public quantities only, before
         # any noise is drawn; docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear)
-        released = release(prep.template, mechanism, budget, self.solver, noise.rng,
+        released = release(prep.template, plan.mechanism, plan.budget, self.solver, noise.rng,
                            warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded,
                            vouch=plan.vouch, vouch_unused="ignore",
                            noise_warning={"family": "linear", "owner": type(self).__name__})

@@ -181,7 +181,6 @@ class LinearERMTemplate:
         # that pays; the choice changes only the arithmetic, not the objective or its minimizer.
         self._ops = (self.rows.compact() if self.regression
                      else self.rows.compact().scale_rows(self.y))
-        self.sparse = bool(self._ops.is_sparse)
         self._sample_step = sample_step(self.n, self.p)
         # the wrapped rows give every k-th
         every = hasattr(getattr(self._ops, "base", self._ops), "every")
@@ -229,33 +228,50 @@ class LinearERMTemplate:
         return self.rows.matrix
 
     @property
+    def sparse(self) -> bool:
+        """Whether the products run on a CSR matrix."""
+        return bool(self._ops.is_sparse)
+
+    @property
     def lam(self) -> float:
         """Λ, the regularizer's weight (and modulus)."""
         return self.regularizer.lam
 
     # ----------------------------------------------------------------- privacy
-    def privacy_constants(self) -> PrivacyConstants:
-        """G = |ℓ'|·q, r = 1, c_u = T = c·q^2, μ = Λ, the regularizer's weight that the objective
-        reads (docs/privacy/linear_erm.md#privacy-linear-erm, privacy-perturbation).
+    @staticmethod
+    def constants_for(loss: Loss, data_norm: float, lam: float, p: int) -> PrivacyConstants:
+        """The declared constants of linear ERM with ``loss`` on p-dimensional rows of norm at most
+        q = ``data_norm`` and the regularizer's weight Λ = ``lam``, with or without the rows (a
+        plan's rules read them before any template exists): G = |ℓ'|·q, r = 1, c_u = T = c·q²,
+        μ = Λ (docs/privacy/linear_erm.md#privacy-linear-erm, privacy-perturbation).
 
         One record's Hessian ℓ''(y θᵀx) x xᵀ is rank one with trace ℓ''·||x||² <= c q²
         (T, the trace bound of the one-sided slack, privacy-jacobian-slack).
+
+        Examples
+        --------
+        >>> from dpconvex.objectives.losses import Logistic
+        >>> from dpconvex.templates.linear_erm import LinearERMTemplate
+        >>> consts = LinearERMTemplate.constants_for(Logistic(), 2.0, 0.1, 3)
+        >>> consts.grad_bound, consts.hessian_term_bound, consts.strong_convexity
+        (2.0, 1.0, 0.1)
         """
-        q, lam = self.data_norm, getattr(self.regularizer, "lam", None)
+        c_u = loss.curvature * data_norm**2
+        return PrivacyConstants(grad_bound=loss.deriv_bound * data_norm, hessian_rank=1,
+                                hessian_term_bound=c_u, strong_convexity=lam, dimension=p,
+                                hessian_trace_bound=c_u)
+
+    def privacy_constants(self) -> PrivacyConstants:
+        """The constants of :meth:`constants_for` at this template's loss, row bound q, Λ (the
+        regularizer's weight, which the objective reads) and dimension p."""
+        lam = getattr(self.regularizer, "lam", None)
         if isinstance(lam, bool) or not isinstance(lam, (int, float, np.floating)):
             raise ParameterError(
                 f"{type(self).__name__}.privacy_constants: the objective adds lam/2 ||w||², "
                 f"but {type(self.regularizer).__qualname__} has no numeric lam ({lam!r}). "
                 "Use the regularizer L2(lam)."
             )
-        return PrivacyConstants(
-            grad_bound=self.loss.deriv_bound * q,
-            hessian_rank=1,
-            hessian_term_bound=self.loss.curvature * q**2,
-            strong_convexity=lam,
-            dimension=self.p,
-            hessian_trace_bound=self.loss.curvature * q**2,
-        )
+        return self.constants_for(self.loss, self.data_norm, lam, self.p)
 
     def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
         """Convexity (DCP), the loss's declared constants (probes) and the row norm bound.
@@ -268,18 +284,7 @@ class LinearERMTemplate:
         owner = f"{type(self).__name__}.conditions"
         conds = shipped_loss_conditions(self.loss, need_curvature=True, caller=owner)
         if conds is None:  # a user's loss: DCP convexity, then its constants (probed once)
-            conds = []
-            if self.loss.has_cvxpy:
-                with user_code(
-                    owner,
-                    f"loss '{self.loss.name}'",
-                    "when its CVXPY form was built on "
-                    "3 predictions (and, for a regression loss, a cp.Parameter of labels: "
-                    "convexity is checked for every label). Build it from CVXPY atoms.",
-                ):
-                    form = self.loss.dcp_form()
-                conds.append(check_dcp_convex(form, f"loss '{self.loss.name}'", owner))
-            conds += check_loss(self.loss, need_curvature=True, caller=owner)
+            conds = self._user_loss_conditions(owner)
         self._check_labels(f"{type(self).__name__}.conditions")
         if self.regression:
             lo, hi = self.loss.label_range
@@ -296,29 +301,7 @@ class LinearERMTemplate:
             conds.append(Condition("labels in {-1, +1}", True, "checked on every label",
                                    "every label is -1 or +1 (the margin loss's label domain)"))
         if self.constraint_set is not None:
-            scale = (
-                (
-                    "; θ on the scale of the labels the loss reads: a regressor's coefficients in "
-                    "the "
-                    "labels' units are θ times half the width of its label_range"
-                )
-                if self.regression
-                else ""
-            )
-            conds.append(
-                Condition(
-                    "parameter set",
-                    True,
-                    "declared by the caller (public)",
-                    f"θ restricted to {self.constraint_set.describe()} ("
-                    + (
-                        "a closed convex set with an exact projection"
-                        if self.constraint_set.exact_projection
-                        else "checked DCP, a closed convex set as CVXPY solves it, and non-empty"
-                    )
-                    + f"{scale})",
-                )
-            )
+            conds.append(self._set_condition())
         # the rows the objective reads (signed by the labels: the same norms); on workers, a max
         ops = (
             self._ops
@@ -335,6 +318,34 @@ class LinearERMTemplate:
         ))
         return conds
 
+    def _user_loss_conditions(self, owner: str) -> list[Condition]:
+        """A user's loss: its CVXPY form checked DCP convex (where it has one), then its declared
+        constants probed (:func:`~dpconvex.privacy.checks.check_loss`)."""
+        conds = []
+        if self.loss.has_cvxpy:
+            with user_code(
+                owner,
+                f"loss '{self.loss.name}'",
+                "when its CVXPY form was built on "
+                "3 predictions (and, for a regression loss, a cp.Parameter of labels: "
+                "convexity is checked for every label). Build it from CVXPY atoms.",
+            ):
+                form = self.loss.dcp_form()
+            conds.append(check_dcp_convex(form, f"loss '{self.loss.name}'", owner))
+        return conds + check_loss(self.loss, need_curvature=True, caller=owner)
+
+    def _set_condition(self) -> Condition:
+        """The public parameter set, as declared (with an exact projection, or solved by CVXPY)."""
+        assert self.constraint_set is not None
+        scale = ("; θ on the scale of the labels the loss reads: a regressor's coefficients in the "
+                 "labels' units are θ times half the width of its label_range"
+                 if self.regression else "")
+        how = ("a closed convex set with an exact projection"
+               if self.constraint_set.exact_projection
+               else "checked DCP, a closed convex set as CVXPY solves it, and non-empty")
+        return Condition("parameter set", True, "declared by the caller (public)",
+                         f"θ restricted to {self.constraint_set.describe()} ({how}{scale})")
+
     def assumptions(self, needs: Iterable[str] | str) -> list[str]:
         needs = needs_of(needs)
         a = [
@@ -347,23 +358,7 @@ class LinearERMTemplate:
             "see the solve condition for how the released point relates to it",
         ]
         if self.constraint_set is not None:
-            a.append(
-                f"parameters restricted to {self.constraint_set.describe()}: objective "
-                "perturbation "
-                "over a closed convex set by Kifer, Smith & Thakurta (COLT 2012, rank-one "
-                "per-record Hessians); output perturbation's noisy output is projected back onto "
-                "the set (post-processing) (docs/privacy/user_objectives.md#privacy-constraints)"
-            )
-            if not self.constraint_set.exact_projection:
-                tol = getattr(self.constraint_set, "projection_tol", 0.0)
-                a.append(
-                    "the set has no exact projection: the accuracy check measures the natural "
-                    "residual with a projection a solver computes (SCS, to its residual "
-                    f"tolerance), adds {tol:g} for that projection's distance from the exact "
-                    "one, and accepts the sum only within the tolerance; the projection is "
-                    "within the solver's tolerances, not exact, so the check bounds no "
-                    "distance to the exact minimizer and none is stated"
-                )
+            a += self._set_assumptions()
         smoothing = getattr(self.loss, "smoothed_kinks", None)
         if smoothing is not None:
             a.append(
@@ -378,6 +373,28 @@ class LinearERMTemplate:
         if "curvature" in needs and self.loss.name == "huber":
             a.append("Huber hinge is C^1 with ℓ'' bounded and piecewise constant; "
                      "the change-of-variables argument is used as in CMS Section 3.4.2")
+        return a
+
+    def _set_assumptions(self) -> list[str]:
+        """What the guarantee over the public parameter set assumes (KST Section 4), and where
+        the set's projection is solved, what the accuracy check then bounds."""
+        assert self.constraint_set is not None
+        a = [
+            f"parameters restricted to {self.constraint_set.describe()}: objective perturbation "
+            "over a closed convex set by Kifer, Smith & Thakurta (COLT 2012, rank-one "
+            "per-record Hessians); output perturbation's noisy output is projected back onto "
+            "the set (post-processing) (docs/privacy/user_objectives.md#privacy-constraints)"
+        ]
+        if not self.constraint_set.exact_projection:
+            tol = getattr(self.constraint_set, "projection_tol", 0.0)
+            a.append(
+                "the set has no exact projection: the accuracy check measures the natural "
+                "residual with a projection a solver computes (SCS, to its residual "
+                f"tolerance), adds {tol:g} for that projection's distance from the exact "
+                "one, and accepts the sum only within the tolerance; the projection is "
+                "within the solver's tolerances, not exact, so the check bounds no "
+                "distance to the exact minimizer and none is stated"
+            )
         return a
 
     @property

@@ -12,6 +12,7 @@ import dataclasses
 import pickle
 import warnings
 
+import cvxpy as cp
 import numpy as np
 import pandas as pd
 import pytest
@@ -462,3 +463,44 @@ def test_a_dry_run_of_rows_certifies_their_shape_not_a_given_n():
     est = dp.PrivateRegressor(epsilon=1.0, label_range=(-1, 3), safeguard=True)
     assert est.certify(X, y.astype(float), n=100, n_features=4).quantities["part sizes"] == \
         est.certify(n=600, n_features=4).quantities["part sizes"] == [480, 120]
+
+
+@pytest.mark.parametrize(("make", "reads"), [
+    (lambda: dp.PrivateLogisticRegression(lam="auto", classes=[0, 1]), True),
+    (lambda: dp.PrivateLogisticRegression(lam=0.1, classes=[0, 1]), False),
+    # a kinked loss stated in CVXPY: its half-width h chosen by the rule, which reads epsilon
+    (lambda: dp.PrivateLinearClassifier(loss=lambda m: cp.pos(1 - m),
+                                        lam=0.1, classes=[0, 1]), True),
+], ids=["lam-auto", "lam-given", "smoothing-auto"])
+def test_a_linear_problem_serves_another_epsilon_unless_the_plan_reads_it(make, reads):
+    """The prepared problem is reusable at another ε (the sweep's reuse) exactly when no choice
+    of the plan read ε: then the plan at another ε states the same Λ and loss."""
+    X, y = _data(classes=2)
+    est = make()
+    plan = est.plan_for(X, y)
+    assert plan.reads_epsilon is reads
+    assert est.prepare(X, y, plan).reusable is not reads
+    other = est.set_params(epsilon=0.2).plan_for(X, y)
+    same = (other.lam, other.options.get("smoothing h")) == (
+        plan.lam, plan.options.get("smoothing h"))
+    assert same is not reads
+
+
+@pytest.mark.parametrize("params", [{"lam": 0.1}, {"delta": 1e-5}], ids=["lam-given", "auto-delta"])
+def test_a_linear_fit_compiles_a_loss_stated_in_cvxpy_once(monkeypatch, params):
+    """The plan makes the loss from the parameters once (also where mechanism="auto" weighs its
+    two forms); prepare and the release read the plan's."""
+    from dpconvex.estimators import linear
+
+    compiled = []
+
+    def counting(*args, **kwargs):
+        compiled.append(args)
+        return stated(*args, **kwargs)
+
+    stated = linear.stated_loss
+    monkeypatch.setattr(linear, "stated_loss", counting)
+    X, y = _data(classes=2)
+    dp.PrivateLinearClassifier(loss=lambda m: cp.pos(1 - m), classes=[0, 1], random_state=0,
+                               **params).fit(X, y)
+    assert len(compiled) == 1
