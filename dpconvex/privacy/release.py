@@ -30,7 +30,7 @@ from ..solvers.registry import SolveResult
 from .budget import Budget
 from .certificate import Certificate
 from .declarations import vouched
-from .mechanisms.base import Calibration, Mechanism, NoiseReport, get_mechanism
+from .mechanisms.base import Calibration, Mechanism, get_mechanism
 from .user_parts import (
     check_members,
     members_changed,
@@ -167,7 +167,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     if vouch or any(c.unverified for c in conditions):
         conditions = vouched(conditions, vouch, unused=vouch_unused)
     calibration = mechanism.calibrate(template, budget)
-    report = _refuse_unresolved_noise(template, mechanism, budget, calibration)
+    _refuse_unresolved_noise(template, mechanism, budget, calibration)
     certificate = mechanism.certificate(template, budget, calibration, conditions)
     if dry_run:  # seeded only where the caller says the fit's noise will be
         certificate.seeded = mechanism.private and seeded
@@ -176,7 +176,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
         from .rules.noise_level import warn_if_noise_dominates
 
         warn_if_noise_dominates(template=template, mech=mechanism, budget=budget,
-                                calibration=calibration, report=report, **noise_warning)
+                                calibration=calibration, **noise_warning)
     solver_backend = _solving_backend(mechanism, backend, template)
     if users:  # a user's backend solves a copy of the template
         solver_backend = on_a_copy(solver_backend, backend)
@@ -256,21 +256,19 @@ def _solving_backend(mechanism: Mechanism, backend: Any, template: Template) -> 
 
 
 def _refuse_unresolved_noise(template: Template, mechanism: Mechanism, budget: Budget,
-                             calibration: Calibration) -> NoiseReport | None:
+                             calibration: Calibration) -> None:
     """Refuse noise on the objective whose gradient float64 cannot resolve to the template's
-    tolerance (:data:`RESOLUTION`), from public quantities only. Returns the noise report it
-    read (for the noise warning), None where it reads none."""
+    tolerance (:data:`RESOLUTION`), from the calibration's noise law (public quantities only)."""
     if mechanism.placement != "objective" or not mechanism.private:
-        return None
+        return
     try:
-        report = mechanism.noise_report(template, budget, calibration=calibration)
-        noise = float(report.expected_norm)
-    # a mechanism or template of the user's without a noise report: its own proof
+        noise = float(calibration.expected_norm)
+    # a mechanism or template of the user's whose calibration holds no noise law: its own proof
     except Exception:
         parts = (mechanism, getattr(mechanism, "inner", None) or mechanism, template)
         if not any(users_class(part) for part in parts):
             raise
-        report, noise = None, 0.0
+        return
     if noise / template.n * RESOLUTION > template.residual_tol:
         raise PrivacyError(
             f"release: epsilon = {budget.epsilon:g} puts noise of expected norm {noise:.3g} on "
@@ -281,7 +279,6 @@ def _refuse_unresolved_noise(template: Template, mechanism: Mechanism, budget: B
             "reaches it "
             "would depend on the records; nothing is released. Use a larger epsilon."
         )
-    return report
 
 
 #: The bit generators of NumPy's whose draws the noise may come from.
