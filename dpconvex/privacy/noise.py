@@ -289,6 +289,15 @@ class Noise:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in vars(self).items())})"
 
+    def __eq__(self, other: object) -> bool:
+        """Laws of one kind with the same parameters (a family's: entry by entry)."""
+        if type(other) is not type(self):
+            return NotImplemented
+        mine, theirs = vars(self), vars(other)
+        return mine.keys() == theirs.keys() and all(
+            np.array_equal(value, theirs[key]) if isinstance(value, np.ndarray)
+            else value == theirs[key] for key, value in mine.items())
+
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         """One draw of the law on an array of ``shape``."""
         raise NotImplementedError
