@@ -51,15 +51,12 @@ _OWNER = "dpconvex.privacy.noise"
 
 
 def _parameter(name: str, value: float | np.ndarray) -> float | np.ndarray:
-    """A law's scale or rate: a float > 0, or an array of floats >= 0 (a family of laws, one
-    per entry, e.g. one per modulus of the Λ rule's grid: its moments and coordinate scales
-    are arrays, infinite where a rate is 0, and it does not draw)."""
+    """A law's scale or rate: a float > 0, or an array (a family of laws, one per entry, e.g.
+    one per modulus of the Λ rule's grid: its moments and coordinate scales are arrays, as the
+    arithmetic gives them at the ends, e.g. infinite at a rate 0; a family does not draw)."""
     if not isinstance(value, np.ndarray):
         return check_float(name, value, _OWNER, magnitude=False)
-    family = np.array(value, dtype=float)
-    if np.any(np.isnan(family)) or np.any(family < 0):
-        raise ParameterError(f"The '{name}' parameter of {_OWNER} must be an array of floats "
-                             f">= 0 (a family of laws). Got {value!r} instead.")
+    family = np.array(value, dtype=float)  # a copy, read-only
     family.flags.writeable = False
     return family
 

@@ -268,9 +268,9 @@ def auto_lam(template: LargeMarginTemplate, mech: Mechanism, budget: Budget,
     # objective's noise (approximate minima's inner mechanism, at the whole budget), from its
     # calibration on the template's public problem at the modulus μ
     inner = getattr(mech, "inner", mech)
-    try:
-        k = template.gradient_difference_rank
-    except PrivacyError:  # a constrained template: refused by a mechanism that reads k
+    try:  # k, where the template declares it (a Gaussian mechanism refuses a template without)
+        k = getattr(template, "gradient_difference_rank", None)
+    except PrivacyError:  # a constrained softmax template
         k = None
 
     def rule(mu: float) -> float:

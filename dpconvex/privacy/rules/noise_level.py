@@ -671,7 +671,8 @@ def noise_dominates(family: str, template: ConstantsSource, mech: Mechanism, bud
 
 
 def _message(family: str, rho: float, template: ConstantsSource, mech: Mechanism, budget: Budget,
-             n: int | None, n_classes: int, epsilon: float | None, regression: bool) -> str:
+             calibration: Calibration | None, n: int | None, n_classes: int, epsilon: float | None,
+             regression: bool) -> str:
     """The warning's text: ρ, the public quantities it reads, the remedies, the closing note."""
     at = f"at epsilon = {budget.epsilon:g} the noise is large for this problem"
     if family == "linear":
@@ -682,7 +683,8 @@ def _message(family: str, rho: float, template: ConstantsSource, mech: Mechanism
         angle = math.degrees(math.asin(1.0 / rho))
         baseline = "a constant prediction" if regression else "the majority class"
         note = REGRESSION_CHECK_NOTE if regression else PUBLIC_CHECK_NOTE
-        p = template.privacy_constants().dimension
+        cal = calibration if calibration is not None else mech.calibrate(template, budget)
+        p = math.prod(cal.noise_shape)  # the noise coordinates its law is on
         return (
             f"{at}: its expected norm is {rho:.2g} x the largest possible data gradient at the "
             "start (p = "
@@ -818,7 +820,7 @@ def warn_if_noise_dominates(
                       n_classes=n_classes)
     if rho is not None and rho > THRESHOLDS[family]:
         text = _message(
-            family, rho, template, mech, budget, n, n_classes, epsilon, regression
+            family, rho, template, mech, budget, calibration, n, n_classes, epsilon, regression
         )
         warnings.warn(f"{owner}: {text}", PrivacyWarning, stacklevel=user_stacklevel())
     return rho
