@@ -22,7 +22,7 @@ import math
 import numpy as np
 import pytest
 
-from dpconvex.errors import PrivacyError
+from dpconvex.errors import ParameterError, PrivacyError
 from dpconvex.objectives import HuberHinge, Logistic, SmoothHinge
 from dpconvex.privacy.mechanisms import calibrate_objective_perturbation, get_mechanism
 from dpconvex.privacy.mechanisms.base import (
@@ -35,7 +35,7 @@ from dpconvex.privacy.mechanisms.gaussian_linear import (
     _unit_sigma_objective,
     gradient_difference_rank,
 )
-from dpconvex.privacy.noise import Gaussian, NormGamma
+from dpconvex.privacy.noise import Gaussian, Laplace, NormGamma
 from dpconvex.privacy.rules.noise_level import LAM_GRID, auto_lam, grid_calibration
 from dpconvex.templates import PrivacyConstants
 
@@ -239,3 +239,21 @@ def test_grid_calibration_calibrates_the_grid_in_one_call(monkeypatch):
         grid = grid_calibration(mech, 2000, 1.0, 1.0, 11, "logistic", delta=delta)
         assert grid.modulus_eff.shape == grid.expected_sq_norm.shape == LAM_GRID.shape
         assert len(calls) <= 1, (mech, len(calls))
+
+
+@pytest.mark.parametrize("law", [NormGamma, Gaussian, Laplace])
+def test_a_family_of_laws_gives_each_laws_moments_and_does_not_draw(law):
+    """The grid's law is a family: entry i's moments and coordinate scale are those of the law
+    of parameter i (the same IEEE operations entry by entry, so within an ulp), and it refuses
+    to draw."""
+    params = np.array([1e-3, 0.5, 2.0, 7.0])
+    family = law(params)
+    norm, sq = family.moments((5,))
+    for i, value in enumerate(params):
+        one = law(float(value))
+        assert norm[i] == pytest.approx(one.moments((5,))[0], rel=1e-15)
+        assert sq[i] == pytest.approx(one.moments((5,))[1], rel=1e-15)
+        assert family.coordinate_scale((5,))[i] == pytest.approx(one.coordinate_scale((5,)),
+                                                                  rel=1e-15)
+    with pytest.raises(ParameterError, match="family of laws"):
+        family.sample((5,), np.random.default_rng(0))

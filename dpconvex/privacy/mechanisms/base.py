@@ -3,9 +3,9 @@ mechanisms that release an exact minimizer: output and objective perturbation ([
 and 2) and the non-private baseline.
 
 A mechanism owns everything of a privacy proof that is not the learning problem: its budget
-checks, the conditions it needs from a template, its calibration (public constants only),
-its noise and its part of the certificate; :func:`dpconvex.privacy.release.release` runs
-any mechanism the same way. :class:`ExactMinimizer` is the one ``run`` of the mechanisms
+checks, the conditions it needs from a template, its calibration (public constants only,
+holding its noise law), its noise and its part of the certificate;
+:func:`dpconvex.privacy.release.release` runs any mechanism the same way. :class:`ExactMinimizer` is the one ``run`` of the mechanisms
 that release a minimizer (these, their Gaussian forms, approximate minima).
 
 Objective perturbation's calibration (derived in docs/privacy/perturbation.md#privacy-objective-perturbation,
@@ -262,6 +262,9 @@ def at_modulus(consts: PrivacyConstants, mu: float | np.ndarray) -> PrivacyConst
 class Mechanism(ABC, Generic[TemplateT]):
     """A privacy mechanism (one class per mechanism, registered in :data:`MECHANISMS`).
 
+    A subclass gives :meth:`calibrate`, :meth:`certificate` and :meth:`run`; one whose noise
+    enters the objective or the output also :meth:`calibrate_grid` (the Λ rule's).
+
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms import Mechanism, get_mechanism
@@ -345,7 +348,10 @@ class Mechanism(ABC, Generic[TemplateT]):
 
     @abstractmethod
     def calibrate(self, template: TemplateT, budget: Budget) -> Calibration | None:
-        """Noise calibration from the template's declared public constants."""
+        """Noise calibration from the template's declared public constants, holding the law of
+        the noise that masks the data (:attr:`Calibration.noise`: what the Λ rule and the noise
+        warnings weigh; a private mechanism whose calibration holds none is refused by name
+        where they need it)."""
 
     @abstractmethod
     def certificate(self, template: TemplateT, budget: Budget, cal: Calibration | None,
