@@ -5,8 +5,9 @@ and 2) and the non-private baseline.
 A mechanism owns everything of a privacy proof that is not the learning problem: its budget
 checks, the conditions it needs from a template, its calibration (public constants only,
 holding its noise law), its noise and its part of the certificate;
-:func:`dpconvex.privacy.release.release` runs any mechanism the same way. :class:`ExactMinimizer` is the one ``run`` of the mechanisms
-that release a minimizer (these, their Gaussian forms, approximate minima).
+:func:`dpconvex.privacy.release.release` runs any mechanism the same way.
+:class:`ExactMinimizer` is the one ``run`` of the mechanisms that release a minimizer (these,
+their Gaussian forms, approximate minima).
 
 Objective perturbation's calibration (derived in docs/privacy/perturbation.md#privacy-objective-perturbation,
 privacy-jacobian-slack): from one record's Hessian rank r and trace bound T (``hessian_trace_bound``, else
