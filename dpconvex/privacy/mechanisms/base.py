@@ -137,6 +137,7 @@ class Calibration:
             object.__setattr__(self, "epsilon_noise", self.epsilon)
 
     def _law(self) -> Noise:
+        """:attr:`noise`, or the refusal that names the mechanism whose calibration holds none."""
         if self.noise is None:
             raise no_noise_law(self.mechanism, "Calibration.noise")
         return self.noise
