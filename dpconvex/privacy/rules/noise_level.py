@@ -570,12 +570,27 @@ def _ssp(template: ConstantsSource, mech: Mechanism, budget: Budget,
     return bound / (template.n * template.data_norm**2 / template.p + given)
 
 
-def _gradient_ratio(template: ConstantsSource, mech: Mechanism, cal: Calibration,
-                    worst_case: bool) -> float | None:
-    """ρ₀ (ρ with ``worst_case``) of a margin loss, by where the noise of ``cal`` enters
-    (module docstring: ``linear``, ``gd``); None where it enters elsewhere."""
+def _calibrated(template: ConstantsSource, mech: Mechanism, budget: Budget,
+                calibration: Calibration | None) -> Calibration | None:
+    """``calibration`` (the release's), else the mechanism's on ``template``; None where none
+    can be made (the release itself reports it)."""
+    if calibration is not None:
+        return calibration
+    try:
+        return mech.calibrate(template, budget)
+    except (DPConvexError, ValueError, ArithmeticError):
+        return None
+
+
+def _gradient(template: ConstantsSource, mech: Mechanism, budget: Budget,
+              calibration: Calibration | None, worst_case: bool) -> float | None:
+    """ρ₀ (ρ with ``worst_case``) of a margin loss, by where the noise enters (module
+    docstring: ``linear``; ``gd`` before its factor for the classes)."""
     from ..mechanisms.base import calibrated_constants
 
+    cal = _calibrated(template, mech, budget, calibration)
+    if cal is None:
+        return None
     noise = float(cal.expected_norm)  # a calibration without a noise law: refused by name
     frac = 1.0  # |ℓ'(0)| / L from the loss's declared constants (1: the worst case)
     if not worst_case:
@@ -597,6 +612,17 @@ def _gradient_ratio(template: ConstantsSource, mech: Mechanism, cal: Calibration
     if mech.placement == "output":
         return noise * float(consts.strong_convexity) / (frac * float(consts.grad_bound))
     return None
+
+
+def _class_mean(template: ConstantsSource, mech: Mechanism, budget: Budget, n: int,
+                norm: bool) -> float | None:
+    """s C / n (``norm``: times √d), s the coordinate scale of the noise on the class sums
+    (module docstring: ``centroid``, ``nb``)."""
+    cal = _calibrated(template, mech, budget, None)
+    if cal is None:
+        return None
+    rho = float(cal.coordinate_scale) * template.C / n
+    return rho * math.sqrt(template.d) if norm else rho
 
 
 def noise_ratio(family: str, template: ConstantsSource, mech: Mechanism, budget: Budget, *,
@@ -627,24 +653,15 @@ def noise_ratio(family: str, template: ConstantsSource, mech: Mechanism, budget:
     >>> round(noise_ratio("gd", gd, mech, Budget(1.0, 1e-5), n_classes=4), 3)
     0.752
     """
-    if family in ("linear", "gd", "centroid", "nb"):
-        gradient = family in ("linear", "gd")
-        if not getattr(mech, "private", False) or (n is None and not gradient):
-            return None
-        if calibration is None or not gradient:  # the release's, else calibrated here
-            try:
-                calibration = mech.calibrate(template, budget)
-            except (DPConvexError, ValueError, ArithmeticError):
-                return None  # the release itself reports a calibration that cannot be made
-        if calibration is None:
-            return None
-        if not gradient:
-            rho = float(calibration.coordinate_scale) * template.C / n
-            return rho * math.sqrt(template.d) if norm else rho
-        rho = _gradient_ratio(template, mech, calibration, worst_case)
-        if rho is None:
-            return None
-        return rho if family == "linear" else rho * max(1.0, n_classes / 2.0)
+    if family in ("linear", "gd", "centroid", "nb") and not getattr(mech, "private", False):
+        return None
+    if family == "linear":
+        return _gradient(template, mech, budget, calibration, worst_case)
+    if family == "gd":
+        rho = _gradient(template, mech, budget, calibration, worst_case)
+        return None if rho is None else rho * max(1.0, n_classes / 2.0)
+    if family in ("centroid", "nb"):
+        return None if n is None else _class_mean(template, mech, budget, n, norm)
     if family == "ssp":
         return _ssp(template, mech, budget, calibration)
     if family in ("large_margin", "softmax"):
