@@ -424,13 +424,13 @@ def form_bounds(lam: Any, forms: list[tuple[str | Mechanism, float]], n: int, ep
     for mechanism, delta in forms:
         smoothed = resolve_smoothing(loss, lam, mechanism, n, epsilon, q, p, delta=delta,
                                      centered=centered)[0]
-        value = resolve_lam(
-            lam, mechanism, n, epsilon, q, p, smoothed, delta=delta, centered=centered
-        )[0]
         mech, smoothed, R, w = _rule_constants(
             mechanism, smoothed, float(n) * float(epsilon) / p, centered
         )
+        # the grid's calibration once, for the rule's Λ and for its bound there
         grid = grid_calibration(mech, int(n), epsilon, float(q), int(p), smoothed, delta=delta)
+        value = resolve_lam(lam, mech, n, epsilon, q, p, smoothed, delta=delta, grid=grid,
+                            centered=centered)[0]
         bound, _ = _bound(mech, int(n), float(q), int(p), smoothed, R, w, grid)
         gap = getattr(getattr(smoothed, "smoothed_kinks", None), "gap", 0.0)
         uncalibrated = (
