@@ -70,10 +70,10 @@ __all__ = [
     "jacobian_slack",
     "jacobian_slack_two_sided",
     "mechanism_names",
+    "no_noise_law",
     "objective_modulus_floor",
     "register",
     "require_exact",
-    "no_noise_law",
     "resolve_mechanism",
 ]
 
