@@ -118,7 +118,7 @@ def test_noise_beyond_what_float64_resolves_to_the_tolerance_is_refused_on_every
 @pytest.mark.parametrize("M", [1e200, 1e300])
 def test_a_huge_slope_bound_is_refused_by_the_public_float64_check(M, delta):
     """A Huber threshold of 1e200 or 1e300 gives a slope bound whose noise rate is below 1e-154:
-    the noise report's E‖b‖² is inf (not a ZeroDivisionError), so the release is refused from
+    the calibration's E‖b‖² is inf (not a ZeroDivisionError), so the release is refused from
     public quantities on any data, and the loss's probes do not overflow."""
     cvxpy = pytest.importorskip("cvxpy")
     rng = np.random.default_rng(0)

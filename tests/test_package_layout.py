@@ -203,5 +203,5 @@ def _mechanism_name_comparisons() -> list[str]:
 
 def test_no_mechanism_is_compared_by_name_outside_the_mechanisms():
     hits = _mechanism_name_comparisons()
-    assert not hits, ("a mechanism's behaviour is read from the mechanism (noise_report, "
-                      "placement, needs), not from its name: " + "; ".join(hits))
+    assert not hits, ("a mechanism's behaviour is read from the mechanism (its calibration's "
+                      "noise law, placement, needs), not from its name: " + "; ".join(hits))

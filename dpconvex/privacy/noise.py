@@ -50,6 +50,24 @@ SNAP_SCALE_MAX = 2.0 ** 995
 _OWNER = "dpconvex.privacy.noise"
 
 
+def _parameter(name: str, value: float | np.ndarray) -> float | np.ndarray:
+    """A law's scale or rate: a float > 0, or an array (a family of laws, one per entry, e.g.
+    one per modulus of the Λ rule's grid: its moments and coordinate scales are arrays, as the
+    arithmetic gives them at the ends, e.g. infinite at a rate 0; a family does not draw)."""
+    if not isinstance(value, np.ndarray):
+        return check_float(name, value, _OWNER, magnitude=False)
+    family = np.array(value, dtype=float)  # a copy, read-only
+    family.flags.writeable = False
+    return family
+
+
+def _one_law(law: Noise, parameter: float | np.ndarray) -> None:
+    """Refuse a draw from a family of laws (:func:`_parameter`)."""
+    if isinstance(parameter, np.ndarray):
+        raise ParameterError(f"{type(law).__name__}.sample: a family of laws (an array "
+                             "parameter) gives moments only. Build the law from one scale.")
+
+
 def _check_shape(
     shape: int | Sequence[int], caller: str, *, scalar: bool = False
 ) -> tuple[int, ...]:
@@ -249,7 +267,10 @@ def snap(x: np.ndarray, noise_scale: float) -> np.ndarray:
 # ------------------------------------------------------------------------------- laws
 class Noise:
     """A public noise law on arrays (module docstring): :meth:`sample`, :meth:`add` (draw and
-    snap), :meth:`coordinate_scale` (the snapping unit) and :meth:`moments`.
+    snap), :meth:`coordinate_scale` (the snapping unit) and :meth:`moments`. A law built from an
+    array of scales or rates (:class:`Laplace`, :class:`Gaussian`, :class:`NormGamma`) is a
+    family of laws, one per entry: its moments and coordinate scales are arrays, and it does not
+    draw (the Λ rule weighs a calibration on a grid of moduli this way).
 
     Examples
     --------
@@ -264,6 +285,15 @@ class Noise:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in vars(self).items())})"
+
+    def __eq__(self, other: object) -> bool:
+        """Laws of one kind with the same parameters (a family's: entry by entry)."""
+        if type(other) is not type(self):
+            return NotImplemented
+        mine, theirs = vars(self), vars(other)
+        return mine.keys() == theirs.keys() and all(
+            np.array_equal(value, theirs[key]) if isinstance(value, np.ndarray)
+            else value == theirs[key] for key, value in mine.items())
 
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         """One draw of the law on an array of ``shape``."""
@@ -306,10 +336,11 @@ class Laplace(Noise):
     (2.0, (4.0, 16.0))
     """
 
-    def __init__(self, scale: float) -> None:
-        self.scale = check_float("scale", scale, _OWNER, magnitude=False)
+    def __init__(self, scale: float | np.ndarray) -> None:
+        self.scale = _parameter("scale", scale)
 
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        _one_law(self, self.scale)
         return rng.laplace(
             0.0, self.scale, size=_check_shape(shape, "Laplace.sample", scalar=True)
         )
@@ -319,7 +350,7 @@ class Laplace(Noise):
 
     def moments(self, shape: tuple[int, ...]) -> tuple[float, float]:
         sq = 2.0 * _entries(shape) * self.scale**2
-        return math.sqrt(sq), sq
+        return np.sqrt(sq) if isinstance(sq, np.ndarray) else math.sqrt(sq), sq
 
 
 class Gaussian(Noise):
@@ -336,11 +367,12 @@ class Gaussian(Noise):
     (True, 6.0)
     """
 
-    def __init__(self, sigma: float, *, symmetric: bool = False) -> None:
-        self.sigma = check_float("sigma", sigma, _OWNER, magnitude=False)
+    def __init__(self, sigma: float | np.ndarray, *, symmetric: bool = False) -> None:
+        self.sigma = _parameter("sigma", sigma)
         self.symmetric = bool(symmetric)
 
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        _one_law(self, self.sigma)
         G = rng.normal(0.0, self.sigma, size=_check_shape(shape, "Gaussian.sample", scalar=True))
         return 0.5 * (G + np.swapaxes(G, -1, -2)) if self.symmetric else G
 
@@ -349,7 +381,7 @@ class Gaussian(Noise):
 
     def moments(self, shape: tuple[int, ...]) -> tuple[float, float]:
         p = symmetric_dimension(shape) if self.symmetric else _entries(shape)
-        return math.sqrt(p) * self.sigma, p * self.sigma**2
+        return math.sqrt(p) * self.sigma, p * self.sigma * self.sigma
 
 
 class NormGamma(Noise):
@@ -370,8 +402,9 @@ class NormGamma(Noise):
     (2.0, 5.0)
     """
 
-    def __init__(self, rate: float, *, symmetric: bool = False, rows: bool = False) -> None:
-        self.rate = check_float("beta", rate, _OWNER, magnitude=False)
+    def __init__(self, rate: float | np.ndarray, *, symmetric: bool = False,
+                 rows: bool = False) -> None:
+        self.rate = _parameter("beta", rate)
         if symmetric and rows:
             raise ParameterError(
                 "NormGamma.__init__: symmetric=True and rows=True together are not "
@@ -387,6 +420,7 @@ class NormGamma(Noise):
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         """‖b‖ ~ Gamma(p, 1/β) times a uniform direction [CMS]_ (symmetric: :func:`norm_gamma`)."""
         shape = _check_shape(shape, "NormGamma.sample")
+        _one_law(self, self.rate)
         if self.rows:
             row, k = NormGamma(self.rate), self._block(shape)
             return np.stack([row.sample((k,), rng) for _ in range(shape[0])]).reshape(shape)
@@ -411,7 +445,8 @@ class NormGamma(Noise):
         if self.rows:  # E‖b‖² over the rows, and its Jensen bound on E‖b‖
             sq = shape[0] * k * (k + 1.0) / self.rate**2
             return math.sqrt(sq), sq
-        return k / self.rate, k * (k + 1.0) / self.rate**2
+        scale = 1.0 / self.rate
+        return k * scale, (k * scale) * ((k + 1.0) * scale)
 
 
 class SupNormGamma(Noise):

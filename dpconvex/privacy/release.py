@@ -35,7 +35,7 @@ from ..templates.base import CAPABILITY_MEMBERS
 from .budget import Budget
 from .certificate import Certificate, Condition
 from .declarations import vouched
-from .mechanisms.base import Calibration, Mechanism, NoiseReport, get_mechanism
+from .mechanisms.base import Calibration, Mechanism, get_mechanism
 from .rules.noise_level import warn_if_noise_dominates
 from .user_parts import (
     check_members,
@@ -166,14 +166,14 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     budget = mechanism.check_budget(budget)
     conditions = _conditions(template, mechanism, budget, backend, users, vouch, vouch_unused)
     calibration = mechanism.calibrate(template, budget)
-    report = _refuse_unresolved_noise(template, mechanism, budget, calibration)
+    _refuse_unresolved_noise(template, mechanism, budget, calibration)
     certificate = mechanism.certificate(template, budget, calibration, conditions)
     certificate.seeded = mechanism.private and seeded  # a dry run: where the fit's will be
     if dry_run:
         return Release(None, certificate, calibration, None)
     if noise_warning is not None:
         warn_if_noise_dominates(template=template, mech=mechanism, budget=budget,
-                                calibration=calibration, report=report, **noise_warning)
+                                calibration=calibration, **noise_warning)
     solver_backend = _solving_backend(mechanism, backend, template, users)
     theta, solve_result = _solve(mechanism, template, calibration, solver_backend, rng, users,
                                  warm_start=warm_start, max_iter=max_iter)
@@ -277,32 +277,27 @@ def _solving_backend(mechanism: Mechanism, backend: Any, template: Template, use
 
 
 def _refuse_unresolved_noise(template: Template, mechanism: Mechanism, budget: Budget,
-                             calibration: Calibration) -> NoiseReport | None:
+                             calibration: Calibration) -> None:
     """Refuse noise on the objective whose gradient float64 cannot resolve to the template's
-    tolerance (:data:`RESOLUTION`), from public quantities only. Returns the noise report it
-    read (for the noise warning), None where it reads none."""
+    tolerance (:data:`RESOLUTION`), from the calibration's noise law (public quantities only)."""
     if mechanism.placement != "objective" or not mechanism.private:
-        return None
+        return
     try:
-        report = mechanism.noise_report(template, budget, calibration=calibration)
-        noise = float(report.expected_norm)
-    # a mechanism or template of the user's without a noise report: its own proof
+        noise = float(calibration.expected_norm)
+    # a mechanism or template of the user's whose calibration holds no noise law: its own proof
     except Exception:
         parts = (mechanism, getattr(mechanism, "inner", None) or mechanism, template)
         if not any(users_class(part) for part in parts):
             raise
-        report, noise = None, 0.0
+        return
     if noise / template.n * RESOLUTION > template.residual_tol:
         raise PrivacyError(
             f"release: epsilon = {budget.epsilon:g} puts noise of expected norm {noise:.3g} on "
-            "the "
-            f"objective of n = {template.n} records: its gradient is beyond what float64 resolves "
-            "to "
-            f"the tolerance {template.residual_tol:g} the release needs, so whether a solve "
-            "reaches it "
-            "would depend on the records; nothing is released. Use a larger epsilon."
+            f"the objective of n = {template.n} records: its gradient is beyond what float64 "
+            f"resolves to the tolerance {template.residual_tol:g} the release needs, so whether a "
+            "solve reaches it would depend on the records; nothing is released. Use a larger "
+            "epsilon."
         )
-    return report
 
 
 #: The bit generators of NumPy's whose draws the noise may come from.

@@ -63,10 +63,9 @@ def test_registered_for_the_centroid_kind_and_calibrated_from_public_constants()
     assert cal.noise_rate == pytest.approx(1.5 / math.sqrt(5.0))
     assert cal.extra["block dimension"] == 4
     assert mech.noise_law(cal).coordinate_scale((3, 4)) == pytest.approx(math.sqrt(4) / cal.noise_rate)
-    rep = mech.noise_report(t, Budget(1.5), calibration=cal)
-    assert rep.dimension == 12 and rep.placement == "sum"
-    assert rep.expected_sq_norm == pytest.approx(12 * 5 / cal.noise_rate**2)  # C k (k + 1)/β²
-    assert rep.coordinate_scale == pytest.approx(2.0 / cal.noise_rate)
+    assert cal.noise_shape == (3, 4) and mech.placement == "sum"  # the C (d + 1) sums and counts
+    assert cal.expected_sq_norm == pytest.approx(12 * 5 / cal.noise_rate**2)  # C k (k + 1)/β²
+    assert cal.coordinate_scale == pytest.approx(2.0 / cal.noise_rate)
     with pytest.raises(ParameterError, match="pure"):
         release(t, "knorm_sum", Budget(1.0, 1e-5), dry_run=True)
     cert = release(t, "knorm_sum", Budget(1.5), dry_run=True).certificate

@@ -22,11 +22,11 @@ import math
 import numpy as np
 import pytest
 
-from dpconvex.errors import PrivacyError
+from dpconvex.errors import ParameterError, PrivacyError
 from dpconvex.objectives import HuberHinge, Logistic, SmoothHinge
 from dpconvex.privacy.mechanisms import calibrate_objective_perturbation, get_mechanism
 from dpconvex.privacy.mechanisms.base import (
-    NoiseReport,
+    Calibration,
     PublicProblem,
     at_modulus,
     objective_modulus_floor,
@@ -35,7 +35,8 @@ from dpconvex.privacy.mechanisms.gaussian_linear import (
     _unit_sigma_objective,
     gradient_difference_rank,
 )
-from dpconvex.privacy.rules.noise_level import LAM_GRID, auto_lam, grid_report
+from dpconvex.privacy.noise import Gaussian, Laplace, NormGamma
+from dpconvex.privacy.rules.noise_level import LAM_GRID, auto_lam, grid_calibration
 from dpconvex.templates import PrivacyConstants
 
 #: Largest difference, in units in the last place, allowed between an entry of the grid
@@ -89,27 +90,24 @@ def _reference(eps: float, n: int, consts: PrivacyConstants, moduli: list[float]
     return {field: np.array(values) for field, values in out.items()}
 
 
-def _scalar_report(mech_name: str, n: int, eps: float, q: float, p: int, loss,
-                   delta: float) -> NoiseReport:
-    """The report on LAM_GRID from one scalar calibration per grid point (the reference)."""
+def _scalar_grid(mech_name: str, n: int, eps: float, q: float, p: int, loss,
+                 delta: float) -> Calibration:
+    """The calibration on LAM_GRID from one scalar calibration per grid point (the reference),
+    holding the family of its laws on the p coordinates."""
     problem = _problem(n, q, p, loss)
     consts = problem.constants
     ref = _reference(eps, n, consts, LAM_GRID.tolist())
-    mu_eff = LAM_GRID + ref["extra_strong_convexity"]
-    floor = objective_modulus_floor(eps, n, consts)
-    common = dict(mechanism=mech_name, placement="objective", dimension=p, epsilon=eps,
-                  modulus=LAM_GRID, modulus_eff=mu_eff, modulus_floor=floor,
-                  grad_bound=float(consts.grad_bound))
+    common = dict(mechanism=mech_name, epsilon_requested=eps, sensitivity=2.0 * consts.grad_bound,
+                  extra_strong_convexity=ref["extra_strong_convexity"],
+                  modulus_floor=objective_modulus_floor(eps, n, consts),
+                  constants=at_modulus(consts, LAM_GRID), noise_shape=(p,))
     if mech_name == "objective":
-        rate = ref["noise_rate"]
-        return NoiseReport(delta=0.0, sensitivity=2.0 * consts.grad_bound,
-                           expected_norm=p / rate, expected_sq_norm=p * (p + 1.0) / rate**2,
-                           coordinate_scale=math.sqrt(p) / rate, **common)
+        return Calibration(noise_rate=ref["noise_rate"], noise=NormGamma(ref["noise_rate"]),
+                           **common)
     S = 2.0 * consts.grad_bound
     slacks = ref["slack"]
     sigma = S * _unit_sigma_objective(eps, delta, gradient_difference_rank(problem), slacks)
-    return NoiseReport(delta=delta, sensitivity=S, expected_norm=math.sqrt(p) * sigma,
-                       expected_sq_norm=p * sigma**2, coordinate_scale=sigma, **common)
+    return Calibration(noise_rate=math.nan, delta=delta, noise=Gaussian(sigma), **common)
 
 
 def _assert_close_in_ulps(a, ref: np.ndarray, what: str, at: np.ndarray | None = None) -> None:
@@ -187,12 +185,12 @@ def _check_same_choice(cases) -> int:
     checked = 0
     for mech_name, n, p, eps, q, loss, delta in cases:
         mech = get_mechanism(mech_name)
-        report = grid_report(mech, n, eps, q, p, loss, delta=delta)
-        ref = _scalar_report(mech_name, n, eps, q, p, loss, delta)
-        np.testing.assert_array_equal(report.modulus, ref.modulus)
-        _assert_close_in_ulps(report.modulus_eff, ref.modulus_eff, "modulus_eff")
-        chosen = auto_lam(mech, n, eps, q, p, loss, delta=delta, report=report)
-        expected = auto_lam(mech, n, eps, q, p, loss, delta=delta, report=ref)
+        grid = grid_calibration(mech, n, eps, q, p, loss, delta=delta)
+        ref = _scalar_grid(mech_name, n, eps, q, p, loss, delta)
+        np.testing.assert_array_equal(grid.constants.strong_convexity, LAM_GRID)
+        _assert_close_in_ulps(grid.modulus_eff, ref.modulus_eff, "modulus_eff")
+        chosen = auto_lam(mech, n, eps, q, p, loss, delta=delta, grid=grid)
+        expected = auto_lam(mech, n, eps, q, p, loss, delta=delta, grid=ref)
         assert chosen == expected, (mech_name, n, p, eps, q, loss, delta, chosen, expected)
         assert auto_lam(mech, n, eps, q, p, loss, delta=delta) == expected
         checked += 1
@@ -220,8 +218,8 @@ def test_rule_chooses_the_same_lam_on_a_broad_sweep():
     assert _check_same_choice(cases) == len(cases) == 408
 
 
-def test_grid_report_calibrates_the_grid_in_one_call(monkeypatch):
-    """No scalar calibration per grid point: the rule's report costs one array calibration
+def test_grid_calibration_calibrates_the_grid_in_one_call(monkeypatch):
+    """No scalar calibration per grid point: the rule's calibration costs one array calibration
     (and the scalar one behind the modulus floor)."""
     from dpconvex.privacy.mechanisms import base as mechanism_base
     from dpconvex.privacy.mechanisms import gaussian_linear
@@ -238,6 +236,24 @@ def test_grid_report_calibrates_the_grid_in_one_call(monkeypatch):
     monkeypatch.setattr(gaussian_linear, "calibrate_objective_perturbation", counted)
     for mech, delta in (("objective", 0.0), ("gaussian_objective", 1e-6)):
         calls.clear()
-        report = grid_report(mech, 2000, 1.0, 1.0, 11, "logistic", delta=delta)
-        assert report.modulus_eff.shape == LAM_GRID.shape
+        grid = grid_calibration(mech, 2000, 1.0, 1.0, 11, "logistic", delta=delta)
+        assert grid.modulus_eff.shape == grid.expected_sq_norm.shape == LAM_GRID.shape
         assert len(calls) <= 1, (mech, len(calls))
+
+
+@pytest.mark.parametrize("law", [NormGamma, Gaussian, Laplace])
+def test_a_family_of_laws_gives_each_laws_moments_and_does_not_draw(law):
+    """The grid's law is a family: entry i's moments and coordinate scale are those of the law
+    of parameter i (the same IEEE operations entry by entry, so within an ulp), and it refuses
+    to draw."""
+    params = np.array([1e-3, 0.5, 2.0, 7.0])
+    family = law(params)
+    norm, sq = family.moments((5,))
+    for i, value in enumerate(params):
+        one = law(float(value))
+        assert norm[i] == pytest.approx(one.moments((5,))[0], rel=1e-15)
+        assert sq[i] == pytest.approx(one.moments((5,))[1], rel=1e-15)
+        assert family.coordinate_scale((5,))[i] == pytest.approx(one.coordinate_scale((5,)),
+                                                                  rel=1e-15)
+    with pytest.raises(ParameterError, match="family of laws"):
+        family.sample((5,), np.random.default_rng(0))

@@ -3,15 +3,17 @@
 The Laplace output-perturbation mechanism below is registered for this module only
 (unregistered after it): the exact minimizer plus i.i.d. Laplace(b) noise per coordinate,
 b = √p · Δ/ε with Δ = 2G/(nΛ) the L2 argmin sensitivity ([CMS] Cor. 8), so √p Δ bounds the
-L1 sensitivity and the release is ε-DP. It reports its noise (placement "output",
-E‖b‖² = 2 p b²); nothing else in dpconvex names it, and a subclass of the logistic
-regression offers it on an extended menu. A second mechanism that does not report its noise
-is refused by name wherever its noise is needed; a third states its own conditions on the
-solve.
+L1 sensitivity and the release is ε-DP. It reports its noise: placement "output", and a
+calibration holding its law (Laplace(b) on the p coordinates, E‖b‖² = 2 p b²), on a grid of
+moduli too (``calibrate_grid``); nothing else in dpconvex names it, and a subclass of the
+logistic regression offers it on an extended menu. A second mechanism whose calibration
+holds no law is refused by name wherever its noise is needed; a third states its own
+conditions on the solve.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from typing import Any
@@ -31,11 +33,10 @@ from dpconvex.privacy.mechanisms import (
     ApproximateMinima,
     Calibration,
     Mechanism,
-    NoiseReport,
     register,
 )
 from dpconvex.privacy.mechanisms.amp import GaussianApproximateMinima
-from dpconvex.privacy.mechanisms.base import ObjectivePerturbation, require_exact
+from dpconvex.privacy.mechanisms.base import ObjectivePerturbation, at_modulus, require_exact
 from dpconvex.privacy.noise import Laplace
 from dpconvex.privacy.release import release
 from dpconvex.privacy.rules.noise_level import LAM_GRID, auto_lam, warn_if_noise_dominates
@@ -65,31 +66,22 @@ class LaplaceOutput(Mechanism):
         return math.sqrt(consts.dimension) * (2.0 * consts.grad_bound / (n * mu)) / eps
 
     def calibrate(self, template: Any, budget: Budget) -> Calibration:
-        consts, eps = template.privacy_constants(), budget.epsilon
-        b = self._scale(eps, template.n, consts, consts.strong_convexity)
+        return self._calibration(budget.epsilon, template.n, template.privacy_constants())
+
+    def calibrate_grid(self, problem: Any, budget: Budget, moduli: np.ndarray) -> Calibration:
+        consts = at_modulus(problem.privacy_constants(), moduli)
+        return self._calibration(budget.epsilon, problem.n, consts)
+
+    def _calibration(self, eps: float, n: int, consts: Any) -> Calibration:
+        """At the constants' modulus μ (an array: one calibration per modulus), holding the law
+        Laplace(b) on the p coordinates."""
+        b = self._scale(eps, n, consts, consts.strong_convexity)
         return Calibration(
             mechanism=self.name, epsilon_requested=eps,
-            sensitivity=2.0 * consts.grad_bound / (template.n * consts.strong_convexity),
+            sensitivity=2.0 * consts.grad_bound / (n * consts.strong_convexity),
             noise_rate=math.sqrt(consts.dimension) / b,  # coordinate_scale(p, rate) = b
-            extra={"laplace scale": b})
-
-    def noise_report(self, problem: Any, budget: Budget, mu: Any = None, *,
-                     calibration: Calibration | None = None) -> NoiseReport:
-        consts = problem.privacy_constants()
-        p, modulus = int(consts.dimension), consts.strong_convexity if mu is None else mu
-        if np.ndim(modulus) > 0:
-            b = self._scale(budget.epsilon, problem.n, consts, modulus)
-            cal = None
-        else:  # the declared modulus: this calibration; another one: the scale at it
-            cal = self.report_calibration(problem, budget, mu, calibration, lambda c: None)
-            b = cal.extra["laplace scale"] if cal is not None else \
-                self._scale(budget.epsilon, problem.n, consts, modulus)
-        return NoiseReport(
-            mechanism=self.name, placement=self.placement, dimension=p, epsilon=budget.epsilon,
-            delta=0.0, modulus=modulus, modulus_eff=modulus,
-            sensitivity=2.0 * consts.grad_bound / (problem.n * modulus),
-            expected_norm=math.sqrt(2.0 * p) * b, expected_sq_norm=2.0 * p * b**2,
-            coordinate_scale=b, grad_bound=float(consts.grad_bound), calibration=cal)
+            extra={"laplace scale": b}, constants=consts,
+            noise=Laplace(b), noise_shape=(int(consts.dimension),))
 
     def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
@@ -117,10 +109,14 @@ class LaplaceOutput(Mechanism):
 
 
 class SilentOutput(LaplaceOutput):
-    """The same mechanism without a noise report (inherits the refusing base method)."""
+    """The same mechanism whose calibration holds no noise law, and which does not calibrate on
+    a grid (inherits the refusing base method)."""
 
     name = SILENT
-    noise_report = Mechanism.noise_report  # type: ignore[assignment]
+    calibrate_grid = Mechanism.calibrate_grid  # type: ignore[assignment]
+
+    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+        return dataclasses.replace(super().calibrate(template, budget), noise=None)
 
 
 class StatedSolve(LaplaceOutput):
@@ -163,7 +159,7 @@ def _data(n: int = 200, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 N, EPS, Q, P = 500, 1.0, math.sqrt(1.0 + 1.0), 3  # q̃ with the intercept column, p = 2 + 1
 
 
-def test_lam_auto_uses_the_output_rule_with_this_report():
+def test_lam_auto_uses_the_output_rule_with_this_law():
     R = 8.0  # the output placement's reference norm
     G, c_u = 1.0 * Q, 0.25 * Q * Q  # logistic: |l'| <= 1, l'' <= 1/4
     b = math.sqrt(P) * 2.0 * G / (N * LAM_GRID) / EPS
@@ -221,7 +217,7 @@ def test_a_fit_with_lam_auto_releases_with_a_certificate_naming_it():
     assert f"mechanism {LAPLACE}" in cert.lam_rule.how and "R = 8" in cert.lam_rule.how
 
 
-def test_a_mechanism_without_noise_report_is_refused_by_name():
+def test_a_mechanism_whose_calibration_holds_no_law_is_refused_by_name():
     X, y = _data()
     with pytest.raises(ParameterError, match=f"{SILENT}.*does not report its noise"):
         auto_lam(SILENT, N, EPS, Q, P, "logistic")

@@ -33,8 +33,13 @@ from ...errors import ParameterError, PrivacyError
 from ...objectives.losses import Frobenius, HuberHinge
 from ...privacy.budget import Budget, default_delta, remaining
 from ...privacy.certificate import Certificate, LamRule, RowMap, compose_sequential
-from ...privacy.mechanisms import Mechanism, MechanismMenu, require_noise_report
-from ...privacy.mechanisms.base import half_epsilon_modulus, hessian_trace_bound, resolve_mechanism
+from ...privacy.mechanisms import Mechanism, MechanismMenu, PublicProblem
+from ...privacy.mechanisms.base import (
+    at_modulus,
+    half_epsilon_modulus,
+    hessian_trace_bound,
+    resolve_mechanism,
+)
 from ...privacy.release import release
 from ...privacy.rules.large_margin import (
     components_reason,
@@ -260,13 +265,18 @@ def auto_lam(template: LargeMarginTemplate, mech: Mechanism, budget: Budget,
     lo = max(AUTO_LAM_FLOOR, half_epsilon_modulus(budget.epsilon, n, T, r) * (1.0 + 1e-9))
 
     # the public per-coordinate noise scale s(μ) (σ, or √p·2G/ε′ for norm-Gamma) of the
-    # objective's noise (approximate minima's inner mechanism, at the whole budget)
-    noise = require_noise_report(getattr(mech, "inner", mech))
+    # objective's noise (approximate minima's inner mechanism, at the whole budget), from its
+    # calibration on the template's public problem at the modulus μ
+    inner = getattr(mech, "inner", mech)
+    try:  # k, where the template declares it (a Gaussian mechanism refuses a template without)
+        k = getattr(template, "gradient_difference_rank", None)
+    except PrivacyError:  # a constrained softmax template
+        k = None
 
     def rule(mu: float) -> float:
-        return max(
-            lo, kappa * float(noise.noise_report(template, budget, mu).coordinate_scale) / n
-        )
+        problem = PublicProblem(n=n, constants=at_modulus(consts, mu),
+                                gradient_difference_rank=k, name=template.name)
+        return max(lo, kappa * float(inner.calibrate(problem, budget).coordinate_scale) / n)
 
     if rule(lo) <= lo:
         return lo

@@ -13,7 +13,6 @@ from .base import (
     ExactMinimizer,
     Mechanism,
     MechanismMenu,
-    NoiseReport,
     NonPrivate,
     NonPrivateBaseline,
     ObjectivePerturbation,
@@ -28,8 +27,8 @@ from .base import (
     jacobian_slack,
     jacobian_slack_two_sided,
     mechanism_names,
+    no_noise_law,
     register,
-    require_noise_report,
 )
 from .kmeans import DPKMeans
 from .scalar import Exponential  # also registers "laplace_mean"
@@ -44,7 +43,6 @@ __all__ = [
     "Exponential",
     "Mechanism",
     "MechanismMenu",
-    "NoiseReport",
     "NonPrivateBaseline",
     "PublicProblem",
     "build_mechanism",
@@ -59,6 +57,6 @@ __all__ = [
     "jacobian_slack",
     "jacobian_slack_two_sided",
     "mechanism_names",
+    "no_noise_law",
     "register",
-    "require_noise_report",
 ]

@@ -34,7 +34,6 @@ from ..noise import Gaussian, Noise, NoiseSum, NormGamma
 from .base import (
     Calibration,
     Mechanism,
-    NoiseReport,
     get_mechanism,
     register,
     require_exact,
@@ -54,11 +53,12 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
     Parameters
     ----------
     inner : str
-        The inner mechanism's registry name: any registered mechanism whose
-        :meth:`~Mechanism.noise_report` places its noise on the objective or the output
-        and that is pure (:class:`GaussianApproximateMinima`: (ε, δ)), e.g.
-        "objective" or "output". An output-placement inner provides ``noise_law`` (the law of the noise it
-        adds to the minimizer; the cover is added to it before the one snap).
+        The inner mechanism's registry name: any registered mechanism that places its noise
+        on the objective or the output, calibrates on a grid of moduli
+        (:meth:`~Mechanism.calibrate_grid`) and is pure (:class:`GaussianApproximateMinima`:
+        (ε, δ)), e.g. "objective" or "output". An output-placement inner provides
+        ``noise_law`` (the law of the noise it adds to the minimizer; the cover is added to it
+        before the one snap).
     gamma : float
         Optimality residual the solve must reach (``optimality_tol``).
     fraction : float
@@ -96,20 +96,20 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         return self.inner.placement
 
     def _check_inner(self, mech: Mechanism) -> Mechanism:
-        """The inner mechanism: reports objective or output noise, and is pure as this cover."""
+        """The inner mechanism: reports objective or output noise (its calibration on a grid of
+        moduli), and is pure as this cover."""
         kind = "pure epsilon-DP" if self.pure else "(epsilon, delta)-DP"
         if (mech.wraps or not mech.private or mech.pure != self.pure
-                or type(mech).noise_report is Mechanism.noise_report
+                or type(mech).calibrate_grid is Mechanism.calibrate_grid
                 or not mech.amp_derived or mech.placement not in ("objective", "output")
                 or (mech.adds_output_noise and not hasattr(mech, "noise_law"))):
             raise ParameterError(
                 f"{type(self).__name__}.__init__: the inner mechanism {mech.name!r} cannot be "
                 "covered: "
-                f"approximate minima wraps a {kind} mechanism whose noise_report places its noise "
-                "on the "
-                "objective or the output (an output one also provides noise_law()) and whose "
-                "cover is "
-                "derived (amp_derived). Use optimality_tol=None with it."
+                f"approximate minima wraps a {kind} mechanism that places its noise on the "
+                "objective or the output and calibrates on a grid of moduli (calibrate_grid; "
+                "an output one also provides noise_law()), and whose cover is derived "
+                "(amp_derived). Use optimality_tol=None with it."
             )
         return mech
 
@@ -147,30 +147,27 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         mu = template.privacy_constants().strong_convexity + cal.extra_strong_convexity
         radius = float(template.distance_bound(self.gamma, mu))  # the solve's distance bound ρ
         rate, extra = self._cover_noise(cover, 2.0 * radius)
+        # the noise that masks the data is the inner mechanism's at its share of the budget:
+        # the cover masks the solver's error, and is not in the law the rules weigh
         return Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon,
             epsilon=cal.epsilon + cover.epsilon, epsilon_noise=cal.epsilon_noise,
             slack=cal.slack, extra_strong_convexity=cal.extra_strong_convexity,
             sensitivity=2.0 * radius, noise_rate=rate, delta=cal.delta + cover.delta,
             extra={"inner": cal, "main": main, "cover": cover, "mu": mu, "radius": radius,
-                   **extra})
+                   **extra},
+            constants=cal.constants, noise=cal.noise, noise_shape=cal.noise_shape)
+
+    def calibrate_grid(self, problem: ConstantsSource, budget: Budget,
+                       moduli: np.ndarray) -> Calibration:
+        """The inner mechanism's calibration on the grid at its share (1 − fraction) of the
+        budget (the cover masks the solver's error, not the data)."""
+        return self.inner.calibrate_grid(problem, self._split(budget)[0], moduli)
 
     def _cover_noise(self, cover: Budget, sensitivity: float) -> tuple[float, dict[str, Any]]:
         """(rate, extra quantities) of the cover noise for the sensitivity 2ρ: norm-Gamma of
         rate ε₂/(2ρ) (Gaussian: :class:`GaussianApproximateMinima`)."""
         return cover.epsilon / sensitivity, {}
-
-    def noise_report(self, problem: ConstantsSource, budget: Budget,
-                     mu: float | np.ndarray | None = None, *,
-                     calibration: Calibration | None = None) -> NoiseReport:
-        """The inner mechanism's report at its share (1 − fraction) of the budget.
-
-        The cover (``fraction`` of the budget, on the output) masks the solver's error,
-        not the data: it is not part of the report.
-        """
-        main, _ = self._split(budget)
-        inner = calibration.extra["inner"] if calibration is not None else None
-        return self.inner.noise_report(problem, main, mu, calibration=inner)
 
     #: The certificate's words for the cover and the whole (:class:`GaussianApproximateMinima`:
     #: the Gaussian form).
@@ -245,8 +242,9 @@ class GaussianApproximateMinima(ApproximateMinima):
     Parameters
     ----------
     inner : str
-        The inner mechanism's registry name: an (ε, δ) mechanism whose noise report places its noise on the
-        objective or the output (e.g. "gaussian_objective", "gaussian_output").
+        The inner mechanism's registry name: an (ε, δ) mechanism that places its noise on the
+        objective or the output and gives :meth:`~Mechanism.calibrate_grid` (e.g.
+        "gaussian_objective", "gaussian_output").
     gamma : float
         Optimality residual the solve must reach (``optimality_tol``).
     fraction : float

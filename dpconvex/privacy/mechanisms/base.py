@@ -3,10 +3,11 @@ mechanisms that release an exact minimizer: output and objective perturbation ([
 and 2) and the non-private baseline.
 
 A mechanism owns everything of a privacy proof that is not the learning problem: its budget
-checks, the conditions it needs from a template, its calibration (public constants only),
-its noise and its part of the certificate; :func:`dpconvex.privacy.release.release` runs
-any mechanism the same way. :class:`ExactMinimizer` is the one ``run`` of the mechanisms
-that release a minimizer (these, their Gaussian forms, approximate minima).
+checks, the conditions it needs from a template, its calibration (public constants only,
+holding its noise law), its noise and its part of the certificate;
+:func:`dpconvex.privacy.release.release` runs any mechanism the same way.
+:class:`ExactMinimizer` is the one ``run`` of the mechanisms that release a minimizer (these,
+their Gaussian forms, approximate minima).
 
 Objective perturbation's calibration (derived in docs/privacy/perturbation.md#privacy-objective-perturbation,
 privacy-jacobian-slack): from one record's Hessian rank r and trace bound T (``hessian_trace_bound``, else
@@ -27,7 +28,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar, Union
@@ -54,7 +55,6 @@ __all__ = [
     "ExactMinimizer",
     "Mechanism",
     "MechanismMenu",
-    "NoiseReport",
     "NonPrivate",
     "NonPrivateBaseline",
     "ObjectivePerturbation",
@@ -70,10 +70,10 @@ __all__ = [
     "jacobian_slack",
     "jacobian_slack_two_sided",
     "mechanism_names",
+    "no_noise_law",
     "objective_modulus_floor",
     "register",
     "require_exact",
-    "require_noise_report",
     "resolve_mechanism",
 ]
 
@@ -90,7 +90,14 @@ class Calibration:
     ``modulus_floor`` the smallest modulus at which the calibration adds no Δ (0 when it
     never does). ``extra`` holds mechanism-specific public quantities; ``constants`` the
     declared constants it was calibrated from, where the mechanism states them (read by its
-    certificate, noise report and solve conditions: :func:`calibrated_constants`).
+    certificate and solve conditions: :func:`calibrated_constants`).
+
+    ``noise`` is the law of the noise that masks the data, on ``noise_shape`` (for the
+    mechanisms that release a minimizer: its p coordinates; an approximate-minima cover, which
+    masks the solver's error, is not in it): what the Λ rule and the noise warnings weigh,
+    through :attr:`expected_norm`, :attr:`expected_sq_norm` and :attr:`coordinate_scale`
+    (docs/privacy/perturbation.md#privacy-lambda-rule). On a grid of moduli
+    (:meth:`Mechanism.calibrate_grid`) the fields are arrays and ``noise`` a family of laws.
 
     Examples
     --------
@@ -100,6 +107,12 @@ class Calibration:
     ('objective', 1.0, 2.0)
     >>> cal.slack + cal.epsilon_noise <= cal.epsilon_requested
     True
+    >>> cal.noise_shape, round(cal.coordinate_scale, 3), round(cal.expected_norm, 3)
+    ((3,), 3.688, 6.387)
+    >>> moduli = np.array([0.1, 1.0])
+    >>> grid = get_mechanism("objective").calibrate_grid(template, Budget(1.0), moduli)
+    >>> grid.expected_norm.shape, grid.modulus_eff.tolist()
+    ((2,), [0.1, 1.0])
     """
 
     mechanism: str
@@ -114,6 +127,8 @@ class Calibration:
     modulus_floor: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
     constants: PrivacyConstants | None = None
+    noise: Noise | None = None
+    noise_shape: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if self.epsilon is None:
@@ -121,67 +136,65 @@ class Calibration:
         if self.epsilon_noise is None:
             object.__setattr__(self, "epsilon_noise", self.epsilon)
 
+    def _law(self) -> Noise:
+        """:attr:`noise`, or the refusal that names the mechanism whose calibration holds none."""
+        if self.noise is None:
+            raise no_noise_law(self.mechanism, "Calibration.noise")
+        return self.noise
 
-#: Where a mechanism's noise enters (:attr:`NoiseReport.placement`): into the objective
+    @property
+    def expected_norm(self) -> Any:
+        """E‖b‖ of :attr:`noise` (or its bound; inf where a family's rate is 0)."""
+        with np.errstate(divide="ignore", over="ignore"):
+            return self._law().moments(self.noise_shape)[0]
+
+    @property
+    def expected_sq_norm(self) -> Any:
+        """E‖b‖² of :attr:`noise`."""
+        with np.errstate(divide="ignore", over="ignore"):
+            return self._law().moments(self.noise_shape)[1]
+
+    @property
+    def coordinate_scale(self) -> Any:
+        """The per-coordinate scale of :attr:`noise` on :attr:`noise_shape`."""
+        with np.errstate(divide="ignore", over="ignore"):
+            return self._law().coordinate_scale(self.noise_shape)
+
+    @property
+    def modulus_eff(self) -> Any:
+        """μ + Δ: the declared modulus plus the added one (NaN without :attr:`constants`)."""
+        mu = math.nan if self.constants is None else self.constants.strong_convexity
+        return mu + self.extra_strong_convexity
+
+
+def no_noise_law(mechanism: str, owner: str) -> ParameterError:
+    """The refusal where a private mechanism's noise is needed and its calibration holds none.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.base import no_noise_law
+    >>> "does not report its noise" in str(no_noise_law("exponential", "demo"))
+    True
+    """
+    return ParameterError(
+        f"{owner}: mechanism {mechanism!r} does not report its noise: lam='auto' and the noise "
+        "warnings read the noise law its calibration holds (Calibration.noise: E||b||, "
+        "E||b||^2) and, for lam='auto', its calibration on a grid of moduli "
+        "(Mechanism.calibrate_grid; docs/privacy/perturbation.md#privacy-lambda-rule). Give "
+        "the mechanism's calibration a noise law (and calibrate_grid), or use a numeric lam with "
+        "a mechanism that reports it."
+    )
+
+
+#: Where a mechanism's noise enters (:attr:`Mechanism.placement`): into the objective
 #: before the solve, onto the solver's output, onto each gradient step, onto released sums;
 #: "none" for the non-private baseline.
 PLACEMENTS: tuple[str, ...] = ("objective", "output", "gradient", "sum", "none")
 
 
 @dataclass(frozen=True)
-class NoiseReport:
-    """The noise a mechanism draws, from public constants only (:meth:`Mechanism.noise_report`).
-
-    What the Λ rule, the noise warnings and the large-margin options read instead of the
-    mechanism's name (docs/privacy/perturbation.md#privacy-lambda-rule). On a grid of moduli
-    the fields that depend on the modulus are ndarrays (``calibration`` None).
-
-    Attributes
-    ----------
-    mechanism, placement, dimension, epsilon, delta : str, str, int, float, float
-        The mechanism that draws the noise, where it enters (:data:`PLACEMENTS`), p and the
-        budget it is calibrated with (approximate minima: the inner mechanism and share).
-    modulus, modulus_eff, modulus_floor : float or ndarray
-        μ asked about (NaN where none applies), μ + Δ of the solved objective, and the
-        calibration's :attr:`Calibration.modulus_floor`.
-    sensitivity, expected_norm, expected_sq_norm, coordinate_scale : float or ndarray
-        E‖b‖: norm-Gamma p/β, Gaussian its bound √p σ, gradient placement of the average of the noisy steps.
-    grad_bound, clip : float
-        G of one record's loss gradient (NaN where none applies); the per-example clip C
-        (gradient placement; inf elsewhere).
-
-    Examples
-    --------
-    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
-    >>> rep = get_mechanism("objective").noise_report(template, Budget(1.0))
-    >>> rep.placement, rep.dimension, round(rep.coordinate_scale, 3)
-    ('objective', 3, 3.688)
-    >>> grid = get_mechanism("objective").noise_report(template, Budget(1.0), mu=np.array([0.1, 1.0]))
-    >>> grid.expected_norm.shape
-    (2,)
-    """
-
-    mechanism: str
-    placement: str
-    dimension: int
-    epsilon: float
-    delta: float
-    modulus: Any
-    modulus_eff: Any
-    sensitivity: Any
-    expected_norm: Any
-    expected_sq_norm: Any
-    coordinate_scale: Any
-    modulus_floor: float = 0.0
-    grad_bound: float = math.nan
-    clip: float = math.inf
-    calibration: Calibration | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
 class PublicProblem:
-    """What :meth:`Mechanism.noise_report` reads of a problem before any data are read (the Λ
+    """What a mechanism's calibration reads of a problem before any data are read (the Λ
     rule): ``n``, the declared constants and, for the Gaussian objective mechanisms, k.
 
     Examples
@@ -190,9 +203,9 @@ class PublicProblem:
     >>> consts = PrivacyConstants(grad_bound=1.0, hessian_rank=1, hessian_term_bound=0.25,
     ...                           strong_convexity=0.01, dimension=10)
     >>> problem = PublicProblem(n=1000, constants=consts)
-    >>> rep = get_mechanism("objective").noise_report(problem, Budget(1.0))
-    >>> rep.dimension, round(rep.coordinate_scale, 3)
-    (10, 6.485)
+    >>> cal = get_mechanism("objective").calibrate(problem, Budget(1.0))
+    >>> cal.noise_shape, round(cal.coordinate_scale, 3)
+    ((10,), 6.485)
     """
 
     n: int
@@ -205,7 +218,7 @@ class PublicProblem:
         return self.constants
 
 
-#: What a noise report reads of a problem (``n``, ``name``, ``privacy_constants()``).
+#: What a calibration reads of a problem (``n``, ``name``, ``privacy_constants()``).
 ConstantsSource = Union["Template", PublicProblem]
 
 
@@ -250,6 +263,9 @@ def at_modulus(consts: PrivacyConstants, mu: float | np.ndarray) -> PrivacyConst
 
 class Mechanism(ABC, Generic[TemplateT]):
     """A privacy mechanism (one class per mechanism, registered in :data:`MECHANISMS`).
+
+    A subclass gives :meth:`calibrate`, :meth:`certificate` and :meth:`run`; one whose noise
+    enters the objective or the output also :meth:`calibrate_grid` (the Λ rule's).
 
     Examples
     --------
@@ -334,7 +350,10 @@ class Mechanism(ABC, Generic[TemplateT]):
 
     @abstractmethod
     def calibrate(self, template: TemplateT, budget: Budget) -> Calibration | None:
-        """Noise calibration from the template's declared public constants."""
+        """Noise calibration from the template's declared public constants, holding the law of
+        the noise that masks the data (:attr:`Calibration.noise`: what the Λ rule and the noise
+        warnings weigh; a private mechanism whose calibration holds none is refused by name
+        where they need it)."""
 
     @abstractmethod
     def certificate(self, template: TemplateT, budget: Budget, cal: Calibration | None,
@@ -375,23 +394,14 @@ class Mechanism(ABC, Generic[TemplateT]):
         return [Condition("accurate solve", True, "residual computed by dpconvex",
                           f"solved to optimality residual <= {tol:g} (exact-minimizer mode){gap}")]
 
-    def noise_report(self, problem: Any, budget: Budget,
-                     mu: float | np.ndarray | None = None, *,
-                     calibration: Calibration | None = None) -> NoiseReport:
-        """The noise this mechanism draws (:class:`NoiseReport`) on ``problem`` (a template or
-        :class:`PublicProblem`) at the modulus ``mu`` (None: the declared one; an ndarray: a
-        grid); ``calibration``: the release's, read instead of recomputed. The base
-        implementation raises the :class:`ParameterError` that names the mechanism."""
-        raise _no_noise_report(self)
-
-    def report_calibration(self, problem: Any, budget: Budget, mu: float | np.ndarray | None,
-                           calibration: Calibration | None,
-                           at: Callable[[PrivacyConstants], Calibration]) -> Calibration:
-        """The calibration a report at ``mu`` reads: at the declared modulus (None)
-        ``calibration`` or :meth:`calibrate`, else ``at(constants at mu)``."""
-        if mu is None:
-            return calibration if calibration is not None else self.calibrate(problem, budget)
-        return at(at_modulus(problem.privacy_constants(), mu))
+    def calibrate_grid(self, problem: ConstantsSource, budget: Budget,
+                       moduli: np.ndarray) -> Calibration:
+        """The calibration on ``problem`` at each modulus of ``moduli`` (the Λ rule's grid):
+        its fields arrays over the moduli, its :attr:`~Calibration.noise` a family of laws and
+        its :attr:`~Calibration.constants` at the moduli. A mechanism whose noise enters the
+        objective or the output gives it; the base raises the :class:`ParameterError` that
+        names the mechanism."""
+        raise no_noise_law(self.name, f"{type(self).__name__}.calibrate_grid")
 
 
 #: The registry: mechanism name -> class. Estimators read allowed names from it.
@@ -412,37 +422,6 @@ def register(cls: type[Mechanism]) -> type[Mechanism]:
                          "Give the class a new name.")
     MECHANISMS[cls.name] = cls
     return cls
-
-
-def _no_noise_report(mech: Mechanism) -> ParameterError:
-    return ParameterError(
-        f"{type(mech).__name__}.noise_report: mechanism {mech.name!r} does not report its noise: "
-        "lam='auto' and the noise warnings need Mechanism.noise_report (where the noise enters, "
-        "E||b||^2, the sensitivity; docs/privacy/perturbation.md#privacy-lambda-rule). Implement "
-        f"noise_report on {type(mech).__name__}, or use a numeric lam with a mechanism that "
-        "reports it."
-    )
-
-
-def require_noise_report(mech: Mechanism) -> Mechanism:
-    """``mech``, or the :class:`ParameterError` of :meth:`Mechanism.noise_report` naming it.
-
-    Examples
-    --------
-    >>> from dpconvex import ParameterError
-    >>> from dpconvex.privacy.mechanisms import get_mechanism, require_noise_report
-    >>> require_noise_report(get_mechanism("objective")).name
-    'objective'
-    >>> try:
-    ...     require_noise_report(get_mechanism("exponential"))
-    ... except ParameterError:
-    ...     print("exponential reports no noise")
-    ...
-    exponential reports no noise
-    """
-    if mech.private and type(mech).noise_report is Mechanism.noise_report:
-        raise _no_noise_report(mech)
-    return mech
 
 
 def mechanism_names(*, solves: bool | None = None, wraps: bool | None = None) -> tuple[str, ...]:
@@ -998,6 +977,13 @@ def _unresolved_rate(caller: str, what: str, grad_bound: float) -> PrivacyError:
     )
 
 
+def _holding_norm_gamma(cal: Calibration, consts: PrivacyConstants) -> Calibration:
+    """``cal`` holding the constants it was calibrated from and its norm-Gamma law of rate β on
+    the p noise coordinates: E‖b‖ = p/β, E‖b‖² = p(p + 1)/β² (infinite where β = 0)."""
+    return dataclasses.replace(cal, constants=consts, noise=NormGamma(cal.noise_rate),
+                               noise_shape=(int(consts.dimension),))
+
+
 def objective_modulus_floor(epsilon: float, n: int, consts: PrivacyConstants) -> float:
     """The smallest modulus at which :func:`calibrate_objective_perturbation` adds no Δ (its
     ``modulus_floor``); c q²/(n (e^{ε/2} − 1)) for linear ERM's one-sided slack
@@ -1013,48 +999,22 @@ def objective_modulus_floor(epsilon: float, n: int, consts: PrivacyConstants) ->
 
 
 class _Perturbation(ExactMinimizer):
-    """Shared calibration, noise report and certificate of the CMS perturbation mechanisms
-    (a subclass gives ``_calibrate`` and ``_grid``)."""
+    """Shared calibration and certificate of the CMS perturbation mechanisms (a subclass
+    gives ``_calibrate`` and ``_grid``)."""
 
     label = ""
 
     def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
-        return self._calibrate(budget.epsilon, template.n, template.privacy_constants(),
-                               caller=f"{type(self).__name__}.calibrate")
+        consts = template.privacy_constants()
+        cal = self._calibrate(budget.epsilon, template.n, consts,
+                              caller=f"{type(self).__name__}.calibrate")
+        return _holding_norm_gamma(cal, consts)
 
-    def noise_report(self, problem: ConstantsSource, budget: Budget,
-                     mu: float | np.ndarray | None = None, *,
-                     calibration: Calibration | None = None) -> NoiseReport:
-        """Norm-Gamma b of rate β: E‖b‖ = p/β, E‖b‖² = p(p + 1)/β²."""
-        consts = calibrated_constants(problem, calibration if mu is None else None)
-        eps, n = budget.epsilon, problem.n
-        p = int(consts.dimension)
-        modulus = consts.strong_convexity if mu is None else mu
-        if np.ndim(modulus) > 0:  # a grid of moduli (the Λ rule): one array calibration
-            cal, grid = None, self._grid(eps, n, consts, modulus)
-        elif mu is not None:
-            cal = grid = self._calibrate(eps, n, at_modulus(consts, mu))
-        else:  # the declared modulus: the release's calibration
-            cal = grid = (
-                calibration if calibration is not None else self.calibrate(problem, budget)
-            )
-        m = int(np.prod(getattr(problem, "noise_shape", None) or (p,)))
-        # 1/β: infinite at β = 0 (an unbounded slope); E‖b‖² as a product, finite or inf where
-        # β² underflows (a huge slope bound)
-        with np.errstate(divide="ignore"):
-            scale = (math.inf if grid.noise_rate == 0 else 1.0 / grid.noise_rate) if np.ndim(
-                grid.noise_rate) == 0 else 1.0 / grid.noise_rate
-        with np.errstate(over="ignore"):
-            return NoiseReport(
-                mechanism=self.name, placement=self.placement, dimension=p, epsilon=eps,
-                delta=0.0, modulus=modulus, modulus_eff=modulus + grid.extra_strong_convexity,
-                sensitivity=grid.sensitivity, expected_norm=p * scale,
-                expected_sq_norm=(p * scale) * ((p + 1.0) * scale),
-                # E‖b‖/√m = m/(β√m) of norm-Gamma noise on the m entries of the noise shape
-                coordinate_scale=math.sqrt(p) * scale if self.placement == "objective"
-                else m * scale / np.sqrt(m),
-                modulus_floor=grid.modulus_floor,
-                grad_bound=float(consts.grad_bound), calibration=cal)
+    def calibrate_grid(self, problem: ConstantsSource, budget: Budget,
+                       moduli: np.ndarray) -> Calibration:
+        consts = problem.privacy_constants()
+        cal = self._grid(budget.epsilon, problem.n, consts, moduli)
+        return _holding_norm_gamma(cal, at_modulus(consts, moduli))
 
     def noise_law(self, template: ObjectiveTemplate, cal: Calibration) -> Noise:
         """Norm-Gamma of rate β on the template's space (on the objective or the output)."""
@@ -1143,7 +1103,7 @@ class OutputPerturbation(_Perturbation):
     >>> cal = mech.calibrate(template, Budget(1.0))
     >>> cal.sensitivity, cal.noise_rate
     (0.5, 2.0)
-    >>> round(float(mech.noise_report(template, Budget(1.0)).coordinate_scale), 4)
+    >>> round(float(cal.coordinate_scale), 4)
     0.866
     """
 
@@ -1185,16 +1145,3 @@ class NonPrivate(NonPrivateBaseline, ExactMinimizer):
     """
 
     name = "none"
-
-    def noise_report(self, problem: ConstantsSource, budget: Budget,
-                     mu: float | np.ndarray | None = None, *,
-                     calibration: Calibration | None = None) -> NoiseReport:
-        """No noise: every moment is 0."""
-        consts = problem.privacy_constants()
-        modulus = consts.strong_convexity if mu is None else mu
-        zero = np.zeros_like(modulus, dtype=float) if np.ndim(modulus) > 0 else 0.0
-        return NoiseReport(
-            mechanism=self.name, placement=self.placement, dimension=int(consts.dimension),
-            epsilon=math.inf, delta=0.0, modulus=modulus, modulus_eff=modulus, sensitivity=zero,
-            expected_norm=zero, expected_sq_norm=zero, coordinate_scale=zero,
-            grad_bound=float(consts.grad_bound))

@@ -25,6 +25,7 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any, Protocol
 
@@ -38,7 +39,7 @@ from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gau
 from ..budget import Budget
 from ..certificate import Certificate, Condition
 from ..noise import Gaussian, Noise, NormGamma, SupNormGamma
-from .base import Calibration, Mechanism, NoiseReport, register
+from .base import Calibration, Mechanism, register
 from .record_sets import NormBall, record_set_of
 
 __all__ = [
@@ -168,25 +169,15 @@ class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
                           extra: dict[str, Any] | None = None) -> Calibration:
         """A pure ε-DP calibration: rate β = ε/Δ, the whole ε on the noise (no slack)."""
         sens = self.sensitivity(template)
-        return Calibration(
+        return self._holding_noise(template, Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon, sensitivity=sens,
             noise_rate=budget.epsilon / sens,
-            extra={"count weight": self.count_weight, **(extra or {})})
+            extra={"count weight": self.count_weight, **(extra or {})}))
 
-    def noise_report(self, problem: ClassSumsTemplate, budget: Budget,
-                     mu: float | np.ndarray | None = None, *,
-                     calibration: Calibration | None = None) -> NoiseReport:
-        """The noise on the C (d + 1) class sums and counts (no modulus: ``mu`` is unused)."""
-        cal = calibration if calibration is not None else self.calibrate(problem, budget)
-        shape = (int(problem.C), int(problem.d) + 1)
-        law = self.noise_law(cal)
-        norm, sq = law.moments(shape)
-        return NoiseReport(
-            mechanism=self.name, placement=self.placement, dimension=shape[0] * shape[1],
-            epsilon=cal.epsilon, delta=cal.delta, modulus=math.nan, modulus_eff=math.nan,
-            sensitivity=cal.sensitivity, expected_norm=norm, expected_sq_norm=sq,
-            coordinate_scale=float(law.coordinate_scale(shape)), calibration=cal,
-            extra={"count weight": self.count_weight})
+    def _holding_noise(self, template: ClassSumsTemplate, cal: Calibration) -> Calibration:
+        """``cal`` holding its law (:meth:`noise_law`) on the C (d + 1) class sums and counts."""
+        return dataclasses.replace(cal, noise=self.noise_law(cal),
+                                   noise_shape=(int(template.C), int(template.d) + 1))
 
     def run(self, template: ClassSumsTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, **_: Any) -> tuple[np.ndarray, None, bool]:
@@ -278,7 +269,7 @@ class ClassSumGaussian(_ClassSumNoise):
     >>> mech = get_mechanism("gaussian")
     >>> type(mech).__name__, mech.pure
     ('ClassSumGaussian', False)
-    >>> round(mech.noise_report(template, Budget(1.0, 1e-5)).coordinate_scale, 3)
+    >>> round(mech.calibrate(template, Budget(1.0, 1e-5)).coordinate_scale, 3)
     7.461
     >>> release(template, mech, Budget(1.0, 1e-5), rng=0).theta.shape
     (3, 4)
@@ -292,11 +283,11 @@ class ClassSumGaussian(_ClassSumNoise):
     def calibrate(self, template: ClassSumsTemplate, budget: Budget) -> Calibration:
         sens = self.sensitivity(template)
         sigma = analytic_gaussian_sigma(budget.epsilon, budget.delta, sens)
-        return Calibration(
+        return self._holding_noise(template, Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon, sensitivity=sens,
             noise_rate=math.nan, delta=budget.delta,
             extra={"noise std": sigma, "count weight": self.count_weight,
-                   "delta at sigma": analytic_gaussian_delta(budget.epsilon, sigma, sens)})
+                   "delta at sigma": analytic_gaussian_delta(budget.epsilon, sigma, sens)}))
 
     def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
         s, dlt = cal.extra["noise std"], cal.extra["delta at sigma"]

@@ -45,7 +45,7 @@ from ..noise import Gaussian, Noise
 from .base import (
     Calibration,
     ExactMinimizer,
-    NoiseReport,
+    at_modulus,
     calibrate_objective_perturbation,
     calibrate_output_perturbation,
     register,
@@ -162,10 +162,18 @@ def _unit_sigma_objective(eps: float, delta: float, k: int, slacks: np.ndarray) 
     return np.exp(np.interp(slacks, pts, logs))
 
 
+def _holding_gaussian(cal: Calibration, consts: PrivacyConstants, sigma: Any) -> Calibration:
+    """``cal`` holding the constants it was calibrated from and its law N(0, σ² I_p) on the p
+    noise coordinates: E‖b‖ <= √p σ, E‖b‖² = p σ² (in the objective, μ_eff = μ + Δ; on the
+    minimizer, μ_eff = μ)."""
+    return dataclasses.replace(cal, constants=consts, noise=Gaussian(sigma),
+                               noise_shape=(int(consts.dimension),))
+
+
 class _GaussianLinear(ExactMinimizer):
-    """Shared conditions, noise report and certificate of the Gaussian linear mechanisms (a
-    subclass gives ``_calibrate_at(problem, budget, consts)`` and ``_grid``: (μ_eff, σ,
-    sensitivity) on a grid of moduli)."""
+    """Shared conditions, calibration and certificate of the Gaussian linear mechanisms (a
+    subclass gives ``_calibrate_at(problem, budget, consts)`` and ``_grid``: the calibration
+    on a grid of moduli, σ in ``extra["noise std"]``)."""
 
     pure = False
     label = ""
@@ -203,37 +211,21 @@ class _GaussianLinear(ExactMinimizer):
         """N(0, σ²) on each coordinate (of the objective's b, or of the minimizer's noise)."""
         return Gaussian(self.noise_std(cal))
 
-    def noise_report(self, problem: ConstantsSource, budget: Budget,
-                     mu: float | np.ndarray | None = None, *,
-                     calibration: Calibration | None = None) -> NoiseReport:
-        """N(0, σ² I_p) in the objective (μ_eff = μ + Δ) or on the minimizer (μ_eff = μ):
-        E‖b‖ <= √p σ, E‖b‖² = p σ²; on a grid of moduli by :meth:`_grid`."""
-        consts = problem.privacy_constants()
+    def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
+        consts = template.privacy_constants()
+        cal = self._calibrate_at(template, budget, consts)
+        return _holding_gaussian(cal, consts, float(cal.extra["noise std"]))
+
+    def calibrate_grid(self, problem: ConstantsSource, budget: Budget,
+                       moduli: np.ndarray) -> Calibration:
+        """On a grid of moduli by :meth:`_grid` (refused at δ = 0, where σ is not defined)."""
         if not budget.delta > 0.0:
             raise ParameterError(
-                f"{type(self).__name__}.noise_report: lam='auto' for mechanism '{self.name}' "
+                f"{type(self).__name__}.calibrate_grid: lam='auto' for mechanism '{self.name}' "
                 f"needs delta > 0; got {budget.delta!r}. Set delta (e.g. 1/n**2).")
-        p = int(consts.dimension)
-        modulus: Any = consts.strong_convexity if mu is None else mu  # float or ndarray (a grid)
-        cal = None
-        if np.ndim(modulus) > 0:
-            mu_eff, sigma, sens, floor = self._grid(problem, budget, consts, modulus)
-        else:
-            cal = self.report_calibration(problem, budget, mu, calibration,
-                                          lambda c: self._calibrate_at(problem, budget, c))
-            mu_eff = modulus + cal.extra_strong_convexity
-            sigma, sens, floor = float(cal.extra["noise std"]), cal.sensitivity, cal.modulus_floor
-        with np.errstate(over="ignore"):  # σ beyond 1e154 (a huge slope bound): E‖b‖² is inf
-            sq = p * sigma * sigma
-        return NoiseReport(
-            mechanism=self.name, placement=self.placement, dimension=p, epsilon=budget.epsilon,
-            delta=budget.delta, modulus=modulus, modulus_eff=mu_eff, sensitivity=sens,
-            expected_norm=math.sqrt(p) * sigma, expected_sq_norm=sq,
-            coordinate_scale=sigma, modulus_floor=floor,
-            grad_bound=float(consts.grad_bound), calibration=cal)
-
-    def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
-        return self._calibrate_at(template, budget, template.privacy_constants())
+        consts = problem.privacy_constants()
+        cal = self._grid(problem, budget, consts, moduli)
+        return _holding_gaussian(cal, at_modulus(consts, moduli), cal.extra["noise std"])
 
     def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
@@ -282,7 +274,7 @@ class GaussianObjectivePerturbation(_GaussianLinear):
     >>> mech = get_mechanism("gaussian_objective")
     >>> mech.pure
     False
-    >>> round(mech.noise_report(template, Budget(1.0, 1e-5)).coordinate_scale, 3)
+    >>> round(mech.calibrate(template, Budget(1.0, 1e-5)).coordinate_scale, 3)
     9.01
     >>> rel = release(template, mech, Budget(1.0, 1e-5), rng=0)
     >>> rel.certificate.epsilon, rel.certificate.delta
@@ -307,16 +299,20 @@ class GaussianObjectivePerturbation(_GaussianLinear):
                                             gradient_difference_rank(problem))
 
     def _grid(self, problem: ConstantsSource, budget: Budget, consts: PrivacyConstants,
-              modulus: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
-        """(μ + Δ, σ, S, the modulus floor) on a grid of moduli: σ(μ) is the unit σ of (★)
-        times S = 2G, computed exactly at a few slack values and interpolated in between
+              moduli: np.ndarray) -> Calibration:
+        """Δ, S and σ on a grid of moduli: σ(μ) is the unit σ of (★) times S = 2G, computed
+        exactly at a few slack values and interpolated in between
         (docs/privacy/gaussian_linear.md#privacy-gaussian-lambda-rule): a public heuristic
         for the Λ rule; a release recomputes σ exactly."""
-        grid = calibrate_objective_perturbation(budget.epsilon, problem.n, consts, modulus)
+        grid = calibrate_objective_perturbation(budget.epsilon, problem.n, consts, moduli)
         S = 2.0 * consts.grad_bound
         sigma = S * _unit_sigma_objective(budget.epsilon, budget.delta,
                                           gradient_difference_rank(problem), grid.slack)
-        return modulus + grid.extra_strong_convexity, sigma, S, grid.modulus_floor
+        return Calibration(
+            mechanism=self.name, epsilon_requested=budget.epsilon, slack=grid.slack,
+            extra_strong_convexity=grid.extra_strong_convexity, sensitivity=S,
+            noise_rate=math.nan, delta=budget.delta, modulus_floor=grid.modulus_floor,
+            extra={"noise std": sigma})
 
 
 
@@ -329,7 +325,7 @@ class GaussianOutputPerturbation(_GaussianLinear):
     --------
     >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> mech = get_mechanism("gaussian_output")
-    >>> round(mech.noise_report(template, Budget(1.0, 1e-5)).coordinate_scale, 4)
+    >>> round(mech.calibrate(template, Budget(1.0, 1e-5)).coordinate_scale, 4)
     1.8653
     >>> rel = release(template, mech, Budget(1.0, 1e-5), rng=0)
     >>> rel.theta.shape
@@ -346,14 +342,17 @@ class GaussianOutputPerturbation(_GaussianLinear):
     placement = "output"
 
     def _grid(self, problem: ConstantsSource, budget: Budget, consts: PrivacyConstants,
-              modulus: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-        """(μ, σ, 2G/(nμ), 0) on a grid of moduli: σ(μ) = σ(ε, δ; 1) · 2G/(nμ) (the analytic σ
-        is linear in the sensitivity)."""
+              moduli: np.ndarray) -> Calibration:
+        """σ(μ) = σ(ε, δ; 1) · 2G/(nμ) and the sensitivity 2G/(nμ) on a grid of moduli (the
+        analytic σ is linear in the sensitivity)."""
         S = 2.0 * consts.grad_bound
         sigma = (
-            analytic_gaussian_sigma(budget.epsilon, budget.delta, 1.0) * S / (problem.n * modulus)
+            analytic_gaussian_sigma(budget.epsilon, budget.delta, 1.0) * S / (problem.n * moduli)
         )
-        return modulus, sigma, S / (problem.n * modulus), 0.0
+        return Calibration(
+            mechanism=self.name, epsilon_requested=budget.epsilon,
+            sensitivity=S / (problem.n * moduli), noise_rate=math.nan, delta=budget.delta,
+            extra={"noise std": sigma})
 
     def _calibrate_at(self, problem: ConstantsSource, budget: Budget,
                       consts: PrivacyConstants) -> Calibration:

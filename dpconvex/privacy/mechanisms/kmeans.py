@@ -19,7 +19,7 @@ from ...templates.statistics import KMeansTemplate, assign_nearest
 from ..budget import Budget, remaining, split_even
 from ..certificate import Certificate, Condition
 from ..noise import Laplace, NormGamma
-from .base import Calibration, Mechanism, NoiseReport, register
+from .base import Calibration, Mechanism, register
 
 __all__ = ["DPKMeans", "lloyd"]
 
@@ -78,24 +78,6 @@ class DPKMeans(Mechanism[KMeansTemplate]):
     solves = False
     placement = "sum"
 
-    def noise_report(self, problem: KMeansTemplate, budget: Budget,
-                     mu: float | np.ndarray | None = None, *,
-                     calibration: Calibration | None = None) -> NoiseReport:
-        """The norm-Gamma noise on one cell's sum of one iteration (d coordinates).
-
-        The counts' Laplace scale 2/ε_cnt is in ``extra``; ``mu`` is unused.
-        """
-        cal = calibration if calibration is not None else self.calibrate(problem, budget)
-        d, law = int(problem.d), NormGamma(cal.noise_rate)
-        norm, sq = law.moments((d,))
-        return NoiseReport(
-            mechanism=self.name, placement=self.placement, dimension=d, epsilon=cal.epsilon,
-            delta=0.0, modulus=math.nan, modulus_eff=math.nan, sensitivity=cal.sensitivity,
-            expected_norm=norm, expected_sq_norm=sq,
-            coordinate_scale=law.coordinate_scale((d,)), calibration=cal,
-            extra={"count noise scale": 2.0 / cal.extra["eps_cnt"],
-                   "iterations": int(problem.n_iter), "cells": int(problem.C * problem.K)})
-
     def calibrate(self, template: KMeansTemplate, budget: Budget) -> Calibration:
         eps_it = split_even(budget.epsilon, template.n_iter)
         eps_cnt = eps_it / (1.0 + math.sqrt(template.d))
@@ -105,7 +87,10 @@ class DPKMeans(Mechanism[KMeansTemplate]):
             mechanism=self.name, epsilon_requested=budget.epsilon,
             epsilon=template.n_iter * (eps_cnt + eps_sum), epsilon_noise=eps_it,
             sensitivity=2.0 * q, noise_rate=eps_sum / (2.0 * q),
-            extra={"eps_it": eps_it, "eps_cnt": eps_cnt, "eps_sum": eps_sum})
+            extra={"eps_it": eps_it, "eps_cnt": eps_cnt, "eps_sum": eps_sum},
+            # the norm-Gamma noise on one cell's sum of one iteration (d coordinates); the
+            # counts' Laplace scale is 2/eps_cnt
+            noise=NormGamma(eps_sum / (2.0 * q)), noise_shape=(int(template.d),))
 
     def certificate(self, template: KMeansTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:

@@ -45,7 +45,7 @@ from ..accounting.gaussian import (
 from ..budget import Budget
 from ..certificate import Certificate, Condition
 from ..noise import Gaussian
-from .base import Calibration, Mechanism, NoiseReport, register
+from .base import Calibration, Mechanism, register
 
 __all__ = ["AVERAGING", "DELTA_RULE", "NoisyGD", "NoisyGDSettings", "clip_rule", "default_delta",
            "default_settings", "max_steps", "steps_rule"]
@@ -334,38 +334,22 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         st = default_settings(template.loss, n, p, template.data_norm, budget, steps=self.steps,
                               radius=self.radius, clip=self.clip,
                               learning_rate=self.learning_rate, accounting=self.accounting)
+        # the noise on the released average: the weighted sum of the T steps' N(0, s² I_p)
+        # draws, w_t the share of averaged iterates after step t, of scale s ‖w‖₂/‖w‖₁
+        # (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear)
+        first = int(self._averaged(st.steps)[0])
+        w = (st.steps - np.maximum(np.arange(st.steps), first)) / float(st.steps - first)
+        share = float(np.linalg.norm(w)) / float(np.sum(w))
         return Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon, epsilon=st.epsilon,
             sensitivity=2.0 * st.clip / n, noise_rate=math.nan, delta=budget.delta,
             extra={"noise multiplier": st.noise_multiplier, "noise std": st.noise_std,
                    "learning rate": st.learning_rate, "steps": st.steps, "radius": st.radius,
                    "clip": st.clip, "rules": st.rules},
+            noise=Gaussian(st.noise_std * share), noise_shape=(int(p),),
         )
 
     placement = "gradient"
-
-    def noise_report(self, problem: PerExampleGradientsTemplate, budget: Budget,
-                     mu: float | np.ndarray | None = None, *,
-                     calibration: Calibration | None = None) -> NoiseReport:
-        """N(0, s² I_p) on each clipped mean gradient; ``mu`` is unused.
-
-        ``expected_norm`` is s √p ‖w‖₂/‖w‖₁: the noise on the weighted average of the noisy
-        steps behind the released average iterate (w_t the share of averaged iterates
-        after step t; docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear);
-        ``coordinate_scale`` is s, the per-step σ.
-        """
-        cal = calibration if calibration is not None else self.calibrate(problem, budget)
-        x, p = cal.extra, int(problem.p)
-        T, C, s = int(x["steps"]), float(x["clip"]), float(x["noise std"])
-        first = int(self._averaged(T)[0])
-        w = (T - np.maximum(np.arange(T), first)) / float(T - first)  # weight of step t
-        share = float(np.linalg.norm(w)) / float(np.sum(w))
-        return NoiseReport(
-            mechanism=self.name, placement=self.placement, dimension=p, epsilon=cal.epsilon,
-            delta=cal.delta, modulus=math.nan, modulus_eff=math.nan, sensitivity=cal.sensitivity,
-            expected_norm=s * math.sqrt(p) * share, expected_sq_norm=p * (s * share) * (s * share),
-            coordinate_scale=s, grad_bound=float(problem.loss.deriv_bound * problem.data_norm),
-            clip=C, calibration=cal, extra={"steps": T})
 
     def _averaged(self, T: int) -> tuple[int, str]:
         """Index of the first averaged iterate and a description."""

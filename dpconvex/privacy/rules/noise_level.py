@@ -1,17 +1,17 @@
 """Public rules that weigh a mechanism's noise against the problem, before any data are read.
 
-Both read the mechanism's :class:`~dpconvex.privacy.mechanisms.NoiseReport` and public
-quantities only (n, p or d, C, ε, δ, q, the declared constants), never a value of X or y.
+Both read the noise law of the mechanism's :class:`~dpconvex.privacy.mechanisms.Calibration`
+and public quantities only (n, p or d, C, ε, δ, q, the declared constants), never a value of X or y.
 
 **Λ** (``lam="auto"`` of the linear learners). :func:`auto_lam` picks Λ as the minimizer
 over :data:`LAM_GRID` of a public bound on the excess regularized risk (derived in
-docs/privacy/perturbation.md#privacy-lambda-rule), with G = L q and the report on the grid:
+docs/privacy/perturbation.md#privacy-lambda-rule), with G = L q and the calibration on the grid:
 
     bound(Λ) = μ_eff R²/2 + w G²/(n μ_eff) + noise(Λ) objective placement:  noise = E‖b‖² / (2 n² μ_eff)
     output placement:     noise = (Λ + c q²/p) E‖b‖² / 2 no noise (baseline):  noise = 0
 
 R (:data:`REFERENCE_NORMS`) and w (:data:`STABILITY_WEIGHTS`) are fixed per placement of the
-noise; on the objective the result is never below the report's ``modulus_floor``.
+noise; on the objective the result is never below the calibration's ``modulus_floor``.
 :func:`resolve_smoothing` chooses a stated loss's smoothing width with Λ.
 
 **The noise warning** (:func:`warn_if_noise_dominates`, raised before the noise is drawn).
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
 
     from ...objectives.losses import Loss
-    from ..mechanisms.base import Calibration, ConstantsSource, Mechanism, NoiseReport
+    from ..mechanisms.base import Calibration, ConstantsSource, Mechanism
 
 __all__ = [
     "AUTO",
@@ -74,7 +74,7 @@ __all__ = [
     "delta_floor",
     "estimator_noise_dominance",
     "form_bounds",
-    "grid_report",
+    "grid_calibration",
     "label_center_share",
     "noise_dominates",
     "noise_ratio",
@@ -208,9 +208,11 @@ LAM_GRID = np.logspace(-9, 3, 1201)
 LAM_GRID.flags.writeable = False
 
 
-def grid_report(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
-                loss: str | Loss, *, delta: float = 0.0) -> NoiseReport | None:
-    """The mechanism's :class:`~dpconvex.privacy.mechanisms.NoiseReport` on :data:`LAM_GRID`.
+def grid_calibration(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
+                     loss: str | Loss, *, delta: float = 0.0) -> Calibration | None:
+    """The mechanism's :class:`~dpconvex.privacy.mechanisms.Calibration` on :data:`LAM_GRID`
+    (:meth:`~dpconvex.privacy.mechanisms.Mechanism.calibrate_grid`), of the public problem of a
+    linear fit before its template exists.
 
     Computed once per rule application; None when there is no noise to weigh (the non-private baseline, ε = ∞,
     or a calibration that cannot be made: the release reports it).
@@ -218,13 +220,14 @@ def grid_report(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p:
     Raises
     ------
     ParameterError
-        The mechanism does not report its noise (named), or the report needs a δ > 0.
+        The mechanism does not report its noise (named), places it where there is no Λ to
+        choose, or needs a δ > 0.
 
     Examples
     --------
-    >>> from dpconvex.privacy.rules.noise_level import LAM_GRID, grid_report
-    >>> rep = grid_report("objective", 1000, 1.0, 1.0, 5, "logistic")
-    >>> rep.placement, rep.expected_norm.shape == LAM_GRID.shape
+    >>> from dpconvex.privacy.rules.noise_level import LAM_GRID, grid_calibration
+    >>> cal = grid_calibration("objective", 1000, 1.0, 1.0, 5, "logistic")
+    >>> cal.mechanism, cal.expected_norm.shape == LAM_GRID.shape
     ('objective', True)
     """
     from ...templates.base import PrivacyConstants
@@ -233,6 +236,11 @@ def grid_report(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p:
     mech, loss = _named(mechanism, loss)
     if not getattr(mech, "private", False) or not math.isfinite(float(epsilon)):
         return None
+    if mech.placement is not None and mech.placement not in ("objective", "output"):
+        raise ParameterError(
+            f"auto_lam: lam='auto' weighs noise on the objective or the output; mechanism "
+            f"{mech.name!r} places its noise on the {mech.placement} "
+            "(no Λ to choose): pass a numeric lam.")
     # the public problem of a linear fit before its template exists (Λ left at 1)
     q = float(q)
     c_u = float(loss.curvature) * q * q
@@ -241,16 +249,16 @@ def grid_report(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p:
                               hessian_trace_bound=c_u)
     problem = PublicProblem(n=int(n), constants=consts, gradient_difference_rank=2,
                             name="linear ERM (public shape)")
-    try:  # a mechanism without a report raises the ParameterError naming it
-        return mech.noise_report(problem, Budget(float(epsilon), float(delta)), LAM_GRID)
+    try:  # a mechanism without a calibration on a grid raises the ParameterError naming it
+        return mech.calibrate_grid(problem, Budget(float(epsilon), float(delta)), LAM_GRID)
     except PrivacyError:  # e.g. objective perturbation with an unbounded curvature
         return None
 
 
 def delta_floor(n: int, epsilon: float, q: float, loss: str | Loss) -> float:
     """Smallest Λ at which objective perturbation adds no Δ: c q² / (n (e^{ε/2} - 1)) for the
-    one-sided slack, the ``modulus_floor`` of its :func:`grid_report` (the floor the Λ rule
-    keeps to; 0 where there is no report: ε = ∞, or a curvature without a bound).
+    one-sided slack, the ``modulus_floor`` of its :func:`grid_calibration` (the floor the Λ
+    rule keeps to; 0 where there is no calibration: ε = ∞, or a curvature without a bound).
 
     Examples
     --------
@@ -258,21 +266,22 @@ def delta_floor(n: int, epsilon: float, q: float, loss: str | Loss) -> float:
     >>> round(delta_floor(1000, 1.0, 1.0, "logistic"), 6)
     0.000385
     """
-    report = grid_report("objective", n, epsilon, q, 1, loss)
-    return 0.0 if report is None else float(report.modulus_floor)
+    grid = grid_calibration("objective", n, epsilon, q, 1, loss)
+    return 0.0 if grid is None else float(grid.modulus_floor)
 
 
 def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
              loss: str | Loss, *, reference_norm: float | None = None,
              stability_weight: float | None = None, delta: float = 0.0,
-             report: NoiseReport | None = None) -> float:
+             grid: Calibration | None = None) -> float:
     """Λ from public quantities only: the minimizer of the bound of the module docstring.
 
-    ``mechanism`` (or its name) reports its noise on the objective or the output (else a
-    :class:`ParameterError`), or is the non-private baseline; n, ε, q (the row-norm bound)
-    and p count the intercept column; ``loss`` declares ``deriv_bound`` and ``curvature``; R and w default to
-    :func:`reference_norm_for`, :func:`stability_weight_for`; ``report`` is :func:`grid_report`'s (None
-    computes it). Returns Λ > 0 to 3 significant digits, never below the report's modulus floor.
+    ``mechanism`` (or its name) places its noise on the objective or the output and
+    calibrates on a grid of moduli (else a :class:`ParameterError`), or is the non-private
+    baseline; n, ε, q (the row-norm bound) and p count the intercept column; ``loss`` declares
+    ``deriv_bound`` and ``curvature``; R and w default to :func:`reference_norm_for`,
+    :func:`stability_weight_for`; ``grid`` is :func:`grid_calibration`'s (None computes it).
+    Returns Λ > 0 to 3 significant digits, never below the grid's modulus floor.
 
     Examples
     --------
@@ -283,36 +292,29 @@ def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: in
     >>> auto_lam("objective", 10000, 1.0, 1.0, 5, "logistic") <= lam   # more rows: less regularization
     True
     """
-    return resolve_lam(AUTO, mechanism, n, epsilon, q, p, loss, delta=delta, report=report,
+    return resolve_lam(AUTO, mechanism, n, epsilon, q, p, loss, delta=delta, grid=grid,
                        reference_norm=reference_norm, stability_weight=stability_weight)[0]
 
 
 def _bound(mech: Mechanism, n: int, q: float, p: int, loss: Loss, R: float, w: float,
-           report: NoiseReport | None) -> tuple[np.ndarray, float]:
+           grid: Calibration | None) -> tuple[np.ndarray, float]:
     """The bound of the module docstring on :data:`LAM_GRID`, and the floor of Λ (the
-    smallest Λ at which objective perturbation adds no Δ; 0 elsewhere)."""
+    smallest Λ at which objective perturbation adds no Δ; 0 elsewhere), from the
+    calibration on the grid (None: no noise)."""
     G = loss.deriv_bound * q
-    c = float(loss.curvature)
-    c_u = c * q * q
-    lam = LAM_GRID
-    floor = 0.0
-    if report is None:
+    c_u = float(loss.curvature) * q * q
+    lam, floor = LAM_GRID, 0.0
+    if grid is None:
         mu_eff, noise = lam, np.zeros_like(lam)  # no noise (or a refusal follows in release)
-    elif report.placement == "output":
-        mu_eff, sq_norm = lam, report.expected_sq_norm
+    elif mech.placement == "output":
+        mu_eff, sq_norm = lam, grid.expected_sq_norm
         curv = c_u / p if math.isfinite(c_u) else 0.0
         noise = (lam + curv) * sq_norm / 2.0
         if not math.isfinite(c_u):  # Lipschitz form for a loss without a curvature bound
-            noise = lam * sq_norm / 2.0 + G * report.expected_norm / math.sqrt(p)
-    elif report.placement == "objective":
-        mu_eff = report.modulus_eff
-        noise = report.expected_sq_norm / (2.0 * n * n * mu_eff)
-        floor = report.modulus_floor
-    else:
-        raise ParameterError(
-            f"auto_lam: lam='auto' weighs noise on the objective or the output; mechanism "
-            f"{getattr(mech, 'name', mech)!r} places its noise on the {report.placement} "
-            "(no Λ to choose): pass a numeric lam.")
+            noise = lam * sq_norm / 2.0 + G * grid.expected_norm / math.sqrt(p)
+    else:  # on the objective (grid_calibration refuses any other placement it names)
+        mu_eff, floor = grid.modulus_eff, grid.modulus_floor
+        noise = grid.expected_sq_norm / (2.0 * n * n * mu_eff)
     return mu_eff * R * R / 2.0 + w * G * G / (n * mu_eff) + noise, floor
 
 
@@ -376,8 +378,8 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
     for h in grid:
         h = float(f"{h:.3g}")
         candidate = constants_at(h)
-        report = grid_report(mech, int(n), epsilon, float(q), int(p), candidate, delta=delta)
-        bound, floor = _bound(mech, int(n), float(q), int(p), candidate, R, w, report)
+        cal = grid_calibration(mech, int(n), epsilon, float(q), int(p), candidate, delta=delta)
+        bound, floor = _bound(mech, int(n), float(q), int(p), candidate, R, w, cal)
         if given:
             value = float(np.interp(np.log(float(lam)), np.log(LAM_GRID), bound))
         else:
@@ -422,17 +424,17 @@ def form_bounds(lam: Any, forms: list[tuple[str | Mechanism, float]], n: int, ep
     for mechanism, delta in forms:
         smoothed = resolve_smoothing(loss, lam, mechanism, n, epsilon, q, p, delta=delta,
                                      centered=centered)[0]
-        value = resolve_lam(
-            lam, mechanism, n, epsilon, q, p, smoothed, delta=delta, centered=centered
-        )[0]
         mech, smoothed, R, w = _rule_constants(
             mechanism, smoothed, float(n) * float(epsilon) / p, centered
         )
-        report = grid_report(mech, int(n), epsilon, float(q), int(p), smoothed, delta=delta)
-        bound, _ = _bound(mech, int(n), float(q), int(p), smoothed, R, w, report)
+        # the grid's calibration once, for the rule's Λ and for its bound there
+        grid = grid_calibration(mech, int(n), epsilon, float(q), int(p), smoothed, delta=delta)
+        value = resolve_lam(lam, mech, n, epsilon, q, p, smoothed, delta=delta, grid=grid,
+                            centered=centered)[0]
+        bound, _ = _bound(mech, int(n), float(q), int(p), smoothed, R, w, grid)
         gap = getattr(getattr(smoothed, "smoothed_kinks", None), "gap", 0.0)
         uncalibrated = (
-            report is None and getattr(mech, "private", False) and math.isfinite(epsilon)
+            grid is None and getattr(mech, "private", False) and math.isfinite(epsilon)
         )
         bounds.append(math.inf if uncalibrated else
                       float(np.interp(np.log(value), np.log(LAM_GRID), bound)) + gap)
@@ -441,14 +443,15 @@ def form_bounds(lam: Any, forms: list[tuple[str | Mechanism, float]], n: int, ep
 
 def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
                 loss: str | Loss, *, delta: float = 0.0, reference_norm: float | None = None,
-                stability_weight: float | None = None, report: NoiseReport | None = None,
+                stability_weight: float | None = None, grid: Calibration | None = None,
                 centered: bool = False) -> tuple[float, LamRule]:
     """(Λ, the certificate's Λ rule): ``lam`` itself, or for ``lam="auto"`` the rule of
-    :func:`auto_lam` (its arguments ``reference_norm``, ``stability_weight`` and ``report``);
+    :func:`auto_lam` (its arguments ``reference_norm``, ``stability_weight`` and ``grid``);
     ``centered``: a regression loss on labels mapped around a released centre, whose R has the
     lower floor ``REFERENCE_NORMS["centered regression"]``.
 
-    The mechanism's noise is evaluated once (:func:`grid_report`) for both the rule and the note.
+    The mechanism is calibrated on the grid once (:func:`grid_calibration`) for both the rule
+    and the note.
 
     Examples
     --------
@@ -466,12 +469,12 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q:
                                        centered)
     R = float(R if reference_norm is None else reference_norm)
     w = float(w if stability_weight is None else stability_weight)
-    if report is None:
-        report = grid_report(mech, int(n), epsilon, float(q), int(p), loss, delta=delta)
-    bound, floor = _bound(mech, int(n), float(q), int(p), loss, R, w, report)
+    if grid is None:
+        grid = grid_calibration(mech, int(n), epsilon, float(q), int(p), loss, delta=delta)
+    bound, floor = _bound(mech, int(n), float(q), int(p), loss, R, w, grid)
     value = max(float(f"{float(LAM_GRID[int(np.argmin(bound))]):.3g}"), floor)
-    mech_name = report.mechanism if report is not None else mech.name
-    eps = report.epsilon if report is not None else float(epsilon)
+    mech_name = grid.mechanism if grid is not None else mech.name
+    eps = grid.epsilon_requested if grid is not None else float(epsilon)
     return value, LamRule(
         value,
         AUTO,
@@ -542,16 +545,15 @@ _OVR_PHRASES = {"gd": _GD_PHRASE, "linear": "x the largest possible data gradien
 def _large_margin(template: ConstantsSource, mech: Mechanism, budget: Budget) -> float | None:
     """√p s/(n G), s the coordinate scale of the objective's noise (approximate minima: its
     inner mechanism at the whole budget)."""
-    from ..mechanisms import require_noise_report
-
-    inner = require_noise_report(getattr(mech, "inner", mech)) if mech.private else None
-    if inner is None or inner.placement != "objective":
+    inner = getattr(mech, "inner", mech)
+    if not mech.private or inner.placement != "objective":
         return None
-    consts = template.privacy_constants()
     try:
-        s = float(inner.noise_report(template, budget, consts.strong_convexity).coordinate_scale)
+        cal = inner.calibrate(template, budget)
     except PrivacyError:
         return None  # the release itself reports a calibration that cannot be made
+    consts = template.privacy_constants()
+    s = float(cal.coordinate_scale)  # a calibration without a noise law: refused by name
     return math.sqrt(consts.dimension) * s / (template.n * consts.grad_bound)
 
 
@@ -568,19 +570,74 @@ def _ssp(template: ConstantsSource, mech: Mechanism, budget: Budget,
     return bound / (template.n * template.data_norm**2 / template.p + given)
 
 
+def _calibrated(template: ConstantsSource, mech: Mechanism, budget: Budget,
+                calibration: Calibration | None) -> Calibration | None:
+    """``calibration`` (the release's), else the mechanism's on ``template``; None where none
+    can be made (the release itself reports it)."""
+    if calibration is not None:
+        return calibration
+    try:
+        return mech.calibrate(template, budget)
+    except (DPConvexError, ValueError, ArithmeticError):
+        return None
+
+
+def _gradient(template: ConstantsSource, mech: Mechanism, budget: Budget,
+              calibration: Calibration | None, worst_case: bool) -> float | None:
+    """ρ₀ (ρ with ``worst_case``) of a margin loss, by where the noise enters (module
+    docstring: ``linear``; ``gd`` before its factor for the classes)."""
+    from ..mechanisms.base import calibrated_constants
+
+    cal = _calibrated(template, mech, budget, calibration)
+    if cal is None:
+        return None
+    noise = float(cal.expected_norm)  # a calibration without a noise law: refused by name
+    frac = 1.0  # |ℓ'(0)| / L from the loss's declared constants (1: the worst case)
+    if not worst_case:
+        try:  # ℓ'(0) as the solver evaluates it; a loss that cannot say: the worst case
+            d0 = np.asarray(
+                template.loss.value_and_deriv(np.zeros(1))[1], dtype=float
+            ).ravel()[0]
+            d0 = abs(float(d0))
+            L = float(template.loss.deriv_bound)
+            frac = d0 / L if 0.0 < d0 <= L and math.isfinite(L) else 1.0
+        except (AttributeError, TypeError, ValueError, IndexError):
+            pass
+    if mech.placement == "gradient":  # G of one record's loss gradient, and the clip C
+        clip, G = float(cal.extra["clip"]), template.loss.deriv_bound * template.data_norm
+        return noise / (clip if worst_case else min(clip, frac * G))
+    consts = calibrated_constants(template, cal)
+    if mech.placement == "objective":
+        return noise / (template.n * (frac * float(consts.grad_bound)))
+    if mech.placement == "output":
+        return noise * float(consts.strong_convexity) / (frac * float(consts.grad_bound))
+    return None
+
+
+def _class_mean(template: ConstantsSource, mech: Mechanism, budget: Budget, n: int,
+                norm: bool) -> float | None:
+    """s C / n (``norm``: times √d), s the coordinate scale of the noise on the class sums
+    (module docstring: ``centroid``, ``nb``)."""
+    cal = _calibrated(template, mech, budget, None)
+    if cal is None:
+        return None
+    rho = float(cal.coordinate_scale) * template.C / n
+    return rho * math.sqrt(template.d) if norm else rho
+
+
 def noise_ratio(family: str, template: ConstantsSource, mech: Mechanism, budget: Budget, *,
                 calibration: Calibration | None = None, n: int | None = None,
-                n_classes: int = 2, worst_case: bool = False, norm: bool = False,
-                report: NoiseReport | None = None) -> float | None:
+                n_classes: int = 2, worst_case: bool = False,
+                norm: bool = False) -> float | None:
     """ρ of ``family`` (module docstring), from public quantities only; None: nothing to check.
 
     Only the template's public facts are read; ``budget`` is the release's (one binary
-    model's under one-vs-rest); ``calibration`` the release's when already computed (read,
-    not recomputed), and ``report`` its noise report at the declared modulus (``linear``,
-    ``gd``: read, not recomputed); ``n`` the public rows (``centroid``; None: no ratio);
-    ``n_classes`` C (``gd``); ``worst_case`` (linear, gd) the bound at any θ instead of at θ = 0; ``norm``
-    (``centroid``) E‖noise on a mean‖ = ρ √d instead of its sd along a direction. A private
-    mechanism that does not report its noise raises the :class:`ParameterError` naming it.
+    model's under one-vs-rest); ``calibration`` the release's when already computed (``linear``,
+    ``gd``, ``ssp``: read, not recomputed; its noise law weighed); ``n`` the public rows
+    (``centroid``; None: no ratio); ``n_classes`` C (``gd``); ``worst_case`` (linear, gd) the
+    bound at any θ instead of at θ = 0; ``norm`` (``centroid``) E‖noise on a mean‖ = ρ √d
+    instead of its sd along a direction. A private mechanism whose calibration holds no noise
+    law raises the :class:`ParameterError` naming it.
 
     Examples
     --------
@@ -596,53 +653,15 @@ def noise_ratio(family: str, template: ConstantsSource, mech: Mechanism, budget:
     >>> round(noise_ratio("gd", gd, mech, Budget(1.0, 1e-5), n_classes=4), 3)
     0.752
     """
-    if family in ("linear", "gd", "centroid", "nb"):
-        # the noise report at the declared modulus (None: not private, or no calibration can be made)
-        gradient = family in ("linear", "gd")
-        if not getattr(mech, "private", False) or (n is None and not gradient):
-            return None
-        try:
-            if report is None or not gradient:
-                report = mech.noise_report(
-                    template, budget, None, calibration=calibration if gradient else None
-                )
-        except (DPConvexError, ValueError, ArithmeticError):
-            from ..mechanisms import Mechanism
-
-            if type(mech).noise_report is Mechanism.noise_report:
-                raise  # the ParameterError naming a mechanism that does not report its noise
-            return None
-        if report is None:
-            return None
-        if not gradient:
-            rho = float(report.coordinate_scale) * template.C / n
-            return rho * math.sqrt(template.d) if norm else rho
-        # ρ₀ (ρ with worst_case) of a margin loss, by where its noise enters
-        frac = 1.0  # |ℓ'(0)| / L from the loss's declared constants (1: the worst case)
-        if not worst_case:
-            try:  # ℓ'(0) as the solver evaluates it; a loss that cannot say: the worst case
-                d0 = np.asarray(
-                    template.loss.value_and_deriv(np.zeros(1))[1], dtype=float
-                ).ravel()[0]
-                d0 = abs(float(d0))
-                L = float(template.loss.deriv_bound)
-                frac = d0 / L if 0.0 < d0 <= L and math.isfinite(L) else 1.0
-            except (AttributeError, TypeError, ValueError, IndexError):
-                pass
-        if report.placement == "gradient":
-            g0 = report.clip if worst_case else min(report.clip, frac * report.grad_bound)
-            rho = float(report.expected_norm) / g0
-        elif report.placement == "objective":
-            rho = float(report.expected_norm) / (template.n * (frac * float(report.grad_bound)))
-        elif report.placement == "output":
-            rho = (
-                float(report.expected_norm)
-                * float(report.modulus)
-                / (frac * float(report.grad_bound))
-            )
-        else:
-            return None
-        return rho if family == "linear" else rho * max(1.0, n_classes / 2.0)
+    if family in ("linear", "gd", "centroid", "nb") and not getattr(mech, "private", False):
+        return None
+    if family == "linear":
+        return _gradient(template, mech, budget, calibration, worst_case)
+    if family == "gd":
+        rho = _gradient(template, mech, budget, calibration, worst_case)
+        return None if rho is None else rho * max(1.0, n_classes / 2.0)
+    if family in ("centroid", "nb"):
+        return None if n is None else _class_mean(template, mech, budget, n, norm)
     if family == "ssp":
         return _ssp(template, mech, budget, calibration)
     if family in ("large_margin", "softmax"):
@@ -681,7 +700,8 @@ def _message(family: str, rho: float, template: ConstantsSource, mech: Mechanism
         angle = math.degrees(math.asin(1.0 / rho))
         baseline = "a constant prediction" if regression else "the majority class"
         note = REGRESSION_CHECK_NOTE if regression else PUBLIC_CHECK_NOTE
-        p = mech.noise_report(template, budget, None, calibration=calibration).dimension
+        cal = calibration if calibration is not None else mech.calibrate(template, budget)
+        p = math.prod(cal.noise_shape)  # the noise coordinates its law is on
         return (
             f"{at}: its expected norm is {rho:.2g} x the largest possible data gradient at the "
             "start (p = "
@@ -791,7 +811,6 @@ def warn_if_noise_dominates(
     n_classes: int = 2,
     epsilon: float | None = None,
     regression: bool = False,
-    report: NoiseReport | None = None,
 ) -> float | None:
     """Warn (a :class:`PrivacyWarning`, before the noise is drawn) when ρ exceeds its threshold.
 
@@ -815,7 +834,7 @@ def warn_if_noise_dominates(
     (True, [True])
     """
     rho = noise_ratio(family, template, mech, budget, calibration=calibration, n=n,
-                      n_classes=n_classes, report=report)
+                      n_classes=n_classes)
     if rho is not None and rho > THRESHOLDS[family]:
         text = _message(
             family, rho, template, mech, budget, calibration, n, n_classes, epsilon, regression
