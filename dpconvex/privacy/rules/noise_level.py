@@ -300,12 +300,13 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q:
     R, w = _weights(mech, loss, n * float(epsilon) / max(p, 1), centered)
     R = float(R if reference_norm is None else reference_norm)
     w = float(w if stability_weight is None else stability_weight)
-    consts = LinearERMTemplate.constants_for(loss, q, 1.0, p)  # μ: each Λ of the grid
-    if grid is None:
+    consts = LinearERMTemplate.constants_for(loss, q, 1.0, p)  # 1. (μ: each Λ of the grid)
+    if grid is None:  # 2.
         grid = _calibrate_grid(mech, n, consts, epsilon, delta)
-    value = _choice(*_bound(mech, n, consts, R, w, grid))
-    name, eps = (mech.name, float(epsilon)) if grid is None else (grid.mechanism,
-                                                                   grid.epsilon_requested)
+    value = _choice(*_bound(mech, n, consts, R, w, grid))  # 3. and 4.
+    # the calibration's mechanism and ε (approximate minima: its inner mechanism's share)
+    name, eps = ((mech.name, float(epsilon)) if grid is None
+                 else (grid.mechanism, grid.epsilon_requested))
     return value, LamRule(value, AUTO, (
         "lam='auto' (dpconvex.privacy.rules.noise_level.auto_lam, "
         "docs/privacy/perturbation.md#privacy-lambda-rule): the minimizer of a bias + stability "
