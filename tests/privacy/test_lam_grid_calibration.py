@@ -10,7 +10,8 @@ NumPy's ``log1p`` may differ from :func:`math.log1p` in the last bit, so the two
 calibrations agree to a few ulps (:data:`ULPS`; at most 2 observed on x86-64, NumPy 2.4)
 and the rule's choice, an argmin over grid points whose bounds differ far more than that,
 must be the same Λ exactly, on a sweep of the public inputs (n, p, ε, δ, q, loss,
-mechanism).
+mechanism). At a Λ of the grid, the rule's calibration is the release's on a template with
+that Λ: the rule weighs the noise a fit at that Λ adds.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import pytest
 
 from dpconvex.errors import ParameterError, PrivacyError
 from dpconvex.objectives import HuberHinge, Logistic, SmoothHinge
+from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms import calibrate_objective_perturbation, get_mechanism
 from dpconvex.privacy.mechanisms.base import (
     Calibration,
@@ -38,6 +40,7 @@ from dpconvex.privacy.mechanisms.gaussian_linear import (
 from dpconvex.privacy.noise import Gaussian, Laplace, NormGamma
 from dpconvex.privacy.rules.noise_level import LAM_GRID, auto_lam, grid_calibration
 from dpconvex.templates import PrivacyConstants
+from dpconvex.templates.linear_erm import LinearERMTemplate
 
 #: Largest difference, in units in the last place, allowed between an entry of the grid
 #: calibration and the scalar calibration at the same Λ (last-bit differences of log1p,
@@ -216,6 +219,34 @@ def test_rule_chooses_the_same_lam_on_a_broad_sweep():
         assert [len({c[k] for c in cases if c[0] == mech}) for k in (1, 2, 3, 4)] == [5, 4, 7, 4]
         assert len({type(c[5]).__name__ + repr(c[5].params()) for c in cases if c[0] == mech}) == 4
     assert _check_same_choice(cases) == len(cases) == 408
+
+
+@pytest.mark.parametrize(("mech_name", "fields"), [
+    ("objective", ("expected_norm", "expected_sq_norm", "modulus_eff", "modulus_floor")),
+    ("output", ("expected_norm", "expected_sq_norm", "modulus_eff")),
+    ("gaussian_output", ("expected_norm", "expected_sq_norm", "modulus_eff")),
+    ("gaussian_objective", ("slack", "modulus_eff", "modulus_floor")),
+])
+def test_the_rule_weighs_the_noise_a_fit_at_that_lam_adds(mech_name, fields):
+    """At a Λ of the grid, the rule's calibration (:func:`grid_calibration`) is the release's on
+    a linear ERM template with that Λ (zero rows: the calibration reads n, q, p and the loss's
+    constants only): the rule reads the template's declared constants, not constants of its own.
+    Each field the rule weighs, within :data:`ULPS`; for ``gaussian_objective`` the parts set by
+    the constants (the slack, μ + Δ, the floor), since its σ on the grid is interpolated between
+    exact values (docs/privacy/gaussian_linear.md#privacy-gaussian-lambda-rule)."""
+    n, p, q, eps = 300, 4, 1.3, 0.7
+    budget = Budget(eps, 1e-5 if mech_name.startswith("gaussian") else 0.0)
+    mech = get_mechanism(mech_name)
+    every = np.arange(0, LAM_GRID.size, 100)
+    for loss in LOSSES:
+        grid = grid_calibration(mech, n, eps, q, p, loss, delta=budget.delta)
+        ones = [mech.calibrate(LinearERMTemplate(loss, float(LAM_GRID[i]), q,
+                                                 np.zeros((n, p)), np.ones(n)), budget)
+                for i in every]
+        for field in fields:
+            on_grid = np.broadcast_to(getattr(grid, field), LAM_GRID.shape)[every]
+            _assert_close_in_ulps([float(getattr(one, field)) for one in ones], on_grid,
+                                  f"{mech_name} {field} for {loss!r}", at=every)
 
 
 def test_grid_calibration_calibrates_the_grid_in_one_call(monkeypatch):

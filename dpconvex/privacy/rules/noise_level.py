@@ -1,18 +1,28 @@
 """Public rules that weigh a mechanism's noise against the problem, before any data are read.
 
 Both read the noise law of the mechanism's :class:`~dpconvex.privacy.mechanisms.Calibration`
-and public quantities only (n, p or d, C, ε, δ, q, the declared constants), never a value of X or y.
+and public quantities only (n, p or d, C, ε, δ, q, the declared constants), never a value of X
+or y.
 
-**Λ** (``lam="auto"`` of the linear learners). :func:`auto_lam` picks Λ as the minimizer
-over :data:`LAM_GRID` of a public bound on the excess regularized risk (derived in
-docs/privacy/perturbation.md#privacy-lambda-rule), with G = L q and the calibration on the grid:
+**Λ** (``lam="auto"`` of the linear learners; docs/privacy/perturbation.md#privacy-lambda-rule).
+:func:`resolve_lam` computes, from public quantities only:
 
-    bound(Λ) = μ_eff R²/2 + w G²/(n μ_eff) + noise(Λ) objective placement:  noise = E‖b‖² / (2 n² μ_eff)
-    output placement:     noise = (Λ + c q²/p) E‖b‖² / 2 no noise (baseline):  noise = 0
+1. linear ERM's constants G = L q, c_u = c q², p (``LinearERMTemplate.constants_for``);
+2. the mechanism's calibration on :data:`LAM_GRID` (``Mechanism.calibrate_grid``): E‖b‖²
+   and μ_eff = Λ + Δ(Λ) at every Λ of the grid (:func:`grid_calibration`);
+3. the bound at each Λ::
+
+       bound(Λ) = μ_eff R²/2 + w G²/(n μ_eff) + noise(Λ)
+       objective placement:  noise = E‖b‖² / (2 n² μ_eff)
+       output placement:     noise = (Λ + c q²/p) E‖b‖² / 2
+       no noise (baseline):  noise = 0
+
+4. the choice: the grid's minimizer to 3 significant digits, on the objective never below
+   the calibration's ``modulus_floor``.
 
 R (:data:`REFERENCE_NORMS`) and w (:data:`STABILITY_WEIGHTS`) are fixed per placement of the
-noise; on the objective the result is never below the calibration's ``modulus_floor``.
-:func:`resolve_smoothing` chooses a stated loss's smoothing width with Λ.
+noise (:func:`reference_norm_for`, :func:`stability_weight_for`). :func:`resolve_smoothing`
+chooses a stated loss's smoothing width with Λ.
 
 **The noise warning** (:func:`warn_if_noise_dominates`, raised before the noise is drawn).
 Every learner compares the expected noise in what it releases with the largest signal the
@@ -27,9 +37,10 @@ The families, their ρ (E‖b‖ = p/β for norm-Gamma noise, √p σ for Gaussi
 * ``ssp``: s_A √(p log(2p²/0.05)) / (n q̃²/p + λ_given);
 * ``large_margin``, ``softmax``: √p s / (n G), s the objective noise's coordinate scale.
 
-``worst_case=True`` (linear, gd) compares with the data part's bound at any θ instead of at θ = 0. Derivations
-and the measurements behind the thresholds: docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear,
-privacy-noise-warning-gd-centroids, privacy-large-margin-defaults, privacy-noise-warning-ssp.
+``worst_case=True`` (linear, gd) compares with the data part's bound at any θ instead of at
+θ = 0. Derivations and the measurements behind the thresholds:
+docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear, privacy-noise-warning-gd-centroids,
+privacy-large-margin-defaults, privacy-noise-warning-ssp.
 """
 
 from __future__ import annotations
@@ -43,13 +54,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...errors import DPConvexError, ParameterError, PrivacyError, PrivacyWarning, user_stacklevel
+from ...templates.linear_erm import LinearERMTemplate
 from ..budget import Budget
 from ..certificate import LamRule
+from ..mechanisms.base import PublicProblem, calibrated_constants
 
 if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
 
     from ...objectives.losses import Loss
+    from ...templates.base import PrivacyConstants
     from ..mechanisms.base import Calibration, ConstantsSource, Mechanism
 
 __all__ = [
@@ -121,23 +135,6 @@ LABEL_CENTER_SHARE = 0.1
 STABILITY_WEIGHTS = {"objective": 1.0 / 16.0, "output": 1.0}
 
 
-def _rule_constants(mechanism: str | Mechanism, loss: str | Loss | None, records: float | None,
-                    centered: bool = False) -> tuple[Mechanism, Loss | None, float, float]:
-    """(mechanism, loss, R, w) of the rule for a mechanism and a loss (names or objects; loss
-    None: a margin loss) and r = n·ε/p (:func:`reference_norm_for`, :func:`stability_weight_for`);
-    ``centered``: the labels mapped around a released centre (a regression loss's lower floor)."""
-    mechanism, loss = _named(mechanism, loss)
-    placement = getattr(mechanism, "placement", None)
-    key = "output" if placement == "output" else "objective"
-    w = STABILITY_WEIGHTS[key]
-    if key == "output" or loss is None or getattr(loss, "kind", "margin") != "regression":
-        return mechanism, loss, REFERENCE_NORMS[key], w
-    r = 0.0 if records is None or math.isnan(float(records)) else float(records)
-    low = REFERENCE_NORMS["centered regression" if centered else "regression"]
-    high = REFERENCE_NORMS["objective"]
-    return mechanism, loss, float(min(high, max(low, r / REGRESSION_RECORDS))), w
-
-
 def _named(mechanism: str | Mechanism, loss: str | Loss | None) -> tuple[Mechanism, Loss | None]:
     """The mechanism and the loss of the rule, each given as an object or a registered name."""
     if isinstance(mechanism, str):
@@ -149,6 +146,20 @@ def _named(mechanism: str | Mechanism, loss: str | Loss | None) -> tuple[Mechani
 
         loss = get_loss(loss)
     return mechanism, loss
+
+
+def _weights(mech: Mechanism, loss: Loss | None, records: float | None,
+             centered: bool = False) -> tuple[float, float]:
+    """(R, w) of the rule for the placement of ``mech``'s noise and ``loss`` (None: a margin
+    loss), r = ``records`` = n·ε/p (:func:`reference_norm_for`, :func:`stability_weight_for`);
+    ``centered``: the labels mapped around a released centre (a regression loss's lower floor)."""
+    key = "output" if mech.placement == "output" else "objective"
+    if key == "output" or getattr(loss, "kind", "margin") != "regression":
+        return REFERENCE_NORMS[key], STABILITY_WEIGHTS[key]
+    r = 0.0 if records is None or math.isnan(float(records)) else float(records)
+    low = REFERENCE_NORMS["centered regression" if centered else "regression"]
+    R = min(REFERENCE_NORMS["objective"], max(low, r / REGRESSION_RECORDS))
+    return float(R), STABILITY_WEIGHTS[key]
 
 
 def label_center_share(n: int, p: int, epsilon: float) -> float:
@@ -178,7 +189,7 @@ def stability_weight_for(mechanism: str | Mechanism) -> float:
     >>> stability_weight_for("objective"), stability_weight_for("output")
     (0.0625, 1.0)
     """
-    return _rule_constants(mechanism, None, None)[3]
+    return _weights(_named(mechanism, None)[0], None, None)[1]
 
 
 def reference_norm_for(mechanism: str | Mechanism, loss: str | Loss | None = None,
@@ -200,7 +211,7 @@ def reference_norm_for(mechanism: str | Mechanism, loss: str | Loss | None = Non
     >>> reference_norm_for("objective", huber, 20.0, centered=True)
     0.5
     """
-    return _rule_constants(mechanism, loss, records, centered)[2]
+    return _weights(*_named(mechanism, loss), records, centered)[0]
 
 
 #: Log-spaced candidates searched for the minimum of the bound (public, fixed).
@@ -208,14 +219,131 @@ LAM_GRID = np.logspace(-9, 3, 1201)
 LAM_GRID.flags.writeable = False
 
 
+def _calibrate_grid(mech: Mechanism, n: int, consts: PrivacyConstants, epsilon: float,
+                    delta: float) -> Calibration | None:
+    """Step 2 of the rule: ``mech``'s calibration on :data:`LAM_GRID` of linear ERM's public
+    problem (n, ``consts``; k = 2 gradient differences); None where there is no noise to weigh
+    (the non-private baseline, ε = ∞, or a calibration that cannot be made: the release
+    reports it). A placement other than the objective or the output is refused."""
+    if not mech.private or not math.isfinite(float(epsilon)):
+        return None
+    if mech.placement is not None and mech.placement not in ("objective", "output"):
+        raise ParameterError(
+            f"auto_lam: lam='auto' weighs noise on the objective or the output; mechanism "
+            f"{mech.name!r} places its noise on the {mech.placement} "
+            "(no Λ to choose): pass a numeric lam.")
+    problem = PublicProblem(n=n, constants=consts, gradient_difference_rank=2,
+                            name="linear ERM (public shape)")
+    try:  # a mechanism without a calibration on a grid raises the ParameterError naming it
+        return mech.calibrate_grid(problem, Budget(float(epsilon), float(delta)), LAM_GRID)
+    except PrivacyError:  # e.g. objective perturbation with an unbounded curvature
+        return None
+
+
+def _bound(mech: Mechanism, n: int, consts: PrivacyConstants, R: float, w: float,
+           grid: Calibration | None) -> tuple[np.ndarray, float]:
+    """Step 3 of the rule: the bound of the module docstring at each Λ of :data:`LAM_GRID`,
+    from linear ERM's constants (G, c_u = c q², p) and the calibration on the grid (None: no
+    noise); and the floor of Λ (the calibration's ``modulus_floor`` on the objective, else 0)."""
+    G, c_u, p = consts.grad_bound, consts.hessian_term_bound, consts.dimension
+    lam, floor = LAM_GRID, 0.0
+    if grid is None:
+        mu_eff, noise = lam, np.zeros_like(lam)  # no noise (or a refusal follows in release)
+    elif mech.placement == "output":
+        mu_eff = lam
+        if math.isfinite(c_u):
+            noise = (lam + c_u / p) * grid.expected_sq_norm / 2.0
+        else:  # Lipschitz form for a loss without a curvature bound
+            noise = lam * grid.expected_sq_norm / 2.0 + G * grid.expected_norm / math.sqrt(p)
+    else:  # on the objective (_calibrate_grid refuses any other placement it names)
+        mu_eff, floor = grid.modulus_eff, grid.modulus_floor
+        noise = grid.expected_sq_norm / (2.0 * n * n * mu_eff)
+    return mu_eff * R * R / 2.0 + w * G * G / (n * mu_eff) + noise, floor
+
+
+def _choice(bound: np.ndarray, floor: float) -> float:
+    """Step 4 of the rule: the Λ of the grid minimizing ``bound``, to 3 significant digits,
+    never below ``floor``."""
+    return max(float(f"{float(LAM_GRID[int(np.argmin(bound))]):.3g}"), floor)
+
+
+def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
+                loss: str | Loss, *, delta: float = 0.0, reference_norm: float | None = None,
+                stability_weight: float | None = None, grid: Calibration | None = None,
+                centered: bool = False) -> tuple[float, LamRule]:
+    """(Λ, the certificate's Λ rule): ``lam`` itself, or for ``lam="auto"`` the rule of the
+    module docstring, in its four steps.
+
+    ``mechanism`` (or its name) places its noise on the objective or the output and
+    calibrates on a grid of moduli (else a :class:`ParameterError`), or is the non-private
+    baseline; n, ε, δ, q (the row-norm bound) and p count the intercept column; ``loss``
+    declares ``deriv_bound`` and ``curvature``. R and w default to :func:`reference_norm_for`
+    and :func:`stability_weight_for` (``reference_norm``, ``stability_weight`` replace them);
+    ``centered``: a regression loss on labels mapped around a released centre, whose R has
+    the lower floor ``REFERENCE_NORMS["centered regression"]``. ``grid``: the calibration on
+    :data:`LAM_GRID` to weigh (None: the mechanism's, :func:`grid_calibration`).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.noise_level import resolve_lam
+    >>> resolve_lam(0.1, "objective", 1000, 1.0, 1.0, 5, "logistic")[0]
+    0.1
+    >>> lam, rule = resolve_lam("auto", "objective", 1000, 1.0, 1.0, 5, "logistic")
+    >>> lam > 0, rule.rule, rule.lam == lam
+    (True, 'auto', True)
+    """
+    if not (isinstance(lam, str) and lam == AUTO):
+        value = float(lam)
+        return value, LamRule(value)
+    mech, loss = _named(mechanism, loss)
+    n, q, p = int(n), float(q), int(p)
+    R, w = _weights(mech, loss, n * float(epsilon) / max(p, 1), centered)
+    R = float(R if reference_norm is None else reference_norm)
+    w = float(w if stability_weight is None else stability_weight)
+    consts = LinearERMTemplate.constants_for(loss, q, 1.0, p)  # 1. (μ: each Λ of the grid)
+    if grid is None:  # 2.
+        grid = _calibrate_grid(mech, n, consts, epsilon, delta)
+    value = _choice(*_bound(mech, n, consts, R, w, grid))  # 3. and 4.
+    # the calibration's mechanism and ε (approximate minima: its inner mechanism's share)
+    name, eps = ((mech.name, float(epsilon)) if grid is None
+                 else (grid.mechanism, grid.epsilon_requested))
+    return value, LamRule(value, AUTO, (
+        "lam='auto' (dpconvex.privacy.rules.noise_level.auto_lam, "
+        "docs/privacy/perturbation.md#privacy-lambda-rule): the minimizer of a bias + stability "
+        f"+ noise bound from public quantities only: mechanism {name}, n = {n}, epsilon = "
+        f"{eps:g}, delta = {float(delta):g}, q = {q:.6g}, p = {p}, |l'| <= {loss.deriv_bound:g}, "
+        f"l'' <= {loss.curvature:g}, reference norm R = {R:g}, stability weight w = {w:g}; no "
+        "data value is read"))
+
+
+def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
+             loss: str | Loss, *, reference_norm: float | None = None,
+             stability_weight: float | None = None, delta: float = 0.0,
+             grid: Calibration | None = None) -> float:
+    """Λ from public quantities only: :func:`resolve_lam`'s value for ``lam="auto"`` (its
+    arguments). Returns Λ > 0 to 3 significant digits, never below the grid's modulus floor.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.noise_level import auto_lam
+    >>> lam = auto_lam("objective", n=1000, epsilon=1.0, q=1.0, p=5, loss="logistic")
+    >>> lam > 0
+    True
+    >>> auto_lam("objective", 10000, 1.0, 1.0, 5, "logistic") <= lam  # more rows: smaller Λ
+    True
+    """
+    return resolve_lam(AUTO, mechanism, n, epsilon, q, p, loss, delta=delta, grid=grid,
+                       reference_norm=reference_norm, stability_weight=stability_weight)[0]
+
+
 def grid_calibration(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
                      loss: str | Loss, *, delta: float = 0.0) -> Calibration | None:
     """The mechanism's :class:`~dpconvex.privacy.mechanisms.Calibration` on :data:`LAM_GRID`
-    (:meth:`~dpconvex.privacy.mechanisms.Mechanism.calibrate_grid`), of the public problem of a
-    linear fit before its template exists.
+    (:meth:`~dpconvex.privacy.mechanisms.Mechanism.calibrate_grid`) for linear ERM with
+    ``loss`` on rows of norm at most q in p dimensions: step 2 of the rule.
 
-    Computed once per rule application; None when there is no noise to weigh (the non-private baseline, ε = ∞,
-    or a calibration that cannot be made: the release reports it).
+    None when there is no noise to weigh (the non-private baseline, ε = ∞, or a calibration
+    that cannot be made: the release reports it).
 
     Raises
     ------
@@ -230,29 +358,9 @@ def grid_calibration(mechanism: str | Mechanism, n: int, epsilon: float, q: floa
     >>> cal.mechanism, cal.expected_norm.shape == LAM_GRID.shape
     ('objective', True)
     """
-    from ...templates.base import PrivacyConstants
-    from ..mechanisms import PublicProblem
-
     mech, loss = _named(mechanism, loss)
-    if not getattr(mech, "private", False) or not math.isfinite(float(epsilon)):
-        return None
-    if mech.placement is not None and mech.placement not in ("objective", "output"):
-        raise ParameterError(
-            f"auto_lam: lam='auto' weighs noise on the objective or the output; mechanism "
-            f"{mech.name!r} places its noise on the {mech.placement} "
-            "(no Λ to choose): pass a numeric lam.")
-    # the public problem of a linear fit before its template exists (Λ left at 1)
-    q = float(q)
-    c_u = float(loss.curvature) * q * q
-    consts = PrivacyConstants(grad_bound=loss.deriv_bound * q, hessian_rank=1,
-                              hessian_term_bound=c_u, strong_convexity=1.0, dimension=int(p),
-                              hessian_trace_bound=c_u)
-    problem = PublicProblem(n=int(n), constants=consts, gradient_difference_rank=2,
-                            name="linear ERM (public shape)")
-    try:  # a mechanism without a calibration on a grid raises the ParameterError naming it
-        return mech.calibrate_grid(problem, Budget(float(epsilon), float(delta)), LAM_GRID)
-    except PrivacyError:  # e.g. objective perturbation with an unbounded curvature
-        return None
+    consts = LinearERMTemplate.constants_for(loss, float(q), 1.0, int(p))
+    return _calibrate_grid(mech, int(n), consts, epsilon, delta)
 
 
 def delta_floor(n: int, epsilon: float, q: float, loss: str | Loss) -> float:
@@ -268,54 +376,6 @@ def delta_floor(n: int, epsilon: float, q: float, loss: str | Loss) -> float:
     """
     grid = grid_calibration("objective", n, epsilon, q, 1, loss)
     return 0.0 if grid is None else float(grid.modulus_floor)
-
-
-def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
-             loss: str | Loss, *, reference_norm: float | None = None,
-             stability_weight: float | None = None, delta: float = 0.0,
-             grid: Calibration | None = None) -> float:
-    """Λ from public quantities only: the minimizer of the bound of the module docstring.
-
-    ``mechanism`` (or its name) places its noise on the objective or the output and
-    calibrates on a grid of moduli (else a :class:`ParameterError`), or is the non-private
-    baseline; n, ε, q (the row-norm bound) and p count the intercept column; ``loss`` declares
-    ``deriv_bound`` and ``curvature``; R and w default to :func:`reference_norm_for`,
-    :func:`stability_weight_for`; ``grid`` is :func:`grid_calibration`'s (None computes it).
-    Returns Λ > 0 to 3 significant digits, never below the grid's modulus floor.
-
-    Examples
-    --------
-    >>> from dpconvex.privacy.rules.noise_level import auto_lam
-    >>> lam = auto_lam("objective", n=1000, epsilon=1.0, q=1.0, p=5, loss="logistic")
-    >>> lam > 0
-    True
-    >>> auto_lam("objective", 10000, 1.0, 1.0, 5, "logistic") <= lam   # more rows: less regularization
-    True
-    """
-    return resolve_lam(AUTO, mechanism, n, epsilon, q, p, loss, delta=delta, grid=grid,
-                       reference_norm=reference_norm, stability_weight=stability_weight)[0]
-
-
-def _bound(mech: Mechanism, n: int, q: float, p: int, loss: Loss, R: float, w: float,
-           grid: Calibration | None) -> tuple[np.ndarray, float]:
-    """The bound of the module docstring on :data:`LAM_GRID`, and the floor of Λ (the
-    smallest Λ at which objective perturbation adds no Δ; 0 elsewhere), from the
-    calibration on the grid (None: no noise)."""
-    G = loss.deriv_bound * q
-    c_u = float(loss.curvature) * q * q
-    lam, floor = LAM_GRID, 0.0
-    if grid is None:
-        mu_eff, noise = lam, np.zeros_like(lam)  # no noise (or a refusal follows in release)
-    elif mech.placement == "output":
-        mu_eff, sq_norm = lam, grid.expected_sq_norm
-        curv = c_u / p if math.isfinite(c_u) else 0.0
-        noise = (lam + curv) * sq_norm / 2.0
-        if not math.isfinite(c_u):  # Lipschitz form for a loss without a curvature bound
-            noise = lam * sq_norm / 2.0 + G * grid.expected_norm / math.sqrt(p)
-    else:  # on the objective (grid_calibration refuses any other placement it names)
-        mu_eff, floor = grid.modulus_eff, grid.modulus_floor
-        noise = grid.expected_sq_norm / (2.0 * n * n * mu_eff)
-    return mu_eff * R * R / 2.0 + w * G * G / (n * mu_eff) + noise, floor
 
 
 #: Half-widths h searched by :func:`resolve_smoothing`, in units of the loss's scale (a
@@ -347,8 +407,8 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
     :data:`REGRESSION_SMOOTHING_MAX` times it; for a margin loss, :data:`MARGIN_SMOOTHING_MIN`
     and those above it): a small h keeps the loss close to the stated one but raises
     its curvature (the Jacobian slack and Δ of objective perturbation), a large h the reverse
-    (docs/privacy/user_objectives.md#privacy-smoothing). Any other loss is returned as it is, with no note.
-    ``centered``: as for :func:`resolve_lam`.
+    (docs/privacy/user_objectives.md#privacy-smoothing). Any other loss is returned as it is,
+    with no note. ``centered``: as for :func:`resolve_lam`.
 
     Examples
     --------
@@ -362,8 +422,9 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
     """
     if not getattr(loss, "smoothing_unresolved", False):
         return loss, None
-    mech, _, R, w = _rule_constants(mechanism, loss, float(n) * float(epsilon) / max(int(p), 1),
-                                    centered)
+    mech = _named(mechanism, None)[0]
+    n, q, p = int(n), float(q), int(p)
+    R, w = _weights(mech, loss, n * float(epsilon) / max(p, 1), centered)
     lo_hi = loss.label_range
     scale = 1.0 if lo_hi is None else float(lo_hi[1]) - float(lo_hi[0])
     given = not (isinstance(lam, str) and lam == AUTO)
@@ -378,8 +439,9 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
     for h in grid:
         h = float(f"{h:.3g}")
         candidate = constants_at(h)
-        cal = grid_calibration(mech, int(n), epsilon, float(q), int(p), candidate, delta=delta)
-        bound, floor = _bound(mech, int(n), float(q), int(p), candidate, R, w, cal)
+        consts = LinearERMTemplate.constants_for(candidate, q, 1.0, p)
+        cal = _calibrate_grid(mech, n, consts, epsilon, delta)
+        bound, floor = _bound(mech, n, consts, R, w, cal)
         if given:
             value = float(np.interp(np.log(float(lam)), np.log(LAM_GRID), bound))
         else:
@@ -420,75 +482,23 @@ def form_bounds(lam: Any, forms: list[tuple[str | Mechanism, float]], n: int, ep
     >>> pure < gaussian   # few coordinates: the norm-Gamma noise is the smaller
     True
     """
+    n, q, p = int(n), float(q), int(p)
     bounds = []
     for mechanism, delta in forms:
-        smoothed = resolve_smoothing(loss, lam, mechanism, n, epsilon, q, p, delta=delta,
+        mech = _named(mechanism, None)[0]
+        smoothed = resolve_smoothing(loss, lam, mech, n, epsilon, q, p, delta=delta,
                                      centered=centered)[0]
-        mech, smoothed, R, w = _rule_constants(
-            mechanism, smoothed, float(n) * float(epsilon) / p, centered
-        )
-        # the grid's calibration once, for the rule's Λ and for its bound there
-        grid = grid_calibration(mech, int(n), epsilon, float(q), int(p), smoothed, delta=delta)
-        value = resolve_lam(lam, mech, n, epsilon, q, p, smoothed, delta=delta, grid=grid,
-                            centered=centered)[0]
-        bound, _ = _bound(mech, int(n), float(q), int(p), smoothed, R, w, grid)
+        R, w = _weights(mech, smoothed, n * float(epsilon) / max(p, 1), centered)
+        # the rule's four steps once, for its Λ and for its bound there
+        consts = LinearERMTemplate.constants_for(smoothed, q, 1.0, p)
+        grid = _calibrate_grid(mech, n, consts, epsilon, delta)
+        bound, floor = _bound(mech, n, consts, R, w, grid)
+        value = _choice(bound, floor) if isinstance(lam, str) and lam == AUTO else float(lam)
         gap = getattr(getattr(smoothed, "smoothed_kinks", None), "gap", 0.0)
-        uncalibrated = (
-            grid is None and getattr(mech, "private", False) and math.isfinite(epsilon)
-        )
+        uncalibrated = grid is None and mech.private and math.isfinite(epsilon)
         bounds.append(math.inf if uncalibrated else
                       float(np.interp(np.log(value), np.log(LAM_GRID), bound)) + gap)
     return bounds
-
-
-def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
-                loss: str | Loss, *, delta: float = 0.0, reference_norm: float | None = None,
-                stability_weight: float | None = None, grid: Calibration | None = None,
-                centered: bool = False) -> tuple[float, LamRule]:
-    """(Λ, the certificate's Λ rule): ``lam`` itself, or for ``lam="auto"`` the rule of
-    :func:`auto_lam` (its arguments ``reference_norm``, ``stability_weight`` and ``grid``);
-    ``centered``: a regression loss on labels mapped around a released centre, whose R has the
-    lower floor ``REFERENCE_NORMS["centered regression"]``.
-
-    The mechanism is calibrated on the grid once (:func:`grid_calibration`) for both the rule
-    and the note.
-
-    Examples
-    --------
-    >>> from dpconvex.privacy.rules.noise_level import resolve_lam
-    >>> resolve_lam(0.1, "objective", 1000, 1.0, 1.0, 5, "logistic")[0]
-    0.1
-    >>> lam, rule = resolve_lam("auto", "objective", 1000, 1.0, 1.0, 5, "logistic")
-    >>> lam > 0, rule.rule, rule.lam == lam
-    (True, 'auto', True)
-    """
-    if not (isinstance(lam, str) and lam == AUTO):
-        value = float(lam)
-        return value, LamRule(value)
-    mech, loss, R, w = _rule_constants(mechanism, loss, float(n) * float(epsilon) / max(int(p), 1),
-                                       centered)
-    R = float(R if reference_norm is None else reference_norm)
-    w = float(w if stability_weight is None else stability_weight)
-    if grid is None:
-        grid = grid_calibration(mech, int(n), epsilon, float(q), int(p), loss, delta=delta)
-    bound, floor = _bound(mech, int(n), float(q), int(p), loss, R, w, grid)
-    value = max(float(f"{float(LAM_GRID[int(np.argmin(bound))]):.3g}"), floor)
-    mech_name = grid.mechanism if grid is not None else mech.name
-    eps = grid.epsilon_requested if grid is not None else float(epsilon)
-    return value, LamRule(
-        value,
-        AUTO,
-        (
-            f"lam='auto' (dpconvex.privacy.rules.noise_level.auto_lam, "
-            "docs/privacy/perturbation.md#privacy-lambda-rule): the minimizer of a bias + "
-            "stability + noise "
-            f"bound from public quantities only: mechanism {mech_name}, n = {int(n)}, epsilon = "
-            f"{eps:g}, delta = "
-            f"{float(delta):g}, q = {q:.6g}, p = {int(p)}, |l'| <= {loss.deriv_bound:g}, l'' <= "
-            f"{loss.curvature:g}, reference norm R = {R:g}, stability weight w = {w:g}; no data "
-            "value is read"
-        ),
-    )
 
 
 # ----------------------------------------------------------------- the noise warning
@@ -559,13 +569,15 @@ def _large_margin(template: ConstantsSource, mech: Mechanism, budget: Budget) ->
 
 def _ssp(template: ConstantsSource, mech: Mechanism, budget: Budget,
          calibration: Calibration | None) -> float | None:
-    """R / (n q̃²/p + λ_given), R the bound on the noise's spectral norm (``noise_norm_bound``)."""
+    """R / (n q̃²/p + λ_given), R the bound on the noise's spectral norm
+    (``noise_norm_bound``)."""
     from ..mechanisms.ssp import noise_norm_bound
 
     if not getattr(mech, "private", False) or "sufficient_statistics" not in mech.needs:
         return None
     cal = calibration if calibration is not None else mech.calibrate(template, budget)
-    bound = noise_norm_bound(float(mech.scales(cal)["gram"]), template.p)  # type: ignore[attr-defined]
+    scale = float(mech.scales(cal)["gram"])  # type: ignore[attr-defined]
+    bound = noise_norm_bound(scale, template.p)
     given = 0.0 if template.ridge is None else float(template.ridge)
     return bound / (template.n * template.data_norm**2 / template.p + given)
 
@@ -586,8 +598,6 @@ def _gradient(template: ConstantsSource, mech: Mechanism, budget: Budget,
               calibration: Calibration | None, worst_case: bool) -> float | None:
     """ρ₀ (ρ with ``worst_case``) of a margin loss, by where the noise enters (module
     docstring: ``linear``; ``gd`` before its factor for the classes)."""
-    from ..mechanisms.base import calibrated_constants
-
     cal = _calibrated(template, mech, budget, calibration)
     if cal is None:
         return None
