@@ -103,8 +103,8 @@ from ..privacy.rules.front_door import (
     SELECTION_SHARE,
     RegressionChoice,
     choose_front_door_learner,
-    choose_regression_learner,
     mean_epsilon,
+    regression_rule,
     safeguard_applies,
     safeguard_sizes,
     selection_handicap,
@@ -1227,8 +1227,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         if self.schema is not None:  # the fit's plan: the encoded rows, the schema's ranges
             return self._on_rows().plan(n, n_classes, len(self.schema.feature_names))
-        choice = choose_regression_learner(n, n_features, float(self.epsilon),
-                                           float(self.delta or 0.0), self.safeguard)
+        choice = regression_rule(n, n_features, float(self.epsilon), float(self.delta or 0.0),
+                                 self.safeguard)
         owner = type(self).__name__
         if choice.learner == PRIVATE_MEAN:
             return FitPlan(
@@ -1291,9 +1291,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         owner, epsilon = type(self).__name__, float(self.epsilon)
         names = feature_names_of(X, f"{owner}.fit")
         n, _, n_features = self.public_shape(X, y)
-        choice = choose_regression_learner(
-            n, n_features, epsilon, float(self.delta or 0.0), self.safeguard
-        )
+        choice = regression_rule(n, n_features, epsilon, float(self.delta or 0.0), self.safeguard)
         noise = self._fit_noise(context)  # random_state, or a meta-estimator's
         if choice.learner == PRIVATE_MEAN:
             certificate = self._fit_mean(X, y, n, n_features, choice, noise)
@@ -1304,9 +1302,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         self.certificate_ = certificate
         self.n_features_in_ = n_features
         if self.learner_ == PRIVATE_MEAN and choice.learner != PRIVATE_MEAN:
-            by_delta = choose_regression_learner(
-                n, n_features, epsilon, 1.0 / n**2, self.safeguard
-            )
+            by_delta = regression_rule(n, n_features, epsilon, 1.0 / n**2, self.safeguard)
             warn_constant_released(
                 owner,
                 "the private mean of the labels",
@@ -1632,8 +1628,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         else:
             shape = self._checked_shape(X, y)
             n_rows, d = shape["n"], shape["n_features"]
-        choice = choose_regression_learner(n_rows, d, float(self.epsilon),
-                                           float(self.delta or 0.0), self.safeguard)
+        choice = regression_rule(n_rows, d, float(self.epsilon), float(self.delta or 0.0),
+                                 self.safeguard)
         seeded = self.random_state is not None
         if choice.learner == PRIVATE_MEAN:
             certificate = mean_release(0.0, n_rows, float(self.epsilon), seeded=seeded).certificate
