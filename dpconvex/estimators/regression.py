@@ -61,6 +61,7 @@ from ..errors import (
     DPConvexError,
     ParameterError,
     PrivacyWarning,
+    diagnostics_open,
     record_diagnostic,
     user_stacklevel,
 )
@@ -467,8 +468,6 @@ class LabelRangeMixin(RegressionScoreMixin):
         if self.label_range is None:  # a fact of the call: the text reads no label
             self._warn_unit_range(caller)
         unit = np.clip(values, lo, hi)  # the one n-vector a fit adds (no temporaries beside it)
-        from ..errors import diagnostics_open
-
         # NOT PRIVATE: the labels the clip moved, for an open collector
         if note and diagnostics_open():
             record_diagnostic(
