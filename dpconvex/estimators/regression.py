@@ -757,9 +757,11 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         The rows a meta-estimator leaves out (``context.excluded``) keep the centre of
         ``label_range``: the mean would read them.
         """
+        if context.excluded is not None:  # the centre would read the rows left out
+            return super()._fit_with(X, y, context)
         self._validate_params()
         n, _, n_features = self.public_shape(X, y)
-        if context.excluded is not None or not self._center_share(n, n_features):
+        if not self._center_share(n, n_features):
             return super()._fit_with(X, y, context)
         owner = type(self).__name__
         names = feature_names_of(X, f"{owner}.fit")
