@@ -1089,7 +1089,15 @@ SELECTION_UTILITY = (
 
 class SafeguardParts(NamedTuple):
     """The regressor's safeguard on n rows: its part sizes, its shares of ε and the plan's and
-    certificate's line stating them (public: n and the parameters only)."""
+    certificate's line stating them (public: n and the parameters only).
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateRegressor
+    >>> parts = PrivateRegressor(epsilon=1.0)._parts(10_000, "Demo.fit")
+    >>> parts.n_fit, parts.n_val, parts.eps_mean, round(parts.rest, 2)
+    (8000, 2000, 0.15, 0.85)
+    """
 
     #: Rows of the fitting part and of the validation part (n_fit + n_val = n).
     n_fit: int
