@@ -45,8 +45,7 @@ from test_release_hygiene import (
 )
 
 import dpconvex as dp
-from dpconvex.estimators import base, front_door
-from dpconvex.estimators.regression import RegressionScoreMixin
+from dpconvex.estimators import base, front_door, regression
 from dpconvex.estimators.selection.grid import SelectedEstimator
 from dpconvex.estimators.sweep import EpsilonSweep
 from dpconvex.privacy import bounds
@@ -414,7 +413,7 @@ def _leaky(target: Any, name: str, channel: str, argument: int, hits: list[int])
 #: records) — a function that every call of the path runs on the labels or values.
 LABELS = (base, "check_labels", 0)  # a classifier's labels
 FRONT_DOOR_LABELS = (front_door, "check_labels", 0)  # checked once, by the front door
-RAW_LABELS = (RegressionScoreMixin, "_raw_labels", 1)  # a regressor's labels
+RAW_LABELS = (regression, "check_numeric_labels", 0)  # a regressor's labels
 MUTANT_SITES = {
     **{name: LABELS for name, (_, pairs, _) in PATHS.items() if pairs in (C, _labels_read)},
     **{name: RAW_LABELS for name, (_, pairs, _) in PATHS.items() if pairs is R},

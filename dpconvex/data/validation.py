@@ -52,8 +52,9 @@ from .ranged_rows import PublicArray
 
 __all__ = ["INFERRED", "INFERRED_WARNING", "LABEL_POLICY", "UNKNOWN_LABELS", "LabelArray",
            "LabelSet", "LabelWarning", "as_design", "check_array", "check_classes",
-           "check_excluded", "check_labels", "computed", "declared_classes", "encode_labels",
-           "label_set_of", "row_products", "zero_rows"]
+           "check_excluded", "check_labels", "check_numeric_labels", "computed",
+           "declared_classes", "encode_labels", "flattened_column", "label_set_of",
+           "row_products", "zero_rows"]
 
 
 # ------------------------------------------------------------------ the rows X
@@ -816,3 +817,103 @@ def check_labels(y: Any, n_samples: int, caller: str, names: tuple[str, str] = (
     if yy.dtype.kind in ("cS" if lenient else "cSfUO"):  # (bool and int: labels as they are)
         _check_label_values(yy, y, caller, names[1])
     return yy if declared is None else LabelArray(yy, declared)
+
+
+def flattened_column(yy: np.ndarray, caller: str) -> np.ndarray:
+    """``yy`` flattened where it is one column (n, 1), with scikit-learn's
+    ``DataConversionWarning``, as a classifier's and a regressor's labels are read; else as given.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     flattened_column(np.zeros((3, 1)), "Doc.fit").shape
+    (3,)
+    """
+    if yy.ndim == 2 and yy.shape[1] == 1:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected; it was flattened. "
+            f"Pass y.ravel() to {caller} to silence this.", DataConversionWarning,
+            stacklevel=user_stacklevel())
+        return yy.ravel()
+    return yy
+
+
+def check_numeric_labels(y: Any, n: int, caller: str) -> np.ndarray:
+    """A regression's labels as floats, checked: numbers, one per row, finite; not clipped,
+    read and never written.
+
+    Labels held by Dask are brought to the driver once (8n bytes); a column vector is
+    flattened with scikit-learn's warning (:func:`flattened_column`); text in any container,
+    complex numbers and a number beyond float64 (a long double, a large integer) are refused
+    by name, as are masked entries and a missing y.
+
+    Parameters
+    ----------
+    y : array-like
+        The labels.
+    n : int
+        The number of rows they label.
+    caller : str
+        "Owner.method", which opens every message.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The labels as float64 (y itself where it is one).
+
+    Raises
+    ------
+    DataValidationError
+        y is None, masked, not one column of n numbers, or holds a label that is not finite.
+
+    Examples
+    --------
+    >>> from dpconvex.data.validation import check_numeric_labels
+    >>> check_numeric_labels([1, 2.5, -3], 3, "Doc.fit").tolist()
+    [1.0, 2.5, -3.0]
+    """
+    if y is None:
+        raise DataValidationError(
+            f"{caller}: requires y to be passed, but the target y is None. Pass the labels."
+        )
+    _reject_masked(y, caller, "y")
+    try:
+        y = computed(y)
+        raw = flattened_column(np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y), caller)
+        if raw.ndim != 1:
+            raise DataValidationError(
+                f"{caller}: y must be 1-D, one label per row; got an array of shape "
+                f"{raw.shape}. Pass one column of labels."
+            )
+        text = raw.dtype.kind == "O" and any(isinstance(v, (str, bytes)) for v in raw.tolist())
+        if np.iscomplexobj(raw) or raw.dtype.kind not in "biufO" or text:
+            raise TypeError  # text is not read as numbers, whichever container holds it
+        with np.errstate(over="ignore"):  # a long double beyond float64: refused below
+            values = raw.astype(float, copy=False)
+        if raw.dtype.kind == "f" and np.count_nonzero(np.isinf(values)) > np.count_nonzero(
+            np.isinf(raw)
+        ):
+            raise OverflowError
+    except DataValidationError:
+        raise
+    except OverflowError:
+        raise DataValidationError(
+            f"{caller}: y holds a number too large for float64 (above about 1.8e308); rescale "
+            "the labels with a public constant."
+        ) from None
+    except (TypeError, ValueError):
+        raise DataValidationError(
+            f"{caller}: y must hold numbers (a regression's labels). Convert it to floats first."
+        ) from None
+    if values.size != n:
+        raise DataValidationError(
+            f"{caller}: y has {values.size} labels for {n} rows. Pass one label per row."
+        )
+    if not np.all(np.isfinite(values)):
+        raise DataValidationError(
+            f"{caller}: y has labels that are not finite (NaN or inf). Remove or impute them "
+            "first."
+        )
+    return values

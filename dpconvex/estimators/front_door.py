@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -103,8 +103,8 @@ from ..privacy.rules.front_door import (
     SELECTION_SHARE,
     RegressionChoice,
     choose_front_door_learner,
-    choose_regression_learner,
     mean_epsilon,
+    regression_rule,
     safeguard_applies,
     safeguard_sizes,
     selection_handicap,
@@ -143,8 +143,9 @@ from .regression import (
 
 __all__ = ["ConstantClassifier", "ConstantRegressor", "INFERRED_CHOICE", "INFERRED_CHOICE_WARNING",
            "PrivateClassifier", "PrivateRegressor", "SAFEGUARD_SELECTED", "SCHEMA",
-           "SELECTION_UTILITY", "SchemaInputMixin", "constant_name", "safeguard_mistakes",
-           "select_release", "squared_error_utilities", "take_rows", "warn_constant_released"]
+           "SELECTION_UTILITY", "SafeguardParts", "SchemaInputMixin", "constant_name",
+           "safeguard_mistakes", "select_release", "squared_error_utilities",
+           "warn_constant_released"]
 
 
 class _Constant(BaseEstimator):
@@ -321,26 +322,6 @@ def _plain(label: Any) -> Any:
 def constant_name(label: Any) -> str:
     """The candidate's name in the certificate: ``"constant <label>"``."""
     return f"constant {_plain(label)!r}"
-
-
-def take_rows(X: Any, rows: np.ndarray, n: int, owner: str, estimator: Any) -> Any:
-    """Rows ``rows`` of X (the regressor's safeguard's validation part), read after the
-    learner's fit validated X: a frame's rows by position, an array's or sparse matrix's by
-    index, a Dask collection's lazily (its chunks stay on the workers).
-
-    Examples
-    --------
-    >>> from dpconvex.estimators.front_door import take_rows
-    >>> take_rows(np.arange(8).reshape(4, 2), np.array([1, 3]), 4, "Demo", None).tolist()
-    [[2, 3], [6, 7]]
-    """
-    if is_dask_collection(X):
-        return check_rows(X, np.zeros(n), f"{owner}.fit", estimator)[0][rows]
-    if hasattr(X, "iloc"):
-        return X.iloc[rows]
-    if sp.issparse(X):  # COO, DIA and BSR take no row index
-        return (X if X.format == "csr" else sp.csr_array(X))[rows]
-    return X[rows] if isinstance(X, np.ndarray) else np.asarray(X)[rows]
 
 
 #: The key of :attr:`~dpconvex.Certificate.released` naming the candidate the safeguard's
@@ -1106,6 +1087,29 @@ SELECTION_UTILITY = (
 )
 
 
+class SafeguardParts(NamedTuple):
+    """The regressor's safeguard on n rows: its part sizes, its shares of ε and the plan's and
+    certificate's line stating them (public: n and the parameters only).
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateRegressor
+    >>> parts = PrivateRegressor(epsilon=1.0)._parts(10_000, "Demo.fit")
+    >>> parts.n_fit, parts.n_val, parts.eps_mean, round(parts.rest, 2)
+    (8000, 2000, 0.15, 0.85)
+    """
+
+    #: Rows of the fitting part and of the validation part (n_fit + n_val = n).
+    n_fit: int
+    n_val: int
+    #: ε_c of the private mean of every row's labels.
+    eps_mean: float
+    #: ε − ε_c, of the learner on the fitting part and of the selection on the validation part.
+    rest: float
+    #: The plan's and the certificate's line on the safeguard.
+    note: str
+
+
 class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
     """A differentially private linear regressor that chooses its learner from public quantities.
 
@@ -1195,9 +1199,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         self._store_params(locals())
 
     # ------------------------------------------------------------------------ plan
-    def _parts(self, n: int, caller: str) -> tuple[int, int, float, float, str]:
-        """The safeguard's part sizes (n_fit, n_val), the mean's ε_c, the ε − ε_c left and the
-        plan's and certificate's line stating them."""
+    def _parts(self, n: int, caller: str) -> SafeguardParts:
+        """The safeguard's parts on n rows (``caller`` names a refusal of the sizes)."""
         n_fit, n_val = safeguard_sizes(n, self.validation_fraction, caller, REGRESSION_VALIDATION)
         eps_mean = mean_epsilon(n, float(self.epsilon))
         note = (
@@ -1212,7 +1215,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             f"{self.validation_fraction!r}; "
             "docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"
         )
-        return n_fit, n_val, eps_mean, remaining(float(self.epsilon), eps_mean), note
+        return SafeguardParts(n_fit, n_val, eps_mean, remaining(float(self.epsilon), eps_mean),
+                              note)
 
     def _make(self, mechanism: str, epsilon: float) -> PrivateLinearRegressor:
         """The learner at ``epsilon`` (the whole ε, or ε − ε_c inside the safeguard); the
@@ -1227,8 +1231,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         if self.schema is not None:  # the fit's plan: the encoded rows, the schema's ranges
             return self._on_rows().plan(n, n_classes, len(self.schema.feature_names))
-        choice = choose_regression_learner(n, n_features, float(self.epsilon),
-                                           float(self.delta or 0.0), self.safeguard)
+        choice = regression_rule(n, n_features, float(self.epsilon), float(self.delta or 0.0),
+                                 self.safeguard)
         owner = type(self).__name__
         if choice.learner == PRIVATE_MEAN:
             return FitPlan(
@@ -1255,16 +1259,16 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 learner=choice.learner,
                 notes=(*learner_plan.notes, choice.reason, *self._unguarded_note(n)),
             )
-        _, _, eps_mean, rest, note = self._parts(n, f"{owner}.plan")
-        learner_plan = self._make(choice.mechanism, rest).plan(n, 1, n_features)
+        parts = self._parts(n, f"{owner}.plan")
+        learner_plan = self._make(choice.mechanism, parts.rest).plan(n, 1, n_features)
         # the δ the learner spends
         return dataclasses.replace(
             learner_plan, estimator=owner, learner=choice.learner,
             budget=Budget(float(self.epsilon), learner_plan.budget.delta),
-            parts={"private mean (every row)": Budget(eps_mean),
-                   "model (fitting part)": Budget(rest, learner_plan.budget.delta),
-                   "selection (validation part)": Budget(rest)},
-            notes=(*learner_plan.notes, choice.reason, note))
+            parts={"private mean (every row)": Budget(parts.eps_mean),
+                   "model (fitting part)": Budget(parts.rest, learner_plan.budget.delta),
+                   "selection (validation part)": Budget(parts.rest)},
+            notes=(*learner_plan.notes, choice.reason, parts.note))
 
     def _unguarded_note(self, n: int) -> tuple[str, ...]:
         if not isinstance(self.safeguard, str):
@@ -1291,9 +1295,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         owner, epsilon = type(self).__name__, float(self.epsilon)
         names = feature_names_of(X, f"{owner}.fit")
         n, _, n_features = self.public_shape(X, y)
-        choice = choose_regression_learner(
-            n, n_features, epsilon, float(self.delta or 0.0), self.safeguard
-        )
+        choice = regression_rule(n, n_features, epsilon, float(self.delta or 0.0), self.safeguard)
         noise = self._fit_noise(context)  # random_state, or a meta-estimator's
         if choice.learner == PRIVATE_MEAN:
             certificate = self._fit_mean(X, y, n, n_features, choice, noise)
@@ -1304,9 +1306,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         self.certificate_ = certificate
         self.n_features_in_ = n_features
         if self.learner_ == PRIVATE_MEAN and choice.learner != PRIVATE_MEAN:
-            by_delta = choose_regression_learner(
-                n, n_features, epsilon, 1.0 / n**2, self.safeguard
-            )
+            by_delta = regression_rule(n, n_features, epsilon, 1.0 / n**2, self.safeguard)
             warn_constant_released(
                 owner,
                 "the private mean of the labels",
@@ -1432,7 +1432,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         """
         owner = type(self).__name__
         parts = self._parts(n, f"{owner}.fit")
-        n_fit, n_val, eps_mean, rest, _ = parts
+        n_fit, n_val, eps_mean, rest = parts.n_fit, parts.n_val, parts.eps_mean, parts.rest
         lo, hi = self._label_bounds()
         half, mid = 0.5 * (hi - lo), 0.5 * (hi + lo)  # u ∈ [−1, 1] <-> the labels' units
         learner = self._make(choice.mechanism, rest)
@@ -1462,7 +1462,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             inner = context.inner(NoiseSource(fit_rng, noise.seeded), held=True,
                                   excluding=self._held_mask(n, validation), checked=True)
             self._fit_on_part(learner, X_checked, y_unit, n, n_features, inner)
-            X_val = take_rows(X_checked, validation, n, owner, self)
+            # the validation rows, as check_array gave them (an array, a CSR array or a Dask
+            # array, each indexed by rows)
+            X_val = X_checked[validation]
             with np.errstate(all="ignore"):  # a warning would tell a validation record's size
                 predicted_unit = (learner._predict_rows(X_val) - mid) / half
             utilities = squared_error_utilities(
@@ -1559,10 +1561,10 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             )
 
     def _safeguard_certificate(self, mean: Certificate, model: Certificate, selection: Certificate,
-                               choice: RegressionChoice, parts: tuple[int, int, float, float, str],
+                               choice: RegressionChoice, parts: SafeguardParts,
                                selected: int | None = None) -> Certificate:
         """Sequential: the mean, then the parallel composition of the model and the selection."""
-        n_fit, n_val, eps_mean, rest, note = parts
+        n_fit, n_val, eps_mean, rest = parts.n_fit, parts.n_val, parts.eps_mean, parts.rest
         candidates = [choice.learner, PRIVATE_MEAN]
         conditions = [
             Condition("candidates fixed before the data", True, "enforced by dpconvex",
@@ -1594,7 +1596,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                            "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"),
                 epsilon_requested=float(self.epsilon), delta_requested=float(self.delta or 0.0),
                 quantities=quantities,
-                assumptions=[model.label_source, model.lam_rule, choice.reason, note,
+                assumptions=[model.label_source, model.lam_rule, choice.reason, parts.note,
                              "replace-one adjacency; n is public (it fixes the part sizes)"],
                 labels=["private mean (every row)", "model and selection (disjoint parts)"])
         except PrivacyError as exc:
@@ -1632,8 +1634,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         else:
             shape = self._checked_shape(X, y)
             n_rows, d = shape["n"], shape["n_features"]
-        choice = choose_regression_learner(n_rows, d, float(self.epsilon),
-                                           float(self.delta or 0.0), self.safeguard)
+        choice = regression_rule(n_rows, d, float(self.epsilon), float(self.delta or 0.0),
+                                 self.safeguard)
         seeded = self.random_state is not None
         if choice.learner == PRIVATE_MEAN:
             certificate = mean_release(0.0, n_rows, float(self.epsilon), seeded=seeded).certificate
@@ -1642,7 +1644,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             )
             return certificate
         parts = self._parts(n_rows, f"{type(self).__name__}.certify") if choice.safeguard else None
-        learner = self._make(choice.mechanism, float(self.epsilon) if parts is None else parts[3])
+        learner = self._make(choice.mechanism, float(self.epsilon) if parts is None else parts.rest)
         with signed_by(learner, f"{type(self).__name__}.certify"):
             model = learner._dry_run(
                 rows if X is None else X, {"n": n_rows, "n_classes": 1, "n_features": d}
@@ -1650,10 +1652,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         if parts is None:
             model.assumptions.extend((choice.reason, *self._unguarded_note(n_rows)))
             return model
-        _, n_val, eps_mean, rest, _ = parts
         certificate = self._safeguard_certificate(
-            mean_release(0.0, n_rows, eps_mean, seeded=seeded).certificate, model,
-            dry_selection(2, rest, n_val, SELECTION_UTILITY, seeded), choice, parts)
+            mean_release(0.0, n_rows, parts.eps_mean, seeded=seeded).certificate, model,
+            dry_selection(2, parts.rest, parts.n_val, SELECTION_UTILITY, seeded), choice, parts)
         # as a fit's budget hold states it
         certificate.state(delta_rows_note(float(learner.delta), n_rows))
         return certificate

@@ -30,7 +30,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import RegressorMixin, clone
-from sklearn.exceptions import DataConversionWarning
 
 from .._validation import (
     ACCOUNTANT,
@@ -47,7 +46,6 @@ from .._validation import (
     Float,
     NoiseSource,
     NoValidation,
-    _reject_masked,
     check_fitted,
     check_float,
     check_sample_weight,
@@ -58,12 +56,12 @@ from .._validation import (
     unchecked,
     with_feature_names,
 )
-from ..data.validation import check_array, check_excluded, computed, row_products
+from ..data.validation import check_array, check_excluded, check_numeric_labels, row_products
 from ..errors import (
-    DataValidationError,
     DPConvexError,
     ParameterError,
     PrivacyWarning,
+    diagnostics_open,
     record_diagnostic,
     user_stacklevel,
 )
@@ -251,63 +249,13 @@ class RegressionScoreMixin(RegressorMixin):
         caller = f"{type(self).__name__}.score"
         with signed_by(self, caller):  # the names checked above, once
             pred = unchecked(self.predict)(X)
-        truth = self._raw_labels(y, pred.size, caller)
+        truth = check_numeric_labels(y, pred.size, caller)
         weights = (
             None
             if sample_weight is None
             else check_sample_weight(sample_weight, pred.size, caller)
         )
         return float(r2_score(truth, pred, sample_weight=weights))
-
-    def _raw_labels(self, y: Any, n: int, caller: str) -> np.ndarray:
-        """The labels as floats, checked (numbers, one per row, finite), not clipped; read,
-        never written. Labels held by Dask are brought to the driver once (8n bytes); a column
-        vector is flattened with scikit-learn's warning."""
-        if y is None:
-            raise DataValidationError(f"{caller}: requires y to be passed, but the target y is "
-                                      "None. Pass the labels.")
-        _reject_masked(y, caller, "y")
-        try:
-            y = computed(y)
-            raw = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
-            if raw.ndim == 2 and raw.shape[1] == 1:  # as scikit-learn's regressors take it
-                warnings.warn("A column-vector y was passed when a 1d array was expected; it was "
-                              f"flattened. Pass y.ravel() to {caller} to silence this.",
-                              DataConversionWarning, stacklevel=user_stacklevel())
-                raw = raw.ravel()
-            if raw.ndim != 1:
-                raise DataValidationError(
-                    f"{caller}: y must be 1-D, one label per row; got an "
-                    f"array of shape {raw.shape}. Pass one column of labels."
-                )
-            text = raw.dtype.kind == "O" and any(isinstance(v, (str, bytes)) for v in raw.tolist())
-            if np.iscomplexobj(raw) or raw.dtype.kind not in "biufO" or text:
-                raise TypeError  # text is not read as numbers, whichever container holds it
-            with np.errstate(over="ignore"):  # a long double beyond float64: refused below
-                values = raw.astype(float, copy=False)
-            if raw.dtype.kind == "f" and np.count_nonzero(np.isinf(values)) > np.count_nonzero(
-                np.isinf(raw)
-            ):
-                raise OverflowError
-        except DataValidationError:
-            raise
-        except OverflowError:
-            raise DataValidationError(
-                f"{caller}: y holds a number too large for float64 (above about "
-                "1.8e308); rescale the labels with a public constant."
-            ) from None
-        except (TypeError, ValueError):
-            raise DataValidationError(
-                f"{caller}: y must hold numbers (a "
-                "regression's labels). Convert it to floats first."
-            ) from None
-        if values.size != n:
-            raise DataValidationError(f"{caller}: y has {values.size} labels for "
-                                      f"{n} rows. Pass one label per row.")
-        if not np.all(np.isfinite(values)):
-            raise DataValidationError(f"{caller}: y has labels that are not finite "
-                                      "(NaN or inf). Remove or impute them first.")
-        return values
 
 
 class LabelRangeMixin(RegressionScoreMixin):
@@ -327,6 +275,12 @@ class LabelRangeMixin(RegressionScoreMixin):
             # None: the unit scale
             lo, hi = UNIT_LABELS if self.label_range is None else self.label_range
         return float(lo), float(hi)
+
+    def _half_range(self) -> float:
+        """(hi − lo)/2 of the label range: the factor from the unit scale to the labels' units
+        (of the coefficients' set, :meth:`~LinearPlanMixin._erm_prepared`'s ``scale``)."""
+        lo, hi = self._label_bounds()
+        return 0.5 * (hi - lo)
 
     # ------------------------------------------------------- a label range released in the fit
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> Any:
@@ -366,7 +320,7 @@ class LabelRangeMixin(RegressionScoreMixin):
         noise = self._fit_noise(context)
         label_rng, fit_rng = noise.rng.spawn(2)
         with hold_budget(self.accountant, epsilon, delta, owner) as hold:
-            values = self._raw_labels(y, n, f"{owner}.fit")
+            values = check_numeric_labels(y, n, f"{owner}.fit")
             lo, hi, _, label_certificate = release_range(
                 values, Budget(eps_label), n=n, levels=spec.levels, name="labels",
                 rng=label_rng, seeded=noise.seeded)
@@ -462,7 +416,7 @@ class LabelRangeMixin(RegressionScoreMixin):
         rows = check_array(
             X, caller, min_samples=2, accept_sparse=self._accepts_sparse, accept_dask=True
         )
-        self._raw_labels(y, rows.shape[0], caller)
+        check_numeric_labels(y, rows.shape[0], caller)
         return {"n": int(rows.shape[0]), "n_classes": 1, "n_features": int(rows.shape[1])}
 
     def _dry_run(self, X: Any, shape: dict[str, Any]) -> Any:
@@ -501,7 +455,7 @@ class LabelRangeMixin(RegressionScoreMixin):
         scikit-learn's warning. The map adds one n-vector, written in place. ``note=False``: the
         labels come from a meta-estimator that counted them (clipped, with placeholders);
         ``checked``: that meta-estimator checked them (numbers, one per row), as
-        :meth:`_raw_labels` does.
+        :func:`~dpconvex.data.validation.check_numeric_labels` does.
         """
         if isinstance(self.label_range, RELEASED_RANGE):  # prepare, on a plan
             raise ParameterError(
@@ -509,13 +463,11 @@ class LabelRangeMixin(RegressionScoreMixin):
                 "the model, in fit only: call fit, or give the released range as "
                 "label_range=(lo, hi) to prepare."
             )
-        values = np.asarray(y, dtype=float) if checked else self._raw_labels(y, n, caller)
+        values = np.asarray(y, dtype=float) if checked else check_numeric_labels(y, n, caller)
         lo, hi = self._label_bounds()
         if self.label_range is None:  # a fact of the call: the text reads no label
             self._warn_unit_range(caller)
         unit = np.clip(values, lo, hi)  # the one n-vector a fit adds (no temporaries beside it)
-        from ..errors import diagnostics_open
-
         # NOT PRIVATE: the labels the clip moved, for an open collector
         if note and diagnostics_open():
             record_diagnostic(
@@ -805,9 +757,11 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         The rows a meta-estimator leaves out (``context.excluded``) keep the centre of
         ``label_range``: the mean would read them.
         """
+        if context.excluded is not None:  # the centre would read the rows left out
+            return super()._fit_with(X, y, context)
         self._validate_params()
         n, _, n_features = self.public_shape(X, y)
-        if context.excluded is not None or not self._center_share(n, n_features):
+        if not self._center_share(n, n_features):
             return super()._fit_with(X, y, context)
         owner = type(self).__name__
         names = feature_names_of(X, f"{owner}.fit")
@@ -821,7 +775,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         with hold_budget(
             self.accountant, epsilon, delta, owner, n=None if context.held else n
         ) as hold:
-            y = self._raw_labels(y, n, f"{owner}.fit")  # read once (Dask labels computed once)
+            y = check_numeric_labels(y, n, f"{owner}.fit")  # read once (Dask labels computed once)
             # the labels on the unit scale around the range's middle (the model's map records the clip)
             u = self._unit_labels(y, n, f"{owner}.fit", note=False)
             center = mean_release(
@@ -951,19 +905,12 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         design = design_rows(
             self, X_checked, np.zeros(n, dtype=bool) if excluded is None else excluded, owner
         )
-        lo, hi = plan.options["label_range"]  # the coefficients' set, in the labels' units
-        return self._erm_prepared(plan, design, u, PreparedFacts(d, None, plan.notes[1]), owner,
-                                  0.5 * (hi - lo), fit=not is_dask_collection(X_checked))
+        return self._erm_prepared(plan, design, u, PreparedFacts(d), owner, self._half_range(),
+                                  fit=not is_dask_collection(X_checked))
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
-        lo, hi = plan.options["label_range"]  # the coefficients' set, in the labels' units
-        return self._erm_prepared(
-            plan,
-            None,
-            np.zeros(plan.n),
-            PreparedFacts(plan.n_features, None, plan.notes[1]),
-            scale=0.5 * (hi - lo),
-        )
+        return self._erm_prepared(plan, None, np.zeros(plan.n), PreparedFacts(plan.n_features),
+                                  scale=self._half_range())
 
 
 #: The parameters every fixed-loss regressor shares with :class:`PrivateLinearRegressor`:

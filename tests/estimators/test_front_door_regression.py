@@ -177,6 +177,18 @@ def test_the_rule_reads_public_quantities_only():
     assert mean_epsilon(100, 1.0) == 0.5 and mean_epsilon(10**7, 2.0) == 0.1
 
 
+@pytest.mark.parametrize("n, d, eps, delta, safeguard", [
+    (300, 13, 0.5, 0.0, "auto"), (3000, 13, 0.5, 1e-7, "auto"), (30000, 13, 0.5, 1e-9, False),
+    (200_000, 3, 2.0, 0.0, "auto"), (200_000, 3, 2.0, 0.0, True)])
+def test_the_estimators_rule_on_checked_facts_is_the_public_rule(n, d, eps, delta, safeguard):
+    """The estimator runs the rule on its checked parameters and shape (regression_rule);
+    choose_regression_learner checks the facts, then gives the same choice."""
+    assert rules.regression_rule(n, d, eps, delta, safeguard) == choose_regression_learner(
+        n, d, eps, delta, safeguard)
+    with pytest.raises(ParameterError, match="'epsilon' parameter of choose_regression_learner"):
+        choose_regression_learner(n, d, -eps, delta, safeguard)
+
+
 def test_a_useful_model_is_released_and_the_certificate_composes_the_parts():
     X, y = _table()
     acc = BudgetAccountant(epsilon=2.0)

@@ -40,8 +40,8 @@ __all__ = ["AUTO_VALIDATION", "BINARY_CENTROID_BELOW", "CENTROID", "CONSTANT", "
            "REGRESSION_VALIDATION", "RESIDUAL_CLIP", "SAFEGUARD_ROWS_AT_MOST", "SELECTION_SHARE",
            "SELECTION_TAIL", "UNIT_ROWS_AT_LEAST",
            "FrontDoorChoice", "RegressionChoice", "choose_front_door_learner",
-           "choose_regression_learner", "delta_buys", "mean_epsilon", "safeguard_applies",
-           "safeguard_sizes", "selection_error_bound", "selection_handicap"]
+           "choose_regression_learner", "delta_buys", "mean_epsilon", "regression_rule",
+           "safeguard_applies", "safeguard_sizes", "selection_error_bound", "selection_handicap"]
 
 #: Learner names of the rule.
 LINEAR = "Huber SVM"
@@ -440,10 +440,15 @@ class RegressionChoice(NamedTuple):
 def choose_regression_learner(n: int, n_features: int, epsilon: float, delta: float | None,
                               safeguard: bool | str = "auto") -> RegressionChoice:
     """The learner for n rows, d features, ε and δ, and whether the safeguard runs (the
-    module's rule; public only).
+    module's rule; public only): :func:`regression_rule` on the facts, checked first.
 
     The safeguard: ``"auto"`` for a model on at most :data:`SAFEGUARD_ROWS_AT_MOST` rows; a
     bool as given; never for the constant, which is the safeguard's fallback.
+
+    Raises
+    ------
+    ParameterError
+        n or d is not a positive integer, ε not positive, or δ not in [0, 1).
 
     Examples
     --------
@@ -460,8 +465,24 @@ def choose_regression_learner(n: int, n_features: int, epsilon: float, delta: fl
     check_float("epsilon", epsilon, "choose_regression_learner", allow_inf=True)
     if delta is not None:
         check_float("delta", delta, "choose_regression_learner", low_inclusive=True, high=1.0)
-    r = float(n) * float(epsilon) / (int(n_features) + 1)  # records per unit of ε and coordinate
-    approx = delta is not None and delta > 0
+    return regression_rule(int(n), int(n_features), float(epsilon), float(delta or 0.0),
+                           safeguard)
+
+
+def regression_rule(n: int, n_features: int, epsilon: float, delta: float,
+                    safeguard: bool | str) -> RegressionChoice:
+    """:func:`choose_regression_learner` on facts its caller checked: n and d positive
+    integers (a fit's public shape), ε > 0 and δ in [0, 1) (an estimator's validated
+    parameters), ``safeguard`` "auto" or a bool.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.front_door import regression_rule
+    >>> regression_rule(20000, 10, 1.0, 0.0, "auto")[::3]
+    ('median regression', True)
+    """
+    r = n * epsilon / (n_features + 1)  # records per unit of ε and coordinate
+    approx = delta > 0
     if r < MEAN_BELOW:
         return RegressionChoice(
             PRIVATE_MEAN,
@@ -474,11 +495,11 @@ def choose_regression_learner(n: int, n_features: int, epsilon: float, delta: fl
                 "and delta only)"
             ),
         )
-    gaussian = approx and int(n) >= GAUSSIAN_ROWS_AT_LEAST
+    gaussian = approx and n >= GAUSSIAN_ROWS_AT_LEAST
     mechanism = "gaussian_objective" if gaussian else "objective"
     form = ("Gaussian objective perturbation ((epsilon, delta)-DP)" if gaussian else
             "objective perturbation (pure epsilon-DP" + (
-                f", delta unused: n = {int(n)} < {GAUSSIAN_ROWS_AT_LEAST})" if approx else ")"))
+                f", delta unused: n = {n} < {GAUSSIAN_ROWS_AT_LEAST})" if approx else ")"))
     return RegressionChoice(
         MEDIAN,
         mechanism,
@@ -489,7 +510,7 @@ def choose_regression_learner(n: int, n_features: int, epsilon: float, delta: fl
             "epsilon and delta "
             "only)"
         ),
-        int(n) <= SAFEGUARD_ROWS_AT_MOST if isinstance(safeguard, str) else bool(safeguard),
+        n <= SAFEGUARD_ROWS_AT_MOST if isinstance(safeguard, str) else bool(safeguard),
     )
 
 
