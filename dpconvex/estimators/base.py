@@ -1174,8 +1174,10 @@ class PrivateEstimator(BaseEstimator):
         )
 
     def fit(self, X: Any, y: Any, **fit_params: Any) -> PrivateEstimator:
-        """Plan from the public shape, hold the budget before the data are read, prepare,
-        release. ``fit_params`` (e.g. ``sample_weight``) are refused by name.
+        """Validate X and y once, plan from their public shape, hold the budget, build the
+        objective from the rows, release, commit, set the model: nothing is held or charged
+        for a fit refused before its release. ``fit_params`` (e.g. ``sample_weight``) are
+        refused by name.
 
         Raises
         ------
