@@ -1112,12 +1112,11 @@ class PrivateEstimator(BaseEstimator):
         data = context.data
         if data is None:
             data = self._validated(X, y, context, binary=binary)
-            n, _, n_features = data.shape
             # the plan's Λ and notes are of its (n, d)
-            if (n, n_features) != (plan.n, plan.n_features):
+            if tuple(data.X.shape) != (plan.n, plan.n_features):
                 raise ParameterError(
                     f"{owner}.prepare: the plan is for n = {plan.n} rows and {plan.n_features} "
-                    f"features; X has shape {(n, n_features)}. Make the plan with "
+                    f"features; X has shape {tuple(data.X.shape)}. Make the plan with "
                     "plan(n, n_classes, n_features) of these data (or plan_for(X, y)).")
         if binary and plan.sub_plans:
             raise ParameterError(
