@@ -1014,11 +1014,7 @@ class PrivateEstimator(BaseEstimator):
         ranged = self._with_rows_ranges(X) if self.takes_rows_ranges else None
         if ranged is not None:
             return ranged.plan_for(X, y)
-        plan, source = (
-            self.plan(*self.public_shape(X, y)),
-            X.source if isinstance(X, RangedRows) else None,
-        )
-        return plan if source is None else dataclasses.replace(plan, notes=(*plan.notes, source))
+        return _with_rows_source(self.plan(*self.public_shape(X, y)), X)
 
     #: Whether the estimator leaves the rows of ``FitContext.excluded`` out of its fit (its
     #: preparation zeroes their loss and reads no label of theirs); a fit that does not
@@ -1266,9 +1262,13 @@ class PrivateEstimator(BaseEstimator):
             certificate = ranged._certify_with(X, y, context)
             certificate.assumptions.append(ROWS_RANGES_NOTE)
             return certificate
-        plan = self.plan_for(X, y)  # one-vs-rest: the binary models' dry runs, by their plans
-        return _as_a_fit_states(self._certify_sub_plans(plan, X, y, context) if plan.sub_plans
-                                else self._certify_data(X, y, plan, context), plan, self, y)
+        data = self._validated(X, y, context)  # once, as a fit validates them
+        plan = _with_rows_source(self.plan(*data.shape), X)
+        context = dataclasses.replace(context, data=data)
+        # one-vs-rest: the binary models' dry runs, by their plans
+        return _as_a_fit_states(
+            self._certify_sub_plans(plan, data.X, data.y, context) if plan.sub_plans
+            else self._certify_data(data.X, data.y, plan, context), plan, self, y)
 
     def _certify_data(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Any:
         """The dry run of ``plan`` on (X, y): the template a fit builds, no noise, no charge.
@@ -1302,6 +1302,13 @@ class PrivateEstimator(BaseEstimator):
                               vouch=plan.vouch, vouch_unused="ignore").certificate
         certificate.state(prep.meta.label_note, *plan.notes)
         return certificate
+
+
+def _with_rows_source(plan: FitPlan, X: Any) -> FitPlan:
+    """``plan`` with the line on where the encoding of rows ``X`` came from, where they carry one
+    (a drafted or released schema's :class:`~dpconvex.data.RangedRows`)."""
+    source = X.source if isinstance(X, RangedRows) else None
+    return plan if source is None else dataclasses.replace(plan, notes=(*plan.notes, source))
 
 
 def _as_a_fit_states(certificate: Any, plan: FitPlan, owner: Any, y: Any = None) -> Any:

@@ -239,7 +239,7 @@ class OneVsRestMixin:
                 (),
             )
         else:
-            data = self._validated(X, y, context)
+            data = context.data or self._validated(X, y, context)
             classes, source = data.labels.classes.tolist(), (data.labels.assumption,)
             parts = [binary_model.prepare(X, y, sub_plan, context=context.inner(
                          context.noise, data=self._binary_data(data, c)))
