@@ -194,10 +194,11 @@ class OneVsRestMixin:
             for class_index in range(C):
                 binary_model = self._binary_clone(C, self.random_state)
                 sub_plan = plan.sub_plans[class_index]
-                binary_context = context.inner(  # one generator, in order
-                    context.noise, held=True, data=self._binary_data(data, class_index)
-                )
-                prepared = binary_model.prepare(X, y, sub_plan, context=binary_context)
+                binary = self._binary_data(data, class_index)
+                # one generator, in order
+                binary_context = context.inner(context.noise, held=True, data=binary)
+                prepared = binary_model.prepare(binary.X, binary.y, sub_plan,
+                                                context=binary_context)
                 models.append(
                     binary_model.fit_prepared(prepared, sub_plan, context=binary_context)
                 )
@@ -241,9 +242,10 @@ class OneVsRestMixin:
         else:
             data = context.data or self._validated(X, y, context)
             classes, source = data.labels.classes.tolist(), (data.labels.assumption,)
-            parts = [binary_model.prepare(X, y, sub_plan, context=context.inner(
-                         context.noise, data=self._binary_data(data, c)))
-                     for c, sub_plan in enumerate(plan.sub_plans)]
+            binaries = [self._binary_data(data, c) for c in range(plan.n_classes)]
+            parts = [binary_model.prepare(binary.X, binary.y, sub_plan,
+                                          context=context.inner(context.noise, data=binary))
+                     for binary, sub_plan in zip(binaries, plan.sub_plans, strict=True)]
         # (one part per plan)
         certificates = list(map(binary_model._certify, parts, plan.sub_plans))
         for certificate in certificates:  # labels {0, 1} and the seed, as the binary fits state
