@@ -63,6 +63,7 @@ from ..solvers import backend_names
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
+    from ..data.validation import LabelSet
     from ..objectives.losses import Loss
     from ..privacy.budget import Spend
     from ..privacy.certificate import Certificate, Fact, LabelSource
@@ -70,10 +71,10 @@ if TYPE_CHECKING:
     from ..templates.base import Template
 
 __all__ = ["NO_CONTEXT", "PARAMETER_DOCS", "ROWS_RANGES_NOTE", "ROW_NORM", "SOLVER",
-           "CertificateHold", "ClassifierScoreMixin", "FitContext", "FitPlan", "LossParameter",
-           "ParameterSet", "Prepared", "PreparedFacts", "PrivateEstimator", "Vouch",
-           "carry_ledger", "charge_not_public", "check_shape_fact", "fill_docs", "fit_with",
-           "keep_argmax", "not_public_source", "state_rows_source"]
+           "CertificateHold", "CheckedData", "ClassifierScoreMixin", "FitContext", "FitPlan",
+           "LossParameter", "ParameterSet", "Prepared", "PreparedFacts", "PrivateEstimator",
+           "Vouch", "carry_ledger", "charge_not_public", "check_shape_fact", "fill_docs",
+           "fit_with", "keep_argmax", "not_public_source", "state_rows_source"]
 
 #: The certificate line of a fit whose per-feature ranges came with its rows.
 ROWS_RANGES_NOTE = ("the per-feature ranges are those the rows carry (RangedRows; PublicEncoder's "
@@ -274,6 +275,42 @@ class ParameterSet(Constraint):
 
 
 @dataclass(frozen=True, eq=False)
+class CheckedData:
+    """X and y of a fit, validated once (:meth:`PrivateEstimator._validated`); nothing is
+    released by a check, so a fit validates before its plan and holds its budget after.
+
+    Attributes
+    ----------
+    X : ndarray, SciPy sparse array or Dask array
+        The rows as :func:`~dpconvex.data.validation.check_array` returns them.
+    y : array-like
+        The labels: a classifier's as :func:`~dpconvex.data.validation.check_labels` returns
+        them, a regressor's as given (its ``prepare`` maps them by its label range).
+    labels : LabelSet or None
+        A classifier's labels encoded against its public label set; None for a regressor.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.estimators.base import NO_CONTEXT
+    >>> data = PrivateLogisticRegression(classes=[-1, 1])._validated(X, y, NO_CONTEXT)
+    >>> data.shape
+    (40, 2, 3)
+    """
+
+    X: Any
+    y: Any
+    labels: LabelSet | None = None
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        """(n, n_classes, n_features): the public shape the plan of the fit reads (a
+        regressor's ``n_classes`` is 1)."""
+        n_classes = 1 if self.labels is None else int(self.labels.classes.size)
+        return int(self.X.shape[0]), n_classes, int(self.X.shape[1])
+
+
+@dataclass(frozen=True, eq=False)
 class FitContext:
     """What the caller of a fit hands it besides (X, y): an argument, never stored.
 
@@ -301,6 +338,11 @@ class FitContext:
         row, a classifier's by :func:`~dpconvex.data.validation.check_labels`, with their
         diagnostic note given), so the fit does not check them again; it still clips and maps
         every record and encodes the labels.
+    data : CheckedData or None
+        X and y as validated for this fit, once, before its plan: by the fit itself
+        (:meth:`PrivateEstimator.fit` hands them to its ``prepare``), or by the fit that holds it
+        (one-vs-rest's binary models: the rows checked once, each model's labels encoded from
+        the whole set's). ``prepare`` reads them instead of checking (X, y) again.
 
     Examples
     --------
@@ -318,14 +360,17 @@ class FitContext:
     held: bool = False
     label_warning: LabelWarning | None = None
     checked: bool = False
+    data: CheckedData | None = None
 
     def inner(self, noise: NoiseSource | None, *, held: bool = False,
-              excluding: np.ndarray | None = None, checked: bool = False) -> FitContext:
+              excluding: np.ndarray | None = None, checked: bool = False,
+              data: CheckedData | None = None) -> FitContext:
         """The context of a fit inside this one: the same rows left out, hold and label
         warning; ``noise`` its own source (None: from its ``random_state``); ``held``
         when it runs inside this fit's budget hold; ``excluding`` a boolean mask of
         further records left out (a fit made of fits inside another's part); ``checked``
-        when this fit hands it X and y as it checked them.
+        when this fit hands it X and y as it checked them; ``data`` the inner fit's rows and
+        labels as this fit validated and encoded them (:class:`CheckedData`).
 
         Raises
         ------
@@ -340,7 +385,7 @@ class FitContext:
             )
             excluded = mask if excluded is None else excluded | mask
         return dataclasses.replace(self, noise=noise, held=self.held or held, excluded=excluded,
-                                   checked=checked)
+                                   checked=checked, data=data)
 
     def every_row(self, owner: str) -> FitContext:
         """This context, for a fit that reads every row (its statistics, splits or selection
@@ -969,11 +1014,7 @@ class PrivateEstimator(BaseEstimator):
         ranged = self._with_rows_ranges(X) if self.takes_rows_ranges else None
         if ranged is not None:
             return ranged.plan_for(X, y)
-        plan, source = (
-            self.plan(*self.public_shape(X, y)),
-            X.source if isinstance(X, RangedRows) else None,
-        )
-        return plan if source is None else dataclasses.replace(plan, notes=(*plan.notes, source))
+        return _with_rows_source(self.plan(*self.public_shape(X, y)), X)
 
     #: Whether the estimator leaves the rows of ``FitContext.excluded`` out of its fit (its
     #: preparation zeroes their loss and reads no label of theirs); a fit that does not
@@ -1028,40 +1069,61 @@ class PrivateEstimator(BaseEstimator):
         """
         raise ParameterError(f"{type(self).__name__}.prepare: {type(self).__name__} {FIT_ONLY}")
 
+    def _validated(self, X: Any, y: Any, context: FitContext, *,
+                   binary: bool = False) -> CheckedData:
+        """X and y validated, once: X by :func:`~dpconvex.data.validation.check_array` (rows in
+        memory, sparse if the estimator takes them, or Dask), a classifier's labels by
+        :func:`~dpconvex.data.validation.check_labels` and encoded against ``classes``
+        (:func:`~dpconvex.data.validation.encode_labels`), a regressor's left to its
+        ``prepare``. ``context``: X and y as a meta-estimator checked them, the rows left out,
+        the label-set warning; ``binary``: two labels exactly.
+
+        Releases nothing and charges nothing: a label outside the public set is refused here,
+        before the plan, with nothing held.
+        """
+        caller = f"{type(self).__name__}.fit"
+        X_checked = X if context.checked else check_array(
+            X, caller, min_samples=2, accept_sparse=self._accepts_sparse, accept_dask=True
+        )
+        if not self._reads_label_set:
+            return CheckedData(X_checked, y)
+        y_checked = y if context.checked else check_labels(
+            computed(y), int(X_checked.shape[0]), caller, classes=self.classes,
+            unknown_labels=self.unknown_labels
+        )
+        labels = encode_labels(y_checked, self.classes, caller, binary=binary,
+                               unknown_labels=self.unknown_labels, excluded=context.excluded,
+                               warning=context.label_warning, noted=context.checked)
+        return CheckedData(X_checked, y_checked, labels)
+
     def _checked_data(self, X: Any, y: Any, plan: FitPlan, context: FitContext, *,
                       binary: bool = False) -> tuple[Any, Any]:
-        """X checked against ``plan`` (rows in memory, sparse if the estimator takes them, or
-        Dask; the plan's n rows and ``n_features`` columns) and its labels: a classifier's
-        encoded against ``classes`` (a :class:`LabelSet`), a regressor's mapped onto [−1, 1] by
-        its public label range (``LabelRangeMixin._unit_labels``). ``context``: the rows left
-        out, the label-set warning; ``binary``: two labels, a one-vs-rest plan refused (its
-        binary models are prepared with their own plans)."""
+        """X and its labels for ``prepare``: as the fit validated them before its plan
+        (``context.data``), else validated here (:meth:`_validated`) and held against the plan's
+        n rows and ``n_features`` columns. A classifier's labels come encoded (a
+        :class:`LabelSet`), a regressor's mapped onto [−1, 1] by its public label range
+        (``LabelRangeMixin._unit_labels``). ``binary``: two labels, a one-vs-rest plan refused
+        (its binary models are prepared with their own plans)."""
         owner = type(self).__name__
-        X_checked = X if context.checked else check_array(
-            X, f"{owner}.fit", min_samples=2, accept_sparse=self._accepts_sparse, accept_dask=True
-        )
+        data = context.data
+        if data is None:
+            data = self._validated(X, y, context, binary=binary)
+            # the plan's Λ and notes are of its (n, d)
+            if tuple(data.X.shape) != (plan.n, plan.n_features):
+                raise ParameterError(
+                    f"{owner}.prepare: the plan is for n = {plan.n} rows and {plan.n_features} "
+                    f"features; X has shape {tuple(data.X.shape)}. Make the plan with "
+                    "plan(n, n_classes, n_features) of these data (or plan_for(X, y)).")
         if binary and plan.sub_plans:
             raise ParameterError(
                 f"{owner}.prepare: the plan is one-vs-rest over {plan.n_classes} classes; prepare "
                 "each binary model with its plan (plan.sub_plans[c]) or call fit.")
-        n, n_features = int(X_checked.shape[0]), int(X_checked.shape[1])
-        # the plan's Λ and notes are of its (n, d)
-        if (n, n_features) != (plan.n, plan.n_features):
-            raise ParameterError(
-                f"{owner}.prepare: the plan is for n = {plan.n} rows and {plan.n_features} "
-                f"features; X has shape {(n, n_features)}. Make the plan with "
-                "plan(n, n_classes, n_features) of these data (or plan_for(X, y)).")
         if not self._reads_label_set:  # a regressor's labels (a meta-estimator's: its note)
-            return X_checked, self._unit_labels(
-                y, n, f"{owner}.fit", note=context.excluded is None, checked=context.checked
+            return data.X, self._unit_labels(
+                data.y, plan.n, f"{owner}.fit", note=context.excluded is None,
+                checked=context.checked
             )
-        y_checked = y if context.checked else check_labels(
-            computed(y), n, f"{owner}.fit", classes=self.classes, unknown_labels=self.unknown_labels
-        )
-        return X_checked, encode_labels(y_checked, self.classes, f"{owner}.fit", binary=binary,
-                                        unknown_labels=self.unknown_labels,
-                                        excluded=context.excluded, warning=context.label_warning,
-                                        noted=context.checked)
+        return data.X, data.labels
 
     def fit_prepared(self, prep: Prepared, plan: FitPlan, *,
                      warm_start: np.ndarray | None = None,
@@ -1107,8 +1169,10 @@ class PrivateEstimator(BaseEstimator):
         )
 
     def fit(self, X: Any, y: Any, **fit_params: Any) -> PrivateEstimator:
-        """Plan from the public shape, hold the budget before the data are read, prepare,
-        release. ``fit_params`` (e.g. ``sample_weight``) are refused by name.
+        """Validate X and y once, plan from their public shape, hold the budget, build the
+        objective from the rows, release, commit, set the model: nothing is held or charged
+        for a fit refused before its release. ``fit_params`` (e.g. ``sample_weight``) are
+        refused by name.
 
         Raises
         ------
@@ -1139,15 +1203,16 @@ class PrivateEstimator(BaseEstimator):
         if self._reads_label_set and getattr(self, "classes", None) is None:  # the set read from y
             context = context.one_label_warning(owner=type(self).__name__, y=y)
         names = feature_names_of(X, f"{type(self).__name__}.fit")
-        plan = self._plan(*self.public_shape(X, y))
+        data = context.data or self._validated(X, y, context)  # once; a check releases nothing
+        plan = self._plan(*data.shape)
         # one generator for every step of the fit (e.g. a component assignment, the release)
-        context = dataclasses.replace(context, noise=self._fit_noise(context))
+        context = dataclasses.replace(context, noise=self._fit_noise(context), data=data)
         if plan.sub_plans:
-            fitted = self._fit_sub_plans(X, y, plan, context)
+            fitted = self._fit_sub_plans(data.X, data.y, plan, context)
         else:
-            with self._hold(plan, context) as hold:  # before the data
+            with self._hold(plan, context) as hold:  # before the objective is built
                 fitted = self._release(
-                    self.prepare(X, y, plan, context=context), plan, hold, context, None
+                    self.prepare(data.X, data.y, plan, context=context), plan, hold, context, None
                 )
         return with_feature_names(fitted, names)
 
@@ -1197,9 +1262,13 @@ class PrivateEstimator(BaseEstimator):
             certificate = ranged._certify_with(X, y, context)
             certificate.assumptions.append(ROWS_RANGES_NOTE)
             return certificate
-        plan = self.plan_for(X, y)  # one-vs-rest: the binary models' dry runs, by their plans
-        return _as_a_fit_states(self._certify_sub_plans(plan, X, y, context) if plan.sub_plans
-                                else self._certify_data(X, y, plan, context), plan, self, y)
+        data = self._validated(X, y, context)  # once, as a fit validates them
+        plan = _with_rows_source(self.plan(*data.shape), X)
+        context = dataclasses.replace(context, data=data)
+        # one-vs-rest: the binary models' dry runs, by their plans
+        return _as_a_fit_states(
+            self._certify_sub_plans(plan, data.X, data.y, context) if plan.sub_plans
+            else self._certify_data(data.X, data.y, plan, context), plan, self, y)
 
     def _certify_data(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Any:
         """The dry run of ``plan`` on (X, y): the template a fit builds, no noise, no charge.
@@ -1233,6 +1302,13 @@ class PrivateEstimator(BaseEstimator):
                               vouch=plan.vouch, vouch_unused="ignore").certificate
         certificate.state(prep.meta.label_note, *plan.notes)
         return certificate
+
+
+def _with_rows_source(plan: FitPlan, X: Any) -> FitPlan:
+    """``plan`` with the line on where the encoding of rows ``X`` came from, where they carry one
+    (a drafted or released schema's :class:`~dpconvex.data.RangedRows`)."""
+    source = X.source if isinstance(X, RangedRows) else None
+    return plan if source is None else dataclasses.replace(plan, notes=(*plan.notes, source))
 
 
 def _as_a_fit_states(certificate: Any, plan: FitPlan, owner: Any, y: Any = None) -> Any:

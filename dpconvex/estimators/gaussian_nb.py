@@ -37,6 +37,7 @@ from ..privacy.mechanisms.record_sets import MomentBox, RecordSet
 from .base import (
     NO_CONTEXT,
     CertificateHold,
+    CheckedData,
     FitContext,
     FitPlan,
     Prepared,
@@ -380,9 +381,21 @@ class PrivateGaussianNB(ClassSumEstimator):
     }
 
     def public_shape(self, X: Any, y: Any) -> tuple[int, int, int]:
-        """(n, n_classes, n_features), refusing the table a ``feature_range`` schema describes
-        (a frame with its columns, not the encoder's features named in their order): the ranges
-        are those of the encoded rows, not of the raw columns."""
+        """(n, n_classes, n_features) of rows that are not the raw table
+        (:meth:`_refuse_raw_columns`)."""
+        self._refuse_raw_columns(X)
+        return super().public_shape(X, y)
+
+    def _validated(self, X: Any, y: Any, context: FitContext, *,
+                   binary: bool = False) -> CheckedData:
+        """X and y validated once, X not the raw table (:meth:`_refuse_raw_columns`)."""
+        self._refuse_raw_columns(X)
+        return super()._validated(X, y, context, binary=binary)
+
+    def _refuse_raw_columns(self, X: Any) -> None:
+        """Refuse the table a ``feature_range`` schema describes (a frame with its columns, not
+        the encoder's features named in their order): the ranges are those of the encoded rows,
+        not of the raw columns."""
         columns = [str(c) for c in getattr(X, "columns", ())]
         schema = self.feature_range if _is_schema(self.feature_range) else None
         # a schema whose features are all among its columns (numeric, binary; a column declared None
@@ -407,7 +420,6 @@ class PrivateGaussianNB(ClassSumEstimator):
                 "does for "
                 "numeric columns, take feature_range=np.column_stack(schema.encoded_range()).)"
             )
-        return super().public_shape(X, y)
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """The plan of a fit, with the feature ranges checked against the columns."""

@@ -50,12 +50,10 @@ from ..data.preprocess import clip_rows as clip_design
 from ..data.row_scaling import normalize_rows, normalize_rows_lazy
 from ..data.validation import (
     LABEL_POLICY,
+    LabelSet,
     as_design,
     check_array,
     check_classes,
-    check_labels,
-    computed,
-    encode_labels,
     row_products,
     zero_rows,
 )
@@ -85,6 +83,7 @@ from .base import (
     ROW_NORM,
     SOLVER,
     CertificateHold,
+    CheckedData,
     ClassifierScoreMixin,
     FitContext,
     FitPlan,
@@ -103,7 +102,6 @@ if TYPE_CHECKING:
     import cvxpy as cp
     from numpy.typing import ArrayLike
 
-    from ..data.validation import LabelSet
     from ..objectives.sets import ConvexSet
     from ..privacy.budget import BudgetAccountant
     from ..privacy.certificate import LamRule
@@ -180,31 +178,34 @@ class OneVsRestMixin:
     def _fit_sub_plans(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Any:
         """Fit one binary model per class on ``(X, y == c)`` with its plan (ε/C, δ/C each).
 
-        The C binary fits draw from this fit's generator (``context.noise``), in order,
-        inside its budget hold.
+        X and the labels are those the fit validated and encoded before its plan
+        (``context.data``); each binary model gets the rows and its labels from them, checked
+        no further. The C binary fits draw from this fit's generator (``context.noise``), in
+        order, inside its budget hold.
         """
         owner = type(self).__name__
         C = plan.n_classes
         epsilon_per_class = split_even(float(self.epsilon), C)
-        labels, y_binary = self._ovr_labels(y, f"{owner}.fit", context)  # before the hold
-        classes = labels.classes
-        binary_context = context.inner(context.noise, held=True)  # one generator, in order
+        data = context.data
+        classes = data.labels.classes
         models, certificates = [], []
         with self._hold(plan, context) as hold, \
                 ovr_noise_warning(self, plan, owner, self._ovr_noise_family):  # once, ε/C named
             for class_index in range(C):
                 binary_model = self._binary_clone(C, self.random_state)
                 sub_plan = plan.sub_plans[class_index]
-                prepared = binary_model.prepare(
-                    X, y_binary(class_index), sub_plan, context=binary_context
-                )
+                binary = self._binary_data(data, class_index)
+                # one generator, in order
+                binary_context = context.inner(context.noise, held=True, data=binary)
+                prepared = binary_model.prepare(binary.X, binary.y, sub_plan,
+                                                context=binary_context)
                 models.append(
                     binary_model.fit_prepared(prepared, sub_plan, context=binary_context)
                 )
                 certificates.append(binary_model.certificate_)
             certificate = self._composed(certificates, epsilon_per_class,
                                          [f"class {label!r}" for label in classes.tolist()],
-                                         labels.assumption)
+                                         data.labels.assumption)
             hold.commit_certificate(certificate)
         self.classes_ = classes
         self.n_features_in_ = models[0].n_features_in_
@@ -213,29 +214,23 @@ class OneVsRestMixin:
         self.certificate_ = certificate
         return self
 
-    def _ovr_labels(self, y: Any, caller: str, context: FitContext
-                    ) -> tuple[LabelSet, Callable[[int], np.ndarray]]:
-        """The labels encoded against the plan's set (warned if read from y; a label outside it
-        refused here) and each class's binary labels (-1 outside the set: the row zeroed)."""
-        y = computed(y)  # (None or a scalar: refused by name by check_labels)
-        n = len(y) if hasattr(y, "__len__") else 0
-        checked = check_labels(
-            y, n, caller, classes=self.classes, unknown_labels=self.unknown_labels
+    def _binary_data(self, data: CheckedData, class_index: int) -> CheckedData:
+        """The rows and labels of the binary model of class ``class_index``, from those of the
+        whole set: labels {0, 1} (1: the class), a record outside the set (``"ignore"``) outside
+        {0, 1} too, its row zeroed, as is a record left out of the fit."""
+        labels = data.labels
+        index = np.where(labels.dropped, 0, labels.index == class_index).astype(np.int64)
+        binary = LabelSet(
+            classes=np.array([0, 1]), index=index, outside=labels.outside, dropped=labels.dropped,
+            assumption=LabelSource("parameter", (0, 1), self.unknown_labels),
+            signs=np.where(index == 1, 1.0, -1.0),
         )
-        labels = encode_labels(
-            checked,
-            self.classes,
-            caller,
-            unknown_labels=self.unknown_labels,
-            excluded=context.excluded,
-            warning=context.label_warning,
-        )
-        return labels, lambda c: np.where(labels.outside, -1, (labels.index == c).astype(int))
+        return CheckedData(data.X, np.where(labels.outside, -1, index), binary)
 
     def _certify_sub_plans(self, plan: FitPlan, X: Any = None, y: Any = None,
                            context: FitContext = NO_CONTEXT) -> Any:
         """The composed certificate of the C binary models' dry runs (nothing drawn or charged):
-        from the plan's shape, or on (X, y), checked as a fit checks them."""
+        from the plan's shape, or on (X, y), validated once as a fit validates them."""
         binary_model = self._binary_clone(plan.n_classes)
         if X is None:  # the classes named as a fit names them, by classes= where given
             classes = range(plan.n_classes) if self.classes is None else check_classes(
@@ -245,10 +240,12 @@ class OneVsRestMixin:
                 (),
             )
         else:
-            labels, y_binary = self._ovr_labels(y, f"{type(self).__name__}.certify", context)
-            classes, source = labels.classes.tolist(), (labels.assumption,)
-            parts = [binary_model.prepare(X, y_binary(c), sub_plan, context=context)
-                     for c, sub_plan in enumerate(plan.sub_plans)]
+            data = context.data or self._validated(X, y, context)
+            classes, source = data.labels.classes.tolist(), (data.labels.assumption,)
+            binaries = [self._binary_data(data, c) for c in range(plan.n_classes)]
+            parts = [binary_model.prepare(binary.X, binary.y, sub_plan,
+                                          context=context.inner(context.noise, data=binary))
+                     for binary, sub_plan in zip(binaries, plan.sub_plans, strict=True)]
         # (one part per plan)
         certificates = list(map(binary_model._certify, parts, plan.sub_plans))
         for certificate in certificates:  # labels {0, 1} and the seed, as the binary fits state

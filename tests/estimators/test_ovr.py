@@ -87,3 +87,30 @@ def test_ovr_noise_warning_once_naming_the_split():
     assert len(noise) == 1
     assert "at epsilon = 0.1 for each of the 3 one-vs-rest models (the fit's epsilon = 0.3 " \
            "split over them)" in noise[0]
+
+
+@pytest.mark.parametrize("unknown_labels", ["raise", "ignore"])
+def test_each_binary_model_gets_the_labels_its_own_encoding_would_give(unknown_labels):
+    """One-vs-rest encodes the labels once and derives each binary model's labels from them:
+    the same classes, indices, records outside and dropped, signs and label source as encoding
+    that model's labels {0, 1} (-1 outside the set) from scratch, with rows left out."""
+    from dpconvex.data.validation import encode_labels
+    from dpconvex.estimators.base import NO_CONTEXT
+
+    rng = np.random.default_rng(3)
+    X, y = _blobs(n=60)
+    if unknown_labels == "ignore":
+        y = np.where(rng.random(60) < 0.2, 7, y)  # records outside classes=[0, 1, 2]
+    excluded = rng.random(60) < 0.25
+    est = dp.PrivateLogisticRegression(classes=[0, 1, 2], unknown_labels=unknown_labels)
+    context = NO_CONTEXT.inner(None, excluding=excluded)
+    data = est._validated(X, y, context)
+    for c in range(3):
+        got = est._binary_data(data, c)
+        y_binary = np.where(data.labels.outside, -1, (data.labels.index == c).astype(int))
+        want = encode_labels(y_binary, [0, 1], "Test.fit", unknown_labels=unknown_labels,
+                             excluded=excluded)
+        for field in ("classes", "index", "outside", "dropped", "signs"):
+            np.testing.assert_array_equal(getattr(got.labels, field), getattr(want, field))
+        assert got.labels.assumption == want.assumption
+        assert got.X is data.X
