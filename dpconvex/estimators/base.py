@@ -396,8 +396,7 @@ class FitContext:
             raise PrivacyError(
                 f"{owner}.fit: this fit reads every row and cannot leave rows out of its fit, "
                 "but the fit that contains it asked for that (FitContext.inner(excluding=...)). "
-                "Fit a "
-                "learner that leaves rows out (PrivateEstimator.takes_row_mask) inside that fit."
+                "Fit a learner that leaves rows out (PrivateEstimator.takes_row_mask) inside that fit."
             )
         return self
 

@@ -114,6 +114,7 @@ from .base import (
     FIT_ONLY,
     NO_CONTEXT,
     ROWS_RANGES_NOTE,
+    CheckedData,
     ClassifierScoreMixin,
     FitContext,
     FitPlan,
@@ -849,7 +850,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                 X_checked = check_array(_rows_for(name, X), f"{owner}.fit", min_samples=2,
                                         accept_sparse=learner._accepts_sparse, accept_dask=True)
                 learner._fit_with(X_checked, y_checked, context.inner(
-                    NoiseSource(fit_rng, noise.seeded), held=True, checked=True))
+                    NoiseSource(fit_rng, noise.seeded), held=True, checked=True,
+                    data=CheckedData(X_checked, y_checked, labels)))
                 # this fit's set, not the learner's classes=
                 learner.certificate_.state(labels.assumption)
                 mistakes = safeguard_mistakes(learner, X_checked, y_checked, labels.classes)
