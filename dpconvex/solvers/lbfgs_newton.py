@@ -124,7 +124,8 @@ class LbfgsNewton(Backend["SmoothTemplate"]):
         calls = _FlatCalls(template, b, extra_reg)
         tol = template.residual_tol * NATIVE_TOL_FACTOR
         newton = calls.newton if max_iter is None else None  # a cap: L-BFGS alone
-        x = calls.flat(warm_start)  # a copy: the caller's warm start is never aliased
+        x = (np.zeros(calls.size) if warm_start is None  # a copy: never the caller's array
+             else np.array(warm_start, dtype=float).reshape(calls.size))
         # many rows, small p: sampled Newton steps start the solve (_sampled_newton)
         sampled = (newton == "hessian" and "sampled_hessian" in template.capabilities
                    and template.space.dimension <= _EARLY_NEWTON_MAX_P)
@@ -190,12 +191,6 @@ class _FlatCalls:
         dense = "hessian" in caps and template.space.dimension <= _DENSE_HESSIAN_MAX_P
         self.newton = "hessian" if dense else "hessp" if "hessp" in caps else None
 
-    def flat(self, warm_start: np.ndarray | None) -> np.ndarray:
-        """The start as a new flat vector: zero, or a copy of ``warm_start``."""
-        if warm_start is None:
-            return np.zeros(self.size)
-        return np.array(warm_start, dtype=float).reshape(self.size)
-
     def at(self, w: np.ndarray) -> tuple[float, np.ndarray, float]:
         """J(w), ∇J(w) and ||∇J(w)||."""
         value, grad = self.fun_grad(w)
@@ -256,19 +251,11 @@ def _sampled_newton(calls: _FlatCalls, x: np.ndarray, f: float, g: np.ndarray, g
         slope = float(g @ step)
         if not (np.all(np.isfinite(step)) and slope > 0):
             break
-        t = 1.0
-        while t > 1e-10:
-            xn = x - t * step
-            fn, gnew = calls.fun_grad(xn)
-            # (near the minimizer the decrease of J is below its rounding: a smaller
-            # gradient is progress too, as in the polish)
-            if fn <= f - 1e-4 * t * slope or (exact is not None and np.linalg.norm(gnew) < gn):
-                break
-            t *= 0.5
-        else:
+        point = _backtrack(calls, x, f, gn, step, slope, smaller_gradient=exact is not None)
+        if point is None:
             break
-        x, f, g = xn, fn, gnew
-        last, gn = gn, float(np.linalg.norm(g))
+        last = gn
+        x, f, g, gn = point
         if exact is not None and gn > 0.5 * last:  # the Hessian moved: form it anew
             exact = None
         k += 1
@@ -317,9 +304,9 @@ def _newton_polish(calls: _FlatCalls, x: np.ndarray, f: float, g: np.ndarray, gn
     """At most :data:`_POLISH_STEPS` Newton (or Newton-CG) steps with backtracking until
     ||∇J|| <= tol.
 
-    The step solves ∇²J(x) s = ∇J(x) (:func:`_newton_step`). A step is accepted on sufficient
-    decrease or on a smaller gradient; the polish stops at the first singular Hessian, failed
-    CG or failed line search.
+    The step solves ∇²J(x) s = ∇J(x) (:func:`_newton_step`) and is accepted on sufficient
+    decrease or on a smaller gradient (:func:`_backtrack`); the polish stops at the first
+    singular Hessian, failed CG or failed line search.
 
     Parameters
     ----------
@@ -343,19 +330,32 @@ def _newton_polish(calls: _FlatCalls, x: np.ndarray, f: float, g: np.ndarray, gn
         step = _newton_step(calls, x, g, gn)
         if step is None:
             break
-        t = 1.0
-        while t > 1e-10:
-            xn = x - t * step
-            fn, gnew = calls.fun_grad(xn)
-            if fn <= f - 1e-4 * t * float(g @ step) or np.linalg.norm(gnew) < gn:
-                break
-            t *= 0.5
-        else:
+        point = _backtrack(calls, x, f, gn, step, float(g @ step), smaller_gradient=True)
+        if point is None:
             break
-        x, f, g = xn, fn, gnew
-        gn = float(np.linalg.norm(g))
+        x, f, g, gn = point
         tally.newton_steps += 1
     return x, f, g, gn
+
+
+def _backtrack(calls: _FlatCalls, x: np.ndarray, f: float, gn: float, step: np.ndarray,
+               slope: float, *, smaller_gradient: bool
+               ) -> tuple[np.ndarray, float, np.ndarray, float] | None:
+    """The first of x − t·step, t = 1, 1/2, 1/4, ... (down to 1e-10), that decreases J enough.
+
+    Accepted on sufficient decrease, J(x − t·step) <= J(x) − 1e-4·t·``slope``, or, with
+    ``smaller_gradient``, on a smaller ||∇J|| (near the minimizer the decrease of J is below its
+    rounding: a smaller gradient is progress too). Returns that point with J, ∇J and ||∇J||
+    there, or None when no t is accepted.
+    """
+    t = 1.0
+    while t > 1e-10:
+        xn = x - t * step
+        fn, gnew = calls.fun_grad(xn)
+        if fn <= f - 1e-4 * t * slope or (smaller_gradient and np.linalg.norm(gnew) < gn):
+            return xn, fn, gnew, float(np.linalg.norm(gnew))
+        t *= 0.5
+    return None
 
 
 def _newton_step(calls: _FlatCalls, x: np.ndarray, g: np.ndarray, gn: float
