@@ -52,8 +52,9 @@ _DENSE_HESSIAN_MAX_P = 1000
 #: (a margin of 100 below the acceptance level).
 NATIVE_TOL_FACTOR = 1e-2
 
-#: The most Newton (or Newton-CG) steps of one polish, and L-BFGS's iterations when uncapped.
+#: The most Newton (or Newton-CG) steps of one polish.
 _POLISH_STEPS = 30
+#: L-BFGS's iteration cap when the solve is not given ``max_iter``.
 _LBFGS_MAX_ITER = 5000
 
 
@@ -124,6 +125,7 @@ class LbfgsNewton(Backend["SmoothTemplate"]):
         calls = _FlatCalls(template, b, extra_reg)
         tol = template.residual_tol * NATIVE_TOL_FACTOR
         newton = calls.newton if max_iter is None else None  # a cap: L-BFGS alone
+        lbfgs_cap = _LBFGS_MAX_ITER if max_iter is None else max_iter
         x = (np.zeros(calls.size) if warm_start is None  # a copy: never the caller's array
              else np.array(warm_start, dtype=float).reshape(calls.size))
         # many rows, small p: sampled Newton steps start the solve (_sampled_newton)
@@ -144,7 +146,7 @@ class LbfgsNewton(Backend["SmoothTemplate"]):
             for gtol in [tol * _EARLY_NEWTON_GTOL, tol * 1e-2] if early else [tol * 1e-2]:
                 if gn <= tol:
                     break
-                x, f, g, gn = _lbfgs_phase(calls, x, gtol, max_iter or _LBFGS_MAX_ITER, tally)
+                x, f, g, gn = _lbfgs_phase(calls, x, gtol, lbfgs_cap, tally)
                 if newton:
                     x, f, g, gn = _newton_polish(calls, x, f, g, gn, tol=tol, tally=tally)
         return SolveResult(
