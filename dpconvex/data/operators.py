@@ -365,26 +365,23 @@ class ScaledRows:
             return m, self.rmatvec(f(m, slice(0, self.n)))
         X, s, t, q = self.base.X, self.scale, self.column, self.base.p
         m = np.empty(self.n)
-        head = np.zeros(q)
-        tail = 0.0
+        grad = np.zeros(self.p)
         step = max(1, _GRAM_ENTRIES // self.p)
-        zeroed = self.zeroed
-        for a in range(0, self.n, step):
+        for a in range(0, self.n, step):  # each block as in matvec, then its share of rmatvec
             rows = slice(a, a + step)
             B = X[rows]
             mb = m[rows]
-            zb = None if zeroed is None or not zeroed[rows].any() else zeroed[rows]
-            with np.errstate(**_ZERO_ROWS if zb is not None else {}):
+            with np.errstate(**_ZERO_ROWS if self.zeroed is not None else {}):
                 np.multiply(B @ w[:q], s[rows], out=mb)
-            if zb is not None:
-                mb[zb] = 0.0
+            if self.zeroed is not None:
+                mb[self.zeroed[rows]] = 0.0
             if t is not None:
                 mb += t[rows] * w[q]
             v = f(mb, rows)
-            head += (v * s[rows]) @ B
+            grad[:q] += (v * s[rows]) @ B
             if t is not None:
-                tail += float(v @ t[rows])
-        return m, (head if t is None else np.append(head, tail))
+                grad[q] += v @ t[rows]
+        return m, grad
 
     def row_norms(self) -> np.ndarray:
         """||[s_i x_i, t_i]|| from the stored rows' norms (``np.hypot``: no overflow)."""

@@ -11,10 +11,10 @@ is ||∇J|| at the returned point, whatever steps got there.
 from __future__ import annotations
 
 import contextlib
-import functools
 import math
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -28,10 +28,6 @@ if TYPE_CHECKING:
     from ..templates.base import SmoothTemplate
 
 __all__ = ["LbfgsNewton"]
-
-FunGrad = Callable[[np.ndarray], tuple[float, np.ndarray]]
-Hess = Callable[[np.ndarray], np.ndarray]
-HessSample = Callable[[np.ndarray, bool], np.ndarray]
 
 #: Up to this dimension, L-BFGS stops at ||∇J||_∞ <= _EARLY_NEWTON_GTOL · tol and
 #: Newton steps with the dense Hessian finish the solve (with ``hessp`` instead of
@@ -56,54 +52,20 @@ _DENSE_HESSIAN_MAX_P = 1000
 #: (a margin of 100 below the acceptance level).
 NATIVE_TOL_FACTOR = 1e-2
 
+#: The most Newton (or Newton-CG) steps of one polish.
+_POLISH_STEPS = 30
+#: L-BFGS's iteration cap when the solve is not given ``max_iter``.
+_LBFGS_MAX_ITER = 5000
 
-def _sampled_newton(fun_grad: FunGrad, hess: Hess, hess_sample: HessSample, x: np.ndarray,
-                    f: float, g: np.ndarray, gn: float, *, tol: float
-                    ) -> tuple[np.ndarray, float, np.ndarray, float, int]:
-    """Newton steps with backtracking on sampled Hessians, the exact one near the end.
 
-    The first step solves with the sampled majorant (a descent step from any start), the next ones with
-    sampled Hessians at the iterate, and the last ones with the exact Hessian at the first iterate with ||∇J||
-    <= _FULL_NEWTON_GTOL · tol (kept while each step at least halves ||∇J||: near the minimizer it changes
-    little). Stops at tol, after _SAMPLED_NEWTON_STEPS steps or _EXACT_HESSIANS exact Hessians, or when a
-    direction is not a descent direction.
-    """
-    k = formed = 0
-    exact = None  # the exact Hessian's Cholesky factor, formed near the minimizer
-    while gn > tol and k < _SAMPLED_NEWTON_STEPS:
-        try:
-            if exact is None and k > 0 and gn <= tol * _FULL_NEWTON_GTOL:
-                if formed == _EXACT_HESSIANS:
-                    break  # the Hessian keeps moving: L-BFGS and the polish finish
-                exact = cho_factor(hess(x))
-                formed += 1
-            step = (
-                cho_solve(exact, g)
-                if exact is not None
-                else np.linalg.solve(hess_sample(x, k == 0), g)
-            )
-        except np.linalg.LinAlgError:
-            break
-        slope = float(g @ step)
-        if not (np.all(np.isfinite(step)) and slope > 0):
-            break
-        t = 1.0
-        while t > 1e-10:
-            xn = x - t * step
-            fn, gnew = fun_grad(xn)
-            # (near the minimizer the decrease of J is below its rounding: a smaller
-            # gradient is progress too, as in the polish)
-            if fn <= f - 1e-4 * t * slope or (exact is not None and np.linalg.norm(gnew) < gn):
-                break
-            t *= 0.5
-        else:
-            break
-        x, f, g = xn, fn, gnew
-        last, gn = gn, float(np.linalg.norm(g))
-        if exact is not None and gn > 0.5 * last:  # the Hessian moved: form it anew
-            exact = None
-        k += 1
-    return x, f, g, gn, k
+@dataclass
+class _Tally:
+    """What the phases of one solve did, for the :class:`SolveResult`."""
+
+    lbfgs_iterations: int = 0
+    messages: list[str] = field(default_factory=list)
+    newton_steps: int = 0  # sampled ones included
+    sampled_newton_steps: int = 0
 
 
 class LbfgsNewton(Backend["SmoothTemplate"]):
@@ -160,67 +122,42 @@ class LbfgsNewton(Backend["SmoothTemplate"]):
         """
         b, extra_reg = self.admit(template, b, extra_reg)
         t0 = time.perf_counter()
-        # the iterates are flat (SciPy's L-BFGS needs a vector); every call into the template
-        # passes θ (and v) in the space's shape, and the result is returned in it
-        shape = template.space.shape
-        size = math.prod(shape)
-        x0 = (
-            np.zeros(size)
-            if warm_start is None
-            else np.asarray(warm_start, dtype=float).reshape(size)
-        )
+        calls = _FlatCalls(template, b, extra_reg)
         tol = template.residual_tol * NATIVE_TOL_FACTOR
-        newton_steps, max_iter = (30, 5000) if max_iter is None else (0, max_iter)
-        caps = template.capabilities
-        dense = "hessian" in caps and template.space.dimension <= _DENSE_HESSIAN_MAX_P
-        products = not dense and "hessp" in caps
-        sample = (
-            dense and "sampled_hessian" in caps and template.space.dimension <= _EARLY_NEWTON_MAX_P
-        )
-        calls = _FlatCalls(template, b, extra_reg, dense)
+        newton = calls.newton if max_iter is None else None  # a cap: L-BFGS alone
+        lbfgs_cap = _LBFGS_MAX_ITER if max_iter is None else max_iter
+        x = (np.zeros(calls.size) if warm_start is None  # a copy: never the caller's array
+             else np.array(warm_start, dtype=float).reshape(calls.size))
+        # many rows, small p: sampled Newton steps start the solve (_sampled_newton)
+        sampled = (newton == "hessian" and "sampled_hessian" in template.capabilities
+                   and template.space.dimension <= _EARLY_NEWTON_MAX_P)
+        tally = _Tally()
         # Small problems: multithreaded BLAS only adds overhead (measured ~50x slower on 2-D
         # problems on a loaded 2-core machine), so run single-threaded.
-        with single_threaded() if size <= 256 else contextlib.nullcontext():
-            # Small p: one or two dense Newton steps from ||∇J|| ~ 1e3·tol replace the slow tail of L-BFGS
-            # (Adult, p = 105: 2.7x faster); large p with Hessian-vector products: Newton-CG takes over at the
-            # same point (n = 5000, p = 2000: ~1.6x faster). Above p = 128 dense Hessians only finish a
-            # stalled L-BFGS. Either way the stopping rule is ||∇J|| <= tol.
-            early = newton_steps > 0 and ((dense and size <= _EARLY_NEWTON_MAX_P) or products)
-            phases = [tol * _EARLY_NEWTON_GTOL, tol * 1e-2] if early else [tol * 1e-2]
-            x = np.array(x0, dtype=float, copy=True)  # never alias the caller's warm start
-            iters = newton = sampled = 0
-            messages = []
-            f, gn = np.nan, np.inf
-            sample = sample and newton_steps > 0
-            if np.any(x) or sample:
-                # a warm start may already be the minimizer (output perturbation)
-                f, g = calls.fun_grad(x)
-                gn = float(np.linalg.norm(g))
-            if sample and gn > tol:
-                # Many rows: a sampled Hessian costs a fraction of a gradient, and Newton steps on
-                # it from the start take fewer passes over the rows than L-BFGS (the passes per
-                # fit: benchmarks/recorded/speed.md)
-                x, f, g, gn, sampled = _sampled_newton(calls.fun_grad, calls.hess,
-                                                       calls.hess_sample, x, f, g, gn, tol=tol)
-                iters += sampled
-                newton += sampled
-            for gtol in phases:
+        with single_threaded() if x.size <= 256 else contextlib.nullcontext():
+            # a warm start may already be the minimizer (output perturbation)
+            f, g, gn = calls.at(x) if np.any(x) or sampled else (np.nan, None, np.inf)
+            if sampled and gn > tol:
+                x, f, g, gn = _sampled_newton(calls, x, f, g, gn, tol=tol, tally=tally)
+            # L-BFGS to 1e-2·tol, the polish finishing a stalled run; or first to 1e3·tol, where
+            # the polish takes over (small p, dense: Adult, p = 105, 2.7x faster; Newton-CG at any
+            # p: n = 5000, p = 2000, ~1.6x faster), L-BFGS again only if the polish stalls
+            early = newton == "hessp" or (newton == "hessian" and x.size <= _EARLY_NEWTON_MAX_P)
+            for gtol in [tol * _EARLY_NEWTON_GTOL, tol * 1e-2] if early else [tol * 1e-2]:
                 if gn <= tol:
                     break
-                x, f, g, gn, nit, message = _lbfgs_phase(calls.fun_grad, x, gtol, max_iter)
-                messages.append(message)
-                iters += nit
-                polish = newton_steps if dense or products else 0
-                x, f, g, gn, steps = _newton_polish(calls, x, f, g, gn, tol=tol, steps=polish)
-                iters += steps
-                newton += steps
+                x, f, g, gn = _lbfgs_phase(calls, x, gtol, lbfgs_cap, tally)
+                if newton:
+                    x, f, g, gn = _newton_polish(calls, x, f, g, gn, tol=tol, tally=tally)
         return SolveResult(
-            x=x.reshape(shape), status=_status(x, gn, tol), objective=float(f), residual=gn,
-            solver="native", iterations=iters, seconds=time.perf_counter() - t0,
-            info={"method": ("sampled Newton, " if sample else "") + "L-BFGS-B + "
-                  + ("Newton" if dense else "Newton-CG") + " polish",
-                  "scipy_message": "; ".join(messages), "lbfgs_phases": len(messages),
-                  "newton_steps": newton, "sampled_newton_steps": sampled},
+            x=x.reshape(calls.shape), status=_status(x, gn, tol), objective=float(f),
+            residual=gn, solver="native", seconds=time.perf_counter() - t0,
+            iterations=tally.lbfgs_iterations + tally.newton_steps,
+            info={"method": ("sampled Newton, " if sampled else "") + "L-BFGS-B + "
+                  + ("Newton" if calls.newton == "hessian" else "Newton-CG") + " polish",
+                  "scipy_message": "; ".join(tally.messages),
+                  "lbfgs_phases": len(tally.messages), "newton_steps": tally.newton_steps,
+                  "sampled_newton_steps": tally.sampled_newton_steps},
         )
 
 
@@ -228,8 +165,7 @@ class _FlatCalls:
     """The template's objective, Hessian and Hessian-vector products on flat iterates.
 
     SciPy's L-BFGS works on vectors: each call reshapes θ (and v) to ``template.space.shape``
-    before it reaches the template and flattens what comes back. A vector parameter uses the
-    template's own methods, with no reshaping.
+    before it reaches the template and flattens what comes back (views for a vector parameter).
 
     Parameters
     ----------
@@ -239,19 +175,28 @@ class _FlatCalls:
         The linear noise term.
     extra_reg : float
         The added ridge weight.
-    dense : bool
-        Whether the Newton steps form the dense Hessian.
+
+    Attributes
+    ----------
+    newton : {"hessian", "hessp", None}
+        What a Newton step solves with, by the template's capabilities: the dense Hessian up
+        to :data:`_DENSE_HESSIAN_MAX_P` coefficients, else CG on Hessian-vector products, else
+        nothing (no Newton steps).
     """
 
-    def __init__(self, template: SmoothTemplate, b: np.ndarray | None, extra_reg: float,
-                 dense: bool) -> None:
-        self.template, self.b, self.extra_reg, self.dense = template, b, extra_reg, dense
+    def __init__(self, template: SmoothTemplate, b: np.ndarray | None,
+                 extra_reg: float) -> None:
+        self.template, self.b, self.extra_reg = template, b, extra_reg
         self.shape = template.space.shape
         self.size = math.prod(self.shape)
-        if len(self.shape) == 1:  # a vector parameter: the template's own methods
-            self.fun_grad = functools.partial(template.objective, b=b, extra_reg=extra_reg)
-            if dense:
-                self.hess = functools.partial(template.hessian, extra_reg=extra_reg)
+        caps = template.capabilities
+        dense = "hessian" in caps and template.space.dimension <= _DENSE_HESSIAN_MAX_P
+        self.newton = "hessian" if dense else "hessp" if "hessp" in caps else None
+
+    def at(self, w: np.ndarray) -> tuple[float, np.ndarray, float]:
+        """J(w), ∇J(w) and ||∇J(w)||."""
+        value, grad = self.fun_grad(w)
+        return value, grad, float(np.linalg.norm(grad))
 
     def fun_grad(self, w: np.ndarray) -> tuple[float, np.ndarray]:
         """J(w) and ∇J(w), the gradient flat."""
@@ -276,50 +221,94 @@ class _FlatCalls:
                           ).reshape(self.size, self.size)
 
 
-def _lbfgs_phase(fun_grad: FunGrad, x: np.ndarray, gtol: float, max_iter: int
-                 ) -> tuple[np.ndarray, float, np.ndarray, float, int, str]:
+def _sampled_newton(calls: _FlatCalls, x: np.ndarray, f: float, g: np.ndarray, gn: float, *,
+                    tol: float, tally: _Tally) -> tuple[np.ndarray, float, np.ndarray, float]:
+    """Newton steps with backtracking on sampled Hessians, the exact one near the end.
+
+    Many rows: a sampled Hessian costs a fraction of a gradient, and Newton steps on it from
+    the start take fewer passes over the rows than L-BFGS (the passes per fit:
+    benchmarks/recorded/speed.md). The first step solves with the sampled majorant (a descent
+    step from any start), the next ones with sampled Hessians at the iterate, and the last ones
+    with the exact Hessian at the first iterate with ||∇J|| <= _FULL_NEWTON_GTOL · tol (kept
+    while each step at least halves ||∇J||: near the minimizer it changes little). Stops at
+    tol, after _SAMPLED_NEWTON_STEPS steps or _EXACT_HESSIANS exact Hessians, or when a
+    direction is not a descent direction. The steps taken are added to ``tally``.
+    """
+    k = formed = 0
+    exact = None  # the exact Hessian's Cholesky factor, formed near the minimizer
+    while gn > tol and k < _SAMPLED_NEWTON_STEPS:
+        try:
+            if exact is None and k > 0 and gn <= tol * _FULL_NEWTON_GTOL:
+                if formed == _EXACT_HESSIANS:
+                    break  # the Hessian keeps moving: L-BFGS and the polish finish
+                exact = cho_factor(calls.hess(x))
+                formed += 1
+            step = (
+                cho_solve(exact, g)
+                if exact is not None
+                else np.linalg.solve(calls.hess_sample(x, k == 0), g)
+            )
+        except np.linalg.LinAlgError:
+            break
+        slope = float(g @ step)
+        if not (np.all(np.isfinite(step)) and slope > 0):
+            break
+        point = _backtrack(calls, x, f, gn, step, slope, smaller_gradient=exact is not None)
+        if point is None:
+            break
+        last = gn
+        x, f, g, gn = point
+        if exact is not None and gn > 0.5 * last:  # the Hessian moved: form it anew
+            exact = None
+        k += 1
+    tally.newton_steps += k
+    tally.sampled_newton_steps += k
+    return x, f, g, gn
+
+
+def _lbfgs_phase(calls: _FlatCalls, x: np.ndarray, gtol: float, max_iter: int, tally: _Tally
+                 ) -> tuple[np.ndarray, float, np.ndarray, float]:
     """One run of SciPy's L-BFGS-B from ``x`` to ||∇J||_∞ <= ``gtol``.
 
     Parameters
     ----------
-    fun_grad : callable
-        w ↦ (J(w), ∇J(w)).
+    calls : _FlatCalls
+        The objective on flat iterates.
     x : ndarray
         The start.
     gtol : float
         SciPy's projected-gradient tolerance (``ftol`` is 0: only the gradient stops it).
     max_iter : int
         The iteration cap.
+    tally : _Tally
+        Gets L-BFGS's iterations and SciPy's message.
 
     Returns
     -------
     x, f, g, gn : ndarray, float, ndarray, float
         The point reached, J, ∇J and ||∇J|| there (evaluated anew).
-    iterations : int
-        L-BFGS's iterations.
-    message : str
-        SciPy's message.
     """
     res = minimize(
-        fun_grad,
+        calls.fun_grad,
         x,
         jac=True,
         method="L-BFGS-B",
         options={"maxiter": max_iter, "gtol": gtol, "ftol": 0.0, "maxcor": 20},
     )
+    tally.lbfgs_iterations += int(res.nit)
+    tally.messages.append(str(res.message))
     x = np.asarray(res.x, dtype=float)
-    f, g = fun_grad(x)
-    return x, f, g, float(np.linalg.norm(g)), int(res.nit), str(res.message)
+    return (x, *calls.at(x))
 
 
 def _newton_polish(calls: _FlatCalls, x: np.ndarray, f: float, g: np.ndarray, gn: float, *,
-                   tol: float, steps: int) -> tuple[np.ndarray, float, np.ndarray, float, int]:
-    """At most ``steps`` Newton (or Newton-CG) steps with backtracking until ||∇J|| <= tol.
+                   tol: float, tally: _Tally) -> tuple[np.ndarray, float, np.ndarray, float]:
+    """At most :data:`_POLISH_STEPS` Newton (or Newton-CG) steps with backtracking until
+    ||∇J|| <= tol.
 
-    The step solves ∇²J(x) s = ∇J(x): with the dense Hessian when ``calls.dense``, else by CG on
-    Hessian-vector products to relative residual min(0.5, sqrt(||∇J||)). A step is accepted on
-    sufficient decrease or on a smaller gradient; the polish stops at the first singular
-    Hessian, failed CG or failed line search.
+    The step solves ∇²J(x) s = ∇J(x) (:func:`_newton_step`) and is accepted on sufficient
+    decrease or on a smaller gradient (:func:`_backtrack`); the polish stops at the first
+    singular Hessian, failed CG or failed line search.
 
     Parameters
     ----------
@@ -329,47 +318,57 @@ def _newton_polish(calls: _FlatCalls, x: np.ndarray, f: float, g: np.ndarray, gn
         The start, J, ∇J and ||∇J|| there.
     tol : float
         The stopping tolerance on ||∇J||.
-    steps : int
-        The most steps taken.
+    tally : _Tally
+        Gets the steps taken.
 
     Returns
     -------
     x, f, g, gn : ndarray, float, ndarray, float
         The point reached and J, ∇J, ||∇J|| there.
-    taken : int
-        The steps taken.
     """
-    taken = 0
-    for _ in range(steps):
+    for _ in range(_POLISH_STEPS):
         if gn <= tol:
             break
         step = _newton_step(calls, x, g, gn)
         if step is None:
             break
-        t = 1.0
-        while t > 1e-10:
-            xn = x - t * step
-            fn, gnew = calls.fun_grad(xn)
-            if fn <= f - 1e-4 * t * float(g @ step) or np.linalg.norm(gnew) < gn:
-                break
-            t *= 0.5
-        else:
+        point = _backtrack(calls, x, f, gn, step, float(g @ step), smaller_gradient=True)
+        if point is None:
             break
-        x, f, g = xn, fn, gnew
-        gn = float(np.linalg.norm(g))
-        taken += 1
-    return x, f, g, gn, taken
+        x, f, g, gn = point
+        tally.newton_steps += 1
+    return x, f, g, gn
+
+
+def _backtrack(calls: _FlatCalls, x: np.ndarray, f: float, gn: float, step: np.ndarray,
+               slope: float, *, smaller_gradient: bool
+               ) -> tuple[np.ndarray, float, np.ndarray, float] | None:
+    """The first of x − t·step, t = 1, 1/2, 1/4, ... (down to 1e-10), that decreases J enough.
+
+    Accepted on sufficient decrease, J(x − t·step) <= J(x) − 1e-4·t·``slope``, or, with
+    ``smaller_gradient``, on a smaller ||∇J|| (near the minimizer the decrease of J is below its
+    rounding: a smaller gradient is progress too). Returns that point with J, ∇J and ||∇J||
+    there, or None when no t is accepted.
+    """
+    t = 1.0
+    while t > 1e-10:
+        xn = x - t * step
+        fn, gnew = calls.fun_grad(xn)
+        if fn <= f - 1e-4 * t * slope or (smaller_gradient and np.linalg.norm(gnew) < gn):
+            return xn, fn, gnew, float(np.linalg.norm(gnew))
+        t *= 0.5
+    return None
 
 
 def _newton_step(calls: _FlatCalls, x: np.ndarray, g: np.ndarray, gn: float
                  ) -> np.ndarray | None:
     """The Newton direction s with ∇²J(x) s = ∇J(x), or None where it cannot be found.
 
-    Dense: a direct solve (None on a singular Hessian). Otherwise CG on Hessian-vector
-    products to relative residual min(0.5, sqrt(||∇J||)) (None on a non-finite step or a
-    CG breakdown).
+    With the dense Hessian (``calls.newton == "hessian"``): a direct solve (None on a singular
+    Hessian). Otherwise CG on Hessian-vector products to relative residual
+    min(0.5, sqrt(||∇J||)) (None on a non-finite step or a CG breakdown).
     """
-    if calls.dense:
+    if calls.newton == "hessian":
         try:
             return np.linalg.solve(calls.hess(x), g)
         except np.linalg.LinAlgError:

@@ -491,10 +491,10 @@ def get_backend(name: str | None, template: Template) -> Backend:
     >>> sorted(psd.capabilities), type(get_backend(None, psd)).__name__   # over the PSD cone
     (['cvxpy', 'objective', 'projection'], 'ProjectedGradient')
     """
-    check_solver_name(name, "get_backend")
     for backend_class in backend_classes(name):  # "auto": every class, the native ones first
         if (backend := backend_class()).supports(template):
             return backend
+    check_solver_name(name, "get_backend")  # a name nobody registered: no class to build
     have = sorted(getattr(template, "capabilities", ()))
     if name is None or name == "auto":
         requirements = sorted(
