@@ -1462,7 +1462,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             # constant); the learner's plan, hold and release leave them out
             y_unit[validation] = mid
             inner = context.inner(NoiseSource(fit_rng, noise.seeded), held=True,
-                                  excluding=self._held_mask(n, validation), checked=True)
+                                  excluding=self._held_mask(n, validation), checked=True,
+                                  data=CheckedData(X_checked, y_unit))
             self._fit_on_part(learner, X_checked, y_unit, n, n_features, inner)
             # the validation rows, as check_array gave them (an array, a CSR array or a Dask
             # array, each indexed by rows)
