@@ -307,6 +307,10 @@ class Noise:
         """(E‖b‖ or an upper bound on it, E‖b‖²) of one draw on ``shape``."""
         raise NotImplementedError
 
+    def scaled(self, factor: float) -> Noise:
+        """The law of ``factor`` times a draw of this one (an audit's mis-calibrated noise)."""
+        raise NotImplementedError
+
     def add(self, value: np.ndarray | float, rng: np.random.Generator, *,
             shape: tuple[int, ...] | None = None) -> np.ndarray:
         """``value`` (the exact statistic) plus one draw of this law (of each of a :class:`NoiseSum`'s
@@ -352,6 +356,9 @@ class Laplace(Noise):
         sq = 2.0 * _entries(shape) * self.scale**2
         return np.sqrt(sq) if isinstance(sq, np.ndarray) else math.sqrt(sq), sq
 
+    def scaled(self, factor: float) -> Laplace:
+        return Laplace(self.scale * factor)
+
 
 class Gaussian(Noise):
     """I.i.d. N(0, σ²) noise in orthonormal coordinates: the Gaussian mechanism.
@@ -382,6 +389,9 @@ class Gaussian(Noise):
     def moments(self, shape: tuple[int, ...]) -> tuple[float, float]:
         p = symmetric_dimension(shape) if self.symmetric else _entries(shape)
         return math.sqrt(p) * self.sigma, p * self.sigma * self.sigma
+
+    def scaled(self, factor: float) -> Gaussian:
+        return Gaussian(self.sigma * factor, symmetric=self.symmetric)
 
 
 class NormGamma(Noise):
@@ -448,6 +458,9 @@ class NormGamma(Noise):
         scale = 1.0 / self.rate
         return k * scale, (k * scale) * ((k + 1.0) * scale)
 
+    def scaled(self, factor: float) -> NormGamma:
+        return NormGamma(self.rate / factor, symmetric=self.symmetric, rows=self.rows)
+
 
 class SupNormGamma(Noise):
     """Density ∝ exp(−β‖b_c‖_∞) on each row c (the K-norm mechanism for the sup norm).
@@ -482,6 +495,9 @@ class SupNormGamma(Noise):
         sq = _entries(shape) * self.coordinate_scale(shape) ** 2
         return math.sqrt(sq), sq
 
+    def scaled(self, factor: float) -> SupNormGamma:
+        return SupNormGamma(self.rate / factor)
+
 
 class NoiseSum(Noise):
     """Independent laws added in order (an inner mechanism's noise and a cover).
@@ -515,3 +531,6 @@ class NoiseSum(Noise):
     def moments(self, shape: tuple[int, ...]) -> tuple[float, float]:
         sq = sum(law.moments(shape)[1] for law in self.laws)
         return math.sqrt(sq), sq
+
+    def scaled(self, factor: float) -> NoiseSum:
+        return NoiseSum(*[law.scaled(factor) for law in self.laws])

@@ -56,9 +56,9 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         The inner mechanism's registry name: any registered mechanism that places its noise
         on the objective or the output, calibrates on a grid of moduli
         (:meth:`~Mechanism.calibrate_grid`) and is pure (:class:`GaussianApproximateMinima`:
-        (ε, δ)), e.g. "objective" or "output". An output-placement inner provides
-        ``noise_law`` (the law of the noise it adds to the minimizer; the cover is added to it
-        before the one snap).
+        (ε, δ)), e.g. "objective" or "output". An output-placement inner's calibration holds
+        the law of the noise it adds to the minimizer (:attr:`Calibration.noise`; the cover is
+        added to it before the one snap).
     gamma : float
         Optimality residual the solve must reach (``optimality_tol``).
     fraction : float
@@ -101,14 +101,13 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         kind = "pure epsilon-DP" if self.pure else "(epsilon, delta)-DP"
         if (mech.wraps or not mech.private or mech.pure != self.pure
                 or type(mech).calibrate_grid is Mechanism.calibrate_grid
-                or not mech.amp_derived or mech.placement not in ("objective", "output")
-                or (mech.adds_output_noise and not hasattr(mech, "noise_law"))):
+                or not mech.amp_derived or mech.placement not in ("objective", "output")):
             raise ParameterError(
                 f"{type(self).__name__}.__init__: the inner mechanism {mech.name!r} cannot be "
                 "covered: "
                 f"approximate minima wraps a {kind} mechanism that places its noise on the "
-                "objective or the output and calibrates on a grid of moduli (calibrate_grid; "
-                "an output one also provides noise_law()), and whose cover is derived "
+                "objective or the output and calibrates on a grid of moduli (calibrate_grid), "
+                "and whose cover is derived "
                 "(amp_derived). Use optimality_tol=None with it."
             )
         return mech
@@ -224,7 +223,7 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
                                                         max_iter=max_iter),
                                 tol=self.gamma, caller=f"{type(self).__name__}.run",
                                 backend=backend)
-            law: Noise = NoiseSum(self.inner.noise_law(template, inner), cover)
+            law: Noise = NoiseSum(inner.law(), cover)  # the inner calibration's law
             return law.add(res.x, rng, shape=template.noise_shape), res, True
         theta, res, _ = self.inner.run(template, inner, backend, rng, warm_start=warm_start,
                                        max_iter=max_iter, tol=self.gamma)

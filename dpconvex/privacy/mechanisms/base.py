@@ -92,12 +92,14 @@ class Calibration:
     declared constants it was calibrated from, where the mechanism states them (read by its
     certificate and solve conditions: :func:`calibrated_constants`).
 
-    ``noise`` is the law of the noise that masks the data, on ``noise_shape`` (for the
-    mechanisms that release a minimizer: its p coordinates; an approximate-minima cover, which
-    masks the solver's error, is not in it): what the Λ rule and the noise warnings weigh,
-    through :attr:`expected_norm`, :attr:`expected_sq_norm` and :attr:`coordinate_scale`
-    (docs/privacy/perturbation.md#privacy-lambda-rule). On a grid of moduli
-    (:meth:`Mechanism.calibrate_grid`) the fields are arrays and ``noise`` a family of laws.
+    ``noise`` is the law of the noise that masks the data, weighed on ``noise_shape`` (for the
+    mechanisms that release a minimizer: its p coordinates, or the symmetric blocks a law on
+    them is drawn on; an approximate-minima cover, which masks the solver's error, is not in
+    it): the one law the mechanism's ``run`` draws (:meth:`law`), and what the Λ rule and the
+    noise warnings weigh, through :attr:`expected_norm`, :attr:`expected_sq_norm` and
+    :attr:`coordinate_scale` (docs/privacy/perturbation.md#privacy-lambda-rule). On a grid of
+    moduli (:meth:`Mechanism.calibrate_grid`) the fields are arrays and ``noise`` a family of
+    laws.
 
     Examples
     --------
@@ -136,8 +138,16 @@ class Calibration:
         if self.epsilon_noise is None:
             object.__setattr__(self, "epsilon_noise", self.epsilon)
 
-    def _law(self) -> Noise:
-        """:attr:`noise`, or the refusal that names the mechanism whose calibration holds none."""
+    def law(self) -> Noise:
+        """:attr:`noise`, or the refusal that names the mechanism whose calibration holds none.
+
+        Examples
+        --------
+        >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
+        >>> cal = get_mechanism("objective").calibrate(template, Budget(1.0))
+        >>> cal.law() is cal.noise, type(cal.law()).__name__
+        (True, 'NormGamma')
+        """
         if self.noise is None:
             raise no_noise_law(self.mechanism, "Calibration.noise")
         return self.noise
@@ -146,19 +156,19 @@ class Calibration:
     def expected_norm(self) -> Any:
         """E‖b‖ of :attr:`noise` (or its bound; inf where a family's rate is 0)."""
         with np.errstate(divide="ignore", over="ignore"):
-            return self._law().moments(self.noise_shape)[0]
+            return self.law().moments(self.noise_shape)[0]
 
     @property
     def expected_sq_norm(self) -> Any:
         """E‖b‖² of :attr:`noise`."""
         with np.errstate(divide="ignore", over="ignore"):
-            return self._law().moments(self.noise_shape)[1]
+            return self.law().moments(self.noise_shape)[1]
 
     @property
     def coordinate_scale(self) -> Any:
         """The per-coordinate scale of :attr:`noise` on :attr:`noise_shape`."""
         with np.errstate(divide="ignore", over="ignore"):
-            return self._law().coordinate_scale(self.noise_shape)
+            return self.law().coordinate_scale(self.noise_shape)
 
     @property
     def modulus_eff(self) -> Any:
@@ -672,7 +682,8 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
 
 class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
     """A mechanism that releases the exact minimizer of its template, noised on the objective
-    or on the output (then snapped); a private subclass gives :meth:`noise_law`.
+    or on the output (then snapped). A private subclass gives :meth:`noise_law`; its
+    calibration holds that law (:meth:`holding_noise`), and :meth:`run` draws it.
 
     Examples
     --------
@@ -682,11 +693,23 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
     [True, True, True, False]
     """
 
-    def noise_law(self, template: ObjectiveTemplate, cal: Calibration) -> Noise:
-        """The law of the noise on the objective or the output."""
+    states_modulus = True
+
+    def noise_law(self, problem: ConstantsSource, cal: Calibration) -> Noise:
+        """The law of the noise on the objective or the output, from ``cal`` (a family of laws
+        on a grid of moduli)."""
         raise NotImplementedError
 
-    states_modulus = True
+    def holding_noise(self, problem: ConstantsSource, cal: Calibration,
+                      consts: PrivacyConstants) -> Calibration:
+        """``cal`` holding the constants it was calibrated from and its noise law
+        (:meth:`noise_law`, built once: :meth:`run` draws it), weighed on the p noise
+        coordinates, or on the problem's blocks where the law is on symmetric blocks (whose
+        p coordinates they are)."""
+        law = self.noise_law(problem, cal)
+        shape = (tuple(problem.noise_shape) if getattr(law, "symmetric", False)
+                 else (int(consts.dimension),))
+        return dataclasses.replace(cal, constants=consts, noise=law, noise_shape=shape)
 
     def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
@@ -695,7 +718,7 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
         b, extra_reg = None, 0.0
         if self.placement == "objective":
             assert cal is not None
-            b = self.noise_law(template, cal).sample(template.noise_shape, rng)
+            b = cal.law().sample(template.noise_shape, rng)
             extra_reg = cal.extra_strong_convexity
         res = require_exact(
             template,
@@ -713,7 +736,7 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
         )
         if self.placement == "output":
             assert cal is not None
-            theta = self.noise_law(template, cal).add(res.x, rng, shape=template.noise_shape)
+            theta = cal.law().add(res.x, rng, shape=template.noise_shape)
             return theta, res, True
         return np.array(res.x, copy=True), res, False
 
@@ -977,13 +1000,6 @@ def _unresolved_rate(caller: str, what: str, grad_bound: float) -> PrivacyError:
     )
 
 
-def _holding_norm_gamma(cal: Calibration, consts: PrivacyConstants) -> Calibration:
-    """``cal`` holding the constants it was calibrated from and its norm-Gamma law of rate β on
-    the p noise coordinates: E‖b‖ = p/β, E‖b‖² = p(p + 1)/β² (infinite where β = 0)."""
-    return dataclasses.replace(cal, constants=consts, noise=NormGamma(cal.noise_rate),
-                               noise_shape=(int(consts.dimension),))
-
-
 def objective_modulus_floor(epsilon: float, n: int, consts: PrivacyConstants) -> float:
     """The smallest modulus at which :func:`calibrate_objective_perturbation` adds no Δ (its
     ``modulus_floor``); c q²/(n (e^{ε/2} − 1)) for linear ERM's one-sided slack
@@ -1008,17 +1024,19 @@ class _Perturbation(ExactMinimizer):
         consts = template.privacy_constants()
         cal = self._calibrate(budget.epsilon, template.n, consts,
                               caller=f"{type(self).__name__}.calibrate")
-        return _holding_norm_gamma(cal, consts)
+        return self.holding_noise(template, cal, consts)
 
     def calibrate_grid(self, problem: ConstantsSource, budget: Budget,
                        moduli: np.ndarray) -> Calibration:
         consts = problem.privacy_constants()
         cal = self._grid(budget.epsilon, problem.n, consts, moduli)
-        return _holding_norm_gamma(cal, at_modulus(consts, moduli))
+        return self.holding_noise(problem, cal, at_modulus(consts, moduli))
 
-    def noise_law(self, template: ObjectiveTemplate, cal: Calibration) -> Noise:
-        """Norm-Gamma of rate β on the template's space (on the objective or the output)."""
-        return NormGamma(cal.noise_rate, symmetric=template.noise_symmetric)
+    def noise_law(self, problem: ConstantsSource, cal: Calibration) -> Noise:
+        """Norm-Gamma of rate β (on the objective or the output): E‖b‖ = p/β,
+        E‖b‖² = p(p + 1)/β² (infinite where β = 0); on symmetric blocks where the template's
+        noise is."""
+        return NormGamma(cal.noise_rate, symmetric=getattr(problem, "noise_symmetric", False))
 
     def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
