@@ -34,6 +34,7 @@ from ..noise import Gaussian, Noise, NoiseSum, NormGamma
 from .base import (
     Calibration,
     Mechanism,
+    calibrated_constants,
     get_mechanism,
     register,
     require_exact,
@@ -143,7 +144,7 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         main, cover = self._split(budget)
         cal = self.inner.calibrate(template, main)
         assert cal is not None
-        mu = template.privacy_constants().strong_convexity + cal.extra_strong_convexity
+        mu = calibrated_constants(template, cal).strong_convexity + cal.extra_strong_convexity
         radius = float(template.distance_bound(self.gamma, mu))  # the solve's distance bound ρ
         rate, extra = self._cover_noise(cover, 2.0 * radius)
         # the noise that masks the data is the inner mechanism's at its share of the budget:
@@ -182,7 +183,8 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         """The cover's calibration conditions and quantities."""
         return [], {"distance bound": cal.extra["radius"],
                     "sensitivity 2*distance": cal.sensitivity, "noise rate beta": cal.noise_rate,
-                    "expected noise norm": template.privacy_constants().dimension / cal.noise_rate}
+                    "expected noise norm":
+                        calibrated_constants(template, cal).dimension / cal.noise_rate}
 
     def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:

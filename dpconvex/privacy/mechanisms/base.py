@@ -318,14 +318,15 @@ class Mechanism(ABC, Generic[TemplateT]):
 
     # ----------------------------------------------------------- the interface
     def check_budget(self, budget: Budget) -> Budget:
-        """Validate the budget: a private mechanism needs a finite ε > 0; a pure one δ = 0, an
+        """Validate the budget for this mechanism: a :class:`Budget` (its ε > 0 and δ in [0, 1)
+        checked when it was made); a private mechanism needs a finite ε, a pure one δ = 0, an
         (ε, δ) one with an :attr:`alternative` δ > 0."""
         caller, name = f"{type(self).__name__}.check_budget", self.name
         if not isinstance(budget, Budget):
             raise ParameterError(
                 f"{caller}: mechanism '{name}' needs a Budget. Got {budget!r} instead."
             )
-        if not math.isfinite(budget.epsilon) or budget.epsilon <= 0:
+        if not budget.private:  # ε = inf: the non-private baseline's budget
             raise ParameterError(f"{caller}: mechanism '{name}' needs a finite epsilon > 0. Got "
                                  f"{budget.epsilon!r} instead.")
         if self.pure and budget.delta != 0.0:
@@ -760,15 +761,15 @@ def build_mechanism(name: Any, owner: str, menu: MechanismMenu | None, *,
     ('amp', 'objective')
     """
     if menu is None:
-        allowed = named = mechanism_names(wraps=False)
-    else:  # "auto" and the routes are resolved before: named in the refusal, not built here
-        allowed, named = (
-            tuple(menu.offered),
-            (*(("auto",) if menu.auto else ()), *menu.offered, *menu.routes),
-        )
-        if isinstance(name, str) and name in menu.offered:
-            name, allowed = menu.offered[name], tuple(menu.offered.values())
+        allowed = mechanism_names(wraps=False)
+    elif isinstance(name, str) and name in menu.offered:  # the offered name's registry name
+        name, allowed = menu.offered[name], tuple(menu.offered.values())
+    else:
+        allowed = tuple(menu.offered)
     if not isinstance(name, str) or name not in allowed:  # get_mechanism's refusal
+        # "auto" and the routes are resolved before: named in the refusal, not built here
+        named = allowed if menu is None else (
+            *(("auto",) if menu.auto else ()), *menu.offered, *menu.routes)
         cover = (
             f" {name!r} is a cover over another mechanism: pass that one and optimality_tol="
             "<residual> (approximate-minima perturbation)."
