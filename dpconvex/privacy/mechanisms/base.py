@@ -95,11 +95,12 @@ class Calibration:
     ``noise`` is the law of the noise that masks the data, weighed on ``noise_shape`` (for the
     mechanisms that release a minimizer: its p coordinates, or the symmetric blocks a law on
     them is drawn on; an approximate-minima cover, which masks the solver's error, is not in
-    it): the one law the mechanism's ``run`` draws (:meth:`law`), and what the Λ rule and the
-    noise warnings weigh, through :attr:`expected_norm`, :attr:`expected_sq_norm` and
-    :attr:`coordinate_scale` (docs/privacy/perturbation.md#privacy-lambda-rule). On a grid of
-    moduli (:meth:`Mechanism.calibrate_grid`) the fields are arrays and ``noise`` a family of
-    laws.
+    it): what the Λ rule and the noise warnings weigh, through :attr:`expected_norm`,
+    :attr:`expected_sq_norm` and :attr:`coordinate_scale`
+    (docs/privacy/perturbation.md#privacy-lambda-rule), and, where the release adds one draw
+    of it (a minimizer's noise, a noisy sum or mean), the law ``run`` draws (:meth:`law`): it
+    is built once. On a grid of moduli (:meth:`Mechanism.calibrate_grid`) the fields are
+    arrays and ``noise`` a family of laws.
 
     Examples
     --------
