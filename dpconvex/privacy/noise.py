@@ -308,7 +308,14 @@ class Noise:
         raise NotImplementedError
 
     def scaled(self, factor: float) -> Noise:
-        """The law of ``factor`` times a draw of this one (an audit's mis-calibrated noise)."""
+        """The law of ``factor`` times a draw of this one (an audit's mis-calibrated noise).
+
+        Examples
+        --------
+        >>> from dpconvex.privacy.noise import NormGamma
+        >>> NormGamma(2.0).scaled(0.5), NormGamma(2.0).scaled(0.5).moments((4,))[0]
+        (NormGamma(rate=4.0, symmetric=False, rows=False), 1.0)
+        """
         raise NotImplementedError
 
     def add(self, value: np.ndarray | float, rng: np.random.Generator, *,

@@ -707,7 +707,17 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
         """``cal`` holding the constants it was calibrated from and its noise law
         (:meth:`noise_law`, built once: :meth:`run` draws it), weighed on the p noise
         coordinates, or on the problem's blocks where the law is on symmetric blocks (whose
-        p coordinates they are)."""
+        p coordinates they are).
+
+        Examples
+        --------
+        >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
+        >>> mech = get_mechanism("objective")
+        >>> bare = calibrate_objective_perturbation(1.0, template.n, template.privacy_constants())
+        >>> cal = mech.holding_noise(template, bare, template.privacy_constants())
+        >>> cal.noise == mech.noise_law(template, bare), cal.noise_shape
+        (True, (3,))
+        """
         law = self.noise_law(problem, cal)
         shape = (tuple(problem.noise_shape) if getattr(law, "symmetric", False)
                  else (int(consts.dimension),))
