@@ -144,7 +144,7 @@ class Calibration:
 
         Examples
         --------
-        >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
         >>> cal = get_mechanism("objective").calibrate(template, Budget(1.0))
         >>> cal.law() is cal.noise, type(cal.law()).__name__
         (True, 'NormGamma')
@@ -327,7 +327,7 @@ class Mechanism(ABC, Generic[TemplateT]):
             raise ParameterError(
                 f"{caller}: mechanism '{name}' needs a Budget. Got {budget!r} instead."
             )
-        if not budget.private:  # ε = inf: the non-private baseline's budget
+        if not math.isfinite(budget.epsilon):  # ε = inf: the non-private baseline's budget
             raise ParameterError(f"{caller}: mechanism '{name}' needs a finite epsilon > 0. Got "
                                  f"{budget.epsilon!r} instead.")
         if self.pure and budget.delta != 0.0:
@@ -397,7 +397,8 @@ class Mechanism(ABC, Generic[TemplateT]):
         mu = calibrated_constants(template, cal).strong_convexity + (
             cal.extra_strong_convexity if cal is not None else 0.0)
         try:
-            gap = f"; uncovered distance to the exact minimizer <= {template.distance_bound(tol, mu):.3g}"
+            gap = ("; uncovered distance to the exact minimizer <= "
+                   f"{template.distance_bound(tol, mu):.3g}")
         except (AttributeError, PrivacyError):  # extra terms, or a set without exact projection
             gap = (
                 "; no distance bound (extra terms, or a set without an exact projection): the "
@@ -652,8 +653,7 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
     ...
     not accurate enough to release
     """
-    approximate = tol is not None
-    tol = template.residual_tol if tol is None else tol
+    needed = template.residual_tol if tol is None else tol
     # read once, as real numbers: judged as released
     x = None if res.x is None else np.asarray(res.x)
     real = x is not None and x.dtype.kind in "biuf"
@@ -664,17 +664,17 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
     failed = (res.x is None or res.status in (SolveStatus.FAILED, SolveStatus.INFEASIBLE,
                                               SolveStatus.UNBOUNDED)
               or not np.isfinite(res.residual) or not np.all(np.isfinite(res.x)))
-    if failed or res.residual > tol:  # one text, whatever the status: the solve's outcome
+    if failed or res.residual > needed:  # one text, whatever the status: the solve's outcome
         from ...errors import record_solve  # (status, residual, a polish) is the curator's
 
         record_solve(res)
         solver = "+".join(getattr(backend, "solvers", ())) or res.solver  # asked for, not ran
         why = ("approximate-minima perturbation covers a solve to optimality_tol only. Use a "
                "larger optimality_tol, or raise max_iter if you capped the iterations"
-               if approximate else "the privacy proof holds for the exact minimizer only. "
+               if tol is not None else "the privacy proof holds for the exact minimizer only. "
                f"{retry_advice(template, solver.split('+'))}")
         raise SolverError(
-            f"{caller}: the solve by '{solver}' did not reach the tolerance {tol:g} the release "
+            f"{caller}: the solve by '{solver}' did not reach the tolerance {needed:g} the release "
             "needs, so no "
             f"model is released: {why} (the solve's status and residual: "
             "dpconvex.collect_diagnostics)."
@@ -711,7 +711,7 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
 
         Examples
         --------
-        >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
         >>> mech = get_mechanism("objective")
         >>> bare = calibrate_objective_perturbation(1.0, template.n, template.privacy_constants())
         >>> cal = mech.holding_noise(template, bare, template.privacy_constants())
@@ -719,9 +719,9 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
         (True, (3,))
         """
         law = self.noise_law(problem, cal)
-        shape = (tuple(problem.noise_shape) if getattr(law, "symmetric", False)
-                 else (int(consts.dimension),))
-        return dataclasses.replace(cal, constants=consts, noise=law, noise_shape=shape)
+        return dataclasses.replace(cal, constants=consts, noise=law, noise_shape=(
+            tuple(problem.noise_shape) if getattr(law, "symmetric", False)
+            else (int(consts.dimension),)))
 
     def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
@@ -1053,10 +1053,10 @@ class _Perturbation(ExactMinimizer):
     def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None
-        eps = budget.epsilon
-        if cal.epsilon > eps:  # pragma: no cover - guarded by construction
+        if cal.epsilon > budget.epsilon:  # pragma: no cover - guarded by construction
             raise PrivacyError(f"{type(self).__name__}.certificate: the computed epsilon "
-                               f"{cal.epsilon} exceeds the requested {eps}; nothing is released.")
+                               f"{cal.epsilon} exceeds the requested {budget.epsilon}; nothing is "
+                               "released.")
         consts = calibrated_constants(template, cal)
         conds = [
             *conditions,
@@ -1065,7 +1065,7 @@ class _Perturbation(ExactMinimizer):
                 True,
                 "computed from public parameters",
                 f"slack {cal.slack:.6g} + noise {cal.epsilon_noise:.6g} = {cal.epsilon:.6g} <= "
-                f"{eps:g}",
+                f"{budget.epsilon:g}",
             ),
         ]
         quantities: dict[str, Any] = {
@@ -1085,7 +1085,7 @@ class _Perturbation(ExactMinimizer):
         }
         return Certificate(
             mechanism=f"{self.label} on {template.name}",
-            epsilon_requested=eps,
+            epsilon_requested=budget.epsilon,
             epsilon=cal.epsilon,
             private=True,
             conditions=conds,
