@@ -965,7 +965,7 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     fields = dict(epsilon=eps_slack + eps_noise, epsilon_noise=eps_noise, slack=eps_slack,
                   extra_strong_convexity=delta_reg, noise_rate=rate)
     if moduli is None:  # at the one modulus: numbers
-        fields = dict(zip(fields, map(float, fields.values()), strict=True))
+        fields = {name: float(value) for name, value in fields.items()}
     return Calibration(mechanism="objective", epsilon_requested=epsilon, sensitivity=sensitivity,
                        modulus_floor=floor, constants=consts if moduli is None else None, **fields)
 
