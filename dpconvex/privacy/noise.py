@@ -441,7 +441,7 @@ class NormGamma(Noise):
         if self.rows:
             row, k = NormGamma(self.rate), self._block(shape)
             return np.stack([row.sample((k,), rng) for _ in range(shape[0])]).reshape(shape)
-        p = symmetric_dimension(shape) if self.symmetric else int(np.prod(shape, dtype=np.int64))
+        p = self._block(shape)  # the law's dimension (of the symmetric blocks' coordinates)
         g = rng.standard_normal(p)
         nrm = float(np.linalg.norm(g))
         while nrm == 0.0:  # probability zero; keeps the direction well defined
