@@ -98,8 +98,10 @@ def _scaled_calibration(cal: Calibration, s: float) -> Calibration:
     """``cal`` with every noise it calibrates ``s`` times as large, its claim (ε, δ) unchanged.
 
     The rate β of the norm-Gamma noise is divided by s, and so is every rate of :data:`_NOISE_RATES`; every
-    scale of :data:`_NOISE_SCALES` is multiplied by s; an inner calibration (approximate minima) is scaled
-    alike, so that the mechanism's noise and its cover both are.
+    scale of :data:`_NOISE_SCALES` is multiplied by s; the noise law the calibration holds, which the
+    mechanism draws, is the law of s times its draw (:meth:`~dpconvex.privacy.noise.Noise.scaled`); an
+    inner calibration (approximate minima) is scaled alike, so that the mechanism's noise and its cover
+    both are.
 
     Examples
     --------
@@ -122,7 +124,8 @@ def _scaled_calibration(cal: Calibration, s: float) -> Calibration:
             )
     if isinstance(extra.get("inner"), Calibration):
         extra["inner"] = _scaled_calibration(extra["inner"], s)
-    return dataclasses.replace(cal, noise_rate=cal.noise_rate / s, extra=extra)
+    noise = None if cal.noise is None else cal.noise.scaled(s)  # the law the mechanism draws
+    return dataclasses.replace(cal, noise_rate=cal.noise_rate / s, extra=extra, noise=noise)
 
 
 class Audited(Mechanism["Template"]):

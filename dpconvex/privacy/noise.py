@@ -307,6 +307,17 @@ class Noise:
         """(E‖b‖ or an upper bound on it, E‖b‖²) of one draw on ``shape``."""
         raise NotImplementedError
 
+    def scaled(self, factor: float) -> Noise:
+        """The law of ``factor`` times a draw of this one (an audit's mis-calibrated noise).
+
+        Examples
+        --------
+        >>> from dpconvex.privacy.noise import NormGamma
+        >>> NormGamma(2.0).scaled(0.5), NormGamma(2.0).scaled(0.5).moments((4,))[0]
+        (NormGamma(rate=4.0, symmetric=False, rows=False), 1.0)
+        """
+        raise NotImplementedError
+
     def add(self, value: np.ndarray | float, rng: np.random.Generator, *,
             shape: tuple[int, ...] | None = None) -> np.ndarray:
         """``value`` (the exact statistic) plus one draw of this law (of each of a :class:`NoiseSum`'s
@@ -352,6 +363,9 @@ class Laplace(Noise):
         sq = 2.0 * _entries(shape) * self.scale**2
         return np.sqrt(sq) if isinstance(sq, np.ndarray) else math.sqrt(sq), sq
 
+    def scaled(self, factor: float) -> Laplace:
+        return Laplace(self.scale * factor)
+
 
 class Gaussian(Noise):
     """I.i.d. N(0, σ²) noise in orthonormal coordinates: the Gaussian mechanism.
@@ -382,6 +396,9 @@ class Gaussian(Noise):
     def moments(self, shape: tuple[int, ...]) -> tuple[float, float]:
         p = symmetric_dimension(shape) if self.symmetric else _entries(shape)
         return math.sqrt(p) * self.sigma, p * self.sigma * self.sigma
+
+    def scaled(self, factor: float) -> Gaussian:
+        return Gaussian(self.sigma * factor, symmetric=self.symmetric)
 
 
 class NormGamma(Noise):
@@ -424,7 +441,7 @@ class NormGamma(Noise):
         if self.rows:
             row, k = NormGamma(self.rate), self._block(shape)
             return np.stack([row.sample((k,), rng) for _ in range(shape[0])]).reshape(shape)
-        p = symmetric_dimension(shape) if self.symmetric else int(np.prod(shape, dtype=np.int64))
+        p = self._block(shape)  # the law's dimension (of the symmetric blocks' coordinates)
         g = rng.standard_normal(p)
         nrm = float(np.linalg.norm(g))
         while nrm == 0.0:  # probability zero; keeps the direction well defined
@@ -447,6 +464,9 @@ class NormGamma(Noise):
             return math.sqrt(sq), sq
         scale = 1.0 / self.rate
         return k * scale, (k * scale) * ((k + 1.0) * scale)
+
+    def scaled(self, factor: float) -> NormGamma:
+        return NormGamma(self.rate / factor, symmetric=self.symmetric, rows=self.rows)
 
 
 class SupNormGamma(Noise):
@@ -482,6 +502,9 @@ class SupNormGamma(Noise):
         sq = _entries(shape) * self.coordinate_scale(shape) ** 2
         return math.sqrt(sq), sq
 
+    def scaled(self, factor: float) -> SupNormGamma:
+        return SupNormGamma(self.rate / factor)
+
 
 class NoiseSum(Noise):
     """Independent laws added in order (an inner mechanism's noise and a cover).
@@ -515,3 +538,6 @@ class NoiseSum(Noise):
     def moments(self, shape: tuple[int, ...]) -> tuple[float, float]:
         sq = sum(law.moments(shape)[1] for law in self.laws)
         return math.sqrt(sq), sq
+
+    def scaled(self, factor: float) -> NoiseSum:
+        return NoiseSum(*[law.scaled(factor) for law in self.laws])

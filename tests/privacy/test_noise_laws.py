@@ -143,6 +143,19 @@ def test_moments_are_those_of_the_draws(law):
     assert np.sqrt(sq).mean() <= norm * (1 + 5 / np.sqrt(n))
 
 
+@pytest.mark.parametrize("law", LAWS, ids=repr)
+def test_a_scaled_law_draws_the_law_s_draws_times_the_factor(law):
+    """The same stream: draws and moments times the factor (rounding only: rtol 1e-12)."""
+    shape, factor = SHAPES[id(law)], 2.5
+    scaled = law.scaled(factor)
+    assert type(scaled) is type(law) and scaled != law
+    np.testing.assert_allclose(scaled.sample(shape, np.random.default_rng(5)),
+                               factor * law.sample(shape, np.random.default_rng(5)), rtol=1e-12)
+    norm, second = law.moments(shape)
+    np.testing.assert_allclose(scaled.moments(shape), (factor * norm, factor**2 * second),
+                               rtol=1e-12)
+
+
 def test_a_sum_adds_in_order_and_snaps_on_the_coarser_grid():
     a, b = Gaussian(0.1), Laplace(3.0)
     assert NoiseSum(a, b).laws == (a, b)

@@ -34,6 +34,7 @@ from ..noise import Gaussian, Noise, NoiseSum, NormGamma
 from .base import (
     Calibration,
     Mechanism,
+    calibrated_constants,
     get_mechanism,
     register,
     require_exact,
@@ -56,9 +57,9 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         The inner mechanism's registry name: any registered mechanism that places its noise
         on the objective or the output, calibrates on a grid of moduli
         (:meth:`~Mechanism.calibrate_grid`) and is pure (:class:`GaussianApproximateMinima`:
-        (ε, δ)), e.g. "objective" or "output". An output-placement inner provides
-        ``noise_law`` (the law of the noise it adds to the minimizer; the cover is added to it
-        before the one snap).
+        (ε, δ)), e.g. "objective" or "output". An output-placement inner's calibration holds
+        the law of the noise it adds to the minimizer (:attr:`Calibration.noise`; the cover is
+        added to it before the one snap).
     gamma : float
         Optimality residual the solve must reach (``optimality_tol``).
     fraction : float
@@ -101,14 +102,13 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         kind = "pure epsilon-DP" if self.pure else "(epsilon, delta)-DP"
         if (mech.wraps or not mech.private or mech.pure != self.pure
                 or type(mech).calibrate_grid is Mechanism.calibrate_grid
-                or not mech.amp_derived or mech.placement not in ("objective", "output")
-                or (mech.adds_output_noise and not hasattr(mech, "noise_law"))):
+                or not mech.amp_derived or mech.placement not in ("objective", "output")):
             raise ParameterError(
                 f"{type(self).__name__}.__init__: the inner mechanism {mech.name!r} cannot be "
                 "covered: "
                 f"approximate minima wraps a {kind} mechanism that places its noise on the "
-                "objective or the output and calibrates on a grid of moduli (calibrate_grid; "
-                "an output one also provides noise_law()), and whose cover is derived "
+                "objective or the output and calibrates on a grid of moduli (calibrate_grid), "
+                "and whose cover is derived "
                 "(amp_derived). Use optimality_tol=None with it."
             )
         return mech
@@ -144,7 +144,7 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         main, cover = self._split(budget)
         cal = self.inner.calibrate(template, main)
         assert cal is not None
-        mu = template.privacy_constants().strong_convexity + cal.extra_strong_convexity
+        mu = calibrated_constants(template, cal).strong_convexity + cal.extra_strong_convexity
         radius = float(template.distance_bound(self.gamma, mu))  # the solve's distance bound ρ
         rate, extra = self._cover_noise(cover, 2.0 * radius)
         # the noise that masks the data is the inner mechanism's at its share of the budget:
@@ -183,7 +183,8 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         """The cover's calibration conditions and quantities."""
         return [], {"distance bound": cal.extra["radius"],
                     "sensitivity 2*distance": cal.sensitivity, "noise rate beta": cal.noise_rate,
-                    "expected noise norm": template.privacy_constants().dimension / cal.noise_rate}
+                    "expected noise norm":
+                        calibrated_constants(template, cal).dimension / cal.noise_rate}
 
     def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
@@ -224,7 +225,7 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
                                                         max_iter=max_iter),
                                 tol=self.gamma, caller=f"{type(self).__name__}.run",
                                 backend=backend)
-            law: Noise = NoiseSum(self.inner.noise_law(template, inner), cover)
+            law: Noise = NoiseSum(inner.law(), cover)  # the inner calibration's law
             return law.add(res.x, rng, shape=template.noise_shape), res, True
         theta, res, _ = self.inner.run(template, inner, backend, rng, warm_start=warm_start,
                                        max_iter=max_iter, tol=self.gamma)

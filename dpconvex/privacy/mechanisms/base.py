@@ -92,12 +92,15 @@ class Calibration:
     declared constants it was calibrated from, where the mechanism states them (read by its
     certificate and solve conditions: :func:`calibrated_constants`).
 
-    ``noise`` is the law of the noise that masks the data, on ``noise_shape`` (for the
-    mechanisms that release a minimizer: its p coordinates; an approximate-minima cover, which
-    masks the solver's error, is not in it): what the Λ rule and the noise warnings weigh,
-    through :attr:`expected_norm`, :attr:`expected_sq_norm` and :attr:`coordinate_scale`
-    (docs/privacy/perturbation.md#privacy-lambda-rule). On a grid of moduli
-    (:meth:`Mechanism.calibrate_grid`) the fields are arrays and ``noise`` a family of laws.
+    ``noise`` is the law of the noise that masks the data, weighed on ``noise_shape`` (for the
+    mechanisms that release a minimizer: its p coordinates, or the symmetric blocks a law on
+    them is drawn on; an approximate-minima cover, which masks the solver's error, is not in
+    it): what the Λ rule and the noise warnings weigh, through :attr:`expected_norm`,
+    :attr:`expected_sq_norm` and :attr:`coordinate_scale`
+    (docs/privacy/perturbation.md#privacy-lambda-rule), and, where the release adds one draw
+    of it (a minimizer's noise, a noisy sum or mean), the law ``run`` draws (:meth:`law`): it
+    is built once. On a grid of moduli (:meth:`Mechanism.calibrate_grid`) the fields are
+    arrays and ``noise`` a family of laws.
 
     Examples
     --------
@@ -136,8 +139,16 @@ class Calibration:
         if self.epsilon_noise is None:
             object.__setattr__(self, "epsilon_noise", self.epsilon)
 
-    def _law(self) -> Noise:
-        """:attr:`noise`, or the refusal that names the mechanism whose calibration holds none."""
+    def law(self) -> Noise:
+        """:attr:`noise`, or the refusal that names the mechanism whose calibration holds none.
+
+        Examples
+        --------
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
+        >>> cal = get_mechanism("objective").calibrate(template, Budget(1.0))
+        >>> cal.law() is cal.noise, type(cal.law()).__name__
+        (True, 'NormGamma')
+        """
         if self.noise is None:
             raise no_noise_law(self.mechanism, "Calibration.noise")
         return self.noise
@@ -146,19 +157,19 @@ class Calibration:
     def expected_norm(self) -> Any:
         """E‖b‖ of :attr:`noise` (or its bound; inf where a family's rate is 0)."""
         with np.errstate(divide="ignore", over="ignore"):
-            return self._law().moments(self.noise_shape)[0]
+            return self.law().moments(self.noise_shape)[0]
 
     @property
     def expected_sq_norm(self) -> Any:
         """E‖b‖² of :attr:`noise`."""
         with np.errstate(divide="ignore", over="ignore"):
-            return self._law().moments(self.noise_shape)[1]
+            return self.law().moments(self.noise_shape)[1]
 
     @property
     def coordinate_scale(self) -> Any:
         """The per-coordinate scale of :attr:`noise` on :attr:`noise_shape`."""
         with np.errstate(divide="ignore", over="ignore"):
-            return self._law().coordinate_scale(self.noise_shape)
+            return self.law().coordinate_scale(self.noise_shape)
 
     @property
     def modulus_eff(self) -> Any:
@@ -308,14 +319,15 @@ class Mechanism(ABC, Generic[TemplateT]):
 
     # ----------------------------------------------------------- the interface
     def check_budget(self, budget: Budget) -> Budget:
-        """Validate the budget: a private mechanism needs a finite ε > 0; a pure one δ = 0, an
+        """Validate the budget for this mechanism: a :class:`Budget` (its ε > 0 and δ in [0, 1)
+        checked when it was made); a private mechanism needs a finite ε, a pure one δ = 0, an
         (ε, δ) one with an :attr:`alternative` δ > 0."""
         caller, name = f"{type(self).__name__}.check_budget", self.name
         if not isinstance(budget, Budget):
             raise ParameterError(
                 f"{caller}: mechanism '{name}' needs a Budget. Got {budget!r} instead."
             )
-        if not math.isfinite(budget.epsilon) or budget.epsilon <= 0:
+        if not math.isfinite(budget.epsilon):  # ε = inf: the non-private baseline's budget
             raise ParameterError(f"{caller}: mechanism '{name}' needs a finite epsilon > 0. Got "
                                  f"{budget.epsilon!r} instead.")
         if self.pure and budget.delta != 0.0:
@@ -385,7 +397,8 @@ class Mechanism(ABC, Generic[TemplateT]):
         mu = calibrated_constants(template, cal).strong_convexity + (
             cal.extra_strong_convexity if cal is not None else 0.0)
         try:
-            gap = f"; uncovered distance to the exact minimizer <= {template.distance_bound(tol, mu):.3g}"
+            gap = ("; uncovered distance to the exact minimizer <= "
+                   f"{template.distance_bound(tol, mu):.3g}")
         except (AttributeError, PrivacyError):  # extra terms, or a set without exact projection
             gap = (
                 "; no distance bound (extra terms, or a set without an exact projection): the "
@@ -640,8 +653,7 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
     ...
     not accurate enough to release
     """
-    approximate = tol is not None
-    tol = template.residual_tol if tol is None else tol
+    needed = template.residual_tol if tol is None else tol
     # read once, as real numbers: judged as released
     x = None if res.x is None else np.asarray(res.x)
     real = x is not None and x.dtype.kind in "biuf"
@@ -652,17 +664,17 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
     failed = (res.x is None or res.status in (SolveStatus.FAILED, SolveStatus.INFEASIBLE,
                                               SolveStatus.UNBOUNDED)
               or not np.isfinite(res.residual) or not np.all(np.isfinite(res.x)))
-    if failed or res.residual > tol:  # one text, whatever the status: the solve's outcome
+    if failed or res.residual > needed:  # one text, whatever the status: the solve's outcome
         from ...errors import record_solve  # (status, residual, a polish) is the curator's
 
         record_solve(res)
         solver = "+".join(getattr(backend, "solvers", ())) or res.solver  # asked for, not ran
         why = ("approximate-minima perturbation covers a solve to optimality_tol only. Use a "
                "larger optimality_tol, or raise max_iter if you capped the iterations"
-               if approximate else "the privacy proof holds for the exact minimizer only. "
+               if tol is not None else "the privacy proof holds for the exact minimizer only. "
                f"{retry_advice(template, solver.split('+'))}")
         raise SolverError(
-            f"{caller}: the solve by '{solver}' did not reach the tolerance {tol:g} the release "
+            f"{caller}: the solve by '{solver}' did not reach the tolerance {needed:g} the release "
             "needs, so no "
             f"model is released: {why} (the solve's status and residual: "
             "dpconvex.collect_diagnostics)."
@@ -672,7 +684,8 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
 
 class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
     """A mechanism that releases the exact minimizer of its template, noised on the objective
-    or on the output (then snapped); a private subclass gives :meth:`noise_law`.
+    or on the output (then snapped). A private subclass gives :meth:`noise_law`; its
+    calibration holds that law (:meth:`holding_noise`), and :meth:`run` draws it.
 
     Examples
     --------
@@ -682,11 +695,33 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
     [True, True, True, False]
     """
 
-    def noise_law(self, template: ObjectiveTemplate, cal: Calibration) -> Noise:
-        """The law of the noise on the objective or the output."""
+    states_modulus = True
+
+    def noise_law(self, problem: ConstantsSource, cal: Calibration) -> Noise:
+        """The law of the noise on the objective or the output, from ``cal`` (a family of laws
+        on a grid of moduli)."""
         raise NotImplementedError
 
-    states_modulus = True
+    def holding_noise(self, problem: ConstantsSource, cal: Calibration,
+                      consts: PrivacyConstants) -> Calibration:
+        """``cal`` holding the constants it was calibrated from and its noise law
+        (:meth:`noise_law`, built once: :meth:`run` draws it), weighed on the p noise
+        coordinates, or on the problem's blocks where the law is on symmetric blocks (whose
+        p coordinates they are).
+
+        Examples
+        --------
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
+        >>> mech = get_mechanism("objective")
+        >>> bare = calibrate_objective_perturbation(1.0, template.n, template.privacy_constants())
+        >>> cal = mech.holding_noise(template, bare, template.privacy_constants())
+        >>> cal.noise == mech.noise_law(template, bare), cal.noise_shape
+        (True, (3,))
+        """
+        law = self.noise_law(problem, cal)
+        return dataclasses.replace(cal, constants=consts, noise=law, noise_shape=(
+            tuple(problem.noise_shape) if getattr(law, "symmetric", False)
+            else (int(consts.dimension),)))
 
     def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
@@ -695,7 +730,7 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
         b, extra_reg = None, 0.0
         if self.placement == "objective":
             assert cal is not None
-            b = self.noise_law(template, cal).sample(template.noise_shape, rng)
+            b = cal.law().sample(template.noise_shape, rng)
             extra_reg = cal.extra_strong_convexity
         res = require_exact(
             template,
@@ -713,7 +748,7 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
         )
         if self.placement == "output":
             assert cal is not None
-            theta = self.noise_law(template, cal).add(res.x, rng, shape=template.noise_shape)
+            theta = cal.law().add(res.x, rng, shape=template.noise_shape)
             return theta, res, True
         return np.array(res.x, copy=True), res, False
 
@@ -737,15 +772,15 @@ def build_mechanism(name: Any, owner: str, menu: MechanismMenu | None, *,
     ('amp', 'objective')
     """
     if menu is None:
-        allowed = named = mechanism_names(wraps=False)
-    else:  # "auto" and the routes are resolved before: named in the refusal, not built here
-        allowed, named = (
-            tuple(menu.offered),
-            (*(("auto",) if menu.auto else ()), *menu.offered, *menu.routes),
-        )
-        if isinstance(name, str) and name in menu.offered:
-            name, allowed = menu.offered[name], tuple(menu.offered.values())
+        allowed = mechanism_names(wraps=False)
+    elif isinstance(name, str) and name in menu.offered:  # the offered name's registry name
+        name, allowed = menu.offered[name], tuple(menu.offered.values())
+    else:
+        allowed = tuple(menu.offered)
     if not isinstance(name, str) or name not in allowed:  # get_mechanism's refusal
+        # "auto" and the routes are resolved before: named in the refusal, not built here
+        named = allowed if menu is None else (
+            *(("auto",) if menu.auto else ()), *menu.offered, *menu.routes)
         cover = (
             f" {name!r} is a cover over another mechanism: pass that one and optimality_tol="
             "<residual> (approximate-minima perturbation)."
@@ -930,7 +965,7 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     fields = dict(epsilon=eps_slack + eps_noise, epsilon_noise=eps_noise, slack=eps_slack,
                   extra_strong_convexity=delta_reg, noise_rate=rate)
     if moduli is None:  # at the one modulus: numbers
-        fields = dict(zip(fields, map(float, fields.values()), strict=True))
+        fields = {name: float(value) for name, value in fields.items()}
     return Calibration(mechanism="objective", epsilon_requested=epsilon, sensitivity=sensitivity,
                        modulus_floor=floor, constants=consts if moduli is None else None, **fields)
 
@@ -977,13 +1012,6 @@ def _unresolved_rate(caller: str, what: str, grad_bound: float) -> PrivacyError:
     )
 
 
-def _holding_norm_gamma(cal: Calibration, consts: PrivacyConstants) -> Calibration:
-    """``cal`` holding the constants it was calibrated from and its norm-Gamma law of rate β on
-    the p noise coordinates: E‖b‖ = p/β, E‖b‖² = p(p + 1)/β² (infinite where β = 0)."""
-    return dataclasses.replace(cal, constants=consts, noise=NormGamma(cal.noise_rate),
-                               noise_shape=(int(consts.dimension),))
-
-
 def objective_modulus_floor(epsilon: float, n: int, consts: PrivacyConstants) -> float:
     """The smallest modulus at which :func:`calibrate_objective_perturbation` adds no Δ (its
     ``modulus_floor``); c q²/(n (e^{ε/2} − 1)) for linear ERM's one-sided slack
@@ -1008,25 +1036,27 @@ class _Perturbation(ExactMinimizer):
         consts = template.privacy_constants()
         cal = self._calibrate(budget.epsilon, template.n, consts,
                               caller=f"{type(self).__name__}.calibrate")
-        return _holding_norm_gamma(cal, consts)
+        return self.holding_noise(template, cal, consts)
 
     def calibrate_grid(self, problem: ConstantsSource, budget: Budget,
                        moduli: np.ndarray) -> Calibration:
         consts = problem.privacy_constants()
         cal = self._grid(budget.epsilon, problem.n, consts, moduli)
-        return _holding_norm_gamma(cal, at_modulus(consts, moduli))
+        return self.holding_noise(problem, cal, at_modulus(consts, moduli))
 
-    def noise_law(self, template: ObjectiveTemplate, cal: Calibration) -> Noise:
-        """Norm-Gamma of rate β on the template's space (on the objective or the output)."""
-        return NormGamma(cal.noise_rate, symmetric=template.noise_symmetric)
+    def noise_law(self, problem: ConstantsSource, cal: Calibration) -> Noise:
+        """Norm-Gamma of rate β (on the objective or the output): E‖b‖ = p/β,
+        E‖b‖² = p(p + 1)/β² (infinite where β = 0); on symmetric blocks where the template's
+        noise is."""
+        return NormGamma(cal.noise_rate, symmetric=getattr(problem, "noise_symmetric", False))
 
     def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None
-        eps = budget.epsilon
-        if cal.epsilon > eps:  # pragma: no cover - guarded by construction
+        if cal.epsilon > budget.epsilon:  # pragma: no cover - guarded by construction
             raise PrivacyError(f"{type(self).__name__}.certificate: the computed epsilon "
-                               f"{cal.epsilon} exceeds the requested {eps}; nothing is released.")
+                               f"{cal.epsilon} exceeds the requested {budget.epsilon}; nothing is "
+                               "released.")
         consts = calibrated_constants(template, cal)
         conds = [
             *conditions,
@@ -1035,7 +1065,7 @@ class _Perturbation(ExactMinimizer):
                 True,
                 "computed from public parameters",
                 f"slack {cal.slack:.6g} + noise {cal.epsilon_noise:.6g} = {cal.epsilon:.6g} <= "
-                f"{eps:g}",
+                f"{budget.epsilon:g}",
             ),
         ]
         quantities: dict[str, Any] = {
@@ -1055,7 +1085,7 @@ class _Perturbation(ExactMinimizer):
         }
         return Certificate(
             mechanism=f"{self.label} on {template.name}",
-            epsilon_requested=eps,
+            epsilon_requested=budget.epsilon,
             epsilon=cal.epsilon,
             private=True,
             conditions=conds,

@@ -147,7 +147,8 @@ def class_sum_matrix(U: Any, label: np.ndarray, C: int, count_weight: float) -> 
 
 class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
     """Shared part of the class-sum mechanisms: sensitivity, certificate, statistic (a
-    subclass gives ``noise_law(cal)``, the law that draws, adds and snaps)."""
+    subclass gives ``noise_law(cal)``: the law its calibration holds, which draws, adds and
+    snaps)."""
 
     needs = frozenset({"cell_sums"})
     solves = False
@@ -175,14 +176,15 @@ class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
             extra={"count weight": self.count_weight, **(extra or {})}))
 
     def _holding_noise(self, template: ClassSumsTemplate, cal: Calibration) -> Calibration:
-        """``cal`` holding its law (:meth:`noise_law`) on the C (d + 1) class sums and counts."""
+        """``cal`` holding its law (:meth:`noise_law`, built once: :meth:`run` draws it) on the
+        C (d + 1) class sums and counts."""
         return dataclasses.replace(cal, noise=self.noise_law(cal),
                                    noise_shape=(int(template.C), int(template.d) + 1))
 
     def run(self, template: ClassSumsTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, **_: Any) -> tuple[np.ndarray, None, bool]:
         assert cal is not None
-        return self.noise_law(cal).add(class_sums(template, self.count_weight), rng), None, False
+        return cal.law().add(class_sums(template, self.count_weight), rng), None, False
 
     def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
         """The mechanism's calibration condition and quantities (a pure one: its density's

@@ -48,6 +48,7 @@ from .base import (
     at_modulus,
     calibrate_objective_perturbation,
     calibrate_output_perturbation,
+    calibrated_constants,
     register,
 )
 
@@ -162,14 +163,6 @@ def _unit_sigma_objective(eps: float, delta: float, k: int, slacks: np.ndarray) 
     return np.exp(np.interp(slacks, pts, logs))
 
 
-def _holding_gaussian(cal: Calibration, consts: PrivacyConstants, sigma: Any) -> Calibration:
-    """``cal`` holding the constants it was calibrated from and its law N(0, σ² I_p) on the p
-    noise coordinates: E‖b‖ <= √p σ, E‖b‖² = p σ² (in the objective, μ_eff = μ + Δ; on the
-    minimizer, μ_eff = μ)."""
-    return dataclasses.replace(cal, constants=consts, noise=Gaussian(sigma),
-                               noise_shape=(int(consts.dimension),))
-
-
 class _GaussianLinear(ExactMinimizer):
     """Shared conditions, calibration and certificate of the Gaussian linear mechanisms (a
     subclass gives ``_calibrate_at(problem, budget, consts)`` and ``_grid``: the calibration
@@ -203,18 +196,21 @@ class _GaussianLinear(ExactMinimizer):
             )
         return super().conditions(template, budget)
 
-    def noise_std(self, cal: Calibration) -> float:
-        """σ of the calibration (the audit's mis-calibration scales this entry)."""
-        return float(cal.extra["noise std"])
+    def noise_std(self, cal: Calibration) -> Any:
+        """σ of the calibration, an array on a grid of moduli (the audit's mis-calibration
+        scales this entry)."""
+        sigma = cal.extra["noise std"]
+        return sigma if isinstance(sigma, np.ndarray) else float(sigma)
 
-    def noise_law(self, template: ObjectiveTemplate, cal: Calibration) -> Noise:
-        """N(0, σ²) on each coordinate (of the objective's b, or of the minimizer's noise)."""
+    def noise_law(self, problem: ConstantsSource, cal: Calibration) -> Noise:
+        """N(0, σ²) on each coordinate (of the objective's b, or of the minimizer's noise):
+        E‖b‖ <= √p σ, E‖b‖² = p σ² (in the objective, μ_eff = μ + Δ; on the minimizer,
+        μ_eff = μ)."""
         return Gaussian(self.noise_std(cal))
 
     def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
         consts = template.privacy_constants()
-        cal = self._calibrate_at(template, budget, consts)
-        return _holding_gaussian(cal, consts, float(cal.extra["noise std"]))
+        return self.holding_noise(template, self._calibrate_at(template, budget, consts), consts)
 
     def calibrate_grid(self, problem: ConstantsSource, budget: Budget,
                        moduli: np.ndarray) -> Calibration:
@@ -225,12 +221,12 @@ class _GaussianLinear(ExactMinimizer):
                 f"needs delta > 0; got {budget.delta!r}. Set delta (e.g. 1/n**2).")
         consts = problem.privacy_constants()
         cal = self._grid(problem, budget, consts, moduli)
-        return _holding_gaussian(cal, at_modulus(consts, moduli), cal.extra["noise std"])
+        return self.holding_noise(problem, cal, at_modulus(consts, moduli))
 
     def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None
-        consts = template.privacy_constants()
+        consts = calibrated_constants(template, cal)
         dlt, sigma = cal.extra["delta at sigma"], self.noise_std(cal)
         conds = [
             *conditions,

@@ -151,10 +151,11 @@ class LaplaceMean(Mechanism["BoundedMeanTemplate"]):
 
     def calibrate(self, template: BoundedMeanTemplate, budget: Budget) -> Calibration:
         sens = 2.0 * float(template.bound) / int(template.n)  # the mean's sensitivity, 2b/n
+        scale = sens / budget.epsilon
         return Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon, sensitivity=sens,
-            noise_rate=budget.epsilon / sens,
-            extra={"laplace scale": sens / budget.epsilon})
+            noise_rate=budget.epsilon / sens, extra={"laplace scale": scale},
+            noise=Laplace(scale), noise_shape=(1,))
 
     def certificate(self, template: BoundedMeanTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
@@ -180,9 +181,7 @@ class LaplaceMean(Mechanism["BoundedMeanTemplate"]):
     def run(self, template: BoundedMeanTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, **_: Any) -> tuple[np.ndarray, None, bool]:
         assert cal is not None
-        noisy = Laplace(cal.extra["laplace scale"]).add(
-            np.array([template.total / template.n]), rng
-        )
+        noisy = cal.law().add(np.array([template.total / template.n]), rng)
         bound = float(template.bound)
         return np.clip(noisy, -bound, bound), None, False
 
