@@ -999,6 +999,8 @@ class HuberHinge(_HingeWidth, Loss):
         return -self._value_and_slope(m)[1]
 
     def value_and_deriv(self, m):
+        if type(self).value is not HuberHinge.value or type(self).deriv is not HuberHinge.deriv:
+            return super().value_and_deriv(m)  # a subclass changed the loss
         value, t = self._value_and_slope(m)
         return value, -t
 
@@ -1237,6 +1239,8 @@ class Pinball(Loss):
         return -self._value_and_slope(z, y)[1]
 
     def value_and_deriv(self, z, y=None):
+        if type(self).value is not Pinball.value or type(self).deriv is not Pinball.deriv:
+            return super().value_and_deriv(z, y)  # a subclass changed the loss
         value, slope = self._value_and_slope(z, y)
         return value, -slope
 
