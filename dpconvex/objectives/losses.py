@@ -1229,8 +1229,11 @@ class Pinball(Loss):
         if h is None:  # ρ_τ; at u = 0 the slope of τ·u, a subgradient
             return np.maximum(tau * u, (tau - 1.0) * u), np.where(u < 0, tau - 1.0, tau)
         a = np.abs(u)
-        value = (tau - 0.5) * u + np.where(a <= h, u * u / (4.0 * h) + h / 4.0, a / 2.0)
-        return value, (tau - 0.5) + np.clip(u / (2.0 * h), -0.5, 0.5)
+        value = np.where(a <= h, u * u / (4.0 * h) + h / 4.0, a / 2.0)  # huber(u, h)/(4h) + h/4
+        value += (tau - 0.5) * u
+        slope = np.clip(u / (2.0 * h), -0.5, 0.5)
+        slope += tau - 0.5
+        return value, slope
 
     def value(self, z, y=None):
         return self._value_and_slope(z, y)[0]
