@@ -2,8 +2,9 @@
 
 A loss is a function of the margin ``m = y * f(x)`` with NumPy value and derivatives, a DCP-convex CVXPY form
 (or ``has_cvxpy = False``: the CVXPY backends refuse it by name) and declared bounds ``deriv_bound`` >= |ℓ'|
-and ``curvature`` >= ℓ'' ([CMS]_ Alg. 2's c). The Huber hinge and the pinball loss are compiled from CVXPY
-(:meth:`Loss.from_cvxpy`) as a user's loss is. A loss dpconvex ships states its derived constants
+and ``curvature`` >= ℓ'' ([CMS]_ Alg. 2's c). The Huber hinge and the pinball loss are the hinge
+and the pinball loss stated in CVXPY (:func:`hinge`, :func:`pinball`) with their kink Huberized as
+:meth:`Loss.from_cvxpy` smooths a user's, in closed form. A loss dpconvex ships states its derived constants
 (:meth:`Loss.derived_conditions`, docs/privacy/linear_erm.md#privacy-loss-constants); a
 user's loss is checked by :func:`dpconvex.privacy.checks.check_loss`.
 Adding a loss = one subclass + one entry in :data:`LOSSES`.
@@ -25,12 +26,11 @@ References
 
 from __future__ import annotations
 
-import copy
 import functools
 import math
-import weakref
 from collections.abc import Callable, Mapping, Set
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, ClassVar
 
 import cvxpy as cp
@@ -48,6 +48,7 @@ from .._validation import (
 )
 from ..errors import ParameterError, PrivacyError
 from ..privacy.certificate import Condition
+from .atoms import Smoothing
 
 __all__ = ["L2", "LOSSES", "REGRESSION_LOSSES", "REGULARIZERS", "CVXPYLoss", "Frobenius",
            "HuberHinge", "HuberRegression", "Logistic", "Loss", "MatrixTerm", "Pinball",
@@ -423,10 +424,10 @@ class CVXPYLoss(Loss):
         # every form, bound and probe below reads this one tree, so a global or a state fn
         # reads that changes later changes nothing of the loss
         self._stated = stated = _stated or _state(fn, kind, self.name, label_range)
-        # a statement given is checked already (that of the loss this one smooths, or one of
-        # dpconvex's: :func:`_compiled`); a reduction over the predictions is refused first
-        # (one over a stack per record not), a form that differs in its values only after the
-        # atoms (a NumPy form that cannot be derived is the better reason)
+        # a statement given is checked already (that of the loss this one smooths); a
+        # reduction over the predictions is refused first (one over a stack per record not),
+        # a form that differs in its values only after the atoms (a NumPy form that cannot be
+        # derived is the better reason)
         failure = None if _stated is not None else _elementwise_failure(stated)
         if failure is not None and failure[1] and not _stacks_in(stated.expr):
             _refuse_not_elementwise(self.name, kind, failure[0])
@@ -571,10 +572,6 @@ class CVXPYLoss(Loss):
         if not self.has_kinks:
             return self
         deriv_bound, curvature = self._declared
-        if self._declared == (None, None) and self.stated_fn.__module__ == __name__:
-            return copy.copy(
-                _compiled(self.stated_fn, self.kind, self.name, self.label_range, float(h))
-            )
         return CVXPYLoss(self.stated_fn, kind=self.kind, name=self.name,
                          label_range=self.label_range, deriv_bound=deriv_bound,
                          curvature=curvature, smoothing=float(h), _stated=self._stated)
@@ -899,51 +896,26 @@ class Logistic(Loss):
         return cp.logistic(-m)
 
 
-@functools.lru_cache(maxsize=64)
-def _compiled(fn: Callable[..., cp.Expression], kind: str, name: str,
-              label_range: tuple[float, float] | None, smoothing: float | str | None
-              ) -> CVXPYLoss:
-    """A loss dpconvex states in CVXPY (``fn`` of this module), compiled once per parameters:
-    its form, bounds and smoothing are read-only and shared by the instances.
+def _at_least(exact: Fraction) -> float:
+    """The float nearest ``exact``, one float up where that lies below it: a bound stated in
+    floats that holds in real arithmetic (as the atom table rounds its bounds outward).
 
-    The statement is dpconvex's code, the same at every call: that its CVXPY form built on a
-    vector is the loss of each prediction is checked by the fast tests, which give every
-    shipped class the probes a user's loss gets (its CVXPY form against its values on a vector
-    of predictions: tests/privacy/test_shipped_classes_probed.py), not here.
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from dpconvex.objectives.losses import _at_least
+    >>> _at_least(Fraction(1, 2)), _at_least(Fraction(1, 3)) >= Fraction(1, 3)
+    (0.5, True)
     """
-    stated = _state(fn, kind, name, label_range)
-    return CVXPYLoss(fn, kind=kind, name=name, label_range=label_range, smoothing=smoothing,
-                     _stated=stated)
+    value = float(exact)
+    return math.nextafter(value, math.inf) if Fraction(value) < exact else value
 
 
-#: The attributes each shipped stated loss had when its constructor returned.
-_BUILT: weakref.WeakKeyDictionary[Loss, dict[str, Any]] = weakref.WeakKeyDictionary()
-
-
-class _ShippedForm(CVXPYLoss):
-    """A loss dpconvex states in CVXPY, built by its constructor from :meth:`params` alone
-    (pickled as those parameters: the compiled form holds closures)."""
-
-    def __reduce__(self):
-        return (_rebuilt, (type(self), self.params(), self._changed()))
-
-    def _changed(self) -> dict[str, Any]:
-        """The attributes that are not those its constructor left (:data:`_BUILT`; the compiled
-        parts are shared per parameters, so an unchanged one is the same object)."""
-        built = _BUILT.get(self, {})
-        return {k: v for k, v in vars(self).items() if k not in built or built[k] is not v}
-
-    def as_built(self) -> bool:
-        """Whether its attributes are the objects its constructor left, no more, no fewer (the
-        compiled parts are shared per parameters, so an unchanged one is the same object)."""
-        built, now = _BUILT.get(self, {}), vars(self)
-        return list(now) == list(built) and all(now[k] is built[k] for k in built)
-
-
-def _rebuilt(cls: type, params: dict[str, Any], state: dict[str, Any]) -> Loss:
-    loss = cls(**params)
-    vars(loss).update(state)
-    return loss
+def _huberized(h: float | None) -> Smoothing | None:
+    """The record of one kink Huberized at half-width ``h`` (None: the kink kept), as
+    :func:`~dpconvex.objectives.atoms.smooth_kinks` states it: the loss changes by at most
+    (slope jump)·h/4, and the jump of the hinge's and the pinball loss's slope is 1."""
+    return None if h is None else Smoothing(h, 1, h / 4.0)
 
 
 class _HingeWidth:
@@ -973,11 +945,14 @@ def hinge(m: cp.Expression) -> cp.Expression:
     return cp.pos(1 - m)
 
 
-class HuberHinge(_HingeWidth, _ShippedForm):
+class HuberHinge(_HingeWidth, Loss):
     """Huber hinge ([CMS]_ eq. 35): the hinge :func:`hinge` with its kink smoothed at half-width h > 0.
 
-    ℓ(m) = 0 for m > 1 + h; (1 + h − m)²/(4h) for |1 − m| <= h; 1 − m for m < 1 − h, compiled from ``cp.pos(1
-    - m)`` (:func:`~dpconvex.objectives.atoms.smooth_kinks`): |ℓ'| <= 1, ℓ'' <= 1/(2h).
+    With s = 1 − m: ℓ = 0 for s < −h; (s + h)²/(4h) for |s| <= h; s for s > h. This is
+    ``cp.pos(1 - m)`` with its kink Huberized by
+    :func:`~dpconvex.objectives.atoms.smooth_kinks` (pos_h(s) = huber(pos(s + h), 2h)/(4h), the
+    CVXPY form): |ℓ'| <= 1, ℓ'' <= 1/(2h), within h/4 of the hinge
+    (docs/privacy/linear_erm.md#privacy-loss-constants).
 
     Examples
     --------
@@ -987,15 +962,55 @@ class HuberHinge(_HingeWidth, _ShippedForm):
     (1.0, 1.0, (0.5, 1.5))
     >>> loss.value(np.array([-1.0, 1.0, 2.0]))
     array([2.   , 0.125, 0.   ])
+    >>> loss.smoothed_kinks
+    Smoothing(h=0.5, kinks=1, gap=0.125)
     """
 
-    name = "huber"  # type: ignore[misc]
+    name = "huber"
     derivation = "docs/privacy/linear_erm.md#privacy-loss-constants"
+    deriv_bound = 1.0
+    #: The hinge's kink, Huberized at h (:attr:`smoothed_kinks`).
+    has_kinks: ClassVar[bool] = True
+    smoothing_unresolved: ClassVar[bool] = False
 
     def __init__(self, h: float = 0.5):
         self.h = check_float("h", h, type(self).__name__, **_WIDTH)
-        vars(self).update(vars(_compiled(hinge, "margin", type(self).name, None, self.h)))
-        _BUILT[self] = dict(vars(self))
+
+    @property
+    def curvature(self) -> float:  # type: ignore[override]
+        return _at_least(1 / (2 * Fraction(self.h)))
+
+    @property
+    def smoothed_kinks(self) -> Smoothing:
+        """h, one kink and the largest change of the hinge, h/4 (at m = 1)."""
+        return _huberized(self.h)
+
+    def _value_and_slope(self, m: Any) -> tuple[np.ndarray, np.ndarray]:
+        """(ℓ, −ℓ'): with p = pos(1 + h − m) and t = min(p/(2h), 1) = −ℓ', ℓ = p²/(4h) for
+        p <= 2h (0 at m >= 1 + h) and p − h = 1 − m beyond."""
+        h = self.h
+        p = np.maximum((1.0 + h) - np.asarray(m, dtype=float), 0.0)
+        return np.where(p > 2.0 * h, p - h, p * p / (4.0 * h)), np.minimum(p / (2.0 * h), 1.0)
+
+    def value(self, m):
+        return self._value_and_slope(m)[0]
+
+    def deriv(self, m):
+        return -self._value_and_slope(m)[1]
+
+    def value_and_deriv(self, m):
+        if type(self).value is not HuberHinge.value or type(self).deriv is not HuberHinge.deriv:
+            return super().value_and_deriv(m)  # a subclass changed the loss
+        value, t = self._value_and_slope(m)
+        return value, -t
+
+    def deriv2(self, m):
+        s = 1.0 - np.asarray(m, dtype=float)
+        return np.where(np.abs(s) <= self.h, 1.0 / (2.0 * self.h), 0.0)
+
+    def cvxpy_expr(self, m):
+        h = self.h
+        return cp.huber(cp.pos(1.0 + h - m), 2.0 * h) / (4.0 * h)
 
 
 class SmoothHinge(_HingeWidth, Loss):
@@ -1124,14 +1139,18 @@ def pinball(quantile: float) -> Callable[[cp.Expression, cp.Expression], cp.Expr
     return pinball_loss
 
 
-class Pinball(_ShippedForm):
+class Pinball(Loss):
     """The quantile (pinball) loss ρ_τ(y − z) (Koenker & Bassett 1978), :func:`pinball`, its kink
-    smoothed by the compiler.
+    Huberized at half-width h.
 
-    The kink at z = y is Huberized at half-width h (:func:`~dpconvex.objectives.atoms.smooth_kinks`),
-    within h/4 of ρ_τ; derived bounds |∂ℓ/∂z| <= max(τ, 1 − τ), ∂²ℓ/∂z² <= 1/(2h)
+    With u = y − z: ℓ = (τ − 1/2)·u + huber(u, h)/(4h) + h/4, i.e. ρ_τ(u) for |u| >= h and
+    (τ − 1/2)·u + u²/(4h) + h/4 within, the rewrite of :func:`pinball`'s two affine pieces by
+    :func:`~dpconvex.objectives.atoms.smooth_kinks` (also the CVXPY form), within h/4 of ρ_τ:
+    |∂ℓ/∂z| <= max(τ, 1 − τ), ∂²ℓ/∂z² <= 1/(2h)
     (docs/privacy/user_objectives.md#privacy-prediction-losses). ``smoothing`` is h on the
-    scale of ``label_range``; ``"auto"`` leaves h to the estimator's public rule with Λ.
+    scale of ``label_range``; ``"auto"`` leaves h to the estimator's public rule with Λ
+    (:meth:`smoothed`); None keeps the kink (ρ_τ itself, curvature ∞: noisy gradient descent
+    only).
 
     Examples
     --------
@@ -1141,35 +1160,108 @@ class Pinball(_ShippedForm):
     (0.9, 50.0)
     >>> loss.value(np.array([0.0, 1.0]), np.array([0.5, 0.5])).round(3).tolist()
     [0.45, 0.05]
+    >>> Pinball(0.9, smoothing="auto").smoothed(0.25).smoothed_kinks
+    Smoothing(h=0.25, kinks=1, gap=0.0625)
     """
 
-    name = "pinball"  # type: ignore[misc]
+    name = "pinball"
+    kind = "regression"
     derivation = "docs/privacy/user_objectives.md#privacy-prediction-losses"
+    #: The kink at z = y, Huberized at h (:attr:`smoothed_kinks`; None when it is kept).
+    has_kinks: ClassVar[bool] = True
 
     def __init__(self, quantile: float = 0.5, label_range: tuple[float, float] = (-1.0, 1.0),
-                 smoothing: float | str = 0.1):
+                 smoothing: float | str | None = 0.1):
         self.quantile = check_float(
             "quantile", quantile, type(self).__name__, high=1.0, high_inclusive=False
         )
-        vars(self).update(
-            vars(
-                _compiled(
-                    pinball(self.quantile),
-                    "regression",
-                    type(self).name,
-                    parse_label_range(label_range, type(self).__name__),
-                    SMOOTHING_RULE.check("smoothing", smoothing, "Loss.from_cvxpy"),
-                )
-            )
-        )
-        _BUILT[self] = dict(vars(self))
+        self.label_range = parse_label_range(label_range, type(self).__name__)
+        self.smoothing = SMOOTHING_RULE.check("smoothing", smoothing, type(self).__name__)
+
+    @property
+    def _h(self) -> float | None:
+        """The half-width, or None (the kink kept, or left to the estimator's rule)."""
+        return self.smoothing if isinstance(self.smoothing, float) else None
+
+    @property
+    def deriv_bound(self) -> float:  # type: ignore[override]
+        # the slopes in u of the computed form, its coefficients exactly as the floats it uses
+        tau = self.quantile
+        if self._h is None:  # ρ_τ's two pieces: τ and τ − 1
+            return _at_least(max(Fraction(tau), -Fraction(tau - 1.0)))
+        # (τ − 1/2)·u plus the Huberized |u|/2, of slope in [−1/2, 1/2]: max(τ, 1 − τ)
+        return _at_least(abs(Fraction(tau - 0.5)) + Fraction(1, 2))
+
+    @property
+    def curvature(self) -> float:  # type: ignore[override]
+        return math.inf if self._h is None else _at_least(1 / (2 * Fraction(self._h)))
+
+    @property
+    def smoothed_kinks(self) -> Smoothing | None:
+        """h, one kink and the largest change of ρ_τ, h/4 (at z = y); None for a kink kept."""
+        return _huberized(self._h)
+
+    @property
+    def smoothing_unresolved(self) -> bool:
+        """Whether h is left to the estimator's rule (``smoothing="auto"``)."""
+        return self.smoothing == "auto"
+
+    def smoothed(self, h: float) -> Pinball:
+        """This loss with its kink Huberized at half-width ``h``.
+
+        Examples
+        --------
+        >>> from dpconvex.objectives import Pinball
+        >>> Pinball(0.5, smoothing="auto").smoothed(0.25).curvature
+        2.0
+        """
+        return type(self)(self.quantile, self.label_range, float(h))
+
+    @property
+    def kinks(self):
+        """Where ∂²ℓ/∂z² jumps, as residuals z − y (a regression loss's kinks move with y)."""
+        return (0.0,) if self._h is None else (-self._h, self._h)
+
+    def _value_and_slope(self, z: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+        """(ℓ, ∂ℓ/∂u) of u = y − z: ∂ℓ/∂z = −∂ℓ/∂u."""
+        u = np.asarray(y, dtype=float) - np.asarray(z, dtype=float)
+        tau, h = self.quantile, self._h
+        if h is None:  # ρ_τ; at u = 0 the slope of τ·u, a subgradient
+            return np.maximum(tau * u, (tau - 1.0) * u), np.where(u < 0, tau - 1.0, tau)
+        a = np.abs(u)
+        value = np.where(a <= h, u * u / (4.0 * h) + h / 4.0, a / 2.0)  # huber(u, h)/(4h) + h/4
+        value += (tau - 0.5) * u
+        slope = np.clip(u / (2.0 * h), -0.5, 0.5)
+        slope += tau - 0.5
+        return value, slope
+
+    def value(self, z, y=None):
+        return self._value_and_slope(z, y)[0]
+
+    def deriv(self, z, y=None):
+        return -self._value_and_slope(z, y)[1]
+
+    def value_and_deriv(self, z, y=None):
+        if type(self).value is not Pinball.value or type(self).deriv is not Pinball.deriv:
+            return super().value_and_deriv(z, y)  # a subclass changed the loss
+        value, slope = self._value_and_slope(z, y)
+        return value, -slope
+
+    def deriv2(self, z, y=None):
+        r = np.asarray(z, dtype=float) - np.asarray(y, dtype=float)
+        if self._h is None:
+            return np.zeros_like(r)
+        return np.where(np.abs(r) <= self._h, 1.0 / (2.0 * self._h), 0.0)
+
+    def cvxpy_expr(self, z, y=None):
+        if self._h is None:
+            return pinball(self.quantile)(z, y)
+        u, h = y - z, self._h
+        return (self.quantile - 0.5) * u + cp.huber(u, h) / (4.0 * h) + h / 4.0
 
     def params(self):
-        return {
-            "quantile": self.quantile,
-            "label_range": self.label_range,
-            "smoothing": self.smoothing_rule,
-        }
+        return {"quantile": self.quantile, "label_range": self.label_range,
+                "smoothing": self.smoothing}
 
 
 #: Registry of losses by name: one entry per loss class.

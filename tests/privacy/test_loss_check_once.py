@@ -14,7 +14,6 @@ from scipy.special import expit
 
 import dpconvex as dp
 from dpconvex.objectives import HuberHinge, HuberRegression, Logistic, Loss, Pinball, SmoothHinge
-from dpconvex.objectives.atoms import CompiledForm
 from dpconvex.privacy import checks
 
 SHIPPED = (Logistic(), SmoothHinge(0.3), HuberRegression(1.0, (0.0, 4.0)),
@@ -34,32 +33,35 @@ def test_shipped_loss_is_established_by_its_derivation(probes, loss):
     assert f"loss '{loss.name}'" in conds[0].detail
 
 
-def test_shipped_stated_loss_changed_after_construction_is_probed_again(probes):
-    """A shipped stated loss whose compiled form was replaced is no longer what its
-    derivation is about: it is described by its tree and state and checked (here the kinked
-    hinge's curvature is above the declared one, which the atom table finds)."""
+def test_shipped_loss_changed_after_construction_is_probed_again(probes):
+    """A shipped loss with state its constructor did not leave is no longer what its derivation
+    is about: it is described by its state and checked (here a slope bound below the Huber
+    hinge's 1, which the probe refutes)."""
     loss = HuberHinge(0.5)
     assert loss.as_built()
     checks.check_loss(loss, need_curvature=True)
     changed = HuberHinge(0.5)
-    changed._form = CompiledForm(lambda m: cp.pos(2 - m), with_label=False)  # another hinge
+    changed.deriv_bound = 0.5  # the hinge's |ℓ'| reaches 1
     assert not changed.as_built() and changed.derived_conditions(need_curvature=True) is None
-    with pytest.raises(dp.PrivacyError, match="curvature"):
+    with pytest.raises(dp.PrivacyError, match="derivative bound"):
         checks.check_loss(changed, need_curvature=True)
 
 
-def test_a_shipped_stated_loss_is_as_built_on_its_copies_and_not_once_changed():
-    """As built while every attribute is the one its constructor left, on the instance and on
-    its copies (rebuilt from the parameters); an attribute replaced, even by an equal value,
+def test_a_shipped_loss_is_as_built_on_its_copies_and_not_once_changed():
+    """As built while its state is exactly its parameters, as its constructor takes them, on
+    the instance and on its copies: its constants are read from the parameters, so a parameter
+    set to another value the constructor takes is that loss; a value it refuses, an attribute
     removed or added, is not."""
     loss = Pinball(0.3, smoothing=0.2)
     assert loss.as_built() and copy.deepcopy(loss).as_built() and copy.copy(loss).as_built()
-    loss.label_range = (-1.0, 1.0)  # an equal value, not the one built
-    assert not loss.as_built()
-    removed, added = Pinball(0.3, smoothing=0.2), Pinball(0.3, smoothing=0.2)
+    loss.label_range = (0.0, 4.0)
+    assert loss.as_built() and loss.derived_conditions(need_curvature=True)[-1].detail == (
+        "labels in [0, 4]; bounds derived over all of it")
+    refused, removed, added = (Pinball(0.3, smoothing=0.2) for _ in range(3))
+    refused.quantile = 1.5  # no quantile: the constructor refuses it
     del removed.label_range  # the class's attribute, if any, would be read in its place
     added.extra = 1.0
-    assert not removed.as_built() and not added.as_built()
+    assert not refused.as_built() and not removed.as_built() and not added.as_built()
 
 
 def test_a_user_method_named_description_is_not_the_cache_key():

@@ -82,6 +82,45 @@ def test_every_shipped_loss_survives_the_probes(probes, cls):
     assert probes  # the probes ran
 
 
+#: The CVXPY statement of each shipped loss that Huberizes a kink in closed form: the kinked
+#: loss as a user states it, compiled and smoothed at the class's h by Loss.from_cvxpy.
+STATEMENTS = {
+    "HuberHinge": lambda loss: Loss.from_cvxpy(losses.hinge, smoothing=loss.h),
+    "Pinball": lambda loss: Loss.from_cvxpy(losses.pinball(loss.quantile), kind="regression",
+                                            label_range=loss.label_range,
+                                            smoothing=loss.smoothing),
+}
+#: Predictions (margins) of the comparison: around the kinks of every smoothing above, and far.
+GRID = np.concatenate([np.linspace(-6.0, 6.0, 2401), [-1e6, -40.0, 40.0, 1e6]])
+
+
+@pytest.mark.parametrize("cls", [c for c in shipped_classes(Loss) if vars(c).get("has_kinks")],
+                         ids=lambda cls: cls.__name__)
+def test_a_shipped_huberized_loss_is_its_cvxpy_statement_smoothed(cls):
+    """The closed form of a shipped loss with a Huberized kink is what the loss compiler makes
+    of its statement: value and derivatives on a grid, the smoothing's record, and bounds at
+    least those of the function computed and at most the compiler's (which rounds outward at
+    every atom); at h = None, the kinked statement itself. Both are float64 evaluations of one
+    function, a few ulps apart (rtol 1e-12, against the probes' 1e-9)."""
+    assert cls.__name__ in STATEMENTS, f"{cls.__name__}: state its CVXPY statement here"
+    params = [{}, *REPRESENTATIVE.get(cls.__name__, [])]
+    if "smoothing" in cls().params():
+        params.append({"smoothing": None})
+    for loss in (cls(**p) for p in params):
+        stated = STATEMENTS[cls.__name__](loss)
+        assert loss.smoothed_kinks == stated.smoothed_kinks
+        for bound in ("deriv_bound", "curvature"):
+            ours, compiled = getattr(loss, bound), getattr(stated, bound)
+            assert ours <= compiled and ours == pytest.approx(compiled, rel=1e-14), bound
+        lo, hi = loss.label_range or (0.0, 0.0)
+        for y in ((None,) if loss.kind == "margin" else (lo, 0.5 * (lo + hi), hi)):
+            args = () if y is None else (np.full(GRID.shape, y),)
+            for form in ("value", "deriv", "deriv2"):
+                np.testing.assert_allclose(getattr(loss, form)(GRID, *args),
+                                           getattr(stated, form)(GRID, *args),
+                                           rtol=1e-12, atol=1e-12, err_msg=form)
+
+
 def _regularizer_forms_agree(reg: Regularizer, w: np.ndarray) -> None:
     """``grad`` is the gradient of ``value`` (central differences along random directions),
     and ``cvxpy_expr`` is ``value``."""
@@ -135,27 +174,28 @@ def test_a_shipped_loss_with_a_false_bound_is_caught_by_the_registry_walk(shippe
         probe_shipped_loss(shipped_steep)
 
 
-def _mixing(m):
-    """One number of a scalar margin; on a vector of margins it mixes the records."""
-    return cp.logistic(-m) + 0.1 * cp.log_sum_exp(-m)
-
-
-class Mixing(losses._ShippedForm):
-    """A loss stated in CVXPY as dpconvex states its own (:func:`losses._compiled`), whose
-    statement is not elementwise."""
+class Mixing(losses.Logistic):
+    """The logistic loss plus 0.1·(−m) in NumPy, whose CVXPY form adds 0.1·log_sum_exp(−m): one
+    number of a scalar margin, which on a vector of margins mixes the records."""
 
     name = "mixing"
     derivation = "docs/privacy/linear_erm.md#privacy-loss-constants"
+    deriv_bound = 1.1
 
-    def __init__(self):
-        vars(self).update(vars(losses._compiled(_mixing, "margin", "mixing", None, None)))
-        losses._BUILT[self] = dict(vars(self))
+    def value(self, m):
+        return super().value(m) - 0.1 * np.asarray(m, dtype=float)
 
-    def params(self):
-        return {}
+    def deriv(self, m):
+        return super().deriv(m) - 0.1
+
+    def value_and_deriv(self, m):
+        return self.value(m), self.deriv(m)
+
+    def cvxpy_expr(self, m):
+        return cp.logistic(-m) + 0.1 * cp.log_sum_exp(-m)
 
 
-def test_a_shipped_statement_that_is_not_elementwise_is_caught_by_the_registry_walk(monkeypatch):
+def test_a_shipped_cvxpy_form_that_is_not_elementwise_is_caught_by_the_registry_walk(monkeypatch):
     monkeypatch.setattr(Mixing, "__module__", losses.__name__)
     monkeypatch.setattr(losses, "Mixing", Mixing, raising=False)
     monkeypatch.setitem(LOSSES, Mixing.name, Mixing)

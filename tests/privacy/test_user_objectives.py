@@ -20,6 +20,7 @@ import dpconvex as dp
 from dpconvex.errors import DataValidationError, ParameterError, PrivacyError
 from dpconvex.objectives import L2, HuberHinge, HuberRegression, Logistic, Loss, Pinball, SmoothHinge
 from dpconvex.objectives.atoms import ATOMS, CompiledForm, derive_bounds
+from dpconvex.objectives.losses import pinball
 from dpconvex.privacy.checks import check_loss
 from dpconvex.templates import EuclideanSpace, LinearERMTemplate, PrivacyConstants, RecordDomain
 from dpconvex.templates.base import natural_residual
@@ -698,7 +699,8 @@ def test_a_compiled_form_without_its_identity_factor_or_term_is_the_loss():
 def test_a_compiled_form_folds_its_affine_parts_into_one_pass_each():
     # the pinball loss is 19 affine atoms and one kink: its smoothed form is 3 steps, the label
     # and prediction combined once, the Huberized kink, and its scale and offset
-    steps = Pinball(0.3, smoothing=0.1)._form._steps
+    steps = Loss.from_cvxpy(pinball(0.3), kind="regression", label_range=(-1.0, 1.0),
+                            smoothing=0.1)._form._steps
     assert [rule.__name__ for _, rule, _, _ in steps] == ["_n_linear", "_n_huber", "_n_linear"]
     # sums, negations, constant factors and divisors around four atoms, against CVXPY's own value
     fn = lambda z, y: (-(2.0 * cp.logistic(3.0 - z / 4.0) - y) / 0.5 + cp.abs(z - 2 * y) * 1.5  # noqa: E731
