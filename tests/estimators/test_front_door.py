@@ -232,7 +232,7 @@ def test_a_dataframe_through_the_public_encoder():
     constant_warnings = [w for w in caught if issubclass(w.category, dp.PrivacyWarning)
                          and "released a constant class" in str(w.message)]
     assert len(constant_warnings) == (model[-1].learner_ == CONSTANT)
-    assert "the rule's learner (Huber SVM)" in str(model[-1].certificate_)
+    assert model[-1].certificate_.quantities["safeguard candidates"][0] == "Huber SVM"  # the rule's
     assert 0.0 <= model.score(df, y) <= 1.0
     with pytest.raises(dp.DataValidationError):
         model.predict(df[["job", "age", "smoker"]])

@@ -338,8 +338,11 @@ def test_where_the_noise_dominates_the_fit_releases_the_labels_mean_first_and_co
     assert plan.parts == {"label center": dp.Budget(0.1), "model": dp.Budget(0.9)}
     reg.fit(X, y)
     cert = reg.certificate_
-    assert cert.epsilon == pytest.approx(1.0) and "0.1 + 0.9 = 1 <= 1 (label center; model)" in str(cert)
-    mean_part, model_part = cert.parts
+    assert cert.epsilon == pytest.approx(1.0) and cert.quantities["label center share"] == 0.1
+    assert {c.name: c.holds for c in cert.conditions} == {"epsilon accounting": True}
+    mean_part, model_part = cert.parts  # sequential: the label center, then the model
+    assert mean_part.epsilon + model_part.epsilon == pytest.approx(cert.epsilon, rel=1e-12)
+    assert mean_part.mechanism.startswith("Laplace mechanism on the mean of the labels")
     assert mean_part.epsilon == pytest.approx(0.1) and mean_part.quantities["mean sensitivity"] == 2 / 120
     assert model_part.epsilon == pytest.approx(0.9) and "reference norm R = 0.5" in model_part.lam_rule.how
     assert cert.label_source.label_range == (0, 100)

@@ -191,7 +191,7 @@ def test_budget_accounting_and_ledger_charged_once(kind, mult):
     assert [p.epsilon for p in cert.parts[0].parts] == [eps1, eps1]  # model ‖ score
     assert len(acc.spends) == 1 and acc.spent[0] == pytest.approx(cert.epsilon)
     assert all(e == eps1 and a is None for _, _, e, a in FITS)  # every run: ε₁, no ledger
-    assert "Corollary 3" in str(cert)
+    assert {c.name: c.holds for c in cert.conditions}["epsilon accounting"]
 
 
 def test_runs_read_the_training_part_and_release_one_of_them():
