@@ -50,6 +50,19 @@ def test_the_text_renders_every_field_first_and_the_seed_last():
         "labels clipped to the public label_range [-5, 15]")
 
 
+def test_the_text_renders_the_guarantee_the_solver_and_the_released_outputs():
+    cert = Certificate("m", 0.5, 0.5, delta=1e-6, solver={"backend": "native"},
+                       released={"safeguard selected": "constant 0"})
+    assert str(cert).splitlines()[1:] == [
+        "  guarantee: (0.5, 1e-06)-differential privacy (requested epsilon = 0.5)",
+        "  released (differentially private outputs of the parts):",
+        "    safeguard selected = constant 0",
+        "  solver: backend=native"]
+    baseline = Certificate("m", 1.0, float("inf"), private=False)
+    assert str(baseline).splitlines()[1] == (
+        "  guarantee: NONE (non-private baseline; do not publish as private)")
+
+
 def test_to_dict_holds_the_fields_as_json():
     cert = Certificate("m", 1.0, 1.0, assumptions=[SOURCE, RULE, ROWS])
     d = json.loads(json.dumps(cert.to_dict()))
