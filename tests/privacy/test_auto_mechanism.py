@@ -95,7 +95,7 @@ def test_the_choice_is_the_lower_of_the_two_rules_bounds(n, d, delta):
     for name in ("objective", "gaussian_objective"):
         other = dp.PrivateLogisticRegression(epsilon=1.0, delta=delta if name != "objective" else 0.0,
                                              mechanism=name).plan(n, 2, d)
-        bounds[name] = form_bounds(other.lam, [(name, other.budget.delta)], n, 1.0, q, p,
+        bounds[name] = form_bounds(other.lam, [(name, other.budget)], n, q, p,
                                    other.loss)[0]  # at the Λ the explicit mechanism's plan took
     assert plan.mechanism.name == min(bounds, key=bounds.get)
     assert plan.budget.delta == (delta if plan.mechanism.name == "gaussian_objective" else 0.0)

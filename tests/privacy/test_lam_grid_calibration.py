@@ -188,7 +188,7 @@ def _check_same_choice(cases) -> int:
     checked = 0
     for mech_name, n, p, eps, q, loss, delta in cases:
         mech = get_mechanism(mech_name)
-        grid = grid_calibration(mech, n, eps, q, p, loss, delta=delta)
+        grid = grid_calibration(mech, n, Budget(eps, delta), q, p, loss)
         ref = _scalar_grid(mech_name, n, eps, q, p, loss, delta)
         np.testing.assert_array_equal(grid.constants.strong_convexity, LAM_GRID)
         _assert_close_in_ulps(grid.modulus_eff, ref.modulus_eff, "modulus_eff")
@@ -239,7 +239,7 @@ def test_the_rule_weighs_the_noise_a_fit_at_that_lam_adds(mech_name, fields):
     mech = get_mechanism(mech_name)
     every = np.arange(0, LAM_GRID.size, 100)
     for loss in LOSSES:
-        grid = grid_calibration(mech, n, eps, q, p, loss, delta=budget.delta)
+        grid = grid_calibration(mech, n, budget, q, p, loss)
         ones = [mech.calibrate(LinearERMTemplate(loss, float(LAM_GRID[i]), q,
                                                  np.zeros((n, p)), np.ones(n)), budget)
                 for i in every]
@@ -267,7 +267,7 @@ def test_grid_calibration_calibrates_the_grid_in_one_call(monkeypatch):
     monkeypatch.setattr(gaussian_linear, "calibrate_objective_perturbation", counted)
     for mech, delta in (("objective", 0.0), ("gaussian_objective", 1e-6)):
         calls.clear()
-        grid = grid_calibration(mech, 2000, 1.0, 1.0, 11, "logistic", delta=delta)
+        grid = grid_calibration(mech, 2000, Budget(1.0, delta), 1.0, 11, "logistic")
         assert grid.modulus_eff.shape == grid.expected_sq_norm.shape == LAM_GRID.shape
         assert len(calls) <= 1, (mech, len(calls))
 
