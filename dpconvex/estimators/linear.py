@@ -490,14 +490,9 @@ class LinearPlanMixin:
             )
         mechanism = build_mechanism(choice.name, type(self).__name__, self.mechanism_menu,
                                     optimality_tol=getattr(self, "optimality_tol", None))
-        if mechanism.private:
-            pure_auto = (
-                mechanism.pure and isinstance(self.mechanism, str) and self.mechanism == "auto"
-            )
-            budget = mechanism.check_budget(Budget(asked.epsilon) if pure_auto and asked.delta
-                                            else asked)
-        else:  # the non-private baseline spends nothing
-            budget = Budget.unlimited()
+        # a pure mechanism "auto" chose spends no δ; the non-private baseline spends nothing
+        pure_auto = mechanism.pure and choice.reason is not None and asked.delta > 0
+        budget = mechanism.check_budget(Budget(asked.epsilon) if pure_auto else asked)
         return mechanism, budget, () if choice.reason is None else (choice.reason,)
 
     def _mechanism(self) -> Mechanism:
