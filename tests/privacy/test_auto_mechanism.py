@@ -128,6 +128,8 @@ def test_a_delta_that_is_not_a_probability_is_refused_by_name(delta):
     """Where a caller hands the rule or the budget hold a δ no estimator checked."""
     with pytest.raises(dp.ParameterError, match="'delta' parameter of resolve_mechanism"):
         resolve_mechanism("auto", delta, LINEAR_MENU.auto)
+    with pytest.raises(dp.ParameterError, match="'delta' parameter of Budget"):
+        resolve_mechanism("auto", dp.Budget(1.0, delta), LINEAR_MENU.auto)
     with pytest.raises(dp.ParameterError, match="'delta' parameter of Model"):
         with dp.privacy.budget.hold_budget(None, 0.5, delta, "Model", n=100):
             pass

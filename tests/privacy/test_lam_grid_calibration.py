@@ -288,3 +288,27 @@ def test_a_family_of_laws_gives_each_laws_moments_and_does_not_draw(law):
                                                                   rel=1e-15)
     with pytest.raises(ParameterError, match="family of laws"):
         family.sample((5,), np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("delta, smoothing", [(0.0, False), (1e-6, False), (0.0, True)])
+def test_the_rules_calibrate_at_the_plans_budget(monkeypatch, delta, smoothing):
+    """The Λ and smoothing rules and the choice of "auto"'s form read the plan's Budget, the
+    record checked once, never a second one built from its numbers."""
+    import cvxpy as cp
+
+    import dpconvex as dp
+    from dpconvex.objectives import Loss
+
+    seen = []
+    for cls in {type(get_mechanism(name)) for name in ("objective", "gaussian_objective")}:
+        def spy(self, problem, budget, moduli, _original=cls.calibrate_grid):
+            seen.append(budget)
+            return _original(self, problem, budget, moduli)
+
+        monkeypatch.setattr(cls, "calibrate_grid", spy)
+    loss = Loss.from_cvxpy(lambda m: cp.pos(1 - m)) if smoothing else "logistic"
+    plan = dp.PrivateLinearClassifier(loss=loss, epsilon=1.0, delta=delta).plan(2000, 2, 5)
+    assert seen
+    # "auto" at δ > 0 weighs its two forms, each at its own budget; the plan keeps one of them
+    assert any(budget is plan.budget for budget in seen)
+    assert all(budget is plan.budget or budget.delta != plan.budget.delta for budget in seen)
