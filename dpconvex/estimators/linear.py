@@ -471,7 +471,8 @@ class LinearPlanMixin:
         set. A mismatch of mechanism and δ is refused by name (:meth:`Mechanism.check_budget`).
         """
         auto = self.mechanism_menu.auto
-        choice = resolve_mechanism(self.mechanism, self.delta, auto)
+        asked = Budget(float(self.epsilon), float(self.delta))  # the one check of (ε, δ)
+        choice = resolve_mechanism(self.mechanism, asked, auto)
         if choice.reason is not None and getattr(self, "constraints", None) is not None \
                 and auto is not None and choice.name != auto[0]:
             choice = AutoMechanism(
@@ -489,14 +490,9 @@ class LinearPlanMixin:
             )
         mechanism = build_mechanism(choice.name, type(self).__name__, self.mechanism_menu,
                                     optimality_tol=getattr(self, "optimality_tol", None))
-        if mechanism.private:
-            pure_auto = (
-                mechanism.pure and isinstance(self.mechanism, str) and self.mechanism == "auto"
-            )
-            budget = mechanism.check_budget(Budget(float(self.epsilon),
-                                                   0.0 if pure_auto else float(self.delta)))
-        else:  # the non-private baseline spends nothing
-            budget = Budget.unlimited()
+        # a pure mechanism "auto" chose spends no δ; the non-private baseline spends nothing
+        pure_auto = mechanism.pure and choice.reason is not None and asked.delta > 0
+        budget = mechanism.check_budget(Budget(asked.epsilon) if pure_auto else asked)
         return mechanism, budget, () if choice.reason is None else (choice.reason,)
 
     def _mechanism(self) -> Mechanism:
@@ -599,8 +595,10 @@ class LinearPlanMixin:
             mechanism, budget, mechanism_notes = self._auto_form(
                 mechanism, budget, stated, n, q, p, centered
             )
-        loss, smoothing_note = self._smoothed_loss(stated, mechanism, budget, n, q, p, centered)
-        lam, lam_note = self._planned_lam(loss, mechanism, budget, n, q, p, centered)
+        # the rules weigh the budget spent; the baseline's, the epsilon it is compared at
+        rules = budget if mechanism.private else Budget(float(self.epsilon))
+        loss, smoothing_note = self._smoothed_loss(stated, mechanism, rules, n, q, p, centered)
+        lam, lam_note = self._planned_lam(loss, mechanism, rules, n, q, p, centered)
         notes: tuple[Any, ...] = (
             (LabelSource("label_range", label_range=label_range),) if regression
             else (UNIT_ROWS_NOTE,) if self.row_norm == "unit" else ())
@@ -636,11 +634,12 @@ class LinearPlanMixin:
         pure = build_mechanism(self.mechanism_menu.auto[0], type(self).__name__,
                                self.mechanism_menu,
                                optimality_tol=getattr(self, "optimality_tol", None))
-        bounds = form_bounds(self.lam, [(gaussian, budget.delta), (pure, 0.0)], n,
-                             self.epsilon, q, p, loss, centered=centered)
+        pure_budget = Budget(budget.epsilon)
+        bounds = form_bounds(self.lam, [(gaussian, budget), (pure, pure_budget)], n, q, p, loss,
+                             centered=centered)
         mechanism = gaussian
         if bounds[1] < bounds[0]:  # the lower of the two rules' bounds is kept
-            mechanism, budget = pure, pure.check_budget(Budget(float(self.epsilon), 0.0))
+            mechanism, budget = pure, pure.check_budget(pure_budget)
         return mechanism, budget, (
             f"mechanism='auto' -> {mechanism.name!r} because delta > 0 was given and its "
             f"Lambda-rule bound {min(bounds):.4g} is at most {max(bounds):.4g}, that of the "
@@ -657,8 +656,8 @@ class LinearPlanMixin:
         """
         note = None
         if getattr(loss, "smoothing_unresolved", False):  # kinks, smoothing="auto"
-            loss, note = resolve_smoothing(loss, self.lam, mechanism, n, self.epsilon, q, p,
-                                           delta=budget.delta, centered=centered)
+            loss, note = resolve_smoothing(loss, self.lam, mechanism, n, budget, q, p,
+                                           centered=centered)
         if getattr(loss, "has_kinks", False) and loss.smoothed_kinks is None:
             raise ParameterError(
                 f"{type(self).__name__}.fit: loss '{loss.name}' has kinks and smoothing=None: no "
@@ -675,9 +674,7 @@ class LinearPlanMixin:
         """Λ and the certificate's Λ rule: ``lam`` as given, or for "auto" by the public rule
         (:func:`~dpconvex.privacy.rules.noise_level.resolve_lam`); a Λ beyond what float64
         products take is refused."""
-        lam, note = resolve_lam(
-            self.lam, mechanism, n, self.epsilon, q, p, loss, delta=budget.delta, centered=centered
-        )
+        lam, note = resolve_lam(self.lam, mechanism, n, budget, q, p, loss, centered=centered)
         # the rule's Λ grows with q²; the regularizer's products leave float64 beyond
         if lam > 1e100:
             raise ParameterError(

@@ -160,13 +160,14 @@ def test_a_smooth_loss_is_not_changed():
 
 def test_the_rule_reads_public_quantities_and_narrows_with_more_data():
     hinge = _loss(lambda m: cp.pos(1 - m), "margin", "auto")
-    widths = [resolve_smoothing(hinge, "auto", "objective", n, 1.0, 1.0, 10)[0].smoothed_kinks.h
+    budget = dp.Budget(1.0)
+    widths = [resolve_smoothing(hinge, "auto", "objective", n, budget, 1.0, 10)[0].smoothed_kinks.h
               for n in (300, 3000, 30000)]
     assert widths == sorted(widths, reverse=True) and widths[0] > widths[-1]
-    again = resolve_smoothing(hinge, "auto", "objective", 3000, 1.0, 1.0, 10)[0].smoothed_kinks.h
+    again = resolve_smoothing(hinge, "auto", "objective", 3000, budget, 1.0, 10)[0].smoothed_kinks.h
     assert again == widths[1]
     logistic = Loss.from_cvxpy(lambda m: cp.logistic(-m))
-    assert resolve_smoothing(logistic, "auto", "objective", 300, 1.0, 1.0, 10) == (logistic, None)
+    assert resolve_smoothing(logistic, "auto", "objective", 300, budget, 1.0, 10) == (logistic, None)
 
 
 
@@ -174,7 +175,7 @@ def test_the_rule_reads_public_quantities_and_narrows_with_more_data():
 def test_a_margin_loss_is_smoothed_at_least_at_the_huber_svm_width():
     # the bound alone prefers h = 0.0562 for the hinge at 200,000 rows, p = 21, epsilon = 1
     hinge = _loss(lambda m: cp.pos(1 - m), "margin", "auto")
-    h = resolve_smoothing(hinge, "auto", "objective", 200000, 1.0, np.sqrt(2.0), 21)[0]
+    h = resolve_smoothing(hinge, "auto", "objective", 200000, dp.Budget(1.0), np.sqrt(2.0), 21)[0]
     assert h.smoothed_kinks.h == MARGIN_SMOOTHING_MIN == dp.PrivateHuberSVM().h
     assert h.curvature == pytest.approx(1.0 / (2.0 * MARGIN_SMOOTHING_MIN), rel=1e-12)
 
@@ -182,7 +183,8 @@ def test_a_margin_loss_is_smoothed_at_least_at_the_huber_svm_width():
 def test_a_regression_loss_is_smoothed_within_the_cap_of_its_label_range(n, p):
     # uncapped, the rule picks h = 0.356 on the unit scale at n = 6045, p = 3, epsilon = 1
     pinball = Loss.from_cvxpy(STATED[2][1], kind="regression", label_range=(-1.0, 1.0))
-    h = resolve_smoothing(pinball, "auto", "objective", n, 1.0, np.sqrt(2.0), p)[0].smoothed_kinks.h
+    budget = dp.Budget(1.0)
+    h = resolve_smoothing(pinball, "auto", "objective", n, budget, np.sqrt(2.0), p)[0].smoothed_kinks.h
     assert 0.0 < h <= REGRESSION_SMOOTHING_MAX * 2.0
 
 

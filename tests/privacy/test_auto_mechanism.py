@@ -95,7 +95,7 @@ def test_the_choice_is_the_lower_of_the_two_rules_bounds(n, d, delta):
     for name in ("objective", "gaussian_objective"):
         other = dp.PrivateLogisticRegression(epsilon=1.0, delta=delta if name != "objective" else 0.0,
                                              mechanism=name).plan(n, 2, d)
-        bounds[name] = form_bounds(other.lam, [(name, other.budget.delta)], n, 1.0, q, p,
+        bounds[name] = form_bounds(other.lam, [(name, other.budget)], n, q, p,
                                    other.loss)[0]  # at the Λ the explicit mechanism's plan took
     assert plan.mechanism.name == min(bounds, key=bounds.get)
     assert plan.budget.delta == (delta if plan.mechanism.name == "gaussian_objective" else 0.0)
@@ -128,6 +128,8 @@ def test_a_delta_that_is_not_a_probability_is_refused_by_name(delta):
     """Where a caller hands the rule or the budget hold a δ no estimator checked."""
     with pytest.raises(dp.ParameterError, match="'delta' parameter of resolve_mechanism"):
         resolve_mechanism("auto", delta, LINEAR_MENU.auto)
+    with pytest.raises(dp.ParameterError, match="'delta' parameter of Budget"):
+        resolve_mechanism("auto", dp.Budget(1.0, delta), LINEAR_MENU.auto)
     with pytest.raises(dp.ParameterError, match="'delta' parameter of Model"):
         with dp.privacy.budget.hold_budget(None, 0.5, delta, "Model", n=100):
             pass

@@ -188,7 +188,7 @@ def _check_same_choice(cases) -> int:
     checked = 0
     for mech_name, n, p, eps, q, loss, delta in cases:
         mech = get_mechanism(mech_name)
-        grid = grid_calibration(mech, n, eps, q, p, loss, delta=delta)
+        grid = grid_calibration(mech, n, Budget(eps, delta), q, p, loss)
         ref = _scalar_grid(mech_name, n, eps, q, p, loss, delta)
         np.testing.assert_array_equal(grid.constants.strong_convexity, LAM_GRID)
         _assert_close_in_ulps(grid.modulus_eff, ref.modulus_eff, "modulus_eff")
@@ -239,7 +239,7 @@ def test_the_rule_weighs_the_noise_a_fit_at_that_lam_adds(mech_name, fields):
     mech = get_mechanism(mech_name)
     every = np.arange(0, LAM_GRID.size, 100)
     for loss in LOSSES:
-        grid = grid_calibration(mech, n, eps, q, p, loss, delta=budget.delta)
+        grid = grid_calibration(mech, n, budget, q, p, loss)
         ones = [mech.calibrate(LinearERMTemplate(loss, float(LAM_GRID[i]), q,
                                                  np.zeros((n, p)), np.ones(n)), budget)
                 for i in every]
@@ -267,7 +267,7 @@ def test_grid_calibration_calibrates_the_grid_in_one_call(monkeypatch):
     monkeypatch.setattr(gaussian_linear, "calibrate_objective_perturbation", counted)
     for mech, delta in (("objective", 0.0), ("gaussian_objective", 1e-6)):
         calls.clear()
-        grid = grid_calibration(mech, 2000, 1.0, 1.0, 11, "logistic", delta=delta)
+        grid = grid_calibration(mech, 2000, Budget(1.0, delta), 1.0, 11, "logistic")
         assert grid.modulus_eff.shape == grid.expected_sq_norm.shape == LAM_GRID.shape
         assert len(calls) <= 1, (mech, len(calls))
 
@@ -288,3 +288,27 @@ def test_a_family_of_laws_gives_each_laws_moments_and_does_not_draw(law):
                                                                   rel=1e-15)
     with pytest.raises(ParameterError, match="family of laws"):
         family.sample((5,), np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("delta, smoothing", [(0.0, False), (1e-6, False), (0.0, True)])
+def test_the_rules_calibrate_at_the_plans_budget(monkeypatch, delta, smoothing):
+    """The Λ and smoothing rules and the choice of "auto"'s form read the plan's Budget, the
+    record checked once, never a second one built from its numbers."""
+    import cvxpy as cp
+
+    import dpconvex as dp
+    from dpconvex.objectives import Loss
+
+    seen = []
+    for cls in {type(get_mechanism(name)) for name in ("objective", "gaussian_objective")}:
+        def spy(self, problem, budget, moduli, _original=cls.calibrate_grid):
+            seen.append(budget)
+            return _original(self, problem, budget, moduli)
+
+        monkeypatch.setattr(cls, "calibrate_grid", spy)
+    loss = Loss.from_cvxpy(lambda m: cp.pos(1 - m)) if smoothing else "logistic"
+    plan = dp.PrivateLinearClassifier(loss=loss, epsilon=1.0, delta=delta).plan(2000, 2, 5)
+    assert seen
+    # "auto" at δ > 0 weighs its two forms, each at its own budget; the plan keeps one of them
+    assert any(budget is plan.budget for budget in seen)
+    assert all(budget is plan.budget or budget.delta != plan.budget.delta for budget in seen)

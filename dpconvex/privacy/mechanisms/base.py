@@ -585,7 +585,7 @@ class AutoMechanism(NamedTuple):
 
 
 def resolve_mechanism(
-    mechanism: object, delta: float | None, auto: tuple[str, str] | None
+    mechanism: object, budget: Budget | float | None, auto: tuple[str, str] | None
 ) -> AutoMechanism:
     """The mechanism of ``mechanism=``; "auto" by δ alone: δ = 0 (or None) the menu's pure
     ε-DP mechanism, δ > 0 its (ε, δ) one (docs/privacy/front_door.md#privacy-mechanism-auto).
@@ -594,12 +594,15 @@ def resolve_mechanism(
 
     ``mechanism`` other than ``"auto"`` is returned as given (the estimator's menu refuses
     what it does not offer); ``auto`` is the menu's pair
-    (:attr:`~dpconvex.privacy.mechanisms.MechanismMenu.auto`). The reason is public: the
-    rule and δ's sign.
+    (:attr:`~dpconvex.privacy.mechanisms.MechanismMenu.auto`). ``budget`` is the (ε, δ) asked
+    for (a :class:`Budget`, checked when it was made), or the δ of an estimator that resolves
+    its mechanism before it has a budget (None: not given; a number is checked here). The
+    reason is public: the rule and δ's sign.
 
     Examples
     --------
-    >>> resolve_mechanism("auto", 1e-6, ("objective", "gaussian_objective")).name
+    >>> from dpconvex import Budget
+    >>> resolve_mechanism("auto", Budget(1.0, 1e-6), ("objective", "gaussian_objective")).name
     'gaussian_objective'
     >>> resolve_mechanism("auto", 0.0, ("knorm_sum", "gaussian")).name
     'knorm_sum'
@@ -609,10 +612,13 @@ def resolve_mechanism(
     if not (isinstance(mechanism, str) and mechanism == "auto") or auto is None:
         return AutoMechanism(mechanism, None)
     pure, approximate = auto
-    if delta is not None:  # an estimator's δ is checked already; a direct call's, here
-        delta = check_float("delta", delta, "resolve_mechanism", low_inclusive=True, high=1.0)
+    if isinstance(budget, Budget):
+        delta = budget.delta
+    else:  # a δ of its own: None (not given) or a number, checked here
+        delta = 0.0 if budget is None else check_float(
+            "delta", budget, "resolve_mechanism", low_inclusive=True, high=1.0)
     name, because = (
-        (approximate, "delta > 0 was given") if (delta or 0.0) > 0 else (pure, "delta = 0")
+        (approximate, "delta > 0 was given") if delta > 0 else (pure, "delta = 0")
     )
     return AutoMechanism(
         name,

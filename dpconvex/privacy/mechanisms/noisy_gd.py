@@ -307,7 +307,8 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         self.delta_rule = bool(delta_rule)
 
     def check_budget(self, budget: Budget) -> Budget:
-        if not (math.isfinite(budget.epsilon) and budget.epsilon > 0 and 0 < budget.delta < 1):
+        # a Budget's ε > 0 and δ < 1 were checked when it was made: a finite ε and δ > 0 here
+        if not (isinstance(budget, Budget) and budget.private and budget.delta > 0):
             raise ParameterError(
                 f"{type(self).__name__}.check_budget: noisy gradient descent is (epsilon, "
                 "delta)-DP: it "

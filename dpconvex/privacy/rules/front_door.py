@@ -260,18 +260,12 @@ def delta_buys(
     (False, True)
     """
     from ...objectives.losses import HuberHinge
+    from ..budget import Budget
     from .noise_level import form_bounds
 
     q = math.hypot(float(data_norm), HUBER_INTERCEPT_SCALING)
-    gaussian, pure = form_bounds(
-        "auto",
-        [("gaussian_objective", float(delta)), ("objective", 0.0)],
-        n,
-        epsilon,
-        q,
-        int(n_features) + 1,
-        HuberHinge(),
-    )
+    forms = [("gaussian_objective", Budget(epsilon, delta)), ("objective", Budget(epsilon))]
+    gaussian, pure = form_bounds("auto", forms, n, q, int(n_features) + 1, HuberHinge())
     return gaussian <= pure
 
 

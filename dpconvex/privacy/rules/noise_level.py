@@ -219,13 +219,13 @@ LAM_GRID = np.logspace(-9, 3, 1201)
 LAM_GRID.flags.writeable = False
 
 
-def _calibrate_grid(mech: Mechanism, n: int, consts: PrivacyConstants, epsilon: float,
-                    delta: float) -> Calibration | None:
-    """Step 2 of the rule: ``mech``'s calibration on :data:`LAM_GRID` of linear ERM's public
-    problem (n, ``consts``; k = 2 gradient differences); None where there is no noise to weigh
-    (the non-private baseline, ε = ∞, or a calibration that cannot be made: the release
-    reports it). A placement other than the objective or the output is refused."""
-    if not mech.private or not math.isfinite(float(epsilon)):
+def _calibrate_grid(mech: Mechanism, n: int, consts: PrivacyConstants,
+                    budget: Budget) -> Calibration | None:
+    """Step 2 of the rule: ``mech``'s calibration at ``budget`` on :data:`LAM_GRID` of linear
+    ERM's public problem (n, ``consts``; k = 2 gradient differences); None where there is no
+    noise to weigh (the non-private baseline, ε = ∞, or a calibration that cannot be made: the
+    release reports it). A placement other than the objective or the output is refused."""
+    if not mech.private or not budget.private:
         return None
     if mech.placement is not None and mech.placement not in ("objective", "output"):
         raise ParameterError(
@@ -235,7 +235,7 @@ def _calibrate_grid(mech: Mechanism, n: int, consts: PrivacyConstants, epsilon: 
     problem = PublicProblem(n=n, constants=consts, gradient_difference_rank=2,
                             name="linear ERM (public shape)")
     try:  # a mechanism without a calibration on a grid raises the ParameterError naming it
-        return mech.calibrate_grid(problem, Budget(float(epsilon), float(delta)), LAM_GRID)
+        return mech.calibrate_grid(problem, budget, LAM_GRID)
     except PrivacyError:  # e.g. objective perturbation with an unbounded curvature
         return None
 
@@ -267,8 +267,8 @@ def _choice(bound: np.ndarray, floor: float) -> float:
     return max(float(f"{float(LAM_GRID[int(np.argmin(bound))]):.3g}"), floor)
 
 
-def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
-                loss: str | Loss, *, delta: float = 0.0, reference_norm: float | None = None,
+def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, budget: Budget, q: float, p: int,
+                loss: str | Loss, *, reference_norm: float | None = None,
                 stability_weight: float | None = None, grid: Calibration | None = None,
                 centered: bool = False) -> tuple[float, LamRule]:
     """(Λ, the certificate's Λ rule): ``lam`` itself, or for ``lam="auto"`` the rule of the
@@ -276,8 +276,9 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q:
 
     ``mechanism`` (or its name) places its noise on the objective or the output and
     calibrates on a grid of moduli (else a :class:`ParameterError`), or is the non-private
-    baseline; n, ε, δ, q (the row-norm bound) and p count the intercept column; ``loss``
-    declares ``deriv_bound`` and ``curvature``. R and w default to :func:`reference_norm_for`
+    baseline; ``budget`` is the fit's (ε, δ) (checked when it was made); n, q (the row-norm
+    bound) and p count the intercept column; ``loss`` declares ``deriv_bound`` and
+    ``curvature``. R and w default to :func:`reference_norm_for`
     and :func:`stability_weight_for` (``reference_norm``, ``stability_weight`` replace them);
     ``centered``: a regression loss on labels mapped around a released centre, whose R has
     the lower floor ``REFERENCE_NORMS["centered regression"]``. ``grid``: the calibration on
@@ -285,10 +286,11 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q:
 
     Examples
     --------
+    >>> from dpconvex import Budget
     >>> from dpconvex.privacy.rules.noise_level import resolve_lam
-    >>> resolve_lam(0.1, "objective", 1000, 1.0, 1.0, 5, "logistic")[0]
+    >>> resolve_lam(0.1, "objective", 1000, Budget(1.0), 1.0, 5, "logistic")[0]
     0.1
-    >>> lam, rule = resolve_lam("auto", "objective", 1000, 1.0, 1.0, 5, "logistic")
+    >>> lam, rule = resolve_lam("auto", "objective", 1000, Budget(1.0), 1.0, 5, "logistic")
     >>> lam > 0, rule.rule, rule.lam == lam
     (True, 'auto', True)
     """
@@ -297,21 +299,21 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q:
         return value, LamRule(value)
     mech, loss = _named(mechanism, loss)
     n, q, p = int(n), float(q), int(p)
-    R, w = _weights(mech, loss, n * float(epsilon) / max(p, 1), centered)
+    R, w = _weights(mech, loss, n * budget.epsilon / max(p, 1), centered)
     R = float(R if reference_norm is None else reference_norm)
     w = float(w if stability_weight is None else stability_weight)
     consts = LinearERMTemplate.constants_for(loss, q, 1.0, p)  # 1. (μ: each Λ of the grid)
     if grid is None:  # 2.
-        grid = _calibrate_grid(mech, n, consts, epsilon, delta)
+        grid = _calibrate_grid(mech, n, consts, budget)
     value = _choice(*_bound(mech, n, consts, R, w, grid))  # 3. and 4.
     # the calibration's mechanism and ε (approximate minima: its inner mechanism's share)
-    name, eps = ((mech.name, float(epsilon)) if grid is None
+    name, eps = ((mech.name, budget.epsilon) if grid is None
                  else (grid.mechanism, grid.epsilon_requested))
     return value, LamRule(value, AUTO, (
         "lam='auto' (dpconvex.privacy.rules.noise_level.auto_lam, "
         "docs/privacy/perturbation.md#privacy-lambda-rule): the minimizer of a bias + stability "
         f"+ noise bound from public quantities only: mechanism {name}, n = {n}, epsilon = "
-        f"{eps:g}, delta = {float(delta):g}, q = {q:.6g}, p = {p}, |l'| <= {loss.deriv_bound:g}, "
+        f"{eps:g}, delta = {budget.delta:g}, q = {q:.6g}, p = {p}, |l'| <= {loss.deriv_bound:g}, "
         f"l'' <= {loss.curvature:g}, reference norm R = {R:g}, stability weight w = {w:g}; no "
         "data value is read"))
 
@@ -321,7 +323,8 @@ def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: in
              stability_weight: float | None = None, delta: float = 0.0,
              grid: Calibration | None = None) -> float:
     """Λ from public quantities only: :func:`resolve_lam`'s value for ``lam="auto"`` (its
-    arguments). Returns Λ > 0 to 3 significant digits, never below the grid's modulus floor.
+    arguments, the budget given as ``epsilon`` and ``delta``, refused by name where they are
+    not a budget). Returns Λ > 0 to 3 significant digits, never below the grid's modulus floor.
 
     Examples
     --------
@@ -332,15 +335,15 @@ def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: in
     >>> auto_lam("objective", 10000, 1.0, 1.0, 5, "logistic") <= lam  # more rows: smaller Λ
     True
     """
-    return resolve_lam(AUTO, mechanism, n, epsilon, q, p, loss, delta=delta, grid=grid,
+    return resolve_lam(AUTO, mechanism, n, Budget(epsilon, delta), q, p, loss, grid=grid,
                        reference_norm=reference_norm, stability_weight=stability_weight)[0]
 
 
-def grid_calibration(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
-                     loss: str | Loss, *, delta: float = 0.0) -> Calibration | None:
-    """The mechanism's :class:`~dpconvex.privacy.mechanisms.Calibration` on :data:`LAM_GRID`
-    (:meth:`~dpconvex.privacy.mechanisms.Mechanism.calibrate_grid`) for linear ERM with
-    ``loss`` on rows of norm at most q in p dimensions: step 2 of the rule.
+def grid_calibration(mechanism: str | Mechanism, n: int, budget: Budget, q: float, p: int,
+                     loss: str | Loss) -> Calibration | None:
+    """The mechanism's :class:`~dpconvex.privacy.mechanisms.Calibration` at ``budget`` on
+    :data:`LAM_GRID` (:meth:`~dpconvex.privacy.mechanisms.Mechanism.calibrate_grid`) for linear
+    ERM with ``loss`` on rows of norm at most q in p dimensions: step 2 of the rule.
 
     None when there is no noise to weigh (the non-private baseline, ε = ∞, or a calibration
     that cannot be made: the release reports it).
@@ -353,14 +356,15 @@ def grid_calibration(mechanism: str | Mechanism, n: int, epsilon: float, q: floa
 
     Examples
     --------
+    >>> from dpconvex import Budget
     >>> from dpconvex.privacy.rules.noise_level import LAM_GRID, grid_calibration
-    >>> cal = grid_calibration("objective", 1000, 1.0, 1.0, 5, "logistic")
+    >>> cal = grid_calibration("objective", 1000, Budget(1.0), 1.0, 5, "logistic")
     >>> cal.mechanism, cal.expected_norm.shape == LAM_GRID.shape
     ('objective', True)
     """
     mech, loss = _named(mechanism, loss)
     consts = LinearERMTemplate.constants_for(loss, float(q), 1.0, int(p))
-    return _calibrate_grid(mech, int(n), consts, epsilon, delta)
+    return _calibrate_grid(mech, int(n), consts, budget)
 
 
 def delta_floor(n: int, epsilon: float, q: float, loss: str | Loss) -> float:
@@ -374,7 +378,7 @@ def delta_floor(n: int, epsilon: float, q: float, loss: str | Loss) -> float:
     >>> round(delta_floor(1000, 1.0, 1.0, "logistic"), 6)
     0.000385
     """
-    grid = grid_calibration("objective", n, epsilon, q, 1, loss)
+    grid = grid_calibration("objective", n, Budget(epsilon), q, 1, loss)
     return 0.0 if grid is None else float(grid.modulus_floor)
 
 
@@ -395,9 +399,8 @@ REGRESSION_SMOOTHING_MAX = 10.0 ** -1.5
 MARGIN_SMOOTHING_MIN = 0.5
 
 
-def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, epsilon: float,
-                      q: float, p: int, *, delta: float = 0.0, centered: bool = False
-                      ) -> tuple[Loss, str | None]:
+def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, budget: Budget,
+                      q: float, p: int, *, centered: bool = False) -> tuple[Loss, str | None]:
     """The loss at the half-width h of its kinks chosen with Λ from public quantities only.
 
     For a loss stated with kinks and ``smoothing="auto"``
@@ -408,15 +411,16 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
     and those above it): a small h keeps the loss close to the stated one but raises
     its curvature (the Jacobian slack and Δ of objective perturbation), a large h the reverse
     (docs/privacy/user_objectives.md#privacy-smoothing). Any other loss is returned as it is,
-    with no note. ``centered``: as for :func:`resolve_lam`.
+    with no note. ``budget`` and ``centered``: as for :func:`resolve_lam`.
 
     Examples
     --------
     >>> import cvxpy as cp
+    >>> from dpconvex import Budget
     >>> from dpconvex.objectives import Loss
     >>> from dpconvex.privacy.rules.noise_level import resolve_smoothing
     >>> hinge = Loss.from_cvxpy(lambda m: cp.pos(1 - m))
-    >>> smoothed, note = resolve_smoothing(hinge, "auto", "objective", 1000, 1.0, 1.0, 5)
+    >>> smoothed, note = resolve_smoothing(hinge, "auto", "objective", 1000, Budget(1.0), 1.0, 5)
     >>> smoothed.smoothed_kinks.h > 0, smoothed.curvature < float("inf"), note.startswith("loss")
     (True, True, True)
     """
@@ -424,7 +428,7 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
         return loss, None
     mech = _named(mechanism, None)[0]
     n, q, p = int(n), float(q), int(p)
-    R, w = _weights(mech, loss, n * float(epsilon) / max(p, 1), centered)
+    R, w = _weights(mech, loss, n * budget.epsilon / max(p, 1), centered)
     lo_hi = loss.label_range
     scale = 1.0 if lo_hi is None else float(lo_hi[1]) - float(lo_hi[0])
     given = not (isinstance(lam, str) and lam == AUTO)
@@ -440,7 +444,7 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
         h = float(f"{h:.3g}")
         candidate = constants_at(h)
         consts = LinearERMTemplate.constants_for(candidate, q, 1.0, p)
-        cal = _calibrate_grid(mech, n, consts, epsilon, delta)
+        cal = _calibrate_grid(mech, n, consts, budget)
         bound, floor = _bound(mech, n, consts, R, w, cal)
         if given:
             value = float(np.interp(np.log(float(lam)), np.log(LAM_GRID), bound))
@@ -464,38 +468,39 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
         f"change of the loss, from n, epsilon, q, p and the loss's constants only")
 
 
-def form_bounds(lam: Any, forms: list[tuple[str | Mechanism, float]], n: int, epsilon: float,
-                q: float, p: int, loss: Loss, *, centered: bool = False) -> list[float]:
-    """Per (mechanism, δ) of ``forms``: the bound :func:`resolve_lam` and :func:`resolve_smoothing`
-    minimize, at their choices of Λ (``lam``: "auto" or given) and h, on one public problem
-    (∞ where the noise cannot be calibrated). ``mechanism="auto"`` keeps the lower of a linear
-    learner's two forms (docs/privacy/front_door.md#privacy-mechanism-auto); ``centered``: as
-    for :func:`resolve_lam`.
+def form_bounds(lam: Any, forms: list[tuple[str | Mechanism, Budget]], n: int, q: float,
+                p: int, loss: Loss, *, centered: bool = False) -> list[float]:
+    """Per (mechanism, budget) of ``forms``: the bound :func:`resolve_lam` and
+    :func:`resolve_smoothing` minimize, at their choices of Λ (``lam``: "auto" or given) and h,
+    on one public problem (∞ where the noise cannot be calibrated). ``mechanism="auto"`` keeps
+    the lower of a linear learner's two forms, each with its own budget
+    (docs/privacy/front_door.md#privacy-mechanism-auto); ``centered``: as for
+    :func:`resolve_lam`.
 
     Examples
     --------
+    >>> from dpconvex import Budget
     >>> from dpconvex.objectives.losses import get_regression_loss
     >>> from dpconvex.privacy.rules.noise_level import form_bounds
-    >>> forms = [("gaussian_objective", 2e-6), ("objective", 0.0)]
-    >>> gaussian, pure = form_bounds("auto", forms, 700, 1.0, 1.4, 10,
+    >>> forms = [("gaussian_objective", Budget(1.0, 2e-6)), ("objective", Budget(1.0))]
+    >>> gaussian, pure = form_bounds("auto", forms, 700, 1.4, 10,
     ...                              get_regression_loss("huber", (-1.0, 1.0)))
     >>> pure < gaussian   # few coordinates: the norm-Gamma noise is the smaller
     True
     """
     n, q, p = int(n), float(q), int(p)
     bounds = []
-    for mechanism, delta in forms:
+    for mechanism, budget in forms:
         mech = _named(mechanism, None)[0]
-        smoothed = resolve_smoothing(loss, lam, mech, n, epsilon, q, p, delta=delta,
-                                     centered=centered)[0]
-        R, w = _weights(mech, smoothed, n * float(epsilon) / max(p, 1), centered)
+        smoothed = resolve_smoothing(loss, lam, mech, n, budget, q, p, centered=centered)[0]
+        R, w = _weights(mech, smoothed, n * budget.epsilon / max(p, 1), centered)
         # the rule's four steps once, for its Λ and for its bound there
         consts = LinearERMTemplate.constants_for(smoothed, q, 1.0, p)
-        grid = _calibrate_grid(mech, n, consts, epsilon, delta)
+        grid = _calibrate_grid(mech, n, consts, budget)
         bound, floor = _bound(mech, n, consts, R, w, grid)
         value = _choice(bound, floor) if isinstance(lam, str) and lam == AUTO else float(lam)
         gap = getattr(getattr(smoothed, "smoothed_kinks", None), "gap", 0.0)
-        uncalibrated = grid is None and mech.private and math.isfinite(epsilon)
+        uncalibrated = grid is None and mech.private and budget.private
         bounds.append(math.inf if uncalibrated else
                       float(np.interp(np.log(value), np.log(LAM_GRID), bound)) + gap)
     return bounds
