@@ -300,7 +300,8 @@ def test_linear_fit_reads_dense_rows_in_place():
     ops = prep.template._ops
     assert np.shares_memory(ops.base.matrix, X)
     explicit = np.hstack([clip_rows(X, 1.0)[0], np.full((500, 1), 0.25)])
-    np.testing.assert_allclose(prep.template.rows.matrix, explicit, atol=1e-15)
+    signed = explicit * np.where(y == 1, 1.0, -1.0)[:, None]  # the rows y_i x_i the loss reads
+    np.testing.assert_allclose(prep.template.rows.matrix, signed, atol=1e-15)
     assert prep.template.rows.row_norms().max() <= math.sqrt(1 + 0.25**2) * (1 + 1e-12)
     outside = np.zeros(500, dtype=bool)
     outside[:3] = True
