@@ -170,7 +170,7 @@ class LinearERMTemplate:
 
         Examples
         --------
-        >>> from dpconvex.data import DenseRows, ScaledRows
+        >>> from dpconvex.data.operators import DenseRows, ScaledRows
         >>> signs = np.where(X[:, 0] > 0, 1.0, -1.0)
         >>> rows = ScaledRows(DenseRows(X), signs)
         >>> t = LinearERMTemplate.over_design(Logistic(), 0.1, 1.0, rows, signs)
