@@ -409,16 +409,11 @@ def design_rows(
         note_clipped(int(np.count_nonzero(kept_norms > q)), kept_norms.shape[0], q, owner)
     if (not unit or _unit_factors_safe(kept_norms, q).all()) and \
             np.all(kept_norms <= _IMPLICIT_MAX_NORM) and q >= 1.0 / _IMPLICIT_MAX_NORM:
-        scale = unit_scale(norms, q) if unit else clip_scale(norms, q)[0]
-        column = None if scaling is None else np.full(X_checked.shape[0], scaling)
-        if keep is not None:
-            scale[dropped] = 0.0  # set, not multiplied: q/||x_i|| of a dropped row may be inf
-            if column is not None:
-                column[dropped] = 0.0
-        if signs is not None:
-            scale *= signs
-            if column is not None:
-                column *= signs
+        sign = 1.0 if signs is None else signs
+        # a dropped row's factors set to 0, not multiplied: its q/||x_i|| may be inf
+        scale = np.where(dropped, 0.0, (unit_scale(norms, q) if unit else clip_scale(norms, q)[0])
+                         * sign)
+        column = None if scaling is None else np.where(dropped, 0.0, scaling * sign)
         return ScaledRows(rows, scale, column, base_norms=norms)
     design = clip_design(normalize_rows(X_checked, q) if unit else X_checked, q)[0]
     if scaling is not None:
