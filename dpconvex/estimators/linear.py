@@ -378,15 +378,19 @@ def _unit_factors_safe(norms: np.ndarray, q: float) -> np.ndarray:
 
 
 def design_rows(
-    est: Any, X_checked: Any, dropped: np.ndarray, owner: str, *, unit: bool = False
+    est: Any, X_checked: Any, dropped: np.ndarray, owner: str, *, unit: bool = False,
+    signs: np.ndarray | None = None,
 ) -> Any:
-    """The rows of the template: clipped to q (``unit``: scaled to it), the intercept column appended,
-    the ``dropped`` records zeroed; per-record public maps (docs/privacy/linear_erm.md#privacy-intercept,
-    privacy-row-scaling). Dask rows are read lazily per chunk (data/dask_rows). Dense and SciPy sparse
-    rows are read in place, as factors (:class:`~dpconvex.data.operators.ScaledRows`): row i is
-    ``keep_i · [min(1, q/||x_i||) x_i, s]`` (``unit``: the factor q/||x_i||), keep_i = 0 for the
-    ``dropped`` records; where a kept row's products could overflow, on a copy (the guard and the count
-    of clipped rows read the kept rows only)."""
+    """The rows of the template: clipped to q (``unit``: scaled to it), the intercept column
+    appended, the ``dropped`` records zeroed, times the label signs ``signs`` (±1, of a margin
+    loss: the rows y_i x_i it reads); per-record public maps
+    (docs/privacy/linear_erm.md#privacy-intercept, privacy-row-scaling).
+
+    Dask rows are read lazily per chunk (data/dask_rows). Dense and SciPy sparse rows are read
+    in place, as factors (:class:`~dpconvex.data.operators.ScaledRows`): row i is
+    ``y_i keep_i · [min(1, q/||x_i||) x_i, s]`` (``unit``: the factor q/||x_i||), keep_i = 0 for
+    the ``dropped`` records; where a kept row's products could overflow, on a copy (the guard
+    and the count of clipped rows read the kept rows only)."""
     q = float(est.data_norm)
     scaling = float(getattr(est, "intercept_scaling", 1.0)) if est.fit_intercept else None
     if is_dask_collection(X_checked):
@@ -394,7 +398,9 @@ def design_rows(
         design = DaskRows(normalize_rows_lazy(X_checked, q) if unit else X_checked).clip(q)
         if scaling is not None:
             design = design.add_intercept(scaling)
-        return design.scale_rows((~dropped).astype(float)) if dropped.any() else design
+        if signs is None and not dropped.any():
+            return design
+        return design.scale_rows(np.where(dropped, 0.0, 1.0 if signs is None else signs))
     rows = CSRRows(X_checked) if sp.issparse(X_checked) else DenseRows(X_checked)
     norms = rows.row_norms()
     keep = None if not dropped.any() else ~dropped
@@ -403,17 +409,17 @@ def design_rows(
         note_clipped(int(np.count_nonzero(kept_norms > q)), kept_norms.shape[0], q, owner)
     if (not unit or _unit_factors_safe(kept_norms, q).all()) and \
             np.all(kept_norms <= _IMPLICIT_MAX_NORM) and q >= 1.0 / _IMPLICIT_MAX_NORM:
-        scale = unit_scale(norms, q) if unit else clip_scale(norms, q)[0]
-        column = None if scaling is None else np.full(X_checked.shape[0], scaling)
-        if keep is not None:
-            scale[dropped] = 0.0  # set, not multiplied: q/||x_i|| of a dropped row may be inf
-            if column is not None:
-                column[dropped] = 0.0
+        sign = 1.0 if signs is None else signs
+        # a dropped row's factors set to 0, not multiplied: its q/||x_i|| may be inf
+        scale = np.where(dropped, 0.0, (unit_scale(norms, q) if unit else clip_scale(norms, q)[0])
+                         * sign)
+        column = None if scaling is None else np.where(dropped, 0.0, scaling * sign)
         return ScaledRows(rows, scale, column, base_norms=norms)
     design = clip_design(normalize_rows(X_checked, q) if unit else X_checked, q)[0]
     if scaling is not None:
         design = add_intercept(design, scaling)
-    return zero_rows(design, dropped)  # records that contribute no loss
+    design = zero_rows(design, dropped)  # records that contribute no loss
+    return design if signs is None else ScaledRows(as_design(design), signs)
 
 
 #: Seconds per stored entry (row × column) of a linear ERM fit by Clarabel, measured on the
@@ -513,7 +519,8 @@ class LinearPlanMixin:
 
     def _erm_prepared(self, plan: FitPlan, rows: Any, labels: np.ndarray, meta: PreparedFacts,
                       caller: str = "", scale: float = 1.0, *, fit: bool = False) -> Prepared:
-        """The template of ``plan`` (its loss, Λ and row bound q̃) over ``rows`` (None: the public
+        """The template of ``plan`` (its loss, Λ and row bound q̃) over ``rows``, the rows the loss
+        reads (:func:`design_rows`: for a margin loss signed by the labels; None: the public
         shape only, one zero row broadcast with its factors held apart, never an n x p array) and
         ``labels``, on the convex set of ``constraints`` (:meth:`_parameter_set`; ``scale``: the
         factor from the parameter to the released coefficients), prepared with ``meta``.
@@ -530,7 +537,7 @@ class LinearPlanMixin:
         found = self._parameter_set(plan.n_features, caller, scale)
         if fit and self.solver not in (None, "auto", "native"):
             warn_solver_cost(caller.split(".")[0], self.solver, plan.n, p)
-        template = LinearERMTemplate(
+        template = LinearERMTemplate.over_design(
             plan.loss, plan.lam, plan.options["norm bound q~"], rows, labels, found
         )
         return Prepared(template=template, meta=meta, reusable=not plan.reads_epsilon)
@@ -802,7 +809,8 @@ class _PrivateLinearClassifier(
         """Validate, clip, add the intercept column, and build the template of ``plan``."""
         owner = type(self).__name__
         X_checked, labels = self._checked_data(X, y, plan, context, binary=True)
-        design = design_rows(self, X_checked, labels.dropped, owner, unit=self.row_norm == "unit")
+        design = design_rows(self, X_checked, labels.dropped, owner,
+                             unit=self.row_norm == "unit", signs=labels.signs)
         return self._erm_prepared(
             plan,
             design,

@@ -69,6 +69,11 @@ def _check_numbers(y: Any, n: int, caller: str) -> None:
                                   "remove or impute them first.")
 
 
+def _reads_prediction(loss: Loss) -> bool:
+    """Whether ``loss`` is a loss of the prediction ℓ(wᵀx, y), not of the margin y·wᵀx."""
+    return getattr(loss, "kind", "margin") == "regression"
+
+
 class LinearERMTemplate:
     """Linear ERM template: loss + L2 regularizer + linear noise term, over ℝ^p or a set.
 
@@ -96,7 +101,7 @@ class LinearERMTemplate:
     Attributes
     ----------
     rows : DesignOperator
-        The rows as given.
+        The rows as given (by an estimator, :meth:`over_design`: the rows the loss reads).
     sparse : bool
         Whether the products run on a CSR matrix.
 
@@ -121,6 +126,10 @@ class LinearERMTemplate:
     residual_tol = RESIDUAL_TOL
     #: What it keeps between a solver's calls or builds at first use (None: computed again).
     _caches = ("_last_margins", "_last_objective", "_last_sample", "_cvx")
+    _last_margins: tuple[np.ndarray, np.ndarray] | None = None
+    _last_objective: tuple[Any, ...] | None = None
+    _last_sample: tuple[np.ndarray, np.ndarray, int] | None = None
+    _cvx: dict[str, Any] | None = None
     #: k: one replaced record's gradient difference ℓ′ y x − ℓ′ y′ x′ lies in span{x, x′}
     #: for every θ (Gaussian objective perturbation,
     #: docs/privacy/gaussian_linear.md#privacy-gaussian-objective).
@@ -129,97 +138,128 @@ class LinearERMTemplate:
 
     def __init__(self, loss: Loss, lam: float, data_norm: float, X: Any, y: np.ndarray,
                  constraint_set: ConvexSet | None = None):
+        caller = f"{type(self).__name__}.__init__"
         if getattr(loss, "awaits_label_range", False):
             raise ParameterError(
-                f"{type(self).__name__}.__init__: loss '{loss.name}' was stated without "
-                "label_range, "
-                "so its bounds are not derived. Give Loss.from_cvxpy(..., label_range=(lo, hi)), "
-                "the "
-                "public range of the labels, or pass the loss to a regressor, which states it on "
-                "its "
+                f"{caller}: loss '{loss.name}' was stated without label_range, so its bounds "
+                "are not derived. Give Loss.from_cvxpy(..., label_range=(lo, hi)), the public "
+                "range of the labels, or pass the loss to a regressor, which states it on its "
                 "own label_range."
             )
+        if not hasattr(X, "matvec") and not is_dask_collection(X):  # a caller's rows
+            X = check_array(X, caller, accept_sparse=True)
+            _check_numbers(y, X.shape[0], caller)
+        rows, labels = as_design(X), np.asarray(y, dtype=float)
+        self._check_labels(loss, labels, caller)
+        # Products with A = diag(y) X (and Aᵀ) for a margin loss: the label signs as row factors
+        # (the stored rows of an operator with factors are shared, not copied)
+        ops = rows.compact()
+        self._build(loss, lam, data_norm, rows, labels,
+                    ops if _reads_prediction(loss) else ops.scale_rows(labels), constraint_set)
+
+    @classmethod
+    def over_design(cls, loss: Loss, lam: float, data_norm: float, rows: Any, y: np.ndarray,
+                    constraint_set: ConvexSet | None = None) -> LinearERMTemplate:
+        """The template over ``rows``, the rows the loss reads as an estimator built them
+        (:func:`~dpconvex.estimators.linear.design_rows`): for a margin loss already signed by
+        the labels, y_i x_i; for a loss of the prediction, x_i.
+
+        The estimator's plan stated the loss and its checks took the rows and labels, so nothing
+        is checked again here: the labels ``y`` are checked in :meth:`conditions` (at every
+        release, before any noise), the row norm bound too.
+
+        Examples
+        --------
+        >>> from dpconvex.data.operators import DenseRows, ScaledRows
+        >>> signs = np.where(X[:, 0] > 0, 1.0, -1.0)
+        >>> rows = ScaledRows(DenseRows(X), signs)
+        >>> t = LinearERMTemplate.over_design(Logistic(), 0.1, 1.0, rows, signs)
+        >>> t._ops is rows, t.n == X.shape[0]
+        (True, True)
+        """
+        template, rows = cls.__new__(cls), as_design(rows)
+        template._build(loss, lam, data_norm, rows, np.asarray(y, dtype=float), rows.compact(),
+                        constraint_set)
+        return template
+
+    def _build(self, loss: Loss, lam: float, data_norm: float, rows: DesignOperator,
+               y: np.ndarray, ops: DesignOperator, constraint_set: ConvexSet | None) -> None:
+        """Hold the loss, the regularizer L2(Λ), the bound q, the rows as given and ``ops``, the
+        one operator the objective reads (rows y_i x_i for a margin loss, x_i for a loss of the
+        prediction; CSR when that pays: the choice changes only the arithmetic), and the space."""
         self.loss = loss
-        #: A public closed convex set the parameter is restricted to (None: all of R^p).
-        self.constraint_set = constraint_set
         self.regularizer = L2(lam)
         self.data_norm = float(data_norm)
-        # a user's rows, not an operator
-        if not hasattr(X, "matvec") and not is_dask_collection(X):
-            X = check_array(X, f"{type(self).__name__}.__init__", accept_sparse=True)
-            _check_numbers(y, X.shape[0], f"{type(self).__name__}.__init__")
-        self.rows: DesignOperator = as_design(X)
-        self.y = np.asarray(y, dtype=float)
+        #: A public closed convex set the parameter is restricted to (None: all of R^p).
+        self.constraint_set = constraint_set
+        self.rows = rows
+        self.y = y
         #: A margin loss reads y·wᵀx; a regression loss ℓ(wᵀx, y) reads the prediction and y.
-        self.regression = getattr(loss, "kind", "margin") == "regression"
-        self._check_labels(type(self).__name__)
-        self.n, self.p = self.rows.n, self.rows.p
-        # over a set: projected gradient (its exact projection), no unconstrained Newton steps;
-        # a set stated in CVXPY: projected Newton (its quadratic models over the set, solved in
-        # the p coordinates), or the CVXPY backends
+        self.regression = _reads_prediction(loss)
+        self.n, self.p = ops.n, ops.p
         self.space = (EuclideanSpace((self.p,)) if constraint_set is None
                       else ConstrainedSpace((self.p,), constraint_set))
         self.noise_shape = self.space.shape
-        stated = constraint_set is not None and hasattr(constraint_set, "qp")
-        self.capabilities = frozenset(
-            ({"objective", "smooth", "hessian", "hessp", "per_record"} if constraint_set is None
-             else {"objective", "per_record"}
-             | ({"projection"} if constraint_set.exact_projection else set())
-             | ({"projection", "set_qp"} if stated else set()))
-            | ({"cvxpy"} if loss.has_cvxpy else set()))
-        if constraint_set is not None and not self.capabilities & {"projection", "cvxpy"}:
+        self._ops = ops
+        # Rows on workers (Dask) sum the loss terms where they are stored: one pass gives the
+        # objective, the gradient and the sampled Hessian at a point, and no n-vector leaves the
+        # workers (DaskRows.margin_sums); a regression loss's labels are sent there once
+        self._on_workers = hasattr(ops, "margin_sums")
+        if self._on_workers and self.regression:
+            self._ops = ops.with_labels(y)
+        self._sample_step = sample_step(self.n, self.p)
+        self.capabilities = self._capabilities()
+        self._zero_noise = np.zeros(self.p)
+
+    def _capabilities(self) -> frozenset[str]:
+        """What the solvers may ask of this template: over ℝ^p the smooth calls; over a set a
+        projection (exact, or a set stated in CVXPY: projected Newton, its quadratic models over
+        the set solved in the p coordinates) or the CVXPY backends; the sampled Hessian where
+        the rows give every k-th (:func:`~dpconvex.templates.base.sample_step`)."""
+        convex, ops = self.constraint_set, self._ops
+        stated = convex is not None and hasattr(convex, "qp")
+        capabilities = (
+            {"objective", "smooth", "hessian", "hessp", "per_record"} if convex is None
+            else {"objective", "per_record"}
+            | ({"projection"} if convex.exact_projection else set())
+            | ({"projection", "set_qp"} if stated else set())
+        ) | ({"cvxpy"} if self.loss.has_cvxpy else set())
+        if convex is not None and not capabilities & {"projection", "cvxpy"}:
             raise ParameterError(
                 f"{type(self).__name__}.__init__: only the CVXPY backends solve over "
-                f"{constraint_set.describe()} (it has no exact projection), and loss "
-                f"'{loss.name}' has no CVXPY form. Use a loss with a CVXPY form, or a set with an "
-                "exact projection (an l2 ball, a box, the orthant, an l1 ball or a simplex).")
-        self._cvx: dict[str, Any] | None = None
-        self._zero_noise = np.zeros(self.p)
-        self._last_margins: tuple[np.ndarray, np.ndarray] | None = None
-        self._last_objective: tuple[Any, ...] | None = None
-        # Products with A = diag(y) X (and Aᵀ) for a margin loss, A = X for a regression loss, in CSR when
-        # that pays; the choice changes only the arithmetic, not the objective or its minimizer.
-        self._ops = (self.rows.compact() if self.regression
-                     else self.rows.compact().scale_rows(self.y))
-        self._sample_step = sample_step(self.n, self.p)
-        # the wrapped rows give every k-th
-        every = hasattr(getattr(self._ops, "base", self._ops), "every")
-        if self._sample_step and every and hasattr(self._ops, "every") and (constraint_set is None
-                                                                            or stated):
-            self.capabilities = self.capabilities | {"sampled_hessian"}
-        # Rows on workers (Dask) sum the loss terms where they are stored: one pass gives the objective, the
-        # gradient and the sampled Hessian at a point, and no n-vector leaves the workers
-        # (DaskRows.margin_sums); a regression loss's labels are sent to the workers once, beside the rows
-        self._on_workers = hasattr(self._ops, "margin_sums")
-        if self._on_workers and self.regression:
-            self._ops = self._ops.with_labels(self.y)
-        self._last_sample: tuple[np.ndarray, np.ndarray, int] | None = None
+                f"{convex.describe()} (it has no exact projection), and loss "
+                f"'{self.loss.name}' has no CVXPY form. Use a loss with a CVXPY form, or a set "
+                "with an exact projection (an l2 ball, a box, the orthant, an l1 ball or a "
+                "simplex).")
+        every = hasattr(getattr(ops, "base", ops), "every") and hasattr(ops, "every")
+        if self._sample_step and every and (convex is None or stated):
+            capabilities.add("sampled_hessian")
+        return frozenset(capabilities)
 
-    def _check_labels(self, caller: str) -> None:
-        """Labels in the loss's label domain: {−1, +1} (margin), its label range (regression).
+    @staticmethod
+    def _check_labels(loss: Loss, y: np.ndarray, caller: str) -> None:
+        """Labels ``y`` in the domain of ``loss``: {−1, +1} (margin), its label range (regression).
 
-        Refused before any noise with :class:`~dpconvex.DataValidationError`, naming the encoding to use.
+        Refused before any noise with :class:`~dpconvex.DataValidationError`, naming the
+        encoding to use.
         """
-        if not self.regression:
-            if not np.all(np.isin(self.y, MARGIN_LABELS)):
+        if not _reads_prediction(loss):
+            if not np.all(np.isin(y, MARGIN_LABELS)):
                 raise DataValidationError(
                     f"{caller}: a margin loss takes labels in {{-1, +1}}, but y has labels "
-                    "outside it: "
-                    "the per-record gradient bound G = |ℓ'|·q holds only for |y| = 1. Encode the "
-                    "labels "
-                    "as -1/+1 (e.g. np.where(y == positive_class, 1.0, -1.0)), or use an "
-                    "estimator such "
-                    "as dp.PrivateLinearClassifier(classes=[...]), which encodes them."
+                    "outside it: the per-record gradient bound G = |ℓ'|·q holds only for "
+                    "|y| = 1. Encode the labels as -1/+1 (e.g. np.where(y == positive_class, "
+                    "1.0, -1.0)), or use an estimator such as "
+                    "dp.PrivateLinearClassifier(classes=[...]), which encodes them."
                 )
             return
-        lo, hi = self.loss.label_range
-        if not bool(np.all((self.y >= lo) & (self.y <= hi))):
+        lo, hi = loss.label_range
+        if not bool(np.all((y >= lo) & (y <= hi))):
             raise DataValidationError(
-                f"{caller}: loss '{self.loss.name}' takes labels in its public label_range "
-                f"[{lo:g}, {hi:g}], "
-                "but y has labels outside it: its bounds are derived over that range only. Clip "
-                "the labels "
-                f"to the range (a per-record public map), or declare the range they come from."
+                f"{caller}: loss '{loss.name}' takes labels in its public label_range "
+                f"[{lo:g}, {hi:g}], but y has labels outside it: its bounds are derived over "
+                "that range only. Clip the labels to the range (a per-record public map), or "
+                "declare the range they come from."
             )
 
     @property
@@ -285,7 +325,7 @@ class LinearERMTemplate:
         conds = shipped_loss_conditions(self.loss, need_curvature=True, caller=owner)
         if conds is None:  # a user's loss: DCP convexity, then its constants (probed once)
             conds = self._user_loss_conditions(owner)
-        self._check_labels(f"{type(self).__name__}.conditions")
+        self._check_labels(self.loss, self.y, owner)
         if self.regression:
             lo, hi = self.loss.label_range
             conds.append(
@@ -303,13 +343,9 @@ class LinearERMTemplate:
         if self.constraint_set is not None:
             conds.append(self._set_condition())
         # the rows the objective reads (signed by the labels: the same norms); on workers, a max
-        ops = (
-            self._ops
-            if hasattr(self._ops, "max_row_norm") or hasattr(self._ops, "row_norms")
-            else self.rows
-        )
-        largest = getattr(ops, "max_row_norm", None)
-        top = largest() if largest is not None else float(np.max(ops.row_norms(), initial=0.0))
+        largest = getattr(self._ops, "max_row_norm", None)
+        top = (largest() if largest is not None
+               else float(np.max(self._ops.row_norms(), initial=0.0)))
         ok = bool(top <= self.data_norm * (1 + 1e-12))
         conds.append(Condition(
             "row norm bound", ok, "enforced by clipping to the public bound",

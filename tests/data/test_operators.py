@@ -300,7 +300,9 @@ def test_linear_fit_reads_dense_rows_in_place():
     ops = prep.template._ops
     assert np.shares_memory(ops.base.matrix, X)
     explicit = np.hstack([clip_rows(X, 1.0)[0], np.full((500, 1), 0.25)])
-    np.testing.assert_allclose(prep.template.rows.matrix, explicit, atol=1e-15)
+    signed = explicit * np.where(y == 1, 1.0, -1.0)[:, None]  # the rows y_i x_i the loss reads
+    np.testing.assert_allclose(prep.template.rows.matrix, signed, atol=1e-15)
+    assert ops is prep.template.rows  # one operator: the signs are factors of design_rows's rows
     assert prep.template.rows.row_norms().max() <= math.sqrt(1 + 0.25**2) * (1 + 1e-12)
     outside = np.zeros(500, dtype=bool)
     outside[:3] = True
@@ -308,6 +310,10 @@ def test_linear_fit_reads_dense_rows_in_place():
     rows = design_rows(params, X, outside, "M")
     assert isinstance(rows, ScaledRows) and np.shares_memory(rows.base.matrix, X)
     assert not np.any(rows.matrix[:3]) and np.all(rows.matrix[3:, -1] == 0.25)
+    signs = np.where(y == 1, 1.0, -1.0)
+    signed_rows = design_rows(params, X, outside, "M", signs=signs)
+    assert np.shares_memory(signed_rows.base.matrix, X)
+    np.testing.assert_array_equal(signed_rows.matrix, rows.matrix * signs[:, None])
     for scale, copy in ((1.0, False), (1e120, True)):  # 1e120: products could overflow, a copy
         with dp.collect_diagnostics() as diag:
             rows = design_rows(params, X * scale, outside, "M")

@@ -184,3 +184,15 @@ def test_labels_held_as_objects_that_are_numbers_are_taken():
     labels = np.array([Decimal(int(v)) for v in y], dtype=object)
     template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, labels)
     assert np.array_equal(template.y, y)
+
+
+def test_labels_changed_after_an_estimators_template_is_built_are_refused_at_release():
+    """The template an estimator builds over its signed rows checks its labels at release
+    (before any noise), as a template built from a caller's rows does."""
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-0.5, 0.5, (60, 3))
+    est = dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0)
+    template = est.prepare(X, (X[:, 0] > 0).astype(int), est._plan(60, 2, 3)).template
+    template.y = 10 * template.y
+    with pytest.raises(DataValidationError, match=r"\{-1, \+1\}"):
+        dp.release(template, "objective", dp.Budget(1.0), dry_run=True)
