@@ -491,7 +491,7 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
     given = noise if isinstance(noise, Mapping) else {id(owner): source for owner, source in noise}
     if _takes_context(estimator):
         return state_rows_source(
-            estimator._fit_with(X, y, context.inner(given.get(id(estimator)))), X
+            fit_part(estimator, X, y, context.inner(given.get(id(estimator)))), X
         )
     outside = _check_steps(estimator, caller) if isinstance(estimator, Pipeline) else []
     if isinstance(estimator, Pipeline) and any(_takes_context(step) or isinstance(step, Pipeline)
