@@ -171,3 +171,35 @@ def test_a_part_fitted_through_fit_is_the_part_fitted_by_its_hook():
     hook = dp.PrivateLogisticRegression(classes=[-1, 1])._fit_with(X, y, context())
     np.testing.assert_allclose(public.coef_, hook.coef_, rtol=0, atol=1e-12)
     assert public.certificate_.to_dict() == hook.certificate_.to_dict()
+
+
+def test_every_fit_that_takes_a_context_refuses_one_the_caller_made():
+    """The front doors, the searches and the random features (a search's step) refuse it too,
+    before anything is charged."""
+    X = np.random.default_rng(6).normal(size=(30, 2)) * 0.3
+    y = np.where(X[:, 0] > 0, 1, -1)
+    ledger = dp.BudgetAccountant(epsilon=10.0)
+    forged = NO_CONTEXT.inner(None, held=True)
+    for est in (dp.PrivateRegressor(label_range=(-1, 1), accountant=ledger),
+                dp.PrivateClassifier(classes=[-1, 1], accountant=ledger),
+                dp.PrivateGridSearch(dp.PrivateLogisticRegression(), {"lam": [0.1, 1.0]},
+                                     epsilon=1.0, classes=[-1, 1], accountant=ledger),
+                dp.RandomFourierFeatures(n_components=4)):
+        name = type(est).__name__
+        with pytest.raises(dp.errors.PrivacyError, match=rf"^{name}\.fit: context= takes only"):
+            est.fit(X, y, context=forged)
+    assert ledger.spent == (0.0, 0.0)
+
+
+def test_a_meta_estimator_fits_its_parts_through_their_public_fit():
+    """``_fit_with`` is called on the estimator itself only (its own fit, super()): a part is
+    fitted through its ``fit(context=...)`` (fit_part), never through its hook."""
+    calls = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in syntax_nodes(path):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "_fit_with":
+                owner = node.func.value
+                if not (isinstance(owner, ast.Name) and owner.id == "self") and not (
+                        isinstance(owner, ast.Call) and getattr(owner.func, "id", "") == "super"):
+                    calls.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert calls == []
