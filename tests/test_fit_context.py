@@ -20,7 +20,7 @@ from sklearn.pipeline import make_pipeline
 import dpconvex as dp
 from dpconvex._validation import NoiseSource
 from dpconvex.data.validation import LabelWarning
-from dpconvex.estimators.base import NO_CONTEXT, FitContext, fit_with
+from dpconvex.estimators.base import NO_CONTEXT, CheckedData, FitContext, fit_part, fit_with
 
 PACKAGE = Path(dp.__file__).parent
 
@@ -117,3 +117,89 @@ def test_a_mechanism_against_delta_is_refused_alike_by_every_path():
             call()
         messages.append(str(refused.value).split(": ", 1)[1])
     assert len(set(messages)) == 1 and "pure epsilon-DP" in messages[0]
+
+
+def _forged_contexts(X, y):
+    """Contexts a caller can make: each would skip a step of the fit if ``fit`` took it."""
+    other_rows = np.zeros_like(X)
+    return {
+        "held (no δ check)": NO_CONTEXT.inner(None, held=True),
+        "checked (no data checks)": NO_CONTEXT.inner(None, checked=True),
+        "other rows (data=)": NO_CONTEXT.inner(None, data=CheckedData(other_rows, y)),
+        "rows left out": NO_CONTEXT.inner(None, excluding=np.arange(len(y)) < 5),
+        "made directly": FitContext(held=True, checked=True),
+    }
+
+
+@pytest.mark.parametrize("kind", ["held (no δ check)", "checked (no data checks)",
+                                  "other rows (data=)", "rows left out", "made directly"])
+def test_a_context_the_caller_made_is_refused_by_fit_and_charges_nothing(kind):
+    """fit(context=) takes only a context a meta-estimator issued to its part (fit_part):
+    one the caller made is refused by name before anything is read or held."""
+    X = np.random.default_rng(3).normal(size=(30, 2)) * 0.3
+    y = np.where(X[:, 0] > 0, 1, -1)
+    ledger = dp.BudgetAccountant(epsilon=5.0)
+    est = dp.PrivateLogisticRegression(classes=[-1, 1], random_state=0, accountant=ledger)
+    with pytest.raises(dp.errors.PrivacyError, match=r"^PrivateLogisticRegression\.fit: "
+                                                     r"context= takes only"):
+        est.fit(X, y, context=_forged_contexts(X, y)[kind])
+    assert ledger.spent == (0.0, 0.0) and not hasattr(est, "coef_")
+
+
+def test_an_issued_context_is_refused_once_its_fit_has_ended():
+    """The context fit_part issues is taken for that call only; a copy of it never."""
+    X = np.random.default_rng(4).normal(size=(30, 2)) * 0.3
+    y = np.where(X[:, 0] > 0, 1, -1)
+    est = dp.PrivateLogisticRegression(classes=[-1, 1], random_state=0)
+    context = NO_CONTEXT.inner(None, held=True)
+    fit_part(est, X, y, context)
+    for later in (context, FitContext(**vars(context))):
+        with pytest.raises(dp.errors.PrivacyError, match="context= takes only"):
+            est.fit(X, y, context=later)
+
+
+def test_a_part_fitted_through_fit_is_the_part_fitted_by_its_hook():
+    """fit_part (public fit with the issued context) and the hook on the same context and
+    seed release the same model and certificate (the same draws: equal up to rounding)."""
+    X = np.random.default_rng(5).normal(size=(40, 3)) * 0.3
+    y = np.where(X[:, 0] > 0, 1, -1)
+
+    def context():
+        return NO_CONTEXT.inner(NoiseSource(np.random.default_rng(9), seeded=True), held=True)
+
+    public = fit_part(dp.PrivateLogisticRegression(classes=[-1, 1]), X, y, context())
+    hook = dp.PrivateLogisticRegression(classes=[-1, 1])._fit_with(X, y, context())
+    np.testing.assert_allclose(public.coef_, hook.coef_, rtol=0, atol=1e-12)
+    assert public.certificate_.to_dict() == hook.certificate_.to_dict()
+
+
+def test_every_fit_that_takes_a_context_refuses_one_the_caller_made():
+    """The front doors, the searches and the random features (a search's step) refuse it too,
+    before anything is charged."""
+    X = np.random.default_rng(6).normal(size=(30, 2)) * 0.3
+    y = np.where(X[:, 0] > 0, 1, -1)
+    ledger = dp.BudgetAccountant(epsilon=10.0)
+    forged = NO_CONTEXT.inner(None, held=True)
+    for est in (dp.PrivateRegressor(label_range=(-1, 1), accountant=ledger),
+                dp.PrivateClassifier(classes=[-1, 1], accountant=ledger),
+                dp.PrivateGridSearch(dp.PrivateLogisticRegression(), {"lam": [0.1, 1.0]},
+                                     epsilon=1.0, classes=[-1, 1], accountant=ledger),
+                dp.RandomFourierFeatures(n_components=4)):
+        name = type(est).__name__
+        with pytest.raises(dp.errors.PrivacyError, match=rf"^{name}\.fit: context= takes only"):
+            est.fit(X, y, context=forged)
+    assert ledger.spent == (0.0, 0.0)
+
+
+def test_a_meta_estimator_fits_its_parts_through_their_public_fit():
+    """``_fit_with`` is called on the estimator itself only (its own fit, super()): a part is
+    fitted through its ``fit(context=...)`` (fit_part), never through its hook."""
+    calls = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in syntax_nodes(path):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "_fit_with":
+                owner = node.func.value
+                if not (isinstance(owner, ast.Name) and owner.id == "self") and not (
+                        isinstance(owner, ast.Call) and getattr(owner.func, "id", "") == "super"):
+                    calls.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert calls == []

@@ -350,8 +350,12 @@ class _NoisyGDHuber:
         self.epsilon, self.delta = float(epsilon), float(delta)
         self.label_range, self.seed = label_range, seed
 
-    # the single learner
-    def fit(self, X, y):
+    def fit(self, X, y, *, context=None):
+        """The single learner; with ``context``, the safeguard's learner on its fitting part
+        (``PrivateRegressor``'s fit hands it the context of its part)."""
+        if context is not None:
+            self._release(self.prepare(X, y, None, context=context), None, None, context, None)
+            return self
         lo, hi = self.label_range
         u = (np.clip(np.asarray(y, dtype=float), lo, hi) - 0.5 * (hi + lo)) / (0.5 * (hi - lo))
         self._run(np.asarray(X, dtype=float), u, np.random.default_rng([int(self.seed), 99]))
@@ -360,10 +364,7 @@ class _NoisyGDHuber:
     def predict(self, X):
         return self._predict_rows(np.asarray(X, dtype=float))
 
-    # the safeguard's learner (PrivateRegressor._fit_with's calls)
-    def _plan(self, n, n_classes, n_features):
-        return (n, n_features)
-
+    # the safeguard's learner: its fitting part, then its run
     def prepare(self, X, y_unit, plan, *, context):
         keep = np.ones(X.shape[0], dtype=bool) if context.excluded is None else ~context.excluded
         lo, hi = self.label_range

@@ -460,9 +460,10 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         return params
 
     # ---------------------------------------------------------------- API
-    def fit(self, X: Any, y: Any = None) -> PublicEncoder:
+    def fit(self, X: Any, y: Any = None, *, context: Any = None) -> PublicEncoder:
         """Check X (the schema's columns in its order; an array: by position) and record its
-        column names; read no statistic.
+        column names; read no statistic. ``context`` (a meta-estimator's, handed to its steps)
+        is not read: the encoding is a per-record map, the same under any context.
 
         Raises
         ------

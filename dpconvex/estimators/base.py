@@ -417,6 +417,46 @@ class FitContext:
 #: The context of a fit called by the user: its own noise, every row, no outer hold.
 NO_CONTEXT = FitContext()
 
+#: The contexts meta-estimators hand their parts now, by identity, each for the time its part
+#: fits inside the hold of the fit that made it (:func:`fit_part`): the only contexts
+#: ``fit(context=...)`` takes besides :data:`NO_CONTEXT`. A context the caller made (``held``,
+#: ``checked``, ``data``, rows left out) would skip the δ check, the data's checks or the rows.
+_ISSUED: dict[int, FitContext] = {}
+
+
+def fit_part(part: PrivateEstimator, X: Any, y: Any, context: FitContext) -> PrivateEstimator:
+    """Fit ``part`` (a meta-estimator's learner) through its public ``fit`` inside ``context``,
+    the context of its part that the calling fit made, issued to ``fit`` for this call only.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.estimators.base import NO_CONTEXT, fit_part
+    >>> part = PrivateLogisticRegression(classes=[-1, 1], random_state=0)
+    >>> fit_part(part, X, y, NO_CONTEXT.inner(None)).certificate_.private
+    True
+    """
+    issued = id(context) not in _ISSUED  # one context handed on by a part stays issued
+    _ISSUED[id(context)] = context
+    try:
+        return part.fit(X, y, context=context)
+    finally:
+        if issued:
+            del _ISSUED[id(context)]
+
+
+def check_context(context: FitContext, caller: str) -> FitContext:
+    """``context`` where it is :data:`NO_CONTEXT` or one a meta-estimator issued to this fit
+    (:func:`fit_part`); else :class:`PrivacyError`, before anything is read or held."""
+    if context is not NO_CONTEXT and _ISSUED.get(id(context)) is not context:
+        raise PrivacyError(
+            f"{caller}: context= takes only the context a dpconvex meta-estimator hands its "
+            "part while it fits it inside its budget hold; this one was not issued by such a "
+            "fit (one made by the caller could skip the data's checks, the δ check or rows). "
+            "Call fit(X, y)."
+        )
+    return context
+
 
 def refuse_fit_params(caller: str, fit_params: Mapping[str, Any]) -> None:
     """ParameterError naming any keyword a private ``fit`` was given besides X and y."""
@@ -451,7 +491,7 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
     given = noise if isinstance(noise, Mapping) else {id(owner): source for owner, source in noise}
     if _takes_context(estimator):
         return state_rows_source(
-            estimator._fit_with(X, y, context.inner(given.get(id(estimator)))), X
+            fit_part(estimator, X, y, context.inner(given.get(id(estimator)))), X
         )
     outside = _check_steps(estimator, caller) if isinstance(estimator, Pipeline) else []
     if isinstance(estimator, Pipeline) and any(_takes_context(step) or isinstance(step, Pipeline)
@@ -1045,7 +1085,7 @@ class PrivateEstimator(BaseEstimator):
         attributes."""
         if hasattr(self, "accountant"):  # clone copies a ledger; the same one is charged
             inner.accountant = self.accountant
-        inner._fit_with(rows, y, context.inner(noise_source(self, context.noise)))
+        fit_part(inner, rows, y, context.inner(noise_source(self, context.noise)))
         self._take_fitted(inner)
         return inner
 
@@ -1167,11 +1207,16 @@ class PrivateEstimator(BaseEstimator):
             f"{type(self).__name__}.fit_prepared: {type(self).__name__} {FIT_ONLY}"
         )
 
-    def fit(self, X: Any, y: Any, **fit_params: Any) -> PrivateEstimator:
+    def fit(self, X: Any, y: Any, *, context: FitContext = NO_CONTEXT,
+            **fit_params: Any) -> PrivateEstimator:
         """Validate X and y once, plan from their public shape, hold the budget, build the
         objective from the rows, release, commit, set the model: nothing is held or charged
         for a fit refused before its release. ``fit_params`` (e.g. ``sample_weight``) are
         refused by name.
+
+        ``context``: where this estimator is a meta-estimator's part, the context that fit
+        issued to it (:func:`fit_part`; the fit that holds it states its rows' source); any
+        other context is refused (:class:`PrivacyError`), before anything is read or held.
 
         Raises
         ------
@@ -1181,6 +1226,8 @@ class PrivateEstimator(BaseEstimator):
             refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
         caller = f"{type(self).__name__}.fit"
         try:
+            if check_context(context, caller) is not NO_CONTEXT:  # a meta-estimator's part
+                return self._fit_with(X, y, context)
             # (a released schema's rows: their source stated)
             if not_public_source(self, X) is None:
                 fitted = self._fit_with(X, y, NO_CONTEXT)

@@ -76,7 +76,7 @@ from ..errors import (
     SolverError,
     user_stacklevel,
 )
-from ..privacy.budget import Budget, Hold, delta_rows_note, hold_budget, remaining
+from ..privacy.budget import Budget, delta_rows_note, hold_budget, remaining
 from ..privacy.certificate import (
     Certificate,
     Condition,
@@ -121,6 +121,7 @@ from .base import (
     PrivateEstimator,
     _given_shape,
     carry_ledger,
+    fit_part,
     public_label_source,
     state_rows_source,
 )
@@ -839,7 +840,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                 warning=context.label_warning,
             )
             if not guarded:
-                learner._fit_with(_rows_for(name, X), y_checked, context.inner(noise, held=True))
+                fit_part(learner, _rows_for(name, X), y_checked, context.inner(noise, held=True))
                 certificate = learner.certificate_
                 certificate.assumptions.extend((reason, *self._unguarded_note(*shape)))
             # the learner with (1 - s) ε on every row, then the private choice of the release
@@ -849,7 +850,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                 # X checked once: the learner fits these rows and the selection counts on them
                 X_checked = check_array(_rows_for(name, X), f"{owner}.fit", min_samples=2,
                                         accept_sparse=learner._accepts_sparse, accept_dask=True)
-                learner._fit_with(X_checked, y_checked, context.inner(
+                fit_part(learner, X_checked, y_checked, context.inner(
                     NoiseSource(fit_rng, noise.seeded), held=True, checked=True,
                     data=CheckedData(X_checked, y_checked, labels)))
                 # this fit's set, not the learner's classes=
@@ -1397,7 +1398,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                         rf"{type(learner).__name__}\.fit: {UNIT_RANGE_WARNING}",
                         PrivacyWarning,
                     )
-                learner._fit_with(X, y, context.inner(noise, held=True))
+                fit_part(learner, X, y, context.inner(noise, held=True))
             certificate = learner.certificate_
             certificate.assumptions.extend((choice.reason, *self._unguarded_note(n)))
             hold.commit_certificate(certificate)
@@ -1514,9 +1515,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         """
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PrivacyWarning)
-            plan = learner._plan(n, 1, n_features)
-            learner._release(learner.prepare(X_checked, y_unit, plan, context=inner),
-                             plan, Hold(None, None), inner, None)  # inside this fit's hold
+            fit_part(learner, X_checked, y_unit, inner)  # inside this fit's hold
 
     def _set_learner(self, learner: PrivateLinearRegressor, choice: RegressionChoice) -> None:
         """The learner's model as the release; a refit of the learner charges the ledger."""

@@ -144,7 +144,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         self.random_state = random_state
         self.learner_epsilon = learner_epsilon
 
-    def fit(self, X: Any, y: Any = None) -> RandomFourierFeatures:
+    def fit(self, X: Any, y: Any = None, *,
+            context: FitContext | None = None) -> RandomFourierFeatures:
         """Draw the random parameters. Only the shape of X is used.
 
         Parameters
@@ -152,10 +153,14 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         X : array-like of shape (n_samples, n_features)
             Read for its shape only (and validated): d always, n only for ``n_components="auto"``.
         y : ignored
+        context : FitContext or None
+            As a meta-estimator's step: the context its fit issued (the generator to draw
+            from); any other is refused (:func:`~dpconvex.estimators.base.check_context`).
         """
-        from .base import NO_CONTEXT
+        from .base import NO_CONTEXT, check_context
 
-        return self._fit_with(X, y, NO_CONTEXT)
+        context = NO_CONTEXT if context is None else context
+        return self._fit_with(X, y, check_context(context, f"{type(self).__name__}.fit"))
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> RandomFourierFeatures:
         """:meth:`fit` inside ``context``: the parameters drawn from ``context.noise`` (a

@@ -95,6 +95,7 @@ from .base import (
     carry_ledger,
     check_shape_fact,
     fill_docs,
+    fit_part,
     state_rows_source,
 )
 from .linear import LinearPlanMixin, design_rows
@@ -325,7 +326,7 @@ class LabelRangeMixin(RegressionScoreMixin):
                 values, Budget(eps_label), n=n, levels=spec.levels, name="labels",
                 rng=label_rng, seeded=noise.seeded)
             inner.set_params(label_range=(lo, hi))
-            inner._fit_with(X, y, context.inner(NoiseSource(fit_rng, noise.seeded)))
+            fit_part(inner, X, y, context.inner(NoiseSource(fit_rng, noise.seeded)))
             certificate = self._with_label_range(label_certificate, inner.certificate_, spec,
                                                  epsilon, delta, f"[{lo:g}, {hi:g}]")
             hold.commit_certificate(certificate)
@@ -784,7 +785,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
             # c in [-1, 1] in the labels' units (clipped: the sum's rounding may leave [lo, hi] by an ulp)
             c_y = 0.5 * (lo + hi) + 0.5 * (hi - lo) * float(center.theta[0])
             inner.set_params(label_center=min(hi, max(lo, c_y)))
-            inner._fit_with(X, y, context.inner(NoiseSource(fit_rng, noise.seeded), held=True))
+            fit_part(inner, X, y, context.inner(NoiseSource(fit_rng, noise.seeded), held=True))
             certificate = self._with_center(
                 center.certificate, inner.certificate_, share, epsilon, delta
             )

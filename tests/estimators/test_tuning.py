@@ -202,8 +202,9 @@ class ReleasedDraws(BaseEstimator):
         self.draws_ = context.noise.rng.normal(size=self.k)
         return self
 
-    def fit(self, X, y=None):
-        raise AssertionError("a search fits its steps through _fit_with")
+    def fit(self, X, y=None, *, context=None):
+        assert context is not None, "a search fits its steps with the context it issues them"
+        return self._fit_with(X, y, context)
 
     def transform(self, X):
         return X

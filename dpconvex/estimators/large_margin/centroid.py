@@ -39,7 +39,7 @@ from ...privacy.rules.large_margin import (
     single_component,
 )
 from ...templates.large_margin_rows import AugmentedRows
-from ..base import CertificateHold, FitContext
+from ..base import CertificateHold, FitContext, fit_part
 from ..centroids import CENTROID_MENU, PrivateGaussianCentroid, prior_penalty
 
 if TYPE_CHECKING:
@@ -244,8 +244,8 @@ def fit_centroid(est: LargeMarginSettings, rows: Any, y: Any, hold: CertificateH
     inner = centroid_estimator(est, est.random_state)
     shape = inner.public_shape(rows, y)
     # the outer fit has read the label set (and warned)
-    inner._fit_with(rows, y, context.one_label_warning(issued=True).inner(context.noise,
-                                                                           held=True))
+    fit_part(inner, rows, y, context.one_label_warning(issued=True).inner(context.noise,
+                                                                          held=True))
     certificate = inner.certificate_
     certificate.state(*centroid_notes(est, shape))
     hold.commit_certificate(certificate)

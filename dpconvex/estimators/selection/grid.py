@@ -62,6 +62,7 @@ from ..base import (
     FitContext,
     PrivateEstimator,
     carry_ledger,
+    check_context,
     fill_docs,
     fit_with,
     not_public_source,
@@ -256,9 +257,11 @@ class SelectedEstimator:
             for o, s in zip(owners, streams, strict=False)
         ]
 
-    def fit(self, X: Any, y: Any, **fit_params: Any) -> Any:
+    def fit(self, X: Any, y: Any, *, context: FitContext = NO_CONTEXT, **fit_params: Any) -> Any:
         """Split the rows, train the candidates, select one privately; return self
-        (``fit_params``, e.g. ``sample_weight``, are refused by name).
+        (``fit_params``, e.g. ``sample_weight``, are refused by name). ``context``: as
+        :meth:`PrivateEstimator.fit <dpconvex.estimators.base.PrivateEstimator.fit>` takes it
+        (a meta-estimator's part: the context that fit issued; any other is refused).
 
         Raises
         ------
@@ -267,6 +270,8 @@ class SelectedEstimator:
         """
         refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
         try:
+            if check_context(context, f"{type(self).__name__}.fit") is not NO_CONTEXT:
+                return self._fit_with(X, y, context)  # type: ignore[attr-defined]
             fitted = state_rows_source(self._fit_with(X, y, NO_CONTEXT), X)  # type: ignore[attr-defined]
         except (PrivacyError, SolverError) as exc:  # a candidate's refusal: in this call's name
             raise signed_refusal(exc, f"{type(self).__name__}.fit") from None
