@@ -203,3 +203,16 @@ def test_a_meta_estimator_fits_its_parts_through_their_public_fit():
                         isinstance(owner, ast.Call) and getattr(owner.func, "id", "") == "super"):
                     calls.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
     assert calls == []
+
+
+def test_rows_handed_to_prepare_are_held_against_the_plans_shape():
+    # the noise is calibrated for the plan's n: rows of another count are refused, also when a
+    # context says a fit checked them (otherwise 200 rows would get the noise of 1,000)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = (X[:, 0] > 0).astype(int)
+    est = dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0)
+    plan = est.plan(1000, 2, 3)
+    data = est._validated(X, y, NO_CONTEXT)
+    with pytest.raises(dp.ParameterError, match="the plan is for n = 1000 rows"):
+        est.prepare(X, y, plan, context=FitContext(checked=True, data=data))

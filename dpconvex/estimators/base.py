@@ -1144,15 +1144,14 @@ class PrivateEstimator(BaseEstimator):
         (``LabelRangeMixin._unit_labels``). ``binary``: two labels, a one-vs-rest plan refused
         (its binary models are prepared with their own plans)."""
         owner = type(self).__name__
-        data = context.data
-        if data is None:
-            data = self._validated(X, y, context, binary=binary)
-            # the plan's Λ and notes are of its (n, d)
-            if tuple(data.X.shape) != (plan.n, plan.n_features):
-                raise ParameterError(
-                    f"{owner}.prepare: the plan is for n = {plan.n} rows and {plan.n_features} "
-                    f"features; X has shape {tuple(data.X.shape)}. Make the plan with "
-                    "plan(n, n_classes, n_features) of these data (or plan_for(X, y)).")
+        data = context.data or self._validated(X, y, context, binary=binary)
+        # the plan's noise, Λ and notes are of its (n, d): rows of another shape are refused,
+        # however they reach this fit
+        if tuple(data.X.shape) != (plan.n, plan.n_features):
+            raise ParameterError(
+                f"{owner}.prepare: the plan is for n = {plan.n} rows and {plan.n_features} "
+                f"features; X has shape {tuple(data.X.shape)}. Make the plan with "
+                "plan(n, n_classes, n_features) of these data (or plan_for(X, y)).")
         if binary and plan.sub_plans:
             raise ParameterError(
                 f"{owner}.prepare: the plan is one-vs-rest over {plan.n_classes} classes; prepare "
