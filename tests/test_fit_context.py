@@ -216,3 +216,15 @@ def test_rows_handed_to_prepare_are_held_against_the_plans_shape():
     data = est._validated(X, y, NO_CONTEXT)
     with pytest.raises(dp.ParameterError, match="the plan is for n = 1000 rows"):
         est.prepare(X, y, plan, context=FitContext(checked=True, data=data))
+
+
+def test_a_part_whose_fit_takes_no_context_is_refused_by_name():
+    class OwnFit(dp.PrivateLogisticRegression):
+        def fit(self, X, y):  # a user's override without the keyword
+            return super().fit(X, y)
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(dp.ParameterError, match="takes no context="):
+        fit_part(OwnFit(classes=[0, 1]), X, y, NO_CONTEXT.inner(None))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import inspect
 import math
 import numbers
 import re
@@ -436,6 +437,13 @@ def fit_part(part: PrivateEstimator, X: Any, y: Any, context: FitContext) -> Pri
     >>> fit_part(part, X, y, NO_CONTEXT.inner(None)).certificate_.private
     True
     """
+    params = inspect.signature(part.fit).parameters
+    if "context" not in params and all(p.kind is not p.VAR_KEYWORD for p in params.values()):
+        raise ParameterError(
+            f"{type(part).__name__}.fit takes no context=: a learner a dpconvex meta-estimator "
+            "fits is handed the context of its part. Give its fit the keyword "
+            "(def fit(self, X, y, *, context=NO_CONTEXT)) and pass it on to "
+            "PrivateEstimator.fit.")
     issued = id(context) not in _ISSUED  # one context handed on by a part stays issued
     _ISSUED[id(context)] = context
     try:
