@@ -440,8 +440,8 @@ def fit_part(part: PrivateEstimator, X: Any, y: Any, context: FitContext) -> Pri
     params = inspect.signature(part.fit).parameters
     if "context" not in params and all(p.kind is not p.VAR_KEYWORD for p in params.values()):
         raise ParameterError(
-            f"{type(part).__name__}.fit takes no context=: a learner a dpconvex meta-estimator "
-            "fits is handed the context of its part. Give its fit the keyword "
+            f"{type(part).__name__}.fit: it takes no context=, and a dpconvex meta-estimator "
+            "hands each learner it fits the context of its part. Give its fit the keyword "
             "(def fit(self, X, y, *, context=NO_CONTEXT)) and pass it on to "
             "PrivateEstimator.fit.")
     issued = id(context) not in _ISSUED  # one context handed on by a part stays issued
