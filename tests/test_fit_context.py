@@ -20,7 +20,14 @@ from sklearn.pipeline import make_pipeline
 import dpconvex as dp
 from dpconvex._validation import NoiseSource
 from dpconvex.data.validation import LabelWarning
-from dpconvex.estimators.base import NO_CONTEXT, CheckedData, FitContext, fit_part, fit_with
+from dpconvex.estimators.base import (
+    NO_CONTEXT,
+    CheckedData,
+    FitContext,
+    fit_part,
+    fit_with,
+    issued,
+)
 
 PACKAGE = Path(dp.__file__).parent
 
@@ -214,8 +221,80 @@ def test_rows_handed_to_prepare_are_held_against_the_plans_shape():
     est = dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0)
     plan = est.plan(1000, 2, 3)
     data = est._validated(X, y, NO_CONTEXT)
-    with pytest.raises(dp.ParameterError, match="the plan is for n = 1000 rows"):
-        est.prepare(X, y, plan, context=FitContext(checked=True, data=data))
+    with issued(NO_CONTEXT.inner(None, checked=True, data=data)) as context, \
+            pytest.raises(dp.ParameterError, match="the plan is for n = 1000 rows"):
+        est.prepare(X, y, plan, context=context)
+
+
+def _binary_data(n=30, seed=7):
+    X = np.random.default_rng(seed).normal(size=(n, 2)) * 0.3
+    return X, np.where(X[:, 0] > 0, 1, -1)
+
+
+def test_a_context_the_caller_made_is_refused_by_fit_prepared_before_the_hold():
+    """A held=True context the caller made would hide the δ >= 1/n warning and its
+    certificate line: fit_prepared refuses it before anything is held or charged."""
+    X, y = _binary_data()
+    ledger = dp.BudgetAccountant(epsilon=5.0, delta=0.5)
+    est = dp.PrivateLogisticRegression(classes=[-1, 1], delta=0.1, random_state=0,
+                                       accountant=ledger)
+    plan = est.plan_for(X, y)
+    prep = est.prepare(X, y, plan)
+    for forged in (NO_CONTEXT.inner(None, held=True), FitContext(held=True)):
+        with pytest.raises(dp.errors.PrivacyError, match=r"^PrivateLogisticRegression\."
+                                                         r"fit_prepared: context= takes only"):
+            est.fit_prepared(prep, plan, context=forged)
+    assert ledger.spent == (0.0, 0.0) and not hasattr(est, "coef_")
+    with pytest.warns(dp.errors.PrivacyWarning, match="at least 1/n"):  # NO_CONTEXT: checked
+        est.fit_prepared(prep, plan)
+    assert any("at least 1/n" in line for line in est.certificate_.assumptions)
+    assert ledger.spent[0] == pytest.approx(1.0, rel=1e-12)
+
+
+def test_a_context_the_caller_made_is_refused_by_prepare_before_the_rows_are_read():
+    """data= would hand prepare rows that skipped their own checks (here a NaN): prepare
+    refuses a context it was not issued before reading them."""
+    X, y = _binary_data()
+    est = dp.PrivateLogisticRegression(classes=[-1, 1], random_state=0)
+    plan = est.plan_for(X, y)
+    unchecked = X.copy()
+    unchecked[0, 0] = np.nan
+    labels = est._validated(X, y, NO_CONTEXT).labels
+    for forged in (NO_CONTEXT.inner(None, checked=True, data=CheckedData(unchecked, y, labels)),
+                   FitContext(data=CheckedData(unchecked, y, labels))):
+        with pytest.raises(dp.errors.PrivacyError, match=r"^PrivateLogisticRegression\."
+                                                         r"prepare: context= takes only"):
+            est.prepare(unchecked, y, plan, context=forged)
+    with pytest.raises(dp.errors.DataValidationError):  # NO_CONTEXT: the rows checked
+        est.prepare(unchecked, y, plan)
+
+
+def test_an_issued_context_reaches_prepare_and_fit_prepared_for_its_block_only():
+    X, y = _binary_data()
+    est = dp.PrivateLogisticRegression(classes=[-1, 1], random_state=0)
+    plan = est.plan_for(X, y)
+    with issued(NO_CONTEXT.inner(NoiseSource(np.random.default_rng(2), seeded=True))) as context:
+        est.fit_prepared(est.prepare(X, y, plan, context=context), plan, context=context)
+    assert est.certificate_.private
+    with pytest.raises(dp.errors.PrivacyError, match="context= takes only"):
+        est.prepare(X, y, plan, context=context)
+
+
+def test_one_vs_rest_and_the_sweep_hand_their_parts_issued_contexts():
+    """The binary models (fit and certify) and the sweep's models are prepared and released
+    with contexts their fit issued: each path runs, and no context stays issued after it."""
+    from dpconvex.estimators import base
+
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(60, 2)) * 0.3
+    y = np.arange(60) % 3
+    est = dp.PrivateLogisticRegression(classes=[0, 1, 2], random_state=0)
+    assert est.fit(X, y).coef_.shape == (3, 2)
+    assert est.certify(X, y).private
+    sweep = dp.epsilon_sweep(dp.PrivateLogisticRegression(classes=[-1, 1], lam=0.1),
+                             *_binary_data(), epsilons=[0.5, 1.0])
+    assert sweep.templates_built == 1 and len(sweep.estimators) == 2  # one prepare, two fits
+    assert base._ISSUED == {}
 
 
 def test_a_part_whose_fit_takes_no_context_is_refused_by_name():

@@ -418,11 +418,36 @@ class FitContext:
 #: The context of a fit called by the user: its own noise, every row, no outer hold.
 NO_CONTEXT = FitContext()
 
-#: The contexts meta-estimators hand their parts now, by identity, each for the time its part
-#: fits inside the hold of the fit that made it (:func:`fit_part`): the only contexts
-#: ``fit(context=...)`` takes besides :data:`NO_CONTEXT`. A context the caller made (``held``,
-#: ``checked``, ``data``, rows left out) would skip the δ check, the data's checks or the rows.
+#: The contexts issued now, by identity, each for the calls of the fit that made it inside its
+#: budget hold (:func:`issued`): the only contexts ``fit``, ``prepare`` and ``fit_prepared``
+#: take besides :data:`NO_CONTEXT` (:func:`check_context`). A context the caller made
+#: (``held``, ``checked``, ``data``, rows left out) would skip the δ check and its
+#: certificate note, the data's checks or the rows.
 _ISSUED: dict[int, FitContext] = {}
+
+
+@contextlib.contextmanager
+def issued(context: FitContext) -> Iterator[FitContext]:
+    """``context``, issued to the ``fit``, ``prepare`` or ``fit_prepared`` calls of the with
+    block: the fit that made it hands it to its own steps or to a part it holds the budget of.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.estimators.base import NO_CONTEXT, issued
+    >>> est = PrivateLogisticRegression(classes=[-1, 1], random_state=0)
+    >>> with issued(NO_CONTEXT.inner(None)) as context:
+    ...     prep = est.prepare(X, y, est.plan_for(X, y), context=context)
+    >>> prep.template.n
+    40
+    """
+    fresh = id(context) not in _ISSUED  # one context handed on by a part stays issued
+    _ISSUED[id(context)] = context
+    try:
+        yield context
+    finally:
+        if fresh:
+            del _ISSUED[id(context)]
 
 
 def fit_part(part: PrivateEstimator, X: Any, y: Any, context: FitContext) -> PrivateEstimator:
@@ -444,24 +469,20 @@ def fit_part(part: PrivateEstimator, X: Any, y: Any, context: FitContext) -> Pri
             "hands each learner it fits the context of its part. Give its fit the keyword "
             "(def fit(self, X, y, *, context=NO_CONTEXT)) and pass it on to "
             "PrivateEstimator.fit.")
-    issued = id(context) not in _ISSUED  # one context handed on by a part stays issued
-    _ISSUED[id(context)] = context
-    try:
+    with issued(context):
         return part.fit(X, y, context=context)
-    finally:
-        if issued:
-            del _ISSUED[id(context)]
 
 
 def check_context(context: FitContext, caller: str) -> FitContext:
-    """``context`` where it is :data:`NO_CONTEXT` or one a meta-estimator issued to this fit
-    (:func:`fit_part`); else :class:`PrivacyError`, before anything is read or held."""
+    """``context`` where it is :data:`NO_CONTEXT` or one issued to this call by the fit that
+    made it (:func:`issued`); else :class:`PrivacyError`, before anything is read or held.
+    ``caller``: the public call (``fit``, ``prepare`` or ``fit_prepared``)."""
     if context is not NO_CONTEXT and _ISSUED.get(id(context)) is not context:
         raise PrivacyError(
-            f"{caller}: context= takes only the context a dpconvex meta-estimator hands its "
-            "part while it fits it inside its budget hold; this one was not issued by such a "
-            "fit (one made by the caller could skip the data's checks, the δ check or rows). "
-            "Call fit(X, y)."
+            f"{caller}: context= takes only the context a dpconvex fit hands its own steps or "
+            "its part while it holds their budget; this one was not issued by such a fit (one "
+            "made by the caller could skip the data's checks, the δ check or rows). "
+            f"Call {caller} without context=."
         )
     return context
 
@@ -1109,10 +1130,12 @@ class PrivateEstimator(BaseEstimator):
                 context: FitContext = NO_CONTEXT) -> Prepared:
         """Validated, clipped data and the template of ``plan`` (no budget spent).
 
-        ``context``: what a meta-estimator hands the fit (:class:`FitContext`: the rows
-        left out, the label-set warning, the noise source of a preparation that draws). An
-        estimator that prepares inside its fit only (a front door, which splits its budget
-        and its rows between its parts) refuses it by name.
+        ``context``: what the fit that prepares hands it (:class:`FitContext`: the rows as it
+        validated them, the rows left out, the label-set warning, the noise source of a
+        preparation that draws), issued by that fit (:func:`issued`); any other is refused
+        (:class:`PrivacyError`) before the rows are read. An estimator that prepares inside
+        its fit only (a front door, which splits its budget and its rows between its parts)
+        refuses it by name.
         """
         raise ParameterError(f"{type(self).__name__}.prepare: {type(self).__name__} {FIT_ONLY}")
 
@@ -1150,8 +1173,10 @@ class PrivateEstimator(BaseEstimator):
         n rows and ``n_features`` columns. A classifier's labels come encoded (a
         :class:`LabelSet`), a regressor's mapped onto [−1, 1] by its public label range
         (``LabelRangeMixin._unit_labels``). ``binary``: two labels, a one-vs-rest plan refused
-        (its binary models are prepared with their own plans)."""
+        (its binary models are prepared with their own plans). ``context``: NO_CONTEXT or one
+        the preparing fit issued (:func:`check_context`), the first thing read."""
         owner = type(self).__name__
+        check_context(context, f"{owner}.prepare")  # before the rows are read
         data = context.data or self._validated(X, y, context, binary=binary)
         # the plan's noise, Λ and notes are of its (n, d): rows of another shape are refused,
         # however they reach this fit
@@ -1178,14 +1203,17 @@ class PrivateEstimator(BaseEstimator):
 
         ``warm_start`` is a start point for the solver only
         (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness); ``context``
-        what a meta-estimator hands the fit (:class:`FitContext`: e.g. its noise source).
+        what the fit that calls it hands it (:class:`FitContext`: e.g. its noise source, its
+        budget hold), issued by that fit (:func:`issued`); any other is refused
+        (:class:`PrivacyError`) before anything is held or charged.
         """
+        caller, ledger = f"{type(self).__name__}.fit_prepared", getattr(self, "accountant", None)
+        check_context(context, caller)
         # a draft as its schema or ranges, or rows of one (the plan plan_for made on them states it)
         draft = not_public_source(self) is not None or SUGGESTED_SOURCE in plan.notes
         # one stream: the caller's generator, else the preparation's, else one from random_state
         noise = context.noise if context.noise is not None else prep.noise
         context = dataclasses.replace(context, noise=noise_source(self, noise))
-        caller, ledger = f"{type(self).__name__}.fit_prepared", getattr(self, "accountant", None)
         try:
             with (
                 charge_not_public(ledger if draft else None, caller),
@@ -1262,8 +1290,8 @@ class PrivateEstimator(BaseEstimator):
         context = dataclasses.replace(context, noise=self._fit_noise(context), data=data)
         if plan.sub_plans:
             fitted = self._fit_sub_plans(data.X, data.y, plan, context)
-        else:
-            with self._hold(plan, context) as hold:  # before the objective is built
+        else:  # the hold before the objective is built
+            with self._hold(plan, context) as hold, issued(context):
                 fitted = self._release(
                     self.prepare(data.X, data.y, plan, context=context), plan, hold, context, None
                 )
@@ -1318,10 +1346,12 @@ class PrivateEstimator(BaseEstimator):
         data = self._validated(X, y, context)  # once, as a fit validates them
         plan = _with_rows_source(self.plan(*data.shape), X)
         context = dataclasses.replace(context, data=data)
-        # one-vs-rest: the binary models' dry runs, by their plans
-        return _as_a_fit_states(
-            self._certify_sub_plans(plan, data.X, data.y, context) if plan.sub_plans
-            else self._certify_data(data.X, data.y, plan, context), plan, self, y)
+        if plan.sub_plans:  # one-vs-rest: the binary models' dry runs, by their plans
+            certificate = self._certify_sub_plans(plan, data.X, data.y, context)
+        else:
+            with issued(context):
+                certificate = self._certify_data(data.X, data.y, plan, context)
+        return _as_a_fit_states(certificate, plan, self, y)
 
     def _certify_data(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Any:
         """The dry run of ``plan`` on (X, y): the template a fit builds, no noise, no charge.

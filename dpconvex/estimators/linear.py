@@ -94,6 +94,7 @@ from .base import (
     PrivateEstimator,
     Vouch,
     fill_docs,
+    issued,
     keep_argmax,
     public_label_source,
 )
@@ -195,13 +196,13 @@ class OneVsRestMixin:
                 binary_model = self._binary_clone(C, self.random_state)
                 sub_plan = plan.sub_plans[class_index]
                 binary = self._binary_data(data, class_index)
-                # one generator, in order
-                binary_context = context.inner(context.noise, held=True, data=binary)
-                prepared = binary_model.prepare(binary.X, binary.y, sub_plan,
-                                                context=binary_context)
-                models.append(
-                    binary_model.fit_prepared(prepared, sub_plan, context=binary_context)
-                )
+                # one generator, in order; inside this fit's hold
+                with issued(context.inner(context.noise, held=True, data=binary)) as binary_context:
+                    prepared = binary_model.prepare(binary.X, binary.y, sub_plan,
+                                                    context=binary_context)
+                    models.append(
+                        binary_model.fit_prepared(prepared, sub_plan, context=binary_context)
+                    )
                 certificates.append(binary_model.certificate_)
             certificate = self._composed(certificates, epsilon_per_class,
                                          [f"class {label!r}" for label in classes.tolist()],
@@ -242,10 +243,12 @@ class OneVsRestMixin:
         else:
             data = context.data or self._validated(X, y, context)
             classes, source = data.labels.classes.tolist(), (data.labels.assumption,)
-            binaries = [self._binary_data(data, c) for c in range(plan.n_classes)]
-            parts = [binary_model.prepare(binary.X, binary.y, sub_plan,
-                                          context=context.inner(context.noise, data=binary))
-                     for binary, sub_plan in zip(binaries, plan.sub_plans, strict=True)]
+            parts = []
+            for class_index, sub_plan in enumerate(plan.sub_plans):
+                binary = self._binary_data(data, class_index)
+                with issued(context.inner(context.noise, data=binary)) as binary_context:
+                    parts.append(binary_model.prepare(binary.X, binary.y, sub_plan,
+                                                      context=binary_context))
         # (one part per plan)
         certificates = list(map(binary_model._certify, parts, plan.sub_plans))
         for certificate in certificates:  # labels {0, 1} and the seed, as the binary fits state

@@ -41,6 +41,7 @@ from .base import (
     carry_ledger,
     charge_not_public,
     fit_with,
+    issued,
     not_public_source,
     state_rows_source,
 )
@@ -311,17 +312,18 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
                         type(model).prepare is PrivateEstimator.prepare:
                     fit_with(model, X, y, context, [(model, noise)], caller=owner)
                     continue
-                model_context = context.inner(noise)
-                if prepared is None or not prepared.reusable:
-                    prepared = model.prepare(X, y, plan, context=model_context)
-                    sweep.templates_built += 1
-                # the previous solve's point (a start point only:
-                # docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness) comes from
-                # the not-private diagnostic channel; nothing of it is stored on the models
-                with collect_diagnostics() as diagnostics:
-                    model.fit_prepared(prepared, plan,
-                                       warm_start=previous if warm_start else None,
-                                       context=model_context)
+                with issued(context.inner(noise)) as model_context:  # inside the sweep's hold
+                    if prepared is None or not prepared.reusable:
+                        prepared = model.prepare(X, y, plan, context=model_context)
+                        sweep.templates_built += 1
+                    # the previous solve's point (a start point only:
+                    # docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness) comes
+                    # from the not-private diagnostic channel; nothing of it is stored on the
+                    # models
+                    with collect_diagnostics() as diagnostics:
+                        model.fit_prepared(prepared, plan,
+                                           warm_start=previous if warm_start else None,
+                                           context=model_context)
                 state_rows_source(model, X)  # a drafted or released schema's rows, named
                 if diagnostics and diagnostics[-1].x is not None:
                     previous = np.asarray(diagnostics[-1].x, dtype=float)
