@@ -35,7 +35,7 @@ from dpconvex.audit import EstimatorMechanism, audit
 from dpconvex.data.operators import DenseRows, ScaledRows
 from dpconvex.data.validation import encode_labels
 from dpconvex.errors import DataValidationError, ParameterError, PrivacyError
-from dpconvex.estimators.base import NO_CONTEXT, PrivateEstimator
+from dpconvex.estimators.base import NO_CONTEXT, PrivateEstimator, issued
 from dpconvex.estimators.front_door import safeguard_mistakes
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms import get_mechanism
@@ -130,10 +130,9 @@ def _params(est) -> list[np.ndarray]:
 
 def _storage(est, X, y, mask) -> str:
     """The rows the learner's template holds: the kind of operator and of its stored rows."""
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), issued(NO_CONTEXT.inner(None, excluding=mask)) as context:
         warnings.simplefilter("ignore")
-        template = est.prepare(X, y, est.plan_for(X, y),
-                               context=NO_CONTEXT.inner(None, excluding=mask)).template
+        template = est.prepare(X, y, est.plan_for(X, y), context=context).template
     rows = getattr(template, "_ops", None) or getattr(template, "Z", None)
     if rows is None:
         rows = template.X if hasattr(template, "X") else template.rows
@@ -183,8 +182,8 @@ def test_the_dense_or_csr_choice_counts_the_kept_rows_only():
     dense[mask] = rng.normal(size=(600, d)) * 0.05  # left-out rows fully dense: 39 % overall
     est = PrivateHuberSVM(epsilon=EPS, classes=[0, 1], fit_intercept=True, random_state=0)
     assert _storage(est, X, y, mask) == _storage(est, dense, y, mask) == "ScaledRows(CSRRows)"
-    template = est.prepare(dense, y, est.plan_for(dense, y),
-                           context=NO_CONTEXT.inner(None, excluding=mask)).template
+    with issued(NO_CONTEXT.inner(None, excluding=mask)) as context:
+        template = est.prepare(dense, y, est.plan_for(dense, y), context=context).template
     assert template._ops.base.nnz == int(np.count_nonzero(X[~mask]))  # no left-out entry stored
     # without a mask the same rows are dense enough to stay dense
     assert "DenseRows" in _storage(est, dense, y, np.zeros(n, dtype=bool))
