@@ -307,3 +307,16 @@ def test_a_part_whose_fit_takes_no_context_is_refused_by_name():
     y = (X[:, 0] > 0).astype(int)
     with pytest.raises(dp.ParameterError, match="takes no context="):
         fit_part(OwnFit(classes=[0, 1]), X, y, NO_CONTEXT.inner(None))
+
+
+def test_a_context_the_caller_made_is_refused_by_prepare_on_dask_rows():
+    """The large-margin preparation of Dask rows (which reads the context's rows left out and
+    label-set warning) refuses a context it was not issued, as the in-memory one does."""
+    da = pytest.importorskip("dask.array")
+    X, y = _binary_data(n=40)
+    rows = da.from_array(X, chunks=20)
+    est = dp.PrivateLargeMarginGaussian(classes=[-1, 1], lam=0.1, random_state=0)
+    forged = FitContext(label_warning=LabelWarning(issued=True))  # would hide the label warning
+    with pytest.raises(dp.errors.PrivacyError, match=r"^PrivateLargeMarginGaussian\.prepare: "
+                                                     r"context= takes only"):
+        est.prepare(rows, y, est.plan_for(rows, y), context=forged)

@@ -38,7 +38,7 @@ from ...privacy.rules.large_margin import (
     uses_centroid,
 )
 from ...templates.statistics import assign_nearest
-from ..base import NO_CONTEXT, FitContext, Prepared
+from ..base import NO_CONTEXT, FitContext, Prepared, check_context
 from .centroid import certify_centroid, clip_and_map, prepared_rows
 from .components import assign_components
 from .learners import LargeMarginFacts, build_template, fit_budget, fit_states, objective_budget
@@ -108,6 +108,7 @@ def build_dask(est: LargeMarginSettings, X: Any, y: Any, *, persist: bool | None
     ``component_assignment`` other than None / "nearest_public_center" with K > 1.
     """
     owner = type(est).__name__
+    check_context(context, f"{owner}.prepare")  # before the rows are read (the fit issued it)
     method = est.component_assignment
     if not single_component(est) and method not in DASK_ASSIGNMENTS:
         raise ParameterError(
