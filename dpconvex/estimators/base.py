@@ -316,7 +316,8 @@ class FitContext:
     """What the caller of a fit hands it besides (X, y): an argument, never stored.
 
     ``fit(X, y)`` runs with :data:`NO_CONTEXT`; a meta-estimator fits each part with
-    :meth:`inner` of its own context.
+    :meth:`inner` of its own context. ``fit``, ``prepare`` and ``fit_prepared`` take any other
+    context only while the fit that made it has it issued (:func:`issued`).
 
     Attributes
     ----------
