@@ -1,4 +1,10 @@
-"""Parameter and data validation shared by every estimator (scikit-learn message style).
+"""The checks any module of dpconvex may import (this one imports only :mod:`dpconvex.errors`),
+in scikit-learn's message style: the parameter rules of ``_parameter_constraints``
+(:class:`Constraint`), the random-number generators, the entries of an array
+(:func:`check_numeric_dtype`: real numbers; :func:`check_matrix_body`: shape and finiteness,
+shared by the dense, sparse and Dask forms of X), feature names and the signing of refusals.
+Which form X and y take and how a label set encodes y is the data layer's
+(:mod:`dpconvex.data.validation`).
 
 Random-number generators are parameters too, and this is the one place that hands out the
 noise of a fit. A fitted model never holds a generator (whoever holds the model or its pickle

@@ -1,12 +1,13 @@
 """Checks of the rows X and the labels y, in any supported form: validated, wrapped, encoded.
 
-The rows: :func:`check_array` validates a design matrix without densifying it and
-:func:`as_design` wraps it as a design operator; both dispatch on the form, importing
-Dask only for Dask input. The dense checks are
-:func:`dpconvex._validation.check_numeric_dtype` and
-:func:`~dpconvex._validation.check_matrix_body`, the sparse ones
-:func:`~dpconvex.data.operators.check_sparse`, the Dask ones
-:func:`~dpconvex.data.dask_rows.check_dask` (imported only for Dask input).
+The rows: :func:`check_array` checks X once, by its form, without copying or densifying it:
+a float64 ndarray is read as it is, another dense form converted to float64 once
+(:func:`_float_rows`: masked entries, what is not a real number and numbers beyond float64
+refused by name), SciPy sparse rows by :func:`~dpconvex.data.operators.check_sparse` and
+Dask rows by :func:`~dpconvex.data.dask_rows.check_dask` (imported only for Dask input);
+every form ends in :func:`~dpconvex._validation.check_matrix_body` (shape and finiteness).
+:func:`as_design` wraps checked rows as a design operator. The checks of an array's entries
+live in :mod:`dpconvex._validation`, which the operators below this module import too.
 
 The labels: the label set of a classifier is a public parameter, never read from one record.
 It fixes the class count C (the model's shape, the noise dimension, the sensitivity), the
@@ -14,7 +15,10 @@ label → index map and the +1 label of a binary model. A fit takes it from ``cl
 from a set declared with y (:class:`LabelArray`, a pandas categorical), else from y with one
 :class:`~dpconvex.errors.PrivacyLeakWarning` (label source :data:`INFERRED`); labels outside a
 public set follow ``unknown_labels`` (docs/privacy/messages.md#privacy-messages,
-docs/privacy/messages.md#privacy-unknown-labels).
+docs/privacy/messages.md#privacy-unknown-labels). :func:`check_labels` checks y once (its
+shape, and its values by their dtype); :func:`encode_labels` takes the public set once
+(``classes=`` and a set declared with y, each checked by :func:`check_classes`, the two
+agreeing) and encodes y against it.
 """
 
 from __future__ import annotations
