@@ -907,8 +907,8 @@ def check_numeric_labels(y: Any, n: int, caller: str) -> np.ndarray:
             f"{caller}: requires y to be passed, but the target y is None. Pass the labels."
         )
     _reject_masked(y, caller, "y")
+    y = computed(y)  # (a failed Dask computation: its own named error)
     try:
-        y = computed(y)
         raw = flattened_column(np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y), caller)
     except (TypeError, ValueError):
         raise _not_numbers(caller) from None
