@@ -605,8 +605,6 @@ def _lookup(values: np.ndarray, c: np.ndarray) -> np.ndarray:
     """Index of each label in ``c`` (-1 when absent), with the equality of a dict lookup
     (``1``, ``1.0`` and ``True`` are one label), looking up the distinct labels only."""
     lookup = dict(zip(c.tolist(), range(c.size), strict=True))
-    if values.size == 0:
-        return np.zeros(0, dtype=np.int64)
     if values.dtype.kind in "iub" and len(lookup) <= _COMPARE_MAX_CLASSES and (
             c.dtype.kind in "biuf" or all(isinstance(v, numbers.Real) for v in lookup)):
         # integer labels against a few numeric classes: one comparison per class (a
