@@ -1,4 +1,10 @@
-"""Parameter and data validation shared by every estimator (scikit-learn message style).
+"""The checks any module of dpconvex may import (this one imports only :mod:`dpconvex.errors`),
+in scikit-learn's message style: the parameter rules of ``_parameter_constraints``
+(:class:`Constraint`), the random-number generators, the entries of an array
+(:func:`check_numeric_dtype`: real numbers; :func:`check_matrix_body`: shape and finiteness,
+shared by the dense, sparse and Dask forms of X), feature names and the signing of refusals.
+Which form X and y take and how a label set encodes y is the data layer's
+(:mod:`dpconvex.data.validation`).
 
 Random-number generators are parameters too, and this is the one place that hands out the
 noise of a fit. A fitted model never holds a generator (whoever holds the model or its pickle
@@ -635,9 +641,9 @@ def check_matrix_body(A: Any, values: Any, caller: str, name: str, min_samples: 
                       n_features: int | None) -> Any:
     """Shape and finiteness checks shared by dense, sparse and Dask input.
 
-    ``values`` are the stored entries, or a function returning whether they are all finite
-    (Dask: a pass over the data, made after the shape checks); a column count other than
-    the fitted one is refused in scikit-learn's words. The entries are checked without an
+    ``values`` are the stored entries (a float64 array), or a function returning whether they
+    are all finite (Dask: a pass over the data, made after the shape checks); a column count
+    other than the fitted one is refused in scikit-learn's words. The entries are checked without an
     n x p boolean mask: a finite sum has no NaN or infinity among its terms (either makes
     it NaN or infinite), so one reduction answers for most arrays; a sum that is not finite
     (a non-finite entry, or finite ones that overflow it) is decided block by block.
@@ -660,11 +666,10 @@ def check_matrix_body(A: Any, values: Any, caller: str, name: str, min_samples: 
     if callable(values):
         finite = values()
     else:
-        v = np.asarray(values)
-        with np.errstate(over="ignore", invalid="ignore"):  # an int sum may wrap: still finite
-            finite = v.size == 0 or bool(np.isfinite(np.sum(v)))
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflowing sum: decided below
+            finite = bool(np.isfinite(np.sum(values)))  # (no entry: a sum of 0)
         if not finite:
-            flat = v.reshape(v.shape[0], -1) if v.ndim > 1 else v.reshape(-1, 1)
+            flat = values.reshape(len(values), -1) if values.ndim > 1 else values.reshape(-1, 1)
             step = max(1, _FINITE_BLOCK // max(flat.shape[1], 1))
             finite = all(
                 bool(np.isfinite(flat[a : a + step]).all()) for a in range(0, flat.shape[0], step)

@@ -1,12 +1,13 @@
 """Checks of the rows X and the labels y, in any supported form: validated, wrapped, encoded.
 
-The rows: :func:`check_array` validates a design matrix without densifying it and
-:func:`as_design` wraps it as a design operator; both dispatch on the form, importing
-Dask only for Dask input. The dense checks are
-:func:`dpconvex._validation.check_numeric_dtype` and
-:func:`~dpconvex._validation.check_matrix_body`, the sparse ones
-:func:`~dpconvex.data.operators.check_sparse`, the Dask ones
-:func:`~dpconvex.data.dask_rows.check_dask` (imported only for Dask input).
+The rows: :func:`check_array` checks X once, by its form, without copying or densifying it:
+a float64 ndarray is read as it is, another dense form converted to float64 once
+(:func:`_float_rows`: masked entries, what is not a real number and numbers beyond float64
+refused by name), SciPy sparse rows by :func:`~dpconvex.data.operators.check_sparse` and
+Dask rows by :func:`~dpconvex.data.dask_rows.check_dask` (imported only for Dask input);
+every form ends in :func:`~dpconvex._validation.check_matrix_body` (shape and finiteness).
+:func:`as_design` wraps checked rows as a design operator. The checks of an array's entries
+live in :mod:`dpconvex._validation`, which the operators below this module import too.
 
 The labels: the label set of a classifier is a public parameter, never read from one record.
 It fixes the class count C (the model's shape, the noise dimension, the sensitivity), the
@@ -14,7 +15,10 @@ label → index map and the +1 label of a binary model. A fit takes it from ``cl
 from a set declared with y (:class:`LabelArray`, a pandas categorical), else from y with one
 :class:`~dpconvex.errors.PrivacyLeakWarning` (label source :data:`INFERRED`); labels outside a
 public set follow ``unknown_labels`` (docs/privacy/messages.md#privacy-messages,
-docs/privacy/messages.md#privacy-unknown-labels).
+docs/privacy/messages.md#privacy-unknown-labels). :func:`check_labels` checks y once (its
+shape, and its values by their dtype); :func:`encode_labels` takes the public set once
+(``classes=`` and a set declared with y, each checked by :func:`check_classes`, the two
+agreeing) and encodes y against it.
 """
 
 from __future__ import annotations
@@ -131,16 +135,7 @@ def check_array(
         raise DataValidationError(
             f"{caller}: got a sparse matrix for {name}; pass a dense array (X.toarray())."
         )
-    _reject_masked(X, caller, name)
-    A = _as_array(X, None, caller, name)  # as given: ragged nested lists fail here
-    # what is not a real number, before float64 (a sequence: the dtype NumPy read from it)
-    check_numeric_dtype(A, caller, name,
-                        inferred=not isinstance(X, np.ndarray) and not hasattr(X, "dtype"))
-    if A.dtype != np.float64:
-        given, A = A, _as_array(A, np.float64, caller, name)
-        if given.dtype.kind == "f" and given.dtype.itemsize > 8 and \
-                np.count_nonzero(np.isinf(A)) > np.count_nonzero(np.isinf(given)):
-            raise _too_large(caller, name)  # a long double beyond float64
+    A = X if type(X) is np.ndarray and X.dtype == np.float64 else _float_rows(X, caller, name)
     if A.ndim != 2:
         raise DataValidationError(
             f"{caller}: {name} must be 2-D (n_samples, n_features); got an array with "
@@ -150,9 +145,27 @@ def check_array(
     return check_matrix_body(A, A, caller, name, min_samples, n_features)
 
 
+def _float_rows(X: Any, caller: str, name: str) -> np.ndarray:
+    """Dense rows in any other form than a float64 ndarray as one: a masked entry, what is
+    not a real number (:func:`~dpconvex._validation.check_numeric_dtype`, before float64) and
+    a number beyond float64 refused by name."""
+    _reject_masked(X, caller, name)
+    A = _as_array(X, None, caller, name)  # as given: ragged nested lists fail here
+    # a sequence: the dtype NumPy read from it
+    check_numeric_dtype(A, caller, name,
+                        inferred=not isinstance(X, np.ndarray) and not hasattr(X, "dtype"))
+    if A.dtype == np.float64:
+        return A
+    given, A = A, _as_array(A, np.float64, caller, name)
+    if given.dtype.kind == "f" and given.dtype.itemsize > 8 and \
+            np.count_nonzero(np.isinf(A)) > np.count_nonzero(np.isinf(given)):
+        raise _too_large(caller, name)  # a long double beyond float64
+    return A
+
+
 def _as_array(X: Any, dtype: Any, caller: str, name: str) -> np.ndarray:
     """``np.asarray(X, dtype)``, a failure refused by name (a long double beyond float64
-    becomes inf here, refused by :func:`check_array`)."""
+    becomes inf here, refused by :func:`_float_rows`)."""
     try:
         with np.errstate(over="ignore"):
             return np.asarray(X, dtype=dtype)
@@ -298,19 +311,62 @@ def check_classes(
 ) -> np.ndarray:
     """Validate a public label set; return it sorted (the class-index order), as a 1-D array.
 
-    Refused with a :class:`ParameterError` (in scikit-learn's words, naming the class of ``caller``
-    "Owner.method", for ``classes=``; else naming ``source``): not a sequence, fewer than two labels (not two
-    when ``binary``), a missing value (None, NaN, pandas NA), an infinite or non-integer float, complex
-    numbers, bytes or sequences (a tuple), labels of mixed types, or a repeated label.
+    Refused with a :class:`ParameterError` (in scikit-learn's words, naming the class of
+    ``caller`` "Owner.method", for ``classes=``; else naming ``source``): not a sequence, fewer
+    than two labels (not two when ``binary``), a missing value (None, NaN, pandas NA), an
+    infinite or non-integer float, complex numbers, bytes or sequences (a tuple), labels of
+    mixed types, or a repeated label. Ints and strings are labels as they are; a label of any
+    other type is looked at one by one (:func:`_check_set_labels`).
+
+    Examples
+    --------
+    >>> check_classes(["b", "a"], "Model.fit").tolist()
+    ['a', 'b']
     """
     if isinstance(classes, (str, bytes)) or not hasattr(classes, "__iter__"):
         raise _refuse(caller, source, classes, "must be None or a sequence of labels")
     values = list(classes)
+    types = set(map(type, values))
+    if not types <= _PLAIN_LABEL_TYPES:
+        _check_set_labels(values, classes, caller, source)
+    kinds = set(map(_kind, types))
+    if len(kinds) > 1:
+        raise _refuse(caller, source, classes, f"mixes label types ({', '.join(sorted(kinds))}); "
+                      "use labels of one type, as in y (e.g. all str or all numbers)")
+    c = np.asarray(values, dtype=object if kinds - {"str", "number"} else None)
+    if c.ndim != 1 or c.size < 2:
+        raise _refuse(caller, source, classes, "must list at least two labels")
+    if binary and c.size != 2:
+        raise _refuse(
+            caller,
+            source,
+            classes,
+            "must list exactly two labels: only binary "
+            f"classification is supported by {caller.split('.')[0]}; for more classes train "
+            "one model per class and split epsilon between them (sequential composition)",
+        )
+    if len(set(values)) != c.size:
+        raise _refuse(caller, source, classes, "has repeated labels")
+    try:  # sorted, as scikit-learn's classes_: its scorers read classes_[-1] as the positive class
+        return c[np.argsort(c, kind="stable")]
+    except TypeError:
+        raise _refuse(caller, source, classes, "has labels that cannot be sorted; use labels of "
+                      "one type that compare (ints or strings)") from None
+
+
+#: The types of labels a label set holds as they are: no missing value, float or sequence
+#: among them, and each hashable.
+_PLAIN_LABEL_TYPES = frozenset({int, str, np.str_, bool, np.bool_, np.int8, np.int16, np.int32,
+                                np.int64, np.uint8, np.uint16, np.uint32, np.uint64})
+
+
+def _check_set_labels(values: list[Any], classes: Any, caller: str, source: str) -> None:
+    """The labels of a set that holds a label of another type than int or str, one by one: no
+    missing value, complex number, bytes or sequence, no NaN, infinite or non-integer float,
+    each hashable (:func:`check_classes`'s refusals)."""
     for v in values:
         t = type(v)
-        if v is None or (
-            t.__module__.startswith("pandas") and t.__name__ in ("NAType", "NaTType")
-        ):
+        if _is_missing_type(t):
             raise _refuse(caller, source, classes, "has a missing value (None or pandas NA): a "
                           "missing label cannot be a class; list real labels")
         if isinstance(v, (complex, np.complexfloating, bytes, np.bytes_, tuple, list, np.ndarray)):
@@ -328,29 +384,6 @@ def check_classes(
                 classes,
                 f"has an unhashable label of type {t.__name__}; list ints or strings",
             ) from None
-    kinds = set(map(_kind, map(type, values)))
-    if len(kinds) > 1:
-        raise _refuse(caller, source, classes, f"mixes label types ({', '.join(sorted(kinds))}); "
-                      "use labels of one type, as in y (e.g. all str or all numbers)")
-    c = np.asarray(values, dtype=object if kinds - {"str", "number"} else None)
-    if c.ndim != 1 or c.size < 2:
-        raise _refuse(caller, source, classes, "must list at least two labels")
-    if binary and c.size != 2:
-        raise _refuse(
-            caller,
-            source,
-            classes,
-            "must list exactly two labels: only binary "
-            f"classification is supported by {caller.split('.')[0]}; for more classes train "
-            "one model per class and split epsilon between them (sequential composition)",
-        )
-    if len(set(c.tolist())) != c.size:
-        raise _refuse(caller, source, classes, "has repeated labels")
-    try:  # sorted, as scikit-learn's classes_: its scorers read classes_[-1] as the positive class
-        return c[np.argsort(c, kind="stable")]
-    except TypeError:
-        raise _refuse(caller, source, classes, "has labels that cannot be sorted; use labels of "
-                      "one type that compare (ints or strings)") from None
 
 
 # ------------------------------------------------------- one warning per fit
@@ -572,8 +605,6 @@ def _lookup(values: np.ndarray, c: np.ndarray) -> np.ndarray:
     """Index of each label in ``c`` (-1 when absent), with the equality of a dict lookup
     (``1``, ``1.0`` and ``True`` are one label), looking up the distinct labels only."""
     lookup = dict(zip(c.tolist(), range(c.size), strict=True))
-    if values.size == 0:
-        return np.zeros(0, dtype=np.int64)
     if values.dtype.kind in "iub" and len(lookup) <= _COMPARE_MAX_CLASSES and (
             c.dtype.kind in "biuf" or all(isinstance(v, numbers.Real) for v in lookup)):
         # integer labels against a few numeric classes: one comparison per class (a
@@ -799,12 +830,7 @@ def check_labels(y: Any, n_samples: int, caller: str, names: tuple[str, str] = (
         yy = np.asarray(y)
         if yy.dtype.kind == "f" and not hasattr(y, "dtype"):  # a sequence NumPy read as floats
             yy = _exact_labels(y, yy)
-    if yy.ndim == 2 and yy.shape[1] == 1:
-        warnings.warn(
-            "A column-vector y was passed when a 1d array was expected; it was flattened. "
-            f"Pass y.ravel() to {caller} to silence this.", DataConversionWarning,
-            stacklevel=user_stacklevel())
-        yy = yy.ravel()
+    yy = flattened_column(yy, caller)
     if yy.ndim != 1:
         raise DataValidationError(
             f"{caller}: {names[1]} must be 1-D (n_samples,); got shape {yy.shape}. Use "
@@ -879,34 +905,17 @@ def check_numeric_labels(y: Any, n: int, caller: str) -> np.ndarray:
             f"{caller}: requires y to be passed, but the target y is None. Pass the labels."
         )
     _reject_masked(y, caller, "y")
+    y = computed(y)  # (a failed Dask computation: its own named error)
     try:
-        y = computed(y)
         raw = flattened_column(np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y), caller)
-        if raw.ndim != 1:
-            raise DataValidationError(
-                f"{caller}: y must be 1-D, one label per row; got an array of shape "
-                f"{raw.shape}. Pass one column of labels."
-            )
-        text = raw.dtype.kind == "O" and any(isinstance(v, (str, bytes)) for v in raw.tolist())
-        if np.iscomplexobj(raw) or raw.dtype.kind not in "biufO" or text:
-            raise TypeError  # text is not read as numbers, whichever container holds it
-        with np.errstate(over="ignore"):  # a long double beyond float64: refused below
-            values = raw.astype(float, copy=False)
-        if raw.dtype.kind == "f" and np.count_nonzero(np.isinf(values)) > np.count_nonzero(
-            np.isinf(raw)
-        ):
-            raise OverflowError
-    except DataValidationError:
-        raise
-    except OverflowError:
-        raise DataValidationError(
-            f"{caller}: y holds a number too large for float64 (above about 1.8e308); rescale "
-            "the labels with a public constant."
-        ) from None
     except (TypeError, ValueError):
+        raise _not_numbers(caller) from None
+    if raw.ndim != 1:
         raise DataValidationError(
-            f"{caller}: y must hold numbers (a regression's labels). Convert it to floats first."
-        ) from None
+            f"{caller}: y must be 1-D, one label per row; got an array of shape "
+            f"{raw.shape}. Pass one column of labels."
+        )
+    values = raw if raw.dtype == np.float64 else _float_labels(raw, caller)
     if values.size != n:
         raise DataValidationError(
             f"{caller}: y has {values.size} labels for {n} rows. Pass one label per row."
@@ -917,3 +926,34 @@ def check_numeric_labels(y: Any, n: int, caller: str) -> np.ndarray:
             "first."
         )
     return values
+
+
+def _float_labels(raw: np.ndarray, caller: str) -> np.ndarray:
+    """A regression's 1-D labels in any other dtype than float64 as floats: text in any
+    container, complex numbers and a number beyond float64 (a long double, a large integer)
+    refused by name."""
+    try:
+        text = raw.dtype.kind == "O" and any(isinstance(v, (str, bytes)) for v in raw.tolist())
+        if np.iscomplexobj(raw) or raw.dtype.kind not in "biufO" or text:
+            raise TypeError  # text is not read as numbers, whichever container holds it
+        with np.errstate(over="ignore"):  # a long double beyond float64: refused below
+            values = raw.astype(float, copy=False)
+        if raw.dtype.kind == "f" and np.count_nonzero(np.isinf(values)) > np.count_nonzero(
+            np.isinf(raw)
+        ):
+            raise OverflowError
+    except OverflowError:
+        raise DataValidationError(
+            f"{caller}: y holds a number too large for float64 (above about 1.8e308); rescale "
+            "the labels with a public constant."
+        ) from None
+    except (TypeError, ValueError):
+        raise _not_numbers(caller) from None
+    return values
+
+
+def _not_numbers(caller: str) -> DataValidationError:
+    """The refusal of a regression's labels that are not numbers."""
+    return DataValidationError(
+        f"{caller}: y must hold numbers (a regression's labels). Convert it to floats first."
+    )
