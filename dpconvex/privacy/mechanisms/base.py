@@ -779,31 +779,35 @@ def build_mechanism(name: Any, owner: str, menu: MechanismMenu | None, *,
     >>> mech.name, mech.inner.name
     ('amp', 'objective')
     """
-    if menu is None:
-        allowed = mechanism_names(wraps=False)
-    elif isinstance(name, str) and name in menu.offered:  # the offered name's registry name
-        name, allowed = menu.offered[name], tuple(menu.offered.values())
-    else:
-        allowed = tuple(menu.offered)
-    if not isinstance(name, str) or name not in allowed:  # get_mechanism's refusal
-        # "auto" and the routes are resolved before: named in the refusal, not built here
-        named = allowed if menu is None else (
-            *(("auto",) if menu.auto else ()), *menu.offered, *menu.routes)
-        cover = (
-            f" {name!r} is a cover over another mechanism: pass that one and optimality_tol="
-            "<residual> (approximate-minima perturbation)."
-            if isinstance(name, str) and name in MECHANISMS and MECHANISMS[name].wraps
-            else ""
-        )
-        raise ParameterError(
-            f"The 'mechanism' parameter of {owner} must be one of "
-            f"{list(allowed if name in named else named)!r}. Got {name!r} instead.{cover}"
-        )
-    mech = MECHANISMS[name]()
+    # the menu maps an offered name to its registry name (registered: MechanismMenu); without
+    # a menu, every registered mechanism that is not a cover is offered under its own name
+    offered = {n: n for n in mechanism_names(wraps=False)} if menu is None else menu.offered
+    if not isinstance(name, str) or name not in offered:
+        raise _not_offered(name, owner, menu, tuple(offered))
+    mech = MECHANISMS[offered[name]]()
     if optimality_tol is not None and mech.private:
         amp = "amp" if mech.pure else "gaussian_amp"  # Gaussian mechanisms: Gaussian cover
-        return MECHANISMS[amp](inner=name, gamma=optimality_tol, fraction=amp_fraction)
+        return MECHANISMS[amp](inner=mech.name, gamma=optimality_tol, fraction=amp_fraction)
     return mech
+
+
+def _not_offered(name: Any, owner: str, menu: MechanismMenu | None,
+                 offered: tuple[str, ...]) -> ParameterError:
+    """:func:`build_mechanism`'s refusal of a ``name`` not ``offered``, listing the choices:
+    with a menu, also "auto" and the routes (resolved before the menu, so named here only
+    where ``name`` is none of them), and a cover named as such."""
+    named = offered if menu is None else (
+        *(("auto",) if menu.auto else ()), *menu.offered, *menu.routes)
+    cover = (
+        f" {name!r} is a cover over another mechanism: pass that one and optimality_tol="
+        "<residual> (approximate-minima perturbation)."
+        if isinstance(name, str) and name in MECHANISMS and MECHANISMS[name].wraps
+        else ""
+    )
+    return ParameterError(
+        f"The 'mechanism' parameter of {owner} must be one of "
+        f"{list(offered if name in named else named)!r}. Got {name!r} instead.{cover}"
+    )
 
 
 # ------------------------------------------ output and objective perturbation (CMS)
