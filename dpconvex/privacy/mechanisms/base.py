@@ -946,9 +946,9 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     lifted = not flat and coef * math.log1p(bound / (per * tiny)) > epsilon / 2.0
     floor = tiny + max(half - tiny, 0.0) if lifted else tiny
     eps_slack = np.zeros_like(mu) if flat else coef * np.log1p(bound / (per * mu))
-    # where the slack exceeds ε/2, the modulus is raised to μ' with slack(μ') = ε/2 (CMS Alg. 2's
-    # Δ branch, re-solved for the rule in use): equally private (Δ depends on public constants
-    # only), and ε' >= ε/2 (docs/privacy/perturbation.md#privacy-objective-perturbation)
+    # where the slack exceeds ε/2, the modulus is raised to μ' with slack(μ') = ε/2 (CMS Alg.
+    # 2's Δ branch, re-solved for the rule in use): equally private (Δ depends on public
+    # constants only), and ε' >= ε/2 (docs/privacy/perturbation.md#privacy-objective-perturbation)
     raised = eps_slack > epsilon / 2.0
     delta_reg = np.where(raised, np.maximum(half - mu, 0.0), 0.0)
     slack_raised = np.zeros_like(mu) if flat else coef * np.log1p(bound / (per * (mu + delta_reg)))
