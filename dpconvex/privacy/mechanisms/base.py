@@ -89,8 +89,10 @@ class Calibration:
     ``delta`` the δ of an (ε, δ) guarantee (0 for the pure mechanisms).
     ``modulus_floor`` the smallest modulus at which the calibration adds no Δ (0 when it
     never does). ``extra`` holds mechanism-specific public quantities; ``constants`` the
-    declared constants it was calibrated from, where the mechanism states them (read by its
-    certificate and solve conditions: :func:`calibrated_constants`).
+    declared constants it was calibrated from, derived once: every calibration of a mechanism
+    that releases a minimizer holds them (:meth:`ExactMinimizer.holding_noise`), and its
+    certificate reads them there; a mechanism of the user's may leave them out
+    (:func:`calibrated_constants`: then the problem's).
 
     ``noise`` is the law of the noise that masks the data, weighed on ``noise_shape`` (for the
     mechanisms that release a minimizer: its p coordinates, or the symmetric blocks a law on
@@ -777,31 +779,35 @@ def build_mechanism(name: Any, owner: str, menu: MechanismMenu | None, *,
     >>> mech.name, mech.inner.name
     ('amp', 'objective')
     """
-    if menu is None:
-        allowed = mechanism_names(wraps=False)
-    elif isinstance(name, str) and name in menu.offered:  # the offered name's registry name
-        name, allowed = menu.offered[name], tuple(menu.offered.values())
-    else:
-        allowed = tuple(menu.offered)
-    if not isinstance(name, str) or name not in allowed:  # get_mechanism's refusal
-        # "auto" and the routes are resolved before: named in the refusal, not built here
-        named = allowed if menu is None else (
-            *(("auto",) if menu.auto else ()), *menu.offered, *menu.routes)
-        cover = (
-            f" {name!r} is a cover over another mechanism: pass that one and optimality_tol="
-            "<residual> (approximate-minima perturbation)."
-            if isinstance(name, str) and name in MECHANISMS and MECHANISMS[name].wraps
-            else ""
-        )
-        raise ParameterError(
-            f"The 'mechanism' parameter of {owner} must be one of "
-            f"{list(allowed if name in named else named)!r}. Got {name!r} instead.{cover}"
-        )
-    mech = MECHANISMS[name]()
+    # the menu maps an offered name to its registry name (registered: MechanismMenu); without
+    # a menu, every registered mechanism that is not a cover is offered under its own name
+    offered = {n: n for n in mechanism_names(wraps=False)} if menu is None else menu.offered
+    if not isinstance(name, str) or name not in offered:
+        raise _not_offered(name, owner, menu, tuple(offered))
+    mech = MECHANISMS[offered[name]]()
     if optimality_tol is not None and mech.private:
         amp = "amp" if mech.pure else "gaussian_amp"  # Gaussian mechanisms: Gaussian cover
-        return MECHANISMS[amp](inner=name, gamma=optimality_tol, fraction=amp_fraction)
+        return MECHANISMS[amp](inner=mech.name, gamma=optimality_tol, fraction=amp_fraction)
     return mech
+
+
+def _not_offered(name: Any, owner: str, menu: MechanismMenu | None,
+                 offered: tuple[str, ...]) -> ParameterError:
+    """:func:`build_mechanism`'s refusal of a ``name`` not ``offered``, listing the choices:
+    with a menu, also "auto" and the routes (resolved before the menu, so named here only
+    where ``name`` is none of them), and a cover named as such."""
+    named = offered if menu is None else (
+        *(("auto",) if menu.auto else ()), *menu.offered, *menu.routes)
+    cover = (
+        f" {name!r} is a cover over another mechanism: pass that one and optimality_tol="
+        "<residual> (approximate-minima perturbation)."
+        if isinstance(name, str) and name in MECHANISMS and MECHANISMS[name].wraps
+        else ""
+    )
+    return ParameterError(
+        f"The 'mechanism' parameter of {owner} must be one of "
+        f"{list(offered if name in named else named)!r}. Got {name!r} instead.{cover}"
+    )
 
 
 # ------------------------------------------ output and objective perturbation (CMS)
@@ -940,19 +946,14 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     lifted = not flat and coef * math.log1p(bound / (per * tiny)) > epsilon / 2.0
     floor = tiny + max(half - tiny, 0.0) if lifted else tiny
     eps_slack = np.zeros_like(mu) if flat else coef * np.log1p(bound / (per * mu))
-    delta_reg = np.zeros_like(mu)
-    spent = eps_slack
+    # where the slack exceeds ε/2, the modulus is raised to μ' with slack(μ') = ε/2 (CMS Alg.
+    # 2's Δ branch, re-solved for the rule in use): equally private (Δ depends on public
+    # constants only), and ε' >= ε/2 (docs/privacy/perturbation.md#privacy-objective-perturbation)
     raised = eps_slack > epsilon / 2.0
-    if np.any(raised):
-        # where the slack exceeds ε/2, raise the modulus to μ' with slack(μ') = ε/2 (CMS Alg.
-        # 2's Δ branch, re-solved for the rule in use): equally private (Δ depends on public
-        # constants only), and ε' >= ε/2 (docs/privacy/perturbation.md#privacy-objective-perturbation)
-        delta_reg = np.where(raised, np.maximum(half - mu, 0.0), 0.0)
-        slack_raised = (
-            np.zeros_like(mu) if flat else coef * np.log1p(bound / (per * (mu + delta_reg)))
-        )
-        eps_slack = np.where(raised, slack_raised, eps_slack)
-        spent = np.where(raised, np.maximum(slack_raised, epsilon / 2.0), spent)
+    delta_reg = np.where(raised, np.maximum(half - mu, 0.0), 0.0)
+    slack_raised = np.zeros_like(mu) if flat else coef * np.log1p(bound / (per * (mu + delta_reg)))
+    spent = np.where(raised, np.maximum(slack_raised, epsilon / 2.0), eps_slack)
+    eps_slack = np.where(raised, slack_raised, eps_slack)
     # ε' = remaining(ε, spent) elementwise: the largest x >= 0 with spent + x <= ε in floating
     # point (the same IEEE operations as budget.remaining, so the same bits)
     eps_noise = epsilon - spent
@@ -968,12 +969,12 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
         raise _unresolved_rate(
             caller, "the objective's noise rate epsilon'/(2G)", consts.grad_bound
         )
-    fields = dict(epsilon=eps_slack + eps_noise, epsilon_noise=eps_noise, slack=eps_slack,
-                  extra_strong_convexity=delta_reg, noise_rate=rate)
-    if moduli is None:  # at the one modulus: numbers
-        fields = {name: float(value) for name, value in fields.items()}
+    value = float if moduli is None else np.asarray  # at the one modulus: numbers
     return Calibration(mechanism="objective", epsilon_requested=epsilon, sensitivity=sensitivity,
-                       modulus_floor=floor, constants=consts if moduli is None else None, **fields)
+                       epsilon=value(eps_slack + eps_noise), epsilon_noise=value(eps_noise),
+                       slack=value(eps_slack), extra_strong_convexity=value(delta_reg),
+                       noise_rate=value(rate), modulus_floor=floor,
+                       constants=consts if moduli is None else None)
 
 
 def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstants, *,
@@ -1063,7 +1064,7 @@ class _Perturbation(ExactMinimizer):
             raise PrivacyError(f"{type(self).__name__}.certificate: the computed epsilon "
                                f"{cal.epsilon} exceeds the requested {budget.epsilon}; nothing is "
                                "released.")
-        consts = calibrated_constants(template, cal)
+        consts = cal.constants  # the declared constants the calibration was made from
         conds = [
             *conditions,
             Condition(

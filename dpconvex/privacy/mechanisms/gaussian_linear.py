@@ -48,7 +48,6 @@ from .base import (
     at_modulus,
     calibrate_objective_perturbation,
     calibrate_output_perturbation,
-    calibrated_constants,
     register,
 )
 
@@ -226,7 +225,7 @@ class _GaussianLinear(ExactMinimizer):
     def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None
-        consts = calibrated_constants(template, cal)
+        consts = cal.constants  # the declared constants the calibration was made from
         dlt, sigma = cal.extra["delta at sigma"], self.noise_std(cal)
         conds = [
             *conditions,
