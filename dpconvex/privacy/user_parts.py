@@ -163,14 +163,13 @@ def users_part(template: Any, mechanism: Mechanism, backend: Any, *options: Any)
 
     A part is the user's where it is or holds code dpconvex did not write: the backend (one
     given, or any class the registry may build for its name:
-    :func:`~dpconvex.solvers.backend_classes`), a template
-    without a shipped derivation or with a member its class states set on the instance, a loss
-    without a shipped derivation or not as its constructor built it (a loss stated in CVXPY),
-    an extra term's functions and what they close over, and any object reachable from the
-    mechanism, the template or the options (``warm_start``, ``max_iter``) that
-    :func:`_users_object` finds (a set stated in CVXPY, a class or a function of the
-    user's). None: a solve of this release runs dpconvex's, NumPy's, SciPy's and Python's
-    code only.
+    :func:`~dpconvex.solvers.backend_classes`), a template without a shipped derivation or with
+    a member its class states set on the instance, a loss without a shipped derivation or not
+    as its constructor built it (a loss stated in CVXPY), an extra term's functions and what
+    they close over, and any object reachable from the mechanism (and the one it wraps), the
+    template or the options (``warm_start``, ``max_iter``) that :func:`_users_object` finds (a
+    set stated in CVXPY, a class or a function of the user's). None: a solve of this release
+    runs dpconvex's, NumPy's, SciPy's and Python's code only.
 
     Examples
     --------
