@@ -107,9 +107,9 @@ def user_parts(template: Any) -> list[str]:
 
 
 def _solved_parts(template: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-    """The objects a solve of ``template`` reads: the template, its space, loss and regularizer
-    (whose members :func:`members_snapshot` compares), and its rows operator, rows, feature
-    map, quadratic map and sets (whose classes it compares)."""
+    """The objects a solve of ``template`` reads, as :func:`members_snapshot` compares them: the
+    template, its space, loss and regularizer (their members), and its rows operator, rows,
+    feature map, quadratic map and sets (their classes)."""
     space, rows, ops = (getattr(template, "space", None), getattr(template, "rows", None),
                         getattr(template, "_ops", None))
     convex = getattr(space, "convex_set", None)
@@ -127,34 +127,49 @@ _PLAIN = frozenset({type(None), bool, int, float, complex, str, *np.sctypeDict.v
                     *(cls for name in dir(sp) if name.endswith(("_matrix", "_array"))
                       and isinstance(cls := getattr(sp, name), type))})
 
+#: The containers whose items :func:`_users_object` reads in turn (the exact classes).
+_CONTAINERS = frozenset({tuple, list, frozenset, set, dict})
 
-def _runs_no_users_code(value: Any) -> bool:
-    """Whether reading ``value`` runs only dpconvex's, NumPy's, SciPy's or Python's code: a value
-    of :data:`_PLAIN`, a NumPy array not of objects, a function compiled from dpconvex, an
-    object of a class dpconvex ships with nothing set on the instance (:func:`users_class`)
-    but a set stated in CVXPY (the user's constraints), or a tuple, list or frozenset of such."""
-    if type(value) in (tuple, list, frozenset):
-        return all(_runs_no_users_code(v) for v in value)
+
+def _users_object(value: Any, holder: Any, seen: set[int]) -> tuple[Any, Any] | None:
+    """The first object reachable from ``value`` whose reading may run code of the user's, with
+    the object holding it (``holder`` for ``value`` itself); None when every one runs only
+    dpconvex's, NumPy's, SciPy's or Python's code.
+
+    Such is a value of :data:`_PLAIN`, a NumPy array not of objects, a function compiled from
+    dpconvex, a container of :data:`_CONTAINERS` of such, and an object of a class dpconvex ships
+    with nothing set on the instance (:func:`users_class`) and such attributes, but a set stated
+    in CVXPY (the user's constraints). Each object is read once (``seen``: their ids)."""
+    if type(value) in _PLAIN or id(value) in seen or is_dpconvex_function(value):
+        return None
+    seen.add(id(value))
     if type(value) is np.ndarray:
-        return value.dtype.kind != "O"
-    return type(value) in _PLAIN or is_dpconvex_function(value) or (
-        is_dpconvex_class(type(value)) and type(value) is not CVXPYSet
-        and users_class(value) is None)
+        return None if value.dtype.kind != "O" else (value, holder)
+    if type(value) in _CONTAINERS:
+        held = (*value, *value.values()) if type(value) is dict else value  # (keys, values)
+    elif users_class(value) is None and type(value) is not CVXPYSet:  # a shipped class's
+        held, holder = getattr(value, "__dict__", {}).values(), value
+    else:
+        return value, holder
+    for item in held:
+        if (found := _users_object(item, holder, seen)) is not None:
+            return found
+    return None
 
 
 def users_part(template: Any, mechanism: Mechanism, backend: Any, *options: Any) -> str | None:
     """The first part of a release found to be the user's, None when every part is dpconvex's:
-    the one predicate that decides whether the guards of this module run.
+    the one test that decides whether the guards of this module run.
 
-    A part is the user's where it is or holds code dpconvex did not write: the mechanism or the
-    one it wraps, the backend (one given, or any class the registry may build for its name:
+    A part is the user's where it is or holds code dpconvex did not write: the backend (one
+    given, or any class the registry may build for its name:
     :func:`~dpconvex.solvers.backend_classes`), a template without a shipped derivation or with
     a member its class states set on the instance, a loss without a shipped derivation or not
     as its constructor built it (a loss stated in CVXPY), an extra term's functions and what
-    they close over, and any object a solve reads (:func:`_solved_parts`), any member of one,
-    or an option (``warm_start``, ``max_iter``) for which :func:`_runs_no_users_code` fails
-    (a set stated in CVXPY, a class or a function of the user's). None: a solve of this
-    release runs dpconvex's, NumPy's, SciPy's and Python's code only.
+    they close over, and any object reachable from the mechanism (and the one it wraps), the
+    template or the options (``warm_start``, ``max_iter``) that :func:`_users_object` finds (a
+    set stated in CVXPY, a class or a function of the user's). None: a solve of this release
+    runs dpconvex's, NumPy's, SciPy's and Python's code only.
 
     Examples
     --------
@@ -168,9 +183,6 @@ def users_part(template: Any, mechanism: Mechanism, backend: Any, *options: Any)
     >>> users_part(LinearERMTemplate(Mine(), 0.1, 1.0, X, y), objective, None)
     'the loss Mine'
     """
-    for mech in (mechanism, getattr(mechanism, "inner", None)):  # and the one it wraps
-        if mech is not None and (users := users_class(mech)):
-            return f"the mechanism {users}"
     if hasattr(backend, "solve"):  # one given
         if not _shipped_backend(backend):
             return f"the backend {type(backend).__qualname__}"
@@ -190,15 +202,14 @@ def users_part(template: Any, mechanism: Mechanism, backend: Any, *options: Any)
                 held = [cell.cell_contents for cell in getattr(fn, "__closure__", None) or ()]
             except ValueError:
                 held = [object()]
-            if not is_dpconvex_function(fn) or not _runs_no_users_code(held):
+            if not is_dpconvex_function(fn) or _users_object(held, term, set()):
                 return "an extra term"
-    owners, others = _solved_parts(template)  # every object the solve reads, and its members
-    for part in owners + others:
-        for value in (part, *getattr(part, "__dict__", {}).values()):
-            if not _runs_no_users_code(value):
-                return f"{type(value).__qualname__} in the template's {type(part).__qualname__}"
-    if not _runs_no_users_code(options):
-        return "an option of the solve (warm_start, max_iter)"
+    for root, named in ((mechanism, "the mechanism {}"), (template, "{} in the template's {}"),
+                        (options, "an option of the solve (warm_start, max_iter)")):
+        if (found := _users_object(root, root, set())) is not None:
+            value, holder = found
+            return named.format(users_class(value) or type(value).__qualname__,
+                                type(holder).__qualname__)
     return None
 
 

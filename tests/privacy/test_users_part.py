@@ -88,6 +88,8 @@ def _set_on_instance(attribute, value, of=lambda t: t):
     (_template, OBJECTIVE, None, (np.zeros(3).view(MyArray),)),  # a warm start of the user's
     (_set_on_instance("residual_tol", 1e-3), OBJECTIVE, None, ()),  # a member its class states
     (_set_on_instance("y", _rows()[1].view(MyArray)), OBJECTIVE, None, ()),  # a member's class
+    (_set_on_instance("_buffers", {"w": np.zeros(3).view(MyArray)}), OBJECTIVE, None,
+     ()),  # held in a dict a shipped part holds
     (_set_on_instance("grad", lambda w: w, of=lambda t: t.regularizer), OBJECTIVE, None, ()),
     (_set_on_instance("lam", np.float64(0.1).item, of=lambda t: t.regularizer), OBJECTIVE, None,
      ()),  # a callable member of a shipped part
@@ -98,6 +100,17 @@ def _set_on_instance(attribute, value, of=lambda t: t):
 ])
 def test_a_part_of_the_users_is_found(build, mechanism, backend, options):
     assert users_part(build(), mechanism, backend, *options) is not None
+
+
+def test_what_a_shipped_part_holds_is_read_to_any_depth():
+    """Plain data in a shipped part's dict (a template's work arrays) is no part of the user's;
+    a value of the user's class two objects deep is, named with the object holding it."""
+    template = _template()
+    template._buffers = {"w": np.zeros(3), "count": 2}
+    assert users_part(template, OBJECTIVE, None) is None
+    template.regularizer.twin = Logistic()
+    template.regularizer.twin.scale = np.zeros(1).view(MyArray)
+    assert users_part(template, OBJECTIVE, None) == "MyArray in the template's Logistic"
 
 
 def test_a_subclass_defined_here_is_named_by_the_part_it_is():
