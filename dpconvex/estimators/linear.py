@@ -390,7 +390,8 @@ def design_rows(
     in place, as factors (:class:`~dpconvex.data.operators.ScaledRows`): row i is
     ``y_i keep_i · [min(1, q/||x_i||) x_i, s]`` (``unit``: the factor q/||x_i||), keep_i = 0 for
     the ``dropped`` records; where a kept row's products could overflow, on a copy (the guard
-    and the count of clipped rows read the kept rows only)."""
+    and the count of clipped rows read the kept rows only). Returns a
+    :class:`~dpconvex.data.operators.ScaledRows` (Dask rows: a ``DaskRows``)."""
     q = float(est.data_norm)
     scaling = float(getattr(est, "intercept_scaling", 1.0)) if est.fit_intercept else None
     if is_dask_collection(X_checked):
@@ -419,7 +420,7 @@ def design_rows(
     if scaling is not None:
         design = add_intercept(design, scaling)
     design = zero_rows(design, dropped)  # records that contribute no loss
-    return design if signs is None else ScaledRows(as_design(design), signs)
+    return ScaledRows(as_design(design), np.ones(len(dropped)) if signs is None else signs)
 
 
 #: Seconds per stored entry (row × column) of a linear ERM fit by Clarabel, measured on the

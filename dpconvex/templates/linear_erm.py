@@ -158,11 +158,11 @@ class LinearERMTemplate:
                     ops if _reads_prediction(loss) else ops.scale_rows(labels), constraint_set)
 
     @classmethod
-    def over_design(cls, loss: Loss, lam: float, data_norm: float, rows: Any, y: np.ndarray,
-                    constraint_set: ConvexSet | None = None) -> LinearERMTemplate:
-        """The template over ``rows``, the rows the loss reads as an estimator built them
-        (:func:`~dpconvex.estimators.linear.design_rows`): for a margin loss already signed by
-        the labels, y_i x_i; for a loss of the prediction, x_i.
+    def over_design(cls, loss: Loss, lam: float, data_norm: float, rows: DesignOperator,
+                    y: np.ndarray, constraint_set: ConvexSet | None = None) -> LinearERMTemplate:
+        """The template over ``rows``, the operator of the rows the loss reads as an estimator
+        built it (:func:`~dpconvex.estimators.linear.design_rows`): for a margin loss already
+        signed by the labels, y_i x_i; for a loss of the prediction, x_i.
 
         The estimator's plan stated the loss and its checks took the rows and labels, so nothing
         is checked again here: the labels ``y`` are checked in :meth:`conditions` (at every
@@ -177,7 +177,7 @@ class LinearERMTemplate:
         >>> t._ops is rows, t.n == X.shape[0]
         (True, True)
         """
-        template, rows = cls.__new__(cls), as_design(rows)
+        template = cls.__new__(cls)
         template._build(loss, lam, data_norm, rows, np.asarray(y, dtype=float), rows.compact(),
                         constraint_set)
         return template
