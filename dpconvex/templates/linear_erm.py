@@ -381,9 +381,8 @@ class LinearERMTemplate:
         """The largest norm of the rows the objective reads (signed by the labels: the same
         norms); rows on workers give their maximum."""
         largest = getattr(self._ops, "max_row_norm", None)
-        if largest is not None:
-            return float(largest())
-        return float(np.max(self._ops.row_norms(), initial=0.0))
+        return float(largest() if largest is not None
+                     else np.max(self._ops.row_norms(), initial=0.0))
 
     def _user_loss_conditions(self, owner: str) -> list[Condition]:
         """A user's loss: its CVXPY form checked DCP convex (where it has one), then its declared
