@@ -538,9 +538,9 @@ class LinearPlanMixin:
         found = self._parameter_set(plan.n_features, caller, scale)
         if fit and self.solver not in (None, "auto", "native"):
             warn_solver_cost(caller.split(".")[0], self.solver, plan.n, p)
-        template = (LinearERMTemplate.of_problem(plan.loss, plan.lam, q, plan.n, p, found)
-                    if rows is None
-                    else LinearERMTemplate.over_design(plan.loss, plan.lam, q, rows, labels, found))
+        template = (LinearERMTemplate.over_design(plan.loss, plan.lam, q, rows, labels, found)
+                    if rows is not None  # else the public problem alone (a dry run)
+                    else LinearERMTemplate.of_problem(plan.loss, plan.lam, q, plan.n, p, found))
         return Prepared(template=template, meta=meta, reusable=not plan.reads_epsilon)
 
     def _parameter_set(self, n_features: int, caller: str,
