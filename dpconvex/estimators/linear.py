@@ -393,7 +393,8 @@ def design_rows(
     in place, as factors (:class:`~dpconvex.data.operators.ScaledRows`): row i is
     ``y_i keep_i · [min(1, q/||x_i||) x_i, s]`` (``unit``: the factor q/||x_i||), keep_i = 0 for
     the ``dropped`` records; where a kept row's products could overflow, on a copy (the guard
-    and the count of clipped rows read the kept rows only)."""
+    and the count of clipped rows read the kept rows only). Returns a
+    :class:`~dpconvex.data.operators.ScaledRows` (Dask rows: a ``DaskRows``)."""
     q = float(est.data_norm)
     scaling = float(getattr(est, "intercept_scaling", 1.0)) if est.fit_intercept else None
     if is_dask_collection(X_checked):
@@ -422,7 +423,7 @@ def design_rows(
     if scaling is not None:
         design = add_intercept(design, scaling)
     design = zero_rows(design, dropped)  # records that contribute no loss
-    return design if signs is None else ScaledRows(as_design(design), signs)
+    return ScaledRows(as_design(design), np.ones(len(dropped)) if signs is None else signs)
 
 
 #: Seconds per stored entry (row × column) of a linear ERM fit by Clarabel, measured on the
@@ -520,13 +521,15 @@ class LinearPlanMixin:
         q = float(self.data_norm)
         return math.sqrt(q * q + float(self.intercept_scaling) ** 2) if self.fit_intercept else q
 
-    def _erm_prepared(self, plan: FitPlan, rows: Any, labels: np.ndarray, meta: PreparedFacts,
-                      caller: str = "", scale: float = 1.0, *, fit: bool = False) -> Prepared:
+    def _erm_prepared(self, plan: FitPlan, rows: Any, labels: np.ndarray | None,
+                      meta: PreparedFacts, caller: str = "", scale: float = 1.0, *,
+                      fit: bool = False) -> Prepared:
         """The template of ``plan`` (its loss, Λ and row bound q̃) over ``rows``, the rows the loss
-        reads (:func:`design_rows`: for a margin loss signed by the labels; None: the public
-        shape only, one zero row broadcast with its factors held apart, never an n x p array) and
-        ``labels``, on the convex set of ``constraints`` (:meth:`_parameter_set`; ``scale``: the
-        factor from the parameter to the released coefficients), prepared with ``meta``.
+        reads (:func:`design_rows`: for a margin loss signed by the labels), and ``labels``, on
+        the convex set of ``constraints`` (:meth:`_parameter_set`; ``scale``: the factor from the
+        parameter to the released coefficients), prepared with ``meta``. ``rows`` None: the
+        public problem alone, no rows and no labels read
+        (:meth:`~dpconvex.templates.linear_erm.LinearERMTemplate.of_problem`).
 
         It serves a fit at another ε (``Prepared.reusable``) unless a choice of the plan reads ε
         (:attr:`FitPlan.reads_epsilon`). With ``fit`` (a fit on rows in memory: a CVXPY backend
@@ -534,15 +537,13 @@ class LinearPlanMixin:
         (:func:`warn_solver_cost`; ``caller``: by default certify).
         """
         caller = caller or f"{type(self).__name__}.certify"
-        p = plan.n_features + int(self.fit_intercept)
-        if rows is None:
-            rows = ScaledRows(DenseRows(np.broadcast_to(0.0, (plan.n, p))), np.ones(plan.n))
+        p, q = plan.n_features + int(self.fit_intercept), plan.options["norm bound q~"]
         found = self._parameter_set(plan.n_features, caller, scale)
         if fit and self.solver not in (None, "auto", "native"):
             warn_solver_cost(caller.split(".")[0], self.solver, plan.n, p)
-        template = LinearERMTemplate.over_design(
-            plan.loss, plan.lam, plan.options["norm bound q~"], rows, labels, found
-        )
+        template = (LinearERMTemplate.over_design(plan.loss, plan.lam, q, rows, labels, found)
+                    if rows is not None  # else the public problem alone (a dry run)
+                    else LinearERMTemplate.of_problem(plan.loss, plan.lam, q, plan.n, p, found))
         return Prepared(template=template, meta=meta, reusable=not plan.reads_epsilon)
 
     def _parameter_set(self, n_features: int, caller: str,
@@ -824,7 +825,7 @@ class _PrivateLinearClassifier(
         )
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
-        return self._erm_prepared(plan, None, np.ones(plan.n), PreparedFacts(plan.n_features))
+        return self._erm_prepared(plan, None, None, PreparedFacts(plan.n_features))
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> _PrivateLinearClassifier:

@@ -154,15 +154,15 @@ class LinearERMTemplate:
         # Products with A = diag(y) X (and Aᵀ) for a margin loss: the label signs as row factors
         # (the stored rows of an operator with factors are shared, not copied)
         ops = rows.compact()
-        self._build(loss, lam, data_norm, rows, labels,
-                    ops if _reads_prediction(loss) else ops.scale_rows(labels), constraint_set)
+        self._build(loss, lam, data_norm, constraint_set, (rows.n, rows.p), rows, labels,
+                    ops if _reads_prediction(loss) else ops.scale_rows(labels))
 
     @classmethod
-    def over_design(cls, loss: Loss, lam: float, data_norm: float, rows: Any, y: np.ndarray,
-                    constraint_set: ConvexSet | None = None) -> LinearERMTemplate:
-        """The template over ``rows``, the rows the loss reads as an estimator built them
-        (:func:`~dpconvex.estimators.linear.design_rows`): for a margin loss already signed by
-        the labels, y_i x_i; for a loss of the prediction, x_i.
+    def over_design(cls, loss: Loss, lam: float, data_norm: float, rows: DesignOperator,
+                    y: np.ndarray, constraint_set: ConvexSet | None = None) -> LinearERMTemplate:
+        """The template over ``rows``, the operator of the rows the loss reads as an estimator
+        built it (:func:`~dpconvex.estimators.linear.design_rows`): for a margin loss already
+        signed by the labels, y_i x_i; for a loss of the prediction, x_i.
 
         The estimator's plan stated the loss and its checks took the rows and labels, so nothing
         is checked again here: the labels ``y`` are checked in :meth:`conditions` (at every
@@ -177,16 +177,40 @@ class LinearERMTemplate:
         >>> t._ops is rows, t.n == X.shape[0]
         (True, True)
         """
-        template, rows = cls.__new__(cls), as_design(rows)
-        template._build(loss, lam, data_norm, rows, np.asarray(y, dtype=float), rows.compact(),
-                        constraint_set)
+        template = cls.__new__(cls)
+        template._build(loss, lam, data_norm, constraint_set, (rows.n, rows.p), rows,
+                        np.asarray(y, dtype=float), rows.compact())
         return template
 
-    def _build(self, loss: Loss, lam: float, data_norm: float, rows: DesignOperator,
-               y: np.ndarray, ops: DesignOperator, constraint_set: ConvexSet | None) -> None:
-        """Hold the loss, the regularizer L2(Λ), the bound q, the rows as given and ``ops``, the
-        one operator the objective reads (rows y_i x_i for a margin loss, x_i for a loss of the
-        prediction; CSR when that pays: the choice changes only the arithmetic), and the space."""
+    @classmethod
+    def of_problem(cls, loss: Loss, lam: float, data_norm: float, n: int, p: int,
+                   constraint_set: ConvexSet | None = None) -> LinearERMTemplate:
+        """The template of the public problem alone: n records of p entries, no rows read.
+
+        Its constants, conditions, assumptions and capabilities are those of the template a fit
+        on n rows in memory builds (:meth:`over_design`): the labels and the row norm bound are
+        stated as that fit checks them on its rows. It holds no rows and solves nothing (a dry
+        run: an estimator's ``certify(n=...)``, the noise checks of a plan).
+
+        Examples
+        --------
+        >>> from dpconvex.objectives.losses import Logistic
+        >>> t = LinearERMTemplate.of_problem(Logistic(), 0.1, 1.0, n=10**9, p=3)
+        >>> t.n, t.rows is None, [c.holds for c in t.conditions({"strong_convexity"})][-2:]
+        (1000000000, True, [True, True])
+        """
+        template = cls.__new__(cls)
+        template._build(loss, lam, data_norm, constraint_set, (n, p))
+        return template
+
+    def _build(self, loss: Loss, lam: float, data_norm: float,
+               constraint_set: ConvexSet | None, shape: tuple[int, int],
+               rows: DesignOperator | None = None, y: np.ndarray | None = None,
+               ops: DesignOperator | None = None) -> None:
+        """Hold the public problem (the loss, the regularizer L2(Λ), the bound q, the set, the
+        shape (n, p) and the space) and, for a fit, the rows as given, the labels and ``ops``,
+        the one operator the objective reads (rows y_i x_i for a margin loss, x_i for a loss of
+        the prediction; CSR when that pays: the choice changes only the arithmetic)."""
         self.loss = loss
         self.regularizer = L2(lam)
         self.data_norm = float(data_norm)
@@ -196,7 +220,7 @@ class LinearERMTemplate:
         self.y = y
         #: A margin loss reads y·wᵀx; a regression loss ℓ(wᵀx, y) reads the prediction and y.
         self.regression = _reads_prediction(loss)
-        self.n, self.p = ops.n, ops.p
+        self.n, self.p = shape
         self.space = (EuclideanSpace((self.p,)) if constraint_set is None
                       else ConstrainedSpace((self.p,), constraint_set))
         self.noise_shape = self.space.shape
@@ -231,7 +255,8 @@ class LinearERMTemplate:
                 f"'{self.loss.name}' has no CVXPY form. Use a loss with a CVXPY form, or a set "
                 "with an exact projection (an l2 ball, a box, the orthant, an l1 ball or a "
                 "simplex).")
-        every = hasattr(getattr(ops, "base", ops), "every") and hasattr(ops, "every")
+        # every k-th row: of the rows held, or of those a fit of the public problem holds
+        every = ops is None or hasattr(getattr(ops, "base", ops), "every") and hasattr(ops, "every")
         if self._sample_step and every and (convex is None or stated):
             capabilities.add("sampled_hessian")
         return frozenset(capabilities)
@@ -325,7 +350,8 @@ class LinearERMTemplate:
         conds = shipped_loss_conditions(self.loss, need_curvature=True, caller=owner)
         if conds is None:  # a user's loss: DCP convexity, then its constants (probed once)
             conds = self._user_loss_conditions(owner)
-        self._check_labels(self.loss, self.y, owner)
+        if self.rows is not None:  # the public problem alone: its fit checks them
+            self._check_labels(self.loss, self.y, owner)
         if self.regression:
             lo, hi = self.loss.label_range
             conds.append(
@@ -342,17 +368,21 @@ class LinearERMTemplate:
                                    "every label is -1 or +1 (the margin loss's label domain)"))
         if self.constraint_set is not None:
             conds.append(self._set_condition())
-        # the rows the objective reads (signed by the labels: the same norms); on workers, a max
-        largest = getattr(self._ops, "max_row_norm", None)
-        top = (largest() if largest is not None
-               else float(np.max(self._ops.row_norms(), initial=0.0)))
-        ok = bool(top <= self.data_norm * (1 + 1e-12))
+        # the rows the objective reads (the public problem alone: those its fit clips)
+        ok = self._ops is None or bool(self._max_row_norm() <= self.data_norm * (1 + 1e-12))
         conds.append(Condition(
             "row norm bound", ok, "enforced by clipping to the public bound",
             f"every row has ||x|| <= q = {self.data_norm:g}" if ok
             else "rows exceed the bound q: clip them before building the template",
         ))
         return conds
+
+    def _max_row_norm(self) -> float:
+        """The largest norm of the rows the objective reads (signed by the labels: the same
+        norms); rows on workers give their maximum."""
+        largest = getattr(self._ops, "max_row_norm", None)
+        return float(largest() if largest is not None
+                     else np.max(self._ops.row_norms(), initial=0.0))
 
     def _user_loss_conditions(self, owner: str) -> list[Condition]:
         """A user's loss: its CVXPY form checked DCP convex (where it has one), then its declared

@@ -315,9 +315,11 @@ def test_linear_fit_reads_dense_rows_in_place():
     assert np.shares_memory(signed_rows.base.matrix, X)
     np.testing.assert_array_equal(signed_rows.matrix, rows.matrix * signs[:, None])
     for scale, copy in ((1.0, False), (1e120, True)):  # 1e120: products could overflow, a copy
+        scaled = X * scale
         with dp.collect_diagnostics() as diag:
-            rows = design_rows(params, X * scale, outside, "M")
-        assert isinstance(rows, np.ndarray) == copy and not np.any(rows[:3] if copy else rows.matrix[:3])
+            rows = design_rows(params, scaled, outside, "M")
+        assert isinstance(rows, ScaledRows) and not np.any(rows.matrix[:3])
+        assert np.shares_memory(rows.base.matrix, scaled) != copy
         kept = int(np.sum(np.linalg.norm(X[3:] * scale, axis=1) > 1.0))  # the left-out rows uncounted
         assert [note.count for note in diag.notes if "scaled down" in note.what] == [kept]
 
