@@ -910,7 +910,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
                                   fit=not is_dask_collection(X_checked))
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
-        return self._erm_prepared(plan, None, np.zeros(plan.n), PreparedFacts(plan.n_features),
+        return self._erm_prepared(plan, None, None, PreparedFacts(plan.n_features),
                                   scale=self._half_range())
 
 
