@@ -1316,9 +1316,10 @@ class PrivateEstimator(BaseEstimator):
         """
         if X is None:
             plan = self.plan(*_given_shape(self, n, n_classes, n_features))
-            # Each learner's dry run reads the template of its public problem (no rows), but
-            # the large-margin learner's checks run on n rows of zeros (one zero row broadcast,
-            # n labels and components): a shape beyond numpy's bytes, or memory, is refused
+            # Each learner's dry run reads the template of its public problem (n a number, no
+            # rows held); a shape whose n x (p + 1) rows no fit can hold in numpy (beyond its
+            # bytes) is refused by name, as is a public problem whose own arrays (of p
+            # features) exceed this machine's memory
             try:
                 if plan.n * (plan.n_features + 1) > np.iinfo(np.intp).max // 8:  # numpy's bytes
                     raise MemoryError
@@ -1377,7 +1378,7 @@ class PrivateEstimator(BaseEstimator):
     def prepare_shape(self, plan: FitPlan) -> Prepared:
         """The prepared problem of ``plan``'s public problem alone: the template a fit of n rows
         builds, its constants, conditions and assumptions stated as that fit checks them, with
-        no rows or labels read (the large-margin learner's: n rows of zeros).
+        no rows or labels read.
 
         For dry runs and the noise warnings, which read the template's public constants
         (n, p, the loss, the norm bound) and never its rows.

@@ -254,11 +254,10 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
                  data_norm: float | None = None,
                  constant_weight: float = CONSTANT_WEIGHT, feature_map: FeatureMap | None = None):
         owner = type(self).__name__
-        # an ndarray is laid out as C-contiguous rows, except a broadcast constant (a plan's
-        # shape-only rows); AugmentedRows and design operators (Dask) are kept as given
+        # an ndarray is laid out as C-contiguous rows; AugmentedRows and design operators
+        # (Dask) are kept as given
         if isinstance(Z, np.ndarray):
-            Z = np.asarray(Z, dtype=float)
-            Z = Z if Z.ndim == 2 and Z.strides == (0, 0) else np.ascontiguousarray(Z)
+            Z = np.ascontiguousarray(Z, dtype=float)
         self.Z = Z
         self._set_problem(y, n_classes, n_components, lam, assignment)  # reads the shape of Z only
         self._set_objective(constrained, parameterization, data_norm, constant_weight,

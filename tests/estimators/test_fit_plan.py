@@ -312,20 +312,19 @@ def test_a_front_door_refuses_prepare_and_fit_prepared_by_name(make):
     assert ledger.spent == (0.0, 0.0)
 
 
-def test_a_dry_run_refuses_one_row_and_an_n_beyond_memory_by_name():
-    """n = 1 met the Budget's δ check (noisy GD's δ = 1/n² = 1); the large-margin dry run's
-    vectors of n entries beyond memory met numpy's MemoryError; the other learners' templates
-    of the public problem hold no rows: nothing of size n is allocated."""
+def test_a_dry_run_refuses_one_row_and_an_n_beyond_numpy_by_name():
+    """n = 1 met the Budget's δ check (noisy GD's δ = 1/n² = 1); a dry run reads the template
+    of its public problem: nothing of size n is allocated, and an n whose rows no numpy array
+    holds is refused by name."""
     est = dp.NoisyGradientDescent(epsilon=1.0, classes=[0, 1])
     with pytest.raises(dp.errors.ParameterError, match=r"The 'n' argument of NoisyGradientDescent\.plan"):
         est.certify(n=1, n_features=3)
     with pytest.raises(dp.errors.ParameterError, match=r"certify: its checks hold n = 1,0"):
-        # 8 PB: beyond any address space, so the allocation fails on every machine
-        dp.PrivateLargeMarginGaussian(epsilon=1.0, classes=[0, 1]).certify(n=10**15,
-                                                                           n_features=3)
+        dp.PrivateGaussianNB(epsilon=1.0, classes=[0, 1]).certify(n=10**18, n_features=3)
     for learner in (est, dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1]),
                     dp.PrivateGaussianNB(epsilon=1.0, classes=[0, 1]),
                     dp.PrivateGaussianCentroid(epsilon=1.0, classes=[0, 1]),
+                    dp.PrivateLargeMarginGaussian(epsilon=1.0, classes=[0, 1]),
                     dp.PrivateLinearRegression(epsilon=1.0, delta=0.0),
                     dp.PrivateLinearRegressor(epsilon=1.0, label_range=(0, 1))):
         assert learner.certify(n=10**15, n_features=3).epsilon <= 1.0, type(learner).__name__

@@ -549,7 +549,7 @@ def plan_fit(est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
 
 
 def prepare_shape(est: LargeMarginSettings, plan: FitPlan) -> Prepared:
-    """The prepared problem of ``plan`` with every data value 0 (public shape only)."""
+    """The prepared problem of ``plan``'s public problem alone (no records read)."""
     if plan.learner == CENTROID_LEARNER:
         inner, inner_plan = _centroid_plan(est, plan)
         return inner.prepare_shape(inner_plan)
