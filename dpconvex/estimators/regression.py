@@ -492,12 +492,11 @@ class LabelRangeMixin(RegressionScoreMixin):
                  context: FitContext, warm_start: np.ndarray | None) -> Any:
         """Noise, release and the fitted attributes in the labels' units (the private part)."""
         noise = context.noise  # this fit's generator (random_state, or a meta-estimator's)
-        owner, mechanism, budget = type(self).__name__, plan.mechanism, plan.budget
         family = "ssp" if plan.template == "sufficient statistics" else "linear"
         released = release(
             prep.template,
-            mechanism,
-            budget,
+            plan.mechanism,
+            plan.budget,
             getattr(self, "solver", None),
             noise.rng,
             warm_start=warm_start,
@@ -505,7 +504,8 @@ class LabelRangeMixin(RegressionScoreMixin):
             seeded=noise.seeded,
             vouch=plan.vouch,
             vouch_unused="ignore",
-            noise_warning={"family": family, "owner": owner, "regression": family == "linear"},
+            noise_warning={"family": family, "owner": type(self).__name__,
+                           "regression": family == "linear"},
         )
         certificate = released.certificate
         certificate.state(*plan.notes)
