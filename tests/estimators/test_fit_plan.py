@@ -510,3 +510,18 @@ def test_a_linear_fit_compiles_a_loss_stated_in_cvxpy_once(monkeypatch, params):
     dp.PrivateLinearClassifier(loss=lambda m: cp.pos(1 - m), classes=[0, 1], random_state=0,
                                **params).fit(X, y)
     assert len(compiled) == 1
+
+
+@pytest.mark.parametrize("make", [
+    lambda: dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1]),
+    lambda: dp.PrivateHuberSVM(epsilon=1.0, classes=[0, 1]),
+    lambda: dp.PrivateGaussianNB(epsilon=1.0, classes=[0, 1]),
+    lambda: dp.PrivateLargeMarginGaussian(epsilon=1.0, classes=[0, 1]),
+    lambda: dp.PrivateLinearRegressor(epsilon=1.0, label_range=(0, 1)),
+], ids=["logistic", "huber-svm", "gaussian-nb", "large-margin", "linear-regressor"])
+def test_a_declared_shape_no_array_holds_is_refused_by_name(make):
+    """plan and certify of 10^30 features (rows beyond numpy's index) refuse by name, before
+    any learner sizes an array by the shape (a raw OverflowError or ValueError otherwise)."""
+    for method in ("plan", "certify"):
+        with pytest.raises(dp.errors.ParameterError, match=rf"\.{method}: its checks hold n = 300"):
+            getattr(make(), method)(n=300, n_features=10**30)
