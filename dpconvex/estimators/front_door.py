@@ -822,7 +822,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         best = 0  # the candidate released: 0 the learner's model, c + 1 the constant class c
         with (
             hold_budget(
-                self.accountant, epsilon, self._delta(*shape), owner, n=None if context.held else n
+                self.accountant, Budget(epsilon, self._delta(*shape)), owner,
+                n=None if context.held else n,
             ) as hold,
             signed_by(learner, f"{owner}.fit"),
         ):
@@ -1342,7 +1343,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         """
         owner, epsilon = type(self).__name__, float(self.epsilon)
         check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
-        with hold_budget(self.accountant, epsilon, 0.0, owner) as hold:
+        with hold_budget(self.accountant, Budget(epsilon), owner) as hold:
             u = self._unit_labels(y, n, f"{owner}.fit")
             released_mean = mean_release(float(np.sum(u)), n, epsilon, noise)
             certificate = released_mean.certificate
@@ -1383,8 +1384,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         with (
             hold_budget(
                 self.accountant,
-                float(self.epsilon),
-                float(learner.delta),
+                Budget(float(self.epsilon), float(learner.delta)),
                 owner,
                 n=None if context.held else n,
             ) as hold,
@@ -1442,8 +1442,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         with (
             hold_budget(
                 self.accountant,
-                float(self.epsilon),
-                float(learner.delta),
+                Budget(float(self.epsilon), float(learner.delta)),
                 owner,  # its δ only
                 n=None if context.held else n,
             ) as hold,
