@@ -632,11 +632,12 @@ def reserve_budget(accountant: BudgetAccountant | None, epsilon: float, delta: f
 
 
 @contextmanager
-def hold_budget(accountant: BudgetAccountant | None, budget: Budget, owner: str,
+def hold_budget(accountant: BudgetAccountant | None, budget: Budget | None, owner: str,
                 *, n: int | None = None) -> Iterator[Hold]:
-    """Hold ``budget`` (ε, δ: a :class:`Budget`, checked when it was made) for one release: the
-    ledger's :func:`reserve_budget`, or with no ledger a hold that charges nothing; the release
-    commits its certificate to the hold once.
+    """Hold ``budget`` (ε, δ: a :class:`Budget`, checked when it was made; None: (0, 0), a hold
+    whose fits state no budget before they run) for one release: the ledger's
+    :func:`reserve_budget`, or with no ledger a hold that charges nothing; the release commits
+    its certificate to the hold once.
 
     ``n``: the rows (public). δ >= 1/n warns (a :class:`~dpconvex.errors.PrivacyWarning`,
     before the data are read) and the committed certificate states it
@@ -658,13 +659,14 @@ def hold_budget(accountant: BudgetAccountant | None, budget: Budget, owner: str,
     ...     hold.commit_certificate(Certificate("m", 0.5, 0.5)) is None
     True
     """
-    note = delta_rows_note(budget.delta, n) if n is not None and budget.delta > 0 else None
+    epsilon, delta = (0.0, 0.0) if budget is None else (budget.epsilon, budget.delta)
+    note = delta_rows_note(delta, n) if n is not None and delta > 0 else None
     if note is not None:
         warnings.warn(f"{owner}: {note}.", PrivacyWarning, stacklevel=user_stacklevel())
     if accountant is None:
         yield Hold(None, note)
         return
-    with reserve_budget(accountant, budget.epsilon, budget.delta, owner) as reservation:
+    with reserve_budget(accountant, epsilon, delta, owner) as reservation:
         yield Hold(reservation, note)
 
 
