@@ -961,8 +961,8 @@ class PrivateEstimator(BaseEstimator):
     * ``prepare(X, y, plan) -> Prepared``;
     * ``_release(prep, plan, hold, warm_start)``: the noise, the release, the fitted
       attributes (``hold``: the ledger reservation of the plan's budget);
-    * ``prepare_shape(plan)``: the prepared problem of the plan with every data value 0,
-      for :meth:`certify` without data and the noise warnings.
+    * ``prepare_shape(plan)``: the prepared problem of the plan's public problem alone (no
+      rows read), for :meth:`certify` without data and the noise warnings.
     """
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {}
@@ -1315,7 +1315,11 @@ class PrivateEstimator(BaseEstimator):
         """
         if X is None:
             plan = self.plan(*_given_shape(self, n, n_classes, n_features))
-            try:  # its checks run on n rows of zeros (one zero row broadcast, n factors)
+            # Each learner's dry run reads the template of its public problem (n a number, no
+            # rows held); a shape whose n x (p + 1) rows no fit can hold in numpy (beyond its
+            # bytes) is refused by name, as is a public problem whose own arrays (of p
+            # features) exceed this machine's memory
+            try:
                 if plan.n * (plan.n_features + 1) > np.iinfo(np.intp).max // 8:  # numpy's bytes
                     raise MemoryError
                 model = (self._certify_sub_plans(plan) if plan.sub_plans else
@@ -1371,7 +1375,9 @@ class PrivateEstimator(BaseEstimator):
         raise NotImplementedError
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
-        """The prepared problem of ``plan`` with every data value 0 (public shape only).
+        """The prepared problem of ``plan``'s public problem alone: the template a fit of n rows
+        builds, its constants, conditions and assumptions stated as that fit checks them, with
+        no rows or labels read.
 
         For dry runs and the noise warnings, which read the template's public constants
         (n, p, the loss, the norm bound) and never its rows.

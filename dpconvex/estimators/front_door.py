@@ -1296,39 +1296,30 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         if isinstance(self.label_range, RELEASED_RANGE):
             return self._fit_private_labels(X, y, context)
         self._validate_params()
-        owner, epsilon = type(self).__name__, float(self.epsilon)
-        names = feature_names_of(X, f"{owner}.fit")
-        n, _, n_features = self.public_shape(X, y)
-        choice = regression_rule(n, n_features, epsilon, float(self.delta or 0.0), self.safeguard)
+        names = feature_names_of(X, f"{type(self).__name__}.fit")
+        data = self._validated(X, y, context)  # once; a check releases nothing
+        n, _, n_features = data.shape
+        choice = regression_rule(n, n_features, float(self.epsilon), float(self.delta or 0.0),
+                                 self.safeguard)
         noise = self._fit_noise(context)  # random_state, or a meta-estimator's
         if choice.learner == PRIVATE_MEAN:
-            certificate = self._fit_mean(X, y, n, n_features, choice, noise)
+            certificate = self._fit_mean(y, n, n_features, choice, noise)
         elif not choice.safeguard:
             certificate = self._fit_learner(X, y, n, choice, noise, context)
         else:
-            certificate = self._fit_safeguarded(X, y, n, n_features, choice, noise, context)
+            certificate = self._fit_safeguarded(data, n, n_features, choice, noise, context)
         self.certificate_ = certificate
         self.n_features_in_ = n_features
-        if self.learner_ == PRIVATE_MEAN and choice.learner != PRIVATE_MEAN:
-            by_delta = regression_rule(n, n_features, epsilon, 1.0 / n**2, self.safeguard)
-            warn_constant_released(
-                owner,
-                "the private mean of the labels",
-                choice.learner,
-                epsilon,
-                "docs/privacy/front_door_regression.md#privacy-regressor-safeguard",
-                not (self.delta or 0.0) > 0 and by_delta.mechanism != choice.mechanism,
-            )
         return with_feature_names(self, names)
 
-    def _fit_mean(self, X: Any, y: Any, n: int, n_features: int, choice: RegressionChoice,
+    def _fit_mean(self, y: Any, n: int, n_features: int, choice: RegressionChoice,
                   noise: NoiseSource) -> Certificate:
         """Release the private mean of the labels with the whole ε and set it as the model.
 
         Parameters
         ----------
-        X, y : array-like
-            The rows (checked, never read) and the labels.
+        y : array-like
+            The labels (the rows are checked, never read).
         n, n_features : int
             The public shape.
         choice : RegressionChoice
@@ -1342,7 +1333,6 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             The mean's certificate, committed to the accountant.
         """
         owner, epsilon = type(self).__name__, float(self.epsilon)
-        check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
         with hold_budget(self.accountant, Budget(epsilon), owner) as hold:
             u = self._unit_labels(y, n, f"{owner}.fit")
             released_mean = mean_release(float(np.sum(u)), n, epsilon, noise)
@@ -1405,19 +1395,20 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         self._set_learner(learner, choice)
         return certificate
 
-    def _fit_safeguarded(self, X: Any, y: Any, n: int, n_features: int,
+    def _fit_safeguarded(self, data: CheckedData, n: int, n_features: int,
                          choice: RegressionChoice, noise: NoiseSource,
                          context: FitContext) -> Certificate:
         """The safeguard (docs/privacy/front_door_regression.md#privacy-regressor-safeguard).
 
         The private mean of every row's labels with ε_c; the learner on the fitting part with
         ε − ε_c; the exponential mechanism, with ε − ε_c, over (the model, the mean) on the
-        validation part; the selected one is set as the model.
+        validation part; the selected one is set as the model (the private mean with a
+        warning: the selection, a part of the release, chose it).
 
         Parameters
         ----------
-        X, y : array-like
-            The rows and labels.
+        data : CheckedData
+            The rows as this fit checked them and the labels.
         n, n_features : int
             The public shape.
         choice : RegressionChoice
@@ -1435,10 +1426,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         """
         owner = type(self).__name__
         parts = self._parts(n, f"{owner}.fit")
-        n_fit, n_val, eps_mean, rest = parts.n_fit, parts.n_val, parts.eps_mean, parts.rest
-        lo, hi = self._label_bounds()
-        half, mid = 0.5 * (hi - lo), 0.5 * (hi + lo)  # u ∈ [−1, 1] <-> the labels' units
-        learner = self._make(choice.mechanism, rest)
+        half, mid = self._unit_scale()  # u ∈ [−1, 1] <-> the labels' units
+        learner = self._make(choice.mechanism, parts.rest)
         with (
             hold_budget(
                 self.accountant,
@@ -1448,12 +1437,11 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             ) as hold,
             signed_by(learner, f"{owner}.fit"),
         ):
-            X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True,
-                                    accept_dask=True)
-            u = self._unit_labels(y, n, f"{owner}.fit")
-            validation = np.sort(noise.rng.permutation(n)[n_fit:])  # independent of the data
+            u = self._unit_labels(data.y, n, f"{owner}.fit")
+            validation = np.zeros(n, dtype=bool)  # drawn independently of the data
+            validation[noise.rng.permutation(n)[parts.n_fit:]] = True
             mean_rng, fit_rng, select_rng = noise.rng.spawn(3)
-            released_mean = mean_release(float(np.sum(u)), n, eps_mean,
+            released_mean = mean_release(float(np.sum(u)), n, parts.eps_mean,
                                           NoiseSource(mean_rng, noise.seeded))
             mean = float(released_mean.theta[0])
             y_unit = u * half + mid  # the clipped labels, in their units
@@ -1462,35 +1450,37 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             # constant); the learner's plan, hold and release leave them out
             y_unit[validation] = mid
             inner = context.inner(NoiseSource(fit_rng, noise.seeded), held=True,
-                                  excluding=self._held_mask(n, validation), checked=True,
-                                  data=CheckedData(X_checked, y_unit))
-            self._fit_on_part(learner, X_checked, y_unit, n, n_features, inner)
+                                  excluding=validation, checked=True,
+                                  data=CheckedData(data.X, y_unit))
+            self._fit_on_part(learner, data.X, y_unit, n, n_features, inner)
             # the validation rows, as check_array gave them (an array, a CSR array or a Dask
-            # array, each indexed by rows)
-            X_val = X_checked[validation]
+            # array, each indexed by a boolean mask of rows)
+            X_val = data.X[validation]
             with np.errstate(all="ignore"):  # a warning would tell a validation record's size
                 predicted_unit = (learner._predict_rows(X_val) - mid) / half
             utilities = squared_error_utilities(
-                [predicted_unit, np.full(n_val, mean)],
-                u[validation], [selection_handicap(rest), 0.0], clip=RESIDUAL_CLIP)
-            best, selection = select_release(utilities, rest, n_val, select_rng, noise.seeded,
-                                             SELECTION_UTILITY)
+                [predicted_unit, np.full(parts.n_val, mean)],
+                u[validation], [selection_handicap(parts.rest), 0.0], clip=RESIDUAL_CLIP)
+            best, selection = select_release(utilities, parts.rest, parts.n_val, select_rng,
+                                             noise.seeded, SELECTION_UTILITY)
             certificate = self._safeguard_certificate(
                 released_mean.certificate, learner.certificate_, selection, choice, parts,
                 selected=best)
             hold.commit_certificate(certificate)
         if best == 0:
             self._set_learner(learner, choice)
-        else:
-            self._set_mean(mean, n, n_features, eps_mean, certificate)
+            return certificate
+        self._set_mean(mean, n, n_features, parts.eps_mean, certificate)
+        by_delta = regression_rule(n, n_features, float(self.epsilon), 1.0 / n**2, self.safeguard)
+        warn_constant_released(
+            owner,
+            "the private mean of the labels",
+            choice.learner,
+            float(self.epsilon),
+            "docs/privacy/front_door_regression.md#privacy-regressor-safeguard",
+            not (self.delta or 0.0) > 0 and by_delta.mechanism != choice.mechanism,
+        )
         return certificate
-
-    @staticmethod
-    def _held_mask(n: int, validation: np.ndarray) -> np.ndarray:
-        """The rows the learner's plan, hold and release leave out: the validation part."""
-        held = np.zeros(n, dtype=bool)
-        held[validation] = True
-        return held
 
     def _fit_on_part(self, learner: PrivateLinearRegressor, X_checked: Any, y_unit: np.ndarray,
                      n: int, n_features: int, inner: FitContext) -> None:
@@ -1539,8 +1529,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         certificate : Certificate
             The fit's certificate, carried by the constant model.
         """
-        lo, hi = self._label_bounds()
-        half, mid = 0.5 * (hi - lo), 0.5 * (hi + lo)
+        half, mid = self._unit_scale()
         self.estimator_ = ConstantRegressor(mean * half + mid, n_features)
         self.estimator_.certificate_ = certificate
         self.learner_ = PRIVATE_MEAN
@@ -1564,44 +1553,43 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
     def _safeguard_certificate(self, mean: Certificate, model: Certificate, selection: Certificate,
                                choice: RegressionChoice, parts: SafeguardParts,
                                selected: int | None = None) -> Certificate:
-        """Sequential: the mean, then the parallel composition of the model and the selection."""
-        n_fit, n_val, eps_mean, rest = parts.n_fit, parts.n_val, parts.eps_mean, parts.rest
+        """Sequential: the mean, then the parallel composition of the model and the selection
+        (a refusal of a composition is signed by the public call, ``fit`` or ``certify``)."""
         candidates = [choice.learner, PRIVATE_MEAN]
         conditions = [
             Condition("candidates fixed before the data", True, "enforced by dpconvex",
                       f"the rule's learner ({choice.learner}) and the private mean"),
             Condition("disjoint parts", True, "enforced by dpconvex",
-                      _DISJOINT_PARTS.format(n=n_fit + n_val, n_fit=n_fit, n_val=n_val)),
+                      _DISJOINT_PARTS.format(n=parts.n_fit + parts.n_val, n_fit=parts.n_fit,
+                                             n_val=parts.n_val)),
         ]
         quantities: dict[str, Any] = {
             "safeguard validation fraction": self.validation_fraction,
-            "part sizes": [n_fit, n_val], "safeguard candidates": candidates,
-            "epsilon of the mean": eps_mean, "selection handicap": selection_handicap(rest)}
-        try:
-            both = compose_parallel(
-                [model, selection],
-                mechanism=(
-                    "the learner on the fitting part, the exponential mechanism over the "
-                    "model and the mean on the validation part "
-                    "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"
-                ),
-                epsilon_requested=rest,
-                delta_requested=float(self.delta or 0.0),
-                conditions=conditions,
-                labels=["model (fitting part)", "selection (validation part)"],
-            )
-            certificate = compose_sequential(
-                [mean, both],
-                mechanism=("PrivateRegressor with its safeguard: the private mean of the labels, "
-                           "then the learner and the selection on disjoint parts "
-                           "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"),
-                epsilon_requested=float(self.epsilon), delta_requested=float(self.delta or 0.0),
-                quantities=quantities,
-                assumptions=[model.label_source, model.lam_rule, choice.reason, parts.note,
-                             "replace-one adjacency; n is public (it fixes the part sizes)"],
-                labels=["private mean (every row)", "model and selection (disjoint parts)"])
-        except PrivacyError as exc:
-            raise PrivacyError(f"{type(self).__name__}.fit: {exc}") from None
+            "part sizes": [parts.n_fit, parts.n_val], "safeguard candidates": candidates,
+            "epsilon of the mean": parts.eps_mean,
+            "selection handicap": selection_handicap(parts.rest)}
+        both = compose_parallel(
+            [model, selection],
+            mechanism=(
+                "the learner on the fitting part, the exponential mechanism over the "
+                "model and the mean on the validation part "
+                "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"
+            ),
+            epsilon_requested=parts.rest,
+            delta_requested=float(self.delta or 0.0),
+            conditions=conditions,
+            labels=["model (fitting part)", "selection (validation part)"],
+        )
+        certificate = compose_sequential(
+            [mean, both],
+            mechanism=("PrivateRegressor with its safeguard: the private mean of the labels, "
+                       "then the learner and the selection on disjoint parts "
+                       "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"),
+            epsilon_requested=float(self.epsilon), delta_requested=float(self.delta or 0.0),
+            quantities=quantities,
+            assumptions=[model.label_source, model.lam_rule, choice.reason, parts.note,
+                         "replace-one adjacency; n is public (it fixes the part sizes)"],
+            labels=["private mean (every row)", "model and selection (disjoint parts)"])
         if selected is not None:  # the selection's output (private, the validation part's)
             certificate.released[SAFEGUARD_SELECTED] = candidates[selected]
         return certificate

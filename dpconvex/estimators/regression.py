@@ -277,11 +277,16 @@ class LabelRangeMixin(RegressionScoreMixin):
             lo, hi = UNIT_LABELS if self.label_range is None else self.label_range
         return float(lo), float(hi)
 
-    def _half_range(self) -> float:
-        """(hi − lo)/2 of the label range: the factor from the unit scale to the labels' units
-        (of the coefficients' set, :meth:`~LinearPlanMixin._erm_prepared`'s ``scale``)."""
+    def _unit_scale(self) -> tuple[float, float]:
+        """(half, mid) of the map between the labels' units and the unit scale: y = mid + half·u.
+
+        ``half`` = (hi − lo)/2 of the label range (also the coefficients' set's ``scale``,
+        :meth:`~LinearPlanMixin._erm_prepared`); ``mid`` the label u = 0 stands for: the
+        range's centre, or a numeric ``label_center``.
+        """
         lo, hi = self._label_bounds()
-        return 0.5 * (hi - lo)
+        center = getattr(self, "label_center", "range")
+        return 0.5 * (hi - lo), 0.5 * (hi + lo) if isinstance(center, str) else float(center)
 
     # ------------------------------------------------------- a label range released in the fit
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> Any:
@@ -477,10 +482,9 @@ class LabelRangeMixin(RegressionScoreMixin):
                 int(np.count_nonzero(unit != values)),
                 n,
             )
-        center = getattr(self, "label_center", "range")  # a number: the label u = 0 stands for
-        unit *= 2.0
-        unit -= lo + hi if isinstance(center, str) else 2.0 * float(center)
-        unit /= hi - lo
+        half, mid = self._unit_scale()
+        unit -= mid
+        unit /= half
         # the map's rounding can leave [-1, 1] by an ulp at an end (hi = log(18823)): clip
         return np.clip(unit, -1.0, 1.0, out=unit)
 
@@ -488,12 +492,11 @@ class LabelRangeMixin(RegressionScoreMixin):
                  context: FitContext, warm_start: np.ndarray | None) -> Any:
         """Noise, release and the fitted attributes in the labels' units (the private part)."""
         noise = context.noise  # this fit's generator (random_state, or a meta-estimator's)
-        owner, mechanism, budget = type(self).__name__, plan.mechanism, plan.budget
         family = "ssp" if plan.template == "sufficient statistics" else "linear"
         released = release(
             prep.template,
-            mechanism,
-            budget,
+            plan.mechanism,
+            plan.budget,
             getattr(self, "solver", None),
             noise.rng,
             warm_start=warm_start,
@@ -501,16 +504,15 @@ class LabelRangeMixin(RegressionScoreMixin):
             seeded=noise.seeded,
             vouch=plan.vouch,
             vouch_unused="ignore",
-            noise_warning={"family": family, "owner": owner, "regression": family == "linear"},
+            noise_warning={"family": family, "owner": type(self).__name__,
+                           "regression": family == "linear"},
         )
         certificate = released.certificate
         certificate.state(*plan.notes)
         hold.commit_certificate(certificate)
         # coef_ and intercept_ in the labels' units from θ fitted on u (post-processing)
         theta, d = released.theta, prep.meta.n_features
-        lo, hi = self._label_bounds()
-        center = getattr(self, "label_center", "range")  # the label u = 0 stands for
-        half, mid = 0.5 * (hi - lo), 0.5 * (hi + lo) if isinstance(center, str) else float(center)
+        half, mid = self._unit_scale()
         s = float(self.intercept_scaling)
         self.n_features_in_ = d
         self.coef_ = half * np.asarray(theta[:d], dtype=float)
@@ -783,7 +785,8 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
                 float(np.sum(u)), n, eps_center, NoiseSource(center_rng, noise.seeded)
             )
             # c in [-1, 1] in the labels' units (clipped: the sum's rounding may leave [lo, hi] by an ulp)
-            c_y = 0.5 * (lo + hi) + 0.5 * (hi - lo) * float(center.theta[0])
+            half, mid = self._unit_scale()
+            c_y = mid + half * float(center.theta[0])
             inner.set_params(label_center=min(hi, max(lo, c_y)))
             fit_part(inner, X, y, context.inner(NoiseSource(fit_rng, noise.seeded), held=True))
             certificate = self._with_center(
@@ -906,12 +909,13 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         design = design_rows(
             self, X_checked, np.zeros(n, dtype=bool) if excluded is None else excluded, owner
         )
-        return self._erm_prepared(plan, design, u, PreparedFacts(d), owner, self._half_range(),
+        half, _ = self._unit_scale()
+        return self._erm_prepared(plan, design, u, PreparedFacts(d), owner, half,
                                   fit=not is_dask_collection(X_checked))
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
-        return self._erm_prepared(plan, None, np.zeros(plan.n), PreparedFacts(plan.n_features),
-                                  scale=self._half_range())
+        return self._erm_prepared(plan, None, None, PreparedFacts(plan.n_features),
+                                  scale=self._unit_scale()[0])
 
 
 #: The parameters every fixed-loss regressor shares with :class:`PrivateLinearRegressor`:
