@@ -1237,8 +1237,7 @@ class PrivateEstimator(BaseEstimator):
         """The ledger's reservation of ``plan``'s budget (n: none where a meta-estimator holds it)."""
         return hold_budget(
             getattr(self, "accountant", None),
-            plan.budget.epsilon,
-            plan.budget.delta,
+            plan.budget,
             type(self).__name__,
             n=None if context.held else plan.n,
         )

@@ -822,7 +822,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         best = 0  # the candidate released: 0 the learner's model, c + 1 the constant class c
         with (
             hold_budget(
-                self.accountant, epsilon, self._delta(*shape), owner, n=None if context.held else n
+                self.accountant, Budget(epsilon, self._delta(*shape)), owner,
+                n=None if context.held else n,
             ) as hold,
             signed_by(learner, f"{owner}.fit"),
         ):
@@ -1332,7 +1333,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             The mean's certificate, committed to the accountant.
         """
         owner, epsilon = type(self).__name__, float(self.epsilon)
-        with hold_budget(self.accountant, epsilon, 0.0, owner) as hold:
+        with hold_budget(self.accountant, Budget(epsilon), owner) as hold:
             u = self._unit_labels(y, n, f"{owner}.fit")
             released_mean = mean_release(float(np.sum(u)), n, epsilon, noise)
             certificate = released_mean.certificate
@@ -1373,8 +1374,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         with (
             hold_budget(
                 self.accountant,
-                float(self.epsilon),
-                float(learner.delta),
+                Budget(float(self.epsilon), float(learner.delta)),
                 owner,
                 n=None if context.held else n,
             ) as hold,
@@ -1431,8 +1431,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         with (
             hold_budget(
                 self.accountant,
-                float(self.epsilon),
-                float(learner.delta),
+                Budget(float(self.epsilon), float(learner.delta)),
                 owner,  # its δ only
                 n=None if context.held else n,
             ) as hold,
