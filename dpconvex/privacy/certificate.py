@@ -351,7 +351,8 @@ class RowMap:
         return "; ".join(self.lines()) or "rows clipped to the norm bound only, in memory"
 
 
-#: The typed lines a certificate keeps among its ``assumptions``, in the order stated.
+#: The typed lines a certificate states: their text among ``assumptions``, their fields in
+#: ``lines`` (:meth:`Certificate.state`).
 Line = SmoothingRule | MechanismChoice | DeltaRows
 #: The typed facts a certificate holds: in fields of their own, or typed lines
 #: (:meth:`Certificate.state`).
@@ -371,11 +372,9 @@ class Certificate:
         the δ of an (ε, δ) guarantee (0 for pure ε-DP).
     private : bool
         False for the explicit non-private baseline.
-    conditions, quantities, assumptions : list of Condition, dict, list of str or Line
+    conditions, quantities, assumptions : list of Condition, dict, list of str
         Every condition of the proof and how it was established; derived constants, all
-        from public parameters; what the guarantee assumes (adjacency, preprocessing, ...),
-        lines of text or typed lines (:class:`SmoothingRule`, :class:`MechanismChoice`,
-        :class:`DeltaRows`: fields a test or a tool reads, rendered where they were stated).
+        from public parameters; what the guarantee assumes (adjacency, preprocessing, ...).
     solver : dict
         The backend that solved and the tolerance met (public facts only).
     parts : list of Certificate
@@ -385,13 +384,18 @@ class Certificate:
         and backend (None: not stated, or stated by a part).
     seeded : bool
         True when the caller seeded the noise (:data:`SEEDED`).
+    lines : list of Line
+        The typed lines stated (:class:`SmoothingRule`, :class:`MechanismChoice`,
+        :class:`DeltaRows`): their fields, for a test or a tool to read; each line's text is
+        among ``assumptions``, where it was stated.
     released : dict
         Outputs of the release besides the model's parameters, each a differentially private
         output of a part (e.g. the candidate a private selection chose), never a public
         quantity: ``quantities`` holds what is derived from public parameters only.
 
-    Typed facts (:class:`LabelSource`, :class:`LamRule`, :class:`RowMap`) given among
-    ``assumptions`` go to their fields (:meth:`state`); the text renders every field.
+    Typed facts (:class:`LabelSource`, :class:`LamRule`, :class:`RowMap`, and the typed lines)
+    given among ``assumptions`` go to their fields (:meth:`state`); the text renders every
+    field.
 
     Examples
     --------
@@ -420,7 +424,7 @@ class Certificate:
     private: bool = True
     conditions: list[Condition] = field(default_factory=list)
     quantities: dict[str, Any] = field(default_factory=dict)
-    assumptions: list[str | Line] = field(default_factory=list)
+    assumptions: list[str] = field(default_factory=list)
     solver: dict[str, Any] = field(default_factory=dict)
     parts: list[Certificate] = field(default_factory=list)
     label_source: LabelSource | None = None
@@ -428,13 +432,15 @@ class Certificate:
     row_map: RowMap | None = None
     seeded: bool = False
     released: dict[str, Any] = field(default_factory=dict)
+    lines: list[Line] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         given, self.assumptions = self.assumptions, []
         self.state(*given)
 
     def state(self, *facts: Fact | str | None) -> None:
-        """Add facts: a typed fact to its field (row maps merge), a line to ``assumptions``.
+        """Add facts: a typed fact to its field (row maps merge), a line to ``assumptions``
+        (a typed line also to ``lines``).
 
         Empty facts and lines already stated are skipped.
         """
@@ -445,6 +451,10 @@ class Certificate:
                 self.lam_rule = fact
             elif isinstance(fact, RowMap):
                 self.row_map = fact if self.row_map is None else self.row_map.merge(fact)
+            elif isinstance(fact, Line):
+                if fact not in self.lines:
+                    self.lines.append(fact)
+                self.state(str(fact))
             elif fact and fact not in self.assumptions:
                 self.assumptions.append(fact)
 
@@ -456,6 +466,8 @@ class Certificate:
             return self.lam_rule == fact
         if isinstance(fact, RowMap):
             return self.row_map is not None and self.row_map.merge(fact) == self.row_map
+        if isinstance(fact, Line):
+            return fact in self.lines
         return fact in self.assumptions
 
     def notes(self) -> list[str]:
@@ -463,7 +475,7 @@ class Certificate:
         :data:`SEEDED`."""
         lines = [str(f) for f in (self.label_source, self.lam_rule) if f is not None]
         lines += self.row_map.lines() if self.row_map is not None else []
-        return lines + [str(a) for a in self.assumptions] + ([SEEDED] if self.seeded else [])
+        return lines + list(self.assumptions) + ([SEEDED] if self.seeded else [])
 
     @property
     def all_hold(self) -> bool:
@@ -481,17 +493,14 @@ class Certificate:
         >>> cert.line(DeltaRows).n, cert.to_dict()["lines"][0]["kind"]
         (10, 'DeltaRows')
         """
-        return next((a for a in self.assumptions if isinstance(a, kind)), None)
+        return next((a for a in self.lines if isinstance(a, kind)), None)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain-Python dict (JSON serializable): every field, ``assumptions`` as their text,
-        the Λ rule's text as ``lam_rule["how"]`` (:attr:`LamRule.stated`), the typed lines'
-        fields under ``"lines"``."""
+        """Plain-Python dict (JSON serializable): every field, the Λ rule's text as
+        ``lam_rule["how"]`` (:attr:`LamRule.stated`), each typed line's class as its ``"kind"``."""
         out = asdict(self)
         out["parts"] = [p.to_dict() for p in self.parts]
-        out["assumptions"] = [str(a) for a in self.assumptions]
-        out["lines"] = [{"kind": type(a).__name__, **asdict(a)} for a in self.assumptions
-                        if not isinstance(a, str)]
+        out["lines"] = [{"kind": type(a).__name__, **asdict(a)} for a in self.lines]
         if self.lam_rule is not None:
             out["lam_rule"] = {**asdict(self.lam_rule), "how": self.lam_rule.stated}
         return json.loads(json.dumps(out, default=_jsonable))
