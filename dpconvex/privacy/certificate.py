@@ -440,9 +440,9 @@ class Certificate:
 
     def state(self, *facts: Fact | str | None) -> None:
         """Add facts: a typed fact to its field (row maps merge), a line to ``assumptions``
-        (a typed line also to ``lines``).
+        (a typed line its text, and itself to ``lines``).
 
-        Empty facts and lines already stated are skipped.
+        Empty facts and lines whose text is already stated are skipped.
         """
         for fact in facts:
             if isinstance(fact, LabelSource):
@@ -451,12 +451,10 @@ class Certificate:
                 self.lam_rule = fact
             elif isinstance(fact, RowMap):
                 self.row_map = fact if self.row_map is None else self.row_map.merge(fact)
-            elif isinstance(fact, Line):
-                if fact not in self.lines:
+            elif fact and str(fact) not in self.assumptions:
+                self.assumptions.append(str(fact))
+                if isinstance(fact, Line):
                     self.lines.append(fact)
-                self.state(str(fact))
-            elif fact and fact not in self.assumptions:
-                self.assumptions.append(fact)
 
     def states(self, fact: Fact | str) -> bool:
         """Whether the certificate itself (not a part) states ``fact``."""
