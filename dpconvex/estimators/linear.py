@@ -66,7 +66,13 @@ from ..errors import (
 )
 from ..objectives.losses import LOSSES, WIDTH_RULE, Logistic, Loss, get_loss, stated_loss
 from ..privacy.budget import Budget, split_even
-from ..privacy.certificate import LabelSource, RowMap, compose_sequential
+from ..privacy.certificate import (
+    LabelSource,
+    MechanismChoice,
+    RowMap,
+    SmoothingRule,
+    compose_sequential,
+)
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
 from ..privacy.release import release
@@ -637,7 +643,7 @@ class LinearPlanMixin:
             reads_epsilon=isinstance(self.lam, str) or smoothing_note is not None)
 
     def _auto_form(self, gaussian: Mechanism, budget: Budget, loss: Loss, n: int, q: float,
-                   p: int, centered: bool) -> tuple[Mechanism, Budget, tuple[str]]:
+                   p: int, centered: bool) -> tuple[Mechanism, Budget, tuple[MechanismChoice]]:
         """``mechanism="auto"`` with δ > 0: the Gaussian form (``gaussian``, with ``budget``) or
         the pure one, whichever has the lower public Λ-rule bound (δ is spent by the Gaussian form
         only; docs/privacy/front_door.md#privacy-mechanism-auto), its budget and the
@@ -651,15 +657,12 @@ class LinearPlanMixin:
         mechanism = gaussian
         if bounds[1] < bounds[0]:  # the lower of the two rules' bounds is kept
             mechanism, budget = pure, pure.check_budget(pure_budget)
-        return mechanism, budget, (
-            f"mechanism='auto' -> {mechanism.name!r} because delta > 0 was given and its "
-            f"Lambda-rule bound {min(bounds):.4g} is at most {max(bounds):.4g}, that of the "
-            f"{'Gaussian' if mechanism.pure else 'pure'} form (n = {n}, p = {p}, epsilon, "
-            "delta, q and the loss's constants only; delta is spent by the Gaussian form "
-            "only; docs/privacy/front_door.md#privacy-mechanism-auto)",)
+        return mechanism, budget, (MechanismChoice(
+            mechanism.name, "bound", bound=float(min(bounds)), other_bound=float(max(bounds)),
+            n=n, p=p, pure=mechanism.pure),)
 
     def _smoothed_loss(self, loss: Loss, mechanism: Mechanism, budget: Budget, n: int, q: float,
-                       p: int, centered: bool) -> tuple[Loss, str | None]:
+                       p: int, centered: bool) -> tuple[Loss, SmoothingRule | None]:
         """The loss the template states: ``loss`` with kinks and ``smoothing="auto"`` smoothed at
         the half-width h of the public rule
         (:func:`~dpconvex.privacy.rules.noise_level.resolve_smoothing`, with the certificate's

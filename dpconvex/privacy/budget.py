@@ -64,7 +64,7 @@ from ..errors import (
     PrivacyWarning,
     user_stacklevel,
 )
-from .certificate import Certificate
+from .certificate import Certificate, DeltaRows
 
 __all__ = ["BUDGET_RTOL", "DEFAULT_DELTA", "DELTA_RULE", "Budget", "BudgetAccountant", "Hold",
            "Reservation", "Spend", "default_delta", "delta_rows_note", "hold_budget", "remaining",
@@ -219,8 +219,8 @@ def split_even(total: float, k: int) -> float:
     return part
 
 
-def delta_rows_note(delta: float | None, n: Any) -> str | None:
-    """The certificate's line when δ >= 1/n (n rows, public), else None.
+def delta_rows_note(delta: float | None, n: Any) -> DeltaRows | None:
+    """The certificate's line (its fields: δ and n) when δ >= 1/n (n rows, public), else None.
 
     ``delta`` 0 or None (pure ε-DP) or ``n`` None (the rows, public under replace-one adjacency): no line.
 
@@ -229,7 +229,7 @@ def delta_rows_note(delta: float | None, n: Any) -> str | None:
     >>> from dpconvex.privacy.budget import delta_rows_note
     >>> delta_rows_note(1e-6, 100) is None, delta_rows_note(0.0, 10) is None
     (True, True)
-    >>> delta_rows_note(0.5, 10)[:44]
+    >>> str(delta_rows_note(0.5, 10))[:44]
     'delta = 0.5 is at least 1/n = 0.1 for n = 10'
     """
     if (
@@ -242,13 +242,7 @@ def delta_rows_note(delta: float | None, n: Any) -> str | None:
     n = int(n)
     if n < 1 or float(delta) * n < 1.0:
         return None
-    return (
-        f"delta = {float(delta):.3g} is at least 1/n = {1.0 / n:.3g} for n = {n} rows (n public): "
-        "an "
-        "(epsilon, delta) guarantee with delta >= 1/n is met by releasing one whole record at "
-        "random, so it protects no record; use delta well below 1/n, e.g. delta = 1/n^2 = "
-        f"{1.0 / (float(n) * n):.3g}, or delta = 0 (pure epsilon-DP) (dpconvex.privacy.budget)"
-    )
+    return DeltaRows(float(delta), n)
 
 
 # ------------------------------------------------------------- the ledger
@@ -684,7 +678,7 @@ class Hold:
     """
 
     reservation: Reservation | None
-    note: str | None
+    note: DeltaRows | None
 
     def commit_certificate(self, certificate: Certificate) -> Spend | None:
         """State the note, then :meth:`Reservation.commit_certificate` (None: no ledger)."""

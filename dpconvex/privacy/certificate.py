@@ -19,8 +19,8 @@ from typing import Any
 
 from ..errors import PrivacyError
 
-__all__ = ["SEEDED", "Certificate", "Condition", "LabelSource", "LamRule", "RowMap",
-           "compose_parallel", "compose_sequential"]
+__all__ = ["SEEDED", "Certificate", "Condition", "DeltaRows", "LabelSource", "LamRule",
+           "MechanismChoice", "RowMap", "SmoothingRule", "compose_parallel", "compose_sequential"]
 
 
 #: The certificate line of a release whose noise the caller seeded (``Certificate.seeded``).
@@ -126,23 +126,176 @@ class LamRule:
     rule : {"given", "auto"}
         ``"given"``: a public parameter; ``"auto"``: a public rule of public quantities.
     how : str
-        For ``"auto"``: the rule and the public quantities it read.
+        For ``"auto"`` by a rule of its own (e.g. the large-margin learners'): that rule and the
+        quantities it read; ``""`` for the linear Λ rule
+        (:func:`~dpconvex.privacy.rules.noise_level.resolve_lam`), whose text :attr:`stated`
+        renders from the fields below.
+    mechanism : str
+        For the linear Λ rule: the mechanism whose calibration it weighed; the public
+        quantities it read are the fields below (their defaults otherwise).
+    n, epsilon, delta, q, p : int, float, float, float, int
+        Rows, the budget the calibration spends, the row-norm bound and the dimension.
+    deriv_bound, curvature : float
+        The loss's |ℓ'| and ℓ'' bounds.
+    reference_norm, stability_weight : float
+        R and w of the rule's bound.
 
     Examples
     --------
     >>> from dpconvex.privacy.certificate import LamRule
     >>> print(LamRule(0.05, "given"))
     lam = 0.05 given explicitly (a public parameter)
+    >>> auto = LamRule(0.01, "auto", mechanism="objective", n=1000, epsilon=1.0, q=1.0, p=5)
+    >>> auto.stated.split(": ")[0][:55]
+    "lam='auto' (dpconvex.privacy.rules.noise_level.auto_lam"
     """
 
     lam: float
     rule: str = "given"
     how: str = ""
+    mechanism: str = ""
+    n: int = 0
+    epsilon: float = 0.0
+    delta: float = 0.0
+    q: float = 0.0
+    p: int = 0
+    deriv_bound: float = 0.0
+    curvature: float = 0.0
+    reference_norm: float = 0.0
+    stability_weight: float = 0.0
+
+    @property
+    def stated(self) -> str:
+        """For ``"auto"``: the rule and the public quantities it read, as the text states them."""
+        if self.rule == "given" or self.how:
+            return self.how
+        return (
+            "lam='auto' (dpconvex.privacy.rules.noise_level.auto_lam, "
+            "docs/privacy/perturbation.md#privacy-lambda-rule): the minimizer of a bias + "
+            f"stability + noise bound from public quantities only: mechanism {self.mechanism}, "
+            f"n = {self.n}, epsilon = {self.epsilon:g}, delta = {self.delta:g}, q = {self.q:.6g}, "
+            f"p = {self.p}, |l'| <= {self.deriv_bound:g}, l'' <= {self.curvature:g}, reference "
+            f"norm R = {self.reference_norm:g}, stability weight w = {self.stability_weight:g}; "
+            "no data value is read")
 
     def __str__(self) -> str:
         if self.rule == "given":
             return f"lam = {self.lam:g} given explicitly (a public parameter)"
-        return f"lam = {self.lam:.6g} chosen by the public rule {self.how}"
+        return f"lam = {self.lam:.6g} chosen by the public rule {self.stated}"
+
+
+@dataclass(frozen=True)
+class SmoothingRule:
+    """The half-width h at which a loss's kinks were smoothed by the public rule
+    ``smoothing="auto"``: a certificate line with fields.
+
+    Attributes
+    ----------
+    h : float
+        The half-width chosen.
+    candidates : int
+        How many half-widths the rule weighed.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.certificate import SmoothingRule
+    >>> str(SmoothingRule(0.5, 9))[:44]
+    'loss smoothed at half-width h = 0.5 chosen b'
+    """
+
+    h: float
+    candidates: int
+
+    def __str__(self) -> str:
+        return (
+            f"loss smoothed at half-width h = {self.h:g} chosen by the public rule "
+            "smoothing='auto' (dpconvex.privacy.rules.noise_level.resolve_smoothing, "
+            "docs/privacy/user_objectives.md#privacy-smoothing): the h of "
+            f"{self.candidates} candidates minimizing the Λ rule's bound plus the largest "
+            "change of the loss, from n, epsilon, q, p and the loss's constants only")
+
+
+@dataclass(frozen=True)
+class MechanismChoice:
+    """What ``mechanism="auto"`` chose and why: a certificate line with fields.
+
+    Attributes
+    ----------
+    mechanism : str
+        The mechanism chosen.
+    because : {"delta = 0", "delta > 0", "bound"}
+        δ's sign alone (the one rule of
+        :func:`~dpconvex.privacy.mechanisms.base.resolve_mechanism`), or, with δ > 0, the
+        lower of the pure and Gaussian forms' Λ-rule bounds (the linear learners).
+    why : str
+        For a choice by δ's sign: what the mechanism is, as the text states it.
+    bound, other_bound : float
+        For ``"bound"``: the chosen form's Λ-rule bound and the other form's.
+    n, p : int
+        For ``"bound"``: the rows and dimension the bounds read.
+    pure : bool
+        For ``"bound"``: whether the chosen form is the pure one.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.certificate import MechanismChoice
+    >>> str(MechanismChoice("objective", "delta = 0", "pure"))[:40]
+    "mechanism='auto' -> 'objective' (pure) b"
+    """
+
+    mechanism: str
+    because: str
+    why: str = ""
+    bound: float = 0.0
+    other_bound: float = 0.0
+    n: int = 0
+    p: int = 0
+    pure: bool = False
+
+    def __str__(self) -> str:
+        if self.because != "bound":
+            because = "delta > 0 was given" if self.because == "delta > 0" else self.because
+            return (f"mechanism='auto' -> {self.mechanism!r} ({self.why}) because {because}: "
+                    "the one rule of dpconvex.privacy.mechanisms.base.resolve_mechanism "
+                    "(docs/privacy/front_door.md#privacy-mechanism-auto)")
+        return (
+            f"mechanism='auto' -> {self.mechanism!r} because delta > 0 was given and its "
+            f"Lambda-rule bound {self.bound:.4g} is at most {self.other_bound:.4g}, that of the "
+            f"{'Gaussian' if self.pure else 'pure'} form (n = {self.n}, p = {self.p}, epsilon, "
+            "delta, q and the loss's constants only; delta is spent by the Gaussian form "
+            "only; docs/privacy/front_door.md#privacy-mechanism-auto)")
+
+
+@dataclass(frozen=True)
+class DeltaRows:
+    """δ at least 1/n (n rows, public): a certificate line with fields (the guarantee is true
+    as stated, and protects no record).
+
+    Attributes
+    ----------
+    delta : float
+        The δ of the guarantee.
+    n : int
+        The rows.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.certificate import DeltaRows
+    >>> str(DeltaRows(0.5, 10))[:44]
+    'delta = 0.5 is at least 1/n = 0.1 for n = 10'
+    """
+
+    delta: float
+    n: int
+
+    def __str__(self) -> str:
+        n = self.n
+        return (
+            f"delta = {self.delta:.3g} is at least 1/n = {1.0 / n:.3g} for n = {n} rows "
+            "(n public): an (epsilon, delta) guarantee with delta >= 1/n is met by releasing "
+            "one whole record at random, so it protects no record; use delta well below 1/n, "
+            f"e.g. delta = 1/n^2 = {1.0 / (float(n) * n):.3g}, or delta = 0 (pure epsilon-DP) "
+            "(dpconvex.privacy.budget)")
 
 
 @dataclass(frozen=True)
@@ -198,8 +351,12 @@ class RowMap:
         return "; ".join(self.lines()) or "rows clipped to the norm bound only, in memory"
 
 
-#: The typed facts a certificate holds in fields of their own (:meth:`Certificate.state`).
-Fact = LabelSource | LamRule | RowMap
+#: The typed lines a certificate states: their text among ``assumptions``, their fields in
+#: ``lines`` (:meth:`Certificate.state`).
+Line = SmoothingRule | MechanismChoice | DeltaRows
+#: The typed facts a certificate holds: in fields of their own, or typed lines
+#: (:meth:`Certificate.state`).
+Fact = LabelSource | LamRule | RowMap | Line
 
 
 @dataclass
@@ -227,13 +384,18 @@ class Certificate:
         and backend (None: not stated, or stated by a part).
     seeded : bool
         True when the caller seeded the noise (:data:`SEEDED`).
+    lines : list of Line
+        The typed lines stated (:class:`SmoothingRule`, :class:`MechanismChoice`,
+        :class:`DeltaRows`): their fields, for a test or a tool to read; each line's text is
+        among ``assumptions``, where it was stated.
     released : dict
         Outputs of the release besides the model's parameters, each a differentially private
         output of a part (e.g. the candidate a private selection chose), never a public
         quantity: ``quantities`` holds what is derived from public parameters only.
 
-    Typed facts (:class:`LabelSource`, :class:`LamRule`, :class:`RowMap`) given among
-    ``assumptions`` go to their fields (:meth:`state`); the text renders every field.
+    Typed facts (:class:`LabelSource`, :class:`LamRule`, :class:`RowMap`, and the typed lines)
+    given among ``assumptions`` go to their fields (:meth:`state`); the text renders every
+    field.
 
     Examples
     --------
@@ -270,15 +432,17 @@ class Certificate:
     row_map: RowMap | None = None
     seeded: bool = False
     released: dict[str, Any] = field(default_factory=dict)
+    lines: list[Line] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         given, self.assumptions = self.assumptions, []
         self.state(*given)
 
     def state(self, *facts: Fact | str | None) -> None:
-        """Add facts: a typed fact to its field (row maps merge), a line to ``assumptions``.
+        """Add facts: a typed fact to its field (row maps merge), a line to ``assumptions``
+        (a typed line its text, and itself to ``lines``).
 
-        Empty facts and lines already stated are skipped.
+        Empty facts and lines whose text is already stated are skipped.
         """
         for fact in facts:
             if isinstance(fact, LabelSource):
@@ -287,8 +451,10 @@ class Certificate:
                 self.lam_rule = fact
             elif isinstance(fact, RowMap):
                 self.row_map = fact if self.row_map is None else self.row_map.merge(fact)
-            elif fact and fact not in self.assumptions:
-                self.assumptions.append(fact)
+            elif fact and str(fact) not in self.assumptions:
+                self.assumptions.append(str(fact))
+                if isinstance(fact, Line):
+                    self.lines.append(fact)
 
     def states(self, fact: Fact | str) -> bool:
         """Whether the certificate itself (not a part) states ``fact``."""
@@ -298,6 +464,8 @@ class Certificate:
             return self.lam_rule == fact
         if isinstance(fact, RowMap):
             return self.row_map is not None and self.row_map.merge(fact) == self.row_map
+        if isinstance(fact, Line):
+            return fact in self.lines
         return fact in self.assumptions
 
     def notes(self) -> list[str]:
@@ -312,9 +480,28 @@ class Certificate:
         """True when every listed condition holds."""
         return all(c.holds for c in self.conditions) and all(p.all_hold for p in self.parts)
 
+    def line(self, kind: type[Line]) -> Line | None:
+        """The first typed line of class ``kind`` the certificate itself states, or None.
+
+        Examples
+        --------
+        >>> from dpconvex import Certificate
+        >>> from dpconvex.privacy.certificate import DeltaRows
+        >>> cert = Certificate("output", 1.0, 1.0, assumptions=[DeltaRows(0.5, 10)])
+        >>> cert.line(DeltaRows).n, cert.to_dict()["lines"][0]["kind"]
+        (10, 'DeltaRows')
+        """
+        return next((a for a in self.lines if isinstance(a, kind)), None)
+
     def to_dict(self) -> dict[str, Any]:
-        """Plain-Python dict (JSON serializable)."""
-        return json.loads(json.dumps(asdict(self), default=_jsonable))
+        """Plain-Python dict (JSON serializable): every field, the Λ rule's text as
+        ``lam_rule["how"]`` (:attr:`LamRule.stated`), each typed line's class as its ``"kind"``."""
+        out = asdict(self)
+        out["parts"] = [p.to_dict() for p in self.parts]
+        out["lines"] = [{"kind": type(a).__name__, **asdict(a)} for a in self.lines]
+        if self.lam_rule is not None:
+            out["lam_rule"] = {**asdict(self.lam_rule), "how": self.lam_rule.stated}
+        return json.loads(json.dumps(out, default=_jsonable))
 
     def __str__(self) -> str:
         lines = [f"Privacy certificate: {self.mechanism}"]

@@ -21,6 +21,7 @@ import dpconvex as dp
 from dpconvex.errors import ParameterError, PrivacyWarning
 from dpconvex.estimators.centroids import WITHIN_FLOOR, prior_penalty, within_class_variance
 from dpconvex.estimators.large_margin.centroid import phi_from_means
+from dpconvex.privacy.certificate import MechanismChoice
 from dpconvex.privacy.mechanisms.gaussian import KNORM_COUNT_WEIGHT
 
 #: The synthetic model: u | c ~ N(μ_c, s²I_d), ‖μ_c‖² = A2, d s² = 1 − A2 (so E‖u‖² = 1 and
@@ -241,15 +242,15 @@ def test_auto_mechanism_by_delta_and_its_certificate_line():
     plan = pure.plan(150, 3, 4)
     assert plan.mechanism.name == "knorm_sum" and plan.budget.delta == 0.0
     pure.fit(X, y)
-    why = [a for a in pure.certificate_.assumptions if a.startswith("mechanism='auto'")]
-    assert len(why) == 1 and "'knorm_sum'" in why[0] and why[0] in plan.notes
+    why = [a for a in pure.certificate_.lines if isinstance(a, MechanismChoice)]
+    assert why == [MechanismChoice("knorm_sum", "delta = 0", why[0].why)] and why[0] in plan.notes
     gauss = dp.PrivateGaussianCentroid(epsilon=1.0, delta=1e-6, classes=[0, 1, 2],
                                        random_state=0).fit(X, y)
     assert "Gaussian" in gauss.certificate_.mechanism and gauss.certificate_.delta == 1e-6
     rule = dp.PrivateGaussianCentroid(epsilon=1.0, mechanism="gaussian", classes=[0, 1, 2],
                                       random_state=0).fit(X, y)
     assert rule.certificate_.delta == min(1e-5, 1 / 150**2)
-    assert not any(a.startswith("mechanism='auto'") for a in rule.certificate_.assumptions)
+    assert rule.certificate_.line(MechanismChoice) is None
 
 
 # ------------------------------------------------------- the large-margin form

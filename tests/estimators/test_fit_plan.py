@@ -21,6 +21,7 @@ import dpconvex as dp
 from dpconvex.estimators.base import FitPlan, PrivateEstimator
 from dpconvex.estimators.large_margin import learners
 from dpconvex.estimators.sweep import epsilon_sweep
+from dpconvex.privacy.certificate import DeltaRows
 
 N, C, P = 178, 3, 13
 
@@ -264,17 +265,16 @@ def test_delta_at_least_one_over_n_warns_once_and_the_certificate_says_so(n_clas
     mine = _delta_warnings(caught)
     assert len(mine) == 1
     assert "1/n^2" in str(mine[0].message) and mine[0].filename == __file__
-    lines = [a for a in est.certificate_.assumptions if "is at least 1/n" in a]
-    assert len(lines) == 1 and "n = 30 rows" in lines[0]
+    assert [a for a in est.certificate_.lines if isinstance(a, DeltaRows)] == [DeltaRows(0.05, 30)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dp.PrivacyWarning)
         dry = make(0.05).certify(n=30, n_classes=n_classes, n_features=4)
-    assert any("is at least 1/n" in a for a in dry.assumptions)
+    assert dry.states(DeltaRows(0.05, 30))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         est = make(1e-4).fit(X, y)  # well below 1/30
     assert not _delta_warnings(caught)
-    assert not any("is at least 1/n" in a for a in est.certificate_.assumptions)
+    assert est.certificate_.line(DeltaRows) is None
 
 
 def test_the_shape_left_out_is_named_and_a_regressor_needs_no_label_count():

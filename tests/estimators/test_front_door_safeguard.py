@@ -27,6 +27,7 @@ from dpconvex import BudgetAccountant, PrivateClassifier
 from dpconvex.audit import EstimatorMechanism, audit
 from dpconvex.errors import DataValidationError, ParameterError, PrivacyWarning
 from dpconvex.estimators.front_door import ConstantClassifier, safeguard_mistakes
+from dpconvex.privacy.certificate import DeltaRows
 from dpconvex.privacy.rules.front_door import CONSTANT, MODEL_HANDICAP, SELECTION_SHARE
 
 EPS = 1.0
@@ -229,7 +230,7 @@ def test_the_learners_part_and_the_dry_run_state_what_the_fit_states():
     for cert in (fitted.certificate_, dry):
         assert cert.delta > 0 and [part.label_source for part in cert.parts[:1]] == [cert.label_source]
         assert cert.label_source.source == "inferred"
-        assert sum("is at least 1/n" in line for line in cert.assumptions) == 1  # 0.01 >= 1/300
+        assert cert.lines.count(DeltaRows(0.01, 300)) == 1  # 0.01 >= 1/300
     assert fitted.estimator_.certificate_.label_source.source == "inferred"
 
 

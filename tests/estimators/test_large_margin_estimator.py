@@ -421,7 +421,7 @@ def test_plan_and_certificate_state_the_resolved_components(kw):
 def test_plan_of_a_given_mixture_keeps_its_components():
     plan = paper(epsilon=2.0, n_components=2).plan(240, 3, 3)
     assert plan.options["n_components K"] == 2
-    assert not any("n_components" in note for note in plan.notes)
+    assert not any("n_components" in str(note) for note in plan.notes)
 
 
 def test_the_auto_loss_of_a_mixture_with_delta_is_the_softmax_one():

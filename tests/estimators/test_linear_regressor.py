@@ -344,7 +344,7 @@ def test_where_the_noise_dominates_the_fit_releases_the_labels_mean_first_and_co
     assert mean_part.epsilon + model_part.epsilon == pytest.approx(cert.epsilon, rel=1e-12)
     assert mean_part.mechanism.startswith("Laplace mechanism on the mean of the labels")
     assert mean_part.epsilon == pytest.approx(0.1) and mean_part.quantities["mean sensitivity"] == 2 / 120
-    assert model_part.epsilon == pytest.approx(0.9) and "reference norm R = 0.5" in model_part.lam_rule.how
+    assert model_part.epsilon == pytest.approx(0.9) and model_part.lam_rule.reference_norm == 0.5
     assert cert.label_source.label_range == (0, 100)
     dry = dp.PrivateLinearRegressor(epsilon=1.0, label_range=(0, 100)).certify(n=120, n_features=8)
     assert [p.epsilon for p in dry.parts] == pytest.approx([0.1, 0.9])
@@ -374,7 +374,7 @@ def test_a_given_centre_maps_the_labels_around_it_and_is_checked_against_the_ran
                                [-0.4, 0.0, 1.0, 1.0])
     assert reg.plan(120, n_features=8).parts == {}  # a public centre: no release, the model's budget
     fitted = reg.set_params(random_state=0).fit(X, y)
-    assert "reference norm R = 0.5" in fitted.certificate_.lam_rule.how
+    assert fitted.certificate_.lam_rule.reference_norm == 0.5
     for bad in (101.0, -1.0, "mean", float("nan")):
         with pytest.raises(ParameterError, match="label_center"):
             dp.PrivateLinearRegressor(label_range=(0, 100), label_center=bad).fit(X, y)

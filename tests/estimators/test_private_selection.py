@@ -32,6 +32,7 @@ from dpconvex.errors import DataValidationError, ParameterError, PrivacyError
 from dpconvex.estimators.selection.grid import AUTO_LAM_FACTORS, auto_lam_grid
 from dpconvex.estimators.selection.random import PrivateRandomSearch, Repetitions, discrete_laplace
 from dpconvex.privacy.budget import split_even
+from dpconvex.privacy.certificate import DeltaRows
 
 FITS: list[Any] = []
 
@@ -578,7 +579,7 @@ def test_the_grid_search_states_a_delta_of_at_least_one_over_n_once():
         certificate = search.fit(X, y).certificate_
     large = [str(w.message) for w in caught if "at least 1/n" in str(w.message)]
     assert len(large) == 1 and large[0].startswith("PrivateGridSearch: delta = 0.005")
-    assert any("at least 1/n = 0.00333" in note for note in certificate.notes())
+    assert certificate.states(DeltaRows(0.005, 300))
 
 
 def test_the_grid_search_holds_the_delta_its_candidates_plans_spend():

@@ -13,6 +13,7 @@ import dpconvex as dp
 from dpconvex import BudgetError, ParameterError
 from dpconvex.errors import collect_diagnostics
 from dpconvex.estimators.sweep import epsilon_sweep
+from dpconvex.privacy.certificate import DeltaRows, SmoothingRule
 
 
 def _data(n=400, d=5, seed=0):
@@ -302,8 +303,8 @@ def test_a_sweeps_total_delta_of_at_least_one_over_n_is_warned_and_stated():
         sweep = epsilon_sweep(gd, X, y, [0.5, 1.0], random_state=0)
     large = [str(w.message) for w in caught if "at least 1/n" in str(w.message)]
     assert len(large) == 1 and large[0].startswith("epsilon_sweep(NoisyGradientDescent): delta = 0.004")
-    assert any("at least 1/n" in note for note in sweep.certificate.notes())
-    assert not any("at least 1/n" in note for fits in sweep.certificates for c in fits for note in c.notes())
+    assert sweep.certificate.line(DeltaRows) == DeltaRows(0.004, 300)
+    assert all(c.line(DeltaRows) is None for fits in sweep.certificates for c in fits)
 
 
 @pytest.mark.parametrize("make", [
@@ -326,8 +327,7 @@ def test_sweep_smooths_each_fit_at_its_own_epsilons_half_width(make):
         ref = _independent(est, X, y, eps, 1, 0)
     assert sw.templates_built == 2
     for (fitted,), (alone,) in zip(sw.estimators, ref, strict=True):
-        stated = {line.split("half-width h = ")[1].split(" ")[0]
-                  for line in fitted.certificate_.assumptions if "half-width h = " in line}
-        assert len(stated) == 1
+        stated = [line for line in fitted.certificate_.lines if isinstance(line, SmoothingRule)]
+        assert len(stated) == 1 and stated[0].h > 0
         assert str(fitted.certificate_) == str(alone.certificate_)
         assert np.max(np.abs(_theta(fitted) - _theta(alone))) <= 2e-6 / 0.05

@@ -25,7 +25,8 @@ def test_the_rule_reads_only_delta(family, delta):
     got = resolve_mechanism("auto", delta, MENUS[family].auto)
     pure, approximate = MENUS[family].auto
     assert got.name == (approximate if delta else pure)
-    assert "because delta" in got.reason
+    assert (got.reason.mechanism, got.reason.because) == (
+        got.name, "delta > 0" if delta else "delta = 0")
 
 
 def test_a_named_mechanism_is_returned_as_given():

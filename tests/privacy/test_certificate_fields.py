@@ -11,9 +11,12 @@ import dpconvex as dp
 from dpconvex.privacy.certificate import (
     SEEDED,
     Certificate,
+    DeltaRows,
     LabelSource,
     LamRule,
+    MechanismChoice,
     RowMap,
+    SmoothingRule,
     compose_sequential,
 )
 
@@ -68,9 +71,26 @@ def test_to_dict_holds_the_fields_as_json():
     d = json.loads(json.dumps(cert.to_dict()))
     assert d["label_source"] == {"source": "parameter", "classes": [0, 1],
                                  "unknown_labels": "raise", "label_range": []}
-    assert d["lam_rule"] == {"lam": 0.05, "rule": "given", "how": ""}
+    assert {k: d["lam_rule"][k] for k in ("lam", "rule", "how")} == {
+        "lam": 0.05, "rule": "given", "how": ""}
     assert d["row_map"] == {"row_norm": "unit", "unit_map": "", "dask": True}
-    assert d["seeded"] is False and d["assumptions"] == []
+    assert d["seeded"] is False and d["assumptions"] == [] and d["lines"] == []
+
+
+def test_a_typed_line_is_stated_once_with_its_text_among_the_assumptions():
+    auto = LamRule(0.01, "auto", mechanism="objective", n=100, epsilon=1.0, q=1.0, p=3,
+                   deriv_bound=1.0, curvature=0.25, reference_norm=16.0, stability_weight=0.5)
+    cert = Certificate("m", 1.0, 1.0, assumptions=["a", DeltaRows(0.5, 10), auto])
+    cert.state(DeltaRows(0.5, 10), SmoothingRule(0.5, 9))
+    assert cert.lines == [DeltaRows(0.5, 10), SmoothingRule(0.5, 9)]
+    assert cert.assumptions == ["a", str(DeltaRows(0.5, 10)), str(SmoothingRule(0.5, 9))]
+    assert cert.states(DeltaRows(0.5, 10)) and not cert.states(DeltaRows(0.5, 11))
+    assert cert.line(MechanismChoice) is None and cert.line(SmoothingRule).h == 0.5
+    d = json.loads(json.dumps(cert.to_dict()))
+    assert d["lines"] == [{"kind": "DeltaRows", "delta": 0.5, "n": 10},
+                          {"kind": "SmoothingRule", "h": 0.5, "candidates": 9}]
+    assert d["lam_rule"]["reference_norm"] == 16.0 and d["lam_rule"]["how"] == auto.stated
+    assert "reference norm R = 16," in auto.stated  # the text renders the field
 
 
 def test_a_composition_keeps_the_parts_fields_in_its_parts_and_is_seeded_with_a_seeded_part():

@@ -40,7 +40,7 @@ from ...errors import ParameterError, PrivacyError, SolverError
 from ...solvers import retry_advice
 from ...solvers.registry import Backend, SolveResult, SolveStatus
 from ..budget import Budget
-from ..certificate import Certificate, Condition
+from ..certificate import Certificate, Condition, MechanismChoice
 from ..noise import Noise, NormGamma
 
 if TYPE_CHECKING:
@@ -583,7 +583,7 @@ class AutoMechanism(NamedTuple):
     """
 
     name: str
-    reason: str | None
+    reason: MechanismChoice | None
 
 
 def resolve_mechanism(
@@ -619,15 +619,8 @@ def resolve_mechanism(
     else:  # a δ of its own: None (not given) or a number, checked here
         delta = 0.0 if budget is None else check_float(
             "delta", budget, "resolve_mechanism", low_inclusive=True, high=1.0)
-    name, because = (
-        (approximate, "delta > 0 was given") if delta > 0 else (pure, "delta = 0")
-    )
-    return AutoMechanism(
-        name,
-        f"mechanism='auto' -> {name!r} ({_WHY[name]}) because {because}: "
-        "the one rule of dpconvex.privacy.mechanisms.base.resolve_mechanism "
-        "(docs/privacy/front_door.md#privacy-mechanism-auto)",
-    )
+    name, because = (approximate, "delta > 0") if delta > 0 else (pure, "delta = 0")
+    return AutoMechanism(name, MechanismChoice(name, because, _WHY[name]))
 
 
 def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float | None = None,

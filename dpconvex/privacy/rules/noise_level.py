@@ -56,7 +56,7 @@ import numpy as np
 from ...errors import DPConvexError, ParameterError, PrivacyError, PrivacyWarning, user_stacklevel
 from ...templates.linear_erm import LinearERMTemplate
 from ..budget import Budget
-from ..certificate import LamRule
+from ..certificate import LamRule, SmoothingRule
 from ..mechanisms.base import PublicProblem, calibrated_constants
 
 if TYPE_CHECKING:
@@ -309,13 +309,8 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, budget: Budget, q:
     # the calibration's mechanism and ε (approximate minima: its inner mechanism's share)
     name, eps = ((mech.name, budget.epsilon) if grid is None
                  else (grid.mechanism, grid.epsilon_requested))
-    return value, LamRule(value, AUTO, (
-        "lam='auto' (dpconvex.privacy.rules.noise_level.auto_lam, "
-        "docs/privacy/perturbation.md#privacy-lambda-rule): the minimizer of a bias + stability "
-        f"+ noise bound from public quantities only: mechanism {name}, n = {n}, epsilon = "
-        f"{eps:g}, delta = {budget.delta:g}, q = {q:.6g}, p = {p}, |l'| <= {loss.deriv_bound:g}, "
-        f"l'' <= {loss.curvature:g}, reference norm R = {R:g}, stability weight w = {w:g}; no "
-        "data value is read"))
+    return value, LamRule(value, AUTO, "", name, n, eps, budget.delta, q, p, loss.deriv_bound,
+                          loss.curvature, R, w)
 
 
 def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
@@ -400,7 +395,8 @@ MARGIN_SMOOTHING_MIN = 0.5
 
 
 def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, budget: Budget,
-                      q: float, p: int, *, centered: bool = False) -> tuple[Loss, str | None]:
+                      q: float, p: int, *, centered: bool = False
+                      ) -> tuple[Loss, SmoothingRule | None]:
     """The loss at the half-width h of its kinks chosen with Λ from public quantities only.
 
     For a loss stated with kinks and ``smoothing="auto"``
@@ -421,8 +417,8 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
     >>> from dpconvex.privacy.rules.noise_level import resolve_smoothing
     >>> hinge = Loss.from_cvxpy(lambda m: cp.pos(1 - m))
     >>> smoothed, note = resolve_smoothing(hinge, "auto", "objective", 1000, Budget(1.0), 1.0, 5)
-    >>> smoothed.smoothed_kinks.h > 0, smoothed.curvature < float("inf"), note.startswith("loss")
-    (True, True, True)
+    >>> smoothed.smoothed_kinks.h == note.h, smoothed.curvature < float("inf")
+    (True, True)
     """
     if not getattr(loss, "smoothing_unresolved", False):
         return loss, None
@@ -460,12 +456,7 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
     assert best is not None
     _, h = best
     smoothed = loss.smoothed(h)
-    return smoothed, (
-        f"loss smoothed at half-width h = {h:g} chosen by the public rule smoothing='auto' "
-        "(dpconvex.privacy.rules.noise_level.resolve_smoothing, "
-        "docs/privacy/user_objectives.md#privacy-smoothing): the h of "
-        f"{grid.size} candidates minimizing the Λ rule's bound plus the largest "
-        f"change of the loss, from n, epsilon, q, p and the loss's constants only")
+    return smoothed, SmoothingRule(h, grid.size)
 
 
 def form_bounds(lam: Any, forms: list[tuple[str | Mechanism, Budget]], n: int, q: float,
