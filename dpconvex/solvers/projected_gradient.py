@@ -38,7 +38,7 @@ from .registry import Backend, SolveResult, SolveStatus, single_threaded
 if TYPE_CHECKING:
     from ..templates.base import ProjectionTemplate
 
-__all__ = ["ProjectedGradient", "accelerated_projected_gradient"]
+__all__ = ["ProjectedGradient", "accelerated_projected_gradient", "at_returned_point"]
 
 FunGrad = Callable[[np.ndarray], tuple[float, np.ndarray]]
 Project = Callable[[np.ndarray], np.ndarray]
@@ -235,4 +235,39 @@ class ProjectedGradient(Backend["ProjectionTemplate"]):
         if res.x is not None:
             with single_threaded("blas"):  # threads cost a small eigh 20x (see above)
                 res.x = space.project(res.x)
+                return at_returned_point(res, template, b, extra_reg)
         return res
+
+
+def at_returned_point(res: SolveResult, template: ProjectionTemplate, b: np.ndarray | None,
+                      extra_reg: float) -> SolveResult:
+    """``res`` with its residual the template's at ``res.x``, the point the backend returns.
+
+    A solver's own residual is the bare natural residual of its last iterate; the template's
+    adds what it counts beyond it (a solved projection's ``projection_tol``), and the point
+    returned may be a projection of that iterate. A projection solved by SCS is set up anew
+    first (``reset_projection``): what its workspace solved before moves it within its
+    tolerance, and the residual reported is then the one a recomputation after a reset finds.
+    A point that is not finite keeps the solver's residual (its status is FAILED).
+
+    Examples
+    --------
+    >>> from dpconvex.objectives import L2Ball, Logistic
+    >>> from dpconvex.solvers import ProjectedGradient
+    >>> from dpconvex.solvers.projected_gradient import at_returned_point
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X, y = rng.normal(size=(50, 3)) / 3.0, np.where(rng.normal(size=50) > 0, 1.0, -1.0)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=2.0, X=X, y=y,
+    ...                              constraint_set=L2Ball(0.05))
+    >>> res = at_returned_point(ProjectedGradient().solve(template, None), template, None, 0.0)
+    >>> res.residual == template.residual(res.x, None, 0.0)
+    True
+    """
+    if res.x is not None and np.all(np.isfinite(res.x)):
+        convex = getattr(template.space, "convex_set", None)
+        if hasattr(convex, "reset_projection"):
+            convex.reset_projection()
+        res.residual = float(template.residual(res.x, b, extra_reg))
+        res.info["residual_definition"] = "template.residual at x"
+    return res

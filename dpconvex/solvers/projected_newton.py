@@ -29,7 +29,7 @@ import numpy as np
 from .. import errors as diagnostics
 from ..templates.base import natural_residual
 from .lbfgs_newton import _FULL_NEWTON_GTOL, NATIVE_TOL_FACTOR
-from .projected_gradient import accelerated_projected_gradient
+from .projected_gradient import accelerated_projected_gradient, at_returned_point
 from .registry import Backend, SolveResult, SolveStatus, single_threaded
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ class ProjectedNewton(Backend["ProjectionTemplate"]):
                 k += 1
                 diagnostics.iteration("projected Newton", k, res)
         info = {"method": "projected Newton (quadratic models over the set by SCS)",
-                "newton_steps": k, "residual_definition": "||x - P(x - grad)||"}
+                "newton_steps": k}
         if res > tol and max_iter is None and np.isfinite(f):
             # Newton stalled (an SCS model not accurate enough near the minimizer): accelerated
             # projected gradient from its point, with the same projection
@@ -124,12 +124,14 @@ class ProjectedNewton(Backend["ProjectionTemplate"]):
                 mu=template.regularizer.strong_convexity + extra_reg,
                 L0=template.lipschitz_bound(extra_reg), tol=tol)
             finish.iterations += k
-            finish.seconds = time.perf_counter() - t0
             finish.info = {**finish.info, **info,
                            "method": "projected Newton, then accelerated projected gradient"}
-            return finish
-        status = (SolveStatus.FAILED if not (np.isfinite(f) and np.all(np.isfinite(x)))
-                  else SolveStatus.OPTIMAL if res <= tol else SolveStatus.MAX_ITERATIONS)
-        return SolveResult(x=x, status=status, objective=float(f), residual=float(res),
-                           solver="native", iterations=k, seconds=time.perf_counter() - t0,
-                           info=info)
+        else:
+            status = (SolveStatus.FAILED if not (np.isfinite(f) and np.all(np.isfinite(x)))
+                      else SolveStatus.OPTIMAL if res <= tol else SolveStatus.MAX_ITERATIONS)
+            finish = SolveResult(x=x, status=status, objective=float(f), residual=float(res),
+                                 solver="native", iterations=k, info=info)
+        with single_threaded("blas"):
+            finish = at_returned_point(finish, template, b, extra_reg)
+        finish.seconds = time.perf_counter() - t0
+        return finish
