@@ -1090,6 +1090,11 @@ class PrivateEstimator(BaseEstimator):
     #: refuses a context that leaves rows out (:meth:`FitContext.every_row`).
     takes_row_mask: ClassVar[bool] = False
 
+    #: Whether the estimator prepares and releases inside its fit only (a front door, which
+    #: splits its budget and its rows between its parts): ``prepare`` and ``fit_prepared``
+    #: refuse it by name; its fit's steps are its ``_prepare`` and ``_release``.
+    fits_only: ClassVar[bool] = False
+
     #: Whether the estimator takes public per-feature ranges (``feature_range``) from rows
     #: that carry them (:class:`~dpconvex.data.RangedRows`) when none are given.
     takes_rows_ranges: ClassVar[bool] = False
@@ -1209,6 +1214,8 @@ class PrivateEstimator(BaseEstimator):
         (:class:`PrivacyError`) before anything is held or charged.
         """
         caller, ledger = f"{type(self).__name__}.fit_prepared", getattr(self, "accountant", None)
+        if self.fits_only:
+            raise ParameterError(f"{caller}: {type(self).__name__} {FIT_ONLY}")
         check_context(context, caller)
         # a draft as its schema or ranges, or rows of one (the plan plan_for made on them states it)
         draft = not_public_source(self) is not None or SUGGESTED_SOURCE in plan.notes
@@ -1274,13 +1281,15 @@ class PrivateEstimator(BaseEstimator):
             raise signed_refusal(exc, caller) from None
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator:
-        """:meth:`fit` inside ``context`` (what a meta-estimator hands this fit)."""
+        """:meth:`fit` inside ``context`` (what a meta-estimator hands this fit): the skeleton,
+        validate once → plan → hold the budget → prepare the rows → release (commit, set the
+        model), with the hooks ``_plan``, ``_prepare`` and ``_release``; a fit made of another
+        fit of this estimator goes by :meth:`_fit_routed`."""
         if not self.takes_row_mask:
             context.every_row(type(self).__name__)
-        ranged = self._with_rows_ranges(X) if self.takes_rows_ranges else None
-        if ranged is not None:
-            self._fit_as(ranged, X, y, context).certificate_.assumptions.append(ROWS_RANGES_NOTE)
-            return self
+        routed = self._fit_routed(X, y, context)
+        if routed is not None:
+            return routed
         self._validate_params(planned=True)
         if self._reads_label_set and getattr(self, "classes", None) is None:  # the set read from y
             context = context.one_label_warning(owner=type(self).__name__, y=y)
@@ -1294,9 +1303,26 @@ class PrivateEstimator(BaseEstimator):
         else:  # the hold before the objective is built
             with self._hold(plan, context) as hold, issued(context):
                 fitted = self._release(
-                    self.prepare(data.X, data.y, plan, context=context), plan, hold, context, None
+                    self._prepare(data.X, data.y, plan, context), plan, hold, context, None
                 )
         return with_feature_names(fitted, names)
+
+    def _fit_routed(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator | None:
+        """The fit where it is made of another fit of this estimator, else None (the
+        skeleton's): here, a clone with the public per-feature ranges its rows carry
+        (:attr:`takes_rows_ranges`); a schema or a label range released in the fit route
+        their own (:class:`~dpconvex.estimators.front_door.SchemaInputMixin`,
+        :class:`~dpconvex.estimators.regression.LabelRangeMixin`)."""
+        ranged = self._with_rows_ranges(X) if self.takes_rows_ranges else None
+        if ranged is None:
+            return None
+        self._fit_as(ranged, X, y, context).certificate_.assumptions.append(ROWS_RANGES_NOTE)
+        return self
+
+    def _prepare(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Any:
+        """The fit's preparation, inside its hold and with ``context`` issued: :meth:`prepare`.
+        An estimator that prepares inside its fit only (:attr:`fits_only`) has its own."""
+        return self.prepare(X, y, plan, context=context)
 
     def _fit_noise(self, context: FitContext) -> NoiseSource:
         """This fit's generator: the one its caller hands it (``context.noise``), else a new one

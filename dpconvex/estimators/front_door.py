@@ -111,7 +111,6 @@ from ..privacy.rules.front_door import (
 )
 from ..privacy.rules.noise_level import PUBLIC_CHECK_NOTE, noise_dominates
 from .base import (
-    FIT_ONLY,
     NO_CONTEXT,
     ROWS_RANGES_NOTE,
     CheckedData,
@@ -451,6 +450,13 @@ class SchemaInputMixin:
         labels, weights = self._score_labels(y, predicted.size, sample_weight)  # type: ignore[attr-defined]
         return float(np.average(predicted == labels, weights=weights))
 
+    def _fit_routed(self, X: Any, y: Any, context: FitContext) -> Any:
+        """With a schema: the table encoded and this front door fitted on the rows
+        (:meth:`_fit_on_schema`)."""
+        if self.schema is not None:
+            return self._fit_on_schema(X, y, context)
+        return super()._fit_routed(X, y, context)  # type: ignore[misc]
+
     def _fit_on_schema(self, X: Any, y: Any, context: FitContext) -> Any:
         """Encode X by the schema, fit this front door on the rows, state the schema's part.
 
@@ -659,6 +665,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     _accepts_sparse: ClassVar[bool] = True
     _inferred_warning: ClassVar[str] = INFERRED_CHOICE_WARNING  # a sweep's too
     takes_rows_ranges = True
+    fits_only = True
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "epsilon": EPSILON, "delta": Optional(DELTA),
@@ -1281,70 +1288,88 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)",)
 
     # ------------------------------------------------------------------------- fit
-    def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateRegressor:
-        """Choose the learner from (n, d, ε, δ), fit it, and (safeguard) select the release
-        (:meth:`fit` inside ``context``; the learner draws from this fit's generator).
+    # fit is the base's (validate → plan → hold → prepare → release); a schema or a released
+    # label range goes first (SchemaInputMixin, LabelRangeMixin); the hooks below.
+    fits_only: ClassVar[bool] = True
 
-        Raises
-        ------
-        ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
-        """
-        context.every_row(type(self).__name__)  # its split and selection read every row
-        if self.schema is not None:
-            return self._fit_on_schema(X, y, context)
-        if isinstance(self.label_range, RELEASED_RANGE):
-            return self._fit_private_labels(X, y, context)
-        self._validate_params()
-        names = feature_names_of(X, f"{type(self).__name__}.fit")
-        data = self._validated(X, y, context)  # once; a check releases nothing
+    def _validated(self, X: Any, y: Any, context: FitContext, *,
+                   binary: bool = False) -> CheckedData:
+        """X and y validated (:meth:`PrivateEstimator._validated`), and the rows' number
+        against the safeguard's split, in the fit's name, where the rule turns it on."""
+        data = super()._validated(X, y, context, binary=binary)
         n, _, n_features = data.shape
         choice = regression_rule(n, n_features, float(self.epsilon), float(self.delta or 0.0),
                                  self.safeguard)
-        noise = self._fit_noise(context)  # random_state, or a meta-estimator's
+        if choice.learner != PRIVATE_MEAN and choice.safeguard:
+            self._parts(n, f"{type(self).__name__}.fit")
+        return data
+
+    def _prepare(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Any:
+        """The labels on the unit scale [−1, 1] where this fit reads them (the private mean, the
+        safeguard; inside the hold); None for the learner on every row, which reads its own."""
+        if plan.learner != PRIVATE_MEAN and not plan.parts:
+            return None
+        return self._unit_labels(y, plan.n, f"{type(self).__name__}.fit")
+
+    def _release(self, prep: Any, plan: FitPlan, hold: Any, context: FitContext,
+                 warm_start: Any) -> PrivateRegressor:
+        """The rule's release inside the plan's hold, committed, and set as the model: the
+        private mean, the learner on every row, or the safeguard; ``prep``: the unit labels
+        (:meth:`_prepare`), ``context.noise`` this fit's generator.
+
+        Raises
+        ------
+        ParameterError, DataValidationError, PrivacyError, SolverError
+        """
+        n, n_features = plan.n, plan.n_features
+        choice = regression_rule(n, n_features, float(self.epsilon), float(self.delta or 0.0),
+                                 self.safeguard)
         if choice.learner == PRIVATE_MEAN:
-            certificate = self._fit_mean(y, n, n_features, choice, noise)
+            certificate = self._fit_mean(prep, n, n_features, choice, context.noise, hold)
         elif not choice.safeguard:
-            certificate = self._fit_learner(X, y, n, choice, noise, context)
+            certificate = self._fit_learner(context.data.X, context.data.y, n, choice,
+                                            context, hold)
         else:
-            certificate = self._fit_safeguarded(data, n, n_features, choice, noise, context)
+            certificate = self._fit_safeguarded(context.data.X, prep, n, n_features, choice,
+                                                context, hold)
         self.certificate_ = certificate
         self.n_features_in_ = n_features
-        return with_feature_names(self, names)
+        return self
 
-    def _fit_mean(self, y: Any, n: int, n_features: int, choice: RegressionChoice,
-                  noise: NoiseSource) -> Certificate:
+    def _fit_mean(self, u: np.ndarray, n: int, n_features: int, choice: RegressionChoice,
+                  noise: NoiseSource, hold: Any) -> Certificate:
         """Release the private mean of the labels with the whole ε and set it as the model.
 
         Parameters
         ----------
-        y : array-like
-            The labels (the rows are checked, never read).
+        u : ndarray
+            The labels on the unit scale.
         n, n_features : int
             The public shape.
         choice : RegressionChoice
             The rule's choice (the private mean) and its reason.
         noise : NoiseSource
             This fit's generator.
+        hold : Hold
+            The plan's budget hold, which the certificate is committed to.
 
         Returns
         -------
         Certificate
             The mean's certificate, committed to the accountant.
         """
-        owner, epsilon = type(self).__name__, float(self.epsilon)
-        with hold_budget(self.accountant, epsilon, 0.0, owner) as hold:
-            u = self._unit_labels(y, n, f"{owner}.fit")
-            released_mean = mean_release(float(np.sum(u)), n, epsilon, noise)
-            certificate = released_mean.certificate
-            certificate.state(
-                LabelSource("label_range", label_range=self._label_bounds()), choice.reason
-            )
-            hold.commit_certificate(certificate)
+        epsilon = float(self.epsilon)
+        released_mean = mean_release(float(np.sum(u)), n, epsilon, noise)
+        certificate = released_mean.certificate
+        certificate.state(
+            LabelSource("label_range", label_range=self._label_bounds()), choice.reason
+        )
+        hold.commit_certificate(certificate)
         self._set_mean(float(released_mean.theta[0]), n, n_features, epsilon, certificate)
         return certificate
 
-    def _fit_learner(self, X: Any, y: Any, n: int, choice: RegressionChoice, noise: NoiseSource,
-                     context: FitContext) -> Certificate:
+    def _fit_learner(self, X: Any, y: Any, n: int, choice: RegressionChoice,
+                     context: FitContext, hold: Any) -> Certificate:
         """Fit the rule's learner on every row with the whole budget and set it as the model.
 
         The learner's warning about a unit label range is raised once, in this estimator's
@@ -1353,15 +1378,15 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         Parameters
         ----------
         X, y : array-like
-            The rows and labels.
+            The rows (as this fit checked them) and the labels.
         n : int
             The number of rows (public).
         choice : RegressionChoice
             The rule's learner, its mechanism and reason.
-        noise : NoiseSource
-            This fit's generator (the learner draws from it).
         context : FitContext
-            This fit's context.
+            This fit's context (the learner draws from its generator).
+        hold : Hold
+            The plan's budget hold, which the certificate is committed to.
 
         Returns
         -------
@@ -1370,16 +1395,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         """
         owner = type(self).__name__
         learner = self._make(choice.mechanism, float(self.epsilon))
-        with (
-            hold_budget(
-                self.accountant,
-                float(self.epsilon),
-                float(learner.delta),
-                owner,
-                n=None if context.held else n,
-            ) as hold,
-            signed_by(learner, f"{owner}.fit"),
-        ):
+        with signed_by(learner, f"{owner}.fit"):
             with warnings.catch_warnings():  # the labels' warning in the name the user called
                 if self.label_range is None:
                     self._warn_unit_range(f"{owner}.fit")
@@ -1388,16 +1404,16 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                         rf"{type(learner).__name__}\.fit: {UNIT_RANGE_WARNING}",
                         PrivacyWarning,
                     )
-                fit_part(learner, X, y, context.inner(noise, held=True))
+                fit_part(learner, X, y, context.inner(context.noise, held=True))
             certificate = learner.certificate_
             certificate.assumptions.extend((choice.reason, *self._unguarded_note(n)))
             hold.commit_certificate(certificate)
         self._set_learner(learner, choice)
         return certificate
 
-    def _fit_safeguarded(self, data: CheckedData, n: int, n_features: int,
-                         choice: RegressionChoice, noise: NoiseSource,
-                         context: FitContext) -> Certificate:
+    def _fit_safeguarded(self, X_checked: Any, u: np.ndarray, n: int, n_features: int,
+                         choice: RegressionChoice, context: FitContext,
+                         hold: Any) -> Certificate:
         """The safeguard (docs/privacy/front_door_regression.md#privacy-regressor-safeguard).
 
         The private mean of every row's labels with ε_c; the learner on the fitting part with
@@ -1407,38 +1423,30 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
 
         Parameters
         ----------
-        data : CheckedData
-            The rows as this fit checked them and the labels.
+        X_checked : array-like
+            The rows as this fit checked them.
+        u : ndarray
+            The labels on the unit scale.
         n, n_features : int
             The public shape.
         choice : RegressionChoice
             The rule's learner, its mechanism and reason.
-        noise : NoiseSource
-            This fit's generator: it draws the split, then spawns the mean's, the learner's
-            and the selection's.
         context : FitContext
-            This fit's context.
+            This fit's context; its generator draws the split, then spawns the mean's, the
+            learner's and the selection's.
+        hold : Hold
+            The plan's budget hold, which the certificate is committed to.
 
         Returns
         -------
         Certificate
             The composed certificate, committed to the accountant.
         """
-        owner = type(self).__name__
+        owner, noise = type(self).__name__, context.noise
         parts = self._parts(n, f"{owner}.fit")
         half, mid = self._unit_scale()  # u ∈ [−1, 1] <-> the labels' units
         learner = self._make(choice.mechanism, parts.rest)
-        with (
-            hold_budget(
-                self.accountant,
-                float(self.epsilon),
-                float(learner.delta),
-                owner,  # its δ only
-                n=None if context.held else n,
-            ) as hold,
-            signed_by(learner, f"{owner}.fit"),
-        ):
-            u = self._unit_labels(data.y, n, f"{owner}.fit")
+        with signed_by(learner, f"{owner}.fit"):
             validation = np.zeros(n, dtype=bool)  # drawn independently of the data
             validation[noise.rng.permutation(n)[parts.n_fit:]] = True
             mean_rng, fit_rng, select_rng = noise.rng.spawn(3)
@@ -1452,11 +1460,11 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             y_unit[validation] = mid
             inner = context.inner(NoiseSource(fit_rng, noise.seeded), held=True,
                                   excluding=validation, checked=True,
-                                  data=CheckedData(data.X, y_unit))
-            self._fit_on_part(learner, data.X, y_unit, n, n_features, inner)
+                                  data=CheckedData(X_checked, y_unit))
+            self._fit_on_part(learner, X_checked, y_unit, n, n_features, inner)
             # the validation rows, as check_array gave them (an array, a CSR array or a Dask
             # array, each indexed by a boolean mask of rows)
-            X_val = data.X[validation]
+            X_val = X_checked[validation]
             with np.errstate(all="ignore"):  # a warning would tell a validation record's size
                 predicted_unit = (learner._predict_rows(X_val) - mid) / half
             utilities = squared_error_utilities(
@@ -1652,13 +1660,6 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
     def _dry_run(self, X: Any, shape: dict[str, Any]) -> Any:
         """The certificate of X's public shape (the learner's states X's rows' backend)."""
         return self._certify_shape(None, None, shape.get("n"), 1, shape.get("n_features"), rows=X)
-
-    def _release(self, prep: Any, plan: FitPlan, hold: Any, context: FitContext,
-                 warm_start: Any) -> Any:
-        """Refused (``fit_prepared``): the mean, the learner and the selection are released inside fit."""
-        raise ParameterError(
-            f"{type(self).__name__}.fit_prepared: {type(self).__name__} {FIT_ONLY}"
-        )
 
     # --------------------------------------------------------------------- predict
     @checks_feature_names

@@ -289,11 +289,12 @@ class LabelRangeMixin(RegressionScoreMixin):
         return 0.5 * (hi - lo), 0.5 * (hi + lo) if isinstance(center, str) else float(center)
 
     # ------------------------------------------------------- a label range released in the fit
-    def _fit_with(self, X: Any, y: Any, context: FitContext) -> Any:
-        """:meth:`fit` inside ``context``; with ``label_range="private"`` the range first."""
+    def _fit_routed(self, X: Any, y: Any, context: FitContext) -> Any:
+        """With ``label_range="private"``: the range released first, then this regressor on
+        it (:meth:`_fit_private_labels`)."""
         if isinstance(self.label_range, RELEASED_RANGE):  # the range reads every label
             return self._fit_private_labels(X, y, context.every_row(type(self).__name__))
-        return super()._fit_with(X, y, context)
+        return super()._fit_routed(X, y, context)
 
     def _label_split(self) -> tuple[PrivateBounds, float, float, Any]:
         """(the range's spec, ε, its share for the labels, this regressor on the ε left with a
