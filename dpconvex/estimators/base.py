@@ -1092,7 +1092,7 @@ class PrivateEstimator(BaseEstimator):
 
     #: Whether the estimator prepares and releases inside its fit only (a front door, which
     #: splits its budget and its rows between its parts): ``prepare`` and ``fit_prepared``
-    #: refuse it by name; its fit's steps are its ``_prepare`` and ``_release``.
+    #: refuse it by name; its fit's steps are its ``_prepare_fit`` and ``_release``.
     fits_only: ClassVar[bool] = False
 
     #: Whether the estimator takes public per-feature ranges (``feature_range``) from rows
@@ -1283,7 +1283,7 @@ class PrivateEstimator(BaseEstimator):
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator:
         """:meth:`fit` inside ``context`` (what a meta-estimator hands this fit): the skeleton,
         validate once → plan → hold the budget → prepare the rows → release (commit, set the
-        model), with the hooks ``_plan``, ``_prepare`` and ``_release``; a fit made of another
+        model), with the hooks ``_plan``, ``_prepare_fit`` and ``_release``; a fit made of another
         fit of this estimator goes by :meth:`_fit_routed`."""
         if not self.takes_row_mask:
             context.every_row(type(self).__name__)
@@ -1303,7 +1303,7 @@ class PrivateEstimator(BaseEstimator):
         else:  # the hold before the objective is built
             with self._hold(plan, context) as hold, issued(context):
                 fitted = self._release(
-                    self._prepare(data.X, data.y, plan, context), plan, hold, context, None
+                    self._prepare_fit(data.X, data.y, plan, context), plan, hold, context, None
                 )
         return with_feature_names(fitted, names)
 
@@ -1319,7 +1319,7 @@ class PrivateEstimator(BaseEstimator):
         self._fit_as(ranged, X, y, context).certificate_.assumptions.append(ROWS_RANGES_NOTE)
         return self
 
-    def _prepare(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Any:
+    def _prepare_fit(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Any:
         """The fit's preparation, inside its hold and with ``context`` issued: :meth:`prepare`.
         An estimator that prepares inside its fit only (:attr:`fits_only`) has its own."""
         return self.prepare(X, y, plan, context=context)

@@ -1304,7 +1304,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             self._parts(n, f"{type(self).__name__}.fit")
         return data
 
-    def _prepare(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Any:
+    def _prepare_fit(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Any:
         """The labels on the unit scale [−1, 1] where this fit reads them (the private mean, the
         safeguard; inside the hold); None for the learner on every row, which reads its own."""
         if plan.learner != PRIVATE_MEAN and not plan.parts:
@@ -1315,7 +1315,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                  warm_start: Any) -> PrivateRegressor:
         """The rule's release inside the plan's hold, committed, and set as the model: the
         private mean, the learner on every row, or the safeguard; ``prep``: the unit labels
-        (:meth:`_prepare`), ``context.noise`` this fit's generator.
+        (:meth:`_prepare_fit`), ``context.noise`` this fit's generator.
 
         Raises
         ------
