@@ -754,19 +754,20 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
                                        label_center=0.5 * (lo + hi))
         return epsilon, share, eps_center, inner
 
-    def _fit_with(self, X: Any, y: Any, context: FitContext) -> Any:
-        """:meth:`fit` inside ``context``; with ``label_center="auto"`` where the noise dominates,
-        the labels' private mean first, then the model centred at it (privacy-label-center).
+    def _fit_routed(self, X: Any, y: Any, context: FitContext) -> Any:
+        """With ``label_center="auto"`` where the noise dominates: the labels' private mean
+        first, then this regressor centred at it (privacy-label-center); else the label range's
+        route (:meth:`LabelRangeMixin._fit_routed`) or None.
 
         The rows a meta-estimator leaves out (``context.excluded``) keep the centre of
         ``label_range``: the mean would read them.
         """
         if context.excluded is not None:  # the centre would read the rows left out
-            return super()._fit_with(X, y, context)
+            return super()._fit_routed(X, y, context)
         self._validate_params()
         n, _, n_features = self.public_shape(X, y)
         if not self._center_share(n, n_features):
-            return super()._fit_with(X, y, context)
+            return super()._fit_routed(X, y, context)
         owner = type(self).__name__
         names = feature_names_of(X, f"{owner}.fit")
         epsilon, share, eps_center, inner = self._center_split(n, n_features)
