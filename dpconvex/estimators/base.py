@@ -962,7 +962,11 @@ class PrivateEstimator(BaseEstimator):
     * ``_release(prep, plan, hold, warm_start)``: the noise, the release, the fitted
       attributes (``hold``: the ledger reservation of the plan's budget);
     * ``prepare_shape(plan)``: the prepared problem of the plan with every data value 0,
-      for :meth:`certify` without data and the noise warnings.
+      for :meth:`certify` without data and the noise warnings;
+
+    and, where their fit differs from these steps, ``_fit_routed`` (a fit made of another fit
+    of the estimator) or ``_prepare_fit`` (a front door, :attr:`fits_only`, prepares inside
+    its fit only).
     """
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {}
