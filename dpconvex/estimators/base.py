@@ -74,8 +74,9 @@ if TYPE_CHECKING:
 __all__ = ["NO_CONTEXT", "PARAMETER_DOCS", "ROWS_RANGES_NOTE", "ROW_NORM", "SOLVER",
            "CertificateHold", "CheckedData", "ClassifierScoreMixin", "FitContext", "FitPlan",
            "LossParameter", "ParameterSet", "Prepared", "PreparedFacts", "PrivateEstimator",
-           "Vouch", "carry_ledger", "charge_not_public", "check_shape_fact", "fill_docs",
-           "fit_with", "keep_argmax", "not_public_source", "state_rows_source"]
+           "Vouch", "carry_ledger", "charge_not_public", "check_holdable_shape",
+           "check_shape_fact", "fill_docs", "fit_with", "keep_argmax", "not_public_source",
+           "state_rows_source"]
 
 #: The certificate line of a fit whose per-feature ranges came with its rows.
 ROWS_RANGES_NOTE = ("the per-feature ranges are those the rows carry (RangedRows; PublicEncoder's "
@@ -961,8 +962,8 @@ class PrivateEstimator(BaseEstimator):
     * ``prepare(X, y, plan) -> Prepared``;
     * ``_release(prep, plan, hold, warm_start)``: the noise, the release, the fitted
       attributes (``hold``: the ledger reservation of the plan's budget);
-    * ``prepare_shape(plan)``: the prepared problem of the plan with every data value 0,
-      for :meth:`certify` without data and the noise warnings;
+    * ``prepare_shape(plan)``: the prepared problem of the plan's public problem alone (no
+      rows read), for :meth:`certify` without data and the noise warnings;
 
     and, where their fit differs from these steps, ``_fit_routed`` (a fit made of another fit
     of the estimator) or ``_prepare_fit`` (a front door, :attr:`fits_only`, prepares inside
@@ -1028,8 +1029,15 @@ class PrivateEstimator(BaseEstimator):
         n_classes = check_shape_fact("n_classes", n_classes, owner,
                                      low=2 if self._reads_label_set else 1)  # a classifier's two
         n_features = check_shape_fact("n_features", n_features, owner, low=1)
+        check_holdable_shape(owner, n, n_features, "plan")
         self._validate_params(planned=True)
-        return self._plan(n, n_classes, n_features)
+        try:
+            return self._plan(n, n_classes, n_features)
+        except MemoryError:
+            raise ParameterError(
+                f"{owner}.plan: its public problem of {n_features:,} features needs arrays of "
+                "that length, more than this machine's memory. Plan on the machine that fits, "
+                "or with fewer features.") from None
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         raise NotImplementedError
@@ -1240,8 +1248,7 @@ class PrivateEstimator(BaseEstimator):
         """The ledger's reservation of ``plan``'s budget (n: none where a meta-estimator holds it)."""
         return hold_budget(
             getattr(self, "accountant", None),
-            plan.budget.epsilon,
-            plan.budget.delta,
+            plan.budget,
             type(self).__name__,
             n=None if context.held else plan.n,
         )
@@ -1345,18 +1352,21 @@ class PrivateEstimator(BaseEstimator):
         Raises :class:`PrivacyError` exactly when ``fit`` would.
         """
         if X is None:
-            plan = self.plan(*_given_shape(self, n, n_classes, n_features))
-            try:  # its checks run on n rows of zeros (one zero row broadcast, n factors)
-                if plan.n * (plan.n_features + 1) > np.iinfo(np.intp).max // 8:  # numpy's bytes
-                    raise MemoryError
+            # Each learner's dry run reads the template of its public problem (n a number, no
+            # rows held); a shape whose rows no numpy array holds is refused by name
+            # (_given_shape), as is a public problem whose own arrays (of p features) exceed
+            # this machine's memory
+            shape = _given_shape(self, n, n_classes, n_features)
+            try:
+                plan = self.plan(*shape)
                 model = (self._certify_sub_plans(plan) if plan.sub_plans else
                          self._certify(self.prepare_shape(plan), plan))
                 return state_rows_source(_as_a_fit_states(model, plan, self), None, self)
             except MemoryError:
                 raise ParameterError(
-                    f"{type(self).__name__}.certify: its checks hold n = {plan.n:,} rows of "
-                    f"{plan.n_features:,} features, more than this machine's memory. Certify on "
-                    "the machine that fits, or with fewer rows.") from None
+                    f"{type(self).__name__}.certify: its public problem of {shape[2]:,} "
+                    "features needs arrays of that length, more than this machine's memory. "
+                    "Certify on the machine that fits, or with fewer features.") from None
             except (PrivacyError, SolverError) as exc:  # a part's refusal: in this call's name
                 raise signed_refusal(exc, f"{type(self).__name__}.certify") from None
         feature_names_of(X, f"{type(self).__name__}.certify")  # refused as a fit refuses them
@@ -1402,7 +1412,9 @@ class PrivateEstimator(BaseEstimator):
         raise NotImplementedError
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
-        """The prepared problem of ``plan`` with every data value 0 (public shape only).
+        """The prepared problem of ``plan``'s public problem alone: the template a fit of n rows
+        builds, its constants, conditions and assumptions stated as that fit checks them, with
+        no rows or labels read.
 
         For dry runs and the noise warnings, which read the template's public constants
         (n, p, the loss, the norm bound) and never its rows.
@@ -1475,7 +1487,30 @@ def _given_shape(owner: Any, n: int | None, n_classes: int | None, n_features: i
         raise ParameterError(
             f"{type(owner).__name__}.{method}: n_classes={shape[1]!r} contradicts classes "
             f"({len(classes)} labels). Pass n_classes={len(classes)}, or change classes.")
+    if all(isinstance(value, numbers.Integral) and value >= 1 for value in (n, n_features)):
+        check_holdable_shape(
+            type(owner).__name__, int(n), int(n_features), method)  # type: ignore[arg-type]
     return shape  # type: ignore[return-value]
+
+
+def check_holdable_shape(owner: str, n: int, n_features: int, method: str) -> None:
+    """Refuse, by name, a public shape whose rows no fit can hold: n rows of ``n_features``
+    columns and an intercept, n x (n_features + 1) float64 entries, beyond the bytes one numpy
+    array can address.
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.base import check_holdable_shape
+    >>> check_holdable_shape("Demo", 10**6, 100, "plan")
+    >>> check_holdable_shape("Demo", 10**18, 3, "plan")
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.ParameterError: Demo.plan: its checks hold n = 1,000,...,000 rows of 3 ...
+    """
+    if n * (n_features + 1) > np.iinfo(np.intp).max // 8:  # numpy's addressable bytes
+        raise ParameterError(
+            f"{owner}.{method}: its checks hold n = {n:,} rows of {n_features:,} features, more "
+            "than one numpy array holds. Give the shape of a table a fit can read.")
 
 
 def check_shape_fact(name: str, value: Any, owner: str, *, low: int, method: str = "plan") -> int:

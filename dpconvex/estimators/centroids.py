@@ -343,30 +343,53 @@ class ClassSumTemplate:
 
     def __init__(self, U: np.ndarray, y: np.ndarray, n_classes: int, *, data_norm: float = 1.0,
                  notes: Sequence[str] = (), rows: Any = None, record_map: Any = None):
+        self.y = np.asarray(y, dtype=np.int64)
+        if rows is not None:
+            # raw rows + class column, read per chunk (Dask) or per block (in memory)
+            self.X, n, d = rows, int(self.y.size), self._record_width(rows.p - 1)
+        else:  # sparse rows stay a csr_array (the class sums read their stored entries)
+            self.X = clip_rows(canonical_csr(U) if sp.issparse(U) else np.asarray(U, dtype=float),
+                               float(data_norm))[0]
+            n, d = self.X.shape
+        self._build(n, d, n_classes, data_norm, notes, rows, record_map)
+        if self.y.shape != (self.n,) or (self.n and (self.y.min() < 0 or self.y.max() >= self.C)):
+            raise ParameterError("The 'y' argument of ClassSumTemplate must hold n class indices "
+                                 "in [0, n_classes), one per row of U.")
+
+    @classmethod
+    def of_problem(cls, n: int, d: int, n_classes: int, *, data_norm: float = 1.0,
+                   notes: Sequence[str] = ()) -> ClassSumTemplate:
+        """The template of the public problem alone: n records with u of d entries in the ball
+        of radius ``data_norm``, C classes; no rows or labels read.
+
+        Its record set, noise shape, conditions and assumptions are those of the template a fit
+        on n rows builds; it holds no rows and sums nothing (a dry run: ``certify(n=...)``, the
+        noise checks of a plan).
+
+        Examples
+        --------
+        >>> t = ClassSumTemplate.of_problem(10**12, 3, n_classes=2)
+        >>> t.n, t.noise_shape, t.X is None, t.record_set
+        (1000000000000, (2, 4), True, NormBall(bound=1.0))
+        """
+        template = cls.__new__(cls)
+        template.X = template.y = None
+        template._build(n, d, n_classes, data_norm, notes)
+        return template
+
+    def _build(self, n: int, d: int, n_classes: int, data_norm: float, notes: Sequence[str],
+               rows: Any = None, record_map: Any = None) -> None:
+        """Hold the public problem (n, the record width d, C, the bound, the notes, the space)
+        and, for rows read per block or per chunk, the rows and the map of a record to u."""
+        self.n, self.d, self.C = int(n), int(d), int(n_classes)
         self.data_norm = float(data_norm)
         self.notes = tuple(notes)
-        self.y = np.asarray(y, dtype=np.int64)
-        self.C = int(n_classes)
         self.rows = rows
         self.record_map = (
             record_map if record_map is not None else BallRows(1.0, False, self.data_norm)
         )
         if rows is not None:
-            # raw rows + class column, read per chunk (Dask) or per block (in memory)
             self.capabilities = frozenset({"cell_sums", "chunked_class_sums"})
-            self.X, self.n, self.d = rows, int(self.y.size), self._record_width(rows.p - 1)
-        elif isinstance(U, np.ndarray) and U.ndim == 2 and U.shape[0] > 1 and U.strides[0] == 0:
-            # a plan's shape-only rows (one row broadcast, row stride 0): the row clipped once
-            self.X = np.broadcast_to(clip_rows(np.asarray(U[:1], dtype=float), self.data_norm)[0],
-                                     U.shape)
-            self.n, self.d = self.X.shape
-        else:  # sparse rows stay a csr_array (the class sums read their stored entries)
-            self.X = clip_rows(canonical_csr(U) if sp.issparse(U) else np.asarray(U, dtype=float),
-                               self.data_norm)[0]
-            self.n, self.d = self.X.shape
-        if self.y.shape != (self.n,) or (self.n and (self.y.min() < 0 or self.y.max() >= self.C)):
-            raise ParameterError("The 'y' argument of ClassSumTemplate must hold n class indices "
-                                 "in [0, n_classes), one per row of U.")
         self.space = EuclideanSpace((self.C, self.d + 1))
 
     def _record_width(self, n_columns: int) -> int:
@@ -671,9 +694,8 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         return Prepared(template=template, meta=PreparedFacts(X_checked.shape[1], labels.classes))
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
-        template = ClassSumTemplate(np.broadcast_to(0.0, (plan.n, plan.n_features)),
-                                    np.arange(plan.n) % plan.n_classes, plan.n_classes,
-                                    notes=plan.notes)
+        template = ClassSumTemplate.of_problem(plan.n, plan.n_features, plan.n_classes,
+                                               notes=plan.notes)
         return Prepared(template=template, meta=PreparedFacts(plan.n_features))
 
     # --------------------------------------------------------------------- fit

@@ -829,7 +829,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         best = 0  # the candidate released: 0 the learner's model, c + 1 the constant class c
         with (
             hold_budget(
-                self.accountant, epsilon, self._delta(*shape), owner, n=None if context.held else n
+                self.accountant, Budget(epsilon, self._delta(*shape)), owner,
+                n=None if context.held else n,
             ) as hold,
             signed_by(learner, f"{owner}.fit"),
         ):

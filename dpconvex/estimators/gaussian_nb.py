@@ -239,13 +239,35 @@ class ClassMomentTemplate(ClassSumTemplate):
     def __init__(self, X: Any, y: np.ndarray, n_classes: int, *, lo: Any = -1.0, hi: Any = 1.0,
                  notes: Sequence[str] = (), rows: Any = None):
         n_features = int(rows.p - 1 if rows is not None else np.shape(X)[1])
-        lo_array = np.broadcast_to(np.asarray(lo, dtype=float), (n_features,)).copy()
-        hi_array = np.broadcast_to(np.asarray(hi, dtype=float), (n_features,)).copy()
         if rows is None:
             rows = _BlockRows(X, np.asarray(y, dtype=float))
         self.n_features = n_features
         super().__init__(None, y, n_classes, data_norm=math.sqrt(2.0 * n_features), notes=notes,
-                         rows=rows, record_map=MomentRows(lo_array, hi_array))
+                         rows=rows, record_map=_moment_rows(lo, hi, n_features))
+
+    @classmethod
+    def of_problem(  # type: ignore[override]
+        cls, n: int, n_features: int, n_classes: int, *, lo: Any = -1.0, hi: Any = 1.0,
+        notes: Sequence[str] = (),
+    ) -> ClassMomentTemplate:
+        """The template of the public problem alone: n records of d features in the public
+        ranges [lo, hi], C classes; no rows or labels read.
+
+        Its record set, noise shape, conditions and assumptions are those of the template a fit
+        on n rows builds; it holds no rows and sums nothing (a dry run).
+
+        Examples
+        --------
+        >>> t = ClassMomentTemplate.of_problem(10**12, 2, n_classes=3)
+        >>> t.n, t.noise_shape, t.rows is None, t.record_set
+        (1000000000000, (3, 5), True, MomentBox(n_features=2))
+        """
+        template = cls.__new__(cls)
+        template.X = template.y = None
+        template.n_features = int(n_features)
+        template._build(n, 2 * template.n_features, n_classes, math.sqrt(2.0 * n_features),
+                        notes, record_map=_moment_rows(lo, hi, n_features))
+        return template
 
     def _record_width(self, n_columns: int) -> int:
         return 2 * n_columns
@@ -254,6 +276,13 @@ class ClassMomentTemplate(ClassSumTemplate):
     def record_set(self) -> RecordSet:
         """u = (t, 2t² − 1) with t ∈ [−1, 1]^d (docs/privacy/gaussian_nb.md#privacy-nb-sensitivities)."""
         return MomentBox(self.n_features)
+
+
+def _moment_rows(lo: Any, hi: Any, n_features: int) -> MomentRows:
+    """The map of a raw record to u = (t, 2t² − 1) over the public ranges [lo, hi] of its
+    ``n_features`` features (each a float or one per feature)."""
+    return MomentRows(np.broadcast_to(np.asarray(lo, dtype=float), (n_features,)).copy(),
+                      np.broadcast_to(np.asarray(hi, dtype=float), (n_features,)).copy())
 
 
 def class_moments(V: np.ndarray, count_weight: float, floor: float, noise_second_moment: float,
@@ -462,9 +491,8 @@ class PrivateGaussianNB(ClassSumEstimator):
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
         lo, hi = feature_bounds(self.feature_range, plan.n_features, type(self).__name__)
-        template = ClassMomentTemplate(np.broadcast_to(0.0, (plan.n, plan.n_features)),
-                                       np.arange(plan.n) % plan.n_classes, plan.n_classes,
-                                       lo=lo, hi=hi, notes=plan.notes)
+        template = ClassMomentTemplate.of_problem(plan.n, plan.n_features, plan.n_classes,
+                                                  lo=lo, hi=hi, notes=plan.notes)
         return Prepared(template=template, meta=PreparedFacts(plan.n_features))
 
     # --------------------------------------------------------------------- fit

@@ -308,15 +308,14 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         q = float(self.data_norm)
         return math.sqrt(q * q + 1.0) if self.fit_intercept else q
 
-    def _shape_template(self, n: int, p: int) -> EmpiricalRiskTemplate:
-        """The template of n rows and p columns with every data value 0 (public shape only)."""
-        return EmpiricalRiskTemplate(self._make_loss(), self._augmented_norm(),
-                                     np.broadcast_to(0.0, (n, p)), np.broadcast_to(1.0, (n,)))
+    def _public_template(self, n: int, p: int) -> EmpiricalRiskTemplate:
+        """The template of the public problem of n rows and p columns (no rows read)."""
+        return EmpiricalRiskTemplate.of_problem(self._make_loss(), self._augmented_norm(), n, p)
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
         p = plan.n_features + int(bool(self.fit_intercept))
         return Prepared(
-            template=self._shape_template(plan.n, p), meta=NoisyGDFacts(plan.n_features)
+            template=self._public_template(plan.n, p), meta=NoisyGDFacts(plan.n_features)
         )
 
     def prepare(
@@ -344,7 +343,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
             if not isinstance(rows, ScaledRows):
                 rows = ScaledRows(DenseRows(rows), np.ones(rows.shape[0]))
             rows = rows.compact().scale_rows(signs)
-        template = self._shape_template(rows.n, rows.p)
+        template = self._public_template(rows.n, rows.p)
         # NoisyGD.run reads the operator (Dask rows per chunk, on the workers)
         template.X, template.y = rows, np.ones(rows.n)
         return Prepared(template=template, meta=meta)

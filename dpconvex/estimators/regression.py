@@ -326,7 +326,7 @@ class LabelRangeMixin(RegressionScoreMixin):
         delta = inner.plan(n, 1, n_features).budget.delta
         noise = self._fit_noise(context)
         label_rng, fit_rng = noise.rng.spawn(2)
-        with hold_budget(self.accountant, epsilon, delta, owner) as hold:
+        with hold_budget(self.accountant, Budget(epsilon, delta), owner) as hold:
             values = check_numeric_labels(y, n, f"{owner}.fit")
             lo, hi, _, label_certificate = release_range(
                 values, Budget(eps_label), n=n, levels=spec.levels, name="labels",
@@ -778,7 +778,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         # the rows' checks before any label is read (a refusal spends nothing)
         check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
         with hold_budget(
-            self.accountant, epsilon, delta, owner, n=None if context.held else n
+            self.accountant, Budget(epsilon, delta), owner, n=None if context.held else n
         ) as hold:
             y = check_numeric_labels(y, n, f"{owner}.fit")  # read once (Dask labels computed once)
             # the labels on the unit scale around the range's middle (the model's map records the clip)
@@ -916,7 +916,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
                                   fit=not is_dask_collection(X_checked))
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
-        return self._erm_prepared(plan, None, np.zeros(plan.n), PreparedFacts(plan.n_features),
+        return self._erm_prepared(plan, None, None, PreparedFacts(plan.n_features),
                                   scale=self._unit_scale()[0])
 
 

@@ -34,7 +34,7 @@ from ..data.sufficient import Moments, sufficient_statistics
 from ..errors import ParameterError, note_clipped
 from ..privacy.certificate import LabelSource, RowMap
 from ..privacy.mechanisms import MechanismMenu
-from ..templates.statistics import SufficientStatisticsTemplate, zero_statistics
+from ..templates.statistics import SufficientStatisticsTemplate
 from .base import (
     NO_CONTEXT,
     FitContext,
@@ -220,8 +220,7 @@ class PrivateLinearRegression(LabelRangeMixin, LinearPlanMixin, PrivateEstimator
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
         p = plan.n_features + int(self.fit_intercept)
-        template = SufficientStatisticsTemplate(
-            lambda: zero_statistics(p),
+        template = SufficientStatisticsTemplate.of_problem(
             plan.n,
             p,
             self._norm_bound(),

@@ -301,8 +301,9 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
     previous: np.ndarray | None = None
     context = context.inner(None, held=True)  # δ against 1/n: the sweep's hold, for the whole
     with charge_not_public(ledger if not_public_source(estimator, X) else None, owner), \
-            hold_budget(ledger, math.fsum(b.epsilon for b in budgets),
-                        math.fsum(b.delta for b in budgets), owner, n=sweep.n_samples) as hold:
+            hold_budget(ledger, Budget(math.fsum(b.epsilon for b in budgets),
+                                       math.fsum(b.delta for b in budgets)) if budgets else None,
+                        owner, n=sweep.n_samples) as hold:
         for fits, fit_plans in zip(models, plans, strict=True):
             for model, plan in zip(fits, fit_plans, strict=True):
                 # one-vs-rest, estimators without prepare / fit_prepared (e.g.

@@ -505,7 +505,7 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     decls: dict[str, Declaration] = {}
     parts: list[Certificate] = []
     labels: list[str] = []
-    with hold_budget(accountant, budget.epsilon, budget.delta, caller) as hold:
+    with hold_budget(accountant, budget, caller) as hold:
         for name, values in zip(names, cols, strict=True):
             how = plan[name]
             if how in ("declared", "binary"):

@@ -632,10 +632,12 @@ def reserve_budget(accountant: BudgetAccountant | None, epsilon: float, delta: f
 
 
 @contextmanager
-def hold_budget(accountant: BudgetAccountant | None, epsilon: float, delta: float, owner: str,
+def hold_budget(accountant: BudgetAccountant | None, budget: Budget | None, owner: str,
                 *, n: int | None = None) -> Iterator[Hold]:
-    """Hold (ε, δ) for one release: the ledger's :func:`reserve_budget`, or with no ledger
-    a hold that charges nothing; the release commits its certificate to the hold once.
+    """Hold ``budget`` (ε, δ: a :class:`Budget`, checked when it was made; None: (0, 0), a hold
+    whose fits state no budget before they run) for one release: the ledger's
+    :func:`reserve_budget`, or with no ledger a hold that charges nothing; the release commits
+    its certificate to the hold once.
 
     ``n``: the rows (public). δ >= 1/n warns (a :class:`~dpconvex.errors.PrivacyWarning`,
     before the data are read) and the committed certificate states it
@@ -644,20 +646,20 @@ def hold_budget(accountant: BudgetAccountant | None, epsilon: float, delta: floa
 
     Examples
     --------
-    >>> from dpconvex import BudgetAccountant
+    >>> from dpconvex import Budget, BudgetAccountant
     >>> from dpconvex.privacy.budget import hold_budget
     >>> from dpconvex.privacy.certificate import Certificate
     >>> acc = BudgetAccountant(epsilon=1.0)
-    >>> with hold_budget(acc, 0.5, 0.0, "model", n=100) as hold:
+    >>> with hold_budget(acc, Budget(0.5), "model", n=100) as hold:
     ...     _ = hold.commit_certificate(Certificate("m", 0.5, 0.5))
     ...
     >>> acc.spent
     (0.5, 0.0)
-    >>> with hold_budget(None, 0.5, 0.0, "model") as hold:   # no ledger: nothing charged
+    >>> with hold_budget(None, Budget(0.5), "model") as hold:   # no ledger: nothing charged
     ...     hold.commit_certificate(Certificate("m", 0.5, 0.5)) is None
     True
     """
-    delta = check_float("delta", delta, owner, low_inclusive=True, high=1.0)
+    epsilon, delta = (0.0, 0.0) if budget is None else (budget.epsilon, budget.delta)
     note = delta_rows_note(delta, n) if n is not None and delta > 0 else None
     if note is not None:
         warnings.warn(f"{owner}: {note}.", PrivacyWarning, stacklevel=user_stacklevel())

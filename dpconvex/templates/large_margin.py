@@ -144,17 +144,24 @@ class LargeMarginProblem:
                 "shape "
                 f"{self.Z.shape}. Build it with augment_and_scale(X, data_norm)."
             )
-        self.n, self.D = (int(s) for s in self.Z.shape)
+        self._set_shape(*self.Z.shape, n_classes, n_components, lam, assignment)
+        self.y = np.asarray(y).astype(np.int64)
+        if self.y.shape != (self.n,) or self.y.min() < 0 or self.y.max() >= self.C:
+            raise DataValidationError(
+                f"{owner}.__init__: y must hold n = {self.n} class indices in [0, {self.C - 1}].")
+
+    def _set_shape(self, n: int, D: int, n_classes: int, n_components: int, lam: float,
+                   assignment: str) -> None:
+        """Set the public problem: n records of D entries, C, K, the regularizer, the
+        component assignment."""
+        owner = type(self).__name__
+        self.n, self.D = int(n), int(D)
         self.d = self.D - 1
         self.C, self.K = int(n_classes), int(n_components)
         if self.C < 2 or self.K < 1:
             raise ParameterError(
                 f"{owner}.__init__: n_classes must be >= 2 and n_components >= 1; got {self.C} "
                 f"and {self.K}. Pass at least two classes and one component.")
-        self.y = np.asarray(y).astype(np.int64)
-        if self.y.shape != (self.n,) or self.y.min() < 0 or self.y.max() >= self.C:
-            raise DataValidationError(
-                f"{owner}.__init__: y must hold n = {self.n} class indices in [0, {self.C - 1}].")
         self.regularizer = Frobenius(check_float("lam", lam, owner, low_inclusive=True))
         self.assignment = assignment
 
@@ -205,9 +212,10 @@ class LargeMarginProblem:
         return self.space.postprocess(np.asarray(theta).reshape(self.space.shape))
 
     @staticmethod
-    def _norm_condition(zmax: float, name: str = "z = [x; 1]/sqrt(q^2 + 1)") -> Condition:
-        """The record-norm condition: every record (``name``) inside the unit ball."""
-        ok = zmax <= 1.0 + 1e-12
+    def _norm_condition(zmax: float | None, name: str = "z = [x; 1]/sqrt(q^2 + 1)") -> Condition:
+        """The record-norm condition: every record (``name``) inside the unit ball (``zmax``
+        None: the public problem alone, stated as its fit checks it on the records it maps)."""
+        ok = zmax is None or zmax <= 1.0 + 1e-12
         return Condition(
             "record norm bound", ok, "checked on the scaled records",
             f"every {name} has ||{name[0]}|| <= 1" if ok
@@ -300,6 +308,41 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
                 f"{owner}.__init__: components must hold n = {self.n} indices in [0, "
                 f"{self.K - 1}]."
             )
+        self._set_objective(gamma, loss, extra_terms, parameterization)
+        self._own_col = self.y * self.K + self.components
+        self._mask = self.y[:, None] != np.arange(self.C)[None, :]
+
+    @classmethod
+    def of_problem(cls, n: int, d: int, *, n_classes: int, n_components: int = 1, lam: float,
+                   gamma: float = 0.0, loss: Loss | None = None,
+                   extra_terms: Sequence[MatrixTerm] = (),
+                   assignment: str = "trivial (one component per class)",
+                   parameterization: type[BlockParameterization] | None = None,
+                   ) -> LargeMarginGaussianTemplate:
+        """The template of the public problem alone: n records of d features, no records,
+        labels or components read.
+
+        Its constants, conditions, assumptions and capabilities are those of the template a
+        fit on n records in memory builds (the record norm bound stated as that fit checks it
+        on its records); it holds no records and solves nothing (a dry run).
+
+        Examples
+        --------
+        >>> t = LargeMarginGaussianTemplate.of_problem(10**12, 3, n_classes=2, lam=0.5)
+        >>> t.n, t.dimension, t.Z is None, t.conditions({"curvature"})[-1].holds
+        (1000000000000, 20, True, True)
+        """
+        template = cls.__new__(cls)
+        template.Z = template.rows = template.y = template.components = None
+        template._set_shape(n, d + 1, n_classes, n_components, lam, assignment)
+        template._set_objective(gamma, loss, extra_terms, parameterization)
+        return template
+
+    def _set_objective(self, gamma: float, loss: Loss | None, extra_terms: Sequence[MatrixTerm],
+                       parameterization: type[BlockParameterization] | None) -> None:
+        """Set the objective of the public problem: γ, the loss, the extra terms, the space and
+        the capabilities (its caches empty)."""
+        owner = type(self).__name__
         self.gamma = check_float("gamma", gamma, owner, low_inclusive=True)
         self.loss = HuberHinge(0.5) if loss is None else loss
         if not isinstance(self.loss, Loss):
@@ -319,8 +362,6 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
         self.J = self.C * self.K
         self.capabilities = frozenset({"objective", "projection"}
                                       | ({"cvxpy"} if self.loss.has_cvxpy else set()))
-        self._own_col = self.y * self.K + self.components
-        self._mask = self.y[:, None] != np.arange(self.C)[None, :]
         self._cvx: dict[str, Any] | None = None
         self._gram_norm: float | None = None
 
@@ -393,7 +434,7 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
         for t in self.extra_terms:
             conds.append(probe_term(t, self.noise_shape))
         # (4) records inside the unit ball (per chunk for Dask records: a check, not a calibration)
-        conds.append(self._norm_condition(max_row_norm(self.Z)))
+        conds.append(self._norm_condition(None if self.Z is None else max_row_norm(self.Z)))
         # (5) the Hessian-term bound needs ℓ'' bounded (objective perturbation)
         if "curvature" in needs and self.K > 1:
             conds.append(Condition(

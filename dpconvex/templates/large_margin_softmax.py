@@ -123,6 +123,17 @@ def mixture_constants(n_classes: int, n_components: int = 1) -> dict[str, float]
             "softmax_classes": C if K == 1 else 0}
 
 
+def _check_mixture_form(n_components: int, caller: str, constrained: bool) -> None:
+    """Refuse a PSD-constrained softmax mixture (K > 1): derived unconstrained only."""
+    if n_components > 1 and constrained:
+        raise ParameterError(
+            f"{caller}: the softmax mixture (n_components = {n_components}) is derived for the "
+            "unconstrained template only "
+            "(docs/privacy/large_margin_softmax.md#privacy-softmax-mixtures); "
+            "use constrained=False, or n_components=1 for the PSD-constrained softmax template."
+        )
+
+
 def active_scores(y: np.ndarray, components: Any, n_classes: int, n_components: int,
                   caller: str, constrained: bool) -> tuple[np.ndarray, np.ndarray | None]:
     """(target column y·K + m_i per record, additive log-mask of shape (n, C·K) or None).
@@ -142,13 +153,7 @@ def active_scores(y: np.ndarray, components: Any, n_classes: int, n_components: 
     y = np.asarray(y, dtype=np.int64)
     if K == 1:
         return y, None
-    if constrained:
-        raise ParameterError(
-            f"{caller}: the softmax mixture (n_components = {K}) is derived for the "
-            "unconstrained template only "
-            "(docs/privacy/large_margin_softmax.md#privacy-softmax-mixtures); "
-            "use constrained=False, or n_components=1 for the PSD-constrained softmax template."
-        )
+    _check_mixture_form(K, caller, constrained)
     comps = None if components is None else np.asarray(components)
     if comps is None or comps.shape != y.shape or (comps.size and (
             comps.min() < 0 or comps.max() >= K or not np.all(comps == np.round(comps)))):
@@ -249,27 +254,69 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
                  data_norm: float | None = None,
                  constant_weight: float = CONSTANT_WEIGHT, feature_map: FeatureMap | None = None):
         owner = type(self).__name__
-        # an ndarray is laid out as C-contiguous rows, except a broadcast constant (a plan's
-        # shape-only rows); AugmentedRows and design operators (Dask) are kept as given
+        # an ndarray is laid out as C-contiguous rows; AugmentedRows and design operators
+        # (Dask) are kept as given
         if isinstance(Z, np.ndarray):
-            Z = np.asarray(Z, dtype=float)
-            Z = Z if Z.ndim == 2 and Z.strides == (0, 0) else np.ascontiguousarray(Z)
+            Z = np.ascontiguousarray(Z, dtype=float)
         self.Z = Z
         self._set_problem(y, n_classes, n_components, lam, assignment)  # reads the shape of Z only
-        # the public map of privacy-softmax-feature-map: z' = S z, S = diag(α, ..., α, β), ||z'|| <= 1,
-        # or u(x) of privacy-feature-map-structures on the unscaled z
-        self.feature_map = feature_map
-        if feature_map is not None and (constrained or feature_map.d + 1 != self.Z.shape[1]):
-            raise ParameterError(
-                f"{owner}.__init__: a feature map needs constrained=False and D = d + 1 "
-                f"= {feature_map.d + 1} columns; got {self.Z.shape[1]}."
-            )
-        self.scale = feature_scale(self.Z.shape[1], data_norm, constant_weight)
-        self.constant_weight = (float(constant_weight) if data_norm is not None
-                                and feature_map is None else None)
+        self._set_objective(constrained, parameterization, data_norm, constant_weight,
+                            feature_map)
         if data_norm is not None and feature_map is None:
             self.Z = (self.Z.rescaled(1.0, self.scale[0], self.scale[-1])
                       if isinstance(self.Z, AugmentedRows) else self.Z * self.scale)
+        target, self._logmask = active_scores(
+            self.y, components, self.C, self.K, f"{owner}.__init__", self.constrained
+        )  # mask: None for K = 1
+        # flat index of each record's target score in a C-contiguous (n, C·K) array
+        self._target_flat = np.arange(self.n, dtype=np.int64) * (self.C * self.K) + target
+
+    @classmethod
+    def of_problem(cls, n: int, d: int, *, n_classes: int, lam: float, n_components: int = 1,
+                   constrained: bool = False,
+                   assignment: str = "trivial (one component per class)",
+                   parameterization: type[QuadraticParameterization] | None = None,
+                   data_norm: float | None = None, constant_weight: float = CONSTANT_WEIGHT,
+                   feature_map: FeatureMap | None = None) -> LargeMarginSoftmaxTemplate:
+        """The template of the public problem alone: n records of d features, no records,
+        labels or components read.
+
+        Its constants, conditions, assumptions and capabilities are those of the template a
+        fit on n records in memory builds (the record norm bound stated as that fit checks it
+        on its records); it holds no records and solves nothing (a dry run).
+
+        Examples
+        --------
+        >>> t = LargeMarginSoftmaxTemplate.of_problem(10**12, 3, n_classes=2, lam=0.5)
+        >>> t.n, t.dimension, t.Z is None, t.conditions(set())[-1].holds
+        (1000000000000, 20, True, True)
+        """
+        template = cls.__new__(cls)
+        template.Z = template.y = None
+        template._set_shape(n, d + 1, n_classes, n_components, lam, assignment)
+        _check_mixture_form(template.K, f"{cls.__name__}.__init__", constrained)
+        template._set_objective(constrained, parameterization, data_norm, constant_weight,
+                                feature_map)
+        return template
+
+    def _set_objective(self, constrained: bool,
+                       parameterization: type[QuadraticParameterization] | None,
+                       data_norm: float | None, constant_weight: float,
+                       feature_map: FeatureMap | None) -> None:
+        """Set the objective of the public problem: the feature map or the public scale of z,
+        the space, the capabilities and the sampled Hessian's step (its caches empty)."""
+        owner = type(self).__name__
+        # the public map of privacy-softmax-feature-map: z' = S z, S = diag(α, ..., α, β), ||z'|| <= 1,
+        # or u(x) of privacy-feature-map-structures on the unscaled z
+        self.feature_map = feature_map
+        if feature_map is not None and (constrained or feature_map.d + 1 != self.D):
+            raise ParameterError(
+                f"{owner}.__init__: a feature map needs constrained=False and D = d + 1 "
+                f"= {feature_map.d + 1} columns; got {self.D}."
+            )
+        self.scale = feature_scale(self.D, data_norm, constant_weight)
+        self.constant_weight = (float(constant_weight) if data_norm is not None
+                                and feature_map is None else None)
         self.constrained = bool(constrained)
         default = FullPSD if self.constrained else SymmetricShift
         self.space = (parameterization or default)(self.C, self.K, self.D)
@@ -277,11 +324,6 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
             self.space = FeatureMapSpace(feature_map, self.C * self.K, self.space)
         self.capabilities = frozenset({"objective", "projection"} if self.constrained
                                       else {"objective", "smooth", "hessp"})
-        target, self._logmask = active_scores(
-            self.y, components, self.C, self.K, f"{owner}.__init__", self.constrained
-        )  # mask: None for K = 1
-        # flat index of each record's target score in a C-contiguous (n, C·K) array
-        self._target_flat = np.arange(self.n, dtype=np.int64) * (self.C * self.K) + target
         self._buffers: dict[str, np.ndarray] = {}  # (n, C·K) and (n,) work arrays, reused
         self._gram_norm: float | None = None
         self._linear: tuple[AugmentedRows, np.ndarray] | None = None  # built at the first use
@@ -339,7 +381,9 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
             "softmax loss constants", True, f"derived (docs/privacy.md {where})",
             f"G = sqrt(2), Hessian rank <= {r}, eigenvalues <= 1/2, trace <= 1 - 1/S = "
             f"{1 - 1 / (r + 1):.6g} (S = {r + 1} active scores), gradient subspace dimension {r}")]
-        if self.feature_map is None:
+        if self.Z is None:  # the public problem alone: stated as its fit checks its records
+            conds.append(self._norm_condition(None, *(["u(x)"] if self.feature_map else [])))
+        elif self.feature_map is None:
             norms = getattr(self.Z, "row_norms", None)  # a design operator's, where the rows live
             zmax = (float(np.max(norms())) if callable(norms)
                     else float(np.max(np.linalg.norm(np.asarray(self.Z), axis=1))))
@@ -403,8 +447,8 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
         ⟨Θ_c, u_i⟩ = ρ_i (k ∘ Θ_c) · z_i (:meth:`FeatureMap.linear_weights`), so the objective,
         its gradient and a Hessian-vector product each read the rows once."""
         fm = self.feature_map
-        return (fm is not None and fm.structure == "linear"
-                and isinstance(self.Z, (np.ndarray, AugmentedRows)))
+        return (fm is not None and fm.structure == "linear"  # rows in memory, or none held
+                and (self.Z is None or isinstance(self.Z, (np.ndarray, AugmentedRows))))
 
     def _linear_rows(self) -> tuple[AugmentedRows, np.ndarray]:
         """(the rows ρ_i z_i, as views of the stored rows; the column weights k)."""

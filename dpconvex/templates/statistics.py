@@ -70,11 +70,33 @@ class EmpiricalRiskTemplate(StatisticTemplate):
     capabilities = frozenset({"per_example_gradients"})
 
     def __init__(self, loss: Loss, data_norm: float, X: np.ndarray, y: np.ndarray):
-        self.loss = loss
-        self.data_norm = float(data_norm)
         self.X = np.asarray(X, dtype=float)
         self.y = np.asarray(y, dtype=float)
-        self.n, self.p = self.X.shape
+        self._build(loss, data_norm, *self.X.shape)
+
+    @classmethod
+    def of_problem(cls, loss: Loss, data_norm: float, n: int, p: int) -> EmpiricalRiskTemplate:
+        """The template of the public problem alone: n records of p entries, no rows read.
+
+        Its constants are those of the template a fit on n rows builds; it holds no rows and
+        runs nothing (a dry run: an estimator's ``certify(n=...)``, the noise checks of a plan).
+
+        Examples
+        --------
+        >>> t = EmpiricalRiskTemplate.of_problem(Logistic(), 1.0, n=10**12, p=3)
+        >>> t.n, t.p, t.X is None
+        (1000000000000, 3, True)
+        """
+        template = cls.__new__(cls)
+        template.X = template.y = None
+        template._build(loss, data_norm, n, p)
+        return template
+
+    def _build(self, loss: Loss, data_norm: float, n: int, p: int) -> None:
+        """Hold the public problem: the loss, the bound, the shape (n, p) and the space."""
+        self.loss = loss
+        self.data_norm = float(data_norm)
+        self.n, self.p = int(n), int(p)
         self.space = EuclideanSpace((self.p,))
 
 
@@ -316,7 +338,7 @@ class SufficientStatisticsTemplate(StatisticTemplate):
     derivation = "docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics"
     capabilities = frozenset({"sufficient_statistics"})
 
-    def __init__(self, statistics: Moments | Callable[[], Moments], n: int, p: int,
+    def __init__(self, statistics: Moments | Callable[[], Moments] | None, n: int, p: int,
                  data_norm: float, *, ridge: float | None = None, free: int | None = None,
                  free_value: float | None = None, notes: Sequence[str] = ()):
         self._statistics = statistics
@@ -331,10 +353,31 @@ class SufficientStatisticsTemplate(StatisticTemplate):
         self.notes = tuple(notes)
         self.space = EuclideanSpace((self.p,))
 
+    @classmethod
+    def of_problem(cls, n: int, p: int, data_norm: float, *, ridge: float | None = None,
+                   free: int | None = None, free_value: float | None = None,
+                   notes: Sequence[str] = ()) -> SufficientStatisticsTemplate:
+        """The template of the public problem alone: n records of p columns, no statistics.
+
+        Its constants, conditions and assumptions are those of the template an estimator's fit
+        on n rows builds (the statistics computed by dpconvex from rows it clipped); it reads
+        no rows and releases nothing (a dry run: ``certify(n=...)``, the noise checks of a
+        plan). Reading ``gram`` or ``cross`` of it is refused.
+
+        Examples
+        --------
+        >>> t = SufficientStatisticsTemplate.of_problem(10**12, 3, 1.0, free=2, free_value=1.0)
+        >>> t.n, t.p, t.conditions("sensitivity")
+        (1000000000000, 3, [])
+        """
+        return cls(None, n, p, data_norm, ridge=ridge, free=free, free_value=free_value,
+                   notes=notes)
+
     def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
         """The row and label bounds: by construction where a function of dpconvex's computes the
-        statistics (an estimator's, from rows it clipped); else the caller's declaration."""
-        if is_dpconvex_function(self._statistics):
+        statistics (an estimator's, from rows it clipped, or its fit of the public problem
+        alone); else the caller's declaration."""
+        if self._statistics is None or is_dpconvex_function(self._statistics):
             return []
         return [
             Condition(
@@ -349,6 +392,10 @@ class SufficientStatisticsTemplate(StatisticTemplate):
 
     @cached_property
     def _moments(self) -> Moments:
+        if self._statistics is None:
+            raise ParameterError(
+                "SufficientStatisticsTemplate.gram: the template of the public problem alone "
+                "holds no statistics. Build the template over the statistics to release them.")
         stats = self._statistics() if callable(self._statistics) else self._statistics
         if stats.gram.shape != (self.p, self.p) or stats.cross.shape != (self.p,):
             raise ParameterError(

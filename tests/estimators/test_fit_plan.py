@@ -312,19 +312,22 @@ def test_a_front_door_refuses_prepare_and_fit_prepared_by_name(make):
     assert ledger.spent == (0.0, 0.0)
 
 
-def test_a_dry_run_refuses_one_row_and_an_n_beyond_memory_by_name():
-    """n = 1 met the Budget's δ check (noisy GD's δ = 1/n² = 1); a dry run's vector of n
-    entries beyond memory met numpy's MemoryError."""
+def test_a_dry_run_refuses_one_row_and_an_n_beyond_numpy_by_name():
+    """n = 1 met the Budget's δ check (noisy GD's δ = 1/n² = 1); a dry run reads the template
+    of its public problem: nothing of size n is allocated, and an n whose rows no numpy array
+    holds is refused by name."""
     est = dp.NoisyGradientDescent(epsilon=1.0, classes=[0, 1])
     with pytest.raises(dp.errors.ParameterError, match=r"The 'n' argument of NoisyGradientDescent\.plan"):
         est.certify(n=1, n_features=3)
-    assert est.certify(n=10**12, n_features=3).epsilon <= 1.0  # its stub rows are views
     with pytest.raises(dp.errors.ParameterError, match=r"certify: its checks hold n = 1,0"):
-        # 8 PB: beyond any address space, so the allocation fails on every machine
-        dp.PrivateGaussianNB(epsilon=1.0, classes=[0, 1]).certify(n=10**15, n_features=3)
-    # the linear template of the public problem holds no rows: nothing of size n is allocated
-    linear = dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1])
-    assert linear.certify(n=10**15, n_features=3).all_hold
+        dp.PrivateGaussianNB(epsilon=1.0, classes=[0, 1]).certify(n=10**18, n_features=3)
+    for learner in (est, dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1]),
+                    dp.PrivateGaussianNB(epsilon=1.0, classes=[0, 1]),
+                    dp.PrivateGaussianCentroid(epsilon=1.0, classes=[0, 1]),
+                    dp.PrivateLargeMarginGaussian(epsilon=1.0, classes=[0, 1]),
+                    dp.PrivateLinearRegression(epsilon=1.0, delta=0.0),
+                    dp.PrivateLinearRegressor(epsilon=1.0, label_range=(0, 1))):
+        assert learner.certify(n=10**15, n_features=3).epsilon <= 1.0, type(learner).__name__
 
 
 def _lines(cert) -> list[list[str]]:
@@ -507,3 +510,18 @@ def test_a_linear_fit_compiles_a_loss_stated_in_cvxpy_once(monkeypatch, params):
     dp.PrivateLinearClassifier(loss=lambda m: cp.pos(1 - m), classes=[0, 1], random_state=0,
                                **params).fit(X, y)
     assert len(compiled) == 1
+
+
+@pytest.mark.parametrize("make", [
+    lambda: dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1]),
+    lambda: dp.PrivateHuberSVM(epsilon=1.0, classes=[0, 1]),
+    lambda: dp.PrivateGaussianNB(epsilon=1.0, classes=[0, 1]),
+    lambda: dp.PrivateLargeMarginGaussian(epsilon=1.0, classes=[0, 1]),
+    lambda: dp.PrivateLinearRegressor(epsilon=1.0, label_range=(0, 1)),
+], ids=["logistic", "huber-svm", "gaussian-nb", "large-margin", "linear-regressor"])
+def test_a_declared_shape_no_array_holds_is_refused_by_name(make):
+    """plan and certify of 10^30 features (rows beyond numpy's index) refuse by name, before
+    any learner sizes an array by the shape (a raw OverflowError or ValueError otherwise)."""
+    for method in ("plan", "certify"):
+        with pytest.raises(dp.errors.ParameterError, match=rf"\.{method}: its checks hold n = 300"):
+            getattr(make(), method)(n=300, n_features=10**30)

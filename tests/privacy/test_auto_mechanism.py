@@ -125,14 +125,12 @@ def test_delta_alone_works_on_every_estimator():
 
 @pytest.mark.parametrize("delta", ["1e-6", True, [1e-6], float("nan"), 1.5])
 def test_a_delta_that_is_not_a_probability_is_refused_by_name(delta):
-    """Where a caller hands the rule or the budget hold a δ no estimator checked."""
+    """Where a caller hands the rule a δ no estimator checked, or makes the Budget a budget
+    hold takes."""
     with pytest.raises(dp.ParameterError, match="'delta' parameter of resolve_mechanism"):
         resolve_mechanism("auto", delta, LINEAR_MENU.auto)
     with pytest.raises(dp.ParameterError, match="'delta' parameter of Budget"):
         resolve_mechanism("auto", dp.Budget(1.0, delta), LINEAR_MENU.auto)
-    with pytest.raises(dp.ParameterError, match="'delta' parameter of Model"):
-        with dp.privacy.budget.hold_budget(None, 0.5, delta, "Model", n=100):
-            pass
     with pytest.raises(dp.ParameterError, match="'delta' parameter of delta_rows_note"):
         dp.privacy.budget.delta_rows_note(delta, 100)
     with pytest.raises(dp.ParameterError, match="'delta' parameter of centroids_preferred"):

@@ -292,29 +292,35 @@ def auto_lam(template: LargeMarginTemplate, mech: Mechanism, budget: Budget,
     return hi
 
 
-def build_template(est: LargeMarginSettings, Z: Any, y_idx: np.ndarray, comps: np.ndarray,
-                   C: int, K: int, assignment: str, mech: Mechanism, budget: Budget, *,
-                   lam: float | None = None) -> LargeMarginTemplate:
+def build_template(est: LargeMarginSettings, Z: Any, y_idx: np.ndarray | None,
+                   comps: np.ndarray | None, C: int, K: int, assignment: str, mech: Mechanism,
+                   budget: Budget, *, lam: float | None = None,
+                   shape: tuple[int, int] | None = None) -> LargeMarginTemplate:
     """The template of a fit: softmax (unconstrained) or the paper's pairwise PSD template.
 
     ``lam``: with lam='auto', the value the fit's plan resolved (None: apply the rule here).
+    ``Z`` None: the template of the public problem of ``shape`` = (n, d) alone (``of_problem``:
+    no records, labels or components read).
     """
     lam0 = 1.0 if lam_is_auto(est.lam) else float(est.lam)
     loss = resolved_loss(est)
+    n, d = (Z.shape[0], int(Z.shape[1]) - 1) if Z is not None else shape  # type: ignore[misc]
     template: LargeMarginTemplate
     if isinstance(loss, str):
         structure = resolved_structure(est)
         weights = check_feature_options(structure, getattr(est, "feature_weights", None),
                                         type(est).__name__, softmax=True)
-        fmap = feature_map_of(weights, structure, float(est.data_norm), int(Z.shape[1]) - 1)
-        template = LargeMarginSoftmaxTemplate(Z, y_idx, comps if K > 1 else None, n_classes=C,
-                                              lam=lam0, n_components=K, assignment=assignment,
-                                              data_norm=float(est.data_norm), feature_map=fmap)
+        softmax = {"n_classes": C, "lam": lam0, "n_components": K, "assignment": assignment,
+                   "data_norm": float(est.data_norm),
+                   "feature_map": feature_map_of(weights, structure, float(est.data_norm), d)}
+        template = (LargeMarginSoftmaxTemplate.of_problem(n, d, **softmax) if Z is None else
+                    LargeMarginSoftmaxTemplate(Z, y_idx, comps if K > 1 else None, **softmax))
     else:
-        template = LargeMarginGaussianTemplate(
-            Z, y_idx, comps, n_classes=C, n_components=K, lam=lam0, gamma=float(est.gamma),
-            loss=loss if loss is not None else HuberHinge(est.h),
-            extra_terms=tuple(est.extra_terms or ()), assignment=assignment)
+        pairwise = {"n_classes": C, "n_components": K, "lam": lam0, "gamma": float(est.gamma),
+                    "loss": loss if loss is not None else HuberHinge(est.h),
+                    "extra_terms": tuple(est.extra_terms or ()), "assignment": assignment}
+        template = (LargeMarginGaussianTemplate.of_problem(n, d, **pairwise) if Z is None else
+                    LargeMarginGaussianTemplate(Z, y_idx, comps, **pairwise))
     if lam_is_auto(est.lam):
         template.regularizer = Frobenius(auto_lam(template, mech, budget) if lam is None else lam)
     return template
@@ -462,25 +468,15 @@ TEMPLATES = {PAIRWISE_LEARNER: "large-margin pairwise (PSD)",
              CENTROID_LEARNER: "class sums (released as Phi)"}
 
 
-def _stub_template(est: LargeMarginSettings, plan_n: int | None, C: int, K: int, d: int,
-                   mechanism: Mechanism, budget: Budget, lam: float | None,
-                   assignment: str = "(plan: not assigned)") -> Template:
-    """The template on rows of zeros (z = 0: constant loss), one read-only zero broadcast (no n x (d + 1)
-    array), with every class and component present."""
-    n_rows = max(2, C * K) if plan_n is None else plan_n
-    row_index = np.arange(n_rows)
-    return build_template(
-        est,
-        np.broadcast_to(0.0, (n_rows, d + 1)),
-        (row_index % C).astype(np.int64),
-        ((row_index // C) % K).astype(np.int64),
-        C,
-        K,
-        assignment,
-        mechanism,
-        budget,
-        lam=1.0 if lam is None else lam,
-    )
+def _public_template(est: LargeMarginSettings, plan_n: int | None, C: int, K: int, d: int,
+                     mechanism: Mechanism, budget: Budget, lam: float | None,
+                     assignment: str = "(plan: not assigned)") -> Template:
+    """The template of the public problem of ``plan_n`` records of d features (None: of
+    max(2, C K) records, which the plan reads at its n through :class:`_AtShape`), no records
+    read."""
+    n = max(2, C * K) if plan_n is None else plan_n
+    return build_template(est, None, None, None, C, K, assignment, mechanism, budget,
+                          lam=1.0 if lam is None else lam, shape=(n, d))
 
 
 def _centroid_plan(est: LargeMarginSettings, plan: FitPlan) -> tuple[Any, FitPlan]:
@@ -521,7 +517,7 @@ def plan_fit(est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
         # the fit is not private end to end: it holds ε = ∞ (a ledger of finite budget
         # refuses it before the data are read); the objective keeps its share
         total, parts = Budget.unlimited(), {OBJECTIVE: objective}
-    stub = _AtShape(_stub_template(est, None, C, K, p, mechanism, objective, None), n)
+    stub = _AtShape(_public_template(est, None, C, K, p, mechanism, objective, None), n)
     lam, rule = ((float(auto_lam(stub, mechanism, objective)), LAM_RULE) if lam_is_auto(est.lam)
                  else (float(est.lam), "given"))
     if est.solver not in (None, "auto"):  # a solver the template cannot take: refused as fit does
@@ -553,12 +549,12 @@ def plan_fit(est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
 
 
 def prepare_shape(est: LargeMarginSettings, plan: FitPlan) -> Prepared:
-    """The prepared problem of ``plan`` with every data value 0 (public shape only)."""
+    """The prepared problem of ``plan``'s public problem alone (no records read)."""
     if plan.learner == CENTROID_LEARNER:
         inner, inner_plan = _centroid_plan(est, plan)
         return inner.prepare_shape(inner_plan)
     K = resolved_components(est, plan.n, plan.n_classes, plan.n_features)
-    template = _stub_template(est, plan.n, plan.n_classes, K, plan.n_features, plan.mechanism,
+    template = _public_template(est, plan.n, plan.n_classes, K, plan.n_features, plan.mechanism,
                               objective_part(plan), plan.lam, planned_for(est, plan).description)
     return Prepared(template=template, meta=LargeMarginFacts(plan.n_features))
 

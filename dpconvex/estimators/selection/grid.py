@@ -651,7 +651,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         budget, n_public = self._budget(X, y, owner)
         # the ledger is checked (and the budget held) before the data are read; δ against the n rows
         # of the whole set, once: the candidates fit inside this hold
-        with hold_budget(self._ledger(owner), epsilon, budget.delta, owner,
+        with hold_budget(self._ledger(owner), Budget(epsilon, budget.delta), owner,
                          n=None if context.held else n_public) as hold:
 
             X_checked, y_checked = self._checked_rows(X, y, f"{owner}.fit")

@@ -279,7 +279,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             owner=owner if self._public_classes(owner) is None else "", y=y)
         noise = self._noise(owner, context.noise)
         noise_rng = noise.rng
-        with hold_budget(self._ledger(owner), epsilon, 0.0, owner) as hold:
+        with hold_budget(self._ledger(owner), Budget(epsilon), owner) as hold:
             X_checked, y_checked = self._checked_rows(X, y, f"{owner}.fit")
             n = X_checked.shape[0]
             n_val = _validation_size(n, fraction, f"{owner}.fit")
