@@ -346,6 +346,11 @@ class FitContext:
         (:meth:`PrivateEstimator.fit` hands them to its ``prepare``), or by the fit that holds it
         (one-vs-rest's binary models: the rows checked once, each model's labels encoded from
         the whole set's). ``prepare`` reads them instead of checking (X, y) again.
+    plan : FitPlan or None
+        The plan this fit follows, made by the fit that holds it with this estimator's own
+        :meth:`~PrivateEstimator.plan` on the same parameters (a front door's learner: its
+        parameters checked there), so the fit neither checks them nor plans again; None: the
+        fit plans from the shape of its rows.
 
     Examples
     --------
@@ -364,16 +369,18 @@ class FitContext:
     label_warning: LabelWarning | None = None
     checked: bool = False
     data: CheckedData | None = None
+    plan: FitPlan | None = None
 
     def inner(self, noise: NoiseSource | None, *, held: bool = False,
               excluding: np.ndarray | None = None, checked: bool = False,
-              data: CheckedData | None = None) -> FitContext:
+              data: CheckedData | None = None, plan: FitPlan | None = None) -> FitContext:
         """The context of a fit inside this one: the same rows left out, hold and label
         warning; ``noise`` its own source (None: from its ``random_state``); ``held``
         when it runs inside this fit's budget hold; ``excluding`` a boolean mask of
         further records left out (a fit made of fits inside another's part); ``checked``
         when this fit hands it X and y as it checked them; ``data`` the inner fit's rows and
-        labels as this fit validated and encoded them (:class:`CheckedData`).
+        labels as this fit validated and encoded them (:class:`CheckedData`); ``plan`` the
+        inner fit's plan, as this fit made it with the inner estimator's ``plan``.
 
         Raises
         ------
@@ -388,7 +395,7 @@ class FitContext:
             )
             excluded = mask if excluded is None else excluded | mask
         return dataclasses.replace(self, noise=noise, held=self.held or held, excluded=excluded,
-                                   checked=checked, data=data)
+                                   checked=checked, data=data, plan=plan)
 
     def every_row(self, owner: str) -> FitContext:
         """This context, for a fit that reads every row (its statistics, splits or selection
@@ -423,8 +430,8 @@ NO_CONTEXT = FitContext()
 #: The contexts issued now, by identity, each for the calls of the fit that made it inside its
 #: budget hold (:func:`issued`): the only contexts ``fit``, ``prepare`` and ``fit_prepared``
 #: take besides :data:`NO_CONTEXT` (:func:`check_context`). A context the caller made
-#: (``held``, ``checked``, ``data``, rows left out) would skip the δ check and its
-#: certificate note, the data's checks or the rows.
+#: (``held``, ``checked``, ``data``, ``plan``, rows left out) would skip the δ check and its
+#: certificate note, the data's or the parameters' checks, or the rows.
 _ISSUED: dict[int, FitContext] = {}
 
 
@@ -880,6 +887,10 @@ class FitPlan:
         Whether a choice of the plan reads ε (Λ or a kink's half-width h by its public
         rule): the problem prepared with it serves no fit at another ε
         (:attr:`Prepared.reusable`).
+    chosen : Any
+        A front door's choice, which its fit follows: its rule's output on this public shape
+        and its learner's own plan
+        (:class:`~dpconvex.estimators.front_door.ChosenLearner`); None for a learner.
     """
 
     estimator: str
@@ -900,6 +911,7 @@ class FitPlan:
     loss: Loss | None = None
     vouch: tuple[str, ...] = ()
     reads_epsilon: bool = False
+    chosen: Any = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "options", MappingProxyType(dict(self.options or {})))
@@ -1295,18 +1307,23 @@ class PrivateEstimator(BaseEstimator):
         """:meth:`fit` inside ``context`` (what a meta-estimator hands this fit): the skeleton,
         validate once → plan → hold the budget → prepare the rows → release (commit, set the
         model), with the hooks ``_plan``, ``_prepare_fit`` and ``_release``; a fit made of another
-        fit of this estimator goes by :meth:`_fit_routed`."""
+        fit of this estimator goes by :meth:`_fit_routed`. ``context.plan``: the plan the fit that
+        holds this one made for it, followed as it is."""
         if not self.takes_row_mask:
             context.every_row(type(self).__name__)
         routed = self._fit_routed(X, y, context)
         if routed is not None:
             return routed
-        self._validate_params(planned=True)
+        if context.plan is None:  # else checked by the plan() that made the plan handed here
+            self._validate_params(planned=True)
         if self._reads_label_set and getattr(self, "classes", None) is None:  # the set read from y
             context = context.one_label_warning(owner=type(self).__name__, y=y)
         names = feature_names_of(X, f"{type(self).__name__}.fit")
         data = context.data or self._validated(X, y, context)  # once; a check releases nothing
-        plan = self._plan(*data.shape)
+        try:
+            plan = context.plan or self._plan(*data.shape)
+        except (DataValidationError, ParameterError) as exc:  # in the name of the fit that plans
+            raise signed_refusal(exc, f"{type(self).__name__}.fit") from None
         # one generator for every step of the fit (e.g. a component assignment, the release)
         context = dataclasses.replace(context, noise=self._fit_noise(context), data=data)
         if plan.sub_plans:

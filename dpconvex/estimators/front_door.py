@@ -144,7 +144,8 @@ from .regression import (
 
 __all__ = ["ConstantClassifier", "ConstantRegressor", "INFERRED_CHOICE", "INFERRED_CHOICE_WARNING",
            "PrivateClassifier", "PrivateRegressor", "SAFEGUARD_SELECTED", "SCHEMA",
-           "SELECTION_UTILITY", "SafeguardParts", "SchemaInputMixin", "constant_name",
+           "SELECTION_UTILITY", "ChosenLearner", "SafeguardParts", "SchemaInputMixin",
+           "constant_name",
            "safeguard_mistakes", "select_release", "squared_error_utilities",
            "warn_constant_released"]
 
@@ -1121,6 +1122,27 @@ class SafeguardParts(NamedTuple):
     note: str
 
 
+class ChosenLearner(NamedTuple):
+    """The regressor's rule on a public shape, made once by its plan
+    (:attr:`~dpconvex.estimators.base.FitPlan.chosen`), which the fit follows.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateRegressor
+    >>> chosen = PrivateRegressor(epsilon=1.0).plan(n=10_000, n_features=3).chosen
+    >>> chosen.choice.learner, chosen.plan.budget.epsilon < 1.0, chosen.parts.n_val
+    ('median regression', True, 2000)
+    """
+
+    #: The rule's learner, its mechanism, the reason and whether the safeguard runs.
+    choice: RegressionChoice
+    #: The learner's own plan (its ε the whole ε, or ε − ε_c with the safeguard); None for
+    #: the private mean.
+    plan: FitPlan | None
+    #: The safeguard's parts; None where it is off.
+    parts: SafeguardParts | None
+
+
 class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
     """A differentially private linear regressor that chooses its learner from public quantities.
 
@@ -1161,6 +1183,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         The released model: the fitted learner, or a
         :class:`~dpconvex.estimators.front_door.ConstantRegressor` holding the private mean. A
         learner holds this estimator's ``accountant``, so a refit of it is charged as a fit is.
+        The learner is fitted on the rows as this estimator validated them, so it records no
+        ``feature_names_in_`` of a DataFrame: this estimator keeps them (``feature_names_in_``)
+        and checks them in ``predict``.
     learner_ : str
         "median regression" or "constant (private mean)".
     n_features_in_ : int
@@ -1240,6 +1265,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             random_state=self.random_state, label_center="range")
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
+        """The rule's choice on (n, d) and the plan of its release: the private mean's, or the
+        learner's own plan with this front door's budget, parts and notes; the choice and the
+        learner's plan ride in ``chosen`` (:class:`ChosenLearner`), which the fit follows."""
         if self.schema is not None:  # the fit's plan: the encoded rows, the schema's ranges
             return self._on_rows().plan(n, n_classes, len(self.schema.feature_names))
         choice = regression_rule(n, n_features, float(self.epsilon), float(self.delta or 0.0),
@@ -1261,6 +1289,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                     LabelSource("label_range", label_range=self._label_bounds()),
                     choice.reason,
                 ),
+                chosen=ChosenLearner(choice, None, None),
             )
         if not choice.safeguard:
             learner_plan = self._make(choice.mechanism, float(self.epsilon)).plan(n, 1, n_features)
@@ -1269,6 +1298,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 estimator=owner,
                 learner=choice.learner,
                 notes=(*learner_plan.notes, choice.reason, *self._unguarded_note(n)),
+                chosen=ChosenLearner(choice, learner_plan, None),
             )
         parts = self._parts(n, f"{owner}.plan")
         learner_plan = self._make(choice.mechanism, parts.rest).plan(n, 1, n_features)
@@ -1279,7 +1309,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             parts={"private mean (every row)": Budget(parts.eps_mean),
                    "model (fitting part)": Budget(parts.rest, learner_plan.budget.delta),
                    "selection (validation part)": Budget(parts.rest)},
-            notes=(*learner_plan.notes, choice.reason, parts.note))
+            notes=(*learner_plan.notes, choice.reason, parts.note),
+            chosen=ChosenLearner(choice, learner_plan, parts))
 
     def _unguarded_note(self, n: int) -> tuple[str, ...]:
         if not isinstance(self.safeguard, str):
@@ -1293,45 +1324,32 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
     # label range goes first (SchemaInputMixin, LabelRangeMixin); the hooks below.
     fits_only: ClassVar[bool] = True
 
-    def _validated(self, X: Any, y: Any, context: FitContext, *,
-                   binary: bool = False) -> CheckedData:
-        """X and y validated (:meth:`PrivateEstimator._validated`), and the rows' number
-        against the safeguard's split, in the fit's name, where the rule turns it on."""
-        data = super()._validated(X, y, context, binary=binary)
-        n, _, n_features = data.shape
-        choice = regression_rule(n, n_features, float(self.epsilon), float(self.delta or 0.0),
-                                 self.safeguard)
-        if choice.learner != PRIVATE_MEAN and choice.safeguard:
-            self._parts(n, f"{type(self).__name__}.fit")
-        return data
-
     def _prepare_fit(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Any:
         """The labels on the unit scale [−1, 1] where this fit reads them (the private mean, the
         safeguard; inside the hold); None for the learner on every row, which reads its own."""
-        if plan.learner != PRIVATE_MEAN and not plan.parts:
+        chosen = plan.chosen
+        if chosen.plan is not None and chosen.parts is None:
             return None
         return self._unit_labels(y, plan.n, f"{type(self).__name__}.fit")
 
     def _release(self, prep: Any, plan: FitPlan, hold: Any, context: FitContext,
                  warm_start: Any) -> PrivateRegressor:
-        """The rule's release inside the plan's hold, committed, and set as the model: the
+        """The plan's choice released inside its hold, committed, and set as the model: the
         private mean, the learner on every row, or the safeguard; ``prep``: the unit labels
-        (:meth:`_prepare_fit`), ``context.noise`` this fit's generator.
+        (:meth:`_prepare_fit`), ``context.noise`` this fit's generator, ``context.data`` the
+        rows and labels as this fit validated them.
 
         Raises
         ------
         ParameterError, DataValidationError, PrivacyError, SolverError
         """
-        n, n_features = plan.n, plan.n_features
-        choice = regression_rule(n, n_features, float(self.epsilon), float(self.delta or 0.0),
-                                 self.safeguard)
-        if choice.learner == PRIVATE_MEAN:
-            certificate = self._fit_mean(prep, n, n_features, choice, context.noise, hold)
-        elif not choice.safeguard:
-            certificate = self._fit_learner(context.data.X, context.data.y, n, choice,
-                                            context, hold)
+        n, n_features, chosen = plan.n, plan.n_features, plan.chosen
+        if chosen.plan is None:
+            certificate = self._fit_mean(prep, n, n_features, chosen.choice, context.noise, hold)
+        elif chosen.parts is None:
+            certificate = self._fit_learner(chosen, context, hold)
         else:
-            certificate = self._fit_safeguarded(context.data.X, prep, n, n_features, choice,
+            certificate = self._fit_safeguarded(context.data.X, prep, n, n_features, chosen,
                                                 context, hold)
         self.certificate_ = certificate
         self.n_features_in_ = n_features
@@ -1369,23 +1387,21 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         self._set_mean(float(released_mean.theta[0]), n, n_features, epsilon, certificate)
         return certificate
 
-    def _fit_learner(self, X: Any, y: Any, n: int, choice: RegressionChoice,
-                     context: FitContext, hold: Any) -> Certificate:
+    def _fit_learner(self, chosen: ChosenLearner, context: FitContext,
+                     hold: Any) -> Certificate:
         """Fit the rule's learner on every row with the whole budget and set it as the model.
 
-        The learner's warning about a unit label range is raised once, in this estimator's
-        name.
+        The learner follows the plan ``chosen`` holds for it, on the rows and labels as this fit
+        validated them; its warning about a unit label range is raised once, in this
+        estimator's name.
 
         Parameters
         ----------
-        X, y : array-like
-            The rows (as this fit checked them) and the labels.
-        n : int
-            The number of rows (public).
-        choice : RegressionChoice
-            The rule's learner, its mechanism and reason.
+        chosen : ChosenLearner
+            The plan's choice: the rule's learner, its mechanism and reason, the learner's plan.
         context : FitContext
-            This fit's context (the learner draws from its generator).
+            This fit's context (the learner draws from its generator; ``data``: the rows and
+            labels).
         hold : Hold
             The plan's budget hold, which the certificate is committed to.
 
@@ -1394,7 +1410,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         Certificate
             The learner's certificate with the rule's reason, committed to the accountant.
         """
-        owner = type(self).__name__
+        owner, choice, data = type(self).__name__, chosen.choice, context.data
         learner = self._make(choice.mechanism, float(self.epsilon))
         with signed_by(learner, f"{owner}.fit"):
             with warnings.catch_warnings():  # the labels' warning in the name the user called
@@ -1405,15 +1421,16 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                         rf"{type(learner).__name__}\.fit: {UNIT_RANGE_WARNING}",
                         PrivacyWarning,
                     )
-                fit_part(learner, X, y, context.inner(context.noise, held=True))
+                fit_part(learner, data.X, data.y,
+                         context.inner(context.noise, held=True, data=data, plan=chosen.plan))
             certificate = learner.certificate_
-            certificate.assumptions.extend((choice.reason, *self._unguarded_note(n)))
+            certificate.assumptions.extend((choice.reason, *self._unguarded_note(chosen.plan.n)))
             hold.commit_certificate(certificate)
         self._set_learner(learner, choice)
         return certificate
 
     def _fit_safeguarded(self, X_checked: Any, u: np.ndarray, n: int, n_features: int,
-                         choice: RegressionChoice, context: FitContext,
+                         chosen: ChosenLearner, context: FitContext,
                          hold: Any) -> Certificate:
         """The safeguard (docs/privacy/front_door_regression.md#privacy-regressor-safeguard).
 
@@ -1430,8 +1447,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             The labels on the unit scale.
         n, n_features : int
             The public shape.
-        choice : RegressionChoice
-            The rule's learner, its mechanism and reason.
+        chosen : ChosenLearner
+            The plan's choice: the rule's learner, its mechanism and reason, the learner's plan
+            and the safeguard's parts.
         context : FitContext
             This fit's context; its generator draws the split, then spawns the mean's, the
             learner's and the selection's.
@@ -1444,7 +1462,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             The composed certificate, committed to the accountant.
         """
         owner, noise = type(self).__name__, context.noise
-        parts = self._parts(n, f"{owner}.fit")
+        choice, parts = chosen.choice, chosen.parts
         half, mid = self._unit_scale()  # u ∈ [−1, 1] <-> the labels' units
         learner = self._make(choice.mechanism, parts.rest)
         with signed_by(learner, f"{owner}.fit"):
@@ -1461,7 +1479,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             y_unit[validation] = mid
             inner = context.inner(NoiseSource(fit_rng, noise.seeded), held=True,
                                   excluding=validation, checked=True,
-                                  data=CheckedData(X_checked, y_unit))
+                                  data=CheckedData(X_checked, y_unit), plan=chosen.plan)
             self._fit_on_part(learner, X_checked, y_unit, n, n_features, inner)
             # the validation rows, as check_array gave them (an array, a CSR array or a Dask
             # array, each indexed by a boolean mask of rows)
