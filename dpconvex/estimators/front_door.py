@@ -1480,7 +1480,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             inner = context.inner(NoiseSource(fit_rng, noise.seeded), held=True,
                                   excluding=validation, checked=True,
                                   data=CheckedData(X_checked, y_unit), plan=chosen.plan)
-            self._fit_on_part(learner, X_checked, y_unit, n, n_features, inner)
+            self._fit_on_part(learner, X_checked, y_unit, inner)
             # the validation rows, as check_array gave them (an array, a CSR array or a Dask
             # array, each indexed by a boolean mask of rows)
             X_val = X_checked[validation]
@@ -1511,7 +1511,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         return certificate
 
     def _fit_on_part(self, learner: PrivateLinearRegressor, X_checked: Any, y_unit: np.ndarray,
-                     n: int, n_features: int, inner: FitContext) -> None:
+                     inner: FitContext) -> None:
         """Fit the safeguard's learner on the fitting part, inside this fit's hold.
 
         Its public noise check is silenced: the selection guards against its noise.
@@ -1524,11 +1524,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             Every row, checked.
         y_unit : ndarray
             The clipped labels in their units, the public placeholder on the validation rows.
-        n, n_features : int
-            The public shape (every row: ``inner`` excludes the validation part).
         inner : FitContext
             The learner's context: its generator, held, the validation rows excluded, the
-            rows and labels as this fit checked them.
+            rows and labels as this fit checked them, its plan (of every row).
         """
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PrivacyWarning)

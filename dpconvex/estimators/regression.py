@@ -760,9 +760,10 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         route (:meth:`LabelRangeMixin._fit_routed`) or None.
 
         The rows a meta-estimator leaves out (``context.excluded``) keep the centre of
-        ``label_range``: the mean would read them.
+        ``label_range``: the mean would read them. A plan the fit that holds this one hands it
+        (``context.plan``) is followed as it is (``prepare`` refuses one that releases a centre).
         """
-        if context.excluded is not None:  # the centre would read the rows left out
+        if context.excluded is not None or context.plan is not None:
             return super()._fit_routed(X, y, context)
         self._validate_params()
         n, _, n_features = self.public_shape(X, y)
