@@ -135,12 +135,15 @@ def _forged_contexts(X, y):
         "checked (no data checks)": NO_CONTEXT.inner(None, checked=True),
         "other rows (data=)": NO_CONTEXT.inner(None, data=CheckedData(other_rows, y)),
         "rows left out": NO_CONTEXT.inner(None, excluding=np.arange(len(y)) < 5),
+        "a plan (no parameter checks)": NO_CONTEXT.inner(None, plan=dp.PrivateLogisticRegression(
+            epsilon=50.0, classes=[-1, 1]).plan(len(y), 2, X.shape[1])),
         "made directly": FitContext(held=True, checked=True),
     }
 
 
 @pytest.mark.parametrize("kind", ["held (no δ check)", "checked (no data checks)",
-                                  "other rows (data=)", "rows left out", "made directly"])
+                                  "other rows (data=)", "rows left out",
+                                  "a plan (no parameter checks)", "made directly"])
 def test_a_context_the_caller_made_is_refused_by_fit_and_charges_nothing(kind):
     """fit(context=) takes only a context a meta-estimator issued to its part (fit_part):
     one the caller made is refused by name before anything is read or held."""

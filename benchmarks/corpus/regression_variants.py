@@ -364,6 +364,14 @@ class _NoisyGDHuber:
     def predict(self, X):
         return self._predict_rows(np.asarray(X, dtype=float))
 
+    def plan(self, n, n_classes, n_features):
+        """The plan of ``NoisyGradientDescent`` at (n, d, ε, δ), whose certificate it carries
+        (the front door's plan reads its budget and notes)."""
+        import dpconvex as dp
+
+        return dp.NoisyGradientDescent(epsilon=self.epsilon, delta=self.delta).plan(
+            n, 2, n_features)
+
     # the safeguard's learner: its fitting part, then its run
     def prepare(self, X, y_unit, plan, *, context):
         keep = np.ones(X.shape[0], dtype=bool) if context.excluded is None else ~context.excluded

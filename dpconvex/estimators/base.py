@@ -346,6 +346,11 @@ class FitContext:
         (:meth:`PrivateEstimator.fit` hands them to its ``prepare``), or by the fit that holds it
         (one-vs-rest's binary models: the rows checked once, each model's labels encoded from
         the whole set's). ``prepare`` reads them instead of checking (X, y) again.
+    plan : FitPlan or None
+        The plan this fit follows, made by the fit that holds it with this estimator's own
+        :meth:`~PrivateEstimator.plan` on the same parameters (a front door's learner: its
+        parameters checked there), so the fit neither checks them nor plans again; None: the
+        fit plans from the shape of its rows.
 
     Examples
     --------
@@ -364,16 +369,18 @@ class FitContext:
     label_warning: LabelWarning | None = None
     checked: bool = False
     data: CheckedData | None = None
+    plan: FitPlan | None = None
 
     def inner(self, noise: NoiseSource | None, *, held: bool = False,
               excluding: np.ndarray | None = None, checked: bool = False,
-              data: CheckedData | None = None) -> FitContext:
+              data: CheckedData | None = None, plan: FitPlan | None = None) -> FitContext:
         """The context of a fit inside this one: the same rows left out, hold and label
         warning; ``noise`` its own source (None: from its ``random_state``); ``held``
         when it runs inside this fit's budget hold; ``excluding`` a boolean mask of
         further records left out (a fit made of fits inside another's part); ``checked``
         when this fit hands it X and y as it checked them; ``data`` the inner fit's rows and
-        labels as this fit validated and encoded them (:class:`CheckedData`).
+        labels as this fit validated and encoded them (:class:`CheckedData`); ``plan`` the
+        inner fit's plan, as this fit made it with the inner estimator's ``plan``.
 
         Raises
         ------
@@ -388,7 +395,7 @@ class FitContext:
             )
             excluded = mask if excluded is None else excluded | mask
         return dataclasses.replace(self, noise=noise, held=self.held or held, excluded=excluded,
-                                   checked=checked, data=data)
+                                   checked=checked, data=data, plan=plan)
 
     def every_row(self, owner: str) -> FitContext:
         """This context, for a fit that reads every row (its statistics, splits or selection
@@ -423,8 +430,8 @@ NO_CONTEXT = FitContext()
 #: The contexts issued now, by identity, each for the calls of the fit that made it inside its
 #: budget hold (:func:`issued`): the only contexts ``fit``, ``prepare`` and ``fit_prepared``
 #: take besides :data:`NO_CONTEXT` (:func:`check_context`). A context the caller made
-#: (``held``, ``checked``, ``data``, rows left out) would skip the δ check and its
-#: certificate note, the data's checks or the rows.
+#: (``held``, ``checked``, ``data``, ``plan``, rows left out) would skip the δ check and its
+#: certificate note, the data's or the parameters' checks, or the rows.
 _ISSUED: dict[int, FitContext] = {}
 
 
@@ -880,6 +887,10 @@ class FitPlan:
         Whether a choice of the plan reads ε (Λ or a kink's half-width h by its public
         rule): the problem prepared with it serves no fit at another ε
         (:attr:`Prepared.reusable`).
+    chosen : Any
+        A front door's choice, which its fit follows: its rule's output on this public shape
+        and its learner's own plan
+        (:class:`~dpconvex.estimators.front_door.ChosenLearner`); None for a learner.
     """
 
     estimator: str
@@ -900,6 +911,7 @@ class FitPlan:
     loss: Loss | None = None
     vouch: tuple[str, ...] = ()
     reads_epsilon: bool = False
+    chosen: Any = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "options", MappingProxyType(dict(self.options or {})))
@@ -963,7 +975,11 @@ class PrivateEstimator(BaseEstimator):
     * ``_release(prep, plan, hold, warm_start)``: the noise, the release, the fitted
       attributes (``hold``: the ledger reservation of the plan's budget);
     * ``prepare_shape(plan)``: the prepared problem of the plan's public problem alone (no
-      rows read), for :meth:`certify` without data and the noise warnings.
+      rows read), for :meth:`certify` without data and the noise warnings;
+
+    and, where their fit differs from these steps, ``_fit_routed`` (a fit made of another fit
+    of the estimator) or ``_prepare_fit`` (a front door, :attr:`fits_only`, prepares inside
+    its fit only).
     """
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {}
@@ -1098,6 +1114,11 @@ class PrivateEstimator(BaseEstimator):
     #: refuses a context that leaves rows out (:meth:`FitContext.every_row`).
     takes_row_mask: ClassVar[bool] = False
 
+    #: Whether the estimator prepares and releases inside its fit only (a front door, which
+    #: splits its budget and its rows between its parts): ``prepare`` and ``fit_prepared``
+    #: refuse it by name; its fit's steps are its ``_prepare_fit`` and ``_release``.
+    fits_only: ClassVar[bool] = False
+
     #: Whether the estimator takes public per-feature ranges (``feature_range``) from rows
     #: that carry them (:class:`~dpconvex.data.RangedRows`) when none are given.
     takes_rows_ranges: ClassVar[bool] = False
@@ -1217,6 +1238,8 @@ class PrivateEstimator(BaseEstimator):
         (:class:`PrivacyError`) before anything is held or charged.
         """
         caller, ledger = f"{type(self).__name__}.fit_prepared", getattr(self, "accountant", None)
+        if self.fits_only:
+            raise ParameterError(f"{caller}: {type(self).__name__} {FIT_ONLY}")
         check_context(context, caller)
         # a draft as its schema or ranges, or rows of one (the plan plan_for made on them states it)
         draft = not_public_source(self) is not None or SUGGESTED_SOURCE in plan.notes
@@ -1281,19 +1304,26 @@ class PrivateEstimator(BaseEstimator):
             raise signed_refusal(exc, caller) from None
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator:
-        """:meth:`fit` inside ``context`` (what a meta-estimator hands this fit)."""
+        """:meth:`fit` inside ``context`` (what a meta-estimator hands this fit): the skeleton,
+        validate once → plan → hold the budget → prepare the rows → release (commit, set the
+        model), with the hooks ``_plan``, ``_prepare_fit`` and ``_release``; a fit made of another
+        fit of this estimator goes by :meth:`_fit_routed`. ``context.plan``: the plan the fit that
+        holds this one made for it, followed as it is."""
         if not self.takes_row_mask:
             context.every_row(type(self).__name__)
-        ranged = self._with_rows_ranges(X) if self.takes_rows_ranges else None
-        if ranged is not None:
-            self._fit_as(ranged, X, y, context).certificate_.assumptions.append(ROWS_RANGES_NOTE)
-            return self
-        self._validate_params(planned=True)
+        routed = self._fit_routed(X, y, context)
+        if routed is not None:
+            return routed
+        if context.plan is None:  # else checked by the plan() that made the plan handed here
+            self._validate_params(planned=True)
         if self._reads_label_set and getattr(self, "classes", None) is None:  # the set read from y
             context = context.one_label_warning(owner=type(self).__name__, y=y)
         names = feature_names_of(X, f"{type(self).__name__}.fit")
         data = context.data or self._validated(X, y, context)  # once; a check releases nothing
-        plan = self._plan(*data.shape)
+        try:
+            plan = context.plan or self._plan(*data.shape)
+        except (DataValidationError, ParameterError) as exc:  # in the name of the fit that plans
+            raise signed_refusal(exc, f"{type(self).__name__}.fit") from None
         # one generator for every step of the fit (e.g. a component assignment, the release)
         context = dataclasses.replace(context, noise=self._fit_noise(context), data=data)
         if plan.sub_plans:
@@ -1301,9 +1331,26 @@ class PrivateEstimator(BaseEstimator):
         else:  # the hold before the objective is built
             with self._hold(plan, context) as hold, issued(context):
                 fitted = self._release(
-                    self.prepare(data.X, data.y, plan, context=context), plan, hold, context, None
+                    self._prepare_fit(data.X, data.y, plan, context), plan, hold, context, None
                 )
         return with_feature_names(fitted, names)
+
+    def _fit_routed(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator | None:
+        """The fit where it is made of another fit of this estimator, else None (the
+        skeleton's): here, a clone with the public per-feature ranges its rows carry
+        (:attr:`takes_rows_ranges`); a schema or a label range released in the fit route
+        their own (:class:`~dpconvex.estimators.front_door.SchemaInputMixin`,
+        :class:`~dpconvex.estimators.regression.LabelRangeMixin`)."""
+        ranged = self._with_rows_ranges(X) if self.takes_rows_ranges else None
+        if ranged is None:
+            return None
+        self._fit_as(ranged, X, y, context).certificate_.assumptions.append(ROWS_RANGES_NOTE)
+        return self
+
+    def _prepare_fit(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Any:
+        """The fit's preparation, inside its hold and with ``context`` issued: :meth:`prepare`.
+        An estimator that prepares inside its fit only (:attr:`fits_only`) has its own."""
+        return self.prepare(X, y, plan, context=context)
 
     def _fit_noise(self, context: FitContext) -> NoiseSource:
         """This fit's generator: the one its caller hands it (``context.noise``), else a new one

@@ -111,7 +111,6 @@ from ..privacy.rules.front_door import (
 )
 from ..privacy.rules.noise_level import PUBLIC_CHECK_NOTE, noise_dominates
 from .base import (
-    FIT_ONLY,
     NO_CONTEXT,
     ROWS_RANGES_NOTE,
     CheckedData,
@@ -145,7 +144,8 @@ from .regression import (
 
 __all__ = ["ConstantClassifier", "ConstantRegressor", "INFERRED_CHOICE", "INFERRED_CHOICE_WARNING",
            "PrivateClassifier", "PrivateRegressor", "SAFEGUARD_SELECTED", "SCHEMA",
-           "SELECTION_UTILITY", "SafeguardParts", "SchemaInputMixin", "constant_name",
+           "SELECTION_UTILITY", "ChosenLearner", "SafeguardParts", "SchemaInputMixin",
+           "constant_name",
            "safeguard_mistakes", "select_release", "squared_error_utilities",
            "warn_constant_released"]
 
@@ -451,6 +451,13 @@ class SchemaInputMixin:
         labels, weights = self._score_labels(y, predicted.size, sample_weight)  # type: ignore[attr-defined]
         return float(np.average(predicted == labels, weights=weights))
 
+    def _fit_routed(self, X: Any, y: Any, context: FitContext) -> Any:
+        """With a schema: the table encoded and this front door fitted on the rows
+        (:meth:`_fit_on_schema`)."""
+        if self.schema is not None:
+            return self._fit_on_schema(X, y, context)
+        return super()._fit_routed(X, y, context)  # type: ignore[misc]
+
     def _fit_on_schema(self, X: Any, y: Any, context: FitContext) -> Any:
         """Encode X by the schema, fit this front door on the rows, state the schema's part.
 
@@ -659,6 +666,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     _accepts_sparse: ClassVar[bool] = True
     _inferred_warning: ClassVar[str] = INFERRED_CHOICE_WARNING  # a sweep's too
     takes_rows_ranges = True
+    fits_only = True
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "epsilon": EPSILON, "delta": Optional(DELTA),
@@ -1114,6 +1122,27 @@ class SafeguardParts(NamedTuple):
     note: str
 
 
+class ChosenLearner(NamedTuple):
+    """The regressor's rule on a public shape, made once by its plan
+    (:attr:`~dpconvex.estimators.base.FitPlan.chosen`), which the fit follows.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateRegressor
+    >>> chosen = PrivateRegressor(epsilon=1.0).plan(n=10_000, n_features=3).chosen
+    >>> chosen.choice.learner, chosen.plan.budget.epsilon < 1.0, chosen.parts.n_val
+    ('median regression', True, 2000)
+    """
+
+    #: The rule's learner, its mechanism, the reason and whether the safeguard runs.
+    choice: RegressionChoice
+    #: The learner's own plan (its ε the whole ε, or ε − ε_c with the safeguard); None for
+    #: the private mean.
+    plan: FitPlan | None
+    #: The safeguard's parts; None where it is off.
+    parts: SafeguardParts | None
+
+
 class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
     """A differentially private linear regressor that chooses its learner from public quantities.
 
@@ -1154,6 +1183,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         The released model: the fitted learner, or a
         :class:`~dpconvex.estimators.front_door.ConstantRegressor` holding the private mean. A
         learner holds this estimator's ``accountant``, so a refit of it is charged as a fit is.
+        The learner is fitted on the rows as this estimator validated them, so it records no
+        ``feature_names_in_`` of a DataFrame: this estimator keeps them (``feature_names_in_``)
+        and checks them in ``predict``.
     learner_ : str
         "median regression" or "constant (private mean)".
     n_features_in_ : int
@@ -1233,6 +1265,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             random_state=self.random_state, label_center="range")
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
+        """The rule's choice on (n, d) and the plan of its release: the private mean's, or the
+        learner's own plan with this front door's budget, parts and notes; the choice and the
+        learner's plan ride in ``chosen`` (:class:`ChosenLearner`), which the fit follows."""
         if self.schema is not None:  # the fit's plan: the encoded rows, the schema's ranges
             return self._on_rows().plan(n, n_classes, len(self.schema.feature_names))
         choice = regression_rule(n, n_features, float(self.epsilon), float(self.delta or 0.0),
@@ -1254,6 +1289,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                     LabelSource("label_range", label_range=self._label_bounds()),
                     choice.reason,
                 ),
+                chosen=ChosenLearner(choice, None, None),
             )
         if not choice.safeguard:
             learner_plan = self._make(choice.mechanism, float(self.epsilon)).plan(n, 1, n_features)
@@ -1262,6 +1298,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 estimator=owner,
                 learner=choice.learner,
                 notes=(*learner_plan.notes, choice.reason, *self._unguarded_note(n)),
+                chosen=ChosenLearner(choice, learner_plan, None),
             )
         parts = self._parts(n, f"{owner}.plan")
         learner_plan = self._make(choice.mechanism, parts.rest).plan(n, 1, n_features)
@@ -1272,7 +1309,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             parts={"private mean (every row)": Budget(parts.eps_mean),
                    "model (fitting part)": Budget(parts.rest, learner_plan.budget.delta),
                    "selection (validation part)": Budget(parts.rest)},
-            notes=(*learner_plan.notes, choice.reason, parts.note))
+            notes=(*learner_plan.notes, choice.reason, parts.note),
+            chosen=ChosenLearner(choice, learner_plan, parts))
 
     def _unguarded_note(self, n: int) -> tuple[str, ...]:
         if not isinstance(self.safeguard, str):
@@ -1282,104 +1320,99 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)",)
 
     # ------------------------------------------------------------------------- fit
-    def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateRegressor:
-        """Choose the learner from (n, d, ε, δ), fit it, and (safeguard) select the release
-        (:meth:`fit` inside ``context``; the learner draws from this fit's generator).
+    # fit is the base's (validate → plan → hold → prepare → release); a schema or a released
+    # label range goes first (SchemaInputMixin, LabelRangeMixin); the hooks below.
+    fits_only: ClassVar[bool] = True
+
+    def _prepare_fit(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Any:
+        """The labels on the unit scale [−1, 1] where this fit reads them (the private mean, the
+        safeguard; inside the hold); None for the learner on every row, which reads its own."""
+        chosen = plan.chosen
+        if chosen.plan is not None and chosen.parts is None:
+            return None
+        return self._unit_labels(y, plan.n, f"{type(self).__name__}.fit")
+
+    def _release(self, prep: Any, plan: FitPlan, hold: Any, context: FitContext,
+                 warm_start: Any) -> PrivateRegressor:
+        """The plan's choice released inside its hold, committed, and set as the model: the
+        private mean, the learner on every row, or the safeguard; ``prep``: the unit labels
+        (:meth:`_prepare_fit`), ``context.noise`` this fit's generator, ``context.data`` the
+        rows and labels as this fit validated them.
 
         Raises
         ------
-        ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
+        ParameterError, DataValidationError, PrivacyError, SolverError
         """
-        context.every_row(type(self).__name__)  # its split and selection read every row
-        if self.schema is not None:
-            return self._fit_on_schema(X, y, context)
-        if isinstance(self.label_range, RELEASED_RANGE):
-            return self._fit_private_labels(X, y, context)
-        self._validate_params()
-        names = feature_names_of(X, f"{type(self).__name__}.fit")
-        data = self._validated(X, y, context)  # once; a check releases nothing
-        n, _, n_features = data.shape
-        choice = regression_rule(n, n_features, float(self.epsilon), float(self.delta or 0.0),
-                                 self.safeguard)
-        noise = self._fit_noise(context)  # random_state, or a meta-estimator's
-        if choice.learner == PRIVATE_MEAN:
-            certificate = self._fit_mean(y, n, n_features, choice, noise)
-        elif not choice.safeguard:
-            certificate = self._fit_learner(X, y, n, choice, noise, context)
+        n, n_features, chosen = plan.n, plan.n_features, plan.chosen
+        if chosen.plan is None:
+            certificate = self._fit_mean(prep, n, n_features, chosen.choice, context.noise, hold)
+        elif chosen.parts is None:
+            certificate = self._fit_learner(chosen, context, hold)
         else:
-            certificate = self._fit_safeguarded(data, n, n_features, choice, noise, context)
+            certificate = self._fit_safeguarded(context.data.X, prep, n, n_features, chosen,
+                                                context, hold)
         self.certificate_ = certificate
         self.n_features_in_ = n_features
-        return with_feature_names(self, names)
+        return self
 
-    def _fit_mean(self, y: Any, n: int, n_features: int, choice: RegressionChoice,
-                  noise: NoiseSource) -> Certificate:
+    def _fit_mean(self, u: np.ndarray, n: int, n_features: int, choice: RegressionChoice,
+                  noise: NoiseSource, hold: Any) -> Certificate:
         """Release the private mean of the labels with the whole ε and set it as the model.
 
         Parameters
         ----------
-        y : array-like
-            The labels (the rows are checked, never read).
+        u : ndarray
+            The labels on the unit scale.
         n, n_features : int
             The public shape.
         choice : RegressionChoice
             The rule's choice (the private mean) and its reason.
         noise : NoiseSource
             This fit's generator.
+        hold : Hold
+            The plan's budget hold, which the certificate is committed to.
 
         Returns
         -------
         Certificate
             The mean's certificate, committed to the accountant.
         """
-        owner, epsilon = type(self).__name__, float(self.epsilon)
-        with hold_budget(self.accountant, Budget(epsilon), owner) as hold:
-            u = self._unit_labels(y, n, f"{owner}.fit")
-            released_mean = mean_release(float(np.sum(u)), n, epsilon, noise)
-            certificate = released_mean.certificate
-            certificate.state(
-                LabelSource("label_range", label_range=self._label_bounds()), choice.reason
-            )
-            hold.commit_certificate(certificate)
+        epsilon = float(self.epsilon)
+        released_mean = mean_release(float(np.sum(u)), n, epsilon, noise)
+        certificate = released_mean.certificate
+        certificate.state(
+            LabelSource("label_range", label_range=self._label_bounds()), choice.reason
+        )
+        hold.commit_certificate(certificate)
         self._set_mean(float(released_mean.theta[0]), n, n_features, epsilon, certificate)
         return certificate
 
-    def _fit_learner(self, X: Any, y: Any, n: int, choice: RegressionChoice, noise: NoiseSource,
-                     context: FitContext) -> Certificate:
+    def _fit_learner(self, chosen: ChosenLearner, context: FitContext,
+                     hold: Any) -> Certificate:
         """Fit the rule's learner on every row with the whole budget and set it as the model.
 
-        The learner's warning about a unit label range is raised once, in this estimator's
-        name.
+        The learner follows the plan ``chosen`` holds for it, on the rows and labels as this fit
+        validated them; its warning about a unit label range is raised once, in this
+        estimator's name.
 
         Parameters
         ----------
-        X, y : array-like
-            The rows and labels.
-        n : int
-            The number of rows (public).
-        choice : RegressionChoice
-            The rule's learner, its mechanism and reason.
-        noise : NoiseSource
-            This fit's generator (the learner draws from it).
+        chosen : ChosenLearner
+            The plan's choice: the rule's learner, its mechanism and reason, the learner's plan.
         context : FitContext
-            This fit's context.
+            This fit's context (the learner draws from its generator; ``data``: the rows and
+            labels).
+        hold : Hold
+            The plan's budget hold, which the certificate is committed to.
 
         Returns
         -------
         Certificate
             The learner's certificate with the rule's reason, committed to the accountant.
         """
-        owner = type(self).__name__
+        owner, choice, data = type(self).__name__, chosen.choice, context.data
         learner = self._make(choice.mechanism, float(self.epsilon))
-        with (
-            hold_budget(
-                self.accountant,
-                Budget(float(self.epsilon), float(learner.delta)),
-                owner,
-                n=None if context.held else n,
-            ) as hold,
-            signed_by(learner, f"{owner}.fit"),
-        ):
+        with signed_by(learner, f"{owner}.fit"):
             with warnings.catch_warnings():  # the labels' warning in the name the user called
                 if self.label_range is None:
                     self._warn_unit_range(f"{owner}.fit")
@@ -1388,16 +1421,17 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                         rf"{type(learner).__name__}\.fit: {UNIT_RANGE_WARNING}",
                         PrivacyWarning,
                     )
-                fit_part(learner, X, y, context.inner(noise, held=True))
+                fit_part(learner, data.X, data.y,
+                         context.inner(context.noise, held=True, data=data, plan=chosen.plan))
             certificate = learner.certificate_
-            certificate.assumptions.extend((choice.reason, *self._unguarded_note(n)))
+            certificate.assumptions.extend((choice.reason, *self._unguarded_note(chosen.plan.n)))
             hold.commit_certificate(certificate)
         self._set_learner(learner, choice)
         return certificate
 
-    def _fit_safeguarded(self, data: CheckedData, n: int, n_features: int,
-                         choice: RegressionChoice, noise: NoiseSource,
-                         context: FitContext) -> Certificate:
+    def _fit_safeguarded(self, X_checked: Any, u: np.ndarray, n: int, n_features: int,
+                         chosen: ChosenLearner, context: FitContext,
+                         hold: Any) -> Certificate:
         """The safeguard (docs/privacy/front_door_regression.md#privacy-regressor-safeguard).
 
         The private mean of every row's labels with ε_c; the learner on the fitting part with
@@ -1407,37 +1441,31 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
 
         Parameters
         ----------
-        data : CheckedData
-            The rows as this fit checked them and the labels.
+        X_checked : array-like
+            The rows as this fit checked them.
+        u : ndarray
+            The labels on the unit scale.
         n, n_features : int
             The public shape.
-        choice : RegressionChoice
-            The rule's learner, its mechanism and reason.
-        noise : NoiseSource
-            This fit's generator: it draws the split, then spawns the mean's, the learner's
-            and the selection's.
+        chosen : ChosenLearner
+            The plan's choice: the rule's learner, its mechanism and reason, the learner's plan
+            and the safeguard's parts.
         context : FitContext
-            This fit's context.
+            This fit's context; its generator draws the split, then spawns the mean's, the
+            learner's and the selection's.
+        hold : Hold
+            The plan's budget hold, which the certificate is committed to.
 
         Returns
         -------
         Certificate
             The composed certificate, committed to the accountant.
         """
-        owner = type(self).__name__
-        parts = self._parts(n, f"{owner}.fit")
+        owner, noise = type(self).__name__, context.noise
+        choice, parts = chosen.choice, chosen.parts
         half, mid = self._unit_scale()  # u ∈ [−1, 1] <-> the labels' units
         learner = self._make(choice.mechanism, parts.rest)
-        with (
-            hold_budget(
-                self.accountant,
-                Budget(float(self.epsilon), float(learner.delta)),
-                owner,  # its δ only
-                n=None if context.held else n,
-            ) as hold,
-            signed_by(learner, f"{owner}.fit"),
-        ):
-            u = self._unit_labels(data.y, n, f"{owner}.fit")
+        with signed_by(learner, f"{owner}.fit"):
             validation = np.zeros(n, dtype=bool)  # drawn independently of the data
             validation[noise.rng.permutation(n)[parts.n_fit:]] = True
             mean_rng, fit_rng, select_rng = noise.rng.spawn(3)
@@ -1451,11 +1479,11 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             y_unit[validation] = mid
             inner = context.inner(NoiseSource(fit_rng, noise.seeded), held=True,
                                   excluding=validation, checked=True,
-                                  data=CheckedData(data.X, y_unit))
-            self._fit_on_part(learner, data.X, y_unit, n, n_features, inner)
+                                  data=CheckedData(X_checked, y_unit), plan=chosen.plan)
+            self._fit_on_part(learner, X_checked, y_unit, inner)
             # the validation rows, as check_array gave them (an array, a CSR array or a Dask
             # array, each indexed by a boolean mask of rows)
-            X_val = data.X[validation]
+            X_val = X_checked[validation]
             with np.errstate(all="ignore"):  # a warning would tell a validation record's size
                 predicted_unit = (learner._predict_rows(X_val) - mid) / half
             utilities = squared_error_utilities(
@@ -1483,7 +1511,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         return certificate
 
     def _fit_on_part(self, learner: PrivateLinearRegressor, X_checked: Any, y_unit: np.ndarray,
-                     n: int, n_features: int, inner: FitContext) -> None:
+                     inner: FitContext) -> None:
         """Fit the safeguard's learner on the fitting part, inside this fit's hold.
 
         Its public noise check is silenced: the selection guards against its noise.
@@ -1496,11 +1524,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             Every row, checked.
         y_unit : ndarray
             The clipped labels in their units, the public placeholder on the validation rows.
-        n, n_features : int
-            The public shape (every row: ``inner`` excludes the validation part).
         inner : FitContext
             The learner's context: its generator, held, the validation rows excluded, the
-            rows and labels as this fit checked them.
+            rows and labels as this fit checked them, its plan (of every row).
         """
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PrivacyWarning)
@@ -1651,13 +1677,6 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
     def _dry_run(self, X: Any, shape: dict[str, Any]) -> Any:
         """The certificate of X's public shape (the learner's states X's rows' backend)."""
         return self._certify_shape(None, None, shape.get("n"), 1, shape.get("n_features"), rows=X)
-
-    def _release(self, prep: Any, plan: FitPlan, hold: Any, context: FitContext,
-                 warm_start: Any) -> Any:
-        """Refused (``fit_prepared``): the mean, the learner and the selection are released inside fit."""
-        raise ParameterError(
-            f"{type(self).__name__}.fit_prepared: {type(self).__name__} {FIT_ONLY}"
-        )
 
     # --------------------------------------------------------------------- predict
     @checks_feature_names

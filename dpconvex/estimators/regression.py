@@ -289,11 +289,12 @@ class LabelRangeMixin(RegressionScoreMixin):
         return 0.5 * (hi - lo), 0.5 * (hi + lo) if isinstance(center, str) else float(center)
 
     # ------------------------------------------------------- a label range released in the fit
-    def _fit_with(self, X: Any, y: Any, context: FitContext) -> Any:
-        """:meth:`fit` inside ``context``; with ``label_range="private"`` the range first."""
+    def _fit_routed(self, X: Any, y: Any, context: FitContext) -> Any:
+        """With ``label_range="private"``: the range released first, then this regressor on
+        it (:meth:`_fit_private_labels`)."""
         if isinstance(self.label_range, RELEASED_RANGE):  # the range reads every label
             return self._fit_private_labels(X, y, context.every_row(type(self).__name__))
-        return super()._fit_with(X, y, context)
+        return super()._fit_routed(X, y, context)
 
     def _label_split(self) -> tuple[PrivateBounds, float, float, Any]:
         """(the range's spec, ε, its share for the labels, this regressor on the ε left with a
@@ -753,19 +754,21 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
                                        label_center=0.5 * (lo + hi))
         return epsilon, share, eps_center, inner
 
-    def _fit_with(self, X: Any, y: Any, context: FitContext) -> Any:
-        """:meth:`fit` inside ``context``; with ``label_center="auto"`` where the noise dominates,
-        the labels' private mean first, then the model centred at it (privacy-label-center).
+    def _fit_routed(self, X: Any, y: Any, context: FitContext) -> Any:
+        """With ``label_center="auto"`` where the noise dominates: the labels' private mean
+        first, then this regressor centred at it (privacy-label-center); else the label range's
+        route (:meth:`LabelRangeMixin._fit_routed`) or None.
 
         The rows a meta-estimator leaves out (``context.excluded``) keep the centre of
-        ``label_range``: the mean would read them.
+        ``label_range``: the mean would read them. A plan the fit that holds this one hands it
+        (``context.plan``) is followed as it is (``prepare`` refuses one that releases a centre).
         """
-        if context.excluded is not None:  # the centre would read the rows left out
-            return super()._fit_with(X, y, context)
+        if context.excluded is not None or context.plan is not None:
+            return super()._fit_routed(X, y, context)
         self._validate_params()
         n, _, n_features = self.public_shape(X, y)
         if not self._center_share(n, n_features):
-            return super()._fit_with(X, y, context)
+            return super()._fit_routed(X, y, context)
         owner = type(self).__name__
         names = feature_names_of(X, f"{owner}.fit")
         epsilon, share, eps_center, inner = self._center_split(n, n_features)

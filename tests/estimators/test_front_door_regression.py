@@ -275,6 +275,26 @@ def test_two_rows_too_few_for_the_safeguard_are_refused_as_the_searches_refuse_t
     assert reg.set_params(safeguard=False).fit(X, y).learner_ == MEDIAN
 
 
+@pytest.mark.parametrize("safeguard", [True, False])
+def test_the_fit_follows_its_plan_made_once(monkeypatch, safeguard):
+    """One fit makes its rule's choice and its learner's plan once, in its plan (the learner
+    follows the plan the fit hands it): the released learner's budget is that plan's."""
+    planned = []
+    learner_plan = dp.PrivateLinearRegressor._plan
+    monkeypatch.setattr(dp.PrivateLinearRegressor, "_plan",
+                        lambda self, *shape: planned.append(shape) or learner_plan(self, *shape))
+    X, y = _table()
+    reg = PrivateRegressor(epsilon=1.0, label_range=(0, 100), safeguard=safeguard,
+                           random_state=0)
+    chosen = reg.plan(n=len(y), n_features=X.shape[1]).chosen
+    planned.clear()
+    reg.fit(X, y)
+    assert planned == [(3000, 1, 3)]
+    assert (chosen.parts is not None) == safeguard
+    model = reg.certificate_.parts[1].parts[0] if safeguard else reg.certificate_
+    assert model.epsilon_requested == chosen.plan.budget.epsilon
+
+
 @pytest.mark.parametrize("label_range", [(0, 100), "private"])
 def test_a_refit_of_the_released_learner_charges_the_front_doors_ledger(label_range):
     """The learner in estimator_ carries the front door's ledger (with a public or a released
