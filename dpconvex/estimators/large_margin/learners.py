@@ -580,8 +580,9 @@ def planned_for(est: LargeMarginSettings, plan: FitPlan) -> ComponentAssignment:
     return planned_assignment(
         est.component_assignment, plan.n_classes,
         resolved_components(est, plan.n, plan.n_classes, plan.n_features), plan.n_features,
-        data_norm=float(est.data_norm), epsilon=None if kmeans is None else kmeans.epsilon,
-        centers=est.centers, n_iter=int(est.kmeans_iter))
+        n=plan.n, data_norm=float(est.data_norm),
+        epsilon=None if kmeans is None else kmeans.epsilon, centers=est.centers,
+        n_iter=int(est.kmeans_iter))
 
 
 def compose_planned(
