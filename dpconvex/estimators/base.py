@@ -721,8 +721,8 @@ class PreparedFacts:
     n_features : int
         Columns of X (the model's ``n_features_in_``).
     classes : ndarray or None
-        The label set in the model's order; None for a problem of the public shape only
-        (:meth:`PrivateEstimator.prepare_shape`).
+        The label set in the model's order; None for the public problem alone (a dry run
+        from the plan, :meth:`PrivateEstimator.public_template`).
     label_note : LabelSource or None
         Where the label set came from (the certificate's ``label_source``); None where the
         template states it or no labels were read.
@@ -974,8 +974,9 @@ class PrivateEstimator(BaseEstimator):
     * ``prepare(X, y, plan) -> Prepared``;
     * ``_release(prep, plan, hold, warm_start)``: the noise, the release, the fitted
       attributes (``hold``: the ledger reservation of the plan's budget);
-    * ``prepare_shape(plan)``: the prepared problem of the plan's public problem alone (no
-      rows read), for :meth:`certify` without data and the noise warnings;
+    * ``public_template(plan) -> Template``: the template of the plan's public problem alone
+      (no rows read), which :meth:`certify` without data certifies and the noise warnings
+      read;
 
     and, where their fit differs from these steps, ``_fit_routed`` (a fit made of another fit
     of the estimator) or ``_prepare_fit`` (a front door, :attr:`fits_only`, prepares inside
@@ -1377,7 +1378,7 @@ class PrivateEstimator(BaseEstimator):
             try:
                 plan = self.plan(*shape)
                 model = (self._certify_sub_plans(plan) if plan.sub_plans else
-                         self._certify(self.prepare_shape(plan), plan))
+                         self._certify_problem(plan))
                 return state_rows_source(_as_a_fit_states(model, plan, self), None, self)
             except MemoryError:
                 raise ParameterError(
@@ -1428,15 +1429,30 @@ class PrivateEstimator(BaseEstimator):
                            context: FitContext = NO_CONTEXT) -> Any:
         raise NotImplementedError
 
-    def prepare_shape(self, plan: FitPlan) -> Prepared:
-        """The prepared problem of ``plan``'s public problem alone: the template a fit of n rows
-        builds, its constants, conditions and assumptions stated as that fit checks them, with
-        no rows or labels read.
+    def public_template(self, plan: FitPlan) -> Template:
+        """The template of ``plan``'s public problem alone: the template a fit of n rows builds,
+        its constants, conditions and assumptions stated as that fit checks them, with no rows
+        or labels read (each learner's template has its ``of_problem``).
 
         For dry runs and the noise warnings, which read the template's public constants
         (n, p, the loss, the norm bound) and never its rows.
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLogisticRegression
+        >>> est = PrivateLogisticRegression(epsilon=1.0)
+        >>> template = est.public_template(est.plan(10**12, 2, 5))
+        >>> template.n, template.p, template.rows is None
+        (1000000000000, 6, True)
         """
         raise NotImplementedError
+
+    def _certify_problem(self, plan: FitPlan) -> Any:
+        """The dry run of ``plan``'s public problem alone (:meth:`public_template`, no rows or
+        labels read), certified as a fit's template is (:meth:`_certify`)."""
+        template = self.public_template(plan)
+        return self._certify(Prepared(template=template, meta=PreparedFacts(plan.n_features)),
+                             plan)
 
     def _certify(self, prep: Prepared, plan: FitPlan) -> Any:
         from ..privacy.release import release

@@ -693,10 +693,9 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         # the template states the labels
         return Prepared(template=template, meta=PreparedFacts(X_checked.shape[1], labels.classes))
 
-    def prepare_shape(self, plan: FitPlan) -> Prepared:
-        template = ClassSumTemplate.of_problem(plan.n, plan.n_features, plan.n_classes,
-                                               notes=plan.notes)
-        return Prepared(template=template, meta=PreparedFacts(plan.n_features))
+    def public_template(self, plan: FitPlan) -> ClassSumTemplate:
+        return ClassSumTemplate.of_problem(plan.n, plan.n_features, plan.n_classes,
+                                           notes=plan.notes)
 
     # --------------------------------------------------------------------- fit
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,

@@ -540,7 +540,7 @@ def _noise_dominates(learner: PrivateEstimator, n: int, n_classes: int, n_featur
     comparison as the warning a fit of ``learner`` would give (public quantities only).
     """
     plan = learner.plan(n, n_classes, n_features)
-    template = learner.prepare_shape(plan).template
+    template = learner.public_template(plan)
     if (
         isinstance(learner, (PrivateGaussianCentroid, PrivateGaussianNB))
         or plan.learner == CENTROID_LEARNER

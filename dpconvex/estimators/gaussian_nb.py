@@ -489,11 +489,10 @@ class PrivateGaussianNB(ClassSumEstimator):
                                        lo=lo, hi=hi, notes=notes, rows=rows)
         return Prepared(template=template, meta=PreparedFacts(X_checked.shape[1], labels.classes))
 
-    def prepare_shape(self, plan: FitPlan) -> Prepared:
+    def public_template(self, plan: FitPlan) -> ClassMomentTemplate:
         lo, hi = feature_bounds(self.feature_range, plan.n_features, type(self).__name__)
-        template = ClassMomentTemplate.of_problem(plan.n, plan.n_features, plan.n_classes,
-                                                  lo=lo, hi=hi, notes=plan.notes)
-        return Prepared(template=template, meta=PreparedFacts(plan.n_features))
+        return ClassMomentTemplate.of_problem(plan.n, plan.n_features, plan.n_classes,
+                                              lo=lo, hi=hi, notes=plan.notes)
 
     # --------------------------------------------------------------------- fit
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,

@@ -242,10 +242,8 @@ class OneVsRestMixin:
         if X is None:  # the classes named as a fit names them, by classes= where given
             classes = range(plan.n_classes) if self.classes is None else check_classes(
                 self.classes, f"{type(self).__name__}.certify").tolist()
-            parts, source = (
-                [binary_model.prepare_shape(sub_plan) for sub_plan in plan.sub_plans],
-                (),
-            )
+            certificates = [binary_model._certify_problem(sub_plan) for sub_plan in plan.sub_plans]
+            source = ()
         else:
             data = context.data or self._validated(X, y, context)
             classes, source = data.labels.classes.tolist(), (data.labels.assumption,)
@@ -255,8 +253,8 @@ class OneVsRestMixin:
                 with issued(context.inner(context.noise, data=binary)) as binary_context:
                     parts.append(binary_model.prepare(binary.X, binary.y, sub_plan,
                                                       context=binary_context))
-        # (one part per plan)
-        certificates = list(map(binary_model._certify, parts, plan.sub_plans))
+            # (one part per plan)
+            certificates = list(map(binary_model._certify, parts, plan.sub_plans))
         for certificate in certificates:  # labels {0, 1} and the seed, as the binary fits state
             certificate.state(public_label_source(binary_model))
             certificate.seeded = self.random_state is not None
@@ -527,30 +525,28 @@ class LinearPlanMixin:
         q = float(self.data_norm)
         return math.sqrt(q * q + float(self.intercept_scaling) ** 2) if self.fit_intercept else q
 
-    def _erm_prepared(self, plan: FitPlan, rows: Any, labels: np.ndarray | None,
-                      meta: PreparedFacts, caller: str = "", scale: float = 1.0, *,
-                      fit: bool = False) -> Prepared:
+    def _erm_template(self, plan: FitPlan, rows: Any = None, labels: np.ndarray | None = None,
+                      caller: str = "", scale: float = 1.0, *,
+                      fit: bool = False) -> LinearERMTemplate:
         """The template of ``plan`` (its loss, Λ and row bound q̃) over ``rows``, the rows the loss
         reads (:func:`design_rows`: for a margin loss signed by the labels), and ``labels``, on
         the convex set of ``constraints`` (:meth:`_parameter_set`; ``scale``: the factor from the
-        parameter to the released coefficients), prepared with ``meta``. ``rows`` None: the
-        public problem alone, no rows and no labels read
+        parameter to the released coefficients). ``rows`` None: the public problem alone, no
+        rows and no labels read
         (:meth:`~dpconvex.templates.linear_erm.LinearERMTemplate.of_problem`).
 
-        It serves a fit at another ε (``Prepared.reusable``) unless a choice of the plan reads ε
-        (:attr:`FitPlan.reads_epsilon`). With ``fit`` (a fit on rows in memory: a CVXPY backend
-        refuses Dask rows) a CVXPY backend named is warned of, before the solve starts
-        (:func:`warn_solver_cost`; ``caller``: by default certify).
+        With ``fit`` (a fit on rows in memory: a CVXPY backend refuses Dask rows) a CVXPY
+        backend named is warned of, before the solve starts (:func:`warn_solver_cost`;
+        ``caller``: by default certify).
         """
         caller = caller or f"{type(self).__name__}.certify"
         p, q = plan.n_features + int(self.fit_intercept), plan.options["norm bound q~"]
         found = self._parameter_set(plan.n_features, caller, scale)
         if fit and self.solver not in (None, "auto", "native"):
             warn_solver_cost(caller.split(".")[0], self.solver, plan.n, p)
-        template = (LinearERMTemplate.over_design(plan.loss, plan.lam, q, rows, labels, found)
-                    if rows is not None  # else the public problem alone (a dry run)
-                    else LinearERMTemplate.of_problem(plan.loss, plan.lam, q, plan.n, p, found))
-        return Prepared(template=template, meta=meta, reusable=not plan.reads_epsilon)
+        return (LinearERMTemplate.over_design(plan.loss, plan.lam, q, rows, labels, found)
+                if rows is not None  # else the public problem alone (a dry run)
+                else LinearERMTemplate.of_problem(plan.loss, plan.lam, q, plan.n, p, found))
 
     def _parameter_set(self, n_features: int, caller: str,
                        scale: float = 1.0) -> ConvexSet | None:
@@ -818,17 +814,16 @@ class _PrivateLinearClassifier(
         X_checked, labels = self._checked_data(X, y, plan, context, binary=True)
         design = design_rows(self, X_checked, labels.dropped, owner,
                              unit=self.row_norm == "unit", signs=labels.signs)
-        return self._erm_prepared(
-            plan,
-            design,
-            labels.signs,
-            PreparedFacts(X_checked.shape[1], labels.classes, labels.assumption),
-            f"{owner}.fit",
-            fit=not is_dask_collection(X_checked),
+        return Prepared(
+            template=self._erm_template(plan, design, labels.signs, f"{owner}.fit",
+                                        fit=not is_dask_collection(X_checked)),
+            meta=PreparedFacts(X_checked.shape[1], labels.classes, labels.assumption),
+            # a fit at another ε reuses it unless a choice of the plan reads ε
+            reusable=not plan.reads_epsilon,
         )
 
-    def prepare_shape(self, plan: FitPlan) -> Prepared:
-        return self._erm_prepared(plan, None, None, PreparedFacts(plan.n_features))
+    def public_template(self, plan: FitPlan) -> LinearERMTemplate:
+        return self._erm_template(plan)
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> _PrivateLinearClassifier:

@@ -308,15 +308,10 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         q = float(self.data_norm)
         return math.sqrt(q * q + 1.0) if self.fit_intercept else q
 
-    def _public_template(self, n: int, p: int) -> EmpiricalRiskTemplate:
-        """The template of the public problem of n rows and p columns (no rows read)."""
-        return EmpiricalRiskTemplate.of_problem(self._make_loss(), self._augmented_norm(), n, p)
-
-    def prepare_shape(self, plan: FitPlan) -> Prepared:
+    def public_template(self, plan: FitPlan) -> EmpiricalRiskTemplate:
         p = plan.n_features + int(bool(self.fit_intercept))
-        return Prepared(
-            template=self._public_template(plan.n, p), meta=NoisyGDFacts(plan.n_features)
-        )
+        return EmpiricalRiskTemplate.of_problem(self._make_loss(), self._augmented_norm(),
+                                                plan.n, p)
 
     def prepare(
         self, X: Any, y: Any, plan: FitPlan, *, context: FitContext = NO_CONTEXT
@@ -343,7 +338,8 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
             if not isinstance(rows, ScaledRows):
                 rows = ScaledRows(DenseRows(rows), np.ones(rows.shape[0]))
             rows = rows.compact().scale_rows(signs)
-        template = self._public_template(rows.n, rows.p)
+        template = EmpiricalRiskTemplate.of_problem(self._make_loss(), self._augmented_norm(),
+                                                    rows.n, rows.p)
         # NoisyGD.run reads the operator (Dask rows per chunk, on the workers)
         template.X, template.y = rows, np.ones(rows.n)
         return Prepared(template=template, meta=meta)

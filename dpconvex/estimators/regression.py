@@ -79,6 +79,7 @@ from ..privacy.mechanisms.scalar import BoundedMeanTemplate, LaplaceMean
 from ..privacy.release import Release, release
 from ..privacy.rules.bounds import DEFAULT_LEVELS, LABEL_SHARE, refine_range
 from ..privacy.rules.noise_level import label_center_share
+from ..templates.linear_erm import LinearERMTemplate
 from ..templates.statistics import RangeTemplate, check_levels
 from .base import (
     NO_CONTEXT,
@@ -281,7 +282,7 @@ class LabelRangeMixin(RegressionScoreMixin):
         """(half, mid) of the map between the labels' units and the unit scale: y = mid + half·u.
 
         ``half`` = (hi − lo)/2 of the label range (also the coefficients' set's ``scale``,
-        :meth:`~LinearPlanMixin._erm_prepared`); ``mid`` the label u = 0 stands for: the
+        :meth:`~LinearPlanMixin._erm_template`); ``mid`` the label u = 0 stands for: the
         range's centre, or a numeric ``label_center``.
         """
         lo, hi = self._label_bounds()
@@ -913,12 +914,17 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
             self, X_checked, np.zeros(n, dtype=bool) if excluded is None else excluded, owner
         )
         half, _ = self._unit_scale()
-        return self._erm_prepared(plan, design, u, PreparedFacts(d), owner, half,
-                                  fit=not is_dask_collection(X_checked))
+        return Prepared(
+            template=self._erm_template(plan, design, u, owner, half,
+                                        fit=not is_dask_collection(X_checked)),
+            meta=PreparedFacts(d),
+            # a fit at another ε reuses it unless a choice of the plan reads ε
+            reusable=not plan.reads_epsilon,
+        )
 
-    def prepare_shape(self, plan: FitPlan) -> Prepared:
-        return self._erm_prepared(plan, None, None, PreparedFacts(plan.n_features),
-                                  scale=self._unit_scale()[0])
+    def public_template(self, plan: FitPlan) -> LinearERMTemplate:
+        # the coefficients' set read on the unit label scale, as a fit reads it
+        return self._erm_template(plan, scale=self._unit_scale()[0])
 
 
 #: The parameters every fixed-loss regressor shares with :class:`PrivateLinearRegressor`:

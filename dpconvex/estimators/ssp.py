@@ -218,14 +218,12 @@ class PrivateLinearRegression(LabelRangeMixin, LinearPlanMixin, PrivateEstimator
             else ())
         return Prepared(template=template, meta=PreparedFacts(d))
 
-    def prepare_shape(self, plan: FitPlan) -> Prepared:
-        p = plan.n_features + int(self.fit_intercept)
-        template = SufficientStatisticsTemplate.of_problem(
+    def public_template(self, plan: FitPlan) -> SufficientStatisticsTemplate:
+        return SufficientStatisticsTemplate.of_problem(
             plan.n,
-            p,
+            plan.n_features + int(self.fit_intercept),
             self._norm_bound(),
             ridge=self._ridge(plan.n),
             free=plan.n_features if self.fit_intercept else None,
             free_value=float(self.intercept_scaling),
         )
-        return Prepared(template=template, meta=PreparedFacts(plan.n_features))

@@ -138,8 +138,39 @@ class KMeansTemplate(StatisticTemplate):
                  data_norm: float, n_iter: int, init_centers: np.ndarray):
         self.X = X
         self.y = y
+        self._build(*X.shape, n_classes, n_components, data_norm, n_iter, init_centers)
+
+    @classmethod
+    def of_problem(cls, n: int, d: int, n_classes: int, n_components: int, *,
+                   data_norm: float, n_iter: int, init_centers: np.ndarray) -> KMeansTemplate:
+        """The template of the public problem alone: n records of d entries in the ball of
+        radius ``data_norm``, C classes, K components; no rows or labels read.
+
+        Its constants, conditions and assumptions are those of the template a fit on n rows
+        clipped to ``data_norm`` builds (the row norm bound stated as that fit checks it); it
+        holds no rows and runs nothing (a dry run: the k-means step of a large-margin
+        ``certify``).
+
+        Examples
+        --------
+        >>> from dpconvex.templates.statistics import KMeansTemplate
+        >>> centers = np.zeros((3, 2, 4))
+        >>> t = KMeansTemplate.of_problem(10**12, 4, 3, 2, data_norm=1.0, n_iter=3,
+        ...                               init_centers=centers)
+        >>> t.n, t.noise_shape, t.X is None, [c.holds for c in t.conditions("dp_kmeans")]
+        (1000000000000, (6, 4), True, [True])
+        """
+        template = cls.__new__(cls)
+        template.X = template.y = None
+        template._build(n, d, n_classes, n_components, data_norm, n_iter, init_centers)
+        return template
+
+    def _build(self, n: int, d: int, n_classes: int, n_components: int, data_norm: float,
+               n_iter: int, init_centers: np.ndarray) -> None:
+        """Hold the public problem: the shape (n, d), C, K, the bound, the iterations, the
+        public starting centers and the space of the released centers."""
+        self.n, self.d = int(n), int(d)
         self.C, self.K = int(n_classes), int(n_components)
-        self.n, self.d = X.shape
         self.data_norm = float(data_norm)
         self.n_iter = int(n_iter)
         self.init_centers = init_centers
@@ -150,8 +181,10 @@ class KMeansTemplate(StatisticTemplate):
         return (self.C * self.K, self.d)
 
     def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
-        """The rows within ``data_norm``: the caller clips, the sensitivities read it (checked)."""
-        within = bool(np.all(row_norms(np.asarray(self.X)) <= self.data_norm * (1 + 1e-12)))
+        """The rows within ``data_norm``: the caller clips, the sensitivities read it (checked;
+        the public problem alone: as its fit, on rows clipped to the bound, checks them)."""
+        within = self.X is None or bool(
+            np.all(row_norms(np.asarray(self.X)) <= self.data_norm * (1 + 1e-12)))
         return [Condition("row norm bound", within, "checked on every row",
                           f"every row has ||x|| <= q = {self.data_norm:g}" if within else
                           f"a row is above q = {self.data_norm:g}: clip the rows to q first")]

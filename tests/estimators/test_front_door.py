@@ -361,10 +361,10 @@ def test_the_noise_checks_read_no_rows():
     n, d = 50_000, 20
     door = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1])
     centroid = door._make(fd.CENTROID, n, 2, d, objective=True)
-    template = centroid.prepare_shape(centroid.plan(n, 2, d)).template
+    template = centroid.public_template(centroid.plan(n, 2, d))
     assert (template.n, template.d) == (n, d) and template.X is None and template.rows is None
     huber = door._make(fd.LINEAR, n, 2, d, objective=True)
-    template = huber.prepare_shape(huber.plan(n, 2, d)).template
+    template = huber.public_template(huber.plan(n, 2, d))
     assert (template.n, template.p) == (n, d + 1) and template.rows is None
 
 

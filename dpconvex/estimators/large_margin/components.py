@@ -121,21 +121,24 @@ def dp_kmeans(X: np.ndarray, y: np.ndarray, n_classes: int, n_components: int, *
 
 
 def planned_assignment(method: str | None, n_classes: int, n_components: int, n_features: int, *,
-                       data_norm: float, epsilon: float | None = None,
+                       n: int, data_norm: float, epsilon: float | None = None,
                        centers: np.ndarray | None = None, n_iter: int = 3) -> ComponentAssignment:
-    """The assignment a fit makes by ``method``, from public facts only (no rows, no noise).
+    """The assignment a fit on n records makes by ``method``, from public facts only (no rows,
+    no noise).
 
     Its method, privacy, ε, description and, for "dp_kmeans", the k-means step's
-    certificate (a dry run); the components are empty and the centers the public ones
-    (None where the fit releases or fits them). Arguments as :func:`assign_components`.
+    certificate (a dry run on the template of its public problem,
+    :meth:`~dpconvex.templates.statistics.KMeansTemplate.of_problem`); the components are
+    empty and the centers the public ones (None where the fit releases or fits them).
+    Arguments as :func:`assign_components`.
 
     Examples
     --------
     >>> from dpconvex.estimators.large_margin.components import planned_assignment
-    >>> planned = planned_assignment("dp_kmeans", 3, 2, 4, data_norm=1.0, epsilon=0.2)
+    >>> planned = planned_assignment("dp_kmeans", 3, 2, 4, n=10**12, data_norm=1.0, epsilon=0.2)
     >>> planned.private, planned.epsilon, planned.certificate.epsilon
     (True, 0.2, 0.2)
-    >>> planned_assignment("gmm_nonprivate", 3, 2, 4, data_norm=1.0).private
+    >>> planned_assignment("gmm_nonprivate", 3, 2, 4, n=500, data_norm=1.0).private
     False
     """
     method = "nearest_public_center" if method is None else method
@@ -156,9 +159,10 @@ def planned_assignment(method: str | None, n_classes: int, n_components: int, n_
         if epsilon is None:
             certificate = _noiseless_kmeans(n_iter)
         else:
-            template = KMeansTemplate(np.broadcast_to(0.0, (C * K, d)), np.arange(C * K) % C,
-                                      C, K, data_norm=data_norm, n_iter=n_iter,
-                                      init_centers=np.zeros((C, K, d)))
+            # the k-means step's public problem: its fit starts from the public centers
+            template = KMeansTemplate.of_problem(
+                n, d, C, K, data_norm=data_norm, n_iter=n_iter,
+                init_centers=centers if centers is not None else public_centers(C, K, d, data_norm))
             certificate = release(template, "dp_kmeans", Budget(epsilon), dry_run=True).certificate
         return _kmeans_assignment(empty, None, certificate, epsilon is not None, n_iter)
     return ComponentAssignment(
@@ -230,10 +234,10 @@ def assign_components(method: str | None, X: np.ndarray, y: np.ndarray, n_classe
             )
     if K == 1:
         return dataclasses.replace(
-            planned_assignment(method, C, K, d, data_norm=data_norm),
+            planned_assignment(method, C, K, d, n=n, data_norm=data_norm),
             components=np.zeros(n, dtype=np.int64))
     if method == "nearest_public_center":
-        planned = planned_assignment(method, C, K, d, data_norm=data_norm, centers=centers)
+        planned = planned_assignment(method, C, K, d, n=n, data_norm=data_norm, centers=centers)
         return dataclasses.replace(planned, components=assign_nearest(X, y, planned.centers))
     if method == "dp_kmeans":
         component_centers, certificate = dp_kmeans(
@@ -264,5 +268,5 @@ def assign_components(method: str | None, X: np.ndarray, y: np.ndarray, n_classe
         mixture = GaussianMixture(n_components=K, random_state=seed, reg_covar=1e-4).fit(X[rows])
         components[rows] = mixture.predict(X[rows])
         component_centers[class_index] = mixture.means_
-    return dataclasses.replace(planned_assignment(method, C, K, d, data_norm=data_norm),
+    return dataclasses.replace(planned_assignment(method, C, K, d, n=n, data_norm=data_norm),
                                components=components, centers=component_centers)

@@ -49,6 +49,7 @@ from ...privacy.rules.large_margin import (
     resolved_structure,
 )
 from ...privacy.rules.noise_level import warn_if_noise_dominates
+from ...templates.base import Template
 from ...templates.large_margin import MatrixTerm, augment_and_scale
 from ..base import (
     NO_CONTEXT,
@@ -98,7 +99,7 @@ from .learners import (
     objective_part,
     plan_fit,
     planned_for,
-    prepare_shape,
+    public_template,
     released_matrices,
 )
 
@@ -401,8 +402,8 @@ default="auto"
                                       plan.n_features))
         return certificate
 
-    def prepare_shape(self, plan: FitPlan) -> Prepared:
-        return prepare_shape(self, plan)
+    def public_template(self, plan: FitPlan) -> Template:
+        return public_template(self, plan)
 
     def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
         return certify_prepared(self, prep, plan)

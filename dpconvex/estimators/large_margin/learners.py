@@ -85,7 +85,7 @@ __all__ = [
     "objective_part",
     "plan_fit",
     "planned_for",
-    "prepare_shape",
+    "public_template",
     "released_matrices",
 ]
 
@@ -468,12 +468,12 @@ TEMPLATES = {PAIRWISE_LEARNER: "large-margin pairwise (PSD)",
              CENTROID_LEARNER: "class sums (released as Phi)"}
 
 
-def _public_template(est: LargeMarginSettings, plan_n: int | None, C: int, K: int, d: int,
-                     mechanism: Mechanism, budget: Budget, lam: float | None,
-                     assignment: str = "(plan: not assigned)") -> Template:
-    """The template of the public problem of ``plan_n`` records of d features (None: of
-    max(2, C K) records, which the plan reads at its n through :class:`_AtShape`), no records
-    read."""
+def _objective_template(est: LargeMarginSettings, plan_n: int | None, C: int, K: int, d: int,
+                        mechanism: Mechanism, budget: Budget, lam: float | None,
+                        assignment: str = "(plan: not assigned)") -> Template:
+    """The objective's template of the public problem of ``plan_n`` records of d features
+    (None: of max(2, C K) records, which the plan reads at its n through :class:`_AtShape`),
+    no records read."""
     n = max(2, C * K) if plan_n is None else plan_n
     return build_template(est, None, None, None, C, K, assignment, mechanism, budget,
                           lam=1.0 if lam is None else lam, shape=(n, d))
@@ -517,7 +517,7 @@ def plan_fit(est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
         # the fit is not private end to end: it holds ε = ∞ (a ledger of finite budget
         # refuses it before the data are read); the objective keeps its share
         total, parts = Budget.unlimited(), {OBJECTIVE: objective}
-    stub = _AtShape(_public_template(est, None, C, K, p, mechanism, objective, None), n)
+    stub = _AtShape(_objective_template(est, None, C, K, p, mechanism, objective, None), n)
     lam, rule = ((float(auto_lam(stub, mechanism, objective)), LAM_RULE) if lam_is_auto(est.lam)
                  else (float(est.lam), "given"))
     if est.solver not in (None, "auto"):  # a solver the template cannot take: refused as fit does
@@ -548,15 +548,15 @@ def plan_fit(est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
         notes=tuple(notes))
 
 
-def prepare_shape(est: LargeMarginSettings, plan: FitPlan) -> Prepared:
-    """The prepared problem of ``plan``'s public problem alone (no records read)."""
+def public_template(est: LargeMarginSettings, plan: FitPlan) -> Template:
+    """The template of ``plan``'s public problem alone (no records read): the centroid
+    learner's class sums, else the objective's at the plan's Λ and component assignment."""
     if plan.learner == CENTROID_LEARNER:
         inner, inner_plan = _centroid_plan(est, plan)
-        return inner.prepare_shape(inner_plan)
+        return inner.public_template(inner_plan)
     K = resolved_components(est, plan.n, plan.n_classes, plan.n_features)
-    template = _public_template(est, plan.n, plan.n_classes, K, plan.n_features, plan.mechanism,
-                              objective_part(plan), plan.lam, planned_for(est, plan).description)
-    return Prepared(template=template, meta=LargeMarginFacts(plan.n_features))
+    return _objective_template(est, plan.n, plan.n_classes, K, plan.n_features, plan.mechanism,
+                               objective_part(plan), plan.lam, planned_for(est, plan).description)
 
 
 def certify_prepared(est: LargeMarginSettings, prep: Prepared, plan: FitPlan) -> Certificate:
@@ -580,8 +580,9 @@ def planned_for(est: LargeMarginSettings, plan: FitPlan) -> ComponentAssignment:
     return planned_assignment(
         est.component_assignment, plan.n_classes,
         resolved_components(est, plan.n, plan.n_classes, plan.n_features), plan.n_features,
-        data_norm=float(est.data_norm), epsilon=None if kmeans is None else kmeans.epsilon,
-        centers=est.centers, n_iter=int(est.kmeans_iter))
+        n=plan.n, data_norm=float(est.data_norm),
+        epsilon=None if kmeans is None else kmeans.epsilon, centers=est.centers,
+        n_iter=int(est.kmeans_iter))
 
 
 def compose_planned(

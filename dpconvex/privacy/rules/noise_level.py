@@ -861,7 +861,7 @@ def ovr_noise_warning(est: BaseEstimator, plan: Any, owner: str, family: str
     """A one-vs-rest fit's one noise warning (``family`` "gd" or "linear"), before its fits.
 
     Reads the fit's ``plan`` only (public: n, p, C; one binary model's ε/C, δ/C, through
-    ``prepare_shape``); the message names the split. Returns a context manager that
+    ``public_template``); the message names the split. Returns a context manager that
     silences the C binary fits' own warnings of the family (``linear``: the same ratio, C
     times; ``gd``: their ratio, without the factor C/2, is never above the one-vs-rest one).
 
@@ -883,7 +883,7 @@ def ovr_noise_warning(est: BaseEstimator, plan: Any, owner: str, family: str
     """
     one = plan.sub_plans[0]
     try:
-        template = est.prepare_shape(one).template
+        template = est.public_template(one)
     except (DPConvexError, ValueError, TypeError):
         template = None
     if template is not None:
@@ -895,14 +895,15 @@ def ovr_noise_warning(est: BaseEstimator, plan: Any, owner: str, family: str
 def _shape_problem(
     est: BaseEstimator, X: Any, n_classes: int
 ) -> tuple[Any, Mechanism, Budget] | None:
-    """(template with zero data, mechanism, budget) of one binary model of ``est`` at X's shape."""
+    """(template of the public problem, mechanism, budget) of one binary model of ``est`` at
+    X's shape (no rows read)."""
     shape = getattr(X, "shape", None)
     if shape is None or len(shape) != 2 or not shape[0] >= 1:
         return None
     try:
         plan = est.plan(int(shape[0]), max(2, int(n_classes)), int(shape[1]))
         one = plan.sub_plans[0] if plan.sub_plans else plan
-        return est.prepare_shape(one).template, one.mechanism, one.budget
+        return est.public_template(one), one.mechanism, one.budget
     except (DPConvexError, ValueError, TypeError):
         return None
 
