@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> None:
             cal = verify(prep.template, epsilon=eps, mechanism="objective")[1]
             beta = cal.noise_rate
             eps_dpl_own = eps - 2.0 * math.log1p(0.25 / (args.lam * n))
-            classes = prep.meta.classes
+            classes = prep.labels.classes
             rng = np.random.default_rng(2026)
             acc: dict[str, list[float]] = {"dpconvex": [], "diffprivlib": []}
             for k in range(args.draws):

@@ -211,7 +211,7 @@ def _same_noise_check(spec: dict, Xtr, ytr, Xte, yte, C: float) -> list[dict]:
     rows = []
     est = dp.PrivateLogisticRegression(lam=spec["lam"], data_norm=1.0, fit_intercept=False)
     prep = est.prepare(Xtr, ytr, est.plan_for(Xtr, ytr))
-    classes = prep.meta.classes
+    classes = prep.labels.classes
     d = Xtr.shape[1]
     n = Xtr.shape[0]
     for eps in spec["epsilons"]:

@@ -73,7 +73,7 @@ if TYPE_CHECKING:
 
 __all__ = ["NO_CONTEXT", "PARAMETER_DOCS", "ROWS_RANGES_NOTE", "ROW_NORM", "SOLVER",
            "CertificateHold", "CheckedData", "ClassifierScoreMixin", "FitContext", "FitPlan",
-           "LossParameter", "ParameterSet", "Prepared", "PreparedFacts", "PrivateEstimator",
+           "LossParameter", "ParameterSet", "Prepared", "PrivateEstimator",
            "Vouch", "carry_ledger", "charge_not_public", "check_holdable_shape",
            "check_shape_fact", "fill_docs", "fit_with", "keep_argmax", "not_public_source",
            "state_rows_source"]
@@ -710,58 +710,53 @@ class CertificateHold(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class PreparedFacts:
-    """What a prepared problem carries to its release besides the template.
+FactsT = TypeVar("FactsT")
 
-    Learners whose release needs more declare a frozen subclass (one per learner).
 
-    Attributes
-    ----------
-    n_features : int
-        Columns of X (the model's ``n_features_in_``).
-    classes : ndarray or None
-        The label set in the model's order; None for the public problem alone (a dry run
-        from the plan, :meth:`PrivateEstimator.public_template`).
-    label_note : LabelSource or None
-        Where the label set came from (the certificate's ``label_source``); None where the
-        template states it or no labels were read.
+@dataclass
+class Prepared(Generic[FactsT]):
+    """What a fit builds before it spends any budget: the template, the labels it was built on
+    and what the learner carries from its preparation.
+
+    ``template`` is the declarative problem on validated, clipped data (None for a learner with
+    a closed form built at release). ``labels`` is the classifier's label set as the fit
+    validated and encoded it before its plan (:attr:`CheckedData.labels`: the model's
+    ``classes_`` and the certificate's ``label_source``); None for a regressor and for the
+    public problem alone. The shape of the problem is the plan's (``plan.n_features``).
+    ``meta`` holds what a learner's release needs besides these, a frozen record of its own
+    (e.g. the large-margin learners' rows and component assignment); None for most learners.
+    ``reusable`` is False when building it drew on the budget or on randomness that belongs
+    to one fit (e.g. DP k-means component assignment), so a sweep must rebuild it per fit.
+    ``noise`` is the generator such a build drew from when no caller handed one (``prepare``
+    called on its own): :meth:`PrivateEstimator.fit_prepared` draws the release from it, so
+    the fit's steps share one stream, as in ``fit``, rather than a second generator of the
+    same ``random_state`` replaying the first's draws
+    (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness). It is never stored on
+    a model.
 
     Examples
     --------
     >>> from dpconvex import PrivateLogisticRegression
     >>> est = PrivateLogisticRegression(epsilon=1.0, classes=[-1, 1])
-    >>> facts = est.prepare(X, y, est.plan_for(X, y)).meta
-    >>> facts.n_features, facts.classes.tolist()
+    >>> plan = est.plan_for(X, y)
+    >>> prep = est.prepare(X, y, plan)
+    >>> plan.n_features, prep.labels.classes.tolist()
     (3, [-1, 1])
-    """
-
-    n_features: int
-    classes: np.ndarray | None = None
-    label_note: LabelSource | None = None
-
-
-FactsT = TypeVar("FactsT", bound=PreparedFacts)
-
-
-@dataclass
-class Prepared(Generic[FactsT]):
-    """What a fit builds before it spends any budget: the template and its facts.
-
-    ``template`` is the declarative problem on validated, clipped data (None for a learner with a closed form
-    built at release); ``meta`` holds what the estimator needs to set its fitted attributes, a frozen
-    :class:`PreparedFacts` of the learner. ``reusable`` is False when building it drew on the budget or on
-    randomness that belongs to one fit (e.g. DP k-means component assignment), so a sweep must rebuild it per
-    fit. ``noise`` is the generator such a build drew from when no caller handed one (``prepare`` called on
-    its own): :meth:`PrivateEstimator.fit_prepared` draws the release from it, so the fit's steps share one
-    stream, as in ``fit``, rather than a second generator of the same ``random_state`` replaying the first's
-    draws (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness). It is never stored on a model.
+    >>> est.fit_prepared(prep, plan).classes_.tolist()
+    [-1, 1]
     """
 
     template: Template | None
-    meta: FactsT
+    labels: LabelSet | None = None
+    meta: FactsT | None = None
     reusable: bool = True
     noise: NoiseSource | None = None
+
+    @property
+    def label_source(self) -> LabelSource | None:
+        """Where the label set came from (the certificate's ``label_source``); None where no
+        labels were read."""
+        return None if self.labels is None else self.labels.assumption
 
 
 class ClassifierScoreMixin(ClassifierMixin):
@@ -1451,15 +1446,14 @@ class PrivateEstimator(BaseEstimator):
         """The dry run of ``plan``'s public problem alone (:meth:`public_template`, no rows or
         labels read), certified as a fit's template is (:meth:`_certify`)."""
         template = self.public_template(plan)
-        return self._certify(Prepared(template=template, meta=PreparedFacts(plan.n_features)),
-                             plan)
+        return self._certify(Prepared(template=template), plan)
 
     def _certify(self, prep: Prepared, plan: FitPlan) -> Any:
         from ..privacy.release import release
 
         certificate = release(prep.template, plan.mechanism, plan.budget, dry_run=True,
                               vouch=plan.vouch, vouch_unused="ignore").certificate
-        certificate.state(prep.meta.label_note, *plan.notes)
+        certificate.state(prep.label_source, *plan.notes)
         return certificate
 
 

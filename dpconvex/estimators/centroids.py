@@ -66,7 +66,6 @@ from .base import (
     FitContext,
     FitPlan,
     Prepared,
-    PreparedFacts,
     PrivateEstimator,
     keep_argmax,
 )
@@ -547,8 +546,8 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
         assert released.theta is not None and released.calibration is not None
         hold.commit_certificate(released.certificate)
         self.certificate_ = released.certificate
-        self.classes_ = prep.meta.classes
-        self.n_features_in_ = prep.meta.n_features
+        self.classes_ = prep.labels.classes
+        self.n_features_in_ = plan.n_features
         w = float(getattr(plan.mechanism, "count_weight", 1.0))
         law = plan.mechanism.noise_law(released.calibration)  # type: ignore[attr-defined]
         return released, w, max(1.0, float(law.coordinate_scale(released.theta.shape)) / w)
@@ -691,7 +690,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         template = ClassSumTemplate(U, labels.index[keep], int(labels.classes.size), notes=notes,
                                     rows=rows, record_map=record_map)
         # the template states the labels
-        return Prepared(template=template, meta=PreparedFacts(X_checked.shape[1], labels.classes))
+        return Prepared(template=template, labels=labels)
 
     def public_template(self, plan: FitPlan) -> ClassSumTemplate:
         return ClassSumTemplate.of_problem(plan.n, plan.n_features, plan.n_classes,
@@ -701,7 +700,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> PrivateGaussianCentroid:
         """Release the noisy class sums and counts and store the class means."""
-        owner, d = type(self).__name__, prep.meta.n_features
+        owner, d = type(self).__name__, plan.n_features
         released, w, floor = self._release_class_sums(prep, plan, hold, context)
         V = released.theta
         counts = V[:, d] / w

@@ -41,7 +41,6 @@ from .base import (
     FitContext,
     FitPlan,
     Prepared,
-    PreparedFacts,
     keep_argmax,
 )
 from .centroids import (
@@ -487,7 +486,7 @@ class PrivateGaussianNB(ClassSumEstimator):
         notes = self._template_notes(plan, labels, *([rows.certificate_note] if dask else []))
         template = ClassMomentTemplate(None, labels.index[keep], int(labels.classes.size),
                                        lo=lo, hi=hi, notes=notes, rows=rows)
-        return Prepared(template=template, meta=PreparedFacts(X_checked.shape[1], labels.classes))
+        return Prepared(template=template, labels=labels)
 
     def public_template(self, plan: FitPlan) -> ClassMomentTemplate:
         lo, hi = feature_bounds(self.feature_range, plan.n_features, type(self).__name__)
@@ -505,7 +504,7 @@ class PrivateGaussianNB(ClassSumEstimator):
         means, variances, counts = class_moments(
             V, w, floor, float(law.moments(V.shape)[1]) / V.size, float(self.var_floor)
         )
-        lo, hi = feature_bounds(self.feature_range, prep.meta.n_features, owner)
+        lo, hi = feature_bounds(self.feature_range, plan.n_features, owner)
         half = (hi - lo) / 2.0
         self.theta_ = lo + half * (means + 1.0)
         self.var_ = variances * half**2

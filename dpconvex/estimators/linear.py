@@ -96,7 +96,6 @@ from .base import (
     LossParameter,
     ParameterSet,
     Prepared,
-    PreparedFacts,
     PrivateEstimator,
     Vouch,
     fill_docs,
@@ -817,7 +816,7 @@ class _PrivateLinearClassifier(
         return Prepared(
             template=self._erm_template(plan, design, labels.signs, f"{owner}.fit",
                                         fit=not is_dask_collection(X_checked)),
-            meta=PreparedFacts(X_checked.shape[1], labels.classes, labels.assumption),
+            labels=labels,
             # a fit at another ε reuses it unless a choice of the plan reads ε
             reusable=not plan.reads_epsilon,
         )
@@ -836,10 +835,10 @@ class _PrivateLinearClassifier(
                            vouch=plan.vouch, vouch_unused="ignore",
                            noise_warning={"family": "linear", "owner": type(self).__name__})
         theta, certificate = released.theta, released.certificate
-        certificate.state(prep.meta.label_note, *plan.notes)
+        certificate.state(prep.label_source, *plan.notes)
         hold.commit_certificate(certificate)
-        d = prep.meta.n_features
-        self.classes_ = prep.meta.classes
+        d = plan.n_features
+        self.classes_ = prep.labels.classes
         self.n_features_in_ = d
         self.coef_ = theta[:d].reshape(1, d)
         s = float(self.intercept_scaling)  # the column holds s: the intercept is s·θ_d

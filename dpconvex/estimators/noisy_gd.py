@@ -62,7 +62,6 @@ from .base import (
     FitPlan,
     LossParameter,
     Prepared,
-    PreparedFacts,
     PrivateEstimator,
 )
 from .linear import LinearDecisionMixin, OneVsRestMixin, design_rows
@@ -71,7 +70,7 @@ __all__ = ["NoisyGradientDescent"]
 
 
 @dataclasses.dataclass(frozen=True)
-class NoisyGDFacts(PreparedFacts):
+class NoisyGDFacts:
     """A noisy gradient descent problem's facts: the data backend's certificate lines."""
 
     backend_notes: tuple[str, ...] = ()
@@ -325,8 +324,8 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         """
         owner = type(self).__name__
         X_checked, labels = self._checked_data(X, y, plan, context, binary=True)
-        classes, signs = labels.classes, labels.signs
-        meta = NoisyGDFacts(X_checked.shape[1], classes, labels.assumption)
+        signs = labels.signs
+        meta = NoisyGDFacts()
         # the linear models' rows (clip factor, intercept column 1, zeroed records outside the label set:
         # no gradient) with the label signs folded in as per-row factors: read in place, per chunk on
         # Dask, or clipped on a copy where their products could overflow
@@ -342,7 +341,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
                                                     rows.n, rows.p)
         # NoisyGD.run reads the operator (Dask rows per chunk, on the workers)
         template.X, template.y = rows, np.ones(rows.n)
-        return Prepared(template=template, meta=meta)
+        return Prepared(template=template, labels=labels, meta=meta)
 
     def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
         """The dry run's certificate: the calibration's rules and values, nothing appended."""
@@ -359,12 +358,12 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         released = release(template, mechanism, budget, None, noise.rng, seeded=noise.seeded)
         theta_bar, certificate = released.theta, released.certificate
         calibration = released.calibration
-        certificate.state(prep.meta.label_note, *prep.meta.backend_notes)  # backend: RowMap
+        certificate.state(prep.label_source, *prep.meta.backend_notes)  # backend: RowMap
         hold.commit_certificate(certificate)
 
         extra = calibration.extra
-        d = prep.meta.n_features
-        self.classes_ = prep.meta.classes
+        d = plan.n_features
+        self.classes_ = prep.labels.classes
         self.n_features_in_ = d
         self.coef_ = theta_bar[:d].reshape(1, d)
         self.intercept_ = np.array([theta_bar[d] if self.fit_intercept else 0.0])

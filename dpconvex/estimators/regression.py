@@ -90,7 +90,6 @@ from .base import (
     FitPlan,
     ParameterSet,
     Prepared,
-    PreparedFacts,
     PrivateEstimator,
     Vouch,
     carry_ledger,
@@ -513,7 +512,7 @@ class LabelRangeMixin(RegressionScoreMixin):
         certificate.state(*plan.notes)
         hold.commit_certificate(certificate)
         # coef_ and intercept_ in the labels' units from θ fitted on u (post-processing)
-        theta, d = released.theta, prep.meta.n_features
+        theta, d = released.theta, plan.n_features
         half, mid = self._unit_scale()
         s = float(self.intercept_scaling)
         self.n_features_in_ = d
@@ -908,7 +907,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
                 "label_center=c (a public number, or one released before) to prepare."
             )
         X_checked, u = self._checked_data(X, y, plan, context)
-        n, d = X_checked.shape
+        n = X_checked.shape[0]
         excluded = check_excluded(context.excluded, n, owner)
         design = design_rows(
             self, X_checked, np.zeros(n, dtype=bool) if excluded is None else excluded, owner
@@ -917,7 +916,6 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         return Prepared(
             template=self._erm_template(plan, design, u, owner, half,
                                         fit=not is_dask_collection(X_checked)),
-            meta=PreparedFacts(d),
             # a fit at another ε reuses it unless a choice of the plan reads ε
             reusable=not plan.reads_epsilon,
         )

@@ -40,7 +40,6 @@ from .base import (
     FitContext,
     FitPlan,
     Prepared,
-    PreparedFacts,
     PrivateEstimator,
 )
 from .linear import LinearPlanMixin
@@ -216,7 +215,7 @@ class PrivateLinearRegression(LabelRangeMixin, LinearPlanMixin, PrivateEstimator
             # the certificate's row map: A and b summed per row chunk (Dask rows only)
             notes=(RowMap(dask=True),) if is_dask_collection(X_checked)
             else ())
-        return Prepared(template=template, meta=PreparedFacts(d))
+        return Prepared(template=template)
 
     def public_template(self, plan: FitPlan) -> SufficientStatisticsTemplate:
         return SufficientStatisticsTemplate.of_problem(

@@ -132,12 +132,12 @@ def build_dask(est: LargeMarginSettings, X: Any, y: Any, *, persist: bool | None
     C = int(labels.classes.size)
     K = resolved_components(est, n, C, d)
     q = float(est.data_norm)
-    facts = LargeMarginFacts(d, labels.classes, labels.assumption, n_classes=C, n_components=K,
-                             n_rows=n, rows=prepared_rows(est, X_checked),  # lazy, per chunk
+    facts = LargeMarginFacts(n_classes=C, n_components=K, n_rows=n,
+                             rows=prepared_rows(est, X_checked),  # lazy, per chunk
                              y=y_checked)
     # DP class centroids (privacy-centroid-switch): summed per chunk
     if uses_centroid(est, n, C, d):
-        return Prepared(template=None, reusable=False, meta=facts)
+        return Prepared(template=None, labels=labels, reusable=False, meta=facts)
     rows_with_records = _with_records(X_checked, labels)
     # per chunk, ``outside`` holds the records that contribute no loss (the dropped column)
     stub = dataclasses.replace(labels, index=np.zeros(0, np.int64), outside=np.zeros(0, bool),
@@ -161,9 +161,8 @@ def build_dask(est: LargeMarginSettings, X: Any, y: Any, *, persist: bool | None
     template = build_template(est, DaskGram(Z, persist=persist), labels.index, components, C, K,
                               assignment.description, mechanism,
                               objective_budget(est, mechanism, assignment.epsilon, n), lam=lam)
-    return Prepared(
-        template=template, reusable=True, meta=dataclasses.replace(facts, assign=assignment)
-    )
+    return Prepared(template=template, labels=labels, reusable=True,
+                    meta=dataclasses.replace(facts, assign=assignment))
 
 
 def certify_dask(est: LargeMarginSettings, X: Any, y: Any, lam: float | None,
@@ -180,8 +179,8 @@ def certify_dask(est: LargeMarginSettings, X: Any, y: Any, lam: float | None,
     certificate = release(prep.template, mechanism, budget, dry_run=True, vouch=est.vouch,
                           vouch_unused="ignore").certificate
     facts = prep.meta
-    certificate.state(*fit_states(est, prep.template, facts.label_note, facts.n_rows,
-                                  facts.n_classes, facts.n_features))
+    certificate.state(*fit_states(est, prep.template, prep.label_source, facts.n_rows,
+                                  facts.n_classes, int(X.shape[1])))
     return certificate
 
 

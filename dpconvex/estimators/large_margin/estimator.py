@@ -427,7 +427,7 @@ default="auto"
         say(f"{type(self).__name__}: building the template")
         prep = self._build(X, y, plan, context)
         say(f"template built: C = {prep.meta.n_classes}, K = {prep.meta.n_components}, "
-                     f"d = {prep.meta.n_features}")
+                     f"d = {plan.n_features}")
         return prep
 
     def _build(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Prepared:
@@ -436,16 +436,14 @@ default="auto"
 
             return build_dask(self, X, y, lam=plan.lam, context=context)
         X_checked, labels, C, K = self._check_data(X, y, plan, context)
-        class_indices, classes = labels.index, labels.classes
+        class_indices = labels.index
         q = float(self.data_norm)
         Z, clipped, n_clipped = self._train_rows(X_checked, labels, plan, K)
         note_clipped(n_clipped, int(np.count_nonzero(~labels.dropped)), q, type(self).__name__)
-        facts = LargeMarginFacts(X_checked.shape[1], classes, labels.assumption, n_classes=C,
-                                 n_components=K, n_rows=len(class_indices), y=y)
+        facts = LargeMarginFacts(n_classes=C, n_components=K, n_rows=len(class_indices), y=y)
         if plan.learner == CENTROID_LEARNER:  # no template; rebuilt at each fit of a sweep
-            return Prepared(
-                template=None, reusable=False, meta=dataclasses.replace(facts, rows=clipped)
-            )
+            return Prepared(template=None, labels=labels, reusable=False,
+                            meta=dataclasses.replace(facts, rows=clipped))
         kmeans = plan.parts.get(KMEANS)  # DP k-means's share of ε (private fits with K > 1)
         noise = noise_source(self, context.noise)  # the fit's generator, for both steps
         assignment = assign_components(  # the records left out: class -1, in no k-means or GMM fit
@@ -459,9 +457,10 @@ default="auto"
         # the template holds the rows (as z); a sweep's centroid fit on this Prepared maps
         # the validated X again (_release) rather than keeping a second copy
         # its draws: the release's stream
-        return Prepared(template=template, reusable=reusable, meta=dataclasses.replace(
-            facts, X=X_checked, dropped=labels.dropped, assign=assignment),
-            noise=None if reusable or context.noise is not None else noise)
+        return Prepared(template=template, labels=labels, reusable=reusable,
+                        meta=dataclasses.replace(facts, X=X_checked, dropped=labels.dropped,
+                                                 assign=assignment),
+                        noise=None if reusable or context.noise is not None else noise)
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> PrivateLargeMarginGaussian:
@@ -490,13 +489,11 @@ default="auto"
         theta, objective_certificate = released.theta, released.certificate
         certificate = compose_with_assignment(objective_certificate, assignment, total_epsilon)
         facts = prep.meta
-        C, K, d = facts.n_classes, facts.n_components, facts.n_features
-        certificate.state(
-            *fit_states(self, prep.template, prep.meta.label_note, facts.n_rows, C, d)
-        )
+        C, K, d = facts.n_classes, facts.n_components, plan.n_features
+        certificate.state(*fit_states(self, prep.template, prep.label_source, facts.n_rows, C, d))
         hold.commit_certificate(certificate)
         self.certificate_ = certificate
-        self.classes_ = facts.classes
+        self.classes_ = prep.labels.classes
         self.n_features_in_ = d
         self.Phi_ = released_matrices(prep.template, theta, C, K, d + 1)[0]
         self.centers_ = assignment.centers

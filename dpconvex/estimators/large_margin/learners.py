@@ -55,7 +55,7 @@ from ...solvers import get_backend
 from ...templates.feature_map import check_feature_options, feature_map_of
 from ...templates.large_margin import LargeMarginGaussianTemplate, MatrixTerm
 from ...templates.large_margin_softmax import LargeMarginSoftmaxTemplate
-from ..base import FitPlan, Prepared, PreparedFacts
+from ..base import FitPlan, Prepared
 from .centroid import centroid_estimator, centroid_notes, check_centroid_params, row_notes
 from .components import ComponentAssignment, planned_assignment
 
@@ -429,7 +429,7 @@ def noise_family(template: LargeMarginTemplate) -> str:
 
 
 @dataclass(frozen=True)
-class LargeMarginFacts(PreparedFacts):
+class LargeMarginFacts:
     """A large-margin problem's facts: C (the label set's size), K, n (``n_rows``), the labels
     as given (``y``: the centroid learner encodes them again), the clipped, mapped ``rows`` of
     the centroid learner (no template), the validated ``X`` of an objective learner (a
@@ -569,7 +569,7 @@ def certify_prepared(est: LargeMarginSettings, prep: Prepared, plan: FitPlan) ->
     certificate = release(prep.template, plan.mechanism, objective_part(plan), dry_run=True,
                           vouch=est.vouch, vouch_unused="ignore").certificate
     certificate = compose_planned(est, plan, certificate)
-    certificate.state(prep.meta.label_note, *plan.notes,  # the Λ rule, as a fit states it
+    certificate.state(prep.label_source, *plan.notes,  # the Λ rule, as a fit states it
                       *([LamRule(plan.lam, "auto", LAM_RULE)] if lam_is_auto(est.lam) else []))
     return certificate
 
