@@ -720,19 +720,19 @@ class Prepared(Generic[FactsT]):
 
     ``template`` is the declarative problem on validated, clipped data (None for a learner with
     a closed form built at release). ``labels`` is the classifier's label set as the fit
-    validated and encoded it before its plan (:attr:`CheckedData.labels`: the model's
-    ``classes_`` and the certificate's ``label_source``); None for a regressor and for the
-    public problem alone. The shape of the problem is the plan's (``plan.n_features``).
-    ``meta`` holds what a learner's release needs besides these, a frozen record of its own
-    (e.g. the large-margin learners' rows and component assignment); None for most learners.
-    ``reusable`` is False when building it drew on the budget or on randomness that belongs
-    to one fit (e.g. DP k-means component assignment), so a sweep must rebuild it per fit.
-    ``noise`` is the generator such a build drew from when no caller handed one (``prepare``
-    called on its own): :meth:`PrivateEstimator.fit_prepared` draws the release from it, so
-    the fit's steps share one stream, as in ``fit``, rather than a second generator of the
-    same ``random_state`` replaying the first's draws
-    (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness). It is never stored on
-    a model.
+    validated and encoded it before its plan (:attr:`CheckedData.labels`: its ``classes`` the
+    model's ``classes_``, its ``assumption`` the certificate's ``label_source``); None for a
+    regressor and for the public problem alone. The shape of the problem is the plan's
+    (``plan.n_features``). ``meta`` holds what a learner's release needs besides these, a
+    frozen record of its own (the large-margin learners' rows and component assignment, noisy
+    gradient descent's backend notes); None for the other learners. ``reusable`` is False when
+    building it drew on the budget or on randomness that belongs to one fit (e.g. DP k-means
+    component assignment), so a sweep must rebuild it per fit. ``noise`` is the generator such
+    a build drew from when no caller handed one (``prepare`` called on its own):
+    :meth:`PrivateEstimator.fit_prepared` draws the release from it, so the fit's steps share
+    one stream, as in ``fit``, rather than a second generator of the same ``random_state``
+    replaying the first's draws (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness).
+    It is never stored on a model.
 
     Examples
     --------
@@ -751,12 +751,6 @@ class Prepared(Generic[FactsT]):
     meta: FactsT | None = None
     reusable: bool = True
     noise: NoiseSource | None = None
-
-    @property
-    def label_source(self) -> LabelSource | None:
-        """Where the label set came from (the certificate's ``label_source``); None where no
-        labels were read."""
-        return None if self.labels is None else self.labels.assumption
 
 
 class ClassifierScoreMixin(ClassifierMixin):
@@ -1453,7 +1447,8 @@ class PrivateEstimator(BaseEstimator):
 
         certificate = release(prep.template, plan.mechanism, plan.budget, dry_run=True,
                               vouch=plan.vouch, vouch_unused="ignore").certificate
-        certificate.state(prep.label_source, *plan.notes)
+        # where the label set came from, where labels were read (not for the public problem)
+        certificate.state(None if prep.labels is None else prep.labels.assumption, *plan.notes)
         return certificate
 
 

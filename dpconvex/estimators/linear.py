@@ -835,7 +835,7 @@ class _PrivateLinearClassifier(
                            vouch=plan.vouch, vouch_unused="ignore",
                            noise_warning={"family": "linear", "owner": type(self).__name__})
         theta, certificate = released.theta, released.certificate
-        certificate.state(prep.label_source, *plan.notes)
+        certificate.state(prep.labels.assumption, *plan.notes)
         hold.commit_certificate(certificate)
         d = plan.n_features
         self.classes_ = prep.labels.classes

@@ -358,7 +358,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         released = release(template, mechanism, budget, None, noise.rng, seeded=noise.seeded)
         theta_bar, certificate = released.theta, released.certificate
         calibration = released.calibration
-        certificate.state(prep.label_source, *prep.meta.backend_notes)  # backend: RowMap
+        certificate.state(prep.labels.assumption, *prep.meta.backend_notes)  # backend: RowMap
         hold.commit_certificate(certificate)
 
         extra = calibration.extra

@@ -179,7 +179,7 @@ def certify_dask(est: LargeMarginSettings, X: Any, y: Any, lam: float | None,
     certificate = release(prep.template, mechanism, budget, dry_run=True, vouch=est.vouch,
                           vouch_unused="ignore").certificate
     facts = prep.meta
-    certificate.state(*fit_states(est, prep.template, prep.label_source, facts.n_rows,
+    certificate.state(*fit_states(est, prep.template, prep.labels.assumption, facts.n_rows,
                                   facts.n_classes, int(X.shape[1])))
     return certificate
 

@@ -490,7 +490,9 @@ default="auto"
         certificate = compose_with_assignment(objective_certificate, assignment, total_epsilon)
         facts = prep.meta
         C, K, d = facts.n_classes, facts.n_components, plan.n_features
-        certificate.state(*fit_states(self, prep.template, prep.label_source, facts.n_rows, C, d))
+        certificate.state(
+            *fit_states(self, prep.template, prep.labels.assumption, facts.n_rows, C, d)
+        )
         hold.commit_certificate(certificate)
         self.certificate_ = certificate
         self.classes_ = prep.labels.classes

@@ -569,7 +569,8 @@ def certify_prepared(est: LargeMarginSettings, prep: Prepared, plan: FitPlan) ->
     certificate = release(prep.template, plan.mechanism, objective_part(plan), dry_run=True,
                           vouch=est.vouch, vouch_unused="ignore").certificate
     certificate = compose_planned(est, plan, certificate)
-    certificate.state(prep.label_source, *plan.notes,  # the Λ rule, as a fit states it
+    label_source = None if prep.labels is None else prep.labels.assumption  # None: no rows
+    certificate.state(label_source, *plan.notes,  # the Λ rule, as a fit states it
                       *([LamRule(plan.lam, "auto", LAM_RULE)] if lam_is_auto(est.lam) else []))
     return certificate
 
