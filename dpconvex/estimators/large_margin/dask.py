@@ -132,7 +132,7 @@ def build_dask(est: LargeMarginSettings, X: Any, y: Any, *, persist: bool | None
     C = int(labels.classes.size)
     K = resolved_components(est, n, C, d)
     q = float(est.data_norm)
-    facts = LargeMarginFacts(n_classes=C, n_components=K, n_rows=n,
+    facts = LargeMarginFacts(n_components=K, n_rows=n,
                              rows=prepared_rows(est, X_checked),  # lazy, per chunk
                              y=y_checked)
     # DP class centroids (privacy-centroid-switch): summed per chunk
@@ -180,7 +180,7 @@ def certify_dask(est: LargeMarginSettings, X: Any, y: Any, lam: float | None,
                           vouch_unused="ignore").certificate
     facts = prep.meta
     certificate.state(*fit_states(est, prep.template, prep.labels.assumption, facts.n_rows,
-                                  facts.n_classes, int(X.shape[1])))
+                                  prep.labels.classes.size, int(X.shape[1])))
     return certificate
 
 

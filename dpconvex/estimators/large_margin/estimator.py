@@ -426,7 +426,7 @@ default="auto"
         """
         say(f"{type(self).__name__}: building the template")
         prep = self._build(X, y, plan, context)
-        say(f"template built: C = {prep.meta.n_classes}, K = {prep.meta.n_components}, "
+        say(f"template built: C = {prep.labels.classes.size}, K = {prep.meta.n_components}, "
                      f"d = {plan.n_features}")
         return prep
 
@@ -440,7 +440,7 @@ default="auto"
         q = float(self.data_norm)
         Z, clipped, n_clipped = self._train_rows(X_checked, labels, plan, K)
         note_clipped(n_clipped, int(np.count_nonzero(~labels.dropped)), q, type(self).__name__)
-        facts = LargeMarginFacts(n_classes=C, n_components=K, n_rows=len(class_indices), y=y)
+        facts = LargeMarginFacts(n_components=K, n_rows=len(class_indices), y=y)
         if plan.learner == CENTROID_LEARNER:  # no template; rebuilt at each fit of a sweep
             return Prepared(template=None, labels=labels, reusable=False,
                             meta=dataclasses.replace(facts, rows=clipped))
@@ -489,7 +489,7 @@ default="auto"
         theta, objective_certificate = released.theta, released.certificate
         certificate = compose_with_assignment(objective_certificate, assignment, total_epsilon)
         facts = prep.meta
-        C, K, d = facts.n_classes, facts.n_components, plan.n_features
+        C, K, d = prep.labels.classes.size, facts.n_components, plan.n_features
         certificate.state(
             *fit_states(self, prep.template, prep.labels.assumption, facts.n_rows, C, d)
         )

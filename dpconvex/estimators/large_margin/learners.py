@@ -430,13 +430,13 @@ def noise_family(template: LargeMarginTemplate) -> str:
 
 @dataclass(frozen=True)
 class LargeMarginFacts:
-    """A large-margin problem's facts: C (the label set's size), K, n (``n_rows``), the labels
-    as given (``y``: the centroid learner encodes them again), the clipped, mapped ``rows`` of
-    the centroid learner (no template), the validated ``X`` of an objective learner (a
-    sweep's centroid fit maps it again), the records that contribute no loss (``dropped``)
-    and the component assignment the template was built with (``assign``)."""
+    """What a large-margin preparation carries besides its label set (``Prepared.labels``):
+    K, n (``n_rows``), the labels as given (``y``: the centroid learner encodes them again),
+    the clipped, mapped ``rows`` of the centroid learner (no template), the validated ``X``
+    of an objective learner (a sweep's centroid fit maps it again), the records that
+    contribute no loss (``dropped``) and the component assignment the template was built
+    with (``assign``)."""
 
-    n_classes: int = 0
     n_components: int = 1
     n_rows: int = 0
     y: Any = None
