@@ -114,6 +114,35 @@ def test_fit_follows_the_plan(name):
         assert all((p.lam_rule.rule, p.lam_rule.lam) == ("auto", one.lam) for p in subs)
 
 
+#: The models' released arrays: the same draws of the same seed on the same problem, so equal
+#: up to the order of floating-point sums (BLAS threads), far below 1e-9 relative.
+RELEASED = ("coef_", "intercept_", "Phi_", "theta_", "var_")
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_prepare_then_fit_prepared_is_the_fit(name):
+    """The public steps prepare(X, y, plan) → fit_prepared(prep, plan) give the model fit(X, y)
+    gives: its label set, its columns (the plan's), the label source its certificate states and
+    the released numbers."""
+    X, y = _data(classes=_n_classes(ESTIMATORS[name]()))
+    est = ESTIMATORS[name]().set_params(random_state=0)
+    plan = est.plan_for(X, y)
+    if plan.sub_plans:  # one-vs-rest prepares each binary model with its own plan
+        pytest.skip("one-vs-rest: prepared per binary model")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        staged = est.fit_prepared(est.prepare(X, y, plan), plan)
+        fitted = ESTIMATORS[name]().set_params(random_state=0).fit(X, y)
+    assert staged.classes_.tolist() == fitted.classes_.tolist() == [0, 1, 2][:_n_classes(est)]
+    assert staged.n_features_in_ == fitted.n_features_in_ == P
+    assert staged.certificate_.label_source == fitted.certificate_.label_source
+    assert staged.certificate_.label_source is not None
+    for key in RELEASED:
+        if hasattr(fitted, key):
+            np.testing.assert_allclose(getattr(staged, key), getattr(fitted, key),
+                                       rtol=1e-9, atol=1e-12)
+
+
 def test_plan_resolves_auto_once(monkeypatch):
     calls = {"lm": 0, "lin": 0}
     auto_lam = learners.auto_lam
