@@ -50,6 +50,7 @@ from .._validation import (
     Optional,
     Options,
     check_fitted,
+    check_numeric_dtype,
     checks_feature_names,
     feature_names_of,
     is_dask_collection,
@@ -62,6 +63,8 @@ from ..data.validation import (
     LabelWarning,
     check_array,
     check_classes,
+    check_labels,
+    computed,
     declared_classes,
     encode_labels,
 )
@@ -579,6 +582,19 @@ class ChosenClassifier(NamedTuple):
     guarded: bool
 
 
+@dataclasses.dataclass(frozen=True, eq=False)
+class _PublicShape(CheckedData):
+    """X and y as given, with the public shape of a fit (:meth:`PrivateEstimator.public_shape`):
+    what :class:`PrivateClassifier` reads before its plan (it checks the records in its hold)."""
+
+    shape_read: tuple[int, int, int] = (0, 0, 0)
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        """(n, n_classes, n_features) as :meth:`PrivateEstimator.public_shape` read them."""
+        return self.shape_read
+
+
 class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator):
     """A differentially private classifier that chooses its learner from public quantities.
 
@@ -837,35 +853,57 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         self._warn_if_every_candidate_is_weak(plan.n, plan.n_classes, plan.n_features)
         return super()._hold(plan, context)
 
-    def _prepare_fit(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> CheckedData:
-        """The rows as the chosen learner takes them (:func:`_rows_for`), the labels as this fit
-        validated and encoded them (``context.data``), for the learner and the selection."""
-        return CheckedData(_rows_for(plan.chosen.choice.learner, X), y, context.data.labels)
+    def _validated(self, X: Any, y: Any, context: FitContext, *,
+                   binary: bool = False) -> CheckedData:
+        """The public shape the plan reads, X's dtype refused before y is read; the rows and
+        labels are checked inside the hold (:meth:`_prepare_fit`), so an exhausted ledger
+        refuses a fit before a record could."""
+        if isinstance(X, np.ndarray) and X.dtype.kind != "O":
+            check_numeric_dtype(X, f"{type(self).__name__}.fit")
+        return _PublicShape(X, y, shape_read=self.public_shape(X, y))
 
-    def _release(self, prep: CheckedData, plan: FitPlan, hold: Any, context: FitContext,
-                 warm_start: Any) -> PrivateClassifier:
+    def _prepare_fit(self, X: Any, y: Any, plan: FitPlan,
+                     context: FitContext) -> tuple[PrivateEstimator, CheckedData]:
+        """The rule's learner (unfitted) and the rows and labels checked once, inside the hold,
+        in this estimator's name (its learner is a name the user never wrote): the labels
+        against the public set, then the rows as the learner takes them (:func:`_rows_for`),
+        for the learner and the selection."""
+        owner, choice = f"{type(self).__name__}.fit", plan.chosen.choice
+        learner = self._make(choice.learner, plan.n, plan.n_classes, plan.n_features,
+                             row_norm=choice.row_norm)
+        y_checked = check_labels(computed(y), plan.n, owner, classes=self.classes,
+                                 unknown_labels=self.unknown_labels)
+        labels = encode_labels(y_checked, self.classes, owner, excluded=context.excluded,
+                               unknown_labels=self.unknown_labels, warning=context.label_warning)
+        X_checked = check_array(_rows_for(choice.learner, X), owner, min_samples=2,
+                                accept_sparse=learner._accepts_sparse, accept_dask=True)
+        return learner, CheckedData(X_checked, y_checked, labels)
+
+    def _release(self, prep: tuple[PrivateEstimator, CheckedData], plan: FitPlan, hold: Any,
+                 context: FitContext, warm_start: Any) -> PrivateClassifier:
         """The plan's choice released inside its hold, committed, and set as the model: the
         learner on every row, or under the safeguard the model or a constant class; ``prep``:
-        the rows and labels (:meth:`_prepare_fit`), ``context.noise`` this fit's generator.
+        the learner and the rows and labels (:meth:`_prepare_fit`), ``context.noise`` this
+        fit's generator.
 
         Raises
         ------
         ParameterError, DataValidationError, PrivacyError, SolverError
         """
-        owner, chosen, labels = type(self).__name__, plan.chosen, prep.labels
+        (learner, data), chosen = prep, plan.chosen
+        owner, labels = type(self).__name__, data.labels
         name, reason = chosen.choice.learner, chosen.choice.reason
         n, n_classes, n_features = plan.n, plan.n_classes, plan.n_features
-        learner = self._make(name, n, n_classes, n_features, row_norm=chosen.choice.row_norm)
         best = 0  # the candidate released: 0 the learner's model, c + 1 the constant class c
         with signed_by(learner, f"{owner}.fit"):
             if not chosen.guarded:
-                fit_part(learner, prep.X, prep.y, context.inner(
-                    context.noise, held=True, checked=True, data=prep, plan=chosen.plan))
+                fit_part(learner, data.X, data.y, context.inner(
+                    context.noise, held=True, checked=True, data=data, plan=chosen.plan))
                 certificate = learner.certificate_
                 certificate.assumptions.extend(
                     (reason, *self._unguarded_note(n, n_classes, n_features)))
             else:
-                best, certificate = self._fit_safeguarded(learner, prep, plan, context)
+                best, certificate = self._fit_safeguarded(learner, data, plan, context)
             if labels.assumption.source == "inferred":  # the set read from y chose the learner
                 certificate.assumptions.append(INFERRED_CHOICE)
             hold.commit_certificate(certificate)
