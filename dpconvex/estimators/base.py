@@ -1307,7 +1307,8 @@ class PrivateEstimator(BaseEstimator):
         if context.plan is None:  # else checked by the plan() that made the plan handed here
             self._validate_params(planned=True)
         if self._reads_label_set and getattr(self, "classes", None) is None:  # the set read from y
-            context = context.one_label_warning(owner=type(self).__name__, y=y)
+            context = context.one_label_warning(
+                owner=type(self).__name__, y=y, text=getattr(self, "_inferred_warning", None))
         names = feature_names_of(X, f"{type(self).__name__}.fit")
         data = context.data or self._validated(X, y, context)  # once; a check releases nothing
         try:

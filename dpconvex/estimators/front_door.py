@@ -57,7 +57,6 @@ from .._validation import (
     signed_by,
     signed_refusal,
     unchecked,
-    with_feature_names,
 )
 from ..data.validation import (
     LABEL_POLICY,
@@ -76,7 +75,7 @@ from ..errors import (
     SolverError,
     user_stacklevel,
 )
-from ..privacy.budget import Budget, delta_rows_note, hold_budget, remaining
+from ..privacy.budget import Budget, delta_rows_note, remaining
 from ..privacy.certificate import (
     Certificate,
     Condition,
@@ -101,6 +100,7 @@ from ..privacy.rules.front_door import (
     RESIDUAL_CLIP,
     SAFEGUARD_ROWS_AT_MOST,
     SELECTION_SHARE,
+    FrontDoorChoice,
     RegressionChoice,
     choose_front_door_learner,
     mean_epsilon,
@@ -144,7 +144,7 @@ from .regression import (
 
 __all__ = ["ConstantClassifier", "ConstantRegressor", "INFERRED_CHOICE", "INFERRED_CHOICE_WARNING",
            "PrivateClassifier", "PrivateRegressor", "SAFEGUARD_SELECTED", "SCHEMA",
-           "SELECTION_UTILITY", "ChosenLearner", "SafeguardParts", "SchemaInputMixin",
+           "SELECTION_UTILITY", "ChosenClassifier", "ChosenLearner", "SafeguardParts", "SchemaInputMixin",
            "constant_name",
            "safeguard_mistakes", "select_release", "squared_error_utilities",
            "warn_constant_released"]
@@ -562,6 +562,39 @@ def _rows_for(learner: str, X: Any) -> Any:
     return X.toarray() if learner in (LARGE_MARGIN, NOISY_GD) and sp.issparse(X) else X
 
 
+class ChosenClassifier(NamedTuple):
+    """The classifier's rule on a public shape, made once by its plan
+    (:attr:`~dpconvex.estimators.base.FitPlan.chosen`), which the fit follows.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateClassifier
+    >>> chosen = PrivateClassifier(epsilon=1.0, classes=[0, 1]).plan(400, 2, 3).chosen
+    >>> chosen.choice.learner, chosen.guarded, chosen.plan.budget.epsilon < 1.0
+    ('Huber SVM', True, True)
+    """
+
+    #: The rule's learner, the reason and the learner's ``row_norm``.
+    choice: FrontDoorChoice
+    #: The learner's own plan (its ε the whole ε, or (1 − s) ε with the safeguard).
+    plan: FitPlan
+    #: Whether the safeguard runs (the selection with s ε after the learner).
+    guarded: bool
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class _PublicShape(CheckedData):
+    """X and y as given, with the public shape of a fit (:meth:`PrivateEstimator.public_shape`):
+    what :class:`PrivateClassifier` reads before its plan (it checks the records in its hold)."""
+
+    shape_read: tuple[int, int, int] = (0, 0, 0)
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        """(n, n_classes, n_features) as :meth:`PrivateEstimator.public_shape` read them."""
+        return self.shape_read
+
+
 class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator):
     """A differentially private classifier that chooses its learner from public quantities.
 
@@ -630,7 +663,10 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         The released model: the fitted learner (its noised parameters and public facts),
         or, when the safeguard selected a constant class, a
         :class:`~dpconvex.estimators.front_door.ConstantClassifier`. A learner holds this
-        estimator's ``accountant``, so a refit of it is charged as a fit is.
+        estimator's ``accountant``, so a refit of it is charged as a fit is. The learner is
+        fitted on the rows as this estimator validated them, so it records no
+        ``feature_names_in_`` of a DataFrame: this estimator keeps them and checks them in
+        ``predict``.
     learner_ : str
         Which learner the rule chose ("constant class" when the safeguard released one).
     classes_ : ndarray of shape (C,)
@@ -754,16 +790,32 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         return float(self.epsilon)
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
+        """The rule's choice on (n, C, d) and the plan of its release: the learner's own plan
+        with this front door's budget (ε, δ), the safeguard's parts and the notes; the choice
+        and the learner's plan ride in ``chosen`` (:class:`ChosenClassifier`), which the fit
+        follows."""
         if self.schema is not None:  # the fit's plan: the encoded rows, the schema's ranges
             return self._on_rows().plan(n, n_classes, len(self.schema.feature_names))
-        if self._guarded(n, n_classes, n_features):
+        guarded = self._guarded(n, n_classes, n_features)
+        if guarded:
             note = (self._safeguard_note(n, n_classes),)
         else:
             note = self._unguarded_note(n, n_classes, n_features)
-        name, reason, learner = self._learner(n, n_classes, n_features)
+        if self.feature_range is not None:  # one range per column, whichever learner is chosen
+            feature_bounds(self.feature_range, n_features, type(self).__name__)
+        choice = self._choice(n, n_classes, n_features)
+        learner = self._make(choice.learner, n, n_classes, n_features, row_norm=choice.row_norm)
         learner_plan = learner.plan(n, n_classes, n_features)
-        return dataclasses.replace(learner_plan, estimator=type(self).__name__, learner=name,
-                                   notes=(*learner_plan.notes, reason, *note))
+        parts = dict(learner_plan.parts)
+        if guarded:  # the learner on every row, then the selection on the same rows
+            parts.update({"model (every row)": learner_plan.budget,
+                          "selection (every row)": Budget(self._selection_epsilon())})
+        # the learner's binary models are its plan's (chosen.plan), fitted by the learner
+        return dataclasses.replace(
+            learner_plan, estimator=type(self).__name__, learner=choice.learner,
+            budget=Budget(float(self.epsilon), self._delta(n, n_classes, n_features)),
+            parts=parts, sub_plans=(), notes=(*learner_plan.notes, choice.reason, *note),
+            chosen=ChosenClassifier(choice, learner_plan, guarded))
 
     def _unguarded_note(self, n: int, n_classes: int, n_features: int) -> tuple[str, ...]:
         """The certificate's line when safeguard="auto" leaves the safeguard off (public)."""
@@ -793,85 +845,66 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         return {"feature_range": np.column_stack([lo, hi])}
 
     # --------------------------------------------------------------------- fit
-    def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateClassifier:
-        """Choose the learner from (n, C, d, ε, δ) and fit it (:meth:`fit` inside ``context``).
+    # fit is the base's (validate → plan → hold → prepare → release); a schema or rows carrying
+    # their ranges go first (SchemaInputMixin, PrivateEstimator._fit_routed); the hooks below.
+    def _hold(self, plan: FitPlan, context: FitContext) -> Any:
+        """The plan's budget held, after the public noise check of every candidate learner
+        (:meth:`_warn_if_every_candidate_is_weak`: its warning comes before anything is held)."""
+        self._warn_if_every_candidate_is_weak(plan.n, plan.n_classes, plan.n_features)
+        return super()._hold(plan, context)
 
-        The learner draws from this fit's generator (``context.noise``, else
-        ``random_state``) and shares its label-set warning.
+    def _validated(self, X: Any, y: Any, context: FitContext, *,
+                   binary: bool = False) -> CheckedData:
+        """The public shape the plan reads, X's dtype refused before y is read; the rows and
+        labels are checked inside the hold (:meth:`_prepare_fit`), so an exhausted ledger
+        refuses a fit before a record could."""
+        if isinstance(X, np.ndarray) and X.dtype.kind != "O":
+            check_numeric_dtype(X, f"{type(self).__name__}.fit")
+        return _PublicShape(X, y, shape_read=self.public_shape(X, y))
+
+    def _prepare_fit(self, X: Any, y: Any, plan: FitPlan,
+                     context: FitContext) -> tuple[PrivateEstimator, CheckedData]:
+        """The rule's learner (unfitted) and the rows and labels checked once, inside the hold,
+        in this estimator's name (its learner is a name the user never wrote): the labels
+        against the public set, then the rows as the learner takes them (:func:`_rows_for`),
+        for the learner and the selection."""
+        owner, choice = f"{type(self).__name__}.fit", plan.chosen.choice
+        learner = self._make(choice.learner, plan.n, plan.n_classes, plan.n_features,
+                             row_norm=choice.row_norm)
+        y_checked = check_labels(computed(y), plan.n, owner, classes=self.classes,
+                                 unknown_labels=self.unknown_labels)
+        labels = encode_labels(y_checked, self.classes, owner, excluded=context.excluded,
+                               unknown_labels=self.unknown_labels, warning=context.label_warning)
+        X_checked = check_array(_rows_for(choice.learner, X), owner, min_samples=2,
+                                accept_sparse=learner._accepts_sparse, accept_dask=True)
+        return learner, CheckedData(X_checked, y_checked, labels)
+
+    def _release(self, prep: tuple[PrivateEstimator, CheckedData], plan: FitPlan, hold: Any,
+                 context: FitContext, warm_start: Any) -> PrivateClassifier:
+        """The plan's choice released inside its hold, committed, and set as the model: the
+        learner on every row, or under the safeguard the model or a constant class; ``prep``:
+        the learner and the rows and labels (:meth:`_prepare_fit`), ``context.noise`` this
+        fit's generator.
 
         Raises
         ------
-        ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
+        ParameterError, DataValidationError, PrivacyError, SolverError
         """
-        context.every_row(type(self).__name__)  # its split and selection read every row
-        if self.schema is not None:
-            return self._fit_on_schema(X, y, context)
-        ranged = self._with_rows_ranges(X)
-        if ranged is not None:
-            self._fit_as(ranged, X, y, context).certificate_.assumptions.append(ROWS_RANGES_NOTE)
-            return self
-        self._validate_params()
-        if isinstance(X, np.ndarray) and X.dtype.kind != "O":  # X's dtype refused before y is read
-            check_numeric_dtype(X, f"{type(self).__name__}.fit")
-        shape = self.public_shape(X, y)
-        inferred, context = (
-            self.classes is None and declared_classes(y) is None,
-            context.one_label_warning(),
-        )
-        if inferred:  # the set chose the learner: its warning, once (a sweep's may be issued)
-            context.label_warning.issue(type(self).__name__, INFERRED_CHOICE_WARNING)
-        owner, epsilon = type(self).__name__, float(self.epsilon)
-        names = feature_names_of(X, f"{owner}.fit")
-        n, n_classes, n_features = shape
-        guarded = self._guarded(*shape)
-        name, reason, learner = self._learner(*shape)
-        self._warn_if_every_candidate_is_weak(*shape)  # before any budget is held
-        noise = self._fit_noise(context)  # random_state, or a meta-estimator's
+        (learner, data), chosen = prep, plan.chosen
+        owner, labels = type(self).__name__, data.labels
+        name, reason = chosen.choice.learner, chosen.choice.reason
+        n, n_classes, n_features = plan.n, plan.n_classes, plan.n_features
         best = 0  # the candidate released: 0 the learner's model, c + 1 the constant class c
-        with (
-            hold_budget(
-                self.accountant, Budget(epsilon, self._delta(*shape)), owner,
-                n=None if context.held else n,
-            ) as hold,
-            signed_by(learner, f"{owner}.fit"),
-        ):
-            # y checked and encoded against the public set in this estimator's name (its learner is a
-            # name the user never wrote), inside the hold; X is checked by the learner, or under
-            # the safeguard by this fit, once, for the learner and the selection
-            y_checked = check_labels(computed(y), n, f"{owner}.fit", classes=self.classes,
-                                     unknown_labels=self.unknown_labels)
-            labels = encode_labels(
-                y_checked,
-                self.classes,
-                f"{owner}.fit",
-                excluded=context.excluded,
-                unknown_labels=self.unknown_labels,
-                warning=context.label_warning,
-            )
-            if not guarded:
-                fit_part(learner, _rows_for(name, X), y_checked, context.inner(noise, held=True))
+        with signed_by(learner, f"{owner}.fit"):
+            if not chosen.guarded:
+                fit_part(learner, data.X, data.y, context.inner(
+                    context.noise, held=True, checked=True, data=data, plan=chosen.plan))
                 certificate = learner.certificate_
-                certificate.assumptions.extend((reason, *self._unguarded_note(*shape)))
-            # the learner with (1 - s) ε on every row, then the private choice of the release
+                certificate.assumptions.extend(
+                    (reason, *self._unguarded_note(n, n_classes, n_features)))
             else:
-                learner.set_params(classes=list(labels.classes))
-                fit_rng, select_rng = noise.rng.spawn(2)
-                # X checked once: the learner fits these rows and the selection counts on them
-                X_checked = check_array(_rows_for(name, X), f"{owner}.fit", min_samples=2,
-                                        accept_sparse=learner._accepts_sparse, accept_dask=True)
-                fit_part(learner, X_checked, y_checked, context.inner(
-                    NoiseSource(fit_rng, noise.seeded), held=True, checked=True,
-                    data=CheckedData(X_checked, y_checked, labels)))
-                # this fit's set, not the learner's classes=
-                learner.certificate_.state(labels.assumption)
-                mistakes = safeguard_mistakes(learner, X_checked, y_checked, labels.classes)
-                mistakes[0] += MODEL_HANDICAP * n  # public: fixed before the data
-                best, selection = select_release(-mistakes, self._selection_epsilon(), n,
-                                                 select_rng, noise.seeded)
-                certificate = self._safeguard_certificate(
-                    learner.certificate_, selection, name, reason, n, labels.classes,
-                    self._delta(*shape), best, labels.assumption)
-            if inferred:
+                best, certificate = self._fit_safeguarded(learner, data, plan, context)
+            if labels.assumption.source == "inferred":  # the set read from y chose the learner
                 certificate.assumptions.append(INFERRED_CHOICE)
             hold.commit_certificate(certificate)
         if best == 0:
@@ -884,13 +917,53 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             self.learner_ = CONSTANT
             warn_constant_released(
                 owner, f"a constant class ({certificate.released[SAFEGUARD_SELECTED]})", name,
-                epsilon, "docs/privacy/front_door.md#privacy-classifier-safeguard",
+                float(self.epsilon), "docs/privacy/front_door.md#privacy-classifier-safeguard",
                 not (self.delta or 0.0) > 0
-                and not self._choice(*shape, 1.0 / n**2).delta_unused)
+                and not self._choice(n, n_classes, n_features, 1.0 / n**2).delta_unused)
         self.classes_ = np.asarray(labels.classes)
         self.n_features_in_ = n_features
         self.certificate_ = certificate
-        return with_feature_names(carry_ledger(self, self.accountant), names)
+        return carry_ledger(self, self.accountant)
+
+    def _fit_safeguarded(self, learner: PrivateEstimator, prep: CheckedData, plan: FitPlan,
+                         context: FitContext) -> tuple[int, Certificate]:
+        """The safeguard (docs/privacy/front_door.md#privacy-classifier-safeguard): the learner
+        with (1 − s) ε on every row, then the exponential mechanism with s ε over the model
+        and each constant class by their mistakes on the same rows (the model's handicapped).
+
+        Parameters
+        ----------
+        learner : PrivateEstimator
+            The rule's learner at (1 − s) ε, unfitted.
+        prep : CheckedData
+            The rows as the learner takes them and the labels, validated and encoded once.
+        plan : FitPlan
+            This fit's plan (its ``chosen``: the rule's choice and the learner's plan).
+        context : FitContext
+            This fit's context; its generator spawns the learner's and the selection's.
+
+        Returns
+        -------
+        best : int
+            The candidate selected: 0 the model, c + 1 the constant class c.
+        certificate : Certificate
+            The composed certificate (committed by the caller).
+        """
+        noise, labels, n, choice = context.noise, prep.labels, plan.n, plan.chosen.choice
+        learner.set_params(classes=list(labels.classes))
+        fit_rng, select_rng = noise.rng.spawn(2)
+        fit_part(learner, prep.X, prep.y, context.inner(
+            NoiseSource(fit_rng, noise.seeded), held=True, checked=True, data=prep,
+            plan=plan.chosen.plan))
+        learner.certificate_.state(labels.assumption)  # this fit's set, not the learner's
+        mistakes = safeguard_mistakes(learner, prep.X, prep.y, labels.classes)
+        mistakes[0] += MODEL_HANDICAP * n  # public: fixed before the data
+        best, selection = select_release(-mistakes, self._selection_epsilon(), n, select_rng,
+                                         noise.seeded)
+        certificate = self._safeguard_certificate(
+            learner.certificate_, selection, choice.learner, choice.reason, n, labels.classes,
+            plan.budget.delta, best, labels.assumption)
+        return best, certificate
 
     def _safeguard_certificate(self, model: Certificate, selection: Certificate, name: str,
                                reason: str, n: int, classes: Any, delta: float,

@@ -297,3 +297,34 @@ def test_auto_is_off_above_the_row_cap_only():
     assert nb_plan.learner == "Gaussian naive Bayes"
     assert any("safeguard on" in str(line) for line in nb_plan.notes)
     assert not any("is off" in str(line) for line in (*few.notes, *nb_plan.notes))
+
+
+@pytest.mark.parametrize("safeguard", [True, False])
+def test_the_classifier_follows_its_plan_made_once(monkeypatch, safeguard):
+    """One fit makes its rule's choice and its learner's plan once, in its plan (the learner
+    follows the plan the fit hands it): the ledger holds the plan's budget, and the released
+    learner's budget is the learner's plan's."""
+    from dpconvex import PrivateHuberSVM
+
+    planned = []
+    learner_plan = PrivateHuberSVM._plan
+    monkeypatch.setattr(PrivateHuberSVM, "_plan",
+                        lambda self, *shape: planned.append(shape) or learner_plan(self, *shape))
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3)) * 0.4
+    y = (X[:, 0] > 0).astype(int)
+    ledger = BudgetAccountant(epsilon=5.0)
+    clf = PrivateClassifier(epsilon=1.0, classes=[0, 1], safeguard=safeguard, accountant=ledger,
+                            random_state=0)
+    plan = clf.plan(400, 2, 3)
+    assert plan.chosen.choice.learner == plan.learner == "Huber SVM"
+    assert plan.chosen.guarded == safeguard
+    planned.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)  # a constant class may be released
+        clf.fit(X, y)
+    assert planned == [(400, 2, 3)]
+    assert ledger.spent[0] == plan.budget.epsilon == 1.0
+    model = clf.certificate_.parts[0] if safeguard else clf.certificate_
+    assert model.epsilon_requested == plan.chosen.plan.budget.epsilon
+    assert (plan.chosen.plan.budget.epsilon < 1.0) == safeguard
