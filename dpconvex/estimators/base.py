@@ -878,8 +878,8 @@ class FitPlan:
         (:attr:`Prepared.reusable`).
     chosen : Any
         A front door's choice, which its fit follows: its rule's output on this public shape
-        and its learner's own plan
-        (:class:`~dpconvex.estimators.front_door.ChosenLearner`); None for a learner.
+        and its learner's own plan (:class:`~dpconvex.estimators.front_door.ChosenClassifier`,
+        :class:`~dpconvex.estimators.front_door.ChosenLearner`); None for a learner.
     """
 
     estimator: str
