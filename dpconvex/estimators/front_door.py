@@ -576,10 +576,15 @@ class ChosenClassifier(NamedTuple):
 
     #: The rule's learner, the reason and the learner's ``row_norm``.
     choice: FrontDoorChoice
-    #: The learner's own plan (its ε the whole ε, or (1 − s) ε with the safeguard).
-    plan: FitPlan
+    #: The learner's own plan (its ε the whole ε, or (1 − s) ε with the safeguard); None in
+    #: the rule's choice the plan starts from (:meth:`PrivateClassifier._rule`).
+    plan: FitPlan | None
     #: Whether the safeguard runs (the selection with s ε after the learner).
     guarded: bool
+    #: The learner's ε: (1 − s) ε with the safeguard, else ε.
+    epsilon: float
+    #: The δ the fit spends: 0 when none is given or it buys the rule nothing.
+    delta: float
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -723,21 +728,27 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         self._store_params(locals())
 
     # ------------------------------------------------------------------------ plan
-    def _delta(self, n: int, n_classes: int, n_features: int) -> float:
-        """The δ the fit spends: 0 when none is given or it buys the rule nothing."""
-        unused = self._choice(n, n_classes, n_features).delta_unused
-        return float(self.delta) if (self.delta or 0.0) > 0 and not unused else 0.0
+    def _rule(self, n: int, n_classes: int, n_features: int) -> ChosenClassifier:
+        """The rule's choice for this shape, whether the safeguard runs, the learner's ε and the
+        δ the fit spends, the rule run once (no learner's plan yet: ``plan`` is None)."""
+        guarded = self._guarded(n, n_classes, n_features)
+        epsilon = self._learner_epsilon(n, n_classes, n_features, guarded)
+        choice = self._choice(n, n_classes, n_features)
+        given = float(self.delta or 0.0)
+        delta = given if given > 0 and not choice.delta_unused else 0.0
+        return ChosenClassifier(choice, None, guarded, epsilon, delta)
 
-    def _make(self, learner: str, n: int, n_classes: int, n_features: int, *,
-              objective: bool = False, row_norm: str = "none") -> PrivateEstimator:
-        """The unfitted learner of that name at this front door's (ε, δ) and public bounds.
+    def _make(self, learner: str, chosen: ChosenClassifier, *, objective: bool = False,
+              row_norm: str = "none") -> PrivateEstimator:
+        """The unfitted learner of that name at the learner's ε and the δ of ``chosen`` (the
+        rule's choice) and this front door's public bounds.
 
         ``objective=True`` names the large-margin objective's mechanism (no centroid switch), for the noise
         checks of :meth:`_warn_if_every_candidate_is_weak`. The front door holds the budget, so the learner
         charges no ledger. ``row_norm``: the rule's per-record map for the Huber SVM.
         """
-        delta = self._delta(n, n_classes, n_features)
-        common = {"epsilon": self._learner_epsilon(n, n_classes, n_features),
+        delta = chosen.delta
+        common = {"epsilon": chosen.epsilon,
                   "classes": self.classes, "data_norm": self.data_norm,
                   "unknown_labels": self.unknown_labels, "random_state": self.random_state}
         if learner == LINEAR:
@@ -757,13 +768,15 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
 
     def _learner(
         self, n: int, n_classes: int, n_features: int
-    ) -> tuple[str, str, PrivateEstimator]:
-        """(learner name, reason, the unfitted learner) for n rows, C classes, d features."""
+    ) -> tuple[str, str, PrivateEstimator, ChosenClassifier]:
+        """(learner name, reason, the unfitted learner, the rule's choice) for n rows, C classes,
+        d features."""
         if self.feature_range is not None:  # one range per column, whichever learner is chosen
             feature_bounds(self.feature_range, n_features, type(self).__name__)
-        choice = self._choice(n, n_classes, n_features)
-        return choice.learner, choice.reason, self._make(choice.learner, n, n_classes, n_features,
-                                                         row_norm=choice.row_norm)
+        chosen = self._rule(n, n_classes, n_features)
+        choice = chosen.choice
+        learner = self._make(choice.learner, chosen, row_norm=choice.row_norm)
+        return choice.learner, choice.reason, learner, chosen
 
     def _choice(self, n: int, n_classes: int, n_features: int, delta: float | None = None) -> Any:
         """The rule's choice for this shape at the learner's ε (public quantities and the
@@ -782,10 +795,14 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         """The safeguard's selection's ε: s ε."""
         return float(self.selection_share) * float(self.epsilon)
 
-    def _learner_epsilon(self, n: int, n_classes: int, n_features: int) -> float:
+    def _learner_epsilon(self, n: int, n_classes: int, n_features: int,
+                         guarded: bool | None = None) -> float:
         """The learner's ε: under the safeguard, what the selection leaves of ε (the two add
-        up to at most ε in floating point), else ε."""
-        if self._guarded(n, n_classes, n_features):
+        up to at most ε in floating point), else ε; ``guarded``: whether the safeguard runs,
+        read from the parameter when not given."""
+        if guarded is None:
+            guarded = self._guarded(n, n_classes, n_features)
+        if guarded:
             return remaining(float(self.epsilon), self._selection_epsilon())
         return float(self.epsilon)
 
@@ -796,15 +813,12 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         follows."""
         if self.schema is not None:  # the fit's plan: the encoded rows, the schema's ranges
             return self._on_rows().plan(n, n_classes, len(self.schema.feature_names))
-        guarded = self._guarded(n, n_classes, n_features)
+        _, _, learner, chosen = self._learner(n, n_classes, n_features)
+        choice, guarded = chosen.choice, chosen.guarded
         if guarded:
             note = (self._safeguard_note(n, n_classes),)
         else:
             note = self._unguarded_note(n, n_classes, n_features)
-        if self.feature_range is not None:  # one range per column, whichever learner is chosen
-            feature_bounds(self.feature_range, n_features, type(self).__name__)
-        choice = self._choice(n, n_classes, n_features)
-        learner = self._make(choice.learner, n, n_classes, n_features, row_norm=choice.row_norm)
         learner_plan = learner.plan(n, n_classes, n_features)
         parts = dict(learner_plan.parts)
         if guarded:  # the learner on every row, then the selection on the same rows
@@ -813,9 +827,9 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         # the learner's binary models are its plan's (chosen.plan), fitted by the learner
         return dataclasses.replace(
             learner_plan, estimator=type(self).__name__, learner=choice.learner,
-            budget=Budget(float(self.epsilon), self._delta(n, n_classes, n_features)),
+            budget=Budget(float(self.epsilon), chosen.delta),
             parts=parts, sub_plans=(), notes=(*learner_plan.notes, choice.reason, *note),
-            chosen=ChosenClassifier(choice, learner_plan, guarded))
+            chosen=chosen._replace(plan=learner_plan))
 
     def _unguarded_note(self, n: int, n_classes: int, n_features: int) -> tuple[str, ...]:
         """The certificate's line when safeguard="auto" leaves the safeguard off (public)."""
@@ -850,7 +864,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     def _hold(self, plan: FitPlan, context: FitContext) -> Any:
         """The plan's budget held, after the public noise check of every candidate learner
         (:meth:`_warn_if_every_candidate_is_weak`: its warning comes before anything is held)."""
-        self._warn_if_every_candidate_is_weak(plan.n, plan.n_classes, plan.n_features)
+        self._warn_if_every_candidate_is_weak(plan.n, plan.n_classes, plan.n_features,
+                                              plan.chosen)
         return super()._hold(plan, context)
 
     def _validated(self, X: Any, y: Any, context: FitContext, *,
@@ -869,8 +884,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         against the public set, then the rows as the learner takes them (:func:`_rows_for`),
         for the learner and the selection."""
         owner, choice = f"{type(self).__name__}.fit", plan.chosen.choice
-        learner = self._make(choice.learner, plan.n, plan.n_classes, plan.n_features,
-                             row_norm=choice.row_norm)
+        learner = self._make(choice.learner, plan.chosen, row_norm=choice.row_norm)
         y_checked = check_labels(computed(y), plan.n, owner, classes=self.classes,
                                  unknown_labels=self.unknown_labels)
         labels = encode_labels(y_checked, self.classes, owner, excluded=context.excluded,
@@ -1012,22 +1026,26 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             certificate.released[SAFEGUARD_SELECTED] = candidates[selected]
         return certificate
 
-    def _warn_if_every_candidate_is_weak(self, n: int, n_classes: int, n_features: int) -> None:
+    def _warn_if_every_candidate_is_weak(self, n: int, n_classes: int, n_features: int,
+                                         chosen: ChosenClassifier | None = None) -> None:
         """One warning when the public noise check of every candidate learner fires
-        (privacy-defaults-blind-spots).
+        (privacy-defaults-blind-spots); ``chosen``: the rule's choice on this shape (the
+        plan's), made here when not given.
 
         Each check reads (n, C, d, ε, δ) and the public bounds only
         (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear, privacy-noise-warning-gd-centroids,
         privacy-softmax-measurements), on the shape-only problem of the candidate's plan; nothing is fitted.
         """
-        chosen = self._choice(n, n_classes, n_features).learner
+        if chosen is None:
+            chosen = self._rule(n, n_classes, n_features)
+        learner_name = chosen.choice.learner
         # naive Bayes has no public noise check (docs/privacy/gaussian_nb.md#privacy-gaussian-nb)
-        if chosen == GAUSSIAN_NB:
+        if learner_name == GAUSSIAN_NB:
             return
         candidates = (CENTROID, LARGE_MARGIN, *([LINEAR] if n_classes <= 2 else []),
-                      *([NOISY_GD] if chosen == NOISY_GD else []))
+                      *([NOISY_GD] if learner_name == NOISY_GD else []))
         for name in candidates:
-            learner = self._make(name, n, n_classes, n_features, objective=True)
+            learner = self._make(name, chosen, objective=True)
             if not _noise_dominates(learner, n, n_classes, n_features):
                 return  # a candidate the public checks do not rule out
         warnings.warn(
@@ -1077,7 +1095,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                 LabelWarning().issue(type(self).__name__, INFERRED_CHOICE_WARNING)
         if self._guarded(*size):
             return self._certify_safeguarded(X, y, size)
-        name, reason, learner = self._learner(*size)
+        name, reason, learner, _ = self._learner(*size)
         rows, issued = (None, None) if X is None else (_rows_for(name, X), LabelWarning(True))
         # (with X: the learner's warning issued)
         with signed_by(learner, f"{type(self).__name__}.certify"):
@@ -1102,7 +1120,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         selection's dry run at s ε."""
         owner = type(self).__name__
         n, n_classes, n_features = size
-        name, reason, learner = self._learner(n, n_classes, n_features)
+        name, reason, learner, chosen = self._learner(n, n_classes, n_features)
         classes: Any = self.classes
         source = public_label_source(self)  # (without classes=: read from y, as a fit reads it)
         if X is None:
@@ -1131,9 +1149,9 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         selection = dry_selection(len(classes) + 1, self._selection_epsilon(), n,
                                   seeded=self.random_state is not None)
         certificate = self._safeguard_certificate(
-            model, selection, name, reason, n, classes, self._delta(*size), label_source=source)
+            model, selection, name, reason, n, classes, chosen.delta, label_source=source)
         # as a fit's budget hold states it
-        certificate.state(delta_rows_note(self._delta(*size), n))
+        certificate.state(delta_rows_note(chosen.delta, n))
         return self._inferred_choice(certificate, y)
 
     # ----------------------------------------------------------------- predict

@@ -270,7 +270,8 @@ def test_the_noise_checks_hold_no_rows(n_classes):
     try:
         door._warn_if_every_candidate_is_weak(n, n_classes, d)
         for name in (fd.CENTROID, fd.LARGE_MARGIN, *([fd.LINEAR] if n_classes == 2 else [])):
-            fd._noise_dominates(door._make(name, n, n_classes, d, objective=True), n, n_classes, d)
+            learner = door._make(name, door._rule(n, n_classes, d), objective=True)
+            fd._noise_dominates(learner, n, n_classes, d)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -360,10 +361,10 @@ def test_the_noise_checks_read_no_rows():
     templates are those of their public problems, with the plan's n and p."""
     n, d = 50_000, 20
     door = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1])
-    centroid = door._make(fd.CENTROID, n, 2, d, objective=True)
+    centroid = door._make(fd.CENTROID, door._rule(n, 2, d), objective=True)
     template = centroid.public_template(centroid.plan(n, 2, d))
     assert (template.n, template.d) == (n, d) and template.X is None and template.rows is None
-    huber = door._make(fd.LINEAR, n, 2, d, objective=True)
+    huber = door._make(fd.LINEAR, door._rule(n, 2, d), objective=True)
     template = huber.public_template(huber.plan(n, 2, d))
     assert (template.n, template.p) == (n, d + 1) and template.rows is None
 
