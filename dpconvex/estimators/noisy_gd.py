@@ -41,7 +41,7 @@ from ..errors import PrivacyError
 from ..objectives.losses import LOSSES, Loss, get_loss
 from ..privacy.accounting.gaussian import ACCOUNTING
 from ..privacy.budget import Budget
-from ..privacy.certificate import Certificate
+from ..privacy.certificate import Certificate, NoisyGDRule
 from ..privacy.checks import refuse_constant_loss
 from ..privacy.mechanisms.noisy_gd import (
     AVERAGING,
@@ -85,7 +85,9 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd, where every public rule below is
     derived); the model averages the last half of the iterates. Only ``epsilon`` is
     required: every setting left at None is set by a public rule
-    (:mod:`dpconvex.privacy.mechanisms.noisy_gd`), listed in ``certificate_.assumptions``.
+    (:mod:`dpconvex.privacy.mechanisms.noisy_gd`), listed in ``certificate_.assumptions``
+    (δ, the clip and the steps also with their fields:
+    ``certificate_.lines``, :class:`~dpconvex.privacy.certificate.NoisyGDRule`).
 
     Parameters
     ----------
@@ -282,7 +284,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         budget = Budget(float(self.epsilon), delta)
         loss = self._make_loss()
         q = self._augmented_norm()
-        notes: list[str] = []
+        notes: list[NoisyGDRule] = []
         clip = optional_float(self.clip)
         if clip is None:
             clip, rule = clip_rule(loss, q)

@@ -20,7 +20,8 @@ from typing import Any
 from ..errors import PrivacyError
 
 __all__ = ["SEEDED", "Certificate", "Condition", "DeltaRows", "LabelSource", "LamRule",
-           "MechanismChoice", "RowMap", "SmoothingRule", "compose_parallel", "compose_sequential"]
+           "MechanismChoice", "NoisyGDRule", "RowMap", "SmoothingRule", "compose_parallel",
+           "compose_sequential"]
 
 
 #: The certificate line of a release whose noise the caller seeded (``Certificate.seeded``).
@@ -299,6 +300,66 @@ class DeltaRows:
 
 
 @dataclass(frozen=True)
+class NoisyGDRule:
+    """A setting of noisy gradient descent chosen by its public rule
+    (:mod:`dpconvex.privacy.mechanisms.noisy_gd`): a certificate line with fields.
+
+    Attributes
+    ----------
+    setting : {"delta", "clip", "steps"}
+        δ = 1/n², the clip C = ``fraction`` · |l'|max · q̃, or the steps
+        T = ⌈D/(ηC)⌉ clamped to [``low``, ``high``].
+    value : float
+        The δ, C or T chosen (T an int).
+    n : int
+        For ``"delta"``: the rows.
+    q : float
+        For ``"clip"``: q̃, the rows' norm bound (their intercept column included if any).
+    fraction : float
+        For ``"clip"``: the rule's fraction of the Lipschitz bound.
+    eta, travel, travel_factor, mu : float
+        For ``"steps"``: the step η the rule assumes, the travel D = ``travel_factor`` n μ / q̃
+        and μ, the Gaussian-DP parameter of (ε, δ).
+    low, high : int
+        For ``"steps"``: the clamp of T.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.certificate import NoisyGDRule
+    >>> str(NoisyGDRule("clip", 0.5, q=1.0, fraction=0.5))[:38]
+    'clip C = 0.5 by the public rule C = 0.'
+    >>> print(NoisyGDRule("delta", 1e-6, n=1000))
+    delta chosen by the public rule 1/n^2 (n public)
+    """
+
+    setting: str
+    value: float
+    n: int = 0
+    q: float = 0.0
+    fraction: float = 0.0
+    eta: float = 0.0
+    travel: float = 0.0
+    travel_factor: float = 0.0
+    mu: float = 0.0
+    low: int = 0
+    high: int = 0
+
+    def __str__(self) -> str:
+        if self.setting == "delta":
+            return "delta chosen by the public rule 1/n^2 (n public)"
+        if self.setting == "clip":
+            return (
+                f"clip C = {self.value:.6g} by the public rule C = {self.fraction:g} x |l'|max x "
+                f"q~ (q~ = {self.q:.6g}: the rows' norm bound, their intercept column included "
+                "if any)")
+        return (
+            f"steps T = {self.value} by the public rule T = ceil(D / (eta C)) clamped to "
+            f"[{self.low}, {self.high}] with eta = {self.eta:.6g} and the travel D = "
+            f"{self.travel_factor:g} n mu / q~ = {self.travel:.6g} (mu = {self.mu:.6g}: the "
+            "Gaussian-DP parameter of (epsilon, delta))")
+
+
+@dataclass(frozen=True)
 class RowMap:
     """The public per-record maps of the rows and where the rows are held: a certificate field.
 
@@ -353,7 +414,7 @@ class RowMap:
 
 #: The typed lines a certificate states: their text among ``assumptions``, their fields in
 #: ``lines`` (:meth:`Certificate.state`).
-Line = SmoothingRule | MechanismChoice | DeltaRows
+Line = SmoothingRule | MechanismChoice | DeltaRows | NoisyGDRule
 #: The typed facts a certificate holds: in fields of their own, or typed lines
 #: (:meth:`Certificate.state`).
 Fact = LabelSource | LamRule | RowMap | Line
@@ -386,8 +447,8 @@ class Certificate:
         True when the caller seeded the noise (:data:`SEEDED`).
     lines : list of Line
         The typed lines stated (:class:`SmoothingRule`, :class:`MechanismChoice`,
-        :class:`DeltaRows`): their fields, for a test or a tool to read; each line's text is
-        among ``assumptions``, where it was stated.
+        :class:`DeltaRows`, :class:`NoisyGDRule`): their fields, for a test or a tool to read;
+        each line's text is among ``assumptions``, where it was stated.
     released : dict
         Outputs of the release besides the model's parameters, each a differentially private
         output of a part (e.g. the candidate a private selection chose), never a public

@@ -237,27 +237,43 @@ def test_epsilon_only_beats_the_majority_class(seed):
     assert est.delta_ == 1.0 / 3000**2 and est.certificate_.delta == est.delta_
 
 
+def _rules(cert):
+    """The noisy GD rules the certificate states, by setting."""
+    from dpconvex.privacy.certificate import NoisyGDRule
+
+    return {line.setting: line for line in cert.lines if isinstance(line, NoisyGDRule)}
+
+
 def test_certificate_states_the_public_rules():
-    from dpconvex.privacy.mechanisms.noisy_gd import DELTA_RULE
+    from dpconvex.privacy.mechanisms.noisy_gd import DELTA_RULE, TRAVEL
 
     X, y = _separable(1000, 3)
     est = NoisyGradientDescent(epsilon=1.0, random_state=0).fit(X, y)
     cert = est.certificate_
+    rules = _rules(cert)
+    assert sorted(rules) == ["clip", "delta", "steps"]
+    assert (rules["delta"].value, rules["delta"].n) == (est.delta_, 1000)
+    assert str(rules["delta"]) == DELTA_RULE and DELTA_RULE in cert.assumptions
+    assert [line["kind"] for line in cert.to_dict()["lines"]] == ["NoisyGDRule"] * 3
+    assert (rules["clip"].value, rules["steps"].value) == (est.clip_, est.steps_)
+    assert rules["clip"].q == pytest.approx(math.sqrt(2.0))  # q = 1 with the intercept column
+    steps = rules["steps"]
+    assert (steps.low, steps.high, steps.travel_factor) == (20, 1000, TRAVEL)
+    assert steps.travel == pytest.approx(TRAVEL * 1000 * steps.mu / math.sqrt(2.0), rel=1e-12)
+    # the radius and learning-rate rules read z: stated as text
     text = "\n".join(cert.assumptions)
-    assert DELTA_RULE in cert.assumptions
-    assert "delta chosen by the public rule 1/n^2 (n public)" in text
-    for line in [f"clip C = {est.clip_:.6g} by the public rule",
-                 f"steps T = {est.steps_} by the public rule",
-                 f"radius R = {est.radius_:.6g} by the public rule",
+    for line in [f"radius R = {est.radius_:.6g} by the public rule",
                  f"learning rate eta = {est.learning_rate_:.6g} by the public rule"]:
         assert line in text
     assert "average of the last" in cert.quantities["averaging"]
     assert cert.quantities["steps T"] == est.steps_ and cert.quantities["clip C"] == est.clip_
     assert est.clip_ == pytest.approx(0.5 * math.sqrt(2.0))  # |l'| <= 1, q~ = sqrt(1 + 1)
-    assert est.certify(X, y).assumptions == cert.assumptions[:len(est.certify(X, y).assumptions)]
+    dry = est.certify(X, y)
+    assert dry.assumptions == cert.assumptions[:len(dry.assumptions)] and dry.lines == cert.lines
     # explicit values override every rule: none is listed
     est = NoisyGradientDescent(epsilon=1.0, delta=1e-6, steps=30, radius=3.0, clip=0.5,
                                learning_rate=1.0, average="all", random_state=0).fit(X, y)
+    assert not _rules(est.certificate_)
     assert not any("by the public rule" in a for a in est.certificate_.assumptions)
     assert (est.steps_, est.radius_, est.clip_, est.learning_rate_, est.delta_) == (
         30, 3.0, 0.5, 1.0, 1e-6)
@@ -276,8 +292,9 @@ def test_plan_states_the_resolved_steps_and_clip(kwargs):
     assert f"steps = {T}" in str(plan)
     est.fit(X, y)
     assert (est.steps_, est.clip_) == (T, C)
-    assert all(note in est.certificate_.assumptions for note in plan.notes)
-    assert any(note.startswith(f"steps T = {T} by the public rule") for note in plan.notes)
+    assert all(est.certificate_.states(note) for note in plan.notes)
+    noted = {note.setting: note.value for note in plan.notes}
+    assert noted == ({"steps": T} if "clip" in kwargs else {"clip": C, "steps": T})
     # the radius and learning-rate rules need z: stated as rules, not as numbers
     assert isinstance(plan.options["radius"], str)
 
@@ -285,7 +302,7 @@ def test_plan_states_the_resolved_steps_and_clip(kwargs):
 def test_plan_keeps_explicit_steps_and_states_no_rule():
     plan = NoisyGradientDescent(epsilon=1.0, steps=30, clip=0.5, classes=[0, 1]).plan(300, 2, 5)
     assert (plan.options["steps"], plan.options["clip"]) == (30, 0.5)
-    assert not any("by the public rule" in note for note in plan.notes)
+    assert plan.notes == ()
 
 
 def test_one_vs_rest_plan_resolves_each_runs_steps():
@@ -661,7 +678,8 @@ def test_steps_rule_is_the_measured_slope_with_the_cap():
     for n, eps, delta in [(1000, 1.0, 1e-6), (546, 0.5, 1.0 / 546**2), (5_000, 1.0, 1e-5)]:
         T, note = steps_rule(Logistic(), n, q, Budget(eps, delta), C)
         assert T == min(1000, max(20, math.ceil(0.325 * n * gdp_mu(eps, delta) * (1 - 1e-12))))
-        assert note.startswith(f"steps T = {T} by the public rule")
+        assert (note.setting, note.value) == ("steps", T)
+        assert note.mu == pytest.approx(gdp_mu(eps, delta), rel=1e-12)  # the same public mu
     assert steps_rule(Logistic(), 10**6, q, Budget(1.0, 1e-8), C)[0] == 1000  # the cap
     assert steps_rule(Logistic(), 50, q, Budget(0.1, 1e-4), C)[0] == 20  # the floor
     # the travel form carries the loss: Huber (h = 0.5, c = 1) takes 1.3 n mu

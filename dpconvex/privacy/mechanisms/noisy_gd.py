@@ -43,7 +43,7 @@ from ..accounting.gaussian import (
     gdp_mu,
 )
 from ..budget import Budget
-from ..certificate import Certificate, Condition
+from ..certificate import Certificate, Condition, NoisyGDRule
 from ..noise import Gaussian
 from .base import Calibration, Mechanism, register
 
@@ -115,7 +115,9 @@ class PerExampleGradientsTemplate(Template, Protocol):
 class NoisyGDSettings:
     """The resolved public settings of a noisy gradient descent run.
 
-    ``rules`` names every value set by a rule (certificate assumptions).
+    ``rules`` names every value set by a rule (certificate assumptions): the clip and the steps
+    as typed lines (:class:`~dpconvex.privacy.certificate.NoisyGDRule`), the radius and the
+    learning rate as text.
 
     Examples
     --------
@@ -134,7 +136,7 @@ class NoisyGDSettings:
     noise_multiplier: float
     epsilon: float
     noise_std: float
-    rules: tuple[str, ...]
+    rules: tuple[str | NoisyGDRule, ...]
 
 
 def _step_cap(loss: Loss, q: float) -> float:
@@ -144,25 +146,23 @@ def _step_cap(loss: Loss, q: float) -> float:
     return STEP_FACTOR / ((c if smooth else loss.deriv_bound) * q * q)
 
 
-def clip_rule(loss: Loss, q: float) -> tuple[float, str]:
+def clip_rule(loss: Loss, q: float) -> tuple[float, NoisyGDRule]:
     """The clip C = :data:`CLIP_FRACTION` · |l'|max · q̃ (q̃ the rows' norm bound, their
     intercept column included if any) and the line the certificate lists under its assumptions.
 
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms.noisy_gd import clip_rule
-    >>> clip_rule(Logistic(), 1.0)[0]
-    0.5
+    >>> clip, line = clip_rule(Logistic(), 1.0)
+    >>> clip, line.setting, line.q
+    (0.5, 'clip', 1.0)
     """
     clip = CLIP_FRACTION * (loss.deriv_bound * q)
-    return clip, (
-        f"clip C = {clip:.6g} by the public rule C = {CLIP_FRACTION:g} x |l'|max x "
-        f"q~ (q~ = {q:.6g}: the rows' norm bound, their intercept column included if any)"
-    )
+    return clip, NoisyGDRule("clip", clip, q=q, fraction=CLIP_FRACTION)
 
 
 def steps_rule(loss: Loss, n: int, q: float, budget: Budget, clip: float,
-               learning_rate: float | None = None) -> tuple[int, str]:
+               learning_rate: float | None = None) -> tuple[int, NoisyGDRule]:
     """The number of steps T = ⌈D/(ηC)⌉ in [:data:`MIN_STEPS`, :data:`MAX_STEPS`] and its line.
 
     D = :data:`TRAVEL` · nμ/q̃ is the travel, μ the Gaussian-DP parameter of (ε, δ)
@@ -179,11 +179,8 @@ def steps_rule(loss: Loss, n: int, q: float, budget: Budget, clip: float,
     mu = gdp_mu(budget.epsilon, budget.delta)
     travel = TRAVEL * n * mu / q
     steps = int(min(MAX_STEPS, max(MIN_STEPS, math.ceil(travel / (eta * clip)))))
-    return steps, (
-        f"steps T = {steps} by the public rule T = ceil(D / (eta C)) clamped to [{MIN_STEPS}, "
-        f"{MAX_STEPS}] with eta = {eta:.6g} and the travel D = {TRAVEL:g} n mu / q~ = "
-        f"{travel:.6g} (mu = {mu:.6g}: the Gaussian-DP parameter of (epsilon, delta))"
-    )
+    return steps, NoisyGDRule("steps", steps, eta=eta, travel=travel, travel_factor=TRAVEL,
+                              mu=mu, low=MIN_STEPS, high=MAX_STEPS)
 
 
 def default_settings(loss: Loss, n: int, p: int, q: float, budget: Budget, *,
@@ -208,7 +205,7 @@ def default_settings(loss: Loss, n: int, p: int, q: float, budget: Budget, *,
     3
     """
     eps, delta = budget.epsilon, budget.delta
-    rules: list[str] = []
+    rules: list[str | NoisyGDRule] = []
     c = float(loss.curvature)
     smooth = math.isfinite(c) and c > 0
     # the step the steps and radius rules assume: 2/L (a unit curvature without a bound)
@@ -415,7 +412,7 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
             ]
         )
         averaged = self._averaged(T)[1]
-        assumptions = [
+        assumptions: list[str | NoisyGDRule] = [
             "replace-one adjacency; n is public",
             "rows are clipped to the public data_norm; labels are mapped to +-1 by a public rule "
             "(the two "
@@ -425,8 +422,8 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
             "post-processing",
             "idealized real-valued Gaussian noise (floating point: docs/privacy.md)",
         ]
-        if self.delta_rule:
-            assumptions.append(DELTA_RULE)
+        if self.delta_rule:  # DELTA_RULE, with its fields
+            assumptions.append(NoisyGDRule("delta", delta, n=n))
         assumptions.extend(x["rules"])
         return Certificate(
             mechanism=(f"noisy projected gradient descent ({loss.name} loss, Gaussian "
