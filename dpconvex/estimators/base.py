@@ -1320,7 +1320,7 @@ class PrivateEstimator(BaseEstimator):
         if plan.sub_plans:
             fitted = self._fit_sub_plans(data.X, data.y, plan, context)
         else:  # the hold before the objective is built
-            with self._hold(plan, context) as hold, issued(context):
+            with self._hold(plan, context) as hold:
                 fitted = self._release(
                     self._prepare_fit(data.X, data.y, plan, context), plan, hold, context, None
                 )
@@ -1339,9 +1339,13 @@ class PrivateEstimator(BaseEstimator):
         return self
 
     def _prepare_fit(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Any:
-        """The fit's preparation, inside its hold and with ``context`` issued: :meth:`prepare`.
-        An estimator that prepares inside its fit only (:attr:`fits_only`) has its own."""
-        return self.prepare(X, y, plan, context=context)
+        """The fit's preparation, inside its hold: :meth:`prepare` of the rows and labels the
+        fit validated (``context.data``), ``context`` issued to it (:func:`issued`). A learner
+        that builds from ``context.data`` as the fit validated and planned it needs no second
+        check and has its own (the linear classifiers); so has an estimator that prepares
+        inside its fit only (:attr:`fits_only`)."""
+        with issued(context):
+            return self.prepare(X, y, plan, context=context)
 
     def _fit_noise(self, context: FitContext) -> NoiseSource:
         """This fit's generator: the one its caller hands it (``context.noise``), else a new one

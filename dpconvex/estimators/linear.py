@@ -809,8 +809,19 @@ class _PrivateLinearClassifier(
         self, X: Any, y: Any, plan: FitPlan, *, context: FitContext = NO_CONTEXT
     ) -> Prepared:
         """Validate, clip, add the intercept column, and build the template of ``plan``."""
-        owner = type(self).__name__
         X_checked, labels = self._checked_data(X, y, plan, context, binary=True)
+        return self._prepared(X_checked, labels, plan)
+
+    def _prepare_fit(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Prepared:
+        """The fit's preparation: the template of ``plan`` over the rows X and the labels
+        ``context.data.labels`` as the fit validated them and planned from their shape, so
+        not checked again (:meth:`prepare` checks the rows and labels a caller hands it)."""
+        return self._prepared(X, context.data.labels, plan)
+
+    def _prepared(self, X_checked: Any, labels: LabelSet, plan: FitPlan) -> Prepared:
+        """Clip, add the intercept column, and build the template of ``plan`` over the checked
+        rows ``X_checked`` and their encoded ``labels``."""
+        owner = type(self).__name__
         design = design_rows(self, X_checked, labels.dropped, owner,
                              unit=self.row_norm == "unit", signs=labels.signs)
         return Prepared(
