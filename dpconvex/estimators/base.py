@@ -1332,7 +1332,9 @@ class PrivateEstimator(BaseEstimator):
         (:attr:`takes_rows_ranges`); a schema or a label range released in the fit route
         their own (:class:`~dpconvex.estimators.front_door.SchemaInputMixin`,
         :class:`~dpconvex.estimators.regression.LabelRangeMixin`)."""
-        ranged = self._with_rows_ranges(X) if self.takes_rows_ranges else None
+        if not self.takes_rows_ranges:
+            return None
+        ranged = self._with_rows_ranges(X)
         if ranged is None:
             return None
         self._fit_as(ranged, X, y, context).certificate_.assumptions.append(ROWS_RANGES_NOTE)

@@ -69,6 +69,16 @@ def _check_numbers(y: Any, n: int, caller: str) -> None:
                                   "remove or impute them first.")
 
 
+#: What the solvers may ask of a template over ℝ^p: the smooth calls.
+_SMOOTH = frozenset({"objective", "smooth", "hessian", "hessp", "per_record"})
+
+
+def _every_kth(ops: DesignOperator | None) -> bool:
+    """Whether the rows ``ops`` give every k-th row (None: those a fit of the public problem
+    holds do)."""
+    return ops is None or hasattr(getattr(ops, "base", ops), "every") and hasattr(ops, "every")
+
+
 def _reads_prediction(loss: Loss) -> bool:
     """Whether ``loss`` is a loss of the prediction ℓ(wᵀx, y), not of the margin y·wᵀx."""
     return getattr(loss, "kind", "margin") == "regression"
@@ -223,7 +233,6 @@ class LinearERMTemplate:
         self.n, self.p = shape
         self.space = (EuclideanSpace((self.p,)) if constraint_set is None
                       else ConstrainedSpace((self.p,), constraint_set))
-        self.noise_shape = self.space.shape
         self._ops = ops
         # Rows on workers (Dask) sum the loss terms where they are stored: one pass gives the
         # objective, the gradient and the sampled Hessian at a point, and no n-vector leaves the
@@ -235,31 +244,40 @@ class LinearERMTemplate:
         self.capabilities = self._capabilities()
         self._zero_noise = np.zeros(self.p)
 
+    @property
+    def noise_shape(self) -> tuple[int, ...]:
+        """The shape of the noise vector b: that of the parameter, (p,)."""
+        return self.space.shape
+
     def _capabilities(self) -> frozenset[str]:
-        """What the solvers may ask of this template: over ℝ^p the smooth calls; over a set a
-        projection (exact, or a set stated in CVXPY: projected Newton, its quadratic models over
-        the set solved in the p coordinates) or the CVXPY backends; the sampled Hessian where
-        the rows give every k-th (:func:`~dpconvex.templates.base.sample_step`)."""
-        convex, ops = self.constraint_set, self._ops
-        stated = convex is not None and hasattr(convex, "qp")
-        capabilities = (
-            {"objective", "smooth", "hessian", "hessp", "per_record"} if convex is None
-            else {"objective", "per_record"}
-            | ({"projection"} if convex.exact_projection else set())
-            | ({"projection", "set_qp"} if stated else set())
-        ) | ({"cvxpy"} if self.loss.has_cvxpy else set())
-        if convex is not None and not capabilities & {"projection", "cvxpy"}:
+        """What the solvers may ask of this template: over ℝ^p the smooth calls, over a set
+        those of :meth:`_set_capabilities`; the CVXPY backends where the loss has a CVXPY form;
+        the sampled Hessian where the rows give every k-th
+        (:func:`~dpconvex.templates.base.sample_step`) and the solve is not over a set given
+        by its projection alone."""
+        convex = self.constraint_set
+        found = (_SMOOTH if convex is None else self._set_capabilities(convex)) | (
+            {"cvxpy"} if self.loss.has_cvxpy else set())
+        # every k-th row: of the rows held, or of those a fit of the public problem holds
+        if self._sample_step and _every_kth(self._ops) and (convex is None or "set_qp" in found):
+            found |= {"sampled_hessian"}
+        return frozenset(found)
+
+    def _set_capabilities(self, convex: ConvexSet) -> frozenset[str]:
+        """Over the set ``convex``: a projection (exact, or a set stated in CVXPY: projected
+        Newton, its quadratic models over the set solved in the p coordinates), else the CVXPY
+        backends alone (:class:`~dpconvex.ParameterError` where the loss has no CVXPY form)."""
+        found = ({"objective", "per_record"}
+                 | ({"projection"} if convex.exact_projection else set())
+                 | ({"projection", "set_qp"} if hasattr(convex, "qp") else set()))
+        if "projection" not in found and not self.loss.has_cvxpy:
             raise ParameterError(
                 f"{type(self).__name__}.__init__: only the CVXPY backends solve over "
                 f"{convex.describe()} (it has no exact projection), and loss "
                 f"'{self.loss.name}' has no CVXPY form. Use a loss with a CVXPY form, or a set "
                 "with an exact projection (an l2 ball, a box, the orthant, an l1 ball or a "
                 "simplex).")
-        # every k-th row: of the rows held, or of those a fit of the public problem holds
-        every = ops is None or hasattr(getattr(ops, "base", ops), "every") and hasattr(ops, "every")
-        if self._sample_step and every and (convex is None or stated):
-            capabilities.add("sampled_hessian")
-        return frozenset(capabilities)
+        return frozenset(found)
 
     @staticmethod
     def _check_labels(loss: Loss, y: np.ndarray, caller: str) -> None:
