@@ -44,6 +44,17 @@ def _scaled_norms(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return m, np.sqrt(np.einsum("ij,ij->i", Z, Z))
 
 
+def _rescaled_norms(X: np.ndarray, redo: np.ndarray, norms: np.ndarray) -> None:
+    """Set ``norms[redo]`` to the norms of rows ``redo`` of X scaled by their max-abs entry
+    (:func:`_scaled_norms`), a block of rows at a time (no copy of many rows)."""
+    step = max(1, _BLOCK_ENTRIES // max(X.shape[1], 1))
+    for start in range(0, redo.size, step):
+        rows = redo[start:start + step]
+        m, u = _scaled_norms(X[rows])
+        with np.errstate(over="ignore"):
+            norms[rows] = m * u
+
+
 def row_norms(X: np.ndarray) -> np.ndarray:
     """Euclidean norm of every row of a 2-D array, without overflow (:meth:`DenseRows.row_norms`)."""
     return DenseRows(X).row_norms()
@@ -151,16 +162,11 @@ class DenseRows:
         """||x_i|| without overflow for entries up to the float64 maximum (einsum, then the
         rows whose sum of squares overflowed or became subnormal recomputed scaled by their
         max-abs entry; a norm above ~1.8e308 is inf)."""
-        X = self.X
-        sq = np.einsum("ij,ij->i", X, X)
+        sq = np.einsum("ij,ij->i", self.X, self.X)
         norms = np.sqrt(sq)
         redo = np.flatnonzero(~np.isfinite(sq) | (sq < _SQ_TINY))
-        step = max(1, _BLOCK_ENTRIES // max(self.p, 1))  # in blocks: no copy of many rows
-        for start in range(0, redo.size, step):
-            rows = redo[start:start + step]
-            m, u = _scaled_norms(X[rows])
-            with np.errstate(over="ignore"):
-                norms[rows] = m * u
+        if redo.size:
+            _rescaled_norms(self.X, redo, norms)
         return norms
 
     def matvec_rmatvec(self, w: np.ndarray, f: RowWeights) -> tuple[np.ndarray, np.ndarray]:
@@ -435,7 +441,9 @@ class ScaledRows:
         base, X = self.base, getattr(self.base, "X", None)
         if not isinstance(base, DenseRows):
             base = base.compact()
-        elif X.size >= _SPARSE_MIN_ENTRIES and X.strides[0] != 0:  # not one row broadcast
+        elif X.size < _SPARSE_MIN_ENTRIES or X.strides[0] == 0:  # or one row broadcast
+            return self
+        else:
             kept = None if self.zeroed is None else ~self.zeroed  # counted and stored
             step = max(1, _BLOCK_ENTRIES // max(self.base.p, 1))  # per block: no n x p mask
             nnz = sum(int(np.count_nonzero(X[s:s + step] if kept is None else

@@ -1282,8 +1282,8 @@ class PrivateEstimator(BaseEstimator):
             refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
         caller = f"{type(self).__name__}.fit"
         try:
-            if check_context(context, caller) is not NO_CONTEXT:  # a meta-estimator's part
-                return self._fit_with(X, y, context)
+            if context is not NO_CONTEXT:  # a meta-estimator's part
+                return self._fit_with(X, y, check_context(context, caller))
             # (a released schema's rows: their source stated)
             if not_public_source(self, X) is None:
                 fitted = self._fit_with(X, y, NO_CONTEXT)

@@ -410,8 +410,7 @@ def design_rows(
         return design.scale_rows(np.where(dropped, 0.0, 1.0 if signs is None else signs))
     rows = CSRRows(X_checked) if sp.issparse(X_checked) else DenseRows(X_checked)
     norms = rows.row_norms()
-    keep = None if not dropped.any() else ~dropped
-    kept_norms = norms if keep is None else norms[keep]
+    kept_norms = norms[~dropped]
     if not unit and diagnostics_open():  # NOT PRIVATE (diagnostics): the kept rows scaled down
         note_clipped(int(np.count_nonzero(kept_norms > q)), kept_norms.shape[0], q, owner)
     if (not unit or _unit_factors_safe(kept_norms, q).all()) and \
@@ -540,17 +539,17 @@ class LinearPlanMixin:
         """
         caller = caller or f"{type(self).__name__}.certify"
         p, q = plan.n_features + int(self.fit_intercept), plan.options["norm bound q~"]
-        found = self._parameter_set(plan.n_features, caller, scale)
+        found = (None if self.constraints is None
+                 else self._parameter_set(plan.n_features, caller, scale))
         if fit and self.solver not in (None, "auto", "native"):
             warn_solver_cost(caller.split(".")[0], self.solver, plan.n, p)
         return (LinearERMTemplate.over_design(plan.loss, plan.lam, q, rows, labels, found)
                 if rows is not None  # else the public problem alone (a dry run)
                 else LinearERMTemplate.of_problem(plan.loss, plan.lam, q, plan.n, p, found))
 
-    def _parameter_set(self, n_features: int, caller: str,
-                       scale: float = 1.0) -> ConvexSet | None:
-        """The convex set ``constraints(coef)`` states on the coefficients (never the intercept),
-        or None without ``constraints``.
+    def _parameter_set(self, n_features: int, caller: str, scale: float = 1.0) -> ConvexSet:
+        """The convex set ``constraints(coef)`` states on the coefficients (never the intercept);
+        called where ``constraints`` is given.
 
         ``coef`` is the coefficient part of the template's parameter, times ``scale``. A set with
         an exact projection (:func:`~dpconvex.objectives.sets.recognize`) serves every solver; any
@@ -559,8 +558,6 @@ class LinearPlanMixin:
         CVXPY backends do. A callable that raises, or returns no CVXPY constraint, is refused
         (``caller``: the public call).
         """
-        if self.constraints is None:
-            return None
         import cvxpy as cp
 
         from ..objectives.sets import CVXPYSet, recognize

@@ -659,9 +659,9 @@ def hold_budget(accountant: BudgetAccountant | None, budget: Budget | None, owne
         warnings.warn(f"{owner}: {note}.", PrivacyWarning, stacklevel=user_stacklevel())
     if accountant is None:
         yield Hold(None, note)
-        return
-    with reserve_budget(accountant, epsilon, delta, owner) as reservation:
-        yield Hold(reservation, note)
+    else:
+        with reserve_budget(accountant, epsilon, delta, owner) as reservation:
+            yield Hold(reservation, note)
 
 
 @dataclass(frozen=True)

@@ -233,6 +233,7 @@ class LinearERMTemplate:
         self.n, self.p = shape
         self.space = (EuclideanSpace((self.p,)) if constraint_set is None
                       else ConstrainedSpace((self.p,), constraint_set))
+        self.noise_shape = self.space.shape
         self._ops = ops
         # Rows on workers (Dask) sum the loss terms where they are stored: one pass gives the
         # objective, the gradient and the sampled Hessian at a point, and no n-vector leaves the
@@ -243,11 +244,6 @@ class LinearERMTemplate:
         self._sample_step = sample_step(self.n, self.p)
         self.capabilities = self._capabilities()
         self._zero_noise = np.zeros(self.p)
-
-    @property
-    def noise_shape(self) -> tuple[int, ...]:
-        """The shape of the noise vector b: that of the parameter, (p,)."""
-        return self.space.shape
 
     def _capabilities(self) -> frozenset[str]:
         """What the solvers may ask of this template: over ℝ^p the smooth calls, over a set
