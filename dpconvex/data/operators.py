@@ -312,7 +312,6 @@ class ScaledRows:
         self.base_norms = base_norms
         self.n = base.n
         self.p = base.p + (self.column is not None)
-        self.is_sparse = bool(base.is_sparse)
         if self.scale.shape != (self.n,) or (
             self.column is not None and self.column.shape != (self.n,)
         ):
@@ -325,6 +324,11 @@ class ScaledRows:
         )
         #: The zero rows (s_i = 0 and t_i = 0), or None when there are none.
         self.zeroed = zeroed if zeroed.any() else None
+
+    @property
+    def is_sparse(self) -> bool:
+        """Whether the stored rows are CSR (the products run on their non-zeros)."""
+        return bool(self.base.is_sparse)
 
     @property
     def matrix(self) -> Any:

@@ -566,20 +566,19 @@ def not_public_source(estimator: Any, X: Any = None) -> str | None:
     pipeline or of the estimator a search tunes; else None."""
     if isinstance(X, RangedRows) and X.source == SUGGESTED_SOURCE:
         return SUGGESTED_SOURCE
-    if isinstance(estimator, Pipeline):
-        inner = [step for _, step in estimator.steps]
-    else:
-        for given in (
-            getattr(estimator, "schema", None),
-            getattr(estimator, "feature_range", None),
-        ):
-            if getattr(given, "suggested", False) is True:
-                return SUGGESTED_SOURCE
-        inner = [getattr(estimator, "estimator", None)]  # a search's
-    for step in inner:
-        if step is not None and not_public_source(step) is not None:
+    for part in _source_parts(estimator):
+        if getattr(part, "suggested", False) is True or not_public_source(part) is not None:
             return SUGGESTED_SOURCE
     return None
+
+
+def _source_parts(estimator: Any) -> list[Any]:
+    """What may carry a schema read from the data: the steps of a pipeline; else the estimator's
+    ``schema``, its ``feature_range`` and the ``estimator`` a search tunes, those given."""
+    if isinstance(estimator, Pipeline):
+        return [step for _, step in estimator.steps]
+    given = (getattr(estimator, name, None) for name in ("schema", "feature_range", "estimator"))
+    return [part for part in given if part is not None]
 
 
 @contextlib.contextmanager
