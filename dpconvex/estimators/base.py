@@ -567,18 +567,20 @@ def not_public_source(estimator: Any, X: Any = None) -> str | None:
     if isinstance(X, RangedRows) and X.source == SUGGESTED_SOURCE:
         return SUGGESTED_SOURCE
     for part in _source_parts(estimator):
-        if getattr(part, "suggested", False) is True or not_public_source(part) is not None:
+        if part is not None and (
+            getattr(part, "suggested", False) is True or not_public_source(part) is not None
+        ):
             return SUGGESTED_SOURCE
     return None
 
 
 def _source_parts(estimator: Any) -> list[Any]:
-    """What may carry a schema read from the data: the steps of a pipeline; else the estimator's
-    ``schema``, its ``feature_range`` and the ``estimator`` a search tunes, those given."""
+    """What may carry a schema read from the data (None: not given): the steps of a pipeline;
+    else the estimator's ``schema``, its ``feature_range`` and the ``estimator`` a search
+    tunes."""
     if isinstance(estimator, Pipeline):
         return [step for _, step in estimator.steps]
-    given = (getattr(estimator, name, None) for name in ("schema", "feature_range", "estimator"))
-    return [part for part in given if part is not None]
+    return [getattr(estimator, name, None) for name in ("schema", "feature_range", "estimator")]
 
 
 @contextlib.contextmanager
