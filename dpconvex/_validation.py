@@ -221,10 +221,10 @@ def check_random_state(random_state: RandomStateLike, caller: str,
     .. warning:: A fixed seed makes the noise predictable to anyone who knows
        it; a model trained with a published seed is not private.
     """
-    if random_state is None:
-        return np.random.default_rng()
     if isinstance(random_state, np.random.Generator):
         return random_state
+    if random_state is None:
+        return np.random.default_rng()
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) \
             and int(random_state) >= 0:
         return np.random.default_rng(int(random_state))
