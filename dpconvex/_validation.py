@@ -506,7 +506,7 @@ class Auto(Constraint):
 
     def check(self, name: str, value: Any, owner: str) -> Any:
         if isinstance(value, str) and value == "auto":
-            return value
+            return "auto"
         if isinstance(value, str):  # another word
             raise self.refusal(name, value, owner)
         try:
