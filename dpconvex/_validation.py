@@ -455,8 +455,8 @@ class NoValidation(Constraint):
 
     Examples
     --------
-    >>> str(NoValidation("checked with the labels in prepare"))
-    'checked elsewhere: checked with the labels in prepare'
+    >>> str(NoValidation("checked with the labels"))
+    'checked elsewhere: checked with the labels'
     """
 
     reason: str
@@ -538,7 +538,7 @@ RANDOM_STATE = Seed()
 #: The ledger charged with the release (any object with the accountant's methods).
 ACCOUNTANT = NoValidation("a BudgetAccountant or None, used as it is when the fit charges it")
 #: The public label set.
-CLASSES = NoValidation("checked with the labels in prepare")
+CLASSES = NoValidation("checked once, with the labels it encodes (encode_labels), before the plan")
 
 
 def is_dask_collection(x: Any) -> bool:
