@@ -560,11 +560,12 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
         # NOT PRIVATE: the records outside the set, for the data holder (rows left out by a
         # meta-estimator: it noted the labels, the learner reads them again)
         note = diagnostics_open() and excluded is None and not noted
-        if unknown_labels == "raise" and np.any(outside):
+        if unknown_labels == "raise" and np.any(outside):  # (y of another kind: named so)
             raise _outside_refusal(values, outside, c, source, caller, note)
         if note:
-            _note_outside(values, outside, c, caller, "no loss: their rows are zeroed, "
-                          "unknown_labels='ignore'" if unknown_labels != "raise" else
+            _note_outside(values, outside, c, caller,
+                          "no loss: their rows are zeroed, unknown_labels='ignore'"
+                          if unknown_labels != "raise" else
                           "none: the fit is refused at any, unknown_labels='raise'")
         assumption = LabelSource(source, tuple(c.tolist()), unknown_labels)
     dropped = outside if excluded is None else outside | excluded
