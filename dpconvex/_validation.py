@@ -115,40 +115,29 @@ def check_float(name: str, value: Any, owner: str, *, low: float = 0.0, high: fl
     :data:`MAX_MAGNITUDE`] = [1e-100, 1e100], so the calibrations (products and quotients of a few parameters
     and n) stay finite and nonzero in float64. The message names ``name`` of ``owner`` and the accepted range.
     """
-    def refusal(why: str = "") -> ParameterError:  # the message is built only for a refusal
-        rng = _interval(low, high, low_inclusive, high_inclusive)
-        return ParameterError(why.format(rng=rng, shown=_short_repr(value)) or
-                              f"The '{name}' parameter of {owner} must be a float in {rng}. "
-                              f"Got {_short_repr(value)} instead.")
-
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
-        raise refusal()
+        raise Float(low, high, low_inclusive, high_inclusive).refusal(name, value, owner)
     try:
         v = float(value)
     except (OverflowError, ValueError, TypeError):
-        raise refusal(
-            f"The '{name}' parameter of {owner} must be a finite float in {{rng}}; {{shown}} does "
-            "not fit in "
-            "a float64 (largest about 1.8e308). Pass a float of magnitude at most "
+        raise ParameterError(
+            f"The '{name}' parameter of {owner} must be a finite float in "
+            f"{_interval(low, high, low_inclusive, high_inclusive)}; {_short_repr(value)} does "
+            "not fit in a float64 (largest about 1.8e308). Pass a float of magnitude at most "
             f"{MAX_MAGNITUDE:g}."
         ) from None
-    if math.isnan(v) or (math.isinf(v) and not allow_inf):
-        raise refusal()
-    above = v >= low if low_inclusive else v > low
-    below = v <= high if high_inclusive else v < high
-    if not (above and (below or (allow_inf and v == math.inf))):
-        raise refusal()
-    if (
-        magnitude
-        and math.isfinite(v)
-        and v != 0.0
-        and not (MIN_MAGNITUDE <= abs(v) <= MAX_MAGNITUDE)
-    ):
-        raise refusal(
-            f"The '{name}' parameter of {owner} must be a float in {{rng}} of magnitude between "
+    # NaN is in no interval; an infinity only where allow_inf takes +inf
+    inside = (v >= low if low_inclusive else v > low) and (v <= high if high_inclusive else v < high)
+    if not (inside and math.isfinite(v) or allow_inf and v == math.inf):
+        raise Float(low, high, low_inclusive, high_inclusive).refusal(name, value, owner)
+    if magnitude and math.isfinite(v) and v != 0.0 and not (
+            MIN_MAGNITUDE <= abs(v) <= MAX_MAGNITUDE):
+        raise ParameterError(
+            f"The '{name}' parameter of {owner} must be a float in "
+            f"{_interval(low, high, low_inclusive, high_inclusive)} of magnitude between "
             f"{MIN_MAGNITUDE:g} and {MAX_MAGNITUDE:g}: outside that range float64 products "
             "such as n*lam or epsilon/sensitivity overflow or underflow (division by zero, "
-            "infinite noise). Got {shown} instead."
+            f"infinite noise). Got {_short_repr(value)} instead."
         )
     return v
 
@@ -232,10 +221,10 @@ def check_random_state(random_state: RandomStateLike, caller: str,
     .. warning:: A fixed seed makes the noise predictable to anyone who knows
        it; a model trained with a published seed is not private.
     """
-    if random_state is None:
-        return np.random.default_rng()
     if isinstance(random_state, np.random.Generator):
         return random_state
+    if random_state is None:
+        return np.random.default_rng()
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) \
             and int(random_state) >= 0:
         return np.random.default_rng(int(random_state))
@@ -440,6 +429,9 @@ class Seed(Constraint):
     def check(self, name: str, value: Any, owner: str) -> int | None:
         if value is None:
             return None
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool) \
+                and int(value) >= 0:
+            return int(value)
         if isinstance(value, GENERATOR_TYPES):
             raise ParameterError(
                 f"The '{name}' parameter of {owner} must be None (noise seeded from the OS, for "
@@ -449,9 +441,6 @@ class Seed(Constraint):
                 "the release. Pass None or an int; to draw several fits from one generator, use "
                 "dpconvex.epsilon_sweep(..., random_state=generator)."
             )
-        if isinstance(value, numbers.Integral) and not isinstance(value, bool) \
-                and int(value) >= 0:
-            return int(value)
         raise ParameterError(
             f"The '{name}' parameter of {owner} must be None (noise seeded from the OS) "
             f"or a non-negative int. Got {value!r} instead.")
@@ -466,8 +455,8 @@ class NoValidation(Constraint):
 
     Examples
     --------
-    >>> str(NoValidation("checked with the labels in prepare"))
-    'checked elsewhere: checked with the labels in prepare'
+    >>> str(NoValidation("checked with the labels"))
+    'checked elsewhere: checked with the labels'
     """
 
     reason: str
@@ -516,9 +505,9 @@ class Auto(Constraint):
     inner: Constraint
 
     def check(self, name: str, value: Any, owner: str) -> Any:
-        if isinstance(value, str):
-            if value == "auto":
-                return "auto"
+        if isinstance(value, str) and value == "auto":
+            return "auto"
+        if isinstance(value, str):  # another word
             raise self.refusal(name, value, owner)
         try:
             return self.inner.check(name, value, owner)
@@ -549,7 +538,7 @@ RANDOM_STATE = Seed()
 #: The ledger charged with the release (any object with the accountant's methods).
 ACCOUNTANT = NoValidation("a BudgetAccountant or None, used as it is when the fit charges it")
 #: The public label set.
-CLASSES = NoValidation("checked with the labels in prepare")
+CLASSES = NoValidation("checked once, with the labels it encodes (encode_labels), before the plan")
 
 
 def is_dask_collection(x: Any) -> bool:

@@ -482,13 +482,14 @@ def _inferred_set(y: np.ndarray, caller: str, binary: bool) -> tuple[np.ndarray,
 def _public_set(y: Any, classes: Any, caller: str, binary: bool) -> tuple[np.ndarray, str] | None:
     """The public label set and its source (None: the set must be read from y)."""
     declared = declared_classes(y)
-    if declared is not None:
-        declared = check_classes(declared, caller, binary and classes is None,
-                                 source="label set declared with y")
+    if declared is None:  # the parameter's set, if any
+        return None if classes is None else (check_classes(classes, caller, binary), "parameter")
+    declared = check_classes(declared, caller, binary and classes is None,
+                             source="label set declared with y")
     if classes is None:
-        return None if declared is None else (declared, "declared")
+        return declared, "declared"
     c = check_classes(classes, caller, binary)
-    if declared is not None and set(c.tolist()) != set(declared.tolist()):
+    if set(c.tolist()) != set(declared.tolist()):
         raise ParameterError(
             f"The 'classes' parameter of {caller.split('.')[0]} lists {c.tolist()!r}, but y "
             f"declares the label set {declared.tolist()!r} (a dpconvex.datasets loader's labels, "
@@ -554,45 +555,21 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
     else:
         c, source = public
         values = np.asarray(y)
-        # labels of another kind than the set would all be outside it: refused by name (under
-        # "ignore" every label is matched record by record: no record's type decides)
-        got, want = _kind_of(values), _kind_of(c)
-        if got != want and unknown_labels != "ignore":
-            where = (
-                "the 'classes' parameter" if source == "parameter" else "the set declared with y"
-            )
-            raise DataValidationError(
-                f"{caller}: the labels in y are of type {got} but {where} lists "
-                f"{want} labels, so no record could match a class. List the "
-                "labels exactly as they appear in y, with the same type and spelling, in "
-                "classes=; "
-                "or convert y to the type of the declared classes."
-            )
         idx = _lookup(values, c)
         outside = idx < 0
-        refuse = unknown_labels == "raise" and bool(np.any(outside))
         # NOT PRIVATE: the records outside the set, for the data holder (rows left out by a
         # meta-estimator: it noted the labels, the learner reads them again)
-        if diagnostics_open() and excluded is None and not noted:
-            # the labels outside, in order of first appearance
-            seen = dict.fromkeys(values[outside].tolist())
-            what = ("no loss: their rows are zeroed, unknown_labels='ignore'"
-                    if unknown_labels != "raise" else
-                    "the fit was refused: unknown_labels='raise'" if refuse else
-                    "none: the fit is refused at any, unknown_labels='raise'")
-            record_diagnostic(
-                owner,
-                f"records with labels outside classes={c.tolist()!r} ({what})",
-                int(np.sum(outside)),
-                len(values),
-                list(seen),
-            )
-        if refuse:
-            raise DataValidationError(_unknown_labels_message(caller, c, source))
+        note = diagnostics_open() and excluded is None and not noted
+        if unknown_labels == "raise" and np.any(outside):  # (y of another kind: named so)
+            raise _outside_refusal(values, outside, c, source, caller, note)
+        if note:
+            _note_outside(values, outside, c, caller,
+                          "no loss: their rows are zeroed, unknown_labels='ignore'"
+                          if unknown_labels != "raise" else
+                          "none: the fit is refused at any, unknown_labels='raise'")
         assumption = LabelSource(source, tuple(c.tolist()), unknown_labels)
     dropped = outside if excluded is None else outside | excluded
-    if np.any(dropped):
-        idx = np.where(dropped, 0, idx)
+    idx = np.where(dropped, 0, idx)
     return LabelSet(c, idx, outside, dropped, assumption, np.where(idx == 1, 1.0, -1.0))
 
 
@@ -629,6 +606,39 @@ def _lookup(values: np.ndarray, c: np.ndarray) -> np.ndarray:
         (lookup.get(v, -1) for v in distinct.tolist()), dtype=np.int64, count=distinct.size
     )
     return table[inverse.ravel()]
+
+
+def _outside_refusal(values: np.ndarray, outside: np.ndarray, c: np.ndarray, source: str,
+                     caller: str, note: bool) -> DataValidationError:
+    """The refusal of labels outside the public set ``c`` under ``unknown_labels="raise"``:
+    labels of another kind than the set (every one outside it) by that name, else with a
+    diagnostic note (``note``) and :func:`_unknown_labels_message`."""
+    got, want = _kind_of(values), _kind_of(c)
+    if got != want:
+        where = "the 'classes' parameter" if source == "parameter" else "the set declared with y"
+        return DataValidationError(
+            f"{caller}: the labels in y are of type {got} but {where} lists "
+            f"{want} labels, so no record could match a class. List the "
+            "labels exactly as they appear in y, with the same type and spelling, in "
+            "classes=; "
+            "or convert y to the type of the declared classes."
+        )
+    if note:
+        _note_outside(values, outside, c, caller, "the fit was refused: unknown_labels='raise'")
+    return DataValidationError(_unknown_labels_message(caller, c, source))
+
+
+def _note_outside(values: np.ndarray, outside: np.ndarray, c: np.ndarray, caller: str,
+                  what: str) -> None:
+    """NOT PRIVATE: the diagnostic note of the records outside the set ``c`` (``what``: what
+    became of them), their labels in order of first appearance, for the data holder."""
+    record_diagnostic(
+        caller.split(".")[0],
+        f"records with labels outside classes={c.tolist()!r} ({what})",
+        int(np.sum(outside)),
+        len(values),
+        list(dict.fromkeys(values[outside].tolist())),
+    )
 
 
 def _unknown_labels_message(caller: str, c: np.ndarray, source: str) -> str:

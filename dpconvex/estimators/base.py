@@ -59,6 +59,7 @@ from ..data.validation import (
 from ..errors import DataValidationError, DPConvexError, ParameterError, PrivacyError, SolverError
 from ..privacy.budget import Budget, hold_budget, reserve_budget
 from ..privacy.certificate import LabelSource, compose_sequential
+from ..privacy.declarations import VOUCHABLE
 from ..solvers import backend_names
 
 if TYPE_CHECKING:
@@ -242,16 +243,12 @@ class Vouch(Constraint):
     """
 
     def check(self, name: str, value: Any, owner: str) -> Any:
-        from ..privacy.declarations import VOUCHABLE
-
         items = (value,) if isinstance(value, str) else value
         if not isinstance(items, (tuple, list)) or any(v not in VOUCHABLE for v in items):
             raise self.refusal(name, value, owner)
         return tuple(items)
 
     def __str__(self) -> str:
-        from ..privacy.declarations import VOUCHABLE
-
         return f"a tuple of names from dpconvex.privacy.declarations.VOUCHABLE {VOUCHABLE}"
 
 
