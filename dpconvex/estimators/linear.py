@@ -68,6 +68,7 @@ from ..objectives.losses import LOSSES, WIDTH_RULE, Logistic, Loss, get_loss, st
 from ..privacy.budget import Budget, split_even
 from ..privacy.certificate import (
     LabelSource,
+    LamRule,
     MechanismChoice,
     RowMap,
     SmoothingRule,
@@ -78,8 +79,8 @@ from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
 from ..privacy.release import release
 from ..privacy.rules.noise_level import (
     form_bounds,
+    lam_rule,
     ovr_noise_warning,
-    resolve_lam,
     resolve_smoothing,
 )
 from ..templates.linear_erm import LinearERMTemplate
@@ -110,7 +111,6 @@ if TYPE_CHECKING:
 
     from ..objectives.sets import ConvexSet
     from ..privacy.budget import BudgetAccountant
-    from ..privacy.certificate import LamRule
 
 #: ``constraints``: the coefficient variable to the CVXPY constraints of a public set.
 ParameterSetRule = Callable[["cp.Variable"], "list[cp.Constraint]"]
@@ -681,19 +681,20 @@ class LinearPlanMixin:
     def _planned_lam(self, loss: Loss, mechanism: Mechanism, budget: Budget, n: int, q: float,
                      p: int, centered: bool) -> tuple[float, LamRule]:
         """Λ and the certificate's Λ rule: ``lam`` as given, or for "auto" by the public rule
-        (:func:`~dpconvex.privacy.rules.noise_level.resolve_lam`); a Λ beyond what float64
+        (:func:`~dpconvex.privacy.rules.noise_level.lam_rule`); a Λ beyond what float64
         products take is refused."""
-        lam, note = resolve_lam(self.lam, mechanism, n, budget, q, p, loss, centered=centered)
+        rule = (LamRule(float(self.lam)) if not isinstance(self.lam, str)  # validated: "auto"
+                else lam_rule(mechanism, loss, n, budget, q, p, centered=centered))
         # the rule's Λ grows with q²; the regularizer's products leave float64 beyond
-        if lam > 1e100:
+        if rule.lam > 1e100:
             raise ParameterError(
-                f"{type(self).__name__}.fit: lam='auto' gives Λ = {lam:.3g} for the norm bound "
-                f"q~ = {q:.3g} (data_norm, with the intercept column's intercept_scaling), beyond "
+                f"{type(self).__name__}.fit: lam='auto' gives Λ = {rule.lam:.3g} for the norm "
+                f"bound q~ = {q:.3g} (data_norm, with the intercept column's intercept_scaling), beyond "
                 "the 1e100 a regularizer takes (float64 products such as n * lam overflow). Scale "
                 "the rows by a public constant to a smaller data_norm (and intercept_scaling), or "
                 "pass a numeric lam."
             )
-        return lam, note
+        return rule.lam, rule
 
 
 #: The parameters every private linear classifier shares, stated once and written into
