@@ -488,24 +488,16 @@ class LinearPlanMixin:
         choice = resolve_mechanism(self.mechanism, asked, auto)
         if choice.reason is not None and getattr(self, "constraints", None) is not None \
                 and auto is not None and choice.name != auto[0]:
-            choice = AutoMechanism(
-                auto[0],
-                (
-                    f"mechanism='auto' -> {auto[0]!r} (objective perturbation, pure epsilon-DP: "
-                    "within the "
-                    f"(epsilon, delta) asked) because constraints= is given: {choice.name!r} is "
-                    "derived for the "
-                    "unconstrained minimizer, objective perturbation over a closed convex set is "
-                    "covered "
-                    "(Kifer, Smith & Thakurta 2012, "
-                    "docs/privacy/user_objectives.md#privacy-constraints)"
-                ),
-            )
+            choice = AutoMechanism(auto[0], (
+                f"mechanism='auto' -> {auto[0]!r} (objective perturbation, pure epsilon-DP: "
+                "within the (epsilon, delta) asked) because constraints= is given: "
+                f"{choice.name!r} is derived for the unconstrained minimizer, objective "
+                "perturbation over a closed convex set is covered (Kifer, Smith & Thakurta "
+                "2012, docs/privacy/user_objectives.md#privacy-constraints)"))
+            asked = Budget(asked.epsilon)  # the pure mechanism "auto" chose spends no δ
         mechanism = build_mechanism(choice.name, type(self).__name__, self.mechanism_menu,
                                     optimality_tol=getattr(self, "optimality_tol", None))
-        # a pure mechanism "auto" chose spends no δ; the non-private baseline spends nothing
-        pure_auto = mechanism.pure and choice.reason is not None and asked.delta > 0
-        budget = mechanism.check_budget(Budget(asked.epsilon) if pure_auto else asked)
+        budget = mechanism.check_budget(asked)  # the non-private baseline spends nothing
         return mechanism, budget, () if choice.reason is None else (choice.reason,)
 
     def _mechanism(self) -> Mechanism:

@@ -615,6 +615,17 @@ def _calibrated(template: ConstantsSource, mech: Mechanism, budget: Budget,
         return None
 
 
+def _slope_share(loss: Loss | None) -> float:
+    """|ℓ'(0)| / L: the share of its slope bound L a margin loss has at θ = 0, ℓ'(0) as the
+    solver evaluates it (1, the worst case, for a loss that cannot say, or none)."""
+    try:
+        d0 = abs(float(np.ravel(loss.value_and_deriv(np.zeros(1))[1])[0]))
+        L = float(loss.deriv_bound)
+    except (AttributeError, TypeError, ValueError, IndexError):
+        return 1.0
+    return d0 / L if 0.0 < d0 <= L and math.isfinite(L) else 1.0
+
+
 def _gradient(template: ConstantsSource, mech: Mechanism, budget: Budget,
               calibration: Calibration | None, worst_case: bool) -> float | None:
     """ρ₀ (ρ with ``worst_case``) of a margin loss, by where the noise enters (module
@@ -623,25 +634,15 @@ def _gradient(template: ConstantsSource, mech: Mechanism, budget: Budget,
     if cal is None:
         return None
     noise = float(cal.expected_norm)  # a calibration without a noise law: refused by name
-    frac = 1.0  # |ℓ'(0)| / L from the loss's declared constants (1: the worst case)
-    if not worst_case:
-        try:  # ℓ'(0) as the solver evaluates it; a loss that cannot say: the worst case
-            d0 = np.asarray(
-                template.loss.value_and_deriv(np.zeros(1))[1], dtype=float
-            ).ravel()[0]
-            d0 = abs(float(d0))
-            L = float(template.loss.deriv_bound)
-            frac = d0 / L if 0.0 < d0 <= L and math.isfinite(L) else 1.0
-        except (AttributeError, TypeError, ValueError, IndexError):
-            pass
+    share = 1.0 if worst_case else _slope_share(getattr(template, "loss", None))
     if mech.placement == "gradient":  # G of one record's loss gradient, and the clip C
         clip, G = float(cal.extra["clip"]), template.loss.deriv_bound * template.data_norm
-        return noise / (clip if worst_case else min(clip, frac * G))
+        return noise / (clip if worst_case else min(clip, share * G))
     consts = calibrated_constants(template, cal)
     if mech.placement == "objective":
-        return noise / (template.n * (frac * float(consts.grad_bound)))
+        return noise / (template.n * (share * float(consts.grad_bound)))
     if mech.placement == "output":
-        return noise * float(consts.strong_convexity) / (frac * float(consts.grad_bound))
+        return noise * float(consts.strong_convexity) / (share * float(consts.grad_bound))
     return None
 
 
