@@ -603,12 +603,10 @@ def _ssp(template: ConstantsSource, mech: Mechanism, budget: Budget,
     return bound / (template.n * template.data_norm**2 / template.p + given)
 
 
-def _calibrated(template: ConstantsSource, mech: Mechanism, budget: Budget,
-                calibration: Calibration | None) -> Calibration | None:
-    """``calibration`` (the release's), else the mechanism's on ``template``; None where none
-    can be made (the release itself reports it)."""
-    if calibration is not None:
-        return calibration
+def _calibrated(template: ConstantsSource, mech: Mechanism,
+                budget: Budget) -> Calibration | None:
+    """The mechanism's calibration on ``template``, for a caller without the release's; None
+    where none can be made (the release itself reports it)."""
     try:
         return mech.calibrate(template, budget)
     except (DPConvexError, ValueError, ArithmeticError):
@@ -630,7 +628,7 @@ def _gradient(template: ConstantsSource, mech: Mechanism, budget: Budget,
               calibration: Calibration | None, worst_case: bool) -> float | None:
     """ρ₀ (ρ with ``worst_case``) of a margin loss, by where the noise enters (module
     docstring: ``linear``; ``gd`` before its factor for the classes)."""
-    cal = _calibrated(template, mech, budget, calibration)
+    cal = calibration if calibration is not None else _calibrated(template, mech, budget)
     if cal is None:
         return None
     noise = float(cal.expected_norm)  # a calibration without a noise law: refused by name
@@ -650,7 +648,7 @@ def _class_mean(template: ConstantsSource, mech: Mechanism, budget: Budget, n: i
                 norm: bool) -> float | None:
     """s C / n (``norm``: times √d), s the coordinate scale of the noise on the class sums
     (module docstring: ``centroid``, ``nb``)."""
-    cal = _calibrated(template, mech, budget, None)
+    cal = _calibrated(template, mech, budget)
     if cal is None:
         return None
     rho = float(cal.coordinate_scale) * template.C / n
