@@ -594,8 +594,8 @@ class LinearPlanMixin:
         # labels mapped around a released (or public) centre: R's lower floor (privacy-label-center)
         centered = not isinstance(getattr(self, "label_center", "range"), str)
         stated = self._make_loss()  # the loss as the parameters state it, made once
-        auto = self.mechanism_menu.auto
-        if mechanism_notes and auto is not None and mechanism.name == auto[1]:  # "auto", δ > 0
+        # "auto" chose the (ε, δ) form by δ > 0 (a line on "auto" implies the menu's pair)
+        if mechanism_notes and mechanism.name == self.mechanism_menu.auto[1]:
             mechanism, budget, mechanism_notes = self._auto_form(
                 mechanism, budget, stated, n, q, p, centered
             )
