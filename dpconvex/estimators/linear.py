@@ -681,10 +681,10 @@ class LinearPlanMixin:
         if rule.lam > 1e100:
             raise ParameterError(
                 f"{type(self).__name__}.fit: lam='auto' gives Λ = {rule.lam:.3g} for the norm "
-                f"bound q~ = {q:.3g} (data_norm, with the intercept column's intercept_scaling), beyond "
-                "the 1e100 a regularizer takes (float64 products such as n * lam overflow). Scale "
-                "the rows by a public constant to a smaller data_norm (and intercept_scaling), or "
-                "pass a numeric lam."
+                f"bound q~ = {q:.3g} (data_norm, with the intercept column's intercept_scaling), "
+                "beyond the 1e100 a regularizer takes (float64 products such as n * lam "
+                "overflow). Scale the rows by a public constant to a smaller data_norm (and "
+                "intercept_scaling), or pass a numeric lam."
             )
         return rule.lam, rule
 
