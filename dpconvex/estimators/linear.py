@@ -68,6 +68,7 @@ from ..objectives.losses import LOSSES, WIDTH_RULE, Logistic, Loss, get_loss, st
 from ..privacy.budget import Budget, split_even
 from ..privacy.certificate import (
     LabelSource,
+    LamRule,
     MechanismChoice,
     RowMap,
     SmoothingRule,
@@ -78,8 +79,8 @@ from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
 from ..privacy.release import release
 from ..privacy.rules.noise_level import (
     form_bounds,
+    lam_rule,
     ovr_noise_warning,
-    resolve_lam,
     resolve_smoothing,
 )
 from ..templates.linear_erm import LinearERMTemplate
@@ -110,7 +111,6 @@ if TYPE_CHECKING:
 
     from ..objectives.sets import ConvexSet
     from ..privacy.budget import BudgetAccountant
-    from ..privacy.certificate import LamRule
 
 #: ``constraints``: the coefficient variable to the CVXPY constraints of a public set.
 ParameterSetRule = Callable[["cp.Variable"], "list[cp.Constraint]"]
@@ -487,24 +487,16 @@ class LinearPlanMixin:
         choice = resolve_mechanism(self.mechanism, asked, auto)
         if choice.reason is not None and getattr(self, "constraints", None) is not None \
                 and auto is not None and choice.name != auto[0]:
-            choice = AutoMechanism(
-                auto[0],
-                (
-                    f"mechanism='auto' -> {auto[0]!r} (objective perturbation, pure epsilon-DP: "
-                    "within the "
-                    f"(epsilon, delta) asked) because constraints= is given: {choice.name!r} is "
-                    "derived for the "
-                    "unconstrained minimizer, objective perturbation over a closed convex set is "
-                    "covered "
-                    "(Kifer, Smith & Thakurta 2012, "
-                    "docs/privacy/user_objectives.md#privacy-constraints)"
-                ),
-            )
+            choice = AutoMechanism(auto[0], (
+                f"mechanism='auto' -> {auto[0]!r} (objective perturbation, pure epsilon-DP: "
+                "within the (epsilon, delta) asked) because constraints= is given: "
+                f"{choice.name!r} is derived for the unconstrained minimizer, objective "
+                "perturbation over a closed convex set is covered (Kifer, Smith & Thakurta "
+                "2012, docs/privacy/user_objectives.md#privacy-constraints)"))
+            asked = Budget(asked.epsilon)  # the pure mechanism "auto" chose spends no δ
         mechanism = build_mechanism(choice.name, type(self).__name__, self.mechanism_menu,
                                     optimality_tol=getattr(self, "optimality_tol", None))
-        # a pure mechanism "auto" chose spends no δ; the non-private baseline spends nothing
-        pure_auto = mechanism.pure and choice.reason is not None and asked.delta > 0
-        budget = mechanism.check_budget(Budget(asked.epsilon) if pure_auto else asked)
+        budget = mechanism.check_budget(asked)  # the non-private baseline spends nothing
         return mechanism, budget, () if choice.reason is None else (choice.reason,)
 
     def _mechanism(self) -> Mechanism:
@@ -599,8 +591,8 @@ class LinearPlanMixin:
         # labels mapped around a released (or public) centre: R's lower floor (privacy-label-center)
         centered = not isinstance(getattr(self, "label_center", "range"), str)
         stated = self._make_loss()  # the loss as the parameters state it, made once
-        auto = self.mechanism_menu.auto
-        if mechanism_notes and auto is not None and mechanism.name == auto[1]:  # "auto", δ > 0
+        # "auto" chose the (ε, δ) form by δ > 0 (a line on "auto" implies the menu's pair)
+        if mechanism_notes and mechanism.name == self.mechanism_menu.auto[1]:
             mechanism, budget, mechanism_notes = self._auto_form(
                 mechanism, budget, stated, n, q, p, centered
             )
@@ -678,19 +670,20 @@ class LinearPlanMixin:
     def _planned_lam(self, loss: Loss, mechanism: Mechanism, budget: Budget, n: int, q: float,
                      p: int, centered: bool) -> tuple[float, LamRule]:
         """Λ and the certificate's Λ rule: ``lam`` as given, or for "auto" by the public rule
-        (:func:`~dpconvex.privacy.rules.noise_level.resolve_lam`); a Λ beyond what float64
+        (:func:`~dpconvex.privacy.rules.noise_level.lam_rule`); a Λ beyond what float64
         products take is refused."""
-        lam, note = resolve_lam(self.lam, mechanism, n, budget, q, p, loss, centered=centered)
+        rule = (LamRule(float(self.lam)) if not isinstance(self.lam, str)  # validated: "auto"
+                else lam_rule(mechanism, loss, n, budget, q, p, centered=centered))
         # the rule's Λ grows with q²; the regularizer's products leave float64 beyond
-        if lam > 1e100:
+        if rule.lam > 1e100:
             raise ParameterError(
-                f"{type(self).__name__}.fit: lam='auto' gives Λ = {lam:.3g} for the norm bound "
-                f"q~ = {q:.3g} (data_norm, with the intercept column's intercept_scaling), beyond "
-                "the 1e100 a regularizer takes (float64 products such as n * lam overflow). Scale "
-                "the rows by a public constant to a smaller data_norm (and intercept_scaling), or "
-                "pass a numeric lam."
+                f"{type(self).__name__}.fit: lam='auto' gives Λ = {rule.lam:.3g} for the norm "
+                f"bound q~ = {q:.3g} (data_norm, with the intercept column's intercept_scaling), "
+                "beyond the 1e100 a regularizer takes (float64 products such as n * lam "
+                "overflow). Scale the rows by a public constant to a smaller data_norm (and "
+                "intercept_scaling), or pass a numeric lam."
             )
-        return lam, note
+        return rule.lam, rule
 
 
 #: The parameters every private linear classifier shares, stated once and written into

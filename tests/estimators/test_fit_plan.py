@@ -154,13 +154,13 @@ def test_plan_resolves_auto_once(monkeypatch):
     monkeypatch.setattr(learners, "auto_lam", spy_lm)
     from dpconvex.estimators import linear
 
-    resolve = linear.resolve_lam
+    resolve = linear.lam_rule
 
     def spy_lin(*a, **k):
         calls["lin"] += 1
         return resolve(*a, **k)
 
-    monkeypatch.setattr(linear, "resolve_lam", spy_lin)
+    monkeypatch.setattr(linear, "lam_rule", spy_lin)
     X, y = _data()
     dp.PrivateLargeMarginGaussian(epsilon=1.0, classes=[0, 1, 2], mechanism="objective",
                                   random_state=0).fit(X, y)

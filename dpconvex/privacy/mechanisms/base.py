@@ -613,13 +613,13 @@ def resolve_mechanism(
     """
     if not (isinstance(mechanism, str) and mechanism == "auto") or auto is None:
         return AutoMechanism(mechanism, None)
-    pure, approximate = auto
     if isinstance(budget, Budget):
         delta = budget.delta
     else:  # a δ of its own: None (not given) or a number, checked here
         delta = 0.0 if budget is None else check_float(
             "delta", budget, "resolve_mechanism", low_inclusive=True, high=1.0)
-    name, because = (approximate, "delta > 0") if delta > 0 else (pure, "delta = 0")
+    # the menu's pair: (the pure mechanism, the (ε, δ) one)
+    name, because = (auto[1], "delta > 0") if delta > 0 else (auto[0], "delta = 0")
     return AutoMechanism(name, MechanismChoice(name, because, _WHY[name]))
 
 

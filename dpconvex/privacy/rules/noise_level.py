@@ -90,6 +90,7 @@ __all__ = [
     "form_bounds",
     "grid_calibration",
     "label_center_share",
+    "lam_rule",
     "noise_dominates",
     "noise_ratio",
     "ovr_noise_warning",
@@ -267,22 +268,53 @@ def _choice(bound: np.ndarray, floor: float) -> float:
     return max(float(f"{float(LAM_GRID[int(np.argmin(bound))]):.3g}"), floor)
 
 
+def lam_rule(mech: Mechanism, loss: Loss, n: int, budget: Budget, q: float, p: int, *,
+             centered: bool = False, weights: tuple[float, float] | None = None,
+             grid: Calibration | None = None) -> LamRule:
+    """The certificate's Λ rule for ``lam="auto"``: the rule of the module docstring, in its
+    four steps, on a mechanism and a loss object (a plan's; :func:`resolve_lam` takes names).
+
+    ``mech`` places its noise on the objective or the output and calibrates on a grid of
+    moduli (else a :class:`ParameterError`), or is the non-private baseline; ``budget`` is the
+    fit's (ε, δ) (checked when it was made); n, q (the row-norm bound) and p count the
+    intercept column; ``loss`` declares ``deriv_bound`` and ``curvature``. ``weights``: (R, w)
+    of the bound (None: :func:`reference_norm_for` and :func:`stability_weight_for`, with
+    ``centered`` a regression loss on labels mapped around a released centre); ``grid``: the
+    calibration on :data:`LAM_GRID` to weigh (None: the mechanism's, :func:`grid_calibration`).
+    Returns the rule with its Λ (:attr:`~dpconvex.privacy.certificate.LamRule.lam`).
+
+    Examples
+    --------
+    >>> from dpconvex import Budget
+    >>> from dpconvex.objectives.losses import Logistic
+    >>> from dpconvex.privacy.rules.noise_level import lam_rule
+    >>> rule = lam_rule(get_mechanism("objective"), Logistic(), 1000, Budget(1.0), 1.0, 5)
+    >>> rule.rule, rule.lam > 0, rule.reference_norm
+    ('auto', True, 16.0)
+    """
+    R, w = (_weights(mech, loss, n * budget.epsilon / max(p, 1), centered) if weights is None
+            else weights)
+    consts = LinearERMTemplate.constants_for(loss, q, 1.0, p)  # 1. (μ: each Λ of the grid)
+    if grid is None:  # 2.
+        grid = _calibrate_grid(mech, n, consts, budget)
+    value = _choice(*_bound(mech, n, consts, R, w, grid))  # 3. and 4.
+    # the calibration's mechanism and ε (approximate minima: its inner mechanism's share)
+    name, eps = ((mech.name, budget.epsilon) if grid is None
+                 else (grid.mechanism, grid.epsilon_requested))
+    return LamRule(value, AUTO, "", name, n, eps, budget.delta, q, p, loss.deriv_bound,
+                   loss.curvature, R, w)
+
+
 def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, budget: Budget, q: float, p: int,
                 loss: str | Loss, *, reference_norm: float | None = None,
                 stability_weight: float | None = None, grid: Calibration | None = None,
                 centered: bool = False) -> tuple[float, LamRule]:
     """(Λ, the certificate's Λ rule): ``lam`` itself, or for ``lam="auto"`` the rule of the
-    module docstring, in its four steps.
+    module docstring (:func:`lam_rule`), the mechanism and the loss given as objects or
+    registered names.
 
-    ``mechanism`` (or its name) places its noise on the objective or the output and
-    calibrates on a grid of moduli (else a :class:`ParameterError`), or is the non-private
-    baseline; ``budget`` is the fit's (ε, δ) (checked when it was made); n, q (the row-norm
-    bound) and p count the intercept column; ``loss`` declares ``deriv_bound`` and
-    ``curvature``. R and w default to :func:`reference_norm_for`
-    and :func:`stability_weight_for` (``reference_norm``, ``stability_weight`` replace them);
-    ``centered``: a regression loss on labels mapped around a released centre, whose R has
-    the lower floor ``REFERENCE_NORMS["centered regression"]``. ``grid``: the calibration on
-    :data:`LAM_GRID` to weigh (None: the mechanism's, :func:`grid_calibration`).
+    The arguments are :func:`lam_rule`'s; R and w default to :func:`reference_norm_for`
+    and :func:`stability_weight_for` (``reference_norm``, ``stability_weight`` replace them).
 
     Examples
     --------
@@ -300,17 +332,10 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, budget: Budget, q:
     mech, loss = _named(mechanism, loss)
     n, q, p = int(n), float(q), int(p)
     R, w = _weights(mech, loss, n * budget.epsilon / max(p, 1), centered)
-    R = float(R if reference_norm is None else reference_norm)
-    w = float(w if stability_weight is None else stability_weight)
-    consts = LinearERMTemplate.constants_for(loss, q, 1.0, p)  # 1. (μ: each Λ of the grid)
-    if grid is None:  # 2.
-        grid = _calibrate_grid(mech, n, consts, budget)
-    value = _choice(*_bound(mech, n, consts, R, w, grid))  # 3. and 4.
-    # the calibration's mechanism and ε (approximate minima: its inner mechanism's share)
-    name, eps = ((mech.name, budget.epsilon) if grid is None
-                 else (grid.mechanism, grid.epsilon_requested))
-    return value, LamRule(value, AUTO, "", name, n, eps, budget.delta, q, p, loss.deriv_bound,
-                          loss.curvature, R, w)
+    weights = (float(R if reference_norm is None else reference_norm),
+               float(w if stability_weight is None else stability_weight))
+    rule = lam_rule(mech, loss, n, budget, q, p, weights=weights, grid=grid)
+    return rule.lam, rule
 
 
 def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
@@ -578,45 +603,44 @@ def _ssp(template: ConstantsSource, mech: Mechanism, budget: Budget,
     return bound / (template.n * template.data_norm**2 / template.p + given)
 
 
-def _calibrated(template: ConstantsSource, mech: Mechanism, budget: Budget,
-                calibration: Calibration | None) -> Calibration | None:
-    """``calibration`` (the release's), else the mechanism's on ``template``; None where none
-    can be made (the release itself reports it)."""
-    if calibration is not None:
-        return calibration
+def _calibrated(template: ConstantsSource, mech: Mechanism,
+                budget: Budget) -> Calibration | None:
+    """The mechanism's calibration on ``template``, for a caller without the release's; None
+    where none can be made (the release itself reports it)."""
     try:
         return mech.calibrate(template, budget)
     except (DPConvexError, ValueError, ArithmeticError):
         return None
 
 
+def _slope_share(loss: Loss | None) -> float:
+    """|ℓ'(0)| / L: the share of its slope bound L a margin loss has at θ = 0, ℓ'(0) as the
+    solver evaluates it (1, the worst case, for a loss that cannot say, or none)."""
+    try:
+        d0 = abs(float(np.ravel(loss.value_and_deriv(np.zeros(1))[1])[0]))
+        L = float(loss.deriv_bound)
+    except (AttributeError, TypeError, ValueError, IndexError):
+        return 1.0
+    return d0 / L if 0.0 < d0 <= L and math.isfinite(L) else 1.0
+
+
 def _gradient(template: ConstantsSource, mech: Mechanism, budget: Budget,
               calibration: Calibration | None, worst_case: bool) -> float | None:
     """ρ₀ (ρ with ``worst_case``) of a margin loss, by where the noise enters (module
     docstring: ``linear``; ``gd`` before its factor for the classes)."""
-    cal = _calibrated(template, mech, budget, calibration)
+    cal = calibration if calibration is not None else _calibrated(template, mech, budget)
     if cal is None:
         return None
     noise = float(cal.expected_norm)  # a calibration without a noise law: refused by name
-    frac = 1.0  # |ℓ'(0)| / L from the loss's declared constants (1: the worst case)
-    if not worst_case:
-        try:  # ℓ'(0) as the solver evaluates it; a loss that cannot say: the worst case
-            d0 = np.asarray(
-                template.loss.value_and_deriv(np.zeros(1))[1], dtype=float
-            ).ravel()[0]
-            d0 = abs(float(d0))
-            L = float(template.loss.deriv_bound)
-            frac = d0 / L if 0.0 < d0 <= L and math.isfinite(L) else 1.0
-        except (AttributeError, TypeError, ValueError, IndexError):
-            pass
+    share = 1.0 if worst_case else _slope_share(getattr(template, "loss", None))
     if mech.placement == "gradient":  # G of one record's loss gradient, and the clip C
         clip, G = float(cal.extra["clip"]), template.loss.deriv_bound * template.data_norm
-        return noise / (clip if worst_case else min(clip, frac * G))
+        return noise / (clip if worst_case else min(clip, share * G))
     consts = calibrated_constants(template, cal)
     if mech.placement == "objective":
-        return noise / (template.n * (frac * float(consts.grad_bound)))
+        return noise / (template.n * (share * float(consts.grad_bound)))
     if mech.placement == "output":
-        return noise * float(consts.strong_convexity) / (frac * float(consts.grad_bound))
+        return noise * float(consts.strong_convexity) / (share * float(consts.grad_bound))
     return None
 
 
@@ -624,7 +648,7 @@ def _class_mean(template: ConstantsSource, mech: Mechanism, budget: Budget, n: i
                 norm: bool) -> float | None:
     """s C / n (``norm``: times √d), s the coordinate scale of the noise on the class sums
     (module docstring: ``centroid``, ``nb``)."""
-    cal = _calibrated(template, mech, budget, None)
+    cal = _calibrated(template, mech, budget)
     if cal is None:
         return None
     rho = float(cal.coordinate_scale) * template.C / n
