@@ -347,8 +347,8 @@ class LinearERMTemplate:
     def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
         """Convexity (DCP), the loss's declared constants (probes) and the row norm bound.
 
-        ``needs``: what the mechanism's proof uses, or a registered mechanism name. The ℓ''
-        bound is a condition of every one: a residual certifies the minimizer of a smooth objective
+        ``needs``: what the mechanism's proof uses (a mechanism's name is refused:
+        :func:`~dpconvex.templates.base.needs_of`). The ℓ'' bound is a condition of every one: a residual certifies the minimizer of a smooth objective
         only (none is defined at a kink), and over a set the distance bound reads it (L = c q² + μ).
         """
         needs_of(needs)
