@@ -348,8 +348,9 @@ class LinearERMTemplate:
         """Convexity (DCP), the loss's declared constants (probes) and the row norm bound.
 
         ``needs``: what the mechanism's proof uses (a mechanism's name is refused:
-        :func:`~dpconvex.templates.base.needs_of`). The ℓ'' bound is a condition of every one: a residual certifies the minimizer of a smooth objective
-        only (none is defined at a kink), and over a set the distance bound reads it (L = c q² + μ).
+        :func:`~dpconvex.templates.base.needs_of`). The ℓ'' bound is a condition of every
+        one: a residual certifies the minimizer of a smooth objective only (none is defined at
+        a kink), and over a set the distance bound reads it (L = c q² + μ).
         """
         needs_of(needs)
         owner = f"{type(self).__name__}.conditions"
