@@ -634,19 +634,15 @@ def _compose(rule: str, parts: Sequence[Certificate], *, mechanism: str,
               else "a part is not private: no guarantee")
     if labels is not None:
         detail += f" ({'; '.join(labels)})"
-    row_map = None  # the rows' map (their backend) of the parts, with them
-    for p in parts:
-        if p.row_map is not None:
-            row_map = p.row_map if row_map is None else row_map.merge(p.row_map)
     # it holds: a private composition above the request was refused above
     accounting = Condition("epsilon accounting", True, f"{rule} composition", detail)
     return Certificate(
         mechanism=mechanism, epsilon_requested=epsilon_requested,
         epsilon=eps if private else math.inf, delta=delta if private else 0.0, private=private,
         conditions=[accounting, *conditions], quantities=dict(quantities or {}),
-        assumptions=list(assumptions), solver=dict(solver or {}), parts=parts,
-        seeded=any(p.seeded for p in parts),  # a seeded part: so is the release
-        row_map=row_map)
+        # the rows' maps (their backend) of the parts, merged with them (Certificate.state)
+        assumptions=[*(p.row_map for p in parts), *assumptions], solver=dict(solver or {}),
+        parts=parts, seeded=any(p.seeded for p in parts))  # a seeded part: so is the release
 
 
 def compose_sequential(parts: Sequence[Certificate], *, mechanism: str, epsilon_requested: float,

@@ -184,13 +184,17 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
 
 def _conditions(template: Template, mechanism: Mechanism, budget: Budget, backend: Any,
                 users: bool, vouch: Iterable[str], vouch_unused: str) -> list[Condition]:
-    """The conditions of the proof before any noise: the mechanism's (a refusal in release's
-    name), those on the user's parts where one is (:func:`user_conditions`), and the constants
-    nobody verified refused unless vouched for (:func:`vouched`)."""
+    """The conditions of the proof before any noise: the mechanism's (the template's among
+    them), the first that fails refused (in release's name, as the mechanism's own refusals),
+    those on the user's parts where one is (:func:`user_conditions`), and the constants nobody
+    verified refused unless vouched for (:func:`vouched`)."""
     try:
         conditions = mechanism.conditions(template, budget)
     except PrivacyError as exc:  # the template's or the mechanism's refusal: in this call's name
         raise signed_refusal(exc, "release") from None
+    for c in conditions:  # the first that fails
+        if not c.holds:
+            raise PrivacyError(f"release: {c.name}: {c.detail}")
     if users:
         conditions += user_conditions(template, mechanism, backend)
     if vouch or any(c.unverified for c in conditions):

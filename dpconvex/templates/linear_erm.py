@@ -276,14 +276,16 @@ class LinearERMTemplate:
         return frozenset(found)
 
     @staticmethod
-    def _check_labels(loss: Loss, y: np.ndarray, caller: str) -> None:
-        """Labels ``y`` in the domain of ``loss``: {−1, +1} (margin), its label range (regression).
+    def _check_labels(loss: Loss, y: np.ndarray | None, caller: str) -> Condition:
+        """Labels ``y`` in the domain of ``loss``: {−1, +1} (margin), its label range (regression);
+        the condition of the proof this check establishes (``y`` None: the public problem
+        alone, whose fit checks its labels).
 
         Refused before any noise with :class:`~dpconvex.DataValidationError`, naming the
         encoding to use.
         """
         if not _reads_prediction(loss):
-            if not np.all(np.isin(y, MARGIN_LABELS)):
+            if y is not None and not np.all(np.isin(y, MARGIN_LABELS)):
                 raise DataValidationError(
                     f"{caller}: a margin loss takes labels in {{-1, +1}}, but y has labels "
                     "outside it: the per-record gradient bound G = |ℓ'|·q holds only for "
@@ -291,15 +293,19 @@ class LinearERMTemplate:
                     "1.0, -1.0)), or use an estimator such as "
                     "dp.PrivateLinearClassifier(classes=[...]), which encodes them."
                 )
-            return
+            return Condition("labels in {-1, +1}", True, "checked on every label",
+                             "every label is -1 or +1 (the margin loss's label domain)")
         lo, hi = loss.label_range
-        if not bool(np.all((y >= lo) & (y <= hi))):
+        if y is not None and not bool(np.all((y >= lo) & (y <= hi))):
             raise DataValidationError(
                 f"{caller}: loss '{loss.name}' takes labels in its public label_range "
                 f"[{lo:g}, {hi:g}], but y has labels outside it: its bounds are derived over "
                 "that range only. Clip the labels to the range (a per-record public map), or "
                 "declare the range they come from."
             )
+        return Condition("labels in the label range", True, "checked on every label",
+                         f"every label the loss reads is in [{lo:g}, {hi:g}] (its public range; "
+                         "a regressor's labels clipped to label_range, then mapped onto it)")
 
     @property
     def X(self) -> Any:
@@ -355,31 +361,18 @@ class LinearERMTemplate:
     def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
         """Convexity (DCP), the loss's declared constants (probes) and the row norm bound.
 
-        ``needs``: what the mechanism's proof uses, or a registered mechanism name. The ℓ''
-        bound is a condition of every one: a residual certifies the minimizer of a smooth objective
-        only (none is defined at a kink), and over a set the distance bound reads it (L = c q² + μ).
+        ``needs``: what the mechanism's proof uses (a mechanism's name is refused:
+        :func:`~dpconvex.templates.base.needs_of`). The ℓ'' bound is a condition of every
+        one: a residual certifies the minimizer of a smooth objective only (none is defined at
+        a kink), and over a set the distance bound reads it (L = c q² + μ).
         """
         needs_of(needs)
         owner = f"{type(self).__name__}.conditions"
         conds = shipped_loss_conditions(self.loss, need_curvature=True, caller=owner)
         if conds is None:  # a user's loss: DCP convexity, then its constants (probed once)
             conds = self._user_loss_conditions(owner)
-        if self.rows is not None:  # the public problem alone: its fit checks them
-            self._check_labels(self.loss, self.y, owner)
-        if self.regression:
-            lo, hi = self.loss.label_range
-            conds.append(
-                Condition(
-                    "labels in the label range",
-                    True,
-                    "checked on every label",
-                    f"every label the loss reads is in [{lo:g}, {hi:g}] (its public range; "
-                    "a regressor's labels clipped to label_range, then mapped onto it)",
-                )
-            )
-        else:
-            conds.append(Condition("labels in {-1, +1}", True, "checked on every label",
-                                   "every label is -1 or +1 (the margin loss's label domain)"))
+        # the labels (the public problem alone has none: its fit checks them)
+        conds.append(self._check_labels(self.loss, self.y, owner))
         if self.constraint_set is not None:
             conds.append(self._set_condition())
         # the rows the objective reads (the public problem alone: those its fit clips)

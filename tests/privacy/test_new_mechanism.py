@@ -258,3 +258,26 @@ def test_a_mechanism_states_its_own_solve_conditions_and_a_failed_one_refuses():
     np.testing.assert_array_equal(stated.theta, default.theta)  # the same draws and solve
     with pytest.raises(PrivacyError, match="solve within the cap"):
         release(template, StatedSolve(holds=False), Budget(1.0), rng=0, vouch=("mechanism",))
+
+
+class FailedCondition(LaplaceOutput):
+    """The same mechanism stating a condition of its own proof that does not hold."""
+
+    name = "failed_condition_test"
+
+    def conditions(self, template: Any, budget: Budget) -> list[Condition]:
+        return [*super().conditions(template, budget),
+                Condition("public cap", False, "stated by the mechanism", "over the cap")]
+
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a release with a failed condition must not draw noise")
+
+
+def test_a_failed_condition_of_the_mechanism_itself_is_refused_before_the_noise():
+    X, y = _data()
+    Xc = np.column_stack([clip_rows(X, 1.0)[0], np.ones(len(X))])
+    template = LinearERMTemplate(get_loss("logistic"), 0.1, Q, Xc, 2.0 * y - 1.0)
+    with pytest.raises(PrivacyError, match=r"^release: public cap"):
+        release(template, FailedCondition(), Budget(1.0), rng=0, vouch=("mechanism",))
+    cert = release(template, LaplaceOutput(), Budget(1.0), rng=0, vouch=("mechanism",)).certificate
+    assert [c.name for c in cert.conditions].count("strong convexity") == 1

@@ -70,6 +70,7 @@ __all__ = [
     "jacobian_slack",
     "jacobian_slack_two_sided",
     "mechanism_names",
+    "modulus_condition",
     "no_noise_law",
     "objective_modulus_floor",
     "register",
@@ -274,6 +275,22 @@ def at_modulus(consts: PrivacyConstants, mu: float | np.ndarray) -> PrivacyConst
     return SimpleNamespace(**{**vars(consts), "strong_convexity": mu})
 
 
+def modulus_condition(consts: PrivacyConstants) -> Condition:
+    """The condition "strong convexity" of a minimizer's proof: the declared modulus μ (the
+    regularizer's) of the constants a calibration was made from, as its certificate states it.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.base import modulus_condition
+    >>> c = modulus_condition(PrivacyConstants(1.0, 1, 0.25, 0.1, 3))
+    >>> c.name, c.holds, c.detail
+    ('strong convexity', True, 'modulus mu = 0.1')
+    """
+    mu = consts.strong_convexity
+    return Condition("strong convexity", mu > 0, "declared by the regularizer",
+                     f"modulus mu = {mu:g}")
+
+
 class Mechanism(ABC, Generic[TemplateT]):
     """A privacy mechanism (one class per mechanism, registered in :data:`MECHANISMS`).
 
@@ -315,9 +332,6 @@ class Mechanism(ABC, Generic[TemplateT]):
     alternative: ClassVar[str | None] = None
     #: The name the budget messages give the mechanism (None: :attr:`name`).
     budget_name: str | None = None
-    #: True where the release is a minimizer: :meth:`conditions` states the declared modulus
-    #: μ (the regularizer's) after the template's conditions.
-    states_modulus: ClassVar[bool] = False
 
     # ----------------------------------------------------------- the interface
     def check_budget(self, budget: Budget) -> Budget:
@@ -346,20 +360,16 @@ class Mechanism(ABC, Generic[TemplateT]):
         return budget
 
     def conditions(self, template: TemplateT, budget: Budget) -> list[Condition]:
-        """The conditions of the proof on ``template``; raises PrivacyError on the first failure."""
+        """The conditions of the proof on ``template`` before any noise: the template's (a
+        user's template's marked as its own statement), then any a subclass adds.
+        :func:`~dpconvex.privacy.release.release` refuses the first that fails; a mechanism
+        raises :class:`PrivacyError` itself where it cannot serve the template."""
         conds = list(template.conditions(self.needs))
         if not is_dpconvex_class(type(template)):  # the user's own text, as such
             conds = [
                 dataclasses.replace(c, how=f"stated by the user's template: {c.how}")
                 for c in conds
             ]
-        for c in conds:  # the first that fails
-            if not c.holds:
-                raise PrivacyError(f"{type(self).__name__}.conditions: {c.name}: {c.detail}")
-        if self.states_modulus:
-            mu = template.privacy_constants().strong_convexity
-            conds.append(Condition("strong convexity", mu > 0, "declared by the regularizer",
-                                   f"modulus mu = {mu:g}"))
         return conds
 
     @abstractmethod
@@ -695,8 +705,6 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
     ...  for name in ("objective", "gaussian_output", "none", "knorm_sum")]
     [True, True, True, False]
     """
-
-    states_modulus = True
 
     def noise_law(self, problem: ConstantsSource, cal: Calibration) -> Noise:
         """The law of the noise on the objective or the output, from ``cal`` (a family of laws
@@ -1060,6 +1068,7 @@ class _Perturbation(ExactMinimizer):
         consts = cal.constants  # the declared constants the calibration was made from
         conds = [
             *conditions,
+            modulus_condition(consts),
             Condition(
                 "epsilon accounting",
                 True,

@@ -48,6 +48,7 @@ from .base import (
     at_modulus,
     calibrate_objective_perturbation,
     calibrate_output_perturbation,
+    modulus_condition,
     register,
 )
 
@@ -229,6 +230,7 @@ class _GaussianLinear(ExactMinimizer):
         dlt, sigma = cal.extra["delta at sigma"], self.noise_std(cal)
         conds = [
             *conditions,
+            modulus_condition(consts),
             Condition(
                 "noise calibration",
                 dlt <= budget.delta and cal.epsilon <= budget.epsilon,
@@ -443,7 +445,8 @@ class GaussianObjectiveLargeMargin(GaussianObjectivePerturbation):
         return cert
 
     def conditions(self, template: ObjectiveTemplate, budget: Budget) -> list[Condition]:
-        """The template's conditions, strong convexity, and the law of the symmetric noise."""
+        """The template's conditions and the law of the symmetric noise (the modulus: in the
+        certificate, from the calibration's constants)."""
         conds = ExactMinimizer.conditions(self, template, budget)
         if template.noise_symmetric:
             conds.append(
