@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+import types
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -142,11 +143,13 @@ def _users_object(value: Any, holder: Any, seen: set[int]) -> tuple[Any, Any] | 
     dpconvex, a container of :data:`_CONTAINERS` of such, and an object of a class dpconvex ships
     with nothing set on the instance (:func:`users_class`) and such attributes, but a set stated
     in CVXPY (the user's constraints). Each object is read once (``seen``: their ids)."""
-    if type(value) in _PLAIN or id(value) in seen or is_dpconvex_function(value):
+    if type(value) in _PLAIN or id(value) in seen:
         return None
     seen.add(id(value))
     if type(value) is np.ndarray:
         return None if value.dtype.kind != "O" else (value, holder)
+    if type(value) is types.FunctionType:
+        return None if is_dpconvex_function(value) else (value, holder)
     if type(value) in _CONTAINERS:
         held = (*value, *value.values()) if type(value) is dict else value  # (keys, values)
     elif users_class(value) is None and type(value) is not CVXPYSet:  # a shipped class's
