@@ -10,8 +10,9 @@
 
 Where a part of the release is the user's (:func:`~dpconvex.privacy.user_parts.users_part`,
 decided once), the guards of :mod:`dpconvex.privacy.user_parts` run in these steps: the
-user's template's members and declarations checked, the user's parts named in the conditions, a
-user's backend solving a copy, what the solve reads compared before and after it
+user's template's members and declarations checked, the user's parts named in the conditions, the
+solve's point judged by the template's residual there and a user's backend solving a copy
+(:func:`~dpconvex.privacy.user_parts.judged`), what the solve reads compared before and after it
 (:func:`~dpconvex.privacy.user_parts.unchanged`).
 
 The solve's diagnostics (residual, iterations, objective value, timings) are returned separately in
@@ -39,7 +40,7 @@ from .mechanisms.base import Calibration, Mechanism, get_mechanism
 from .rules.noise_level import warn_if_noise_dominates
 from .user_parts import (
     check_members,
-    on_a_copy,
+    judged,
     unchanged,
     user_conditions,
     users_class,
@@ -272,12 +273,13 @@ def _refuse_missing_capabilities(template: Template, mechanism: Mechanism) -> No
 
 def _solving_backend(mechanism: Mechanism, backend: Any, template: Template, users: bool) -> Any:
     """The backend that solves ``template`` for ``mechanism`` (None if it solves nothing): the
-    one given, or the registry's for a name or None; where a part is the user's, a backend of
-    the user's solving a copy of the template (:func:`on_a_copy`)."""
+    one given, or the registry's for a name or None; where a part is the user's, its point
+    judged by the template's residual, and a backend of the user's solving a copy of the
+    template (:func:`judged`)."""
     if not mechanism.solves:
         return None
     solver_backend = backend if hasattr(backend, "solve") else get_backend(backend, template)
-    return on_a_copy(solver_backend, backend) if users else solver_backend
+    return judged(solver_backend, backend) if users else solver_backend
 
 
 def _refuse_unresolved_noise(template: Template, mechanism: Mechanism, budget: Budget,

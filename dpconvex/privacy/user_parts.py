@@ -8,8 +8,9 @@ run. What the proof then rests on is the user's code: a user's template has its 
 (:func:`check_members`) and declarations checked
 (:func:`~dpconvex.privacy.declarations.declaration_conditions`), a user's mechanism or a
 user's backend solving a template that holds the user's code is named as declared and not
-verified (:func:`user_conditions`), a user's backend solves a copy of the template
-(:func:`on_a_copy`), and what the solve reads is compared before and after it
+verified (:func:`user_conditions`), the solve's point is judged by the template's residual
+there and a user's backend solves a copy of the template (:func:`judged`), and what the solve
+reads is compared before and after it
 (:func:`unchanged`: :func:`members_snapshot`, then :func:`members_changed`).
 :func:`~dpconvex.privacy.release.release` calls these guards
 (docs/privacy/user_objectives.md#privacy-user-objectives).
@@ -18,7 +19,8 @@ Where every part is dpconvex's, the code a solve runs is dpconvex's, NumPy's and
 only: nothing of the user's runs that could change the template. What makes a shipped part
 trustworthy is checked elsewhere: its constants are derived and probed like a user's
 (:func:`~dpconvex.privacy.checks.shipped_loss_conditions`,
-tests/privacy/test_shipped_classes_probed.py).
+tests/privacy/test_shipped_classes_probed.py), and a shipped backend reports the template's
+residual at its point (tests/solvers/test_reported_residual.py).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+import types
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -44,7 +47,7 @@ from .mechanisms.base import Mechanism
 if TYPE_CHECKING:
     from ..templates.base import Template
 
-__all__ = ["check_members", "members_changed", "members_snapshot", "on_a_copy", "unchanged",
+__all__ = ["check_members", "judged", "members_changed", "members_snapshot", "unchanged",
            "user_conditions", "user_parts", "users_class", "users_part"]
 
 
@@ -140,11 +143,13 @@ def _users_object(value: Any, holder: Any, seen: set[int]) -> tuple[Any, Any] | 
     dpconvex, a container of :data:`_CONTAINERS` of such, and an object of a class dpconvex ships
     with nothing set on the instance (:func:`users_class`) and such attributes, but a set stated
     in CVXPY (the user's constraints). Each object is read once (``seen``: their ids)."""
-    if type(value) in _PLAIN or id(value) in seen or is_dpconvex_function(value):
+    if type(value) in _PLAIN or id(value) in seen:
         return None
     seen.add(id(value))
     if type(value) is np.ndarray:
         return None if value.dtype.kind != "O" else (value, holder)
+    if type(value) is types.FunctionType:
+        return None if is_dpconvex_function(value) else (value, holder)
     if type(value) in _CONTAINERS:
         held = (*value, *value.values()) if type(value) is dict else value  # (keys, values)
     elif users_class(value) is None and type(value) is not CVXPYSet:  # a shipped class's
@@ -301,7 +306,36 @@ def _same_members(before: tuple[Any, ...], after: tuple[Any, ...]) -> bool:
     return a == b
 
 
-class _OnACopy:
+class _Judged:
+    """The backend of a release with a part of the user's: its solve gets a copy of the noise,
+    and its point, read once as real numbers, is judged by the residual the template computes
+    there with the noise as drawn, never the one the backend reports (code of the user's may
+    stand on either side). Named as the backend it wraps."""
+
+    def __init__(self, backend: Any):
+        self.backend = backend
+        self.name = getattr(backend, "name", type(backend).__qualname__)
+        self.label = getattr(backend, "label", self.name)
+        self.solvers = getattr(backend, "solvers", (self.name,))
+
+    def solve(self, template: Any, b: np.ndarray | None, extra_reg: float = 0.0,
+              **options: Any) -> SolveResult:
+        res = self._solved(template, None if b is None else b.copy(), extra_reg, **options)
+        x = None if res.x is None else np.asarray(res.x)
+        if x is None or x.dtype.kind not in "biuf":  # no point to judge: the solve failed
+            return dataclasses.replace(res, x=None)
+        x = np.array(x, dtype=float)
+        if not np.all(np.isfinite(x)):
+            return dataclasses.replace(res, x=x)
+        noise = None if b is None else template.space.project_noise(b)
+        return dataclasses.replace(res, x=x, residual=float(template.residual(x, noise, extra_reg)))
+
+    def _solved(self, template: Any, b: np.ndarray | None, extra_reg: float,
+                **options: Any) -> SolveResult:
+        return self.backend.solve(template, b, extra_reg, **options)
+
+
+class _OnACopy(_Judged):
     """A backend dpconvex does not ship, solving a copy of the template: nothing it changes there (a
     method, a cache, an array) is read by the release's accuracy check, which is the original's with
     what it keeps between a solver's calls (the ``_caches`` each class names) forgotten. Named in
@@ -312,8 +346,8 @@ class _OnACopy:
         self.name = self.label = f"a backend of the user's ({type(backend).__qualname__})"
         self.solvers = (self.name,)
 
-    def solve(self, template: Any, b: np.ndarray | None, extra_reg: float = 0.0,
-              **options: Any) -> SolveResult:
+    def _solved(self, template: Any, b: np.ndarray | None, extra_reg: float,
+                **options: Any) -> SolveResult:
         if not rows_in_memory(template):
             raise ParameterError(
                 "release: a backend dpconvex does not ship solves a copy of the template, "
@@ -444,25 +478,26 @@ def user_conditions(template: Template, mechanism: Mechanism, backend: Any) -> l
     return conditions
 
 
-def on_a_copy(solver_backend: Any, backend: Any) -> Any:
-    """The backend that solves: ``solver_backend`` (the one given as ``backend``, or the
-    registry's), or, for a backend of the user's, one that solves a copy of the template.
+def judged(solver_backend: Any, backend: Any) -> Any:
+    """The backend that solves a release with a part of the user's: ``solver_backend`` (the one
+    given as ``backend``, or the registry's) with its point judged by the template's residual
+    there, and, for a backend of the user's, solving a copy of the template.
 
     Examples
     --------
-    >>> from dpconvex.privacy.user_parts import on_a_copy
-    >>> from dpconvex.solvers import Backend, LbfgsNewton
-    >>> type(on_a_copy(LbfgsNewton(), None)).__name__
-    'LbfgsNewton'
+    >>> from dpconvex.privacy.user_parts import judged
+    >>> from dpconvex.solvers import LbfgsNewton
+    >>> print(judged(LbfgsNewton(), None).name)
+    native
     >>> class Mine(LbfgsNewton):
     ...     pass
-    >>> print(on_a_copy(Mine(), None).name)
+    >>> print(judged(Mine(), None).name)
     a backend of the user's (Mine)
     """
-    if solver_backend is not None and (solver_backend is backend or users_class(solver_backend)) \
+    if (solver_backend is backend or users_class(solver_backend)) \
             and not _shipped_backend(solver_backend):
         return _OnACopy(solver_backend)
-    return solver_backend
+    return _Judged(solver_backend)
 
 
 @contextlib.contextmanager

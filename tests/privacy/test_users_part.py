@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import dpconvex as dp
-from dpconvex.errors import PrivacyError
+from dpconvex.errors import PrivacyError, SolverError
 from dpconvex.objectives import (
     CVXPYSet,
     HuberRegression,
@@ -163,6 +163,37 @@ def test_the_snapshot_is_taken_only_when_a_part_is_the_users(monkeypatch):
     dp.release(_template(), "objective", dp.Budget(1.0), backend=MyBackend(), rng=0,
                vouch=("backend",), vouch_unused="ignore")
     assert len(taken) == 2  # before the solve, and after it to compare
+
+
+def test_the_point_is_judged_by_the_templates_residual_only_when_a_part_is_the_users(
+        monkeypatch):
+    """Every part dpconvex's: the residual the shipped backend reports decides (the template's:
+    tests/solvers/test_reported_residual.py), no backend is wrapped. A template of the user's
+    whose residual never meets the tolerance: its own residual decides, under a shipped
+    backend too, and nothing is released."""
+    from dpconvex.privacy import release as release_module
+
+    wrapped = []
+    judged = release_module.judged
+
+    def counted(solver_backend, backend):
+        wrapped.append(solver_backend)
+        return judged(solver_backend, backend)
+
+    monkeypatch.setattr(release_module, "judged", counted)
+    assert dp.release(_template(), "objective", dp.Budget(1.0), rng=0).theta.shape == (3,)
+    assert wrapped == []
+
+    class NeverAccurate(LinearERMTemplate):
+        def residual(self, w, b=None, extra_reg=0.0):
+            # above every tolerance, wherever the solve stops (and never below the truth)
+            return LinearERMTemplate.residual(self, w, b, extra_reg) + 1.0
+
+    with pytest.raises(SolverError, match="did not reach the tolerance"):
+        dp.release(NeverAccurate(Logistic(), 0.1, 1.0, *_rows()), "objective", dp.Budget(1.0),
+                   backend="native", rng=0, vouch=("grad_bound", "hessian"),
+                   vouch_unused="ignore")
+    assert [type(b).__name__ for b in wrapped] == ["LbfgsNewton"]
 
 
 # ------------------------------------------- a user's part changing what was read: refused

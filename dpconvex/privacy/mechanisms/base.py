@@ -634,14 +634,15 @@ def resolve_mechanism(
 
 
 def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float | None = None,
-                  caller: str = "require_exact", backend: Backend | None = None,
-                  noise: tuple[np.ndarray | None, float] = (None, 0.0)) -> SolveResult:
+                  caller: str = "require_exact", backend: Backend | None = None) -> SolveResult:
     """The solve ``res`` of ``template`` if it met ``tol`` (default: the template's
     ``residual_tol``), else :class:`SolverError` opened by ``caller``: the accuracy check
     every exact-minimizer release makes before anything is released. A ``tol`` given is the
-    γ of approximate-minima perturbation (``optimality_tol``), and the message says so. Given
-    the solve's ``noise`` (b as drawn, Δ), the residual is the template's at the point, never
-    the one a backend reports (a backend may be the user's).
+    γ of approximate-minima perturbation (``optimality_tol``), and the message says so. The
+    residual judged is the one the solve reports: a shipped backend reports the template's at
+    its point (tests/solvers/test_reported_residual.py); where a part of the release is the
+    user's, the release's backend reports the template's own recomputation
+    (:func:`~dpconvex.privacy.user_parts.judged`).
 
     The message names the ``backend``'s solvers (default: the solve's), the tolerance and the
     other backends to try: one text whether the solve failed or stopped short, and whether or
@@ -665,13 +666,6 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
     not accurate enough to release
     """
     needed = template.residual_tol if tol is None else tol
-    # read once, as real numbers: judged as released
-    x = None if res.x is None else np.asarray(res.x)
-    real = x is not None and x.dtype.kind in "biuf"
-    res = dataclasses.replace(res, x=np.array(x, dtype=float) if real else None)
-    if backend is not None and res.x is not None and np.all(np.isfinite(res.x)):
-        b = None if noise[0] is None else template.space.project_noise(noise[0])
-        res = dataclasses.replace(res, residual=float(template.residual(res.x, b, noise[1])))
     failed = (res.x is None or res.status in (SolveStatus.FAILED, SolveStatus.INFEASIBLE,
                                               SolveStatus.UNBOUNDED)
               or not np.isfinite(res.residual) or not np.all(np.isfinite(res.x)))
@@ -743,17 +737,10 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
             extra_reg = cal.extra_strong_convexity
         res = require_exact(
             template,
-            backend.solve(
-                template,
-                None if b is None else b.copy(),
-                extra_reg,
-                warm_start=warm_start,
-                max_iter=max_iter,
-            ),
+            backend.solve(template, b, extra_reg, warm_start=warm_start, max_iter=max_iter),
             tol=tol,
             caller=f"{type(self).__name__}.run",
             backend=backend,
-            noise=(b, extra_reg),
         )
         if self.placement == "output":
             assert cal is not None
