@@ -81,7 +81,6 @@ from ..privacy.certificate import (
     Certificate,
     Condition,
     LabelSource,
-    compose_parallel,
     compose_sequential,
 )
 from ..privacy.mechanisms.scalar import Exponential, LaplaceMean, SelectionTemplate
@@ -142,6 +141,7 @@ from .regression import (
     RegressionScoreMixin,
     mean_release,
 )
+from .selection.grid import tuning_certificate
 
 __all__ = ["ConstantClassifier", "ConstantRegressor", "INFERRED_CHOICE", "INFERRED_CHOICE_WARNING",
            "PrivateClassifier", "PrivateRegressor", "SAFEGUARD_SELECTED", "SCHEMA",
@@ -1605,28 +1605,23 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         """Sequential: the mean, then the parallel composition of the model and the selection
         (a refusal of a composition is signed by the public call, ``fit`` or ``certify``)."""
         candidates = [choice.learner, PRIVATE_MEAN]
-        conditions = [
-            Condition("candidates fixed before the data", True, "enforced by dpconvex",
-                      f"the rule's learner ({choice.learner}) and the private mean"),
-            Condition("disjoint parts", True, "enforced by dpconvex",
-                      _DISJOINT_PARTS.format(n=parts.n_fit + parts.n_val, n_fit=parts.n_fit,
-                                             n_val=parts.n_val)),
-        ]
         quantities: dict[str, Any] = {
             "safeguard validation fraction": self.validation_fraction,
             "part sizes": [parts.n_fit, parts.n_val], "safeguard candidates": candidates,
             "epsilon of the mean": parts.eps_mean,
             "selection handicap": selection_handicap(parts.rest)}
-        both = compose_parallel(
-            [model, selection],
+        both = tuning_certificate(
+            [model], selection,
             mechanism=(
                 "the learner on the fitting part, the exponential mechanism over the "
                 "model and the mean on the validation part "
                 "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"
             ),
-            epsilon_requested=parts.rest,
-            delta_requested=float(self.delta or 0.0),
-            conditions=conditions,
+            epsilon=parts.rest,
+            delta=float(self.delta or 0.0),
+            candidates=f"the rule's learner ({choice.learner}) and the private mean",
+            parts=_DISJOINT_PARTS.format(n=parts.n_fit + parts.n_val, n_fit=parts.n_fit,
+                                         n_val=parts.n_val),
             labels=["model (fitting part)", "selection (validation part)"],
         )
         certificate = compose_sequential(
