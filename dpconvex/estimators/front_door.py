@@ -1233,6 +1233,9 @@ class ChosenLearner(NamedTuple):
     plan: FitPlan | None
     #: The safeguard's parts; None where it is off.
     parts: SafeguardParts | None
+    #: The learner the plan was made with, unfitted (the fit that made the plan fits it);
+    #: None for the private mean.
+    learner: PrivateLinearRegressor | None = None
 
 
 class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
@@ -1384,16 +1387,18 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 chosen=ChosenLearner(choice, None, None),
             )
         if not choice.safeguard:
-            learner_plan = self._make(choice.mechanism, float(self.epsilon)).plan(n, 1, n_features)
+            learner = self._make(choice.mechanism, float(self.epsilon))
+            learner_plan = learner.plan(n, 1, n_features)
             return dataclasses.replace(
                 learner_plan,
                 estimator=owner,
                 learner=choice.learner,
                 notes=(*learner_plan.notes, choice.reason, *self._unguarded_note(n)),
-                chosen=ChosenLearner(choice, learner_plan, None),
+                chosen=ChosenLearner(choice, learner_plan, None, learner),
             )
         parts = self._parts(n, f"{owner}.plan")
-        learner_plan = self._make(choice.mechanism, parts.rest).plan(n, 1, n_features)
+        learner = self._make(choice.mechanism, parts.rest)
+        learner_plan = learner.plan(n, 1, n_features)
         # the δ the learner spends
         return dataclasses.replace(
             learner_plan, estimator=owner, learner=choice.learner,
@@ -1402,7 +1407,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                    "model (fitting part)": Budget(parts.rest, learner_plan.budget.delta),
                    "selection (validation part)": Budget(parts.rest)},
             notes=(*learner_plan.notes, choice.reason, parts.note),
-            chosen=ChosenLearner(choice, learner_plan, parts))
+            chosen=ChosenLearner(choice, learner_plan, parts, learner))
 
     def _unguarded_note(self, n: int) -> tuple[str, ...]:
         if not isinstance(self.safeguard, str):
@@ -1465,16 +1470,15 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
 
     def _fit_part(self, chosen: ChosenLearner, data: CheckedData, inner: FitContext, *,
                   guarded: bool = False) -> PrivateLinearRegressor:
-        """The rule's learner fitted through its public ``fit`` in ``inner``, the context this fit
-        made for it (its plan ``chosen.plan``), its refusals signed in this fit's name.
+        """The learner this fit's plan made (``chosen.learner``, with its plan ``chosen.plan``)
+        fitted through its public ``fit`` in ``inner``, the context this fit made for it, its
+        refusals signed in this fit's name.
 
         The learner's warning of a unit label range is this fit's own (issued once, by this
         estimator); with ``guarded`` (the safeguard's learner) its public noise check is
         silenced too: the selection guards against its noise.
         """
-        parts = chosen.parts
-        learner = self._make(chosen.choice.mechanism,
-                             float(self.epsilon) if parts is None else parts.rest)
+        learner = chosen.learner  # made by this fit's plan, for this fit only
         # "" matches every message: the guarded learner's warnings are all silenced
         silenced = "" if guarded else rf"{type(learner).__name__}\.fit: {UNIT_RANGE_WARNING}"
         with signed_by(learner, f"{type(self).__name__}.fit"), warnings.catch_warnings():
