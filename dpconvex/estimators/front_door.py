@@ -1606,8 +1606,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
     def _safeguard_certificate(self, mean: Certificate, model: Certificate, selection: Certificate,
                                choice: RegressionChoice, parts: SafeguardParts,
                                selected: int | None = None) -> Certificate:
-        """Sequential: the mean, then the parallel composition of the model and the selection
-        (a refusal of a composition is signed by the public call, ``fit`` or ``certify``)."""
+        """Sequential: the mean, then the model and the selection as private tuning composes
+        them (:func:`~dpconvex.estimators.selection.grid.tuning_certificate`, in parallel); a
+        refusal of a composition is signed by the public call, ``fit`` or ``certify``."""
         candidates = [choice.learner, PRIVATE_MEAN]
         quantities: dict[str, Any] = {
             "safeguard validation fraction": self.validation_fraction,
