@@ -130,7 +130,7 @@ from .large_margin import PrivateLargeMarginGaussian
 from .large_margin.learners import CENTROID_LEARNER, noise_family, objective_part
 from .linear import PrivateHuberSVM
 from .noisy_gd import NoisyGradientDescent
-from .parts import check_rows, predicted
+from .parts import check_rows, predicted, tuning_certificate
 from .regression import (
     RELEASED_RANGE,
     UNIT_RANGE_WARNING,
@@ -141,7 +141,6 @@ from .regression import (
     RegressionScoreMixin,
     mean_release,
 )
-from .selection.grid import tuning_certificate
 
 __all__ = ["ConstantClassifier", "ConstantRegressor", "INFERRED_CHOICE", "INFERRED_CHOICE_WARNING",
            "PrivateClassifier", "PrivateRegressor", "SAFEGUARD_SELECTED", "SCHEMA",
@@ -1607,7 +1606,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                                choice: RegressionChoice, parts: SafeguardParts,
                                selected: int | None = None) -> Certificate:
         """Sequential: the mean, then the model and the selection as private tuning composes
-        them (:func:`~dpconvex.estimators.selection.grid.tuning_certificate`, in parallel); a
+        them (:func:`~dpconvex.estimators.parts.tuning_certificate`, in parallel); a
         refusal of a composition is signed by the public call, ``fit`` or ``certify``."""
         candidates = [choice.learner, PRIVATE_MEAN]
         quantities: dict[str, Any] = {

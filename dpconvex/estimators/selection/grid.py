@@ -53,7 +53,7 @@ from ...data.validation import (
 )
 from ...errors import DataValidationError, ParameterError, PrivacyError, SolverError
 from ...privacy.budget import Budget, hold_budget
-from ...privacy.certificate import Certificate, Condition, compose_parallel
+from ...privacy.certificate import Certificate, Condition
 from ...privacy.mechanisms.scalar import SelectionTemplate
 from ...privacy.release import release
 from ..base import (
@@ -69,10 +69,9 @@ from ..base import (
     refuse_fit_params,
     state_rows_source,
 )
-from ..parts import Parts, check_rows, mistakes
+from ..parts import Parts, check_rows, mistakes, tuning_certificate
 
-__all__ = ["AUTO_LAM_FACTORS", "PRIVACY_PARAMETERS", "PrivateGridSearch", "auto_lam_grid",
-           "tuning_certificate"]
+__all__ = ["AUTO_LAM_FACTORS", "PRIVACY_PARAMETERS", "PrivateGridSearch", "auto_lam_grid"]
 
 #: Privacy parameters: the guarantee of every candidate and its ledger, fixed before the data
 #: are read (not allowed in the grid: a search that chose them would release the guarantee it chose).
@@ -209,66 +208,6 @@ PARAMETER_DOCS["search_ledger_labels"] = fill_docs("""\
         {classes_none}
     {unknown_labels}
 """)
-
-
-def tuning_certificate(trained: Sequence[Certificate], selection: Certificate, *,
-                       mechanism: str, epsilon: float, candidates: str, parts: str,
-                       delta: float | None = None, quantities: dict[str, Any] | None = None,
-                       assumptions: Sequence[Any] = (),
-                       labels: Sequence[str] | None = None) -> Certificate:
-    """The certificate of private tuning ([CMS]_ Alg. 4): candidates fixed before the data, each
-    trained on its own part of the rows, and a selection on another part, composed in parallel
-    (:func:`~dpconvex.privacy.certificate.compose_parallel`,
-    docs/privacy/tuning_gd_ledger.md#privacy-private-tuning).
-
-    Parameters
-    ----------
-    trained : sequence of Certificate
-        The candidates' releases, each on its own part.
-    selection : Certificate
-        The selection's release, on its part (or on public rows).
-    mechanism : str
-        The composition's mechanism line.
-    epsilon : float
-        The ε the composition must not exceed.
-    candidates : str
-        How the candidates were fixed before the data (the condition's detail).
-    parts : str
-        How the rows were split into disjoint parts (the condition's detail).
-    delta : float or None, default=None
-        The δ the composition must not exceed (None: not checked).
-    quantities, assumptions, labels : optional
-        The composition's further entries, as for :func:`compose_parallel`.
-
-    Returns
-    -------
-    Certificate
-        The parallel composition, its conditions "candidates fixed before the data" and
-        "disjoint parts" stated.
-
-    Raises
-    ------
-    PrivacyError
-        A part spends more than ``epsilon`` (or ``delta``): nothing is released.
-
-    Examples
-    --------
-    >>> from dpconvex import Certificate
-    >>> from dpconvex.estimators.selection.grid import tuning_certificate
-    >>> model = Certificate("model", epsilon_requested=1.0, epsilon=1.0)
-    >>> select = Certificate("selection", epsilon_requested=1.0, epsilon=1.0)
-    >>> tuned = tuning_certificate([model], select, mechanism="demo", epsilon=1.0,
-    ...                            candidates="one model", parts="a random split")
-    >>> tuned.epsilon, [c.name for c in tuned.conditions][1:]
-    (1.0, ['candidates fixed before the data', 'disjoint parts'])
-    """
-    conditions = [
-        Condition("candidates fixed before the data", True, "enforced by dpconvex", candidates),
-        Condition("disjoint parts", True, "enforced by dpconvex", parts),
-    ]
-    return compose_parallel([*trained, selection], mechanism=mechanism, epsilon_requested=epsilon,
-                            delta_requested=delta, conditions=conditions, quantities=quantities,
-                            assumptions=assumptions, labels=labels)
 
 
 class SelectedEstimator:
