@@ -277,19 +277,27 @@ def test_two_rows_too_few_for_the_safeguard_are_refused_as_the_searches_refuse_t
 
 @pytest.mark.parametrize("safeguard", [True, False])
 def test_the_fit_follows_its_plan_made_once(monkeypatch, safeguard):
-    """One fit makes its rule's choice and its learner's plan once, in its plan (the learner
-    follows the plan the fit hands it): the released learner's budget is that plan's."""
-    planned = []
-    learner_plan = dp.PrivateLinearRegressor._plan
+    """One fit makes its rule's choice, its learner and the learner's plan once, in its plan
+    (the learner is the plan's, and follows the plan the fit hands it): the released learner's
+    budget is that plan's, its parameters the planned learner's."""
+    planned, made = [], []
+    learner_plan, make = dp.PrivateLinearRegressor._plan, PrivateRegressor._make
     monkeypatch.setattr(dp.PrivateLinearRegressor, "_plan",
                         lambda self, *shape: planned.append(shape) or learner_plan(self, *shape))
+    monkeypatch.setattr(PrivateRegressor, "_make",
+                        lambda self, *args: made.append(args) or make(self, *args))
     X, y = _table()
     reg = PrivateRegressor(epsilon=1.0, label_range=(0, 100), safeguard=safeguard,
                            random_state=0)
     chosen = reg.plan(n=len(y), n_features=X.shape[1]).chosen
     planned.clear()
+    made.clear()
     reg.fit(X, y)
-    assert planned == [(3000, 1, 3)]
+    assert planned == [(3000, 1, 3)] and made == [(chosen.choice.mechanism,
+                                                   chosen.plan.budget.epsilon)]
+    assert not hasattr(chosen.learner, "coef_")  # the plan handed back holds its learner unfitted
+    if reg.learner_ == MEDIAN:
+        assert reg.estimator_.get_params() == chosen.learner.get_params()
     assert (chosen.parts is not None) == safeguard
     model = reg.certificate_.parts[1].parts[0] if safeguard else reg.certificate_
     assert model.epsilon_requested == chosen.plan.budget.epsilon
