@@ -1591,15 +1591,13 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 stacklevel=user_stacklevel(),
             )
         if parts is not None:  # the safeguard's selection chose the mean over the learner
-            by_delta = regression_rule(n, plan.n_features, float(self.epsilon), 1.0 / n**2,
-                                       self.safeguard)
             warn_constant_released(
                 type(self).__name__,
                 "the private mean of the labels",
                 choice.learner,
                 float(self.epsilon),
                 "docs/privacy/front_door_regression.md#privacy-regressor-safeguard",
-                not (self.delta or 0.0) > 0 and by_delta.mechanism != choice.mechanism,
+                choice.delta_helps,
             )
 
     def _safeguard_certificate(self, mean: Certificate, model: Certificate, selection: Certificate,

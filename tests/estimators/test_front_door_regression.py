@@ -190,6 +190,17 @@ def test_the_estimators_rule_on_checked_facts_is_the_public_rule(n, d, eps, delt
         choose_regression_learner(n, d, -eps, delta, safeguard)
 
 
+def test_delta_helps_exactly_where_a_delta_would_give_the_learner_its_gaussian_mechanism():
+    """``RegressionChoice.delta_helps`` (the remedy of the safeguard's warning): δ is 0 and the
+    rule at δ = 1/n² picks another mechanism; the constant and a given δ never."""
+    for n, d, eps, delta in itertools.product((300, 4999, 5000, 200_000), (3, 13), (0.5, 2.0),
+                                              (0.0, 1e-9)):
+        choice = rules.regression_rule(n, d, eps, delta, "auto")
+        by_delta = rules.regression_rule(n, d, eps, 1.0 / n**2, "auto")
+        assert choice.delta_helps == (delta == 0 and by_delta.mechanism != choice.mechanism)
+    assert rules.regression_rule(5000, 3, 2.0, 0.0, "auto").delta_helps
+
+
 def test_a_useful_model_is_released_and_the_certificate_composes_the_parts():
     X, y = _table()
     acc = BudgetAccountant(epsilon=2.0)
