@@ -84,7 +84,7 @@ from ..privacy.certificate import (
     compose_sequential,
 )
 from ..privacy.mechanisms.scalar import Exponential, LaplaceMean, SelectionTemplate
-from ..privacy.release import release
+from ..privacy.release import Release, release
 from ..privacy.rules.front_door import (
     CENTROID,
     CONSTANT,
@@ -1486,7 +1486,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         return learner
 
     def _fit_safeguarded(self, labels: np.ndarray, plan: FitPlan, context: FitContext
-                         ) -> tuple[int, Any, PrivateLinearRegressor, Certificate]:
+                         ) -> tuple[int, Release, PrivateLinearRegressor, Certificate]:
         """The safeguard (docs/privacy/front_door_regression.md#privacy-regressor-safeguard).
 
         The private mean of every row's labels with ε_c; the learner on the fitting part with
