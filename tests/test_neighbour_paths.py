@@ -416,11 +416,13 @@ def _leaky(target: Any, name: str, channel: str, argument: int, hits: list[int])
 LABELS = (base, "check_labels", 0)  # a classifier's labels
 FRONT_DOOR_LABELS = (front_door, "check_labels", 0)  # checked once, by the front door
 RAW_LABELS = (regression, "check_numeric_labels", 0)  # a regressor's labels
+FRONT_DOOR_RAW_LABELS = (front_door, "check_numeric_labels", 0)  # checked once, by the front door
 MUTANT_SITES = {
     **{name: LABELS for name, (_, pairs, _) in PATHS.items() if pairs in (C, _labels_read)},
     **{name: RAW_LABELS for name, (_, pairs, _) in PATHS.items() if pairs is R},
     "fit-front-door-feature-range": FRONT_DOOR_LABELS,
     "fit-dataframe": FRONT_DOOR_LABELS,
+    "fit-reg-dataframe": FRONT_DOOR_RAW_LABELS,
     "plan-for-logreg": (base.PrivateEstimator, "public_shape", 2),  # reads the shape only
     "plan-for-reg-sparse": (base.PrivateEstimator, "public_shape", 2),
     "certify-grid-search": (SelectedEstimator, "_checked_rows", 2),

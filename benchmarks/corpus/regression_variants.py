@@ -298,19 +298,23 @@ def _front_door_centred(loss: str):
 
         class Centred(dp.PrivateRegressor):
             def _fit_with(self, X, y, context):
-                made, release_mean, make = [], front_door.mean_release, self._make
+                made, centres = [], []  # the learners made, the centre once the mean is out
+                release_mean, make = front_door.mean_release, self._make
 
                 def learner(mechanism, epsilon):
                     est = make(mechanism, epsilon)
                     made.append(est.set_params(loss=loss) if loss != "pinball" else est)
+                    for c in centres:  # made after the mean's release
+                        est.set_params(label_center=c)
                     return made[-1]
 
                 def centred(total, n, epsilon, noise):
                     out = release_mean(total, n, epsilon, noise)
                     lo, hi = self._label_bounds()
                     c = float(out.theta[0]) * 0.5 * (hi - lo) + 0.5 * (hi + lo)
-                    for est in made:
-                        est.set_params(label_center=min(hi, max(lo, c)))
+                    centres.append(min(hi, max(lo, c)))
+                    for est in made:  # made before it
+                        est.set_params(label_center=centres[-1])
                     return out
 
                 self._make, front_door.mean_release = learner, centred

@@ -64,6 +64,7 @@ from ..data.validation import (
     check_array,
     check_classes,
     check_labels,
+    check_numeric_labels,
     computed,
     declared_classes,
     encode_labels,
@@ -80,11 +81,10 @@ from ..privacy.certificate import (
     Certificate,
     Condition,
     LabelSource,
-    compose_parallel,
     compose_sequential,
 )
 from ..privacy.mechanisms.scalar import Exponential, LaplaceMean, SelectionTemplate
-from ..privacy.release import release
+from ..privacy.release import Release, release
 from ..privacy.rules.front_door import (
     CENTROID,
     CONSTANT,
@@ -130,7 +130,7 @@ from .large_margin import PrivateLargeMarginGaussian
 from .large_margin.learners import CENTROID_LEARNER, noise_family, objective_part
 from .linear import PrivateHuberSVM
 from .noisy_gd import NoisyGradientDescent
-from .parts import check_rows, predicted
+from .parts import check_rows, predicted, tuning_certificate
 from .regression import (
     RELEASED_RANGE,
     UNIT_RANGE_WARNING,
@@ -1232,6 +1232,9 @@ class ChosenLearner(NamedTuple):
     plan: FitPlan | None
     #: The safeguard's parts; None where it is off.
     parts: SafeguardParts | None
+    #: The learner the plan was made with, unfitted (the fit that made the plan fits it);
+    #: None for the private mean.
+    learner: PrivateLinearRegressor | None = None
 
 
 class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
@@ -1383,16 +1386,18 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 chosen=ChosenLearner(choice, None, None),
             )
         if not choice.safeguard:
-            learner_plan = self._make(choice.mechanism, float(self.epsilon)).plan(n, 1, n_features)
+            learner = self._make(choice.mechanism, float(self.epsilon))
+            learner_plan = learner.plan(n, 1, n_features)
             return dataclasses.replace(
                 learner_plan,
                 estimator=owner,
                 learner=choice.learner,
                 notes=(*learner_plan.notes, choice.reason, *self._unguarded_note(n)),
-                chosen=ChosenLearner(choice, learner_plan, None),
+                chosen=ChosenLearner(choice, learner_plan, None, learner),
             )
         parts = self._parts(n, f"{owner}.plan")
-        learner_plan = self._make(choice.mechanism, parts.rest).plan(n, 1, n_features)
+        learner = self._make(choice.mechanism, parts.rest)
+        learner_plan = learner.plan(n, 1, n_features)
         # the δ the learner spends
         return dataclasses.replace(
             learner_plan, estimator=owner, learner=choice.learner,
@@ -1401,7 +1406,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                    "model (fitting part)": Budget(parts.rest, learner_plan.budget.delta),
                    "selection (validation part)": Budget(parts.rest)},
             notes=(*learner_plan.notes, choice.reason, parts.note),
-            chosen=ChosenLearner(choice, learner_plan, parts))
+            chosen=ChosenLearner(choice, learner_plan, parts, learner))
 
     def _unguarded_note(self, n: int) -> tuple[str, ...]:
         if not isinstance(self.safeguard, str):
@@ -1416,238 +1421,157 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
     fits_only: ClassVar[bool] = True
 
     def _prepare_fit(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Any:
-        """The labels on the unit scale [−1, 1] where this fit reads them (the private mean, the
-        safeguard; inside the hold); None for the learner on every row, which reads its own."""
+        """The labels checked (numbers, one per row) where this fit reads them itself (the
+        private mean, the safeguard; inside the hold); None for the learner on every row, which
+        reads its own."""
         chosen = plan.chosen
         if chosen.plan is not None and chosen.parts is None:
             return None
-        return self._unit_labels(y, plan.n, f"{type(self).__name__}.fit")
+        return check_numeric_labels(y, plan.n, f"{type(self).__name__}.fit")
 
-    def _release(self, prep: Any, plan: FitPlan, hold: Any, context: FitContext,
+    def _release(self, labels: np.ndarray | None, plan: FitPlan, hold: Any, context: FitContext,
                  warm_start: Any) -> PrivateRegressor:
-        """The plan's choice released inside its hold, committed, and set as the model: the
-        private mean, the learner on every row, or the safeguard; ``prep``: the unit labels
-        (:meth:`_prepare_fit`), ``context.noise`` this fit's generator, ``context.data`` the
-        rows and labels as this fit validated them.
+        """The plan's parts released inside its hold, their certificate committed and the
+        chosen release set as the model: the private mean with the whole ε, the learner on
+        every row, or the safeguard's mean, learner and selection (:meth:`_fit_safeguarded`).
+        ``labels``: as :meth:`_prepare_fit` checked them; ``context.noise`` this fit's generator,
+        ``context.data`` the rows and labels as this fit validated them.
 
         Raises
         ------
         ParameterError, DataValidationError, PrivacyError, SolverError
         """
-        n, n_features, chosen = plan.n, plan.n_features, plan.chosen
-        if chosen.plan is None:
-            certificate = self._fit_mean(prep, n, n_features, chosen.choice, context.noise, hold)
-        elif chosen.parts is None:
-            certificate = self._fit_learner(chosen, context, hold)
+        chosen, caller = plan.chosen, f"{type(self).__name__}.fit"
+        if chosen.plan is None:  # the rule's choice: the private mean
+            u = self._unit_labels(labels, plan.n, caller, checked=True)
+            mean = mean_release(float(np.sum(u)), plan.n, float(self.epsilon), context.noise)
+            certificate, best = mean.certificate, 1
+            certificate.state(
+                LabelSource("label_range", label_range=self._label_bounds()), chosen.choice.reason
+            )
+        elif chosen.parts is None:  # the learner on every row, with the whole budget
+            if self.label_range is None:  # its labels' warning, in the name the user called
+                self._warn_unit_range(caller)
+            learner = self._fit_part(chosen, context.data, context.inner(
+                context.noise, held=True, data=context.data, plan=chosen.plan))
+            certificate, best = learner.certificate_, 0
+            certificate.assumptions.extend((chosen.choice.reason, *self._unguarded_note(plan.n)))
         else:
-            certificate = self._fit_safeguarded(context.data.X, prep, n, n_features, chosen,
-                                                context, hold)
+            best, mean, learner, certificate = self._fit_safeguarded(labels, plan, context)
+        hold.commit_certificate(certificate)
+        if best == 0:
+            self._set_learner(learner, chosen.choice)
+        else:
+            self._set_mean(float(mean.theta[0]), plan, certificate)
         self.certificate_ = certificate
-        self.n_features_in_ = n_features
+        self.n_features_in_ = plan.n_features
         return self
 
-    def _fit_mean(self, u: np.ndarray, n: int, n_features: int, choice: RegressionChoice,
-                  noise: NoiseSource, hold: Any) -> Certificate:
-        """Release the private mean of the labels with the whole ε and set it as the model.
+    def _fit_part(self, chosen: ChosenLearner, data: CheckedData, inner: FitContext, *,
+                  guarded: bool = False) -> PrivateLinearRegressor:
+        """The learner this fit's plan made (``chosen.learner``, with its plan ``chosen.plan``)
+        fitted through its public ``fit`` in ``inner``, the context this fit made for it, its
+        refusals signed in this fit's name.
 
-        Parameters
-        ----------
-        u : ndarray
-            The labels on the unit scale.
-        n, n_features : int
-            The public shape.
-        choice : RegressionChoice
-            The rule's choice (the private mean) and its reason.
-        noise : NoiseSource
-            This fit's generator.
-        hold : Hold
-            The plan's budget hold, which the certificate is committed to.
-
-        Returns
-        -------
-        Certificate
-            The mean's certificate, committed to the accountant.
+        The learner's warning of a unit label range is this fit's own (issued once, by this
+        estimator); with ``guarded`` (the safeguard's learner) its public noise check is
+        silenced too: the selection guards against its noise.
         """
-        epsilon = float(self.epsilon)
-        released_mean = mean_release(float(np.sum(u)), n, epsilon, noise)
-        certificate = released_mean.certificate
-        certificate.state(
-            LabelSource("label_range", label_range=self._label_bounds()), choice.reason
-        )
-        hold.commit_certificate(certificate)
-        self._set_mean(float(released_mean.theta[0]), n, n_features, epsilon, certificate)
-        return certificate
+        learner = chosen.learner  # made by this fit's plan, for this fit only
+        # "" matches every message: the guarded learner's warnings are all silenced
+        silenced = "" if guarded else rf"{type(learner).__name__}\.fit: {UNIT_RANGE_WARNING}"
+        with signed_by(learner, f"{type(self).__name__}.fit"), warnings.catch_warnings():
+            warnings.filterwarnings("ignore", silenced, PrivacyWarning)
+            fit_part(learner, data.X, data.y, inner)  # inside this fit's hold
+        return learner
 
-    def _fit_learner(self, chosen: ChosenLearner, context: FitContext,
-                     hold: Any) -> Certificate:
-        """Fit the rule's learner on every row with the whole budget and set it as the model.
-
-        The learner follows the plan ``chosen`` holds for it, on the rows and labels as this fit
-        validated them; its warning about a unit label range is raised once, in this
-        estimator's name.
-
-        Parameters
-        ----------
-        chosen : ChosenLearner
-            The plan's choice: the rule's learner, its mechanism and reason, the learner's plan.
-        context : FitContext
-            This fit's context (the learner draws from its generator; ``data``: the rows and
-            labels).
-        hold : Hold
-            The plan's budget hold, which the certificate is committed to.
-
-        Returns
-        -------
-        Certificate
-            The learner's certificate with the rule's reason, committed to the accountant.
-        """
-        owner, choice, data = type(self).__name__, chosen.choice, context.data
-        learner = self._make(choice.mechanism, float(self.epsilon))
-        with signed_by(learner, f"{owner}.fit"):
-            with warnings.catch_warnings():  # the labels' warning in the name the user called
-                if self.label_range is None:
-                    self._warn_unit_range(f"{owner}.fit")
-                    warnings.filterwarnings(
-                        "ignore",
-                        rf"{type(learner).__name__}\.fit: {UNIT_RANGE_WARNING}",
-                        PrivacyWarning,
-                    )
-                fit_part(learner, data.X, data.y,
-                         context.inner(context.noise, held=True, data=data, plan=chosen.plan))
-            certificate = learner.certificate_
-            certificate.assumptions.extend((choice.reason, *self._unguarded_note(chosen.plan.n)))
-            hold.commit_certificate(certificate)
-        self._set_learner(learner, choice)
-        return certificate
-
-    def _fit_safeguarded(self, X_checked: Any, u: np.ndarray, n: int, n_features: int,
-                         chosen: ChosenLearner, context: FitContext,
-                         hold: Any) -> Certificate:
+    def _fit_safeguarded(self, labels: np.ndarray, plan: FitPlan, context: FitContext
+                         ) -> tuple[int, Release, PrivateLinearRegressor, Certificate]:
         """The safeguard (docs/privacy/front_door_regression.md#privacy-regressor-safeguard).
 
         The private mean of every row's labels with ε_c; the learner on the fitting part with
-        ε − ε_c; the exponential mechanism, with ε − ε_c, over (the model, the mean) on the
-        validation part; the selected one is set as the model (the private mean with a
-        warning: the selection, a part of the release, chose it).
+        ε − ε_c (the validation rows left out, their labels the public placeholder); the
+        exponential mechanism, with ε − ε_c, over (the model, the mean) on the validation part;
+        their certificates composed (:meth:`_safeguard_certificate`).
 
         Parameters
         ----------
-        X_checked : array-like
-            The rows as this fit checked them.
-        u : ndarray
-            The labels on the unit scale.
-        n, n_features : int
-            The public shape.
-        chosen : ChosenLearner
-            The plan's choice: the rule's learner, its mechanism and reason, the learner's plan
-            and the safeguard's parts.
+        labels : ndarray
+            The labels as this fit checked them.
+        plan : FitPlan
+            This fit's plan: its ``chosen`` holds the rule's choice, the learner's plan and the
+            safeguard's parts.
         context : FitContext
             This fit's context; its generator draws the split, then spawns the mean's, the
-            learner's and the selection's.
-        hold : Hold
-            The plan's budget hold, which the certificate is committed to.
+            learner's and the selection's; ``data.X`` the rows as this fit checked them.
 
         Returns
         -------
-        Certificate
-            The composed certificate, committed to the accountant.
-        """
-        owner, noise = type(self).__name__, context.noise
-        choice, parts = chosen.choice, chosen.parts
-        half, mid = self._unit_scale()  # u ∈ [−1, 1] <-> the labels' units
-        learner = self._make(choice.mechanism, parts.rest)
-        with signed_by(learner, f"{owner}.fit"):
-            validation = np.zeros(n, dtype=bool)  # drawn independently of the data
-            validation[noise.rng.permutation(n)[parts.n_fit:]] = True
-            mean_rng, fit_rng, select_rng = noise.rng.spawn(3)
-            released_mean = mean_release(float(np.sum(u)), n, parts.eps_mean,
-                                          NoiseSource(mean_rng, noise.seeded))
-            mean = float(released_mean.theta[0])
-            y_unit = u * half + mid  # the clipped labels, in their units
-            # the validation rows get the public placeholder: the centre of label_range
-            # (u = 0), so no value of theirs reaches the learner (not even its objective's
-            # constant); the learner's plan, hold and release leave them out
-            y_unit[validation] = mid
-            inner = context.inner(NoiseSource(fit_rng, noise.seeded), held=True,
-                                  excluding=validation, checked=True,
-                                  data=CheckedData(X_checked, y_unit), plan=chosen.plan)
-            self._fit_on_part(learner, X_checked, y_unit, inner)
-            # the validation rows, as check_array gave them (an array, a CSR array or a Dask
-            # array, each indexed by a boolean mask of rows)
-            X_val = X_checked[validation]
-            with np.errstate(all="ignore"):  # a warning would tell a validation record's size
-                predicted_unit = (learner._predict_rows(X_val) - mid) / half
-            utilities = squared_error_utilities(
-                [predicted_unit, np.full(parts.n_val, mean)],
-                u[validation], [selection_handicap(parts.rest), 0.0], clip=RESIDUAL_CLIP)
-            best, selection = select_release(utilities, parts.rest, parts.n_val, select_rng,
-                                             noise.seeded, SELECTION_UTILITY)
-            certificate = self._safeguard_certificate(
-                released_mean.certificate, learner.certificate_, selection, choice, parts,
-                selected=best)
-            hold.commit_certificate(certificate)
-        if best == 0:
-            self._set_learner(learner, choice)
-            return certificate
-        self._set_mean(mean, n, n_features, parts.eps_mean, certificate)
-        by_delta = regression_rule(n, n_features, float(self.epsilon), 1.0 / n**2, self.safeguard)
-        warn_constant_released(
-            owner,
-            "the private mean of the labels",
-            choice.learner,
-            float(self.epsilon),
-            "docs/privacy/front_door_regression.md#privacy-regressor-safeguard",
-            not (self.delta or 0.0) > 0 and by_delta.mechanism != choice.mechanism,
-        )
-        return certificate
-
-    def _fit_on_part(self, learner: PrivateLinearRegressor, X_checked: Any, y_unit: np.ndarray,
-                     inner: FitContext) -> None:
-        """Fit the safeguard's learner on the fitting part, inside this fit's hold.
-
-        Its public noise check is silenced: the selection guards against its noise.
-
-        Parameters
-        ----------
+        best : int
+            The candidate selected: 0 the model, 1 the mean.
+        mean : Release
+            The private mean of the unit labels.
         learner : PrivateLinearRegressor
-            The learner at ε − ε_c.
-        X_checked : array-like
-            Every row, checked.
-        y_unit : ndarray
-            The clipped labels in their units, the public placeholder on the validation rows.
-        inner : FitContext
-            The learner's context: its generator, held, the validation rows excluded, the
-            rows and labels as this fit checked them, its plan (of every row).
+            The learner, fitted on the fitting part.
+        certificate : Certificate
+            The composed certificate (committed by the caller).
         """
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", PrivacyWarning)
-            fit_part(learner, X_checked, y_unit, inner)  # inside this fit's hold
+        noise, n, chosen = context.noise, plan.n, plan.chosen
+        parts, X_checked = chosen.parts, context.data.X
+        half, mid = self._unit_scale()  # u ∈ [−1, 1] <-> the labels' units
+        u = self._unit_labels(labels, n, f"{type(self).__name__}.fit", checked=True)
+        validation = np.zeros(n, dtype=bool)  # drawn independently of the data
+        validation[noise.rng.permutation(n)[parts.n_fit:]] = True
+        mean_rng, fit_rng, select_rng = noise.rng.spawn(3)
+        mean = mean_release(float(np.sum(u)), n, parts.eps_mean,
+                            NoiseSource(mean_rng, noise.seeded))
+        # the validation rows' labels: the public placeholder, the centre of label_range (u = 0),
+        # so no value of theirs reaches the learner (not even its objective's constant); its
+        # plan, hold and release leave them out
+        fitting = CheckedData(X_checked, np.where(validation, mid, labels))
+        learner = self._fit_part(chosen, fitting, context.inner(
+            NoiseSource(fit_rng, noise.seeded), held=True, excluding=validation, checked=True,
+            data=fitting, plan=chosen.plan), guarded=True)
+        # the validation rows, as check_array gave them (an array, a CSR array or a Dask array,
+        # each indexed by a boolean mask of rows)
+        with np.errstate(all="ignore"):  # a warning would tell a validation record's size
+            predicted_unit = (learner._predict_rows(X_checked[validation]) - mid) / half
+        utilities = squared_error_utilities(
+            [predicted_unit, np.full(parts.n_val, float(mean.theta[0]))],
+            u[validation], [selection_handicap(parts.rest), 0.0], clip=RESIDUAL_CLIP)
+        best, selection = select_release(utilities, parts.rest, parts.n_val, select_rng,
+                                         noise.seeded, SELECTION_UTILITY)
+        certificate = self._safeguard_certificate(
+            mean.certificate, learner.certificate_, selection, chosen.choice, parts,
+            selected=best)
+        return best, mean, learner, certificate
 
     def _set_learner(self, learner: PrivateLinearRegressor, choice: RegressionChoice) -> None:
         """The learner's model as the release; a refit of the learner charges the ledger."""
         self.estimator_, self.learner_ = learner, choice.learner
         carry_ledger(self, self.accountant)
 
-    def _set_mean(self, mean: float, n: int, n_features: int, epsilon: float,
-                  certificate: Certificate) -> None:
+    def _set_mean(self, mean: float, plan: FitPlan, certificate: Certificate) -> None:
         """The private mean (unit scale) released as the constant prediction.
 
-        Warns when its Laplace noise, of public scale 2/(n ε) of the range's half-width, is
-        large for labels spread over a 30th of the range.
+        Warns where its Laplace noise, of public scale 2/(n ε) of the range's half-width, is
+        large for labels spread over a 30th of the range, and where the safeguard's selection
+        chose it over the rule's learner (:func:`warn_constant_released`).
 
         Parameters
         ----------
         mean : float
             The released mean of the unit labels.
-        n, n_features : int
-            The public shape.
-        epsilon : float
-            The ε the mean was released with.
+        plan : FitPlan
+            This fit's plan: the public shape, the rule's choice and the safeguard's parts (the
+            mean's ε is ε_c with the safeguard, else the whole ε).
         certificate : Certificate
             The fit's certificate, carried by the constant model.
         """
+        n, choice, parts = plan.n, plan.chosen.choice, plan.chosen.parts
+        epsilon = float(self.epsilon) if parts is None else parts.eps_mean
         half, mid = self._unit_scale()
-        self.estimator_ = ConstantRegressor(mean * half + mid, n_features)
+        self.estimator_ = ConstantRegressor(mean * half + mid, plan.n_features)
         self.estimator_.certificate_ = certificate
         self.learner_ = PRIVATE_MEAN
         if n * epsilon < MEAN_WARNING_RECORDS:
@@ -1666,35 +1590,40 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 PrivacyWarning,
                 stacklevel=user_stacklevel(),
             )
+        if parts is not None:  # the safeguard's selection chose the mean over the learner
+            warn_constant_released(
+                type(self).__name__,
+                "the private mean of the labels",
+                choice.learner,
+                float(self.epsilon),
+                "docs/privacy/front_door_regression.md#privacy-regressor-safeguard",
+                choice.delta_helps,
+            )
 
     def _safeguard_certificate(self, mean: Certificate, model: Certificate, selection: Certificate,
                                choice: RegressionChoice, parts: SafeguardParts,
                                selected: int | None = None) -> Certificate:
-        """Sequential: the mean, then the parallel composition of the model and the selection
-        (a refusal of a composition is signed by the public call, ``fit`` or ``certify``)."""
+        """Sequential: the mean, then the model and the selection as private tuning composes
+        them (:func:`~dpconvex.estimators.parts.tuning_certificate`, in parallel); a
+        refusal of a composition is signed by the public call, ``fit`` or ``certify``."""
         candidates = [choice.learner, PRIVATE_MEAN]
-        conditions = [
-            Condition("candidates fixed before the data", True, "enforced by dpconvex",
-                      f"the rule's learner ({choice.learner}) and the private mean"),
-            Condition("disjoint parts", True, "enforced by dpconvex",
-                      _DISJOINT_PARTS.format(n=parts.n_fit + parts.n_val, n_fit=parts.n_fit,
-                                             n_val=parts.n_val)),
-        ]
         quantities: dict[str, Any] = {
             "safeguard validation fraction": self.validation_fraction,
             "part sizes": [parts.n_fit, parts.n_val], "safeguard candidates": candidates,
             "epsilon of the mean": parts.eps_mean,
             "selection handicap": selection_handicap(parts.rest)}
-        both = compose_parallel(
-            [model, selection],
+        both = tuning_certificate(
+            [model], selection,
             mechanism=(
                 "the learner on the fitting part, the exponential mechanism over the "
                 "model and the mean on the validation part "
                 "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"
             ),
-            epsilon_requested=parts.rest,
-            delta_requested=float(self.delta or 0.0),
-            conditions=conditions,
+            epsilon=parts.rest,
+            delta=float(self.delta or 0.0),
+            candidates=f"the rule's learner ({choice.learner}) and the private mean",
+            parts=_DISJOINT_PARTS.format(n=parts.n_fit + parts.n_val, n_fit=parts.n_fit,
+                                         n_val=parts.n_val),
             labels=["model (fitting part)", "selection (validation part)"],
         )
         certificate = compose_sequential(

@@ -708,15 +708,13 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         """The table, the mechanism, and a numeric ``label_center`` within ``label_range``."""
         super()._validate_params(planned=planned)
         center = self.label_center
-        if not isinstance(center, str) and isinstance(self.label_range, RELEASED_RANGE):
-            raise ParameterError(
-                f"The 'label_center' parameter of {type(self).__name__} must be 'auto' or 'range' "
-                "with "
-                "label_range='private': a number cannot be checked against a range released in "
-                "the fit. "
-                f"Got {center!r} instead."
-            )
-        if not isinstance(center, str):
+        if not isinstance(center, str):  # a number: within a range known before the fit
+            if isinstance(self.label_range, RELEASED_RANGE):
+                raise ParameterError(
+                    f"The 'label_center' parameter of {type(self).__name__} must be 'auto' or "
+                    "'range' with label_range='private': a number cannot be checked against a "
+                    f"range released in the fit. Got {center!r} instead."
+                )
             lo, hi = self._label_bounds()
             if not lo <= float(center) <= hi:
                 raise ParameterError(

@@ -190,6 +190,17 @@ def test_the_estimators_rule_on_checked_facts_is_the_public_rule(n, d, eps, delt
         choose_regression_learner(n, d, -eps, delta, safeguard)
 
 
+def test_delta_helps_exactly_where_a_delta_would_give_the_learner_its_gaussian_mechanism():
+    """``RegressionChoice.delta_helps`` (the remedy of the safeguard's warning): δ is 0 and the
+    rule at δ = 1/n² picks another mechanism; the constant and a given δ never."""
+    for n, d, eps, delta in itertools.product((300, 4999, 5000, 200_000), (3, 13), (0.5, 2.0),
+                                              (0.0, 1e-9)):
+        choice = rules.regression_rule(n, d, eps, delta, "auto")
+        by_delta = rules.regression_rule(n, d, eps, 1.0 / n**2, "auto")
+        assert choice.delta_helps == (delta == 0 and by_delta.mechanism != choice.mechanism)
+    assert rules.regression_rule(5000, 3, 2.0, 0.0, "auto").delta_helps
+
+
 def test_a_useful_model_is_released_and_the_certificate_composes_the_parts():
     X, y = _table()
     acc = BudgetAccountant(epsilon=2.0)
@@ -277,19 +288,27 @@ def test_two_rows_too_few_for_the_safeguard_are_refused_as_the_searches_refuse_t
 
 @pytest.mark.parametrize("safeguard", [True, False])
 def test_the_fit_follows_its_plan_made_once(monkeypatch, safeguard):
-    """One fit makes its rule's choice and its learner's plan once, in its plan (the learner
-    follows the plan the fit hands it): the released learner's budget is that plan's."""
-    planned = []
-    learner_plan = dp.PrivateLinearRegressor._plan
+    """One fit makes its rule's choice, its learner and the learner's plan once, in its plan
+    (the learner is the plan's, and follows the plan the fit hands it): the released learner's
+    budget is that plan's, its parameters the planned learner's."""
+    planned, made = [], []
+    learner_plan, make = dp.PrivateLinearRegressor._plan, PrivateRegressor._make
     monkeypatch.setattr(dp.PrivateLinearRegressor, "_plan",
                         lambda self, *shape: planned.append(shape) or learner_plan(self, *shape))
+    monkeypatch.setattr(PrivateRegressor, "_make",
+                        lambda self, *args: made.append(args) or make(self, *args))
     X, y = _table()
     reg = PrivateRegressor(epsilon=1.0, label_range=(0, 100), safeguard=safeguard,
                            random_state=0)
     chosen = reg.plan(n=len(y), n_features=X.shape[1]).chosen
     planned.clear()
+    made.clear()
     reg.fit(X, y)
-    assert planned == [(3000, 1, 3)]
+    assert planned == [(3000, 1, 3)] and made == [(chosen.choice.mechanism,
+                                                   chosen.plan.budget.epsilon)]
+    assert not hasattr(chosen.learner, "coef_")  # the plan handed back holds its learner unfitted
+    if reg.learner_ == MEDIAN:
+        assert reg.estimator_.get_params() == chosen.learner.get_params()
     assert (chosen.parts is not None) == safeguard
     model = reg.certificate_.parts[1].parts[0] if safeguard else reg.certificate_
     assert model.epsilon_requested == chosen.plan.budget.epsilon

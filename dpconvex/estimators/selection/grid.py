@@ -53,7 +53,7 @@ from ...data.validation import (
 )
 from ...errors import DataValidationError, ParameterError, PrivacyError, SolverError
 from ...privacy.budget import Budget, hold_budget
-from ...privacy.certificate import Certificate, Condition, compose_parallel
+from ...privacy.certificate import Certificate, Condition
 from ...privacy.mechanisms.scalar import SelectionTemplate
 from ...privacy.release import release
 from ..base import (
@@ -69,7 +69,7 @@ from ..base import (
     refuse_fit_params,
     state_rows_source,
 )
-from ..parts import Parts, check_rows, mistakes
+from ..parts import Parts, check_rows, mistakes, tuning_certificate
 
 __all__ = ["AUTO_LAM_FACTORS", "PRIVACY_PARAMETERS", "PrivateGridSearch", "auto_lam_grid"]
 
@@ -840,28 +840,17 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         public: bool,
     ) -> Certificate:
         selection_by = "public validation set" if public else "exponential mechanism on part m + 1"
-        conditions = [
-            Condition(
-                "candidates fixed before the data",
-                True,
-                "enforced by dpconvex",
-                f"{m} candidates from param_grid (a constructor parameter)",
-            ),
-            Condition(
-                "disjoint parts",
-                True,
-                "enforced by dpconvex",
-                f"random permutation (independent of the data) split into {len(sizes)} parts of "
-                f"sizes {sizes}; candidate i reads part i only; selection by {selection_by}",
-            ),
-        ]
         try:
-            return compose_parallel(
-                [*certificates, selection],
+            return tuning_certificate(
+                certificates, selection,
                 mechanism=("private tuning (CMS Alg. 4): parallel composition over disjoint "
                            "parts " + ("+ selection on public data" if public
                                        else "+ exponential mechanism on the held-out part")),
-                epsilon_requested=epsilon, conditions=conditions,
+                epsilon=epsilon,
+                candidates=f"{m} candidates from param_grid (a constructor parameter)",
+                parts=f"random permutation (independent of the data) split into {len(sizes)} "
+                f"parts of sizes {sizes}; candidate i reads part i only; selection by "
+                f"{selection_by}",
                 quantities={"candidates m": m, "part sizes": sizes,
                             "epsilon (training, max)": max(certificate.epsilon
                                                            for certificate in certificates),

@@ -414,8 +414,8 @@ REGRESSION_VALIDATION = (0.2, 2_000, 0.1)
 
 
 class RegressionChoice(NamedTuple):
-    """The learner :func:`choose_regression_learner` picked, its mechanism, the reason and
-    whether the safeguard runs.
+    """The learner :func:`choose_regression_learner` picked, its mechanism, the reason,
+    whether the safeguard runs and whether a δ > 0 would change the mechanism.
 
     Examples
     --------
@@ -429,6 +429,9 @@ class RegressionChoice(NamedTuple):
     mechanism: str
     reason: str
     safeguard: bool = False
+    #: δ is 0 and a δ > 0 would give the learner its Gaussian mechanism (n >=
+    #: :data:`GAUSSIAN_ROWS_AT_LEAST`): public facts, for the remedy of a warning.
+    delta_helps: bool = False
 
 
 def choose_regression_learner(n: int, n_features: int, epsilon: float, delta: float | None,
@@ -505,6 +508,7 @@ def regression_rule(n: int, n_features: int, epsilon: float, delta: float,
             "only)"
         ),
         n <= SAFEGUARD_ROWS_AT_MOST if isinstance(safeguard, str) else bool(safeguard),
+        not approx and n >= GAUSSIAN_ROWS_AT_LEAST,
     )
 
 
