@@ -116,7 +116,8 @@ def test_the_cycle_finder_finds_a_cycle():
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("dpconvex.errors",),
     ("dpconvex._validation",),
-    ("dpconvex.privacy.certificate", "dpconvex.privacy.budget", "dpconvex.privacy.noise"),
+    ("dpconvex.privacy.certificate", "dpconvex.privacy.composition", "dpconvex.privacy.budget",
+     "dpconvex.privacy.noise"),
     ("dpconvex.data",),
     ("dpconvex.objectives",),
     ("dpconvex.privacy.checks",),
