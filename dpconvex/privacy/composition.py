@@ -105,7 +105,8 @@ def compose_parallel(parts: Sequence[Certificate], *, mechanism: str, epsilon_re
     >>> from dpconvex import Certificate
     >>> from dpconvex.privacy.composition import compose_parallel
     >>> parts = [Certificate("model", epsilon_requested=1.0, epsilon=1.0) for _ in range(3)]
-    >>> total = compose_parallel(parts, mechanism="one model per disjoint part", epsilon_requested=1.0)
+    >>> total = compose_parallel(parts, mechanism="one model per disjoint part",
+    ...                          epsilon_requested=1.0)
     >>> total.epsilon, len(total.parts)
     (1.0, 3)
     """
