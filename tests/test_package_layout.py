@@ -109,19 +109,26 @@ def test_the_cycle_finder_finds_a_cycle():
 
 
 #: The layers, lowest first: a module may import its own layer and the layers below it.
-#: The privacy package has two levels: its vocabulary (budgets, certificates and their
-#: conditions, the noise samplers; then the checks of a loss), which objectives and
-#: templates use to state their proofs, and its machinery (mechanisms, accounting, the
-#: release pipeline, the "auto" rules, the verifier), which runs templates through solvers.
+#: The privacy package has two levels: its vocabulary, which objectives and templates use to
+#: state their proofs — the certificate and its composition, then the budget and its ledger,
+#: the noise laws and the accounting of composed Gaussian noise, then the checks of a loss —
+#: and its machinery, which runs templates through solvers: the mechanisms, the rules that
+#: weigh them (Λ, "auto", the front doors' learner), the guards on a user's parts, the release
+#: pipeline, and what is built on the release (the verifier, the private bounds).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("dpconvex.errors",),
     ("dpconvex._validation",),
-    ("dpconvex.privacy.certificate", "dpconvex.privacy.budget", "dpconvex.privacy.noise"),
+    ("dpconvex.privacy.certificate", "dpconvex.privacy.composition"),
+    ("dpconvex.privacy.budget", "dpconvex.privacy.noise", "dpconvex.privacy.accounting"),
     ("dpconvex.data",),
     ("dpconvex.objectives",),
     ("dpconvex.privacy.checks",),
     ("dpconvex.templates",),
     ("dpconvex.solvers",),
+    ("dpconvex.privacy.mechanisms",),
+    ("dpconvex.privacy.rules",),
+    ("dpconvex.privacy.declarations", "dpconvex.privacy.user_parts"),
+    ("dpconvex.privacy.release",),
     ("dpconvex.privacy",),
     ("dpconvex.datasets",),
     ("dpconvex.estimators",),

@@ -58,7 +58,8 @@ from ..data.validation import (
 )
 from ..errors import DataValidationError, DPConvexError, ParameterError, PrivacyError, SolverError
 from ..privacy.budget import Budget, hold_budget, reserve_budget
-from ..privacy.certificate import LabelSource, compose_sequential
+from ..privacy.certificate import LabelSource
+from ..privacy.composition import compose_sequential
 from ..privacy.declarations import VOUCHABLE
 from ..solvers import backend_names
 

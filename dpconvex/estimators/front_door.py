@@ -77,12 +77,8 @@ from ..errors import (
     user_stacklevel,
 )
 from ..privacy.budget import Budget, delta_rows_note, remaining
-from ..privacy.certificate import (
-    Certificate,
-    Condition,
-    LabelSource,
-    compose_sequential,
-)
+from ..privacy.certificate import Certificate, Condition, LabelSource
+from ..privacy.composition import compose_sequential, compose_tuning
 from ..privacy.mechanisms.scalar import Exponential, LaplaceMean, SelectionTemplate
 from ..privacy.release import Release, release
 from ..privacy.rules.front_door import (
@@ -130,7 +126,7 @@ from .large_margin import PrivateLargeMarginGaussian
 from .large_margin.learners import CENTROID_LEARNER, noise_family, objective_part
 from .linear import PrivateHuberSVM
 from .noisy_gd import NoisyGradientDescent
-from .parts import check_rows, predicted, tuning_certificate
+from .parts import check_rows, predicted
 from .regression import (
     RELEASED_RANGE,
     UNIT_RANGE_WARNING,
@@ -1604,7 +1600,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                                choice: RegressionChoice, parts: SafeguardParts,
                                selected: int | None = None) -> Certificate:
         """Sequential: the mean, then the model and the selection as private tuning composes
-        them (:func:`~dpconvex.estimators.parts.tuning_certificate`, in parallel); a
+        them (:func:`~dpconvex.privacy.composition.compose_tuning`, in parallel); a
         refusal of a composition is signed by the public call, ``fit`` or ``certify``."""
         candidates = [choice.learner, PRIVATE_MEAN]
         quantities: dict[str, Any] = {
@@ -1612,17 +1608,17 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             "part sizes": [parts.n_fit, parts.n_val], "safeguard candidates": candidates,
             "epsilon of the mean": parts.eps_mean,
             "selection handicap": selection_handicap(parts.rest)}
-        both = tuning_certificate(
+        both = compose_tuning(
             [model], selection,
             mechanism=(
                 "the learner on the fitting part, the exponential mechanism over the "
                 "model and the mean on the validation part "
                 "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"
             ),
-            epsilon=parts.rest,
-            delta=float(self.delta or 0.0),
+            epsilon_requested=parts.rest,
+            delta_requested=float(self.delta or 0.0),
             candidates=f"the rule's learner ({choice.learner}) and the private mean",
-            parts=_DISJOINT_PARTS.format(n=parts.n_fit + parts.n_val, n_fit=parts.n_fit,
+            split=_DISJOINT_PARTS.format(n=parts.n_fit + parts.n_val, n_fit=parts.n_fit,
                                          n_val=parts.n_val),
             labels=["model (fitting part)", "selection (validation part)"],
         )

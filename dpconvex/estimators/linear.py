@@ -72,8 +72,8 @@ from ..privacy.certificate import (
     MechanismChoice,
     RowMap,
     SmoothingRule,
-    compose_sequential,
 )
+from ..privacy.composition import compose_sequential
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
 from ..privacy.release import release

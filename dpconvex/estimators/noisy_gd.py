@@ -108,7 +108,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     learning_rate : float or None, default=None
         Step η. None: min(2/L, R/(s sqrt(Tp))), L = c q̃² the smoothness bound of the
         clipped risk and p the number of parameters
-        (:func:`~dpconvex.privacy.accounting.gaussian.default_learning_rate`).
+        (:func:`~dpconvex.privacy.mechanisms.noisy_gd.default_learning_rate`).
     clip : float or None, default=None
         Per-example gradient norm bound C (public). None: half the Lipschitz bound, |ℓ'|_max q̃ / 2.
     {data_norm}

@@ -1,5 +1,5 @@
-"""The rows of a fit on disjoint parts: checked once, cut into parts, scored, and the
-certificate of the fit they make (:func:`tuning_certificate`).
+"""The rows of a fit on disjoint parts: checked once, cut into parts and scored (the certificate
+of the fit they make: :func:`dpconvex.privacy.composition.compose_tuning`).
 
 The private searches (docs/privacy/tuning_gd_ledger.md#privacy-private-tuning) and the front door's safeguard
 (privacy-classifier-safeguard) split the n rows by a random permutation drawn independently of the data and
@@ -15,7 +15,6 @@ release); the n_val predicted labels come back, the rows stay on the workers.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -25,9 +24,8 @@ from sklearn.utils import _safe_indexing, get_tags
 from .._validation import feature_names_of, is_dask_collection
 from ..data.validation import check_array, check_labels, computed
 from ..errors import DataValidationError
-from ..privacy.certificate import Certificate, Condition, compose_parallel
 
-__all__ = ["Parts", "check_rows", "mistakes", "predicted", "tuning_certificate"]
+__all__ = ["Parts", "check_rows", "mistakes", "predicted"]
 
 
 def check_rows(X: Any, y: Any, caller: str, estimator: Any, *, classes: Any = None,
@@ -125,63 +123,3 @@ def mistakes(model: Any, X: Any, y: Any, caller: str) -> int:
         raise DataValidationError(f"{caller}: X has {predicted_labels.shape[0]} rows but y has "
                                   f"{len(y)} labels; they must match.")
     return int(np.sum(predicted_labels != np.asarray(y)))
-
-
-def tuning_certificate(trained: Sequence[Certificate], selection: Certificate, *,
-                       mechanism: str, epsilon: float, candidates: str, parts: str,
-                       delta: float | None = None, quantities: dict[str, Any] | None = None,
-                       assumptions: Sequence[Any] = (),
-                       labels: Sequence[str] | None = None) -> Certificate:
-    """The certificate of private tuning (Chaudhuri, Monteleoni & Sarwate 2011, Alg. 4):
-    candidates fixed before the data, each trained on its own part of the rows, and a selection
-    on another part, composed in parallel (:func:`~dpconvex.privacy.certificate.compose_parallel`,
-    docs/privacy/tuning_gd_ledger.md#privacy-private-tuning).
-
-    Parameters
-    ----------
-    trained : sequence of Certificate
-        The candidates' releases, each on its own part.
-    selection : Certificate
-        The selection's release, on its part (or on public rows).
-    mechanism : str
-        The composition's mechanism line.
-    epsilon : float
-        The ε the composition must not exceed.
-    candidates : str
-        How the candidates were fixed before the data (the condition's detail).
-    parts : str
-        How the rows were split into disjoint parts (the condition's detail).
-    delta : float or None, default=None
-        The δ the composition must not exceed (None: not checked).
-    quantities, assumptions, labels : optional
-        The composition's further entries, as for :func:`compose_parallel`.
-
-    Returns
-    -------
-    Certificate
-        The parallel composition, its conditions "candidates fixed before the data" and
-        "disjoint parts" stated.
-
-    Raises
-    ------
-    PrivacyError
-        A part spends more than ``epsilon`` (or ``delta``): nothing is released.
-
-    Examples
-    --------
-    >>> from dpconvex import Certificate
-    >>> from dpconvex.estimators.parts import tuning_certificate
-    >>> model = Certificate("model", epsilon_requested=1.0, epsilon=1.0)
-    >>> select = Certificate("selection", epsilon_requested=1.0, epsilon=1.0)
-    >>> tuned = tuning_certificate([model], select, mechanism="demo", epsilon=1.0,
-    ...                            candidates="one model", parts="a random split")
-    >>> tuned.epsilon, [c.name for c in tuned.conditions][1:]
-    (1.0, ['candidates fixed before the data', 'disjoint parts'])
-    """
-    conditions = [
-        Condition("candidates fixed before the data", True, "enforced by dpconvex", candidates),
-        Condition("disjoint parts", True, "enforced by dpconvex", parts),
-    ]
-    return compose_parallel([*trained, selection], mechanism=mechanism, epsilon_requested=epsilon,
-                            delta_requested=delta, conditions=conditions, quantities=quantities,
-                            assumptions=assumptions, labels=labels)

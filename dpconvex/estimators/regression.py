@@ -74,7 +74,8 @@ from ..objectives.losses import (
     stated_loss,
 )
 from ..privacy.budget import Budget, hold_budget, remaining
-from ..privacy.certificate import LabelSource, RowMap, compose_sequential
+from ..privacy.certificate import LabelSource, RowMap
+from ..privacy.composition import compose_sequential
 from ..privacy.mechanisms.scalar import BoundedMeanTemplate, LaplaceMean
 from ..privacy.release import Release, release
 from ..privacy.rules.bounds import DEFAULT_LEVELS, LABEL_SHARE, refine_range

@@ -34,7 +34,8 @@ from .._validation import (
 from ..data.validation import check_array, computed
 from ..errors import ParameterError, collect_diagnostics
 from ..privacy.budget import Budget, delta_rows_note, hold_budget
-from ..privacy.certificate import Certificate, compose_sequential
+from ..privacy.certificate import Certificate
+from ..privacy.composition import compose_sequential
 from .base import (
     NO_CONTEXT,
     PrivateEstimator,

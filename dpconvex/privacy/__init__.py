@@ -2,7 +2,8 @@
 
 - :mod:`~dpconvex.privacy.budget`: :class:`Budget` (ε, δ), its arithmetic and the ledger;
 - :mod:`~dpconvex.privacy.noise`: the noise samplers (norm-Gamma, Gaussian, Laplace);
-- :mod:`~dpconvex.privacy.certificate`: certificates and their composition;
+- :mod:`~dpconvex.privacy.certificate`: certificates;
+- :mod:`~dpconvex.privacy.composition`: the certificate of a fit made of releases, by rule;
 - :mod:`~dpconvex.privacy.accounting`: the Gaussian calibrations;
 - :mod:`~dpconvex.privacy.checks`: the conditions a template's proof needs;
 - :mod:`~dpconvex.privacy.mechanisms`: one class per mechanism, one registry;

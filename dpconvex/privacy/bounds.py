@@ -25,7 +25,8 @@ from ..data.tables import category_texts, dtype_kind, is_missing, number_values,
 from ..errors import ParameterError, PrivacyLeakWarning, diagnostics_open, record_diagnostic
 from ..templates.statistics import RangeTemplate, VocabularyTemplate, check_levels
 from .budget import Budget, hold_budget, split_even
-from .certificate import Certificate, Condition, compose_sequential
+from .certificate import Certificate, Condition
+from .composition import compose_sequential
 from .release import release
 from .rules.bounds import DEFAULT_LEVELS, MIN_RECORDS_EPSILON, refine_range
 

@@ -165,7 +165,7 @@ def split_budget(budget: Budget, fractions: Sequence[float]) -> tuple[Budget, ..
 
     Share i gets ``fractions[i] * ε`` for every share but the last, which gets the largest ε
     with which the exact sum of the parts (``math.fsum``, as the ledger and
-    :func:`~dpconvex.privacy.certificate.compose_sequential` add them) is at most ε; δ is
+    :func:`~dpconvex.privacy.composition.compose_sequential` add them) is at most ε; δ is
     split the same way.
 
     ``fractions``: positive shares summing to 1 (within 1e-9); returns a tuple of Budget.

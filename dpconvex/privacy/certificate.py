@@ -4,24 +4,19 @@ established.
 A :class:`Certificate` states the (ε, δ) a release guarantees, each condition of its proof
 (:class:`Condition`: how it was established, and a constant nobody verified), the public
 quantities of its calibration, and typed facts (:class:`LabelSource`, :class:`LamRule`,
-:class:`RowMap`); its text is rendered from these fields. :func:`compose_sequential` and
-:func:`compose_parallel` compose the certificates of a fit made of releases by the ledger's
-rules (:mod:`dpconvex.privacy.budget`; docs/privacy/tuning_gd_ledger.md#privacy-budget-ledger).
+:class:`RowMap`); its text is rendered from these fields. The certificate of a fit made of
+releases is composed from its parts' (:mod:`dpconvex.privacy.composition`).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
 from dataclasses import asdict, astuple, dataclass, field, fields
 from typing import Any
 
-from ..errors import PrivacyError
-
 __all__ = ["SEEDED", "Certificate", "Condition", "DeltaRows", "LabelSource", "LamRule",
-           "MechanismChoice", "NoisyGDRule", "RowMap", "SmoothingRule", "compose_parallel",
-           "compose_sequential"]
+           "MechanismChoice", "NoisyGDRule", "RowMap", "SmoothingRule"]
 
 
 #: The certificate line of a release whose noise the caller seeded (``Certificate.seeded``).
@@ -604,100 +599,3 @@ def _fmt(v: Any) -> str:
 
 def _jsonable(o: Any) -> Any:
     return o.tolist() if hasattr(o, "tolist") else str(o)
-
-
-def _compose(rule: str, parts: Sequence[Certificate], *, mechanism: str,
-             epsilon_requested: float, delta_requested: float | None,
-             conditions: Sequence[Condition], quantities: dict[str, Any] | None,
-             assumptions: Sequence[str], solver: dict[str, Any] | None,
-             labels: Sequence[str] | None, private: bool | None = None) -> Certificate:
-    """The certificate of ``parts`` composed by ``rule``: ``"sequential"`` (ε and δ add up) or
-    ``"parallel"`` (their maxima); :func:`compose_sequential` states the parameters."""
-    parts, caller = list(parts), f"compose_{rule}"
-    if not parts:
-        raise PrivacyError(
-            f"{caller}: no certificates, nothing to compose. Pass at least one part.")
-    private = private is not False and all(p.private for p in parts)
-    epsilons, deltas = [p.epsilon for p in parts], [p.delta for p in parts]
-    shown = [f"{e:.6g}" for e in epsilons]
-    if rule == "sequential":
-        eps, delta, how = math.fsum(epsilons), math.fsum(deltas), " + ".join(shown)
-    else:
-        eps, delta, how = max(epsilons), max(deltas), f"max({', '.join(shown)})"
-    within = eps <= epsilon_requested and (
-        delta_requested is None or delta <= delta_requested * (1 + 1e-12))
-    if private and not within:
-        raise PrivacyError(
-            f"{caller}: the parts spend epsilon = {eps:.6g}, delta = {delta:.3g} > the "
-            f"requested epsilon = {epsilon_requested:g}; nothing is released.")
-    detail = (f"{how} = {eps:.6g} <= {epsilon_requested:g}" if private
-              else "a part is not private: no guarantee")
-    if labels is not None:
-        detail += f" ({'; '.join(labels)})"
-    # it holds: a private composition above the request was refused above
-    accounting = Condition("epsilon accounting", True, f"{rule} composition", detail)
-    return Certificate(
-        mechanism=mechanism, epsilon_requested=epsilon_requested,
-        epsilon=eps if private else math.inf, delta=delta if private else 0.0, private=private,
-        conditions=[accounting, *conditions], quantities=dict(quantities or {}),
-        # the rows' maps (their backend) of the parts, merged with them (Certificate.state)
-        assumptions=[*(p.row_map for p in parts), *assumptions], solver=dict(solver or {}),
-        parts=parts, seeded=any(p.seeded for p in parts))  # a seeded part: so is the release
-
-
-def compose_sequential(parts: Sequence[Certificate], *, mechanism: str, epsilon_requested: float,
-                       delta_requested: float | None = None, conditions: Sequence[Condition] = (),
-                       quantities: dict[str, Any] | None = None, assumptions: Sequence[str] = (),
-                       solver: dict[str, Any] | None = None, labels: Sequence[str] | None = None,
-                       private: bool | None = None) -> Certificate:
-    """Certificate of mechanisms run one after another on the same data (basic composition).
-
-    ε and δ add up (Dwork & Roth 2014, Thm. 3.16; adaptive choice of later
-    mechanisms allowed). A part that is not private makes the whole not private.
-
-    The composition must not exceed ``epsilon_requested`` (nor ``delta_requested`` when
-    given): else :class:`~dpconvex.errors.PrivacyError`. ``conditions``, ``quantities``,
-    ``assumptions``, ``solver``: extra entries; ``labels``: the parts' short names for the
-    accounting line; ``private=False`` marks the whole as not private although every part
-    is (e.g. a non-private preprocessing step without a certificate of its own).
-
-    Examples
-    --------
-    >>> from dpconvex import Certificate
-    >>> from dpconvex.privacy.certificate import compose_sequential
-    >>> a = Certificate("histogram", epsilon_requested=0.25, epsilon=0.25)
-    >>> b = Certificate("model", epsilon_requested=0.75, epsilon=0.75, delta=1e-6)
-    >>> total = compose_sequential([a, b], mechanism="histogram, then model", epsilon_requested=1.0)
-    >>> total.epsilon, total.delta, len(total.parts)
-    (1.0, 1e-06, 2)
-    """
-    return _compose("sequential", parts, mechanism=mechanism,
-                    epsilon_requested=epsilon_requested, delta_requested=delta_requested,
-                    conditions=conditions, quantities=quantities, assumptions=assumptions,
-                    solver=solver, labels=labels, private=private)
-
-
-def compose_parallel(parts: Sequence[Certificate], *, mechanism: str, epsilon_requested: float,
-                     delta_requested: float | None = None,
-                     conditions: Sequence[Condition] = (),
-                     quantities: dict[str, Any] | None = None,
-                     assumptions: Sequence[str] = (), solver: dict[str, Any] | None = None,
-                     labels: Sequence[str] | None = None) -> Certificate:
-    """Certificate of mechanisms run on disjoint parts of the data (parallel composition).
-
-    ε and δ are the maxima over the parts (McSherry 2009, Thm. 4; replace-one
-    adjacency touches one part). Parameters as :func:`compose_sequential`.
-
-    Examples
-    --------
-    >>> from dpconvex import Certificate
-    >>> from dpconvex.privacy.certificate import compose_parallel
-    >>> parts = [Certificate("model", epsilon_requested=1.0, epsilon=1.0) for _ in range(3)]
-    >>> total = compose_parallel(parts, mechanism="one model per disjoint part", epsilon_requested=1.0)
-    >>> total.epsilon, len(total.parts)
-    (1.0, 3)
-    """
-    return _compose("parallel", parts, mechanism=mechanism,
-                    epsilon_requested=epsilon_requested, delta_requested=delta_requested,
-                    conditions=conditions, quantities=quantities, assumptions=assumptions,
-                    solver=solver, labels=labels)

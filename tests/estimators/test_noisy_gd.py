@@ -188,7 +188,7 @@ def test_parameter_validation(bad):
 
 def test_default_learning_rate_rule():
     from dpconvex.objectives.losses import get_loss
-    from dpconvex.privacy.accounting.gaussian import default_learning_rate
+    from dpconvex.privacy.mechanisms.noisy_gd import default_learning_rate
 
     logistic = get_loss("logistic")  # c = 1/4; with ||x|| <= 1 and an intercept, L = 1/2
     q = math.sqrt(2.0)

@@ -411,7 +411,7 @@ def test_split_budget_shares_add_up_exactly_to_at_most_the_whole():
     the whole, so a ledger of exactly the whole takes them all and the composition holds."""
     from dpconvex import Certificate
     from dpconvex.privacy.budget import Budget, split_budget
-    from dpconvex.privacy.certificate import compose_sequential
+    from dpconvex.privacy.composition import compose_sequential
 
     whole = Budget(1.0, 1e-6)
     parts = split_budget(whole, [0.1] * 10)

@@ -17,8 +17,8 @@ from dpconvex.privacy.certificate import (
     MechanismChoice,
     RowMap,
     SmoothingRule,
-    compose_sequential,
 )
+from dpconvex.privacy.composition import compose_sequential
 
 SOURCE = LabelSource("parameter", (0, 1), "raise")
 RULE = LamRule(0.05)

@@ -32,7 +32,8 @@ from ..._validation import LAM, Auto, Constraint, Float, _short_repr, check_floa
 from ...errors import ParameterError, PrivacyError
 from ...objectives.losses import Frobenius, HuberHinge
 from ...privacy.budget import Budget, default_delta, remaining
-from ...privacy.certificate import Certificate, LamRule, RowMap, compose_sequential
+from ...privacy.certificate import Certificate, LamRule, RowMap
+from ...privacy.composition import compose_sequential
 from ...privacy.mechanisms import Mechanism, MechanismMenu, PublicProblem
 from ...privacy.mechanisms.base import (
     at_modulus,

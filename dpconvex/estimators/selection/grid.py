@@ -54,6 +54,7 @@ from ...data.validation import (
 from ...errors import DataValidationError, ParameterError, PrivacyError, SolverError
 from ...privacy.budget import Budget, hold_budget
 from ...privacy.certificate import Certificate, Condition
+from ...privacy.composition import compose_tuning
 from ...privacy.mechanisms.scalar import SelectionTemplate
 from ...privacy.release import release
 from ..base import (
@@ -69,7 +70,7 @@ from ..base import (
     refuse_fit_params,
     state_rows_source,
 )
-from ..parts import Parts, check_rows, mistakes, tuning_certificate
+from ..parts import Parts, check_rows, mistakes
 
 __all__ = ["AUTO_LAM_FACTORS", "PRIVACY_PARAMETERS", "PrivateGridSearch", "auto_lam_grid"]
 
@@ -841,14 +842,14 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
     ) -> Certificate:
         selection_by = "public validation set" if public else "exponential mechanism on part m + 1"
         try:
-            return tuning_certificate(
+            return compose_tuning(
                 certificates, selection,
                 mechanism=("private tuning (CMS Alg. 4): parallel composition over disjoint "
                            "parts " + ("+ selection on public data" if public
                                        else "+ exponential mechanism on the held-out part")),
-                epsilon=epsilon,
+                epsilon_requested=epsilon,
                 candidates=f"{m} candidates from param_grid (a constructor parameter)",
-                parts=f"random permutation (independent of the data) split into {len(sizes)} "
+                split=f"random permutation (independent of the data) split into {len(sizes)} "
                 f"parts of sizes {sizes}; candidate i reads part i only; selection by "
                 f"{selection_by}",
                 quantities={"candidates m": m, "part sizes": sizes,

@@ -31,7 +31,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clo
 from ..._validation import check_float, check_option, feature_names_of
 from ...errors import DataValidationError, ParameterError, PrivacyError, user_stacklevel
 from ...privacy.budget import Budget, hold_budget, split_even
-from ...privacy.certificate import Certificate, Condition, compose_parallel
+from ...privacy.certificate import Certificate, Condition
+from ...privacy.composition import compose_parallel
 from ..base import NO_CONTEXT, FitContext, fit_with
 from ..parts import Parts, mistakes
 from .grid import SelectedEstimator, _find_certificate, _public_size

@@ -31,7 +31,6 @@ from scipy.special import erfcx, log_ndtr, ndtr
 
 from ..._validation import check_float, check_int, check_option
 from ...errors import ParameterError, PrivacyError
-from ...objectives.losses import Loss
 
 __all__ = [
     "ACCOUNTING",
@@ -39,7 +38,6 @@ __all__ = [
     "accountant_name",
     "calibrate_noise_multiplier",
     "check_pld_size",
-    "default_learning_rate",
     "gaussian_composition_epsilon",
     "gdp_epsilon",
     "gdp_mu",
@@ -469,29 +467,3 @@ def calibrate_noise_multiplier(epsilon: float, delta: float, steps: int,
             "accountant is not trusted here. Use accounting='gdp' (the exact curve)."
         )
     return hi, e_hi
-
-
-def default_learning_rate(loss: Loss, q: float, radius: float, steps: int, p: int, clip: float,
-                          noise_std: float, step_factor: float = 1.0) -> float:
-    """Step size from public quantities: min(k/L, R / (s sqrt(T p))), L = c q², k = ``step_factor``.
-
-    The clipped mean gradient is the gradient of a convex surrogate of smoothness at most L = c q²
-    (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd); averaged projected SGD with step η <= 1/L and
-    gradient noise of variance p s² has error at most R²/(2ηT) + η p s²/2, minimized at R / (s sqrt(T p)),
-    capped at k/L (noisy gradient descent's rule uses k = 2, the stability limit, where the averaging absorbs
-    the oscillation). Without a finite curvature bound: R / (sqrt(T) sqrt(C² + p s²)).
-
-    Examples
-    --------
-    >>> from dpconvex.privacy.accounting.gaussian import default_learning_rate
-    >>> eta = default_learning_rate(Logistic(), q=1.0, radius=10.0, steps=100, p=5, clip=1.0, noise_std=0.1)
-    >>> round(eta, 3)
-    4.0
-    """
-    c = float(loss.curvature)
-    if math.isfinite(c) and c > 0:
-        L = c * q * q
-        if noise_std <= 0:
-            return step_factor / L
-        return min(step_factor / L, radius / (noise_std * math.sqrt(steps * p)))
-    return radius / (math.sqrt(steps) * math.sqrt(clip * clip + p * noise_std * noise_std))

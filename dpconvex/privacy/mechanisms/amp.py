@@ -29,7 +29,8 @@ from ...errors import ParameterError, PrivacyError
 from ...solvers.registry import Backend, SolveResult
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
 from ..budget import Budget, split_budget
-from ..certificate import Certificate, Condition, compose_sequential
+from ..certificate import Certificate, Condition
+from ..composition import compose_sequential
 from ..noise import Gaussian, Noise, NoiseSum, NormGamma
 from .base import (
     Calibration,

@@ -32,13 +32,21 @@ from ...solvers.registry import Backend
 from ..budget import Budget
 from ..certificate import Certificate, Condition
 from ..noise import Laplace, exponential_mechanism
-from ..rules.bounds import COARSE_SHARE, FAILURE_PROBABILITY
 from .base import Calibration, Mechanism, register
 
 if TYPE_CHECKING:
     from ...templates.statistics import RangeTemplate, VocabularyTemplate
 
-__all__ = ["QuantileRange", "StableVocabulary", "coarse_threshold", "vocabulary_threshold"]
+__all__ = ["COARSE_SHARE", "FAILURE_PROBABILITY", "QuantileRange", "StableVocabulary",
+           "coarse_threshold", "vocabulary_threshold"]
+
+#: The share of a range's ε spent on the coarse histogram when the range is refined (the
+#: rest is split evenly between the two levels).
+COARSE_SHARE = 0.5
+#: β: the probability allowed for an empty octave passing the coarse threshold (all octaves
+#: together: such an octave would widen the range by orders of magnitude), and for a refined
+#: bound missing its level by more than half its tail.
+FAILURE_PROBABILITY = 1e-3
 
 _OCTAVE = octave_of_cell(np.arange(N_CELLS))
 #: First and last cell of every octave (the grid numbers both increasing).

@@ -38,7 +38,6 @@ from ...templates.base import Template
 from ..accounting.gaussian import (
     accountant_name,
     calibrate_noise_multiplier,
-    default_learning_rate,
     gdp_epsilon,
     gdp_mu,
 )
@@ -48,7 +47,7 @@ from ..noise import Gaussian
 from .base import Calibration, Mechanism, register
 
 __all__ = ["AVERAGING", "DELTA_RULE", "NoisyGD", "NoisyGDSettings", "clip_rule", "default_delta",
-           "default_settings", "max_steps", "steps_rule"]
+           "default_learning_rate", "default_settings", "max_steps", "steps_rule"]
 
 #: Iterate averaging (post-processing): the last half of the iterates, or all of them.
 AVERAGING = ("last_half", "all")
@@ -146,6 +145,32 @@ def _step_cap(loss: Loss, q: float) -> float:
     return STEP_FACTOR / ((c if smooth else loss.deriv_bound) * q * q)
 
 
+def default_learning_rate(loss: Loss, q: float, radius: float, steps: int, p: int, clip: float,
+                          noise_std: float, step_factor: float = 1.0) -> float:
+    """Step size from public quantities: min(k/L, R / (s sqrt(T p))), L = c q², k = ``step_factor``.
+
+    The clipped mean gradient is the gradient of a convex surrogate of smoothness at most L = c q²
+    (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd); averaged projected SGD with step η <= 1/L and
+    gradient noise of variance p s² has error at most R²/(2ηT) + η p s²/2, minimized at R / (s sqrt(T p)),
+    capped at k/L (noisy gradient descent's rule uses k = 2, the stability limit, where the averaging absorbs
+    the oscillation). Without a finite curvature bound: R / (sqrt(T) sqrt(C² + p s²)).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.noisy_gd import default_learning_rate
+    >>> eta = default_learning_rate(Logistic(), q=1.0, radius=10.0, steps=100, p=5, clip=1.0, noise_std=0.1)
+    >>> round(eta, 3)
+    4.0
+    """
+    c = float(loss.curvature)
+    if math.isfinite(c) and c > 0:
+        L = c * q * q
+        if noise_std <= 0:
+            return step_factor / L
+        return min(step_factor / L, radius / (noise_std * math.sqrt(steps * p)))
+    return radius / (math.sqrt(steps) * math.sqrt(clip * clip + p * noise_std * noise_std))
+
+
 def clip_rule(loss: Loss, q: float) -> tuple[float, NoisyGDRule]:
     """The clip C = :data:`CLIP_FRACTION` · |l'|max · q̃ (q̃ the rows' norm bound, their
     intercept column included if any) and the line the certificate lists under its assumptions.
@@ -192,7 +217,7 @@ def default_settings(loss: Loss, n: int, p: int, q: float, budget: Budget, *,
     ``loss`` (its ``deriv_bound`` and ``curvature``), n records (public), p parameters, q̃
     the public row-norm bound (intercept included), the run's ``budget``; ``steps``,
     ``radius``, ``clip`` and ``learning_rate`` given are kept (η left at None:
-    min(2/L, R/(s sqrt(Tp))), :func:`~dpconvex.privacy.accounting.gaussian.default_learning_rate`).
+    min(2/L, R/(s sqrt(Tp))), :func:`default_learning_rate`).
 
     Examples
     --------
@@ -263,7 +288,7 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         Per-example gradient norm bound C; None: the public rule.
     learning_rate : float or None
         η; None: the public rule (or, with explicit ``steps`` and ``radius``,
-        :func:`~dpconvex.privacy.accounting.gaussian.default_learning_rate`).
+        :func:`default_learning_rate`).
     accounting : {"gdp", "pld", "rdp"}, default="gdp"
     average : {"last_half", "all"}, default="last_half"
         Which iterates the released model averages (post-processing).

@@ -9,19 +9,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["COARSE_SHARE", "DEFAULT_LEVELS", "FAILURE_PROBABILITY", "LABEL_SHARE",
-           "MIN_RECORDS_EPSILON", "REFERENCE_CANDIDATES", "RangeChoice", "refine_range"]
+from ..mechanisms.bounds import COARSE_SHARE, FAILURE_PROBABILITY
+
+__all__ = ["DEFAULT_LEVELS", "LABEL_SHARE", "MIN_RECORDS_EPSILON", "REFERENCE_CANDIDATES",
+           "RangeChoice", "refine_range"]
 
 #: The quantile levels of a released range when none are given: 1 % of the values may lie
 #: below it and 1 % above (when the budget resolves them, else the coarse range stands).
 DEFAULT_LEVELS = (0.01, 0.99)
-#: The share of a range's ε spent on the coarse histogram when the range is refined (the
-#: rest is split evenly between the two levels).
-COARSE_SHARE = 0.5
-#: β: the probability allowed for an empty octave passing the coarse threshold (all octaves
-#: together: such an octave would widen the range by orders of magnitude), and for a refined
-#: bound missing its level by more than half its tail.
-FAILURE_PROBABILITY = 1e-3
 #: The candidate edges the refinement rule assumes (8 octaves of 16 cells).
 REFERENCE_CANDIDATES = 128
 #: The least n·ε of one released range: below it the histogram over 167 octaves cannot tell

@@ -1,0 +1,218 @@
+"""The certificate of a fit made of releases, composed from its parts' by a named rule.
+
+A fit made of several releases (one-vs-rest's binary models, a front door's label range, centre
+or safeguard, a schema released before the model, the searches' candidates and selection, a
+sweep) carries one certificate, composed from its parts' certificates by one of three rules:
+
+- :func:`compose_sequential`: releases on the same rows, one after another: ε and δ add up
+  (Dwork & Roth 2014, Thm. 3.16; a later release may depend on an earlier one);
+- :func:`compose_parallel`: releases on disjoint parts of the rows: ε and δ are their maxima
+  (McSherry 2009, Thm. 4; replace-one adjacency touches one part);
+- :func:`compose_tuning`: private tuning (Chaudhuri, Monteleoni & Sarwate 2011, Alg. 4):
+  candidates fixed before the data, each trained on its own part of the rows, and a selection
+  on another part: the parallel rule, its two conditions stated.
+
+Each rule refuses a composition that spends more than the ε (and δ) requested, and states its
+arithmetic in the whole's "epsilon accounting" condition. The ledger
+(:mod:`dpconvex.privacy.budget`) charges by the same rules
+(docs/privacy/tuning_gd_ledger.md#privacy-budget-ledger, #privacy-private-tuning).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from ..errors import PrivacyError
+from .certificate import Certificate, Condition, Fact
+
+__all__ = ["compose_parallel", "compose_sequential", "compose_tuning"]
+
+
+def compose_sequential(parts: Sequence[Certificate], *, mechanism: str, epsilon_requested: float,
+                       delta_requested: float | None = None, conditions: Sequence[Condition] = (),
+                       quantities: dict[str, Any] | None = None,
+                       assumptions: Sequence[Fact | str | None] = (),
+                       solver: dict[str, Any] | None = None, labels: Sequence[str] | None = None,
+                       private: bool | None = None) -> Certificate:
+    """Certificate of releases run one after another on the same rows (basic composition).
+
+    ε and δ add up (Dwork & Roth 2014, Thm. 3.16; adaptive choice of later releases allowed).
+    A part that is not private makes the whole not private.
+
+    Parameters
+    ----------
+    parts : sequence of Certificate
+        The parts' certificates, in the order they were released (at least one).
+    mechanism : str
+        The whole's mechanism line.
+    epsilon_requested : float
+        The ε the composition must not exceed.
+    delta_requested : float or None, default=None
+        The δ the composition must not exceed (None: not checked).
+    conditions, quantities, assumptions, solver : optional
+        The whole's further entries (its conditions follow the "epsilon accounting" one; the
+        parts' row maps are merged into its own).
+    labels : sequence of str or None, default=None
+        The parts' short names, for the accounting line.
+    private : bool or None, default=None
+        False marks the whole as not private although every part is (e.g. a non-private
+        preprocessing step without a certificate of its own).
+
+    Returns
+    -------
+    Certificate
+        The whole, its parts in ``parts``.
+
+    Raises
+    ------
+    PrivacyError
+        No part, or a private composition above ``epsilon_requested`` (or
+        ``delta_requested``): nothing is released.
+
+    Examples
+    --------
+    >>> from dpconvex import Certificate
+    >>> from dpconvex.privacy.composition import compose_sequential
+    >>> a = Certificate("histogram", epsilon_requested=0.25, epsilon=0.25)
+    >>> b = Certificate("model", epsilon_requested=0.75, epsilon=0.75, delta=1e-6)
+    >>> total = compose_sequential([a, b], mechanism="histogram, then model", epsilon_requested=1.0)
+    >>> total.epsilon, total.delta, len(total.parts)
+    (1.0, 1e-06, 2)
+    """
+    return _compose("sequential", parts, mechanism=mechanism,
+                    epsilon_requested=epsilon_requested, delta_requested=delta_requested,
+                    conditions=conditions, quantities=quantities, assumptions=assumptions,
+                    solver=solver, labels=labels, private=private)
+
+
+def compose_parallel(parts: Sequence[Certificate], *, mechanism: str, epsilon_requested: float,
+                     delta_requested: float | None = None,
+                     conditions: Sequence[Condition] = (),
+                     quantities: dict[str, Any] | None = None,
+                     assumptions: Sequence[Fact | str | None] = (),
+                     solver: dict[str, Any] | None = None,
+                     labels: Sequence[str] | None = None) -> Certificate:
+    """Certificate of releases run on disjoint parts of the rows (parallel composition).
+
+    ε and δ are the maxima over the parts (McSherry 2009, Thm. 4; replace-one adjacency
+    touches one part). The caller states, among ``conditions``, how the parts are disjoint.
+    Parameters, returns and raises as :func:`compose_sequential`.
+
+    Examples
+    --------
+    >>> from dpconvex import Certificate
+    >>> from dpconvex.privacy.composition import compose_parallel
+    >>> parts = [Certificate("model", epsilon_requested=1.0, epsilon=1.0) for _ in range(3)]
+    >>> total = compose_parallel(parts, mechanism="one model per disjoint part",
+    ...                          epsilon_requested=1.0)
+    >>> total.epsilon, len(total.parts)
+    (1.0, 3)
+    """
+    return _compose("parallel", parts, mechanism=mechanism,
+                    epsilon_requested=epsilon_requested, delta_requested=delta_requested,
+                    conditions=conditions, quantities=quantities, assumptions=assumptions,
+                    solver=solver, labels=labels)
+
+
+def compose_tuning(trained: Sequence[Certificate], selection: Certificate, *, mechanism: str,
+                   epsilon_requested: float, candidates: str, split: str,
+                   delta_requested: float | None = None,
+                   quantities: dict[str, Any] | None = None,
+                   assumptions: Sequence[Fact | str | None] = (),
+                   labels: Sequence[str] | None = None) -> Certificate:
+    """Certificate of private tuning (Chaudhuri, Monteleoni & Sarwate 2011, Alg. 4): candidates
+    fixed before the data, each trained on its own part of the rows, and a selection on another
+    part (or on public rows), composed in parallel (:func:`compose_parallel`,
+    docs/privacy/tuning_gd_ledger.md#privacy-private-tuning).
+
+    Parameters
+    ----------
+    trained : sequence of Certificate
+        The candidates' releases, each on its own part.
+    selection : Certificate
+        The selection's release, on its part (or on public rows).
+    mechanism : str
+        The composition's mechanism line.
+    epsilon_requested : float
+        The ε the composition must not exceed.
+    candidates : str
+        How the candidates were fixed before the data (the condition's detail).
+    split : str
+        How the rows were split into disjoint parts (the condition's detail).
+    delta_requested : float or None, default=None
+        The δ the composition must not exceed (None: not checked).
+    quantities, assumptions, labels : optional
+        The composition's further entries, as for :func:`compose_sequential`.
+
+    Returns
+    -------
+    Certificate
+        The parallel composition, its conditions "candidates fixed before the data" and
+        "disjoint parts" stated.
+
+    Raises
+    ------
+    PrivacyError
+        A part spends more than ``epsilon_requested`` (or ``delta_requested``): nothing is
+        released.
+
+    Examples
+    --------
+    >>> from dpconvex import Certificate
+    >>> from dpconvex.privacy.composition import compose_tuning
+    >>> model = Certificate("model", epsilon_requested=1.0, epsilon=1.0)
+    >>> select = Certificate("selection", epsilon_requested=1.0, epsilon=1.0)
+    >>> tuned = compose_tuning([model], select, mechanism="demo", epsilon_requested=1.0,
+    ...                        candidates="one model", split="a random split")
+    >>> tuned.epsilon, [c.name for c in tuned.conditions][1:]
+    (1.0, ['candidates fixed before the data', 'disjoint parts'])
+    """
+    conditions = [
+        Condition("candidates fixed before the data", True, "enforced by dpconvex", candidates),
+        Condition("disjoint parts", True, "enforced by dpconvex", split),
+    ]
+    return compose_parallel([*trained, selection], mechanism=mechanism,
+                            epsilon_requested=epsilon_requested, delta_requested=delta_requested,
+                            conditions=conditions, quantities=quantities,
+                            assumptions=assumptions, labels=labels)
+
+
+def _compose(rule: Literal["sequential", "parallel"], parts: Sequence[Certificate], *,
+             mechanism: str, epsilon_requested: float, delta_requested: float | None,
+             conditions: Sequence[Condition], quantities: dict[str, Any] | None,
+             assumptions: Sequence[Fact | str | None], solver: dict[str, Any] | None,
+             labels: Sequence[str] | None, private: bool | None = None) -> Certificate:
+    """The certificate of ``parts`` composed by ``rule``: ``"sequential"`` (ε and δ add up) or
+    ``"parallel"`` (their maxima); :func:`compose_sequential` states the parameters."""
+    parts, caller = list(parts), f"compose_{rule}"
+    if not parts:
+        raise PrivacyError(
+            f"{caller}: no certificates, nothing to compose. Pass at least one part.")
+    private = private is not False and all(p.private for p in parts)
+    epsilons, deltas = [p.epsilon for p in parts], [p.delta for p in parts]
+    shown = [f"{e:.6g}" for e in epsilons]
+    if rule == "sequential":
+        eps, delta, how = math.fsum(epsilons), math.fsum(deltas), " + ".join(shown)
+    else:
+        eps, delta, how = max(epsilons), max(deltas), f"max({', '.join(shown)})"
+    within = eps <= epsilon_requested and (
+        delta_requested is None or delta <= delta_requested * (1 + 1e-12))
+    if private and not within:
+        raise PrivacyError(
+            f"{caller}: the parts spend epsilon = {eps:.6g}, delta = {delta:.3g} > the "
+            f"requested epsilon = {epsilon_requested:g}; nothing is released.")
+    detail = (f"{how} = {eps:.6g} <= {epsilon_requested:g}" if private
+              else "a part is not private: no guarantee")
+    if labels is not None:
+        detail += f" ({'; '.join(labels)})"
+    # it holds: a private composition above the request was refused above
+    accounting = Condition("epsilon accounting", True, f"{rule} composition", detail)
+    return Certificate(
+        mechanism=mechanism, epsilon_requested=epsilon_requested,
+        epsilon=eps if private else math.inf, delta=delta if private else 0.0, private=private,
+        conditions=[accounting, *conditions], quantities=dict(quantities or {}),
+        # the rows' maps (their backend) of the parts, merged with them (Certificate.state)
+        assumptions=[*(p.row_map for p in parts), *assumptions], solver=dict(solver or {}),
+        parts=parts, seeded=any(p.seeded for p in parts))  # a seeded part: so is the release
