@@ -278,6 +278,24 @@ class SelectedEstimator:
         state_rows_source(getattr(fitted, "best_estimator_", None), X)  # the released model's too
         return fitted
 
+    def certify(self, X: Any, y: Any) -> Certificate:
+        """The certificate a fit on (X, y) would carry, without training (no noise drawn,
+        nothing charged).
+
+        The candidates a fit trains are certified through their public ``certify`` (a dry
+        run of the release) on parts of the sizes they would get, the selection by a dry run
+        of its mechanism (:meth:`_certify_with`). A random search certifies its first
+        candidate: every run has the same bound ε₁, so the ε accounting does not depend on
+        which is released.
+
+        Raises
+        ------
+        ParameterError, DataValidationError, PrivacyError
+            What ``fit`` would raise for the candidates.
+        """
+        self._refuse_a_draft(X, f"{type(self).__name__}.certify")
+        return self._certify_with(X, y)  # type: ignore[attr-defined]
+
     def _refuse_a_draft(self, X: Any, caller: str) -> None:
         """Private tuning needs private candidates: fitted on a schema read from the data
         (:func:`~dpconvex.estimators.base.not_public_source`) none is, so the search is refused
@@ -763,15 +781,10 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
             )
         return Budget(epsilon, delta), n
 
-    def certify(self, X: Any, y: Any) -> Certificate:
-        """The certificate a fit on (X, y) would carry, without training (no noise drawn).
-
-        Each candidate is certified (``certify``, a dry run of the release) on a
-        part of the size it would get; the selection by a dry run of the
-        exponential mechanism. Raises what ``fit`` would raise for the candidates.
-        """
+    def _certify_with(self, X: Any, y: Any) -> Certificate:
+        """:meth:`certify`: each candidate on its part, the selection on the validation part
+        (or on ``public_validation``)."""
         owner = type(self).__name__
-        self._refuse_a_draft(X, f"{owner}.certify")
         epsilon, unknown = self._checked(owner)
         candidates = self._grid_candidates(owner)
         NO_CONTEXT.one_label_warning(
