@@ -1390,9 +1390,9 @@ class PrivateEstimator(BaseEstimator):
         n, n_classes, n_features : int or None
             The public shape without (X, y) (a regressor's ``n_classes`` may be left out).
         context : FitContext
-            Where this estimator is a meta-estimator's part, the context that certify issued
-            to it (:func:`certify_part`; the call that holds it states its rows' source); any
-            other context is refused (:class:`PrivacyError`).
+            Where this estimator is a meta-estimator's part, the context that meta-estimator
+            issued to it (:func:`certify_part`; the call that holds it states its rows'
+            source); any other context is refused (:class:`PrivacyError`).
 
         Returns
         -------
@@ -1403,6 +1403,14 @@ class PrivateEstimator(BaseEstimator):
         ParameterError, DataValidationError, PrivacyError, SolverError
             Exactly what ``fit`` would raise (:class:`PrivacyError` for a part's refusal,
             in this call's name).
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLogisticRegression
+        >>> est = PrivateLogisticRegression(epsilon=1.0, classes=[0, 1])
+        >>> certificate = est.certify(n=1000, n_classes=2, n_features=5)
+        >>> certificate.epsilon, certificate.private
+        (1.0, True)
         """
         caller = f"{type(self).__name__}.certify"
         try:
