@@ -211,7 +211,8 @@ PARAMETER_DOCS["search_ledger_labels"] = fill_docs("""\
 
 
 class SelectedEstimator:
-    """What a private selection shares: the inner estimator's tags, the parameter keys of
+    """What a private selection shares: its ``fit`` and ``certify`` (each search's hooks
+    ``_fit_with`` and ``_certify_with``), the inner estimator's tags, the parameter keys of
     a leaf name, and predictions delegated to ``best_estimator_`` (post-processing)."""
 
     estimator: Any
