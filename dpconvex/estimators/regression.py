@@ -411,7 +411,8 @@ class LabelRangeMixin(RegressionScoreMixin):
         )
 
     def _certify_routed(self, X: Any, y: Any, shape: dict[str, Any], context: FitContext) -> Any:
-        """A private label range: the certificate of both parts (:meth:`_certify_private_labels`)."""
+        """A private label range: the certificate of both parts
+        (:meth:`_certify_private_labels`)."""
         if isinstance(self.label_range, RELEASED_RANGE):
             return state_rows_source(self._certify_private_labels(X, y, **shape), X)
         return super()._certify_routed(X, y, shape, context)  # type: ignore[misc]
