@@ -24,6 +24,7 @@ from dpconvex.estimators.base import (
     NO_CONTEXT,
     CheckedData,
     FitContext,
+    certify_part,
     fit_part,
     fit_with,
     issued,
@@ -271,6 +272,19 @@ def test_a_context_the_caller_made_is_refused_by_prepare_before_the_rows_are_rea
             est.prepare(unchecked, y, plan, context=forged)
     with pytest.raises(dp.errors.DataValidationError):  # NO_CONTEXT: the rows checked
         est.prepare(unchecked, y, plan)
+
+
+def test_certify_takes_a_context_only_as_a_part_it_was_issued_to():
+    """certify(..., context=): a context the caller made is refused before the rows are read
+    (it could hand the dry run rows left out or checks skipped); one issued by certify_part
+    gives the part's certificate, the certificate the public call states on the same rows."""
+    X, y = _binary_data()
+    est = dp.PrivateLogisticRegression(classes=[-1, 1])
+    forged = NO_CONTEXT.inner(None)
+    with pytest.raises(dp.errors.PrivacyError, match=r"^PrivateLogisticRegression\."
+                                                     r"certify: context= takes only"):
+        est.certify(X, y, context=forged)
+    assert certify_part(est, X, y, forged).to_dict() == est.certify(X, y).to_dict()
 
 
 def test_an_issued_context_reaches_prepare_and_fit_prepared_for_its_block_only():

@@ -480,6 +480,23 @@ def fit_part(part: PrivateEstimator, X: Any, y: Any, context: FitContext) -> Pri
         return part.fit(X, y, context=context)
 
 
+def certify_part(part: PrivateEstimator, X: Any, y: Any, context: FitContext) -> Any:
+    """The certificate of ``part`` (a meta-estimator's learner) through its public ``certify``
+    on (X, y) inside ``context``, issued to ``certify`` for this call only: what
+    :func:`fit_part` fits, certified without training (the caller states its rows' source).
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.estimators.base import NO_CONTEXT, certify_part
+    >>> part = PrivateLogisticRegression(classes=[-1, 1])
+    >>> certify_part(part, X, y, NO_CONTEXT.inner(None)).private
+    True
+    """
+    with issued(context):
+        return part.certify(X, y, context=context)
+
+
 def check_context(context: FitContext, caller: str) -> FitContext:
     """``context`` where it is :data:`NO_CONTEXT` or one issued to this call by the fit that
     made it (:func:`issued`); else :class:`PrivacyError`, before anything is read or held.
@@ -1357,36 +1374,79 @@ class PrivateEstimator(BaseEstimator):
 
     # --------------------------------------------------------------------- certify
     def certify(self, X: Any = None, y: Any = None, *, n: int | None = None,
-                n_classes: int | None = None, n_features: int | None = None) -> Any:
+                n_classes: int | None = None, n_features: int | None = None,
+                context: FitContext = NO_CONTEXT) -> Any:
         """The certificate a fit would carry, without training: no noise drawn, nothing charged.
 
         ``certify(X, y)`` on the template a fit on (X, y) builds; ``certify(n=...,
-        n_classes=..., n_features=...)`` from the plan alone, before any data exist.
-        Raises :class:`PrivacyError` exactly when ``fit`` would.
+        n_classes=..., n_features=...)`` from the plan alone, before any data exist. A
+        certificate made of other certificates (a front door's learner, a schema, a released
+        label range or centre) goes by :meth:`_certify_routed`, each part certified through
+        its own public ``certify``.
+
+        Parameters
+        ----------
+        X, y : array-like or None
+            The rows and labels a fit would read; None: the public shape alone.
+        n, n_classes, n_features : int or None
+            The public shape without (X, y) (a regressor's ``n_classes`` may be left out).
+        context : FitContext
+            Where this estimator is a meta-estimator's part, the context that meta-estimator
+            issued to it (:func:`certify_part`; the call that holds it states its rows'
+            source); any other context is refused (:class:`PrivacyError`).
+
+        Returns
+        -------
+        Certificate
+
+        Raises
+        ------
+        ParameterError, DataValidationError, PrivacyError, SolverError
+            Exactly what ``fit`` would raise (:class:`PrivacyError` for a part's refusal,
+            in this call's name).
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLogisticRegression
+        >>> est = PrivateLogisticRegression(epsilon=1.0, classes=[0, 1])
+        >>> certificate = est.certify(n=1000, n_classes=2, n_features=5)
+        >>> certificate.epsilon, certificate.private
+        (1.0, True)
         """
-        if X is None:
-            # Each learner's dry run reads the template of its public problem (n a number, no
-            # rows held); a shape whose rows no numpy array holds is refused by name
-            # (_given_shape), as is a public problem whose own arrays (of p features) exceed
-            # this machine's memory
-            shape = _given_shape(self, n, n_classes, n_features)
-            try:
-                plan = self.plan(*shape)
-                model = (self._certify_sub_plans(plan) if plan.sub_plans else
-                         self._certify_problem(plan))
-                return state_rows_source(_as_a_fit_states(model, plan, self), None, self)
-            except MemoryError:
-                raise ParameterError(
-                    f"{type(self).__name__}.certify: its public problem of {shape[2]:,} "
-                    "features needs arrays of that length, more than this machine's memory. "
-                    "Certify on the machine that fits, or with fewer features.") from None
-            except (PrivacyError, SolverError) as exc:  # a part's refusal: in this call's name
-                raise signed_refusal(exc, f"{type(self).__name__}.certify") from None
-        feature_names_of(X, f"{type(self).__name__}.certify")  # refused as a fit refuses them
+        caller = f"{type(self).__name__}.certify"
         try:
+            check_context(context, caller)
+            given = {"n": n, "n_classes": n_classes, "n_features": n_features}
+            routed = self._certify_routed(X, y, given, context)
+            if routed is not None:
+                return routed
+            if X is None:  # the dry run of the public problem (n a number, no rows held)
+                shape = _given_shape(self, n, n_classes, n_features)
+                try:
+                    plan = self.plan(*shape)
+                    model = (self._certify_sub_plans(plan) if plan.sub_plans else
+                             self._certify_problem(plan))
+                except MemoryError:  # a public problem whose own arrays exceed this machine's
+                    raise ParameterError(
+                        f"{caller}: its public problem of {shape[2]:,} features needs "
+                        "arrays of that length, more than this machine's memory. Certify on "
+                        "the machine that fits, or with fewer features.") from None
+                return state_rows_source(_as_a_fit_states(model, plan, self), None, self)
+            if context is not NO_CONTEXT:  # a meta-estimator's part
+                return self._certify_with(X, y, context)
+            feature_names_of(X, caller)  # refused as a fit refuses them
             return state_rows_source(self._certify_with(X, y, NO_CONTEXT), X, self)
-        except (PrivacyError, SolverError) as exc:
-            raise signed_refusal(exc, f"{type(self).__name__}.certify") from None
+        except (PrivacyError, SolverError) as exc:  # a part's refusal: in this call's name
+            raise signed_refusal(exc, caller) from None
+
+    def _certify_routed(self, X: Any, y: Any, shape: dict[str, int | None],
+                        context: FitContext) -> Any:
+        """The certificate where it is made of other certificates, else None (the skeleton's):
+        the parts' public ``certify`` composed as a fit composes their releases
+        (:class:`~dpconvex.estimators.front_door.SchemaInputMixin`,
+        :class:`~dpconvex.estimators.regression.LabelRangeMixin`, the front doors).
+        ``shape``: the public shape given without (X, y)."""
+        return None
 
     def _certify_with(self, X: Any, y: Any, context: FitContext) -> Any:
         """:meth:`certify` of (X, y) inside ``context`` (e.g. with rows left out)."""

@@ -55,7 +55,6 @@ from .._validation import (
     feature_names_of,
     is_dask_collection,
     signed_by,
-    signed_refusal,
     unchecked,
 )
 from ..data.validation import (
@@ -73,11 +72,10 @@ from ..errors import (
     ParameterError,
     PrivacyError,
     PrivacyWarning,
-    SolverError,
     user_stacklevel,
 )
 from ..privacy.budget import Budget, delta_rows_note, remaining
-from ..privacy.certificate import Certificate, Condition, LabelSource
+from ..privacy.certificate import Certificate, Condition, LabelSource, RowMap
 from ..privacy.composition import compose_sequential, compose_tuning
 from ..privacy.mechanisms.scalar import Exponential, LaplaceMean, SelectionTemplate
 from ..privacy.release import Release, release
@@ -107,7 +105,6 @@ from ..privacy.rules.front_door import (
 )
 from ..privacy.rules.noise_level import PUBLIC_CHECK_NOTE, noise_dominates
 from .base import (
-    NO_CONTEXT,
     ROWS_RANGES_NOTE,
     CheckedData,
     ClassifierScoreMixin,
@@ -116,6 +113,7 @@ from .base import (
     PrivateEstimator,
     _given_shape,
     carry_ledger,
+    certify_part,
     fit_part,
     public_label_source,
     state_rows_source,
@@ -499,7 +497,16 @@ class SchemaInputMixin:
         """This front door on the encoded rows: no schema, the schema's row parameters."""
         return clone(self).set_params(schema=None, **self._schema_row_params())
 
+    def _certify_routed(self, X: Any, y: Any, shape: dict[str, Any], context: FitContext) -> Any:
+        """With a schema: the certificate of this front door on the encoded rows, after the
+        schema's part (:meth:`_certify_on_schema`)."""
+        if self.schema is not None:
+            return self._certify_on_schema(X, y, **shape)
+        return super()._certify_routed(X, y, shape, context)  # type: ignore[misc]
+
     def _certify_on_schema(self, X: Any, y: Any, **shape: Any) -> Any:
+        """:meth:`certify` of this front door on the rows the schema encodes (the table X, or
+        the width of the shape given), its schema's part stated (:meth:`_with_schema_part`)."""
         from ..data.encoder import PublicEncoder
 
         inner = self._on_rows()
@@ -1058,23 +1065,11 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             stacklevel=user_stacklevel(),
         )
 
-    def certify(self, X: Any = None, y: Any = None, *, n: int | None = None,
-                n_classes: int | None = None, n_features: int | None = None) -> Any:
-        """The certificate a fit would carry (no noise drawn, nothing charged).
-
-        ``certify(X, y)`` or ``certify(n=..., n_classes=..., n_features=...)``, as
-        :meth:`~dpconvex.estimators.base.PrivateEstimator.certify`.
-        """
-        try:
-            return self._certify_choice(X, y, n, n_classes, n_features)
-        except (PrivacyError, SolverError) as exc:  # a part's refusal: in this call's name
-            raise signed_refusal(exc, f"{type(self).__name__}.certify") from None
-
-    def _certify_choice(self, X: Any, y: Any, n: int | None, n_classes: int | None,
-                        n_features: int | None) -> Any:
-        """:meth:`certify`: the schema's, the rows' ranges', the safeguard's or the chosen learner's."""
+    def _certify_routed(self, X: Any, y: Any, shape: dict[str, Any], context: FitContext) -> Any:
+        """:meth:`certify`: the schema's, the rows' ranges', the safeguard's or the chosen
+        learner's (through its public ``certify``), with the rule's reason."""
         if self.schema is not None:
-            return self._certify_on_schema(X, y, n=n, n_classes=n_classes, n_features=n_features)
+            return super()._certify_routed(X, y, shape, context)
         ranged = self._with_rows_ranges(X)
         if ranged is not None:
             certificate = state_rows_source(ranged.certify(X, y), X)
@@ -1082,7 +1077,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             return certificate
         self._validate_params()
         if X is None:
-            plan = self.plan(*_given_shape(self, n, n_classes, n_features))  # validates them
+            plan = self.plan(*_given_shape(self, **shape))  # validates them
             size = (plan.n, plan.n_classes, plan.n_features)
         else:
             feature_names_of(X, f"{type(self).__name__}.certify")  # refused as a fit refuses them
@@ -1092,16 +1087,13 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         if self._guarded(*size):
             return self._certify_safeguarded(X, y, size)
         name, reason, learner, _ = self._learner(*size)
-        rows, issued = (None, None) if X is None else (_rows_for(name, X), LabelWarning(True))
-        # (with X: the learner's warning issued)
         with signed_by(learner, f"{type(self).__name__}.certify"):
-            certificate = (
-                learner.certify(n=n, n_classes=n_classes, n_features=n_features)
-                if X is None
-                else state_rows_source(
-                    learner._certify_with(rows, y, FitContext(label_warning=issued)), rows
-                )
-            )
+            if X is None:
+                certificate = learner.certify(**shape)
+            else:  # (the learner's label warning issued: certify's came first)
+                rows = _rows_for(name, X)
+                part = FitContext(label_warning=LabelWarning(True))
+                certificate = state_rows_source(certify_part(learner, rows, y, part), rows)
         certificate.assumptions.extend((reason, *self._unguarded_note(*size)))
         return self._inferred_choice(certificate, y)
 
@@ -1139,7 +1131,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             )  # (certify's warning came first)
             classes, source = labels.classes, labels.assumption
             learner.set_params(classes=list(classes))
-            model = learner._certify_with(_rows_for(name, X_checked), y_checked, NO_CONTEXT)
+            model = certify_part(learner, _rows_for(name, X_checked), y_checked, FitContext())
             model.state(source)
         classes = list(classes)
         selection = dry_selection(len(classes) + 1, self._selection_epsilon(), n,
@@ -1637,27 +1629,19 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         return certificate
 
     # --------------------------------------------------------------------- certify
-    def certify(self, X: Any = None, y: Any = None, *, n: int | None = None,
-                n_classes: int | None = None, n_features: int | None = None) -> Any:
-        """The certificate a fit would carry (no noise drawn, nothing charged).
+    def _certify_routed(self, X: Any, y: Any, shape: dict[str, Any], context: FitContext) -> Any:
+        """:meth:`certify`: the schema's, a private label range's, or the rule's choice's
+        (:meth:`_certify_choice`; ``n_classes`` is ignored: a regression has no label set)."""
+        if self.schema is not None or isinstance(self.label_range, RELEASED_RANGE):
+            return super()._certify_routed(X, y, shape, context)
+        certificate = self._certify_choice(X, y, shape["n"], shape["n_features"])
+        return state_rows_source(certificate, X, self)
 
-        ``certify(X, y)`` or ``certify(n=..., n_features=...)`` (``n_classes`` is ignored:
-        a regression has no label set).
-        """
-        try:
-            return state_rows_source(self._certify_shape(X, y, n, n_classes, n_features), X, self)
-        except (PrivacyError, SolverError) as exc:  # a part's refusal: in this call's name
-            raise signed_refusal(exc, f"{type(self).__name__}.certify") from None
-
-    def _certify_shape(self, X: Any, y: Any, n: int | None, n_classes: int | None,
-                       n_features: int | None, rows: Any = None) -> Any:
-        """:meth:`certify`; ``rows``: the rows of the shape given, whose backend is stated."""
-        if self.schema is not None:
-            return self._certify_on_schema(X, y, n=n, n_classes=n_classes, n_features=n_features)
-        if isinstance(self.label_range, RELEASED_RANGE):
-            return self._certify_private_labels(
-                X, y, n=n, n_classes=n_classes, n_features=n_features
-            )
+    def _certify_choice(self, X: Any, y: Any, n: int | None, n_features: int | None,
+                        rows: Any = None) -> Any:
+        """The certificate of the rule's choice on (X, y) or the shape given: the private mean,
+        the learner's (through its public ``certify``) or the safeguard's; ``rows``: the rows of
+        the shape given, whose backend is stated."""
         self._validate_params()
         if X is None:
             plan = self.plan(*_given_shape(self, n, 1, n_features))
@@ -1677,9 +1661,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         parts = self._parts(n_rows, f"{type(self).__name__}.certify") if choice.safeguard else None
         learner = self._make(choice.mechanism, float(self.epsilon) if parts is None else parts.rest)
         with signed_by(learner, f"{type(self).__name__}.certify"):
-            model = learner._dry_run(
-                rows if X is None else X, {"n": n_rows, "n_classes": 1, "n_features": d}
-            )
+            model = learner.certify(n=n_rows, n_classes=1, n_features=d)
+        # the backend of the rows the learner would read, stated as a fit on them states it
+        model.state(RowMap(dask=True) if is_dask_collection(rows if X is None else X) else None)
         if parts is None:
             model.assumptions.extend((choice.reason, *self._unguarded_note(n_rows)))
             return model
@@ -1692,7 +1676,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
 
     def _dry_run(self, X: Any, shape: dict[str, Any]) -> Any:
         """The certificate of X's public shape (the learner's states X's rows' backend)."""
-        return self._certify_shape(None, None, shape.get("n"), 1, shape.get("n_features"), rows=X)
+        return self._certify_choice(None, None, shape.get("n"), shape.get("n_features"), rows=X)
 
     # --------------------------------------------------------------------- predict
     @checks_feature_names

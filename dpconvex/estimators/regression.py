@@ -411,11 +411,12 @@ class LabelRangeMixin(RegressionScoreMixin):
             ),
         )
 
-    def certify(self, X: Any = None, y: Any = None, **shape: Any) -> Any:
-        """The certificate a fit would carry (a private label range: both parts)."""
+    def _certify_routed(self, X: Any, y: Any, shape: dict[str, Any], context: FitContext) -> Any:
+        """A private label range: the certificate of both parts
+        (:meth:`_certify_private_labels`)."""
         if isinstance(self.label_range, RELEASED_RANGE):
             return state_rows_source(self._certify_private_labels(X, y, **shape), X)
-        return super().certify(X, y, **shape)
+        return super()._certify_routed(X, y, shape, context)  # type: ignore[misc]
 
     def _checked_shape(self, X: Any, y: Any) -> dict[str, int]:
         """The shape of (X, y) once they pass a fit's checks (none mapped, clipped or kept)."""
@@ -835,26 +836,27 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
             notes=(*model.notes, CENTER_NOTE.format(share=share)),
         )
 
-    def certify(self, X: Any = None, y: Any = None, **shape: Any) -> Any:
-        """The certificate a fit would carry (``label_center="auto"`` where the noise dominates:
-        both parts)."""
-        if X is None and not isinstance(self.label_range, RELEASED_RANGE):
+    def _certify_routed(self, X: Any, y: Any, shape: dict[str, Any], context: FitContext) -> Any:
+        """Both parts' certificate where the fit releases a centre (``label_center="auto"`` where
+        the noise dominates: :meth:`_certify_centered`); a private label range's first."""
+        if isinstance(self.label_range, RELEASED_RANGE):
+            return super()._certify_routed(X, y, shape, context)
+        owner = type(self).__name__
+        if X is None:
             self._validate_params()
-            n, d, owner = shape.get("n"), shape.get("n_features"), type(self).__name__
+            n, d = shape.get("n"), shape.get("n_features")
             if n is not None and d is not None and self._center_share(
                     check_shape_fact("n", n, owner, low=2, method="certify"),
                     check_shape_fact("n_features", d, owner, low=1, method="certify")):
                 return self._certify_centered(None, shape)
-        return super().certify(X, y, **shape)
-
-    def _certify_with(self, X: Any, y: Any, context: FitContext) -> Any:
-        """:meth:`certify` of (X, y) inside ``context``: both parts where the fit releases a centre."""
-        if not isinstance(self.label_range, RELEASED_RANGE) and context.excluded is None:
+        elif context.excluded is None:
             self._validate_params()
             n, _, d = self.public_shape(X, y)
             if self._center_share(n, d):
-                return self._certify_centered(X, self._checked_shape(X, y))
-        return super()._certify_with(X, y, context)
+                certificate = self._certify_centered(X, self._checked_shape(X, y))
+                return (state_rows_source(certificate, X, self) if context is NO_CONTEXT
+                        else certificate)
+        return None
 
     def _certify_centered(self, X: Any, shape: dict[str, Any]) -> Any:
         """The dry run of the centre, then the model on the ε left (nothing drawn)."""

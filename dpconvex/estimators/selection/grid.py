@@ -212,7 +212,8 @@ PARAMETER_DOCS["search_ledger_labels"] = fill_docs("""\
 
 
 class SelectedEstimator:
-    """What a private selection shares: the inner estimator's tags, the parameter keys of
+    """What a private selection shares: its ``fit`` and ``certify`` (each search's hooks
+    ``_fit_with`` and ``_certify_with``), the inner estimator's tags, the parameter keys of
     a leaf name, and predictions delegated to ``best_estimator_`` (post-processing)."""
 
     estimator: Any
@@ -278,6 +279,24 @@ class SelectedEstimator:
             raise signed_refusal(exc, f"{type(self).__name__}.fit") from None
         state_rows_source(getattr(fitted, "best_estimator_", None), X)  # the released model's too
         return fitted
+
+    def certify(self, X: Any, y: Any) -> Certificate:
+        """The certificate a fit on (X, y) would carry, without training (no noise drawn,
+        nothing charged).
+
+        The candidates a fit trains are certified through their public ``certify`` (a dry
+        run of the release) on parts of the sizes they would get, the selection by a dry run
+        of its mechanism (:meth:`_certify_with`). A random search certifies its first
+        candidate: every run has the same bound ε₁, so the ε accounting does not depend on
+        which is released.
+
+        Raises
+        ------
+        ParameterError, DataValidationError, PrivacyError
+            What ``fit`` would raise for the candidates.
+        """
+        self._refuse_a_draft(X, f"{type(self).__name__}.certify")
+        return self._certify_with(X, y)  # type: ignore[attr-defined]
 
     def _refuse_a_draft(self, X: Any, caller: str) -> None:
         """Private tuning needs private candidates: fitted on a schema read from the data
@@ -764,15 +783,10 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
             )
         return Budget(epsilon, delta), n
 
-    def certify(self, X: Any, y: Any) -> Certificate:
-        """The certificate a fit on (X, y) would carry, without training (no noise drawn).
-
-        Each candidate is certified (``certify``, a dry run of the release) on a
-        part of the size it would get; the selection by a dry run of the
-        exponential mechanism. Raises what ``fit`` would raise for the candidates.
-        """
+    def _certify_with(self, X: Any, y: Any) -> Certificate:
+        """:meth:`certify`: each candidate on its part, the selection on the validation part
+        (or on ``public_validation``)."""
         owner = type(self).__name__
-        self._refuse_a_draft(X, f"{owner}.certify")
         epsilon, unknown = self._checked(owner)
         candidates = self._grid_candidates(owner)
         NO_CONTEXT.one_label_warning(

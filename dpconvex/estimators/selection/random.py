@@ -425,15 +425,14 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             parts=[one_run],
         )
 
-    def certify(self, X: Any, y: Any) -> Certificate:
-        """The certificate a fit would carry for the first candidate, without training.
+    def _certify_with(self, X: Any, y: Any) -> Certificate:
+        """:meth:`certify`: the first candidate on a training part of the size a run gets.
 
         The ε accounting does not depend on which candidate is released (every run
-        has the same bound ε₁), so this certifies candidate 0 on a training part of
-        the right size. Raises what ``fit`` would raise for that candidate.
+        has the same bound ε₁), so this certifies candidate 0. Raises what ``fit`` would
+        raise for that candidate.
         """
         owner = type(self).__name__
-        self._refuse_a_draft(X, f"{owner}.certify")
         epsilon, eps1, repetitions, fraction = self._check_params(owner)
         NO_CONTEXT.one_label_warning(
             owner=owner if self._public_classes(owner) is None else "", y=y
