@@ -269,6 +269,21 @@ def delta_buys(
     return gaussian <= pure
 
 
+def delta_spent(n: int, n_classes: int, n_features: int, epsilon: float, delta: float,
+                data_norm: float = 1.0) -> bool:
+    """Whether the rule spends a δ > 0 on (n, C, d, ε): with more than two classes always (every
+    multiclass learner takes δ), with two where it buys the Huber SVM its Gaussian form
+    (:func:`delta_buys`); else the rule and fit are those of δ = 0 (public facts only).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.front_door import delta_spent
+    >>> delta_spent(3000, 2, 6, 1.0, 1e-7), delta_spent(3000, 5, 6, 1.0, 1e-7)
+    (False, True)
+    """
+    return int(n_classes) > 2 or delta_buys(n, n_features, epsilon, delta, data_norm)
+
+
 def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: float,
                               delta: float | None, row_norm: str = "auto",
                               ranges_known: bool = False,
@@ -311,11 +326,7 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
     if delta is not None:
         check_float("delta", delta, "choose_front_door_learner", low_inclusive=True, high=1.0)
     approx = delta is not None and delta > 0
-    if (
-        approx
-        and int(n_classes) <= 2
-        and not delta_buys(n, n_features, epsilon, float(delta), data_norm)
-    ):
+    if approx and not delta_spent(n, n_classes, n_features, epsilon, float(delta), data_norm):
         choice = choose_front_door_learner(
             n, n_classes, n_features, epsilon, 0.0, row_norm, ranges_known
         )
