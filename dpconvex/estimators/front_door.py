@@ -102,8 +102,8 @@ from ..privacy.rules.front_door import (
     SELECTION_SHARE,
     FrontDoorChoice,
     RegressionChoice,
-    choose_front_door_learner,
     delta_spent,
+    front_door_rule,
     mean_epsilon,
     regression_rule,
     safeguard_applies,
@@ -785,9 +785,9 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     def _choice(self, n: int, n_classes: int, n_features: int, epsilon: float) -> Any:
         """The rule's choice for this shape at the learner's ε, ``epsilon`` (public quantities
         and the parameters only)."""
-        return choose_front_door_learner(n, n_classes, n_features, epsilon, self.delta,
-                                         self.row_norm, ranges_known=self.feature_range is not None,
-                                         data_norm=float(self.data_norm))
+        return front_door_rule(n, n_classes, n_features, epsilon, float(self.delta or 0.0),
+                               self.row_norm, ranges_known=self.feature_range is not None,
+                               data_norm=float(self.data_norm))
 
     def _guarded(self, n: int, n_classes: int, n_features: int) -> bool:
         """Whether the safeguard runs for this shape (n and the parameter)."""

@@ -36,6 +36,7 @@ from dpconvex.privacy.rules.front_door import (
     choose_front_door_learner,
     delta_buys,
     delta_spent,
+    front_door_rule,
     safeguard_applies,
 )
 from dpconvex.privacy.rules.large_margin import CENTROID_BELOW
@@ -93,6 +94,19 @@ def test_two_classes_switch_to_centroids_below_the_pure_epsilon_threshold_only(d
     assert clf.certificate_.delta == 0.0
     reason = choose_front_door_learner(80, C, d, 1.0, 0.0).reason
     assert (f"{reason}; {DELTA_UNUSED}" if delta > 0 else reason) in clf.certificate_.assumptions
+
+
+@pytest.mark.parametrize("n, C, d, eps, delta, ranges", [
+    (200, 2, 24, 1.0, 0.0, False), (3000, 2, 6, 1.0, 1e-7, False), (3000, 2, 30, 1.0, 1e-7, False),
+    (30000, 2, 104, 1.0, 0.0, False), (50000, 5, 20, 1.0, 0.0, False),
+    (20000, 6, 3, 1.0, 0.0, True)])
+def test_the_estimators_rule_on_checked_facts_is_the_public_rule(n, C, d, eps, delta, ranges):
+    """The estimator runs the rule on its checked parameters and shape (front_door_rule);
+    choose_front_door_learner checks the facts, then gives the same choice."""
+    assert front_door_rule(n, C, d, eps, delta, ranges_known=ranges) == (
+        choose_front_door_learner(n, C, d, eps, delta, ranges_known=ranges))
+    with pytest.raises(dp.ParameterError, match="'epsilon' parameter of choose_front_door"):
+        choose_front_door_learner(n, C, d, -eps, delta)
 
 
 @pytest.mark.parametrize("n, d", [(300, 4), (300, 30), (3000, 6), (3000, 30), (50000, 10),
