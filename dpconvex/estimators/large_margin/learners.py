@@ -480,9 +480,10 @@ def _objective_template(est: LargeMarginSettings, plan_n: int | None, C: int, K:
 
 
 def _centroid_plan(est: LargeMarginSettings, plan: FitPlan) -> tuple[Any, FitPlan]:
-    """The class-centroid estimator of the centroid learner and its plan."""
+    """The class-centroid estimator of the centroid learner and its plan, on the shape of
+    ``plan`` (checked by the plan that holds it)."""
     inner = centroid_estimator(est)
-    return inner, inner.plan(plan.n, plan.n_classes, plan.n_features)
+    return inner, inner.plan_checked(plan.n, plan.n_classes, plan.n_features)
 
 
 def plan_fit(est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
