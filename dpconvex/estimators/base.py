@@ -1056,9 +1056,9 @@ class PrivateEstimator(BaseEstimator):
             return self._plan(n, n_classes, n_features)
         except MemoryError:
             raise ParameterError(
-                f"{type(self).__name__}.plan: its public problem of {n_features:,} features needs arrays of "
-                "that length, more than this machine's memory. Plan on the machine that fits, "
-                "or with fewer features.") from None
+                f"{type(self).__name__}.plan: its public problem of {n_features:,} features "
+                "needs arrays of that length, more than this machine's memory. Plan on the "
+                "machine that fits, or with fewer features.") from None
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         raise NotImplementedError
