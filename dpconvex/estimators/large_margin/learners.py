@@ -491,7 +491,7 @@ def plan_fit(est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
     from the parameters and the shape, with every "auto" resolved once (mechanism, budget
     and its parts, Λ on the template's public constants, the backend)."""
     if uses_centroid(est, n, C, p):
-        inner_plan = centroid_estimator(est).plan(n, C, p)
+        inner_plan = centroid_estimator(est).plan_checked(n, C, p)  # the shape checked
         return FitPlan(
             estimator=type(est).__name__, n=n, n_classes=C, n_features=p,
             template=TEMPLATES[CENTROID_LEARNER], learner=CENTROID_LEARNER,
