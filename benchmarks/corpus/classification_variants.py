@@ -111,14 +111,14 @@ def _candidate_class(constants: dict, centroid_below: dict | None):
     from dpconvex.privacy.rules.large_margin import CENTROID_BELOW
 
     class CandidateRule(dp.PrivateClassifier):
-        def _choice(self, n, n_classes, n_features, delta=None):
+        def _choice(self, n, n_classes, n_features, epsilon):
             kept = {name: getattr(rules, name) for name in constants}
             below = dict(CENTROID_BELOW)
             try:
                 for name, value in constants.items():
                     setattr(rules, name, value)
                 CENTROID_BELOW.update(centroid_below or {})
-                return super()._choice(n, n_classes, n_features, delta)
+                return super()._choice(n, n_classes, n_features, epsilon)
             finally:
                 for name, value in kept.items():
                     setattr(rules, name, value)

@@ -368,9 +368,10 @@ class _NoisyGDHuber:
     def predict(self, X):
         return self._predict_rows(np.asarray(X, dtype=float))
 
-    def plan(self, n, n_classes, n_features):
+    def plan_checked(self, n, n_classes, n_features):
         """The plan of ``NoisyGradientDescent`` at (n, d, ε, δ), whose certificate it carries
-        (the front door's plan reads its budget and notes)."""
+        (the front door plans its learner on the shape it checked, and reads the plan's budget
+        and notes)."""
         import dpconvex as dp
 
         return dp.NoisyGradientDescent(epsilon=self.epsilon, delta=self.delta).plan(

@@ -1034,7 +1034,8 @@ class PrivateEstimator(BaseEstimator):
 
         Validates the parameters and resolves every "auto" from them and the public
         shape; reads no data, draws no noise, charges nothing. ``n_classes`` may be left
-        out where ``classes`` lists the labels, and for a regressor (no label set).
+        out where ``classes`` lists the labels, and for a regressor (no label set). The shape
+        is checked here, once, and planned on by :meth:`plan_checked`.
 
         Raises
         ------
@@ -1048,14 +1049,34 @@ class PrivateEstimator(BaseEstimator):
                                      low=2 if self._reads_label_set else 1)  # a classifier's two
         n_features = check_shape_fact("n_features", n_features, owner, low=1)
         check_holdable_shape(owner, n, n_features, "plan")
+        return self.plan_checked(n, n_classes, n_features)
+
+    def plan_checked(self, n: int, n_classes: int, n_features: int) -> FitPlan:
+        """:meth:`plan` on a public shape already checked: the plan a fit that holds this
+        estimator (a front door) makes for it on the shape that fit checked.
+
+        The shape is taken as :meth:`plan` checks it (ints, n >= 2, n_classes >= 2 for a
+        classifier, n_features >= 1, rows a numpy array can hold); the parameters are validated
+        here, and the plan made by the estimator's ``_plan``.
+
+        Raises
+        ------
+        ParameterError, PrivacyError
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLogisticRegression
+        >>> PrivateLogisticRegression(classes=[0, 1]).plan_checked(500, 2, 3).n
+        500
+        """
         self._validate_params(planned=True)
         try:
             return self._plan(n, n_classes, n_features)
         except MemoryError:
             raise ParameterError(
-                f"{owner}.plan: its public problem of {n_features:,} features needs arrays of "
-                "that length, more than this machine's memory. Plan on the machine that fits, "
-                "or with fewer features.") from None
+                f"{type(self).__name__}.plan: its public problem of {n_features:,} features "
+                "needs arrays of that length, more than this machine's memory. Plan on the "
+                "machine that fits, or with fewer features.") from None
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         raise NotImplementedError

@@ -96,7 +96,8 @@ from ..privacy.rules.front_door import (
     SELECTION_SHARE,
     FrontDoorChoice,
     RegressionChoice,
-    choose_front_door_learner,
+    delta_spent,
+    front_door_rule,
     mean_epsilon,
     regression_rule,
     safeguard_applies,
@@ -542,7 +543,7 @@ def _noise_dominates(learner: PrivateEstimator, n: int, n_classes: int, n_featur
     The verdict of the check's own ratio and threshold, without its warning: the same
     comparison as the warning a fit of ``learner`` would give (public quantities only).
     """
-    plan = learner.plan(n, n_classes, n_features)
+    plan = learner.plan_checked(n, n_classes, n_features)  # the shape of the holder's plan
     template = learner.public_template(plan)
     if (
         isinstance(learner, (PrivateGaussianCentroid, PrivateGaussianNB))
@@ -588,6 +589,9 @@ class ChosenClassifier(NamedTuple):
     epsilon: float
     #: The δ the fit spends: 0 when none is given or it buys the rule nothing.
     delta: float
+    #: The learner the plan was made with, unfitted (the fit that made the plan fits it);
+    #: None in the rule's choice the plan starts from.
+    learner: PrivateEstimator | None = None
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -735,8 +739,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         """The rule's choice for this shape, whether the safeguard runs, the learner's ε and the
         δ the fit spends, the rule run once (no learner's plan yet: ``plan`` is None)."""
         guarded = self._guarded(n, n_classes, n_features)
-        epsilon = self._learner_epsilon(n, n_classes, n_features, guarded)
-        choice = self._choice(n, n_classes, n_features)
+        epsilon = self._learner_epsilon(guarded)
+        choice = self._choice(n, n_classes, n_features, epsilon)
         given = float(self.delta or 0.0)
         delta = given if given > 0 and not choice.delta_unused else 0.0
         return ChosenClassifier(choice, None, guarded, epsilon, delta)
@@ -781,14 +785,12 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         learner = self._make(choice.learner, chosen, row_norm=choice.row_norm)
         return choice.learner, choice.reason, learner, chosen
 
-    def _choice(self, n: int, n_classes: int, n_features: int, delta: float | None = None) -> Any:
-        """The rule's choice for this shape at the learner's ε (public quantities and the
-        parameters only; at ``delta`` in place of the parameter's when given)."""
-        return choose_front_door_learner(n, n_classes, n_features,
-                                         self._learner_epsilon(n, n_classes, n_features),
-                                         self.delta if delta is None else delta, self.row_norm,
-                                         ranges_known=self.feature_range is not None,
-                                         data_norm=float(self.data_norm))
+    def _choice(self, n: int, n_classes: int, n_features: int, epsilon: float) -> Any:
+        """The rule's choice for this shape at the learner's ε, ``epsilon`` (public quantities
+        and the parameters only)."""
+        return front_door_rule(n, n_classes, n_features, epsilon, float(self.delta or 0.0),
+                               self.row_norm, ranges_known=self.feature_range is not None,
+                               data_norm=float(self.data_norm))
 
     def _guarded(self, n: int, n_classes: int, n_features: int) -> bool:
         """Whether the safeguard runs for this shape (n and the parameter)."""
@@ -798,13 +800,9 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         """The safeguard's selection's ε: s ε."""
         return float(self.selection_share) * float(self.epsilon)
 
-    def _learner_epsilon(self, n: int, n_classes: int, n_features: int,
-                         guarded: bool | None = None) -> float:
-        """The learner's ε: under the safeguard, what the selection leaves of ε (the two add
-        up to at most ε in floating point), else ε; ``guarded``: whether the safeguard runs,
-        read from the parameter when not given."""
-        if guarded is None:
-            guarded = self._guarded(n, n_classes, n_features)
+    def _learner_epsilon(self, guarded: bool) -> float:
+        """The learner's ε: under the safeguard (``guarded``), what the selection leaves of ε
+        (the two add up to at most ε in floating point), else ε."""
         if guarded:
             return remaining(float(self.epsilon), self._selection_epsilon())
         return float(self.epsilon)
@@ -822,7 +820,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             note = (self._safeguard_note(n, n_classes),)
         else:
             note = self._unguarded_note(n, n_classes, n_features)
-        learner_plan = learner.plan(n, n_classes, n_features)
+        learner_plan = learner.plan_checked(n, n_classes, n_features)  # the shape checked
         parts = dict(learner_plan.parts)
         if guarded:  # the learner on every row, then the selection on the same rows
             parts.update({"model (every row)": learner_plan.budget,
@@ -832,7 +830,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             learner_plan, estimator=type(self).__name__, learner=choice.learner,
             budget=Budget(float(self.epsilon), chosen.delta),
             parts=parts, sub_plans=(), notes=(*learner_plan.notes, choice.reason, *note),
-            chosen=chosen._replace(plan=learner_plan))
+            chosen=chosen._replace(plan=learner_plan, learner=learner))
 
     def _unguarded_note(self, n: int, n_classes: int, n_features: int) -> tuple[str, ...]:
         """The certificate's line when safeguard="auto" leaves the safeguard off (public)."""
@@ -882,12 +880,12 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
 
     def _prepare_fit(self, X: Any, y: Any, plan: FitPlan,
                      context: FitContext) -> tuple[PrivateEstimator, CheckedData]:
-        """The rule's learner (unfitted) and the rows and labels checked once, inside the hold,
-        in this estimator's name (its learner is a name the user never wrote): the labels
-        against the public set, then the rows as the learner takes them (:func:`_rows_for`),
-        for the learner and the selection."""
+        """The learner this fit's plan made (``plan.chosen.learner``, unfitted) and the rows and
+        labels checked once, inside the hold, in this estimator's name (its learner is a name the
+        user never wrote): the labels against the public set, then the rows as the learner takes
+        them (:func:`_rows_for`), for the learner and the selection."""
         owner, choice = f"{type(self).__name__}.fit", plan.chosen.choice
-        learner = self._make(choice.learner, plan.chosen, row_norm=choice.row_norm)
+        learner = plan.chosen.learner  # made by this fit's plan, for this fit only
         y_checked = check_labels(computed(y), plan.n, owner, classes=self.classes,
                                  unknown_labels=self.unknown_labels)
         labels = encode_labels(y_checked, self.classes, owner, excluded=context.excluded,
@@ -935,8 +933,9 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             warn_constant_released(
                 owner, f"a constant class ({certificate.released[SAFEGUARD_SELECTED]})", name,
                 float(self.epsilon), "docs/privacy/front_door.md#privacy-classifier-safeguard",
-                not (self.delta or 0.0) > 0
-                and not self._choice(n, n_classes, n_features, 1.0 / n**2).delta_unused)
+                not (self.delta or 0.0) > 0  # and the rule would spend a δ = 1/n²
+                and delta_spent(n, n_classes, n_features, chosen.epsilon, 1.0 / n**2,
+                                float(self.data_norm)))
         self.classes_ = np.asarray(labels.classes)
         self.n_features_in_ = n_features
         self.certificate_ = certificate
@@ -1375,7 +1374,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             )
         if not choice.safeguard:
             learner = self._make(choice.mechanism, float(self.epsilon))
-            learner_plan = learner.plan(n, 1, n_features)
+            learner_plan = learner.plan_checked(n, 1, n_features)  # the shape checked
             return dataclasses.replace(
                 learner_plan,
                 estimator=owner,
@@ -1385,7 +1384,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             )
         parts = self._parts(n, f"{owner}.plan")
         learner = self._make(choice.mechanism, parts.rest)
-        learner_plan = learner.plan(n, 1, n_features)
+        learner_plan = learner.plan_checked(n, 1, n_features)
         # the δ the learner spends
         return dataclasses.replace(
             learner_plan, estimator=owner, learner=choice.learner,

@@ -166,7 +166,7 @@ class OneVsRestMixin:
 
     def _plan_ovr(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """The plan of C binary models, each with ε/C (and δ/C), composed sequentially."""
-        binary_plan = self._binary_clone(n_classes).plan(n, 2, n_features)
+        binary_plan = self._binary_clone(n_classes).plan_checked(n, 2, n_features)
         # a private one: the δ the C models spend (0 in their pure form)
         total = binary_plan.budget
         if total.private:

@@ -388,15 +388,16 @@ class LabelRangeMixin(RegressionScoreMixin):
             labels=["label range", "model"],
         )
 
-    def plan(self, n: int, n_classes: int | None = None, n_features: int | None = None) -> Any:
-        """What a fit will do (a private label range: the model's plan on the ε left, with the whole budget
-        and :data:`PRIVATE_RANGE_NOTE`, without the placeholder range; ``prepare`` refuses it)."""
+    def plan_checked(self, n: int, n_classes: int, n_features: int) -> Any:
+        """What a fit will do, on a checked shape (a private label range: the model's plan on the ε
+        left, with the whole budget and :data:`PRIVATE_RANGE_NOTE`, without the placeholder range;
+        ``prepare`` refuses it)."""
         if not isinstance(self.label_range, RELEASED_RANGE):
-            return super().plan(n, n_classes, n_features)  # type: ignore[misc]
+            return super().plan_checked(n, n_classes, n_features)  # type: ignore[misc]
         from ..privacy.bounds import check_range_budget
 
         spec, epsilon, eps_label, inner = self._label_split()
-        model = inner.plan(n, n_classes, n_features)
+        model = inner.plan_checked(n, n_classes, n_features)
         check_range_budget(model.n, eps_label, "labels", f"{type(self).__name__}.plan")
         parts = {"label range": Budget(eps_label), **model.parts} if model.parts else {}
         return replace(
@@ -818,16 +819,17 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         composed.state(model.label_source)
         return composed
 
-    def plan(self, n: int, n_classes: int | None = None, n_features: int | None = None) -> Any:
-        """What a fit will do (``label_center="auto"`` where the noise dominates: the model's plan
-        on the ε left, centred, with the whole budget and its parts; ``prepare`` refuses it)."""
-        model = super().plan(n, n_classes, n_features)
+    def plan_checked(self, n: int, n_classes: int, n_features: int) -> Any:
+        """What a fit will do, on a checked shape (``label_center="auto"`` where the noise
+        dominates: the model's plan on the ε left, centred, with the whole budget and its parts;
+        ``prepare`` refuses it)."""
+        model = super().plan_checked(n, n_classes, n_features)
         if isinstance(self.label_range, RELEASED_RANGE) or not self._center_share(
             model.n, model.n_features
         ):
             return model
         epsilon, share, eps_center, inner = self._center_split(model.n, model.n_features)
-        model = inner.plan(model.n, 1, model.n_features)
+        model = inner.plan_checked(model.n, 1, model.n_features)
         return replace(
             model,
             estimator=type(self).__name__,

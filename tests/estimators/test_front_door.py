@@ -35,6 +35,8 @@ from dpconvex.privacy.rules.front_door import (
     NOISY_GD,
     choose_front_door_learner,
     delta_buys,
+    delta_spent,
+    front_door_rule,
     safeguard_applies,
 )
 from dpconvex.privacy.rules.large_margin import CENTROID_BELOW
@@ -94,22 +96,38 @@ def test_two_classes_switch_to_centroids_below_the_pure_epsilon_threshold_only(d
     assert (f"{reason}; {DELTA_UNUSED}" if delta > 0 else reason) in clf.certificate_.assumptions
 
 
+@pytest.mark.parametrize("n, C, d, eps, delta, ranges", [
+    (200, 2, 24, 1.0, 0.0, False), (3000, 2, 6, 1.0, 1e-7, False), (3000, 2, 30, 1.0, 1e-7, False),
+    (30000, 2, 104, 1.0, 0.0, False), (50000, 5, 20, 1.0, 0.0, False),
+    (20000, 6, 3, 1.0, 0.0, True)])
+def test_the_estimators_rule_on_checked_facts_is_the_public_rule(n, C, d, eps, delta, ranges):
+    """The estimator runs the rule on its checked parameters and shape (front_door_rule);
+    choose_front_door_learner checks the facts, then gives the same choice."""
+    assert front_door_rule(n, C, d, eps, delta, ranges_known=ranges) == (
+        choose_front_door_learner(n, C, d, eps, delta, ranges_known=ranges))
+    with pytest.raises(dp.ParameterError, match="'epsilon' parameter of choose_front_door"):
+        choose_front_door_learner(n, C, d, -eps, delta)
+
+
 @pytest.mark.parametrize("n, d", [(300, 4), (300, 30), (3000, 6), (3000, 30), (50000, 10),
                                   (50000, 100)])
 @pytest.mark.parametrize("data_norm", [1.0, 3.0])
 def test_delta_is_used_exactly_where_it_buys_the_huber_svm_its_gaussian_form(n, d, data_norm):
     """The rule's delta_buys is the Huber SVM's own "auto" choice at the front door's
-    parameters; where delta buys nothing the choice and its delta are those of delta = 0."""
+    parameters; where delta buys nothing the choice and its delta are those of delta = 0;
+    delta_spent (the remedy of the safeguard's warning) states the choice's delta_unused."""
     delta = 1.0 / n**2
     svm = dp.PrivateHuberSVM(epsilon=1.0, delta=delta, data_norm=data_norm, fit_intercept=True)
     gaussian = svm.plan(n, 2, d).mechanism.name == "gaussian_objective"
     assert delta_buys(n, d, 1.0, delta, data_norm) == gaussian
     choice = choose_front_door_learner(n, 2, d, 1.0, delta, data_norm=data_norm)
     pure = choose_front_door_learner(n, 2, d, 1.0, 0.0, data_norm=data_norm)
-    assert choice.delta_unused == (not gaussian)
+    assert choice.delta_unused == (not gaussian) == (not delta_spent(n, 2, d, 1.0, delta,
+                                                                      data_norm))
     if not gaussian:
         assert (choice.learner, choice.reason) == (pure.learner, f"{pure.reason}; {DELTA_UNUSED}")
     assert not choose_front_door_learner(n, 5, d, 1.0, delta).delta_unused  # C >= 3: its own rules
+    assert delta_spent(n, 5, d, 1.0, delta)
 
 
 @pytest.mark.parametrize("n, C, d, learner, cls", [

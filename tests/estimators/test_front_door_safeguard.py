@@ -301,15 +301,17 @@ def test_auto_is_off_above_the_row_cap_only():
 
 @pytest.mark.parametrize("safeguard", [True, False])
 def test_the_classifier_follows_its_plan_made_once(monkeypatch, safeguard):
-    """One fit makes its rule's choice and its learner's plan once, in its plan (the learner
-    follows the plan the fit hands it): the ledger holds the plan's budget, and the released
-    learner's budget is the learner's plan's."""
+    """One fit makes its rule's choice, its learner and the learner's plan once, in its plan
+    (the learner is the plan's, and follows the plan the fit hands it): the ledger holds the
+    plan's budget, and the released learner's budget is the learner's plan's."""
     from dpconvex import PrivateHuberSVM
 
-    planned = []
-    learner_plan = PrivateHuberSVM._plan
+    planned, made = [], []
+    learner_plan, make = PrivateHuberSVM._plan, PrivateClassifier._make
     monkeypatch.setattr(PrivateHuberSVM, "_plan",
                         lambda self, *shape: planned.append(shape) or learner_plan(self, *shape))
+    monkeypatch.setattr(PrivateClassifier, "_make", lambda self, name, *args, **kw: (
+        made.append(name) if not kw.get("objective") else None) or make(self, name, *args, **kw))
     rng = np.random.default_rng(0)
     X = rng.normal(size=(400, 3)) * 0.4
     y = (X[:, 0] > 0).astype(int)
@@ -320,10 +322,15 @@ def test_the_classifier_follows_its_plan_made_once(monkeypatch, safeguard):
     assert plan.chosen.choice.learner == plan.learner == "Huber SVM"
     assert plan.chosen.guarded == safeguard
     planned.clear()
+    made.clear()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)  # a constant class may be released
         clf.fit(X, y)
-    assert planned == [(400, 2, 3)]
+    assert planned == [(400, 2, 3)] and made == ["Huber SVM"]  # the noise checks' aside
+    assert not hasattr(plan.chosen.learner, "coef_")  # the plan handed back: its learner unfitted
+    if clf.learner_ == "Huber SVM":  # the planned learner's parameters, and the fit's ledger
+        assert clf.estimator_.set_params(accountant=None).get_params() == (
+            plan.chosen.learner.get_params())
     assert ledger.spent[0] == plan.budget.epsilon == 1.0
     model = clf.certificate_.parts[0] if safeguard else clf.certificate_
     assert model.epsilon_requested == plan.chosen.plan.budget.epsilon

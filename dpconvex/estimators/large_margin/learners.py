@@ -481,9 +481,10 @@ def _objective_template(est: LargeMarginSettings, plan_n: int | None, C: int, K:
 
 
 def _centroid_plan(est: LargeMarginSettings, plan: FitPlan) -> tuple[Any, FitPlan]:
-    """The class-centroid estimator of the centroid learner and its plan."""
+    """The class-centroid estimator of the centroid learner and its plan, on the shape of
+    ``plan`` (checked by the plan that holds it)."""
     inner = centroid_estimator(est)
-    return inner, inner.plan(plan.n, plan.n_classes, plan.n_features)
+    return inner, inner.plan_checked(plan.n, plan.n_classes, plan.n_features)
 
 
 def plan_fit(est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
@@ -491,7 +492,7 @@ def plan_fit(est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
     from the parameters and the shape, with every "auto" resolved once (mechanism, budget
     and its parts, Λ on the template's public constants, the backend)."""
     if uses_centroid(est, n, C, p):
-        inner_plan = centroid_estimator(est).plan(n, C, p)
+        inner_plan = centroid_estimator(est).plan_checked(n, C, p)  # the shape checked
         return FitPlan(
             estimator=type(est).__name__, n=n, n_classes=C, n_features=p,
             template=TEMPLATES[CENTROID_LEARNER], learner=CENTROID_LEARNER,

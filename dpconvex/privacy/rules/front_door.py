@@ -40,7 +40,8 @@ __all__ = ["AUTO_VALIDATION", "BINARY_CENTROID_BELOW", "CENTROID", "CONSTANT", "
            "REGRESSION_VALIDATION", "RESIDUAL_CLIP", "SAFEGUARD_ROWS_AT_MOST", "SELECTION_SHARE",
            "SELECTION_TAIL", "UNIT_ROWS_AT_LEAST",
            "FrontDoorChoice", "RegressionChoice", "choose_front_door_learner",
-           "choose_regression_learner", "delta_buys", "mean_epsilon", "regression_rule",
+           "choose_regression_learner", "delta_buys", "delta_spent", "front_door_rule",
+           "mean_epsilon", "regression_rule",
            "safeguard_applies", "safeguard_sizes", "selection_error_bound", "selection_handicap"]
 
 #: Learner names of the rule.
@@ -269,6 +270,21 @@ def delta_buys(
     return gaussian <= pure
 
 
+def delta_spent(n: int, n_classes: int, n_features: int, epsilon: float, delta: float,
+                data_norm: float = 1.0) -> bool:
+    """Whether the rule spends a δ > 0 on (n, C, d, ε): with more than two classes always (every
+    multiclass learner takes δ), with two where it buys the Huber SVM its Gaussian form
+    (:func:`delta_buys`); else the rule and fit are those of δ = 0 (public facts only).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.front_door import delta_spent
+    >>> delta_spent(3000, 2, 6, 1.0, 1e-7), delta_spent(3000, 5, 6, 1.0, 1e-7)
+    (False, True)
+    """
+    return int(n_classes) > 2 or delta_buys(n, n_features, epsilon, delta, data_norm)
+
+
 def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: float,
                               delta: float | None, row_norm: str = "auto",
                               ranges_known: bool = False,
@@ -310,15 +326,26 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
     check_float("epsilon", epsilon, "choose_front_door_learner", allow_inf=True)
     if delta is not None:
         check_float("delta", delta, "choose_front_door_learner", low_inclusive=True, high=1.0)
-    approx = delta is not None and delta > 0
-    if (
-        approx
-        and int(n_classes) <= 2
-        and not delta_buys(n, n_features, epsilon, float(delta), data_norm)
-    ):
-        choice = choose_front_door_learner(
-            n, n_classes, n_features, epsilon, 0.0, row_norm, ranges_known
-        )
+    return front_door_rule(n, n_classes, n_features, epsilon, float(delta or 0.0), row_norm,
+                           ranges_known, data_norm)
+
+
+def front_door_rule(n: int, n_classes: int, n_features: int, epsilon: float, delta: float,
+                    row_norm: str = "auto", ranges_known: bool = False,
+                    data_norm: float = 1.0) -> FrontDoorChoice:
+    """:func:`choose_front_door_learner` on facts its caller checked: n, C and d positive
+    integers (a fit's public shape), ε > 0 and δ in [0, 1) (an estimator's validated
+    parameters).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.front_door import front_door_rule
+    >>> front_door_rule(30000, 2, 104, 1.0, 0.0)[::2]
+    ('Huber SVM', 'unit')
+    """
+    approx = delta > 0
+    if approx and not delta_spent(n, n_classes, n_features, epsilon, delta, data_norm):
+        choice = front_door_rule(n, n_classes, n_features, epsilon, 0.0, row_norm, ranges_known)
         return choice._replace(reason=f"{choice.reason}; {DELTA_UNUSED}", delta_unused=True)
     privacy = "(epsilon, delta)-DP" if approx else "pure epsilon-DP"
     C, d = int(n_classes), int(n_features)
