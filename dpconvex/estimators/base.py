@@ -56,7 +56,14 @@ from ..data.validation import (
     encode_labels,
     label_set_of,
 )
-from ..errors import DataValidationError, DPConvexError, ParameterError, PrivacyError, SolverError
+from ..errors import (
+    DataValidationError,
+    DPConvexError,
+    ParameterError,
+    PrivacyError,
+    SolverError,
+    verbosity,
+)
 from ..privacy.budget import Budget, hold_budget, reserve_budget
 from ..privacy.certificate import LabelSource, compose_sequential
 from ..privacy.declarations import VOUCHABLE
@@ -424,6 +431,9 @@ class FitContext:
 #: The context of a fit called by the user: its own noise, every row, no outer hold.
 NO_CONTEXT = FitContext()
 
+#: The verbosity of a fit with no ``verbose`` parameter: the caller's (:func:`verbosity`).
+NO_PROGRESS = contextlib.nullcontext()
+
 #: The contexts issued now, by identity, each for the calls of the fit that made it inside its
 #: budget hold (:func:`issued`): the only contexts ``fit``, ``prepare`` and ``fit_prepared``
 #: take besides :data:`NO_CONTEXT` (:func:`check_context`). A context the caller made
@@ -654,7 +664,13 @@ def state_rows_source(fitted: Any, X: Any, estimator: Any = None, *, draft: bool
 
 
 def _takes_context(estimator: Any) -> bool:
-    return callable(getattr(type(estimator), "_fit_with", None))
+    """Whether a meta-estimator hands ``estimator`` its part's context (:func:`fit_part`): a
+    private fit, or a fit that declares ``context=`` (a search, a public encoding, random
+    features). A private fit that dropped the keyword is refused by :func:`fit_part`."""
+    if isinstance(estimator, PrivateEstimator):
+        return True
+    fit = getattr(type(estimator), "fit", None)
+    return callable(fit) and "context" in inspect.signature(fit).parameters
 
 
 def _check_steps(pipeline: Pipeline, caller: str) -> list[str]:
@@ -1266,7 +1282,8 @@ class PrivateEstimator(BaseEstimator):
         """Validate X and y once, plan from their public shape, hold the budget, build the
         objective from the rows, release, commit, set the model: nothing is held or charged
         for a fit refused before its release. ``fit_params`` (e.g. ``sample_weight``) are
-        refused by name.
+        refused by name. An estimator with an int ``verbose`` parameter prints its fit's
+        progress at that level (:func:`~dpconvex.errors.verbosity`).
 
         ``context``: where this estimator is a meta-estimator's part, the context that fit
         issued to it (:func:`fit_part`; the fit that holds it states its rows' source); any
@@ -1279,15 +1296,17 @@ class PrivateEstimator(BaseEstimator):
         if fit_params:
             refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
         caller = f"{type(self).__name__}.fit"
+        level = getattr(self, "verbose", None)  # a learner's own progress lines (verbose=)
         try:
-            if context is not NO_CONTEXT:  # a meta-estimator's part
-                return self._fit_with(X, y, check_context(context, caller))
-            # (a released schema's rows: their source stated)
-            if not_public_source(self, X) is None:
-                fitted = self._fit_with(X, y, NO_CONTEXT)
-                return state_rows_source(fitted, X) if isinstance(X, RangedRows) else fitted
-            with charge_not_public(getattr(self, "accountant", None), caller):
-                return state_rows_source(self._fit_with(X, y, NO_CONTEXT), X)
+            with verbosity(int(level)) if isinstance(level, numbers.Integral) else NO_PROGRESS:
+                if context is not NO_CONTEXT:  # a meta-estimator's part
+                    return self._fit_with(X, y, check_context(context, caller))
+                # (a released schema's rows: their source stated)
+                if not_public_source(self, X) is None:
+                    fitted = self._fit_with(X, y, NO_CONTEXT)
+                    return state_rows_source(fitted, X) if isinstance(X, RangedRows) else fitted
+                with charge_not_public(getattr(self, "accountant", None), caller):
+                    return state_rows_source(self._fit_with(X, y, NO_CONTEXT), X)
         except (PrivacyError, SolverError) as exc:  # a part's refusal: in this call's name
             raise signed_refusal(exc, caller) from None
 
@@ -1313,8 +1332,12 @@ class PrivateEstimator(BaseEstimator):
             plan = context.plan or self._plan(*data.shape)
         except (DataValidationError, ParameterError) as exc:  # in the name of the fit that plans
             raise signed_refusal(exc, f"{type(self).__name__}.fit") from None
-        # one generator for every step of the fit (e.g. a component assignment, the release)
-        context = dataclasses.replace(context, noise=self._fit_noise(context), data=data)
+        # one generator for every step of the fit (e.g. a component assignment, the release):
+        # the caller's, else one from random_state as _validate_params checked it
+        noise = context.noise
+        if noise is None:
+            noise = seeded_noise(getattr(self, "random_state", None))
+        context = dataclasses.replace(context, noise=noise, data=data)
         if plan.sub_plans:
             fitted = self._fit_sub_plans(data.X, data.y, plan, context)
         else:  # the hold before the objective is built
@@ -1346,13 +1369,6 @@ class PrivateEstimator(BaseEstimator):
         inside its fit only (:attr:`fits_only`)."""
         with issued(context):
             return self.prepare(X, y, plan, context=context)
-
-    def _fit_noise(self, context: FitContext) -> NoiseSource:
-        """This fit's generator: the one its caller hands it (``context.noise``), else a new one
-        from ``random_state`` as :meth:`_validate_params` checked it (called after it)."""
-        if context.noise is not None:
-            return context.noise
-        return seeded_noise(getattr(self, "random_state", None))
 
     # --------------------------------------------------------------------- certify
     def certify(self, X: Any = None, y: Any = None, *, n: int | None = None,

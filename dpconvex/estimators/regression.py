@@ -52,6 +52,7 @@ from .._validation import (
     checks_feature_names,
     feature_names_of,
     is_dask_collection,
+    noise_source,
     signed_by,
     unchecked,
     with_feature_names,
@@ -324,7 +325,7 @@ class LabelRangeMixin(RegressionScoreMixin):
         # public: refused before anything is read
         check_range_budget(n, eps_label, "labels", f"{owner}.fit")
         delta = inner.plan(n, 1, n_features).budget.delta
-        noise = self._fit_noise(context)
+        noise = noise_source(self, context.noise)
         label_rng, fit_rng = noise.rng.spawn(2)
         with hold_budget(self.accountant, Budget(epsilon, delta), owner) as hold:
             values = check_numeric_labels(y, n, f"{owner}.fit")
@@ -771,7 +772,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         names = feature_names_of(X, f"{owner}.fit")
         epsilon, share, eps_center, inner = self._center_split(n, n_features)
         delta = inner.plan(n, 1, n_features).budget.delta
-        noise = self._fit_noise(context)
+        noise = noise_source(self, context.noise)
         center_rng, fit_rng = noise.rng.spawn(2)
         lo, hi = self._label_bounds()
         # the rows' checks before any label is read (a refusal spends nothing)
