@@ -434,6 +434,12 @@ NO_CONTEXT = FitContext()
 #: The verbosity of a fit with no ``verbose`` parameter: the caller's (:func:`verbosity`).
 NO_PROGRESS = contextlib.nullcontext()
 
+
+def _progress(estimator: Any) -> AbstractContextManager[None]:
+    """The progress lines of ``estimator``'s fit (its hold, objective and release) at its
+    ``verbose`` parameter, checked with its parameters, where it has one; else the caller's."""
+    return verbosity(estimator.verbose) if hasattr(estimator, "verbose") else NO_PROGRESS
+
 #: The contexts issued now, by identity, each for the calls of the fit that made it inside its
 #: budget hold (:func:`issued`): the only contexts ``fit``, ``prepare`` and ``fit_prepared``
 #: take besides :data:`NO_CONTEXT` (:func:`check_context`). A context the caller made
@@ -1282,8 +1288,7 @@ class PrivateEstimator(BaseEstimator):
         """Validate X and y once, plan from their public shape, hold the budget, build the
         objective from the rows, release, commit, set the model: nothing is held or charged
         for a fit refused before its release. ``fit_params`` (e.g. ``sample_weight``) are
-        refused by name. An estimator with an int ``verbose`` parameter prints its fit's
-        progress at that level (:func:`~dpconvex.errors.verbosity`).
+        refused by name.
 
         ``context``: where this estimator is a meta-estimator's part, the context that fit
         issued to it (:func:`fit_part`; the fit that holds it states its rows' source); any
@@ -1296,26 +1301,32 @@ class PrivateEstimator(BaseEstimator):
         if fit_params:
             refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
         caller = f"{type(self).__name__}.fit"
-        level = getattr(self, "verbose", None)  # a learner's own progress lines (verbose=)
         try:
-            with verbosity(int(level)) if isinstance(level, numbers.Integral) else NO_PROGRESS:
-                if context is not NO_CONTEXT:  # a meta-estimator's part
-                    return self._fit_with(X, y, check_context(context, caller))
-                # (a released schema's rows: their source stated)
-                if not_public_source(self, X) is None:
-                    fitted = self._fit_with(X, y, NO_CONTEXT)
-                    return state_rows_source(fitted, X) if isinstance(X, RangedRows) else fitted
-                with charge_not_public(getattr(self, "accountant", None), caller):
-                    return state_rows_source(self._fit_with(X, y, NO_CONTEXT), X)
+            if context is not NO_CONTEXT:  # a meta-estimator's part
+                return self._fit_with(X, y, check_context(context, caller))
+            # (a released schema's rows: their source stated)
+            if not_public_source(self, X) is None:
+                fitted = self._fit_with(X, y, NO_CONTEXT)
+                return state_rows_source(fitted, X) if isinstance(X, RangedRows) else fitted
+            with charge_not_public(getattr(self, "accountant", None), caller):
+                return state_rows_source(self._fit_with(X, y, NO_CONTEXT), X)
         except (PrivacyError, SolverError) as exc:  # a part's refusal: in this call's name
             raise signed_refusal(exc, caller) from None
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator:
-        """:meth:`fit` inside ``context`` (what a meta-estimator hands this fit): the skeleton,
-        validate once → plan → hold the budget → prepare the rows → release (commit, set the
-        model), with the hooks ``_plan``, ``_prepare_fit`` and ``_release``; a fit made of another
-        fit of this estimator goes by :meth:`_fit_routed`. ``context.plan``: the plan the fit that
-        holds this one made for it, followed as it is."""
+        """:meth:`fit` inside ``context`` (what a meta-estimator hands this fit): the skeleton of
+        every private fit, validate once → plan → hold the budget → prepare the rows → release
+        (commit, set the model).
+
+        Its hooks: ``_plan``, ``_prepare_fit`` and ``_release``; ``_fit_sub_plans`` for a plan of
+        binary models (one-vs-rest); :meth:`_fit_routed` for a fit made of another fit of this
+        estimator (rows that carry their ranges, a schema, a label range or centre released in
+        the fit), which fits it through its public ``fit`` (:func:`fit_part`); :meth:`_hold` where
+        a public check comes before the budget is held (a front door's). One generator serves
+        every step: ``context.noise``, else a new one from ``random_state``. An estimator with a
+        ``verbose`` parameter prints the progress of its hold, objective and release at that
+        level. ``context.plan``: the plan the fit that holds this one made for it, followed as
+        it is."""
         if not self.takes_row_mask:
             context.every_row(type(self).__name__)
         routed = self._fit_routed(X, y, context)
@@ -1333,15 +1344,13 @@ class PrivateEstimator(BaseEstimator):
         except (DataValidationError, ParameterError) as exc:  # in the name of the fit that plans
             raise signed_refusal(exc, f"{type(self).__name__}.fit") from None
         # one generator for every step of the fit (e.g. a component assignment, the release):
-        # the caller's, else one from random_state as _validate_params checked it
-        noise = context.noise
-        if noise is None:
-            noise = seeded_noise(getattr(self, "random_state", None))
-        context = dataclasses.replace(context, noise=noise, data=data)
+        # the caller's, else a new one from random_state (as _validate_params checked it)
+        context = dataclasses.replace(context, data=data, noise=context.noise or seeded_noise(
+            getattr(self, "random_state", None)))
         if plan.sub_plans:
             fitted = self._fit_sub_plans(data.X, data.y, plan, context)
         else:  # the hold before the objective is built
-            with self._hold(plan, context) as hold:
+            with self._hold(plan, context) as hold, _progress(self):
                 fitted = self._release(
                     self._prepare_fit(data.X, data.y, plan, context), plan, hold, context, None
                 )
