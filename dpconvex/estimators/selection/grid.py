@@ -296,7 +296,7 @@ class SelectedEstimator:
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> Any:
         """:meth:`fit` inside ``context``, the skeleton of every search: refuse a draft, check
         the parameters (:meth:`_check_params`), one label-set warning for every candidate
-        (first), the search's generator, hold its budget (:meth:`_budget`), check the rows,
+        (first), its budget (:meth:`_budget`) and generator, hold the budget, check the rows,
         train and select (:meth:`_select`), commit, set the selected model. The candidates
         draw from generators spawned from this fit's (``context.noise``, else
         ``random_state``); its parts and selection read every row."""
@@ -306,8 +306,8 @@ class SelectedEstimator:
         params = self._check_params(owner)
         context = context.every_row(owner).one_label_warning(  # one label warning for all, first
             owner=owner if self._public_classes(owner) is None else "", y=y)
-        noise = self._noise(owner, context.noise)
         budget, n_public = self._budget(X, y, owner)
+        noise = self._noise(owner, context.noise)
         # the ledger is checked (and the budget held) before the data are read; δ against the n
         # rows of the whole set, once: the candidates fit inside this hold
         with hold_budget(self._ledger(owner), budget, owner,
