@@ -1334,7 +1334,7 @@ class PrivateEstimator(BaseEstimator):
             return routed
         if context.plan is None:  # else checked by the plan() that made the plan handed here
             self._validate_params(planned=True)
-        if self._reads_label_set and getattr(self, "classes", None) is None:  # the set read from y
+        if self._reads_label_set and self.classes is None:  # the set read from y
             context = context.one_label_warning(
                 owner=type(self).__name__, y=y, text=getattr(self, "_inferred_warning", None))
         names = feature_names_of(X, f"{type(self).__name__}.fit")
