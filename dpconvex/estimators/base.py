@@ -527,7 +527,9 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
              caller: str = "fit_with") -> Any:
     """Fit ``estimator`` on (X, y) inside ``context``: the fit of a meta-estimator's part.
 
-    A dpconvex estimator takes the context; ``noise`` names the noise source of each
+    A private fit, or any fit that declares ``context=`` (a search, a
+    :class:`~dpconvex.PublicEncoder`, random features), takes the context through
+    :func:`fit_part`; ``noise`` names the noise source of each
     object that draws (the estimator itself, or steps of a
     :class:`~sklearn.pipeline.Pipeline`, whose steps are then fitted in turn, each with
     its own source); any other estimator is fitted with ``fit(X, y)``. Returns the fitted estimator.
@@ -1361,7 +1363,9 @@ class PrivateEstimator(BaseEstimator):
         skeleton's): here, a clone with the public per-feature ranges its rows carry
         (:attr:`takes_rows_ranges`); a schema or a label range released in the fit route
         their own (:class:`~dpconvex.estimators.front_door.SchemaInputMixin`,
-        :class:`~dpconvex.estimators.regression.LabelRangeMixin`)."""
+        :class:`~dpconvex.estimators.regression.LabelRangeMixin`), as does a label centre
+        released in the fit (:class:`~dpconvex.estimators.regression.PrivateLinearRegressor`).
+        Each fits its part through the part's public ``fit`` (:func:`fit_part`)."""
         if not self.takes_rows_ranges:
             return None
         ranged = self._with_rows_ranges(X)
