@@ -217,6 +217,22 @@ def test_a_meta_estimator_fits_its_parts_through_their_public_fit():
     assert calls == []
 
 
+def test_the_fit_skeleton_is_written_once_per_family():
+    """``_fit_with`` is defined by the base of the private fits (PrivateEstimator) and by the
+    base of the searches (SelectedEstimator) only: an estimator fills the skeleton's hooks and
+    never writes its own skeleton; a step that releases nothing private (PublicEncoder,
+    RandomFourierFeatures) keeps a plain ``fit``."""
+    skeletons = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in syntax_nodes(path):
+            if isinstance(node, ast.ClassDef):
+                skeletons += [f"{path.relative_to(PACKAGE).as_posix()}:{node.name}"
+                              for item in node.body
+                              if isinstance(item, ast.FunctionDef) and item.name == "_fit_with"]
+    assert sorted(skeletons) == ["estimators/base.py:PrivateEstimator",
+                                 "estimators/selection/grid.py:SelectedEstimator"]
+
+
 def test_rows_handed_to_prepare_are_held_against_the_plans_shape():
     # the noise is calibrated for the plan's n: rows of another count are refused, also when a
     # context says a fit checked them (otherwise 200 rows would get the noise of 1,000)

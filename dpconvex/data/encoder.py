@@ -479,10 +479,6 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         self.n_features_in_ = len(schema.columns)
         return with_feature_names(self, names)
 
-    def _fit_with(self, X: Any, y: Any, context: Any) -> PublicEncoder:
-        """:meth:`fit` as a step of a meta-estimator's part: a per-record map, under any context."""
-        return self.fit(X, y)
-
     def fit_transform(self, X: Any, y: Any = None, **fit_params: Any) -> np.ndarray:
         """``fit(X).transform(X)``, reading X once."""
         schema, row_norm, q = self._start()

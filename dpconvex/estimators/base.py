@@ -56,7 +56,14 @@ from ..data.validation import (
     encode_labels,
     label_set_of,
 )
-from ..errors import DataValidationError, DPConvexError, ParameterError, PrivacyError, SolverError
+from ..errors import (
+    DataValidationError,
+    DPConvexError,
+    ParameterError,
+    PrivacyError,
+    SolverError,
+    verbosity,
+)
 from ..privacy.budget import Budget, hold_budget, reserve_budget
 from ..privacy.certificate import LabelSource
 from ..privacy.composition import compose_sequential
@@ -425,6 +432,15 @@ class FitContext:
 #: The context of a fit called by the user: its own noise, every row, no outer hold.
 NO_CONTEXT = FitContext()
 
+#: The verbosity of a fit with no ``verbose`` parameter: the caller's (:func:`verbosity`).
+NO_PROGRESS = contextlib.nullcontext()
+
+
+def _progress(estimator: Any) -> AbstractContextManager[None]:
+    """The progress lines of ``estimator``'s fit (its hold, objective and release) at its
+    ``verbose`` parameter, checked with its parameters, where it has one; else the caller's."""
+    return verbosity(estimator.verbose) if hasattr(estimator, "verbose") else NO_PROGRESS
+
 #: The contexts issued now, by identity, each for the calls of the fit that made it inside its
 #: budget hold (:func:`issued`): the only contexts ``fit``, ``prepare`` and ``fit_prepared``
 #: take besides :data:`NO_CONTEXT` (:func:`check_context`). A context the caller made
@@ -529,7 +545,9 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
              caller: str = "fit_with") -> Any:
     """Fit ``estimator`` on (X, y) inside ``context``: the fit of a meta-estimator's part.
 
-    A dpconvex estimator takes the context; ``noise`` names the noise source of each
+    A private fit, or any fit that declares ``context=`` (a search, a
+    :class:`~dpconvex.PublicEncoder`, random features), takes the context through
+    :func:`fit_part`; ``noise`` names the noise source of each
     object that draws (the estimator itself, or steps of a
     :class:`~sklearn.pipeline.Pipeline`, whose steps are then fitted in turn, each with
     its own source); any other estimator is fitted with ``fit(X, y)``. Returns the fitted estimator.
@@ -672,7 +690,13 @@ def state_rows_source(fitted: Any, X: Any, estimator: Any = None, *, draft: bool
 
 
 def _takes_context(estimator: Any) -> bool:
-    return callable(getattr(type(estimator), "_fit_with", None))
+    """Whether a meta-estimator hands ``estimator`` its part's context (:func:`fit_part`): a
+    private fit, or a fit that declares ``context=`` (a search, a public encoding, random
+    features). A private fit that dropped the keyword is refused by :func:`fit_part`."""
+    if isinstance(estimator, PrivateEstimator):
+        return True
+    fit = getattr(type(estimator), "fit", None)
+    return callable(fit) and "context" in inspect.signature(fit).parameters
 
 
 def _check_steps(pipeline: Pipeline, caller: str) -> list[str]:
@@ -1331,11 +1355,19 @@ class PrivateEstimator(BaseEstimator):
             raise signed_refusal(exc, caller) from None
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator:
-        """:meth:`fit` inside ``context`` (what a meta-estimator hands this fit): the skeleton,
-        validate once → plan → hold the budget → prepare the rows → release (commit, set the
-        model), with the hooks ``_plan``, ``_prepare_fit`` and ``_release``; a fit made of another
-        fit of this estimator goes by :meth:`_fit_routed`. ``context.plan``: the plan the fit that
-        holds this one made for it, followed as it is."""
+        """:meth:`fit` inside ``context`` (what a meta-estimator hands this fit): the skeleton of
+        every private fit, validate once → plan → hold the budget → prepare the rows → release
+        (commit, set the model).
+
+        Its hooks: ``_plan``, ``_prepare_fit`` and ``_release``; ``_fit_sub_plans`` for a plan of
+        binary models (one-vs-rest); :meth:`_fit_routed` for a fit made of another fit of this
+        estimator (rows that carry their ranges, a schema, a label range or centre released in
+        the fit), which fits it through its public ``fit`` (:func:`fit_part`); :meth:`_hold` where
+        a public check comes before the budget is held (a front door's). One generator serves
+        every step: ``context.noise``, else a new one from ``random_state``. An estimator with a
+        ``verbose`` parameter prints the progress of its hold, objective and release at that
+        level. ``context.plan``: the plan the fit that holds this one made for it, followed as
+        it is."""
         if not self.takes_row_mask:
             context.every_row(type(self).__name__)
         routed = self._fit_routed(X, y, context)
@@ -1343,7 +1375,7 @@ class PrivateEstimator(BaseEstimator):
             return routed
         if context.plan is None:  # else checked by the plan() that made the plan handed here
             self._validate_params(planned=True)
-        if self._reads_label_set and getattr(self, "classes", None) is None:  # the set read from y
+        if self._reads_label_set and self.classes is None:  # the set read from y
             context = context.one_label_warning(
                 owner=type(self).__name__, y=y, text=getattr(self, "_inferred_warning", None))
         names = feature_names_of(X, f"{type(self).__name__}.fit")
@@ -1352,12 +1384,14 @@ class PrivateEstimator(BaseEstimator):
             plan = context.plan or self._plan(*data.shape)
         except (DataValidationError, ParameterError) as exc:  # in the name of the fit that plans
             raise signed_refusal(exc, f"{type(self).__name__}.fit") from None
-        # one generator for every step of the fit (e.g. a component assignment, the release)
-        context = dataclasses.replace(context, noise=self._fit_noise(context), data=data)
+        # one generator for every step of the fit (e.g. a component assignment, the release):
+        # the caller's, else a new one from random_state (as _validate_params checked it)
+        context = dataclasses.replace(context, data=data, noise=context.noise or seeded_noise(
+            getattr(self, "random_state", None)))
         if plan.sub_plans:
             fitted = self._fit_sub_plans(data.X, data.y, plan, context)
         else:  # the hold before the objective is built
-            with self._hold(plan, context) as hold:
+            with self._hold(plan, context) as hold, _progress(self):
                 fitted = self._release(
                     self._prepare_fit(data.X, data.y, plan, context), plan, hold, context, None
                 )
@@ -1368,7 +1402,9 @@ class PrivateEstimator(BaseEstimator):
         skeleton's): here, a clone with the public per-feature ranges its rows carry
         (:attr:`takes_rows_ranges`); a schema or a label range released in the fit route
         their own (:class:`~dpconvex.estimators.front_door.SchemaInputMixin`,
-        :class:`~dpconvex.estimators.regression.LabelRangeMixin`)."""
+        :class:`~dpconvex.estimators.regression.LabelRangeMixin`), as does a label centre
+        released in the fit (:class:`~dpconvex.estimators.regression.PrivateLinearRegressor`).
+        Each fits its part through the part's public ``fit`` (:func:`fit_part`)."""
         if not self.takes_rows_ranges:
             return None
         ranged = self._with_rows_ranges(X)
@@ -1385,13 +1421,6 @@ class PrivateEstimator(BaseEstimator):
         inside its fit only (:attr:`fits_only`)."""
         with issued(context):
             return self.prepare(X, y, plan, context=context)
-
-    def _fit_noise(self, context: FitContext) -> NoiseSource:
-        """This fit's generator: the one its caller hands it (``context.noise``), else a new one
-        from ``random_state`` as :meth:`_validate_params` checked it (called after it)."""
-        if context.noise is not None:
-            return context.noise
-        return seeded_noise(getattr(self, "random_state", None))
 
     # --------------------------------------------------------------------- certify
     def certify(self, X: Any = None, y: Any = None, *, n: int | None = None,

@@ -146,7 +146,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
 
     def fit(self, X: Any, y: Any = None, *,
             context: FitContext | None = None) -> RandomFourierFeatures:
-        """Draw the random parameters. Only the shape of X is used.
+        """Draw the random parameters. Only the shape of X is used: a scikit-learn fit, not a
+        private one (the draws are released, and read no record).
 
         Parameters
         ----------
@@ -155,17 +156,14 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         y : ignored
         context : FitContext or None
             As a meta-estimator's step: the context its fit issued (the generator to draw
-            from); any other is refused (:func:`~dpconvex.estimators.base.check_context`).
+            from, else ``random_state``); any other is refused
+            (:func:`~dpconvex.estimators.base.check_context`).
         """
         from .base import NO_CONTEXT, check_context
 
-        context = NO_CONTEXT if context is None else context
-        return self._fit_with(X, y, check_context(context, f"{type(self).__name__}.fit"))
-
-    def _fit_with(self, X: Any, y: Any, context: FitContext) -> RandomFourierFeatures:
-        """:meth:`fit` inside ``context``: the parameters drawn from ``context.noise`` (a
-        meta-estimator's generator), else from ``random_state``."""
         owner = type(self).__name__
+        # a draw from the shape of X alone: no budget held, nothing private released
+        context = check_context(NO_CONTEXT if context is None else context, f"{owner}.fit")
         names = feature_names_of(X, f"{owner}.fit")
         auto = isinstance(self.n_components, str) and self.n_components == "auto"
         if isinstance(self.n_components, str) and not auto:

@@ -52,6 +52,7 @@ from .._validation import (
     checks_feature_names,
     feature_names_of,
     is_dask_collection,
+    noise_source,
     signed_by,
     unchecked,
     with_feature_names,
@@ -325,7 +326,7 @@ class LabelRangeMixin(RegressionScoreMixin):
         # public: refused before anything is read
         check_range_budget(n, eps_label, "labels", f"{owner}.fit")
         delta = inner.plan(n, 1, n_features).budget.delta
-        noise = self._fit_noise(context)
+        noise = noise_source(self, context.noise)
         label_rng, fit_rng = noise.rng.spawn(2)
         with hold_budget(self.accountant, Budget(epsilon, delta), owner) as hold:
             values = check_numeric_labels(y, n, f"{owner}.fit")
@@ -757,24 +758,30 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
 
     def _fit_routed(self, X: Any, y: Any, context: FitContext) -> Any:
         """With ``label_center="auto"`` where the noise dominates: the labels' private mean
-        first, then this regressor centred at it (privacy-label-center); else the label range's
+        first, then this regressor centred at it (:meth:`_fit_centered`); else the label range's
         route (:meth:`LabelRangeMixin._fit_routed`) or None.
 
         The rows a meta-estimator leaves out (``context.excluded``) keep the centre of
         ``label_range``: the mean would read them. A plan the fit that holds this one hands it
         (``context.plan``) is followed as it is (``prepare`` refuses one that releases a centre).
         """
-        if context.excluded is not None or context.plan is not None:
-            return super()._fit_routed(X, y, context)
-        self._validate_params()
-        n, _, n_features = self.public_shape(X, y)
-        if not self._center_share(n, n_features):
-            return super()._fit_routed(X, y, context)
+        if context.excluded is None and context.plan is None:
+            self._validate_params()
+            n, _, n_features = self.public_shape(X, y)
+            if self._center_share(n, n_features):
+                return self._fit_centered(X, y, context, n, n_features)
+        return super()._fit_routed(X, y, context)
+
+    def _fit_centered(self, X: Any, y: Any, context: FitContext, n: int, n_features: int) -> Any:
+        """Release the labels' mean with the centre's share of ε, then fit this regressor
+        centred at it on the ε left (through its public ``fit``, :func:`fit_part`), in one
+        hold; the certificate composes the two (privacy-label-center). Both draw from
+        generators spawned from this fit's (``context.noise``, else ``random_state``)."""
         owner = type(self).__name__
         names = feature_names_of(X, f"{owner}.fit")
         epsilon, share, eps_center, inner = self._center_split(n, n_features)
         delta = inner.plan(n, 1, n_features).budget.delta
-        noise = self._fit_noise(context)
+        noise = noise_source(self, context.noise)
         center_rng, fit_rng = noise.rng.spawn(2)
         lo, hi = self._label_bounds()
         # the rows' checks before any label is read (a refusal spends nothing)

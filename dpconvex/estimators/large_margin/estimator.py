@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import numbers
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -35,7 +34,7 @@ from ..._validation import (
     noise_source,
 )
 from ...data.validation import LABEL_POLICY, LabelSet, check_array, zero_rows
-from ...errors import note_clipped, say, verbosity
+from ...errors import note_clipped, say
 from ...objectives.losses import Frobenius, Loss
 from ...privacy.certificate import Certificate
 from ...privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
@@ -407,13 +406,6 @@ default="auto"
 
     def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
         return certify_prepared(self, prep, plan)
-
-    def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateLargeMarginGaussian:
-        """:meth:`PrivateEstimator._fit_with` at the verbosity ``verbose`` (refused by name
-        inside when it is not an int in range; the fit's one generator serves the component
-        assignment and the release: ``context.noise``)."""
-        with verbosity(int(self.verbose) if isinstance(self.verbose, numbers.Integral) else 0):
-            return super()._fit_with(X, y, context)
 
     def prepare(
         self, X: Any, y: Any, plan: FitPlan, *, context: FitContext = NO_CONTEXT

@@ -20,6 +20,7 @@ References
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -211,9 +212,24 @@ PARAMETER_DOCS["search_ledger_labels"] = fill_docs("""\
 """)
 
 
+@dataclass(frozen=True)
+class Selected:
+    """What a search released: the candidates, the index of the selected one and its model,
+    the sizes of the parts, the certificate, and (a public validation set only) the
+    mistakes of every candidate on it."""
+
+    candidates: list[dict[str, Any]]
+    best: int
+    model: Any
+    sizes: list[int]
+    certificate: Certificate
+    validation_mistakes: np.ndarray | None = None
+
+
 class SelectedEstimator:
-    """What a private selection shares: its ``fit`` and ``certify`` (each search's hooks
-    ``_fit_with`` and ``_certify_with``), the inner estimator's tags, the parameter keys of
+    """What a private selection shares: its ``fit`` (one skeleton, :meth:`_fit_with`; each
+    search fills :meth:`_check_params`, :meth:`_budget` and :meth:`_select`) and ``certify``
+    (each search's :meth:`_certify_with`), the inner estimator's tags, the parameter keys of
     a leaf name, and predictions delegated to ``best_estimator_`` (post-processing)."""
 
     estimator: Any
@@ -273,8 +289,8 @@ class SelectedEstimator:
         refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
         try:
             if check_context(context, f"{type(self).__name__}.fit") is not NO_CONTEXT:
-                return self._fit_with(X, y, context)  # type: ignore[attr-defined]
-            fitted = state_rows_source(self._fit_with(X, y, NO_CONTEXT), X)  # type: ignore[attr-defined]
+                return self._fit_with(X, y, context)
+            fitted = state_rows_source(self._fit_with(X, y, NO_CONTEXT), X)
         except (PrivacyError, SolverError) as exc:  # a candidate's refusal: in this call's name
             raise signed_refusal(exc, f"{type(self).__name__}.fit") from None
         state_rows_source(getattr(fitted, "best_estimator_", None), X)  # the released model's too
@@ -297,6 +313,45 @@ class SelectedEstimator:
         """
         self._refuse_a_draft(X, f"{type(self).__name__}.certify")
         return self._certify_with(X, y)  # type: ignore[attr-defined]
+
+    def _fit_with(self, X: Any, y: Any, context: FitContext) -> Any:
+        """:meth:`fit` inside ``context``, the skeleton of every search: refuse a draft, check
+        the parameters (:meth:`_check_params`), one label-set warning for every candidate
+        (first), its budget (:meth:`_budget`) and generator, hold the budget, check the rows,
+        train and select (:meth:`_select`), commit, set the selected model. The candidates
+        draw from generators spawned from this fit's (``context.noise``, else
+        ``random_state``); its parts and selection read every row."""
+        owner = type(self).__name__
+        self._refuse_a_draft(X, f"{owner}.fit")
+        names = feature_names_of(X, f"{owner}.fit")
+        params = self._check_params(owner)
+        context = context.every_row(owner).one_label_warning(  # one label warning for all, first
+            owner=owner if self._public_classes(owner) is None else "", y=y)
+        budget, n_public = self._budget(X, y, owner)
+        noise = self._noise(owner, context.noise)
+        # the ledger is checked (and the budget held) before the data are read; δ against the n
+        # rows of the whole set, once: the candidates fit inside this hold
+        with hold_budget(self._ledger(owner), budget, owner,
+                         n=None if context.held else n_public) as hold:
+            X_checked, y_checked = self._checked_rows(X, y, f"{owner}.fit")
+            selected = self._select(X_checked, y_checked, params, context, noise)
+            hold.commit_certificate(selected.certificate)
+        return self._set_selected(selected, X_checked.shape[1], names)
+
+    def _check_params(self, owner: str) -> Any:
+        """The search's parameters, checked before anything is read: (ε, ``unknown_labels``)."""
+        return self._checked(owner)
+
+    def _budget(self, X: Any, y: Any, owner: str) -> tuple[Budget, int | None]:
+        """The (ε, δ) a fit on (X, y) holds, known before the data are read, and n where X
+        tells it."""
+        raise NotImplementedError
+
+    def _select(self, X: Any, y: Any, params: Any, context: FitContext,
+                noise: NoiseSource) -> Selected:
+        """Train the candidates on the checked rows and select one privately, inside the
+        search's hold; ``params``: :meth:`_check_params`'s."""
+        raise NotImplementedError
 
     def _refuse_a_draft(self, X: Any, caller: str) -> None:
         """Private tuning needs private candidates: fitted on a schema read from the data
@@ -401,18 +456,21 @@ class SelectedEstimator:
         self._public_classes(owner)
         return epsilon, unknown
 
-    def _set_selected(self, candidates: list[dict[str, Any]], best: int, model: Any,
-                      sizes: list[int], certificate: Certificate, n_features: int,
-                      names: np.ndarray | None) -> Any:
+    def _set_selected(self, selected: Selected, n_features: int, names: np.ndarray | None) -> Any:
         """Store the released candidate (with the search's ledger: a refit of it charges that
         ledger, as fit does) and the search's public facts; return self."""
+        candidates, best, model = selected.candidates, selected.best, selected.model
         self.candidates_ = candidates
         self.best_index_ = best
         self.best_params_ = candidates[best]
         self.best_estimator_ = model
         carry_ledger(self, self._ledger(type(self).__name__))
-        self.part_sizes_ = [int(size) for size in sizes]
-        self.certificate_ = certificate
+        self.part_sizes_ = [int(size) for size in selected.sizes]
+        self.certificate_ = selected.certificate
+        if selected.validation_mistakes is not None:  # scored on a public set only
+            self.validation_mistakes_ = selected.validation_mistakes
+        elif hasattr(self, "validation_mistakes_"):
+            del self.validation_mistakes_
         self.classes_ = getattr(model, "classes_", None)
         self.n_features_in_ = n_features
         return with_feature_names(self, names)
@@ -653,102 +711,84 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                  accountant: Any = None, classes: Any = None, unknown_labels: str = "raise"):
         self._store_params(locals())
 
-    def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateGridSearch:
-        """:meth:`fit` inside ``context``: the candidates draw from generators spawned
-        from this fit's and share one label-set warning."""
+    def _select(self, X: Any, y: Any, checked: tuple[float, str], context: FitContext,
+                noise: NoiseSource) -> Selected:
+        """Split the rows, train every candidate on its part, select one by its mistakes on the
+        last part (the exponential mechanism) or on the public set. The candidates draw from
+        generators spawned from ``noise`` and share one label-set warning."""
         owner = type(self).__name__
-        self._refuse_a_draft(X, f"{owner}.fit")
-        # its parts and selection read every row
-        names = feature_names_of(X, f"{owner}.fit")
-        epsilon, unknown = self._checked(owner)
-        context = context.every_row(owner).one_label_warning(  # one label warning for all, first
-            owner=owner if self._public_classes(owner) is None else "", y=y)
-        candidates = self._grid_candidates(owner)  # "auto": the factors (m) before n is read
-        m = len(candidates)
+        epsilon, unknown = checked
+        m = len(self._grid_candidates(owner))  # "auto": the factors (m) before n is read
         public = self.public_validation is not None
-        noise = self._noise(owner, context.noise)
         noise_rng = noise.rng
-        budget, n_public = self._budget(X, y, owner)
-        # the ledger is checked (and the budget held) before the data are read; δ against the n rows
-        # of the whole set, once: the candidates fit inside this hold
-        with hold_budget(self._ledger(owner), Budget(epsilon, budget.delta), owner,
-                         n=None if context.held else n_public) as hold:
-
-            X_checked, y_checked = self._checked_rows(X, y, f"{owner}.fit")
-            if public:
-                X_public, y_public = self._public_set(owner, X_checked.shape[1])
-            n = X_checked.shape[0]
-            n_parts = self._check_split(n, m, f"{owner}.fit")
-            parts = np.array_split(noise_rng.permutation(n), n_parts)
-            rows = Parts(X_checked, y_checked, parts)
-            # "auto": Λ_auto for the smallest part (public: n, d, ε only)
-            candidates = self._grid_candidates(owner, (n // n_parts, X_checked.shape[1]), epsilon)
-            children = noise_rng.spawn(m)
-
-            overrides_base, labels = self._overrides(epsilon, unknown, y_checked, owner, context)
-            if public and labels is not None and not set(np.asarray(y_public).tolist()) <= set(
-                    labels.classes.tolist()):  # every candidate would miss them alike
-                raise DataValidationError(
-                    f"{owner}.fit: y_val of public_validation holds labels outside the "
-                    "candidates' "
-                    "label set: every candidate would miss them alike. Pass validation labels "
-                    "from "
-                    "that set, or list them in classes=[...]."
-                )
-            models, certificates = [], []
-            for index, params in enumerate(candidates):
-                candidate = clone(self.estimator)
-                candidate.set_params(**params, **overrides_base)
-                fit_with(
-                    candidate,
-                    *rows[index],
-                    context.inner(context.noise, held=True),
-                    self._sources(candidate, children[index], noise.seeded),
-                    caller=f"{owner}.fit",
-                )
-                certificate = _find_certificate(candidate, owner)
-                if not certificate.private:
-                    raise PrivacyError(
-                        f"{owner}.fit: candidate {params!r} produced a non-private model "
-                        f"({certificate.mechanism}). Private tuning needs private candidates; for "
-                        "a "
-                        "non-private baseline use sklearn.model_selection.GridSearchCV."
-                    )
-                models.append(candidate)
-                certificates.append(certificate)
-
-            X_score, y_score = (X_public, y_public) if public else rows[n_parts - 1]
-            validation_mistakes = np.array([mistakes(model, X_score, y_score, f"{owner}.fit")
-                                            for model in models])
-            if public:
-                best = int(np.argmin(validation_mistakes))
-                selection_certificate = Certificate(
-                    mechanism="selection on a public validation set (argmin of mistakes)",
-                    epsilon_requested=0.0, epsilon=0.0, private=True,
-                    conditions=[Condition("public validation set", True, "assumption",
-                                          "the user declares (X_val, y_val) public")],
-                    quantities={"validation size": int(y_public.shape[0])},
-                )
-            else:
-                utility = -validation_mistakes.astype(float)
-                selection = release(SelectionTemplate(utility, 1.0, int(parts[-1].size)),
-                                    "exponential", Budget(epsilon), None, noise_rng,
-                                    seeded=noise.seeded)
-                best, selection_certificate = int(selection.theta[0]), selection.certificate
-
-            certificate = self._certificate(f"{owner}.fit", epsilon, certificates,
-                                            selection_certificate, m,
-                                            [int(part.size) for part in parts], public)
-            if labels is not None:
-                certificate.state(labels.assumption)
-            hold.commit_certificate(certificate)
-
         if public:
-            self.validation_mistakes_ = validation_mistakes
-        elif hasattr(self, "validation_mistakes_"):
-            del self.validation_mistakes_
-        return self._set_selected(candidates, best, models[best], [part.size for part in parts],
-                                  certificate, X_checked.shape[1], names)
+            X_public, y_public = self._public_set(owner, X.shape[1])
+        n = X.shape[0]
+        n_parts = self._check_split(n, m, f"{owner}.fit")
+        parts = np.array_split(noise_rng.permutation(n), n_parts)
+        rows = Parts(X, y, parts)
+        # "auto": Λ_auto for the smallest part (public: n, d, ε only)
+        candidates = self._grid_candidates(owner, (n // n_parts, X.shape[1]), epsilon)
+        children = noise_rng.spawn(m)
+
+        overrides_base, labels = self._overrides(epsilon, unknown, y, owner, context)
+        if public and labels is not None and not set(np.asarray(y_public).tolist()) <= set(
+                labels.classes.tolist()):  # every candidate would miss them alike
+            raise DataValidationError(
+                f"{owner}.fit: y_val of public_validation holds labels outside the "
+                "candidates' "
+                "label set: every candidate would miss them alike. Pass validation labels "
+                "from "
+                "that set, or list them in classes=[...]."
+            )
+        models, certificates = [], []
+        for index, params in enumerate(candidates):
+            candidate = clone(self.estimator)
+            candidate.set_params(**params, **overrides_base)
+            fit_with(
+                candidate,
+                *rows[index],
+                context.inner(context.noise, held=True),
+                self._sources(candidate, children[index], noise.seeded),
+                caller=f"{owner}.fit",
+            )
+            certificate = _find_certificate(candidate, owner)
+            if not certificate.private:
+                raise PrivacyError(
+                    f"{owner}.fit: candidate {params!r} produced a non-private model "
+                    f"({certificate.mechanism}). Private tuning needs private candidates; for "
+                    "a "
+                    "non-private baseline use sklearn.model_selection.GridSearchCV."
+                )
+            models.append(candidate)
+            certificates.append(certificate)
+
+        X_score, y_score = (X_public, y_public) if public else rows[n_parts - 1]
+        validation_mistakes = np.array([mistakes(model, X_score, y_score, f"{owner}.fit")
+                                        for model in models])
+        if public:
+            best = int(np.argmin(validation_mistakes))
+            selection_certificate = Certificate(
+                mechanism="selection on a public validation set (argmin of mistakes)",
+                epsilon_requested=0.0, epsilon=0.0, private=True,
+                conditions=[Condition("public validation set", True, "assumption",
+                                      "the user declares (X_val, y_val) public")],
+                quantities={"validation size": int(y_public.shape[0])},
+            )
+        else:
+            utility = -validation_mistakes.astype(float)
+            selection = release(SelectionTemplate(utility, 1.0, int(parts[-1].size)),
+                                "exponential", Budget(epsilon), None, noise_rng,
+                                seeded=noise.seeded)
+            best, selection_certificate = int(selection.theta[0]), selection.certificate
+
+        sizes = [int(part.size) for part in parts]
+        certificate = self._certificate(f"{owner}.fit", epsilon, certificates,
+                                        selection_certificate, m, sizes, public)
+        if labels is not None:
+            certificate.state(labels.assumption)
+        return Selected(candidates, best, models[best], sizes, certificate,
+                        validation_mistakes if public else None)
 
     def _budget(self, X: Any, y: Any, owner: str) -> tuple[Budget, int | None]:
         """The (ε, δ) a fit on (X, y) holds, known before the data are read, and n where X tells it.

@@ -28,14 +28,14 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 
-from ..._validation import check_float, check_option, feature_names_of
+from ..._validation import NoiseSource, check_float, check_option
 from ...errors import DataValidationError, ParameterError, PrivacyError, user_stacklevel
-from ...privacy.budget import Budget, hold_budget, split_even
+from ...privacy.budget import Budget, split_even
 from ...privacy.certificate import Certificate, Condition
 from ...privacy.composition import compose_parallel
 from ..base import NO_CONTEXT, FitContext, fit_with
 from ..parts import Parts, mistakes
-from .grid import SelectedEstimator, _find_certificate, _public_size
+from .grid import Selected, SelectedEstimator, _find_certificate, _public_size
 
 __all__ = ["PrivateRandomSearch", "Repetitions", "discrete_laplace"]
 
@@ -268,77 +268,66 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         """The (ε, 0) a fit on (X, y) holds (its candidates are pure ε-DP), and n where X tells it."""
         return Budget(self._check_params(owner)[0]), _public_size(X)[0]
 
-    def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateRandomSearch:
-        """:meth:`fit` inside ``context``: the runs draw from generators spawned from this
-        fit's and share one label-set warning."""
+    def _select(self, X: Any, y: Any, checked: tuple[float, float, Repetitions, float],
+                context: FitContext, noise: NoiseSource) -> Selected:
+        """Split the rows into a training and a validation part, then K runs (K drawn from the
+        repetitions' law): a random candidate trained on the training part, scored with
+        noise on the validation part; the best-scoring run is released. The runs draw from
+        generators spawned from ``noise`` and share one label-set warning."""
         owner = type(self).__name__
-        self._refuse_a_draft(X, f"{owner}.fit")
-        # its parts and selection read every row
-        names = feature_names_of(X, f"{owner}.fit")
-        epsilon, eps1, repetitions, fraction = self._check_params(owner)
-        context = context.every_row(owner).one_label_warning(  # one label warning for all, first
-            owner=owner if self._public_classes(owner) is None else "", y=y)
-        noise = self._noise(owner, context.noise)
+        epsilon, eps1, repetitions, fraction = checked
         noise_rng = noise.rng
-        with hold_budget(self._ledger(owner), Budget(epsilon), owner) as hold:
-            X_checked, y_checked = self._checked_rows(X, y, f"{owner}.fit")
-            n = X_checked.shape[0]
-            n_val = _validation_size(n, fraction, f"{owner}.fit")
-            order = noise_rng.permutation(n)
-            train, validation = order[n_val:], order[:n_val]
-            candidates = self._candidates(f"{owner}.fit", train.size, X_checked.shape[1], eps1,
-                                          (X_checked, y_checked))
-            m = len(candidates)
-            overrides, labels = self._overrides(
-                eps1, self.unknown_labels, y_checked, owner, context
-            )
-            split = Parts(X_checked, y_checked, [train, validation])
-            (X_train, y_train), (X_validation, y_validation) = split[0], split[1]
-            k_runs = repetitions.sample(noise_rng)  # public randomness; never stored or released
-            best: tuple[float, int, Any, Certificate, list[Any]] | None = None
-            for _ in range(k_runs):
-                index = int(noise_rng.integers(m))
-                candidate = clone(self.estimator)
-                candidate.set_params(**candidates[index], **overrides)
-                with warnings.catch_warnings(record=True) as caught:  # their count would tell K
-                    warnings.simplefilter("always")
-                    fit_with(candidate, X_train, y_train, context,
-                             self._sources(candidate, noise_rng.spawn(1)[0], noise.seeded),
-                             caller=f"{owner}.fit")
-                    run_mistakes = mistakes(candidate, X_validation, y_validation, f"{owner}.fit")
-                certificate = _find_certificate(candidate, owner)
-                if (
-                    not certificate.private
-                    or certificate.delta != 0.0
-                    or certificate.epsilon > eps1
-                ):
-                    raise PrivacyError(
-                        f"{owner}.fit: candidate {candidates[index]!r} released with (epsilon, "
-                        "delta) = "
-                        f"({certificate.epsilon:g}, {certificate.delta:g}), not within the "
-                        "per-run "
-                        f"budget ({eps1:g}, 0) ({certificate.mechanism}). Random-repetition "
-                        "selection "
-                        "needs pure epsilon-DP private candidates."
-                    )
-                score = (-float(run_mistakes + discrete_laplace(eps1, noise_rng))
-                         + float(noise_rng.uniform()))
-                if best is None or score > best[0]:
-                    best = (score, index, candidate, certificate, caught)
-            assert best is not None  # K >= 1
-            _, best_index, model, run_certificate, shown = best
-            for caught_warning in shown:  # the released run's warnings only
-                warnings.warn(caught_warning.message, stacklevel=user_stacklevel())
-            certificate = self._certificate(f"{owner}.fit", epsilon, eps1, repetitions,
-                                            run_certificate, m, [train.size, validation.size])
-            if labels is not None:
-                certificate.state(labels.assumption)
-            if noise.seeded:
-                certificate.seeded = True
-            hold.commit_certificate(certificate)
-
-        return self._set_selected(candidates, best_index, model, [train.size, validation.size],
-                                  certificate, X_checked.shape[1], names)
+        n = X.shape[0]
+        n_val = _validation_size(n, fraction, f"{owner}.fit")
+        order = noise_rng.permutation(n)
+        train, validation = order[n_val:], order[:n_val]
+        candidates = self._candidates(f"{owner}.fit", train.size, X.shape[1], eps1, (X, y))
+        m = len(candidates)
+        overrides, labels = self._overrides(eps1, self.unknown_labels, y, owner, context)
+        split = Parts(X, y, [train, validation])
+        (X_train, y_train), (X_validation, y_validation) = split[0], split[1]
+        k_runs = repetitions.sample(noise_rng)  # public randomness; never stored or released
+        best: tuple[float, int, Any, Certificate, list[Any]] | None = None
+        for _ in range(k_runs):
+            index = int(noise_rng.integers(m))
+            candidate = clone(self.estimator)
+            candidate.set_params(**candidates[index], **overrides)
+            with warnings.catch_warnings(record=True) as caught:  # their count would tell K
+                warnings.simplefilter("always")
+                fit_with(candidate, X_train, y_train, context,
+                         self._sources(candidate, noise_rng.spawn(1)[0], noise.seeded),
+                         caller=f"{owner}.fit")
+                run_mistakes = mistakes(candidate, X_validation, y_validation, f"{owner}.fit")
+            certificate = _find_certificate(candidate, owner)
+            if (
+                not certificate.private
+                or certificate.delta != 0.0
+                or certificate.epsilon > eps1
+            ):
+                raise PrivacyError(
+                    f"{owner}.fit: candidate {candidates[index]!r} released with (epsilon, "
+                    "delta) = "
+                    f"({certificate.epsilon:g}, {certificate.delta:g}), not within the "
+                    "per-run "
+                    f"budget ({eps1:g}, 0) ({certificate.mechanism}). Random-repetition "
+                    "selection "
+                    "needs pure epsilon-DP private candidates."
+                )
+            score = (-float(run_mistakes + discrete_laplace(eps1, noise_rng))
+                     + float(noise_rng.uniform()))
+            if best is None or score > best[0]:
+                best = (score, index, candidate, certificate, caught)
+        assert best is not None  # K >= 1
+        _, best_index, model, run_certificate, shown = best
+        for caught_warning in shown:  # the released run's warnings only
+            warnings.warn(caught_warning.message, stacklevel=user_stacklevel())
+        certificate = self._certificate(f"{owner}.fit", epsilon, eps1, repetitions,
+                                        run_certificate, m, [train.size, validation.size])
+        if labels is not None:
+            certificate.state(labels.assumption)
+        if noise.seeded:
+            certificate.seeded = True
+        return Selected(candidates, best_index, model, [train.size, validation.size], certificate)
 
     def _certificate(self, caller: str, epsilon: float, eps1: float, repetitions: Repetitions,
                      run_certificate: Certificate, m: int, sizes: list[int]) -> Certificate:
