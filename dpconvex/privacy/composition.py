@@ -183,10 +183,10 @@ def compose_tuning(trained: Sequence[Certificate], selection: Certificate, *, me
         Condition("candidates fixed before the data", True, "enforced by dpconvex", candidates),
         Condition("disjoint parts", True, "enforced by dpconvex", split),
     ]
-    return compose_parallel([*trained, selection], mechanism=mechanism,
-                            epsilon_requested=epsilon_requested, delta_requested=delta_requested,
-                            conditions=conditions, quantities=quantities,
-                            assumptions=assumptions, labels=labels, caller=caller)
+    return _compose("parallel", [*trained, selection], mechanism=mechanism,
+                    epsilon_requested=epsilon_requested, delta_requested=delta_requested,
+                    conditions=conditions, quantities=quantities, assumptions=assumptions,
+                    solver=None, labels=labels, caller=caller)
 
 
 def compose_repetitions(run: Certificate, *, eta: float, epsilon_run: float, mechanism: str,
@@ -255,14 +255,15 @@ def compose_repetitions(run: Certificate, *, eta: float, epsilon_run: float, mec
                              f"(logarithmic) or 1.0 (geometric). Got {eta!r} instead.")
     multiplier = 2.0 + eta
     total = multiplier * epsilon_run
+    caller = _refused_in(caller, "repetitions")  # a refusal's opening
     if run.private and (run.epsilon > epsilon_run or run.delta != 0.0):
         raise PrivacyError(
-            f"{_refused_in(caller, 'repetitions')}: the run spends epsilon = {run.epsilon:.6g}, "
+            f"{caller}: the run spends epsilon = {run.epsilon:.6g}, "
             f"delta = {run.delta:.3g}, above the per-run bound epsilon_1 = {epsilon_run:.6g}, "
             "delta = 0; nothing is released.")
     if run.private and not total <= epsilon_requested:
         raise PrivacyError(
-            f"{_refused_in(caller, 'repetitions')}: (2 + eta) * epsilon_1 = {total:.6g} > "
+            f"{caller}: (2 + eta) * epsilon_1 = {total:.6g} > "
             f"epsilon = {epsilon_requested:g}; nothing is released.")
     detail = (f"(2 + eta) * epsilon_1 = {multiplier:g} * {epsilon_run:.6g} = {total:.6g} <= "
               f"{epsilon_requested:g}; each run is epsilon_1-DP ({each_run})" if run.private
@@ -292,8 +293,9 @@ def _compose(rule: Literal["sequential", "parallel"], parts: Sequence[Certificat
     ``"parallel"`` (their maxima); :func:`compose_sequential` states the parameters."""
     parts = list(parts)
     if not parts:
-        raise PrivacyError(f"{_refused_in(caller, rule)}: no certificates, nothing to compose. "
-                           "Pass at least one part.")
+        caller = _refused_in(caller, rule)
+        raise PrivacyError(
+            f"{caller}: no certificates, nothing to compose. Pass at least one part.")
     private = private is not False and all(p.private for p in parts)
     epsilons, deltas = [p.epsilon for p in parts], [p.delta for p in parts]
     shown = [f"{e:.6g}" for e in epsilons]
@@ -304,8 +306,9 @@ def _compose(rule: Literal["sequential", "parallel"], parts: Sequence[Certificat
     within = eps <= epsilon_requested and (
         delta_requested is None or delta <= delta_requested * (1 + 1e-12))
     if private and not within:
+        caller = _refused_in(caller, rule)
         raise PrivacyError(
-            f"{_refused_in(caller, rule)}: the parts spend epsilon = {eps:.6g}, delta = {delta:.3g} > the "
+            f"{caller}: the parts spend epsilon = {eps:.6g}, delta = {delta:.3g} > the "
             f"requested epsilon = {epsilon_requested:g}; nothing is released.")
     detail = (f"{how} = {eps:.6g} <= {epsilon_requested:g}" if private
               else "a part is not private: no guarantee")
@@ -323,6 +326,7 @@ def _compose(rule: Literal["sequential", "parallel"], parts: Sequence[Certificat
 
 
 def _refused_in(caller: str | None, rule: str) -> str:
-    """A refusal's opening: the rule's name, after ``caller`` (the public call) where given."""
+    """A refusal's opening, ``"compose_{rule}"`` after ``caller`` (the public call) where
+    given: ``"Owner.method: compose_{rule}"``."""
     name = f"compose_{rule}"
     return name if caller is None else f"{caller}: {name}"
