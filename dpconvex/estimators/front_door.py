@@ -70,7 +70,6 @@ from ..data.validation import (
 )
 from ..errors import (
     ParameterError,
-    PrivacyError,
     PrivacyWarning,
     user_stacklevel,
 )
@@ -1000,30 +999,28 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                       "on the rows change by at most 1 when one record is replaced; the model's "
                       "handicap is public"),
         ]
-        try:
-            certificate = compose_sequential(
-                [model, selection],
-                mechanism=(
-                    "PrivateClassifier with its safeguard: the learner with (1 - s) epsilon, "
-                    "then the exponential mechanism with s epsilon over the model and each "
-                    "constant class by their mistakes on the rows (the model's handicapped) "
-                    "(docs/privacy/front_door.md#privacy-classifier-safeguard)"
-                ),
-                epsilon_requested=float(self.epsilon),
-                delta_requested=delta,
-                conditions=conditions,
-                quantities=quantities,
-                assumptions=[
-                    label_source,
-                    model.lam_rule,
-                    reason,
-                    self._safeguard_note(n, len(classes)),
-                    "replace-one adjacency; n is public (it fixes the model's handicap)",
-                ],
-                labels=["model", "selection"],
-            )
-        except PrivacyError as exc:
-            raise PrivacyError(f"{type(self).__name__}.fit: {exc}") from None
+        certificate = compose_sequential(
+            [model, selection],
+            mechanism=(
+                "PrivateClassifier with its safeguard: the learner with (1 - s) epsilon, "
+                "then the exponential mechanism with s epsilon over the model and each "
+                "constant class by their mistakes on the rows (the model's handicapped) "
+                "(docs/privacy/front_door.md#privacy-classifier-safeguard)"
+            ),
+            epsilon_requested=float(self.epsilon),
+            delta_requested=delta,
+            conditions=conditions,
+            quantities=quantities,
+            assumptions=[
+                label_source,
+                model.lam_rule,
+                reason,
+                self._safeguard_note(n, len(classes)),
+                "replace-one adjacency; n is public (it fixes the model's handicap)",
+            ],
+            labels=["model", "selection"],
+            caller=f"{type(self).__name__}.fit",
+        )
         if selected is not None:  # the selection's output (private)
             certificate.released[SAFEGUARD_SELECTED] = candidates[selected]
         return certificate

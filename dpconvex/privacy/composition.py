@@ -2,7 +2,7 @@
 
 A fit made of several releases (one-vs-rest's binary models, a front door's label range, centre
 or safeguard, a schema released before the model, the searches' candidates and selection, a
-sweep) carries one certificate, composed from its parts' certificates by one of three rules:
+sweep) carries one certificate, composed from its parts' certificates by one of four rules:
 
 - :func:`compose_sequential`: releases on the same rows, one after another: ε and δ add up
   (Dwork & Roth 2014, Thm. 3.16; a later release may depend on an earlier one);
@@ -10,10 +10,14 @@ sweep) carries one certificate, composed from its parts' certificates by one of 
   (McSherry 2009, Thm. 4; replace-one adjacency touches one part);
 - :func:`compose_tuning`: private tuning (Chaudhuri, Monteleoni & Sarwate 2011, Alg. 4):
   candidates fixed before the data, each trained on its own part of the rows, and a selection
-  on another part: the parallel rule, its two conditions stated.
+  on another part: the parallel rule, its two conditions stated;
+- :func:`compose_repetitions`: private selection by random repetition (Liu & Talwar 2019;
+  Papernot & Steinke 2022, Cor. 3): ε₁-DP runs repeated a random, hidden number of times, the
+  best one released: ε = (2 + η) ε₁, δ = 0.
 
-Each rule refuses a composition that spends more than the ε (and δ) requested, and states its
-arithmetic in the whole's "epsilon accounting" condition. The ledger
+Each rule refuses a composition that spends more than the ε (and δ) requested (``caller``, the
+public call refused in, opens its message), and states its arithmetic in the whole's "epsilon
+accounting" condition. The ledger
 (:mod:`dpconvex.privacy.budget`) charges by the same rules
 (docs/privacy/tuning_gd_ledger.md#privacy-budget-ledger, #privacy-private-tuning).
 """
@@ -24,10 +28,10 @@ import math
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from ..errors import PrivacyError
+from ..errors import ParameterError, PrivacyError
 from .certificate import Certificate, Condition, Fact
 
-__all__ = ["compose_parallel", "compose_sequential", "compose_tuning"]
+__all__ = ["compose_parallel", "compose_repetitions", "compose_sequential", "compose_tuning"]
 
 
 def compose_sequential(parts: Sequence[Certificate], *, mechanism: str, epsilon_requested: float,
@@ -35,7 +39,7 @@ def compose_sequential(parts: Sequence[Certificate], *, mechanism: str, epsilon_
                        quantities: dict[str, Any] | None = None,
                        assumptions: Sequence[Fact | str | None] = (),
                        solver: dict[str, Any] | None = None, labels: Sequence[str] | None = None,
-                       private: bool | None = None) -> Certificate:
+                       private: bool | None = None, caller: str | None = None) -> Certificate:
     """Certificate of releases run one after another on the same rows (basic composition).
 
     ε and δ add up (Dwork & Roth 2014, Thm. 3.16; adaptive choice of later releases allowed).
@@ -59,6 +63,9 @@ def compose_sequential(parts: Sequence[Certificate], *, mechanism: str, epsilon_
     private : bool or None, default=None
         False marks the whole as not private although every part is (e.g. a non-private
         preprocessing step without a certificate of its own).
+    caller : str or None, default=None
+        The public call the composition is made for (e.g. ``"PrivateClassifier.fit"``): a
+        refusal opens with it, then the rule's name.
 
     Returns
     -------
@@ -84,7 +91,7 @@ def compose_sequential(parts: Sequence[Certificate], *, mechanism: str, epsilon_
     return _compose("sequential", parts, mechanism=mechanism,
                     epsilon_requested=epsilon_requested, delta_requested=delta_requested,
                     conditions=conditions, quantities=quantities, assumptions=assumptions,
-                    solver=solver, labels=labels, private=private)
+                    solver=solver, labels=labels, private=private, caller=caller)
 
 
 def compose_parallel(parts: Sequence[Certificate], *, mechanism: str, epsilon_requested: float,
@@ -93,7 +100,8 @@ def compose_parallel(parts: Sequence[Certificate], *, mechanism: str, epsilon_re
                      quantities: dict[str, Any] | None = None,
                      assumptions: Sequence[Fact | str | None] = (),
                      solver: dict[str, Any] | None = None,
-                     labels: Sequence[str] | None = None) -> Certificate:
+                     labels: Sequence[str] | None = None,
+                     caller: str | None = None) -> Certificate:
     """Certificate of releases run on disjoint parts of the rows (parallel composition).
 
     ε and δ are the maxima over the parts (McSherry 2009, Thm. 4; replace-one adjacency
@@ -113,7 +121,7 @@ def compose_parallel(parts: Sequence[Certificate], *, mechanism: str, epsilon_re
     return _compose("parallel", parts, mechanism=mechanism,
                     epsilon_requested=epsilon_requested, delta_requested=delta_requested,
                     conditions=conditions, quantities=quantities, assumptions=assumptions,
-                    solver=solver, labels=labels)
+                    solver=solver, labels=labels, caller=caller)
 
 
 def compose_tuning(trained: Sequence[Certificate], selection: Certificate, *, mechanism: str,
@@ -121,7 +129,8 @@ def compose_tuning(trained: Sequence[Certificate], selection: Certificate, *, me
                    delta_requested: float | None = None,
                    quantities: dict[str, Any] | None = None,
                    assumptions: Sequence[Fact | str | None] = (),
-                   labels: Sequence[str] | None = None) -> Certificate:
+                   labels: Sequence[str] | None = None,
+                   caller: str | None = None) -> Certificate:
     """Certificate of private tuning (Chaudhuri, Monteleoni & Sarwate 2011, Alg. 4): candidates
     fixed before the data, each trained on its own part of the rows, and a selection on another
     part (or on public rows), composed in parallel (:func:`compose_parallel`,
@@ -143,8 +152,9 @@ def compose_tuning(trained: Sequence[Certificate], selection: Certificate, *, me
         How the rows were split into disjoint parts (the condition's detail).
     delta_requested : float or None, default=None
         The δ the composition must not exceed (None: not checked).
-    quantities, assumptions, labels : optional
-        The composition's further entries, as for :func:`compose_sequential`.
+    quantities, assumptions, labels, caller : optional
+        The composition's further entries and the call it is made for, as for
+        :func:`compose_sequential`.
 
     Returns
     -------
@@ -173,21 +183,117 @@ def compose_tuning(trained: Sequence[Certificate], selection: Certificate, *, me
         Condition("candidates fixed before the data", True, "enforced by dpconvex", candidates),
         Condition("disjoint parts", True, "enforced by dpconvex", split),
     ]
-    return compose_parallel([*trained, selection], mechanism=mechanism,
-                            epsilon_requested=epsilon_requested, delta_requested=delta_requested,
-                            conditions=conditions, quantities=quantities,
-                            assumptions=assumptions, labels=labels)
+    return _compose("parallel", [*trained, selection], mechanism=mechanism,
+                    epsilon_requested=epsilon_requested, delta_requested=delta_requested,
+                    conditions=conditions, quantities=quantities, assumptions=assumptions,
+                    solver=None, labels=labels, caller=caller)
+
+
+def compose_repetitions(run: Certificate, *, eta: float, epsilon_run: float, mechanism: str,
+                        epsilon_requested: float, each_run: str, candidates: str, runs: str,
+                        per_run: str, quantities: dict[str, Any] | None = None,
+                        assumptions: Sequence[Fact | str | None] = (),
+                        caller: str | None = None) -> Certificate:
+    """Certificate of private selection by random repetition: ε₁-DP runs, repeated a random
+    number K of times (K ~ D_{η,γ}, drawn independently of the data and not released), and only
+    the best run's output released, is ((2 + η) ε₁, 0)-DP.
+
+    Papernot & Steinke, Hyperparameter Tuning with Renyi Differential Privacy, ICLR 2022
+    (arXiv:2110.03620v2), Corollary 3 (the pure-DP case of Theorem 2; D_{η,γ} the truncated
+    negative binomial law of Definition 1); for η = 1 (geometric K) Liu & Talwar, Private
+    Selection from Private Candidates, STOC 2019: 3 ε₁. Derivation:
+    docs/privacy/tuning_gd_ledger.md#privacy-random-search.
+
+    Parameters
+    ----------
+    run : Certificate
+        The released run's certificate (the whole's one part).
+    eta : {0.0, 1.0}
+        η of K's law: 1.0 geometric, 0.0 logarithmic (the laws derived in the docs).
+    epsilon_run : float
+        ε₁: the bound every run was checked to meet (with δ = 0), ``run`` included.
+    mechanism : str
+        The whole's mechanism line.
+    epsilon_requested : float
+        The ε the composition must not exceed.
+    each_run : str
+        Why one run is ε₁-DP (the end of the accounting line).
+    candidates, runs, per_run : str
+        How the theorem's conditions hold (the details of the conditions "candidates fixed
+        before the data", "number of runs random and hidden" and "uniform per-run bound").
+    quantities, assumptions, caller : optional
+        The composition's further entries and the call it is made for, as for
+        :func:`compose_sequential`.
+
+    Returns
+    -------
+    Certificate
+        ε = (2 + η) ε₁, δ = 0, its conditions "epsilon accounting" and the theorem's three
+        stated; not private where ``run`` is not.
+
+    Raises
+    ------
+    ParameterError
+        η other than 0 or 1.
+    PrivacyError
+        ``run`` above (ε₁, 0), or (2 + η) ε₁ above ``epsilon_requested``: nothing is released.
+
+    Examples
+    --------
+    >>> from dpconvex import Certificate
+    >>> from dpconvex.privacy.composition import compose_repetitions
+    >>> run = Certificate("one run", epsilon_requested=0.25, epsilon=0.25)
+    >>> best = compose_repetitions(
+    ...     run, eta=1.0, epsilon_run=0.25, mechanism="best of K runs", epsilon_requested=1.0,
+    ...     each_run="its certificate", candidates="a fixed list", runs="K ~ geometric",
+    ...     per_run="checked after each run")
+    >>> best.epsilon, best.delta, [c.name for c in best.conditions][2:]
+    (0.75, 0.0, ['number of runs random and hidden', 'uniform per-run bound'])
+    """
+    if eta not in (0.0, 1.0):
+        raise ParameterError(f"The 'eta' argument of compose_repetitions must be 0.0 "
+                             f"(logarithmic) or 1.0 (geometric). Got {eta!r} instead.")
+    multiplier = 2.0 + eta
+    total = multiplier * epsilon_run
+    caller = _refused_in(caller, "repetitions")  # a refusal's opening
+    if run.private and (run.epsilon > epsilon_run or run.delta != 0.0):
+        raise PrivacyError(
+            f"{caller}: the run spends epsilon = {run.epsilon:.6g}, "
+            f"delta = {run.delta:.3g}, above the per-run bound epsilon_1 = {epsilon_run:.6g}, "
+            "delta = 0; nothing is released.")
+    if run.private and not total <= epsilon_requested:
+        raise PrivacyError(
+            f"{caller}: (2 + eta) * epsilon_1 = {total:.6g} > "
+            f"epsilon = {epsilon_requested:g}; nothing is released.")
+    detail = (f"(2 + eta) * epsilon_1 = {multiplier:g} * {epsilon_run:.6g} = {total:.6g} <= "
+              f"{epsilon_requested:g}; each run is epsilon_1-DP ({each_run})" if run.private
+              else "a part is not private: no guarantee")
+    # it holds: a private composition above the request was refused above
+    conditions = [
+        Condition("epsilon accounting", True,
+                  "random repetition (Papernot & Steinke 2022, Corollary 3)", detail),
+        Condition("candidates fixed before the data", True, "enforced by dpconvex", candidates),
+        Condition("number of runs random and hidden", True, "enforced by dpconvex", runs),
+        Condition("uniform per-run bound", True, "enforced by dpconvex", per_run),
+    ]
+    return Certificate(
+        mechanism=mechanism, epsilon_requested=epsilon_requested,
+        epsilon=total if run.private else math.inf, delta=0.0, private=run.private,
+        conditions=conditions, quantities=dict(quantities or {}), assumptions=list(assumptions),
+        parts=[run])
 
 
 def _compose(rule: Literal["sequential", "parallel"], parts: Sequence[Certificate], *,
              mechanism: str, epsilon_requested: float, delta_requested: float | None,
              conditions: Sequence[Condition], quantities: dict[str, Any] | None,
              assumptions: Sequence[Fact | str | None], solver: dict[str, Any] | None,
-             labels: Sequence[str] | None, private: bool | None = None) -> Certificate:
+             labels: Sequence[str] | None, private: bool | None = None,
+             caller: str | None = None) -> Certificate:
     """The certificate of ``parts`` composed by ``rule``: ``"sequential"`` (ε and δ add up) or
     ``"parallel"`` (their maxima); :func:`compose_sequential` states the parameters."""
-    parts, caller = list(parts), f"compose_{rule}"
+    parts = list(parts)
     if not parts:
+        caller = _refused_in(caller, rule)
         raise PrivacyError(
             f"{caller}: no certificates, nothing to compose. Pass at least one part.")
     private = private is not False and all(p.private for p in parts)
@@ -200,6 +306,7 @@ def _compose(rule: Literal["sequential", "parallel"], parts: Sequence[Certificat
     within = eps <= epsilon_requested and (
         delta_requested is None or delta <= delta_requested * (1 + 1e-12))
     if private and not within:
+        caller = _refused_in(caller, rule)
         raise PrivacyError(
             f"{caller}: the parts spend epsilon = {eps:.6g}, delta = {delta:.3g} > the "
             f"requested epsilon = {epsilon_requested:g}; nothing is released.")
@@ -216,3 +323,10 @@ def _compose(rule: Literal["sequential", "parallel"], parts: Sequence[Certificat
         # the rows' maps (their backend) of the parts, merged with them (Certificate.state)
         assumptions=[*(p.row_map for p in parts), *assumptions], solver=dict(solver or {}),
         parts=parts, seeded=any(p.seeded for p in parts))  # a seeded part: so is the release
+
+
+def _refused_in(caller: str | None, rule: str) -> str:
+    """A refusal's opening, ``"compose_{rule}"`` after ``caller`` (the public call) where
+    given: ``"Owner.method: compose_{rule}"``."""
+    name = f"compose_{rule}"
+    return name if caller is None else f"{caller}: {name}"

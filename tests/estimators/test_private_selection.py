@@ -309,6 +309,18 @@ def test_certify_matches_fit_accounting():
     assert c.epsilon == 3 * split_even(0.6, 3) and c.parts[0].epsilon == split_even(0.6, 3)
 
 
+
+@pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
+def test_certify_of_a_candidate_that_is_not_private_is_not_private(search):
+    """A non-private candidate (its fit is refused) is certified as no guarantee, by either
+    search, never as an epsilon-DP release."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 2)) / 2
+    y = (X[:, 0] > 0).astype(int)
+    c = search(PrivateLogisticRegression(mechanism="none"), {"lam": [0.1]}, epsilon=1.0,
+               classes=[0, 1]).certify(X, y)
+    assert not c.private and c.epsilon == math.inf
+
 @pytest.mark.parametrize("kw,match", [
     ({"epsilon": 0}, "epsilon"),
     ({"epsilon": -1.0}, "epsilon"),

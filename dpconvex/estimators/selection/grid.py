@@ -895,24 +895,22 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         public: bool,
     ) -> Certificate:
         selection_by = "public validation set" if public else "exponential mechanism on part m + 1"
-        try:
-            return compose_tuning(
-                certificates, selection,
-                mechanism=("private tuning (CMS Alg. 4): parallel composition over disjoint "
-                           "parts " + ("+ selection on public data" if public
-                                       else "+ exponential mechanism on the held-out part")),
-                epsilon_requested=epsilon,
-                candidates=f"{m} candidates from param_grid (a constructor parameter)",
-                split=f"random permutation (independent of the data) split into {len(sizes)} "
-                f"parts of sizes {sizes}; candidate i reads part i only; selection by "
-                f"{selection_by}",
-                quantities={"candidates m": m, "part sizes": sizes,
-                            "epsilon (training, max)": max(certificate.epsilon
-                                                           for certificate in certificates),
-                            "epsilon (selection)": selection.epsilon},
-                assumptions=["replace-one adjacency; n is public (it fixes the part sizes)",
-                             "the released model is the selected candidate only (trained on "
-                             "its part); releasing all candidates too would also be covered"],
-                labels=[*(f"candidate {index}" for index in range(m)), "selection"])
-        except PrivacyError as exc:
-            raise PrivacyError(f"{caller}: {exc}") from None
+        return compose_tuning(
+            certificates, selection,
+            mechanism=("private tuning (CMS Alg. 4): parallel composition over disjoint "
+                       "parts " + ("+ selection on public data" if public
+                                   else "+ exponential mechanism on the held-out part")),
+            epsilon_requested=epsilon,
+            candidates=f"{m} candidates from param_grid (a constructor parameter)",
+            split=f"random permutation (independent of the data) split into {len(sizes)} "
+            f"parts of sizes {sizes}; candidate i reads part i only; selection by "
+            f"{selection_by}",
+            quantities={"candidates m": m, "part sizes": sizes,
+                        "epsilon (training, max)": max(certificate.epsilon
+                                                       for certificate in certificates),
+                        "epsilon (selection)": selection.epsilon},
+            assumptions=["replace-one adjacency; n is public (it fixes the part sizes)",
+                         "the released model is the selected candidate only (trained on "
+                         "its part); releasing all candidates too would also be covered"],
+            labels=[*(f"candidate {index}" for index in range(m)), "selection"],
+            caller=caller)

@@ -32,7 +32,7 @@ from ..._validation import NoiseSource, check_float, check_option
 from ...errors import DataValidationError, ParameterError, PrivacyError, user_stacklevel
 from ...privacy.budget import Budget, split_even
 from ...privacy.certificate import Certificate, Condition
-from ...privacy.composition import compose_parallel
+from ...privacy.composition import compose_parallel, compose_repetitions
 from ..base import NO_CONTEXT, FitContext, fit_with
 from ..parts import Parts, mistakes
 from .grid import Selected, SelectedEstimator, _find_certificate, _public_size
@@ -340,63 +340,31 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                 "changes z by at most 1; noise P(k) ∝ exp(-epsilon_1 |k|)")],
             quantities={"validation size": sizes[1], "noise": "two-sided geometric, "
                         f"P(k) ∝ exp(-{eps1:.6g} |k|)"})
-        try:
-            one_run = compose_parallel(
-                [run_certificate, score],
-                mechanism="one run: a random candidate trained on the training part + its "
-                          "noisy score on the disjoint validation part",
-                epsilon_requested=eps1, delta_requested=0.0, labels=["model", "score"],
-                conditions=[Condition(
-                    "disjoint parts", True, "enforced by dpconvex",
-                    f"random permutation (independent of the data): training part of "
-                    f"{sizes[0]} rows, validation part of {sizes[1]} rows")])
-        except PrivacyError as exc:
-            raise PrivacyError(f"{caller}: {exc}") from None
-        total = repetitions.multiplier * eps1  # <= epsilon: eps1 = split_even(epsilon, 2 + η)
-        within_budget = total <= epsilon
-        if not within_budget:
-            raise PrivacyError(f"{caller}: (2 + eta) * epsilon_1 = {total:.6g} > "
-                               f"epsilon = {epsilon:g}; nothing is released.")
-        return Certificate(
+        one_run = compose_parallel(
+            [run_certificate, score],
+            mechanism="one run: a random candidate trained on the training part + its "
+                      "noisy score on the disjoint validation part",
+            epsilon_requested=eps1, delta_requested=0.0, labels=["model", "score"],
+            conditions=[Condition(
+                "disjoint parts", True, "enforced by dpconvex",
+                f"random permutation (independent of the data): training part of "
+                f"{sizes[0]} rows, validation part of {sizes[1]} rows")],
+            caller=caller)
+        # eps1 = split_even(epsilon, 2 + eta): (2 + eta) * eps1 <= epsilon
+        return compose_repetitions(
+            one_run, eta=repetitions.eta, epsilon_run=eps1,
             mechanism=(
                 f"private selection by random repetition, {repetitions.kind} number of runs (Liu "
                 "& Talwar 2019; Papernot & Steinke 2022, Cor. 3)"
             ),
             epsilon_requested=epsilon,
-            epsilon=total,
-            delta=0.0,
-            private=True,
-            conditions=[
-                Condition(
-                    "epsilon accounting",
-                    within_budget,
-                    "random repetition (Papernot & Steinke 2022, Corollary 3)",
-                    f"(2 + eta) * epsilon_1 = {repetitions.multiplier:g} * {eps1:.6g} = "
-                    f"{total:.6g} <= {epsilon:g}; each run is epsilon_1-DP (parallel "
-                    "composition of its model and its score)",
-                ),
-                Condition(
-                    "candidates fixed before the data",
-                    True,
-                    "enforced by dpconvex",
-                    f"{m} candidates; each run draws one uniformly at random",
-                ),
-                Condition(
-                    "number of runs random and hidden",
-                    True,
-                    "enforced by dpconvex",
-                    f"K ~ {repetitions.kind} (eta = {repetitions.eta:g}, gamma = "
-                    f"{repetitions.gamma:.6g}, E[K] = {repetitions.mean:.4g}), drawn from public "
-                    "randomness; K and the scores are not stored",
-                ),
-                Condition(
-                    "uniform per-run bound",
-                    True,
-                    "enforced by dpconvex",
-                    f"every run's certificate has delta = 0 and epsilon <= "
-                    f"{eps1:.6g}, checked after each fit",
-                ),
-            ],
+            each_run="parallel composition of its model and its score",
+            candidates=f"{m} candidates; each run draws one uniformly at random",
+            runs=(f"K ~ {repetitions.kind} (eta = {repetitions.eta:g}, gamma = "
+                  f"{repetitions.gamma:.6g}, E[K] = {repetitions.mean:.4g}), drawn from public "
+                  "randomness; K and the scores are not stored"),
+            per_run=(f"every run's certificate has delta = 0 and epsilon <= {eps1:.6g}, checked "
+                     "after each fit"),
             quantities={
                 "candidates m": m,
                 "part sizes": list(sizes),
@@ -411,7 +379,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                 "the run certificate in `parts` is the released run's; every run had "
                 "the same per-run bound",
             ],
-            parts=[one_run],
+            caller=caller,
         )
 
     def _certify_with(self, X: Any, y: Any) -> Certificate:
