@@ -284,9 +284,10 @@ def test_the_noise_checks_hold_no_rows(n_classes):
 
     n, d = 20_000, 50
     door = dp.PrivateClassifier(epsilon=1.0, classes=list(range(n_classes)))
+    plan = door.plan(n, n_classes, d)
     tracemalloc.start()
     try:
-        door._warn_if_every_candidate_is_weak(n, n_classes, d)
+        door._warn(plan)
         for name in (fd.CENTROID, fd.LARGE_MARGIN, *([fd.LINEAR] if n_classes == 2 else [])):
             learner = door._make(name, door._rule(n, n_classes, d), objective=True)
             fd._noise_dominates(learner, n, n_classes, d)
