@@ -1191,9 +1191,6 @@ class SafeguardParts(NamedTuple):
     eps_mean: float
     #: ε − ε_c, of the learner on the fitting part and of the selection on the validation part.
     rest: float
-    #: The public handicap m subtracted from the model's utility in the selection at ``rest``
-    #: (:func:`~dpconvex.privacy.rules.front_door.selection_handicap`).
-    handicap: float
     #: The plan's and the certificate's line on the safeguard.
     note: str
 
@@ -1333,8 +1330,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             f"{self.validation_fraction!r}; "
             "docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"
         )
-        rest = remaining(float(self.epsilon), eps_mean)
-        return SafeguardParts(n_fit, n_val, eps_mean, rest, selection_handicap(rest), note)
+        return SafeguardParts(n_fit, n_val, eps_mean, remaining(float(self.epsilon), eps_mean),
+                              note)
 
     def _make(self, mechanism: str, epsilon: float) -> PrivateLinearRegressor:
         """The learner at ``epsilon`` (the whole ε, or ε − ε_c inside the safeguard); the
@@ -1527,7 +1524,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             predicted_unit = (learner._predict_rows(X_checked[validation]) - mid) / half
         utilities = squared_error_utilities(
             [predicted_unit, np.full(parts.n_val, float(mean.theta[0]))],
-            u[validation], [parts.handicap, 0.0], clip=RESIDUAL_CLIP)
+            u[validation], [selection_handicap(parts.rest), 0.0], clip=RESIDUAL_CLIP)
         best, selection = select_release(utilities, parts.rest, parts.n_val, select_rng,
                                          noise.seeded, SELECTION_UTILITY)
         certificate = self._safeguard_certificate(
@@ -1600,7 +1597,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             "safeguard validation fraction": self.validation_fraction,
             "part sizes": [parts.n_fit, parts.n_val], "safeguard candidates": candidates,
             "epsilon of the mean": parts.eps_mean,
-            "selection handicap": parts.handicap}
+            "selection handicap": selection_handicap(parts.rest)}
         both = compose_tuning(
             [model], selection,
             mechanism=(
