@@ -1300,21 +1300,17 @@ class PrivateEstimator(BaseEstimator):
         try:
             with (
                 charge_not_public(ledger if draft else None, caller),
-                self._hold(plan, context) as hold,
+                hold_budget(ledger, plan.budget, type(self).__name__,
+                            n=None if context.held else plan.n) as hold,
             ):
                 fitted = self._release(prep, plan, hold, context, warm_start)
         except (PrivacyError, SolverError) as exc:  # a part's refusal: in this call's name
             raise signed_refusal(exc, caller) from None
         return state_rows_source(fitted, None, draft=True) if draft else fitted
 
-    def _hold(self, plan: FitPlan, context: FitContext) -> AbstractContextManager[CertificateHold]:
-        """The ledger's reservation of ``plan``'s budget (n: none where a meta-estimator holds it)."""
-        return hold_budget(
-            getattr(self, "accountant", None),
-            plan.budget,
-            type(self).__name__,
-            n=None if context.held else plan.n,
-        )
+    def _warn(self, plan: FitPlan) -> None:
+        """The fit's public warnings on its plan, after the plan and before anything is held:
+        none here (the classifier front door's noise check of every candidate learner)."""
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> PrivateEstimator:
@@ -1356,14 +1352,14 @@ class PrivateEstimator(BaseEstimator):
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator:
         """:meth:`fit` inside ``context`` (what a meta-estimator hands this fit): the skeleton of
-        every private fit, validate once → plan → hold the budget → prepare the rows → release
-        (commit, set the model).
+        every private fit, validate once → plan → warn → hold the budget → prepare the rows →
+        release (commit, set the model).
 
-        Its hooks: ``_plan``, ``_prepare_fit`` and ``_release``; ``_fit_sub_plans`` for a plan of
-        binary models (one-vs-rest); :meth:`_fit_routed` for a fit made of another fit of this
-        estimator (rows that carry their ranges, a schema, a label range or centre released in
-        the fit), which fits it through its public ``fit`` (:func:`fit_part`); :meth:`_hold` where
-        a public check comes before the budget is held (a front door's). One generator serves
+        Its hooks: ``_plan``, ``_prepare_fit`` and ``_release``; :meth:`_warn` for the public
+        warnings on the plan (a front door's); ``_fit_sub_plans`` for a plan of binary models
+        (one-vs-rest); :meth:`_fit_routed` for a fit made of another fit of this estimator (rows
+        that carry their ranges, a schema, a label range or centre released in the fit), which
+        fits it through its public ``fit`` (:func:`fit_part`). One generator serves
         every step: ``context.noise``, else a new one from ``random_state``. An estimator with a
         ``verbose`` parameter prints the progress of its hold, objective and release at that
         level. ``context.plan``: the plan the fit that holds this one made for it, followed as
@@ -1384,6 +1380,7 @@ class PrivateEstimator(BaseEstimator):
             plan = context.plan or self._plan(*data.shape)
         except (DataValidationError, ParameterError) as exc:  # in the name of the fit that plans
             raise signed_refusal(exc, f"{type(self).__name__}.fit") from None
+        self._warn(plan)  # public: before anything is held
         # one generator for every step of the fit (e.g. a component assignment, the release):
         # the caller's, else a new one from random_state (as _validate_params checked it)
         context = dataclasses.replace(context, data=data, noise=context.noise or seeded_noise(
@@ -1391,7 +1388,9 @@ class PrivateEstimator(BaseEstimator):
         if plan.sub_plans:
             fitted = self._fit_sub_plans(data.X, data.y, plan, context)
         else:  # the hold before the objective is built
-            with self._hold(plan, context) as hold, _progress(self):
+            with hold_budget(getattr(self, "accountant", None), plan.budget,
+                             type(self).__name__, n=None if context.held else plan.n) as hold, \
+                    _progress(self):
                 fitted = self._release(
                     self._prepare_fit(data.X, data.y, plan, context), plan, hold, context, None
                 )

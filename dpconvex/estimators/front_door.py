@@ -591,6 +591,8 @@ class ChosenClassifier(NamedTuple):
     #: The learner the plan was made with, unfitted (the fit that made the plan fits it);
     #: None in the rule's choice the plan starts from.
     learner: PrivateEstimator | None = None
+    #: The plan's and the certificate's line on the safeguard: on, or off by "auto" (public).
+    note: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -735,14 +737,17 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
 
     # ------------------------------------------------------------------------ plan
     def _rule(self, n: int, n_classes: int, n_features: int) -> ChosenClassifier:
-        """The rule's choice for this shape, whether the safeguard runs, the learner's ε and the
-        δ the fit spends, the rule run once (no learner's plan yet: ``plan`` is None)."""
+        """The rule's choice for this shape, whether the safeguard runs, the learner's ε, the
+        δ the fit spends and the line on the safeguard, the rule run once (no learner yet:
+        ``plan`` and ``learner`` are None)."""
         guarded = self._guarded(n, n_classes, n_features)
         epsilon = self._learner_epsilon(guarded)
         choice = self._choice(n, n_classes, n_features, epsilon)
         given = float(self.delta or 0.0)
         delta = given if given > 0 and not choice.delta_unused else 0.0
-        return ChosenClassifier(choice, None, guarded, epsilon, delta)
+        note = ((self._safeguard_note(n, n_classes),) if guarded
+                else self._unguarded_note(n, n_classes, n_features))
+        return ChosenClassifier(choice, None, guarded, epsilon, delta, note=note)
 
     def _make(self, learner: str, chosen: ChosenClassifier, *, objective: bool = False,
               row_norm: str = "none") -> PrivateEstimator:
@@ -750,7 +755,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         rule's choice) and this front door's public bounds.
 
         ``objective=True`` names the large-margin objective's mechanism (no centroid switch), for the noise
-        checks of :meth:`_warn_if_every_candidate_is_weak`. The front door holds the budget, so the learner
+        checks of :meth:`_warn`. The front door holds the budget, so the learner
         charges no ledger. ``row_norm``: the rule's per-record map for the Huber SVM.
         """
         delta = chosen.delta
@@ -772,17 +777,14 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         return PrivateLargeMarginGaussian(delta=delta if delta > 0 else None, mechanism=mechanism,
                                           **kept, **common)
 
-    def _learner(
-        self, n: int, n_classes: int, n_features: int
-    ) -> tuple[str, str, PrivateEstimator, ChosenClassifier]:
-        """(learner name, reason, the unfitted learner, the rule's choice) for n rows, C classes,
-        d features."""
+    def _learner(self, n: int, n_classes: int, n_features: int) -> ChosenClassifier:
+        """The rule's choice for n rows, C classes, d features with its learner, unfitted (no
+        learner's plan yet: ``plan`` is None)."""
         if self.feature_range is not None:  # one range per column, whichever learner is chosen
             feature_bounds(self.feature_range, n_features, type(self).__name__)
         chosen = self._rule(n, n_classes, n_features)
         choice = chosen.choice
-        learner = self._make(choice.learner, chosen, row_norm=choice.row_norm)
-        return choice.learner, choice.reason, learner, chosen
+        return chosen._replace(learner=self._make(choice.learner, chosen, row_norm=choice.row_norm))
 
     def _choice(self, n: int, n_classes: int, n_features: int, epsilon: float) -> Any:
         """The rule's choice for this shape at the learner's ε, ``epsilon`` (public quantities
@@ -813,23 +815,19 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         follows."""
         if self.schema is not None:  # the fit's plan: the encoded rows, the schema's ranges
             return self._on_rows().plan(n, n_classes, len(self.schema.feature_names))
-        _, _, learner, chosen = self._learner(n, n_classes, n_features)
-        choice, guarded = chosen.choice, chosen.guarded
-        if guarded:
-            note = (self._safeguard_note(n, n_classes),)
-        else:
-            note = self._unguarded_note(n, n_classes, n_features)
+        chosen = self._learner(n, n_classes, n_features)
+        choice, learner = chosen.choice, chosen.learner
         learner_plan = learner.plan_checked(n, n_classes, n_features)  # the shape checked
         parts = dict(learner_plan.parts)
-        if guarded:  # the learner on every row, then the selection on the same rows
+        if chosen.guarded:  # the learner on every row, then the selection on the same rows
             parts.update({"model (every row)": learner_plan.budget,
                           "selection (every row)": Budget(self._selection_epsilon())})
         # the learner's binary models are its plan's (chosen.plan), fitted by the learner
         return dataclasses.replace(
             learner_plan, estimator=type(self).__name__, learner=choice.learner,
             budget=Budget(float(self.epsilon), chosen.delta),
-            parts=parts, sub_plans=(), notes=(*learner_plan.notes, choice.reason, *note),
-            chosen=chosen._replace(plan=learner_plan, learner=learner))
+            parts=parts, sub_plans=(), notes=(*learner_plan.notes, choice.reason, *chosen.note),
+            chosen=chosen._replace(plan=learner_plan))
 
     def _unguarded_note(self, n: int, n_classes: int, n_features: int) -> tuple[str, ...]:
         """The certificate's line when safeguard="auto" leaves the safeguard off (public)."""
@@ -859,14 +857,43 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         return {"feature_range": np.column_stack([lo, hi])}
 
     # --------------------------------------------------------------------- fit
-    # fit is the base's (validate → plan → hold → prepare → release); a schema or rows carrying
-    # their ranges go first (SchemaInputMixin, PrivateEstimator._fit_routed); the hooks below.
-    def _hold(self, plan: FitPlan, context: FitContext) -> Any:
-        """The plan's budget held, after the public noise check of every candidate learner
-        (:meth:`_warn_if_every_candidate_is_weak`: its warning comes before anything is held)."""
-        self._warn_if_every_candidate_is_weak(plan.n, plan.n_classes, plan.n_features,
-                                              plan.chosen)
-        return super()._hold(plan, context)
+    # fit is the base's (validate → plan → warn → hold → prepare → release); a schema or rows
+    # carrying their ranges go first (SchemaInputMixin, PrivateEstimator._fit_routed); the hooks
+    # below.
+    def _warn(self, plan: FitPlan) -> None:
+        """One warning when the public noise check of every candidate learner fires
+        (privacy-defaults-blind-spots), on the rule's choice of this fit's plan
+        (``plan.chosen``), after the plan and before anything is held.
+
+        Each check reads (n, C, d, ε, δ) and the public bounds only
+        (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear,
+        privacy-noise-warning-gd-centroids, privacy-softmax-measurements), on the shape-only
+        problem of the candidate's plan; nothing is fitted.
+        """
+        chosen, n, n_classes, n_features = plan.chosen, plan.n, plan.n_classes, plan.n_features
+        learner_name = chosen.choice.learner
+        # naive Bayes has no public noise check (docs/privacy/gaussian_nb.md#privacy-gaussian-nb)
+        if learner_name == GAUSSIAN_NB:
+            return
+        candidates = (CENTROID, LARGE_MARGIN, *([LINEAR] if n_classes <= 2 else []),
+                      *([NOISY_GD] if learner_name == NOISY_GD else []))
+        for name in candidates:
+            learner = self._make(name, chosen, objective=True)
+            if not _noise_dominates(learner, n, n_classes, n_features):
+                return  # a candidate the public checks do not rule out
+        warnings.warn(
+            f"{type(self).__name__}: at epsilon = {float(self.epsilon):g} the public noise checks "
+            "predict "
+            f"every learner it can choose ({', '.join(candidates)}) no better than the majority "
+            "class for n "
+            f"= {n} rows, C = {n_classes} classes and d = {n_features} features (public "
+            "quantities only; "
+            "docs/privacy/front_door.md#privacy-defaults-blind-spots). Use a larger epsilon, "
+            "delta > 0, "
+            f"more rows or fewer features before spending the budget. {PUBLIC_CHECK_NOTE}",
+            PrivacyWarning,
+            stacklevel=user_stacklevel(),
+        )
 
     def _validated(self, X: Any, y: Any, context: FitContext, *,
                    binary: bool = False) -> CheckedData:
@@ -914,8 +941,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                 fit_part(learner, data.X, data.y, context.inner(
                     context.noise, held=True, checked=True, data=data, plan=chosen.plan))
                 certificate = learner.certificate_
-                certificate.assumptions.extend(
-                    (reason, *self._unguarded_note(n, n_classes, n_features)))
+                certificate.assumptions.extend((reason, *chosen.note))
             else:
                 best, certificate = self._fit_safeguarded(learner, data, plan, context)
             if labels.assumption.source == "inferred":  # the set read from y chose the learner
@@ -964,7 +990,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         certificate : Certificate
             The composed certificate (committed by the caller).
         """
-        noise, labels, n, choice = context.noise, prep.labels, plan.n, plan.chosen.choice
+        noise, labels, n = context.noise, prep.labels, plan.n
         learner.set_params(classes=list(labels.classes))
         fit_rng, select_rng = noise.rng.spawn(2)
         fit_part(learner, prep.X, prep.y, context.inner(
@@ -976,16 +1002,18 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         best, selection = select_release(-mistakes, self._selection_epsilon(), n, select_rng,
                                          noise.seeded)
         certificate = self._safeguard_certificate(
-            learner.certificate_, selection, choice.learner, choice.reason, n, labels.classes,
-            plan.budget.delta, best, labels.assumption)
+            learner.certificate_, selection, plan.chosen, n, labels.classes, best,
+            labels.assumption)
         return best, certificate
 
-    def _safeguard_certificate(self, model: Certificate, selection: Certificate, name: str,
-                               reason: str, n: int, classes: Any, delta: float,
+    def _safeguard_certificate(self, model: Certificate, selection: Certificate,
+                               chosen: ChosenClassifier, n: int, classes: Any,
                                selected: int | None = None, label_source: Any = None
                                ) -> Certificate:
         """The sequential composition of the learner's release and the selection
-        (privacy-classifier-safeguard); ``label_source``: where this fit's label set came from."""
+        (privacy-classifier-safeguard) of the rule's choice ``chosen``; ``label_source``: where
+        this fit's label set came from."""
+        name = chosen.choice.learner
         candidates = [name, *(constant_name(label) for label in classes)]
         quantities: dict[str, Any] = {
             "safeguard selection share": float(self.selection_share),
@@ -1008,14 +1036,14 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                 "(docs/privacy/front_door.md#privacy-classifier-safeguard)"
             ),
             epsilon_requested=float(self.epsilon),
-            delta_requested=delta,
+            delta_requested=chosen.delta,
             conditions=conditions,
             quantities=quantities,
             assumptions=[
                 label_source,
                 model.lam_rule,
-                reason,
-                self._safeguard_note(n, len(classes)),
+                chosen.choice.reason,
+                *chosen.note,
                 "replace-one adjacency; n is public (it fixes the model's handicap)",
             ],
             labels=["model", "selection"],
@@ -1024,42 +1052,6 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         if selected is not None:  # the selection's output (private)
             certificate.released[SAFEGUARD_SELECTED] = candidates[selected]
         return certificate
-
-    def _warn_if_every_candidate_is_weak(self, n: int, n_classes: int, n_features: int,
-                                         chosen: ChosenClassifier | None = None) -> None:
-        """One warning when the public noise check of every candidate learner fires
-        (privacy-defaults-blind-spots); ``chosen``: the rule's choice on this shape (the
-        plan's), made here when not given.
-
-        Each check reads (n, C, d, ε, δ) and the public bounds only
-        (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear, privacy-noise-warning-gd-centroids,
-        privacy-softmax-measurements), on the shape-only problem of the candidate's plan; nothing is fitted.
-        """
-        if chosen is None:
-            chosen = self._rule(n, n_classes, n_features)
-        learner_name = chosen.choice.learner
-        # naive Bayes has no public noise check (docs/privacy/gaussian_nb.md#privacy-gaussian-nb)
-        if learner_name == GAUSSIAN_NB:
-            return
-        candidates = (CENTROID, LARGE_MARGIN, *([LINEAR] if n_classes <= 2 else []),
-                      *([NOISY_GD] if learner_name == NOISY_GD else []))
-        for name in candidates:
-            learner = self._make(name, chosen, objective=True)
-            if not _noise_dominates(learner, n, n_classes, n_features):
-                return  # a candidate the public checks do not rule out
-        warnings.warn(
-            f"{type(self).__name__}: at epsilon = {float(self.epsilon):g} the public noise checks "
-            "predict "
-            f"every learner it can choose ({', '.join(candidates)}) no better than the majority "
-            "class for n "
-            f"= {n} rows, C = {n_classes} classes and d = {n_features} features (public "
-            "quantities only; "
-            "docs/privacy/front_door.md#privacy-defaults-blind-spots). Use a larger epsilon, "
-            "delta > 0, "
-            f"more rows or fewer features before spending the budget. {PUBLIC_CHECK_NOTE}",
-            PrivacyWarning,
-            stacklevel=user_stacklevel(),
-        )
 
     def _certify_routed(self, X: Any, y: Any, shape: dict[str, Any], context: FitContext) -> Any:
         """:meth:`certify`: the schema's, the rows' ranges', the safeguard's or the chosen
@@ -1074,23 +1066,24 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         self._validate_params()
         if X is None:
             plan = self.plan(*_given_shape(self, **shape))  # validates them
-            size = (plan.n, plan.n_classes, plan.n_features)
+            size, chosen = (plan.n, plan.n_classes, plan.n_features), plan.chosen
         else:
             feature_names_of(X, f"{type(self).__name__}.certify")  # refused as a fit refuses them
             size = self.public_shape(X, y)
             if self.classes is None and declared_classes(y) is None:  # as fit: first, once
                 LabelWarning().issue(type(self).__name__, INFERRED_CHOICE_WARNING)
-        if self._guarded(*size):
-            return self._certify_safeguarded(X, y, size)
-        name, reason, learner, _ = self._learner(*size)
+            chosen = self._learner(*size)
+        if chosen.guarded:
+            return self._certify_safeguarded(X, y, size, chosen)
+        learner = chosen.learner
         with signed_by(learner, f"{type(self).__name__}.certify"):
             if X is None:
                 certificate = learner.certify(**shape)
             else:  # (the learner's label warning issued: certify's came first)
-                rows = _rows_for(name, X)
+                rows = _rows_for(chosen.choice.learner, X)
                 part = FitContext(label_warning=LabelWarning(True))
                 certificate = state_rows_source(certify_part(learner, rows, y, part), rows)
-        certificate.assumptions.extend((reason, *self._unguarded_note(*size)))
+        certificate.assumptions.extend((chosen.choice.reason, *chosen.note))
         return self._inferred_choice(certificate, y)
 
     def _inferred_choice(self, certificate: Certificate, y: Any) -> Certificate:
@@ -1099,12 +1092,13 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             certificate.state(INFERRED_CHOICE)
         return certificate
 
-    def _certify_safeguarded(self, X: Any, y: Any, size: tuple[int, int, int]) -> Certificate:
+    def _certify_safeguarded(self, X: Any, y: Any, size: tuple[int, int, int],
+                             chosen: ChosenClassifier) -> Certificate:
         """The safeguard's certificate: the learner's dry run at (1 − s) ε on the rows and the
-        selection's dry run at s ε."""
+        selection's dry run at s ε; ``chosen``: the rule's choice on ``size`` and its learner."""
         owner = type(self).__name__
         n, n_classes, n_features = size
-        name, reason, learner, chosen = self._learner(n, n_classes, n_features)
+        learner = chosen.learner
         classes: Any = self.classes
         source = public_label_source(self)  # (without classes=: read from y, as a fit reads it)
         if X is None:
@@ -1127,13 +1121,14 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             )  # (certify's warning came first)
             classes, source = labels.classes, labels.assumption
             learner.set_params(classes=list(classes))
-            model = certify_part(learner, _rows_for(name, X_checked), y_checked, FitContext())
+            rows = _rows_for(chosen.choice.learner, X_checked)
+            model = certify_part(learner, rows, y_checked, FitContext())
             model.state(source)
         classes = list(classes)
         selection = dry_selection(len(classes) + 1, self._selection_epsilon(), n,
                                   seeded=self.random_state is not None)
-        certificate = self._safeguard_certificate(
-            model, selection, name, reason, n, classes, chosen.delta, label_source=source)
+        certificate = self._safeguard_certificate(model, selection, chosen, n, classes,
+                                                  label_source=source)
         # as a fit's budget hold states it
         certificate.state(delta_rows_note(chosen.delta, n))
         return self._inferred_choice(certificate, y)
@@ -1219,6 +1214,9 @@ class ChosenLearner(NamedTuple):
     #: The learner the plan was made with, unfitted (the fit that made the plan fits it);
     #: None for the private mean.
     learner: PrivateLinearRegressor | None = None
+    #: The plan's and the certificate's line where safeguard="auto" leaves the safeguard off
+    #: (public); empty otherwise (the safeguard's line is ``parts.note``).
+    note: tuple[str, ...] = ()
 
 
 class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
@@ -1372,12 +1370,13 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         if not choice.safeguard:
             learner = self._make(choice.mechanism, float(self.epsilon))
             learner_plan = learner.plan_checked(n, 1, n_features)  # the shape checked
+            note = self._unguarded_note(n)
             return dataclasses.replace(
                 learner_plan,
                 estimator=owner,
                 learner=choice.learner,
-                notes=(*learner_plan.notes, choice.reason, *self._unguarded_note(n)),
-                chosen=ChosenLearner(choice, learner_plan, None, learner),
+                notes=(*learner_plan.notes, choice.reason, *note),
+                chosen=ChosenLearner(choice, learner_plan, None, learner, note),
             )
         parts = self._parts(n, f"{owner}.plan")
         learner = self._make(choice.mechanism, parts.rest)
@@ -1439,7 +1438,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             learner = self._fit_part(chosen, context.data, context.inner(
                 context.noise, held=True, data=context.data, plan=chosen.plan))
             certificate, best = learner.certificate_, 0
-            certificate.assumptions.extend((chosen.choice.reason, *self._unguarded_note(plan.n)))
+            certificate.assumptions.extend((chosen.choice.reason, *chosen.note))
         else:
             best, mean, learner, certificate = self._fit_safeguarded(labels, plan, context)
         hold.commit_certificate(certificate)

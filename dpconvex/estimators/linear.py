@@ -65,7 +65,7 @@ from ..errors import (
     user_stacklevel,
 )
 from ..objectives.losses import LOSSES, WIDTH_RULE, Logistic, Loss, get_loss, stated_loss
-from ..privacy.budget import Budget, split_even
+from ..privacy.budget import Budget, hold_budget, split_even
 from ..privacy.certificate import (
     LabelSource,
     LamRule,
@@ -195,7 +195,8 @@ class OneVsRestMixin:
         data = context.data
         classes = data.labels.classes
         models, certificates = [], []
-        with self._hold(plan, context) as hold, \
+        with hold_budget(getattr(self, "accountant", None), plan.budget, owner,
+                         n=None if context.held else plan.n) as hold, \
                 ovr_noise_warning(self, plan, owner, self._ovr_noise_family):  # once, ε/C named
             for class_index in range(C):
                 binary_model = self._binary_clone(C, self.random_state)

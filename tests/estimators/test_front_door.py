@@ -266,6 +266,21 @@ def test_one_warning_before_the_fit_when_every_candidate_is_predicted_weak():
     mine = [str(w.message) for w in caught if "every learner it can choose" in str(w.message)]
     assert len(mine) == 1
     assert "Huber SVM" in mine[0] and "class centroids" in mine[0]
+    # a step of the fit before its hold: a ledger that refuses the hold comes after it; the
+    # plan and the dry run of the same shape spend nothing and issue none
+    door = dp.PrivateClassifier(epsilon=0.05, classes=[0, 1], random_state=0,
+                                accountant=dp.BudgetAccountant(epsilon=0.01))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(dp.BudgetError):
+            door.fit(X, y)
+    assert sum("every learner it can choose" in str(w.message) for w in caught) == 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        door.plan(60, 2, 30)
+        door.certify(n=60, n_classes=2, n_features=30)
+        door.certify(X, y)
+    assert not any("every learner" in str(w.message) for w in caught)
     X, y = _data(3000, 2, d=5)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -284,9 +299,10 @@ def test_the_noise_checks_hold_no_rows(n_classes):
 
     n, d = 20_000, 50
     door = dp.PrivateClassifier(epsilon=1.0, classes=list(range(n_classes)))
+    plan = door.plan(n, n_classes, d)
     tracemalloc.start()
     try:
-        door._warn_if_every_candidate_is_weak(n, n_classes, d)
+        door._warn(plan)
         for name in (fd.CENTROID, fd.LARGE_MARGIN, *([fd.LINEAR] if n_classes == 2 else [])):
             learner = door._make(name, door._rule(n, n_classes, d), objective=True)
             fd._noise_dominates(learner, n, n_classes, d)
