@@ -101,6 +101,7 @@ from .base import (
     Vouch,
     certify_part,
     fill_docs,
+    fit_part,
     issued,
     keep_argmax,
     public_label_source,
@@ -183,7 +184,8 @@ class OneVsRestMixin:
             sub_plans=(binary_plan,) * n_classes)
 
     def _fit_sub_plans(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Any:
-        """Fit one binary model per class on ``(X, y == c)`` with its plan (ε/C, δ/C each).
+        """Fit one binary model per class on ``(X, y == c)`` with its plan (ε/C, δ/C each),
+        through its public ``fit`` (:func:`fit_part`).
 
         X and the labels are those the fit validated and encoded before its plan
         (``context.data``); each binary model gets the rows and its labels from them, checked
@@ -198,17 +200,12 @@ class OneVsRestMixin:
         models, certificates = [], []
         with self._hold(plan, context) as hold, \
                 ovr_noise_warning(self, plan, owner, self._ovr_noise_family):  # once, ε/C named
-            for class_index in range(C):
+            for class_index, sub_plan in enumerate(plan.sub_plans):
                 binary_model = self._binary_clone(C, self.random_state)
-                sub_plan = plan.sub_plans[class_index]
                 binary = self._binary_data(data, class_index)
-                # one generator, in order; inside this fit's hold
-                with issued(context.inner(context.noise, held=True, data=binary)) as binary_context:
-                    prepared = binary_model.prepare(binary.X, binary.y, sub_plan,
-                                                    context=binary_context)
-                    models.append(
-                        binary_model.fit_prepared(prepared, sub_plan, context=binary_context)
-                    )
+                # one generator, in order; inside this fit's hold, with its plan and rows
+                part = context.inner(context.noise, held=True, data=binary, plan=sub_plan)
+                models.append(fit_part(binary_model, binary.X, binary.y, part))
                 certificates.append(binary_model.certificate_)
             certificate = self._composed(certificates, epsilon_per_class,
                                          [f"class {label!r}" for label in classes.tolist()],
