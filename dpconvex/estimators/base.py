@@ -1506,8 +1506,9 @@ class PrivateEstimator(BaseEstimator):
         if self._reads_label_set and getattr(self, "classes", None) is None:  # the set read from y
             context = context.one_label_warning(owner=type(self).__name__, y=y)
         ranged = self._with_rows_ranges(X) if self.takes_rows_ranges else None
-        if ranged is not None:
-            certificate = ranged._certify_with(X, y, context)
+        if ranged is not None:  # through its public certify, as _fit_as fits it
+            part = context.inner(context.noise, checked=context.checked)
+            certificate = certify_part(ranged, X, y, part)
             certificate.assumptions.append(ROWS_RANGES_NOTE)
             return certificate
         # once, as a fit validates them (one-vs-rest's binary model: as its holder did)
