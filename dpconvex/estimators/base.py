@@ -1502,7 +1502,8 @@ class PrivateEstimator(BaseEstimator):
         return None
 
     def _certify_with(self, X: Any, y: Any, context: FitContext) -> Any:
-        """:meth:`certify` of (X, y) inside ``context`` (e.g. with rows left out)."""
+        """:meth:`certify` of (X, y) inside ``context`` (e.g. with rows left out; the plan and
+        the validated rows its holder hands it, ``context.plan`` and ``context.data``)."""
         if self._reads_label_set and getattr(self, "classes", None) is None:  # the set read from y
             context = context.one_label_warning(owner=type(self).__name__, y=y)
         ranged = self._with_rows_ranges(X) if self.takes_rows_ranges else None

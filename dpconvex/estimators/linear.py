@@ -234,9 +234,9 @@ class OneVsRestMixin:
     def _certify_sub_plans(self, plan: FitPlan, X: Any = None, y: Any = None,
                            context: FitContext = NO_CONTEXT) -> Any:
         """The composed certificate of the C binary models' dry runs (nothing drawn or charged),
-        each through the binary model's public ``certify`` with its plan, inside this call's
-        hold as the binary fits run: from the plan's shape, or on (X, y), validated once as a
-        fit validates them."""
+        each through the binary model's public ``certify`` with its plan, held as the binary
+        fits are (the δ line stated once, for the whole): from the plan's shape, or on (X, y),
+        validated once as a fit validates them."""
         binary_model = self._binary_clone(plan.n_classes)
         if X is None:  # the classes named as a fit names them, by classes= where given
             classes = range(plan.n_classes) if self.classes is None else check_classes(
