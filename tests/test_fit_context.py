@@ -331,6 +331,23 @@ def test_one_vs_rest_and_the_sweep_hand_their_parts_issued_contexts():
     assert base._ISSUED == {}
 
 
+def test_one_vs_rest_states_the_delta_line_once_for_the_whole_as_its_fit_does():
+    """The binary models certify through their public certify inside the whole's hold, as
+    they fit: δ/C >= 1/n is stated once, by the whole (δ = 0.3 over C = 3 on n = 60 rows), on
+    the rows and on the shape alike, and by no binary model."""
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(60, 2)) * 0.3
+    y = np.arange(60) % 3
+    est = dp.PrivateLogisticRegression(classes=[0, 1, 2], delta=0.3, random_state=0)
+    with pytest.warns(dp.errors.PrivacyWarning, match="at least 1/n"):
+        fitted = est.fit(X, y).certificate_
+    for certificate in (fitted, est.certify(X, y), est.certify(n=60, n_features=2)):
+        assert certificate.states(DeltaRows(0.3, 60))
+        assert len(certificate.parts) == 3
+        assert not any(line for part in certificate.parts for line in part.lines
+                       if isinstance(line, DeltaRows))
+
+
 def test_a_part_whose_fit_takes_no_context_is_refused_by_name():
     class OwnFit(dp.PrivateLogisticRegression):
         def fit(self, X, y):  # a user's override without the keyword

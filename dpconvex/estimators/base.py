@@ -1442,7 +1442,8 @@ class PrivateEstimator(BaseEstimator):
         context : FitContext
             Where this estimator is a meta-estimator's part, the context that meta-estimator
             issued to it (:func:`certify_part`; the call that holds it states its rows'
-            source); any other context is refused (:class:`PrivacyError`).
+            source), its plan and rows (``context.plan``, ``context.data``) followed as a fit
+            follows them; any other context is refused (:class:`PrivacyError`).
 
         Returns
         -------
@@ -1472,7 +1473,7 @@ class PrivateEstimator(BaseEstimator):
             if X is None:  # the dry run of the public problem (n a number, no rows held)
                 shape = _given_shape(self, n, n_classes, n_features)
                 try:
-                    plan = self.plan(*shape)
+                    plan = context.plan or self.plan(*shape)
                     model = (self._certify_sub_plans(plan) if plan.sub_plans else
                              self._certify_problem(plan))
                 except MemoryError:  # a public problem whose own arrays exceed this machine's
@@ -1480,7 +1481,9 @@ class PrivateEstimator(BaseEstimator):
                         f"{caller}: its public problem of {shape[2]:,} features needs "
                         "arrays of that length, more than this machine's memory. Certify on "
                         "the machine that fits, or with fewer features.") from None
-                return state_rows_source(_as_a_fit_states(model, plan, self), None, self)
+                model = _as_a_fit_states(model, plan, self, held=context.held)
+                # a meta-estimator's part: the call that holds it states its rows' source
+                return model if context is not NO_CONTEXT else state_rows_source(model, None, self)
             if context is not NO_CONTEXT:  # a meta-estimator's part
                 return self._certify_with(X, y, context)
             feature_names_of(X, caller)  # refused as a fit refuses them
@@ -1498,23 +1501,26 @@ class PrivateEstimator(BaseEstimator):
         return None
 
     def _certify_with(self, X: Any, y: Any, context: FitContext) -> Any:
-        """:meth:`certify` of (X, y) inside ``context`` (e.g. with rows left out)."""
+        """:meth:`certify` of (X, y) inside ``context`` (e.g. with rows left out; the plan and
+        the validated rows its holder hands it, ``context.plan`` and ``context.data``)."""
         if self._reads_label_set and getattr(self, "classes", None) is None:  # the set read from y
             context = context.one_label_warning(owner=type(self).__name__, y=y)
         ranged = self._with_rows_ranges(X) if self.takes_rows_ranges else None
-        if ranged is not None:
-            certificate = ranged._certify_with(X, y, context)
+        if ranged is not None:  # through its public certify, as _fit_as fits it
+            part = context.inner(context.noise, checked=context.checked)
+            certificate = certify_part(ranged, X, y, part)
             certificate.assumptions.append(ROWS_RANGES_NOTE)
             return certificate
-        data = self._validated(X, y, context)  # once, as a fit validates them
-        plan = _with_rows_source(self.plan(*data.shape), X)
+        # once, as a fit validates them (one-vs-rest's binary model: as its holder did)
+        data = context.data or self._validated(X, y, context)
+        plan = _with_rows_source(context.plan or self.plan(*data.shape), X)
         context = dataclasses.replace(context, data=data)
         if plan.sub_plans:  # one-vs-rest: the binary models' dry runs, by their plans
             certificate = self._certify_sub_plans(plan, data.X, data.y, context)
         else:
             with issued(context):
                 certificate = self._certify_data(data.X, data.y, plan, context)
-        return _as_a_fit_states(certificate, plan, self, y)
+        return _as_a_fit_states(certificate, plan, self, y, held=context.held)
 
     def _certify_data(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Any:
         """The dry run of ``plan`` on (X, y): the template a fit builds, no noise, no charge.
@@ -1574,12 +1580,15 @@ def _with_rows_source(plan: FitPlan, X: Any) -> FitPlan:
     return plan if source is None else dataclasses.replace(plan, notes=(*plan.notes, source))
 
 
-def _as_a_fit_states(certificate: Any, plan: FitPlan, owner: Any, y: Any = None) -> Any:
+def _as_a_fit_states(certificate: Any, plan: FitPlan, owner: Any, y: Any = None, *,
+                     held: bool = False) -> Any:
     """The dry run's certificate with what a fit's would state from public parameters: the
-    line when δ >= 1/n, and the seed line where ``owner`` fixes ``random_state``."""
+    line when δ >= 1/n (not where ``held``: a fit inside another's budget hold, whose hold
+    states it), and the seed line where ``owner`` fixes ``random_state``."""
     from ..privacy.budget import delta_rows_note
 
-    certificate.state(delta_rows_note(plan.budget.delta, plan.n))
+    if not held:
+        certificate.state(delta_rows_note(plan.budget.delta, plan.n))
     if certificate.label_source is None:
         certificate.state(public_label_source(owner, y))
     # seeded: a composition with a seeded part (as compose_sequential marks it), a private

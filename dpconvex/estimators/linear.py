@@ -99,7 +99,9 @@ from .base import (
     Prepared,
     PrivateEstimator,
     Vouch,
+    certify_part,
     fill_docs,
+    fit_part,
     issued,
     keep_argmax,
     public_label_source,
@@ -182,7 +184,8 @@ class OneVsRestMixin:
             sub_plans=(binary_plan,) * n_classes)
 
     def _fit_sub_plans(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Any:
-        """Fit one binary model per class on ``(X, y == c)`` with its plan (ε/C, δ/C each).
+        """Fit one binary model per class on ``(X, y == c)`` with its plan (ε/C, δ/C each),
+        through its public ``fit`` (:func:`fit_part`).
 
         X and the labels are those the fit validated and encoded before its plan
         (``context.data``); each binary model gets the rows and its labels from them, checked
@@ -198,17 +201,12 @@ class OneVsRestMixin:
         with hold_budget(getattr(self, "accountant", None), plan.budget, owner,
                          n=None if context.held else plan.n) as hold, \
                 ovr_noise_warning(self, plan, owner, self._ovr_noise_family):  # once, ε/C named
-            for class_index in range(C):
+            for class_index, sub_plan in enumerate(plan.sub_plans):
                 binary_model = self._binary_clone(C, self.random_state)
-                sub_plan = plan.sub_plans[class_index]
                 binary = self._binary_data(data, class_index)
-                # one generator, in order; inside this fit's hold
-                with issued(context.inner(context.noise, held=True, data=binary)) as binary_context:
-                    prepared = binary_model.prepare(binary.X, binary.y, sub_plan,
-                                                    context=binary_context)
-                    models.append(
-                        binary_model.fit_prepared(prepared, sub_plan, context=binary_context)
-                    )
+                # one generator, in order; inside this fit's hold, with its plan and rows
+                part = context.inner(context.noise, held=True, data=binary, plan=sub_plan)
+                models.append(fit_part(binary_model, binary.X, binary.y, part))
                 certificates.append(binary_model.certificate_)
             certificate = self._composed(certificates, epsilon_per_class,
                                          [f"class {label!r}" for label in classes.tolist()],
@@ -236,25 +234,28 @@ class OneVsRestMixin:
 
     def _certify_sub_plans(self, plan: FitPlan, X: Any = None, y: Any = None,
                            context: FitContext = NO_CONTEXT) -> Any:
-        """The composed certificate of the C binary models' dry runs (nothing drawn or charged):
-        from the plan's shape, or on (X, y), validated once as a fit validates them."""
+        """The composed certificate of the C binary models' dry runs (nothing drawn or charged),
+        each through the binary model's public ``certify`` with its plan, held as the binary
+        fits are (the δ line stated once, for the whole): from the plan's shape, or on (X, y),
+        validated once as a fit validates them."""
         binary_model = self._binary_clone(plan.n_classes)
         if X is None:  # the classes named as a fit names them, by classes= where given
             classes = range(plan.n_classes) if self.classes is None else check_classes(
                 self.classes, f"{type(self).__name__}.certify").tolist()
-            certificates = [binary_model._certify_problem(sub_plan) for sub_plan in plan.sub_plans]
+            certificates = []
+            for sub_plan in plan.sub_plans:
+                with issued(context.inner(context.noise, held=True, plan=sub_plan)) as part:
+                    certificates.append(binary_model.certify(
+                        n=sub_plan.n, n_classes=2, n_features=sub_plan.n_features, context=part))
             source = ()
         else:
             data = context.data or self._validated(X, y, context)
             classes, source = data.labels.classes.tolist(), (data.labels.assumption,)
-            parts = []
+            certificates = []
             for class_index, sub_plan in enumerate(plan.sub_plans):
                 binary = self._binary_data(data, class_index)
-                with issued(context.inner(context.noise, data=binary)) as binary_context:
-                    parts.append(binary_model.prepare(binary.X, binary.y, sub_plan,
-                                                      context=binary_context))
-            # (one part per plan)
-            certificates = list(map(binary_model._certify, parts, plan.sub_plans))
+                part = context.inner(context.noise, held=True, data=binary, plan=sub_plan)
+                certificates.append(certify_part(binary_model, binary.X, binary.y, part))
         for certificate in certificates:  # labels {0, 1} and the seed, as the binary fits state
             certificate.state(public_label_source(binary_model))
             certificate.seeded = self.random_state is not None

@@ -111,6 +111,19 @@ UNIT_LABELS = (-1.0, 1.0)
 UNIT_RANGE_WARNING = "label_range was not given"
 
 
+def rows_backend(X: Any) -> RowMap | None:
+    """The certificate's line on the backend of rows ``X`` (Dask), as a fit on them states it;
+    None for rows in memory or none given.
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.regression import rows_backend
+    >>> rows_backend(np.zeros((4, 2))) is None
+    True
+    """
+    return RowMap(dask=True) if X is not None and is_dask_collection(X) else None
+
+
 @dataclass(frozen=True)
 class PrivateBounds:
     """A label range released from the data inside the fit: a share of ε and two levels.
@@ -325,7 +338,7 @@ class LabelRangeMixin(RegressionScoreMixin):
         n, _, n_features = self.public_shape(X, y)
         # public: refused before anything is read
         check_range_budget(n, eps_label, "labels", f"{owner}.fit")
-        delta = inner.plan(n, 1, n_features).budget.delta
+        delta = inner.plan_checked(n, 1, n_features).budget.delta  # public_shape checked it
         noise = noise_source(self, context.noise)
         label_rng, fit_rng = noise.rng.spawn(2)
         with hold_budget(self.accountant, Budget(epsilon, delta), owner) as hold:
@@ -431,9 +444,11 @@ class LabelRangeMixin(RegressionScoreMixin):
         return {"n": int(rows.shape[0]), "n_classes": 1, "n_features": int(rows.shape[1])}
 
     def _dry_run(self, X: Any, shape: dict[str, Any]) -> Any:
-        """The certificate of X's public ``shape``, stating X's rows' backend as a fit on them does."""
+        """The certificate of X's public ``shape``, stating X's rows' backend as a fit on them
+        does: the part of a private label range's certificate (:meth:`_certify_private_labels`;
+        the regressor front door states the backend in its chosen learner's part)."""
         model = self.certify(**shape)
-        model.state(RowMap(dask=True) if X is not None and is_dask_collection(X) else None)
+        model.state(rows_backend(X))
         return model
 
     @staticmethod
@@ -780,7 +795,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         owner = type(self).__name__
         names = feature_names_of(X, f"{owner}.fit")
         epsilon, share, eps_center, inner = self._center_split(n, n_features)
-        delta = inner.plan(n, 1, n_features).budget.delta
+        delta = inner.plan_checked(n, 1, n_features).budget.delta  # public_shape checked it
         noise = noise_source(self, context.noise)
         center_rng, fit_rng = noise.rng.spawn(2)
         lo, hi = self._label_bounds()
@@ -871,7 +886,8 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         """The dry run of the centre, then the model on the ε left (nothing drawn)."""
         n, d = int(shape["n"]), int(shape["n_features"])
         epsilon, share, eps_center, inner = self._center_split(n, d)
-        model = inner._dry_run(X, {**shape, "n_classes": 1})
+        model = inner.certify(**{**shape, "n_classes": 1})  # its public shape, as a fit's part
+        model.state(rows_backend(X))
         center = mean_release(0.0, n, eps_center, seeded=model.seeded).certificate
         return self._with_center(center, model, share, epsilon, model.delta)
 

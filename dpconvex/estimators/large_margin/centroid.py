@@ -39,7 +39,7 @@ from ...privacy.rules.large_margin import (
     single_component,
 )
 from ...templates.large_margin_rows import AugmentedRows
-from ..base import CertificateHold, FitContext, fit_part
+from ..base import CertificateHold, FitContext, certify_part, fit_part
 from ..centroids import CENTROID_MENU, PrivateGaussianCentroid, prior_penalty
 
 if TYPE_CHECKING:
@@ -224,10 +224,13 @@ def centroid_notes(est: LargeMarginSettings, shape: tuple[int, int, int]) -> lis
 def certify_centroid(
     est: LargeMarginSettings, rows: Any, y: Any, context: FitContext
 ) -> Certificate:
-    """The certificate of a centroid fit on the prepared rows, without drawing noise."""
+    """The certificate of a centroid fit on the prepared rows, without drawing noise: the
+    class-centroid part's public ``certify`` (:func:`certify_part`), as :func:`fit_centroid`
+    fits it."""
     inner = centroid_estimator(est)
-    # the outer fit has read the label set (and warned)
-    certificate = inner._certify_with(rows, y, context.one_label_warning(issued=True))
+    # the outer fit has read the label set (and warned); the part validates its own rows
+    part = context.one_label_warning(issued=True).inner(context.noise)
+    certificate = certify_part(inner, rows, y, part)
     certificate.state(*centroid_notes(est, inner.public_shape(rows, y)))
     return certificate
 

@@ -56,7 +56,7 @@ from ...solvers import get_backend
 from ...templates.feature_map import check_feature_options, feature_map_of
 from ...templates.large_margin import LargeMarginGaussianTemplate, MatrixTerm
 from ...templates.large_margin_softmax import LargeMarginSoftmaxTemplate
-from ..base import FitPlan, Prepared
+from ..base import NO_CONTEXT, FitPlan, Prepared, issued
 from .centroid import centroid_estimator, centroid_notes, check_centroid_params, row_notes
 from .components import ComponentAssignment, planned_assignment
 
@@ -562,10 +562,15 @@ def public_template(est: LargeMarginSettings, plan: FitPlan) -> Template:
 
 
 def certify_prepared(est: LargeMarginSettings, prep: Prepared, plan: FitPlan) -> Certificate:
-    """The dry run of ``plan`` on ``prep``: no noise drawn, nothing charged."""
+    """The dry run of ``plan`` on ``prep``: no noise drawn, nothing charged. The centroid
+    learner's is its class-centroid part's public ``certify`` of the plan's shape (``prep``
+    holds the public problem alone: rows go by :func:`~.centroid.certify_centroid`), inside
+    the hold of the fit as :func:`~.centroid.fit_centroid` runs it."""
     if plan.learner == CENTROID_LEARNER:
         inner, inner_plan = _centroid_plan(est, plan)
-        certificate = inner._certify(prep, inner_plan)
+        with issued(NO_CONTEXT.inner(None, held=True, plan=inner_plan)) as part:
+            certificate = inner.certify(n=plan.n, n_classes=plan.n_classes,
+                                        n_features=plan.n_features, context=part)
         certificate.state(*centroid_notes(est, (plan.n, plan.n_classes, plan.n_features)))
         return certificate
     certificate = release(prep.template, plan.mechanism, objective_part(plan), dry_run=True,
