@@ -50,7 +50,7 @@ from ..data.preprocess import clip_rows
 from ..data.validation import LABEL_POLICY, LabelSet, check_array
 from ..errors import ParameterError, note_clipped
 from ..privacy.budget import DELTA_RULE, Budget, default_delta
-from ..privacy.certificate import Certificate, RowMap
+from ..privacy.certificate import Certificate, MechanismChoice, RowMap
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
 from ..privacy.mechanisms.gaussian import class_sum_matrix
@@ -188,9 +188,10 @@ def prior_penalty(priors: np.ndarray, variance: float) -> np.ndarray:
 
 
 def _sum_noise_energy(
-    mechanism: Mechanism, calibration: Any, shape: tuple[int, int]
+    mechanism: Mechanism, calibration: Any, law: Any, shape: tuple[int, int]
 ) -> np.ndarray:
-    """E‖b_c‖² on the d sum coordinates of each class: public, from the calibration.
+    """E‖b_c‖² on the d sum coordinates of each class: public, from the calibration and its
+    noise ``law``.
 
     A mechanism whose noise is not exchangeable across the C (d + 1) entries declares
     ``entry_second_moments(cal, shape)`` (E b² per entry); for the others (the
@@ -201,7 +202,7 @@ def _sum_noise_energy(
     if per_entry is not None:
         E = np.broadcast_to(np.asarray(per_entry(calibration, shape), dtype=float), shape)
         return E[:, : n_columns - 1].sum(axis=1)
-    second_moment = float(mechanism.noise_law(calibration).moments(shape)[1])  # type: ignore[attr-defined]
+    second_moment = float(law.moments(shape)[1])
     return np.full(C, (n_columns - 1) * second_moment / (C * n_columns))
 
 
@@ -466,16 +467,12 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
         """The mechanism object the parameters ask for ("auto": by δ, the one rule)."""
         return build_mechanism(self._resolved().name, type(self).__name__, self.mechanism_menu)
 
-    def _mechanism_notes(self) -> tuple[str, ...]:
-        """The certificate's line on why ``mechanism="auto"`` chose the mechanism (if it did)."""
-        reason = self._resolved().reason
-        return () if reason is None else (reason,)
-
-    def _validate_params(self, *, planned: bool = False) -> None:  # type: ignore[override]
-        """The table, then ``delta`` against the mechanism: None or 0 when pure, else None or in (0, 1)."""
-        super()._validate_params(planned=planned)
-        owner = type(self).__name__
-        mech = self._mechanism()
+    def _checked_mechanism(self) -> tuple[Mechanism, MechanismChoice | None]:
+        """The mechanism the parameters ask for and the certificate's line on why
+        ``mechanism="auto"`` chose it (None: named), ``delta`` checked against it: None or 0
+        when pure, else None or in (0, 1)."""
+        owner, auto = type(self).__name__, self._resolved()
+        mech = build_mechanism(auto.name, owner, self.mechanism_menu)
         if self.delta is not None:
             if mech.pure and self.delta != 0:
                 raise ParameterError(
@@ -486,14 +483,23 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
                     f"The 'delta' parameter of {owner} must be in (0, 1) with mechanism "
                     f"{mech.name!r} (or None for the public rule). Got {self.delta!r}; use "
                     "mechanism='auto' with delta=None for pure epsilon-DP.")
+        return mech, auto.reason
+
+    def _validate_params(self, *, planned: bool = False) -> None:  # type: ignore[override]
+        """The table, then ``delta`` against the mechanism (``planned``: by the plan, which
+        resolves the mechanism once, :meth:`_class_sum_plan`)."""
+        super()._validate_params(planned=planned)
+        if not planned:
+            self._checked_mechanism()
 
     def _class_sum_plan(self, n: int, n_classes: int, n_features: int, *, template: str,
                         learner: str, notes: tuple[str, str], row_notes: tuple[Any, ...],
                         options: dict[str, Any]) -> FitPlan:
         """The plan of one release of class sums: the mechanism ("auto": by δ), (ε, δ) with
         δ = min(1e-5, 1/n²) when a Gaussian mechanism is named with ``delta=None`` (a line
-        of the certificate), and the learner's own ``notes`` and ``row_notes``."""
-        mechanism = self._mechanism()
+        of the certificate), and the learner's own ``notes`` and ``row_notes``; ``delta``
+        checked against the mechanism (:meth:`_checked_mechanism`)."""
+        mechanism, reason = self._checked_mechanism()
         epsilon, rule = float(self.epsilon), not mechanism.pure and self.delta is None
         delta = 0.0 if mechanism.pure else default_delta(n) if rule else float(self.delta)
         if not isinstance(self.priors, str):  # public priors: checked against the public label set
@@ -509,7 +515,8 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
             budget=Budget(epsilon, delta),
             backend="closed form (no solver)",
             lam_rule="no regularizer",
-            notes=(*notes, *([DELTA_RULE] if rule else []), *row_notes, *self._mechanism_notes()),
+            notes=(*notes, *([DELTA_RULE] if rule else []), *row_notes,
+                   *([reason] if reason is not None else [])),
             options={
                 **options,
                 "priors": self.priors if isinstance(self.priors, str) else "given",
@@ -519,23 +526,24 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
     def _template_notes(self, plan: FitPlan, labels: LabelSet, *extra: Any) -> list[Any]:
         """The certificate lines of a fit: the plan's first two (the record map and the
         post-processing), the line of δ's rule, the label source, ``extra`` and why
-        ``mechanism="auto"`` chose the mechanism."""
+        ``mechanism="auto"`` chose the mechanism (the plan's)."""
+        reasons = [note for note in plan.notes if isinstance(note, MechanismChoice)]
         return [*plan.notes[:2], *([DELTA_RULE] if DELTA_RULE in plan.notes else []),
-                labels.assumption, *extra, *self._mechanism_notes()]
+                labels.assumption, *extra, *reasons]
 
     def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
         return release(prep.template, plan.mechanism, plan.budget, dry_run=True).certificate
 
     def _release_class_sums(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
-                            context: FitContext) -> tuple[Release, float, float]:
+                            context: FitContext) -> tuple[Release, Any, float, float]:
         """Warn where the noise dominates (the public check of ``_noise_family``, before any noise is
         drawn), draw the noise, release the template's class sums, commit the certificate to ``hold``
         and store it, the classes and the number of features.
 
         The noise comes from ``random_state`` or what a meta-estimator handed this fit
         (``context.noise``). Returns the release (vector and calibration: nothing else of
-        the fit is kept), the count weight w and the public count floor f = max(1, s/w), s
-        the per-coordinate noise scale.
+        the fit is kept), its noise law (public: from the calibration), the count weight w and
+        the public count floor f = max(1, s/w), s the per-coordinate noise scale.
         """
         warn_if_noise_dominates(self._noise_family, prep.template, plan.mechanism, plan.budget,
                                 type(self).__name__, n=plan.n)  # (n, C, d, epsilon, delta) only
@@ -550,7 +558,7 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
         self.n_features_in_ = plan.n_features
         w = float(getattr(plan.mechanism, "count_weight", 1.0))
         law = plan.mechanism.noise_law(released.calibration)  # type: ignore[attr-defined]
-        return released, w, max(1.0, float(law.coordinate_scale(released.theta.shape)) / w)
+        return released, law, w, max(1.0, float(law.coordinate_scale(released.theta.shape)) / w)
 
     @checks_feature_names
     def decision_function(self, X: Any) -> np.ndarray:
@@ -701,13 +709,13 @@ class PrivateGaussianCentroid(ClassSumEstimator):
                  context: FitContext, warm_start: np.ndarray | None) -> PrivateGaussianCentroid:
         """Release the noisy class sums and counts and store the class means."""
         owner, d = type(self).__name__, plan.n_features
-        released, w, floor = self._release_class_sums(prep, plan, hold, context)
+        released, law, w, floor = self._release_class_sums(prep, plan, hold, context)
         V = released.theta
         counts = V[:, d] / w
         mu = V[:, :d] / np.maximum(counts, floor)[:, None]
         mu *= np.minimum(1.0, 1.0 / np.maximum(np.linalg.norm(mu, axis=1), 1e-300))[:, None]
         # post-processing of V (privacy-centroid-priors): the within-class variance and the priors
-        energy = _sum_noise_energy(plan.mechanism, released.calibration, V.shape)
+        energy = _sum_noise_energy(plan.mechanism, released.calibration, law, V.shape)
         self.means_ = mu * float(self.data_norm)
         self.counts_ = counts
         self.within_class_var_ = within_class_variance(V, w, floor, energy)

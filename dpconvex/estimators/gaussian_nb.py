@@ -498,13 +498,12 @@ class PrivateGaussianNB(ClassSumEstimator):
                  context: FitContext, warm_start: np.ndarray | None) -> PrivateGaussianNB:
         """Release the noisy class moments and store the model (post-processing of V)."""
         owner = type(self).__name__
-        released, w, floor = self._release_class_sums(prep, plan, hold, context)
+        released, law, w, floor = self._release_class_sums(prep, plan, hold, context)
         V = released.theta
-        law = plan.mechanism.noise_law(released.calibration)  # type: ignore[attr-defined]
         means, variances, counts = class_moments(
             V, w, floor, float(law.moments(V.shape)[1]) / V.size, float(self.var_floor)
         )
-        lo, hi = feature_bounds(self.feature_range, plan.n_features, owner)
+        lo, hi = prep.template.record_map.lo, prep.template.record_map.hi  # the public ranges
         half = (hi - lo) / 2.0
         self.theta_ = lo + half * (means + 1.0)
         self.var_ = variances * half**2

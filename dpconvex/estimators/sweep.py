@@ -31,7 +31,7 @@ from .._validation import (
     is_dask_collection,
     with_feature_names,
 )
-from ..data.validation import check_array, computed
+from ..data.validation import INFERRED, check_array, computed
 from ..errors import ParameterError, collect_diagnostics
 from ..privacy.budget import Budget, delta_rows_note, hold_budget
 from ..privacy.certificate import Certificate
@@ -44,10 +44,11 @@ from .base import (
     fit_with,
     issued,
     not_public_source,
+    public_label_source,
     state_rows_source,
 )
 from .regression import private_bounds
-from .selection.grid import SelectedEstimator, _public_size
+from .selection.grid import SelectedEstimator, public_size
 
 __all__ = ["MAX_FITS", "EpsilonSweep", "epsilon_sweep"]
 
@@ -201,8 +202,9 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
     spends no budget and does not depend on ε (``Prepared.reusable``; a linear model's: Λ given and
     no kink smoothed at the half-width ``smoothing="auto"`` chooses from ε); one-vs-rest plans and
     other estimators are refitted at each point. The sweep costs the sum of the fits' (ε, δ)
-    (``EpsilonSweep.certificate``): a dpconvex estimator's ``accountant`` (a private search's,
-    or its estimator's) holds that sum before any data are read, and refuses the whole sweep
+    (``EpsilonSweep.certificate``): a dpconvex estimator's ``accountant`` (a private search's
+    ``charged_ledger()``, each of its fits stating its budget by ``budget_for``) holds that sum
+    before any data are read, and refuses the whole sweep
     (:class:`~dpconvex.BudgetError`, nothing charged) when it does not fit; the fitted models
     keep the ``accountant``. The ledger is charged what the fits charge: a schema released by
     ``draft_schema`` was charged there, and the certificate counts it once. δ >= 1/n of the
@@ -257,10 +259,10 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
     planned = isinstance(estimator, PrivateEstimator)
     search = isinstance(estimator, SelectedEstimator)
     reads = (
-        getattr(estimator, "_reads_label_set", False)
-        and getattr(estimator, "classes", None) is None
-        or search
-        and estimator._public_classes(type(estimator).__name__) is None
+        estimator.public_classes() is None
+        if search  # its classes, else its estimator's
+        else getattr(estimator, "classes", None) is None
+        and public_label_source(estimator) is INFERRED
     )
     # one label-set warning per sweep (not per fit), before a plan or hold reads the set from y
     context = NO_CONTEXT.one_label_warning(owner=type(estimator).__name__ if reads else "", y=y,
@@ -273,7 +275,7 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
         if planned or search
         else []
     )
-    ledger = (estimator._ledger(type(estimator).__name__) if search
+    ledger = (estimator.charged_ledger() if search
               else given.get("accountant") if planned else None)
     if search:  # its estimator's ledger set aside in a copy, not in the caller's estimator
         params = {**params, "estimator": clone(params["estimator"])}
@@ -292,12 +294,10 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
         budgets = [Budget(c.epsilon, c.delta) for fits in models
                    for c in (model.certify(X, y) for model in fits)]
     elif search:
-        budgets = [
-            model._budget(X, y, type(estimator).__name__)[0] for fits in models for model in fits
-        ]
+        budgets = [model.budget_for(X, y) for fits in models for model in fits]
     else:
         budgets = [plan.budget for fits in plans for plan in fits if plan is not None]
-    sweep = EpsilonSweep(epsilon_grid, n_samples=_public_size(X)[0])
+    sweep = EpsilonSweep(epsilon_grid, n_samples=public_size(X)[0])
     prepared = None
     previous: np.ndarray | None = None
     context = context.inner(None, held=True)  # δ against 1/n: the sweep's hold, for the whole

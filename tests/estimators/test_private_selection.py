@@ -670,3 +670,26 @@ def test_certify_refuses_rows_too_few_to_split_as_fit_does(search, rows):
     for call, method in ((tuned.certify, "certify"), (tuned.fit, "fit")):
         with pytest.raises(DataValidationError, match=f"{method}: n_samples = {rows} rows cannot be split"):
             call(X[:rows], y[:rows])
+
+
+@pytest.mark.parametrize("search_class", [PrivateGridSearch, PrivateRandomSearch])
+def test_public_budget_ledger_and_labels_are_those_a_fit_uses(search_class: Any) -> None:
+    """``budget_for`` states the (ε, δ) the fit's certificate carries; ``charged_ledger`` is
+    the ledger the fit charges (the estimator's when the search holds none, refused by name
+    when the two differ); ``public_classes`` the set every candidate is given."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120, 3)) / 2
+    y = (X[:, 0] > 0).astype(int)
+    ledger = BudgetAccountant(epsilon=10.0)
+    search = search_class(PrivateLogisticRegression(classes=[0, 1], accountant=ledger),
+                          {"lam": [0.1, 1.0]}, epsilon=1.0, random_state=0)
+    budget = search.budget_for(X, y)
+    assert search.charged_ledger() is ledger and search.public_classes() == [0, 1]
+    certificate = search.fit(X, y).certificate_
+    assert (budget.epsilon, budget.delta) == (certificate.epsilon, certificate.delta)
+    assert math.isclose(ledger.spent[0], budget.epsilon, rel_tol=1e-12)  # one charge, once
+    two = search_class(PrivateLogisticRegression(accountant=BudgetAccountant(epsilon=1.0)),
+                       {"lam": [0.1]}, epsilon=1.0, accountant=ledger)
+    with pytest.raises(ParameterError, match="same ledger"):
+        two.charged_ledger()
+    assert two.public_classes() is None

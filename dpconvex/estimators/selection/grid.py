@@ -73,7 +73,9 @@ from ..base import (
 )
 from ..parts import Parts, check_rows, mistakes
 
-__all__ = ["AUTO_LAM_FACTORS", "PRIVACY_PARAMETERS", "PrivateGridSearch", "auto_lam_grid"]
+__all__ = [
+    "AUTO_LAM_FACTORS", "PRIVACY_PARAMETERS", "PrivateGridSearch", "auto_lam_grid", "public_size",
+]
 
 #: Privacy parameters: the guarantee of every candidate and its ledger, fixed before the data
 #: are read (not allowed in the grid: a search that chose them would release the guarantee it chose).
@@ -169,9 +171,16 @@ def _check_param_grid(param_grid: Any, valid: Sequence[str], owner: str) -> list
     return list(ParameterGrid(list(grids)))
 
 
-def _public_size(X: Any) -> tuple[int | None, int | None]:
+def public_size(X: Any) -> tuple[int | None, int | None]:
     """(n, d) where X tells them before its rows are read (its shape, or for rows given as
-    sequences their number and the first row's length), else None for each."""
+    sequences their number and the first row's length), else None for each.
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.selection.grid import public_size
+    >>> public_size(np.zeros((5, 2))), public_size([[1, 2, 3], [4, 5, 6]]), public_size("rows")
+    ((5, 2), (2, 3), (None, None))
+    """
     shape = tuple(getattr(X, "shape", ()))
     # rows as sequences: n and the first row's length
     if not shape and isinstance(X, (list, tuple)) and X and hasattr(X[0], "__len__") \
@@ -313,6 +322,71 @@ class SelectedEstimator:
         """
         self._refuse_a_draft(X, f"{type(self).__name__}.certify")
         return self._certify_with(X, y)  # type: ignore[attr-defined]
+
+    def budget_for(self, X: Any, y: Any) -> Budget:
+        """The (ε, δ) a fit on (X, y) holds on its ledger, known before the data are read
+        (from the parameters and the public shape; nothing drawn or charged).
+
+        What a caller that holds the search's budget itself needs (e.g. an ε sweep holding
+        the sum of its fits' budgets before any data are read).
+
+        Raises
+        ------
+        ParameterError, DataValidationError
+            What ``fit`` would raise for the parameters or a candidate's plan.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dpconvex import PrivateGridSearch, PrivateLogisticRegression
+        >>> X = np.random.default_rng(0).normal(size=(60, 3)) / 2; y = (X[:, 0] > 0).astype(int)
+        >>> search = PrivateGridSearch(PrivateLogisticRegression(classes=[0, 1]),
+        ...                            {"lam": [0.1, 1.0]}, epsilon=1.0)
+        >>> search.budget_for(X, y)
+        Budget(epsilon=1.0, delta=0.0)
+        """
+        return self._budget(X, y, type(self).__name__)[0]
+
+    def charged_ledger(self) -> Any:
+        """The ledger a fit charges its whole (ε, δ) to, once: ``accountant``, else the one
+        its estimator holds (None: neither holds one).
+
+        Raises
+        ------
+        ParameterError
+            Where the search and its estimator hold two different ledgers.
+
+        Examples
+        --------
+        >>> from dpconvex import BudgetAccountant, PrivateGridSearch, PrivateLogisticRegression
+        >>> ledger = BudgetAccountant(epsilon=5.0)
+        >>> search = PrivateGridSearch(PrivateLogisticRegression(accountant=ledger),
+        ...                            {"lam": [0.1, 1.0]}, epsilon=1.0)
+        >>> search.charged_ledger() is ledger
+        True
+        """
+        return self._ledger(type(self).__name__)
+
+    def public_classes(self) -> Any:
+        """The public label set every candidate is given: ``classes``, else the set its
+        estimator declares (None: a fit reads the set from y).
+
+        Raises
+        ------
+        ParameterError
+            Where the two list different labels, or a set is not a valid label set.
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateGridSearch, PrivateLogisticRegression
+        >>> PrivateGridSearch(PrivateLogisticRegression(classes=[0, 1]), {"lam": [0.1]},
+        ...                   epsilon=1.0).public_classes()
+        [0, 1]
+        >>> PrivateGridSearch(PrivateLogisticRegression(), {"lam": [0.1]},
+        ...                   epsilon=1.0).public_classes() is None
+        True
+        """
+        return self._public_classes(type(self).__name__)
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> Any:
         """:meth:`fit` inside ``context``, the skeleton of every search: refuse a draft, check
@@ -801,7 +875,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         epsilon, _ = self._checked(owner)
         candidates = self._grid_candidates(owner)  # "auto": the factors (m) before n is read
         m = len(candidates)
-        n, d = _public_size(X)
+        n, d = public_size(X)
         # np.array_split's first n % k parts hold one row more
         k = m + (self.public_validation is None)
         part = (n // k + (m <= n % k) if n is not None else None, d)

@@ -35,7 +35,7 @@ from ...privacy.certificate import Certificate, Condition
 from ...privacy.composition import compose_parallel, compose_repetitions
 from ..base import NO_CONTEXT, FitContext, fit_with
 from ..parts import Parts, mistakes
-from .grid import Selected, SelectedEstimator, _find_certificate, _public_size
+from .grid import Selected, SelectedEstimator, _find_certificate, public_size
 
 __all__ = ["PrivateRandomSearch", "Repetitions", "discrete_laplace"]
 
@@ -266,7 +266,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
 
     def _budget(self, X: Any, y: Any, owner: str) -> tuple[Budget, int | None]:
         """The (ε, 0) a fit on (X, y) holds (its candidates are pure ε-DP), and n where X tells it."""
-        return Budget(self._check_params(owner)[0]), _public_size(X)[0]
+        return Budget(self._check_params(owner)[0]), public_size(X)[0]
 
     def _select(self, X: Any, y: Any, checked: tuple[float, float, Repetitions, float],
                 context: FitContext, noise: NoiseSource) -> Selected:
