@@ -464,8 +464,9 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
         return resolve_mechanism(self.mechanism, self.delta, self.mechanism_menu.auto)
 
     def _mechanism(self) -> Mechanism:
-        """The mechanism object the parameters ask for ("auto": by δ, the one rule)."""
-        return build_mechanism(self._resolved().name, type(self).__name__, self.mechanism_menu)
+        """The mechanism object the parameters ask for ("auto": by δ, the one rule), ``delta``
+        checked against it."""
+        return self._checked_mechanism()[0]
 
     def _checked_mechanism(self) -> tuple[Mechanism, MechanismChoice | None]:
         """The mechanism the parameters ask for and the certificate's line on why

@@ -285,18 +285,18 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
     # a label range released inside the fit has no plan before it: the fit's dry run
     # (certify, public shape only) states its whole budget, and it is fitted as a plain fit
     later = planned and private_bounds(params.get("label_range")) is not None
-    plans = [
-        [model.plan_for(X, y) if planned and not later else None for model in fits]
-        for fits in models
-    ]
+    # one plan per epsilon, followed by each of its runs (the same parameters and public shape)
+    plans = [[fits[0].plan_for(X, y) if planned and not later else None] * runs
+             for fits in models]
     owner = f"epsilon_sweep({type(estimator).__name__})"
+    # each fit's budget, stated once per epsilon (its runs hold the same)
     if later:
-        budgets = [Budget(c.epsilon, c.delta) for fits in models
-                   for c in (model.certify(X, y) for model in fits)]
+        budgets = [Budget(c.epsilon, c.delta) for c in (fits[0].certify(X, y) for fits in models)
+                   for _ in range(runs)]
     elif search:
-        budgets = [model.budget_for(X, y) for fits in models for model in fits]
+        budgets = [fits[0].budget_for(X, y) for fits in models for _ in range(runs)]
     else:
-        budgets = [plan.budget for fits in plans for plan in fits if plan is not None]
+        budgets = [plan.budget for fit_plans in plans for plan in fit_plans if plan is not None]
     sweep = EpsilonSweep(epsilon_grid, n_samples=public_size(X)[0])
     prepared = None
     previous: np.ndarray | None = None
