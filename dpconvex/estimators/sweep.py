@@ -258,9 +258,11 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
     # its fits charge nothing (their ledgers set to None, and put back once the sweep is charged)
     planned = isinstance(estimator, PrivateEstimator)
     search = isinstance(estimator, SelectedEstimator)
+    # the label set is read from y: a search's (its classes, else its estimator's) or an
+    # estimator's label source (a given set is checked later, by the fit's name)
     reads = (
         estimator.public_classes() is None
-        if search  # its classes, else its estimator's
+        if search
         else getattr(estimator, "classes", None) is None
         and public_label_source(estimator) is INFERRED
     )

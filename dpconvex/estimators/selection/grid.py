@@ -238,8 +238,10 @@ class Selected:
 class SelectedEstimator:
     """What a private selection shares: its ``fit`` (one skeleton, :meth:`_fit_with`; each
     search fills :meth:`_check_params`, :meth:`_budget` and :meth:`_select`) and ``certify``
-    (each search's :meth:`_certify_with`), the inner estimator's tags, the parameter keys of
-    a leaf name, and predictions delegated to ``best_estimator_`` (post-processing)."""
+    (each search's :meth:`_certify_with`), the public facts a caller that holds the search's
+    budget reads (:meth:`budget_for`, :meth:`charged_ledger`, :meth:`public_classes`), the
+    inner estimator's tags, the parameter keys of a leaf name, and predictions delegated to
+    ``best_estimator_`` (post-processing)."""
 
     estimator: Any
     _store_params = PrivateEstimator._store_params
