@@ -1653,7 +1653,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         if plan is None and X is None:
             plan = self.plan(*_given_shape(self, n, 1, n_features))
         elif plan is None:  # the plan of the rows' shape; a refusal in this call's name
-            plan = self._plan(*self._checked_rows(X, y).shape, method="certify")
+            plan = self._plan(*self._certify_checked(X, y).shape, method="certify")
         n_rows, d, chosen = plan.n, plan.n_features, plan.chosen
         choice, parts, learner = chosen.choice, chosen.parts, chosen.learner
         seeded = self.random_state is not None

@@ -371,7 +371,7 @@ class LabelRangeMixin(RegressionScoreMixin):
             with issued(NO_CONTEXT.inner(None)) as part:
                 model = inner.certify(**shape, context=part)
         else:  # the rows as checked here, on the plan of their shape (as plan_checked plans)
-            data = self._checked_rows(X, y)  # (the placeholder range reads no label)
+            data = self._certify_checked(X, y)  # (the placeholder range reads no label)
             n, _, d = data.shape
             part = NO_CONTEXT.inner(None, checked=True, data=data, plan=inner.plan_checked(n, 1, d))
             model = certify_part(inner, data.X, data.y, part)
@@ -445,7 +445,7 @@ class LabelRangeMixin(RegressionScoreMixin):
             return certificate if context is not NO_CONTEXT else state_rows_source(certificate, X)
         return super()._certify_routed(X, y, shape, context)  # type: ignore[misc]
 
-    def _checked_rows(self, X: Any, y: Any, context: FitContext = NO_CONTEXT) -> CheckedData:
+    def _certify_checked(self, X: Any, y: Any, context: FitContext = NO_CONTEXT) -> CheckedData:
         """(X, y) once they pass a fit's checks (none mapped, clipped or kept): the rows by
         :func:`~dpconvex.data.validation.check_array`, the labels numbers, one per row; as the
         fit that holds this one checked them where it hands them (``context.data``)."""
@@ -884,7 +884,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
             self._validate_params()
             n, _, d = self.public_shape(X, y)
             if self._center_share(n, d):
-                n, _, d = self._checked_rows(X, y, context).shape
+                n, _, d = self._certify_checked(X, y, context).shape
                 certificate = self._certify_centered(X, {"n": n, "n_features": d})
                 return (state_rows_source(certificate, X, self) if context is NO_CONTEXT
                         else certificate)
