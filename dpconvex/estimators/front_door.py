@@ -74,7 +74,7 @@ from ..errors import (
     user_stacklevel,
 )
 from ..privacy.budget import Budget, delta_rows_note, remaining
-from ..privacy.certificate import Certificate, Condition, LabelSource, RowMap
+from ..privacy.certificate import Certificate, Condition, LabelSource
 from ..privacy.composition import compose_sequential, compose_tuning
 from ..privacy.mechanisms.scalar import Exponential, LaplaceMean, SelectionTemplate
 from ..privacy.release import Release, release
@@ -105,6 +105,7 @@ from ..privacy.rules.front_door import (
 )
 from ..privacy.rules.noise_level import PUBLIC_CHECK_NOTE, noise_dominates
 from .base import (
+    NO_CONTEXT,
     ROWS_RANGES_NOTE,
     CheckedData,
     ClassifierScoreMixin,
@@ -115,6 +116,7 @@ from .base import (
     carry_ledger,
     certify_part,
     fit_part,
+    issued,
     public_label_source,
     state_rows_source,
 )
@@ -134,6 +136,7 @@ from .regression import (
     PrivateLinearRegressor,
     RegressionScoreMixin,
     mean_release,
+    rows_backend,
 )
 
 __all__ = ["ConstantClassifier", "ConstantRegressor", "INFERRED_CHOICE", "INFERRED_CHOICE_WARNING",
@@ -1340,16 +1343,19 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             label_range=self.label_range, data_norm=self.data_norm, fit_intercept=True,
             random_state=self.random_state, label_center="range")
 
-    def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
+    def _plan(self, n: int, n_classes: int, n_features: int, method: str = "plan") -> FitPlan:
         """The rule's choice on (n, d) and the plan of its release: the private mean's, or the
         learner's own plan with this front door's budget, parts and notes; the choice and the
-        learner's plan ride in ``chosen`` (:class:`ChosenLearner`), which the fit follows."""
+        learner's plan ride in ``chosen`` (:class:`ChosenLearner`), which the fit follows.
+        ``method``: the public call a refusal of the safeguard's sizes names (``certify`` on
+        rows)."""
         if self.schema is not None:  # the fit's plan: the encoded rows, the schema's ranges
             return self._on_rows().plan(n, n_classes, len(self.schema.feature_names))
         choice = regression_rule(n, n_features, float(self.epsilon), float(self.delta or 0.0),
                                  self.safeguard)
         owner = type(self).__name__
         if choice.learner == PRIVATE_MEAN:
+            label_range = self._label_bounds()
             return FitPlan(
                 estimator=owner,
                 n=n,
@@ -1360,11 +1366,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 budget=Budget(float(self.epsilon)),
                 learner=PRIVATE_MEAN,  # pure: δ unused
                 backend="none (closed form)",
-                options={"label_range": self._label_bounds()},
-                notes=(
-                    LabelSource("label_range", label_range=self._label_bounds()),
-                    choice.reason,
-                ),
+                options={"label_range": label_range},
+                notes=(LabelSource("label_range", label_range=label_range), choice.reason),
                 chosen=ChosenLearner(choice, None, None),
             )
         if not choice.safeguard:
@@ -1378,7 +1381,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 notes=(*learner_plan.notes, choice.reason, *note),
                 chosen=ChosenLearner(choice, learner_plan, None, learner, note),
             )
-        parts = self._parts(n, f"{owner}.plan")
+        parts = self._parts(n, f"{owner}.{method}")
         learner = self._make(choice.mechanism, parts.rest)
         learner_plan = learner.plan_checked(n, 1, n_features)
         # the δ the learner spends
@@ -1407,8 +1410,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         """The labels checked (numbers, one per row) where this fit reads them itself (the
         private mean, the safeguard; inside the hold); None for the learner on every row, which
         reads its own."""
-        chosen = plan.chosen
-        if chosen.plan is not None and chosen.parts is None:
+        if plan.chosen.plan is not None and plan.chosen.parts is None:
             return None
         return check_numeric_labels(y, plan.n, f"{type(self).__name__}.fit")
 
@@ -1426,12 +1428,11 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         """
         chosen, caller = plan.chosen, f"{type(self).__name__}.fit"
         if chosen.plan is None:  # the rule's choice: the private mean
+            scale = self._unit_scale()  # (half, mid): u ∈ [−1, 1] <-> the labels' units
             u = self._unit_labels(labels, plan.n, caller, checked=True)
             mean = mean_release(float(np.sum(u)), plan.n, float(self.epsilon), context.noise)
             certificate, best = mean.certificate, 1
-            certificate.state(
-                LabelSource("label_range", label_range=self._label_bounds()), chosen.choice.reason
-            )
+            certificate.state(*plan.notes)  # the label range and the rule's reason
         elif chosen.parts is None:  # the learner on every row, with the whole budget
             if self.label_range is None:  # its labels' warning, in the name the user called
                 self._warn_unit_range(caller)
@@ -1440,12 +1441,13 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             certificate, best = learner.certificate_, 0
             certificate.assumptions.extend((chosen.choice.reason, *chosen.note))
         else:
-            best, mean, learner, certificate = self._fit_safeguarded(labels, plan, context)
+            scale = self._unit_scale()
+            best, mean, learner, certificate = self._fit_safeguarded(labels, plan, context, *scale)
         hold.commit_certificate(certificate)
         if best == 0:
             self._set_learner(learner, chosen.choice)
         else:
-            self._set_mean(float(mean.theta[0]), plan, certificate)
+            self._set_mean(float(mean.theta[0]), plan, certificate, *scale)
         self.certificate_ = certificate
         self.n_features_in_ = plan.n_features
         return self
@@ -1468,7 +1470,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             fit_part(learner, data.X, data.y, inner)  # inside this fit's hold
         return learner
 
-    def _fit_safeguarded(self, labels: np.ndarray, plan: FitPlan, context: FitContext
+    def _fit_safeguarded(self, labels: np.ndarray, plan: FitPlan, context: FitContext,
+                         half: float, mid: float
                          ) -> tuple[int, Release, PrivateLinearRegressor, Certificate]:
         """The safeguard (docs/privacy/front_door_regression.md#privacy-regressor-safeguard).
 
@@ -1487,6 +1490,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         context : FitContext
             This fit's context; its generator draws the split, then spawns the mean's, the
             learner's and the selection's; ``data.X`` the rows as this fit checked them.
+        half, mid : float
+            The map between the unit scale and the labels' units, y = mid + half·u
+            (:meth:`_unit_scale`).
 
         Returns
         -------
@@ -1501,7 +1507,6 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         """
         noise, n, chosen = context.noise, plan.n, plan.chosen
         parts, X_checked = chosen.parts, context.data.X
-        half, mid = self._unit_scale()  # u ∈ [−1, 1] <-> the labels' units
         u = self._unit_labels(labels, n, f"{type(self).__name__}.fit", checked=True)
         validation = np.zeros(n, dtype=bool)  # drawn independently of the data
         validation[noise.rng.permutation(n)[parts.n_fit:]] = True
@@ -1534,7 +1539,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         self.estimator_, self.learner_ = learner, choice.learner
         carry_ledger(self, self.accountant)
 
-    def _set_mean(self, mean: float, plan: FitPlan, certificate: Certificate) -> None:
+    def _set_mean(self, mean: float, plan: FitPlan, certificate: Certificate, half: float,
+                  mid: float) -> None:
         """The private mean (unit scale) released as the constant prediction.
 
         Warns where its Laplace noise, of public scale 2/(n ε) of the range's half-width, is
@@ -1550,10 +1556,11 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             mean's ε is ε_c with the safeguard, else the whole ε).
         certificate : Certificate
             The fit's certificate, carried by the constant model.
+        half, mid : float
+            The map between the unit scale and the labels' units, y = mid + half·u.
         """
         n, choice, parts = plan.n, plan.chosen.choice, plan.chosen.parts
         epsilon = float(self.epsilon) if parts is None else parts.eps_mean
-        half, mid = self._unit_scale()
         self.estimator_ = ConstantRegressor(mean * half + mid, plan.n_features)
         self.estimator_.certificate_ = certificate
         self.learner_ = PRIVATE_MEAN
@@ -1626,41 +1633,41 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
     # --------------------------------------------------------------------- certify
     def _certify_routed(self, X: Any, y: Any, shape: dict[str, Any], context: FitContext) -> Any:
         """:meth:`certify`: the schema's, a private label range's, or the rule's choice's
-        (:meth:`_certify_choice`; ``n_classes`` is ignored: a regression has no label set)."""
+        (:meth:`_certify_choice`; ``n_classes`` is ignored: a regression has no label set). A
+        meta-estimator's part leaves its rows' source to the call that holds it."""
         if self.schema is not None or isinstance(self.label_range, RELEASED_RANGE):
             return super()._certify_routed(X, y, shape, context)
-        certificate = self._certify_choice(X, y, shape["n"], shape["n_features"])
-        return state_rows_source(certificate, X, self)
+        certificate = self._certify_choice(X, y, shape["n"], shape["n_features"], context)
+        return certificate if context is not NO_CONTEXT else state_rows_source(certificate, X, self)
 
     def _certify_choice(self, X: Any, y: Any, n: int | None, n_features: int | None,
-                        rows: Any = None) -> Any:
+                        context: FitContext) -> Any:
         """The certificate of the rule's choice on (X, y) or the shape given: the private mean,
-        the learner's (through its public ``certify``) or the safeguard's; ``rows``: the rows of
-        the shape given, whose backend is stated."""
+        the learner's (through its public ``certify``, on the plan of the choice) or the
+        safeguard's; the learner's part states the backend of the rows X (Dask) as a fit on
+        them states it. ``context``: the plan of the rows' shape the fit that holds this one
+        made (``context.plan``), followed as the fit follows it."""
         self._validate_params()
-        if X is None:
+        owner = type(self).__name__
+        plan = context.plan  # the plan of the rows' shape the fit that holds this one made
+        if plan is None and X is None:
             plan = self.plan(*_given_shape(self, n, 1, n_features))
-            n_rows, d = plan.n, plan.n_features
-        else:
-            shape = self._checked_shape(X, y)
-            n_rows, d = shape["n"], shape["n_features"]
-        choice = regression_rule(n_rows, d, float(self.epsilon), float(self.delta or 0.0),
-                                 self.safeguard)
+        elif plan is None:  # the plan of the rows' shape; a refusal in this call's name
+            plan = self._plan(*self._certify_checked(X, y).shape, method="certify")
+        n_rows, d, chosen = plan.n, plan.n_features, plan.chosen
+        choice, parts, learner = chosen.choice, chosen.parts, chosen.learner
         seeded = self.random_state is not None
-        if choice.learner == PRIVATE_MEAN:
+        if learner is None:  # the private mean
             certificate = mean_release(0.0, n_rows, float(self.epsilon), seeded=seeded).certificate
-            certificate.state(
-                LabelSource("label_range", label_range=self._label_bounds()), choice.reason
-            )
+            certificate.state(*plan.notes)  # the label range and the rule's reason
             return certificate
-        parts = self._parts(n_rows, f"{type(self).__name__}.certify") if choice.safeguard else None
-        learner = self._make(choice.mechanism, float(self.epsilon) if parts is None else parts.rest)
-        with signed_by(learner, f"{type(self).__name__}.certify"):
-            model = learner.certify(n=n_rows, n_classes=1, n_features=d)
+        with signed_by(learner, f"{owner}.certify"), issued(
+                NO_CONTEXT.inner(None, plan=chosen.plan)) as part:
+            model = learner.certify(n=n_rows, n_classes=1, n_features=d, context=part)
         # the backend of the rows the learner would read, stated as a fit on them states it
-        model.state(RowMap(dask=True) if is_dask_collection(rows if X is None else X) else None)
+        model.state(rows_backend(X))
         if parts is None:
-            model.assumptions.extend((choice.reason, *self._unguarded_note(n_rows)))
+            model.assumptions.extend((choice.reason, *chosen.note))
             return model
         certificate = self._safeguard_certificate(
             mean_release(0.0, n_rows, parts.eps_mean, seeded=seeded).certificate, model,
@@ -1668,10 +1675,6 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         # as a fit's budget hold states it
         certificate.state(delta_rows_note(float(learner.delta), n_rows))
         return certificate
-
-    def _dry_run(self, X: Any, shape: dict[str, Any]) -> Any:
-        """The certificate of X's public shape (the learner's states X's rows' backend)."""
-        return self._certify_choice(None, None, shape.get("n"), shape.get("n_features"), rows=X)
 
     # --------------------------------------------------------------------- predict
     @checks_feature_names

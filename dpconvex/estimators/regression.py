@@ -88,6 +88,7 @@ from .base import (
     PARAMETER_DOCS,
     SOLVER,
     CertificateHold,
+    CheckedData,
     FitContext,
     FitPlan,
     ParameterSet,
@@ -95,9 +96,11 @@ from .base import (
     PrivateEstimator,
     Vouch,
     carry_ledger,
+    certify_part,
     check_shape_fact,
     fill_docs,
     fit_part,
+    issued,
     state_rows_source,
 )
 from .linear import LinearPlanMixin, design_rows
@@ -292,14 +295,15 @@ class LabelRangeMixin(RegressionScoreMixin):
             lo, hi = UNIT_LABELS if self.label_range is None else self.label_range
         return float(lo), float(hi)
 
-    def _unit_scale(self) -> tuple[float, float]:
+    def _unit_scale(self, *bounds: float) -> tuple[float, float]:
         """(half, mid) of the map between the labels' units and the unit scale: y = mid + half·u.
 
         ``half`` = (hi − lo)/2 of the label range (also the coefficients' set's ``scale``,
         :meth:`~LinearPlanMixin._erm_template`); ``mid`` the label u = 0 stands for: the
-        range's centre, or a numeric ``label_center``.
+        range's centre, or a numeric ``label_center``. ``bounds``: the range's (lo, hi) where
+        the caller has read them (:meth:`_label_bounds`), else read here.
         """
-        lo, hi = self._label_bounds()
+        lo, hi = bounds or self._label_bounds()
         center = getattr(self, "label_center", "range")
         return 0.5 * (hi - lo), 0.5 * (hi + lo) if isinstance(center, str) else float(center)
 
@@ -363,9 +367,15 @@ class LabelRangeMixin(RegressionScoreMixin):
         from ..privacy.bounds import check_range_budget
 
         spec, epsilon, eps_label, inner = self._label_split()
-        if X is not None:  # the public shape only: the placeholder range reads no label
-            shape = self._checked_shape(X, y)
-        model = inner._dry_run(X, shape)
+        if X is None:  # through its public certify, as the fit fits it (fit_part)
+            with issued(NO_CONTEXT.inner(None)) as part:
+                model = inner.certify(**shape, context=part)
+        else:  # the rows as checked here, on the plan of their shape (as plan_checked plans)
+            data = self._certify_checked(X, y)  # (the placeholder range reads no label)
+            n, _, d = data.shape
+            part = NO_CONTEXT.inner(None, checked=True, data=data, plan=inner.plan_checked(n, 1, d))
+            model = certify_part(inner, data.X, data.y, part)
+            shape = {"n": n}
         n = shape.get("n")
         check_range_budget(int(n), eps_label, "labels", f"{type(self).__name__}.certify")
         choice = refine_range(int(n), eps_label, spec.levels)
@@ -430,26 +440,23 @@ class LabelRangeMixin(RegressionScoreMixin):
         """A private label range: the certificate of both parts
         (:meth:`_certify_private_labels`)."""
         if isinstance(self.label_range, RELEASED_RANGE):
-            return state_rows_source(self._certify_private_labels(X, y, **shape), X)
+            certificate = self._certify_private_labels(X, y, **shape)
+            # a meta-estimator's part: the call that holds it states its rows' source
+            return certificate if context is not NO_CONTEXT else state_rows_source(certificate, X)
         return super()._certify_routed(X, y, shape, context)  # type: ignore[misc]
 
-    def _checked_shape(self, X: Any, y: Any) -> dict[str, int]:
-        """The shape of (X, y) once they pass a fit's checks (none mapped, clipped or kept)."""
+    def _certify_checked(self, X: Any, y: Any, context: FitContext = NO_CONTEXT) -> CheckedData:
+        """(X, y) once they pass a fit's checks (none mapped, clipped or kept): the rows by
+        :func:`~dpconvex.data.validation.check_array`, the labels numbers, one per row; as the
+        fit that holds this one checked them where it hands them (``context.data``)."""
+        if context.data is not None:
+            return context.data
         caller = f"{type(self).__name__}.certify"
         feature_names_of(X, caller)
         rows = check_array(
             X, caller, min_samples=2, accept_sparse=self._accepts_sparse, accept_dask=True
         )
-        check_numeric_labels(y, rows.shape[0], caller)
-        return {"n": int(rows.shape[0]), "n_classes": 1, "n_features": int(rows.shape[1])}
-
-    def _dry_run(self, X: Any, shape: dict[str, Any]) -> Any:
-        """The certificate of X's public ``shape``, stating X's rows' backend as a fit on them
-        does: the part of a private label range's certificate (:meth:`_certify_private_labels`;
-        the regressor front door states the backend in its chosen learner's part)."""
-        model = self.certify(**shape)
-        model.state(rows_backend(X))
-        return model
+        return CheckedData(rows, check_numeric_labels(y, rows.shape[0], caller))
 
     @staticmethod
     def _warn_unit_range(caller: str) -> None:
@@ -502,7 +509,7 @@ class LabelRangeMixin(RegressionScoreMixin):
                 int(np.count_nonzero(unit != values)),
                 n,
             )
-        half, mid = self._unit_scale()
+        half, mid = self._unit_scale(lo, hi)
         unit -= mid
         unit /= half
         # the map's rounding can leave [-1, 1] by an ulp at an end (hi = log(18823)): clip
@@ -877,7 +884,8 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
             self._validate_params()
             n, _, d = self.public_shape(X, y)
             if self._center_share(n, d):
-                certificate = self._certify_centered(X, self._checked_shape(X, y))
+                n, _, d = self._certify_checked(X, y, context).shape
+                certificate = self._certify_centered(X, {"n": n, "n_features": d})
                 return (state_rows_source(certificate, X, self) if context is NO_CONTEXT
                         else certificate)
         return None
