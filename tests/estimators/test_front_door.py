@@ -149,13 +149,13 @@ def test_fit_follows_the_plan_and_states_the_choice(n, C, d, learner, cls, delta
     assert clf.learner_ == learner and isinstance(clf.estimator_, cls)
     cert = clf.certificate_
     assert cert.epsilon <= 1.0 + 1e-12 and cert.delta <= delta * (1 + 1e-12)
-    reason = [a for a in cert.assumptions if a.startswith("PrivateClassifier:")]
-    assert len(reason) == 2 and all(line in plan.notes for line in reason)  # rule, safeguard
+    stated = (plan.chosen.choice.reason, *plan.chosen.note)  # the rule's reason, the safeguard
+    assert len(stated) == 2 and all(cert.states(fact) and fact in plan.notes for fact in stated)
     assert clf.predict(X).shape == (n,)
     assert np.allclose(clf.predict_proba(X).sum(axis=1), 1.0)
     assert set(np.unique(clf.predict(X))) <= set(range(C))
     dry = clf.certify(n=n, n_classes=C, n_features=X.shape[1])
-    assert all(line in dry.assumptions for line in reason)
+    assert all(dry.states(fact) for fact in stated)
 
 
 def test_the_choice_reads_no_data():
@@ -321,13 +321,12 @@ def test_a_label_set_read_from_y_warns_that_it_also_chooses_the_learner():
     leaks = [str(w.message) for w in caught if issubclass(w.category, dp.PrivacyLeakWarning)]
     assert len(leaks) == 1 and leaks[0].startswith("PrivateClassifier:")
     assert "chooses the learner" in leaks[0] and "classes=" in leaks[0]
-    assert any("chosen with the label set read from the data" in a
-               for a in clf.certificate_.assumptions)
+    assert clf.certificate_.states(fd.INFERRED_CHOICE)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         clf = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1, 2], random_state=0).fit(X, y)
     assert not any(issubclass(w.category, dp.PrivacyLeakWarning) for w in caught)
-    assert not any("read from the data" in a for a in clf.certificate_.assumptions)
+    assert not clf.certificate_.states(fd.INFERRED_CHOICE)
     assert all(s.public for s in certificate_facts(clf.certificate_, "label_source"))
 
 

@@ -215,8 +215,11 @@ def test_the_ledger_is_charged_once_and_certify_matches_fit(d, spent):
     assert (dry.epsilon, dry.delta) == (cert.epsilon, cert.delta) == (shape.epsilon, shape.delta)
     assert dry.quantities["safeguard selection share"] == cert.quantities[
         "safeguard selection share"]
-    assert est.plan(800, 2, d).n == 800
-    assert any("delta > 0 is unused" in a for a in cert.assumptions) == (spent == 0)
+    plan = est.plan(800, 2, d)
+    assert plan.n == 800 and plan.chosen.delta == spent
+    # the rule's reason, stated, says whether delta > 0 buys the learner anything
+    choice = plan.chosen.choice
+    assert choice.delta_unused == (spent == 0) and cert.states(choice.reason)
 
 
 def test_the_learners_part_and_the_dry_run_state_what_the_fit_states():
@@ -282,21 +285,21 @@ def test_auto_is_off_above_the_row_cap_only():
     est = PrivateClassifier(epsilon=1.0, classes=[0, 1])
     on = est.plan(SAFEGUARD_ROWS_AT_MOST, 2, 5)
     off = est.plan(SAFEGUARD_ROWS_AT_MOST + 1, 2, 5)
-    assert any("safeguard on" in str(line) for line in on.notes)
-    assert not any("safeguard on" in str(line) for line in off.notes)
+    assert on.chosen.guarded and not off.chosen.guarded
+    # on, or off by "auto": one line on the safeguard, in the plan's notes
+    assert all(len(p.chosen.note) == 1 and p.chosen.note[0] in p.notes for p in (on, off))
     assert any("safeguard='auto' is off" in str(line) for line in off.notes)
     forced = PrivateClassifier(epsilon=1.0, classes=[0, 1], safeguard=True)
-    assert any("safeguard on" in str(line) for line in forced.plan(SAFEGUARD_ROWS_AT_MOST + 1, 2, 5).notes)
+    assert forced.plan(SAFEGUARD_ROWS_AT_MOST + 1, 2, 5).chosen.guarded
     plain = PrivateClassifier(epsilon=1.0, classes=[0, 1], safeguard=False).plan(400, 2, 5)
-    assert not any("safeguard" in str(line) for line in plain.notes)
+    assert not plain.chosen.guarded and plain.chosen.note == ()  # off as asked: no line
     # few records per coordinate (r = n eps / (C (d + 1)) = 100 / 63) and naive Bayes: guarded
     few = PrivateClassifier(epsilon=1.0, classes=[0, 1, 2]).plan(100, 3, 20)
-    assert any("safeguard on" in str(line) for line in few.notes)
+    assert few.chosen.guarded
     nb = PrivateClassifier(epsilon=1.0, classes=[0, 1, 2], feature_range=(0.0, 1.0))
     nb_plan = nb.plan(5000, 3, 5)
     assert nb_plan.learner == "Gaussian naive Bayes"
-    assert any("safeguard on" in str(line) for line in nb_plan.notes)
-    assert not any("is off" in str(line) for line in (*few.notes, *nb_plan.notes))
+    assert nb_plan.chosen.guarded
 
 
 @pytest.mark.parametrize("safeguard", [True, False])

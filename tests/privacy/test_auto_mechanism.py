@@ -12,6 +12,7 @@ from dpconvex.estimators.centroids import CENTROID_MENU
 from dpconvex.estimators.large_margin.learners import LARGE_MARGIN_MENU
 from dpconvex.estimators.linear import LINEAR_MENU
 from dpconvex.estimators.ssp import SSP_MENU
+from dpconvex.privacy.certificate import MechanismChoice
 from dpconvex.privacy.mechanisms.base import resolve_mechanism
 from dpconvex.privacy.rules.large_margin import centroids_preferred
 
@@ -68,8 +69,11 @@ def test_delta_selects_the_gaussian_form_where_its_bound_is_lower(cls):
     assert pure.certificate_.delta == 0 and approx.certificate_.delta == pytest.approx(1e-6)
     assert "Gaussian" not in pure.certificate_.mechanism
     assert "Gaussian" in approx.certificate_.mechanism
-    assert any("'gaussian_objective'" in a and "bound" in a for a in approx.certificate_.assumptions)
-    assert any("'objective'" in a and "delta = 0" in a for a in pure.certificate_.assumptions)
+    chose = approx.certificate_.line(MechanismChoice)
+    assert (chose.mechanism, chose.because) == ("gaussian_objective", "bound")
+    assert chose.bound <= chose.other_bound and not chose.pure
+    chose = pure.certificate_.line(MechanismChoice)
+    assert (chose.mechanism, chose.because) == ("objective", "delta = 0")
 
 
 @pytest.mark.parametrize("cls", LINEAR_CLASSIFIERS)
@@ -79,8 +83,9 @@ def test_delta_leaves_the_pure_form_where_its_bound_is_lower(cls):
     pure = cls(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
     kept = cls(epsilon=1.0, delta=1e-6, classes=[0, 1], random_state=0).fit(X, y)
     assert kept.certificate_.delta == 0 and "Gaussian" not in kept.certificate_.mechanism
-    assert any("'objective'" in a and "delta > 0 was given" in a and "bound" in a
-               for a in kept.certificate_.assumptions)
+    chose = kept.certificate_.line(MechanismChoice)  # "bound": delta > 0 was given
+    assert (chose.mechanism, chose.because, chose.pure) == ("objective", "bound", True)
+    assert chose.bound <= chose.other_bound
     np.testing.assert_allclose(kept.coef_, pure.coef_, rtol=1e-12, atol=1e-12)  # the same release
 
 
