@@ -250,7 +250,9 @@ def test_few_records_per_coordinate_release_the_mean_with_the_whole_epsilon():
     reg = PrivateRegressor(epsilon=0.5, label_range=(0, 100), random_state=0).fit(X, y)
     assert reg.learner_ == PRIVATE_MEAN and reg.certificate_.epsilon == 0.5
     assert "laplace" in reg.certificate_.mechanism.lower()
-    assert any("n epsilon / (d + 1)" in a for a in reg.certificate_.assumptions)
+    choice = PrivateRegressor(epsilon=0.5, label_range=(0, 100)).plan_for(X, y).chosen.choice
+    assert (choice.learner, choice.mechanism) == (PRIVATE_MEAN, "laplace_mean")
+    assert reg.certificate_.states(choice.reason)  # the rule's reason, stated
 
 
 def test_without_the_safeguard_the_learner_gets_every_row_and_the_whole_budget():

@@ -16,6 +16,7 @@ from dpconvex.estimators.sweep import epsilon_sweep
 from dpconvex.objectives.losses import HuberHinge
 from dpconvex.privacy.rules.large_margin import (
     CENTROID_BELOW,
+    centroid_reason,
     resolved_row_norm,
     uses_centroid,
 )
@@ -131,8 +132,8 @@ def test_auto_switches_to_centroids_below_the_threshold_only():
     pure_lo = _lm(epsilon=pure_below).fit(X, y)
     assert "class sums" in lo.certificate_.mechanism
     assert "K-norm" in pure_lo.certificate_.mechanism and pure_lo.certificate_.delta == 0.0
-    assert any("mechanism='auto' -> DP class centroids" in a
-               for a in pure_lo.certificate_.assumptions)
+    switch = centroid_reason(_lm(epsilon=pure_below), len(X), 3, X.shape[1])
+    assert switch is not None and pure_lo.certificate_.states(switch)  # "auto" says why
     assert "Gaussian objective perturbation" in hi.certificate_.mechanism
     assert pure.certificate_.mechanism.startswith("objective perturbation")
     assert pure.certificate_.delta == 0.0
