@@ -387,10 +387,37 @@ class FitContext:
         labels as this fit validated and encoded them (:class:`CheckedData`); ``plan`` the
         inner fit's plan, as this fit made it with the inner estimator's ``plan``.
 
+        Parameters
+        ----------
+        noise : NoiseSource or None
+            The inner fit's noise source (None: from its ``random_state``).
+        held : bool, default=False
+            The inner fit runs inside this fit's budget hold (kept True once this one is).
+        excluding : ndarray of bool or None, default=None
+            Further records left out, or'ed with this context's (None: the same rows).
+        checked : bool, default=False
+            This fit hands the inner fit X and y as it checked them.
+        data : CheckedData or None, default=None
+            The inner fit's rows and labels as this fit validated and encoded them.
+        plan : FitPlan or None, default=None
+            The inner fit's plan, made with the inner estimator's ``plan``.
+
+        Returns
+        -------
+        FitContext
+            A new context; this one is unchanged (frozen).
+
         Raises
         ------
         ParameterError
             ``excluding`` is not a 1-D boolean mask (of this context's length, if it has one).
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.base import NO_CONTEXT
+        >>> part = NO_CONTEXT.inner(None, held=True, excluding=np.arange(40) < 10)
+        >>> part.held, int(part.excluded.sum()), NO_CONTEXT.excluded is None
+        (True, 10, True)
         """
         excluded = self.excluded
         if excluding is not None:
@@ -406,6 +433,31 @@ class FitContext:
         """This context, for a fit that reads every row (its statistics, splits or selection
         take no row mask); :class:`PrivacyError` when it leaves rows out, since the rows
         a meta-estimator keeps for another part would reach this fit.
+
+        Parameters
+        ----------
+        owner : str
+            The class name of the fit, named in the refusal.
+
+        Returns
+        -------
+        FitContext
+            This context itself.
+
+        Raises
+        ------
+        PrivacyError
+            The context leaves rows out (:attr:`excluded` is set).
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.base import NO_CONTEXT
+        >>> NO_CONTEXT.every_row("Demo") is NO_CONTEXT
+        True
+        >>> NO_CONTEXT.inner(None, excluding=np.arange(40) < 10).every_row("Demo")
+        Traceback (most recent call last):
+        ...
+        dpconvex.errors.PrivacyError: Demo.fit: this fit reads every row ...
         """
         if self.excluded is not None:
             raise PrivacyError(
@@ -419,7 +471,31 @@ class FitContext:
                           text: str | None = None) -> FitContext:
         """This context with one label-set warning for the fits inside it: the caller's (marked issued
         when ``issued``), else a new :class:`~dpconvex.data.validation.LabelWarning`. With ``owner``, where
-        the set is read from ``y`` (none declared with it), issued here (``owner``'s ``text``), first."""
+        the set is read from ``y`` (none declared with it), issued here (``owner``'s ``text``), first.
+
+        Parameters
+        ----------
+        issued : bool, default=False
+            Mark the warning issued (the caller issued it already).
+        owner : str, default=""
+            The class name of the fit that reads the label set; empty: nothing issued here.
+        y : array-like or None, default=None
+            The labels, read only for a label set declared with them.
+        text : str or None, default=None
+            ``owner``'s text of the warning (None: the shared text).
+
+        Returns
+        -------
+        FitContext
+            This context where it has a label warning, else a copy with a new one.
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.base import NO_CONTEXT
+        >>> context = NO_CONTEXT.one_label_warning()
+        >>> context.label_warning.issued, NO_CONTEXT.label_warning is None
+        (False, True)
+        """
         context = (
             self if self.label_warning else dataclasses.replace(self, label_warning=LabelWarning())
         )
@@ -454,6 +530,17 @@ def issued(context: FitContext) -> Iterator[FitContext]:
     """``context``, issued to the ``fit``, ``prepare`` or ``fit_prepared`` calls of the with
     block: the fit that made it hands it to its own steps or to a part it holds the budget of.
 
+    Parameters
+    ----------
+    context : FitContext
+        The context the calling fit made.
+
+    Yields
+    ------
+    FitContext
+        ``context`` itself, accepted by :func:`check_context` until the block ends (where it
+        was issued already, it stays issued after the block).
+
     Examples
     --------
     >>> from dpconvex import PrivateLogisticRegression
@@ -476,6 +563,25 @@ def issued(context: FitContext) -> Iterator[FitContext]:
 def fit_part(part: PrivateEstimator, X: Any, y: Any, context: FitContext) -> PrivateEstimator:
     """Fit ``part`` (a meta-estimator's learner) through its public ``fit`` inside ``context``,
     the context of its part that the calling fit made, issued to ``fit`` for this call only.
+
+    Parameters
+    ----------
+    part : PrivateEstimator
+        The learner to fit; its ``fit`` must take ``context=`` (or ``**kwargs``).
+    X, y : array-like
+        The rows and labels the part is fitted on.
+    context : FitContext
+        The context of the part, made by the calling fit (e.g. :meth:`FitContext.inner`).
+
+    Returns
+    -------
+    PrivateEstimator
+        What ``part.fit`` returns (the fitted part).
+
+    Raises
+    ------
+    ParameterError
+        ``part.fit`` takes no ``context=`` keyword.
 
     Examples
     --------
@@ -501,6 +607,20 @@ def certify_part(part: PrivateEstimator, X: Any, y: Any, context: FitContext) ->
     on (X, y) inside ``context``, issued to ``certify`` for this call only: what
     :func:`fit_part` fits, certified without training (the caller states its rows' source).
 
+    Parameters
+    ----------
+    part : PrivateEstimator
+        The learner to certify.
+    X, y : array-like
+        The rows and labels a fit of the part would read.
+    context : FitContext
+        The context of the part, made by the calling fit.
+
+    Returns
+    -------
+    Certificate
+        What ``part.certify(X, y, context=context)`` returns.
+
     Examples
     --------
     >>> from dpconvex import PrivateLogisticRegression
@@ -516,7 +636,39 @@ def certify_part(part: PrivateEstimator, X: Any, y: Any, context: FitContext) ->
 def check_context(context: FitContext, caller: str) -> FitContext:
     """``context`` where it is :data:`NO_CONTEXT` or one issued to this call by the fit that
     made it (:func:`issued`); else :class:`PrivacyError`, before anything is read or held.
-    ``caller``: the public call (``fit``, ``prepare`` or ``fit_prepared``)."""
+    ``caller``: the public call (``fit``, ``prepare`` or ``fit_prepared``).
+
+    Parameters
+    ----------
+    context : FitContext
+        The context handed to the call.
+    caller : str
+        The call, named in the refusal (e.g. ``"PrivateLogisticRegression.fit"``).
+
+    Returns
+    -------
+    FitContext
+        ``context`` itself.
+
+    Raises
+    ------
+    PrivacyError
+        ``context`` is neither :data:`NO_CONTEXT` nor issued (one made by the caller).
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.base import NO_CONTEXT, FitContext, check_context, issued
+    >>> check_context(NO_CONTEXT, "Demo.fit") is NO_CONTEXT
+    True
+    >>> context = NO_CONTEXT.inner(None)
+    >>> with issued(context):
+    ...     check_context(context, "Demo.fit") is context
+    True
+    >>> check_context(FitContext(held=True), "Demo.fit")
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.PrivacyError: Demo.fit: context= takes only the context ...
+    """
     if context is not NO_CONTEXT and _ISSUED.get(id(context)) is not context:
         raise PrivacyError(
             f"{caller}: context= takes only the context a dpconvex fit hands its own steps or "
@@ -920,6 +1072,15 @@ class FitPlan:
         A front door's choice, which its fit follows: its rule's output on this public shape
         and its learner's own plan (:class:`~dpconvex.estimators.front_door.ChosenClassifier`,
         :class:`~dpconvex.estimators.front_door.ChosenLearner`); None for a learner.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> plan = PrivateLogisticRegression(epsilon=1.0, classes=[0, 1]).plan(500, 2, 3)
+    >>> plan.n, plan.n_features, plan.budget.epsilon, plan.mechanism_name
+    (500, 3, 1.0, 'objective')
+    >>> plan.options["fit_intercept"]
+    True
     """
 
     estimator: str
@@ -1010,6 +1171,16 @@ class PrivateEstimator(BaseEstimator):
     and, where their fit differs from these steps, ``_fit_routed`` (a fit made of another fit
     of the estimator) or ``_prepare_fit`` (a front door, :attr:`fits_only`, prepares inside
     its fit only).
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.estimators.base import PrivateEstimator
+    >>> est = PrivateLogisticRegression(epsilon=1.0, classes=[-1, 1], random_state=0)
+    >>> isinstance(est, PrivateEstimator)
+    True
+    >>> est.fit(X, y).certificate_.epsilon
+    1.0
     """
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {}
@@ -1061,9 +1232,29 @@ class PrivateEstimator(BaseEstimator):
         out where ``classes`` lists the labels, and for a regressor (no label set). The shape
         is checked here, once, and planned on by :meth:`plan_checked`.
 
+        Parameters
+        ----------
+        n : int
+            The number of rows (at least 2).
+        n_classes : int or None, default=None
+            The size of the label set (None: from ``classes``, or 1 for a regressor).
+        n_features : int or None, default=None
+            The number of columns of X (at least 1).
+
+        Returns
+        -------
+        FitPlan
+
         Raises
         ------
         ParameterError, PrivacyError
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLogisticRegression
+        >>> plan = PrivateLogisticRegression(classes=[0, 1]).plan(500, n_features=3)
+        >>> plan.n, plan.n_classes, plan.n_features
+        (500, 2, 3)
         """
         owner = type(self).__name__
         if n_classes is None or n_features is None:  # what classes= or a regression states
@@ -1082,6 +1273,15 @@ class PrivateEstimator(BaseEstimator):
         The shape is taken as :meth:`plan` checks it (ints, n >= 2, n_classes >= 2 for a
         classifier, n_features >= 1, rows a numpy array can hold); the parameters are validated
         here, and the plan made by the estimator's ``_plan``.
+
+        Parameters
+        ----------
+        n, n_classes, n_features : int
+            The public shape, checked by the caller as :meth:`plan` checks it.
+
+        Returns
+        -------
+        FitPlan
 
         Raises
         ------
@@ -1116,6 +1316,22 @@ class PrivateEstimator(BaseEstimator):
         of y, which a fit then reports as assumed public; 1 for a regression). Where they cannot be made out,
         the data check raises its named error; a label set of fewer than two labels is planned as two
         (``prepare`` refuses it by name).
+
+        Parameters
+        ----------
+        X, y : array-like
+            The rows and labels of the fit.
+
+        Returns
+        -------
+        tuple of int
+            (n, n_classes, n_features).
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLogisticRegression
+        >>> PrivateLogisticRegression().public_shape(X, y)
+        (40, 2, 3)
         """
         owner = type(self).__name__
         shape = getattr(X, "shape", None)  # (n, p) from the shape alone, public under replace-one
@@ -1154,7 +1370,24 @@ class PrivateEstimator(BaseEstimator):
         return n, max(2, 2 if label_set is None else int(label_set.size)), p
 
     def plan_for(self, X: Any, y: Any) -> FitPlan:
-        """``plan(*public_shape(X, y))``: the plan ``fit(X, y)`` follows."""
+        """``plan(*public_shape(X, y))``: the plan ``fit(X, y)`` follows.
+
+        Parameters
+        ----------
+        X, y : array-like
+            The rows and labels of the fit.
+
+        Returns
+        -------
+        FitPlan
+            With the line on where the rows' encoding came from, where they carry one.
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLogisticRegression
+        >>> PrivateLogisticRegression(classes=[-1, 1]).plan_for(X, y).n
+        40
+        """
         ranged = self._with_rows_ranges(X) if self.takes_rows_ranges else None
         if ranged is not None:
             return ranged.plan_for(X, y)
@@ -1217,6 +1450,38 @@ class PrivateEstimator(BaseEstimator):
         (:class:`PrivacyError`) before the rows are read. An estimator that prepares inside
         its fit only (a front door, which splits its budget and its rows between its parts)
         refuses it by name.
+
+        Parameters
+        ----------
+        X, y : array-like
+            The rows and labels of the fit.
+        plan : FitPlan
+            The plan of this estimator on their public shape (:meth:`plan_for`).
+        context : FitContext, default=NO_CONTEXT
+            The context the preparing fit issued (:func:`issued`).
+
+        Returns
+        -------
+        Prepared
+            The template on validated, clipped rows, the label set and the learner's facts.
+
+        Raises
+        ------
+        ParameterError
+            The plan is for another shape than X's; or the estimator prepares inside its fit
+            only (this base's ``prepare``).
+        DataValidationError
+            X or y fails the data checks.
+        PrivacyError
+            ``context`` was not issued by the fit that prepares.
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLogisticRegression
+        >>> est = PrivateLogisticRegression(classes=[-1, 1])
+        >>> prep = est.prepare(X, y, est.plan_for(X, y))
+        >>> prep.template.n, prep.labels.classes.tolist()
+        (40, [-1, 1])
         """
         raise ParameterError(f"{type(self).__name__}.prepare: {type(self).__name__} {FIT_ONLY}")
 
@@ -1287,6 +1552,38 @@ class PrivateEstimator(BaseEstimator):
         what the fit that calls it hands it (:class:`FitContext`: e.g. its noise source, its
         budget hold), issued by that fit (:func:`issued`); any other is refused
         (:class:`PrivacyError`) before anything is held or charged.
+
+        Parameters
+        ----------
+        prep : Prepared
+            What :meth:`prepare` built on ``plan``.
+        plan : FitPlan
+            The plan ``prep`` was built on; its budget is held and charged.
+        warm_start : ndarray or None, default=None
+            A start point for the solver (None: the solver's own).
+        context : FitContext, default=NO_CONTEXT
+            The context the calling fit issued (:func:`issued`).
+
+        Returns
+        -------
+        PrivateEstimator
+            The estimator, fitted.
+
+        Raises
+        ------
+        ParameterError
+            The estimator prepares and releases inside its fit only (:attr:`fits_only`).
+        PrivacyError, SolverError, BudgetError
+            ``context`` not issued; a refused release (in this call's name); the ledger
+            cannot hold the plan's budget.
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLogisticRegression
+        >>> est = PrivateLogisticRegression(classes=[-1, 1], random_state=0)
+        >>> plan = est.plan_for(X, y)
+        >>> est.fit_prepared(est.prepare(X, y, plan), plan).coef_.shape
+        (1, 3)
         """
         caller, ledger = f"{type(self).__name__}.fit_prepared", getattr(self, "accountant", None)
         if self.fits_only:
@@ -1331,9 +1628,32 @@ class PrivateEstimator(BaseEstimator):
         issued to it (:func:`fit_part`; the fit that holds it states its rows' source); any
         other context is refused (:class:`PrivacyError`), before anything is read or held.
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows.
+        y : array-like of shape (n_samples,)
+            The labels (a classifier's) or targets (a regressor's).
+        context : FitContext, default=NO_CONTEXT
+            The context a meta-estimator issued to this part (:func:`fit_part`).
+        **fit_params
+            Refused by name (:class:`ParameterError`).
+
+        Returns
+        -------
+        PrivateEstimator
+            The estimator, fitted (``certificate_`` states what the release spent).
+
         Raises
         ------
         ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLogisticRegression
+        >>> est = PrivateLogisticRegression(epsilon=1.0, classes=[-1, 1], random_state=0)
+        >>> est.fit(X, y).certificate_.epsilon, est.coef_.shape
+        (1.0, (1, 3))
         """
         if fit_params:
             refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
@@ -1546,6 +1866,21 @@ class PrivateEstimator(BaseEstimator):
 
         For dry runs and the noise warnings, which read the template's public constants
         (n, p, the loss, the norm bound) and never its rows.
+
+        Parameters
+        ----------
+        plan : FitPlan
+            The plan of this estimator.
+
+        Returns
+        -------
+        Template
+            The template of the plan's public problem, no rows or labels read.
+
+        Raises
+        ------
+        NotImplementedError
+            Here, in the base: each learner implements it.
 
         Examples
         --------
