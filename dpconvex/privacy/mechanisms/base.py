@@ -145,6 +145,16 @@ class Calibration:
     def law(self) -> Noise:
         """:attr:`noise`, or the refusal that names the mechanism whose calibration holds none.
 
+        Returns
+        -------
+        Noise
+            The noise law the calibration holds.
+
+        Raises
+        ------
+        ParameterError
+            The calibration holds none (:func:`no_noise_law`).
+
         Examples
         --------
         >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
@@ -183,6 +193,18 @@ class Calibration:
 
 def no_noise_law(mechanism: str, owner: str) -> ParameterError:
     """The refusal where a private mechanism's noise is needed and its calibration holds none.
+
+    Parameters
+    ----------
+    mechanism : str
+        The mechanism's registry name.
+    owner : str
+        The call that needs the noise law, opening the message.
+
+    Returns
+    -------
+    ParameterError
+        The refusal (returned, for the caller to raise).
 
     Examples
     --------
@@ -245,6 +267,17 @@ def calibrated_constants(problem: ConstantsSource, cal: Calibration | None) -> P
     """The declared constants ``cal`` was calibrated from (:attr:`Calibration.constants`), else
     ``problem``'s (a calibration that does not state them, or none).
 
+    Parameters
+    ----------
+    problem : Template or PublicProblem
+        The problem calibrated.
+    cal : Calibration or None
+        Its calibration (None: none).
+
+    Returns
+    -------
+    PrivacyConstants
+
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms.base import calibrated_constants
@@ -263,6 +296,18 @@ def calibrated_constants(problem: ConstantsSource, cal: Calibration | None) -> P
 def at_modulus(consts: PrivacyConstants, mu: float | np.ndarray) -> PrivacyConstants:
     """``consts`` with the strong-convexity modulus replaced by ``mu``.
 
+    Parameters
+    ----------
+    consts : PrivacyConstants
+        The declared constants (G, r, c_u, T, μ, p).
+    mu : float or ndarray
+        The modulus to state (a grid of moduli: an array).
+
+    Returns
+    -------
+    PrivacyConstants
+        A copy (a dataclass's ``replace``, else a namespace of the same attributes).
+
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms.base import at_modulus
@@ -278,6 +323,16 @@ def at_modulus(consts: PrivacyConstants, mu: float | np.ndarray) -> PrivacyConst
 def modulus_condition(consts: PrivacyConstants) -> Condition:
     """The condition "strong convexity" of a minimizer's proof: the declared modulus μ (the
     regularizer's) of the constants a calibration was made from, as its certificate states it.
+
+    Parameters
+    ----------
+    consts : PrivacyConstants
+        The declared constants (G, r, c_u, T, μ, p).
+
+    Returns
+    -------
+    Condition
+        "strong convexity", holding where μ > 0.
 
     Examples
     --------
@@ -436,6 +491,21 @@ MECHANISMS: dict[str, type[Mechanism]] = {}
 def register(cls: type[Mechanism]) -> type[Mechanism]:
     """Class decorator adding a mechanism to :data:`MECHANISMS` under ``cls.name``.
 
+    Parameters
+    ----------
+    cls : type of Mechanism
+        The class, with a ``name`` not yet registered.
+
+    Returns
+    -------
+    type of Mechanism
+        ``cls`` itself.
+
+    Raises
+    ------
+    ValueError
+        ``cls.name`` is empty or already registered.
+
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms import MECHANISMS, NonPrivate, register
@@ -454,6 +524,18 @@ def mechanism_names(*, solves: bool | None = None, wraps: bool | None = None) ->
 
     ``wraps=False`` leaves out the covers around an inner mechanism (approximate minima).
 
+    Parameters
+    ----------
+    solves : bool or None, default=None
+        Only the mechanisms whose ``solves`` is this (None: all).
+    wraps : bool or None, default=None
+        Only the mechanisms whose ``wraps`` is this (None: all).
+
+    Returns
+    -------
+    tuple of str
+        The names, in registration order.
+
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms import mechanism_names
@@ -470,6 +552,22 @@ def mechanism_names(*, solves: bool | None = None, wraps: bool | None = None) ->
 def get_mechanism(name: Any, owner: str = "dpconvex", *, allowed: tuple[str, ...] | None = None,
                   **options: Any) -> Mechanism:
     """Instantiate a registered mechanism by name (``options`` go to its constructor).
+
+    Parameters
+    ----------
+    name : str
+        A registered mechanism name.
+    owner : str, default="dpconvex"
+        The caller named in the refusal.
+    allowed : tuple of str or None, default=None
+        The names accepted (None: every registered one).
+    **options
+        Keyword arguments of the mechanism's constructor.
+
+    Returns
+    -------
+    Mechanism
+        A new instance.
 
     Raises
     ------
@@ -611,6 +709,25 @@ def resolve_mechanism(
     its mechanism before it has a budget (None: not given; a number is checked here). The
     reason is public: the rule and δ's sign.
 
+    Parameters
+    ----------
+    mechanism : object
+        The ``mechanism=`` parameter as given.
+    budget : Budget, float or None
+        The (ε, δ) asked for, or δ alone (None: not given).
+    auto : tuple of (str, str) or None
+        The menu's (pure, (ε, δ)) pair; None: "auto" is not resolved here.
+
+    Returns
+    -------
+    AutoMechanism
+        The name and, where "auto" was resolved, the public reason (else None).
+
+    Raises
+    ------
+    ParameterError
+        ``budget`` is a number outside [0, 1].
+
     Examples
     --------
     >>> from dpconvex import Budget
@@ -648,6 +765,29 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
     other backends to try: one text whether the solve failed or stopped short, and whether or
     not a polish ran, never its status or residual (data statistics:
     :func:`~dpconvex.collect_diagnostics`).
+
+    Parameters
+    ----------
+    template : ObjectiveTemplate
+        The template solved.
+    res : SolveResult
+        The solve.
+    tol : float or None, default=None
+        The residual tolerance (None: ``template.residual_tol``).
+    caller : str, default="require_exact"
+        The call named in the refusal.
+    backend : Backend or None, default=None
+        The backend whose solvers the message names (None: the solve's).
+
+    Returns
+    -------
+    SolveResult
+        ``res`` itself.
+
+    Raises
+    ------
+    SolverError
+        The solve failed, or its residual is above the tolerance: nothing may be released.
 
     Examples
     --------
@@ -758,6 +898,28 @@ def build_mechanism(name: Any, owner: str, menu: MechanismMenu | None, *,
     wraps a private mechanism in approximate-minima perturbation ("amp", or "gaussian_amp"
     for a Gaussian one) with ``amp_fraction`` of ε on the cover.
 
+    Parameters
+    ----------
+    name : str
+        The mechanism's name, "auto" resolved.
+    owner : str
+        The estimator, opening the messages.
+    menu : MechanismMenu or None
+        The estimator's menu (None: every registered mechanism that is not a cover).
+    optimality_tol : float or None, default=None
+        γ of approximate-minima perturbation (None: no cover).
+    amp_fraction : float, default=0.1
+        The share of ε on the cover.
+
+    Returns
+    -------
+    Mechanism
+
+    Raises
+    ------
+    ParameterError
+        ``name`` is not on the menu (the message lists the choices).
+
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms import build_mechanism
@@ -811,6 +973,27 @@ def jacobian_slack(n: int, mu: float, trace_bound: float, rank: int) -> float:
     r >= rank(H) for one record's loss Hessian H: r log1p(T/(r n μ)) >= log det(I + H/(nμ))
     (AM-GM over the <= r nonzero eigenvalues); 0 when r = 0 or T = 0.
 
+    Parameters
+    ----------
+    n : int
+        The number of records.
+    mu : float
+        The modulus μ > 0 of the data-independent part.
+    trace_bound : float
+        T >= tr(H).
+    rank : int
+        r >= rank(H).
+
+    Returns
+    -------
+    float
+        The slack (0 when r = 0 or T = 0).
+
+    References
+    ----------
+    [CMS]_ Algorithm 2 (the Jacobian ratio of objective perturbation), bounded here by the
+    trace (docs/privacy/perturbation.md#privacy-jacobian-slack).
+
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms import jacobian_slack, jacobian_slack_two_sided
@@ -831,6 +1014,26 @@ def jacobian_slack_two_sided(n: int, mu: float, term_bound: float, rank: int) ->
     calibration uses it only with ``slack="two_sided"``. ``term_bound`` is c_u,
     the spectral-norm bound of each of the r PSD terms (docs/privacy/perturbation.md#privacy-jacobian-slack).
 
+    Parameters
+    ----------
+    n : int
+        The number of records.
+    mu : float
+        The modulus μ > 0 of the data-independent part.
+    term_bound : float
+        c_u, the spectral-norm bound of each PSD term.
+    rank : int
+        r, the number of terms.
+
+    Returns
+    -------
+    float
+        The slack (0 when r = 0 or c_u = 0).
+
+    References
+    ----------
+    [CMS]_ Algorithm 2 (its ε' = ε − 2 log(1 + c/(nΛ)) for r = 1).
+
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms import jacobian_slack_two_sided
@@ -847,6 +1050,22 @@ def half_epsilon_modulus(epsilon: float, n: int, trace_bound: float, rank: int) 
 
     For ε/(2r) > 700 (e^{ε/(2r)} beyond the float range) the same value is computed as
     T e^{−ε/(2r)}/(r n (1 − e^{−ε/(2r)})), which underflows to 0 instead of overflowing.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε.
+    n : int
+        The number of records.
+    trace_bound : float
+        T.
+    rank : int
+        r >= 1.
+
+    Returns
+    -------
+    float
+        μ'.
 
     Examples
     --------
@@ -865,6 +1084,16 @@ def hessian_trace_bound(consts: PrivacyConstants) -> float:
     """T: the declared trace bound, never above r·c_u (which the per-term bounds imply).
 
     ``consts.hessian_trace_bound`` may be absent or None (then T = r·c_u).
+
+    Parameters
+    ----------
+    consts : PrivacyConstants
+        The declared constants (G, r, c_u, T, μ, p).
+
+    Returns
+    -------
+    float
+        T (0 where r = 0).
 
     Examples
     --------
@@ -892,6 +1121,39 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     :func:`jacobian_slack_two_sided`) and the noise, Δ (0 unless the slack exceeds ε/2), the
     noise rate β = ε'/(2G) and the modulus floor. ``caller`` opens a refusal's messages. With
     ``moduli`` (the Λ rule's grid; ``consts.strong_convexity`` ignored) the fields are arrays, elementwise.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε of the release.
+    n : int
+        The number of records.
+    consts : PrivacyConstants
+        The declared constants (G, r, c_u, T, μ, p).
+    moduli : ndarray or None, default=None
+        A grid of moduli (the Λ rule's); None: ``consts.strong_convexity``.
+    slack : {"one_sided", "two_sided"}, default="one_sided"
+        The Jacobian-slack rule.
+    caller : str, default="calibrate_objective_perturbation"
+        The call named in a refusal.
+
+    Returns
+    -------
+    Calibration
+        Numbers at the one modulus, arrays on ``moduli``; no noise law yet (the mechanism's
+        ``holding_noise`` adds it).
+
+    Raises
+    ------
+    ParameterError
+        ``slack`` is not a rule of :data:`SLACK_RULES`.
+    PrivacyError
+        A modulus <= 0, an infinite curvature bound, or a noise rate beyond float64.
+
+    References
+    ----------
+    [CMS]_ Algorithm 2 (objective perturbation), generalized in
+    docs/privacy/perturbation.md#privacy-objective-perturbation.
 
     Examples
     --------
@@ -972,6 +1234,31 @@ def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstan
     ``caller``: the public call that calibrates (``"OutputPerturbation.calibrate"``),
     opening the message of a refusal.
 
+    Parameters
+    ----------
+    epsilon : float
+        ε of the release.
+    n : int
+        The number of records.
+    consts : PrivacyConstants
+        The declared constants (G, r, c_u, T, μ, p).
+    caller : str, default="calibrate_output_perturbation"
+        The call named in a refusal.
+
+    Returns
+    -------
+    Calibration
+        Sensitivity 2G/(n μ) and rate β = ε/S (no noise law yet).
+
+    Raises
+    ------
+    PrivacyError
+        μ <= 0, or a noise rate beyond float64.
+
+    References
+    ----------
+    [CMS]_ Algorithm 1 (output perturbation).
+
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms import calibrate_output_perturbation
@@ -1011,6 +1298,19 @@ def objective_modulus_floor(epsilon: float, n: int, consts: PrivacyConstants) ->
     """The smallest modulus at which :func:`calibrate_objective_perturbation` adds no Δ (its
     ``modulus_floor``); c q²/(n (e^{ε/2} − 1)) for linear ERM's one-sided slack
     (docs/privacy/perturbation.md#privacy-lambda-rule).
+
+    Parameters
+    ----------
+    epsilon : float
+        ε of the release.
+    n : int
+        The number of records.
+    consts : PrivacyConstants
+        The declared constants (G, r, c_u, T, μ, p).
+
+    Returns
+    -------
+    float
 
     Examples
     --------
