@@ -110,6 +110,10 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     data_norm : float
         Public bound on the norm of every transformed row: 1.0.
 
+    References
+    ----------
+    [CMS]_ Algorithm 3 (private kernel learning with random features).
+
     Examples
     --------
     A circle-shaped problem (the map draws from the shape of X only):

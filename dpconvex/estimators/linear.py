@@ -874,6 +874,11 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
     certificate_ : Certificate
         Public facts only (the solve's diagnostics: :func:`dpconvex.collect_diagnostics`).
 
+    References
+    ----------
+    [CMS]_ Section 3.4.1 (logistic regression), Algorithm 1 (output perturbation) and
+    Algorithm 2 (objective perturbation).
+
     Examples
     --------
     >>> import numpy as np
@@ -910,6 +915,10 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
     Warns
     -----
     {linear_warns}
+
+    References
+    ----------
+    [CMS]_ Section 3.4.2 (Huber SVM, eq. 35; the smooth hinge, eq. 23), Algorithms 1 and 2.
 
     Examples
     --------
@@ -966,6 +975,10 @@ class PrivateLinearClassifier(_PrivateLinearClassifier):
     Warns
     -----
     {linear_warns}
+
+    References
+    ----------
+    [CMS]_ Algorithm 1 (output perturbation) and Algorithm 2 (objective perturbation).
 
     Examples
     --------

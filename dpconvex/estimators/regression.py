@@ -990,6 +990,11 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
     PrivateQuantileRegressor : the pinball loss of a quantile.
     PrivateLinearRegression : the squared loss, by sufficient-statistics perturbation.
 
+    References
+    ----------
+    [CMS]_ Algorithm 1 (output perturbation) and Algorithm 2 (objective perturbation);
+    [KST]_ Section 3.
+
     Examples
     --------
     >>> import numpy as np
@@ -1055,6 +1060,11 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
     --------
     PrivateLinearRegressor : any loss of the prediction, a user's included.
     PrivateHuberRegressor : the Huber loss.
+
+    References
+    ----------
+    [KB78]_ (the check loss ρ_τ); [CMS]_ Algorithm 1 (output perturbation) and Algorithm 2
+    (objective perturbation); [KST]_ Section 3.
 
     Examples
     --------

@@ -305,6 +305,10 @@ class BudgetAccountant:
     delta : float, default=0.0
         Total δ budget, in [0, 1).
 
+    References
+    ----------
+    [DR14]_ Theorem 3.16 (basic composition); [McS09]_ (parallel composition).
+
     Examples
     --------
     >>> from dpconvex import BudgetAccountant

@@ -767,6 +767,10 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
     certificate_ : Certificate
         ε = max(max_i ε_i, ε_select), δ = max_i δ_i; the parts in ``certificate_.parts``.
 
+    References
+    ----------
+    [CMS]_ Algorithm 4 (private tuning); [McS09]_ (parallel composition).
+
     Examples
     --------
     >>> import numpy as np

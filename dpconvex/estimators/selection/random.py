@@ -193,6 +193,10 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
     certificate_ : Certificate
         ε = (2 + η) ε₁ <= ε; ``parts`` holds the released run's certificate.
 
+    References
+    ----------
+    [LT19]_ (η = 1, geometric K); [PS22]_ Corollary 3 (the pure-DP case of Theorem 2).
+
     Examples
     --------
     >>> import numpy as np

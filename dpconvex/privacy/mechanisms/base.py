@@ -1394,6 +1394,10 @@ class _Perturbation(ExactMinimizer):
 class ObjectivePerturbation(_Perturbation):
     """Objective perturbation ([CMS]_ Alg. 2): minimize J + (1/n)⟨b, θ⟩ + (Δ/2)||θ||², b norm-Gamma.
 
+    References
+    ----------
+    [CMS]_ Algorithm 2.
+
     Examples
     --------
     >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
@@ -1421,6 +1425,10 @@ class ObjectivePerturbation(_Perturbation):
 @register
 class OutputPerturbation(_Perturbation):
     """Output perturbation ([CMS]_ Alg. 1): the exact minimizer plus norm-Gamma noise, snapped.
+
+    References
+    ----------
+    [CMS]_ Algorithm 1.
 
     Examples
     --------

@@ -296,6 +296,11 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         The budget's δ was set by :func:`default_delta`: the certificate says so
         (and the rule is checked against n).
 
+    References
+    ----------
+    [ACG+16]_ (per-example clipping and Gaussian noise); [BST14]_ (noisy projected gradient
+    descent).
+
     Examples
     --------
     >>> from dpconvex.templates.statistics import EmpiricalRiskTemplate
