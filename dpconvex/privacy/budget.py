@@ -124,6 +124,16 @@ def default_delta(n: int) -> float:
     """δ = min(1e-5, 1/n²): the public rule of ``delta=None`` for the estimators that exist
     only as (ε, δ) mechanisms (n is public under replace-one adjacency).
 
+    Parameters
+    ----------
+    n : int
+        The number of rows (public).
+
+    Returns
+    -------
+    float
+        min(1e-5, 1/n²).
+
     Examples
     --------
     >>> from dpconvex.privacy.budget import default_delta
@@ -170,6 +180,23 @@ def split_budget(budget: Budget, fractions: Sequence[float]) -> tuple[Budget, ..
 
     ``fractions``: positive shares summing to 1 (within 1e-9); returns a tuple of Budget.
 
+    Parameters
+    ----------
+    budget : Budget
+        The whole.
+    fractions : sequence of float
+        Positive shares summing to 1 (within 1e-9).
+
+    Returns
+    -------
+    tuple of Budget
+        One share per fraction.
+
+    Raises
+    ------
+    ParameterError
+        The fractions are empty, not positive, do not sum to 1, or leave the last no share.
+
     Examples
     --------
     >>> from dpconvex.privacy.budget import split_budget
@@ -204,6 +231,18 @@ def split_budget(budget: Budget, fractions: Sequence[float]) -> tuple[Budget, ..
 def split_even(total: float, k: int) -> float:
     """The largest per-part ε with ``k * part <= total`` in floating point (k equal parts).
 
+    Parameters
+    ----------
+    total : float
+        The whole ε.
+    k : int
+        The number of equal parts.
+
+    Returns
+    -------
+    float
+        The per-part ε.
+
     Examples
     --------
     >>> from dpconvex.privacy.budget import split_even
@@ -223,6 +262,18 @@ def delta_rows_note(delta: float | None, n: Any) -> DeltaRows | None:
     """The certificate's line (its fields: δ and n) when δ >= 1/n (n rows, public), else None.
 
     ``delta`` 0 or None (pure ε-DP) or ``n`` None (the rows, public under replace-one adjacency): no line.
+
+    Parameters
+    ----------
+    delta : float or None
+        δ of the fit (checked in [0, 1]).
+    n : int or None
+        The number of rows.
+
+    Returns
+    -------
+    DeltaRows or None
+        The certificate's line where δ >= 1/n, else None.
 
     Examples
     --------
@@ -277,6 +328,15 @@ if hasattr(os, "register_at_fork"):
 class Spend:
     """One recorded release: its ``label`` (e.g. the estimator's name), its (ε, δ)
     guarantee and the index of its ``parallel()`` block (``group``; None: sequential).
+
+    Parameters
+    ----------
+    label : str
+        The release's label.
+    epsilon, delta : float
+        Its (ε, δ) guarantee.
+    group : int or None, default=None
+        The index of its ``parallel()`` block (None: sequential).
 
     Examples
     --------
@@ -606,6 +666,29 @@ def reserve_budget(accountant: BudgetAccountant | None, epsilon: float, delta: f
     ``ParameterError`` if ``accountant`` is neither None nor a ledger; ``BudgetError`` if
     (ε, δ) does not fit in what remains, open reservations included.
 
+    Parameters
+    ----------
+    accountant : BudgetAccountant or None
+        The ledger (None: a no-op hold).
+    epsilon : float
+        ε to hold.
+    delta : float, default=0.0
+        δ to hold.
+    label : str, default="estimator"
+        The release's label on the ledger.
+
+    Returns
+    -------
+    Reservation
+        The open hold.
+
+    Raises
+    ------
+    ParameterError
+        ``accountant`` is neither None nor a :class:`BudgetAccountant`.
+    BudgetError
+        (ε, δ) does not fit in what remains.
+
     Examples
     --------
     >>> from dpconvex import BudgetAccountant
@@ -642,6 +725,32 @@ def hold_budget(accountant: BudgetAccountant | None, budget: Budget | None, owne
     (:func:`delta_rows_note`). A release inside another one's hold
     passes None: the outer hold checks the whole δ.
 
+    Parameters
+    ----------
+    accountant : BudgetAccountant or None
+        The ledger (None: nothing charged).
+    budget : Budget or None
+        The (ε, δ) to hold (None: (0, 0)).
+    owner : str
+        The release's label, opening the δ >= 1/n warning.
+    n : int or None, default=None
+        The rows (None: no δ check here, as inside another release's hold).
+
+    Yields
+    ------
+    Hold
+        The hold the release commits its certificate to.
+
+    Raises
+    ------
+    ParameterError, BudgetError
+        As :func:`reserve_budget`.
+
+    Warns
+    -----
+    PrivacyWarning
+        δ >= 1/n.
+
     Examples
     --------
     >>> from dpconvex import Budget, BudgetAccountant
@@ -673,6 +782,13 @@ class Hold:
     """What :func:`hold_budget` yields: the ledger's ``reservation`` (None: no ledger, nothing
     charged) and the public ``note`` (δ >= 1/n) the certificate committed to it states.
 
+    Parameters
+    ----------
+    reservation : Reservation or None
+        The ledger's hold (None: no ledger).
+    note : DeltaRows or None
+        The δ >= 1/n line, or None.
+
     Examples
     --------
     >>> from dpconvex.privacy.budget import Hold
@@ -701,6 +817,15 @@ class Reservation:
     exception releases the hold; a normal exit without a commit commits the reserved (ε, δ) (a release may
     have been made). Attributes: ``label``, the reserved ``epsilon`` and ``delta``, ``state`` ("open",
     "committed", "released").
+
+    Parameters
+    ----------
+    accountant : BudgetAccountant or None
+        The ledger (None: the no-op reservation).
+    key : int
+        The hold's key on the ledger.
+    hold : Spend
+        The label and (ε, δ) held.
 
     Examples
     --------
