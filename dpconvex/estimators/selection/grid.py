@@ -175,6 +175,16 @@ def public_size(X: Any) -> tuple[int | None, int | None]:
     """(n, d) where X tells them before its rows are read (its shape, or for rows given as
     sequences their number and the first row's length), else None for each.
 
+    Parameters
+    ----------
+    X : array-like
+        The rows, unread.
+
+    Returns
+    -------
+    tuple of (int or None, int or None)
+        (n, d).
+
     Examples
     --------
     >>> from dpconvex.estimators.selection.grid import public_size

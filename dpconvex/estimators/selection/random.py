@@ -132,6 +132,25 @@ def discrete_laplace(epsilon: float, rng: np.random.Generator) -> int:
     The difference of two i.i.d. geometric variables with success probability
     1 − e^{−ε} (Ghosh, Roughgarden & Sundararajan, STOC 2009). Added to an integer
     count of sensitivity 1 it is ε-DP, with no floating-point output.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε.
+    rng : numpy.random.Generator
+        The noise source.
+
+    Returns
+    -------
+    int
+        ξ.
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.selection.random import discrete_laplace
+    >>> draws = [discrete_laplace(1.0, np.random.default_rng(i)) for i in range(5)]
+    >>> all(isinstance(k, int) for k in draws)
+    True
     """
     p = -math.expm1(-float(epsilon))
     return int(rng.geometric(p)) - int(rng.geometric(p))

@@ -45,6 +45,23 @@ def refine_range(n: int, epsilon: float, levels: tuple[float, float]) -> RangeCh
     half of the smaller tail, min(q_lo, 1 − q_hi) · n / 2, with ε_q = ε (1 − COARSE_SHARE) / 2, G = 128 and β
     = 10⁻³; otherwise the whole ε goes to the coarse histogram, whose range is then released as it is.
 
+    Parameters
+    ----------
+    n : int
+        The number of records.
+    epsilon : float
+        ε of the range.
+    levels : tuple of (float, float)
+        (q_lo, q_hi).
+
+    Returns
+    -------
+    RangeChoice
+
+    References
+    ----------
+    [MT07]_ (the exponential mechanism).
+
     Examples
     --------
     >>> from dpconvex.privacy.rules.bounds import refine_range
