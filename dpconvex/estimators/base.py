@@ -172,6 +172,16 @@ PARAMETER_DOCS = {
 def fill_docs(doc: str | None) -> str | None:
     """``doc`` with each ``{name}`` line of :data:`PARAMETER_DOCS` replaced by its entry.
 
+    Parameters
+    ----------
+    doc : str or None
+        A docstring.
+
+    Returns
+    -------
+    str or None
+        The docstring filled (None: None).
+
     Examples
     --------
     >>> from dpconvex.estimators.base import fill_docs
@@ -188,6 +198,13 @@ def fill_docs(doc: str | None) -> str | None:
 class LossParameter(Constraint):
     """A loss named in ``names`` or a :class:`dpconvex.objectives.Loss` instance.
 
+    Parameters
+    ----------
+    names : tuple
+        The registered names (and None) accepted.
+    callables : bool, default=False
+        Also a callable stating the loss in CVXPY atoms.
+
     Examples
     --------
     >>> str(LossParameter(("huber", None)))
@@ -200,6 +217,36 @@ class LossParameter(Constraint):
     callables: bool = False
 
     def check(self, name: str, value: Any, owner: str) -> Any:
+        """``value`` checked against this constraint, or the refusal naming it.
+
+        Parameters
+        ----------
+        name : str
+            The parameter's name.
+        value : object
+            Its value.
+        owner : str
+            The estimator, named in the refusal.
+
+        Returns
+        -------
+        object
+            ``value`` itself.
+
+        Raises
+        ------
+        ParameterError
+            ``value`` does not satisfy the constraint.
+
+        Examples
+        --------
+        >>> LossParameter(("huber", None)).check("loss", "huber", "Demo")
+        'huber'
+        >>> LossParameter(("huber", None)).check("loss", "hinge", "Demo")
+        Traceback (most recent call last):
+        ...
+        dpconvex.errors.ParameterError: The 'loss' parameter of Demo must be one of 'huber', ...
+        """
         from ..objectives.losses import Loss
 
         stated = self.callables and callable(value) and not isinstance(value, (Loss, type))
@@ -251,6 +298,33 @@ class Vouch(Constraint):
     """
 
     def check(self, name: str, value: Any, owner: str) -> Any:
+        """``value`` checked against this constraint, or the refusal naming it.
+
+        Parameters
+        ----------
+        name : str
+            The parameter's name.
+        value : object
+            Its value.
+        owner : str
+            The estimator, named in the refusal.
+
+        Returns
+        -------
+        object
+            The names, as a tuple (a single name: a tuple of one).
+
+        Raises
+        ------
+        ParameterError
+            ``value`` does not satisfy the constraint.
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.base import Vouch
+        >>> Vouch().check("vouch", "curvature", "Demo")
+        ('curvature',)
+        """
         items = (value,) if isinstance(value, str) else value
         if not isinstance(items, (tuple, list)) or any(v not in VOUCHABLE for v in items):
             raise self.refusal(name, value, owner)
@@ -272,6 +346,33 @@ class ParameterSet(Constraint):
     """
 
     def check(self, name: str, value: Any, owner: str) -> Any:
+        """``value`` checked against this constraint, or the refusal naming it.
+
+        Parameters
+        ----------
+        name : str
+            The parameter's name.
+        value : object
+            Its value.
+        owner : str
+            The estimator, named in the refusal.
+
+        Returns
+        -------
+        object
+            ``value`` itself.
+
+        Raises
+        ------
+        ParameterError
+            ``value`` does not satisfy the constraint.
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.base import ParameterSet
+        >>> ParameterSet().check("constraints", lambda w: [w >= 0], "Demo") is not None
+        True
+        """
         if value is None or callable(value):
             return value
         raise self.refusal(name, value, owner)
@@ -704,6 +805,24 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
     :class:`~sklearn.pipeline.Pipeline`, whose steps are then fitted in turn, each with
     its own source); any other estimator is fitted with ``fit(X, y)``. Returns the fitted estimator.
 
+    Parameters
+    ----------
+    estimator : estimator
+        The part to fit.
+    X, y : array-like
+        Its rows and labels.
+    context : FitContext
+        The context of the part.
+    noise : iterable of (object, NoiseSource) or mapping of int to NoiseSource, default=()
+        The noise source of each object that draws (a mapping: by ``id``).
+    caller : str, default="fit_with"
+        The public call, named in a refusal.
+
+    Returns
+    -------
+    estimator
+        The fitted estimator.
+
     Raises
     ------
     PrivacyError
@@ -748,7 +867,26 @@ def not_public_source(estimator: Any, X: Any = None) -> str | None:
     """:data:`~dpconvex.data.ranged_rows.SUGGESTED_SOURCE` where a fit's encoding or per-feature
     ranges come from a schema read from the data (``suggested=True``: ``draft_schema`` without ε):
     carried by its rows, or the ``schema`` or ``feature_range`` of the estimator, of a step of its
-    pipeline or of the estimator a search tunes; else None."""
+    pipeline or of the estimator a search tunes; else None.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The estimator (a pipeline, a search or a learner).
+    X : array-like or None, default=None
+        The rows (a :class:`~dpconvex.data.RangedRows` carries its source).
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.estimators.base import not_public_source
+    >>> not_public_source(PrivateLogisticRegression(), X) is None
+    True
+    """
     if isinstance(X, RangedRows) and X.source == SUGGESTED_SOURCE:
         return SUGGESTED_SOURCE
     for part in _source_parts(estimator):
@@ -772,7 +910,35 @@ def _source_parts(estimator: Any) -> list[Any]:
 def charge_not_public(accountant: Any, owner: str) -> Iterator[None]:
     """A fit of ``owner`` (the public call) on a schema read from the data
     (:func:`not_public_source`) is not private: a ledger of finite budget refuses it before the data
-    are read (BudgetError), one without a limit records ε = ∞; no ledger, nothing."""
+    are read (BudgetError), one without a limit records ε = ∞; no ledger, nothing.
+
+    Parameters
+    ----------
+    accountant : BudgetAccountant or None
+        The fit's ledger.
+    owner : str
+        The public call, labelling the charge.
+
+    Yields
+    ------
+    None
+
+    Raises
+    ------
+    BudgetError
+        A ledger of finite budget (ε = ∞ does not fit).
+
+    Examples
+    --------
+    >>> import math
+    >>> from dpconvex import BudgetAccountant
+    >>> from dpconvex.estimators.base import charge_not_public
+    >>> ledger = BudgetAccountant(epsilon=math.inf)
+    >>> with charge_not_public(ledger, "Demo.fit"):
+    ...     pass
+    >>> ledger.spent
+    (inf, 0.0)
+    """
     if accountant is None:
         yield
         return
@@ -789,6 +955,18 @@ def carry_ledger(fitted: Any, ledger: Any) -> Any:
 
     Such a model was fitted charging no ledger (the fit that holds it held the budget); a refit of
     it is a new release and charges ``ledger``, as fit does. Returns ``fitted``.
+
+    Parameters
+    ----------
+    fitted : estimator
+        A fitted meta-estimator (a front door, a search).
+    ledger : BudgetAccountant or None
+        The ledger its released models charge on a refit.
+
+    Returns
+    -------
+    estimator
+        ``fitted`` itself.
 
     Examples
     --------
@@ -818,7 +996,33 @@ def state_rows_source(fitted: Any, X: Any, estimator: Any = None, *, draft: bool
     schema's :class:`~dpconvex.data.RangedRows`); where it is a schema read from the data
     (``draft``, or :func:`not_public_source` of ``estimator``, by default ``fitted``), the
     certificate is that of a release that is not private (ε = ∞), as for any step its certificate
-    marks NOT private."""
+    marks NOT private.
+
+    Parameters
+    ----------
+    fitted : Certificate or estimator
+        A certificate, or a fitted estimator with ``certificate_``.
+    X : array-like or None
+        The rows of the fit.
+    estimator : estimator or None, default=None
+        Whose sources :func:`not_public_source` reads (None: ``fitted``).
+    draft : bool, default=False
+        The rows' encoding is a schema read from the data.
+
+    Returns
+    -------
+    Certificate or estimator
+        ``fitted``, its certificate stating the source (composed as not private where the
+        source is a schema read from the data).
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.estimators.base import state_rows_source
+    >>> est = PrivateLogisticRegression(classes=[-1, 1], random_state=0).fit(X, y)
+    >>> state_rows_source(est, X) is est, est.certificate_.private
+    (True, True)
+    """
     certificate = fitted if hasattr(fitted, "state") else getattr(fitted, "certificate_", None)
     if certificate is None:
         return fitted
@@ -898,7 +1102,27 @@ class CertificateHold(Protocol):
     """
 
     def commit_certificate(self, certificate: Certificate) -> Spend | None:
-        """Charge the certificate's (ε, δ) to the ledger the budget was held on."""
+        """Charge the certificate's (ε, δ) to the ledger the budget was held on.
+
+        Parameters
+        ----------
+        certificate : Certificate
+            The release's certificate.
+
+        Returns
+        -------
+        Spend or None
+            The recorded spend (None: no ledger).
+
+        Examples
+        --------
+        >>> from dpconvex import BudgetAccountant
+        >>> from dpconvex.privacy.budget import reserve_budget
+        >>> from dpconvex.privacy.certificate import Certificate
+        >>> with reserve_budget(BudgetAccountant(epsilon=1.0), 0.5, label="model") as hold:
+        ...     hold.commit_certificate(Certificate("m", 0.5, 0.5)).epsilon
+        0.5
+        """
         ...
 
 
@@ -926,6 +1150,19 @@ class Prepared(Generic[FactsT]):
     replaying the first's draws (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness).
     It is never stored on a model.
 
+    Parameters
+    ----------
+    template : Template or None
+        The problem on validated, clipped rows.
+    labels : LabelSet or None, default=None
+        The classifier's encoded label set.
+    meta : object or None, default=None
+        The learner's own frozen record.
+    reusable : bool, default=True
+        Whether another fit may reuse it.
+    noise : NoiseSource or None, default=None
+        The generator its build drew from.
+
     Examples
     --------
     >>> from dpconvex import PrivateLogisticRegression
@@ -950,11 +1187,46 @@ class ClassifierScoreMixin(ClassifierMixin):
     a ``score`` that validates its labels like ``fit`` does (named errors, no silent mistakes).
 
     Labels never seen in ``fit`` raise :class:`DataValidationError` instead of being counted as mistakes.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.estimators.base import ClassifierScoreMixin
+    >>> est = PrivateLogisticRegression(classes=[-1, 1], random_state=0).fit(X, y)
+    >>> isinstance(est, ClassifierScoreMixin), 0.0 <= est.score(X, y) <= 1.0
+    (True, True)
     """
 
     @checks_feature_names
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Mean accuracy on (X, y), weighted by ``sample_weight`` (finite, >= 0, not all 0)."""
+        """Mean accuracy on (X, y), weighted by ``sample_weight`` (finite, >= 0, not all 0).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+        y : array-like of shape (n_samples,)
+            The true labels, each one of ``classes_``.
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+            The rows' weights.
+
+        Returns
+        -------
+        float
+            The (weighted) share of rows predicted right.
+
+        Raises
+        ------
+        DataValidationError
+            y holds a label unseen in ``fit``, or the rows or weights fail their checks.
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLogisticRegression
+        >>> est = PrivateLogisticRegression(classes=[-1, 1], random_state=0).fit(X, y)
+        >>> 0.0 <= est.score(X, y) <= 1.0
+        True
+        """
         owner = type(self).__name__
         check_fitted(self, "classes_")
         # Dask rows pass here; predict() refuses them where the estimator has no Dask backend
@@ -971,7 +1243,25 @@ class ClassifierScoreMixin(ClassifierMixin):
 
     @checks_feature_names
     def predict_log_proba(self, X: Any) -> np.ndarray:
-        """log P(c | x), computed in log space (no row underflows to −inf); its argmax is ``predict``'s."""
+        """log P(c | x), computed in log space (no row underflows to −inf); its argmax is
+        ``predict``'s.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLogisticRegression
+        >>> est = PrivateLogisticRegression(classes=[-1, 1], random_state=0).fit(X, y)
+        >>> est.predict_log_proba(X).shape
+        (40, 2)
+        """
         return self._log_proba(X, "predict_log_proba")
 
     def _log_proba(self, X: Any, method: str) -> np.ndarray:  # the log-softmax of the class scores
@@ -1002,6 +1292,18 @@ class ClassifierScoreMixin(ClassifierMixin):
 def keep_argmax(proba: np.ndarray, scores: np.ndarray) -> np.ndarray:
     """``proba`` (class probabilities or scores from ``scores``, higher wins) with each row's argmax
     that of its scores: where rounding tied them, the top one becomes the next float above.
+
+    Parameters
+    ----------
+    proba : ndarray of shape (n_samples, n_classes)
+        The probabilities (changed in place).
+    scores : ndarray of shape (n_samples, n_classes)
+        The scores they come from.
+
+    Returns
+    -------
+    ndarray
+        ``proba`` itself.
 
     Examples
     --------
@@ -1979,6 +2281,22 @@ def check_holdable_shape(owner: str, n: int, n_features: int, method: str) -> No
     columns and an intercept, n x (n_features + 1) float64 entries, beyond the bytes one numpy
     array can address.
 
+    Parameters
+    ----------
+    owner : str
+        The estimator, named in the refusal.
+    n : int
+        The number of rows.
+    n_features : int
+        The number of columns.
+    method : str
+        The call (``"plan"``, ``"certify"``, ...).
+
+    Raises
+    ------
+    ParameterError
+        n × (n_features + 1) float64 entries exceed one numpy array.
+
     Examples
     --------
     >>> from dpconvex.estimators.base import check_holdable_shape
@@ -1997,6 +2315,28 @@ def check_holdable_shape(owner: str, n: int, n_features: int, method: str) -> No
 def check_shape_fact(name: str, value: Any, owner: str, *, low: int, method: str = "plan") -> int:
     """A public shape fact given to ``owner.method`` (n, n_classes, n_features) as an int >= ``low``,
     or the :class:`ParameterError` naming it.
+
+    Parameters
+    ----------
+    name : str
+        The fact's name.
+    value : object
+        Its value.
+    owner : str
+        The estimator.
+    low : int
+        The smallest value accepted.
+    method : str, default="plan"
+        The call.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ParameterError
+        ``value`` is not an int (a bool is not) or is below ``low``.
 
     Examples
     --------
