@@ -167,6 +167,22 @@ def within_class_variance(V: np.ndarray, count_weight: float, floor: float,
     (``sum_noise_energy``, shape (C,)) and π̂_c the priors from the floored counts
     (docs/privacy/large_margin.md#privacy-centroid-priors). Post-processing; returns σ̂² > 0
     in the units of u.
+
+    Parameters
+    ----------
+    V : ndarray of shape (C, d + 1)
+        The released vector.
+    count_weight : float
+        w, the weight of the count column (the counts are V[:, d] / w).
+    floor : float
+        The public count floor f.
+    sum_noise_energy : ndarray of shape (C,)
+        E_c, the public noise energy of each class sum.
+
+    Returns
+    -------
+    float
+        σ̂² > 0.
     """
     V = np.asarray(V, dtype=float)
     d = V.shape[1] - 1
@@ -182,6 +198,25 @@ def prior_penalty(priors: np.ndarray, variance: float) -> np.ndarray:
 
     argmin_c ‖u − μ_c‖² + this is the Bayes rule of u | c ~ N(μ_c, σ̂²I) with priors π;
     it is exactly 0 for equal priors, so the rule is then the nearest mean bit for bit.
+
+    Parameters
+    ----------
+    priors : ndarray of shape (C,)
+        π.
+    variance : float
+        σ̂².
+
+    Returns
+    -------
+    ndarray of shape (C,)
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.centroids import prior_penalty
+    >>> prior_penalty(np.array([0.5, 0.5]), 1.0).tolist()
+    [0.0, 0.0]
+    >>> prior_penalty(np.array([0.8, 0.2]), 1.0).round(3).tolist()
+    [0.0, 2.773]
     """
     logp = np.log(np.asarray(priors, dtype=float))
     return 2.0 * float(variance) * (logp.max() - logp)
