@@ -508,6 +508,11 @@ class LabelWarning:
     learner), handed to the fits inside it (:class:`~dpconvex.estimators.base.FitContext`):
     only the first read of the set from y warns (``issued=True``: the caller has warned).
 
+    Parameters
+    ----------
+    issued : bool, default=False
+        The caller has warned already.
+
     Examples
     --------
     >>> once = LabelWarning()

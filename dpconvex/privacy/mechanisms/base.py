@@ -105,6 +105,37 @@ class Calibration:
     is built once. On a grid of moduli (:meth:`Mechanism.calibrate_grid`) the fields are
     arrays and ``noise`` a family of laws.
 
+    Parameters
+    ----------
+    mechanism : str
+        The mechanism's registry name.
+    epsilon_requested : float
+        The ε asked for.
+    epsilon : float or None, default=None
+        ``slack + epsilon_noise`` (None: ``epsilon_requested``).
+    epsilon_noise : float or None, default=None
+        The ε the noise pays (None: ``epsilon``).
+    slack : float, default=0.0
+        The ε of the Jacobian slack (objective perturbation).
+    extra_strong_convexity : float, default=0.0
+        Δ.
+    sensitivity : float
+        The sensitivity the noise is calibrated to.
+    noise_rate : float
+        β (NaN for a Gaussian law).
+    delta : float, default=0.0
+        δ (0 for the pure mechanisms).
+    modulus_floor : float, default=0.0
+        The smallest modulus at which no Δ is added.
+    extra : dict, default={}
+        Mechanism-specific public quantities.
+    constants : PrivacyConstants or None, default=None
+        The declared constants it was calibrated from.
+    noise : Noise or None, default=None
+        The noise law.
+    noise_shape : tuple of int, default=()
+        What the law is weighed on.
+
     Examples
     --------
     >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
@@ -232,6 +263,17 @@ PLACEMENTS: tuple[str, ...] = ("objective", "output", "gradient", "sum", "none")
 class PublicProblem:
     """What a mechanism's calibration reads of a problem before any data are read (the Λ
     rule): ``n``, the declared constants and, for the Gaussian objective mechanisms, k.
+
+    Parameters
+    ----------
+    n : int
+        The number of rows.
+    constants : PrivacyConstants
+        The declared constants.
+    gradient_difference_rank : int or None, default=None
+        k, for the Gaussian objective mechanisms.
+    name : str, default="a public problem shape"
+        The name messages give the problem.
 
     Examples
     --------

@@ -140,6 +140,25 @@ class NoisyGDSettings:
     as typed lines (:class:`~dpconvex.privacy.certificate.NoisyGDRule`), the radius and the
     learning rate as text.
 
+    Parameters
+    ----------
+    steps : int
+        T.
+    radius : float
+        R, the radius of the parameter ball.
+    clip : float
+        C, the per-example clip.
+    learning_rate : float
+        η.
+    noise_multiplier : float
+        z.
+    epsilon : float
+        The ε the accountant reports at z.
+    noise_std : float
+        s, the standard deviation of the gradient noise.
+    rules : tuple of (str or NoisyGDRule)
+        The lines of the rules that set values.
+
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms.noisy_gd import default_settings

@@ -31,7 +31,21 @@ LABEL_SHARE = 0.1
 
 @dataclass(frozen=True)
 class RangeChoice:
-    """Whether a range is refined inside its coarse range, and why (public)."""
+    """Whether a range is refined inside its coarse range, and why (public).
+
+    Parameters
+    ----------
+    refine : bool
+        Whether the range is refined by quantiles.
+    reason : str
+        Why (the certificate's line).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.bounds import RangeChoice, refine_range
+    >>> isinstance(refine_range(10000, 1.0, (0.01, 0.99)), RangeChoice)
+    True
+    """
 
     refine: bool
     reason: str
