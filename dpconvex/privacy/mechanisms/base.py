@@ -434,7 +434,33 @@ class Mechanism(ABC, Generic[TemplateT]):
     def check_budget(self, budget: Budget) -> Budget:
         """Validate the budget for this mechanism: a :class:`Budget` (its ε > 0 and δ in [0, 1)
         checked when it was made); a private mechanism needs a finite ε, a pure one δ = 0, an
-        (ε, δ) one with an :attr:`alternative` δ > 0."""
+        (ε, δ) one with an :attr:`alternative` δ > 0.
+
+        Parameters
+        ----------
+        budget : Budget
+            The (ε, δ) of the release.
+
+        Returns
+        -------
+        Budget
+            ``budget`` itself.
+
+        Raises
+        ------
+        ParameterError
+            Not a Budget, an infinite ε, δ > 0 for a pure mechanism, or δ = 0 for an (ε, δ)
+            mechanism that names its pure :attr:`alternative`.
+
+        Examples
+        --------
+        >>> get_mechanism("output").check_budget(Budget(1.0))
+        Budget(epsilon=1.0, delta=0.0)
+        >>> get_mechanism("output").check_budget(Budget(1.0, 1e-6))
+        Traceback (most recent call last):
+        ...
+        dpconvex.errors.ParameterError: OutputPerturbation.check_budget: mechanism 'output' is pure ...
+        """
         caller, name = f"{type(self).__name__}.check_budget", self.name
         if not isinstance(budget, Budget):
             raise ParameterError(
@@ -460,7 +486,27 @@ class Mechanism(ABC, Generic[TemplateT]):
         """The conditions of the proof on ``template`` before any noise: the template's (a
         user's template's marked as its own statement), then any a subclass adds.
         :func:`~dpconvex.privacy.release.release` refuses the first that fails; a mechanism
-        raises :class:`PrivacyError` itself where it cannot serve the template."""
+        raises :class:`PrivacyError` itself where it cannot serve the template.
+
+        Parameters
+        ----------
+        template : Template
+            The problem.
+        budget : Budget
+            The (ε, δ) of the release.
+
+        Returns
+        -------
+        list of Condition
+
+        Examples
+        --------
+        >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
+        >>> mech = get_mechanism("output")
+        >>> conditions = mech.conditions(template, Budget(1.0))
+        >>> "row norm bound" in [c.name for c in conditions], all(c.holds for c in conditions)
+        (True, True)
+        """
         conds = list(template.conditions(self.needs))
         if not is_dpconvex_class(type(template)):  # the user's own text, as such
             conds = [
@@ -474,12 +520,58 @@ class Mechanism(ABC, Generic[TemplateT]):
         """Noise calibration from the template's declared public constants, holding the law of
         the noise that masks the data (:attr:`Calibration.noise`: what the Λ rule and the noise
         warnings weigh; a private mechanism whose calibration holds none is refused by name
-        where they need it)."""
+        where they need it).
+
+        Parameters
+        ----------
+        template : Template
+            The problem (its declared constants; no rows are read).
+        budget : Budget
+            The (ε, δ) of the release.
+
+        Returns
+        -------
+        Calibration or None
+            None: nothing to calibrate (the non-private baseline).
+
+        Examples
+        --------
+        >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
+        >>> mech = get_mechanism("output")
+        >>> cal = mech.calibrate(template, Budget(1.0))
+        >>> cal.mechanism, cal.sensitivity
+        ('output', 0.5)
+        """
 
     @abstractmethod
     def certificate(self, template: TemplateT, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
-        """This mechanism's certificate (before the solve)."""
+        """This mechanism's certificate (before the solve).
+
+        Parameters
+        ----------
+        template : Template
+            The problem.
+        budget : Budget
+            The (ε, δ) of the release.
+        cal : Calibration or None
+            Its calibration.
+        conditions : list of Condition
+            The conditions checked (:meth:`conditions`).
+
+        Returns
+        -------
+        Certificate
+
+        Examples
+        --------
+        >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
+        >>> mech = get_mechanism("output")
+        >>> budget = Budget(1.0)
+        >>> cal = mech.calibrate(template, budget)
+        >>> mech.certificate(template, budget, cal, mech.conditions(template, budget)).epsilon
+        1.0
+        """
 
     @abstractmethod
     def run(self, template: TemplateT, cal: Calibration | None, backend: Backend,
@@ -488,7 +580,40 @@ class Mechanism(ABC, Generic[TemplateT]):
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
         """Draw the noise and solve (accepting a residual <= ``tol``, default the template's):
         (theta before post-processing, the solve (a diagnostic, never stored on a release),
-        whether noise was added to a solver's output (then post-processed onto the space))."""
+        whether noise was added to a solver's output (then post-processed onto the space)).
+
+        Parameters
+        ----------
+        template : Template
+            The problem.
+        cal : Calibration or None
+            Its calibration.
+        backend : Backend
+            The solver.
+        rng : numpy.random.Generator
+            The noise source.
+        warm_start : ndarray or None, default=None
+            A start point for the solver.
+        max_iter : int or None, default=None
+            The solver's iteration cap.
+        tol : float or None, default=None
+            The residual accepted (None: the template's).
+
+        Returns
+        -------
+        tuple
+            (θ, the solve or None, whether noise was added to the output).
+
+        Examples
+        --------
+        >>> from dpconvex.solvers import LbfgsNewton
+        >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
+        >>> mech = get_mechanism("output")
+        >>> cal = mech.calibrate(template, Budget(1.0))
+        >>> theta, solve, noised = mech.run(template, cal, LbfgsNewton(), np.random.default_rng(0))
+        >>> theta.shape, solve.status.name, noised
+        ((3,), 'OPTIMAL', True)
+        """
 
     def solve_conditions(self, template: TemplateT, result: SolveResult | None,
                          cal: Calibration | None) -> list[Condition]:
@@ -499,6 +624,29 @@ class Mechanism(ABC, Generic[TemplateT]):
         The default, for a private mechanism that solves and is not a cover (:attr:`wraps`):
         "accurate solve", the template's tolerance met and the uncovered distance to the exact
         minimizer (the template's ``distance_bound`` at the solved modulus).
+
+        Parameters
+        ----------
+        template : Template
+            The problem.
+        result : SolveResult or None
+            The solve of :meth:`run` (None: no solve).
+        cal : Calibration or None
+            The calibration.
+
+        Returns
+        -------
+        list of Condition
+
+        Examples
+        --------
+        >>> from dpconvex.solvers import LbfgsNewton
+        >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
+        >>> mech = get_mechanism("output")
+        >>> cal = mech.calibrate(template, Budget(1.0))
+        >>> _, solve, _ = mech.run(template, cal, LbfgsNewton(), np.random.default_rng(0))
+        >>> [c.name for c in mech.solve_conditions(template, solve, cal)]
+        ['accurate solve']
         """
         if result is None or not self.private or self.wraps:
             return []
@@ -522,7 +670,34 @@ class Mechanism(ABC, Generic[TemplateT]):
         its fields arrays over the moduli, its :attr:`~Calibration.noise` a family of laws and
         its :attr:`~Calibration.constants` at the moduli. A mechanism whose noise enters the
         objective or the output gives it; the base raises the :class:`ParameterError` that
-        names the mechanism."""
+        names the mechanism.
+
+        Parameters
+        ----------
+        problem : Template or PublicProblem
+            The problem (its declared constants).
+        budget : Budget
+            The (ε, δ) of the release.
+        moduli : ndarray
+            The moduli of the grid.
+
+        Returns
+        -------
+        Calibration
+            Its fields arrays over ``moduli``.
+
+        Raises
+        ------
+        ParameterError
+            Here, in the base: the mechanism reports no noise law on a grid.
+
+        Examples
+        --------
+        >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
+        >>> mech = get_mechanism("output")
+        >>> mech.calibrate_grid(template, Budget(1.0), np.array([0.1, 1.0])).noise_rate.tolist()
+        [2.0, 20.0]
+        """
         raise no_noise_law(self.name, f"{type(self).__name__}.calibrate_grid")
 
 
