@@ -848,7 +848,25 @@ class MechanismMenu:
             )
 
     def with_mechanisms(self, *names: str) -> MechanismMenu:
-        """This menu with the registered mechanisms ``names`` offered under their own names."""
+        """This menu with the registered mechanisms ``names`` offered under their own names.
+
+        Parameters
+        ----------
+        *names : str
+            Registered mechanism names.
+
+        Returns
+        -------
+        MechanismMenu
+            A new menu (this one is frozen).
+
+        Examples
+        --------
+        >>> from dpconvex.privacy.mechanisms import MechanismMenu
+        >>> menu = MechanismMenu({"objective": "objective"}).with_mechanisms("output")
+        >>> sorted(menu.offered)
+        ['objective', 'output']
+        """
         return MechanismMenu(
             {**self.offered, **{name: name for name in names}}, self.auto, self.routes
         )
@@ -1059,7 +1077,30 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
 
     def noise_law(self, problem: ConstantsSource, cal: Calibration) -> Noise:
         """The law of the noise on the objective or the output, from ``cal`` (a family of laws
-        on a grid of moduli)."""
+        on a grid of moduli).
+
+        Parameters
+        ----------
+        problem : Template or PublicProblem
+            The problem.
+        cal : Calibration
+            The calibration.
+
+        Returns
+        -------
+        Noise
+
+        Raises
+        ------
+        NotImplementedError
+            Here, in the base: each exact-minimizer mechanism gives it.
+
+        Examples
+        --------
+        >>> cal = get_mechanism("objective").calibrate(template, Budget(1.0))
+        >>> type(get_mechanism("objective").noise_law(template, cal)).__name__
+        'NormGamma'
+        """
         raise NotImplementedError
 
     def holding_noise(self, problem: ConstantsSource, cal: Calibration,
@@ -1068,6 +1109,20 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
         (:meth:`noise_law`, built once: :meth:`run` draws it), weighed on the p noise
         coordinates, or on the problem's blocks where the law is on symmetric blocks (whose
         p coordinates they are).
+
+        Parameters
+        ----------
+        problem : Template or PublicProblem
+            The problem.
+        cal : Calibration
+            The calibration, without its law.
+        consts : PrivacyConstants
+            The declared constants it was calibrated from.
+
+        Returns
+        -------
+        Calibration
+            A copy holding ``consts``, the law and its shape.
 
         Examples
         --------
