@@ -57,6 +57,18 @@ class Repetitions:
         η = 1: P(K = k) = γ (1 − γ)^{k−1}; η = 0: P(K = k) = (1 − γ)^k / (k log(1/γ)).
     gamma : float
         γ in (0, 1).
+
+    References
+    ----------
+    [PS22]_ Definition 1 (the truncated negative binomial law D_{η,γ}) and Corollary 3;
+    [LT19]_ (η = 1).
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.selection.random import Repetitions
+    >>> law = Repetitions.with_mean("geometric", 10.0)
+    >>> law.gamma, law.multiplier, law.pmf(1)
+    (0.1, 3.0, 0.1)
     """
 
     kind: str
