@@ -108,7 +108,17 @@ class Budget:
 
     @classmethod
     def unlimited(cls) -> Budget:
-        """The budget of a non-private fit (ε = ∞, δ = 0)."""
+        """The budget of a non-private fit (ε = ∞, δ = 0).
+
+        Returns
+        -------
+        Budget
+
+        Examples
+        --------
+        >>> Budget.unlimited().private
+        False
+        """
         return cls(math.inf, 0.0)
 
 
@@ -544,6 +554,29 @@ class BudgetAccountant:
 
         Open reservations count as spent; inside a ``parallel()`` block the spend composes
         by max. Other threads may spend meanwhile: :meth:`reserve` checks and holds atomically.
+
+        Parameters
+        ----------
+        epsilon : float
+            ε of the release.
+        delta : float, default=0.0
+            δ of the release.
+
+        Raises
+        ------
+        BudgetError
+            (ε, δ) does not fit in what remains.
+
+        Examples
+        --------
+        >>> from dpconvex import BudgetAccountant, BudgetError
+        >>> acc = BudgetAccountant(epsilon=1.0)
+        >>> acc.check(0.5)
+        >>> try:
+        ...     acc.check(2.0)
+        ... except BudgetError:
+        ...     print("does not fit")
+        does not fit
         """
         self._require_original("BudgetAccountant.check", "check a spend")
         e, d = self._validate(epsilon, delta)
@@ -554,6 +587,28 @@ class BudgetAccountant:
         """Record a release of guarantee (ε, δ); raise :class:`BudgetError` if it overspends.
 
         Check and record are atomic; nothing is recorded when it would overspend.
+
+        Parameters
+        ----------
+        epsilon : float
+            ε of the release.
+        delta : float, default=0.0
+            δ of the release.
+        label : str, default=""
+            The release's label on the ledger.
+
+        Raises
+        ------
+        BudgetError
+            (ε, δ) does not fit in what remains.
+
+        Examples
+        --------
+        >>> from dpconvex import BudgetAccountant
+        >>> acc = BudgetAccountant(epsilon=1.0)
+        >>> acc.spend(0.25, label="histogram")
+        >>> acc.spent, acc.remaining
+        ((0.25, 0.0), (0.75, 0.0))
         """
         self._require_original("BudgetAccountant.spend", "record a spend")
         e, d = self._validate(epsilon, delta)
@@ -569,6 +624,33 @@ class BudgetAccountant:
         Check and hold are atomic: until the reservation is committed or released, every
         other check, spend and reservation counts it as spent. A reservation made inside a
         ``parallel()`` block belongs to that block.
+
+        Parameters
+        ----------
+        epsilon : float
+            ε of the release.
+        delta : float, default=0.0
+            δ of the release.
+        label : str, default=""
+            The release's label on the ledger.
+
+        Returns
+        -------
+        Reservation
+            The open hold.
+
+        Raises
+        ------
+        BudgetError
+            (ε, δ) does not fit in what remains.
+
+        Examples
+        --------
+        >>> from dpconvex import BudgetAccountant
+        >>> acc = BudgetAccountant(epsilon=1.0)
+        >>> hold = acc.reserve(0.5, label="model")
+        >>> hold.state, acc.remaining
+        ('open', (0.5, 0.0))
         """
         self._require_original("BudgetAccountant.reserve", "reserve budget")
         e, d = self._validate(epsilon, delta)
@@ -610,6 +692,30 @@ class BudgetAccountant:
 
         .. warning:: Only when every spend in the block reads a disjoint subset of the
            records (e.g. the parts of a random partition); otherwise the ledger undercounts.
+
+        Yields
+        ------
+        BudgetAccountant
+            This ledger.
+
+        Raises
+        ------
+        ParameterError
+            A block opened inside another.
+
+        References
+        ----------
+        [McS09]_ (parallel composition).
+
+        Examples
+        --------
+        >>> from dpconvex import BudgetAccountant
+        >>> acc = BudgetAccountant(epsilon=1.0)
+        >>> with acc.parallel():
+        ...     acc.spend(0.5, label="part 1")
+        ...     acc.spend(0.5, label="part 2")
+        >>> acc.spent
+        (0.5, 0.0)
         """
         self._require_original("BudgetAccountant.parallel", "open a parallel() block")
         if self._current_group() is not None:
@@ -801,7 +907,24 @@ class Hold:
     note: DeltaRows | None
 
     def commit_certificate(self, certificate: Certificate) -> Spend | None:
-        """State the note, then :meth:`Reservation.commit_certificate` (None: no ledger)."""
+        """State the note, then :meth:`Reservation.commit_certificate` (None: no ledger).
+
+        Parameters
+        ----------
+        certificate : Certificate
+            The release's certificate.
+
+        Returns
+        -------
+        Spend or None
+
+        Examples
+        --------
+        >>> from dpconvex import Certificate
+        >>> with hold_budget(None, Budget(0.5), "model") as hold:
+        ...     hold.commit_certificate(Certificate("m", 0.5, 0.5)) is None
+        True
+        """
         if self.note is not None:
             certificate.state(self.note)
         return (
@@ -854,6 +977,31 @@ class Reservation:
         Call it before storing the fitted attributes: a final (ε, δ) that does not fit
         raises :class:`BudgetError`, releases the hold and records nothing. Returns the
         Spend (None for the no-op reservation of ``accountant=None``).
+
+        Parameters
+        ----------
+        epsilon : float or None, default=None
+            The final ε (None: the reserved one).
+        delta : float or None, default=None
+            The final δ (None: the reserved one).
+
+        Returns
+        -------
+        Spend or None
+
+        Raises
+        ------
+        ParameterError
+            The reservation is no longer open.
+        BudgetError
+            The final (ε, δ) does not fit (the hold is released, nothing recorded).
+
+        Examples
+        --------
+        >>> from dpconvex import BudgetAccountant
+        >>> hold = BudgetAccountant(epsilon=1.0).reserve(0.5, label="model")
+        >>> hold.commit(0.4).epsilon, hold.state
+        (0.4, 'committed')
         """
         if self.state != "open":
             raise ParameterError(f"Reservation.commit: this reservation is already {self.state}; "
@@ -870,12 +1018,39 @@ class Reservation:
         return spend
 
     def commit_certificate(self, certificate: Certificate) -> Spend | None:
-        """:meth:`commit` the certificate's (ε, δ); a non-private certificate commits ε = inf."""
+        """:meth:`commit` the certificate's (ε, δ); a non-private certificate commits ε = inf.
+
+        Parameters
+        ----------
+        certificate : Certificate
+            The release's certificate.
+
+        Returns
+        -------
+        Spend or None
+
+        Examples
+        --------
+        >>> from dpconvex import BudgetAccountant, Certificate
+        >>> hold = BudgetAccountant(epsilon=1.0).reserve(0.5, label="model")
+        >>> hold.commit_certificate(Certificate("m", 0.5, 0.5)).epsilon
+        0.5
+        """
         eps = float(certificate.epsilon) if certificate.private else math.inf
         return self.commit(eps, float(certificate.delta))
 
     def release(self) -> None:
-        """Give the held budget back (the release failed or was abandoned)."""
+        """Give the held budget back (the release failed or was abandoned).
+
+        Examples
+        --------
+        >>> from dpconvex import BudgetAccountant
+        >>> acc = BudgetAccountant(epsilon=1.0)
+        >>> hold = acc.reserve(0.5, label="model")
+        >>> hold.release()
+        >>> hold.state, acc.remaining
+        ('released', (1.0, 0.0))
+        """
         if self.state == "open":
             if self._accountant is not None:
                 self._accountant._release(self._key)
