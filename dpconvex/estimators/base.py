@@ -572,7 +572,8 @@ class FitContext:
                           text: str | None = None) -> FitContext:
         """This context with one label-set warning for the fits inside it: the caller's (marked issued
         when ``issued``), else a new :class:`~dpconvex.data.validation.LabelWarning`. With ``owner``, where
-        the set is read from ``y`` (none declared with it), issued here (``owner``'s ``text``), first.
+        the set is read from ``y`` (none declared with it), issued here (``owner``'s ``text``),
+        first.
 
         Parameters
         ----------

@@ -106,6 +106,12 @@ class Priors(Constraint):
     """``priors``: "empirical", "uniform", or a 1-D array-like of positive finite numbers.
 
     The length is checked against the public label set in the plan (:func:`class_priors`).
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.centroids import Priors
+    >>> Priors().check("priors", "uniform", "Demo")
+    'uniform'
     """
 
     def check(self, name: str, value: Any, owner: str) -> Any:
@@ -265,6 +271,21 @@ class BallRows:
     u = clip(x, q)/q, then u/‖u‖ with ``unit`` (zero rows stay zero), then clipped to
     ``bound``: ‖u‖ <= ``bound`` for every row, whatever x is. It reads each row alone (a
     per-record map), and is picklable, so Dask workers apply it to their chunks.
+
+    Parameters
+    ----------
+    q : float
+        The public row-norm bound.
+    unit : bool
+        Scale every non-zero row to norm 1.
+    bound : float, default=1.0
+        The norm bound of u.
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.centroids import BallRows
+    >>> BallRows(q=2.0, unit=True)(np.array([[3.0, 4.0], [0.0, 0.0]])).round(6).tolist()
+    [[0.6, 0.8], [0.0, 0.0]]
     """
 
     q: float
@@ -470,6 +491,15 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
     δ checked against it, the budget (δ = min(1e-5, 1/n²) when a Gaussian mechanism is
     named with ``delta=None``), the dry run and the release itself. The host declares the
     ``epsilon``, ``delta``, ``mechanism`` and ``random_state`` parameters.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateGaussianCentroid, PrivateGaussianNB
+    >>> from dpconvex.estimators.centroids import ClassSumEstimator
+    >>> issubclass(PrivateGaussianNB, ClassSumEstimator)
+    True
+    >>> issubclass(PrivateGaussianCentroid, ClassSumEstimator)
+    True
     """
 
     takes_row_mask = True

@@ -539,6 +539,13 @@ class SchemaInputMixin:
     """``schema=``: encode the table, fit the front door on the rows, compose the certificates.
 
     The host has ``schema``, ``data_norm``, ``epsilon`` and ``accountant`` parameters.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateClassifier, PrivateRegressor
+    >>> from dpconvex.estimators.front_door import SchemaInputMixin
+    >>> [issubclass(door, SchemaInputMixin) for door in (PrivateClassifier, PrivateRegressor)]
+    [True, True]
     """
 
     def _schema_row_params(self) -> dict[str, Any]:

@@ -138,6 +138,14 @@ class OneVsRestMixin:
     ``delta``). The binary clones keep ``unknown_labels``: with "raise" a label outside
     the set is refused here, before any budget is held; with "ignore" its record is
     labelled -1 in every binary problem, outside their set {0, 1}, so its row is zeroed.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> labels = np.arange(40) % 3
+    >>> model = PrivateLogisticRegression(classes=[0, 1, 2], random_state=0).fit(X, labels)
+    >>> model.coef_.shape, len(model.certificate_.parts)
+    ((3, 3), 3)
     """
 
     #: The family of the fit's one noise warning (privacy.rules.noise_level).

@@ -356,7 +356,7 @@ class LinearERMTemplate:
 
         Examples
         --------
-        >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
         >>> consts = template.privacy_constants()
         >>> consts.grad_bound, consts.hessian_term_bound, consts.strong_convexity, consts.dimension
         (1.0, 0.25, 0.1, 3)
@@ -505,7 +505,8 @@ class LinearERMTemplate:
         return RecordDomain(self.p, self.data_norm, labels=MARGIN_LABELS)
 
     def record_gradients(self, w: np.ndarray, X: Any, y: np.ndarray) -> np.ndarray:
-        """∇_w ℓ for each record: ℓ'(y_i wᵀx_i) y_i x_i (margin), ∂ℓ/∂z(wᵀx_i, y_i) x_i (regression).
+        """∇_w ℓ for each record: ℓ'(y_i wᵀx_i) y_i x_i (margin), ∂ℓ/∂z(wᵀx_i, y_i) x_i
+        (regression).
 
         Parameters
         ----------

@@ -459,7 +459,7 @@ class Mechanism(ABC, Generic[TemplateT]):
         >>> get_mechanism("output").check_budget(Budget(1.0, 1e-6))
         Traceback (most recent call last):
         ...
-        dpconvex.errors.ParameterError: OutputPerturbation.check_budget: mechanism 'output' is pure ...
+        dpconvex.errors.ParameterError: OutputPerturbation.check_budget: mechanism 'output' ...
         """
         caller, name = f"{type(self).__name__}.check_budget", self.name
         if not isinstance(budget, Budget):
@@ -501,7 +501,7 @@ class Mechanism(ABC, Generic[TemplateT]):
 
         Examples
         --------
-        >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
         >>> mech = get_mechanism("output")
         >>> conditions = mech.conditions(template, Budget(1.0))
         >>> "row norm bound" in [c.name for c in conditions], all(c.holds for c in conditions)
@@ -536,7 +536,7 @@ class Mechanism(ABC, Generic[TemplateT]):
 
         Examples
         --------
-        >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
         >>> mech = get_mechanism("output")
         >>> cal = mech.calibrate(template, Budget(1.0))
         >>> cal.mechanism, cal.sensitivity
@@ -565,7 +565,7 @@ class Mechanism(ABC, Generic[TemplateT]):
 
         Examples
         --------
-        >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
         >>> mech = get_mechanism("output")
         >>> budget = Budget(1.0)
         >>> cal = mech.calibrate(template, budget)
@@ -607,7 +607,7 @@ class Mechanism(ABC, Generic[TemplateT]):
         Examples
         --------
         >>> from dpconvex.solvers import LbfgsNewton
-        >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
         >>> mech = get_mechanism("output")
         >>> cal = mech.calibrate(template, Budget(1.0))
         >>> theta, solve, noised = mech.run(template, cal, LbfgsNewton(), np.random.default_rng(0))
@@ -641,7 +641,7 @@ class Mechanism(ABC, Generic[TemplateT]):
         Examples
         --------
         >>> from dpconvex.solvers import LbfgsNewton
-        >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
         >>> mech = get_mechanism("output")
         >>> cal = mech.calibrate(template, Budget(1.0))
         >>> _, solve, _ = mech.run(template, cal, LbfgsNewton(), np.random.default_rng(0))
@@ -693,7 +693,7 @@ class Mechanism(ABC, Generic[TemplateT]):
 
         Examples
         --------
-        >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
         >>> mech = get_mechanism("output")
         >>> mech.calibrate_grid(template, Budget(1.0), np.array([0.1, 1.0])).noise_rate.tolist()
         [2.0, 20.0]
