@@ -686,6 +686,12 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
     DataValidationError
         A set read from y that y does not show (e.g. one class); with ``"raise"``, a label
         outside the public set. Neither message holds a count or a label of y.
+
+    Examples
+    --------
+    >>> labels = encode_labels(np.array(["a", "b", "b"]), ["a", "b"], "Doc.fit")
+    >>> labels.classes.tolist(), labels.index.tolist(), labels.signs.tolist()
+    (['a', 'b'], [0, 1, 1], [-1.0, 1.0, 1.0])
     """
     owner = caller.split(".")[0]  # the class, for scikit-learn's parameter form and warnings
     unknown_labels = LABEL_POLICY.check("unknown_labels", unknown_labels, owner)

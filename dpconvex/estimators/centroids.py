@@ -143,6 +143,27 @@ def class_priors(priors: Any, counts: np.ndarray, floor: float, owner: str) -> n
     divided by their sum (public priors, validated by :class:`Priors`; scaled by their largest
     first, so priors near the float range give what their ratios give).
 
+    Parameters
+    ----------
+    priors : "empirical", "uniform" or array-like
+        The ``priors`` parameter, validated by :class:`Priors`.
+    counts : ndarray of shape (C,)
+        ñ_c, the released counts.
+    floor : float
+        f, the public count floor.
+    owner : str
+        The estimator, named in a refusal.
+
+    Returns
+    -------
+    ndarray of shape (C,)
+        π.
+
+    Raises
+    ------
+    ParameterError
+        An array of priors without one entry per class.
+
     Examples
     --------
     >>> from dpconvex.estimators.centroids import class_priors
