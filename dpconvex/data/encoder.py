@@ -203,6 +203,23 @@ def category_codes(values: Sequence[Any], vocabulary: Sequence[Any]) -> np.ndarr
 
     Values and categories are str or bytes (bytes match their text); any other value is
     compared as ``str(value)``, a missing one is -1. Returns an intp array of len(values).
+
+    Parameters
+    ----------
+    values : sequence
+        One value per record.
+    vocabulary : sequence
+        The public categories, in one-hot order.
+
+    Returns
+    -------
+    ndarray of intp
+
+    Examples
+    --------
+    >>> from dpconvex.data.encoder import category_codes
+    >>> category_codes(["a", "z", None, b"b"], ["a", "b"]).tolist()
+    [0, -1, -1, 1]
     """
     index: dict[Any, int] = {cat: i for i, cat in enumerate(vocabulary)}
     for i, cat in enumerate(vocabulary):
@@ -277,6 +294,30 @@ def encode_parts(schema: PublicSchema, numeric: Mapping[str, np.ndarray],
     Each numeric column (float64) is clipped and mapped, each categorical code (an index
     into the vocabulary; ``-1``: the "other" slot, or an all-zero block) one-hot, each binary
     value (0.0 / 1.0) copied, and every row divided by ``schema.divisor``.
+
+    Parameters
+    ----------
+    schema : PublicSchema
+        The public encoding.
+    numeric : mapping of str to ndarray
+        Each numeric column, float64.
+    codes : mapping of str to ndarray
+        Each categorical column's vocabulary codes.
+    binary : mapping of str to ndarray or None, default=None
+        Each binary column, 0.0 / 1.0.
+
+    Returns
+    -------
+    ndarray of shape (n_records, schema.n_features)
+
+    Examples
+    --------
+    >>> from dpconvex import Numeric, PublicSchema
+    >>> from dpconvex.data.encoder import encode_parts
+    >>> schema = PublicSchema({"age": Numeric(0, 100)})
+    >>> rows = encode_parts(schema, {"age": np.array([30.0, 150.0])}, {})
+    >>> rows.shape, bool(np.linalg.norm(rows, axis=1).max() <= 1.0)
+    ((2, 1), True)
     """
     binary = {} if binary is None else binary
     first = next(iter([*numeric.values(), *codes.values(), *binary.values()]))
@@ -585,6 +626,12 @@ def encode(schema: PublicSchema, numeric_values: Mapping[str, np.ndarray],
     -------
     ndarray of shape (n_records, schema.n_features), dtype float64
         Every row has Euclidean norm at most 1.
+
+    Raises
+    ------
+    ParameterError
+        ``schema`` is not a PublicSchema, has binary columns, or the columns are not
+        mappings of the schema's columns with one value per record each.
 
     Examples
     --------

@@ -56,7 +56,22 @@ def _rescaled_norms(X: np.ndarray, redo: np.ndarray, norms: np.ndarray) -> None:
 
 
 def row_norms(X: np.ndarray) -> np.ndarray:
-    """Euclidean norm of every row of a 2-D array, without overflow (:meth:`DenseRows.row_norms`)."""
+    """Euclidean norm of every row of a 2-D array, without overflow (:meth:`DenseRows.row_norms`).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p)
+        The rows.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+
+    Examples
+    --------
+    >>> row_norms(np.array([[3.0, 4.0], [1e300, 1e300]])).tolist()
+    [5.0, 1.4142135623730952e+300]
+    """
     return DenseRows(X).row_norms()
 
 
@@ -126,6 +141,11 @@ class DesignOperator(Protocol):
 
 class DenseRows:
     """Rows held in a dense NumPy array (no copy if it is already float64).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p)
+        The rows.
 
     Examples
     --------
@@ -203,6 +223,11 @@ class DenseRows:
 class CSRRows:
     """Rows held in a SciPy CSR matrix (any format converted, never densified; CSR float64
     input with sorted indices is not copied).
+
+    Parameters
+    ----------
+    A : scipy.sparse matrix or array
+        The rows.
 
     Examples
     --------
@@ -292,6 +317,17 @@ class ScaledRows:
     (docs/privacy/linear_erm.md#privacy-intercept). ``base_norms``: the ||x_i||, if known.
     A zero row has products and norm exactly 0 whatever its stored row holds, and
     :meth:`compact` reads and stores only the other rows.
+
+    Parameters
+    ----------
+    base : DesignOperator
+        The stored rows x_i.
+    scale : ndarray of shape (n,)
+        s_i.
+    column : ndarray of shape (n,) or None, default=None
+        t_i, the appended column (None: none).
+    base_norms : ndarray of shape (n,) or None, default=None
+        The ||x_i||, if known.
 
     Examples
     --------
@@ -472,6 +508,18 @@ def clip_scale(norms: np.ndarray, bound: float) -> tuple[np.ndarray, int]:
     :func:`dpconvex.data.preprocess.clip_rows` as a row scale (for :class:`ScaledRows`); also
     returns how many rows they scale down.
 
+    Parameters
+    ----------
+    norms : ndarray
+        ||x_i||.
+    bound : float
+        The public norm bound.
+
+    Returns
+    -------
+    tuple of (ndarray, int)
+        The factors and the number of rows scaled down.
+
     Examples
     --------
     >>> s, k = clip_scale(np.array([5.0, 0.5, 0.0]), 1.0)
@@ -489,6 +537,18 @@ def unit_scale(norms: np.ndarray, bound: float) -> np.ndarray:
 
     :func:`dpconvex.data.row_scaling.normalize_rows` as a row scale (a zero row keeps factor 1).
 
+    Parameters
+    ----------
+    norms : ndarray
+        ||x_i||.
+    bound : float
+        The public norm bound.
+
+    Returns
+    -------
+    ndarray
+        The factors.
+
     Examples
     --------
     >>> unit_scale(np.array([5.0, 0.5, 0.0]), 1.0).tolist()
@@ -503,7 +563,37 @@ def unit_scale(norms: np.ndarray, bound: float) -> np.ndarray:
 def check_sparse(X: Any, caller: str, *, name: str = "X", n_features: int | None = None,
                  min_samples: int = 1) -> sp.csr_array:
     """The checks of :func:`dpconvex.data.validation.check_array` on SciPy sparse rows' stored
-    entries; return a float64 ``csr_array`` (:func:`canonical_csr`)."""
+    entries; return a float64 ``csr_array`` (:func:`canonical_csr`).
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix or array
+        The rows.
+    caller : str
+        "Owner.method", opening every message.
+    name : str, default="X"
+        What the messages call the rows.
+    n_features : int or None, default=None
+        The number of columns required (None: any).
+    min_samples : int, default=1
+        The fewest rows accepted.
+
+    Returns
+    -------
+    scipy.sparse.csr_array
+
+    Raises
+    ------
+    DataTypeError
+        Not a SciPy sparse matrix.
+    DataValidationError
+        Not 2-D, or an entry or shape the checks of ``check_array`` refuse.
+
+    Examples
+    --------
+    >>> check_sparse(sp.csr_matrix(np.eye(2)), "Doc.fit").dtype
+    dtype('float64')
+    """
     if not sp.issparse(X):
         raise DataTypeError(
             f"{caller}: {name} must be a scipy.sparse matrix; got {type(X).__name__}."
@@ -517,7 +607,22 @@ def check_sparse(X: Any, caller: str, *, name: str = "X", n_features: int | None
 
 
 def canonical_csr(X: Any) -> sp.csr_array:
-    """``X`` as a float64 ``csr_array`` with sorted, summed entries (not copied if it is one)."""
+    """``X`` as a float64 ``csr_array`` with sorted, summed entries (not copied if it is one).
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix or array
+        The rows.
+
+    Returns
+    -------
+    scipy.sparse.csr_array
+
+    Examples
+    --------
+    >>> type(canonical_csr(sp.eye(2))).__name__
+    'csr_array'
+    """
     A = sp.csr_array(X)
     if A.dtype != np.float64:
         A = A.astype(np.float64)
@@ -534,6 +639,18 @@ def row_blocks(indptr: np.ndarray, max_entries: int = _BLOCK_ENTRIES
     Yields ``(rows, idx)``, ``data[idx]`` a dense (len(rows), k) block of exactly the stored
     entries of those rows (all a row's norm or clipping needs), of at most about
     ``max_entries`` entries (at least one row); rows without entries are skipped.
+
+    Parameters
+    ----------
+    indptr : ndarray
+        The CSR row pointer.
+    max_entries : int
+        The largest block, in entries (at least one row).
+
+    Yields
+    ------
+    tuple of (ndarray, ndarray)
+        (rows, idx).
 
     Examples
     --------

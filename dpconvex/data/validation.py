@@ -67,6 +67,26 @@ def computed(x: Any) -> Any:
 
     :func:`dpconvex.data.dask_rows.compute`: a dead or stuck cluster raises
     :class:`~dpconvex.errors.SolverError` instead of waiting forever.
+
+    Parameters
+    ----------
+    x : object
+        A value, or a Dask collection.
+
+    Returns
+    -------
+    object
+        ``x``, or the Dask collection's computed value.
+
+    Raises
+    ------
+    SolverError
+        The Dask cluster is dead or stuck.
+
+    Examples
+    --------
+    >>> computed(np.arange(3)).tolist()
+    [0, 1, 2]
     """
     if not is_dask_collection(x):
         return x
@@ -79,6 +99,20 @@ def computed(x: Any) -> Any:
 def row_products(X: Any, W: np.ndarray, raw: np.ndarray | None = None) -> np.ndarray:
     """``X @ W`` of checked rows (or that product ``raw``, made elsewhere): a row whose product
     overflowed (a sum through inf, or inf − inf) is multiplied scaled by its largest entry.
+
+    Parameters
+    ----------
+    X : ndarray, sparse array or design operator
+        Checked rows.
+    W : ndarray
+        The weights (a vector or a matrix).
+    raw : ndarray or None, default=None
+        ``X @ W`` made elsewhere (None: computed here).
+
+    Returns
+    -------
+    ndarray
+        ``X @ W``, its overflowed rows recomputed.
 
     Examples
     --------
@@ -112,6 +146,39 @@ def check_array(
     SciPy sparse rows (``accept_sparse``) come back as a float64 ``csr_array``, never densified; Dask rows
     (``accept_dask``: an array or a DataFrame of numeric columns) as a float64 Dask array checked on the
     cluster, never computed into memory. Without the flag, either is refused.
+
+    Parameters
+    ----------
+    X : array-like
+        The rows.
+    caller : str
+        "Owner.method", opening every message.
+    name : str, default="X"
+        What the messages call the rows.
+    n_features : int or None, default=None
+        The number of columns required (None: any).
+    min_samples : int, default=1
+        The fewest rows accepted.
+    accept_sparse : bool, default=False
+        Accept SciPy sparse rows.
+    accept_dask : bool, default=False
+        Accept Dask rows.
+
+    Returns
+    -------
+    ndarray, scipy.sparse.csr_array or dask.array.Array
+        The rows as float64.
+
+    Raises
+    ------
+    DataValidationError
+        None, not 2-D, too few rows, the wrong number of columns, a value that is not a
+        finite number, or sparse or Dask rows without their flag.
+
+    Examples
+    --------
+    >>> check_array([[1, 2], [3, 4]], "Doc.fit").dtype
+    dtype('float64')
     """
     if X is None:
         raise DataValidationError(
@@ -189,6 +256,15 @@ def _too_large(caller: str, name: str) -> DataValidationError:
 def as_design(X: Any) -> DesignOperator:
     """Wrap rows as a design operator: an operator as is, SciPy sparse as CSR, else dense.
 
+    Parameters
+    ----------
+    X : array-like, sparse matrix or DesignOperator
+        The rows.
+
+    Returns
+    -------
+    DesignOperator
+
     Examples
     --------
     >>> import scipy.sparse as sp
@@ -263,7 +339,26 @@ class LabelArray(PublicArray):
 
 
 def declared_classes(y: Any) -> np.ndarray | None:
-    """The label set declared with ``y`` (a :class:`LabelArray`, a pandas categorical), or None."""
+    """The label set declared with ``y`` (a :class:`LabelArray`, a pandas categorical), or None.
+
+    Parameters
+    ----------
+    y : array-like
+        The labels.
+
+    Returns
+    -------
+    ndarray or None
+        The declared set (a categorical's categories), or None.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> declared_classes(pd.Categorical(["a", "b"], categories=["a", "b", "c"])).tolist()
+    ['a', 'b', 'c']
+    >>> declared_classes(np.array([0, 1])) is None
+    True
+    """
     if isinstance(y, LabelArray):
         return None if y.classes is None else np.asarray(y.classes)
     dtype = getattr(y, "dtype", None)
@@ -317,6 +412,27 @@ def check_classes(
     infinite or non-integer float, complex numbers, bytes or sequences (a tuple), labels of
     mixed types, or a repeated label. Ints and strings are labels as they are; a label of any
     other type is looked at one by one (:func:`_check_set_labels`).
+
+    Parameters
+    ----------
+    classes : sequence
+        The label set.
+    caller : str
+        "Owner.method".
+    binary : bool, default=False
+        Exactly two labels.
+    source : str
+        What the message names (default: the ``classes`` parameter).
+
+    Returns
+    -------
+    ndarray
+        The set, sorted.
+
+    Raises
+    ------
+    ParameterError
+        Any of the above.
 
     Examples
     --------
@@ -391,6 +507,11 @@ class LabelWarning:
     """The label-set warning of one fit made of fits (a search, a sweep, a front door and its
     learner), handed to the fits inside it (:class:`~dpconvex.estimators.base.FitContext`):
     only the first read of the set from y warns (``issued=True``: the caller has warned).
+
+    Parameters
+    ----------
+    issued : bool, default=False
+        The caller has warned already.
 
     Examples
     --------
@@ -502,7 +623,26 @@ def _public_set(y: Any, classes: Any, caller: str, binary: bool) -> tuple[np.nda
 
 def label_set_of(y: Any, classes: Any, caller: str) -> np.ndarray | None:
     """The label set a fit on validated labels ``y`` would use (for choosing one-vs-rest or
-    binary before it), without warning or encoding; None when the fit would refuse it."""
+    binary before it), without warning or encoding; None when the fit would refuse it.
+
+    Parameters
+    ----------
+    y : ndarray
+        Labels checked by :func:`check_labels`.
+    classes : sequence or None
+        The public label set (None: declared with y, else read from y).
+    caller : str
+        "Owner.method".
+
+    Returns
+    -------
+    ndarray or None
+
+    Examples
+    --------
+    >>> label_set_of(np.array([0, 1, 1]), None, "Doc.fit").tolist()
+    [0, 1]
+    """
     try:
         public = _public_set(y, classes, caller, False)
         return public[0] if public is not None else _inferred_set(y, caller, False)[0]
@@ -534,6 +674,10 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
         The meta-estimator that holds this fit gave the diagnostic note on the labels
         outside the set already (so does a fit with rows left out): none is given again.
 
+    Returns
+    -------
+    LabelSet
+
     Raises
     ------
     ParameterError
@@ -542,6 +686,12 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
     DataValidationError
         A set read from y that y does not show (e.g. one class); with ``"raise"``, a label
         outside the public set. Neither message holds a count or a label of y.
+
+    Examples
+    --------
+    >>> labels = encode_labels(np.array(["a", "b", "b"]), ["a", "b"], "Doc.fit")
+    >>> labels.classes.tolist(), labels.index.tolist(), labels.signs.tolist()
+    (['a', 'b'], [0, 1, 1], [-1.0, 1.0, 1.0])
     """
     owner = caller.split(".")[0]  # the class, for scikit-learn's parameter form and warnings
     unknown_labels = LABEL_POLICY.check("unknown_labels", unknown_labels, owner)
@@ -674,6 +824,26 @@ def check_excluded(rows: np.ndarray | None, n: int, caller: str) -> np.ndarray |
     (docs/privacy/front_door.md#privacy-classifier-safeguard). Not a 1-D boolean mask: a
     :class:`ParameterError`; not one entry per record: a :class:`DataValidationError`.
 
+    Parameters
+    ----------
+    rows : ndarray of bool or None
+        The mask (None: no record left out).
+    n : int
+        The number of records.
+    caller : str
+        "Owner.method".
+
+    Returns
+    -------
+    ndarray of bool or None
+
+    Raises
+    ------
+    ParameterError
+        Not a 1-D boolean mask.
+    DataValidationError
+        Not one entry per record.
+
     Examples
     --------
     >>> labels = encode_labels(np.array([0, 1, 1]), [0, 1], "Doc.fit",
@@ -697,7 +867,24 @@ def check_excluded(rows: np.ndarray | None, n: int, caller: str) -> np.ndarray |
 
 
 def zero_rows(X: Any, dropped: np.ndarray) -> Any:
-    """A copy of the rows with those of :attr:`LabelSet.dropped` zeroed (sparse: removed)."""
+    """A copy of the rows with those of :attr:`LabelSet.dropped` zeroed (sparse: removed).
+
+    Parameters
+    ----------
+    X : ndarray or sparse array
+        The rows (not changed).
+    dropped : ndarray of bool
+        The records to zero.
+
+    Returns
+    -------
+    ndarray or sparse array
+
+    Examples
+    --------
+    >>> zero_rows(np.ones((3, 2)), np.array([False, True, False])).tolist()
+    [[1.0, 1.0], [0.0, 0.0], [1.0, 1.0]]
+    """
     if not np.any(dropped):
         return X
     keep = (~dropped).astype(float)
@@ -826,6 +1013,36 @@ def check_labels(y: Any, n_samples: int, caller: str, names: tuple[str, str] = (
     with y) a label's value is never refused: a missing, non-integer or other-typed label
     matches no class, so :func:`encode_labels` marks its record outside the set, and the
     fit does not branch on one record's label (docs/privacy/messages.md#privacy-messages).
+
+    Parameters
+    ----------
+    y : array-like
+        The labels.
+    n_samples : int
+        The number of rows.
+    caller : str
+        "Owner.method".
+    names : tuple of (str, str), default=("X", "y")
+        What the messages call the rows and the labels.
+    classes : sequence or None, default=None
+        The public label set.
+    unknown_labels : {"raise", "ignore"}, default="raise"
+        As for :func:`encode_labels`.
+
+    Returns
+    -------
+    ndarray
+        The labels, 1-D (a :class:`LabelArray` where y declared its set).
+
+    Raises
+    ------
+    DataValidationError
+        Any of the above (bytes: :class:`DataTypeError`).
+
+    Examples
+    --------
+    >>> check_labels(np.array([0, 1, 1]), 3, "Doc.fit").tolist()
+    [0, 1, 1]
     """
     if y is None:
         raise DataValidationError(
@@ -858,6 +1075,17 @@ def check_labels(y: Any, n_samples: int, caller: str, names: tuple[str, str] = (
 def flattened_column(yy: np.ndarray, caller: str) -> np.ndarray:
     """``yy`` flattened where it is one column (n, 1), with scikit-learn's
     ``DataConversionWarning``, as a classifier's and a regressor's labels are read; else as given.
+
+    Parameters
+    ----------
+    yy : ndarray
+        The labels.
+    caller : str
+        "Owner.method", opening the warning.
+
+    Returns
+    -------
+    ndarray
 
     Examples
     --------

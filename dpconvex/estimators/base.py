@@ -172,6 +172,16 @@ PARAMETER_DOCS = {
 def fill_docs(doc: str | None) -> str | None:
     """``doc`` with each ``{name}`` line of :data:`PARAMETER_DOCS` replaced by its entry.
 
+    Parameters
+    ----------
+    doc : str or None
+        A docstring.
+
+    Returns
+    -------
+    str or None
+        The docstring filled (None: None).
+
     Examples
     --------
     >>> from dpconvex.estimators.base import fill_docs
@@ -188,6 +198,13 @@ def fill_docs(doc: str | None) -> str | None:
 class LossParameter(Constraint):
     """A loss named in ``names`` or a :class:`dpconvex.objectives.Loss` instance.
 
+    Parameters
+    ----------
+    names : tuple
+        The registered names (and None) accepted.
+    callables : bool, default=False
+        Also a callable stating the loss in CVXPY atoms.
+
     Examples
     --------
     >>> str(LossParameter(("huber", None)))
@@ -200,6 +217,36 @@ class LossParameter(Constraint):
     callables: bool = False
 
     def check(self, name: str, value: Any, owner: str) -> Any:
+        """``value`` checked against this constraint, or the refusal naming it.
+
+        Parameters
+        ----------
+        name : str
+            The parameter's name.
+        value : object
+            Its value.
+        owner : str
+            The estimator, named in the refusal.
+
+        Returns
+        -------
+        object
+            ``value`` itself.
+
+        Raises
+        ------
+        ParameterError
+            ``value`` does not satisfy the constraint.
+
+        Examples
+        --------
+        >>> LossParameter(("huber", None)).check("loss", "huber", "Demo")
+        'huber'
+        >>> LossParameter(("huber", None)).check("loss", "hinge", "Demo")
+        Traceback (most recent call last):
+        ...
+        dpconvex.errors.ParameterError: The 'loss' parameter of Demo must be one of 'huber', ...
+        """
         from ..objectives.losses import Loss
 
         stated = self.callables and callable(value) and not isinstance(value, (Loss, type))
@@ -251,6 +298,33 @@ class Vouch(Constraint):
     """
 
     def check(self, name: str, value: Any, owner: str) -> Any:
+        """``value`` checked against this constraint, or the refusal naming it.
+
+        Parameters
+        ----------
+        name : str
+            The parameter's name.
+        value : object
+            Its value.
+        owner : str
+            The estimator, named in the refusal.
+
+        Returns
+        -------
+        object
+            The names, as a tuple (a single name: a tuple of one).
+
+        Raises
+        ------
+        ParameterError
+            ``value`` does not satisfy the constraint.
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.base import Vouch
+        >>> Vouch().check("vouch", "curvature", "Demo")
+        ('curvature',)
+        """
         items = (value,) if isinstance(value, str) else value
         if not isinstance(items, (tuple, list)) or any(v not in VOUCHABLE for v in items):
             raise self.refusal(name, value, owner)
@@ -272,6 +346,33 @@ class ParameterSet(Constraint):
     """
 
     def check(self, name: str, value: Any, owner: str) -> Any:
+        """``value`` checked against this constraint, or the refusal naming it.
+
+        Parameters
+        ----------
+        name : str
+            The parameter's name.
+        value : object
+            Its value.
+        owner : str
+            The estimator, named in the refusal.
+
+        Returns
+        -------
+        object
+            ``value`` itself.
+
+        Raises
+        ------
+        ParameterError
+            ``value`` does not satisfy the constraint.
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.base import ParameterSet
+        >>> ParameterSet().check("constraints", lambda w: [w >= 0], "Demo") is not None
+        True
+        """
         if value is None or callable(value):
             return value
         raise self.refusal(name, value, owner)
@@ -387,10 +488,37 @@ class FitContext:
         labels as this fit validated and encoded them (:class:`CheckedData`); ``plan`` the
         inner fit's plan, as this fit made it with the inner estimator's ``plan``.
 
+        Parameters
+        ----------
+        noise : NoiseSource or None
+            The inner fit's noise source (None: from its ``random_state``).
+        held : bool, default=False
+            The inner fit runs inside this fit's budget hold (kept True once this one is).
+        excluding : ndarray of bool or None, default=None
+            Further records left out, or'ed with this context's (None: the same rows).
+        checked : bool, default=False
+            This fit hands the inner fit X and y as it checked them.
+        data : CheckedData or None, default=None
+            The inner fit's rows and labels as this fit validated and encoded them.
+        plan : FitPlan or None, default=None
+            The inner fit's plan, made with the inner estimator's ``plan``.
+
+        Returns
+        -------
+        FitContext
+            A new context; this one is unchanged (frozen).
+
         Raises
         ------
         ParameterError
             ``excluding`` is not a 1-D boolean mask (of this context's length, if it has one).
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.base import NO_CONTEXT
+        >>> part = NO_CONTEXT.inner(None, held=True, excluding=np.arange(40) < 10)
+        >>> part.held, int(part.excluded.sum()), NO_CONTEXT.excluded is None
+        (True, 10, True)
         """
         excluded = self.excluded
         if excluding is not None:
@@ -406,6 +534,31 @@ class FitContext:
         """This context, for a fit that reads every row (its statistics, splits or selection
         take no row mask); :class:`PrivacyError` when it leaves rows out, since the rows
         a meta-estimator keeps for another part would reach this fit.
+
+        Parameters
+        ----------
+        owner : str
+            The class name of the fit, named in the refusal.
+
+        Returns
+        -------
+        FitContext
+            This context itself.
+
+        Raises
+        ------
+        PrivacyError
+            The context leaves rows out (:attr:`excluded` is set).
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.base import NO_CONTEXT
+        >>> NO_CONTEXT.every_row("Demo") is NO_CONTEXT
+        True
+        >>> NO_CONTEXT.inner(None, excluding=np.arange(40) < 10).every_row("Demo")
+        Traceback (most recent call last):
+        ...
+        dpconvex.errors.PrivacyError: Demo.fit: this fit reads every row ...
         """
         if self.excluded is not None:
             raise PrivacyError(
@@ -419,7 +572,32 @@ class FitContext:
                           text: str | None = None) -> FitContext:
         """This context with one label-set warning for the fits inside it: the caller's (marked issued
         when ``issued``), else a new :class:`~dpconvex.data.validation.LabelWarning`. With ``owner``, where
-        the set is read from ``y`` (none declared with it), issued here (``owner``'s ``text``), first."""
+        the set is read from ``y`` (none declared with it), issued here (``owner``'s ``text``),
+        first.
+
+        Parameters
+        ----------
+        issued : bool, default=False
+            Mark the warning issued (the caller issued it already).
+        owner : str, default=""
+            The class name of the fit that reads the label set; empty: nothing issued here.
+        y : array-like or None, default=None
+            The labels, read only for a label set declared with them.
+        text : str or None, default=None
+            ``owner``'s text of the warning (None: the shared text).
+
+        Returns
+        -------
+        FitContext
+            This context where it has a label warning, else a copy with a new one.
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.base import NO_CONTEXT
+        >>> context = NO_CONTEXT.one_label_warning()
+        >>> context.label_warning.issued, NO_CONTEXT.label_warning is None
+        (False, True)
+        """
         context = (
             self if self.label_warning else dataclasses.replace(self, label_warning=LabelWarning())
         )
@@ -454,6 +632,17 @@ def issued(context: FitContext) -> Iterator[FitContext]:
     """``context``, issued to the ``fit``, ``prepare`` or ``fit_prepared`` calls of the with
     block: the fit that made it hands it to its own steps or to a part it holds the budget of.
 
+    Parameters
+    ----------
+    context : FitContext
+        The context the calling fit made.
+
+    Yields
+    ------
+    FitContext
+        ``context`` itself, accepted by :func:`check_context` until the block ends (where it
+        was issued already, it stays issued after the block).
+
     Examples
     --------
     >>> from dpconvex import PrivateLogisticRegression
@@ -476,6 +665,25 @@ def issued(context: FitContext) -> Iterator[FitContext]:
 def fit_part(part: PrivateEstimator, X: Any, y: Any, context: FitContext) -> PrivateEstimator:
     """Fit ``part`` (a meta-estimator's learner) through its public ``fit`` inside ``context``,
     the context of its part that the calling fit made, issued to ``fit`` for this call only.
+
+    Parameters
+    ----------
+    part : PrivateEstimator
+        The learner to fit; its ``fit`` must take ``context=`` (or ``**kwargs``).
+    X, y : array-like
+        The rows and labels the part is fitted on.
+    context : FitContext
+        The context of the part, made by the calling fit (e.g. :meth:`FitContext.inner`).
+
+    Returns
+    -------
+    PrivateEstimator
+        What ``part.fit`` returns (the fitted part).
+
+    Raises
+    ------
+    ParameterError
+        ``part.fit`` takes no ``context=`` keyword.
 
     Examples
     --------
@@ -501,6 +709,20 @@ def certify_part(part: PrivateEstimator, X: Any, y: Any, context: FitContext) ->
     on (X, y) inside ``context``, issued to ``certify`` for this call only: what
     :func:`fit_part` fits, certified without training (the caller states its rows' source).
 
+    Parameters
+    ----------
+    part : PrivateEstimator
+        The learner to certify.
+    X, y : array-like
+        The rows and labels a fit of the part would read.
+    context : FitContext
+        The context of the part, made by the calling fit.
+
+    Returns
+    -------
+    Certificate
+        What ``part.certify(X, y, context=context)`` returns.
+
     Examples
     --------
     >>> from dpconvex import PrivateLogisticRegression
@@ -516,7 +738,39 @@ def certify_part(part: PrivateEstimator, X: Any, y: Any, context: FitContext) ->
 def check_context(context: FitContext, caller: str) -> FitContext:
     """``context`` where it is :data:`NO_CONTEXT` or one issued to this call by the fit that
     made it (:func:`issued`); else :class:`PrivacyError`, before anything is read or held.
-    ``caller``: the public call (``fit``, ``prepare`` or ``fit_prepared``)."""
+    ``caller``: the public call (``fit``, ``prepare`` or ``fit_prepared``).
+
+    Parameters
+    ----------
+    context : FitContext
+        The context handed to the call.
+    caller : str
+        The call, named in the refusal (e.g. ``"PrivateLogisticRegression.fit"``).
+
+    Returns
+    -------
+    FitContext
+        ``context`` itself.
+
+    Raises
+    ------
+    PrivacyError
+        ``context`` is neither :data:`NO_CONTEXT` nor issued (one made by the caller).
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.base import NO_CONTEXT, FitContext, check_context, issued
+    >>> check_context(NO_CONTEXT, "Demo.fit") is NO_CONTEXT
+    True
+    >>> context = NO_CONTEXT.inner(None)
+    >>> with issued(context):
+    ...     check_context(context, "Demo.fit") is context
+    True
+    >>> check_context(FitContext(held=True), "Demo.fit")
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.PrivacyError: Demo.fit: context= takes only the context ...
+    """
     if context is not NO_CONTEXT and _ISSUED.get(id(context)) is not context:
         raise PrivacyError(
             f"{caller}: context= takes only the context a dpconvex fit hands its own steps or "
@@ -551,6 +805,24 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
     object that draws (the estimator itself, or steps of a
     :class:`~sklearn.pipeline.Pipeline`, whose steps are then fitted in turn, each with
     its own source); any other estimator is fitted with ``fit(X, y)``. Returns the fitted estimator.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The part to fit.
+    X, y : array-like
+        Its rows and labels.
+    context : FitContext
+        The context of the part.
+    noise : iterable of (object, NoiseSource) or mapping of int to NoiseSource, default=()
+        The noise source of each object that draws (a mapping: by ``id``).
+    caller : str, default="fit_with"
+        The public call, named in a refusal.
+
+    Returns
+    -------
+    estimator
+        The fitted estimator.
 
     Raises
     ------
@@ -596,7 +868,26 @@ def not_public_source(estimator: Any, X: Any = None) -> str | None:
     """:data:`~dpconvex.data.ranged_rows.SUGGESTED_SOURCE` where a fit's encoding or per-feature
     ranges come from a schema read from the data (``suggested=True``: ``draft_schema`` without ε):
     carried by its rows, or the ``schema`` or ``feature_range`` of the estimator, of a step of its
-    pipeline or of the estimator a search tunes; else None."""
+    pipeline or of the estimator a search tunes; else None.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The estimator (a pipeline, a search or a learner).
+    X : array-like or None, default=None
+        The rows (a :class:`~dpconvex.data.RangedRows` carries its source).
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.estimators.base import not_public_source
+    >>> not_public_source(PrivateLogisticRegression(), X) is None
+    True
+    """
     if isinstance(X, RangedRows) and X.source == SUGGESTED_SOURCE:
         return SUGGESTED_SOURCE
     for part in _source_parts(estimator):
@@ -620,7 +911,35 @@ def _source_parts(estimator: Any) -> list[Any]:
 def charge_not_public(accountant: Any, owner: str) -> Iterator[None]:
     """A fit of ``owner`` (the public call) on a schema read from the data
     (:func:`not_public_source`) is not private: a ledger of finite budget refuses it before the data
-    are read (BudgetError), one without a limit records ε = ∞; no ledger, nothing."""
+    are read (BudgetError), one without a limit records ε = ∞; no ledger, nothing.
+
+    Parameters
+    ----------
+    accountant : BudgetAccountant or None
+        The fit's ledger.
+    owner : str
+        The public call, labelling the charge.
+
+    Yields
+    ------
+    None
+
+    Raises
+    ------
+    BudgetError
+        A ledger of finite budget (ε = ∞ does not fit).
+
+    Examples
+    --------
+    >>> import math
+    >>> from dpconvex import BudgetAccountant
+    >>> from dpconvex.estimators.base import charge_not_public
+    >>> ledger = BudgetAccountant(epsilon=math.inf)
+    >>> with charge_not_public(ledger, "Demo.fit"):
+    ...     pass
+    >>> ledger.spent
+    (inf, 0.0)
+    """
     if accountant is None:
         yield
         return
@@ -637,6 +956,18 @@ def carry_ledger(fitted: Any, ledger: Any) -> Any:
 
     Such a model was fitted charging no ledger (the fit that holds it held the budget); a refit of
     it is a new release and charges ``ledger``, as fit does. Returns ``fitted``.
+
+    Parameters
+    ----------
+    fitted : estimator
+        A fitted meta-estimator (a front door, a search).
+    ledger : BudgetAccountant or None
+        The ledger its released models charge on a refit.
+
+    Returns
+    -------
+    estimator
+        ``fitted`` itself.
 
     Examples
     --------
@@ -666,7 +997,33 @@ def state_rows_source(fitted: Any, X: Any, estimator: Any = None, *, draft: bool
     schema's :class:`~dpconvex.data.RangedRows`); where it is a schema read from the data
     (``draft``, or :func:`not_public_source` of ``estimator``, by default ``fitted``), the
     certificate is that of a release that is not private (ε = ∞), as for any step its certificate
-    marks NOT private."""
+    marks NOT private.
+
+    Parameters
+    ----------
+    fitted : Certificate or estimator
+        A certificate, or a fitted estimator with ``certificate_``.
+    X : array-like or None
+        The rows of the fit.
+    estimator : estimator or None, default=None
+        Whose sources :func:`not_public_source` reads (None: ``fitted``).
+    draft : bool, default=False
+        The rows' encoding is a schema read from the data.
+
+    Returns
+    -------
+    Certificate or estimator
+        ``fitted``, its certificate stating the source (composed as not private where the
+        source is a schema read from the data).
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.estimators.base import state_rows_source
+    >>> est = PrivateLogisticRegression(classes=[-1, 1], random_state=0).fit(X, y)
+    >>> state_rows_source(est, X) is est, est.certificate_.private
+    (True, True)
+    """
     certificate = fitted if hasattr(fitted, "state") else getattr(fitted, "certificate_", None)
     if certificate is None:
         return fitted
@@ -746,7 +1103,27 @@ class CertificateHold(Protocol):
     """
 
     def commit_certificate(self, certificate: Certificate) -> Spend | None:
-        """Charge the certificate's (ε, δ) to the ledger the budget was held on."""
+        """Charge the certificate's (ε, δ) to the ledger the budget was held on.
+
+        Parameters
+        ----------
+        certificate : Certificate
+            The release's certificate.
+
+        Returns
+        -------
+        Spend or None
+            The recorded spend (None: no ledger).
+
+        Examples
+        --------
+        >>> from dpconvex import BudgetAccountant
+        >>> from dpconvex.privacy.budget import reserve_budget
+        >>> from dpconvex.privacy.certificate import Certificate
+        >>> with reserve_budget(BudgetAccountant(epsilon=1.0), 0.5, label="model") as hold:
+        ...     hold.commit_certificate(Certificate("m", 0.5, 0.5)).epsilon
+        0.5
+        """
         ...
 
 
@@ -774,6 +1151,19 @@ class Prepared(Generic[FactsT]):
     replaying the first's draws (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness).
     It is never stored on a model.
 
+    Parameters
+    ----------
+    template : Template or None
+        The problem on validated, clipped rows.
+    labels : LabelSet or None, default=None
+        The classifier's encoded label set.
+    meta : object or None, default=None
+        The learner's own frozen record.
+    reusable : bool, default=True
+        Whether another fit may reuse it.
+    noise : NoiseSource or None, default=None
+        The generator its build drew from.
+
     Examples
     --------
     >>> from dpconvex import PrivateLogisticRegression
@@ -798,11 +1188,46 @@ class ClassifierScoreMixin(ClassifierMixin):
     a ``score`` that validates its labels like ``fit`` does (named errors, no silent mistakes).
 
     Labels never seen in ``fit`` raise :class:`DataValidationError` instead of being counted as mistakes.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.estimators.base import ClassifierScoreMixin
+    >>> est = PrivateLogisticRegression(classes=[-1, 1], random_state=0).fit(X, y)
+    >>> isinstance(est, ClassifierScoreMixin), 0.0 <= est.score(X, y) <= 1.0
+    (True, True)
     """
 
     @checks_feature_names
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Mean accuracy on (X, y), weighted by ``sample_weight`` (finite, >= 0, not all 0)."""
+        """Mean accuracy on (X, y), weighted by ``sample_weight`` (finite, >= 0, not all 0).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+        y : array-like of shape (n_samples,)
+            The true labels, each one of ``classes_``.
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+            The rows' weights.
+
+        Returns
+        -------
+        float
+            The (weighted) share of rows predicted right.
+
+        Raises
+        ------
+        DataValidationError
+            y holds a label unseen in ``fit``, or the rows or weights fail their checks.
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLogisticRegression
+        >>> est = PrivateLogisticRegression(classes=[-1, 1], random_state=0).fit(X, y)
+        >>> 0.0 <= est.score(X, y) <= 1.0
+        True
+        """
         owner = type(self).__name__
         check_fitted(self, "classes_")
         # Dask rows pass here; predict() refuses them where the estimator has no Dask backend
@@ -819,7 +1244,25 @@ class ClassifierScoreMixin(ClassifierMixin):
 
     @checks_feature_names
     def predict_log_proba(self, X: Any) -> np.ndarray:
-        """log P(c | x), computed in log space (no row underflows to −inf); its argmax is ``predict``'s."""
+        """log P(c | x), computed in log space (no row underflows to −inf); its argmax is
+        ``predict``'s.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLogisticRegression
+        >>> est = PrivateLogisticRegression(classes=[-1, 1], random_state=0).fit(X, y)
+        >>> est.predict_log_proba(X).shape
+        (40, 2)
+        """
         return self._log_proba(X, "predict_log_proba")
 
     def _log_proba(self, X: Any, method: str) -> np.ndarray:  # the log-softmax of the class scores
@@ -850,6 +1293,18 @@ class ClassifierScoreMixin(ClassifierMixin):
 def keep_argmax(proba: np.ndarray, scores: np.ndarray) -> np.ndarray:
     """``proba`` (class probabilities or scores from ``scores``, higher wins) with each row's argmax
     that of its scores: where rounding tied them, the top one becomes the next float above.
+
+    Parameters
+    ----------
+    proba : ndarray of shape (n_samples, n_classes)
+        The probabilities (changed in place).
+    scores : ndarray of shape (n_samples, n_classes)
+        The scores they come from.
+
+    Returns
+    -------
+    ndarray
+        ``proba`` itself.
 
     Examples
     --------
@@ -920,6 +1375,15 @@ class FitPlan:
         A front door's choice, which its fit follows: its rule's output on this public shape
         and its learner's own plan (:class:`~dpconvex.estimators.front_door.ChosenClassifier`,
         :class:`~dpconvex.estimators.front_door.ChosenLearner`); None for a learner.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> plan = PrivateLogisticRegression(epsilon=1.0, classes=[0, 1]).plan(500, 2, 3)
+    >>> plan.n, plan.n_features, plan.budget.epsilon, plan.mechanism_name
+    (500, 3, 1.0, 'objective')
+    >>> plan.options["fit_intercept"]
+    True
     """
 
     estimator: str
@@ -1010,6 +1474,16 @@ class PrivateEstimator(BaseEstimator):
     and, where their fit differs from these steps, ``_fit_routed`` (a fit made of another fit
     of the estimator) or ``_prepare_fit`` (a front door, :attr:`fits_only`, prepares inside
     its fit only).
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.estimators.base import PrivateEstimator
+    >>> est = PrivateLogisticRegression(epsilon=1.0, classes=[-1, 1], random_state=0)
+    >>> isinstance(est, PrivateEstimator)
+    True
+    >>> est.fit(X, y).certificate_.epsilon
+    1.0
     """
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {}
@@ -1061,9 +1535,29 @@ class PrivateEstimator(BaseEstimator):
         out where ``classes`` lists the labels, and for a regressor (no label set). The shape
         is checked here, once, and planned on by :meth:`plan_checked`.
 
+        Parameters
+        ----------
+        n : int
+            The number of rows (at least 2).
+        n_classes : int or None, default=None
+            The size of the label set (None: from ``classes``, or 1 for a regressor).
+        n_features : int or None, default=None
+            The number of columns of X (at least 1).
+
+        Returns
+        -------
+        FitPlan
+
         Raises
         ------
         ParameterError, PrivacyError
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLogisticRegression
+        >>> plan = PrivateLogisticRegression(classes=[0, 1]).plan(500, n_features=3)
+        >>> plan.n, plan.n_classes, plan.n_features
+        (500, 2, 3)
         """
         owner = type(self).__name__
         if n_classes is None or n_features is None:  # what classes= or a regression states
@@ -1082,6 +1576,15 @@ class PrivateEstimator(BaseEstimator):
         The shape is taken as :meth:`plan` checks it (ints, n >= 2, n_classes >= 2 for a
         classifier, n_features >= 1, rows a numpy array can hold); the parameters are validated
         here, and the plan made by the estimator's ``_plan``.
+
+        Parameters
+        ----------
+        n, n_classes, n_features : int
+            The public shape, checked by the caller as :meth:`plan` checks it.
+
+        Returns
+        -------
+        FitPlan
 
         Raises
         ------
@@ -1116,6 +1619,22 @@ class PrivateEstimator(BaseEstimator):
         of y, which a fit then reports as assumed public; 1 for a regression). Where they cannot be made out,
         the data check raises its named error; a label set of fewer than two labels is planned as two
         (``prepare`` refuses it by name).
+
+        Parameters
+        ----------
+        X, y : array-like
+            The rows and labels of the fit.
+
+        Returns
+        -------
+        tuple of int
+            (n, n_classes, n_features).
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLogisticRegression
+        >>> PrivateLogisticRegression().public_shape(X, y)
+        (40, 2, 3)
         """
         owner = type(self).__name__
         shape = getattr(X, "shape", None)  # (n, p) from the shape alone, public under replace-one
@@ -1154,7 +1673,24 @@ class PrivateEstimator(BaseEstimator):
         return n, max(2, 2 if label_set is None else int(label_set.size)), p
 
     def plan_for(self, X: Any, y: Any) -> FitPlan:
-        """``plan(*public_shape(X, y))``: the plan ``fit(X, y)`` follows."""
+        """``plan(*public_shape(X, y))``: the plan ``fit(X, y)`` follows.
+
+        Parameters
+        ----------
+        X, y : array-like
+            The rows and labels of the fit.
+
+        Returns
+        -------
+        FitPlan
+            With the line on where the rows' encoding came from, where they carry one.
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLogisticRegression
+        >>> PrivateLogisticRegression(classes=[-1, 1]).plan_for(X, y).n
+        40
+        """
         ranged = self._with_rows_ranges(X) if self.takes_rows_ranges else None
         if ranged is not None:
             return ranged.plan_for(X, y)
@@ -1217,6 +1753,38 @@ class PrivateEstimator(BaseEstimator):
         (:class:`PrivacyError`) before the rows are read. An estimator that prepares inside
         its fit only (a front door, which splits its budget and its rows between its parts)
         refuses it by name.
+
+        Parameters
+        ----------
+        X, y : array-like
+            The rows and labels of the fit.
+        plan : FitPlan
+            The plan of this estimator on their public shape (:meth:`plan_for`).
+        context : FitContext, default=NO_CONTEXT
+            The context the preparing fit issued (:func:`issued`).
+
+        Returns
+        -------
+        Prepared
+            The template on validated, clipped rows, the label set and the learner's facts.
+
+        Raises
+        ------
+        ParameterError
+            The plan is for another shape than X's; or the estimator prepares inside its fit
+            only (this base's ``prepare``).
+        DataValidationError
+            X or y fails the data checks.
+        PrivacyError
+            ``context`` was not issued by the fit that prepares.
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLogisticRegression
+        >>> est = PrivateLogisticRegression(classes=[-1, 1])
+        >>> prep = est.prepare(X, y, est.plan_for(X, y))
+        >>> prep.template.n, prep.labels.classes.tolist()
+        (40, [-1, 1])
         """
         raise ParameterError(f"{type(self).__name__}.prepare: {type(self).__name__} {FIT_ONLY}")
 
@@ -1287,6 +1855,38 @@ class PrivateEstimator(BaseEstimator):
         what the fit that calls it hands it (:class:`FitContext`: e.g. its noise source, its
         budget hold), issued by that fit (:func:`issued`); any other is refused
         (:class:`PrivacyError`) before anything is held or charged.
+
+        Parameters
+        ----------
+        prep : Prepared
+            What :meth:`prepare` built on ``plan``.
+        plan : FitPlan
+            The plan ``prep`` was built on; its budget is held and charged.
+        warm_start : ndarray or None, default=None
+            A start point for the solver (None: the solver's own).
+        context : FitContext, default=NO_CONTEXT
+            The context the calling fit issued (:func:`issued`).
+
+        Returns
+        -------
+        PrivateEstimator
+            The estimator, fitted.
+
+        Raises
+        ------
+        ParameterError
+            The estimator prepares and releases inside its fit only (:attr:`fits_only`).
+        PrivacyError, SolverError, BudgetError
+            ``context`` not issued; a refused release (in this call's name); the ledger
+            cannot hold the plan's budget.
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLogisticRegression
+        >>> est = PrivateLogisticRegression(classes=[-1, 1], random_state=0)
+        >>> plan = est.plan_for(X, y)
+        >>> est.fit_prepared(est.prepare(X, y, plan), plan).coef_.shape
+        (1, 3)
         """
         caller, ledger = f"{type(self).__name__}.fit_prepared", getattr(self, "accountant", None)
         if self.fits_only:
@@ -1331,9 +1931,32 @@ class PrivateEstimator(BaseEstimator):
         issued to it (:func:`fit_part`; the fit that holds it states its rows' source); any
         other context is refused (:class:`PrivacyError`), before anything is read or held.
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows.
+        y : array-like of shape (n_samples,)
+            The labels (a classifier's) or targets (a regressor's).
+        context : FitContext, default=NO_CONTEXT
+            The context a meta-estimator issued to this part (:func:`fit_part`).
+        **fit_params
+            Refused by name (:class:`ParameterError`).
+
+        Returns
+        -------
+        PrivateEstimator
+            The estimator, fitted (``certificate_`` states what the release spent).
+
         Raises
         ------
         ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLogisticRegression
+        >>> est = PrivateLogisticRegression(epsilon=1.0, classes=[-1, 1], random_state=0)
+        >>> est.fit(X, y).certificate_.epsilon, est.coef_.shape
+        (1.0, (1, 3))
         """
         if fit_params:
             refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
@@ -1547,6 +2170,21 @@ class PrivateEstimator(BaseEstimator):
         For dry runs and the noise warnings, which read the template's public constants
         (n, p, the loss, the norm bound) and never its rows.
 
+        Parameters
+        ----------
+        plan : FitPlan
+            The plan of this estimator.
+
+        Returns
+        -------
+        Template
+            The template of the plan's public problem, no rows or labels read.
+
+        Raises
+        ------
+        NotImplementedError
+            Here, in the base: each learner implements it.
+
         Examples
         --------
         >>> from dpconvex import PrivateLogisticRegression
@@ -1644,6 +2282,22 @@ def check_holdable_shape(owner: str, n: int, n_features: int, method: str) -> No
     columns and an intercept, n x (n_features + 1) float64 entries, beyond the bytes one numpy
     array can address.
 
+    Parameters
+    ----------
+    owner : str
+        The estimator, named in the refusal.
+    n : int
+        The number of rows.
+    n_features : int
+        The number of columns.
+    method : str
+        The call (``"plan"``, ``"certify"``, ...).
+
+    Raises
+    ------
+    ParameterError
+        n × (n_features + 1) float64 entries exceed one numpy array.
+
     Examples
     --------
     >>> from dpconvex.estimators.base import check_holdable_shape
@@ -1662,6 +2316,28 @@ def check_holdable_shape(owner: str, n: int, n_features: int, method: str) -> No
 def check_shape_fact(name: str, value: Any, owner: str, *, low: int, method: str = "plan") -> int:
     """A public shape fact given to ``owner.method`` (n, n_classes, n_features) as an int >= ``low``,
     or the :class:`ParameterError` naming it.
+
+    Parameters
+    ----------
+    name : str
+        The fact's name.
+    value : object
+        Its value.
+    owner : str
+        The estimator.
+    low : int
+        The smallest value accepted.
+    method : str, default="plan"
+        The call.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ParameterError
+        ``value`` is not an int (a bool is not) or is below ``low``.
 
     Examples
     --------

@@ -106,6 +106,12 @@ class Priors(Constraint):
     """``priors``: "empirical", "uniform", or a 1-D array-like of positive finite numbers.
 
     The length is checked against the public label set in the plan (:func:`class_priors`).
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.centroids import Priors
+    >>> Priors().check("priors", "uniform", "Demo")
+    'uniform'
     """
 
     def check(self, name: str, value: Any, owner: str) -> Any:
@@ -137,6 +143,27 @@ def class_priors(priors: Any, counts: np.ndarray, floor: float, owner: str) -> n
     divided by their sum (public priors, validated by :class:`Priors`; scaled by their largest
     first, so priors near the float range give what their ratios give).
 
+    Parameters
+    ----------
+    priors : "empirical", "uniform" or array-like
+        The ``priors`` parameter, validated by :class:`Priors`.
+    counts : ndarray of shape (C,)
+        ñ_c, the released counts.
+    floor : float
+        f, the public count floor.
+    owner : str
+        The estimator, named in a refusal.
+
+    Returns
+    -------
+    ndarray of shape (C,)
+        π.
+
+    Raises
+    ------
+    ParameterError
+        An array of priors without one entry per class.
+
     Examples
     --------
     >>> from dpconvex.estimators.centroids import class_priors
@@ -167,6 +194,22 @@ def within_class_variance(V: np.ndarray, count_weight: float, floor: float,
     (``sum_noise_energy``, shape (C,)) and π̂_c the priors from the floored counts
     (docs/privacy/large_margin.md#privacy-centroid-priors). Post-processing; returns σ̂² > 0
     in the units of u.
+
+    Parameters
+    ----------
+    V : ndarray of shape (C, d + 1)
+        The released vector.
+    count_weight : float
+        w, the weight of the count column (the counts are V[:, d] / w).
+    floor : float
+        The public count floor f.
+    sum_noise_energy : ndarray of shape (C,)
+        E_c, the public noise energy of each class sum.
+
+    Returns
+    -------
+    float
+        σ̂² > 0.
     """
     V = np.asarray(V, dtype=float)
     d = V.shape[1] - 1
@@ -182,6 +225,25 @@ def prior_penalty(priors: np.ndarray, variance: float) -> np.ndarray:
 
     argmin_c ‖u − μ_c‖² + this is the Bayes rule of u | c ~ N(μ_c, σ̂²I) with priors π;
     it is exactly 0 for equal priors, so the rule is then the nearest mean bit for bit.
+
+    Parameters
+    ----------
+    priors : ndarray of shape (C,)
+        π.
+    variance : float
+        σ̂².
+
+    Returns
+    -------
+    ndarray of shape (C,)
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.centroids import prior_penalty
+    >>> prior_penalty(np.array([0.5, 0.5]), 1.0).tolist()
+    [0.0, 0.0]
+    >>> prior_penalty(np.array([0.8, 0.2]), 1.0).round(3).tolist()
+    [0.0, 2.773]
     """
     logp = np.log(np.asarray(priors, dtype=float))
     return 2.0 * float(variance) * (logp.max() - logp)
@@ -230,6 +292,21 @@ class BallRows:
     u = clip(x, q)/q, then u/‖u‖ with ``unit`` (zero rows stay zero), then clipped to
     ``bound``: ‖u‖ <= ``bound`` for every row, whatever x is. It reads each row alone (a
     per-record map), and is picklable, so Dask workers apply it to their chunks.
+
+    Parameters
+    ----------
+    q : float
+        The public row-norm bound.
+    unit : bool
+        Scale every non-zero row to norm 1.
+    bound : float, default=1.0
+        The norm bound of u.
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.centroids import BallRows
+    >>> BallRows(q=2.0, unit=True)(np.array([[3.0, 4.0], [0.0, 0.0]])).round(6).tolist()
+    [[0.6, 0.8], [0.0, 0.0]]
     """
 
     q: float
@@ -435,6 +512,15 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
     δ checked against it, the budget (δ = min(1e-5, 1/n²) when a Gaussian mechanism is
     named with ``delta=None``), the dry run and the release itself. The host declares the
     ``epsilon``, ``delta``, ``mechanism`` and ``random_state`` parameters.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateGaussianCentroid, PrivateGaussianNB
+    >>> from dpconvex.estimators.centroids import ClassSumEstimator
+    >>> issubclass(PrivateGaussianNB, ClassSumEstimator)
+    True
+    >>> issubclass(PrivateGaussianCentroid, ClassSumEstimator)
+    True
     """
 
     takes_row_mask = True

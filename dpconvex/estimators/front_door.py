@@ -299,6 +299,22 @@ def squared_error_utilities(unit_predictions: list[np.ndarray], u: np.ndarray,
     (docs/privacy/front_door_regression.md#privacy-regressor-safeguard). ``handicaps`` m_k
     are public constants.
 
+    Parameters
+    ----------
+    unit_predictions : list of ndarray
+        Each candidate's predictions on the validation rows, on the unit label scale.
+    u : ndarray
+        The validation labels, on the unit label scale.
+    handicaps : list of float
+        m_k, one per candidate.
+    clip : float, default=2.0
+        κ.
+
+    Returns
+    -------
+    ndarray
+        u_k, one per candidate.
+
     Examples
     --------
     >>> from dpconvex.estimators.front_door import squared_error_utilities
@@ -319,7 +335,23 @@ def _plain(label: Any) -> Any:
 
 
 def constant_name(label: Any) -> str:
-    """The candidate's name in the certificate: ``"constant <label>"``."""
+    """The candidate's name in the certificate: ``"constant <label>"``.
+
+    Parameters
+    ----------
+    label : object
+        The class (a NumPy scalar is shown as its Python value).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.front_door import constant_name
+    >>> constant_name(np.int64(3))
+    'constant 3'
+    """
     return f"constant {_plain(label)!r}"
 
 
@@ -340,7 +372,38 @@ def warn_constant_released(owner: str, constant: str, learner: str, epsilon: flo
                            anchor: str, delta_helps: bool) -> None:
     """The :class:`~dpconvex.errors.PrivacyWarning` of a safeguard that released ``constant``
     (what the selection chose, a part of the release) instead of the ``learner`` model;
-    ``delta_helps``: δ is 0 and a δ > 0 would change the rule's choice (public facts only)."""
+    ``delta_helps``: δ is 0 and a δ > 0 would change the rule's choice (public facts only).
+
+    Parameters
+    ----------
+    owner : str
+        The estimator.
+    constant : str
+        The released candidate's name.
+    learner : str
+        The learner whose model was not released.
+    epsilon : float
+        ε of the fit.
+    anchor : str
+        The documentation anchor the message cites.
+    delta_helps : bool
+        Whether to suggest δ > 0.
+
+    Warns
+    -----
+    PrivacyWarning
+        Always.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from dpconvex.estimators.front_door import warn_constant_released
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_constant_released("Demo", "constant 1", "linear", 1.0, "docs", False)
+    >>> type(caught[0].message).__name__
+    'PrivacyWarning'
+    """
     remedy = f"a larger epsilon{', delta > 0' if delta_helps else ''}, more rows or fewer features"
     warnings.warn(
         f"{owner}.fit: the safeguard released {constant} instead of the {learner} model: the "
@@ -363,6 +426,31 @@ def safeguard_mistakes(model: Any, X: Any, y: np.ndarray, classes: np.ndarray) -
     For a fixed ``model``, replacing one record changes each count by at most 1 (the utility's
     sensitivity under replace-one, docs/privacy/front_door.md#privacy-classifier-safeguard). A
     label outside ``classes`` (``unknown_labels="ignore"``) is a mistake of every candidate.
+
+    Parameters
+    ----------
+    model : estimator
+        The fitted model.
+    X : array-like
+        The validation rows, as the fit checked them.
+    y : ndarray
+        Their labels.
+    classes : ndarray
+        The public label set (one constant candidate per class).
+
+    Returns
+    -------
+    ndarray of float
+        (z_0, z_1, ..., z_C).
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.estimators.front_door import safeguard_mistakes
+    >>> model = PrivateLogisticRegression(classes=[-1, 1], random_state=0).fit(X, y)
+    >>> z = safeguard_mistakes(model, X, y, np.array([-1, 1]))
+    >>> z.shape, bool(z[1] + z[2] == len(y))
+    ((3,), True)
     """
     y = np.asarray(y)
     if is_dask_collection(X) or not hasattr(model, "_predict_rows"):
@@ -382,7 +470,40 @@ def select_release(utilities: np.ndarray, epsilon: float, n_val: int, rng: np.ra
                    seeded: bool, description: str | None = None) -> tuple[int, Certificate]:
     """The exponential mechanism on ``utilities`` of sensitivity 1 (``description``; None: minus
     the mistakes), ε-DP for fixed candidates, ``n_val`` the rows it reads
-    (privacy-classifier-safeguard, privacy-regressor-safeguard)."""
+    (privacy-classifier-safeguard, privacy-regressor-safeguard).
+
+    Parameters
+    ----------
+    utilities : ndarray
+        One utility per candidate.
+    epsilon : float
+        ε of the selection.
+    n_val : int
+        The rows it reads.
+    rng : numpy.random.Generator
+        The noise source.
+    seeded : bool
+        Whether the caller fixed the seed.
+    description : str or None, default=None
+        What the utilities are (None: minus the mistakes).
+
+    Returns
+    -------
+    tuple of (int, Certificate)
+        The index selected and the selection's certificate.
+
+    References
+    ----------
+    [MT07]_ (the exponential mechanism).
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.front_door import select_release
+    >>> chosen, certificate = select_release(np.array([-1.0, -30.0]), 1.0, 40,
+    ...                                      np.random.default_rng(0), seeded=True)
+    >>> chosen in (0, 1), certificate.epsilon
+    (True, 1.0)
+    """
     selection = release(SelectionTemplate(utilities, 1.0, n_val, description), Exponential(),
                         Budget(float(epsilon)), None, rng, seeded=seeded)
     return int(selection.theta[0]), selection.certificate
@@ -418,6 +539,13 @@ class SchemaInputMixin:
     """``schema=``: encode the table, fit the front door on the rows, compose the certificates.
 
     The host has ``schema``, ``data_norm``, ``epsilon`` and ``accountant`` parameters.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateClassifier, PrivateRegressor
+    >>> from dpconvex.estimators.front_door import SchemaInputMixin
+    >>> [issubclass(door, SchemaInputMixin) for door in (PrivateClassifier, PrivateRegressor)]
+    [True, True]
     """
 
     def _schema_row_params(self) -> dict[str, Any]:

@@ -89,6 +89,16 @@ class FeatureRange(Constraint):
     Numbers with |lo|, |hi| <= 1e100 and hi − lo >= 1e-100 (those of a ``label_range``: the map
     (x − lo)/((hi − lo)/2) stays finite); the number of rows is checked against the data's
     columns in the plan (:func:`feature_bounds`).
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.gaussian_nb import FeatureRange
+    >>> FeatureRange().check("feature_range", (0, 10), "Demo")
+    (0, 10)
+    >>> FeatureRange().check("feature_range", (10, 0), "Demo")
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.ParameterError: The 'feature_range' parameter of Demo must be a pair ...
     """
 
     def check(self, name: str, value: Any, owner: str) -> Any:
@@ -135,6 +145,25 @@ def feature_bounds(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(lo, hi), arrays of shape (n_features,), from a validated ``feature_range`` (a schema:
     :meth:`~dpconvex.PublicSchema.encoded_range`, its constants only).
+
+    Parameters
+    ----------
+    feature_range : tuple, sequence of tuples or PublicSchema
+        The validated ``feature_range``.
+    n_features : int
+        The number of columns of X.
+    owner : str
+        The estimator, named in the refusal.
+
+    Returns
+    -------
+    tuple of ndarray
+        (lo, hi).
+
+    Raises
+    ------
+    ParameterError
+        The number of (lo, hi) rows is not ``n_features``.
 
     Examples
     --------
@@ -293,6 +322,24 @@ def class_moments(V: np.ndarray, count_weight: float, floor: float, noise_second
     v_c = max(M_c − μ_c², φ) + e/m_c², with m_c = max(ñ_c, f) for the public count floor f and
     e the public second moment of one noise coordinate: post-processing. Returns the means
     and variances (C, d) in the units of t and the counts ñ_c (C,) as released.
+
+    Parameters
+    ----------
+    V : ndarray
+        The released (C, 2d + 1) sums: per class S̃_c, Q̃_c and the weighted count.
+    count_weight : float
+        w, the weight of the count column (the counts are V[:, 2d] / w).
+    floor : float
+        f, the public count floor.
+    noise_second_moment : float
+        e, the public second moment of one noise coordinate.
+    var_floor : float
+        φ, the variance floor.
+
+    Returns
+    -------
+    tuple of ndarray
+        (means, variances, counts).
 
     Examples
     --------

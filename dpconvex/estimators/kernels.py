@@ -64,6 +64,26 @@ def auto_components(n: int, epsilon: float, *, constant: float = COMPONENTS_CONS
     (:data:`COMPONENTS_CONSTANT`). Reads n, the number of training records (public under replace-one
     adjacency), and ε, the budget of the learner that follows (inf: the largest D), never a data value
     (docs/privacy/tuning_gd_ledger.md#privacy-n-components-auto).
+
+    Parameters
+    ----------
+    n : int
+        The number of training records.
+    epsilon : float
+        ε of the learner that follows (inf: the largest D).
+    constant : float, default=COMPONENTS_CONSTANT
+        C.
+
+    Returns
+    -------
+    int
+        D, within ``COMPONENTS_RANGE``.
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.kernels import auto_components
+    >>> auto_components(1000, 1.0) <= auto_components(100000, 1.0)
+    True
     """
     fewest, most = COMPONENTS_RANGE
     if not math.isfinite(float(epsilon)):
@@ -109,6 +129,10 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         D actually used (the rule's value for ``n_components="auto"``).
     data_norm : float
         Public bound on the norm of every transformed row: 1.0.
+
+    References
+    ----------
+    [CMS]_ Algorithm 3 (private kernel learning with random features).
 
     Examples
     --------

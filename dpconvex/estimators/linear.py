@@ -138,6 +138,14 @@ class OneVsRestMixin:
     ``delta``). The binary clones keep ``unknown_labels``: with "raise" a label outside
     the set is refused here, before any budget is held; with "ignore" its record is
     labelled -1 in every binary problem, outside their set {0, 1}, so its row is zeroed.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> labels = np.arange(40) % 3
+    >>> model = PrivateLogisticRegression(classes=[0, 1, 2], random_state=0).fit(X, labels)
+    >>> model.coef_.shape, len(model.certificate_.parts)
+    ((3, 3), 3)
     """
 
     #: The family of the fit's one noise warning (privacy.rules.noise_level).
@@ -874,6 +882,11 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
     certificate_ : Certificate
         Public facts only (the solve's diagnostics: :func:`dpconvex.collect_diagnostics`).
 
+    References
+    ----------
+    [CMS]_ Section 3.4.1 (logistic regression), Algorithm 1 (output perturbation) and
+    Algorithm 2 (objective perturbation).
+
     Examples
     --------
     >>> import numpy as np
@@ -910,6 +923,10 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
     Warns
     -----
     {linear_warns}
+
+    References
+    ----------
+    [CMS]_ Section 3.4.2 (Huber SVM, eq. 35; the smooth hinge, eq. 23), Algorithms 1 and 2.
 
     Examples
     --------
@@ -966,6 +983,10 @@ class PrivateLinearClassifier(_PrivateLinearClassifier):
     Warns
     -----
     {linear_warns}
+
+    References
+    ----------
+    [CMS]_ Algorithm 1 (output perturbation) and Algorithm 2 (objective perturbation).
 
     Examples
     --------

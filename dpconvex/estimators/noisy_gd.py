@@ -155,6 +155,11 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         z, and s = z · 2C / n per coordinate of the noisy mean gradient.
     certificate_ : Certificate
 
+    References
+    ----------
+    [ACG+16]_ and [BST14]_ (noisy gradient descent with per-example clipping); [DRS22]_
+    (the μ-GDP curve of ``accounting="gdp"``); [Mir17]_ (Rényi DP, ``accounting="rdp"``).
+
     Examples
     --------
     >>> import numpy as np

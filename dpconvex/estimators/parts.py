@@ -34,7 +34,35 @@ def check_rows(X: Any, y: Any, caller: str, estimator: Any, *, classes: Any = No
     float64 Dask array (never computed); the labels as a vector of length n (``classes``
     and ``unknown_labels``: the candidates', as :func:`~dpconvex.data.validation.check_labels`
     reads them). A pipeline's table (a DataFrame) stays as given: its first step reads it
-    (e.g. a PublicEncoder)."""
+    (e.g. a PublicEncoder).
+
+    Parameters
+    ----------
+    X, y : array-like
+        The rows and labels.
+    caller : str
+        The public call, opening every message.
+    estimator : estimator
+        The candidate estimator (its tags say whether sparse rows are accepted; a pipeline
+        keeps a DataFrame as given).
+    classes : sequence or None, default=None
+        The candidates' public label set.
+    unknown_labels : {"raise", "ignore"}, default="raise"
+        The candidates' policy for labels outside it.
+
+    Returns
+    -------
+    tuple
+        (rows, labels).
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.estimators.parts import check_rows
+    >>> rows, labels = check_rows(X, y, "Demo.fit", PrivateLogisticRegression())
+    >>> rows.shape, labels.shape
+    ((40, 3), (40,))
+    """
     feature_names_of(X, caller)  # column names of mixed types: refused as every fit refuses them
     if isinstance(estimator, Pipeline) and hasattr(X, "iloc") and not is_dask_collection(X):
         rows = X
@@ -98,7 +126,27 @@ class Parts:
 def predicted(model: Any, X: Any) -> np.ndarray:
     """``model.predict(X)`` as an ndarray; for a Dask array or DataFrame, predicted per chunk
     (per partition) on the workers, the labels concatenated in row order. numpy's overflow
-    warnings are off: a validation record near the float range would switch them on."""
+    warnings are off: a validation record near the float range would switch them on.
+
+    Parameters
+    ----------
+    model : estimator
+        A fitted model.
+    X : array-like
+        The rows.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.estimators.parts import predicted
+    >>> model = PrivateLogisticRegression(classes=[-1, 1], random_state=0).fit(X, y)
+    >>> predicted(model, X).shape
+    (40,)
+    """
     if not is_dask_collection(X):
         with np.errstate(all="ignore"):
             return np.asarray(model.predict(X))
@@ -117,6 +165,32 @@ def mistakes(model: Any, X: Any, y: Any, caller: str) -> int:
     """Number of rows of (X, y) that ``model`` misclassifies (Dask rows: predicted per chunk).
 
     ``caller``: the public call that scores ("PrivateGridSearch.fit"), for the message.
+
+    Parameters
+    ----------
+    model : estimator
+        A fitted model.
+    X, y : array-like
+        The rows and their labels.
+    caller : str
+        The public call that scores.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    DataValidationError
+        The predictions are not one per row.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.estimators.parts import mistakes
+    >>> model = PrivateLogisticRegression(classes=[-1, 1], random_state=0).fit(X, y)
+    >>> 0 <= mistakes(model, X, y, "Demo.fit") <= 40
+    True
     """
     predicted_labels = predicted(model, X)
     if predicted_labels.shape[0] != len(y):

@@ -282,6 +282,14 @@ class LabelRangeMixin(RegressionScoreMixin):
 
     The host has ``label_range``, ``fit_intercept`` and ``intercept_scaling`` parameters;
     ``_release`` sets ``coef_``, ``intercept_`` and ``n_features_in_`` in the labels' units.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLinearRegressor
+    >>> from dpconvex.estimators.regression import LabelRangeMixin
+    >>> model = PrivateLinearRegressor(label_range=(0, 10), random_state=0).fit(X, 5 + X[:, 0])
+    >>> isinstance(model, LabelRangeMixin), model.predict(X[:2]).shape
+    (True, (2,))
     """
 
     _reads_label_set: ClassVar[bool] = False  # (n, 1, n_features): no label set to read
@@ -990,6 +998,11 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
     PrivateQuantileRegressor : the pinball loss of a quantile.
     PrivateLinearRegression : the squared loss, by sufficient-statistics perturbation.
 
+    References
+    ----------
+    [CMS]_ Algorithm 1 (output perturbation) and Algorithm 2 (objective perturbation);
+    [KST]_ Section 3.
+
     Examples
     --------
     >>> import numpy as np
@@ -1055,6 +1068,11 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
     --------
     PrivateLinearRegressor : any loss of the prediction, a user's included.
     PrivateHuberRegressor : the Huber loss.
+
+    References
+    ----------
+    [KB78]_ (the check loss ρ_τ); [CMS]_ Algorithm 1 (output perturbation) and Algorithm 2
+    (objective perturbation); [KST]_ Section 3.
 
     Examples
     --------

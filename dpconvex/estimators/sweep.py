@@ -195,6 +195,19 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
         Start each native solve from the previous solve of the sweep (the released models
         have the same distribution either way).
 
+    Returns
+    -------
+    EpsilonSweep
+        The fitted models per ε and run, and the sweep's certificate.
+
+    Raises
+    ------
+    ParameterError
+        ``estimator`` is not an unfitted estimator the sweep can refit, or a parameter is
+        out of its range.
+    BudgetError
+        The ``accountant`` cannot hold the sum of the fits' budgets (nothing charged).
+
     Notes
     -----
     A :class:`~dpconvex.estimators.base.PrivateEstimator` is fitted through ``plan`` /

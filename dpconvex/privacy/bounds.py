@@ -60,6 +60,32 @@ def release_range(values: Any, budget: Budget, *, n: int | None = None,
     certificate. Returns lo < hi, the middle of the octave holding the noisy histogram's
     median (post-processing) and the certificate.
 
+    Parameters
+    ----------
+    values : array-like
+        One value per record.
+    budget : Budget
+        A pure ε budget.
+    n : int or None, default=None
+        The public number of records (None: ``len(values)``).
+    levels : sequence of float, default=DEFAULT_LEVELS
+        The quantile levels of the bounds.
+    name : str, default="values"
+        The values' name in the certificate.
+    rng : None, int or Generator, default=None
+        The noise source (None: seeded from the OS).
+    seeded : bool or None, default=None
+        Whether the caller fixed the noise's seed (None: ``rng is not None``).
+
+    Returns
+    -------
+    tuple
+        (lo, hi, the middle of the median octave, the certificate).
+
+    References
+    ----------
+    [MT07]_ (the exponential mechanism of the refined bounds).
+
     Examples
     --------
     >>> from dpconvex.privacy.bounds import release_range
@@ -85,6 +111,22 @@ def check_range_budget(
     n: int, epsilon: float, name: str = "values", caller: str = "release_range"
 ) -> None:
     """Refuse, before anything is read, a range whose n·ε is below ``MIN_RECORDS_EPSILON``.
+
+    Parameters
+    ----------
+    n : int
+        The number of records.
+    epsilon : float
+        ε of the range.
+    name : str, default="values"
+        The values' name.
+    caller : str, default="release_range"
+        The public call, opening the refusal.
+
+    Raises
+    ------
+    ParameterError
+        n·ε below ``MIN_RECORDS_EPSILON``.
 
     Examples
     --------
@@ -112,6 +154,21 @@ def release_vocabulary(values: Any, budget: Budget, *, n: int | None = None,
                        name: str = "values", rng: Any = None, seeded: bool | None = None
                        ) -> tuple[tuple[str, ...], Certificate]:
     """Release the categories of a column whose noisy count passes a threshold ((ε, δ), δ > 0).
+
+    Parameters
+    ----------
+    values : array-like
+        One category per record.
+    budget : Budget
+        (ε, δ) with δ > 0.
+    n : int or None, default=None
+        The public number of records (None: ``len(values)``).
+    name : str, default="values"
+        The values' name in the certificate.
+    rng : None, int or Generator, default=None
+        The noise source (None: seeded from the OS).
+    seeded : bool or None, default=None
+        Whether the caller fixed the noise's seed (None: ``rng is not None``).
 
     Returns
     -------
@@ -161,7 +218,30 @@ def _pld_epsilon(parts: Sequence[tuple[float, float]], delta: float) -> float:
 
 @dataclass(frozen=True)
 class ColumnBudgets:
-    """The per-column budgets of a schema release and how they compose (public)."""
+    """The per-column budgets of a schema release and how they compose (public).
+
+    Parameters
+    ----------
+    range_epsilon : float
+        ε of each released range.
+    vocabulary : Budget or None
+        (ε, δ) of each released vocabulary (None: none released).
+    rule : str
+        How the columns compose ("sequential composition", "PLD composition", or
+        "nothing released").
+    detail : str
+        The composition's line.
+    epsilon, delta : float
+        The whole's (ε, δ).
+
+    Examples
+    --------
+    >>> from dpconvex import Budget
+    >>> from dpconvex.privacy.bounds import column_budgets
+    >>> split = column_budgets(Budget(1.0), n_ranges=2, n_vocabularies=0)
+    >>> split.range_epsilon, split.rule
+    (0.5, 'sequential composition')
+    """
 
     range_epsilon: float
     vocabulary: Budget | None
@@ -178,6 +258,19 @@ def column_budgets(budget: Budget, n_ranges: int, n_vocabularies: int) -> Column
     δ > 0, the PLD accountant composes the k columns at δ/2 (vocabularies δ/(2 k_v) each):
     the largest common per-column ε whose composition is (ε, δ)-DP, used when it exceeds
     ε/k (docs/privacy/bounds.md#privacy-bounds-composition).
+
+    Parameters
+    ----------
+    budget : Budget
+        The schema's (ε, δ).
+    n_ranges : int
+        The number of ranges released.
+    n_vocabularies : int
+        The number of vocabularies released.
+
+    Returns
+    -------
+    ColumnBudgets
 
     Examples
     --------
@@ -416,6 +509,11 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
         bad ``kinds``, a column of dates or complex numbers.
     BudgetError
         The budget does not fit in what remains on ``accountant``.
+
+    Returns
+    -------
+    PublicSchema
+        The drafted schema (with its certificate when released privately).
 
     Examples
     --------

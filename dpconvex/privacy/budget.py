@@ -108,7 +108,17 @@ class Budget:
 
     @classmethod
     def unlimited(cls) -> Budget:
-        """The budget of a non-private fit (ε = ∞, δ = 0)."""
+        """The budget of a non-private fit (ε = ∞, δ = 0).
+
+        Returns
+        -------
+        Budget
+
+        Examples
+        --------
+        >>> Budget.unlimited().private
+        False
+        """
         return cls(math.inf, 0.0)
 
 
@@ -123,6 +133,16 @@ DELTA_RULE = "delta chosen by the public rule min(1e-5, 1/n^2) (n, the number of
 def default_delta(n: int) -> float:
     """δ = min(1e-5, 1/n²): the public rule of ``delta=None`` for the estimators that exist
     only as (ε, δ) mechanisms (n is public under replace-one adjacency).
+
+    Parameters
+    ----------
+    n : int
+        The number of rows (public).
+
+    Returns
+    -------
+    float
+        min(1e-5, 1/n²).
 
     Examples
     --------
@@ -170,6 +190,23 @@ def split_budget(budget: Budget, fractions: Sequence[float]) -> tuple[Budget, ..
 
     ``fractions``: positive shares summing to 1 (within 1e-9); returns a tuple of Budget.
 
+    Parameters
+    ----------
+    budget : Budget
+        The whole.
+    fractions : sequence of float
+        Positive shares summing to 1 (within 1e-9).
+
+    Returns
+    -------
+    tuple of Budget
+        One share per fraction.
+
+    Raises
+    ------
+    ParameterError
+        The fractions are empty, not positive, do not sum to 1, or leave the last no share.
+
     Examples
     --------
     >>> from dpconvex.privacy.budget import split_budget
@@ -204,6 +241,18 @@ def split_budget(budget: Budget, fractions: Sequence[float]) -> tuple[Budget, ..
 def split_even(total: float, k: int) -> float:
     """The largest per-part ε with ``k * part <= total`` in floating point (k equal parts).
 
+    Parameters
+    ----------
+    total : float
+        The whole ε.
+    k : int
+        The number of equal parts.
+
+    Returns
+    -------
+    float
+        The per-part ε.
+
     Examples
     --------
     >>> from dpconvex.privacy.budget import split_even
@@ -223,6 +272,18 @@ def delta_rows_note(delta: float | None, n: Any) -> DeltaRows | None:
     """The certificate's line (its fields: δ and n) when δ >= 1/n (n rows, public), else None.
 
     ``delta`` 0 or None (pure ε-DP) or ``n`` None (the rows, public under replace-one adjacency): no line.
+
+    Parameters
+    ----------
+    delta : float or None
+        δ of the fit (checked in [0, 1]).
+    n : int or None
+        The number of rows.
+
+    Returns
+    -------
+    DeltaRows or None
+        The certificate's line where δ >= 1/n, else None.
 
     Examples
     --------
@@ -278,6 +339,15 @@ class Spend:
     """One recorded release: its ``label`` (e.g. the estimator's name), its (ε, δ)
     guarantee and the index of its ``parallel()`` block (``group``; None: sequential).
 
+    Parameters
+    ----------
+    label : str
+        The release's label.
+    epsilon, delta : float
+        Its (ε, δ) guarantee.
+    group : int or None, default=None
+        The index of its ``parallel()`` block (None: sequential).
+
     Examples
     --------
     >>> from dpconvex import BudgetAccountant
@@ -304,6 +374,10 @@ class BudgetAccountant:
         unlimited budget must be asked for explicitly).
     delta : float, default=0.0
         Total δ budget, in [0, 1).
+
+    References
+    ----------
+    [DR14]_ Theorem 3.16 (basic composition); [McS09]_ (parallel composition).
 
     Examples
     --------
@@ -480,6 +554,29 @@ class BudgetAccountant:
 
         Open reservations count as spent; inside a ``parallel()`` block the spend composes
         by max. Other threads may spend meanwhile: :meth:`reserve` checks and holds atomically.
+
+        Parameters
+        ----------
+        epsilon : float
+            ε of the release.
+        delta : float, default=0.0
+            δ of the release.
+
+        Raises
+        ------
+        BudgetError
+            (ε, δ) does not fit in what remains.
+
+        Examples
+        --------
+        >>> from dpconvex import BudgetAccountant, BudgetError
+        >>> acc = BudgetAccountant(epsilon=1.0)
+        >>> acc.check(0.5)
+        >>> try:
+        ...     acc.check(2.0)
+        ... except BudgetError:
+        ...     print("does not fit")
+        does not fit
         """
         self._require_original("BudgetAccountant.check", "check a spend")
         e, d = self._validate(epsilon, delta)
@@ -490,6 +587,28 @@ class BudgetAccountant:
         """Record a release of guarantee (ε, δ); raise :class:`BudgetError` if it overspends.
 
         Check and record are atomic; nothing is recorded when it would overspend.
+
+        Parameters
+        ----------
+        epsilon : float
+            ε of the release.
+        delta : float, default=0.0
+            δ of the release.
+        label : str, default=""
+            The release's label on the ledger.
+
+        Raises
+        ------
+        BudgetError
+            (ε, δ) does not fit in what remains.
+
+        Examples
+        --------
+        >>> from dpconvex import BudgetAccountant
+        >>> acc = BudgetAccountant(epsilon=1.0)
+        >>> acc.spend(0.25, label="histogram")
+        >>> acc.spent, acc.remaining
+        ((0.25, 0.0), (0.75, 0.0))
         """
         self._require_original("BudgetAccountant.spend", "record a spend")
         e, d = self._validate(epsilon, delta)
@@ -505,6 +624,33 @@ class BudgetAccountant:
         Check and hold are atomic: until the reservation is committed or released, every
         other check, spend and reservation counts it as spent. A reservation made inside a
         ``parallel()`` block belongs to that block.
+
+        Parameters
+        ----------
+        epsilon : float
+            ε of the release.
+        delta : float, default=0.0
+            δ of the release.
+        label : str, default=""
+            The release's label on the ledger.
+
+        Returns
+        -------
+        Reservation
+            The open hold.
+
+        Raises
+        ------
+        BudgetError
+            (ε, δ) does not fit in what remains.
+
+        Examples
+        --------
+        >>> from dpconvex import BudgetAccountant
+        >>> acc = BudgetAccountant(epsilon=1.0)
+        >>> hold = acc.reserve(0.5, label="model")
+        >>> hold.state, acc.remaining
+        ('open', (0.5, 0.0))
         """
         self._require_original("BudgetAccountant.reserve", "reserve budget")
         e, d = self._validate(epsilon, delta)
@@ -546,6 +692,30 @@ class BudgetAccountant:
 
         .. warning:: Only when every spend in the block reads a disjoint subset of the
            records (e.g. the parts of a random partition); otherwise the ledger undercounts.
+
+        Yields
+        ------
+        BudgetAccountant
+            This ledger.
+
+        Raises
+        ------
+        ParameterError
+            A block opened inside another.
+
+        References
+        ----------
+        [McS09]_ (parallel composition).
+
+        Examples
+        --------
+        >>> from dpconvex import BudgetAccountant
+        >>> acc = BudgetAccountant(epsilon=1.0)
+        >>> with acc.parallel():
+        ...     acc.spend(0.5, label="part 1")
+        ...     acc.spend(0.5, label="part 2")
+        >>> acc.spent
+        (0.5, 0.0)
         """
         self._require_original("BudgetAccountant.parallel", "open a parallel() block")
         if self._current_group() is not None:
@@ -602,6 +772,29 @@ def reserve_budget(accountant: BudgetAccountant | None, epsilon: float, delta: f
     ``ParameterError`` if ``accountant`` is neither None nor a ledger; ``BudgetError`` if
     (ε, δ) does not fit in what remains, open reservations included.
 
+    Parameters
+    ----------
+    accountant : BudgetAccountant or None
+        The ledger (None: a no-op hold).
+    epsilon : float
+        ε to hold.
+    delta : float, default=0.0
+        δ to hold.
+    label : str, default="estimator"
+        The release's label on the ledger.
+
+    Returns
+    -------
+    Reservation
+        The open hold.
+
+    Raises
+    ------
+    ParameterError
+        ``accountant`` is neither None nor a :class:`BudgetAccountant`.
+    BudgetError
+        (ε, δ) does not fit in what remains.
+
     Examples
     --------
     >>> from dpconvex import BudgetAccountant
@@ -638,6 +831,32 @@ def hold_budget(accountant: BudgetAccountant | None, budget: Budget | None, owne
     (:func:`delta_rows_note`). A release inside another one's hold
     passes None: the outer hold checks the whole δ.
 
+    Parameters
+    ----------
+    accountant : BudgetAccountant or None
+        The ledger (None: nothing charged).
+    budget : Budget or None
+        The (ε, δ) to hold (None: (0, 0)).
+    owner : str
+        The release's label, opening the δ >= 1/n warning.
+    n : int or None, default=None
+        The rows (None: no δ check here, as inside another release's hold).
+
+    Yields
+    ------
+    Hold
+        The hold the release commits its certificate to.
+
+    Raises
+    ------
+    ParameterError, BudgetError
+        As :func:`reserve_budget`.
+
+    Warns
+    -----
+    PrivacyWarning
+        δ >= 1/n.
+
     Examples
     --------
     >>> from dpconvex import Budget, BudgetAccountant
@@ -669,6 +888,13 @@ class Hold:
     """What :func:`hold_budget` yields: the ledger's ``reservation`` (None: no ledger, nothing
     charged) and the public ``note`` (δ >= 1/n) the certificate committed to it states.
 
+    Parameters
+    ----------
+    reservation : Reservation or None
+        The ledger's hold (None: no ledger).
+    note : DeltaRows or None
+        The δ >= 1/n line, or None.
+
     Examples
     --------
     >>> from dpconvex.privacy.budget import Hold
@@ -681,7 +907,24 @@ class Hold:
     note: DeltaRows | None
 
     def commit_certificate(self, certificate: Certificate) -> Spend | None:
-        """State the note, then :meth:`Reservation.commit_certificate` (None: no ledger)."""
+        """State the note, then :meth:`Reservation.commit_certificate` (None: no ledger).
+
+        Parameters
+        ----------
+        certificate : Certificate
+            The release's certificate.
+
+        Returns
+        -------
+        Spend or None
+
+        Examples
+        --------
+        >>> from dpconvex import Certificate
+        >>> with hold_budget(None, Budget(0.5), "model") as hold:
+        ...     hold.commit_certificate(Certificate("m", 0.5, 0.5)) is None
+        True
+        """
         if self.note is not None:
             certificate.state(self.note)
         return (
@@ -697,6 +940,15 @@ class Reservation:
     exception releases the hold; a normal exit without a commit commits the reserved (ε, δ) (a release may
     have been made). Attributes: ``label``, the reserved ``epsilon`` and ``delta``, ``state`` ("open",
     "committed", "released").
+
+    Parameters
+    ----------
+    accountant : BudgetAccountant or None
+        The ledger (None: the no-op reservation).
+    key : int
+        The hold's key on the ledger.
+    hold : Spend
+        The label and (ε, δ) held.
 
     Examples
     --------
@@ -725,6 +977,31 @@ class Reservation:
         Call it before storing the fitted attributes: a final (ε, δ) that does not fit
         raises :class:`BudgetError`, releases the hold and records nothing. Returns the
         Spend (None for the no-op reservation of ``accountant=None``).
+
+        Parameters
+        ----------
+        epsilon : float or None, default=None
+            The final ε (None: the reserved one).
+        delta : float or None, default=None
+            The final δ (None: the reserved one).
+
+        Returns
+        -------
+        Spend or None
+
+        Raises
+        ------
+        ParameterError
+            The reservation is no longer open.
+        BudgetError
+            The final (ε, δ) does not fit (the hold is released, nothing recorded).
+
+        Examples
+        --------
+        >>> from dpconvex import BudgetAccountant
+        >>> hold = BudgetAccountant(epsilon=1.0).reserve(0.5, label="model")
+        >>> hold.commit(0.4).epsilon, hold.state
+        (0.4, 'committed')
         """
         if self.state != "open":
             raise ParameterError(f"Reservation.commit: this reservation is already {self.state}; "
@@ -741,12 +1018,39 @@ class Reservation:
         return spend
 
     def commit_certificate(self, certificate: Certificate) -> Spend | None:
-        """:meth:`commit` the certificate's (ε, δ); a non-private certificate commits ε = inf."""
+        """:meth:`commit` the certificate's (ε, δ); a non-private certificate commits ε = inf.
+
+        Parameters
+        ----------
+        certificate : Certificate
+            The release's certificate.
+
+        Returns
+        -------
+        Spend or None
+
+        Examples
+        --------
+        >>> from dpconvex import BudgetAccountant, Certificate
+        >>> hold = BudgetAccountant(epsilon=1.0).reserve(0.5, label="model")
+        >>> hold.commit_certificate(Certificate("m", 0.5, 0.5)).epsilon
+        0.5
+        """
         eps = float(certificate.epsilon) if certificate.private else math.inf
         return self.commit(eps, float(certificate.delta))
 
     def release(self) -> None:
-        """Give the held budget back (the release failed or was abandoned)."""
+        """Give the held budget back (the release failed or was abandoned).
+
+        Examples
+        --------
+        >>> from dpconvex import BudgetAccountant
+        >>> acc = BudgetAccountant(epsilon=1.0)
+        >>> hold = acc.reserve(0.5, label="model")
+        >>> hold.release()
+        >>> hold.state, acc.remaining
+        ('released', (1.0, 0.0))
+        """
         if self.state == "open":
             if self._accountant is not None:
                 self._accountant._release(self._key)

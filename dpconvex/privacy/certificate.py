@@ -383,12 +383,41 @@ class RowMap:
     dask: bool = False
 
     def merge(self, other: RowMap) -> RowMap:
-        """This map with the facts ``other`` states (those it leaves at their defaults kept)."""
+        """This map with the facts ``other`` states (those it leaves at their defaults kept).
+
+        Parameters
+        ----------
+        other : RowMap
+            The facts to add.
+
+        Returns
+        -------
+        RowMap
+            A new map.
+
+        Examples
+        --------
+        >>> from dpconvex.privacy.certificate import RowMap
+        >>> merged = RowMap(row_norm="unit").merge(RowMap(dask=True))
+        >>> merged.row_norm, merged.dask
+        ('unit', True)
+        """
         return RowMap(*(b if b != f.default else a for a, b, f in
                         zip(astuple(self), astuple(other), fields(RowMap), strict=True)))
 
     def lines(self) -> list[str]:
-        """The certificate lines of the map (none for in-memory rows clipped only)."""
+        """The certificate lines of the map (none for in-memory rows clipped only).
+
+        Returns
+        -------
+        list of str
+
+        Examples
+        --------
+        >>> from dpconvex.privacy.certificate import RowMap
+        >>> RowMap().lines(), len(RowMap(row_norm="unit").lines())
+        ([], 1)
+        """
         out = []
         if self.row_norm == "unit":
             out.append(self.unit_map or
@@ -499,6 +528,19 @@ class Certificate:
         (a typed line its text, and itself to ``lines``).
 
         Empty facts and lines whose text is already stated are skipped.
+
+        Parameters
+        ----------
+        *facts : Fact, str or None
+            The facts to add.
+
+        Examples
+        --------
+        >>> from dpconvex import Certificate
+        >>> cert = Certificate("output", 1.0, 1.0)
+        >>> cert.state("rows clipped to norm 1", None, "rows clipped to norm 1")
+        >>> cert.assumptions
+        ['rows clipped to norm 1']
         """
         for fact in facts:
             if isinstance(fact, LabelSource):
@@ -513,7 +555,24 @@ class Certificate:
                     self.lines.append(fact)
 
     def states(self, fact: Fact | str) -> bool:
-        """Whether the certificate itself (not a part) states ``fact``."""
+        """Whether the certificate itself (not a part) states ``fact``.
+
+        Parameters
+        ----------
+        fact : Fact or str
+            A typed fact or a line.
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> from dpconvex import Certificate
+        >>> cert = Certificate("output", 1.0, 1.0, assumptions=["rows clipped to norm 1"])
+        >>> cert.states("rows clipped to norm 1"), cert.states("another line")
+        (True, False)
+        """
         if isinstance(fact, LabelSource):
             return self.label_source == fact
         if isinstance(fact, LamRule):
@@ -526,7 +585,18 @@ class Certificate:
 
     def notes(self) -> list[str]:
         """Every stated line: the typed facts rendered, then ``assumptions``, then
-        :data:`SEEDED`."""
+        :data:`SEEDED`.
+
+        Returns
+        -------
+        list of str
+
+        Examples
+        --------
+        >>> from dpconvex import Certificate
+        >>> Certificate("output", 1.0, 1.0, assumptions=["rows clipped to norm 1"]).notes()
+        ['rows clipped to norm 1']
+        """
         lines = [str(f) for f in (self.label_source, self.lam_rule) if f is not None]
         lines += self.row_map.lines() if self.row_map is not None else []
         return lines + list(self.assumptions) + ([SEEDED] if self.seeded else [])
@@ -538,6 +608,15 @@ class Certificate:
 
     def line(self, kind: type[Line]) -> Line | None:
         """The first typed line of class ``kind`` the certificate itself states, or None.
+
+        Parameters
+        ----------
+        kind : type of Line
+            The class of the line.
+
+        Returns
+        -------
+        Line or None
 
         Examples
         --------
@@ -551,7 +630,20 @@ class Certificate:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-Python dict (JSON serializable): every field, the Λ rule's text as
-        ``lam_rule["how"]`` (:attr:`LamRule.stated`), each typed line's class as its ``"kind"``."""
+        ``lam_rule["how"]`` (:attr:`LamRule.stated`), each typed line's class as its ``"kind"``.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> import json
+        >>> from dpconvex import Certificate
+        >>> d = Certificate("output", 1.0, 1.0).to_dict()
+        >>> d["epsilon"], isinstance(json.dumps(d), str)
+        (1.0, True)
+        """
         out = asdict(self)
         out["parts"] = [p.to_dict() for p in self.parts]
         out["lines"] = [{"kind": type(a).__name__, **asdict(a)} for a in self.lines]

@@ -78,6 +78,10 @@ def compose_sequential(parts: Sequence[Certificate], *, mechanism: str, epsilon_
         No part, or a private composition above ``epsilon_requested`` (or
         ``delta_requested``): nothing is released.
 
+    References
+    ----------
+    [DR14]_ Theorem 3.16 (basic composition).
+
     Examples
     --------
     >>> from dpconvex import Certificate
@@ -106,7 +110,35 @@ def compose_parallel(parts: Sequence[Certificate], *, mechanism: str, epsilon_re
 
     ε and δ are the maxima over the parts (McSherry 2009, Thm. 4; replace-one adjacency
     touches one part). The caller states, among ``conditions``, how the parts are disjoint.
-    Parameters, returns and raises as :func:`compose_sequential`.
+
+    Parameters
+    ----------
+    parts : sequence of Certificate
+        The parts' certificates, each released on its own part of the rows (at least one).
+    mechanism : str
+        The whole's mechanism line.
+    epsilon_requested : float
+        The ε the composition must not exceed.
+    delta_requested : float or None, default=None
+        The δ the composition must not exceed (None: not checked).
+    conditions, quantities, assumptions, solver, labels, caller : optional
+        The whole's further entries (among ``conditions``, how the parts are disjoint) and
+        the call it is made for, as for :func:`compose_sequential`.
+
+    Returns
+    -------
+    Certificate
+        ε and δ the maxima over the parts; not private where a part is not.
+
+    Raises
+    ------
+    PrivacyError
+        No part, or a private composition above ``epsilon_requested`` (or
+        ``delta_requested``): nothing is released.
+
+    References
+    ----------
+    [McS09]_ Theorem 4 (parallel composition).
 
     Examples
     --------
@@ -167,6 +199,10 @@ def compose_tuning(trained: Sequence[Certificate], selection: Certificate, *, me
     PrivacyError
         A part spends more than ``epsilon_requested`` (or ``delta_requested``): nothing is
         released.
+
+    References
+    ----------
+    [CMS]_ Algorithm 4 (private tuning); [McS09]_ Theorem 4 (parallel composition).
 
     Examples
     --------
@@ -237,6 +273,11 @@ def compose_repetitions(run: Certificate, *, eta: float, epsilon_run: float, mec
         η other than 0 or 1.
     PrivacyError
         ``run`` above (ε₁, 0), or (2 + η) ε₁ above ``epsilon_requested``: nothing is released.
+
+    References
+    ----------
+    [PS22]_ Corollary 3 (the pure-DP case of Theorem 2; D_{η,γ} of Definition 1);
+    [LT19]_ (η = 1, geometric K: 3 ε₁).
 
     Examples
     --------

@@ -78,6 +78,17 @@ def user_parts(template: Any) -> list[str]:
     map, a regularizer or a rows operator of a class dpconvex does not ship, or with methods set
     on the instance.
 
+    Parameters
+    ----------
+    template : Template
+        The template of a release.
+
+    Returns
+    -------
+    list of str
+        The members set on the instance (sorted), then each such part as "<where> <class>"
+        (:func:`users_class`); empty when none is the user's.
+
     Examples
     --------
     >>> from dpconvex.privacy.user_parts import user_parts
@@ -176,6 +187,22 @@ def users_part(template: Any, mechanism: Mechanism, backend: Any, *options: Any)
     set stated in CVXPY, a class or a function of the user's). None: a solve of this release
     runs dpconvex's, NumPy's, SciPy's and Python's code only.
 
+    Parameters
+    ----------
+    template : Template
+        The template of the release.
+    mechanism : Mechanism
+        The mechanism of the release.
+    backend : Backend, str or None
+        The backend given, or the solver name the registry builds from.
+    *options
+        The options of the solve (``warm_start``, ``max_iter``).
+
+    Returns
+    -------
+    str or None
+        The first such part, named (e.g. ``'the loss Mine'``), or None.
+
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms import get_mechanism
@@ -222,6 +249,17 @@ def users_class(obj: Any) -> str | None:
     """``obj``'s class if dpconvex does not ship it, or what is set on the instance besides what
     its constructor sets (its methods, or any attribute of a class whose constructor sets none).
 
+    Parameters
+    ----------
+    obj : object
+        A part of a release (a loss, a backend, a mechanism, ...).
+
+    Returns
+    -------
+    str or None
+        The class's qualified name (with what is set on the instance, where any), or None
+        for an object of a class dpconvex ships with nothing set on it.
+
     Examples
     --------
     >>> from dpconvex.privacy.user_parts import users_class
@@ -252,6 +290,17 @@ def members_snapshot(template: Any) -> tuple[tuple[Any, ...], list[Any]]:
     regularizer, the attributes of their classes and of the rows', operators', feature map's and
     sets' classes, what of it is the user's; and the objects named, kept while the caller
     compares.
+
+    Parameters
+    ----------
+    template : Template
+        The template about to be solved.
+
+    Returns
+    -------
+    tuple
+        ``(snapshot, kept)``: the snapshot, compared by :func:`members_changed`, and the
+        objects it names, to be kept alive until then (none other takes their ids).
 
     Examples
     --------
@@ -407,6 +456,11 @@ def check_members(template: Template) -> None:
     """Refuse a template of the user's class that lacks a member the template contract requires
     (shipped templates are reviewed).
 
+    Parameters
+    ----------
+    template : Template
+        The template of a release.
+
     Raises
     ------
     ParameterError
@@ -431,6 +485,20 @@ def user_conditions(template: Template, mechanism: Mechanism, backend: Any) -> l
     """The conditions on the user's parts of a release: a user's template's declarations
     checked, and a user's mechanism, or a user's backend solving a template that holds the
     user's code, named as declared and not verified (empty when every part is dpconvex's).
+
+    Parameters
+    ----------
+    template : Template
+        The template of the release.
+    mechanism : Mechanism
+        The mechanism of the release (and the one it wraps, ``mechanism.inner``).
+    backend : Backend, str or None
+        The backend given, or the solver name.
+
+    Returns
+    -------
+    list of Condition
+        The conditions to add to the release's certificate.
 
     Examples
     --------
@@ -483,6 +551,20 @@ def judged(solver_backend: Any, backend: Any) -> Any:
     given as ``backend``, or the registry's) with its point judged by the template's residual
     there, and, for a backend of the user's, solving a copy of the template.
 
+    Parameters
+    ----------
+    solver_backend : Backend
+        The backend that solves (the one given, or the registry's).
+    backend : Backend, str or None
+        The ``backend`` argument of the release, as given.
+
+    Returns
+    -------
+    Backend
+        A wrapper of ``solver_backend`` that judges its point by the template's residual;
+        it solves a copy of the template where ``solver_backend`` is not a backend dpconvex
+        ships (the one given as ``backend``, or of the user's class).
+
     Examples
     --------
     >>> from dpconvex.privacy.user_parts import judged
@@ -505,6 +587,15 @@ def unchanged(template: Template) -> Iterator[None]:
     """Refuse the release if what the calibration and the checks read changed while the body
     (the solve) ran: :func:`members_snapshot` before it, :func:`members_changed` after it.
 
+    Parameters
+    ----------
+    template : Template
+        The template solved in the body.
+
+    Yields
+    ------
+    None
+
     Raises
     ------
     PrivacyError
@@ -526,6 +617,13 @@ def unchanged(template: Template) -> Iterator[None]:
 def members_changed(template: Template, before: tuple[Any, ...]) -> None:
     """Refuse a release whose template's declared constants or members differ from the
     snapshot ``before`` (:func:`members_snapshot`, taken before the solve).
+
+    Parameters
+    ----------
+    template : Template
+        The template that was solved.
+    before : tuple
+        The snapshot (the first item of :func:`members_snapshot`'s result).
 
     Raises
     ------

@@ -348,7 +348,19 @@ class LinearERMTemplate:
 
     def privacy_constants(self) -> PrivacyConstants:
         """The constants of :meth:`constants_for` at this template's loss, row bound q, Λ (the
-        regularizer's weight, which the objective reads) and dimension p."""
+        regularizer's weight, which the objective reads) and dimension p.
+
+        Returns
+        -------
+        PrivacyConstants
+
+        Examples
+        --------
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
+        >>> consts = template.privacy_constants()
+        >>> consts.grad_bound, consts.hessian_term_bound, consts.strong_convexity, consts.dimension
+        (1.0, 0.25, 0.1, 3)
+        """
         lam = getattr(self.regularizer, "lam", None)
         if isinstance(lam, bool) or not isinstance(lam, (int, float, np.floating)):
             raise ParameterError(
@@ -365,6 +377,21 @@ class LinearERMTemplate:
         :func:`~dpconvex.templates.base.needs_of`). The ℓ'' bound is a condition of every
         one: a residual certifies the minimizer of a smooth objective only (none is defined at
         a kink), and over a set the distance bound reads it (L = c q² + μ).
+
+        Parameters
+        ----------
+        needs : iterable of str or str
+            What the mechanism's proof needs (``Mechanism.needs``).
+
+        Returns
+        -------
+        list of Condition
+
+        Examples
+        --------
+        >>> conditions = template.conditions(("strong_convexity",))
+        >>> [c.name for c in conditions][-2:], all(c.holds for c in conditions)
+        (['labels in {-1, +1}', 'row norm bound'], True)
         """
         needs_of(needs)
         owner = f"{type(self).__name__}.conditions"
@@ -478,7 +505,27 @@ class LinearERMTemplate:
         return RecordDomain(self.p, self.data_norm, labels=MARGIN_LABELS)
 
     def record_gradients(self, w: np.ndarray, X: Any, y: np.ndarray) -> np.ndarray:
-        """∇_w ℓ for each record: ℓ'(y_i wᵀx_i) y_i x_i (margin), ∂ℓ/∂z(wᵀx_i, y_i) x_i (regression)."""
+        """∇_w ℓ for each record: ℓ'(y_i wᵀx_i) y_i x_i (margin), ∂ℓ/∂z(wᵀx_i, y_i) x_i
+        (regression).
+
+        Parameters
+        ----------
+        w : ndarray of shape (p,)
+            The parameters.
+        X : array-like of shape (n, p)
+            The rows.
+        y : ndarray of shape (n,)
+            The labels.
+
+        Returns
+        -------
+        ndarray of shape (n, p)
+
+        Examples
+        --------
+        >>> template.record_gradients(np.zeros(3), X, y).shape
+        (40, 3)
+        """
         X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
         y = np.asarray(y, dtype=float)
         z = X @ np.asarray(w, dtype=float)
@@ -493,6 +540,27 @@ class LinearERMTemplate:
 
         Over a set without an exact projection the residual is measured with a solver's
         projection and bounds nothing: :class:`~dpconvex.PrivacyError`.
+
+        Parameters
+        ----------
+        residual : float
+            The (natural) residual of the solve.
+        mu : float
+            μ, the modulus of the solved objective.
+
+        Returns
+        -------
+        float
+
+        Raises
+        ------
+        PrivacyError
+            Over a set without an exact projection.
+
+        Examples
+        --------
+        >>> template.distance_bound(1e-3, 0.1)
+        0.01
         """
         if self.constraint_set is None:
             return residual / mu
@@ -521,7 +589,28 @@ class LinearERMTemplate:
     # ---------------------------------------------------------------- numerics
     def objective(self, w: np.ndarray, b: np.ndarray | None = None,
                   extra_reg: float = 0.0) -> tuple[float, np.ndarray]:
-        """J(w) and ∇J(w) in NumPy, with the regularizer raised to (Λ + Δ)/2 ||w||², Δ = extra_reg."""
+        """J(w) and ∇J(w) in NumPy, with the regularizer raised to (Λ + Δ)/2 ||w||², Δ = extra_reg.
+
+        Parameters
+        ----------
+        w : ndarray of shape (p,)
+            The parameters.
+        b : ndarray or None, default=None
+            The noise of the linear term (None: zero).
+        extra_reg : float, default=0.0
+            Δ, added to Λ.
+
+        Returns
+        -------
+        tuple of (float, ndarray)
+            J(w) and ∇J(w).
+
+        Examples
+        --------
+        >>> value, grad = template.objective(np.zeros(3))
+        >>> round(value, 4), grad.shape
+        (0.6931, (3,))
+        """
         if b is None:
             b = self._zero_noise
         reg = self.regularizer.lam + float(extra_reg)
@@ -586,7 +675,24 @@ class LinearERMTemplate:
         return natural_residual(np.asarray(w, dtype=float), grad, self.space.project) + error
 
     def hessian(self, w: np.ndarray, extra_reg: float = 0.0) -> np.ndarray:
-        """∇²J(w) = (1/n) Xᵀ diag(ℓ''(m)) X + (Λ + Δ) I (y_i² = 1, so A = diag(y) X serves)."""
+        """∇²J(w) = (1/n) Xᵀ diag(ℓ''(m)) X + (Λ + Δ) I (y_i² = 1, so A = diag(y) X serves).
+
+        Parameters
+        ----------
+        w : ndarray of shape (p,)
+            The parameters.
+        extra_reg : float, default=0.0
+            Δ, added to Λ.
+
+        Returns
+        -------
+        ndarray of shape (p, p)
+
+        Examples
+        --------
+        >>> template.hessian(np.zeros(3)).shape
+        (3, 3)
+        """
         reg = self.regularizer.lam + float(extra_reg)
         if self._on_workers:
             H = self._ops.margin_sums(w, self.loss, gradient=False, step=1)[2] / self.n
@@ -632,7 +738,26 @@ class LinearERMTemplate:
         return H
 
     def hessp(self, w: np.ndarray, extra_reg: float = 0.0) -> Callable[[np.ndarray], np.ndarray]:
-        """v -> ∇²J(w) v without forming the Hessian: (1/n) Aᵀ(ℓ''(m) ⊙ (A v)) + (Λ + Δ) v."""
+        """v -> ∇²J(w) v without forming the Hessian: (1/n) Aᵀ(ℓ''(m) ⊙ (A v)) + (Λ + Δ) v.
+
+        Parameters
+        ----------
+        w : ndarray of shape (p,)
+            The parameters.
+        extra_reg : float, default=0.0
+            Δ, added to Λ.
+
+        Returns
+        -------
+        callable
+            v -> ∇²J(w) v.
+
+        Examples
+        --------
+        >>> w, v = np.zeros(3), np.ones(3)
+        >>> bool(np.allclose(template.hessp(w)(v), template.hessian(w) @ v))
+        True
+        """
         reg = self.regularizer.lam + float(extra_reg)
         d2 = self.loss.deriv2(self._margins(w), *((self.y,) if self.regression else ())) / self.n
         fused = getattr(self._ops, "matvec_rmatvec", None)

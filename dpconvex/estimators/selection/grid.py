@@ -95,6 +95,40 @@ def auto_lam_grid(estimator: Any, n: int, d: int, epsilon: float, owner: str,
 
     Λ_auto is what ``lam="auto"`` gives ``estimator`` (a dpconvex linear classifier) with
     ``epsilon`` on n rows of d features, from its public plan (no data is read).
+
+    Parameters
+    ----------
+    estimator : estimator
+        A dpconvex linear classifier with a ``lam`` parameter, binary.
+    n : int
+        The number of rows each candidate is fitted on.
+    d : int
+        The number of features.
+    epsilon : float
+        ε of each candidate's fit.
+    owner : str
+        The search, named in a refusal.
+    factors : sequence of float, default=AUTO_LAM_FACTORS
+        The multiples of Λ_auto.
+
+    Returns
+    -------
+    dict of str to list of float
+        ``{"lam": [...]}``.
+
+    Raises
+    ------
+    ParameterError
+        The estimator has no ``lam`` (not a dpconvex linear estimator), or more than two
+        classes.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.estimators.selection.grid import auto_lam_grid
+    >>> grid = auto_lam_grid(PrivateLogisticRegression(classes=[0, 1]), 1000, 5, 1.0, "Demo")
+    >>> len(grid["lam"]), grid["lam"][0] < grid["lam"][1] < grid["lam"][2]
+    (3, True)
     """
     from ..linear import _PrivateLinearClassifier
 
@@ -174,6 +208,16 @@ def _check_param_grid(param_grid: Any, valid: Sequence[str], owner: str) -> list
 def public_size(X: Any) -> tuple[int | None, int | None]:
     """(n, d) where X tells them before its rows are read (its shape, or for rows given as
     sequences their number and the first row's length), else None for each.
+
+    Parameters
+    ----------
+    X : array-like
+        The rows, unread.
+
+    Returns
+    -------
+    tuple of (int or None, int or None)
+        (n, d).
 
     Examples
     --------
@@ -766,6 +810,10 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         Only with ``public_validation``: the mistakes of each candidate on the public set.
     certificate_ : Certificate
         ε = max(max_i ε_i, ε_select), δ = max_i δ_i; the parts in ``certificate_.parts``.
+
+    References
+    ----------
+    [CMS]_ Algorithm 4 (private tuning); [McS09]_ (parallel composition).
 
     Examples
     --------

@@ -57,6 +57,18 @@ class Repetitions:
         η = 1: P(K = k) = γ (1 − γ)^{k−1}; η = 0: P(K = k) = (1 − γ)^k / (k log(1/γ)).
     gamma : float
         γ in (0, 1).
+
+    References
+    ----------
+    [PS22]_ Definition 1 (the truncated negative binomial law D_{η,γ}) and Corollary 3;
+    [LT19]_ (η = 1).
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.selection.random import Repetitions
+    >>> law = Repetitions.with_mean("geometric", 10.0)
+    >>> law.gamma, law.multiplier, law.pmf(1)
+    (0.1, 3.0, 0.1)
     """
 
     kind: str
@@ -132,6 +144,25 @@ def discrete_laplace(epsilon: float, rng: np.random.Generator) -> int:
     The difference of two i.i.d. geometric variables with success probability
     1 − e^{−ε} (Ghosh, Roughgarden & Sundararajan, STOC 2009). Added to an integer
     count of sensitivity 1 it is ε-DP, with no floating-point output.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε.
+    rng : numpy.random.Generator
+        The noise source.
+
+    Returns
+    -------
+    int
+        ξ.
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.selection.random import discrete_laplace
+    >>> draws = [discrete_laplace(1.0, np.random.default_rng(i)) for i in range(5)]
+    >>> all(isinstance(k, int) for k in draws)
+    True
     """
     p = -math.expm1(-float(epsilon))
     return int(rng.geometric(p)) - int(rng.geometric(p))
@@ -192,6 +223,10 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         [training rows, validation rows] (they depend only on n).
     certificate_ : Certificate
         ε = (2 + η) ε₁ <= ε; ``parts`` holds the released run's certificate.
+
+    References
+    ----------
+    [LT19]_ (η = 1, geometric K); [PS22]_ Corollary 3 (the pure-DP case of Theorem 2).
 
     Examples
     --------

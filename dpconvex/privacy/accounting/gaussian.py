@@ -83,6 +83,16 @@ def accountant_name(accounting: str) -> str:
     """The accountant behind ``accounting`` for certificates: the ``dp_accounting`` accountant
     and its version ("rdp": Renyi DP, "pld": privacy-loss distribution), or the exact curve ("gdp").
 
+    Parameters
+    ----------
+    accounting : {"rdp", "pld", "gdp"}
+        The accounting method.
+
+    Returns
+    -------
+    str
+        The accountant's name (with the installed dp-accounting version), or the curve's.
+
     Examples
     --------
     >>> from dpconvex.privacy.accounting.gaussian import accountant_name
@@ -104,6 +114,18 @@ def pld_points(noise_multiplier: float, steps: int) -> float:
     noise std z; ``dp_accounting`` keeps the noise within about 10 standard deviations (mass truncation
     10⁻²²), a loss range of 20/z, and the range of the composed loss grows as sqrt(T).
 
+    Parameters
+    ----------
+    noise_multiplier : float
+        z > 0: the noise standard deviation over the L2 sensitivity of one step.
+    steps : int
+        T, the number of composed Gaussian steps.
+
+    Returns
+    -------
+    float
+        The estimated number of grid points.
+
     Examples
     --------
     >>> from dpconvex.privacy.accounting.gaussian import PLD_MAX_POINTS, pld_points
@@ -115,6 +137,18 @@ def pld_points(noise_multiplier: float, steps: int) -> float:
 
 def check_pld_size(noise_multiplier: float, steps: int) -> None:
     """Refuse a PLD computation above :data:`PLD_MAX_POINTS` with a :class:`ParameterError`.
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        z > 0: the noise standard deviation over the L2 sensitivity of one step.
+    steps : int
+        T, the number of composed Gaussian steps.
+
+    Raises
+    ------
+    ParameterError
+        :func:`pld_points` is above :data:`PLD_MAX_POINTS` (or not a number).
 
     Examples
     --------
@@ -151,6 +185,27 @@ def gaussian_composition_epsilon(noise_multiplier: float, steps: int, delta: flo
     distance between the outputs on neighbouring data sets (see the module note). The
     accountant's ε is an upper bound on the true one.
 
+    Parameters
+    ----------
+    noise_multiplier : float
+        z > 0: the noise standard deviation over the L2 sensitivity of one step.
+    steps : int
+        T, the number of composed Gaussian steps.
+    delta : float
+        δ in (0, 1).
+    accounting : {"rdp", "pld", "gdp"}, default="rdp"
+        The accountant.
+
+    Returns
+    -------
+    float
+        ε (an upper bound on the true one).
+
+    Raises
+    ------
+    ParameterError
+        An ``accounting`` not in ``ACCOUNTING``; a PLD grid above :data:`PLD_MAX_POINTS`.
+
     Examples
     --------
     >>> from dpconvex.privacy.accounting.gaussian import gaussian_composition_epsilon
@@ -184,6 +239,25 @@ def gdp_epsilon(noise_multiplier: float, steps: int, delta: float) -> float:
     ([DRS22]_, Cor. 3.3), whose (ε, δ) curve is δ(ε) = Φ(-ε/μ + μ/2) - e^ε Φ(-ε/μ - μ/2) (the analytic
     Gaussian mechanism of Balle & Wang, ICML 2018, Thm. 8), rounded up. Solved for ε by bracketing. A
     sound accountant of ``dp_accounting`` never reports less than this (a second opinion on it).
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        z > 0: the noise standard deviation over the L2 sensitivity of one step.
+    steps : int
+        T, the number of composed Gaussian steps.
+    delta : float
+        δ in (0, 1).
+
+    Returns
+    -------
+    float
+        ε, rounded up (0 where the curve is at most δ at ε = 0).
+
+    References
+    ----------
+    [DRS22]_ Corollary 3.3 (composition of Gaussian mechanisms) and Corollary 2.13 (the
+    curve); [BW18]_ Theorem 8.
 
     Examples
     --------
@@ -270,6 +344,22 @@ def gdp_mu(epsilon: float, delta: float) -> float:
     sqrt(T)/``gdp_mu`` is the smallest z any sound accountant can certify, and a public quantity
     (a function of ε and δ only) that the default rules of noisy gradient
     descent use.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε > 0.
+    delta : float
+        δ in (0, 1).
+
+    Returns
+    -------
+    float
+        μ.
+
+    References
+    ----------
+    [DRS22]_ Corollary 2.13 (the (ε, δ) curve of μ-GDP).
 
     Examples
     --------
@@ -443,6 +533,36 @@ def calibrate_noise_multiplier(epsilon: float, delta: float, steps: int,
 
     PrivacyError if no multiplier up to 2^60 reaches the target, or the accountant
     disagrees with the exact curve.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε > 0 to reach.
+    delta : float
+        δ in (0, 1].
+    steps : int
+        T, the number of Gaussian steps.
+    accounting : {"rdp", "pld", "gdp"}, default="rdp"
+        The accountant.
+    rtol : float, default=CALIBRATION_RTOL
+        The relative width to which z is found.
+
+    Returns
+    -------
+    tuple of float
+        (z, the ε the accountant reports at z), that ε at most ``epsilon``.
+
+    Raises
+    ------
+    ParameterError
+        A parameter out of its range, or a PLD grid too large.
+    PrivacyError
+        No multiplier up to 2^60 reaches the target, or the accountant reports less than the
+        exact Gaussian-DP ε.
+
+    References
+    ----------
+    [DRS22]_ Corollary 3.3 (the exact curve the result is checked against).
 
     Examples
     --------

@@ -105,6 +105,37 @@ class Calibration:
     is built once. On a grid of moduli (:meth:`Mechanism.calibrate_grid`) the fields are
     arrays and ``noise`` a family of laws.
 
+    Parameters
+    ----------
+    mechanism : str
+        The mechanism's registry name.
+    epsilon_requested : float
+        The ε asked for.
+    epsilon : float or None, default=None
+        ``slack + epsilon_noise`` (None: ``epsilon_requested``).
+    epsilon_noise : float or None, default=None
+        The ε the noise pays (None: ``epsilon``).
+    slack : float, default=0.0
+        The ε of the Jacobian slack (objective perturbation).
+    extra_strong_convexity : float, default=0.0
+        Δ.
+    sensitivity : float
+        The sensitivity the noise is calibrated to.
+    noise_rate : float
+        β (NaN for a Gaussian law).
+    delta : float, default=0.0
+        δ (0 for the pure mechanisms).
+    modulus_floor : float, default=0.0
+        The smallest modulus at which no Δ is added.
+    extra : dict, default={}
+        Mechanism-specific public quantities.
+    constants : PrivacyConstants or None, default=None
+        The declared constants it was calibrated from.
+    noise : Noise or None, default=None
+        The noise law.
+    noise_shape : tuple of int, default=()
+        What the law is weighed on.
+
     Examples
     --------
     >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
@@ -145,6 +176,16 @@ class Calibration:
     def law(self) -> Noise:
         """:attr:`noise`, or the refusal that names the mechanism whose calibration holds none.
 
+        Returns
+        -------
+        Noise
+            The noise law the calibration holds.
+
+        Raises
+        ------
+        ParameterError
+            The calibration holds none (:func:`no_noise_law`).
+
         Examples
         --------
         >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
@@ -184,6 +225,18 @@ class Calibration:
 def no_noise_law(mechanism: str, owner: str) -> ParameterError:
     """The refusal where a private mechanism's noise is needed and its calibration holds none.
 
+    Parameters
+    ----------
+    mechanism : str
+        The mechanism's registry name.
+    owner : str
+        The call that needs the noise law, opening the message.
+
+    Returns
+    -------
+    ParameterError
+        The refusal (returned, for the caller to raise).
+
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms.base import no_noise_law
@@ -210,6 +263,17 @@ PLACEMENTS: tuple[str, ...] = ("objective", "output", "gradient", "sum", "none")
 class PublicProblem:
     """What a mechanism's calibration reads of a problem before any data are read (the Λ
     rule): ``n``, the declared constants and, for the Gaussian objective mechanisms, k.
+
+    Parameters
+    ----------
+    n : int
+        The number of rows.
+    constants : PrivacyConstants
+        The declared constants.
+    gradient_difference_rank : int or None, default=None
+        k, for the Gaussian objective mechanisms.
+    name : str, default="a public problem shape"
+        The name messages give the problem.
 
     Examples
     --------
@@ -245,6 +309,17 @@ def calibrated_constants(problem: ConstantsSource, cal: Calibration | None) -> P
     """The declared constants ``cal`` was calibrated from (:attr:`Calibration.constants`), else
     ``problem``'s (a calibration that does not state them, or none).
 
+    Parameters
+    ----------
+    problem : Template or PublicProblem
+        The problem calibrated.
+    cal : Calibration or None
+        Its calibration (None: none).
+
+    Returns
+    -------
+    PrivacyConstants
+
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms.base import calibrated_constants
@@ -263,6 +338,18 @@ def calibrated_constants(problem: ConstantsSource, cal: Calibration | None) -> P
 def at_modulus(consts: PrivacyConstants, mu: float | np.ndarray) -> PrivacyConstants:
     """``consts`` with the strong-convexity modulus replaced by ``mu``.
 
+    Parameters
+    ----------
+    consts : PrivacyConstants
+        The declared constants (G, r, c_u, T, μ, p).
+    mu : float or ndarray
+        The modulus to state (a grid of moduli: an array).
+
+    Returns
+    -------
+    PrivacyConstants
+        A copy (a dataclass's ``replace``, else a namespace of the same attributes).
+
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms.base import at_modulus
@@ -278,6 +365,16 @@ def at_modulus(consts: PrivacyConstants, mu: float | np.ndarray) -> PrivacyConst
 def modulus_condition(consts: PrivacyConstants) -> Condition:
     """The condition "strong convexity" of a minimizer's proof: the declared modulus μ (the
     regularizer's) of the constants a calibration was made from, as its certificate states it.
+
+    Parameters
+    ----------
+    consts : PrivacyConstants
+        The declared constants (G, r, c_u, T, μ, p).
+
+    Returns
+    -------
+    Condition
+        "strong convexity", holding where μ > 0.
 
     Examples
     --------
@@ -337,7 +434,33 @@ class Mechanism(ABC, Generic[TemplateT]):
     def check_budget(self, budget: Budget) -> Budget:
         """Validate the budget for this mechanism: a :class:`Budget` (its ε > 0 and δ in [0, 1)
         checked when it was made); a private mechanism needs a finite ε, a pure one δ = 0, an
-        (ε, δ) one with an :attr:`alternative` δ > 0."""
+        (ε, δ) one with an :attr:`alternative` δ > 0.
+
+        Parameters
+        ----------
+        budget : Budget
+            The (ε, δ) of the release.
+
+        Returns
+        -------
+        Budget
+            ``budget`` itself.
+
+        Raises
+        ------
+        ParameterError
+            Not a Budget, an infinite ε, δ > 0 for a pure mechanism, or δ = 0 for an (ε, δ)
+            mechanism that names its pure :attr:`alternative`.
+
+        Examples
+        --------
+        >>> get_mechanism("output").check_budget(Budget(1.0))
+        Budget(epsilon=1.0, delta=0.0)
+        >>> get_mechanism("output").check_budget(Budget(1.0, 1e-6))
+        Traceback (most recent call last):
+        ...
+        dpconvex.errors.ParameterError: OutputPerturbation.check_budget: mechanism 'output' ...
+        """
         caller, name = f"{type(self).__name__}.check_budget", self.name
         if not isinstance(budget, Budget):
             raise ParameterError(
@@ -363,7 +486,27 @@ class Mechanism(ABC, Generic[TemplateT]):
         """The conditions of the proof on ``template`` before any noise: the template's (a
         user's template's marked as its own statement), then any a subclass adds.
         :func:`~dpconvex.privacy.release.release` refuses the first that fails; a mechanism
-        raises :class:`PrivacyError` itself where it cannot serve the template."""
+        raises :class:`PrivacyError` itself where it cannot serve the template.
+
+        Parameters
+        ----------
+        template : Template
+            The problem.
+        budget : Budget
+            The (ε, δ) of the release.
+
+        Returns
+        -------
+        list of Condition
+
+        Examples
+        --------
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
+        >>> mech = get_mechanism("output")
+        >>> conditions = mech.conditions(template, Budget(1.0))
+        >>> "row norm bound" in [c.name for c in conditions], all(c.holds for c in conditions)
+        (True, True)
+        """
         conds = list(template.conditions(self.needs))
         if not is_dpconvex_class(type(template)):  # the user's own text, as such
             conds = [
@@ -377,12 +520,58 @@ class Mechanism(ABC, Generic[TemplateT]):
         """Noise calibration from the template's declared public constants, holding the law of
         the noise that masks the data (:attr:`Calibration.noise`: what the Λ rule and the noise
         warnings weigh; a private mechanism whose calibration holds none is refused by name
-        where they need it)."""
+        where they need it).
+
+        Parameters
+        ----------
+        template : Template
+            The problem (its declared constants; no rows are read).
+        budget : Budget
+            The (ε, δ) of the release.
+
+        Returns
+        -------
+        Calibration or None
+            None: nothing to calibrate (the non-private baseline).
+
+        Examples
+        --------
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
+        >>> mech = get_mechanism("output")
+        >>> cal = mech.calibrate(template, Budget(1.0))
+        >>> cal.mechanism, cal.sensitivity
+        ('output', 0.5)
+        """
 
     @abstractmethod
     def certificate(self, template: TemplateT, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
-        """This mechanism's certificate (before the solve)."""
+        """This mechanism's certificate (before the solve).
+
+        Parameters
+        ----------
+        template : Template
+            The problem.
+        budget : Budget
+            The (ε, δ) of the release.
+        cal : Calibration or None
+            Its calibration.
+        conditions : list of Condition
+            The conditions checked (:meth:`conditions`).
+
+        Returns
+        -------
+        Certificate
+
+        Examples
+        --------
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
+        >>> mech = get_mechanism("output")
+        >>> budget = Budget(1.0)
+        >>> cal = mech.calibrate(template, budget)
+        >>> mech.certificate(template, budget, cal, mech.conditions(template, budget)).epsilon
+        1.0
+        """
 
     @abstractmethod
     def run(self, template: TemplateT, cal: Calibration | None, backend: Backend,
@@ -391,7 +580,40 @@ class Mechanism(ABC, Generic[TemplateT]):
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
         """Draw the noise and solve (accepting a residual <= ``tol``, default the template's):
         (theta before post-processing, the solve (a diagnostic, never stored on a release),
-        whether noise was added to a solver's output (then post-processed onto the space))."""
+        whether noise was added to a solver's output (then post-processed onto the space)).
+
+        Parameters
+        ----------
+        template : Template
+            The problem.
+        cal : Calibration or None
+            Its calibration.
+        backend : Backend
+            The solver.
+        rng : numpy.random.Generator
+            The noise source.
+        warm_start : ndarray or None, default=None
+            A start point for the solver.
+        max_iter : int or None, default=None
+            The solver's iteration cap.
+        tol : float or None, default=None
+            The residual accepted (None: the template's).
+
+        Returns
+        -------
+        tuple
+            (θ, the solve or None, whether noise was added to the output).
+
+        Examples
+        --------
+        >>> from dpconvex.solvers import LbfgsNewton
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
+        >>> mech = get_mechanism("output")
+        >>> cal = mech.calibrate(template, Budget(1.0))
+        >>> theta, solve, noised = mech.run(template, cal, LbfgsNewton(), np.random.default_rng(0))
+        >>> theta.shape, solve.status.name, noised
+        ((3,), 'OPTIMAL', True)
+        """
 
     def solve_conditions(self, template: TemplateT, result: SolveResult | None,
                          cal: Calibration | None) -> list[Condition]:
@@ -402,6 +624,29 @@ class Mechanism(ABC, Generic[TemplateT]):
         The default, for a private mechanism that solves and is not a cover (:attr:`wraps`):
         "accurate solve", the template's tolerance met and the uncovered distance to the exact
         minimizer (the template's ``distance_bound`` at the solved modulus).
+
+        Parameters
+        ----------
+        template : Template
+            The problem.
+        result : SolveResult or None
+            The solve of :meth:`run` (None: no solve).
+        cal : Calibration or None
+            The calibration.
+
+        Returns
+        -------
+        list of Condition
+
+        Examples
+        --------
+        >>> from dpconvex.solvers import LbfgsNewton
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
+        >>> mech = get_mechanism("output")
+        >>> cal = mech.calibrate(template, Budget(1.0))
+        >>> _, solve, _ = mech.run(template, cal, LbfgsNewton(), np.random.default_rng(0))
+        >>> [c.name for c in mech.solve_conditions(template, solve, cal)]
+        ['accurate solve']
         """
         if result is None or not self.private or self.wraps:
             return []
@@ -425,7 +670,34 @@ class Mechanism(ABC, Generic[TemplateT]):
         its fields arrays over the moduli, its :attr:`~Calibration.noise` a family of laws and
         its :attr:`~Calibration.constants` at the moduli. A mechanism whose noise enters the
         objective or the output gives it; the base raises the :class:`ParameterError` that
-        names the mechanism."""
+        names the mechanism.
+
+        Parameters
+        ----------
+        problem : Template or PublicProblem
+            The problem (its declared constants).
+        budget : Budget
+            The (ε, δ) of the release.
+        moduli : ndarray
+            The moduli of the grid.
+
+        Returns
+        -------
+        Calibration
+            Its fields arrays over ``moduli``.
+
+        Raises
+        ------
+        ParameterError
+            Here, in the base: the mechanism reports no noise law on a grid.
+
+        Examples
+        --------
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
+        >>> mech = get_mechanism("output")
+        >>> mech.calibrate_grid(template, Budget(1.0), np.array([0.1, 1.0])).noise_rate.tolist()
+        [2.0, 20.0]
+        """
         raise no_noise_law(self.name, f"{type(self).__name__}.calibrate_grid")
 
 
@@ -435,6 +707,21 @@ MECHANISMS: dict[str, type[Mechanism]] = {}
 
 def register(cls: type[Mechanism]) -> type[Mechanism]:
     """Class decorator adding a mechanism to :data:`MECHANISMS` under ``cls.name``.
+
+    Parameters
+    ----------
+    cls : type of Mechanism
+        The class, with a ``name`` not yet registered.
+
+    Returns
+    -------
+    type of Mechanism
+        ``cls`` itself.
+
+    Raises
+    ------
+    ValueError
+        ``cls.name`` is empty or already registered.
 
     Examples
     --------
@@ -454,6 +741,18 @@ def mechanism_names(*, solves: bool | None = None, wraps: bool | None = None) ->
 
     ``wraps=False`` leaves out the covers around an inner mechanism (approximate minima).
 
+    Parameters
+    ----------
+    solves : bool or None, default=None
+        Only the mechanisms whose ``solves`` is this (None: all).
+    wraps : bool or None, default=None
+        Only the mechanisms whose ``wraps`` is this (None: all).
+
+    Returns
+    -------
+    tuple of str
+        The names, in registration order.
+
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms import mechanism_names
@@ -470,6 +769,22 @@ def mechanism_names(*, solves: bool | None = None, wraps: bool | None = None) ->
 def get_mechanism(name: Any, owner: str = "dpconvex", *, allowed: tuple[str, ...] | None = None,
                   **options: Any) -> Mechanism:
     """Instantiate a registered mechanism by name (``options`` go to its constructor).
+
+    Parameters
+    ----------
+    name : str
+        A registered mechanism name.
+    owner : str, default="dpconvex"
+        The caller named in the refusal.
+    allowed : tuple of str or None, default=None
+        The names accepted (None: every registered one).
+    **options
+        Keyword arguments of the mechanism's constructor.
+
+    Returns
+    -------
+    Mechanism
+        A new instance.
 
     Raises
     ------
@@ -533,7 +848,25 @@ class MechanismMenu:
             )
 
     def with_mechanisms(self, *names: str) -> MechanismMenu:
-        """This menu with the registered mechanisms ``names`` offered under their own names."""
+        """This menu with the registered mechanisms ``names`` offered under their own names.
+
+        Parameters
+        ----------
+        *names : str
+            Registered mechanism names.
+
+        Returns
+        -------
+        MechanismMenu
+            A new menu (this one is frozen).
+
+        Examples
+        --------
+        >>> from dpconvex.privacy.mechanisms import MechanismMenu
+        >>> menu = MechanismMenu({"objective": "objective"}).with_mechanisms("output")
+        >>> sorted(menu.offered)
+        ['objective', 'output']
+        """
         return MechanismMenu(
             {**self.offered, **{name: name for name in names}}, self.auto, self.routes
         )
@@ -611,6 +944,25 @@ def resolve_mechanism(
     its mechanism before it has a budget (None: not given; a number is checked here). The
     reason is public: the rule and δ's sign.
 
+    Parameters
+    ----------
+    mechanism : object
+        The ``mechanism=`` parameter as given.
+    budget : Budget, float or None
+        The (ε, δ) asked for, or δ alone (None: not given).
+    auto : tuple of (str, str) or None
+        The menu's (pure, (ε, δ)) pair; None: "auto" is not resolved here.
+
+    Returns
+    -------
+    AutoMechanism
+        The name and, where "auto" was resolved, the public reason (else None).
+
+    Raises
+    ------
+    ParameterError
+        ``budget`` is a number outside [0, 1].
+
     Examples
     --------
     >>> from dpconvex import Budget
@@ -648,6 +1000,29 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
     other backends to try: one text whether the solve failed or stopped short, and whether or
     not a polish ran, never its status or residual (data statistics:
     :func:`~dpconvex.collect_diagnostics`).
+
+    Parameters
+    ----------
+    template : ObjectiveTemplate
+        The template solved.
+    res : SolveResult
+        The solve.
+    tol : float or None, default=None
+        The residual tolerance (None: ``template.residual_tol``).
+    caller : str, default="require_exact"
+        The call named in the refusal.
+    backend : Backend or None, default=None
+        The backend whose solvers the message names (None: the solve's).
+
+    Returns
+    -------
+    SolveResult
+        ``res`` itself.
+
+    Raises
+    ------
+    SolverError
+        The solve failed, or its residual is above the tolerance: nothing may be released.
 
     Examples
     --------
@@ -702,7 +1077,30 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
 
     def noise_law(self, problem: ConstantsSource, cal: Calibration) -> Noise:
         """The law of the noise on the objective or the output, from ``cal`` (a family of laws
-        on a grid of moduli)."""
+        on a grid of moduli).
+
+        Parameters
+        ----------
+        problem : Template or PublicProblem
+            The problem.
+        cal : Calibration
+            The calibration.
+
+        Returns
+        -------
+        Noise
+
+        Raises
+        ------
+        NotImplementedError
+            Here, in the base: each exact-minimizer mechanism gives it.
+
+        Examples
+        --------
+        >>> cal = get_mechanism("objective").calibrate(template, Budget(1.0))
+        >>> type(get_mechanism("objective").noise_law(template, cal)).__name__
+        'NormGamma'
+        """
         raise NotImplementedError
 
     def holding_noise(self, problem: ConstantsSource, cal: Calibration,
@@ -711,6 +1109,20 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
         (:meth:`noise_law`, built once: :meth:`run` draws it), weighed on the p noise
         coordinates, or on the problem's blocks where the law is on symmetric blocks (whose
         p coordinates they are).
+
+        Parameters
+        ----------
+        problem : Template or PublicProblem
+            The problem.
+        cal : Calibration
+            The calibration, without its law.
+        consts : PrivacyConstants
+            The declared constants it was calibrated from.
+
+        Returns
+        -------
+        Calibration
+            A copy holding ``consts``, the law and its shape.
 
         Examples
         --------
@@ -757,6 +1169,28 @@ def build_mechanism(name: Any, owner: str, menu: MechanismMenu | None, *,
     mechanism that is not a cover), ``owner`` opens the messages; a float ``optimality_tol``
     wraps a private mechanism in approximate-minima perturbation ("amp", or "gaussian_amp"
     for a Gaussian one) with ``amp_fraction`` of ε on the cover.
+
+    Parameters
+    ----------
+    name : str
+        The mechanism's name, "auto" resolved.
+    owner : str
+        The estimator, opening the messages.
+    menu : MechanismMenu or None
+        The estimator's menu (None: every registered mechanism that is not a cover).
+    optimality_tol : float or None, default=None
+        γ of approximate-minima perturbation (None: no cover).
+    amp_fraction : float, default=0.1
+        The share of ε on the cover.
+
+    Returns
+    -------
+    Mechanism
+
+    Raises
+    ------
+    ParameterError
+        ``name`` is not on the menu (the message lists the choices).
 
     Examples
     --------
@@ -811,6 +1245,27 @@ def jacobian_slack(n: int, mu: float, trace_bound: float, rank: int) -> float:
     r >= rank(H) for one record's loss Hessian H: r log1p(T/(r n μ)) >= log det(I + H/(nμ))
     (AM-GM over the <= r nonzero eigenvalues); 0 when r = 0 or T = 0.
 
+    Parameters
+    ----------
+    n : int
+        The number of records.
+    mu : float
+        The modulus μ > 0 of the data-independent part.
+    trace_bound : float
+        T >= tr(H).
+    rank : int
+        r >= rank(H).
+
+    Returns
+    -------
+    float
+        The slack (0 when r = 0 or T = 0).
+
+    References
+    ----------
+    [CMS]_ Algorithm 2 (the Jacobian ratio of objective perturbation), bounded here by the
+    trace (docs/privacy/perturbation.md#privacy-jacobian-slack).
+
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms import jacobian_slack, jacobian_slack_two_sided
@@ -831,6 +1286,26 @@ def jacobian_slack_two_sided(n: int, mu: float, term_bound: float, rank: int) ->
     calibration uses it only with ``slack="two_sided"``. ``term_bound`` is c_u,
     the spectral-norm bound of each of the r PSD terms (docs/privacy/perturbation.md#privacy-jacobian-slack).
 
+    Parameters
+    ----------
+    n : int
+        The number of records.
+    mu : float
+        The modulus μ > 0 of the data-independent part.
+    term_bound : float
+        c_u, the spectral-norm bound of each PSD term.
+    rank : int
+        r, the number of terms.
+
+    Returns
+    -------
+    float
+        The slack (0 when r = 0 or c_u = 0).
+
+    References
+    ----------
+    [CMS]_ Algorithm 2 (its ε' = ε − 2 log(1 + c/(nΛ)) for r = 1).
+
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms import jacobian_slack_two_sided
@@ -847,6 +1322,22 @@ def half_epsilon_modulus(epsilon: float, n: int, trace_bound: float, rank: int) 
 
     For ε/(2r) > 700 (e^{ε/(2r)} beyond the float range) the same value is computed as
     T e^{−ε/(2r)}/(r n (1 − e^{−ε/(2r)})), which underflows to 0 instead of overflowing.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε.
+    n : int
+        The number of records.
+    trace_bound : float
+        T.
+    rank : int
+        r >= 1.
+
+    Returns
+    -------
+    float
+        μ'.
 
     Examples
     --------
@@ -865,6 +1356,16 @@ def hessian_trace_bound(consts: PrivacyConstants) -> float:
     """T: the declared trace bound, never above r·c_u (which the per-term bounds imply).
 
     ``consts.hessian_trace_bound`` may be absent or None (then T = r·c_u).
+
+    Parameters
+    ----------
+    consts : PrivacyConstants
+        The declared constants (G, r, c_u, T, μ, p).
+
+    Returns
+    -------
+    float
+        T (0 where r = 0).
 
     Examples
     --------
@@ -892,6 +1393,39 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     :func:`jacobian_slack_two_sided`) and the noise, Δ (0 unless the slack exceeds ε/2), the
     noise rate β = ε'/(2G) and the modulus floor. ``caller`` opens a refusal's messages. With
     ``moduli`` (the Λ rule's grid; ``consts.strong_convexity`` ignored) the fields are arrays, elementwise.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε of the release.
+    n : int
+        The number of records.
+    consts : PrivacyConstants
+        The declared constants (G, r, c_u, T, μ, p).
+    moduli : ndarray or None, default=None
+        A grid of moduli (the Λ rule's); None: ``consts.strong_convexity``.
+    slack : {"one_sided", "two_sided"}, default="one_sided"
+        The Jacobian-slack rule.
+    caller : str, default="calibrate_objective_perturbation"
+        The call named in a refusal.
+
+    Returns
+    -------
+    Calibration
+        Numbers at the one modulus, arrays on ``moduli``; no noise law yet (the mechanism's
+        ``holding_noise`` adds it).
+
+    Raises
+    ------
+    ParameterError
+        ``slack`` is not a rule of :data:`SLACK_RULES`.
+    PrivacyError
+        A modulus <= 0, an infinite curvature bound, or a noise rate beyond float64.
+
+    References
+    ----------
+    [CMS]_ Algorithm 2 (objective perturbation), generalized in
+    docs/privacy/perturbation.md#privacy-objective-perturbation.
 
     Examples
     --------
@@ -972,6 +1506,31 @@ def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstan
     ``caller``: the public call that calibrates (``"OutputPerturbation.calibrate"``),
     opening the message of a refusal.
 
+    Parameters
+    ----------
+    epsilon : float
+        ε of the release.
+    n : int
+        The number of records.
+    consts : PrivacyConstants
+        The declared constants (G, r, c_u, T, μ, p).
+    caller : str, default="calibrate_output_perturbation"
+        The call named in a refusal.
+
+    Returns
+    -------
+    Calibration
+        Sensitivity 2G/(n μ) and rate β = ε/S (no noise law yet).
+
+    Raises
+    ------
+    PrivacyError
+        μ <= 0, or a noise rate beyond float64.
+
+    References
+    ----------
+    [CMS]_ Algorithm 1 (output perturbation).
+
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms import calibrate_output_perturbation
@@ -1011,6 +1570,19 @@ def objective_modulus_floor(epsilon: float, n: int, consts: PrivacyConstants) ->
     """The smallest modulus at which :func:`calibrate_objective_perturbation` adds no Δ (its
     ``modulus_floor``); c q²/(n (e^{ε/2} − 1)) for linear ERM's one-sided slack
     (docs/privacy/perturbation.md#privacy-lambda-rule).
+
+    Parameters
+    ----------
+    epsilon : float
+        ε of the release.
+    n : int
+        The number of records.
+    consts : PrivacyConstants
+        The declared constants (G, r, c_u, T, μ, p).
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -1094,6 +1666,10 @@ class _Perturbation(ExactMinimizer):
 class ObjectivePerturbation(_Perturbation):
     """Objective perturbation ([CMS]_ Alg. 2): minimize J + (1/n)⟨b, θ⟩ + (Δ/2)||θ||², b norm-Gamma.
 
+    References
+    ----------
+    [CMS]_ Algorithm 2.
+
     Examples
     --------
     >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
@@ -1121,6 +1697,10 @@ class ObjectivePerturbation(_Perturbation):
 @register
 class OutputPerturbation(_Perturbation):
     """Output perturbation ([CMS]_ Alg. 1): the exact minimizer plus norm-Gamma noise, snapped.
+
+    References
+    ----------
+    [CMS]_ Algorithm 1.
 
     Examples
     --------

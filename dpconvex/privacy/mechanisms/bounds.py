@@ -57,6 +57,16 @@ _LAST = np.searchsorted(_OCTAVE, np.arange(N_OCTAVES), side="right") - 1
 def coarse_threshold(epsilon: float) -> float:
     """τ = (2/ε) ln(N_OCTAVES/(2β)): an empty octave passes it with probability ≤ β/N_OCTAVES.
 
+    Parameters
+    ----------
+    epsilon : float
+        ε of the coarse histogram.
+
+    Returns
+    -------
+    float
+        τ.
+
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms.bounds import coarse_threshold
@@ -68,6 +78,16 @@ def coarse_threshold(epsilon: float) -> float:
 
 def vocabulary_threshold(epsilon: float, delta: float) -> float:
     """τ = 1 + (2/ε) ln(1/(2δ)): a category of one record passes it with probability δ.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        (ε, δ) of the vocabulary.
+
+    Returns
+    -------
+    float
+        τ.
 
     Examples
     --------

@@ -74,6 +74,21 @@ def gradient_difference_rank(template: ConstantsSource) -> int:
     Declared by the template (``gradient_difference_rank``; linear ERM: 2, the
     span of x and x′), capped by the dimension p.
 
+    Parameters
+    ----------
+    template : Template or PublicProblem
+        The problem (its ``gradient_difference_rank`` and constants' ``dimension``).
+
+    Returns
+    -------
+    int
+        k in [1, p].
+
+    Raises
+    ------
+    PrivacyError
+        The template declares no ``gradient_difference_rank``.
+
     Examples
     --------
     >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
@@ -103,6 +118,29 @@ def calibrate_gaussian_objective(epsilon: float, delta: float, n: int, consts: P
     privacy-objective-perturbation/privacy-jacobian-slack and its Δ branch); σ solves
     (★) at (ε, δ) with S = 2G and ``k``.
 
+    Parameters
+    ----------
+    epsilon : float
+        ε of the release.
+    delta : float
+        δ of the release.
+    n : int
+        The number of records.
+    consts : PrivacyConstants
+        The declared constants.
+    k : int
+        The gradient-difference rank (:func:`gradient_difference_rank`).
+
+    Returns
+    -------
+    Calibration
+        σ, k and δ at σ in its ``extra``; no noise law yet.
+
+    References
+    ----------
+    [KST]_ Theorem 2 (Gaussian objective perturbation), extended to replace-one adjacency in
+    docs/privacy/gaussian_linear.md#privacy-gaussian-objective; [CMS]_ Algorithm 2 (ε_J, Δ).
+
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms.gaussian_linear import calibrate_gaussian_objective
@@ -129,6 +167,26 @@ def calibrate_gaussian_output(
 ) -> Calibration:
     """σ of Gaussian output perturbation: analytic Gaussian for 2G/(nμ)
     (docs/privacy/gaussian_linear.md#privacy-gaussian-output).
+
+    Parameters
+    ----------
+    epsilon : float
+        ε of the release.
+    delta : float
+        δ of the release.
+    n : int
+        The number of records.
+    consts : PrivacyConstants
+        The declared constants.
+
+    Returns
+    -------
+    Calibration
+        σ and δ at σ in its ``extra``; no noise law yet.
+
+    References
+    ----------
+    [BW18]_ Theorem 8 (the analytic Gaussian mechanism); [CMS]_ Algorithm 1 (the sensitivity).
 
     Examples
     --------
@@ -368,6 +426,24 @@ def calibrate_softmax_gaussian(epsilon: float, delta: float, n: int, consts: Pri
     The softmax bound applies only when the constants declare the softmax form
     (``softmax_classes`` = C >= 2, G = √2); both bound δ at every σ, so the smaller σ
     that meets δ under either is (ε, δ)-DP.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε of the release.
+    delta : float
+        δ of the release.
+    n : int
+        The number of records.
+    consts : PrivacyConstants
+        The declared constants.
+    k : int
+        The gradient-span dimension of the softmax template.
+
+    Returns
+    -------
+    Calibration
+        That of :func:`calibrate_gaussian_objective`, its ``extra`` naming the bound used.
 
     Examples
     --------

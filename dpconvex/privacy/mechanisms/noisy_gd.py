@@ -78,6 +78,18 @@ def max_steps(n: int, p: int) -> int:
     / (n p)⌋)): a bound on running time only (about 3.5 ns per entry and step), privacy
     does not depend on T (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd).
 
+    Parameters
+    ----------
+    n : int
+        The number of records.
+    p : int
+        The number of parameters.
+
+    Returns
+    -------
+    int
+        T_max.
+
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms.noisy_gd import max_steps
@@ -90,6 +102,16 @@ def max_steps(n: int, p: int) -> int:
 
 def default_delta(n: int) -> float:
     """δ = 1/n² (:data:`DELTA_RULE`): n is public under replace-one adjacency.
+
+    Parameters
+    ----------
+    n : int
+        The number of records (public).
+
+    Returns
+    -------
+    float
+        1/n².
 
     Examples
     --------
@@ -117,6 +139,25 @@ class NoisyGDSettings:
     ``rules`` names every value set by a rule (certificate assumptions): the clip and the steps
     as typed lines (:class:`~dpconvex.privacy.certificate.NoisyGDRule`), the radius and the
     learning rate as text.
+
+    Parameters
+    ----------
+    steps : int
+        T.
+    radius : float
+        R, the radius of the parameter ball.
+    clip : float
+        C, the per-example clip.
+    learning_rate : float
+        η.
+    noise_multiplier : float
+        z.
+    epsilon : float
+        The ε the accountant reports at z.
+    noise_std : float
+        s, the standard deviation of the gradient noise.
+    rules : tuple of (str or NoisyGDRule)
+        The lines of the rules that set values.
 
     Examples
     --------
@@ -155,6 +196,30 @@ def default_learning_rate(loss: Loss, q: float, radius: float, steps: int, p: in
     capped at k/L (noisy gradient descent's rule uses k = 2, the stability limit, where the averaging absorbs
     the oscillation). Without a finite curvature bound: R / (sqrt(T) sqrt(C² + p s²)).
 
+    Parameters
+    ----------
+    loss : Loss
+        The margin loss (its ``deriv_bound`` and ``curvature``).
+    q : float
+        q̃, the public row-norm bound (intercept column included).
+    radius : float
+        R, the radius of the parameter ball.
+    steps : int
+        T.
+    p : int
+        The number of parameters.
+    clip : float
+        C, the per-example clip.
+    noise_std : float
+        s, the standard deviation of the gradient noise per coordinate.
+    step_factor : float, default=1.0
+        k.
+
+    Returns
+    -------
+    float
+        The step size η.
+
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms.noisy_gd import default_learning_rate
@@ -175,6 +240,18 @@ def clip_rule(loss: Loss, q: float) -> tuple[float, NoisyGDRule]:
     """The clip C = :data:`CLIP_FRACTION` · |l'|max · q̃ (q̃ the rows' norm bound, their
     intercept column included if any) and the line the certificate lists under its assumptions.
 
+    Parameters
+    ----------
+    loss : Loss
+        The margin loss (its ``deriv_bound`` and ``curvature``).
+    q : float
+        q̃, the public row-norm bound (intercept column included).
+
+    Returns
+    -------
+    tuple of (float, NoisyGDRule)
+        C and the certificate's line.
+
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms.noisy_gd import clip_rule
@@ -193,6 +270,26 @@ def steps_rule(loss: Loss, n: int, q: float, budget: Budget, clip: float,
     D = :data:`TRAVEL` · nμ/q̃ is the travel, μ the Gaussian-DP parameter of (ε, δ)
     (:func:`~dpconvex.privacy.accounting.gaussian.gdp_mu`) and η the given ``learning_rate``
     or 2/L: public quantities only (why: docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd).
+
+    Parameters
+    ----------
+    loss : Loss
+        The margin loss (its ``deriv_bound`` and ``curvature``).
+    n : int
+        The number of records.
+    q : float
+        q̃, the public row-norm bound (intercept column included).
+    budget : Budget
+        The run's (ε, δ).
+    clip : float
+        C.
+    learning_rate : float or None, default=None
+        η (None: 2/L).
+
+    Returns
+    -------
+    tuple of (int, NoisyGDRule)
+        T and the certificate's line.
 
     Examples
     --------
@@ -218,6 +315,28 @@ def default_settings(loss: Loss, n: int, p: int, q: float, budget: Budget, *,
     the public row-norm bound (intercept included), the run's ``budget``; ``steps``,
     ``radius``, ``clip`` and ``learning_rate`` given are kept (η left at None:
     min(2/L, R/(s sqrt(Tp))), :func:`default_learning_rate`).
+
+    Parameters
+    ----------
+    loss : Loss
+        The margin loss (its ``deriv_bound`` and ``curvature``).
+    n : int
+        The number of records.
+    p : int
+        The number of parameters.
+    q : float
+        q̃, the public row-norm bound (intercept column included).
+    budget : Budget
+        The run's (ε, δ).
+    steps, radius, clip, learning_rate : optional
+        Kept where given; None: the public rules.
+    accounting : {"gdp", "pld", "rdp"}, default="gdp"
+        The accountant that calibrates the noise multiplier.
+
+    Returns
+    -------
+    NoisyGDSettings
+        Every setting filled, with the lines of the rules applied.
 
     Examples
     --------
@@ -295,6 +414,11 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
     delta_rule : bool, default=False
         The budget's δ was set by :func:`default_delta`: the certificate says so
         (and the rule is checked against n).
+
+    References
+    ----------
+    [ACG+16]_ (per-example clipping and Gaussian noise); [BST14]_ (noisy projected gradient
+    descent).
 
     Examples
     --------

@@ -31,7 +31,21 @@ LABEL_SHARE = 0.1
 
 @dataclass(frozen=True)
 class RangeChoice:
-    """Whether a range is refined inside its coarse range, and why (public)."""
+    """Whether a range is refined inside its coarse range, and why (public).
+
+    Parameters
+    ----------
+    refine : bool
+        Whether the range is refined by quantiles.
+    reason : str
+        Why (the certificate's line).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.bounds import RangeChoice, refine_range
+    >>> isinstance(refine_range(10000, 1.0, (0.01, 0.99)), RangeChoice)
+    True
+    """
 
     refine: bool
     reason: str
@@ -44,6 +58,23 @@ def refine_range(n: int, epsilon: float, levels: tuple[float, float]) -> RangeCh
     rank (2/ε_q) ln(G/β) of its level with probability ≥ 1 − β. The bounds are refined when that is at most
     half of the smaller tail, min(q_lo, 1 − q_hi) · n / 2, with ε_q = ε (1 − COARSE_SHARE) / 2, G = 128 and β
     = 10⁻³; otherwise the whole ε goes to the coarse histogram, whose range is then released as it is.
+
+    Parameters
+    ----------
+    n : int
+        The number of records.
+    epsilon : float
+        ε of the range.
+    levels : tuple of (float, float)
+        (q_lo, q_hi).
+
+    Returns
+    -------
+    RangeChoice
+
+    References
+    ----------
+    [MT07]_ (the exponential mechanism).
 
     Examples
     --------

@@ -95,6 +95,25 @@ def safeguard_applies(n: int, n_classes: int, n_features: int, epsilon: float,
     a bool is taken as given. ``n_classes``, ``n_features``, ``epsilon`` and ``learner`` are
     read by no line of the rule; they are kept so that every caller passes the same shape.
 
+    Parameters
+    ----------
+    n : int
+        The number of rows.
+    n_classes : int
+        C, the number of classes.
+    n_features : int
+        d, the number of features.
+    epsilon : float
+        ε of the fit.
+    safeguard : bool or "auto"
+        The estimator's parameter.
+    learner : str or None, default=None
+        The learner chosen (read by no line of the rule).
+
+    Returns
+    -------
+    bool
+
     Examples
     --------
     >>> from dpconvex.privacy.rules.front_door import GAUSSIAN_NB, safeguard_applies
@@ -130,6 +149,31 @@ def selection_error_bound(n_val: int, epsilon: float, worse: float, better: floa
     the two disagree (binomial), and the candidate's share of them (binomial), with the two
     tails of K beyond :data:`SELECTION_TAIL` counted as 1. It reads n_val, ε and the two
     probabilities only; a candidate with ``worse - better`` = 0.02 is 2 points below the reference.
+
+    Parameters
+    ----------
+    n_val : int
+        The number of validation rows.
+    epsilon : float
+        ε of the selection.
+    worse : float
+        P(the candidate errs where the reference does not).
+    better : float
+        P(the reference errs where the candidate does not).
+
+    Returns
+    -------
+    float
+        The bound on the probability that the candidate is released.
+
+    Raises
+    ------
+    DataValidationError
+        ``worse + better`` above 1.
+
+    References
+    ----------
+    [MT07]_ (the exponential mechanism).
 
     Examples
     --------
@@ -193,6 +237,22 @@ def safeguard_sizes(n: int, validation_fraction: float | str, caller: str,
     with ``auto`` = (share, cap, floor), the front door's or the regressor's
     (:data:`REGRESSION_VALIDATION`). ``caller``: the public call ("PrivateClassifier.fit").
 
+    Parameters
+    ----------
+    n : int
+        The number of rows.
+    validation_fraction : float or "auto"
+        The share of rows that validate.
+    caller : str
+        The public call, opening a refusal.
+    auto : tuple of (float, int, float), default=AUTO_VALIDATION
+        (share, cap, floor) of ``"auto"``.
+
+    Returns
+    -------
+    tuple of int
+        (fitting rows, validation rows).
+
     Raises
     ------
     DataValidationError
@@ -254,6 +314,21 @@ def delta_buys(
     (n, d, ε, δ, the row bound; :func:`~dpconvex.privacy.rules.noise_level.form_bounds`,
     docs/privacy/front_door.md#privacy-mechanism-auto).
 
+    Parameters
+    ----------
+    n : int
+        The number of rows.
+    n_features : int
+        d.
+    epsilon, delta : float
+        ε and δ of the fit.
+    data_norm : float, default=1.0
+        The rows' norm bound.
+
+    Returns
+    -------
+    bool
+
     Examples
     --------
     >>> from dpconvex.privacy.rules.front_door import delta_buys
@@ -276,6 +351,25 @@ def delta_spent(n: int, n_classes: int, n_features: int, epsilon: float, delta: 
     multiclass learner takes δ), with two where it buys the Huber SVM its Gaussian form
     (:func:`delta_buys`); else the rule and fit are those of δ = 0 (public facts only).
 
+    Parameters
+    ----------
+    n : int
+        The number of rows.
+    n_classes : int
+        C, the number of classes.
+    n_features : int
+        d, the number of features.
+    epsilon : float
+        ε of the fit.
+    delta : float
+        δ of the fit.
+    data_norm : float, default=1.0
+        The rows' norm bound.
+
+    Returns
+    -------
+    bool
+
     Examples
     --------
     >>> from dpconvex.privacy.rules.front_door import delta_spent
@@ -297,6 +391,29 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
     :data:`UNIT_ROWS_AT_LEAST` ("none": every learner's rows as given); Gaussian naive Bayes is chosen only
     when ``ranges_known`` (public per-feature ranges), with more than two classes only from
     :data:`NB_MULTICLASS_ROWS_PER_CLASS_AT_LEAST` rows per class (n / C).
+
+    Parameters
+    ----------
+    n : int
+        The number of rows.
+    n_classes : int
+        C, the number of classes.
+    n_features : int
+        d, the number of features.
+    epsilon : float
+        ε of the fit.
+    delta : float or None
+        δ of the fit (0 or None: pure ε-DP).
+    row_norm : {"auto", "none"}, default="auto"
+        Whether the Huber SVM's rows are scaled to the norm bound.
+    ranges_known : bool, default=False
+        Public per-feature ranges are given (Gaussian naive Bayes may be chosen).
+    data_norm : float, default=1.0
+        The rows' norm bound.
+
+    Returns
+    -------
+    FrontDoorChoice
 
     Examples
     --------
@@ -336,6 +453,15 @@ def front_door_rule(n: int, n_classes: int, n_features: int, epsilon: float, del
     """:func:`choose_front_door_learner` on facts its caller checked: n, C and d positive
     integers (a fit's public shape), ε > 0 and δ in [0, 1) (an estimator's validated
     parameters).
+
+    Parameters
+    ----------
+    n, n_classes, n_features, epsilon, delta, row_norm, ranges_known, data_norm
+        As for :func:`choose_front_door_learner`, checked by the caller.
+
+    Returns
+    -------
+    FrontDoorChoice
 
     Examples
     --------
@@ -469,6 +595,23 @@ def choose_regression_learner(n: int, n_features: int, epsilon: float, delta: fl
     The safeguard: ``"auto"`` for a model on at most :data:`SAFEGUARD_ROWS_AT_MOST` rows; a
     bool as given; never for the constant, which is the safeguard's fallback.
 
+    Parameters
+    ----------
+    n : int
+        The number of rows.
+    n_features : int
+        d.
+    epsilon : float
+        ε of the fit.
+    delta : float or None
+        δ of the fit.
+    safeguard : bool or "auto", default="auto"
+        The estimator's parameter.
+
+    Returns
+    -------
+    RegressionChoice
+
     Raises
     ------
     ParameterError
@@ -498,6 +641,15 @@ def regression_rule(n: int, n_features: int, epsilon: float, delta: float,
     """:func:`choose_regression_learner` on facts its caller checked: n and d positive
     integers (a fit's public shape), ε > 0 and δ in [0, 1) (an estimator's validated
     parameters), ``safeguard`` "auto" or a bool.
+
+    Parameters
+    ----------
+    n, n_features, epsilon, delta, safeguard
+        As for :func:`choose_regression_learner`, checked by the caller.
+
+    Returns
+    -------
+    RegressionChoice
 
     Examples
     --------
@@ -542,6 +694,18 @@ def regression_rule(n: int, n_features: int, epsilon: float, delta: float,
 def mean_epsilon(n: int, epsilon: float) -> float:
     """ε_c, the safeguard's share for the private mean: MEAN_RECORDS/n within the shares.
 
+    Parameters
+    ----------
+    n : int
+        The number of rows.
+    epsilon : float
+        ε of the fit.
+
+    Returns
+    -------
+    float
+        ε_c.
+
     Examples
     --------
     >>> from dpconvex.privacy.rules.front_door import mean_epsilon
@@ -558,6 +722,22 @@ def selection_handicap(epsilon: float, sensitivity: float = 1.0) -> float:
     With two candidates, a model whose utility is at most the mean's is selected with
     probability 1/(1 + exp(ε(m + gap)/(2Δ))) <= β
     (docs/privacy/front_door_regression.md#privacy-regressor-safeguard).
+
+    Parameters
+    ----------
+    epsilon : float
+        ε of the selection.
+    sensitivity : float, default=1.0
+        Δ, the utilities' sensitivity.
+
+    Returns
+    -------
+    float
+        m.
+
+    References
+    ----------
+    [MT07]_ (the exponential mechanism).
 
     Examples
     --------

@@ -168,6 +168,20 @@ def label_center_share(n: int, p: int, epsilon: float) -> float:
     :data:`LABEL_CENTER_SHARE` where r = n·ε/p is below :data:`REGRESSION_RECORDS`, else 0 (the
     centre of ``label_range``). Public: n, p (the intercept column counted) and ε only.
 
+    Parameters
+    ----------
+    n : int
+        The number of rows.
+    p : int
+        The number of parameters (intercept column counted).
+    epsilon : float
+        ε of the fit.
+
+    Returns
+    -------
+    float
+        The share of ε (0: the centre of ``label_range``).
+
     Examples
     --------
     >>> from dpconvex.privacy.rules.noise_level import label_center_share
@@ -184,6 +198,16 @@ def label_center_share(n: int, p: int, epsilon: float) -> float:
 def stability_weight_for(mechanism: str | Mechanism) -> float:
     """w of :data:`STABILITY_WEIGHTS` for the placement of a mechanism's noise (name or object).
 
+    Parameters
+    ----------
+    mechanism : str or Mechanism
+        The mechanism, by registered name or object.
+
+    Returns
+    -------
+    float
+        w.
+
     Examples
     --------
     >>> from dpconvex.privacy.rules.noise_level import stability_weight_for
@@ -199,6 +223,22 @@ def reference_norm_for(mechanism: str | Mechanism, loss: str | Loss | None = Non
     for a regression loss on the objective, r / :data:`REGRESSION_RECORDS` within [1, 16]
     (``records``: r = n·ε/p; None: 1), within [0.5, 16] for labels mapped around a released
     centre (``centered``).
+
+    Parameters
+    ----------
+    mechanism : str or Mechanism
+        The mechanism, by registered name or object.
+    loss : str, Loss or None, default=None
+        The loss (a regression loss on the objective scales R with ``records``).
+    records : float or None, default=None
+        r = n·ε/p (None: 1).
+    centered : bool, default=False
+        Labels mapped around a released centre.
+
+    Returns
+    -------
+    float
+        R.
 
     Examples
     --------
@@ -283,6 +323,38 @@ def lam_rule(mech: Mechanism, loss: Loss, n: int, budget: Budget, q: float, p: i
     calibration on :data:`LAM_GRID` to weigh (None: the mechanism's, :func:`grid_calibration`).
     Returns the rule with its Λ (:attr:`~dpconvex.privacy.certificate.LamRule.lam`).
 
+    Parameters
+    ----------
+    mech : Mechanism
+        The mechanism (noise on the objective or the output, or the non-private baseline).
+    loss : Loss
+        The loss (its ``deriv_bound`` and ``curvature``).
+    n : int
+        The number of rows (public).
+    budget : Budget
+        The fit's (ε, δ).
+    q : float
+        The row-norm bound (intercept column counted).
+    p : int
+        The number of parameters (intercept column counted).
+    centered : bool, default=False
+        A regression loss on labels mapped around a released centre.
+    weights : tuple of (float, float) or None, default=None
+        (R, w) of the bound (None: :func:`reference_norm_for`, :func:`stability_weight_for`).
+    grid : Calibration or None, default=None
+        The calibration on ``LAM_GRID`` (None: :func:`grid_calibration`).
+
+    Returns
+    -------
+    LamRule
+        The rule, with its Λ.
+
+    Raises
+    ------
+    ParameterError
+        The mechanism neither places its noise on the objective or the output nor
+        calibrates on a grid of moduli (and is not the non-private baseline).
+
     Examples
     --------
     >>> from dpconvex import Budget
@@ -316,6 +388,34 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, budget: Budget, q:
     The arguments are :func:`lam_rule`'s; R and w default to :func:`reference_norm_for`
     and :func:`stability_weight_for` (``reference_norm``, ``stability_weight`` replace them).
 
+    Parameters
+    ----------
+    lam : float or "auto"
+        Λ given, or "auto".
+    mechanism : str or Mechanism
+        The mechanism, by registered name or object.
+    n : int
+        The number of rows (public).
+    budget : Budget
+        The fit's (ε, δ).
+    q : float
+        The row-norm bound (intercept column counted).
+    p : int
+        The number of parameters (intercept column counted).
+    loss : str or Loss
+        The loss, by registered name or object.
+    reference_norm, stability_weight : float or None, default=None
+        R and w replacing the rule's defaults.
+    grid : Calibration or None, default=None
+        As for :func:`lam_rule`.
+    centered : bool, default=False
+        As for :func:`lam_rule`.
+
+    Returns
+    -------
+    tuple of (float, LamRule)
+        Λ and the certificate's rule.
+
     Examples
     --------
     >>> from dpconvex import Budget
@@ -346,6 +446,32 @@ def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: in
     arguments, the budget given as ``epsilon`` and ``delta``, refused by name where they are
     not a budget). Returns Λ > 0 to 3 significant digits, never below the grid's modulus floor.
 
+    Parameters
+    ----------
+    mechanism : str or Mechanism
+        The mechanism, by registered name or object.
+    n : int
+        The number of rows (public).
+    epsilon : float
+        ε of the fit.
+    q : float
+        The row-norm bound.
+    p : int
+        The number of parameters.
+    loss : str or Loss
+        The loss.
+    reference_norm, stability_weight : float or None, default=None
+        As for :func:`resolve_lam`.
+    delta : float, default=0.0
+        δ of the fit.
+    grid : Calibration or None, default=None
+        As for :func:`lam_rule`.
+
+    Returns
+    -------
+    float
+        Λ > 0, to 3 significant digits.
+
     Examples
     --------
     >>> from dpconvex.privacy.rules.noise_level import auto_lam
@@ -367,6 +493,26 @@ def grid_calibration(mechanism: str | Mechanism, n: int, budget: Budget, q: floa
 
     None when there is no noise to weigh (the non-private baseline, ε = ∞, or a calibration
     that cannot be made: the release reports it).
+
+    Parameters
+    ----------
+    mechanism : str or Mechanism
+        The mechanism, by registered name or object.
+    n : int
+        The number of rows (public).
+    budget : Budget
+        The fit's (ε, δ).
+    q : float
+        The row-norm bound (intercept column counted).
+    p : int
+        The number of parameters (intercept column counted).
+    loss : str or Loss
+        The loss.
+
+    Returns
+    -------
+    Calibration or None
+        The calibration on the grid, or None where there is no noise to weigh.
 
     Raises
     ------
@@ -391,6 +537,22 @@ def delta_floor(n: int, epsilon: float, q: float, loss: str | Loss) -> float:
     """Smallest Λ at which objective perturbation adds no Δ: c q² / (n (e^{ε/2} - 1)) for the
     one-sided slack, the ``modulus_floor`` of its :func:`grid_calibration` (the floor the Λ
     rule keeps to; 0 where there is no calibration: ε = ∞, or a curvature without a bound).
+
+    Parameters
+    ----------
+    n : int
+        The number of rows.
+    epsilon : float
+        ε of the fit.
+    q : float
+        The row-norm bound.
+    loss : str or Loss
+        The loss.
+
+    Returns
+    -------
+    float
+        The floor (0 where there is no calibration).
 
     Examples
     --------
@@ -492,6 +654,28 @@ def form_bounds(lam: Any, forms: list[tuple[str | Mechanism, Budget]], n: int, q
     the lower of a linear learner's two forms, each with its own budget
     (docs/privacy/front_door.md#privacy-mechanism-auto); ``centered``: as for
     :func:`resolve_lam`.
+
+    Parameters
+    ----------
+    lam : float or "auto"
+        Λ given, or "auto".
+    forms : list of (str or Mechanism, Budget)
+        The forms weighed, each with its own budget.
+    n : int
+        The number of rows.
+    q : float
+        The row-norm bound.
+    p : int
+        The number of parameters.
+    loss : Loss
+        The loss.
+    centered : bool, default=False
+        As for :func:`resolve_lam`.
+
+    Returns
+    -------
+    list of float
+        One bound per form (inf where the noise cannot be calibrated).
 
     Examples
     --------
@@ -669,6 +853,38 @@ def noise_ratio(family: str, template: ConstantsSource, mech: Mechanism, budget:
     instead of its sd along a direction. A private mechanism whose calibration holds no noise
     law raises the :class:`ParameterError` naming it.
 
+    Parameters
+    ----------
+    family : str
+        A key of ``THRESHOLDS`` ("linear", "gd", "centroid", "nb", "ssp", "large_margin",
+        "softmax").
+    template : Template or PublicProblem
+        The problem (its public facts only).
+    mech : Mechanism
+        The release's mechanism.
+    budget : Budget
+        The release's (ε, δ).
+    calibration : Calibration or None, default=None
+        The release's calibration, where already computed.
+    n : int or None, default=None
+        The public rows (``centroid``).
+    n_classes : int, default=2
+        C (``gd``).
+    worst_case : bool, default=False
+        The bound at any θ instead of at θ = 0 (``linear``, ``gd``).
+    norm : bool, default=False
+        E‖noise on a mean‖ instead of its sd along a direction (``centroid``).
+
+    Returns
+    -------
+    float or None
+        ρ, or None: nothing to check.
+
+    Raises
+    ------
+    ParameterError
+        A private mechanism whose calibration holds no noise law.
+
     Examples
     --------
     >>> from dpconvex.privacy.rules.noise_level import noise_ratio
@@ -702,6 +918,17 @@ def noise_ratio(family: str, template: ConstantsSource, mech: Mechanism, budget:
 def noise_dominates(family: str, template: ConstantsSource, mech: Mechanism, budget: Budget,
                     **public: Any) -> bool:
     """Whether :func:`warn_if_noise_dominates` warns: ρ above the family's threshold.
+
+    Parameters
+    ----------
+    family, template, mech, budget
+        As for :func:`noise_ratio`.
+    **public
+        The further public quantities of :func:`noise_ratio`.
+
+    Returns
+    -------
+    bool
 
     Examples
     --------
@@ -849,6 +1076,29 @@ def warn_if_noise_dominates(
     regressor's baseline and note (:data:`REGRESSION_CHECK_NOTE`); the others are
     :func:`noise_ratio`'s (a fit's release passes its calibration: ``noise_warning``).
 
+    Parameters
+    ----------
+    family, template, mech, budget
+        As for :func:`noise_ratio`.
+    owner : str
+        Opens the message.
+    calibration, n, n_classes
+        As for :func:`noise_ratio`.
+    epsilon : float or None, default=None
+        The total ε a one-vs-rest fit splits over its ``n_classes`` models.
+    regression : bool, default=False
+        A regressor's baseline and note.
+
+    Returns
+    -------
+    float or None
+        ρ, or None.
+
+    Warns
+    -----
+    PrivacyWarning
+        ρ above the family's threshold.
+
     Examples
     --------
     >>> import warnings
@@ -888,6 +1138,22 @@ def ovr_noise_warning(est: BaseEstimator, plan: Any, owner: str, family: str
     ``public_template``); the message names the split. Returns a context manager that
     silences the C binary fits' own warnings of the family (``linear``: the same ratio, C
     times; ``gd``: their ratio, without the factor C/2, is never above the one-vs-rest one).
+
+    Parameters
+    ----------
+    est : BaseEstimator
+        The one-vs-rest estimator.
+    plan : FitPlan
+        Its plan.
+    owner : str
+        Opens the message.
+    family : {"gd", "linear"}
+        The family of the ratio.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        Silences the binary fits' own warnings of the family.
 
     Examples
     --------
@@ -945,6 +1211,24 @@ def estimator_noise_dominance(
     For experiments and tests: with ``n_classes`` (``gd``) the shape of X and C only;
     otherwise the template the fit would build (``plan_for``, ``prepare``; no noise, no
     solve): ``ssp`` for sufficient statistics, ``linear`` for the others.
+
+    Parameters
+    ----------
+    est : BaseEstimator
+        The unfitted estimator.
+    X : array-like
+        The rows.
+    y : array-like or None, default=None
+        The labels.
+    n_classes : int or None, default=None
+        C: with it, the shape of X and C only (``gd``).
+    worst_case : bool, default=False
+        As for :func:`noise_ratio`.
+
+    Returns
+    -------
+    tuple
+        (ρ, template, mechanism, budget).
 
     Examples
     --------
