@@ -950,6 +950,44 @@ def charge_not_public(accountant: Any, owner: str) -> Iterator[None]:
         held.commit(math.inf, 0.0)
 
 
+def hold_plan(estimator: Any, plan: FitPlan, context: FitContext
+              ) -> AbstractContextManager[CertificateHold]:
+    """The hold of a private fit: ``plan.budget`` on ``estimator``'s ledger (its
+    ``accountant``, where it has one), δ checked against 1/n unless the fit runs inside the
+    hold of the fit that holds it (``context.held``: that one checks the whole δ).
+
+    Parameters
+    ----------
+    estimator : PrivateEstimator
+        The estimator whose fit holds the budget (its class names the hold).
+    plan : FitPlan
+        The fit's plan (its ``budget`` and ``n``).
+    context : FitContext
+        The fit's context.
+
+    Returns
+    -------
+    context manager of CertificateHold
+        :func:`~dpconvex.privacy.budget.hold_budget` of the plan's budget.
+
+    Raises
+    ------
+    BudgetError
+        The ledger cannot hold the plan's budget.
+
+    Examples
+    --------
+    >>> from dpconvex import BudgetAccountant, PrivateLogisticRegression
+    >>> from dpconvex.estimators.base import NO_CONTEXT, hold_plan
+    >>> est = PrivateLogisticRegression(classes=[-1, 1], accountant=BudgetAccountant(2.0))
+    >>> with hold_plan(est, est.plan(40, 2, 3), NO_CONTEXT) as hold:
+    ...     est.accountant.remaining  # the plan's (1.0, 0.0) held
+    (1.0, 0.0)
+    """
+    return hold_budget(getattr(estimator, "accountant", None), plan.budget,
+                       type(estimator).__name__, n=None if context.held else plan.n)
+
+
 def carry_ledger(fitted: Any, ledger: Any) -> Any:
     """``fitted`` with ``ledger`` as the ``accountant`` of the released models it holds: its
     ``estimator_`` or ``best_estimator_``, their Pipeline steps, and the models these hold.
@@ -1900,8 +1938,7 @@ class PrivateEstimator(BaseEstimator):
         try:
             with (
                 charge_not_public(ledger if draft else None, caller),
-                hold_budget(ledger, plan.budget, type(self).__name__,
-                            n=None if context.held else plan.n) as hold,
+                hold_plan(self, plan, context) as hold,
             ):
                 fitted = self._release(prep, plan, hold, context, warm_start)
         except (PrivacyError, SolverError) as exc:  # a part's refusal: in this call's name
@@ -2011,9 +2048,7 @@ class PrivateEstimator(BaseEstimator):
         if plan.sub_plans:
             fitted = self._fit_sub_plans(data.X, data.y, plan, context)
         else:  # the hold before the objective is built
-            with hold_budget(getattr(self, "accountant", None), plan.budget,
-                             type(self).__name__, n=None if context.held else plan.n) as hold, \
-                    _progress(self):
+            with hold_plan(self, plan, context) as hold, _progress(self):
                 fitted = self._release(
                     self._prepare_fit(data.X, data.y, plan, context), plan, hold, context, None
                 )

@@ -65,7 +65,7 @@ from ..errors import (
     user_stacklevel,
 )
 from ..objectives.losses import LOSSES, WIDTH_RULE, Logistic, Loss, get_loss, stated_loss
-from ..privacy.budget import Budget, hold_budget, split_even
+from ..privacy.budget import Budget, split_even
 from ..privacy.certificate import (
     LabelSource,
     LamRule,
@@ -102,6 +102,7 @@ from .base import (
     certify_part,
     fill_docs,
     fit_part,
+    hold_plan,
     issued,
     keep_argmax,
     public_label_source,
@@ -206,8 +207,7 @@ class OneVsRestMixin:
         data = context.data
         classes = data.labels.classes
         models, certificates = [], []
-        with hold_budget(getattr(self, "accountant", None), plan.budget, owner,
-                         n=None if context.held else plan.n) as hold, \
+        with hold_plan(self, plan, context) as hold, \
                 ovr_noise_warning(self, plan, owner, self._ovr_noise_family):  # once, ε/C named
             for class_index, sub_plan in enumerate(plan.sub_plans):
                 binary_model = self._binary_clone(C, self.random_state)
