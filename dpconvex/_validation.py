@@ -127,7 +127,8 @@ def check_float(name: str, value: Any, owner: str, *, low: float = 0.0, high: fl
             f"{MAX_MAGNITUDE:g}."
         ) from None
     # NaN is in no interval; an infinity only where allow_inf takes +inf
-    inside = (v >= low if low_inclusive else v > low) and (v <= high if high_inclusive else v < high)
+    inside = ((v >= low if low_inclusive else v > low)
+              and (v <= high if high_inclusive else v < high))
     if not (inside and math.isfinite(v) or allow_inf and v == math.inf):
         raise Float(low, high, low_inclusive, high_inclusive).refusal(name, value, owner)
     if magnitude and math.isfinite(v) and v != 0.0 and not (

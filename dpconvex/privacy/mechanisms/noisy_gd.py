@@ -190,11 +190,12 @@ def default_learning_rate(loss: Loss, q: float, radius: float, steps: int, p: in
                           noise_std: float, step_factor: float = 1.0) -> float:
     """Step size from public quantities: min(k/L, R / (s sqrt(T p))), L = c q², k = ``step_factor``.
 
-    The clipped mean gradient is the gradient of a convex surrogate of smoothness at most L = c q²
-    (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd); averaged projected SGD with step η <= 1/L and
-    gradient noise of variance p s² has error at most R²/(2ηT) + η p s²/2, minimized at R / (s sqrt(T p)),
-    capped at k/L (noisy gradient descent's rule uses k = 2, the stability limit, where the averaging absorbs
-    the oscillation). Without a finite curvature bound: R / (sqrt(T) sqrt(C² + p s²)).
+    The clipped mean gradient is the gradient of a convex surrogate of smoothness at most
+    L = c q² (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd); averaged projected SGD with
+    step η <= 1/L and gradient noise of variance p s² has error at most R²/(2ηT) + η p s²/2,
+    minimized at R / (s sqrt(T p)), capped at k/L (noisy gradient descent's rule uses k = 2, the
+    stability limit, where the averaging absorbs the oscillation). Without a finite curvature
+    bound: R / (sqrt(T) sqrt(C² + p s²)).
 
     Parameters
     ----------
@@ -223,7 +224,8 @@ def default_learning_rate(loss: Loss, q: float, radius: float, steps: int, p: in
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms.noisy_gd import default_learning_rate
-    >>> eta = default_learning_rate(Logistic(), q=1.0, radius=10.0, steps=100, p=5, clip=1.0, noise_std=0.1)
+    >>> eta = default_learning_rate(Logistic(), q=1.0, radius=10.0, steps=100, p=5,
+    ...                             clip=1.0, noise_std=0.1)
     >>> round(eta, 3)
     4.0
     """
