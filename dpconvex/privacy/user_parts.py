@@ -177,15 +177,22 @@ def users_part(template: Any, mechanism: Mechanism, backend: Any, *options: Any)
     """The first part of a release found to be the user's, None when every part is dpconvex's:
     the one test that decides whether the guards of this module run.
 
-    A part is the user's where it is or holds code dpconvex did not write: the backend (one
-    given, or any class the registry may build for its name:
-    :func:`~dpconvex.solvers.backend_classes`), a template without a shipped derivation or with
-    a member its class states set on the instance, a loss without a shipped derivation or not
-    as its constructor built it (a loss stated in CVXPY), an extra term's functions and what
-    they close over, and any object reachable from the mechanism (and the one it wraps), the
-    template or the options (``warm_start``, ``max_iter``) that :func:`_users_object` finds (a
-    set stated in CVXPY, a class or a function of the user's). None: a solve of this release
-    runs dpconvex's, NumPy's, SciPy's and Python's code only.
+    A part is the user's where it is, or holds, code dpconvex did not write. In order:
+
+    1. the backend: one given that is not a shipped backend as built (:func:`_shipped_backend`),
+       or, for a name, any class the registry may build for it
+       (:func:`~dpconvex.solvers.backend_classes`);
+    2. the template or its loss not as built (:func:`_as_built`: a class without a shipped
+       derivation, or a member its class states set on the instance), and a loss whose
+       attributes are not what its constructor builds from its parameters
+       (:meth:`~dpconvex.objectives.Loss.as_built`: a bound set after construction, a loss
+       stated in CVXPY);
+    3. an extra term's functions and what they close over (:func:`_users_terms`);
+    4. any object reachable from the mechanism (and the one it wraps), the template or the
+       options (``warm_start``, ``max_iter``) that :func:`_users_object` finds: a class or a
+       function of the user's, a set stated in CVXPY, a shipped object with a method set on it.
+
+    None: a solve of this release runs dpconvex's, NumPy's, SciPy's and Python's code only.
 
     Parameters
     ----------
@@ -220,22 +227,13 @@ def users_part(template: Any, mechanism: Mechanism, backend: Any, *options: Any)
             return f"the backend {type(backend).__qualname__}"
     elif not all(is_dpconvex_class(cls) for cls in backend_classes(backend)):  # a name
         return f"a backend the registry may build for solver={backend!r}"
-    # the template and its loss: a shipped derivation, and as their constructors built them
-    stated = _CLASS_MEMBERS & set(getattr(template, "__dict__", {}))
-    if shipped_derivation(template) is None or stated:
+    if not _as_built(template):
         return f"the template {type(template).__qualname__}"
-    loss = getattr(template, "loss", None)
-    if loss is not None and (shipped_derivation(loss) is None or not loss.as_built()):
+    if (loss := getattr(template, "loss", None)) is not None and not (
+            _as_built(loss) and loss.as_built()):
         return f"the loss {type(loss).__qualname__}"
-    for term in getattr(template, "extra_terms", None) or ():
-        for fn in (getattr(term, "cvxpy_fn", None), getattr(term, "value_fn", None),
-                   getattr(term, "grad_fn", None)):
-            try:  # what it closes over (an empty cell: filled later, by anyone)
-                held = [cell.cell_contents for cell in getattr(fn, "__closure__", None) or ()]
-            except ValueError:
-                held = [object()]
-            if not is_dpconvex_function(fn) or _users_object(held, term, set()):
-                return "an extra term"
+    if _users_terms(template):
+        return "an extra term"
     for root, named in ((mechanism, "the mechanism {}"), (template, "{} in the template's {}"),
                         (options, "an option of the solve (warm_start, max_iter)")):
         if (found := _users_object(root, root, set())) is not None:
@@ -243,6 +241,30 @@ def users_part(template: Any, mechanism: Mechanism, backend: Any, *options: Any)
             return named.format(users_class(value) or type(value).__qualname__,
                                 type(holder).__qualname__)
     return None
+
+
+def _as_built(part: Any) -> bool:
+    """Whether a template or a loss is of a class whose constants dpconvex derives
+    (:func:`~dpconvex.objectives.losses.shipped_derivation`), with no member its class states
+    (:data:`_CLASS_MEMBERS`) set on the instance."""
+    return shipped_derivation(part) is not None and not (
+        _CLASS_MEMBERS & set(getattr(part, "__dict__", {})))
+
+
+def _users_terms(template: Any) -> bool:
+    """Whether an extra term of ``template`` runs code of the user's: a function not compiled
+    from dpconvex, or one closing over an object :func:`_users_object` finds or over an empty
+    cell (filled later, by anyone)."""
+    for term in getattr(template, "extra_terms", None) or ():
+        for fn in (getattr(term, "cvxpy_fn", None), getattr(term, "value_fn", None),
+                   getattr(term, "grad_fn", None)):
+            try:
+                held = [cell.cell_contents for cell in getattr(fn, "__closure__", None) or ()]
+            except ValueError:  # an empty cell
+                return True
+            if not is_dpconvex_function(fn) or _users_object(held, term, set()):
+                return True
+    return False
 
 
 def users_class(obj: Any) -> str | None:

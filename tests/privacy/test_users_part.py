@@ -14,6 +14,7 @@ import dpconvex as dp
 from dpconvex.errors import PrivacyError, SolverError
 from dpconvex.objectives import (
     CVXPYSet,
+    HuberHinge,
     HuberRegression,
     Logistic,
     Loss,
@@ -90,6 +91,8 @@ def _set_on_instance(attribute, value, of=lambda t: t):
     (_set_on_instance("y", _rows()[1].view(MyArray)), OBJECTIVE, None, ()),  # a member's class
     (_set_on_instance("_buffers", {"w": np.zeros(3).view(MyArray)}), OBJECTIVE, None,
      ()),  # held in a dict a shipped part holds
+    (lambda: _template(_bound_set(Logistic())), OBJECTIVE, None, ()),  # a bound set on a
+    (lambda: _template(_bound_set(HuberHinge())), OBJECTIVE, None, ()),  # shipped loss, built
     (_set_on_instance("grad", lambda w: w, of=lambda t: t.regularizer), OBJECTIVE, None, ()),
     (_set_on_instance("lam", np.float64(0.1).item, of=lambda t: t.regularizer), OBJECTIVE, None,
      ()),  # a callable member of a shipped part
@@ -118,6 +121,23 @@ def test_a_subclass_defined_here_is_named_by_the_part_it_is():
     assert users_part(_template(), MyMechanism(), None).startswith("the mechanism MyMechanism")
     assert users_part(_template(), OBJECTIVE, MyBackend()) == "the backend MyBackend"
     assert users_part(_template(cls=MyTemplate), OBJECTIVE, None) == "the template MyTemplate"
+
+
+def _bound_set(loss):
+    loss.deriv_bound = 0.25  # after construction
+    return loss
+
+
+@pytest.mark.parametrize("cls", [Logistic, HuberHinge])
+def test_a_shipped_loss_with_a_bound_set_after_construction_is_the_users_and_probed(cls):
+    """Both losses' slopes reach 1: a bound of 0.25 set on the instance (of a class with a
+    constructor of dpconvex's, or without one) makes the loss the user's, so its declarations
+    are probed, not stated by the class's derivation, and the release is refused before any
+    noise."""
+    template = _template(_bound_set(cls()))
+    assert users_part(template, OBJECTIVE, None) == f"the loss {cls.__qualname__}"
+    with pytest.raises(PrivacyError, match=f"derivative bound: loss '{cls.name}' declares"):
+        dp.release(template, "objective", dp.Budget(1.0), rng=0)
 
 
 def test_a_backend_of_the_users_in_the_registry_is_a_part_of_the_users(monkeypatch):
