@@ -91,6 +91,7 @@ def _set_on_instance(attribute, value, of=lambda t: t):
     (_set_on_instance("y", _rows()[1].view(MyArray)), OBJECTIVE, None, ()),  # a member's class
     (_set_on_instance("_buffers", {"w": np.zeros(3).view(MyArray)}), OBJECTIVE, None,
      ()),  # held in a dict a shipped part holds
+    (lambda: _template(Loss()), OBJECTIVE, None, ()),  # a shipped class with no derivation
     (lambda: _template(_bound_set(Logistic())), OBJECTIVE, None, ()),  # a bound set on a
     (lambda: _template(_bound_set(HuberHinge())), OBJECTIVE, None, ()),  # shipped loss, built
     (_set_on_instance("grad", lambda w: w, of=lambda t: t.regularizer), OBJECTIVE, None, ()),
