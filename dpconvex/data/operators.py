@@ -118,25 +118,133 @@ class DesignOperator(Protocol):
     def matrix(self) -> Any: ...
 
     def matvec(self, w: np.ndarray) -> np.ndarray:
-        """X w, shape (n,)."""
+        """X w, shape (n,).
+
+        Parameters
+        ----------
+        w : ndarray of shape (p,)
+
+        Returns
+        -------
+        ndarray of shape (n,)
+
+        Examples
+        --------
+        >>> from dpconvex.data import as_design
+        >>> ops = as_design(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> ops.matvec(np.array([1.0, 1.0])).tolist()
+        [7.0, 1.0]
+        """
 
     def rmatvec(self, v: np.ndarray) -> np.ndarray:
-        """Xᵀ v, shape (p,)."""
+        """Xᵀ v, shape (p,).
+
+        Parameters
+        ----------
+        v : ndarray of shape (n,)
+
+        Returns
+        -------
+        ndarray of shape (p,)
+
+        Examples
+        --------
+        >>> from dpconvex.data import as_design
+        >>> ops = as_design(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> ops.rmatvec(np.array([1.0, 1.0])).tolist()
+        [3.0, 5.0]
+        """
 
     def row_norms(self) -> np.ndarray:
-        """||x_i||_2 for every row, shape (n,), without overflow."""
+        """||x_i||_2 for every row, shape (n,), without overflow.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+
+        Examples
+        --------
+        >>> from dpconvex.data import as_design
+        >>> ops = as_design(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> ops.row_norms().tolist()
+        [5.0, 1.0]
+        """
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
-        """Σ_i d_i x_i x_iᵀ = Xᵀ diag(d) X as a dense (p, p) array."""
+        """Σ_i d_i x_i x_iᵀ = Xᵀ diag(d) X as a dense (p, p) array.
+
+        Parameters
+        ----------
+        d : ndarray of shape (n,)
+            The row weights.
+
+        Returns
+        -------
+        ndarray of shape (p, p)
+
+        Examples
+        --------
+        >>> from dpconvex.data import as_design
+        >>> ops = as_design(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> ops.weighted_gram(np.array([1.0, 2.0])).tolist()
+        [[9.0, 12.0], [12.0, 18.0]]
+        """
 
     def scale_rows(self, s: np.ndarray) -> DesignOperator:
-        """A new operator with row i multiplied by s_i (a per-record map)."""
+        """A new operator with row i multiplied by s_i (a per-record map).
+
+        Parameters
+        ----------
+        s : ndarray of shape (n,)
+            The row factors.
+
+        Returns
+        -------
+        DesignOperator
+
+        Examples
+        --------
+        >>> from dpconvex.data import as_design
+        >>> ops = as_design(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> ops.scale_rows(np.array([0.5, 2.0])).matrix.tolist()
+        [[1.5, 2.0], [0.0, 2.0]]
+        """
 
     def map_rows(self, f: Callable[[Any], Any]) -> DesignOperator:
-        """A new operator with rows f(block of rows) (f must treat each row on its own)."""
+        """A new operator with rows f(block of rows) (f must treat each row on its own).
+
+        Parameters
+        ----------
+        f : callable
+            A map of a block of rows (the stored form) to as many rows.
+
+        Returns
+        -------
+        DesignOperator
+
+        Examples
+        --------
+        >>> from dpconvex.data import as_design
+        >>> ops = as_design(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> ops.map_rows(lambda block: 2.0 * block).matrix.tolist()
+        [[6.0, 8.0], [0.0, 2.0]]
+        """
 
     def compact(self) -> DesignOperator:
-        """The cheapest storage for the products (e.g. CSR for mostly-zero dense rows)."""
+        """The cheapest storage for the products (e.g. CSR for mostly-zero dense rows).
+
+        Returns
+        -------
+        DesignOperator
+            The same rows (values equal up to rounding).
+
+        Examples
+        --------
+        >>> from dpconvex.data import as_design
+        >>> ops = as_design(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> type(ops.compact()).__name__  # 4 entries: kept dense
+        'DenseRows'
+        """
 
 
 class DenseRows:
