@@ -281,15 +281,61 @@ class DenseRows:
         return self.X
 
     def matvec(self, w: np.ndarray) -> np.ndarray:
+        """X w.
+
+        Parameters
+        ----------
+        w : ndarray of shape (p,)
+
+        Returns
+        -------
+        ndarray of shape (n,)
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> ops.matvec(np.ones(ops.p)).round(12).tolist()
+        [7.0, 1.0]
+        """
         return self.X @ w
 
     def rmatvec(self, v: np.ndarray) -> np.ndarray:
+        """Xᵀ v.
+
+        Parameters
+        ----------
+        v : ndarray of shape (n,)
+
+        Returns
+        -------
+        ndarray of shape (p,)
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> ops.rmatvec(np.array([1.0, 1.0])).round(12).tolist()
+        [3.0, 5.0]
+        """
         return self.X.T @ v
 
     def row_norms(self) -> np.ndarray:
         """||x_i|| without overflow for entries up to the float64 maximum (einsum, then the
         rows whose sum of squares overflowed or became subnormal recomputed scaled by their
-        max-abs entry; a norm above ~1.8e308 is inf)."""
+        max-abs entry; a norm above ~1.8e308 is inf).
+
+        Returns
+        -------
+        ndarray of shape (n,)
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> ops.row_norms().round(12).tolist()
+        [5.0, 1.0]
+        """
         sq = np.einsum("ij,ij->i", self.X, self.X)
         norms = np.sqrt(sq)
         redo = np.flatnonzero(~np.isfinite(sq) | (sq < _SQ_TINY))
@@ -298,30 +344,141 @@ class DenseRows:
         return norms
 
     def matvec_rmatvec(self, w: np.ndarray, f: RowWeights) -> tuple[np.ndarray, np.ndarray]:
-        """``(X w, Xᵀ f(X w))``, each block of rows read once (``f``: :data:`RowWeights`)."""
+        """``(X w, Xᵀ f(X w))``, each block of rows read once (``f``: :data:`RowWeights`).
+
+        Parameters
+        ----------
+        w : ndarray of shape (p,)
+        f : RowWeights
+            f(m, rows): the weights of a block of rows from their products m.
+
+        Returns
+        -------
+        m : ndarray of shape (n,)
+            The products.
+        grad : ndarray of shape (p,)
+            The weighted sum of the rows.
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> m, grad = ops.matvec_rmatvec(np.ones(ops.p), lambda m, rows: 2.0 * m)
+        >>> bool(np.allclose(grad, ops.rmatvec(2.0 * m)))
+        True
+        """
         return ScaledRows(self, np.ones(self.n)).matvec_rmatvec(w, f)  # (times 1.0: exact)
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
-        """Xᵀ diag(d) X summed over blocks of rows (memory of one block, never of X)."""
+        """Xᵀ diag(d) X summed over blocks of rows (memory of one block, never of X).
+
+        Parameters
+        ----------
+        d : ndarray of shape (n,)
+            The row weights.
+
+        Returns
+        -------
+        ndarray of shape (p, p)
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> G = ops.weighted_gram(np.array([1.0, 2.0]))
+        >>> M = ops.matrix
+        >>> bool(np.allclose(G, M.T @ np.diag([1.0, 2.0]) @ M))
+        True
+        """
         if self.n <= max(1, _GRAM_ENTRIES // self.p):
             return (self.X.T * d) @ self.X
         return _blocked_gram(self.X, d, np.ones(self.n), None)
 
     def scale_rows(self, s: np.ndarray) -> DenseRows:
+        """Row i times s_i: a new array.
+
+        Parameters
+        ----------
+        s : ndarray of shape (n,)
+            The row factors.
+
+        Returns
+        -------
+        DenseRows
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> scaled = ops.scale_rows(np.array([0.5, 2.0]))
+        >>> w = np.ones(ops.p)
+        >>> bool(np.allclose(scaled.matvec(w), [0.5, 2.0] * ops.matvec(w)))
+        True
+        """
         return DenseRows(self.X * s[:, None])
 
     def map_rows(self, f: Callable[[np.ndarray], np.ndarray]) -> DenseRows:
+        """The rows f(X), checked to be as many as X's.
+
+        Parameters
+        ----------
+        f : callable
+            A map of a block of rows to as many rows, each row on its own.
+
+        Returns
+        -------
+        DenseRows
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> doubled = ops.map_rows(lambda block: 2.0 * block)
+        >>> w = np.ones(ops.p)
+        >>> bool(np.allclose(doubled.matvec(w), 2.0 * ops.matvec(w)))
+        True
+        """
         out = DenseRows(f(self.X))
         _check_same_rows(self, out)
         return out
 
     def every(self, step: int) -> DenseRows:
-        """Rows 0, step, 2·step, ... (a strided view: no copy)."""
+        """Rows 0, step, 2·step, ... (a strided view: no copy).
+
+        Parameters
+        ----------
+        step : int
+            k >= 1.
+
+        Returns
+        -------
+        DenseRows
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> ops.every(2).n  # row 0 of 2
+        1
+        """
         return DenseRows(self.X[::step])
 
     def compact(self) -> DesignOperator:
         """A CSR copy when at most 25% of at least 50,000 entries are non-zero, else self
-        (:meth:`ScaledRows.compact`; values equal up to rounding)."""
+        (:meth:`ScaledRows.compact`; values equal up to rounding).
+
+        Returns
+        -------
+        DesignOperator
+            A CSR copy, or the rows themselves.
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> ops.compact() is ops  # too few entries for a CSR copy
+        True
+        """
         return ScaledRows(self, np.ones(self.n)).compact().base
 
     def __repr__(self) -> str:
@@ -370,18 +527,86 @@ class CSRRows:
         return int(self.A.nnz)
 
     def matvec(self, w: np.ndarray) -> np.ndarray:
+        """A w, on the stored entries.
+
+        Parameters
+        ----------
+        w : ndarray of shape (p,)
+
+        Returns
+        -------
+        ndarray of shape (n,)
+
+        Examples
+        --------
+        >>> from dpconvex.data import CSRRows
+        >>> ops = CSRRows(sp.csr_array(np.array([[3.0, 4.0], [0.0, 1.0]])))
+        >>> ops.matvec(np.ones(ops.p)).round(12).tolist()
+        [7.0, 1.0]
+        """
         return self.A @ w
 
     def rmatvec(self, v: np.ndarray) -> np.ndarray:
+        """Aᵀ v, row-wise on :attr:`AT`.
+
+        Parameters
+        ----------
+        v : ndarray of shape (n,)
+
+        Returns
+        -------
+        ndarray of shape (p,)
+
+        Examples
+        --------
+        >>> from dpconvex.data import CSRRows
+        >>> ops = CSRRows(sp.csr_array(np.array([[3.0, 4.0], [0.0, 1.0]])))
+        >>> ops.rmatvec(np.array([1.0, 1.0])).round(12).tolist()
+        [3.0, 5.0]
+        """
         return self.AT @ v
 
     def matvec_rmatvec(self, w: np.ndarray, f: RowWeights) -> tuple[np.ndarray, np.ndarray]:
-        """``(A w, Aᵀ f(A w))`` (``f(m, rows)`` as in :meth:`DenseRows.matvec_rmatvec`)."""
+        """``(A w, Aᵀ f(A w))`` (``f(m, rows)`` as in :meth:`DenseRows.matvec_rmatvec`).
+
+        Parameters
+        ----------
+        w : ndarray of shape (p,)
+        f : RowWeights
+            f(m, rows): the weights of a block of rows from their products m.
+
+        Returns
+        -------
+        m : ndarray of shape (n,)
+            The products.
+        grad : ndarray of shape (p,)
+            The weighted sum of the rows.
+
+        Examples
+        --------
+        >>> from dpconvex.data import CSRRows
+        >>> ops = CSRRows(sp.csr_array(np.array([[3.0, 4.0], [0.0, 1.0]])))
+        >>> m, grad = ops.matvec_rmatvec(np.ones(ops.p), lambda m, rows: 2.0 * m)
+        >>> bool(np.allclose(grad, ops.rmatvec(2.0 * m)))
+        True
+        """
         m = self.matvec(w)
         return m, self.rmatvec(f(m, slice(0, self.n)))
 
     def row_norms(self) -> np.ndarray:
-        """Norms from the stored entries, with the overflow-safe dense ``row_norms`` per block."""
+        """Norms from the stored entries, with the overflow-safe dense ``row_norms`` per block.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+
+        Examples
+        --------
+        >>> from dpconvex.data import CSRRows
+        >>> ops = CSRRows(sp.csr_array(np.array([[3.0, 4.0], [0.0, 1.0]])))
+        >>> ops.row_norms().round(12).tolist()
+        [5.0, 1.0]
+        """
         norms = np.zeros(self.n)
         data = self.A.data
         for rows, idx in row_blocks(self.A.indptr):
@@ -390,26 +615,114 @@ class CSRRows:
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
         """Aᵀ diag(d) A: the values of Aᵀ scaled (as ``Aᵀ.multiply(d)``, without its COO
-        intermediate), then one sparse product."""
+        intermediate), then one sparse product.
+
+        Parameters
+        ----------
+        d : ndarray of shape (n,)
+            The row weights.
+
+        Returns
+        -------
+        ndarray of shape (p, p)
+
+        Examples
+        --------
+        >>> from dpconvex.data import CSRRows
+        >>> ops = CSRRows(sp.csr_array(np.array([[3.0, 4.0], [0.0, 1.0]])))
+        >>> G = ops.weighted_gram(np.array([1.0, 2.0]))
+        >>> M = ops.matrix.toarray()
+        >>> bool(np.allclose(G, M.T @ np.diag([1.0, 2.0]) @ M))
+        True
+        """
         AT = self.AT
         scaled = sp.csr_array((AT.data * d[AT.indices], AT.indices, AT.indptr), shape=AT.shape)
         return (scaled @ self.A).toarray()
 
     def scale_rows(self, s: np.ndarray) -> CSRRows:
-        """Row i times s_i: a new data array; the index arrays are shared."""
+        """Row i times s_i: a new data array; the index arrays are shared.
+
+        Parameters
+        ----------
+        s : ndarray of shape (n,)
+            The row factors.
+
+        Returns
+        -------
+        CSRRows
+
+        Examples
+        --------
+        >>> from dpconvex.data import CSRRows
+        >>> ops = CSRRows(sp.csr_array(np.array([[3.0, 4.0], [0.0, 1.0]])))
+        >>> scaled = ops.scale_rows(np.array([0.5, 2.0]))
+        >>> w = np.ones(ops.p)
+        >>> bool(np.allclose(scaled.matvec(w), [0.5, 2.0] * ops.matvec(w)))
+        True
+        """
         data = self.A.data * np.repeat(s, np.diff(self.A.indptr))
         return CSRRows(sp.csr_array((data, self.A.indices, self.A.indptr), shape=self.A.shape))
 
     def map_rows(self, f: Callable[[sp.csr_array], Any]) -> CSRRows:
+        """The rows f(A) in CSR, checked to be as many as A's.
+
+        Parameters
+        ----------
+        f : callable
+            A map of a block of rows to as many rows, each row on its own.
+
+        Returns
+        -------
+        CSRRows
+
+        Examples
+        --------
+        >>> from dpconvex.data import CSRRows
+        >>> ops = CSRRows(sp.csr_array(np.array([[3.0, 4.0], [0.0, 1.0]])))
+        >>> doubled = ops.map_rows(lambda block: 2.0 * block)
+        >>> w = np.ones(ops.p)
+        >>> bool(np.allclose(doubled.matvec(w), 2.0 * ops.matvec(w)))
+        True
+        """
         out = CSRRows(f(self.A))
         _check_same_rows(self, out)
         return out
 
     def every(self, step: int) -> CSRRows:
-        """Rows 0, step, 2·step, ... (a CSR copy of those rows only)."""
+        """Rows 0, step, 2·step, ... (a CSR copy of those rows only).
+
+        Parameters
+        ----------
+        step : int
+            k >= 1.
+
+        Returns
+        -------
+        CSRRows
+
+        Examples
+        --------
+        >>> from dpconvex.data import CSRRows
+        >>> ops = CSRRows(sp.csr_array(np.array([[3.0, 4.0], [0.0, 1.0]])))
+        >>> ops.every(2).n  # row 0 of 2
+        1
+        """
         return CSRRows(self.A[::step])
 
     def compact(self) -> CSRRows:
+        """The rows themselves: CSR is already the cheapest storage.
+
+        Returns
+        -------
+        CSRRows
+
+        Examples
+        --------
+        >>> from dpconvex.data import CSRRows
+        >>> ops = CSRRows(sp.csr_array(np.array([[3.0, 4.0], [0.0, 1.0]])))
+        >>> ops.compact() is ops  # already CSR
+        True
+        """
         return self
 
     def __repr__(self) -> str:
@@ -494,6 +807,25 @@ class ScaledRows:
         return int(counts[self.scale != 0].sum()) + tail
 
     def matvec(self, w: np.ndarray) -> np.ndarray:
+        """M w: s_i x_iᵀ w_x, plus t_i w_t with an appended column (w_x: the first ``base.p``
+        entries of w, w_t its last); a zero row's entry is exactly 0.
+
+        Parameters
+        ----------
+        w : ndarray of shape (p,)
+
+        Returns
+        -------
+        ndarray of shape (n,)
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = ScaledRows(DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]])),
+        ...                  np.array([0.2, 1.0]), np.array([0.5, 0.5]))
+        >>> ops.matvec(np.ones(ops.p)).round(12).tolist()
+        [1.9, 1.5]
+        """
         w = np.asarray(w, dtype=float)
         out = np.empty(self.n)
         with np.errstate(**_ZERO_ROWS if self.zeroed is not None else {}):
@@ -505,6 +837,24 @@ class ScaledRows:
         return out
 
     def rmatvec(self, v: np.ndarray) -> np.ndarray:
+        """Mᵀ v = [Xᵀ (s ⊙ v), tᵀ v].
+
+        Parameters
+        ----------
+        v : ndarray of shape (n,)
+
+        Returns
+        -------
+        ndarray of shape (p,)
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = ScaledRows(DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]])),
+        ...                  np.array([0.2, 1.0]), np.array([0.5, 0.5]))
+        >>> ops.rmatvec(np.array([1.0, 1.0])).round(12).tolist()
+        [0.6, 1.8, 1.0]
+        """
         v = np.asarray(v, dtype=float)
         head = self.base.rmatvec(self.scale * v)
         if self.column is None:
@@ -512,7 +862,30 @@ class ScaledRows:
         return np.append(head, self.column @ v)
 
     def matvec_rmatvec(self, w: np.ndarray, f: RowWeights) -> tuple[np.ndarray, np.ndarray]:
-        """``(M w, Mᵀ f(M w))`` for the rows M = ``[s x, t]``; one pass over dense stored rows."""
+        """``(M w, Mᵀ f(M w))`` for the rows M = ``[s x, t]``; one pass over dense stored rows.
+
+        Parameters
+        ----------
+        w : ndarray of shape (p,)
+        f : RowWeights
+            f(m, rows): the weights of a block of rows from their products m.
+
+        Returns
+        -------
+        m : ndarray of shape (n,)
+            The products.
+        grad : ndarray of shape (p,)
+            The weighted sum of the rows.
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = ScaledRows(DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]])),
+        ...                  np.array([0.2, 1.0]), np.array([0.5, 0.5]))
+        >>> m, grad = ops.matvec_rmatvec(np.ones(ops.p), lambda m, rows: 2.0 * m)
+        >>> bool(np.allclose(grad, ops.rmatvec(2.0 * m)))
+        True
+        """
         w = np.asarray(w, dtype=float)
         if not isinstance(self.base, DenseRows):
             m = self.matvec(w)
@@ -538,7 +911,20 @@ class ScaledRows:
         return m, grad
 
     def row_norms(self) -> np.ndarray:
-        """||[s_i x_i, t_i]|| from the stored rows' norms (``np.hypot``: no overflow)."""
+        """||[s_i x_i, t_i]|| from the stored rows' norms (``np.hypot``: no overflow).
+
+        Returns
+        -------
+        ndarray of shape (n,)
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = ScaledRows(DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]])),
+        ...                  np.array([0.2, 1.0]), np.array([0.5, 0.5]))
+        >>> ops.row_norms().round(12).tolist()
+        [1.11803398875, 1.11803398875]
+        """
         norms = self.base.row_norms() if self.base_norms is None else self.base_norms
         with np.errstate(invalid="ignore"):  # a record's warning would tell its norm
             out = np.abs(self.scale) * norms
@@ -547,7 +933,27 @@ class ScaledRows:
         return out if self.column is None else np.hypot(out, self.column)
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
-        """The blocks Xᵀ diag(d s²) X, Xᵀ (d s t) and Σ d t² of the appended rows."""
+        """The blocks Xᵀ diag(d s²) X, Xᵀ (d s t) and Σ d t² of the appended rows.
+
+        Parameters
+        ----------
+        d : ndarray of shape (n,)
+            The row weights.
+
+        Returns
+        -------
+        ndarray of shape (p, p)
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = ScaledRows(DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]])),
+        ...                  np.array([0.2, 1.0]), np.array([0.5, 0.5]))
+        >>> G = ops.weighted_gram(np.array([1.0, 2.0]))
+        >>> M = ops.matrix
+        >>> bool(np.allclose(G, M.T @ np.diag([1.0, 2.0]) @ M))
+        True
+        """
         d = np.asarray(d, dtype=float)
         if self.column is None:
             return self.base.weighted_gram(d * self.scale * self.scale)
@@ -562,7 +968,27 @@ class ScaledRows:
         return H
 
     def scale_rows(self, s: np.ndarray) -> ScaledRows:
-        """Row i times s_i: the factors change, the stored rows are shared."""
+        """Row i times s_i: the factors change, the stored rows are shared.
+
+        Parameters
+        ----------
+        s : ndarray of shape (n,)
+            The row factors.
+
+        Returns
+        -------
+        ScaledRows
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = ScaledRows(DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]])),
+        ...                  np.array([0.2, 1.0]), np.array([0.5, 0.5]))
+        >>> scaled = ops.scale_rows(np.array([0.5, 2.0]))
+        >>> w = np.ones(ops.p)
+        >>> bool(np.allclose(scaled.matvec(w), [0.5, 2.0] * ops.matvec(w)))
+        True
+        """
         s = np.asarray(s, dtype=float)
         return ScaledRows(
             self.base,
@@ -572,20 +998,73 @@ class ScaledRows:
         )
 
     def map_rows(self, f: Callable[[Any], Any]) -> DesignOperator:
+        """The rows f(M) of the built rows :attr:`matrix` (a copy), checked to be as many.
+
+        Parameters
+        ----------
+        f : callable
+            A map of a block of rows to as many rows, each row on its own.
+
+        Returns
+        -------
+        DenseRows or CSRRows
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = ScaledRows(DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]])),
+        ...                  np.array([0.2, 1.0]), np.array([0.5, 0.5]))
+        >>> doubled = ops.map_rows(lambda block: 2.0 * block)
+        >>> w = np.ones(ops.p)
+        >>> bool(np.allclose(doubled.matvec(w), 2.0 * ops.matvec(w)))
+        True
+        """
         M = self.matrix
         out = CSRRows(f(M)) if sp.issparse(M) else DenseRows(f(M))
         _check_same_rows(self, out)
         return out
 
     def every(self, step: int) -> ScaledRows:
-        """Rows 0, step, 2·step, ... with their factors (dense stored rows: a view, no copy)."""
+        """Rows 0, step, 2·step, ... with their factors (dense stored rows: a view, no copy).
+
+        Parameters
+        ----------
+        step : int
+            k >= 1.
+
+        Returns
+        -------
+        ScaledRows
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = ScaledRows(DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]])),
+        ...                  np.array([0.2, 1.0]), np.array([0.5, 0.5]))
+        >>> ops.every(2).n  # row 0 of 2
+        1
+        """
         return ScaledRows(self.base.every(step), self.scale[::step],
                           None if self.column is None else self.column[::step],
                           base_norms=None if self.base_norms is None else self.base_norms[::step])
 
     def compact(self) -> ScaledRows:
         """The same factors over the cheapest storage of the stored rows that are not zero rows:
-        dense ones as a CSR copy when at most 25% of at least 50,000 entries are non-zero."""
+        dense ones as a CSR copy when at most 25% of at least 50,000 entries are non-zero.
+
+        Returns
+        -------
+        ScaledRows
+            The same factors over the cheapest storage.
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = ScaledRows(DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]])),
+        ...                  np.array([0.2, 1.0]), np.array([0.5, 0.5]))
+        >>> ops.compact() is ops  # too few entries for a CSR copy
+        True
+        """
         base, X = self.base, getattr(self.base, "X", None)
         if not isinstance(base, DenseRows):
             base = base.compact()
