@@ -323,19 +323,7 @@ class DenseRows:
     def row_norms(self) -> np.ndarray:
         """||x_i|| without overflow for entries up to the float64 maximum (einsum, then the
         rows whose sum of squares overflowed or became subnormal recomputed scaled by their
-        max-abs entry; a norm above ~1.8e308 is inf).
-
-        Returns
-        -------
-        ndarray of shape (n,)
-
-        Examples
-        --------
-        >>> from dpconvex.data import DenseRows
-        >>> ops = DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]]))
-        >>> ops.row_norms().round(12).tolist()
-        [5.0, 1.0]
-        """
+        max-abs entry; a norm above ~1.8e308 is inf)."""
         sq = np.einsum("ij,ij->i", self.X, self.X)
         norms = np.sqrt(sq)
         redo = np.flatnonzero(~np.isfinite(sq) | (sq < _SQ_TINY))
@@ -594,19 +582,7 @@ class CSRRows:
         return m, self.rmatvec(f(m, slice(0, self.n)))
 
     def row_norms(self) -> np.ndarray:
-        """Norms from the stored entries, with the overflow-safe dense ``row_norms`` per block.
-
-        Returns
-        -------
-        ndarray of shape (n,)
-
-        Examples
-        --------
-        >>> from dpconvex.data import CSRRows
-        >>> ops = CSRRows(sp.csr_array(np.array([[3.0, 4.0], [0.0, 1.0]])))
-        >>> ops.row_norms().round(12).tolist()
-        [5.0, 1.0]
-        """
+        """Norms from the stored entries, with the overflow-safe dense ``row_norms`` per block."""
         norms = np.zeros(self.n)
         data = self.A.data
         for rows, idx in row_blocks(self.A.indptr):
@@ -911,20 +887,7 @@ class ScaledRows:
         return m, grad
 
     def row_norms(self) -> np.ndarray:
-        """||[s_i x_i, t_i]|| from the stored rows' norms (``np.hypot``: no overflow).
-
-        Returns
-        -------
-        ndarray of shape (n,)
-
-        Examples
-        --------
-        >>> from dpconvex.data import DenseRows
-        >>> ops = ScaledRows(DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]])),
-        ...                  np.array([0.2, 1.0]), np.array([0.5, 0.5]))
-        >>> ops.row_norms().round(12).tolist()
-        [1.11803398875, 1.11803398875]
-        """
+        """||[s_i x_i, t_i]|| from the stored rows' norms (``np.hypot``: no overflow)."""
         norms = self.base.row_norms() if self.base_norms is None else self.base_norms
         with np.errstate(invalid="ignore"):  # a record's warning would tell its norm
             out = np.abs(self.scale) * norms
