@@ -316,7 +316,39 @@ class Constraint:
 
     def check(self, name: str, value: Any, owner: str) -> Any:
         """Return ``value`` (normalized) if it satisfies the rule, else raise
-        :class:`ParameterError` naming the parameter ``name`` of the class ``owner``."""
+        :class:`ParameterError` naming the parameter ``name`` of the class ``owner``.
+
+        Parameters
+        ----------
+        name : str
+            The parameter's name, for the message.
+        value : object
+            Its value.
+        owner : str
+            The class the parameter belongs to, for the message.
+
+        Returns
+        -------
+        object
+            ``value``, normalized as the rule says (e.g. a float for :class:`Float`).
+
+        Raises
+        ------
+        ParameterError
+            ``value`` breaks the rule (in a subclass).
+        NotImplementedError
+            Here, in the base: each rule implements it.
+
+        Examples
+        --------
+        >>> from dpconvex._validation import Float
+        >>> Float().check("epsilon", 2, "Demo")
+        2.0
+        >>> Float().check("epsilon", -1, "Demo")
+        Traceback (most recent call last):
+        ...
+        dpconvex.errors.ParameterError: The 'epsilon' parameter of Demo must be ...
+        """
         raise NotImplementedError
 
 

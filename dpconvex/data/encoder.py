@@ -506,6 +506,20 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         column names; read no statistic. ``context`` (a meta-estimator's, handed to its steps)
         is not read: the encoding is a per-record map, the same under any context.
 
+        Parameters
+        ----------
+        X : DataFrame, mapping of columns or array-like of shape (n_records, n_columns)
+            The records, in the schema's columns.
+        y : ignored
+            Not read.
+        context : object, default=None
+            A meta-estimator's context; not read.
+
+        Returns
+        -------
+        PublicEncoder
+            ``self``, with ``n_features_in_`` and, for named columns, ``feature_names_in_``.
+
         Raises
         ------
         DataValidationError
@@ -514,6 +528,16 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         DataTypeError
             A sparse matrix, a Dask collection, or a dtype no value of its declaration
             can match (class Notes).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import dpconvex as dp
+        >>> schema = dp.PublicSchema({"age": dp.Numeric(0, 100),
+        ...                           "plan": dp.Categorical(("basic", "pro"))})
+        >>> df = pd.DataFrame({"age": [30, 150], "plan": ["pro", "gold"]})
+        >>> dp.PublicEncoder(schema).fit(df).feature_names_in_.tolist()
+        ['age', 'plan']
         """
         schema, _, _ = self._start()
         names, _ = self._read(X, schema, f"{type(self).__name__}.fit")
@@ -521,7 +545,38 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         return with_feature_names(self, names)
 
     def fit_transform(self, X: Any, y: Any = None, **fit_params: Any) -> np.ndarray:
-        """``fit(X).transform(X)``, reading X once."""
+        """``fit(X).transform(X)``, reading X once.
+
+        Parameters
+        ----------
+        X : DataFrame, mapping of columns or array-like of shape (n_records, n_columns)
+            The records, in the schema's columns.
+        y : ignored
+            Not read.
+        **fit_params : dict
+            Not read (scikit-learn's signature).
+
+        Returns
+        -------
+        ndarray of shape (n_records, n_features) or RangedRows
+            As :meth:`transform`.
+
+        Raises
+        ------
+        DataValidationError, DataTypeError
+            As :meth:`fit`.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import dpconvex as dp
+        >>> schema = dp.PublicSchema({"age": dp.Numeric(0, 100),
+        ...                           "plan": dp.Categorical(("basic", "pro"))})
+        >>> df = pd.DataFrame({"age": [30, 150], "plan": ["pro", "gold"]})
+        >>> Z = dp.PublicEncoder(schema).fit_transform(df)
+        >>> np.allclose(Z, dp.PublicEncoder(schema).fit(df).transform(df))
+        True
+        """
         schema, row_norm, q = self._start()
         names, parts = self._read(X, schema, f"{type(self).__name__}.fit_transform")
         Z = self._encode(parts, schema, row_norm, q)
@@ -539,6 +594,41 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         <dpconvex.PublicSchema.encoded_range>`) to the next step of a pipeline. Raises as
         :meth:`fit`, and DataValidationError for X without column names (an array: two
         swapped columns would go unnoticed) when the encoder was fitted with names.
+
+        Parameters
+        ----------
+        X : DataFrame, mapping of columns or array-like of shape (n_records, n_columns)
+            The records, in the schema's columns (by name when the encoder was fitted with
+            names).
+
+        Returns
+        -------
+        ndarray of shape (n_records, n_features) or RangedRows
+            The encoded rows.
+
+        Raises
+        ------
+        NotFittedError
+            Before :meth:`fit`.
+        DataValidationError
+            As :meth:`fit`, and X without column names when the encoder was fitted with names.
+        DataTypeError
+            As :meth:`fit`.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import dpconvex as dp
+        >>> schema = dp.PublicSchema({"age": dp.Numeric(0, 100),
+        ...                           "plan": dp.Categorical(("basic", "pro"))})
+        >>> df = pd.DataFrame({"age": [30, 150], "plan": ["pro", "gold"]})
+        >>> enc = dp.PublicEncoder(schema).fit(df)
+        >>> enc.transform(df).shape
+        (2, 4)
+        >>> enc.transform(df.to_numpy())
+        Traceback (most recent call last):
+        ...
+        dpconvex.errors.DataValidationError: PublicEncoder.transform: the encoder was fitted ...
         """
         check_fitted(self, "n_features_in_")
         caller = f"{type(self).__name__}.transform"
@@ -564,7 +654,34 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """Names of the encoded features: numeric and binary columns, ``column=category``
-        (``input_features``, if given, must equal the schema's columns)."""
+        (``input_features``, if given, must equal the schema's columns).
+
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            The input columns, if given: the schema's, in its order.
+
+        Returns
+        -------
+        ndarray of str objects of shape (n_features,)
+
+        Raises
+        ------
+        NotFittedError
+            Before :meth:`fit`.
+        DataValidationError
+            ``input_features`` other than the schema's columns.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import dpconvex as dp
+        >>> schema = dp.PublicSchema({"age": dp.Numeric(0, 100),
+        ...                           "plan": dp.Categorical(("basic", "pro"))})
+        >>> df = pd.DataFrame({"age": [30, 150], "plan": ["pro", "gold"]})
+        >>> dp.PublicEncoder(schema).fit(df).get_feature_names_out().tolist()
+        ['age', 'plan=basic', 'plan=pro', 'plan=<other>']
+        """
         check_fitted(self, "n_features_in_")
         schema = self._params()[0]
         if input_features is not None and list(input_features) != list(schema.columns):

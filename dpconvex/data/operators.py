@@ -118,25 +118,133 @@ class DesignOperator(Protocol):
     def matrix(self) -> Any: ...
 
     def matvec(self, w: np.ndarray) -> np.ndarray:
-        """X w, shape (n,)."""
+        """X w, shape (n,).
+
+        Parameters
+        ----------
+        w : ndarray of shape (p,)
+
+        Returns
+        -------
+        ndarray of shape (n,)
+
+        Examples
+        --------
+        >>> from dpconvex.data import as_design
+        >>> ops = as_design(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> ops.matvec(np.array([1.0, 1.0])).tolist()
+        [7.0, 1.0]
+        """
 
     def rmatvec(self, v: np.ndarray) -> np.ndarray:
-        """Xᵀ v, shape (p,)."""
+        """Xᵀ v, shape (p,).
+
+        Parameters
+        ----------
+        v : ndarray of shape (n,)
+
+        Returns
+        -------
+        ndarray of shape (p,)
+
+        Examples
+        --------
+        >>> from dpconvex.data import as_design
+        >>> ops = as_design(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> ops.rmatvec(np.array([1.0, 1.0])).tolist()
+        [3.0, 5.0]
+        """
 
     def row_norms(self) -> np.ndarray:
-        """||x_i||_2 for every row, shape (n,), without overflow."""
+        """||x_i||_2 for every row, shape (n,), without overflow.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+
+        Examples
+        --------
+        >>> from dpconvex.data import as_design
+        >>> ops = as_design(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> ops.row_norms().tolist()
+        [5.0, 1.0]
+        """
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
-        """Σ_i d_i x_i x_iᵀ = Xᵀ diag(d) X as a dense (p, p) array."""
+        """Σ_i d_i x_i x_iᵀ = Xᵀ diag(d) X as a dense (p, p) array.
+
+        Parameters
+        ----------
+        d : ndarray of shape (n,)
+            The row weights.
+
+        Returns
+        -------
+        ndarray of shape (p, p)
+
+        Examples
+        --------
+        >>> from dpconvex.data import as_design
+        >>> ops = as_design(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> ops.weighted_gram(np.array([1.0, 2.0])).tolist()
+        [[9.0, 12.0], [12.0, 18.0]]
+        """
 
     def scale_rows(self, s: np.ndarray) -> DesignOperator:
-        """A new operator with row i multiplied by s_i (a per-record map)."""
+        """A new operator with row i multiplied by s_i (a per-record map).
+
+        Parameters
+        ----------
+        s : ndarray of shape (n,)
+            The row factors.
+
+        Returns
+        -------
+        DesignOperator
+
+        Examples
+        --------
+        >>> from dpconvex.data import as_design
+        >>> ops = as_design(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> ops.scale_rows(np.array([0.5, 2.0])).matrix.tolist()
+        [[1.5, 2.0], [0.0, 2.0]]
+        """
 
     def map_rows(self, f: Callable[[Any], Any]) -> DesignOperator:
-        """A new operator with rows f(block of rows) (f must treat each row on its own)."""
+        """A new operator with rows f(block of rows) (f must treat each row on its own).
+
+        Parameters
+        ----------
+        f : callable
+            A map of a block of rows (the stored form) to as many rows.
+
+        Returns
+        -------
+        DesignOperator
+
+        Examples
+        --------
+        >>> from dpconvex.data import as_design
+        >>> ops = as_design(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> ops.map_rows(lambda block: 2.0 * block).matrix.tolist()
+        [[6.0, 8.0], [0.0, 2.0]]
+        """
 
     def compact(self) -> DesignOperator:
-        """The cheapest storage for the products (e.g. CSR for mostly-zero dense rows)."""
+        """The cheapest storage for the products (e.g. CSR for mostly-zero dense rows).
+
+        Returns
+        -------
+        DesignOperator
+            The same rows (values equal up to rounding).
+
+        Examples
+        --------
+        >>> from dpconvex.data import as_design
+        >>> ops = as_design(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> type(ops.compact()).__name__  # 4 entries: kept dense
+        'DenseRows'
+        """
 
 
 class DenseRows:
@@ -173,9 +281,43 @@ class DenseRows:
         return self.X
 
     def matvec(self, w: np.ndarray) -> np.ndarray:
+        """X w.
+
+        Parameters
+        ----------
+        w : ndarray of shape (p,)
+
+        Returns
+        -------
+        ndarray of shape (n,)
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> ops.matvec(np.ones(ops.p)).round(12).tolist()
+        [7.0, 1.0]
+        """
         return self.X @ w
 
     def rmatvec(self, v: np.ndarray) -> np.ndarray:
+        """Xᵀ v.
+
+        Parameters
+        ----------
+        v : ndarray of shape (n,)
+
+        Returns
+        -------
+        ndarray of shape (p,)
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> ops.rmatvec(np.array([1.0, 1.0])).round(12).tolist()
+        [3.0, 5.0]
+        """
         return self.X.T @ v
 
     def row_norms(self) -> np.ndarray:
@@ -190,30 +332,141 @@ class DenseRows:
         return norms
 
     def matvec_rmatvec(self, w: np.ndarray, f: RowWeights) -> tuple[np.ndarray, np.ndarray]:
-        """``(X w, Xᵀ f(X w))``, each block of rows read once (``f``: :data:`RowWeights`)."""
+        """``(X w, Xᵀ f(X w))``, each block of rows read once (``f``: :data:`RowWeights`).
+
+        Parameters
+        ----------
+        w : ndarray of shape (p,)
+        f : RowWeights
+            f(m, rows): the weights of a block of rows from their products m.
+
+        Returns
+        -------
+        m : ndarray of shape (n,)
+            The products.
+        grad : ndarray of shape (p,)
+            The weighted sum of the rows.
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> m, grad = ops.matvec_rmatvec(np.ones(ops.p), lambda m, rows: 2.0 * m)
+        >>> bool(np.allclose(grad, ops.rmatvec(2.0 * m)))
+        True
+        """
         return ScaledRows(self, np.ones(self.n)).matvec_rmatvec(w, f)  # (times 1.0: exact)
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
-        """Xᵀ diag(d) X summed over blocks of rows (memory of one block, never of X)."""
+        """Xᵀ diag(d) X summed over blocks of rows (memory of one block, never of X).
+
+        Parameters
+        ----------
+        d : ndarray of shape (n,)
+            The row weights.
+
+        Returns
+        -------
+        ndarray of shape (p, p)
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> G = ops.weighted_gram(np.array([1.0, 2.0]))
+        >>> M = ops.matrix
+        >>> bool(np.allclose(G, M.T @ np.diag([1.0, 2.0]) @ M))
+        True
+        """
         if self.n <= max(1, _GRAM_ENTRIES // self.p):
             return (self.X.T * d) @ self.X
         return _blocked_gram(self.X, d, np.ones(self.n), None)
 
     def scale_rows(self, s: np.ndarray) -> DenseRows:
+        """Row i times s_i: a new array.
+
+        Parameters
+        ----------
+        s : ndarray of shape (n,)
+            The row factors.
+
+        Returns
+        -------
+        DenseRows
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> scaled = ops.scale_rows(np.array([0.5, 2.0]))
+        >>> w = np.ones(ops.p)
+        >>> bool(np.allclose(scaled.matvec(w), [0.5, 2.0] * ops.matvec(w)))
+        True
+        """
         return DenseRows(self.X * s[:, None])
 
     def map_rows(self, f: Callable[[np.ndarray], np.ndarray]) -> DenseRows:
+        """The rows f(X), checked to be as many as X's.
+
+        Parameters
+        ----------
+        f : callable
+            A map of a block of rows to as many rows, each row on its own.
+
+        Returns
+        -------
+        DenseRows
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> doubled = ops.map_rows(lambda block: 2.0 * block)
+        >>> w = np.ones(ops.p)
+        >>> bool(np.allclose(doubled.matvec(w), 2.0 * ops.matvec(w)))
+        True
+        """
         out = DenseRows(f(self.X))
         _check_same_rows(self, out)
         return out
 
     def every(self, step: int) -> DenseRows:
-        """Rows 0, step, 2·step, ... (a strided view: no copy)."""
+        """Rows 0, step, 2·step, ... (a strided view: no copy).
+
+        Parameters
+        ----------
+        step : int
+            k >= 1.
+
+        Returns
+        -------
+        DenseRows
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> ops.every(2).n  # row 0 of 2
+        1
+        """
         return DenseRows(self.X[::step])
 
     def compact(self) -> DesignOperator:
         """A CSR copy when at most 25% of at least 50,000 entries are non-zero, else self
-        (:meth:`ScaledRows.compact`; values equal up to rounding)."""
+        (:meth:`ScaledRows.compact`; values equal up to rounding).
+
+        Returns
+        -------
+        DesignOperator
+            A CSR copy, or the rows themselves.
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]]))
+        >>> ops.compact() is ops  # too few entries for a CSR copy
+        True
+        """
         return ScaledRows(self, np.ones(self.n)).compact().base
 
     def __repr__(self) -> str:
@@ -262,13 +515,69 @@ class CSRRows:
         return int(self.A.nnz)
 
     def matvec(self, w: np.ndarray) -> np.ndarray:
+        """A w, on the stored entries.
+
+        Parameters
+        ----------
+        w : ndarray of shape (p,)
+
+        Returns
+        -------
+        ndarray of shape (n,)
+
+        Examples
+        --------
+        >>> from dpconvex.data import CSRRows
+        >>> ops = CSRRows(sp.csr_array(np.array([[3.0, 4.0], [0.0, 1.0]])))
+        >>> ops.matvec(np.ones(ops.p)).round(12).tolist()
+        [7.0, 1.0]
+        """
         return self.A @ w
 
     def rmatvec(self, v: np.ndarray) -> np.ndarray:
+        """Aᵀ v, row-wise on :attr:`AT`.
+
+        Parameters
+        ----------
+        v : ndarray of shape (n,)
+
+        Returns
+        -------
+        ndarray of shape (p,)
+
+        Examples
+        --------
+        >>> from dpconvex.data import CSRRows
+        >>> ops = CSRRows(sp.csr_array(np.array([[3.0, 4.0], [0.0, 1.0]])))
+        >>> ops.rmatvec(np.array([1.0, 1.0])).round(12).tolist()
+        [3.0, 5.0]
+        """
         return self.AT @ v
 
     def matvec_rmatvec(self, w: np.ndarray, f: RowWeights) -> tuple[np.ndarray, np.ndarray]:
-        """``(A w, Aᵀ f(A w))`` (``f(m, rows)`` as in :meth:`DenseRows.matvec_rmatvec`)."""
+        """``(A w, Aᵀ f(A w))`` (``f(m, rows)`` as in :meth:`DenseRows.matvec_rmatvec`).
+
+        Parameters
+        ----------
+        w : ndarray of shape (p,)
+        f : RowWeights
+            f(m, rows): the weights of a block of rows from their products m.
+
+        Returns
+        -------
+        m : ndarray of shape (n,)
+            The products.
+        grad : ndarray of shape (p,)
+            The weighted sum of the rows.
+
+        Examples
+        --------
+        >>> from dpconvex.data import CSRRows
+        >>> ops = CSRRows(sp.csr_array(np.array([[3.0, 4.0], [0.0, 1.0]])))
+        >>> m, grad = ops.matvec_rmatvec(np.ones(ops.p), lambda m, rows: 2.0 * m)
+        >>> bool(np.allclose(grad, ops.rmatvec(2.0 * m)))
+        True
+        """
         m = self.matvec(w)
         return m, self.rmatvec(f(m, slice(0, self.n)))
 
@@ -282,26 +591,114 @@ class CSRRows:
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
         """Aᵀ diag(d) A: the values of Aᵀ scaled (as ``Aᵀ.multiply(d)``, without its COO
-        intermediate), then one sparse product."""
+        intermediate), then one sparse product.
+
+        Parameters
+        ----------
+        d : ndarray of shape (n,)
+            The row weights.
+
+        Returns
+        -------
+        ndarray of shape (p, p)
+
+        Examples
+        --------
+        >>> from dpconvex.data import CSRRows
+        >>> ops = CSRRows(sp.csr_array(np.array([[3.0, 4.0], [0.0, 1.0]])))
+        >>> G = ops.weighted_gram(np.array([1.0, 2.0]))
+        >>> M = ops.matrix.toarray()
+        >>> bool(np.allclose(G, M.T @ np.diag([1.0, 2.0]) @ M))
+        True
+        """
         AT = self.AT
         scaled = sp.csr_array((AT.data * d[AT.indices], AT.indices, AT.indptr), shape=AT.shape)
         return (scaled @ self.A).toarray()
 
     def scale_rows(self, s: np.ndarray) -> CSRRows:
-        """Row i times s_i: a new data array; the index arrays are shared."""
+        """Row i times s_i: a new data array; the index arrays are shared.
+
+        Parameters
+        ----------
+        s : ndarray of shape (n,)
+            The row factors.
+
+        Returns
+        -------
+        CSRRows
+
+        Examples
+        --------
+        >>> from dpconvex.data import CSRRows
+        >>> ops = CSRRows(sp.csr_array(np.array([[3.0, 4.0], [0.0, 1.0]])))
+        >>> scaled = ops.scale_rows(np.array([0.5, 2.0]))
+        >>> w = np.ones(ops.p)
+        >>> bool(np.allclose(scaled.matvec(w), [0.5, 2.0] * ops.matvec(w)))
+        True
+        """
         data = self.A.data * np.repeat(s, np.diff(self.A.indptr))
         return CSRRows(sp.csr_array((data, self.A.indices, self.A.indptr), shape=self.A.shape))
 
     def map_rows(self, f: Callable[[sp.csr_array], Any]) -> CSRRows:
+        """The rows f(A) in CSR, checked to be as many as A's.
+
+        Parameters
+        ----------
+        f : callable
+            A map of a block of rows to as many rows, each row on its own.
+
+        Returns
+        -------
+        CSRRows
+
+        Examples
+        --------
+        >>> from dpconvex.data import CSRRows
+        >>> ops = CSRRows(sp.csr_array(np.array([[3.0, 4.0], [0.0, 1.0]])))
+        >>> doubled = ops.map_rows(lambda block: 2.0 * block)
+        >>> w = np.ones(ops.p)
+        >>> bool(np.allclose(doubled.matvec(w), 2.0 * ops.matvec(w)))
+        True
+        """
         out = CSRRows(f(self.A))
         _check_same_rows(self, out)
         return out
 
     def every(self, step: int) -> CSRRows:
-        """Rows 0, step, 2·step, ... (a CSR copy of those rows only)."""
+        """Rows 0, step, 2·step, ... (a CSR copy of those rows only).
+
+        Parameters
+        ----------
+        step : int
+            k >= 1.
+
+        Returns
+        -------
+        CSRRows
+
+        Examples
+        --------
+        >>> from dpconvex.data import CSRRows
+        >>> ops = CSRRows(sp.csr_array(np.array([[3.0, 4.0], [0.0, 1.0]])))
+        >>> ops.every(2).n  # row 0 of 2
+        1
+        """
         return CSRRows(self.A[::step])
 
     def compact(self) -> CSRRows:
+        """The rows themselves: CSR is already the cheapest storage.
+
+        Returns
+        -------
+        CSRRows
+
+        Examples
+        --------
+        >>> from dpconvex.data import CSRRows
+        >>> ops = CSRRows(sp.csr_array(np.array([[3.0, 4.0], [0.0, 1.0]])))
+        >>> ops.compact() is ops  # already CSR
+        True
+        """
         return self
 
     def __repr__(self) -> str:
@@ -386,6 +783,25 @@ class ScaledRows:
         return int(counts[self.scale != 0].sum()) + tail
 
     def matvec(self, w: np.ndarray) -> np.ndarray:
+        """M w: s_i x_iᵀ w_x, plus t_i w_t with an appended column (w_x: the first ``base.p``
+        entries of w, w_t its last); a zero row's entry is exactly 0.
+
+        Parameters
+        ----------
+        w : ndarray of shape (p,)
+
+        Returns
+        -------
+        ndarray of shape (n,)
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = ScaledRows(DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]])),
+        ...                  np.array([0.2, 1.0]), np.array([0.5, 0.5]))
+        >>> ops.matvec(np.ones(ops.p)).round(12).tolist()
+        [1.9, 1.5]
+        """
         w = np.asarray(w, dtype=float)
         out = np.empty(self.n)
         with np.errstate(**_ZERO_ROWS if self.zeroed is not None else {}):
@@ -397,6 +813,24 @@ class ScaledRows:
         return out
 
     def rmatvec(self, v: np.ndarray) -> np.ndarray:
+        """Mᵀ v = [Xᵀ (s ⊙ v), tᵀ v].
+
+        Parameters
+        ----------
+        v : ndarray of shape (n,)
+
+        Returns
+        -------
+        ndarray of shape (p,)
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = ScaledRows(DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]])),
+        ...                  np.array([0.2, 1.0]), np.array([0.5, 0.5]))
+        >>> ops.rmatvec(np.array([1.0, 1.0])).round(12).tolist()
+        [0.6, 1.8, 1.0]
+        """
         v = np.asarray(v, dtype=float)
         head = self.base.rmatvec(self.scale * v)
         if self.column is None:
@@ -404,7 +838,30 @@ class ScaledRows:
         return np.append(head, self.column @ v)
 
     def matvec_rmatvec(self, w: np.ndarray, f: RowWeights) -> tuple[np.ndarray, np.ndarray]:
-        """``(M w, Mᵀ f(M w))`` for the rows M = ``[s x, t]``; one pass over dense stored rows."""
+        """``(M w, Mᵀ f(M w))`` for the rows M = ``[s x, t]``; one pass over dense stored rows.
+
+        Parameters
+        ----------
+        w : ndarray of shape (p,)
+        f : RowWeights
+            f(m, rows): the weights of a block of rows from their products m.
+
+        Returns
+        -------
+        m : ndarray of shape (n,)
+            The products.
+        grad : ndarray of shape (p,)
+            The weighted sum of the rows.
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = ScaledRows(DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]])),
+        ...                  np.array([0.2, 1.0]), np.array([0.5, 0.5]))
+        >>> m, grad = ops.matvec_rmatvec(np.ones(ops.p), lambda m, rows: 2.0 * m)
+        >>> bool(np.allclose(grad, ops.rmatvec(2.0 * m)))
+        True
+        """
         w = np.asarray(w, dtype=float)
         if not isinstance(self.base, DenseRows):
             m = self.matvec(w)
@@ -439,7 +896,27 @@ class ScaledRows:
         return out if self.column is None else np.hypot(out, self.column)
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
-        """The blocks Xᵀ diag(d s²) X, Xᵀ (d s t) and Σ d t² of the appended rows."""
+        """The blocks Xᵀ diag(d s²) X, Xᵀ (d s t) and Σ d t² of the appended rows.
+
+        Parameters
+        ----------
+        d : ndarray of shape (n,)
+            The row weights.
+
+        Returns
+        -------
+        ndarray of shape (p, p)
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = ScaledRows(DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]])),
+        ...                  np.array([0.2, 1.0]), np.array([0.5, 0.5]))
+        >>> G = ops.weighted_gram(np.array([1.0, 2.0]))
+        >>> M = ops.matrix
+        >>> bool(np.allclose(G, M.T @ np.diag([1.0, 2.0]) @ M))
+        True
+        """
         d = np.asarray(d, dtype=float)
         if self.column is None:
             return self.base.weighted_gram(d * self.scale * self.scale)
@@ -454,7 +931,27 @@ class ScaledRows:
         return H
 
     def scale_rows(self, s: np.ndarray) -> ScaledRows:
-        """Row i times s_i: the factors change, the stored rows are shared."""
+        """Row i times s_i: the factors change, the stored rows are shared.
+
+        Parameters
+        ----------
+        s : ndarray of shape (n,)
+            The row factors.
+
+        Returns
+        -------
+        ScaledRows
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = ScaledRows(DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]])),
+        ...                  np.array([0.2, 1.0]), np.array([0.5, 0.5]))
+        >>> scaled = ops.scale_rows(np.array([0.5, 2.0]))
+        >>> w = np.ones(ops.p)
+        >>> bool(np.allclose(scaled.matvec(w), [0.5, 2.0] * ops.matvec(w)))
+        True
+        """
         s = np.asarray(s, dtype=float)
         return ScaledRows(
             self.base,
@@ -464,20 +961,73 @@ class ScaledRows:
         )
 
     def map_rows(self, f: Callable[[Any], Any]) -> DesignOperator:
+        """The rows f(M) of the built rows :attr:`matrix` (a copy), checked to be as many.
+
+        Parameters
+        ----------
+        f : callable
+            A map of a block of rows to as many rows, each row on its own.
+
+        Returns
+        -------
+        DenseRows or CSRRows
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = ScaledRows(DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]])),
+        ...                  np.array([0.2, 1.0]), np.array([0.5, 0.5]))
+        >>> doubled = ops.map_rows(lambda block: 2.0 * block)
+        >>> w = np.ones(ops.p)
+        >>> bool(np.allclose(doubled.matvec(w), 2.0 * ops.matvec(w)))
+        True
+        """
         M = self.matrix
         out = CSRRows(f(M)) if sp.issparse(M) else DenseRows(f(M))
         _check_same_rows(self, out)
         return out
 
     def every(self, step: int) -> ScaledRows:
-        """Rows 0, step, 2·step, ... with their factors (dense stored rows: a view, no copy)."""
+        """Rows 0, step, 2·step, ... with their factors (dense stored rows: a view, no copy).
+
+        Parameters
+        ----------
+        step : int
+            k >= 1.
+
+        Returns
+        -------
+        ScaledRows
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = ScaledRows(DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]])),
+        ...                  np.array([0.2, 1.0]), np.array([0.5, 0.5]))
+        >>> ops.every(2).n  # row 0 of 2
+        1
+        """
         return ScaledRows(self.base.every(step), self.scale[::step],
                           None if self.column is None else self.column[::step],
                           base_norms=None if self.base_norms is None else self.base_norms[::step])
 
     def compact(self) -> ScaledRows:
         """The same factors over the cheapest storage of the stored rows that are not zero rows:
-        dense ones as a CSR copy when at most 25% of at least 50,000 entries are non-zero."""
+        dense ones as a CSR copy when at most 25% of at least 50,000 entries are non-zero.
+
+        Returns
+        -------
+        ScaledRows
+            The same factors over the cheapest storage.
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> ops = ScaledRows(DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]])),
+        ...                  np.array([0.2, 1.0]), np.array([0.5, 0.5]))
+        >>> ops.compact() is ops  # too few entries for a CSR copy
+        True
+        """
         base, X = self.base, getattr(self.base, "X", None)
         if not isinstance(base, DenseRows):
             base = base.compact()

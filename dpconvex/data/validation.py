@@ -533,7 +533,27 @@ class LabelWarning:
         return f"LabelWarning(issued={self.issued})"
 
     def issue(self, owner: str, text: str | None = None) -> None:
-        """``owner``'s warning ``text`` (None: :data:`INFERRED_WARNING`) unless issued, before any refusal."""
+        """``owner``'s warning ``text`` (None: :data:`INFERRED_WARNING`) unless issued, before
+        any refusal.
+
+        Parameters
+        ----------
+        owner : str
+            The call the warning names.
+        text : str or None, default=None
+            The warning (None: :data:`INFERRED_WARNING`).
+
+        Examples
+        --------
+        >>> import warnings
+        >>> from dpconvex.data.validation import LabelWarning
+        >>> once = LabelWarning()
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     once.issue("Demo.fit"); once.issue("Demo.fit")
+        >>> len(caught), once.issued
+        (1, True)
+        """
         if not self.issued:
             self.issued = True
             warnings.warn(f"{owner}: {text or INFERRED_WARNING}", PrivacyLeakWarning,
@@ -565,6 +585,13 @@ class LabelSet:
         ``label_source``.
     signs : ndarray of float
         Binary labels as ±1: ``classes[1]`` is +1 (records in ``dropped``: -1, zero rows).
+
+    Examples
+    --------
+    >>> from dpconvex.data.validation import encode_labels
+    >>> labels = encode_labels(np.array(["b", "a", "b"]), ["a", "b"], "Demo.fit")
+    >>> labels.classes.tolist(), labels.index.tolist(), labels.signs.tolist()
+    (['a', 'b'], [1, 0, 1], [1.0, -1.0, 1.0])
     """
 
     classes: np.ndarray

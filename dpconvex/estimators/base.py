@@ -830,6 +830,17 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
         A pipeline step outside dpconvex that learns from its rows (scikit-learn's
         ``requires_fit`` tag): what it learns would be released beside the model, outside
         the guarantee. Decided from the pipeline's steps (``caller``: the public call).
+
+    Examples
+    --------
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.estimators.base import NO_CONTEXT, fit_with
+    >>> part = PrivateLogisticRegression(classes=[-1, 1], random_state=0)
+    >>> fit_with(part, X, y, NO_CONTEXT).coef_.shape  # through fit_part
+    (1, 3)
+    >>> fit_with(StandardScaler(), X, None, NO_CONTEXT).mean_.shape  # fit(X, y)
+    (3,)
     """
     given = noise if isinstance(noise, Mapping) else {id(owner): source for owner, source in noise}
     if _takes_context(estimator):

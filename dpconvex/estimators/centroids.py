@@ -115,6 +115,39 @@ class Priors(Constraint):
     """
 
     def check(self, name: str, value: Any, owner: str) -> Any:
+        """Return ``value`` if it is one of :data:`PRIORS` or a 1-D array-like of positive
+        finite numbers, else raise the error naming the parameter ``name`` of ``owner``.
+
+        Parameters
+        ----------
+        name : str
+            The parameter's name, for the message.
+        value : object
+            Its value.
+        owner : str
+            The class the parameter belongs to, for the message.
+
+        Returns
+        -------
+        str or array-like
+            ``value`` itself.
+
+        Raises
+        ------
+        ParameterError
+            A string other than those of :data:`PRIORS`, a value that is not a non-empty 1-D
+            array of numbers, or numbers that are not all positive and finite.
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.centroids import Priors
+        >>> Priors().check("priors", [1, 2], "Demo")
+        [1, 2]
+        >>> Priors().check("priors", [1, -2], "Demo")
+        Traceback (most recent call last):
+        ...
+        dpconvex.errors.ParameterError: The 'priors' parameter of Demo must hold positive ...
+        """
         if isinstance(value, str):
             return check_option(name, value, PRIORS, owner)
         try:
@@ -210,6 +243,13 @@ def within_class_variance(V: np.ndarray, count_weight: float, floor: float,
     -------
     float
         σ̂² > 0.
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.centroids import within_class_variance
+    >>> V = np.array([[1.0, 0.0, 0.0, 5.0], [0.0, 1.0, 0.0, 5.0]])  # ‖μ_c‖ = 1/5, π = 1/2
+    >>> within_class_variance(V, 1.0, 1.0, np.zeros(2))  # (1 − 1/25) / 3
+    0.32
     """
     V = np.asarray(V, dtype=float)
     d = V.shape[1] - 1
@@ -368,6 +408,31 @@ def label_rows(X: Any, labels: Any) -> Any:
     column, summed per chunk on the workers in one pass; rows in memory (dense or sparse): a
     block reader that never copies the whole of X. ``labels`` is the
     :func:`~dpconvex.data.validation.encode_labels` result.
+
+    Parameters
+    ----------
+    X : ndarray, scipy.sparse matrix or dask.array.Array of shape (n, d)
+        The validated rows.
+    labels : LabelSet
+        Their labels, encoded against the public label set.
+
+    Returns
+    -------
+    block reader or DaskRows
+        The rows with the class index as column d (``p = d + 1``), for
+        :class:`ClassSumTemplate`'s ``rows``.
+
+    Examples
+    --------
+    >>> from dpconvex.data.validation import encode_labels
+    >>> from dpconvex.estimators.centroids import ClassSumTemplate, label_rows
+    >>> labels = encode_labels(y, [-1, 1], "Doc.fit")
+    >>> rows = label_rows(X, labels)
+    >>> rows.p
+    4
+    >>> template = ClassSumTemplate(None, labels.index, 2, rows=rows)
+    >>> template.class_sums_chunked(1.0)[:, -1].tolist()  # the class counts
+    [21.0, 19.0]
     """
     index = np.where(~labels.dropped, labels.index, -1)
     if not is_dask_collection(X):
@@ -406,6 +471,13 @@ class ClassSumTemplate:
     record_map : callable, optional
         The public per-record map of a block of raw rows to u (picklable), landing in
         :attr:`record_set`. Default: ``BallRows(1, False, data_norm)``.
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.centroids import ClassSumTemplate
+    >>> template = ClassSumTemplate(X, (y > 0).astype(int), n_classes=2)
+    >>> template.n, template.noise_shape, template.record_set
+    (40, (2, 4), NormBall(bound=1.0))
     """
 
     name = "class sums"
@@ -442,6 +514,24 @@ class ClassSumTemplate:
         Its record set, noise shape, conditions and assumptions are those of the template a fit
         on n rows builds; it holds no rows and sums nothing (a dry run: ``certify(n=...)``, the
         noise checks of a plan).
+
+        Parameters
+        ----------
+        n : int
+            The number of records.
+        d : int
+            The entries of a record's vector u.
+        n_classes : int
+            C.
+        data_norm : float, default=1.0
+            The public bound on ‖u‖.
+        notes : sequence of str, default=()
+            Public facts for the certificate.
+
+        Returns
+        -------
+        ClassSumTemplate
+            A template that holds no rows or labels.
 
         Examples
         --------
@@ -484,9 +574,43 @@ class ClassSumTemplate:
         return self.space.shape
 
     def conditions(self, needs: Any) -> list:
+        """The template's own conditions of the proof: none (the norm bound of u is a
+        per-record map, :attr:`record_set`, that the mechanisms state).
+
+        Parameters
+        ----------
+        needs : object
+            What the mechanism needs (not read).
+
+        Returns
+        -------
+        list
+            Empty.
+
+        Examples
+        --------
+        >>> ClassSumTemplate.of_problem(10, 3, n_classes=2).conditions(None)
+        []
+        """
         return []
 
     def assumptions(self, needs: Any) -> list[str]:
+        """The public facts the template states for the certificate: its ``notes``.
+
+        Parameters
+        ----------
+        needs : object
+            What the mechanism needs (not read).
+
+        Returns
+        -------
+        list of str
+
+        Examples
+        --------
+        >>> ClassSumTemplate.of_problem(10, 3, n_classes=2, notes=("a note",)).assumptions(None)
+        ['a note']
+        """
         return list(self.notes)
 
     def class_sums_chunked(self, count_weight: float) -> np.ndarray:
@@ -494,6 +618,25 @@ class ClassSumTemplate:
 
         Each chunk (of Dask rows, on its worker; or a block of rows in memory) builds u
         per row and sums it per class; the partial sums are added.
+
+        Parameters
+        ----------
+        count_weight : float
+            w, the weight of the count column.
+
+        Returns
+        -------
+        ndarray of shape (C, d + 1)
+            Row c: (Σ_{i: y_i = c} u_i, w·n_c).
+
+        Examples
+        --------
+        >>> from dpconvex.data.validation import encode_labels
+        >>> from dpconvex.estimators.centroids import label_rows
+        >>> labels = encode_labels(y, [-1, 1], "Doc.fit")
+        >>> template = ClassSumTemplate(None, labels.index, 2, rows=label_rows(X, labels))
+        >>> template.class_sums_chunked(2.0)[:, -1].tolist()  # 2 · the class counts
+        [42.0, 38.0]
         """
         V = self.rows.chunk_sum(_class_sum_block, self.record_map, self.C, float(count_weight))
         return np.asarray(V).reshape(self.C, self.d + 1)
@@ -650,7 +793,26 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
     @checks_feature_names
     def decision_function(self, X: Any) -> np.ndarray:
         """The class scores (``_scores``, higher wins); for two classes the score of
-        ``classes_[1]`` minus that of ``classes_[0]``."""
+        ``classes_[1]`` minus that of ``classes_[0]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            For two classes one score per row (positive: ``classes_[1]``), else the class
+            scores.
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.centroids import PrivateGaussianCentroid
+        >>> est = PrivateGaussianCentroid(classes=[-1, 1], random_state=0).fit(X, y)
+        >>> est.decision_function(X[:4]).shape
+        (4,)
+        """
         scores = self._scores(X, "decision_function")
         return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
@@ -756,7 +918,30 @@ class PrivateGaussianCentroid(ClassSumEstimator):
     def prepare(
         self, X: Any, y: Any, plan: FitPlan, *, context: FitContext = NO_CONTEXT
     ) -> Prepared:
-        """Validate, encode labels, map rows to u, build the class-sum template of ``plan``."""
+        """Validate, encode labels, map rows to u, build the class-sum template of ``plan``.
+
+        Parameters
+        ----------
+        X, y : array-like
+            The rows and labels of the fit.
+        plan : FitPlan
+            The plan of this estimator on their public shape (:meth:`plan_for`).
+        context : FitContext, default=NO_CONTEXT
+            The context the preparing fit issued.
+
+        Returns
+        -------
+        Prepared
+            The :class:`ClassSumTemplate` on the rows and the label set.
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.centroids import PrivateGaussianCentroid
+        >>> est = PrivateGaussianCentroid(classes=[-1, 1])
+        >>> prep = est.prepare(X, y, est.plan_for(X, y))
+        >>> type(prep.template).__name__, prep.template.n, prep.template.noise_shape
+        ('ClassSumTemplate', 40, (2, 4))
+        """
         owner = type(self).__name__
         X_checked, labels = self._checked_data(X, y, plan, context)
         q, unit = float(self.data_norm), self.row_norm == "unit"
@@ -838,6 +1023,24 @@ class PrivateGaussianCentroid(ClassSumEstimator):
 
         τ: ``temperature`` (None: σ̂², so the scores are the Gaussian model's log
         posterior up to a per-row constant).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Column j scores ``classes_[j]``.
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.centroids import PrivateGaussianCentroid
+        >>> est = PrivateGaussianCentroid(classes=[-1, 1], random_state=0).fit(X, y)
+        >>> scores = est.class_scores(X[:3])
+        >>> scores.shape, bool((est.classes_[scores.argmax(axis=1)] == est.predict(X[:3])).all())
+        ((3, 2), True)
         """
         return self._scores(X, "class_scores")
 
@@ -851,7 +1054,25 @@ class PrivateGaussianCentroid(ClassSumEstimator):
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
         """argmin_c ‖u − μ_c‖² − 2σ̂² log π_c (ties: the first class in ``classes_``), the argmax of
-        :meth:`class_scores` whatever τ; with equal priors the label of the nearest class mean."""
+        :meth:`class_scores` whatever τ; with equal priors the label of the nearest class mean.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to classify.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.centroids import PrivateGaussianCentroid
+        >>> est = PrivateGaussianCentroid(classes=[-1, 1], random_state=0).fit(X, y)
+        >>> set(est.predict(X).tolist()) <= {-1, 1}
+        True
+        """
         penalized = self._penalized(X, "predict")  # (checks the fit first)
         return self.classes_[np.argmin(penalized, axis=1)]
 
@@ -866,10 +1087,22 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         Post-processing of the release (no privacy cost). With ``temperature``
         τ given, the posterior tempered by σ̂²/τ.
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to classify.
+
         Returns
         -------
         ndarray of shape (n_samples, C)
             Column j is the probability of ``classes_[j]``; rows sum to 1.
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.centroids import PrivateGaussianCentroid
+        >>> est = PrivateGaussianCentroid(classes=[-1, 1], random_state=0).fit(X, y)
+        >>> np.allclose(est.predict_proba(X[:5]).sum(axis=1), 1.0)
+        True
         """
         # the argmax kept where exp rounds a gap away
         log_proba = self._log_proba(X, "predict_proba")

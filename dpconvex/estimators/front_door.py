@@ -233,12 +233,46 @@ class ConstantClassifier(ClassifierScoreMixin, _Constant):
 
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
-        """The constant class for every row."""
+        """The constant class for every row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.front_door import ConstantClassifier
+        >>> model = ConstantClassifier(1, [-1, 1], 3)
+        >>> model.predict(np.zeros((2, 3))).tolist()
+        [1, 1]
+        """
         return self.classes_[np.argmax(self._one_hot(X, "predict"), axis=1)]
 
     @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:
-        """Probability 1 on the constant class (columns in the order of ``classes_``)."""
+        """Probability 1 on the constant class (columns in the order of ``classes_``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.front_door import ConstantClassifier
+        >>> model = ConstantClassifier(1, [-1, 1], 3)
+        >>> model.predict_proba(np.zeros((1, 3))).tolist()
+        [[0.0, 1.0]]
+        """
         return self._one_hot(X, "predict_proba")
 
     # 0 on the constant class, −inf on the others
@@ -248,7 +282,24 @@ class ConstantClassifier(ClassifierScoreMixin, _Constant):
 
     @checks_feature_names
     def decision_function(self, X: Any) -> np.ndarray:
-        """For two classes ±1 (+1: the second class of ``classes_``); else one-hot rows."""
+        """For two classes ±1 (+1: the second class of ``classes_``); else one-hot rows.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.front_door import ConstantClassifier
+        >>> model = ConstantClassifier(1, [-1, 1], 3)
+        >>> model.decision_function(np.zeros((2, 3))).tolist()
+        [1.0, 1.0]
+        """
         one_hot = self._one_hot(X, "decision_function")
         return 2.0 * one_hot[:, 1] - 1.0 if one_hot.shape[1] == 2 else one_hot
 
@@ -285,7 +336,23 @@ class ConstantRegressor(RegressionScoreMixin, _Constant):
 
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
-        """The constant for every row."""
+        """The constant for every row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.front_door import ConstantRegressor
+        >>> ConstantRegressor(2.5, 3).predict(np.zeros((2, 3))).tolist()
+        [2.5, 2.5]
+        """
         return np.full(self._rows(X, "predict"), self.constant_)
 
 
@@ -567,7 +634,32 @@ class SchemaInputMixin:
             return unchecked(getattr(self.estimator_, method))(_rows_for(self.learner_, X))
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Accuracy (a classifier) or R² (a regressor) of the predictions on the table X."""
+        """Accuracy (a classifier) or R² (a regressor) of the predictions on the table X.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like
+            The table (with a schema: its raw columns, encoded here).
+        y : array-like of shape (n_samples,)
+            The labels or targets.
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+            Weights of the rows in the score.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import dpconvex as dp
+        >>> schema = dp.PublicSchema({c: dp.Numeric(-1, 1) for c in ("a", "b", "c")})
+        >>> X = rng.normal(size=(400, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
+        >>> table, y = pd.DataFrame(X, columns=["a", "b", "c"]), (X[:, 0] > 0).astype(int)
+        >>> clf = dp.PrivateClassifier(schema=schema, classes=[0, 1], random_state=0)
+        >>> 0.0 <= clf.fit(table, y).score(table, y) <= 1.0
+        True
+        """
         if self.schema is None or self.__sklearn_tags__().estimator_type != "classifier":
             return super().score(X, y, sample_weight=sample_weight)
         with signed_by(self, f"{type(self).__name__}.score"):
@@ -1267,12 +1359,49 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     # ----------------------------------------------------------------- predict
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
-        """The learner's predictions."""
+        """The learner's predictions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateClassifier
+        >>> X = rng.normal(size=(400, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
+        >>> clf = PrivateClassifier(classes=[0, 1], random_state=0).fit(X, X[:, 0] > 0)
+        >>> set(clf.predict(X).tolist()) <= {0, 1}
+        True
+        """
         return self._learners("predict", X)
 
     @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:
-        """The learner's class probabilities (columns in the order of ``classes_``)."""
+        """The learner's class probabilities (columns in the order of ``classes_``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateClassifier
+        >>> X = rng.normal(size=(400, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
+        >>> clf = PrivateClassifier(classes=[0, 1], random_state=0).fit(X, X[:, 0] > 0)
+        >>> clf.predict_proba(X[:3]).shape
+        (3, 2)
+        """
         return self._learners("predict_proba", X)
 
     # the learner's, computed in log space
@@ -1281,7 +1410,25 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
 
     @checks_feature_names
     def decision_function(self, X: Any) -> np.ndarray:
-        """The learner's decision function."""
+        """The learner's decision function.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateClassifier
+        >>> X = rng.normal(size=(400, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
+        >>> clf = PrivateClassifier(classes=[0, 1], random_state=0).fit(X, X[:, 0] > 0)
+        >>> clf.decision_function(X[:3]).shape
+        (3,)
+        """
         return self._learners("decision_function", X)
 
 
@@ -1807,7 +1954,26 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
     # --------------------------------------------------------------------- predict
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
-        """The released model's predictions, in the labels' units (within ``label_range``)."""
+        """The released model's predictions, in the labels' units (within ``label_range``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateRegressor
+        >>> X = rng.uniform(-0.5, 0.5, size=(5000, 3))
+        >>> targets = 50 + 60 * X[:, 0] + rng.normal(scale=5, size=5000)
+        >>> model = PrivateRegressor(label_range=(0, 100), random_state=0).fit(X, targets)
+        >>> bool(((model.predict(X) >= 0) & (model.predict(X) <= 100)).all())
+        True
+        """
         return self._learners("predict", X)
 
 

@@ -102,6 +102,35 @@ class FeatureRange(Constraint):
     """
 
     def check(self, name: str, value: Any, owner: str) -> Any:
+        """Return ``value`` if it is a :class:`~dpconvex.PublicSchema`, one (lo, hi) pair of
+        numbers or an array of such pairs (each with hi − lo large enough and both within the
+        magnitudes a float can hold), else raise the error naming the parameter.
+
+        Parameters
+        ----------
+        name : str
+            The parameter's name, for the message.
+        value : object
+            Its value.
+        owner : str
+            The class the parameter belongs to, for the message.
+
+        Returns
+        -------
+        PublicSchema or array-like
+            ``value`` itself (its length is checked against the columns in the plan).
+
+        Raises
+        ------
+        ParameterError
+            Anything else: text, booleans, a range with hi <= lo, or another shape.
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.gaussian_nb import FeatureRange
+        >>> FeatureRange().check("feature_range", [(0, 1), (-5, 5)], "Demo")
+        [(0, 1), (-5, 5)]
+        """
         from .._validation import MAX_MAGNITUDE, MIN_MAGNITUDE
         if _is_schema(value):
             return value
@@ -201,6 +230,11 @@ class MomentRows:
     t = (2 clip(x, lo, hi) − lo − hi)/(hi − lo) per feature; it reads each row alone (a
     per-record map) and is picklable, so Dask workers apply it to their chunks.
 
+    Parameters
+    ----------
+    lo, hi : ndarray of shape (d,)
+        The public range of each feature.
+
     Examples
     --------
     >>> from dpconvex.estimators.gaussian_nb import MomentRows
@@ -214,7 +248,25 @@ class MomentRows:
     hi: np.ndarray
 
     def features(self, X: np.ndarray) -> np.ndarray:
-        """t of each row of X (n, d): clipped to the public ranges and mapped onto [−1, 1]."""
+        """t of each row of X (n, d): clipped to the public ranges and mapped onto [−1, 1].
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, d)
+            Raw rows.
+
+        Returns
+        -------
+        ndarray of shape (n, d)
+            t, in [−1, 1].
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.gaussian_nb import MomentRows
+        >>> rows = MomentRows(np.array([0.0]), np.array([10.0]))
+        >>> rows.features(np.array([[5.0], [10.0], [20.0]])).ravel().tolist()
+        [0.0, 1.0, 1.0]
+        """
         half = (self.hi - self.lo) / 2.0
         return np.clip((np.clip(X, self.lo, self.hi) - self.lo) / half - 1.0, -1.0, 1.0)
 
@@ -283,6 +335,24 @@ class ClassMomentTemplate(ClassSumTemplate):
 
         Its record set, noise shape, conditions and assumptions are those of the template a fit
         on n rows builds; it holds no rows and sums nothing (a dry run).
+
+        Parameters
+        ----------
+        n : int
+            The number of records.
+        n_features : int
+            d, the features of a raw row.
+        n_classes : int
+            C.
+        lo, hi : float or ndarray of shape (d,), default=-1.0, 1.0
+            The public range of each feature.
+        notes : sequence of str, default=()
+            Public facts for the certificate.
+
+        Returns
+        -------
+        ClassMomentTemplate
+            A template that holds no rows or labels.
 
         Examples
         --------
@@ -457,7 +527,24 @@ class PrivateGaussianNB(ClassSumEstimator):
 
     def public_shape(self, X: Any, y: Any) -> tuple[int, int, int]:
         """(n, n_classes, n_features) of rows that are not the raw table
-        (:meth:`_refuse_raw_columns`)."""
+        (:meth:`_refuse_raw_columns`).
+
+        Parameters
+        ----------
+        X, y : array-like
+            The rows and labels of the fit.
+
+        Returns
+        -------
+        tuple of int
+            (n, n_classes, n_features).
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.gaussian_nb import PrivateGaussianNB
+        >>> PrivateGaussianNB(classes=[-1, 1]).public_shape(X, y)
+        (40, 2, 3)
+        """
         self._refuse_raw_columns(X)
         return super().public_shape(X, y)
 
@@ -513,7 +600,30 @@ class PrivateGaussianNB(ClassSumEstimator):
     def prepare(
         self, X: Any, y: Any, plan: FitPlan, *, context: FitContext = NO_CONTEXT
     ) -> Prepared:
-        """Validate, encode labels and build the class-moment template of ``plan`` (no copy of X)."""
+        """Validate, encode labels and build the class-moment template of ``plan`` (no copy of X).
+
+        Parameters
+        ----------
+        X, y : array-like
+            The rows and labels of the fit.
+        plan : FitPlan
+            The plan of this estimator on their public shape (:meth:`plan_for`).
+        context : FitContext, default=NO_CONTEXT
+            The context the preparing fit issued.
+
+        Returns
+        -------
+        Prepared
+            The :class:`ClassMomentTemplate` on the rows and the label set.
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.gaussian_nb import PrivateGaussianNB
+        >>> est = PrivateGaussianNB(classes=[-1, 1], feature_range=(-1, 1))
+        >>> prep = est.prepare(X, y, est.plan_for(X, y))
+        >>> type(prep.template).__name__, prep.template.noise_shape
+        ('ClassMomentTemplate', (2, 7))
+        """
         owner = type(self).__name__
         X_checked, labels = self._checked_data(X, y, plan, context)
         lo, hi = feature_bounds(self.feature_range, X_checked.shape[1], owner)
@@ -564,6 +674,24 @@ class PrivateGaussianNB(ClassSumEstimator):
         """log π_c + log N(x | θ_c, diag v_c) for x clipped to the feature ranges, shape (n, C).
 
         As scikit-learn's ``GaussianNB.predict_joint_log_proba`` on the released θ and v.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Column j: the joint log-likelihood of ``classes_[j]``.
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.gaussian_nb import PrivateGaussianNB
+        >>> est = PrivateGaussianNB(classes=[-1, 1], feature_range=(-1, 1), random_state=0)
+        >>> est = est.fit(X, y)
+        >>> est.predict_joint_log_proba(X[:3]).shape
+        (3, 2)
         """
         return self._scores(X, "predict_joint_log_proba")
 
@@ -592,14 +720,52 @@ class PrivateGaussianNB(ClassSumEstimator):
 
     @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:
-        """P(c | x) under the released model; column j is the probability of ``classes_[j]``."""
+        """P(c | x) under the released model; column j is the probability of ``classes_[j]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to classify.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Rows sum to 1.
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.gaussian_nb import PrivateGaussianNB
+        >>> est = PrivateGaussianNB(classes=[-1, 1], feature_range=(-1, 1), random_state=0)
+        >>> est = est.fit(X, y)
+        >>> np.allclose(est.predict_proba(X[:3]).sum(axis=1), 1.0)
+        True
+        """
         # the argmax kept where exp rounds a gap away
         log_proba = self._log_proba(X, "predict_proba")
         return keep_argmax(np.exp(log_proba), log_proba)
 
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
-        """The class of largest posterior (ties: the first class in ``classes_``)."""
+        """The class of largest posterior (ties: the first class in ``classes_``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to classify.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.gaussian_nb import PrivateGaussianNB
+        >>> est = PrivateGaussianNB(classes=[-1, 1], feature_range=(-1, 1), random_state=0)
+        >>> est = est.fit(X, y)
+        >>> set(est.predict(X).tolist()) <= {-1, 1}
+        True
+        """
         joint = self._scores(X, "predict")  # checks that the model is fitted
         return self.classes_[np.argmax(joint, axis=1)]
 

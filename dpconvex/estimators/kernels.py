@@ -182,6 +182,24 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
             As a meta-estimator's step: the context its fit issued (the generator to draw
             from, else ``random_state``); any other is refused
             (:func:`~dpconvex.estimators.base.check_context`).
+
+        Returns
+        -------
+        RandomFourierFeatures
+            ``self``, with ``random_weights_``, ``random_offset_`` and ``n_components_``.
+
+        Raises
+        ------
+        ParameterError
+            ``n_components`` neither an int in range nor "auto", an invalid ``gamma``, or
+            ``n_components="auto"`` without ``learner_epsilon``.
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.kernels import RandomFourierFeatures
+        >>> rff = RandomFourierFeatures(n_components=4, random_state=0).fit(X)
+        >>> rff.random_weights_.shape, rff.random_offset_.shape
+        ((3, 4), (4,))
         """
         from .base import NO_CONTEXT, check_context
 
@@ -236,6 +254,13 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         Returns
         -------
         ndarray of shape (n_samples, n_components)
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.kernels import RandomFourierFeatures
+        >>> Z = RandomFourierFeatures(n_components=4, random_state=0).fit(X).transform(X)
+        >>> Z.shape, bool(np.linalg.norm(Z, axis=1).max() <= 1.0)
+        ((40, 4), True)
         """
         check_fitted(self, "random_weights_")
         rows = check_array(X, f"{type(self).__name__}.transform", n_features=self.n_features_in_)
@@ -247,7 +272,27 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         return Z if source is None else RangedRows(Z, None, source)
 
     def approximate_kernel(self, X: Any, Y: Any = None) -> np.ndarray:
-        """The kernel matrix implied by the features: 2 z(X) z(Y)ᵀ ≈ exp(-gamma ||x - y||^2)."""
+        """The kernel matrix implied by the features: 2 z(X) z(Y)ᵀ ≈ exp(-gamma ||x - y||^2).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+        Y : array-like of shape (m_samples, n_features) or None, default=None
+            Other rows (None: X).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, m_samples)
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.kernels import RandomFourierFeatures
+        >>> rff = RandomFourierFeatures(n_components=2000, gamma=0.5, random_state=0).fit(X)
+        >>> exact = np.exp(-0.5 * np.sum((X[0] - X[1]) ** 2))
+        >>> bool(abs(rff.approximate_kernel(X[:1], X[1:2])[0, 0] - exact) < 0.1)
+        True
+        """
         ZX = self.transform(X)
         ZY = ZX if Y is None else self.transform(Y)
         return 2.0 * ZX @ ZY.T

@@ -328,6 +328,29 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         factor min(1, q/||x_i||), the intercept column, the zeroed records outside the label set and the label
         signs are per-row vectors applied inside the products (extra memory O(n + p)). Rows whose norms could
         overflow a product are clipped on a copy; Dask rows stay on the workers.
+
+        Parameters
+        ----------
+        X, y : array-like
+            The rows and labels of the fit.
+        plan : FitPlan
+            The plan of this estimator on their public shape (:meth:`plan_for`).
+        context : FitContext, default=NO_CONTEXT
+            The context the preparing fit issued.
+
+        Returns
+        -------
+        Prepared
+            The per-example-gradient template over the rows (the label signs applied) and the
+            label set.
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.noisy_gd import NoisyGradientDescent
+        >>> est = NoisyGradientDescent(classes=[-1, 1], delta=1e-4)
+        >>> prep = est.prepare(X, y, est.plan_for(X, y))
+        >>> prep.template.n, prep.template.p  # p: 3 features and the intercept
+        (40, 4)
         """
         owner = type(self).__name__
         X_checked, labels = self._checked_data(X, y, plan, context, binary=True)

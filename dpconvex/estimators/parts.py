@@ -95,6 +95,14 @@ class Parts:
     ----------
     sizes : list of int
         Rows per part (public: they depend on n only).
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.parts import Parts
+    >>> parts = Parts(X, y, [np.arange(0, 40, 2), np.arange(1, 40, 2)])
+    >>> rows, labels = parts[1]  # rows 1, 3, 5, ...
+    >>> parts.sizes, rows.shape, bool((labels == y[1::2]).all())
+    ([20, 20], (20, 3), True)
     """
 
     def __init__(self, X: Any, y: np.ndarray, index: list[np.ndarray]):

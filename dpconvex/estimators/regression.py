@@ -423,7 +423,24 @@ class LabelRangeMixin(RegressionScoreMixin):
     def plan_checked(self, n: int, n_classes: int, n_features: int) -> Any:
         """What a fit will do, on a checked shape (a private label range: the model's plan on the ε
         left, with the whole budget and :data:`PRIVATE_RANGE_NOTE`, without the placeholder range;
-        ``prepare`` refuses it)."""
+        ``prepare`` refuses it).
+
+        Parameters
+        ----------
+        n, n_classes, n_features : int
+            The public shape, checked by the caller as :meth:`plan` checks it.
+
+        Returns
+        -------
+        FitPlan
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLinearRegressor
+        >>> plan = PrivateLinearRegressor(label_range="private").plan_checked(10**6, 1, 3)
+        >>> plan.budget, "label_range" in plan.options
+        (Budget(epsilon=1.0, delta=0.0), False)
+        """
         if not isinstance(self.label_range, RELEASED_RANGE):
             return super().plan_checked(n, n_classes, n_features)  # type: ignore[misc]
         from ..privacy.bounds import check_range_budget
@@ -557,7 +574,27 @@ class LabelRangeMixin(RegressionScoreMixin):
 
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
-        """wᵀx + b in the labels' units, clipped to ``label_range``."""
+        """wᵀx + b in the labels' units, clipped to ``label_range``.
+
+        Parameters
+        ----------
+        X : array-like, scipy.sparse matrix or dask.array.Array of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLinearRegressor
+        >>> X = rng.uniform(-0.5, 0.5, size=(5000, 3))
+        >>> targets = 50 + 60 * X[:, 0] + rng.normal(scale=5, size=5000)
+        >>> model = PrivateLinearRegressor(label_range=(0, 100), random_state=0).fit(X, targets)
+        >>> predictions = model.predict(X)
+        >>> predictions.shape, bool(((predictions >= 0) & (predictions <= 100)).all())
+        ((5000,), True)
+        """
         check_fitted(self, "coef_")
         return self._predict_rows(check_array(X, f"{type(self).__name__}.predict",
                                               accept_sparse=True, accept_dask=True,
@@ -859,7 +896,26 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
     def plan_checked(self, n: int, n_classes: int, n_features: int) -> Any:
         """What a fit will do, on a checked shape (``label_center="auto"`` where the noise
         dominates: the model's plan on the ε left, centred, with the whole budget and its parts;
-        ``prepare`` refuses it)."""
+        ``prepare`` refuses it).
+
+        Parameters
+        ----------
+        n, n_classes, n_features : int
+            The public shape, checked by the caller as :meth:`plan` checks it.
+
+        Returns
+        -------
+        FitPlan
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLinearRegressor
+        >>> est = PrivateLinearRegressor(label_range=(-2, 2))
+        >>> sorted(est.plan_checked(40, 1, 3).parts)  # few rows: the centre is released first
+        ['label center', 'model']
+        >>> sorted(est.plan_checked(10**6, 1, 3).parts)
+        []
+        """
         model = super().plan_checked(n, n_classes, n_features)
         if isinstance(self.label_range, RELEASED_RANGE) or not self._center_share(
             model.n, model.n_features
@@ -940,6 +996,35 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         Rows held by Dask stay on the workers (the same per-record maps per chunk;
         docs/guide/dask.md). Rows left out of the fit (``context.excluded``) get a zero
         factor: their loss ℓ(0, uᵢ) is a constant in θ, so they do not move the minimizer.
+
+        Parameters
+        ----------
+        X, y : array-like
+            The rows and labels of the fit.
+        plan : FitPlan
+            The plan of this estimator on their public shape (:meth:`plan_for`).
+        context : FitContext, default=NO_CONTEXT
+            The context the preparing fit issued.
+
+        Returns
+        -------
+        Prepared
+            The linear ERM template on the unit label scale.
+
+        Raises
+        ------
+        ParameterError
+            A plan that releases the labels' centre first (``label_center="auto"`` where the
+            noise dominates): fit only.
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLinearRegressor
+        >>> targets = X @ np.array([1.0, 0.5, 0.0])
+        >>> est = PrivateLinearRegressor(label_range=(-2, 2), label_center=0.0)
+        >>> prep = est.prepare(X, targets, est.plan_for(X, targets))
+        >>> type(prep.template).__name__, prep.template.p  # p: 3 features and the intercept
+        ('LinearERMTemplate', 4)
         """
         owner = f"{type(self).__name__}.fit"
         if "label center" in plan.parts:

@@ -99,6 +99,30 @@ class EpsilonSweep:
 
         A Dask array or DataFrame is predicted per chunk on the workers (one pass per fit): a
         classifier's predicted labels, or a regressor's predictions, come back.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to score on.
+        y : array-like of shape (n_samples,)
+            Their labels or targets.
+
+        Returns
+        -------
+        ndarray of shape (len(epsilons), runs)
+            Entry (i, r): the score of ``estimators[i][r]``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dpconvex import PrivateLogisticRegression, epsilon_sweep
+        >>> X = np.random.default_rng(0).normal(size=(40, 3))
+        >>> X /= np.linalg.norm(X, axis=1, keepdims=True); y = np.where(X[:, 0] > 0, 1, -1)
+        >>> sweep = epsilon_sweep(PrivateLogisticRegression(lam=0.1, classes=[-1, 1]), X, y,
+        ...                       epsilons=[0.5, 1.0], random_state=0)
+        >>> scores = sweep.score(X, y)
+        >>> scores.shape, bool(((scores >= 0) & (scores <= 1)).all())
+        ((2, 1), True)
         """
         if is_dask_collection(X) and is_classifier(self.estimators[0][0]):
             from .parts import mistakes

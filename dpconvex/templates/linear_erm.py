@@ -178,6 +178,26 @@ class LinearERMTemplate:
         is checked again here: the labels ``y`` are checked in :meth:`conditions` (at every
         release, before any noise), the row norm bound too.
 
+        Parameters
+        ----------
+        loss : Loss
+            A margin loss, or a loss of the prediction, with its constants.
+        lam : float
+            Λ >= 0.
+        data_norm : float
+            Public bound q on ||x_i||.
+        rows : DesignOperator
+            The rows the loss reads (y_i x_i for a margin loss, x_i for a loss of the
+            prediction).
+        y : ndarray of shape (n,)
+            The labels.
+        constraint_set : ConvexSet or None, default=None
+            A public closed convex set the parameter is restricted to.
+
+        Returns
+        -------
+        LinearERMTemplate
+
         Examples
         --------
         >>> from dpconvex.data.operators import DenseRows, ScaledRows
@@ -201,6 +221,24 @@ class LinearERMTemplate:
         on n rows in memory builds (:meth:`over_design`): the labels and the row norm bound are
         stated as that fit checks them on its rows. It holds no rows and solves nothing (a dry
         run: an estimator's ``certify(n=...)``, the noise checks of a plan).
+
+        Parameters
+        ----------
+        loss : Loss
+            A margin loss, or a loss of the prediction, with its constants.
+        lam : float
+            Λ >= 0.
+        data_norm : float
+            Public bound q on ||x_i||.
+        n, p : int
+            The public shape: records and entries of a row.
+        constraint_set : ConvexSet or None, default=None
+            A public closed convex set the parameter is restricted to.
+
+        Returns
+        -------
+        LinearERMTemplate
+            A template that holds no rows.
 
         Examples
         --------
@@ -581,6 +619,21 @@ class LinearERMTemplate:
         """L = c q² + Λ + Δ: ∇²J = (1/n) Σ ℓ''·x xᵀ + (Λ + Δ) I, ℓ'' <= c, ||x|| <= q (public).
 
         With an unbounded curvature (a kink), a unit start: projected gradient backtracks.
+
+        Parameters
+        ----------
+        extra_reg : float, default=0.0
+            Δ, added to Λ.
+
+        Returns
+        -------
+        float
+            L (public).
+
+        Examples
+        --------
+        >>> template.lipschitz_bound(), template.lipschitz_bound(0.5)  # c = 1/4, q = 1, Λ = 0.1
+        (0.35, 0.85)
         """
         c = float(self.loss.curvature)
         reg = self.regularizer.lam + float(extra_reg)
@@ -665,6 +718,25 @@ class LinearERMTemplate:
 
         Over a set whose projection is solved (:class:`~dpconvex.objectives.CVXPYSet`), the
         natural residual with the solved projection plus its ``projection_tol``.
+
+        Parameters
+        ----------
+        w : ndarray of shape (p,)
+            The parameters.
+        b : ndarray or None, default=None
+            The noise of the linear term (None: zero).
+        extra_reg : float, default=0.0
+            Δ, added to Λ.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> w = np.zeros(3)
+        >>> bool(np.isclose(template.residual(w), np.linalg.norm(template.objective(w)[1])))
+        True
         """
         grad = self.objective(w, b, extra_reg)[1]
         if self.constraint_set is None:
@@ -711,6 +783,25 @@ class LinearERMTemplate:
         least 100 rows per coefficient). ``bound`` puts the declared c for ℓ'' (when finite):
         a majorant of ∇²J at every w, a safe first Newton step from any start. For search
         directions only; the gradient is always exact.
+
+        Parameters
+        ----------
+        w : ndarray of shape (p,)
+            The parameters.
+        extra_reg : float, default=0.0
+            Δ, added to Λ.
+        bound : bool, default=False
+            Put the declared bound c for ℓ''.
+
+        Returns
+        -------
+        ndarray of shape (p, p)
+
+        Examples
+        --------
+        >>> # 40 rows: too few to sample, so every row is read
+        >>> bool(np.allclose(template.sampled_hessian(np.zeros(3)), template.hessian(np.zeros(3))))
+        True
         """
         reg = self.regularizer.lam + float(extra_reg)
         k = max(1, self._sample_step)
@@ -771,6 +862,22 @@ class LinearERMTemplate:
 
         Returns a dict with keys ``problem``, ``w`` (Variable), ``b`` (Parameter,
         the noise) and ``reg`` (Parameter, Λ + Δ). Sparse rows enter as CSR.
+
+        Returns
+        -------
+        dict
+            ``problem``, ``w``, ``b`` and ``reg``.
+
+        Raises
+        ------
+        ParameterError
+            The loss has no DCP form in CVXPY (capability ``"cvxpy"``).
+
+        Examples
+        --------
+        >>> cv = template.cvxpy_problem()
+        >>> sorted(cv), cv["reg"].value
+        (['b', 'problem', 'reg', 'w'], 0.1)
         """
         if not self.loss.has_cvxpy:
             raise ParameterError(
@@ -800,7 +907,22 @@ class LinearERMTemplate:
         return self._cvx
 
     def cvxpy_set(self, b: np.ndarray | None, extra_reg: float) -> None:
-        """Set the noise (zero when ``b`` is None) and Λ + Δ."""
+        """Set the noise (zero when ``b`` is None) and Λ + Δ.
+
+        Parameters
+        ----------
+        b : ndarray of shape (p,) or None
+            The noise of the linear term (None: zero).
+        extra_reg : float
+            Δ, added to Λ.
+
+        Examples
+        --------
+        >>> template.cvxpy_set(None, 0.5)
+        >>> cv = template.cvxpy_problem()
+        >>> float(cv["reg"].value), cv["b"].value.tolist()
+        (0.6, [0.0, 0.0, 0.0])
+        """
         cv = self.cvxpy_problem()
         # the check's projections: this solve's
         if hasattr(self.constraint_set, "reset_projection"):
@@ -809,5 +931,24 @@ class LinearERMTemplate:
         cv["reg"].value = self.regularizer.lam + float(extra_reg)
 
     def cvxpy_solution(self) -> tuple[np.ndarray | None, dict[str, Any]]:
+        """The solution of the CVXPY problem's last solve.
+
+        Returns
+        -------
+        w : ndarray of shape (p,) or None
+            The solution (None: not solved).
+        extra : dict
+            What a solver reports beside it (empty here).
+
+        Examples
+        --------
+        >>> template.cvxpy_solution()  # before a solve
+        (None, {})
+        >>> template.cvxpy_set(None, 0.5)
+        >>> _ = template.cvxpy_problem()["problem"].solve()
+        >>> w, _ = template.cvxpy_solution()
+        >>> bool(template.residual(w, extra_reg=0.5) < 1e-4)
+        True
+        """
         w = self.cvxpy_problem()["w"].value
         return (None if w is None else np.asarray(w, dtype=float)), {}

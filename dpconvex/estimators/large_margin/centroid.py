@@ -68,7 +68,28 @@ PHI_NOTE = ("Phi_c = (q^2 + 1) (N_c^T N_c + a_c e e^T) with N_c = [I/q, -mu_c], 
 
 
 def map_rows(est: LargeMarginSettings, Xc: Any) -> Any:
-    """The public per-record map of ``row_norm`` on rows already clipped to q."""
+    """The public per-record map of ``row_norm`` on rows already clipped to q.
+
+    Parameters
+    ----------
+    est : PrivateLargeMarginGaussian
+        The estimator (its ``data_norm`` q and ``row_norm``).
+    Xc : ndarray or scipy.sparse matrix of shape (n, d)
+        Rows clipped to q.
+
+    Returns
+    -------
+    ndarray or scipy.sparse matrix of shape (n, d)
+        ``row_norm="unit"``: every nonzero row scaled to norm q; else ``Xc`` itself.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex.estimators.large_margin.centroid import map_rows
+    >>> est = PrivateLargeMarginGaussian(data_norm=1.0, row_norm="unit")
+    >>> map_rows(est, np.array([[0.3, 0.4]])).tolist()
+    [[0.6, 0.8]]
+    """
     if resolved_row_norm(est) != "unit":
         return Xc
     return normalize_rows(Xc, float(est.data_norm))
@@ -80,6 +101,29 @@ def clip_and_map(est: LargeMarginSettings, X: Any) -> tuple[Any, int]:
     With ``row_norm="unit"`` on dense rows the clip is part of the scaling (a row scaled down to q and then to
     norm q is q·x/‖x‖, as the row scaled at once): the rows are scaled in one copy, and the count (for
     :func:`~dpconvex.errors.note_clipped`) is read off the row norms.
+
+    Parameters
+    ----------
+    est : PrivateLargeMarginGaussian
+        The estimator (its ``data_norm`` q and ``row_norm``).
+    X : ndarray or scipy.sparse matrix of shape (n, d)
+        The validated rows.
+
+    Returns
+    -------
+    rows : ndarray or scipy.sparse matrix of shape (n, d)
+        The clipped, mapped rows (a copy).
+    n_clipped : int
+        How many rows the clip scales down.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex.estimators.large_margin.centroid import clip_and_map
+    >>> X = np.array([[3.0, 4.0], [0.3, 0.4]])
+    >>> rows, n_clipped = clip_and_map(PrivateLargeMarginGaussian(row_norm="none"), X)
+    >>> rows.tolist(), n_clipped
+    ([[0.6, 0.8], [0.3, 0.4]], 1)
     """
     q = float(est.data_norm)
     if resolved_row_norm(est) == "unit" and isinstance(X, np.ndarray):
@@ -104,6 +148,33 @@ def augmented_rows(
     (then :func:`clip_and_map` works on a copy) when X is not a dense float64 array or a
     nonzero norm of a kept row lies outside [1e-100, 1e100] (the products x·w, taken before
     the factor s_i, could overflow or underflow).
+
+    Parameters
+    ----------
+    est : PrivateLargeMarginGaussian
+        The estimator (its ``data_norm`` q and ``row_norm``).
+    X : ndarray of shape (n, d)
+        The validated rows.
+    dropped : ndarray of bool of shape (n,)
+        The records that contribute no loss.
+
+    Returns
+    -------
+    tuple of (AugmentedRows, int) or None
+        The records z_i of shape (n, d + 1) and how many kept rows the clip scales down; None
+        as above.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex.estimators.large_margin.centroid import augmented_rows
+    >>> est = PrivateLargeMarginGaussian(data_norm=1.0, row_norm="none")
+    >>> X = np.array([[3.0, 4.0], [0.3, 0.4]])
+    >>> rows, n_clipped = augmented_rows(est, X, np.zeros(2, dtype=bool))
+    >>> rows.shape, n_clipped, rows.row_norms().round(6).tolist()  # ||[x, 1]|| / sqrt(2)
+    ((2, 3), 1, [1.0, 0.790569])
+    >>> augmented_rows(est, X.astype(np.float32), np.zeros(2, dtype=bool)) is None
+    True
     """
     if not isinstance(X, np.ndarray) or X.ndim != 2 or X.dtype != np.float64:
         return None
@@ -131,7 +202,26 @@ def augmented_rows(
 
 
 def row_notes(est: LargeMarginSettings) -> list[RowMap]:
-    """The certificate's row map (empty for ``"none"``)."""
+    """The certificate's row map (empty for ``"none"``).
+
+    Parameters
+    ----------
+    est : PrivateLargeMarginGaussian
+        The estimator (its ``data_norm`` q and ``row_norm``).
+
+    Returns
+    -------
+    list of RowMap
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex.estimators.large_margin.centroid import row_notes
+    >>> row_notes(PrivateLargeMarginGaussian(row_norm="none"))
+    []
+    >>> [note.row_norm for note in row_notes(PrivateLargeMarginGaussian(row_norm="unit"))]
+    ['unit']
+    """
     return [RowMap("unit", ROW_MAP_NOTE)] if resolved_row_norm(est) == "unit" else []
 
 
@@ -141,7 +231,27 @@ def _lazy_block(block: np.ndarray, q: float, unit: bool) -> np.ndarray:
 
 
 def prepared_rows(est: LargeMarginSettings, Xv: Any) -> Any:
-    """Rows clipped to q and mapped by ``row_norm``: an ndarray, or lazily per Dask chunk."""
+    """Rows clipped to q and mapped by ``row_norm``: an ndarray, or lazily per Dask chunk.
+
+    Parameters
+    ----------
+    est : PrivateLargeMarginGaussian
+        The estimator (its ``data_norm`` q and ``row_norm``).
+    Xv : ndarray, scipy.sparse matrix or dask.array.Array of shape (n, d)
+        The validated rows.
+
+    Returns
+    -------
+    ndarray, scipy.sparse matrix or dask.array.Array of shape (n, d)
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex.estimators.large_margin.centroid import prepared_rows
+    >>> est = PrivateLargeMarginGaussian(data_norm=1.0, row_norm="unit")
+    >>> prepared_rows(est, np.array([[3.0, 4.0], [0.3, 0.4]])).tolist()
+    [[0.6, 0.8], [0.6, 0.8]]
+    """
     q = float(est.data_norm)
     if is_dask_collection(Xv):
         return Xv.map_blocks(_lazy_block, q=q, unit=resolved_row_norm(est) == "unit", dtype=float)
@@ -153,6 +263,25 @@ def centroid_mechanism(est: LargeMarginSettings) -> str:
 
     The rule of ``mechanism="auto"`` for the class sums
     (:func:`dpconvex.privacy.mechanisms.base.resolve_mechanism`).
+
+    Parameters
+    ----------
+    est : PrivateLargeMarginGaussian
+        The estimator (its ``delta``).
+
+    Returns
+    -------
+    str
+        The class-sum mechanism's registry name.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex.estimators.large_margin.centroid import centroid_mechanism
+    >>> centroid_mechanism(PrivateLargeMarginGaussian(mechanism="centroid"))
+    'knorm_sum'
+    >>> centroid_mechanism(PrivateLargeMarginGaussian(mechanism="centroid", delta=1e-6))
+    'gaussian'
     """
     pure, approximate = CENTROID_MENU.auto
     return approximate if (est.delta or 0.0) > 0 else pure
@@ -176,7 +305,30 @@ def centroid_estimator(
 
 
 def check_centroid_params(est: LargeMarginSettings) -> None:
-    """``mechanism="centroid"``: one component, no extra terms, no AMP; (ε, δ) as privacy-class-centroids."""
+    """``mechanism="centroid"``: one component, no extra terms, no AMP; (ε, δ) as
+    privacy-class-centroids.
+
+    Parameters
+    ----------
+    est : PrivateLargeMarginGaussian
+        The estimator, with ``mechanism="centroid"``.
+
+    Raises
+    ------
+    ParameterError
+        More than one component, extra terms, an ``optimality_tol``, or (ε, δ) the
+        class-centroid estimator refuses.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex.estimators.large_margin.centroid import check_centroid_params
+    >>> check_centroid_params(PrivateLargeMarginGaussian(mechanism="centroid"))
+    >>> check_centroid_params(PrivateLargeMarginGaussian(mechanism="centroid", n_components=2))
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.ParameterError: The 'n_components' parameter of PrivateLargeMarginGaussian ...
+    """
     owner = type(est).__name__
     if not single_component(est):
         k = est.n_components
@@ -200,6 +352,27 @@ def phi_from_means(mu: np.ndarray, q: float, penalty: np.ndarray | None = None) 
     ``penalty`` holds a_c >= 0 per class (None: 0), the prior term of
     :func:`~dpconvex.estimators.centroids.prior_penalty`; it enters Φ_c[d, d] as
     (q² + 1)·a_c, so Φ_c stays PSD.
+
+    Parameters
+    ----------
+    mu : ndarray of shape (C, d)
+        The released class means, in x/q units.
+    q : float
+        The row norm bound ``data_norm``.
+    penalty : ndarray of shape (C,) or None, default=None
+        a_c (None: 0).
+
+    Returns
+    -------
+    ndarray of shape (C, 1, d + 1, d + 1)
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.large_margin.centroid import phi_from_means
+    >>> Phi = phi_from_means(np.array([[0.5, 0.0], [0.0, 0.5]]), 2.0)
+    >>> x = np.array([1.0, 1.0]); z = np.append(x, 1.0) / np.sqrt(5.0)
+    >>> Phi.shape, round(float(z @ Phi[0, 0] @ z), 12)  # ||x/2 − (0.5, 0)||² = 0.25
+    ((2, 1, 3, 3), 0.25)
     """
     mu = np.asarray(mu, dtype=float)
     C, d = mu.shape
@@ -216,7 +389,27 @@ def phi_from_means(mu: np.ndarray, q: float, penalty: np.ndarray | None = None) 
 
 def centroid_notes(est: LargeMarginSettings, shape: tuple[int, int, int]) -> list[RowMap | str]:
     """The certificate lines of a centroid fit on (n, C, d): the row map, Φ and the reasons
-    of "auto" (the centroid switch, one component)."""
+    of "auto" (the centroid switch, one component).
+
+    Parameters
+    ----------
+    est : PrivateLargeMarginGaussian
+        The estimator.
+    shape : tuple of int
+        (n, C, d), public.
+
+    Returns
+    -------
+    list of RowMap or str
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex.estimators.large_margin.centroid import PHI_NOTE, centroid_notes
+    >>> notes = centroid_notes(PrivateLargeMarginGaussian(mechanism="centroid"), (40, 2, 3))
+    >>> PHI_NOTE in notes
+    True
+    """
     return [*row_notes(est), PHI_NOTE,
             *filter(None, [centroid_reason(est, *shape), components_reason(est, *shape)])]
 
@@ -226,7 +419,33 @@ def certify_centroid(
 ) -> Certificate:
     """The certificate of a centroid fit on the prepared rows, without drawing noise: the
     class-centroid part's public ``certify`` (:func:`certify_part`), as :func:`fit_centroid`
-    fits it."""
+    fits it.
+
+    Parameters
+    ----------
+    est : PrivateLargeMarginGaussian
+        The estimator, with the centroid learner.
+    rows : array-like of shape (n, d)
+        The prepared rows (:func:`prepared_rows`).
+    y : array-like of shape (n,)
+        The labels as given.
+    context : FitContext
+        The outer fit's context.
+
+    Returns
+    -------
+    Certificate
+        The class-centroid certificate, stating :func:`centroid_notes`.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex.estimators.base import NO_CONTEXT
+    >>> from dpconvex.estimators.large_margin.centroid import certify_centroid, prepared_rows
+    >>> est = PrivateLargeMarginGaussian(classes=[-1, 1], mechanism="centroid")
+    >>> certify_centroid(est, prepared_rows(est, X), y, NO_CONTEXT).epsilon
+    1.0
+    """
     inner = centroid_estimator(est)
     # the outer fit has read the label set (and warned); the part validates its own rows
     part = context.one_label_warning(issued=True).inner(context.noise)
@@ -243,6 +462,33 @@ def fit_centroid(est: LargeMarginSettings, rows: Any, y: Any, hold: CertificateH
     the fit's (its generator, ``context.noise``, is the inner fit's, which runs inside the hold). Only
     ``Phi_``, ``classes_``, ``n_features_in_``, ``certificate_``, ``centers_`` (None) and
     ``component_assignment_`` are stored: no counts, no inner estimator.
+
+    Parameters
+    ----------
+    est : PrivateLargeMarginGaussian
+        The estimator being fitted, with the centroid learner.
+    rows : array-like of shape (n, d)
+        The prepared rows (:func:`prepared_rows`).
+    y : array-like of shape (n,)
+        The labels as given.
+    hold : CertificateHold
+        The large-margin fit's reservation of the budget.
+    context : FitContext
+        The fit's context.
+
+    Returns
+    -------
+    PrivateLargeMarginGaussian
+        ``est``, fitted.
+
+    Examples
+    --------
+    The large-margin fit calls it with its hold and context:
+
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> est = PrivateLargeMarginGaussian(classes=[-1, 1], mechanism="centroid", random_state=0)
+    >>> est.fit(X, y).Phi_.shape  # (C, K, d + 1, d + 1)
+    (2, 1, 4, 4)
     """
     inner = centroid_estimator(est, est.random_state)
     shape = inner.public_shape(rows, y)

@@ -415,6 +415,29 @@ default="auto"
         Reusable across fits at other ε (``Prepared.reusable``) when the component assignment neither spends
         budget nor draws randomness: one component per class, or nearest public centers. DP k-means and the
         non-private GMM are part of each fit; the centroid learner builds no template.
+
+        Parameters
+        ----------
+        X, y : array-like
+            The rows and labels of the fit.
+        plan : FitPlan
+            The plan of this estimator on their public shape (:meth:`plan_for`).
+        context : FitContext, default=NO_CONTEXT
+            The context the preparing fit issued.
+
+        Returns
+        -------
+        Prepared
+            The template (None for the centroid learner), the label set and the
+            :class:`~dpconvex.estimators.large_margin.learners.LargeMarginFacts`.
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLargeMarginGaussian
+        >>> est = PrivateLargeMarginGaussian(classes=[-1, 1])
+        >>> prep = est.prepare(X, y, est.plan_for(X, y))
+        >>> type(prep.template).__name__, prep.reusable
+        ('LargeMarginSoftmaxTemplate', True)
         """
         say(f"{type(self).__name__}: building the template")
         prep = self._build(X, y, plan, context)
@@ -500,6 +523,23 @@ default="auto"
         """Per-class scores −min_m zᵀΦ_{c,m}z, shape (n_samples, n_classes); higher wins.
 
         Rows are clipped to ``data_norm`` and scaled as in training.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Column j scores ``classes_[j]``.
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLargeMarginGaussian
+        >>> est = PrivateLargeMarginGaussian(classes=[-1, 1], random_state=0).fit(X, y)
+        >>> est.class_scores(X[:3]).shape
+        (3, 2)
         """
         return self._scores(X, "class_scores")
 
@@ -528,13 +568,48 @@ default="auto"
         Shape (n_samples, n_classes) for three or more classes; for two classes
         (n_samples,), the score of ``classes_[1]`` minus that of ``classes_[0]``
         (positive means ``classes_[1]``), as scikit-learn expects.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLargeMarginGaussian
+        >>> est = PrivateLargeMarginGaussian(classes=[-1, 1], random_state=0).fit(X, y)
+        >>> scores = est.class_scores(X[:3])
+        >>> np.allclose(est.decision_function(X[:3]), scores[:, 1] - scores[:, 0])
+        True
         """
         scores = self._scores(X, "decision_function")
         return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
-        """Predicted class labels: argmin_c min_m zᵀΦ_{c,m}z."""
+        """Predicted class labels: argmin_c min_m zᵀΦ_{c,m}z.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLargeMarginGaussian
+        >>> est = PrivateLargeMarginGaussian(classes=[-1, 1], random_state=0).fit(X, y)
+        >>> set(est.predict(X).tolist()) <= {-1, 1}
+        True
+        """
         scores = self._scores(X, "predict")
         return self.classes_[np.argmax(scores, axis=1)]
 
@@ -553,6 +628,26 @@ default="auto"
         Post-processing of ``Phi_`` and the public row scaling (no further privacy cost);
         ``argmax`` agrees with :meth:`predict`, but the values are not calibrated
         probabilities (their scale is set by the regularization and the noise).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Rows sum to 1.
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLargeMarginGaussian
+        >>> est = PrivateLargeMarginGaussian(classes=[-1, 1], random_state=0).fit(X, y)
+        >>> proba = est.predict_proba(X[:5])
+        >>> bool(np.allclose(proba.sum(axis=1), 1.0))
+        True
+        >>> bool((est.classes_[proba.argmax(axis=1)] == est.predict(X[:5])).all())
+        True
         """
         # the argmax kept where exp rounds a gap away
         log_proba = self._log_proba(X, "predict_proba")

@@ -177,6 +177,32 @@ def check_consistency(est: LargeMarginSettings, mech: Mechanism) -> None:
     ``lam`` against the mechanism; ``structure`` and ``feature_weights`` against the
     loss; ``extra_terms`` and ``delta`` against the loss and the mechanism; with
     ``mechanism="centroid"``, the options an objective would use.
+
+    Parameters
+    ----------
+    est : PrivateLargeMarginGaussian
+        The estimator.
+    mech : Mechanism
+        Its resolved mechanism.
+
+    Raises
+    ------
+    PrivacyError
+        ``lam <= 0`` with a private mechanism.
+    ParameterError
+        Parameters that do not go together (e.g. extra terms with the softmax loss, a pairwise
+        loss with an (ε, δ) mechanism, δ > 0 with a pure one, centers of another shape).
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex.estimators.large_margin.learners import check_consistency
+    >>> objective = get_mechanism("objective")
+    >>> check_consistency(PrivateLargeMarginGaussian(lam=0.1), objective)
+    >>> check_consistency(PrivateLargeMarginGaussian(lam=0.0), objective)
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.PrivacyError: The 'lam' parameter of PrivateLargeMarginGaussian must be > 0 ...
     """
     owner = type(est).__name__
     # lam: > 0 for a private objective (the privacy proof needs it), >= 0 without noise,
@@ -234,13 +260,62 @@ def lam_is_auto(lam: Any) -> bool:
 
 def objective_budget(est: LargeMarginSettings, mech: Mechanism,
                      assign_epsilon: float | None, n: int) -> Budget:
-    """The budget left for the perturbation after a private component assignment."""
+    """The budget left for the perturbation after a private component assignment.
+
+    Parameters
+    ----------
+    est : PrivateLargeMarginGaussian
+        The estimator (its ``epsilon`` and ``delta``).
+    mech : Mechanism
+        The objective's mechanism.
+    assign_epsilon : float or None
+        The ε the component assignment spends (None or 0: none).
+    n : int
+        The number of records (for the default δ).
+
+    Returns
+    -------
+    Budget
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex.estimators.large_margin.learners import objective_budget
+    >>> objective_budget(PrivateLargeMarginGaussian(), get_mechanism("objective"), 0.25, 100)
+    Budget(epsilon=0.75, delta=0.0)
+    """
     eps = float(est.epsilon) if mech.private else math.inf
     return fit_budget(est, mech, remaining(eps, assign_epsilon) if mech.private else eps, n)
 
 
 def fit_budget(est: LargeMarginSettings, mech: Mechanism, epsilon: float, n: int) -> Budget:
-    """(ε, δ) of the fit: δ = 0 for pure mechanisms, else ``delta`` or min(1e-5, 1/n²)."""
+    """(ε, δ) of the fit: δ = 0 for pure mechanisms, else ``delta`` or min(1e-5, 1/n²).
+
+    Parameters
+    ----------
+    est : PrivateLargeMarginGaussian
+        The estimator (its ``delta``).
+    mech : Mechanism
+        The mechanism (unlimited budget when it is not private).
+    epsilon : float
+        The ε of the fit.
+    n : int
+        The number of records.
+
+    Returns
+    -------
+    Budget
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex.estimators.large_margin.learners import fit_budget
+    >>> est = PrivateLargeMarginGaussian(delta=1e-6)
+    >>> fit_budget(est, get_mechanism("gaussian_objective_lm"), 1.0, 100)
+    Budget(epsilon=1.0, delta=1e-06)
+    >>> fit_budget(est, get_mechanism("objective"), 1.0, 100)
+    Budget(epsilon=1.0, delta=0.0)
+    """
     if not mech.private:
         return Budget.unlimited()
     if mech.pure:
@@ -257,6 +332,32 @@ def auto_lam(template: LargeMarginTemplate, mech: Mechanism, budget: Budget,
     μ_half is the modulus at which the one-sided Jacobian slack is ε/2 (below it the calibration's Δ branch
     raises the modulus anyway); s(μ) the public per-coordinate noise scale, non-increasing in μ, so the root
     is unique and found by bisection in log μ. Public constants only (n, ε, δ, C, D).
+
+    Parameters
+    ----------
+    template : LargeMarginTemplate
+        The template of the public problem (its n and declared constants).
+    mech : Mechanism
+        The objective's mechanism (1e-4 when it is not private).
+    budget : Budget
+        The objective's budget.
+    kappa : float, default=AUTO_LAM_KAPPA
+        κ.
+
+    Returns
+    -------
+    float
+        Λ.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> est = PrivateLargeMarginGaussian(classes=[-1, 1], random_state=0)
+    >>> plan = est.plan_for(X, y)
+    >>> from dpconvex.estimators.large_margin.learners import auto_lam, public_template
+    >>> template = public_template(est, plan)
+    >>> auto_lam(template, plan.mechanism, plan.budget) == plan.lam
+    True
     """
     n = template.n
     if not mech.private:
@@ -302,6 +403,45 @@ def build_template(est: LargeMarginSettings, Z: Any, y_idx: np.ndarray | None,
     ``lam``: with lam='auto', the value the fit's plan resolved (None: apply the rule here).
     ``Z`` None: the template of the public problem of ``shape`` = (n, d) alone (``of_problem``:
     no records, labels or components read).
+
+    Parameters
+    ----------
+    est : PrivateLargeMarginGaussian
+        The estimator (its loss, structure, Λ and norm bound).
+    Z : ndarray of shape (n, d + 1) or None
+        The records z (None: the public problem alone).
+    y_idx : ndarray of shape (n,) or None
+        Class indices.
+    comps : ndarray of shape (n,) or None
+        Component indices (K > 1).
+    C, K : int
+        Classes and components per class.
+    assignment : str
+        The component assignment, for the certificate.
+    mech : Mechanism
+        The objective's mechanism (for Λ's rule).
+    budget : Budget
+        The objective's budget (for Λ's rule).
+    lam : float or None, default=None
+        Λ as resolved by the plan.
+    shape : tuple of int or None, default=None
+        (n, d) with ``Z`` None.
+
+    Returns
+    -------
+    LargeMarginTemplate
+        A softmax or a pairwise template.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> est = PrivateLargeMarginGaussian(classes=[-1, 1], random_state=0)
+    >>> plan = est.plan_for(X, y)
+    >>> from dpconvex.estimators.large_margin.learners import build_template
+    >>> template = build_template(est, None, None, None, 2, 1, "trivial", plan.mechanism,
+    ...                           plan.budget, lam=0.5, shape=(40, 3))
+    >>> type(template).__name__, template.n, template.lam
+    ('LargeMarginSoftmaxTemplate', 40, 0.5)
     """
     lam0 = 1.0 if lam_is_auto(est.lam) else float(est.lam)
     loss = resolved_loss(est)
@@ -329,7 +469,34 @@ def build_template(est: LargeMarginSettings, Z: Any, y_idx: np.ndarray | None,
 
 def released_matrices(template: LargeMarginTemplate, theta: np.ndarray, C: int, K: int, D: int
                       ) -> tuple[np.ndarray, float]:
-    """(Φ of shape (C, K, D, D), the common PSD shift t) — post-processing of the release."""
+    """(Φ of shape (C, K, D, D), the common PSD shift t) — post-processing of the release.
+
+    Parameters
+    ----------
+    template : LargeMarginTemplate
+        The template released from.
+    theta : ndarray
+        The released parameters.
+    C, K, D : int
+        Classes, components per class and the width of a record z.
+
+    Returns
+    -------
+    Phi : ndarray of shape (C, K, D, D)
+    shift : float
+        t (0 for the pairwise template).
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> est = PrivateLargeMarginGaussian(classes=[-1, 1], random_state=0)
+    >>> plan = est.plan_for(X, y)
+    >>> from dpconvex.estimators.large_margin.learners import released_matrices
+    >>> template = est.prepare(X, y, plan).template
+    >>> Phi, shift = released_matrices(template, np.zeros(template.noise_shape), 2, 1, 4)
+    >>> Phi.shape, shift
+    ((2, 1, 4, 4), 0.0)
+    """
     if isinstance(template, LargeMarginSoftmaxTemplate):
         Phi, t = template.release_shift(theta)
         return Phi.reshape(C, K, D, D), t
@@ -372,6 +539,20 @@ def compose_with_assignment(obj: Certificate, assign: Any, eps_total: float) -> 
     guarantee) and states the assignment that ran, with its noiseless k-means as a part;
     a private objective perturbation on components of a non-private assignment is not
     private end to end; a private assignment is composed sequentially with it.
+
+    Parameters
+    ----------
+    obj : Certificate
+        The objective perturbation's certificate.
+    assign : ComponentAssignment
+        The component assignment that ran.
+    eps_total : float
+        The ε asked for the whole fit.
+
+    Returns
+    -------
+    Certificate
+        The whole fit's (``obj`` itself where there is nothing to compose).
 
     Examples
     --------
@@ -425,7 +606,26 @@ def compose_with_assignment(obj: Certificate, assign: Any, eps_total: float) -> 
 
 def noise_family(template: LargeMarginTemplate) -> str:
     """The noise-dominance family of ``template`` (:mod:`dpconvex.privacy.rules.noise_level`):
-    "softmax" for the softmax template, "large_margin" for the pairwise one."""
+    "softmax" for the softmax template, "large_margin" for the pairwise one.
+
+    Parameters
+    ----------
+    template : LargeMarginTemplate
+        The template.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> est = PrivateLargeMarginGaussian(classes=[-1, 1], random_state=0)
+    >>> plan = est.plan_for(X, y)
+    >>> from dpconvex.estimators.large_margin.learners import noise_family, public_template
+    >>> noise_family(public_template(est, plan))
+    'softmax'
+    """
     return "softmax" if isinstance(template, LargeMarginSoftmaxTemplate) else "large_margin"
 
 
@@ -436,7 +636,34 @@ class LargeMarginFacts:
     the clipped, mapped ``rows`` of the centroid learner (no template), the validated ``X``
     of an objective learner (a sweep's centroid fit maps it again), the records that
     contribute no loss (``dropped``) and the component assignment the template was built
-    with (``assign``)."""
+    with (``assign``).
+
+    Parameters
+    ----------
+    n_components : int, default=1
+        K.
+    n_rows : int, default=0
+        n.
+    y : array-like or None, default=None
+        The labels as given.
+    rows : array-like or None, default=None
+        The centroid learner's clipped, mapped rows.
+    X : ndarray or None, default=None
+        An objective learner's validated rows.
+    dropped : ndarray of bool or None, default=None
+        The records that contribute no loss.
+    assign : ComponentAssignment or None, default=None
+        The component assignment of the template.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> est = PrivateLargeMarginGaussian(classes=[-1, 1], random_state=0)
+    >>> plan = est.plan_for(X, y)
+    >>> facts = est.prepare(X, y, plan).meta
+    >>> type(facts).__name__, facts.n_components, facts.n_rows
+    ('LargeMarginFacts', 1, 40)
+    """
 
     n_components: int = 1
     n_rows: int = 0
@@ -448,7 +675,26 @@ class LargeMarginFacts:
 
 
 def objective_part(plan: FitPlan) -> Budget:
-    """The objective perturbation's budget in ``plan`` (all of it without DP k-means)."""
+    """The objective perturbation's budget in ``plan`` (all of it without DP k-means).
+
+    Parameters
+    ----------
+    plan : FitPlan
+        The plan of a large-margin fit.
+
+    Returns
+    -------
+    Budget
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> est = PrivateLargeMarginGaussian(classes=[-1, 1], random_state=0)
+    >>> plan = est.plan_for(X, y)
+    >>> from dpconvex.estimators.large_margin.learners import objective_part
+    >>> objective_part(plan)
+    Budget(epsilon=1.0, delta=0.0)
+    """
     return plan.parts.get(OBJECTIVE, plan.budget)
 
 
@@ -490,7 +736,32 @@ def _centroid_plan(est: LargeMarginSettings, plan: FitPlan) -> tuple[Any, FitPla
 def plan_fit(est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
     """The plan of a fit on n rows, C classes and p features (public): the learner, chosen
     from the parameters and the shape, with every "auto" resolved once (mechanism, budget
-    and its parts, Λ on the template's public constants, the backend)."""
+    and its parts, Λ on the template's public constants, the backend).
+
+    Parameters
+    ----------
+    est : PrivateLargeMarginGaussian
+        The estimator, its parameters validated.
+    n, C, p : int
+        The public shape: records, classes, features.
+
+    Returns
+    -------
+    FitPlan
+
+    Raises
+    ------
+    ParameterError
+        ``centers`` of another shape than (C, K, p), or a solver the template cannot take.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex.estimators.large_margin.learners import plan_fit
+    >>> plan = plan_fit(PrivateLargeMarginGaussian(classes=[-1, 1]), 40, 2, 3)
+    >>> plan.learner, plan.mechanism.name, plan.lam_rule == "given"
+    ('softmax', 'objective', False)
+    """
     if uses_centroid(est, n, C, p):
         inner_plan = centroid_estimator(est).plan_checked(n, C, p)  # the shape checked
         return FitPlan(
@@ -552,7 +823,29 @@ def plan_fit(est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
 
 def public_template(est: LargeMarginSettings, plan: FitPlan) -> Template:
     """The template of ``plan``'s public problem alone (no records read): the centroid
-    learner's class sums, else the objective's at the plan's Λ and component assignment."""
+    learner's class sums, else the objective's at the plan's Λ and component assignment.
+
+    Parameters
+    ----------
+    est : PrivateLargeMarginGaussian
+        The estimator.
+    plan : FitPlan
+        Its plan.
+
+    Returns
+    -------
+    Template
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> est = PrivateLargeMarginGaussian(classes=[-1, 1], random_state=0)
+    >>> plan = est.plan_for(X, y)
+    >>> from dpconvex.estimators.large_margin.learners import public_template
+    >>> template = public_template(est, plan)
+    >>> type(template).__name__, template.n, template.lam == plan.lam
+    ('LargeMarginSoftmaxTemplate', 40, True)
+    """
     if plan.learner == CENTROID_LEARNER:
         inner, inner_plan = _centroid_plan(est, plan)
         return inner.public_template(inner_plan)
@@ -565,7 +858,31 @@ def certify_prepared(est: LargeMarginSettings, prep: Prepared, plan: FitPlan) ->
     """The dry run of ``plan`` on ``prep``: no noise drawn, nothing charged. The centroid
     learner's is its class-centroid part's public ``certify`` of the plan's shape (``prep``
     holds the public problem alone: rows go by :func:`~.centroid.certify_centroid`), inside
-    the hold of the fit as :func:`~.centroid.fit_centroid` runs it."""
+    the hold of the fit as :func:`~.centroid.fit_centroid` runs it.
+
+    Parameters
+    ----------
+    est : PrivateLargeMarginGaussian
+        The estimator.
+    prep : Prepared
+        Its preparation for ``plan``.
+    plan : FitPlan
+        Its plan.
+
+    Returns
+    -------
+    Certificate
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> est = PrivateLargeMarginGaussian(classes=[-1, 1], random_state=0)
+    >>> plan = est.plan_for(X, y)
+    >>> from dpconvex.estimators.large_margin.learners import certify_prepared
+    >>> certificate = certify_prepared(est, est.prepare(X, y, plan), plan)
+    >>> certificate.epsilon, certificate.private
+    (1.0, True)
+    """
     if plan.learner == CENTROID_LEARNER:
         inner, inner_plan = _centroid_plan(est, plan)
         with issued(NO_CONTEXT.inner(None, held=True, plan=inner_plan)) as part:
@@ -583,7 +900,30 @@ def certify_prepared(est: LargeMarginSettings, prep: Prepared, plan: FitPlan) ->
 
 
 def planned_for(est: LargeMarginSettings, plan: FitPlan) -> ComponentAssignment:
-    """The component assignment of ``plan`` from public facts (:func:`~.components.planned_assignment`)."""
+    """The component assignment of ``plan`` from public facts
+    (:func:`~.components.planned_assignment`).
+
+    Parameters
+    ----------
+    est : PrivateLargeMarginGaussian
+        The estimator.
+    plan : FitPlan
+        Its plan.
+
+    Returns
+    -------
+    ComponentAssignment
+        Its method, privacy and description (no records read).
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> est = PrivateLargeMarginGaussian(classes=[-1, 1], random_state=0)
+    >>> plan = est.plan_for(X, y)
+    >>> from dpconvex.estimators.large_margin.learners import planned_for
+    >>> planned_for(est, plan).description
+    'trivial (one component per class)'
+    """
     kmeans = plan.parts.get(KMEANS)
     return planned_assignment(
         est.component_assignment, plan.n_classes,
@@ -598,7 +938,33 @@ def compose_planned(
 ) -> Certificate:
     """A dry run's objective certificate composed with the planned component assignment, as
     the fit composes them; with ``random_state`` given, every noised part marked seeded, as the
-    fit's one generator seeds them all (``Certificate.seeded``)."""
+    fit's one generator seeds them all (``Certificate.seeded``).
+
+    Parameters
+    ----------
+    est : PrivateLargeMarginGaussian
+        The estimator.
+    plan : FitPlan
+        Its plan.
+    objective : Certificate
+        The dry run's certificate of the objective perturbation.
+
+    Returns
+    -------
+    Certificate
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> est = PrivateLargeMarginGaussian(classes=[-1, 1], random_state=0)
+    >>> plan = est.plan_for(X, y)
+    >>> from dpconvex.estimators.large_margin.learners import compose_planned
+    >>> template = est.prepare(X, y, plan).template
+    >>> objective = release(template, plan.mechanism, plan.budget, dry_run=True).certificate
+    >>> composed = compose_planned(est, plan, objective)
+    >>> composed.epsilon, composed.seeded
+    (1.0, True)
+    """
     requested = float(est.epsilon) if plan.mechanism.private else math.inf
     composed = compose_with_assignment(objective, planned_for(est, plan), requested)
     if est.random_state is not None:

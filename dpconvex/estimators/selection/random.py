@@ -80,12 +80,43 @@ class Repetitions:
 
     @property
     def multiplier(self) -> float:
-        """2 + η: the search is ((2 + η) ε₁)-DP when one run is ε₁-DP ([PS22]_ Cor. 3)."""
+        """2 + η: the search is ((2 + η) ε₁)-DP when one run is ε₁-DP ([PS22]_ Cor. 3).
+
+        References
+        ----------
+        [PS22]_ Corollary 3 (pure DP: (2 + η) ε₁).
+        """
         return 2.0 + self.eta
 
     @classmethod
     def with_mean(cls, kind: str, mean: float) -> Repetitions:
-        """The member of the family with E[K] = ``mean`` (> 1); γ by bisection (public)."""
+        """The member of the family with E[K] = ``mean`` (> 1); γ by bisection (public).
+
+        Parameters
+        ----------
+        kind : {"geometric", "logarithmic"}
+            η = 1 or η = 0.
+        mean : float
+            E[K], finite and > 1.
+
+        Returns
+        -------
+        Repetitions
+            The law of that kind with that mean (geometric: γ = 1/mean exactly).
+
+        Raises
+        ------
+        ParameterError
+            An unknown ``kind``, or a ``mean`` that is not a finite float > 1.
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.selection.random import Repetitions
+        >>> Repetitions.with_mean("geometric", 10.0).gamma
+        0.1
+        >>> round(Repetitions.with_mean("logarithmic", 10.0).mean, 6)
+        10.0
+        """
         if kind not in _ETA:
             raise ParameterError(f"The 'kind' argument of Repetitions.with_mean must be one of "
                                  f"{sorted(_ETA)}. Got {kind!r} instead.")
@@ -111,7 +142,25 @@ class Repetitions:
         return (1.0 - g) / (g * math.log(1.0 / g))
 
     def pmf(self, k: int) -> float:
-        """P(K = k), k >= 1."""
+        """P(K = k), k >= 1.
+
+        Parameters
+        ----------
+        k : int
+            The number of runs.
+
+        Returns
+        -------
+        float
+            Its probability (0 for k < 1).
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.selection.random import Repetitions
+        >>> law = Repetitions("geometric", 0.1)
+        >>> law.pmf(0), law.pmf(1), round(law.pmf(2), 12)
+        (0.0, 0.1, 0.09)
+        """
         g = self.gamma
         if k < 1:
             return 0.0
@@ -120,14 +169,48 @@ class Repetitions:
         return (1.0 - g) ** k / (k * math.log(1.0 / g))
 
     def pgf(self, x: float) -> float:
-        """E[x^K] for x in [0, 1]: P(best of K runs <= s) = pgf(P(one run <= s))."""
+        """E[x^K] for x in [0, 1]: P(best of K runs <= s) = pgf(P(one run <= s)).
+
+        Parameters
+        ----------
+        x : float
+            A probability, in [0, 1].
+
+        Returns
+        -------
+        float
+            E[x^K] (1 at x = 1, up to rounding).
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.selection.random import Repetitions
+        >>> Repetitions("geometric", 0.1).pgf(0.5)  # 0.1 · 0.5 / (1 − 0.9 · 0.5)
+        0.0909090909...
+        """
         g = self.gamma
         if self.kind == "geometric":
             return g * x / (1.0 - (1.0 - g) * x)
         return math.log1p(-(1.0 - g) * x) / math.log(g)
 
     def sample(self, rng: np.random.Generator) -> int:
-        """One draw of K (>= 1) from public randomness."""
+        """One draw of K (>= 1) from public randomness.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The public random source.
+
+        Returns
+        -------
+        int
+            K >= 1.
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.selection.random import Repetitions
+        >>> Repetitions.with_mean("geometric", 10.0).sample(np.random.default_rng(0)) >= 1
+        True
+        """
         if self.kind == "geometric":
             return int(rng.geometric(self.gamma))  # support {1, 2, ...}
         return int(rng.logseries(1.0 - self.gamma))  # P(k) = -(1-γ)^k / (k log γ), k >= 1

@@ -162,7 +162,29 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
     def calibrate_grid(self, problem: ConstantsSource, budget: Budget,
                        moduli: np.ndarray) -> Calibration:
         """The inner mechanism's calibration on the grid at its share (1 − fraction) of the
-        budget (the cover masks the solver's error, not the data)."""
+        budget (the cover masks the solver's error, not the data).
+
+        Parameters
+        ----------
+        problem : Template or PublicProblem
+            The problem (its declared constants).
+        budget : Budget
+            The (ε, δ) of the whole release; the inner mechanism calibrates at its share.
+        moduli : ndarray
+            The moduli of the grid.
+
+        Returns
+        -------
+        Calibration
+            The inner mechanism's, its fields arrays over ``moduli``.
+
+        Examples
+        --------
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
+        >>> cal = get_mechanism("amp").calibrate_grid(template, Budget(1.0), np.array([0.1, 1.0]))
+        >>> cal.mechanism, cal.epsilon.tolist()
+        ('objective', [0.9, 0.9])
+        """
         return self.inner.calibrate_grid(problem, self._split(budget)[0], moduli)
 
     def _cover_noise(self, cover: Budget, sensitivity: float) -> tuple[float, dict[str, Any]]:
@@ -233,7 +255,27 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         return cover.add(theta, rng, shape=template.noise_shape), res, True
 
     def cover_law(self, template: ObjectiveTemplate, cal: Calibration) -> Noise:
-        """The cover's noise: norm-Gamma of the cover's rate (Gaussian in the Gaussian form)."""
+        """The cover's noise: norm-Gamma of the cover's rate (Gaussian in the Gaussian form).
+
+        Parameters
+        ----------
+        template : ObjectiveTemplate
+            The problem (whether its noise is symmetric).
+        cal : Calibration
+            This mechanism's calibration (:meth:`calibrate`).
+
+        Returns
+        -------
+        Noise
+            The law ``run`` adds to the solver's output.
+
+        Examples
+        --------
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
+        >>> mech = get_mechanism("amp")
+        >>> type(mech.cover_law(template, mech.calibrate(template, Budget(1.0)))).__name__
+        'NormGamma'
+        """
         return NormGamma(cal.noise_rate, symmetric=template.noise_symmetric)
 
 
@@ -298,5 +340,26 @@ class GaussianApproximateMinima(ApproximateMinima):
             "cover noise std": sigma}
 
     def cover_law(self, template: ObjectiveTemplate, cal: Calibration) -> Noise:
-        """The cover's noise: N(0, σ²) per coordinate, σ for the sensitivity 2ρ."""
+        """The cover's noise: N(0, σ²) per coordinate, σ for the sensitivity 2ρ.
+
+        Parameters
+        ----------
+        template : ObjectiveTemplate
+            The problem.
+        cal : Calibration
+            This mechanism's calibration (:meth:`calibrate`), holding σ.
+
+        Returns
+        -------
+        Gaussian
+            The law ``run`` adds to the solver's output.
+
+        Examples
+        --------
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
+        >>> mech = get_mechanism("gaussian_amp")
+        >>> cal = mech.calibrate(template, Budget(1.0, 1e-5))
+        >>> mech.cover_law(template, cal).sigma == cal.extra["noise std"]
+        True
+        """
         return Gaussian(float(cal.extra["noise std"]))

@@ -499,6 +499,15 @@ class Mechanism(ABC, Generic[TemplateT]):
         -------
         list of Condition
 
+        Raises
+        ------
+        PrivacyError
+            In a subclass, where the mechanism cannot serve the template (e.g. an
+            approximate-minima cover of a template that declares no distance bound).
+        ParameterError
+            In a subclass, where a parameter of the mechanism does not fit the template (e.g. an
+            optimality tolerance below the one the solvers aim for).
+
         Examples
         --------
         >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
@@ -533,6 +542,15 @@ class Mechanism(ABC, Generic[TemplateT]):
         -------
         Calibration or None
             None: nothing to calibrate (the non-private baseline).
+
+        Raises
+        ------
+        ParameterError
+            In a subclass, where a parameter of the mechanism does not fit the problem (e.g.
+            noisy gradient descent's steps above their cap for n and p).
+        PrivacyError
+            In a subclass, where the budget breaks a rule the mechanism was built with (e.g.
+            noisy gradient descent's δ = 1/n² rule).
 
         Examples
         --------
@@ -886,6 +904,23 @@ class NonPrivateBaseline(Mechanism[TemplateT]):
     placement = "none"
 
     def check_budget(self, budget: Budget) -> Budget:
+        """The unlimited budget, whatever ``budget`` is: the baseline spends none.
+
+        Parameters
+        ----------
+        budget : Budget
+            The budget asked for (ignored).
+
+        Returns
+        -------
+        Budget
+            :meth:`Budget.unlimited`.
+
+        Examples
+        --------
+        >>> get_mechanism("none").check_budget(Budget(1.0)).private
+        False
+        """
         return Budget.unlimited()
 
     def conditions(self, template: TemplateT, budget: Budget) -> list[Condition]:

@@ -522,7 +522,30 @@ class GaussianObjectiveLargeMargin(GaussianObjectivePerturbation):
 
     def conditions(self, template: ObjectiveTemplate, budget: Budget) -> list[Condition]:
         """The template's conditions and the law of the symmetric noise (the modulus: in the
-        certificate, from the calibration's constants)."""
+        certificate, from the calibration's constants).
+
+        Parameters
+        ----------
+        template : ObjectiveTemplate
+            The large-margin problem.
+        budget : Budget
+            The (ε, δ) of the release.
+
+        Returns
+        -------
+        list of Condition
+            The template's, then the one on the law of the noise.
+
+        Examples
+        --------
+        >>> from dpconvex.data.preprocess import augment_and_scale
+        >>> from dpconvex.templates.large_margin_softmax import LargeMarginSoftmaxTemplate
+        >>> Z = augment_and_scale(rng.normal(size=(30, 3)) / 3.0, data_norm=1.0)
+        >>> template = LargeMarginSoftmaxTemplate(Z, np.arange(30) % 3, n_classes=3, lam=0.5)
+        >>> conditions = get_mechanism("gaussian_objective_lm").conditions(template, Budget(1.0))
+        >>> conditions[-1].name, all(c.holds for c in conditions)
+        ('Gaussian noise on symmetric blocks', True)
+        """
         conds = ExactMinimizer.conditions(self, template, budget)
         if template.noise_symmetric:
             conds.append(
