@@ -897,8 +897,8 @@ class NonPrivateBaseline(Mechanism[TemplateT]):
     def certificate(self, template: TemplateT, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         return Certificate(
-            mechanism=f"non-private baseline ({template.name})", epsilon_requested=math.inf,
-            epsilon=math.inf, private=False,
+            mechanism=f"non-private baseline ({template.name})", mechanism_name=self.name,
+            epsilon_requested=math.inf, epsilon=math.inf, private=False,
             assumptions=["mechanism='none' adds no noise: the model is NOT private."])
 
 
@@ -1653,6 +1653,7 @@ class _Perturbation(ExactMinimizer):
         }
         return Certificate(
             mechanism=f"{self.label} on {template.name}",
+            mechanism_name=self.name,
             epsilon_requested=budget.epsilon,
             epsilon=cal.epsilon,
             private=True,
