@@ -18,8 +18,8 @@ import scipy.sparse as sp
 
 import dpconvex as dp
 from dpconvex.errors import ParameterError, PrivacyError, SolverError
-from dpconvex.privacy.certificate import ParameterSet
 from dpconvex.objectives import CVXPYSet, HuberRegression, L2Ball, Logistic, NonNegative
+from dpconvex.privacy.certificate import ParameterSet
 from dpconvex.privacy.mechanisms import get_mechanism
 from dpconvex.templates import LinearERMTemplate
 
