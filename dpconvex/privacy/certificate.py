@@ -16,8 +16,8 @@ from dataclasses import asdict, astuple, dataclass, field, fields
 from typing import Any
 
 __all__ = ["SEEDED", "Certificate", "Condition", "DeltaRows", "LabelSource", "LamRule",
-           "LossSmoothing", "MechanismChoice", "NoisyGDRule", "ParameterSet", "RowMap",
-           "SmoothingRule"]
+           "LossSmoothing", "MechanismChoice", "NoisyGDRule", "ParameterSet", "PublicFeatureMap",
+           "RowMap", "SmoothingRule"]
 
 
 #: The certificate line of a release whose noise the caller seeded (``Certificate.seeded``).
@@ -432,6 +432,45 @@ class ParameterSet:
 
 
 @dataclass(frozen=True)
+class PublicFeatureMap:
+    """The public feature map x ↦ u(x) a softmax large-margin fit learns on
+    (:class:`~dpconvex.templates.feature_map.FeatureMap`): a certificate line with fields.
+
+    Attributes
+    ----------
+    structure : {"full", "diagonal", "linear"}
+        Which quadratic terms u holds.
+    weights : tuple of float
+        (wq, wl, wc): the weights of the quadratic, linear and constant parts.
+    norm : float
+        N = sqrt(wq² + wl² + wc²), which scales u to norm at most 1.
+    m : int
+        The noise dimension per class (the length of u).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.certificate import PublicFeatureMap
+    >>> line = PublicFeatureMap("linear", (0.0, 1.0, 0.1), 1.00499, 4)
+    >>> line.structure, line.m, str(line)[:46]
+    ('linear', 4, "public feature map structure='linear': u = [wl")
+    """
+
+    structure: str
+    weights: tuple[float, float, float]
+    norm: float
+    m: int
+
+    def __str__(self) -> str:
+        wq, wl, wc = self.weights
+        parts = {"full": "wq svec(xh xh^T), ", "diagonal": "wq (xh o xh), ", "linear": ""}
+        return (f"public feature map structure={self.structure!r}: u = [{parts[self.structure]}"
+                f"wl xh, wc]/N, xh = x/q, (wq, wl, wc) = ({wq:g}, {wl:g}, {wc:g}), N = "
+                f"{self.norm:.6g}, ||u|| <= 1; noise dimension m = {self.m} per class; Phi "
+                "released for z = [x; 1]/sqrt(q^2 + 1) by the public linear map of "
+                "docs/privacy/large_margin_softmax.md#privacy-feature-map-structures")
+
+
+@dataclass(frozen=True)
 class RowMap:
     """The public per-record maps of the rows and where the rows are held: a certificate field.
 
@@ -515,7 +554,8 @@ class RowMap:
 
 #: The typed lines a certificate states: their text among ``assumptions``, their fields in
 #: ``lines`` (:meth:`Certificate.state`).
-Line = SmoothingRule | MechanismChoice | DeltaRows | NoisyGDRule | LossSmoothing | ParameterSet
+Line = (SmoothingRule | MechanismChoice | DeltaRows | NoisyGDRule | LossSmoothing | ParameterSet
+        | PublicFeatureMap)
 #: The typed facts a certificate holds: in fields of their own, or typed lines
 #: (:meth:`Certificate.state`).
 Fact = LabelSource | LamRule | RowMap | Line
@@ -533,6 +573,10 @@ class Certificate:
         The mechanism's registry name (``"objective"``, ``"laplace_mean"``, ...: the
         ``mechanism=`` that selects it), or ``""`` for a certificate no registered mechanism
         made (a composition, a selection).
+    loss : str
+        The name of the loss the release minimizes (e.g. ``"logistic"``; a smoothed loss's
+        kinks and half-width are its :class:`LossSmoothing` line), or ``""`` where no loss is
+        named (a statistic, a user's objective).
     epsilon_requested, epsilon, delta : float
         The ε asked for; the ε guaranteed (never above it; ``inf`` for a non-private fit);
         the δ of an (ε, δ) guarantee (0 for pure ε-DP).
@@ -553,8 +597,9 @@ class Certificate:
     lines : list of Line
         The typed lines stated (:class:`SmoothingRule`, :class:`MechanismChoice`,
         :class:`DeltaRows`, :class:`NoisyGDRule`, :class:`LossSmoothing`,
-        :class:`ParameterSet`): their fields, for a test or a tool to read (:meth:`line`);
-        each line's text is among ``assumptions``, where it was stated.
+        :class:`ParameterSet`, :class:`PublicFeatureMap`): their fields, for a test or a tool
+        to read (:meth:`line`); each line's text is among ``assumptions``, where it was
+        stated.
     released : dict
         Outputs of the release besides the model's parameters, each a differentially private
         output of a part (e.g. the candidate a private selection chose), never a public
@@ -609,6 +654,7 @@ class Certificate:
     released: dict[str, Any] = field(default_factory=dict)
     lines: list[Line] = field(default_factory=list)
     mechanism_name: str = ""
+    loss: str = ""
 
     def __post_init__(self) -> None:
         given, self.assumptions = self.assumptions, []

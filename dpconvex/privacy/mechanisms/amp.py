@@ -211,7 +211,7 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
             epsilon_requested=budget.epsilon, delta_requested=None if self.pure else budget.delta,
             quantities={"amp_fraction": self.fraction},
             assumptions=[self.composition_assumption], labels=["mechanism", "AMP cover"])
-        cert.mechanism_name = self.name
+        cert.mechanism_name, cert.loss = self.name, main_cert.loss
         return cert
 
     def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,

@@ -48,6 +48,7 @@ from .base import (
     at_modulus,
     calibrate_objective_perturbation,
     calibrate_output_perturbation,
+    loss_name,
     modulus_condition,
     register,
 )
@@ -310,7 +311,7 @@ class _GaussianLinear(ExactMinimizer):
             quantities["gradient-difference span k"] = cal.extra["k"]
         return Certificate(
             mechanism=f"{self.label} on {template.name}", mechanism_name=self.name,
-            epsilon_requested=budget.epsilon,
+            loss=loss_name(template), epsilon_requested=budget.epsilon,
             epsilon=cal.epsilon, delta=budget.delta, private=True, conditions=conds,
             quantities=quantities,
             assumptions=[*template.assumptions(self.needs),

@@ -580,6 +580,7 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
             mechanism=(f"noisy projected gradient descent ({loss.name} loss, Gaussian "
                        f"mechanism x {T} steps, {self.accounting.upper()} accountant)"),
             mechanism_name=self.name,
+            loss=loss.name,
             epsilon_requested=epsilon,
             epsilon=eps_achieved,
             delta=delta,
