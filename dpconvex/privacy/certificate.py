@@ -15,7 +15,8 @@ import math
 from dataclasses import asdict, astuple, dataclass, field, fields
 from typing import Any
 
-__all__ = ["SEEDED", "Certificate", "Condition", "DeltaRows", "LabelSource", "LamRule",
+__all__ = ["SEEDED", "Certificate", "ComponentsRule", "Condition", "DeltaRows", "LabelSource",
+           "LamRule",
            "LossSmoothing", "MechanismChoice", "NoisyGDRule", "ParameterSet", "PublicFeatureMap",
            "RowMap", "SmoothingRule"]
 
@@ -432,6 +433,33 @@ class ParameterSet:
 
 
 @dataclass(frozen=True)
+class ComponentsRule:
+    """The components per class ``n_components="auto"`` resolved to (the large-margin
+    learners' public rule, :func:`~dpconvex.privacy.rules.large_margin.resolved_components`):
+    a certificate line with fields.
+
+    Attributes
+    ----------
+    k : int
+        The components per class.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.certificate import ComponentsRule
+    >>> str(ComponentsRule(1))[:48]
+    "n_components='auto' -> K = 1 component per class"
+    """
+
+    k: int
+
+    def __str__(self) -> str:
+        k = self.k
+        return (f"n_components='auto' -> K = {k} component{'s' if k > 1 else ''} per class: no "
+                "mixture beat one component per class on the measured sets "
+                "(benchmarks/recorded/mixture_components.md; public parameters only, no budget)")
+
+
+@dataclass(frozen=True)
 class PublicFeatureMap:
     """The public feature map x ↦ u(x) a softmax large-margin fit learns on
     (:class:`~dpconvex.templates.feature_map.FeatureMap`): a certificate line with fields.
@@ -555,7 +583,7 @@ class RowMap:
 #: The typed lines a certificate states: their text among ``assumptions``, their fields in
 #: ``lines`` (:meth:`Certificate.state`).
 Line = (SmoothingRule | MechanismChoice | DeltaRows | NoisyGDRule | LossSmoothing | ParameterSet
-        | PublicFeatureMap)
+        | PublicFeatureMap | ComponentsRule)
 #: The typed facts a certificate holds: in fields of their own, or typed lines
 #: (:meth:`Certificate.state`).
 Fact = LabelSource | LamRule | RowMap | Line
@@ -597,9 +625,9 @@ class Certificate:
     lines : list of Line
         The typed lines stated (:class:`SmoothingRule`, :class:`MechanismChoice`,
         :class:`DeltaRows`, :class:`NoisyGDRule`, :class:`LossSmoothing`,
-        :class:`ParameterSet`, :class:`PublicFeatureMap`): their fields, for a test or a tool
-        to read (:meth:`line`); each line's text is among ``assumptions``, where it was
-        stated.
+        :class:`ParameterSet`, :class:`PublicFeatureMap`, :class:`ComponentsRule`): their
+        fields, for a test or a tool to read (:meth:`line`); each line's text is among
+        ``assumptions``, where it was stated.
     released : dict
         Outputs of the release besides the model's parameters, each a differentially private
         output of a part (e.g. the candidate a private selection chose), never a public
