@@ -15,8 +15,10 @@ import math
 from dataclasses import asdict, astuple, dataclass, field, fields
 from typing import Any
 
-__all__ = ["SEEDED", "Certificate", "Condition", "DeltaRows", "LabelSource", "LamRule",
-           "MechanismChoice", "NoisyGDRule", "RowMap", "SmoothingRule"]
+__all__ = ["SEEDED", "Certificate", "ComponentsRule", "Condition", "DeltaRows", "LabelSource",
+           "LamRule",
+           "LossSmoothing", "MechanismChoice", "NoisyGDRule", "ParameterSet", "PublicFeatureMap",
+           "RowMap", "SmoothingRule"]
 
 
 #: The certificate line of a release whose noise the caller seeded (``Certificate.seeded``).
@@ -40,13 +42,16 @@ class Condition:
         A declared constant this condition rests on and nobody verified (e.g. ``"curvature"``),
         or ``""``: :func:`~dpconvex.privacy.release.release` refuses it unless the caller vouches
         for it (``vouch=``).
+    vouched : bool
+        True when the condition holds because the caller vouched for its ``unverified``
+        constant (:func:`~dpconvex.privacy.declarations.vouched`): declared, not verified.
 
     Examples
     --------
     >>> from dpconvex import Condition
     >>> c = Condition("strong convexity", True, "declared", "mu = 0.1")
-    >>> c.holds, c.how, c.unverified
-    (True, 'declared', '')
+    >>> c.holds, c.how, c.unverified, c.vouched
+    (True, 'declared', '', False)
     """
 
     name: str
@@ -54,6 +59,7 @@ class Condition:
     how: str
     detail: str = ""
     unverified: str = ""
+    vouched: bool = False
 
 
 @dataclass(frozen=True)
@@ -355,6 +361,144 @@ class NoisyGDRule:
 
 
 @dataclass(frozen=True)
+class LossSmoothing:
+    """A loss whose kinks were Huberized before the release: a certificate line with fields.
+
+    Attributes
+    ----------
+    loss : str
+        The loss's registry name (e.g. ``"pinball"``).
+    kinks : int
+        How many kinks were smoothed.
+    h : float
+        The half-width of the smoothing.
+    gap : float
+        The largest change of the loss at any prediction (derived from its CVXPY form).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.certificate import LossSmoothing
+    >>> line = LossSmoothing("pinball", 1, 0.5, 0.125)
+    >>> line.loss, line.kinks, line.h, str(line)[:42]
+    ('pinball', 1, 0.5, "loss 'pinball' smoothed: its 1 kink(s) Hub")
+    """
+
+    loss: str
+    kinks: int
+    h: float
+    gap: float
+
+    def __str__(self) -> str:
+        return (
+            f"loss '{self.loss}' smoothed: its {self.kinks} kink(s) Huberized at "
+            f"half-width h = {self.h:g} (dpconvex.objectives.atoms.smooth_kinks, "
+            "CMS Section 3.4.2); the smoothed loss differs from the stated one by at most "
+            f"{self.gap:.6g} at every prediction (derived from its CVXPY form), and "
+            "the release minimizes the smoothed loss")
+
+
+@dataclass(frozen=True)
+class ParameterSet:
+    """The public closed convex set the parameters were restricted to (Kifer, Smith &
+    Thakurta): a certificate line with fields.
+
+    Attributes
+    ----------
+    statement : str
+        The set as it states itself (its ``describe()``, e.g. ``"the l2 ball of radius 1"``).
+    exact_projection : bool
+        Whether the set has an exact projection (else a solver computes it, to its tolerance).
+    projection_tol : float
+        Without an exact projection: what the accuracy check adds for the computed
+        projection's distance from the exact one (0 otherwise).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.certificate import ParameterSet
+    >>> line = ParameterSet("the l2 ball of radius 1")
+    >>> line.exact_projection, str(line)[:48]
+    (True, 'parameters restricted to the l2 ball of radius 1')
+    """
+
+    statement: str
+    exact_projection: bool = True
+    projection_tol: float = 0.0
+
+    def __str__(self) -> str:
+        return (
+            f"parameters restricted to {self.statement}: objective perturbation "
+            "over a closed convex set by Kifer, Smith & Thakurta (COLT 2012, rank-one "
+            "per-record Hessians); output perturbation's noisy output is projected back onto "
+            "the set (post-processing) (docs/privacy/user_objectives.md#privacy-constraints)")
+
+
+@dataclass(frozen=True)
+class ComponentsRule:
+    """The components per class ``n_components="auto"`` resolved to (the large-margin
+    learners' public rule, :func:`~dpconvex.privacy.rules.large_margin.resolved_components`):
+    a certificate line with fields.
+
+    Attributes
+    ----------
+    k : int
+        The components per class.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.certificate import ComponentsRule
+    >>> str(ComponentsRule(1))[:48]
+    "n_components='auto' -> K = 1 component per class"
+    """
+
+    k: int
+
+    def __str__(self) -> str:
+        k = self.k
+        return (f"n_components='auto' -> K = {k} component{'s' if k > 1 else ''} per class: no "
+                "mixture beat one component per class on the measured sets "
+                "(benchmarks/recorded/mixture_components.md; public parameters only, no budget)")
+
+
+@dataclass(frozen=True)
+class PublicFeatureMap:
+    """The public feature map x ↦ u(x) a softmax large-margin fit learns on
+    (:class:`~dpconvex.templates.feature_map.FeatureMap`): a certificate line with fields.
+
+    Attributes
+    ----------
+    structure : {"full", "diagonal", "linear"}
+        Which quadratic terms u holds.
+    weights : tuple of float
+        (wq, wl, wc): the weights of the quadratic, linear and constant parts.
+    norm : float
+        N = sqrt(wq² + wl² + wc²), which scales u to norm at most 1.
+    m : int
+        The noise dimension per class (the length of u).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.certificate import PublicFeatureMap
+    >>> line = PublicFeatureMap("linear", (0.0, 1.0, 0.1), 1.00499, 4)
+    >>> line.structure, line.m, str(line)[:46]
+    ('linear', 4, "public feature map structure='linear': u = [wl")
+    """
+
+    structure: str
+    weights: tuple[float, float, float]
+    norm: float
+    m: int
+
+    def __str__(self) -> str:
+        wq, wl, wc = self.weights
+        parts = {"full": "wq svec(xh xh^T), ", "diagonal": "wq (xh o xh), ", "linear": ""}
+        return (f"public feature map structure={self.structure!r}: u = [{parts[self.structure]}"
+                f"wl xh, wc]/N, xh = x/q, (wq, wl, wc) = ({wq:g}, {wl:g}, {wc:g}), N = "
+                f"{self.norm:.6g}, ||u|| <= 1; noise dimension m = {self.m} per class; Phi "
+                "released for z = [x; 1]/sqrt(q^2 + 1) by the public linear map of "
+                "docs/privacy/large_margin_softmax.md#privacy-feature-map-structures")
+
+
+@dataclass(frozen=True)
 class RowMap:
     """The public per-record maps of the rows and where the rows are held: a certificate field.
 
@@ -438,7 +582,8 @@ class RowMap:
 
 #: The typed lines a certificate states: their text among ``assumptions``, their fields in
 #: ``lines`` (:meth:`Certificate.state`).
-Line = SmoothingRule | MechanismChoice | DeltaRows | NoisyGDRule
+Line = (SmoothingRule | MechanismChoice | DeltaRows | NoisyGDRule | LossSmoothing | ParameterSet
+        | PublicFeatureMap | ComponentsRule)
 #: The typed facts a certificate holds: in fields of their own, or typed lines
 #: (:meth:`Certificate.state`).
 Fact = LabelSource | LamRule | RowMap | Line
@@ -452,6 +597,14 @@ class Certificate:
     ----------
     mechanism : str
         E.g. ``"objective perturbation (CMS Alg. 2)"``.
+    mechanism_name : str
+        The mechanism's registry name (``"objective"``, ``"laplace_mean"``, ...: the
+        ``mechanism=`` that selects it), or ``""`` for a certificate no registered mechanism
+        made (a composition, a selection).
+    loss : str
+        The name of the loss the release minimizes (e.g. ``"logistic"``; a smoothed loss's
+        kinks and half-width are its :class:`LossSmoothing` line), or ``""`` where no loss is
+        named (a statistic, a user's objective).
     epsilon_requested, epsilon, delta : float
         The ε asked for; the ε guaranteed (never above it; ``inf`` for a non-private fit);
         the δ of an (ε, δ) guarantee (0 for pure ε-DP).
@@ -471,8 +624,10 @@ class Certificate:
         True when the caller seeded the noise (:data:`SEEDED`).
     lines : list of Line
         The typed lines stated (:class:`SmoothingRule`, :class:`MechanismChoice`,
-        :class:`DeltaRows`, :class:`NoisyGDRule`): their fields, for a test or a tool to read;
-        each line's text is among ``assumptions``, where it was stated.
+        :class:`DeltaRows`, :class:`NoisyGDRule`, :class:`LossSmoothing`,
+        :class:`ParameterSet`, :class:`PublicFeatureMap`, :class:`ComponentsRule`): their
+        fields, for a test or a tool to read (:meth:`line`); each line's text is among
+        ``assumptions``, where it was stated.
     released : dict
         Outputs of the release besides the model's parameters, each a differentially private
         output of a part (e.g. the candidate a private selection chose), never a public
@@ -500,6 +655,14 @@ class Certificate:
     >>> cert.state(LamRule(0.1, "given"))
     >>> cert.lam_rule.rule, cert.states(LamRule(0.1, "given"))
     ('given', True)
+    >>> from dpconvex.privacy.certificate import LossSmoothing
+    >>> smoothed = Certificate("objective perturbation (CMS Alg. 2)", 1.0, 1.0,
+    ...                        assumptions=[LossSmoothing("pinball", 1, 0.5, 0.125)],
+    ...                        mechanism_name="objective")
+    >>> smoothed.mechanism_name, smoothed.line(LossSmoothing).h
+    ('objective', 0.5)
+    >>> smoothed.to_dict()["lines"][0]["kind"], smoothed.to_dict()["mechanism_name"]
+    ('LossSmoothing', 'objective')
     """
 
     mechanism: str
@@ -518,6 +681,8 @@ class Certificate:
     seeded: bool = False
     released: dict[str, Any] = field(default_factory=dict)
     lines: list[Line] = field(default_factory=list)
+    mechanism_name: str = ""
+    loss: str = ""
 
     def __post_init__(self) -> None:
         given, self.assumptions = self.assumptions, []

@@ -659,7 +659,8 @@ def vouched(conditions: list[Condition], vouch: Iterable[str], caller: str = "re
     """``conditions`` with the caller's vouching applied; raises while any stays unverified.
 
     Each condition with :attr:`Condition.unverified` set must name a constant in ``vouch``
-    (else :class:`PrivacyError`); its ``how`` then says that the caller vouched for it. A
+    (else :class:`PrivacyError`); it is then :attr:`~Condition.vouched`, and its ``how``
+    says that the caller vouched for it. A
     name in ``vouch`` that no condition needs is refused as a typo (ParameterError), unless
     ``unused="ignore"`` (an estimator's vouch, which serves whichever mechanism it chooses).
 
@@ -668,6 +669,8 @@ def vouched(conditions: list[Condition], vouch: Iterable[str], caller: str = "re
     >>> from dpconvex import Condition, PrivacyError
     >>> from dpconvex.privacy.declarations import vouched
     >>> c = Condition("ℓ'' bound (c)", True, "declared, not verified", "declared 2", unverified="curvature")
+    >>> vouched([c], ["curvature"])[0].vouched
+    True
     >>> vouched([c], ["curvature"])[0].how
     'declared; vouched for by the caller (vouch=), not verified'
     >>> try:
@@ -714,6 +717,7 @@ def vouched(conditions: list[Condition], vouch: Iterable[str], caller: str = "re
             "declared; vouched for by the caller (vouch=), not verified",
             c.detail,
             c.unverified,
+            vouched=True,
         )
         if c.unverified
         else c

@@ -24,7 +24,7 @@ from ..objectives.sets import ConvexSet
 
 if TYPE_CHECKING:
     from ..objectives.losses import Regularizer
-    from ..privacy.certificate import Condition
+    from ..privacy.certificate import Condition, Line
 
 __all__ = ["CAPABILITY_MEMBERS", "PARAM_SPACE_MEMBERS", "TEMPLATE_MEMBERS", "CVXPYTemplate",
            "ConstrainedSpace", "EuclideanSpace", "ObjectiveTemplate", "ParamSpace",
@@ -355,8 +355,10 @@ class Template(Protocol):
     def conditions(self, needs: Iterable[str]) -> list[Condition]:
         """Establish the conditions of the proof for a mechanism's needs (raise on failure)."""
 
-    def assumptions(self, needs: Iterable[str]) -> list[str]:
-        """What the guarantee assumes, for the certificate."""
+    def assumptions(self, needs: Iterable[str]) -> list[str | Line]:
+        """What the guarantee assumes, for the certificate: lines, or typed lines
+        (:data:`~dpconvex.privacy.certificate.Line`, e.g. a
+        :class:`~dpconvex.privacy.certificate.ParameterSet`) whose fields the certificate keeps."""
 
 
 class StatisticTemplate:

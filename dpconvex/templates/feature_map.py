@@ -27,6 +27,7 @@ import numpy as np
 
 from .._validation import check_option
 from ..errors import ParameterError
+from ..privacy.certificate import PublicFeatureMap
 from .base import EuclideanSpace
 from .large_margin_rows import AugmentedRows
 
@@ -152,14 +153,9 @@ class FeatureMap:
         wq, wl, wc = self.weights
         return r2 * wq / (N * q * q), r2 * wl / (2.0 * N * q), r2 * wc / N
 
-    def describe(self) -> str:
-        wq, wl, wc = self.weights
-        parts = {"full": "wq svec(xh xh^T), ", "diagonal": "wq (xh o xh), ", "linear": ""}
-        return (f"public feature map structure={self.structure!r}: u = [{parts[self.structure]}"
-                f"wl xh, wc]/N, xh = x/q, (wq, wl, wc) = ({wq:g}, {wl:g}, {wc:g}), N = "
-                f"{self.norm:.6g}, ||u|| <= 1; noise dimension m = {self.m} per class; Phi "
-                "released for z = [x; 1]/sqrt(q^2 + 1) by the public linear map of "
-                "docs/privacy/large_margin_softmax.md#privacy-feature-map-structures")
+    def stated(self) -> PublicFeatureMap:
+        """The map's public facts, as the certificate states them (a line with fields)."""
+        return PublicFeatureMap(self.structure, tuple(self.weights), self.norm, self.m)
 
     # ------------------------------------------------------------ records
     def _parts(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

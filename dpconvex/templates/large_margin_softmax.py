@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DataValidationError, ParameterError, PrivacyError
-from ..privacy.certificate import Condition
+from ..privacy.certificate import Condition, Line
 from .base import PrivacyConstants, needs_of, sample_step
 from .feature_map import FeatureMap, FeatureMapSpace
 from .large_margin import LargeMarginProblem, softmax_rows
@@ -395,9 +395,9 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
             raise PrivacyError(f"{owner}.conditions: record norm bound: {conds[-1].detail}")
         return conds
 
-    def assumptions(self, needs: Iterable[str] | str) -> list[str]:
+    def assumptions(self, needs: Iterable[str] | str) -> list[str | Line]:
         """What the guarantee assumes, for the certificate."""
-        a = [*self._common_assumptions(),
+        a: list[str | Line] = [*self._common_assumptions(),
              "loss: softmax (cross-entropy) on the scores -z'Phi_c z "
              "(docs/privacy/large_margin_softmax.md#privacy-softmax-constants)"]
         if self.constant_weight is not None:
@@ -410,7 +410,7 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
         if self.feature_map is not None:
             a[3] = ("loss: softmax (cross-entropy) on the scores -<Theta_c, u(x)> "
                     "(privacy-softmax-constants, privacy-feature-map-structures)")
-            a.append(self.feature_map.describe())
+            a.append(self.feature_map.stated())
         if self.constrained:
             a.append(
                 "PSD constraints: the guarantee relies on the extension of objective perturbation "

@@ -29,7 +29,7 @@ from ..data.validation import as_design, check_array
 from ..errors import DataValidationError, ParameterError, PrivacyError
 from ..objectives.losses import L2, Loss
 from ..objectives.sets import ConvexSet
-from ..privacy.certificate import Condition
+from ..privacy.certificate import Condition, Line, LossSmoothing, ParameterSet
 from ..privacy.checks import check_dcp_convex, check_loss, shipped_loss_conditions, user_code
 from .base import (
     ConstrainedSpace,
@@ -484,9 +484,9 @@ class LinearERMTemplate:
         return Condition("parameter set", True, "declared by the caller (public)",
                          f"θ restricted to {self.constraint_set.describe()} ({how}{scale})")
 
-    def assumptions(self, needs: Iterable[str] | str) -> list[str]:
+    def assumptions(self, needs: Iterable[str] | str) -> list[str | Line]:
         needs = needs_of(needs)
-        a = [
+        a: list[str | Line] = [
             "adjacency: datasets differing in one record (replace-one)",
             f"rows clipped to the public norm bound q = {self.data_norm:g} (intercept column "
             "included); preprocessing that reads the data is not covered",
@@ -499,13 +499,7 @@ class LinearERMTemplate:
             a += self._set_assumptions()
         smoothing = getattr(self.loss, "smoothed_kinks", None)
         if smoothing is not None:
-            a.append(
-                f"loss '{self.loss.name}' smoothed: its {smoothing.kinks} kink(s) Huberized at "
-                f"half-width h = {smoothing.h:g} (dpconvex.objectives.atoms.smooth_kinks, "
-                "CMS Section 3.4.2); the smoothed loss differs from the stated one by at most "
-                f"{smoothing.gap:.6g} at every prediction (derived from its CVXPY form), and "
-                "the release minimizes the smoothed loss"
-            )
+            a.append(LossSmoothing(self.loss.name, smoothing.kinks, smoothing.h, smoothing.gap))
         if getattr(self.rows, "certificate_note", None):  # an out-of-core backend says so
             a.append(self.rows.certificate_note)
         if "curvature" in needs and self.loss.name == "huber":
@@ -513,18 +507,14 @@ class LinearERMTemplate:
                      "the change-of-variables argument is used as in CMS Section 3.4.2")
         return a
 
-    def _set_assumptions(self) -> list[str]:
+    def _set_assumptions(self) -> list[str | Line]:
         """What the guarantee over the public parameter set assumes (KST Section 4), and where
         the set's projection is solved, what the accuracy check then bounds."""
         assert self.constraint_set is not None
-        a = [
-            f"parameters restricted to {self.constraint_set.describe()}: objective perturbation "
-            "over a closed convex set by Kifer, Smith & Thakurta (COLT 2012, rank-one "
-            "per-record Hessians); output perturbation's noisy output is projected back onto "
-            "the set (post-processing) (docs/privacy/user_objectives.md#privacy-constraints)"
-        ]
-        if not self.constraint_set.exact_projection:
-            tol = getattr(self.constraint_set, "projection_tol", 0.0)
+        exact = self.constraint_set.exact_projection
+        tol = 0.0 if exact else getattr(self.constraint_set, "projection_tol", 0.0)
+        a: list[str | Line] = [ParameterSet(self.constraint_set.describe(), exact, tol)]
+        if not exact:
             a.append(
                 "the set has no exact projection: the accuracy check measures the natural "
                 "residual with a projection a solver computes (SCS, to its residual "

@@ -22,7 +22,7 @@ import pytest
 
 import dpconvex as dp
 from dpconvex.errors import ParameterError
-from dpconvex.privacy.certificate import MechanismChoice, SmoothingRule
+from dpconvex.privacy.certificate import LossSmoothing, MechanismChoice, SmoothingRule
 from dpconvex.privacy.rules.noise_level import REGRESSION_CHECK_NOTE
 
 LABELS = (-50.0, 150.0)
@@ -128,7 +128,9 @@ def test_smoothing_auto_is_chosen_with_lam_and_stated():
                                       label_range=LABELS, random_state=0).fit(X, y)
     rule = reg.certificate_.line(SmoothingRule)  # the half-width h by the public rule
     assert rule is not None and rule.h > 0 and rule.candidates > 1
-    assert any("loss 'pinball' smoothed" in str(a) for a in reg.certificate_.assumptions)
+    smoothed = reg.certificate_.line(LossSmoothing)
+    # the loss smoothed at the h the rule chose (one number copied: equal up to rounding)
+    assert smoothed.loss == "pinball" and smoothed.h == pytest.approx(rule.h)
 
 
 @pytest.mark.parametrize("cls", [dp.PrivateHuberRegressor, dp.PrivateQuantileRegressor])

@@ -21,6 +21,7 @@ from dpconvex.data.gram import quadratic_forms, weighted_gram
 from dpconvex.errors import ParameterError, PrivacyError, PrivacyWarning
 from dpconvex.estimators.large_margin.estimator import PrivateLargeMarginGaussian
 from dpconvex.privacy.budget import Budget
+from dpconvex.privacy.certificate import PublicFeatureMap
 from dpconvex.privacy.mechanisms import get_mechanism
 from dpconvex.privacy.release import release
 from dpconvex.templates.feature_map import DEFAULT_WEIGHTS, FeatureMap, FeatureMapSpace
@@ -186,8 +187,9 @@ def test_both_mechanisms_fit_end_to_end_with_p_equal_C_times_m(structure, w, mec
     m = FeatureMap(structure, weights, 1.0, 6).m
     cert = est.certificate_
     assert cert.quantities["dimension p"] == 3 * m
-    assert any(f"structure={structure!r}" in a and f"({weights[0]:g}, {weights[1]:g}, "
-               f"{weights[2]:g})" in a for a in cert.assumptions)
+    stated = cert.line(PublicFeatureMap)
+    assert (stated.structure, stated.m) == (structure, m)
+    assert stated.weights == pytest.approx(tuple(weights))  # the weights given, as floats
     assert est.Phi_.shape == (3, 1, 7, 7)
     assert np.all(np.linalg.eigvalsh(est.Phi_) >= -1e-10)
     assert est.predict(X).shape == (150,)

@@ -30,7 +30,7 @@ from ...data.operators import row_norms
 from ...data.preprocess import clip_rows
 from ...data.row_scaling import normalize_rows
 from ...errors import ParameterError
-from ...privacy.certificate import Certificate, RowMap
+from ...privacy.certificate import Certificate, Line, RowMap
 from ...privacy.rules.large_margin import (
     CENTROID,
     centroid_reason,
@@ -387,7 +387,8 @@ def phi_from_means(mu: np.ndarray, q: float, penalty: np.ndarray | None = None) 
     return Phi
 
 
-def centroid_notes(est: LargeMarginSettings, shape: tuple[int, int, int]) -> list[RowMap | str]:
+def centroid_notes(est: LargeMarginSettings, shape: tuple[int, int, int]
+                   ) -> list[RowMap | Line | str]:
     """The certificate lines of a centroid fit on (n, C, d): the row map, Φ and the reasons
     of "auto" (the centroid switch, one component).
 

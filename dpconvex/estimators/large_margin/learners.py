@@ -32,7 +32,7 @@ from ..._validation import LAM, Auto, Constraint, Float, _short_repr, check_floa
 from ...errors import ParameterError, PrivacyError
 from ...objectives.losses import Frobenius, HuberHinge
 from ...privacy.budget import Budget, default_delta, remaining
-from ...privacy.certificate import Certificate, LamRule, RowMap
+from ...privacy.certificate import Certificate, LamRule, Line, RowMap
 from ...privacy.composition import compose_sequential
 from ...privacy.mechanisms import Mechanism, MechanismMenu, PublicProblem
 from ...privacy.mechanisms.base import (
@@ -520,7 +520,7 @@ def fit_states(est: LargeMarginSettings, template: LargeMarginTemplate, label_no
     ]
 
 
-def objective_reasons(est: LargeMarginSettings, n: int, C: int, d: int) -> list[str]:
+def objective_reasons(est: LargeMarginSettings, n: int, C: int, d: int) -> list[Line | str]:
     """The certificate lines of the objective path's "auto" choices (mechanism, K)."""
     return [
         r

@@ -226,13 +226,15 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
                 f"<= {cal.extra['radius']:.3g} (modulus {cal.extra['mu']:.3g})"), *conds],
             quantities={"gamma": self.gamma, "strong convexity (with Delta)": cal.extra["mu"],
                         **quantities})
-        return compose_sequential(
+        cert = compose_sequential(
             [main_cert, cover_cert],
             mechanism=f"{self.composition_label}: {main_cert.mechanism} + "
                       f"{'output cover' if self.pure else 'cover'}",
             epsilon_requested=budget.epsilon, delta_requested=None if self.pure else budget.delta,
             quantities={"amp_fraction": self.fraction},
             assumptions=[self.composition_assumption], labels=["mechanism", "AMP cover"])
+        cert.mechanism_name, cert.loss = self.name, main_cert.loss
+        return cert
 
     def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,

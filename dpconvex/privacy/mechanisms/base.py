@@ -69,6 +69,7 @@ __all__ = [
     "hessian_trace_bound",
     "jacobian_slack",
     "jacobian_slack_two_sided",
+    "loss_name",
     "mechanism_names",
     "modulus_condition",
     "no_noise_law",
@@ -386,6 +387,31 @@ def modulus_condition(consts: PrivacyConstants) -> Condition:
     mu = consts.strong_convexity
     return Condition("strong convexity", mu > 0, "declared by the regularizer",
                      f"modulus mu = {mu:g}")
+
+
+def loss_name(template: object) -> str:
+    """The name of the loss ``template`` minimizes (its ``loss``), as its certificate's
+    :attr:`~dpconvex.privacy.certificate.Certificate.loss` holds it; ``""`` for a template
+    that names no loss (e.g. a user's objective).
+
+    Parameters
+    ----------
+    template : Template
+        The problem.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.base import loss_name
+    >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
+    >>> loss_name(template), loss_name(object())
+    ('logistic', '')
+    """
+    name = getattr(getattr(template, "loss", None), "name", "")
+    return name if isinstance(name, str) else ""
 
 
 class Mechanism(ABC, Generic[TemplateT]):
@@ -932,8 +958,8 @@ class NonPrivateBaseline(Mechanism[TemplateT]):
     def certificate(self, template: TemplateT, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         return Certificate(
-            mechanism=f"non-private baseline ({template.name})", epsilon_requested=math.inf,
-            epsilon=math.inf, private=False,
+            mechanism=f"non-private baseline ({template.name})", mechanism_name=self.name,
+            epsilon_requested=math.inf, epsilon=math.inf, private=False,
             assumptions=["mechanism='none' adds no noise: the model is NOT private."])
 
 
@@ -1688,6 +1714,8 @@ class _Perturbation(ExactMinimizer):
         }
         return Certificate(
             mechanism=f"{self.label} on {template.name}",
+            mechanism_name=self.name,
+            loss=loss_name(template),
             epsilon_requested=budget.epsilon,
             epsilon=cal.epsilon,
             private=True,

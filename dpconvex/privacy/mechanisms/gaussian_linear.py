@@ -48,6 +48,7 @@ from .base import (
     at_modulus,
     calibrate_objective_perturbation,
     calibrate_output_perturbation,
+    loss_name,
     modulus_condition,
     register,
 )
@@ -309,7 +310,8 @@ class _GaussianLinear(ExactMinimizer):
         if "k" in cal.extra:
             quantities["gradient-difference span k"] = cal.extra["k"]
         return Certificate(
-            mechanism=f"{self.label} on {template.name}", epsilon_requested=budget.epsilon,
+            mechanism=f"{self.label} on {template.name}", mechanism_name=self.name,
+            loss=loss_name(template), epsilon_requested=budget.epsilon,
             epsilon=cal.epsilon, delta=budget.delta, private=True, conditions=conds,
             quantities=quantities,
             assumptions=[*template.assumptions(self.needs),

@@ -17,6 +17,7 @@ import numbers
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..._validation import check_float
+from ..certificate import ComponentsRule
 from ..mechanisms.base import MECHANISMS, resolve_mechanism
 
 if TYPE_CHECKING:
@@ -197,24 +198,21 @@ def resolved_components(est: LargeMarginSettings, n: int, n_classes: int, n_feat
 
 def components_reason(
     est: LargeMarginSettings, n: int, n_classes: int, n_features: int
-) -> str | None:
+) -> ComponentsRule | None:
     """The plan's and certificate's line of ``n_components="auto"`` (None for a given K).
 
     Examples
     --------
     >>> from dpconvex import PrivateLargeMarginGaussian as LM
     >>> from dpconvex.privacy.rules.large_margin import components_reason
-    >>> components_reason(LM(), 124, 3, 13)[:40]
-    "n_components='auto' -> K = 1 component p"
+    >>> components_reason(LM(), 124, 3, 13)
+    ComponentsRule(k=1)
     >>> components_reason(LM(n_components=2), 124, 3, 13) is None
     True
     """
     if not _is(est.n_components, AUTO):
         return None
-    k = resolved_components(est, n, n_classes, n_features)
-    return (f"n_components='auto' -> K = {k} component{'s' if k > 1 else ''} per class: no "
-            "mixture beat one component per class on the measured sets "
-            "(benchmarks/recorded/mixture_components.md; public parameters only, no budget)")
+    return ComponentsRule(resolved_components(est, n, n_classes, n_features))
 
 
 def resolved_loss(est: LargeMarginSettings) -> str | Loss | None:
