@@ -637,7 +637,8 @@ class Mechanism(ABC, Generic[TemplateT]):
         Parameters
         ----------
         problem : Template or PrivacyConstants
-            The problem (its declared constants).
+            The problem: a template, or before any rows the public problem (declared constants
+            with ``n``; linear ERM's: ``LinearERMTemplate.constants_for`` with n).
         budget : Budget
             The (ε, δ) of the release.
         moduli : ndarray
