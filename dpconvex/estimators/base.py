@@ -2006,9 +2006,9 @@ class PrivateEstimator(BaseEstimator):
         >>> est.fit(X, y).certificate_.epsilon, est.coef_.shape
         (1.0, (1, 3))
         """
-        if fit_params:
-            refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
         caller = f"{type(self).__name__}.fit"
+        if fit_params:
+            refuse_fit_params(caller, fit_params)
         try:
             if context is not NO_CONTEXT:  # a meta-estimator's part
                 return self._fit_with(X, y, check_context(context, caller))
@@ -2016,8 +2016,9 @@ class PrivateEstimator(BaseEstimator):
             if not_public_source(self, X) is None:
                 fitted = self._fit_with(X, y, NO_CONTEXT)
                 return state_rows_source(fitted, X) if isinstance(X, RangedRows) else fitted
+            # a schema read from the data (draft): not private, charged and stated as such
             with charge_not_public(getattr(self, "accountant", None), caller):
-                return state_rows_source(self._fit_with(X, y, NO_CONTEXT), X)
+                return state_rows_source(self._fit_with(X, y, NO_CONTEXT), X, draft=True)
         except (PrivacyError, SolverError) as exc:  # a part's refusal: in this call's name
             raise signed_refusal(exc, caller) from None
 

@@ -104,6 +104,18 @@ def symmetric_dimension(shape: Sequence[int]) -> int:
     return int(np.prod(shape[:-2], dtype=np.int64)) * k * (k + 1) // 2
 
 
+def _norm_gamma_coordinates(p: int, rate: float, rng: np.random.Generator) -> np.ndarray:
+    """One draw of density ∝ exp(−rate‖b‖) on R^p (rate a checked float > 0): ‖b‖ ~
+    Gamma(p, 1/rate) times a uniform direction [CMS]_."""
+    g = rng.standard_normal(p)
+    nrm = float(np.linalg.norm(g))
+    while nrm == 0.0:  # probability zero; keeps the direction well defined
+        g = rng.standard_normal(p)
+        nrm = float(np.linalg.norm(g))
+    radius = rng.gamma(shape=p, scale=1.0 / rate)
+    return g * (radius / nrm)
+
+
 def _symmetric_from_coordinates(coords: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """Map coordinates in the orthonormal basis {E_ii, (E_ij + E_ji)/sqrt 2} to matrices.
 
@@ -438,20 +450,13 @@ class NormGamma(Noise):
         """‖b‖ ~ Gamma(p, 1/β) times a uniform direction [CMS]_ (symmetric: :func:`norm_gamma`)."""
         shape = _check_shape(shape, "NormGamma.sample")
         _one_law(self, self.rate)
+        k = self._block(shape)  # the law's dimension (a row's; the symmetric coordinates')
         if self.rows:
-            row, k = NormGamma(self.rate), self._block(shape)
-            return np.stack([row.sample((k,), rng) for _ in range(shape[0])]).reshape(shape)
-        p = self._block(shape)  # the law's dimension (of the symmetric blocks' coordinates)
-        g = rng.standard_normal(p)
-        nrm = float(np.linalg.norm(g))
-        while nrm == 0.0:  # probability zero; keeps the direction well defined
-            g = rng.standard_normal(p)
-            nrm = float(np.linalg.norm(g))
-        radius = rng.gamma(shape=p, scale=1.0 / self.rate)
-        coords = g * (radius / nrm)
-        if self.symmetric:
-            return _symmetric_from_coordinates(coords, shape)
-        return coords.reshape(shape)
+            return np.stack([_norm_gamma_coordinates(k, self.rate, rng)
+                             for _ in range(shape[0])]).reshape(shape)
+        coords = _norm_gamma_coordinates(k, self.rate, rng)
+        return (_symmetric_from_coordinates(coords, shape) if self.symmetric
+                else coords.reshape(shape))
 
     def coordinate_scale(self, shape: tuple[int, ...]) -> float:
         k = self._block(shape)

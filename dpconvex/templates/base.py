@@ -35,7 +35,13 @@ __all__ = ["CAPABILITY_MEMBERS", "PARAM_SPACE_MEMBERS", "TEMPLATE_MEMBERS", "CVX
 
 @dataclass(frozen=True)
 class PrivacyConstants:
-    """Public constants a template declares for its privacy proof.
+    """Public constants a template declares for its privacy proof; with ``n`` the public problem
+    a mechanism calibrates on before any rows are read.
+
+    A template states its constants (``privacy_constants()``) and its own ``n``, k and name; a
+    record that gives ``n`` stands for the problem itself (the Λ rule's: a mechanism's
+    ``calibrate`` and ``calibrate_grid`` read ``n``, ``name``, ``privacy_constants()`` and, for
+    the Gaussian objective mechanisms, ``gradient_difference_rank`` of either).
 
     Attributes
     ----------
@@ -54,12 +60,25 @@ class PrivacyConstants:
         T: bound on the trace of one record's loss Hessian; None means r·c_u.
         The one-sided Jacobian slack r·log(1 + T/(r n μ)) uses min(T, r·c_u)
         (docs/privacy/perturbation.md#privacy-jacobian-slack).
+    n : int or None, default=None
+        The number of rows of the public problem (None: a template's constants, the template
+        states n).
+    gradient_difference_rank : int or None, default=None
+        k of the public problem, for the Gaussian objective mechanisms (None: none stated).
+    name : str, default="a public problem shape"
+        The name messages give the public problem.
 
     Examples
     --------
     >>> PrivacyConstants(grad_bound=1.0, hessian_rank=1, hessian_term_bound=0.25,
     ...                  strong_convexity=0.1, dimension=3).hessian_trace_bound is None
     True
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> problem = PrivacyConstants(grad_bound=1.0, hessian_rank=1, hessian_term_bound=0.25,
+    ...                            strong_convexity=0.01, dimension=10, n=1000)
+    >>> cal = get_mechanism("objective").calibrate(problem, Budget(1.0))
+    >>> cal.noise_shape, round(cal.coordinate_scale, 3)
+    ((10,), 6.485)
     """
 
     grad_bound: float
@@ -68,6 +87,13 @@ class PrivacyConstants:
     strong_convexity: float
     dimension: int
     hessian_trace_bound: float | None = None
+    n: int | None = None
+    gradient_difference_rank: int | None = None
+    name: str = "a public problem shape"
+
+    def privacy_constants(self) -> PrivacyConstants:
+        """The record itself (the template interface's accessor, for a public problem)."""
+        return self
 
 
 @dataclass(frozen=True)

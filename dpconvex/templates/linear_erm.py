@@ -362,14 +362,34 @@ class LinearERMTemplate:
 
     # ----------------------------------------------------------------- privacy
     @staticmethod
-    def constants_for(loss: Loss, data_norm: float, lam: float, p: int) -> PrivacyConstants:
+    def constants_for(loss: Loss, data_norm: float, lam: float, p: int,
+                      n: int | None = None) -> PrivacyConstants:
         """The declared constants of linear ERM with ``loss`` on p-dimensional rows of norm at most
         q = ``data_norm`` and the regularizer's weight Λ = ``lam``, with or without the rows (a
         plan's rules read them before any template exists): G = |ℓ'|·q, r = 1, c_u = T = c·q²,
         μ = Λ (docs/privacy/linear_erm.md#privacy-linear-erm, privacy-perturbation).
 
         One record's Hessian ℓ''(y θᵀx) x xᵀ is rank one with trace ℓ''·||x||² <= c q²
-        (T, the trace bound of the one-sided slack, privacy-jacobian-slack).
+        (T, the trace bound of the one-sided slack, privacy-jacobian-slack). With ``n``: the
+        public problem of n rows the Λ rule calibrates on, k = 2
+        (:attr:`gradient_difference_rank`).
+
+        Parameters
+        ----------
+        loss : Loss
+            The loss (its ``deriv_bound`` and ``curvature``).
+        data_norm : float
+            q, the row-norm bound (intercept column counted).
+        lam : float
+            Λ, the modulus.
+        p : int
+            The number of parameters (intercept column counted).
+        n : int or None, default=None
+            The number of rows of the public problem (None: a template's constants).
+
+        Returns
+        -------
+        PrivacyConstants
 
         Examples
         --------
@@ -378,11 +398,17 @@ class LinearERMTemplate:
         >>> consts = LinearERMTemplate.constants_for(Logistic(), 2.0, 0.1, 3)
         >>> consts.grad_bound, consts.hessian_term_bound, consts.strong_convexity
         (2.0, 1.0, 0.1)
+        >>> problem = LinearERMTemplate.constants_for(Logistic(), 2.0, 0.1, 3, n=500)
+        >>> problem.n, problem.gradient_difference_rank
+        (500, 2)
         """
         c_u = loss.curvature * data_norm**2
+        public = {} if n is None else {
+            "n": n, "name": "linear ERM (public shape)",
+            "gradient_difference_rank": LinearERMTemplate.gradient_difference_rank}
         return PrivacyConstants(grad_bound=loss.deriv_bound * data_norm, hessian_rank=1,
                                 hessian_term_bound=c_u, strong_convexity=lam, dimension=p,
-                                hessian_trace_bound=c_u)
+                                hessian_trace_bound=c_u, **public)
 
     def privacy_constants(self) -> PrivacyConstants:
         """The constants of :meth:`constants_for` at this template's loss, row bound q, Λ (the

@@ -29,7 +29,6 @@ from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms import calibrate_objective_perturbation, get_mechanism
 from dpconvex.privacy.mechanisms.base import (
     Calibration,
-    PublicProblem,
     at_modulus,
     objective_modulus_floor,
 )
@@ -50,12 +49,12 @@ ULPS = 8
 LOSSES = (Logistic(), HuberHinge(0.5), HuberHinge(0.05), SmoothHinge(0.3))
 
 
-def _problem(n: int, q: float, p: int, loss) -> PublicProblem:
+def _problem(n: int, q: float, p: int, loss) -> PrivacyConstants:
     """Linear ERM's public problem at Λ = 1: G = |ℓ'| q, r = 1, c_u = T = c q², k = 2."""
     c_u = float(loss.curvature) * q * q
-    return PublicProblem(n=n, constants=PrivacyConstants(
+    return PrivacyConstants(
         grad_bound=loss.deriv_bound * q, hessian_rank=1, hessian_term_bound=c_u, strong_convexity=1.0,
-        dimension=p, hessian_trace_bound=c_u), gradient_difference_rank=2)
+        dimension=p, hessian_trace_bound=c_u, n=n, gradient_difference_rank=2)
 
 
 def _reference(eps: float, n: int, consts: PrivacyConstants, moduli: list[float],
@@ -97,8 +96,7 @@ def _scalar_grid(mech_name: str, n: int, eps: float, q: float, p: int, loss,
                  delta: float) -> Calibration:
     """The calibration on LAM_GRID from one scalar calibration per grid point (the reference),
     holding the family of its laws on the p coordinates."""
-    problem = _problem(n, q, p, loss)
-    consts = problem.constants
+    consts = _problem(n, q, p, loss)
     ref = _reference(eps, n, consts, LAM_GRID.tolist())
     common = dict(mechanism=mech_name, epsilon_requested=eps, sensitivity=2.0 * consts.grad_bound,
                   extra_strong_convexity=ref["extra_strong_convexity"],
@@ -109,7 +107,7 @@ def _scalar_grid(mech_name: str, n: int, eps: float, q: float, p: int, loss,
                            **common)
     S = 2.0 * consts.grad_bound
     slacks = ref["slack"]
-    sigma = S * _unit_sigma_objective(eps, delta, gradient_difference_rank(problem), slacks)
+    sigma = S * _unit_sigma_objective(eps, delta, gradient_difference_rank(consts), slacks)
     return Calibration(noise_rate=math.nan, delta=delta, noise=Gaussian(sigma), **common)
 
 
@@ -129,7 +127,7 @@ def _assert_close_in_ulps(a, ref: np.ndarray, what: str, at: np.ndarray | None =
 def test_grid_calibration_is_the_scalar_one_to_a_few_ulps(loss, slack):
     """Every field at every Λ, across n and ε (both branches: with and without Δ)."""
     for n, eps, q in itertools.product([7, 400, 10**6], [0.01, 0.5, 4.0], [0.3, 1.2]):
-        consts = _problem(n, q, 4, loss).constants
+        consts = _problem(n, q, 4, loss)
         grid = calibrate_objective_perturbation(eps, n, consts, LAM_GRID, slack=slack)
         ref = _reference(eps, n, consts, LAM_GRID.tolist(), slack)
         assert np.any(grid.extra_strong_convexity > 0) or n == 10**6  # the Δ branch is met
@@ -169,7 +167,7 @@ def test_the_calibration_meets_its_derivation_at_any_rank_and_trace_bound(slack)
 
 
 def test_grid_calibration_refuses_what_the_scalar_one_refuses():
-    consts = _problem(100, 1.0, 3, Logistic()).constants
+    consts = _problem(100, 1.0, 3, Logistic())
     with pytest.raises(PrivacyError, match="strong convexity"):
         calibrate_objective_perturbation(1.0, 100, consts, np.array([0.1, 0.0]))
     unbounded = dataclasses.replace(consts, hessian_term_bound=math.inf,

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -34,7 +34,7 @@ from ...objectives.losses import Frobenius, HuberHinge
 from ...privacy.budget import Budget, default_delta, remaining
 from ...privacy.certificate import Certificate, LamRule, Line, RowMap
 from ...privacy.composition import compose_sequential
-from ...privacy.mechanisms import Mechanism, MechanismMenu, PublicProblem
+from ...privacy.mechanisms import Mechanism, MechanismMenu
 from ...privacy.mechanisms.base import (
     at_modulus,
     half_epsilon_modulus,
@@ -374,11 +374,11 @@ def auto_lam(template: LargeMarginTemplate, mech: Mechanism, budget: Budget,
         k = getattr(template, "gradient_difference_rank", None)
     except PrivacyError:  # a constrained softmax template
         k = None
+    problem = replace(consts, n=n, gradient_difference_rank=k, name=template.name)
 
     def rule(mu: float) -> float:
-        problem = PublicProblem(n=n, constants=at_modulus(consts, mu),
-                                gradient_difference_rank=k, name=template.name)
-        return max(lo, kappa * float(inner.calibrate(problem, budget).coordinate_scale) / n)
+        cal = inner.calibrate(at_modulus(problem, mu), budget)
+        return max(lo, kappa * float(cal.coordinate_scale) / n)
 
     if rule(lo) <= lo:
         return lo

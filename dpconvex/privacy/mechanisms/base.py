@@ -59,7 +59,6 @@ __all__ = [
     "NonPrivateBaseline",
     "ObjectivePerturbation",
     "OutputPerturbation",
-    "PublicProblem",
     "at_modulus",
     "build_mechanism",
     "calibrate_objective_perturbation",
@@ -260,45 +259,9 @@ def no_noise_law(mechanism: str, owner: str) -> ParameterError:
 PLACEMENTS: tuple[str, ...] = ("objective", "output", "gradient", "sum", "none")
 
 
-@dataclass(frozen=True)
-class PublicProblem:
-    """What a mechanism's calibration reads of a problem before any data are read (the Λ
-    rule): ``n``, the declared constants and, for the Gaussian objective mechanisms, k.
-
-    Parameters
-    ----------
-    n : int
-        The number of rows.
-    constants : PrivacyConstants
-        The declared constants.
-    gradient_difference_rank : int or None, default=None
-        k, for the Gaussian objective mechanisms.
-    name : str, default="a public problem shape"
-        The name messages give the problem.
-
-    Examples
-    --------
-    >>> from dpconvex.privacy.mechanisms import PublicProblem, get_mechanism
-    >>> consts = PrivacyConstants(grad_bound=1.0, hessian_rank=1, hessian_term_bound=0.25,
-    ...                           strong_convexity=0.01, dimension=10)
-    >>> problem = PublicProblem(n=1000, constants=consts)
-    >>> cal = get_mechanism("objective").calibrate(problem, Budget(1.0))
-    >>> cal.noise_shape, round(cal.coordinate_scale, 3)
-    ((10,), 6.485)
-    """
-
-    n: int
-    constants: PrivacyConstants
-    gradient_difference_rank: int | None = None
-    name: str = "a public problem shape"
-
-    def privacy_constants(self) -> PrivacyConstants:
-        """The declared constants (the template interface's accessor)."""
-        return self.constants
-
-
-#: What a calibration reads of a problem (``n``, ``name``, ``privacy_constants()``).
-ConstantsSource = Union["Template", PublicProblem]
+#: What a calibration reads of a problem (``n``, ``name``, ``privacy_constants()``): a
+#: template, or a public problem before any rows (:class:`PrivacyConstants` with ``n``).
+ConstantsSource = Union["Template", "PrivacyConstants"]
 
 
 #: The template a mechanism runs on: a :class:`~dpconvex.templates.base.Template` with
@@ -312,7 +275,7 @@ def calibrated_constants(problem: ConstantsSource, cal: Calibration | None) -> P
 
     Parameters
     ----------
-    problem : Template or PublicProblem
+    problem : Template or PrivacyConstants
         The problem calibrated.
     cal : Calibration or None
         Its calibration (None: none).
@@ -324,12 +287,11 @@ def calibrated_constants(problem: ConstantsSource, cal: Calibration | None) -> P
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms.base import calibrated_constants
-    >>> consts = PrivacyConstants(1.0, 1, 0.25, 0.1, 3)
-    >>> problem = PublicProblem(n=40, constants=consts)
+    >>> problem = PrivacyConstants(1.0, 1, 0.25, 0.1, 3, n=40)
     >>> cal = get_mechanism("objective").calibrate(problem, Budget(1.0))
     >>> calibrated_constants(problem, cal) is cal.constants
     True
-    >>> calibrated_constants(problem, None) is consts
+    >>> calibrated_constants(problem, None) is problem
     True
     """
     constants = None if cal is None else cal.constants
@@ -718,8 +680,9 @@ class Mechanism(ABC, Generic[TemplateT]):
 
         Parameters
         ----------
-        problem : Template or PublicProblem
-            The problem (its declared constants).
+        problem : Template or PrivacyConstants
+            The problem: a template, or before any rows the public problem (declared constants
+            with ``n``; linear ERM's: ``LinearERMTemplate.constants_for`` with n).
         budget : Budget
             The (ε, δ) of the release.
         moduli : ndarray
@@ -1142,7 +1105,7 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
 
         Parameters
         ----------
-        problem : Template or PublicProblem
+        problem : Template or PrivacyConstants
             The problem.
         cal : Calibration
             The calibration.
@@ -1173,7 +1136,7 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
 
         Parameters
         ----------
-        problem : Template or PublicProblem
+        problem : Template or PrivacyConstants
             The problem.
         cal : Calibration
             The calibration, without its law.

@@ -77,7 +77,7 @@ def gradient_difference_rank(template: ConstantsSource) -> int:
 
     Parameters
     ----------
-    template : Template or PublicProblem
+    template : Template or PrivacyConstants
         The problem (its ``gradient_difference_rank`` and constants' ``dimension``).
 
     Returns

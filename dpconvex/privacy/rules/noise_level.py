@@ -57,7 +57,7 @@ from ...errors import DPConvexError, ParameterError, PrivacyError, PrivacyWarnin
 from ...templates.linear_erm import LinearERMTemplate
 from ..budget import Budget
 from ..certificate import LamRule, SmoothingRule
-from ..mechanisms.base import PublicProblem, calibrated_constants
+from ..mechanisms.base import calibrated_constants
 
 if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
@@ -260,12 +260,13 @@ LAM_GRID = np.logspace(-9, 3, 1201)
 LAM_GRID.flags.writeable = False
 
 
-def _calibrate_grid(mech: Mechanism, n: int, consts: PrivacyConstants,
+def _calibrate_grid(mech: Mechanism, problem: PrivacyConstants,
                     budget: Budget) -> Calibration | None:
     """Step 2 of the rule: ``mech``'s calibration at ``budget`` on :data:`LAM_GRID` of linear
-    ERM's public problem (n, ``consts``; k = 2 gradient differences); None where there is no
-    noise to weigh (the non-private baseline, ε = ∞, or a calibration that cannot be made: the
-    release reports it). A placement other than the objective or the output is refused."""
+    ERM's public problem (``LinearERMTemplate.constants_for`` with n: k = 2 gradient
+    differences); None where there is no noise to weigh (the non-private baseline, ε = ∞, or a
+    calibration that cannot be made: the release reports it). A placement other than the
+    objective or the output is refused."""
     if not mech.private or not budget.private:
         return None
     if mech.placement is not None and mech.placement not in ("objective", "output"):
@@ -273,20 +274,19 @@ def _calibrate_grid(mech: Mechanism, n: int, consts: PrivacyConstants,
             f"auto_lam: lam='auto' weighs noise on the objective or the output; mechanism "
             f"{mech.name!r} places its noise on the {mech.placement} "
             "(no Λ to choose): pass a numeric lam.")
-    problem = PublicProblem(n=n, constants=consts, gradient_difference_rank=2,
-                            name="linear ERM (public shape)")
     try:  # a mechanism without a calibration on a grid raises the ParameterError naming it
         return mech.calibrate_grid(problem, budget, LAM_GRID)
     except PrivacyError:  # e.g. objective perturbation with an unbounded curvature
         return None
 
 
-def _bound(mech: Mechanism, n: int, consts: PrivacyConstants, R: float, w: float,
+def _bound(mech: Mechanism, problem: PrivacyConstants, R: float, w: float,
            grid: Calibration | None) -> tuple[np.ndarray, float]:
     """Step 3 of the rule: the bound of the module docstring at each Λ of :data:`LAM_GRID`,
-    from linear ERM's constants (G, c_u = c q², p) and the calibration on the grid (None: no
-    noise); and the floor of Λ (the calibration's ``modulus_floor`` on the objective, else 0)."""
-    G, c_u, p = consts.grad_bound, consts.hessian_term_bound, consts.dimension
+    from linear ERM's public problem (n, G, c_u = c q², p) and the calibration on the grid
+    (None: no noise); and the floor of Λ (the calibration's ``modulus_floor`` on the
+    objective, else 0)."""
+    n, G, c_u, p = problem.n, problem.grad_bound, problem.hessian_term_bound, problem.dimension
     lam, floor = LAM_GRID, 0.0
     if grid is None:
         mu_eff, noise = lam, np.zeros_like(lam)  # no noise (or a refusal follows in release)
@@ -366,10 +366,10 @@ def lam_rule(mech: Mechanism, loss: Loss, n: int, budget: Budget, q: float, p: i
     """
     R, w = (_weights(mech, loss, n * budget.epsilon / max(p, 1), centered) if weights is None
             else weights)
-    consts = LinearERMTemplate.constants_for(loss, q, 1.0, p)  # 1. (μ: each Λ of the grid)
+    problem = LinearERMTemplate.constants_for(loss, q, 1.0, p, n)  # 1. (μ: each Λ of the grid)
     if grid is None:  # 2.
-        grid = _calibrate_grid(mech, n, consts, budget)
-    value = _choice(*_bound(mech, n, consts, R, w, grid))  # 3. and 4.
+        grid = _calibrate_grid(mech, problem, budget)
+    value = _choice(*_bound(mech, problem, R, w, grid))  # 3. and 4.
     # the calibration's mechanism and ε (approximate minima: its inner mechanism's share)
     name, eps = ((mech.name, budget.epsilon) if grid is None
                  else (grid.mechanism, grid.epsilon_requested))
@@ -529,8 +529,8 @@ def grid_calibration(mechanism: str | Mechanism, n: int, budget: Budget, q: floa
     ('objective', True)
     """
     mech, loss = _named(mechanism, loss)
-    consts = LinearERMTemplate.constants_for(loss, float(q), 1.0, int(p))
-    return _calibrate_grid(mech, int(n), consts, budget)
+    problem = LinearERMTemplate.constants_for(loss, float(q), 1.0, int(p), int(n))
+    return _calibrate_grid(mech, problem, budget)
 
 
 def delta_floor(n: int, epsilon: float, q: float, loss: str | Loss) -> float:
@@ -626,9 +626,9 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
     for h in grid:
         h = float(f"{h:.3g}")
         candidate = constants_at(h)
-        consts = LinearERMTemplate.constants_for(candidate, q, 1.0, p)
-        cal = _calibrate_grid(mech, n, consts, budget)
-        bound, floor = _bound(mech, n, consts, R, w, cal)
+        problem = LinearERMTemplate.constants_for(candidate, q, 1.0, p, n)
+        cal = _calibrate_grid(mech, problem, budget)
+        bound, floor = _bound(mech, problem, R, w, cal)
         if given:
             value = float(np.interp(np.log(float(lam)), np.log(LAM_GRID), bound))
         else:
@@ -695,9 +695,9 @@ def form_bounds(lam: Any, forms: list[tuple[str | Mechanism, Budget]], n: int, q
         smoothed = resolve_smoothing(loss, lam, mech, n, budget, q, p, centered=centered)[0]
         R, w = _weights(mech, smoothed, n * budget.epsilon / max(p, 1), centered)
         # the rule's four steps once, for its Λ and for its bound there
-        consts = LinearERMTemplate.constants_for(smoothed, q, 1.0, p)
-        grid = _calibrate_grid(mech, n, consts, budget)
-        bound, floor = _bound(mech, n, consts, R, w, grid)
+        problem = LinearERMTemplate.constants_for(smoothed, q, 1.0, p, n)
+        grid = _calibrate_grid(mech, problem, budget)
+        bound, floor = _bound(mech, problem, R, w, grid)
         value = _choice(bound, floor) if isinstance(lam, str) and lam == AUTO else float(lam)
         gap = getattr(getattr(smoothed, "smoothed_kinks", None), "gap", 0.0)
         uncalibrated = grid is None and mech.private and budget.private
@@ -858,7 +858,7 @@ def noise_ratio(family: str, template: ConstantsSource, mech: Mechanism, budget:
     family : str
         A key of ``THRESHOLDS`` ("linear", "gd", "centroid", "nb", "ssp", "large_margin",
         "softmax").
-    template : Template or PublicProblem
+    template : Template or PrivacyConstants
         The problem (its public facts only).
     mech : Mechanism
         The release's mechanism.

@@ -1,0 +1,63 @@
+"""The public problem a linear plan calibrates on is the one its template states.
+
+A linear learner's plan states, before any rows are read, the loss the template states, the
+row bound q~, Λ and (n, p). ``LinearERMTemplate.constants_for`` at those numbers, with n, is
+the public problem the Λ rule calibrates on; the template built from the rows must state the
+same constants, so that a calibration made from the plan is the one the release makes from
+the template.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dpconvex as dp
+from dpconvex.templates.linear_erm import LinearERMTemplate
+
+#: One learner per mechanism of the linear models (the pure and Gaussian objective, output),
+#: Λ by its rule and given, a classifier and a regressor.
+LEARNERS = {
+    "logistic-auto": lambda: dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1]),
+    "huber-gaussian": lambda: dp.PrivateHuberSVM(epsilon=1.0, delta=1e-5,
+                                                 mechanism="gaussian_objective", classes=[0, 1]),
+    "linear-output": lambda: dp.PrivateLinearClassifier(epsilon=1.0, mechanism="output",
+                                                        lam=0.1, classes=[0, 1]),
+    "regressor": lambda: dp.PrivateLinearRegressor(epsilon=1.0, label_range=(-1.0, 1.0),
+                                                   label_center=0.0),
+}
+
+CONSTANTS = ("grad_bound", "hessian_rank", "hessian_term_bound", "strong_convexity",
+             "dimension", "hessian_trace_bound")
+
+
+def _data(n: int = 120, d: int = 4, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+    return X, (X[:, 0] > 0).astype(int)
+
+
+@pytest.mark.parametrize("name", LEARNERS)
+def test_the_plans_public_problem_is_the_templates(name):
+    """Equal constants and equal calibrations (the same formulas on the same public numbers;
+    the relative tolerance 1e-12 allows only for the order of float operations)."""
+    est = LEARNERS[name]()
+    X, y = _data()
+    if name == "regressor":
+        y = X[:, 0] / 2.0
+    plan = est.plan_for(X, y)
+    template = est.prepare(X, y, plan).template
+    p = X.shape[1] + int(est.fit_intercept)
+    problem = LinearERMTemplate.constants_for(plan.loss, plan.options["norm bound q~"],
+                                              plan.lam, p, plan.n)
+    stated = template.privacy_constants()
+    for field in CONSTANTS:
+        assert getattr(problem, field) == pytest.approx(getattr(stated, field), rel=1e-12), field
+    assert problem.n == template.n
+    planned = plan.mechanism.calibrate(problem, plan.budget)
+    released = plan.mechanism.calibrate(template, plan.budget)
+    for field in ("epsilon", "epsilon_noise", "slack", "extra_strong_convexity", "sensitivity",
+                  "delta", "coordinate_scale", "expected_norm"):
+        np.testing.assert_allclose(getattr(planned, field), getattr(released, field),
+                                   rtol=1e-12, err_msg=field)
