@@ -1063,39 +1063,43 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         ParameterError, DataValidationError, PrivacyError, SolverError
         """
         (learner, data), chosen = prep, plan.chosen
-        owner, labels = type(self).__name__, data.labels
-        name, reason = chosen.choice.learner, chosen.choice.reason
-        n, n_classes, n_features = plan.n, plan.n_classes, plan.n_features
-        best = 0  # the candidate released: 0 the learner's model, c + 1 the constant class c
-        with signed_by(learner, f"{owner}.fit"):
-            if not chosen.guarded:
+        labels = data.labels
+        with signed_by(learner, f"{type(self).__name__}.fit"):
+            if not chosen.guarded:  # the learner's model is the release
                 fit_part(learner, data.X, data.y, context.inner(
                     context.noise, held=True, checked=True, data=data, plan=chosen.plan))
-                certificate = learner.certificate_
-                certificate.assumptions.extend((reason, *chosen.note))
-            else:
+                best, certificate = 0, learner.certificate_
+                certificate.assumptions.extend((chosen.choice.reason, *chosen.note))
+            else:  # 0 the learner's model, c + 1 the constant class c
                 best, certificate = self._fit_safeguarded(learner, data, plan, context)
             if labels.assumption.source == "inferred":  # the set read from y chose the learner
                 certificate.assumptions.append(INFERRED_CHOICE)
             hold.commit_certificate(certificate)
         if best == 0:
-            self.estimator_, self.learner_ = learner, name
+            self.estimator_, self.learner_ = learner, chosen.choice.learner
         else:
-            self.estimator_ = ConstantClassifier(
-                labels.classes[best - 1], labels.classes, n_features
-            )
-            self.estimator_.certificate_ = certificate
-            self.learner_ = CONSTANT
-            warn_constant_released(
-                owner, f"a constant class ({certificate.released[SAFEGUARD_SELECTED]})", name,
-                float(self.epsilon), "docs/privacy/front_door.md#privacy-classifier-safeguard",
-                not (self.delta or 0.0) > 0  # and the rule would spend a δ = 1/n²
-                and delta_spent(n, n_classes, n_features, chosen.epsilon, 1.0 / n**2,
-                                float(self.data_norm)))
+            self._set_constant(labels.classes[best - 1], labels.classes, plan, certificate)
         self.classes_ = np.asarray(labels.classes)
-        self.n_features_in_ = n_features
+        self.n_features_in_ = plan.n_features
         self.certificate_ = certificate
         return carry_ledger(self, self.accountant)
+
+    def _set_constant(self, constant: Any, classes: Any, plan: FitPlan,
+                      certificate: Certificate) -> None:
+        """The constant class the safeguard's selection chose released as the model, with the
+        warning that it was chosen over the rule's learner (:func:`warn_constant_released`;
+        whether a δ > 0 would change the rule: public facts of ``plan`` only)."""
+        n, chosen = plan.n, plan.chosen
+        self.estimator_ = ConstantClassifier(constant, classes, plan.n_features)
+        self.estimator_.certificate_ = certificate
+        self.learner_ = CONSTANT
+        warn_constant_released(
+            type(self).__name__, f"a constant class ({certificate.released[SAFEGUARD_SELECTED]})",
+            chosen.choice.learner, float(self.epsilon),
+            "docs/privacy/front_door.md#privacy-classifier-safeguard",
+            not (self.delta or 0.0) > 0  # and the rule would spend a δ = 1/n²
+            and delta_spent(n, plan.n_classes, plan.n_features, chosen.epsilon, 1.0 / n**2,
+                            float(self.data_norm)))
 
     def _fit_safeguarded(self, learner: PrivateEstimator, prep: CheckedData, plan: FitPlan,
                          context: FitContext) -> tuple[int, Certificate]:
