@@ -79,10 +79,10 @@ from ..privacy.certificate import LabelSource, RowMap
 from ..privacy.composition import compose_sequential
 from ..privacy.mechanisms.scalar import BoundedMeanTemplate, LaplaceMean
 from ..privacy.release import Release, release
-from ..privacy.rules.bounds import DEFAULT_LEVELS, LABEL_SHARE, refine_range
+from ..privacy.rules.bounds import DEFAULT_LEVELS, LABEL_SHARE
 from ..privacy.rules.noise_level import label_center_share
 from ..templates.linear_erm import LinearERMTemplate
-from ..templates.statistics import RangeTemplate, check_levels
+from ..templates.statistics import check_levels
 from .base import (
     NO_CONTEXT,
     PARAMETER_DOCS,
@@ -371,8 +371,7 @@ class LabelRangeMixin(RegressionScoreMixin):
 
     def _certify_private_labels(self, X: Any = None, y: Any = None, **shape: Any) -> Any:
         """The certificate a fit with a private label range would carry (nothing drawn)."""
-        from ..data.log_grid import N_CELLS
-        from ..privacy.bounds import check_range_budget
+        from ..privacy.bounds import check_range_budget, range_certificate
 
         spec, epsilon, eps_label, inner = self._label_split()
         if X is None:  # through its public certify, as the fit fits it (fit_part)
@@ -384,14 +383,10 @@ class LabelRangeMixin(RegressionScoreMixin):
             part = NO_CONTEXT.inner(None, checked=True, data=data, plan=inner.plan_checked(n, 1, d))
             model = certify_part(inner, data.X, data.y, part)
             shape = {"n": n}
-        n = shape.get("n")
-        check_range_budget(int(n), eps_label, "labels", f"{type(self).__name__}.certify")
-        choice = refine_range(int(n), eps_label, spec.levels)
-        label = release(RangeTemplate(np.zeros(N_CELLS, dtype=np.int64), int(n), spec.levels,
-                                      refine=choice.refine, name="labels"),
-                        "quantile_range", Budget(eps_label), dry_run=True).certificate
-        label.assumptions.append(choice.reason)
-        label.seeded = model.seeded
+        n = int(shape.get("n"))
+        check_range_budget(n, eps_label, "labels", f"{type(self).__name__}.certify")
+        label = range_certificate(n, Budget(eps_label), levels=spec.levels, name="labels",
+                                  seeded=model.seeded)
         parts = [model]
         while parts:  # the placeholder's range, in every part: a fit states the released one
             part = parts.pop()
