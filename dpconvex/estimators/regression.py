@@ -293,6 +293,9 @@ class LabelRangeMixin(RegressionScoreMixin):
     """
 
     _reads_label_set: ClassVar[bool] = False  # (n, 1, n_features): no label set to read
+    #: The family of the public noise check the release runs
+    #: (:func:`~dpconvex.privacy.rules.noise_level.warn_if_noise_dominates`).
+    _noise_family: ClassVar[str] = "linear"
 
     def _label_bounds(self) -> tuple[float, float]:
         if isinstance(self.label_range, RELEASED_RANGE):
@@ -522,7 +525,6 @@ class LabelRangeMixin(RegressionScoreMixin):
                  context: FitContext, warm_start: np.ndarray | None) -> Any:
         """Noise, release and the fitted attributes in the labels' units (the private part)."""
         noise = context.noise  # this fit's generator (random_state, or a meta-estimator's)
-        family = "ssp" if plan.template == "sufficient statistics" else "linear"
         released = release(
             prep.template,
             plan.mechanism,
@@ -534,8 +536,8 @@ class LabelRangeMixin(RegressionScoreMixin):
             seeded=noise.seeded,
             vouch=plan.vouch,
             vouch_unused="ignore",
-            noise_warning={"family": family, "owner": type(self).__name__,
-                           "regression": family == "linear"},
+            noise_warning={"family": self._noise_family, "owner": type(self).__name__,
+                           "regression": self._noise_family == "linear"},
         )
         certificate = released.certificate
         certificate.state(*plan.notes)
