@@ -1510,7 +1510,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             )
         # the learner: on every row with ε, or with the safeguard on its fitting part with ε − ε_c
         parts = self._parts(n, f"{owner}.{method}") if choice.safeguard else None
-        learner = self._make(choice.mechanism, float(self.epsilon) if parts is None else parts.rest)
+        learner = self._make(choice.mechanism,
+                             float(self.epsilon) if parts is None else parts.rest)
         learner_plan = learner.plan_checked(n, 1, n_features)  # the shape checked
         note = self._unguarded_note(n) if parts is None else (_SAFEGUARD_ON.format(
             **parts._asdict(), fraction=self.validation_fraction),)
@@ -1692,8 +1693,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         half, mid : float
             The map between the unit scale and the labels' units, y = mid + half·u.
         """
-        n, choice, parts = plan.n, plan.chosen.choice, plan.chosen.parts
-        epsilon = mean.certificate.epsilon  # the mean's, as its release spent it
+        n, epsilon, chosen = plan.n, mean.certificate.epsilon, plan.chosen  # ε: the mean's
         self.estimator_ = ConstantRegressor(float(mean.theta[0]) * half + mid, plan.n_features)
         self.estimator_.certificate_ = certificate
         self.learner_ = PRIVATE_MEAN
@@ -1713,14 +1713,14 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 PrivacyWarning,
                 stacklevel=user_stacklevel(),
             )
-        if parts is not None:  # the safeguard's selection chose the mean over the learner
+        if chosen.parts is not None:  # the safeguard's selection chose the mean over the learner
             warn_constant_released(
                 type(self).__name__,
                 "the private mean of the labels",
-                choice.learner,
+                chosen.choice.learner,
                 float(self.epsilon),
                 "docs/privacy/front_door_regression.md#privacy-regressor-safeguard",
-                choice.delta_helps,
+                chosen.choice.delta_helps,
             )
 
     def _safeguard_certificate(self, mean: Certificate, model: Certificate, selection: Certificate,
