@@ -75,7 +75,7 @@ from ..errors import (
 )
 from ..privacy.budget import Budget, delta_rows_note, remaining
 from ..privacy.certificate import Certificate, Condition, LabelSource
-from ..privacy.composition import compose_sequential, compose_tuning
+from ..privacy.composition import compose_sequential, compose_tuning, fixed_candidates
 from ..privacy.mechanisms.scalar import Exponential, LaplaceMean, SelectionTemplate
 from ..privacy.release import Release, release
 from ..privacy.rules.front_door import (
@@ -1155,39 +1155,43 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         ParameterError, DataValidationError, PrivacyError, SolverError
         """
         (learner, data), chosen = prep, plan.chosen
-        owner, labels = type(self).__name__, data.labels
-        name, reason = chosen.choice.learner, chosen.choice.reason
-        n, n_classes, n_features = plan.n, plan.n_classes, plan.n_features
-        best = 0  # the candidate released: 0 the learner's model, c + 1 the constant class c
-        with signed_by(learner, f"{owner}.fit"):
-            if not chosen.guarded:
+        labels = data.labels
+        with signed_by(learner, f"{type(self).__name__}.fit"):
+            if not chosen.guarded:  # the learner's model is the release
                 fit_part(learner, data.X, data.y, context.inner(
                     context.noise, held=True, checked=True, data=data, plan=chosen.plan))
-                certificate = learner.certificate_
-                certificate.assumptions.extend((reason, *chosen.note))
-            else:
+                best, certificate = 0, learner.certificate_
+                certificate.assumptions.extend((chosen.choice.reason, *chosen.note))
+            else:  # 0 the learner's model, c + 1 the constant class c
                 best, certificate = self._fit_safeguarded(learner, data, plan, context)
             if labels.assumption.source == "inferred":  # the set read from y chose the learner
                 certificate.assumptions.append(INFERRED_CHOICE)
             hold.commit_certificate(certificate)
         if best == 0:
-            self.estimator_, self.learner_ = learner, name
+            self.estimator_, self.learner_ = learner, chosen.choice.learner
         else:
-            self.estimator_ = ConstantClassifier(
-                labels.classes[best - 1], labels.classes, n_features
-            )
-            self.estimator_.certificate_ = certificate
-            self.learner_ = CONSTANT
-            warn_constant_released(
-                owner, f"a constant class ({certificate.released[SAFEGUARD_SELECTED]})", name,
-                float(self.epsilon), "docs/privacy/front_door.md#privacy-classifier-safeguard",
-                not (self.delta or 0.0) > 0  # and the rule would spend a δ = 1/n²
-                and delta_spent(n, n_classes, n_features, chosen.epsilon, 1.0 / n**2,
-                                float(self.data_norm)))
+            self._set_constant(labels.classes[best - 1], labels.classes, plan, certificate)
         self.classes_ = np.asarray(labels.classes)
-        self.n_features_in_ = n_features
+        self.n_features_in_ = plan.n_features
         self.certificate_ = certificate
         return carry_ledger(self, self.accountant)
+
+    def _set_constant(self, constant: Any, classes: Any, plan: FitPlan,
+                      certificate: Certificate) -> None:
+        """The constant class the safeguard's selection chose released as the model, with the
+        warning that it was chosen over the rule's learner (:func:`warn_constant_released`;
+        whether a δ > 0 would change the rule: public facts of ``plan`` only)."""
+        n, chosen = plan.n, plan.chosen
+        self.estimator_ = ConstantClassifier(constant, classes, plan.n_features)
+        self.estimator_.certificate_ = certificate
+        self.learner_ = CONSTANT
+        warn_constant_released(
+            type(self).__name__, f"a constant class ({certificate.released[SAFEGUARD_SELECTED]})",
+            chosen.choice.learner, float(self.epsilon),
+            "docs/privacy/front_door.md#privacy-classifier-safeguard",
+            not (self.delta or 0.0) > 0  # and the rule would spend a δ = 1/n²
+            and delta_spent(n, plan.n_classes, plan.n_features, chosen.epsilon, 1.0 / n**2,
+                            float(self.data_norm)))
 
     def _fit_safeguarded(self, learner: PrivateEstimator, prep: CheckedData, plan: FitPlan,
                          context: FitContext) -> tuple[int, Certificate]:
@@ -1242,9 +1246,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             "safeguard selection share": float(self.selection_share),
             "safeguard model handicap": MODEL_HANDICAP * n, "safeguard candidates": candidates}
         conditions = [
-            Condition("candidates fixed before the data", True, "enforced by dpconvex",
-                      f"the rule's learner ({name}) and the {len(classes)} constant classes of "
-                      "the public label set"),
+            fixed_candidates(f"the rule's learner ({name}) and the {len(classes)} constant "
+                             "classes of the public label set"),
             Condition("selection utility of sensitivity 1", True, "enforced by dpconvex",
                       "for the learner's model (fixed by its release), each candidate's mistakes "
                       "on the rows change by at most 1 when one record is replaced; the model's "
@@ -1448,15 +1451,15 @@ SELECTION_UTILITY = (
 
 
 class SafeguardParts(NamedTuple):
-    """The regressor's safeguard on n rows: its part sizes, its shares of ε and the plan's and
-    certificate's line stating them (public: n and the parameters only).
+    """The regressor's safeguard on n rows: its part sizes, its shares of ε and the selection's
+    handicap (public: n and the parameters only).
 
     Examples
     --------
     >>> from dpconvex import PrivateRegressor
     >>> parts = PrivateRegressor(epsilon=1.0)._parts(10_000, "Demo.fit")
-    >>> parts.n_fit, parts.n_val, parts.eps_mean, round(parts.rest, 2)
-    (8000, 2000, 0.15, 0.85)
+    >>> parts.n_fit, parts.n_val, parts.eps_mean, round(parts.rest, 2), round(parts.handicap, 2)
+    (8000, 2000, 0.15, 0.85, 7.05)
     """
 
     #: Rows of the fitting part and of the validation part (n_fit + n_val = n).
@@ -1466,8 +1469,27 @@ class SafeguardParts(NamedTuple):
     eps_mean: float
     #: ε − ε_c, of the learner on the fitting part and of the selection on the validation part.
     rest: float
-    #: The plan's and the certificate's line on the safeguard.
-    note: str
+    #: m, subtracted from the model's utility in the selection (:func:`selection_handicap`
+    #: at ``rest``).
+    handicap: float
+
+
+#: The regressor's safeguard's parts, as its plan's budgets and its certificate's accounting
+#: name them: the private mean, the model and the selection.
+_SAFEGUARD_PARTS = ("private mean (every row)", "model (fitting part)",
+                    "selection (validation part)")
+
+#: The plan's and the certificate's line of the regressor's safeguard (``format``: the fields
+#: of :class:`SafeguardParts` and ``fraction``, the ``validation_fraction`` parameter).
+_SAFEGUARD_ON = (
+    "PrivateRegressor: safeguard on: the private mean of the labels of every row (epsilon_c = "
+    "{eps_mean:.4g}), the learner on {n_fit} rows (the {n_val} validation rows' loss zeroed, "
+    "their labels replaced by the centre of label_range) and the exponential mechanism over "
+    "(the model, the mean) on those {n_val}, each with epsilon - epsilon_c; the model's utility "
+    "lowered by a public handicap (a model no better than the mean is released with probability "
+    f"<= {HANDICAP_LEVEL:g}; validation_fraction = {{fraction!r}}; "
+    "docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"
+)
 
 
 class ChosenLearner(NamedTuple):
@@ -1492,8 +1514,8 @@ class ChosenLearner(NamedTuple):
     #: The learner the plan was made with, unfitted (the fit that made the plan fits it);
     #: None for the private mean.
     learner: PrivateLinearRegressor | None = None
-    #: The plan's and the certificate's line where safeguard="auto" leaves the safeguard off
-    #: (public); empty otherwise (the safeguard's line is ``parts.note``).
+    #: The plan's and the certificate's line on the safeguard: on, or off by "auto" (public);
+    #: empty for the private mean and where the safeguard is off as asked.
     note: tuple[str, ...] = ()
 
 
@@ -1593,20 +1615,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         """The safeguard's parts on n rows (``caller`` names a refusal of the sizes)."""
         n_fit, n_val = safeguard_sizes(n, self.validation_fraction, caller, REGRESSION_VALIDATION)
         eps_mean = mean_epsilon(n, float(self.epsilon))
-        note = (
-            "PrivateRegressor: safeguard on: the private mean of the labels of every row "
-            "(epsilon_c "
-            f"= {eps_mean:.4g}), the learner on {n_fit} rows (the {n_val} validation rows' loss "
-            "zeroed, their labels replaced by the centre of label_range) and the exponential "
-            f"mechanism over (the model, the mean) on those {n_val}, each with epsilon - "
-            "epsilon_c; "
-            "the model's utility lowered by a public handicap (a model no better than the mean is "
-            f"released with probability <= {HANDICAP_LEVEL:g}; validation_fraction = "
-            f"{self.validation_fraction!r}; "
-            "docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"
-        )
-        return SafeguardParts(n_fit, n_val, eps_mean, remaining(float(self.epsilon), eps_mean),
-                              note)
+        rest = remaining(float(self.epsilon), eps_mean)
+        return SafeguardParts(n_fit, n_val, eps_mean, rest, selection_handicap(rest))
 
     def _make(self, mechanism: str, epsilon: float) -> PrivateLinearRegressor:
         """The learner at ``epsilon`` (the whole ε, or ε − ε_c inside the safeguard); the
@@ -1645,29 +1655,21 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 notes=(LabelSource("label_range", label_range=label_range), choice.reason),
                 chosen=ChosenLearner(choice, None, None),
             )
-        if not choice.safeguard:
-            learner = self._make(choice.mechanism, float(self.epsilon))
-            learner_plan = learner.plan_checked(n, 1, n_features)  # the shape checked
-            note = self._unguarded_note(n)
-            return dataclasses.replace(
-                learner_plan,
-                estimator=owner,
-                learner=choice.learner,
-                notes=(*learner_plan.notes, choice.reason, *note),
-                chosen=ChosenLearner(choice, learner_plan, None, learner, note),
-            )
-        parts = self._parts(n, f"{owner}.{method}")
-        learner = self._make(choice.mechanism, parts.rest)
-        learner_plan = learner.plan_checked(n, 1, n_features)
-        # the δ the learner spends
+        # the learner: on every row with ε, or with the safeguard on its fitting part with ε − ε_c
+        parts = self._parts(n, f"{owner}.{method}") if choice.safeguard else None
+        learner = self._make(choice.mechanism,
+                             float(self.epsilon) if parts is None else parts.rest)
+        learner_plan = learner.plan_checked(n, 1, n_features)  # the shape checked
+        note = self._unguarded_note(n) if parts is None else (_SAFEGUARD_ON.format(
+            **parts._asdict(), fraction=self.validation_fraction),)
         return dataclasses.replace(
             learner_plan, estimator=owner, learner=choice.learner,
-            budget=Budget(float(self.epsilon), learner_plan.budget.delta),
-            parts={"private mean (every row)": Budget(parts.eps_mean),
-                   "model (fitting part)": Budget(parts.rest, learner_plan.budget.delta),
-                   "selection (validation part)": Budget(parts.rest)},
-            notes=(*learner_plan.notes, choice.reason, parts.note),
-            chosen=ChosenLearner(choice, learner_plan, parts, learner))
+            budget=Budget(float(self.epsilon), learner_plan.budget.delta),  # the δ it spends
+            parts=learner_plan.parts if parts is None else dict(zip(_SAFEGUARD_PARTS, (
+                Budget(parts.eps_mean), Budget(parts.rest, learner_plan.budget.delta),
+                Budget(parts.rest)), strict=True)),
+            notes=(*learner_plan.notes, choice.reason, *note),
+            chosen=ChosenLearner(choice, learner_plan, parts, learner, note))
 
     def _unguarded_note(self, n: int) -> tuple[str, ...]:
         if not isinstance(self.safeguard, str):
@@ -1701,31 +1703,37 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         ------
         ParameterError, DataValidationError, PrivacyError, SolverError
         """
-        chosen, caller = plan.chosen, f"{type(self).__name__}.fit"
+        chosen = plan.chosen
+        scale = self._unit_scale()  # (half, mid): u ∈ [−1, 1] <-> the labels' units
         if chosen.plan is None:  # the rule's choice: the private mean
-            scale = self._unit_scale()  # (half, mid): u ∈ [−1, 1] <-> the labels' units
-            u = self._unit_labels(labels, plan.n, caller, checked=True)
-            mean = mean_release(float(np.sum(u)), plan.n, float(self.epsilon), context.noise)
+            _, mean = self._private_mean(labels, plan.n, float(self.epsilon), context.noise)
             certificate, best = mean.certificate, 1
             certificate.state(*plan.notes)  # the label range and the rule's reason
         elif chosen.parts is None:  # the learner on every row, with the whole budget
             if self.label_range is None:  # its labels' warning, in the name the user called
-                self._warn_unit_range(caller)
+                self._warn_unit_range(f"{type(self).__name__}.fit")
             learner = self._fit_part(chosen, context.data, context.inner(
                 context.noise, held=True, data=context.data, plan=chosen.plan))
             certificate, best = learner.certificate_, 0
             certificate.assumptions.extend((chosen.choice.reason, *chosen.note))
         else:
-            scale = self._unit_scale()
             best, mean, learner, certificate = self._fit_safeguarded(labels, plan, context, *scale)
         hold.commit_certificate(certificate)
         if best == 0:
             self._set_learner(learner, chosen.choice)
         else:
-            self._set_mean(float(mean.theta[0]), plan, certificate, *scale)
+            self._set_mean(mean, plan, certificate, *scale)
         self.certificate_ = certificate
         self.n_features_in_ = plan.n_features
         return self
+
+    def _private_mean(self, labels: np.ndarray, n: int, epsilon: float,
+                      noise: NoiseSource) -> tuple[np.ndarray, Release]:
+        """The labels of every row on the unit scale and their private mean with ``epsilon``
+        (docs/privacy/front_door_regression.md#privacy-private-mean), drawn from ``noise``;
+        ``labels`` as this fit checked them."""
+        u = self._unit_labels(labels, n, f"{type(self).__name__}.fit", checked=True)
+        return u, mean_release(float(np.sum(u)), n, epsilon, noise)
 
     def _fit_part(self, chosen: ChosenLearner, data: CheckedData, inner: FitContext, *,
                   guarded: bool = False) -> PrivateLinearRegressor:
@@ -1782,12 +1790,11 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         """
         noise, n, chosen = context.noise, plan.n, plan.chosen
         parts, X_checked = chosen.parts, context.data.X
-        u = self._unit_labels(labels, n, f"{type(self).__name__}.fit", checked=True)
         validation = np.zeros(n, dtype=bool)  # drawn independently of the data
         validation[noise.rng.permutation(n)[parts.n_fit:]] = True
         mean_rng, fit_rng, select_rng = noise.rng.spawn(3)
-        mean = mean_release(float(np.sum(u)), n, parts.eps_mean,
-                            NoiseSource(mean_rng, noise.seeded))
+        u, mean = self._private_mean(labels, n, parts.eps_mean,
+                                     NoiseSource(mean_rng, noise.seeded))
         # the validation rows' labels: the public placeholder, the centre of label_range (u = 0),
         # so no value of theirs reaches the learner (not even its objective's constant); its
         # plan, hold and release leave them out
@@ -1801,12 +1808,11 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             predicted_unit = (learner._predict_rows(X_checked[validation]) - mid) / half
         utilities = squared_error_utilities(
             [predicted_unit, np.full(parts.n_val, float(mean.theta[0]))],
-            u[validation], [selection_handicap(parts.rest), 0.0], clip=RESIDUAL_CLIP)
+            u[validation], [parts.handicap, 0.0], clip=RESIDUAL_CLIP)
         best, selection = select_release(utilities, parts.rest, parts.n_val, select_rng,
                                          noise.seeded, SELECTION_UTILITY)
         certificate = self._safeguard_certificate(
-            mean.certificate, learner.certificate_, selection, chosen.choice, parts,
-            selected=best)
+            mean.certificate, learner.certificate_, selection, chosen, selected=best)
         return best, mean, learner, certificate
 
     def _set_learner(self, learner: PrivateLinearRegressor, choice: RegressionChoice) -> None:
@@ -1814,29 +1820,28 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         self.estimator_, self.learner_ = learner, choice.learner
         carry_ledger(self, self.accountant)
 
-    def _set_mean(self, mean: float, plan: FitPlan, certificate: Certificate, half: float,
+    def _set_mean(self, mean: Release, plan: FitPlan, certificate: Certificate, half: float,
                   mid: float) -> None:
         """The private mean (unit scale) released as the constant prediction.
 
-        Warns where its Laplace noise, of public scale 2/(n ε) of the range's half-width, is
-        large for labels spread over a 30th of the range, and where the safeguard's selection
-        chose it over the rule's learner (:func:`warn_constant_released`).
+        Warns where its Laplace noise, of public scale 2/(n ε) of the range's half-width (ε the
+        mean's, as its certificate states it), is large for labels spread over a 30th of the
+        range, and where the safeguard's selection chose it over the rule's learner
+        (:func:`warn_constant_released`).
 
         Parameters
         ----------
-        mean : float
-            The released mean of the unit labels.
+        mean : Release
+            The private mean of the unit labels (its ε the whole ε, or ε_c with the safeguard).
         plan : FitPlan
-            This fit's plan: the public shape, the rule's choice and the safeguard's parts (the
-            mean's ε is ε_c with the safeguard, else the whole ε).
+            This fit's plan: the public shape, the rule's choice and the safeguard's parts.
         certificate : Certificate
             The fit's certificate, carried by the constant model.
         half, mid : float
             The map between the unit scale and the labels' units, y = mid + half·u.
         """
-        n, choice, parts = plan.n, plan.chosen.choice, plan.chosen.parts
-        epsilon = float(self.epsilon) if parts is None else parts.eps_mean
-        self.estimator_ = ConstantRegressor(mean * half + mid, plan.n_features)
+        n, epsilon, chosen = plan.n, mean.certificate.epsilon, plan.chosen  # ε: the mean's
+        self.estimator_ = ConstantRegressor(float(mean.theta[0]) * half + mid, plan.n_features)
         self.estimator_.certificate_ = certificate
         self.learner_ = PRIVATE_MEAN
         if n * epsilon < MEAN_WARNING_RECORDS:
@@ -1855,28 +1860,28 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 PrivacyWarning,
                 stacklevel=user_stacklevel(),
             )
-        if parts is not None:  # the safeguard's selection chose the mean over the learner
+        if chosen.parts is not None:  # the safeguard's selection chose the mean over the learner
             warn_constant_released(
                 type(self).__name__,
                 "the private mean of the labels",
-                choice.learner,
+                chosen.choice.learner,
                 float(self.epsilon),
                 "docs/privacy/front_door_regression.md#privacy-regressor-safeguard",
-                choice.delta_helps,
+                chosen.choice.delta_helps,
             )
 
     def _safeguard_certificate(self, mean: Certificate, model: Certificate, selection: Certificate,
-                               choice: RegressionChoice, parts: SafeguardParts,
-                               selected: int | None = None) -> Certificate:
+                               chosen: ChosenLearner, selected: int | None = None) -> Certificate:
         """Sequential: the mean, then the model and the selection as private tuning composes
-        them (:func:`~dpconvex.privacy.composition.compose_tuning`, in parallel); a
-        refusal of a composition is signed by the public call, ``fit`` or ``certify``."""
+        them (:func:`~dpconvex.privacy.composition.compose_tuning`, in parallel), on the parts
+        of the rule's choice ``chosen``; a refusal of a composition is signed by the public
+        call, ``fit`` or ``certify``."""
+        choice, parts = chosen.choice, chosen.parts
         candidates = [choice.learner, PRIVATE_MEAN]
         quantities: dict[str, Any] = {
             "safeguard validation fraction": self.validation_fraction,
             "part sizes": [parts.n_fit, parts.n_val], "safeguard candidates": candidates,
-            "epsilon of the mean": parts.eps_mean,
-            "selection handicap": selection_handicap(parts.rest)}
+            "epsilon of the mean": parts.eps_mean, "selection handicap": parts.handicap}
         both = compose_tuning(
             [model], selection,
             mechanism=(
@@ -1889,7 +1894,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             candidates=f"the rule's learner ({choice.learner}) and the private mean",
             split=_DISJOINT_PARTS.format(n=parts.n_fit + parts.n_val, n_fit=parts.n_fit,
                                          n_val=parts.n_val),
-            labels=["model (fitting part)", "selection (validation part)"],
+            labels=_SAFEGUARD_PARTS[1:],
         )
         certificate = compose_sequential(
             [mean, both],
@@ -1898,9 +1903,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                        "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"),
             epsilon_requested=float(self.epsilon), delta_requested=float(self.delta or 0.0),
             quantities=quantities,
-            assumptions=[model.label_source, model.lam_rule, choice.reason, parts.note,
+            assumptions=[model.label_source, model.lam_rule, choice.reason, *chosen.note,
                          "replace-one adjacency; n is public (it fixes the part sizes)"],
-            labels=["private mean (every row)", "model and selection (disjoint parts)"])
+            labels=[_SAFEGUARD_PARTS[0], "model and selection (disjoint parts)"])
         if selected is not None:  # the selection's output (private, the validation part's)
             certificate.released[SAFEGUARD_SELECTED] = candidates[selected]
         return certificate
@@ -1946,7 +1951,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             return model
         certificate = self._safeguard_certificate(
             mean_release(0.0, n_rows, parts.eps_mean, seeded=seeded).certificate, model,
-            dry_selection(2, parts.rest, parts.n_val, SELECTION_UTILITY, seeded), choice, parts)
+            dry_selection(2, parts.rest, parts.n_val, SELECTION_UTILITY, seeded), chosen)
         # as a fit's budget hold states it
         certificate.state(delta_rows_note(float(learner.delta), n_rows))
         return certificate

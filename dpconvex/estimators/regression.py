@@ -79,10 +79,10 @@ from ..privacy.certificate import LabelSource, RowMap
 from ..privacy.composition import compose_sequential
 from ..privacy.mechanisms.scalar import BoundedMeanTemplate, LaplaceMean
 from ..privacy.release import Release, release
-from ..privacy.rules.bounds import DEFAULT_LEVELS, LABEL_SHARE, refine_range
+from ..privacy.rules.bounds import DEFAULT_LEVELS, LABEL_SHARE
 from ..privacy.rules.noise_level import label_center_share
 from ..templates.linear_erm import LinearERMTemplate
-from ..templates.statistics import RangeTemplate, check_levels
+from ..templates.statistics import check_levels
 from .base import (
     NO_CONTEXT,
     PARAMETER_DOCS,
@@ -293,6 +293,9 @@ class LabelRangeMixin(RegressionScoreMixin):
     """
 
     _reads_label_set: ClassVar[bool] = False  # (n, 1, n_features): no label set to read
+    #: The family of the public noise check the release runs
+    #: (:func:`~dpconvex.privacy.rules.noise_level.warn_if_noise_dominates`).
+    _noise_family: ClassVar[str] = "linear"
 
     def _label_bounds(self) -> tuple[float, float]:
         if isinstance(self.label_range, RELEASED_RANGE):
@@ -371,8 +374,7 @@ class LabelRangeMixin(RegressionScoreMixin):
 
     def _certify_private_labels(self, X: Any = None, y: Any = None, **shape: Any) -> Any:
         """The certificate a fit with a private label range would carry (nothing drawn)."""
-        from ..data.log_grid import N_CELLS
-        from ..privacy.bounds import check_range_budget
+        from ..privacy.bounds import check_range_budget, range_certificate
 
         spec, epsilon, eps_label, inner = self._label_split()
         if X is None:  # through its public certify, as the fit fits it (fit_part)
@@ -384,14 +386,10 @@ class LabelRangeMixin(RegressionScoreMixin):
             part = NO_CONTEXT.inner(None, checked=True, data=data, plan=inner.plan_checked(n, 1, d))
             model = certify_part(inner, data.X, data.y, part)
             shape = {"n": n}
-        n = shape.get("n")
-        check_range_budget(int(n), eps_label, "labels", f"{type(self).__name__}.certify")
-        choice = refine_range(int(n), eps_label, spec.levels)
-        label = release(RangeTemplate(np.zeros(N_CELLS, dtype=np.int64), int(n), spec.levels,
-                                      refine=choice.refine, name="labels"),
-                        "quantile_range", Budget(eps_label), dry_run=True).certificate
-        label.assumptions.append(choice.reason)
-        label.seeded = model.seeded
+        n = int(shape.get("n"))
+        check_range_budget(n, eps_label, "labels", f"{type(self).__name__}.certify")
+        label = range_certificate(n, Budget(eps_label), levels=spec.levels, name="labels",
+                                  seeded=model.seeded)
         parts = [model]
         while parts:  # the placeholder's range, in every part: a fit states the released one
             part = parts.pop()
@@ -544,7 +542,6 @@ class LabelRangeMixin(RegressionScoreMixin):
                  context: FitContext, warm_start: np.ndarray | None) -> Any:
         """Noise, release and the fitted attributes in the labels' units (the private part)."""
         noise = context.noise  # this fit's generator (random_state, or a meta-estimator's)
-        family = "ssp" if plan.template == "sufficient statistics" else "linear"
         released = release(
             prep.template,
             plan.mechanism,
@@ -556,8 +553,8 @@ class LabelRangeMixin(RegressionScoreMixin):
             seeded=noise.seeded,
             vouch=plan.vouch,
             vouch_unused="ignore",
-            noise_warning={"family": family, "owner": type(self).__name__,
-                           "regression": family == "linear"},
+            noise_warning={"family": self._noise_family, "owner": type(self).__name__,
+                           "regression": self._noise_family == "linear"},
         )
         certificate = released.certificate
         certificate.state(*plan.notes)

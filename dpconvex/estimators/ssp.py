@@ -122,6 +122,7 @@ class PrivateLinearRegression(LabelRangeMixin, LinearPlanMixin, PrivateEstimator
     """
 
     _accepts_sparse = True
+    _noise_family: ClassVar[str] = "ssp"  # the sufficient statistics' noise check
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "epsilon": EPSILON,
         "delta": DELTA,  # against the mechanism: in the plan (_mechanism_and_budget)

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import GENERATOR_TYPES, _short_repr, check_float, check_seed, dtype_shown
-from ..data.log_grid import K_MAX, cell_counts
+from ..data.log_grid import K_MAX, N_CELLS, cell_counts
 from ..data.schema import OTHER, Binary, Categorical, Declaration, Numeric, PublicSchema, _number
 from ..data.schema_draft import LEAK_TEXT, check_kinds, kind_of_dtype, read_schema
 from ..data.tables import category_texts, dtype_kind, is_missing, number_values, table_columns
@@ -35,7 +35,7 @@ from .rules.bounds import DEFAULT_LEVELS, MIN_RECORDS_EPSILON, refine_range
 LOG_TAIL_OCTAVES_RATIO = 8.0
 
 __all__ = ["LOG_TAIL_OCTAVES_RATIO", "ColumnBudgets", "check_range_budget", "column_budgets",
-           "draft_schema", "release_range", "release_vocabulary"]
+           "draft_schema", "range_certificate", "release_range", "release_vocabulary"]
 
 
 def _float64(values: Any) -> np.ndarray:
@@ -96,15 +96,56 @@ def release_range(values: Any, budget: Budget, *, n: int | None = None,
     """
     v = _float64(values)
     n_records = v.size if n is None else int(n)
-    levels = check_levels(levels, "release_range")
-    check_range_budget(n_records, budget.epsilon, name)
-    choice = refine_range(n_records, budget.epsilon, levels)
-    template = RangeTemplate(lambda: cell_counts(v[np.isfinite(v)]), n_records, levels,
-                             refine=choice.refine, name=name)
-    released = release(template, "quantile_range", budget, None, rng, seeded=seeded)
-    released.certificate.assumptions.append(choice.reason)
+    released = _range_release(lambda: cell_counts(v[np.isfinite(v)]), n_records, budget,
+                               levels, name, rng, seeded)
     lo, hi, median = (float(t) for t in released.theta)
     return lo, hi, median, released.certificate
+
+
+def range_certificate(n: int, budget: Budget, *, levels: Sequence[float] = DEFAULT_LEVELS,
+                      name: str = "values", seeded: bool = False) -> Certificate:
+    """The certificate :func:`release_range` carries for n records, without the values (a dry
+    run: nothing is read or drawn).
+
+    Parameters
+    ----------
+    n : int
+        The public number of records.
+    budget : Budget
+        A pure ε budget.
+    levels : sequence of float, default=DEFAULT_LEVELS
+        The quantile levels of the bounds.
+    name : str, default="values"
+        The values' name in the certificate.
+    seeded : bool, default=False
+        Whether the release's noise will have a fixed seed.
+
+    Returns
+    -------
+    Certificate
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.bounds import range_certificate
+    >>> range_certificate(10000, Budget(1.0), name="ages").epsilon
+    1.0
+    """
+    return _range_release(np.zeros(N_CELLS, dtype=np.int64), int(n), budget, levels, name,
+                          None, seeded, dry_run=True).certificate
+
+
+def _range_release(counts: Any, n: int, budget: Budget, levels: Sequence[float], name: str,
+                   rng: Any, seeded: bool | None, dry_run: bool = False) -> Any:
+    """The range's release on the histogram ``counts`` (a callable of the records' cell counts,
+    or zeros in a dry run), refined as the budget resolves it; its certificate states why."""
+    levels = check_levels(levels, "release_range")
+    check_range_budget(n, budget.epsilon, name)
+    choice = refine_range(n, budget.epsilon, levels)
+    template = RangeTemplate(counts, n, levels, refine=choice.refine, name=name)
+    released = release(template, "quantile_range", budget, None, rng, seeded=seeded,
+                       dry_run=dry_run)
+    released.certificate.assumptions.append(choice.reason)
+    return released
 
 
 def check_range_budget(

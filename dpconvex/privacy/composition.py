@@ -31,7 +31,33 @@ from typing import Any, Literal
 from ..errors import ParameterError, PrivacyError
 from .certificate import Certificate, Condition, Fact
 
-__all__ = ["compose_parallel", "compose_repetitions", "compose_sequential", "compose_tuning"]
+__all__ = ["compose_parallel", "compose_repetitions", "compose_sequential", "compose_tuning",
+           "fixed_candidates"]
+
+
+def fixed_candidates(detail: str) -> Condition:
+    """The condition "candidates fixed before the data" of a selection among candidates
+    (private tuning, random repetition, a front door's safeguard): each candidate is fixed by
+    public choices before any record is read, so the selection's utilities have the stated
+    sensitivity.
+
+    Parameters
+    ----------
+    detail : str
+        How the candidates were fixed (the condition's detail).
+
+    Returns
+    -------
+    Condition
+        It holds, enforced by dpconvex.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.composition import fixed_candidates
+    >>> fixed_candidates("a public grid of lambda").name
+    'candidates fixed before the data'
+    """
+    return Condition("candidates fixed before the data", True, "enforced by dpconvex", detail)
 
 
 def compose_sequential(parts: Sequence[Certificate], *, mechanism: str, epsilon_requested: float,
@@ -215,10 +241,8 @@ def compose_tuning(trained: Sequence[Certificate], selection: Certificate, *, me
     >>> tuned.epsilon, [c.name for c in tuned.conditions][1:]
     (1.0, ['candidates fixed before the data', 'disjoint parts'])
     """
-    conditions = [
-        Condition("candidates fixed before the data", True, "enforced by dpconvex", candidates),
-        Condition("disjoint parts", True, "enforced by dpconvex", split),
-    ]
+    conditions = [fixed_candidates(candidates),
+                  Condition("disjoint parts", True, "enforced by dpconvex", split)]
     return _compose("parallel", [*trained, selection], mechanism=mechanism,
                     epsilon_requested=epsilon_requested, delta_requested=delta_requested,
                     conditions=conditions, quantities=quantities, assumptions=assumptions,
@@ -313,7 +337,7 @@ def compose_repetitions(run: Certificate, *, eta: float, epsilon_run: float, mec
     conditions = [
         Condition("epsilon accounting", True,
                   "random repetition (Papernot & Steinke 2022, Corollary 3)", detail),
-        Condition("candidates fixed before the data", True, "enforced by dpconvex", candidates),
+        fixed_candidates(candidates),
         Condition("number of runs random and hidden", True, "enforced by dpconvex", runs),
         Condition("uniform per-run bound", True, "enforced by dpconvex", per_run),
     ]
