@@ -33,13 +33,13 @@ BlockWeights = Callable[[np.ndarray, slice], np.ndarray]
 class AugmentedRows:
     """Records z_i = [s_i x_i, c_i] over stored rows x_i: a per-row scale and an appended column.
 
-    ``X`` (n, d) float64 rows, or a :class:`~dpconvex.data.operators.DenseRows` over them, is read in
-    place, never written; ``scale`` is s_i (None: 1), ``column`` c_i. The norms ||x_i|| are those of
-    the stored rows themselves (:meth:`DenseRows.row_norms`, computed once and kept read-only: the
-    caller that derives s_i from them and the record norm condition read the same norms), never
-    taken from a caller. A record with s_i = c_i = 0 (a zeroed record) is the zero vector: its
-    products, scores and norm are exactly 0 whatever its stored row holds (a product x_i·w that would
-    overflow included). ``shape`` is (n, D), D = d + 1.
+    ``X`` (n, d) float64 rows, or a :class:`~dpconvex.data.operators.DenseRows` over them, is
+    read in place, never written; ``scale`` is s_i (None: 1), ``column`` c_i. The norms ||x_i||
+    are those of the stored rows themselves (:meth:`DenseRows.row_norms`, computed once and kept
+    read-only: the caller that derives s_i from them and the record norm condition read the same
+    norms), never taken from a caller. A record with s_i = c_i = 0 (a zeroed record) is the zero
+    vector: its products, scores and norm are exactly 0 whatever its stored row holds (a product
+    x_i·w that would overflow included). ``shape`` is (n, D), D = d + 1.
 
     Examples
     --------
