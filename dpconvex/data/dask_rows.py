@@ -39,7 +39,6 @@ from .operators import (
     ScaledRows,
     clip_scale,
 )
-from .operators import row_norms as _row_norms
 from .preprocess import add_intercept as _add_intercept
 from .preprocess import clip_rows as _clip_dense_rows
 
@@ -110,14 +109,15 @@ def _implicit_block(B: np.ndarray, bound: float, value: float | None, s: np.ndar
     """The chunk clipped to ``bound``, with the intercept column ``value``, as the in-memory
     learners' :class:`~dpconvex.data.operators.ScaledRows` (on a copy if the norms of its kept
     rows could overflow; a row whose factor in ``s`` is 0, a record left out, is zeroed unread)."""
-    norms = _row_norms(B)
+    rows = DenseRows(B)
+    norms = rows.row_norms()
     dropped = np.zeros(len(B), dtype=bool) if s is None else s[:, 0] == 0
     if not (np.all(norms[~dropped] <= _IMPLICIT_MAX_NORM) and bound >= 1.0 / _IMPLICIT_MAX_NORM):
         out = _clip_block(B, bound)
         return out if value is None else _add_intercept(out, value=value)
     column = None if value is None else np.where(dropped, 0.0, value)
     factors = np.where(dropped, 0.0, clip_scale(norms, bound)[0])
-    return ScaledRows(DenseRows(B), factors, column, base_norms=norms)
+    return ScaledRows(rows, factors, column)
 
 
 def _matvec_block(B: Any, s: np.ndarray | None, signs: bool, w: np.ndarray) -> np.ndarray:

@@ -72,7 +72,19 @@ def row_norms(X: np.ndarray) -> np.ndarray:
     >>> row_norms(np.array([[3.0, 4.0], [1e300, 1e300]])).tolist()
     [5.0, 1.4142135623730952e+300]
     """
-    return DenseRows(X).row_norms()
+    return _dense_row_norms(DenseRows(X).X)
+
+
+def _dense_row_norms(X: np.ndarray) -> np.ndarray:
+    """||x_i|| without overflow for entries up to the float64 maximum (einsum, then the rows
+    whose sum of squares overflowed or became subnormal recomputed scaled by their max-abs
+    entry; a norm above ~1.8e308 is inf)."""
+    sq = np.einsum("ij,ij->i", X, X)
+    norms = np.sqrt(sq)
+    redo = np.flatnonzero(~np.isfinite(sq) | (sq < _SQ_TINY))
+    if redo.size:
+        _rescaled_norms(X, redo, norms)
+    return norms
 
 
 #: ``ScaledRows.compact`` uses a CSR copy of the rows when at most this fraction of
@@ -275,6 +287,8 @@ class DenseRows:
             raise ValueError(f"DenseRows.__init__: needs a 2-D array; got shape {self.X.shape}. "
                              "Pass the rows as a 2-D array.")
         self.n, self.p = self.X.shape
+        #: The row norms, once computed from the stored rows (:meth:`row_norms`).
+        self._norms: np.ndarray | None = None
 
     @property
     def matrix(self) -> np.ndarray:
@@ -321,15 +335,13 @@ class DenseRows:
         return self.X.T @ v
 
     def row_norms(self) -> np.ndarray:
-        """||x_i|| without overflow for entries up to the float64 maximum (einsum, then the
-        rows whose sum of squares overflowed or became subnormal recomputed scaled by their
-        max-abs entry; a norm above ~1.8e308 is inf)."""
-        sq = np.einsum("ij,ij->i", self.X, self.X)
-        norms = np.sqrt(sq)
-        redo = np.flatnonzero(~np.isfinite(sq) | (sq < _SQ_TINY))
-        if redo.size:
-            _rescaled_norms(self.X, redo, norms)
-        return norms
+        """||x_i|| without overflow (:func:`row_norms`), computed from the stored rows at the
+        first call and kept (read-only): the clipping factors and the row norm condition read
+        the same norms."""
+        if self._norms is None:
+            self._norms = _dense_row_norms(self.X)
+            self._norms.flags.writeable = False
+        return self._norms
 
     def matvec_rmatvec(self, w: np.ndarray, f: RowWeights) -> tuple[np.ndarray, np.ndarray]:
         """``(X w, Xᵀ f(X w))``, each block of rows read once (``f``: :data:`RowWeights`).
@@ -500,6 +512,8 @@ class CSRRows:
                             f"{type(A).__name__}. Pass DenseRows a dense array.")
         self.A = canonical_csr(A)
         self.n, self.p = self.A.shape
+        #: The row norms, once computed from the stored entries (:meth:`row_norms`).
+        self._norms: np.ndarray | None = None
 
     @property
     def matrix(self) -> sp.csr_array:
@@ -582,12 +596,16 @@ class CSRRows:
         return m, self.rmatvec(f(m, slice(0, self.n)))
 
     def row_norms(self) -> np.ndarray:
-        """Norms from the stored entries, with the overflow-safe dense ``row_norms`` per block."""
-        norms = np.zeros(self.n)
-        data = self.A.data
-        for rows, idx in row_blocks(self.A.indptr):
-            norms[rows] = row_norms(data[idx])
-        return norms
+        """Norms from the stored entries, with the overflow-safe dense ``row_norms`` per block,
+        computed at the first call and kept (read-only)."""
+        if self._norms is None:
+            norms = np.zeros(self.n)
+            data = self.A.data
+            for rows, idx in row_blocks(self.A.indptr):
+                norms[rows] = row_norms(data[idx])
+            norms.flags.writeable = False
+            self._norms = norms
+        return self._norms
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
         """Aᵀ diag(d) A: the values of Aᵀ scaled (as ``Aᵀ.multiply(d)``, without its COO
@@ -711,7 +729,8 @@ class ScaledRows:
     The factors act inside the products (the stored rows ``base`` are never copied): clipping
     (``s_i = min(1, q / ||x_i||)``), an intercept column (public ``t_i``; ``column=None``: none),
     a zeroed row (``s_i = t_i = 0``) and a label sign, each a per-record map
-    (docs/privacy/linear_erm.md#privacy-intercept). ``base_norms``: the ||x_i||, if known.
+    (docs/privacy/linear_erm.md#privacy-intercept). The row norms are computed from the
+    stored rows (their own :meth:`row_norms`, kept once computed), never taken from a caller.
     A zero row has products and norm exactly 0 whatever its stored row holds, and
     :meth:`compact` reads and stores only the other rows.
 
@@ -723,8 +742,6 @@ class ScaledRows:
         s_i.
     column : ndarray of shape (n,) or None, default=None
         t_i, the appended column (None: none).
-    base_norms : ndarray of shape (n,) or None, default=None
-        The ||x_i||, if known.
 
     Examples
     --------
@@ -737,12 +754,10 @@ class ScaledRows:
     ([1.9, 1.5], [1.118033988750, 1.118033988750])
     """
 
-    def __init__(self, base: DesignOperator, scale: np.ndarray, column: np.ndarray | None = None,
-                 *, base_norms: np.ndarray | None = None):
+    def __init__(self, base: DesignOperator, scale: np.ndarray, column: np.ndarray | None = None):
         self.base = base
         self.scale = np.asarray(scale, dtype=float)
         self.column = None if column is None else np.asarray(column, dtype=float)
-        self.base_norms = base_norms
         self.n = base.n
         self.p = base.p + (self.column is not None)
         if self.scale.shape != (self.n,) or (
@@ -888,7 +903,7 @@ class ScaledRows:
 
     def row_norms(self) -> np.ndarray:
         """||[s_i x_i, t_i]|| from the stored rows' norms (``np.hypot``: no overflow)."""
-        norms = self.base.row_norms() if self.base_norms is None else self.base_norms
+        norms = self.base.row_norms()
         with np.errstate(invalid="ignore"):  # a record's warning would tell its norm
             out = np.abs(self.scale) * norms
         if self.zeroed is not None:
@@ -953,12 +968,8 @@ class ScaledRows:
         True
         """
         s = np.asarray(s, dtype=float)
-        return ScaledRows(
-            self.base,
-            self.scale * s,
-            None if self.column is None else self.column * s,
-            base_norms=self.base_norms,
-        )
+        return ScaledRows(self.base, self.scale * s,
+                          None if self.column is None else self.column * s)
 
     def map_rows(self, f: Callable[[Any], Any]) -> DesignOperator:
         """The rows f(M) of the built rows :attr:`matrix` (a copy), checked to be as many.
@@ -1008,8 +1019,7 @@ class ScaledRows:
         1
         """
         return ScaledRows(self.base.every(step), self.scale[::step],
-                          None if self.column is None else self.column[::step],
-                          base_norms=None if self.base_norms is None else self.base_norms[::step])
+                          None if self.column is None else self.column[::step])
 
     def compact(self) -> ScaledRows:
         """The same factors over the cheapest storage of the stored rows that are not zero rows:
@@ -1044,9 +1054,11 @@ class ScaledRows:
                 if kept is not None:
                     nonzero &= kept[:, None]
                 base = CSRRows(_dense_to_csr(X, nonzero))
+                # the norms of the stored rows, if computed (a zero row's are read as 0)
+                base._norms = self.base._norms
         if base is self.base:
             return self
-        return ScaledRows(base, self.scale, self.column, base_norms=self.base_norms)
+        return ScaledRows(base, self.scale, self.column)
 
     def __repr__(self) -> str:
         return f"ScaledRows({self.base!r}, column={self.column is not None})"

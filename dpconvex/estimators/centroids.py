@@ -467,10 +467,13 @@ class ClassSumTemplate:
         Public facts for the certificate (:meth:`assumptions`).
     rows : block reader or DaskRows, optional
         The raw rows with their class index as a last column (-1: left out), from
-        :func:`label_rows`; U is then None, and ``record_map`` builds u block by block.
-    record_map : callable, optional
-        The public per-record map of a block of raw rows to u (picklable), landing in
-        :attr:`record_set`. Default: ``BallRows(1, False, data_norm)``.
+        :func:`label_rows`; U is then None, and the template's own per-record map
+        ``BallRows(row_bound, unit, data_norm)`` (:attr:`record_map`, landing in
+        :attr:`record_set`) builds u block by block.
+    row_bound : float, default=1.0
+        The public bound q the raw rows of ``rows`` are clipped to before u = x/q.
+    unit : bool, default=False
+        Scale every non-zero u of ``rows`` to norm 1 (``row_norm="unit"``).
 
     Examples
     --------
@@ -491,7 +494,20 @@ class ClassSumTemplate:
     init_centers = None
 
     def __init__(self, U: np.ndarray, y: np.ndarray, n_classes: int, *, data_norm: float = 1.0,
-                 notes: Sequence[str] = (), rows: Any = None, record_map: Any = None):
+                 notes: Sequence[str] = (), rows: Any = None, row_bound: float = 1.0,
+                 unit: bool = False):
+        q = float(row_bound)
+        if not (math.isfinite(q) and q > 0):
+            raise ParameterError("The 'row_bound' argument of ClassSumTemplate must be a finite "
+                                 f"float > 0. Got {row_bound!r} instead.")
+        self._hold(U, y, n_classes, data_norm, notes, rows,
+                   BallRows(q, bool(unit), float(data_norm)))
+
+    def _hold(self, U: Any, y: np.ndarray, n_classes: int, data_norm: float,
+              notes: Sequence[str], rows: Any, record_map: Any) -> None:
+        """Hold the records: U clipped to ``data_norm``, or ``rows`` read block by block
+        through ``record_map``, the template's own map (built by the template from public
+        parameters, never taken from a caller), and their class indices."""
         self.y = np.asarray(y, dtype=np.int64)
         if rows is not None:
             # raw rows + class column, read per chunk (Dask) or per block (in memory)
@@ -947,10 +963,10 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         q, unit = float(self.data_norm), self.row_norm == "unit"
         keep = ~labels.dropped  # dropped records (outside the set, left out) add nothing
         dask = is_dask_collection(X_checked)
-        U, rows, record_map = None, None, None
+        U, rows = None, None
         if dask or isinstance(X_checked, np.ndarray):
             # u built and summed per chunk on the workers (one pass), or block by block: no copy
-            rows, record_map = label_rows(X_checked, labels), BallRows(q, unit)
+            rows = label_rows(X_checked, labels)
             if not dask:
                 # block by block
                 over = [row_norms(block) > q for _, block in dense_blocks(X_checked)]
@@ -968,7 +984,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         notes = self._template_notes(plan, labels, *([UNIT_ROWS] if unit else []),
                                      *([rows.certificate_note] if dask else []))
         template = ClassSumTemplate(U, labels.index[keep], int(labels.classes.size), notes=notes,
-                                    rows=rows, record_map=record_map)
+                                    rows=rows, row_bound=q, unit=unit)
         # the template states the labels
         return Prepared(template=template, labels=labels)
 

@@ -322,8 +322,8 @@ class ClassMomentTemplate(ClassSumTemplate):
         if rows is None:
             rows = _BlockRows(X, np.asarray(y, dtype=float))
         self.n_features = n_features
-        super().__init__(None, y, n_classes, data_norm=math.sqrt(2.0 * n_features), notes=notes,
-                         rows=rows, record_map=_moment_rows(lo, hi, n_features))
+        self._hold(None, y, n_classes, math.sqrt(2.0 * n_features), notes, rows,
+                   _moment_rows(lo, hi, n_features))
 
     @classmethod
     def of_problem(  # type: ignore[override]

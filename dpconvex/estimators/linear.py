@@ -430,7 +430,7 @@ def design_rows(
         scale = np.where(dropped, 0.0, (unit_scale(norms, q) if unit else clip_scale(norms, q)[0])
                          * sign)
         column = None if scaling is None else np.where(dropped, 0.0, scaling * sign)
-        return ScaledRows(rows, scale, column, base_norms=norms)
+        return ScaledRows(rows, scale, column)  # its norms: those of ``rows``, computed above
     design = clip_design(normalize_rows(X_checked, q) if unit else X_checked, q)[0]
     if scaling is not None:
         design = add_intercept(design, scaling)

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..data.operators import DenseRows
 from ..errors import DataValidationError
 
 __all__ = ["AugmentedRows"]
@@ -32,10 +33,13 @@ BlockWeights = Callable[[np.ndarray, slice], np.ndarray]
 class AugmentedRows:
     """Records z_i = [s_i x_i, c_i] over stored rows x_i: a per-row scale and an appended column.
 
-    ``X`` (n, d) float64 is read in place, never written; ``scale`` is s_i (None: 1), ``column`` c_i,
-    ``base_norms`` ||x_i|| when already computed. A record with s_i = c_i = 0 (a zeroed record) is the zero
-    vector: its products, scores and norm are exactly 0 whatever its stored row holds (a product x_i·w that
-    would overflow included). ``shape`` is (n, D), D = d + 1.
+    ``X`` (n, d) float64 rows, or a :class:`~dpconvex.data.operators.DenseRows` over them, is
+    read in place, never written; ``scale`` is s_i (None: 1), ``column`` c_i. The norms ||x_i||
+    are those of the stored rows themselves (:meth:`DenseRows.row_norms`, computed once and kept
+    read-only: the caller that derives s_i from them and the record norm condition read the same
+    norms), never taken from a caller. A record with s_i = c_i = 0 (a zeroed record) is the zero
+    vector: its products, scores and norm are exactly 0 whatever its stored row holds (a product
+    x_i·w that would overflow included). ``shape`` is (n, D), D = d + 1.
 
     Examples
     --------
@@ -51,26 +55,23 @@ class AugmentedRows:
     in_memory = True
     ndim = 2
 
-    def __init__(self, X: np.ndarray, scale: np.ndarray | None, column: np.ndarray, *,
-                 base_norms: np.ndarray | None = None):
-        X = np.asarray(X)
+    def __init__(self, X: np.ndarray | DenseRows, scale: np.ndarray | None, column: np.ndarray):
+        stored = X if isinstance(X, DenseRows) else None
+        X = np.asarray(X if stored is None else stored.X)
         if X.ndim != 2 or X.dtype != np.float64:
             raise DataValidationError(
                 "AugmentedRows.__init__: X must be 2-D float64 rows; got dtype "
                 f"{X.dtype} and shape {X.shape}. Pass np.asarray(X, dtype=float)."
             )
         self.X = X
+        #: The stored rows as a design operator: their norms, computed once from the rows.
+        self.stored = DenseRows(X) if stored is None else stored
         self.n, d = X.shape
         self.D = d + 1
         self.shape = (self.n, self.D)
         self.scale = None if scale is None else np.asarray(scale, dtype=float)
         self.column = np.asarray(column, dtype=float)
-        self.base_norms = None if base_norms is None else np.asarray(base_norms, dtype=float)
-        for name, v in (
-            ("scale", self.scale),
-            ("column", self.column),
-            ("base_norms", self.base_norms),
-        ):
+        for name, v in (("scale", self.scale), ("column", self.column)):
             if v is not None and v.shape != (self.n,):
                 raise DataValidationError(
                     f"AugmentedRows.__init__: {name} must have shape ({self.n},); got {v.shape}."
@@ -97,7 +98,7 @@ class AugmentedRows:
         rho = np.asarray(row, dtype=float)
         s = (1.0 if self.scale is None else self.scale) * (rho * head)
         s = np.broadcast_to(s, (self.n,)) if np.ndim(s) == 0 else s
-        return AugmentedRows(self.X, s, self.column * (rho * tail), base_norms=self.base_norms)
+        return AugmentedRows(self.stored, s, self.column * (rho * tail))
 
     # ---------------------------------------------------------------- blocks
     def block_rows(self) -> int:
@@ -122,7 +123,6 @@ class AugmentedRows:
             self.X[::step],
             None if self.scale is None else self.scale[::step],
             self.column[::step],
-            base_norms=None if self.base_norms is None else self.base_norms[::step],
         )
 
     def _scores(
@@ -167,12 +167,8 @@ class AugmentedRows:
 
     # ----------------------------------------------------------------- norms
     def head_norms(self) -> np.ndarray:
-        """||s_i x_i|| for every record (the first d coordinates)."""
-        norms = self.base_norms
-        if norms is None:
-            from ..data.operators import row_norms
-
-            norms = self.base_norms = row_norms(self.X)
+        """||s_i x_i|| for every record (the first d coordinates), from the stored rows' norms."""
+        norms = self.stored.row_norms()
         if self.scale is None:
             return norms
         with np.errstate(invalid="ignore"):  # a warning would tell a zeroed record's norm

@@ -342,6 +342,38 @@ def test_every_kth_row_of_each_operator():
         np.testing.assert_allclose(sub.weighted_gram(d), M.T @ (M * d[:, None]), rtol=1e-12)
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_row_norms_are_the_stored_rows_own_computed_once(sparse):
+    """An operator's row norms come from its stored rows at the first call and are kept
+    read-only: the rows with factors over it (a fit's clipped rows) and the template's row norm
+    condition read that one computation, and no caller states or alters them."""
+    from dpconvex.data.operators import ScaledRows
+
+    X = 10.0 * _sparse_rows(n=200, p=8)
+    base = CSRRows(sp.csr_array(X)) if sparse else DenseRows(X)
+    norms = base.row_norms()
+    assert base.row_norms() is norms and not norms.flags.writeable
+    np.testing.assert_allclose(norms, np.linalg.norm(X, axis=1), rtol=1e-14)
+    with pytest.raises(ValueError):
+        norms[0] = 0.0
+    y = np.where(np.arange(200) % 2 == 0, 1.0, -1.0)
+    clip = np.minimum(1.0, 1.0 / np.maximum(norms, 1e-300))
+    for factors, holds in ((y, False), (clip * y, True)):
+        template = LinearERMTemplate(Logistic(), 0.1, 1.0, ScaledRows(base, factors), y)
+        assert template.conditions(OBJECTIVE_NEEDS)[-1].holds is holds
+
+
+def test_a_compacted_copy_keeps_the_norms_of_its_rows():
+    """Mostly-zero dense rows compacted to CSR keep the norms already computed (the same rows)."""
+    from dpconvex.data.operators import ScaledRows
+
+    X = _sparse_rows(n=5_000, p=12)
+    ops = ScaledRows(DenseRows(X), np.ones(5_000))
+    norms = ops.base.row_norms()
+    compact = ops.compact()
+    assert isinstance(compact.base, CSRRows) and compact.base.row_norms() is norms
+
+
 def test_one_row_broadcast_is_kept_as_is():
     """A plan's shape-only rows (one zero row broadcast): compact keeps the view."""
     Z = np.broadcast_to(0.0, (100_000, 3))

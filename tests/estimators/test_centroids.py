@@ -139,6 +139,31 @@ def test_joint_vector_sensitivity_is_two_and_attained():
     assert class_sum_sensitivity(1.0, 2.0) == pytest.approx(math.sqrt(10.0))
 
 
+@pytest.mark.parametrize("unit", [False, True])
+def test_rows_read_by_block_go_through_the_templates_own_map(unit):
+    """Raw rows read block by block are mapped to u by the template's own map, built from the
+    public row_bound, unit and data_norm (no caller's map): every u lies in the record set the
+    sensitivity reads, and the class sums equal those of the rows mapped in memory."""
+    from types import SimpleNamespace
+
+    from dpconvex.estimators.centroids import BallRows, label_rows
+
+    rng = np.random.default_rng(4)
+    X = 50.0 * rng.normal(size=(300, 3))
+    y = np.arange(300) % 3
+    rows = label_rows(X, SimpleNamespace(dropped=np.zeros(300, dtype=bool), index=y))
+    with pytest.raises(TypeError):
+        ClassSumTemplate(None, y, 3, rows=rows, record_map=lambda B: 100.0 * B)  # refused
+    t = ClassSumTemplate(None, y, 3, data_norm=0.5, rows=rows, row_bound=2.0, unit=unit)
+    assert t.record_map == BallRows(2.0, unit, 0.5)
+    U = t.record_map(X)
+    assert np.max(np.linalg.norm(U, axis=1)) <= 0.5 * (1 + 1e-12)
+    in_memory = class_sums(ClassSumTemplate(U, y, 3, data_norm=0.5), 1.0)
+    np.testing.assert_allclose(class_sums(t, 1.0), in_memory, rtol=1e-12, atol=1e-12)
+    with pytest.raises(ParameterError, match="row_bound"):
+        ClassSumTemplate(None, y, 3, rows=rows, row_bound=math.nan)
+
+
 def test_calibration_and_registry():
     t = ClassSumTemplate(np.eye(3), np.array([0, 1, 2]), 3)
     assert missing_members(t) == []

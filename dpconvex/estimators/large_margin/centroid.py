@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..._validation import is_dask_collection
-from ...data.operators import row_norms
+from ...data.operators import DenseRows, row_norms
 from ...data.preprocess import clip_rows
 from ...data.row_scaling import normalize_rows
 from ...errors import ParameterError
@@ -179,7 +179,8 @@ def augmented_rows(
     if not isinstance(X, np.ndarray) or X.ndim != 2 or X.dtype != np.float64:
         return None
     q = float(est.data_norm)
-    norms = row_norms(X)
+    stored = DenseRows(X)
+    norms = stored.row_norms()  # the records' own norms, read again by their norm condition
     kept = ~dropped
     kept_norms = norms[kept] if dropped.any() else norms
     if not np.all(
@@ -198,7 +199,7 @@ def augmented_rows(
         return None
     s *= inv_r
     c = np.where(kept, inv_r, 0.0)
-    return AugmentedRows(X, s, c, base_norms=norms), int(np.count_nonzero(over))
+    return AugmentedRows(stored, s, c), int(np.count_nonzero(over))
 
 
 def row_notes(est: LargeMarginSettings) -> list[RowMap]:
