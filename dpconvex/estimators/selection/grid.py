@@ -391,7 +391,8 @@ class SelectedEstimator:
         >>> search.budget_for(X, y)
         Budget(epsilon=1.0, delta=0.0)
         """
-        return self._budget(X, y, type(self).__name__)[0]
+        owner = type(self).__name__
+        return self._budget(X, y, self._check_params(owner), owner)[0]
 
     def charged_ledger(self) -> Any:
         """The ledger a fit charges its whole (ε, δ) to, once: ``accountant``, else the one
@@ -447,7 +448,7 @@ class SelectedEstimator:
         params = self._check_params(owner)
         context = context.every_row(owner).one_label_warning(  # one label warning for all, first
             owner=owner if self._public_classes(owner) is None else "", y=y)
-        budget, n_public = self._budget(X, y, owner)
+        budget, n_public = self._budget(X, y, params, owner)
         noise = self._noise(owner, context.noise)
         # the ledger is checked (and the budget held) before the data are read; δ against the n
         # rows of the whole set, once: the candidates fit inside this hold
@@ -462,9 +463,9 @@ class SelectedEstimator:
         """The search's parameters, checked before anything is read: (ε, ``unknown_labels``)."""
         return self._checked(owner)
 
-    def _budget(self, X: Any, y: Any, owner: str) -> tuple[Budget, int | None]:
+    def _budget(self, X: Any, y: Any, params: Any, owner: str) -> tuple[Budget, int | None]:
         """The (ε, δ) a fit on (X, y) holds, known before the data are read, and n where X
-        tells it."""
+        tells it; ``params``: :meth:`_check_params`'s."""
         raise NotImplementedError
 
     def _select(self, X: Any, y: Any, params: Any, context: FitContext,
@@ -914,15 +915,17 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         return Selected(candidates, best, models[best], sizes, certificate,
                         validation_mistakes if public else None)
 
-    def _budget(self, X: Any, y: Any, owner: str) -> tuple[Budget, int | None]:
-        """The (ε, δ) a fit on (X, y) holds, known before the data are read, and n where X tells it.
+    def _budget(self, X: Any, y: Any, params: tuple[float, str],
+                owner: str) -> tuple[Budget, int | None]:
+        """The (ε, δ) a fit on (X, y) holds, known before the data are read, and n where X tells
+        it; ``params``: (ε, ``unknown_labels``), checked (:meth:`_check_params`).
 
         δ is the largest the candidates' plans spend on the smallest part (:meth:`_planned_delta`);
         where no plan is at hand, or the private step is a Pipeline's (planned at the width of X,
         which its transforms may change), at least the estimator's ``delta`` parameter (one for every
         candidate: the grid holds no privacy parameter).
         """
-        epsilon, _ = self._checked(owner)
+        epsilon, _ = params
         candidates = self._grid_candidates(owner)  # "auto": the factors (m) before n is read
         m = len(candidates)
         n, d = public_size(X)

@@ -299,9 +299,11 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                     )
         return candidates
 
-    def _budget(self, X: Any, y: Any, owner: str) -> tuple[Budget, int | None]:
-        """The (ε, 0) a fit on (X, y) holds (its candidates are pure ε-DP), and n where X tells it."""
-        return Budget(self._check_params(owner)[0]), public_size(X)[0]
+    def _budget(self, X: Any, y: Any, params: tuple[float, float, Repetitions, float],
+                owner: str) -> tuple[Budget, int | None]:
+        """The (ε, 0) a fit on (X, y) holds (its candidates are pure ε-DP), and n where X tells
+        it; ``params``: :meth:`_check_params`'s (ε first)."""
+        return Budget(params[0]), public_size(X)[0]
 
     def _select(self, X: Any, y: Any, checked: tuple[float, float, Repetitions, float],
                 context: FitContext, noise: NoiseSource) -> Selected:
