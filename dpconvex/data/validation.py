@@ -602,7 +602,7 @@ def _inferred_set(y: np.ndarray, caller: str, binary: bool) -> tuple[np.ndarray,
 
 def _public_set(y: Any, classes: Any, caller: str, binary: bool) -> tuple[np.ndarray, str] | None:
     """The public label set and its source (None: the set must be read from y); ``y``: labels
-    checked by :func:`check_labels`, which carry a set declared with them (a :class:`LabelArray`)."""
+    checked by :func:`check_labels`, a set declared with them carried (a :class:`LabelArray`)."""
     declared = y.classes if isinstance(y, LabelArray) else None
     if declared is None:  # the parameter's set, if any
         return None if classes is None else (check_classes(classes, caller, binary), "parameter")
