@@ -628,8 +628,9 @@ def _inferred_set(y: np.ndarray, caller: str, binary: bool) -> tuple[np.ndarray,
 
 
 def _public_set(y: Any, classes: Any, caller: str, binary: bool) -> tuple[np.ndarray, str] | None:
-    """The public label set and its source (None: the set must be read from y)."""
-    declared = declared_classes(y)
+    """The public label set and its source (None: the set must be read from y); ``y``: labels
+    checked by :func:`check_labels`, a set declared with them carried (a :class:`LabelArray`)."""
+    declared = y.classes if isinstance(y, LabelArray) else None
     if declared is None:  # the parameter's set, if any
         return None if classes is None else (check_classes(classes, caller, binary), "parameter")
     declared = check_classes(declared, caller, binary and classes is None,
@@ -750,23 +751,17 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
     return LabelSet(c, idx, outside, dropped, assumption, np.where(idx == 1, 1.0, -1.0))
 
 
-#: Up to this many numeric classes, integer labels are matched by one comparison per class
-#: (C passes over y) instead of sorting them (:func:`_lookup`).
-_COMPARE_MAX_CLASSES = 16
-
-
 def _lookup(values: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Index of each label in ``c`` (-1 when absent), with the equality of a dict lookup
-    (``1``, ``1.0`` and ``True`` are one label), looking up the distinct labels only."""
+    """Index of each label in the sorted set ``c`` (-1 when absent), with the equality of a dict
+    lookup (``1``, ``1.0`` and ``True`` are one label). Labels of the set's dtype kind (both
+    ints, both floats, both str: NumPy compares them exactly) are found by a binary search of
+    ``c``; others in a dict, distinct labels once (no int made a float: ``2**53 + 1`` is not
+    ``2.0**53``)."""
+    if values.dtype.kind == c.dtype.kind and c.dtype.kind in "biufU":
+        at = np.minimum(np.searchsorted(c, values), c.size - 1)
+        return np.where(c[at] == values, at, -1)
     lookup = dict(zip(c.tolist(), range(c.size), strict=True))
-    if values.dtype.kind in "iub" and len(lookup) <= _COMPARE_MAX_CLASSES and (
-            c.dtype.kind in "biuf" or all(isinstance(v, numbers.Real) for v in lookup)):
-        # integer labels against a few numeric classes: one comparison per class (a
-        # number equals an integer label exactly when the dict lookup finds it)
-        index = np.full(values.shape, -1, dtype=np.int64)
-        for v, i in lookup.items():
-            index[values == v] = i
-        return index
+
     def index_of(v: Any) -> int:
         try:
             return lookup.get(v, -1)

@@ -616,7 +616,7 @@ def test_the_grid_search_holds_a_pipelines_delta_parameter_before_the_data_are_r
                          dp.PrivateClassifier(epsilon=1.0, delta=1e-5, classes=[0, 1], safeguard=False))
     search = PrivateGridSearch(pipe, {"privateclassifier__data_norm": [1.0, 0.5]}, epsilon=1.0,
                                classes=[0, 1], random_state=0)
-    assert search._budget(X, y, "PrivateGridSearch")[0].delta == 1e-5
+    assert search.budget_for(X, y).delta == 1e-5
     acc = BudgetAccountant(epsilon=10.0)
     with pytest.raises(dp.BudgetError, match=r"BudgetAccountant\.reserve: .*pure epsilon-DP"):
         search.set_params(accountant=acc).fit(X, y)

@@ -267,18 +267,21 @@ def test_pipelines_take_the_policy_on_their_private_step():
     pipe.set_params(privatelogisticregression__unknown_labels="ignore").fit(X, y)
 
 
-@pytest.mark.parametrize("classes", [[0, 1], [1.0, 2], [True, 5], [0, 1, 2], [np.int64(3), 7.5, 0]])
-@pytest.mark.parametrize("dtype", [np.int64, np.int8, np.uint16, bool])
-def test_integer_labels_map_as_the_dict_lookup_does(classes, dtype, monkeypatch):
-    """Integer labels against a few numeric classes are compared class by class; the index is
-    the one the general path (distinct labels looked up in a dict) gives, -1 outside the set."""
+@pytest.mark.parametrize("classes", [[0, 1], [1.0, 2], [True, 5], [0, 1, 2], [np.int64(3), 7.5, 0],
+                                     [0.0, 2.0**53], [2**53, 2**53 + 1]])
+@pytest.mark.parametrize("dtype", [np.int64, np.int8, np.uint16, np.uint64, bool, float])
+def test_labels_map_as_the_dict_lookup_does(classes, dtype):
+    """Numeric labels against a numeric set: the index is the one a dict lookup of each label
+    in the sorted set gives (1, 1.0 and True one label; 2**53 + 1 not 2.0**53), -1 outside it."""
     from dpconvex.data import validation as label_module
 
-    values = np.random.default_rng(5).integers(0, 4, size=500).astype(dtype)
-    declared = np.array(classes, dtype=object)
-    fast = label_module._lookup(values, declared)
-    monkeypatch.setattr(label_module, "_COMPARE_MAX_CLASSES", -1)
-    assert np.array_equal(fast, label_module._lookup(values, declared))
+    base = np.random.default_rng(5).integers(0, 4, size=500)
+    values = (base + (2**53 if max(classes) >= 2**53 else 0)).astype(dtype)
+    for set_dtype in (None, object):
+        declared = np.sort(np.array(classes, dtype=set_dtype))
+        index = {v: i for i, v in enumerate(declared.tolist())}
+        want = [index.get(v, -1) for v in values.tolist()]
+        assert label_module._lookup(values, declared).tolist() == want
 
 
 def test_the_diagnostics_note_names_the_setting_the_fit_used():

@@ -391,7 +391,9 @@ class SelectedEstimator:
         >>> search.budget_for(X, y)
         Budget(epsilon=1.0, delta=0.0)
         """
-        return self._budget(X, y, type(self).__name__)[0]
+        owner = type(self).__name__
+        params = self._check_params(owner)
+        return self._budget(X, y, params, self._public_classes(owner), owner)[0]
 
     def charged_ledger(self) -> Any:
         """The ledger a fit charges its whole (ε, δ) to, once: ``accountant``, else the one
@@ -436,8 +438,9 @@ class SelectedEstimator:
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> Any:
         """:meth:`fit` inside ``context``, the skeleton of every search: refuse a draft, check
-        the parameters (:meth:`_check_params`), one label-set warning for every candidate
-        (first), its budget (:meth:`_budget`) and generator, hold the budget, check the rows,
+        the parameters (:meth:`_check_params`) and the public label set (once, for every step
+        that reads it), one label-set warning for every candidate (first), its budget
+        (:meth:`_budget`) and generator, hold the budget, check the rows,
         train and select (:meth:`_select`), commit, set the selected model. The candidates
         draw from generators spawned from this fit's (``context.noise``, else
         ``random_state``); its parts and selection read every row."""
@@ -445,16 +448,17 @@ class SelectedEstimator:
         self._refuse_a_draft(X, f"{owner}.fit")
         names = feature_names_of(X, f"{owner}.fit")
         params = self._check_params(owner)
+        classes = self._public_classes(owner)
         context = context.every_row(owner).one_label_warning(  # one label warning for all, first
-            owner=owner if self._public_classes(owner) is None else "", y=y)
-        budget, n_public = self._budget(X, y, owner)
+            owner=owner if classes is None else "", y=y)
+        budget, n_public = self._budget(X, y, params, classes, owner)
         noise = self._noise(owner, context.noise)
         # the ledger is checked (and the budget held) before the data are read; δ against the n
         # rows of the whole set, once: the candidates fit inside this hold
         with hold_budget(self._ledger(owner), budget, owner,
                          n=None if context.held else n_public) as hold:
-            X_checked, y_checked = self._checked_rows(X, y, f"{owner}.fit")
-            selected = self._select(X_checked, y_checked, params, context, noise)
+            X_checked, y_checked = self._checked_rows(X, y, classes, f"{owner}.fit")
+            selected = self._select(X_checked, y_checked, params, classes, context, noise)
             hold.commit_certificate(selected.certificate)
         return self._set_selected(selected, X_checked.shape[1], names)
 
@@ -462,15 +466,17 @@ class SelectedEstimator:
         """The search's parameters, checked before anything is read: (ε, ``unknown_labels``)."""
         return self._checked(owner)
 
-    def _budget(self, X: Any, y: Any, owner: str) -> tuple[Budget, int | None]:
+    def _budget(self, X: Any, y: Any, params: Any, classes: Any,
+                owner: str) -> tuple[Budget, int | None]:
         """The (ε, δ) a fit on (X, y) holds, known before the data are read, and n where X
-        tells it."""
+        tells it; ``params``: :meth:`_check_params`'s, ``classes``: :meth:`_public_classes`'s."""
         raise NotImplementedError
 
-    def _select(self, X: Any, y: Any, params: Any, context: FitContext,
+    def _select(self, X: Any, y: Any, params: Any, classes: Any, context: FitContext,
                 noise: NoiseSource) -> Selected:
         """Train the candidates on the checked rows and select one privately, inside the
-        search's hold; ``params``: :meth:`_check_params`'s."""
+        search's hold; ``params``: :meth:`_check_params`'s, ``classes``:
+        :meth:`_public_classes`'s."""
         raise NotImplementedError
 
     def _refuse_a_draft(self, X: Any, caller: str) -> None:
@@ -510,15 +516,15 @@ class SelectedEstimator:
                     f"{step}(...)) (the schema's release stays charged to draft_schema's ledger)."
                 )
 
-    def _checked_rows(self, X: Any, y: Any, caller: str) -> tuple[Any, Any]:
-        """(X, y) checked once for every candidate, against the public label set (Dask rows stay on
-        the workers)."""
+    def _checked_rows(self, X: Any, y: Any, classes: Any, caller: str) -> tuple[Any, Any]:
+        """(X, y) checked once for every candidate, against the public label set ``classes``
+        (:meth:`_public_classes`; Dask rows stay on the workers)."""
         return check_rows(
             X,
             y,
             caller,
             self.estimator,
-            classes=self._public_classes(type(self).__name__),
+            classes=classes,
             unknown_labels=self.unknown_labels,
         )
 
@@ -534,7 +540,7 @@ class SelectedEstimator:
             grid = auto_lam_grid(self.estimator, part[0], part[1], epsilon, owner)
         return _check_param_grid(grid, valid, owner)
 
-    def _planned_delta(self, part: tuple[Any, Any], epsilon: float, owner: str,
+    def _planned_delta(self, part: tuple[Any, Any], epsilon: float, classes: Any, owner: str,
                        rows: tuple[Any, Any] | None = None) -> float | None:
         """The largest δ a candidate's plan spends on a part of ``part`` = (rows, features) (its "auto" δ
         included): from the part's shape and the public label set, else the one a fit reads from the labels
@@ -544,9 +550,7 @@ class SelectedEstimator:
         key = self._epsilon_key(owner)
         path = key.rpartition("__")[0]  # the private step of a Pipeline ("": the estimator itself)
         private = self.estimator.get_params(deep=True)[path] if path else self.estimator
-        classes = (
-            self._public_classes(owner) if getattr(private, "_reads_label_set", True) else [0]
-        )
+        classes = classes if getattr(private, "_reads_label_set", True) else [0]
         if (not hasattr(private, "plan") or (classes is None and rows is None)
                 or not isinstance(part[0], int) or part[0] < 2 or not int(part[1]) >= 1):
             return None  # the search refuses such data itself
@@ -569,11 +573,11 @@ class SelectedEstimator:
             return None
 
     def _checked(self, owner: str) -> tuple[float, str]:
-        """(ε, ``unknown_labels``), checked, after checking the estimator has one ``epsilon``."""
+        """(ε, ``unknown_labels``), checked, after checking the estimator has one ``epsilon``
+        (the public label set: :meth:`_public_classes`)."""
         epsilon = check_float("epsilon", self.epsilon, owner)
         unknown = LABEL_POLICY.check("unknown_labels", self.unknown_labels, owner)
         self._epsilon_key(owner)
-        self._public_classes(owner)
         return epsilon, unknown
 
     def _set_selected(self, selected: Selected, n_features: int, names: np.ndarray | None) -> Any:
@@ -661,7 +665,7 @@ class SelectedEstimator:
             )
         return keys[0]
 
-    def _overrides(self, epsilon: float, unknown: str, y: Any, owner: str,
+    def _overrides(self, epsilon: float, unknown: str, y: Any, classes: Any, owner: str,
                    context: FitContext) -> tuple[dict[str, Any], Any]:
         """What the search sets on every candidate, and the public labels (or None).
 
@@ -671,7 +675,7 @@ class SelectedEstimator:
         """
         labels = None
         if self._keys("classes"):
-            labels = encode_labels(y, self._public_classes(owner), f"{owner}.fit",
+            labels = encode_labels(y, classes, f"{owner}.fit",
                                    unknown_labels=unknown,
                                    excluded=context.excluded, warning=context.label_warning)
         return {
@@ -689,13 +693,13 @@ class SelectedEstimator:
             **{key: list(labels.classes) for key in self._keys("classes") if labels is not None},
         }
 
-    def _certify_labels(self, y: Any, unknown: str, owner: str) -> Any:
+    def _certify_labels(self, y: Any, unknown: str, classes: Any, owner: str) -> Any:
         """The label set a fit gives every candidate: the public one, else read once from y."""
         if not self._keys("classes"):
             return None
         return encode_labels(
             y,
-            self._public_classes(owner),
+            classes,
             f"{owner}.certify",
             unknown_labels=unknown,
             warning=LabelWarning(True),
@@ -835,8 +839,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                  accountant: Any = None, classes: Any = None, unknown_labels: str = "raise"):
         self._store_params(locals())
 
-    def _select(self, X: Any, y: Any, checked: tuple[float, str], context: FitContext,
-                noise: NoiseSource) -> Selected:
+    def _select(self, X: Any, y: Any, checked: tuple[float, str], classes: Any,
+                context: FitContext, noise: NoiseSource) -> Selected:
         """Split the rows, train every candidate on its part, select one by its mistakes on the
         last part (the exponential mechanism) or on the public set. The candidates draw from
         generators spawned from ``noise`` and share one label-set warning."""
@@ -855,7 +859,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         candidates = self._grid_candidates(owner, (n // n_parts, X.shape[1]), epsilon)
         children = noise_rng.spawn(m)
 
-        overrides_base, labels = self._overrides(epsilon, unknown, y, owner, context)
+        overrides_base, labels = self._overrides(epsilon, unknown, y, classes, owner, context)
         if public and labels is not None and not set(np.asarray(y_public).tolist()) <= set(
                 labels.classes.tolist()):  # every candidate would miss them alike
             raise DataValidationError(
@@ -914,22 +918,24 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         return Selected(candidates, best, models[best], sizes, certificate,
                         validation_mistakes if public else None)
 
-    def _budget(self, X: Any, y: Any, owner: str) -> tuple[Budget, int | None]:
-        """The (ε, δ) a fit on (X, y) holds, known before the data are read, and n where X tells it.
+    def _budget(self, X: Any, y: Any, params: tuple[float, str], classes: Any,
+                owner: str) -> tuple[Budget, int | None]:
+        """The (ε, δ) a fit on (X, y) holds, known before the data are read, and n where X tells
+        it; ``params``: (ε, ``unknown_labels``), checked (:meth:`_check_params`).
 
         δ is the largest the candidates' plans spend on the smallest part (:meth:`_planned_delta`);
         where no plan is at hand, or the private step is a Pipeline's (planned at the width of X,
         which its transforms may change), at least the estimator's ``delta`` parameter (one for every
         candidate: the grid holds no privacy parameter).
         """
-        epsilon, _ = self._checked(owner)
+        epsilon, _ = params
         candidates = self._grid_candidates(owner)  # "auto": the factors (m) before n is read
         m = len(candidates)
         n, d = public_size(X)
         # np.array_split's first n % k parts hold one row more
         k = m + (self.public_validation is None)
         part = (n // k + (m <= n % k) if n is not None else None, d)
-        delta = self._planned_delta(part, epsilon, owner, (X, y))
+        delta = self._planned_delta(part, epsilon, classes, owner, (X, y))
         if delta is None or "__" in self._epsilon_key(owner):
             # no plan, or a Pipeline's step planned at the width of X where its transforms may
             # give another (and a mechanism chosen by the width may spend δ): its delta parameters
@@ -952,12 +958,11 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         (or on ``public_validation``)."""
         owner = type(self).__name__
         epsilon, unknown = self._checked(owner)
+        classes = self._public_classes(owner)
         candidates = self._grid_candidates(owner)
-        NO_CONTEXT.one_label_warning(
-            owner=owner if self._public_classes(owner) is None else "", y=y
-        )
-        X_checked, y_checked = self._checked_rows(X, y, f"{owner}.certify")
-        labels = self._certify_labels(y_checked, unknown, owner)
+        NO_CONTEXT.one_label_warning(owner=owner if classes is None else "", y=y)
+        X_checked, y_checked = self._checked_rows(X, y, classes, f"{owner}.certify")
+        labels = self._certify_labels(y_checked, unknown, classes, owner)
         public = self.public_validation is not None
         m = len(candidates)
         parts = np.array_split(np.arange(X_checked.shape[0]),

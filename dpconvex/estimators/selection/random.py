@@ -352,12 +352,13 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             )
         return epsilon, eps1, reps, frac
 
-    def _candidates(self, caller: str, n_train: int, d: int, eps1: float,
+    def _candidates(self, caller: str, n_train: int, d: int, eps1: float, classes: Any,
                     rows: tuple[Any, Any]) -> list[dict[str, Any]]:
         """The grid's candidates, each refused unless pure epsilon-DP (``caller``: the message's
         "Owner.method"; ``rows``: the (X, y) whose label set a run reads when none is public)."""
         candidates = self._grid_candidates(caller.split(".")[0], (n_train, d), eps1)
-        if (self._planned_delta((n_train, d), eps1, caller.split(".")[0], rows) or 0.0) > 0.0:
+        planned = self._planned_delta((n_train, d), eps1, classes, caller.split(".")[0], rows)
+        if (planned or 0.0) > 0.0:
             raise ParameterError(
                 f"{caller}: {type(self.estimator).__name__} spends delta > 0 at the grid's "
                 "parameters (its "
@@ -382,12 +383,14 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                     )
         return candidates
 
-    def _budget(self, X: Any, y: Any, owner: str) -> tuple[Budget, int | None]:
-        """The (ε, 0) a fit on (X, y) holds (its candidates are pure ε-DP), and n where X tells it."""
-        return Budget(self._check_params(owner)[0]), public_size(X)[0]
+    def _budget(self, X: Any, y: Any, params: tuple[float, float, Repetitions, float],
+                classes: Any, owner: str) -> tuple[Budget, int | None]:
+        """The (ε, 0) a fit on (X, y) holds (its candidates are pure ε-DP), and n where X tells
+        it; ``params``: :meth:`_check_params`'s (ε first)."""
+        return Budget(params[0]), public_size(X)[0]
 
     def _select(self, X: Any, y: Any, checked: tuple[float, float, Repetitions, float],
-                context: FitContext, noise: NoiseSource) -> Selected:
+                classes: Any, context: FitContext, noise: NoiseSource) -> Selected:
         """Split the rows into a training and a validation part, then K runs (K drawn from the
         repetitions' law): a random candidate trained on the training part, scored with
         noise on the validation part; the best-scoring run is released. The runs draw from
@@ -399,9 +402,10 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         n_val = _validation_size(n, fraction, f"{owner}.fit")
         order = noise_rng.permutation(n)
         train, validation = order[n_val:], order[:n_val]
-        candidates = self._candidates(f"{owner}.fit", train.size, X.shape[1], eps1, (X, y))
+        candidates = self._candidates(f"{owner}.fit", train.size, X.shape[1], eps1, classes,
+                                      (X, y))
         m = len(candidates)
-        overrides, labels = self._overrides(eps1, self.unknown_labels, y, owner, context)
+        overrides, labels = self._overrides(eps1, self.unknown_labels, y, classes, owner, context)
         split = Parts(X, y, [train, validation])
         (X_train, y_train), (X_validation, y_validation) = split[0], split[1]
         k_runs = repetitions.sample(noise_rng)  # public randomness; never stored or released
@@ -509,17 +513,16 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         """
         owner = type(self).__name__
         epsilon, eps1, repetitions, fraction = self._check_params(owner)
-        NO_CONTEXT.one_label_warning(
-            owner=owner if self._public_classes(owner) is None else "", y=y
-        )
-        X_checked, y_checked = self._checked_rows(X, y, f"{owner}.certify")
+        classes = self._public_classes(owner)
+        NO_CONTEXT.one_label_warning(owner=owner if classes is None else "", y=y)
+        X_checked, y_checked = self._checked_rows(X, y, classes, f"{owner}.certify")
         n = X_checked.shape[0]
         n_val = _validation_size(n, fraction, f"{owner}.certify")
         train_index = np.arange(n_val, n)
-        labels = self._certify_labels(y_checked, self.unknown_labels, owner)  # (its warning first)
-        candidates = self._candidates(
-            f"{owner}.certify", train_index.size, X_checked.shape[1], eps1, (X_checked, y_checked)
-        )
+        labels = self._certify_labels(y_checked, self.unknown_labels, classes,
+                                      owner)  # (its warning first)
+        candidates = self._candidates(f"{owner}.certify", train_index.size, X_checked.shape[1],
+                                      eps1, classes, (X_checked, y_checked))
         run_certificate = self._certified(
             candidates[0],
             eps1,
