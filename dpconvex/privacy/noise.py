@@ -116,6 +116,13 @@ def _norm_gamma_coordinates(p: int, rate: float, rng: np.random.Generator) -> np
     return g * (radius / nrm)
 
 
+def _sup_norm_gamma_coordinates(p: int, rate: float, rng: np.random.Generator) -> np.ndarray:
+    """One draw of density ∝ exp(−rate‖b‖_∞) on R^p (rate a checked float > 0): a radius
+    Gamma(p + 1, 1/rate) times a point uniform in [−1, 1]^p (:func:`sup_norm_gamma`)."""
+    radius = rng.gamma(shape=p + 1, scale=1.0 / rate)
+    return radius * rng.uniform(-1.0, 1.0, size=p)
+
+
 def _symmetric_from_coordinates(coords: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """Map coordinates in the orthonormal basis {E_ii, (E_ij + E_ji)/sqrt 2} to matrices.
 
@@ -179,9 +186,7 @@ def sup_norm_gamma(
     shape = _check_shape(shape, "sup_norm_gamma")
     beta = check_float("beta", beta, _OWNER, magnitude=False)
     rng = check_random_state(random_state, "sup_norm_gamma")
-    p = int(np.prod(shape, dtype=np.int64))
-    radius = rng.gamma(shape=p + 1, scale=1.0 / beta)
-    return (radius * rng.uniform(-1.0, 1.0, size=p)).reshape(shape)
+    return _sup_norm_gamma_coordinates(_entries(shape), beta, rng).reshape(shape)
 
 
 def exponential_mechanism(utilities: Sequence[float] | np.ndarray, epsilon: float,
@@ -330,11 +335,13 @@ class Noise:
         """
         raise NotImplementedError
 
-    def add(self, value: np.ndarray | float, rng: np.random.Generator, *,
+    def add(self, value: np.ndarray | float, rng: RandomStateLike, *,
             shape: tuple[int, ...] | None = None) -> np.ndarray:
         """``value`` (the exact statistic) plus one draw of this law (of each of a :class:`NoiseSum`'s
-        ``laws``, in order) from ``rng``, snapped to the grid :func:`snap_grid` ``(coordinate_scale(shape))``;
+        ``laws``, in order) from ``rng`` (a Generator, or a seed for one generator that all the laws
+        draw from), snapped to the grid :func:`snap_grid` ``(coordinate_scale(shape))``;
         the laws are drawn in ``shape`` (default: ``value``'s) and reshaped to ``value``'s shape."""
+        rng = check_random_state(rng, f"{type(self).__name__}.add", "rng")
         value = np.asarray(value, dtype=float)
         shape = value.shape if shape is None else tuple(int(s) for s in shape)
         noisy = value
@@ -493,11 +500,13 @@ class SupNormGamma(Noise):
     def __init__(self, rate: float) -> None:
         self.rate = check_float("beta", rate, _OWNER, magnitude=False)
 
-    def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    def sample(self, shape: tuple[int, ...], rng: RandomStateLike) -> np.ndarray:
+        """One draw per row from one generator (``rng``: a Generator, or a seed for one)."""
+        shape = _check_shape(shape, "SupNormGamma.sample")
+        rng = check_random_state(rng, "SupNormGamma.sample", "rng")
         k = _entries(shape[1:])
-        return np.stack([sup_norm_gamma((k,), self.rate, rng) for _ in range(shape[0])]).reshape(
-            shape
-        )
+        return np.stack([_sup_norm_gamma_coordinates(k, self.rate, rng)
+                         for _ in range(shape[0])]).reshape(shape)
 
     def coordinate_scale(self, shape: tuple[int, ...]) -> float:
         k = _entries(shape[1:])
@@ -531,7 +540,9 @@ class NoiseSum(Noise):
                                  "NoiseSum(NormGamma(2.0), Gaussian(0.5)).")
         self.laws = tuple(laws)
 
-    def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    def sample(self, shape: tuple[int, ...], rng: RandomStateLike) -> np.ndarray:
+        """Each law's draw in order, from one generator (``rng``: a Generator, or a seed)."""
+        rng = check_random_state(rng, "NoiseSum.sample", "rng")
         out = self.laws[0].sample(shape, rng)
         for law in self.laws[1:]:
             out = out + law.sample(shape, rng)
