@@ -1128,9 +1128,10 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     def _release(self, prep: tuple[PrivateEstimator, CheckedData], plan: FitPlan, hold: Any,
                  context: FitContext, warm_start: Any) -> PrivateClassifier:
         """The plan's choice released inside its hold, committed, and set as the model: the
-        learner on every row, or under the safeguard the model or a constant class; ``prep``:
-        the learner and the rows and labels (:meth:`_prepare_fit`), ``context.noise`` this
-        fit's generator.
+        learner on every row, or under the safeguard the model or a constant class (the
+        selection, :meth:`_select`, after the learner's fit); ``prep``: the learner and the rows
+        and labels (:meth:`_prepare_fit`), ``context.noise`` this fit's generator (under the
+        safeguard, the learner's and the selection's are spawned from it).
 
         Raises
         ------
@@ -1144,7 +1145,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                 noise, selection = (NoiseSource(rng, noise.seeded) for rng in noise.rng.spawn(2))
             fit_part(learner, data.X, data.y, context.inner(
                 noise, held=True, checked=True, data=data, plan=chosen.plan))
-            if selection is None:  # the learner's model is the release
+            if not chosen.guarded:  # the learner's model is the release
                 best, certificate = 0, learner.certificate_
                 certificate.assumptions.extend((chosen.choice.reason, *chosen.note))
             else:  # 0 the learner's model, c + 1 the constant class c
