@@ -61,7 +61,7 @@ class PairSelection:
                       random_state=self.seed)
         rule = choose_front_door_learner(n, C, d, self.epsilon, self.delta,
                                          ranges_known=ranged).learner
-        if not safeguard_applies(n, C, d, self.epsilon, "auto", learner=rule):
+        if not safeguard_applies(n, "auto"):
             self.model_ = dp.PrivateClassifier(**common, feature_range=self.feature_range).fit(X, y)
             return self
         n_fit, _ = safeguard_sizes(n, "auto", "PairSelection.fit", AUTO_VALIDATION)
@@ -166,11 +166,10 @@ class SequentialSelection:
         import dpconvex as dp
         from dpconvex.privacy.rules.front_door import safeguard_applies
 
-        n, d = X.shape
-        C = len(self.classes)
+        n = X.shape[0]
         common = dict(delta=self.delta, classes=self.classes, random_state=self.seed,
                       feature_range=self.feature_range)
-        if not safeguard_applies(n, C, d, self.epsilon, "auto"):
+        if not safeguard_applies(n, "auto"):
             self.model_ = dp.PrivateClassifier(epsilon=self.epsilon, **common).fit(X, y)
             return self
         share = self.share(n, self.epsilon) if callable(self.share) else self.share

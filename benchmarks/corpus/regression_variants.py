@@ -294,12 +294,11 @@ def _front_door_centred(loss: str):
     learner fits (``label_center`` = that mean: post-processing of a release, no ε of its own)."""
     def factory(eps: float, delta: float, label_range, seed: int):
         import dpconvex as dp
-        import dpconvex.estimators.front_door as front_door
 
         class Centred(dp.PrivateRegressor):
             def _fit_with(self, X, y, context):
                 made, centres = [], []  # the learners made, the centre once the mean is out
-                release_mean, make = front_door.mean_release, self._make
+                private_mean, make = self._private_mean, self._make
 
                 def learner(mechanism, epsilon):
                     est = make(mechanism, epsilon)
@@ -308,21 +307,20 @@ def _front_door_centred(loss: str):
                         est.set_params(label_center=c)
                     return made[-1]
 
-                def centred(total, n, epsilon, noise):
-                    out = release_mean(total, n, epsilon, noise)
+                def centred(labels, n, epsilon, noise, **kwargs):
+                    u, out = private_mean(labels, n, epsilon, noise, **kwargs)
                     lo, hi = self._label_bounds()
                     c = float(out.theta[0]) * 0.5 * (hi - lo) + 0.5 * (hi + lo)
                     centres.append(min(hi, max(lo, c)))
                     for est in made:  # made before it
                         est.set_params(label_center=centres[-1])
-                    return out
+                    return u, out
 
-                self._make, front_door.mean_release = learner, centred
+                self._make, self._private_mean = learner, centred
                 try:
                     return super()._fit_with(X, y, context)
                 finally:
-                    front_door.mean_release = release_mean
-                    del self._make
+                    del self._make, self._private_mean
 
         return Centred(epsilon=eps, delta=delta, label_range=label_range, random_state=seed)
 

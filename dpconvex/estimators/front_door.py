@@ -803,7 +803,7 @@ class ChosenClassifier(NamedTuple):
     #: The rule's learner, the reason and the learner's ``row_norm``.
     choice: FrontDoorChoice
     #: The learner's own plan (its ε the whole ε, or (1 − s) ε with the safeguard); None in
-    #: the rule's choice the plan starts from (:meth:`PrivateClassifier._rule`).
+    #: the rule's choice the plan starts from (:meth:`PrivateClassifier._chosen`).
     plan: FitPlan | None
     #: Whether the safeguard runs (the selection with s ε after the learner).
     guarded: bool
@@ -811,11 +811,10 @@ class ChosenClassifier(NamedTuple):
     epsilon: float
     #: The δ the fit spends: 0 when none is given or it buys the rule nothing.
     delta: float
-    #: The learner the plan was made with, unfitted (the fit that made the plan fits it);
-    #: None in the rule's choice the plan starts from.
-    learner: PrivateEstimator | None = None
+    #: The learner the plan was made with, unfitted (the fit that made the plan fits it).
+    learner: PrivateEstimator
     #: The plan's and the certificate's line on the safeguard: on, or off by "auto" (public).
-    note: tuple[str, ...] = ()
+    note: tuple[str, ...]
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -959,30 +958,34 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         self._store_params(locals())
 
     # ------------------------------------------------------------------------ plan
-    def _rule(self, n: int, n_classes: int, n_features: int) -> ChosenClassifier:
-        """The rule's choice for this shape, whether the safeguard runs, the learner's ε, the
-        δ the fit spends and the line on the safeguard, the rule run once (no learner yet:
-        ``plan`` and ``learner`` are None)."""
-        guarded = self._guarded(n, n_classes, n_features)
-        epsilon = self._learner_epsilon(guarded)
+    def _chosen(self, n: int, n_classes: int, n_features: int) -> ChosenClassifier:
+        """The rule's choice for n rows, C classes and d features, the rule run once: whether
+        the safeguard runs (n and the parameter), the learner's ε ((1 − s) ε under it, else ε),
+        the rule's learner at that ε, the δ the fit spends, the line on the safeguard, and the
+        learner, unfitted (its plan is :meth:`_plan`'s)."""
+        if self.feature_range is not None:  # one range per column, whichever learner is chosen
+            feature_bounds(self.feature_range, n_features, type(self).__name__)
+        guarded = safeguard_applies(n, self.safeguard)
+        # under the safeguard what the selection leaves of ε (the two add up to at most ε)
+        epsilon = (remaining(float(self.epsilon), self._selection_epsilon()) if guarded
+                   else float(self.epsilon))
         choice = self._choice(n, n_classes, n_features, epsilon)
         given = float(self.delta or 0.0)
         delta = given if given > 0 and not choice.delta_unused else 0.0
-        note = ((self._safeguard_note(n, n_classes),) if guarded
-                else self._unguarded_note(n, n_classes, n_features))
-        return ChosenClassifier(choice, None, guarded, epsilon, delta, note=note)
+        note = (self._safeguard_note(n, n_classes),) if guarded else self._unguarded_note(n)
+        learner = self._make(choice.learner, epsilon, delta, row_norm=choice.row_norm)
+        return ChosenClassifier(choice, None, guarded, epsilon, delta, learner, note)
 
-    def _make(self, learner: str, chosen: ChosenClassifier, *, objective: bool = False,
+    def _make(self, learner: str, epsilon: float, delta: float, *, objective: bool = False,
               row_norm: str = "none") -> PrivateEstimator:
-        """The unfitted learner of that name at the learner's ε and the δ of ``chosen`` (the
-        rule's choice) and this front door's public bounds.
+        """The unfitted learner of that name at ``epsilon`` and ``delta`` (the rule's choice's)
+        and this front door's public bounds.
 
-        ``objective=True`` names the large-margin objective's mechanism (no centroid switch), for the noise
-        checks of :meth:`_warn`. The front door holds the budget, so the learner
+        ``objective=True`` names the large-margin objective's mechanism (no centroid switch),
+        for the noise checks of :meth:`_warn`. The front door holds the budget, so the learner
         charges no ledger. ``row_norm``: the rule's per-record map for the Huber SVM.
         """
-        delta = chosen.delta
-        common = {"epsilon": chosen.epsilon,
+        common = {"epsilon": epsilon,
                   "classes": self.classes, "data_norm": self.data_norm,
                   "unknown_labels": self.unknown_labels, "random_state": self.random_state}
         if learner == LINEAR:
@@ -1000,15 +1003,6 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         return PrivateLargeMarginGaussian(delta=delta if delta > 0 else None, mechanism=mechanism,
                                           **kept, **common)
 
-    def _learner(self, n: int, n_classes: int, n_features: int) -> ChosenClassifier:
-        """The rule's choice for n rows, C classes, d features with its learner, unfitted (no
-        learner's plan yet: ``plan`` is None)."""
-        if self.feature_range is not None:  # one range per column, whichever learner is chosen
-            feature_bounds(self.feature_range, n_features, type(self).__name__)
-        chosen = self._rule(n, n_classes, n_features)
-        choice = chosen.choice
-        return chosen._replace(learner=self._make(choice.learner, chosen, row_norm=choice.row_norm))
-
     def _choice(self, n: int, n_classes: int, n_features: int, epsilon: float) -> Any:
         """The rule's choice for this shape at the learner's ε, ``epsilon`` (public quantities
         and the parameters only)."""
@@ -1016,43 +1010,31 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                                self.row_norm, ranges_known=self.feature_range is not None,
                                data_norm=float(self.data_norm))
 
-    def _guarded(self, n: int, n_classes: int, n_features: int) -> bool:
-        """Whether the safeguard runs for this shape (n and the parameter)."""
-        return safeguard_applies(n, n_classes, n_features, float(self.epsilon), self.safeguard)
-
     def _selection_epsilon(self) -> float:
         """The safeguard's selection's ε: s ε."""
         return float(self.selection_share) * float(self.epsilon)
 
-    def _learner_epsilon(self, guarded: bool) -> float:
-        """The learner's ε: under the safeguard (``guarded``), what the selection leaves of ε
-        (the two add up to at most ε in floating point), else ε."""
-        if guarded:
-            return remaining(float(self.epsilon), self._selection_epsilon())
-        return float(self.epsilon)
-
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """The rule's choice on (n, C, d) and the plan of its release: the learner's own plan
-        with this front door's budget (ε, δ), the safeguard's parts and the notes; the choice
-        and the learner's plan ride in ``chosen`` (:class:`ChosenClassifier`), which the fit
+        with this front door's budget (ε, δ), the safeguard's parts and the notes; the choice,
+        the learner and its plan ride in ``chosen`` (:class:`ChosenClassifier`), which the fit
         follows."""
         if self.schema is not None:  # the fit's plan: the encoded rows, the schema's ranges
             return self._on_rows().plan(n, n_classes, len(self.schema.feature_names))
-        chosen = self._learner(n, n_classes, n_features)
-        choice, learner = chosen.choice, chosen.learner
-        learner_plan = learner.plan_checked(n, n_classes, n_features)  # the shape checked
+        chosen = self._chosen(n, n_classes, n_features)
+        learner_plan = chosen.learner.plan_checked(n, n_classes, n_features)  # the shape checked
         parts = dict(learner_plan.parts)
         if chosen.guarded:  # the learner on every row, then the selection on the same rows
             parts.update({"model (every row)": learner_plan.budget,
                           "selection (every row)": Budget(self._selection_epsilon())})
         # the learner's binary models are its plan's (chosen.plan), fitted by the learner
         return dataclasses.replace(
-            learner_plan, estimator=type(self).__name__, learner=choice.learner,
-            budget=Budget(float(self.epsilon), chosen.delta),
-            parts=parts, sub_plans=(), notes=(*learner_plan.notes, choice.reason, *chosen.note),
+            learner_plan, estimator=type(self).__name__, learner=chosen.choice.learner,
+            budget=Budget(float(self.epsilon), chosen.delta), parts=parts, sub_plans=(),
+            notes=(*learner_plan.notes, chosen.choice.reason, *chosen.note),
             chosen=chosen._replace(plan=learner_plan))
 
-    def _unguarded_note(self, n: int, n_classes: int, n_features: int) -> tuple[str, ...]:
+    def _unguarded_note(self, n: int) -> tuple[str, ...]:
         """The certificate's line when safeguard="auto" leaves the safeguard off (public)."""
         if not isinstance(self.safeguard, str):
             return ()
@@ -1101,7 +1083,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         candidates = (CENTROID, LARGE_MARGIN, *([LINEAR] if n_classes <= 2 else []),
                       *([NOISY_GD] if learner_name == NOISY_GD else []))
         for name in candidates:
-            learner = self._make(name, chosen, objective=True)
+            learner = self._make(name, chosen.epsilon, chosen.delta, objective=True)
             if not _noise_dominates(learner, n, n_classes, n_features):
                 return  # a candidate the public checks do not rule out
         warnings.warn(
@@ -1146,24 +1128,28 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     def _release(self, prep: tuple[PrivateEstimator, CheckedData], plan: FitPlan, hold: Any,
                  context: FitContext, warm_start: Any) -> PrivateClassifier:
         """The plan's choice released inside its hold, committed, and set as the model: the
-        learner on every row, or under the safeguard the model or a constant class; ``prep``:
-        the learner and the rows and labels (:meth:`_prepare_fit`), ``context.noise`` this
-        fit's generator.
+        learner on every row, or under the safeguard the model or a constant class (the
+        selection, :meth:`_select`, after the learner's fit); ``prep``: the learner and the rows
+        and labels (:meth:`_prepare_fit`), ``context.noise`` this fit's generator (under the
+        safeguard, the learner's and the selection's are spawned from it).
 
         Raises
         ------
         ParameterError, DataValidationError, PrivacyError, SolverError
         """
         (learner, data), chosen = prep, plan.chosen
-        labels = data.labels
+        labels, noise, selection = data.labels, context.noise, None
         with signed_by(learner, f"{type(self).__name__}.fit"):
+            if chosen.guarded:  # the learner on this fit's label set; two generators spawned
+                learner.set_params(classes=list(labels.classes))
+                noise, selection = (NoiseSource(rng, noise.seeded) for rng in noise.rng.spawn(2))
+            fit_part(learner, data.X, data.y, context.inner(
+                noise, held=True, checked=True, data=data, plan=chosen.plan))
             if not chosen.guarded:  # the learner's model is the release
-                fit_part(learner, data.X, data.y, context.inner(
-                    context.noise, held=True, checked=True, data=data, plan=chosen.plan))
                 best, certificate = 0, learner.certificate_
                 certificate.assumptions.extend((chosen.choice.reason, *chosen.note))
             else:  # 0 the learner's model, c + 1 the constant class c
-                best, certificate = self._fit_safeguarded(learner, data, plan, context)
+                best, certificate = self._select(learner, data, plan, selection)
             if labels.assumption.source == "inferred":  # the set read from y chose the learner
                 certificate.assumptions.append(INFERRED_CHOICE)
             hold.commit_certificate(certificate)
@@ -1193,22 +1179,23 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             and delta_spent(n, plan.n_classes, plan.n_features, chosen.epsilon, 1.0 / n**2,
                             float(self.data_norm)))
 
-    def _fit_safeguarded(self, learner: PrivateEstimator, prep: CheckedData, plan: FitPlan,
-                         context: FitContext) -> tuple[int, Certificate]:
-        """The safeguard (docs/privacy/front_door.md#privacy-classifier-safeguard): the learner
-        with (1 − s) ε on every row, then the exponential mechanism with s ε over the model
-        and each constant class by their mistakes on the same rows (the model's handicapped).
+    def _select(self, learner: PrivateEstimator, prep: CheckedData, plan: FitPlan,
+                noise: NoiseSource) -> tuple[int, Certificate]:
+        """The safeguard's selection (docs/privacy/front_door.md#privacy-classifier-safeguard),
+        after the learner's fit with (1 − s) ε on every row: the exponential mechanism with
+        s ε over the model and each constant class by their mistakes on the same rows (the
+        model's handicapped).
 
         Parameters
         ----------
         learner : PrivateEstimator
-            The rule's learner at (1 − s) ε, unfitted.
+            The rule's learner at (1 − s) ε, fitted.
         prep : CheckedData
             The rows as the learner takes them and the labels, validated and encoded once.
         plan : FitPlan
             This fit's plan (its ``chosen``: the rule's choice and the learner's plan).
-        context : FitContext
-            This fit's context; its generator spawns the learner's and the selection's.
+        noise : NoiseSource
+            The selection's generator (spawned from this fit's beside the learner's).
 
         Returns
         -------
@@ -1217,16 +1204,11 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         certificate : Certificate
             The composed certificate (committed by the caller).
         """
-        noise, labels, n = context.noise, prep.labels, plan.n
-        learner.set_params(classes=list(labels.classes))
-        fit_rng, select_rng = noise.rng.spawn(2)
-        fit_part(learner, prep.X, prep.y, context.inner(
-            NoiseSource(fit_rng, noise.seeded), held=True, checked=True, data=prep,
-            plan=plan.chosen.plan))
+        labels, n = prep.labels, plan.n
         learner.certificate_.state(labels.assumption)  # this fit's set, not the learner's
         mistakes = safeguard_mistakes(learner, prep.X, prep.y, labels.classes)
         mistakes[0] += MODEL_HANDICAP * n  # public: fixed before the data
-        best, selection = select_release(-mistakes, self._selection_epsilon(), n, select_rng,
+        best, selection = select_release(-mistakes, self._selection_epsilon(), n, noise.rng,
                                          noise.seeded)
         certificate = self._safeguard_certificate(
             learner.certificate_, selection, plan.chosen, n, labels.classes, best,
@@ -1298,7 +1280,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             size = self.public_shape(X, y)
             if self.classes is None and declared_classes(y) is None:  # as fit: first, once
                 LabelWarning().issue(type(self).__name__, INFERRED_CHOICE_WARNING)
-            chosen = self._learner(*size)
+            chosen = self._chosen(*size)
         if chosen.guarded:
             return self._certify_safeguarded(X, y, size, chosen)
         learner = chosen.learner
@@ -1726,14 +1708,6 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         self.certificate_ = certificate
         self.n_features_in_ = plan.n_features
         return self
-
-    def _private_mean(self, labels: np.ndarray, n: int, epsilon: float,
-                      noise: NoiseSource) -> tuple[np.ndarray, Release]:
-        """The labels of every row on the unit scale and their private mean with ``epsilon``
-        (docs/privacy/front_door_regression.md#privacy-private-mean), drawn from ``noise``;
-        ``labels`` as this fit checked them."""
-        u = self._unit_labels(labels, n, f"{type(self).__name__}.fit", checked=True)
-        return u, mean_release(float(np.sum(u)), n, epsilon, noise)
 
     def _fit_part(self, chosen: ChosenLearner, data: CheckedData, inner: FitContext, *,
                   guarded: bool = False) -> PrivateLinearRegressor:

@@ -52,7 +52,7 @@ from .._validation import (
     checks_feature_names,
     feature_names_of,
     is_dask_collection,
-    noise_source,
+    seeded_noise,
     signed_by,
     unchecked,
     with_feature_names,
@@ -354,7 +354,9 @@ class LabelRangeMixin(RegressionScoreMixin):
         # public: refused before anything is read
         check_range_budget(n, eps_label, "labels", f"{owner}.fit")
         delta = inner.plan_checked(n, 1, n_features).budget.delta  # public_shape checked it
-        noise = noise_source(self, context.noise)
+        # routed before the skeleton makes its generator: the caller's, else random_state's
+        # (checked by _label_split)
+        noise = context.noise or seeded_noise(self.random_state)
         label_rng, fit_rng = noise.rng.spawn(2)
         with hold_budget(self.accountant, Budget(epsilon, delta), owner) as hold:
             values = check_numeric_labels(y, n, f"{owner}.fit")
@@ -537,6 +539,16 @@ class LabelRangeMixin(RegressionScoreMixin):
         unit /= half
         # the map's rounding can leave [-1, 1] by an ulp at an end (hi = log(18823)): clip
         return np.clip(unit, -1.0, 1.0, out=unit)
+
+    def _private_mean(self, labels: np.ndarray, n: int, epsilon: float, noise: NoiseSource, *,
+                      note: bool = True) -> tuple[np.ndarray, Release]:
+        """The labels of every row on the unit scale (:meth:`_unit_labels`) and their private
+        mean with ``epsilon`` (:func:`mean_release`, Laplace,
+        docs/privacy/front_door_regression.md#privacy-private-mean), drawn from ``noise``;
+        ``labels`` as this fit checked them; ``note=False``: the clipped labels are counted by
+        the fit that reads them next."""
+        u = self._unit_labels(labels, n, f"{type(self).__name__}.fit", note=note, checked=True)
+        return u, mean_release(float(np.sum(u)), n, epsilon, noise)
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> Any:
@@ -845,7 +857,9 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         names = feature_names_of(X, f"{owner}.fit")
         epsilon, share, eps_center, inner = self._center_split(n, n_features)
         delta = inner.plan_checked(n, 1, n_features).budget.delta  # public_shape checked it
-        noise = noise_source(self, context.noise)
+        # routed before the skeleton makes its generator: the caller's, else random_state's
+        # (checked by _fit_routed)
+        noise = context.noise or seeded_noise(self.random_state)
         center_rng, fit_rng = noise.rng.spawn(2)
         lo, hi = self._label_bounds()
         # the rows' checks before any label is read (a refusal spends nothing)
@@ -854,11 +868,9 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
             self.accountant, Budget(epsilon, delta), owner, n=None if context.held else n
         ) as hold:
             y = check_numeric_labels(y, n, f"{owner}.fit")  # read once (Dask labels computed once)
-            # the labels on the unit scale around the range's middle (the model's map records the clip)
-            u = self._unit_labels(y, n, f"{owner}.fit", note=False)
-            center = mean_release(
-                float(np.sum(u)), n, eps_center, NoiseSource(center_rng, noise.seeded)
-            )
+            # the labels' mean on the unit scale (the model's map records the clip)
+            _, center = self._private_mean(y, n, eps_center, NoiseSource(center_rng, noise.seeded),
+                                           note=False)
             # c in [-1, 1] in the labels' units (clipped: the sum's rounding may leave [lo, hi] by an ulp)
             half, mid = self._unit_scale()
             c_y = mid + half * float(center.theta[0])

@@ -288,6 +288,18 @@ def test_one_warning_before_the_fit_when_every_candidate_is_predicted_weak():
     assert not any("every learner" in str(w.message) for w in caught)
 
 
+def _candidates(plan):
+    """The learners a front door's noise checks read on ``plan`` (its ε and δ, the classes of
+    its shape), made as a user makes them: the centroids, the large-margin objective and, with
+    two classes, the Huber SVM."""
+    common = {"epsilon": plan.chosen.epsilon, "delta": plan.chosen.delta,
+              "classes": list(range(plan.n_classes))}
+    return [dp.PrivateGaussianCentroid(**common),
+            dp.PrivateLargeMarginGaussian(**{**common, "delta": common["delta"] or None},
+                                          mechanism="objective"),
+            *([dp.PrivateHuberSVM(fit_intercept=True, **common)] if plan.n_classes == 2 else [])]
+
+
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_the_noise_checks_hold_no_rows(n_classes):
     """The candidates' checks read the shape only: no n x p array is built for them.
@@ -303,8 +315,7 @@ def test_the_noise_checks_hold_no_rows(n_classes):
     tracemalloc.start()
     try:
         door._warn(plan)
-        for name in (fd.CENTROID, fd.LARGE_MARGIN, *([fd.LINEAR] if n_classes == 2 else [])):
-            learner = door._make(name, door._rule(n, n_classes, d), objective=True)
+        for learner in _candidates(plan):
             fd._noise_dominates(learner, n, n_classes, d)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
@@ -393,11 +404,9 @@ def test_the_noise_checks_read_no_rows():
     """Each candidate's shape-only problem holds no rows: the centroid and linear learners'
     templates are those of their public problems, with the plan's n and p."""
     n, d = 50_000, 20
-    door = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1])
-    centroid = door._make(fd.CENTROID, door._rule(n, 2, d), objective=True)
+    centroid, _, huber = _candidates(dp.PrivateClassifier(epsilon=1.0, classes=[0, 1]).plan(n, 2, d))
     template = centroid.public_template(centroid.plan(n, 2, d))
     assert (template.n, template.d) == (n, d) and template.X is None and template.rows is None
-    huber = door._make(fd.LINEAR, door._rule(n, 2, d), objective=True)
     template = huber.public_template(huber.plan(n, 2, d))
     assert (template.n, template.p) == (n, d + 1) and template.rows is None
 
@@ -458,9 +467,11 @@ def test_naive_bayes_only_where_the_public_ranges_are_known(delta):
     assert choose_front_door_learner(n_below, C, d, 1.0, delta, ranges_known=True).learner \
         == CENTROID
     # the safeguard's "auto" guards naive Bayes as every other learner; False leaves it off
-    assert safeguard_applies(5000, 4, 9, 1.0, "auto", learner=GAUSSIAN_NB)
-    assert not safeguard_applies(5000, 4, 9, 1.0, False, learner=GAUSSIAN_NB)
-    assert safeguard_applies(5000, 4, 9, 1.0, "auto", learner=LARGE_MARGIN)
+    assert safeguard_applies(5000, "auto") and not safeguard_applies(5000, False)
+    for safeguard in ("auto", False):
+        plan = dp.PrivateClassifier(epsilon=1.0, delta=delta, classes=[0, 1, 2, 3],
+                                    feature_range=(0.0, 1.0), safeguard=safeguard).plan(5000, 4, 9)
+        assert plan.learner == GAUSSIAN_NB and plan.chosen.guarded == (safeguard == "auto")
 
 
 def _spread_classes(n, seed=0):

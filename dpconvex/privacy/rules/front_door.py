@@ -86,29 +86,19 @@ SAFEGUARD_ROWS_AT_MOST = 100_000
 BINARY_CENTROID_BELOW = 5.0
 
 
-def safeguard_applies(n: int, n_classes: int, n_features: int, epsilon: float,
-                      safeguard: bool | str, learner: str | None = None) -> bool:
+def safeguard_applies(n: int, safeguard: bool | str) -> bool:
     """Whether the front door's safeguard runs (public: n and the parameter only).
 
     ``"auto"``: n at most :data:`SAFEGUARD_ROWS_AT_MOST`, whatever the learner, C, d and ε
-    (privacy-classifier-safeguard: no learner falls back to the majority class by itself);
-    a bool is taken as given. ``n_classes``, ``n_features``, ``epsilon`` and ``learner`` are
-    read by no line of the rule; they are kept so that every caller passes the same shape.
+    (privacy-classifier-safeguard, privacy-regressor-safeguard: no learner falls back to the
+    majority class or the mean by itself); a bool is taken as given.
 
     Parameters
     ----------
     n : int
         The number of rows.
-    n_classes : int
-        C, the number of classes.
-    n_features : int
-        d, the number of features.
-    epsilon : float
-        ε of the fit.
     safeguard : bool or "auto"
         The estimator's parameter.
-    learner : str or None, default=None
-        The learner chosen (read by no line of the rule).
 
     Returns
     -------
@@ -116,13 +106,11 @@ def safeguard_applies(n: int, n_classes: int, n_features: int, epsilon: float,
 
     Examples
     --------
-    >>> from dpconvex.privacy.rules.front_door import GAUSSIAN_NB, safeguard_applies
-    >>> safeguard_applies(5000, 2, 10, 1.0, "auto"), safeguard_applies(10**6, 2, 10, 1.0, "auto")
+    >>> from dpconvex.privacy.rules.front_door import safeguard_applies
+    >>> safeguard_applies(5000, "auto"), safeguard_applies(10**6, "auto")
     (True, False)
-    >>> safeguard_applies(1257, 10, 64, 1.0, "auto"), safeguard_applies(1257, 10, 64, 1.0, False)
+    >>> safeguard_applies(10**6, True), safeguard_applies(1257, False)
     (True, False)
-    >>> safeguard_applies(5000, 4, 9, 1.0, "auto", learner=GAUSSIAN_NB)
-    True
     """
     if isinstance(safeguard, str):  # "auto"
         return int(n) <= SAFEGUARD_ROWS_AT_MOST
@@ -686,7 +674,7 @@ def regression_rule(n: int, n_features: int, epsilon: float, delta: float,
             "epsilon and delta "
             "only)"
         ),
-        n <= SAFEGUARD_ROWS_AT_MOST if isinstance(safeguard, str) else bool(safeguard),
+        safeguard_applies(n, safeguard),
         not approx and n >= GAUSSIAN_ROWS_AT_LEAST,
     )
 
