@@ -53,6 +53,11 @@ def is_dpconvex_class(cls: Any) -> bool:
     """Whether dpconvex defines the class ``cls``: the object a module of dpconvex names
     ``cls.__qualname__`` (a class that only says so in its ``__module__`` is not).
 
+    Read at each call, never kept per class: what it reads can change for the same class
+    object (``__module__`` and ``__qualname__`` are assignable, and ``sys.modules`` and a
+    module's names can be rebound), and a dict keyed by the class would run the hashing and
+    comparison of its metaclass, which may be the user's.
+
     Examples
     --------
     >>> from dpconvex._validation import is_dpconvex_class
