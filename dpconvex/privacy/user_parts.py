@@ -223,7 +223,7 @@ def users_part(template: Any, mechanism: Mechanism, backend: Any, *options: Any)
     >>> users_part(LinearERMTemplate(Mine(), 0.1, 1.0, X, y), objective, None)
     'the loss Mine'
     """
-    if mechanism.solves:  # (a mechanism that solves nothing runs no backend)
+    if getattr(mechanism, "solves", True):  # (one that says it solves nothing runs no backend)
         if hasattr(backend, "solve"):  # one given
             if not _shipped_backend(backend):
                 return f"the backend {type(backend).__qualname__}"
