@@ -53,6 +53,11 @@ def is_dpconvex_class(cls: Any) -> bool:
     """Whether dpconvex defines the class ``cls``: the object a module of dpconvex names
     ``cls.__qualname__`` (a class that only says so in its ``__module__`` is not).
 
+    Read at each call, never kept per class: what it reads can change for the same class
+    object (``__module__`` and ``__qualname__`` are assignable, and ``sys.modules`` and a
+    module's names can be rebound), and a dict keyed by the class would run the hashing and
+    comparison of its metaclass, which may be the user's.
+
     Examples
     --------
     >>> from dpconvex._validation import is_dpconvex_class
@@ -795,8 +800,9 @@ def with_feature_names(estimator: Any, names: np.ndarray | None) -> Any:
     """Record ``feature_names_in_`` (from :func:`feature_names_of`, read before any other
     step) at the end of a successful fit, or remove an earlier fit's; return the estimator.
 
-    Each ``fit`` calls it on its return path: a refused fit leaves no attribute behind (a
-    decorator would add a frame between the caller and the fit's warnings).
+    Each ``fit`` calls it on its return path (but a part's on the rows its meta-estimator
+    checked, which carry no names): a refused fit leaves no attribute behind (a decorator
+    would add a frame between the caller and the fit's warnings).
     """
     if names is None:
         estimator.__dict__.pop("feature_names_in_", None)

@@ -446,7 +446,8 @@ class FitContext:
         :func:`~dpconvex.data.validation.check_array`, a regressor's labels numbers, one per
         row, a classifier's by :func:`~dpconvex.data.validation.check_labels`, with their
         diagnostic note given), so the fit does not check them again; it still clips and maps
-        every record and encodes the labels.
+        every record and encodes the labels. Its rows are then an array (no column names): the
+        part, made for that fit, records no ``feature_names_in_``.
     data : CheckedData or None
         X and y as validated for this fit, once, before its plan: by the fit itself
         (:meth:`PrivateEstimator.fit` hands them to its ``prepare``), or by the fit that holds it
@@ -2046,7 +2047,8 @@ class PrivateEstimator(BaseEstimator):
         if self._reads_label_set and self.classes is None:  # the set read from y
             context = context.one_label_warning(
                 owner=type(self).__name__, y=y, text=getattr(self, "_inferred_warning", None))
-        names = feature_names_of(X, f"{type(self).__name__}.fit")
+        # (a part's rows as the fit that holds it checked them: an array, no column names)
+        names = None if context.checked else feature_names_of(X, f"{type(self).__name__}.fit")
         data = context.data or self._validated(X, y, context)  # once; a check releases nothing
         try:
             plan = context.plan or self._plan(*data.shape)
@@ -2064,7 +2066,7 @@ class PrivateEstimator(BaseEstimator):
                 fitted = self._release(
                     self._prepare_fit(data.X, data.y, plan, context), plan, hold, context, None
                 )
-        return with_feature_names(fitted, names)
+        return fitted if context.checked else with_feature_names(fitted, names)
 
     def _fit_routed(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator | None:
         """The fit where it is made of another fit of this estimator, else None (the

@@ -179,8 +179,9 @@ def users_part(template: Any, mechanism: Mechanism, backend: Any, *options: Any)
 
     A part is the user's where it is, or holds, code dpconvex did not write. In order:
 
-    1. the backend: one given that is not a shipped backend as built (:func:`_shipped_backend`),
-       or, for a name, any class the registry may build for it
+    1. where the mechanism solves (one that solves nothing runs no backend), the backend: one
+       given that is not a shipped backend as built (:func:`_shipped_backend`), or, for a
+       name, any class the registry may build for it
        (:func:`~dpconvex.solvers.backend_classes`);
     2. the template or its loss not as built (:func:`_as_built`: a class without a shipped
        derivation, or a member its class states set on the instance), and a loss whose
@@ -222,11 +223,12 @@ def users_part(template: Any, mechanism: Mechanism, backend: Any, *options: Any)
     >>> users_part(LinearERMTemplate(Mine(), 0.1, 1.0, X, y), objective, None)
     'the loss Mine'
     """
-    if hasattr(backend, "solve"):  # one given
-        if not _shipped_backend(backend):
-            return f"the backend {type(backend).__qualname__}"
-    elif not all(is_dpconvex_class(cls) for cls in backend_classes(backend)):  # a name
-        return f"a backend the registry may build for solver={backend!r}"
+    if getattr(mechanism, "solves", True):  # (one that says it solves nothing runs no backend)
+        if hasattr(backend, "solve"):  # one given
+            if not _shipped_backend(backend):
+                return f"the backend {type(backend).__qualname__}"
+        elif not all(is_dpconvex_class(cls) for cls in backend_classes(backend)):  # a name
+            return f"a backend the registry may build for solver={backend!r}"
     if not _as_built(template):
         return f"the template {type(template).__qualname__}"
     if (loss := getattr(template, "loss", None)) is not None and not (

@@ -149,6 +149,24 @@ def test_a_backend_of_the_users_in_the_registry_is_a_part_of_the_users(monkeypat
     assert users_part(_template(), OBJECTIVE, "clarabel") is None  # not a name MyBackend has
 
 
+def test_the_backend_of_a_release_that_solves_nothing_is_no_part_of_it(monkeypatch):
+    """A mechanism that solves nothing runs no backend: a user's backend given, or registered
+    under the name, is not read, and the release is the one without it."""
+    from dpconvex.privacy.mechanisms.scalar import SelectionTemplate
+
+    monkeypatch.setattr(registry, "_CLASSES", [*registry._CLASSES, MyBackend])
+    template, exponential = SelectionTemplate(np.array([-1.0, -5.0, -2.0]), 1.0, 50), \
+        get_mechanism("exponential")
+    assert not exponential.solves
+    for backend in (MyBackend(), None, "native"):
+        assert users_part(template, exponential, backend) is None
+    assert users_part(_template(), OBJECTIVE, MyBackend()) == "the backend MyBackend"
+    given, plain = (dp.release(template, exponential, dp.Budget(1.0), backend, rng=0)
+                    for backend in (MyBackend(), None))
+    assert given.theta.tolist() == plain.theta.tolist()
+    assert given.certificate.solver == plain.certificate.solver
+
+
 def test_an_extra_terms_functions_or_what_they_close_over_are_the_users():
     from dpconvex.data.preprocess import augment_and_scale
     from dpconvex.templates import LargeMarginGaussianTemplate
