@@ -61,3 +61,20 @@ def test_the_plans_public_problem_is_the_templates(name):
                   "delta", "coordinate_scale", "expected_norm"):
         np.testing.assert_allclose(getattr(planned, field), getattr(released, field),
                                    rtol=1e-12, err_msg=field)
+
+
+@pytest.mark.parametrize("mechanism", ["objective", "output", "amp", "gaussian_objective"])
+def test_a_public_problem_without_n_is_refused_by_name(mechanism):
+    """A calibration reads n: a public problem that does not state it is refused with the
+    ParameterError that says how to state it, on one modulus and on a grid."""
+    from dpconvex.errors import ParameterError
+    from dpconvex.objectives.losses import Logistic
+    from dpconvex.privacy.mechanisms import get_mechanism
+
+    problem = LinearERMTemplate.constants_for(Logistic(), 1.0, 0.1, 3)
+    assert problem.n is None
+    mech, budget = get_mechanism(mechanism), dp.Budget(1.0, 1e-5)
+    with pytest.raises(ParameterError, match="a public problem needs n"):
+        mech.calibrate(problem, budget)
+    with pytest.raises(ParameterError, match="a public problem needs n"):
+        mech.calibrate_grid(problem, budget, np.array([0.1, 1.0]))
