@@ -50,6 +50,7 @@ from ..data.operators import CSRRows, canonical_csr, row_norms
 from ..data.preprocess import clip_rows
 from ..data.validation import LABEL_POLICY, LabelSet, check_array
 from ..errors import ParameterError, PrivacyError, note_clipped
+from ..objectives.losses import shipped_derivation
 from ..privacy.budget import DELTA_RULE, Budget, default_delta
 from ..privacy.certificate import Certificate, MechanismChoice, RowMap
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
@@ -596,9 +597,10 @@ class ClassSumTemplate:
     def conditions(self, needs: Any) -> list:
         """The template's own conditions of the proof: none (the norm bound of u is a
         per-record map, :attr:`record_set`, that the mechanisms state). The rows held in
-        memory are the caller's array where nothing needed clipping (not copied): their norms
-        are checked against ``data_norm`` here, as they are when the sums are taken, and a
-        row outside the bound is refused with :class:`~dpconvex.errors.PrivacyError`.
+        memory are the caller's array where nothing needed clipping (not copied): dpconvex's
+        own template checks their norms against ``data_norm`` here, as they are when the sums
+        are taken, and refuses a row outside the bound with
+        :class:`~dpconvex.errors.PrivacyError` (a subclass's bound is declared and vouched for).
 
         Parameters
         ----------
@@ -615,8 +617,8 @@ class ClassSumTemplate:
         >>> ClassSumTemplate.of_problem(10, 3, n_classes=2).conditions(None)
         []
         """
-        if self.rows is None and self.X is not None:
-            U = self.X
+        if self.rows is None and self.X is not None and shipped_derivation(self) is not None:
+            U = self.X  # the rows a release states clipped by dpconvex (a subclass vouches)
             norms = CSRRows(U).row_norms() if sp.issparse(U) else row_norms(U)
             if not np.all(norms <= self.data_norm * (1 + 1e-12)):
                 raise PrivacyError(
