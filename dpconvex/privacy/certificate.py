@@ -16,9 +16,8 @@ from dataclasses import asdict, astuple, dataclass, field, fields
 from typing import Any
 
 __all__ = ["SEEDED", "Certificate", "ComponentsRule", "Condition", "DeltaRows", "LabelSource",
-           "LamRule",
-           "LossSmoothing", "MechanismChoice", "NoisyGDRule", "ParameterSet", "PublicFeatureMap",
-           "RowMap", "SmoothingRule"]
+           "LamRule", "LossSmoothing", "MechanismChoice", "NoisyGDRule", "ParameterSet",
+           "PublicFeatureMap", "RowMap", "SmoothingRule"]
 
 
 #: The certificate line of a release whose noise the caller seeded (``Certificate.seeded``).
