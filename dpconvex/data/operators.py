@@ -72,7 +72,11 @@ def row_norms(X: np.ndarray) -> np.ndarray:
     >>> row_norms(np.array([[3.0, 4.0], [1e300, 1e300]])).tolist()
     [5.0, 1.4142135623730952e+300]
     """
-    return _dense_row_norms(DenseRows(X).X)
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2:
+        raise ValueError(f"row_norms: needs a 2-D array; got shape {X.shape}. "
+                         "Pass the rows as a 2-D array.")
+    return _dense_row_norms(X)
 
 
 def _dense_row_norms(X: np.ndarray) -> np.ndarray:
@@ -287,8 +291,6 @@ class DenseRows:
             raise ValueError(f"DenseRows.__init__: needs a 2-D array; got shape {self.X.shape}. "
                              "Pass the rows as a 2-D array.")
         self.n, self.p = self.X.shape
-        #: The row norms, once computed from the stored rows (:meth:`row_norms`).
-        self._norms: np.ndarray | None = None
 
     @property
     def matrix(self) -> np.ndarray:
@@ -335,13 +337,10 @@ class DenseRows:
         return self.X.T @ v
 
     def row_norms(self) -> np.ndarray:
-        """||x_i|| without overflow (:func:`row_norms`), computed from the stored rows at the
-        first call and kept (read-only): the clipping factors and the row norm condition read
-        the same norms."""
-        if self._norms is None:
-            self._norms = _dense_row_norms(self.X)
-            self._norms.flags.writeable = False
-        return self._norms
+        """||x_i|| without overflow (:func:`row_norms`), computed from the stored rows at each
+        call: the rows are the caller's array (not copied), so a row norm condition reads them
+        as they are when it is checked."""
+        return _dense_row_norms(self.X)
 
     def matvec_rmatvec(self, w: np.ndarray, f: RowWeights) -> tuple[np.ndarray, np.ndarray]:
         """``(X w, Xᵀ f(X w))``, each block of rows read once (``f``: :data:`RowWeights`).
@@ -512,8 +511,6 @@ class CSRRows:
                             f"{type(A).__name__}. Pass DenseRows a dense array.")
         self.A = canonical_csr(A)
         self.n, self.p = self.A.shape
-        #: The row norms, once computed from the stored entries (:meth:`row_norms`).
-        self._norms: np.ndarray | None = None
 
     @property
     def matrix(self) -> sp.csr_array:
@@ -597,15 +594,12 @@ class CSRRows:
 
     def row_norms(self) -> np.ndarray:
         """Norms from the stored entries, with the overflow-safe dense ``row_norms`` per block,
-        computed at the first call and kept (read-only)."""
-        if self._norms is None:
-            norms = np.zeros(self.n)
-            data = self.A.data
-            for rows, idx in row_blocks(self.A.indptr):
-                norms[rows] = row_norms(data[idx])
-            norms.flags.writeable = False
-            self._norms = norms
-        return self._norms
+        computed at each call (the entries may be the caller's: not copied)."""
+        norms = np.zeros(self.n)
+        data = self.A.data
+        for rows, idx in row_blocks(self.A.indptr):
+            norms[rows] = _dense_row_norms(data[idx])
+        return norms
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
         """Aᵀ diag(d) A: the values of Aᵀ scaled (as ``Aᵀ.multiply(d)``, without its COO
@@ -730,7 +724,8 @@ class ScaledRows:
     (``s_i = min(1, q / ||x_i||)``), an intercept column (public ``t_i``; ``column=None``: none),
     a zeroed row (``s_i = t_i = 0``) and a label sign, each a per-record map
     (docs/privacy/linear_erm.md#privacy-intercept). The row norms are computed from the
-    stored rows (their own :meth:`row_norms`, kept once computed), never taken from a caller.
+    stored rows at each call (their own :meth:`row_norms`), never taken from a caller: the
+    stored rows are the caller's array, so a row norm condition reads them as they are then.
     A zero row has products and norm exactly 0 whatever its stored row holds, and
     :meth:`compact` reads and stores only the other rows.
 
@@ -1054,8 +1049,6 @@ class ScaledRows:
                 if kept is not None:
                     nonzero &= kept[:, None]
                 base = CSRRows(_dense_to_csr(X, nonzero))
-                # the norms of the stored rows, if computed (a zero row's are read as 0)
-                base._norms = self.base._norms
         if base is self.base:
             return self
         return ScaledRows(base, self.scale, self.column)

@@ -41,14 +41,16 @@ from .._validation import (
     NoValidation,
     Optional,
     check_fitted,
+    check_float,
     check_option,
     checks_feature_names,
     is_dask_collection,
 )
-from ..data.operators import canonical_csr, row_norms
+from ..data.operators import CSRRows, canonical_csr, row_norms
 from ..data.preprocess import clip_rows
 from ..data.validation import LABEL_POLICY, LabelSet, check_array
-from ..errors import ParameterError, note_clipped
+from ..errors import ParameterError, PrivacyError, note_clipped
+from ..objectives.losses import shipped_derivation
 from ..privacy.budget import DELTA_RULE, Budget, default_delta
 from ..privacy.certificate import Certificate, MechanismChoice, RowMap
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
@@ -496,18 +498,17 @@ class ClassSumTemplate:
     def __init__(self, U: np.ndarray, y: np.ndarray, n_classes: int, *, data_norm: float = 1.0,
                  notes: Sequence[str] = (), rows: Any = None, row_bound: float = 1.0,
                  unit: bool = False):
-        q = float(row_bound)
-        if not (math.isfinite(q) and q > 0):
-            raise ParameterError("The 'row_bound' argument of ClassSumTemplate must be a finite "
-                                 f"float > 0. Got {row_bound!r} instead.")
-        self._hold(U, y, n_classes, data_norm, notes, rows,
-                   BallRows(q, bool(unit), float(data_norm)))
+        #: The public bound q the raw rows of ``rows`` are clipped to before u = x/q.
+        self.row_bound = check_float("row_bound", row_bound, "ClassSumTemplate", magnitude=False)
+        #: Whether every non-zero u of ``rows`` is scaled to norm 1.
+        self.unit = bool(unit)
+        self._hold(U, y, n_classes, data_norm, notes, rows)
 
     def _hold(self, U: Any, y: np.ndarray, n_classes: int, data_norm: float,
-              notes: Sequence[str], rows: Any, record_map: Any) -> None:
+              notes: Sequence[str], rows: Any) -> None:
         """Hold the records: U clipped to ``data_norm``, or ``rows`` read block by block
-        through ``record_map``, the template's own map (built by the template from public
-        parameters, never taken from a caller), and their class indices."""
+        through :attr:`record_map` (built from the template's public parameters), and their
+        class indices."""
         self.y = np.asarray(y, dtype=np.int64)
         if rows is not None:
             # raw rows + class column, read per chunk (Dask) or per block (in memory)
@@ -516,7 +517,7 @@ class ClassSumTemplate:
             self.X = clip_rows(canonical_csr(U) if sp.issparse(U) else np.asarray(U, dtype=float),
                                float(data_norm))[0]
             n, d = self.X.shape
-        self._build(n, d, n_classes, data_norm, notes, rows, record_map)
+        self._build(n, d, n_classes, data_norm, notes, rows)
         if self.y.shape != (self.n,) or (self.n and (self.y.min() < 0 or self.y.max() >= self.C)):
             raise ParameterError("The 'y' argument of ClassSumTemplate must hold n class indices "
                                  "in [0, n_classes), one per row of U.")
@@ -557,20 +558,18 @@ class ClassSumTemplate:
         """
         template = cls.__new__(cls)
         template.X = template.y = None
+        template.row_bound, template.unit = 1.0, False
         template._build(n, d, n_classes, data_norm, notes)
         return template
 
     def _build(self, n: int, d: int, n_classes: int, data_norm: float, notes: Sequence[str],
-               rows: Any = None, record_map: Any = None) -> None:
+               rows: Any = None) -> None:
         """Hold the public problem (n, the record width d, C, the bound, the notes, the space)
         and, for rows read per block or per chunk, the rows and the map of a record to u."""
         self.n, self.d, self.C = int(n), int(d), int(n_classes)
         self.data_norm = float(data_norm)
         self.notes = tuple(notes)
         self.rows = rows
-        self.record_map = (
-            record_map if record_map is not None else BallRows(1.0, False, self.data_norm)
-        )
         if rows is not None:
             self.capabilities = frozenset({"cell_sums", "chunked_class_sums"})
         self.space = EuclideanSpace((self.C, self.d + 1))
@@ -578,6 +577,12 @@ class ClassSumTemplate:
     def _record_width(self, n_columns: int) -> int:
         """k, the entries of one record's vector u for raw rows of ``n_columns`` columns."""
         return n_columns
+
+    @property
+    def record_map(self) -> Any:
+        """The per-record map of a raw row to u, built from the public ``row_bound``, ``unit``
+        and ``data_norm`` at each read (read-only: an assigned map is refused)."""
+        return BallRows(self.row_bound, self.unit, self.data_norm)
 
     @property
     def record_set(self) -> RecordSet:
@@ -591,7 +596,11 @@ class ClassSumTemplate:
 
     def conditions(self, needs: Any) -> list:
         """The template's own conditions of the proof: none (the norm bound of u is a
-        per-record map, :attr:`record_set`, that the mechanisms state).
+        per-record map, :attr:`record_set`, that the mechanisms state). The rows held in
+        memory are the caller's array where nothing needed clipping (not copied): dpconvex's
+        own template checks their norms against ``data_norm`` here, as they are when the sums
+        are taken, and refuses a row outside the bound with
+        :class:`~dpconvex.errors.PrivacyError` (a subclass's bound is declared and vouched for).
 
         Parameters
         ----------
@@ -608,6 +617,14 @@ class ClassSumTemplate:
         >>> ClassSumTemplate.of_problem(10, 3, n_classes=2).conditions(None)
         []
         """
+        if self.rows is None and self.X is not None and shipped_derivation(self) is not None:
+            U = self.X  # the rows a release states clipped by dpconvex (a subclass vouches)
+            norms = CSRRows(U).row_norms() if sp.issparse(U) else row_norms(U)
+            if not np.all(norms <= self.data_norm * (1 + 1e-12)):
+                raise PrivacyError(
+                    f"{type(self).__name__}.conditions: feature bound: rows of U exceed the "
+                    f"public bound data_norm = {self.data_norm:g} (changed after the template "
+                    "clipped them); build the template from the rows as they are released.")
         return []
 
     def assumptions(self, needs: Any) -> list[str]:

@@ -322,8 +322,8 @@ class ClassMomentTemplate(ClassSumTemplate):
         if rows is None:
             rows = _BlockRows(X, np.asarray(y, dtype=float))
         self.n_features = n_features
-        self._hold(None, y, n_classes, math.sqrt(2.0 * n_features), notes, rows,
-                   _moment_rows(lo, hi, n_features))
+        self.lo, self.hi = _moment_ranges(lo, hi, n_features)
+        self._hold(None, y, n_classes, math.sqrt(2.0 * n_features), notes, rows)
 
     @classmethod
     def of_problem(  # type: ignore[override]
@@ -363,12 +363,19 @@ class ClassMomentTemplate(ClassSumTemplate):
         template = cls.__new__(cls)
         template.X = template.y = None
         template.n_features = int(n_features)
+        template.lo, template.hi = _moment_ranges(lo, hi, n_features)
         template._build(n, 2 * template.n_features, n_classes, math.sqrt(2.0 * n_features),
-                        notes, record_map=_moment_rows(lo, hi, n_features))
+                        notes)
         return template
 
     def _record_width(self, n_columns: int) -> int:
         return 2 * n_columns
+
+    @property
+    def record_map(self) -> MomentRows:
+        """The per-record map of a raw row to u = (t, 2t² − 1), built from the public ranges
+        ``lo`` and ``hi`` at each read (read-only: an assigned map is refused)."""
+        return MomentRows(self.lo, self.hi)
 
     @property
     def record_set(self) -> RecordSet:
@@ -376,11 +383,15 @@ class ClassMomentTemplate(ClassSumTemplate):
         return MomentBox(self.n_features)
 
 
-def _moment_rows(lo: Any, hi: Any, n_features: int) -> MomentRows:
-    """The map of a raw record to u = (t, 2t² − 1) over the public ranges [lo, hi] of its
-    ``n_features`` features (each a float or one per feature)."""
-    return MomentRows(np.broadcast_to(np.asarray(lo, dtype=float), (n_features,)).copy(),
-                      np.broadcast_to(np.asarray(hi, dtype=float), (n_features,)).copy())
+def _moment_ranges(lo: Any, hi: Any, n_features: int) -> tuple[np.ndarray, np.ndarray]:
+    """The public ranges [lo, hi] of ``n_features`` features (each a float or one per
+    feature) as read-only arrays of shape (n_features,): a template's own copies."""
+    ranges = []
+    for v in (lo, hi):
+        a = np.broadcast_to(np.asarray(v, dtype=float), (n_features,)).copy()
+        a.flags.writeable = False
+        ranges.append(a)
+    return ranges[0], ranges[1]
 
 
 def class_moments(V: np.ndarray, count_weight: float, floor: float, noise_second_moment: float,
@@ -660,7 +671,7 @@ class PrivateGaussianNB(ClassSumEstimator):
         means, variances, counts = class_moments(
             V, w, floor, float(law.moments(V.shape)[1]) / V.size, float(self.var_floor)
         )
-        lo, hi = prep.template.record_map.lo, prep.template.record_map.hi  # the public ranges
+        lo, hi = prep.template.lo, prep.template.hi  # the public ranges
         half = (hi - lo) / 2.0
         self.theta_ = lo + half * (means + 1.0)
         self.var_ = variances * half**2

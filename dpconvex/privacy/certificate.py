@@ -16,9 +16,8 @@ from dataclasses import asdict, astuple, dataclass, field, fields
 from typing import Any
 
 __all__ = ["SEEDED", "Certificate", "ComponentsRule", "Condition", "DeltaRows", "LabelSource",
-           "LamRule",
-           "LossSmoothing", "MechanismChoice", "NoisyGDRule", "ParameterSet", "PublicFeatureMap",
-           "RowMap", "SmoothingRule"]
+           "LamRule", "LossSmoothing", "MechanismChoice", "NoisyGDRule", "ParameterSet",
+           "PublicFeatureMap", "RowMap", "SmoothingRule"]
 
 
 #: The certificate line of a release whose noise the caller seeded (``Certificate.seeded``).
@@ -599,8 +598,9 @@ class Certificate:
         E.g. ``"objective perturbation (CMS Alg. 2)"``.
     mechanism_name : str
         The mechanism's registry name (``"objective"``, ``"laplace_mean"``, ...: the
-        ``mechanism=`` that selects it), or ``""`` for a certificate no registered mechanism
-        made (a composition, a selection).
+        ``mechanism=`` that selects it; a user's registered mechanism's too), set by
+        :func:`~dpconvex.privacy.release.release` from the mechanism it ran, or ``""`` for a
+        certificate no registered mechanism made (a composition, a selection).
     loss : str
         The name of the loss the release minimizes (e.g. ``"logistic"``; a smoothed loss's
         kinks and half-width are its :class:`LossSmoothing` line), or ``""`` where no loss is

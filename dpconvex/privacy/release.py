@@ -170,6 +170,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     _refuse_unresolved_noise(template, mechanism, budget, calibration)
     certificate = mechanism.certificate(template, budget, calibration, conditions)
     certificate.seeded = mechanism.private and seeded  # a dry run: where the fit's will be
+    certificate.mechanism_name = mechanism.name
     if dry_run:
         return Release(None, certificate, calibration, None)
     if noise_warning is not None:

@@ -35,11 +35,12 @@ class AugmentedRows:
 
     ``X`` (n, d) float64 rows, or a :class:`~dpconvex.data.operators.DenseRows` over them, is
     read in place, never written; ``scale`` is s_i (None: 1), ``column`` c_i. The norms ||x_i||
-    are those of the stored rows themselves (:meth:`DenseRows.row_norms`, computed once and kept
-    read-only: the caller that derives s_i from them and the record norm condition read the same
-    norms), never taken from a caller. A record with s_i = c_i = 0 (a zeroed record) is the zero
-    vector: its products, scores and norm are exactly 0 whatever its stored row holds (a product
-    x_i·w that would overflow included). ``shape`` is (n, D), D = d + 1.
+    are those of the stored rows themselves (:meth:`DenseRows.row_norms`, computed from the rows
+    at each call), never taken from a caller: the rows are the caller's array, not copied, so the
+    record norm condition reads them as they are when it is checked. A record with s_i = c_i = 0
+    (a zeroed record) is the zero vector: its products, scores and norm are exactly 0 whatever
+    its stored row holds (a product x_i·w that would overflow included). ``shape`` is (n, D),
+    D = d + 1.
 
     Examples
     --------
@@ -64,7 +65,7 @@ class AugmentedRows:
                 f"{X.dtype} and shape {X.shape}. Pass np.asarray(X, dtype=float)."
             )
         self.X = X
-        #: The stored rows as a design operator: their norms, computed once from the rows.
+        #: The stored rows as a design operator (their norms computed from the rows).
         self.stored = DenseRows(X) if stored is None else stored
         self.n, d = X.shape
         self.D = d + 1

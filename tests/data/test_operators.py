@@ -343,35 +343,47 @@ def test_every_kth_row_of_each_operator():
 
 
 @pytest.mark.parametrize("sparse", [False, True])
-def test_row_norms_are_the_stored_rows_own_computed_once(sparse):
-    """An operator's row norms come from its stored rows at the first call and are kept
-    read-only: the rows with factors over it (a fit's clipped rows) and the template's row norm
-    condition read that one computation, and no caller states or alters them."""
+def test_the_row_norm_condition_reads_the_rows_as_they_are(sparse):
+    """An operator's row norms come from its stored rows at each call. The stored rows are the
+    caller's array (not copied): the template's row norm condition reads them as they are when
+    it is checked, so rows scaled up after a first norm computation fail it."""
     from dpconvex.data.operators import ScaledRows
 
     X = 10.0 * _sparse_rows(n=200, p=8)
-    base = CSRRows(sp.csr_array(X)) if sparse else DenseRows(X)
+    A = sp.csr_array(X)
+    base = CSRRows(A) if sparse else DenseRows(X)
     norms = base.row_norms()
-    assert base.row_norms() is norms and not norms.flags.writeable
     np.testing.assert_allclose(norms, np.linalg.norm(X, axis=1), rtol=1e-14)
-    with pytest.raises(ValueError):
-        norms[0] = 0.0
     y = np.where(np.arange(200) % 2 == 0, 1.0, -1.0)
     clip = np.minimum(1.0, 1.0 / np.maximum(norms, 1e-300))
     for factors, holds in ((y, False), (clip * y, True)):
         template = LinearERMTemplate(Logistic(), 0.1, 1.0, ScaledRows(base, factors), y)
         assert template.conditions(OBJECTIVE_NEEDS)[-1].holds is holds
+    stored = base.A.data if sparse else base.X
+    assert np.shares_memory(stored, A.data if sparse else X)
+    stored *= 60.0  # the caller's rows, changed after the clipping factors were computed
+    template = LinearERMTemplate(Logistic(), 0.1, 1.0, ScaledRows(base, clip * y), y)
+    assert template.conditions(OBJECTIVE_NEEDS)[-1].holds is False
 
 
-def test_a_compacted_copy_keeps_the_norms_of_its_rows():
-    """Mostly-zero dense rows compacted to CSR keep the norms already computed (the same rows)."""
+def test_a_changed_row_after_a_first_norm_computation_is_refused():
+    """A release from rows of norm 0.5 multiplied by 60 after their norms were first read is
+    refused by the row norm condition."""
     from dpconvex.data.operators import ScaledRows
+    from dpconvex.errors import PrivacyError
+    from dpconvex.privacy.budget import Budget
+    from dpconvex.privacy.release import release
 
-    X = _sparse_rows(n=5_000, p=12)
-    ops = ScaledRows(DenseRows(X), np.ones(5_000))
-    norms = ops.base.row_norms()
-    compact = ops.compact()
-    assert isinstance(compact.base, CSRRows) and compact.base.row_norms() is norms
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 3))
+    X *= 0.5 / np.linalg.norm(X, axis=1, keepdims=True)
+    y = np.where(np.arange(50) % 2 == 0, 1.0, -1.0)
+    rows = DenseRows(X)
+    rows.row_norms()
+    X *= 60.0
+    with pytest.raises(PrivacyError, match="row norm bound"):
+        release(LinearERMTemplate(Logistic(), 0.1, 1.0, ScaledRows(rows, y), y), "objective",
+                Budget(1.0))
 
 
 def test_one_row_broadcast_is_kept_as_is():

@@ -246,7 +246,7 @@ def test_auto_mechanism_by_delta_and_its_certificate_line():
     assert why == [MechanismChoice("knorm_sum", "delta = 0", why[0].why)] and why[0] in plan.notes
     gauss = dp.PrivateGaussianCentroid(epsilon=1.0, delta=1e-6, classes=[0, 1, 2],
                                        random_state=0).fit(X, y)
-    assert "Gaussian" in gauss.certificate_.mechanism and gauss.certificate_.delta == 1e-6
+    assert gauss.certificate_.mechanism_name == "gaussian" and gauss.certificate_.delta == 1e-6
     rule = dp.PrivateGaussianCentroid(epsilon=1.0, mechanism="gaussian", classes=[0, 1, 2],
                                       random_state=0).fit(X, y)
     assert rule.certificate_.delta == min(1e-5, 1 / 150**2)

@@ -152,8 +152,6 @@ def test_rows_read_by_block_go_through_the_templates_own_map(unit):
     X = 50.0 * rng.normal(size=(300, 3))
     y = np.arange(300) % 3
     rows = label_rows(X, SimpleNamespace(dropped=np.zeros(300, dtype=bool), index=y))
-    with pytest.raises(TypeError):
-        ClassSumTemplate(None, y, 3, rows=rows, record_map=lambda B: 100.0 * B)  # refused
     t = ClassSumTemplate(None, y, 3, data_norm=0.5, rows=rows, row_bound=2.0, unit=unit)
     assert t.record_map == BallRows(2.0, unit, 0.5)
     U = t.record_map(X)
@@ -162,6 +160,52 @@ def test_rows_read_by_block_go_through_the_templates_own_map(unit):
     np.testing.assert_allclose(class_sums(t, 1.0), in_memory, rtol=1e-12, atol=1e-12)
     with pytest.raises(ParameterError, match="row_bound"):
         ClassSumTemplate(None, y, 3, rows=rows, row_bound=math.nan)
+
+
+def test_the_record_map_is_built_from_the_public_parameters_not_assigned():
+    """A map assigned to a template is refused: the map the class sums read and the feature bound
+    the certificate states come from the public row_bound, unit and data_norm."""
+    from types import SimpleNamespace
+
+    from dpconvex.estimators.centroids import BallRows, label_rows
+    from dpconvex.estimators.gaussian_nb import ClassMomentTemplate, MomentRows
+
+    rng = np.random.default_rng(5)
+    X = 50.0 * rng.normal(size=(60, 3))
+    y = np.arange(60) % 3
+    rows = label_rows(X, SimpleNamespace(dropped=np.zeros(60, dtype=bool), index=y))
+    t = ClassSumTemplate(None, y, 3, rows=rows)
+    with pytest.raises(AttributeError):
+        t.record_map = BallRows(0.01, False, 100.0)
+    assert t.record_map == BallRows(1.0, False, 1.0)
+    m = ClassMomentTemplate(X, y, 3, lo=-2.0, hi=2.0)
+    with pytest.raises(AttributeError):
+        m.record_map = MomentRows(np.full(3, -1e3), np.full(3, 1e3))
+    with pytest.raises(ValueError):
+        m.lo[0] = -1e3  # the ranges the map is built from are read-only
+    assert m.record_map.lo.tolist() == [-2.0] * 3 and m.record_map.hi.tolist() == [2.0] * 3
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_rows_held_in_memory_changed_after_the_template_are_refused(sparse):
+    """Rows within the bound are held as the caller's array (not copied); scaled up in place
+    after the template is built, the feature bound is checked on them as released: refused."""
+    import scipy.sparse as sp
+
+    from dpconvex.errors import PrivacyError
+
+    rng = np.random.default_rng(6)
+    U = rng.normal(size=(40, 3))
+    U *= 0.5 / np.linalg.norm(U, axis=1, keepdims=True)
+    U = sp.csr_array(U) if sparse else U
+    y = np.arange(40) % 2
+    t = ClassSumTemplate(U, y, 2)
+    assert t.conditions(None) == []
+    stored = t.X.data if sparse else t.X
+    assert np.shares_memory(stored, U.data if sparse else U)
+    stored *= 100.0
+    with pytest.raises(PrivacyError, match="feature bound"):
+        release(t, "gaussian", Budget(1.0, 1e-5))
 
 
 def test_calibration_and_registry():

@@ -203,6 +203,8 @@ def test_amp_accepts_it_and_releases():
     assert np.all(np.isfinite(est.coef_))
     assert "approximate-minima" in est.certificate_.mechanism
     assert "Laplace output perturbation (test)" in est.certificate_.mechanism
+    assert est.certificate_.mechanism_name == "amp"
+    assert est.certificate_.parts[0].mechanism_name == LAPLACE
 
 
 def test_a_fit_with_lam_auto_releases_with_a_certificate_naming_it():
@@ -213,6 +215,7 @@ def test_a_fit_with_lam_auto_releases_with_a_certificate_naming_it():
     cert = est.certificate_
     assert cert.private and cert.epsilon <= 1.0
     assert "Laplace output perturbation (test)" in cert.mechanism
+    assert cert.mechanism_name == LAPLACE  # a user's registered mechanism, named by release
     assert cert.lam_rule.rule == "auto"
     assert (cert.lam_rule.mechanism, cert.lam_rule.reference_norm) == (LAPLACE, 8)
 

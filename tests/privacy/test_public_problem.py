@@ -1,10 +1,9 @@
 """The public problem a linear plan calibrates on is the one its template states.
 
 A linear learner's plan states, before any rows are read, the loss the template states, the
-row bound q~, Λ and (n, p). ``LinearERMTemplate.constants_for`` at those numbers, with n, is
-the public problem the Λ rule calibrates on; the template built from the rows must state the
-same constants, so that a calibration made from the plan is the one the release makes from
-the template.
+row bound q~, Λ and (n, p): the public problem the Λ rule calibrates on
+(``grid_calibration``). The template built from the rows must state the same constants, so
+that the rule's calibration at the plan's Λ is the one the release makes from the template.
 """
 
 from __future__ import annotations
@@ -39,9 +38,13 @@ def _data(n: int = 120, d: int = 4, seed: int = 0):
 
 
 @pytest.mark.parametrize("name", LEARNERS)
-def test_the_plans_public_problem_is_the_templates(name):
-    """Equal constants and equal calibrations (the same formulas on the same public numbers;
-    the relative tolerance 1e-12 allows only for the order of float operations)."""
+def test_the_plans_public_problem_is_the_templates(name, monkeypatch):
+    """The Λ rule's own calibration on its grid (here the one modulus plan.lam) states the
+    constants and the calibration the release makes from the template (the same formulas on
+    the same public numbers; the relative tolerance 1e-12 allows only for the order of float
+    operations)."""
+    from dpconvex.privacy.rules import noise_level
+
     est = LEARNERS[name]()
     X, y = _data()
     if name == "regressor":
@@ -49,15 +52,33 @@ def test_the_plans_public_problem_is_the_templates(name):
     plan = est.plan_for(X, y)
     template = est.prepare(X, y, plan).template
     p = X.shape[1] + int(est.fit_intercept)
-    problem = LinearERMTemplate.constants_for(plan.loss, plan.options["norm bound q~"],
-                                              plan.lam, p, plan.n)
+    monkeypatch.setattr(noise_level, "LAM_GRID", np.array([plan.lam]))
+    planned = noise_level.grid_calibration(plan.mechanism, plan.n, plan.budget,
+                                           plan.options["norm bound q~"], p, plan.loss)
+    released = plan.mechanism.calibrate(template, plan.budget)
     stated = template.privacy_constants()
     for field in CONSTANTS:
-        assert getattr(problem, field) == pytest.approx(getattr(stated, field), rel=1e-12), field
-    assert problem.n == template.n
-    planned = plan.mechanism.calibrate(problem, plan.budget)
-    released = plan.mechanism.calibrate(template, plan.budget)
-    for field in ("epsilon", "epsilon_noise", "slack", "extra_strong_convexity", "sensitivity",
-                  "delta", "coordinate_scale", "expected_norm"):
+        np.testing.assert_allclose(getattr(planned.constants, field), getattr(stated, field),
+                                   rtol=1e-12, err_msg=field)
+    assert planned.constants.n == template.n
+    for field in ("epsilon", "slack", "extra_strong_convexity", "sensitivity", "delta",
+                  "coordinate_scale", "expected_norm"):
         np.testing.assert_allclose(getattr(planned, field), getattr(released, field),
                                    rtol=1e-12, err_msg=field)
+
+
+@pytest.mark.parametrize("mechanism", ["objective", "output", "amp", "gaussian_objective"])
+def test_a_public_problem_without_n_is_refused_by_name(mechanism):
+    """A calibration reads n: a public problem that does not state it is refused with the
+    ParameterError that says how to state it, on one modulus and on a grid."""
+    from dpconvex.errors import ParameterError
+    from dpconvex.objectives.losses import Logistic
+    from dpconvex.privacy.mechanisms import get_mechanism
+
+    problem = LinearERMTemplate.constants_for(Logistic(), 1.0, 0.1, 3)
+    assert problem.n is None
+    mech, budget = get_mechanism(mechanism), dp.Budget(1.0, 1e-5)
+    with pytest.raises(ParameterError, match="a public problem needs n"):
+        mech.calibrate(problem, budget)
+    with pytest.raises(ParameterError, match="a public problem needs n"):
+        mech.calibrate_grid(problem, budget, np.array([0.1, 1.0]))

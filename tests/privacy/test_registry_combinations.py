@@ -94,12 +94,13 @@ def _check_release(template: Any, mech: Mechanism, budget: Budget, backend: str 
     names = [getattr(m, "label", "") for m in (mech, getattr(mech, "inner", None)) if m is not None]
     for label in filter(None, names):
         assert label in cert.mechanism
-    if hasattr(mech, "inner"):
-        assert "approximate-minima" in cert.mechanism
+    assert cert.mechanism_name == mech.name
+    if hasattr(mech, "inner"):  # the composition's first part: the inner mechanism's release
+        assert cert.parts[0].mechanism_name == mech.inner.name
     assert cert.mechanism  # and it is this mechanism's certificate:
     assert cert.mechanism == mech.certificate(template, budget, rel.calibration, []).mechanism
     if not mech.private:
-        assert not cert.private and "non-private" in cert.mechanism
+        assert not cert.private and not cert.seeded
         assert math.isinf(cert.epsilon)
         return
     assert cert.private

@@ -183,10 +183,10 @@ def test_rows_near_the_float_limits_are_mapped_on_a_copy():
 
 @pytest.mark.parametrize("mapped", [False, True])
 def test_the_record_norm_condition_reads_the_stored_rows_own_norms(mapped):
-    """The records' norms are those of their stored rows, computed once from them and kept
-    read-only (shared by the records rescaled over the same rows); no caller states them. Rows
-    far outside q = 1 with the factors of rows inside it fail the record norm condition (with
-    and without a feature map); the clipping factors of the fit pass it."""
+    """The records' norms are those of their stored rows, computed from them when read (the rows
+    are the caller's array, not copied). Rows far outside q = 1 with the factors of rows inside
+    it fail the record norm condition (with and without a feature map); the clipping factors of
+    the fit pass it, and fail it once the caller scales the rows up after a first read."""
     from dpconvex.errors import PrivacyError
     from dpconvex.estimators.large_margin.centroid import augmented_rows
 
@@ -195,19 +195,19 @@ def test_the_record_norm_condition_reads_the_stored_rows_own_norms(mapped):
     X = 100.0 * rng.normal(size=(n, d))
     y = np.arange(n) % 2
     inv_r = np.full(n, 1 / np.sqrt(2))  # the factors of rows with ||x|| <= q = 1
-    with pytest.raises(TypeError):
-        AugmentedRows(X, inv_r, inv_r, base_norms=np.ones(n))  # a caller's norms: refused
     kw = {"n_classes": 2, "lam": 0.1, "data_norm": 1.0}
     if mapped:
         kw["feature_map"] = FeatureMap("linear", (0.0, 1.0, 0.1), 1.0, d)
+    needs = frozenset({"strong_convexity", "curvature"})
     with pytest.raises(PrivacyError, match="record norm bound"):
-        LargeMarginSoftmaxTemplate(AugmentedRows(X, inv_r, inv_r), y, **kw).conditions(
-            frozenset({"strong_convexity", "curvature"}))
+        LargeMarginSoftmaxTemplate(AugmentedRows(X, inv_r, inv_r), y, **kw).conditions(needs)
     est = dp.PrivateLargeMarginGaussian(data_norm=1.0, row_norm="none")
     rows, clipped = augmented_rows(est, X, np.zeros(n, dtype=bool))
-    norms = rows.stored.row_norms()
-    assert clipped == n and not norms.flags.writeable
-    assert rows.rescaled(2.0).stored.row_norms() is norms
-    np.testing.assert_allclose(norms, np.linalg.norm(X, axis=1), rtol=1e-14)
+    assert clipped == n and np.shares_memory(rows.X, X)
+    np.testing.assert_allclose(rows.stored.row_norms(), np.linalg.norm(X, axis=1), rtol=1e-14)
     template = LargeMarginSoftmaxTemplate(rows, y, **kw)
-    assert template.conditions(frozenset({"strong_convexity", "curvature"}))[-1].holds
+    assert template.conditions(needs)[-1].holds
+    rows.head_norms()
+    X *= 200.0  # the caller's rows, changed after their norms were read
+    with pytest.raises(PrivacyError, match="record norm bound"):
+        LargeMarginSoftmaxTemplate(rows, y, **kw).conditions(needs)

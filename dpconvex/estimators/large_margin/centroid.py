@@ -402,7 +402,7 @@ def centroid_notes(est: LargeMarginSettings, shape: tuple[int, int, int]
 
     Returns
     -------
-    list of RowMap or str
+    list of RowMap, ComponentsRule or str
 
     Examples
     --------

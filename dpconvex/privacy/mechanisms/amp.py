@@ -166,7 +166,7 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
 
         Parameters
         ----------
-        problem : Template or PublicProblem
+        problem : Template or PrivacyConstants
             The problem (its declared constants).
         budget : Budget
             The (ε, δ) of the whole release; the inner mechanism calibrates at its share.
@@ -215,6 +215,7 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         main_cert = self.inner.certificate(
             template, cal.extra["main"], cal.extra["inner"], conditions
         )
+        main_cert.mechanism_name = self.inner.name  # the part's (release names the whole)
         cover = cal.extra["cover"]
         conds, quantities = self._cover_description(template, cal)
         cover_cert = Certificate(
@@ -233,7 +234,7 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
             epsilon_requested=budget.epsilon, delta_requested=None if self.pure else budget.delta,
             quantities={"amp_fraction": self.fraction},
             assumptions=[self.composition_assumption], labels=["mechanism", "AMP cover"])
-        cert.mechanism_name, cert.loss = self.name, main_cert.loss
+        cert.loss = main_cert.loss
         return cert
 
     def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,

@@ -269,6 +269,34 @@ ConstantsSource = Union["Template", "PrivacyConstants"]
 TemplateT = TypeVar("TemplateT", bound="Template")
 
 
+def problem_constants(problem: ConstantsSource, caller: str) -> PrivacyConstants:
+    """The declared constants of ``problem`` for a calibration, which reads its ``n``: a
+    :class:`ParameterError` where a public problem does not state n.
+
+    Parameters
+    ----------
+    problem : Template or PrivacyConstants
+        The problem calibrated.
+    caller : str
+        Who calibrates (named in the error).
+
+    Returns
+    -------
+    PrivacyConstants
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.base import problem_constants
+    >>> problem_constants(PrivacyConstants(1.0, 1, 0.25, 0.1, 3, n=40), "doc").n
+    40
+    """
+    if getattr(problem, "n", None) is None:
+        raise ParameterError(
+            f"{caller}: a public problem needs n: pass PrivacyConstants(..., n=n) or a template."
+        )
+    return problem.privacy_constants()
+
+
 def calibrated_constants(problem: ConstantsSource, cal: Calibration | None) -> PrivacyConstants:
     """The declared constants ``cal`` was calibrated from (:attr:`Calibration.constants`), else
     ``problem``'s (a calibration that does not state them, or none).
@@ -921,7 +949,7 @@ class NonPrivateBaseline(Mechanism[TemplateT]):
     def certificate(self, template: TemplateT, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         return Certificate(
-            mechanism=f"non-private baseline ({template.name})", mechanism_name=self.name,
+            mechanism=f"non-private baseline ({template.name})",
             epsilon_requested=math.inf, epsilon=math.inf, private=False,
             assumptions=["mechanism='none' adds no noise: the model is NOT private."])
 
@@ -1624,14 +1652,14 @@ class _Perturbation(ExactMinimizer):
     label = ""
 
     def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
-        consts = template.privacy_constants()
-        cal = self._calibrate(budget.epsilon, template.n, consts,
-                              caller=f"{type(self).__name__}.calibrate")
+        caller = f"{type(self).__name__}.calibrate"
+        consts = problem_constants(template, caller)
+        cal = self._calibrate(budget.epsilon, template.n, consts, caller=caller)
         return self.holding_noise(template, cal, consts)
 
     def calibrate_grid(self, problem: ConstantsSource, budget: Budget,
                        moduli: np.ndarray) -> Calibration:
-        consts = problem.privacy_constants()
+        consts = problem_constants(problem, f"{type(self).__name__}.calibrate_grid")
         cal = self._grid(budget.epsilon, problem.n, consts, moduli)
         return self.holding_noise(problem, cal, at_modulus(consts, moduli))
 
@@ -1677,7 +1705,6 @@ class _Perturbation(ExactMinimizer):
         }
         return Certificate(
             mechanism=f"{self.label} on {template.name}",
-            mechanism_name=self.name,
             loss=loss_name(template),
             epsilon_requested=budget.epsilon,
             epsilon=cal.epsilon,

@@ -240,7 +240,6 @@ class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
         ]
         return Certificate(
             mechanism=f"{self.noise_label} on the class sums and counts ({C} classes)",
-            mechanism_name=self.name,
             epsilon_requested=budget.epsilon,
             epsilon=cal.epsilon,
             delta=cal.delta,

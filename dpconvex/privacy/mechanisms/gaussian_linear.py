@@ -50,6 +50,7 @@ from .base import (
     calibrate_output_perturbation,
     loss_name,
     modulus_condition,
+    problem_constants,
     register,
 )
 
@@ -268,7 +269,7 @@ class _GaussianLinear(ExactMinimizer):
         return Gaussian(self.noise_std(cal))
 
     def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
-        consts = template.privacy_constants()
+        consts = problem_constants(template, f"{type(self).__name__}.calibrate")
         return self.holding_noise(template, self._calibrate_at(template, budget, consts), consts)
 
     def calibrate_grid(self, problem: ConstantsSource, budget: Budget,
@@ -278,7 +279,7 @@ class _GaussianLinear(ExactMinimizer):
             raise ParameterError(
                 f"{type(self).__name__}.calibrate_grid: lam='auto' for mechanism '{self.name}' "
                 f"needs delta > 0; got {budget.delta!r}. Set delta (e.g. 1/n**2).")
-        consts = problem.privacy_constants()
+        consts = problem_constants(problem, f"{type(self).__name__}.calibrate_grid")
         cal = self._grid(problem, budget, consts, moduli)
         return self.holding_noise(problem, cal, at_modulus(consts, moduli))
 
@@ -310,7 +311,7 @@ class _GaussianLinear(ExactMinimizer):
         if "k" in cal.extra:
             quantities["gradient-difference span k"] = cal.extra["k"]
         return Certificate(
-            mechanism=f"{self.label} on {template.name}", mechanism_name=self.name,
+            mechanism=f"{self.label} on {template.name}",
             loss=loss_name(template), epsilon_requested=budget.epsilon,
             epsilon=cal.epsilon, delta=budget.delta, private=True, conditions=conds,
             quantities=quantities,

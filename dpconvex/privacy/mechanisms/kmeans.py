@@ -99,7 +99,6 @@ class DPKMeans(Mechanism[KMeansTemplate]):
         eps_it, eps_cnt, eps_sum = (cal.extra[k] for k in ("eps_it", "eps_cnt", "eps_sum"))
         return Certificate(
             mechanism=f"DP k-means per class (noisy Lloyd, {T} iterations)",
-            mechanism_name=self.name,
             epsilon_requested=budget.epsilon,
             epsilon=cal.epsilon,
             conditions=[

@@ -579,7 +579,6 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         return Certificate(
             mechanism=(f"noisy projected gradient descent ({loss.name} loss, Gaussian "
                        f"mechanism x {T} steps, {self.accounting.upper()} accountant)"),
-            mechanism_name=self.name,
             loss=loss.name,
             epsilon_requested=epsilon,
             epsilon=eps_achieved,

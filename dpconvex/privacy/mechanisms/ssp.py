@@ -497,7 +497,6 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
                     "theta (coef_, intercept_) only")
         return Certificate(
             mechanism=f"sufficient-statistics perturbation (Wang 2018), {self.noise_label}",
-            mechanism_name=self.name,
             epsilon_requested=budget.epsilon,
             epsilon=cal.epsilon,
             delta=cal.delta,
