@@ -162,7 +162,7 @@ def _unit_mean(values: np.ndarray, epsilon: float, rng: np.random.Generator) -> 
     from dpconvex._validation import NoiseSource
     from dpconvex.estimators.regression import mean_release
 
-    return float(mean_release(float(values.sum()), values.size, epsilon, NoiseSource(rng, True)).theta[0])
+    return float(mean_release(values, values.size, epsilon, NoiseSource(rng, True)).theta[0])
 
 
 def _unit_labels(y, label_range) -> np.ndarray:
@@ -308,8 +308,8 @@ def _front_door_centred(loss: str):
                         est.set_params(label_center=c)
                     return made[-1]
 
-                def centred(total, n, epsilon, noise):
-                    out = release_mean(total, n, epsilon, noise)
+                def centred(values, n, epsilon, noise):
+                    out = release_mean(values, n, epsilon, noise)
                     lo, hi = self._label_bounds()
                     c = float(out.theta[0]) * 0.5 * (hi - lo) + 0.5 * (hi + lo)
                     centres.append(min(hi, max(lo, c)))
