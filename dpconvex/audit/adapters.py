@@ -628,8 +628,9 @@ class ExponentialMechanism(Sampled):
     ----------
     epsilon : float
     sensitivity : float, default=1.0
-        Δu declared in the template (a mis-calibrated mechanism declares half the true sensitivity);
-        the caller's declaration, vouched for in each release (``vouch=("sensitivity",)``).
+        Δu declared in the template (a mis-calibrated mechanism declares half the true
+        sensitivity): the caller's declaration, vouched for in each release
+        (``vouch=("sensitivity",)``).
 
     Examples
     --------

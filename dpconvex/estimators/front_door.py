@@ -1943,7 +1943,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         choice, parts, learner = chosen.choice, chosen.parts, chosen.learner
         seeded = self.random_state is not None
         if learner is None:  # the private mean
-            certificate = mean_release(None, n_rows, float(self.epsilon), seeded=seeded).certificate
+            certificate = mean_release(None, n_rows, float(self.epsilon),
+                                       seeded=seeded).certificate
             certificate.state(*plan.notes)  # the label range and the rule's reason
             return certificate
         with signed_by(learner, f"{owner}.certify"), issued(

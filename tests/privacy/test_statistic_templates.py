@@ -61,7 +61,7 @@ def test_the_public_problem_alone_holds_no_total():
     template = BoundedMeanTemplate.of_problem(100)
     assert template.n == 100
     with pytest.raises(ParameterError, match="public problem"):
-        template.total
+        _ = template.total
 
 
 def test_mean_release_reads_one_value_per_record_and_its_dry_run_states_the_same():
@@ -95,9 +95,9 @@ def test_replacing_one_value_moves_the_range_counts_by_at_most_two():
 
 def test_more_values_than_records_are_refused_and_the_public_problem_holds_none():
     with pytest.raises(ParameterError, match="at most one value per record"):
-        RangeTemplate(np.arange(10.0), 5, LEVELS, refine=False).cell_counts
+        _ = RangeTemplate(np.arange(10.0), 5, LEVELS, refine=False).cell_counts
     with pytest.raises(ParameterError, match="public problem"):
-        RangeTemplate.of_problem(5, LEVELS, refine=False).cell_counts
+        _ = RangeTemplate.of_problem(5, LEVELS, refine=False).cell_counts
 
 
 def test_the_vocabulary_template_counts_the_categories_itself():
