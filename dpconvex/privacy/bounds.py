@@ -228,13 +228,13 @@ def release_vocabulary(values: Any, budget: Budget, *, n: int | None = None,
     """
     items = values.tolist() if hasattr(values, "tolist") else list(values)
     n_records = len(items) if n is None else int(n)
-    template = VocabularyTemplate(items, max(n_records, 1), name=name)
-    if not template.categories:  # nothing seen: nothing to release, the certificate of the release
+    vocabulary = VocabularyTemplate(items, max(n_records, 1), name=name)
+    names = vocabulary.categories
+    if not names:  # nothing seen: nothing to release, the certificate of the release
         # seeded as the release states it, so no value switches the line
-        return (), release(template, "stable_vocabulary", budget, None, rng, dry_run=True,
+        return (), release(vocabulary, "stable_vocabulary", budget, None, rng, dry_run=True,
                            seeded=seeded).certificate
-    released = release(template, "stable_vocabulary", budget, None, rng, seeded=seeded)
-    names = template.categories
+    released = release(vocabulary, "stable_vocabulary", budget, None, rng, seeded=seeded)
     return tuple(names[i] for i in released.theta.astype(int)), released.certificate
 
 

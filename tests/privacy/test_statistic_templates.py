@@ -139,3 +139,19 @@ def test_dpconvex_scorings_and_their_dry_runs_state_the_sensitivity_as_derived()
     assert condition.how == "computed from public parameters"
     assert (condition.unverified, condition.vouched) == ("", False)
     assert SelectionTemplate.of_problem(2, 1.0, 40).noise_shape == (2,)
+
+
+def test_a_users_selection_template_has_its_sensitivity_declared_whatever_it_states():
+    """A template class of the user's that states no condition is still refused unless its
+    caller vouches for Δu (the checks of a user's template name it)."""
+
+    class Silent(SelectionTemplate):
+        def conditions(self, needs):
+            return []
+
+    template = Silent(np.array([-3.0, -10.0]), sensitivity=0.5, n=40)
+    with pytest.raises(PrivacyError, match=r"\[sensitivity\]"):
+        release(template, "exponential", Budget(1.0), rng=0)
+    released = release(template, "exponential", Budget(1.0), rng=0, vouch=("sensitivity",))
+    conditions = released.certificate.conditions
+    assert [c.unverified for c in conditions if c.unverified] == ["sensitivity"]

@@ -20,6 +20,7 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cached_property
 from typing import Any
 
@@ -99,9 +100,9 @@ class BoundedMeanTemplate(StatisticTemplate):
         if int(n) < 1:
             raise ParameterError(f"The 'n' parameter of BoundedMeanTemplate.of_problem must be a "
                                  f"positive number of records. Got {n!r} instead.")
-        template = cls.__new__(cls)
-        template.n, template._total = int(n), None
-        return template
+        problem = cls.__new__(cls)
+        problem.n, problem._total = int(n), None
+        return problem
 
     @property
     def total(self) -> float:
@@ -147,8 +148,8 @@ class SelectionTemplate(StatisticTemplate):
     --------
     >>> from dpconvex.privacy.mechanisms.scalar import SelectionTemplate
     >>> template = SelectionTemplate([0.2, 0.9, 0.4], sensitivity=1.0, n=100)
-    >>> template.kind, sorted(template.capabilities), template.derived
-    ('selection', ['utilities'], False)
+    >>> template.kind, sorted(template.capabilities), template.conditions(())[0].unverified
+    ('selection', ['utilities'], 'sensitivity')
     >>> release(template, "exponential", Budget(1.0), rng=0, vouch=("sensitivity",)).theta.shape
     (1,)
     """
@@ -161,6 +162,8 @@ class SelectionTemplate(StatisticTemplate):
 
     def __init__(self, utilities: Any, sensitivity: float, n: int, description: str | None = None):
         self._utilities = utilities
+        if utilities is not None and not callable(utilities):  # given: held as they are
+            self.utilities = np.asarray(utilities, dtype=float)
         self.sensitivity = float(sensitivity)
         self.n = int(n)
         self.description = (MISTAKES.format(sensitivity=self.sensitivity) if description is None
@@ -179,9 +182,9 @@ class SelectionTemplate(StatisticTemplate):
         >>> t.noise_shape, t.derived
         ((3,), True)
         """
-        template = cls(None, sensitivity, n, description)
-        template._m = int(m)
-        return template
+        problem = cls(None, sensitivity, n, description)
+        problem._m = int(m)
+        return problem
 
     @property
     def derived(self) -> bool:
@@ -191,16 +194,27 @@ class SelectionTemplate(StatisticTemplate):
 
     @cached_property
     def utilities(self) -> np.ndarray:
-        """u_i, one per candidate (computed once, on first use: a statistic of the data)."""
+        """u_i, one per candidate (given, or computed once on first use: a statistic of the
+        data)."""
         if self._utilities is None:
             raise ParameterError("SelectionTemplate.utilities: the template of the public problem "
                                  "alone holds no utilities. Build the template over them.")
-        raw = self._utilities() if callable(self._utilities) else self._utilities
-        return np.asarray(raw, dtype=float)
+        return np.asarray(self._utilities(), dtype=float)
 
     @property
     def noise_shape(self) -> tuple[int, ...]:
         return (self._m if self._utilities is None else int(self.utilities.size),)
+
+    def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
+        """Δu: derived where dpconvex computes the utilities (:attr:`derived`), else the
+        caller's declaration, not verified."""
+        if self.derived:
+            return [Condition("utility sensitivity", True, "computed from public parameters",
+                              self.description)]
+        return [Condition(
+            "utility sensitivity", True, "declared, not verified",
+            f"declared {self.sensitivity:g} by the caller, who computed the utilities: "
+            f"{self.description}", unverified="sensitivity")]
 
 
 @register
@@ -287,16 +301,6 @@ class Exponential(Mechanism["SelectionTemplate"]):
     name = "exponential"
     needs = frozenset({"utilities"})
     solves = False
-
-    def conditions(self, template: SelectionTemplate, budget: Budget) -> list[Condition]:
-        if template.derived:
-            return [Condition(
-                "utility sensitivity", True, "computed from public parameters",
-                template.description)]
-        return [Condition(
-            "utility sensitivity", True, "declared, not verified",
-            f"declared {template.sensitivity:g} by the caller, who computed the utilities: "
-            f"{template.description}", unverified="sensitivity")]
 
     def calibrate(self, template: SelectionTemplate, budget: Budget) -> Calibration:
         return Calibration(
