@@ -205,8 +205,8 @@ def mean_release(values: np.ndarray | None, n: int, epsilon: float,
         return release(template, LaplaceMean(), budget, dry_run=True, seeded=seeded)
     template = BoundedMeanTemplate(values)
     if template.n != int(n):
-        raise ParameterError(f"mean_release: {template.n} values given for n = {n} records; "
-                             "give one value per record.")
+        raise ParameterError(f"mean_release: {template.n} values given for n = {n} records. "
+                             "Give one value per record.")
     return release(template, LaplaceMean(), budget, None, noise.rng, seeded=noise.seeded)
 
 

@@ -307,7 +307,7 @@ class RangeTemplate(StatisticTemplate):
         if counts.sum() > self.n:
             raise ParameterError(
                 f"RangeTemplate.cell_counts: {int(counts.sum())} values given for n = {self.n} "
-                "records (missing values uncounted); give at most one value per record."
+                "records (missing values uncounted). Give at most one value per record."
             )
         return counts
 
@@ -362,8 +362,8 @@ class VocabularyTemplate(StatisticTemplate):
         self.category_counts = np.array([seen[k] for k in self.categories], dtype=np.int64)
         if self.category_counts.sum() > self.n:
             raise ParameterError(
-                f"VocabularyTemplate: {int(self.category_counts.sum())} values given for n = "
-                f"{self.n} records; give at most one value per record.")
+                f"VocabularyTemplate.__init__: {int(self.category_counts.sum())} values given "
+                f"for n = {self.n} records. Give at most one value per record.")
         self.values_name = str(name)
         self.space = EuclideanSpace((max(1, self.category_counts.size),))
 

@@ -53,7 +53,7 @@ def test_replacing_one_value_moves_the_total_by_at_most_twice_the_bound():
 
 @pytest.mark.parametrize("values", [30.0, [[0.5, 0.5]], [], [0.5, np.nan], ["a"]])
 def test_a_total_or_anything_but_finite_values_is_refused(values):
-    with pytest.raises(ParameterError, match="one per record"):
+    with pytest.raises(ParameterError, match="one finite value per record"):
         BoundedMeanTemplate(values)
 
 

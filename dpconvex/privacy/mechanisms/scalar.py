@@ -81,8 +81,9 @@ class BoundedMeanTemplate(StatisticTemplate):
             u = np.full((1, 1), np.nan)
         if u.ndim != 1 or u.size == 0 or not np.all(np.isfinite(u)):
             raise ParameterError(
-                "BoundedMeanTemplate: 'values' must be a non-empty 1-D array of finite numbers, "
-                "one per record (each is clipped to [-1, 1] and summed here).")
+                "BoundedMeanTemplate.__init__: the values are not a non-empty 1-D array of "
+                "finite numbers. Give one finite value per record (each is clipped to [-1, 1] "
+                "and summed here).")
         self.n = int(u.size)
         self._total: float | None = float(np.sum(np.clip(u, -self.bound, self.bound)))
 
