@@ -52,6 +52,7 @@ from dpconvex.privacy import bounds
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.certificate import SmoothingRule
 from dpconvex.privacy.rules.noise_level import label_center_share
+from dpconvex.templates import statistics
 
 SEED = 7
 
@@ -427,8 +428,9 @@ MUTANT_SITES = {
     "plan-for-reg-sparse": (base.PrivateEstimator, "public_shape", 2),
     "certify-grid-search": (SelectedEstimator, "_checked_rows", 2),
     "release-range": (bounds, "_float64", 0),
-    "release-vocabulary": (bounds, "is_missing", 0),  # once per value: the last one leaks
-    "draft-schema": (bounds, "is_missing", 0),
+    # the vocabulary's template counts the values: once per value, the last one leaks
+    "release-vocabulary": (statistics, "is_missing", 0),
+    "draft-schema": (statistics, "is_missing", 0),
 }
 
 #: The first case of each pair: the last record's label (or value) differs on D and D′.

@@ -162,7 +162,7 @@ def _unit_mean(values: np.ndarray, epsilon: float, rng: np.random.Generator) -> 
     from dpconvex._validation import NoiseSource
     from dpconvex.estimators.regression import mean_release
 
-    return float(mean_release(float(values.sum()), values.size, epsilon, NoiseSource(rng, True)).theta[0])
+    return float(mean_release(values, values.size, epsilon, NoiseSource(rng, True)).theta[0])
 
 
 def _unit_labels(y, label_range) -> np.ndarray:

@@ -197,6 +197,10 @@ class Sampled:
     """An adapter whose runs are one ``release`` call each: ``sample`` stacks ``n_runs`` of
     them, flattened to shape (n_runs, p); ``adapter(data, rng)`` is one."""
 
+    #: The declared constants the adapter's caller states and vouches for (``release``'s
+    #: ``vouch=``).
+    vouch: tuple[str, ...] = ()
+
     def _runs(self, data: Any) -> tuple[Any, Mechanism, Budget, Any, int]:
         """(template, mechanism, budget, backend, p) of the runs on ``data``."""
         raise NotImplementedError
@@ -206,7 +210,8 @@ class Sampled:
         template, mechanism, budget, backend, p = self._runs(data)
         out = np.empty((n_runs, p))
         for r in range(n_runs):
-            out[r] = np.ravel(release(template, mechanism, budget, backend, rng).theta)
+            out[r] = np.ravel(release(template, mechanism, budget, backend, rng,
+                                     vouch=self.vouch).theta)
         return out
 
     def __call__(self, data: Any, rng: np.random.Generator) -> np.ndarray:
@@ -623,7 +628,9 @@ class ExponentialMechanism(Sampled):
     ----------
     epsilon : float
     sensitivity : float, default=1.0
-        Δu declared in the template (a mis-calibrated mechanism declares half the true sensitivity).
+        Δu declared in the template (a mis-calibrated mechanism declares half the true
+        sensitivity): the caller's declaration, vouched for in each release
+        (``vouch=("sensitivity",)``).
 
     Examples
     --------
@@ -633,6 +640,8 @@ class ExponentialMechanism(Sampled):
     >>> r.epsilon_lower_bound <= 1.0
     True
     """
+
+    vouch = ("sensitivity",)
 
     def __init__(self, *, epsilon: float, sensitivity: float = 1.0):
         owner = type(self).__name__

@@ -542,7 +542,10 @@ def select_release(utilities: np.ndarray, epsilon: float, n_val: int, rng: np.ra
     Parameters
     ----------
     utilities : ndarray
-        One utility per candidate.
+        One utility per candidate, computed by a front door's scoring
+        (:func:`safeguard_mistakes`, :func:`squared_error_utilities`: Δu = 1, derived in its
+        docs). A user's utilities go through :func:`~dpconvex.privacy.release.release` with
+        ``vouch=("sensitivity",)``.
     epsilon : float
         ε of the selection.
     n_val : int
@@ -571,15 +574,17 @@ def select_release(utilities: np.ndarray, epsilon: float, n_val: int, rng: np.ra
     >>> chosen in (0, 1), certificate.epsilon
     (True, 1.0)
     """
-    selection = release(SelectionTemplate(utilities, 1.0, n_val, description), Exponential(),
-                        Budget(float(epsilon)), None, rng, seeded=seeded)
+    # the utilities a front door's scoring computed (Δu = 1, derived in its docs)
+    template = SelectionTemplate(lambda: utilities, 1.0, n_val, description)
+    selection = release(template, Exponential(), Budget(float(epsilon)), None, rng,
+                        seeded=seeded)
     return int(selection.theta[0]), selection.certificate
 
 
 def dry_selection(n_candidates: int, epsilon: float, n_val: int,
                   description: str | None = None, seeded: bool = False) -> Certificate:
     """The selection's certificate without data (``certify``; ``seeded``: the fit's will be)."""
-    return release(SelectionTemplate(np.zeros(n_candidates), 1.0, n_val, description),
+    return release(SelectionTemplate.of_problem(n_candidates, 1.0, n_val, description),
                    Exponential(), Budget(float(epsilon)), dry_run=True, seeded=seeded).certificate
 
 
@@ -1912,7 +1917,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         choice, parts, learner = chosen.choice, chosen.parts, chosen.learner
         seeded = self.random_state is not None
         if learner is None:  # the private mean
-            certificate = mean_release(0.0, n_rows, float(self.epsilon), seeded=seeded).certificate
+            certificate = mean_release(None, n_rows, float(self.epsilon),
+                                       seeded=seeded).certificate
             certificate.state(*plan.notes)  # the label range and the rule's reason
             return certificate
         with signed_by(learner, f"{owner}.certify"), issued(
@@ -1924,7 +1930,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             model.assumptions.extend((choice.reason, *chosen.note))
             return model
         certificate = self._safeguard_certificate(
-            mean_release(0.0, n_rows, parts.eps_mean, seeded=seeded).certificate, model,
+            mean_release(None, n_rows, parts.eps_mean, seeded=seeded).certificate, model,
             dry_selection(2, parts.rest, parts.n_val, SELECTION_UTILITY, seeded), chosen)
         # as a fit's budget hold states it
         certificate.state(delta_rows_note(float(learner.delta), n_rows))

@@ -183,23 +183,30 @@ CENTER_NOTE = (
 )
 
 
-def mean_release(total: float, n: int, epsilon: float, noise: NoiseSource | None = None, *,
-                 seeded: bool = False) -> Release:
-    """The private mean of n unit labels summing to ``total`` (Laplace,
-    docs/privacy/front_door_regression.md#privacy-private-mean), on the unit scale; without
-    ``noise`` the dry run (``certify``; ``seeded``: the fit's will be).
+def mean_release(values: np.ndarray | None, n: int, epsilon: float,
+                 noise: NoiseSource | None = None, *, seeded: bool = False) -> Release:
+    """The private mean of the n unit labels ``values`` (Laplace, each clipped to [-1, 1] by
+    the template, docs/privacy/front_door_regression.md#privacy-private-mean), on the unit
+    scale; without ``noise`` the dry run (``certify``: ``values`` None, nothing read;
+    ``seeded``: the fit's will be).
 
     Examples
     --------
     >>> from dpconvex.estimators.regression import mean_release
     >>> from dpconvex._validation import NoiseSource
-    >>> mean = mean_release(50.0, 100, 1.0, NoiseSource(np.random.default_rng(0), seeded=True))
+    >>> noise = NoiseSource(np.random.default_rng(0), seeded=True)
+    >>> mean = mean_release(np.full(100, 0.5), 100, 1.0, noise)
     >>> abs(float(mean.theta[0]) - 0.5) < 0.2, mean.certificate.epsilon
     (True, 1.0)
     """
-    template, budget = BoundedMeanTemplate(total, n), Budget(float(epsilon))
+    budget = Budget(float(epsilon))
     if noise is None:
+        template = BoundedMeanTemplate.of_problem(n)
         return release(template, LaplaceMean(), budget, dry_run=True, seeded=seeded)
+    template = BoundedMeanTemplate(values)
+    if template.n != int(n):
+        raise ParameterError(f"mean_release: {template.n} values given for n = {n} records. "
+                             "Give one value per record.")
     return release(template, LaplaceMean(), budget, None, noise.rng, seeded=noise.seeded)
 
 
@@ -548,7 +555,7 @@ class LabelRangeMixin(RegressionScoreMixin):
         ``labels`` as this fit checked them; ``note=False``: the clipped labels are counted by
         the fit that reads them next."""
         u = self._unit_labels(labels, n, f"{type(self).__name__}.fit", note=note, checked=True)
-        return u, mean_release(float(np.sum(u)), n, epsilon, noise)
+        return u, mean_release(u, n, epsilon, noise)
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> Any:
@@ -969,7 +976,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         epsilon, share, eps_center, inner = self._center_split(n, d)
         model = inner.certify(**{**shape, "n_classes": 1})  # its public shape, as a fit's part
         model.state(rows_backend(X))
-        center = mean_release(0.0, n, eps_center, seeded=model.seeded).certificate
+        center = mean_release(None, n, eps_center, seeded=model.seeded).certificate
         return self._with_center(center, model, share, epsilon, model.delta)
 
     # ------------------------------------------------------------------ parameters

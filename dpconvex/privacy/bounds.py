@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 
 from .._validation import GENERATOR_TYPES, _short_repr, check_float, check_seed, dtype_shown
-from ..data.log_grid import K_MAX, N_CELLS, cell_counts
+from ..data.log_grid import K_MAX
 from ..data.schema import OTHER, Binary, Categorical, Declaration, Numeric, PublicSchema, _number
 from ..data.schema_draft import LEAK_TEXT, check_kinds, kind_of_dtype, read_schema
-from ..data.tables import category_texts, dtype_kind, is_missing, number_values, table_columns
+from ..data.tables import category_texts, dtype_kind, number_values, table_columns
 from ..errors import ParameterError, PrivacyLeakWarning, diagnostics_open, record_diagnostic
 from ..templates.statistics import RangeTemplate, VocabularyTemplate, check_levels
 from .budget import Budget, hold_budget, split_even
@@ -96,8 +96,7 @@ def release_range(values: Any, budget: Budget, *, n: int | None = None,
     """
     v = _float64(values)
     n_records = v.size if n is None else int(n)
-    released = _range_release(lambda: cell_counts(v[np.isfinite(v)]), n_records, budget,
-                               levels, name, rng, seeded)
+    released = _range_release(lambda: v, n_records, budget, levels, name, rng, seeded)
     lo, hi, median = (float(t) for t in released.theta)
     return lo, hi, median, released.certificate
 
@@ -130,18 +129,21 @@ def range_certificate(n: int, budget: Budget, *, levels: Sequence[float] = DEFAU
     >>> range_certificate(10000, Budget(1.0), name="ages").epsilon
     1.0
     """
-    return _range_release(np.zeros(N_CELLS, dtype=np.int64), int(n), budget, levels, name,
-                          None, seeded, dry_run=True).certificate
+    return _range_release(None, int(n), budget, levels, name, None, seeded,
+                          dry_run=True).certificate
 
 
-def _range_release(counts: Any, n: int, budget: Budget, levels: Sequence[float], name: str,
+def _range_release(values: Any, n: int, budget: Budget, levels: Sequence[float], name: str,
                    rng: Any, seeded: bool | None, dry_run: bool = False) -> Any:
-    """The range's release on the histogram ``counts`` (a callable of the records' cell counts,
-    or zeros in a dry run), refined as the budget resolves it; its certificate states why."""
+    """The range's release of ``values`` (a callable of the records' values, counted by the
+    template; None in a dry run), refined as the budget resolves it; its certificate states
+    why."""
     levels = check_levels(levels, "release_range")
     check_range_budget(n, budget.epsilon, name)
     choice = refine_range(n, budget.epsilon, levels)
-    template = RangeTemplate(counts, n, levels, refine=choice.refine, name=name)
+    template = (RangeTemplate.of_problem(n, levels, refine=choice.refine, name=name)
+                if values is None else
+                RangeTemplate(values, n, levels, refine=choice.refine, name=name))
     released = release(template, "quantile_range", budget, None, rng, seeded=seeded,
                        dry_run=dry_run)
     released.certificate.assumptions.append(choice.reason)
@@ -224,22 +226,15 @@ def release_vocabulary(values: Any, budget: Budget, *, n: int | None = None,
     >>> release_vocabulary(plans, Budget(1.0, 1e-6), rng=0)[0]
     ('basic', 'pro')
     """
-    seen: dict[str, int] = {}
     items = values.tolist() if hasattr(values, "tolist") else list(values)
-    for v in items:
-        if is_missing(v):
-            continue
-        key = v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
-        seen[key] = seen.get(key, 0) + 1
-    names = sorted(seen)
     n_records = len(items) if n is None else int(n)
+    vocabulary = VocabularyTemplate(items, max(n_records, 1), name=name)
+    names = vocabulary.categories
     if not names:  # nothing seen: nothing to release, the certificate of the release
-        template = VocabularyTemplate([1], max(n_records, 1), name=name)
         # seeded as the release states it, so no value switches the line
-        return (), release(template, "stable_vocabulary", budget, None, rng, dry_run=True,
+        return (), release(vocabulary, "stable_vocabulary", budget, None, rng, dry_run=True,
                            seeded=seeded).certificate
-    template = VocabularyTemplate([seen[k] for k in names], n_records, name=name)
-    released = release(template, "stable_vocabulary", budget, None, rng, seeded=seeded)
+    released = release(vocabulary, "stable_vocabulary", budget, None, rng, seeded=seeded)
     return tuple(names[i] for i in released.theta.astype(int)), released.certificate
 
 

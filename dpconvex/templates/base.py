@@ -397,7 +397,7 @@ class StatisticTemplate:
     --------
     >>> from dpconvex.templates.base import StatisticTemplate
     >>> from dpconvex.privacy.mechanisms.scalar import BoundedMeanTemplate
-    >>> template = BoundedMeanTemplate(3.0, n=10)
+    >>> template = BoundedMeanTemplate(np.zeros(10))
     >>> isinstance(template, StatisticTemplate), template.noise_shape, template.conditions(())
     (True, (1,), [])
     """

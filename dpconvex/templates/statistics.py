@@ -28,9 +28,10 @@ from functools import cached_property
 import numpy as np
 
 from .._validation import is_dpconvex_function
-from ..data.log_grid import N_CELLS
+from ..data.log_grid import cell_counts
 from ..data.operators import row_norms
 from ..data.sufficient import Moments
+from ..data.tables import is_missing
 from ..errors import ParameterError
 from ..objectives.losses import Loss
 from ..privacy.certificate import Condition
@@ -229,14 +230,17 @@ class RangeTemplate(StatisticTemplate):
     """n values seen through their counts on the public grid: what a private range reads.
 
     Offers the capability ``"grid_counts"``: ``cell_counts`` (the count of values in each
-    cell of :mod:`dpconvex.data.log_grid`, computed on first use), ``levels`` (the public
-    quantile levels of the bounds) and ``refine`` (whether the bounds are refined inside
-    the coarse range, decided by a public rule: :func:`dpconvex.privacy.rules.bounds.refine_range`).
+    cell of :mod:`dpconvex.data.log_grid`, computed here from the values on first use: a
+    statistic of the data), ``levels`` (the public quantile levels of the bounds) and
+    ``refine`` (whether the bounds are refined inside the coarse range, decided by a public
+    rule: :func:`dpconvex.privacy.rules.bounds.refine_range`). The template counts the values
+    itself, so the counts' sensitivity rests on no caller's count.
 
     Parameters
     ----------
-    counts : ndarray of int of shape (N_CELLS,), or callable returning it
-        The values' counts per grid cell (:func:`dpconvex.data.log_grid.cell_counts`).
+    values : array-like of float, or callable returning it
+        One value per record (NaN and infinite ones count in no cell); a callable is called
+        once, on first use.
     n : int
         Number of records (public); a record whose value is missing is counted in no cell.
     levels : (float, float)
@@ -248,10 +252,9 @@ class RangeTemplate(StatisticTemplate):
 
     Examples
     --------
-    >>> from dpconvex.data.log_grid import cell_counts
     >>> from dpconvex.templates.statistics import RangeTemplate
     >>> ages = np.random.default_rng(0).integers(18, 90, 5000).astype(float)
-    >>> template = RangeTemplate(cell_counts(ages), 5000, (0.01, 0.99), refine=True)
+    >>> template = RangeTemplate(ages, 5000, (0.01, 0.99), refine=True)
     >>> lo, hi, _ = release(template, "quantile_range", Budget(1.0), rng=0).theta
     >>> bool(16 <= lo <= 24 and 80 <= hi <= 128)
     True
@@ -263,9 +266,9 @@ class RangeTemplate(StatisticTemplate):
     capabilities = frozenset({"grid_counts"})
     space = EuclideanSpace((3,))
 
-    def __init__(self, counts: np.ndarray | Callable[[], np.ndarray], n: int,
+    def __init__(self, values: np.ndarray | Callable[[], np.ndarray] | None, n: int,
                  levels: Sequence[float], *, refine: bool, name: str = "values"):
-        self._counts = counts
+        self._values = values
         self.n = int(n)
         if self.n < 1:
             raise ParameterError(f"The 'n' parameter of RangeTemplate must be a positive number "
@@ -274,16 +277,37 @@ class RangeTemplate(StatisticTemplate):
         self.refine = bool(refine)
         self.values_name = str(name)
 
-    @property
+    @classmethod
+    def of_problem(cls, n: int, levels: Sequence[float], *, refine: bool,
+                   name: str = "values") -> RangeTemplate:
+        """The template of the public problem alone: n records, no values read (a dry run:
+        the certificate of a range); reading ``cell_counts`` of it is refused.
+
+        Examples
+        --------
+        >>> from dpconvex.templates.statistics import RangeTemplate
+        >>> RangeTemplate.of_problem(10**6, (0.01, 0.99), refine=False).n
+        1000000
+        """
+        return cls(None, n, levels, refine=refine, name=name)
+
+    @cached_property
     def cell_counts(self) -> np.ndarray:
         """The counts per grid cell (computed once, on first use: a statistic of the data)."""
-        if callable(self._counts):
-            self._counts = self._counts()
-        counts = np.asarray(self._counts, dtype=np.int64)
-        if counts.shape != (N_CELLS,) or counts.sum() > self.n or counts.min() < 0:
+        if self._values is None:
+            raise ParameterError("RangeTemplate.cell_counts: the template of the public problem "
+                                 "alone holds no values. Build the template over the values.")
+        raw = self._values() if callable(self._values) else self._values
+        try:
+            v = np.asarray(raw, dtype=np.float64).reshape(-1)
+        except (TypeError, ValueError) as err:
+            raise ParameterError("RangeTemplate.cell_counts: the values must be numbers, one "
+                                 "per record (NaN where missing).") from err
+        counts = cell_counts(v[np.isfinite(v)])
+        if counts.sum() > self.n:
             raise ParameterError(
-                f"RangeTemplate.cell_counts: the counts must be {N_CELLS} cell counts "
-                f"summing to at most n = {self.n} (missing values uncounted)."
+                f"RangeTemplate.cell_counts: {int(counts.sum())} values given for n = {self.n} "
+                "records (missing values uncounted). Give at most one value per record."
             )
         return counts
 
@@ -292,22 +316,26 @@ class VocabularyTemplate(StatisticTemplate):
     """The categories seen in a column and their counts: what a private vocabulary reads.
 
     Offers the capability ``"category_counts"``: ``category_counts`` (the count of each
-    category seen, in the order of the categories; a statistic of the data). The released
-    vector holds the indices of the categories kept.
+    category seen, in the order of ``categories``, the sorted texts of the values; counted
+    here from the values: a statistic of the data). The released vector holds the indices of
+    the categories kept.
 
     Parameters
     ----------
-    counts : array-like of int
-        The count of each category seen (every count >= 1).
+    values : array-like
+        One category per record (missing values are no category; bytes are decoded as UTF-8,
+        every other value is its ``str``).
     n : int
-        Number of values (public).
+        Number of records (public).
     name : str
         What the values are, for the certificate.
 
     Examples
     --------
     >>> from dpconvex.templates.statistics import VocabularyTemplate
-    >>> template = VocabularyTemplate([3000, 1500, 2], 4502)
+    >>> template = VocabularyTemplate(["a"] * 3000 + ["b"] * 1500 + ["c"] * 2, 4502)
+    >>> template.categories, template.category_counts.tolist()
+    (('a', 'b', 'c'), [3000, 1500, 2])
     >>> release(template, "stable_vocabulary", Budget(1.0, 1e-6), rng=0).theta.tolist()
     [0, 1]
     """
@@ -317,14 +345,40 @@ class VocabularyTemplate(StatisticTemplate):
     derivation = "docs/privacy/bounds.md#privacy-bounds-vocabulary"
     capabilities = frozenset({"category_counts"})
 
-    def __init__(self, counts: Sequence[int] | np.ndarray, n: int, *, name: str = "values"):
-        self.category_counts = np.asarray(counts, dtype=np.int64).reshape(-1)
+    def __init__(self, values: Iterable[object] | None, n: int, *, name: str = "values"):
         self.n = int(n)
-        if self.n < 1 or np.any(self.category_counts < 1) or self.category_counts.sum() > self.n:
-            raise ParameterError("VocabularyTemplate.__init__: the counts must be positive and "
-                                 "sum to at most n, a positive number of records.")
+        if self.n < 1:
+            raise ParameterError(f"The 'n' parameter of VocabularyTemplate must be a positive "
+                                 f"number of records. Got {n!r} instead.")
+        seen: dict[str, int] = {}
+        items = [] if values is None else (
+            values.tolist() if hasattr(values, "tolist") else list(values))
+        for v in items:
+            if is_missing(v):
+                continue
+            key = v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
+            seen[key] = seen.get(key, 0) + 1
+        self.categories = tuple(sorted(seen))
+        self.category_counts = np.array([seen[k] for k in self.categories], dtype=np.int64)
+        if self.category_counts.sum() > self.n:
+            raise ParameterError(
+                f"VocabularyTemplate.__init__: {int(self.category_counts.sum())} values given "
+                f"for n = {self.n} records. Give at most one value per record.")
         self.values_name = str(name)
         self.space = EuclideanSpace((max(1, self.category_counts.size),))
+
+    @classmethod
+    def of_problem(cls, n: int, *, name: str = "values") -> VocabularyTemplate:
+        """The template of the public problem alone: n records, no category seen (a dry run:
+        the certificate of a vocabulary).
+
+        Examples
+        --------
+        >>> from dpconvex.templates.statistics import VocabularyTemplate
+        >>> VocabularyTemplate.of_problem(100).category_counts.size
+        0
+        """
+        return cls(None, n, name=name)
 
 
 # ---------------------------------------------------------------------- sufficient statistics

@@ -258,8 +258,8 @@ def test_noisy_gd_adapter_is_the_estimator(fit_intercept):
 def test_exponential_adapter_is_release():
     u, _ = exponential_mechanism_pair(gap=2.0)
     rng = np.random.default_rng(5)
-    ref = [release(SelectionTemplate(u, 1.0, 1), "exponential", Budget(EPS), None, rng).theta
-           for _ in range(20)]
+    ref = [release(SelectionTemplate(u, 1.0, 1), "exponential", Budget(EPS), None, rng,
+                   vouch=("sensitivity",)).theta for _ in range(20)]
     np.testing.assert_array_equal(ExponentialMechanism(epsilon=EPS).sample(
         u, 20, np.random.default_rng(5)), np.stack(ref))
 
@@ -295,7 +295,7 @@ def test_noise_scale_scales_every_noise_a_mechanism_draws(name, budget):
     from dpconvex.templates.statistics import SufficientStatisticsTemplate
 
     if name == "laplace_mean":
-        template, kw = BoundedMeanTemplate(0.0, n=100), {}
+        template, kw = BoundedMeanTemplate(np.zeros(100)), {}
     else:
         rows = np.random.default_rng(0).normal(size=(500, 2)) / 2
         stats = sufficient_statistics(rows, np.clip(rows @ [1.0, -0.5], -1, 1), 1.0, None)

@@ -21,6 +21,7 @@ import pytest
 
 import dpconvex as dp
 import dpconvex.privacy.bounds as bounds_module
+import dpconvex.templates.statistics as statistics_module
 from dpconvex.data.log_grid import cell_edges, cell_of
 from dpconvex.data.tables import category_texts, dtype_kind
 from dpconvex.errors import PrivacyLeakWarning
@@ -121,13 +122,13 @@ def test_a_coarse_range_reads_the_octave_counts_only():
 
 def test_the_grid_counts_are_computed_once_per_range_from_the_column_alone(monkeypatch):
     seen = []
-    real = bounds_module.cell_counts
+    real = statistics_module.cell_counts
 
     def recording(values):
         seen.append(np.sort(np.asarray(values)))
         return real(values)
 
-    monkeypatch.setattr(bounds_module, "cell_counts", recording)
+    monkeypatch.setattr(statistics_module, "cell_counts", recording)
     df = _table()
     dp.draft_schema(df, epsilon=1.0, delta=1e-6, kinds=TABLE_KINDS, random_state=0)
     numeric = [df[c].to_numpy(dtype=float) for c in ("income", "score", "tiny", "visits")]
@@ -176,7 +177,7 @@ def test_a_column_typed_by_its_reader_is_refused_without_its_kind(monkeypatch, d
     """privacy-bounds-grid: without ``kinds``, a column whose dtype is neither a number nor a bool is
     refused by name, with the ``kinds=`` line to write, before a value is read or the ledger
     charged: never released as a vocabulary (δ > 0) nor refused as one (δ = 0)."""
-    monkeypatch.setattr(bounds_module, "cell_counts", _unread)
+    monkeypatch.setattr(statistics_module, "cell_counts", _unread)
     monkeypatch.setattr(bounds_module, "release_vocabulary", _unread)
     ledger = dp.BudgetAccountant(epsilon=2.0, delta=1e-5)
     with_unknown, _ = _survey_neighbours()
@@ -203,13 +204,13 @@ def test_a_token_that_is_not_a_number_is_missing_in_a_numeric_column(monkeypatch
     """Each value is parsed alone: '23' and ' 42' are numbers, 'unknown', '', 'NA' and None
     are missing (counted in no cell, privacy-bounds-grid)."""
     seen = []
-    real = bounds_module.cell_counts
+    real = statistics_module.cell_counts
 
     def recording(values):
         seen.append(np.sort(np.asarray(values)))
         return real(values)
 
-    monkeypatch.setattr(bounds_module, "cell_counts", recording)
+    monkeypatch.setattr(statistics_module, "cell_counts", recording)
     tokens = np.array(["23", "unknown", "", "NA", " 42", None, 50, "7.5"], dtype=object)
     dp.draft_schema({"age": tokens}, epsilon=10.0, kinds={"age": "numeric"}, random_state=0)
     (got,) = seen
@@ -305,7 +306,7 @@ def test_a_released_value_named_as_the_other_slot_encodes_in_it():
 ])
 def test_feature_names_a_release_could_repeat_are_refused_before_anything_is_charged(
         monkeypatch, columns, declared, message):
-    monkeypatch.setattr(bounds_module, "cell_counts", _unread)
+    monkeypatch.setattr(statistics_module, "cell_counts", _unread)
     monkeypatch.setattr(bounds_module, "release_vocabulary", _unread)
     df = pd.DataFrame({columns[0]: ["a", "b"] * 1500, columns[1]: np.linspace(0.0, 1.0, 3000)})
     ledger = dp.BudgetAccountant(epsilon=2.0, delta=1e-5)
@@ -318,7 +319,7 @@ def test_feature_names_a_release_could_repeat_are_refused_before_anything_is_cha
 def test_a_declared_category_a_release_could_repeat_is_refused_before_anything_is_charged(monkeypatch):
     """A declared category 'a=b' of column 'plan' is the feature 'plan=a=b', which the released
     vocabulary of a column 'plan=a' names for its category 'b'."""
-    monkeypatch.setattr(bounds_module, "cell_counts", _unread)
+    monkeypatch.setattr(statistics_module, "cell_counts", _unread)
     monkeypatch.setattr(bounds_module, "release_vocabulary", _unread)
     df = pd.DataFrame({"plan": ["a=b", "c"] * 1500, "plan=a": ["b", "d"] * 1500})
     ledger = dp.BudgetAccountant(epsilon=2.0, delta=1e-5)
@@ -346,7 +347,7 @@ def test_a_table_with_a_repeated_column_name_is_refused_before_anything_is_charg
     ({"plan": "categorical"}, r"\['plan'\] are in both 'declared' and 'kinds'"),
 ])
 def test_bad_kinds_are_refused_before_anything_is_read_or_charged(monkeypatch, kinds, message):
-    monkeypatch.setattr(bounds_module, "cell_counts", _unread)
+    monkeypatch.setattr(statistics_module, "cell_counts", _unread)
     monkeypatch.setattr(bounds_module, "release_vocabulary", _unread)
     ledger = dp.BudgetAccountant(epsilon=2.0, delta=1e-5)
     with pytest.raises(dp.ParameterError, match=message):
@@ -429,7 +430,7 @@ def test_a_range_with_too_little_epsilon_is_refused_before_anything_is_read(monk
     def unread(values):
         raise AssertionError("a value was read")
 
-    monkeypatch.setattr(bounds_module, "cell_counts", unread)
+    monkeypatch.setattr(statistics_module, "cell_counts", unread)
     ledger = dp.BudgetAccountant(epsilon=2.0)
     table = {"a": np.arange(100.0), "b": np.arange(100.0)}  # 100 records at ε = 0.5 each
     with pytest.raises(dp.ParameterError, match=r"n \* epsilon >= 60 .*Nothing was read"):
@@ -571,7 +572,7 @@ def test_a_column_given_as_a_list_needs_its_kind_whatever_its_values(monkeypatch
     ages = [float(a) for a in range(20, 80)] * 2
     neighbours = ({"age": ages}, {"age": ["unknown", *ages[1:]]},
                   [[a] for a in ages], [["unknown"], *[[a] for a in ages[1:]]])
-    monkeypatch.setattr(bounds_module, "cell_counts", _unread)
+    monkeypatch.setattr(statistics_module, "cell_counts", _unread)
     monkeypatch.setattr(bounds_module, "release_vocabulary", _unread)
     ledger = dp.BudgetAccountant(epsilon=2.0, delta=1e-5)
     for table in neighbours:

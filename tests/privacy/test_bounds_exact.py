@@ -95,6 +95,12 @@ def cells_of(table: tuple[int, ...]) -> np.ndarray:
         np.zeros(N_CELLS, dtype=np.int64)
 
 
+def values_of(table: tuple[int, ...]) -> np.ndarray:
+    """The table's values, one per record (NaN where missing), as a range's template reads
+    them."""
+    return np.array([np.nan if VALUES[i] is None else VALUES[i] for i in table], dtype=float)
+
+
 def octaves_of(cells: np.ndarray) -> np.ndarray:
     return np.bincount(OCTAVE, weights=cells, minlength=N_OCTAVES)
 
@@ -113,7 +119,7 @@ class RangeNoise:
 
 def range_noise(epsilon: float, refine: bool) -> RangeNoise:
     """The constants ``QuantileRange.calibrate`` gives a range at ε."""
-    template = RangeTemplate(np.zeros(N_CELLS, dtype=np.int64), N_RECORDS, LEVELS, refine=refine)
+    template = RangeTemplate.of_problem(N_RECORDS, LEVELS, refine=refine)
     extra = QuantileRange().calibrate(template, Budget(epsilon)).extra
     return RangeNoise(extra["laplace scale"], extra["threshold"], extra["epsilon of each level"])
 
@@ -369,7 +375,7 @@ def vocabulary_law(table: tuple[int, ...], scale: float, tau: float) -> dict[fro
 
 def vocabulary_delta(epsilon: float, delta: float, threshold_shift: float = 0.0) -> float:
     """max over neighbours (both directions) of Σ_S max(0, P_D(S) − e^ε P_D′(S))."""
-    extra = StableVocabulary().calibrate(VocabularyTemplate([1], 1),
+    extra = StableVocabulary().calibrate(VocabularyTemplate.of_problem(1),
                                          Budget(epsilon, delta)).extra
     scale, tau = extra["laplace scale"], extra["threshold"] + threshold_shift
     worst = 0.0
@@ -435,7 +441,7 @@ def test_the_exact_laws_are_those_of_the_code(table, epsilon, refine, runs):
     """The code's ranges (``QuantileRange.run``) fall in each event with the exact law's
     probability: |frequency − p| <= 5 sd + 1/runs (a false alarm per event < 10⁻⁶ at any run
     count; seeded). 2,500 runs in the fast suite, 10,000 marked slow."""
-    template = RangeTemplate(cells_of(table), N_RECORDS, LEVELS, refine=refine)
+    template = RangeTemplate(values_of(table), N_RECORDS, LEVELS, refine=refine)
     mechanism = QuantileRange()
     calibration = mechanism.calibrate(template, Budget(epsilon))
     rng = np.random.default_rng(20)
@@ -452,7 +458,7 @@ def test_the_exact_vocabulary_law_is_that_of_the_code(runs):
     """As the range's laws: |frequency − p| <= 5 sd + 1/runs for each of the 8 sets."""
     epsilon, delta = 1.0, 0.05
     counts = np.array([5, 6, 1])  # near the threshold 5.6: every set has a fair probability
-    template = VocabularyTemplate(counts, int(counts.sum()))
+    template = VocabularyTemplate(np.repeat(["a", "b", "c"], counts), int(counts.sum()))
     mechanism = StableVocabulary()
     calibration = mechanism.calibrate(template, Budget(epsilon, delta))
     rng = np.random.default_rng(21)
@@ -549,7 +555,7 @@ def test_the_code_draws_each_level_with_the_modelled_weights(table, epsilon, lif
     monkeypatch.setattr(bounds, "exponential_mechanism", capture)
     noise = range_noise(epsilon, refine=True)
     cells = cells_of(table)
-    template = RangeTemplate(cells, N_RECORDS, LEVELS, refine=True)
+    template = RangeTemplate(values_of(table), N_RECORDS, LEVELS, refine=True)
     mechanism = QuantileRange()
     mechanism.run(template, mechanism.calibrate(template, Budget(epsilon)), None,
                   np.random.default_rng(0))

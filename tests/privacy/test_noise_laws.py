@@ -244,7 +244,7 @@ def test_the_released_mean_passes_the_round_trip_test_alike(runs):
     y, yp = _labels()
 
     def mean_release(labels, rng):
-        t = BoundedMeanTemplate(float(np.sum(labels)), labels.size)
+        t = BoundedMeanTemplate(labels)
         return release(t, "laplace_mean", Budget(1.0), None, rng).theta
 
     r = audit(mean_release, y, yp, n_runs=runs, confidence=SAFE, random_state=9,

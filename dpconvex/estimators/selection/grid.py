@@ -904,9 +904,10 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                 quantities={"validation size": int(y_public.shape[0])},
             )
         else:
-            utility = -validation_mistakes.astype(float)
-            selection = release(SelectionTemplate(utility, 1.0, int(parts[-1].size)),
-                                "exponential", Budget(epsilon), None, noise_rng,
+            # minus the mistakes dpconvex counted (Δu = 1, docs/privacy/tuning_gd_ledger.md)
+            template = SelectionTemplate(lambda: -validation_mistakes.astype(float), 1.0,
+                                         int(parts[-1].size))
+            selection = release(template, "exponential", Budget(epsilon), None, noise_rng,
                                 seeded=noise.seeded)
             best, selection_certificate = int(selection.theta[0]), selection.certificate
 
@@ -977,7 +978,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                 mechanism="selection on a public validation set (argmin of mistakes)",
                 epsilon_requested=0.0, epsilon=0.0, private=True)
         else:
-            selection = release(SelectionTemplate(np.zeros(m), 1.0, int(parts[-1].size)),
+            selection = release(SelectionTemplate.of_problem(m, 1.0, int(parts[-1].size)),
                                 "exponential", Budget(epsilon), dry_run=True,
                                 seeded=self.random_state is not None).certificate
         certificate = self._certificate(f"{owner}.certify", epsilon, certificates, selection, m,

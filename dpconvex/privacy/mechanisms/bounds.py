@@ -104,10 +104,9 @@ class QuantileRange(Mechanism["RangeTemplate"]):
 
     Examples
     --------
-    >>> from dpconvex.data.log_grid import cell_counts
     >>> from dpconvex.templates.statistics import RangeTemplate
     >>> income = np.random.default_rng(1).lognormal(10, 1, 20000)
-    >>> template = RangeTemplate(cell_counts(income), 20000, (0.01, 0.99), refine=False)
+    >>> template = RangeTemplate(income, 20000, (0.01, 0.99), refine=False)
     >>> lo, hi, median = release(template, "quantile_range", Budget(0.5), rng=0).theta
     >>> bool(lo <= 4096 and hi >= 2 ** 18), bool(lo <= median <= hi)
     (True, True)
@@ -195,7 +194,8 @@ class StableVocabulary(Mechanism["VocabularyTemplate"]):
     Examples
     --------
     >>> from dpconvex.templates.statistics import VocabularyTemplate
-    >>> release(VocabularyTemplate([900, 40, 1], 941), "stable_vocabulary",
+    >>> plans = np.repeat(["basic", "pro", "rare"], [900, 40, 1])
+    >>> release(VocabularyTemplate(plans, 941), "stable_vocabulary",
     ...         Budget(1.0, 1e-6), rng=0).theta.tolist()
     [0, 1]
     """

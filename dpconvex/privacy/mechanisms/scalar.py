@@ -20,10 +20,13 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
+from ..._validation import is_dpconvex_function
 from ...errors import ParameterError
 from ...solvers.registry import Backend
 from ...templates.base import EuclideanSpace, StatisticTemplate
@@ -37,24 +40,28 @@ __all__ = ["BoundedMeanTemplate", "Exponential", "LaplaceMean", "SelectionTempla
 
 # ---------------------------------------------------------------------- bounded mean
 class BoundedMeanTemplate(StatisticTemplate):
-    """n values u_i with |u_i| <= 1 (per-record public maps), seen through their sum.
+    """n values uᵢ (per-record public maps) clipped to [−1, 1], seen through their sum.
 
-    Offers the capability ``"bounded_sum"``: ``total`` (Σ uᵢ, a statistic of the private data)
-    and ``bound`` (1, the public bound on |uᵢ|).
+    Offers the capability ``"bounded_sum"``: ``total`` (Σ clip(uᵢ, −1, 1), computed here from
+    the values: a statistic of the private data) and ``bound`` (1, the public bound on
+    |uᵢ|). The clip is what the mean's sensitivity 2/n rests on, so no caller's sum is taken.
 
     Parameters
     ----------
-    total : float
-        Σ uᵢ.
-    n : int
-        Number of records (public).
+    values : array-like of shape (n,)
+        One finite value per record (n, their number, is public).
+
+    Raises
+    ------
+    ParameterError
+        ``values`` is not a non-empty 1-D array of finite numbers.
 
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms.scalar import BoundedMeanTemplate
-    >>> template = BoundedMeanTemplate(30.0, n=100)
-    >>> template.kind, sorted(template.capabilities), template.total
-    ('bounded_mean', ['bounded_sum'], 30.0)
+    >>> template = BoundedMeanTemplate([0.5, -0.2, 3.0])
+    >>> template.kind, sorted(template.capabilities), template.n, round(template.total, 6)
+    ('bounded_mean', ['bounded_sum'], 3, 1.3)
     >>> release(template, "laplace_mean", Budget(1.0), rng=0).theta.shape
     (1,)
     """
@@ -67,12 +74,44 @@ class BoundedMeanTemplate(StatisticTemplate):
     #: The public bound on every |uᵢ| (the label map's range).
     bound = 1.0
 
-    def __init__(self, total: float, n: int):
-        self.total = float(total)
-        self.n = int(n)
-        if self.n < 1:
-            raise ParameterError(f"The 'n' parameter of BoundedMeanTemplate must be a positive "
-                                 f"number of records. Got {n!r} instead.")
+    def __init__(self, values: Any):
+        try:
+            u = np.asarray(values, dtype=float)
+        except (TypeError, ValueError):
+            u = np.full((1, 1), np.nan)
+        if u.ndim != 1 or u.size == 0 or not np.all(np.isfinite(u)):
+            raise ParameterError(
+                "BoundedMeanTemplate.__init__: the values are not a non-empty 1-D array of "
+                "finite numbers. Give one finite value per record (each is clipped to [-1, 1] "
+                "and summed here).")
+        self.n = int(u.size)
+        self._total: float | None = float(np.sum(np.clip(u, -self.bound, self.bound)))
+
+    @classmethod
+    def of_problem(cls, n: int) -> BoundedMeanTemplate:
+        """The template of the public problem alone: n records, no values read (a dry run:
+        ``certify``); reading ``total`` of it is refused.
+
+        Examples
+        --------
+        >>> from dpconvex.privacy.mechanisms.scalar import BoundedMeanTemplate
+        >>> BoundedMeanTemplate.of_problem(10**9).n
+        1000000000
+        """
+        if int(n) < 1:
+            raise ParameterError(f"The 'n' parameter of BoundedMeanTemplate.of_problem must be a "
+                                 f"positive number of records. Got {n!r} instead.")
+        problem = cls.__new__(cls)
+        problem.n, problem._total = int(n), None
+        return problem
+
+    @property
+    def total(self) -> float:
+        """Σ clip(uᵢ, −1, 1) over the n values."""
+        if self._total is None:
+            raise ParameterError("BoundedMeanTemplate.total: the template of the public problem "
+                                 "alone holds no values. Build the template over the values.")
+        return self._total
 
 
 # ---------------------------------------------------------------------- selection
@@ -83,14 +122,23 @@ MISTAKES = ("u_i = -(mistakes of candidate i on the rows scored); for fixed cand
 
 
 class SelectionTemplate(StatisticTemplate):
-    """Utilities u_i of candidates computed on the private data, with a public sensitivity.
+    """Utilities u_i of candidates computed on the private data, with their sensitivity Δu.
+
+    The template cannot recompute the utilities, so Δu is what the caller states: where a
+    function of dpconvex's computes them (``utilities`` a callable compiled from dpconvex, e.g.
+    a search's minus the mistakes, whose Δu its docs derive) or the template is the public
+    problem's alone (:meth:`of_problem`), the certificate states Δu as derived; otherwise the
+    condition is "declared, not verified" (``unverified="sensitivity"``), which
+    :func:`~dpconvex.privacy.release.release` refuses unless the caller vouches for it
+    (``vouch=("sensitivity",)``).
 
     Parameters
     ----------
-    utilities : array-like of shape (m,)
-        u_i (higher is better), e.g. minus the validation mistakes of candidate i.
+    utilities : array-like of shape (m,), or callable returning it
+        u_i (higher is better), e.g. minus the validation mistakes of candidate i; a callable
+        is called once, on first use.
     sensitivity : float
-        Public bound on |u_i(D) − u_i(D′)| for adjacent D, D′ (1 for mistake counts).
+        Bound on |u_i(D) − u_i(D′)| for adjacent D, D′ (1 for mistake counts).
     n : int
         Number of records the utilities read (public).
     description : str or None, default=None
@@ -101,9 +149,9 @@ class SelectionTemplate(StatisticTemplate):
     --------
     >>> from dpconvex.privacy.mechanisms.scalar import SelectionTemplate
     >>> template = SelectionTemplate([0.2, 0.9, 0.4], sensitivity=1.0, n=100)
-    >>> template.kind, sorted(template.capabilities)
-    ('selection', ['utilities'])
-    >>> release(template, "exponential", Budget(1.0), rng=0).theta.shape
+    >>> template.kind, sorted(template.capabilities), template.conditions(())[0].unverified
+    ('selection', ['utilities'], 'sensitivity')
+    >>> release(template, "exponential", Budget(1.0), rng=0, vouch=("sensitivity",)).theta.shape
     (1,)
     """
 
@@ -114,15 +162,60 @@ class SelectionTemplate(StatisticTemplate):
     space = EuclideanSpace((1,))  # the released value is one index
 
     def __init__(self, utilities: Any, sensitivity: float, n: int, description: str | None = None):
-        self.utilities = np.asarray(utilities, dtype=float)
+        self._utilities = utilities
+        if utilities is not None and not callable(utilities):  # given: held as they are
+            self.utilities = np.asarray(utilities, dtype=float)
         self.sensitivity = float(sensitivity)
         self.n = int(n)
         self.description = (MISTAKES.format(sensitivity=self.sensitivity) if description is None
                             else str(description))
 
+    @classmethod
+    def of_problem(cls, m: int, sensitivity: float, n: int,
+                   description: str | None = None) -> SelectionTemplate:
+        """The template of the public problem alone: m candidates scored on n records, no
+        utilities (a dry run: ``certify``); reading ``utilities`` of it is refused.
+
+        Examples
+        --------
+        >>> from dpconvex.privacy.mechanisms.scalar import SelectionTemplate
+        >>> t = SelectionTemplate.of_problem(3, 1.0, n=100)
+        >>> t.noise_shape, t.derived
+        ((3,), True)
+        """
+        problem = cls(None, sensitivity, n, description)
+        problem._m = int(m)
+        return problem
+
+    @property
+    def derived(self) -> bool:
+        """Whether Δu is dpconvex's: the utilities computed by a function of dpconvex's, or
+        none (the public problem alone)."""
+        return self._utilities is None or is_dpconvex_function(self._utilities)
+
+    @cached_property
+    def utilities(self) -> np.ndarray:
+        """u_i, one per candidate (given, or computed once on first use: a statistic of the
+        data)."""
+        if self._utilities is None:
+            raise ParameterError("SelectionTemplate.utilities: the template of the public problem "
+                                 "alone holds no utilities. Build the template over them.")
+        return np.asarray(self._utilities(), dtype=float)
+
     @property
     def noise_shape(self) -> tuple[int, ...]:
-        return (int(self.utilities.size),)
+        return (self._m if self._utilities is None else int(self.utilities.size),)
+
+    def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
+        """Δu: derived where dpconvex computes the utilities (:attr:`derived`), else the
+        caller's declaration, not verified."""
+        if self.derived:
+            return [Condition("utility sensitivity", True, "computed from public parameters",
+                              self.description)]
+        return [Condition(
+            "utility sensitivity", True, "declared, not verified",
+            f"declared {self.sensitivity:g} by the caller, who computed the utilities: "
+            f"{self.description}", unverified="sensitivity")]
 
 
 @register
@@ -132,7 +225,8 @@ class LaplaceMean(Mechanism["BoundedMeanTemplate"]):
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms.scalar import BoundedMeanTemplate
-    >>> released = release(BoundedMeanTemplate(50.0, n=100), "laplace_mean", Budget(1.0), rng=0)
+    >>> template = BoundedMeanTemplate(np.full(100, 0.5))
+    >>> released = release(template, "laplace_mean", Budget(1.0), rng=0)
     >>> abs(float(released.theta[0]) - 0.5) < 0.2, released.certificate.epsilon
     (True, 1.0)
     """
@@ -201,18 +295,13 @@ class Exponential(Mechanism["SelectionTemplate"]):
     >>> mech = get_mechanism("exponential")
     >>> mech.pure, mech.solves
     (True, False)
-    >>> release(template, mech, Budget(1.0), rng=0).theta
+    >>> release(template, mech, Budget(1.0), rng=0, vouch=("sensitivity",)).theta
     array([2])
     """
 
     name = "exponential"
     needs = frozenset({"utilities"})
     solves = False
-
-    def conditions(self, template: SelectionTemplate, budget: Budget) -> list[Condition]:
-        return [Condition(
-            "utility sensitivity", True, "computed from public parameters",
-            template.description)]
 
     def calibrate(self, template: SelectionTemplate, budget: Budget) -> Calibration:
         return Calibration(
