@@ -234,6 +234,8 @@ def release_vocabulary(values: Any, budget: Budget, *, n: int | None = None,
         # seeded as the release states it, so no value switches the line
         return (), release(vocabulary, "stable_vocabulary", budget, None, rng, dry_run=True,
                            seeded=seeded).certificate
+    if n_records < 1:  # a value seen where the public n says there is none
+        vocabulary = VocabularyTemplate(items, n_records, name=name)  # refused by name
     released = release(vocabulary, "stable_vocabulary", budget, None, rng, seeded=seeded)
     return tuple(names[i] for i in released.theta.astype(int)), released.certificate
 

@@ -155,3 +155,11 @@ def test_a_users_selection_template_has_its_sensitivity_declared_whatever_it_sta
     released = release(template, "exponential", Budget(1.0), rng=0, vouch=("sensitivity",))
     conditions = released.certificate.conditions
     assert [c.unverified for c in conditions if c.unverified] == ["sensitivity"]
+
+
+def test_a_vocabulary_with_a_value_where_the_public_n_is_zero_is_refused():
+    """A value seen where the public number of records says there is none is refused; with no
+    value seen, nothing is released (the certificate of the release)."""
+    with pytest.raises(ParameterError, match="positive number of records"):
+        release_vocabulary(["a"], Budget(1.0, 1e-6), n=0, rng=0)
+    assert release_vocabulary([None], Budget(1.0, 1e-6), n=0, rng=0)[0] == ()
