@@ -1648,8 +1648,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             note = self._unguarded_note(n)
         else:  # ε_c, then ε − ε_c on disjoint parts; δ: the learner's
             budget = Budget(float(self.epsilon), learner_plan.budget.delta)
-            budgets = dict(zip(_SAFEGUARD_PARTS, (
-                Budget(parts.eps_mean), learner_plan.budget, Budget(parts.rest)), strict=True))
+            mean_part, model_part, selection_part = _SAFEGUARD_PARTS
+            budgets = {mean_part: Budget(parts.eps_mean), model_part: learner_plan.budget,
+                       selection_part: Budget(parts.rest)}
             note = (_SAFEGUARD_ON.format(**parts._asdict(), level=HANDICAP_LEVEL,
                                          fraction=self.validation_fraction),)
         return dataclasses.replace(
