@@ -1467,14 +1467,15 @@ _SAFEGUARD_PARTS = ("private mean (every row)", "model (fitting part)",
                     "selection (validation part)")
 
 #: The plan's and the certificate's line of the regressor's safeguard (``format``: the fields
-#: of :class:`SafeguardParts` and ``fraction``, the ``validation_fraction`` parameter).
+#: of :class:`SafeguardParts`, ``level``, :data:`HANDICAP_LEVEL`, and ``fraction``, the
+#: ``validation_fraction`` parameter).
 _SAFEGUARD_ON = (
     "PrivateRegressor: safeguard on: the private mean of the labels of every row (epsilon_c = "
     "{eps_mean:.4g}), the learner on {n_fit} rows (the {n_val} validation rows' loss zeroed, "
     "their labels replaced by the centre of label_range) and the exponential mechanism over "
     "(the model, the mean) on those {n_val}, each with epsilon - epsilon_c; the model's utility "
     "lowered by a public handicap (a model no better than the mean is released with probability "
-    f"<= {HANDICAP_LEVEL:g}; validation_fraction = {{fraction!r}}; "
+    "<= {level:g}; validation_fraction = {fraction!r}; "
     "docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"
 )
 
@@ -1647,14 +1648,18 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         learner = self._make(choice.mechanism,
                              float(self.epsilon) if parts is None else parts.rest)
         learner_plan = learner.plan_checked(n, 1, n_features)  # the shape checked
-        note = self._unguarded_note(n) if parts is None else (_SAFEGUARD_ON.format(
-            **parts._asdict(), fraction=self.validation_fraction),)
+        if parts is None:  # the learner's budget is the whole budget
+            budget, budgets = learner_plan.budget, learner_plan.parts
+            note = self._unguarded_note(n)
+        else:  # ε_c, then ε − ε_c on disjoint parts; δ: the learner's
+            budget = Budget(float(self.epsilon), learner_plan.budget.delta)
+            mean_part, model_part, selection_part = _SAFEGUARD_PARTS
+            budgets = {mean_part: Budget(parts.eps_mean), model_part: learner_plan.budget,
+                       selection_part: Budget(parts.rest)}
+            note = (_SAFEGUARD_ON.format(**parts._asdict(), level=HANDICAP_LEVEL,
+                                         fraction=self.validation_fraction),)
         return dataclasses.replace(
-            learner_plan, estimator=owner, learner=choice.learner,
-            budget=Budget(float(self.epsilon), learner_plan.budget.delta),  # the δ it spends
-            parts=learner_plan.parts if parts is None else dict(zip(_SAFEGUARD_PARTS, (
-                Budget(parts.eps_mean), Budget(parts.rest, learner_plan.budget.delta),
-                Budget(parts.rest)), strict=True)),
+            learner_plan, estimator=owner, learner=choice.learner, budget=budget, parts=budgets,
             notes=(*learner_plan.notes, choice.reason, *note),
             chosen=ChosenLearner(choice, learner_plan, parts, learner, note))
 
@@ -1680,36 +1685,58 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
 
     def _release(self, labels: np.ndarray | None, plan: FitPlan, hold: Any, context: FitContext,
                  warm_start: Any) -> PrivateRegressor:
-        """The plan's parts released inside its hold, their certificate committed and the
-        chosen release set as the model: the private mean with the whole ε, the learner on
-        every row, or the safeguard's mean, learner and selection (:meth:`_fit_safeguarded`).
-        ``labels``: as :meth:`_prepare_fit` checked them; ``context.noise`` this fit's generator,
-        ``context.data`` the rows and labels as this fit validated them.
+        """The plan's choice released inside its hold, its certificate committed and the chosen
+        release set as the model: the private mean with the whole ε; or the learner, fitted once
+        (:meth:`_fit_part`), on every row with the whole budget, or under the safeguard
+        (docs/privacy/front_door_regression.md#privacy-regressor-safeguard) on the fitting part
+        with ε − ε_c, after the private mean of every row's labels with ε_c and before the
+        selection (:meth:`_select`). ``labels``: as :meth:`_prepare_fit` checked them;
+        ``context.noise`` this fit's generator (under the safeguard it draws the split, then
+        spawns the mean's, the learner's and the selection's); ``context.data`` the rows and
+        labels as this fit validated them.
 
         Raises
         ------
         ParameterError, DataValidationError, PrivacyError, SolverError
         """
-        chosen = plan.chosen
-        scale = self._unit_scale()  # (half, mid): u ∈ [−1, 1] <-> the labels' units
+        chosen, noise, n = plan.chosen, context.noise, plan.n
+        parts = chosen.parts
+        half, mid = self._unit_scale()  # u ∈ [−1, 1] <-> the labels' units
         if chosen.plan is None:  # the rule's choice: the private mean
-            _, mean = self._private_mean(labels, plan.n, float(self.epsilon), context.noise)
+            _, mean = self._private_mean(labels, n, float(self.epsilon), noise)
             certificate, best = mean.certificate, 1
             certificate.state(*plan.notes)  # the label range and the rule's reason
-        elif chosen.parts is None:  # the learner on every row, with the whole budget
-            if self.label_range is None:  # its labels' warning, in the name the user called
-                self._warn_unit_range(f"{type(self).__name__}.fit")
-            learner = self._fit_part(chosen, context.data, context.inner(
-                context.noise, held=True, data=context.data, plan=chosen.plan))
-            certificate, best = learner.certificate_, 0
-            certificate.assumptions.extend((chosen.choice.reason, *chosen.note))
         else:
-            best, mean, learner, certificate = self._fit_safeguarded(labels, plan, context, *scale)
+            if parts is None:  # the learner on every row, with the whole budget
+                if self.label_range is None:  # its labels' warning, in the name the user called
+                    self._warn_unit_range(f"{type(self).__name__}.fit")
+                data = context.data
+                inner = context.inner(noise, held=True, data=data, plan=chosen.plan)
+            else:  # the safeguard: the validation part, drawn independently of the data
+                validation = np.zeros(n, dtype=bool)
+                validation[noise.rng.permutation(n)[parts.n_fit:]] = True
+                mean_rng, fit_rng, select_rng = noise.rng.spawn(3)
+                u, mean = self._private_mean(labels, n, parts.eps_mean,
+                                             NoiseSource(mean_rng, noise.seeded))
+                # the validation rows' labels: the public placeholder, the centre of
+                # label_range (u = 0), so no value of theirs reaches the learner (not even its
+                # objective's constant); its plan, hold and release leave them out
+                data = CheckedData(context.data.X, np.where(validation, mid, labels))
+                inner = context.inner(NoiseSource(fit_rng, noise.seeded), held=True,
+                                      excluding=validation, checked=True, data=data,
+                                      plan=chosen.plan)
+            learner = self._fit_part(chosen, data, inner, guarded=parts is not None)
+            if parts is None:  # the learner's model is the release
+                certificate, best = learner.certificate_, 0
+                certificate.assumptions.extend((chosen.choice.reason, *chosen.note))
+            else:  # 0 the learner's model, 1 the mean
+                best, certificate = self._select(learner, u, mean, validation, plan, context,
+                                                 select_rng, half, mid)
         hold.commit_certificate(certificate)
         if best == 0:
             self._set_learner(learner, chosen.choice)
         else:
-            self._set_mean(mean, plan, certificate, *scale)
+            self._set_mean(mean, plan, certificate, half, mid)
         self.certificate_ = certificate
         self.n_features_in_ = plan.n_features
         return self
@@ -1732,26 +1759,35 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             fit_part(learner, data.X, data.y, inner)  # inside this fit's hold
         return learner
 
-    def _fit_safeguarded(self, labels: np.ndarray, plan: FitPlan, context: FitContext,
-                         half: float, mid: float
-                         ) -> tuple[int, Release, PrivateLinearRegressor, Certificate]:
-        """The safeguard (docs/privacy/front_door_regression.md#privacy-regressor-safeguard).
-
-        The private mean of every row's labels with ε_c; the learner on the fitting part with
-        ε − ε_c (the validation rows left out, their labels the public placeholder); the
-        exponential mechanism, with ε − ε_c, over (the model, the mean) on the validation part;
-        their certificates composed (:meth:`_safeguard_certificate`).
+    def _select(self, learner: PrivateLinearRegressor, u: np.ndarray, mean: Release,
+                validation: np.ndarray, plan: FitPlan, context: FitContext,
+                select_rng: np.random.Generator, half: float, mid: float
+                ) -> tuple[int, Certificate]:
+        """The safeguard's selection
+        (docs/privacy/front_door_regression.md#privacy-regressor-safeguard), after the private
+        mean with ε_c and the learner's fit with ε − ε_c on the fitting part: the exponential
+        mechanism, with ε − ε_c, over (the model, the mean) on the validation part; the
+        certificates composed (:meth:`_safeguard_certificate`).
 
         Parameters
         ----------
-        labels : ndarray
-            The labels as this fit checked them.
+        learner : PrivateLinearRegressor
+            The learner, fitted on the fitting part.
+        u : ndarray
+            The labels of every row on the unit scale.
+        mean : Release
+            The private mean of the unit labels.
+        validation : ndarray of bool
+            The validation rows (drawn independently of the data).
         plan : FitPlan
             This fit's plan: its ``chosen`` holds the rule's choice, the learner's plan and the
             safeguard's parts.
         context : FitContext
-            This fit's context; its generator draws the split, then spawns the mean's, the
-            learner's and the selection's; ``data.X`` the rows as this fit checked them.
+            This fit's context: ``data.X`` the rows as this fit checked them, ``noise`` its
+            generator (whether it is seeded).
+        select_rng : numpy.random.Generator
+            The selection's generator (spawned from this fit's beside the mean's and the
+            learner's).
         half, mid : float
             The map between the unit scale and the labels' units, y = mid + half·u
             (:meth:`_unit_scale`).
@@ -1760,27 +1796,11 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         -------
         best : int
             The candidate selected: 0 the model, 1 the mean.
-        mean : Release
-            The private mean of the unit labels.
-        learner : PrivateLinearRegressor
-            The learner, fitted on the fitting part.
         certificate : Certificate
             The composed certificate (committed by the caller).
         """
-        noise, n, chosen = context.noise, plan.n, plan.chosen
-        parts, X_checked = chosen.parts, context.data.X
-        validation = np.zeros(n, dtype=bool)  # drawn independently of the data
-        validation[noise.rng.permutation(n)[parts.n_fit:]] = True
-        mean_rng, fit_rng, select_rng = noise.rng.spawn(3)
-        u, mean = self._private_mean(labels, n, parts.eps_mean,
-                                     NoiseSource(mean_rng, noise.seeded))
-        # the validation rows' labels: the public placeholder, the centre of label_range (u = 0),
-        # so no value of theirs reaches the learner (not even its objective's constant); its
-        # plan, hold and release leave them out
-        fitting = CheckedData(X_checked, np.where(validation, mid, labels))
-        learner = self._fit_part(chosen, fitting, context.inner(
-            NoiseSource(fit_rng, noise.seeded), held=True, excluding=validation, checked=True,
-            data=fitting, plan=chosen.plan), guarded=True)
+        noise, chosen, X_checked = context.noise, plan.chosen, context.data.X
+        parts = chosen.parts
         # the validation rows, as check_array gave them (an array, a CSR array or a Dask array,
         # each indexed by a boolean mask of rows)
         with np.errstate(all="ignore"):  # a warning would tell a validation record's size
@@ -1792,7 +1812,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                                          noise.seeded, SELECTION_UTILITY)
         certificate = self._safeguard_certificate(
             mean.certificate, learner.certificate_, selection, chosen, selected=best)
-        return best, mean, learner, certificate
+        return best, certificate
 
     def _set_learner(self, learner: PrivateLinearRegressor, choice: RegressionChoice) -> None:
         """The learner's model as the release; a refit of the learner charges the ledger."""

@@ -1042,7 +1042,6 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         >>> type(prep.template).__name__, prep.template.p  # p: 3 features and the intercept
         ('LinearERMTemplate', 4)
         """
-        owner = f"{type(self).__name__}.fit"
         if "label center" in plan.parts:
             raise ParameterError(
                 f"{type(self).__name__}.prepare: label_center='auto' releases the labels' "
@@ -1050,8 +1049,25 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
                 "label_center=c (a public number, or one released before) to prepare."
             )
         X_checked, u = self._checked_data(X, y, plan, context)
+        return self._prepared(X_checked, u, plan, context.excluded)
+
+    def _prepare_fit(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Prepared:
+        """The fit's preparation: the template of ``plan`` over the rows X and labels y as the
+        fit validated them (``context.data``) and planned from their shape, so not checked
+        again (:meth:`prepare` checks the rows and labels a caller hands it); the labels mapped
+        onto [−1, 1] here (:meth:`_unit_labels`)."""
+        u = self._unit_labels(y, plan.n, f"{type(self).__name__}.fit",
+                              note=context.excluded is None, checked=context.checked)
+        return self._prepared(X, u, plan, context.excluded)
+
+    def _prepared(self, X_checked: Any, u: np.ndarray, plan: FitPlan,
+                  excluded: np.ndarray | None) -> Prepared:
+        """Clip, add the intercept column, and build the template of ``plan`` over the checked
+        rows ``X_checked`` and their unit labels ``u``; the rows ``excluded`` (a fit's
+        ``context.excluded``, checked here against the rows) get a zero factor."""
+        owner = f"{type(self).__name__}.fit"
         n = X_checked.shape[0]
-        excluded = check_excluded(context.excluded, n, owner)
+        excluded = check_excluded(excluded, n, owner)
         design = design_rows(
             self, X_checked, np.zeros(n, dtype=bool) if excluded is None else excluded, owner
         )
