@@ -143,7 +143,7 @@ __all__ = ["ConstantClassifier", "ConstantRegressor", "INFERRED_CHOICE", "INFERR
            "PrivateClassifier", "PrivateRegressor", "SAFEGUARD_SELECTED", "SCHEMA",
            "SELECTION_UTILITY", "ChosenClassifier", "ChosenLearner", "SafeguardParts", "SchemaInputMixin",
            "constant_name",
-           "safeguard_mistakes", "select_release", "squared_error_utilities",
+           "safeguard_mistakes", "squared_error_utilities",
            "warn_constant_released"]
 
 
@@ -533,8 +533,9 @@ def safeguard_mistakes(model: Any, X: Any, y: np.ndarray, classes: np.ndarray) -
     return np.array([z_model, *z_const], dtype=float)
 
 
-def select_release(utilities: np.ndarray, epsilon: float, n_val: int, rng: np.random.Generator,
-                   seeded: bool, description: str | None = None) -> tuple[int, Certificate]:
+def _select_release(utilities: np.ndarray, epsilon: float, n_val: int,
+                    rng: np.random.Generator, seeded: bool, description: str | None = None
+                    ) -> tuple[int, Certificate]:
     """The exponential mechanism on ``utilities`` of sensitivity 1 (``description``; None: minus
     the mistakes), ε-DP for fixed candidates, ``n_val`` the rows it reads
     (privacy-classifier-safeguard, privacy-regressor-safeguard).
@@ -568,9 +569,9 @@ def select_release(utilities: np.ndarray, epsilon: float, n_val: int, rng: np.ra
 
     Examples
     --------
-    >>> from dpconvex.estimators.front_door import select_release
-    >>> chosen, certificate = select_release(np.array([-1.0, -30.0]), 1.0, 40,
-    ...                                      np.random.default_rng(0), seeded=True)
+    >>> from dpconvex.estimators.front_door import _select_release
+    >>> chosen, certificate = _select_release(np.array([-1.0, -30.0]), 1.0, 40,
+    ...                                       np.random.default_rng(0), seeded=True)
     >>> chosen in (0, 1), certificate.epsilon
     (True, 1.0)
     """
@@ -1147,7 +1148,9 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         with signed_by(learner, f"{type(self).__name__}.fit"):
             if chosen.guarded:  # the learner on this fit's label set; two generators spawned
                 learner.set_params(classes=list(labels.classes))
-                noise, selection = (NoiseSource(rng, noise.seeded) for rng in noise.rng.spawn(2))
+                fit_rng, select_rng = noise.rng.spawn(2)
+                selection = NoiseSource(select_rng, noise.seeded)
+                noise = NoiseSource(fit_rng, noise.seeded)
             fit_part(learner, data.X, data.y, context.inner(
                 noise, held=True, checked=True, data=data, plan=chosen.plan))
             if not chosen.guarded:  # the learner's model is the release
@@ -1213,7 +1216,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         learner.certificate_.state(labels.assumption)  # this fit's set, not the learner's
         mistakes = safeguard_mistakes(learner, prep.X, prep.y, labels.classes)
         mistakes[0] += MODEL_HANDICAP * n  # public: fixed before the data
-        best, selection = select_release(-mistakes, self._selection_epsilon(), n, noise.rng,
+        best, selection = _select_release(-mistakes, self._selection_epsilon(), n, noise.rng,
                                          noise.seeded)
         certificate = self._safeguard_certificate(
             learner.certificate_, selection, plan.chosen, n, labels.classes, best,
@@ -1808,7 +1811,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         utilities = squared_error_utilities(
             [predicted_unit, np.full(parts.n_val, float(mean.theta[0]))],
             u[validation], [parts.handicap, 0.0], clip=RESIDUAL_CLIP)
-        best, selection = select_release(utilities, parts.rest, parts.n_val, select_rng,
+        best, selection = _select_release(utilities, parts.rest, parts.n_val, select_rng,
                                          noise.seeded, SELECTION_UTILITY)
         certificate = self._safeguard_certificate(
             mean.certificate, learner.certificate_, selection, chosen, selected=best)

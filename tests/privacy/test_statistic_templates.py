@@ -19,7 +19,7 @@ import pytest
 from dpconvex._validation import NoiseSource
 from dpconvex.data.log_grid import cell_counts
 from dpconvex.errors import ParameterError, PrivacyError
-from dpconvex.estimators.front_door import dry_selection, select_release
+from dpconvex.estimators.front_door import _select_release, dry_selection
 from dpconvex.estimators.regression import mean_release
 from dpconvex.privacy.bounds import release_vocabulary
 from dpconvex.privacy.budget import Budget
@@ -131,7 +131,7 @@ def test_a_callers_sensitivity_is_declared_and_refused_unless_vouched_for():
 def test_dpconvex_scorings_and_their_dry_runs_state_the_sensitivity_as_derived():
     """A front door's selection (its utilities computed by dpconvex) and its dry run state the
     same derived condition: nothing unverified, nothing vouched."""
-    _, fitted = select_release(np.array([-1.0, -30.0]), 1.0, 40, np.random.default_rng(0),
+    _, fitted = _select_release(np.array([-1.0, -30.0]), 1.0, 40, np.random.default_rng(0),
                                seeded=True)
     dry = dry_selection(2, 1.0, 40, seeded=True)
     assert fitted.conditions == dry.conditions
