@@ -119,6 +119,42 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         return main, cover
 
     def conditions(self, template: ObjectiveTemplate, budget: Budget) -> list[Condition]:
+        """The inner mechanism's conditions at its share (1 − fraction) of the budget, once the
+        cover can serve ``template``: it declares a distance bound, and ``optimality_tol`` is
+        not below the tolerance its solvers aim for.
+
+        Parameters
+        ----------
+        template : ObjectiveTemplate
+            The problem (its ``distance_bound`` and ``residual_tol``).
+        budget : Budget
+            The (ε, δ) of the whole release.
+
+        Returns
+        -------
+        list of Condition
+            The inner mechanism's (:meth:`Mechanism.conditions`).
+
+        Raises
+        ------
+        ParameterError
+            The inner mechanism cannot be covered, or ``optimality_tol`` is below the
+            template's ``residual_tol``.
+        PrivacyError
+            The template declares no ``distance_bound``.
+
+        Examples
+        --------
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
+        >>> conditions = get_mechanism("amp").conditions(template, Budget(1.0))
+        >>> "row norm bound" in [c.name for c in conditions], all(c.holds for c in conditions)
+        (True, True)
+
+        References
+        ----------
+        .. [1] R. Iyengar, J. P. Near, D. Song, O. Thakkar, A. Thakurta and L. Wang, "Towards
+           practical differentially private convex optimization", IEEE S&P 2019, Algorithm 1.
+        """
         self._check_inner(self.inner)  # as built, or set since
         if getattr(template, "distance_bound", None) is None:
             raise PrivacyError(
@@ -142,6 +178,37 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         return self.inner.conditions(template, self._split(budget)[0])
 
     def calibrate(self, template: ObjectiveTemplate, budget: Budget) -> Calibration:
+        """The inner mechanism's calibration at (1 − fraction) of the budget, and the cover's
+        at ``fraction``: the cover masks a distance ρ = ``distance_bound(gamma, mu)`` to the
+        exact minimizer of the perturbed objective (sensitivity 2ρ), at the modulus μ the
+        inner calibration gives.
+
+        Parameters
+        ----------
+        template : ObjectiveTemplate
+            The problem (its declared constants; no rows are read).
+        budget : Budget
+            The (ε, δ) of the whole release.
+
+        Returns
+        -------
+        Calibration
+            ε and δ the sums of the two parts'; the noise law the inner one's (the one that
+            masks the data); ``extra`` holds the inner calibration, the two budgets, μ and ρ.
+
+        Examples
+        --------
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
+        >>> cal = get_mechanism("amp").calibrate(template, Budget(1.0))
+        >>> cal.epsilon, cal.extra["inner"].mechanism, cal.sensitivity == 2 * cal.extra["radius"]
+        (1.0, 'objective', True)
+
+        References
+        ----------
+        .. [1] R. Iyengar, J. P. Near, D. Song, O. Thakkar, A. Thakurta and L. Wang, "Towards
+           practical differentially private convex optimization", IEEE S&P 2019, Algorithm 1
+           and Theorem 1.
+        """
         main, cover = self._split(budget)
         cal = self.inner.calibrate(template, main)
         assert cal is not None
@@ -211,6 +278,33 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
 
     def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
+        """The sequential composition of the inner mechanism's certificate and the cover's.
+
+        Parameters
+        ----------
+        template : ObjectiveTemplate
+            The problem.
+        budget : Budget
+            The (ε, δ) of the whole release.
+        cal : Calibration
+            This mechanism's calibration (:meth:`calibrate`).
+        conditions : list of Condition
+            The conditions checked (:meth:`conditions`).
+
+        Returns
+        -------
+        Certificate
+            Its parts the inner mechanism's and the cover's, ε their sum.
+
+        Examples
+        --------
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
+        >>> mech, budget = get_mechanism("amp"), Budget(1.0)
+        >>> cal = mech.calibrate(template, budget)
+        >>> cert = mech.certificate(template, budget, cal, mech.conditions(template, budget))
+        >>> cert.epsilon, cert.mechanism.startswith("approximate-minima perturbation")
+        (1.0, True)
+        """
         assert cal is not None
         main_cert = self.inner.certificate(
             template, cal.extra["main"], cal.extra["inner"], conditions
@@ -241,6 +335,42 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
+        """The inner mechanism's run accepting a residual <= ``gamma``, then the cover noise
+        on its output (an output-noise inner mechanism: the solve, then the sum of both noises
+        drawn at once).
+
+        Parameters
+        ----------
+        template : ObjectiveTemplate
+            The problem.
+        cal : Calibration
+            This mechanism's calibration (:meth:`calibrate`).
+        backend : Backend
+            The solver.
+        rng : numpy.random.Generator
+            The noise source.
+        warm_start : ndarray or None, default=None
+            A start point for the solver.
+        max_iter : int or None, default=None
+            The solver's iteration cap.
+        tol : float or None, default=None
+            Not used: the residual accepted is ``gamma``.
+
+        Returns
+        -------
+        tuple
+            (θ, the solve, True: noise was added to the output).
+
+        Examples
+        --------
+        >>> from dpconvex.solvers import LbfgsNewton
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
+        >>> mech = get_mechanism("amp")
+        >>> cal = mech.calibrate(template, Budget(1.0))
+        >>> theta, solve, noised = mech.run(template, cal, LbfgsNewton(), np.random.default_rng(0))
+        >>> theta.shape, solve.status.name, noised
+        ((3,), 'OPTIMAL', True)
+        """
         assert cal is not None
         inner, cover = cal.extra["inner"], self.cover_law(template, cal)
         if self.inner.adds_output_noise:

@@ -284,11 +284,20 @@ def problem_constants(problem: ConstantsSource, caller: str) -> PrivacyConstants
     -------
     PrivacyConstants
 
+    Raises
+    ------
+    ParameterError
+        ``problem`` does not state n.
+
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms.base import problem_constants
     >>> problem_constants(PrivacyConstants(1.0, 1, 0.25, 0.1, 3, n=40), "doc").n
     40
+    >>> problem_constants(PrivacyConstants(1.0, 1, 0.25, 0.1, 3), "doc")
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.ParameterError: doc: a public problem needs n: pass PrivacyConstants(...
     """
     if getattr(problem, "n", None) is None:
         raise ParameterError(
@@ -941,13 +950,77 @@ class NonPrivateBaseline(Mechanism[TemplateT]):
         return Budget.unlimited()
 
     def conditions(self, template: TemplateT, budget: Budget) -> list[Condition]:
+        """None: the baseline proves nothing.
+
+        Parameters
+        ----------
+        template : Template
+            The problem (not read).
+        budget : Budget
+            The budget (not read).
+
+        Returns
+        -------
+        list of Condition
+            The empty list.
+
+        Examples
+        --------
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
+        >>> get_mechanism("none").conditions(template, Budget.unlimited())
+        []
+        """
         return []
 
     def calibrate(self, template: TemplateT, budget: Budget) -> None:
+        """Nothing to calibrate: the baseline adds no noise.
+
+        Parameters
+        ----------
+        template : Template
+            The problem (not read).
+        budget : Budget
+            The budget (not read).
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
+        >>> get_mechanism("none").calibrate(template, Budget.unlimited()) is None
+        True
+        """
         return None
 
     def certificate(self, template: TemplateT, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
+        """A certificate that says the model is NOT private (ε = inf).
+
+        Parameters
+        ----------
+        template : Template
+            The problem (its name).
+        budget : Budget
+            The budget (not read).
+        cal : None
+            The calibration (none).
+        conditions : list of Condition
+            The conditions checked (none).
+
+        Returns
+        -------
+        Certificate
+            ``private`` False, ε infinite.
+
+        Examples
+        --------
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
+        >>> cert = get_mechanism("none").certificate(template, Budget.unlimited(), None, [])
+        >>> cert.private, cert.epsilon, cert.mechanism
+        (False, inf, 'non-private baseline (linear ERM)')
+        """
         return Certificate(
             mechanism=f"non-private baseline ({template.name})",
             epsilon_requested=math.inf, epsilon=math.inf, private=False,
@@ -1194,6 +1267,48 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
+        """Solve to the exact minimizer: the objective noise drawn first (and its extra
+        strong convexity added) where :attr:`placement` is "objective", the output noise
+        added after where it is "output", none for the baseline. A solve that misses the
+        tolerance raises, and nothing is released.
+
+        Parameters
+        ----------
+        template : ObjectiveTemplate
+            The problem.
+        cal : Calibration or None
+            Its calibration (None: the non-private baseline).
+        backend : Backend
+            The solver.
+        rng : numpy.random.Generator
+            The noise source.
+        warm_start : ndarray or None, default=None
+            A start point for the solver.
+        max_iter : int or None, default=None
+            The solver's iteration cap.
+        tol : float or None, default=None
+            The residual accepted (None: the template's).
+
+        Returns
+        -------
+        tuple
+            (θ, the solve, whether noise was added to the output).
+
+        Raises
+        ------
+        SolverError
+            The solve did not reach the tolerance (from :func:`require_exact`).
+
+        Examples
+        --------
+        >>> from dpconvex.solvers import LbfgsNewton
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
+        >>> mech = get_mechanism("objective")
+        >>> cal = mech.calibrate(template, Budget(1.0))
+        >>> theta, solve, noised = mech.run(template, cal, LbfgsNewton(), np.random.default_rng(0))
+        >>> theta.shape, solve.status.name, noised
+        ((3,), 'OPTIMAL', False)
+        """
         b, extra_reg = None, 0.0
         if self.placement == "objective":
             assert cal is not None

@@ -455,6 +455,33 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         self.delta_rule = bool(delta_rule)
 
     def check_budget(self, budget: Budget) -> Budget:
+        """Validate the budget: noisy gradient descent is (ε, δ)-DP, so it needs a finite ε
+        and δ > 0.
+
+        Parameters
+        ----------
+        budget : Budget
+            The (ε, δ) of the release.
+
+        Returns
+        -------
+        Budget
+            ``budget`` itself.
+
+        Raises
+        ------
+        ParameterError
+            Not a Budget, an infinite ε, or δ = 0.
+
+        Examples
+        --------
+        >>> get_mechanism("noisy_gd").check_budget(Budget(1.0, 1e-5))
+        Budget(epsilon=1.0, delta=1e-05)
+        >>> get_mechanism("noisy_gd").check_budget(Budget(1.0))
+        Traceback (most recent call last):
+        ...
+        dpconvex.errors.ParameterError: NoisyGD.check_budget: noisy gradient descent is ...
+        """
         # a Budget's ε > 0 and δ < 1 were checked when it was made: a finite ε and δ > 0 here
         if not (isinstance(budget, Budget) and budget.private and budget.delta > 0):
             raise ParameterError(
@@ -465,9 +492,73 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         return budget
 
     def conditions(self, template: PerExampleGradientsTemplate, budget: Budget) -> list[Condition]:
+        """None before the run: the gradients are clipped by dpconvex, so no declared constant
+        of the template is relied on (the certificate states the clipping).
+
+        Parameters
+        ----------
+        template : PerExampleGradientsTemplate
+            The problem (not read).
+        budget : Budget
+            The (ε, δ) of the release (not read).
+
+        Returns
+        -------
+        list of Condition
+            The empty list.
+
+        Examples
+        --------
+        >>> from dpconvex.templates.statistics import EmpiricalRiskTemplate
+        >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
+        >>> template = EmpiricalRiskTemplate(Logistic(), 1.0, X, y)
+        >>> mech, budget = get_mechanism("noisy_gd", steps=20, accounting="rdp"), Budget(1.0, 1e-5)
+        >>> mech.conditions(template, budget)
+        []
+        """
         return []
 
     def calibrate(self, template: PerExampleGradientsTemplate, budget: Budget) -> Calibration:
+        """The settings of the run (steps T, clip C, learning rate, radius R, noise multiplier
+        z) from public parameters only (:func:`default_settings`), and the law of the noise on
+        the released average: the T steps' draws N(0, s² I_p), s = z · 2C/n, weighted by the
+        share of averaged iterates after each step.
+
+        Parameters
+        ----------
+        template : PerExampleGradientsTemplate
+            The problem (its loss, n, p and data_norm; no rows are read).
+        budget : Budget
+            The (ε, δ) of the release.
+
+        Returns
+        -------
+        Calibration
+            Sensitivity 2C/n; ``extra`` holds the settings and the rules that set them.
+
+        Raises
+        ------
+        ParameterError
+            ``steps`` above :func:`max_steps` for n and p.
+        PrivacyError
+            ``delta_rule`` set and δ is not 1/n².
+
+        Examples
+        --------
+        >>> from dpconvex.templates.statistics import EmpiricalRiskTemplate
+        >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
+        >>> template = EmpiricalRiskTemplate(Logistic(), 1.0, X, y)
+        >>> mech, budget = get_mechanism("noisy_gd", steps=20, accounting="rdp"), Budget(1.0, 1e-5)
+        >>> cal = mech.calibrate(template, budget)
+        >>> cal.extra["steps"], cal.sensitivity == 2 * cal.extra["clip"] / template.n
+        (20, True)
+
+        References
+        ----------
+        .. [1] R. Bassily, A. Smith and A. Thakurta, "Private empirical risk minimization:
+           efficient algorithms and tight error bounds", FOCS 2014, Algorithm 1.
+        .. [2] M. Abadi et al., "Deep learning with differential privacy", CCS 2016.
+        """
         n, p = template.n, template.p
         if self.steps is not None and self.steps > max_steps(n, p):
             raise ParameterError(
@@ -514,6 +605,35 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         cal: Calibration | None,
         conditions: list[Condition],
     ) -> Certificate:
+        """The certificate of the T adaptively composed Gaussian steps: the clipping, the
+        replace-one sensitivity 2C/n, the accountant's ε at δ (and, for an accountant other
+        than GDP, the exact Gaussian-DP curve as a second opinion), and the settings' rules.
+
+        Parameters
+        ----------
+        template : PerExampleGradientsTemplate
+            The problem.
+        budget : Budget
+            The (ε, δ) of the release.
+        cal : Calibration
+            This mechanism's calibration (:meth:`calibrate`).
+        conditions : list of Condition
+            The conditions checked (:meth:`conditions`; none).
+
+        Returns
+        -------
+        Certificate
+
+        Examples
+        --------
+        >>> from dpconvex.templates.statistics import EmpiricalRiskTemplate
+        >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
+        >>> template = EmpiricalRiskTemplate(Logistic(), 1.0, X, y)
+        >>> mech, budget = get_mechanism("noisy_gd", steps=20, accounting="rdp"), Budget(1.0, 1e-5)
+        >>> cert = mech.certificate(template, budget, mech.calibrate(template, budget), [])
+        >>> cert.epsilon <= 1.0, [c.name for c in cert.conditions][:2]
+        (True, ['per-example clipping', 'replace-one sensitivity'])
+        """
         assert cal is not None
         x = cal.extra
         loss, n, p = template.loss, template.n, template.p
@@ -605,6 +725,39 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
 
     def run(self, template: PerExampleGradientsTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, **_: Any) -> tuple[np.ndarray, None, bool]:
+        """T steps of projected gradient descent on the clipped per-example gradients, each
+        step's mean gradient noised (then snapped), projected onto the ball of radius R; the
+        average of the iterates of :attr:`average` is released.
+
+        Parameters
+        ----------
+        template : PerExampleGradientsTemplate
+            The problem (its rows are read here).
+        cal : Calibration
+            This mechanism's calibration (:meth:`calibrate`).
+        backend : Backend
+            Not used: the descent is its own solver.
+        rng : numpy.random.Generator
+            The noise source.
+        **_
+            The solver options of :meth:`Mechanism.run` (not used).
+
+        Returns
+        -------
+        tuple
+            (θ, None: no solve, False: no noise added to an output).
+
+        Examples
+        --------
+        >>> from dpconvex.templates.statistics import EmpiricalRiskTemplate
+        >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
+        >>> template = EmpiricalRiskTemplate(Logistic(), 1.0, X, y)
+        >>> mech, budget = get_mechanism("noisy_gd", steps=20, accounting="rdp"), Budget(1.0, 1e-5)
+        >>> cal = mech.calibrate(template, budget)
+        >>> theta, solve, noised = mech.run(template, cal, None, np.random.default_rng(0))
+        >>> theta.shape, solve, noised
+        ((3,), None, False)
+        """
         assert cal is not None
         loss, Xc, n, p = template.loss, template.X, template.n, template.p
         x = cal.extra
