@@ -315,6 +315,27 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         return math.sqrt(q * q + 1.0) if self.fit_intercept else q
 
     def public_template(self, plan: FitPlan) -> EmpiricalRiskTemplate:
+        """The template of ``plan``'s public problem alone (the loss, the row bound q̃ with the intercept column, n and p), no rows or labels read:
+        for dry runs and the noise warnings (:meth:`PrivateEstimator.public_template`).
+
+        Parameters
+        ----------
+        plan : FitPlan
+            The plan of this estimator (:meth:`plan`).
+
+        Returns
+        -------
+        EmpiricalRiskTemplate
+            The template a fit of ``plan.n`` rows builds, without its rows.
+
+        Examples
+        --------
+        >>> from dpconvex import NoisyGradientDescent
+        >>> est = NoisyGradientDescent(epsilon=1.0, delta=1e-6, data_norm=1.0)
+        >>> template = est.public_template(est.plan(1000, n_classes=2, n_features=3))
+        >>> template.n, template.p, template.X is None
+        (1000, 4, True)
+        """
         p = plan.n_features + int(bool(self.fit_intercept))
         return EmpiricalRiskTemplate.of_problem(self._make_loss(), self._augmented_norm(),
                                                 plan.n, p)

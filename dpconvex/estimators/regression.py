@@ -190,6 +190,30 @@ def mean_release(values: np.ndarray | None, n: int, epsilon: float,
     scale; without ``noise`` the dry run (``certify``: ``values`` None, nothing read;
     ``seeded``: the fit's will be).
 
+    Parameters
+    ----------
+    values : ndarray or None
+        The n unit labels (None in a dry run).
+    n : int
+        The number of records (public).
+    epsilon : float
+        The ε the release spends.
+    noise : NoiseSource or None, default=None
+        The fit's noise source; None: the dry run.
+    seeded : bool, default=False
+        In a dry run, whether the fit's noise source will be seeded.
+
+    Returns
+    -------
+    Release
+        The noisy mean (``theta``, one entry) and its certificate; in a dry run, the
+        certificate alone (``theta`` None).
+
+    Raises
+    ------
+    ParameterError
+        ``values`` does not hold n entries.
+
     Examples
     --------
     >>> from dpconvex.estimators.regression import mean_release
@@ -234,6 +258,40 @@ class LabelRange(Constraint):
     """
 
     def check(self, name: str, value: Any, owner: str) -> Any:
+        """``value`` checked: a range as a (lo, hi) tuple of floats; None, "private" or a
+        :class:`PrivateBounds` as given.
+
+        Parameters
+        ----------
+        name : str
+            The parameter's name (in the message).
+        value : object
+            The value given.
+        owner : str
+            The estimator (in the message).
+
+        Returns
+        -------
+        tuple of float, str, PrivateBounds or None
+            The checked value.
+
+        Raises
+        ------
+        ParameterError
+            Anything else, e.g. lo >= hi, a non-finite bound, another string.
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.regression import LabelRange
+        >>> LabelRange().check("label_range", (0, 10), "Demo")
+        (0.0, 10.0)
+        >>> LabelRange().check("label_range", "private", "Demo")
+        'private'
+        >>> LabelRange().check("label_range", (1, 0), "Demo")
+        Traceback (most recent call last):
+        ...
+        dpconvex.errors.ParameterError: The 'label_range' parameter of Demo must be (lo, hi) ...
+        """
         parsed = None if value is None else parse_label_range(value)
         if parsed is not None:
             return parsed
@@ -1080,6 +1138,27 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         )
 
     def public_template(self, plan: FitPlan) -> LinearERMTemplate:
+        """The template of ``plan``'s public problem alone (the coefficients' set read on the unit label scale, as a fit reads it), no rows or labels read:
+        for dry runs and the noise warnings (:meth:`PrivateEstimator.public_template`).
+
+        Parameters
+        ----------
+        plan : FitPlan
+            The plan of this estimator (:meth:`plan`).
+
+        Returns
+        -------
+        LinearERMTemplate
+            The template a fit of ``plan.n`` rows builds, without its rows.
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLinearRegressor
+        >>> est = PrivateLinearRegressor(epsilon=1.0, data_norm=1.0, label_range=(-1.0, 1.0))
+        >>> template = est.public_template(est.plan(1000, n_features=3))
+        >>> type(template).__name__, template.n, template.p, template.rows is None
+        ('LinearERMTemplate', 1000, 4, True)
+        """
         # the coefficients' set read on the unit label scale, as a fit reads it
         return self._erm_template(plan, scale=self._unit_scale()[0])
 

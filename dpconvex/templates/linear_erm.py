@@ -418,6 +418,12 @@ class LinearERMTemplate:
         -------
         PrivacyConstants
 
+        Raises
+        ------
+        ParameterError
+            The template's regularizer has no numeric ``lam`` (the objective adds
+            lam/2 ||w||²).
+
         Examples
         --------
         >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
@@ -511,6 +517,34 @@ class LinearERMTemplate:
                          f"θ restricted to {self.constraint_set.describe()} ({how}{scale})")
 
     def assumptions(self, needs: Iterable[str] | str) -> list[str | Line]:
+        """What the guarantee assumes, for the certificate: replace-one adjacency, the public
+        row bound and label set, the exact minimizer; the parameter set's lines
+        (:class:`~dpconvex.privacy.certificate.ParameterSet`) and the loss's smoothing
+        (:class:`~dpconvex.privacy.certificate.LossSmoothing`) where they apply.
+
+        Parameters
+        ----------
+        needs : iterable of str
+            What the mechanism's proof uses (``mechanism.needs``; a mechanism's name is
+            refused).
+
+        Returns
+        -------
+        list of str or Line
+            Lines, or typed lines whose fields the certificate keeps.
+
+        Raises
+        ------
+        ParameterError
+            ``needs`` is a mechanism's name (from :func:`~dpconvex.templates.base.needs_of`).
+
+        Examples
+        --------
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
+        >>> lines = template.assumptions(get_mechanism("objective").needs)
+        >>> len(lines), lines[0]
+        (3, 'adjacency: datasets differing in one record (replace-one)')
+        """
         needs = needs_of(needs)
         a: list[str | Line] = [
             "adjacency: datasets differing in one record (replace-one)",

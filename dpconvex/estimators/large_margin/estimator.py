@@ -402,6 +402,27 @@ default="auto"
         return certificate
 
     def public_template(self, plan: FitPlan) -> Template:
+        """The template of ``plan``'s public problem alone (the large-margin objective over its public shape), no rows or labels read:
+        for dry runs and the noise warnings (:meth:`PrivateEstimator.public_template`).
+
+        Parameters
+        ----------
+        plan : FitPlan
+            The plan of this estimator (:meth:`plan`).
+
+        Returns
+        -------
+        Template
+            The template a fit of ``plan.n`` rows builds, without its rows.
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLargeMarginGaussian
+        >>> est = PrivateLargeMarginGaussian(epsilon=1.0, data_norm=1.0)
+        >>> template = est.public_template(est.plan(1000, n_classes=3, n_features=2))
+        >>> type(template).__name__, template.n, template.Z is None
+        ('LargeMarginSoftmaxTemplate', 1000, True)
+        """
         return public_template(self, plan)
 
     def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
