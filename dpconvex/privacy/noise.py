@@ -340,7 +340,35 @@ class Noise:
         """``value`` (the exact statistic) plus one draw of this law (of each of a :class:`NoiseSum`'s
         ``laws``, in order) from ``rng`` (a Generator, or a seed for one generator that all the laws
         draw from), snapped to the grid :func:`snap_grid` ``(coordinate_scale(shape))``;
-        the laws are drawn in ``shape`` (default: ``value``'s) and reshaped to ``value``'s shape."""
+        the laws are drawn in ``shape`` (default: ``value``'s) and reshaped to ``value``'s shape.
+
+        Parameters
+        ----------
+        value : ndarray or float
+            The exact statistic.
+        rng : numpy.random.Generator or int or None
+            The noise source: a Generator, or a seed for one (None: seeded from the OS).
+        shape : tuple of int or None, default=None
+            The shape the laws are drawn in (None: ``value``'s), e.g. a template's
+            ``noise_shape`` where the law is on blocks.
+
+        Returns
+        -------
+        ndarray
+            ``value`` plus the noise, snapped, of ``value``'s shape.
+
+        Raises
+        ------
+        ParameterError
+            ``rng`` is neither a Generator, a non-negative int nor None.
+
+        Examples
+        --------
+        >>> from dpconvex.privacy.noise import Laplace
+        >>> out = Laplace(scale=0.5).add(np.array([0.25, -1.0]), np.random.default_rng(0))
+        >>> out.shape, bool(np.all(out != np.array([0.25, -1.0])))
+        ((2,), True)
+        """
         rng = check_random_state(rng, f"{type(self).__name__}.add", "rng")
         value = np.asarray(value, dtype=float)
         shape = value.shape if shape is None else tuple(int(s) for s in shape)
@@ -501,7 +529,32 @@ class SupNormGamma(Noise):
         self.rate = check_float("beta", rate, _OWNER, magnitude=False)
 
     def sample(self, shape: tuple[int, ...], rng: RandomStateLike) -> np.ndarray:
-        """One draw per row from one generator (``rng``: a Generator, or a seed for one)."""
+        """One draw per row from one generator (``rng``: a Generator, or a seed for one).
+
+        Parameters
+        ----------
+        shape : tuple of int
+            The shape of the draw: one row per index of its first axis.
+        rng : numpy.random.Generator or int or None
+            The noise source: a Generator, or a seed for one (None: seeded from the OS).
+
+        Returns
+        -------
+        ndarray
+            The draw, of ``shape``.
+
+        Raises
+        ------
+        ParameterError
+            ``shape`` is not a non-empty tuple of positive ints, or ``rng`` is not a
+            Generator, a non-negative int or None.
+
+        Examples
+        --------
+        >>> from dpconvex.privacy.noise import SupNormGamma
+        >>> SupNormGamma(1.0).sample((2, 3), np.random.default_rng(0)).shape
+        (2, 3)
+        """
         shape = _check_shape(shape, "SupNormGamma.sample")
         rng = check_random_state(rng, "SupNormGamma.sample", "rng")
         k = _entries(shape[1:])
@@ -541,7 +594,34 @@ class NoiseSum(Noise):
         self.laws = tuple(laws)
 
     def sample(self, shape: tuple[int, ...], rng: RandomStateLike) -> np.ndarray:
-        """Each law's draw in order, from one generator (``rng``: a Generator, or a seed)."""
+        """Each law's draw in order, from one generator (``rng``: a Generator, or a seed).
+
+        Parameters
+        ----------
+        shape : tuple of int
+            The shape of the draw.
+        rng : numpy.random.Generator or int or None
+            The noise source: a Generator, or a seed for one (None: seeded from the OS).
+
+        Returns
+        -------
+        ndarray
+            The sum of the laws' draws, of ``shape``.
+
+        Raises
+        ------
+        ParameterError
+            ``rng`` is not a Generator, a non-negative int or None.
+
+        Examples
+        --------
+        >>> from dpconvex.privacy.noise import Gaussian, Laplace, NoiseSum
+        >>> draw = NoiseSum(Gaussian(1.0), Laplace(2.0)).sample((3,), np.random.default_rng(0))
+        >>> rng = np.random.default_rng(0)  # the same draws, law after law
+        >>> bool(np.array_equal(draw, Gaussian(1.0).sample((3,), rng)
+        ...                     + Laplace(2.0).sample((3,), rng)))
+        True
+        """
         rng = check_random_state(rng, "NoiseSum.sample", "rng")
         out = self.laws[0].sample(shape, rng)
         for law in self.laws[1:]:

@@ -92,7 +92,19 @@ class PrivacyConstants:
     name: str = "a public problem shape"
 
     def privacy_constants(self) -> PrivacyConstants:
-        """The record itself (the template interface's accessor, for a public problem)."""
+        """The record itself (the template interface's accessor, for a public problem).
+
+        Returns
+        -------
+        PrivacyConstants
+            ``self``.
+
+        Examples
+        --------
+        >>> problem = PrivacyConstants(1.0, 1, 0.25, 0.1, 3, n=40)
+        >>> problem.privacy_constants() is problem
+        True
+        """
         return self
 
 
@@ -379,12 +391,50 @@ class Template(Protocol):
     residual_tol: float
 
     def conditions(self, needs: Iterable[str]) -> list[Condition]:
-        """Establish the conditions of the proof for a mechanism's needs (raise on failure)."""
+        """Establish the conditions of the proof for a mechanism's needs (raise on failure).
+
+        Parameters
+        ----------
+        needs : iterable of str
+            What the mechanism's proof uses (``mechanism.needs``).
+
+        Returns
+        -------
+        list of Condition
+
+        Raises
+        ------
+        PrivacyError
+            A condition the proof needs fails.
+
+        Examples
+        --------
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
+        >>> conditions = template.conditions(get_mechanism("objective").needs)
+        >>> "row norm bound" in [c.name for c in conditions], all(c.holds for c in conditions)
+        (True, True)
+        """
 
     def assumptions(self, needs: Iterable[str]) -> list[str | Line]:
         """What the guarantee assumes, for the certificate: lines, or typed lines
         (:data:`~dpconvex.privacy.certificate.Line`, e.g. a
-        :class:`~dpconvex.privacy.certificate.ParameterSet`) whose fields the certificate keeps."""
+        :class:`~dpconvex.privacy.certificate.ParameterSet`) whose fields the certificate keeps.
+
+        Parameters
+        ----------
+        needs : iterable of str
+            What the mechanism's proof uses (``mechanism.needs``).
+
+        Returns
+        -------
+        list of str or Line
+
+        Examples
+        --------
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
+        >>> template.assumptions(get_mechanism("objective").needs)[0]
+        'adjacency: datasets differing in one record (replace-one)'
+        """
 
 
 class StatisticTemplate:

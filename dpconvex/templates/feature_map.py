@@ -154,7 +154,22 @@ class FeatureMap:
         return r2 * wq / (N * q * q), r2 * wl / (2.0 * N * q), r2 * wc / N
 
     def stated(self) -> PublicFeatureMap:
-        """The map's public facts, as the certificate states them (a line with fields)."""
+        """The map's public facts, as the certificate states them (a line with fields).
+
+        Returns
+        -------
+        PublicFeatureMap
+            The structure, the weights, the bound N on a feature vector's norm and the
+            number m of features.
+
+        Examples
+        --------
+        >>> from dpconvex.templates.feature_map import FeatureMap
+        >>> fmap = FeatureMap("linear", (0.0, 1.0, 0.1), data_norm=1.0, d=3)
+        >>> line = fmap.stated()
+        >>> line.structure, line.weights, line.m, line.norm == fmap.norm
+        ('linear', (0.0, 1.0, 0.1), 4, True)
+        """
         return PublicFeatureMap(self.structure, tuple(self.weights), self.norm, self.m)
 
     # ------------------------------------------------------------ records
