@@ -401,11 +401,14 @@ class Template(Protocol):
         Returns
         -------
         list of Condition
+            The conditions; :func:`~dpconvex.privacy.release.release` refuses the first whose
+            ``holds`` is False.
 
         Raises
         ------
-        PrivacyError
-            A condition the proof needs fails.
+        ParameterError
+            ``needs`` is a mechanism's name, not its needs
+            (:func:`~dpconvex.templates.base.needs_of`).
 
         Examples
         --------

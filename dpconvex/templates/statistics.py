@@ -82,6 +82,22 @@ class EmpiricalRiskTemplate(StatisticTemplate):
         Its constants are those of the template a fit on n rows builds; it holds no rows and
         runs nothing (a dry run: an estimator's ``certify(n=...)``, the noise checks of a plan).
 
+        Parameters
+        ----------
+        loss : Loss
+            The margin loss.
+        data_norm : float
+            The public bound q on every row's norm.
+        n : int
+            Number of records (public).
+        p : int
+            Number of entries of a row (public).
+
+        Returns
+        -------
+        EmpiricalRiskTemplate
+            The template, its ``X`` and ``y`` None.
+
         Examples
         --------
         >>> t = EmpiricalRiskTemplate.of_problem(Logistic(), 1.0, n=10**12, p=3)
@@ -151,6 +167,28 @@ class KMeansTemplate(StatisticTemplate):
         clipped to ``data_norm`` builds (the row norm bound stated as that fit checks it); it
         holds no rows and runs nothing (a dry run: the k-means step of a large-margin
         ``certify``).
+
+        Parameters
+        ----------
+        n : int
+            Number of records (public).
+        d : int
+            Number of entries of a row.
+        n_classes : int
+            Number of classes C.
+        n_components : int
+            Number of components K per class.
+        data_norm : float
+            The public bound q on every row's norm.
+        n_iter : int
+            Number of Lloyd iterations.
+        init_centers : ndarray of shape (C, K, d)
+            The public initial centers.
+
+        Returns
+        -------
+        KMeansTemplate
+            The template, its ``X`` and ``y`` None.
 
         Examples
         --------
@@ -283,11 +321,36 @@ class RangeTemplate(StatisticTemplate):
         """The template of the public problem alone: n records, no values read (a dry run:
         the certificate of a range); reading ``cell_counts`` of it is refused.
 
+        Parameters
+        ----------
+        n : int
+            Number of records (public).
+        levels : (float, float)
+            Quantile levels (q_lo, q_hi) of the bounds.
+        refine : bool
+            Refine the bounds inside the coarse range by the exponential mechanism.
+        name : str, default="values"
+            What the values are, for the certificate.
+
+        Returns
+        -------
+        RangeTemplate
+            The template, holding no values.
+
+        Raises
+        ------
+        ParameterError
+            ``n`` below 1, or ``levels`` not two quantile levels 0 < q_lo < q_hi < 1.
+
         Examples
         --------
         >>> from dpconvex.templates.statistics import RangeTemplate
         >>> RangeTemplate.of_problem(10**6, (0.01, 0.99), refine=False).n
         1000000
+        >>> RangeTemplate.of_problem(10**6, (0.01, 0.99), refine=False).cell_counts
+        Traceback (most recent call last):
+        ...
+        dpconvex.errors.ParameterError: RangeTemplate.cell_counts: the template of the public ...
         """
         return cls(None, n, levels, refine=refine, name=name)
 
@@ -372,6 +435,18 @@ class VocabularyTemplate(StatisticTemplate):
         """The template of the public problem alone: n records, no category seen (a dry run:
         the certificate of a vocabulary).
 
+        Parameters
+        ----------
+        n : int
+            Number of records (public).
+        name : str, default="values"
+            What the values are, for the certificate.
+
+        Returns
+        -------
+        VocabularyTemplate
+            The template, with no categories.
+
         Examples
         --------
         >>> from dpconvex.templates.statistics import VocabularyTemplate
@@ -450,6 +525,31 @@ class SufficientStatisticsTemplate(StatisticTemplate):
         on n rows builds (the statistics computed by dpconvex from rows it clipped); it reads
         no rows and releases nothing (a dry run: ``certify(n=...)``, the noise checks of a
         plan). Reading ``gram`` or ``cross`` of it is refused.
+
+        Parameters
+        ----------
+        n, p : int
+            Rows and columns of the design (public).
+        data_norm : float
+            The public bound q̃ on every row's norm (the intercept column included).
+        ridge : float or None, default=None
+            λ given by the caller; None: the mechanism chooses it.
+        free : int or None, default=None
+            The coordinate the ridge leaves out (the intercept column).
+        free_value : float or None, default=None
+            The public value of the ``free`` column in every row.
+        notes : sequence of str, default=()
+            Public facts for the certificate.
+
+        Returns
+        -------
+        SufficientStatisticsTemplate
+            The template, holding no statistics.
+
+        Raises
+        ------
+        ParameterError
+            ``data_norm`` is not a finite float > 0.
 
         Examples
         --------
