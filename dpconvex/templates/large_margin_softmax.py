@@ -396,7 +396,30 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
         return conds
 
     def assumptions(self, needs: Iterable[str] | str) -> list[str | Line]:
-        """What the guarantee assumes, for the certificate."""
+        """What the guarantee assumes, for the certificate: adjacency, the record map and the
+        component assignment, the softmax loss, the public feature map (a
+        :class:`~dpconvex.privacy.certificate.PublicFeatureMap` line) where one is used, the
+        proof's form (over the PSD cone, or unconstrained with the PSD shift) and the
+        accuracy of the released minimizer.
+
+        Parameters
+        ----------
+        needs : iterable of str or str
+            What the mechanism's proof uses (``mechanism.needs``; not read: the lines are the
+            same for every need).
+
+        Returns
+        -------
+        list of str or Line
+            Lines, or typed lines whose fields the certificate keeps.
+
+        Examples
+        --------
+        >>> t = LargeMarginSoftmaxTemplate.of_problem(10**12, 3, n_classes=2, lam=0.5)
+        >>> lines = t.assumptions(get_mechanism("objective").needs)
+        >>> len(lines), lines[0]
+        (6, 'adjacency: datasets differing in one record (replace-one)')
+        """
         a: list[str | Line] = [*self._common_assumptions(),
              "loss: softmax (cross-entropy) on the scores -z'Phi_c z "
              "(docs/privacy/large_margin_softmax.md#privacy-softmax-constants)"]
