@@ -521,7 +521,31 @@ def fit_states(est: LargeMarginSettings, template: LargeMarginTemplate, label_no
 
 
 def objective_reasons(est: LargeMarginSettings, n: int, C: int, d: int) -> list[Line | str]:
-    """The certificate lines of the objective path's "auto" choices (mechanism, K)."""
+    """The certificate lines of the objective path's "auto" choices (mechanism, K).
+
+    Parameters
+    ----------
+    est : LargeMarginSettings
+        The estimator (its ``mechanism``, ``delta``, menu and ``n_components``).
+    n, C, d : int
+        The public shape: records, classes and features.
+
+    Returns
+    -------
+    list of Line or str
+        One line per choice made by a rule; none for a choice the user gave.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex.estimators.large_margin.learners import objective_reasons
+    >>> est = PrivateLargeMarginGaussian(epsilon=1.0, data_norm=1.0)
+    >>> [type(line).__name__ for line in objective_reasons(est, 1000, 3, 2)]
+    ['MechanismChoice', 'ComponentsRule']
+    >>> est = PrivateLargeMarginGaussian(epsilon=1.0, data_norm=1.0, mechanism="objective")
+    >>> [type(line).__name__ for line in objective_reasons(est, 1000, 3, 2)]
+    ['ComponentsRule']
+    """
     return [
         r
         for r in (
