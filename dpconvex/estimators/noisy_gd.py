@@ -315,8 +315,9 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         return math.sqrt(q * q + 1.0) if self.fit_intercept else q
 
     def public_template(self, plan: FitPlan) -> EmpiricalRiskTemplate:
-        """The template of ``plan``'s public problem alone (the loss, the row bound q̃ with the intercept column, n and p), no rows or labels read:
-        for dry runs and the noise warnings (:meth:`PrivateEstimator.public_template`).
+        """The template of ``plan``'s public problem alone (the loss, the row bound q̃ with
+        the intercept column, n and p), no rows or labels read: for dry runs and the noise
+        warnings (:meth:`PrivateEstimator.public_template`).
 
         Parameters
         ----------

@@ -1138,8 +1138,9 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         )
 
     def public_template(self, plan: FitPlan) -> LinearERMTemplate:
-        """The template of ``plan``'s public problem alone (the coefficients' set read on the unit label scale, as a fit reads it), no rows or labels read:
-        for dry runs and the noise warnings (:meth:`PrivateEstimator.public_template`).
+        """The template of ``plan``'s public problem alone (the coefficients' set read on
+        the unit label scale, as a fit reads it), no rows or labels read: for dry runs and
+        the noise warnings (:meth:`PrivateEstimator.public_template`).
 
         Parameters
         ----------

@@ -123,11 +123,21 @@ def range_certificate(n: int, budget: Budget, *, levels: Sequence[float] = DEFAU
     -------
     Certificate
 
+    Raises
+    ------
+    ParameterError
+        n·ε below ``MIN_RECORDS_EPSILON`` (:func:`check_range_budget`), ``levels`` not two
+        quantile levels, or a budget with δ > 0 (the range is pure ε-DP).
+
     Examples
     --------
     >>> from dpconvex.privacy.bounds import range_certificate
     >>> range_certificate(10000, Budget(1.0), name="ages").epsilon
     1.0
+    >>> range_certificate(10, Budget(0.1))
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.ParameterError: release_range: the range of the values needs ...
     """
     return _range_release(None, int(n), budget, levels, name, None, seeded,
                           dry_run=True).certificate
@@ -178,7 +188,7 @@ def check_range_budget(
     >>> check_range_budget(500, 0.05)
     Traceback (most recent call last):
     ...
-    dpconvex.errors.ParameterError: release_range: the range of the values needs n * epsilon >= 60 ...
+    dpconvex.errors.ParameterError: release_range: the range of the values needs ...
     """
     if n * epsilon < MIN_RECORDS_EPSILON:
         raise ParameterError(

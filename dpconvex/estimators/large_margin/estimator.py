@@ -402,8 +402,9 @@ default="auto"
         return certificate
 
     def public_template(self, plan: FitPlan) -> Template:
-        """The template of ``plan``'s public problem alone (the large-margin objective over its public shape), no rows or labels read:
-        for dry runs and the noise warnings (:meth:`PrivateEstimator.public_template`).
+        """The template of ``plan``'s public problem alone (the large-margin objective over
+        its public shape), no rows or labels read: for dry runs and the noise warnings
+        (:meth:`PrivateEstimator.public_template`).
 
         Parameters
         ----------
