@@ -326,6 +326,20 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
         fit on n records in memory builds (the record norm bound stated as that fit checks it
         on its records); it holds no records and solves nothing (a dry run).
 
+        Parameters
+        ----------
+        n : int
+            Number of records (public).
+        d : int
+            Number of features (the records' augmented dimension is d + 1).
+        n_classes, n_components, lam, gamma, loss, extra_terms, assignment, parameterization
+            As :class:`LargeMarginGaussianTemplate`.
+
+        Returns
+        -------
+        LargeMarginGaussianTemplate
+            The template, its records, labels and components None.
+
         Examples
         --------
         >>> t = LargeMarginGaussianTemplate.of_problem(10**12, 3, n_classes=2, lam=0.5)

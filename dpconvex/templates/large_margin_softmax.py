@@ -285,6 +285,27 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
         fit on n records in memory builds (the record norm bound stated as that fit checks it
         on its records); it holds no records and solves nothing (a dry run).
 
+        Parameters
+        ----------
+        n : int
+            Number of records (public).
+        d : int
+            Number of features (the records' augmented dimension is d + 1).
+        n_classes, lam, n_components, constrained, assignment, parameterization
+            As :class:`LargeMarginSoftmaxTemplate`.
+        data_norm, constant_weight, feature_map
+            As :class:`LargeMarginSoftmaxTemplate`.
+
+        Returns
+        -------
+        LargeMarginSoftmaxTemplate
+            The template, its records and labels None.
+
+        Raises
+        ------
+        ParameterError
+            A mixture (K > 1) asked for with constrained=True, or a feature map with it.
+
         Examples
         --------
         >>> t = LargeMarginSoftmaxTemplate.of_problem(10**12, 3, n_classes=2, lam=0.5)
