@@ -71,11 +71,16 @@ def row_norms(X: np.ndarray) -> np.ndarray:
     >>> row_norms(np.array([[3.0, 4.0], [1e300, 1e300]])).tolist()
     [5.0, 1.4142135623730952e+300]
     """
+    return _dense_row_norms(_two_d(X, "row_norms"))
+
+
+def _two_d(X: Any, caller: str) -> np.ndarray:
+    """X as a float array, refused by ``caller``'s name unless it is 2-D."""
     X = np.asarray(X, dtype=float)
     if X.ndim != 2:
-        raise ValueError(f"row_norms: needs a 2-D array; got shape {X.shape}. "
-                         "Pass the rows as a 2-D array.")
-    return _dense_row_norms(X)
+        raise DataValidationError(f"{caller}: needs a 2-D array; got shape {X.shape}. "
+                                  "Pass the rows as a 2-D array.")
+    return X
 
 
 def _dense_row_norms(X: np.ndarray) -> np.ndarray:
@@ -285,10 +290,7 @@ class DenseRows:
     is_sparse = False
 
     def __init__(self, X: np.ndarray):
-        self.X = np.asarray(X, dtype=float)
-        if self.X.ndim != 2:
-            raise ValueError(f"DenseRows.__init__: needs a 2-D array; got shape {self.X.shape}. "
-                             "Pass the rows as a 2-D array.")
+        self.X = _two_d(X, "DenseRows.__init__")
         self.n, self.p = self.X.shape
 
     @property

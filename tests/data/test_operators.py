@@ -448,3 +448,10 @@ def test_finiteness_is_checked_without_an_n_by_p_mask():
     big[3, 2] = np.nan
     with pytest.raises(DataValidationError, match="NaN or infinite"):
         check_array(big, "demo")
+
+
+@pytest.mark.parametrize("call,caller", [(dp.data.operators.row_norms, "row_norms"),
+                                         (DenseRows, "DenseRows.__init__")])
+def test_rows_that_are_not_2d_are_refused_by_name(call, caller):
+    with pytest.raises(DataValidationError, match=rf"{caller}: needs a 2-D array; got shape \(3,\)"):
+        call(np.ones(3))
