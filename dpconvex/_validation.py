@@ -823,9 +823,10 @@ def with_feature_names(estimator: Any, names: np.ndarray | None) -> Any:
     """Record ``feature_names_in_`` (from :func:`feature_names_of`, read before any other
     step) at the end of a successful fit, or remove an earlier fit's; return the estimator.
 
-    Each ``fit`` calls it on its return path (but a part's on the rows its meta-estimator
-    checked, which carry no names): a refused fit leaves no attribute behind (a decorator
-    would add a frame between the caller and the fit's warnings).
+    Each ``fit`` calls it on its return path, except a part's fit on rows its meta-estimator
+    checked (``FitContext.checked``), which neither reads nor records names: a refused fit
+    leaves no attribute behind (a decorator would add a frame between the caller and the fit's
+    warnings).
     """
     if names is None:
         estimator.__dict__.pop("feature_names_in_", None)
