@@ -262,11 +262,29 @@ class NoiseSource:
     seeded: bool
 
 
-def noise_source(owner: Any, given: NoiseSource | None = None) -> NoiseSource:
-    """The generator a fit of ``owner`` draws its noise from.
+def noise_source(owner: Any, given: NoiseSource | None = None, *,
+                 stream: int | None = None) -> NoiseSource:
+    """The generator a fit of ``owner`` draws its noise from: the caller's, else one from
+    ``owner.random_state``.
 
-    ``given`` (a meta-estimator's) if any, else a new one from ``owner.random_state``,
-    validated either way (:data:`RANDOM_STATE`).
+    ``given`` (a meta-estimator's, or the one a fit's skeleton hands its steps) if any, else a
+    new one from ``owner.random_state``, validated either way (:data:`RANDOM_STATE`). With
+    ``stream``, an int ``random_state``'s generator is that seed's child of spawn key
+    ``(stream,)``: numbers no generator of the plain seed draws (e.g. released random
+    features, never a learner's noise).
+
+    Parameters
+    ----------
+    owner : estimator
+        Whose ``random_state`` (None or a non-negative int) seeds a new generator.
+    given : NoiseSource or None, default=None
+        The caller's generator, used as it is.
+    stream : int or None, default=None
+        The spawn key of a stream of its own for an int ``random_state``.
+
+    Returns
+    -------
+    NoiseSource
 
     Examples
     --------
@@ -281,7 +299,12 @@ def noise_source(owner: Any, given: NoiseSource | None = None) -> NoiseSource:
     seed = RANDOM_STATE.check(
         "random_state", getattr(owner, "random_state", None), type(owner).__name__
     )
-    return given if given is not None else seeded_noise(seed)
+    if given is not None:
+        return given
+    if stream is not None and seed is not None:
+        return NoiseSource(np.random.default_rng(np.random.SeedSequence(
+            int(seed), spawn_key=(int(stream),))), True)
+    return seeded_noise(seed)
 
 
 def seeded_noise(seed: int | None) -> NoiseSource:
@@ -800,9 +823,10 @@ def with_feature_names(estimator: Any, names: np.ndarray | None) -> Any:
     """Record ``feature_names_in_`` (from :func:`feature_names_of`, read before any other
     step) at the end of a successful fit, or remove an earlier fit's; return the estimator.
 
-    Each ``fit`` calls it on its return path (but a part's on the rows its meta-estimator
-    checked, which carry no names): a refused fit leaves no attribute behind (a decorator
-    would add a frame between the caller and the fit's warnings).
+    Each ``fit`` calls it on its return path, except a part's fit on rows its meta-estimator
+    checked (``FitContext.checked``), which neither reads nor records names: a refused fit
+    leaves no attribute behind (a decorator would add a frame between the caller and the fit's
+    warnings).
     """
     if names is None:
         estimator.__dict__.pop("feature_names_in_", None)

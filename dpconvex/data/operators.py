@@ -8,7 +8,6 @@ maps (each row from that row and public constants only: docs/privacy/linear_erm.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from functools import cached_property
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -72,11 +71,16 @@ def row_norms(X: np.ndarray) -> np.ndarray:
     >>> row_norms(np.array([[3.0, 4.0], [1e300, 1e300]])).tolist()
     [5.0, 1.4142135623730952e+300]
     """
+    return _dense_row_norms(_two_d(X, "row_norms"))
+
+
+def _two_d(X: Any, caller: str) -> np.ndarray:
+    """X as a float array, refused by ``caller``'s name unless it is 2-D."""
     X = np.asarray(X, dtype=float)
     if X.ndim != 2:
-        raise ValueError(f"row_norms: needs a 2-D array; got shape {X.shape}. "
-                         "Pass the rows as a 2-D array.")
-    return _dense_row_norms(X)
+        raise DataValidationError(f"{caller}: needs a 2-D array; got shape {X.shape}. "
+                                  "Pass the rows as a 2-D array.")
+    return X
 
 
 def _dense_row_norms(X: np.ndarray) -> np.ndarray:
@@ -286,10 +290,7 @@ class DenseRows:
     is_sparse = False
 
     def __init__(self, X: np.ndarray):
-        self.X = np.asarray(X, dtype=float)
-        if self.X.ndim != 2:
-            raise ValueError(f"DenseRows.__init__: needs a 2-D array; got shape {self.X.shape}. "
-                             "Pass the rows as a 2-D array.")
+        self.X = _two_d(X, "DenseRows.__init__")
         self.n, self.p = self.X.shape
 
     @property
@@ -516,11 +517,6 @@ class CSRRows:
     def matrix(self) -> sp.csr_array:
         return self.A
 
-    @cached_property
-    def AT(self) -> sp.csr_array:
-        """Aᵀ in CSR (the products Aᵀ v run row-wise on it)."""
-        return self.A.T.tocsr()
-
     @property
     def nnz(self) -> int:
         return int(self.A.nnz)
@@ -546,7 +542,8 @@ class CSRRows:
         return self.A @ w
 
     def rmatvec(self, v: np.ndarray) -> np.ndarray:
-        """Aᵀ v, row-wise on :attr:`AT`.
+        """Aᵀ v on ``A.T``, a CSC view of the stored entries (no copy, nothing kept): the
+        product reads the entries as they are, as :meth:`row_norms` does.
 
         Parameters
         ----------
@@ -563,7 +560,7 @@ class CSRRows:
         >>> ops.rmatvec(np.array([1.0, 1.0])).round(12).tolist()
         [3.0, 5.0]
         """
-        return self.AT @ v
+        return self.A.T @ v
 
     def matvec_rmatvec(self, w: np.ndarray, f: RowWeights) -> tuple[np.ndarray, np.ndarray]:
         """``(A w, Aᵀ f(A w))`` (``f(m, rows)`` as in :meth:`DenseRows.matvec_rmatvec`).
@@ -602,7 +599,8 @@ class CSRRows:
         return norms
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
-        """Aᵀ diag(d) A: the values of Aᵀ scaled (as ``Aᵀ.multiply(d)``, without its COO
+        """Aᵀ diag(d) A: the values of a CSR copy of Aᵀ made for this call (nothing kept: it
+        reads the entries as they are) scaled (as ``Aᵀ.multiply(d)``, without its COO
         intermediate), then one sparse product.
 
         Parameters
@@ -623,7 +621,7 @@ class CSRRows:
         >>> bool(np.allclose(G, M.T @ np.diag([1.0, 2.0]) @ M))
         True
         """
-        AT = self.AT
+        AT = self.A.T.tocsr()
         scaled = sp.csr_array((AT.data * d[AT.indices], AT.indices, AT.indptr), shape=AT.shape)
         return (scaled @ self.A).toarray()
 

@@ -36,7 +36,6 @@ from .._validation import (
     feature_names_of,
     is_dask_collection,
     noise_source,
-    seeded_noise,
     signed_by,
     signed_refusal,
     unchecked,
@@ -2057,8 +2056,7 @@ class PrivateEstimator(BaseEstimator):
         self._warn(plan)  # public: before anything is held
         # one generator for every step of the fit (e.g. a component assignment, the release):
         # the caller's, else a new one from random_state (as _validate_params checked it)
-        context = dataclasses.replace(context, data=data, noise=context.noise or seeded_noise(
-            getattr(self, "random_state", None)))
+        context = dataclasses.replace(context, data=data, noise=noise_source(self, context.noise))
         if plan.sub_plans:
             fitted = self._fit_sub_plans(data.X, data.y, plan, context)
         else:  # the hold before the objective is built

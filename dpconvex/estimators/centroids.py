@@ -49,10 +49,10 @@ from .._validation import (
 from ..data.operators import CSRRows, canonical_csr, row_norms
 from ..data.preprocess import clip_rows
 from ..data.validation import LABEL_POLICY, LabelSet, check_array
-from ..errors import ParameterError, PrivacyError, note_clipped
+from ..errors import ParameterError, note_clipped
 from ..objectives.losses import shipped_derivation
 from ..privacy.budget import DELTA_RULE, Budget, default_delta
-from ..privacy.certificate import Certificate, MechanismChoice, RowMap
+from ..privacy.certificate import Certificate, Condition, MechanismChoice, RowMap
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
 from ..privacy.mechanisms.gaussian import class_sum_matrix
@@ -594,13 +594,13 @@ class ClassSumTemplate:
     def noise_shape(self) -> tuple[int, ...]:
         return self.space.shape
 
-    def conditions(self, needs: Any) -> list:
-        """The template's own conditions of the proof: none (the norm bound of u is a
-        per-record map, :attr:`record_set`, that the mechanisms state). The rows held in
-        memory are the caller's array where nothing needed clipping (not copied): dpconvex's
-        own template checks their norms against ``data_norm`` here, as they are when the sums
-        are taken, and refuses a row outside the bound with
-        :class:`~dpconvex.errors.PrivacyError` (a subclass's bound is declared and vouched for).
+    def conditions(self, needs: Any) -> list[Condition]:
+        """The template's own conditions of the proof. The norm bound of u is a per-record map
+        (:attr:`record_set`) that the mechanisms state; the rows held in memory are the caller's
+        array where nothing needed clipping (not copied), so dpconvex's own template states
+        one condition on them: every row within ``data_norm`` as it is when the sums are taken
+        (failing, it refuses the release). None for the public problem alone, rows on workers,
+        or a subclass (its bound declared and vouched for).
 
         Parameters
         ----------
@@ -609,23 +609,27 @@ class ClassSumTemplate:
 
         Returns
         -------
-        list
-            Empty.
+        list of Condition
+            The row norm bound on the rows held, or none.
 
         Examples
         --------
         >>> ClassSumTemplate.of_problem(10, 3, n_classes=2).conditions(None)
         []
+        >>> held = ClassSumTemplate(np.array([[0.6, 0.8], [0.0, 1.0]]), np.array([0, 1]), 2)
+        >>> [(c.name, c.holds) for c in held.conditions(None)]
+        [('row norm bound', True)]
         """
-        if self.rows is None and self.X is not None and shipped_derivation(self) is not None:
-            U = self.X  # the rows a release states clipped by dpconvex (a subclass vouches)
-            norms = CSRRows(U).row_norms() if sp.issparse(U) else row_norms(U)
-            if not np.all(norms <= self.data_norm * (1 + 1e-12)):
-                raise PrivacyError(
-                    f"{type(self).__name__}.conditions: feature bound: rows of U exceed the "
-                    f"public bound data_norm = {self.data_norm:g} (changed after the template "
-                    "clipped them); build the template from the rows as they are released.")
-        return []
+        if self.rows is not None or self.X is None or shipped_derivation(self) is None:
+            return []
+        U = self.X  # the rows a release states clipped by dpconvex (a subclass vouches)
+        norms = CSRRows(U).row_norms() if sp.issparse(U) else row_norms(U)
+        within = bool(np.all(norms <= self.data_norm * (1 + 1e-12)))
+        return [Condition(
+            "row norm bound", within, "checked on every row",
+            f"every row of U has ||u|| <= data_norm = {self.data_norm:g}" if within else
+            f"rows of U exceed the public bound data_norm = {self.data_norm:g} (changed after "
+            "the template clipped them); build the template from the rows as they are released")]
 
     def assumptions(self, needs: Any) -> list[str]:
         """The public facts the template states for the certificate: its ``notes``.

@@ -322,7 +322,7 @@ class ClassMomentTemplate(ClassSumTemplate):
         if rows is None:
             rows = _BlockRows(X, np.asarray(y, dtype=float))
         self.n_features = n_features
-        self.lo, self.hi = _moment_ranges(lo, hi, n_features)
+        self.lo, self.hi = _moment_range(lo, n_features), _moment_range(hi, n_features)
         self._hold(None, y, n_classes, math.sqrt(2.0 * n_features), notes, rows)
 
     @classmethod
@@ -363,7 +363,8 @@ class ClassMomentTemplate(ClassSumTemplate):
         template = cls.__new__(cls)
         template.X = template.y = None
         template.n_features = int(n_features)
-        template.lo, template.hi = _moment_ranges(lo, hi, n_features)
+        template.lo = _moment_range(lo, n_features)
+        template.hi = _moment_range(hi, n_features)
         template._build(n, 2 * template.n_features, n_classes, math.sqrt(2.0 * n_features),
                         notes)
         return template
@@ -383,15 +384,12 @@ class ClassMomentTemplate(ClassSumTemplate):
         return MomentBox(self.n_features)
 
 
-def _moment_ranges(lo: Any, hi: Any, n_features: int) -> tuple[np.ndarray, np.ndarray]:
-    """The public ranges [lo, hi] of ``n_features`` features (each a float or one per
-    feature) as read-only arrays of shape (n_features,): a template's own copies."""
-    ranges = []
-    for v in (lo, hi):
-        a = np.broadcast_to(np.asarray(v, dtype=float), (n_features,)).copy()
-        a.flags.writeable = False
-        ranges.append(a)
-    return ranges[0], ranges[1]
+def _moment_range(v: Any, n_features: int) -> np.ndarray:
+    """The public range bound ``v`` of ``n_features`` features (a float or one per feature) as
+    a read-only array of shape (n_features,): a template's own copy."""
+    a = np.broadcast_to(np.asarray(v, dtype=float), (n_features,)).copy()
+    a.flags.writeable = False
+    return a
 
 
 def class_moments(V: np.ndarray, count_weight: float, floor: float, noise_second_moment: float,

@@ -22,13 +22,13 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
 from .._validation import (
-    RANDOM_STATE,
     check_array_entries,
     check_fitted,
     check_float,
     check_int,
     checks_feature_names,
     feature_names_of,
+    noise_source,
     with_feature_names,
 )
 from ..data.ranged_rows import RangedRows
@@ -226,12 +226,9 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
             )
         learner_epsilon = None if self.learner_epsilon is None else check_float(
             "learner_epsilon", self.learner_epsilon, owner, allow_inf=True)
-        seed = RANDOM_STATE.check("random_state", self.random_state, owner)
-        if context.noise is not None:  # a meta-estimator's step: the generator its fit hands it
-            feature_rng = context.noise.rng
-        else:  # an int random_state: a stream of its own, never a learner's
-            feature_rng = np.random.default_rng(None if seed is None else np.random.SeedSequence(
-                int(seed), spawn_key=(FEATURE_STREAM,)))
+        # a meta-estimator's step: the generator its fit hands it; else from an int
+        # random_state, a stream of its own, never a learner's
+        feature_rng = noise_source(self, context.noise, stream=FEATURE_STREAM).rng
         n, d = check_array(X, f"{owner}.fit").shape
         if auto:
             D = auto_components(n, learner_epsilon)

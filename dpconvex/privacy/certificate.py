@@ -597,10 +597,11 @@ class Certificate:
     mechanism : str
         E.g. ``"objective perturbation (CMS Alg. 2)"``.
     mechanism_name : str
-        The mechanism's registry name (``"objective"``, ``"laplace_mean"``, ...: the
-        ``mechanism=`` that selects it; a user's registered mechanism's too), set by
-        :func:`~dpconvex.privacy.release.release` from the mechanism it ran, or ``""`` for a
-        certificate no registered mechanism made (a composition, a selection).
+        The ``name`` of the mechanism that ran, set by :func:`~dpconvex.privacy.release.release`:
+        for a registered mechanism its registry name (``"objective"``, ``"laplace_mean"``, ...:
+        the ``mechanism=`` that selects it; a user's registered mechanism's too), for a
+        mechanism object that is not registered its own ``name``; ``""`` for a certificate no
+        mechanism's release made (a composition, a selection).
     loss : str
         The name of the loss the release minimizes (e.g. ``"logistic"``; a smoothed loss's
         kinks and half-width are its :class:`LossSmoothing` line), or ``""`` where no loss is

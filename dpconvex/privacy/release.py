@@ -2,7 +2,9 @@
 
 ``release`` runs, for any registered mechanism and template, these steps:
 
-    budget check → conditions (:func:`_conditions`) → calibration (within float64's reach)
+    what the template keeps between a solver's calls forgotten
+    (:func:`~dpconvex.privacy.user_parts.forget_kept`)
+    → budget check → conditions (:func:`_conditions`) → calibration (within float64's reach)
     → certificate → (dry run: stop) → noise and solve, accuracy check, post-processing onto
     the parameter space, finiteness check (:func:`_solve`) → the backend that ran and the
     solve's conditions in the certificate (:func:`_certify_the_solve`) → Release(theta,
@@ -40,6 +42,7 @@ from .mechanisms.base import Calibration, Mechanism, get_mechanism
 from .rules.noise_level import warn_if_noise_dominates
 from .user_parts import (
     check_members,
+    forget_kept,
     judged,
     unchanged,
     user_conditions,
@@ -158,6 +161,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     True
     """
     mechanism = get_mechanism(mechanism) if isinstance(mechanism, str) else mechanism
+    forget_kept(template)  # the solve's products read the rows its conditions check
     seeded = rng is not None if seeded is None else bool(seeded)  # the certificate's "seeded"
     # the guards on the user's parts run only where one is (every part dpconvex's: none)
     users = users_part(template, mechanism, backend, warm_start, max_iter) is not None

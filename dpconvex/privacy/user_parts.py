@@ -47,7 +47,7 @@ from .mechanisms.base import Mechanism
 if TYPE_CHECKING:
     from ..templates.base import Template
 
-__all__ = ["check_members", "judged", "members_changed", "members_snapshot", "unchanged",
+__all__ = ["check_members", "forget_kept", "judged", "members_changed", "members_snapshot", "unchanged",
            "user_conditions", "user_parts", "users_class", "users_part"]
 
 
@@ -427,7 +427,7 @@ class _OnACopy(_Judged):
                 "which would share rows held by Dask. Pass a solver by name, or rows in "
                 "memory."
             )
-        _forget(template)  # (a CVXPY problem kept there need not be copied)
+        forget_kept(template)  # (a CVXPY problem kept there need not be copied)
         try:
             copied = copy.deepcopy(template)
         except Exception as exc:  # e.g. rows on a cluster: nothing solved, nothing released
@@ -445,7 +445,7 @@ class _OnACopy(_Judged):
 
             record_diagnostic("release", f"{self.name}: {type(exc).__name__}: {exc}")
             result = None
-        _forget(template)
+        forget_kept(template)
         if not isinstance(result, SolveResult):
             raise SolverError(
                 f"release: {self.name} raised an error or returned no SolveResult, so nothing "
@@ -455,16 +455,44 @@ class _OnACopy(_Judged):
         return result
 
 
-def _forget(template: Any) -> None:
-    """Set to None what the template, its space and its rows keep between a solver's calls."""
-    for part in (
-        template,
-        template.space,
-        getattr(template, "rows", None),
-        getattr(template, "_ops", None),
-    ):
-        for name in set(getattr(type(part), "_caches", ())) & set(getattr(part, "__dict__", {})):
+#: The members through which a template reaches the parts that keep something between a
+#: solver's calls: its space (and a feature map space's parameterization), its rows and its
+#: operator (and the stored rows under per-row factors).
+_HOLDERS = ("space", "quad", "rows", "_ops", "base")
+
+
+def forget_kept(template: Any) -> None:
+    """Set to None what the template and the parts it holds keep between a solver's calls (the
+    ``_caches`` each class names): products, features or a CVXPY problem of the rows.
+
+    A release starts with this, so the products of its solve read the rows as they are when its
+    conditions check them, not as a kept copy of them made for an earlier release (the rows may
+    be the caller's array, changed in place since).
+
+    Parameters
+    ----------
+    template : Template
+        The template of a release.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.user_parts import forget_kept
+    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)
+    >>> value, grad = template.objective(np.zeros(X.shape[1]))
+    >>> forget_kept(template)  # the next call reads the rows again
+    >>> bool(np.allclose(template.objective(np.zeros(X.shape[1]))[1], grad))
+    True
+    """
+    parts, seen = [template], set()
+    while parts:
+        part = parts.pop()
+        if part is None or id(part) in seen:
+            continue
+        seen.add(id(part))
+        held = getattr(part, "__dict__", {})
+        for name in set(getattr(type(part), "_caches", ())) & set(held):
             setattr(part, name, None)
+        parts.extend(held.get(name) for name in _HOLDERS)
 
 
 def _shipped_backend(backend: Any, seen: frozenset[int] = frozenset()) -> bool:

@@ -386,6 +386,35 @@ def test_a_changed_row_after_a_first_norm_computation_is_refused():
                 Budget(1.0))
 
 
+def test_stored_rows_changed_between_releases_are_the_rows_the_products_read():
+    """CSR rows of norm 30 released clipped, then divided by 60 in place and released again
+    unclipped over the same operator: the row norm condition holds on the rows as they are, and
+    the products read those same rows, so θ is the release on fresh rows of norm 0.5 with the
+    same noise (equal up to rounding: the products sum the same entries in the same order)."""
+    from dpconvex.data.operators import ScaledRows
+    from dpconvex.privacy.budget import Budget
+    from dpconvex.privacy.release import release
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4)) * (rng.uniform(size=(60, 4)) < 0.6)
+    X[:, 0] += 1.0  # no empty row
+    X *= 0.5 / np.linalg.norm(X, axis=1, keepdims=True)
+    y = np.where(np.arange(60) % 2 == 0, 1.0, -1.0)
+    A = sp.csr_array(X * 60.0)
+    base = CSRRows(A)
+    clip = np.minimum(1.0, 1.0 / base.row_norms())
+    release(LinearERMTemplate(Logistic(), 0.1, 1.0, ScaledRows(base, clip * y), y), "objective",
+            Budget(1.0), rng=1)
+    A.data /= 60.0
+    got = release(LinearERMTemplate(Logistic(), 0.1, 1.0, ScaledRows(base, y), y), "objective",
+                  Budget(1.0), rng=2)
+    fresh = release(LinearERMTemplate(Logistic(), 0.1, 1.0, ScaledRows(CSRRows(sp.csr_array(X)),
+                                                                       y), y),
+                    "objective", Budget(1.0), rng=2)
+    assert got.certificate.all_hold
+    np.testing.assert_allclose(got.theta, fresh.theta, rtol=1e-12, atol=1e-14)
+
+
 def test_one_row_broadcast_is_kept_as_is():
     """A plan's shape-only rows (one zero row broadcast): compact keeps the view."""
     Z = np.broadcast_to(0.0, (100_000, 3))
@@ -419,3 +448,10 @@ def test_finiteness_is_checked_without_an_n_by_p_mask():
     big[3, 2] = np.nan
     with pytest.raises(DataValidationError, match="NaN or infinite"):
         check_array(big, "demo")
+
+
+@pytest.mark.parametrize("call,caller", [(dp.data.operators.row_norms, "row_norms"),
+                                         (DenseRows, "DenseRows.__init__")])
+def test_rows_that_are_not_2d_are_refused_by_name(call, caller):
+    with pytest.raises(DataValidationError, match=rf"{caller}: needs a 2-D array; got shape \(3,\)"):
+        call(np.ones(3))

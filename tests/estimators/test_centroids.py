@@ -200,11 +200,12 @@ def test_rows_held_in_memory_changed_after_the_template_are_refused(sparse):
     U = sp.csr_array(U) if sparse else U
     y = np.arange(40) % 2
     t = ClassSumTemplate(U, y, 2)
-    assert t.conditions(None) == []
+    assert [(c.name, c.holds) for c in t.conditions(None)] == [("row norm bound", True)]
     stored = t.X.data if sparse else t.X
     assert np.shares_memory(stored, U.data if sparse else U)
     stored *= 100.0
-    with pytest.raises(PrivacyError, match="feature bound"):
+    assert [c.holds for c in t.conditions(None)] == [False]
+    with pytest.raises(PrivacyError, match="row norm bound: rows of U exceed"):
         release(t, "gaussian", Budget(1.0, 1e-5))
 
 

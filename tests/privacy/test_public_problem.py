@@ -61,8 +61,8 @@ def test_the_plans_public_problem_is_the_templates(name, monkeypatch):
         np.testing.assert_allclose(getattr(planned.constants, field), getattr(stated, field),
                                    rtol=1e-12, err_msg=field)
     assert planned.constants.n == template.n
-    for field in ("epsilon", "slack", "extra_strong_convexity", "sensitivity", "delta",
-                  "coordinate_scale", "expected_norm"):
+    for field in ("epsilon", "epsilon_noise", "slack", "extra_strong_convexity", "sensitivity",
+                  "delta", "coordinate_scale", "expected_norm"):
         np.testing.assert_allclose(getattr(planned, field), getattr(released, field),
                                    rtol=1e-12, err_msg=field)
 

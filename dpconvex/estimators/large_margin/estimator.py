@@ -484,7 +484,7 @@ default="auto"
         kmeans = plan.parts.get(KMEANS)  # DP k-means's share of ε (private fits with K > 1)
         # the fit's generator (set by the skeleton), for both steps; a public prepare's from
         # random_state, checked here
-        noise = context.noise or noise_source(self)
+        noise = noise_source(self, context.noise)
         assignment = assign_components(  # the records left out: class -1, in no k-means or GMM fit
             self.component_assignment, clipped, np.where(labels.dropped, -1, class_indices), C, K,
             data_norm=q, epsilon=None if kmeans is None else kmeans.epsilon, centers=self.centers,

@@ -144,7 +144,6 @@ class QuantileRange(Mechanism["RangeTemplate"]):
         return Certificate(
             mechanism=f"range of the {template.values_name}: Laplace histogram over signed octaves, the "
             f"octaves above a threshold{refined} (docs/privacy/bounds.md#privacy-bounds-range)",
-            mechanism_name=self.name,
             epsilon_requested=budget.epsilon,
             epsilon=budget.epsilon,
             private=True,
@@ -227,7 +226,6 @@ class StableVocabulary(Mechanism["VocabularyTemplate"]):
             mechanism=f"vocabulary of the {template.values_name}: the categories whose Laplace-"
                       "noised count passes a threshold (Korolova et al. 2009; "
                       "docs/privacy/bounds.md#privacy-bounds-vocabulary)",
-            mechanism_name=self.name,
             epsilon_requested=budget.epsilon, epsilon=budget.epsilon, delta=budget.delta,
             private=True, conditions=list(conditions),
             quantities={"records": template.n, **cal.extra})

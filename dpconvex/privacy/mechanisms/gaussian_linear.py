@@ -361,13 +361,17 @@ class GaussianObjectivePerturbation(_GaussianLinear):
         """Δ, S and σ on a grid of moduli: σ(μ) is the unit σ of (★) times S = 2G, computed
         exactly at a few slack values and interpolated in between
         (docs/privacy/gaussian_linear.md#privacy-gaussian-lambda-rule): a public heuristic
-        for the Λ rule; a release recomputes σ exactly."""
+        for the Λ rule; a release recomputes σ exactly. ε' is the release's at each modulus:
+        ``remaining(ε, slack)`` (:func:`calibrate_gaussian_objective`)."""
         grid = calibrate_objective_perturbation(budget.epsilon, problem.n, consts, moduli)
         S = 2.0 * consts.grad_bound
         sigma = S * _unit_sigma_objective(budget.epsilon, budget.delta,
                                           gradient_difference_rank(problem), grid.slack)
+        slack = np.asarray(grid.slack, dtype=float)
+        eps_noise = np.array([remaining(budget.epsilon, float(s)) for s in slack.ravel()])
         return Calibration(
-            mechanism=self.name, epsilon_requested=budget.epsilon, slack=grid.slack,
+            mechanism=self.name, epsilon_requested=budget.epsilon,
+            epsilon_noise=eps_noise.reshape(slack.shape), slack=grid.slack,
             extra_strong_convexity=grid.extra_strong_convexity, sensitivity=S,
             noise_rate=math.nan, delta=budget.delta, modulus_floor=grid.modulus_floor,
             extra={"noise std": sigma})

@@ -257,7 +257,6 @@ class LaplaceMean(Mechanism["BoundedMeanTemplate"]):
         return Certificate(
             mechanism="Laplace mechanism on the mean of the labels mapped onto [-1, 1] (Dwork et al. "
             "2006), snapped to the public grid of its scale, clipped to [-1, 1]",
-            mechanism_name=self.name,
             epsilon_requested=budget.epsilon,
             epsilon=budget.epsilon,
             private=True,
@@ -315,7 +314,6 @@ class Exponential(Mechanism["SelectionTemplate"]):
                     conditions: list[Condition]) -> Certificate:
         return Certificate(
             mechanism="exponential mechanism (McSherry & Talwar 2007) over fixed candidates",
-            mechanism_name=self.name,
             epsilon_requested=budget.epsilon, epsilon=budget.epsilon, private=True,
             conditions=list(conditions),
             quantities={"utility sensitivity": template.sensitivity,
