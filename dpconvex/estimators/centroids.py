@@ -458,7 +458,9 @@ class ClassSumTemplate:
     ----------
     U : ndarray or scipy.sparse matrix of shape (n, d)
         Feature vectors of the records inside the public label set; rows above
-        ``data_norm`` are clipped here (a per-record map).
+        ``data_norm`` are clipped here (a per-record map). Rows within it are read in place:
+        the release checks their norms again and refuses rows changed after the template
+        was built (:class:`~dpconvex.errors.PrivacyError`).
     y : ndarray of shape (n,)
         Class indices in {0, ..., C − 1}.
     n_classes : int

@@ -88,6 +88,8 @@ def release_range(values: Any, budget: Budget, *, n: int | None = None,
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget
     >>> from dpconvex.privacy.bounds import release_range
     >>> ages = np.random.default_rng(0).integers(18, 90, 10000)
     >>> lo, hi, median, cert = release_range(ages, Budget(1.0), rng=0)
@@ -131,6 +133,7 @@ def range_certificate(n: int, budget: Budget, *, levels: Sequence[float] = DEFAU
 
     Examples
     --------
+    >>> from dpconvex import Budget
     >>> from dpconvex.privacy.bounds import range_certificate
     >>> range_certificate(10000, Budget(1.0), name="ages").epsilon
     1.0
@@ -231,6 +234,7 @@ def release_vocabulary(values: Any, budget: Budget, *, n: int | None = None,
 
     Examples
     --------
+    >>> from dpconvex import Budget
     >>> from dpconvex.privacy.bounds import release_vocabulary
     >>> plans = ["basic"] * 600 + ["pro"] * 300 + ["rare"]
     >>> release_vocabulary(plans, Budget(1.0, 1e-6), rng=0)[0]

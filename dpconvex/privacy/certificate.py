@@ -605,7 +605,7 @@ class Certificate:
     loss : str
         The name of the loss the release minimizes (e.g. ``"logistic"``; a smoothed loss's
         kinks and half-width are its :class:`LossSmoothing` line), or ``""`` where no loss is
-        named (a statistic, a user's objective).
+        named (a statistic, a user's objective, a composition: its ``parts`` name theirs).
     epsilon_requested, epsilon, delta : float
         The ε asked for; the ε guaranteed (never above it; ``inf`` for a non-private fit);
         the δ of an (ε, δ) guarantee (0 for pure ε-DP).

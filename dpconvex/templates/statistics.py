@@ -290,6 +290,8 @@ class RangeTemplate(StatisticTemplate):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
     >>> from dpconvex.templates.statistics import RangeTemplate
     >>> ages = np.random.default_rng(0).integers(18, 90, 5000).astype(float)
     >>> template = RangeTemplate(ages, 5000, (0.01, 0.99), refine=True)
@@ -395,6 +397,7 @@ class VocabularyTemplate(StatisticTemplate):
 
     Examples
     --------
+    >>> from dpconvex import Budget, release
     >>> from dpconvex.templates.statistics import VocabularyTemplate
     >>> template = VocabularyTemplate(["a"] * 3000 + ["b"] * 1500 + ["c"] * 2, 4502)
     >>> template.categories, template.category_counts.tolist()

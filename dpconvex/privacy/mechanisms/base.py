@@ -558,8 +558,11 @@ class Mechanism(ABC, Generic[TemplateT]):
 
         Parameters
         ----------
-        template : Template
-            The problem (its declared constants; no rows are read).
+        template : Template or PrivacyConstants
+            The problem (its declared constants; no rows are read). The mechanisms whose
+            noise enters the objective or the output (``"objective"``, ``"output"`` and their
+            Gaussian forms) also take, before any rows, the public problem: the declared
+            constants with ``n``, ``PrivacyConstants(..., n=n)``.
         budget : Budget
             The (ε, δ) of the release.
 
@@ -572,7 +575,8 @@ class Mechanism(ABC, Generic[TemplateT]):
         ------
         ParameterError
             In a subclass, where a parameter of the mechanism does not fit the problem (e.g.
-            noisy gradient descent's steps above their cap for n and p).
+            noisy gradient descent's steps above their cap for n and p), or a
+            ``PrivacyConstants`` without ``n`` is given for the problem.
         PrivacyError
             In a subclass, where the budget breaks a rule the mechanism was built with (e.g.
             noisy gradient descent's δ = 1/n² rule).

@@ -58,6 +58,7 @@ class BoundedMeanTemplate(StatisticTemplate):
 
     Examples
     --------
+    >>> from dpconvex import Budget, release
     >>> from dpconvex.privacy.mechanisms.scalar import BoundedMeanTemplate
     >>> template = BoundedMeanTemplate([0.5, -0.2, 3.0])
     >>> template.kind, sorted(template.capabilities), template.n, round(template.total, 6)
@@ -147,6 +148,7 @@ class SelectionTemplate(StatisticTemplate):
 
     Examples
     --------
+    >>> from dpconvex import Budget, release
     >>> from dpconvex.privacy.mechanisms.scalar import SelectionTemplate
     >>> template = SelectionTemplate([0.2, 0.9, 0.4], sensitivity=1.0, n=100)
     >>> template.kind, sorted(template.capabilities), template.conditions(())[0].unverified
