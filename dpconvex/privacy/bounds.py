@@ -242,14 +242,13 @@ def release_vocabulary(values: Any, budget: Budget, *, n: int | None = None,
     """
     items = values.tolist() if hasattr(values, "tolist") else list(values)
     n_records = len(items) if n is None else int(n)
-    vocabulary = VocabularyTemplate(items, max(n_records, 1), name=name)
+    # no value and no record: the certificate of a release on one record
+    vocabulary = VocabularyTemplate(items, n_records if items else max(n_records, 1), name=name)
     names = vocabulary.categories
     if not names:  # nothing seen: nothing to release, the certificate of the release
         # seeded as the release states it, so no value switches the line
         return (), release(vocabulary, "stable_vocabulary", budget, None, rng, dry_run=True,
                            seeded=seeded).certificate
-    if n_records < 1:  # a value seen where the public n says there is none
-        vocabulary = VocabularyTemplate(items, n_records, name=name)  # refused by name
     released = release(vocabulary, "stable_vocabulary", budget, None, rng, seeded=seeded)
     return tuple(names[i] for i in released.theta.astype(int)), released.certificate
 

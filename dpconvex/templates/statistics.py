@@ -368,13 +368,11 @@ class RangeTemplate(StatisticTemplate):
         except (TypeError, ValueError) as err:
             raise ParameterError("RangeTemplate.cell_counts: the values must be numbers, one "
                                  "per record (NaN where missing).") from err
-        counts = cell_counts(v[np.isfinite(v)])
-        if counts.sum() > self.n:
+        if v.size > self.n:  # the number given, not of values seen: no data statistic
             raise ParameterError(
-                f"RangeTemplate.cell_counts: {int(counts.sum())} values given for n = {self.n} "
-                "records (missing values uncounted). Give at most one value per record."
-            )
-        return counts
+                f"RangeTemplate.cell_counts: {v.size} values given for n = {self.n} records. "
+                "Give one value per record (NaN where missing).")
+        return cell_counts(v[np.isfinite(v)])
 
 
 class VocabularyTemplate(StatisticTemplate):
@@ -419,6 +417,10 @@ class VocabularyTemplate(StatisticTemplate):
         seen: dict[str, int] = {}
         items = [] if values is None else (
             values.tolist() if hasattr(values, "tolist") else list(values))
+        if len(items) > self.n:  # the number given, not of values seen: no data statistic
+            raise ParameterError(
+                f"VocabularyTemplate.__init__: {len(items)} values given for n = {self.n} "
+                "records. Give one value per record (None where missing).")
         for v in items:
             if is_missing(v):
                 continue
@@ -426,10 +428,6 @@ class VocabularyTemplate(StatisticTemplate):
             seen[key] = seen.get(key, 0) + 1
         self.categories = tuple(sorted(seen))
         self.category_counts = np.array([seen[k] for k in self.categories], dtype=np.int64)
-        if self.category_counts.sum() > self.n:
-            raise ParameterError(
-                f"VocabularyTemplate.__init__: {int(self.category_counts.sum())} values given "
-                f"for n = {self.n} records. Give at most one value per record.")
         self.values_name = str(name)
         self.space = EuclideanSpace((max(1, self.category_counts.size),))
 

@@ -94,7 +94,7 @@ def test_replacing_one_value_moves_the_range_counts_by_at_most_two():
 
 
 def test_more_values_than_records_are_refused_and_the_public_problem_holds_none():
-    with pytest.raises(ParameterError, match="at most one value per record"):
+    with pytest.raises(ParameterError, match="Give one value per record"):
         _ = RangeTemplate(np.arange(10.0), 5, LEVELS, refine=False).cell_counts
     with pytest.raises(ParameterError, match="public problem"):
         _ = RangeTemplate.of_problem(5, LEVELS, refine=False).cell_counts
@@ -105,7 +105,7 @@ def test_the_vocabulary_template_counts_the_categories_itself():
     template = VocabularyTemplate(values, 6)
     assert template.categories == ("a", "b", "c")
     assert template.category_counts.tolist() == [1, 3, 1]
-    with pytest.raises(ParameterError, match="at most one value per record"):
+    with pytest.raises(ParameterError, match="Give one value per record"):
         VocabularyTemplate(values, 4)
 
 
@@ -158,8 +158,17 @@ def test_a_users_selection_template_has_its_sensitivity_declared_whatever_it_sta
 
 
 def test_a_vocabulary_with_a_value_where_the_public_n_is_zero_is_refused():
-    """A value seen where the public number of records says there is none is refused; with no
-    value seen, nothing is released (the certificate of the release)."""
-    with pytest.raises(ParameterError, match="positive number of records"):
-        release_vocabulary(["a"], Budget(1.0, 1e-6), n=0, rng=0)
-    assert release_vocabulary([None], Budget(1.0, 1e-6), n=0, rng=0)[0] == ()
+    """A value given where the public number of records says there is none is refused, seen or
+    missing; with no value given, nothing is released (the certificate of the release)."""
+    for values in (["a"], ["a"] * 901, [None]):
+        with pytest.raises(ParameterError, match="positive number of records"):
+            release_vocabulary(values, Budget(1.0, 1e-6), n=0, rng=0)
+    assert release_vocabulary([], Budget(1.0, 1e-6), n=0, rng=0)[0] == ()
+
+
+def test_more_values_than_records_is_refused_by_the_number_given_not_seen():
+    """The refusal reads the number of values given (public), never how many are missing."""
+    with pytest.raises(ParameterError, match="3 values given for n = 2"):
+        VocabularyTemplate(["a", None, None], 2)
+    with pytest.raises(ParameterError, match="3 values given for n = 2"):
+        _ = RangeTemplate(np.array([1.0, np.nan, np.nan]), 2, LEVELS, refine=False).cell_counts

@@ -459,7 +459,7 @@ class Mechanism(ABC, Generic[TemplateT]):
     def check_budget(self, budget: Budget) -> Budget:
         """Validate the budget for this mechanism: a :class:`Budget` (its ε > 0 and δ in [0, 1)
         checked when it was made); a private mechanism needs a finite ε, a pure one δ = 0, an
-        (ε, δ) one with an :attr:`alternative` δ > 0.
+        (ε, δ) one δ > 0.
 
         Parameters
         ----------
@@ -475,7 +475,7 @@ class Mechanism(ABC, Generic[TemplateT]):
         ------
         ParameterError
             Not a Budget, an infinite ε, δ > 0 for a pure mechanism, or δ = 0 for an (ε, δ)
-            mechanism that names its pure :attr:`alternative`.
+            mechanism.
 
         Examples
         --------
@@ -500,11 +500,12 @@ class Mechanism(ABC, Generic[TemplateT]):
             raise ParameterError(
                 f"{caller}: mechanism '{name}' is pure epsilon-DP: use delta = 0 (got "
                 f"{budget.delta!r}), or {other}.")
-        if not self.pure and self.alternative is not None and not budget.delta > 0.0:
+        if not self.pure and not budget.delta > 0.0:
+            pure = ("" if self.alternative is None else
+                    f", or use mechanism='{self.alternative}' for pure epsilon-DP")
             raise ParameterError(
                 f"{caller}: mechanism '{self.budget_name or name}' is (epsilon, delta)-DP and "
-                f"needs delta > 0 (got {budget.delta!r}): set delta (e.g. 1/n**2), or use "
-                f"mechanism='{self.alternative}' for pure epsilon-DP.")
+                f"needs delta > 0 (got {budget.delta!r}): set delta (e.g. 1/n**2){pure}.")
         return budget
 
     def conditions(self, template: TemplateT, budget: Budget) -> list[Condition]:
