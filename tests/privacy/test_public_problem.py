@@ -82,3 +82,14 @@ def test_a_public_problem_without_n_is_refused_by_name(mechanism):
         mech.calibrate(problem, budget)
     with pytest.raises(ParameterError, match="a public problem needs n"):
         mech.calibrate_grid(problem, budget, np.array([0.1, 1.0]))
+
+
+def test_noisy_gd_refuses_a_public_problem_by_name():
+    """Noisy gradient descent calibrates on a template; a public problem's constants are
+    refused with a named error, not an AttributeError."""
+    from dpconvex.privacy.mechanisms.base import get_mechanism
+    from dpconvex.templates.base import PrivacyConstants
+
+    problem = PrivacyConstants(1.0, 1, 0.25, 0.01, 10, n=1000)
+    with pytest.raises(dp.errors.ParameterError, match="calibrates on a template"):
+        get_mechanism("noisy_gd").calibrate(problem, dp.Budget(1.0, 1e-6))

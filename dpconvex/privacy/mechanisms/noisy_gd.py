@@ -34,7 +34,7 @@ import scipy.sparse as sp
 from ...errors import ParameterError, PrivacyError
 from ...objectives.losses import Loss
 from ...solvers.registry import Backend
-from ...templates.base import Template
+from ...templates.base import PrivacyConstants, Template
 from ..accounting.gaussian import (
     accountant_name,
     calibrate_noise_multiplier,
@@ -539,7 +539,8 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         Raises
         ------
         ParameterError
-            ``steps`` above :func:`max_steps` for n and p.
+            ``template`` is a public problem's constants (a ``PrivacyConstants``), or ``steps``
+            above :func:`max_steps` for n and p.
         PrivacyError
             ``delta_rule`` set and δ is not 1/n².
 
@@ -559,6 +560,11 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
            efficient algorithms and tight error bounds", FOCS 2014, Algorithm 1.
         .. [2] M. Abadi et al., "Deep learning with differential privacy", CCS 2016.
         """
+        if isinstance(template, PrivacyConstants):
+            raise ParameterError(
+                f"{type(self).__name__}.calibrate: noisy gradient descent calibrates on a "
+                "template (its loss, its rows' bound and p), not on a public problem's "
+                "constants: pass a template (an estimator's public_template(plan) is one).")
         n, p = template.n, template.p
         if self.steps is not None and self.steps > max_steps(n, p):
             raise ParameterError(
