@@ -699,16 +699,13 @@ def vouched(conditions: list[Condition], vouch: Iterable[str], caller: str = "re
         lines = "; ".join(f"{c.name} [{c.unverified}]: {c.detail}" for c in missing)
         raise PrivacyError(
             f"{caller}: the proof rests on constants nobody verified: {lines}. Use what dpconvex "
-            "ships for "
-            "them (a loss stated with the atoms of dpconvex.objectives.atoms.ATOMS in a template "
-            "dpconvex "
-            "ships derives its constants; its mechanisms, spaces and backends are reviewed), "
-            "since a probe "
-            "can refute a declaration, never prove it; or, if you have proved them yourself, "
-            "pass "
+            "ships for them (a loss stated with the atoms of dpconvex.objectives.atoms.ATOMS in "
+            "a template dpconvex ships derives its constants; a selection's utilities computed "
+            "by dpconvex's scoring have a derived sensitivity; its mechanisms, spaces and "
+            "backends are reviewed), since a probe can refute a declaration, never prove it; "
+            "or, if you have proved them yourself, pass "
             f"vouch={tuple(sorted({c.unverified for c in missing} | names))!r} and the "
-            "certificate will say "
-            f"that you vouched for them."
+            "certificate will say that you vouched for them."
         )
     return [
         Condition(
