@@ -505,6 +505,11 @@ class CSRRows:
     """
 
     is_sparse = True
+    #: Kept between a solver's calls, built from the entries at its first use: a CSR copy of
+    #: Aᵀ (``AT``). A release starts by forgetting it
+    #: (:func:`~dpconvex.privacy.user_parts.forget_kept`), so its products read the entries as
+    #: they are when the release's conditions check them.
+    _caches = ("AT",)
 
     def __init__(self, A: Any):
         if not sp.issparse(A):
@@ -512,6 +517,7 @@ class CSRRows:
                             f"{type(A).__name__}. Pass DenseRows a dense array.")
         self.A = canonical_csr(A)
         self.n, self.p = self.A.shape
+        self.AT: sp.csr_array | None = None
 
     @property
     def matrix(self) -> sp.csr_array:
@@ -520,6 +526,12 @@ class CSRRows:
     @property
     def nnz(self) -> int:
         return int(self.A.nnz)
+
+    def _transposed(self) -> sp.csr_array:
+        """Aᵀ in CSR: ``AT``, made from the entries at the first call after it was forgotten."""
+        if self.AT is None:
+            self.AT = self.A.T.tocsr()
+        return self.AT
 
     def matvec(self, w: np.ndarray) -> np.ndarray:
         """A w, on the stored entries.
@@ -542,8 +554,8 @@ class CSRRows:
         return self.A @ w
 
     def rmatvec(self, v: np.ndarray) -> np.ndarray:
-        """Aᵀ v on ``A.T``, a CSC view of the stored entries (no copy, nothing kept): the
-        product reads the entries as they are, as :meth:`row_norms` does.
+        """Aᵀ v, row-wise on the kept CSR copy of Aᵀ (``AT``, made at the first product after a
+        release started: the entries as its conditions check them).
 
         Parameters
         ----------
@@ -560,7 +572,7 @@ class CSRRows:
         >>> ops.rmatvec(np.array([1.0, 1.0])).round(12).tolist()
         [3.0, 5.0]
         """
-        return self.A.T @ v
+        return self._transposed() @ v
 
     def matvec_rmatvec(self, w: np.ndarray, f: RowWeights) -> tuple[np.ndarray, np.ndarray]:
         """``(A w, Aᵀ f(A w))`` (``f(m, rows)`` as in :meth:`DenseRows.matvec_rmatvec`).
@@ -599,9 +611,8 @@ class CSRRows:
         return norms
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
-        """Aᵀ diag(d) A: the values of a CSR copy of Aᵀ made for this call (nothing kept: it
-        reads the entries as they are) scaled (as ``Aᵀ.multiply(d)``, without its COO
-        intermediate), then one sparse product.
+        """Aᵀ diag(d) A: the values of the kept CSR copy of Aᵀ (as :meth:`rmatvec`) scaled (as
+        ``Aᵀ.multiply(d)``, without its COO intermediate), then one sparse product.
 
         Parameters
         ----------
@@ -621,7 +632,7 @@ class CSRRows:
         >>> bool(np.allclose(G, M.T @ np.diag([1.0, 2.0]) @ M))
         True
         """
-        AT = self.A.T.tocsr()
+        AT = self._transposed()
         scaled = sp.csr_array((AT.data * d[AT.indices], AT.indices, AT.indptr), shape=AT.shape)
         return (scaled @ self.A).toarray()
 

@@ -52,7 +52,7 @@ from .._validation import (
     checks_feature_names,
     feature_names_of,
     is_dask_collection,
-    seeded_noise,
+    noise_source,
     signed_by,
     unchecked,
     with_feature_names,
@@ -421,7 +421,7 @@ class LabelRangeMixin(RegressionScoreMixin):
         delta = inner.plan_checked(n, 1, n_features).budget.delta  # public_shape checked it
         # routed before the skeleton makes its generator: the caller's, else random_state's
         # (checked by _label_split)
-        noise = context.noise or seeded_noise(self.random_state)
+        noise = noise_source(self, context.noise)
         label_rng, fit_rng = noise.rng.spawn(2)
         with hold_budget(self.accountant, Budget(epsilon, delta), owner) as hold:
             values = check_numeric_labels(y, n, f"{owner}.fit")
@@ -924,7 +924,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         delta = inner.plan_checked(n, 1, n_features).budget.delta  # public_shape checked it
         # routed before the skeleton makes its generator: the caller's, else random_state's
         # (checked by _fit_routed)
-        noise = context.noise or seeded_noise(self.random_state)
+        noise = noise_source(self, context.noise)
         center_rng, fit_rng = noise.rng.spawn(2)
         lo, hi = self._label_bounds()
         # the rows' checks before any label is read (a refusal spends nothing)

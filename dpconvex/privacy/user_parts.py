@@ -455,19 +455,20 @@ class _OnACopy(_Judged):
         return result
 
 
-#: The members through which a template reaches the parts that keep something between a
-#: solver's calls: its space (and a feature map space's parameterization), its rows and its
-#: operator (and the stored rows under per-row factors).
-_HOLDERS = ("space", "quad", "rows", "_ops", "base")
-
-
 def forget_kept(template: Any) -> None:
-    """Set to None what the template and the parts it holds keep between a solver's calls (the
-    ``_caches`` each class names): products, features or a CVXPY problem of the rows.
+    """Set to None what the template and every object it holds keep between a solver's calls
+    (the ``_caches`` each class names): products, features, a transposed copy of the rows or a
+    CVXPY problem of them.
 
     A release starts with this, so the products of its solve read the rows as they are when its
     conditions check them, not as a kept copy of them made for an earlier release (the rows may
     be the caller's array, changed in place since).
+
+    The objects held are found as :func:`users_part` finds them, whatever the attributes are
+    named: the attributes of each object reached and the items of the containers of
+    :data:`_CONTAINERS`, each object once; values of :data:`_PLAIN`, NumPy arrays and classes
+    hold none. An object's caches are forgotten before its attributes are read, so nothing is
+    read of what they held.
 
     Parameters
     ----------
@@ -486,13 +487,19 @@ def forget_kept(template: Any) -> None:
     parts, seen = [template], set()
     while parts:
         part = parts.pop()
-        if part is None or id(part) in seen:
+        if type(part) in _PLAIN or type(part) is np.ndarray or id(part) in seen:
             continue
         seen.add(id(part))
-        held = getattr(part, "__dict__", {})
-        for name in set(getattr(type(part), "_caches", ())) & set(held):
+        if type(part) in _CONTAINERS:
+            parts.extend((*part, *part.values()) if type(part) is dict else part)
+            continue
+        held = getattr(part, "__dict__", None)
+        if type(held) is not dict:  # (a class's namespace is no instance's: not read)
+            continue
+        names = getattr(type(part), "_caches", ())
+        for name in set(names if isinstance(names, tuple) else ()) & set(held):
             setattr(part, name, None)
-        parts.extend(held.get(name) for name in _HOLDERS)
+        parts.extend(held.values())
 
 
 def _shipped_backend(backend: Any, seen: frozenset[int] = frozenset()) -> bool:

@@ -49,3 +49,27 @@ def test_records_changed_in_place_between_releases_are_read_as_they_are(build):
     fresh = release(fresh_template, mechanism, budget, rng=2)
     assert got.certificate.all_hold
     np.testing.assert_allclose(got.theta, fresh.theta, rtol=1e-9, atol=1e-12)
+
+
+def test_a_cache_held_under_any_attribute_name_is_forgotten():
+    """Sparse rows held by an object of the caller's under a name no template uses, inside a
+    dict and a list: forget_kept reaches them, so their next product reads the entries as they
+    are (doubled in place), not the transposed copy kept from the product before."""
+    import scipy.sparse as sp
+
+    from dpconvex.data import CSRRows
+    from dpconvex.objectives.losses import Logistic
+    from dpconvex.privacy.user_parts import forget_kept
+    from dpconvex.templates.linear_erm import LinearERMTemplate
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 4)) * (rng.uniform(size=(30, 4)) < 0.5)
+    ops = CSRRows(sp.csr_array(X))
+    v = rng.normal(size=30)
+    ops.rmatvec(v)  # a product: the transposed copy is kept
+    template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1.0, -1.0))
+    template.odd_holder = type("Holder", (), {})()
+    template.odd_holder.things = {"rows": [ops]}
+    ops.A.data *= 2.0
+    forget_kept(template)
+    np.testing.assert_allclose(ops.rmatvec(v), 2.0 * X.T @ v, rtol=1e-12, atol=1e-12)
