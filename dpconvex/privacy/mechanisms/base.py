@@ -449,8 +449,8 @@ class Mechanism(ABC, Generic[TemplateT]):
     amp_derived: ClassVar[bool] = True
     #: Where the noise enters (:data:`PLACEMENTS`); None: the mechanism reports no noise.
     placement: str | None = None
-    #: The mechanism of the other form, named when the budget does not fit this one: an
-    #: (ε, δ) mechanism that names one refuses δ = 0 (set δ, or use this pure one).
+    #: The mechanism of the other form, named in the refusal when the budget does not fit
+    #: this one (an (ε, δ) mechanism refuses δ = 0: set δ, or use this pure one).
     alternative: ClassVar[str | None] = None
     #: The name the budget messages give the mechanism (None: :attr:`name`).
     budget_name: str | None = None
