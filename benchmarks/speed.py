@@ -154,13 +154,14 @@ def make_sparse_data(n: int, d: int, classes: int, seed: int, n_test: int, densi
         S = np.empty((m, W.shape[1]))
         block = 1 << 16
         for b, s in enumerate(range(0, m, block)):
-            rng = np.random.default_rng([seed, d, stream, b, k])
+            # one stream each for the columns, the values and the label noise
+            at, value, noise = (np.random.default_rng([seed, d, stream, b, k, j]) for j in range(3))
             e = min(m, s + block)
-            chosen = np.sort(np.argsort(rng.random((e - s, d)), axis=1)[:, :k], axis=1)
-            V = np.clip(rng.normal(scale=0.5, size=(e - s, k)), -1.0, 1.0) / math.sqrt(k)
+            chosen = np.sort(np.argsort(at.random((e - s, d)), axis=1)[:, :k], axis=1)
+            V = np.clip(value.normal(scale=0.5, size=(e - s, k)), -1.0, 1.0) / math.sqrt(k)
             cols[s:e], vals[s:e] = chosen, V
             scores = np.einsum("ik,ikc->ic", V, W[chosen]) * math.sqrt(k)
-            S[s:e] = scores + 0.5 * rng.normal(size=(e - s, W.shape[1]))
+            S[s:e] = scores + 0.5 * noise.normal(size=(e - s, W.shape[1]))
         index = np.int32 if m * k < 2**31 else np.int64
         indptr = np.arange(0, m * k + 1, k, dtype=index)
         X = sp.csr_array((vals.ravel(), cols.ravel().astype(index), indptr), shape=(m, d))
