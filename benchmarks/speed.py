@@ -41,7 +41,8 @@ How each number is taken:
   sqrt(d) (a public rule, so every row has norm <= 1), labels sign(x·w + noise) (three
   classes: argmax of three such scores); 10,000 held-out rows from the same model.
 
-Sparse rows (``--sparse DENSITY``): the training and held-out rows are a SciPy CSR array
+Sparse rows (``--sparse DENSITY``, e.g. ``python benchmarks/speed.py --n 1000000 --d 20
+--sparse 0.25``, about 30 s): the training and held-out rows are a SciPy CSR array
 (``scipy.sparse.csr_array``) in which every row stores k = ``DENSITY``·d (rounded, at least 1)
 entries, at k distinct columns drawn uniformly, each N(0, 1/4) clipped to [-1, 1] and divided
 by sqrt(k) (a public rule, so every row has norm <= 1; the density is k/d exactly); labels
