@@ -41,6 +41,18 @@ How each number is taken:
   sqrt(d) (a public rule, so every row has norm <= 1), labels sign(x·w + noise) (three
   classes: argmax of three such scores); 10,000 held-out rows from the same model.
 
+Sparse rows (``--sparse DENSITY``, e.g. ``python benchmarks/speed.py --n 1000000 --d 20
+--sparse 0.25``, about 30 s): the training and held-out rows are a SciPy CSR array
+(``scipy.sparse.csr_array``) in which every row stores k = ``DENSITY``·d (rounded, at least 1)
+entries, at k distinct columns drawn uniformly, each N(0, 1/4) clipped to [-1, 1] and divided
+by sqrt(k) (a public rule, so every row has norm <= 1; the density is k/d exactly); labels
+as above from the same model. Every learner, scikit-learn's ``LogisticRegression()`` (the
+baseline of the ratios) included, is given these CSR rows; a learner that refuses them (its
+warm-up fit on the sparse rows raises, the same fit on those rows made dense does not) is
+not run and is shown as skipped, with its message in a note. "Above the data" is then above
+the CSR arrays (values, column indices, row pointers). The results files are
+``speed-sparse[-quick].json`` and ``.md``; ``--record`` writes ``recorded/speed-sparse.md``.
+
 The dpconvex learners are given the public label set (``classes``) and, as every private
 learner here, the noise seed ``random_state=0`` (a measurement, not a release).
 """
@@ -66,6 +78,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 VENV_PYTHON = HERE / ".venv" / "bin" / "python"
 RECORDED = HERE / "recorded" / "speed.md"
+RECORDED_SPARSE = HERE / "recorded" / "speed-sparse.md"
 TAG = "SPEED-RESULT "
 
 #: learner -> (data set, constructor text shown in the table)
@@ -114,6 +127,59 @@ def make_data(n: int, d: int, classes: int, seed: int, n_test: int
     X, y = rows(n, 1)
     Xt, yt = rows(n_test, 2)
     return X, y, Xt, yt
+
+
+def stored_per_row(d: int, density: float) -> int:
+    """The entries every sparse row stores: ``density``·d rounded half up, at least 1, at most d."""
+    return min(d, max(1, math.floor(density * d + 0.5)))
+
+
+def make_sparse_data(n: int, d: int, classes: int, seed: int, n_test: int, density: float
+                     ) -> tuple[Any, np.ndarray, Any, np.ndarray]:
+    """Seeded synthetic CSR rows of norm <= 1, k = :func:`stored_per_row` entries each, and
+    labels from the linear model of :func:`make_data` (train, then test).
+
+    Every row stores k entries at distinct columns drawn uniformly, each N(0, 1/4) clipped to
+    [-1, 1] and divided by sqrt(k). As in :func:`make_data`, the first rows of a larger set
+    are those of a smaller one.
+    """
+    import scipy.sparse as sp
+
+    k = stored_per_row(d, density)
+    model = np.random.default_rng([seed, d, 0])
+    W = model.normal(size=(d, classes if classes > 2 else 1))
+
+    def rows(m: int, stream: int) -> tuple[Any, np.ndarray]:
+        cols = np.empty((m, k), dtype=np.int32)
+        vals = np.empty((m, k))
+        S = np.empty((m, W.shape[1]))
+        block = 1 << 16
+        for b, s in enumerate(range(0, m, block)):
+            # one stream each for the columns, the values and the label noise
+            at, value, noise = (np.random.default_rng([seed, d, stream, b, k, j]) for j in range(3))
+            e = min(m, s + block)
+            chosen = np.sort(np.argsort(at.random((e - s, d)), axis=1)[:, :k], axis=1)
+            V = np.clip(value.normal(scale=0.5, size=(e - s, k)), -1.0, 1.0) / math.sqrt(k)
+            cols[s:e], vals[s:e] = chosen, V
+            scores = np.einsum("ik,ikc->ic", V, W[chosen]) * math.sqrt(k)
+            S[s:e] = scores + 0.5 * noise.normal(size=(e - s, W.shape[1]))
+        index = np.int32 if m * k < 2**31 else np.int64
+        indptr = np.arange(0, m * k + 1, k, dtype=index)
+        X = sp.csr_array((vals.ravel(), cols.ravel().astype(index), indptr), shape=(m, d))
+        y = (S[:, 0] > 0).astype(np.int64) if classes == 2 else np.argmax(S, axis=1)
+        return X, y
+
+    X, y = rows(n, 1)
+    Xt, yt = rows(n_test, 2)
+    return X, y, Xt, yt
+
+
+def nbytes(X: Any) -> int:
+    """Bytes of the rows: a dense array's, or a CSR array's values, column indices and row
+    pointers."""
+    if isinstance(X, np.ndarray):
+        return int(X.nbytes)
+    return int(X.data.nbytes + X.indices.nbytes + X.indptr.nbytes)
 
 
 # ---------------------------------------------------------------------------- counting (child)
@@ -233,10 +299,21 @@ def measure(spec: dict[str, Any], counter: Counter) -> dict[str, Any]:
     """One learner at one n: warm-up fit, timed fit (counted), traced fit; accuracy."""
     learner, n, d = spec["learner"], spec["n"], spec["d"]
     k = 3 if LEARNERS[learner][0] == "three-class" else 2
-    X, y, Xt, yt = make_data(n, d, k, spec["seed"], spec["n_test"])
+    density = spec.get("density")
+    if density is None:
+        X, y, Xt, yt = make_data(n, d, k, spec["seed"], spec["n_test"])
+    else:
+        X, y, Xt, yt = make_sparse_data(n, d, k, spec["seed"], spec["n_test"], density)
     classes = list(range(k))
     warm = min(n, spec["warm"])
-    build(learner, classes).fit(X[:warm], y[:warm])
+    try:
+        build(learner, classes).fit(X[:warm], y[:warm])
+    except Exception as exc:
+        if density is None:
+            raise
+        # the same rows made dense: an error here is not about sparsity and propagates
+        build(learner, classes).fit(X[:warm].toarray(), y[:warm])
+        return {**spec, "skipped": f"{type(exc).__name__}: {exc}"}
     gc.collect()
     counter.reset()
     est = build(learner, classes)
@@ -263,7 +340,7 @@ def measure(spec: dict[str, Any], counter: Counter) -> dict[str, Any]:
         tracemalloc.stop()
     values, freq = np.unique(y, return_counts=True)
     return {**spec, "seconds": seconds, "passes": counts["pass"], "gram": counts["gram"], "peak": peak,
-            "data_bytes": X.nbytes, "accuracy": accuracy,
+            "data_bytes": nbytes(X), "accuracy": accuracy,
             "majority": float(np.mean(yt == values[np.argmax(freq)])), **extra}
 
 
@@ -365,21 +442,33 @@ def main() -> None:
                     help="seconds per child process (a longer fit is reported as timed out)")
     ap.add_argument("--skip", nargs="+", default=[], choices=[k for k in LEARNERS if k != "sklearn"],
                     help="learners not run (shown as skipped)")
-    ap.add_argument("--record", action="store_true", help=f"also write {RECORDED.relative_to(HERE.parent)}")
+    ap.add_argument("--sparse", type=float, metavar="DENSITY",
+                    help="rows as a SciPy CSR array storing DENSITY·d entries per row; learners "
+                         "that refuse sparse rows are skipped (default: dense rows)")
+    ap.add_argument("--record", action="store_true",
+                    help=f"also write {RECORDED.relative_to(HERE.parent)} "
+                         f"({RECORDED_SPARSE.relative_to(HERE.parent)} with --sparse)")
     ap.add_argument("--child", help=argparse.SUPPRESS)  # internal: the fits of one fresh process
     args = ap.parse_args()
     if args.child:
         child(json.loads(args.child))
         return
+    if args.sparse is not None and not 0 < args.sparse <= 1:
+        ap.error(f"--sparse takes a density in (0, 1]; got {args.sparse}")
     sizes = [2000] if args.quick else sorted(set(args.n + ([10**7] if args.large else [])))
     d = 10 if args.quick else args.d
     n_test = 1000 if args.quick else args.n_test
     warm = 200 if args.quick else 2000
     argv = sys.argv[1:]
-    with harness.Run(__file__, args, argv) as run:
+    sparse = {} if args.sparse is None else {"density": args.sparse}
+    with harness.Run(__file__, args, argv, part="sparse" if sparse else "") as run:
         state = git_state()
         run.note(f"snapshot of {state}; d = {d}, {n_test} held-out rows, data seed {args.seed}; "
                  f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start")
+        if sparse:
+            k = stored_per_row(d, args.sparse)
+            run.note(f"--sparse {args.sparse:g}: CSR rows storing {k} of {d} entries each "
+                     f"(density {k / d:.3g}), every learner given the CSR rows")
         if args.quick:
             run.note("--quick: a smoke run (all fits in one child process), not a measurement")
         dpl_python, dpl_where = (None, "skipped in --quick") if args.quick else diffprivlib_python()
@@ -387,8 +476,8 @@ def main() -> None:
         results: dict[tuple[str, int], dict[str, Any] | str] = {}
         order = ["sklearn", *DPCONVEX_LEARNERS, "sklearn_multi", "centroid"]
         for n in sizes:
-            specs = [{"learner": lr, "n": n, "d": d, "seed": args.seed, "n_test": n_test, "warm": warm}
-                     for lr in order]
+            specs = [{"learner": lr, "n": n, "d": d, "seed": args.seed, "n_test": n_test, "warm": warm,
+                      **sparse} for lr in order]
             if args.quick:
                 out = spawn(specs)
                 for s, r in zip(specs, out if isinstance(out, list) else [out] * len(specs), strict=True):
@@ -400,8 +489,9 @@ def main() -> None:
                         continue
                     r = spawn([s], timeout=args.timeout)
                     results[(s["learner"], n)] = r[0] if isinstance(r, list) else r
+                    done = _shown(results[(s["learner"], n)])
                     print(f"  n={n} {s['learner']}: "
-                          + (f"{r[0]['seconds']:.2f} s" if isinstance(r, list) else r), flush=True)
+                          + (f"{done['seconds']:.2f} s" if isinstance(done, dict) else done), flush=True)
             if "diffprivlib" in args.skip:
                 results[("diffprivlib", n)] = "skipped (--skip)"
             elif dpl_python is not None:
@@ -410,16 +500,20 @@ def main() -> None:
                 results[("diffprivlib", n)] = r[0] if isinstance(r, list) else r
             else:
                 results[("diffprivlib", n)] = f"n/a: {dpl_where}"
-            run.table(speed_table(n, d, order, results))
+            run.table(speed_table(n, d, order, results, args.sparse))
         run.table(diffprivlib_table(sizes, results))
+        for lr, why in sorted({(lr, r["skipped"]) for (lr, _), r in results.items()
+                               if isinstance(r, dict) and "skipped" in r}):
+            run.note(f"skipped, takes no sparse rows: {LEARNERS[lr][1]}: {why}")
         run.note(PASS_RULE)
         run.data["results"] = {f"{k[0]}@{k[1]}": v for k, v in results.items()}
     if args.record and not args.quick:
-        src = Path(args.out) / "speed.md"
+        src = Path(args.out) / f"{run.name}.md"
         header = (f"<!-- python benchmarks/speed.py {' '.join(argv)}: {state}; "
                   f"the numbers are a snapshot of that tree on a shared 2-core machine -->\n")
-        harness.write_atomic(RECORDED, header + src.read_text(encoding="utf-8"))
-        print(f"wrote {RECORDED}")
+        target = RECORDED_SPARSE if sparse else RECORDED
+        harness.write_atomic(target, header + src.read_text(encoding="utf-8"))
+        print(f"wrote {target}")
 
 
 PASS_RULE = (
@@ -435,20 +529,30 @@ PASS_RULE = (
 )
 
 
-def speed_table(n: int, d: int, order: list[str], results: dict) -> Any:
+SKIPPED_SPARSE = "skipped: takes no sparse rows"
+
+
+def _shown(r: dict[str, Any] | str) -> dict[str, Any] | str:
+    """A fit's numbers, or the text shown in its row (a failure, or a skip for sparse rows)."""
+    return SKIPPED_SPARSE if isinstance(r, dict) and "skipped" in r else r
+
+
+def speed_table(n: int, d: int, order: list[str], results: dict, density: float | None = None
+                ) -> Any:
     import harness
 
+    rows = "" if density is None else f", CSR rows of density {stored_per_row(d, density) / d:.3g}"
     t = harness.Table(
-        f"n = {n:,}, d = {d}: ratios to scikit-learn's LogisticRegression() on the same rows",
+        f"n = {n:,}, d = {d}{rows}: ratios to scikit-learn's LogisticRegression() on the same rows",
         ["learner", "data", "fit s", "time ratio", "passes", "passes ratio", "Gram-type passes",
          "peak above data MB", "memory ratio", "test accuracy"], kind="speed")
     for lr in order:
         data, text = LEARNERS[lr]
-        r = results[(lr, n)]
+        r = _shown(results[(lr, n)])
         if isinstance(r, str):
             t.add(text, data, r, "", "", "", "", "", "", "")
             continue
-        base = results[("sklearn" if data == "binary" else "sklearn_multi", n)]
+        base = _shown(results[("sklearn" if data == "binary" else "sklearn_multi", n)])
         base = base if isinstance(base, dict) else {}
         counted = lr != "centroid"
         passes = f"{r['passes']}" if counted else "n/c"
@@ -460,11 +564,18 @@ def speed_table(n: int, d: int, order: list[str], results: dict) -> Any:
               r["gram"] if counted else "n/c", _mb(r["peak"]), _ratio(r["peak"], base.get("peak")),
               f"{r['accuracy']:.4f}")
     for data, key in (("binary", "sklearn"), ("three-class", "sklearn_multi")):
-        r = results.get((key, n))
+        r = _shown(results.get((key, n), ""))
         if isinstance(r, dict):
             t.add(harness.MAJORITY, data, "", "", "", "", "", "", "", f"{r['majority']:.4f}")
-    X_mb = n * d * 8 / 2**20
-    t.notes.append(f"The rows take {X_mb:.1f} MB (float64).")
+    if density is None:
+        X_mb = n * d * 8 / 2**20
+        t.notes.append(f"The rows take {X_mb:.1f} MB (float64).")
+    else:
+        sizes = {r["data_bytes"] for r in results.values()
+                 if isinstance(r, dict) and r.get("n") == n and "data_bytes" in r}
+        stored = f"{', '.join(_mb(b) for b in sorted(sizes))} MB" if sizes else "n/a"
+        t.notes.append(f"The rows take {stored} as CSR (float64 values, column indices and row "
+                       f"pointers; {stored_per_row(d, density)} stored entries per row).")
     return t
 
 
@@ -475,14 +586,14 @@ def diffprivlib_table(sizes: list[int], results: dict) -> Any:
                       ["n", "learner", "fit s", "time ratio", "passes", "passes ratio",
                        "peak above data MB", "memory ratio", "test accuracy"], kind="speed")
     for n in sizes:
-        dpl = results.get(("diffprivlib", n))
+        dpl = _shown(results.get(("diffprivlib", n), "n/a"))
         if isinstance(dpl, str):
             t.add(n, LEARNERS["diffprivlib"][1], dpl, "", "", "", "", "", "")
             continue
         t.add(n, LEARNERS["diffprivlib"][1], f"{dpl['seconds']:.3g}", "1", dpl["passes"], "1",
               _mb(dpl["peak"]), "1", f"{dpl['accuracy']:.4f}")
         for lr in ("front_door", "logistic"):
-            r = results.get((lr, n))
+            r = _shown(results.get((lr, n), ""))
             if isinstance(r, dict):
                 label = LEARNERS[lr][1] + (f" → {r['chosen']}" if "chosen" in r else "")
                 t.add(n, label, f"{r['seconds']:.3g}", _ratio(r["seconds"], dpl["seconds"]),

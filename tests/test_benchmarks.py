@@ -113,6 +113,33 @@ def test_majority_error():
     assert harness.majority_error([0, 0, 1], [1, 1, 0, 0]) == 0.5
 
 
+def test_speed_sparse_rows_store_k_entries_of_norm_at_most_one():
+    import speed
+
+    X, y, Xt, yt = speed.make_sparse_data(3000, 20, 2, 0, 50, 0.25)
+    assert X.format == "csr" and X.shape == (3000, 20) and Xt.shape == (50, 20)
+    assert (np.diff(X.indptr) == 5).all()
+    assert (np.diff(X.indices.reshape(-1, 5), axis=1) > 0).all()  # distinct, sorted columns
+    # the rule bounds every entry by 1/sqrt(5) in magnitude; 1e-12 is rounding slack
+    assert (np.sqrt(X.multiply(X).sum(axis=1)) <= 1 + 1e-12).all()
+    assert set(np.unique(y)) == {0, 1}
+    X_small, y_small, _, _ = speed.make_sparse_data(1000, 20, 2, 0, 50, 0.25)
+    assert (X[:1000] != X_small).nnz == 0 and (y[:1000] == y_small).all()
+    assert speed.stored_per_row(10, 0.25) == 3 and speed.stored_per_row(20, 1e-3) == 1
+
+
+def test_speed_skips_a_learner_that_refuses_sparse_rows(monkeypatch):
+    import speed
+    from sklearn.naive_bayes import GaussianNB  # fits dense rows, refuses sparse ones
+
+    monkeypatch.setattr(speed, "build", lambda learner, classes: GaussianNB())
+    spec = {"learner": "logistic", "n": 300, "d": 8, "seed": 0, "n_test": 20, "warm": 100}
+    out = speed.measure({**spec, "density": 0.5}, speed.Counter())
+    assert "sparse" in out["skipped"].lower() and "seconds" not in out
+    assert speed._shown(out) == speed.SKIPPED_SPARSE
+    assert "skipped" not in speed.measure(spec, speed.Counter())  # dense rows: fitted
+
+
 @pytest.mark.parametrize("name", SCRIPTS)
 def test_script_imports(name):
     module = importlib.import_module(name)
