@@ -6,7 +6,8 @@
   counts, so replacing one record moves them by at most 2 in L1;
 * ``SelectionTemplate`` cannot recompute its utilities: a caller's sensitivity is
   "declared, not verified" and refused unless vouched for; dpconvex's own scorings (a
-  function of dpconvex computes the utilities) and the dry runs state it as derived.
+  function of dpconvex hands the utilities over) and the dry runs state it as derived when
+  it is at least the Δu = 1 the docs derive.
 
 Every test here is deterministic (fixed seeds or no noise drawn).
 """
@@ -139,6 +140,34 @@ def test_dpconvex_scorings_and_their_dry_runs_state_the_sensitivity_as_derived()
     assert condition.how == "computed from public parameters"
     assert (condition.unverified, condition.vouched) == ("", False)
     assert SelectionTemplate.of_problem(2, 1.0, 40).noise_shape == (2,)
+
+
+@pytest.mark.parametrize("sensitivity", [1e-9, 0.5, 0.999])
+def test_a_sensitivity_below_the_derived_one_is_declared_even_for_the_public_problem(sensitivity):
+    """The docs derive Δu = 1 for dpconvex's scorings: a smaller Δu, even over no utilities
+    (a dry run) or dpconvex's own, is the caller's declaration, refused unless vouched for."""
+    problem = SelectionTemplate.of_problem(3, sensitivity, 10)
+    with pytest.raises(PrivacyError, match=r"utility sensitivity \[sensitivity\]"):
+        release(problem, "exponential", Budget(1.0), dry_run=True)
+    (condition,) = release(problem, "exponential", Budget(1.0), dry_run=True,
+                           vouch=("sensitivity",)).certificate.conditions
+    assert (condition.unverified, condition.vouched) == ("sensitivity", True)
+    # a function compiled from dpconvex as the utilities (never called: conditions only)
+    (ours,) = SelectionTemplate(_select_release, sensitivity, 10).conditions(("utilities",))
+    assert ours.unverified == "sensitivity"
+
+
+def test_an_overstated_sensitivity_of_dpconvex_scorings_stays_derived():
+    """Δu = 2 over the public problem states more than the derived 1: only more noise."""
+    (condition,) = SelectionTemplate.of_problem(3, 2.0, 10).conditions(("utilities",))
+    assert (condition.how, condition.unverified) == ("computed from public parameters", "")
+
+
+def test_a_selection_template_over_no_utilities_is_refused():
+    with pytest.raises(ParameterError, match="of_problem builds"):
+        SelectionTemplate(None, 1.0, 10)
+    with pytest.raises(ParameterError, match="positive number of candidates"):
+        SelectionTemplate.of_problem(0, 1.0, 10)
 
 
 def test_a_users_selection_template_has_its_sensitivity_declared_whatever_it_states():
