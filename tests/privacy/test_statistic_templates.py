@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from dpconvex._validation import NoiseSource
-from dpconvex.data.log_grid import cell_counts
+from dpconvex.data.log_grid import cell_edges
 from dpconvex.errors import ParameterError, PrivacyError
 from dpconvex.estimators.front_door import _select_release, dry_selection
 from dpconvex.estimators.regression import mean_release
@@ -76,10 +76,17 @@ def test_mean_release_reads_one_value_per_record_and_its_dry_run_states_the_same
 
 # ------------------------------------------------------------------ range and vocabulary
 def test_the_range_template_counts_the_finite_values_itself():
-    values = np.array([1.0, 2.0, 2.5, 300.0, np.nan, np.inf, -7.0])
-    template = RangeTemplate(values, 7, LEVELS, refine=False)
-    np.testing.assert_array_equal(template.cell_counts, cell_counts(values[np.isfinite(values)]))
-    assert int(template.cell_counts.sum()) == 5
+    """The counts per cell of the public grid, worked out by hand (cells of 1/16 of an octave,
+    numbered from the most negative; the middle cell is 1328): -7 in cell 963
+    ((-7.25, -7]), 1 in 1649 ([1, 1.0625)), 2 and 2.1 both in 1665 ([2, 2.125)), 300 in 1779
+    ([288, 304)); NaN and inf uncounted."""
+    values = np.array([1.0, 2.0, 2.1, 300.0, np.nan, np.inf, -7.0])
+    expected = {963: 1, 1649: 1, 1665: 2, 1779: 1}
+    edges = cell_edges()
+    assert [(float(edges[c]), float(edges[c + 1])) for c in expected] == [
+        (-7.25, -7.0), (1.0, 1.0625), (2.0, 2.125), (288.0, 304.0)]
+    counts = RangeTemplate(values, 7, LEVELS, refine=False).cell_counts
+    assert {int(c): int(counts[c]) for c in np.flatnonzero(counts)} == expected
 
 
 def test_replacing_one_value_moves_the_range_counts_by_at_most_two():
