@@ -22,7 +22,7 @@ from dpconvex.data.log_grid import cell_edges
 from dpconvex.errors import ParameterError, PrivacyError
 from dpconvex.estimators.front_door import _select_release, dry_selection
 from dpconvex.estimators.regression import mean_release
-from dpconvex.privacy.bounds import release_vocabulary
+from dpconvex.privacy.bounds import release_range, release_vocabulary
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms.scalar import BoundedMeanTemplate, SelectionTemplate
 from dpconvex.privacy.release import release
@@ -115,6 +115,23 @@ def test_the_vocabulary_template_counts_the_categories_itself():
     assert template.category_counts.tolist() == [1, 3, 1]
     with pytest.raises(ParameterError, match="Give one value per record"):
         VocabularyTemplate(values, 4)
+
+
+@pytest.mark.parametrize("values, got", [
+    ("abc", "a str"), (b"abc", "a bytes"), (np.array([[1, 2], [3, 4]]), "an array of 2 dim"),
+    (np.array(5.0), "an array of 0 dim")])
+def test_a_text_or_a_table_is_no_column_of_categories_or_numbers(values, got):
+    """A text's characters or a table's rows would be counted as records; refused by name."""
+    calls = [(lambda: VocabularyTemplate(values, 4), "VocabularyTemplate.__init__"),
+             (lambda: release_vocabulary(values, Budget(1.0, 1e-6), rng=0),
+              "release_vocabulary"),
+             (lambda: RangeTemplate(values, 4, LEVELS, refine=False), "RangeTemplate"),
+             (lambda: RangeTemplate(lambda: values, 4, LEVELS, refine=False).cell_counts,
+              "RangeTemplate.cell_counts"),
+             (lambda: release_range(values, Budget(1.0), rng=0), "release_range")]
+    for call, owner in calls:
+        with pytest.raises(ParameterError, match=rf"{owner}.*: the values are {got}"):
+            call()
 
 
 def test_release_vocabulary_names_the_categories_the_template_kept():
