@@ -245,7 +245,7 @@ def assign_nearest(X: np.ndarray, y: np.ndarray, centers: np.ndarray) -> np.ndar
 
 
 # ---------------------------------------------------------------------- range and vocabulary
-def check_column(values: Any, owner: str) -> None:
+def check_column(values: Any, caller: str) -> None:
     """Refuse values that are not one per record: a text (whose characters would be taken for
     records) or an array of other than one dimension (a table's rows would be taken for
     categories, or its entries for records).
@@ -254,7 +254,7 @@ def check_column(values: Any, owner: str) -> None:
     ----------
     values : Any
         The values of a column, one per record.
-    owner : str
+    caller : str
         The call named in the refusal.
 
     Raises
@@ -277,7 +277,7 @@ def check_column(values: Any, owner: str) -> None:
         got = f"an array of {values.ndim} dimensions"
     else:
         return
-    raise ParameterError(f"{owner}: the values are {got}, not one value per record. Give one "
+    raise ParameterError(f"{caller}: the values are {got}, not one value per record. Give one "
                          "value per record: a column (a 1-D array or a list), not a text or a "
                          "table.")
 
