@@ -304,19 +304,7 @@ def noise_source(owner: Any, given: NoiseSource | None = None, *,
     if stream is not None and seed is not None:
         return NoiseSource(np.random.default_rng(np.random.SeedSequence(
             int(seed), spawn_key=(int(stream),))), True)
-    return seeded_noise(seed)
-
-
-def seeded_noise(seed: int | None) -> NoiseSource:
-    """A new generator from a seed already checked by :data:`RANDOM_STATE` (None: from the OS).
-
-    Examples
-    --------
-    >>> from dpconvex._validation import seeded_noise
-    >>> seeded_noise(3).seeded, seeded_noise(None).seeded
-    (True, False)
-    """
-    return NoiseSource(np.random.default_rng(seed), seed is not None)
+    return NoiseSource(np.random.default_rng(seed), seed is not None)  # None: from the OS
 
 
 # ---------------------------------------------------------------- parameter constraints

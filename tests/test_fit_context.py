@@ -247,6 +247,22 @@ def test_rows_handed_to_prepare_are_held_against_the_plans_shape():
         est.prepare(X, y, plan, context=context)
 
 
+@pytest.mark.parametrize("est, n_classes", [
+    (dp.PrivateLogisticRegression(classes=[-1, 1]), 2),
+    (dp.PrivateLinearRegressor(label_range=(-2, 2), label_center=0.0), None)])
+@pytest.mark.parametrize("n, d", [(30, 3), (40, 2)])
+def test_rows_a_fit_prepares_itself_are_held_against_a_handed_plans_shape(est, n_classes, n, d):
+    """A fit following a plan handed in its context (``context.plan``) refuses rows of another
+    shape before its template is built (the fit-only preparations, which build from the rows
+    the fit validated)."""
+    X = np.random.default_rng(0).uniform(-1, 1, (40, 3))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    context = NO_CONTEXT.inner(NoiseSource(np.random.default_rng(1), seeded=True),
+                               plan=est.plan(n, n_classes, d))
+    with pytest.raises(dp.ParameterError, match=f"fit: the plan is for n = {n} rows and {d} "):
+        fit_part(est, X, y, context)
+
+
 def _binary_data(n=30, seed=7):
     X = np.random.default_rng(seed).normal(size=(n, 2)) * 0.3
     return X, np.where(X[:, 0] > 0, 1, -1)

@@ -23,6 +23,7 @@ from dpconvex.privacy.accounting.gaussian import (
     gdp_epsilon,
 )
 from dpconvex.privacy.budget import remaining as _remaining
+from dpconvex.privacy.budget import remaining_each
 from dpconvex.privacy.mechanisms import (
     calibrate_objective_perturbation,
     calibrate_output_perturbation,
@@ -280,6 +281,14 @@ def test_remaining_never_rounds_above_epsilon(eps, frac):
     x = _remaining(eps, spent)
     assert spent + x <= eps
     assert x >= (eps - spent) - 4 * math.ulp(eps)
+
+
+@FAST
+@given(eps=st.floats(1e-6, 1e3), fracs=st.lists(st.floats(0.0, 1.0), min_size=1, max_size=8))
+def test_remaining_each_is_remaining_at_every_entry(eps, fracs):
+    """Bit for bit (the grids' ε' must be the release's): the same IEEE operations."""
+    spent = eps * np.array(fracs)
+    assert np.array_equal(remaining_each(eps, spent), [_remaining(eps, s) for s in spent])
 
 
 # ------------------------------------------------------------ noisy GD calibration

@@ -529,9 +529,11 @@ class CSRRows:
 
     def _transposed(self) -> sp.csr_array:
         """Aᵀ in CSR: ``AT``, made from the entries at the first call after it was forgotten."""
-        if self.AT is None:
-            self.AT = self.A.T.tocsr()
-        return self.AT
+        AT = self.AT
+        if AT is None:
+            AT = self.A.T.tocsr()
+            self.AT = AT
+        return AT
 
     def matvec(self, w: np.ndarray) -> np.ndarray:
         """A w, on the stored entries.

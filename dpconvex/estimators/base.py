@@ -1876,13 +1876,7 @@ class PrivateEstimator(BaseEstimator):
         owner = type(self).__name__
         check_context(context, f"{owner}.prepare")  # before the rows are read
         data = context.data or self._validated(X, y, context, binary=binary)
-        # the plan's noise, Λ and notes are of its (n, d): rows of another shape are refused,
-        # however they reach this fit
-        if tuple(data.X.shape) != (plan.n, plan.n_features):
-            raise ParameterError(
-                f"{owner}.prepare: the plan is for n = {plan.n} rows and {plan.n_features} "
-                f"features; X has shape {tuple(data.X.shape)}. Make the plan with "
-                "plan(n, n_classes, n_features) of these data (or plan_for(X, y)).")
+        self._check_plan_shape(data.X, plan, f"{owner}.prepare")
         if binary and plan.sub_plans:
             raise ParameterError(
                 f"{owner}.prepare: the plan is one-vs-rest over {plan.n_classes} classes; prepare "
@@ -1893,6 +1887,18 @@ class PrivateEstimator(BaseEstimator):
                 checked=context.checked
             )
         return data.X, data.labels
+
+    def _check_plan_shape(self, X: Any, plan: FitPlan, caller: str) -> None:
+        """Refuse rows X not of the plan's shape (n, n_features): the plan's noise, Λ and notes
+        are of its (n, d). :meth:`_checked_data` (``prepare``) and the fit-only preparations
+        (a ``_prepare_fit`` that builds from ``context.data`` itself) call it, so rows of
+        another shape are refused however they reach a fit, a plan handed in ``context.plan``
+        included. ``caller``: the call named in the refusal."""
+        if tuple(X.shape) != (plan.n, plan.n_features):
+            raise ParameterError(
+                f"{caller}: the plan is for n = {plan.n} rows and {plan.n_features} "
+                f"features; X has shape {tuple(X.shape)}. Make the plan with "
+                "plan(n, n_classes, n_features) of these data (or plan_for(X, y)).")
 
     def fit_prepared(self, prep: Prepared, plan: FitPlan, *,
                      warm_start: np.ndarray | None = None,

@@ -545,7 +545,9 @@ def _select_release(utilities: np.ndarray, epsilon: float, n_val: int,
     utilities : ndarray
         One utility per candidate, computed by a front door's scoring
         (:func:`safeguard_mistakes`, :func:`squared_error_utilities`: Δu = 1, derived in its
-        docs). A user's utilities go through :func:`~dpconvex.privacy.release.release` with
+        docs). The certificate states Δu = 1 as derived on that ground alone: nothing here
+        checks what the utilities are, so only dpconvex's scorings call this. A user's
+        utilities go through :func:`~dpconvex.privacy.release.release` with
         ``vouch=("sensitivity",)``.
     epsilon : float
         ε of the selection.
@@ -575,7 +577,9 @@ def _select_release(utilities: np.ndarray, epsilon: float, n_val: int,
     >>> chosen in (0, 1), certificate.epsilon
     (True, 1.0)
     """
-    # the utilities a front door's scoring computed (Δu = 1, derived in its docs)
+    # the utilities a front door's scoring computed (Δu = 1, derived in its docs); the lambda
+    # computes nothing: compiled here, it marks them as handed over by dpconvex's own code,
+    # which is what SelectionTemplate.derived rests on
     template = SelectionTemplate(lambda: utilities, 1.0, n_val, description)
     selection = release(template, Exponential(), Budget(float(epsilon)), None, rng,
                         seeded=seeded)

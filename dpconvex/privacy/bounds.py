@@ -23,7 +23,12 @@ from ..data.schema import OTHER, Binary, Categorical, Declaration, Numeric, Publ
 from ..data.schema_draft import LEAK_TEXT, check_kinds, kind_of_dtype, read_schema
 from ..data.tables import category_texts, dtype_kind, number_values, table_columns
 from ..errors import ParameterError, PrivacyLeakWarning, diagnostics_open, record_diagnostic
-from ..templates.statistics import RangeTemplate, VocabularyTemplate, check_levels
+from ..templates.statistics import (
+    RangeTemplate,
+    VocabularyTemplate,
+    check_column,
+    check_levels,
+)
 from .budget import Budget, hold_budget, split_even
 from .certificate import Certificate, Condition
 from .composition import compose_sequential
@@ -96,6 +101,7 @@ def release_range(values: Any, budget: Budget, *, n: int | None = None,
     >>> bool(lo <= 20 and 85 <= hi <= 128), cert.epsilon
     (True, 1.0)
     """
+    check_column(values, "release_range")
     v = _float64(values)
     n_records = v.size if n is None else int(n)
     released = _range_release(lambda: v, n_records, budget, levels, name, rng, seeded)
@@ -240,6 +246,7 @@ def release_vocabulary(values: Any, budget: Budget, *, n: int | None = None,
     >>> release_vocabulary(plans, Budget(1.0, 1e-6), rng=0)[0]
     ('basic', 'pro')
     """
+    check_column(values, "release_vocabulary")
     items = values.tolist() if hasattr(values, "tolist") else list(values)
     n_records = len(items) if n is None else int(n)
     # no value and no record: the certificate of a release on one record

@@ -56,6 +56,8 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
+import numpy as np
+
 from .._validation import check_float
 from ..errors import (
     BudgetError,
@@ -68,7 +70,7 @@ from .certificate import Certificate, DeltaRows
 
 __all__ = ["BUDGET_RTOL", "DEFAULT_DELTA", "DELTA_RULE", "Budget", "BudgetAccountant", "Hold",
            "Reservation", "Spend", "default_delta", "delta_rows_note", "hold_budget", "remaining",
-           "reserve_budget", "split_budget", "split_even"]
+           "remaining_each", "reserve_budget", "split_budget", "split_even"]
 
 
 @dataclass(frozen=True)
@@ -177,6 +179,38 @@ def remaining(total: float, spent: float) -> float:
     x = total - spent
     while x > 0 and spent + x > total:
         x = math.nextafter(x, 0.0)
+    return x
+
+
+def remaining_each(total: float, spent: np.ndarray) -> np.ndarray:
+    """:func:`remaining` at every entry of ``spent``: the same IEEE operations, so the same
+    bits, without a Python loop over the entries.
+
+    Parameters
+    ----------
+    total : float
+        The whole.
+    spent : array-like of float
+        What is spent, one entry per case (e.g. the slack at each modulus of a grid).
+
+    Returns
+    -------
+    ndarray
+        Of ``spent``'s shape: at each entry the largest float x >= 0 with ``spent + x <= total``.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.budget import remaining, remaining_each
+    >>> spent = np.array([0.7, 0.1, 0.0])
+    >>> bool(np.all(remaining_each(1.0, spent) == [remaining(1.0, s) for s in spent]))
+    True
+    """
+    spent = np.asarray(spent, dtype=float)
+    x = total - spent
+    over = (x > 0) & (spent + x > total)
+    while np.any(over):
+        x = np.where(over, np.nextafter(x, 0.0), x)
+        over = (x > 0) & (spent + x > total)
     return x
 
 

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import is_dpconvex_class, is_dpconvex_function
+from .._validation import _short_repr, is_dpconvex_class, is_dpconvex_function
 from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError
 from ..objectives.losses import shipped_derivation
 from ..objectives.sets import CVXPYSet
@@ -47,8 +47,8 @@ from .mechanisms.base import Mechanism
 if TYPE_CHECKING:
     from ..templates.base import Template
 
-__all__ = ["check_members", "forget_kept", "judged", "members_changed", "members_snapshot", "unchanged",
-           "user_conditions", "user_parts", "users_class", "users_part"]
+__all__ = ["check_members", "forget_kept", "judged", "members_changed", "members_snapshot",
+           "unchanged", "user_conditions", "user_parts", "users_class", "users_part"]
 
 
 #: Members a shipped template's class states and its constructor never sets on the instance:
@@ -464,16 +464,23 @@ def forget_kept(template: Any) -> None:
     conditions check them, not as a kept copy of them made for an earlier release (the rows may
     be the caller's array, changed in place since).
 
-    The objects held are found as :func:`users_part` finds them, whatever the attributes are
-    named: the attributes of each object reached and the items of the containers of
-    :data:`_CONTAINERS`, each object once; values of :data:`_PLAIN`, NumPy arrays and classes
-    hold none. An object's caches are forgotten before its attributes are read, so nothing is
-    read of what they held.
+    The objects held are found whatever the attributes are named: the attributes (the
+    ``__dict__``) of each object reached and the items of the containers of
+    :data:`_CONTAINERS`, each object once. Values of :data:`_PLAIN`, NumPy arrays of any dtype
+    (the items of an object array are not walked, unlike :func:`users_part`'s walk) and
+    classes hold none. An object's caches are forgotten before its attributes are read, so
+    nothing is read of what they held. A class's ``_caches`` is a tuple or list of attribute
+    names; anything else is refused.
 
     Parameters
     ----------
     template : Template
         The template of a release.
+
+    Raises
+    ------
+    ParameterError
+        A class reached names its ``_caches`` otherwise than as a tuple or list of str.
 
     Examples
     --------
@@ -497,7 +504,12 @@ def forget_kept(template: Any) -> None:
         if type(held) is not dict:  # (a class's namespace is no instance's: not read)
             continue
         names = getattr(type(part), "_caches", ())
-        for name in set(names if isinstance(names, tuple) else ()) & set(held):
+        if not (isinstance(names, (tuple, list)) and all(isinstance(n, str) for n in names)):
+            raise ParameterError(
+                f"release: {type(part).__name__}._caches is {_short_repr(names)}, so what its "
+                "objects keep between a solver's calls cannot be forgotten. Name the kept "
+                "attributes as a tuple of str, e.g. _caches = (\"_cache\",).")
+        for name in set(names) & set(held):
             setattr(part, name, None)
         parts.extend(held.values())
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -38,8 +39,8 @@ from ..privacy.certificate import Condition
 from .base import EuclideanSpace, StatisticTemplate
 
 __all__ = ["EmpiricalRiskTemplate", "KMeansTemplate", "RangeTemplate",
-           "SufficientStatisticsTemplate", "VocabularyTemplate", "assign_nearest", "check_levels",
-           "zero_statistics"]
+           "SufficientStatisticsTemplate", "VocabularyTemplate", "assign_nearest", "check_column",
+           "check_levels", "zero_statistics"]
 
 
 # ---------------------------------------------------------------------- empirical risk
@@ -244,6 +245,43 @@ def assign_nearest(X: np.ndarray, y: np.ndarray, centers: np.ndarray) -> np.ndar
 
 
 # ---------------------------------------------------------------------- range and vocabulary
+def check_column(values: Any, caller: str) -> None:
+    """Refuse values that are not one per record: a text (whose characters would be taken for
+    records) or an array of other than one dimension (a table's rows would be taken for
+    categories, or its entries for records).
+
+    Parameters
+    ----------
+    values : Any
+        The values of a column, one per record.
+    caller : str
+        The call named in the refusal.
+
+    Raises
+    ------
+    ParameterError
+        ``values`` is a str or bytes, or has an ``ndim`` other than 1.
+
+    Examples
+    --------
+    >>> from dpconvex.templates.statistics import check_column
+    >>> check_column(["a", "b"], "demo")
+    >>> check_column("ab", "demo")
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.ParameterError: demo: the values are a str, not one value per record. ...
+    """
+    if isinstance(values, (str, bytes)):
+        got = f"a {type(values).__name__}"
+    elif getattr(values, "ndim", 1) != 1:
+        got = f"an array of {values.ndim} dimensions"
+    else:
+        return
+    raise ParameterError(f"{caller}: the values are {got}, not one value per record. Give one "
+                         "value per record: a column (a 1-D array or a list), not a text or a "
+                         "table.")
+
+
 def check_levels(levels: object, owner: str, name: str = "levels") -> tuple[float, float]:
     """Two quantile levels 0 <= q_lo < q_hi <= 1 (public), as floats.
 
@@ -288,6 +326,13 @@ class RangeTemplate(StatisticTemplate):
     name : str
         What the values are (e.g. "column 'age'"), for the certificate.
 
+    Raises
+    ------
+    ParameterError
+        ``n`` below 1, ``levels`` not two quantile levels, or ``values`` a text or an array of
+        other than one dimension (:func:`check_column`; values a callable computes: when
+        ``cell_counts`` reads them).
+
     Examples
     --------
     >>> import numpy as np
@@ -308,6 +353,8 @@ class RangeTemplate(StatisticTemplate):
 
     def __init__(self, values: np.ndarray | Callable[[], np.ndarray] | None, n: int,
                  levels: Sequence[float], *, refine: bool, name: str = "values"):
+        if values is not None and not callable(values):
+            check_column(values, "RangeTemplate.__init__")
         self._values = values
         self.n = int(n)
         if self.n < 1:
@@ -363,11 +410,13 @@ class RangeTemplate(StatisticTemplate):
             raise ParameterError("RangeTemplate.cell_counts: the template of the public problem "
                                  "alone holds no values. Build the template over the values.")
         raw = self._values() if callable(self._values) else self._values
+        check_column(raw, "RangeTemplate.cell_counts")
         try:
-            v = np.asarray(raw, dtype=np.float64).reshape(-1)
+            v = np.asarray(raw, dtype=np.float64)
         except (TypeError, ValueError) as err:
             raise ParameterError("RangeTemplate.cell_counts: the values must be numbers, one "
                                  "per record (NaN where missing).") from err
+        check_column(v, "RangeTemplate.cell_counts")  # (a list of lists read as a table)
         if v.size > self.n:  # the number given, not of values seen: no data statistic
             raise ParameterError(
                 f"RangeTemplate.cell_counts: {v.size} values given for n = {self.n} records. "
@@ -393,6 +442,12 @@ class VocabularyTemplate(StatisticTemplate):
     name : str
         What the values are, for the certificate.
 
+    Raises
+    ------
+    ParameterError
+        ``values`` a text or an array of other than one dimension (:func:`check_column`), more
+        values than records, or ``n`` below 1.
+
     Examples
     --------
     >>> from dpconvex import Budget, release
@@ -414,6 +469,8 @@ class VocabularyTemplate(StatisticTemplate):
         if self.n < 1:
             raise ParameterError(f"The 'n' parameter of VocabularyTemplate must be a positive "
                                  f"number of records. Got {n!r} instead.")
+        if values is not None:
+            check_column(values, "VocabularyTemplate.__init__")
         seen: dict[str, int] = {}
         items = [] if values is None else (
             values.tolist() if hasattr(values, "tolist") else list(values))

@@ -66,12 +66,14 @@ def test_csr_rows_match_dense_formulas(fmt):
     assert csr.is_sparse and not dense.is_sparse
     assert isinstance(csr.matrix, sp.csr_array) and csr.matrix.has_canonical_format
     rng = np.random.default_rng(1)
-    w, v, d, s = rng.normal(size=30), rng.normal(size=400), rng.uniform(size=400), rng.normal(size=400)
+    w, v = rng.normal(size=30), rng.normal(size=400)
+    d, s = rng.uniform(size=400), rng.normal(size=400)
     np.testing.assert_allclose(csr.matvec(w), X @ w, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(csr.rmatvec(v), X.T @ v, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(csr.row_norms(), np.linalg.norm(X, axis=1), rtol=1e-14, atol=0)
-    np.testing.assert_allclose(csr.weighted_gram(d), X.T @ (d[:, None] * X), rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(dense.weighted_gram(d), X.T @ (d[:, None] * X), rtol=1e-12, atol=1e-14)
+    gram = X.T @ (d[:, None] * X)
+    np.testing.assert_allclose(csr.weighted_gram(d), gram, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(dense.weighted_gram(d), gram, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(csr.scale_rows(s).matrix.toarray(), X * s[:, None], rtol=0, atol=0)
     np.testing.assert_array_equal(dense.scale_rows(s).matrix, X * s[:, None])
     doubled = csr.map_rows(lambda A: 2.0 * A)
@@ -81,7 +83,8 @@ def test_csr_rows_match_dense_formulas(fmt):
 
 
 def test_duplicates_are_summed_and_the_input_is_not_modified():
-    rows, cols, vals = np.array([0, 0, 1, 1]), np.array([2, 2, 0, 1]), np.array([1.0, 2.0, 3.0, 4.0])
+    rows, cols = np.array([0, 0, 1, 1]), np.array([2, 2, 0, 1])
+    vals = np.array([1.0, 2.0, 3.0, 4.0])
     coo = sp.coo_array((vals, (rows, cols)), shape=(2, 3))
     csr = CSRRows(coo)
     np.testing.assert_array_equal(csr.matrix.toarray(), [[0, 0, 3.0], [3.0, 4.0, 0]])
@@ -226,7 +229,8 @@ def test_sparse_fit_peak_memory_stays_below_the_dense_array():
 
 
 def test_template_release_takes_delta_for_the_gaussian_mechanisms():
-    """A template-level release with delta reaches the (ε, δ) mechanisms; δ = 0 is refused by name."""
+    """A template-level release with delta reaches the (ε, δ) mechanisms; δ = 0 is refused by
+    name."""
     from dpconvex.errors import ParameterError
 
     X, y = _adult_like(n=2000, seed=2)
@@ -320,7 +324,8 @@ def test_linear_fit_reads_dense_rows_in_place():
             rows = design_rows(params, scaled, outside, "M")
         assert isinstance(rows, ScaledRows) and not np.any(rows.matrix[:3])
         assert np.shares_memory(rows.base.matrix, scaled) != copy
-        kept = int(np.sum(np.linalg.norm(X[3:] * scale, axis=1) > 1.0))  # the left-out rows uncounted
+        # the left-out rows uncounted
+        kept = int(np.sum(np.linalg.norm(X[3:] * scale, axis=1) > 1.0))
         assert [note.count for note in diag.notes if "scaled down" in note.what] == [kept]
 
 
@@ -453,5 +458,6 @@ def test_finiteness_is_checked_without_an_n_by_p_mask():
 @pytest.mark.parametrize("call,caller", [(dp.data.operators.row_norms, "row_norms"),
                                          (DenseRows, "DenseRows.__init__")])
 def test_rows_that_are_not_2d_are_refused_by_name(call, caller):
-    with pytest.raises(DataValidationError, match=rf"{caller}: needs a 2-D array; got shape \(3,\)"):
+    with pytest.raises(DataValidationError,
+                       match=rf"{caller}: needs a 2-D array; got shape \(3,\)"):
         call(np.ones(3))

@@ -73,3 +73,23 @@ def test_a_cache_held_under_any_attribute_name_is_forgotten():
     ops.A.data *= 2.0
     forget_kept(template)
     np.testing.assert_allclose(ops.rmatvec(v), 2.0 * X.T @ v, rtol=1e-12, atol=1e-12)
+
+
+def test_caches_named_in_a_list_are_forgotten_and_any_other_form_is_refused():
+    """A class naming its caches in a list has them forgotten like a tuple's; a bare string
+    (whose characters would be taken for names) or a non-str name is refused."""
+    from dpconvex.errors import ParameterError
+    from dpconvex.privacy.user_parts import forget_kept
+
+    class Listed:
+        _caches = ["_kept"]
+
+    holder = Listed()
+    holder._kept = np.ones(3)
+    forget_kept({"part": holder})
+    assert holder._kept is None
+    for names in ("_kept", ("_kept", 3)):
+        odd = type("Odd", (), {"_caches": names})()
+        odd._kept = 1.0
+        with pytest.raises(ParameterError, match=r"Odd\._caches is"):
+            forget_kept([odd])

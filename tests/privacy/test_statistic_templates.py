@@ -6,7 +6,8 @@
   counts, so replacing one record moves them by at most 2 in L1;
 * ``SelectionTemplate`` cannot recompute its utilities: a caller's sensitivity is
   "declared, not verified" and refused unless vouched for; dpconvex's own scorings (a
-  function of dpconvex computes the utilities) and the dry runs state it as derived.
+  function of dpconvex hands the utilities over) and the dry runs state it as derived when
+  it is at least the Δu = 1 the docs derive.
 
 Every test here is deterministic (fixed seeds or no noise drawn).
 """
@@ -17,11 +18,11 @@ import numpy as np
 import pytest
 
 from dpconvex._validation import NoiseSource
-from dpconvex.data.log_grid import cell_counts
+from dpconvex.data.log_grid import cell_edges
 from dpconvex.errors import ParameterError, PrivacyError
 from dpconvex.estimators.front_door import _select_release, dry_selection
 from dpconvex.estimators.regression import mean_release
-from dpconvex.privacy.bounds import release_vocabulary
+from dpconvex.privacy.bounds import release_range, release_vocabulary
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms.scalar import BoundedMeanTemplate, SelectionTemplate
 from dpconvex.privacy.release import release
@@ -75,10 +76,17 @@ def test_mean_release_reads_one_value_per_record_and_its_dry_run_states_the_same
 
 # ------------------------------------------------------------------ range and vocabulary
 def test_the_range_template_counts_the_finite_values_itself():
-    values = np.array([1.0, 2.0, 2.5, 300.0, np.nan, np.inf, -7.0])
-    template = RangeTemplate(values, 7, LEVELS, refine=False)
-    np.testing.assert_array_equal(template.cell_counts, cell_counts(values[np.isfinite(values)]))
-    assert int(template.cell_counts.sum()) == 5
+    """The counts per cell of the public grid, worked out by hand (cells of 1/16 of an octave,
+    numbered from the most negative; the middle cell is 1328): -7 in cell 963
+    ((-7.25, -7]), 1 in 1649 ([1, 1.0625)), 2 and 2.1 both in 1665 ([2, 2.125)), 300 in 1779
+    ([288, 304)); NaN and inf uncounted."""
+    values = np.array([1.0, 2.0, 2.1, 300.0, np.nan, np.inf, -7.0])
+    expected = {963: 1, 1649: 1, 1665: 2, 1779: 1}
+    edges = cell_edges()
+    assert [(float(edges[c]), float(edges[c + 1])) for c in expected] == [
+        (-7.25, -7.0), (1.0, 1.0625), (2.0, 2.125), (288.0, 304.0)]
+    counts = RangeTemplate(values, 7, LEVELS, refine=False).cell_counts
+    assert {int(c): int(counts[c]) for c in np.flatnonzero(counts)} == expected
 
 
 def test_replacing_one_value_moves_the_range_counts_by_at_most_two():
@@ -107,6 +115,23 @@ def test_the_vocabulary_template_counts_the_categories_itself():
     assert template.category_counts.tolist() == [1, 3, 1]
     with pytest.raises(ParameterError, match="Give one value per record"):
         VocabularyTemplate(values, 4)
+
+
+@pytest.mark.parametrize("values, got", [
+    ("abc", "a str"), (b"abc", "a bytes"), (np.array([[1, 2], [3, 4]]), "an array of 2 dim"),
+    (np.array(5.0), "an array of 0 dim")])
+def test_a_text_or_a_table_is_no_column_of_categories_or_numbers(values, got):
+    """A text's characters or a table's rows would be counted as records; refused by name."""
+    calls = [(lambda: VocabularyTemplate(values, 4), "VocabularyTemplate.__init__"),
+             (lambda: release_vocabulary(values, Budget(1.0, 1e-6), rng=0),
+              "release_vocabulary"),
+             (lambda: RangeTemplate(values, 4, LEVELS, refine=False), "RangeTemplate"),
+             (lambda: RangeTemplate(lambda: values, 4, LEVELS, refine=False).cell_counts,
+              "RangeTemplate.cell_counts"),
+             (lambda: release_range(values, Budget(1.0), rng=0), "release_range")]
+    for call, owner in calls:
+        with pytest.raises(ParameterError, match=rf"{owner}.*: the values are {got}"):
+            call()
 
 
 def test_release_vocabulary_names_the_categories_the_template_kept():
@@ -139,6 +164,34 @@ def test_dpconvex_scorings_and_their_dry_runs_state_the_sensitivity_as_derived()
     assert condition.how == "computed from public parameters"
     assert (condition.unverified, condition.vouched) == ("", False)
     assert SelectionTemplate.of_problem(2, 1.0, 40).noise_shape == (2,)
+
+
+@pytest.mark.parametrize("sensitivity", [1e-9, 0.5, 0.999])
+def test_a_sensitivity_below_the_derived_one_is_declared_even_for_the_public_problem(sensitivity):
+    """The docs derive Δu = 1 for dpconvex's scorings: a smaller Δu, even over no utilities
+    (a dry run) or dpconvex's own, is the caller's declaration, refused unless vouched for."""
+    problem = SelectionTemplate.of_problem(3, sensitivity, 10)
+    with pytest.raises(PrivacyError, match=r"utility sensitivity \[sensitivity\]"):
+        release(problem, "exponential", Budget(1.0), dry_run=True)
+    (condition,) = release(problem, "exponential", Budget(1.0), dry_run=True,
+                           vouch=("sensitivity",)).certificate.conditions
+    assert (condition.unverified, condition.vouched) == ("sensitivity", True)
+    # a function compiled from dpconvex as the utilities (never called: conditions only)
+    (ours,) = SelectionTemplate(_select_release, sensitivity, 10).conditions(("utilities",))
+    assert ours.unverified == "sensitivity"
+
+
+def test_an_overstated_sensitivity_of_dpconvex_scorings_stays_derived():
+    """Δu = 2 over the public problem states more than the derived 1: only more noise."""
+    (condition,) = SelectionTemplate.of_problem(3, 2.0, 10).conditions(("utilities",))
+    assert (condition.how, condition.unverified) == ("computed from public parameters", "")
+
+
+def test_a_selection_template_over_no_utilities_is_refused():
+    with pytest.raises(ParameterError, match="of_problem builds"):
+        SelectionTemplate(None, 1.0, 10)
+    with pytest.raises(ParameterError, match="positive number of candidates"):
+        SelectionTemplate.of_problem(0, 1.0, 10)
 
 
 def test_a_users_selection_template_has_its_sensitivity_declared_whatever_it_states():

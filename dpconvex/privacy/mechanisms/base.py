@@ -39,7 +39,7 @@ from ..._validation import check_float, is_dpconvex_class
 from ...errors import ParameterError, PrivacyError, SolverError
 from ...solvers import retry_advice
 from ...solvers.registry import Backend, SolveResult, SolveStatus
-from ..budget import Budget
+from ..budget import Budget, remaining_each
 from ..certificate import Certificate, Condition, MechanismChoice
 from ..noise import Noise, NormGamma
 
@@ -1650,11 +1650,7 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     eps_slack = np.where(raised, slack_raised, eps_slack)
     # ε' = remaining(ε, spent) elementwise: the largest x >= 0 with spent + x <= ε in floating
     # point (the same IEEE operations as budget.remaining, so the same bits)
-    eps_noise = epsilon - spent
-    over = (eps_noise > 0) & (spent + eps_noise > epsilon)
-    while np.any(over):
-        eps_noise = np.where(over, np.nextafter(eps_noise, 0.0), eps_noise)
-        over = (eps_noise > 0) & (spent + eps_noise > epsilon)
+    eps_noise = remaining_each(epsilon, spent)
     sensitivity = 2.0 * consts.grad_bound
     # a slope bound 0 (refused by the loss check): rate inf
     with np.errstate(divide="ignore", over="ignore"):

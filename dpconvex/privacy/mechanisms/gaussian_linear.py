@@ -39,7 +39,7 @@ from ..accounting.objective_gaussian import (
     softmax_objective_delta,
     softmax_objective_sigma,
 )
-from ..budget import Budget, remaining
+from ..budget import Budget, remaining, remaining_each
 from ..certificate import Certificate, Condition
 from ..noise import Gaussian, Noise
 from .base import (
@@ -367,11 +367,10 @@ class GaussianObjectivePerturbation(_GaussianLinear):
         S = 2.0 * consts.grad_bound
         sigma = S * _unit_sigma_objective(budget.epsilon, budget.delta,
                                           gradient_difference_rank(problem), grid.slack)
-        slack = np.asarray(grid.slack, dtype=float)
-        eps_noise = np.array([remaining(budget.epsilon, float(s)) for s in slack.ravel()])
+        eps_noise = remaining_each(budget.epsilon, grid.slack)
         return Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon,
-            epsilon_noise=eps_noise.reshape(slack.shape), slack=grid.slack,
+            epsilon_noise=eps_noise, slack=grid.slack,
             extra_strong_convexity=grid.extra_strong_convexity, sensitivity=S,
             noise_rate=math.nan, delta=budget.delta, modulus_floor=grid.modulus_floor,
             extra={"noise std": sigma})

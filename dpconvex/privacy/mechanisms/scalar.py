@@ -91,7 +91,22 @@ class BoundedMeanTemplate(StatisticTemplate):
     @classmethod
     def of_problem(cls, n: int) -> BoundedMeanTemplate:
         """The template of the public problem alone: n records, no values read (a dry run:
-        ``certify``); reading ``total`` of it is refused.
+        ``certify``).
+
+        Parameters
+        ----------
+        n : int
+            Number of records (public).
+
+        Returns
+        -------
+        BoundedMeanTemplate
+            A template holding ``n`` and no values; reading its ``total`` is refused.
+
+        Raises
+        ------
+        ParameterError
+            ``n`` is not a positive number of records.
 
         Examples
         --------
@@ -121,15 +136,24 @@ class BoundedMeanTemplate(StatisticTemplate):
 MISTAKES = ("u_i = -(mistakes of candidate i on the rows scored); for fixed candidates, "
             "replacing one of those records changes each u_i by at most {sensitivity:g}")
 
+#: The utility sensitivity the docs derive for dpconvex's own scorings (mistake counts,
+#: clipped squared errors): a stated Δu below it is the caller's declaration.
+DERIVED_SENSITIVITY = 1.0
+
 
 class SelectionTemplate(StatisticTemplate):
     """Utilities u_i of candidates computed on the private data, with their sensitivity Δu.
 
-    The template cannot recompute the utilities, so Δu is what the caller states: where a
-    function of dpconvex's computes them (``utilities`` a callable compiled from dpconvex, e.g.
-    a search's minus the mistakes, whose Δu its docs derive) or the template is the public
-    problem's alone (:meth:`of_problem`), the certificate states Δu as derived; otherwise the
-    condition is "declared, not verified" (``unverified="sensitivity"``), which
+    The template cannot recompute the utilities, so Δu is what the caller states. The docs
+    derive Δu = :data:`DERIVED_SENSITIVITY` (1) for dpconvex's own scorings only: minus the
+    mistakes a search or a front door counts, and the front doors' clipped squared errors
+    (docs/privacy/tuning_gd_ledger.md#privacy-private-tuning,
+    docs/privacy/front_door_regression.md). The certificate states Δu as derived when the
+    utilities are built by dpconvex's own code (``utilities`` a callable compiled from a file
+    of dpconvex, which dpconvex's scorings hand over; the template does not check what the
+    callable computes) or the template is the public problem's alone (:meth:`of_problem`),
+    *and* the stated Δu is at least the derived 1 (an overstatement only adds noise).
+    Otherwise the condition is "declared, not verified" (``unverified="sensitivity"``), which
     :func:`~dpconvex.privacy.release.release` refuses unless the caller vouches for it
     (``vouch=("sensitivity",)``).
 
@@ -137,7 +161,8 @@ class SelectionTemplate(StatisticTemplate):
     ----------
     utilities : array-like of shape (m,), or callable returning it
         u_i (higher is better), e.g. minus the validation mistakes of candidate i; a callable
-        is called once, on first use.
+        is called once, on first use. None is refused (:meth:`of_problem` builds the
+        template of the public problem alone).
     sensitivity : float
         Bound on |u_i(D) − u_i(D′)| for adjacent D, D′ (1 for mistake counts).
     n : int
@@ -145,6 +170,11 @@ class SelectionTemplate(StatisticTemplate):
     description : str or None, default=None
         What u_i is and why one record moves it by at most ``sensitivity`` (the
         certificate's line); None: minus the validation mistakes (:data:`MISTAKES`).
+
+    Raises
+    ------
+    ParameterError
+        ``utilities`` is None.
 
     Examples
     --------
@@ -164,9 +194,17 @@ class SelectionTemplate(StatisticTemplate):
     space = EuclideanSpace((1,))  # the released value is one index
 
     def __init__(self, utilities: Any, sensitivity: float, n: int, description: str | None = None):
-        self._utilities = utilities
-        if utilities is not None and not callable(utilities):  # given: held as they are
+        if utilities is None:
+            raise ParameterError(
+                "SelectionTemplate.__init__: the utilities are None. Give one utility per "
+                "candidate (or a function computing them); SelectionTemplate.of_problem builds "
+                "the template of the public problem alone.")
+        self._set(utilities, sensitivity, n, description)
+        if not callable(utilities):  # given: held as they are
             self.utilities = np.asarray(utilities, dtype=float)
+
+    def _set(self, utilities: Any, sensitivity: float, n: int, description: str | None) -> None:
+        self._utilities = utilities
         self.sensitivity = float(sensitivity)
         self.n = int(n)
         self.description = (MISTAKES.format(sensitivity=self.sensitivity) if description is None
@@ -175,8 +213,30 @@ class SelectionTemplate(StatisticTemplate):
     @classmethod
     def of_problem(cls, m: int, sensitivity: float, n: int,
                    description: str | None = None) -> SelectionTemplate:
-        """The template of the public problem alone: m candidates scored on n records, no
-        utilities (a dry run: ``certify``); reading ``utilities`` of it is refused.
+        """The template of the public problem alone: no utilities (a dry run: ``certify``).
+
+        Parameters
+        ----------
+        m : int
+            Number of candidates (public).
+        sensitivity : float
+            Bound on |u_i(D) − u_i(D′)| the fit's utilities will have; stated as derived
+            only if at least :data:`DERIVED_SENSITIVITY` (see :attr:`derived`).
+        n : int
+            Number of records the fit's utilities will read (public).
+        description : str or None, default=None
+            The certificate's line on the utilities; None: minus the validation mistakes.
+
+        Returns
+        -------
+        SelectionTemplate
+            A template whose ``noise_shape`` is ``(m,)``; reading its ``utilities`` is
+            refused.
+
+        Raises
+        ------
+        ParameterError
+            ``m`` is not a positive number of candidates.
 
         Examples
         --------
@@ -184,16 +244,25 @@ class SelectionTemplate(StatisticTemplate):
         >>> t = SelectionTemplate.of_problem(3, 1.0, n=100)
         >>> t.noise_shape, t.derived
         ((3,), True)
+        >>> SelectionTemplate.of_problem(3, 1e-9, n=100).derived
+        False
         """
-        problem = cls(None, sensitivity, n, description)
+        if int(m) < 1:
+            raise ParameterError(f"The 'm' parameter of SelectionTemplate.of_problem must be a "
+                                 f"positive number of candidates. Got {m!r} instead.")
+        problem = cls.__new__(cls)
+        problem._set(None, sensitivity, n, description)
         problem._m = int(m)
         return problem
 
     @property
     def derived(self) -> bool:
-        """Whether Δu is dpconvex's: the utilities computed by a function of dpconvex's, or
-        none (the public problem alone)."""
-        return self._utilities is None or is_dpconvex_function(self._utilities)
+        """Whether the certificate may state Δu as derived: the utilities are built by
+        dpconvex's own code (a callable compiled from dpconvex; what it computes is not
+        checked here) or absent (the public problem alone), and the stated Δu is at least
+        the :data:`DERIVED_SENSITIVITY` the docs derive for dpconvex's scorings."""
+        ours = self._utilities is None or is_dpconvex_function(self._utilities)
+        return ours and self.sensitivity >= DERIVED_SENSITIVITY
 
     @cached_property
     def utilities(self) -> np.ndarray:
@@ -209,8 +278,33 @@ class SelectionTemplate(StatisticTemplate):
         return (self._m if self._utilities is None else int(self.utilities.size),)
 
     def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
-        """Δu: derived where dpconvex computes the utilities (:attr:`derived`), else the
-        caller's declaration, not verified."""
+        """The condition on Δu: derived where :attr:`derived` holds, else the caller's
+        declaration, not verified.
+
+        Parameters
+        ----------
+        needs : iterable of str or str
+            The capabilities the mechanism reads (``"utilities"``); the condition is the same
+            for any.
+
+        Returns
+        -------
+        list of Condition
+            One condition, "utility sensitivity": "computed from public parameters" when
+            :attr:`derived`, else "declared, not verified" with
+            ``unverified="sensitivity"`` (refused by
+            :func:`~dpconvex.privacy.release.release` unless vouched for).
+
+        Examples
+        --------
+        >>> from dpconvex.privacy.mechanisms.scalar import SelectionTemplate
+        >>> (derived,) = SelectionTemplate.of_problem(3, 1.0, n=10).conditions(("utilities",))
+        >>> derived.how, derived.unverified
+        ('computed from public parameters', '')
+        >>> (declared,) = SelectionTemplate.of_problem(3, 1e-9, n=10).conditions(("utilities",))
+        >>> declared.how, declared.unverified
+        ('declared, not verified', 'sensitivity')
+        """
         if self.derived:
             return [Condition("utility sensitivity", True, "computed from public parameters",
                               self.description)]
