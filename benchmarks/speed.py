@@ -130,7 +130,8 @@ def make_data(n: int, d: int, classes: int, seed: int, n_test: int
 
 
 def stored_per_row(d: int, density: float) -> int:
-    """The entries every sparse row stores: ``density``·d rounded half up, at least 1, at most d."""
+    """The entries every sparse row stores: ``density``·d rounded half up, at least 1, at most
+    d."""
     return min(d, max(1, math.floor(density * d + 0.5)))
 
 
@@ -476,8 +477,8 @@ def main() -> None:
         results: dict[tuple[str, int], dict[str, Any] | str] = {}
         order = ["sklearn", *DPCONVEX_LEARNERS, "sklearn_multi", "centroid"]
         for n in sizes:
-            specs = [{"learner": lr, "n": n, "d": d, "seed": args.seed, "n_test": n_test, "warm": warm,
-                      **sparse} for lr in order]
+            specs = [{"learner": lr, "n": n, "d": d, "seed": args.seed, "n_test": n_test,
+                      "warm": warm, **sparse} for lr in order]
             if args.quick:
                 out = spawn(specs)
                 for s, r in zip(specs, out if isinstance(out, list) else [out] * len(specs), strict=True):
@@ -490,8 +491,8 @@ def main() -> None:
                     r = spawn([s], timeout=args.timeout)
                     results[(s["learner"], n)] = r[0] if isinstance(r, list) else r
                     done = _shown(results[(s["learner"], n)])
-                    print(f"  n={n} {s['learner']}: "
-                          + (f"{done['seconds']:.2f} s" if isinstance(done, dict) else done), flush=True)
+                    shown = f"{done['seconds']:.2f} s" if isinstance(done, dict) else done
+                    print(f"  n={n} {s['learner']}: {shown}", flush=True)
             if "diffprivlib" in args.skip:
                 results[("diffprivlib", n)] = "skipped (--skip)"
             elif dpl_python is not None:
@@ -504,7 +505,7 @@ def main() -> None:
         run.table(diffprivlib_table(sizes, results))
         for lr, why in sorted({(lr, r["skipped"]) for (lr, _), r in results.items()
                                if isinstance(r, dict) and "skipped" in r}):
-            run.note(f"skipped, takes no sparse rows: {LEARNERS[lr][1]}: {why}")
+            run.note(f"skipped, refused sparse rows: {LEARNERS[lr][1]}: {why}")
         run.note(PASS_RULE)
         run.data["results"] = {f"{k[0]}@{k[1]}": v for k, v in results.items()}
     if args.record and not args.quick:
@@ -529,7 +530,7 @@ PASS_RULE = (
 )
 
 
-SKIPPED_SPARSE = "skipped: takes no sparse rows"
+SKIPPED_SPARSE = "skipped: refused sparse rows (see the note)"
 
 
 def _shown(r: dict[str, Any] | str) -> dict[str, Any] | str:

@@ -76,7 +76,12 @@ from ..errors import (
 from ..privacy.budget import Budget, delta_rows_note, remaining
 from ..privacy.certificate import Certificate, Condition, LabelSource
 from ..privacy.composition import compose_sequential, compose_tuning, fixed_candidates
-from ..privacy.mechanisms.scalar import Exponential, LaplaceMean, SelectionTemplate
+from ..privacy.mechanisms.scalar import (
+    DERIVED_SENSITIVITY,
+    Exponential,
+    LaplaceMean,
+    SelectionTemplate,
+)
 from ..privacy.release import Release, release
 from ..privacy.rules.front_door import (
     CENTROID,
@@ -580,7 +585,7 @@ def _select_release(utilities: np.ndarray, epsilon: float, n_val: int,
     # the utilities a front door's scoring computed (Δu = 1, derived in its docs); the lambda
     # computes nothing: compiled here, it marks them as handed over by dpconvex's own code,
     # which is what SelectionTemplate.derived rests on
-    template = SelectionTemplate(lambda: utilities, 1.0, n_val, description)
+    template = SelectionTemplate(lambda: utilities, DERIVED_SENSITIVITY, n_val, description)
     selection = release(template, Exponential(), Budget(float(epsilon)), None, rng,
                         seeded=seeded)
     return int(selection.theta[0]), selection.certificate
@@ -589,7 +594,8 @@ def _select_release(utilities: np.ndarray, epsilon: float, n_val: int,
 def dry_selection(n_candidates: int, epsilon: float, n_val: int,
                   description: str | None = None, seeded: bool = False) -> Certificate:
     """The selection's certificate without data (``certify``; ``seeded``: the fit's will be)."""
-    return release(SelectionTemplate.of_problem(n_candidates, 1.0, n_val, description),
+    return release(SelectionTemplate.of_problem(n_candidates, DERIVED_SENSITIVITY, n_val,
+                                                 description),
                    Exponential(), Budget(float(epsilon)), dry_run=True, seeded=seeded).certificate
 
 

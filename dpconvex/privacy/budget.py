@@ -200,6 +200,7 @@ def remaining_each(total: float, spent: np.ndarray) -> np.ndarray:
 
     Examples
     --------
+    >>> import numpy as np
     >>> from dpconvex.privacy.budget import remaining, remaining_each
     >>> spent = np.array([0.7, 0.1, 0.0])
     >>> bool(np.all(remaining_each(1.0, spent) == [remaining(1.0, s) for s in spent]))

@@ -260,7 +260,8 @@ def check_column(values: Any, caller: str) -> None:
     Raises
     ------
     ParameterError
-        ``values`` is a str or bytes, or has an ``ndim`` other than 1.
+        ``values`` is a str or bytes, has an ``ndim`` other than 1, or is a list or tuple
+        holding a list, tuple or array (a table's rows).
 
     Examples
     --------
@@ -275,6 +276,9 @@ def check_column(values: Any, caller: str) -> None:
         got = f"a {type(values).__name__}"
     elif getattr(values, "ndim", 1) != 1:
         got = f"an array of {values.ndim} dimensions"
+    elif isinstance(values, (list, tuple)) and any(
+            isinstance(v, (list, tuple, np.ndarray)) for v in values):
+        got = "a table (a sequence of rows)"
     else:
         return
     raise ParameterError(f"{caller}: the values are {got}, not one value per record. Give one "

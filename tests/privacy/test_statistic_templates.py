@@ -119,7 +119,8 @@ def test_the_vocabulary_template_counts_the_categories_itself():
 
 @pytest.mark.parametrize("values, got", [
     ("abc", "a str"), (b"abc", "a bytes"), (np.array([[1, 2], [3, 4]]), "an array of 2 dim"),
-    (np.array(5.0), "an array of 0 dim")])
+    (np.array(5.0), "an array of 0 dim"), ([[1.0, 2.0], [3.0, 4.0]], "a table"),
+    ([["a"], ["b"]], "a table"), ((np.zeros(2), np.ones(2)), "a table")])
 def test_a_text_or_a_table_is_no_column_of_categories_or_numbers(values, got):
     """A text's characters or a table's rows would be counted as records; refused by name."""
     calls = [(lambda: VocabularyTemplate(values, 4), "VocabularyTemplate.__init__"),
@@ -190,7 +191,7 @@ def test_an_overstated_sensitivity_of_dpconvex_scorings_stays_derived():
 def test_a_selection_template_over_no_utilities_is_refused():
     with pytest.raises(ParameterError, match="of_problem builds"):
         SelectionTemplate(None, 1.0, 10)
-    with pytest.raises(ParameterError, match="positive number of candidates"):
+    with pytest.raises(ParameterError, match="must be an int >= 1"):
         SelectionTemplate.of_problem(0, 1.0, 10)
 
 

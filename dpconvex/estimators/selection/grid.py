@@ -56,7 +56,7 @@ from ...errors import DataValidationError, ParameterError, PrivacyError, SolverE
 from ...privacy.budget import Budget, hold_budget
 from ...privacy.certificate import Certificate, Condition
 from ...privacy.composition import compose_tuning
-from ...privacy.mechanisms.scalar import SelectionTemplate
+from ...privacy.mechanisms.scalar import DERIVED_SENSITIVITY, SelectionTemplate
 from ...privacy.release import release
 from ..base import (
     NO_CONTEXT,
@@ -905,7 +905,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
             )
         else:
             # minus the mistakes dpconvex counted (Δu = 1, docs/privacy/tuning_gd_ledger.md)
-            template = SelectionTemplate(lambda: -validation_mistakes.astype(float), 1.0,
+            template = SelectionTemplate(lambda: -validation_mistakes.astype(float),
+                                         DERIVED_SENSITIVITY,
                                          int(parts[-1].size))
             selection = release(template, "exponential", Budget(epsilon), None, noise_rng,
                                 seeded=noise.seeded)
@@ -978,7 +979,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                 mechanism="selection on a public validation set (argmin of mistakes)",
                 epsilon_requested=0.0, epsilon=0.0, private=True)
         else:
-            selection = release(SelectionTemplate.of_problem(m, 1.0, int(parts[-1].size)),
+            selection = release(SelectionTemplate.of_problem(m, DERIVED_SENSITIVITY,
+                                                             int(parts[-1].size)),
                                 "exponential", Budget(epsilon), dry_run=True,
                                 seeded=self.random_state is not None).certificate
         certificate = self._certificate(f"{owner}.certify", epsilon, certificates, selection, m,

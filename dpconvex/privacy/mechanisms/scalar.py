@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._validation import is_dpconvex_function
+from ..._validation import check_int, is_dpconvex_function
 from ...errors import ParameterError
 from ...solvers.registry import Backend
 from ...templates.base import EuclideanSpace, StatisticTemplate
@@ -247,9 +247,7 @@ class SelectionTemplate(StatisticTemplate):
         >>> SelectionTemplate.of_problem(3, 1e-9, n=100).derived
         False
         """
-        if int(m) < 1:
-            raise ParameterError(f"The 'm' parameter of SelectionTemplate.of_problem must be a "
-                                 f"positive number of candidates. Got {m!r} instead.")
+        m = check_int("m", m, "SelectionTemplate.of_problem")  # a positive number of candidates
         problem = cls.__new__(cls)
         problem._set(None, sensitivity, n, description)
         problem._m = int(m)
