@@ -604,8 +604,10 @@ class Certificate:
         mechanism's release made (a composition, a selection).
     loss : str
         The name of the loss the release minimizes (e.g. ``"logistic"``; a smoothed loss's
-        kinks and half-width are its :class:`LossSmoothing` line), or ``""`` where no loss is
-        named (a statistic, a user's objective, a composition: its ``parts`` name theirs).
+        kinks and half-width are its :class:`LossSmoothing` line): the name of the template's
+        ``loss`` object; ``""`` where the template holds none (a statistic, a user's objective,
+        the softmax large-margin template, whose softmax loss is its objective, stated in its
+        assumptions) or for a composition (its ``parts`` name theirs).
     epsilon_requested, epsilon, delta : float
         The ε asked for; the ε guaranteed (never above it; ``inf`` for a non-private fit);
         the δ of an (ε, δ) guarantee (0 for pure ε-DP).
