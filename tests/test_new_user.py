@@ -49,7 +49,8 @@ def test_heavy_clipping_is_told_through_diagnostics_never_a_warning():
         note = diag.note("scaled down")
         assert (note.count, note.n) == (50, 50) and "data_norm=1" in note.what
         assert not [w for w in caught if "scaled down" in str(w.message) or "%" in str(w.message)]
-        assert "scaled down to data_norm" not in str(est.certificate_)  # never part of the release
+        # never part of the release: rows inside the bound give the same certificate
+        assert est.certificate_ == make().fit(X / 100, y).certificate_
 
 
 def test_no_warning_when_rows_fit_the_bound():
@@ -72,7 +73,8 @@ def test_verbose_progress_goes_to_stderr_and_is_not_stored(capsys):
     err = capsys.readouterr().err
     # the class sums: a release with no solve says so
     assert "building the template" in err and "no solve, so no accuracy check" in err
-    assert "iteration" not in str(m.certificate_) and "not private" not in str(m.certificate_)
+    quiet = dp.PrivateLargeMarginGaussian(epsilon=1.0, solver="native", random_state=0).fit(X, y)
+    assert m.certificate_ == quiet.certificate_  # the progress is not in the certificate
     with pytest.raises(dp.ParameterError, match="'verbose'"):
         dp.PrivateLargeMarginGaussian(verbose="loud").fit(X, y)
     from dpconvex.errors import verbosity

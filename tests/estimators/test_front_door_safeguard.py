@@ -169,7 +169,6 @@ def test_a_useful_model_is_released_and_the_certificate_says_so():
     assert cert.quantities["safeguard candidates"] == ["Huber SVM", "constant 0", "constant 1"]
     assert cert.released == {"safeguard selected": "Huber SVM"}  # a private output, not public
     assert "safeguard selected" not in cert.quantities
-    assert "released (differentially private outputs of the parts):" in str(cert)
     assert len(cert.parts) == 2 and cert.parts[0].quantities["n"] == 400  # every row
 
 
@@ -288,7 +287,7 @@ def test_auto_is_off_above_the_row_cap_only():
     assert on.chosen.guarded and not off.chosen.guarded
     # on, or off by "auto": one line on the safeguard, in the plan's notes
     assert all(len(p.chosen.note) == 1 and p.chosen.note[0] in p.notes for p in (on, off))
-    assert any("safeguard='auto' is off" in str(line) for line in off.notes)
+    assert off.chosen.note != on.chosen.note  # off by "auto": not the safeguard's line
     forced = PrivateClassifier(epsilon=1.0, classes=[0, 1], safeguard=True)
     assert forced.plan(SAFEGUARD_ROWS_AT_MOST + 1, 2, 5).chosen.guarded
     plain = PrivateClassifier(epsilon=1.0, classes=[0, 1], safeguard=False).plan(400, 2, 5)

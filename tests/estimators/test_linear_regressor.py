@@ -18,8 +18,8 @@ import pytest
 
 import dpconvex as dp
 from dpconvex.errors import DataValidationError, ParameterError, PrivacyError
-from dpconvex.objectives import HuberRegression, Loss, Pinball
-from dpconvex.privacy.certificate import LabelSource
+from dpconvex.objectives import HuberRegression, L1Ball, Loss, Pinball
+from dpconvex.privacy.certificate import LabelSource, ParameterSet
 from dpconvex.privacy.mechanisms import Calibration, get_mechanism
 from dpconvex.templates import LinearERMTemplate
 
@@ -492,15 +492,18 @@ def test_certify_refuses_a_shape_that_is_not_ints_by_name(est, shape):
 
 
 def test_a_constraint_set_is_stated_on_the_scale_the_loss_reads():
-    """The certificate's set is on θ, the unit label scale; it says how the coefficients relate."""
+    """The certificate's set is on θ, the unit label scale: the caller's set divided by half the
+    width of the label_range the same certificate states."""
     X, y = _table(n=200)
     est = dp.PrivateHuberRegressor(label_range=(0, 100), constraints=lambda w: [cp.norm(w, 1) <= 0.5],
                                    random_state=0).fit(X, 50 + 20 * X[:, 0])
-    def conditions(cert):
-        return [*cert.conditions, *(c for part in cert.parts for c in conditions(part))]
+    def certificates(cert):
+        return [cert, *(c for part in cert.parts for c in certificates(part))]
 
-    line = [c for c in conditions(est.certificate_) if c.name == "parameter set"][0]
-    assert "||w_S||_1 <= 0.01" in line.detail and "half the width of its label_range" in line.detail
+    (solved,) = [c for c in certificates(est.certificate_) if c.line(ParameterSet) is not None]
+    assert [c.name for c in solved.conditions].count("parameter set") == 1
+    half_width = (solved.label_source.label_range[1] - solved.label_source.label_range[0]) / 2
+    assert solved.line(ParameterSet).statement == L1Ball(0.5 / half_width, range(4)).describe()
     assert np.abs(est.coef_).sum() <= 0.5 * (1 + 1e-6)
 
 

@@ -151,7 +151,7 @@ def test_a_callers_sensitivity_is_declared_and_refused_unless_vouched_for():
     (condition,) = [c for c in released.certificate.conditions
                     if c.name == "utility sensitivity"]
     assert condition.unverified == "sensitivity" and condition.vouched
-    assert "declared 0.5 by the caller" in condition.detail
+    assert released.certificate.quantities["utility sensitivity"] == 0.5  # the declared Δu
 
 
 def test_dpconvex_scorings_and_their_dry_runs_state_the_sensitivity_as_derived():

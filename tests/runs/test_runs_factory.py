@@ -179,7 +179,8 @@ def test_a_sign_slip_in_the_loss_fails_its_band(tmp_path, user_module, capsys):
     assert _run(_problem(tmp_path, user_module, "make_slipped"), tmp_path / "out") == 1
     printed = capsys.readouterr().out
     assert "[FAIL] mine at ε=10.0: R² " in printed
-    assert "mine: (ε, δ) = (10, 0) by the certificates of its 2 fits" in printed
+    payload = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert payload["certified"] == {"mine": {"10.0": [{"epsilon": 10.0, "delta": 0.0, "fits": 2}]}}
     result = run_problem(load_problem(tmp_path / "make_slipped.toml"), progress=False)
     assert not result.passed and result.checks[0]["observed"] < 0.3, format_table(result)
 
@@ -191,9 +192,10 @@ def test_a_factory_that_adds_a_delta_the_problem_does_not_state_is_refused(tmp_p
         load_problem(path)
 
 
-def test_a_pipeline_is_checked_as_the_model_it_ends_with(tmp_path, user_module, capsys):
+def test_a_pipeline_is_checked_as_the_model_it_ends_with(tmp_path, user_module):
     with pytest.raises(ProblemError, match=r"make_pipeline_cut was given epsilon = 10\.0 and "
                        r"returned a Pipeline with epsilon = 1\.0"):
         load_problem(_problem(tmp_path, user_module, "make_pipeline_cut"))
     assert _run(_problem(tmp_path, user_module, "make_pipeline"), tmp_path / "out") == 0
-    assert "mine: (ε, δ) = (10, 0) by the certificates of its 2 fits" in capsys.readouterr().out
+    payload = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert payload["certified"] == {"mine": {"10.0": [{"epsilon": 10.0, "delta": 0.0, "fits": 2}]}}
