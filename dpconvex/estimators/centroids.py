@@ -1012,6 +1012,28 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         return Prepared(template=template, labels=labels)
 
     def public_template(self, plan: FitPlan) -> ClassSumTemplate:
+        """The class sums' template of ``plan``'s public problem, no rows or labels read (the
+        base's :meth:`~dpconvex.estimators.base.PrivateEstimator.public_template`, stated for
+        this learner).
+
+        Parameters
+        ----------
+        plan : FitPlan
+            The plan of this estimator.
+
+        Returns
+        -------
+        ClassSumTemplate
+            The template of n rows, d features and the plan's classes, with the plan's notes.
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateGaussianCentroid
+        >>> est = PrivateGaussianCentroid(epsilon=1.0, classes=[0, 1])
+        >>> template = est.public_template(est.plan(1000, 2, 3))
+        >>> template.n, template.d, template.C, template.X is None
+        (1000, 3, 2, True)
+        """
         return ClassSumTemplate.of_problem(plan.n, plan.n_features, plan.n_classes,
                                            notes=plan.notes)
 

@@ -655,6 +655,34 @@ class PrivateGaussianNB(ClassSumEstimator):
         return Prepared(template=template, labels=labels)
 
     def public_template(self, plan: FitPlan) -> ClassMomentTemplate:
+        """The class moments' template of ``plan``'s public problem, no rows or labels read
+        (the base's :meth:`~dpconvex.estimators.base.PrivateEstimator.public_template`, stated
+        for this learner).
+
+        Parameters
+        ----------
+        plan : FitPlan
+            The plan of this estimator.
+
+        Returns
+        -------
+        ClassMomentTemplate
+            The template of n rows and the plan's classes, on the public ``feature_range`` of
+            its d features (2d entries per class: each feature and its square).
+
+        Raises
+        ------
+        ParameterError
+            ``feature_range`` gives bounds for another number of features than the plan's.
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateGaussianNB
+        >>> est = PrivateGaussianNB(epsilon=1.0, classes=[0, 1])
+        >>> template = est.public_template(est.plan(1000, 2, 3))
+        >>> template.n, template.d, template.C, template.X is None
+        (1000, 6, 2, True)
+        """
         lo, hi = feature_bounds(self.feature_range, plan.n_features, type(self).__name__)
         return ClassMomentTemplate.of_problem(plan.n, plan.n_features, plan.n_classes,
                                               lo=lo, hi=hi, notes=plan.notes)

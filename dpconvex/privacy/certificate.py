@@ -640,6 +640,12 @@ class Certificate:
     given among ``assumptions`` go to their fields (:meth:`state`); the text renders every
     field.
 
+    References
+    ----------
+    .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
+       Empirical Risk Minimization. JMLR 12, 2011, Algorithm 2 (objective perturbation,
+       the mechanism ``"objective perturbation (CMS Alg. 2)"`` names).
+
     Examples
     --------
     >>> from dpconvex import Certificate, Condition

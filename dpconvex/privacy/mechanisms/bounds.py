@@ -118,6 +118,30 @@ class QuantileRange(Mechanism["RangeTemplate"]):
     placement = "sum"
 
     def conditions(self, template: RangeTemplate, budget: Budget) -> list[Condition]:
+        """The one condition of the proof: the octave histogram's sensitivity, from the public
+        grid alone.
+
+        Parameters
+        ----------
+        template : RangeTemplate
+            The values' counts on the public grid.
+        budget : Budget
+            The ε of the release (not read: the sensitivity does not depend on it).
+
+        Returns
+        -------
+        list of Condition
+            ``"count sensitivity"``, computed from public parameters.
+
+        Examples
+        --------
+        >>> from dpconvex.templates.statistics import RangeTemplate
+        >>> income = np.random.default_rng(1).lognormal(10, 1, 20000)
+        >>> template = RangeTemplate(income, 20000, (0.01, 0.99), refine=False)
+        >>> mech, budget = get_mechanism("quantile_range"), Budget(0.5)
+        >>> [(c.name, c.holds) for c in mech.conditions(template, budget)]
+        [('count sensitivity', True)]
+        """
         return [Condition(
             "count sensitivity", True, "computed from public parameters",
             f"the {template.n} {template.values_name} are counted on a public grid of signed "
@@ -126,6 +150,34 @@ class QuantileRange(Mechanism["RangeTemplate"]):
             "changes by at most 2 in L1, every count below an edge by at most 1")]
 
     def calibrate(self, template: RangeTemplate, budget: Budget) -> Calibration:
+        """The Laplace scale and threshold of the histogram, and the ε of each refined level.
+
+        With ``template.refine``, :data:`COARSE_SHARE` of ε goes to the histogram and the rest
+        is split evenly between the two levels; otherwise the histogram spends all of ε.
+
+        Parameters
+        ----------
+        template : RangeTemplate
+            The problem (whether it is refined; no value is read).
+        budget : Budget
+            The ε of the release.
+
+        Returns
+        -------
+        Calibration
+            L1 sensitivity 2, the histogram's noise rate ε/2, and in ``extra`` the ε of the
+            histogram and of each level, the Laplace scale and :func:`coarse_threshold`.
+
+        Examples
+        --------
+        >>> from dpconvex.templates.statistics import RangeTemplate
+        >>> income = np.random.default_rng(1).lognormal(10, 1, 20000)
+        >>> template = RangeTemplate(income, 20000, (0.01, 0.99), refine=False)
+        >>> mech, budget = get_mechanism("quantile_range"), Budget(0.5)
+        >>> cal = mech.calibrate(template, budget)
+        >>> cal.sensitivity, cal.extra["laplace scale"], cal.extra["epsilon of each level"]
+        (2.0, 4.0, 0.0)
+        """
         # ε of the histogram and of each level: 2 ε_q + ε₁ <= ε in floats
         coarse = COARSE_SHARE * budget.epsilon if template.refine else budget.epsilon
         level = 0.5 * (budget.epsilon - coarse) * (1.0 - 1e-12) if template.refine else 0.0
@@ -137,6 +189,36 @@ class QuantileRange(Mechanism["RangeTemplate"]):
 
     def certificate(self, template: RangeTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
+        """The range's certificate: pure ε, the records, the levels and the calibration's
+        quantities.
+
+        Parameters
+        ----------
+        template : RangeTemplate
+            The problem (its records, levels and refinement).
+        budget : Budget
+            The ε of the release.
+        cal : Calibration
+            Its calibration (:meth:`calibrate`).
+        conditions : list of Condition
+            The conditions checked (:meth:`conditions`).
+
+        Returns
+        -------
+        Certificate
+            A pure ε-DP certificate at the ε asked.
+
+        Examples
+        --------
+        >>> from dpconvex.templates.statistics import RangeTemplate
+        >>> income = np.random.default_rng(1).lognormal(10, 1, 20000)
+        >>> template = RangeTemplate(income, 20000, (0.01, 0.99), refine=False)
+        >>> mech, budget = get_mechanism("quantile_range"), Budget(0.5)
+        >>> cal = mech.calibrate(template, budget)
+        >>> cert = mech.certificate(template, budget, cal, mech.conditions(template, budget))
+        >>> cert.epsilon, cert.delta, cert.quantities["records"], cert.quantities["refined"]
+        (0.5, 0.0, 20000, False)
+        """
         assert cal is not None
         lo, hi = template.levels
         refined = (f", then the exponential mechanism (Smith 2011) for the levels ({lo:g}, "
@@ -158,6 +240,40 @@ class QuantileRange(Mechanism["RangeTemplate"]):
 
     def run(self, template: RangeTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, **_: Any) -> tuple[np.ndarray, None, bool]:
+        """Draw the noisy octave histogram, keep the octaves above the threshold, and (refined)
+        pick each level's edge by the exponential mechanism; everything after the draws is
+        post-processing.
+
+        Parameters
+        ----------
+        template : RangeTemplate
+            The values' counts on the public grid.
+        cal : Calibration
+            Its calibration (:meth:`calibrate`).
+        backend : Backend
+            Not used: nothing is solved.
+        rng : numpy.random.Generator
+            The noise source.
+        **_ : Any
+            The solver options :meth:`Mechanism.run` takes (not used).
+
+        Returns
+        -------
+        tuple
+            ([lo, hi, the median octave's midpoint clipped to [lo, hi]], None, False).
+
+        Examples
+        --------
+        >>> from dpconvex.templates.statistics import RangeTemplate
+        >>> income = np.random.default_rng(1).lognormal(10, 1, 20000)
+        >>> template = RangeTemplate(income, 20000, (0.01, 0.99), refine=False)
+        >>> mech, budget = get_mechanism("quantile_range"), Budget(0.5)
+        >>> from dpconvex.solvers import LbfgsNewton
+        >>> cal = mech.calibrate(template, budget)
+        >>> (lo, hi, median), solve, noised = mech.run(template, cal, LbfgsNewton(), rng)
+        >>> bool(lo <= median <= hi), solve, noised
+        (True, None, False)
+        """
         assert cal is not None
         counts = template.cell_counts
         octaves = np.bincount(_OCTAVE, weights=counts, minlength=N_OCTAVES)
@@ -206,6 +322,30 @@ class StableVocabulary(Mechanism["VocabularyTemplate"]):
     placement = "sum"
 
     def conditions(self, template: VocabularyTemplate, budget: Budget) -> list[Condition]:
+        """The one condition of the proof: the counts' sensitivity, and what a category of one
+        record risks.
+
+        Parameters
+        ----------
+        template : VocabularyTemplate
+            The categories' counts.
+        budget : Budget
+            The (ε, δ) of the release (not read).
+
+        Returns
+        -------
+        list of Condition
+            ``"count sensitivity"``, computed from public parameters.
+
+        Examples
+        --------
+        >>> from dpconvex.templates.statistics import VocabularyTemplate
+        >>> plans = np.repeat(["basic", "pro", "rare"], [900, 40, 1])
+        >>> template = VocabularyTemplate(plans, 941)
+        >>> mech, budget = get_mechanism("stable_vocabulary"), Budget(1.0, 1e-6)
+        >>> [(c.name, c.holds) for c in mech.conditions(template, budget)]
+        [('count sensitivity', True)]
+        """
         return [Condition(
             "count sensitivity", True, "computed from public parameters",
             f"replacing one of the {template.n} {template.values_name} moves one count down "
@@ -213,6 +353,31 @@ class StableVocabulary(Mechanism["VocabularyTemplate"]):
             "threshold with probability delta, and only the set of categories is released")]
 
     def calibrate(self, template: VocabularyTemplate, budget: Budget) -> Calibration:
+        """The Laplace scale 2/ε of the counts and :func:`vocabulary_threshold` of (ε, δ).
+
+        Parameters
+        ----------
+        template : VocabularyTemplate
+            The problem (no count is read).
+        budget : Budget
+            The (ε, δ) of the release.
+
+        Returns
+        -------
+        Calibration
+            L1 sensitivity 2, noise rate ε/2, δ, and in ``extra`` the Laplace scale and the
+            threshold.
+
+        Examples
+        --------
+        >>> from dpconvex.templates.statistics import VocabularyTemplate
+        >>> plans = np.repeat(["basic", "pro", "rare"], [900, 40, 1])
+        >>> template = VocabularyTemplate(plans, 941)
+        >>> mech, budget = get_mechanism("stable_vocabulary"), Budget(1.0, 1e-6)
+        >>> cal = mech.calibrate(template, budget)
+        >>> cal.sensitivity, cal.delta, round(cal.extra["threshold"], 3)
+        (2.0, 1e-06, 27.245)
+        """
         eps, delta = budget.epsilon, budget.delta
         return Calibration(
             mechanism=self.name, epsilon_requested=eps, sensitivity=2.0, noise_rate=eps / 2.0,
@@ -221,6 +386,35 @@ class StableVocabulary(Mechanism["VocabularyTemplate"]):
 
     def certificate(self, template: VocabularyTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
+        """The vocabulary's certificate: (ε, δ), the records and the calibration's quantities.
+
+        Parameters
+        ----------
+        template : VocabularyTemplate
+            The problem (its records).
+        budget : Budget
+            The (ε, δ) of the release.
+        cal : Calibration
+            Its calibration (:meth:`calibrate`).
+        conditions : list of Condition
+            The conditions checked (:meth:`conditions`).
+
+        Returns
+        -------
+        Certificate
+            (ε, δ)-DP at the budget asked.
+
+        Examples
+        --------
+        >>> from dpconvex.templates.statistics import VocabularyTemplate
+        >>> plans = np.repeat(["basic", "pro", "rare"], [900, 40, 1])
+        >>> template = VocabularyTemplate(plans, 941)
+        >>> mech, budget = get_mechanism("stable_vocabulary"), Budget(1.0, 1e-6)
+        >>> cal = mech.calibrate(template, budget)
+        >>> cert = mech.certificate(template, budget, cal, mech.conditions(template, budget))
+        >>> cert.epsilon, cert.delta, cert.quantities["records"]
+        (1.0, 1e-06, 941)
+        """
         assert cal is not None
         return Certificate(
             mechanism=f"vocabulary of the {template.values_name}: the categories whose Laplace-"
@@ -232,6 +426,39 @@ class StableVocabulary(Mechanism["VocabularyTemplate"]):
 
     def run(self, template: VocabularyTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, **_: Any) -> tuple[np.ndarray, None, bool]:
+        """Add Laplace noise to the counts (one draw at least) and keep the indices of the
+        categories above the threshold; the counts are never released.
+
+        Parameters
+        ----------
+        template : VocabularyTemplate
+            The categories' counts.
+        cal : Calibration
+            Its calibration (:meth:`calibrate`).
+        backend : Backend
+            Not used: nothing is solved.
+        rng : numpy.random.Generator
+            The noise source.
+        **_ : Any
+            The solver options :meth:`Mechanism.run` takes (not used).
+
+        Returns
+        -------
+        tuple
+            (the indices of the categories kept, None, False).
+
+        Examples
+        --------
+        >>> from dpconvex.templates.statistics import VocabularyTemplate
+        >>> plans = np.repeat(["basic", "pro", "rare"], [900, 40, 1])
+        >>> template = VocabularyTemplate(plans, 941)
+        >>> mech, budget = get_mechanism("stable_vocabulary"), Budget(1.0, 1e-6)
+        >>> from dpconvex.solvers import LbfgsNewton
+        >>> cal = mech.calibrate(template, budget)
+        >>> kept, solve, noised = mech.run(template, cal, LbfgsNewton(), rng)
+        >>> kept.tolist(), solve, noised
+        ([0, 1], None, False)
+        """
         assert cal is not None
         counts = template.category_counts
         # one draw at least, as for one category, when no value was seen

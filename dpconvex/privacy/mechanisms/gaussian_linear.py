@@ -519,6 +519,38 @@ class GaussianObjectiveLargeMargin(GaussianObjectivePerturbation):
 
     def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
+        """The Gaussian objective perturbation's certificate, with the bound the calibration
+        used (and the σ of the privacy-profile bound (*), when it computed one) among its
+        quantities.
+
+        Parameters
+        ----------
+        template : ObjectiveTemplate
+            The large-margin problem.
+        budget : Budget
+            The (ε, δ) of the release.
+        cal : Calibration
+            Its calibration.
+        conditions : list of Condition
+            The conditions checked (:meth:`conditions`).
+
+        Returns
+        -------
+        Certificate
+            The parent's, with ``"bound used"`` (and ``"sigma of bound (*)"``) added.
+
+        Examples
+        --------
+        >>> from dpconvex.data.preprocess import augment_and_scale
+        >>> from dpconvex.templates.large_margin_softmax import LargeMarginSoftmaxTemplate
+        >>> Z = augment_and_scale(rng.normal(size=(30, 3)) / 3.0, data_norm=1.0)
+        >>> template = LargeMarginSoftmaxTemplate(Z, np.arange(30) % 3, n_classes=3, lam=0.5)
+        >>> mech, budget = get_mechanism("gaussian_objective_lm"), Budget(1.0, 1e-5)
+        >>> cal = mech.calibrate(template, budget)
+        >>> cert = mech.certificate(template, budget, cal, mech.conditions(template, budget))
+        >>> cert.delta, "bound used" in cert.quantities
+        (1e-05, True)
+        """
         cert = super().certificate(template, budget, cal, conditions)
         assert cal is not None
         cert.quantities["bound used"] = cal.extra.get("bound", "(*)")
