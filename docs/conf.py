@@ -5,10 +5,13 @@ Build (from the repository root, with the ``docs`` extra installed)::
     python -m sphinx -W --keep-going -n -b html docs docs/_build/html
 
 ``-W`` turns every warning into an error and ``-n`` (``nitpicky``) reports every
-cross-reference that does not resolve. The site is built offline: the notebooks
-are rendered from their committed outputs (never executed), and no intersphinx
-inventory is fetched (see ``nitpick_ignore_regex`` below for what that means for
-references to NumPy, scikit-learn, pandas, CVXPY and the standard library).
+cross-reference that does not resolve. Each build writes the API reference's pages of
+objects (``docs/api/generated/``, ignored by git) anew: the folder is emptied before
+autosummary writes it, so a page of an object that no longer exists is never read. The
+site is built offline: the notebooks are rendered from their committed outputs (never
+executed), and no intersphinx inventory is fetched (see ``nitpick_ignore_regex`` below for
+what that means for references to NumPy, scikit-learn, pandas, CVXPY and the standard
+library).
 """
 
 from __future__ import annotations
@@ -64,6 +67,9 @@ root_doc = "index"
 
 autosummary_generate = True
 autosummary_generate_overwrite = True
+#: Where autosummary writes a page per object of the API reference (the ``:toctree:`` of the
+#: pages of docs/api/); emptied at the start of every build (:func:`_clear_generated`).
+GENERATED = Path("api") / "generated"
 autodoc_typehints = "signature"
 autodoc_member_order = "bysource"
 autodoc_preserve_defaults = True
@@ -310,6 +316,17 @@ def _resolve_alias(app, env, node, contnode):
 _SKLEARN_MACHINERY = re.compile(r"set_\w+_request|get_metadata_routing|set_output|fit_transform|fit_predict")
 
 
+def _clear_generated(app) -> None:
+    """Delete the pages autosummary wrote in an earlier build, before it writes this build's.
+
+    autosummary writes a page for each object the API reference lists and deletes none: the
+    page of an object since removed or renamed would stay, be read as a document and fail to
+    import (a warning, so an error under ``-W``). Connected to ``builder-inited`` ahead of
+    autosummary's own handler (a lower priority runs first).
+    """
+    shutil.rmtree(Path(app.srcdir) / GENERATED, ignore_errors=True)
+
+
 def _skip_member(app, what, name, obj, skip, options):
     if _SKLEARN_MACHINERY.fullmatch(name):
         return True
@@ -426,6 +443,7 @@ class DPConvexCLI(SphinxDirective):
 
 
 def setup(app):
+    app.connect("builder-inited", _clear_generated, priority=100)  # autosummary's runs at 500
     app.connect("missing-reference", _resolve_alias)
     app.connect("autodoc-skip-member", _skip_member)
     app.connect("autodoc-process-signature", _dataclass_signature)

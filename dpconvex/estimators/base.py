@@ -64,7 +64,7 @@ from ..errors import (
     verbosity,
 )
 from ..privacy.budget import Budget, hold_budget, reserve_budget
-from ..privacy.certificate import LabelSource
+from ..privacy.certificate import LabelSource, UncheckedSteps
 from ..privacy.composition import compose_sequential
 from ..privacy.declarations import VOUCHABLE
 from ..solvers import backend_names
@@ -868,8 +868,7 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
             fit_with(final, rows, y, context, given, caller=caller)
             # the user's, unverified
             if outside and getattr(final, "certificate_", None) is not None:
-                final.certificate_.state(f"not checked by dpconvex: that the pipeline step(s) "
-                                         f"{', '.join(outside)} map each record by itself alone")
+                final.certificate_.state(UncheckedSteps(tuple(outside)))
         return estimator
     context.every_row(type(estimator).__name__)  # a fit outside dpconvex reads every row
     return estimator.fit(X, y)
@@ -1105,11 +1104,11 @@ def _takes_context(estimator: Any) -> bool:
     return callable(fit) and "context" in inspect.signature(fit).parameters
 
 
-def _check_steps(pipeline: Pipeline, caller: str) -> list[str]:
+def _check_steps(pipeline: Pipeline, caller: str) -> list[tuple[str, str]]:
     """Refuse a pipeline (nested ones included) that scikit-learn would fit by its cache, or with
     a step outside dpconvex that learns from its rows (its ``requires_fit`` tag); the others
-    outside dpconvex, named for the certificate."""
-    outside: list[str] = []
+    outside dpconvex, each as (its name, its class's name) for the certificate."""
+    outside: list[tuple[str, str]] = []
     if pipeline.memory is not None:
         raise PrivacyError(f"{caller}: a pipeline with memory= is fitted through scikit-learn's "
                            "cache, outside the private fit (its noise source and row checks). "
@@ -1128,7 +1127,7 @@ def _check_steps(pipeline: Pipeline, caller: str) -> list[str]:
                     "PublicEncoder with a public schema, RandomFourierFeatures, or a stateless "
                     "map."
                 )
-            outside.append(f"{name!r} ({type(step).__name__})")
+            outside.append((name, type(step).__name__))
     return outside
 
 

@@ -497,12 +497,9 @@ class LinearPlanMixin:
         choice = resolve_mechanism(self.mechanism, asked, auto)
         if choice.reason is not None and getattr(self, "constraints", None) is not None \
                 and auto is not None and choice.name != auto[0]:
-            choice = AutoMechanism(auto[0], (
-                f"mechanism='auto' -> {auto[0]!r} (objective perturbation, pure epsilon-DP: "
-                "within the (epsilon, delta) asked) because constraints= is given: "
-                f"{choice.name!r} is derived for the unconstrained minimizer, objective "
-                "perturbation over a closed convex set is covered (Kifer, Smith & Thakurta "
-                "2012, docs/privacy/user_objectives.md#privacy-constraints)"))
+            choice = AutoMechanism(auto[0], MechanismChoice(
+                auto[0], "constraints", "objective perturbation, pure epsilon-DP: within the "
+                "(epsilon, delta) asked", instead=choice.name))
             asked = Budget(asked.epsilon)  # the pure mechanism "auto" chose spends no δ
         mechanism = build_mechanism(choice.name, type(self).__name__, self.mechanism_menu,
                                     optimality_tol=getattr(self, "optimality_tol", None))

@@ -17,7 +17,7 @@ from typing import Any
 
 __all__ = ["SEEDED", "Certificate", "ComponentsRule", "Condition", "DeltaRows", "LabelSource",
            "LamRule", "LossSmoothing", "MechanismChoice", "NoisyGDRule", "ParameterSet",
-           "PublicFeatureMap", "RowMap", "SmoothingRule"]
+           "PublicFeatureMap", "RowMap", "SmoothingRule", "UncheckedSteps"]
 
 
 #: The certificate line of a release whose noise the caller seeded (``Certificate.seeded``).
@@ -224,18 +224,23 @@ class MechanismChoice:
     ----------
     mechanism : str
         The mechanism chosen.
-    because : {"delta = 0", "delta > 0", "bound"}
+    because : {"delta = 0", "delta > 0", "bound", "constraints"}
         δ's sign alone (the one rule of
         :func:`~dpconvex.privacy.mechanisms.base.resolve_mechanism`), or, with δ > 0, the
-        lower of the pure and Gaussian forms' Λ-rule bounds (the linear learners).
+        lower of the pure and Gaussian forms' Λ-rule bounds (the linear learners), or
+        ``constraints=`` (the linear learners: the pure form stands for ``instead``).
     why : str
-        For a choice by δ's sign: what the mechanism is, as the text states it.
+        For a choice by δ's sign or by ``constraints=``: what the mechanism is, as the text
+        states it.
     bound, other_bound : float
         For ``"bound"``: the chosen form's Λ-rule bound and the other form's.
     n, p : int
         For ``"bound"``: the rows and dimension the bounds read.
     pure : bool
         For ``"bound"``: whether the chosen form is the pure one.
+    instead : str
+        For ``"constraints"``: the mechanism δ's sign chose, derived for the unconstrained
+        minimizer only (``""`` otherwise).
 
     Examples
     --------
@@ -252,8 +257,14 @@ class MechanismChoice:
     n: int = 0
     p: int = 0
     pure: bool = False
+    instead: str = ""
 
     def __str__(self) -> str:
+        if self.because == "constraints":
+            return (f"mechanism='auto' -> {self.mechanism!r} ({self.why}) because constraints= is "
+                    f"given: {self.instead!r} is derived for the unconstrained minimizer, "
+                    "objective perturbation over a closed convex set is covered (Kifer, Smith & "
+                    "Thakurta 2012, docs/privacy/user_objectives.md#privacy-constraints)")
         if self.because != "bound":
             because = "delta > 0 was given" if self.because == "delta > 0" else self.because
             return (f"mechanism='auto' -> {self.mechanism!r} ({self.why}) because {because}: "
@@ -498,6 +509,33 @@ class PublicFeatureMap:
 
 
 @dataclass(frozen=True)
+class UncheckedSteps:
+    """Pipeline steps outside dpconvex that the guarantee takes to map each record by itself
+    alone, which nobody checked (they learn nothing from the rows): a certificate line with
+    fields.
+
+    Attributes
+    ----------
+    steps : tuple of (str, str)
+        Each step's name in its pipeline and the name of its class.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.certificate import UncheckedSteps
+    >>> line = UncheckedSteps((("normalizer", "Normalizer"),))
+    >>> line.steps[0][1], str(line)[:63]
+    ('Normalizer', "not checked by dpconvex: that the pipeline step(s) 'normalizer'")
+    """
+
+    steps: tuple[tuple[str, str], ...]
+
+    def __str__(self) -> str:
+        named = ", ".join(f"{name!r} ({kind})" for name, kind in self.steps)
+        return (f"not checked by dpconvex: that the pipeline step(s) {named} map each record by "
+                "itself alone")
+
+
+@dataclass(frozen=True)
 class RowMap:
     """The public per-record maps of the rows and where the rows are held: a certificate field.
 
@@ -582,7 +620,7 @@ class RowMap:
 #: The typed lines a certificate states: their text among ``assumptions``, their fields in
 #: ``lines`` (:meth:`Certificate.state`).
 Line = (SmoothingRule | MechanismChoice | DeltaRows | NoisyGDRule | LossSmoothing | ParameterSet
-        | PublicFeatureMap | ComponentsRule)
+        | PublicFeatureMap | ComponentsRule | UncheckedSteps)
 #: The typed facts a certificate holds: in fields of their own, or typed lines
 #: (:meth:`Certificate.state`).
 Fact = LabelSource | LamRule | RowMap | Line
@@ -628,7 +666,8 @@ class Certificate:
     lines : list of Line
         The typed lines stated (:class:`SmoothingRule`, :class:`MechanismChoice`,
         :class:`DeltaRows`, :class:`NoisyGDRule`, :class:`LossSmoothing`,
-        :class:`ParameterSet`, :class:`PublicFeatureMap`, :class:`ComponentsRule`): their
+        :class:`ParameterSet`, :class:`PublicFeatureMap`, :class:`ComponentsRule`,
+        :class:`UncheckedSteps`): their
         fields, for a test or a tool to read (:meth:`line`); each line's text is among
         ``assumptions``, where it was stated.
     released : dict
