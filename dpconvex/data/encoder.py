@@ -445,9 +445,6 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         or ".transform", opens the messages)."""
         names, cols, dtypes = table_columns(X, caller)
         if isinstance(schema, UniformSchema):  # the width and the names: public facts
-            if not cols:
-                raise DataValidationError(f"{caller}: X has no column; encode a table of at "
-                                          "least one column.")
             try:
                 schema = schema.for_columns(len(cols) if names is None else names)
             except ParameterError as exc:  # feature names that repeat ("a" + "=b" and "a=b")
