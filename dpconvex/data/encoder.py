@@ -360,10 +360,10 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
     Parameters
     ----------
     schema : PublicSchema or UniformSchema
-        The public description of the table: its columns, or one declaration for every column
-        (:meth:`PublicSchema.uniform`, e.g. every feature a pixel in [0, 255]), which ``fit``
-        applies to the table's columns (their number; a DataFrame's names, else ``x0, x1,
-        ...``) as :attr:`schema_`. A schema drafted by
+        The public description of the table: its columns, or one declaration for every
+        column (:meth:`~dpconvex.PublicSchema.uniform`, e.g. every feature a pixel in
+        [0, 255]), which ``fit`` applies to the table's columns (their number; a DataFrame's
+        names, else ``x0, x1, ...``) as ``schema_``. A schema drafted by
         :func:`~dpconvex.draft_schema` is read from data: ``fit`` warns
         :class:`~dpconvex.errors.PrivacyLeakWarning` until it is written into
         code (:meth:`PublicSchema.to_code`).
@@ -377,7 +377,8 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
     ----------
     schema_ : PublicSchema
         The schema applied: ``schema`` itself, or a uniform schema given the fitted table's
-        columns (:meth:`UniformSchema.for_columns`); ``transform`` refuses another width.
+        columns (:meth:`~dpconvex.data.UniformSchema.for_columns`); ``transform`` refuses
+        another width.
     n_features_in_ : int
         The number of columns of the table (``len(schema_.columns)``).
     feature_names_in_ : ndarray of str

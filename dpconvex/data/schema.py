@@ -2,10 +2,11 @@
 
 A :class:`PublicSchema` declares each column :class:`Numeric`, :class:`Categorical`,
 :class:`Binary` or ``None`` (present, not used); it fixes the encoded features and the
-public divisor of every encoded row (:func:`norm_divisor`). A :class:`UniformSchema`
-(:meth:`PublicSchema.uniform`) declares every column of a table alike, however many it has.
-Nothing here reads data: :class:`dpconvex.data.encoder.PublicEncoder` applies a schema record
-by record, and :func:`dpconvex.draft_schema` drafts one from a table, for a person to review.
+public divisor of every encoded row (:func:`norm_divisor`). A
+:class:`~dpconvex.data.UniformSchema` (:meth:`~dpconvex.PublicSchema.uniform`) declares every
+column of a table alike, however many it has. Nothing here reads data:
+:class:`dpconvex.data.encoder.PublicEncoder` applies a schema record by record, and
+:func:`dpconvex.draft_schema` drafts one from a table, for a person to review.
 """
 
 from __future__ import annotations
@@ -631,15 +632,16 @@ class PublicSchema:
         ``[0, 255]``, a table already scaled to ``[0, 1]``, every position of a sequence one
         of ``("A", "C", "G", "T")``. The number of columns is a public fact, so
         :class:`~dpconvex.PublicEncoder` takes it (and a DataFrame's column names; else
-        ``x0, x1, ...``) from the table at ``fit`` and applies :meth:`UniformSchema.for_columns`
-        of it; ranges, vocabulary, divisor and encoded range stay constants of the declaration.
+        ``x0, x1, ...``) from the table at ``fit`` and applies
+        :meth:`~dpconvex.data.UniformSchema.for_columns` of it; ranges, vocabulary, divisor and
+        encoded range stay constants of the declaration.
 
         Parameters
         ----------
         declaration : Numeric, Categorical or Binary
             The public declaration of every column.
         centered : bool, default=False
-            As in :class:`PublicSchema`.
+            As in :class:`~dpconvex.PublicSchema`.
 
         Returns
         -------
@@ -743,8 +745,8 @@ _COLUMN_VIEWS = frozenset({
 class UniformSchema:
     """One public declaration for every column of a table, however many it has.
 
-    Made by :meth:`PublicSchema.uniform`; see there. It has no columns of its own:
-    :meth:`for_columns` gives the :class:`PublicSchema` of a table's columns, and
+    Made by :meth:`~dpconvex.PublicSchema.uniform`; see there. It has no columns of its own:
+    ``for_columns`` gives the :class:`~dpconvex.PublicSchema` of a table's columns, and
     :class:`~dpconvex.PublicEncoder` applies it at ``fit`` to the table's (its fitted
     ``schema_``), so a uniform schema encodes each table as the named schema of its columns
     would. Equal uniform schemas give equal schemas for the same columns.
@@ -754,7 +756,7 @@ class UniformSchema:
     declaration : Numeric, Categorical or Binary
         The public declaration of every column (``None``, a column not used, would use none).
     centered : bool, default=False
-        As in :class:`PublicSchema`.
+        As in :class:`~dpconvex.PublicSchema`.
 
     Examples
     --------
@@ -786,7 +788,7 @@ class UniformSchema:
         return self.declaration.drafted
 
     def for_columns(self, columns: int | Sequence[str]) -> PublicSchema:
-        """The :class:`PublicSchema` declaring each of ``columns`` by :attr:`declaration`.
+        """The :class:`~dpconvex.PublicSchema` declaring each of ``columns`` by ``declaration``.
 
         Parameters
         ----------
@@ -833,7 +835,8 @@ class UniformSchema:
         return PublicSchema(dict.fromkeys(names, self.declaration), centered=self.centered)
 
     def to_code(self, name: str = "schema") -> str:
-        """The Python source that assigns this schema to ``name`` (as :meth:`PublicSchema.to_code`).
+        """The Python source that assigns this schema to ``name``, as
+        :meth:`~dpconvex.PublicSchema.to_code` does.
 
         Examples
         --------
