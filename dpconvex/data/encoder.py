@@ -361,7 +361,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
     ----------
     schema : PublicSchema or UniformSchema
         The public description of the table: its columns, or one declaration for every
-        column (:meth:`~dpconvex.PublicSchema.uniform`, e.g. every feature a pixel in
+        column (:meth:`~dpconvex.PublicSchema.every_column`, e.g. every feature a pixel in
         [0, 255]), which ``fit`` applies to the table's columns (their number; a DataFrame's
         names, else ``x0, x1, ...``) as ``schema_``. A schema drafted by
         :func:`~dpconvex.draft_schema` is read from data: ``fit`` warns
@@ -432,7 +432,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         if not isinstance(self.schema, (PublicSchema, UniformSchema)):
             raise ParameterError(f"The 'schema' parameter of {owner} must be a PublicSchema, e.g. "
                                  "PublicSchema({'age': Numeric(0, 120)}), or one declaration for "
-                                 "every column, PublicSchema.uniform(Numeric(0, 255)). Got "
+                                 "every column, PublicSchema.every_column(Numeric(0, 255)). Got "
                                  f"{_short_repr(self.schema)} instead.")
         row_norm = check_row_norm(self.row_norm, owner)
         q = check_float("data_norm", self.data_norm, owner)

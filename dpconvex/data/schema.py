@@ -3,7 +3,7 @@
 A :class:`PublicSchema` declares each column :class:`Numeric`, :class:`Categorical`,
 :class:`Binary` or ``None`` (present, not used); it fixes the encoded features and the
 public divisor of every encoded row (:func:`norm_divisor`). A
-:class:`~dpconvex.data.UniformSchema` (:meth:`~dpconvex.PublicSchema.uniform`) declares every
+:class:`~dpconvex.data.UniformSchema` (:meth:`~dpconvex.PublicSchema.every_column`) declares every
 column of a table alike, however many it has. Nothing here reads data:
 :class:`dpconvex.data.encoder.PublicEncoder` applies a schema record by record, and
 :func:`dpconvex.draft_schema` drafts one from a table, for a person to review.
@@ -624,7 +624,7 @@ class PublicSchema:
         return cls(columns, numeric, centered=centered)
 
     @classmethod
-    def uniform(cls, declaration: Numeric | Categorical | Binary, *,
+    def every_column(cls, declaration: Numeric | Categorical | Binary, *,
                 centered: bool = False) -> UniformSchema:
         """One declaration for every column of a table, however many columns it has.
 
@@ -656,9 +656,9 @@ class PublicSchema:
         --------
         >>> import numpy as np
         >>> from dpconvex import Numeric, PublicEncoder, PublicSchema
-        >>> pixels = PublicSchema.uniform(Numeric(0, 255))
+        >>> pixels = PublicSchema.every_column(Numeric(0, 255))
         >>> pixels
-        PublicSchema.uniform(Numeric(low=0.0, high=255.0, log=False))
+        PublicSchema.every_column(Numeric(low=0.0, high=255.0, log=False))
         >>> enc = PublicEncoder(pixels).fit(np.array([[0, 255, 51, 102]]))
         >>> enc.schema_.feature_names, enc.schema_.divisor  # sqrt(4 numeric columns)
         (('x0', 'x1', 'x2', 'x3'), 2.0)
@@ -745,7 +745,7 @@ _COLUMN_VIEWS = frozenset({
 class UniformSchema:
     """One public declaration for every column of a table, however many it has.
 
-    Made by :meth:`~dpconvex.PublicSchema.uniform`; see there. It has no columns of its own:
+    Made by :meth:`~dpconvex.PublicSchema.every_column`; see there. It has no columns of its own:
     ``for_columns`` gives the :class:`~dpconvex.PublicSchema` of a table's columns, and
     :class:`~dpconvex.PublicEncoder` applies it at ``fit`` to the table's (its fitted
     ``schema_``), so a uniform schema encodes each table as the named schema of its columns
@@ -761,7 +761,7 @@ class UniformSchema:
     Examples
     --------
     >>> from dpconvex import Categorical, PublicSchema
-    >>> bases = PublicSchema.uniform(Categorical(("A", "C", "G", "T"), other=False))
+    >>> bases = PublicSchema.every_column(Categorical(("A", "C", "G", "T"), other=False))
     >>> bases.for_columns(["p0", "p1"]).feature_names
     ('p0=A', 'p0=C', 'p0=G', 'p0=T', 'p1=A', 'p1=C', 'p1=G', 'p1=T')
     """
@@ -775,8 +775,8 @@ class UniformSchema:
             unused = " (None, a column not used, would leave no feature)" \
                 if self.declaration is None else ""
             raise ParameterError(
-                "The 'declaration' parameter of PublicSchema.uniform must be the declaration of "
-                "every column, Numeric(...), Categorical(...) or Binary(...), e.g. "
+                "The 'declaration' parameter of PublicSchema.every_column must be the declaration "
+                "of every column, Numeric(...), Categorical(...) or Binary(...), e.g. "
                 f"Numeric(0, 255) for pixels. Got {_short_repr(self.declaration)} "
                 f"instead{unused}."
             )
@@ -808,7 +808,7 @@ class UniformSchema:
         Examples
         --------
         >>> from dpconvex import Numeric, PublicSchema
-        >>> PublicSchema.uniform(Numeric(0, 1)).for_columns(2)
+        >>> PublicSchema.every_column(Numeric(0, 1)).for_columns(2)
         PublicSchema({'x0': Numeric(low=0.0, high=1.0, log=False), \
 'x1': Numeric(low=0.0, high=1.0, log=False)})
         """
@@ -841,23 +841,23 @@ class UniformSchema:
         Examples
         --------
         >>> from dpconvex import Numeric, PublicSchema
-        >>> print(PublicSchema.uniform(Numeric(0, 255)).to_code("pixels"))
+        >>> print(PublicSchema.every_column(Numeric(0, 255)).to_code("pixels"))
         from dpconvex import Numeric, PublicSchema
         <BLANKLINE>
-        pixels = PublicSchema.uniform(Numeric(0.0, 255.0))
+        pixels = PublicSchema.every_column(Numeric(0.0, 255.0))
         """
         lines = []
         if self.suggested:
             lines += ["# Drafted by draft_schema from data: replace every bound and "
                       "vocabulary by", "# public knowledge before any private use."]
         lines += [f"from dpconvex import {type(self.declaration).__name__}, PublicSchema", "",
-                  f"{name} = PublicSchema.uniform({_decl_code(self.declaration)}"
+                  f"{name} = PublicSchema.every_column({_decl_code(self.declaration)}"
                   f"{', centered=True' if self.centered else ''})"]
         return "\n".join(lines)
 
     def __repr__(self) -> str:
         extra = ", centered=True" if self.centered else ""
-        return f"PublicSchema.uniform({self.declaration!r}{extra})"
+        return f"PublicSchema.every_column({self.declaration!r}{extra})"
 
     def __getattr__(self, name: str) -> Any:
         """A named AttributeError for what only a schema with columns has."""

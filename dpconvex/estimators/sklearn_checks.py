@@ -12,7 +12,7 @@ public schema:
   :class:`~dpconvex.NoisyGradientDescent` runs all of its T steps, fixed before the data are read:
   its ``n_iter_`` is T.
 - :class:`~dpconvex.PublicEncoder` is checked twice. With one declaration for every column
-  (:meth:`~dpconvex.PublicSchema.uniform`) it takes the width of each table it is fitted on and
+  (:meth:`~dpconvex.PublicSchema.every_column`) it takes the width of each table it is fitted on and
   passes every check. With a schema that names its columns, a check that fits rows of another
   width is refused by name, as a table with other columns must be: those checks are declared
   under ``"PublicEncoder (named columns)"``.
@@ -84,13 +84,13 @@ EXPECTED_FAILED_CHECKS: Mapping[str, Mapping[str, str]] = {
 def checked_name(estimator: Any) -> str:
     """The name of ``estimator`` in :func:`checked_estimators` and :data:`EXPECTED_FAILED_CHECKS`:
     its class name, and ``"PublicEncoder (named columns)"`` for an encoder whose schema names its
-    columns (a :class:`~dpconvex.PublicSchema`, not :meth:`~dpconvex.PublicSchema.uniform`).
+    columns (a :class:`~dpconvex.PublicSchema`, not :meth:`~dpconvex.PublicSchema.every_column`).
 
     Examples
     --------
     >>> from dpconvex import Numeric, PublicEncoder, PublicSchema
     >>> from dpconvex.estimators.sklearn_checks import checked_name
-    >>> checked_name(PublicEncoder(PublicSchema.uniform(Numeric(0, 1))))
+    >>> checked_name(PublicEncoder(PublicSchema.every_column(Numeric(0, 1))))
     'PublicEncoder'
     >>> checked_name(PublicEncoder(PublicSchema({"age": Numeric(0, 120)})))
     'PublicEncoder (named columns)'
@@ -146,7 +146,7 @@ def checked_estimators() -> dict[str, Any]:
     >>> len(checked), len({type(est) for est in checked.values()})
     (18, 17)
     >>> checked["PublicEncoder"].schema
-    PublicSchema.uniform(Numeric(low=-10.0, high=10.0, log=False))
+    PublicSchema.every_column(Numeric(low=-10.0, high=10.0, log=False))
     """
     from sklearn.base import BaseEstimator
 
@@ -163,7 +163,7 @@ def checked_estimators() -> dict[str, Any]:
             PrivateLogisticRegression(), param_grid="auto", epsilon=1.0),
         "PrivateRandomSearch": lambda: PrivateRandomSearch(
             PrivateLogisticRegression(), param_grid={"lam": [0.01, 0.1]}, epsilon=1.0),
-        "PublicEncoder": lambda: PublicEncoder(PublicSchema.uniform(Numeric(-10.0, 10.0))),
+        "PublicEncoder": lambda: PublicEncoder(PublicSchema.every_column(Numeric(-10.0, 10.0))),
     }
     classes = [PublicEncoder, *(getattr(estimators, name) for name in estimators.__all__)]
     checked = {cls.__name__: required.get(cls.__name__, cls)()

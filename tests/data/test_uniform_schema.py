@@ -1,4 +1,4 @@
-"""PublicSchema.uniform: one public declaration for every column, the width taken from the table.
+"""PublicSchema.every_column: one public declaration for every column, the width from the table.
 
 The encoder applies it to the fitted table's columns (a public fact) as the named schema of those
 columns, held as schema_: the rows, their public ranges, the feature names and the refusals are
@@ -16,7 +16,7 @@ from dpconvex import Binary, Categorical, Numeric, PublicEncoder, PublicSchema
 from dpconvex.data import RangedRows, UniformSchema
 from dpconvex.errors import DataTypeError, DataValidationError, ParameterError, PrivacyLeakWarning
 
-PIXELS = PublicSchema.uniform(Numeric(0, 16))
+PIXELS = PublicSchema.every_column(Numeric(0, 16))
 
 #: Two encodings of the same rows by the same arithmetic (the same schema's constants) agree to
 #: the last bit; a few ulp of relative tolerance leave no room for any other computation.
@@ -48,7 +48,7 @@ def test_another_width_at_transform_is_refused_in_scikit_learns_words():
 def test_a_dataframe_gives_its_column_names_and_its_dtypes_are_checked_by_name():
     pd = pytest.importorskip("pandas")
     df = pd.DataFrame({"red": [0, 255], "green": [51, 102]})
-    enc = PublicEncoder(PublicSchema.uniform(Numeric(0, 255))).fit(df)
+    enc = PublicEncoder(PublicSchema.every_column(Numeric(0, 255))).fit(df)
     assert list(enc.schema_.columns) == ["red", "green"] == enc.feature_names_in_.tolist()
     assert enc.get_feature_names_out().tolist() == ["red", "green"]
     with pytest.raises(DataValidationError, match="feature names should match"):
@@ -58,12 +58,12 @@ def test_a_dataframe_gives_its_column_names_and_its_dtypes_are_checked_by_name()
 
 
 def test_categorical_and_binary_declarations_apply_to_every_column():
-    bases = PublicSchema.uniform(Categorical(("A", "C", "G", "T"), other=False))
+    bases = PublicSchema.every_column(Categorical(("A", "C", "G", "T"), other=False))
     Z = PublicEncoder(bases).fit_transform(np.array([["A", "T"], ["G", "C"]]))
     assert Z.shape == (2, 8)
     np.testing.assert_allclose(Z * np.sqrt(2), [[1, 0, 0, 0, 0, 0, 0, 1],
                                                 [0, 0, 1, 0, 0, 1, 0, 0]], **SAME)
-    flags = PublicEncoder(PublicSchema.uniform(Binary(positive=1))).fit(np.eye(3, dtype=int))
+    flags = PublicEncoder(PublicSchema.every_column(Binary(positive=1))).fit(np.eye(3, dtype=int))
     assert flags.schema_.binary == {"x0": 1, "x1": 1, "x2": 1}
 
 
@@ -75,12 +75,12 @@ def test_a_fitted_encoder_pickles_and_two_fits_of_one_width_leave_the_same_bytes
     X = rng.uniform(0, 16, (5, 4))
     np.testing.assert_allclose(pickle.loads(pickle.dumps(a)).transform(X), a.transform(X), **SAME)
     assert pickle.loads(pickle.dumps(PIXELS)) == PIXELS
-    assert hash(PIXELS) == hash(PublicSchema.uniform(Numeric(0.0, 16.0)))
-    assert PIXELS != PublicSchema.uniform(Numeric(0, 16), centered=True)
+    assert hash(PIXELS) == hash(PublicSchema.every_column(Numeric(0.0, 16.0)))
+    assert PIXELS != PublicSchema.every_column(Numeric(0, 16), centered=True)
 
 
 def test_the_source_and_the_repr_rebuild_an_equal_schema():
-    for schema in (PIXELS, PublicSchema.uniform(Categorical(("a", "b")), centered=True)):
+    for schema in (PIXELS, PublicSchema.every_column(Categorical(("a", "b")), centered=True)):
         scope: dict = {}
         exec(schema.to_code("rebuilt"), scope)  # noqa: S102 - the source printed for the user
         assert scope["rebuilt"] == schema
@@ -89,17 +89,17 @@ def test_the_source_and_the_repr_rebuild_an_equal_schema():
 
 def test_a_bad_declaration_and_a_schema_without_columns_are_named():
     for bad in (None, (0, 255), PublicSchema({"x": Numeric(0, 1)})):
-        with pytest.raises(ParameterError, match="'declaration' parameter of PublicSchema.uniform"):
-            PublicSchema.uniform(bad)
+        with pytest.raises(ParameterError, match="'declaration' parameter of PublicSchema.every"):
+            PublicSchema.every_column(bad)
     with pytest.raises(AttributeError, match="A uniform schema has no 'feature_names'.*schema_"):
         PIXELS.feature_names  # noqa: B018
-    with pytest.raises(ParameterError, match="must be a PublicSchema.*PublicSchema.uniform"):
+    with pytest.raises(ParameterError, match="must be a PublicSchema.*PublicSchema.every_column"):
         PublicEncoder(Numeric(0, 1)).fit(np.zeros((2, 2)))
     assert isinstance(PIXELS, UniformSchema) and not isinstance(PIXELS, PublicSchema)
 
 
 def test_a_drafted_declaration_warns_as_a_drafted_schema_does():
-    drafted = PublicSchema.uniform(Numeric(0, 16, drafted=True))
+    drafted = PublicSchema.every_column(Numeric(0, 16, drafted=True))
     with pytest.warns(PrivacyLeakWarning, match="drafted by draft_schema"):
         enc = PublicEncoder(drafted).fit(np.zeros((3, 2)))
     assert enc.schema_.suggested and drafted.to_code().startswith("# Drafted by draft_schema")
