@@ -863,11 +863,11 @@ class UniformSchema:
         """A named AttributeError for what only a schema with columns has."""
         if name in _COLUMN_VIEWS:
             raise AttributeError(
-                f"A uniform schema has no {name!r}: its columns are the table's, read by "
-                "PublicEncoder at fit. Read the fitted encoder's schema_, or give the columns: "
-                "schema.for_columns(n_columns or names)."
+                f"UniformSchema.{name}: a uniform schema has no columns of its own; they are the "
+                "table's, read by PublicEncoder at fit. Read the fitted encoder's schema_, or "
+                "give the columns: schema.for_columns(n_columns or names)."
             )
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return object.__getattribute__(self, name)  # Python's own AttributeError
 
 
 def _quoted(value: Any) -> str:

@@ -91,7 +91,7 @@ def test_a_bad_declaration_and_a_schema_without_columns_are_named():
     for bad in (None, (0, 255), PublicSchema({"x": Numeric(0, 1)})):
         with pytest.raises(ParameterError, match="'declaration' parameter of PublicSchema.every"):
             PublicSchema.every_column(bad)
-    with pytest.raises(AttributeError, match="A uniform schema has no 'feature_names'.*schema_"):
+    with pytest.raises(AttributeError, match="UniformSchema.feature_names: .* no columns.*schema_"):
         PIXELS.feature_names  # noqa: B018
     with pytest.raises(ParameterError, match="must be a PublicSchema.*PublicSchema.every_column"):
         PublicEncoder(Numeric(0, 1)).fit(np.zeros((2, 2)))
