@@ -39,7 +39,7 @@ from ..errors import (
 )
 from .ranged_rows import RangedRows
 from .row_scaling import check_row_norm, normalize_rows
-from .schema import OTHER, PublicSchema
+from .schema import OTHER, PublicSchema, UniformSchema
 from .tables import dtype_kind, integer_text, is_missing, table_columns
 
 __all__ = ["PublicEncoder", "category_codes", "encode", "encode_parts"]
@@ -352,14 +352,18 @@ def encode_parts(schema: PublicSchema, numeric: Mapping[str, np.ndarray],
 class PublicEncoder(TransformerMixin, BaseEstimator):
     """Encode a table by a public schema: per-record maps only, rows of norm <= ``data_norm``.
 
-    ``fit`` only checks and records ``feature_names_in_`` and ``n_features_in_``; ``transform``
-    maps every record by itself and the schema's constants
+    ``fit`` only checks and records ``schema_``, ``feature_names_in_`` and ``n_features_in_``
+    (the table's columns: public facts); ``transform`` maps every record by itself and the
+    schema's constants
     (docs/privacy/row_scaling.md#privacy-public-schemas).
 
     Parameters
     ----------
-    schema : PublicSchema
-        The public description of the table. A schema drafted by
+    schema : PublicSchema or UniformSchema
+        The public description of the table: its columns, or one declaration for every
+        column (:meth:`~dpconvex.PublicSchema.every_column`, e.g. every feature a pixel in
+        [0, 255]), which ``fit`` applies to the table's columns (their number; a DataFrame's
+        names, else ``x0, x1, ...``) as ``schema_``. A schema drafted by
         :func:`~dpconvex.draft_schema` is read from data: ``fit`` warns
         :class:`~dpconvex.errors.PrivacyLeakWarning` until it is written into
         code (:meth:`PublicSchema.to_code`).
@@ -371,8 +375,12 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
+    schema_ : PublicSchema
+        The schema applied: ``schema`` itself, or a uniform schema given the fitted table's
+        columns (:meth:`~dpconvex.data.UniformSchema.for_columns`); ``transform`` refuses
+        another width.
     n_features_in_ : int
-        The number of columns of the table (``len(schema.columns)``).
+        The number of columns of the table (``len(schema_.columns)``).
     feature_names_in_ : ndarray of str
         The column names, when fitted on a DataFrame or a mapping of columns.
 
@@ -411,29 +419,44 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
     """
 
     def __init__(
-        self, schema: PublicSchema, *, row_norm: str = "none", data_norm: float = 1.0
+        self, schema: PublicSchema | UniformSchema, *, row_norm: str = "none",
+        data_norm: float = 1.0
     ) -> None:
         self.schema = schema
         self.row_norm = row_norm
         self.data_norm = data_norm
 
     # ---------------------------------------------------------------- checks
-    def _params(self) -> tuple[PublicSchema, str | None, float]:
+    def _params(self) -> tuple[PublicSchema | UniformSchema, str | None, float]:
         owner = type(self).__name__
-        if not isinstance(self.schema, PublicSchema):
+        if not isinstance(self.schema, (PublicSchema, UniformSchema)):
             raise ParameterError(f"The 'schema' parameter of {owner} must be a PublicSchema, e.g. "
-                                 "PublicSchema({'age': Numeric(0, 120)}). Got "
+                                 "PublicSchema({'age': Numeric(0, 120)}), or one declaration for "
+                                 "every column, PublicSchema.every_column(Numeric(0, 255)). Got "
                                  f"{_short_repr(self.schema)} instead.")
         row_norm = check_row_norm(self.row_norm, owner)
         q = check_float("data_norm", self.data_norm, owner)
         return self.schema, row_norm, q
 
     def _read(
-        self, X: Any, schema: PublicSchema, caller: str
-    ) -> tuple[np.ndarray | None, dict[str, Any]]:
-        """Check the table against the schema; return its names and the encoder's inputs
-        (``caller``, "PublicEncoder.fit" or ".transform", opens the messages)."""
+        self, X: Any, schema: PublicSchema | UniformSchema, caller: str
+    ) -> tuple[np.ndarray | None, dict[str, Any], PublicSchema]:
+        """Check the table against the schema (a uniform one given the table's columns); return
+        its names, the encoder's inputs and the schema applied (``caller``, "PublicEncoder.fit"
+        or ".transform", opens the messages)."""
         names, cols, dtypes = table_columns(X, caller)
+        if isinstance(schema, UniformSchema):  # the width and the names: public facts
+            try:
+                schema = schema.for_columns(len(cols) if names is None else names)
+            except ParameterError as exc:  # feature names that repeat ("a" + "=b" and "a=b")
+                raise DataValidationError(f"{caller}: {exc}") from None
+        elif isinstance(self.schema, UniformSchema) and len(cols) != len(schema.columns):
+            raise DataValidationError(
+                f"{caller}: X has {len(cols)} features, but {type(self).__name__} is expecting "
+                f"{len(schema.columns)} features as input: its uniform schema took the width "
+                "of the table it was fitted on. Transform tables of that width, or fit the "
+                "encoder again."
+            )
         complex_columns = [str(k if names is None else names[k])
                            for k, dtype in enumerate(dtypes) if dtype_kind(dtype) == "complex"]
         if complex_columns:  # from the dtypes alone, before the columns are matched to the schema
@@ -480,7 +503,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
                 parts["codes"][col] = category_codes(values, schema.categories[col])
             elif col in schema.binary:
                 parts["binary"][col] = _binary_values(values, schema.binary[col], col, caller)
-        return (None if names is None else np.asarray(names, dtype=object)), parts
+        return (None if names is None else np.asarray(names, dtype=object)), parts, schema
 
     def _encode(
         self, parts: dict[str, Any], schema: PublicSchema, row_norm: str, q: float
@@ -494,7 +517,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         lo, hi = schema.encoded_range(q)  # the schema's constants: public
         return RangedRows(Z, np.column_stack([lo, hi]), schema.provenance)
 
-    def _start(self) -> tuple[PublicSchema, str | None, float]:
+    def _start(self) -> tuple[PublicSchema | UniformSchema, str | None, float]:
         params = self._params()
         if params[0].suggested:
             warnings.warn(_SUGGESTED_TEXT, PrivacyLeakWarning, stacklevel=user_stacklevel())
@@ -518,7 +541,8 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         Returns
         -------
         PublicEncoder
-            ``self``, with ``n_features_in_`` and, for named columns, ``feature_names_in_``.
+            ``self``, with ``schema_``, ``n_features_in_`` and, for named columns,
+            ``feature_names_in_``.
 
         Raises
         ------
@@ -540,8 +564,8 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         ['age', 'plan']
         """
         schema, _, _ = self._start()
-        names, _ = self._read(X, schema, f"{type(self).__name__}.fit")
-        self.n_features_in_ = len(schema.columns)
+        names, _, self.schema_ = self._read(X, schema, f"{type(self).__name__}.fit")
+        self.n_features_in_ = len(self.schema_.columns)
         return with_feature_names(self, names)
 
     def fit_transform(self, X: Any, y: Any = None, **fit_params: Any) -> np.ndarray:
@@ -578,8 +602,9 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         True
         """
         schema, row_norm, q = self._start()
-        names, parts = self._read(X, schema, f"{type(self).__name__}.fit_transform")
+        names, parts, schema = self._read(X, schema, f"{type(self).__name__}.fit_transform")
         Z = self._encode(parts, schema, row_norm, q)
+        self.schema_ = schema
         self.n_features_in_ = len(schema.columns)
         with_feature_names(self, names)
         return Z
@@ -648,8 +673,8 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
             )
         if not isinstance(X, Mapping):
             check_feature_names(self, X, caller)
-        schema, row_norm, q = self._params()
-        _, parts = self._read(X, schema, caller)
+        _, row_norm, q = self._params()
+        _, parts, schema = self._read(X, self.schema_, caller)
         return self._encode(parts, schema, row_norm, q)
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
@@ -683,7 +708,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         ['age', 'plan=basic', 'plan=pro', 'plan=<other>']
         """
         check_fitted(self, "n_features_in_")
-        schema = self._params()[0]
+        schema = self.schema_
         if input_features is not None and list(input_features) != list(schema.columns):
             raise DataValidationError(
                 f"{type(self).__name__}.get_feature_names_out: input_features must "

@@ -2,7 +2,9 @@
 
 A :class:`PublicSchema` declares each column :class:`Numeric`, :class:`Categorical`,
 :class:`Binary` or ``None`` (present, not used); it fixes the encoded features and the
-public divisor of every encoded row (:func:`norm_divisor`). Nothing here reads data:
+public divisor of every encoded row (:func:`norm_divisor`). A
+:class:`~dpconvex.data.UniformSchema` (:meth:`~dpconvex.PublicSchema.every_column`) declares every
+column of a table alike, however many it has. Nothing here reads data:
 :class:`dpconvex.data.encoder.PublicEncoder` applies a schema record by record, and
 :func:`dpconvex.draft_schema` drafts one from a table, for a person to review.
 """
@@ -21,7 +23,7 @@ from .._validation import _short_repr, check_bool, check_int
 from ..errors import ParameterError
 from .ranged_rows import SUGGESTED_SOURCE
 
-__all__ = ["Binary", "Categorical", "Numeric", "PublicSchema", "norm_divisor"]
+__all__ = ["Binary", "Categorical", "Numeric", "PublicSchema", "UniformSchema", "norm_divisor"]
 
 #: The suffix of the feature that takes a categorical value outside the vocabulary.
 OTHER = "<other>"
@@ -621,6 +623,50 @@ class PublicSchema:
         numeric = {c: (float(lo), float(hi)) for c, (lo, hi) in zip(columns, ranges, strict=True)}
         return cls(columns, numeric, centered=centered)
 
+    @classmethod
+    def every_column(cls, declaration: Numeric | Categorical | Binary, *,
+                centered: bool = False) -> UniformSchema:
+        """One declaration for every column of a table, however many columns it has.
+
+        For a table whose columns are all alike and publicly so: every feature a pixel in
+        ``[0, 255]``, a table already scaled to ``[0, 1]``, every position of a sequence one
+        of ``("A", "C", "G", "T")``. The number of columns is a public fact, so
+        :class:`~dpconvex.PublicEncoder` takes it (and a DataFrame's column names; else
+        ``x0, x1, ...``) from the table at ``fit`` and applies
+        :meth:`~dpconvex.data.UniformSchema.for_columns` of it; ranges, vocabulary, divisor and
+        encoded range stay constants of the declaration.
+
+        Parameters
+        ----------
+        declaration : Numeric, Categorical or Binary
+            The public declaration of every column.
+        centered : bool, default=False
+            As in :class:`~dpconvex.PublicSchema`.
+
+        Returns
+        -------
+        UniformSchema
+
+        Raises
+        ------
+        ParameterError
+            ``declaration`` is not a Numeric, Categorical or Binary declaration.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dpconvex import Numeric, PublicEncoder, PublicSchema
+        >>> pixels = PublicSchema.every_column(Numeric(0, 255))
+        >>> pixels
+        PublicSchema.every_column(Numeric(low=0.0, high=255.0, log=False))
+        >>> enc = PublicEncoder(pixels).fit(np.array([[0, 255, 51, 102]]))
+        >>> enc.schema_.feature_names, enc.schema_.divisor  # sqrt(4 numeric columns)
+        (('x0', 'x1', 'x2', 'x3'), 2.0)
+        >>> (enc.transform(np.array([[0, 255, 51, 102]])) * 2.0).round(2).tolist()
+        [[0.0, 1.0, 0.2, 0.4]]
+        """
+        return UniformSchema(declaration, centered=centered)
+
     def select(self, columns: Sequence[str] | None = None, drop: Sequence[str] = (),
                *, caller: str = "PublicSchema.select") -> PublicSchema:
         """The schema restricted to the feature ``columns`` (None: all, in column order) less
@@ -685,6 +731,143 @@ class PublicSchema:
         lines += [f"    {_quoted(col)}: {_decl_code(d)}," for col, d in decls.items()]
         lines.append("}, centered=True)" if self.centered else "})")
         return "\n".join(lines)
+
+
+#: What a :class:`PublicSchema` has and a :class:`UniformSchema` has not until it is given columns.
+_COLUMN_VIEWS = frozenset({
+    "binary", "categories", "columns", "declarations", "divisor", "encoded_range", "feature_names",
+    "features", "fingerprint", "log_scaled", "n_features", "numeric", "other", "provenance",
+    "select",
+})
+
+
+@dataclass(frozen=True, repr=False)
+class UniformSchema:
+    """One public declaration for every column of a table, however many it has.
+
+    Made by :meth:`~dpconvex.PublicSchema.every_column`; see there. It has no columns of its own:
+    ``for_columns`` gives the :class:`~dpconvex.PublicSchema` of a table's columns, and
+    :class:`~dpconvex.PublicEncoder` applies it at ``fit`` to the table's (its fitted
+    ``schema_``), so a uniform schema encodes each table as the named schema of its columns
+    would. Equal uniform schemas give equal schemas for the same columns.
+
+    Parameters
+    ----------
+    declaration : Numeric, Categorical or Binary
+        The public declaration of every column (``None``, a column not used, would use none).
+    centered : bool, default=False
+        As in :class:`~dpconvex.PublicSchema`.
+
+    Examples
+    --------
+    >>> from dpconvex import Categorical, PublicSchema
+    >>> bases = PublicSchema.every_column(Categorical(("A", "C", "G", "T"), other=False))
+    >>> bases.for_columns(["p0", "p1"]).feature_names
+    ('p0=A', 'p0=C', 'p0=G', 'p0=T', 'p1=A', 'p1=C', 'p1=G', 'p1=T')
+    """
+
+    declaration: Numeric | Categorical | Binary
+    centered: bool = False
+
+    def __post_init__(self) -> None:
+        """Refuse a declaration that is not Numeric, Categorical or Binary (ParameterError)."""
+        if not isinstance(self.declaration, (Numeric, Categorical, Binary)):
+            unused = " (None, a column not used, would leave no feature)" \
+                if self.declaration is None else ""
+            raise ParameterError(
+                "The 'declaration' parameter of PublicSchema.every_column must be the declaration "
+                "of every column, Numeric(...), Categorical(...) or Binary(...), e.g. "
+                f"Numeric(0, 255) for pixels. Got {_short_repr(self.declaration)} "
+                f"instead{unused}."
+            )
+        _check_bools(self, "centered")
+
+    @property
+    def suggested(self) -> bool:
+        """Whether the declaration was read from data (``drafted``): the encoder then warns."""
+        return self.declaration.drafted
+
+    def for_columns(self, columns: int | Sequence[str]) -> PublicSchema:
+        """The :class:`~dpconvex.PublicSchema` declaring each of ``columns`` by ``declaration``.
+
+        Parameters
+        ----------
+        columns : int or sequence of str
+            The number of columns (named ``x0, x1, ...``, as :class:`~dpconvex.PublicEncoder`
+            reads the columns of an array by position) or their names, in order.
+
+        Returns
+        -------
+        PublicSchema
+
+        Raises
+        ------
+        ParameterError
+            No column, a name that is not a str, or a name repeated.
+
+        Examples
+        --------
+        >>> from dpconvex import Numeric, PublicSchema
+        >>> PublicSchema.every_column(Numeric(0, 1)).for_columns(2)
+        PublicSchema({'x0': Numeric(low=0.0, high=1.0, log=False), \
+'x1': Numeric(low=0.0, high=1.0, log=False)})
+        """
+        caller = "UniformSchema.for_columns"
+        if isinstance(columns, (int, np.integer)) and not isinstance(columns, bool):
+            names: Sequence[Any] = [f"x{k}" for k in range(int(columns))]
+        elif isinstance(columns, (Sequence, np.ndarray)) and not isinstance(columns, (str, bytes)):
+            names = list(columns)
+        else:
+            raise ParameterError(
+                f"The 'columns' parameter of {caller} must be the number of columns (int) or "
+                f"their names (a sequence of str). Got {_short_repr(columns)} instead."
+            )
+        if not names:
+            raise ParameterError(f"{caller}: the table has no column; a schema needs at least "
+                                 "one.")
+        if not all(isinstance(c, str) for c in names):
+            raise ParameterError(f"{caller}: column names must be str. Got "
+                                 f"{_short_repr(names)}.")
+        repeated = sorted({c for c in names if names.count(c) > 1})
+        if repeated:
+            raise ParameterError(f"{caller}: the column name(s) {repeated!r} repeat; name each "
+                                 "column once.")
+        return PublicSchema(dict.fromkeys(names, self.declaration), centered=self.centered)
+
+    def to_code(self, name: str = "schema") -> str:
+        """The Python source that assigns this schema to ``name``, as
+        :meth:`~dpconvex.PublicSchema.to_code` does.
+
+        Examples
+        --------
+        >>> from dpconvex import Numeric, PublicSchema
+        >>> print(PublicSchema.every_column(Numeric(0, 255)).to_code("pixels"))
+        from dpconvex import Numeric, PublicSchema
+        <BLANKLINE>
+        pixels = PublicSchema.every_column(Numeric(0.0, 255.0))
+        """
+        lines = []
+        if self.suggested:
+            lines += ["# Drafted by draft_schema from data: replace every bound and "
+                      "vocabulary by", "# public knowledge before any private use."]
+        lines += [f"from dpconvex import {type(self.declaration).__name__}, PublicSchema", "",
+                  f"{name} = PublicSchema.every_column({_decl_code(self.declaration)}"
+                  f"{', centered=True' if self.centered else ''})"]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        extra = ", centered=True" if self.centered else ""
+        return f"PublicSchema.every_column({self.declaration!r}{extra})"
+
+    def __getattr__(self, name: str) -> Any:
+        """A named AttributeError for what only a schema with columns has."""
+        if name in _COLUMN_VIEWS:
+            raise AttributeError(
+                f"UniformSchema.{name}: a uniform schema has no columns of its own; they are the "
+                "table's, read by PublicEncoder at fit. Read the fitted encoder's schema_, or "
+                "give the columns: schema.for_columns(n_columns or names)."
+            )
+        return object.__getattribute__(self, name)  # Python's own AttributeError
 
 
 def _quoted(value: Any) -> str:

@@ -11,8 +11,11 @@ public schema:
   learners whose solve stops at a tolerance keep no ``n_iter_``.
   :class:`~dpconvex.NoisyGradientDescent` runs all of its T steps, fixed before the data are read:
   its ``n_iter_`` is T.
-- :class:`~dpconvex.PublicEncoder` reads a table whose columns its schema declares; a check that
-  fits rows of another width is refused by name, as a table with other columns must be.
+- :class:`~dpconvex.PublicEncoder` is checked twice. With one declaration for every column
+  (:meth:`~dpconvex.PublicSchema.every_column`) it takes the width of each table it is fitted on and
+  passes every check. With a schema that names its columns, a check that fits rows of another
+  width is refused by name, as a table with other columns must be: those checks are declared
+  under ``"PublicEncoder (named columns)"``.
 
 The private regressors carry scikit-learn's ``poor_score`` tag (their noise at the checks' ε);
 their accuracy check then asks for no R² bar.
@@ -21,7 +24,7 @@ Examples
 --------
 >>> from sklearn.utils.estimator_checks import check_estimator
 >>> from dpconvex.estimators.sklearn_checks import checked_estimators, expected_failed_checks
->>> encoder = checked_estimators()["PublicEncoder"]
+>>> encoder = checked_estimators()["PublicEncoder (named columns)"]
 >>> results = check_estimator(encoder, expected_failed_checks=expected_failed_checks(encoder),
 ...                           on_fail=None)
 >>> sorted({r["status"] for r in results} - {"skipped"})
@@ -33,14 +36,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["EXPECTED_FAILED_CHECKS", "checked_estimators", "expected_failed_checks"]
+__all__ = ["EXPECTED_FAILED_CHECKS", "checked_estimators", "checked_name",
+           "expected_failed_checks"]
 
 _N_ITER = {"check_non_transformer_estimators_n_iter":
            "n_iter_ (the solver's iterations to its tolerance) depends on the data and is not "
            "released: a model holds its noised parameters and public facts only"}
 
-#: The width of the schema :func:`checked_estimators` gives the encoder.
+#: The width of the named schema :func:`checked_estimators` gives the second encoder.
 _SCHEMA_WIDTH = 3
+
+#: The key of the encoder whose schema names its columns.
+_NAMED_ENCODER = "PublicEncoder (named columns)"
 
 
 def _width(columns: int) -> str:
@@ -48,7 +55,8 @@ def _width(columns: int) -> str:
             "and a public schema fixes the columns, so the encoder refuses them")
 
 
-#: Class name -> {check name: why the check cannot pass}. A class not listed passes every check.
+#: :func:`checked_name` -> {check name: why the check cannot pass}. A name not listed passes every
+#: check.
 EXPECTED_FAILED_CHECKS: Mapping[str, Mapping[str, str]] = {
     "PrivateLinearClassifier": _N_ITER,
     "PrivateLogisticRegression": _N_ITER,
@@ -57,7 +65,7 @@ EXPECTED_FAILED_CHECKS: Mapping[str, Mapping[str, str]] = {
     "PrivateHuberRegressor": _N_ITER,
     "PrivateQuantileRegressor": _N_ITER,
     "PrivateLargeMarginGaussian": _N_ITER,
-    "PublicEncoder": {
+    _NAMED_ENCODER: {
         "check_estimators_overwrite_params": _width(2),
         "check_estimators_fit_returns_self": _width(2),
         "check_readonly_memmap_input": _width(2),
@@ -73,9 +81,37 @@ EXPECTED_FAILED_CHECKS: Mapping[str, Mapping[str, str]] = {
 }
 
 
+def checked_name(estimator: Any) -> str:
+    """The name of ``estimator`` in :func:`checked_estimators` and :data:`EXPECTED_FAILED_CHECKS`:
+    its class name, and ``"PublicEncoder (named columns)"`` for an encoder whose schema names its
+    columns (a :class:`~dpconvex.PublicSchema`, not :meth:`~dpconvex.PublicSchema.every_column`).
+
+    Examples
+    --------
+    >>> from dpconvex import Numeric, PublicEncoder, PublicSchema
+    >>> from dpconvex.estimators.sklearn_checks import checked_name
+    >>> checked_name(PublicEncoder(PublicSchema.every_column(Numeric(0, 1))))
+    'PublicEncoder'
+    >>> checked_name(PublicEncoder(PublicSchema({"age": Numeric(0, 120)})))
+    'PublicEncoder (named columns)'
+    """
+    return _name_of(type(estimator), estimator)
+
+
+def _name_of(cls: type, estimator: Any) -> str:
+    """The name of class ``cls`` of ``estimator``'s MRO, as :func:`checked_name` gives it."""
+    from ..data.schema import PublicSchema
+
+    if cls.__name__ == "PublicEncoder" and isinstance(getattr(estimator, "schema", None),
+                                                      PublicSchema):
+        return _NAMED_ENCODER
+    return cls.__name__
+
+
 def expected_failed_checks(estimator: Any) -> dict[str, str]:
     """The checks of scikit-learn ``estimator`` is expected to fail, {check name: reason}: those of
-    the first class of its MRO in :data:`EXPECTED_FAILED_CHECKS` (none for a class not listed).
+    the first class of its MRO in :data:`EXPECTED_FAILED_CHECKS` (none for a class not listed),
+    by :func:`checked_name` for the encoder.
 
     For ``expected_failed_checks=`` of scikit-learn's ``check_estimator`` and
     ``parametrize_with_checks``.
@@ -88,22 +124,29 @@ def expected_failed_checks(estimator: Any) -> dict[str, str]:
     ['check_non_transformer_estimators_n_iter']
     """
     for cls in type(estimator).__mro__:
-        if cls.__module__.startswith("dpconvex.") and cls.__name__ in EXPECTED_FAILED_CHECKS:
-            return dict(EXPECTED_FAILED_CHECKS[cls.__name__])
+        if not cls.__module__.startswith("dpconvex."):
+            continue
+        name = _name_of(cls, estimator)
+        if name in EXPECTED_FAILED_CHECKS:
+            return dict(EXPECTED_FAILED_CHECKS[name])
     return {}
 
 
 def checked_estimators() -> dict[str, Any]:
-    """One instance of each public estimator and transformer, by class name, as scikit-learn's
-    checks run it: the default construction, and for those with a required argument the
-    argument a user would give (a search of :class:`~dpconvex.PrivateLogisticRegression`, a
-    schema of 3 numeric columns).
+    """One instance of each public estimator and transformer, by :func:`checked_name`, as
+    scikit-learn's checks run it: the default construction, and for those with a required
+    argument the argument a user would give (a search of
+    :class:`~dpconvex.PrivateLogisticRegression`; the encoder twice, with one numeric
+    declaration for every column and with a schema that names 3 numeric columns).
 
     Examples
     --------
     >>> from dpconvex.estimators.sklearn_checks import checked_estimators
-    >>> len(checked_estimators())
-    17
+    >>> checked = checked_estimators()
+    >>> len(checked), len({type(est) for est in checked.values()})
+    (18, 17)
+    >>> checked["PublicEncoder"].schema
+    PublicSchema.every_column(Numeric(low=-10.0, high=10.0, log=False))
     """
     from sklearn.base import BaseEstimator
 
@@ -114,14 +157,16 @@ def checked_estimators() -> dict[str, Any]:
     from .linear import PrivateLogisticRegression
     from .selection import PrivateGridSearch, PrivateRandomSearch
 
-    schema = PublicSchema({f"x{k}": Numeric(-10.0, 10.0) for k in range(_SCHEMA_WIDTH)})
+    named = PublicSchema({f"x{k}": Numeric(-10.0, 10.0) for k in range(_SCHEMA_WIDTH)})
     required = {
         "PrivateGridSearch": lambda: PrivateGridSearch(
             PrivateLogisticRegression(), param_grid="auto", epsilon=1.0),
         "PrivateRandomSearch": lambda: PrivateRandomSearch(
             PrivateLogisticRegression(), param_grid={"lam": [0.01, 0.1]}, epsilon=1.0),
-        "PublicEncoder": lambda: PublicEncoder(schema),
+        "PublicEncoder": lambda: PublicEncoder(PublicSchema.every_column(Numeric(-10.0, 10.0))),
     }
     classes = [PublicEncoder, *(getattr(estimators, name) for name in estimators.__all__)]
-    return {cls.__name__: required.get(cls.__name__, cls)()
-            for cls in classes if isinstance(cls, type) and issubclass(cls, BaseEstimator)}
+    checked = {cls.__name__: required.get(cls.__name__, cls)()
+               for cls in classes if isinstance(cls, type) and issubclass(cls, BaseEstimator)}
+    checked[_NAMED_ENCODER] = PublicEncoder(named)
+    return checked

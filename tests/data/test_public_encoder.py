@@ -99,7 +99,9 @@ def test_fit_reads_no_statistic():
     a, b = frame(30, seed=2), frame(500, seed=3)
     ea, eb = PublicEncoder(SCHEMA).fit(a), PublicEncoder(SCHEMA).fit(b)
     assert pickle.dumps(ea) == pickle.dumps(eb)
-    assert sorted(k for k in vars(ea) if k.endswith("_")) == ["feature_names_in_", "n_features_in_"]
+    fitted = sorted(k for k in vars(ea) if k.endswith("_"))
+    assert fitted == ["feature_names_in_", "n_features_in_", "schema_"]
+    assert ea.schema_ is SCHEMA
     assert list(ea.feature_names_in_) == list(SCHEMA.columns) and ea.n_features_in_ == 5
 
 

@@ -1,0 +1,120 @@
+"""PublicSchema.every_column: one public declaration for every column, the width from the table.
+
+The encoder applies it to the fitted table's columns (a public fact) as the named schema of those
+columns, held as schema_: the rows, their public ranges, the feature names and the refusals are
+those of that named schema.
+"""
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.pipeline import make_pipeline
+
+import dpconvex as dp
+from dpconvex import Binary, Categorical, Numeric, PublicEncoder, PublicSchema
+from dpconvex.data import RangedRows, UniformSchema
+from dpconvex.errors import DataTypeError, DataValidationError, ParameterError, PrivacyLeakWarning
+
+PIXELS = PublicSchema.every_column(Numeric(0, 16))
+
+#: Two encodings of the same rows by the same arithmetic (the same schema's constants) agree to
+#: the last bit; a few ulp of relative tolerance leave no room for any other computation.
+SAME = {"rtol": 1e-15, "atol": 0.0}
+
+
+@pytest.mark.parametrize("width", [3, 7])
+def test_an_array_is_encoded_as_the_named_schema_of_its_width(width):
+    X = np.random.default_rng(width).uniform(-4, 20, (25, width))
+    enc = PublicEncoder(PIXELS).fit(X)
+    named = PublicSchema.from_ranges([(0, 16)] * width)
+    assert enc.schema_ == named and enc.n_features_in_ == width
+    assert enc.get_feature_names_out().tolist() == [f"x{k}" for k in range(width)]
+    Z = enc.transform(X)
+    np.testing.assert_allclose(Z, PublicEncoder(named).fit_transform(X), **SAME)
+    np.testing.assert_allclose(Z * np.sqrt(width), np.clip(X, 0, 16) / 16, rtol=1e-12)
+    assert isinstance(Z, RangedRows) and Z.source is None  # public ranges, the schema's constants
+    np.testing.assert_allclose(Z.feature_range, np.column_stack(named.encoded_range()), **SAME)
+
+
+def test_another_width_at_transform_is_refused_in_scikit_learns_words():
+    enc = PublicEncoder(PIXELS).fit(np.zeros((4, 5)))
+    with pytest.raises(DataValidationError, match="X has 3 features, but PublicEncoder is "
+                       "expecting 5 features as input: its uniform schema took the width"):
+        enc.transform(np.zeros((4, 3)))
+    assert PublicEncoder(PIXELS).fit(np.zeros((4, 3))).transform(np.zeros((2, 3))).shape == (2, 3)
+
+
+def test_a_dataframe_gives_its_column_names_and_its_dtypes_are_checked_by_name():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"red": [0, 255], "green": [51, 102]})
+    enc = PublicEncoder(PublicSchema.every_column(Numeric(0, 255))).fit(df)
+    assert list(enc.schema_.columns) == ["red", "green"] == enc.feature_names_in_.tolist()
+    assert enc.get_feature_names_out().tolist() == ["red", "green"]
+    with pytest.raises(DataValidationError, match="feature names should match"):
+        enc.transform(df[["green", "red"]])
+    with pytest.raises(DataTypeError, match="column 'plan' is declared Numeric but holds text"):
+        PublicEncoder(PIXELS).fit(df.assign(plan=["basic", "pro"]))
+
+
+def test_categorical_and_binary_declarations_apply_to_every_column():
+    bases = PublicSchema.every_column(Categorical(("A", "C", "G", "T"), other=False))
+    Z = PublicEncoder(bases).fit_transform(np.array([["A", "T"], ["G", "C"]]))
+    assert Z.shape == (2, 8)
+    np.testing.assert_allclose(Z * np.sqrt(2), [[1, 0, 0, 0, 0, 0, 0, 1],
+                                                [0, 0, 1, 0, 0, 1, 0, 0]], **SAME)
+    flags = PublicEncoder(PublicSchema.every_column(Binary(positive=1))).fit(np.eye(3, dtype=int))
+    assert flags.schema_.binary == {"x0": 1, "x1": 1, "x2": 1}
+
+
+def test_a_fitted_encoder_pickles_and_two_fits_of_one_width_leave_the_same_bytes():
+    rng = np.random.default_rng(0)
+    a, b = PublicEncoder(PIXELS).fit(rng.uniform(0, 16, (10, 4))), PublicEncoder(PIXELS).fit(
+        rng.uniform(0, 16, (90, 4)))
+    assert pickle.dumps(a) == pickle.dumps(b)  # fit reads the width only
+    X = rng.uniform(0, 16, (5, 4))
+    np.testing.assert_allclose(pickle.loads(pickle.dumps(a)).transform(X), a.transform(X), **SAME)
+    assert pickle.loads(pickle.dumps(PIXELS)) == PIXELS
+    assert hash(PIXELS) == hash(PublicSchema.every_column(Numeric(0.0, 16.0)))
+    assert PIXELS != PublicSchema.every_column(Numeric(0, 16), centered=True)
+
+
+def test_the_source_and_the_repr_rebuild_an_equal_schema():
+    for schema in (PIXELS, PublicSchema.every_column(Categorical(("a", "b")), centered=True)):
+        scope: dict = {}
+        exec(schema.to_code("rebuilt"), scope)  # noqa: S102 - the source printed for the user
+        assert scope["rebuilt"] == schema
+        assert eval(repr(schema), vars(dp)) == schema  # noqa: S307 - repr of declarations only
+
+
+def test_a_bad_declaration_and_a_schema_without_columns_are_named():
+    for bad in (None, (0, 255), PublicSchema({"x": Numeric(0, 1)})):
+        with pytest.raises(ParameterError, match="'declaration' parameter of PublicSchema.every"):
+            PublicSchema.every_column(bad)
+    with pytest.raises(AttributeError, match="UniformSchema.feature_names: .* no columns.*schema_"):
+        PIXELS.feature_names  # noqa: B018
+    with pytest.raises(ParameterError, match="must be a PublicSchema.*PublicSchema.every_column"):
+        PublicEncoder(Numeric(0, 1)).fit(np.zeros((2, 2)))
+    assert isinstance(PIXELS, UniformSchema) and not isinstance(PIXELS, PublicSchema)
+
+
+def test_a_drafted_declaration_warns_as_a_drafted_schema_does():
+    drafted = PublicSchema.every_column(Numeric(0, 16, drafted=True))
+    with pytest.warns(PrivacyLeakWarning, match="drafted by draft_schema"):
+        enc = PublicEncoder(drafted).fit(np.zeros((3, 2)))
+    assert enc.schema_.suggested and drafted.to_code().startswith("# Drafted by draft_schema")
+
+
+def test_a_pipeline_releases_what_it_releases_on_the_named_schema_of_the_width():
+    """The learner reads the rows and their public ranges, the same as from the named schema."""
+    rng = np.random.default_rng(1)
+    X = rng.uniform(0, 16, (200, 6))
+    y = (X[:, 0] > 8).astype(int)
+    named = PublicSchema.from_ranges([(0, 16)] * 6)
+    for make in (lambda: dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1],
+                                                      random_state=0),
+                 lambda: dp.PrivateGaussianNB(epsilon=1.0, classes=[0, 1], random_state=0)):
+        uniform = make_pipeline(PublicEncoder(PIXELS), make()).fit(X, y)
+        reference = make_pipeline(PublicEncoder(named), make()).fit(X, y)
+        assert str(uniform[-1].certificate_) == str(reference[-1].certificate_)
+        np.testing.assert_allclose(uniform.predict_proba(X), reference.predict_proba(X), **SAME)
