@@ -219,9 +219,10 @@ def split_budget(budget: Budget, fractions: Sequence[float]) -> tuple[Budget, ..
     """Split a budget into shares whose sequential composition is at most the whole.
 
     Share i gets ``fractions[i] * ε`` for every share but the last, which gets the largest ε
-    with which the exact sum of the parts (``math.fsum``, as the ledger and
+    with which the correctly rounded sum of the parts (``math.fsum``, as the ledger and
     :func:`~dpconvex.privacy.composition.compose_sequential` add them) is at most ε; δ is
-    split the same way.
+    split the same way. The exact sum can exceed ε by up to half an ulp of it
+    (docs/privacy/perturbation.md#privacy-objective-perturbation).
 
     ``fractions``: positive shares summing to 1 (within 1e-9); returns a tuple of Budget.
 
@@ -267,7 +268,7 @@ def split_budget(budget: Budget, fractions: Sequence[float]) -> tuple[Budget, ..
     for total, shares in ((budget.epsilon, [p.epsilon for p in parts]),
                           (budget.delta, [p.delta for p in parts])):
         x = remaining(total, math.fsum(shares)) if total else 0.0
-        while x > 0.0 and math.fsum([*shares, x]) > total:  # the exact sum, as the ledger adds
+        while x > 0.0 and math.fsum([*shares, x]) > total:  # the sum as the ledger adds it
             x = math.nextafter(x, 0.0)
         last.append(x)
     return (*parts, Budget(*last))

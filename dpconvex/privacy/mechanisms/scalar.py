@@ -406,12 +406,15 @@ class Exponential(Mechanism["SelectionTemplate"]):
 
     def certificate(self, template: SelectionTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
+        rate = budget.epsilon / (2.0 * template.sensitivity)  # the law :meth:`run` samples
         return Certificate(
             mechanism="exponential mechanism (McSherry & Talwar 2007) over fixed candidates",
             epsilon_requested=budget.epsilon, epsilon=budget.epsilon, private=True,
             conditions=list(conditions),
             quantities={"utility sensitivity": template.sensitivity,
-                        "selection probability": "proportional to exp(-epsilon * z_i / 2)",
+                        "selection rate epsilon/(2 Delta_u)": rate,
+                        "selection probability": ("proportional to exp(epsilon * u_i / "
+                                                  f"(2 Delta_u)) = exp({rate:.6g} * u_i)"),
                         "rows scored": template.n},
         )
 
