@@ -918,6 +918,7 @@ class ScaledRows:
             grad[:q] += (v * s[rows]) @ B
             if t is not None:
                 grad[q] += v @ t[rows]
+            del B, v  # (a CSR block is a copy: freed before the next one is made)
         return m, grad
 
     def row_norms(self) -> np.ndarray:
