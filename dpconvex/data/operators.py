@@ -613,9 +613,9 @@ class CSRRows:
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
         """Aᵀ diag(d) A summed over blocks of rows (memory of one block, never of A).
 
-        Each block is scattered into a dense buffer and multiplied as :meth:`DenseRows.weighted_gram`
-        does, unless the rows are so sparse that the blocks' sparse products are cheaper
-        (:data:`_DENSE_GRAM_GAIN`).
+        Each block is scattered into a dense buffer and multiplied as
+        :meth:`DenseRows.weighted_gram` does, unless the rows are so sparse that the blocks'
+        sparse products are cheaper (:data:`_DENSE_GRAM_GAIN`).
 
         Parameters
         ----------
@@ -961,12 +961,13 @@ class ScaledRows:
         True
         """
         d = np.asarray(d, dtype=float)
+        if isinstance(self.base, CSRRows) and self.base._dense_blocks_pay():
+            # one pass: blocks [s x, t] scattered into a dense buffer as they are read
+            return _csr_dense_gram(self.base.A, d, self.scale, self.column)
         if self.column is None:
             return self.base.weighted_gram(d * self.scale * self.scale)
         if isinstance(self.base, DenseRows):  # one pass: blocks [s x, t] built as they are read
             return _blocked_gram(self.base.X, d, self.scale, self.column)
-        if isinstance(self.base, CSRRows) and self.base._dense_blocks_pay():  # (the same)
-            return _csr_dense_gram(self.base.A, d, self.scale, self.column)
         G = self.base.weighted_gram(d * self.scale * self.scale)
         H = np.empty((self.p, self.p))
         q = self.base.p
