@@ -457,8 +457,8 @@ class _OnACopy(_Judged):
 
 def forget_kept(template: Any) -> None:
     """Set to None what the template and every object it holds keep between a solver's calls
-    (the ``_caches`` each class names): products, features, a transposed copy of the rows or a
-    CVXPY problem of them.
+    (the ``_caches`` each class names): products, features, the last margins or a CVXPY
+    problem of the rows.
 
     A release starts with this, so the products of its solve read the rows as they are when its
     conditions check them, not as a kept copy of them made for an earlier release (the rows may

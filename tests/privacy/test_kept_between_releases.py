@@ -52,19 +52,29 @@ def test_records_changed_in_place_between_releases_are_read_as_they_are(build):
 
 
 def test_a_cache_held_under_any_attribute_name_is_forgotten():
-    """Sparse rows held by an object of the caller's under a name no template uses, inside a
-    dict and a list: forget_kept reaches them, so their next product reads the entries as they
-    are (doubled in place), not the transposed copy kept from the product before."""
+    """A part of the caller's keeping a transposed copy of sparse rows (named in its _caches),
+    held under a name no template uses, inside a dict and a list: forget_kept reaches it, so its
+    next product reads the entries as they are (doubled in place), not the copy kept before."""
     import scipy.sparse as sp
 
-    from dpconvex.data import CSRRows
     from dpconvex.objectives.losses import Logistic
     from dpconvex.privacy.user_parts import forget_kept
     from dpconvex.templates.linear_erm import LinearERMTemplate
 
+    class KeepsTransposed:
+        _caches = ("AT",)
+
+        def __init__(self, A):
+            self.A, self.AT = A, None
+
+        def rmatvec(self, v):
+            if self.AT is None:
+                self.AT = self.A.T.tocsr()
+            return self.AT @ v
+
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 4)) * (rng.uniform(size=(30, 4)) < 0.5)
-    ops = CSRRows(sp.csr_array(X))
+    ops = KeepsTransposed(sp.csr_array(X))
     v = rng.normal(size=30)
     ops.rmatvec(v)  # a product: the transposed copy is kept
     template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1.0, -1.0))
