@@ -2016,6 +2016,7 @@ class PrivateEstimator(BaseEstimator):
         context = dataclasses.replace(context, noise=noise_source(self, noise))
         try:
             with (
+                fresh_fit(self),  # nothing of an earlier fit (another release) is kept
                 charge_not_public(ledger if draft else None, caller),
                 hold_plan(self, plan, context) as hold,
             ):
