@@ -596,8 +596,6 @@ class SelectedEstimator:
         self.certificate_ = selected.certificate
         if selected.validation_mistakes is not None:  # scored on a public set only
             self.validation_mistakes_ = selected.validation_mistakes
-        elif hasattr(self, "validation_mistakes_"):
-            del self.validation_mistakes_
         self.classes_ = getattr(model, "classes_", None)
         self.n_features_in_ = n_features
         return with_feature_names(self, names)
