@@ -99,20 +99,24 @@ def fit_drawing_from(est, rng, *args):
 def release_template(template, *, epsilon, mechanism, solver, random_state=None, delta=0.0):
     """One template-level release (verify, calibrate, draw, solve, check) with keyword options.
 
-    Returns ``(theta, certificate, diagnostics)`` of :func:`dpconvex.privacy.release.release`.
+    Returns ``(theta, certificate, diagnostics)``: the release of
+    :func:`dpconvex.privacy.release.release` and the last solve :func:`dpconvex.collect_diagnostics`
+    recorded for it (None where the mechanism solves nothing).
     """
     import math
 
     import numpy as np
 
+    from dpconvex.errors import collect_diagnostics
     from dpconvex.privacy.budget import Budget
     from dpconvex.privacy.mechanisms import build_mechanism
     from dpconvex.privacy.release import release
 
     mech = build_mechanism(mechanism, "release_template", None)
     budget = Budget(float(epsilon), float(delta)) if mech.private else Budget(math.inf)
-    rel = release(template, mech, budget, solver, np.random.default_rng(random_state))
-    return rel.theta, rel.certificate, rel.diagnostics
+    with collect_diagnostics() as diag:
+        rel = release(template, mech, budget, solver, np.random.default_rng(random_state))
+    return rel.theta, rel.certificate, (diag[-1] if len(diag) else None)
 
 
 def traced_peak(fn: Callable[[], Any]) -> tuple[Any, int]:

@@ -107,3 +107,15 @@ def test_a_refusal_of_text_in_a_list_does_not_depend_on_another_record(other):
         "PrivateLogisticRegression.fit: X must be an array of numbers; it holds strings or bytes, and "
         "dpconvex does not read numbers from text: convert numeric columns yourself (e.g. "
         "pandas.to_numeric). Encode categorical columns first.")
+
+
+@pytest.mark.parametrize("kind", ["numeric", "codes"])
+def test_encode_refuses_a_ragged_column_by_name(kind):
+    from dpconvex.data.encoder import encode
+
+    ragged = [30.0, [1.0, 2.0]]
+    schema = dp.PublicSchema({"age": dp.Numeric(0, 100)} if kind == "numeric" else
+                             {"plan": dp.Categorical(["a", "b"])})
+    columns = ({"age": ragged}, {}) if kind == "numeric" else ({}, {"plan": ragged})
+    with pytest.raises(dp.ParameterError, match="one value per record"):
+        encode(schema, *columns)

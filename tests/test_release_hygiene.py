@@ -169,6 +169,64 @@ def test_label_set_is_a_public_parameter():
     assert inferred.certificate_.label_source == INFERRED and not INFERRED.public
 
 
+def test_one_vs_rest_states_its_label_set_once_with_its_source():
+    """The binary models' labels {0, 1} map the whole model's set: their certificates state no
+    set of their own (a set "given by the caller" there would be false for classes=None)."""
+    X, y = _pair(C=3)[0]
+
+    def label_lines(certificate):
+        return [line for line in str(certificate).splitlines()
+                if line.lstrip("- ").startswith("label set")]
+
+    for classes, source in ((None, "inferred"), ([0, 1, 2], "parameter")):
+        est = dp.PrivateLogisticRegression(epsilon=3.0, classes=classes, random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", dp.PrivacyLeakWarning)
+            dry, fitted = est.certify(X, y), est.fit(X, y).certificate_
+        for certificate in (dry, fitted):
+            assert certificate.label_source.source == source
+            assert [part.label_source for part in certificate.parts] == [None] * 3
+            assert len(label_lines(certificate)) == 1
+    public = dp.PrivateLogisticRegression(classes=[0, 1, 2]).certify(n=90, n_features=4)
+    assert [part.label_source for part in public.parts] == [None] * 3
+
+
+def _refit_cases():
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (200, 3))
+    y = np.clip(5 + 4 * X[:, 0], 0, 10)
+    schema = dp.PublicSchema({c: dp.Numeric(-1.0, 1.0) for c in "abc"})
+    frame = pd.DataFrame(X, columns=list("abc"))
+    regressors = {name: (getattr(dp, name), {"label_range": dp.PrivateBounds(0.5)},
+                         {"label_range": (0, 10)}, (X, y), (X[:100], y[:100]))
+                  for name in ("PrivateLinearRegressor", "PrivateLinearRegression",
+                               "PrivateRegressor")}
+    return {**regressors,
+            "PrivateClassifier": (dp.PrivateClassifier, {"schema": schema, "classes": [0, 1]},
+                                  {"schema": None}, (frame, y > 5), (X, y > 5))}
+
+
+@pytest.mark.parametrize("name", list(_refit_cases()))
+def test_a_refit_keeps_nothing_of_the_earlier_fit(name):
+    """A fit starts from no fitted state: an attribute the earlier fit set (a label range
+    released from other data, an encoder) is not kept beside the new model."""
+    make, first, second, data, other = _refit_cases()[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = make(epsilon=3.0, random_state=0, **first).fit(*data)
+        earlier = set(vars(est))
+        est.set_params(**second).fit(*other)
+        fresh = make(epsilon=3.0, random_state=0, **{**first, **second}).fit(*other)
+    assert earlier - set(vars(fresh))  # the case has an attribute to lose
+    assert set(vars(est)) == set(vars(fresh))
+    certificate = est.certificate_
+    with pytest.raises(dp.ParameterError):  # a refused refit: the model as it was
+        est.set_params(epsilon=-1.0).fit(*other)
+    assert est.certificate_ is certificate and set(vars(est)) == set(vars(fresh))
+
+
 def test_records_outside_the_label_set_contribute_no_loss():
     """Records whose label is outside classes= do not influence the model; no warning says so."""
     rng = np.random.default_rng(1)
@@ -231,6 +289,31 @@ def test_diagnostics_only_through_the_explicit_channel():
     solve = {c.name: c for c in m.certificate_.conditions}["accurate solve"]
     assert solve.holds and solve.how == "residual computed by dpconvex"
     assert m.certificate_.solver["solved to residual <= tolerance"] == "yes"
+
+
+def test_a_template_release_holds_the_noised_parameters_and_public_facts_only():
+    from dataclasses import fields
+    from struct import pack
+
+    from dpconvex.objectives.losses import Logistic
+    from dpconvex.privacy.mechanisms.base import Calibration
+    from dpconvex.privacy.release import Release
+    from dpconvex.templates import LinearERMTemplate
+
+    X, y = _pair()[0]
+    X = X / np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+    template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, np.where(y == 1, 1.0, -1.0))
+    with collect_diagnostics() as diag:  # output perturbation: the solve's point is unnoised
+        rel = dp.release(template, "output", dp.Budget(1.0), rng=0)
+    assert [f.name for f in fields(Release)] == ["theta", "certificate", "calibration"]
+    assert isinstance(rel.certificate, dp.Certificate)
+    assert isinstance(rel.calibration, Calibration)
+    solve = diag[-1]
+    blob = pickle.dumps(rel)
+    assert solve.x.tobytes() not in blob  # the unnoised minimizer is nowhere in the release
+    for value in (solve.objective, solve.residual):  # pickle's floats: 8 bytes, big-endian
+        assert pack(">d", value) not in blob
+    assert repr(solve.x) not in repr(rel)
 
 
 # ------------------------------------------------- neighbouring data: all but the noise

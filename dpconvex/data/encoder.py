@@ -750,6 +750,16 @@ def _numeric_column(values: object, column: str, caller: str) -> np.ndarray:
     return x
 
 
+def _records(values: object, column: str, caller: str) -> int:
+    """The number of records of a column given to :func:`encode` (a ragged one refused)."""
+    try:
+        return len(np.atleast_1d(values))
+    except (TypeError, ValueError):  # ragged nested sequences
+        raise ParameterError(
+            f"{caller}: column {column!r} must be an array of one value per record; it holds "
+            "sequences of different lengths. Pass a 1-D array.") from None
+
+
 def encode(schema: PublicSchema, numeric_values: Mapping[str, np.ndarray],
            codes: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
     """The rows of :class:`PublicEncoder` from columns already split by kind (no binary ones),
@@ -807,9 +817,9 @@ def encode(schema: PublicSchema, numeric_values: Mapping[str, np.ndarray],
             raise ParameterError(f"encode: '{name}' has no values for column(s) {missing!r}; "
                                  "pass every column of the schema.")
     lengths = {
-        len(np.atleast_1d(numeric_values[c])) for c in schema.columns if c in schema.numeric
+        _records(numeric_values[c], c, owner) for c in schema.columns if c in schema.numeric
     }
-    lengths |= {len(np.atleast_1d(codes[c])) for c in schema.columns if c in schema.categories}
+    lengths |= {_records(codes[c], c, owner) for c in schema.columns if c in schema.categories}
     if len(lengths) != 1:
         raise ParameterError("encode: the columns have different numbers of records "
                              f"({sorted(lengths)}), or the schema has no feature column.")

@@ -457,6 +457,12 @@ class FitContext:
         :meth:`~PrivateEstimator.plan` on the same parameters (a front door's learner: its
         parameters checked there), so the fit neither checks them nor plans again; None: the
         fit plans from the shape of its rows.
+    label_set : LabelSet or None
+        The label set the fit that holds this one read once for all its parts (a search's,
+        from the whole y), with its source: a fit of an estimator whose ``classes`` is None
+        encodes its labels against it and states its source (e.g. read from the data)
+        instead of reading a set from its own rows; its ``classes`` stays None. None: the
+        fit's own ``classes``, else the set declared with or read from its y.
 
     Examples
     --------
@@ -476,6 +482,7 @@ class FitContext:
     checked: bool = False
     data: CheckedData | None = None
     plan: FitPlan | None = None
+    label_set: LabelSet | None = None
 
     def inner(self, noise: NoiseSource | None, *, held: bool = False,
               excluding: np.ndarray | None = None, checked: bool = False,
@@ -1092,6 +1099,51 @@ def state_rows_source(fitted: Any, X: Any, estimator: Any = None, *, draft: bool
         return marked
     fitted.certificate_ = marked
     return fitted
+
+
+def fitted_attributes(estimator: Any) -> dict[str, Any]:
+    """The fitted attributes ``estimator`` holds: its public attributes whose names end in "_"
+    (scikit-learn's convention; parameters never do).
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> est = PrivateLogisticRegression(classes=[-1, 1], random_state=0)
+    >>> fitted_attributes(est)
+    {}
+    >>> sorted(fitted_attributes(est.fit(X, y)))[:3]
+    ['certificate_', 'classes_', 'coef_']
+    """
+    return {key: value for key, value in vars(estimator).items()
+            if key.endswith("_") and not key.startswith("_")}
+
+
+@contextlib.contextmanager
+def fresh_fit(estimator: Any) -> Iterator[None]:
+    """A fit of ``estimator`` that starts from no fitted state: the attributes of an earlier
+    fit (:func:`fitted_attributes`: another release, maybe on other data) are removed before it
+    runs, so none survives beside the new model outside its certificate; a fit refused on the
+    way leaves the earlier model as it was (and nothing of its own).
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> est = PrivateLogisticRegression(classes=[-1, 1], random_state=0).fit(X, y)
+    >>> est.stale_ = "of an earlier fit"
+    >>> with fresh_fit(est):
+    ...     hasattr(est, "stale_"), hasattr(est, "coef_")
+    (False, False)
+    """
+    earlier = fitted_attributes(estimator)
+    for key in earlier:
+        delattr(estimator, key)
+    try:
+        yield
+    except BaseException:
+        for key in fitted_attributes(estimator):
+            delattr(estimator, key)
+        vars(estimator).update(earlier)
+        raise
 
 
 def _takes_context(estimator: Any) -> bool:
@@ -1854,14 +1906,24 @@ class PrivateEstimator(BaseEstimator):
         )
         if not self._reads_label_set:
             return CheckedData(X_checked, y)
+        classes, given = self._fit_classes(context)
         y_checked = y if context.checked else check_labels(
-            computed(y), int(X_checked.shape[0]), caller, classes=self.classes,
+            computed(y), int(X_checked.shape[0]), caller, classes=classes,
             unknown_labels=self.unknown_labels
         )
-        labels = encode_labels(y_checked, self.classes, caller, binary=binary,
+        labels = encode_labels(y_checked, classes, caller, binary=binary,
                                unknown_labels=self.unknown_labels, excluded=context.excluded,
                                warning=context.label_warning, noted=context.checked)
-        return CheckedData(X_checked, y_checked, labels)
+        return CheckedData(X_checked, y_checked, given_source(labels, given))
+
+    def _fit_classes(self, context: FitContext) -> tuple[Any, LabelSet | None]:
+        """The label set a fit inside ``context`` encodes its labels against, and the holding
+        fit's set where it is that one: ``classes``, else the set the fit that holds this one
+        hands it (``context.label_set``), else None (the set declared with or read from y)."""
+        classes = getattr(self, "classes", None)
+        if classes is not None or context.label_set is None:
+            return classes, None
+        return context.label_set.classes, context.label_set
 
     def _checked_data(self, X: Any, y: Any, plan: FitPlan, context: FitContext, *,
                       binary: bool = False) -> tuple[Any, Any]:
@@ -1953,6 +2015,7 @@ class PrivateEstimator(BaseEstimator):
         context = dataclasses.replace(context, noise=noise_source(self, noise))
         try:
             with (
+                fresh_fit(self),  # nothing of an earlier fit (another release) is kept
                 charge_not_public(ledger if draft else None, caller),
                 hold_plan(self, plan, context) as hold,
             ):
@@ -2015,15 +2078,16 @@ class PrivateEstimator(BaseEstimator):
         if fit_params:
             refuse_fit_params(caller, fit_params)
         try:
-            if context is not NO_CONTEXT:  # a meta-estimator's part
-                return self._fit_with(X, y, check_context(context, caller))
-            # (a released schema's rows: their source stated)
-            if not_public_source(self, X) is None:
-                fitted = self._fit_with(X, y, NO_CONTEXT)
-                return state_rows_source(fitted, X) if isinstance(X, RangedRows) else fitted
-            # a schema read from the data (draft): not private, charged and stated as such
-            with charge_not_public(getattr(self, "accountant", None), caller):
-                return state_rows_source(self._fit_with(X, y, NO_CONTEXT), X, draft=True)
+            with fresh_fit(self):  # nothing of an earlier fit (another release) is kept
+                if context is not NO_CONTEXT:  # a meta-estimator's part
+                    return self._fit_with(X, y, check_context(context, caller))
+                # (a released schema's rows: their source stated)
+                if not_public_source(self, X) is None:
+                    fitted = self._fit_with(X, y, NO_CONTEXT)
+                    return state_rows_source(fitted, X) if isinstance(X, RangedRows) else fitted
+                # a schema read from the data (draft): not private, charged and stated as such
+                with charge_not_public(getattr(self, "accountant", None), caller):
+                    return state_rows_source(self._fit_with(X, y, NO_CONTEXT), X, draft=True)
         except (PrivacyError, SolverError) as exc:  # a part's refusal: in this call's name
             raise signed_refusal(exc, caller) from None
 
@@ -2048,7 +2112,7 @@ class PrivateEstimator(BaseEstimator):
             return routed
         if context.plan is None:  # else checked by the plan() that made the plan handed here
             self._validate_params(planned=True)
-        if self._reads_label_set and self.classes is None:  # the set read from y
+        if self._reads_label_set and self._fit_classes(context)[0] is None:  # read from y
             context = context.one_label_warning(
                 owner=type(self).__name__, y=y, text=getattr(self, "_inferred_warning", None))
         # (a part's rows as the fit that holds it checked them: an array, no column names)
@@ -2178,7 +2242,7 @@ class PrivateEstimator(BaseEstimator):
     def _certify_with(self, X: Any, y: Any, context: FitContext) -> Any:
         """:meth:`certify` of (X, y) inside ``context`` (e.g. with rows left out; the plan and
         the validated rows its holder hands it, ``context.plan`` and ``context.data``)."""
-        if self._reads_label_set and getattr(self, "classes", None) is None:  # the set read from y
+        if self._reads_label_set and self._fit_classes(context)[0] is None:  # the set read from y
             context = context.one_label_warning(owner=type(self).__name__, y=y)
         ranged = self._with_rows_ranges(X) if self.takes_rows_ranges else None
         if ranged is not None:  # through its public certify, as _fit_as fits it
@@ -2286,6 +2350,22 @@ def _as_a_fit_states(certificate: Any, plan: FitPlan, owner: Any, y: Any = None,
     certificate.seeded = certificate.seeded or (
         certificate.private and getattr(owner, "random_state", None) is not None)
     return certificate
+
+
+def given_source(labels: LabelSet, given: LabelSet | None) -> LabelSet:
+    """``labels`` with the source of ``given``, the label set the fit that holds this one read
+    and handed it (``FitContext.label_set``); ``labels`` as they are where none was handed.
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> from dpconvex.data.validation import INFERRED, encode_labels
+    >>> part = encode_labels(np.array([1, 1]), [0, 1], "Demo.fit")  # a part's labels
+    >>> whole = dataclasses.replace(part, assumption=INFERRED)  # a set read from the whole y
+    >>> part.assumption.source, given_source(part, whole).assumption.source
+    ('parameter', 'inferred')
+    """
+    return labels if given is None else dataclasses.replace(labels, assumption=given.assumption)
 
 
 def public_label_source(est: Any, y: Any = None) -> LabelSource | None:

@@ -121,6 +121,7 @@ from .base import (
     carry_ledger,
     certify_part,
     fit_part,
+    given_source,
     issued,
     public_label_source,
     state_rows_source,
@@ -1123,7 +1124,11 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         refuses a fit before a record could."""
         if isinstance(X, np.ndarray) and X.dtype.kind != "O":
             check_numeric_dtype(X, f"{type(self).__name__}.fit")
-        return _PublicShape(X, y, shape_read=self.public_shape(X, y))
+        n, n_classes, n_features = self.public_shape(X, y)
+        given = self._fit_classes(context)[1]  # the set the fit that holds this one read
+        if given is not None:
+            n_classes = max(2, int(given.classes.size))
+        return _PublicShape(X, y, shape_read=(n, n_classes, n_features))
 
     def _prepare_fit(self, X: Any, y: Any, plan: FitPlan,
                      context: FitContext) -> tuple[PrivateEstimator, CheckedData]:
@@ -1133,10 +1138,12 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         them (:func:`_rows_for`), for the learner and the selection."""
         owner, choice = f"{type(self).__name__}.fit", plan.chosen.choice
         learner = plan.chosen.learner  # made by this fit's plan, for this fit only
-        y_checked = check_labels(computed(y), plan.n, owner, classes=self.classes,
+        classes, given = self._fit_classes(context)
+        y_checked = check_labels(computed(y), plan.n, owner, classes=classes,
                                  unknown_labels=self.unknown_labels)
-        labels = encode_labels(y_checked, self.classes, owner, excluded=context.excluded,
-                               unknown_labels=self.unknown_labels, warning=context.label_warning)
+        labels = given_source(encode_labels(
+            y_checked, classes, owner, excluded=context.excluded,
+            unknown_labels=self.unknown_labels, warning=context.label_warning), given)
         X_checked = check_array(_rows_for(choice.learner, X), owner, min_samples=2,
                                 accept_sparse=learner._accepts_sparse, accept_dask=True)
         return learner, CheckedData(X_checked, y_checked, labels)

@@ -105,7 +105,6 @@ from .base import (
     hold_plan,
     issued,
     keep_argmax,
-    public_label_source,
 )
 
 if TYPE_CHECKING:
@@ -128,7 +127,16 @@ __all__ = [
 
 #: The certificate note of one-vs-rest (the plan's, and the composed certificate's).
 OVR_NOTE = ("one-vs-rest: each binary model reads every record, so the C releases compose "
-            "sequentially (epsilon split evenly)")
+            "sequentially (epsilon split evenly); a binary model's labels are 1 for its class "
+            "and 0 for the others, a per-record map of the label set this certificate states")
+
+
+def _as_a_binary_part(certificate: Any) -> Any:
+    """A binary model's certificate as a part of one-vs-rest: without a label-set line of its
+    own (its labels {0, 1} map the whole model's set, which the whole states, with its source:
+    :data:`OVR_NOTE`)."""
+    certificate.label_source = None
+    return certificate
 
 
 class OneVsRestMixin:
@@ -215,7 +223,7 @@ class OneVsRestMixin:
                 # one generator, in order; inside this fit's hold, with its plan and rows
                 part = context.inner(context.noise, held=True, data=binary, plan=sub_plan)
                 models.append(fit_part(binary_model, binary.X, binary.y, part))
-                certificates.append(binary_model.certificate_)
+                certificates.append(_as_a_binary_part(binary_model.certificate_))
             certificate = self._composed(certificates, epsilon_per_class,
                                          [f"class {label!r}" for label in classes.tolist()],
                                          data.labels.assumption)
@@ -264,8 +272,8 @@ class OneVsRestMixin:
                 binary = self._binary_data(data, class_index)
                 part = context.inner(context.noise, held=True, data=binary, plan=sub_plan)
                 certificates.append(certify_part(binary_model, binary.X, binary.y, part))
-        for certificate in certificates:  # labels {0, 1} and the seed, as the binary fits state
-            certificate.state(public_label_source(binary_model))
+        for certificate in certificates:  # the label set and the seed, as the binary fits state
+            _as_a_binary_part(certificate)
             certificate.seeded = self.random_state is not None
         return self._composed(certificates, plan.sub_plans[0].budget.epsilon,
                               [f"class {label!r}" for label in classes], *source)

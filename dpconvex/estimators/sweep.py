@@ -65,7 +65,10 @@ class EpsilonSweep:
     epsilons : tuple of float
         The ε grid, in the order given.
     estimators : list of list
-        ``estimators[i][r]`` is the estimator fitted at ``epsilons[i]`` in run ``r``.
+        ``estimators[i][r]`` is the estimator fitted at ``epsilons[i]`` in run ``r``. Its
+        ``random_state`` is the sweep's (:func:`epsilon_sweep`): the fits draw from one generator
+        in order, so the sweep with that seed reproduces every model, and a model refitted alone
+        (``clone(model).fit``) draws as the sweep's first fit does, not as its own.
     templates_built : int
         How many times a template was built (1 when it was reused throughout).
     n_samples : int or None
@@ -214,7 +217,10 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
     random_state : None, int or Generator
         Seeds all draws of the sweep: one generator, handed to the fits in order, never
         stored (each model's ``random_state`` is this value, or None for a Generator).
-        None seeds from the OS (the certificates then carry no "seeded" note).
+        None seeds from the OS (the certificates then carry no "seeded" note). The sweep
+        with the same seed reproduces every model; a model refitted alone with its own
+        parameters reproduces the first fit of the sweep only (the others drew further along
+        the sweep's generator).
     warm_start : bool, default=True
         Start each native solve from the previous solve of the sweep (the released models
         have the same distribution either way).

@@ -8,7 +8,7 @@
     → certificate → (dry run: stop) → noise and solve, accuracy check, post-processing onto
     the parameter space, finiteness check (:func:`_solve`) → the backend that ran and the
     solve's conditions in the certificate (:func:`_certify_the_solve`) → Release(theta,
-    certificate)
+    certificate, calibration)
 
 Where a part of the release is the user's (:func:`~dpconvex.privacy.user_parts.users_part`,
 decided once), the guards of :mod:`dpconvex.privacy.user_parts` run in these steps: the
@@ -17,9 +17,9 @@ solve's point judged by the template's residual there and a user's backend solvi
 (:func:`~dpconvex.privacy.user_parts.judged`), what the solve reads compared before and after it
 (:func:`~dpconvex.privacy.user_parts.unchanged`).
 
-The solve's diagnostics (residual, iterations, objective value, timings) are returned separately in
-``Release.diagnostics``: they depend on the data and are NOT part of the release
-(docs/privacy/release.md#privacy-release); callers must not store them on a fitted model.
+The solve's diagnostics (the point it found, residual, iterations, objective value, timings)
+depend on the data and are NOT part of the release (docs/privacy/release.md#privacy-release):
+they go to the data holder's channel, :func:`~dpconvex.errors.collect_diagnostics`, only.
 """
 
 from __future__ import annotations
@@ -64,7 +64,10 @@ RESOLUTION = 2.0**-42
 
 @dataclass
 class Release:
-    """What a private fit releases, plus a not-private diagnostic channel.
+    """What a private fit releases: the noised parameters and public facts only.
+
+    The solve behind the release (its point, residual, iterations) is not part of it: the
+    data holder reads it through :func:`~dpconvex.errors.collect_diagnostics`.
 
     Attributes
     ----------
@@ -73,9 +76,6 @@ class Release:
     certificate : Certificate
     calibration : Calibration or None
         Public calibration constants.
-    diagnostics : SolveResult or None
-        The solve behind the release. NOT PRIVATE: never store it on a released model
-        (estimators reach it only through :func:`collect_diagnostics`).
 
     Examples
     --------
@@ -87,7 +87,6 @@ class Release:
     theta: np.ndarray | None
     certificate: Certificate
     calibration: Calibration | None = None
-    diagnostics: SolveResult | None = None
 
 
 def release(template: Template, mechanism: Mechanism | str, budget: Budget, backend: Any = None,
@@ -176,7 +175,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     certificate.seeded = mechanism.private and seeded  # a dry run: where the fit's will be
     certificate.mechanism_name = mechanism.name
     if dry_run:
-        return Release(None, certificate, calibration, None)
+        return Release(None, certificate, calibration)
     if noise_warning is not None:
         warn_if_noise_dominates(template=template, mech=mechanism, budget=budget,
                                 calibration=calibration, **noise_warning)
@@ -185,7 +184,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
                                  warm_start=warm_start, max_iter=max_iter)
     _certify_the_solve(certificate, mechanism, template, calibration, solve_result,
                        solver_backend, backend)
-    return Release(theta, certificate, calibration, solve_result)
+    return Release(theta, certificate, calibration)
 
 
 def _conditions(template: Template, mechanism: Mechanism, budget: Budget, backend: Any,

@@ -7,6 +7,7 @@ import cvxpy as cp
 import numpy as np
 import pytest
 from _helpers import fit_drawing_from
+from sklearn.base import clone
 from sklearn.datasets import load_wine
 
 import dpconvex as dp
@@ -36,6 +37,18 @@ def _theta(est):
     if hasattr(est, "Phi_"):
         return est.Phi_.ravel()
     return np.r_[est.coef_.ravel(), est.intercept_]
+
+
+def test_a_models_random_state_is_the_sweeps_seed():
+    """As documented: each model holds the sweep's seed; refitted alone with its parameters, a
+    model draws as the sweep's first fit (the solves agree to within residual/Λ)."""
+    X, y = _data(n=120)
+    sw = epsilon_sweep(dp.PrivateLogisticRegression(lam=0.05), X, y, [0.5, 1.0], runs=2,
+                       random_state=5)
+    assert [m.random_state for row in sw.estimators for m in row] == [5] * 4
+    alone = [_theta(clone(m).fit(X, y)) for m in (sw.estimators[0][0], sw.estimators[0][1])]
+    assert np.max(np.abs(alone[0] - _theta(sw.estimators[0][0]))) <= 2e-6 / 0.05
+    assert np.max(np.abs(alone[1] - _theta(sw.estimators[0][1]))) > 1e-3  # drew further along
 
 
 @pytest.mark.parametrize("mechanism", ["objective", "output"])

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import pickle
 import warnings
 from typing import Any
 
 import numpy as np
 import pytest
-from _helpers import fit_drawing_from
+from _helpers import certificate_facts, fit_drawing_from
 from scipy.stats import chi2
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.pipeline import make_pipeline
@@ -23,6 +24,7 @@ from dpconvex import (
     PrivateLogisticRegression,
     PrivateRandomSearch,
 )
+from dpconvex.data.validation import INFERRED
 from dpconvex.errors import (
     DataValidationError,
     ParameterError,
@@ -357,6 +359,30 @@ def test_the_estimators_classes_are_the_searchs(search):
         with pytest.raises(ParameterError,
                            match=r"'classes' parameter of .* estimator's 'classes' lists, \[0, 1\]"):
             method(X, y)
+
+
+@pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
+def test_a_label_set_read_from_y_is_stated_so_by_the_selected_model(search):
+    """classes=None: the set is read once from the whole y and handed to the candidates' fits;
+    the selected model keeps the caller's parameters and states the set as read from y."""
+    X, y = _binary(60)
+    y[:2] = 2  # three labels: each candidate is one-vs-rest
+    extra = {"mean_runs": 2} if search is PrivateRandomSearch else {}
+    fitted = search(PrivateLogisticRegression(), {"lam": [0.01, 0.1]}, epsilon=3.0,
+                    random_state=0, **extra)
+    with pytest.warns(PrivacyLeakWarning) as shown:
+        fitted.fit(X, y)
+    assert sum(w.category is PrivacyLeakWarning for w in shown) == 1  # the search's, once
+    best = pickle.loads(pickle.dumps(fitted.best_estimator_))
+    assert best.get_params()["classes"] is None and "classes" not in repr(best)
+    assert best.classes_.tolist() == [0, 1, 2]
+    for certificate in (best.certificate_, fitted.certificate_):
+        assert certificate_facts(certificate, "label_source") and all(
+            source == INFERRED for source in certificate_facts(certificate, "label_source"))
+        assert "given by the caller" not in str(certificate)
+    with pytest.warns(PrivacyLeakWarning):
+        dry = fitted.certify(X, y)
+    assert all(source == INFERRED for source in certificate_facts(dry, "label_source"))
 
 
 @pytest.mark.parametrize("grid", [

@@ -38,7 +38,7 @@ from ...privacy.rules.large_margin import (
     uses_centroid,
 )
 from ...templates.statistics import assign_nearest
-from ..base import NO_CONTEXT, FitContext, Prepared, check_context
+from ..base import NO_CONTEXT, FitContext, Prepared, check_context, given_source
 from .centroid import certify_centroid, clip_and_map, prepared_rows
 from .components import assign_components
 from .learners import LargeMarginFacts, build_template, fit_budget, fit_states, objective_budget
@@ -119,16 +119,17 @@ def build_dask(est: LargeMarginSettings, X: Any, y: Any, *, persist: bool | None
         )
     X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_dask=True)
     n, d = (int(size) for size in X_checked.shape)
-    y_checked = check_labels(computed(y), n, f"{owner}.fit", classes=est.classes,
+    classes, given = est._fit_classes(context)  # classes=, else the holding fit's set
+    y_checked = check_labels(computed(y), n, f"{owner}.fit", classes=classes,
                              unknown_labels=est.unknown_labels)
-    labels = encode_labels(
+    labels = given_source(encode_labels(
         y_checked,
-        est.classes,
+        classes,
         f"{owner}.fit",
         unknown_labels=est.unknown_labels,
         excluded=context.excluded,
         warning=context.label_warning,
-    )
+    ), given)
     C = int(labels.classes.size)
     K = resolved_components(est, n, C, d)
     q = float(est.data_norm)

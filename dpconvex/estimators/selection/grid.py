@@ -19,6 +19,7 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -67,6 +68,7 @@ from ..base import (
     check_context,
     fill_docs,
     fit_with,
+    fresh_fit,
     not_public_source,
     refuse_fit_params,
     state_rows_source,
@@ -343,9 +345,10 @@ class SelectedEstimator:
         """
         refuse_fit_params(f"{type(self).__name__}.fit", fit_params)
         try:
-            if check_context(context, f"{type(self).__name__}.fit") is not NO_CONTEXT:
-                return self._fit_with(X, y, context)
-            fitted = state_rows_source(self._fit_with(X, y, NO_CONTEXT), X)
+            with fresh_fit(self):  # nothing of an earlier fit (another release) is kept
+                if check_context(context, f"{type(self).__name__}.fit") is not NO_CONTEXT:
+                    return self._fit_with(X, y, context)
+                fitted = state_rows_source(self._fit_with(X, y, NO_CONTEXT), X)
         except (PrivacyError, SolverError) as exc:  # a candidate's refusal: in this call's name
             raise signed_refusal(exc, f"{type(self).__name__}.fit") from None
         state_rows_source(getattr(fitted, "best_estimator_", None), X)  # the released model's too
@@ -593,8 +596,6 @@ class SelectedEstimator:
         self.certificate_ = selected.certificate
         if selected.validation_mistakes is not None:  # scored on a public set only
             self.validation_mistakes_ = selected.validation_mistakes
-        elif hasattr(self, "validation_mistakes_"):
-            del self.validation_mistakes_
         self.classes_ = getattr(model, "classes_", None)
         self.n_features_in_ = n_features
         return with_feature_names(self, names)
@@ -671,7 +672,10 @@ class SelectedEstimator:
 
         The candidates' ``random_state`` is the caller's (their noise comes through
         :func:`~dpconvex.estimators.base.fit_with`); with a ``classes`` parameter they take
-        the public label set, and a label outside it is refused ("raise") before any fit.
+        the label set given by the caller as theirs, and a label outside it is refused
+        ("raise") before any fit. A set declared with or read from y is handed to their fits
+        instead (:meth:`_candidate_context`): their ``classes`` stay as the caller gave them,
+        and their certificates state the set's source.
         """
         labels = None
         if self._keys("classes"):
@@ -683,15 +687,25 @@ class SelectedEstimator:
             **dict.fromkeys(self._keys("accountant")),
         }, labels
 
-    def _settings(self, epsilon: float, unknown: str, labels: Any) -> dict[str, Any]:
-        """The ``epsilon``, ``random_state``, ``unknown_labels`` and label set (of ``labels``, or
-        None) the search gives every candidate."""
+    def _settings(self, epsilon: float, unknown: str, labels: Any, *,
+                  any_source: bool = False) -> dict[str, Any]:
+        """The ``epsilon``, ``random_state``, ``unknown_labels`` and label set the search gives
+        every candidate: the set of ``labels`` where the caller gave it (``any_source``: from
+        wherever it came; None: no set)."""
+        given = labels is not None and (any_source or labels.assumption.source == "parameter")
         return {
             self._keys("epsilon")[0]: epsilon,
             **{key: self.random_state for key in self._keys("random_state")},
             **{key: unknown for key in self._keys("unknown_labels")},
-            **{key: list(labels.classes) for key in self._keys("classes") if labels is not None},
+            **{key: list(labels.classes) for key in self._keys("classes") if given},
         }
+
+    @staticmethod
+    def _candidate_context(context: FitContext, labels: Any) -> FitContext:
+        """``context`` for a candidate's fit, with the label set the search read (``labels``;
+        None: none): a candidate whose ``classes`` is None encodes its part's labels against
+        it and states its source, instead of reading a set from its part."""
+        return dataclasses.replace(context, label_set=labels)
 
     def _certify_labels(self, y: Any, unknown: str, classes: Any, owner: str) -> Any:
         """The label set a fit gives every candidate: the public one, else read once from y."""
@@ -715,9 +729,12 @@ class SelectedEstimator:
                 "instead."
             )
         candidate = clone(self.estimator).set_params(
-            **params, **self._settings(epsilon, unknown, labels)
+            **params, **self._settings(epsilon, unknown, labels, any_source=True)
         )
-        return candidate.certify(*rows)
+        certificate = candidate.certify(*rows)
+        if labels is not None:  # the source of the set, as the candidate's fit states it
+            certificate.state(labels.assumption)
+        return certificate
 
     def _noise(self, owner: str, given: NoiseSource | None) -> NoiseSource:
         """The search's generator (:func:`dpconvex._validation.noise_source`: ``given``, else
@@ -876,7 +893,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
             fit_with(
                 candidate,
                 *rows[index],
-                context.inner(context.noise, held=True),
+                self._candidate_context(context.inner(context.noise, held=True), labels),
                 self._sources(candidate, children[index], noise.seeded),
                 caller=f"{owner}.fit",
             )

@@ -416,7 +416,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             candidate.set_params(**candidates[index], **overrides)
             with warnings.catch_warnings(record=True) as caught:  # their count would tell K
                 warnings.simplefilter("always")
-                fit_with(candidate, X_train, y_train, context,
+                fit_with(candidate, X_train, y_train, self._candidate_context(context, labels),
                          self._sources(candidate, noise_rng.spawn(1)[0], noise.seeded),
                          caller=f"{owner}.fit")
                 run_mistakes = mistakes(candidate, X_validation, y_validation, f"{owner}.fit")
