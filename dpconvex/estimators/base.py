@@ -1712,10 +1712,12 @@ class PrivateEstimator(BaseEstimator):
     #: ``n_classes`` = 1 and maps its labels by its label range (:meth:`_checked_data`).
     _reads_label_set: ClassVar[bool] = True
 
-    def public_shape(self, X: Any, y: Any) -> tuple[int, int, int]:
+    def public_shape(self, X: Any, y: Any,
+                     context: FitContext = NO_CONTEXT) -> tuple[int, int, int]:
         """(n, n_classes, n_features) of a fit on (X, y): the shape of X and the label set.
 
-        Reads the shape of X (public) and the label set (``classes``, the set declared with y, or the labels
+        Reads the shape of X (public) and the label set (``classes``, else the set the fit
+        holding this one hands it in ``context``, else the set declared with y, or the labels
         of y, which a fit then reports as assumed public; 1 for a regression). Where they cannot be made out,
         the data check raises its named error; a label set of fewer than two labels is planned as two
         (``prepare`` refuses it by name).
@@ -1724,6 +1726,8 @@ class PrivateEstimator(BaseEstimator):
         ----------
         X, y : array-like
             The rows and labels of the fit.
+        context : FitContext, default=NO_CONTEXT
+            The fit's context (the label set a holding fit hands this one).
 
         Returns
         -------
@@ -1760,7 +1764,7 @@ class PrivateEstimator(BaseEstimator):
             n, p = int(rows.shape[0]), int(rows.shape[1])
         if not self._reads_label_set:
             return n, 1, p
-        classes = getattr(self, "classes", None)
+        classes = self._fit_classes(context)[0]
         try:  # where the set cannot be made out, prepare raises the named error
             if classes is not None:
                 label_set = np.asarray(list(classes))

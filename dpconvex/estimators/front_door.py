@@ -1124,11 +1124,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         refuses a fit before a record could."""
         if isinstance(X, np.ndarray) and X.dtype.kind != "O":
             check_numeric_dtype(X, f"{type(self).__name__}.fit")
-        n, n_classes, n_features = self.public_shape(X, y)
-        given = self._fit_classes(context)[1]  # the set the fit that holds this one read
-        if given is not None:
-            n_classes = max(2, int(given.classes.size))
-        return _PublicShape(X, y, shape_read=(n, n_classes, n_features))
+        return _PublicShape(X, y, shape_read=self.public_shape(X, y, context))
 
     def _prepare_fit(self, X: Any, y: Any, plan: FitPlan,
                      context: FitContext) -> tuple[PrivateEstimator, CheckedData]:

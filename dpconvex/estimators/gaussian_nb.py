@@ -534,7 +534,8 @@ class PrivateGaussianNB(ClassSumEstimator):
         "var_floor": Float(high=1.0, high_inclusive=True),
     }
 
-    def public_shape(self, X: Any, y: Any) -> tuple[int, int, int]:
+    def public_shape(self, X: Any, y: Any,
+                     context: FitContext = NO_CONTEXT) -> tuple[int, int, int]:
         """(n, n_classes, n_features) of rows that are not the raw table
         (:meth:`_refuse_raw_columns`).
 
@@ -542,6 +543,8 @@ class PrivateGaussianNB(ClassSumEstimator):
         ----------
         X, y : array-like
             The rows and labels of the fit.
+        context : FitContext, default=NO_CONTEXT
+            The fit's context (the label set a holding fit hands this one).
 
         Returns
         -------
@@ -555,7 +558,7 @@ class PrivateGaussianNB(ClassSumEstimator):
         (40, 2, 3)
         """
         self._refuse_raw_columns(X)
-        return super().public_shape(X, y)
+        return super().public_shape(X, y, context)
 
     def _validated(self, X: Any, y: Any, context: FitContext, *,
                    binary: bool = False) -> CheckedData:

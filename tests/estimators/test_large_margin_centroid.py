@@ -249,3 +249,20 @@ def test_dask_equals_in_memory(client, kw):
     np.testing.assert_array_equal(dsk.predict(Xt), mem.predict(X[:120]))
     cert = _lm(**kw).certify(da.from_array(X, chunks=(100, 3)), y)
     assert cert.quantities == mem.certificate_.quantities
+
+
+def test_a_handed_label_set_sizes_the_centroid_notes():
+    """A fit inside a search is handed the whole y's label set: its public shape (which the
+    centroid notes' reasons read) counts that set, not the labels its part happens to hold;
+    a given ``classes`` comes first."""
+    from dpconvex import PrivateLargeMarginGaussian
+    from dpconvex.data.validation import encode_labels
+    from dpconvex.estimators.base import FitContext
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 3)), np.repeat([0, 1], 15)  # the part holds two of three labels
+    handed = FitContext(label_set=encode_labels(np.array([0, 1, 2]), [0, 1, 2], "Search.fit"))
+    est = PrivateLargeMarginGaussian(mechanism="centroid")
+    assert est.public_shape(X, y) == (30, 2, 3)
+    assert est.public_shape(X, y, handed) == (30, 3, 3)
+    assert PrivateLargeMarginGaussian(classes=[0, 1]).public_shape(X, y, handed)[1] == 2

@@ -452,7 +452,7 @@ def certify_centroid(
     # the outer fit has read the label set (and warned); the part validates its own rows
     part = context.one_label_warning(issued=True).inner(context.noise)
     certificate = certify_part(inner, rows, y, part)
-    certificate.state(*centroid_notes(est, inner.public_shape(rows, y)))
+    certificate.state(*centroid_notes(est, inner.public_shape(rows, y, context)))
     return certificate
 
 
@@ -493,7 +493,7 @@ def fit_centroid(est: LargeMarginSettings, rows: Any, y: Any, hold: CertificateH
     (2, 1, 4, 4)
     """
     inner = centroid_estimator(est, est.random_state)
-    shape = inner.public_shape(rows, y)
+    shape = inner.public_shape(rows, y, context)
     # the outer fit has read the label set (and warned)
     fit_part(inner, rows, y, context.one_label_warning(issued=True).inner(context.noise,
                                                                           held=True))
