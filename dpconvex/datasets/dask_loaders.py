@@ -23,7 +23,7 @@ import numpy as np
 from .._validation import check_array_entries, check_int
 from ..data.encoder import PublicEncoder, category_codes, encode
 from ..data.row_scaling import check_row_norm, normalize_rows_lazy
-from ..data.schema import PublicSchema
+from ..data.schema import PublicSchema, UniformSchema
 from ..data.validation import LabelArray
 from ..errors import DatasetError, ParameterError
 from ._files import _DEFAULT_HOME, check_flags, data_search_path, fetch_file
@@ -227,7 +227,7 @@ def _encode_partition(part: Any, schema: PublicSchema) -> np.ndarray:
     return PublicEncoder(schema).fit_transform(part[list(schema.columns)])
 
 
-def from_dataframe(df: Any, schema: PublicSchema, *, label: str | None = None,
+def from_dataframe(df: Any, schema: PublicSchema | UniformSchema, *, label: str | None = None,
                    row_norm: str = "none") -> tuple[da.Array, da.Array | None]:
     """Encode a Dask DataFrame with a public schema, partition by partition.
 
@@ -236,10 +236,13 @@ def from_dataframe(df: Any, schema: PublicSchema, *, label: str | None = None,
     df : dask.dataframe.DataFrame
         E.g. from ``dd.read_parquet`` or ``dd.read_csv``; every column of ``schema.numeric`` and
         ``schema.categories`` must be present (other columns are ignored).
-    schema : PublicSchema
+    schema : PublicSchema or UniformSchema
         Public ranges and vocabularies (:mod:`dpconvex.data.schema`): each partition's feature columns go
         through :class:`~dpconvex.PublicEncoder`, so each record is encoded from itself and these constants
-        only, every row has norm <= 1 and the partitioning does not change any row.
+        only, every row has norm <= 1 and the partitioning does not change any row. One declaration
+        for every column (:meth:`~dpconvex.PublicSchema.every_column`) declares every column of
+        ``df`` but ``label`` (:meth:`~dpconvex.data.UniformSchema.for_columns` of their names, a
+        public fact).
     label : str or None
         A column returned as ``y`` (unchanged); None returns ``y = None``.
     row_norm : {"none", "unit"}, default="none"
@@ -261,9 +264,10 @@ def from_dataframe(df: Any, schema: PublicSchema, *, label: str | None = None,
     import dask.array as da
 
     row_norm = check_row_norm(row_norm, "from_dataframe")
-    if not isinstance(schema, PublicSchema):
+    if not isinstance(schema, (PublicSchema, UniformSchema)):
         raise ParameterError(
-            "The 'schema' parameter of from_dataframe must be a PublicSchema. Got "
+            "The 'schema' parameter of from_dataframe must be a PublicSchema, or one declaration "
+            "for every column, PublicSchema.every_column(Numeric(0, 255)). Got "
             f"{type(schema).__name__} instead."
         )
     if not hasattr(df, "map_partitions"):
@@ -280,6 +284,11 @@ def from_dataframe(df: Any, schema: PublicSchema, *, label: str | None = None,
             "draft it "
             "with epsilon=...."
         )
+    if isinstance(schema, UniformSchema):  # every column of df but the label: their names
+        try:
+            schema = schema.for_columns([c for c in df.columns if c != label])
+        except ParameterError as exc:
+            raise ParameterError(f"from_dataframe: {exc}") from None
     # the feature columns only (other columns of df are ignored), declared as in ``schema``
     schema = PublicSchema({c: d for c, d in schema.declarations.items() if d is not None},
                           centered=schema.centered)

@@ -12,7 +12,8 @@ part whose sizes depend on n only, fits the learner with the validation rows lef
 (:class:`~dpconvex.estimators.base.FitContext` ``excluded``) and selects on the validation
 part: private tuning ([CMS11]_ Alg. 4) with one trained candidate, by parallel composition.
 
-With ``schema=`` a :class:`~dpconvex.PublicSchema`, both front doors take the table itself
+With ``schema=`` a :class:`~dpconvex.PublicSchema` (or one declaration for every column,
+:meth:`~dpconvex.PublicSchema.every_column`), both front doors take the table itself
 (:class:`SchemaInputMixin`): every record is encoded by :class:`~dpconvex.PublicEncoder`, and
 a schema released by :func:`~dpconvex.draft_schema` is composed with the model
 (docs/privacy/bounds.md#privacy-bounds-composition).
@@ -120,6 +121,7 @@ from .base import (
     _given_shape,
     carry_ledger,
     certify_part,
+    check_shape_fact,
     fit_part,
     given_source,
     issued,
@@ -601,21 +603,23 @@ def dry_selection(n_candidates: int, epsilon: float, n_val: int,
 
 
 class _Schema(Constraint):
-    """A :class:`~dpconvex.PublicSchema` (checked without importing the schema module)."""
+    """A :class:`~dpconvex.PublicSchema` or a :class:`~dpconvex.data.UniformSchema` (checked
+    without importing the schema module at import)."""
 
     def check(self, name: str, value: Any, owner: str) -> Any:
-        from ..data.schema import PublicSchema
+        from ..data.schema import PublicSchema, UniformSchema
 
-        if not isinstance(value, PublicSchema):
+        if not isinstance(value, (PublicSchema, UniformSchema)):
             raise ParameterError(f"The '{name}' parameter of {owner} must be None (X holds "
                                  f"encoded rows) or {self}. Got {type(value).__name__} instead.")
         return value
 
     def __str__(self) -> str:
-        return "a PublicSchema (X is a table encoded by it; e.g. draft_schema(df, epsilon=...))"
+        return ("a PublicSchema (X is a table encoded by it; e.g. draft_schema(df, epsilon=...)) "
+                "or one declaration for every column, PublicSchema.every_column(Numeric(0, 255))")
 
 
-#: The front doors' ``schema``: None (X holds encoded rows) or a PublicSchema.
+#: The front doors' ``schema``: None (X holds encoded rows), a PublicSchema or a UniformSchema.
 SCHEMA = Optional(_Schema())
 
 
@@ -632,10 +636,31 @@ class SchemaInputMixin:
     [True, True]
     """
 
-    def _schema_row_params(self) -> dict[str, Any]:
-        """Parameters the front door takes from the schema for its encoded rows (public: the
-        schema's constants only); none by default."""
+    def _schema_row_params(self, schema: Any) -> dict[str, Any]:
+        """Parameters the front door takes from ``schema`` (the named schema of the table's
+        columns, :meth:`_table_schema`) for its encoded rows (public: the schema's constants
+        only); none by default."""
         return {}
+
+    def _table_schema(self, n_columns: Any, method: str) -> Any:
+        """The named schema of a table of ``n_columns`` columns: ``schema`` itself, or a uniform
+        schema's for that many columns (:meth:`~dpconvex.data.UniformSchema.for_columns`, as
+        :class:`~dpconvex.PublicEncoder` applies it at ``fit``; the width is a public fact).
+        ``method``, the public call (``plan``, ``certify``), opens the refusal of a uniform
+        schema without the width."""
+        from ..data.schema import UniformSchema
+
+        if not isinstance(self.schema, UniformSchema):
+            return self.schema
+        owner = type(self).__name__
+        if n_columns is None:
+            raise ParameterError(
+                f"{owner}.{method}: schema={self.schema!r} declares every column of the table, "
+                "and its number of columns is missing. Pass n_features, the number of columns "
+                "of the table (the encoded features follow from it), or the table X."
+            )
+        return self.schema.for_columns(
+            check_shape_fact("n_features", n_columns, owner, low=1, method=method))
 
     def _learners(self, method: str, X: Any) -> Any:
         """The learner's ``method`` on the rows of X (their names checked by this estimator; encoded
@@ -701,24 +726,25 @@ class SchemaInputMixin:
 
         self._validate_params()
         encoder = PublicEncoder(self.schema, data_norm=float(self.data_norm))
-        rows = encoder.fit_transform(X)
-        inner = self._fit_as(self._on_rows(), rows, y, context)
+        rows = encoder.fit_transform(X)  # a uniform schema given the table's columns: schema_
+        inner = self._fit_as(self._on_rows(encoder.schema_), rows, y, context)
         self.encoder_ = encoder
         self.n_features_in_ = encoder.n_features_in_
         if getattr(encoder, "feature_names_in_", None) is not None:
             self.feature_names_in_ = encoder.feature_names_in_
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        self.certificate_ = self._with_schema_part(inner.certificate_)
+        self.certificate_ = self._with_schema_part(inner.certificate_, encoder.schema_)
         return self
 
-    def _with_schema_part(self, model: Any) -> Any:
-        """The model's certificate, after the schema's release when it was released."""
-        release = self.schema.release
+    def _with_schema_part(self, model: Any, schema: Any) -> Any:
+        """The model's certificate, after the release of ``schema`` (the named schema of the
+        table's columns) when it was released."""
+        release = schema.release
         note = ("rows encoded record by record by the public schema (PublicEncoder: clipped "
                 "to its ranges, one-hot over its vocabularies, within data_norm)")
         if release is None:
-            model.assumptions.append(f"{note}; {self.schema.provenance or _DECLARED_SCHEMA}")
+            model.assumptions.append(f"{note}; {schema.provenance or _DECLARED_SCHEMA}")
             return model
         return compose_sequential(
             [release, model],
@@ -733,9 +759,10 @@ class SchemaInputMixin:
                          "draft_schema; the model's epsilon (what is left) to this fit's"],
             labels=["schema", "model"])
 
-    def _on_rows(self) -> Any:
-        """This front door on the encoded rows: no schema, the schema's row parameters."""
-        return clone(self).set_params(schema=None, **self._schema_row_params())
+    def _on_rows(self, schema: Any) -> Any:
+        """This front door on the rows ``schema`` (the named schema of the table's columns)
+        encodes: no schema, the schema's row parameters."""
+        return clone(self).set_params(schema=None, **self._schema_row_params(schema))
 
     def _certify_routed(self, X: Any, y: Any, shape: dict[str, Any], context: FitContext) -> Any:
         """With a schema: the certificate of this front door on the encoded rows, after the
@@ -749,12 +776,17 @@ class SchemaInputMixin:
         the width of the shape given), its schema's part stated (:meth:`_with_schema_part`)."""
         from ..data.encoder import PublicEncoder
 
-        inner = self._on_rows()
         if X is not None:
-            X = PublicEncoder(self.schema, data_norm=float(self.data_norm)).fit_transform(X)
-        elif shape.get("n_features") is not None:
-            shape["n_features"] = len(self.schema.feature_names)
-        return state_rows_source(self._with_schema_part(inner.certify(X, y, **shape)), None, self)
+            encoder = PublicEncoder(self.schema, data_norm=float(self.data_norm))
+            X = encoder.fit_transform(X)
+            schema = encoder.schema_
+        else:  # n_features: the number of columns of the table
+            schema = self._table_schema(shape.get("n_features"), "certify")
+            if shape.get("n_features") is not None:
+                shape["n_features"] = len(schema.feature_names)
+        inner = self._on_rows(schema)
+        return state_rows_source(
+            self._with_schema_part(inner.certify(X, y, **shape), schema), None, self)
 
 
 #: The :class:`~dpconvex.errors.PrivacyLeakWarning` of a fit whose label set is read from y
@@ -898,12 +930,15 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         (docs/privacy/row_scaling.md#privacy-row-norm-unit), where the rule says so
         (docs/privacy/front_door.md#privacy-private-classifier). "none": every learner keeps
         the rows as given (clipped to ``data_norm``); pass it when a row's length carries the label.
-    schema : PublicSchema or None, default=None
+    schema : PublicSchema, UniformSchema or None, default=None
         None: X holds rows (e.g. from :class:`~dpconvex.PublicEncoder`). A schema: X is the
         table, encoded by ``PublicEncoder(schema, data_norm=data_norm)`` (``encoder_``) in
         ``fit`` and every prediction; a schema drafted with a budget is composed into the
         certificate (docs/privacy/bounds.md#privacy-bounds-composition), and gives the
-        per-feature ranges when ``feature_range`` is None.
+        per-feature ranges when ``feature_range`` is None. One declaration for every column
+        (:meth:`~dpconvex.PublicSchema.every_column`) is given the table's columns at ``fit``
+        (``encoder_.schema_``); ``plan`` and ``certify`` without X take ``n_features`` as the
+        number of columns of the table.
     feature_range : None, (float, float), array-like of shape (n_features, 2) or PublicSchema, default=None
         The public range of each feature, as :class:`~dpconvex.PrivateGaussianNB` takes it
         (never the data's min and max). Given, the rule may choose Gaussian naive Bayes; None:
@@ -1037,7 +1072,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         the learner and its plan ride in ``chosen`` (:class:`ChosenClassifier`), which the fit
         follows."""
         if self.schema is not None:  # the fit's plan: the encoded rows, the schema's ranges
-            return self._on_rows().plan(n, n_classes, len(self.schema.feature_names))
+            schema = self._table_schema(n_features, "plan")  # n_features: the table's columns
+            return self._on_rows(schema).plan(n, n_classes, len(schema.feature_names))
         chosen = self._chosen(n, n_classes, n_features)
         learner_plan = chosen.learner.plan_checked(n, n_classes, n_features)  # the shape checked
         parts = dict(learner_plan.parts)
@@ -1071,11 +1107,11 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             "docs/privacy/front_door.md#privacy-classifier-safeguard)"
         )
 
-    def _schema_row_params(self) -> dict[str, Any]:
-        """The schema's public per-feature ranges of the encoded rows, unless given."""
+    def _schema_row_params(self, schema: Any) -> dict[str, Any]:
+        """The public per-feature ranges of the rows ``schema`` encodes, unless given."""
         if self.feature_range is not None:
             return {}
-        lo, hi = self.schema.encoded_range(float(self.data_norm))
+        lo, hi = schema.encoded_range(float(self.data_norm))
         return {"feature_range": np.column_stack([lo, hi])}
 
     # --------------------------------------------------------------------- fit
@@ -1553,9 +1589,10 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
     validation_fraction : "auto" or float in (0, 1), default="auto"
         With the safeguard, the share of rows that validate: ⌈fraction · n⌉, or for "auto"
         max(⌈0.1 n⌉, min(⌈0.2 n⌉, 2,000)).
-    schema : PublicSchema or None, default=None
+    schema : PublicSchema, UniformSchema or None, default=None
         None: X holds rows. A schema: X is the table, encoded as for
-        :class:`~dpconvex.PrivateClassifier` (``encoder_``).
+        :class:`~dpconvex.PrivateClassifier` (``encoder_``); one declaration for every column
+        (:meth:`~dpconvex.PublicSchema.every_column`) as there.
 
     Attributes
     ----------
@@ -1639,7 +1676,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         ``method``: the public call a refusal of the safeguard's sizes names (``certify`` on
         rows)."""
         if self.schema is not None:  # the fit's plan: the encoded rows, the schema's ranges
-            return self._on_rows().plan(n, n_classes, len(self.schema.feature_names))
+            schema = self._table_schema(n_features, "plan")  # n_features: the table's columns
+            return self._on_rows(schema).plan(n, n_classes, len(schema.feature_names))
         choice = regression_rule(n, n_features, float(self.epsilon), float(self.delta or 0.0),
                                  self.safeguard)
         owner = type(self).__name__

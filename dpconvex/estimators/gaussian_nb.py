@@ -54,7 +54,7 @@ from .centroids import (
 
 __all__ = ["DEFAULT_FEATURE_RANGE", "MOMENT_MAP", "NB_POSTPROCESSING", "VAR_FLOOR",
            "ClassMomentTemplate", "FeatureRange", "MomentRows", "PrivateGaussianNB",
-           "class_moments", "feature_bounds"]
+           "class_moments", "feature_bounds", "rows_schema"]
 
 #: The default public floor φ of the variances, in units of the half range squared
 #: ((hi − lo)/2)² of each feature (docs/privacy/gaussian_nb.md#privacy-nb-release).
@@ -84,7 +84,8 @@ DEFAULT_FEATURE_RANGE = (-1.0, 1.0)
 @dataclass(frozen=True)
 class FeatureRange(Constraint):
     """``feature_range``: (lo, hi) for every feature, one (lo, hi) row per feature, or a
-    :class:`~dpconvex.PublicSchema` (the ranges of the rows its encoder makes).
+    :class:`~dpconvex.PublicSchema` or :meth:`~dpconvex.PublicSchema.every_column` (the ranges
+    of the rows its encoder makes).
 
     Numbers with |lo|, |hi| <= 1e100 and hi − lo >= 1e-100 (those of a ``label_range``: the map
     (x − lo)/((hi − lo)/2) stays finite); the number of rows is checked against the data's
@@ -102,7 +103,7 @@ class FeatureRange(Constraint):
     """
 
     def check(self, name: str, value: Any, owner: str) -> Any:
-        """Return ``value`` if it is a :class:`~dpconvex.PublicSchema`, one (lo, hi) pair of
+        """Return ``value`` if it is a schema (:func:`_is_schema`), one (lo, hi) pair of
         numbers or an array of such pairs (each with hi − lo large enough and both within the
         magnitudes a float can hold), else raise the error naming the parameter.
 
@@ -117,7 +118,7 @@ class FeatureRange(Constraint):
 
         Returns
         -------
-        PublicSchema or array-like
+        PublicSchema, UniformSchema or array-like
             ``value`` itself (its length is checked against the columns in the plan).
 
         Raises
@@ -158,15 +159,65 @@ class FeatureRange(Constraint):
             "a pair (lo, hi) of numbers with |lo|, |hi| <= 1e100 and hi - lo >= 1e-100, an "
             "array-like of shape (n_features, 2) of such pairs: the public range of each feature, "
             "or a "
-            "PublicSchema: the ranges of the rows PublicEncoder(schema) makes"
+            "PublicSchema (or PublicSchema.every_column(...)): the ranges of the rows "
+            "PublicEncoder(schema) makes"
         )
 
 
 def _is_schema(value: Any) -> bool:
-    """Whether ``value`` is a :class:`~dpconvex.PublicSchema` (as the front doors' ``SCHEMA`` checks it)."""
-    from ..data.schema import PublicSchema
+    """Whether ``value`` is a :class:`~dpconvex.PublicSchema` or a
+    :class:`~dpconvex.data.UniformSchema` (as the front doors' ``SCHEMA`` checks it)."""
+    from ..data.schema import PublicSchema, UniformSchema
 
-    return isinstance(value, PublicSchema)
+    return isinstance(value, (PublicSchema, UniformSchema))
+
+
+def rows_schema(schema: Any, n_features: int, owner: str) -> Any:
+    """The named schema whose encoder makes rows of ``n_features`` features: ``schema`` itself,
+    or a uniform schema's for the columns of the table those rows encode
+    (:meth:`~dpconvex.data.UniformSchema.for_columns` of ``n_features`` over the features of
+    one column, ``x0, x1, ...``: the width of a table is a public fact).
+
+    Parameters
+    ----------
+    schema : PublicSchema or UniformSchema
+        A validated schema ``feature_range``.
+    n_features : int
+        The number of columns of the rows X (the encoded features).
+    owner : str
+        The estimator, named in the refusal.
+
+    Returns
+    -------
+    PublicSchema
+
+    Raises
+    ------
+    ParameterError
+        A uniform schema whose columns give a number of features ``n_features`` is no multiple
+        of: X is not the rows its encoder makes.
+
+    Examples
+    --------
+    >>> from dpconvex import Categorical, PublicSchema
+    >>> from dpconvex.estimators.gaussian_nb import rows_schema
+    >>> bases = PublicSchema.every_column(Categorical(("A", "C", "G", "T"), other=False))
+    >>> rows_schema(bases, 8, "Demo").columns
+    ('x0', 'x1')
+    """
+    from ..data.schema import UniformSchema
+
+    if not isinstance(schema, UniformSchema):
+        return schema
+    per_column = schema.for_columns(1).n_features
+    if int(n_features) % per_column:
+        raise ParameterError(
+            f"The 'feature_range' parameter of {owner}, {schema!r}, makes {per_column} "
+            f"features of every column, and X has {int(n_features)} features, no multiple of "
+            f"{per_column}: X is not the rows PublicEncoder(schema) makes. Pass those rows, "
+            "or the ranges of X's features, feature_range=array of (lo, hi) rows."
+        )
+    return schema.for_columns(int(n_features) // per_column)
 
 
 def feature_bounds(
@@ -177,8 +228,9 @@ def feature_bounds(
 
     Parameters
     ----------
-    feature_range : tuple, sequence of tuples or PublicSchema
-        The validated ``feature_range``.
+    feature_range : tuple, sequence of tuples, PublicSchema or UniformSchema
+        The validated ``feature_range`` (a uniform schema: of the table whose rows have
+        ``n_features`` features, :func:`rows_schema`).
     n_features : int
         The number of columns of X.
     owner : str
@@ -192,7 +244,8 @@ def feature_bounds(
     Raises
     ------
     ParameterError
-        The number of (lo, hi) rows is not ``n_features``.
+        The number of (lo, hi) rows is not ``n_features`` (or no table's rows under a
+        uniform schema have ``n_features`` features).
 
     Examples
     --------
@@ -210,7 +263,8 @@ def feature_bounds(
     if feature_range is None:
         feature_range = DEFAULT_FEATURE_RANGE
     if _is_schema(feature_range):
-        feature_range = np.column_stack(feature_range.encoded_range())
+        feature_range = np.column_stack(
+            rows_schema(feature_range, n_features, owner).encoded_range())
     bounds = np.asarray(feature_range, dtype=float)
     if bounds.shape == (2,):
         bounds = np.broadcast_to(bounds, (int(n_features), 2))
@@ -462,7 +516,9 @@ class PrivateGaussianNB(ClassSumEstimator):
     feature_range : None, (float, float), array-like of shape (n_features, 2) or PublicSchema, default=None
         The public range [lo, hi] of every feature, or of each; values outside are clipped to
         it. A :class:`~dpconvex.PublicSchema`: the ranges of the rows of
-        ``PublicEncoder(schema)`` (:meth:`~dpconvex.PublicSchema.encoded_range`). None: the
+        ``PublicEncoder(schema)`` (:meth:`~dpconvex.PublicSchema.encoded_range`); one for
+        every column (:meth:`~dpconvex.PublicSchema.every_column`): those of the table whose
+        rows have X's number of features (:func:`rows_schema`). None: the
         ranges the rows carry (:class:`~dpconvex.data.RangedRows`), else (−1, 1)
         (:data:`DEFAULT_FEATURE_RANGE`). Never set it from the data (that leaks); the noise is
         in units of the range, so a loose range wastes signal.
@@ -571,11 +627,14 @@ class PrivateGaussianNB(ClassSumEstimator):
         the encoder's features named in their order): the ranges are those of the encoded rows,
         not of the raw columns."""
         columns = [str(c) for c in getattr(X, "columns", ())]
-        schema = self.feature_range if _is_schema(self.feature_range) else None
+        if not columns or not _is_schema(self.feature_range):  # no names to compare
+            return
+        # a uniform schema: for the width of the frame X
+        schema = rows_schema(self.feature_range, len(columns), type(self).__name__)
         # a schema whose features are all among its columns (numeric, binary; a column declared None
         # not among the features) names raw and encoded alike
-        distinct = schema is not None and not set(schema.feature_names) <= set(schema.columns)
-        if schema is not None and not (distinct and columns == list(schema.feature_names)) \
+        distinct = not set(schema.feature_names) <= set(schema.columns)
+        if not (distinct and columns == list(schema.feature_names)) \
                 and set(columns) & set(schema.columns):
             if distinct and sorted(columns) == sorted(schema.feature_names):
                 raise DataValidationError(

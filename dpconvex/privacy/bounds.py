@@ -19,7 +19,16 @@ import numpy as np
 
 from .._validation import GENERATOR_TYPES, _short_repr, check_float, check_seed, dtype_shown
 from ..data.log_grid import K_MAX
-from ..data.schema import OTHER, Binary, Categorical, Declaration, Numeric, PublicSchema, _number
+from ..data.schema import (
+    OTHER,
+    Binary,
+    Categorical,
+    Declaration,
+    Numeric,
+    PublicSchema,
+    UniformSchema,
+    _number,
+)
 from ..data.schema_draft import LEAK_TEXT, check_kinds, kind_of_dtype, read_schema
 from ..data.tables import category_texts, dtype_kind, number_values, table_columns
 from ..errors import ParameterError, PrivacyLeakWarning, diagnostics_open, record_diagnostic
@@ -396,6 +405,13 @@ def _declared(declared: Any, names: list[str]) -> dict[str, Declaration]:
         return {}
     if isinstance(declared, PublicSchema):
         declared = declared.declarations
+    if isinstance(declared, UniformSchema):  # every column declared: no column left to draft
+        raise ParameterError(
+            f"draft_schema: 'declared' is {declared!r}, which declares every column of the "
+            "table, so nothing is left to draft and nothing would be released. Use it as the "
+            "schema itself (PublicEncoder(schema), PrivateClassifier(schema=schema)), or declare "
+            "some columns by name, declared=schema.for_columns(['a', 'b'])."
+        )
     if not isinstance(declared, Mapping):
         raise ParameterError("The 'declared' parameter of draft_schema must be a mapping of "
                              "column names to declarations (Numeric, Categorical, Binary, None) "
