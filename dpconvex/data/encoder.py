@@ -354,7 +354,8 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
     """Encode a table by a public schema: per-record maps only, rows of norm <= ``data_norm``.
 
     ``fit`` only checks and records ``schema_``, ``feature_names_in_`` and ``n_features_in_``
-    (the table's columns: public facts); ``transform`` maps every record by itself and the
+    (the table's columns: public facts when fixed without reading the records, as a schema's
+    are); ``transform`` maps every record by itself and the
     schema's constants
     (docs/privacy/row_scaling.md#privacy-public-schemas).
 
@@ -364,7 +365,9 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         The public description of the table: its columns, or one declaration for every
         column (:meth:`~dpconvex.PublicSchema.every_column`, e.g. every feature a pixel in
         [0, 255]), which ``fit`` applies to the table's columns (their number; a DataFrame's
-        names, else ``x0, x1, ...``) as ``schema_``. A schema drafted by
+        names, else ``x0, x1, ...``) as ``schema_``: columns fixed without reading the
+        records, not made from their values (``pd.get_dummies``, a pivot: declare the raw
+        column :class:`~dpconvex.Categorical` instead). A schema drafted by
         :func:`~dpconvex.draft_schema` is read from data: ``fit`` warns
         :class:`~dpconvex.errors.PrivacyLeakWarning` until it is written into
         code (:meth:`PublicSchema.to_code`).
