@@ -33,6 +33,7 @@ from .._validation import (
 from ..errors import (
     DataTypeError,
     DataValidationError,
+    NotFittedError,
     ParameterError,
     PrivacyLeakWarning,
     user_stacklevel,
@@ -353,7 +354,8 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
     """Encode a table by a public schema: per-record maps only, rows of norm <= ``data_norm``.
 
     ``fit`` only checks and records ``schema_``, ``feature_names_in_`` and ``n_features_in_``
-    (the table's columns: public facts); ``transform`` maps every record by itself and the
+    (the table's columns: public facts when fixed without reading the records, as a schema's
+    are); ``transform`` maps every record by itself and the
     schema's constants
     (docs/privacy/row_scaling.md#privacy-public-schemas).
 
@@ -363,7 +365,9 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         The public description of the table: its columns, or one declaration for every
         column (:meth:`~dpconvex.PublicSchema.every_column`, e.g. every feature a pixel in
         [0, 255]), which ``fit`` applies to the table's columns (their number; a DataFrame's
-        names, else ``x0, x1, ...``) as ``schema_``. A schema drafted by
+        names, else ``x0, x1, ...``) as ``schema_``: columns fixed without reading the
+        records, not made from their values (``pd.get_dummies``, a pivot: declare the raw
+        column :class:`~dpconvex.Categorical` instead). A schema drafted by
         :func:`~dpconvex.draft_schema` is read from data: ``fit`` warns
         :class:`~dpconvex.errors.PrivacyLeakWarning` until it is written into
         code (:meth:`PublicSchema.to_code`).
@@ -517,6 +521,21 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         lo, hi = schema.encoded_range(q)  # the schema's constants: public
         return RangedRows(Z, np.column_stack([lo, hi]), schema.provenance)
 
+    def _check_schema_fitted(self, schema: PublicSchema | UniformSchema, caller: str) -> None:
+        """Refuse a ``schema`` parameter that is not the one ``fit`` applied as ``schema_``
+        (:class:`NotFittedError`): a named schema equal to ``schema_``, a uniform one giving
+        ``schema_`` for the fitted columns. ``row_norm`` and ``data_norm`` shape no fitted
+        attribute and are read at ``transform``."""
+        fitted = self.schema_
+        applied = schema.for_columns(list(fitted.columns)) \
+            if isinstance(schema, UniformSchema) else schema
+        if applied != fitted:
+            raise NotFittedError(
+                f"{caller}: the 'schema' parameter is not the schema this encoder was fitted "
+                "with (set_params changed it after fit), so its fitted schema_ would encode "
+                "the rows in its place. Fit the encoder again to apply the new schema."
+            )
+
     def _start(self) -> tuple[PublicSchema | UniformSchema, str | None, float]:
         params = self._params()
         if params[0].suggested:
@@ -619,6 +638,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         <dpconvex.PublicSchema.encoded_range>`) to the next step of a pipeline. Raises as
         :meth:`fit`, and DataValidationError for X without column names (an array: two
         swapped columns would go unnoticed) when the encoder was fitted with names.
+        ``row_norm`` and ``data_norm`` are read at each call; the schema is the fitted one.
 
         Parameters
         ----------
@@ -634,7 +654,8 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         Raises
         ------
         NotFittedError
-            Before :meth:`fit`.
+            Before :meth:`fit`, or when the ``schema`` parameter is no longer the one
+            :meth:`fit` applied (``set_params(schema=...)`` after it): fit again.
         DataValidationError
             As :meth:`fit`, and X without column names when the encoder was fitted with names.
         DataTypeError
@@ -673,7 +694,8 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
             )
         if not isinstance(X, Mapping):
             check_feature_names(self, X, caller)
-        _, row_norm, q = self._params()
+        schema, row_norm, q = self._params()
+        self._check_schema_fitted(schema, caller)
         _, parts, schema = self._read(X, self.schema_, caller)
         return self._encode(parts, schema, row_norm, q)
 

@@ -629,12 +629,18 @@ class PublicSchema:
         """One declaration for every column of a table, however many columns it has.
 
         For a table whose columns are all alike and publicly so: every feature a pixel in
-        ``[0, 255]``, a table already scaled to ``[0, 1]``, every position of a sequence one
-        of ``("A", "C", "G", "T")``. The number of columns is a public fact, so
-        :class:`~dpconvex.PublicEncoder` takes it (and a DataFrame's column names; else
-        ``x0, x1, ...``) from the table at ``fit`` and applies
-        :meth:`~dpconvex.data.UniformSchema.for_columns` of it; ranges, vocabulary, divisor and
-        encoded range stay constants of the declaration.
+        ``[0, 255]``, a table scaled by public constants, every position of a sequence one
+        of ``("A", "C", "G", "T")``. :class:`~dpconvex.PublicEncoder` takes the number of
+        columns (and a DataFrame's column names; else ``x0, x1, ...``) from the table at
+        ``fit`` and applies :meth:`~dpconvex.data.UniformSchema.for_columns` of it; ranges,
+        vocabulary, divisor and encoded range stay constants of the declaration.
+
+        The columns must be fixed without reading the records (an image format's pixels, a
+        sequence's positions): then they are a public fact that replace-one neighbours share.
+        Columns made from the records' values (``pd.get_dummies``, a pivot) are data: one
+        record's value can add a column, named in ``schema_``, ``feature_names_in_`` and the
+        pickle. Declare such a raw column :class:`~dpconvex.Categorical` with its public
+        vocabulary instead.
 
         Parameters
         ----------
@@ -749,7 +755,10 @@ class UniformSchema:
     ``for_columns`` gives the :class:`~dpconvex.PublicSchema` of a table's columns, and
     :class:`~dpconvex.PublicEncoder` applies it at ``fit`` to the table's (its fitted
     ``schema_``), so a uniform schema encodes each table as the named schema of its columns
-    would. Equal uniform schemas give equal schemas for the same columns.
+    would. Equal uniform schemas give equal schemas for the same columns. The columns must be
+    fixed without reading the records; columns made from the records' values
+    (``pd.get_dummies``, a pivot) are data: declare the raw column
+    :class:`~dpconvex.Categorical` instead.
 
     Parameters
     ----------

@@ -14,7 +14,13 @@ from sklearn.pipeline import make_pipeline
 import dpconvex as dp
 from dpconvex import Binary, Categorical, Numeric, PublicEncoder, PublicSchema
 from dpconvex.data import RangedRows, UniformSchema
-from dpconvex.errors import DataTypeError, DataValidationError, ParameterError, PrivacyLeakWarning
+from dpconvex.errors import (
+    DataTypeError,
+    DataValidationError,
+    NotFittedError,
+    ParameterError,
+    PrivacyLeakWarning,
+)
 
 PIXELS = PublicSchema.every_column(Numeric(0, 16))
 
@@ -43,6 +49,28 @@ def test_another_width_at_transform_is_refused_in_scikit_learns_words():
                        "expecting 5 features as input: its uniform schema took the width"):
         enc.transform(np.zeros((4, 3)))
     assert PublicEncoder(PIXELS).fit(np.zeros((4, 3))).transform(np.zeros((2, 3))).shape == (2, 3)
+
+
+def test_transform_refuses_a_schema_set_after_fit_and_reads_row_norm_at_each_call():
+    """set_params(schema=...) after fit: transform refuses a schema other than the one fit
+    applied (schema_ would encode in its place), and takes an equal one; row_norm and data_norm
+    shape nothing fit keeps, so transform reads them as they are at the call."""
+    X = np.full((2, 3), 8.0)
+    named = PublicSchema({"p": Numeric(0, 1), "q": Numeric(0, 1), "r": Numeric(0, 1)})
+    for fitted, other, same in (
+            (PIXELS, named, PublicSchema.every_column(Numeric(0, 16))),
+            (PIXELS, PublicSchema.every_column(Numeric(0, 1)), PIXELS.for_columns(3)),
+            (named, PIXELS, PublicSchema.every_column(Numeric(0, 1)).for_columns(["p", "q", "r"]))):
+        enc = PublicEncoder(fitted).fit(X)
+        expected = enc.transform(X)
+        with pytest.raises(NotFittedError, match="PublicEncoder.transform: the 'schema' "
+                           "parameter is not the schema this encoder was fitted with"):
+            enc.set_params(schema=other).transform(X)
+        np.testing.assert_array_equal(enc.set_params(schema=same).transform(X), expected)
+    enc = PublicEncoder(PIXELS).fit(X).set_params(row_norm="unit", data_norm=2.0)
+    np.testing.assert_allclose(
+        enc.transform(X), PublicEncoder(PIXELS, row_norm="unit", data_norm=2.0).fit_transform(X),
+        **SAME)
 
 
 def test_a_dataframe_gives_its_column_names_and_its_dtypes_are_checked_by_name():

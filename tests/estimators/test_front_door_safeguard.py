@@ -287,7 +287,11 @@ def test_auto_is_off_above_the_row_cap_only():
     assert on.chosen.guarded and not off.chosen.guarded
     # on, or off by "auto": one line on the safeguard, in the plan's notes
     assert all(len(p.chosen.note) == 1 and p.chosen.note[0] in p.notes for p in (on, off))
-    assert off.chosen.note != on.chosen.note  # off by "auto": not the safeguard's line
+    # no typed field says why the safeguard is off: the line says it, with the public n and cap
+    assert on.chosen.note[0].startswith("PrivateClassifier: safeguard on: ")
+    assert off.chosen.note[0].startswith(
+        f"PrivateClassifier: safeguard='auto' is off for n = {SAFEGUARD_ROWS_AT_MOST + 1} > "
+        f"{SAFEGUARD_ROWS_AT_MOST} rows: ")
     forced = PrivateClassifier(epsilon=1.0, classes=[0, 1], safeguard=True)
     assert forced.plan(SAFEGUARD_ROWS_AT_MOST + 1, 2, 5).chosen.guarded
     plain = PrivateClassifier(epsilon=1.0, classes=[0, 1], safeguard=False).plan(400, 2, 5)

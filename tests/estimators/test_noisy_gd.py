@@ -125,8 +125,8 @@ def test_huge_epsilon_approaches_nonprivate_optimum():
     assert _logloss(theta, Xa, y) - f_star < 2e-5
     assert np.mean(est.predict(X) == ref.predict(X)) > 0.98
     # the stated Lipschitz bound |l'|max q~ = 1 * ||[x, 1]|| <= sqrt(2), below the clip 2: the
-    # certificate's quantities show the clip never acts (C >= the bound; its clipping condition
-    # words that verdict from them)
+    # certificate's quantities state both numbers (C >= the bound: the clip never acts), and its
+    # per-example clipping condition holds, enforced by dpconvex
     stated = est.certificate_.quantities
     lipschitz = stated["stated Lipschitz bound |l'|max q~"]
     assert lipschitz == pytest.approx(np.sqrt(2.0), rel=1e-12)

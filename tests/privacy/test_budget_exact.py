@@ -63,7 +63,7 @@ def test_calibrations_exceed_epsilon_by_at_most_four_ulps_exactly():
         lam, c = 10 ** rnd.uniform(-8, 3), 10 ** rnd.uniform(-3, 1)
         q, r = 10 ** rnd.uniform(-2, 3), rnd.randint(1, 20)
         consts = PrivacyConstants(q, r, c * q * q, lam, 3)
-        limit = mp.mpf(eps) * (1 + 4 * mp.mpf(2) ** -52)
+        limit = mp.mpf(eps) + 4 * mp.mpf(math.ulp(eps))  # 4 ulps of eps (perturbation.md)
         G, T = mp.mpf(consts.grad_bound), r * mp.mpf(consts.hessian_term_bound)
         out = calibrate_output_perturbation(eps, n, consts)
         assert mp.mpf(out.noise_rate) * 2 * G / (n * mp.mpf(lam)) <= limit
