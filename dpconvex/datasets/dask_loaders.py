@@ -241,8 +241,9 @@ def from_dataframe(df: Any, schema: PublicSchema | UniformSchema, *, label: str 
         through :class:`~dpconvex.PublicEncoder`, so each record is encoded from itself and these constants
         only, every row has norm <= 1 and the partitioning does not change any row. One declaration
         for every column (:meth:`~dpconvex.PublicSchema.every_column`) declares every column of
-        ``df`` but ``label`` (:meth:`~dpconvex.data.UniformSchema.for_columns` of their names, a
-        public fact).
+        ``df`` but ``label`` (:meth:`~dpconvex.data.UniformSchema.for_columns` of their names:
+        public when the columns were fixed without reading the records, not when they were made
+        from the values, e.g. by ``get_dummies``).
     label : str or None
         A column returned as ``y`` (unchanged); None returns ``y = None``.
     row_norm : {"none", "unit"}, default="none"

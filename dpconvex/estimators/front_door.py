@@ -645,7 +645,8 @@ class SchemaInputMixin:
     def _table_schema(self, n_columns: Any, method: str) -> Any:
         """The named schema of a table of ``n_columns`` columns: ``schema`` itself, or a uniform
         schema's for that many columns (:meth:`~dpconvex.data.UniformSchema.for_columns`, as
-        :class:`~dpconvex.PublicEncoder` applies it at ``fit``; the width is a public fact).
+        :class:`~dpconvex.PublicEncoder` applies it at ``fit``; the width is public where the
+        columns were fixed without reading the records).
         ``method``, the public call (``plan``, ``certify``), opens the refusal of a uniform
         schema without the width."""
         from ..data.schema import UniformSchema

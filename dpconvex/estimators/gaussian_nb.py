@@ -176,7 +176,8 @@ def rows_schema(schema: Any, n_features: int, owner: str) -> Any:
     """The named schema whose encoder makes rows of ``n_features`` features: ``schema`` itself,
     or a uniform schema's for the columns of the table those rows encode
     (:meth:`~dpconvex.data.UniformSchema.for_columns` of ``n_features`` over the features of
-    one column, ``x0, x1, ...``: the width of a table is a public fact).
+    one column, ``x0, x1, ...``: the width of a table whose columns were fixed without reading
+    its records is public).
 
     Parameters
     ----------

@@ -1,7 +1,8 @@
 """PublicSchema.every_column wherever a PublicSchema is taken: the front doors' ``schema=``,
 ``feature_range=`` (PrivateGaussianNB, PrivateClassifier), ``from_dataframe`` and the plan.
 
-Each entry point resolves the uniform declaration for the table's columns (a public fact) by
+Each entry point resolves the uniform declaration for the table's columns (public: fixed
+without reading the records) by
 UniformSchema.for_columns, so its release is the one made with the named schema of those
 columns: the same seed gives the same predictions and an equal certificate.
 """
