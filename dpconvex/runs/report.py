@@ -3,7 +3,9 @@ plot, and safe writing of both files.
 
 ``write_outputs`` never leaves a half-written file: each output is written to a temporary file in the output
 folder and renamed over the existing one (``os.replace``, atomic on POSIX and Windows), so a full disk or a
-crash while writing keeps the earlier, valid ``results.json`` and plot. A folder that does not exist yet is
+crash while writing keeps the earlier, valid ``results.json`` and plot. The two renames go together: an
+exception of any kind between them (a full disk, Ctrl-C, SIGTERM) puts the earlier plot back, so the folder
+never holds a new plot beside an earlier ``results.json``. A folder that does not exist yet is
 written whole in a hidden folder beside it and renamed into place, so it is either complete or absent, also
 when the process is killed while writing.
 """
@@ -657,8 +659,9 @@ def _write_temp(target: Path, mode: str, write: Callable[[Any], None], temps: li
 def write_outputs(result: ProblemResult, out_dir: str | os.PathLike[str]) -> tuple[Path, Path]:
     """Write ``results.json`` and ``error_vs_epsilon.png`` into ``out_dir``, atomically
     (module docstring; the plot first, then the JSON; a new folder written whole, then renamed
-    into place); return their paths. On a failure the temporary files and the folders this call
-    created are removed.
+    into place); return their paths. On a failure or an interruption (any exception) the
+    earlier pair of files is kept, and the temporary files and the folders this call created are
+    removed.
 
     Raises
     ------
@@ -712,14 +715,14 @@ def write_outputs(result: ProblemResult, out_dir: str | os.PathLike[str]) -> tup
                 os.link(png, temps[2], follow_symlinks=False)
             except OSError:
                 shutil.copy2(png, temps[2], follow_symlinks=False)
-        os.replace(temps[1], png)
-        try:
+        try:  # both files or neither, whatever stops it (SIGTERM's SystemExit, Ctrl-C too)
+            os.replace(temps[1], png)
             os.replace(temps[0], js)
-        except OSError:
+        except BaseException:
             if len(temps) > 2:
                 os.replace(temps[2], png)
             else:
-                png.unlink()
+                png.unlink(missing_ok=True)
             raise
         del temps[:2]  # renamed; the earlier plot's copy, if any, is removed below
         made.clear()
