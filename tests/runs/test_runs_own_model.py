@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import sys
 import uuid
 import warnings
@@ -461,6 +462,32 @@ def test_a_band_file_round_trips_and_states_what_it_covers(band, tmp_path, suffi
     assert Band.read(path) == band
     text = path.read_text(encoding="utf-8")
     assert "covers" in text and "widened by 0.02" in text
+
+
+@pytest.mark.skipif(os.name != "posix", reason="RLIMIT_FSIZE is POSIX")
+def test_a_failed_band_write_keeps_the_earlier_band(tmp_path):
+    """A real write failure midway (EFBIG under a file-size limit, as a full disk): the earlier,
+    valid band file is kept as it was, with no temporary file beside it."""
+    import resource
+    import signal
+
+    path = tmp_path / "band.toml"
+    small = Band("error", seeds=(0, 1), scores=(0.1, 0.125), margin=0.01)
+    small.write(path)
+    before = path.read_bytes()
+    big = Band("error", seeds=tuple(range(2000)),
+               scores=tuple(0.1 + i * 1e-6 for i in range(2000)), margin=0.01)
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG, not a killed process
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, hard))  # the small band fits, the big not
+    try:
+        with pytest.raises(OSError):  # the write failed
+            big.write(path)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, handler)
+    assert path.read_bytes() == before and Band.read(path) == small
+    assert [p.name for p in tmp_path.iterdir()] == ["band.toml"]
 
 
 def test_a_band_file_with_a_hand_edited_end_is_refused(band, tmp_path):
