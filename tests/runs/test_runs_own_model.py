@@ -104,6 +104,18 @@ def load_frame():
 
 def constraints(w):
     return [w >= 0]
+
+
+def concave_loss(z, y):  # CVXPY's rules refuse it: not convex
+    return -cp.huber(z - y, 0.5)
+
+
+def one_argument_loss(z):  # a regression loss is fn(z, y)
+    return cp.square(z)
+
+
+def failing_loss(z, y):  # fails on CVXPY expressions
+    return z.no_such_attribute
 '''
 
 REGRESSION = """
@@ -237,6 +249,16 @@ BAD_IMPORTS = [
                  r"5 is not an import path", id="parameter import not a string"),
     pytest.param(('import = "{mod}:huber"', 'import = "{mod}:huber", extra = 1'),
                  "method[1].params.loss", r"the one key 'import'", id="import table extra key"),
+    pytest.param(('import = "{mod}:huber"', 'import = "{mod}:concave_loss"'),
+                 "method[1].params.loss", r"not convex in the prediction by CVXPY's DCP rules",
+                 id="loss function CVXPY refuses"),
+    pytest.param(('import = "{mod}:huber"', 'import = "{mod}:one_argument_loss"'),
+                 "method[1].params.loss", r"cannot be called with 2 positional argument",
+                 id="loss function of the wrong arity"),
+    pytest.param(('import = "{mod}:huber"', 'import = "{mod}:failing_loss"'),
+                 "method[1].params.loss",
+                 r"loss 'failing_loss': fn\(z, y\) raised AttributeError",
+                 id="loss function that fails"),
     pytest.param(('"{mod}:load"', '"no_such_module_zz:load"'), "data.dataset",
                  r"no module named 'no_such_module_zz'", id="loader module missing"),
     pytest.param(('"{mod}:load"', '"nowhere"'), "data.dataset",
