@@ -43,9 +43,8 @@ if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
 
 __all__ = ["CONSTANT_PREDICTION", "MAJORITY", "OutputError", "ProblemResult", "WarningTally",
-           "NOT_PRIVATE", "certified_lines", "check_output_dir", "first_sentence", "format_table",
-           "not_private", "plot_result", "release_name", "result_to_dict", "warning_lines",
-           "write_outputs"]
+           "certified_lines", "check_output_dir", "first_sentence", "format_table", "not_private",
+           "plot_result", "release_name", "result_to_dict", "warning_lines", "write_outputs"]
 
 
 # ----------------------------------------------------------------------------- the fits
