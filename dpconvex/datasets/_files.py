@@ -7,6 +7,7 @@ size and modification time), and downloaded from UCI only when it is found nowhe
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
@@ -294,12 +295,14 @@ def fetch_file(filename: str, data_home: str | os.PathLike[str] | None, download
         os.replace(tmp_name, path)
         key = _digest_key(path)
     except OSError as exc:
-        if tmp_name is not None and os.path.exists(tmp_name):
-            os.unlink(tmp_name)
         raise DatasetError(
             f"{caller}: dataset file {filename!r} was downloaded but could not be saved in {home} "
             f"({exc}). {fix}."
         ) from exc
+    finally:  # on any failure or interruption (Ctrl-C too): no temporary file left
+        if tmp_name is not None:
+            with contextlib.suppress(FileNotFoundError):  # renamed into place
+                os.unlink(tmp_name)
     with _DIGESTS_LOCK:
         _DIGESTS[key] = digest
     return path

@@ -12,6 +12,8 @@ import gzip
 import hashlib
 import json
 import os
+import shutil
+import tempfile
 import zlib
 from collections.abc import Iterator, Sequence
 from itertools import islice
@@ -199,27 +201,36 @@ def kddcup99_chunk_store(path: str | os.PathLike[str] | None = None, *, chunksiz
 
 
 def _write_store(source: Path, store: Path, chunksize: int, caller: str) -> None:
-    """Stream, encode and write the chunks; ``meta.json`` last (a store without it is incomplete)."""
-    store.mkdir(parents=True, exist_ok=True)
-    sizes: list[int] = []
-    ys: list[np.ndarray] = []
-    first = 1
-    for lines in _records(source, chunksize, caller):
-        X, y = _encode_lines(lines, source, first, caller)
-        tmp = store / f"X-{len(sizes):05d}.tmp.npy"
-        np.save(tmp, X)
-        tmp.replace(store / f"X-{len(sizes):05d}.npy")
-        sizes.append(len(lines))
-        ys.append(y)
-        first += len(lines)
-    if not sizes:
-        raise DatasetError(f"{caller}: {source} holds no records. Pass a KDD Cup 1999 file.")
-    np.save(store / "y.npy", np.concatenate(ys))
-    meta = {"source": str(source), "chunks": sizes, "n_features": KDDCUP99_SCHEMA.n_features,
-            "version": _STORE_VERSION}
-    tmp = store / "meta.tmp.json"
-    tmp.write_text(json.dumps(meta))
-    tmp.replace(store / "meta.json")
+    """Stream, encode and write the chunks into a hidden folder beside ``store``, renamed into
+    place when whole (``meta.json`` written last): a bad record, a full disk or an interruption
+    leaves no partial store and no temporary folder."""
+    store.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(dir=store.parent, prefix=f".{store.name}.", suffix=".tmp"))
+    try:
+        sizes: list[int] = []
+        ys: list[np.ndarray] = []
+        first = 1
+        for lines in _records(source, chunksize, caller):
+            X, y = _encode_lines(lines, source, first, caller)
+            np.save(stage / f"X-{len(sizes):05d}.npy", X)
+            sizes.append(len(lines))
+            ys.append(y)
+            first += len(lines)
+        if not sizes:
+            raise DatasetError(f"{caller}: {source} holds no records. Pass a KDD Cup 1999 file.")
+        np.save(stage / "y.npy", np.concatenate(ys))
+        meta = {"source": str(source), "chunks": sizes,
+                "n_features": KDDCUP99_SCHEMA.n_features, "version": _STORE_VERSION}
+        (stage / "meta.json").write_text(json.dumps(meta))
+        if store.is_dir() and not (store / "meta.json").is_file():
+            shutil.rmtree(store)  # a store without meta.json is incomplete: written again
+        try:
+            os.rename(stage, store)
+        except OSError:
+            if not (store / "meta.json").is_file():  # not a store another process completed
+                raise
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)  # gone once renamed into place
 
 
 def _encode_partition(part: Any, schema: PublicSchema) -> np.ndarray:

@@ -8,6 +8,7 @@ that data: a test pins a recorded seed, or records enough seeds and a margin for
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import numbers
@@ -22,6 +23,7 @@ import numpy as np
 
 from .._validation import check_float, check_int, check_option
 from ..errors import ParameterError
+from .report import OutputError, _write_temp
 from .spec import METRICS, ProblemError
 
 __all__ = ["Band", "assert_within_band", "record_band"]
@@ -191,6 +193,11 @@ class Band:
     def write(self, path: str | os.PathLike[str]) -> Path:
         """Write the band to a ``.toml`` or ``.json`` file; return its path.
 
+        The file is written whole or not at all: into a temporary file in the same folder,
+        renamed over ``path``. A write that fails (a full disk) raises :class:`OutputError`
+        (an :class:`OSError`) and leaves an earlier file at ``path`` as it was, with no
+        temporary file left over.
+
         Examples
         --------
         >>> import pathlib, tempfile
@@ -216,7 +223,18 @@ class Band:
                 f"Band.write: {str(out)!r} has neither a .toml nor a .json suffix. "
                 "Name the file band.toml or band.json."
             )
-        out.write_text(text, encoding="utf-8")
+        temps: list[str] = []
+        try:  # a temporary file beside it, renamed over it: the file is whole, old or new
+            _write_temp(out, "w", lambda f: f.write(text), temps)
+            os.replace(temps.pop(), out)
+        except (OSError, ValueError) as exc:  # ValueError: a path the OS cannot name (NUL)
+            raise OutputError(f"Band.write: could not write the band to {out}: {exc}. Free disk "
+                              "space or choose another path; an earlier file there is "
+                              "unchanged.") from exc
+        finally:
+            for tmp in temps:  # on any failure or interruption: nothing left over
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
         return out
 
     @classmethod

@@ -1,11 +1,18 @@
 """Reporting a run: what its fits released and warned, the table, results.json, the error
 plot, and safe writing of both files.
 
-``write_outputs`` never leaves a half-written file: each output is written to a temporary file in the output
-folder and renamed over the existing one (``os.replace``, atomic on POSIX and Windows), so a full disk or a
-crash while writing keeps the earlier, valid ``results.json`` and plot. A folder that does not exist yet is
-written whole in a hidden folder beside it and renamed into place, so it is either complete or absent, also
-when the process is killed while writing.
+``write_outputs`` never leaves a half-written file: each output is written to a temporary file
+in the output folder and renamed over the existing one (``os.replace``, atomic on POSIX and
+Windows), so a full disk or a crash while writing keeps the earlier, valid ``results.json`` and
+plot. The two renames go together: an exception of any kind between them (a full disk, Ctrl-C,
+SIGTERM) puts the earlier plot back, so the folder never holds a new plot beside an earlier
+``results.json``. A folder that does not exist yet is written whole in a hidden folder beside it
+and renamed into place, so it is either complete or absent, also when the process is killed
+while writing.
+
+``results.json`` states which of its entries are not private (``not_private``: the scores,
+baselines, checks and times are computed on the private data without privacy, and the seeded
+fits are not private releases); the table and the plot say so in one line.
 """
 
 from __future__ import annotations
@@ -36,8 +43,8 @@ if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
 
 __all__ = ["CONSTANT_PREDICTION", "MAJORITY", "OutputError", "ProblemResult", "WarningTally",
-           "certified_lines", "check_output_dir", "first_sentence", "format_table", "plot_result",
-           "release_name", "result_to_dict", "warning_lines", "write_outputs"]
+           "certified_lines", "check_output_dir", "first_sentence", "format_table", "not_private",
+           "plot_result", "release_name", "result_to_dict", "warning_lines", "write_outputs"]
 
 
 # ----------------------------------------------------------------------------- the fits
@@ -359,6 +366,7 @@ def format_table(result: ProblemResult) -> str:
     | method | ε=1 | non-private |
     |---|---|---|
     | LM-Gaussian | 0.2000 ± 0.0000 |  |
+    Not private: the scores, baselines, checks and seconds are computed on the private data ...
     """
     what, baseline, note = _METRIC[result.problem.metric]
     curve = result.problem.x_axis == "train_size"
@@ -390,6 +398,7 @@ def format_table(result: ProblemResult) -> str:
     if trivial:
         lines.append(note[:-1] + ("; ✗: no better than it)" if marked else ")"))
     lines.extend(certified_lines(result))
+    lines.append(NOT_PRIVATE)
     name = "error" if result.problem.metric == "error" else "R²"
     for c in result.checks:
         mark = "ok  " if c["ok"] else "FAIL"
@@ -433,11 +442,65 @@ def _stats(values: list[float]) -> dict[str, Any]:
             "errors": [float(x) for x in values]}
 
 
+#: The first line of ``not_private`` in results.json, under the table and in the plot's legend.
+NOT_PRIVATE = ("Not private: the scores, baselines, checks and seconds are computed on the "
+               "private data without privacy, and the seeded fits are reproducible, not private "
+               "releases (results.json: not_private).")
+
+
+def not_private(result: ProblemResult) -> dict[str, Any]:
+    """What in ``results.json`` is not private, and why (its ``not_private`` entry).
+
+    ``note``: what the certified (ε, δ) covers and why no number of the file is a private
+    release; ``entries``: each key of the file computed from the private data without
+    privacy, with what it is.
+
+    Examples
+    --------
+    >>> from dpconvex.runs import ProblemResult, load_problem, not_private
+    >>> problem = load_problem("wine_large_margin")
+    >>> result = ProblemResult(problem, quick=True, runs=1, errors={"LM-Gaussian": {1.0: [0.2]}})
+    >>> sorted(not_private(result)["entries"])
+    ['baselines', 'checks', 'passed', 'results', 'seconds', 'warnings']
+    """
+    what = "test errors" if result.problem.metric == "error" else "test R²"
+    _, baseline, _ = _METRIC[result.problem.metric]
+    statistic = ("the most frequent label" if baseline == MAJORITY else "the mean label")
+    unprivate = [m for m in result.errors if m not in result.certified]
+    also = (f"; {', '.join(repr(m) for m in unprivate)} fitted without privacy (ε = inf)"
+            if unprivate else "")
+    return {
+        "note": (
+            "This file holds no private release. The (epsilon, delta) under "
+            "'certified' is what each private method's mechanism guarantees for a model fitted "
+            "with fresh noise (random_state=None); these runs seed their noise (grid.seed) to be "
+            "reproducible, and a model trained with a known seed is not private. The entries "
+            "below are computed from the private training and test rows without privacy: "
+            "they evaluate the methods for the data holder and must not be published as "
+            "private."
+        ),
+        "entries": {
+            "results": f"the {what} of every method, private or not, on each run's private "
+                       f"test rows{also}",
+            "baselines": f"{baseline}: {statistic} of each run's private training rows, scored "
+                         "on its private test rows",
+            "checks": f"those {what} ('observed') compared with the expected bands",
+            "passed": f"whether those {what} lie in their bands",
+            "seconds": "the run's wall time, which depends on the private data (solver "
+                       "iterations)",
+            "warnings": "how many fits raised each warning, which may depend on the private "
+                        "data",
+        },
+    }
+
+
 def result_to_dict(result: ProblemResult) -> dict[str, Any]:
-    """The JSON form of a result (``results.json``): among its keys ``metric`` (``"error"``
-    or ``"r2"``), ``baselines`` (the trivial score per run), ``released`` (per method and
-    point, ``{release name: fits}``), ``certified`` (per private method and point, the
-    ``{epsilon, delta, fits}`` its certificates guarantee; ``null`` for fits without one),
+    """The JSON form of a result (``results.json``): among its keys ``not_private``
+    (:func:`not_private`: which entries are computed on the private data without privacy),
+    ``metric`` (``"error"`` or ``"r2"``), ``baselines`` (the trivial score per run),
+    ``released`` (per method and point, ``{release name: fits}``), ``certified`` (per private
+    method and point, the ``{epsilon, delta, fits}`` its certificates guarantee; ``null`` for
+    fits without one),
     ``fits`` and ``warnings`` (``{category, message, fits, methods}``).
 
     Examples
@@ -453,6 +516,7 @@ def result_to_dict(result: ProblemResult) -> dict[str, Any]:
     return {
         "problem": result.problem.name,
         "file": str(result.problem.path),
+        "not_private": not_private(result),
         "quick": result.quick,
         "runs": result.runs,
         "seconds": round(result.seconds, 2),
@@ -530,7 +594,9 @@ def _figure(result: ProblemResult) -> Figure:
     ax.set_title(title + (" (quick)" if result.quick else ""), fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     # below the axes: the labels name each release and are long
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1, frameon=False)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1, frameon=False,
+              title="Scores on the private data, not private; seeded fits, not private releases",
+              title_fontsize=7)
     return fig
 
 
@@ -657,8 +723,9 @@ def _write_temp(target: Path, mode: str, write: Callable[[Any], None], temps: li
 def write_outputs(result: ProblemResult, out_dir: str | os.PathLike[str]) -> tuple[Path, Path]:
     """Write ``results.json`` and ``error_vs_epsilon.png`` into ``out_dir``, atomically
     (module docstring; the plot first, then the JSON; a new folder written whole, then renamed
-    into place); return their paths. On a failure the temporary files and the folders this call
-    created are removed.
+    into place); return their paths. On a failure or an interruption (any exception) the
+    earlier pair of files is kept, and the temporary files and the folders this call created are
+    removed.
 
     Raises
     ------
@@ -712,14 +779,14 @@ def write_outputs(result: ProblemResult, out_dir: str | os.PathLike[str]) -> tup
                 os.link(png, temps[2], follow_symlinks=False)
             except OSError:
                 shutil.copy2(png, temps[2], follow_symlinks=False)
-        os.replace(temps[1], png)
-        try:
+        try:  # both files or neither, whatever stops it (SIGTERM's SystemExit, Ctrl-C too)
+            os.replace(temps[1], png)
             os.replace(temps[0], js)
-        except OSError:
+        except BaseException:
             if len(temps) > 2:
                 os.replace(temps[2], png)
             else:
-                png.unlink()
+                png.unlink(missing_ok=True)
             raise
         del temps[:2]  # renamed; the earlier plot's copy, if any, is removed below
         made.clear()

@@ -797,8 +797,9 @@ def _check_params(path: Path, key: str, method: Method, epsilon: float) -> Any:
         # no fit's): the estimator's _parameter_constraints and its cross rules
         others = [{**first, n: v} for n, vs in tune.items() for v in vs[1:]]
         for i, candidate in enumerate([first, *others]):
+            built = clone(est).set_params(**candidate)
             try:
-                clone(est).set_params(**candidate)._validate_params()  # type: ignore[attr-defined]
+                built._validate_params()
                 if params.get("classes") is not None:  # (a fit checks them with the labels)
                     check_classes(params["classes"], f"{type(est).__name__}.fit")
                 if not isinstance(params.get("accountant"), (BudgetAccountant, type(None))):
@@ -815,7 +816,25 @@ def _check_params(path: Path, key: str, method: Method, epsilon: float) -> Any:
                     key if i == 0 and (not tune or base) else key.rsplit(".", 1)[0] + ".tune",
                     base or str(exc),
                 ) from None
+            _check_loss(path, key.rsplit(".", 1)[0] + (".tune" if "loss" in tune else ".params"),
+                        built)
     return est
+
+
+def _check_loss(path: Path, key: str, est: Any) -> None:
+    """State a loss given as a callable or a Loss now, as the fit would (``_make_loss``): a
+    function CVXPY refuses (not convex by its rules, wrong arity) fails here, at ``key.loss``."""
+    loss = getattr(est, "loss", None)
+    if isinstance(loss, str) or loss is None or not callable(getattr(est, "_make_loss", None)):
+        return
+    try:
+        est._make_loss()
+    except DPConvexError as exc:
+        raise _err(path, f"{key}.loss", str(exc)) from None
+    except Exception as exc:  # the user's function failed on CVXPY variables
+        raise _err(path, f"{key}.loss", f"stating the loss {getattr(loss, '__name__', loss)!r} "
+                   f"raised {type(exc).__name__}: {exc}. State it in CVXPY atoms "
+                   "(e.g. cp.logistic(-m)), or pass a dpconvex.objectives.Loss.") from exc
 
 
 def _failure(est: Any) -> str | None:

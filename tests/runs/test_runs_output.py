@@ -189,6 +189,33 @@ def test_an_earlier_plot_is_put_back_as_it_was(result, tmp_path, monkeypatch):
     assert sorted(p.name for p in out.iterdir()) == ["error_vs_epsilon.png", "results.json"]
 
 
+@pytest.mark.parametrize("stop", [SystemExit(143), KeyboardInterrupt()])
+def test_an_interruption_between_the_renames_keeps_the_earlier_pair(result, tmp_path, monkeypatch,
+                                                                     stop):
+    """SIGTERM (SystemExit in dpconvex run) or Ctrl-C after the new plot is renamed into place and
+    before results.json is: the earlier plot is put back, so the folder holds the earlier pair,
+    and no temporary file is left."""
+    out = tmp_path / "out"
+    with monkeypatch.context() as m:
+        placeholder_plot(m)
+        js, png = write_outputs(result, out)
+    png.write_bytes(b"an earlier plot")  # the plot the new write would replace
+    before = (js.read_bytes(), png.read_bytes())
+    placeholder_plot(monkeypatch)
+    real = os.replace
+
+    def interrupted(a, b):
+        if str(b).endswith(".json"):
+            raise stop
+        return real(a, b)
+
+    monkeypatch.setattr(report.os, "replace", interrupted)
+    with pytest.raises(type(stop)):
+        write_outputs(result, out)
+    assert (js.read_bytes(), png.read_bytes()) == before
+    assert sorted(p.name for p in out.iterdir()) == ["error_vs_epsilon.png", "results.json"]
+
+
 def test_write_outputs_replaces_files_and_keeps_their_mode(result, tmp_path, monkeypatch):
     out = tmp_path / "out"
     with monkeypatch.context() as m:  # the earlier results: a placeholder plot, replaced below

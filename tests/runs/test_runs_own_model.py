@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import sys
 import uuid
 import warnings
@@ -103,6 +104,18 @@ def load_frame():
 
 def constraints(w):
     return [w >= 0]
+
+
+def concave_loss(z, y):  # CVXPY's rules refuse it: not convex
+    return -cp.huber(z - y, 0.5)
+
+
+def one_argument_loss(z):  # a regression loss is fn(z, y)
+    return cp.square(z)
+
+
+def failing_loss(z, y):  # fails on CVXPY expressions
+    return z.no_such_attribute
 '''
 
 REGRESSION = """
@@ -236,6 +249,16 @@ BAD_IMPORTS = [
                  r"5 is not an import path", id="parameter import not a string"),
     pytest.param(('import = "{mod}:huber"', 'import = "{mod}:huber", extra = 1'),
                  "method[1].params.loss", r"the one key 'import'", id="import table extra key"),
+    pytest.param(('import = "{mod}:huber"', 'import = "{mod}:concave_loss"'),
+                 "method[1].params.loss", r"not convex in the prediction by CVXPY's DCP rules",
+                 id="loss function CVXPY refuses"),
+    pytest.param(('import = "{mod}:huber"', 'import = "{mod}:one_argument_loss"'),
+                 "method[1].params.loss", r"cannot be called with 2 positional argument",
+                 id="loss function of the wrong arity"),
+    pytest.param(('import = "{mod}:huber"', 'import = "{mod}:failing_loss"'),
+                 "method[1].params.loss",
+                 r"loss 'failing_loss': fn\(z, y\) raised AttributeError",
+                 id="loss function that fails"),
     pytest.param(('"{mod}:load"', '"no_such_module_zz:load"'), "data.dataset",
                  r"no module named 'no_such_module_zz'", id="loader module missing"),
     pytest.param(('"{mod}:load"', '"nowhere"'), "data.dataset",
@@ -461,6 +484,32 @@ def test_a_band_file_round_trips_and_states_what_it_covers(band, tmp_path, suffi
     assert Band.read(path) == band
     text = path.read_text(encoding="utf-8")
     assert "covers" in text and "widened by 0.02" in text
+
+
+@pytest.mark.skipif(os.name != "posix", reason="RLIMIT_FSIZE is POSIX")
+def test_a_failed_band_write_keeps_the_earlier_band(tmp_path):
+    """A real write failure midway (EFBIG under a file-size limit, as a full disk): the earlier,
+    valid band file is kept as it was, with no temporary file beside it."""
+    import resource
+    import signal
+
+    path = tmp_path / "band.toml"
+    small = Band("error", seeds=(0, 1), scores=(0.1, 0.125), margin=0.01)
+    small.write(path)
+    before = path.read_bytes()
+    big = Band("error", seeds=tuple(range(2000)),
+               scores=tuple(0.1 + i * 1e-6 for i in range(2000)), margin=0.01)
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG, not a killed process
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, hard))  # the small band fits, the big not
+    try:
+        with pytest.raises(OSError):  # the write failed
+            big.write(path)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, handler)
+    assert path.read_bytes() == before and Band.read(path) == small
+    assert [p.name for p in tmp_path.iterdir()] == ["band.toml"]
 
 
 def test_a_band_file_with_a_hand_edited_end_is_refused(band, tmp_path):

@@ -31,7 +31,8 @@ params = { lam = 0.01, gamma = 0.001, mechanism = "none" }
 
 # the keys of results.json's first format: kept unchanged
 V1_KEYS = {"problem", "file", "quick", "runs", "seconds", "x_axis", "results", "checks", "passed"}
-ADDED_KEYS = {"metric", "baselines", "released", "certified", "fits", "warnings"}
+ADDED_KEYS = {"metric", "baselines", "released", "certified", "fits", "warnings",
+              "not_private"}
 
 
 @pytest.fixture(scope="module")
@@ -67,6 +68,20 @@ def test_json_is_backward_compatible_with_added_baselines(result):
     assert b["errors"] == result.baselines[MAJORITY] and b["mean"] == pytest.approx(np.mean(b["errors"]))
 
 
+def test_results_json_and_the_table_say_what_is_not_private(result):
+    """Every entry computed on the private data without privacy is named in results.json's
+    not_private (the test errors, the majority-class baseline, the checks, the fit time), the
+    non-private method among the results, and the seeding; the table says it in one line."""
+    d = json.loads(json.dumps(result_to_dict(result)))
+    note, entries = d["not_private"]["note"], d["not_private"]["entries"]
+    assert {"results", "baselines", "checks", "passed", "seconds"} <= set(entries) <= set(d)
+    assert "'LM non-private' fitted without privacy" in entries["results"]
+    assert "'LM'" not in entries["results"]  # a private method: its fits are certified
+    assert "private training rows" in entries["baselines"] and MAJORITY in entries["baselines"]
+    assert "a model trained with a known seed is not private" in note and "'certified'" in note
+    assert report.NOT_PRIVATE in format_table(result).splitlines()
+
+
 def test_baseline_draws_no_randomness(tmp_path, result, monkeypatch):
     """Adding the baseline leaves the seeded errors as they were (it draws nothing)."""
     from dpconvex.runs import runner
@@ -88,6 +103,7 @@ def test_plot_has_error_bars_nonprivate_and_majority_lines(result, monkeypatch, 
         seen["labels"] = ax.get_legend_handles_labels()[1]
         seen["bars"] = len(ax.containers)          # errorbar containers
         seen["bands"] = len(ax.patches)            # ± std bands of the horizontal lines
+        seen["title"] = ax.get_legend().get_title().get_text()
         return fig
 
     monkeypatch.setattr(report, "_figure", spy)
@@ -98,6 +114,7 @@ def test_plot_has_error_bars_nonprivate_and_majority_lines(result, monkeypatch, 
     assert rows[0].startswith("LM → ") and rows[0] in seen["labels"] and seen["bars"] == 1
     assert rows[1].startswith("LM non-private → ") and f"{rows[1]} (± std)" in seen["labels"]
     assert f"{MAJORITY} (trivial) (± std)" in seen["labels"] and seen["bands"] == 2
+    assert seen["title"].startswith("Scores on the private data, not private")
 
 
 def test_cli_run_prints_and_writes_the_baseline(tmp_path, capsys, monkeypatch):
