@@ -34,7 +34,7 @@ from ..objectives.losses import CVXPYLoss, Loss, shipped_derivation
 from .certificate import Condition
 
 __all__ = ["FORM_RTOL", "PROBE_RTOL", "check_dcp_convex", "check_loss", "probe_loss",
-           "refuse_constant_loss", "shipped_loss_conditions"]
+           "refuse_constant_loss", "shipped_loss_conditions", "solved_loss"]
 
 #: Relative tolerance of the numerical probes of declared bounds.
 PROBE_RTOL = 1e-6
@@ -103,8 +103,16 @@ def _cvxpy_values(loss: Loss, m: np.ndarray) -> np.ndarray:
     )
 
 
-def _check_forms_agree(loss: Loss, caller: str) -> Condition:
-    """The CVXPY form and ``value()`` are one function: compared at the probe margins."""
+def _check_forms_agree(owner: Loss, loss: Any, caller: str) -> Condition:
+    """The CVXPY form and ``value()`` of ``loss`` (``owner``, or it at one label) compared at
+    the probe margins; established only where both are compiled from one CVXPY tree.
+
+    A comparison refutes, it does not establish: forms that differ only between the compared
+    margins pass it. ``owner``'s forms agree by construction where they are compiled from
+    its one tree (:meth:`~dpconvex.objectives.Loss.from_cvxpy`, :func:`solved_loss`), and a
+    shipped class's by its derivation; any other loss's agreement is named unverified
+    (``"loss_forms"``).
+    """
     m = _FORM_PROBE
     try:
         cv = _cvxpy_values(loss, m)
@@ -137,13 +145,90 @@ def _check_forms_agree(loss: Loss, caller: str) -> Condition:
             f"{caller}: forms: loss '{loss.name}': deriv({far[k]:.4g}) = {d1[k]:.6g}, but the "
             f"slope of its CVXPY form there is {fd[k]:.6g}. The native solvers follow deriv(): "
             "make it the derivative of cvxpy_expr (declare the loss's kinks in `kinks`).")
+    compared = (f"CVXPY form = value() within {FORM_RTOL:g} (relative) at {m.size} margins out "
+                f"to |m| = 1e15, and deriv() = its slope at the {far.size} of them with "
+                "|m| >= 30")
+    solved_from = getattr(owner, "solved_from", None)
+    if _one_statement(owner) and solved_from is not None:
+        return Condition(
+            "loss forms agree", True, "compiled from the CVXPY form; numerical comparison",
+            f"the solve minimizes the NumPy form compiled from the CVXPY form of class "
+            f"{solved_from} (its own value, deriv and deriv2 are not solved); {compared}")
+    if _one_statement(owner) or (shipped_derivation(owner) is not None and owner.as_built()):
+        return Condition("loss forms agree", True, "numerical comparison", compared)
     return Condition(
-        "loss forms agree",
-        True,
-        "numerical comparison",
-        f"CVXPY form = value() within {FORM_RTOL:g} (relative) at {m.size} margins out to "
-        f"|m| = 1e15, and deriv() = its slope at the {far.size} of them with |m| >= 30",
-    )
+        "loss forms agree", True, "numerical comparison, not verified",
+        f"the solve minimizes the loss's own value() and deriv(), compared with its CVXPY form: "
+        f"{compared}; a comparison cannot rule out a difference between those margins. A "
+        "template solves the NumPy form compiled from the CVXPY form where Loss.from_cvxpy "
+        "compiles it (the atoms of dpconvex.objectives.atoms.ATOMS): state the loss in them "
+        "for one form", unverified="loss_forms")
+
+
+#: The methods of a :class:`CVXPYLoss` that its compiled forms give (a subclass that replaces
+#: one states a second form).
+_COMPILED_METHODS = ("value", "deriv", "deriv2", "value_and_deriv", "cvxpy_expr")
+
+
+def _one_statement(loss: Loss) -> bool:
+    """Whether every form of ``loss`` is compiled from its one CVXPY tree (a :class:`CVXPYLoss`
+    whose class replaces none of :data:`_COMPILED_METHODS`)."""
+    return isinstance(loss, CVXPYLoss) and all(
+        getattr(type(loss), name) is getattr(CVXPYLoss, name) for name in _COMPILED_METHODS)
+
+
+def solved_loss(loss: Loss) -> Loss:
+    """The loss a template solves: a user's loss with a CVXPY form, as compiled from that form.
+
+    The bounds of a user's loss are derived from its CVXPY form (:func:`check_loss`), and
+    no comparison at finitely many margins shows that a hand-written ``value``/``deriv``/
+    ``deriv2`` is that function between them. So where a user's loss (any but a shipped one as
+    its constructor built it, or one stated by :meth:`~dpconvex.objectives.Loss.from_cvxpy`)
+    states ``cvxpy_expr``, the template solves the NumPy forms compiled from that one
+    expression (:class:`~dpconvex.objectives.losses.CVXPYLoss`, its kinks kept), with the
+    loss's name and declared ``deriv_bound`` and ``curvature``; its own NumPy methods are not
+    called. A form that does not compile (``Loss.from_cvxpy`` refuses it), a loss without a
+    CVXPY form, and any other loss are returned unchanged: the checks then name the agreement
+    of its forms unverified (``"loss_forms"``, :func:`check_loss`).
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.checks import solved_loss
+    >>> class Mine(Logistic):
+    ...     def deriv(self, m):
+    ...         return 0 * m  # not the slope of cp.logistic(-m)
+    >>> solved = solved_loss(Mine())
+    >>> type(solved).__name__, solved.name, solved.solved_from
+    ('CVXPYLoss', 'logistic', 'Mine')
+    >>> float(solved.deriv(np.array([0.0]))[0])
+    -0.5
+    >>> shipped = Logistic()
+    >>> solved_loss(shipped) is shipped  # a shipped loss as built: its derivation states both
+    True
+    """
+    if (not isinstance(loss, Loss) or not getattr(loss, "has_cvxpy", False)
+            or _one_statement(loss) or getattr(loss, "awaits_label_range", False)
+            or (shipped_derivation(loss) is not None and loss.as_built())):
+        return loss
+    kind = getattr(loss, "kind", "margin")
+    label_range = getattr(loss, "label_range", None)
+    if kind == "regression" and label_range is None:
+        return loss  # no range to state it on: the template refuses it by name
+    try:
+        compiled = CVXPYLoss(loss.cvxpy_expr, kind=kind, name=loss.name,
+                             label_range=label_range if kind == "regression" else None,
+                             smoothing=None)
+    except DPConvexError:  # refused by the compiler: the loss's own form, named unverified
+        return loss
+    # the loss's declared bounds (the checks refuse one below the derived bound, or invalid)
+    compiled.deriv_bound = getattr(loss, "deriv_bound", None)
+    compiled.curvature = getattr(loss, "curvature", None)
+    compiled._declared = (compiled.deriv_bound, compiled.curvature)
+    #: The class whose CVXPY form was compiled (its own NumPy methods are not solved).
+    compiled.solved_from = type(loss).__qualname__
+    return compiled
 
 
 def _bound_condition(loss: Loss, what: str, attr: str, declared: float, derived: float | None,
@@ -676,7 +761,7 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
     # a shipped class's instance probed here is not as its constructor built it (state added,
     # a method or a bound replaced): its class's derivation is not about it
     if loss.has_cvxpy:
-        conds.append(_check_forms_agree(code, caller))
+        conds.append(_check_forms_agree(loss, code, caller))
     how = ("no CVXPY form" if not loss.has_cvxpy else
            "the atom table derives no bound for its CVXPY form" if derived is None
            else "atoms " + ", ".join(derived.atoms))

@@ -48,6 +48,7 @@ VOUCHABLE: tuple[str, ...] = (
     "data_norm",
     "backend",
     "convexity",
+    "loss_forms",
 )
 
 

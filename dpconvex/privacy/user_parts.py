@@ -233,7 +233,8 @@ def users_part(template: Any, mechanism: Mechanism, backend: Any, *options: Any)
         return f"the template {type(template).__qualname__}"
     if (loss := getattr(template, "loss", None)) is not None and not (
             _as_built(loss) and loss.as_built()):
-        return f"the loss {type(loss).__qualname__}"
+        # a user's class solved as compiled from its CVXPY form: named by that class
+        return f"the loss {getattr(loss, 'solved_from', None) or type(loss).__qualname__}"
     if _users_terms(template):
         return "an extra term"
     for root, named in ((mechanism, "the mechanism {}"), (template, "{} in the template's {}"),

@@ -47,7 +47,7 @@ from ..data.preprocess import augment_and_scale, clip_rows
 from ..errors import DataValidationError, ParameterError, PrivacyError
 from ..objectives.losses import Frobenius, HuberHinge, Loss, MatrixTerm, probe_term, psi_frobenius
 from ..privacy.certificate import Condition
-from ..privacy.checks import check_dcp_convex, check_loss
+from ..privacy.checks import check_dcp_convex, check_loss, solved_loss
 from .base import PrivacyConstants, natural_residual, needs_of
 from .parameterizations import (
     BlockParameterization,
@@ -365,6 +365,8 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
                 "value, "
                 f"deriv, deriv2, deriv_bound, curvature). Got {loss!r} instead."
             )
+        # a user's loss with a CVXPY form: solved as compiled from it (one form, the bounds')
+        self.loss = solved_loss(self.loss)
         self.extra_terms = tuple(extra_terms)
         for t in self.extra_terms:
             if not isinstance(t, MatrixTerm):

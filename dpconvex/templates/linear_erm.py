@@ -30,7 +30,13 @@ from ..errors import DataValidationError, ParameterError, PrivacyError
 from ..objectives.losses import L2, Loss
 from ..objectives.sets import ConvexSet
 from ..privacy.certificate import Condition, Line, LossSmoothing, ParameterSet
-from ..privacy.checks import check_dcp_convex, check_loss, shipped_loss_conditions, user_code
+from ..privacy.checks import (
+    check_dcp_convex,
+    check_loss,
+    shipped_loss_conditions,
+    solved_loss,
+    user_code,
+)
 from .base import (
     ConstrainedSpace,
     EuclideanSpace,
@@ -258,8 +264,9 @@ class LinearERMTemplate:
         """Hold the public problem (the loss, the regularizer L2(Λ), the bound q, the set, the
         shape (n, p) and the space) and, for a fit, the rows as given, the labels and ``ops``,
         the one operator the objective reads (rows y_i x_i for a margin loss, x_i for a loss of
-        the prediction; CSR when that pays: the choice changes only the arithmetic)."""
-        self.loss = loss
+        the prediction; CSR when that pays: the choice changes only the arithmetic). A user's
+        loss with a CVXPY form is solved as compiled from it (:func:`solved_loss`)."""
+        self.loss = solved_loss(loss)
         self.regularizer = L2(lam)
         self.data_norm = float(data_norm)
         #: A public closed convex set the parameter is restricted to (None: all of R^p).

@@ -345,9 +345,13 @@ class TenTimes(Logistic):
         return 10 * cp.logistic(-m)
 
 
-def test_a_cvxpy_form_that_is_not_the_numpy_loss_is_refused_at_certify():
+def test_a_cvxpy_form_that_is_not_the_numpy_loss_is_solved_and_refused_as_itself():
+    """The probe of the loss's own code refutes the agreement; a fit solves the CVXPY form
+    (10 logistic(-m), slope 10), whose bound the declared 1 understates: refused as such."""
     X, y = _rows()
     with pytest.raises(PrivacyError, match="CVXPY form gives .* but value\\(\\) gives"):
+        check_loss(TenTimes(), need_curvature=True)
+    with pytest.raises(PrivacyError, match="derivative bound: loss 'ten_times' declares"):
         dp.PrivateLinearClassifier(loss=TenTimes(), epsilon=1.0, classes=[-1, 1]).certify(X, y)
 
 
@@ -1100,3 +1104,83 @@ def test_an_output_sensitivity_that_underflows_is_refused_not_read_as_slope_0():
         for call in (est.certify, est.fit):
             with pytest.raises(dp.PrivacyError, match="leaves the noise rate beyond float64"):
                 call(X, (X[:, 0] > 0).astype(int))
+
+
+# --------------------------------------------- the form a release solves
+_WINDOW = (0.0011, 0.0019)  # between the compared and the probed margins (spacing 0.005)
+
+
+class SpikyLogistic(Loss):
+    """cp.logistic(-m) in CVXPY, whose NumPy slope is -50 on a window no probe reaches."""
+
+    name, deriv_bound, curvature = "spiky", 1.0, 0.25
+
+    def value(self, m):
+        return np.logaddexp(0.0, -np.asarray(m, float))
+
+    def deriv(self, m):
+        m = np.asarray(m, float)
+        return np.where((m > _WINDOW[0]) & (m < _WINDOW[1]), -50.0, -expit(-m))
+
+    def deriv2(self, m):
+        s = expit(-np.asarray(m, float))
+        return s * (1 - s)
+
+    def cvxpy_expr(self, m):
+        return cp.logistic(-m)
+
+
+@pytest.mark.parametrize("solver", ["native", "auto"])
+def test_a_users_loss_is_solved_in_the_form_compiled_from_its_cvxpy_form(solver):
+    """The bounds are derived from the CVXPY form, so that is the form solved: the release
+    equals that of Loss.from_cvxpy of the same expression (same constants, same noise draw,
+    the same compiled tree and deterministic solver: only rounding may differ, 1e-9), and
+    the certificate names the class whose CVXPY form was compiled."""
+    assert SpikyLogistic().deriv(np.array([0.0015]))[0] == -50.0  # the probes miss it:
+    template = LinearERMTemplate(SpikyLogistic(), 0.01, 1.0, np.array([[1.0, 0.0]]), np.ones(1))
+    np.testing.assert_allclose(template.loss.deriv(np.array([0.0015])), -expit(-0.0015),
+                               rtol=1e-12)  # what the solve follows is the CVXPY form's slope
+    X, s = _rows(200, 3, seed=0)
+    fits = [dp.PrivateLinearClassifier(loss=loss, epsilon=1.0, classes=[-1, 1], solver=solver,
+                                       random_state=0).fit(X, s)
+            for loss in (SpikyLogistic(),
+                         Loss.from_cvxpy(lambda m: cp.logistic(-m), name="spiky"))]
+    np.testing.assert_allclose(fits[0].coef_, fits[1].coef_, rtol=1e-9, atol=1e-12)
+    forms = {c.name: c for c in fits[0].certificate_.conditions}["loss forms agree"]
+    assert forms.how == "compiled from the CVXPY form; numerical comparison"
+    assert "compiled from the CVXPY form of class SpikyLogistic" in forms.detail
+    assert not forms.unverified
+
+
+class PseudoHuberHinge(Loss):
+    """sqrt(1 + (1 - m)²), its CVXPY form a 2-norm of a stack (atoms outside the table)."""
+
+    name, deriv_bound, curvature = "pseudo_huber_hinge", 1.0, 1.0
+
+    def value(self, m):
+        return np.hypot(1.0, 1.0 - np.asarray(m, float))
+
+    def deriv(self, m):
+        u = 1.0 - np.asarray(m, float)
+        return -u / np.hypot(1.0, u)
+
+    def deriv2(self, m):
+        return np.hypot(1.0, 1.0 - np.asarray(m, float)) ** -3
+
+    def cvxpy_expr(self, m):
+        return cp.norm(cp.vstack([1 + 0 * m, 1 - m]), 2, axis=0)
+
+
+def test_a_cvxpy_form_that_does_not_compile_leaves_the_forms_agreement_to_a_vouch():
+    """Its own NumPy form is solved: that it is the CVXPY form is compared, not verified."""
+    X, s = _rows()
+    fit = lambda vouch: dp.PrivateLinearClassifier(  # noqa: E731
+        loss=PseudoHuberHinge(), epsilon=1.0, classes=[-1, 1], random_state=0,
+        vouch=vouch).fit(X, s)
+    with pytest.raises(PrivacyError, match=r"loss forms agree \[loss_forms\].*Loss\.from_cvxpy.*"
+                                           r"vouch=\('curvature', 'deriv_bound', 'loss_forms'\)"):
+        fit(("deriv_bound", "curvature"))
+    forms = {c.name: c for c in fit(("deriv_bound", "curvature", "loss_forms"))
+             .certificate_.conditions}["loss forms agree"]
+    assert forms.unverified == "loss_forms" and forms.vouched
+    assert forms.how == "declared; vouched for by the caller (vouch=), not verified"

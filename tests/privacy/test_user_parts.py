@@ -558,14 +558,13 @@ class _Weighted(Logistic):
 
 def test_a_users_backend_with_a_users_loss_is_vouched_for():
     """A user's loss and a user's backend share what no copy separates (the loss's class: the backend
-    doubled its weight, a solve still within the tolerance): such a release rests on the
-    user's code and needs vouch=("backend",)."""
+    doubles its weight): such a release rests on the user's code and needs vouch=("backend",)."""
     class Raising(Backend):
         name = "raising"
         requires = frozenset({"smooth"})
 
         def solve(self, template, b, extra_reg=0.0, *, warm_start=None, max_iter=None):
-            type(template.loss).weight[0] = 2.0
+            _Weighted.weight[0] = 2.0  # the user's class: shared by every copy of the loss
             return LbfgsNewton().solve(template, b, extra_reg)
 
     def release(vouch):
@@ -638,12 +637,16 @@ def test_a_backend_that_fills_the_templates_caches_is_judged_on_the_rows():
         dp.release(softmax, "objective", dp.Budget(1.0), backend=_poisoning(1, cached), rng=0)
 
 
+#: What a loss without a CVXPY form rests on (its bounds and convexity are probed, not derived).
+_NO_FORM_VOUCH = ("convexity", "curvature", "deriv_bound")
+
+
 def test_a_loss_importing_its_settings_while_it_runs_is_checked_at_every_fit(tmp_path, monkeypatch):
     (tmp_path / "loss_settings.py").write_text("A = 1.0\n")
     monkeypatch.syspath_prepend(str(tmp_path))
 
-    class Imported(Logistic):
-        name = "imported_logistic"
+    class Imported(Logistic):  # no CVXPY form: its own NumPy form is solved
+        name, has_cvxpy = "imported_logistic", False
 
         def value_and_deriv(self, m):
             from loss_settings import A
@@ -660,7 +663,8 @@ def test_a_loss_importing_its_settings_while_it_runs_is_checked_at_every_fit(tmp
 
     X, s = _rows()
     fit = lambda: dp.PrivateLinearClassifier(loss=Imported(), mechanism="output", lam=0.1,  # noqa: E731
-                                             classes=[-1, 1], random_state=0).fit(X, s)
+                                             classes=[-1, 1], random_state=0,
+                                             vouch=_NO_FORM_VOUCH).fit(X, s)
     fit()
     loss_settings.A = 100.0
     with pytest.raises(PrivacyError, match="declares |ℓ'| <= 1"):
@@ -803,8 +807,9 @@ def test_a_loss_reading_a_file_while_it_runs_is_checked_at_every_fit(tmp_path):
     settings = tmp_path / "scale.txt"
     settings.write_text("1.0")
 
-    class FromFile(Logistic):
+    class FromFile(Logistic):  # no CVXPY form: its own NumPy form is solved
         name, path = "from_file_logistic", str(settings)  # a text, described by value
+        has_cvxpy = False
 
         def value_and_deriv(self, m):
             with open(self.path) as file:
@@ -818,7 +823,8 @@ def test_a_loss_reading_a_file_while_it_runs_is_checked_at_every_fit(tmp_path):
 
     X, s = _rows()
     fit = lambda: dp.PrivateLinearClassifier(loss=FromFile(), mechanism="output", lam=0.1,  # noqa: E731
-                                             classes=[-1, 1], random_state=0).fit(X, s)
+                                             classes=[-1, 1], random_state=0,
+                                             vouch=_NO_FORM_VOUCH).fit(X, s)
     fit()
     settings.write_text("100.0")
     with pytest.raises(PrivacyError, match="declares"):

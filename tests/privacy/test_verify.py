@@ -132,13 +132,27 @@ def test_registry_lists_every_shipped_loss():
     (SteepLogistic(), "derivative bound"),
     (Concave(), "convexity"),
     (NonDCP(), "convexity"),
-    (LyingDeriv(), "derivative"),
     (UnderstatedCurvature(), "curvature bound"),
-    (FusedMismatch(), "value_and_deriv"),
 ])
 def test_verifier_refuses_bad_losses(loss, fragment):
     with pytest.raises(dp.PrivacyError, match=fragment):
         verify(_template(loss), epsilon=1.0, mechanism="objective")
+
+
+@pytest.mark.parametrize("loss,fragment", [
+    (LyingDeriv(), "derivative"),
+    (FusedMismatch(), "value_and_deriv"),
+])
+def test_a_wrong_numpy_form_is_refused_by_the_probe_and_not_solved(loss, fragment):
+    """The probe refutes a NumPy form that is not its own derivative (or fused form); a
+    template solves the form compiled from the loss's CVXPY form, so those methods are not
+    what a release minimizes."""
+    with pytest.raises(dp.PrivacyError, match=fragment):
+        checks.check_loss(loss, need_curvature=True, caller="test")
+    template = _template(loss)
+    assert template.loss.solved_from == type(loss).__qualname__
+    cert, _ = verify(template, epsilon=1.0, mechanism="objective")
+    assert cert.all_hold
 
 
 def test_output_perturbation_checks_the_curvature_too():
