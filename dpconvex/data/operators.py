@@ -348,7 +348,19 @@ class DenseRows:
     def row_norms(self) -> np.ndarray:
         """||x_i|| without overflow (:func:`row_norms`), computed from the stored rows at each
         call: the rows are the caller's array (not copied), so a row norm condition reads them
-        as they are when it is checked."""
+        as they are when it is checked.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            A new array of the rows' Euclidean norms.
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> DenseRows(np.array([[3.0, 4.0], [1e300, 1e300]])).row_norms().tolist()
+        [5.0, 1.4142135623730952e+300]
+        """
         return _dense_row_norms(self.X)
 
     def matvec_rmatvec(self, w: np.ndarray, f: RowWeights) -> tuple[np.ndarray, np.ndarray]:
@@ -600,7 +612,20 @@ class CSRRows:
     def row_norms(self) -> np.ndarray:
         """Norms from the stored entries, with the overflow-safe dense ``row_norms`` per block of
         rows storing as many entries, computed at each call (the entries may be the caller's:
-        not copied)."""
+        not copied).
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            A new array of the rows' Euclidean norms (0 for a row storing no entry).
+
+        Examples
+        --------
+        >>> import scipy.sparse as sp
+        >>> from dpconvex.data import CSRRows
+        >>> CSRRows(sp.csr_array(np.array([[3.0, 0.0, 4.0], [0.0, 0.0, 0.0]]))).row_norms().tolist()
+        [5.0, 0.0]
+        """
         norms = np.zeros(self.n)
         indptr, data = self.A.indptr, self.A.data
         for a, b in _entry_blocks(indptr):  # grouped by entries per row within each block
@@ -926,7 +951,21 @@ class ScaledRows:
         return m, grad
 
     def row_norms(self) -> np.ndarray:
-        """||[s_i x_i, t_i]|| from the stored rows' norms (``np.hypot``: no overflow)."""
+        """||[s_i x_i, t_i]|| from the stored rows' norms (``np.hypot``: no overflow).
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            A new array: each row's norm times |s_i|, with its appended entry t_i where there is
+            one (0 for a row the operator zeroes).
+
+        Examples
+        --------
+        >>> from dpconvex.data import DenseRows
+        >>> rows = ScaledRows(DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]])), np.array([0.2, 1.0]))
+        >>> rows.row_norms().round(12).tolist()
+        [1.0, 1.0]
+        """
         out = self.base.row_norms()
         if not isinstance(self.base, (DenseRows, CSRRows)):  # theirs a new array: scaled in place
             out = np.array(out, dtype=float)
