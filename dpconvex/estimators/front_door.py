@@ -652,9 +652,17 @@ class SchemaInputMixin:
         schema without the width."""
         from ..data.schema import UniformSchema
 
-        if not isinstance(self.schema, UniformSchema):
-            return self.schema
         owner = type(self).__name__
+        if not isinstance(self.schema, UniformSchema):
+            width = len(self.schema.columns)
+            if n_columns is not None and check_shape_fact(
+                    "n_features", n_columns, owner, low=1, method=method) != width:
+                raise ParameterError(
+                    f"{owner}.{method}: n_features={n_columns!r} is not the number of columns "
+                    f"of the table schema={type(self.schema).__name__}(...) declares ({width}: "
+                    f"{_short_names(self.schema.columns)}). Pass n_features={width}, or leave "
+                    "it out.")
+            return self.schema
         if n_columns is None:
             raise ParameterError(
                 f"{owner}.{method}: schema={self.schema!r} declares every column of the table, "
@@ -809,6 +817,13 @@ INFERRED_CHOICE_WARNING = (
 INFERRED_CHOICE = ("the learner was chosen with the label set read from the data (classes=None), "
                    "assumed public: one record with a new label can change the learner; pass "
                    "classes=[...] so that neither is read from the records")
+
+def _short_names(columns: Any, shown: int = 5) -> str:
+    """The first ``shown`` column names, and how many more."""
+    names = [repr(c) for c in list(columns)[:shown]]
+    more = len(columns) - shown
+    return ", ".join(names) + (f" and {more} more" if more > 0 else "")
+
 
 def _noise_dominates(learner: PrivateEstimator, n: int, n_classes: int, n_features: int) -> bool:
     """Whether ``learner``'s public noise check fires on the shape-only problem of its plan.
