@@ -285,7 +285,7 @@ def _scale_numeric(x: np.ndarray, lo: float, hi: float, log: bool) -> np.ndarray
     return x
 
 
-def encode_parts(schema: PublicSchema, numeric: Mapping[str, np.ndarray],
+def encode_parts(schema: PublicSchema | UniformSchema, numeric: Mapping[str, np.ndarray],
                  codes: Mapping[str, np.ndarray], binary: Mapping[str, np.ndarray] | None = None
                 ) -> np.ndarray:
     """The encoded rows (n_records, schema.n_features), each of norm at most 1, from checked
@@ -298,8 +298,10 @@ def encode_parts(schema: PublicSchema, numeric: Mapping[str, np.ndarray],
 
     Parameters
     ----------
-    schema : PublicSchema
-        The public encoding.
+    schema : PublicSchema or UniformSchema
+        The public encoding; one declaration for every column
+        (:meth:`~dpconvex.PublicSchema.every_column`) declares the columns given (numeric,
+        then categorical, then binary; :meth:`~dpconvex.data.UniformSchema.for_columns`).
     numeric : mapping of str to ndarray
         Each numeric column, float64.
     codes : mapping of str to ndarray
@@ -321,6 +323,8 @@ def encode_parts(schema: PublicSchema, numeric: Mapping[str, np.ndarray],
     ((2, 1), True)
     """
     binary = {} if binary is None else binary
+    if isinstance(schema, UniformSchema):  # the named schema of the columns given
+        schema = schema.for_columns([*numeric, *codes, *binary])
     first = next(iter([*numeric.values(), *codes.values(), *binary.values()]))
     n = len(first)
     X = np.zeros((n, schema.n_features), dtype=np.float64)
@@ -527,6 +531,8 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         ``schema_`` for the fitted columns. ``row_norm`` and ``data_norm`` shape no fitted
         attribute and are read at ``transform``."""
         fitted = self.schema_
+        if isinstance(schema, UniformSchema) and schema == self.__dict__.get("_fitted_uniform"):
+            return  # the uniform schema fit applied to its columns: schema_ as it made it
         applied = schema.for_columns(list(fitted.columns)) \
             if isinstance(schema, UniformSchema) else schema
         if applied != fitted:
@@ -585,6 +591,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         schema, _, _ = self._start()
         names, _, self.schema_ = self._read(X, schema, f"{type(self).__name__}.fit")
         self.n_features_in_ = len(self.schema_.columns)
+        self._fitted_uniform = schema if isinstance(schema, UniformSchema) else None
         return with_feature_names(self, names)
 
     def fit_transform(self, X: Any, y: Any = None, **fit_params: Any) -> np.ndarray:
@@ -620,11 +627,12 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         >>> np.allclose(Z, dp.PublicEncoder(schema).fit(df).transform(df))
         True
         """
-        schema, row_norm, q = self._start()
-        names, parts, schema = self._read(X, schema, f"{type(self).__name__}.fit_transform")
+        given, row_norm, q = self._start()
+        names, parts, schema = self._read(X, given, f"{type(self).__name__}.fit_transform")
         Z = self._encode(parts, schema, row_norm, q)
         self.schema_ = schema
         self.n_features_in_ = len(schema.columns)
+        self._fitted_uniform = given if isinstance(given, UniformSchema) else None
         with_feature_names(self, names)
         return Z
 
@@ -654,8 +662,9 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         Raises
         ------
         NotFittedError
-            Before :meth:`fit`, or when the ``schema`` parameter is no longer the one
-            :meth:`fit` applied (``set_params(schema=...)`` after it): fit again.
+            Before :meth:`fit`, or when the ``schema`` parameter differs from the schema
+            ``schema_`` was made from (e.g. set by ``set_params(schema=...)`` after :meth:`fit`):
+            fit again.
         DataValidationError
             As :meth:`fit`, and X without column names when the encoder was fitted with names.
         DataTypeError
@@ -782,15 +791,17 @@ def _records(values: object, column: str, caller: str) -> int:
             "sequences of different lengths. Pass a 1-D array.") from None
 
 
-def encode(schema: PublicSchema, numeric_values: Mapping[str, np.ndarray],
+def encode(schema: PublicSchema | UniformSchema, numeric_values: Mapping[str, np.ndarray],
            codes: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
     """The rows of :class:`PublicEncoder` from columns already split by kind (no binary ones),
     through :func:`encode_parts`, the encoder's last step.
 
     Parameters
     ----------
-    schema : PublicSchema
-        The public encoding, without binary columns.
+    schema : PublicSchema or UniformSchema
+        The public encoding, without binary columns; one declaration for every column
+        (:meth:`~dpconvex.PublicSchema.every_column`) declares the columns given, in their
+        order (:meth:`~dpconvex.data.UniformSchema.for_columns` of their names).
     numeric_values : mapping of str to array
         The raw values of every numeric column (one per record).
     codes : mapping of str to int array, optional
@@ -804,7 +815,7 @@ def encode(schema: PublicSchema, numeric_values: Mapping[str, np.ndarray],
     Raises
     ------
     ParameterError
-        ``schema`` is not a PublicSchema, has binary columns, or the columns are not
+        ``schema`` is not a schema, has binary columns, or the columns are not
         mappings of the schema's columns with one value per record each.
 
     Examples
@@ -820,20 +831,27 @@ def encode(schema: PublicSchema, numeric_values: Mapping[str, np.ndarray],
     [[0.3, 0.0, 1.0, 0.0], [1.0, 0.0, 0.0, 1.0]]
     >>> bool(np.linalg.norm(X, axis=1).max() <= 1.0)
     True
+    >>> pixels = PublicSchema.every_column(Numeric(0, 255))
+    >>> encode(pixels, {"p0": np.array([0.0, 255.0]), "p1": np.array([255.0, 0.0])}).shape
+    (2, 2)
     """
     owner = "encode"
-    if not isinstance(schema, PublicSchema):
-        raise ParameterError(f"The 'schema' parameter of {owner} must be a PublicSchema. Got "
+    if not isinstance(schema, (PublicSchema, UniformSchema)):
+        raise ParameterError(f"The 'schema' parameter of {owner} must be a PublicSchema (or "
+                             "PublicSchema.every_column(...)). Got "
                              f"{_short_repr(schema)} instead.")
-    if schema.binary:
-        raise ParameterError(f"encode: the schema has binary column(s) {list(schema.binary)!r}; "
-                             "encode such a table with dpconvex.PublicEncoder(schema).")
     codes = {} if codes is None else codes
-    for name, table, needed in (("numeric_values", numeric_values, schema.numeric),
-                                ("codes", codes, schema.categories)):
+    for name, table in (("numeric_values", numeric_values), ("codes", codes)):
         if not isinstance(table, Mapping):
             raise ParameterError(f"The '{name}' parameter of {owner} must be a mapping keyed by "
                                  f"column name. Got {_short_repr(table)} instead.")
+    if isinstance(schema, UniformSchema):  # the named schema of the columns given
+        schema = schema.for_columns([*numeric_values, *codes])
+    if schema.binary:
+        raise ParameterError(f"encode: the schema has binary column(s) {list(schema.binary)!r}; "
+                             "encode such a table with dpconvex.PublicEncoder(schema).")
+    for name, table, needed in (("numeric_values", numeric_values, schema.numeric),
+                                ("codes", codes, schema.categories)):
         missing = [c for c in schema.columns if c in needed and c not in table]
         if missing:
             raise ParameterError(f"encode: '{name}' has no values for column(s) {missing!r}; "

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -27,6 +28,11 @@ __all__ = ["Binary", "Categorical", "Numeric", "PublicSchema", "UniformSchema", 
 
 #: The suffix of the feature that takes a categorical value outside the vocabulary.
 OTHER = "<other>"
+
+
+def _repeated(items: Any) -> list[Any]:
+    """The items that occur more than once in ``items``, sorted (one count of each)."""
+    return sorted(item for item, count in Counter(items).items() if count > 1)
 
 
 def _check_range(column: str, rng: object, caller: str) -> None:
@@ -347,7 +353,7 @@ class PublicSchema:
                 f"sequence of column names (str). Got {_short_repr(cols)} instead."
             )
         if len(set(cols)) != len(cols):
-            dup = sorted({c for c in cols if list(cols).count(c) > 1})
+            dup = _repeated(cols)
             raise ParameterError(f"The 'columns' parameter of {owner} repeats {dup!r}; each "
                                  "column appears once.")
         for name, table in (("numeric", self.numeric), ("categories", self.categories),
@@ -363,7 +369,7 @@ class PublicSchema:
                                      f"{unknown!r} that are not in 'columns'; declare them in "
                                      "'columns' or remove them.")
         kinds = [*self.numeric, *self.categories, *self.binary]
-        both = sorted({c for c in kinds if kinds.count(c) > 1})
+        both = _repeated(kinds)
         if both:
             raise ParameterError(f"{caller}: column(s) {both!r} are declared twice (numeric, "
                                  "categorical or binary: one each).")
@@ -401,7 +407,7 @@ class PublicSchema:
                                  "Numeric, Categorical or Binary (None marks a column that is "
                                  "present and not used).")
         if len(set(names)) != len(names):
-            dup = sorted({n for n in names if names.count(n) > 1})
+            dup = _repeated(names)
             raise ParameterError(f"{caller}: the encoded feature names {dup!r} repeat; rename a "
                                  "column or a category.")
         if self.suggested and not drafted:
@@ -687,7 +693,7 @@ class PublicSchema:
                 raise ParameterError(
                     f"The '{name}' parameter of {caller} must be a sequence of column names, "
                     f"e.g. ('age',). Got {_short_repr(sel)} instead.")
-            repeated = sorted({c for c in sel if list(sel).count(c) > 1})
+            repeated = _repeated(sel)
             if repeated:
                 raise ParameterError(
                     f"The '{name}' parameter of {caller} repeats column(s) {repeated!r}; name "
@@ -837,7 +843,7 @@ class UniformSchema:
         if not all(isinstance(c, str) for c in names):
             raise ParameterError(f"{caller}: column names must be str. Got "
                                  f"{_short_repr(names)}.")
-        repeated = sorted({c for c in names if names.count(c) > 1})
+        repeated = _repeated(names)
         if repeated:
             raise ParameterError(f"{caller}: the column name(s) {repeated!r} repeat; name each "
                                  "column once.")

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import glob
 import hashlib
 import os
 import re
+import shutil
+import socket
 import tempfile
 import threading
 import urllib.request
@@ -72,6 +75,66 @@ CHECKSUM_ENV_VAR = "DPCONVEX_SKIP_CHECKSUM"
 _DOWNLOAD_TIMEOUT = 20.0  # seconds, per network operation
 _DEFAULT_HOME = "~/.cache/dpconvex"
 _TRUTHY = frozenset({"1", "true", "yes", "on"})
+
+
+def _writer_alive(tag: str) -> bool:
+    """Whether the process named by a stage folder's ``tag`` (``host-pid``) may be running: True
+    for another host's, or where this system cannot tell; False for a tag of no writer."""
+    host, _, pid = tag.rpartition("-")
+    if not host or not pid.isdigit():
+        return False  # not a folder a writer names
+    if host != socket.gethostname() or os.name != "posix":
+        return True
+    try:
+        os.kill(int(pid), 0)  # signal 0: checks the process exists, sends nothing
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. another user's process
+        return True
+    return True
+
+
+def stage_folder(parent: Path, name: str) -> Path:
+    """A new hidden folder in ``parent`` to write the folder ``name`` in whole before renaming it
+    into place, with a folder's mode (0o777 minus the umask), after removing the stage folders
+    of ``name`` left by a writer no longer running (killed before it could remove its own).
+
+    Its name is ``.{name}.{host}-{pid}-{random}.tmp``; a stage of another host, or of a
+    process still running on this one, is left as it is.
+
+    Parameters
+    ----------
+    parent : Path
+        The folder that holds ``name`` (created if missing).
+    name : str
+        The folder written.
+
+    Returns
+    -------
+    Path
+        The stage folder, empty.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from dpconvex.datasets._files import stage_folder
+    >>> parent = Path(tempfile.mkdtemp())
+    >>> (parent / ".store.nohost-1.tmp").mkdir()  # no writer's tag: a stale stage
+    >>> stage = stage_folder(parent, "store")
+    >>> [p.name == stage.name for p in parent.iterdir()]
+    [True]
+    """
+    parent.mkdir(parents=True, exist_ok=True)
+    for old in parent.glob(f".{glob.escape(name)}.*.tmp"):
+        tag = old.name[len(name) + 2:-len(".tmp")].rpartition("-")[0]
+        if old.is_dir() and not _writer_alive(tag):
+            shutil.rmtree(old, ignore_errors=True)
+    prefix = f".{name}.{socket.gethostname()}-{os.getpid()}-"
+    stage = Path(tempfile.mkdtemp(dir=parent, prefix=prefix, suffix=".tmp"))
+    os.chmod(stage, 0o777 & ~(mask := os.umask(0)))  # a folder's mode, not mkdtemp's 0o700
+    os.umask(mask)
+    return stage
 
 
 def check_flags(download: Any, verify_checksum: Any, owner: str) -> tuple[bool, bool | None]:

@@ -13,7 +13,6 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 import zlib
 from collections.abc import Iterator, Sequence
 from itertools import islice
@@ -28,7 +27,7 @@ from ..data.row_scaling import check_row_norm, normalize_rows_lazy
 from ..data.schema import PublicSchema, UniformSchema
 from ..data.validation import LabelArray
 from ..errors import DatasetError, ParameterError
-from ._files import _DEFAULT_HOME, check_flags, data_search_path, fetch_file
+from ._files import _DEFAULT_HOME, check_flags, data_search_path, fetch_file, stage_folder
 from .schemas import _KDD_COLUMNS, KDDCUP99_CATEGORIES, KDDCUP99_CLASSES, KDDCUP99_SCHEMA
 from .uci import _KDD_NUMERIC_IDX, _kdd_fields, _kdd_numeric
 
@@ -201,11 +200,14 @@ def kddcup99_chunk_store(path: str | os.PathLike[str] | None = None, *, chunksiz
 
 
 def _write_store(source: Path, store: Path, chunksize: int, caller: str) -> None:
-    """Stream, encode and write the chunks into a hidden folder beside ``store``, renamed into
-    place when whole (``meta.json`` written last): a bad record, a full disk or an interruption
-    leaves no partial store and no temporary folder."""
-    store.parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(dir=store.parent, prefix=f".{store.name}.", suffix=".tmp"))
+    """Stream, encode and write the chunks into a hidden folder beside ``store``
+    (:func:`~dpconvex.datasets._files.stage_folder`), renamed into place when whole
+    (``meta.json`` written last): a bad record, a full disk or an interruption that Python sees
+    (an exception, Ctrl-C) leaves no partial store and no temporary folder; a process killed
+    meanwhile (e.g. SIGTERM, SIGKILL) leaves its hidden folder, which the next write of this
+    store removes. Of two processes writing the same store, each finishes with a whole store in
+    place (the other's, where that one renamed its folder first)."""
+    stage = stage_folder(store.parent, store.name)
     try:
         sizes: list[int] = []
         ys: list[np.ndarray] = []
@@ -223,7 +225,7 @@ def _write_store(source: Path, store: Path, chunksize: int, caller: str) -> None
                 "n_features": KDDCUP99_SCHEMA.n_features, "version": _STORE_VERSION}
         (stage / "meta.json").write_text(json.dumps(meta))
         if store.is_dir() and not (store / "meta.json").is_file():
-            shutil.rmtree(store)  # a store without meta.json is incomplete: written again
+            _remove_incomplete(store)
         try:
             os.rename(stage, store)
         except OSError:
@@ -231,6 +233,18 @@ def _write_store(source: Path, store: Path, chunksize: int, caller: str) -> None
                 raise
     finally:
         shutil.rmtree(stage, ignore_errors=True)  # gone once renamed into place
+
+
+def _remove_incomplete(store: Path) -> None:
+    """Remove ``store``, a folder without ``meta.json`` (incomplete: written again), by one
+    rename out of its place: a process racing this one finds it gone and goes on."""
+    aside = stage_folder(store.parent, store.name)
+    try:
+        os.rename(store, aside / "incomplete")
+    except FileNotFoundError:  # another process moved it first
+        pass
+    finally:
+        shutil.rmtree(aside, ignore_errors=True)
 
 
 def _encode_partition(part: Any, schema: PublicSchema) -> np.ndarray:

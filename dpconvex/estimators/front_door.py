@@ -60,6 +60,7 @@ from .._validation import (
 )
 from ..data.validation import (
     LABEL_POLICY,
+    LabelSet,
     LabelWarning,
     check_array,
     check_classes,
@@ -651,9 +652,17 @@ class SchemaInputMixin:
         schema without the width."""
         from ..data.schema import UniformSchema
 
-        if not isinstance(self.schema, UniformSchema):
-            return self.schema
         owner = type(self).__name__
+        if not isinstance(self.schema, UniformSchema):
+            width = len(self.schema.columns)
+            if n_columns is not None and check_shape_fact(
+                    "n_features", n_columns, owner, low=1, method=method) != width:
+                raise ParameterError(
+                    f"{owner}.{method}: n_features={n_columns!r} is not the number of columns "
+                    f"of the table schema={type(self.schema).__name__}(...) declares ({width}: "
+                    f"{_short_names(self.schema.columns)}). Pass n_features={width}, or leave "
+                    "it out.")
+            return self.schema
         if n_columns is None:
             raise ParameterError(
                 f"{owner}.{method}: schema={self.schema!r} declares every column of the table, "
@@ -808,6 +817,13 @@ INFERRED_CHOICE_WARNING = (
 INFERRED_CHOICE = ("the learner was chosen with the label set read from the data (classes=None), "
                    "assumed public: one record with a new label can change the learner; pass "
                    "classes=[...] so that neither is read from the records")
+
+def _short_names(columns: Any, shown: int = 5) -> str:
+    """The first ``shown`` column names, and how many more."""
+    names = [repr(c) for c in list(columns)[:shown]]
+    more = len(columns) - shown
+    return ", ".join(names) + (f" and {more} more" if more > 0 else "")
+
 
 def _noise_dominates(learner: PrivateEstimator, n: int, n_classes: int, n_features: int) -> bool:
     """Whether ``learner``'s public noise check fires on the shape-only problem of its plan.
@@ -1330,43 +1346,54 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             certificate.assumptions.append(ROWS_RANGES_NOTE)
             return certificate
         self._validate_params()
+        given = self._fit_classes(context)[1]  # the set a search read from its y, or None
         if X is None:
             plan = self.plan(*_given_shape(self, **shape))  # validates them
             size, chosen = (plan.n, plan.n_classes, plan.n_features), plan.chosen
         else:
             feature_names_of(X, f"{type(self).__name__}.certify")  # refused as a fit refuses them
-            size = self.public_shape(X, y)
-            if self.classes is None and declared_classes(y) is None:  # as fit: first, once
+            size = self.public_shape(X, y, context)
+            if self._fit_classes(context)[0] is None and declared_classes(y) is None:  # as fit
                 LabelWarning().issue(type(self).__name__, INFERRED_CHOICE_WARNING)
             chosen = self._chosen(*size)
         if chosen.guarded:
-            return self._certify_safeguarded(X, y, size, chosen)
+            return self._certify_safeguarded(X, y, size, chosen, context)
         learner = chosen.learner
         with signed_by(learner, f"{type(self).__name__}.certify"):
             if X is None:
                 certificate = learner.certify(**shape)
             else:  # (the learner's label warning issued: certify's came first)
                 rows = _rows_for(chosen.choice.learner, X)
-                part = FitContext(label_warning=LabelWarning(True))
+                part = FitContext(label_warning=LabelWarning(True), label_set=given)
                 certificate = state_rows_source(certify_part(learner, rows, y, part), rows)
         certificate.assumptions.extend((chosen.choice.reason, *chosen.note))
-        return self._inferred_choice(certificate, y)
+        return self._inferred_choice(certificate, y, given)
 
-    def _inferred_choice(self, certificate: Certificate, y: Any) -> Certificate:
-        """The dry run with the fit's line on a learner chosen by a label set read from y."""
-        if self.classes is None and (y is None or declared_classes(y) is None):
+    def _inferred_choice(self, certificate: Certificate, y: Any,
+                         given: LabelSet | None = None) -> Certificate:
+        """The dry run with the fit's line on a learner chosen by a label set read from y
+        (``given``: the set the search holding this one read, with its source)."""
+        if given is not None:
+            inferred = given.assumption.source == "inferred"
+        else:
+            inferred = self.classes is None and (y is None or declared_classes(y) is None)
+        if inferred:
             certificate.state(INFERRED_CHOICE)
         return certificate
 
     def _certify_safeguarded(self, X: Any, y: Any, size: tuple[int, int, int],
-                             chosen: ChosenClassifier) -> Certificate:
+                             chosen: ChosenClassifier,
+                             context: FitContext = NO_CONTEXT) -> Certificate:
         """The safeguard's certificate: the learner's dry run at (1 − s) ε on the rows and the
-        selection's dry run at s ε; ``chosen``: the rule's choice on ``size`` and its learner."""
+        selection's dry run at s ε; ``chosen``: the rule's choice on ``size`` and its learner;
+        ``context``: the label set a search holding this one read from its y, as a fit takes it
+        (:meth:`_fit_classes`)."""
         owner = type(self).__name__
         n, n_classes, n_features = size
         learner = chosen.learner
-        classes: Any = self.classes
-        source = public_label_source(self)  # (without classes=: read from y, as a fit reads it)
+        classes, given = self._fit_classes(context)
+        # (without a set: read from y, as a fit reads it)
+        source = public_label_source(self) if given is None else given.assumption
         if X is None:
             with signed_by(learner, f"{owner}.certify"):
                 model = learner.certify(n=n, n_classes=n_classes, n_features=n_features)
@@ -1376,15 +1403,15 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                 else range(n_classes)
             )
         else:
-            X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self, classes=self.classes,
+            X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self, classes=classes,
                                               unknown_labels=self.unknown_labels)
-            labels = encode_labels(
+            labels = given_source(encode_labels(
                 y_checked,
                 classes,
                 f"{owner}.certify",
                 unknown_labels=self.unknown_labels,
                 warning=LabelWarning(True),
-            )  # (certify's warning came first)
+            ), given)  # (certify's warning came first)
             classes, source = labels.classes, labels.assumption
             learner.set_params(classes=list(classes))
             rows = _rows_for(chosen.choice.learner, X_checked)
@@ -1397,7 +1424,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                                                   label_source=source)
         # as a fit's budget hold states it
         certificate.state(delta_rows_note(chosen.delta, n))
-        return self._inferred_choice(certificate, y)
+        return self._inferred_choice(certificate, y, given)
 
     # ----------------------------------------------------------------- predict
     @checks_feature_names

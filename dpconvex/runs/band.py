@@ -226,7 +226,8 @@ class Band:
         temps: list[str] = []
         try:  # a temporary file beside it, renamed over it: the file is whole, old or new
             _write_temp(out, "w", lambda f: f.write(text), temps)
-            os.replace(temps.pop(), out)
+            os.replace(temps[-1], out)
+            temps.pop()  # renamed: no longer a temporary file
         except (OSError, ValueError) as exc:  # ValueError: a path the OS cannot name (NUL)
             raise OutputError(f"Band.write: could not write the band to {out}: {exc}. Free disk "
                               "space or choose another path; an earlier file there is "

@@ -34,6 +34,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..datasets._files import stage_folder
 from ..errors import DPConvexError
 from .spec import Problem
 
@@ -754,16 +755,14 @@ def write_outputs(result: ProblemResult, out_dir: str | os.PathLike[str]) -> tup
     try:
         # a new folder: written whole beside it, then renamed into place
         if made and made[0] == out:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            stage = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
-            os.chmod(stage, 0o777 & ~(mask := os.umask(0)))  # a folder's mode, not mkdtemp's 0o700
-            os.umask(mask)
+            stage = stage_folder(out.parent, out.name)
             for name, mode, write in (
                 (RESULTS_JSON, "w", lambda f: json.dump(payload, f, indent=2)),
                 (PLOT_PNG, "wb", lambda f: _save_png(result, f)),
             ):
                 _write_temp(stage / name, mode, write, temps)
-                os.replace(temps.pop(), stage / name)
+                os.replace(temps[-1], stage / name)
+                temps.pop()  # renamed: no longer a temporary file
             # fails, writing nothing, if a folder of that name appeared meanwhile
             os.rename(stage, out)
             stage = None

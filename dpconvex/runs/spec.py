@@ -822,8 +822,9 @@ def _check_params(path: Path, key: str, method: Method, epsilon: float) -> Any:
 
 
 def _check_loss(path: Path, key: str, est: Any) -> None:
-    """State a loss given as a callable or a Loss now, as the fit would (``_make_loss``): a
-    function CVXPY refuses (not convex by its rules, wrong arity) fails here, at ``key.loss``."""
+    """State a loss given as a callable or a Loss while the spec is read, as the fit states it
+    (``_make_loss``): a function CVXPY refuses (not convex by its rules, wrong arity) fails
+    when the spec is read, at ``key.loss``, before any run."""
     loss = getattr(est, "loss", None)
     if isinstance(loss, str) or loss is None or not callable(getattr(est, "_make_loss", None)):
         return

@@ -1,10 +1,16 @@
 """The on-disk chunk store of load_kddcup99_dask appears whole or not at all."""
 
 import gzip
+import os
+import shutil
+import socket
+import stat
+import subprocess
+import sys
 
 import pytest
 
-from dpconvex.datasets.dask_loaders import kddcup99_chunk_store
+from dpconvex.datasets.dask_loaders import _remove_incomplete, kddcup99_chunk_store
 from dpconvex.errors import DatasetError
 
 #: A KDD Cup 1999 record (41 features and its label), as in the UCI file.
@@ -31,3 +37,47 @@ def test_a_bad_record_after_some_chunks_leaves_no_partial_store(tmp_path, bad):
     assert sorted(p.name for p in store.iterdir()) == [
         "X-00000.npy", "X-00001.npy", "X-00002.npy", "meta.json", "y.npy"]
     assert [p.name for p in cache.iterdir()] == [store.name]  # no hidden folder beside it
+
+
+def test_a_write_removes_the_stage_folders_killed_writers_of_its_store_left(tmp_path):
+    """A process killed while writing leaves its hidden folder: the next write of that store
+    removes it, and leaves a running writer's folder and another store's folder alone."""
+    cache = tmp_path / "cache"
+    source = _gz(tmp_path / "kdd.gz", [RECORD] * 3)
+    name = kddcup99_chunk_store(source, chunksize=2, cache_dir=cache).name
+    shutil.rmtree(cache / name)
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()  # its id names no running process
+    host = socket.gethostname()
+    killed = cache / f".{name}.{host}-{ended.pid}-abc.tmp"
+    running = cache / f".{name}.{host}-{os.getpid()}-abc.tmp"
+    other = cache / f".other-{name}.{host}-{ended.pid}-abc.tmp"
+    for folder in (killed, running, other):
+        (folder / "X-00000.npy").parent.mkdir(parents=True)
+        (folder / "X-00000.npy").write_bytes(b"chunk")
+    kddcup99_chunk_store(source, chunksize=2, cache_dir=cache)
+    assert sorted(p.name for p in cache.iterdir()) == sorted([name, running.name, other.name])
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077])
+def test_the_store_has_a_folders_mode_under_the_umask(tmp_path, umask):
+    """The store is created as mkdir creates a folder (0o777 minus the umask): readable by
+    the users a cache folder is shared with where the umask lets them."""
+    source = _gz(tmp_path / "kdd.gz", [RECORD] * 3)
+    old = os.umask(umask)
+    try:
+        store = kddcup99_chunk_store(source, chunksize=2, cache_dir=tmp_path / "cache")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(store.stat().st_mode) == 0o777 & ~umask
+
+
+def test_an_incomplete_store_another_process_removed_first_is_no_error(tmp_path):
+    """Two processes that find the same incomplete store: the one that comes second finds it
+    gone and goes on to put its own in place."""
+    store = tmp_path / "kdd-store"
+    store.mkdir()
+    _remove_incomplete(store)
+    assert not store.exists()
+    _remove_incomplete(store)  # the second process: nothing left to remove
+    assert list(tmp_path.iterdir()) == []

@@ -562,7 +562,8 @@ def test_every_route_of_a_draft_is_not_private_and_a_finite_ledger_refuses_it_be
             fit(unlimited)
             assert math.isinf(unlimited.spent[0]), route
         dry = dp.PrivateClassifier(schema=draft, **common)
-        assert not dry.certify(df, y).private and not dry.certify(n=300, n_features=2).private
+        assert not dry.certify(df, y).private and not dry.certify(
+            n=300, n_features=len(draft.columns)).private
         searches = [dp.PrivateGridSearch(dp.PrivateLogisticRegression(classes=[0, 1]), {"lam": [0.01, 0.1]},
                                          epsilon=1.0, random_state=0),
                     dp.PrivateRandomSearch(dp.PrivateClassifier(schema=draft, classes=[0, 1]),

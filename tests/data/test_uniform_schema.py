@@ -73,6 +73,38 @@ def test_transform_refuses_a_schema_set_after_fit_and_reads_row_norm_at_each_cal
         **SAME)
 
 
+@pytest.mark.parametrize("fit", ["fit", "fit_transform"])
+def test_transform_takes_the_uniform_schema_it_was_fitted_with_without_resolving_it(
+        monkeypatch, fit):
+    """The uniform schema fit applied is recognised as it is (its declaration and centered), not
+    resolved again for the fitted columns at every transform (a named schema of every column)."""
+    X = np.full((2, 3), 8.0)
+    enc = PublicEncoder(PublicSchema.every_column(Numeric(0, 16)))
+    getattr(enc, fit)(X)
+    expected = PublicEncoder(PIXELS.for_columns(3)).fit_transform(X)
+
+    def resolved(*args, **kwargs):
+        raise AssertionError("the uniform schema was resolved again")
+
+    monkeypatch.setattr(UniformSchema, "for_columns", resolved)
+    np.testing.assert_array_equal(enc.set_params(schema=PIXELS).transform(X), expected)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(enc)).transform(X), expected)
+
+
+def test_encode_and_encode_parts_take_one_declaration_for_every_column():
+    """The functions that encode columns already split by kind take every_column(...) as the
+    named schema of the columns given, in their order."""
+    from dpconvex.data.encoder import encode, encode_parts
+
+    columns = {"b": np.array([0.0, 16.0]), "a": np.array([4.0, 8.0])}
+    named = PIXELS.for_columns(["b", "a"])
+    expected = encode(named, columns)
+    np.testing.assert_allclose(encode(PIXELS, columns), expected, **SAME)
+    np.testing.assert_allclose(encode_parts(PIXELS, columns, {}), expected, **SAME)
+    with pytest.raises(ParameterError, match="'codes' has no values for column"):
+        encode(PublicSchema.every_column(Categorical(("x", "y"))), columns)
+
+
 def test_a_dataframe_gives_its_column_names_and_its_dtypes_are_checked_by_name():
     pd = pytest.importorskip("pandas")
     df = pd.DataFrame({"red": [0, 255], "green": [51, 102]})

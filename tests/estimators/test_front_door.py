@@ -740,3 +740,19 @@ def test_certify_states_the_label_set_and_lam_rule_the_fit_states(n_classes):
     assert fitted.label_source is not None and fitted.lam_rule is not None
     assert (dry.label_source, dry.lam_rule) == (fitted.label_source, fitted.lam_rule)
     assert _stated(dry) == _stated(fitted)
+
+
+@pytest.mark.parametrize("front_door", [dp.PrivateClassifier, dp.PrivateRegressor])
+def test_plan_and_certify_refuse_a_width_other_than_the_named_schemas_columns(front_door):
+    """n_features is the table's number of columns: with a named schema it is known, and
+    another is refused by name; the schema's own width is taken, and so is none."""
+    named = dp.PublicSchema({c: dp.Numeric(0, 1) for c in "abc"})
+    extra = {"classes": [0, 1]} if front_door is dp.PrivateClassifier else {
+        "label_range": (0, 1)}
+    est = front_door(schema=named, **extra)
+    for call in (lambda d: est.plan(500, n_features=d),
+                 lambda d: est.certify(n=500, n_features=d)):
+        with pytest.raises(dp.ParameterError, match=r"n_features=7 is not the number of "
+                           r"columns .* \(3: 'a', 'b', 'c'\)\. Pass n_features=3"):
+            call(7)
+        assert call(3) is not None

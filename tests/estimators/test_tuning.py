@@ -20,7 +20,9 @@ from dpconvex import (
     BudgetError,
     Certificate,
     NoisyGradientDescent,
+    PrivateClassifier,
     PrivateGridSearch,
+    PrivateLargeMarginGaussian,
     PrivateLogisticRegression,
     PrivateRandomSearch,
 )
@@ -383,6 +385,30 @@ def test_a_label_set_read_from_y_is_stated_so_by_the_selected_model(search):
     with pytest.warns(PrivacyLeakWarning):
         dry = fitted.certify(X, y)
     assert all(source == INFERRED for source in certificate_facts(dry, "label_source"))
+
+
+@pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
+@pytest.mark.parametrize("candidate", [
+    PrivateClassifier(safeguard=True), PrivateLogisticRegression(),
+    PrivateLargeMarginGaussian(mechanism="centroid"),
+])
+def test_a_search_dry_run_states_the_label_sources_its_fit_states(search, candidate):
+    """classes=None: the set read from y is handed to every candidate's dry run as to its
+    fit, so no part of either states it as given by the caller (a safeguarded front door's
+    learner included)."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (300, 3))
+    y = (X[:, 0] > 0).astype(int) + (X[:, 1] > 0.5)
+    extra = {"mean_runs": 2} if search is PrivateRandomSearch else {}
+    made = search(candidate, {"data_norm": [1.0, 2.0]}, epsilon=3.0, random_state=0, **extra)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        dry, fitted = made.certify(X, y), made.fit(X, y).certificate_
+    for certificate in (dry, fitted):
+        sources = certificate_facts(certificate, "label_source")
+        assert sources and all(source.source == "inferred" for source in sources)
+    assert len(certificate_facts(dry, "label_source")) == len(
+        certificate_facts(fitted, "label_source"))
 
 
 @pytest.mark.parametrize("grid", [

@@ -512,6 +512,16 @@ def test_a_failed_band_write_keeps_the_earlier_band(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["band.toml"]
 
 
+def test_a_band_write_whose_rename_fails_leaves_no_temporary_file(tmp_path):
+    """The rename over the target fails (a folder of that name): the write raises and the
+    temporary file it wrote is removed."""
+    path = tmp_path / "band.toml"
+    path.mkdir()
+    with pytest.raises(OSError):
+        Band("error", seeds=(0, 1), scores=(0.1, 0.125), margin=0.01).write(path)
+    assert [p.name for p in tmp_path.iterdir()] == ["band.toml"]
+
+
 def test_a_band_file_with_a_hand_edited_end_is_refused(band, tmp_path):
     path = tmp_path / "band.json"
     data = band.to_dict()

@@ -65,6 +65,7 @@ from ..base import (
     FitContext,
     PrivateEstimator,
     carry_ledger,
+    certify_part,
     check_context,
     fill_docs,
     fit_with,
@@ -728,10 +729,17 @@ class SelectedEstimator:
                 "method; a certificate without training needs a dpconvex estimator. Call fit "
                 "instead."
             )
+        handed = (labels is not None and labels.assumption.source != "parameter"
+                  and isinstance(self.estimator, PrivateEstimator))
         candidate = clone(self.estimator).set_params(
-            **params, **self._settings(epsilon, unknown, labels, any_source=True)
+            **params, **self._settings(epsilon, unknown, labels, any_source=not handed)
         )
-        certificate = candidate.certify(*rows)
+        if handed:  # the set read from y handed to the candidate, as its fit takes it
+            part = self._candidate_context(NO_CONTEXT.inner(None), labels)
+            certificate = state_rows_source(certify_part(candidate, *rows, part), rows[0],
+                                            candidate)
+        else:
+            certificate = candidate.certify(*rows)
         if labels is not None:  # the source of the set, as the candidate's fit states it
             certificate.state(labels.assumption)
         return certificate
