@@ -172,9 +172,41 @@ _COMPILED_METHODS = ("value", "deriv", "deriv2", "value_and_deriv", "cvxpy_expr"
 
 def _one_statement(loss: Loss) -> bool:
     """Whether every form of ``loss`` is compiled from its one CVXPY tree (a :class:`CVXPYLoss`
-    whose class replaces none of :data:`_COMPILED_METHODS`)."""
-    return isinstance(loss, CVXPYLoss) and all(
-        getattr(type(loss), name) is getattr(CVXPYLoss, name) for name in _COMPILED_METHODS)
+    whose class replaces none of :data:`_COMPILED_METHODS`, and none of them set on the
+    instance: a member set there is the user's own form)."""
+    return (isinstance(loss, CVXPYLoss)
+            and not set(vars(loss)) & set(_COMPILED_METHODS)
+            and all(getattr(type(loss), name) is getattr(CVXPYLoss, name)
+                    for name in _COMPILED_METHODS))
+
+
+def _declared_bounds(loss: Loss) -> tuple[float | None, float | None]:
+    """The ``deriv_bound`` and ``curvature`` that ``loss`` declares (None: derived, not
+    declared).
+
+    A :class:`CVXPYLoss` holds what its constructor was given; a value set on it since, other
+    than the one derived, is declared too. Any other loss declares its attributes.
+    """
+    if not isinstance(loss, CVXPYLoss):
+        return getattr(loss, "deriv_bound", None), getattr(loss, "curvature", None)
+    derived = loss.derived
+    out: list[float | None] = []
+    for given, attr, field, unset in zip(loss._declared, ("deriv_bound", "curvature"),
+                                         ("slope", "curvature"), (math.nan, math.inf), strict=True):
+        value = getattr(loss, attr, None)
+        constructed = float(getattr(derived, field)) if derived is not None else unset
+        same = value is None or value == constructed or (
+            isinstance(value, float) and math.isnan(value) and math.isnan(constructed))
+        out.append(given if given is not None else None if same else value)
+    return out[0], out[1]
+
+
+def _smoothing_carried(loss: Loss) -> Any:
+    """The smoothing ``loss`` states of its CVXPY form (None where that form is the user's)."""
+    form = getattr(type(loss), "cvxpy_expr", None)
+    if "cvxpy_expr" in vars(loss) or not getattr(form, "__module__", "").startswith("dpconvex."):
+        return None
+    return getattr(loss, "smoothed_kinks", None)
 
 
 def solved_loss(loss: Loss) -> Loss:
@@ -222,10 +254,16 @@ def solved_loss(loss: Loss) -> Loss:
                              smoothing=None)
     except DPConvexError:  # refused by the compiler: the loss's own form, named unverified
         return loss
-    # the loss's declared bounds (the checks refuse one below the derived bound, or invalid)
-    compiled.deriv_bound = getattr(loss, "deriv_bound", None)
-    compiled.curvature = getattr(loss, "curvature", None)
-    compiled._declared = (compiled.deriv_bound, compiled.curvature)
+    # the loss's declared bounds (the checks refuse one below the derived bound, or invalid);
+    # a bound it does not declare is the one derived from the tree compiled here
+    declared = _declared_bounds(loss)
+    if declared[0] is not None:
+        compiled.deriv_bound = declared[0]
+    if declared[1] is not None:
+        compiled.curvature = declared[1]
+    compiled._declared = declared
+    #: The smoothing of the loss's kinks in the tree compiled (stated in the certificate).
+    compiled.smoothed_kinks = _smoothing_carried(loss)
     #: The class whose CVXPY form was compiled (its own NumPy methods are not solved).
     compiled.solved_from = type(loss).__qualname__
     return compiled

@@ -20,7 +20,8 @@ import dpconvex as dp
 from dpconvex.errors import DataValidationError, ParameterError, PrivacyError
 from dpconvex.objectives import L2, HuberHinge, HuberRegression, Logistic, Loss, Pinball, SmoothHinge
 from dpconvex.objectives.atoms import ATOMS, CompiledForm, derive_bounds
-from dpconvex.objectives.losses import pinball
+from dpconvex.objectives.losses import CVXPYLoss, pinball
+from dpconvex.privacy.certificate import LossSmoothing
 from dpconvex.privacy.checks import check_loss
 from dpconvex.templates import EuclideanSpace, LinearERMTemplate, PrivacyConstants, RecordDomain
 from dpconvex.templates.base import natural_residual
@@ -1150,6 +1151,61 @@ def test_a_users_loss_is_solved_in_the_form_compiled_from_its_cvxpy_form(solver)
     assert forms.how == "compiled from the CVXPY form; numerical comparison"
     assert "compiled from the CVXPY form of class SpikyLogistic" in forms.detail
     assert not forms.unverified
+
+
+def _spiky_deriv(m, *label):
+    m = np.asarray(m, float)
+    return np.where((m > _WINDOW[0]) & (m < _WINDOW[1]), -50.0, -expit(-m))
+
+
+@pytest.mark.parametrize("declared", [None, 1.5])
+def test_a_stated_loss_with_numpy_forms_set_on_the_instance_is_solved_as_compiled(declared):
+    """Loss.from_cvxpy's loss with its own deriv / value_and_deriv set on the instance: those
+    are the user's forms, so the template solves the forms compiled from the CVXPY form, and
+    the certificate states the loss's own declaration (a bound it did not declare is
+    derived, "none declared")."""
+    loss = Loss.from_cvxpy(lambda m: cp.logistic(-m), name="spiky", deriv_bound=declared)
+    loss.deriv = _spiky_deriv
+    loss.value_and_deriv = lambda m, *label: (np.logaddexp(0.0, -m), _spiky_deriv(m))
+    template = LinearERMTemplate(loss, 0.01, 1.0, np.array([[1.0, 0.0]]), np.ones(1))
+    np.testing.assert_allclose(template.loss.value_and_deriv(np.array([0.0015]))[1],
+                               -expit(-0.0015), rtol=1e-12)  # not the instance's -50
+    X, s = _rows(200, 3, seed=0)
+    fit = dp.PrivateLinearClassifier(loss=loss, epsilon=1.0, classes=[-1, 1], solver="native",
+                                     random_state=0).fit(X, s)
+    conditions = {c.name: c for c in fit.certificate_.conditions}
+    assert conditions["loss forms agree"].how == "compiled from the CVXPY form; numerical comparison"
+    slope = conditions["|ℓ'| bound"].detail
+    assert (slope.startswith("the derived bound 1, none declared") if declared is None
+            else slope.startswith("declared 1.5 >= derived 1 "))
+    assert conditions["ℓ'' bound (c)"].detail.startswith("the derived bound 0.25, none declared")
+
+
+def test_a_cvxpy_form_set_on_the_instance_is_the_one_tree_solved_and_bounded():
+    """An instance's own cvxpy_expr is what the checks read: the forms solved and the bounds
+    are compiled and derived from it (twice the logistic loss: slope 2, values doubled)."""
+    loss = Loss.from_cvxpy(lambda m: cp.logistic(-m), name="doubled")
+    loss.cvxpy_expr = lambda m, y=None: 2 * cp.logistic(-m)
+    solved = LinearERMTemplate(loss, 0.01, 1.0, np.array([[1.0, 0.0]]), np.ones(1)).loss
+    assert (solved.deriv_bound, solved.curvature) == (2.0, 0.5)  # derived: exact dyadic values
+    np.testing.assert_allclose(solved.value(np.array([0.0])), 2 * np.log(2.0), rtol=1e-12)
+
+
+class _SmoothedHinge(CVXPYLoss):
+    """A subclass of the compiled loss replacing deriv (by the same function)."""
+
+    def deriv(self, z, y=None):
+        return super().deriv(z, y)
+
+
+def test_a_smoothed_loss_solved_as_compiled_keeps_its_smoothing_stated():
+    """The tree compiled is the Huberized one: its smoothing is stated in the certificate."""
+    loss = _SmoothedHinge(lambda m: cp.pos(1 - m), smoothing=0.5, name="h")
+    template = LinearERMTemplate(loss, 0.1, 1.0, np.array([[1.0, 0.0]]), np.ones(1))
+    assert type(template.loss) is CVXPYLoss
+    assert template.loss.smoothed_kinks == loss.smoothed_kinks
+    cert = dp.release(template, "objective", dp.Budget(1.0), dry_run=True).certificate
+    assert (cert.line(LossSmoothing).kinks, cert.line(LossSmoothing).h) == (1, 0.5)
 
 
 class PseudoHuberHinge(Loss):
