@@ -13,10 +13,12 @@ import glob
 import hashlib
 import os
 import re
+import secrets
 import shutil
 import socket
 import tempfile
 import threading
+import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -77,21 +79,63 @@ _DEFAULT_HOME = "~/.cache/dpconvex"
 _TRUTHY = frozenset({"1", "true", "yes", "on"})
 
 
-def _writer_alive(tag: str) -> bool:
-    """Whether the process named by a stage folder's ``tag`` (``host-pid``) may be running: True
-    for another host's, or where this system cannot tell; False for a tag of no writer."""
-    host, _, pid = tag.rpartition("-")
-    if not host or not pid.isdigit():
-        return False  # not a folder a writer names
-    if host != socket.gethostname() or os.name != "posix":
+#: A stage folder (:func:`stage_folder`) whose writer is not found on this host is removed
+#: only once nothing in it has changed for this long (seconds, an hour): a writer of this
+#: host in another process-id namespace (a container on the host's network) is not found by
+#: its pid, and a stage it writes in is kept that long.
+STALE_STAGE_SECONDS = 3600.0
+
+#: The random part of a stage folder's name: its letters and length.
+_STAGE_LETTERS = "abcdefghijklmnopqrstuvwxyz0123456789_"
+_STAGE_RANDOM = 8
+
+
+def _stage_name(name: str) -> re.Pattern[str]:
+    """The whole name of a stage folder :func:`stage_folder` makes on this host for ``name``
+    (its group 1: the writer's pid)."""
+    host = re.escape(socket.gethostname())
+    return re.compile(rf"\.{re.escape(name)}\.{host}-([0-9]+)-[a-z0-9_]{{{_STAGE_RANDOM}}}\.tmp")
+
+
+def _writer_alive(pid: int) -> bool:
+    """Whether process ``pid`` of this host may be running: True where this system cannot
+    tell, or where ``pid`` is no process id of this system (not a stage of a writer here)."""
+    if os.name != "posix":
         return True
     try:
-        os.kill(int(pid), 0)  # signal 0: checks the process exists, sends nothing
+        os.kill(pid, 0)  # signal 0: checks the process exists, sends nothing
     except ProcessLookupError:
         return False
-    except OSError:  # e.g. another user's process
+    except (OSError, OverflowError):  # e.g. another user's process; a pid beyond C's int
         return True
     return True
+
+
+def _unchanged_for(folder: Path) -> float:
+    """Seconds since anything in ``folder`` (the folder, or a file or folder in it) changed."""
+    newest = folder.lstat().st_mtime
+    for root, dirs, files in os.walk(folder):
+        for entry in dirs + files:
+            with contextlib.suppress(OSError):
+                newest = max(newest, os.lstat(os.path.join(root, entry)).st_mtime)
+    return time.time() - newest
+
+
+def _remove_stale_stages(parent: Path, name: str) -> None:
+    """Remove the stage folders of ``name`` in ``parent`` that a writer of this host no longer
+    running left, unchanged for :data:`STALE_STAGE_SECONDS`; leave every other folder."""
+    pattern = _stage_name(name)
+    for old in parent.glob(f".{glob.escape(name)}.*.tmp"):
+        match = pattern.fullmatch(old.name)
+        if match is None or old.is_symlink() or not old.is_dir():
+            continue  # not a stage this writer names: a user's folder, kept
+        try:
+            stale = (not _writer_alive(int(match.group(1)))
+                     and _unchanged_for(old) > STALE_STAGE_SECONDS)
+        except OSError:  # removed by another process meanwhile
+            continue
+        if stale:
+            shutil.rmtree(old, ignore_errors=True)
 
 
 def stage_folder(parent: Path, name: str) -> Path:
@@ -99,8 +143,11 @@ def stage_folder(parent: Path, name: str) -> Path:
     into place, with a folder's mode (0o777 minus the umask), after removing the stage folders
     of ``name`` left by a writer no longer running (killed before it could remove its own).
 
-    Its name is ``.{name}.{host}-{pid}-{random}.tmp``; a stage of another host, or of a
-    process still running on this one, is left as it is.
+    Its name is ``.{name}.{host}-{pid}-{random}.tmp`` (``random``: 8 of ``a-z0-9_``). A folder
+    is removed only when its whole name is of that form with this host's name, no process
+    ``pid`` is found, and nothing in it has changed for :data:`STALE_STAGE_SECONDS` (an hour):
+    any other folder (a user's ``.{name}.backup.tmp``, another host's stage, a running
+    writer's) is left as it is.
 
     Parameters
     ----------
@@ -116,25 +163,29 @@ def stage_folder(parent: Path, name: str) -> Path:
 
     Examples
     --------
-    >>> import tempfile
+    >>> import shutil, tempfile
     >>> from pathlib import Path
     >>> from dpconvex.datasets._files import stage_folder
     >>> parent = Path(tempfile.mkdtemp())
-    >>> (parent / ".store.nohost-1.tmp").mkdir()  # no writer's tag: a stale stage
+    >>> (parent / ".store.backup.tmp").mkdir()  # not a name this writer makes: kept
     >>> stage = stage_folder(parent, "store")
-    >>> [p.name == stage.name for p in parent.iterdir()]
-    [True]
+    >>> sorted(p.name for p in parent.iterdir() if p != stage)
+    ['.store.backup.tmp']
+    >>> stage.name.startswith(f".store.{socket.gethostname()}-{os.getpid()}-")
+    True
+    >>> shutil.rmtree(parent)
     """
     parent.mkdir(parents=True, exist_ok=True)
-    for old in parent.glob(f".{glob.escape(name)}.*.tmp"):
-        tag = old.name[len(name) + 2:-len(".tmp")].rpartition("-")[0]
-        if old.is_dir() and not _writer_alive(tag):
-            shutil.rmtree(old, ignore_errors=True)
+    _remove_stale_stages(parent, name)
     prefix = f".{name}.{socket.gethostname()}-{os.getpid()}-"
-    stage = Path(tempfile.mkdtemp(dir=parent, prefix=prefix, suffix=".tmp"))
-    os.chmod(stage, 0o777 & ~(mask := os.umask(0)))  # a folder's mode, not mkdtemp's 0o700
-    os.umask(mask)
-    return stage
+    while True:
+        random = "".join(secrets.choice(_STAGE_LETTERS) for _ in range(_STAGE_RANDOM))
+        stage = parent / f"{prefix}{random}.tmp"
+        try:
+            os.mkdir(stage, 0o777)  # a folder's mode: mkdir applies the umask
+        except FileExistsError:
+            continue
+        return stage
 
 
 def check_flags(download: Any, verify_checksum: Any, owner: str) -> tuple[bool, bool | None]:

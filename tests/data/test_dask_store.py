@@ -7,9 +7,11 @@ import socket
 import stat
 import subprocess
 import sys
+import time
 
 import pytest
 
+from dpconvex.datasets._files import STALE_STAGE_SECONDS
 from dpconvex.datasets.dask_loaders import _remove_incomplete, kddcup99_chunk_store
 from dpconvex.errors import DatasetError
 
@@ -41,7 +43,8 @@ def test_a_bad_record_after_some_chunks_leaves_no_partial_store(tmp_path, bad):
 
 def test_a_write_removes_the_stage_folders_killed_writers_of_its_store_left(tmp_path):
     """A process killed while writing leaves its hidden folder: the next write of that store
-    removes it, and leaves a running writer's folder and another store's folder alone."""
+    removes it once it is older than STALE_STAGE_SECONDS, and leaves a running writer's
+    folder, a killed writer's younger one and another store's folder alone."""
     cache = tmp_path / "cache"
     source = _gz(tmp_path / "kdd.gz", [RECORD] * 3)
     name = kddcup99_chunk_store(source, chunksize=2, cache_dir=cache).name
@@ -49,14 +52,20 @@ def test_a_write_removes_the_stage_folders_killed_writers_of_its_store_left(tmp_
     ended = subprocess.Popen([sys.executable, "-c", "pass"])
     ended.wait()  # its id names no running process
     host = socket.gethostname()
-    killed = cache / f".{name}.{host}-{ended.pid}-abc.tmp"
-    running = cache / f".{name}.{host}-{os.getpid()}-abc.tmp"
-    other = cache / f".other-{name}.{host}-{ended.pid}-abc.tmp"
-    for folder in (killed, running, other):
+    killed = cache / f".{name}.{host}-{ended.pid}-abcdefgh.tmp"
+    young = cache / f".{name}.{host}-{ended.pid}-abcdefg_.tmp"
+    running = cache / f".{name}.{host}-{os.getpid()}-abcdefgh.tmp"
+    other = cache / f".other-{name}.{host}-{ended.pid}-abcdefgh.tmp"
+    old = time.time() - STALE_STAGE_SECONDS - 60
+    for folder in (killed, young, running, other):
         (folder / "X-00000.npy").parent.mkdir(parents=True)
         (folder / "X-00000.npy").write_bytes(b"chunk")
+        if folder is not young:
+            for path in (folder / "X-00000.npy", folder):
+                os.utime(path, (old, old))
     kddcup99_chunk_store(source, chunksize=2, cache_dir=cache)
-    assert sorted(p.name for p in cache.iterdir()) == sorted([name, running.name, other.name])
+    assert sorted(p.name for p in cache.iterdir()) == sorted(
+        [name, young.name, running.name, other.name])
 
 
 @pytest.mark.parametrize("umask", [0o022, 0o077])
