@@ -71,6 +71,7 @@ from ..data.validation import (
     encode_labels,
 )
 from ..errors import (
+    DataValidationError,
     ParameterError,
     PrivacyWarning,
     user_stacklevel,
@@ -671,6 +672,65 @@ class SchemaInputMixin:
             )
         return self.schema.for_columns(
             check_shape_fact("n_features", n_columns, owner, low=1, method=method))
+
+    def _refuse_other_columns(self, X: Any, caller: str) -> None:
+        """Refuse a table X whose columns are not those the named ``schema`` declares (their
+        names, or for columns without names their number), as the encoder does at fit: before
+        a plan reads the width of X as the table's. ``caller`` opens the message."""
+        from ..data.schema import UniformSchema
+
+        if self.schema is None or isinstance(self.schema, UniformSchema):
+            return
+        expected = [str(c) for c in self.schema.columns]
+        names = list(X) if isinstance(X, dict) else getattr(X, "columns", None)
+        names = None if names is None else list(names)
+        if names is not None and all(isinstance(n, str) for n in names):
+            if names == expected:
+                return
+            missing = [c for c in expected if c not in names]
+            extra = [c for c in names if c not in expected]
+            parts = ([f"missing column(s) {_short_names(missing)}"] if missing else []) + (
+                [f"column(s) not in the schema {_short_names(extra)}"] if extra else [])
+            raise DataValidationError(
+                f"{caller}: the columns of X differ from the schema's: "
+                f"{'; '.join(parts) or 'the columns are in a different order'}. Pass exactly "
+                "the schema's columns in its order, X[list(schema.columns)], or declare each "
+                "column of X in the schema (its public range or vocabulary, None if unused).")
+        shape = getattr(X, "shape", None)
+        width = shape[1] if shape is not None and len(shape) == 2 else None
+        if width is not None and width != len(expected):
+            raise DataValidationError(
+                f"{caller}: X has {width} column(s), but the schema declares {len(expected)} "
+                f"(read by position, in this order: {_short_names(expected)}). Pass the "
+                "table of the schema's columns.")
+
+    def plan_for(self, X: Any, y: Any) -> FitPlan:
+        """``plan(*public_shape(X, y))``, the columns of X checked against a named schema
+        first (the width of X is the table's).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like
+            The table of the fit (with a schema: its raw columns).
+        y : array-like
+            The labels of the fit.
+
+        Returns
+        -------
+        FitPlan
+            The plan ``fit(X, y)`` follows.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from dpconvex import Numeric, PrivateClassifier, PublicSchema
+        >>> door = PrivateClassifier(schema=PublicSchema({"a": Numeric(0, 1)}), classes=[0, 1])
+        >>> table = pd.DataFrame({"a": np.linspace(0, 1, 50)})
+        >>> door.plan_for(table, np.arange(50) % 2).n
+        50
+        """
+        self._refuse_other_columns(X, f"{type(self).__name__}.plan_for")
+        return super().plan_for(X, y)  # type: ignore[misc]
 
     def _learners(self, method: str, X: Any) -> Any:
         """The learner's ``method`` on the rows of X (their names checked by this estimator; encoded

@@ -756,3 +756,25 @@ def test_plan_and_certify_refuse_a_width_other_than_the_named_schemas_columns(fr
                            r"columns .* \(3: 'a', 'b', 'c'\)\. Pass n_features=3"):
             call(7)
         assert call(3) is not None
+
+
+@pytest.mark.parametrize("table", ["extra column", "no names"])
+def test_plan_for_and_a_search_name_the_columns_of_x_a_named_schema_does_not_declare(table):
+    """The width came from X, not from an n_features given: the refusal names X's columns
+    (or, read by position, their number against the schema's)."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"a": rng.uniform(0, 1, 60), "b": rng.uniform(0, 1, 60),
+                       "extra": rng.uniform(0, 1, 60)})
+    X = df if table == "extra column" else df.to_numpy()
+    y = (df["a"] > 0.5).astype(int).to_numpy()
+    door = dp.PrivateClassifier(schema=dp.PublicSchema({"a": dp.Numeric(0, 1),
+                                                        "b": dp.Numeric(0, 1)}),
+                                classes=[0, 1], epsilon=2.0, random_state=0)
+    said = (r"the columns of X differ from the schema's: column\(s\) not in the schema "
+            r"'extra'\." if table == "extra column" else
+            r"X has 3 column\(s\), but the schema declares 2 \(read by position")
+    with pytest.raises(dp.DataValidationError, match=r"PrivateClassifier\.plan_for: " + said):
+        door.plan_for(X, y)
+    search = dp.PrivateGridSearch(door, {"data_norm": [1.0, 2.0]}, epsilon=2.0, random_state=0)
+    with pytest.raises(dp.DataValidationError, match=r"PrivateGridSearch\.fit: " + said):
+        search.fit(X, y)
