@@ -324,7 +324,7 @@ def encode_parts(schema: PublicSchema | UniformSchema, numeric: Mapping[str, np.
     """
     binary = {} if binary is None else binary
     if isinstance(schema, UniformSchema):  # the named schema of the columns given
-        schema = schema.for_columns([*numeric, *codes, *binary])
+        schema = schema._named_for([*numeric, *codes, *binary], "encode_parts")
     first = next(iter([*numeric.values(), *codes.values(), *binary.values()]))
     n = len(first)
     X = np.zeros((n, schema.n_features), dtype=np.float64)
@@ -846,7 +846,7 @@ def encode(schema: PublicSchema | UniformSchema, numeric_values: Mapping[str, np
             raise ParameterError(f"The '{name}' parameter of {owner} must be a mapping keyed by "
                                  f"column name. Got {_short_repr(table)} instead.")
     if isinstance(schema, UniformSchema):  # the named schema of the columns given
-        schema = schema.for_columns([*numeric_values, *codes])
+        schema = schema._named_for([*numeric_values, *codes], owner)
     if schema.binary:
         raise ParameterError(f"encode: the schema has binary column(s) {list(schema.binary)!r}; "
                              "encode such a table with dpconvex.PublicEncoder(schema).")

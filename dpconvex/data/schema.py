@@ -827,7 +827,11 @@ class UniformSchema:
         PublicSchema({'x0': Numeric(low=0.0, high=1.0, log=False), \
 'x1': Numeric(low=0.0, high=1.0, log=False)})
         """
-        caller = "UniformSchema.for_columns"
+        return self._named_for(columns, "UniformSchema.for_columns")
+
+    def _named_for(self, columns: int | Sequence[str], caller: str) -> PublicSchema:
+        """:meth:`for_columns`, its refusals opened by ``caller`` (the public call the user
+        made, e.g. ``encode``)."""
         if isinstance(columns, (int, np.integer)) and not isinstance(columns, bool):
             names: Sequence[Any] = [f"x{k}" for k in range(int(columns))]
         elif isinstance(columns, (Sequence, np.ndarray)) and not isinstance(columns, (str, bytes)):

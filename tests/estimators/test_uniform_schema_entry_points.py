@@ -13,6 +13,7 @@ import pytest
 
 import dpconvex as dp
 from dpconvex import Categorical, Numeric, PublicEncoder, PublicSchema
+from dpconvex.data.encoder import encode, encode_parts
 from dpconvex.errors import ParameterError
 
 #: Two fits by the same arithmetic on the same rows and seed agree to the last bit; a few ulp
@@ -133,3 +134,14 @@ def test_draft_schema_refuses_a_uniform_declared_schema_and_says_what_to_pass():
     frame = pd.DataFrame({"a": [1.0, 2.0], "b": [3.0, 4.0]})
     with pytest.raises(ParameterError, match=r"declares every column.*for_columns\(\['a', 'b'\]"):
         dp.draft_schema(frame, epsilon=1.0, declared=PIXELS, random_state=0)
+
+
+@pytest.mark.parametrize("call, signed", [
+    (lambda u: encode(u, {}), "encode: the table has no column"),
+    (lambda u: encode(u, {0: np.array([0.5])}), r"encode: column names must be str"),
+    (lambda u: encode_parts(u, {}, {}), "encode_parts: the table has no column"),
+])
+def test_encode_with_a_uniform_schema_signs_its_refusals_of_the_columns(call, signed):
+    """The columns are the ones encode was given: its refusal opens with encode."""
+    with pytest.raises(ParameterError, match=r"^" + signed):
+        call(PublicSchema.every_column(Numeric(0, 1)))

@@ -557,8 +557,10 @@ class _Weighted(Logistic):
 
 
 def test_a_users_backend_with_a_users_loss_is_vouched_for():
-    """A user's loss and a user's backend share what no copy separates (the loss's class: the backend
-    doubles its weight): such a release rests on the user's code and needs vouch=("backend",)."""
+    """A user's backend with a user's loss (a class whose weight the backend sets): the
+    release is refused naming the [backend] condition and vouch= until vouch=("backend",) is
+    given, and then the certificate states that condition unverified and vouched for; a
+    user's backend with a shipped loss and template releases with every condition holding."""
     class Raising(Backend):
         name = "raising"
         requires = frozenset({"smooth"})
