@@ -215,11 +215,13 @@ def solved_loss(loss: Loss) -> Loss:
     The bounds of a user's loss are derived from its CVXPY form (:func:`check_loss`), and
     no comparison at finitely many margins shows that a hand-written ``value``/``deriv``/
     ``deriv2`` is that function between them. So where a user's loss (any but a shipped one as
-    its constructor built it, or one stated by :meth:`~dpconvex.objectives.Loss.from_cvxpy`)
-    states ``cvxpy_expr``, the template solves the NumPy forms compiled from that one
-    expression (:class:`~dpconvex.objectives.losses.CVXPYLoss`, its kinks kept), with the
-    loss's name and declared ``deriv_bound`` and ``curvature``; its own NumPy methods are not
-    called. A form that does not compile (``Loss.from_cvxpy`` refuses it), a loss without a
+    its constructor built it, or one stated by :meth:`~dpconvex.objectives.Loss.from_cvxpy`
+    with none of its forms set on the instance) states ``cvxpy_expr``, the template solves the
+    NumPy forms compiled from that one expression
+    (:class:`~dpconvex.objectives.losses.CVXPYLoss`, its kinks kept), with the loss's name,
+    the ``deriv_bound`` and ``curvature`` it declares (the others derived from that
+    expression) and the smoothing of its kinks; its own NumPy methods are not called. A form
+    that does not compile (``Loss.from_cvxpy`` refuses it), a loss without a
     CVXPY form, and any other loss are returned unchanged: the checks then name the agreement
     of its forms unverified (``"loss_forms"``, :func:`check_loss`).
 
