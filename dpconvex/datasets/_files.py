@@ -85,8 +85,7 @@ _TRUTHY = frozenset({"1", "true", "yes", "on"})
 #: its pid, and a stage it writes in is kept that long.
 STALE_STAGE_SECONDS = 3600.0
 
-#: The random part of a stage folder's name: its letters and length.
-_STAGE_LETTERS = "abcdefghijklmnopqrstuvwxyz0123456789_"
+#: The length of the random part of a stage folder's name (hexadecimal digits, as written).
 _STAGE_RANDOM = 8
 
 
@@ -179,8 +178,7 @@ def stage_folder(parent: Path, name: str) -> Path:
     _remove_stale_stages(parent, name)
     prefix = f".{name}.{socket.gethostname()}-{os.getpid()}-"
     while True:
-        random = "".join(secrets.choice(_STAGE_LETTERS) for _ in range(_STAGE_RANDOM))
-        stage = parent / f"{prefix}{random}.tmp"
+        stage = parent / f"{prefix}{secrets.token_hex(_STAGE_RANDOM // 2)}.tmp"
         try:
             os.mkdir(stage, 0o777)  # a folder's mode: mkdir applies the umask
         except FileExistsError:
