@@ -53,7 +53,7 @@ from .atoms import Smoothing
 __all__ = ["L2", "LOSSES", "REGRESSION_LOSSES", "REGULARIZERS", "CVXPYLoss", "Frobenius",
            "HuberHinge", "HuberRegression", "Logistic", "Loss", "MatrixTerm", "Pinball",
            "Regularizer", "SmoothHinge", "get_loss", "get_regression_loss", "hinge", "pinball",
-           "probe_term", "psi_frobenius", "shipped_derivation"]
+           "probe_term", "psi_frobenius", "shipped_as_built", "shipped_derivation"]
 
 
 def shipped_derivation(obj: object) -> str | None:
@@ -79,6 +79,26 @@ def shipped_derivation(obj: object) -> str | None:
     if isinstance(derivation, str) and derivation and is_dpconvex_class(cls):
         return derivation
     return None
+
+
+def shipped_as_built(loss: object) -> bool:
+    """Whether ``loss`` is a loss dpconvex ships, as its constructor built it.
+
+    Its exact class is dpconvex's (:func:`shipped_derivation`: a subclass is the user's) and
+    :meth:`Loss.as_built` of that class holds, read through the class: an ``as_built`` or
+    ``params`` set on the instance is not called (and is an attribute no constructor sets).
+
+    Examples
+    --------
+    >>> from dpconvex.objectives.losses import Logistic, shipped_as_built
+    >>> shipped_as_built(Logistic())
+    True
+    >>> changed = Logistic()
+    >>> changed.as_built = lambda: True
+    >>> shipped_as_built(changed)
+    False
+    """
+    return shipped_derivation(loss) is not None and type(loss).as_built(loss)
 
 
 class Loss:
@@ -154,12 +174,14 @@ class Loss:
 
     def as_built(self) -> bool:
         """Whether the instance is what its constructor builds from :meth:`params` alone: its
-        attributes are exactly the parameters, and the constructor accepts them unchanged."""
-        params = self.params()
+        attributes are exactly the parameters, and the constructor accepts them unchanged
+        (``params`` read through the class: one set on the instance is not called)."""
+        params = type(self).params(self)
         if set(vars(self)) != set(params):
             return False
         try:
-            return type(self)(**params).params() == params
+            built = type(self)(**params)
+            return type(built).params(built) == params
         except Exception:  # a parameter changed to a value the constructor refuses
             return False
 
@@ -179,7 +201,7 @@ class Loss:
         ['loss convexity', 'loss forms agree', "|ℓ'| bound", "ℓ'' bound (c)"]
         """
         derivation = shipped_derivation(self)
-        if derivation is None or not self.as_built():
+        if derivation is None or not shipped_as_built(self):
             return None
         regression = self.kind == "regression"
         how = f"derived ({derivation})"

@@ -16,11 +16,13 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import dis
+import functools
 import math
 import numbers
 import sys
 import types
-from collections.abc import Iterator
+import weakref
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -29,8 +31,8 @@ import numpy as np
 import scipy.special
 
 from ..errors import DPConvexError, ParameterError, PrivacyError
-from ..objectives.atoms import DerivedBounds, derive_bounds
-from ..objectives.losses import CVXPYLoss, Loss, shipped_derivation
+from ..objectives.atoms import DerivedBounds, derive_bounds, vectorize
+from ..objectives.losses import CVXPYLoss, Loss, shipped_as_built
 from .certificate import Condition
 
 __all__ = ["FORM_RTOL", "PROBE_RTOL", "check_dcp_convex", "check_loss", "probe_loss",
@@ -108,10 +110,10 @@ def _check_forms_agree(owner: Loss, loss: Any, caller: str) -> Condition:
     the probe margins; established only where both are compiled from one CVXPY tree.
 
     A comparison refutes, it does not establish: forms that differ only between the compared
-    margins pass it. ``owner``'s forms agree by construction where they are compiled from
-    its one tree (:meth:`~dpconvex.objectives.Loss.from_cvxpy`, :func:`solved_loss`), and a
-    shipped class's by its derivation; any other loss's agreement is named unverified
-    (``"loss_forms"``).
+    margins pass it. ``owner``'s forms agree by construction where :func:`solved_loss`
+    compiled it from one tree, and a shipped class's as built by its derivation; any other
+    loss's agreement (a user's object, :meth:`~dpconvex.objectives.Loss.from_cvxpy`'s
+    included: what its methods compute is the user's) is named unverified (``"loss_forms"``).
     """
     m = _FORM_PROBE
     try:
@@ -148,13 +150,12 @@ def _check_forms_agree(owner: Loss, loss: Any, caller: str) -> Condition:
     compared = (f"CVXPY form = value() within {FORM_RTOL:g} (relative) at {m.size} margins out "
                 f"to |m| = 1e15, and deriv() = its slope at the {far.size} of them with "
                 "|m| >= 30")
-    solved_from = getattr(owner, "solved_from", None)
-    if _one_statement(owner) and solved_from is not None:
+    if _compiled_here(owner):
         return Condition(
             "loss forms agree", True, "compiled from the CVXPY form; numerical comparison",
-            f"the solve minimizes the NumPy form compiled from the CVXPY form of class "
-            f"{solved_from} (its own value, deriv and deriv2 are not solved); {compared}")
-    if _one_statement(owner) or (shipped_derivation(owner) is not None and owner.as_built()):
+            f"the solve minimizes the NumPy form dpconvex compiled from the CVXPY form of class "
+            f"{owner.solved_from} (no method of the loss given is solved); {compared}")
+    if shipped_as_built(owner):
         return Condition("loss forms agree", True, "numerical comparison", compared)
     return Condition(
         "loss forms agree", True, "numerical comparison, not verified",
@@ -163,21 +164,6 @@ def _check_forms_agree(owner: Loss, loss: Any, caller: str) -> Condition:
         "template solves the NumPy form compiled from the CVXPY form where Loss.from_cvxpy "
         "compiles it (the atoms of dpconvex.objectives.atoms.ATOMS): state the loss in them "
         "for one form", unverified="loss_forms")
-
-
-#: The methods of a :class:`CVXPYLoss` that its compiled forms give (a subclass that replaces
-#: one states a second form).
-_COMPILED_METHODS = ("value", "deriv", "deriv2", "value_and_deriv", "cvxpy_expr")
-
-
-def _one_statement(loss: Loss) -> bool:
-    """Whether every form of ``loss`` is compiled from its one CVXPY tree (a :class:`CVXPYLoss`
-    whose class replaces none of :data:`_COMPILED_METHODS`, and none of them set on the
-    instance: a member set there is the user's own form)."""
-    return (isinstance(loss, CVXPYLoss)
-            and not set(vars(loss)) & set(_COMPILED_METHODS)
-            and all(getattr(type(loss), name) is getattr(CVXPYLoss, name)
-                    for name in _COMPILED_METHODS))
 
 
 def _declared_bounds(loss: Loss) -> tuple[float | None, float | None]:
@@ -201,29 +187,52 @@ def _declared_bounds(loss: Loss) -> tuple[float | None, float | None]:
     return out[0], out[1]
 
 
-def _smoothing_carried(loss: Loss) -> Any:
-    """The smoothing ``loss`` states of its CVXPY form (None where that form is the user's)."""
-    form = getattr(type(loss), "cvxpy_expr", None)
-    if "cvxpy_expr" in vars(loss) or not getattr(form, "__module__", "").startswith("dpconvex."):
-        return None
-    return getattr(loss, "smoothed_kinks", None)
+def _stated_form(loss: Loss) -> tuple[Callable[..., cp.Expression], Any]:
+    """The CVXPY form a user's loss states, as a function of the prediction (and the label),
+    and the smoothing of its kinks it asks for (None: its kinks kept).
+
+    A :class:`CVXPYLoss` whose ``cvxpy_expr`` is the class's states the tree it was built from,
+    before any smoothing, and the half-width it asks for (``smoothing_rule``); any other loss
+    states its ``cvxpy_expr``, as it is.
+    """
+    if (isinstance(loss, CVXPYLoss) and type(loss).cvxpy_expr is CVXPYLoss.cvxpy_expr
+            and "cvxpy_expr" not in vars(loss)):
+        stated = loss._stated
+        return (functools.partial(vectorize, stated.expr, stated.z, stated.label),
+                loss.smoothing_rule)
+    return loss.cvxpy_expr, None
+
+
+#: The losses :func:`solved_loss` compiled, by id; a loss is one of them only if it is the
+#: object compiled (found by identity: no method of the loss, such as ``__eq__``, is run).
+_COMPILED: weakref.WeakValueDictionary[int, CVXPYLoss] = weakref.WeakValueDictionary()
+
+
+def _compiled_here(loss: Any) -> bool:
+    """Whether ``loss`` is a loss :func:`solved_loss` compiled."""
+    return _COMPILED.get(id(loss)) is loss
 
 
 def solved_loss(loss: Loss) -> Loss:
-    """The loss a template solves: a user's loss with a CVXPY form, as compiled from that form.
+    """The loss a template solves: a shipped loss as built, else one dpconvex compiles from the
+    loss's CVXPY form.
 
-    The bounds of a user's loss are derived from its CVXPY form (:func:`check_loss`), and
-    no comparison at finitely many margins shows that a hand-written ``value``/``deriv``/
-    ``deriv2`` is that function between them. So where a user's loss (any but a shipped one as
-    its constructor built it, or one stated by :meth:`~dpconvex.objectives.Loss.from_cvxpy`
-    with none of its forms set on the instance) states ``cvxpy_expr``, the template solves the
-    NumPy forms compiled from that one expression
-    (:class:`~dpconvex.objectives.losses.CVXPYLoss`, its kinks kept), with the loss's name,
-    the ``deriv_bound`` and ``curvature`` it declares (the others derived from that
-    expression) and the smoothing of its kinks; its own NumPy methods are not called. A form
-    that does not compile (``Loss.from_cvxpy`` refuses it), a loss without a
-    CVXPY form, and any other loss are returned unchanged: the checks then name the agreement
-    of its forms unverified (``"loss_forms"``, :func:`check_loss`).
+    The bounds of a user's loss are derived from its CVXPY form (:func:`check_loss`), and no
+    comparison at finitely many margins shows that a hand-written ``value``/``deriv``/
+    ``deriv2`` is that function between them. So every loss but a shipped one as its
+    constructor built it (:func:`~dpconvex.objectives.losses.shipped_as_built`: its exact class
+    is dpconvex's) is solved as a new :class:`~dpconvex.objectives.losses.CVXPYLoss` compiled
+    here from its CVXPY form, read once: a loss stated by
+    :meth:`~dpconvex.objectives.Loss.from_cvxpy` (of any class) from the tree it was stated
+    in, with the smoothing it asks for (``smoothing_rule``) applied by the compiler, which
+    states what it did (``smoothed_kinks``); any other from its ``cvxpy_expr``, its kinks
+    kept. The compiled loss has the loss's name and the ``deriv_bound`` and ``curvature`` it
+    declares (the others derived from the tree compiled); no method of the loss is called
+    again, and everything the release reads (the solve, DCP analysis, the derived bounds, the
+    probes and their cache, the certificate) is the compiled loss. A form that does not
+    compile (``Loss.from_cvxpy`` refuses it), a loss without a CVXPY form and a shipped loss
+    as built are returned unchanged: the checks then name the agreement of a user's forms
+    unverified (``"loss_forms"``, :func:`check_loss`).
 
     Examples
     --------
@@ -242,32 +251,32 @@ def solved_loss(loss: Loss) -> Loss:
     >>> solved_loss(shipped) is shipped  # a shipped loss as built: its derivation states both
     True
     """
-    if (not isinstance(loss, Loss) or not getattr(loss, "has_cvxpy", False)
-            or _one_statement(loss) or getattr(loss, "awaits_label_range", False)
-            or (shipped_derivation(loss) is not None and loss.as_built())):
+    if (not isinstance(loss, Loss) or shipped_as_built(loss)
+            or not getattr(loss, "has_cvxpy", False)
+            or getattr(loss, "awaits_label_range", False)):
         return loss
     kind = getattr(loss, "kind", "margin")
-    label_range = getattr(loss, "label_range", None)
+    label_range = getattr(loss, "label_range", None) if kind == "regression" else None
     if kind == "regression" and label_range is None:
         return loss  # no range to state it on: the template refuses it by name
+    name = getattr(loss, "name", None)
     try:
-        compiled = CVXPYLoss(loss.cvxpy_expr, kind=kind, name=loss.name,
-                             label_range=label_range if kind == "regression" else None,
-                             smoothing=None)
-    except DPConvexError:  # refused by the compiler: the loss's own form, named unverified
+        fn, smoothing = _stated_form(loss)
+        declared = _declared_bounds(loss)
+        compiled = CVXPYLoss(fn, kind=kind, name=name if isinstance(name, str) else None,
+                             label_range=label_range, smoothing=smoothing)
+    except Exception:  # refused by the compiler, or a statement unread: the loss's own form
         return loss
     # the loss's declared bounds (the checks refuse one below the derived bound, or invalid);
     # a bound it does not declare is the one derived from the tree compiled here
-    declared = _declared_bounds(loss)
     if declared[0] is not None:
         compiled.deriv_bound = declared[0]
     if declared[1] is not None:
         compiled.curvature = declared[1]
     compiled._declared = declared
-    #: The smoothing of the loss's kinks in the tree compiled (stated in the certificate).
-    compiled.smoothed_kinks = _smoothing_carried(loss)
-    #: The class whose CVXPY form was compiled (its own NumPy methods are not solved).
+    #: The class whose CVXPY form was compiled (no method of it is solved).
     compiled.solved_from = type(loss).__qualname__
+    _COMPILED[id(compiled)] = compiled
     return compiled
 
 
@@ -414,8 +423,11 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
     (``Condition.unverified`` names it; docs/privacy/user_objectives.md#privacy-margin-loss-bounds).
 
     Any other loss's code is probed (:func:`probe_loss`) once per description of its code and
-    state (:func:`_loss_description`), and at every check when it has none. ``caller`` opens
-    the messages.
+    state (:func:`_loss_description`), and at every check when it has none. The loss a template
+    checks is the one it solves (:func:`solved_loss`): for a user's loss with a CVXPY form, the
+    loss dpconvex compiled from that form, whose forms agree by construction; any other user's
+    loss (a ``Loss.from_cvxpy`` object given here directly included) has the agreement of its
+    forms named unverified. ``caller`` opens the messages.
 
     Raises
     ------
@@ -428,17 +440,17 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
     --------
     >>> import cvxpy as cp
     >>> from dpconvex.objectives import Loss, SmoothHinge
-    >>> from dpconvex.privacy.checks import check_loss
+    >>> from dpconvex.privacy.checks import check_loss, solved_loss
     >>> conds = check_loss(SmoothHinge(h=0.5), need_curvature=True)
     >>> for c in conds[-2:]:
     ...     print(c.name, "|", c.how)
     |ℓ'| bound | derived (docs/privacy/linear_erm.md#privacy-loss-constants)
     ℓ'' bound (c) | derived (docs/privacy/linear_erm.md#privacy-loss-constants)
     >>> mine = Loss.from_cvxpy(lambda m: cp.huber(cp.pos(1 - m), 1.0) / 2, name="mine")
-    >>> for c in check_loss(mine, need_curvature=True)[:2]:
+    >>> for c in check_loss(solved_loss(mine), need_curvature=True)[:2]:  # as a template
     ...     print(c.name, "|", c.how)
     loss convexity | numerical probe
-    loss forms agree | numerical comparison
+    loss forms agree | compiled from the CVXPY form; numerical comparison
     """
     shipped = shipped_loss_conditions(loss, need_curvature=need_curvature, caller=caller)
     if shipped is not None:
@@ -482,13 +494,13 @@ def shipped_loss_conditions(loss: Loss, *, need_curvature: bool,
     >>> shipped_loss_conditions(Mine(), need_curvature=True) is None
     True
     """
-    if not isinstance(loss, Loss) or shipped_derivation(loss) is None or not loss.as_built():
+    if not isinstance(loss, Loss) or not shipped_as_built(loss):
         return None
-    key = (type(loss), repr(loss.params()), bool(need_curvature))
+    key = (type(loss), repr(type(loss).params(loss)), bool(need_curvature))
     if key not in _SHIPPED:
         if len(_SHIPPED) >= _PROBED_SIZE:
             _SHIPPED.pop(next(iter(_SHIPPED)))
-        _SHIPPED[key] = tuple(loss.derived_conditions(need_curvature=need_curvature))
+        _SHIPPED[key] = tuple(type(loss).derived_conditions(loss, need_curvature=need_curvature))
     return list(_SHIPPED[key])
 
 
@@ -725,14 +737,16 @@ def _loss_description(loss: Loss) -> Any:
     """An immutable description of everything the checks of a user's loss read, or None.
 
     Its class with the attributes of its non-library classes, and its instance attributes
-    (:func:`_describe`); for a :class:`CVXPYLoss`, the tree its compiled form, derived bounds
-    and probes read (:func:`_describe_form`) and its smoothing record, not the function that built the tree
-    when the loss was stated. None (probe at every check) when a part has no description.
+    (:func:`_describe`); for a loss :func:`solved_loss` compiled, the tree its compiled form,
+    derived bounds and probes read (:func:`_describe_form`) and its smoothing record, not the
+    function that built the tree when the loss was stated. None (probe at every check) when a
+    part has no description (any other loss holding a compiled form).
     """
-    stated = isinstance(loss, CVXPYLoss)
+    stated = _compiled_here(loss)
     skip = ("_form", "_stated", "derived", "smoothed_kinks", "stated_fn") if stated else ()
     try:
         return (
+            stated,
             type(loss),
             tuple(_describe(cls) for cls in type(loss).__mro__ if not _is_library(cls)),
             tuple(

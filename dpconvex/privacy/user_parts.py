@@ -37,7 +37,7 @@ import scipy.sparse as sp
 
 from .._validation import _short_repr, is_dpconvex_class, is_dpconvex_function
 from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError
-from ..objectives.losses import shipped_derivation
+from ..objectives.losses import shipped_as_built, shipped_derivation
 from ..objectives.sets import CVXPYSet
 from ..solvers.registry import SolveResult, backend_classes, rows_in_memory
 from .certificate import Condition
@@ -232,7 +232,7 @@ def users_part(template: Any, mechanism: Mechanism, backend: Any, *options: Any)
     if not _as_built(template):
         return f"the template {type(template).__qualname__}"
     if (loss := getattr(template, "loss", None)) is not None and not (
-            _as_built(loss) and loss.as_built()):
+            _as_built(loss) and shipped_as_built(loss)):
         # a user's class solved as compiled from its CVXPY form: named by that class
         return f"the loss {getattr(loss, 'solved_from', None) or type(loss).__qualname__}"
     if _users_terms(template):

@@ -166,12 +166,13 @@ class LinearERMTemplate:
             X = check_array(X, caller, accept_sparse=True)
             _check_numbers(y, X.shape[0], caller)
         rows, labels = as_design(X), np.asarray(y, dtype=float)
-        self._check_labels(loss, labels, caller)
+        solved = solved_loss(loss)  # what the template holds, and every step below reads
+        self._check_labels(solved, labels, caller)
         # Products with A = diag(y) X (and Aᵀ) for a margin loss: the label signs as row factors
         # (the stored rows of an operator with factors are shared, not copied)
         ops = rows.compact()
-        self._build(loss, lam, data_norm, constraint_set, (rows.n, rows.p), rows, labels,
-                    ops if _reads_prediction(loss) else ops.scale_rows(labels))
+        self._build(solved, lam, data_norm, constraint_set, (rows.n, rows.p), rows, labels,
+                    ops if _reads_prediction(solved) else ops.scale_rows(labels))
 
     @classmethod
     def over_design(cls, loss: Loss, lam: float, data_norm: float, rows: DesignOperator,
@@ -214,7 +215,7 @@ class LinearERMTemplate:
         (True, True)
         """
         template = cls.__new__(cls)
-        template._build(loss, lam, data_norm, constraint_set, (rows.n, rows.p), rows,
+        template._build(solved_loss(loss), lam, data_norm, constraint_set, (rows.n, rows.p), rows,
                         np.asarray(y, dtype=float), rows.compact())
         return template
 
@@ -254,7 +255,7 @@ class LinearERMTemplate:
         (1000000000, True, [True, True])
         """
         template = cls.__new__(cls)
-        template._build(loss, lam, data_norm, constraint_set, (n, p))
+        template._build(solved_loss(loss), lam, data_norm, constraint_set, (n, p))
         return template
 
     def _build(self, loss: Loss, lam: float, data_norm: float,
@@ -264,9 +265,10 @@ class LinearERMTemplate:
         """Hold the public problem (the loss, the regularizer L2(Λ), the bound q, the set, the
         shape (n, p) and the space) and, for a fit, the rows as given, the labels and ``ops``,
         the one operator the objective reads (rows y_i x_i for a margin loss, x_i for a loss of
-        the prediction; CSR when that pays: the choice changes only the arithmetic). A user's
-        loss with a CVXPY form is solved as compiled from it (:func:`solved_loss`)."""
-        self.loss = solved_loss(loss)
+        the prediction; CSR when that pays: the choice changes only the arithmetic). ``loss``
+        is the loss solved (:func:`solved_loss`: a user's loss with a CVXPY form compiled from
+        it), read by every step of the template."""
+        self.loss = loss
         self.regularizer = L2(lam)
         self.data_norm = float(data_norm)
         #: A public closed convex set the parameter is restricted to (None: all of R^p).
@@ -274,7 +276,7 @@ class LinearERMTemplate:
         self.rows = rows
         self.y = y
         #: A margin loss reads y·wᵀx; a regression loss ℓ(wᵀx, y) reads the prediction and y.
-        self.regression = _reads_prediction(loss)
+        self.regression = _reads_prediction(self.loss)
         self.n, self.p = shape
         self.space = (EuclideanSpace((self.p,)) if constraint_set is None
                       else ConstrainedSpace((self.p,), constraint_set))

@@ -139,14 +139,23 @@ def test_a_shipped_instance_with_replaced_methods_is_checked_as_a_users_loss(pro
 
 
 def test_user_loss_is_probed_once_and_its_copies_reuse_it(probes):
+    """What a template checks is the loss compiled from the user's (solved_loss), a new one at
+    each template: described by its tree, so every compile of one statement (a copy's too, as
+    sklearn's clone makes) reuses the first probe. The user's object itself holds a compiled
+    form of its own, which has no description: checked directly, it is probed every time."""
     loss = Loss.from_cvxpy(lambda m: cp.huber(cp.pos(1 - m), 1.0) / 2, name="mine")
-    first = checks.check_loss(loss, need_curvature=True)
+    first = checks.check_loss(checks.solved_loss(loss), need_curvature=True)
     assert len(probes) == 1
-    assert checks.check_loss(loss, need_curvature=True) == first
-    assert checks.check_loss(copy.deepcopy(loss), need_curvature=True) == first  # sklearn clone
+    assert checks.check_loss(checks.solved_loss(loss), need_curvature=True) == first
+    clone = checks.solved_loss(copy.deepcopy(loss))
+    assert checks.check_loss(clone, need_curvature=True) == first
     assert len(probes) == 1
-    checks.check_loss(loss, need_curvature=False)  # other conditions: probed for them
+    checks.check_loss(clone, need_curvature=False)  # other conditions: probed for them
     assert len(probes) == 2
+    assert checks._loss_description(loss) is None
+    checks.check_loss(loss, need_curvature=True)
+    checks.check_loss(loss, need_curvature=True)
+    assert len(probes) == 4
 
 
 SCALE = 1.0

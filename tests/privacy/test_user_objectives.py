@@ -19,7 +19,7 @@ from scipy.special import expit
 import dpconvex as dp
 from dpconvex.errors import DataValidationError, ParameterError, PrivacyError
 from dpconvex.objectives import L2, HuberHinge, HuberRegression, Logistic, Loss, Pinball, SmoothHinge
-from dpconvex.objectives.atoms import ATOMS, CompiledForm, derive_bounds
+from dpconvex.objectives.atoms import ATOMS, CompiledForm, Smoothing, derive_bounds
 from dpconvex.objectives.losses import CVXPYLoss, pinball
 from dpconvex.privacy.certificate import LossSmoothing
 from dpconvex.privacy.checks import check_loss
@@ -1206,6 +1206,121 @@ def test_a_smoothed_loss_solved_as_compiled_keeps_its_smoothing_stated():
     assert template.loss.smoothed_kinks == loss.smoothed_kinks
     cert = dp.release(template, "objective", dp.Budget(1.0), dry_run=True).certificate
     assert (cert.line(LossSmoothing).kinks, cert.line(LossSmoothing).h) == (1, 0.5)
+
+
+class _ForeignForm:
+    """A compiled form of a loss's own, evaluating the user's slope (the real tree as expr)."""
+
+    def __init__(self, real, calls):
+        self.real, self.calls = real, calls
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+    def evaluate(self, z, y=None, second=True):
+        self.calls.append(1)
+        out = list(self.real.evaluate(z, y, second=second))
+        out[1] = _spiky_deriv(z)
+        return tuple(out)
+
+
+def _form_swapped(calls):
+    loss = Loss.from_cvxpy(lambda m: cp.logistic(-m), name="swapped")
+    loss._form = _ForeignForm(loss._form, calls)
+    return loss
+
+
+def _attribute_hook(calls):
+    class Hooked(CVXPYLoss):
+        def __getattribute__(self, name):
+            if name in ("deriv", "value_and_deriv"):
+                calls.append(1)
+                return _spiky_deriv if name == "deriv" else (
+                    lambda m, *y: (np.logaddexp(0.0, -m), _spiky_deriv(m)))
+            return super().__getattribute__(name)
+
+    return Hooked(lambda m: cp.logistic(-m), name="hooked")
+
+
+def _shipped_claiming_as_built(calls):
+    loss = Logistic()
+    loss.as_built = lambda: True
+    loss.deriv = lambda m: calls.append(1) or _spiky_deriv(m)
+    return loss
+
+
+@pytest.mark.parametrize("make", [_form_swapped, _attribute_hook, _shipped_claiming_as_built])
+def test_no_form_of_a_users_object_is_solved(make):
+    """Any loss but a shipped class as built (read through its class) is solved as dpconvex
+    compiles its CVXPY form, fresh at each template: a compiled form set on the instance, a
+    class answering attribute reads itself, or a shipped instance saying it is as built are
+    the user's objects, none of whose methods the fit calls."""
+    calls = []
+    loss = make(calls)
+    template = LinearERMTemplate(loss, 0.01, 1.0, np.array([[1.0, 0.0]]), np.ones(1))
+    assert type(template.loss) is CVXPYLoss and template.loss is not loss
+    np.testing.assert_allclose(template.loss.deriv(np.array([0.0015])), -expit(-0.0015),
+                               rtol=1e-12)  # the logistic slope, not the user's -50
+    X, s = _rows(200, 3, seed=0)
+    calls.clear()
+    fit = dp.PrivateLinearClassifier(loss=loss, epsilon=1.0, classes=[-1, 1], solver="native",
+                                     random_state=0).fit(X, s)
+    assert calls == []
+    forms = {c.name: c for c in fit.certificate_.conditions}["loss forms agree"]
+    assert forms.how == "compiled from the CVXPY form; numerical comparison"
+    assert not forms.unverified
+
+
+class _ClaimsSmoothing(HuberHinge):
+    """The Huber hinge, claiming a smoothing its tree does not have."""
+
+    @property
+    def smoothed_kinks(self):
+        return Smoothing(h=0.001, kinks=1, gap=1e-9)
+
+
+def _release_smoothing(loss):
+    template = LinearERMTemplate(loss, 0.1, 1.0, np.array([[1.0, 0.0]]), np.ones(1))
+    cert = dp.release(template, "objective", dp.Budget(1.0), dry_run=True).certificate
+    return template.loss, cert.line(LossSmoothing)
+
+
+def test_the_smoothing_stated_is_what_the_compiler_did_to_the_tree_solved():
+    """The certificate's smoothing is the compiler's record of the tree it solves, never a
+    loss's own smoothed_kinks: a Huber hinge subclass states a smooth tree (nothing smoothed,
+    none stated); a stated hinge smoothed at h = 0.5 states 0.5 whatever its instance says;
+    one whose kinks are kept states none and is refused for its unbounded curvature."""
+    solved, line = _release_smoothing(_ClaimsSmoothing())
+    assert solved.smoothed_kinks is None and line is None
+    assert solved.curvature == HuberHinge().curvature  # the Huber hinge's tree, at h = 0.5
+    claimed = _SmoothedHinge(lambda m: cp.pos(1 - m), smoothing=0.5, name="h")
+    claimed.smoothed_kinks = Smoothing(h=0.001, kinks=1, gap=1e-9)
+    solved, line = _release_smoothing(claimed)
+    assert solved.smoothed_kinks == Smoothing(h=0.5, kinks=1, gap=0.125)
+    assert (line.h, line.kinks, line.gap) == (0.5, 1, 0.125)
+    kept = _SmoothedHinge(lambda m: cp.pos(1 - m), smoothing=None, name="h")
+    kept.smoothed_kinks = Smoothing(h=0.5, kinks=1, gap=0.125)
+    with pytest.raises(PrivacyError, match="curvature bound: loss 'h' has kinks"):
+        _release_smoothing(kept)
+
+
+def test_a_stated_loss_is_compiled_again_and_released_as_its_subclass_is():
+    """Loss.from_cvxpy's loss is a user's object too: the template holds a new compile of its
+    stated tree, smoothed as it asks (h = 0.5). A subclass stating the same tree (its deriv
+    replaced) is solved in the same compiled form: same constants, same noise draw
+    (random_state), same deterministic solve, so the releases agree to rounding (1e-9), and
+    both certificates state the compiler's smoothing."""
+    plain = Loss.from_cvxpy(lambda m: cp.pos(1 - m), smoothing=0.5, name="h")
+    assert LinearERMTemplate(plain, 0.1, 1.0, np.array([[1.0, 0.0]]), np.ones(1)).loss \
+        is not plain
+    X, s = _rows(200, 3, seed=0)
+    fits = [dp.PrivateLinearClassifier(loss=loss, epsilon=1.0, lam=0.1, classes=[-1, 1],
+                                       solver="native", random_state=0).fit(X, s)
+            for loss in (plain, _SmoothedHinge(lambda m: cp.pos(1 - m), smoothing=0.5,
+                                               name="h"))]
+    np.testing.assert_allclose(fits[0].coef_, fits[1].coef_, rtol=1e-9, atol=1e-12)
+    lines = [fit.certificate_.line(LossSmoothing) for fit in fits]
+    assert lines[0] == lines[1] and lines[0].h == 0.5
 
 
 class PseudoHuberHinge(Loss):

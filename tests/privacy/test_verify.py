@@ -181,7 +181,8 @@ def test_certificate_lists_how_each_condition_was_established():
     hows = {c.name: c.how for c in cert.conditions}
     assert hows["convexity"] == "CVXPY DCP analysis"
     assert hows["loss convexity"] == "numerical probe"
-    assert hows["loss forms agree"] == "numerical comparison"
+    # a user's loss, Loss.from_cvxpy's too: solved as dpconvex compiled it from its CVXPY form
+    assert hows["loss forms agree"] == "compiled from the CVXPY form; numerical comparison"
     assert hows["|ℓ'| bound"] == hows["ℓ'' bound (c)"] == (
         "derived on all of ℝ from the CVXPY form's atoms")
     d = cert.to_dict()
