@@ -203,14 +203,32 @@ def _stated_form(loss: Loss) -> tuple[Callable[..., cp.Expression], Any]:
     return loss.cvxpy_expr, None
 
 
-#: The losses :func:`solved_loss` compiled, by id; a loss is one of them only if it is the
-#: object compiled (found by identity: no method of the loss, such as ``__eq__``, is run).
-_COMPILED: weakref.WeakValueDictionary[int, CVXPYLoss] = weakref.WeakValueDictionary()
+#: The losses :func:`solved_loss` compiled, by id: a reference to each and its members as
+#: compiled (:func:`_members`). Found by identity: no method of a loss (``__eq__``) is run.
+_COMPILED: dict[int, tuple[weakref.ref, dict[str, int]]] = {}
+
+
+def _members(loss: CVXPYLoss) -> dict[str, int]:
+    """The instance attributes of a compiled loss, each by the identity of its value."""
+    return {name: id(value) for name, value in vars(loss).items()}
+
+
+def _register(compiled: CVXPYLoss) -> None:
+    """Record ``compiled`` as :func:`solved_loss` made it (dropped when it is collected)."""
+    key = id(compiled)
+
+    def drop(ref: weakref.ref) -> None:
+        if _COMPILED.get(key, (None,))[0] is ref:
+            del _COMPILED[key]
+
+    _COMPILED[key] = (weakref.ref(compiled, drop), _members(compiled))
 
 
 def _compiled_here(loss: Any) -> bool:
-    """Whether ``loss`` is a loss :func:`solved_loss` compiled."""
-    return _COMPILED.get(id(loss)) is loss
+    """Whether ``loss`` is a loss :func:`solved_loss` compiled, with no member set since."""
+    found = _COMPILED.get(id(loss))
+    return (found is not None and found[0]() is loss and type(loss) is CVXPYLoss
+            and _members(loss) == found[1])
 
 
 def solved_loss(loss: Loss) -> Loss:
@@ -276,7 +294,7 @@ def solved_loss(loss: Loss) -> Loss:
     compiled._declared = declared
     #: The class whose CVXPY form was compiled (no method of it is solved).
     compiled.solved_from = type(loss).__qualname__
-    _COMPILED[id(compiled)] = compiled
+    _register(compiled)
     return compiled
 
 

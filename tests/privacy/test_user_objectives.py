@@ -1271,6 +1271,16 @@ def test_no_form_of_a_users_object_is_solved(make):
     assert not forms.unverified
 
 
+def test_a_compiled_loss_changed_in_the_template_is_no_longer_the_compile():
+    """A member set on the loss a template holds after it was compiled: that object is not
+    what dpconvex compiled, so the agreement of its forms is named unverified."""
+    template = LinearERMTemplate(Loss.from_cvxpy(lambda m: cp.logistic(-m)), 0.01, 1.0,
+                                 np.array([[1.0, 0.0]]), np.ones(1))
+    template.loss.deriv = _spiky_deriv
+    with pytest.raises(PrivacyError, match=r"loss forms agree \[loss_forms\]"):
+        dp.release(template, "objective", dp.Budget(1.0), dry_run=True)
+
+
 class _ClaimsSmoothing(HuberHinge):
     """The Huber hinge, claiming a smoothing its tree does not have."""
 
