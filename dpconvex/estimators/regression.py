@@ -110,6 +110,15 @@ __all__ = ["RELEASED_RANGE", "UNIT_LABELS", "LabelRange", "LabelRangeMixin", "Pr
 
 #: The range the loss sees the labels in: (2y − lo − hi)/(hi − lo) maps [lo, hi] onto it.
 UNIT_LABELS = (-1.0, 1.0)
+
+
+def _on_unit_labels(label_range: Any) -> bool:
+    """Whether a loss's ``label_range`` is the unit range (-1, 1) (None, or a value that is
+    not a pair of numbers, is not)."""
+    try:
+        return tuple(float(v) for v in label_range) == UNIT_LABELS
+    except (TypeError, ValueError):
+        return False
 #: The opening of the warning of a fit without label_range, after "{caller}: ".
 UNIT_RANGE_WARNING = "label_range was not given"
 
@@ -1042,8 +1051,8 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         if isinstance(self.loss, Loss):
             if getattr(self.loss, "awaits_label_range", False):  # stated without a range: ours
                 return self.loss.on_label_range(UNIT_LABELS)  # type: ignore[attr-defined]
-            if getattr(self.loss, "kind", "margin") != "regression" or tuple(
-                    float(v) for v in self.loss.label_range) != UNIT_LABELS:
+            if (getattr(self.loss, "kind", "margin") != "regression"
+                    or not _on_unit_labels(getattr(self.loss, "label_range", None))):
                 raise ParameterError(
                     f"{type(self).__name__}.fit: a Loss instance must be of kind 'regression' "
                     "with "

@@ -101,6 +101,28 @@ def shipped_as_built(loss: object) -> bool:
     return shipped_derivation(loss) is not None and type(loss).as_built(loss)
 
 
+#: The exact types a shipped loss's parameter has as its constructor built it.
+_PLAIN_TYPES = (bool, int, float, str, type(None))
+
+
+def _plain(value: Any) -> bool:
+    """Whether ``value`` is of a plain type exactly (a tuple of such values included): no
+    operator or comparison of it is a user's."""
+    if type(value) is tuple:
+        return all(_plain(item) for item in value)
+    return type(value) in _PLAIN_TYPES
+
+
+def _same_plain(built: Any, value: Any) -> bool:
+    """Whether two plain values (:func:`_plain`) are of one exact type and equal."""
+    if type(built) is not type(value):
+        return False
+    if type(value) is tuple:
+        return len(built) == len(value) and all(
+            _same_plain(b, v) for b, v in zip(built, value, strict=True))
+    return built == value
+
+
 class Loss:
     """Base class of margin losses ℓ(m), m = y fᵀx.
 
@@ -174,16 +196,35 @@ class Loss:
 
     def as_built(self) -> bool:
         """Whether the instance is what its constructor builds from :meth:`params` alone: its
-        attributes are exactly the parameters, and the constructor accepts them unchanged
-        (``params`` read through the class: one set on the instance is not called)."""
+        attributes are exactly the parameters, and the constructor accepts them unchanged,
+        each of the exact type the constructor stores (``params`` read through the class: one
+        set on the instance is not called; a parameter of a subclass of ``float``, whose
+        operators would run in every evaluation, is not as built).
+
+        Examples
+        --------
+        >>> from dpconvex.objectives import HuberHinge
+        >>> class Mine(float):
+        ...     pass
+        >>> loss = HuberHinge(0.5)
+        >>> loss.as_built()
+        True
+        >>> loss.h = Mine(0.5)
+        >>> loss.as_built()
+        False
+        """
         params = type(self).params(self)
-        if set(vars(self)) != set(params):
+        if type(params) is not dict or set(vars(self)) != set(params):
+            return False
+        if not all(_plain(value) for value in params.values()):
             return False
         try:
             built = type(self)(**params)
-            return type(built).params(built) == params
+            again = type(built).params(built)
         except Exception:  # a parameter changed to a value the constructor refuses
             return False
+        return type(again) is dict and again.keys() == params.keys() and all(
+            _same_plain(again[key], value) for key, value in params.items())
 
     def derived_conditions(self, *, need_curvature: bool) -> list[Condition] | None:
         """The proof's conditions on this loss where dpconvex derives them, else None.
@@ -1034,6 +1075,21 @@ class HuberHinge(_HingeWidth, Loss):
         h = self.h
         return cp.huber(cp.pos(1.0 + h - m), 2.0 * h) / (4.0 * h)
 
+    def kinked_form(self) -> tuple[Callable[[cp.Expression], cp.Expression], float]:
+        """The loss before smoothing, :func:`hinge`, and the half-width h at which
+        :func:`~dpconvex.objectives.atoms.smooth_kinks` Huberizes its kink into
+        :meth:`cvxpy_expr` (how :func:`dpconvex.privacy.checks.solved_loss` compiles a
+        subclass).
+
+        Examples
+        --------
+        >>> from dpconvex.objectives import HuberHinge
+        >>> fn, h = HuberHinge(0.25).kinked_form()
+        >>> fn is hinge, h
+        (True, 0.25)
+        """
+        return hinge, self.h
+
 
 class SmoothHinge(_HingeWidth, Loss):
     """Smooth hinge ℓ_s ([CMS]_ eq. 23), with parameter h > 0.
@@ -1280,6 +1336,22 @@ class Pinball(Loss):
             return pinball(self.quantile)(z, y)
         u, h = y - z, self._h
         return (self.quantile - 0.5) * u + cp.huber(u, h) / (4.0 * h) + h / 4.0
+
+    def kinked_form(self) -> tuple[Callable[[cp.Expression, cp.Expression], cp.Expression],
+                                   float | str | None]:
+        """The loss before smoothing, :func:`pinball` of its quantile, and its smoothing rule
+        (h, "auto" or None), at which :func:`~dpconvex.objectives.atoms.smooth_kinks`
+        Huberizes its kink into :meth:`cvxpy_expr` (how
+        :func:`dpconvex.privacy.checks.solved_loss` compiles a subclass).
+
+        Examples
+        --------
+        >>> from dpconvex.objectives import Pinball
+        >>> fn, rule = Pinball(0.9, smoothing=0.05).kinked_form()
+        >>> rule
+        0.05
+        """
+        return pinball(self.quantile), self.smoothing
 
     def params(self):
         return {"quantile": self.quantile, "label_range": self.label_range,

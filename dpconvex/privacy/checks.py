@@ -30,6 +30,7 @@ import cvxpy as cp
 import numpy as np
 import scipy.special
 
+from .._validation import is_dpconvex_class
 from ..errors import DPConvexError, ParameterError, PrivacyError
 from ..objectives.atoms import DerivedBounds, derive_bounds, vectorize
 from ..objectives.losses import CVXPYLoss, Loss, shipped_as_built
@@ -192,15 +193,32 @@ def _stated_form(loss: Loss) -> tuple[Callable[..., cp.Expression], Any]:
     and the smoothing of its kinks it asks for (None: its kinks kept).
 
     A :class:`CVXPYLoss` whose ``cvxpy_expr`` is the class's states the tree it was built from,
-    before any smoothing, and the half-width it asks for (``smoothing_rule``); any other loss
-    states its ``cvxpy_expr``, as it is.
+    before any smoothing, and the half-width it asks for (``smoothing_rule``). A loss of a
+    shipped smoothed class (a subclass, or one changed since built) whose ``cvxpy_expr`` is
+    that class's states its form before smoothing and its rule (``kinked_form``): the compiler
+    smooths it and states what it did. Any other loss states its ``cvxpy_expr``, as it is.
     """
-    if (isinstance(loss, CVXPYLoss) and type(loss).cvxpy_expr is CVXPYLoss.cvxpy_expr
+    cls = type(loss)
+    if (isinstance(loss, CVXPYLoss) and cls.cvxpy_expr is CVXPYLoss.cvxpy_expr
             and "cvxpy_expr" not in vars(loss)):
         stated = loss._stated
         return (functools.partial(vectorize, stated.expr, stated.z, stated.label),
                 loss.smoothing_rule)
+    shipped = _shipped_base(cls)
+    if (shipped is not None and "kinked_form" in vars(shipped)
+            and cls.cvxpy_expr is shipped.cvxpy_expr and cls.kinked_form is shipped.kinked_form
+            and "cvxpy_expr" not in vars(loss) and "kinked_form" not in vars(loss)):
+        return shipped.kinked_form(loss)
     return loss.cvxpy_expr, None
+
+
+def _shipped_base(cls: type) -> type | None:
+    """The nearest class of ``cls``'s MRO that dpconvex ships with a derivation, or None."""
+    for base in cls.__mro__:
+        derivation = base.__dict__.get("derivation")
+        if isinstance(derivation, str) and derivation and is_dpconvex_class(base):
+            return base
+    return None
 
 
 #: The losses :func:`solved_loss` compiled, by id: a reference to each and its members as
@@ -243,13 +261,18 @@ def solved_loss(loss: Loss) -> Loss:
     here from its CVXPY form, read once: a loss stated by
     :meth:`~dpconvex.objectives.Loss.from_cvxpy` (of any class) from the tree it was stated
     in, with the smoothing it asks for (``smoothing_rule``) applied by the compiler, which
-    states what it did (``smoothed_kinks``); any other from its ``cvxpy_expr``, its kinks
-    kept. The compiled loss has the loss's name and the ``deriv_bound`` and ``curvature`` it
-    declares (the others derived from the tree compiled); no method of the loss is called
+    states what it did (``smoothed_kinks``); a loss of a shipped smoothed class that is not
+    as built (a subclass, or a parameter changed) from the form before smoothing its class
+    states (``kinked_form``), smoothed by the compiler at the rule it gives; any other from its
+    ``cvxpy_expr``, its kinks kept. The compiled loss has the loss's name and the
+    ``deriv_bound`` and ``curvature`` it declares (the others derived from the tree
+    compiled); no method of the loss is called
     again, and everything the release reads (the solve, DCP analysis, the derived bounds, the
     probes and their cache, the certificate) is the compiled loss. A form that does not
     compile (``Loss.from_cvxpy`` refuses it), a loss without a CVXPY form and a shipped loss
-    as built are returned unchanged: the checks then name the agreement of a user's forms
+    as built, and a ``Loss.from_cvxpy`` loss awaiting its estimator's label range (of class
+    ``CVXPYLoss`` itself: a user class's ``awaits_label_range`` is not read) are returned
+    unchanged: the checks then name the agreement of a user's forms
     unverified (``"loss_forms"``, :func:`check_loss`).
 
     Examples
@@ -271,7 +294,7 @@ def solved_loss(loss: Loss) -> Loss:
     """
     if (not isinstance(loss, Loss) or shipped_as_built(loss)
             or not getattr(loss, "has_cvxpy", False)
-            or getattr(loss, "awaits_label_range", False)):
+            or (type(loss) is CVXPYLoss and loss.awaits_label_range)):
         return loss
     kind = getattr(loss, "kind", "margin")
     label_range = getattr(loss, "label_range", None) if kind == "regression" else None

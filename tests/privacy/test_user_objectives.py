@@ -1297,11 +1297,13 @@ def _release_smoothing(loss):
 
 def test_the_smoothing_stated_is_what_the_compiler_did_to_the_tree_solved():
     """The certificate's smoothing is the compiler's record of the tree it solves, never a
-    loss's own smoothed_kinks: a Huber hinge subclass states a smooth tree (nothing smoothed,
-    none stated); a stated hinge smoothed at h = 0.5 states 0.5 whatever its instance says;
-    one whose kinks are kept states none and is refused for its unbounded curvature."""
+    loss's own smoothed_kinks: a Huber hinge subclass is the hinge its class states, smoothed
+    by the compiler at its h = 0.5 (stated 0.5, not the 0.001 it claims); a stated hinge
+    smoothed at h = 0.5 states 0.5 whatever its instance says; one whose kinks are kept
+    states none and is refused for its unbounded curvature."""
     solved, line = _release_smoothing(_ClaimsSmoothing())
-    assert solved.smoothed_kinks is None and line is None
+    assert solved.smoothed_kinks == Smoothing(h=0.5, kinks=1, gap=0.125)
+    assert (line.h, line.kinks, line.gap) == (0.5, 1, 0.125)
     assert solved.curvature == HuberHinge().curvature  # the Huber hinge's tree, at h = 0.5
     claimed = _SmoothedHinge(lambda m: cp.pos(1 - m), smoothing=0.5, name="h")
     claimed.smoothed_kinks = Smoothing(h=0.001, kinks=1, gap=1e-9)
@@ -1331,6 +1333,121 @@ def test_a_stated_loss_is_compiled_again_and_released_as_its_subclass_is():
     np.testing.assert_allclose(fits[0].coef_, fits[1].coef_, rtol=1e-9, atol=1e-12)
     lines = [fit.certificate_.line(LossSmoothing) for fit in fits]
     assert lines[0] == lines[1] and lines[0].h == 0.5
+
+
+class _Width(float):
+    """A float whose arithmetic is its own (recorded in ``calls``)."""
+
+    calls: list[str] = []
+
+    def __mul__(self, other):
+        _Width.calls.append("*")
+        return float(self) * other
+
+    __rmul__ = __mul__
+
+    def __add__(self, other):
+        _Width.calls.append("+")
+        return float(self) + other
+
+    __radd__ = __add__
+
+    def __truediv__(self, other):
+        _Width.calls.append("/")
+        return float(self) / other
+
+    def __rtruediv__(self, other):
+        _Width.calls.append("/")
+        return other / float(self)
+
+
+def test_a_shipped_loss_holding_a_float_subclass_is_compiled_not_solved_as_given():
+    """A shipped loss whose h is a float subclass is not as built (a parameter of a type its
+    constructor does not store): it is compiled from its stated hinge, smoothed at h = 0.5 by
+    the compiler, and nothing the release evaluates runs the subclass's operators. It is the
+    same function as the plain HuberHinge(0.5): same constants, same noise draw
+    (random_state), so the releases agree to the solver's rounding (rtol 1e-6)."""
+    loss = HuberHinge(0.5)
+    loss.h = _Width(0.5)
+    assert not loss.as_built()
+    template = LinearERMTemplate(loss, 0.1, 1.0, np.array([[1.0, 0.0]]), np.ones(1))
+    assert type(template.loss) is CVXPYLoss
+    assert not any(isinstance(v, _Width) for v in vars(template.loss).values())
+    _Width.calls.clear()
+    template.loss.value_and_deriv(np.linspace(-3.0, 3.0, 13))
+    template.loss.deriv2(np.linspace(-3.0, 3.0, 13))
+    assert _Width.calls == []
+    X, s = _rows(200, 3, seed=0)
+    fits = [dp.PrivateLinearClassifier(loss=each, epsilon=1.0, lam=0.1, classes=[-1, 1],
+                                       solver="native", random_state=0).fit(X, s)
+            for each in (HuberHinge(0.5), loss)]
+    np.testing.assert_allclose(fits[1].coef_, fits[0].coef_, rtol=1e-6, atol=1e-9)
+    forms = {c.name: c for c in fits[1].certificate_.conditions}["loss forms agree"]
+    assert forms.how == "compiled from the CVXPY form; numerical comparison"
+
+
+class _MyPinball(Pinball):
+    pass
+
+
+def test_a_subclass_of_a_smoothed_shipped_loss_is_smoothed_by_the_compiler():
+    """A subclass of Pinball is compiled from the kinked pinball loss its class states,
+    smoothed by the compiler at its h = 0.1: the certificate states h = 0.1, and the release
+    is the shipped Pinball's (same function and constants, same noise draw) to the solver's
+    rounding (rtol 1e-6)."""
+    X, _ = _rows(200, 3, seed=0)
+    y = X @ np.array([1.0, -1.0, 0.5]) + 0.1 * np.random.default_rng(1).normal(size=200)
+    fits = [dp.PrivateLinearRegressor(loss=each, label_range=(-3, 3), epsilon=1.0,
+                                      fit_intercept=False, random_state=0).fit(X, y)
+            for each in (Pinball(0.7), _MyPinball(0.7))]
+    lines = [fit.certificate_.line(LossSmoothing) for fit in fits]
+    assert lines[1] is not None and lines[1].h == lines[0].h == 0.1
+    np.testing.assert_allclose(fits[1].coef_, fits[0].coef_, rtol=1e-6, atol=1e-9)
+
+
+class _AwaitsRange(Loss):
+    """A user's class saying it awaits a label range (an attribute of the user's)."""
+
+    name, deriv_bound, curvature = "awaits", 1.0, 0.25
+    awaits_label_range = True
+
+    def value(self, m):
+        return np.logaddexp(0.0, -m)
+
+    def deriv(self, m):
+        return _spiky_deriv(m)
+
+    def deriv2(self, m):
+        return expit(m) * expit(-m)
+
+    def cvxpy_expr(self, m):
+        return cp.logistic(-m)
+
+
+def test_a_users_class_saying_it_awaits_a_label_range_is_compiled():
+    """``awaits_label_range`` is read on dpconvex's own stated loss only: a user's class
+    setting it is compiled like any other, its own (spiky) deriv never solved, and the
+    agreement of its forms is the compile's, not left to a vouch."""
+    X, s = _rows(200, 3, seed=0)
+    fit = dp.PrivateLinearClassifier(loss=_AwaitsRange(), epsilon=1.0, classes=[-1, 1],
+                                     solver="native", random_state=0).fit(X, s)
+    forms = {c.name: c for c in fit.certificate_.conditions}["loss forms agree"]
+    assert forms.how == "compiled from the CVXPY form; numerical comparison"
+    assert not forms.unverified
+
+
+class _RegressionWithoutRange(Loss):
+    name, kind, label_range, deriv_bound, curvature = "r", "regression", None, 1.0, 1.0
+
+    def cvxpy_expr(self, z, y):
+        return 0.5 * cp.huber(z - y, 1.0)
+
+
+def test_a_regression_loss_without_a_label_range_is_refused_by_name():
+    X, _ = _rows(50, 3, seed=0)
+    with pytest.raises(ParameterError, match=r"label_range=\(-1, 1\) or none"):
+        dp.PrivateLinearRegressor(loss=_RegressionWithoutRange(), label_range=(-3, 3),
+                                  random_state=0).fit(X, X[:, 0])
 
 
 class PseudoHuberHinge(Loss):
