@@ -13,11 +13,12 @@ from .validation import as_design
 #: fit on arrays loads none of these modules.
 _SCHEMA = {"Binary": "schema", "Categorical": "schema", "Numeric": "schema",
            "PublicSchema": "schema", "PublicEncoder": "encoder", "RangedRows": "ranged_rows",
-           "UniformSchema": "schema"}
+           "UniformSchema": "schema", "UniformWidth": "schema"}
 
 __all__ = ["Binary", "CSRRows", "Categorical", "DenseRows", "DesignOperator", "Numeric",
-           "PublicEncoder", "PublicSchema", "RangedRows", "UniformSchema", "add_intercept",
-           "as_design", "augment_and_scale", "clip_rows", "normalize_rows", "row_blocks"]
+           "PublicEncoder", "PublicSchema", "RangedRows", "UniformSchema", "UniformWidth",
+           "add_intercept", "as_design", "augment_and_scale", "clip_rows", "normalize_rows",
+           "row_blocks"]
 
 
 def __getattr__(name: str) -> Any:

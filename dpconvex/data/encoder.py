@@ -43,7 +43,8 @@ from .row_scaling import check_row_norm, normalize_rows
 from .schema import OTHER, PublicSchema, UniformSchema
 from .tables import dtype_kind, integer_text, is_missing, table_columns
 
-__all__ = ["PublicEncoder", "category_codes", "encode", "encode_parts"]
+__all__ = ["PublicEncoder", "category_codes", "check_columns", "check_table_columns", "encode",
+           "encode_parts"]
 
 _SUGGESTED_TEXT = (
     "PublicEncoder was given a schema drafted by draft_schema from data: its ranges and "
@@ -285,6 +286,124 @@ def _scale_numeric(x: np.ndarray, lo: float, hi: float, log: bool) -> np.ndarray
     return x
 
 
+def _names_shown(names: Sequence[str], shown: int = 5) -> str:
+    """The first ``shown`` names, quoted, and how many more (a message's length bounded)."""
+    text = ", ".join(repr(c) for c in names[:shown])
+    return text + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
+def check_columns(schema: PublicSchema, names: Sequence[str] | None, n_columns: int | None,
+                  caller: str) -> None:
+    """Refuse a table whose columns are not those ``schema`` declares, in its order: the
+    names when the table has names, else their number (its columns read by position).
+
+    The one check of a table's columns against a named schema: :class:`PublicEncoder` makes
+    it at ``fit`` and ``transform``, a front door (``plan_for``) and a search before they
+    read the width of X as the table's. Reads the names and the width only (public facts).
+
+    Parameters
+    ----------
+    schema : PublicSchema
+        The named schema.
+    names : sequence of str or None
+        The table's column names (None: its columns are read by position).
+    n_columns : int or None
+        The table's number of columns (None: not known; only names are compared).
+    caller : str
+        The public call the user made (e.g. ``"PublicEncoder.fit"``); opens the message.
+
+    Raises
+    ------
+    DataValidationError
+        Names missing, not in the schema or in another order; another number of columns.
+
+    Examples
+    --------
+    >>> from dpconvex import Numeric, PublicSchema
+    >>> from dpconvex.data.encoder import check_columns
+    >>> schema = PublicSchema({"a": Numeric(0, 1), "b": Numeric(0, 1)})
+    >>> check_columns(schema, ["a", "b"], 2, "Demo.fit")
+    >>> check_columns(schema, ["a", "b", "c"], 3, "Demo.fit")
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.DataValidationError: Demo.fit: the columns of X differ from the schema's: ...
+    """
+    expected = list(schema.columns)
+    if names is not None:
+        names = list(names)
+        if names == expected:
+            return
+        given = set(names)
+        declared = set(expected)
+        missing = [c for c in expected if c not in given]
+        extra = [c for c in names if c not in declared]
+        parts = ([f"missing column(s) {_names_shown(missing)}"] if missing else []) + (
+            [f"column(s) not in the schema {_names_shown(extra)}"] if extra else [])
+        raise DataValidationError(
+            f"{caller}: the columns of X differ from the schema's: "
+            f"{'; '.join(parts) or 'the columns are in a different order'}. Pass exactly the "
+            "schema's columns in its order, X[list(schema.columns)], or declare each column "
+            "of X in the schema (its public range or vocabulary, None if unused).")
+    if n_columns is not None and n_columns != len(expected):
+        raise DataValidationError(
+            f"{caller}: X has {n_columns} column(s) (n_features = {n_columns}), but the "
+            f"schema declares {len(expected)} "
+            f"(read by position, in this order: {_names_shown(expected)}). Pass the table of "
+            "the schema's columns; rows a PublicEncoder made are encoded already: give the "
+            "schema to one of the two, not both.")
+
+
+def check_table_columns(schema: PublicSchema | UniformSchema | None, X: Any,
+                        caller: str) -> None:
+    """:func:`check_columns` of the table X, its names and width read as
+    :class:`PublicEncoder` reads them, without reading a value: a call that reads the width of
+    X as the table's before an encoder is fitted (a front door's ``plan_for``, a search's
+    ``fit``) refuses what the encoder would.
+
+    A mapping's keys, a data frame's column names when they are strings (else its columns
+    are read by position), the width of a 2-D array (a table without a 2-D shape: its names
+    only). Nothing to check for ``schema`` None (X holds encoded rows) or a uniform schema
+    (X's columns are the schema's).
+
+    Parameters
+    ----------
+    schema : PublicSchema, UniformSchema or None
+        The schema X is to be encoded by.
+    X : DataFrame, mapping of columns or array-like
+        The table.
+    caller : str
+        The public call the user made; opens the message.
+
+    Raises
+    ------
+    DataValidationError
+        As :func:`check_columns`; names of str and other types mixed (:class:`DataTypeError`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Numeric, PublicSchema
+    >>> from dpconvex.data.encoder import check_table_columns
+    >>> schema = PublicSchema({"a": Numeric(0, 1), "b": Numeric(0, 1)})
+    >>> check_table_columns(schema, np.zeros((5, 2)), "Demo.plan_for")
+    >>> check_table_columns(schema, np.zeros((5, 3)), "Demo.plan_for")
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.DataValidationError: Demo.plan_for: X has 3 column(s) (n_features = 3), ...
+    """
+    if not isinstance(schema, PublicSchema):
+        return
+    if isinstance(X, Mapping):
+        keys = list(X)
+        names = keys if all(isinstance(n, str) for n in keys) else None
+        check_columns(schema, names, len(keys), caller)
+        return
+    named = feature_names_of(X, caller)  # a data frame's, when they are strings
+    shape = getattr(X, "shape", None)
+    width = int(shape[1]) if shape is not None and len(shape) == 2 else None
+    check_columns(schema, None if named is None else [str(n) for n in named], width, caller)
+
+
 def encode_parts(schema: PublicSchema | UniformSchema, numeric: Mapping[str, np.ndarray],
                  codes: Mapping[str, np.ndarray], binary: Mapping[str, np.ndarray] | None = None
                 ) -> np.ndarray:
@@ -472,30 +591,8 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
             raise DataValidationError(
                 f"{caller}: Complex data not supported in {where}; pass real numbers (e.g. split "
                 "real and imaginary parts into columns, or convert categories to text).")
+        check_columns(schema, names, len(cols), caller)
         expected = list(schema.columns)
-        if names is not None and names != expected:
-            missing = [c for c in expected if c not in names]
-            extra = [c for c in names if c not in expected]
-            parts = []
-            if missing:
-                parts.append(f"missing column(s) {missing!r}")
-            if extra:
-                parts.append(f"column(s) not in the schema {extra!r}")
-            if not parts:
-                parts.append("the columns are in a different order")
-            raise DataValidationError(
-                f"{caller}: the columns of X differ from the schema's: {'; '.join(parts)}. Pass "
-                f"exactly the schema's columns in its order, X[list(schema.columns)], or declare "
-                "each column of X in the schema (its public range or vocabulary, None if unused).")
-        if names is None and len(cols) != len(expected):
-            raise DataValidationError(
-                f"{caller}: X has {len(cols)} column(s) (n_features = {len(cols)}), but the "
-                "schema "
-                f"declares {len(expected)} "
-                f"(read by position, in this order: {_short_repr(expected)}). Rows a "
-                "PublicEncoder "
-                "made are encoded already: give the schema to one of the two, not both."
-            )
         for col, dtype in zip(expected, dtypes, strict=True):
             _check_dtype(schema, col, dtype, caller)
         parts: dict[str, Any] = {"numeric": {}, "codes": {}, "binary": {}}

@@ -24,7 +24,8 @@ from .._validation import _short_repr, check_bool, check_int
 from ..errors import ParameterError
 from .ranged_rows import SUGGESTED_SOURCE
 
-__all__ = ["Binary", "Categorical", "Numeric", "PublicSchema", "UniformSchema", "norm_divisor"]
+__all__ = ["Binary", "Categorical", "Numeric", "PublicSchema", "UniformSchema", "UniformWidth",
+           "norm_divisor"]
 
 #: The suffix of the feature that takes a categorical value outside the vocabulary.
 OTHER = "<other>"
@@ -263,11 +264,17 @@ def norm_divisor(numeric: Mapping[str, tuple[float, float]] | Sequence[object],
     check_bool("centered", centered, owner)
     check_int("binary", binary, owner, low=0)
     n_other = (len(categories) if categories is not None else 0) + int(binary)
+    return _divisor(len(numeric), n_other, centered)
+
+
+def _divisor(n_numeric: int, n_other: int, centered: bool) -> float:
+    """:func:`norm_divisor` of ``n_numeric`` numeric features and ``n_other`` one-hot blocks
+    and binary features (each adds at most 1 to the squared norm)."""
     if centered:
         # 0.25 * n is exact, and a correctly rounded sqrt commutes with the
         # factor 1/4, so an all-numeric table gets exactly sqrt(n) / 2.
-        return math.sqrt(0.25 * len(numeric) + n_other)
-    return math.sqrt(len(numeric) + n_other)
+        return math.sqrt(0.25 * n_numeric + n_other)
+    return math.sqrt(n_numeric + n_other)
 
 
 @dataclass(frozen=True, eq=False)
@@ -356,6 +363,7 @@ class PublicSchema:
             dup = _repeated(cols)
             raise ParameterError(f"The 'columns' parameter of {owner} repeats {dup!r}; each "
                                  "column appears once.")
+        known = set(cols)  # a set: the check is linear in the number of columns
         for name, table in (("numeric", self.numeric), ("categories", self.categories),
                             ("binary", self.binary)):
             if not isinstance(table, Mapping):
@@ -363,7 +371,7 @@ class PublicSchema:
                     f"The '{name}' parameter of {owner} must be a mapping keyed by "
                     f"column name. Got {_short_repr(table)} instead."
                 )
-            unknown = [c for c in table if c not in cols]
+            unknown = [c for c in table if c not in known]
             if unknown:
                 raise ParameterError(f"The '{name}' parameter of {owner} names column(s) "
                                      f"{unknown!r} that are not in 'columns'; declare them in "
@@ -829,6 +837,44 @@ class UniformSchema:
         """
         return self._named_for(columns, "UniformSchema.for_columns")
 
+    def for_width(self, n_columns: int) -> UniformWidth:
+        """The public facts of a table of ``n_columns`` columns under this schema, its columns
+        not named: what a plan or a certificate without rows reads.
+
+        The encoded features, the divisor and the encoded range follow from the declaration
+        and the number of columns alone (every column is declared alike), so nothing is made
+        per column: the facts of a width of ``10**10`` take no more memory than those of one
+        column. :meth:`for_columns` of ``n_columns`` gives the same facts with the columns
+        named (``x0, x1, ...``), which a table's encoder needs.
+
+        Parameters
+        ----------
+        n_columns : int
+            The number of columns of the table (at least 1).
+
+        Returns
+        -------
+        ~dpconvex.data.UniformWidth
+
+        Raises
+        ------
+        ParameterError
+            ``n_columns`` is not an int >= 1.
+
+        Examples
+        --------
+        >>> from dpconvex import Categorical, PublicSchema
+        >>> bases = PublicSchema.every_column(Categorical(("A", "C", "G", "T"), other=False))
+        >>> facts = bases.for_width(10**10)  # ten billion columns, none named
+        >>> facts.n_features, facts.divisor  # sqrt(10**10 one-hot blocks)
+        (40000000000, 100000.0)
+        """
+        if isinstance(n_columns, bool) or not isinstance(n_columns, (int, np.integer)) \
+                or n_columns < 1:
+            raise ParameterError("The 'n_columns' parameter of UniformSchema.for_width must be "
+                                 f"an int >= 1. Got {_short_repr(n_columns)} instead.")
+        return UniformWidth(self, int(n_columns))
+
     def _named_for(self, columns: int | Sequence[str], caller: str) -> PublicSchema:
         """:meth:`for_columns`, its refusals opened by ``caller`` (the public call the user
         made, e.g. ``encode``)."""
@@ -887,6 +933,72 @@ class UniformSchema:
                 "give the columns: schema.for_columns(n_columns or names)."
             )
         return object.__getattribute__(self, name)  # Python's own AttributeError
+
+
+@dataclass(frozen=True)
+class UniformWidth:
+    """A :class:`~dpconvex.data.UniformSchema` applied to a table of ``n_columns`` columns, not
+    named.
+
+    Made by :meth:`~dpconvex.data.UniformSchema.for_width`. It has the facts of
+    ``schema.for_columns(n_columns)`` that do not name a column (:attr:`n_features`,
+    :attr:`divisor`, :meth:`encoded_range`, :attr:`provenance`, :attr:`release`), each
+    computed from the declaration and ``n_columns`` alone, equal to that schema's: what a
+    plan or a certificate without rows reads.
+
+    Parameters
+    ----------
+    schema : UniformSchema
+        The declaration of every column.
+    n_columns : int
+        The number of columns of the table.
+
+    Examples
+    --------
+    >>> from dpconvex import Numeric, PublicSchema
+    >>> PublicSchema.every_column(Numeric(0, 255)).for_width(4).divisor  # sqrt(4)
+    2.0
+    """
+
+    schema: UniformSchema
+    n_columns: int
+
+    #: A uniform schema is public knowledge or a draft: never a private release's.
+    release = None
+
+    @property
+    def _per_column(self) -> tuple[int, bool]:
+        """(features of one column, whether they are numeric)."""
+        decl = self.schema.declaration
+        if isinstance(decl, Categorical):
+            return len(decl.vocabulary) + bool(decl.other), False
+        return 1, isinstance(decl, Numeric)
+
+    @property
+    def n_features(self) -> int:
+        """Number of encoded features: the columns times the features of one."""
+        return self.n_columns * self._per_column[0]
+
+    @property
+    def divisor(self) -> float:
+        """The public constant each row is divided by; see :func:`norm_divisor`."""
+        numeric = self._per_column[1]
+        return _divisor(self.n_columns if numeric else 0, 0 if numeric else self.n_columns,
+                        self.schema.centered)
+
+    @property
+    def provenance(self) -> str | None:
+        """As :attr:`~dpconvex.PublicSchema.provenance`: the draft's line when the declaration
+        was read from data, else None."""
+        return SUGGESTED_SOURCE if self.schema.suggested else None
+
+    def encoded_range(self, data_norm: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+        """As :meth:`~dpconvex.PublicSchema.encoded_range`: every feature has one range (arrays of
+        shape (n_features,), the only memory in proportion to the width)."""
+        numeric = self._per_column[1]
+        low, high = (-0.5, 0.5) if numeric and self.schema.centered else (0.0, 1.0)
+        scale = float(data_norm) / self.divisor
+        return np.full(self.n_features, low) * scale, np.full(self.n_features, high) * scale
 
 
 def _quoted(value: Any) -> str:

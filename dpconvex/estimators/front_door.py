@@ -71,7 +71,6 @@ from ..data.validation import (
     encode_labels,
 )
 from ..errors import (
-    DataValidationError,
     ParameterError,
     PrivacyWarning,
     user_stacklevel,
@@ -639,16 +638,17 @@ class SchemaInputMixin:
     """
 
     def _schema_row_params(self, schema: Any) -> dict[str, Any]:
-        """Parameters the front door takes from ``schema`` (the named schema of the table's
-        columns, :meth:`_table_schema`) for its encoded rows (public: the schema's constants
-        only); none by default."""
+        """Parameters the front door takes from ``schema`` (the schema of the table's columns:
+        the encoder's, or :meth:`_table_schema`'s without rows) for its encoded rows (public:
+        the schema's constants only); none by default."""
         return {}
 
     def _table_schema(self, n_columns: Any, method: str) -> Any:
-        """The named schema of a table of ``n_columns`` columns: ``schema`` itself, or a uniform
-        schema's for that many columns (:meth:`~dpconvex.data.UniformSchema.for_columns`, as
-        :class:`~dpconvex.PublicEncoder` applies it at ``fit``; the width is public where the
-        columns were fixed without reading the records).
+        """The schema of a table of ``n_columns`` columns without rows: ``schema`` itself, or a
+        uniform schema's facts for that many columns, none of them named
+        (:meth:`~dpconvex.data.UniformSchema.for_width`: equal to those of the schema
+        :class:`~dpconvex.PublicEncoder` applies at ``fit``, made in memory independent of the
+        width; the width is public where the columns were fixed without reading the records).
         ``method``, the public call (``plan``, ``certify``), opens the refusal of a uniform
         schema without the width."""
         from ..data.schema import UniformSchema
@@ -670,39 +670,8 @@ class SchemaInputMixin:
                 "and its number of columns is missing. Pass n_features, the number of columns "
                 "of the table (the encoded features follow from it), or the table X."
             )
-        return self.schema.for_columns(
+        return self.schema.for_width(
             check_shape_fact("n_features", n_columns, owner, low=1, method=method))
-
-    def _refuse_other_columns(self, X: Any, caller: str) -> None:
-        """Refuse a table X whose columns are not those the named ``schema`` declares (their
-        names, or for columns without names their number), as the encoder does at fit: before
-        a plan reads the width of X as the table's. ``caller`` opens the message."""
-        from ..data.schema import UniformSchema
-
-        if self.schema is None or isinstance(self.schema, UniformSchema):
-            return
-        expected = [str(c) for c in self.schema.columns]
-        names = list(X) if isinstance(X, dict) else getattr(X, "columns", None)
-        names = None if names is None else list(names)
-        if names is not None and all(isinstance(n, str) for n in names):
-            if names == expected:
-                return
-            missing = [c for c in expected if c not in names]
-            extra = [c for c in names if c not in expected]
-            parts = ([f"missing column(s) {_short_names(missing)}"] if missing else []) + (
-                [f"column(s) not in the schema {_short_names(extra)}"] if extra else [])
-            raise DataValidationError(
-                f"{caller}: the columns of X differ from the schema's: "
-                f"{'; '.join(parts) or 'the columns are in a different order'}. Pass exactly "
-                "the schema's columns in its order, X[list(schema.columns)], or declare each "
-                "column of X in the schema (its public range or vocabulary, None if unused).")
-        shape = getattr(X, "shape", None)
-        width = shape[1] if shape is not None and len(shape) == 2 else None
-        if width is not None and width != len(expected):
-            raise DataValidationError(
-                f"{caller}: X has {width} column(s), but the schema declares {len(expected)} "
-                f"(read by position, in this order: {_short_names(expected)}). Pass the "
-                "table of the schema's columns.")
 
     def plan_for(self, X: Any, y: Any) -> FitPlan:
         """``plan(*public_shape(X, y))``, the columns of X checked against a named schema
@@ -729,7 +698,9 @@ class SchemaInputMixin:
         >>> door.plan_for(table, np.arange(50) % 2).n
         50
         """
-        self._refuse_other_columns(X, f"{type(self).__name__}.plan_for")
+        from ..data.encoder import check_table_columns
+
+        check_table_columns(self.schema, X, f"{type(self).__name__}.plan_for")
         return super().plan_for(X, y)  # type: ignore[misc]
 
     def _learners(self, method: str, X: Any) -> Any:
@@ -808,8 +779,8 @@ class SchemaInputMixin:
         return self
 
     def _with_schema_part(self, model: Any, schema: Any) -> Any:
-        """The model's certificate, after the release of ``schema`` (the named schema of the
-        table's columns) when it was released."""
+        """The model's certificate, after the release of ``schema`` (the schema of the table's
+        columns, as :meth:`_schema_row_params` takes it) when it was released."""
         release = schema.release
         note = ("rows encoded record by record by the public schema (PublicEncoder: clipped "
                 "to its ranges, one-hot over its vocabularies, within data_norm)")
@@ -830,8 +801,8 @@ class SchemaInputMixin:
             labels=["schema", "model"])
 
     def _on_rows(self, schema: Any) -> Any:
-        """This front door on the rows ``schema`` (the named schema of the table's columns)
-        encodes: no schema, the schema's row parameters."""
+        """This front door on the rows ``schema`` (the schema of the table's columns, as
+        :meth:`_schema_row_params` takes it) encodes: no schema, the schema's row parameters."""
         return clone(self).set_params(schema=None, **self._schema_row_params(schema))
 
     def _certify_routed(self, X: Any, y: Any, shape: dict[str, Any], context: FitContext) -> Any:
@@ -850,11 +821,19 @@ class SchemaInputMixin:
             encoder = PublicEncoder(self.schema, data_norm=float(self.data_norm))
             X = encoder.fit_transform(X)
             schema = encoder.schema_
+            inner = self._on_rows(schema)
         else:  # n_features: the number of columns of the table
             schema = self._table_schema(shape.get("n_features"), "certify")
             if shape.get("n_features") is not None:
-                shape["n_features"] = len(schema.feature_names)
-        inner = self._on_rows(schema)
+                shape["n_features"] = schema.n_features
+            try:
+                inner = self._on_rows(schema)  # per-feature ranges: arrays of the width
+            except MemoryError:  # as certify's own refusal of a public problem too large
+                raise ParameterError(
+                    f"{type(self).__name__}.certify: its public problem of "
+                    f"{schema.n_features:,} features needs arrays of that length, more than "
+                    "this machine's memory. Certify on the machine that fits, or with fewer "
+                    "features.") from None
         return state_rows_source(
             self._with_schema_part(inner.certify(X, y, **shape), schema), None, self)
 
@@ -1150,7 +1129,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         follows."""
         if self.schema is not None:  # the fit's plan: the encoded rows, the schema's ranges
             schema = self._table_schema(n_features, "plan")  # n_features: the table's columns
-            return self._on_rows(schema).plan(n, n_classes, len(schema.feature_names))
+            return self._on_rows(schema).plan(n, n_classes, schema.n_features)
         chosen = self._chosen(n, n_classes, n_features)
         learner_plan = chosen.learner.plan_checked(n, n_classes, n_features)  # the shape checked
         parts = dict(learner_plan.parts)
@@ -1765,7 +1744,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         rows)."""
         if self.schema is not None:  # the fit's plan: the encoded rows, the schema's ranges
             schema = self._table_schema(n_features, "plan")  # n_features: the table's columns
-            return self._on_rows(schema).plan(n, n_classes, len(schema.feature_names))
+            return self._on_rows(schema).plan(n, n_classes, schema.n_features)
         choice = regression_rule(n, n_features, float(self.epsilon), float(self.delta or 0.0),
                                  self.safeguard)
         owner = type(self).__name__

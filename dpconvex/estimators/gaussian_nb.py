@@ -210,7 +210,13 @@ def rows_schema(schema: Any, n_features: int, owner: str) -> Any:
 
     if not isinstance(schema, UniformSchema):
         return schema
-    per_column = schema.for_columns(1).n_features
+    return schema.for_columns(_uniform_width(schema, n_features, owner))
+
+
+def _uniform_width(schema: Any, n_features: int, owner: str) -> int:
+    """The number of columns of the table whose rows under the uniform ``schema`` have
+    ``n_features`` features, or the :class:`ParameterError` of :func:`rows_schema`."""
+    per_column = schema.for_width(1).n_features
     if int(n_features) % per_column:
         raise ParameterError(
             f"The 'feature_range' parameter of {owner}, {schema!r}, makes {per_column} "
@@ -218,7 +224,7 @@ def rows_schema(schema: Any, n_features: int, owner: str) -> Any:
             f"{per_column}: X is not the rows PublicEncoder(schema) makes. Pass those rows, "
             "or the ranges of X's features, feature_range=array of (lo, hi) rows."
         )
-    return schema.for_columns(int(n_features) // per_column)
+    return int(n_features) // per_column
 
 
 def feature_bounds(
@@ -264,8 +270,12 @@ def feature_bounds(
     if feature_range is None:
         feature_range = DEFAULT_FEATURE_RANGE
     if _is_schema(feature_range):
-        feature_range = np.column_stack(
-            rows_schema(feature_range, n_features, owner).encoded_range())
+        from ..data.schema import UniformSchema
+
+        schema = feature_range  # a uniform schema's for the width: none of its columns named
+        if isinstance(schema, UniformSchema):
+            schema = schema.for_width(_uniform_width(schema, n_features, owner))
+        feature_range = np.column_stack(schema.encoded_range())
     bounds = np.asarray(feature_range, dtype=float)
     if bounds.shape == (2,):
         bounds = np.broadcast_to(bounds, (int(n_features), 2))

@@ -178,3 +178,73 @@ def test_a_pipeline_releases_what_it_releases_on_the_named_schema_of_the_width()
         reference = make_pipeline(PublicEncoder(named), make()).fit(X, y)
         assert str(uniform[-1].certificate_) == str(reference[-1].certificate_)
         np.testing.assert_allclose(uniform.predict_proba(X), reference.predict_proba(X), **SAME)
+
+
+@pytest.mark.parametrize("declaration", [Numeric(0, 16), Numeric(-1, 1, log=True),
+                                         Categorical(("A", "C", "G", "T")),
+                                         Categorical(("a", "b"), other=False), Binary("yes"),
+                                         Numeric(0, 1, drafted=True)])
+@pytest.mark.parametrize("centered", [False, True])
+def test_the_facts_of_a_width_are_those_of_the_named_schema_of_that_width(declaration,
+                                                                          centered):
+    """for_width computes, without naming a column, the facts for_columns's schema has: the
+    same arithmetic on the same constants, so equal to the last bit (SAME)."""
+    uniform = PublicSchema.every_column(declaration, centered=centered)
+    for width in (1, 3, 10):
+        named, facts = uniform.for_columns(width), uniform.for_width(width)
+        assert facts.n_features == named.n_features
+        np.testing.assert_allclose(facts.divisor, named.divisor, **SAME)
+        assert (facts.provenance, facts.release) == (named.provenance, named.release)
+        for data_norm in (1.0, 2.5):
+            for ours, theirs in zip(facts.encoded_range(data_norm),
+                                    named.encoded_range(data_norm), strict=True):
+                np.testing.assert_allclose(ours, theirs, **SAME)
+    with pytest.raises(ParameterError, match="'n_columns' parameter of UniformSchema.for_width"):
+        uniform.for_width(0)
+
+
+def _no_column_named(monkeypatch):
+    """Fail a call that names the columns of a uniform schema (what a dry run needs not)."""
+    def named(self, columns, caller):
+        raise AssertionError(f"{caller} named the columns of a uniform schema in a dry run")
+
+    monkeypatch.setattr(UniformSchema, "_named_for", named)
+
+
+def test_a_dry_run_of_a_width_of_ten_billion_columns_makes_nothing_per_column(monkeypatch):
+    """A regressor's plan and certificate without rows read the number of encoded features
+    only: at 10**10 columns no column is named and the memory used stays that of one column
+    (traced below 10 MB, where the names alone would take hundreds of GB)."""
+    import tracemalloc
+
+    _no_column_named(monkeypatch)
+    door = dp.PrivateRegressor(epsilon=1.0, label_range=(0, 1), schema=PIXELS)
+    door.plan(1000, n_features=2)  # the modules imported before the memory is traced
+    tracemalloc.start()
+    try:
+        plan = door.plan(1000, n_features=10**10)
+        certificate = door.certify(n=1000, n_features=10**10)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert plan.n_features == 10**10 and certificate.epsilon == 1.0
+    assert peak < 10 * 2**20
+
+
+def test_a_dry_run_reads_the_uniform_schemas_ranges_without_naming_columns(monkeypatch):
+    """The classifier's plan and certificate and naive Bayes's plan take the per-feature ranges
+    of a uniform schema for a width given without rows from for_width: equal to the ranges of
+    the named schema of that width, so the plan is the one a fit on such a table makes."""
+    schema = PublicSchema.every_column(Categorical(("A", "C", "G", "T")))
+    named_door = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], schema=schema.for_columns(6))
+    named, named_certificate = named_door.plan(500, n_features=6), named_door.certify(
+        n=500, n_features=6)
+    nb_named = dp.PrivateGaussianNB(epsilon=1.0, classes=[0, 1],
+                                    feature_range=schema.for_columns(6)).plan(500, n_features=30)
+    _no_column_named(monkeypatch)
+    door = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], schema=schema)
+    plan = door.plan(500, n_features=6)
+    assert (plan.n_features, plan.learner, plan.budget) == (30, named.learner, named.budget)
+    assert door.certify(n=500, n_features=6).epsilon == named_certificate.epsilon
+    nb = dp.PrivateGaussianNB(epsilon=1.0, classes=[0, 1], feature_range=schema)
+    assert nb.plan(500, n_features=30).budget == nb_named.budget

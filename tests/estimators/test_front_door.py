@@ -772,9 +772,44 @@ def test_plan_for_and_a_search_name_the_columns_of_x_a_named_schema_does_not_dec
                                 classes=[0, 1], epsilon=2.0, random_state=0)
     said = (r"the columns of X differ from the schema's: column\(s\) not in the schema "
             r"'extra'\." if table == "extra column" else
-            r"X has 3 column\(s\), but the schema declares 2 \(read by position")
+            r"X has 3 column\(s\) \(n_features = 3\), but the schema declares 2 \(read by "
+            r"position")
     with pytest.raises(dp.DataValidationError, match=r"PrivateClassifier\.plan_for: " + said):
         door.plan_for(X, y)
     search = dp.PrivateGridSearch(door, {"data_norm": [1.0, 2.0]}, epsilon=2.0, random_state=0)
     with pytest.raises(dp.DataValidationError, match=r"PrivateGridSearch\.fit: " + said):
         search.fit(X, y)
+
+
+@pytest.mark.parametrize("table", ["missing", "extra", "renamed", "reordered", "by position",
+                                   "many missing"])
+def test_the_encoder_a_plan_and_a_search_refuse_other_columns_in_one_message(table):
+    """One check of a table's columns against a named schema: PublicEncoder.fit, plan_for and
+    a search's fit say the same after their own name, the names listed in one form (at most
+    five, and how many more)."""
+    columns = [f"c{k}" for k in range(8)]
+    schema = dp.PublicSchema(dict.fromkeys(columns, dp.Numeric(0, 1)))
+    df = pd.DataFrame(np.random.default_rng(0).uniform(0, 1, (40, 8)), columns=columns)
+    X = {"missing": df.drop(columns="c3"), "extra": df.assign(extra=0.5),
+         "renamed": df.rename(columns={"c0": "C0"}), "reordered": df[columns[::-1]],
+         "by position": df.to_numpy()[:, :7], "many missing": df[["c0"]]}[table]
+    y = np.arange(40) % 2
+    said = []
+    for call, name in ((lambda: dp.PublicEncoder(schema).fit(X), "PublicEncoder.fit"),
+                       (lambda: dp.PrivateClassifier(schema=schema, classes=[0, 1]).plan_for(
+                           X, y), "PrivateClassifier.plan_for"),
+                       (lambda: dp.PrivateGridSearch(
+                           dp.PrivateClassifier(schema=schema, classes=[0, 1]),
+                           {"data_norm": [1.0, 2.0]}, epsilon=1.0).fit(X, y),
+                        "PrivateGridSearch.fit")):
+        with pytest.raises(dp.DataValidationError) as refused:
+            call()
+        assert str(refused.value).startswith(f"{name}: ")
+        said.append(str(refused.value).removeprefix(f"{name}: "))
+    assert said[0] == said[1] == said[2]
+    expected = {"missing": "missing column(s) 'c3'.", "extra": "not in the schema 'extra'.",
+                "renamed": "missing column(s) 'c0'; column(s) not in the schema 'C0'.",
+                "reordered": "the columns are in a different order.",
+                "by position": "X has 7 column(s) (n_features = 7), but the schema declares 8",
+                "many missing": "missing column(s) 'c1', 'c2', 'c3', 'c4', 'c5' and 2 more."}
+    assert expected[table] in said[0]

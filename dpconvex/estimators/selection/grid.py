@@ -566,8 +566,11 @@ class SelectedEstimator:
         try:
             # the label set read as fit does, refused as the search
             with signed_by(private, f"{owner}.fit"):
-                if rows is not None and hasattr(private, "_refuse_other_columns"):
-                    private._refuse_other_columns(rows[0], f"{owner}.fit")  # X's width: planned
+                schema = private.get_params(deep=False).get("schema")  # a front door's table
+                if rows is not None and schema is not None:  # X's width is planned
+                    from ...data.encoder import check_table_columns
+
+                    check_table_columns(schema, rows[0], f"{owner}.fit")
                 classes = range(private.public_shape(*rows)[1]) if classes is None else classes
             return max(
                 (s.plan(part[0], len(classes), int(part[1])).budget.delta for s in steps),
