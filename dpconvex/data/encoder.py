@@ -40,7 +40,7 @@ from ..errors import (
 )
 from .ranged_rows import RangedRows
 from .row_scaling import check_row_norm, normalize_rows
-from .schema import OTHER, PublicSchema, UniformSchema
+from .schema import OTHER, PublicSchema, UniformSchema, _names_shown
 from .tables import dtype_kind, integer_text, is_missing, table_columns
 
 __all__ = ["PublicEncoder", "category_codes", "check_columns", "check_table_columns", "encode",
@@ -286,12 +286,6 @@ def _scale_numeric(x: np.ndarray, lo: float, hi: float, log: bool) -> np.ndarray
     return x
 
 
-def _names_shown(names: Sequence[str], shown: int = 5) -> str:
-    """The first ``shown`` names, quoted, and how many more (a message's length bounded)."""
-    text = ", ".join(repr(c) for c in names[:shown])
-    return text + (f" and {len(names) - shown} more" if len(names) > shown else "")
-
-
 def check_columns(schema: PublicSchema, names: Sequence[str] | None, n_columns: int | None,
                   caller: str) -> None:
     """Refuse a table whose columns are not those ``schema`` declares, in its order: the
@@ -349,7 +343,7 @@ def check_columns(schema: PublicSchema, names: Sequence[str] | None, n_columns: 
             f"{caller}: X has {n_columns} column(s) (n_features = {n_columns}), but the "
             f"schema declares {len(expected)} "
             f"(read by position, in this order: {_names_shown(expected)}). Pass the table of "
-            "the schema's columns; rows a PublicEncoder made are encoded already: give the "
+            "the schema's columns. Rows a PublicEncoder made are encoded already: give the "
             "schema to one of the two, not both.")
 
 

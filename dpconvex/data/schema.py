@@ -36,6 +36,13 @@ def _repeated(items: Any) -> list[Any]:
     return sorted(item for item, count in Counter(items).items() if count > 1)
 
 
+def _names_shown(names: Sequence[Any], shown: int = 5) -> str:
+    """The first ``shown`` names, quoted, and how many more (a message's length bounded)."""
+    names = list(names)
+    text = ", ".join(repr(c) for c in names[:shown])
+    return text + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
 def _check_range(column: str, rng: object, caller: str) -> None:
     """A public range (lo, hi): two finite floats with lo < hi (``caller`` opens the message)."""
     msg = (
@@ -827,6 +834,10 @@ class UniformSchema:
         ------
         ParameterError
             No column, a name that is not a str, or a name repeated.
+
+        See Also
+        --------
+        for_width : the facts of a number of columns that name no column (for a plan).
 
         Examples
         --------

@@ -651,7 +651,7 @@ class SchemaInputMixin:
         width; the width is public where the columns were fixed without reading the records).
         ``method``, the public call (``plan``, ``certify``), opens the refusal of a uniform
         schema without the width."""
-        from ..data.schema import UniformSchema
+        from ..data.schema import UniformSchema, _names_shown
 
         owner = type(self).__name__
         if not isinstance(self.schema, UniformSchema):
@@ -661,7 +661,7 @@ class SchemaInputMixin:
                 raise ParameterError(
                     f"{owner}.{method}: n_features={n_columns!r} is not the number of columns "
                     f"of the table schema={type(self.schema).__name__}(...) declares ({width}: "
-                    f"{_short_names(self.schema.columns)}). Pass n_features={width}, or leave "
+                    f"{_names_shown(self.schema.columns)}). Pass n_features={width}, or leave "
                     "it out.")
             return self.schema
         if n_columns is None:
@@ -856,13 +856,6 @@ INFERRED_CHOICE_WARNING = (
 INFERRED_CHOICE = ("the learner was chosen with the label set read from the data (classes=None), "
                    "assumed public: one record with a new label can change the learner; pass "
                    "classes=[...] so that neither is read from the records")
-
-def _short_names(columns: Any, shown: int = 5) -> str:
-    """The first ``shown`` column names, and how many more."""
-    names = [repr(c) for c in list(columns)[:shown]]
-    more = len(columns) - shown
-    return ", ".join(names) + (f" and {more} more" if more > 0 else "")
-
 
 def _noise_dominates(learner: PrivateEstimator, n: int, n_classes: int, n_features: int) -> bool:
     """Whether ``learner``'s public noise check fires on the shape-only problem of its plan.
