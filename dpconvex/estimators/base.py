@@ -1955,10 +1955,10 @@ class PrivateEstimator(BaseEstimator):
 
     def _check_plan_shape(self, X: Any, plan: FitPlan, caller: str) -> None:
         """Refuse rows X not of the plan's shape (n, n_features): the plan's noise, Λ and notes
-        are of its (n, d). :meth:`_checked_data` (``prepare``) and the fit-only preparations
-        (a ``_prepare_fit`` that builds from ``context.data`` itself) call it, so rows of
-        another shape are refused however they reach a fit, a plan handed in ``context.plan``
-        included. ``caller``: the call named in the refusal."""
+        are of its (n, d). :meth:`_checked_data` (``prepare``) and :meth:`_fit_with` (for a
+        plan handed in ``context.plan``; a plan the fit makes is of its rows' shape) call it, so
+        rows of another shape are refused however they reach a fit. ``caller``: the call named
+        in the refusal."""
         if tuple(X.shape) != (plan.n, plan.n_features):
             raise ParameterError(
                 f"{caller}: the plan is for n = {plan.n} rows and {plan.n_features} "
@@ -2108,7 +2108,7 @@ class PrivateEstimator(BaseEstimator):
         every step: ``context.noise``, else a new one from ``random_state``. An estimator with a
         ``verbose`` parameter prints the progress of its hold, objective and release at that
         level. ``context.plan``: the plan the fit that holds this one made for it, followed as
-        it is."""
+        it is on rows of its shape (:meth:`_check_plan_shape`)."""
         if not self.takes_row_mask:
             context.every_row(type(self).__name__)
         routed = self._fit_routed(X, y, context)
@@ -2122,6 +2122,8 @@ class PrivateEstimator(BaseEstimator):
         # (a part's rows as the fit that holds it checked them: an array, no column names)
         names = None if context.checked else feature_names_of(X, f"{type(self).__name__}.fit")
         data = context.data or self._validated(X, y, context)  # once; a check releases nothing
+        if context.plan is not None:  # the holder's plan: of these rows' shape, or refused
+            self._check_plan_shape(data.X, context.plan, f"{type(self).__name__}.fit")
         try:
             plan = context.plan or self._plan(*data.shape)
         except (DataValidationError, ParameterError) as exc:  # in the name of the fit that plans

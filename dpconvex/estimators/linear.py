@@ -819,11 +819,8 @@ class _PrivateLinearClassifier(
 
     def _prepare_fit(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Prepared:
         """The fit's preparation: the template of ``plan`` over the rows X and the labels
-        ``context.data.labels`` as the fit validated them and planned from their shape, so
-        not checked again (:meth:`prepare` checks the rows and labels a caller hands it); the
-        rows held to the plan's shape (a plan handed in ``context.plan`` is of the fit that
-        made it)."""
-        self._check_plan_shape(X, plan, f"{type(self).__name__}.fit")
+        ``context.data.labels`` as the fit validated them and held them to the plan's shape, so
+        not checked again (:meth:`prepare` checks the rows and labels a caller hands it)."""
         return self._prepared(X, context.data.labels, plan)
 
     def _prepared(self, X_checked: Any, labels: LabelSet, plan: FitPlan) -> Prepared:

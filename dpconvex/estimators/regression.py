@@ -1120,11 +1120,9 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
 
     def _prepare_fit(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Prepared:
         """The fit's preparation: the template of ``plan`` over the rows X and labels y as the
-        fit validated them (``context.data``) and planned from their shape, so not checked
+        fit validated them (``context.data``) and held them to the plan's shape, so not checked
         again (:meth:`prepare` checks the rows and labels a caller hands it); the labels mapped
-        onto [−1, 1] here (:meth:`_unit_labels`); the rows held to the plan's shape (a plan
-        handed in ``context.plan`` is of the fit that made it)."""
-        self._check_plan_shape(X, plan, f"{type(self).__name__}.fit")
+        onto [−1, 1] here (:meth:`_unit_labels`)."""
         u = self._unit_labels(y, plan.n, f"{type(self).__name__}.fit",
                               note=context.excluded is None, checked=context.checked)
         return self._prepared(X, u, plan, context.excluded)
