@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -15,7 +16,9 @@ from dpconvex.estimators.large_margin.components import (
     dp_kmeans,
     public_centers,
 )
-from dpconvex.templates.statistics import assign_nearest
+from dpconvex.privacy.budget import Budget
+from dpconvex.privacy.mechanisms.kmeans import DPKMeans
+from dpconvex.templates.statistics import KMeansTemplate, assign_nearest
 
 
 def _blobs(n=600, d=2, seed=0):
@@ -64,6 +67,25 @@ def test_dp_kmeans_recovers_separated_clusters_with_large_epsilon():
     assert cert.epsilon == pytest.approx(200.0) and cert.private
     err = np.linalg.norm(ctr - centers, axis=-1).max()
     assert err < 0.05
+
+
+def test_dp_kmeans_certificate_lists_the_checked_row_norm_and_the_computed_epsilon():
+    """The k-means step's certificate carries its template's checked row-norm condition, and
+    its composition line states the calibration's computed ε, not the request (a calibration
+    whose ε differs from the request tells the two apart)."""
+    X, y, _, centers = _blobs(n=40)
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+    _, cert = dp_kmeans(X, y, 2, 2, epsilon=0.3, data_norm=1.0, n_iter=3,
+                        init_centers=centers, random_state=0)
+    (row,) = [c for c in cert.conditions if c.name == "row norm bound"]
+    assert row.holds and row.how == "checked on every row"
+    mech = DPKMeans()
+    template = KMeansTemplate(X, y, 2, 2, data_norm=1.0, n_iter=3, init_centers=centers)
+    budget = Budget(0.3)
+    cal = dataclasses.replace(mech.calibrate(template, budget), epsilon=0.25)
+    cert = mech.certificate(template, budget, cal, mech.conditions(template, budget))
+    (comp,) = [c for c in cert.conditions if c.name == "composition"]
+    assert comp.detail.endswith("= 0.25") and cert.epsilon == 0.25
 
 
 def test_dp_kmeans_noise_scale_matches_the_certificate():
