@@ -465,8 +465,9 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
         """What the guarantee assumes, for the certificate."""
         needs = needs_of(needs)
         a = [*self._common_assumptions(),
-             "noise: one independent symmetric matrix per class and component, drawn with "
-             "density ∝ exp(-beta ||b||_F) on the symmetric subspace of dimension "
+             "noise: a distinct symmetric matrix b_{c,m} per class and component (not one b "
+             "shared by all classes), the blocks drawn jointly with density "
+             "∝ exp(-beta ||b||_F) on the product of the symmetric subspaces, of dimension "
              f"p = C K (d+1)(d+2)/2 = {self.dimension}"]
         if self.rows is not None:  # an out-of-core backend says so
             a.append(self.rows.certificate_note)
