@@ -1015,7 +1015,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         certificates = [self._certified(params, epsilon, unknown, rows[index], owner, labels)
                         for index, params in enumerate(candidates)]
         if public:
-            selection = self._public_selection(self._public_set(owner, X_checked.shape[1])[1])
+            selection = self._public_selection(
+                self._public_set(owner, X_checked.shape[1], "certify")[1])
         else:
             selection = release(SelectionTemplate.of_problem(m, DERIVED_SENSITIVITY,
                                                              int(parts[-1].size)),
@@ -1039,8 +1040,10 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
             )
         return n_parts
 
-    def _public_set(self, owner: str, d: int) -> tuple[Any, np.ndarray]:
-        """(X_val, y_val), checked; a pipeline's table as given (its first step reads it, as X)."""
+    def _public_set(self, owner: str, d: int, method: str = "fit") -> tuple[Any, np.ndarray]:
+        """(X_val, y_val), checked (refused in the name of ``owner.method``); a pipeline's table
+        as given (its first step reads it, as X)."""
+        caller = f"{owner}.{method}"
         public_validation = self.public_validation
         if not isinstance(public_validation, (tuple, list)) or len(public_validation) != 2:
             raise ParameterError(
@@ -1050,8 +1053,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         X_public, y_public = public_validation
         if not (isinstance(self.estimator, Pipeline) and hasattr(X_public, "iloc")
                 and not is_dask_collection(X_public)):
-            X_public = check_array(X_public, f"{owner}.fit", name="X_val", n_features=d)
-        y_public = check_labels(y_public, X_public.shape[0], f"{owner}.fit", ("X_val", "y_val"))
+            X_public = check_array(X_public, caller, name="X_val", n_features=d)
+        y_public = check_labels(y_public, X_public.shape[0], caller, ("X_val", "y_val"))
         return X_public, y_public
 
     @staticmethod
