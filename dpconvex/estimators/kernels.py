@@ -114,9 +114,12 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         The ε of the private learner that follows, read only by ``n_components="auto"``
         (required there). The map itself spends no budget.
     random_state : None or int, default=None
-        None seeds from the OS at each fit; an int fixes the draw (data-independent and released), from its
-        own stream of that seed: a learner given the same int draws other numbers, but whoever learns the seed
-        can rebuild both. Inside a search the search's source is used instead. A generator is refused.
+        None seeds from the OS at each fit; an int fixes the draw (data-independent and
+        released), from its own stream of that seed. An int here is public in effect: the
+        released ``random_weights_`` identify a small int by trying seeds, and the same int
+        on the private learner would then rebuild its noise. Never give a learner the int
+        given here (leave the learner's ``random_state`` None). Inside a search the
+        search's source is used instead. A generator is refused.
 
     Attributes
     ----------
@@ -145,9 +148,9 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(1000, 2))
     >>> y = (np.linalg.norm(X, axis=1) > 1.2).astype(int)
-    >>> rff = RandomFourierFeatures(n_components=20, gamma=0.5, random_state=0)
+    >>> rff = RandomFourierFeatures(n_components=20, gamma=0.5, random_state=0)  # public
     >>> clf = make_pipeline(rff, PrivateLogisticRegression(epsilon=1.0, classes=[0, 1],
-    ...                     data_norm=rff.data_norm, random_state=0)).fit(X, y)
+    ...                     data_norm=rff.data_norm, random_state=None)).fit(X, y)
     >>> Z = rff.transform(X)
     >>> Z.shape, bool(np.linalg.norm(Z, axis=1).max() <= 1.0)
     ((1000, 20), True)

@@ -693,3 +693,112 @@ def test_public_budget_ledger_and_labels_are_those_a_fit_uses(search_class: Any)
     with pytest.raises(ParameterError, match="same ledger"):
         two.charged_ledger()
     assert two.public_classes() is None
+
+
+def _fitted_models(root: Any) -> list[Any]:
+    """Every fitted dpconvex estimator reachable from ``root`` (through attributes, mappings,
+    lists, tuples and sets), each once."""
+    from dpconvex.estimators.base import PrivateEstimator
+
+    seen, found, stack = set(), [], [root]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or isinstance(obj, (str, bytes, int, float, np.ndarray, type)):
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, PrivateEstimator) and hasattr(obj, "certificate_"):
+            found.append(obj)
+        if isinstance(obj, dict):
+            stack.extend([*obj.keys(), *obj.values()])
+        elif isinstance(obj, (list, tuple, set, frozenset)):
+            stack.extend(obj)
+        stack.extend(getattr(obj, "__dict__", {}).values())
+    return found
+
+
+def _step_search(search: Any, steps: Any, seed: int = 0, **extra: Any) -> Any:
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import Normalizer
+
+    pipe = Pipeline([("norm", Normalizer()), ("clf", PrivateLogisticRegression())])
+    return search(pipe, steps, epsilon=1.0, classes=[0, 1], random_state=seed, **extra)
+
+
+@pytest.mark.parametrize("search,extra", [(PrivateGridSearch, {}),
+                                          (PrivateRandomSearch, {"mean_runs": 10})])
+def test_a_grid_over_a_pipeline_step_leaves_the_callers_steps_unfitted_and_unchanged(search,
+                                                                                    extra):
+    """Each candidate (each run) fits its own clone of a step given in param_grid: the caller's
+    steps (which param_grid, candidates_ and best_params_ hold) keep their parameters and are
+    not fitted by budget_for or fit."""
+    X, y = _unit_rows()
+    steps = [PrivateLogisticRegression(lam=0.01), PrivateLogisticRegression(lam=1.0)]
+    given = [dict(step.get_params()) for step in steps]
+    tuner = _step_search(search, {"clf": steps}, **extra)
+    tuner.budget_for(X, y)
+    fitted = tuner.fit(X, y)
+    assert [step.get_params() for step in steps] == given
+    assert not any(hasattr(step, "certificate_") or hasattr(step, "coef_") for step in steps)
+    assert fitted.best_params_["clf"] is steps[fitted.best_index_]
+    assert [candidate["clf"] for candidate in fitted.candidates_] == steps
+
+
+@pytest.mark.parametrize("search,extra,grid", [
+    (PrivateGridSearch, {}, "two points"),
+    (PrivateGridSearch, {}, "one step at two points"),
+    (PrivateRandomSearch, {"mean_runs": 10}, "two points"),
+])
+def test_a_search_over_a_pipeline_step_releases_the_selected_fit_and_no_other(search, extra,
+                                                                             grid):
+    """The released step is the selected candidate's (run's) own fit, whose certificate the
+    search composed; no other fitted model is reachable from the fitted search or its pickle
+    (docs/privacy/tuning_gd_ledger.md#privacy-random-search: the other runs are not stored).
+    One step object at two grid points: three seeds, so that a selection of either candidate
+    is checked."""
+    import pickle
+
+    X, y = _unit_rows(600)
+    if grid == "two points":
+        param_grid: Any = {"clf": [PrivateLogisticRegression(lam=0.01),
+                                   PrivateLogisticRegression(lam=1.0)]}
+    else:
+        step = PrivateLogisticRegression(lam=0.1)
+        param_grid = [{"clf": [step]}, {"clf": [step]}]
+    for seed in (0,) if grid == "two points" else (0, 1, 2):
+        fitted = _step_search(search, param_grid, seed, **extra).fit(X, y)
+        released = fitted.best_estimator_.named_steps["clf"]
+        composed = (fitted.certificate_.parts[0].parts[0] if search is PrivateRandomSearch
+                    else fitted.certificate_.parts[fitted.best_index_])
+        assert released.certificate_ is composed
+        assert _fitted_models(fitted) == [released]
+        unpickled = pickle.loads(pickle.dumps(fitted))
+        assert _fitted_models(unpickled) == [unpickled.best_estimator_.named_steps["clf"]]
+
+
+def test_a_sweep_of_a_search_over_a_pipeline_step_keeps_each_fits_model():
+    """Each fit of an epsilon sweep of a search holds its own released step, certified at
+    its own epsilon; the caller's step stays unfitted."""
+    from dpconvex import epsilon_sweep
+
+    X, y = _unit_rows(600)
+    steps = [PrivateLogisticRegression(lam=0.01)]
+    sweep = epsilon_sweep(_step_search(PrivateGridSearch, {"clf": steps}), X, y, [0.1, 8.0],
+                          random_state=0)
+    low, high = (fits[0].best_estimator_.named_steps["clf"] for fits in sweep.estimators)
+    assert low is not high and not hasattr(steps[0], "certificate_")
+    assert low.certificate_.epsilon <= 0.1 < 1.0 < high.certificate_.epsilon <= 8.0
+
+
+def test_certify_states_the_public_validation_set_as_fit_does():
+    """With public_validation, the dry run's selection states the assumption that the set is
+    public and its size, as the fit's does."""
+    X, y = _unit_rows()
+    X_val, y_val = X[:50], y[:50]
+    search = PrivateGridSearch(PrivateLogisticRegression(), {"lam": [0.01, 0.1]}, epsilon=1.0,
+                               classes=[0, 1], public_validation=(X_val, y_val), random_state=0)
+    dry = search.certify(X, y).parts[-1]
+    fit = search.fit(X, y).certificate_.parts[-1]
+    assert dry.mechanism == fit.mechanism
+    assert [(c.name, c.holds, c.how, c.detail) for c in dry.conditions] == \
+        [(c.name, c.holds, c.how, c.detail) for c in fit.conditions]
+    assert dry.quantities == fit.quantities == {"validation size": 50}

@@ -157,6 +157,25 @@ def _leaf(key: str) -> str:
     return key.rsplit("__", 1)[-1]
 
 
+def _fresh(value: Any) -> Any:
+    """``value``, an estimator in it (itself, or in a list or tuple: a Pipeline's steps)
+    replaced by an unfitted clone."""
+    if hasattr(value, "get_params") and not isinstance(value, type):
+        return clone(value)
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return type(value)([_fresh(item) for item in value])
+    return value
+
+
+def _unfitted(params: Mapping[str, Any]) -> dict[str, Any]:
+    """A candidate's grid point to set on it: every estimator among the values (a Pipeline
+    step, say) an unfitted clone, as scikit-learn's searches set them. A candidate fits its
+    own copy, never the caller's object in ``param_grid``, which ``candidates_`` and
+    ``best_params_`` hold: a fit of one candidate is not reachable through another's, nor
+    through the search's parameters (only the selected candidate's model is released)."""
+    return {key: _fresh(value) for key, value in params.items()}
+
+
 def _check_param_grid(param_grid: Any, valid: Sequence[str], owner: str) -> list[dict[str, Any]]:
     """Validate a grid (dict or list of dicts of non-empty lists) and expand it."""
     grids = [param_grid] if isinstance(param_grid, Mapping) else param_grid
@@ -558,7 +577,7 @@ class SelectedEstimator:
         if (not hasattr(private, "plan") or (classes is None and rows is None)
                 or not isinstance(part[0], int) or part[0] < 2 or not int(part[1]) >= 1):
             return None  # the search refuses such data itself
-        models = [clone(self.estimator).set_params(**params, **{key: epsilon})
+        models = [clone(self.estimator).set_params(**_unfitted(params), **{key: epsilon})
                   for params in self._grid_candidates(owner, part, epsilon)]
         steps = [m.get_params(deep=True)[path] if path else m for m in models]
         for step in steps:  # its parameters refused by name here; only its input width is unknown
@@ -737,7 +756,7 @@ class SelectedEstimator:
         handed = (labels is not None and labels.assumption.source != "parameter"
                   and isinstance(self.estimator, PrivateEstimator))
         candidate = clone(self.estimator).set_params(
-            **params, **self._settings(epsilon, unknown, labels, any_source=not handed)
+            **_unfitted(params), **self._settings(epsilon, unknown, labels, any_source=not handed)
         )
         if handed:  # the set read from y handed to the candidate, as its fit takes it
             part = self._candidate_context(NO_CONTEXT.inner(None), labels)
@@ -902,7 +921,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         models, certificates = [], []
         for index, params in enumerate(candidates):
             candidate = clone(self.estimator)
-            candidate.set_params(**params, **overrides_base)
+            candidate.set_params(**_unfitted(params), **overrides_base)
             fit_with(
                 candidate,
                 *rows[index],
@@ -926,13 +945,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                                         for model in models])
         if public:
             best = int(np.argmin(validation_mistakes))
-            selection_certificate = Certificate(
-                mechanism="selection on a public validation set (argmin of mistakes)",
-                epsilon_requested=0.0, epsilon=0.0, private=True,
-                conditions=[Condition("public validation set", True, "assumption",
-                                      "the user declares (X_val, y_val) public")],
-                quantities={"validation size": int(y_public.shape[0])},
-            )
+            selection_certificate = self._public_selection(y_public)
         else:
             # minus the mistakes dpconvex counted (Δu = 1, docs/privacy/tuning_gd_ledger.md)
             template = SelectionTemplate(lambda: -validation_mistakes.astype(float),
@@ -1005,9 +1018,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         certificates = [self._certified(params, epsilon, unknown, rows[index], owner, labels)
                         for index, params in enumerate(candidates)]
         if public:
-            selection = Certificate(
-                mechanism="selection on a public validation set (argmin of mistakes)",
-                epsilon_requested=0.0, epsilon=0.0, private=True)
+            selection = self._public_selection(
+                self._public_set(owner, X_checked.shape[1], "certify")[1])
         else:
             selection = release(SelectionTemplate.of_problem(m, DERIVED_SENSITIVITY,
                                                              int(parts[-1].size)),
@@ -1031,8 +1043,10 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
             )
         return n_parts
 
-    def _public_set(self, owner: str, d: int) -> tuple[Any, np.ndarray]:
-        """(X_val, y_val), checked; a pipeline's table as given (its first step reads it, as X)."""
+    def _public_set(self, owner: str, d: int, method: str = "fit") -> tuple[Any, np.ndarray]:
+        """(X_val, y_val), checked (refused in the name of ``owner.method``); a pipeline's table
+        as given (its first step reads it, as X)."""
+        caller = f"{owner}.{method}"
         public_validation = self.public_validation
         if not isinstance(public_validation, (tuple, list)) or len(public_validation) != 2:
             raise ParameterError(
@@ -1042,9 +1056,22 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         X_public, y_public = public_validation
         if not (isinstance(self.estimator, Pipeline) and hasattr(X_public, "iloc")
                 and not is_dask_collection(X_public)):
-            X_public = check_array(X_public, f"{owner}.fit", name="X_val", n_features=d)
-        y_public = check_labels(y_public, X_public.shape[0], f"{owner}.fit", ("X_val", "y_val"))
+            X_public = check_array(X_public, caller, name="X_val", n_features=d)
+        y_public = check_labels(y_public, X_public.shape[0], caller, ("X_val", "y_val"))
         return X_public, y_public
+
+    @staticmethod
+    def _public_selection(y_public: np.ndarray) -> Certificate:
+        """The certificate of the selection on ``public_validation`` (its checked labels
+        ``y_public``), as a fit and its dry run state it: ε = 0 under the assumption that the
+        user declares the set public."""
+        return Certificate(
+            mechanism="selection on a public validation set (argmin of mistakes)",
+            epsilon_requested=0.0, epsilon=0.0, private=True,
+            conditions=[Condition("public validation set", True, "assumption",
+                                  "the user declares (X_val, y_val) public")],
+            quantities={"validation size": int(y_public.shape[0])},
+        )
 
     @staticmethod
     def _certificate(

@@ -35,7 +35,7 @@ from ...privacy.certificate import Certificate, Condition
 from ...privacy.composition import compose_parallel, compose_repetitions
 from ..base import NO_CONTEXT, FitContext, fit_with
 from ..parts import Parts, mistakes
-from .grid import Selected, SelectedEstimator, _find_certificate, public_size
+from .grid import Selected, SelectedEstimator, _find_certificate, _unfitted, public_size
 
 __all__ = ["PrivateRandomSearch", "Repetitions", "discrete_laplace"]
 
@@ -413,7 +413,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         for _ in range(k_runs):
             index = int(noise_rng.integers(m))
             candidate = clone(self.estimator)
-            candidate.set_params(**candidates[index], **overrides)
+            candidate.set_params(**_unfitted(candidates[index]), **overrides)
             with warnings.catch_warnings(record=True) as caught:  # their count would tell K
                 warnings.simplefilter("always")
                 fit_with(candidate, X_train, y_train, self._candidate_context(context, labels),
