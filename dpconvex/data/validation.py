@@ -465,7 +465,8 @@ def check_classes(
             "one model per class and split epsilon between them (sequential composition)",
         )
     if len(set(values)) != c.size:
-        raise _refuse(caller, source, classes, "has repeated labels")
+        raise _refuse(caller, source, classes, "has repeated labels; list each class once "
+                      "(the public label set, e.g. [0, 1]), not the labels of y")
     try:  # sorted, as scikit-learn's classes_: its scorers read classes_[-1] as the positive class
         return c[np.argsort(c, kind="stable")]
     except TypeError:
