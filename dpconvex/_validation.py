@@ -92,8 +92,49 @@ def is_dpconvex_function(fn: Any) -> bool:
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 
-def _short_repr(value: Any, limit: int = 60) -> str:
-    """``repr(value)`` cut to ``limit`` characters (huge ints cannot even be printed)."""
+#: Containers of at most this many plain scalars are shown as typed (``classes=[0, 1, 1]``);
+#: longer ones, and any holding an array, a container or an object, by type and length only.
+SHOWN_ITEMS = 8
+
+_PLAIN_SCALARS = (numbers.Number, str, bytes, type(None), np.generic)
+
+
+def _is_plain(value: Any) -> bool:
+    """Whether ``value`` is a scalar a user types: a number, a string, None or a NumPy scalar."""
+    return isinstance(value, _PLAIN_SCALARS) and not isinstance(value, np.ndarray)
+
+
+def describe_value(value: Any, limit: int = 60) -> str:
+    """``value`` described for a message on a parameter: what was passed, never the user's data.
+
+    A scalar, and a list, tuple, set or dict of at most :data:`SHOWN_ITEMS` plain scalars
+    (numbers, strings, None), is its ``repr`` cut to ``limit`` characters: what a user types, so
+    ``classes=[0, 1, 1]`` still shows the repeated label. An array, a pandas object, anything
+    with a ``shape``, and a longer container or one holding arrays, containers or other objects,
+    is named by its type, shape or length and dtype only: such a value is likely a slice of the
+    data passed where a parameter belongs (``classes=y``), and a message may be logged or shown.
+    An int too long to print is named by its number of digits.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex._validation import describe_value
+    >>> describe_value([0, 1, 1]), describe_value(0.5)
+    ('[0, 1, 1]', '0.5')
+    >>> describe_value(np.array([[789.0, 1.5], [2.0, 3.0]]))
+    'an array of shape (2, 2) and dtype float64'
+    >>> describe_value(list(range(500)))
+    'a list of length 500 holding int'
+    """
+    shape = None if isinstance(value, np.generic) else getattr(value, "shape", None)
+    if shape is not None:
+        return _describe_array(value, shape)
+    if isinstance(value, (list, tuple, set, frozenset, Mapping)):
+        items = list(value.items()) if isinstance(value, Mapping) else list(value)
+        flat = [part for item in items
+                for part in (item if isinstance(value, Mapping) else (item,))]
+        if len(items) > SHOWN_ITEMS or not all(_is_plain(part) for part in flat):
+            return _describe_container(value, flat)
     try:
         text = repr(value)
     except ValueError:  # int above sys.get_int_max_str_digits(), or a value holding one
@@ -101,6 +142,35 @@ def _short_repr(value: Any, limit: int = 60) -> str:
             return f"an int of about {int(value.bit_length() * 0.30103)} digits"
         return f"a {type(value).__name__} holding an int too long to print"
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _article(word: str) -> str:
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
+
+
+def _describe_array(value: Any, shape: Any) -> str:
+    """An array-like by type, shape and dtype (a DataFrame has dtypes, one per column)."""
+    try:
+        shown = str(tuple(shape))
+    except TypeError:
+        shown = "unknown"
+    kind = "array" if isinstance(value, np.ndarray) else type(value).__name__
+    text = f"{_article(kind)} of shape {shown}"
+    dtype = getattr(value, "dtype", None)
+    return text if dtype is None else f"{text} and dtype {dtype}"
+
+
+def _describe_container(value: Any, flat: list[Any]) -> str:
+    """A container by type, length and the types of what it holds (at most three named)."""
+    kinds = sorted({type(part).__name__ for part in flat})
+    held = ", ".join(kinds[:3]) + (", ..." if len(kinds) > 3 else "")
+    text = f"{_article(type(value).__name__)} of length {len(value)}"
+    return f"{text} holding {held}" if held else text
+
+
+def _short_repr(value: Any, limit: int = 60) -> str:
+    """:func:`describe_value`: what a parameter's refusal shows of the value passed."""
+    return describe_value(value, limit)
 
 
 def _interval(low: float, high: float, low_inclusive: bool, high_inclusive: bool) -> str:
@@ -236,7 +306,7 @@ def check_random_state(random_state: RandomStateLike, caller: str,
         return np.random.default_rng(int(random_state))
     raise ParameterError(
         f"The '{name}' argument of {caller} must be None (seed from the OS), a non-negative "
-        f"int or a numpy.random.Generator. Got {random_state!r} instead."
+        f"int or a numpy.random.Generator. Got {_short_repr(random_state)} instead."
     )
 
 
@@ -492,7 +562,7 @@ class Seed(Constraint):
             )
         raise ParameterError(
             f"The '{name}' parameter of {owner} must be None (noise seeded from the OS) "
-            f"or a non-negative int. Got {value!r} instead.")
+            f"or a non-negative int. Got {_short_repr(value)} instead.")
 
     def __str__(self) -> str:
         return "None or a non-negative int"

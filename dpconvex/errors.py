@@ -38,6 +38,7 @@ __all__ = [
 
 import contextlib
 import importlib.util
+import numbers
 import os
 import sys
 import time
@@ -477,9 +478,14 @@ def verbosity(level: int) -> Iterator[None]:
     Parameters
     ----------
     level : int
-        0: nothing; 1: the steps of each fit, with the elapsed time; 2 (or more): also the
-        solvers' iterations and residuals, figures of the data: shown, never stored.
+        0: nothing; 1: the steps of each fit, with the elapsed time; 2: also the solvers'
+        iterations and residuals, figures of the data: shown, never stored.
         ``PrivateLargeMarginGaussian(verbose=...)`` sets it for its own fits.
+
+    Raises
+    ------
+    ParameterError
+        ``level`` is not an int in [0, 2] (a bool, a float or a string is refused).
 
     Examples
     --------
@@ -490,11 +496,30 @@ def verbosity(level: int) -> Iterator[None]:
     >>> with verbosity(1):  # one line per step of the fit, on stderr
     ...     clf = PrivateLogisticRegression(classes=[0, 1], random_state=0).fit(X, y)
     """
-    token = _VERBOSITY.set((int(level), time.perf_counter()))
+    token = _VERBOSITY.set((_check_level(level), time.perf_counter()))
     try:
         yield
     finally:
         _VERBOSITY.reset(token)
+
+
+#: The highest level of :func:`verbosity`.
+MAX_LEVEL = 2
+
+
+def _check_level(level: Any) -> int:
+    """``level`` of :func:`verbosity` as an int in [0, :data:`MAX_LEVEL`], else refused."""
+    is_int = isinstance(level, numbers.Integral) and not isinstance(level, bool)
+    if is_int and 0 <= level <= MAX_LEVEL:
+        return int(level)
+    if is_int:
+        shown = f"{int(level)}" if abs(level) < 10**6 else "an int of more than six digits"
+    else:
+        shown = "None" if level is None else f"a {type(level).__name__}"
+    raise ParameterError(
+        f"The 'level' argument of verbosity must be an int in [0, {MAX_LEVEL}] (0: nothing, "
+        f"1: the steps of each fit, 2: also the solvers' iterations). Got {shown} instead."
+    )
 
 
 def say(message: str, level: int = 1) -> None:

@@ -118,3 +118,15 @@ def test_the_classifier_safeguard_suggests_delta_only_where_the_rule_would_use_i
     message = _constant_released(dp.PrivateClassifier(epsilon=1.0, delta=delta, classes=[0, 1],
                                                       random_state=0), X, y)
     assert ("delta > 0" in message) == suggested
+
+
+@pytest.mark.parametrize("level, shown", [("x", "a str"), (None, "None"), (-1, "-1"),
+                                          (1.5, "a float"), (True, "a bool"), (3, "3"),
+                                          (10**400, "an int of more than six digits")])
+def test_verbosity_refuses_a_level_outside_zero_to_two(level, shown):
+    with pytest.raises(dp.ParameterError, match=r"'level' argument of verbosity must be an int "
+                       rf"in \[0, 2\] .* Got {shown} instead"):
+        with dp.verbosity(level):
+            pass
+    with dp.verbosity(np.int64(2)):  # a NumPy int is an int
+        pass

@@ -12,6 +12,7 @@ column of a table alike, however many it has. Nothing here reads data:
 from __future__ import annotations
 
 import hashlib
+import keyword
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -20,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import _short_repr, check_bool, check_int
+from .._validation import _short_repr, check_bool, check_float, check_int
 from ..errors import ParameterError
 from .ranged_rows import SUGGESTED_SOURCE
 
@@ -143,6 +144,10 @@ class Categorical:
         missing value included; with False such a value gives an all-zero block. Values that are not strings
         are compared as ``str(value)``, so a column of numbers needs the numbers' text as vocabulary (``("0",
         "1", "2")`` for integer codes); a vocabulary that no value of the column's dtype can match is refused.
+        An empty vocabulary is valid with ``other=True`` (every value then sets the one feature
+        ``"<column>=<other>"``: what a column whose categories are all unknown or withheld
+        encodes, e.g. one where a private draft released no category) and refused with
+        ``other=False`` (no feature at all).
     drafted : bool, default=False
         As in :class:`Numeric`.
 
@@ -586,11 +591,17 @@ class PublicSchema:
         Parameters
         ----------
         data_norm : float, default=1.0
-            The encoder's ``data_norm``.
+            The encoder's ``data_norm``: a finite float > 0 (of magnitude within
+            [1e-100, 1e100], as the encoder's).
 
         Returns
         -------
         lo, hi : ndarray of shape (n_features,)
+
+        Raises
+        ------
+        ParameterError
+            ``data_norm`` is not a finite float > 0 (a negative norm would invert the range).
 
         Examples
         --------
@@ -610,7 +621,7 @@ class PublicSchema:
             low, high = (numeric_lo, numeric_hi) if col in self.numeric else (0.0, 1.0)
             lo.extend([low] * width)
             hi.extend([high] * width)
-        scale = float(data_norm) / self.divisor
+        scale = check_float("data_norm", data_norm, "PublicSchema.encoded_range") / self.divisor
         return np.asarray(lo) * scale, np.asarray(hi) * scale
 
     @property
@@ -630,7 +641,36 @@ class PublicSchema:
         """An all-numeric, linearly scaled schema with columns ``x0, x1, ...``.
 
         Its columns are positional: :class:`PublicEncoder` reads column ``k`` of a NumPy array as ``x<k>``.
+
+        Parameters
+        ----------
+        ranges : sequence of (lo, hi)
+            The public range of each column, in order.
+        centered : bool, default=False
+            As in :class:`~dpconvex.PublicSchema`.
+        prefix : str, default="x"
+            The columns are named ``prefix`` followed by their position.
+
+        Returns
+        -------
+        PublicSchema
+
+        Raises
+        ------
+        ParameterError
+            An empty ``ranges``, a range that is not two finite numbers lo < hi, or a
+            ``prefix`` that is not a str.
+
+        Examples
+        --------
+        >>> from dpconvex import PublicSchema
+        >>> PublicSchema.from_ranges([(0, 1), (-5, 5)], prefix="f").columns
+        ('f0', 'f1')
         """
+        if not isinstance(prefix, str):
+            raise ParameterError("The 'prefix' argument of PublicSchema.from_ranges must be a str, "
+                                 "the start of each column's name (e.g. 'x'). Got "
+                                 f"{_short_repr(prefix)} instead.")
         if isinstance(ranges, (str, bytes)) or not isinstance(ranges, (Sequence, np.ndarray)) \
                 or len(ranges) == 0:
             raise ParameterError("The 'ranges' argument of PublicSchema.from_ranges must be a "
@@ -737,7 +777,33 @@ class PublicSchema:
         Floats are written with :func:`repr`, so ``exec`` of the source gives a schema that
         encodes every record as this one does. The source carries no ``drafted`` mark: the
         schema it builds from a draft is a reviewed schema, not equal to the draft.
+
+        Parameters
+        ----------
+        name : str, default="schema"
+            The variable assigned: a Python identifier, not a keyword.
+
+        Returns
+        -------
+        str
+            The source.
+
+        Raises
+        ------
+        ParameterError
+            ``name`` is not an identifier (``"1 x"``, None, 5, ``"class"``).
+
+        Examples
+        --------
+        >>> from dpconvex import Numeric, PublicSchema
+        >>> print(PublicSchema({"age": Numeric(0, 120)}).to_code("people"))
+        from dpconvex import Numeric, PublicSchema
+        <BLANKLINE>
+        people = PublicSchema({
+            "age": Numeric(0.0, 120.0),
+        })
         """
+        _check_code_name(name, "PublicSchema.to_code")
         decls = self.declarations
         used = sorted({type(d).__name__ for d in decls.values() if d is not None})
         lines = []
@@ -758,6 +824,16 @@ class PublicSchema:
         lines += [f"    {_quoted(col)}: {_decl_code(d)}," for col, d in decls.items()]
         lines.append("}, centered=True)" if self.centered else "})")
         return "\n".join(lines)
+
+
+def _check_code_name(name: Any, caller: str) -> None:
+    """Refuse a ``to_code`` name that is not a Python identifier (or is a keyword)."""
+    if not (isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)):
+        raise ParameterError(
+            f"The 'name' argument of {caller} must be a Python identifier that is not a "
+            f"keyword (e.g. 'schema'), the variable the source assigns. Got "
+            f"{_short_repr(name)} instead."
+        )
 
 
 #: What a :class:`PublicSchema` has and a :class:`UniformSchema` has not until it is given columns.
@@ -922,6 +998,7 @@ class UniformSchema:
         <BLANKLINE>
         pixels = PublicSchema.every_column(Numeric(0.0, 255.0))
         """
+        _check_code_name(name, "UniformSchema.to_code")
         lines = []
         if self.suggested:
             lines += ["# Drafted by draft_schema from data: replace every bound and "
@@ -1008,7 +1085,7 @@ class UniformWidth:
         shape (n_features,), the only memory in proportion to the width)."""
         numeric = self._per_column[1]
         low, high = (-0.5, 0.5) if numeric and self.schema.centered else (0.0, 1.0)
-        scale = float(data_norm) / self.divisor
+        scale = check_float("data_norm", data_norm, "PublicSchema.encoded_range") / self.divisor
         return np.full(self.n_features, low) * scale, np.full(self.n_features, high) * scale
 
 

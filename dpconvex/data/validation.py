@@ -37,6 +37,7 @@ from .._validation import (
     Options,
     _is_missing_type,
     _reject_masked,
+    _short_repr,
     check_matrix_body,
     check_numeric_dtype,
     is_dask_collection,
@@ -394,11 +395,13 @@ _PARAMETER = "'classes' parameter"
 
 
 def _refuse(caller: str, source: str, shown: Any, why: str) -> ParameterError:
-    """A malformed label set: scikit-learn's parameter form for ``classes=``, else ``caller``'s."""
+    """A malformed label set: scikit-learn's parameter form for ``classes=``, else ``caller``'s;
+    ``shown`` as :func:`~dpconvex._validation.describe_value` describes it (``classes=y`` by
+    mistake: named by type and length, not listed)."""
     if source == _PARAMETER:
         return ParameterError(f"The 'classes' parameter of {caller.split('.')[0]} {why}. "
-                              f"Got {shown!r} instead.")
-    return ParameterError(f"{caller}: the {source} {why}. Got {shown!r} instead.")
+                              f"Got {_short_repr(shown)} instead.")
+    return ParameterError(f"{caller}: the {source} {why}. Got {_short_repr(shown)} instead.")
 
 
 def check_classes(
@@ -462,7 +465,8 @@ def check_classes(
             "one model per class and split epsilon between them (sequential composition)",
         )
     if len(set(values)) != c.size:
-        raise _refuse(caller, source, classes, "has repeated labels")
+        raise _refuse(caller, source, classes, "has repeated labels; list each class once "
+                      "(the public label set, e.g. [0, 1]), not the labels of y")
     try:  # sorted, as scikit-learn's classes_: its scorers read classes_[-1] as the positive class
         return c[np.argsort(c, kind="stable")]
     except TypeError:
@@ -640,7 +644,7 @@ def _public_set(y: Any, classes: Any, caller: str, binary: bool) -> tuple[np.nda
     c = check_classes(classes, caller, binary)
     if set(c.tolist()) != set(declared.tolist()):
         raise ParameterError(
-            f"The 'classes' parameter of {caller.split('.')[0]} lists {c.tolist()!r}, but y "
+            f"The 'classes' parameter of {caller.split('.')[0]} lists {_short_repr(c.tolist())}, but y "
             f"declares the label set {declared.tolist()!r} (a dpconvex.datasets loader's labels, "
             "or a pandas Categorical's categories). Pass classes= with the same labels or leave "
             "it None; "

@@ -46,6 +46,7 @@ from .._validation import (
     Float,
     NoiseSource,
     NoValidation,
+    _short_repr,
     check_fitted,
     check_float,
     check_sample_weight,
@@ -307,7 +308,7 @@ class LabelRange(Constraint):
         if value is None or private_bounds(value) is not None:
             return value
         raise ParameterError(
-            f"The '{name}' parameter of {owner} must be {self}. Got {value!r} instead."
+            f"The '{name}' parameter of {owner} must be {self}. Got {_short_repr(value)} instead."
         )
 
     def __str__(self) -> str:
@@ -867,7 +868,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
                 raise ParameterError(
                     f"The 'label_center' parameter of {type(self).__name__} must be 'auto' or "
                     "'range' with label_range='private': a number cannot be checked against a "
-                    f"range released in the fit. Got {center!r} instead."
+                    f"range released in the fit. Got {_short_repr(center)} instead."
                 )
             lo, hi = self._label_bounds()
             if not lo <= float(center) <= hi:
@@ -875,7 +876,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
                     f"The 'label_center' parameter of {type(self).__name__} must lie within "
                     f"label_range [{lo:g}, {hi:g}]: it is the label the penalty shrinks the "
                     "predictions "
-                    f"to. Got {center!r} instead."
+                    f"to. Got {_short_repr(center)} instead."
                 )
 
     # --------------------------------------------------------- a centre released in the fit

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_option
+from .._validation import _short_repr, check_option
 from ..errors import ParameterError
 from ..privacy.certificate import PublicFeatureMap
 from .base import EuclideanSpace
@@ -80,18 +80,18 @@ def check_feature_options(structure: Any, weights: Any, owner: str, *, softmax: 
         w = ()
     if len(w) != 3 or not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in w):
         raise ParameterError(f"The 'feature_weights' parameter of {owner} must be None or "
-                             f"three numbers (wq, wl, wc). Got {weights!r} instead.")
+                             f"three numbers (wq, wl, wc). Got {_short_repr(weights)} instead.")
     wq, wl, wc = (float(v) for v in w)
     if not all(math.isfinite(v) and v >= 0 for v in (wq, wl, wc)):
         raise ParameterError(f"The 'feature_weights' parameter of {owner} must hold finite "
-                             f"weights >= 0. Got {weights!r} instead.")
+                             f"weights >= 0. Got {_short_repr(weights)} instead.")
     if structure == "linear" and wq != 0:
         raise ParameterError(
             f"{owner}.fit: structure='linear' has no quadratic part, so wq must be 0; got "
-            f"feature_weights={weights!r}. Pass (0, wl, wc), or structure='diagonal'/'full'.")
+            f"feature_weights={_short_repr(weights)}. Pass (0, wl, wc), or structure='diagonal'/'full'.")
     if wq == wl == wc == 0:
         raise ParameterError(f"The 'feature_weights' parameter of {owner} must have a weight "
-                             f"> 0. Got {weights!r} instead.")
+                             f"> 0. Got {_short_repr(weights)} instead.")
     return wq, wl, wc
 
 

@@ -816,3 +816,32 @@ def test_kinds_naming_a_column_not_in_the_table_lists_the_tables_names():
     table = pd.DataFrame({0: np.linspace(0, 10, 50), 1: ["x", "y"] * 25})
     with pytest.raises(ParameterError, match=r"whose columns are \['x0', 'x1'\]"):
         dp.draft_schema(table, epsilon=1.0, delta=1e-6, kinds={1: "categorical"})
+
+
+@pytest.mark.parametrize("data_norm", [-1.0, 0.0, math.nan, math.inf, "1"])
+def test_encoded_range_refuses_a_data_norm_not_above_zero(data_norm):
+    schema = PublicSchema({"age": Numeric(0, 120)})
+    with pytest.raises(ParameterError, match="'data_norm' parameter of PublicSchema.encoded_range"):
+        schema.encoded_range(data_norm)
+    lo, hi = schema.encoded_range(2.0)
+    assert np.all(lo <= hi)
+
+
+@pytest.mark.parametrize("name", ["1 x", None, 5, "class", ""])
+def test_to_code_refuses_a_name_that_is_not_an_identifier(name):
+    schema = PublicSchema({"age": Numeric(0, 120)})
+    for owner in (schema, PublicSchema.every_column(Numeric(0, 1))):
+        with pytest.raises(ParameterError, match="'name' argument of .*must be a Python identifier"):
+            owner.to_code(name)
+
+
+def test_from_ranges_refuses_a_prefix_that_is_not_a_str():
+    with pytest.raises(ParameterError, match="'prefix' argument of PublicSchema.from_ranges"):
+        PublicSchema.from_ranges([(0, 1)], prefix=5)
+
+
+def test_an_empty_vocabulary_encodes_the_other_slot_only():
+    schema = PublicSchema({"plan": Categorical(())})
+    assert schema.feature_names == ("plan=<other>",)
+    with pytest.raises(ParameterError, match="must list a category when other=False"):
+        Categorical((), other=False)

@@ -122,7 +122,7 @@ def test_options_refuse_without_comparing_arrays():
     rule = Options(("raise", "ignore"), meaning="what each does")
     assert rule.check("unknown_labels", "ignore", "Model") == "ignore"
     with pytest.raises(ParameterError, match=r"one of \['raise', 'ignore'\]: what each does\. "
-                                             r"Got array"):
+                                             r"Got an array of shape \(2,\)"):
         rule.check("unknown_labels", np.array(["raise", "ignore"]), "Model")
 
 

@@ -1,0 +1,117 @@
+"""A refusal of a parameter shows what was passed, never the user's data.
+
+An array passed where a parameter belongs (``classes=y``, ``epsilon=X[:, 0]``) is most likely a
+slice of the data set; its refusal names the parameter and what to pass, and describes the
+value by type, shape and dtype only (:func:`dpconvex._validation.describe_value`). The
+arrays below hold planted values (123.456, 789.0) that no part of a message may show in any
+of NumPy's or pandas' print forms. What a user types (a scalar, a short list of labels) is
+still shown, so ``classes=[0, 1, 1]`` says which label repeats.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dpconvex as dp
+from dpconvex._validation import SHOWN_ITEMS, check_random_state, describe_value
+from dpconvex.data.schema import PublicSchema
+from dpconvex.errors import ParameterError
+
+#: Every print form of the planted values: repr in fixed or scientific notation.
+PLANTED_FORMS = ("123.456", "1.23456", "789", "7.89")
+
+_RNG = np.random.default_rng(0)
+X = _RNG.uniform(-0.5, 0.5, size=(30, 3))
+X[:, 0] = 123.456
+X[0] = [789.0, 123.456, 0.25]
+Y = np.tile([0, 1], 15)
+#: Labels of a regression, each a planted value.
+Y_REAL = np.full(30, 123.456)
+#: An int label set (as y) with a planted label: repeated labels, long.
+Y_PLANTED = np.r_[Y, 789]
+
+#: (parameter named in the message, the call that must be refused).
+CASES = {
+    "classes=y": ("classes", lambda: dp.PrivateLogisticRegression(classes=Y_PLANTED).fit(X, Y)),
+    "classes=X": ("classes", lambda: dp.PrivateLogisticRegression(classes=X).fit(X, Y)),
+    "classes=X[:, 0]": ("classes",
+                        lambda: dp.PrivateLogisticRegression(classes=X[:, 0]).fit(X, Y)),
+    "classes=Series": ("classes", lambda: dp.PrivateLogisticRegression(
+        classes=pd.Series(X[:, 0])).fit(X, Y)),
+    "PublicSchema(df)": ("columns", lambda: PublicSchema(pd.DataFrame(X, columns=list("abc")))),
+    "GaussianNB feature_range=X[0]": ("feature_range", lambda: dp.PrivateGaussianNB(
+        classes=[0, 1], feature_range=X[0]).fit(X, Y)),
+    "Classifier feature_range=X": ("feature_range", lambda: dp.PrivateClassifier(
+        classes=[0, 1], feature_range=X).fit(X, Y)),
+    "epsilon=X[:, 0]": ("epsilon", lambda: dp.PrivateLogisticRegression(
+        classes=[0, 1], epsilon=X[:, 0]).fit(X, Y)),
+    "lam=X": ("lam", lambda: dp.PrivateLogisticRegression(classes=[0, 1], lam=X).fit(X, Y)),
+    "data_norm=X[0]": ("data_norm", lambda: dp.PrivateLogisticRegression(
+        classes=[0, 1], data_norm=X[0]).fit(X, Y)),
+    "random_state=X": ("random_state", lambda: dp.PrivateLogisticRegression(
+        classes=[0, 1], random_state=X).fit(X, Y)),
+    "constraints=X": ("constraints", lambda: dp.PrivateLogisticRegression(
+        classes=[0, 1], constraints=X).fit(X, Y)),
+    "Budget(X[:, 0])": ("epsilon", lambda: dp.Budget(X[:, 0])),
+    "BudgetAccountant(X)": ("epsilon", lambda: dp.BudgetAccountant(X)),
+    "NoisyGradientDescent radius=X": ("radius", lambda: dp.NoisyGradientDescent(
+        classes=[0, 1], radius=X).fit(X, Y)),
+    "RandomFourierFeatures gamma=X": ("gamma",
+                                      lambda: dp.RandomFourierFeatures(gamma=X).fit(X)),
+    "feature_weights=-X[0]": ("feature_weights", lambda: dp.PrivateLargeMarginGaussian(
+        classes=[0, 1], feature_weights=-X[0]).fit(X, Y)),
+    "feature_weights=X": ("feature_weights", lambda: dp.PrivateLargeMarginGaussian(
+        classes=[0, 1], feature_weights=X).fit(X, Y)),
+    "label_range=y": ("label_range", lambda: dp.PrivateLinearRegression(
+        label_range=Y_REAL).fit(X, Y_REAL)),
+    "label_center=y": ("label_center", lambda: dp.PrivateLinearRegressor(
+        label_range=(-1, 1), label_center=Y_REAL).fit(X, Y_REAL)),
+    "priors=y": ("priors", lambda: dp.PrivateGaussianCentroid(
+        classes=[0, 1], priors=Y_REAL).fit(X, Y)),
+    "check_random_state(X)": ("random_state", lambda: check_random_state(X, "demo")),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES), ids=list(CASES))
+def test_a_refusal_names_the_parameter_and_shows_no_planted_value(case):
+    name, call = CASES[case]
+    with pytest.raises(ParameterError) as info:
+        call()
+    message = str(info.value)
+    assert f"'{name}'" in message
+    assert re.search("must|class labels are|list each class once", message)  # what to pass
+    shown = [form for form in PLANTED_FORMS if form in message]
+    assert not shown, f"{case}: the message shows {shown}: {message}"
+    assert "array(" not in message and len(message) < 1000
+
+
+def test_a_short_list_the_user_typed_is_still_shown():
+    with pytest.raises(ParameterError, match=r"repeated labels; .* Got \[0, 1, 1\] instead"):
+        dp.PrivateLogisticRegression(classes=[0, 1, 1]).fit(X, Y)
+    with pytest.raises(ParameterError, match=r"Got -1 instead"):
+        dp.PrivateLogisticRegression(classes=[0, 1], epsilon=-1)._validate_params()
+
+
+@pytest.mark.parametrize("value, expected", [
+    (np.zeros((2, 3)), "an array of shape (2, 3) and dtype float64"),
+    (pd.DataFrame(np.zeros((4, 2))), "a DataFrame of shape (4, 2)"),
+    (pd.Series([1.5, 2.5]), "a Series of shape (2,) and dtype float64"),
+    (list(range(SHOWN_ITEMS + 1)), f"a list of length {SHOWN_ITEMS + 1} holding int"),
+    ((np.zeros(2), np.ones(2)), "a tuple of length 2 holding ndarray"),
+    ({"a": np.zeros(2)}, "a dict of length 1 holding ndarray, str"),
+    (list(range(SHOWN_ITEMS)), repr(list(range(SHOWN_ITEMS)))),
+    ((0, 1.5), "(0, 1.5)"),
+    ("auto", "'auto'"),
+    (None, "None"),
+])
+def test_describe_value(value, expected):
+    assert describe_value(value) == expected
+
+
+def test_describe_value_cuts_a_long_repr():
+    text = describe_value("x" * 500)
+    assert len(text) == 60 and text.endswith("...")
