@@ -2411,7 +2411,7 @@ def _given_shape(owner: Any, n: int | None, n_classes: int | None, n_features: i
             f"({len(classes)} labels). Pass n_classes={len(classes)}, or change classes.")
     if all(isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 1
            for value in shape):
-        n_rows, n_columns, n_labels = (int(value) for value in shape)  # type: ignore[arg-type]
+        n_rows, n_labels, n_columns = (int(value) for value in shape)  # type: ignore[arg-type]
         check_holdable_shape(type(owner).__name__, n_rows, n_columns, method, n_classes=n_labels)
     return shape  # type: ignore[return-value]
 
