@@ -1700,10 +1700,7 @@ class PrivateEstimator(BaseEstimator):
         try:
             return self._plan(n, n_classes, n_features)
         except MemoryError:
-            raise ParameterError(
-                f"{type(self).__name__}.plan: its public problem of {n_features:,} features "
-                "needs arrays of that length, more than this machine's memory. Plan on the "
-                "machine that fits, or with fewer features.") from None
+            raise _beyond_memory(f"{type(self).__name__}.plan", n_classes, n_features) from None
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         raise NotImplementedError
@@ -2212,7 +2209,12 @@ class PrivateEstimator(BaseEstimator):
         try:
             check_context(context, caller)
             given = {"n": n, "n_classes": n_classes, "n_features": n_features}
-            routed = self._certify_routed(X, y, given, context)
+            try:
+                routed = self._certify_routed(X, y, given, context)
+            except MemoryError:  # a composed public problem whose arrays exceed this machine's
+                if X is not None:
+                    raise
+                raise _beyond_memory(caller, n_classes, n_features) from None
             if routed is not None:
                 return routed
             if X is None:  # the dry run of the public problem (n a number, no rows held)
@@ -2222,10 +2224,7 @@ class PrivateEstimator(BaseEstimator):
                     model = (self._certify_sub_plans(plan) if plan.sub_plans else
                              self._certify_problem(plan))
                 except MemoryError:  # a public problem whose own arrays exceed this machine's
-                    raise ParameterError(
-                        f"{caller}: its public problem of {shape[2]:,} features needs "
-                        "arrays of that length, more than this machine's memory. Certify on "
-                        "the machine that fits, or with fewer features.") from None
+                    raise _beyond_memory(caller, shape[1], shape[2]) from None
                 model = _as_a_fit_states(model, plan, self, held=context.held)
                 # a meta-estimator's part: the call that holds it states its rows' source
                 return model if context is not NO_CONTEXT else state_rows_source(model, None, self)
@@ -2414,6 +2413,18 @@ def _given_shape(owner: Any, n: int | None, n_classes: int | None, n_features: i
         n_rows, n_labels, n_columns = (int(value) for value in shape)  # type: ignore[arg-type]
         check_holdable_shape(type(owner).__name__, n_rows, n_columns, method, n_classes=n_labels)
     return shape  # type: ignore[return-value]
+
+
+def _beyond_memory(caller: str, n_classes: Any, n_features: Any) -> ParameterError:
+    """The refusal of a public problem (its shape only, no rows) whose own arrays exceed this
+    machine's memory: its features and, where given, its classes named."""
+    classes = f" and {n_classes:,} classes" if isinstance(n_classes, numbers.Integral) else ""
+    features = f" of {n_features:,} features" if isinstance(n_features, numbers.Integral) else ""
+    verb = caller.rsplit(".", 1)[-1].capitalize()
+    return ParameterError(
+        f"{caller}: its public problem{features}{classes} needs arrays of that size, more "
+        f"than this machine's memory. {verb} on the machine that fits, or with fewer "
+        f"features{' or classes' if classes else ''}.")
 
 
 def check_holdable_shape(owner: str, n: int, n_features: int, method: str, *,

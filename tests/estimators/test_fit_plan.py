@@ -607,3 +607,16 @@ def test_one_vs_rest_whose_deltas_reach_one_names_delta_and_the_classes():
                        match=r"NoisyGradientDescent\.plan: delta=None gives each of the 200 "
                              r"one-vs-rest models .* Pass a delta below 1"):
         est.plan(10, n_features=3)
+
+
+def test_a_composed_dry_run_beyond_memory_is_refused_by_name(monkeypatch):
+    """A front door's dry run that runs out of memory on its public shape (a label set of 2**55
+    classes fits numpy's index, not a machine): a ParameterError naming the shape."""
+    def out_of_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(dp.PrivateClassifier, "_certify_routed", out_of_memory)
+    with pytest.raises(dp.errors.ParameterError,
+                       match=r"PrivateClassifier\.certify: its public problem of 3 features and "
+                             r"4 classes needs arrays of that size, more than this machine's"):
+        dp.PrivateClassifier(epsilon=1.0).certify(n=100, n_classes=4, n_features=3)
