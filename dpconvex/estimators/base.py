@@ -1700,7 +1700,8 @@ class PrivateEstimator(BaseEstimator):
         try:
             return self._plan(n, n_classes, n_features)
         except MemoryError:
-            raise _beyond_memory(f"{type(self).__name__}.plan", n_classes, n_features) from None
+            caller = f"{type(self).__name__}.plan"
+            raise _beyond_memory(caller, n_classes, n_features) from None
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         raise NotImplementedError

@@ -265,8 +265,8 @@ def _check_noise_warning(noise_warning: Any) -> None:
     Options(tuple(THRESHOLDS)).check("family", noise_warning["family"], "release's noise_warning")
     if not isinstance(noise_warning["owner"], str):
         raise ParameterError(
-            "The 'owner' of release's noise_warning must be a str (it opens the warning). "
-            f"Got {type(noise_warning['owner']).__name__} instead.")
+            "The 'noise_warning' argument of release must hold an 'owner' str (the name that "
+            f"opens the warning). Got {type(noise_warning['owner']).__name__} instead.")
 
 
 def _conditions(template: Template, mechanism: Mechanism, budget: Budget, backend: Any,

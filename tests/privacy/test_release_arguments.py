@@ -17,7 +17,8 @@ from dpconvex.templates import LinearERMTemplate
 def template():
     X = np.random.default_rng(0).normal(size=(40, 3))
     X /= np.linalg.norm(X, axis=1, keepdims=True)
-    return LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    return LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
 
 
 @pytest.mark.parametrize("argument, value, named", [
@@ -27,12 +28,12 @@ def template():
     ("max_iter", 0, r"'max_iter' parameter of release must be an int in \[1,"),
     ("max_iter", -1, r"'max_iter' parameter of release must be an int in \[1,"),
     ("warm_start", "abc", r"'warm_start' argument of release must be .* of shape \(3,\)"),
-    ("warm_start", np.zeros(5), r"'warm_start' argument of release .* Got ndarray of shape \(5,\)"),
+    ("warm_start", np.zeros(5), r"'warm_start' argument .* Got ndarray of shape \(5,\)"),
     ("warm_start", [np.nan, 0.0, 0.0], r"'warm_start' argument of release must be None or a fin"),
     ("noise_warning", "x", r"'noise_warning' argument of release must be None or a mapping"),
     ("noise_warning", {"x": 1}, r"it does not take \['x'\] and it lacks \['family', 'owner'\]"),
     ("noise_warning", {"family": "nope", "owner": "A"}, r"'family' parameter of release's noise"),
-    ("noise_warning", {"family": "linear", "owner": 1}, r"'owner' of release's noise_warning"),
+    ("noise_warning", {"family": "linear", "owner": 1}, r"must hold an 'owner' str"),
     ("seeded", "no", r"'seeded' parameter of release must be a bool"),
     ("dry_run", "yes", r"'dry_run' parameter of release must be a bool"),
 ])
