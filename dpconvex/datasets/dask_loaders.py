@@ -318,6 +318,11 @@ def from_dataframe(df: Any, schema: PublicSchema | UniformSchema, *, label: str 
     # the feature columns only (other columns of df are ignored), declared as in ``schema``
     schema = PublicSchema({c: d for c, d in schema.declarations.items() if d is not None},
                           centered=schema.centered)
+    if label is not None and label in schema.columns:  # else X would hold y as well
+        raise ParameterError(
+            f"from_dataframe: the label {label!r} is also a feature of the schema, so the "
+            "labels would be encoded into X too. Leave it out of the schema, or pass another "
+            "label column.")
     missing = [c for c in schema.columns if c not in df.columns]
     if label is not None and label not in df.columns:
         missing.append(label)

@@ -1660,13 +1660,13 @@ class PrivateEstimator(BaseEstimator):
         (500, 2, 3)
         """
         owner = type(self).__name__
-        if n_classes is None or n_features is None:  # what classes= or a regression states
-            n, n_classes, n_features = _given_shape(self, n, n_classes, n_features, "plan")
+        # what classes= or a regression states, and n_classes against classes (as certify)
+        n, n_classes, n_features = _given_shape(self, n, n_classes, n_features, "plan")
         n = check_shape_fact("n", n, owner, low=2)  # a fit needs two rows
         n_classes = check_shape_fact("n_classes", n_classes, owner,
                                      low=2 if self._reads_label_set else 1)  # a classifier's two
         n_features = check_shape_fact("n_features", n_features, owner, low=1)
-        check_holdable_shape(owner, n, n_features, "plan")
+        check_holdable_shape(owner, n, n_features, "plan", n_classes=n_classes)
         return self.plan_checked(n, n_classes, n_features)
 
     def plan_checked(self, n: int, n_classes: int, n_features: int) -> FitPlan:
@@ -1700,10 +1700,8 @@ class PrivateEstimator(BaseEstimator):
         try:
             return self._plan(n, n_classes, n_features)
         except MemoryError:
-            raise ParameterError(
-                f"{type(self).__name__}.plan: its public problem of {n_features:,} features "
-                "needs arrays of that length, more than this machine's memory. Plan on the "
-                "machine that fits, or with fewer features.") from None
+            caller = f"{type(self).__name__}.plan"
+            raise _beyond_memory(caller, n_classes, n_features) from None
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         raise NotImplementedError
@@ -2212,7 +2210,12 @@ class PrivateEstimator(BaseEstimator):
         try:
             check_context(context, caller)
             given = {"n": n, "n_classes": n_classes, "n_features": n_features}
-            routed = self._certify_routed(X, y, given, context)
+            try:
+                routed = self._certify_routed(X, y, given, context)
+            except MemoryError:  # a composed public problem whose arrays exceed this machine's
+                if X is not None:
+                    raise
+                raise _beyond_memory(caller, n_classes, n_features) from None
             if routed is not None:
                 return routed
             if X is None:  # the dry run of the public problem (n a number, no rows held)
@@ -2222,10 +2225,7 @@ class PrivateEstimator(BaseEstimator):
                     model = (self._certify_sub_plans(plan) if plan.sub_plans else
                              self._certify_problem(plan))
                 except MemoryError:  # a public problem whose own arrays exceed this machine's
-                    raise ParameterError(
-                        f"{caller}: its public problem of {shape[2]:,} features needs "
-                        "arrays of that length, more than this machine's memory. Certify on "
-                        "the machine that fits, or with fewer features.") from None
+                    raise _beyond_memory(caller, shape[1], shape[2]) from None
                 model = _as_a_fit_states(model, plan, self, held=context.held)
                 # a meta-estimator's part: the call that holds it states its rows' source
                 return model if context is not NO_CONTEXT else state_rows_source(model, None, self)
@@ -2409,16 +2409,37 @@ def _given_shape(owner: Any, n: int | None, n_classes: int | None, n_features: i
         raise ParameterError(
             f"{type(owner).__name__}.{method}: n_classes={shape[1]!r} contradicts classes "
             f"({len(classes)} labels). Pass n_classes={len(classes)}, or change classes.")
-    if all(isinstance(value, numbers.Integral) and value >= 1 for value in (n, n_features)):
-        check_holdable_shape(
-            type(owner).__name__, int(n), int(n_features), method)  # type: ignore[arg-type]
+    if all(isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 1
+           for value in shape):
+        n_rows, n_labels, n_columns = (int(value) for value in shape)  # type: ignore[arg-type]
+        check_holdable_shape(type(owner).__name__, n_rows, n_columns, method, n_classes=n_labels)
     return shape  # type: ignore[return-value]
 
 
-def check_holdable_shape(owner: str, n: int, n_features: int, method: str) -> None:
-    """Refuse, by name, a public shape whose rows no fit can hold: n rows of ``n_features``
-    columns and an intercept, n x (n_features + 1) float64 entries, beyond the bytes one numpy
-    array can address.
+def _beyond_memory(caller: str, n_classes: Any, n_features: Any) -> ParameterError:
+    """The refusal of a public problem (its shape only, no rows) whose own arrays exceed this
+    machine's memory: its features and, where given, its classes named."""
+    classes = f" and {n_classes:,} classes" if isinstance(n_classes, numbers.Integral) else ""
+    features = f" of {n_features:,} features" if isinstance(n_features, numbers.Integral) else ""
+    verb = caller.rsplit(".", 1)[-1].capitalize()
+    return ParameterError(
+        f"{caller}: its public problem{features}{classes} needs arrays of that size, more "
+        f"than this machine's memory. {verb} on the machine that fits, or with fewer "
+        f"features{' or classes' if classes else ''}.")
+
+
+def check_holdable_shape(owner: str, n: int, n_features: int, method: str, *,
+                         n_classes: int = 1) -> None:
+    """Refuse, by name, a public shape whose rows or model no fit can hold: n rows of
+    ``n_features`` columns and an intercept, n x (n_features + 1) float64 entries, or one block
+    of ``n_features`` + 1 coefficients per class (a one-vs-rest fit's binary models, a softmax's
+    class blocks, the class centroids), n_classes x (n_features + 1) float64 entries, beyond
+    the bytes one numpy array can address.
+
+    The bound on ``n_classes`` is that of the rows: a fit holds its model as one array of
+    n_classes x (n_features + 1) floats, so a label set larger than that array can address has
+    no fit; the check refuses it by name before any number of the shape is read as a float or
+    an index.
 
     Parameters
     ----------
@@ -2430,11 +2451,14 @@ def check_holdable_shape(owner: str, n: int, n_features: int, method: str) -> No
         The number of columns.
     method : str
         The call (``"plan"``, ``"certify"``, ...).
+    n_classes : int, default=1
+        The size of the label set (1: a regressor's single model).
 
     Raises
     ------
     ParameterError
-        n × (n_features + 1) float64 entries exceed one numpy array.
+        n × (n_features + 1) or n_classes × (n_features + 1) float64 entries exceed one numpy
+        array.
 
     Examples
     --------
@@ -2444,11 +2468,21 @@ def check_holdable_shape(owner: str, n: int, n_features: int, method: str) -> No
     Traceback (most recent call last):
     ...
     dpconvex.errors.ParameterError: Demo.plan: its checks hold n = 1,000,...,000 rows of 3 ...
+    >>> check_holdable_shape("Demo", 100, 3, "plan", n_classes=10**30)
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.ParameterError: Demo.plan: n_classes = 1,000,...,000 classes of 3 features ...
     """
-    if n * (n_features + 1) > np.iinfo(np.intp).max // 8:  # numpy's addressable bytes
+    limit = np.iinfo(np.intp).max // 8  # numpy's addressable bytes, in float64 entries
+    if n * (n_features + 1) > limit:
         raise ParameterError(
             f"{owner}.{method}: its checks hold n = {n:,} rows of {n_features:,} features, more "
             "than one numpy array holds. Give the shape of a table a fit can read.")
+    if n_classes * (n_features + 1) > limit:
+        raise ParameterError(
+            f"{owner}.{method}: n_classes = {n_classes:,} classes of {n_features:,} features "
+            "need one block of coefficients per class, more than one numpy array holds. Give "
+            "the size of a label set a fit can hold (n_classes, or classes).")
 
 
 def check_shape_fact(name: str, value: Any, owner: str, *, low: int, method: str = "plan") -> int:

@@ -189,7 +189,15 @@ class OneVsRestMixin:
         # a private one: the δ the C models spend (0 in their pure form)
         total = binary_plan.budget
         if total.private:
-            total = Budget(float(self.epsilon), sum([binary_plan.budget.delta] * n_classes))
+            delta = sum([binary_plan.budget.delta] * n_classes)
+            if not delta < 1.0:  # C binary models' δ each (delta=None: 1/n² each) reach 1
+                raise ParameterError(
+                    f"{type(self).__name__}.plan: delta={getattr(self, 'delta', None)!r} gives "
+                    f"each of the {n_classes:,} one-vs-rest models (one per class) "
+                    f"delta = {binary_plan.budget.delta:.3g}, {delta:.3g} in all, and a "
+                    "delta must be below 1. Pass a delta below 1 (it is split over the "
+                    "classes), fewer classes, or more rows.")
+            total = Budget(float(self.epsilon), delta)
         return FitPlan(
             estimator=type(self).__name__, n=n, n_classes=n_classes, n_features=n_features,
             template=f"one-vs-rest over {n_classes} x {binary_plan.template}",

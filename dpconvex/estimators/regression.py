@@ -98,6 +98,7 @@ from .base import (
     Vouch,
     carry_ledger,
     certify_part,
+    check_holdable_shape,
     check_shape_fact,
     fill_docs,
     fit_part,
@@ -1024,10 +1025,12 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         if X is None:
             self._validate_params()
             n, d = shape.get("n"), shape.get("n_features")
-            if n is not None and d is not None and self._center_share(
-                    check_shape_fact("n", n, owner, low=2, method="certify"),
-                    check_shape_fact("n_features", d, owner, low=1, method="certify")):
-                return self._certify_centered(None, shape)
+            if n is not None and d is not None:  # checked as plan checks them, then read
+                n = check_shape_fact("n", n, owner, low=2, method="certify")
+                d = check_shape_fact("n_features", d, owner, low=1, method="certify")
+                check_holdable_shape(owner, n, d, "certify")
+                if self._center_share(n, d):
+                    return self._certify_centered(None, shape)
         elif context.excluded is None:
             self._validate_params()
             n, _, d = self.public_shape(X, y)

@@ -31,7 +31,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._validation import RandomStateLike, check_random_state, signed_refusal
+from .._validation import (
+    MAX_ITER_RULE,
+    Bool,
+    Optional,
+    Options,
+    RandomStateLike,
+    check_random_state,
+    signed_refusal,
+)
 from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError, record_solve, say
 from ..solvers.registry import SolveResult, get_backend
 from ..templates.base import CAPABILITY_MEMBERS
@@ -39,7 +47,7 @@ from .budget import Budget
 from .certificate import Certificate, Condition
 from .declarations import vouched
 from .mechanisms.base import Calibration, Mechanism, get_mechanism
-from .rules.noise_level import warn_if_noise_dominates
+from .rules.noise_level import THRESHOLDS, warn_if_noise_dominates
 from .user_parts import (
     check_members,
     forget_kept,
@@ -132,8 +140,9 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     Raises
     ------
     ParameterError
-        The template lacks members of the template contract, or ``vouch`` names a constant
-        no condition rests on.
+        An argument is not of its kind (``mechanism``, ``max_iter``, ``warm_start``,
+        ``dry_run``, ``seeded``, ``noise_warning``), the template lacks members of the
+        template contract, or ``vouch`` names a constant no condition rests on.
     PrivacyError
         The template lacks a capability the mechanism needs, a condition of the proof fails
         (before the noise, or one of :meth:`~dpconvex.privacy.mechanisms.Mechanism.solve_conditions`
@@ -159,9 +168,10 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     >>> dry.theta is None
     True
     """
-    mechanism = get_mechanism(mechanism) if isinstance(mechanism, str) else mechanism
+    mechanism, max_iter, dry_run, seeded = _checked_arguments(
+        template, mechanism, warm_start, max_iter, dry_run, seeded, noise_warning)
     forget_kept(template)  # the solve's products read the rows its conditions check
-    seeded = rng is not None if seeded is None else bool(seeded)  # the certificate's "seeded"
+    seeded = rng is not None if seeded is None else seeded  # the certificate's "seeded"
     # the guards on the user's parts run only where one is (every part dpconvex's: none)
     users = users_part(template, mechanism, backend, warm_start, max_iter) is not None
     _refuse_missing_capabilities(template, mechanism)
@@ -185,6 +195,78 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     _certify_the_solve(certificate, mechanism, template, calibration, solve_result,
                        solver_backend, backend)
     return Release(theta, certificate, calibration)
+
+
+#: The keys a ``noise_warning`` of :func:`release` may hold (the arguments of
+#: :func:`~dpconvex.privacy.rules.noise_level.warn_if_noise_dominates` release does not pass
+#: itself); ``family`` and ``owner`` are needed.
+NOISE_WARNING_KEYS = ("family", "owner", "n", "n_classes", "epsilon", "regression")
+
+
+def _checked_arguments(template: Any, mechanism: Any, warm_start: Any, max_iter: Any,
+                       dry_run: Any, seeded: Any, noise_warning: Any
+                       ) -> tuple[Mechanism, int | None, bool, bool | None]:
+    """:func:`release`'s arguments checked before anything is read: the mechanism (a
+    registered name resolved), ``max_iter``, ``dry_run`` and ``seeded`` (normalized), a
+    ``warm_start`` of the template's parameter shape, and ``noise_warning``; the first wrong
+    one refused by name (:class:`ParameterError`)."""
+    if isinstance(mechanism, str):
+        mechanism = get_mechanism(mechanism)
+    elif not isinstance(mechanism, Mechanism):
+        raise ParameterError(
+            "The 'mechanism' argument of release must be a Mechanism or the name of a "
+            f"registered one (e.g. 'objective'). Got {type(mechanism).__name__} instead.")
+    max_iter = MAX_ITER_RULE.check("max_iter", max_iter, "release")
+    dry_run = Bool().check("dry_run", dry_run, "release")
+    seeded = Optional(Bool()).check("seeded", seeded, "release")
+    if warm_start is not None:
+        _check_warm_start(template, warm_start)
+    if noise_warning is not None:
+        _check_noise_warning(noise_warning)
+    return mechanism, max_iter, dry_run, seeded
+
+
+def _check_warm_start(template: Any, warm_start: Any) -> None:
+    """Refuse, by name, a ``warm_start`` that is not a finite float array with one entry per
+    coordinate of the template's parameter space (its shape, or flat)."""
+    shape = tuple(getattr(getattr(template, "space", None), "shape", ()) or ())
+    size = int(np.prod(shape)) if shape else None
+    try:
+        start = np.asarray(warm_start, dtype=float)
+    except (TypeError, ValueError):
+        start = None
+    if start is None or (size is not None and start.size != size) or not np.all(
+            np.isfinite(start)):
+        wanted = f" of shape {shape}" if shape else ""
+        raise ParameterError(
+            f"The 'warm_start' argument of release must be None or a finite float array"
+            f"{wanted}, the template's parameter space (a solver's start point). Got "
+            f"{type(warm_start).__name__}"
+            f"{f' of shape {np.shape(warm_start)}' if start is not None else ''} instead.")
+
+
+def _check_noise_warning(noise_warning: Any) -> None:
+    """Refuse, by name, a ``noise_warning`` that is not a mapping of
+    :data:`NOISE_WARNING_KEYS` with a ``family`` of the noise-level rules and an ``owner``."""
+    if not isinstance(noise_warning, Mapping):
+        raise ParameterError(
+            "The 'noise_warning' argument of release must be None or a mapping with the "
+            "'family' and 'owner' of the noise-level check (e.g. {'family': 'linear', "
+            f"'owner': 'MyModel'}}). Got {type(noise_warning).__name__} instead.")
+    unknown = sorted(map(str, set(noise_warning) - set(NOISE_WARNING_KEYS)))
+    missing = [key for key in ("family", "owner") if key not in noise_warning]
+    if unknown or missing:
+        wrong = ([f"it does not take {unknown}"] if unknown else []) + (
+            [f"it lacks {missing}"] if missing else [])
+        raise ParameterError(
+            f"The 'noise_warning' argument of release takes the keys {list(NOISE_WARNING_KEYS)}"
+            f", 'family' and 'owner' needed: {' and '.join(wrong)}. Pass 'family' and 'owner' "
+            "and only those keys.")
+    Options(tuple(THRESHOLDS)).check("family", noise_warning["family"], "release's noise_warning")
+    if not isinstance(noise_warning["owner"], str):
+        raise ParameterError(
+            "The 'noise_warning' argument of release must hold an 'owner' str (the name that "
+            f"opens the warning). Got {type(noise_warning['owner']).__name__} instead.")
 
 
 def _conditions(template: Template, mechanism: Mechanism, budget: Budget, backend: Any,

@@ -85,6 +85,16 @@ def _every_kth(ops: DesignOperator | None) -> bool:
     return ops is None or hasattr(getattr(ops, "base", ops), "every") and hasattr(ops, "every")
 
 
+def _check_loss(loss: Any, caller: str) -> None:
+    """Refuse, by name, a ``loss`` that is not a :class:`~dpconvex.objectives.losses.Loss`
+    (a loss's name is the estimators' ``loss=``; a template takes the instance)."""
+    if not isinstance(loss, Loss):
+        raise ParameterError(
+            f"The 'loss' argument of {caller} must be a Loss, e.g. "
+            "dpconvex.objectives.Logistic() or dpconvex.objectives.get_loss('logistic'). Got "
+            f"{type(loss).__name__} instead.")
+
+
 def _reads_prediction(loss: Loss) -> bool:
     """Whether ``loss`` is a loss of the prediction ℓ(wᵀx, y), not of the margin y·wᵀx."""
     return getattr(loss, "kind", "margin") == "regression"
@@ -155,6 +165,7 @@ class LinearERMTemplate:
     def __init__(self, loss: Loss, lam: float, data_norm: float, X: Any, y: np.ndarray,
                  constraint_set: ConvexSet | None = None):
         caller = f"{type(self).__name__}.__init__"
+        _check_loss(loss, caller)
         if getattr(loss, "awaits_label_range", False):
             raise ParameterError(
                 f"{caller}: loss '{loss.name}' was stated without label_range, so its bounds "
@@ -254,6 +265,7 @@ class LinearERMTemplate:
         >>> t.n, t.rows is None, [c.holds for c in t.conditions({"strong_convexity"})][-2:]
         (1000000000, True, [True, True])
         """
+        _check_loss(loss, f"{cls.__name__}.of_problem")
         template = cls.__new__(cls)
         template._build(solved_loss(loss), lam, data_norm, constraint_set, (n, p))
         return template

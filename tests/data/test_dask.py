@@ -354,6 +354,16 @@ def test_centroids_dask_fit_equals_in_memory_fit(client, row_norm):
     np.testing.assert_array_equal(dsk.predict(X), mem.predict(X))
 
 
+def test_from_dataframe_refuses_a_label_that_is_also_a_feature_by_name():
+    """The label column would be encoded into X as well: refused before the pass over df."""
+    from dpconvex.datasets.dask_loaders import from_dataframe
+
+    frame = pd.DataFrame({"age": [30.0, 40.0] * 10, "city": ["a", "b"] * 10})
+    schema = dp.PublicSchema({"age": dp.Numeric(0, 120), "city": dp.Categorical(("a", "b"))})
+    with pytest.raises(dp.ParameterError, match="the label 'age' is also a feature of the schema"):
+        from_dataframe(dd.from_pandas(frame, npartitions=2), schema, label="age")
+
+
 def test_from_dataframe_refuses_a_frame_in_memory_by_name():
     import pandas as pd
 

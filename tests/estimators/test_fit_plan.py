@@ -554,3 +554,69 @@ def test_a_declared_shape_no_array_holds_is_refused_by_name(make):
     for method in ("plan", "certify"):
         with pytest.raises(dp.errors.ParameterError, match=rf"\.{method}: its checks hold n = 300"):
             getattr(make(), method)(n=300, n_features=10**30)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: dp.PrivateLinearRegressor(epsilon=1.0, label_range=(-1, 1)),
+    lambda: dp.PrivateHuberRegressor(epsilon=1.0, label_range=(-1, 1)),
+    lambda: dp.PrivateQuantileRegressor(epsilon=1.0, label_range=(-1, 1)),
+], ids=["linear", "huber", "quantile"])
+@pytest.mark.parametrize("shape", [{"n": 10**400, "n_features": 3},
+                                   {"n": 10, "n_features": 10**400}], ids=["n", "n_features"])
+def test_a_regressors_dry_run_of_a_shape_no_float_holds_is_refused_by_name(make, shape):
+    """A centred regressor's certify reads (n, d) for the centre's share of ε: a shape beyond
+    numpy (and beyond a float) is refused by name there, as plan refuses it."""
+    for method in ("plan", "certify"):
+        with pytest.raises(dp.errors.ParameterError, match=rf"\.{method}: its checks hold n = "):
+            getattr(make(), method)(**shape)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: dp.PrivateLogisticRegression(epsilon=1.0),
+    lambda: dp.PrivateHuberSVM(epsilon=1.0),
+    lambda: dp.PrivateLinearClassifier(epsilon=1.0),
+    lambda: dp.NoisyGradientDescent(epsilon=1.0),
+    lambda: dp.PrivateClassifier(epsilon=1.0),
+    lambda: dp.PrivateLargeMarginGaussian(epsilon=1.0),
+    lambda: dp.PrivateGaussianCentroid(epsilon=1.0),
+    lambda: dp.PrivateGaussianNB(epsilon=1.0, feature_range=(-1, 1)),
+], ids=["logistic", "huber-svm", "linear", "noisy-gd", "classifier", "large-margin",
+        "centroid", "gaussian-nb"])
+@pytest.mark.parametrize("n_classes", [10**30, 10**400], ids=["1e30", "1e400"])
+def test_a_label_set_no_array_holds_is_refused_by_name(make, n_classes):
+    """n_classes blocks of n_features + 1 coefficients beyond one numpy array: refused by
+    name in plan and certify, before a learner reads the count as an index or a float."""
+    for method in ("plan", "certify"):
+        with pytest.raises(dp.errors.ParameterError, match=rf"\.{method}: n_classes = 1"):
+            getattr(make(), method)(n=100, n_classes=n_classes, n_features=3)
+
+
+@pytest.mark.parametrize("make", [dp.PrivateLogisticRegression, dp.PrivateGaussianNB,
+                                  dp.PrivateLargeMarginGaussian])
+def test_plan_refuses_an_n_classes_that_contradicts_classes_as_certify_does(make):
+    for method in ("plan", "certify"):
+        with pytest.raises(dp.errors.ParameterError,
+                           match=rf"\.{method}: n_classes=5 contradicts classes \(2 labels\)"):
+            getattr(make(classes=[0, 1]), method)(n=100, n_classes=5, n_features=3)
+
+
+def test_one_vs_rest_whose_deltas_reach_one_names_delta_and_the_classes():
+    """delta=None: each binary model spends 1/n²; more than n² classes sum to δ >= 1."""
+    est = dp.NoisyGradientDescent(epsilon=1.0, classes=list(range(200)))
+    with pytest.raises(dp.errors.ParameterError,
+                       match=r"NoisyGradientDescent\.plan: delta=None gives each of the 200 "
+                             r"one-vs-rest models .* Pass a delta below 1"):
+        est.plan(10, n_features=3)
+
+
+def test_a_composed_dry_run_beyond_memory_is_refused_by_name(monkeypatch):
+    """A front door's dry run that runs out of memory on its public shape (a label set of 2**55
+    classes fits numpy's index, not a machine): a ParameterError naming the shape."""
+    def out_of_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(dp.PrivateClassifier, "_certify_routed", out_of_memory)
+    with pytest.raises(dp.errors.ParameterError,
+                       match=r"PrivateClassifier\.certify: its public problem of 3 features and "
+                             r"4 classes needs arrays of that size, more than this machine's"):
+        dp.PrivateClassifier(epsilon=1.0).certify(n=100, n_classes=4, n_features=3)

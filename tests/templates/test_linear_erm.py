@@ -196,3 +196,13 @@ def test_labels_changed_after_an_estimators_template_is_built_are_refused_at_rel
     template.y = 10 * template.y
     with pytest.raises(DataValidationError, match=r"\{-1, \+1\}"):
         dp.release(template, "objective", dp.Budget(1.0), dry_run=True)
+
+
+@pytest.mark.parametrize("loss", [None, "logistic"])
+def test_a_loss_that_is_not_a_loss_is_refused_by_name(loss):
+    X, y = _data(n=20, d=3)
+    with pytest.raises(dp.errors.ParameterError, match=r"'loss' argument of LinearERMTemplate"
+                                                       r"\.__init__ must be a Loss"):
+        LinearERMTemplate(loss, 0.1, 1.0, X, y)
+    with pytest.raises(dp.errors.ParameterError, match=r"LinearERMTemplate\.of_problem must be"):
+        LinearERMTemplate.of_problem(loss, 0.1, 1.0, n=20, p=3)
