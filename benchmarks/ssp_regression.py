@@ -53,9 +53,19 @@ two releases; and the statistics A and b, summed both ways without noise, compar
 way. Goal stated before the run: ≤ 1e-12 (the statistics are float64 sums of the same rows in
 another order, ~n·eps apart before the noise).
 
+Part 4, wide rows (``--only wide``). One fit of ``PrivateLinearRegression(epsilon=1,
+label_range=(-1, 1))`` (pure "ssp", lam="auto": the ridge chosen among the public candidates)
+against scikit-learn's non-private ``Ridge()`` and ``LinearRegression()`` (fit_intercept=True)
+on the same rows of part 2's generator, at 200 × 2,000 (more features than rows) and
+2,000 × 500, in the same process with one BLAS thread, the three alternating ``--repeats``
+times (3): the median wall time of each and the medians of the private fit's time over each
+baseline's. The fit's cost at these widths is the ridge's post-processing on the p × p
+statistics (symmetric eigendecompositions, O(p³)), not the pass over the rows.
+
 ``--quick``: seeds 9400 and 9401, ε = 1 only, diamonds' training rows subsampled to 1,500
 and its test rows to 1,000, the synthetic table at 2,500 × 10, the speed and Dask parts at
-10⁵ × 20 with one repeat (a smoke run, not a measurement).
+10⁵ × 20 and the wide part at 100 × 200 and 200 × 50, with one repeat (a smoke run, not a
+measurement).
 """
 
 from __future__ import annotations
@@ -78,6 +88,9 @@ QUICK_SCALE = (100_000, 20)
 #: row chunks of the Dask part; its goal on max |coef difference| / max |coef|
 DASK_CHUNKS = 8
 DASK_TOLERANCE = 1e-12
+#: (rows, features) of the wide part, and in a quick run
+WIDE = ((200, 2000), (2000, 500))
+QUICK_WIDE = ((100, 200), (200, 50))
 CHOSEN = "PrivateLinearRegression (lam='auto')"
 GIVEN = "PrivateLinearRegression (lam = the Huber regressor's public Λ)"
 HUBER = "PrivateLinearRegressor(loss='huber')"
@@ -243,6 +256,53 @@ def speed(n: int, d: int, repeats: int) -> tuple[harness.Table, dict[str, Any]]:
     return table, {"times": times, "peaks": peaks, "bytes": X.nbytes}
 
 
+def wide(shapes: tuple[tuple[int, int], ...], repeats: int
+         ) -> tuple[harness.Table, dict[str, Any]]:
+    """Wall time of the private fit against Ridge() and LinearRegression() at each shape."""
+    from sklearn.linear_model import LinearRegression, Ridge
+    from threadpoolctl import threadpool_limits
+
+    import dpconvex as dp
+
+    names = ("dpconvex", "Ridge", "LinearRegression")
+    table = harness.Table(
+        f"fit on wide rows (one BLAS thread, median of {repeats})",
+        ["rows × features", "learner", "seconds", "time ratio to Ridge()",
+         "time ratio to LinearRegression()"], kind="speed")
+    data: dict[str, Any] = {}
+    for n, d in shapes:
+        X, y = synthetic(n, d)
+        models = {
+            "dpconvex": dp.PrivateLinearRegression(epsilon=1.0, label_range=(-1.0, 1.0),
+                                                   random_state=0),
+            "Ridge": Ridge(),
+            "LinearRegression": LinearRegression(),
+        }
+        times: dict[str, list[float]] = {name: [] for name in names}
+        with threadpool_limits(1), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the noise warning at these n: measured anyway
+            for model in models.values():
+                model.fit(X[:20, :10], y[:20])  # warm-up: imports and first calls
+            for _ in range(repeats):
+                for name in names:
+                    start = time.perf_counter()
+                    models[name].fit(X, y)
+                    times[name].append(time.perf_counter() - start)
+        ratios = {(name, base): statistics.median(
+            a / b for a, b in zip(times[name], times[base], strict=True))
+            for name in names for base in names[1:]}
+        for name in names:
+            label = ("PrivateLinearRegression(epsilon=1)" if name == "dpconvex"
+                     else f"{harness.NON_PRIVATE} {name}() (scikit-learn)")
+            table.add(f"{n:,} × {d:,}", label, statistics.median(times[name]),
+                      *(ratios[name, base] for base in names[1:]))
+        data[f"{n}x{d}"] = {"times": times, "ratio to Ridge": ratios["dpconvex", "Ridge"],
+                            "ratio to LinearRegression": ratios["dpconvex", "LinearRegression"],
+                            "coef": models["dpconvex"].coef_.tolist(),
+                            "intercept": float(models["dpconvex"].intercept_)}
+    return table, data
+
+
 class CountingRows:
     """NumPy rows that count the rows handed out by ``__getitem__`` (Dask's reads of a chunk)."""
 
@@ -339,7 +399,7 @@ def dask_rows(n: int, d: int, chunks: int) -> tuple[harness.Table, dict[str, Any
 def main() -> None:
     ap = harness.parser(__doc__)
     ap.add_argument("--repeats", type=int, default=3, help="alternating timed fits (default 3)")
-    ap.add_argument("--only", choices=("accuracy", "speed", "dask"), default=None)
+    ap.add_argument("--only", choices=("accuracy", "speed", "dask", "wide"), default=None)
     args = ap.parse_args()
     seeds = SEEDS[:2] if args.quick else SEEDS
     epsilons = (1.0,) if args.quick else EPSILONS
@@ -356,6 +416,11 @@ def main() -> None:
             n, d = QUICK_SCALE if args.quick else SCALE
             table, data = dask_rows(n, d, DASK_CHUNKS)
             run.data["dask"] = data
+            run.table(table)
+        if args.only in (None, "wide"):
+            table, data = wide(QUICK_WIDE if args.quick else WIDE,
+                               1 if args.quick else args.repeats)
+            run.data["wide"] = data
             run.table(table)
 
 

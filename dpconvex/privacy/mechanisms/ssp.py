@@ -196,13 +196,15 @@ def estimated_risk(theta: np.ndarray, gram: np.ndarray, cross: np.ndarray, inver
     >>> estimated_risk(theta, A, b, H, 0.0, 0.0), estimated_risk(theta, A, b, H, 1.0, 0.5)
     (-2.0, 0.0)
     """
-    trace = float(np.trace(inverse))
+    return _risk(theta, gram, cross, float(theta @ inverse @ theta), float(np.trace(inverse)),
+                 var_gram, follow)
+
+
+def _risk(theta: np.ndarray, gram: np.ndarray, cross: np.ndarray, curvature: float,
+          trace: float, var_gram: float, follow: float) -> float:
+    """:func:`estimated_risk` given θᵀHθ = ``curvature`` and tr(H) = ``trace``."""
     plug_in = float(theta @ gram @ theta - 2.0 * theta @ cross)
-    return (
-        plug_in
-        + 2.0 * float(follow)
-        + var_gram * float(theta @ inverse @ theta + trace * theta @ theta)
-    )
+    return plug_in + 2.0 * float(follow) + var_gram * (curvature + trace * float(theta @ theta))
 
 
 def risk_noise(step: np.ndarray, start: np.ndarray, var_gram: float, var_cross: float) -> float:
@@ -228,13 +230,24 @@ def risk_noise(step: np.ndarray, start: np.ndarray, var_gram: float, var_cross: 
 def _centred_system(gram: np.ndarray, free: int | None, free_diagonal: float | None,
                     centre: float, psd: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """M = Π₊(Ã) (with A's public intercept entry a when given) and the centre θ₀."""
+    matrix, start, _ = _decomposed_system(gram, free, free_diagonal, centre, psd)
+    return matrix, start
+
+
+def _decomposed_system(gram: np.ndarray, free: int | None, free_diagonal: float | None,
+                       centre: float, psd: bool = True
+                       ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+    """:func:`_centred_system`'s M and θ₀, and M's eigendecomposition (w, V), M = V diag(w) Vᵀ,
+    where it comes with the projection (None where the public entry changed M)."""
     e, V = np.linalg.eigh(0.5 * (gram + gram.T))
-    matrix = (V * (np.maximum(e, 0.0) if psd else e)) @ V.T
+    e = np.maximum(e, 0.0) if psd else e
+    matrix = (V * e) @ V.T
     start = np.zeros(len(gram))
     if free is not None and free_diagonal is not None:
         matrix[free, free] = float(free_diagonal)
         start[free] = float(centre)
-    return matrix, start
+        return matrix, start, None
+    return matrix, start, (e, V)
 
 
 class RidgeCandidate(NamedTuple):
@@ -260,6 +273,11 @@ def ridge_candidates(gram: np.ndarray, cross: np.ndarray, candidates: tuple[floa
     alone, b̃_s/M_ss). Post-processing of the released statistics and public quantities
     (docs/privacy/sufficient_statistics.md#privacy-ssp-release).
 
+    Every candidate's H = (M + λD)⁻¹ is applied through an eigendecomposition M + λD =
+    V diag(w) Vᵀ (θ, tr H, H_ss and θᵀHθ from V and w, in O(p²) each). Where D = I (no
+    intercept, or the centred one) one decomposition of M serves every λ, w = w(M) + λ;
+    without a centre the intercept's D ≠ I does not commute with M, and each λ has its own.
+
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms.ssp import ridge_candidates
@@ -267,7 +285,7 @@ def ridge_candidates(gram: np.ndarray, cross: np.ndarray, candidates: tuple[floa
     >>> [(c.ridge, round(c.risk, 2)) for c in ridge_candidates(A, b, (1.0, 100.0), 1.0, 1.0)]
     [(inf, 0.0), (1.0, -24.95), (100.0, -18.73)]
     """
-    matrix, start = _centred_system(gram, free, free_diagonal, centre)
+    matrix, start, spectrum = _decomposed_system(gram, free, free_diagonal, centre)
     var_free = var_cross if var_free is None else float(var_free)
     p = len(cross)
     penalty = np.eye(p)
@@ -291,20 +309,28 @@ def ridge_candidates(gram: np.ndarray, cross: np.ndarray, candidates: tuple[floa
     ]
     origin = start if centred else np.zeros(p)  # the point the ridge shrinks towards
     residual = cross - matrix @ origin
+    shifted = free is None or centred  # the penalty is I: M + λI = V diag(w + λ) Vᵀ
+    if shifted and spectrum is None:
+        spectrum = np.linalg.eigh(matrix)
     for ridge in candidates:
-        e, V = np.linalg.eigh(matrix + float(ridge) * penalty)
+        # H = (M + λD)⁻¹ = V diag(1/e) Vᵀ, e the eigenvalues of M + λD (ascending)
+        if shifted:
+            e, V = spectrum[0] + float(ridge), spectrum[1]
+        else:
+            e, V = np.linalg.eigh(matrix + float(ridge) * penalty)
         if e[0] <= 0.0:
             continue
-        inverse = (V / e) @ V.T
-        theta = origin + inverse @ residual
-        follow = var_cross * float(np.trace(inverse))
+        theta = origin + V @ ((V.T @ residual) / e)
+        trace = float(np.sum(1.0 / e))
+        follow = var_cross * trace
         if free is not None:
-            h = float(inverse[free, free])
+            h = float(np.sum(V[free] ** 2 / e))  # H_ss
             follow += (var_free - var_cross) * h + (
                 var_free * h * float(ridge) / float(free_diagonal) if centred else 0.0
             )
+        curvature = float(np.sum((V.T @ theta) ** 2 / e))  # θᵀHθ
         out.append(RidgeCandidate(float(ridge), theta,
-                                  estimated_risk(theta, matrix, cross, inverse, var_gram, follow),
+                                  _risk(theta, matrix, cross, curvature, trace, var_gram, follow),
                                   risk_noise(theta - start, start, var_gram, var_cross)))
     return out
 
