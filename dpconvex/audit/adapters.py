@@ -35,7 +35,13 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
 
-from .._validation import NoiseSource, check_float, check_int, check_option
+from .._validation import (
+    NoiseSource,
+    check_float,
+    check_int,
+    check_option,
+    describe_value,
+)
 from ..data.preprocess import clip_rows
 from ..data.validation import check_array
 from ..errors import ParameterError
@@ -801,7 +807,8 @@ class EstimatorReleaseMechanism(Sampled):
             raise ParameterError(
                 f"The 'estimator' parameter of {owner} must have a public label_range=(lo, hi): "
                 "a private label range is a release of its own, before the template; audit the "
-                f"whole fit with EstimatorMechanism(estimator). Got {estimator.label_range!r} "
+                "whole fit with EstimatorMechanism(estimator). "
+                f"Got {describe_value(estimator.label_range)} "
                 "instead."
             )
         self.estimator = estimator

@@ -31,6 +31,7 @@ from typing import Any, Protocol
 import numpy as np
 import scipy.sparse as sp
 
+from ..._validation import describe_value
 from ...errors import ParameterError, PrivacyError
 from ...objectives.losses import Loss
 from ...solvers.registry import Backend
@@ -487,7 +488,8 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
             raise ParameterError(
                 f"{type(self).__name__}.check_budget: noisy gradient descent is (epsilon, "
                 "delta)-DP: it "
-                f"needs a finite epsilon > 0 and 0 < delta < 1. Got {budget!r} instead."
+                "needs a finite epsilon > 0 and 0 < delta < 1. "
+                f"Got {describe_value(budget)} instead."
             )
         return budget
 
