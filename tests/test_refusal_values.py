@@ -18,9 +18,13 @@ import pytest
 
 import dpconvex as dp
 from dpconvex._validation import SHOWN_ITEMS, check_random_state, describe_value
+from dpconvex.audit.adapters import LinearERMMechanism
+from dpconvex.audit.runner import audit
+from dpconvex.data.row_scaling import check_row_norm
 from dpconvex.data.schema import PublicSchema
 from dpconvex.errors import ParameterError
 from dpconvex.estimators.selection.random import Repetitions
+from dpconvex.privacy.mechanisms.noisy_gd import NoisyGD
 
 #: Every print form of the planted values: repr in fixed or scientific notation.
 PLANTED_FORMS = ("123.456", "1.23456", "789", "7.89")
@@ -104,6 +108,11 @@ CASES = {
         classes=[0, 1], mechanism=X).fit(X, Y)),
     "Centroid mechanism=X": ("mechanism", lambda: dp.PrivateGaussianCentroid(
         classes=[0, 1], mechanism=X).fit(X, Y)),
+    "Repetitions kind=X[0]": ("kind", lambda: Repetitions.with_mean(X[0], 10.0)),
+    "NoisyGD average=X": ("average", lambda: NoisyGD(average=X)),
+    "LinearERMMechanism loss=X": ("loss", lambda: LinearERMMechanism(
+        X, epsilon=1, mechanism="output", lam=0.1)),
+    "check_row_norm(X)": ("row_norm", lambda: check_row_norm(X, "demo")),
 }
 
 
@@ -155,5 +164,12 @@ def test_the_dask_gram_refusal_does_not_format_the_rows():
     with pytest.raises(TypeError, match=r"needs a 2-D dask.array.Array; got ndarray of shape "
                                         r"\(30, 3\)") as info:
         DaskGram(X)
+    message = str(info.value)
+    assert not [form for form in PLANTED_FORMS if form in message], message
+
+
+def test_the_audit_refusal_of_a_mechanism_shows_no_planted_value():
+    with pytest.raises(ParameterError, match="mechanism must be callable") as info:
+        audit(X, X, X, n_runs=10)
     message = str(info.value)
     assert not [form for form in PLANTED_FORMS if form in message], message

@@ -149,7 +149,7 @@ class Audited(Mechanism["Template"]):
         if float(noise_scale) != 1.0 and inner.private and inner.placement is None:
             raise ParameterError(
                 f"Audited.__init__: mechanism '{inner.name}' adds no noise, so noise_scale = "
-                f"{noise_scale!r} "
+                f"{describe_value(noise_scale)} "
                 "would audit the library's own calibration as a mutant. Use noise_scale=1.0 with "
                 "it."
             )
@@ -406,7 +406,7 @@ class LinearERMMechanism(_TemplateAdapter[LinearERMTemplate]):
         if not isinstance(loss, Loss) and not (isinstance(loss, str) and loss in LOSSES):
             raise ParameterError(
                 f"The 'loss' parameter of {owner} must be one of {sorted(LOSSES)} "
-                f"or a dpconvex.objectives.Loss instance. Got {loss!r} instead."
+                f"or a dpconvex.objectives.Loss instance. Got {describe_value(loss)} instead."
             )
         self.loss = loss if isinstance(loss, Loss) else get_loss(
             loss, **({} if loss == "logistic" else {"h": h}))

@@ -935,7 +935,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
             certificate = _find_certificate(candidate, owner)
             if not certificate.private:
                 raise PrivacyError(
-                    f"{owner}.fit: candidate {params!r} produced a non-private model "
+                    f"{owner}.fit: candidate {describe_value(params)} produced a non-private model "
                     f"({certificate.mechanism}). Private tuning needs private candidates; for "
                     "a "
                     "non-private baseline use sklearn.model_selection.GridSearchCV."

@@ -376,8 +376,8 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             for key in self._keys("delta"):
                 if float(candidate.get(key, base[key]) or 0.0) != 0.0:
                     raise ParameterError(
-                        f"{caller}: candidate {candidate!r} has {key} = "
-                        f"{candidate.get(key, base[key])!r} > "
+                        f"{caller}: candidate {describe_value(candidate)} has {key} = "
+                        f"{describe_value(candidate.get(key, base[key]))} > "
                         "0; private selection by random repetition is implemented for pure "
                         "epsilon-DP "
                         f"candidates only. Set {key} to 0 or None in the estimator and the grid "
@@ -430,7 +430,8 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                 or certificate.epsilon > eps1
             ):
                 raise PrivacyError(
-                    f"{owner}.fit: candidate {candidates[index]!r} released with (epsilon, "
+                    f"{owner}.fit: candidate {describe_value(candidates[index])} released with "
+                    "(epsilon, "
                     "delta) = "
                     f"({certificate.epsilon:g}, {certificate.delta:g}), not within the "
                     "per-run "

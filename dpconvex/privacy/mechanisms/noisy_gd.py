@@ -449,9 +449,9 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         self.clip = None if clip is None else float(clip)
         self.learning_rate = None if learning_rate is None else float(learning_rate)
         self.accounting = accounting
-        if average not in AVERAGING:
+        if not isinstance(average, str) or average not in AVERAGING:
             raise ParameterError(f"The 'average' parameter of {type(self).__name__} must be one "
-                                 f"of {list(AVERAGING)!r}. Got {average!r} instead.")
+                                 f"of {list(AVERAGING)!r}. Got {describe_value(average)} instead.")
         self.average = average
         self.delta_rule = bool(delta_rule)
 
