@@ -18,8 +18,13 @@ import pytest
 
 import dpconvex as dp
 from dpconvex._validation import SHOWN_ITEMS, check_random_state, describe_value
+from dpconvex.audit.adapters import LinearERMMechanism
+from dpconvex.audit.runner import audit
+from dpconvex.data.row_scaling import check_row_norm
 from dpconvex.data.schema import PublicSchema
 from dpconvex.errors import ParameterError
+from dpconvex.estimators.selection.random import Repetitions
+from dpconvex.privacy.mechanisms.noisy_gd import NoisyGD
 
 #: Every print form of the planted values: repr in fixed or scientific notation.
 PLANTED_FORMS = ("123.456", "1.23456", "789", "7.89")
@@ -33,6 +38,8 @@ Y = np.tile([0, 1], 15)
 Y_REAL = np.full(30, 123.456)
 #: An int label set (as y) with a planted label: repeated labels, long.
 Y_PLANTED = np.r_[Y, 789]
+#: A valid label set of more than SHOWN_ITEMS distinct ints, one of them planted.
+LABELS = np.r_[789, np.arange(11)]
 
 #: (parameter named in the message, the call that must be refused).
 CASES = {
@@ -73,6 +80,39 @@ CASES = {
     "priors=y": ("priors", lambda: dp.PrivateGaussianCentroid(
         classes=[0, 1], priors=Y_REAL).fit(X, Y)),
     "check_random_state(X)": ("random_state", lambda: check_random_state(X, "demo")),
+    "PrivateGridSearch(est, X)": ("param_grid", lambda: dp.PrivateGridSearch(
+        dp.PrivateLogisticRegression(classes=[0, 1]), X, epsilon=1).fit(X, Y)),
+    "PrivateGridSearch lam=X": ("param_grid", lambda: dp.PrivateGridSearch(
+        dp.PrivateLogisticRegression(classes=[0, 1]), {"lam": X}, epsilon=1).fit(X, Y)),
+    "PrivateRandomSearch lam=X": ("param_grid", lambda: dp.PrivateRandomSearch(
+        dp.PrivateLogisticRegression(classes=[0, 1]), {"lam": X}, epsilon=1).fit(X, Y)),
+    "param_grid='auto' classes=labels": ("param_grid", lambda: dp.PrivateGridSearch(
+        dp.PrivateLogisticRegression(classes=LABELS), "auto", epsilon=1).fit(X, Y)),
+    "search classes=labels": ("classes", lambda: dp.PrivateGridSearch(
+        dp.PrivateLogisticRegression(classes=[0, 1]), {"lam": [0.1]}, epsilon=1,
+        classes=LABELS).fit(X, Y)),
+    "search estimator classes=labels": ("classes", lambda: dp.PrivateGridSearch(
+        dp.PrivateLogisticRegression(classes=LABELS), {"lam": [0.1]}, epsilon=1,
+        classes=[0, 1]).fit(X, Y)),
+    "Repetitions mean=array": ("mean", lambda: Repetitions.with_mean(
+        "geometric", np.array(-789.0))),
+    "Centroid priors=-X[0, :2]": ("priors", lambda: dp.PrivateGaussianCentroid(
+        classes=[0, 1], priors=-X[0, :2]).fit(X, Y)),
+    "GaussianNB priors=-X[0, :2]": ("priors", lambda: dp.PrivateGaussianNB(
+        classes=[0, 1], priors=-X[0, :2]).fit(X, Y)),
+    "epsilon_sweep epsilons=-X[:, 0]": ("epsilons", lambda: dp.epsilon_sweep(
+        dp.PrivateLogisticRegression(classes=[0, 1]), X, Y, epsilons=-X[:, 0])),
+    "epsilon_sweep epsilons=0-d array": ("epsilons", lambda: dp.epsilon_sweep(
+        dp.PrivateLogisticRegression(classes=[0, 1]), X, Y, epsilons=np.array(-789.0))),
+    "mechanism=X": ("mechanism", lambda: dp.PrivateLogisticRegression(
+        classes=[0, 1], mechanism=X).fit(X, Y)),
+    "Centroid mechanism=X": ("mechanism", lambda: dp.PrivateGaussianCentroid(
+        classes=[0, 1], mechanism=X).fit(X, Y)),
+    "Repetitions kind=X[0]": ("kind", lambda: Repetitions.with_mean(X[0], 10.0)),
+    "NoisyGD average=X": ("average", lambda: NoisyGD(average=X)),
+    "LinearERMMechanism loss=X": ("loss", lambda: LinearERMMechanism(
+        X, epsilon=1, mechanism="output", lam=0.1)),
+    "check_row_norm(X)": ("row_norm", lambda: check_row_norm(X, "demo")),
 }
 
 
@@ -115,3 +155,21 @@ def test_describe_value(value, expected):
 def test_describe_value_cuts_a_long_repr():
     text = describe_value("x" * 500)
     assert len(text) == 60 and text.endswith("...")
+
+
+def test_the_dask_gram_refusal_does_not_format_the_rows():
+    pytest.importorskip("dask.array")
+    from dpconvex.data.dask_gram import DaskGram
+
+    with pytest.raises(TypeError, match=r"needs a 2-D dask.array.Array; got ndarray of shape "
+                                        r"\(30, 3\)") as info:
+        DaskGram(X)
+    message = str(info.value)
+    assert not [form for form in PLANTED_FORMS if form in message], message
+
+
+def test_the_audit_refusal_of_a_mechanism_shows_no_planted_value():
+    with pytest.raises(ParameterError, match="mechanism must be callable") as info:
+        audit(X, X, X, n_runs=10)
+    message = str(info.value)
+    assert not [form for form in PLANTED_FORMS if form in message], message

@@ -35,7 +35,13 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
 
-from .._validation import NoiseSource, check_float, check_int, check_option
+from .._validation import (
+    NoiseSource,
+    check_float,
+    check_int,
+    check_option,
+    describe_value,
+)
 from ..data.preprocess import clip_rows
 from ..data.validation import check_array
 from ..errors import ParameterError
@@ -143,7 +149,7 @@ class Audited(Mechanism["Template"]):
         if float(noise_scale) != 1.0 and inner.private and inner.placement is None:
             raise ParameterError(
                 f"Audited.__init__: mechanism '{inner.name}' adds no noise, so noise_scale = "
-                f"{noise_scale!r} "
+                f"{describe_value(noise_scale)} "
                 "would audit the library's own calibration as a mutant. Use noise_scale=1.0 with "
                 "it."
             )
@@ -400,7 +406,7 @@ class LinearERMMechanism(_TemplateAdapter[LinearERMTemplate]):
         if not isinstance(loss, Loss) and not (isinstance(loss, str) and loss in LOSSES):
             raise ParameterError(
                 f"The 'loss' parameter of {owner} must be one of {sorted(LOSSES)} "
-                f"or a dpconvex.objectives.Loss instance. Got {loss!r} instead."
+                f"or a dpconvex.objectives.Loss instance. Got {describe_value(loss)} instead."
             )
         self.loss = loss if isinstance(loss, Loss) else get_loss(
             loss, **({} if loss == "logistic" else {"h": h}))
@@ -801,7 +807,8 @@ class EstimatorReleaseMechanism(Sampled):
             raise ParameterError(
                 f"The 'estimator' parameter of {owner} must have a public label_range=(lo, hi): "
                 "a private label range is a release of its own, before the template; audit the "
-                f"whole fit with EstimatorMechanism(estimator). Got {estimator.label_range!r} "
+                "whole fit with EstimatorMechanism(estimator). "
+                f"Got {describe_value(estimator.label_range)} "
                 "instead."
             )
         self.estimator = estimator

@@ -24,6 +24,7 @@ from .._validation import (
     check_float,
     check_int,
     check_random_state,
+    describe_value,
 )
 from ..errors import ParameterError
 from ..objectives.losses import parse_label_range
@@ -101,7 +102,7 @@ def linear_erm_pair(
     labels = parse_label_range(label_range)
     if labels is None:
         raise ParameterError(f"The 'label_range' parameter of {owner} must be (lo, hi) with "
-                             f"finite lo < hi. Got {label_range!r} instead.")
+                             f"finite lo < hi. Got {describe_value(label_range)} instead.")
     lo, hi = labels
     k = check_int("anchors", anchors, owner, low=0, high=n - 1,
                   why="the anchors are records 1, ..., k of the n records")

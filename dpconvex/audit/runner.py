@@ -29,7 +29,14 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from .._validation import RandomStateLike, check_float, check_int, check_option, check_random_state
+from .._validation import (
+    RandomStateLike,
+    check_float,
+    check_int,
+    check_option,
+    check_random_state,
+    describe_value,
+)
 from ..errors import ParameterError
 from ..solvers.registry import single_threaded
 from .bounds import DIRECTIONS, bound_at, check_confidence, check_delta
@@ -362,7 +369,7 @@ def audit(
     check_quantiles(quantiles, owner)
     if not callable(mechanism):
         raise ParameterError(f"audit: mechanism must be callable as mechanism(data, rng). "
-                             f"Got {mechanism!r} instead.")
+                             f"Got {describe_value(mechanism)} instead.")
     rng = check_random_state(random_state, "audit")
     _check_neighbours(D, D_prime)
     rng_D, rng_Dp = rng.spawn(2)

@@ -144,7 +144,9 @@ class DaskGram:
 
     def __init__(self, Z: da.Array, *, persist: bool | None = None):
         if not isinstance(Z, da.Array) or Z.ndim != 2:
-            raise TypeError(f"DaskGram.__init__: needs a 2-D dask.array.Array; got {Z!r}. "
+            shape = getattr(Z, "shape", None)  # the rows themselves are never formatted
+            shown = type(Z).__name__ + ("" if shape is None else f" of shape {shape}")
+            raise TypeError(f"DaskGram.__init__: needs a 2-D dask.array.Array; got {shown}. "
                             "Pass the encoded rows as a 2-D Dask array.")
         Z = dask_rows.whole_rows(Z)
         self.Z = Z.astype(np.float64) if Z.dtype != np.float64 else Z

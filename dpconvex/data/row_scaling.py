@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_float
+from .._validation import check_float, describe_value
 from ..errors import ParameterError
 from .operators import _scaled_norms, canonical_csr, row_blocks, row_norms
 
@@ -35,7 +35,8 @@ def check_row_norm(row_norm: Any, owner: str) -> str:
         return row_norm
     raise ParameterError(
         f"The 'row_norm' parameter of {owner} must be 'unit' (every non-zero row scaled to the "
-        f"norm bound) or 'none' (the public-range encoding only). Got {row_norm!r} instead."
+        "norm bound) or 'none' (the public-range encoding only). "
+        f"Got {describe_value(row_norm)} instead."
     )
 
 

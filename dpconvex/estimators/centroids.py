@@ -44,6 +44,7 @@ from .._validation import (
     check_float,
     check_option,
     checks_feature_names,
+    describe_value,
     is_dask_collection,
 )
 from ..data.operators import CSRRows, canonical_csr, row_norms
@@ -161,7 +162,7 @@ class Priors(Constraint):
         if not (np.all(np.isfinite(a)) and np.all(a > 0)):
             raise ParameterError(
                 f"The '{name}' parameter of {owner} must hold positive finite numbers (they are "
-                f"normalized to sum to 1). Got {value!r} instead.")
+                f"normalized to sum to 1). Got {describe_value(value)} instead.")
         return value
 
     def __str__(self) -> str:
@@ -746,11 +747,13 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
             if mech.pure and self.delta != 0:
                 raise ParameterError(
                     f"The 'delta' parameter of {owner} must be None or 0 with the pure "
-                    f"epsilon-DP mechanism {mech.name!r}. Got {self.delta!r} instead.")
+                    f"epsilon-DP mechanism {mech.name!r}. "
+                    f"Got {describe_value(self.delta)} instead.")
             if not mech.pure and not self.delta > 0:
                 raise ParameterError(
                     f"The 'delta' parameter of {owner} must be in (0, 1) with mechanism "
-                    f"{mech.name!r} (or None for the public rule). Got {self.delta!r}; use "
+                    f"{mech.name!r} (or None for the public rule). "
+                    f"Got {describe_value(self.delta)}; use "
                     "mechanism='auto' with delta=None for pure epsilon-DP.")
         return mech, auto.reason
 

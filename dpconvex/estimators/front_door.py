@@ -53,6 +53,7 @@ from .._validation import (
     check_fitted,
     check_numeric_dtype,
     checks_feature_names,
+    describe_value,
     feature_names_of,
     is_dask_collection,
     signed_by,
@@ -233,7 +234,7 @@ class ConstantClassifier(ClassifierScoreMixin, _Constant):
         )
         if index < 0:
             raise ParameterError(
-                f"ConstantClassifier.{method}: constant={_plain(self.constant)!r} is "
+                f"ConstantClassifier.{method}: constant={describe_value(_plain(self.constant))} is "
                 f"not one of classes={classes}. Give one of the classes."
             )
         one_hot = np.zeros((self._rows(X, method), len(classes)))

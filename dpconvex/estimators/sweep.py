@@ -27,6 +27,7 @@ from .._validation import (
     check_float,
     check_int,
     check_random_state,
+    describe_value,
     feature_names_of,
     is_dask_collection,
     with_feature_names,
@@ -406,9 +407,18 @@ def _check_epsilons(epsilons: Sequence[float]) -> tuple[float, ...]:
     except TypeError:
         raise ParameterError(
             f"The 'epsilons' parameter of epsilon_sweep must be a sequence of floats in (0, inf). "
-            f"Got {epsilons!r} instead."
+            f"Got {describe_value(epsilons)} instead."
         ) from None
     if not grid:
         raise ParameterError("The 'epsilons' parameter of epsilon_sweep is empty; give at least "
                              "one epsilon > 0.")
-    return tuple(check_float("epsilons", e, "epsilon_sweep") for e in grid)
+    checked = []
+    for index, value in enumerate(grid):  # the refusal describes the sequence, not an entry
+        try:
+            checked.append(check_float("epsilons", value, "epsilon_sweep"))
+        except ParameterError:
+            raise ParameterError(
+                "The 'epsilons' parameter of epsilon_sweep must be a sequence of floats in "
+                f"(0, inf); entry {index} is not. Got {describe_value(epsilons)} instead."
+            ) from None
+    return tuple(checked)

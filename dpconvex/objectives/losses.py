@@ -43,6 +43,7 @@ from .._validation import (
     Optional,
     _short_repr,
     check_float,
+    describe_value,
     is_dpconvex_class,
     is_dpconvex_function,
 )
@@ -912,7 +913,8 @@ def parse_label_range(label_range: Any, caller: str | None = None) -> tuple[floa
         return None
     raise ParameterError(f"{caller}: label_range must be (lo, hi), finite floats with lo < hi "
                          f"(the public range of the labels), |lo| and |hi| at most {largest:g} "
-                         f"and hi - lo at least {narrowest:g}. Got {label_range!r} instead.")
+                         f"and hi - lo at least {narrowest:g}. "
+                         f"Got {describe_value(label_range)} instead.")
 
 
 class Logistic(Loss):

@@ -30,7 +30,7 @@ import cvxpy as cp
 import numpy as np
 import scipy.special
 
-from .._validation import is_dpconvex_class
+from .._validation import describe_value, is_dpconvex_class
 from ..errors import DPConvexError, ParameterError, PrivacyError
 from ..objectives.atoms import DerivedBounds, derive_bounds, vectorize
 from ..objectives.losses import CVXPYLoss, Loss, shipped_as_built
@@ -446,7 +446,7 @@ def _declared(loss: Loss, attr: str, caller: str, *, finite: bool) -> float:
         if value == 0.0:
             refuse_constant_loss(loss, caller)
         raise ParameterError(
-            f"{caller}: loss '{name}' declares {attr} = {value!r}; declare {bound}."
+            f"{caller}: loss '{name}' declares {attr} = {describe_value(value)}; declare {bound}."
         )
     return number
 

@@ -25,9 +25,11 @@ accounting" condition. The ledger
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from .._validation import describe_value
 from ..errors import ParameterError, PrivacyError
 from .certificate import Certificate, Condition, Fact
 
@@ -315,9 +317,10 @@ def compose_repetitions(run: Certificate, *, eta: float, epsilon_run: float, mec
     >>> best.epsilon, best.delta, [c.name for c in best.conditions][2:]
     (0.75, 0.0, ['number of runs random and hidden', 'uniform per-run bound'])
     """
-    if eta not in (0.0, 1.0):
+    if not isinstance(eta, numbers.Real) or eta not in (0.0, 1.0):
         raise ParameterError(f"The 'eta' argument of compose_repetitions must be 0.0 "
-                             f"(logarithmic) or 1.0 (geometric). Got {eta!r} instead.")
+                             "(logarithmic) or 1.0 (geometric). "
+                             f"Got {describe_value(eta)} instead.")
     multiplier = 2.0 + eta
     total = multiplier * epsilon_run
     caller = _refused_in(caller, "repetitions")  # a refusal's opening

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import is_dpconvex_class
+from .._validation import describe_value, is_dpconvex_class
 from ..errors import ParameterError, PrivacyError
 from ..objectives.losses import shipped_derivation
 from ..templates.base import PrivacyConstants, Template, natural_residual
@@ -526,7 +526,8 @@ def _check_constants(template: Template, consts: PrivacyConstants, caller: str) 
                                         ("strong_convexity", False, True)):
         value = getattr(consts, field_name, None)
         if declared_number(value, zero_ok=zero_ok, finite=finite) is None:
-            raise ParameterError(f"{caller}: template '{name}' declares {field_name} = {value!r}; "
+            raise ParameterError(f"{caller}: template '{name}' declares {field_name} = "
+                                 f"{describe_value(value)}; "
                                  "declare a finite float > 0 (hessian_term_bound: >= 0).")
 
 

@@ -22,7 +22,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .._validation import RandomStateLike, check_float, check_random_state
+from .._validation import (
+    RandomStateLike,
+    check_float,
+    check_random_state,
+    describe_value,
+)
 from ..errors import ParameterError, PrivacyError
 
 __all__ = ["SNAP_BITS", "Gaussian", "Laplace", "Noise", "NoiseSum", "NormGamma", "SupNormGamma",
@@ -78,7 +83,7 @@ def _check_shape(
         kind = "a tuple of positive ints (() for one number)" if scalar else \
             "a non-empty tuple of positive ints"
         raise ParameterError(
-            f"The 'shape' argument of {caller} must be {kind}. Got {shape!r} instead."
+            f"The 'shape' argument of {caller} must be {kind}. Got {describe_value(shape)} instead."
         )
     return shape
 
@@ -98,7 +103,7 @@ def symmetric_dimension(shape: Sequence[int]) -> int:
     if len(shape) < 2 or shape[-1] != shape[-2]:
         raise ParameterError(
             "symmetric_dimension: symmetric=True needs the last two axes of shape to be equal "
-            f"(square matrices). Got shape {shape!r}. Pass a shape (..., k, k)."
+            f"(square matrices). Got shape {describe_value(shape)}. Pass a shape (..., k, k)."
         )
     k = shape[-1]
     return int(np.prod(shape[:-2], dtype=np.int64)) * k * (k + 1) // 2

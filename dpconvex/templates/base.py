@@ -152,7 +152,7 @@ class RecordDomain:
             )
         if not (float(self.data_norm) > 0 and np.isfinite(float(self.data_norm))):
             raise ParameterError(f"The 'data_norm' parameter of RecordDomain must be a finite "
-                                 f"float > 0. Got {self.data_norm!r} instead.")
+                                 f"float > 0. Got {_short_repr(self.data_norm)} instead.")
 
     def probe_labels(self) -> tuple[float, ...]:
         """The labels a probe uses: the set, or the range's ends and middle."""

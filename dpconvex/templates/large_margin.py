@@ -42,7 +42,7 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-from .._validation import check_float
+from .._validation import check_float, describe_value
 from ..data.preprocess import augment_and_scale, clip_rows
 from ..errors import DataValidationError, ParameterError, PrivacyError
 from ..objectives.losses import Frobenius, HuberHinge, Loss, MatrixTerm, probe_term, psi_frobenius
@@ -363,7 +363,7 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
             raise ParameterError(
                 f"The 'loss' parameter of {owner} must be a dpconvex.objectives.losses.Loss (with "
                 "value, "
-                f"deriv, deriv2, deriv_bound, curvature). Got {loss!r} instead."
+                f"deriv, deriv2, deriv_bound, curvature). Got {describe_value(loss)} instead."
             )
         # a user's loss with a CVXPY form: solved as compiled from it (one form, the bounds')
         self.loss = solved_loss(self.loss)
@@ -372,7 +372,7 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
             if not isinstance(t, MatrixTerm):
                 raise ParameterError(
                     f"The 'extra_terms' parameter of {owner} must hold MatrixTerm objects "
-                    f"(cvxpy_fn, value_fn, grad_fn). Got {t!r} instead."
+                    f"(cvxpy_fn, value_fn, grad_fn). Got {describe_value(t)} instead."
                 )
         self.space = (parameterization or FullPSD)(self.C, self.K, self.D)
         self.J = self.C * self.K

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import describe_value
 from ..errors import DataValidationError, ParameterError, PrivacyError
 from ..privacy.certificate import Condition, Line
 from .base import PrivacyConstants, needs_of, sample_step
@@ -95,7 +96,7 @@ def feature_scale(D: int, data_norm: float | None, constant_weight: float) -> np
     q, w = float(data_norm), float(constant_weight)
     if not (q > 0 and w > 0 and math.isfinite(q) and math.isfinite(w)):
         raise ParameterError(f"feature_scale: need data_norm > 0 and constant_weight > 0; got "
-                             f"{data_norm!r}, {constant_weight!r}.")
+                             f"{describe_value(data_norm)}, {describe_value(constant_weight)}.")
     r = math.sqrt(q * q + 1.0)
     s[:-1] = r / (q * math.sqrt(1.0 + w * w))
     s[-1] = w * q * r / (q * math.sqrt(1.0 + w * w))

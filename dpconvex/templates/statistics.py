@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import is_dpconvex_function
+from .._validation import describe_value, is_dpconvex_function
 from ..data.log_grid import cell_counts
 from ..data.operators import row_norms
 from ..data.sufficient import Moments
@@ -302,7 +302,7 @@ def check_levels(levels: object, owner: str, name: str = "levels") -> tuple[floa
     if not (0.0 <= lo < hi <= 1.0):
         raise ParameterError(f"The '{name}' parameter of {owner} must be two quantile levels "
                              f"(q_lo, q_hi) with 0 <= q_lo < q_hi <= 1, e.g. (0.01, 0.99). Got "
-                             f"{levels!r} instead.")
+                             f"{describe_value(levels)} instead.")
     return lo, hi
 
 
@@ -363,7 +363,7 @@ class RangeTemplate(StatisticTemplate):
         self.n = int(n)
         if self.n < 1:
             raise ParameterError(f"The 'n' parameter of RangeTemplate must be a positive number "
-                                 f"of records. Got {n!r} instead.")
+                                 f"of records. Got {describe_value(n)} instead.")
         self.levels = check_levels(levels, "RangeTemplate")
         self.refine = bool(refine)
         self.values_name = str(name)
@@ -472,7 +472,7 @@ class VocabularyTemplate(StatisticTemplate):
         self.n = int(n)
         if self.n < 1:
             raise ParameterError(f"The 'n' parameter of VocabularyTemplate must be a positive "
-                                 f"number of records. Got {n!r} instead.")
+                                 f"number of records. Got {describe_value(n)} instead.")
         if values is not None:
             check_column(values, "VocabularyTemplate.__init__")
         seen: dict[str, int] = {}
@@ -570,7 +570,7 @@ class SufficientStatisticsTemplate(StatisticTemplate):
         self.data_norm = float(data_norm)
         if not (math.isfinite(self.data_norm) and self.data_norm > 0):
             raise ParameterError("The 'data_norm' argument of SufficientStatisticsTemplate must "
-                                 f"be a finite float > 0. Got {data_norm!r} instead.")
+                                 f"be a finite float > 0. Got {describe_value(data_norm)} instead.")
         self.ridge = None if ridge is None else float(ridge)
         self.free = None if free is None else int(free)
         self.free_value = None if free is None or free_value is None else float(free_value)

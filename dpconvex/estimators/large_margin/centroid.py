@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..._validation import is_dask_collection
+from ..._validation import describe_value, is_dask_collection
 from ...data.operators import DenseRows, row_norms
 from ...data.preprocess import clip_rows
 from ...data.row_scaling import normalize_rows
@@ -343,7 +343,7 @@ def check_centroid_params(est: LargeMarginSettings) -> None:
     if est.optimality_tol is not None:
         raise ParameterError(f"The 'optimality_tol' parameter of {owner} must be None with "
                              f"mechanism={CENTROID!r}, which solves nothing. Got "
-                             f"{est.optimality_tol!r} instead.")
+                             f"{describe_value(est.optimality_tol)} instead.")
     centroid_estimator(est)._validate_params()  # delta: the table's rule (privacy-class-centroids)
 
 

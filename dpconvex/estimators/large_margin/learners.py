@@ -212,7 +212,8 @@ def check_consistency(est: LargeMarginSettings, mech: Mechanism) -> None:
     if (objective and mech.private and isinstance(lam, numbers.Real)
             and not isinstance(lam, bool) and lam <= 0):
         raise PrivacyError(
-            f"The 'lam' parameter of {owner} must be > 0 with a private mechanism. Got {lam!r} "
+            f"The 'lam' parameter of {owner} must be > 0 with a private mechanism. "
+            f"Got {_short_repr(lam)} "
             "instead: "
             "strong convexity fails, and objective perturbation needs a strongly convex "
             "objective. The "

@@ -37,6 +37,7 @@ from ..._validation import (
     check_float,
     check_seed,
     checks_feature_names,
+    describe_value,
     feature_names_of,
     is_dask_collection,
     noise_source,
@@ -147,7 +148,7 @@ def auto_lam_grid(estimator: Any, n: int, d: int, epsilon: float, owner: str,
         raise ParameterError(
             f"The 'param_grid' parameter of {owner} must be an explicit grid for more than two "
             "classes: param_grid='auto' is for binary problems (one-vs-rest splits epsilon by "
-            f"class); got classes={classes!r}. Pass an explicit grid instead.")
+            f"class); got classes={describe_value(classes)}. Pass an explicit grid instead.")
     candidate = clone(estimator).set_params(lam="auto", epsilon=float(epsilon), classes=None)
     lam = float(candidate.plan(int(n), 2, int(d)).lam)  # the public plan: Λ reads n, d only
     return {"lam": [float(f"{lam * factor:.3g}") for factor in factors]}
@@ -184,7 +185,7 @@ def _check_param_grid(param_grid: Any, valid: Sequence[str], owner: str) -> list
         raise ParameterError(
             f"The 'param_grid' parameter of {owner} must be a dict, or a non-empty list of "
             "dicts, mapping parameter names to non-empty lists of values fixed before seeing "
-            f"the data. Got {param_grid!r} instead.")
+            f"the data. Got {describe_value(param_grid)} instead.")
     for grid in grids:
         for key, values in grid.items():
             if not isinstance(key, str) or key not in valid:
@@ -216,13 +217,14 @@ def _check_param_grid(param_grid: Any, valid: Sequence[str], owner: str) -> list
                 raise ParameterError(
                     f"The 'param_grid' parameter of {owner} must map names to lists of "
                     f"candidates: the values of {key!r} must be a list (or tuple, or 1-D array) "
-                    f"of candidates. Got {values!r} instead."
+                    f"of candidates. Got {describe_value(values)} instead."
                 )
             if len(values) == 0 or (isinstance(values, np.ndarray) and values.ndim != 1):
                 raise ParameterError(
                     f"The 'param_grid' parameter of {owner} must map names to lists of "
                     "candidates: the "
-                    f"values of {key!r} must be a non-empty 1-D list. Got {values!r} instead."
+                    f"values of {key!r} must be a non-empty 1-D list. "
+                    f"Got {describe_value(values)} instead."
                 )
     return list(ParameterGrid(list(grids)))
 
@@ -662,9 +664,10 @@ class SelectedEstimator:
             if labels != sets[0]:
                 raise ParameterError(
                     f"The '{'estimator' if self.classes is None else 'classes'}' parameter of "
-                    f"{owner} must list the labels {name} lists, {list(value)!r}: the search "
-                    "gives one public label set to every candidate (pass the same labels to "
-                    f"both, or classes= to one of them only). Got {list(given[0][1])!r} instead.")
+                    f"{owner} must list the labels {name} lists, {describe_value(list(value))}: "
+                    "the search gives one public label set to every candidate (pass the same "
+                    "labels to both, or classes= to one of them only). "
+                    f"Got {describe_value(list(given[0][1]))} instead.")
         return given[0][1] if given else None
 
     def _epsilon_key(self, owner: str) -> str:
@@ -676,7 +679,7 @@ class SelectedEstimator:
         if not hasattr(self.estimator, "get_params") or not hasattr(self.estimator, "fit"):
             raise ParameterError(
                 f"The 'estimator' parameter of {owner} must be a scikit-learn estimator. "
-                f"Got {self.estimator!r} instead.")
+                f"Got {describe_value(self.estimator)} instead.")
         if is_regressor(self.estimator):  # the selection counts mistakes: a classifier's score
             raise ParameterError(
                 f"The 'estimator' parameter of {owner} must be a classifier (the selection counts "
@@ -932,7 +935,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
             certificate = _find_certificate(candidate, owner)
             if not certificate.private:
                 raise PrivacyError(
-                    f"{owner}.fit: candidate {params!r} produced a non-private model "
+                    f"{owner}.fit: candidate {describe_value(params)} produced a non-private model "
                     f"({certificate.mechanism}). Private tuning needs private candidates; for "
                     "a "
                     "non-private baseline use sklearn.model_selection.GridSearchCV."

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 
-from ..._validation import NoiseSource, check_float, check_option
+from ..._validation import NoiseSource, check_float, check_option, describe_value
 from ...errors import DataValidationError, ParameterError, PrivacyError, user_stacklevel
 from ...privacy.budget import Budget, split_even
 from ...privacy.certificate import Certificate, Condition
@@ -117,12 +117,15 @@ class Repetitions:
         >>> round(Repetitions.with_mean("logarithmic", 10.0).mean, 6)
         10.0
         """
-        if kind not in _ETA:
+        if not isinstance(kind, str) or kind not in _ETA:
             raise ParameterError(f"The 'kind' argument of Repetitions.with_mean must be one of "
-                                 f"{sorted(_ETA)}. Got {kind!r} instead.")
-        if not (math.isfinite(mean) and mean > 1.0):
+                                 f"{sorted(_ETA)}. Got {describe_value(kind)} instead.")
+        real = isinstance(mean, (int, float, np.integer, np.floating))
+        if not real or isinstance(mean, (bool, np.bool_)) or not (math.isfinite(mean)
+                                                                  and mean > 1.0):
             raise ParameterError(f"The 'mean' argument of Repetitions.with_mean (the mean number "
-                                 f"of runs) must be a finite float > 1. Got {mean!r} instead.")
+                                 "of runs) must be a finite float > 1. "
+                                 f"Got {describe_value(mean)} instead.")
         if kind == "geometric":
             return cls(kind, 1.0 / mean)
         low, high = 1e-300, 1.0 - 1e-16  # E[K] = (1 − γ)/(γ log(1/γ)) decreases in γ
@@ -373,8 +376,8 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             for key in self._keys("delta"):
                 if float(candidate.get(key, base[key]) or 0.0) != 0.0:
                     raise ParameterError(
-                        f"{caller}: candidate {candidate!r} has {key} = "
-                        f"{candidate.get(key, base[key])!r} > "
+                        f"{caller}: candidate {describe_value(candidate)} has {key} = "
+                        f"{describe_value(candidate.get(key, base[key]))} > "
                         "0; private selection by random repetition is implemented for pure "
                         "epsilon-DP "
                         f"candidates only. Set {key} to 0 or None in the estimator and the grid "
@@ -427,7 +430,8 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                 or certificate.epsilon > eps1
             ):
                 raise PrivacyError(
-                    f"{owner}.fit: candidate {candidates[index]!r} released with (epsilon, "
+                    f"{owner}.fit: candidate {describe_value(candidates[index])} released with "
+                    "(epsilon, "
                     "delta) = "
                     f"({certificate.epsilon:g}, {certificate.delta:g}), not within the "
                     "per-run "

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar, U
 
 import numpy as np
 
-from ..._validation import check_float, is_dpconvex_class
+from ..._validation import check_float, describe_value, is_dpconvex_class
 from ...errors import ParameterError, PrivacyError, SolverError
 from ...solvers import retry_advice
 from ...solvers.registry import Backend, SolveResult, SolveStatus
@@ -489,23 +489,25 @@ class Mechanism(ABC, Generic[TemplateT]):
         caller, name = f"{type(self).__name__}.check_budget", self.name
         if not isinstance(budget, Budget):
             raise ParameterError(
-                f"{caller}: mechanism '{name}' needs a Budget. Got {budget!r} instead."
+                f"{caller}: mechanism '{name}' needs a Budget. "
+                f"Got {describe_value(budget)} instead."
             )
         if not math.isfinite(budget.epsilon):  # ε = inf: the non-private baseline's budget
             raise ParameterError(f"{caller}: mechanism '{name}' needs a finite epsilon > 0. Got "
-                                 f"{budget.epsilon!r} instead.")
+                                 f"{describe_value(budget.epsilon)} instead.")
         if self.pure and budget.delta != 0.0:
             other = ("an (epsilon, delta) mechanism" if self.alternative is None else
                      f"mechanism='{self.alternative}' (or 'auto') for the (epsilon, delta) form")
             raise ParameterError(
                 f"{caller}: mechanism '{name}' is pure epsilon-DP: use delta = 0 (got "
-                f"{budget.delta!r}), or {other}.")
+                f"{describe_value(budget.delta)}), or {other}.")
         if not self.pure and not budget.delta > 0.0:
             pure = ("" if self.alternative is None else
                     f", or use mechanism='{self.alternative}' for pure epsilon-DP")
             raise ParameterError(
                 f"{caller}: mechanism '{self.budget_name or name}' is (epsilon, delta)-DP and "
-                f"needs delta > 0 (got {budget.delta!r}): set delta (e.g. 1/n**2){pure}.")
+                "needs delta > 0 ("
+                f"got {describe_value(budget.delta)}): set delta (e.g. 1/n**2){pure}.")
         return budget
 
     def conditions(self, template: TemplateT, budget: Budget) -> list[Condition]:
@@ -1398,9 +1400,10 @@ def _not_offered(name: Any, owner: str, menu: MechanismMenu | None,
         if isinstance(name, str) and name in MECHANISMS and MECHANISMS[name].wraps
         else ""
     )
+    listed = offered if isinstance(name, str) and name in named else named
     return ParameterError(
         f"The 'mechanism' parameter of {owner} must be one of "
-        f"{list(offered if name in named else named)!r}. Got {name!r} instead.{cover}"
+        f"{list(listed)!r}. Got {describe_value(name)} instead.{cover}"
     )
 
 
@@ -1612,9 +1615,9 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     ([0.5, 0.0606], [0.00863, 0.0])
     """
     mu = np.asarray(float(consts.strong_convexity) if moduli is None else moduli, dtype=float)
-    if slack not in SLACK_RULES:
+    if not isinstance(slack, str) or slack not in SLACK_RULES:
         raise ParameterError(f"The 'slack' argument of {caller} must be one of {SLACK_RULES}. "
-                             f"Got {slack!r} instead.")
+                             f"Got {describe_value(slack)} instead.")
     if not (mu_min := float(np.min(mu, initial=np.inf))) > 0:
         raise PrivacyError(
             f"{caller}: strong convexity: objective perturbation needs a strongly convex "

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..._validation import describe_value
 from ...errors import ParameterError, PrivacyError
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
 from ..accounting.objective_gaussian import (
@@ -278,7 +279,7 @@ class _GaussianLinear(ExactMinimizer):
         if not budget.delta > 0.0:
             raise ParameterError(
                 f"{type(self).__name__}.calibrate_grid: lam='auto' for mechanism '{self.name}' "
-                f"needs delta > 0; got {budget.delta!r}. Set delta (e.g. 1/n**2).")
+                f"needs delta > 0; got {describe_value(budget.delta)}. Set delta (e.g. 1/n**2).")
         consts = problem_constants(problem, f"{type(self).__name__}.calibrate_grid")
         cal = self._grid(problem, budget, consts, moduli)
         return self.holding_noise(problem, cal, at_modulus(consts, moduli))

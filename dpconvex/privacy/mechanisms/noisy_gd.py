@@ -31,6 +31,7 @@ from typing import Any, Protocol
 import numpy as np
 import scipy.sparse as sp
 
+from ..._validation import describe_value
 from ...errors import ParameterError, PrivacyError
 from ...objectives.losses import Loss
 from ...solvers.registry import Backend
@@ -448,9 +449,9 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         self.clip = None if clip is None else float(clip)
         self.learning_rate = None if learning_rate is None else float(learning_rate)
         self.accounting = accounting
-        if average not in AVERAGING:
+        if not isinstance(average, str) or average not in AVERAGING:
             raise ParameterError(f"The 'average' parameter of {type(self).__name__} must be one "
-                                 f"of {list(AVERAGING)!r}. Got {average!r} instead.")
+                                 f"of {list(AVERAGING)!r}. Got {describe_value(average)} instead.")
         self.average = average
         self.delta_rule = bool(delta_rule)
 
@@ -487,7 +488,8 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
             raise ParameterError(
                 f"{type(self).__name__}.check_budget: noisy gradient descent is (epsilon, "
                 "delta)-DP: it "
-                f"needs a finite epsilon > 0 and 0 < delta < 1. Got {budget!r} instead."
+                "needs a finite epsilon > 0 and 0 < delta < 1. "
+                f"Got {describe_value(budget)} instead."
             )
         return budget
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._validation import check_int, is_dpconvex_function
+from ..._validation import check_int, describe_value, is_dpconvex_function
 from ...errors import ParameterError
 from ...solvers.registry import Backend
 from ...templates.base import EuclideanSpace, StatisticTemplate
@@ -116,7 +116,7 @@ class BoundedMeanTemplate(StatisticTemplate):
         """
         if int(n) < 1:
             raise ParameterError(f"The 'n' parameter of BoundedMeanTemplate.of_problem must be a "
-                                 f"positive number of records. Got {n!r} instead.")
+                                 f"positive number of records. Got {describe_value(n)} instead.")
         problem = cls.__new__(cls)
         problem.n, problem._total = int(n), None
         return problem
