@@ -1061,6 +1061,7 @@ class UniformWidth:
     release = None
 
     def __post_init__(self) -> None:
+        """Refuse a schema that is not uniform and a width that is not an int >= 1."""
         if not isinstance(self.schema, UniformSchema):
             raise ParameterError(
                 "The 'schema' parameter of UniformWidth must be a UniformSchema, one "

@@ -844,7 +844,10 @@ class SchemaInputMixin:
 
     def _certify_on_schema(self, X: Any, y: Any, **shape: Any) -> Any:
         """:meth:`certify` of this front door on the rows the schema encodes (the table X, or
-        the width of the shape given), its schema's part stated (:meth:`_with_schema_part`)."""
+        the width of the shape given), its schema's part stated (:meth:`_with_schema_part`).
+        Without X the shape is refused as :meth:`plan` refuses it (the table's, then n rows of
+        its encoded features, :meth:`_on_rows_of_shape`) before arrays of the width are
+        made."""
         from ..data.encoder import PublicEncoder
 
         if X is not None:
