@@ -348,30 +348,37 @@ def check_columns(schema: PublicSchema, names: Sequence[str] | None, n_columns: 
 
 
 def check_table_columns(schema: PublicSchema | UniformSchema | None, X: Any,
-                        caller: str) -> None:
-    """:func:`check_columns` of the table X, its names and width read as
-    :class:`PublicEncoder` reads them, without reading a value: a call that reads the width of
-    X as the table's before an encoder is fitted (a front door's ``plan_for``, a search's
-    ``fit``) refuses what the encoder would.
+                        caller: str) -> tuple[int, int] | None:
+    """The table X read as :class:`PublicEncoder` reads it, and refused as it refuses it,
+    before a value is compared: a call that reads the width of X as the table's before an
+    encoder is fitted (a front door's ``plan_for``, a search's ``fit``) accepts and refuses
+    the tables the encoder's ``fit`` does, in its own words.
 
-    A mapping's keys, a data frame's column names when they are strings (else its columns
-    are read by position), the width of a 2-D array (a table without a 2-D shape: its names
-    only). Nothing to check for ``schema`` None (X holds encoded rows) or a uniform schema
-    (X's columns are the schema's).
+    The table's columns (:func:`~dpconvex.data.tables.table_columns`: a mapping's keys, a
+    data frame's names, a 2-D array's width; a sparse matrix, a Dask collection, a mapping
+    keyed by other than str, repeated names and a table without records refused), the
+    schema's columns (:func:`check_columns`; a uniform schema: the columns it gives the
+    table) and each column's dtype against its declaration. The values are not checked
+    (the encoder's refusals of NaN or missing values are its ``fit``'s).
 
     Parameters
     ----------
     schema : PublicSchema, UniformSchema or None
-        The schema X is to be encoded by.
+        The schema X is to be encoded by (None: X holds encoded rows; nothing is checked).
     X : DataFrame, mapping of columns or array-like
         The table.
     caller : str
         The public call the user made; opens the message.
 
+    Returns
+    -------
+    tuple of int or None
+        (number of records, number of columns) of the table; None for ``schema`` None.
+
     Raises
     ------
-    DataValidationError
-        As :func:`check_columns`; names of str and other types mixed (:class:`DataTypeError`).
+    DataValidationError, DataTypeError
+        As :meth:`PublicEncoder.fit` before it reads a value.
 
     Examples
     --------
@@ -380,22 +387,40 @@ def check_table_columns(schema: PublicSchema | UniformSchema | None, X: Any,
     >>> from dpconvex.data.encoder import check_table_columns
     >>> schema = PublicSchema({"a": Numeric(0, 1), "b": Numeric(0, 1)})
     >>> check_table_columns(schema, np.zeros((5, 2)), "Demo.plan_for")
+    (5, 2)
     >>> check_table_columns(schema, np.zeros((5, 3)), "Demo.plan_for")
     Traceback (most recent call last):
     ...
     dpconvex.errors.DataValidationError: Demo.plan_for: X has 3 column(s) (n_features = 3), ...
     """
-    if not isinstance(schema, PublicSchema):
-        return
-    if isinstance(X, Mapping):
-        keys = list(X)
-        names = keys if all(isinstance(n, str) for n in keys) else None
-        check_columns(schema, names, len(keys), caller)
-        return
-    named = feature_names_of(X, caller)  # a data frame's, when they are strings
-    shape = getattr(X, "shape", None)
-    width = int(shape[1]) if shape is not None and len(shape) == 2 else None
-    check_columns(schema, None if named is None else [str(n) for n in named], width, caller)
+    if schema is None:
+        return None
+    names, cols, dtypes = table_columns(X, caller)
+    _checked_columns(schema, names, dtypes, caller)
+    return len(cols[0]), len(cols)
+
+
+def _checked_columns(schema: PublicSchema | UniformSchema, names: list[str] | None,
+                     dtypes: list[Any], caller: str) -> PublicSchema:
+    """The schema applied to a table of these column names (None: read by position) and
+    dtypes (one a column), after :func:`check_columns` and the dtype checks: the encoder's
+    checks of a table before its values (``caller`` opens the messages)."""
+    if isinstance(schema, UniformSchema):  # the width and the names: public facts
+        try:
+            schema = schema.for_columns(len(dtypes) if names is None else names)
+        except ParameterError as exc:  # feature names that repeat ("a" + "=b" and "a=b")
+            raise DataValidationError(f"{caller}: {exc}") from None
+    complex_columns = [str(k if names is None else names[k])
+                       for k, dtype in enumerate(dtypes) if dtype_kind(dtype) == "complex"]
+    if complex_columns:  # from the dtypes alone, before the columns are matched to the schema
+        where = "X" if names is None else f"column(s) {_short_repr(complex_columns)}"
+        raise DataValidationError(
+            f"{caller}: Complex data not supported in {where}; pass real numbers (e.g. split "
+            "real and imaginary parts into columns, or convert categories to text).")
+    check_columns(schema, names, len(dtypes), caller)
+    for col, dtype in zip(schema.columns, dtypes, strict=True):
+        _check_dtype(schema, col, dtype, caller)
+    return schema
 
 
 def encode_parts(schema: PublicSchema | UniformSchema, numeric: Mapping[str, np.ndarray],
@@ -566,29 +591,16 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         its names, the encoder's inputs and the schema applied (``caller``, "PublicEncoder.fit"
         or ".transform", opens the messages)."""
         names, cols, dtypes = table_columns(X, caller)
-        if isinstance(schema, UniformSchema):  # the width and the names: public facts
-            try:
-                schema = schema.for_columns(len(cols) if names is None else names)
-            except ParameterError as exc:  # feature names that repeat ("a" + "=b" and "a=b")
-                raise DataValidationError(f"{caller}: {exc}") from None
-        elif isinstance(self.schema, UniformSchema) and len(cols) != len(schema.columns):
+        if (not isinstance(schema, UniformSchema) and isinstance(self.schema, UniformSchema)
+                and len(cols) != len(schema.columns)):
             raise DataValidationError(
                 f"{caller}: X has {len(cols)} features, but {type(self).__name__} is expecting "
                 f"{len(schema.columns)} features as input: its uniform schema took the width "
                 "of the table it was fitted on. Transform tables of that width, or fit the "
                 "encoder again."
             )
-        complex_columns = [str(k if names is None else names[k])
-                           for k, dtype in enumerate(dtypes) if dtype_kind(dtype) == "complex"]
-        if complex_columns:  # from the dtypes alone, before the columns are matched to the schema
-            where = "X" if names is None else f"column(s) {_short_repr(complex_columns)}"
-            raise DataValidationError(
-                f"{caller}: Complex data not supported in {where}; pass real numbers (e.g. split "
-                "real and imaginary parts into columns, or convert categories to text).")
-        check_columns(schema, names, len(cols), caller)
+        schema = _checked_columns(schema, names, dtypes, caller)  # as check_table_columns
         expected = list(schema.columns)
-        for col, dtype in zip(expected, dtypes, strict=True):
-            _check_dtype(schema, col, dtype, caller)
         parts: dict[str, Any] = {"numeric": {}, "codes": {}, "binary": {}}
         for col, values in zip(expected, cols, strict=True):
             if col in schema.numeric:

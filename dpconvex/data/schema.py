@@ -1039,7 +1039,13 @@ class UniformWidth:
     schema : UniformSchema
         The declaration of every column.
     n_columns : int
-        The number of columns of the table.
+        The number of columns of the table (at least 1).
+
+    Raises
+    ------
+    ParameterError
+        ``schema`` is not a :class:`~dpconvex.data.UniformSchema`, or ``n_columns`` is not an
+        int >= 1.
 
     Examples
     --------
@@ -1053,6 +1059,20 @@ class UniformWidth:
 
     #: A uniform schema is public knowledge or a draft: never a private release's.
     release = None
+
+    def __post_init__(self) -> None:
+        """Refuse a schema that is not uniform and a width that is not an int >= 1."""
+        if not isinstance(self.schema, UniformSchema):
+            raise ParameterError(
+                "The 'schema' parameter of UniformWidth must be a UniformSchema, one "
+                "declaration for every column (PublicSchema.every_column(Numeric(0, 255))). "
+                f"Got {type(self.schema).__name__} instead.")
+        n_columns = self.n_columns
+        if isinstance(n_columns, bool) or not isinstance(n_columns, (int, np.integer)) \
+                or n_columns < 1:
+            raise ParameterError("The 'n_columns' parameter of UniformWidth must be an int >= 1 "
+                                 f"(the table's columns). Got {_short_repr(n_columns)} instead.")
+        object.__setattr__(self, "n_columns", int(n_columns))
 
     @property
     def _per_column(self) -> tuple[int, bool]:

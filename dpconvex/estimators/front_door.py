@@ -29,6 +29,7 @@ References
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import warnings
 from typing import Any, ClassVar, NamedTuple
 
@@ -123,6 +124,7 @@ from .base import (
     _given_shape,
     carry_ledger,
     certify_part,
+    check_holdable_shape,
     check_shape_fact,
     fit_part,
     given_source,
@@ -675,8 +677,10 @@ class SchemaInputMixin:
             check_shape_fact("n_features", n_columns, owner, low=1, method=method))
 
     def plan_for(self, X: Any, y: Any) -> FitPlan:
-        """``plan(*public_shape(X, y))``, the columns of X checked against a named schema
-        first (the width of X is the table's).
+        """``plan(*public_shape(X, y))``, with a schema the table X read as
+        :class:`~dpconvex.PublicEncoder` reads it first (its columns, names and dtypes checked
+        against the schema, no value compared: :func:`~dpconvex.data.encoder.check_table_columns`);
+        the width of X is the table's.
 
         Parameters
         ----------
@@ -701,8 +705,13 @@ class SchemaInputMixin:
         """
         from ..data.encoder import check_table_columns
 
-        check_table_columns(self.schema, X, f"{type(self).__name__}.plan_for")
-        return super().plan_for(X, y)  # type: ignore[misc]
+        caller = f"{type(self).__name__}.plan_for"
+        table = check_table_columns(self.schema, X, caller)  # (n, its columns) as encoded
+        if table is None:  # X holds encoded rows
+            return super().plan_for(X, y)  # type: ignore[misc]
+        shape = np.broadcast_to(np.float64(0.0), table)  # the table's shape, no value of X
+        with signed_by(self, caller):
+            return super().plan_for(shape, y)  # type: ignore[misc]
 
     def _learners(self, method: str, X: Any) -> Any:
         """The learner's ``method`` on the rows of X (their names checked by this estimator; encoded
@@ -806,6 +815,27 @@ class SchemaInputMixin:
         :meth:`_schema_row_params` takes it) encodes: no schema, the schema's row parameters."""
         return clone(self).set_params(schema=None, **self._schema_row_params(schema))
 
+    def _on_rows_of_shape(self, schema: Any, n: int, method: str) -> Any:
+        """:meth:`_on_rows` without rows, for n rows of the features ``schema`` encodes: the
+        shape checked first as :meth:`plan` checks it (n rows of them within one numpy array,
+        :func:`~dpconvex.estimators.base.check_holdable_shape`), per-feature arrays beyond this
+        machine's memory refused by name; ``method``, the public call (``plan``, ``certify``),
+        opens the refusals."""
+        from ..data.schema import UniformWidth
+
+        owner = type(self).__name__
+        check_holdable_shape(owner, n, schema.n_features, method)
+        try:
+            return self._on_rows(schema)  # per-feature ranges: arrays of the encoded width
+        except MemoryError:
+            width = schema.n_columns if isinstance(schema, UniformWidth) else len(schema.columns)
+            raise ParameterError(
+                f"{owner}.{method}: its public problem of {width:,} columns "
+                f"({schema.n_features:,} encoded features) needs arrays of "
+                f"{schema.n_features:,} entries, more than this machine's memory. "
+                f"{method.capitalize()} on the machine that fits, or with fewer columns."
+            ) from None
+
     def _certify_routed(self, X: Any, y: Any, shape: dict[str, Any], context: FitContext) -> Any:
         """With a schema: the certificate of this front door on the encoded rows, after the
         schema's part (:meth:`_certify_on_schema`)."""
@@ -815,7 +845,10 @@ class SchemaInputMixin:
 
     def _certify_on_schema(self, X: Any, y: Any, **shape: Any) -> Any:
         """:meth:`certify` of this front door on the rows the schema encodes (the table X, or
-        the width of the shape given), its schema's part stated (:meth:`_with_schema_part`)."""
+        the width of the shape given), its schema's part stated (:meth:`_with_schema_part`).
+        Without X the shape is refused as :meth:`plan` refuses it (the table's, then n rows of
+        its encoded features, :meth:`_on_rows_of_shape`) before arrays of the width are
+        made."""
         from ..data.encoder import PublicEncoder
 
         if X is not None:
@@ -825,16 +858,13 @@ class SchemaInputMixin:
             inner = self._on_rows(schema)
         else:  # n_features: the number of columns of the table
             schema = self._table_schema(shape.get("n_features"), "certify")
+            _given_shape(self, **shape)  # the shape refused as plan refuses it, by the table
             if shape.get("n_features") is not None:
                 shape["n_features"] = schema.n_features
-            try:
-                inner = self._on_rows(schema)  # per-feature ranges: arrays of the width
-            except MemoryError:  # as certify's own refusal of a public problem too large
-                raise ParameterError(
-                    f"{type(self).__name__}.certify: its public problem of "
-                    f"{schema.n_features:,} features needs arrays of that length, more than "
-                    "this machine's memory. Certify on the machine that fits, or with fewer "
-                    "features.") from None
+            n = shape.get("n")
+            if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 2:
+                check_shape_fact("n", n, type(self).__name__, low=2)  # as the rows' certify
+            inner = self._on_rows_of_shape(schema, int(n), "certify")  # type: ignore[arg-type]
         return state_rows_source(
             self._with_schema_part(inner.certify(X, y, **shape), schema), None, self)
 
@@ -1123,7 +1153,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         follows."""
         if self.schema is not None:  # the fit's plan: the encoded rows, the schema's ranges
             schema = self._table_schema(n_features, "plan")  # n_features: the table's columns
-            return self._on_rows(schema).plan(n, n_classes, schema.n_features)
+            inner = self._on_rows_of_shape(schema, n, "plan")
+            return inner.plan(n, n_classes, schema.n_features)
         chosen = self._chosen(n, n_classes, n_features)
         learner_plan = chosen.learner.plan_checked(n, n_classes, n_features)  # the shape checked
         parts = dict(learner_plan.parts)

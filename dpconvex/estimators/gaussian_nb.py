@@ -236,8 +236,9 @@ def feature_bounds(
     Parameters
     ----------
     feature_range : tuple, sequence of tuples, PublicSchema or UniformSchema
-        The validated ``feature_range`` (a uniform schema: of the table whose rows have
-        ``n_features`` features, :func:`rows_schema`).
+        The validated ``feature_range`` (a uniform schema: the facts of the table whose rows
+        have ``n_features`` features, none of its columns named,
+        :meth:`~dpconvex.data.UniformSchema.for_width`).
     n_features : int
         The number of columns of X.
     owner : str

@@ -13,7 +13,7 @@ from sklearn.pipeline import make_pipeline
 
 import dpconvex as dp
 from dpconvex import Binary, Categorical, Numeric, PublicEncoder, PublicSchema
-from dpconvex.data import RangedRows, UniformSchema
+from dpconvex.data import RangedRows, UniformSchema, UniformWidth
 from dpconvex.errors import (
     DataTypeError,
     DataValidationError,
@@ -21,6 +21,7 @@ from dpconvex.errors import (
     ParameterError,
     PrivacyLeakWarning,
 )
+from dpconvex.estimators.gaussian_nb import feature_bounds
 
 PIXELS = PublicSchema.every_column(Numeric(0, 16))
 
@@ -241,10 +242,33 @@ def test_a_dry_run_reads_the_uniform_schemas_ranges_without_naming_columns(monke
         n=500, n_features=6)
     nb_named = dp.PrivateGaussianNB(epsilon=1.0, classes=[0, 1],
                                     feature_range=schema.for_columns(6)).plan(500, n_features=30)
+    named_ranges = named_door._on_rows(schema.for_columns(6)).feature_range
+    nb_named_ranges = feature_bounds(schema.for_columns(6), 30, "Demo")
     _no_column_named(monkeypatch)
     door = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], schema=schema)
     plan = door.plan(500, n_features=6)
     assert (plan.n_features, plan.learner, plan.budget) == (30, named.learner, named.budget)
     assert door.certify(n=500, n_features=6).epsilon == named_certificate.epsilon
+    # the per-feature ranges the dry run gives the rows' front door: the named schema's
+    dry_ranges = door._on_rows_of_shape(door._table_schema(6, "plan"), 500, "plan").feature_range
+    assert dry_ranges.shape == named_ranges.shape == (30, 2)
+    np.testing.assert_allclose(dry_ranges, named_ranges, **SAME)
     nb = dp.PrivateGaussianNB(epsilon=1.0, classes=[0, 1], feature_range=schema)
     assert nb.plan(500, n_features=30).budget == nb_named.budget
+    for ours, theirs in zip(feature_bounds(schema, 30, "Demo"), nb_named_ranges, strict=True):
+        np.testing.assert_allclose(ours, theirs, **SAME)
+
+
+@pytest.mark.parametrize("args, said", [
+    ((PIXELS, 0), r"'n_columns' parameter of UniformWidth must be an int >= 1 .* Got 0"),
+    ((PIXELS, -2), r"'n_columns' parameter of UniformWidth must be an int >= 1 .* Got -2"),
+    ((PIXELS, 2.0), r"'n_columns' parameter of UniformWidth must be an int >= 1 .* Got 2\.0"),
+    (("not a schema", 3), r"'schema' parameter of UniformWidth must be a UniformSchema.* Got str"),
+    ((PublicSchema({"a": Numeric(0, 1)}), 3), r"must be a UniformSchema.* Got PublicSchema"),
+])
+def test_uniform_width_refuses_what_is_not_a_uniform_schema_and_a_width_by_name(args, said):
+    """UniformWidth made directly checks its arguments as for_width does: a ParameterError
+    that names the parameter, never an error of its arithmetic (a division by zero)."""
+    with pytest.raises(ParameterError, match=said):
+        UniformWidth(*args)
+    assert UniformWidth(PIXELS, np.int64(4)).n_columns == 4

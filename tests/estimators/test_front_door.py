@@ -813,3 +813,82 @@ def test_the_encoder_a_plan_and_a_search_refuse_other_columns_in_one_message(tab
                 "by position": "X has 7 column(s) (n_features = 7), but the schema declares 8",
                 "many missing": "missing column(s) 'c1', 'c2', 'c3', 'c4', 'c5' and 2 more."}
     assert expected[table] in said[0]
+
+
+@pytest.mark.parametrize("table", ["keys not str", "repeated name", "sparse", "list too wide"])
+def test_plan_for_and_a_search_refuse_a_table_as_the_encoder_does(table):
+    """A table the encoder refuses before reading a value, plan_for and a search's fit refuse
+    by the same error and text after their own name (one reading of the table's columns)."""
+    schema = dp.PublicSchema({"a": dp.Numeric(0, 1), "b": dp.Numeric(0, 1)})
+    A = np.random.default_rng(0).uniform(0, 1, (40, 3))
+    X = {"keys not str": {0: A[:, 0], 1: A[:, 1]},
+         "repeated name": pd.DataFrame(A[:, :2], columns=["a", "a"]),
+         "sparse": sp.csr_matrix(A[:, :2]), "list too wide": A.tolist()}[table]
+    y = np.arange(40) % 2
+    door = dp.PrivateClassifier(schema=schema, classes=[0, 1], epsilon=1.0, random_state=0)
+    calls = [(lambda: dp.PublicEncoder(schema).fit(X), "PublicEncoder.fit"),
+             (lambda: door.plan_for(X, y), "PrivateClassifier.plan_for")]
+    if table != "keys not str":  # a search reads the shape of a mapping before its columns
+        calls.append((lambda: dp.PrivateGridSearch(door, {"data_norm": [1.0, 2.0]},
+                                                   epsilon=1.0).fit(X, y),
+                      "PrivateGridSearch.fit"))
+    said = []
+    for call, name in calls:
+        with pytest.raises((dp.DataValidationError, dp.DataTypeError)) as refused:
+            call()
+        assert str(refused.value).startswith(f"{name}: ")
+        said.append((type(refused.value), str(refused.value).removeprefix(f"{name}: ")))
+    assert all(other == said[0] for other in said[1:])
+
+
+def test_plan_for_takes_a_mapping_of_the_schemas_columns_as_the_encoder_does():
+    """A mapping of column name to values is a table the encoder takes: plan_for plans it as
+    the data frame of the same columns (n from its values, its width the table's)."""
+    schema = dp.PublicSchema({"a": dp.Numeric(0, 1), "b": dp.Categorical(("u", "v"))})
+    columns = {"a": np.linspace(0, 1, 50), "b": np.array(["u", "v"] * 25, dtype=object)}
+    y = np.arange(50) % 2
+    door = dp.PrivateClassifier(schema=schema, classes=[0, 1], epsilon=1.0)
+    plan = door.plan_for(columns, y)
+    assert (plan.n, plan.n_features) == (50, 4)  # 1 numeric + 2 categories and "other"
+    assert str(plan) == str(door.plan_for(pd.DataFrame(columns), y))
+
+
+def test_certify_refuses_a_uniform_schemas_width_no_array_holds_as_plan_does():
+    """Without rows, a width whose n rows of encoded features no numpy array holds is refused
+    by certify with plan's words (ParameterError), before arrays of that width are made."""
+    schema = dp.PublicSchema.every_column(dp.Categorical(("A", "C", "G", "T")))
+    door = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], schema=schema)
+    for width in (10**18, 10**17):  # the table's columns beyond, then only its features
+        said = []
+        for method, call in (("plan", lambda w: door.plan(1000, n_features=w)),
+                             ("certify", lambda w: door.certify(n=1000, n_features=w))):
+            with pytest.raises(dp.ParameterError, match="more than one numpy array holds") \
+                    as refused:
+                call(width)
+            said.append(str(refused.value).removeprefix(f"PrivateClassifier.{method}: "))
+        assert said[0] == said[1]
+
+
+def test_plan_and_certify_name_the_columns_and_features_arrays_too_large_for_memory(
+        monkeypatch):
+    """Per-feature ranges beyond this machine's memory (a MemoryError, simulated) are refused
+    by plan and certify of one problem in one sentence: the table's columns and its encoded
+    features."""
+    from dpconvex.data.schema import UniformWidth
+
+    def too_large(self, data_norm=1.0):
+        raise MemoryError
+
+    monkeypatch.setattr(UniformWidth, "encoded_range", too_large)
+    schema = dp.PublicSchema.every_column(dp.Categorical(("A", "C", "G", "T")))  # 5 a column
+    door = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], schema=schema)
+    said = []
+    for method, call in (("plan", lambda: door.plan(1000, n_features=10)),
+                         ("certify", lambda: door.certify(n=1000, n_features=10))):
+        with pytest.raises(dp.ParameterError, match=r"10 columns \(50 encoded features\) "
+                           r"needs arrays of 50 entries, more than this machine's memory") \
+                as refused:
+            call()
+        said.append(str(refused.value).removeprefix(f"PrivateClassifier.{method}: ")
+                    .replace(method.capitalize(), "<Method>"))
+    assert said[0] == said[1]
