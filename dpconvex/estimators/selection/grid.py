@@ -667,7 +667,7 @@ class SelectedEstimator:
         grids = [self.param_grid] if isinstance(self.param_grid, Mapping) else self.param_grid
         base = self.estimator.get_params(deep=True)
         public = not_public_source(self.estimator) is None  # else refused as the estimator's
-        named = []
+        named: list[tuple[str, Any]] = []
         for grid in grids:
             for key, values in grid.items():
                 for position, value in enumerate(values):
@@ -726,7 +726,7 @@ class SelectedEstimator:
         """The ledgers the values of ``param_grid`` hold (not the estimator's own), each named
         ("value i of 'key' (a Type)'s 'step__accountant'")."""
         base = self.estimator.get_params(deep=True)
-        given = []
+        given: list[tuple[str, Any]] = []
         for name, candidate in self._grid_values(owner):
             params = candidate.get_params(deep=True)
             given += [(f"{name}'s {key!r}", params[key]) for key in self._keys("accountant")
