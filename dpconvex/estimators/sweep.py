@@ -49,7 +49,7 @@ from .base import (
     state_rows_source,
 )
 from .regression import private_bounds
-from .selection.grid import SelectedEstimator, public_size
+from .selection.grid import SelectedEstimator, grid_without_ledgers, public_size
 
 __all__ = ["MAX_FITS", "EpsilonSweep", "epsilon_sweep"]
 
@@ -323,8 +323,10 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
     )
     ledger = (estimator.charged_ledger() if search
               else given.get("accountant") if planned else None)
-    if search:  # its estimator's ledger set aside in a copy, not in the caller's estimator
-        params = {**params, "estimator": clone(params["estimator"])}
+    if search:  # its estimator's and its grid's ledgers set aside in copies, not the caller's
+        params = {**params, "estimator": clone(params["estimator"]),
+                  "param_grid": grid_without_ledgers(params["param_grid"])}
+    put_back = [*ledgers, "param_grid"] if search else ledgers  # the caller's, once charged
     models = [[type(estimator)(**params).set_params(
         epsilon=epsilon, random_state=stored, **dict.fromkeys(ledgers))
         for _ in range(runs)] for epsilon in epsilon_grid]
@@ -380,7 +382,7 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
             hold.commit_certificate(sweep._charged())
             for fits in models:  # a refit of a model charges the ledger, as fit does
                 for model in fits:
-                    model.set_params(**{key: given[key] for key in ledgers})
+                    model.set_params(**{key: given[key] for key in put_back})
                     carry_ledger(model, ledger)
                     model.certificate_.state(
                         delta_rows_note(model.certificate_.delta, sweep.n_samples)

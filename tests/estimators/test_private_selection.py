@@ -28,7 +28,7 @@ from dpconvex import (
     PrivateGridSearch,
     PrivateLogisticRegression,
 )
-from dpconvex.errors import DataValidationError, ParameterError, PrivacyError
+from dpconvex.errors import BudgetError, DataValidationError, ParameterError, PrivacyError
 from dpconvex.estimators.selection.grid import AUTO_LAM_FACTORS, auto_lam_grid
 from dpconvex.estimators.selection.random import PrivateRandomSearch, Repetitions, discrete_laplace
 from dpconvex.privacy.budget import split_even
@@ -479,9 +479,11 @@ def test_random_search_certify_warns_of_the_label_set_before_refusing_a_delta():
     y3 = y.copy()
     y3[0] = 2
     for labels in (y, y3):
-        search = PrivateRandomSearch(dp.PrivateClassifier(delta=1e-5), {"validation_fraction": [0.2, 0.3]},
-                                     epsilon=1.0, random_state=0)
-        with warnings.catch_warnings(record=True) as caught, pytest.raises(ParameterError, match="delta"):
+        search = PrivateRandomSearch(dp.PrivateClassifier(delta=1e-5),
+                                     {"selection_share": [0.2, 0.3]}, epsilon=1.0,
+                                     random_state=0)
+        with warnings.catch_warnings(record=True) as caught, \
+                pytest.raises(ParameterError, match="pure epsilon-DP"):
             warnings.simplefilter("always")
             search.certify(X, labels)
         assert [type(w.message) for w in caught] == [dp.PrivacyLeakWarning]
@@ -753,8 +755,7 @@ def test_a_search_over_a_pipeline_step_releases_the_selected_fit_and_no_other(se
     """The released step is the selected candidate's (run's) own fit, whose certificate the
     search composed; no other fitted model is reachable from the fitted search or its pickle
     (docs/privacy/tuning_gd_ledger.md#privacy-random-search: the other runs are not stored).
-    One step object at two grid points: three seeds, so that a selection of either candidate
-    is checked."""
+    One step object at two grid points: two seeds, one selecting each candidate."""
     import pickle
 
     X, y = _unit_rows(600)
@@ -764,8 +765,10 @@ def test_a_search_over_a_pipeline_step_releases_the_selected_fit_and_no_other(se
     else:
         step = PrivateLogisticRegression(lam=0.1)
         param_grid = [{"clf": [step]}, {"clf": [step]}]
-    for seed in (0,) if grid == "two points" else (0, 1, 2):
+    selected: set[int] = set()
+    for seed in (0,) if grid == "two points" else (0, 4):
         fitted = _step_search(search, param_grid, seed, **extra).fit(X, y)
+        selected.add(fitted.best_index_)
         released = fitted.best_estimator_.named_steps["clf"]
         composed = (fitted.certificate_.parts[0].parts[0] if search is PrivateRandomSearch
                     else fitted.certificate_.parts[fitted.best_index_])
@@ -773,6 +776,8 @@ def test_a_search_over_a_pipeline_step_releases_the_selected_fit_and_no_other(se
         assert _fitted_models(fitted) == [released]
         unpickled = pickle.loads(pickle.dumps(fitted))
         assert _fitted_models(unpickled) == [unpickled.best_estimator_.named_steps["clf"]]
+    if grid == "one step at two points":
+        assert selected == {0, 1}  # a selection of either candidate checked
 
 
 def test_a_sweep_of_a_search_over_a_pipeline_step_keeps_each_fits_model():
@@ -787,6 +792,125 @@ def test_a_sweep_of_a_search_over_a_pipeline_step_keeps_each_fits_model():
     low, high = (fits[0].best_estimator_.named_steps["clf"] for fits in sweep.estimators)
     assert low is not high and not hasattr(steps[0], "certificate_")
     assert low.certificate_.epsilon <= 0.1 < 1.0 < high.certificate_.epsilon <= 8.0
+
+
+@pytest.mark.parametrize("search,extra", _SEARCHES)
+def test_a_ledger_on_a_grid_value_is_charged_once_and_a_second_one_refused(search, extra):
+    """A ledger held by an estimator in param_grid is the search's ledger, as its estimator's
+    is: charged the whole budget once per fit (a fit that does not fit in what is left is
+    refused), and a grid value holding another ledger is refused by name before any fit."""
+    X, y = _unit_rows()
+    ledger = BudgetAccountant(epsilon=1.5)
+    steps = [PrivateLogisticRegression(lam=0.01, accountant=ledger),
+             PrivateLogisticRegression(lam=1.0, accountant=ledger)]
+    tuner = _step_search(search, {"clf": steps}, **extra)
+    assert tuner.charged_ledger() is ledger
+    fitted = tuner.fit(X, y)
+    assert len(ledger.spends) == 1
+    assert ledger.spent[0] == pytest.approx(fitted.certificate_.epsilon, rel=1e-12)
+    with pytest.raises(BudgetError):  # 1 + 1 > 1.5
+        tuner.fit(X, y)
+    assert len(ledger.spends) == 1
+    other = [steps[0], PrivateLogisticRegression(accountant=BudgetAccountant(epsilon=9.0))]
+    with pytest.raises(ParameterError, match=r"param_grid.*value 1 of 'clf'.*another one"):
+        _step_search(search, {"clf": other}, **extra).fit(X, y)
+    assert len(ledger.spends) == 1
+
+
+@pytest.mark.parametrize("search,extra", _SEARCHES)
+def test_a_sweep_of_a_search_charges_the_ledger_of_its_grid_values_once(search, extra):
+    """An epsilon sweep of a search whose grid values hold the ledger holds the sum of its fits'
+    budgets on that ledger (a sum over the budget: refused, nothing spent) and charges it
+    once; its fits charge nothing themselves, and hold the caller's grid."""
+    from dpconvex import epsilon_sweep
+
+    X, y = _unit_rows()
+    ledger = BudgetAccountant(epsilon=1.0)
+    tuner = _step_search(search, {"clf": [PrivateLogisticRegression(accountant=ledger)]}, **extra)
+    with pytest.raises(BudgetError):
+        epsilon_sweep(tuner, X, y, [0.5, 0.8], random_state=0)
+    assert ledger.spent == (0.0, 0.0)
+    ledger = BudgetAccountant(epsilon=3.0)
+    grid = {"clf": [PrivateLogisticRegression(accountant=ledger)]}
+    sweep = epsilon_sweep(_step_search(search, grid, **extra), X, y, [0.5, 0.8], random_state=0)
+    assert len(ledger.spends) == 1
+    assert ledger.spent[0] == pytest.approx(sweep.certificate.epsilon, rel=1e-12)
+    assert all(fits[0].param_grid is grid for fits in sweep.estimators)
+
+
+def _drafted_table() -> tuple[Any, np.ndarray, Any, Any]:
+    """A table, its labels, a schema drafted from it with epsilon and one read from it."""
+    import pandas as pd
+
+    import dpconvex as dp
+
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"a": rng.normal(size=300), "b": rng.normal(size=300)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        read = dp.draft_schema(table)  # suggested=True: read from the rows
+    drafted = dp.draft_schema(table, epsilon=0.5, kinds={"a": "numeric", "b": "numeric"},
+                              random_state=0)
+    return table, (table.a > 0).astype(int).to_numpy(), drafted, read
+
+
+@pytest.mark.parametrize("search,extra", _SEARCHES)
+def test_a_schema_drafted_or_read_from_the_data_in_the_grid_is_refused_before_any_fit(search,
+                                                                                     extra):
+    """A grid value giving the private step a schema released by draft_schema (its
+    certificate would compose it beyond the search's epsilon), or giving a candidate a schema
+    read from the data (no candidate private), is refused by name before the data are read:
+    by budget_for and certify too, nothing charged, no leak warning of a candidate."""
+    from sklearn.pipeline import Pipeline
+
+    from dpconvex import PrivateClassifier, PublicEncoder, PublicSchema
+    from dpconvex.data.schema import Numeric
+
+    table, y, drafted, read = _drafted_table()
+    public = PublicSchema({"a": Numeric(-3, 3), "b": Numeric(-3, 3)})
+    cases = [
+        (PrivateClassifier(classes=[0, 1]), {"schema": [public, drafted]}, ParameterError,
+         r"param_grid.*released by draft_schema: value 1 of 'schema' \(a PublicSchema\)"),
+        (Pipeline([("clf", PrivateClassifier(classes=[0, 1]))]),
+         {"clf": [PrivateClassifier(schema=drafted)]}, ParameterError,
+         r"value 0 of 'clf' \(a PrivateClassifier\) sets 'clf__schema'"),
+        (PrivateClassifier(classes=[0, 1]), {"schema": [read]}, PrivacyError,
+         r"param_grid.*value 0 of 'schema'.*read from the data"),
+        (Pipeline([("enc", PublicEncoder(public)), ("clf", PrivateLogisticRegression())]),
+         {"enc": [PublicEncoder(read)]}, PrivacyError,
+         r"value 0 of 'enc' \(a PublicEncoder\).*read from the data"),
+    ]
+    for estimator, grid, error, match in cases:
+        ledger = BudgetAccountant(epsilon=10.0)
+        tuner = search(estimator, grid, epsilon=1.0, classes=[0, 1], accountant=ledger,
+                       random_state=0, **extra)
+        for call in (tuner.budget_for, tuner.certify, tuner.fit):
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # no candidate fitted: none warns
+                with pytest.raises(error, match=match) as refused:
+                    call(table, y)
+            assert "low=" not in str(refused.value)  # no range read from the rows
+        assert ledger.spent == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("search,extra", _SEARCHES)
+def test_a_grid_value_not_shaped_as_the_estimators_step_is_refused_by_name(search, extra):
+    """A grid value whose candidate does not hold the estimator's privacy and search-set
+    parameters where the estimator does (a Pipeline, a search or a non-private classifier
+    for the private step) is refused by a ParameterError naming it."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    X, y = _unit_rows()
+    for value in (Pipeline([("id", FunctionTransformer()), ("lr", PrivateLogisticRegression())]),
+                  PrivateGridSearch(PrivateLogisticRegression(), {"lam": [0.1]}, epsilon=1.0),
+                  LogisticRegression()):
+        tuner = _step_search(search, {"clf": [PrivateLogisticRegression(), value]}, **extra)
+        for call in (tuner.budget_for, tuner.fit):
+            with pytest.raises(ParameterError,
+                               match=rf"value 1 of 'clf' \(a {type(value).__name__}\)"):
+                call(X, y)
 
 
 def test_certify_states_the_public_validation_set_as_fit_does():

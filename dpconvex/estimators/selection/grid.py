@@ -158,23 +158,57 @@ def _leaf(key: str) -> str:
     return key.rsplit("__", 1)[-1]
 
 
-def _fresh(value: Any) -> Any:
-    """``value``, an estimator in it (itself, or in a list or tuple: a Pipeline's steps)
-    replaced by an unfitted clone."""
-    if hasattr(value, "get_params") and not isinstance(value, type):
-        return clone(value)
-    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
-        return type(value)([_fresh(item) for item in value])
-    return value
-
-
 def _unfitted(params: Mapping[str, Any]) -> dict[str, Any]:
-    """A candidate's grid point to set on it: every estimator among the values (a Pipeline
-    step, say) an unfitted clone, as scikit-learn's searches set them. A candidate fits its
-    own copy, never the caller's object in ``param_grid``, which ``candidates_`` and
+    """A candidate's grid point to set on it, as scikit-learn's searches set them
+    (``clone(params, safe=False)``): every estimator among the values (a Pipeline step, say)
+    an unfitted clone, any other value a deep copy (a ledger stays itself). A candidate fits
+    its own copy, never the caller's object in ``param_grid``, which ``candidates_`` and
     ``best_params_`` hold: a fit of one candidate is not reachable through another's, nor
     through the search's parameters (only the selected candidate's model is released)."""
-    return {key: _fresh(value) for key, value in params.items()}
+    return clone(dict(params), safe=False)
+
+
+def grid_without_ledgers(param_grid: Any) -> Any:
+    """``param_grid`` with every estimator among its values (a Pipeline's step, say) an unfitted
+    clone whose ``accountant`` parameters are None: the grid of a search whose whole budget a
+    caller holds on the ledger itself (:func:`~dpconvex.estimators.sweep.epsilon_sweep`), so
+    that its fits charge nothing. Other values, and a grid that is not a dict or a list of
+    dicts ("auto"), are kept as given.
+
+    Parameters
+    ----------
+    param_grid : dict, list of dict, or str
+        A search's ``param_grid``.
+
+    Returns
+    -------
+    dict, list of dict, or str
+        The grid, its estimator values' ledgers set aside.
+
+    Examples
+    --------
+    >>> from dpconvex import BudgetAccountant, PrivateLogisticRegression
+    >>> from dpconvex.estimators.selection.grid import grid_without_ledgers
+    >>> grid = {"clf": [PrivateLogisticRegression(accountant=BudgetAccountant(epsilon=1.0))]}
+    >>> grid_without_ledgers(grid)["clf"][0].accountant is None
+    True
+    """
+    if isinstance(param_grid, Mapping):
+        return {key: _without_ledgers(values) for key, values in param_grid.items()}
+    if isinstance(param_grid, (list, tuple)):
+        return type(param_grid)([grid_without_ledgers(grid) for grid in param_grid])
+    return param_grid
+
+
+def _without_ledgers(value: Any) -> Any:
+    """``value``, an estimator in it (itself, or in a list or tuple) an unfitted clone without
+    its ledgers."""
+    if hasattr(value, "get_params") and not isinstance(value, type):
+        keys = [key for key in value.get_params(deep=True) if _leaf(key) == "accountant"]
+        return clone(value).set_params(**dict.fromkeys(keys))
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return type(value)([_without_ledgers(item) for item in value])
+    return value
 
 
 def _check_param_grid(param_grid: Any, valid: Sequence[str], owner: str) -> list[dict[str, Any]]:
@@ -280,7 +314,8 @@ def _find_certificate(estimator: Any, owner: str) -> Certificate:
 PARAMETER_DOCS["search_ledger_labels"] = fill_docs("""\
     {accountant}
         The search's whole (ε, δ) is charged once, to this ledger or else to one the
-        estimator holds (a different ledger on each is refused with a ParameterError).
+        estimator or an estimator among the values of ``param_grid`` holds (two different
+        ledgers among these are refused with a ParameterError).
     classes : sequence of labels or None, default=None
         The public label set, given to every candidate; None and an estimator that
         declares ``classes``: its set (a different set on each is refused).
@@ -422,12 +457,16 @@ class SelectedEstimator:
 
     def charged_ledger(self) -> Any:
         """The ledger a fit charges its whole (ε, δ) to, once: ``accountant``, else the one
-        its estimator holds (None: neither holds one).
+        its estimator or an estimator among the values of ``param_grid`` holds (None: none
+        holds one).
 
         Raises
         ------
         ParameterError
-            Where the search and its estimator hold two different ledgers.
+            Where these hold two different ledgers, or a value of ``param_grid`` is refused.
+        PrivacyError
+            Where a value of ``param_grid`` gives candidates fitted on a schema read from the
+            data.
 
         Examples
         --------
@@ -508,7 +547,8 @@ class SelectedEstimator:
         """Private tuning needs private candidates: fitted on a schema read from the data
         (:func:`~dpconvex.estimators.base.not_public_source`) none is, so the search is refused
         before the data are read; so is a private step that encodes its table by a schema released
-        by ``draft_schema`` (its certificate composes that release before its model)."""
+        by ``draft_schema`` (its certificate composes that release before its model). The
+        values of the grid are checked alike by :meth:`_grid_values`."""
         if not_public_source(self.estimator, X) is not None:
             raise PrivacyError(
                 f"{caller}: its candidates would be fitted on a schema read from the data "
@@ -604,11 +644,96 @@ class SelectedEstimator:
 
     def _checked(self, owner: str) -> tuple[float, str]:
         """(ε, ``unknown_labels``), checked, after checking the estimator has one ``epsilon``
-        (the public label set: :meth:`_public_classes`)."""
+        and each value of the grid (:meth:`_grid_values`; the public label set:
+        :meth:`_public_classes`)."""
         epsilon = check_float("epsilon", self.epsilon, owner)
         unknown = LABEL_POLICY.check("unknown_labels", self.unknown_labels, owner)
         self._epsilon_key(owner)
+        self._grid_values(owner)  # every value of the grid, refused by name before any data
         return epsilon, unknown
+
+    def _grid_values(self, owner: str) -> list[tuple[str, Any]]:
+        """Each value of ``param_grid`` named ("value i of 'key' (a Type)") with the unfitted
+        candidate it gives, set alone on a clone of the estimator ("auto": none, its values
+        are Λ's), checked before any data are read.
+
+        Refused by a ParameterError naming the value: one whose candidate is not shaped as the
+        estimator (other keys of the parameters the search sets on every candidate: ``epsilon``,
+        ``accountant``, :data:`_RESERVED`), or whose private step encodes its table by a schema
+        released by ``draft_schema``; by a PrivacyError: one whose candidate would be fitted on a
+        schema read from the data (as the estimator itself is refused: :meth:`_refuse_a_draft`).
+        """
+        if isinstance(self.param_grid, str) and self.param_grid == "auto":
+            return []
+        self._grid_candidates(owner)  # the grid's form checked
+        grids = [self.param_grid] if isinstance(self.param_grid, Mapping) else self.param_grid
+        base = self.estimator.get_params(deep=True)
+        public = not_public_source(self.estimator) is None  # else refused as the estimator's
+        named: list[tuple[str, Any]] = []
+        for grid in grids:
+            for key, values in grid.items():
+                for position, value in enumerate(values):
+                    name = f"value {position} of {key!r} (a {type(value).__name__})"
+                    candidate = self._grid_candidate(key, value, name, owner)
+                    params = candidate.get_params(deep=True)
+                    if public and not_public_source(candidate) is not None:
+                        raise PrivacyError(
+                            f"The 'param_grid' parameter of {owner} must give private "
+                            f"candidates: {name} gives candidates fitted on a schema read from "
+                            "the data (suggested=True: draft_schema without epsilon), so none "
+                            "is private, and private tuning needs private candidates. Declare "
+                            "the reviewed schema in code or draft it with epsilon=...; for a "
+                            "non-private baseline use sklearn.model_selection.GridSearchCV.")
+                    for inner, schema in params.items():
+                        prefix = inner[:-len("schema")]  # "" or a step's "name__"
+                        if (_leaf(inner) == "schema" and f"{prefix}epsilon" in params
+                                and getattr(schema, "release", None) is not None
+                                and getattr(base.get(inner), "release", None) is None):
+                            raise ParameterError(
+                                f"The 'param_grid' parameter of {owner} must not give its "
+                                f"private step a schema released by draft_schema: {name} "
+                                f"sets {inner!r} to one (epsilon = "
+                                f"{schema.release.epsilon:g}), which every candidate's "
+                                "certificate would compose before its model, beyond the "
+                                "search's epsilon. Encode the table in a pipeline step "
+                                "(PublicEncoder(schema)) and tune the pipeline (the schema's "
+                                "release stays charged to draft_schema's ledger).")
+                    named.append((name, candidate))
+        return named
+
+    def _grid_candidate(self, key: str, value: Any, name: str, owner: str) -> Any:
+        """The unfitted candidate ``value`` of ``param_grid``'s ``key`` gives, set alone on a
+        clone of the estimator; refused by a ParameterError naming it (``name``) where it
+        cannot be set or does not keep the keys of the parameters the search sets."""
+        try:
+            candidate = clone(self.estimator).set_params(**_unfitted({key: value}))
+            params = candidate.get_params(deep=True)
+        except (ValueError, TypeError, AttributeError):
+            raise ParameterError(
+                f"The 'param_grid' parameter of {owner} must give values its estimator takes: "
+                f"{name} cannot be set as {key!r} on {type(self.estimator).__name__}. Give "
+                "a value of the kind the estimator holds there.") from None
+        for leaf in ("epsilon", "accountant", *_RESERVED):
+            keys = [inner for inner in params if _leaf(inner) == leaf]
+            if keys != self._keys(leaf):
+                raise ParameterError(
+                    f"The 'param_grid' parameter of {owner} must give candidates shaped as its "
+                    f"estimator: {name} gives candidates whose {leaf!r} parameters are {keys} "
+                    f"where the estimator's are {self._keys(leaf)} (the search sets them on "
+                    "every candidate). Give a value of the kind the estimator holds there (a "
+                    "dpconvex private classifier for its private step).")
+        return candidate
+
+    def _grid_ledgers(self, owner: str) -> list[tuple[str, Any]]:
+        """The ledgers the values of ``param_grid`` hold (not the estimator's own), each named
+        ("value i of 'key' (a Type)'s 'step__accountant'")."""
+        base = self.estimator.get_params(deep=True)
+        given: list[tuple[str, Any]] = []
+        for name, candidate in self._grid_values(owner):
+            params = candidate.get_params(deep=True)
+            given += [(f"{name}'s {key!r}", params[key]) for key in self._keys("accountant")
+                      if params[key] is not None and params[key] is not base[key]]
+        return given
 
     def _set_selected(self, selected: Selected, n_features: int, names: np.ndarray | None) -> Any:
         """Store the released candidate (with the search's ledger: a refit of it charges that
@@ -629,8 +754,8 @@ class SelectedEstimator:
 
     def _ledger(self, owner: str) -> Any:
         """The ledger the search charges its whole (ε, δ) to, once: its ``accountant``, else
-        the one its estimator holds (a ledger is never bypassed); two different ledgers are
-        refused by name."""
+        the one its estimator or a value of its grid holds (a ledger is never bypassed); two
+        different ledgers are refused by name."""
         params = self.estimator.get_params(deep=True)
         given = [(key, params[key]) for key in self._keys("accountant") if params[key] is not None]
         ledger = self.accountant
@@ -645,6 +770,15 @@ class SelectedEstimator:
                     "once, "
                     "to one ledger. Got two different ledgers; pass the ledger to the search only."
                 )
+        for name, inner in self._grid_ledgers(owner):  # a ledger in the grid: charged, once
+            if ledger is None:
+                ledger = inner
+            elif inner is not ledger:
+                raise ParameterError(
+                    f"The 'param_grid' parameter of {owner} must hold the ledger the search "
+                    f"charges or none: {name} is another one. The search charges its whole "
+                    "(epsilon, delta) once, to one ledger (its 'accountant', else the one its "
+                    "estimator or its grid's values hold). Pass the ledger to the search only.")
         return ledger
 
     def _public_classes(self, owner: str) -> Any:
@@ -840,6 +974,15 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         parameters (:data:`PRIVACY_PARAMETERS`: ``epsilon``, ``delta``, ``accountant``) and ``random_state``,
         ``unknown_labels`` and ``classes`` cannot be tuned. ``"auto"``: Λ_auto × (1/4, 1,
         4) (:func:`auto_lam_grid`; docs/privacy/tuning_gd_ledger.md#privacy-tuning-grid-auto).
+        Every value is set on a copy for each candidate (an estimator, e.g. a Pipeline's step,
+        an unfitted clone; any other value a deep copy), never on the caller's object. An
+        estimator value takes the search's ``epsilon``; a ledger it holds (its ``accountant``)
+        is the search's, charged as the estimator's is (below), and one holding another ledger
+        is refused. Each value is checked before the data are read, and refused by a
+        ParameterError naming it where its candidate is not shaped as the estimator (another
+        kind of step where the search sets ``epsilon`` or the parameters above) or its private
+        step would encode the table by a schema released by ``draft_schema``, by a PrivacyError
+        where a candidate would be fitted on a schema read from the data.
     epsilon : float
         ε > 0 of the whole search, set as the epsilon of every candidate and used for the
         selection (plus the δ of (ε, δ) candidates).
