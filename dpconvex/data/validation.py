@@ -644,11 +644,11 @@ def _public_set(y: Any, classes: Any, caller: str, binary: bool) -> tuple[np.nda
     c = check_classes(classes, caller, binary)
     if set(c.tolist()) != set(declared.tolist()):
         raise ParameterError(
-            f"The 'classes' parameter of {caller.split('.')[0]} lists {_short_repr(c.tolist())}, but y "
-            f"declares the label set {declared.tolist()!r} (a dpconvex.datasets loader's labels, "
-            "or a pandas Categorical's categories). Pass classes= with the same labels or leave "
-            "it None; "
-            "for another label set pass the labels as a plain array, np.asarray(y)."
+            f"The 'classes' parameter of {caller.split('.')[0]} lists "
+            f"{_short_repr(c.tolist())}, but y declares another label set, of {declared.size} "
+            "labels (a dpconvex.datasets loader's labels, or a pandas Categorical's "
+            "categories). Pass classes= with the same labels or leave it None; for another "
+            "label set pass the labels as a plain array, np.asarray(y)."
         )
     return c, "parameter"
 
