@@ -585,3 +585,42 @@ def test_a_column_given_as_a_list_needs_its_kind_whatever_its_values(monkeypatch
                                   random_state=0).declarations[name]).__name__
              for t, name in zip(neighbours, ("age", "age", "x0", "x0"), strict=True)]
     assert plans == ["Numeric"] * 4
+
+
+def _delta_rows_warnings(caught) -> list[str]:
+    return [str(w.message) for w in caught
+            if issubclass(w.category, dp.errors.PrivacyWarning) and "1/n" in str(w.message)]
+
+
+def test_a_draft_at_delta_of_one_over_n_warns_once_and_its_certificate_states_it():
+    """A vocabulary's δ is the chance one record's category is published verbatim: a draft at
+    δ >= 1/n warns as every fit does, and its certificate states it; below 1/n neither."""
+    df = pd.DataFrame({"plan": ["basic"] * 120 + ["pro"] * 80})  # n = 200, 1/n = 0.005
+    for delta, stated in ((0.2, True), (1e-6, False)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            schema = dp.draft_schema(df, epsilon=1.0, delta=delta, kinds={"plan": "categorical"},
+                                     random_state=0)
+        assert len(_delta_rows_warnings(caught)) == int(stated)
+        assert any("1/n" in str(a) for a in schema.release.assumptions) is stated
+
+
+def test_release_vocabulary_at_delta_of_one_over_n_warns_and_states_it():
+    with pytest.warns(dp.errors.PrivacyWarning, match=r"release_vocabulary: delta = 0\.2 .*1/n"):
+        _, certificate = release_vocabulary(["a"] * 150 + ["b"] * 50, Budget(1.0, 0.2), rng=0)
+    assert any("1/n" in str(a) for a in certificate.assumptions)
+
+
+def test_a_private_label_range_at_delta_of_one_over_n_warns_once_and_states_it():
+    """The hold of a regressor's private label range checks δ against 1/n for the whole fit:
+    one warning, and the composed certificate states it."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (200, 3))
+    y = np.clip(X @ np.array([0.5, -0.3, 0.2]), -1, 1)
+    est = dp.PrivateLinearRegressor(label_range="private", epsilon=4.0, delta=0.2,
+                                    random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est.fit(X, y)
+    assert len(_delta_rows_warnings(caught)) == 1
+    assert any("1/n" in str(a) for a in est.certificate_.assumptions)
