@@ -347,7 +347,8 @@ def test_a_dry_run_refuses_one_row_and_an_n_beyond_numpy_by_name():
     of its public problem: nothing of size n is allocated, and an n whose rows no numpy array
     holds is refused by name."""
     est = dp.NoisyGradientDescent(epsilon=1.0, classes=[0, 1])
-    with pytest.raises(dp.errors.ParameterError, match=r"The 'n' argument of NoisyGradientDescent\.certify"):
+    with pytest.raises(dp.errors.ParameterError,
+                       match=r"The 'n' argument of NoisyGradientDescent\.certify"):
         est.certify(n=1, n_features=3)
     with pytest.raises(dp.errors.ParameterError, match=r"certify: its checks hold n = 1,0"):
         dp.PrivateGaussianNB(epsilon=1.0, classes=[0, 1]).certify(n=10**18, n_features=3)
