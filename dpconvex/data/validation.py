@@ -1074,6 +1074,7 @@ def check_labels(y: Any, n_samples: int, caller: str, names: tuple[str, str] = (
         raise DataValidationError(
             f"{caller}: requires y to be passed, but the target y is None. Pass the labels."
         )
+    unknown_labels = LABEL_POLICY.check("unknown_labels", unknown_labels, caller.split(".")[0])
     declared = declared_classes(y)  # a label set declared with y travels with the labels
     lenient = unknown_labels == "ignore" and (classes is not None or declared is not None)
     if lenient:  # each label as given, a masked one missing: outside the set, record by record

@@ -14,7 +14,6 @@ import functools
 import inspect
 import math
 import numbers
-import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -2462,12 +2461,10 @@ def _beyond_memory(caller: str, n_classes: Any, n_features: Any) -> ParameterErr
         f"fewer features{' or classes' if classes else ''}.")
 
 
-def _machine_bytes() -> int | None:
-    """This machine's physical memory in bytes, where the system states it."""
-    try:
-        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
-    except (AttributeError, ValueError, OSError):  # no sysconf (Windows), or no such name
-        return None
+#: The bytes a 64-bit process addresses at most (a 57-bit virtual address space, x86-64's
+#: five-level paging; 128 PiB): a model beyond it has no fit on any machine, so plan and
+#: certify refuse it alike, whatever the memory of the machine that plans.
+ADDRESSABLE_BYTES = 2**57
 
 
 def check_holdable_shape(owner: str, n: int, n_features: int, method: str, *,
@@ -2476,7 +2473,9 @@ def check_holdable_shape(owner: str, n: int, n_features: int, method: str, *,
     ``n_features`` columns and an intercept, n x (n_features + 1) float64 entries, or one block
     of ``n_features`` + 1 coefficients per class (a one-vs-rest fit's binary models, a softmax's
     class blocks, the class centroids), n_classes x (n_features + 1) float64 entries, beyond
-    the bytes one numpy array can address.
+    the bytes one numpy array can address; and a model beyond :data:`ADDRESSABLE_BYTES`, which
+    no 64-bit machine holds (a plan of a model larger than this machine's memory is still
+    made: the dry run reads its size only, and the fit runs on the machine that holds it).
 
     The bound on ``n_classes`` is that of the rows: a fit holds its model as one array of
     n_classes x (n_features + 1) floats, so a label set larger than that array can address has
@@ -2527,13 +2526,12 @@ def check_holdable_shape(owner: str, n: int, n_features: int, method: str, *,
             f"{_count(n_features)} features "
             "need one block of coefficients per class, more than one numpy array holds. Give "
             "the size of a label set a fit can hold (n_classes, or classes).")
-    memory = _machine_bytes()
-    if memory is not None and 8 * n_classes * (n_features + 1) > memory:
+    if 8 * n_classes * (n_features + 1) > ADDRESSABLE_BYTES:
         raise ParameterError(
             f"{owner}.{method}: its model of {_count(n_classes)} block"
             f"{'s' if n_classes > 1 else ''} of {_count(n_features + 1)} float64 coefficients "
-            f"needs {_count(8 * n_classes * (n_features + 1))} bytes, more than this machine's "
-            f"memory ({memory:,} bytes). Give a shape whose model a fit can hold: fewer "
+            f"needs {_count(8 * n_classes * (n_features + 1))} bytes, more than a 64-bit "
+            f"machine addresses (2**57 bytes). Give a shape whose model a fit can hold: fewer "
             f"features{' or classes' if n_classes > 1 else ''}.")
 
 

@@ -9,7 +9,6 @@ charged); the sweep and the searches go through the public methods only.
 from __future__ import annotations
 
 import dataclasses
-import os
 import pickle
 import warnings
 
@@ -624,14 +623,13 @@ def test_a_composed_dry_run_out_of_memory_is_refused_by_name(monkeypatch):
         dp.PrivateClassifier(epsilon=1.0).certify(n=100, n_classes=4, n_features=3)
 
 
-@pytest.mark.skipif(not hasattr(os, "sysconf"), reason="the machine's memory is not stated")
 @pytest.mark.parametrize("make", [dp.PrivateClassifier, dp.PrivateLogisticRegression,
                                   dp.PrivateGaussianCentroid])
 def test_a_model_beyond_memory_is_refused_alike_by_plan_and_certify(make):
-    """2**55 classes of 4 coefficients (2**60 bytes) fit numpy's index but no machine's
-    memory: plan and certify both refuse the shape by its arithmetic."""
+    """2**55 classes of 4 coefficients (2**60 bytes) fit numpy's index but no 64-bit
+    machine's address space: plan and certify both refuse the shape by its arithmetic."""
     for method in ("plan", "certify"):
         with pytest.raises(dp.errors.ParameterError,
                            match=rf"\.{method}: its model of 36,028,797,018,963,968 blocks of 4 "
-                                 r"float64 coefficients needs .* more than this machine's memory"):
+                                 r"float64 coefficients needs .* more than a 64-bit machine addresses"):
             getattr(make(epsilon=1.0), method)(n=100, n_classes=2**55, n_features=3)
