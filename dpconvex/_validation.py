@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import functools
+import itertools
 import math
 import numbers
 import os
@@ -96,24 +97,31 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 #: longer ones, and any holding an array, a container or an object, by type and length only.
 SHOWN_ITEMS = 8
 
-_PLAIN_SCALARS = (numbers.Number, str, bytes, type(None), np.generic)
+#: Scalars a user types. A NumPy scalar is not one inside a container: ``list(X[0])`` holds
+#: NumPy scalars read from an array, so such a container is described, not shown.
+_PLAIN_SCALARS = (numbers.Number, str, bytes, type(None))
+
+#: Items of a long container whose types a description names (the rest are not read).
+_SAMPLED_ITEMS = 64
 
 
 def _is_plain(value: Any) -> bool:
-    """Whether ``value`` is a scalar a user types: a number, a string, None or a NumPy scalar."""
-    return isinstance(value, _PLAIN_SCALARS) and not isinstance(value, np.ndarray)
+    """Whether ``value`` is a scalar a user types: a number, a string or None (not NumPy's)."""
+    return isinstance(value, _PLAIN_SCALARS) and not isinstance(value, (np.generic, np.ndarray))
 
 
 def describe_value(value: Any, limit: int = 60) -> str:
     """``value`` described for a message on a parameter: what was passed, never the user's data.
 
-    A scalar, and a list, tuple, set or dict of at most :data:`SHOWN_ITEMS` plain scalars
-    (numbers, strings, None), is its ``repr`` cut to ``limit`` characters: what a user types, so
-    ``classes=[0, 1, 1]`` still shows the repeated label. An array, a pandas object, anything
-    with a ``shape``, and a longer container or one holding arrays, containers or other objects,
-    is named by its type, shape or length and dtype only: such a value is likely a slice of the
-    data passed where a parameter belongs (``classes=y``), and a message may be logged or shown.
-    An int too long to print is named by its number of digits.
+    A scalar (a NumPy scalar included), a string, a ``range``, and a list, tuple, set or dict
+    of at most :data:`SHOWN_ITEMS` plain scalars (Python numbers, strings, None), is its
+    ``repr`` cut to ``limit`` characters: what a user types, so ``classes=[0, 1, 1]`` still
+    shows the repeated label. An array, a pandas object, anything with a ``shape``, a longer
+    container, one holding NumPy scalars (``list(X[0])``), arrays, containers or other
+    objects, and any other iterable (a deque, a generator, ``dict.values()``) is named by its
+    type, shape or length and dtype only, cut to ``limit``: such a value is likely a slice of
+    the data passed where a parameter belongs (``classes=y``), and a message may be logged or
+    shown. An int too long to print is named by its number of digits.
 
     Examples
     --------
@@ -123,25 +131,73 @@ def describe_value(value: Any, limit: int = 60) -> str:
     ('[0, 1, 1]', '0.5')
     >>> describe_value(np.array([[789.0, 1.5], [2.0, 3.0]]))
     'an array of shape (2, 2) and dtype float64'
+    >>> describe_value(list(np.array([789.0, 1.5])))
+    'a list of length 2 holding float64'
     >>> describe_value(list(range(500)))
     'a list of length 500 holding int'
     """
-    shape = None if isinstance(value, np.generic) else getattr(value, "shape", None)
+    if isinstance(value, (np.generic, str, bytes, range)) or _is_plain(value):
+        return _cut(_repr(value), limit)
+    shape = _shape_of(value)
     if shape is not None:
-        return _describe_array(value, shape)
+        return _cut(_describe_array(value, shape), limit)
     if isinstance(value, (list, tuple, set, frozenset, Mapping)):
-        items = list(value.items()) if isinstance(value, Mapping) else list(value)
-        flat = [part for item in items
-                for part in (item if isinstance(value, Mapping) else (item,))]
-        if len(items) > SHOWN_ITEMS or not all(_is_plain(part) for part in flat):
-            return _describe_container(value, flat)
+        size = _length(value)
+        if size is not None and size <= SHOWN_ITEMS:
+            flat = _sampled_parts(value)
+            if all(_is_plain(part) for part in flat):
+                return _cut(_repr(value), limit)
+        return _cut(_describe_container(value), limit)
+    if isinstance(value, Iterable):
+        return _cut(_describe_container(value), limit)
+    return _cut(_repr(value), limit)
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _repr(value: Any) -> str:
+    """``repr(value)``; an int too long to print by its digits, a failing repr by its type."""
     try:
-        text = repr(value)
+        return repr(value)
     except ValueError:  # int above sys.get_int_max_str_digits(), or a value holding one
         if isinstance(value, int):
             return f"an int of about {int(value.bit_length() * 0.30103)} digits"
-        return f"a {type(value).__name__} holding an int too long to print"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+        return f"{_article(type(value).__name__)} holding an int too long to print"
+    except Exception:  # noqa: BLE001 - a message must not fail on the value it describes
+        return f"{_article(type(value).__name__)} object"
+
+
+def _shape_of(value: Any) -> Any:
+    """``value.shape``, or None when it has none or reading it fails."""
+    try:
+        return getattr(value, "shape", None)
+    except Exception:  # noqa: BLE001 - a property that raises: described by type
+        return None
+
+
+def _length(value: Any) -> int | None:
+    """``len(value)``, or None when it has none (a generator) or it cannot be read."""
+    try:
+        return len(value)
+    except Exception:  # noqa: BLE001 - range(10**30), objects without a length
+        return None
+
+
+def _sampled_parts(value: Any) -> list[Any]:
+    """The first :data:`_SAMPLED_ITEMS` items of a sized container (keys and values of a
+    mapping); nothing of an iterator, which reading would consume."""
+    if isinstance(value, Iterator) or _length(value) is None:
+        return []
+    try:
+        items = value.items() if isinstance(value, Mapping) else value
+        sample = list(itertools.islice(iter(items), _SAMPLED_ITEMS))
+    except Exception:  # noqa: BLE001 - a container that fails to iterate: described by type
+        return []
+    if isinstance(value, Mapping):
+        return [part for item in sample for part in item]
+    return sample
 
 
 def _article(word: str) -> str:
@@ -149,22 +205,35 @@ def _article(word: str) -> str:
 
 
 def _describe_array(value: Any, shape: Any) -> str:
-    """An array-like by type, shape and dtype (a DataFrame has dtypes, one per column)."""
-    try:
-        shown = str(tuple(shape))
-    except TypeError:
+    """An array-like by type, shape and dtype (a DataFrame has dtypes, one per column).
+
+    A dtype is read only when it is one (NumPy's or a pandas extension dtype): a DataFrame
+    with a column named ``dtype`` answers ``df.dtype`` with that column.
+    """
+    try:  # a lazy frame's unknown length is "?" (a Dask row count is not computed)
+        dims = tuple(int(d) if isinstance(d, (int, np.integer)) else "?" for d in shape)
+        shown = str(dims).replace("'?'", "?")
+    except Exception:  # noqa: BLE001 - a shape that is not a tuple
         shown = "unknown"
     kind = "array" if isinstance(value, np.ndarray) else type(value).__name__
     text = f"{_article(kind)} of shape {shown}"
-    dtype = getattr(value, "dtype", None)
-    return text if dtype is None else f"{text} and dtype {dtype}"
+    try:
+        dtype = getattr(value, "dtype", None)
+    except Exception:  # noqa: BLE001 - a property that raises: no dtype shown
+        dtype = None
+    if not (isinstance(dtype, np.dtype) or hasattr(type(dtype), "kind")):
+        return text
+    return f"{text} and dtype {dtype}"
 
 
-def _describe_container(value: Any, flat: list[Any]) -> str:
-    """A container by type, length and the types of what it holds (at most three named)."""
-    kinds = sorted({type(part).__name__ for part in flat})
+def _describe_container(value: Any) -> str:
+    """A container by type, length and the types of its first items (at most three named)."""
+    kinds = sorted({type(part).__name__ for part in _sampled_parts(value)})
     held = ", ".join(kinds[:3]) + (", ..." if len(kinds) > 3 else "")
-    text = f"{_article(type(value).__name__)} of length {len(value)}"
+    size = _length(value)
+    text = _article(type(value).__name__)
+    if size is not None:
+        text = f"{text} of length {size}"
     return f"{text} holding {held}" if held else text
 
 

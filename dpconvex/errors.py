@@ -515,7 +515,8 @@ def _check_level(level: Any) -> int:
     if is_int:
         shown = f"{int(level)}" if abs(level) < 10**6 else "an int of more than six digits"
     else:
-        shown = "None" if level is None else f"a {type(level).__name__}"
+        kind = type(level).__name__
+        shown = "None" if level is None else f"{'an' if kind[:1] in 'aeiouAEIOU' else 'a'} {kind}"
     raise ParameterError(
         f"The 'level' argument of verbosity must be an int in [0, {MAX_LEVEL}] (0: nothing, "
         f"1: the steps of each fit, 2: also the solvers' iterations). Got {shown} instead."

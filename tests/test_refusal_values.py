@@ -10,6 +10,8 @@ still shown, so ``classes=[0, 1, 1]`` says which label repeats.
 
 from __future__ import annotations
 
+import array
+import collections
 import re
 
 import numpy as np
@@ -24,7 +26,10 @@ from dpconvex.data.row_scaling import check_row_norm
 from dpconvex.data.schema import PublicSchema
 from dpconvex.errors import ParameterError
 from dpconvex.estimators.selection.random import Repetitions
+from dpconvex.objectives import Logistic
+from dpconvex.privacy.budget import split_budget
 from dpconvex.privacy.mechanisms.noisy_gd import NoisyGD
+from dpconvex.templates import LinearERMTemplate
 
 #: Every print form of the planted values: repr in fixed or scientific notation.
 PLANTED_FORMS = ("123.456", "1.23456", "789", "7.89")
@@ -40,6 +45,13 @@ Y_REAL = np.full(30, 123.456)
 Y_PLANTED = np.r_[Y, 789]
 #: A valid label set of more than SHOWN_ITEMS distinct ints, one of them planted.
 LABELS = np.r_[789, np.arange(11)]
+
+def _template() -> LinearERMTemplate:
+    """A template on rows of norm 1 (the planted rows are not: a release of them is refused
+    before its arguments are read)."""
+    rows = X / np.linalg.norm(X, axis=1, keepdims=True)
+    return LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=rows, y=2 * Y - 1)
+
 
 #: (parameter named in the message, the call that must be refused).
 CASES = {
@@ -113,6 +125,33 @@ CASES = {
     "LinearERMMechanism loss=X": ("loss", lambda: LinearERMMechanism(
         X, epsilon=1, mechanism="output", lam=0.1)),
     "check_row_norm(X)": ("row_norm", lambda: check_row_norm(X, "demo")),
+    "accountant=X[:, 0]": ("accountant", lambda: dp.PrivateLogisticRegression(
+        classes=[0, 1], accountant=X[:, 0]).fit(X, Y)),
+    "plan(n=X[:, 0])": ("n", lambda: dp.PrivateLogisticRegression(classes=[0, 1]).plan(
+        n=X[:, 0], n_features=3)),
+    "plan(n_classes=X[:, 0])": ("n_classes", lambda: dp.PrivateLogisticRegression().plan(
+        n=40, n_classes=X[:, 0], n_features=3)),
+    "plan(n_classes=X[:, 0]) with classes": ("n_classes", lambda: dp.PrivateLogisticRegression(
+        classes=[0, 1]).plan(n=40, n_classes=X[:2, 0], n_features=3)),
+    "certify(n=Series)": ("n", lambda: dp.PrivateLinearRegressor(label_range=(-1, 1)).certify(
+        n=pd.Series(X[:, 0]), n_features=3)),
+    "certify(n_features=list(X[:, 0]))": ("n_features", lambda: dp.PrivateLogisticRegression(
+        classes=[0, 1]).certify(n=40, n_features=list(X[:, 0]))),
+    "lam=list(X[0])": ("lam", lambda: dp.PrivateLogisticRegression(
+        classes=[0, 1], lam=list(X[0])).fit(X, Y)),
+    "data_norm=tuple(X[0])": ("data_norm", lambda: dp.PrivateLogisticRegression(
+        classes=[0, 1], data_norm=tuple(X[0])).fit(X, Y)),
+    "epsilon=DataFrame with a dtype column": ("epsilon", lambda: dp.PrivateLogisticRegression(
+        classes=[0, 1], epsilon=pd.DataFrame({"dtype": X[:3, 0]})).fit(X, Y)),
+    "release backend=X[:, 0]": ("backend", lambda: dp.release(
+        _template(), "objective", dp.Budget(1.0), backend=X[:, 0])),
+    "release vouch=X[:, 0]": ("vouch", lambda: dp.release(
+        _template(), "objective", dp.Budget(1.0), vouch=X[:, 0])),
+    "release vouch_unused=list(X[:, 0])": ("vouch_unused", lambda: dp.release(
+        _template(), "objective", dp.Budget(1.0), vouch_unused=list(X[:, 0]))),
+    "certify unknown_labels=X[:, 0]": ("unknown_labels", lambda: dp.PrivateLogisticRegression(
+        classes=[0, 1], unknown_labels=X[:, 0]).certify(X, Y)),
+    "release mechanism=X": ("mechanism", lambda: dp.release(_template(), X, dp.Budget(1.0))),
 }
 
 
@@ -127,6 +166,14 @@ def test_a_refusal_names_the_parameter_and_shows_no_planted_value(case):
     shown = [form for form in PLANTED_FORMS if form in message]
     assert not shown, f"{case}: the message shows {shown}: {message}"
     assert "array(" not in message and len(message) < 1000
+
+
+@pytest.mark.parametrize("fractions", [X, X[:, 0], list(X[:, 0])], ids=["2-D", "1-D", "list"])
+def test_split_budget_describes_its_fractions(fractions):
+    with pytest.raises(ParameterError, match="split_budget: the fractions must") as info:
+        split_budget(dp.Budget(1.0), fractions)
+    message = str(info.value)
+    assert not [form for form in PLANTED_FORMS if form in message], message
 
 
 def test_a_short_list_the_user_typed_is_still_shown():
@@ -147,9 +194,44 @@ def test_a_short_list_the_user_typed_is_still_shown():
     ((0, 1.5), "(0, 1.5)"),
     ("auto", "'auto'"),
     (None, "None"),
+    (np.float64(0.5), "np.float64(0.5)"),
+    (list(np.array([789.0, 0.25])), "a list of length 2 holding float64"),
+    (tuple(np.array([789, 1])), "a tuple of length 2 holding int64"),
+    ({"a": np.float64(789.0)}, "a dict of length 1 holding float64, str"),
+    (pd.DataFrame({"dtype": [789.0, 123.456], "b": [1, 2]}), "a DataFrame of shape (2, 2)"),
+    (pd.Categorical(["a", "b"]), "a Categorical of shape (2,) and dtype category"),
+    (collections.deque([789.0, 0.25]), "a deque of length 2 holding float"),
+    (array.array("d", [789.0]), "an array of length 1 holding float"),
+    ({"a": 789.0}.values(), "a dict_values of length 1 holding float"),
+    ((v for v in (789.0,)), "a generator"),
+    (range(3), "range(0, 3)"),
 ])
 def test_describe_value(value, expected):
     assert describe_value(value) == expected
+
+
+class _ShapeRaises:
+    @property
+    def shape(self):
+        raise RuntimeError("no shape")
+
+
+class _LongList(list):
+    """A list whose copy would be noticed: describe_value reads its length, not its items."""
+
+    def __iter__(self):
+        raise AssertionError("iterated")
+
+
+def test_describe_value_survives_a_shape_that_raises_and_reads_no_long_container():
+    assert describe_value(_ShapeRaises()).startswith("<")
+    long = _LongList(range(SHOWN_ITEMS + 1))
+    assert describe_value(long) == f"a _LongList of length {SHOWN_ITEMS + 1}"
+
+
+def test_describe_value_cuts_a_description_to_its_limit():
+    wide = np.zeros((1,) * 20)
+    assert len(describe_value(wide)) == 60 and describe_value(wide).endswith("...")
 
 
 def test_describe_value_cuts_a_long_repr():

@@ -755,7 +755,7 @@ def test_labels_of_another_type_than_the_label_set_are_refused():
 
 def test_classes_must_agree_with_a_declared_set():
     X, y = _pair()[0]
-    with pytest.raises(dp.ParameterError, match="declares the label set"):
+    with pytest.raises(dp.ParameterError, match="y declares another label set, of 3 labels"):
         _lr(classes=[0, 1], random_state=0).fit(X, LabelArray(y, classes=[0, 1, 2]))
     m = _lr(classes=[1, 0], random_state=0).fit(X, LabelArray(y, classes=[0, 1]))
     assert m.classes_.tolist() == [0, 1]  # sorted, as scikit-learn's

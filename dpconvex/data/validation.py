@@ -644,11 +644,11 @@ def _public_set(y: Any, classes: Any, caller: str, binary: bool) -> tuple[np.nda
     c = check_classes(classes, caller, binary)
     if set(c.tolist()) != set(declared.tolist()):
         raise ParameterError(
-            f"The 'classes' parameter of {caller.split('.')[0]} lists {_short_repr(c.tolist())}, but y "
-            f"declares the label set {declared.tolist()!r} (a dpconvex.datasets loader's labels, "
-            "or a pandas Categorical's categories). Pass classes= with the same labels or leave "
-            "it None; "
-            "for another label set pass the labels as a plain array, np.asarray(y)."
+            f"The 'classes' parameter of {caller.split('.')[0]} lists "
+            f"{_short_repr(c.tolist())}, but y declares another label set, of {declared.size} "
+            "labels (a dpconvex.datasets loader's labels, or a pandas Categorical's "
+            "categories). Pass classes= with the same labels or leave it None; for another "
+            "label set pass the labels as a plain array, np.asarray(y)."
         )
     return c, "parameter"
 
@@ -1074,6 +1074,7 @@ def check_labels(y: Any, n_samples: int, caller: str, names: tuple[str, str] = (
         raise DataValidationError(
             f"{caller}: requires y to be passed, but the target y is None. Pass the labels."
         )
+    unknown_labels = LABEL_POLICY.check("unknown_labels", unknown_labels, caller.split(".")[0])
     declared = declared_classes(y)  # a label set declared with y travels with the labels
     lenient = unknown_labels == "ignore" and (classes is not None or declared is not None)
     if lenient:  # each label as given, a masked one missing: outside the set, record by record

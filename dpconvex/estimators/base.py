@@ -33,6 +33,7 @@ from .._validation import (
     check_fitted,
     check_sample_weight,
     checks_feature_names,
+    describe_value,
     feature_names_of,
     is_dask_collection,
     noise_source,
@@ -1659,15 +1660,9 @@ class PrivateEstimator(BaseEstimator):
         >>> plan.n, plan.n_classes, plan.n_features
         (500, 2, 3)
         """
-        owner = type(self).__name__
-        # what classes= or a regression states, and n_classes against classes (as certify)
-        n, n_classes, n_features = _given_shape(self, n, n_classes, n_features, "plan")
-        n = check_shape_fact("n", n, owner, low=2)  # a fit needs two rows
-        n_classes = check_shape_fact("n_classes", n_classes, owner,
-                                     low=2 if self._reads_label_set else 1)  # a classifier's two
-        n_features = check_shape_fact("n_features", n_features, owner, low=1)
-        check_holdable_shape(owner, n, n_features, "plan", n_classes=n_classes)
-        return self.plan_checked(n, n_classes, n_features)
+        # what classes= or a regression states, n_classes against classes (as certify), and
+        # each fact checked
+        return self.plan_checked(*_given_shape(self, n, n_classes, n_features, "plan"))
 
     def plan_checked(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """:meth:`plan` on a public shape already checked: the plan a fit that holds this
@@ -2235,6 +2230,8 @@ class PrivateEstimator(BaseEstimator):
             return state_rows_source(self._certify_with(X, y, NO_CONTEXT), X, self)
         except (PrivacyError, SolverError) as exc:  # a part's refusal: in this call's name
             raise signed_refusal(exc, caller) from None
+        except ParameterError as exc:  # plan's refusal of the shape certify was given
+            raise _as_called(exc, f"{type(self).__name__}.plan", caller) from None
 
     def _certify_routed(self, X: Any, y: Any, shape: dict[str, int | None],
                         context: FitContext) -> Any:
@@ -2388,44 +2385,86 @@ def public_label_source(est: Any, y: Any = None) -> LabelSource | None:
     return LabelSource(source, tuple(classes.tolist()), getattr(est, "unknown_labels", "raise"))
 
 
-def _given_shape(owner: Any, n: int | None, n_classes: int | None, n_features: int | None,
+def _given_shape(est: Any, n: Any, n_classes: Any, n_features: Any,
                  method: str = "certify") -> tuple[int, int, int]:
-    """(n, n_classes, n_features) given to ``certify`` (or ``plan``) without data, or its
-    named error; n_classes may be left out where ``classes`` states it, and for a regressor (1)."""
-    classes = getattr(owner, "classes", None)
-    listed = isinstance(classes, (list, tuple, np.ndarray))
-    if n_classes is None and (listed or is_regressor(owner)):
-        n_classes = len(classes) if listed else 1
-    shape = (n, n_classes, n_features)
-    missing = [name for name, value in zip(("n", "n_classes", "n_features"), shape, strict=True)
-               if value is None]
+    """(n, n_classes, n_features) given to ``certify`` (or ``plan``) without data, each checked
+    (:func:`check_shape_fact`, :func:`check_holdable_shape`), or its named error; n_classes
+    may be left out where ``classes`` states it, and for a regressor (1).
+
+    A ``classes`` parameter is checked as a fit checks it (:func:`check_classes`), and
+    n_classes, where given, must be the size of that set: the plan and certificate of a
+    problem are those of the fit that runs it."""
+    owner = type(est).__name__
+    reads_labels = getattr(est, "_reads_label_set", not is_regressor(est))
+    classes = getattr(est, "classes", None) if reads_labels else None
+    stated = None if classes is None else len(check_classes(classes, f"{owner}.{method}"))
+    if n_classes is None and (stated is not None or is_regressor(est)):
+        n_classes = 1 if stated is None else stated
+    missing = [fact for fact, value in (("n", n), ("n_classes", n_classes),
+                                        ("n_features", n_features)) if value is None]
     if missing:
-        needed = "n and n_features" if is_regressor(owner) else "n, n_classes and n_features"
+        needed = "n and n_features" if is_regressor(est) else "n, n_classes and n_features"
         raise ParameterError(
-            f"{type(owner).__name__}.{method}: without (X, y) it needs the public shape, and "
+            f"{owner}.{method}: without (X, y) it needs the public shape, and "
             f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing. Pass "
             f"{needed}{' or (X, y)' if method == 'certify' else ''} before the data.")
-    if listed and len(classes) >= 2 and shape[1] != len(classes):  # fewer: refused by name in fit
+    n = check_shape_fact("n", n, owner, low=2, method=method)  # a fit needs two rows
+    n_classes = check_shape_fact("n_classes", n_classes, owner, method=method,
+                                 low=2 if reads_labels else 1)  # a classifier's two
+    n_features = check_shape_fact("n_features", n_features, owner, low=1, method=method)
+    if stated is not None and n_classes != stated:
         raise ParameterError(
-            f"{type(owner).__name__}.{method}: n_classes={shape[1]!r} contradicts classes "
-            f"({len(classes)} labels). Pass n_classes={len(classes)}, or change classes.")
-    if all(isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 1
-           for value in shape):
-        n_rows, n_labels, n_columns = (int(value) for value in shape)  # type: ignore[arg-type]
-        check_holdable_shape(type(owner).__name__, n_rows, n_columns, method, n_classes=n_labels)
-    return shape  # type: ignore[return-value]
+            f"{owner}.{method}: n_classes{_given(n_classes)} contradicts classes "
+            f"({stated} labels). Pass n_classes={stated}, or change classes.")
+    check_holdable_shape(owner, n, n_features, method, n_classes=n_classes)
+    return n, n_classes, n_features
+
+
+def _count(value: int, spec: str = ",") -> str:
+    """An int as a message writes it (``spec``: ``","``, thousands separated), or its number
+    of digits where it is too long to print."""
+    try:
+        return format(value, spec)
+    except ValueError:  # above sys.get_int_max_str_digits()
+        return describe_value(value)
+
+
+def _given(value: int) -> str:
+    """``=value`` as a message writes an argument given, or its number of digits in
+    parentheses where it is too long to print."""
+    text = _count(value, "d")
+    return f"={text}" if text[:1].isdigit() or text[:1] == "-" else f" ({text})"
+
+
+def _as_called(exc: ParameterError, inner: str, caller: str) -> ParameterError:
+    """``exc``, a refusal raised by ``inner`` (``"Owner.plan"``) on the shape ``caller``
+    (``"Owner.certify"``) was given, in the name of ``caller``, the call the user made."""
+    text = str(exc)
+    if text.startswith(f"{inner}: "):
+        return type(exc)(f"{caller}: {text[len(inner) + 2:]}")
+    if f" argument of {inner} " in text:
+        return type(exc)(text.replace(f" argument of {inner} ", f" argument of {caller} ", 1))
+    return exc
 
 
 def _beyond_memory(caller: str, n_classes: Any, n_features: Any) -> ParameterError:
-    """The refusal of a public problem (its shape only, no rows) whose own arrays exceed this
-    machine's memory: its features and, where given, its classes named."""
-    classes = f" and {n_classes:,} classes" if isinstance(n_classes, numbers.Integral) else ""
-    features = f" of {n_features:,} features" if isinstance(n_features, numbers.Integral) else ""
+    """The refusal of a dry run (a public shape, no rows) during which this machine ran out
+    of memory: the shape named, the cause not asserted (the arrays a shape needs beyond
+    memory are refused by arithmetic first, :func:`check_holdable_shape`)."""
+    classes = f" and {_count(n_classes)} classes" if isinstance(n_classes, numbers.Integral) else ""
+    features = (f" of {_count(n_features)} features" if isinstance(n_features, numbers.Integral)
+                else "")
     verb = caller.rsplit(".", 1)[-1].capitalize()
     return ParameterError(
-        f"{caller}: its public problem{features}{classes} needs arrays of that size, more "
-        f"than this machine's memory. {verb} on the machine that fits, or with fewer "
-        f"features{' or classes' if classes else ''}.")
+        f"{caller}: this machine ran out of memory while it worked on the public problem"
+        f"{features}{classes} (no rows read). {verb} on a machine with more memory, or with "
+        f"fewer features{' or classes' if classes else ''}.")
+
+
+#: The bytes a 64-bit process addresses at most (a 57-bit virtual address space, x86-64's
+#: five-level paging; 128 PiB): a model beyond it has no fit on any machine, so plan and
+#: certify refuse it alike, whatever the memory of the machine that plans.
+ADDRESSABLE_BYTES = 2**57
 
 
 def check_holdable_shape(owner: str, n: int, n_features: int, method: str, *,
@@ -2434,7 +2473,9 @@ def check_holdable_shape(owner: str, n: int, n_features: int, method: str, *,
     ``n_features`` columns and an intercept, n x (n_features + 1) float64 entries, or one block
     of ``n_features`` + 1 coefficients per class (a one-vs-rest fit's binary models, a softmax's
     class blocks, the class centroids), n_classes x (n_features + 1) float64 entries, beyond
-    the bytes one numpy array can address.
+    the bytes one numpy array can address; and a model beyond :data:`ADDRESSABLE_BYTES`, which
+    no 64-bit machine holds (a plan of a model larger than this machine's memory is still
+    made: the dry run reads its size only, and the fit runs on the machine that holds it).
 
     The bound on ``n_classes`` is that of the rows: a fit holds its model as one array of
     n_classes x (n_features + 1) floats, so a label set larger than that array can address has
@@ -2476,13 +2517,22 @@ def check_holdable_shape(owner: str, n: int, n_features: int, method: str, *,
     limit = np.iinfo(np.intp).max // 8  # numpy's addressable bytes, in float64 entries
     if n * (n_features + 1) > limit:
         raise ParameterError(
-            f"{owner}.{method}: its checks hold n = {n:,} rows of {n_features:,} features, more "
+            f"{owner}.{method}: its checks hold n = {_count(n)} rows of {_count(n_features)} "
+            "features, more "
             "than one numpy array holds. Give the shape of a table a fit can read.")
     if n_classes * (n_features + 1) > limit:
         raise ParameterError(
-            f"{owner}.{method}: n_classes = {n_classes:,} classes of {n_features:,} features "
+            f"{owner}.{method}: n_classes = {_count(n_classes)} classes of "
+            f"{_count(n_features)} features "
             "need one block of coefficients per class, more than one numpy array holds. Give "
             "the size of a label set a fit can hold (n_classes, or classes).")
+    if 8 * n_classes * (n_features + 1) > ADDRESSABLE_BYTES:
+        raise ParameterError(
+            f"{owner}.{method}: its model of {_count(n_classes)} block"
+            f"{'s' if n_classes > 1 else ''} of {_count(n_features + 1)} float64 coefficients "
+            f"needs {_count(8 * n_classes * (n_features + 1))} bytes, more than a 64-bit "
+            f"machine addresses (2**57 bytes). Give a shape whose model a fit can hold: fewer "
+            f"features{' or classes' if n_classes > 1 else ''}.")
 
 
 def check_shape_fact(name: str, value: Any, owner: str, *, low: int, method: str = "plan") -> int:
@@ -2519,6 +2569,6 @@ def check_shape_fact(name: str, value: Any, owner: str, *, low: int, method: str
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < low:
         raise ParameterError(f"The '{name}' argument of {owner}.{method} must be an int >= {low}. "
-                             f"Got {value!r} instead.")
+                             f"Got {describe_value(value)} instead.")
     return int(value)
 

@@ -434,13 +434,14 @@ class LabelRangeMixin(RegressionScoreMixin):
         # (checked by _label_split)
         noise = noise_source(self, context.noise)
         label_rng, fit_rng = noise.rng.spawn(2)
-        with hold_budget(self.accountant, Budget(epsilon, delta), owner) as hold:
+        with hold_budget(self.accountant, Budget(epsilon, delta), owner,
+                         n=None if context.held else n) as hold:  # δ against 1/n, once
             values = check_numeric_labels(y, n, f"{owner}.fit")
             lo, hi, _, label_certificate = release_range(
                 values, Budget(eps_label), n=n, levels=spec.levels, name="labels",
                 rng=label_rng, seeded=noise.seeded)
             inner.set_params(label_range=(lo, hi))
-            fit_part(inner, X, y, context.inner(NoiseSource(fit_rng, noise.seeded)))
+            fit_part(inner, X, y, context.inner(NoiseSource(fit_rng, noise.seeded), held=True))
             certificate = self._with_label_range(label_certificate, inner.certificate_, spec,
                                                  epsilon, delta, f"[{lo:g}, {hi:g}]")
             hold.commit_certificate(certificate)

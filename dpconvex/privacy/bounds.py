@@ -246,6 +246,12 @@ def release_vocabulary(values: Any, budget: Budget, *, n: int | None = None,
     vocabulary : tuple of str
         The released categories, sorted (missing values are no category).
     certificate : Certificate
+        Stating δ >= 1/n where it is.
+
+    Warns
+    -----
+    PrivacyWarning
+        δ >= 1/n: δ bounds the chance that one record's category is published verbatim.
 
     Examples
     --------
@@ -258,6 +264,21 @@ def release_vocabulary(values: Any, budget: Budget, *, n: int | None = None,
     check_column(values, "release_vocabulary")
     items = values.tolist() if hasattr(values, "tolist") else list(values)
     n_records = len(items) if n is None else int(n)
+    # δ is the chance one record's category is published verbatim: δ >= 1/n warns, and the
+    # certificate states it, as every fit's
+    held = budget if isinstance(budget, Budget) else None  # another: refused by release
+    with hold_budget(None, held, "release_vocabulary", n=n_records or None) as hold:
+        vocabulary, certificate = _vocabulary(items, budget, n=n_records, name=name, rng=rng,
+                                              seeded=seeded)
+        hold.commit_certificate(certificate)
+    return vocabulary, certificate
+
+
+def _vocabulary(items: list[Any], budget: Budget, *, n: int, name: str, rng: Any,
+                seeded: bool | None) -> tuple[tuple[str, ...], Certificate]:
+    """:func:`release_vocabulary` of ``items`` (one category per record, checked) on ``n``
+    records, inside a hold that checks δ against n (the caller's)."""
+    n_records = n
     # no value and no record: the certificate of a release on one record
     vocabulary = VocabularyTemplate(items, n_records if items else max(n_records, 1), name=name)
     names = vocabulary.categories
@@ -678,7 +699,7 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     decls: dict[str, Declaration] = {}
     parts: list[Certificate] = []
     labels: list[str] = []
-    with hold_budget(accountant, budget, caller) as hold:
+    with hold_budget(accountant, budget, caller, n=n or None) as hold:
         for name, values in zip(names, cols, strict=True):
             how = plan[name]
             if how in ("declared", "binary"):
@@ -696,9 +717,8 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
                 decls[name] = Numeric(lo, hi, log=bool(log))
             else:
                 assert budgets.vocabulary is not None
-                vocabulary, cert = release_vocabulary(category_texts(values), budgets.vocabulary,
-                                                      n=n, name=column, rng=rng,
-                                                      seeded=seed is not None)
+                vocabulary, cert = _vocabulary(category_texts(values), budgets.vocabulary,
+                                               n=n, name=column, rng=rng, seeded=seed is not None)
                 # texts of one number ("1", "01") are one category of a column of numbers: the first
                 # released is kept and the others encode as other (post-processing of the release)
                 # (a released value OTHER is the name of the other slot, where that value encodes anyway)

@@ -58,7 +58,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_float
+from .._validation import check_float, describe_value
 from ..errors import (
     BudgetError,
     BudgetProcessError,
@@ -252,7 +252,10 @@ def split_budget(budget: Budget, fractions: Sequence[float]) -> tuple[Budget, ..
     >>> sum(p.epsilon for p in parts) <= 1.0
     True
     """
-    fr = [float(f) for f in fractions]
+    try:
+        fr = [float(f) for f in fractions]
+    except (TypeError, ValueError, OverflowError):
+        fr = []
     if (
         not fr
         or any(not (f > 0) for f in fr)
@@ -261,7 +264,7 @@ def split_budget(budget: Budget, fractions: Sequence[float]) -> tuple[Budget, ..
     ):
         raise ParameterError(
             f"split_budget: the fractions must be positive, sum to 1 and leave the last a "
-            f"share. Got {list(fractions)!r} instead."
+            f"share. Got {describe_value(fractions)} instead."
         )
     parts = [Budget(f * budget.epsilon, f * budget.delta) for f in fr[:-1]]
     last = []
@@ -849,7 +852,7 @@ def reserve_budget(accountant: BudgetAccountant | None, epsilon: float, delta: f
     if not isinstance(accountant, BudgetAccountant):
         raise ParameterError(
             f"The 'accountant' parameter of {label} must be a BudgetAccountant or None. "
-            f"Got {accountant!r} instead."
+            f"Got {describe_value(accountant)} instead."
         )
     return accountant.reserve(epsilon, delta, label=label)
 

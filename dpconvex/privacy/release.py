@@ -34,10 +34,12 @@ import numpy as np
 from .._validation import (
     MAX_ITER_RULE,
     Bool,
+    Constraint,
     Optional,
     Options,
     RandomStateLike,
     check_random_state,
+    describe_value,
     signed_refusal,
 )
 from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError, record_solve, say
@@ -170,6 +172,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     """
     mechanism, max_iter, dry_run, seeded = _checked_arguments(
         template, mechanism, warm_start, max_iter, dry_run, seeded, noise_warning)
+    vouch, vouch_unused = _checked_vouching(backend, vouch, vouch_unused)
     forget_kept(template)  # the solve's products read the rows its conditions check
     seeded = rng is not None if seeded is None else seeded  # the certificate's "seeded"
     # the guards on the user's parts run only where one is (every part dpconvex's: none)
@@ -215,15 +218,47 @@ def _checked_arguments(template: Any, mechanism: Any, warm_start: Any, max_iter:
     elif not isinstance(mechanism, Mechanism):
         raise ParameterError(
             "The 'mechanism' argument of release must be a Mechanism or the name of a "
-            f"registered one (e.g. 'objective'). Got {type(mechanism).__name__} instead.")
-    max_iter = MAX_ITER_RULE.check("max_iter", max_iter, "release")
-    dry_run = Bool().check("dry_run", dry_run, "release")
-    seeded = Optional(Bool()).check("seeded", seeded, "release")
+            f"registered one (e.g. 'objective'). Got {describe_value(mechanism)} instead.")
+    max_iter = _argument(MAX_ITER_RULE, "max_iter", max_iter)
+    dry_run = _argument(Bool(), "dry_run", dry_run)
+    seeded = _argument(Optional(Bool()), "seeded", seeded)
     if warm_start is not None:
         _check_warm_start(template, warm_start)
     if noise_warning is not None:
         _check_noise_warning(noise_warning)
     return mechanism, max_iter, dry_run, seeded
+
+
+def _argument(rule: Constraint, name: str, value: Any) -> Any:
+    """``rule.check`` of the argument ``name`` of :func:`release`, its refusal naming it an
+    argument of release (a function's), as the other refusals of release do."""
+    try:
+        return rule.check(name, value, "release")
+    except ParameterError as exc:
+        text = str(exc).replace(f"The '{name}' parameter of release ",
+                                f"The '{name}' argument of release ", 1)
+        raise ParameterError(text) from None
+
+
+def _checked_vouching(backend: Any, vouch: Any, vouch_unused: Any
+                      ) -> tuple[tuple[str, ...], str]:
+    """``backend`` (None, a name or an object with ``solve``), ``vouch`` (a name or an
+    iterable of names, as a tuple) and ``vouch_unused`` checked, each refused by name."""
+    if not (backend is None or isinstance(backend, str) or hasattr(backend, "solve")):
+        raise ParameterError(
+            "The 'backend' argument of release must be None, the name of a solver backend "
+            f"(e.g. 'auto') or a Backend. Got {describe_value(backend)} instead.")
+    names = (vouch,) if isinstance(vouch, str) else vouch
+    if isinstance(names, (list, tuple, set, frozenset)) and all(
+            isinstance(name, str) for name in names):
+        names = tuple(names)
+    else:
+        raise ParameterError(
+            "The 'vouch' argument of release must be a name or a list, tuple or set of names "
+            f"of the constants the caller vouches for (e.g. ('curvature',)). Got "
+            f"{describe_value(vouch)} instead.")
+    unused = _argument(Options(("refuse", "ignore")), "vouch_unused", vouch_unused)
+    return names, unused
 
 
 def _check_warm_start(template: Any, warm_start: Any) -> None:
@@ -241,8 +276,7 @@ def _check_warm_start(template: Any, warm_start: Any) -> None:
         raise ParameterError(
             f"The 'warm_start' argument of release must be None or a finite float array"
             f"{wanted}, the template's parameter space (a solver's start point). Got "
-            f"{type(warm_start).__name__}"
-            f"{f' of shape {np.shape(warm_start)}' if start is not None else ''} instead.")
+            f"{describe_value(warm_start)} instead.")
 
 
 def _check_noise_warning(noise_warning: Any) -> None:
@@ -252,7 +286,7 @@ def _check_noise_warning(noise_warning: Any) -> None:
         raise ParameterError(
             "The 'noise_warning' argument of release must be None or a mapping with the "
             "'family' and 'owner' of the noise-level check (e.g. {'family': 'linear', "
-            f"'owner': 'MyModel'}}). Got {type(noise_warning).__name__} instead.")
+            f"'owner': 'MyModel'}}). Got {describe_value(noise_warning)} instead.")
     unknown = sorted(map(str, set(noise_warning) - set(NOISE_WARNING_KEYS)))
     missing = [key for key in ("family", "owner") if key not in noise_warning]
     if unknown or missing:
@@ -262,11 +296,12 @@ def _check_noise_warning(noise_warning: Any) -> None:
             f"The 'noise_warning' argument of release takes the keys {list(NOISE_WARNING_KEYS)}"
             f", 'family' and 'owner' needed: {' and '.join(wrong)}. Pass 'family' and 'owner' "
             "and only those keys.")
-    Options(tuple(THRESHOLDS)).check("family", noise_warning["family"], "release's noise_warning")
+    Options(tuple(THRESHOLDS)).check("family", noise_warning["family"],
+                                     "release's noise_warning")
     if not isinstance(noise_warning["owner"], str):
         raise ParameterError(
             "The 'noise_warning' argument of release must hold an 'owner' str (the name that "
-            f"opens the warning). Got {type(noise_warning['owner']).__name__} instead.")
+            f"opens the warning). Got {describe_value(noise_warning['owner'])} instead.")
 
 
 def _conditions(template: Template, mechanism: Mechanism, budget: Budget, backend: Any,

@@ -88,7 +88,8 @@ def check_feature_options(structure: Any, weights: Any, owner: str, *, softmax: 
     if structure == "linear" and wq != 0:
         raise ParameterError(
             f"{owner}.fit: structure='linear' has no quadratic part, so wq must be 0; got "
-            f"feature_weights={_short_repr(weights)}. Pass (0, wl, wc), or structure='diagonal'/'full'.")
+            f"feature_weights={_short_repr(weights)}. Pass (0, wl, wc), or "
+            "structure='diagonal'/'full'.")
     if wq == wl == wc == 0:
         raise ParameterError(f"The 'feature_weights' parameter of {owner} must have a weight "
                              f"> 0. Got {_short_repr(weights)} instead.")

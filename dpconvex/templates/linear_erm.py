@@ -23,7 +23,7 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-from .._validation import is_dask_collection
+from .._validation import describe_value, is_dask_collection
 from ..data.operators import DesignOperator
 from ..data.validation import as_design, check_array
 from ..errors import DataValidationError, ParameterError, PrivacyError
@@ -456,7 +456,8 @@ class LinearERMTemplate:
         if isinstance(lam, bool) or not isinstance(lam, (int, float, np.floating)):
             raise ParameterError(
                 f"{type(self).__name__}.privacy_constants: the objective adds lam/2 ||w||², "
-                f"but {type(self.regularizer).__qualname__} has no numeric lam ({lam!r}). "
+                f"but {type(self.regularizer).__qualname__} has no numeric lam "
+                f"({describe_value(lam)}). "
                 "Use the regularizer L2(lam)."
             )
         return self.constants_for(self.loss, self.data_norm, lam, self.p)

@@ -831,7 +831,8 @@ def test_encoded_range_refuses_a_data_norm_not_above_zero(data_norm):
 def test_to_code_refuses_a_name_that_is_not_an_identifier(name):
     schema = PublicSchema({"age": Numeric(0, 120)})
     for owner in (schema, PublicSchema.every_column(Numeric(0, 1))):
-        with pytest.raises(ParameterError, match="'name' argument of .*must be a Python identifier"):
+        with pytest.raises(ParameterError,
+                           match="'name' argument of .*must be a Python identifier"):
             owner.to_code(name)
 
 

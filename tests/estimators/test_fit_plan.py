@@ -346,7 +346,8 @@ def test_a_dry_run_refuses_one_row_and_an_n_beyond_numpy_by_name():
     of its public problem: nothing of size n is allocated, and an n whose rows no numpy array
     holds is refused by name."""
     est = dp.NoisyGradientDescent(epsilon=1.0, classes=[0, 1])
-    with pytest.raises(dp.errors.ParameterError, match=r"The 'n' argument of NoisyGradientDescent\.plan"):
+    with pytest.raises(dp.errors.ParameterError,
+                       match=r"The 'n' argument of NoisyGradientDescent\.certify"):
         est.certify(n=1, n_features=3)
     with pytest.raises(dp.errors.ParameterError, match=r"certify: its checks hold n = 1,0"):
         dp.PrivateGaussianNB(epsilon=1.0, classes=[0, 1]).certify(n=10**18, n_features=3)
@@ -609,14 +610,26 @@ def test_one_vs_rest_whose_deltas_reach_one_names_delta_and_the_classes():
         est.plan(10, n_features=3)
 
 
-def test_a_composed_dry_run_beyond_memory_is_refused_by_name(monkeypatch):
-    """A front door's dry run that runs out of memory on its public shape (a label set of 2**55
-    classes fits numpy's index, not a machine): a ParameterError naming the shape."""
+def test_a_composed_dry_run_out_of_memory_is_refused_by_name(monkeypatch):
+    """A front door's dry run that runs out of memory on its public shape: a ParameterError
+    naming the shape, which does not assert that the shape was the cause."""
     def out_of_memory(*args, **kwargs):
         raise MemoryError
 
     monkeypatch.setattr(dp.PrivateClassifier, "_certify_routed", out_of_memory)
     with pytest.raises(dp.errors.ParameterError,
-                       match=r"PrivateClassifier\.certify: its public problem of 3 features and "
-                             r"4 classes needs arrays of that size, more than this machine's"):
+                       match=r"PrivateClassifier\.certify: this machine ran out of memory while "
+                             r"it worked on the public problem of 3 features and 4 classes"):
         dp.PrivateClassifier(epsilon=1.0).certify(n=100, n_classes=4, n_features=3)
+
+
+@pytest.mark.parametrize("make", [dp.PrivateClassifier, dp.PrivateLogisticRegression,
+                                  dp.PrivateGaussianCentroid])
+def test_a_model_beyond_memory_is_refused_alike_by_plan_and_certify(make):
+    """2**55 classes of 4 coefficients (2**60 bytes) fit numpy's index but no 64-bit
+    machine's address space: plan and certify both refuse the shape by its arithmetic."""
+    for method in ("plan", "certify"):
+        with pytest.raises(dp.errors.ParameterError,
+                           match=rf"\.{method}: its model of 36,028,797,018,963,968 blocks of 4 "
+                                 r"float64 coefficients needs .* more than a 64-bit machine addresses"):
+            getattr(make(epsilon=1.0), method)(n=100, n_classes=2**55, n_features=3)

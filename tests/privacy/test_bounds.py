@@ -178,7 +178,7 @@ def test_a_column_typed_by_its_reader_is_refused_without_its_kind(monkeypatch, d
     refused by name, with the ``kinds=`` line to write, before a value is read or the ledger
     charged: never released as a vocabulary (δ > 0) nor refused as one (δ = 0)."""
     monkeypatch.setattr(statistics_module, "cell_counts", _unread)
-    monkeypatch.setattr(bounds_module, "release_vocabulary", _unread)
+    monkeypatch.setattr(bounds_module, "_vocabulary", _unread)
     ledger = dp.BudgetAccountant(epsilon=2.0, delta=1e-5)
     with_unknown, _ = _survey_neighbours()
     with pytest.raises(dp.ParameterError, match=r"column\(s\) \['age'\] is not public.*"
@@ -307,7 +307,7 @@ def test_a_released_value_named_as_the_other_slot_encodes_in_it():
 def test_feature_names_a_release_could_repeat_are_refused_before_anything_is_charged(
         monkeypatch, columns, declared, message):
     monkeypatch.setattr(statistics_module, "cell_counts", _unread)
-    monkeypatch.setattr(bounds_module, "release_vocabulary", _unread)
+    monkeypatch.setattr(bounds_module, "_vocabulary", _unread)
     df = pd.DataFrame({columns[0]: ["a", "b"] * 1500, columns[1]: np.linspace(0.0, 1.0, 3000)})
     ledger = dp.BudgetAccountant(epsilon=2.0, delta=1e-5)
     with pytest.raises(dp.ParameterError, match=message + r".*Nothing was read or spent"):
@@ -320,7 +320,7 @@ def test_a_declared_category_a_release_could_repeat_is_refused_before_anything_i
     """A declared category 'a=b' of column 'plan' is the feature 'plan=a=b', which the released
     vocabulary of a column 'plan=a' names for its category 'b'."""
     monkeypatch.setattr(statistics_module, "cell_counts", _unread)
-    monkeypatch.setattr(bounds_module, "release_vocabulary", _unread)
+    monkeypatch.setattr(bounds_module, "_vocabulary", _unread)
     df = pd.DataFrame({"plan": ["a=b", "c"] * 1500, "plan=a": ["b", "d"] * 1500})
     ledger = dp.BudgetAccountant(epsilon=2.0, delta=1e-5)
     with pytest.raises(dp.ParameterError, match=r"column 'plan=a' is encoded as features named "
@@ -348,7 +348,7 @@ def test_a_table_with_a_repeated_column_name_is_refused_before_anything_is_charg
 ])
 def test_bad_kinds_are_refused_before_anything_is_read_or_charged(monkeypatch, kinds, message):
     monkeypatch.setattr(statistics_module, "cell_counts", _unread)
-    monkeypatch.setattr(bounds_module, "release_vocabulary", _unread)
+    monkeypatch.setattr(bounds_module, "_vocabulary", _unread)
     ledger = dp.BudgetAccountant(epsilon=2.0, delta=1e-5)
     with pytest.raises(dp.ParameterError, match=message):
         dp.draft_schema(_table(), epsilon=1.0, delta=1e-6, accountant=ledger, random_state=0,
@@ -550,13 +550,13 @@ def test_off_grid_and_missing_values_are_counted_for_the_data_holder_only():
 def test_a_bool_column_of_a_list_of_records_reads_as_bools_whatever_another_column_holds(monkeypatch):
     """privacy-bounds-grid: NumPy reads bools among numbers as numbers, and as bools when one record's
     text elsewhere makes the list an object array; the vocabulary mechanism sees the bools' texts in both."""
-    seen, release = [], bounds_module.release_vocabulary
+    seen, release = [], bounds_module._vocabulary  # release_vocabulary inside the draft's hold
 
     def vocabulary(values, budget, **kw):
         seen.append(sorted({v for v in values if v is not None}))
         return release(values, budget, **kw)
 
-    monkeypatch.setattr(bounds_module, "release_vocabulary", vocabulary)
+    monkeypatch.setattr(bounds_module, "_vocabulary", vocabulary)
     rows = [[float(k % 10), k % 2 == 0, 1 + k % 2] for k in range(200)]
     kinds = {"x0": "numeric", "x1": "categorical", "x2": "categorical"}
     for table in (rows, [*rows[:-1], [5.0, True, "x"]]):
@@ -573,7 +573,7 @@ def test_a_column_given_as_a_list_needs_its_kind_whatever_its_values(monkeypatch
     neighbours = ({"age": ages}, {"age": ["unknown", *ages[1:]]},
                   [[a] for a in ages], [["unknown"], *[[a] for a in ages[1:]]])
     monkeypatch.setattr(statistics_module, "cell_counts", _unread)
-    monkeypatch.setattr(bounds_module, "release_vocabulary", _unread)
+    monkeypatch.setattr(bounds_module, "_vocabulary", _unread)
     ledger = dp.BudgetAccountant(epsilon=2.0, delta=1e-5)
     for table in neighbours:
         with pytest.raises(dp.ParameterError, match=r"is not public.*values without a dtype.*"
@@ -585,3 +585,42 @@ def test_a_column_given_as_a_list_needs_its_kind_whatever_its_values(monkeypatch
                                   random_state=0).declarations[name]).__name__
              for t, name in zip(neighbours, ("age", "age", "x0", "x0"), strict=True)]
     assert plans == ["Numeric"] * 4
+
+
+def _delta_rows_warnings(caught) -> list[str]:
+    return [str(w.message) for w in caught
+            if issubclass(w.category, dp.errors.PrivacyWarning) and "1/n" in str(w.message)]
+
+
+def test_a_draft_at_delta_of_one_over_n_warns_once_and_its_certificate_states_it():
+    """A vocabulary's δ is the chance one record's category is published verbatim: a draft at
+    δ >= 1/n warns as every fit does, and its certificate states it; below 1/n neither."""
+    df = pd.DataFrame({"plan": ["basic"] * 120 + ["pro"] * 80})  # n = 200, 1/n = 0.005
+    for delta, stated in ((0.2, True), (1e-6, False)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            schema = dp.draft_schema(df, epsilon=1.0, delta=delta, kinds={"plan": "categorical"},
+                                     random_state=0)
+        assert len(_delta_rows_warnings(caught)) == int(stated)
+        assert any("1/n" in str(a) for a in schema.release.assumptions) is stated
+
+
+def test_release_vocabulary_at_delta_of_one_over_n_warns_and_states_it():
+    with pytest.warns(dp.errors.PrivacyWarning, match=r"release_vocabulary: delta = 0\.2 .*1/n"):
+        _, certificate = release_vocabulary(["a"] * 150 + ["b"] * 50, Budget(1.0, 0.2), rng=0)
+    assert any("1/n" in str(a) for a in certificate.assumptions)
+
+
+def test_a_private_label_range_at_delta_of_one_over_n_warns_once_and_states_it():
+    """The hold of a regressor's private label range checks δ against 1/n for the whole fit:
+    one warning, and the composed certificate states it."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (200, 3))
+    y = np.clip(X @ np.array([0.5, -0.3, 0.2]), -1, 1)
+    est = dp.PrivateLinearRegressor(label_range="private", epsilon=4.0, delta=0.2,
+                                    random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est.fit(X, y)
+    assert len(_delta_rows_warnings(caught)) == 1
+    assert any("1/n" in str(a) for a in est.certificate_.assumptions)
