@@ -926,3 +926,54 @@ def test_certify_states_the_public_validation_set_as_fit_does():
     assert [(c.name, c.holds, c.how, c.detail) for c in dry.conditions] == \
         [(c.name, c.holds, c.how, c.detail) for c in fit.conditions]
     assert dry.quantities == fit.quantities == {"validation size": 50}
+
+
+@pytest.mark.parametrize("search,extra", _SEARCHES)
+@pytest.mark.parametrize("leaf,carried", [
+    ("delta", {"delta": 1e-5, "mechanism": "gaussian_output"}), ("epsilon", {"epsilon": 9.0}),
+    ("random_state", {"random_state": 7}), ("unknown_labels", {"unknown_labels": "ignore"}),
+    ("classes", {"classes": [0, 1, 2]})])
+def test_a_grid_value_carrying_other_privacy_parameters_is_refused_before_any_fit(
+        search, extra, leaf, carried):
+    """An estimator in param_grid whose privacy parameters are not the estimator's (a delta
+    the search would not hold, an epsilon, seed, label policy or label set it would not give)
+    is refused by name, as the grid refuses them by name: by budget_for, certify, fit and an
+    epsilon sweep, before the data are read (no candidate fitted, none warns, nothing
+    charged)."""
+    from dpconvex import epsilon_sweep
+
+    X, y = _unit_rows(120)
+    ledger = BudgetAccountant(epsilon=10.0, delta=1e-3)
+    values = [PrivateLogisticRegression(lam=0.1), PrivateLogisticRegression(lam=1.0, **carried)]
+    tuner = _step_search(search, {"clf": values}, accountant=ledger, **extra)
+    calls = (tuner.budget_for, tuner.certify, tuner.fit,
+             lambda X, y: epsilon_sweep(tuner, X, y, [0.5, 1.0], random_state=0))
+    for call in calls:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no candidate fitted: none warns
+            with pytest.raises(ParameterError, match=(
+                    rf"param_grid.*value 1 of 'clf' \(a PrivateLogisticRegression\) sets "
+                    rf"'clf__{leaf}'.*cannot tune '{leaf}'")):
+                call(X, y)
+    assert ledger.spent == (0.0, 0.0)
+
+
+def test_a_grid_value_carrying_the_estimators_privacy_parameters_is_held_as_they_state():
+    """A value carrying the estimator's delta (and its label set, as a tuple, or None; no
+    seed) is tuned: the search holds the delta its candidates spend, which its certificate
+    states and the ledger is charged."""
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import Normalizer
+
+    X, y = _unit_rows(120)
+    gaussian = {"delta": 1e-5, "mechanism": "gaussian_output"}
+    pipe = Pipeline([("norm", Normalizer()),
+                     ("clf", PrivateLogisticRegression(classes=[0, 1], **gaussian))])
+    values = [PrivateLogisticRegression(lam=0.1, classes=(0, 1), **gaussian),
+              PrivateLogisticRegression(lam=1.0, **gaussian)]
+    ledger = BudgetAccountant(epsilon=10.0, delta=1e-3)
+    tuner = PrivateGridSearch(pipe, {"clf": values}, epsilon=1.0, accountant=ledger,
+                              random_state=0)
+    held = tuner.budget_for(X, y)
+    fitted = tuner.fit(X, y)
+    assert held.delta == fitted.certificate_.delta == ledger.spent[1] == 1e-5

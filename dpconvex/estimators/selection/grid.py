@@ -88,6 +88,20 @@ PRIVACY_PARAMETERS = ("epsilon", "delta", "accountant")
 #: Parameters the search sets on every candidate itself (not allowed in the grid).
 _RESERVED = ("random_state", "unknown_labels", "classes")
 
+#: Why the grid cannot tune each privacy parameter a value of it carries: an estimator value
+#: (a Pipeline's step, say) must carry the estimator's, as the grid cannot name them.
+_CARRIED = {
+    "epsilon": "the search sets it on every candidate",
+    "delta": "it sets the guarantee of every candidate, and the search holds the estimator's",
+    "random_state": "the search hands every candidate its noise",
+    "unknown_labels": "the search gives every candidate its label policy",
+    "classes": "the search gives every candidate one public label set",
+}
+
+#: Of these, the ones an estimator value may leave None: it then takes the search's (its noise,
+#: its public label set), as every candidate does.
+_LEFT_TO_THE_SEARCH = ("random_state", "classes")
+
 #: ``param_grid="auto"``: Λ_auto times these factors (fixed before any data is read).
 AUTO_LAM_FACTORS = (0.25, 1.0, 4.0)
 
@@ -156,6 +170,23 @@ def auto_lam_grid(estimator: Any, n: int, d: int, epsilon: float, owner: str,
 
 def _leaf(key: str) -> str:
     return key.rsplit("__", 1)[-1]
+
+
+def _same(value: Any, given: Any) -> bool:
+    """Whether a grid value's privacy parameter ``value`` is the estimator's ``given``: the
+    same object, equal strings or numbers, or label sets listing the same labels in the same
+    order (a generator is only itself: a value's is a copy of another state)."""
+    if value is given:
+        return True
+    kinds = (str, bytes, np.random.Generator, np.random.RandomState, type(None))
+    if isinstance(value, kinds) or isinstance(given, kinds):
+        return isinstance(value, (str, bytes)) and type(value) is type(given) and value == given
+    if np.ndim(value) or np.ndim(given):  # label sets
+        return bool(np.array_equal(np.asarray(value, dtype=object), np.asarray(given, dtype=object)))
+    try:
+        return bool(value == given)
+    except (TypeError, ValueError):
+        return False
 
 
 def _unfitted(params: Mapping[str, Any]) -> dict[str, Any]:
@@ -722,7 +753,29 @@ class SelectedEstimator:
                     f"where the estimator's are {self._keys(leaf)} (the search sets them on "
                     "every candidate). Give a value of the kind the estimator holds there (a "
                     "dpconvex private classifier for its private step).")
+        if hasattr(value, "get_params") and not isinstance(value, type):
+            self._refuse_carried(key, params, name, owner)
         return candidate
+
+    def _refuse_carried(self, key: str, params: dict[str, Any], name: str, owner: str) -> None:
+        """Refuse by a ParameterError naming it (``name``) an estimator value of ``param_grid``'s
+        ``key`` whose candidate (``params``: its parameters) carries a privacy parameter
+        (:data:`_CARRIED`: ε, δ, ``random_state``, ``unknown_labels``, ``classes``) other than
+        the estimator's (None for :data:`_LEFT_TO_THE_SEARCH`: the search's): the grid cannot
+        tune these by value, as it cannot by name (its ledger: :meth:`_ledger`)."""
+        base = self.estimator.get_params(deep=True)
+        for leaf, why in _CARRIED.items():
+            for inner in self._keys(leaf):
+                left = params[inner] is None and leaf in _LEFT_TO_THE_SEARCH
+                if inner.startswith(f"{key}__") and not left and not _same(params[inner],
+                                                                          base[inner]):
+                    raise ParameterError(
+                        f"The 'param_grid' parameter of {owner} must leave the privacy "
+                        f"parameters to the estimator and the search: {name} sets {inner!r} to "
+                        f"{describe_value(params[inner])} where the estimator's is "
+                        f"{describe_value(base[inner])}, and the grid cannot tune {leaf!r} ({why})."
+                        f" Give the value the estimator's {leaf}, or set it on the estimator (one "
+                        "for every candidate); to compare guarantees, run one search per value.")
 
     def _grid_ledgers(self, owner: str) -> list[tuple[str, Any]]:
         """The ledgers the values of ``param_grid`` hold (not the estimator's own), each named
