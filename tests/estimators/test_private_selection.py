@@ -977,3 +977,32 @@ def test_a_grid_value_carrying_the_estimators_privacy_parameters_is_held_as_they
     held = tuner.budget_for(X, y)
     fitted = tuner.fit(X, y)
     assert held.delta == fitted.certificate_.delta == ledger.spent[1] == 1e-5
+
+
+def test_a_search_on_dask_rows_of_unknown_length_holds_the_delta_its_candidates_spend():
+    """Where X is a Dask array whose chunk sizes are unknown, the search counts its n (public,
+    as a fit's plan does) and plans its candidates: the delta a Gaussian mechanism's public
+    rule spends (delta=None), named by the grid or by a grid value, is held before the data
+    are read, and it is the delta the certificate states and the ledger is charged."""
+    dd = pytest.importorskip("dask.dataframe")
+    import pandas as pd
+    from sklearn.pipeline import Pipeline
+
+    from dpconvex import PrivateGaussianNB
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(200, 2))
+    frame = pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "y": (X[:, 0] > 0).astype(int)})
+    nb = {"feature_range": (-1, 1), "classes": [0, 1]}
+    grids = [{"clf__mechanism": ["auto", "gaussian"]},
+             {"clf": [PrivateGaussianNB(**nb), PrivateGaussianNB(**nb, mechanism="gaussian")]}]
+    for grid in grids:
+        rows = dd.from_pandas(frame, npartitions=2).to_dask_array()  # chunk sizes unknown
+        X_dask, y_dask = rows[:, :2], rows[:, 2].astype(int)
+        assert math.isnan(X_dask.shape[0])
+        ledger = BudgetAccountant(epsilon=10.0, delta=1e-3)
+        search = PrivateGridSearch(Pipeline([("clf", PrivateGaussianNB(**nb))]), grid,
+                                   epsilon=1.0, accountant=ledger, random_state=0)
+        held = search.budget_for(X_dask, y_dask)
+        fitted = search.fit(X_dask, y_dask)
+        assert held.delta == fitted.certificate_.delta == ledger.spent[1] > 0.0

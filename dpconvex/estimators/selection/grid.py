@@ -54,7 +54,13 @@ from ...data.validation import (
     check_labels,
     encode_labels,
 )
-from ...errors import DataValidationError, ParameterError, PrivacyError, SolverError
+from ...errors import (
+    DataValidationError,
+    DPConvexError,
+    ParameterError,
+    PrivacyError,
+    SolverError,
+)
 from ...privacy.budget import Budget, hold_budget
 from ...privacy.certificate import Certificate, Condition
 from ...privacy.composition import compose_tuning
@@ -182,7 +188,8 @@ def _same(value: Any, given: Any) -> bool:
     if isinstance(value, kinds) or isinstance(given, kinds):
         return isinstance(value, (str, bytes)) and type(value) is type(given) and value == given
     if np.ndim(value) or np.ndim(given):  # label sets
-        return bool(np.array_equal(np.asarray(value, dtype=object), np.asarray(given, dtype=object)))
+        labels = (np.asarray(value, dtype=object), np.asarray(given, dtype=object))
+        return bool(np.array_equal(*labels))
     try:
         return bool(value == given)
     except (TypeError, ValueError):
@@ -321,6 +328,22 @@ def public_size(X: Any) -> tuple[int | None, int | None]:
         shape = (len(X), len(X[0]))
     n, d = shape if len(shape) == 2 else (None, None)
     return (n if isinstance(n, int) else None), d
+
+
+def _counted_size(X: Any) -> tuple[int | None, int | None]:
+    """:func:`public_size`, with n of a Dask collection whose chunk sizes are unknown counted
+    as a fit's plan counts it (:meth:`~dpconvex.estimators.base.PrivateEstimator.public_shape`:
+    n is public under replace-one; no value of a row is read), so that its candidates are
+    planned, and their δ held, before the data are read."""
+    n, d = public_size(X)
+    if n is None and d is not None and is_dask_collection(X):
+        from ...data.dask_rows import compute, known_chunks
+
+        try:
+            n = int(known_chunks(X).shape[0] if hasattr(X, "chunks") else compute(X.shape[0])[0])
+        except (TypeError, ValueError, DPConvexError):
+            n = None
+    return n, d
 
 
 def _find_certificate(estimator: Any, owner: str) -> Certificate:
@@ -690,9 +713,11 @@ class SelectedEstimator:
 
         Refused by a ParameterError naming the value: one whose candidate is not shaped as the
         estimator (other keys of the parameters the search sets on every candidate: ``epsilon``,
-        ``accountant``, :data:`_RESERVED`), or whose private step encodes its table by a schema
-        released by ``draft_schema``; by a PrivacyError: one whose candidate would be fitted on a
-        schema read from the data (as the estimator itself is refused: :meth:`_refuse_a_draft`).
+        ``accountant``, :data:`_RESERVED`), an estimator carrying privacy parameters other
+        than the estimator's (:meth:`_refuse_carried`), or one whose private step encodes its
+        table by a schema released by ``draft_schema``; by a PrivacyError: one whose candidate
+        would be fitted on a schema read from the data (as the estimator itself is refused:
+        :meth:`_refuse_a_draft`).
         """
         if isinstance(self.param_grid, str) and self.param_grid == "auto":
             return []
@@ -1029,13 +1054,20 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         4) (:func:`auto_lam_grid`; docs/privacy/tuning_gd_ledger.md#privacy-tuning-grid-auto).
         Every value is set on a copy for each candidate (an estimator, e.g. a Pipeline's step,
         an unfitted clone; any other value a deep copy), never on the caller's object. An
-        estimator value takes the search's ``epsilon``; a ledger it holds (its ``accountant``)
-        is the search's, charged as the estimator's is (below), and one holding another ledger
-        is refused. Each value is checked before the data are read, and refused by a
-        ParameterError naming it where its candidate is not shaped as the estimator (another
-        kind of step where the search sets ``epsilon`` or the parameters above) or its private
-        step would encode the table by a schema released by ``draft_schema``, by a PrivacyError
-        where a candidate would be fitted on a schema read from the data.
+        estimator value (a Pipeline's step, say) may differ from the estimator's in any other
+        parameter (``lam``, ``mechanism``, ...: the δ a candidate spends is planned, at most
+        its ``delta``), but carries the estimator's privacy parameters: its ``epsilon``,
+        ``delta``, ``random_state``, ``unknown_labels`` and ``classes`` are the estimator's
+        at that place (``random_state`` and ``classes`` may be None: the search's noise and
+        label set), as the grid cannot tune them by name; the search sets ε, the noise and
+        the label set on every candidate and holds the estimator's δ. A ledger it holds (its
+        ``accountant``) is the search's, charged as the estimator's is (below), and one holding
+        another ledger is refused. Each value is checked before the data are read, and refused
+        by a ParameterError naming it where it carries another privacy parameter, where its
+        candidate is not shaped as the estimator (another kind of step where the search sets
+        ``epsilon`` or the parameters above) or its private step would encode the table by a
+        schema released by ``draft_schema``, by a PrivacyError where a candidate would be
+        fitted on a schema read from the data.
     epsilon : float
         ε > 0 of the whole search, set as the epsilon of every candidate and used for the
         selection (plus the δ of (ε, δ) candidates).
@@ -1175,7 +1207,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         epsilon, _ = params
         candidates = self._grid_candidates(owner)  # "auto": the factors (m) before n is read
         m = len(candidates)
-        n, d = public_size(X)
+        n, d = _counted_size(X)
         # np.array_split's first n % k parts hold one row more
         k = m + (self.public_validation is None)
         part = (n // k + (m <= n % k) if n is not None else None, d)
