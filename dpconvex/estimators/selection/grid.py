@@ -1199,7 +1199,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         """The (ε, δ) a fit on (X, y) holds, known before the data are read, and n where X tells
         it; ``params``: (ε, ``unknown_labels``), checked (:meth:`_check_params`).
 
-        δ is the largest the candidates' plans spend on the smallest part (:meth:`_planned_delta`);
+        δ is the largest the candidates' plans spend on the smallest part (:meth:`_planned_delta`;
+        n of a Dask collection counted, :func:`_counted_size`);
         where no plan is at hand, or the private step is a Pipeline's (planned at the width of X,
         which its transforms may change), at least the estimator's ``delta`` parameter (one for every
         candidate: the grid holds no privacy parameter).
