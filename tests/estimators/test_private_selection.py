@@ -926,3 +926,83 @@ def test_certify_states_the_public_validation_set_as_fit_does():
     assert [(c.name, c.holds, c.how, c.detail) for c in dry.conditions] == \
         [(c.name, c.holds, c.how, c.detail) for c in fit.conditions]
     assert dry.quantities == fit.quantities == {"validation size": 50}
+
+
+@pytest.mark.parametrize("search,extra", _SEARCHES)
+@pytest.mark.parametrize("leaf,carried", [
+    ("delta", {"delta": 1e-5, "mechanism": "gaussian_output"}), ("epsilon", {"epsilon": 9.0}),
+    ("random_state", {"random_state": 7}), ("unknown_labels", {"unknown_labels": "ignore"}),
+    ("classes", {"classes": [0, 1, 2]})])
+def test_a_grid_value_carrying_other_privacy_parameters_is_refused_before_any_fit(
+        search, extra, leaf, carried):
+    """An estimator in param_grid whose privacy parameters are not the estimator's (a delta
+    the search would not hold, an epsilon, seed, label policy or label set it would not give)
+    is refused by name, as the grid refuses them by name: by budget_for, certify, fit and an
+    epsilon sweep, before the data are read (no candidate fitted, none warns, nothing
+    charged)."""
+    from dpconvex import epsilon_sweep
+
+    X, y = _unit_rows(120)
+    ledger = BudgetAccountant(epsilon=10.0, delta=1e-3)
+    values = [PrivateLogisticRegression(lam=0.1), PrivateLogisticRegression(lam=1.0, **carried)]
+    tuner = _step_search(search, {"clf": values}, accountant=ledger, **extra)
+    calls = (tuner.budget_for, tuner.certify, tuner.fit,
+             lambda X, y: epsilon_sweep(tuner, X, y, [0.5, 1.0], random_state=0))
+    for call in calls:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no candidate fitted: none warns
+            with pytest.raises(ParameterError, match=(
+                    rf"param_grid.*value 1 of 'clf' \(a PrivateLogisticRegression\) sets "
+                    rf"'clf__{leaf}'.*cannot tune '{leaf}'")):
+                call(X, y)
+    assert ledger.spent == (0.0, 0.0)
+
+
+def test_a_grid_value_carrying_the_estimators_privacy_parameters_is_held_as_they_state():
+    """A value carrying the estimator's delta (and its label set, as a tuple, or None; no
+    seed) is tuned: the search holds the delta its candidates spend, which its certificate
+    states and the ledger is charged."""
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import Normalizer
+
+    X, y = _unit_rows(120)
+    gaussian = {"delta": 1e-5, "mechanism": "gaussian_output"}
+    pipe = Pipeline([("norm", Normalizer()),
+                     ("clf", PrivateLogisticRegression(classes=[0, 1], **gaussian))])
+    values = [PrivateLogisticRegression(lam=0.1, classes=(0, 1), **gaussian),
+              PrivateLogisticRegression(lam=1.0, **gaussian)]
+    ledger = BudgetAccountant(epsilon=10.0, delta=1e-3)
+    tuner = PrivateGridSearch(pipe, {"clf": values}, epsilon=1.0, accountant=ledger,
+                              random_state=0)
+    held = tuner.budget_for(X, y)
+    fitted = tuner.fit(X, y)
+    assert held.delta == fitted.certificate_.delta == ledger.spent[1] == 1e-5
+
+
+def test_a_search_on_dask_rows_of_unknown_length_holds_the_delta_its_candidates_spend():
+    """Where X is a Dask array whose chunk sizes are unknown, the search counts its n (public,
+    as a fit's plan does) and plans its candidates: the delta a Gaussian mechanism's public
+    rule spends (delta=None), named by the grid or by a grid value, is held before the data
+    are read, and it is the delta the certificate states and the ledger is charged."""
+    dd = pytest.importorskip("dask.dataframe")
+    import pandas as pd
+    from sklearn.pipeline import Pipeline
+
+    from dpconvex import PrivateGaussianNB
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(200, 2))
+    frame = pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "y": (X[:, 0] > 0).astype(int)})
+    nb = {"feature_range": (-1, 1), "classes": [0, 1]}
+    grids = [{"clf__mechanism": ["auto", "gaussian"]},
+             {"clf": [PrivateGaussianNB(**nb), PrivateGaussianNB(**nb, mechanism="gaussian")]}]
+    for grid in grids:
+        rows = dd.from_pandas(frame, npartitions=2).to_dask_array()  # chunk sizes unknown
+        X_dask, y_dask = rows[:, :2], rows[:, 2].astype(int)
+        assert math.isnan(X_dask.shape[0])
+        ledger = BudgetAccountant(epsilon=10.0, delta=1e-3)
+        search = PrivateGridSearch(Pipeline([("clf", PrivateGaussianNB(**nb))]), grid,
+                                   epsilon=1.0, accountant=ledger, random_state=0)
+        held = search.budget_for(X_dask, y_dask)
+        fitted = search.fit(X_dask, y_dask)
+        assert held.delta == fitted.certificate_.delta == ledger.spent[1] > 0.0

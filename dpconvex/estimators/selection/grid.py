@@ -54,7 +54,13 @@ from ...data.validation import (
     check_labels,
     encode_labels,
 )
-from ...errors import DataValidationError, ParameterError, PrivacyError, SolverError
+from ...errors import (
+    DataValidationError,
+    DPConvexError,
+    ParameterError,
+    PrivacyError,
+    SolverError,
+)
 from ...privacy.budget import Budget, hold_budget
 from ...privacy.certificate import Certificate, Condition
 from ...privacy.composition import compose_tuning
@@ -87,6 +93,20 @@ PRIVACY_PARAMETERS = ("epsilon", "delta", "accountant")
 
 #: Parameters the search sets on every candidate itself (not allowed in the grid).
 _RESERVED = ("random_state", "unknown_labels", "classes")
+
+#: Why the grid cannot tune each privacy parameter a value of it carries: an estimator value
+#: (a Pipeline's step, say) must carry the estimator's, as the grid cannot name them.
+_CARRIED = {
+    "epsilon": "the search sets it on every candidate",
+    "delta": "it sets the guarantee of every candidate, and the search holds the estimator's",
+    "random_state": "the search hands every candidate its noise",
+    "unknown_labels": "the search gives every candidate its label policy",
+    "classes": "the search gives every candidate one public label set",
+}
+
+#: Of these, the ones an estimator value may leave None: it then takes the search's (its noise,
+#: its public label set), as every candidate does.
+_LEFT_TO_THE_SEARCH = ("random_state", "classes")
 
 #: ``param_grid="auto"``: Λ_auto times these factors (fixed before any data is read).
 AUTO_LAM_FACTORS = (0.25, 1.0, 4.0)
@@ -156,6 +176,24 @@ def auto_lam_grid(estimator: Any, n: int, d: int, epsilon: float, owner: str,
 
 def _leaf(key: str) -> str:
     return key.rsplit("__", 1)[-1]
+
+
+def _same(value: Any, given: Any) -> bool:
+    """Whether a grid value's privacy parameter ``value`` is the estimator's ``given``: the
+    same object, equal strings or numbers, or label sets listing the same labels in the same
+    order (a generator is only itself: a value's is a copy of another state)."""
+    if value is given:
+        return True
+    kinds = (str, bytes, np.random.Generator, np.random.RandomState, type(None))
+    if isinstance(value, kinds) or isinstance(given, kinds):
+        return isinstance(value, (str, bytes)) and type(value) is type(given) and value == given
+    if np.ndim(value) or np.ndim(given):  # label sets
+        labels = (np.asarray(value, dtype=object), np.asarray(given, dtype=object))
+        return bool(np.array_equal(*labels))
+    try:
+        return bool(value == given)
+    except (TypeError, ValueError):
+        return False
 
 
 def _unfitted(params: Mapping[str, Any]) -> dict[str, Any]:
@@ -290,6 +328,22 @@ def public_size(X: Any) -> tuple[int | None, int | None]:
         shape = (len(X), len(X[0]))
     n, d = shape if len(shape) == 2 else (None, None)
     return (n if isinstance(n, int) else None), d
+
+
+def _counted_size(X: Any) -> tuple[int | None, int | None]:
+    """:func:`public_size`, with n of a Dask collection whose chunk sizes are unknown counted
+    as a fit's plan counts it (:meth:`~dpconvex.estimators.base.PrivateEstimator.public_shape`:
+    n is public under replace-one; no value of a row is read), so that its candidates are
+    planned, and their δ held, before the data are read."""
+    n, d = public_size(X)
+    if n is None and d is not None and is_dask_collection(X):
+        from ...data.dask_rows import compute, known_chunks
+
+        try:
+            n = int(known_chunks(X).shape[0] if hasattr(X, "chunks") else compute(X.shape[0])[0])
+        except (TypeError, ValueError, DPConvexError):
+            n = None
+    return n, d
 
 
 def _find_certificate(estimator: Any, owner: str) -> Certificate:
@@ -659,9 +713,11 @@ class SelectedEstimator:
 
         Refused by a ParameterError naming the value: one whose candidate is not shaped as the
         estimator (other keys of the parameters the search sets on every candidate: ``epsilon``,
-        ``accountant``, :data:`_RESERVED`), or whose private step encodes its table by a schema
-        released by ``draft_schema``; by a PrivacyError: one whose candidate would be fitted on a
-        schema read from the data (as the estimator itself is refused: :meth:`_refuse_a_draft`).
+        ``accountant``, :data:`_RESERVED`), an estimator carrying privacy parameters other
+        than the estimator's (:meth:`_refuse_carried`), or one whose private step encodes its
+        table by a schema released by ``draft_schema``; by a PrivacyError: one whose candidate
+        would be fitted on a schema read from the data (as the estimator itself is refused:
+        :meth:`_refuse_a_draft`).
         """
         if isinstance(self.param_grid, str) and self.param_grid == "auto":
             return []
@@ -722,7 +778,29 @@ class SelectedEstimator:
                     f"where the estimator's are {self._keys(leaf)} (the search sets them on "
                     "every candidate). Give a value of the kind the estimator holds there (a "
                     "dpconvex private classifier for its private step).")
+        if hasattr(value, "get_params") and not isinstance(value, type):
+            self._refuse_carried(key, params, name, owner)
         return candidate
+
+    def _refuse_carried(self, key: str, params: dict[str, Any], name: str, owner: str) -> None:
+        """Refuse by a ParameterError naming it (``name``) an estimator value of ``param_grid``'s
+        ``key`` whose candidate (``params``: its parameters) carries a privacy parameter
+        (:data:`_CARRIED`: ε, δ, ``random_state``, ``unknown_labels``, ``classes``) other than
+        the estimator's (None for :data:`_LEFT_TO_THE_SEARCH`: the search's): the grid cannot
+        tune these by value, as it cannot by name (its ledger: :meth:`_ledger`)."""
+        base = self.estimator.get_params(deep=True)
+        for leaf, why in _CARRIED.items():
+            for inner in self._keys(leaf):
+                left = params[inner] is None and leaf in _LEFT_TO_THE_SEARCH
+                if inner.startswith(f"{key}__") and not left and not _same(params[inner],
+                                                                          base[inner]):
+                    raise ParameterError(
+                        f"The 'param_grid' parameter of {owner} must leave the privacy "
+                        f"parameters to the estimator and the search: {name} sets {inner!r} to "
+                        f"{describe_value(params[inner])} where the estimator's is "
+                        f"{describe_value(base[inner])}, and the grid cannot tune {leaf!r} ({why})."
+                        f" Give the value the estimator's {leaf}, or set it on the estimator (one "
+                        "for every candidate); to compare guarantees, run one search per value.")
 
     def _grid_ledgers(self, owner: str) -> list[tuple[str, Any]]:
         """The ledgers the values of ``param_grid`` hold (not the estimator's own), each named
@@ -976,13 +1054,20 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         4) (:func:`auto_lam_grid`; docs/privacy/tuning_gd_ledger.md#privacy-tuning-grid-auto).
         Every value is set on a copy for each candidate (an estimator, e.g. a Pipeline's step,
         an unfitted clone; any other value a deep copy), never on the caller's object. An
-        estimator value takes the search's ``epsilon``; a ledger it holds (its ``accountant``)
-        is the search's, charged as the estimator's is (below), and one holding another ledger
-        is refused. Each value is checked before the data are read, and refused by a
-        ParameterError naming it where its candidate is not shaped as the estimator (another
-        kind of step where the search sets ``epsilon`` or the parameters above) or its private
-        step would encode the table by a schema released by ``draft_schema``, by a PrivacyError
-        where a candidate would be fitted on a schema read from the data.
+        estimator value (a Pipeline's step, say) may differ from the estimator's in any other
+        parameter (``lam``, ``mechanism``, ...: the δ a candidate spends is planned, at most
+        its ``delta``), but carries the estimator's privacy parameters: its ``epsilon``,
+        ``delta``, ``random_state``, ``unknown_labels`` and ``classes`` are the estimator's
+        at that place (``random_state`` and ``classes`` may be None: the search's noise and
+        label set), as the grid cannot tune them by name; the search sets ε, the noise and
+        the label set on every candidate and holds the estimator's δ. A ledger it holds (its
+        ``accountant``) is the search's, charged as the estimator's is (below), and one holding
+        another ledger is refused. Each value is checked before the data are read, and refused
+        by a ParameterError naming it where it carries another privacy parameter, where its
+        candidate is not shaped as the estimator (another kind of step where the search sets
+        ``epsilon`` or the parameters above) or its private step would encode the table by a
+        schema released by ``draft_schema``, by a PrivacyError where a candidate would be
+        fitted on a schema read from the data.
     epsilon : float
         ε > 0 of the whole search, set as the epsilon of every candidate and used for the
         selection (plus the δ of (ε, δ) candidates).
@@ -1114,7 +1199,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         """The (ε, δ) a fit on (X, y) holds, known before the data are read, and n where X tells
         it; ``params``: (ε, ``unknown_labels``), checked (:meth:`_check_params`).
 
-        δ is the largest the candidates' plans spend on the smallest part (:meth:`_planned_delta`);
+        δ is the largest the candidates' plans spend on the smallest part (:meth:`_planned_delta`;
+        n of a Dask collection counted, :func:`_counted_size`);
         where no plan is at hand, or the private step is a Pipeline's (planned at the width of X,
         which its transforms may change), at least the estimator's ``delta`` parameter (one for every
         candidate: the grid holds no privacy parameter).
@@ -1122,7 +1208,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         epsilon, _ = params
         candidates = self._grid_candidates(owner)  # "auto": the factors (m) before n is read
         m = len(candidates)
-        n, d = public_size(X)
+        n, d = _counted_size(X)
         # np.array_split's first n % k parts hold one row more
         k = m + (self.public_validation is None)
         part = (n // k + (m <= n % k) if n is not None else None, d)
