@@ -117,9 +117,9 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         None seeds from the OS at each fit; an int fixes the draw (data-independent and
         released), from its own stream of that seed. An int here is public in effect whatever
         its size: the released ``random_weights_`` are a function of it (a small int is found
-        by trying seeds), and the same int on the private learner would rebuild its noise. Never give a learner the int
-        given here (leave the learner's ``random_state`` None). Inside a search the
-        search's source is used instead. A generator is refused.
+        by trying seeds), and the same int on the private learner would rebuild its noise.
+        Never give a learner the int given here (leave the learner's ``random_state`` None).
+        Inside a search the search's source is used instead. A generator is refused.
 
     Attributes
     ----------
