@@ -1002,7 +1002,10 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         composition,
         docs/privacy/front_door.md#privacy-classifier-safeguard, where its cost and gain are
         measured). A released constant comes with a
-        :class:`~dpconvex.errors.PrivacyWarning`. "auto" is True where n ≤
+        :class:`~dpconvex.errors.PrivacyWarning`, and so does a fit, before it reads the data,
+        where the selection cannot tell a model 2 points below the best constant class from
+        it (n ε below about 1,172 with the defaults;
+        :func:`~dpconvex.privacy.rules.front_door.safeguard_blind`). "auto" is True where n ≤
         :data:`~dpconvex.privacy.rules.front_door.SAFEGUARD_ROWS_AT_MOST`, whichever learner
         the rule chooses.
     selection_share : float in (0, 1), default=0.15
