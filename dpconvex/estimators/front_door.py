@@ -100,7 +100,9 @@ from ..privacy.rules.front_door import (
     PRIVATE_MEAN,
     REGRESSION_VALIDATION,
     RESIDUAL_CLIP,
+    SAFEGUARD_GAP,
     SAFEGUARD_ROWS_AT_MOST,
+    SAFEGUARD_WARNING_LEVEL,
     SELECTION_SHARE,
     FrontDoorChoice,
     RegressionChoice,
@@ -109,6 +111,7 @@ from ..privacy.rules.front_door import (
     mean_epsilon,
     regression_rule,
     safeguard_applies,
+    safeguard_blind,
     safeguard_sizes,
     selection_handicap,
 )
@@ -999,7 +1002,10 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         composition,
         docs/privacy/front_door.md#privacy-classifier-safeguard, where its cost and gain are
         measured). A released constant comes with a
-        :class:`~dpconvex.errors.PrivacyWarning`. "auto" is True where n ≤
+        :class:`~dpconvex.errors.PrivacyWarning`, and so does a fit, before it reads the data,
+        where the selection cannot tell a model 2 points below the best constant class from
+        it (n ε below about 1,172 with the defaults;
+        :func:`~dpconvex.privacy.rules.front_door.safeguard_blind`). "auto" is True where n ≤
         :data:`~dpconvex.privacy.rules.front_door.SAFEGUARD_ROWS_AT_MOST`, whichever learner
         the rule chooses.
     selection_share : float in (0, 1), default=0.15
@@ -1200,11 +1206,13 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     # carrying their ranges go first (SchemaInputMixin, PrivateEstimator._fit_routed); the hooks
     # below.
     def _warn(self, plan: FitPlan) -> None:
-        """One warning when the public noise check of every candidate learner fires
-        (privacy-defaults-blind-spots), on the rule's choice of this fit's plan
-        (``plan.chosen``), after the plan and before anything is held.
+        """At most one warning, from the public facts of this fit's plan (``plan.chosen``),
+        after the plan and before anything is held: when the public noise check of every
+        candidate learner fires (privacy-defaults-blind-spots), else when the safeguard runs
+        and its selection cannot tell a model clearly below the best constant class from it
+        (:func:`_warn_safeguard_blind`, privacy-classifier-safeguard-blind).
 
-        Each check reads (n, C, d, ε, δ) and the public bounds only
+        Each noise check reads (n, C, d, ε, δ) and the public bounds only
         (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear,
         privacy-noise-warning-gd-centroids, privacy-softmax-measurements), on the shape-only
         problem of the candidate's plan; nothing is fitted.
@@ -1213,13 +1221,16 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         learner_name = chosen.choice.learner
         # naive Bayes has no public noise check (docs/privacy/gaussian_nb.md#privacy-gaussian-nb)
         if learner_name == GAUSSIAN_NB:
+            self._warn_safeguard_blind(plan)
             return
         candidates = (CENTROID, LARGE_MARGIN, *([LINEAR] if n_classes <= 2 else []),
                       *([NOISY_GD] if learner_name == NOISY_GD else []))
         for name in candidates:
             learner = self._make(name, chosen.epsilon, chosen.delta, objective=True)
             if not _noise_dominates(learner, n, n_classes, n_features):
-                return  # a candidate the public checks do not rule out
+                # a candidate the public checks do not rule out
+                self._warn_safeguard_blind(plan)
+                return
         warnings.warn(
             f"{type(self).__name__}: at epsilon = {float(self.epsilon):g} the public noise checks "
             "predict "
@@ -1230,6 +1241,33 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             "docs/privacy/front_door.md#privacy-defaults-blind-spots). Use a larger epsilon, "
             "delta > 0, "
             f"more rows or fewer features before spending the budget. {PUBLIC_CHECK_NOTE}",
+            PrivacyWarning,
+            stacklevel=user_stacklevel(),
+        )
+
+    def _warn_safeguard_blind(self, plan: FitPlan) -> None:
+        """The warning that the safeguard's selection can release a model
+        :data:`~dpconvex.privacy.rules.front_door.SAFEGUARD_GAP` below the best constant class
+        with probability above
+        :data:`~dpconvex.privacy.rules.front_door.SAFEGUARD_WARNING_LEVEL`
+        (:func:`~dpconvex.privacy.rules.front_door.safeguard_blind`: n, ε, s and h only); none
+        where the safeguard is off."""
+        if not plan.chosen.guarded:
+            return
+        n, epsilon, share = plan.n, float(self.epsilon), float(self.selection_share)
+        blind, p = safeguard_blind(n, epsilon, share)
+        if not blind:
+            return
+        warnings.warn(
+            f"{type(self).__name__}: with n = {n} rows and epsilon = {epsilon:g}, the "
+            f"safeguard's selection (selection_share s = {share:g}, epsilon_2 = "
+            f"{share * epsilon:.4g}, the model's handicap {MODEL_HANDICAP:g} n) cannot tell a "
+            f"model {100 * SAFEGUARD_GAP:g} points below the best constant class from it: it "
+            f"can release such a model with probability up to {p:.2f} (above "
+            f"{SAFEGUARD_WARNING_LEVEL:g}; public quantities only, "
+            "docs/privacy/front_door.md#privacy-classifier-safeguard-blind). The released model "
+            "may be no better than predicting one class. Use a larger epsilon or more rows, or "
+            "check the model on held-out rows against the majority class before using it.",
             PrivacyWarning,
             stacklevel=user_stacklevel(),
         )

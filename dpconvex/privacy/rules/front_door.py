@@ -38,10 +38,10 @@ __all__ = ["AUTO_VALIDATION", "BINARY_CENTROID_BELOW", "CENTROID", "CONSTANT", "
            "NB_BINARY_FEATURES_AT_MOST", "NB_MULTICLASS_FEATURES_AT_MOST",
            "NB_MULTICLASS_ROWS_PER_CLASS_AT_LEAST", "NOISY_GD", "PRIVATE_MEAN",
            "REGRESSION_VALIDATION", "RESIDUAL_CLIP", "SAFEGUARD_ROWS_AT_MOST", "SELECTION_SHARE",
-           "SELECTION_TAIL", "UNIT_ROWS_AT_LEAST",
+           "SAFEGUARD_GAP", "SAFEGUARD_WARNING_LEVEL", "SELECTION_TAIL", "UNIT_ROWS_AT_LEAST",
            "FrontDoorChoice", "RegressionChoice", "choose_front_door_learner",
            "choose_regression_learner", "delta_buys", "delta_spent", "front_door_rule",
-           "mean_epsilon", "regression_rule",
+           "mean_epsilon", "regression_rule", "safeguard_blind",
            "safeguard_applies", "safeguard_sizes", "selection_error_bound", "selection_handicap"]
 
 #: Learner names of the rule.
@@ -210,6 +210,67 @@ SELECTION_SHARE = 0.15
 #: with :data:`SELECTION_SHARE` (privacy-classifier-safeguard-share).
 MODEL_HANDICAP = 0.005
 
+
+#: A model this far below the best constant class (a share of the rows: 2 points) is "clearly
+#: below" it for :func:`safeguard_blind` (privacy-classifier-safeguard-blind).
+SAFEGUARD_GAP = 0.02
+
+#: :func:`safeguard_blind` is true where the selection can release a model
+#: :data:`SAFEGUARD_GAP` below the best constant with a probability above this
+#: (privacy-classifier-safeguard-blind).
+SAFEGUARD_WARNING_LEVEL = 0.10
+
+
+def safeguard_blind(n: int, epsilon: float, share: float = SELECTION_SHARE,
+                    gap: float = SAFEGUARD_GAP, handicap: float = MODEL_HANDICAP
+                    ) -> tuple[bool, float]:
+    """Whether the classifier's safeguard cannot tell a model ``gap`` below the best constant
+    class from it, and the largest probability that its selection releases such a model
+    (privacy-classifier-safeguard-blind; public: n, ε, s, the gap and h only).
+
+    The selection (ε_2 = s ε) draws the model with probability
+    1 / (1 + exp(ε_2 (g + h) n / 2) S), S = Σ_c exp(−ε_2 (z_c − z*) / 2) over the C constant
+    classes, z* the best constant's mistakes: S is in [1, C] and depends on the labels, so
+    over every label law the probability is at most P = 1 / (1 + exp(ε_2 (g + h) n / 2)),
+    approached as the other constants' mistakes grow. True where P is above
+    :data:`SAFEGUARD_WARNING_LEVEL`.
+
+    Parameters
+    ----------
+    n : int
+        The number of rows (the selection counts mistakes on all of them).
+    epsilon : float
+        The front door's ε.
+    share : float, default=SELECTION_SHARE
+        s, the selection's share of ε.
+    gap : float, default=SAFEGUARD_GAP
+        g, how far the model's mistakes exceed the best constant's, as a share of the rows.
+    handicap : float, default=MODEL_HANDICAP
+        h, the model's public handicap per row.
+
+    Returns
+    -------
+    tuple of (bool, float)
+        Whether P is above the level, and P.
+
+    References
+    ----------
+    [MT07]_ (the exponential mechanism).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.front_door import safeguard_blind
+    >>> blind, p = safeguard_blind(398, 0.1)        # breast cancer's training rows
+    >>> blind, round(p, 2)
+    (True, 0.48)
+    >>> safeguard_blind(10_000, 1.0)[0]
+    False
+    """
+    check_int("n", n, "safeguard_blind", low=1)
+    check_float("epsilon", epsilon, "safeguard_blind")
+    exponent = float(share) * float(epsilon) * (float(gap) + float(handicap)) * int(n) / 2.0
+    p = 0.5 * (1.0 - math.tanh(exponent / 2.0))  # 1 / (1 + e^exponent), without overflow
+    return p > SAFEGUARD_WARNING_LEVEL, p
 
 #: The default ``auto`` of :func:`safeguard_sizes` (the regressor passes
 #: :data:`REGRESSION_VALIDATION`): (share, cap, floor share): ⌈0.2 n⌉ validation rows up to
