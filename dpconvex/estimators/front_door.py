@@ -1004,7 +1004,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         measured). A released constant comes with a
         :class:`~dpconvex.errors.PrivacyWarning`, and so does a fit, before it reads the data,
         where the selection cannot tell a model 2 points below the best constant class from
-        it (n ε below about 1,172 with the defaults;
+        it (n ε below about 586 with the defaults;
         :func:`~dpconvex.privacy.rules.front_door.safeguard_blind`). "auto" is True where n ≤
         :data:`~dpconvex.privacy.rules.front_door.SAFEGUARD_ROWS_AT_MOST`, whichever learner
         the rule chooses.

@@ -39,7 +39,7 @@ def _fit_warnings(X, y, **params):
 
 def test_warns_at_breast_cancers_rows_with_small_epsilon_not_where_the_selection_tells():
     """398 rows (breast cancer's training part) at ε = 0.1: one warning, naming the public
-    facts; at n ε >= 1172 (the defaults' threshold, ε = 1 on 1,257 rows) none."""
+    facts; at n ε >= 586 (the defaults' threshold; ε = 1 on 1,257 rows) none."""
     X, y = _rows(398)
     mine = [m for m in _fit_warnings(X, y, epsilon=0.1) if BLIND in m]
     assert len(mine) == 1

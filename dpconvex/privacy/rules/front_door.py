@@ -218,7 +218,7 @@ SAFEGUARD_GAP = 0.02
 #: :func:`safeguard_blind` is true where the selection can release a model
 #: :data:`SAFEGUARD_GAP` below the best constant with a probability above this
 #: (privacy-classifier-safeguard-blind).
-SAFEGUARD_WARNING_LEVEL = 0.10
+SAFEGUARD_WARNING_LEVEL = 0.25
 
 
 def safeguard_blind(n: int, epsilon: float, share: float = SELECTION_SHARE,
