@@ -75,7 +75,7 @@ from ..objectives.losses import (
     parse_label_range,
     stated_loss,
 )
-from ..privacy.budget import Budget, hold_budget, remaining
+from ..privacy.budget import Budget, delta_rows_note, hold_budget, remaining
 from ..privacy.certificate import LabelSource, RowMap
 from ..privacy.composition import compose_sequential
 from ..privacy.mechanisms.scalar import BoundedMeanTemplate, LaplaceMean
@@ -451,18 +451,22 @@ class LabelRangeMixin(RegressionScoreMixin):
         self.certificate_ = certificate
         return with_feature_names(self, names)
 
-    def _certify_private_labels(self, X: Any = None, y: Any = None, **shape: Any) -> Any:
-        """The certificate a fit with a private label range would carry (nothing drawn)."""
+    def _certify_private_labels(self, X: Any = None, y: Any = None, *, held: bool = False,
+                                **shape: Any) -> Any:
+        """The certificate a fit with a private label range would carry (nothing drawn): the
+        line when δ >= 1/n as the fit's budget hold states it (not where ``held``: a part of a
+        fit whose own hold states it)."""
         from ..privacy.bounds import check_range_budget, range_certificate
 
         spec, epsilon, eps_label, inner = self._label_split()
         if X is None:  # through its public certify, as the fit fits it (fit_part)
-            with issued(NO_CONTEXT.inner(None)) as part:
+            with issued(NO_CONTEXT.inner(None, held=True)) as part:  # as the fit's part
                 model = inner.certify(**shape, context=part)
         else:  # the rows as checked here, on the plan of their shape (as plan_checked plans)
             data = self._certify_checked(X, y)  # (the placeholder range reads no label)
             n, _, d = data.shape
-            part = NO_CONTEXT.inner(None, checked=True, data=data, plan=inner.plan_checked(n, 1, d))
+            part = NO_CONTEXT.inner(None, held=True, checked=True, data=data,
+                                    plan=inner.plan_checked(n, 1, d))
             model = certify_part(inner, data.X, data.y, part)
             shape = {"n": n}
         n = int(shape.get("n"))
@@ -475,7 +479,10 @@ class LabelRangeMixin(RegressionScoreMixin):
             parts += part.parts
             if getattr(part.label_source, "source", None) == "label_range":
                 part.label_source = None
-        return self._with_label_range(label, model, spec, epsilon, model.delta, "")
+        certificate = self._with_label_range(label, model, spec, epsilon, model.delta, "")
+        if not held:  # as the fit's hold states it, on its δ and the public n
+            certificate.state(delta_rows_note(model.delta, n))
+        return certificate
 
     def _with_label_range(self, label: Any, model: Any, spec: PrivateBounds, epsilon: float,
                           delta: float, released: str) -> Any:
@@ -542,7 +549,7 @@ class LabelRangeMixin(RegressionScoreMixin):
         """A private label range: the certificate of both parts
         (:meth:`_certify_private_labels`)."""
         if isinstance(self.label_range, RELEASED_RANGE):
-            certificate = self._certify_private_labels(X, y, **shape)
+            certificate = self._certify_private_labels(X, y, held=context.held, **shape)
             # a meta-estimator's part: the call that holds it states its rows' source
             return certificate if context is not NO_CONTEXT else state_rows_source(certificate, X)
         return super()._certify_routed(X, y, shape, context)  # type: ignore[misc]
