@@ -133,6 +133,8 @@ CASES = {
         n=40, n_classes=X[:, 0], n_features=3)),
     "plan(n_classes=X[:, 0]) with classes": ("n_classes", lambda: dp.PrivateLogisticRegression(
         classes=[0, 1]).plan(n=40, n_classes=X[:2, 0], n_features=3)),
+    "regressor plan(n_classes=X[:, 0])": ("n_classes", lambda: dp.PrivateLinearRegressor(
+        label_range=(-1, 1)).plan(n=40, n_classes=X[:, 0], n_features=3)),
     "certify(n=Series)": ("n", lambda: dp.PrivateLinearRegressor(label_range=(-1, 1)).certify(
         n=pd.Series(X[:, 0]), n_features=3)),
     "certify(n_features=list(X[:, 0]))": ("n_features", lambda: dp.PrivateLogisticRegression(
