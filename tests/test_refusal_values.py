@@ -133,6 +133,8 @@ CASES = {
         n=40, n_classes=X[:, 0], n_features=3)),
     "plan(n_classes=X[:, 0]) with classes": ("n_classes", lambda: dp.PrivateLogisticRegression(
         classes=[0, 1]).plan(n=40, n_classes=X[:2, 0], n_features=3)),
+    "regressor plan(n_classes=X[:, 0])": ("n_classes", lambda: dp.PrivateLinearRegressor(
+        label_range=(-1, 1)).plan(n=40, n_classes=X[:, 0], n_features=3)),
     "certify(n=Series)": ("n", lambda: dp.PrivateLinearRegressor(label_range=(-1, 1)).certify(
         n=pd.Series(X[:, 0]), n_features=3)),
     "certify(n_features=list(X[:, 0]))": ("n_features", lambda: dp.PrivateLogisticRegression(
@@ -152,6 +154,9 @@ CASES = {
     "certify unknown_labels=X[:, 0]": ("unknown_labels", lambda: dp.PrivateLogisticRegression(
         classes=[0, 1], unknown_labels=X[:, 0]).certify(X, Y)),
     "release mechanism=X": ("mechanism", lambda: dp.release(_template(), X, dp.Budget(1.0))),
+    "from_ranges(X[:, 0])": ("ranges", lambda: PublicSchema.from_ranges(X[:, 0])),
+    "from_ranges(list(X[:, 0]))": ("ranges", lambda: PublicSchema.from_ranges(list(X[:, 0]))),
+    "from_ranges(X)": ("ranges", lambda: PublicSchema.from_ranges(X)),
 }
 
 
@@ -181,6 +186,11 @@ def test_a_short_list_the_user_typed_is_still_shown():
         dp.PrivateLogisticRegression(classes=[0, 1, 1]).fit(X, Y)
     with pytest.raises(ParameterError, match=r"Got -1 instead"):
         dp.PrivateLogisticRegression(classes=[0, 1], epsilon=-1)._validate_params()
+
+
+def test_from_ranges_shows_the_pair_the_user_typed():
+    with pytest.raises(ParameterError, match=r"range of 'x1' must .* Got \(5, 2\) instead"):
+        PublicSchema.from_ranges([(0, 1), (5, 2)])
 
 
 @pytest.mark.parametrize("value, expected", [

@@ -66,6 +66,21 @@ def _check_range(column: str, rng: object, caller: str) -> None:
         raise ParameterError(msg)
 
 
+def _are_pairs(ranges: Any) -> bool:
+    """Whether ``ranges`` is a non-empty array of shape (k, 2), or a non-empty sequence whose
+    items are sequences (not str) or arrays of length 2: the form of ``from_ranges``'s ranges,
+    whose values :func:`_check_range` then checks one by one."""
+    if isinstance(ranges, np.ndarray):
+        return ranges.ndim == 2 and ranges.shape[0] >= 1 and ranges.shape[1] == 2
+    if isinstance(ranges, (str, bytes)) or not isinstance(ranges, Sequence) or not ranges:
+        return False
+    return all(
+        isinstance(rng, np.ndarray) and rng.shape == (2,)
+        or isinstance(rng, Sequence) and not isinstance(rng, (str, bytes)) and len(rng) == 2
+        for rng in ranges
+    )
+
+
 def _check_bools(obj: Any, *names: str) -> None:
     """Refuse attributes ``names`` of a frozen dataclass that are not bools; store them as bool."""
     for name in names:
@@ -644,7 +659,7 @@ class PublicSchema:
 
         Parameters
         ----------
-        ranges : sequence of (lo, hi)
+        ranges : sequence of (lo, hi) or array of shape (k, 2)
             The public range of each column, in order.
         centered : bool, default=False
             As in :class:`~dpconvex.PublicSchema`.
@@ -658,7 +673,8 @@ class PublicSchema:
         Raises
         ------
         ParameterError
-            An empty ``ranges``, a range that is not two finite numbers lo < hi, or a
+            An empty ``ranges``, one that is not pairs (an array not of shape (k, 2),
+            described, never printed), a range that is not two finite numbers lo < hi, or a
             ``prefix`` that is not a str.
 
         Examples
@@ -671,11 +687,10 @@ class PublicSchema:
             raise ParameterError("The 'prefix' argument of PublicSchema.from_ranges must be a str, "
                                  "the start of each column's name (e.g. 'x'). Got "
                                  f"{_short_repr(prefix)} instead.")
-        if isinstance(ranges, (str, bytes)) or not isinstance(ranges, (Sequence, np.ndarray)) \
-                or len(ranges) == 0:
+        if not _are_pairs(ranges):  # described whole: a slice of the data names no value
             raise ParameterError("The 'ranges' argument of PublicSchema.from_ranges must be a "
-                                 "non-empty sequence of (lo, hi) pairs, one per column. Got "
-                                 f"{_short_repr(ranges)} instead.")
+                                 "non-empty sequence of (lo, hi) pairs, one per column, or an "
+                                 f"array of shape (k, 2). Got {_short_repr(ranges)} instead.")
         columns = tuple(f"{prefix}{i}" for i in range(len(ranges)))
         for c, rng in zip(columns, ranges, strict=True):
             _check_range(

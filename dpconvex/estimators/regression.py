@@ -24,6 +24,7 @@ References
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
@@ -75,7 +76,7 @@ from ..objectives.losses import (
     parse_label_range,
     stated_loss,
 )
-from ..privacy.budget import Budget, hold_budget, remaining
+from ..privacy.budget import Budget, delta_rows_note, hold_budget, remaining
 from ..privacy.certificate import LabelSource, RowMap
 from ..privacy.composition import compose_sequential
 from ..privacy.mechanisms.scalar import BoundedMeanTemplate, LaplaceMean
@@ -353,6 +354,20 @@ class RegressionScoreMixin(RegressorMixin):
         return float(r2_score(truth, pred, sample_weight=weights))
 
 
+def _refuse_label_set(est: Any, n_classes: Any, method: str) -> None:
+    """Refuse an ``n_classes`` other than None or 1 given to a regressor's ``method`` (``plan``,
+    ``certify``): a regressor has no label set (described, never printed: :func:`_short_repr`)."""
+    if n_classes is None or (
+        isinstance(n_classes, numbers.Integral) and not isinstance(n_classes, bool)
+        and n_classes == 1
+    ):
+        return
+    raise ParameterError(
+        f"The 'n_classes' argument of {type(est).__name__}.{method} must be None or 1: a "
+        "regressor has no label set (n_classes is the size of a classifier's). Leave "
+        f"n_classes out. Got {_short_repr(n_classes)} instead.")
+
+
 class LabelRangeMixin(RegressionScoreMixin):
     """Labels mapped onto [−1, 1] by the public ``label_range``; the model mapped back.
 
@@ -372,6 +387,85 @@ class LabelRangeMixin(RegressionScoreMixin):
     #: The family of the public noise check the release runs
     #: (:func:`~dpconvex.privacy.rules.noise_level.warn_if_noise_dominates`).
     _noise_family: ClassVar[str] = "linear"
+
+    def plan(self, n: int, n_classes: int | None = None, n_features: int | None = None) -> FitPlan:
+        """What a fit on n rows and ``n_features`` columns will do (:meth:`PrivateEstimator.plan
+        <dpconvex.estimators.base.PrivateEstimator.plan>`); a regressor has no label set, so
+        ``n_classes`` is None or 1 and anything else is refused by name.
+
+        Parameters
+        ----------
+        n : int
+            The number of rows (at least 2).
+        n_classes : None or 1, default=None
+            A regression's one output (None: 1).
+        n_features : int or None, default=None
+            The number of columns of X (at least 1).
+
+        Returns
+        -------
+        FitPlan
+
+        Raises
+        ------
+        ParameterError, PrivacyError
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLinearRegressor
+        >>> est = PrivateLinearRegressor(label_range=(-1, 1))
+        >>> est.plan(1000, n_features=3).n_classes
+        1
+        >>> est.plan(1000, 2, 3)
+        Traceback (most recent call last):
+        ...
+        dpconvex.errors.ParameterError: The 'n_classes' argument of PrivateLinearRegressor.plan ...
+        """
+        _refuse_label_set(self, n_classes, "plan")
+        return super().plan(n, n_classes, n_features)  # type: ignore[misc]
+
+    def certify(self, X: Any = None, y: Any = None, *, n: int | None = None,
+                n_classes: int | None = None, n_features: int | None = None,
+                context: FitContext = NO_CONTEXT) -> Any:
+        """The certificate a fit would carry, without training (:meth:`PrivateEstimator.certify
+        <dpconvex.estimators.base.PrivateEstimator.certify>`); a regressor has no label set, so
+        ``n_classes`` is None or 1 and anything else is refused by name.
+
+        Parameters
+        ----------
+        X, y : array-like or None
+            The rows and labels a fit would read; None: the public shape alone.
+        n, n_features : int or None
+            The public shape without (X, y).
+        n_classes : None or 1, default=None
+            A regression's one output (None: 1).
+        context : FitContext
+            As in :meth:`PrivateEstimator.certify
+            <dpconvex.estimators.base.PrivateEstimator.certify>`.
+
+        Returns
+        -------
+        Certificate
+
+        Raises
+        ------
+        ParameterError, DataValidationError, PrivacyError, SolverError
+            Exactly what ``fit`` would raise.
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLinearRegressor
+        >>> est = PrivateLinearRegressor(label_range=(-1, 1))
+        >>> est.certify(n=1000, n_features=3).private
+        True
+        >>> est.certify(n=1000, n_classes=2, n_features=3)
+        Traceback (most recent call last):
+        ...
+        dpconvex.errors.ParameterError: The 'n_classes' argument of PrivateLinearRegressor.certify ...
+        """
+        _refuse_label_set(self, n_classes, "certify")
+        return super().certify(  # type: ignore[misc]
+            X, y, n=n, n_classes=n_classes, n_features=n_features, context=context)
 
     def _label_bounds(self) -> tuple[float, float]:
         if isinstance(self.label_range, RELEASED_RANGE):
@@ -451,18 +545,22 @@ class LabelRangeMixin(RegressionScoreMixin):
         self.certificate_ = certificate
         return with_feature_names(self, names)
 
-    def _certify_private_labels(self, X: Any = None, y: Any = None, **shape: Any) -> Any:
-        """The certificate a fit with a private label range would carry (nothing drawn)."""
+    def _certify_private_labels(self, X: Any = None, y: Any = None, *, held: bool = False,
+                                **shape: Any) -> Any:
+        """The certificate a fit with a private label range would carry (nothing drawn): the
+        line when δ >= 1/n as the fit's budget hold states it (not where ``held``: a part of a
+        fit whose own hold states it)."""
         from ..privacy.bounds import check_range_budget, range_certificate
 
         spec, epsilon, eps_label, inner = self._label_split()
         if X is None:  # through its public certify, as the fit fits it (fit_part)
-            with issued(NO_CONTEXT.inner(None)) as part:
+            with issued(NO_CONTEXT.inner(None, held=True)) as part:  # as the fit's part
                 model = inner.certify(**shape, context=part)
         else:  # the rows as checked here, on the plan of their shape (as plan_checked plans)
             data = self._certify_checked(X, y)  # (the placeholder range reads no label)
             n, _, d = data.shape
-            part = NO_CONTEXT.inner(None, checked=True, data=data, plan=inner.plan_checked(n, 1, d))
+            part = NO_CONTEXT.inner(None, held=True, checked=True, data=data,
+                                    plan=inner.plan_checked(n, 1, d))
             model = certify_part(inner, data.X, data.y, part)
             shape = {"n": n}
         n = int(shape.get("n"))
@@ -475,7 +573,10 @@ class LabelRangeMixin(RegressionScoreMixin):
             parts += part.parts
             if getattr(part.label_source, "source", None) == "label_range":
                 part.label_source = None
-        return self._with_label_range(label, model, spec, epsilon, model.delta, "")
+        certificate = self._with_label_range(label, model, spec, epsilon, model.delta, "")
+        if not held:  # as the fit's hold states it, on its δ and the public n
+            certificate.state(delta_rows_note(model.delta, n))
+        return certificate
 
     def _with_label_range(self, label: Any, model: Any, spec: PrivateBounds, epsilon: float,
                           delta: float, released: str) -> Any:
@@ -542,7 +643,7 @@ class LabelRangeMixin(RegressionScoreMixin):
         """A private label range: the certificate of both parts
         (:meth:`_certify_private_labels`)."""
         if isinstance(self.label_range, RELEASED_RANGE):
-            certificate = self._certify_private_labels(X, y, **shape)
+            certificate = self._certify_private_labels(X, y, held=context.held, **shape)
             # a meta-estimator's part: the call that holds it states its rows' source
             return certificate if context is not NO_CONTEXT else state_rows_source(certificate, X)
         return super()._certify_routed(X, y, shape, context)  # type: ignore[misc]

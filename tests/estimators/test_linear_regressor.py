@@ -517,3 +517,34 @@ def test_a_norm_bound_whose_rule_lam_leaves_float64_is_refused_naming_the_rows_s
         with pytest.raises(dp.ParameterError, match=r"PrivateLinearRegressor.fit: lam='auto' gives .*"
                            r"data_norm.*intercept_scaling"):
             call()
+
+
+#: Every regressor with a plan; a private label range and a centre released first included.
+REGRESSORS = {
+    "linear": lambda: dp.PrivateLinearRegressor(label_range=(-1, 1)),
+    "private label range": lambda: dp.PrivateLinearRegressor(label_range="private"),
+    "label_center='auto'": lambda: dp.PrivateLinearRegressor(label_range=(-2, 2),
+                                                             label_center="auto"),
+    "Huber": lambda: dp.PrivateHuberRegressor(label_range=(-1, 1)),
+    "SSP": lambda: dp.PrivateLinearRegression(label_range=(-1, 1)),
+    "front door": lambda: dp.PrivateRegressor(label_range=(-1, 1)),
+}
+
+
+@pytest.mark.parametrize("kind", list(REGRESSORS), ids=list(REGRESSORS))
+def test_a_regressor_refuses_an_n_classes_other_than_none_or_one(kind):
+    """A regressor has no label set: n_classes=2 is refused by plan and certify, in their
+    names, as is True (not an int); None and 1 plan the same single output."""
+    est = REGRESSORS[kind]()
+    for n_classes in (2, 0, True, 1.0):
+        with pytest.raises(ParameterError, match=rf"'n_classes' argument of "
+                           rf"{type(est).__name__}\.plan must be None or 1: a regressor has no "
+                           r"label set"):
+            est.plan(1000, n_classes, 3)
+        with pytest.raises(ParameterError, match=rf"'n_classes' argument of "
+                           rf"{type(est).__name__}\.certify must be None or 1"):
+            est.certify(n=1000, n_classes=n_classes, n_features=3)
+    assert est.plan(1000, 1, 3) == est.plan(1000, None, 3)
+    assert est.plan(1000, np.int64(1), 3).n_classes == 1
+    assert (est.certify(n=1000, n_classes=1, n_features=3).epsilon
+            == est.certify(n=1000, n_features=3).epsilon)

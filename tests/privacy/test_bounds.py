@@ -624,3 +624,26 @@ def test_a_private_label_range_at_delta_of_one_over_n_warns_once_and_states_it()
         est.fit(X, y)
     assert len(_delta_rows_warnings(caught)) == 1
     assert any("1/n" in str(a) for a in est.certificate_.assumptions)
+
+
+def _one_over_n_lines(certificate) -> list[list[str]]:
+    """The δ >= 1/n lines of a certificate and of each of its parts, in order."""
+    return [[str(a) for a in c.assumptions if "1/n" in str(a)]
+            for c in (certificate, *certificate.parts)]
+
+
+def test_a_private_label_range_certify_states_delta_of_one_over_n_as_the_fit():
+    """A dry run states the δ >= 1/n line where the fit's certificate states it: on the
+    composition (the fit's hold), not on the model part (held inside it); below 1/n nowhere."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (200, 3))
+    y = np.clip(X @ np.array([0.5, -0.3, 0.2]), -1, 1)
+    est = dp.PrivateLinearRegressor(label_range="private", epsilon=4.0, delta=0.2,
+                                    random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.errors.PrivacyWarning)
+        fitted = _one_over_n_lines(est.fit(X, y).certificate_)
+    assert len(fitted[0]) == 1 and not any(fitted[1:])
+    assert _one_over_n_lines(est.certify(X, y)) == fitted
+    assert _one_over_n_lines(est.certify(n=200, n_features=3)) == fitted
+    assert not any(_one_over_n_lines(est.set_params(delta=1e-6).certify(n=200, n_features=3)))

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..._validation import LAM, Auto, Constraint, Float, _short_repr, check_float
-from ...errors import ParameterError, PrivacyError
+from ...errors import MAX_LEVEL, ParameterError, PrivacyError
 from ...objectives.losses import Frobenius, HuberHinge
 from ...privacy.budget import Budget, default_delta, remaining
 from ...privacy.certificate import Certificate, LamRule, Line, RowMap
@@ -118,8 +118,8 @@ MAX_GAMMA = 1e6
 MAX_COMPONENTS = 10**4
 #: Largest ``kmeans_iter``.
 MAX_KMEANS_ITER = 10**4
-#: Largest ``verbose``.
-MAX_VERBOSE = 2
+#: Largest ``verbose``: the largest level of :func:`dpconvex.errors.verbosity`.
+MAX_VERBOSE = MAX_LEVEL
 
 
 @dataclass(frozen=True)
