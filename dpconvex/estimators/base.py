@@ -2389,13 +2389,21 @@ def _given_shape(est: Any, n: Any, n_classes: Any, n_features: Any,
                  method: str = "certify") -> tuple[int, int, int]:
     """(n, n_classes, n_features) given to ``certify`` (or ``plan``) without data, each checked
     (:func:`check_shape_fact`, :func:`check_holdable_shape`), or its named error; n_classes
-    may be left out where ``classes`` states it, and for a regressor (1).
+    may be left out where ``classes`` states it, and for a regressor (1: a regressor has no
+    label set, and any other n_classes is refused by name).
 
     A ``classes`` parameter is checked as a fit checks it (:func:`check_classes`), and
     n_classes, where given, must be the size of that set: the plan and certificate of a
     problem are those of the fit that runs it."""
     owner = type(est).__name__
     reads_labels = getattr(est, "_reads_label_set", not is_regressor(est))
+    if is_regressor(est) and n_classes is not None and not (
+            isinstance(n_classes, numbers.Integral) and not isinstance(n_classes, bool)
+            and n_classes == 1):
+        raise ParameterError(
+            f"The 'n_classes' argument of {owner}.{method} must be None or 1: a regressor has "
+            "no label set (n_classes is the size of a classifier's). Leave n_classes out. "
+            f"Got {describe_value(n_classes)} instead.")
     classes = getattr(est, "classes", None) if reads_labels else None
     stated = None if classes is None else len(check_classes(classes, f"{owner}.{method}"))
     if n_classes is None and (stated is not None or is_regressor(est)):

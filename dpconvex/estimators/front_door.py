@@ -2096,15 +2096,16 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
     # --------------------------------------------------------------------- certify
     def _certify_routed(self, X: Any, y: Any, shape: dict[str, Any], context: FitContext) -> Any:
         """:meth:`certify`: the schema's, a private label range's, or the rule's choice's
-        (:meth:`_certify_choice`; ``n_classes`` is ignored: a regression has no label set). A
+        (:meth:`_certify_choice`; ``n_classes`` None or 1: a regression has no label set). A
         meta-estimator's part leaves its rows' source to the call that holds it."""
         if self.schema is not None or isinstance(self.label_range, RELEASED_RANGE):
             return super()._certify_routed(X, y, shape, context)
-        certificate = self._certify_choice(X, y, shape["n"], shape["n_features"], context)
+        certificate = self._certify_choice(X, y, shape["n"], shape.get("n_classes"),
+                                           shape["n_features"], context)
         return certificate if context is not NO_CONTEXT else state_rows_source(certificate, X, self)
 
-    def _certify_choice(self, X: Any, y: Any, n: int | None, n_features: int | None,
-                        context: FitContext) -> Any:
+    def _certify_choice(self, X: Any, y: Any, n: int | None, n_classes: int | None,
+                        n_features: int | None, context: FitContext) -> Any:
         """The certificate of the rule's choice on (X, y) or the shape given: the private mean,
         the learner's (through its public ``certify``, on the plan of the choice) or the
         safeguard's; the learner's part states the backend of the rows X (Dask) as a fit on
@@ -2114,7 +2115,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         owner = type(self).__name__
         plan = context.plan  # the plan of the rows' shape the fit that holds this one made
         if plan is None and X is None:
-            plan = self.plan(*_given_shape(self, n, 1, n_features))
+            plan = self.plan(*_given_shape(self, n, n_classes, n_features))
         elif plan is None:  # the plan of the rows' shape; a refusal in this call's name
             plan = self._plan(*self._certify_checked(X, y).shape, method="certify")
         n_rows, d, chosen = plan.n, plan.n_features, plan.chosen

@@ -24,7 +24,6 @@ References
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
@@ -354,20 +353,6 @@ class RegressionScoreMixin(RegressorMixin):
         return float(r2_score(truth, pred, sample_weight=weights))
 
 
-def _refuse_label_set(est: Any, n_classes: Any, method: str) -> None:
-    """Refuse an ``n_classes`` other than None or 1 given to a regressor's ``method`` (``plan``,
-    ``certify``): a regressor has no label set (described, never printed: :func:`_short_repr`)."""
-    if n_classes is None or (
-        isinstance(n_classes, numbers.Integral) and not isinstance(n_classes, bool)
-        and n_classes == 1
-    ):
-        return
-    raise ParameterError(
-        f"The 'n_classes' argument of {type(est).__name__}.{method} must be None or 1: a "
-        "regressor has no label set (n_classes is the size of a classifier's). Leave "
-        f"n_classes out. Got {_short_repr(n_classes)} instead.")
-
-
 class LabelRangeMixin(RegressionScoreMixin):
     """Labels mapped onto [−1, 1] by the public ``label_range``; the model mapped back.
 
@@ -387,85 +372,6 @@ class LabelRangeMixin(RegressionScoreMixin):
     #: The family of the public noise check the release runs
     #: (:func:`~dpconvex.privacy.rules.noise_level.warn_if_noise_dominates`).
     _noise_family: ClassVar[str] = "linear"
-
-    def plan(self, n: int, n_classes: int | None = None, n_features: int | None = None) -> FitPlan:
-        """What a fit on n rows and ``n_features`` columns will do (:meth:`PrivateEstimator.plan
-        <dpconvex.estimators.base.PrivateEstimator.plan>`); a regressor has no label set, so
-        ``n_classes`` is None or 1 and anything else is refused by name.
-
-        Parameters
-        ----------
-        n : int
-            The number of rows (at least 2).
-        n_classes : None or 1, default=None
-            A regression's one output (None: 1).
-        n_features : int or None, default=None
-            The number of columns of X (at least 1).
-
-        Returns
-        -------
-        FitPlan
-
-        Raises
-        ------
-        ParameterError, PrivacyError
-
-        Examples
-        --------
-        >>> from dpconvex import PrivateLinearRegressor
-        >>> est = PrivateLinearRegressor(label_range=(-1, 1))
-        >>> est.plan(1000, n_features=3).n_classes
-        1
-        >>> est.plan(1000, 2, 3)
-        Traceback (most recent call last):
-        ...
-        dpconvex.errors.ParameterError: The 'n_classes' argument of PrivateLinearRegressor.plan ...
-        """
-        _refuse_label_set(self, n_classes, "plan")
-        return super().plan(n, n_classes, n_features)  # type: ignore[misc]
-
-    def certify(self, X: Any = None, y: Any = None, *, n: int | None = None,
-                n_classes: int | None = None, n_features: int | None = None,
-                context: FitContext = NO_CONTEXT) -> Any:
-        """The certificate a fit would carry, without training (:meth:`PrivateEstimator.certify
-        <dpconvex.estimators.base.PrivateEstimator.certify>`); a regressor has no label set, so
-        ``n_classes`` is None or 1 and anything else is refused by name.
-
-        Parameters
-        ----------
-        X, y : array-like or None
-            The rows and labels a fit would read; None: the public shape alone.
-        n, n_features : int or None
-            The public shape without (X, y).
-        n_classes : None or 1, default=None
-            A regression's one output (None: 1).
-        context : FitContext
-            As in :meth:`PrivateEstimator.certify
-            <dpconvex.estimators.base.PrivateEstimator.certify>`.
-
-        Returns
-        -------
-        Certificate
-
-        Raises
-        ------
-        ParameterError, DataValidationError, PrivacyError, SolverError
-            Exactly what ``fit`` would raise.
-
-        Examples
-        --------
-        >>> from dpconvex import PrivateLinearRegressor
-        >>> est = PrivateLinearRegressor(label_range=(-1, 1))
-        >>> est.certify(n=1000, n_features=3).private
-        True
-        >>> est.certify(n=1000, n_classes=2, n_features=3)
-        Traceback (most recent call last):
-        ...
-        dpconvex.errors.ParameterError: The 'n_classes' argument of PrivateLinearRegressor.certify ...
-        """
-        _refuse_label_set(self, n_classes, "certify")
-        return super().certify(  # type: ignore[misc]
-            X, y, n=n, n_classes=n_classes, n_features=n_features, context=context)
 
     def _label_bounds(self) -> tuple[float, float]:
         if isinstance(self.label_range, RELEASED_RANGE):
