@@ -6,8 +6,8 @@ Both are for replace-one adjacency and the exact minimizer
 the pure calibration, σ the smallest with the profile bound (★) of
 :mod:`dpconvex.privacy.accounting.objective_gaussian` <= δ at ε, S = 2G, k = 2 ([KST12]_
 Thm. 2 extended to replace-one, [RKW23]_). ``"gaussian_output"`` (privacy-gaussian-output): a solve
-within κG/(nμ) of the exact minimizer plus N(0, σ² I_p), σ the analytic Gaussian σ ([BW18]_ Thm. 8) for
-the sensitivity 2G(1 + κ)/(nμ) of the solved point,
+within κG/(nμ) of the exact minimizer plus N(0, σ² I_p), σ the analytic Gaussian σ ([BW18]_
+Thm. 8) for the sensitivity 2G(1 + κ)/(nμ) of the solved point,
 snapped to the grid of σ. ``"gaussian_objective_lm"``: Gaussian objective perturbation on the large-margin
 (softmax) template, b ~ N(0, σ²) in the orthonormal coordinates of each symmetric block, σ the smaller of (★)
 (k = 2(C − 1)K) and, for K = 1, the softmax bound of
