@@ -10,7 +10,7 @@ noisy linear rule), for each n of ``--n`` and Λ of ``--lam``:
 2. for the native solver, times the solve of the same template aimed at the template's
    ``residual_tol`` (the baseline) and at γ(n), in the same run, and prints the ratio.
 
-Usage::
+Usage (``--quick``: 2,000 rows, the native solver; ``--out``: the results folder)::
 
     python benchmarks/output_residuals.py --n 20000 1000000 5000000 --solvers native dask
     python benchmarks/output_residuals.py --n 20000 --solvers clarabel scs
@@ -22,6 +22,7 @@ import argparse
 import time
 import warnings
 
+import harness  # benchmarks/ is the script's folder, first on sys.path
 import numpy as np
 
 import dpconvex as dp
@@ -33,6 +34,10 @@ from dpconvex.privacy.mechanisms.base import (
 )
 from dpconvex.solvers import LbfgsNewton
 from dpconvex.templates.linear_erm import LinearERMTemplate
+
+#: The row counts of a run (``--quick``: 2,000 rows, native only).
+ROWS = [20_000, 1_000_000]
+SOLVERS = ["native", "dask"]
 
 
 def _rows(n: int, d: int) -> tuple[np.ndarray, np.ndarray]:
@@ -76,10 +81,10 @@ def _solve_ratio(X: np.ndarray, y: np.ndarray, lam: float) -> tuple[float, float
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, nargs="+", default=[20_000, 1_000_000])
+    ap.add_argument("--n", type=int, nargs="+", default=ROWS)
     ap.add_argument("--d", type=int, default=5)
     ap.add_argument("--lam", type=float, nargs="+", default=[1e-3, 1e-5])
-    ap.add_argument("--solvers", nargs="+", default=["native", "dask"])
+    ap.add_argument("--solvers", nargs="+", default=SOLVERS)
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     for n in args.n:
@@ -97,4 +102,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    harness.run_script(__file__, main, globals(), quick={"ROWS": [2_000], "SOLVERS": ["native"]})

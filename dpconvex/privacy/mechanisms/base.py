@@ -1254,7 +1254,8 @@ def output_release_tolerance(template: ObjectiveTemplate,
 
 
 @contextlib.contextmanager
-def _aiming_at(template: ObjectiveTemplate, tol: float | None) -> Iterator[None]:
+def _aiming_at(template: ObjectiveTemplate, tol: float | None,
+               caller: str = "ExactMinimizer.run") -> Iterator[None]:
     """While the body solves, ``template.residual_tol`` is ``tol`` where that is below it (the
     shipped backends aim at a fraction of the template's tolerance); restored after."""
     if tol is None or not tol < template.residual_tol:
@@ -1266,7 +1267,7 @@ def _aiming_at(template: ObjectiveTemplate, tol: float | None) -> Iterator[None]
         template.residual_tol = tol
     except (AttributeError, TypeError):
         raise PrivacyError(
-            f"output perturbation: template '{template.name}' does not let its residual_tol be "
+            f"{caller}: template '{template.name}' does not let its residual_tol be "
             f"set to the tolerance {tol:g} the release needs, so no solver can aim at it. Let "
             "residual_tol be an attribute, or use objective perturbation."
         ) from None
@@ -1409,7 +1410,8 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
         elif self.placement == "output" and tol is None:
             # the solve the output noise covers: within κG/(nμ) of the exact minimizer
             aim = output_release_tolerance(template, cal)[0]
-        with _aiming_at(template, aim):  # the backends aim at the template's residual_tol
+        # the backends aim at the template's residual_tol
+        with _aiming_at(template, aim, f"{type(self).__name__}.run"):
             res = require_exact(
                 template,
                 backend.solve(template, b, extra_reg, warm_start=warm_start, max_iter=max_iter),
@@ -1872,7 +1874,7 @@ def output_solve_tolerance(template: ObjectiveTemplate, mu: float, grad_bound: f
     radius = margin * grad_bound / (template.n * mu)
     if margin * grad_bound / template.n < 2.0 * grad_bound * _GRADIENT_RESOLUTION:
         raise PrivacyError(
-            f"output perturbation: the solve tolerance kappa*G/n = "
+            f"output_solve_tolerance: the solve tolerance kappa*G/n = "
             f"{margin * grad_bound / template.n:.3g} for n = {template.n} records is below what "
             "float64 resolves on the objective's gradient, so whether a solve reaches it would "
             "depend on the records; nothing is released. Use objective perturbation, or "
@@ -1885,8 +1887,8 @@ def output_solve_tolerance(template: ObjectiveTemplate, mu: float, grad_bound: f
     tol = min(float(template.residual_tol), radius / per_residual * (1.0 - 1e-12))
     if not float(template.distance_bound(tol, mu)) <= radius:
         raise PrivacyError(
-            f"output perturbation: template '{template.name}' states a distance_bound that is "
-            "not linear in the residual, so no solve tolerance meets the distance its noise "
+            f"output_solve_tolerance: template '{template.name}' states a distance_bound that "
+            "is not linear in the residual, so no solve tolerance meets the distance its noise "
             "covers. Give a distance_bound linear in the residual."
         )
     return tol, radius
