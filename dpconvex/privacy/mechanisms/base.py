@@ -1144,7 +1144,8 @@ def resolve_mechanism(
 
 
 def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float | None = None,
-                  caller: str = "require_exact", backend: Backend | None = None) -> SolveResult:
+                  caller: str = "require_exact", backend: Backend | None = None,
+                  proof: str | None = None) -> SolveResult:
     """The solve ``res`` of ``template`` if it met ``tol`` (default: the template's
     ``residual_tol``), else :class:`SolverError` opened by ``caller``: the accuracy check
     every exact-minimizer release makes before anything is released. A ``tol`` given is the
@@ -1171,6 +1172,9 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
         The call named in the refusal.
     backend : Backend or None, default=None
         The backend whose solvers the message names (None: the solve's).
+    proof : str or None, default=None
+        What the proof covers, in the message where ``tol`` is None (None: "the privacy proof
+        holds for the exact minimizer only").
 
     Returns
     -------
@@ -1209,7 +1213,8 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
         solver = "+".join(getattr(backend, "solvers", ())) or res.solver  # asked for, not ran
         why = ("approximate-minima perturbation covers a solve to optimality_tol only. Use a "
                "larger optimality_tol, or raise max_iter if you capped the iterations"
-               if tol is not None else "the privacy proof holds for the exact minimizer only. "
+               if tol is not None else
+               f"{proof or 'the privacy proof holds for the exact minimizer only'}. "
                f"{retry_advice(template, solver.split('+'))}")
         raise SolverError(
             f"{caller}: the solve by '{solver}' did not reach the tolerance {needed:g} the release "
@@ -1418,6 +1423,9 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
                 tol=tol,
                 caller=f"{type(self).__name__}.run",
                 backend=backend,
+                proof=None if aim is None else (
+                    "the noise of output perturbation covers a solve within kappa*G/(n*mu) of "
+                    "the exact minimizer only"),
             )
         if self.placement == "output":
             assert cal is not None
