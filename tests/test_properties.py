@@ -29,6 +29,7 @@ from dpconvex.privacy.mechanisms import (
     calibrate_output_perturbation,
     jacobian_slack,
 )
+from dpconvex.privacy.mechanisms.base import OUTPUT_SOLVE_MARGIN
 from dpconvex.templates.base import PrivacyConstants
 
 FAST = settings(deadline=None, max_examples=60)
@@ -202,7 +203,8 @@ factor = st.floats(1.0, 100.0)
 @given(eps=eps_st, n=n_st, lam=lam_st, q=q_st, k=factor)
 def test_output_rate_grows_with_n_lambda_epsilon_and_shrinks_with_q(eps, n, lam, q, k):
     rate = calibrate_output_perturbation(eps, n, _consts(q, 0.25, lam)).noise_rate
-    assert rate == pytest.approx(n * lam * eps / (2 * q), rel=1e-12)
+    # β = ε/S, S = 2q(1 + κ)/(nΛ): the solved point's sensitivity
+    assert rate == pytest.approx(n * lam * eps / (2 * q * (1 + OUTPUT_SOLVE_MARGIN)), rel=1e-12)
     assert calibrate_output_perturbation(eps, int(n * k), _consts(q, 0.25, lam)).noise_rate >= rate
     assert calibrate_output_perturbation(eps, n, _consts(q, 0.25, lam * k)).noise_rate >= rate
     assert calibrate_output_perturbation(eps * k, n, _consts(q, 0.25, lam)).noise_rate >= rate

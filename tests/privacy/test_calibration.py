@@ -14,6 +14,7 @@ from dpconvex.privacy.mechanisms import (
     calibrate_objective_perturbation,
     calibrate_output_perturbation,
 )
+from dpconvex.privacy.mechanisms.base import OUTPUT_SOLVE_MARGIN
 from dpconvex.templates.base import PrivacyConstants
 
 
@@ -81,10 +82,15 @@ def test_delta_branch_matches_cms():
 
 
 def test_output_perturbation_rate_matches_cms():
+    """CMS Alg. 1's 2G/(nΛ) for the exact minimizer, times (1 + κ) for the solved point
+    (docs/privacy/perturbation.md#privacy-output-perturbation)."""
     n, lam, eps, q = 1000, 0.1, 0.5, 3.0
+    kappa = OUTPUT_SOLVE_MARGIN
     cal = calibrate_output_perturbation(eps, n, _consts(0.25, q, lam))
-    assert cal.sensitivity == pytest.approx(2 * q / (n * lam))
-    assert cal.noise_rate == pytest.approx(n * lam * eps / (2 * q))
+    assert cal.sensitivity == pytest.approx(2 * q * (1 + kappa) / (n * lam), rel=1e-12)
+    assert cal.noise_rate == pytest.approx(n * lam * eps / (2 * q * (1 + kappa)), rel=1e-12)
+    exact = calibrate_output_perturbation(eps, n, _consts(0.25, q, lam), margin=0.0)
+    assert exact.sensitivity == pytest.approx(2 * q / (n * lam), rel=1e-12)
 
 
 @settings(max_examples=300, deadline=None)
@@ -144,5 +150,6 @@ def test_mechanism_draws_with_calibrated_rate(monkeypatch):
                                intercept_scaling=1.0).fit(X, y)
         assert seen["shape"] == (5,)
         assert seen["beta"] == m.certificate_.quantities["noise rate beta"]
-    # output perturbation: beta = n Λ ε / (2 q), q = sqrt(2) with the intercept
-    assert seen["beta"] == pytest.approx(500 * 0.05 * 0.7 / (2 * math.sqrt(2)))
+    # output perturbation: beta = n Λ ε / (2 q (1 + κ)), q = sqrt(2) with the intercept
+    assert seen["beta"] == pytest.approx(
+        500 * 0.05 * 0.7 / (2 * math.sqrt(2) * (1 + OUTPUT_SOLVE_MARGIN)), rel=1e-12)

@@ -23,6 +23,7 @@ from dpconvex.privacy.accounting.analytic_gaussian import analytic_gaussian_sigm
 from dpconvex.privacy.accounting.objective_gaussian import objective_gaussian_delta
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms import MECHANISMS, build_mechanism
+from dpconvex.privacy.mechanisms.base import OUTPUT_SOLVE_MARGIN
 from dpconvex.privacy.mechanisms.gaussian_linear import (
     calibrate_gaussian_objective,
     calibrate_gaussian_output,
@@ -97,7 +98,8 @@ def test_output_sigma_is_analytic_for_argmin_sensitivity(eps, delta):
     t = LinearERMTemplate(get_loss("huber", h=0.5), 0.01, 2.0, np.ones((5, 3)) / 3,
                           np.ones(5))
     cal = calibrate_gaussian_output(eps, delta, 400, t.privacy_constants())
-    S = 2.0 * 2.0 / (400 * 0.01)  # 2G/(nΛ), G = |ℓ'| q = 2
+    # 2G(1 + κ)/(nΛ), G = |ℓ'| q = 2: the solved point's sensitivity
+    S = 2.0 * 2.0 * (1 + OUTPUT_SOLVE_MARGIN) / (400 * 0.01)
     assert cal.sensitivity == pytest.approx(S, rel=1e-12)
     assert cal.extra["noise std"] == pytest.approx(analytic_gaussian_sigma(eps, delta, S),
                                                    rel=1e-12)

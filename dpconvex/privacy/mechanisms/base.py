@@ -25,10 +25,11 @@ References
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar, Union
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MECHANISMS",
+    "OUTPUT_SOLVE_MARGIN",
     "PLACEMENTS",
     "SLACK_RULES",
     "AutoMechanism",
@@ -73,10 +75,24 @@ __all__ = [
     "modulus_condition",
     "no_noise_law",
     "objective_modulus_floor",
+    "output_release_tolerance",
+    "output_solve_tolerance",
     "register",
     "require_exact",
     "resolve_mechanism",
 ]
+
+#: κ, output perturbation's public solve margin: a release is a solve within κG/(nμ) of the
+#: exact minimizer (residual <= κG/n unconstrained), and its noise is calibrated to the
+#: sensitivity 2G(1 + κ)/(nμ) of that solved point, so the solver's error is covered
+#: (docs/privacy/perturbation.md#privacy-output-perturbation). 10⁻³ costs 0.1% more noise;
+#: the shipped backends reach κG/n at 10⁶ rows (docs/privacy/accuracy_randomness.md).
+OUTPUT_SOLVE_MARGIN = 1e-3
+
+#: The relative error a gradient computed in float64 may carry (2⁻⁵² over 1,024 roundings,
+#: as :data:`dpconvex.privacy.release.RESOLUTION`): a solve tolerance below it times the
+#: gradient's scale is refused.
+_GRADIENT_RESOLUTION = 2.0**-42
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -700,6 +716,16 @@ class Mechanism(ABC, Generic[TemplateT]):
         """
         if result is None or not self.private or self.wraps:
             return []
+        if self.placement == "output":
+            tol, radius = output_release_tolerance(template, cal)
+            if radius is not None:
+                kappa = cal.extra["solve margin kappa"] if cal is not None else 0.0
+                return [Condition(
+                    "accurate solve", True, "residual computed by dpconvex",
+                    f"solved to optimality residual <= {tol:.3g}, so within kappa G/(n mu) = "
+                    f"{radius:.3g} of the exact minimizer (kappa = {kappa:g}); covered: the "
+                    f"noise is calibrated to the sensitivity 2G(1 + kappa)/(n mu) of the "
+                    "solved point")]
         tol = template.residual_tol
         mu = calibrated_constants(template, cal).strong_convexity + (
             cal.extra_strong_convexity if cal is not None else 0.0)
@@ -1118,7 +1144,8 @@ def resolve_mechanism(
 
 
 def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float | None = None,
-                  caller: str = "require_exact", backend: Backend | None = None) -> SolveResult:
+                  caller: str = "require_exact", backend: Backend | None = None,
+                  proof: str | None = None) -> SolveResult:
     """The solve ``res`` of ``template`` if it met ``tol`` (default: the template's
     ``residual_tol``), else :class:`SolverError` opened by ``caller``: the accuracy check
     every exact-minimizer release makes before anything is released. A ``tol`` given is the
@@ -1145,6 +1172,9 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
         The call named in the refusal.
     backend : Backend or None, default=None
         The backend whose solvers the message names (None: the solve's).
+    proof : str or None, default=None
+        What the proof covers, in the message where ``tol`` is None (None: "the privacy proof
+        holds for the exact minimizer only").
 
     Returns
     -------
@@ -1183,7 +1213,8 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
         solver = "+".join(getattr(backend, "solvers", ())) or res.solver  # asked for, not ran
         why = ("approximate-minima perturbation covers a solve to optimality_tol only. Use a "
                "larger optimality_tol, or raise max_iter if you capped the iterations"
-               if tol is not None else "the privacy proof holds for the exact minimizer only. "
+               if tol is not None else
+               f"{proof or 'the privacy proof holds for the exact minimizer only'}. "
                f"{retry_advice(template, solver.split('+'))}")
         raise SolverError(
             f"{caller}: the solve by '{solver}' did not reach the tolerance {needed:g} the release "
@@ -1192,6 +1223,66 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
             "dpconvex.collect_diagnostics)."
         )
     return res
+
+
+def output_release_tolerance(template: ObjectiveTemplate,
+                             cal: Calibration | None) -> tuple[float, float | None]:
+    """:func:`output_solve_tolerance` at the calibration's constants and κ (the template's
+    ``residual_tol`` and None where the calibration states no κ > 0).
+
+    Parameters
+    ----------
+    template : ObjectiveTemplate
+        The problem.
+    cal : Calibration or None
+        An output placement's calibration.
+
+    Returns
+    -------
+    tuple of float and (float or None)
+        (the residual tolerance, the distance to the exact minimizer it guarantees, or None).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.base import output_release_tolerance
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
+    >>> cal = get_mechanism("output").calibrate(template, Budget(1.0))
+    >>> output_release_tolerance(template, cal)[1]
+    0.00025
+    """
+    margin = 0.0 if cal is None else float(cal.extra.get("solve margin kappa", 0.0))
+    if not margin > 0.0:
+        return float(template.residual_tol), None
+    consts = calibrated_constants(template, cal)
+    return output_solve_tolerance(template, float(consts.strong_convexity),
+                                  float(consts.grad_bound), margin)
+
+
+@contextlib.contextmanager
+def _aiming_at(template: ObjectiveTemplate, tol: float | None,
+               caller: str = "ExactMinimizer.run") -> Iterator[None]:
+    """While the body solves, ``template.residual_tol`` is ``tol`` where that is below it (the
+    shipped backends aim at a fraction of the template's tolerance); restored after."""
+    if tol is None or not tol < template.residual_tol:
+        yield
+        return
+    missing = object()
+    own = getattr(template, "__dict__", {}).get("residual_tol", missing)
+    try:
+        template.residual_tol = tol
+    except (AttributeError, TypeError):
+        raise PrivacyError(
+            f"{caller}: template '{template.name}' does not let its residual_tol be "
+            f"set to the tolerance {tol:g} the release needs, so no solver can aim at it. Let "
+            "residual_tol be an attribute, or use objective perturbation."
+        ) from None
+    try:
+        yield
+    finally:
+        if own is missing:
+            del template.residual_tol
+        else:
+            template.residual_tol = own
 
 
 class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
@@ -1316,18 +1407,26 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
         >>> theta.shape, solve.status.name, noised
         ((3,), 'OPTIMAL', False)
         """
-        b, extra_reg = None, 0.0
+        b, extra_reg, aim = None, 0.0, None
         if self.placement == "objective":
             assert cal is not None
             b = cal.law().sample(template.noise_shape, rng)
             extra_reg = cal.extra_strong_convexity
-        res = require_exact(
-            template,
-            backend.solve(template, b, extra_reg, warm_start=warm_start, max_iter=max_iter),
-            tol=tol,
-            caller=f"{type(self).__name__}.run",
-            backend=backend,
-        )
+        elif self.placement == "output" and tol is None:
+            # the solve the output noise covers: within κG/(nμ) of the exact minimizer
+            aim = output_release_tolerance(template, cal)[0]
+        # the backends aim at the template's residual_tol
+        with _aiming_at(template, aim, f"{type(self).__name__}.run"):
+            res = require_exact(
+                template,
+                backend.solve(template, b, extra_reg, warm_start=warm_start, max_iter=max_iter),
+                tol=tol,
+                caller=f"{type(self).__name__}.run",
+                backend=backend,
+                proof=None if aim is None else (
+                    "the noise of output perturbation covers a solve within kappa*G/(n*mu) of "
+                    "the exact minimizer only"),
+            )
         if self.placement == "output":
             assert cal is not None
             theta = cal.law().add(res.x, rng, shape=template.noise_shape)
@@ -1671,8 +1770,14 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
 
 
 def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstants, *,
-                                  caller: str = "calibrate_output_perturbation") -> Calibration:
-    """Output perturbation ([CMS]_ Alg. 1): argmin sensitivity 2G/(n μ), β = ε/S.
+                                  caller: str = "calibrate_output_perturbation",
+                                  margin: float = OUTPUT_SOLVE_MARGIN) -> Calibration:
+    """Output perturbation ([CMS]_ Alg. 1) of a solved point: sensitivity
+    S = 2G(1 + κ)/(n μ), β = ε/S (docs/privacy/perturbation.md#privacy-output-perturbation).
+
+    The exact minimizers of two neighbours are within 2G/(n μ); the point released is a
+    solve within κG/(n μ) of its exact minimizer (:func:`output_solve_tolerance`, κ =
+    ``margin``), so two released points are within 2G(1 + κ)/(n μ).
 
     ``caller``: the public call that calibrates (``"OutputPerturbation.calibrate"``),
     opening the message of a refusal.
@@ -1687,11 +1792,14 @@ def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstan
         The declared constants (G, r, c_u, T, μ, p).
     caller : str, default="calibrate_output_perturbation"
         The call named in a refusal.
+    margin : float, default=OUTPUT_SOLVE_MARGIN
+        κ >= 0: the solve's distance to the exact minimizer allowed, in units of G/(n μ).
 
     Returns
     -------
     Calibration
-        Sensitivity 2G/(n μ) and rate β = ε/S (no noise law yet).
+        Sensitivity 2G(1 + κ)/(n μ) and rate β = ε/S (no noise law yet); κ in its ``extra``
+        (``"solve margin kappa"``).
 
     Raises
     ------
@@ -1706,8 +1814,11 @@ def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstan
     --------
     >>> from dpconvex.privacy.mechanisms import calibrate_output_perturbation
     >>> cal = calibrate_output_perturbation(1.0, 40, PrivacyConstants(1.0, 1, 0.25, 0.1, 3))
-    >>> cal.sensitivity, cal.noise_rate
-    (0.5, 2.0)
+    >>> cal.sensitivity, round(cal.noise_rate, 6), cal.extra["solve margin kappa"]
+    (0.5005, 1.998002, 0.001)
+    >>> calibrate_output_perturbation(1.0, 40, PrivacyConstants(1.0, 1, 0.25, 0.1, 3),
+    ...                               margin=0.0).sensitivity  # the exact minimizer's
+    0.5
     """
     mu = consts.strong_convexity
     if not mu > 0:
@@ -1716,14 +1827,79 @@ def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstan
             "2G/(n*mu) "
             f"and needs mu > 0; got {mu}. Use lam > 0."
         )
-    sensitivity = 2.0 * consts.grad_bound / (n * mu)
+    sensitivity = 2.0 * consts.grad_bound * (1.0 + margin) / (n * mu)
     with np.errstate(divide="ignore", over="ignore"):
         # G = 0 (a slope-0 loss, which the conditions refuse): inf
         rate = np.float64(epsilon) / sensitivity
     if consts.grad_bound != 0.0 and not np.isfinite(rate):
         raise _unresolved_rate(caller, "the argmin sensitivity 2G/(n*mu)", consts.grad_bound)
     return Calibration(mechanism="output", epsilon_requested=epsilon, sensitivity=sensitivity,
-                       noise_rate=float(rate), constants=consts)
+                       noise_rate=float(rate), constants=consts,
+                       extra={"solve margin kappa": margin})
+
+
+def output_solve_tolerance(template: ObjectiveTemplate, mu: float, grad_bound: float,
+                           margin: float = OUTPUT_SOLVE_MARGIN) -> tuple[float, float | None]:
+    """The residual an output-perturbation release must reach, and the distance to the exact
+    minimizer it guarantees (None: the template bounds none), from public quantities only.
+
+    The radius is ρ = κG/(n μ); the tolerance the largest residual r (at most the template's
+    ``residual_tol``) with ``template.distance_bound(r, mu)`` <= ρ: κG/n for an unconstrained
+    μ-strongly convex J (‖θ̂ − θ*‖ <= ‖∇J(θ̂)‖/μ). Where the template bounds no distance (a
+    set without an exact projection, extra terms), the template's ``residual_tol`` and None
+    (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness).
+
+    Parameters
+    ----------
+    template : ObjectiveTemplate
+        The problem (its ``n``, ``residual_tol`` and ``distance_bound``).
+    mu : float
+        μ, the modulus of the solved objective.
+    grad_bound : float
+        G, the per-record gradient bound.
+    margin : float, default=OUTPUT_SOLVE_MARGIN
+        κ.
+
+    Returns
+    -------
+    tuple of float and (float or None)
+        (the residual tolerance, the radius ρ it guarantees, or None).
+
+    Raises
+    ------
+    PrivacyError
+        ρ is below what float64 resolves on a gradient of norm up to 2G (n beyond about
+        κ·2⁴¹): whether a solve reaches it would depend on the records.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.base import output_solve_tolerance
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
+    >>> tol, radius = output_solve_tolerance(template, 0.1, 1.0)
+    >>> template.n, float(f"{tol:.6g}"), float(f"{radius:.6g}")
+    (40, 1e-06, 0.00025)
+    """
+    radius = margin * grad_bound / (template.n * mu)
+    if margin * grad_bound / template.n < 2.0 * grad_bound * _GRADIENT_RESOLUTION:
+        raise PrivacyError(
+            f"output_solve_tolerance: the solve tolerance kappa*G/n = "
+            f"{margin * grad_bound / template.n:.3g} for n = {template.n} records is below what "
+            "float64 resolves on the objective's gradient, so whether a solve reaches it would "
+            "depend on the records; nothing is released. Use objective perturbation, or "
+            "approximate minima (optimality_tol)."
+        )
+    try:
+        per_residual = float(template.distance_bound(1.0, mu))
+    except (AttributeError, PrivacyError):  # extra terms, or a set without exact projection
+        return float(template.residual_tol), None
+    tol = min(float(template.residual_tol), radius / per_residual * (1.0 - 1e-12))
+    if not float(template.distance_bound(tol, mu)) <= radius:
+        raise PrivacyError(
+            f"output_solve_tolerance: template '{template.name}' states a distance_bound that "
+            "is not linear in the residual, so no solve tolerance meets the distance its noise "
+            "covers. Give a distance_bound linear in the residual."
+        )
+    return tol, radius
 
 
 def _unresolved_rate(caller: str, what: str, grad_bound: float) -> PrivacyError:
@@ -1822,6 +1998,8 @@ class _Perturbation(ExactMinimizer):
             "noise rate beta": cal.noise_rate,
             "expected noise norm p/beta": consts.dimension / cal.noise_rate,
         }
+        if "solve margin kappa" in cal.extra:  # output placement: the solve's distance covered
+            quantities["solve margin kappa"] = cal.extra["solve margin kappa"]
         return Certificate(
             mechanism=f"{self.label} on {template.name}",
             loss=loss_name(template),
@@ -1868,7 +2046,8 @@ class ObjectivePerturbation(_Perturbation):
 
 @register
 class OutputPerturbation(_Perturbation):
-    """Output perturbation ([CMS]_ Alg. 1): the exact minimizer plus norm-Gamma noise, snapped.
+    """Output perturbation ([CMS]_ Alg. 1): a solve within κG/(nμ) of the exact minimizer plus
+    norm-Gamma noise for the sensitivity 2G(1 + κ)/(nμ), snapped.
 
     References
     ----------
@@ -1879,10 +2058,10 @@ class OutputPerturbation(_Perturbation):
     >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> mech = get_mechanism("output")
     >>> cal = mech.calibrate(template, Budget(1.0))
-    >>> cal.sensitivity, cal.noise_rate
-    (0.5, 2.0)
+    >>> cal.sensitivity, round(cal.noise_rate, 6)
+    (0.5005, 1.998002)
     >>> round(float(cal.coordinate_scale), 4)
-    0.866
+    0.8669
     """
 
     name = "output"
@@ -1897,13 +2076,14 @@ class OutputPerturbation(_Perturbation):
     def _grid(
         self, eps: float, n: int, consts: PrivacyConstants, moduli: np.ndarray
     ) -> Calibration:
-        """β = ε n μ/(2G) and the sensitivity 2G/(n μ) on a grid of moduli."""
+        """β = ε n μ/(2G(1 + κ)) and the sensitivity 2G(1 + κ)/(n μ) on a grid of moduli."""
         unit = calibrate_output_perturbation(eps, n, at_modulus(consts, 1.0))
         return Calibration(
             mechanism=self.name,
             epsilon_requested=eps,
             sensitivity=unit.sensitivity / moduli,
             noise_rate=unit.noise_rate * moduli,
+            extra=dict(unit.extra),
         )
 
 

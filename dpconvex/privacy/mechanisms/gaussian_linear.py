@@ -5,8 +5,9 @@ Both are for replace-one adjacency and the exact minimizer
 (privacy-gaussian-objective): objective perturbation with b ~ N(0, σ² I_p), ε_J and Δ of
 the pure calibration, σ the smallest with the profile bound (★) of
 :mod:`dpconvex.privacy.accounting.objective_gaussian` <= δ at ε, S = 2G, k = 2 ([KST12]_
-Thm. 2 extended to replace-one, [RKW23]_). ``"gaussian_output"`` (privacy-gaussian-output): the exact
-minimizer plus N(0, σ² I_p), σ the analytic Gaussian σ ([BW18]_ Thm. 8) for the argmin sensitivity 2G/(nμ),
+Thm. 2 extended to replace-one, [RKW23]_). ``"gaussian_output"`` (privacy-gaussian-output): a solve
+within κG/(nμ) of the exact minimizer plus N(0, σ² I_p), σ the analytic Gaussian σ ([BW18]_
+Thm. 8) for the sensitivity 2G(1 + κ)/(nμ) of the solved point,
 snapped to the grid of σ. ``"gaussian_objective_lm"``: Gaussian objective perturbation on the large-margin
 (softmax) template, b ~ N(0, σ²) in the orthonormal coordinates of each symmetric block, σ the smaller of (★)
 (k = 2(C − 1)K) and, for K = 1, the softmax bound of
@@ -44,6 +45,7 @@ from ..budget import Budget, remaining, remaining_each
 from ..certificate import Certificate, Condition
 from ..noise import Gaussian, Noise
 from .base import (
+    OUTPUT_SOLVE_MARGIN,
     Calibration,
     ExactMinimizer,
     at_modulus,
@@ -168,8 +170,8 @@ def calibrate_gaussian_objective(epsilon: float, delta: float, n: int, consts: P
 def calibrate_gaussian_output(
     epsilon: float, delta: float, n: int, consts: PrivacyConstants
 ) -> Calibration:
-    """σ of Gaussian output perturbation: analytic Gaussian for 2G/(nμ)
-    (docs/privacy/gaussian_linear.md#privacy-gaussian-output).
+    """σ of Gaussian output perturbation: analytic Gaussian for the solved point's sensitivity
+    2G(1 + κ)/(nμ) (docs/privacy/gaussian_linear.md#privacy-gaussian-output).
 
     Parameters
     ----------
@@ -198,14 +200,16 @@ def calibrate_gaussian_output(
     ...                           strong_convexity=0.1, dimension=3)
     >>> cal = calibrate_gaussian_output(1.0, 1e-5, 40, consts)
     >>> cal.sensitivity, round(cal.extra["noise std"], 4)
-    (0.5, 1.8653)
+    (0.5005, 1.8672)
     """
-    S = calibrate_output_perturbation(epsilon, n, consts).sensitivity  # 2G/(nμ), μ > 0 checked
+    pure = calibrate_output_perturbation(epsilon, n, consts)  # μ > 0 checked
+    S = pure.sensitivity  # 2G(1 + κ)/(nμ): the solved point's, κG/(nμ) from the exact one
     sigma = analytic_gaussian_sigma(epsilon, delta, S)
     return Calibration(
         mechanism="gaussian_output", epsilon_requested=epsilon, sensitivity=S,
         noise_rate=math.nan, delta=delta,
-        extra={"noise std": sigma, "delta at sigma": analytic_gaussian_delta(epsilon, sigma, S)})
+        extra={"noise std": sigma, "delta at sigma": analytic_gaussian_delta(epsilon, sigma, S),
+               **pure.extra})
 
 
 #: Slack values at which the unit σ of (★) is computed exactly before interpolation (a
@@ -311,6 +315,8 @@ class _GaussianLinear(ExactMinimizer):
         }
         if "k" in cal.extra:
             quantities["gradient-difference span k"] = cal.extra["k"]
+        if "solve margin kappa" in cal.extra:  # output placement: the solve's distance covered
+            quantities["solve margin kappa"] = cal.extra["solve margin kappa"]
         return Certificate(
             mechanism=f"{self.label} on {template.name}",
             loss=loss_name(template), epsilon_requested=budget.epsilon,
@@ -380,15 +386,15 @@ class GaussianObjectivePerturbation(_GaussianLinear):
 
 @register
 class GaussianOutputPerturbation(_GaussianLinear):
-    """The exact minimizer plus N(0, σ² I), analytic σ for 2G/(nμ)
-    (docs/privacy/gaussian_linear.md#privacy-gaussian-output).
+    """A solve within κG/(nμ) of the exact minimizer plus N(0, σ² I), analytic σ for the
+    sensitivity 2G(1 + κ)/(nμ) (docs/privacy/gaussian_linear.md#privacy-gaussian-output).
 
     Examples
     --------
     >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
     >>> mech = get_mechanism("gaussian_output")
     >>> round(mech.calibrate(template, Budget(1.0, 1e-5)).coordinate_scale, 4)
-    1.8653
+    1.8672
     >>> rel = release(template, mech, Budget(1.0, 1e-5), rng=0)
     >>> rel.theta.shape
     (3,)
@@ -398,23 +404,26 @@ class GaussianOutputPerturbation(_GaussianLinear):
     alternative = "output"
     adds_output_noise = True
     label = "Gaussian output perturbation (analytic Gaussian, Balle & Wang 2018)"
-    bound_text = "analytic Gaussian (Balle & Wang 2018, Thm. 8), sensitivity 2G/(n mu)"
+    bound_text = (
+        "analytic Gaussian (Balle & Wang 2018, Thm. 8), sensitivity 2G(1 + kappa)/(n mu) of the "
+        "solved point"
+    )
     needs = frozenset({"strong_convexity"})
 
     placement = "output"
 
     def _grid(self, problem: ConstantsSource, budget: Budget, consts: PrivacyConstants,
               moduli: np.ndarray) -> Calibration:
-        """σ(μ) = σ(ε, δ; 1) · 2G/(nμ) and the sensitivity 2G/(nμ) on a grid of moduli (the
-        analytic σ is linear in the sensitivity)."""
-        S = 2.0 * consts.grad_bound
+        """σ(μ) = σ(ε, δ; 1) · 2G(1 + κ)/(nμ) and the sensitivity 2G(1 + κ)/(nμ) on a grid of
+        moduli (the analytic σ is linear in the sensitivity)."""
+        S = 2.0 * consts.grad_bound * (1.0 + OUTPUT_SOLVE_MARGIN)
         sigma = (
             analytic_gaussian_sigma(budget.epsilon, budget.delta, 1.0) * S / (problem.n * moduli)
         )
         return Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon,
             sensitivity=S / (problem.n * moduli), noise_rate=math.nan, delta=budget.delta,
-            extra={"noise std": sigma})
+            extra={"noise std": sigma, "solve margin kappa": OUTPUT_SOLVE_MARGIN})
 
     def _calibrate_at(self, problem: ConstantsSource, budget: Budget,
                       consts: PrivacyConstants) -> Calibration:

@@ -1,0 +1,133 @@
+"""Output perturbation covers its solver's error: a release is a solve within κG/(nμ) of the
+exact minimizer, and the noise is calibrated to 2G(1 + κ)/(nμ)
+(docs/privacy/perturbation.md#privacy-output-perturbation).
+
+The exact tests take a 1-D problem whose neighbours' exact minimizers are the full 2G/(nμ)
+apart (Huber hinge in its linear part: J is quadratic, ∇J(θ) = μ(θ − θ*)), place each
+released point anywhere the accuracy check accepts (residual <= the tolerance, checked by the
+template), and compute the worst-case privacy loss of the output densities in closed form.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+
+from dpconvex.errors import SolverError
+from dpconvex.objectives.losses import get_loss
+from dpconvex.privacy.accounting.analytic_gaussian import analytic_gaussian_sigma
+from dpconvex.privacy.budget import Budget
+from dpconvex.privacy.mechanisms import get_mechanism
+from dpconvex.privacy.mechanisms.base import (
+    OUTPUT_SOLVE_MARGIN,
+    calibrate_output_perturbation,
+    output_release_tolerance,
+)
+from dpconvex.solvers import LbfgsNewton
+from dpconvex.solvers.registry import SolveResult, SolveStatus
+from dpconvex.templates.linear_erm import LinearERMTemplate
+
+LAM = 10.0  # θ* <= 1/LAM = 0.1: every margin ±θ stays on the hinge's linear part (s > h)
+
+
+def _neighbours(n: int) -> tuple[LinearERMTemplate, LinearERMTemplate]:
+    """D: n records x = 1, y = +1; D′: one of them with y = −1. θ*(D) = 1/(nλ)·n,
+    θ*(D′) = (n − 2)/(nλ): 2G/(nμ) apart, G = 1, μ = λ."""
+    y = np.ones(n)
+    y2 = y.copy()
+    y2[0] = -1.0
+    loss = get_loss("huber", h=0.5)
+    return (LinearERMTemplate(loss, LAM, 1.0, np.ones((n, 1)), y),
+            LinearERMTemplate(loss, LAM, 1.0, np.ones((n, 1)), y2))
+
+
+def _farthest_accepted(t: LinearERMTemplate, t2: LinearERMTemplate, tol: float) -> float:
+    """The largest distance between two points the accuracy check accepts on D and D′ at
+    ``tol``: each pushed away from the other to residual ``tol`` (checked by the template)."""
+    mu = t.privacy_constants().strong_convexity
+    exact = [float(np.sum(tt.y)) / (tt.n * LAM) for tt in (t, t2)]  # θ* = Σ yᵢxᵢ/(nλ)
+    step = tol / mu * (1.0 - 1e-6)  # inside: the residual carries rounding
+    a, a2 = exact[0] + step, exact[1] - step
+    assert t.residual(np.array([a]), None) <= tol and t2.residual(np.array([a2]), None) <= tol
+    # and the exact minimizers are the full 2G/(nμ) apart
+    assert exact[0] - exact[1] == pytest.approx(2.0 / (t.n * mu), rel=1e-9)
+    return a - a2
+
+
+@pytest.mark.parametrize("n", [40, 10_000])
+def test_the_worst_case_laplace_loss_is_epsilon_with_the_margin_and_above_without(n):
+    t, t2 = _neighbours(n)
+    eps, mech = 1.0, get_mechanism("output")
+    cal = mech.calibrate(t, Budget(eps))
+    tol = output_release_tolerance(t, cal)[0]
+    gap = _farthest_accepted(t, t2, tol)
+    # 1-D norm-Gamma is Laplace of rate β: log p_D(y) − log p_D′(y) = β(|y − a′| − |y − a|),
+    # on a grid through both centres and beyond; its supremum is β|a − a′|
+    ys = np.linspace(-1.0, 1.0, 20_001)
+    loss = cal.noise_rate * np.max(np.abs(ys - (gap + 0.1)) - np.abs(ys - 0.1))
+    assert loss <= eps * (1.0 + 1e-9)
+    # the calibration without the margin, with the tolerance the residual check had alone
+    # (the template's residual_tol): the accepted points give more than ε
+    old = calibrate_output_perturbation(eps, n, t.privacy_constants(), margin=0.0)
+    old_gap = _farthest_accepted(t, t2, t.residual_tol)
+    assert old.noise_rate * old_gap > eps * (1.0 + 0.5 * n * t.residual_tol)
+
+
+def _gaussian_delta(eps: float, shift: float, sigma: float) -> float:
+    """The exact δ(ε) of N(a, σ²) against N(a′, σ²), |a − a′| = shift (Balle & Wang 2018)."""
+    r = shift / sigma
+    return float(norm.cdf(r / 2 - eps / r) - math.exp(eps) * norm.cdf(-r / 2 - eps / r))
+
+
+def test_the_worst_case_gaussian_delta_meets_delta_with_the_margin_and_not_without():
+    n, eps, delta = 10_000, 1.0, 1e-6
+    t, t2 = _neighbours(n)
+    mech = get_mechanism("gaussian_output")
+    cal = mech.calibrate(t, Budget(eps, delta))
+    tol = output_release_tolerance(t, cal)[0]
+    sigma = cal.extra["noise std"]
+    assert _gaussian_delta(eps, _farthest_accepted(t, t2, tol), sigma) <= delta * (1 + 1e-6)
+    # σ for the exact minimizers' 2G/(nμ) alone, the tolerance the template's residual_tol
+    old_sigma = analytic_gaussian_sigma(eps, delta, 2.0 / (n * LAM))
+    assert old_sigma == pytest.approx(sigma / (1.0 + OUTPUT_SOLVE_MARGIN), rel=1e-9)
+    old = _gaussian_delta(eps, _farthest_accepted(t, t2, t.residual_tol), old_sigma)
+    assert old > 1.2 * delta  # 1.2e-6 at n = 10⁴ (the gap 2·1e-6/μ against 2G/(nμ) = 2e-5)
+
+
+def test_the_tolerance_is_kappa_g_over_n_and_the_solver_aims_at_it():
+    t, _ = _neighbours(10_000)
+    mech = get_mechanism("output")
+    cal = mech.calibrate(t, Budget(1.0))
+    tol, radius = output_release_tolerance(t, cal)
+    assert tol == pytest.approx(OUTPUT_SOLVE_MARGIN / 10_000, rel=1e-9)
+    assert tol < t.residual_tol
+    assert radius == pytest.approx(OUTPUT_SOLVE_MARGIN / (10_000 * LAM), rel=1e-12)
+    _, res, noised = mech.run(t, cal, LbfgsNewton(), np.random.default_rng(0))
+    assert noised and res.residual <= tol and t.residual_tol == 1e-6  # restored
+    assert "residual_tol" not in vars(t)
+    line = mech.solve_conditions(t, res, cal)[0]
+    assert line.holds and "covered" in line.detail and "uncovered" not in line.detail
+
+
+class _Accepted:
+    """A backend returning a point of residual 5e-7: the template's tolerance 1e-6 met,
+    κG/n = 1e-7 missed."""
+
+    solvers = ("stub",)
+
+    def solve(self, template, b, extra_reg=0.0, **_):
+        x = np.array([0.1 + 5e-7 / LAM])
+        return SolveResult(x=x, status=SolveStatus.OPTIMAL, objective=0.0,
+                           residual=float(template.residual(x, None)), solver="stub")
+
+
+def test_a_solve_within_the_template_tolerance_but_not_kappa_g_over_n_is_refused():
+    t, _ = _neighbours(10_000)
+    for name, budget in (("output", Budget(1.0)), ("gaussian_output", Budget(1.0, 1e-6))):
+        mech = get_mechanism(name)
+        with pytest.raises(SolverError, match="1e-07.*covers a solve within kappa"):
+            mech.run(t, mech.calibrate(t, budget), _Accepted(), np.random.default_rng(0))
+        assert t.residual_tol == 1e-6
