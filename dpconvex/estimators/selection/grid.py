@@ -557,7 +557,8 @@ class SelectedEstimator:
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> Any:
         """:meth:`fit` inside ``context``, the skeleton of every search: refuse a draft, check
         the parameters (:meth:`_check_params`, each value of the grid given its candidate once,
-        handed on to :meth:`_ledger`) and the public label set (once, for every step
+        the ledgers these hold handed on to :meth:`_ledger`) and the public label set (once, for
+        every step
         that reads it), one label-set warning for every candidate (first), its budget
         (:meth:`_budget`) and generator, hold the budget, check the rows,
         train and select (:meth:`_select`), commit, set the selected model. The candidates
@@ -566,7 +567,7 @@ class SelectedEstimator:
         owner = type(self).__name__
         self._refuse_a_draft(X, f"{owner}.fit")
         names = feature_names_of(X, f"{owner}.fit")
-        params, named = self._check_params(owner)
+        params, grid_ledgers = self._check_params(owner)
         classes = self._public_classes(owner)
         context = context.every_row(owner).one_label_warning(  # one label warning for all, first
             owner=owner if classes is None else "", y=y)
@@ -574,7 +575,7 @@ class SelectedEstimator:
         noise = self._noise(owner, context.noise)
         # the ledger is checked (and the budget held) before the data are read; δ against the n
         # rows of the whole set, once: the candidates fit inside this hold
-        ledger = self._ledger(owner, named)
+        ledger = self._ledger(owner, grid_ledgers)
         with hold_budget(ledger, budget, owner, n=None if context.held else n_public) as hold:
             X_checked, y_checked = self._checked_rows(X, y, classes, f"{owner}.fit")
             selected = self._select(X_checked, y_checked, params, classes, context, noise)
@@ -583,9 +584,9 @@ class SelectedEstimator:
 
     def _check_params(self, owner: str) -> tuple[Any, list[tuple[str, Any]]]:
         """The search's parameters, checked before anything is read: (ε, ``unknown_labels``),
-        and the named candidates of the grid's values (:meth:`_grid_values`)."""
-        epsilon, unknown, named = self._checked(owner)
-        return (epsilon, unknown), named
+        and the ledgers the grid's values hold (:meth:`_checked`)."""
+        epsilon, unknown, grid_ledgers = self._checked(owner)
+        return (epsilon, unknown), grid_ledgers
 
     def _budget(self, X: Any, y: Any, params: Any, classes: Any,
                 owner: str) -> tuple[Budget, int | None]:
@@ -701,15 +702,15 @@ class SelectedEstimator:
             return None
 
     def _checked(self, owner: str) -> tuple[float, str, list[tuple[str, Any]]]:
-        """(ε, ``unknown_labels``), checked, after checking the estimator has one ``epsilon``,
-        and each value of the grid named with its candidate (:meth:`_grid_values`, built once
-        here for every step of the call that walks them; the public label set:
-        :meth:`_public_classes`)."""
+        """(ε, ``unknown_labels``), checked, after checking the estimator has one ``epsilon``
+        and each value of the grid (its candidate built once, :meth:`_grid_values`; the public
+        label set: :meth:`_public_classes`); and the ledgers these candidates hold
+        (:meth:`_grid_ledgers`, handed to :meth:`_ledger`)."""
         epsilon = check_float("epsilon", self.epsilon, owner)
         unknown = LABEL_POLICY.check("unknown_labels", self.unknown_labels, owner)
         self._epsilon_key(owner)
         named = self._grid_values(owner)  # every value of the grid, refused by name before data
-        return epsilon, unknown, named
+        return epsilon, unknown, self._grid_ledgers(named)
 
     def _grid_values(self, owner: str) -> list[tuple[str, Any]]:
         """Each value of ``param_grid`` named ("value i of 'key' (a Type)") with the unfitted
@@ -837,11 +838,11 @@ class SelectedEstimator:
         self.n_features_in_ = n_features
         return with_feature_names(self, names)
 
-    def _ledger(self, owner: str, named: list[tuple[str, Any]] | None = None) -> Any:
+    def _ledger(self, owner: str, grid_ledgers: list[tuple[str, Any]] | None = None) -> Any:
         """The ledger the search charges its whole (ε, δ) to, once: its ``accountant``, else
         the one its estimator or a value of its grid holds (a ledger is never bypassed); two
-        different ledgers are refused by name. ``named``: the grid's values with their
-        candidates where the call checked them already (:meth:`_checked`), else built here."""
+        different ledgers are refused by name. ``grid_ledgers``: the ledgers the grid's values
+        hold where the call checked these already (:meth:`_checked`), else read here."""
         params = self.estimator.get_params(deep=True)
         given = [(key, params[key]) for key in self._keys("accountant") if params[key] is not None]
         ledger = self.accountant
@@ -856,9 +857,9 @@ class SelectedEstimator:
                     "once, "
                     "to one ledger. Got two different ledgers; pass the ledger to the search only."
                 )
-        if named is None:
-            named = self._grid_values(owner)
-        for name, inner in self._grid_ledgers(named):  # a ledger in the grid: charged, once
+        if grid_ledgers is None:
+            grid_ledgers = self._grid_ledgers(self._grid_values(owner))
+        for name, inner in grid_ledgers:  # a ledger in the grid: charged, once
             if ledger is None:
                 ledger = inner
             elif inner is not ledger:

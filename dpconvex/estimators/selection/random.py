@@ -339,8 +339,8 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
     def _check_params(self, owner: str) -> tuple[tuple[float, float, Repetitions, float],
                                                   list[tuple[str, Any]]]:
         """(ε, ε₁, the repetitions' law, the validation fraction), checked before anything is
-        read, and the named candidates of the grid's values (:meth:`_grid_values`)."""
-        epsilon, _, named = self._checked(owner)
+        read, and the ledgers the grid's values hold (:meth:`_checked`)."""
+        epsilon, _, grid_ledgers = self._checked(owner)
         check_option("repetitions", self.repetitions, sorted(_ETA), owner)
         mean = check_float("mean_runs", self.mean_runs, owner, low=1.0, high=MAX_MEAN_RUNS,
                            high_inclusive=True)
@@ -356,7 +356,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                 "noise "
                 "lose their exactness in float64. Use a larger epsilon."
             )
-        return (epsilon, eps1, reps, frac), named
+        return (epsilon, eps1, reps, frac), grid_ledgers
 
     def _candidates(self, caller: str, n_train: int, d: int, eps1: float, classes: Any,
                     rows: tuple[Any, Any]) -> list[dict[str, Any]]:
