@@ -506,7 +506,7 @@ class SelectedEstimator:
         Budget(epsilon=1.0, delta=0.0)
         """
         owner = type(self).__name__
-        params = self._check_params(owner)
+        params, _ = self._check_params(owner)
         return self._budget(X, y, params, self._public_classes(owner), owner)[0]
 
     def charged_ledger(self) -> Any:
@@ -556,7 +556,9 @@ class SelectedEstimator:
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> Any:
         """:meth:`fit` inside ``context``, the skeleton of every search: refuse a draft, check
-        the parameters (:meth:`_check_params`) and the public label set (once, for every step
+        the parameters (:meth:`_check_params`, each value of the grid given its candidate once,
+        the ledgers these hold handed on to :meth:`_ledger`) and the public label set (once, for
+        every step
         that reads it), one label-set warning for every candidate (first), its budget
         (:meth:`_budget`) and generator, hold the budget, check the rows,
         train and select (:meth:`_select`), commit, set the selected model. The candidates
@@ -565,7 +567,7 @@ class SelectedEstimator:
         owner = type(self).__name__
         self._refuse_a_draft(X, f"{owner}.fit")
         names = feature_names_of(X, f"{owner}.fit")
-        params = self._check_params(owner)
+        params, grid_ledgers = self._check_params(owner)
         classes = self._public_classes(owner)
         context = context.every_row(owner).one_label_warning(  # one label warning for all, first
             owner=owner if classes is None else "", y=y)
@@ -573,27 +575,30 @@ class SelectedEstimator:
         noise = self._noise(owner, context.noise)
         # the ledger is checked (and the budget held) before the data are read; δ against the n
         # rows of the whole set, once: the candidates fit inside this hold
-        with hold_budget(self._ledger(owner), budget, owner,
-                         n=None if context.held else n_public) as hold:
+        ledger = self._ledger(owner, grid_ledgers)
+        with hold_budget(ledger, budget, owner, n=None if context.held else n_public) as hold:
             X_checked, y_checked = self._checked_rows(X, y, classes, f"{owner}.fit")
             selected = self._select(X_checked, y_checked, params, classes, context, noise)
             hold.commit_certificate(selected.certificate)
-        return self._set_selected(selected, X_checked.shape[1], names)
+        return self._set_selected(selected, X_checked.shape[1], names, ledger)
 
-    def _check_params(self, owner: str) -> Any:
-        """The search's parameters, checked before anything is read: (ε, ``unknown_labels``)."""
-        return self._checked(owner)
+    def _check_params(self, owner: str) -> tuple[Any, list[tuple[str, Any]]]:
+        """The search's parameters, checked before anything is read: (ε, ``unknown_labels``),
+        and the ledgers the grid's values hold (:meth:`_checked`)."""
+        epsilon, unknown, grid_ledgers = self._checked(owner)
+        return (epsilon, unknown), grid_ledgers
 
     def _budget(self, X: Any, y: Any, params: Any, classes: Any,
                 owner: str) -> tuple[Budget, int | None]:
         """The (ε, δ) a fit on (X, y) holds, known before the data are read, and n where X
-        tells it; ``params``: :meth:`_check_params`'s, ``classes``: :meth:`_public_classes`'s."""
+        tells it; ``params``: :meth:`_check_params`'s first, ``classes``:
+        :meth:`_public_classes`'s."""
         raise NotImplementedError
 
     def _select(self, X: Any, y: Any, params: Any, classes: Any, context: FitContext,
                 noise: NoiseSource) -> Selected:
         """Train the candidates on the checked rows and select one privately, inside the
-        search's hold; ``params``: :meth:`_check_params`'s, ``classes``:
+        search's hold; ``params``: :meth:`_check_params`'s first, ``classes``:
         :meth:`_public_classes`'s."""
         raise NotImplementedError
 
@@ -696,15 +701,16 @@ class SelectedEstimator:
                 raise
             return None
 
-    def _checked(self, owner: str) -> tuple[float, str]:
+    def _checked(self, owner: str) -> tuple[float, str, list[tuple[str, Any]]]:
         """(ε, ``unknown_labels``), checked, after checking the estimator has one ``epsilon``
-        and each value of the grid (:meth:`_grid_values`; the public label set:
-        :meth:`_public_classes`)."""
+        and each value of the grid (its candidate built once, :meth:`_grid_values`; the public
+        label set: :meth:`_public_classes`); and the ledgers these candidates hold
+        (:meth:`_grid_ledgers`, handed to :meth:`_ledger`)."""
         epsilon = check_float("epsilon", self.epsilon, owner)
         unknown = LABEL_POLICY.check("unknown_labels", self.unknown_labels, owner)
         self._epsilon_key(owner)
-        self._grid_values(owner)  # every value of the grid, refused by name before any data
-        return epsilon, unknown
+        named = self._grid_values(owner)  # every value of the grid, refused by name before data
+        return epsilon, unknown, self._grid_ledgers(named)
 
     def _grid_values(self, owner: str) -> list[tuple[str, Any]]:
         """Each value of ``param_grid`` named ("value i of 'key' (a Type)") with the unfitted
@@ -802,26 +808,28 @@ class SelectedEstimator:
                         f" Give the value the estimator's {leaf}, or set it on the estimator (one "
                         "for every candidate); to compare guarantees, run one search per value.")
 
-    def _grid_ledgers(self, owner: str) -> list[tuple[str, Any]]:
+    def _grid_ledgers(self, named: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
         """The ledgers the values of ``param_grid`` hold (not the estimator's own), each named
-        ("value i of 'key' (a Type)'s 'step__accountant'")."""
+        ("value i of 'key' (a Type)'s 'step__accountant'"); ``named``: the values' candidates
+        (:meth:`_grid_values`)."""
         base = self.estimator.get_params(deep=True)
         given: list[tuple[str, Any]] = []
-        for name, candidate in self._grid_values(owner):
+        for name, candidate in named:
             params = candidate.get_params(deep=True)
             given += [(f"{name}'s {key!r}", params[key]) for key in self._keys("accountant")
                       if params[key] is not None and params[key] is not base[key]]
         return given
 
-    def _set_selected(self, selected: Selected, n_features: int, names: np.ndarray | None) -> Any:
-        """Store the released candidate (with the search's ledger: a refit of it charges that
-        ledger, as fit does) and the search's public facts; return self."""
+    def _set_selected(self, selected: Selected, n_features: int, names: np.ndarray | None,
+                      ledger: Any) -> Any:
+        """Store the released candidate (with the search's ``ledger``, :meth:`_ledger`'s: a refit
+        of it charges that ledger, as fit does) and the search's public facts; return self."""
         candidates, best, model = selected.candidates, selected.best, selected.model
         self.candidates_ = candidates
         self.best_index_ = best
         self.best_params_ = candidates[best]
         self.best_estimator_ = model
-        carry_ledger(self, self._ledger(type(self).__name__))
+        carry_ledger(self, ledger)
         self.part_sizes_ = [int(size) for size in selected.sizes]
         self.certificate_ = selected.certificate
         if selected.validation_mistakes is not None:  # scored on a public set only
@@ -830,10 +838,11 @@ class SelectedEstimator:
         self.n_features_in_ = n_features
         return with_feature_names(self, names)
 
-    def _ledger(self, owner: str) -> Any:
+    def _ledger(self, owner: str, grid_ledgers: list[tuple[str, Any]] | None = None) -> Any:
         """The ledger the search charges its whole (ε, δ) to, once: its ``accountant``, else
         the one its estimator or a value of its grid holds (a ledger is never bypassed); two
-        different ledgers are refused by name."""
+        different ledgers are refused by name. ``grid_ledgers``: the ledgers the grid's values
+        hold where the call checked these already (:meth:`_checked`), else read here."""
         params = self.estimator.get_params(deep=True)
         given = [(key, params[key]) for key in self._keys("accountant") if params[key] is not None]
         ledger = self.accountant
@@ -848,7 +857,9 @@ class SelectedEstimator:
                     "once, "
                     "to one ledger. Got two different ledgers; pass the ledger to the search only."
                 )
-        for name, inner in self._grid_ledgers(owner):  # a ledger in the grid: charged, once
+        if grid_ledgers is None:
+            grid_ledgers = self._grid_ledgers(self._grid_values(owner))
+        for name, inner in grid_ledgers:  # a ledger in the grid: charged, once
             if ledger is None:
                 ledger = inner
             elif inner is not ledger:
@@ -1234,7 +1245,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         """:meth:`certify`: each candidate on its part, the selection on the validation part
         (or on ``public_validation``)."""
         owner = type(self).__name__
-        epsilon, unknown = self._checked(owner)
+        epsilon, unknown, _ = self._checked(owner)
         classes = self._public_classes(owner)
         candidates = self._grid_candidates(owner)
         NO_CONTEXT.one_label_warning(owner=owner if classes is None else "", y=y)

@@ -336,8 +336,11 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                  accountant: Any = None, classes: Any = None, unknown_labels: str = "raise"):
         self._store_params(locals())
 
-    def _check_params(self, owner: str) -> tuple[float, float, Repetitions, float]:
-        epsilon, _ = self._checked(owner)
+    def _check_params(self, owner: str) -> tuple[tuple[float, float, Repetitions, float],
+                                                  list[tuple[str, Any]]]:
+        """(ε, ε₁, the repetitions' law, the validation fraction), checked before anything is
+        read, and the ledgers the grid's values hold (:meth:`_checked`)."""
+        epsilon, _, grid_ledgers = self._checked(owner)
         check_option("repetitions", self.repetitions, sorted(_ETA), owner)
         mean = check_float("mean_runs", self.mean_runs, owner, low=1.0, high=MAX_MEAN_RUNS,
                            high_inclusive=True)
@@ -353,7 +356,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                 "noise "
                 "lose their exactness in float64. Use a larger epsilon."
             )
-        return epsilon, eps1, reps, frac
+        return (epsilon, eps1, reps, frac), grid_ledgers
 
     def _candidates(self, caller: str, n_train: int, d: int, eps1: float, classes: Any,
                     rows: tuple[Any, Any]) -> list[dict[str, Any]]:
@@ -389,7 +392,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
     def _budget(self, X: Any, y: Any, params: tuple[float, float, Repetitions, float],
                 classes: Any, owner: str) -> tuple[Budget, int | None]:
         """The (ε, 0) a fit on (X, y) holds (its candidates are pure ε-DP), and n where X tells
-        it; ``params``: :meth:`_check_params`'s (ε first)."""
+        it; ``params``: :meth:`_check_params`'s first (ε first)."""
         return Budget(params[0]), public_size(X)[0]
 
     def _select(self, X: Any, y: Any, checked: tuple[float, float, Repetitions, float],
@@ -516,7 +519,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         raise for that candidate.
         """
         owner = type(self).__name__
-        epsilon, eps1, repetitions, fraction = self._check_params(owner)
+        (epsilon, eps1, repetitions, fraction), _ = self._check_params(owner)
         classes = self._public_classes(owner)
         NO_CONTEXT.one_label_warning(owner=owner if classes is None else "", y=y)
         X_checked, y_checked = self._checked_rows(X, y, classes, f"{owner}.certify")
