@@ -1067,14 +1067,16 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         an unfitted clone; any other value a deep copy), never on the caller's object. An
         estimator value (a Pipeline's step, say) may differ from the estimator's in any other
         parameter (``lam``, ``mechanism``, ...: the δ a candidate spends is planned, at most
-        its ``delta``), but carries the estimator's privacy parameters: its ``epsilon``,
-        ``delta``, ``random_state``, ``unknown_labels`` and ``classes`` are the estimator's
-        at that place (``random_state`` and ``classes`` may be None: the search's noise and
-        label set), as the grid cannot tune them by name; the search sets ε, the noise and
-        the label set on every candidate and holds the estimator's δ. A ledger it holds (its
-        ``accountant``) is the search's, charged as the estimator's is (below), and one holding
-        another ledger is refused. Each value is checked before the data are read, and refused
-        by a ParameterError naming it where it carries another privacy parameter, where its
+        its ``delta``). Of its privacy parameters, the search sets these on every candidate,
+        whatever the value states: ``epsilon`` (the search's), ``random_state`` (the search's
+        noise; None or an int, never a generator), ``unknown_labels`` (the search's policy)
+        and ``classes`` where the search or its estimator lists a label set (that set). The
+        ones it does not set must be the estimator's at that place: ``delta`` (the search
+        holds the estimator's), and ``classes`` where no set is listed (None, or the
+        estimator's). A ledger it holds (its ``accountant``) is the search's, charged as the
+        estimator's is (below), and one holding another ledger is refused. Each value is
+        checked before the data are read, and refused by a ParameterError naming it where it
+        carries another ``delta`` or label set, or a generator as its ``random_state``, where its
         candidate is not shaped as the estimator (another kind of step where the search sets
         ``epsilon`` or the parameters above) or its private step would encode the table by a
         schema released by ``draft_schema``, by a PrivacyError where a candidate would be
