@@ -714,11 +714,11 @@ class SelectedEstimator:
 
         Refused by a ParameterError naming the value: one whose candidate is not shaped as the
         estimator (other keys of the parameters the search sets on every candidate: ``epsilon``,
-        ``accountant``, :data:`_RESERVED`), an estimator carrying privacy parameters other
-        than the estimator's (:meth:`_refuse_carried`), or one whose private step encodes its
-        table by a schema released by ``draft_schema``; by a PrivacyError: one whose candidate
-        would be fitted on a schema read from the data (as the estimator itself is refused:
-        :meth:`_refuse_a_draft`).
+        ``accountant``, :data:`_RESERVED`), an estimator carrying a privacy parameter the
+        search does not set other than the estimator's (:meth:`_refuse_carried`), or one whose
+        private step encodes its table by a schema released by ``draft_schema``; by a
+        PrivacyError: one whose candidate would be fitted on a schema read from the data (as
+        the estimator itself is refused: :meth:`_refuse_a_draft`).
         """
         if isinstance(self.param_grid, str) and self.param_grid == "auto":
             return []
