@@ -934,33 +934,98 @@ def test_certify_states_the_public_validation_set_as_fit_does():
 
 
 @pytest.mark.parametrize("search,extra", _SEARCHES)
-@pytest.mark.parametrize("leaf,carried", [
-    ("delta", {"delta": 1e-5, "mechanism": "gaussian_output"}), ("epsilon", {"epsilon": 9.0}),
-    ("random_state", {"random_state": 7}), ("unknown_labels", {"unknown_labels": "ignore"}),
-    ("classes", {"classes": [0, 1, 2]})])
+@pytest.mark.parametrize("leaf,carried,classes", [
+    ("delta", {"delta": 1e-5, "mechanism": "gaussian_output"}, [0, 1]),
+    ("classes", {"classes": [0, 1, 2]}, None)])
 def test_a_grid_value_carrying_other_privacy_parameters_is_refused_before_any_fit(
-        search, extra, leaf, carried):
-    """An estimator in param_grid whose privacy parameters are not the estimator's (a delta
-    the search would not hold, an epsilon, seed, label policy or label set it would not give)
-    is refused by name, as the grid refuses them by name: by budget_for, certify, fit and an
-    epsilon sweep, before the data are read (no candidate fitted, none warns, nothing
-    charged)."""
+        search, extra, leaf, carried, classes):
+    """An estimator in param_grid carrying a privacy parameter the search does not set on
+    every candidate other than the estimator's (a delta the search would not hold; a label
+    set where neither the search nor its estimator lists one) is refused by name, as the
+    grid refuses them by name: by budget_for, certify, fit and an epsilon sweep, before the
+    data are read (no candidate fitted, none warns, nothing charged)."""
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import Normalizer
+
     from dpconvex import epsilon_sweep
+    from dpconvex.errors import PrivacyLeakWarning
 
     X, y = _unit_rows(120)
     ledger = BudgetAccountant(epsilon=10.0, delta=1e-3)
     values = [PrivateLogisticRegression(lam=0.1), PrivateLogisticRegression(lam=1.0, **carried)]
-    tuner = _step_search(search, {"clf": values}, accountant=ledger, **extra)
+    pipe = Pipeline([("norm", Normalizer()), ("clf", PrivateLogisticRegression())])
+    tuner = search(pipe, {"clf": values}, epsilon=1.0, classes=classes, random_state=0,
+                   accountant=ledger, **extra)
     calls = (tuner.budget_for, tuner.certify, tuner.fit,
              lambda X, y: epsilon_sweep(tuner, X, y, [0.5, 1.0], random_state=0))
     for call in calls:
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # no candidate fitted: none warns
+            if classes is None and call is calls[-1]:  # the sweep reads the set once, first
+                warnings.filterwarnings("ignore", ".*the label set was read", PrivacyLeakWarning)
             with pytest.raises(ParameterError, match=(
                     rf"param_grid.*value 1 of 'clf' \(a PrivateLogisticRegression\) sets "
                     rf"'clf__{leaf}'.*cannot tune '{leaf}'")):
                 call(X, y)
     assert ledger.spent == (0.0, 0.0)
+
+
+def test_a_grid_value_carrying_a_generator_as_its_seed_is_refused_before_any_fit():
+    """A grid value whose random_state is a generator is refused by name before the data are
+    read, as the estimator's is (a kept generator replays the noise), nothing charged."""
+    X, y = _unit_rows(120)
+    ledger = BudgetAccountant(epsilon=10.0, delta=1e-3)
+    values = [PrivateLogisticRegression(lam=0.1),
+              PrivateLogisticRegression(lam=1.0, random_state=np.random.default_rng(7))]
+    tuner = _step_search(PrivateGridSearch, {"clf": values}, accountant=ledger)
+    for call in (tuner.budget_for, tuner.fit):
+        with pytest.raises(ParameterError, match=(
+                r"random_state.*value 1 of 'clf' \(a PrivateLogisticRegression\)'s "
+                r"'clf__random_state'.*Got a Generator")):
+            call(X, y)
+    assert ledger.spent == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("search,extra", _SEARCHES)
+def test_a_grid_value_carrying_the_privacy_parameters_the_search_sets_is_overridden(
+        search, extra):
+    """An estimator in param_grid carrying an epsilon, seed, label policy or label set (one
+    is listed) other than the estimator's is tuned, those set by the search: every
+    candidate's certificate states the search's epsilon, the released step holds the
+    search's seed, label policy and label set, and the ledger is charged the search's
+    epsilon (budget_for holds it too)."""
+    from dpconvex import epsilon_sweep
+
+    X, y = _unit_rows(120)
+    carried = {"epsilon": 9.0, "random_state": 7, "unknown_labels": "ignore",
+               "classes": [0, 1, 2]}
+    values = [PrivateLogisticRegression(lam=0.1, **carried),
+              PrivateLogisticRegression(lam=1.0, **carried)]
+    ledger = BudgetAccountant(epsilon=10.0, delta=1e-3)
+    tuner = _step_search(search, {"clf": values}, accountant=ledger, **extra)
+    held = tuner.budget_for(X, y)
+    fitted = tuner.fit(X, y)
+    step = fitted.best_estimator_.named_steps["clf"]
+    assert held.epsilon == fitted.certificate_.epsilon == ledger.spent[0] == 1.0
+    assert step.epsilon == step.certificate_.epsilon <= 1.0  # the search's, never 9.0
+    assert (step.random_state, step.unknown_labels, list(step.classes)) == (0, "raise", [0, 1])
+    assert all(part.epsilon <= 1.0 for part in fitted.certificate_.parts)
+    sweep = epsilon_sweep(tuner, X, y, [0.5], random_state=0)
+    assert [[c.epsilon for c in fits] for fits in sweep.certificates] == [[0.5]]  # never 9.0
+
+
+def test_a_grid_of_default_steps_under_a_step_of_another_epsilon_is_fitted_at_the_searchs():
+    """Grid values built with default parameters (epsilon=1.0) under a step at epsilon=0.5
+    are fitted at the search's epsilon=2.0: the certificate and each of its parts state 2.0."""
+    from sklearn.pipeline import Pipeline
+
+    X, y = _unit_rows(120)
+    pipe = Pipeline([("clf", PrivateLogisticRegression(epsilon=0.5))])
+    grid = {"clf": [PrivateLogisticRegression(lam=0.1), PrivateLogisticRegression(lam=1.0)]}
+    fitted = PrivateGridSearch(pipe, grid, epsilon=2.0, classes=[0, 1], random_state=0).fit(X, y)
+    assert fitted.certificate_.epsilon == 2.0
+    assert [part.epsilon for part in fitted.certificate_.parts] == [2.0, 2.0, 2.0]
+    assert fitted.best_estimator_.named_steps["clf"].certificate_.epsilon == 2.0
 
 
 def test_a_grid_value_carrying_the_estimators_privacy_parameters_is_held_as_they_state():

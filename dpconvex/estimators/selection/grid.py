@@ -94,19 +94,20 @@ PRIVACY_PARAMETERS = ("epsilon", "delta", "accountant")
 #: Parameters the search sets on every candidate itself (not allowed in the grid).
 _RESERVED = ("random_state", "unknown_labels", "classes")
 
-#: Why the grid cannot tune each privacy parameter a value of it carries: an estimator value
-#: (a Pipeline's step, say) must carry the estimator's, as the grid cannot name them.
-_CARRIED = {
-    "epsilon": "the search sets it on every candidate",
-    "delta": "it sets the guarantee of every candidate, and the search holds the estimator's",
-    "random_state": "the search hands every candidate its noise",
-    "unknown_labels": "the search gives every candidate its label policy",
-    "classes": "the search gives every candidate one public label set",
-}
+#: The privacy parameters of an estimator value of the grid (a Pipeline's step, say) that the
+#: search sets on every candidate itself, over the value's own: its ``epsilon``, its noise
+#: (``random_state``; a value's may be None or an int, never a generator) and its label policy.
+_SET_BY_THE_SEARCH = ("epsilon", "random_state", "unknown_labels")
 
-#: Of these, the ones an estimator value may leave None: it then takes the search's (its noise,
-#: its public label set), as every candidate does.
-_LEFT_TO_THE_SEARCH = ("random_state", "classes")
+#: Why the grid cannot tune each privacy parameter the search does not set on every candidate:
+#: an estimator value must carry the estimator's (or leave it None: ``classes``), as the grid
+#: cannot name them. ``classes`` is set on every candidate where the search or its estimator
+#: lists a label set, and is carried as stated otherwise.
+_CARRIED = {
+    "delta": "it sets the guarantee of every candidate, and the search holds the estimator's",
+    "classes": "the search lists no label set to give every candidate, and the estimator lists "
+               "none",
+}
 
 #: ``param_grid="auto"``: Λ_auto times these factors (fixed before any data is read).
 AUTO_LAM_FACTORS = (0.25, 1.0, 4.0)
@@ -719,11 +720,11 @@ class SelectedEstimator:
 
         Refused by a ParameterError naming the value: one whose candidate is not shaped as the
         estimator (other keys of the parameters the search sets on every candidate: ``epsilon``,
-        ``accountant``, :data:`_RESERVED`), an estimator carrying privacy parameters other
-        than the estimator's (:meth:`_refuse_carried`), or one whose private step encodes its
-        table by a schema released by ``draft_schema``; by a PrivacyError: one whose candidate
-        would be fitted on a schema read from the data (as the estimator itself is refused:
-        :meth:`_refuse_a_draft`).
+        ``accountant``, :data:`_RESERVED`), an estimator carrying a privacy parameter the
+        search does not set other than the estimator's (:meth:`_refuse_carried`), or one whose
+        private step encodes its table by a schema released by ``draft_schema``; by a
+        PrivacyError: one whose candidate would be fitted on a schema read from the data (as
+        the estimator itself is refused: :meth:`_refuse_a_draft`).
         """
         if isinstance(self.param_grid, str) and self.param_grid == "auto":
             return []
@@ -790,14 +791,24 @@ class SelectedEstimator:
 
     def _refuse_carried(self, key: str, params: dict[str, Any], name: str, owner: str) -> None:
         """Refuse by a ParameterError naming it (``name``) an estimator value of ``param_grid``'s
-        ``key`` whose candidate (``params``: its parameters) carries a privacy parameter
-        (:data:`_CARRIED`: ε, δ, ``random_state``, ``unknown_labels``, ``classes``) other than
-        the estimator's (None for :data:`_LEFT_TO_THE_SEARCH`: the search's): the grid cannot
-        tune these by value, as it cannot by name (its ledger: :meth:`_ledger`)."""
+        ``key`` whose candidate (``params``: its parameters) carries a privacy parameter the
+        search does not set on every candidate (:data:`_CARRIED`: δ; ``classes`` where neither
+        the search nor its estimator lists a label set) other than the estimator's (``classes``
+        may be None), or a generator as its ``random_state``: the grid cannot tune these by
+        value, as it cannot by name. The ones the search sets (:data:`_SET_BY_THE_SEARCH`, and
+        ``classes`` where a set is listed) are overridden on every candidate, whatever the value
+        states; its ledger is the search's (:meth:`_ledger`)."""
         base = self.estimator.get_params(deep=True)
+        listed = self.classes is not None or any(base[inner] is not None
+                                                 for inner in self._keys("classes"))
+        for inner in self._keys("random_state"):
+            if inner.startswith(f"{key}__"):  # overridden, but a generator is never kept
+                check_seed(params[inner], f"{owner} ({name}'s {inner!r})")
         for leaf, why in _CARRIED.items():
+            if leaf == "classes" and listed:  # the listed set is set on every candidate
+                continue
             for inner in self._keys(leaf):
-                left = params[inner] is None and leaf in _LEFT_TO_THE_SEARCH
+                left = params[inner] is None and leaf == "classes"
                 if inner.startswith(f"{key}__") and not left and not _same(params[inner],
                                                                           base[inner]):
                     raise ParameterError(
@@ -1067,14 +1078,16 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         an unfitted clone; any other value a deep copy), never on the caller's object. An
         estimator value (a Pipeline's step, say) may differ from the estimator's in any other
         parameter (``lam``, ``mechanism``, ...: the δ a candidate spends is planned, at most
-        its ``delta``), but carries the estimator's privacy parameters: its ``epsilon``,
-        ``delta``, ``random_state``, ``unknown_labels`` and ``classes`` are the estimator's
-        at that place (``random_state`` and ``classes`` may be None: the search's noise and
-        label set), as the grid cannot tune them by name; the search sets ε, the noise and
-        the label set on every candidate and holds the estimator's δ. A ledger it holds (its
-        ``accountant``) is the search's, charged as the estimator's is (below), and one holding
-        another ledger is refused. Each value is checked before the data are read, and refused
-        by a ParameterError naming it where it carries another privacy parameter, where its
+        its ``delta``). Of its privacy parameters, the search sets these on every candidate,
+        whatever the value states: ``epsilon`` (the search's), ``random_state`` (the search's
+        noise; None or an int, never a generator), ``unknown_labels`` (the search's policy)
+        and ``classes`` where the search or its estimator lists a label set (that set). The
+        ones it does not set must be the estimator's at that place: ``delta`` (the search
+        holds the estimator's), and ``classes`` where no set is listed (None, or the
+        estimator's). A ledger it holds (its ``accountant``) is the search's, charged as the
+        estimator's is (below), and one holding another ledger is refused. Each value is
+        checked before the data are read, and refused by a ParameterError naming it where it
+        carries another ``delta`` or label set, or a generator as its ``random_state``, where its
         candidate is not shaped as the estimator (another kind of step where the search sets
         ``epsilon`` or the parameters above) or its private step would encode the table by a
         schema released by ``draft_schema``, by a PrivacyError where a candidate would be
