@@ -263,11 +263,12 @@ def table_columns(X: Any, caller: str) -> tuple[list[str] | None, list[np.ndarra
     """(names, columns, dtypes) of a table: a pandas DataFrame, a mapping of column name to
     1-D values, or a 2-D array-like (``caller`` opens the messages).
 
-    ``names`` is None for an array or a frame without string column names; each column's values come from
-    :func:`column_array`; the dtypes are the table's own (a pandas ``category``, ``string`` or ``Int64``
-    column keeps its dtype), for the encoder's check against the declarations. Sparse matrices, Dask
-    collections, masked arrays with masked entries and tables without rows are refused with named errors
-    (those of :func:`table_header`).
+    ``names`` is None for an array or a frame without string column names; each column's
+    values come from :func:`column_array`; the dtypes are the table's own (a pandas
+    ``category``, ``string`` or ``Int64`` column keeps its dtype), for the encoder's check
+    against the declarations. Sparse matrices, Dask collections, masked arrays with masked
+    entries and tables without rows are refused with named errors (those of
+    :func:`table_header`, which reads the names, length and dtypes without the values).
     """
     _refuse_collections(X, caller)
     if isinstance(X, Mapping):
