@@ -398,8 +398,12 @@ def check_table_columns(schema: PublicSchema | UniformSchema | None, X: Any,
     """
     if schema is None:
         return None
-    names, n_records, dtypes = table_header(X, caller)
-    _checked_columns(schema, names, dtypes, caller)
+    names, n_records, dtypes = table_header(X, caller, entries=False)
+    try:
+        _checked_columns(schema, names, dtypes, caller)
+    except DataTypeError:  # the encoder reads a sequence of mixed entries as objects, which
+        # every dtype check passes: the dtypes read entry by entry decide
+        _checked_columns(schema, names, table_header(X, caller)[2], caller)
     return n_records, len(dtypes)
 
 

@@ -211,11 +211,12 @@ def _frame_names(X: Any, caller: str) -> list[str] | None:
     return names
 
 
-def _mapping_column(column: Any, name: str, caller: str) -> np.ndarray:
-    """One column of a mapping read by :func:`column_array`, refused unless it is 1-D."""
+def _mapping_column(column: Any, name: str, caller: str, entries: bool = True) -> np.ndarray:
+    """One column of a mapping read by :func:`column_array` (``entries`` False: a sequence as
+    ``np.asarray`` reads it), refused unless it is 1-D."""
     _reject_masked(column, caller, f"column {name!r}")
     try:
-        v = column_array(column)
+        v = column_array(column) if entries else np.asarray(column)
     except (TypeError, ValueError) as exc:
         raise DataValidationError(f"{caller}: column {name!r} is not an array ({exc}).") from None
     _refuse_not_1d(v.shape, name, caller)
@@ -229,15 +230,16 @@ def _refuse_not_1d(shape: tuple[int, ...], name: str, caller: str) -> None:
                                   f"record); got shape {shape}.")
 
 
-def _array_table(X: Any, caller: str) -> np.ndarray:
+def _array_table(X: Any, caller: str, entries: bool = True) -> np.ndarray:
     """X, neither a mapping nor a data frame, as the 2-D array of its values (a NumPy array
-    itself; a sequence as :func:`_as_given` reads it), refused unless it is 2-D and wide."""
+    itself; a sequence as :func:`_as_given` reads it, or as ``np.asarray`` does where
+    ``entries`` is False), refused unless it is 2-D and wide."""
     _reject_masked(X, caller, "X")
     try:
         A = np.asarray(X)
     except (TypeError, ValueError) as exc:  # ragged nested sequences
         raise DataValidationError(f"{caller}: X must be a 2-D table ({exc}).") from None
-    if A.ndim == 2:
+    if A.ndim == 2 and entries:
         A = _as_given(A, X)
     if A.ndim != 2:
         fix = (" A 1-D X is one column: pass X.reshape(-1, 1), or series.to_frame() for a "
@@ -293,7 +295,8 @@ def table_columns(X: Any, caller: str) -> tuple[list[str] | None, list[np.ndarra
     return names, cols, dtypes
 
 
-def table_header(X: Any, caller: str) -> tuple[list[str] | None, int, list[Any]]:
+def table_header(X: Any, caller: str, *, entries: bool = True
+                 ) -> tuple[list[str] | None, int, list[Any]]:
     """(names, number of records, dtypes) of a table, read as :func:`table_columns` reads
     it and refused as it refuses it, without reading the values where the table has them
     typed (``caller`` opens the messages).
@@ -303,7 +306,11 @@ def table_header(X: Any, caller: str) -> tuple[list[str] | None, int, list[Any]]
     a dtype (a NumPy array, a pandas Series) gives its ``dtype``, ``shape`` and ``len``.
     Only what has no dtype is converted, as :func:`table_columns` converts it (its values
     are read to know their type): a sequence (a list of rows, a list as a column of a
-    mapping) and an array-like that is not a NumPy array (``np.asarray``).
+    mapping) and an array-like that is not a NumPy array (``np.asarray``). With ``entries``
+    False a sequence's dtype is NumPy's reading of it, without the walk over its entries that
+    makes it an object column where entries of different types would change each other's
+    value (:func:`_as_given`): the dtype differs from :func:`table_columns`'s only where that
+    one is object.
 
     Examples
     --------
@@ -326,7 +333,7 @@ def table_header(X: Any, caller: str) -> tuple[list[str] | None, int, list[Any]]
                 lengths.append(len(column))
                 dtypes.append(column.dtype)
             else:
-                values = _mapping_column(column, n, caller)
+                values = _mapping_column(column, n, caller, entries)
                 lengths.append(len(values))
                 dtypes.append(values.dtype)
         if len(set(lengths)) > 1:
@@ -336,7 +343,7 @@ def table_header(X: Any, caller: str) -> tuple[list[str] | None, int, list[Any]]
         names = _frame_names(X, caller)
         n_records, dtypes = len(X), list(X.dtypes)
     else:
-        A = _array_table(X, caller)
+        A = _array_table(X, caller, entries)
         names, n_records, dtypes = None, A.shape[0], [A.dtype] * A.shape[1]
     _refuse_empty(n_records, len(dtypes), caller)
     return names, n_records, dtypes

@@ -853,6 +853,25 @@ def test_plan_for_takes_a_mapping_of_the_schemas_columns_as_the_encoder_does():
     assert str(plan) == str(door.plan_for(pd.DataFrame(columns), y))
 
 
+def test_plan_for_reads_a_list_of_rows_of_mixed_entries_as_the_encoder_does():
+    """A list of rows of text and numbers, which NumPy would make one text array, is read entry
+    by entry as the encoder reads it (objects, which no dtype check refuses): plan_for plans
+    it, and the encoder refuses its values, not its dtype; all text is refused by both."""
+    schema = dp.PublicSchema({"a": dp.Numeric(0, 1), "b": dp.Numeric(0, 1)})
+    door = dp.PrivateClassifier(schema=schema, classes=[0, 1], epsilon=1.0)
+    y = np.arange(40) % 2
+    rows = [["0.5", 0.25], [0.75, 1.0]] * 20
+    with pytest.raises(dp.DataTypeError, match=r"'a' must be an array of numbers; it holds "
+                       r"strings or bytes \(in an object array\)"):
+        dp.PublicEncoder(schema).fit(rows)
+    plan = door.plan_for(rows, y)
+    assert (plan.n, plan.n_features) == (40, 2)
+    for call in (lambda: dp.PublicEncoder(schema).fit([["0.5", "0.25"]] * 40),
+                 lambda: door.plan_for([["0.5", "0.25"]] * 40, y)):
+        with pytest.raises(dp.DataTypeError, match="'a' is declared Numeric but holds text"):
+            call()
+
+
 def test_certify_refuses_a_uniform_schemas_width_no_array_holds_as_plan_does():
     """Without rows, a width whose table n rows of a numpy array hold but whose n rows of
     encoded features none holds (5 features a column) is refused by certify with plan's words
