@@ -41,7 +41,7 @@ from ..errors import (
 from .ranged_rows import RangedRows
 from .row_scaling import check_row_norm, normalize_rows
 from .schema import OTHER, PublicSchema, UniformSchema, _names_shown
-from .tables import dtype_kind, integer_text, is_missing, table_columns
+from .tables import dtype_kind, integer_text, is_missing, table_columns, table_header
 
 __all__ = ["PublicEncoder", "category_codes", "check_columns", "check_table_columns", "encode",
            "encode_parts"]
@@ -354,12 +354,15 @@ def check_table_columns(schema: PublicSchema | UniformSchema | None, X: Any,
     encoder is fitted (a front door's ``plan_for``, a search's ``fit``) accepts and refuses
     the tables the encoder's ``fit`` does, in its own words.
 
-    The table's columns (:func:`~dpconvex.data.tables.table_columns`: a mapping's keys, a
-    data frame's names, a 2-D array's width; a sparse matrix, a Dask collection, a mapping
-    keyed by other than str, repeated names and a table without records refused), the
-    schema's columns (:func:`check_columns`; a uniform schema: the columns it gives the
-    table) and each column's dtype against its declaration. The values are not checked
-    (the encoder's refusals of NaN or missing values are its ``fit``'s).
+    The table's header (:func:`~dpconvex.data.tables.table_header`: a mapping's keys, a
+    data frame's names, a 2-D array's width, the number of records and each column's
+    dtype; a sparse matrix, a Dask collection, a mapping keyed by other than str, repeated
+    names and a table without records refused), the schema's columns
+    (:func:`check_columns`; a uniform schema: the columns it gives the table) and each
+    column's dtype against its declaration. The values are not checked (the encoder's
+    refusals of NaN or missing values are its ``fit``'s), and a data frame, a NumPy array
+    or a mapping of typed columns is neither copied nor read value by value: only a
+    sequence without a dtype is converted, as the encoder converts it.
 
     Parameters
     ----------
@@ -395,9 +398,13 @@ def check_table_columns(schema: PublicSchema | UniformSchema | None, X: Any,
     """
     if schema is None:
         return None
-    names, cols, dtypes = table_columns(X, caller)
-    _checked_columns(schema, names, dtypes, caller)
-    return len(cols[0]), len(cols)
+    names, n_records, dtypes = table_header(X, caller, entries=False)
+    try:
+        _checked_columns(schema, names, dtypes, caller)
+    except DataTypeError:  # the encoder reads a sequence of mixed entries as objects, which
+        # every dtype check passes: the dtypes read entry by entry decide
+        _checked_columns(schema, names, table_header(X, caller)[2], caller)
+    return n_records, len(dtypes)
 
 
 def _checked_columns(schema: PublicSchema | UniformSchema, names: list[str] | None,

@@ -26,6 +26,7 @@ __all__ = [
     "is_missing",
     "number_values",
     "table_columns",
+    "table_header",
 ]
 
 
@@ -166,15 +167,8 @@ def column_array(column: Any) -> np.ndarray:
     return values
 
 
-def table_columns(X: Any, caller: str) -> tuple[list[str] | None, list[np.ndarray], list[Any]]:
-    """(names, columns, dtypes) of a table: a pandas DataFrame, a mapping of column name to
-    1-D values, or a 2-D array-like (``caller`` opens the messages).
-
-    ``names`` is None for an array or a frame without string column names; each column's values come from
-    :func:`column_array`; the dtypes are the table's own (a pandas ``category``, ``string`` or ``Int64``
-    column keeps its dtype), for the encoder's check against the declarations. Sparse matrices, Dask
-    collections, masked arrays with masked entries and tables without rows are refused with named errors.
-    """
+def _refuse_collections(X: Any, caller: str) -> None:
+    """Refuse a Dask collection and a sparse matrix (``caller`` opens the messages)."""
     if is_dask_collection(X):
         first = ("draft the schema on rows in memory (df.compute(), or a sample of the rows), "
                  "then encode" if caller.startswith("draft_schema") else "encode")
@@ -187,37 +181,106 @@ def table_columns(X: Any, caller: str) -> tuple[list[str] | None, list[np.ndarra
             f"{caller}: takes a table of raw columns (a pandas DataFrame, a mapping "
             "of columns or a 2-D array), not a sparse matrix."
         )
+
+
+def _is_frame(X: Any) -> bool:
+    """Whether X is read as a data frame: named columns, taken by position."""
+    return hasattr(X, "columns") and hasattr(X, "iloc") and getattr(X, "ndim", 2) == 2
+
+
+def _mapping_names(X: Mapping, caller: str) -> list[str]:
+    """The keys of a mapping of columns, refused unless they are all column names (str)."""
+    names = list(X)
+    if not all(isinstance(n, str) for n in names):
+        raise DataTypeError(
+            f"{caller}: the keys of a mapping of columns must be column names (str)."
+        )
+    return names
+
+
+def _frame_names(X: Any, caller: str) -> list[str] | None:
+    """A data frame's column names (None: not all strings), refused when a name repeats."""
+    names = feature_names_of(X, caller)
+    names = None if names is None else [str(n) for n in names]
+    # public
+    if names is not None and (repeated := sorted({n for n in names if names.count(n) > 1})):
+        raise DataValidationError(
+            f"{caller}: the table repeats column name(s) {repeated!r}; name "
+            "each column once (declarations and budgets go by name)."
+        )
+    return names
+
+
+def _mapping_column(column: Any, name: str, caller: str, entries: bool = True) -> np.ndarray:
+    """One column of a mapping read by :func:`column_array` (``entries`` False: a sequence as
+    ``np.asarray`` reads it), refused unless it is 1-D."""
+    _reject_masked(column, caller, f"column {name!r}")
+    try:
+        v = column_array(column) if entries else np.asarray(column)
+    except (TypeError, ValueError) as exc:
+        raise DataValidationError(f"{caller}: column {name!r} is not an array ({exc}).") from None
+    _refuse_not_1d(v.shape, name, caller)
+    return v
+
+
+def _refuse_not_1d(shape: tuple[int, ...], name: str, caller: str) -> None:
+    """Refuse a column of a mapping whose shape is not one value per record."""
+    if len(shape) != 1:
+        raise DataValidationError(f"{caller}: column {name!r} must be 1-D (one value per "
+                                  f"record); got shape {shape}.")
+
+
+def _array_table(X: Any, caller: str, entries: bool = True) -> np.ndarray:
+    """X, neither a mapping nor a data frame, as the 2-D array of its values (a NumPy array
+    itself; a sequence as :func:`_as_given` reads it, or as ``np.asarray`` does where
+    ``entries`` is False), refused unless it is 2-D and wide."""
+    _reject_masked(X, caller, "X")
+    try:
+        A = np.asarray(X)
+    except (TypeError, ValueError) as exc:  # ragged nested sequences
+        raise DataValidationError(f"{caller}: X must be a 2-D table ({exc}).") from None
+    if A.ndim == 2 and entries:
+        A = _as_given(A, X)
+    if A.ndim != 2:
+        fix = (" A 1-D X is one column: pass X.reshape(-1, 1), or series.to_frame() for a "
+               "pandas Series." if A.ndim == 1 else "")
+        raise DataValidationError(
+            f"{caller}: X must be 2-D (one row per record, one column per "
+            f"schema column); got shape {A.shape}. Reshape your data.{fix}"
+        )
+    if A.shape[1] == 0:
+        raise DataValidationError(
+            f"{caller}: X has 0 feature(s) (shape={A.shape}) while a minimum of 1 is required."
+        )
+    return A
+
+
+def _refuse_empty(n: int, width: int, caller: str) -> None:
+    """Refuse a table without records or without columns."""
+    if width == 0 or n == 0:
+        raise DataValidationError(f"{caller}: X has no records or no columns.")
+
+
+def table_columns(X: Any, caller: str) -> tuple[list[str] | None, list[np.ndarray], list[Any]]:
+    """(names, columns, dtypes) of a table: a pandas DataFrame, a mapping of column name to
+    1-D values, or a 2-D array-like (``caller`` opens the messages).
+
+    ``names`` is None for an array or a frame without string column names; each column's
+    values come from :func:`column_array`; the dtypes are the table's own (a pandas
+    ``category``, ``string`` or ``Int64`` column keeps its dtype), for the encoder's check
+    against the declarations. Sparse matrices, Dask collections, masked arrays with masked
+    entries and tables without rows are refused with named errors (those of
+    :func:`table_header`, which reads the names, length and dtypes without the values).
+    """
+    _refuse_collections(X, caller)
     if isinstance(X, Mapping):
-        names = list(X)
-        if not all(isinstance(n, str) for n in names):
-            raise DataTypeError(
-                f"{caller}: the keys of a mapping of columns must be column names (str)."
-            )
-        cols, dtypes = [], []
-        for n in names:
-            _reject_masked(X[n], caller, f"column {n!r}")
-            try:
-                v = column_array(X[n])
-            except (TypeError, ValueError) as exc:
-                raise DataValidationError(
-                    f"{caller}: column {n!r} is not an array ({exc})."
-                ) from None
-            if v.ndim != 1:
-                raise DataValidationError(f"{caller}: column {n!r} must be 1-D (one value per "
-                                          f"record); got shape {v.shape}.")
-            cols.append(v)
-            dtypes.append(getattr(X[n], "dtype", v.dtype))
+        names = _mapping_names(X, caller)
+        cols = [_mapping_column(X[n], n, caller) for n in names]
+        dtypes = [getattr(X[n], "dtype", v.dtype) for n, v in zip(names, cols, strict=True)]
         if len({len(v) for v in cols}) > 1:
             raise DataValidationError(f"{caller}: the columns have different numbers of records.")
-    elif hasattr(X, "columns") and hasattr(X, "iloc") and getattr(X, "ndim", 2) == 2:
-        names = feature_names_of(X, caller)
-        names = None if names is None else [str(n) for n in names]
-        # public
-        if names is not None and (repeated := sorted({n for n in names if names.count(n) > 1})):
-            raise DataValidationError(
-                f"{caller}: the table repeats column name(s) {repeated!r}; name "
-                "each column once (declarations and budgets go by name)."
-            )
+    elif _is_frame(X):
+        names = _frame_names(X, caller)
         try:
             series = [X.iloc[:, k] for k in range(X.shape[1])]
             cols = [column_array(c) for c in series]
@@ -225,29 +288,65 @@ def table_columns(X: Any, caller: str) -> tuple[list[str] | None, list[np.ndarra
             raise DataValidationError(f"{caller}: cannot read the columns of X ({exc}).") from None
         dtypes = [c.dtype for c in series]
     else:
-        _reject_masked(X, caller, "X")
-        try:
-            A = np.asarray(X)
-        except (TypeError, ValueError) as exc:  # ragged nested sequences
-            raise DataValidationError(f"{caller}: X must be a 2-D table ({exc}).") from None
-        if A.ndim == 2:
-            A = _as_given(A, X)
-        if A.ndim != 2:
-            fix = (" A 1-D X is one column: pass X.reshape(-1, 1), or series.to_frame() for a "
-                   "pandas Series." if A.ndim == 1 else "")
-            raise DataValidationError(
-                f"{caller}: X must be 2-D (one row per record, one column per "
-                f"schema column); got shape {A.shape}. Reshape your data.{fix}"
-            )
+        A = _array_table(X, caller)
         names, cols = None, [A[:, k] for k in range(A.shape[1])]
         dtypes = [A.dtype] * A.shape[1]
-        if A.shape[1] == 0:
-            raise DataValidationError(
-                f"{caller}: X has 0 feature(s) (shape={A.shape}) while a minimum of 1 is required."
-            )
-    if not cols or len(cols[0]) == 0:
-        raise DataValidationError(f"{caller}: X has no records or no columns.")
+    _refuse_empty(len(cols[0]) if cols else 0, len(cols), caller)
     return names, cols, dtypes
+
+
+def table_header(X: Any, caller: str, *, entries: bool = True
+                 ) -> tuple[list[str] | None, int, list[Any]]:
+    """(names, number of records, dtypes) of a table, read as :func:`table_columns` reads
+    it and refused as it refuses it, without reading the values where the table has them
+    typed (``caller`` opens the messages).
+
+    A pandas DataFrame gives its names, ``len(X)`` and ``list(X.dtypes)``, and a NumPy
+    array its shape and dtype, with no value read or copied; a column of a mapping that has
+    a dtype (a NumPy array, a pandas Series) gives its ``dtype``, ``shape`` and ``len``.
+    Only what has no dtype is converted, as :func:`table_columns` converts it (its values
+    are read to know their type): a sequence (a list of rows, a list as a column of a
+    mapping) and an array-like that is not a NumPy array (``np.asarray``). With ``entries``
+    False a sequence's dtype is NumPy's reading of it, without the walk over its entries that
+    makes it an object column where entries of different types would change each other's
+    value (:func:`_as_given`): the dtype differs from :func:`table_columns`'s only where that
+    one is object.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dpconvex.data.tables import table_header
+    >>> table_header(pd.DataFrame({"a": [1.0, 2.0], "b": [3, 4]}), "Demo.plan_for")
+    (['a', 'b'], 2, [dtype('float64'), dtype('int64')])
+    >>> table_header([[1, 2], [3, 4], [5, 6]], "Demo.plan_for")
+    (None, 3, [dtype('int64'), dtype('int64')])
+    """
+    _refuse_collections(X, caller)
+    if isinstance(X, Mapping):
+        names = _mapping_names(X, caller)
+        lengths, dtypes = [], []
+        for n in names:
+            column = X[n]
+            if hasattr(column, "dtype") and isinstance(getattr(column, "shape", None), tuple):
+                _reject_masked(column, caller, f"column {n!r}")  # typed: its header alone
+                _refuse_not_1d(column.shape, n, caller)
+                lengths.append(len(column))
+                dtypes.append(column.dtype)
+            else:
+                values = _mapping_column(column, n, caller, entries)
+                lengths.append(len(values))
+                dtypes.append(values.dtype)
+        if len(set(lengths)) > 1:
+            raise DataValidationError(f"{caller}: the columns have different numbers of records.")
+        n_records = lengths[0] if lengths else 0
+    elif _is_frame(X):
+        names = _frame_names(X, caller)
+        n_records, dtypes = len(X), list(X.dtypes)
+    else:
+        A = _array_table(X, caller, entries)
+        names, n_records, dtypes = None, A.shape[0], [A.dtype] * A.shape[1]
+    _refuse_empty(n_records, len(dtypes), caller)
+    return names, n_records, dtypes
 
 
 def dtype_kind(dtype: Any) -> str:

@@ -846,3 +846,24 @@ def test_an_empty_vocabulary_encodes_the_other_slot_only():
     assert schema.feature_names == ("plan=<other>",)
     with pytest.raises(ParameterError, match="must list a category when other=False"):
         Categorical((), other=False)
+
+
+@pytest.mark.parametrize("table", ["frame", "array", "typed mapping", "mapping of lists",
+                                   "list of rows", "list of mixed rows"])
+def test_a_tables_header_is_the_columns_names_length_and_dtypes(table):
+    """table_header gives what table_columns reads of the same table (names, number of
+    records, each column's dtype), the header the encoder's checks before values use."""
+    pd = pytest.importorskip("pandas")
+    from dpconvex.data.tables import table_columns, table_header
+
+    codes = np.arange(6) % 2
+    X = {"frame": lambda: pd.DataFrame({"a": pd.Categorical.from_codes(codes, ["u", "v"]),
+                                        "b": pd.array([1, None, 3, 4, 5, 6], dtype="Int64"),
+                                        "c": pd.date_range("2020", periods=6, tz="UTC")}),
+         "array": lambda: np.zeros((6, 3), dtype=np.float32),
+         "typed mapping": lambda: {"a": codes, "b": pd.Series(["u", "v"] * 3, dtype="string")},
+         "mapping of lists": lambda: {"a": [1.0, "x"] * 3, "b": [True, 2] * 3},
+         "list of rows": lambda: [[1, 2.5]] * 6,
+         "list of mixed rows": lambda: [[1.0, "x"]] * 6}[table]()
+    names, cols, dtypes = table_columns(X, "Demo.plan_for")
+    assert table_header(X, "Demo.plan_for") == (names, len(cols[0]), dtypes)

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
-from _helpers import certificate_facts
+from _helpers import certificate_facts, traced_peak
 from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from sklearn.utils import estimator_checks
@@ -853,20 +853,77 @@ def test_plan_for_takes_a_mapping_of_the_schemas_columns_as_the_encoder_does():
     assert str(plan) == str(door.plan_for(pd.DataFrame(columns), y))
 
 
+def test_plan_for_reads_a_list_of_rows_of_mixed_entries_as_the_encoder_does():
+    """A list of rows of text and numbers, which NumPy would make one text array, is read entry
+    by entry as the encoder reads it (objects, which no dtype check refuses): plan_for plans
+    it, and the encoder refuses its values, not its dtype; all text is refused by both."""
+    schema = dp.PublicSchema({"a": dp.Numeric(0, 1), "b": dp.Numeric(0, 1)})
+    door = dp.PrivateClassifier(schema=schema, classes=[0, 1], epsilon=1.0)
+    y = np.arange(40) % 2
+    rows = [["0.5", 0.25], [0.75, 1.0]] * 20
+    with pytest.raises(dp.DataTypeError, match=r"'a' must be an array of numbers; it holds "
+                       r"strings or bytes \(in an object array\)"):
+        dp.PublicEncoder(schema).fit(rows)
+    plan = door.plan_for(rows, y)
+    assert (plan.n, plan.n_features) == (40, 2)
+    for call in (lambda: dp.PublicEncoder(schema).fit([["0.5", "0.25"]] * 40),
+                 lambda: door.plan_for([["0.5", "0.25"]] * 40, y)):
+        with pytest.raises(dp.DataTypeError, match="'a' is declared Numeric but holds text"):
+            call()
+
+
 def test_certify_refuses_a_uniform_schemas_width_no_array_holds_as_plan_does():
-    """Without rows, a width whose n rows of encoded features no numpy array holds is refused
-    by certify with plan's words (ParameterError), before arrays of that width are made."""
+    """Without rows, a width whose table n rows of a numpy array hold but whose n rows of
+    encoded features none holds (5 features a column) is refused by certify with plan's words
+    (ParameterError, the encoded features named), before arrays of that width are made."""
     schema = dp.PublicSchema.every_column(dp.Categorical(("A", "C", "G", "T")))
     door = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], schema=schema)
-    for width in (10**18, 10**17):  # the table's columns beyond, then only its features
-        said = []
-        for method, call in (("plan", lambda w: door.plan(1000, n_features=w)),
-                             ("certify", lambda w: door.certify(n=1000, n_features=w))):
-            with pytest.raises(dp.ParameterError, match="more than one numpy array holds") \
-                    as refused:
-                call(width)
-            said.append(str(refused.value).removeprefix(f"PrivateClassifier.{method}: "))
-        assert said[0] == said[1]
+    width = 5 * 10**14  # 1000 x (width + 1) x 8 bytes within numpy's reach, 5 times that not
+    said = []
+    for method, call in (("plan", lambda: door.plan(1000, n_features=width)),
+                         ("certify", lambda: door.certify(n=1000, n_features=width))):
+        with pytest.raises(dp.ParameterError, match="more than one numpy array holds") as refused:
+            call()
+        said.append(str(refused.value).removeprefix(f"PrivateClassifier.{method}: "))
+    assert said[0] == said[1]
+    assert "rows of 2,500,000,000,000,000 features" in said[1]
+
+
+def test_certify_names_the_columns_of_a_table_no_array_holds():
+    """Without rows, a table whose n rows of its columns no numpy array holds is refused by
+    certify in its columns, the n_features given (the encoded features are more)."""
+    schema = dp.PublicSchema.every_column(dp.Categorical(("A", "C", "G", "T")))
+    door = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], schema=schema)
+    with pytest.raises(dp.ParameterError, match=r"^PrivateClassifier\.certify: its checks hold n "
+                       r"= 1,000 rows of 100,000,000,000,000,000 columns, more than one numpy"):
+        door.certify(n=1000, n_features=10**17)
+
+
+def test_plan_for_reads_a_typed_table_without_a_copy_of_its_values():
+    """plan_for with a schema reads a data frame's header: columns of category or string dtype
+    are not converted (an object copy of one column is n x 8 bytes of pointers; the peak stays
+    below it), and a date column declared Numeric is refused from its dtype alone."""
+    n = 200_000
+    codes = np.arange(n) % 2
+    schema = dp.PublicSchema({c: dp.Categorical(("u", "v")) for c in "abcd"})
+    door = dp.PrivateClassifier(schema=schema, classes=[0, 1], epsilon=1.0)
+    door.plan_for(pd.DataFrame({c: ["u", "v"] for c in "abcd"}), [0, 1])  # imports, caches
+    for column in (pd.Categorical.from_codes(codes, ["u", "v"]),
+                   pd.array(np.where(codes, "u", "v"), dtype="string")):
+        X = pd.DataFrame({c: column for c in "abcd"})
+        plan, peak = traced_peak(lambda X=X: door.plan_for(X, codes))
+        assert (plan.n, plan.n_features) == (n, 12)
+        assert peak < n * 8, peak
+    dates = dp.PrivateClassifier(schema=dp.PublicSchema({"a": dp.Numeric(0, 1),
+                                                         "t": dp.Numeric(0, 1)}), classes=[0, 1])
+    X = pd.DataFrame({"a": np.zeros(n), "t": pd.date_range("2020-01-01", periods=n, freq="s",
+                                                           tz="UTC")})
+
+    def refused():
+        with pytest.raises(dp.DataTypeError, match="'t' is declared Numeric but holds dates"):
+            dates.plan_for(X, codes)
+
+    assert traced_peak(refused)[1] < n * 8
 
 
 def test_plan_and_certify_name_the_columns_and_features_arrays_too_large_for_memory(
