@@ -243,3 +243,19 @@ def test_a_solve_within_the_template_tolerance_but_not_kappa_g_over_n_is_refused
         with pytest.raises(SolverError, match="1e-07.*covers a solve within kappa"):
             mech.run(t, mech.calibrate(t, budget), _Accepted(), np.random.default_rng(0))
         assert t.residual_tol == 1e-6
+
+
+class _FixedTolerance(_Accepted):
+    """The same point, from a backend naming a CVXPY solver (fixed tolerances)."""
+
+    solvers = ("clarabel",)
+
+
+def test_a_fixed_tolerance_solver_missing_kappa_g_over_n_is_told_to_use_the_native_one():
+    t, _ = _neighbours(10_000)
+    mech = get_mechanism("output")
+    with pytest.raises(SolverError, match="clarabel solve to fixed.*use solver='native'"):
+        mech.run(t, mech.calibrate(t, Budget(1.0)), _FixedTolerance(), np.random.default_rng(0))
+    with pytest.raises(SolverError) as refused:
+        mech.run(t, mech.calibrate(t, Budget(1.0)), _Accepted(), np.random.default_rng(0))
+    assert "solver='native'" not in str(refused.value).split("Try")[0]

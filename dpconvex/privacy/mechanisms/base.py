@@ -1278,6 +1278,23 @@ def _restorer(template: ObjectiveTemplate) -> Callable[[], None]:
     return lambda: setattr(template, "residual_tol", value)
 
 
+#: The CVXPY solvers: fixed tolerances of their own, never aimed at a release's tolerance.
+_FIXED_TOLERANCE_SOLVERS = frozenset({"clarabel", "scs"})
+
+
+def _output_proof(backend: Backend) -> str:
+    """What output perturbation's noise covers, in a refused solve's message, and where the
+    backend's solvers keep fixed tolerances (Clarabel, SCS), the native solver to use."""
+    proof = ("the noise of output perturbation covers a solve within kappa*G/(n*mu) of the "
+             "exact minimizer only")
+    fixed = sorted(_FIXED_TOLERANCE_SOLVERS & {str(s).lower()
+                                               for s in getattr(backend, "solvers", ())})
+    if fixed:
+        proof += (f"; {' and '.join(fixed)} solve to fixed tolerances of their own, not to "
+                  "kappa*G/n, which falls as 1/n: use solver='native', which aims at it")
+    return proof
+
+
 @contextlib.contextmanager
 def _aiming_at(template: ObjectiveTemplate, tol: float | None,
                caller: str = "ExactMinimizer.run") -> Iterator[None]:
@@ -1509,9 +1526,7 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
                 tol=tol,
                 caller=f"{type(self).__name__}.run",
                 backend=backend,
-                proof=None if aim is None else (
-                    "the noise of output perturbation covers a solve within kappa*G/(n*mu) of "
-                    "the exact minimizer only"),
+                proof=None if aim is None else _output_proof(backend),
             )
         if self.placement == "output":
             assert cal is not None
