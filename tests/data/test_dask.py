@@ -411,7 +411,7 @@ def test_the_certificate_states_the_backend_not_the_chunking():
     assert str(certs[0].row_map) == str(certs[1].row_map)
 
 
-def test_a_dask_frame_through_the_safeguard_warns_nothing():
+def test_a_dask_frame_through_the_safeguard_warns_nothing_but_the_public_plan_warning():
     frame = pd.DataFrame(_data(400, 2, seed=6)[0], columns=["a", "b"])
     y = (frame["a"] > 0).astype(int).to_numpy()
     with dask.config.set(scheduler="synchronous"), warnings.catch_warnings():

@@ -54,12 +54,10 @@ def test_native_and_clarabel_honour_the_set_and_agree(constraints, inside, mecha
     np.testing.assert_allclose(fits[0].coef_, fits[1].coef_, atol=1e-3)
 
 
-@pytest.mark.parametrize("mechanism", ["objective", "output"])
-def test_native_projected_newton_and_clarabel_agree_over_a_set_stated_in_cvxpy(mechanism):
-    # the unconstrained fit on these data (either mechanism) has w[0] - w[1] above 5: the
-    # set binds
+def test_native_projected_newton_and_clarabel_agree_over_a_set_stated_in_cvxpy():
+    # the unconstrained fit on these data has w[0] - w[1] above 5: the set binds
     X, y = _binary(n=400)
-    fits = [dp.PrivateLogisticRegression(epsilon=2.0, mechanism=mechanism, classes=[0, 1],
+    fits = [dp.PrivateLogisticRegression(epsilon=2.0, mechanism="objective", classes=[0, 1],
                                          constraints=lambda w: [w[0] - w[1] <= 4, w[2] >= 0],
                                          solver=solver, random_state=0).fit(X, y)
             for solver in ("native", "clarabel")]
@@ -210,22 +208,32 @@ def _ball_orthant_projection(x):
 
 
 @pytest.mark.parametrize("stated", [_POLYHEDRON, _BALL_ORTHANT], ids=["A w <= b", "ball and orthant"])
-@pytest.mark.parametrize("mechanism", ["objective", "output"])
-def test_the_cvxpy_backends_honour_any_dcp_set(stated, mechanism):
+def test_the_cvxpy_backends_honour_any_dcp_set(stated):
     # the unconstrained fit on these data misses both sets by more than 3
     constraints, slack = stated
     X, y = _binary(n=400, d=3)
-    fits = [dp.PrivateLogisticRegression(epsilon=2.0, mechanism=mechanism, classes=[0, 1],
+    fits = [dp.PrivateLogisticRegression(epsilon=2.0, mechanism="objective", classes=[0, 1],
                                          constraints=constraints, solver=solver,
                                          random_state=0).fit(X, y)
             for solver in ("clarabel", "scs")]
     for model in fits:
         assert np.all(slack(model.coef_[0]) <= _FEASIBLE)
         assert not model.certificate_.line(ParameterSet).exact_projection  # a CVXPY set
-    # the same noise: both reach the minimizer over the set (objective) or the same noisy
-    # point projected (output), within what the residual check <= 1e-6 leaves (|| . || <=
-    # (1 + L)/μ · 1e-6, under 1e-3 here)
+    # the same noise: both reach the minimizer over the set, within what the residual check
+    # <= 1e-6 leaves (|| . || <= (1 + L)/μ · 1e-6, under 1e-3 here)
     np.testing.assert_allclose(fits[0].coef_, fits[1].coef_, atol=1e-3)
+
+
+@pytest.mark.parametrize("mechanism, delta", [("output", 0.0), ("gaussian_output", 1e-6)])
+def test_output_perturbation_over_a_set_stated_in_cvxpy_is_refused(mechanism, delta):
+    # no residual bounds the distance to the minimizer over the set: the noise covers no solve
+    X, y = _binary(n=200, d=3)
+    model = dp.PrivateLogisticRegression(epsilon=1.0, delta=delta, mechanism=mechanism,
+                                         classes=[0, 1], constraints=_POLYHEDRON[0],
+                                         random_state=0)
+    with pytest.raises(dp.PrivacyError, match="Use objective perturbation"):
+        model.fit(X, y)
+    assert not hasattr(model, "coef_")
 
 
 def test_the_certificate_states_the_cvxpy_set():

@@ -11,21 +11,26 @@ template), and compute the worst-case privacy loss of the output densities in cl
 from __future__ import annotations
 
 import math
+import threading
 
+import cvxpy as cp
 import numpy as np
 import pytest
 from scipy.stats import norm
 
-from dpconvex.errors import SolverError
+from dpconvex.errors import PrivacyError, SolverError
+from dpconvex.objectives import CVXPYSet
 from dpconvex.objectives.losses import get_loss
 from dpconvex.privacy.accounting.analytic_gaussian import analytic_gaussian_sigma
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms import get_mechanism
 from dpconvex.privacy.mechanisms.base import (
     OUTPUT_SOLVE_MARGIN,
+    _aiming_at,
     calibrate_output_perturbation,
     output_release_tolerance,
 )
+from dpconvex.privacy.release import release
 from dpconvex.solvers import LbfgsNewton
 from dpconvex.solvers.registry import SolveResult, SolveStatus
 from dpconvex.templates.linear_erm import LinearERMTemplate
@@ -71,9 +76,9 @@ def test_the_worst_case_laplace_loss_is_epsilon_with_the_margin_and_above_withou
     assert loss <= eps * (1.0 + 1e-9)
     # the calibration without the margin, with the tolerance the residual check had alone
     # (the template's residual_tol): the accepted points give more than ε
-    old = calibrate_output_perturbation(eps, n, t.privacy_constants(), margin=0.0)
-    old_gap = _farthest_accepted(t, t2, t.residual_tol)
-    assert old.noise_rate * old_gap > eps * (1.0 + 0.5 * n * t.residual_tol)
+    exact = calibrate_output_perturbation(eps, n, t.privacy_constants(), margin=0.0)
+    uncovered = _farthest_accepted(t, t2, t.residual_tol)
+    assert exact.noise_rate * uncovered > eps * (1.0 + 0.5 * n * t.residual_tol)
 
 
 def _gaussian_delta(eps: float, shift: float, sigma: float) -> float:
@@ -91,13 +96,27 @@ def test_the_worst_case_gaussian_delta_meets_delta_with_the_margin_and_not_witho
     sigma = cal.extra["noise std"]
     assert _gaussian_delta(eps, _farthest_accepted(t, t2, tol), sigma) <= delta * (1 + 1e-6)
     # σ for the exact minimizers' 2G/(nμ) alone, the tolerance the template's residual_tol
-    old_sigma = analytic_gaussian_sigma(eps, delta, 2.0 / (n * LAM))
-    assert old_sigma == pytest.approx(sigma / (1.0 + OUTPUT_SOLVE_MARGIN), rel=1e-9)
-    old = _gaussian_delta(eps, _farthest_accepted(t, t2, t.residual_tol), old_sigma)
-    assert old > 1.2 * delta  # 1.2e-6 at n = 10⁴ (the gap 2·1e-6/μ against 2G/(nμ) = 2e-5)
+    exact_sigma = analytic_gaussian_sigma(eps, delta, 2.0 / (n * LAM))
+    assert exact_sigma == pytest.approx(sigma / (1.0 + OUTPUT_SOLVE_MARGIN), rel=1e-9)
+    uncovered = _gaussian_delta(eps, _farthest_accepted(t, t2, t.residual_tol), exact_sigma)
+    assert uncovered > 1.2 * delta  # 1.2e-6 at n = 10⁴ (the gap 2·1e-6/μ against 2G/(nμ) = 2e-5)
 
 
-def test_the_tolerance_is_kappa_g_over_n_and_the_solver_aims_at_it():
+class _AtTheTolerance:
+    """A backend that stops exactly at the tolerance it is given: the point of residual
+    0.99 × ``template.residual_tol`` read when it solves (the shipped backends aim at a fraction
+    of it), so a release passes the accuracy check only if the solve was asked for γ(n)."""
+
+    solvers = ("stub",)
+
+    def solve(self, template, b, extra_reg=0.0, **_):
+        x = np.array([float(np.sum(template.y)) / (template.n * LAM)
+                      + 0.99 * template.residual_tol / LAM])
+        return SolveResult(x=x, status=SolveStatus.OPTIMAL, objective=0.0,
+                           residual=float(template.residual(x, None)), solver="stub")
+
+
+def test_the_tolerance_is_kappa_g_over_n_and_the_solver_is_given_it():
     t, _ = _neighbours(10_000)
     mech = get_mechanism("output")
     cal = mech.calibrate(t, Budget(1.0))
@@ -105,11 +124,104 @@ def test_the_tolerance_is_kappa_g_over_n_and_the_solver_aims_at_it():
     assert tol == pytest.approx(OUTPUT_SOLVE_MARGIN / 10_000, rel=1e-9)
     assert tol < t.residual_tol
     assert radius == pytest.approx(OUTPUT_SOLVE_MARGIN / (10_000 * LAM), rel=1e-12)
-    _, res, noised = mech.run(t, cal, LbfgsNewton(), np.random.default_rng(0))
-    assert noised and res.residual <= tol and t.residual_tol == 1e-6  # restored
+    # a backend stopping at 0.99 x the tolerance it reads passes only if it was given γ(n)
+    _, res, noised = mech.run(t, cal, _AtTheTolerance(), np.random.default_rng(0))
+    assert noised and tol / 2 < res.residual <= tol and t.residual_tol == 1e-6  # restored
     assert "residual_tol" not in vars(t)
+    _, res, _ = mech.run(t, cal, LbfgsNewton(), np.random.default_rng(0))
     line = mech.solve_conditions(t, res, cal)[0]
     assert line.holds and "covered" in line.detail and "uncovered" not in line.detail
+
+
+class _PropertyTolerance(LinearERMTemplate):
+    """A template serving ``residual_tol`` through a property with a setter."""
+
+    @property
+    def residual_tol(self):
+        return self.__dict__.get("_tol", 1e-6)
+
+    @residual_tol.setter
+    def residual_tol(self, value):
+        self.__dict__["_tol"] = value
+
+
+class _ClassTolerance(LinearERMTemplate):
+    """A template whose ``residual_tol`` is its class's attribute, 2e-6."""
+
+    residual_tol = 2e-6
+
+
+@pytest.mark.parametrize("kind", [_PropertyTolerance, _ClassTolerance, LinearERMTemplate])
+def test_the_template_tolerance_is_put_back_as_it_was_held(kind):
+    base, _ = _neighbours(10_000)
+    t = kind(base.loss, LAM, 1.0, base.X, base.y)
+    before, held = t.residual_tol, "residual_tol" in vars(t)
+    mech = get_mechanism("output")
+    cal = mech.calibrate(t, Budget(1.0))
+    _, res, _ = mech.run(t, cal, _AtTheTolerance(), np.random.default_rng(0))
+    assert res.residual <= output_release_tolerance(t, cal)[0] < before
+    assert t.residual_tol == before and ("residual_tol" in vars(t)) == held
+
+
+def test_two_solves_on_one_template_leave_its_tolerance_as_it_was():
+    t, _ = _neighbours(10_000)
+    entered, leave_first = threading.Event(), threading.Event()
+    seen = []
+
+    def first():
+        with _aiming_at(t, 1e-7):
+            entered.set()
+            leave_first.wait(10)
+
+    worker = threading.Thread(target=first)
+    worker.start()
+    assert entered.wait(10)
+    with _aiming_at(t, 1e-7):
+        leave_first.set()
+        worker.join(10)
+        seen.append(t.residual_tol)  # the first solve ended: the second still aims at γ
+    assert seen == [1e-7] and t.residual_tol == 1e-6 and "residual_tol" not in vars(t)
+
+
+def _over_a_set_without_exact_projection(n: int = 200) -> LinearERMTemplate:
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 3)) / 4.0
+    w = cp.Variable(3)
+    return LinearERMTemplate(get_loss("logistic"), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1.0, -1.0),
+                             CVXPYSet([cp.sum(w) <= 0.1, w >= -1], w))
+
+
+class _NeverSolves:
+    """A backend whose solve fails the test: the refusal comes before any solve, so before the
+    output noise is drawn."""
+
+    solvers = ("stub",)
+
+    def solve(self, *_, **__):
+        raise AssertionError("solved")
+
+
+@pytest.mark.parametrize("name, budget", [("output", Budget(1.0)),
+                                          ("gaussian_output", Budget(1.0, 1e-6))])
+def test_output_perturbation_over_a_set_without_exact_projection_is_refused(name, budget):
+    t = _over_a_set_without_exact_projection()
+    mech = get_mechanism(name)
+    rng = np.random.default_rng(0)
+    state = rng.bit_generator.state
+    with pytest.raises(PrivacyError, match="bounds no distance.*Use objective perturbation"):
+        release(t, mech, budget, _NeverSolves(), rng)
+    assert rng.bit_generator.state == state  # nothing drawn
+    with pytest.raises(PrivacyError, match="bounds no distance"):  # a direct run as well
+        mech.run(t, mech.calibrate(t, budget), _NeverSolves(), rng)
+    assert rng.bit_generator.state == state
+
+
+def test_a_direct_output_run_at_a_tolerance_the_noise_does_not_cover_is_refused():
+    t, _ = _neighbours(10_000)
+    mech = get_mechanism("output")
+    with pytest.raises(PrivacyError, match="not tol=1e-06"):
+        mech.run(t, mech.calibrate(t, Budget(1.0)), _NeverSolves(), np.random.default_rng(0),
+                 tol=1e-6)
 
 
 class _Accepted:
@@ -131,3 +243,19 @@ def test_a_solve_within_the_template_tolerance_but_not_kappa_g_over_n_is_refused
         with pytest.raises(SolverError, match="1e-07.*covers a solve within kappa"):
             mech.run(t, mech.calibrate(t, budget), _Accepted(), np.random.default_rng(0))
         assert t.residual_tol == 1e-6
+
+
+class _FixedTolerance(_Accepted):
+    """The same point, from a backend naming a CVXPY solver (fixed tolerances)."""
+
+    solvers = ("clarabel",)
+
+
+def test_a_fixed_tolerance_solver_missing_kappa_g_over_n_is_told_to_use_the_native_one():
+    t, _ = _neighbours(10_000)
+    mech = get_mechanism("output")
+    with pytest.raises(SolverError, match="clarabel solve to fixed.*use solver='native'"):
+        mech.run(t, mech.calibrate(t, Budget(1.0)), _FixedTolerance(), np.random.default_rng(0))
+    with pytest.raises(SolverError) as refused:
+        mech.run(t, mech.calibrate(t, Budget(1.0)), _Accepted(), np.random.default_rng(0))
+    assert "solver='native'" not in str(refused.value).split("Try")[0]

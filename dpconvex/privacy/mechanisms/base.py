@@ -28,8 +28,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
+import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar, Union
@@ -1258,31 +1259,81 @@ def output_release_tolerance(template: ObjectiveTemplate,
                                   float(consts.grad_bound), margin)
 
 
+#: The templates a solve aims below their ``residual_tol`` now: id -> [solves in flight, the
+#: restorer of the attribute's own state]; guarded by ``_AIM_LOCK`` (threads sharing a template).
+_AIMED: dict[int, list[Any]] = {}
+_AIM_LOCK = threading.Lock()
+
+
+def _restorer(template: ObjectiveTemplate) -> Callable[[], None]:
+    """What puts ``template.residual_tol`` back as it is now: its value set again where the
+    instance holds it or a property of its class serves it (a setter), else the instance's
+    entry removed (a class attribute shows through again)."""
+    missing = object()
+    own = getattr(template, "__dict__", {}).get("residual_tol", missing)
+    served = isinstance(getattr(type(template), "residual_tol", None), property)
+    if own is missing and not served:
+        return lambda: delattr(template, "residual_tol")
+    value = template.residual_tol if own is missing else own
+    return lambda: setattr(template, "residual_tol", value)
+
+
+#: The CVXPY solvers: fixed tolerances of their own, never aimed at a release's tolerance.
+_FIXED_TOLERANCE_SOLVERS = frozenset({"clarabel", "scs"})
+
+
+def _output_proof(backend: Backend) -> str:
+    """What output perturbation's noise covers, in a refused solve's message, and where the
+    backend's solvers keep fixed tolerances (Clarabel, SCS), the native solver to use."""
+    proof = ("the noise of output perturbation covers a solve within kappa*G/(n*mu) of the "
+             "exact minimizer only")
+    fixed = sorted(_FIXED_TOLERANCE_SOLVERS & {str(s).lower()
+                                               for s in getattr(backend, "solvers", ())})
+    if fixed:
+        proof += (f"; {' and '.join(fixed)} solve to fixed tolerances of their own, not to "
+                  "kappa*G/n, which falls as 1/n: use solver='native', which aims at it")
+    return proof
+
+
 @contextlib.contextmanager
 def _aiming_at(template: ObjectiveTemplate, tol: float | None,
                caller: str = "ExactMinimizer.run") -> Iterator[None]:
     """While the body solves, ``template.residual_tol`` is ``tol`` where that is below it (the
-    shipped backends aim at a fraction of the template's tolerance); restored after."""
-    if tol is None or not tol < template.residual_tol:
+    shipped backends aim at a fraction of the template's tolerance); put back after, as the
+    instance, its class attribute or its property held it, once the last concurrent solve on
+    the template ends."""
+    if tol is None:
         yield
         return
-    missing = object()
-    own = getattr(template, "__dict__", {}).get("residual_tol", missing)
-    try:
-        template.residual_tol = tol
-    except (AttributeError, TypeError):
-        raise PrivacyError(
-            f"{caller}: template '{template.name}' does not let its residual_tol be "
-            f"set to the tolerance {tol:g} the release needs, so no solver can aim at it. Let "
-            "residual_tol be an attribute, or use objective perturbation."
-        ) from None
+    key = id(template)
+    with _AIM_LOCK:
+        entry = _AIMED.get(key)
+        if entry is None and not tol < template.residual_tol:
+            entry = None
+        else:
+            if entry is None:
+                entry = _AIMED[key] = [0, _restorer(template)]
+            try:
+                if tol < template.residual_tol:
+                    template.residual_tol = tol
+            except (AttributeError, TypeError):
+                if entry[0] == 0:
+                    del _AIMED[key]
+                raise PrivacyError(
+                    f"{caller}: template '{template.name}' does not let its residual_tol be "
+                    f"set to the tolerance {tol:g} the release needs, so no solver can aim at "
+                    "it. Let residual_tol be an attribute, or use objective perturbation."
+                ) from None
+            entry[0] += 1
     try:
         yield
     finally:
-        if own is missing:
-            del template.residual_tol
-        else:
-            template.residual_tol = own
+        if entry is not None:
+            with _AIM_LOCK:
+                entry[0] -= 1
+                if entry[0] == 0:
+                    del _AIMED[key]
+                    entry[1]()
 
 
 class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
@@ -1297,6 +1348,50 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
     ...  for name in ("objective", "gaussian_output", "none", "knorm_sum")]
     [True, True, True, False]
     """
+
+    def conditions(self, template: ObjectiveTemplate, budget: Budget) -> list[Condition]:
+        """The conditions of :meth:`Mechanism.conditions`; where they hold, a private output
+        placement refuses a template that bounds no distance from a solve to its exact
+        minimizer (a set without an exact projection, extra terms: public), before any noise
+        is drawn.
+
+        Parameters
+        ----------
+        template : ObjectiveTemplate
+            The problem.
+        budget : Budget
+            The (ε, δ) of the release.
+
+        Returns
+        -------
+        list of Condition
+
+        Raises
+        ------
+        PrivacyError
+            Output perturbation on a template without a distance bound.
+
+        Examples
+        --------
+        >>> import cvxpy as cp
+        >>> from dpconvex.objectives import CVXPYSet
+        >>> from dpconvex.templates.linear_erm import LinearERMTemplate
+        >>> from dpconvex.objectives.losses import get_loss
+        >>> w = cp.Variable(2)
+        >>> half = CVXPYSet([cp.sum(w) <= 0.1], w)
+        >>> X, y = np.eye(2) / 2, np.array([1.0, -1.0])
+        >>> constrained = LinearERMTemplate(get_loss("logistic"), 0.1, 1.0, X, y, half)
+        >>> try:
+        ...     get_mechanism("output").conditions(constrained, Budget(1.0))
+        ... except PrivacyError as exc:
+        ...     print(str(exc)[:30])
+        OutputPerturbation.conditions:
+        """
+        conds = super().conditions(template, budget)
+        if (self.placement == "output" and self.private and not self.wraps
+                and all(c.holds for c in conds)):  # else the first that fails is refused
+            _distance_per_residual(template, 1.0, f"{type(self).__name__}.conditions")
+        return conds
 
     def noise_law(self, problem: ConstantsSource, cal: Calibration) -> Noise:
         """The law of the noise on the objective or the output, from ``cal`` (a family of laws
@@ -1412,9 +1507,17 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
             assert cal is not None
             b = cal.law().sample(template.noise_shape, rng)
             extra_reg = cal.extra_strong_convexity
-        elif self.placement == "output" and tol is None:
+        elif self.placement == "output":
             # the solve the output noise covers: within κG/(nμ) of the exact minimizer
             aim = output_release_tolerance(template, cal)[0]
+            if tol is not None and not tol <= aim:
+                raise PrivacyError(
+                    f"{type(self).__name__}.run: output perturbation's noise covers a solve to "
+                    f"residual {aim:g} on template '{template.name}', not tol={tol:g}; nothing "
+                    "is released. Leave tol=None, or cover the solve with approximate minima "
+                    "(optimality_tol)."
+                )
+            aim = aim if tol is None else tol
         # the backends aim at the template's residual_tol
         with _aiming_at(template, aim, f"{type(self).__name__}.run"):
             res = require_exact(
@@ -1423,9 +1526,7 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
                 tol=tol,
                 caller=f"{type(self).__name__}.run",
                 backend=backend,
-                proof=None if aim is None else (
-                    "the noise of output perturbation covers a solve within kappa*G/(n*mu) of "
-                    "the exact minimizer only"),
+                proof=None if aim is None else _output_proof(backend),
             )
         if self.placement == "output":
             assert cal is not None
@@ -1839,15 +1940,15 @@ def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstan
 
 
 def output_solve_tolerance(template: ObjectiveTemplate, mu: float, grad_bound: float,
-                           margin: float = OUTPUT_SOLVE_MARGIN) -> tuple[float, float | None]:
+                           margin: float = OUTPUT_SOLVE_MARGIN) -> tuple[float, float]:
     """The residual an output-perturbation release must reach, and the distance to the exact
-    minimizer it guarantees (None: the template bounds none), from public quantities only.
+    minimizer it guarantees, from public quantities only.
 
     The radius is ρ = κG/(n μ); the tolerance the largest residual r (at most the template's
     ``residual_tol``) with ``template.distance_bound(r, mu)`` <= ρ: κG/n for an unconstrained
-    μ-strongly convex J (‖θ̂ − θ*‖ <= ‖∇J(θ̂)‖/μ). Where the template bounds no distance (a
-    set without an exact projection, extra terms), the template's ``residual_tol`` and None
-    (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness).
+    μ-strongly convex J (‖θ̂ − θ*‖ <= ‖∇J(θ̂)‖/μ). A template that bounds no distance (a set
+    without an exact projection, extra terms) is refused: no residual then bounds the distance
+    the noise covers (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness).
 
     Parameters
     ----------
@@ -1862,14 +1963,15 @@ def output_solve_tolerance(template: ObjectiveTemplate, mu: float, grad_bound: f
 
     Returns
     -------
-    tuple of float and (float or None)
-        (the residual tolerance, the radius ρ it guarantees, or None).
+    tuple of float and float
+        (the residual tolerance, the radius ρ it guarantees).
 
     Raises
     ------
     PrivacyError
         ρ is below what float64 resolves on a gradient of norm up to 2G (n beyond about
-        κ·2⁴¹): whether a solve reaches it would depend on the records.
+        κ·2⁴¹): whether a solve reaches it would depend on the records; or the template
+        bounds no distance to its exact minimizer.
 
     Examples
     --------
@@ -1888,10 +1990,7 @@ def output_solve_tolerance(template: ObjectiveTemplate, mu: float, grad_bound: f
             "depend on the records; nothing is released. Use objective perturbation, or "
             "approximate minima (optimality_tol)."
         )
-    try:
-        per_residual = float(template.distance_bound(1.0, mu))
-    except (AttributeError, PrivacyError):  # extra terms, or a set without exact projection
-        return float(template.residual_tol), None
+    per_residual = _distance_per_residual(template, mu, "output_solve_tolerance")
     tol = min(float(template.residual_tol), radius / per_residual * (1.0 - 1e-12))
     if not float(template.distance_bound(tol, mu)) <= radius:
         raise PrivacyError(
@@ -1900,6 +1999,24 @@ def output_solve_tolerance(template: ObjectiveTemplate, mu: float, grad_bound: f
             "covers. Give a distance_bound linear in the residual."
         )
     return tol, radius
+
+
+def _distance_per_residual(template: ObjectiveTemplate, mu: float, caller: str) -> float:
+    """The template's bound on ‖θ̂ − θ*‖ per unit of residual at modulus ``mu``, public (the
+    template's class, set and constants), or the :class:`PrivacyError` of output perturbation
+    where it states none: over a set without an exact projection, or with extra terms, no
+    residual bounds the distance its noise covers."""
+    try:
+        return float(template.distance_bound(1.0, mu))
+    except (AttributeError, PrivacyError):  # extra terms, or a set without exact projection
+        raise PrivacyError(
+            f"{caller}: template '{template.name}' bounds no distance from a solve to its exact "
+            "minimizer (a constraint set without an exact projection, or extra terms), so no "
+            "solve tolerance keeps the released point within what the noise of output "
+            "perturbation covers; nothing is released. Use objective perturbation "
+            "(mechanism='objective' or 'auto'), or a set with an exact projection (an l2 "
+            "ball, a box, the nonnegative orthant, an l1 ball or the simplex)."
+        ) from None
 
 
 def _unresolved_rate(caller: str, what: str, grad_bound: float) -> PrivacyError:
