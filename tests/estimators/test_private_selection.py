@@ -937,13 +937,15 @@ def test_certify_states_the_public_validation_set_as_fit_does():
 @pytest.mark.parametrize("leaf,carried,classes", [
     ("delta", {"delta": 1e-5, "mechanism": "gaussian_output"}, [0, 1]),
     ("classes", {"classes": [0, 1, 2]}, None)])
+@pytest.mark.parametrize("form", ["clf", "steps"])
 def test_a_grid_value_carrying_other_privacy_parameters_is_refused_before_any_fit(
-        search, extra, leaf, carried, classes):
-    """An estimator in param_grid carrying a privacy parameter the search does not set on
-    every candidate other than the estimator's (a delta the search would not hold; a label
-    set where neither the search nor its estimator lists one) is refused by name, as the
-    grid refuses them by name: by budget_for, certify, fit and an epsilon sweep, before the
-    data are read (no candidate fitted, none warns, nothing charged)."""
+        search, extra, leaf, carried, classes, form):
+    """A value in param_grid (an estimator, or a Pipeline's steps holding one) carrying a
+    privacy parameter the search does not set on every candidate other than the estimator's
+    (a delta the search would not hold; a label set where neither the search nor its
+    estimator lists one) is refused by name, as the grid refuses them by name: by budget_for,
+    certify, fit and an epsilon sweep, before the data are read (no candidate fitted, none
+    warns, nothing charged)."""
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import Normalizer
 
@@ -954,7 +956,10 @@ def test_a_grid_value_carrying_other_privacy_parameters_is_refused_before_any_fi
     ledger = BudgetAccountant(epsilon=10.0, delta=1e-3)
     values = [PrivateLogisticRegression(lam=0.1), PrivateLogisticRegression(lam=1.0, **carried)]
     pipe = Pipeline([("norm", Normalizer()), ("clf", PrivateLogisticRegression())])
-    tuner = search(pipe, {"clf": values}, epsilon=1.0, classes=classes, random_state=0,
+    grid = {"clf": values} if form == "clf" else {
+        "steps": [[("norm", Normalizer()), ("clf", value)] for value in values]}
+    kind = r"PrivateLogisticRegression" if form == "clf" else r"list"
+    tuner = search(pipe, grid, epsilon=1.0, classes=classes, random_state=0,
                    accountant=ledger, **extra)
     calls = (tuner.budget_for, tuner.certify, tuner.fit,
              lambda X, y: epsilon_sweep(tuner, X, y, [0.5, 1.0], random_state=0))
@@ -964,9 +969,43 @@ def test_a_grid_value_carrying_other_privacy_parameters_is_refused_before_any_fi
             if classes is None and call is calls[-1]:  # the sweep reads the set once, first
                 warnings.filterwarnings("ignore", ".*the label set was read", PrivacyLeakWarning)
             with pytest.raises(ParameterError, match=(
-                    rf"param_grid.*value 1 of 'clf' \(a PrivateLogisticRegression\) sets "
+                    rf"param_grid.*value 1 of '{form}' \(a {kind}\) sets "
                     rf"'clf__{leaf}'.*cannot tune '{leaf}'")):
                 call(X, y)
+    assert ledger.spent == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("search,extra", _SEARCHES)
+def test_a_steps_value_carrying_a_delta_is_refused_where_its_step_is_not_planned(search, extra):
+    """A Pipeline's steps in param_grid whose private step carries another delta is refused
+    by name before the data are read, also where the search cannot plan that step at the
+    width of X (a stateless transform adds the schema's last column), so that budget_for
+    would hold the estimator's delta (0) while the fit spends the value's: nothing charged."""
+    import pandas as pd
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    from dpconvex import PrivateClassifier, PublicSchema
+    from dpconvex.data.schema import Numeric
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.uniform(0, 1, 60), "b": rng.uniform(0, 1, 60)})
+    y = (X["a"] > 0.5).astype(int).to_numpy()
+    add = FunctionTransformer(lambda df: df.assign(c=1.0 - df["a"]))  # per record
+    schema = PublicSchema({name: Numeric(0, 1) for name in "abc"})
+
+    def door(**params: Any) -> PrivateClassifier:
+        return PrivateClassifier(schema=schema, classes=[0, 1], **params)
+
+    ledger = BudgetAccountant(epsilon=10.0, delta=1e-2)
+    grid = {"steps": [[("add", add), ("clf", door())], [("add", add), ("clf", door(delta=1e-3))]]}
+    tuner = search(Pipeline([("add", add), ("clf", door())]), grid, epsilon=1.0, random_state=0,
+                   accountant=ledger, classes=[0, 1], **extra)
+    for call in (tuner.budget_for, tuner.fit):
+        with pytest.raises(ParameterError, match=(
+                r"param_grid.*value 1 of 'steps' \(a list\) sets 'clf__delta' to 0.001.*"
+                r"cannot tune 'delta'")):
+            call(X, y)
     assert ledger.spent == (0.0, 0.0)
 
 

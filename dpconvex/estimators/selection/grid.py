@@ -197,6 +197,16 @@ def _same(value: Any, given: Any) -> bool:
         return False
 
 
+def _valid_seed(random_state: Any) -> bool:
+    """Whether the estimator's ``random_state`` passes :func:`check_seed` (else it is refused as
+    the estimator's, not as a grid value's)."""
+    try:
+        check_seed(random_state, "")
+    except (ParameterError, TypeError, ValueError):
+        return False
+    return True
+
+
 def _unfitted(params: Mapping[str, Any]) -> dict[str, Any]:
     """A candidate's grid point to set on it, as scikit-learn's searches set them
     (``clone(params, safe=False)``): every estimator among the values (a Pipeline step, say)
@@ -720,7 +730,7 @@ class SelectedEstimator:
 
         Refused by a ParameterError naming the value: one whose candidate is not shaped as the
         estimator (other keys of the parameters the search sets on every candidate: ``epsilon``,
-        ``accountant``, :data:`_RESERVED`), an estimator carrying a privacy parameter the
+        ``accountant``, :data:`_RESERVED`), a value carrying a privacy parameter the
         search does not set other than the estimator's (:meth:`_refuse_carried`), or one whose
         private step encodes its table by a schema released by ``draft_schema``; by a
         PrivacyError: one whose candidate would be fitted on a schema read from the data (as
@@ -785,32 +795,32 @@ class SelectedEstimator:
                     f"where the estimator's are {self._keys(leaf)} (the search sets them on "
                     "every candidate). Give a value of the kind the estimator holds there (a "
                     "dpconvex private classifier for its private step).")
-        if hasattr(value, "get_params") and not isinstance(value, type):
-            self._refuse_carried(key, params, name, owner)
+        self._refuse_carried(params, name, owner)
         return candidate
 
-    def _refuse_carried(self, key: str, params: dict[str, Any], name: str, owner: str) -> None:
-        """Refuse by a ParameterError naming it (``name``) an estimator value of ``param_grid``'s
-        ``key`` whose candidate (``params``: its parameters) carries a privacy parameter the
-        search does not set on every candidate (:data:`_CARRIED`: δ; ``classes`` where neither
-        the search nor its estimator lists a label set) other than the estimator's (``classes``
-        may be None), or a generator as its ``random_state``: the grid cannot tune these by
-        value, as it cannot by name. The ones the search sets (:data:`_SET_BY_THE_SEARCH`, and
-        ``classes`` where a set is listed) are overridden on every candidate, whatever the value
-        states; its ledger is the search's (:meth:`_ledger`)."""
+    def _refuse_carried(self, params: dict[str, Any], name: str, owner: str) -> None:
+        """Refuse by a ParameterError naming it (``name``) a value of ``param_grid`` whose
+        candidate (``params``: its parameters, the value set alone on a clone of the estimator,
+        so any difference is the value's: an estimator, a Pipeline's ``steps``, ...) carries a
+        privacy parameter the search does not set on every candidate (:data:`_CARRIED`: δ;
+        ``classes`` where neither the search nor its estimator lists a label set) other than the
+        estimator's (``classes`` may be None), or a generator as its ``random_state``: the grid
+        cannot tune these by value, as it cannot by name. The ones the search sets
+        (:data:`_SET_BY_THE_SEARCH`, and ``classes`` where a set is listed) are overridden on
+        every candidate, whatever the value states; its ledger is the search's
+        (:meth:`_ledger`)."""
         base = self.estimator.get_params(deep=True)
         listed = self.classes is not None or any(base[inner] is not None
                                                  for inner in self._keys("classes"))
         for inner in self._keys("random_state"):
-            if inner.startswith(f"{key}__"):  # overridden, but a generator is never kept
+            if _valid_seed(base[inner]):  # overridden, but a generator is never kept
                 check_seed(params[inner], f"{owner} ({name}'s {inner!r})")
         for leaf, why in _CARRIED.items():
             if leaf == "classes" and listed:  # the listed set is set on every candidate
                 continue
             for inner in self._keys(leaf):
                 left = params[inner] is None and leaf == "classes"
-                if inner.startswith(f"{key}__") and not left and not _same(params[inner],
-                                                                          base[inner]):
+                if not left and not _same(params[inner], base[inner]):
                     raise ParameterError(
                         f"The 'param_grid' parameter of {owner} must leave the privacy "
                         f"parameters to the estimator and the search: {name} sets {inner!r} to "
@@ -1108,10 +1118,15 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         The selected candidate, trained on its part only. It holds the ledger the search
         charged, so a refit of it is charged as a fit is.
     best_params_ : dict
+        The selected candidate's grid values as given; an estimator value's ``epsilon``,
+        ``random_state``, ``unknown_labels`` and a listed ``classes`` are the search's on the
+        fitted step (``best_estimator_``).
     best_index_ : int
         Index of the selected candidate in ``candidates_``.
     candidates_ : list of dict
-        The candidate parameter settings, in grid order.
+        The candidate parameter settings, in grid order: the grid values as given; an
+        estimator value's ``epsilon``, ``random_state``, ``unknown_labels`` and a listed
+        ``classes`` are the search's on the fitted candidates.
     part_sizes_ : list of int
         Sizes of the training parts (and of the validation part); they depend only on n.
     validation_mistakes_ : ndarray of int
