@@ -302,9 +302,15 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         The released model: the best run's fit (on the training split, with ε₁). It holds
         the ledger the search charged, so a refit of it is charged as a fit is.
     best_params_ : dict
+        The released candidate's grid values as given; an estimator value's ``epsilon``,
+        ``random_state``, ``unknown_labels`` and a listed ``classes`` are the search's on the
+        fitted step (``best_estimator_``).
     best_index_ : int
         Index of the released candidate in ``candidates_``.
     candidates_ : list of dict
+        The candidate parameter settings, in grid order: the grid values as given; an
+        estimator value's ``epsilon``, ``random_state``, ``unknown_labels`` and a listed
+        ``classes`` are the search's on the fitted runs.
     part_sizes_ : list of int
         [training rows, validation rows] (they depend only on n).
     certificate_ : Certificate
