@@ -150,17 +150,22 @@ def _as_given(values: np.ndarray, source: Any) -> np.ndarray:
     return values if values.dtype.kind in kept else out
 
 
-def column_array(column: Any) -> np.ndarray:
+def column_array(column: Any, entries: bool = True) -> np.ndarray:
     """One column's values as a NumPy array; integers stay integers when values are missing.
 
-    A pandas integer or bool column with missing values (nullable ``Int64``, ``boolean``, a ``category`` of
-    integers) gives floats in ``to_numpy()``, whose text (``'1.0'``) no longer matches a vocabulary of codes;
-    it is read as an object array of its values instead (missing values as NaN or ``pd.NA``). A sequence
-    that mixes text with other values is an object array of its values as given (:func:`_as_given`).
+    A column with ``to_numpy`` (a pandas Series, a pyarrow array) is read by it. A pandas
+    integer or bool column with missing values (nullable ``Int64``, ``boolean``, a
+    ``category`` of integers) gives floats in ``to_numpy()``, whose text (``'1.0'``) no
+    longer matches a vocabulary of codes; it is read as an object array of its values
+    instead (missing values as NaN or ``pd.NA``). A sequence that mixes text with other
+    values is an object array of its values as given (:func:`_as_given`); with ``entries``
+    False it is NumPy's reading of it, without that walk over its entries (the dtype
+    differs only where the reading of the entries is object).
     """
     dtype = getattr(column, "dtype", None)
     values = np.asarray(column.to_numpy() if hasattr(column, "to_numpy") else column)
-    values = _as_given(values, column)
+    if entries:
+        values = _as_given(values, column)
     if dtype is not None and not isinstance(dtype, np.dtype) and values.dtype.kind not in "biu" \
             and dtype_kind(dtype) in ("int", "bool") and hasattr(column, "astype"):
         values = np.asarray(column.astype(object))
@@ -212,15 +217,30 @@ def _frame_names(X: Any, caller: str) -> list[str] | None:
 
 
 def _mapping_column(column: Any, name: str, caller: str, entries: bool = True) -> np.ndarray:
-    """One column of a mapping read by :func:`column_array` (``entries`` False: a sequence as
-    ``np.asarray`` reads it), refused unless it is 1-D."""
+    """One column of a mapping read by :func:`column_array` (``entries`` passed on), refused
+    unless it is 1-D."""
+    _refuse_column_kind(column, name, caller)
     _reject_masked(column, caller, f"column {name!r}")
     try:
-        v = column_array(column) if entries else np.asarray(column)
+        v = column_array(column, entries)
     except (TypeError, ValueError) as exc:
         raise DataValidationError(f"{caller}: column {name!r} is not an array ({exc}).") from None
     _refuse_not_1d(v.shape, name, caller)
     return v
+
+
+def _refuse_column_kind(column: Any, name: str, caller: str) -> None:
+    """Refuse a column of a mapping that is a Dask collection (its values are not in
+    memory: reading it is a pass over data nobody asked for) or a sparse matrix."""
+    if is_dask_collection(column):
+        raise DataTypeError(
+            f"{caller}: column {name!r} is a Dask collection; pass its values in memory "
+            "(column.compute()), or encode a Dask DataFrame partition by partition with "
+            "dpconvex.datasets.dask_loaders.from_dataframe(df, schema).")
+    if sp.issparse(column):
+        raise DataValidationError(
+            f"{caller}: column {name!r} is a sparse matrix; pass a column as 1-D values "
+            "(one value per record), e.g. column.toarray().ravel().")
 
 
 def _refuse_not_1d(shape: tuple[int, ...], name: str, caller: str) -> None:
@@ -268,9 +288,10 @@ def table_columns(X: Any, caller: str) -> tuple[list[str] | None, list[np.ndarra
     ``names`` is None for an array or a frame without string column names; each column's
     values come from :func:`column_array`; the dtypes are the table's own (a pandas
     ``category``, ``string`` or ``Int64`` column keeps its dtype), for the encoder's check
-    against the declarations. Sparse matrices, Dask collections, masked arrays with masked
-    entries and tables without rows are refused with named errors (those of
-    :func:`table_header`, which reads the names, length and dtypes without the values).
+    against the declarations. Sparse matrices, Dask collections (as X or as a column of a
+    mapping), masked arrays with masked entries and tables without rows are refused with
+    named errors (those of :func:`table_header`, which reads the names, length and dtypes
+    without the values).
     """
     _refuse_collections(X, caller)
     if isinstance(X, Mapping):
@@ -306,7 +327,9 @@ def table_header(X: Any, caller: str, *, entries: bool = True
     a dtype (a NumPy array, a pandas Series) gives its ``dtype``, ``shape`` and ``len``.
     Only what has no dtype is converted, as :func:`table_columns` converts it (its values
     are read to know their type): a sequence (a list of rows, a list as a column of a
-    mapping) and an array-like that is not a NumPy array (``np.asarray``). With ``entries``
+    mapping, read by :func:`column_array`) and an array-like that is not a NumPy array
+    (``np.asarray``). A column of a mapping that is a Dask collection or a sparse matrix is
+    refused by name, as :func:`table_columns` refuses it. With ``entries``
     False a sequence's dtype is NumPy's reading of it, without the walk over its entries that
     makes it an object column where entries of different types would change each other's
     value (:func:`_as_given`): the dtype differs from :func:`table_columns`'s only where that
@@ -327,6 +350,7 @@ def table_header(X: Any, caller: str, *, entries: bool = True
         lengths, dtypes = [], []
         for n in names:
             column = X[n]
+            _refuse_column_kind(column, n, caller)
             if hasattr(column, "dtype") and isinstance(getattr(column, "shape", None), tuple):
                 _reject_masked(column, caller, f"column {n!r}")  # typed: its header alone
                 _refuse_not_1d(column.shape, n, caller)

@@ -2424,7 +2424,9 @@ def _given_shape(est: Any, n: Any, n_classes: Any, n_features: Any,
         raise ParameterError(
             f"{owner}.{method}: n_classes{_given(n_classes)} contradicts classes "
             f"({stated} labels). Pass n_classes={stated}, or change classes.")
-    check_holdable_shape(owner, n, n_features, method, n_classes=n_classes)
+    # an estimator with a schema counts a table's columns in n_features (encoded into more)
+    unit = "columns" if getattr(est, "schema", None) is not None else "features"
+    check_holdable_shape(owner, n, n_features, method, n_classes=n_classes, unit=unit)
     return n, n_classes, n_features
 
 
@@ -2476,7 +2478,7 @@ ADDRESSABLE_BYTES = 2**57
 
 
 def check_holdable_shape(owner: str, n: int, n_features: int, method: str, *,
-                         n_classes: int = 1) -> None:
+                         n_classes: int = 1, unit: str = "features") -> None:
     """Refuse, by name, a public shape whose rows or model no fit can hold: n rows of
     ``n_features`` columns and an intercept, n x (n_features + 1) float64 entries, or one block
     of ``n_features`` + 1 coefficients per class (a one-vs-rest fit's binary models, a softmax's
@@ -2502,6 +2504,9 @@ def check_holdable_shape(owner: str, n: int, n_features: int, method: str, *,
         The call (``"plan"``, ``"certify"``, ...).
     n_classes : int, default=1
         The size of the label set (1: a regressor's single model).
+    unit : str, default="features"
+        What ``n_features`` counts, as the refusals name it: ``"columns"`` where it is a
+        table's number of columns (a front door's schema encodes them into more features).
 
     Raises
     ------
@@ -2526,12 +2531,12 @@ def check_holdable_shape(owner: str, n: int, n_features: int, method: str, *,
     if n * (n_features + 1) > limit:
         raise ParameterError(
             f"{owner}.{method}: its checks hold n = {_count(n)} rows of {_count(n_features)} "
-            "features, more "
+            f"{unit}, more "
             "than one numpy array holds. Give the shape of a table a fit can read.")
     if n_classes * (n_features + 1) > limit:
         raise ParameterError(
             f"{owner}.{method}: n_classes = {_count(n_classes)} classes of "
-            f"{_count(n_features)} features "
+            f"{_count(n_features)} {unit} "
             "need one block of coefficients per class, more than one numpy array holds. Give "
             "the size of a label set a fit can hold (n_classes, or classes).")
     if 8 * n_classes * (n_features + 1) > ADDRESSABLE_BYTES:

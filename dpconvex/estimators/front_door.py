@@ -860,25 +860,13 @@ class SchemaInputMixin:
             inner = self._on_rows(schema)
         else:  # n_features: the number of columns of the table
             schema = self._table_schema(shape.get("n_features"), "certify")
-            try:  # the shape refused as plan refuses it, by the table (n checked >= 2 there)
-                n = _given_shape(self, **shape, method="certify")[0]
-            except ParameterError as exc:
-                raise _in_table_columns(exc, f"{type(self).__name__}.certify") from None
+            # the shape refused as plan refuses it, by the table (n checked >= 2 there)
+            n = _given_shape(self, **shape, method="certify")[0]
             if shape.get("n_features") is not None:
                 shape["n_features"] = schema.n_features
             inner = self._on_rows_of_shape(schema, n, "certify")
         return state_rows_source(
             self._with_schema_part(inner.certify(X, y, **shape), schema), None, self)
-
-
-def _in_table_columns(exc: ParameterError, caller: str) -> ParameterError:
-    """``exc``, a refusal of the rows of a shape whose n_features is a table's number of
-    columns (a front door's schema encodes them into more features), saying "columns"."""
-    text = str(exc)
-    held = " features, more than one numpy array holds."
-    if text.startswith(f"{caller}: its checks hold n = ") and held in text:
-        return type(exc)(text.replace(held, " columns, more than one numpy array holds.", 1))
-    return exc
 
 
 #: The :class:`~dpconvex.errors.PrivacyLeakWarning` of a fit whose label set is read from y

@@ -867,3 +867,35 @@ def test_a_tables_header_is_the_columns_names_length_and_dtypes(table):
          "list of mixed rows": lambda: [[1.0, "x"]] * 6}[table]()
     names, cols, dtypes = table_columns(X, "Demo.plan_for")
     assert table_header(X, "Demo.plan_for") == (names, len(cols[0]), dtypes)
+
+
+@pytest.mark.parametrize("column,says", [("pyarrow array", "is not an array"),
+                                         ("dask, unknown chunk sizes", "is a Dask collection"),
+                                         ("sparse row", "is a sparse matrix")])
+def test_a_mapping_column_plan_for_reads_is_the_encoders(column, says):
+    """check_table_columns (plan_for's check of a table, without reading its entries) and
+    PublicEncoder.fit accept or refuse a mapping's column alike, in the same words: a pyarrow
+    array read by its own conversion, a Dask array and a sparse matrix refused by name."""
+    from dpconvex.data.encoder import check_table_columns
+
+    values = np.linspace(0.0, 1.0, 6)
+    if column == "pyarrow array":
+        pa = pytest.importorskip("pyarrow")
+        b = pa.array(["x", "y"] * 3)
+    elif column == "dask, unknown chunk sizes":
+        da = pytest.importorskip("dask.array")
+        lazy = da.from_array(np.array(["x", "y"] * 4))
+        b = lazy[da.from_array(np.arange(8)) < 6]  # its length unknown until computed
+    else:
+        sparse = pytest.importorskip("scipy.sparse")
+        b = sparse.csr_matrix(np.ones((1, 6)))
+    X = {"a": values, "b": b}
+    schema = PublicSchema({"a": Numeric(0, 1), "b": Categorical(("x", "y"))})
+    said = []
+    for caller, call in (("Demo.plan_for", lambda: check_table_columns(schema, X, "Demo.plan_for")),
+                         ("PublicEncoder.fit", lambda: PublicEncoder(schema).fit(X))):
+        with pytest.raises((DataValidationError, DataTypeError)) as refused:
+            call()
+        said.append((type(refused.value), str(refused.value).removeprefix(f"{caller}: ")))
+    assert said[0] == said[1]
+    assert said[0][1].startswith(f"column 'b' {says}")

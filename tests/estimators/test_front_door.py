@@ -889,14 +889,19 @@ def test_certify_refuses_a_uniform_schemas_width_no_array_holds_as_plan_does():
     assert "rows of 2,500,000,000,000,000 features" in said[1]
 
 
-def test_certify_names_the_columns_of_a_table_no_array_holds():
+@pytest.mark.parametrize("declared", [dp.Categorical(("A", "C", "G", "T")), dp.Numeric(0, 1)])
+def test_plan_and_certify_name_the_columns_of_a_table_no_array_holds(declared):
     """Without rows, a table whose n rows of its columns no numpy array holds is refused by
-    certify in its columns, the n_features given (the encoded features are more)."""
-    schema = dp.PublicSchema.every_column(dp.Categorical(("A", "C", "G", "T")))
-    door = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], schema=schema)
-    with pytest.raises(dp.ParameterError, match=r"^PrivateClassifier\.certify: its checks hold n "
-                       r"= 1,000 rows of 100,000,000,000,000,000 columns, more than one numpy"):
-        door.certify(n=1000, n_features=10**17)
+    plan and certify alike, in its columns: the n_features given (whatever the schema
+    encodes them into)."""
+    door = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1],
+                                schema=dp.PublicSchema.every_column(declared))
+    for method, call in (("plan", lambda: door.plan(1000, n_features=10**17)),
+                         ("certify", lambda: door.certify(n=1000, n_features=10**17))):
+        with pytest.raises(dp.ParameterError, match=rf"^PrivateClassifier\.{method}: its checks "
+                           r"hold n = 1,000 rows of 100,000,000,000,000,000 columns, more than "
+                           r"one numpy array holds\."):
+            call()
 
 
 def test_plan_for_reads_a_typed_table_without_a_copy_of_its_values():
