@@ -163,6 +163,62 @@ def test_the_template_tolerance_is_put_back_as_it_was_held(kind):
     assert t.residual_tol == before and ("residual_tol" in vars(t)) == held
 
 
+class _ClampedTolerance(LinearERMTemplate):
+    """A template whose ``residual_tol`` setter clamps at 1e-2: it ignores the aim."""
+
+    @property
+    def residual_tol(self):
+        return self.__dict__.get("_tol", 1e-2)
+
+    @residual_tol.setter
+    def residual_tol(self, value):
+        self.__dict__["_tol"] = max(float(value), 1e-2)
+
+
+class _ValidatedTolerance(LinearERMTemplate):
+    """A template whose ``residual_tol`` setter raises ValueError below 1e-8."""
+
+    @property
+    def residual_tol(self):
+        return self.__dict__.get("_tol", 1e-6)
+
+    @residual_tol.setter
+    def residual_tol(self, value):
+        if value < 1e-8:
+            raise ValueError("too small")
+        self.__dict__["_tol"] = value
+
+
+def test_a_template_that_does_not_take_the_aim_is_refused_and_left_as_it_was():
+    """A setter that clamps the aim away is refused before the solve (the residual would be
+    judged at 1e-2, not the γ(n) the noise covers); one that raises leaves nothing aimed."""
+    base, _ = _neighbours(10_000)
+    mech = get_mechanism("output")
+    clamped = _ClampedTolerance(base.loss, LAM, 1.0, base.X, base.y)
+    cal = mech.calibrate(clamped, Budget(1.0))
+    with pytest.raises(PrivacyError, match="does not let its residual_tol be set"):
+        mech.run(clamped, cal, _AtTheTolerance(), np.random.default_rng(0))
+    assert clamped.residual_tol == 1e-2
+    validated = _ValidatedTolerance(base.loss, LAM, 1.0, base.X, base.y)
+    with pytest.raises(ValueError, match="too small"), _aiming_at(validated, 1e-9):
+        pass
+    assert validated.residual_tol == 1e-6
+    with _aiming_at(validated, 1e-7):
+        assert validated.residual_tol == 1e-7
+    assert validated.residual_tol == 1e-6  # no aim of the refused call left to restore
+
+
+def test_a_tolerance_held_in_a_slot_is_put_back():
+    class Slotted:
+        __slots__ = ("residual_tol", "name")
+
+    t = Slotted()
+    t.residual_tol, t.name = 1e-6, "slotted"
+    with _aiming_at(t, 1e-9):
+        assert t.residual_tol == 1e-9
+    assert t.residual_tol == 1e-6
+
+
 def test_two_solves_on_one_template_leave_its_tolerance_as_it_was():
     t, _ = _neighbours(10_000)
     entered, leave_first = threading.Event(), threading.Event()

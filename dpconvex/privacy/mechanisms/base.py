@@ -1271,7 +1271,8 @@ def _restorer(template: ObjectiveTemplate) -> Callable[[], None]:
     entry removed (a class attribute shows through again)."""
     missing = object()
     own = getattr(template, "__dict__", {}).get("residual_tol", missing)
-    served = isinstance(getattr(type(template), "residual_tol", None), property)
+    # a data descriptor of the class (a property, a slot) serves the value: set it back
+    served = hasattr(type(getattr(type(template), "residual_tol", None)), "__set__")
     if own is missing and not served:
         return lambda: delattr(template, "residual_tol")
     value = template.residual_tol if own is missing else own
@@ -1316,14 +1317,25 @@ def _aiming_at(template: ObjectiveTemplate, tol: float | None,
             try:
                 if tol < template.residual_tol:
                     template.residual_tol = tol
+                taken = template.residual_tol <= tol  # a setter may clamp or ignore it
             except (AttributeError, TypeError):
+                taken = False
+            except BaseException:
                 if entry[0] == 0:
                     del _AIMED[key]
+                    with contextlib.suppress(Exception):
+                        entry[1]()
+                raise
+            if not taken:
+                if entry[0] == 0:
+                    del _AIMED[key]
+                    with contextlib.suppress(Exception):
+                        entry[1]()
                 raise PrivacyError(
                     f"{caller}: template '{template.name}' does not let its residual_tol be "
                     f"set to the tolerance {tol:g} the release needs, so no solver can aim at "
                     "it. Let residual_tol be an attribute, or use objective perturbation."
-                ) from None
+                )
             entry[0] += 1
     try:
         yield
@@ -1528,6 +1540,11 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
                 backend=backend,
                 proof=None if aim is None else _output_proof(backend),
             )
+        if aim is not None and not res.residual <= aim:  # the tolerance the noise covers
+            raise SolverError(
+                f"{type(self).__name__}.run: the solve of template '{template.name}' did not "
+                f"reach the residual {aim:g} the release needs, so no model is released: "
+                f"{_output_proof(backend)}.")
         if self.placement == "output":
             assert cal is not None
             theta = cal.law().add(res.x, rng, shape=template.noise_shape)
