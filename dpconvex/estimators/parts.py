@@ -15,6 +15,7 @@ release); the n_val predicted labels come back, the rows stay on the workers.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils import _safe_indexing, get_tags
 
 from .._validation import feature_names_of, is_dask_collection
+from ..data.tables import _mapping_column, table_header
 from ..data.validation import check_array, check_labels, computed
 from ..errors import DataValidationError
 
@@ -33,8 +35,10 @@ def check_rows(X: Any, y: Any, caller: str, estimator: Any, *, classes: Any = No
     """(rows, labels) checked once: rows in memory as ``check_array`` gives them, or a
     float64 Dask array (never computed); the labels as a vector of length n (``classes``
     and ``unknown_labels``: the candidates', as :func:`~dpconvex.data.validation.check_labels`
-    reads them). A pipeline's table (a DataFrame) stays as given: its first step reads it
-    (e.g. a PublicEncoder).
+    reads them). A table stays as given where the estimator reads it: a pipeline's (a
+    DataFrame; its first step reads it, e.g. a PublicEncoder) and that of an estimator with a
+    ``schema`` (a DataFrame, or a mapping of columns as a DataFrame, so that a part is cut by
+    rows), whose encoder checks its columns and dtypes at fit.
 
     Parameters
     ----------
@@ -44,7 +48,7 @@ def check_rows(X: Any, y: Any, caller: str, estimator: Any, *, classes: Any = No
         The public call, opening every message.
     estimator : estimator
         The candidate estimator (its tags say whether sparse rows are accepted; a pipeline
-        keeps a DataFrame as given).
+        or an estimator with a ``schema`` keeps a table as given).
     classes : sequence or None, default=None
         The candidates' public label set.
     unknown_labels : {"raise", "ignore"}, default="raise"
@@ -64,14 +68,38 @@ def check_rows(X: Any, y: Any, caller: str, estimator: Any, *, classes: Any = No
     ((40, 3), (40,))
     """
     feature_names_of(X, caller)  # column names of mixed types: refused as every fit refuses them
-    if isinstance(estimator, Pipeline) and hasattr(X, "iloc") and not is_dask_collection(X):
-        rows = X
+    if is_dask_collection(X) or not (hasattr(X, "iloc") or isinstance(X, Mapping)):
+        reads_table = False
+    elif isinstance(estimator, Pipeline):
+        reads_table = hasattr(X, "iloc")
+    else:
+        reads_table = getattr(estimator, "get_params", dict)().get("schema") is not None
+    if reads_table:
+        rows = _frame_of(X, caller) if isinstance(X, Mapping) else X
     else:
         rows = check_array(
             X, caller, accept_sparse=get_tags(estimator).input_tags.sparse, accept_dask=True
         )
     return rows, check_labels(computed(y), rows.shape[0], caller, classes=classes,
                               unknown_labels=unknown_labels)
+
+
+def _frame_of(columns: Mapping, caller: str) -> Any:
+    """A mapping of columns as a DataFrame, its columns taken by position (a Series' index
+    is dropped); refused as the encoder refuses it (:func:`~dpconvex.data.tables.table_header`:
+    keys that are not names, columns of different lengths or not 1-D)."""
+    import pandas as pd
+
+    names, n_records, _ = table_header(columns, caller)
+    frame = {}
+    for name in names or []:
+        column = columns[name]
+        if isinstance(column, pd.Series):
+            column = column.reset_index(drop=True)
+        elif not hasattr(column, "dtype"):  # a list: read as the encoder reads it
+            column = _mapping_column(column, name, caller)
+        frame[name] = column
+    return pd.DataFrame(frame, index=pd.RangeIndex(n_records))
 
 
 def _predict_block(model: Any, block: np.ndarray) -> np.ndarray:

@@ -1115,3 +1115,38 @@ def test_a_search_on_dask_rows_of_unknown_length_holds_the_delta_its_candidates_
         held = search.budget_for(X_dask, y_dask)
         fitted = search.fit(X_dask, y_dask)
         assert held.delta == fitted.certificate_.delta == ledger.spent[1] > 0.0
+
+
+@pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
+@pytest.mark.parametrize("form", ["frame", "mapping"])
+@pytest.mark.filterwarnings("ignore::dpconvex.PrivacyWarning")  # the safeguard on 300 rows
+def test_a_search_over_a_front_door_with_a_schema_reads_its_table(search, form):
+    """A front door with a schema takes its table (a DataFrame with a categorical column, or a
+    mapping of columns) as given; so does a search over it: its parts are cut by rows, its
+    certificate and certify state the (ε, δ) budget_for holds, and the released candidate
+    predicts on the same table form."""
+    import pandas as pd
+
+    import dpconvex as dp
+
+    rng = np.random.default_rng(0)
+    schema = dp.PublicSchema({"a": dp.Numeric(0, 1), "b": dp.Categorical(("u", "v"))})
+    a = rng.uniform(size=300)
+    columns = {"a": a, "b": np.where(rng.uniform(size=300) > 0.5, "u", "v").astype(object)}
+    table = pd.DataFrame(columns).astype({"b": "category"}) if form == "frame" else columns
+    y = (a > 0.5).astype(int)
+    door = dp.PrivateClassifier(schema=schema, classes=[0, 1], random_state=0)
+    extra = {"mean_runs": 2} if search is PrivateRandomSearch else {}
+    ledger = BudgetAccountant(2.0)
+    tuner = search(door, {"data_norm": [1.0, 2.0]}, epsilon=1.0, random_state=0,
+                   accountant=ledger, **extra)
+    held = tuner.budget_for(table, y)
+    certified = tuner.certify(table, y)
+    fitted = tuner.fit(table, y)
+    stated = fitted.certificate_
+    assert (stated.epsilon, stated.delta) == (certified.epsilon, certified.delta) \
+        == (held.epsilon, held.delta) == (1.0, 0.0)
+    assert ledger.spent == (1.0, 0.0)
+    assert sum(fitted.part_sizes_) == 300 and fitted.n_features_in_ == 2
+    assert fitted.best_estimator_.predict(table).shape == (300,)
+    assert fitted.predict(table).shape == (300,)
