@@ -1148,5 +1148,7 @@ def test_a_search_over_a_front_door_with_a_schema_reads_its_table(search, form):
         == (held.epsilon, held.delta) == (1.0, 0.0)
     assert ledger.spent == (1.0, 0.0)
     assert sum(fitted.part_sizes_) == 300 and fitted.n_features_in_ == 2
+    assert list(fitted.feature_names_in_) == list(fitted.best_estimator_.feature_names_in_) \
+        == ["a", "b"]
     assert fitted.best_estimator_.predict(table).shape == (300,)
     assert fitted.predict(table).shape == (300,)

@@ -589,6 +589,8 @@ class SelectedEstimator:
         ledger = self._ledger(owner, grid_ledgers)
         with hold_budget(ledger, budget, owner, n=None if context.held else n_public) as hold:
             X_checked, y_checked = self._checked_rows(X, y, classes, f"{owner}.fit")
+            if isinstance(X, Mapping):  # a mapping of columns: named by its keys, as a fit names it
+                names = feature_names_of(X_checked, f"{owner}.fit")
             selected = self._select(X_checked, y_checked, params, classes, context, noise)
             hold.commit_certificate(selected.certificate)
         return self._set_selected(selected, X_checked.shape[1], names, ledger)
