@@ -719,8 +719,8 @@ class Mechanism(ABC, Generic[TemplateT]):
             return []
         if self.placement == "output":
             tol, radius = output_release_tolerance(template, cal)
-            if radius is not None:
-                kappa = cal.extra["solve margin kappa"] if cal is not None else 0.0
+            if radius is not None:  # None: a calibration stating no kappa (a user's mechanism)
+                kappa = cal.extra["solve margin kappa"]
                 return [Condition(
                     "accurate solve", True, "residual computed by dpconvex",
                     f"solved to optimality residual <= {tol:.3g}, so within kappa G/(n mu) = "
