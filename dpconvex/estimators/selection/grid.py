@@ -426,8 +426,11 @@ class SelectedEstimator:
         tags.non_deterministic = True  # split, noise and selection are random
         return tags
 
-    def _keys(self, leaf: str) -> list[str]:
-        return [key for key in self.estimator.get_params(deep=True) if _leaf(key) == leaf]
+    def _keys(self, leaf: str, base: dict[str, Any] | None = None) -> list[str]:
+        """The estimator's parameters named ``leaf`` (``base``: its ``get_params(deep=True)``,
+        read here where not given)."""
+        params = self.estimator.get_params(deep=True) if base is None else base
+        return [key for key in params if _leaf(key) == leaf]
 
     def _noise_owners(self, candidate: Any) -> list[Any]:
         """The objects of ``candidate`` that hold a ``random_state`` parameter, in the order
@@ -749,8 +752,7 @@ class SelectedEstimator:
             for key, values in grid.items():
                 for position, value in enumerate(values):
                     name = f"value {position} of {key!r} (a {type(value).__name__})"
-                    candidate = self._grid_candidate(key, value, name, owner)
-                    params = candidate.get_params(deep=True)
+                    candidate, params = self._grid_candidate(key, value, name, owner, base)
                     if public and not_public_source(candidate) is not None:
                         raise PrivacyError(
                             f"The 'param_grid' parameter of {owner} must give private "
@@ -776,10 +778,12 @@ class SelectedEstimator:
                     named.append((name, candidate))
         return named
 
-    def _grid_candidate(self, key: str, value: Any, name: str, owner: str) -> Any:
+    def _grid_candidate(self, key: str, value: Any, name: str, owner: str,
+                        base: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         """The unfitted candidate ``value`` of ``param_grid``'s ``key`` gives, set alone on a
-        clone of the estimator; refused by a ParameterError naming it (``name``) where it
-        cannot be set or does not keep the keys of the parameters the search sets."""
+        clone of the estimator, and its ``get_params(deep=True)``; refused by a ParameterError
+        naming it (``name``) where it cannot be set or does not keep the keys of the parameters
+        the search sets (``base``: the estimator's ``get_params(deep=True)``)."""
         try:
             candidate = clone(self.estimator).set_params(**_unfitted({key: value}))
             params = candidate.get_params(deep=True)
@@ -790,17 +794,19 @@ class SelectedEstimator:
                 "a value of the kind the estimator holds there.") from None
         for leaf in ("epsilon", "accountant", *_RESERVED):
             keys = [inner for inner in params if _leaf(inner) == leaf]
-            if keys != self._keys(leaf):
+            estimators = self._keys(leaf, base)
+            if keys != estimators:
                 raise ParameterError(
                     f"The 'param_grid' parameter of {owner} must give candidates shaped as its "
                     f"estimator: {name} gives candidates whose {leaf!r} parameters are {keys} "
-                    f"where the estimator's are {self._keys(leaf)} (the search sets them on "
+                    f"where the estimator's are {estimators} (the search sets them on "
                     "every candidate). Give a value of the kind the estimator holds there (a "
                     "dpconvex private classifier for its private step).")
-        self._refuse_carried(params, name, owner)
-        return candidate
+        self._refuse_carried(params, name, owner, base)
+        return candidate, params
 
-    def _refuse_carried(self, params: dict[str, Any], name: str, owner: str) -> None:
+    def _refuse_carried(self, params: dict[str, Any], name: str, owner: str,
+                        base: dict[str, Any]) -> None:
         """Refuse by a ParameterError naming it (``name``) a value of ``param_grid`` whose
         candidate (``params``: its parameters, the value set alone on a clone of the estimator,
         so any difference is the value's: an estimator, a Pipeline's ``steps``, ...) carries a
@@ -810,17 +816,16 @@ class SelectedEstimator:
         cannot tune these by value, as it cannot by name. The ones the search sets
         (:data:`_SET_BY_THE_SEARCH`, and ``classes`` where a set is listed) are overridden on
         every candidate, whatever the value states; its ledger is the search's
-        (:meth:`_ledger`)."""
-        base = self.estimator.get_params(deep=True)
+        (:meth:`_ledger`). ``base``: the estimator's ``get_params(deep=True)``."""
         listed = self.classes is not None or any(base[inner] is not None
-                                                 for inner in self._keys("classes"))
-        for inner in self._keys("random_state"):
+                                                 for inner in self._keys("classes", base))
+        for inner in self._keys("random_state", base):
             if _valid_seed(base[inner]):  # overridden, but a generator is never kept
                 check_seed(params[inner], f"{owner} ({name}'s {inner!r})")
         for leaf, why in _CARRIED.items():
             if leaf == "classes" and listed:  # the listed set is set on every candidate
                 continue
-            for inner in self._keys(leaf):
+            for inner in self._keys(leaf, base):
                 left = params[inner] is None and leaf == "classes"
                 if not left and not _same(params[inner], base[inner]):
                     raise ParameterError(
@@ -836,10 +841,11 @@ class SelectedEstimator:
         ("value i of 'key' (a Type)'s 'step__accountant'"); ``named``: the values' candidates
         (:meth:`_grid_values`)."""
         base = self.estimator.get_params(deep=True)
+        keys = self._keys("accountant", base)
         given: list[tuple[str, Any]] = []
         for name, candidate in named:
             params = candidate.get_params(deep=True)
-            given += [(f"{name}'s {key!r}", params[key]) for key in self._keys("accountant")
+            given += [(f"{name}'s {key!r}", params[key]) for key in keys
                       if params[key] is not None and params[key] is not base[key]]
         return given
 

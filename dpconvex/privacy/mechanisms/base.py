@@ -90,6 +90,10 @@ __all__ = [
 #: the shipped backends reach κG/n at 10⁶ rows (docs/privacy/accuracy_randomness.md).
 OUTPUT_SOLVE_MARGIN = 1e-3
 
+#: The key of κ in an output placement's :attr:`Calibration.extra` and its certificate's
+#: quantities.
+SOLVE_MARGIN_KEY = "solve margin kappa"
+
 #: The relative error a gradient computed in float64 may carry (2⁻⁵² over 1,024 roundings,
 #: as :data:`dpconvex.privacy.release.RESOLUTION`): a solve tolerance below it times the
 #: gradient's scale is refused.
@@ -719,8 +723,8 @@ class Mechanism(ABC, Generic[TemplateT]):
             return []
         if self.placement == "output":
             tol, radius = output_release_tolerance(template, cal)
-            if radius is not None:
-                kappa = cal.extra["solve margin kappa"] if cal is not None else 0.0
+            if radius is not None:  # None: a calibration stating no kappa (a user's mechanism)
+                kappa = cal.extra[SOLVE_MARGIN_KEY]
                 return [Condition(
                     "accurate solve", True, "residual computed by dpconvex",
                     f"solved to optimality residual <= {tol:.3g}, so within kappa G/(n mu) = "
@@ -1251,12 +1255,36 @@ def output_release_tolerance(template: ObjectiveTemplate,
     >>> output_release_tolerance(template, cal)[1]
     0.00025
     """
-    margin = 0.0 if cal is None else float(cal.extra.get("solve margin kappa", 0.0))
+    margin = 0.0 if cal is None else float(cal.extra.get(SOLVE_MARGIN_KEY, 0.0))
     if not margin > 0.0:
         return float(template.residual_tol), None
     consts = calibrated_constants(template, cal)
     return output_solve_tolerance(template, float(consts.strong_convexity),
                                   float(consts.grad_bound), margin)
+
+
+def state_solve_margin(quantities: dict[str, Any], cal: Calibration) -> None:
+    """Copy κ, the solve's distance the noise covers, into a certificate's quantities where the
+    calibration states it (an output placement); else leave them as they are.
+
+    Parameters
+    ----------
+    quantities : dict
+        A certificate's quantities, updated in place.
+    cal : Calibration
+        The calibration.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.base import state_solve_margin
+    >>> cal = calibrate_output_perturbation(1.0, 40, PrivacyConstants(1.0, 1, 0.25, 0.1, 3))
+    >>> quantities = {}
+    >>> state_solve_margin(quantities, cal)
+    >>> quantities
+    {'solve margin kappa': 0.001}
+    """
+    if SOLVE_MARGIN_KEY in cal.extra:
+        quantities[SOLVE_MARGIN_KEY] = cal.extra[SOLVE_MARGIN_KEY]
 
 
 #: The templates a solve aims below their ``residual_tol`` now: id -> [solves in flight, the
@@ -1948,7 +1976,7 @@ def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstan
         raise _unresolved_rate(caller, "the argmin sensitivity 2G/(n*mu)", consts.grad_bound)
     return Calibration(mechanism="output", epsilon_requested=epsilon, sensitivity=sensitivity,
                        noise_rate=float(rate), constants=consts,
-                       extra={"solve margin kappa": margin})
+                       extra={SOLVE_MARGIN_KEY: margin})
 
 
 def output_solve_tolerance(template: ObjectiveTemplate, mu: float, grad_bound: float,
@@ -2127,8 +2155,7 @@ class _Perturbation(ExactMinimizer):
             "noise rate beta": cal.noise_rate,
             "expected noise norm p/beta": consts.dimension / cal.noise_rate,
         }
-        if "solve margin kappa" in cal.extra:  # output placement: the solve's distance covered
-            quantities["solve margin kappa"] = cal.extra["solve margin kappa"]
+        state_solve_margin(quantities, cal)
         return Certificate(
             mechanism=f"{self.label} on {template.name}",
             loss=loss_name(template),

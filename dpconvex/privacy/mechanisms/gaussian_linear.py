@@ -46,6 +46,7 @@ from ..certificate import Certificate, Condition
 from ..noise import Gaussian, Noise
 from .base import (
     OUTPUT_SOLVE_MARGIN,
+    SOLVE_MARGIN_KEY,
     Calibration,
     ExactMinimizer,
     at_modulus,
@@ -55,6 +56,7 @@ from .base import (
     modulus_condition,
     problem_constants,
     register,
+    state_solve_margin,
 )
 
 if TYPE_CHECKING:
@@ -315,8 +317,7 @@ class _GaussianLinear(ExactMinimizer):
         }
         if "k" in cal.extra:
             quantities["gradient-difference span k"] = cal.extra["k"]
-        if "solve margin kappa" in cal.extra:  # output placement: the solve's distance covered
-            quantities["solve margin kappa"] = cal.extra["solve margin kappa"]
+        state_solve_margin(quantities, cal)
         return Certificate(
             mechanism=f"{self.label} on {template.name}",
             loss=loss_name(template), epsilon_requested=budget.epsilon,
@@ -423,7 +424,7 @@ class GaussianOutputPerturbation(_GaussianLinear):
         return Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon,
             sensitivity=S / (problem.n * moduli), noise_rate=math.nan, delta=budget.delta,
-            extra={"noise std": sigma, "solve margin kappa": OUTPUT_SOLVE_MARGIN})
+            extra={"noise std": sigma, SOLVE_MARGIN_KEY: OUTPUT_SOLVE_MARGIN})
 
     def _calibrate_at(self, problem: ConstantsSource, budget: Budget,
                       consts: PrivacyConstants) -> Calibration:
