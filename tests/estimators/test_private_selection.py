@@ -1152,3 +1152,26 @@ def test_a_search_over_a_front_door_with_a_schema_reads_its_table(search, form):
         == ["a", "b"]
     assert fitted.best_estimator_.predict(table).shape == (300,)
     assert fitted.predict(table).shape == (300,)
+
+
+@pytest.mark.parametrize("form", ["frame", "mapping"])
+def test_a_search_over_a_schema_door_plans_a_mapping_as_its_frame(form):
+    """A mapping of columns tells its n and d as its data frame does (their common length, the
+    number of keys): a search over a door whose δ reaches 1/n holds what its fit spends and
+    warns that δ >= 1/n, on either form."""
+    import pandas as pd
+
+    import dpconvex as dp
+
+    rng = np.random.default_rng(0)
+    schema = dp.PublicSchema({"a": dp.Numeric(0, 1), "b": dp.Categorical(("u", "v"))})
+    a = rng.uniform(size=300)
+    columns = {"a": a, "b": np.where(rng.uniform(size=300) > 0.5, "u", "v").astype(object)}
+    table = pd.DataFrame(columns) if form == "frame" else columns
+    y = (a > 0.5).astype(int)
+    door = dp.PrivateClassifier(schema=schema, classes=[0, 1], delta=0.1, random_state=0)
+    tuner = PrivateGridSearch(door, {"data_norm": [1.0, 2.0]}, epsilon=1.0, random_state=0)
+    held = tuner.budget_for(table, y)
+    with pytest.warns(dp.PrivacyWarning, match=r"delta = 0\.1 is at least 1/n"):
+        fitted = tuner.fit(table, y)
+    assert (held.epsilon, held.delta) == (fitted.certificate_.epsilon, fitted.certificate_.delta)

@@ -313,8 +313,9 @@ def _check_param_grid(param_grid: Any, valid: Sequence[str], owner: str) -> list
 
 
 def public_size(X: Any) -> tuple[int | None, int | None]:
-    """(n, d) where X tells them before its rows are read (its shape, or for rows given as
-    sequences their number and the first row's length), else None for each.
+    """(n, d) where X tells them before its rows are read (its shape; for rows given as
+    sequences their number and the first row's length; for a mapping of columns of one length,
+    that length and the number of columns), else None for each.
 
     Parameters
     ----------
@@ -331,7 +332,15 @@ def public_size(X: Any) -> tuple[int | None, int | None]:
     >>> from dpconvex.estimators.selection.grid import public_size
     >>> public_size(np.zeros((5, 2))), public_size([[1, 2, 3], [4, 5, 6]]), public_size("rows")
     ((5, 2), (2, 3), (None, None))
+    >>> public_size({"a": [1, 2, 3], "b": ["x", "y", "z"]})
+    (3, 2)
     """
+    if isinstance(X, Mapping) and X:  # a mapping of columns: their common length
+        try:
+            lengths = {len(column) for column in X.values()}
+        except (TypeError, ValueError):  # a column without a length (a lazy one)
+            return None, None
+        return (lengths.pop(), len(X)) if len(lengths) == 1 else (None, None)
     shape = tuple(getattr(X, "shape", ()))
     # rows as sequences: n and the first row's length
     if not shape and isinstance(X, (list, tuple)) and X and hasattr(X[0], "__len__") \
