@@ -335,7 +335,7 @@ def public_size(X: Any) -> tuple[int | None, int | None]:
     >>> public_size({"a": [1, 2, 3], "b": ["x", "y", "z"]})
     (3, 2)
     """
-    if isinstance(X, Mapping) and X:  # a mapping of columns: their common length
+    if isinstance(X, Mapping) and not hasattr(X, "shape") and len(X):  # columns (not a DOK)
         try:
             lengths = {len(column) for column in X.values()}
         except (TypeError, ValueError):  # a column without a length (a lazy one)
