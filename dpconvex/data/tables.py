@@ -150,20 +150,31 @@ def _as_given(values: np.ndarray, source: Any) -> np.ndarray:
     return values if values.dtype.kind in kept else out
 
 
+def _is_arrow(column: Any) -> bool:
+    """Whether ``column`` is a pyarrow array (or chunked array), told without importing
+    pyarrow."""
+    return type(column).__module__.split(".")[0] == "pyarrow"
+
+
 def column_array(column: Any, entries: bool = True) -> np.ndarray:
     """One column's values as a NumPy array; integers stay integers when values are missing.
 
-    A column with ``to_numpy`` (a pandas Series, a pyarrow array) is read by it. A pandas
-    integer or bool column with missing values (nullable ``Int64``, ``boolean``, a
-    ``category`` of integers) gives floats in ``to_numpy()``, whose text (``'1.0'``) no
-    longer matches a vocabulary of codes; it is read as an object array of its values
-    instead (missing values as NaN or ``pd.NA``). A sequence that mixes text with other
+    A column with ``to_numpy`` (a pandas Series, a pyarrow array: its text and missing values
+    copied) is read by it. A pandas integer or bool column with missing values (nullable
+    ``Int64``, ``boolean``, a ``category`` of integers) gives floats in ``to_numpy()``, whose
+    text (``'1.0'``) no longer matches a vocabulary of codes; it is read as an object array of
+    its values instead (missing values as NaN or ``pd.NA``). A sequence that mixes text with other
     values is an object array of its values as given (:func:`_as_given`); with ``entries``
     False it is NumPy's reading of it, without that walk over its entries (the dtype
     differs only where the reading of the entries is object).
     """
     dtype = getattr(column, "dtype", None)
-    values = np.asarray(column.to_numpy() if hasattr(column, "to_numpy") else column)
+    if hasattr(column, "to_numpy"):
+        # a pyarrow array copies text and missing values only where it is asked to
+        copies = {"zero_copy_only": False} if _is_arrow(column) else {}
+        values = np.asarray(column.to_numpy(**copies))
+    else:
+        values = np.asarray(column)
     if entries:
         values = _as_given(values, column)
     if dtype is not None and not isinstance(dtype, np.dtype) and values.dtype.kind not in "biu" \
