@@ -2016,10 +2016,21 @@ class PrivateEstimator(BaseEstimator):
                 charge_not_public(ledger if draft else None, caller),
                 hold_plan(self, plan, context) as hold,
             ):
+                self._check_release_parameters()
                 fitted = self._release(prep, plan, hold, context, warm_start)
         except (PrivacyError, SolverError) as exc:  # a part's refusal: in this call's name
             raise signed_refusal(exc, caller) from None
         return state_rows_source(fitted, None, draft=True) if draft else fitted
+
+    def _check_release_parameters(self) -> None:
+        """The parameters an estimator's release reads (``solver``, ``max_iter``, ``vouch``)
+        checked by their constraints, each refused by name (:class:`ParameterError`): in
+        :meth:`fit_prepared`, whose plan checked them before a ``set_params`` could change
+        them. (:meth:`fit` checks every parameter once, :meth:`_validate_params`.)"""
+        owner = type(self).__name__
+        for name in ("solver", "max_iter", "vouch"):
+            if name in self._parameter_constraints:
+                self._parameter_constraints[name].check(name, getattr(self, name), owner)
 
     def _warn(self, plan: FitPlan) -> None:
         """The fit's public warnings on its plan, after the plan and before anything is held:
