@@ -2023,12 +2023,13 @@ class PrivateEstimator(BaseEstimator):
         return state_rows_source(fitted, None, draft=True) if draft else fitted
 
     def _check_release_parameters(self) -> None:
-        """The parameters an estimator's release reads (``solver``, ``max_iter``, ``vouch``)
-        checked by their constraints, each refused by name (:class:`ParameterError`): in
-        :meth:`fit_prepared`, whose plan checked them before a ``set_params`` could change
-        them. (:meth:`fit` checks every parameter once, :meth:`_validate_params`.)"""
+        """The parameters an estimator's release reads off the estimator, not its plan
+        (``solver``, ``max_iter``), checked by their constraints, each refused by name
+        (:class:`ParameterError`): in :meth:`fit_prepared`, whose plan checked them before a
+        ``set_params`` could change them. (:meth:`fit` checks every parameter once,
+        :meth:`_validate_params`.)"""
         owner = type(self).__name__
-        for name in ("solver", "max_iter", "vouch"):
+        for name in ("solver", "max_iter"):
             if name in self._parameter_constraints:
                 self._parameter_constraints[name].check(name, getattr(self, name), owner)
 

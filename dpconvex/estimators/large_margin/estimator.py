@@ -525,11 +525,10 @@ default="auto"
         if warm_start is not None:  # fit_prepared's (fit hands none)
             check_warm_start(prep.template, warm_start)
         # every argument checked: the parameters by _validate_params (fit_prepared: again, after
-        # any set_params; vouch as Vouch reads it, a name or a tuple of names)
-        vouch = (self.vouch,) if isinstance(self.vouch, str) else tuple(self.vouch)
+        # any set_params), the plan's by the plan
         released = release_checked(
             prep.template, mechanism, budget, self.solver, noise.rng, warm_start=warm_start,
-            max_iter=self.max_iter, seeded=noise.seeded, vouch=vouch, vouch_unused="ignore")
+            max_iter=self.max_iter, seeded=noise.seeded, vouch=plan.vouch, vouch_unused="ignore")
         theta, objective_certificate = released.theta, released.certificate
         certificate = compose_with_assignment(objective_certificate, assignment, total_epsilon)
         facts = prep.meta

@@ -839,11 +839,12 @@ def plan_fit(est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
         [LamRule(lam, "auto", LAM_RULE)] if rule == LAM_RULE else []
     )
     notes += [*row_notes(est), *objective_reasons(est, n, C, p)]
+    vouch = (est.vouch,) if isinstance(est.vouch, str) else tuple(est.vouch)  # as Vouch reads it
     return FitPlan(
         estimator=type(est).__name__, n=n, n_classes=C, n_features=p,
         template=TEMPLATES[learner], learner=learner, mechanism=mechanism, budget=total,
         parts=parts, lam=lam, lam_rule=rule, backend=backend, options=options,
-        notes=tuple(notes))
+        notes=tuple(notes), vouch=vouch)
 
 
 def public_template(est: LargeMarginSettings, plan: FitPlan) -> Template:
