@@ -1,14 +1,24 @@
 """The one release pipeline every estimator (and the auditor) goes through.
 
-``release`` runs, for any registered mechanism and template, these steps:
+Two doors open onto it. :func:`release`, the public function, checks a caller's arguments
+first, each refused by name (:class:`~dpconvex.errors.ParameterError`): the mechanism (a
+registered name resolved), ``max_iter``, ``dry_run``, ``seeded``, a ``warm_start`` of the
+template's parameter shape (:func:`check_warm_start`), ``noise_warning``, the backend's kind,
+``vouch`` and ``vouch_unused``; then it runs the pipeline, :func:`release_checked`. An
+estimator calls :func:`release_checked` itself, with arguments its parameter checks and its
+plan already checked (a ``warm_start`` handed to ``fit_prepared`` checked by
+:func:`check_warm_start` where the estimator uses it).
+
+:func:`release_checked` runs, for any registered mechanism and template, these steps:
 
     what the template keeps between a solver's calls forgotten
-    (:func:`~dpconvex.privacy.user_parts.forget_kept`)
+    (:func:`~dpconvex.privacy.user_parts.forget_kept`) → whether a part is the user's
+    (:func:`~dpconvex.privacy.user_parts.users_part`) → the capabilities the mechanism needs
     → budget check → conditions (:func:`_conditions`) → calibration (within float64's reach)
-    → certificate → (dry run: stop) → noise and solve, accuracy check, post-processing onto
-    the parameter space, finiteness check (:func:`_solve`) → the backend that ran and the
-    solve's conditions in the certificate (:func:`_certify_the_solve`) → Release(theta,
-    certificate, calibration)
+    → certificate → (dry run: stop) → the noise warning → the backend → noise and solve,
+    accuracy check, post-processing onto the parameter space, finiteness check
+    (:func:`_solve`) → the backend that ran and the solve's conditions in the certificate
+    (:func:`_certify_the_solve`) → Release(theta, certificate, calibration)
 
 Where a part of the release is the user's (:func:`~dpconvex.privacy.user_parts.users_part`,
 decided once), the guards of :mod:`dpconvex.privacy.user_parts` run in these steps: the
