@@ -216,7 +216,7 @@ class LossParameter(Constraint):
     #: the estimator compiles with :meth:`dpconvex.objectives.Loss.from_cvxpy`.
     callables: bool = False
 
-    def check(self, name: str, value: Any, owner: str) -> Any:
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
         """``value`` checked against this constraint, or the refusal naming it.
 
         Parameters
@@ -251,10 +251,10 @@ class LossParameter(Constraint):
 
         stated = self.callables and callable(value) and not isinstance(value, (Loss, type))
         if not (stated or isinstance(value, Loss) or Options(self.names).is_satisfied_by(value)):
-            raise self.refusal(name, value, owner)
+            raise self.refusal(name, value, owner, noun)
         if isinstance(value, Loss) and getattr(value, "kind", "margin") != "margin":
             raise ParameterError(
-                f"The '{name}' parameter of {owner} must be a margin loss, of the margin "
+                f"The '{name}' {noun} of {owner} must be a margin loss, of the margin "
                 "m = y * w'x (a regression loss fits with PrivateLinearRegressor(loss="
                 f"...)). Got loss '{value.name}' of kind '{value.kind}' instead."
             )
@@ -297,7 +297,7 @@ class Vouch(Constraint):
     ('curvature',)
     """
 
-    def check(self, name: str, value: Any, owner: str) -> Any:
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
         """``value`` checked against this constraint, or the refusal naming it.
 
         Parameters
@@ -327,7 +327,7 @@ class Vouch(Constraint):
         """
         items = (value,) if isinstance(value, str) else value
         if not isinstance(items, (tuple, list)) or any(v not in VOUCHABLE for v in items):
-            raise self.refusal(name, value, owner)
+            raise self.refusal(name, value, owner, noun)
         return tuple(items)
 
     def __str__(self) -> str:
@@ -345,7 +345,7 @@ class ParameterSet(Constraint):
     True
     """
 
-    def check(self, name: str, value: Any, owner: str) -> Any:
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
         """``value`` checked against this constraint, or the refusal naming it.
 
         Parameters
@@ -375,7 +375,7 @@ class ParameterSet(Constraint):
         """
         if value is None or callable(value):
             return value
-        raise self.refusal(name, value, owner)
+        raise self.refusal(name, value, owner, noun)
 
     def __str__(self) -> str:
         return ("None or a callable taking the coefficient variable (a cvxpy.Variable) and "

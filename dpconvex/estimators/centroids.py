@@ -117,7 +117,7 @@ class Priors(Constraint):
     'uniform'
     """
 
-    def check(self, name: str, value: Any, owner: str) -> Any:
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
         """Return ``value`` if it is one of :data:`PRIORS` or a 1-D array-like of positive
         finite numbers, else raise the error naming the parameter ``name`` of ``owner``.
 
@@ -158,10 +158,10 @@ class Priors(Constraint):
         except (TypeError, ValueError, OverflowError):
             a = None
         if a is None or a.ndim != 1 or a.size < 1 or isinstance(value, (bool, np.bool_)):
-            raise self.refusal(name, value, owner)
+            raise self.refusal(name, value, owner, noun)
         if not (np.all(np.isfinite(a)) and np.all(a > 0)):
             raise ParameterError(
-                f"The '{name}' parameter of {owner} must hold positive finite numbers (they are "
+                f"The '{name}' {noun} of {owner} must hold positive finite numbers (they are "
                 f"normalized to sum to 1). Got {describe_value(value)} instead.")
         return value
 

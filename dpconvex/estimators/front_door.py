@@ -613,11 +613,11 @@ class _Schema(Constraint):
     """A :class:`~dpconvex.PublicSchema` or a :class:`~dpconvex.data.UniformSchema` (checked
     without importing the schema module at import)."""
 
-    def check(self, name: str, value: Any, owner: str) -> Any:
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
         from ..data.schema import PublicSchema, UniformSchema
 
         if not isinstance(value, (PublicSchema, UniformSchema)):
-            raise ParameterError(f"The '{name}' parameter of {owner} must be None (X holds "
+            raise ParameterError(f"The '{name}' {noun} of {owner} must be None (X holds "
                                  f"encoded rows) or {self}. Got {type(value).__name__} instead.")
         return value
 

@@ -268,7 +268,7 @@ class LabelRange(Constraint):
     (0.0, 10.0)
     """
 
-    def check(self, name: str, value: Any, owner: str) -> Any:
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
         """``value`` checked: a range as a (lo, hi) tuple of floats; None, "private" or a
         :class:`PrivateBounds` as given.
 
@@ -309,7 +309,7 @@ class LabelRange(Constraint):
         if value is None or private_bounds(value) is not None:
             return value
         raise ParameterError(
-            f"The '{name}' parameter of {owner} must be {self}. Got {_short_repr(value)} instead."
+            f"The '{name}' {noun} of {owner} must be {self}. Got {_short_repr(value)} instead."
         )
 
     def __str__(self) -> str:
@@ -716,11 +716,11 @@ class _LossChoice(Constraint):
     """"huber", "pinball", "squared", a callable ``fn(z, y)`` in CVXPY atoms or a regression
     :class:`~dpconvex.objectives.Loss`."""
 
-    def check(self, name: str, value: Any, owner: str) -> Any:
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
         if isinstance(value, Loss) or (callable(value) and not isinstance(value, type)) or \
                 (isinstance(value, str) and value in ("huber", "pinball", "squared")):
             return value
-        raise self.refusal(name, value, owner)
+        raise self.refusal(name, value, owner, noun)
 
     def __str__(self) -> str:
         return ("one of 'huber', 'pinball', 'squared', a callable fn(z, y) stating the loss in "
@@ -730,15 +730,15 @@ class _LossChoice(Constraint):
 class LabelCenter(Constraint):
     """"auto", "range" or a finite float (a label within ``label_range``, checked with it)."""
 
-    def check(self, name: str, value: Any, owner: str) -> Any:
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
         if isinstance(value, str):
             if value in ("auto", "range"):
                 return value
-            raise self.refusal(name, value, owner)
+            raise self.refusal(name, value, owner, noun)
         try:  # any finite label (within label_range, checked with it), however small its magnitude
-            return check_float(name, value, owner, low=-np.inf, magnitude=False)
+            return check_float(name, value, owner, low=-np.inf, magnitude=False, noun=noun)
         except ParameterError:
-            raise self.refusal(name, value, owner) from None
+            raise self.refusal(name, value, owner, noun) from None
 
     def __str__(self) -> str:
         return "'auto', 'range' or a finite float within label_range"

@@ -44,7 +44,6 @@ import numpy as np
 from .._validation import (
     MAX_ITER_RULE,
     Bool,
-    Constraint,
     Optional,
     Options,
     RandomStateLike,
@@ -317,25 +316,14 @@ def _checked_arguments(template: Any, mechanism: Any, warm_start: Any, max_iter:
         raise ParameterError(
             "The 'mechanism' argument of release must be a Mechanism or the name of a "
             f"registered one (e.g. 'objective'). Got {describe_value(mechanism)} instead.")
-    max_iter = _argument(MAX_ITER_RULE, "max_iter", max_iter)
-    dry_run = _argument(Bool(), "dry_run", dry_run)
-    seeded = _argument(Optional(Bool()), "seeded", seeded)
+    max_iter = MAX_ITER_RULE.check("max_iter", max_iter, "release", "argument")
+    dry_run = Bool().check("dry_run", dry_run, "release", "argument")
+    seeded = Optional(Bool()).check("seeded", seeded, "release", "argument")
     if warm_start is not None:
         check_warm_start(template, warm_start)
     if noise_warning is not None:
         _check_noise_warning(noise_warning)
     return mechanism, max_iter, dry_run, seeded
-
-
-def _argument(rule: Constraint, name: str, value: Any) -> Any:
-    """``rule.check`` of the argument ``name`` of :func:`release`, its refusal naming it an
-    argument of release (a function's), as the other refusals of release do."""
-    try:
-        return rule.check(name, value, "release")
-    except ParameterError as exc:
-        text = str(exc).replace(f"The '{name}' parameter of release ",
-                                f"The '{name}' argument of release ", 1)
-        raise ParameterError(text) from None
 
 
 def _checked_vouching(backend: Any, vouch: Any, vouch_unused: Any
@@ -355,7 +343,8 @@ def _checked_vouching(backend: Any, vouch: Any, vouch_unused: Any
             "The 'vouch' argument of release must be a name or a list, tuple or set of names "
             f"of the constants the caller vouches for (e.g. ('curvature',)). Got "
             f"{describe_value(vouch)} instead.")
-    unused = _argument(Options(("refuse", "ignore")), "vouch_unused", vouch_unused)
+    unused = Options(("refuse", "ignore")).check("vouch_unused", vouch_unused, "release",
+                                                 "argument")
     return names, unused
 
 
