@@ -712,7 +712,9 @@ class Auto(Constraint):
         try:
             return self.inner.check(name, value, owner, noun)
         except ParameterError as err:
-            raise ParameterError(f"{err} Accepted values: {self}.") from None
+            rule = str(err).removeprefix(f"The '{name}' {noun} of {owner} ")
+            raise ParameterError(f"The '{name}' {noun} of {owner} {rule} "
+                                 f"Accepted values: {self}.") from None
 
     def __str__(self) -> str:
         return f"'auto' or {self.inner}"
