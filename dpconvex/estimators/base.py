@@ -1988,7 +1988,9 @@ class PrivateEstimator(BaseEstimator):
         Raises
         ------
         ParameterError
-            The estimator prepares and releases inside its fit only (:attr:`fits_only`).
+            The estimator prepares and releases inside its fit only (:attr:`fits_only`); a
+            ``solver`` or ``max_iter`` set to a wrong value since the plan; a ``warm_start``
+            not of the template's parameter shape (where the estimator's solver takes one).
         PrivacyError, SolverError, BudgetError
             ``context`` not issued; a refused release (in this call's name); the ledger
             cannot hold the plan's budget.
