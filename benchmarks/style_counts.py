@@ -47,13 +47,15 @@ Lines inside a multi-line string that is not a docstring are code lines when not
      or ``self.owner``, or a ``__name__`` / ``__qualname__`` attribute, such as
      ``type(self).__name__``), ``Q`` when it names the caller (a name or attribute
      containing "caller": a shared check's ``caller``, "Owner.method" or a function's
-     name), else ``P``. ``--messages`` shows every ``{expression}``.
+     name), ``N`` when it is the name ``noun`` (a constraint's "parameter" or "argument"),
+     else ``P``. ``--messages`` shows every ``{expression}``.
      The leading text is matched against, in this order (``:`` below means a colon
      followed by a space or the end of the text):
 
-     (a) ``sklearn``: ``The X parameter of `` or ``The X argument of `` at the start, where
-         ``X`` is ``'...'``, ``"..."``, ``O`` or ``P``
-         (``f"The '{name}' parameter of {owner} must be ..."``);
+     (a) ``sklearn``: ``The X parameter of `` or ``The X argument of `` (or ``The X N of ``)
+         at the start, where ``X`` is ``'...'``, ``"..."``, ``O`` or ``P``
+         (``f"The '{name}' parameter of {owner} must be ..."``,
+         ``f"The '{name}' {noun} of {owner} must be ..."``);
      (a') ``sklearn_no_owner``: the same without ``of`` (``"The 'ranges' parameter must
          be ..."``: scikit-learn's form with the owner left out);
      (b) ``owner_method``: ``W.M:`` or ``W.M():`` at the start, where ``W`` is ``O`` or a
@@ -141,12 +143,15 @@ MAPPING_NAMES = frozenset({"dict", "Dict", "Mapping", "MutableMapping"})
 #: what a ``{...}`` of an f-string becomes in the leading text: an owner, a caller, or
 #: anything else
 OWNER_PLACEHOLDER, CALLER_PLACEHOLDER, PLACEHOLDER = "\x01", "\x02", "\x00"
+#: ``{noun}``: what a constraint names, "parameter" (the default) or "argument"
+NOUN_PLACEHOLDER = "\x03"
 _P = f"[{OWNER_PLACEHOLDER}{PLACEHOLDER}]"
+_NOUN = rf"(?:parameter|argument|{NOUN_PLACEHOLDER})"
 _OWNER = rf"(?:{OWNER_PLACEHOLDER}|[A-Z][A-Za-z0-9_]*)"
 _END = r"(?:\s|$)"
 _FORMS = (
-    ("sklearn", re.compile(rf"^The (?:'[^'\n]*'|\"[^\"\n]*\"|{_P}) (?:parameter|argument) of ")),
-    ("sklearn_no_owner", re.compile(rf"^The (?:'[^'\n]*'|\"[^\"\n]*\"|{_P}) (?:parameter|argument) ")),
+    ("sklearn", re.compile(rf"^The (?:'[^'\n]*'|\"[^\"\n]*\"|{_P}) {_NOUN} of ")),
+    ("sklearn_no_owner", re.compile(rf"^The (?:'[^'\n]*'|\"[^\"\n]*\"|{_P}) {_NOUN} ")),
     ("owner_method", re.compile(rf"^(?:{_OWNER}\.(?:{_P}|[A-Za-z_][A-Za-z0-9_]*)(?:\(\))?"
                                 rf"|{CALLER_PLACEHOLDER}):{_END}")),
     ("owner", re.compile(rf"^{_OWNER}:{_END}")),
@@ -341,6 +346,8 @@ def _literal_text(expr: ast.expr) -> str | None:
         return expr.value
     if isinstance(expr, ast.JoinedStr):
         return "".join(str(v.value) if isinstance(v, ast.Constant)
+                       else NOUN_PLACEHOLDER if isinstance(v.value, ast.Name)
+                       and v.value.id == "noun"
                        else OWNER_PLACEHOLDER if owner_like(v.value)
                        else CALLER_PLACEHOLDER if caller_like(v.value) else PLACEHOLDER
                        for v in expr.values)

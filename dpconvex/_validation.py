@@ -250,22 +250,23 @@ def _interval(low: float, high: float, low_inclusive: bool, high_inclusive: bool
 
 def check_float(name: str, value: Any, owner: str, *, low: float = 0.0, high: float = math.inf,
                 low_inclusive: bool = False, high_inclusive: bool = False, allow_inf: bool = False,
-                magnitude: bool = True) -> float:
+                magnitude: bool = True, noun: str = "parameter") -> float:
     """Return ``value`` as a float in the stated interval, or raise :class:`ParameterError`.
 
     ``value`` is an int, float, NumPy scalar or ``Fraction``: bool, non-numbers and numbers too large for
     float64 (``10**400``) are refused, not rounded to inf. ``allow_inf`` accepts +inf (an unlimited budget).
     ``magnitude`` also requires a nonzero finite value to lie in [:data:`MIN_MAGNITUDE`,
     :data:`MAX_MAGNITUDE`] = [1e-100, 1e100], so the calibrations (products and quotients of a few parameters
-    and n) stay finite and nonzero in float64. The message names ``name`` of ``owner`` and the accepted range.
+    and n) stay finite and nonzero in float64. The message names ``name`` of ``owner`` (its
+    ``noun``: "parameter", or "argument" of a function) and the accepted range.
     """
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
-        raise Float(low, high, low_inclusive, high_inclusive).refusal(name, value, owner)
+        raise Float(low, high, low_inclusive, high_inclusive).refusal(name, value, owner, noun)
     try:
         v = float(value)
     except (OverflowError, ValueError, TypeError):
         raise ParameterError(
-            f"The '{name}' parameter of {owner} must be a finite float in "
+            f"The '{name}' {noun} of {owner} must be a finite float in "
             f"{_interval(low, high, low_inclusive, high_inclusive)}; {_short_repr(value)} does "
             "not fit in a float64 (largest about 1.8e308). Pass a float of magnitude at most "
             f"{MAX_MAGNITUDE:g}."
@@ -274,11 +275,11 @@ def check_float(name: str, value: Any, owner: str, *, low: float = 0.0, high: fl
     inside = ((v >= low if low_inclusive else v > low)
               and (v <= high if high_inclusive else v < high))
     if not (inside and math.isfinite(v) or allow_inf and v == math.inf):
-        raise Float(low, high, low_inclusive, high_inclusive).refusal(name, value, owner)
+        raise Float(low, high, low_inclusive, high_inclusive).refusal(name, value, owner, noun)
     if magnitude and math.isfinite(v) and v != 0.0 and not (
             MIN_MAGNITUDE <= abs(v) <= MAX_MAGNITUDE):
         raise ParameterError(
-            f"The '{name}' parameter of {owner} must be a float in "
+            f"The '{name}' {noun} of {owner} must be a float in "
             f"{_interval(low, high, low_inclusive, high_inclusive)} of magnitude between "
             f"{MIN_MAGNITUDE:g} and {MAX_MAGNITUDE:g}: outside that range float64 products "
             "such as n*lam or epsilon/sensitivity overflow or underflow (division by zero, "
@@ -300,25 +301,26 @@ MAX_ARRAY_ENTRIES = 10**8
 
 
 def check_int(
-    name: str, value: Any, owner: str, *, low: int = 1, high: int = MAX_INT, why: str = ""
+    name: str, value: Any, owner: str, *, low: int = 1, high: int = MAX_INT, why: str = "",
+    noun: str = "parameter"
 ) -> int:
     """Return ``value`` (an int or NumPy integer; not a bool) in [low, high], or raise
-    :class:`ParameterError`; ``why`` (memory, time) is the reason given for ``high``. A
-    parameter with a bound of its own (``high`` below :data:`MAX_INT`) gets one message
-    for every value refused, the range and ``why``."""
+    :class:`ParameterError` naming the ``noun`` ``name`` of ``owner``; ``why`` (memory, time)
+    is the reason given for ``high``. A parameter with a bound of its own (``high`` below
+    :data:`MAX_INT`) gets one message for every value refused, the range and ``why``."""
     is_int = not isinstance(value, bool) and isinstance(value, (numbers.Integral, np.integer))
     if is_int and low <= int(value) <= high:
         return int(value)
     above = is_int and int(value) > high
     if high >= MAX_INT and not above:
         raise ParameterError(
-            f"The '{name}' parameter of {owner} must be an int >= {low}. Got {_short_repr(value)} "
+            f"The '{name}' {noun} of {owner} must be an int >= {low}. Got {_short_repr(value)} "
             "instead."
         )
     reason = why or ("larger values are not representable in the float64 arithmetic that "
                      "uses it" if above else "")
     raise ParameterError(
-        f"The '{name}' parameter of {owner} must be an int in [{low}, {high:,}]"
+        f"The '{name}' {noun} of {owner} must be an int in [{low}, {high:,}]"
         f"{': ' + reason if reason else ''}. Got {_short_repr(value)} instead."
     )
 
@@ -453,7 +455,8 @@ class Constraint:
     A frozen object with scikit-learn's constraint interface (``is_satisfied_by``, ``str``);
     ``check(name, value, owner)`` returns the value normalized or raises
     :class:`ParameterError` in scikit-learn's form ("The 'epsilon' parameter of Owner must
-    be a float in (0, inf). Got -1 instead."), whose rule is ``str(rule)``.
+    be a float in (0, inf). Got -1 instead."), whose rule is ``str(rule)``; ``noun="argument"``
+    names an argument of a function instead ("The 'max_iter' argument of release ...").
     """
 
     def is_satisfied_by(self, val: Any) -> bool:
@@ -464,12 +467,14 @@ class Constraint:
             return False
         return True
 
-    def refusal(self, name: str, value: Any, owner: str) -> ParameterError:
-        """The error of a refused ``value``: "The 'name' parameter of owner must be {self}. Got ..."."""
-        return ParameterError(f"The '{name}' parameter of {owner} must be {self}. "
+    def refusal(self, name: str, value: Any, owner: str,
+                noun: str = "parameter") -> ParameterError:
+        """The error of a refused ``value``: "The 'name' parameter of owner must be {self}. Got
+        ..." (``noun``: "parameter", or "argument" of a function)."""
+        return ParameterError(f"The '{name}' {noun} of {owner} must be {self}. "
                               f"Got {_short_repr(value)} instead.")
 
-    def check(self, name: str, value: Any, owner: str) -> Any:
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
         """Return ``value`` (normalized) if it satisfies the rule, else raise
         :class:`ParameterError` naming the parameter ``name`` of the class ``owner``.
 
@@ -481,6 +486,8 @@ class Constraint:
             Its value.
         owner : str
             The class the parameter belongs to, for the message.
+        noun : str, default="parameter"
+            What ``name`` is of ``owner``, for the message: "argument" for a function's.
 
         Returns
         -------
@@ -503,6 +510,10 @@ class Constraint:
         Traceback (most recent call last):
         ...
         dpconvex.errors.ParameterError: The 'epsilon' parameter of Demo must be ...
+        >>> Float().check("scale", -1, "demo", "argument")
+        Traceback (most recent call last):
+        ...
+        dpconvex.errors.ParameterError: The 'scale' argument of demo must be ...
         """
         raise NotImplementedError
 
@@ -525,10 +536,10 @@ class Float(Constraint):
     high_inclusive: bool = False
     allow_inf: bool = False
 
-    def check(self, name: str, value: Any, owner: str) -> float:
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> float:
         return check_float(name, value, owner, low=self.low, high=self.high,
                            low_inclusive=self.low_inclusive, high_inclusive=self.high_inclusive,
-                           allow_inf=self.allow_inf)
+                           allow_inf=self.allow_inf, noun=noun)
 
     def __str__(self) -> str:
         return "a float in " + _interval(
@@ -550,8 +561,9 @@ class Int(Constraint):
     high: int = MAX_INT
     why: str = ""
 
-    def check(self, name: str, value: Any, owner: str) -> int:
-        return check_int(name, value, owner, low=self.low, high=self.high, why=self.why)
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> int:
+        return check_int(name, value, owner, low=self.low, high=self.high, why=self.why,
+                         noun=noun)
 
     def __str__(self) -> str:
         return f"an int in [{self.low}, {self.high:,}]"
@@ -570,14 +582,14 @@ class Options(Constraint):
     values: tuple[Any, ...]
     meaning: str = ""
 
-    def check(self, name: str, value: Any, owner: str) -> Any:
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
         try:  # False where the comparison is not a bool (an array, ...)
             if value in self.values:
                 return value
         except (TypeError, ValueError):
             pass
         said = f": {self.meaning}" if self.meaning else ""
-        raise ParameterError(f"The '{name}' parameter of {owner} must be one of "
+        raise ParameterError(f"The '{name}' {noun} of {owner} must be one of "
                              f"{list(self.values)!r}{said}. Got {_short_repr(value)} instead.")
 
     def __str__(self) -> str:
@@ -594,10 +606,10 @@ class Bool(Constraint):
     False
     """
 
-    def check(self, name: str, value: Any, owner: str) -> bool:
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> bool:
         if isinstance(value, (bool, np.bool_)):
             return bool(value)
-        raise self.refusal(name, value, owner)
+        raise self.refusal(name, value, owner, noun)
 
     def __str__(self) -> str:
         return "a bool"
@@ -614,7 +626,7 @@ class Seed(Constraint):
     3
     """
 
-    def check(self, name: str, value: Any, owner: str) -> int | None:
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> int | None:
         if value is None:
             return None
         if isinstance(value, numbers.Integral) and not isinstance(value, bool) \
@@ -622,7 +634,7 @@ class Seed(Constraint):
             return int(value)
         if isinstance(value, GENERATOR_TYPES):
             raise ParameterError(
-                f"The '{name}' parameter of {owner} must be None (noise seeded from the OS, for "
+                f"The '{name}' {noun} of {owner} must be None (noise seeded from the OS, for "
                 "a release) or a non-negative int (a reproducible seed, for experiments). Got a "
                 f"{type(value).__name__}: an estimator keeps its parameters, and a generator "
                 "kept on a model lets whoever holds the model or its pickle replay the noise of "
@@ -630,7 +642,7 @@ class Seed(Constraint):
                 "dpconvex.epsilon_sweep(..., random_state=generator)."
             )
         raise ParameterError(
-            f"The '{name}' parameter of {owner} must be None (noise seeded from the OS) "
+            f"The '{name}' {noun} of {owner} must be None (noise seeded from the OS) "
             f"or a non-negative int. Got {_short_repr(value)} instead.")
 
     def __str__(self) -> str:
@@ -649,7 +661,7 @@ class NoValidation(Constraint):
 
     reason: str
 
-    def check(self, name: str, value: Any, owner: str) -> Any:
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
         return value
 
     def __str__(self) -> str:
@@ -671,8 +683,8 @@ class Optional(Constraint):
 
     inner: Constraint
 
-    def check(self, name: str, value: Any, owner: str) -> Any:
-        return None if value is None else self.inner.check(name, value, owner)
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
+        return None if value is None else self.inner.check(name, value, owner, noun)
 
     def __str__(self) -> str:
         return f"None or {self.inner}"
@@ -692,16 +704,16 @@ class Auto(Constraint):
 
     inner: Constraint
 
-    def check(self, name: str, value: Any, owner: str) -> Any:
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
         if isinstance(value, str) and value == "auto":
             return "auto"
         if isinstance(value, str):  # another word
-            raise self.refusal(name, value, owner)
+            raise self.refusal(name, value, owner, noun)
         try:
-            return self.inner.check(name, value, owner)
+            return self.inner.check(name, value, owner, noun)
         except ParameterError as err:
-            rule = str(err).removeprefix(f"The '{name}' parameter of {owner} ")
-            raise ParameterError(f"The '{name}' parameter of {owner} {rule} "
+            rule = str(err).removeprefix(f"The '{name}' {noun} of {owner} ")
+            raise ParameterError(f"The '{name}' {noun} of {owner} {rule} "
                                  f"Accepted values: {self}.") from None
 
     def __str__(self) -> str:

@@ -53,7 +53,7 @@ from ..privacy.budget import Budget
 from ..privacy.mechanisms import MECHANISMS, Calibration, Mechanism, get_mechanism
 from ..privacy.mechanisms.noisy_gd import NoisyGD, default_delta
 from ..privacy.mechanisms.scalar import SelectionTemplate
-from ..privacy.release import release
+from ..privacy.release import release, release_checked
 from ..solvers import check_solver_name
 from ..solvers.registry import Backend, SolveResult
 from ..templates.large_margin import LargeMarginGaussianTemplate
@@ -216,8 +216,9 @@ class Sampled:
         template, mechanism, budget, backend, p = self._runs(data)
         out = np.empty((n_runs, p))
         for r in range(n_runs):
-            out[r] = np.ravel(release(template, mechanism, budget, backend, rng,
-                                     vouch=self.vouch).theta)
+            # the adapter's own arguments: an Audited mechanism, its backend, its vouch
+            out[r] = np.ravel(release_checked(template, mechanism, budget, backend, rng,
+                                             vouch=self.vouch).theta)
         return out
 
     def __call__(self, data: Any, rng: np.random.Generator) -> np.ndarray:

@@ -216,7 +216,7 @@ class LossParameter(Constraint):
     #: the estimator compiles with :meth:`dpconvex.objectives.Loss.from_cvxpy`.
     callables: bool = False
 
-    def check(self, name: str, value: Any, owner: str) -> Any:
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
         """``value`` checked against this constraint, or the refusal naming it.
 
         Parameters
@@ -251,10 +251,10 @@ class LossParameter(Constraint):
 
         stated = self.callables and callable(value) and not isinstance(value, (Loss, type))
         if not (stated or isinstance(value, Loss) or Options(self.names).is_satisfied_by(value)):
-            raise self.refusal(name, value, owner)
+            raise self.refusal(name, value, owner, noun)
         if isinstance(value, Loss) and getattr(value, "kind", "margin") != "margin":
             raise ParameterError(
-                f"The '{name}' parameter of {owner} must be a margin loss, of the margin "
+                f"The '{name}' {noun} of {owner} must be a margin loss, of the margin "
                 "m = y * w'x (a regression loss fits with PrivateLinearRegressor(loss="
                 f"...)). Got loss '{value.name}' of kind '{value.kind}' instead."
             )
@@ -297,7 +297,7 @@ class Vouch(Constraint):
     ('curvature',)
     """
 
-    def check(self, name: str, value: Any, owner: str) -> Any:
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
         """``value`` checked against this constraint, or the refusal naming it.
 
         Parameters
@@ -327,7 +327,7 @@ class Vouch(Constraint):
         """
         items = (value,) if isinstance(value, str) else value
         if not isinstance(items, (tuple, list)) or any(v not in VOUCHABLE for v in items):
-            raise self.refusal(name, value, owner)
+            raise self.refusal(name, value, owner, noun)
         return tuple(items)
 
     def __str__(self) -> str:
@@ -345,7 +345,7 @@ class ParameterSet(Constraint):
     True
     """
 
-    def check(self, name: str, value: Any, owner: str) -> Any:
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
         """``value`` checked against this constraint, or the refusal naming it.
 
         Parameters
@@ -375,7 +375,7 @@ class ParameterSet(Constraint):
         """
         if value is None or callable(value):
             return value
-        raise self.refusal(name, value, owner)
+        raise self.refusal(name, value, owner, noun)
 
     def __str__(self) -> str:
         return ("None or a callable taking the coefficient variable (a cvxpy.Variable) and "
@@ -1988,7 +1988,9 @@ class PrivateEstimator(BaseEstimator):
         Raises
         ------
         ParameterError
-            The estimator prepares and releases inside its fit only (:attr:`fits_only`).
+            The estimator prepares and releases inside its fit only (:attr:`fits_only`); a
+            ``solver`` or ``max_iter`` set to a wrong value since the plan; a ``warm_start``
+            not of the template's parameter shape (where the estimator's solver takes one).
         PrivacyError, SolverError, BudgetError
             ``context`` not issued; a refused release (in this call's name); the ledger
             cannot hold the plan's budget.
@@ -2016,10 +2018,22 @@ class PrivateEstimator(BaseEstimator):
                 charge_not_public(ledger if draft else None, caller),
                 hold_plan(self, plan, context) as hold,
             ):
+                self._check_release_parameters()
                 fitted = self._release(prep, plan, hold, context, warm_start)
         except (PrivacyError, SolverError) as exc:  # a part's refusal: in this call's name
             raise signed_refusal(exc, caller) from None
         return state_rows_source(fitted, None, draft=True) if draft else fitted
+
+    def _check_release_parameters(self) -> None:
+        """The parameters an estimator's release reads off the estimator, not its plan
+        (``solver``, ``max_iter``), checked by their constraints, each refused by name
+        (:class:`ParameterError`): in :meth:`fit_prepared`, whose plan checked them before a
+        ``set_params`` could change them. (:meth:`fit` checks every parameter once,
+        :meth:`_validate_params`.)"""
+        owner = type(self).__name__
+        for name in ("solver", "max_iter"):
+            if name in self._parameter_constraints:
+                self._parameter_constraints[name].check(name, getattr(self, name), owner)
 
     def _warn(self, plan: FitPlan) -> None:
         """The fit's public warnings on its plan, after the plan and before anything is held:

@@ -58,7 +58,7 @@ from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
 from ..privacy.mechanisms.gaussian import class_sum_matrix
 from ..privacy.mechanisms.record_sets import NormBall, RecordSet
-from ..privacy.release import Release, release
+from ..privacy.release import Release, release, release_checked
 from ..privacy.rules.noise_level import warn_if_noise_dominates
 from ..templates.base import EuclideanSpace
 from .base import (
@@ -117,7 +117,7 @@ class Priors(Constraint):
     'uniform'
     """
 
-    def check(self, name: str, value: Any, owner: str) -> Any:
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
         """Return ``value`` if it is one of :data:`PRIORS` or a 1-D array-like of positive
         finite numbers, else raise the error naming the parameter ``name`` of ``owner``.
 
@@ -158,10 +158,10 @@ class Priors(Constraint):
         except (TypeError, ValueError, OverflowError):
             a = None
         if a is None or a.ndim != 1 or a.size < 1 or isinstance(value, (bool, np.bool_)):
-            raise self.refusal(name, value, owner)
+            raise self.refusal(name, value, owner, noun)
         if not (np.all(np.isfinite(a)) and np.all(a > 0)):
             raise ParameterError(
-                f"The '{name}' parameter of {owner} must hold positive finite numbers (they are "
+                f"The '{name}' {noun} of {owner} must hold positive finite numbers (they are "
                 f"normalized to sum to 1). Got {describe_value(value)} instead.")
         return value
 
@@ -820,7 +820,7 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
         warn_if_noise_dominates(self._noise_family, prep.template, plan.mechanism, plan.budget,
                                 type(self).__name__, n=plan.n)  # (n, C, d, epsilon, delta) only
         noise = context.noise  # this fit's generator
-        released = release(
+        released = release_checked(
             prep.template, plan.mechanism, plan.budget, None, noise.rng, seeded=noise.seeded
         )
         assert released.theta is not None and released.calibration is not None

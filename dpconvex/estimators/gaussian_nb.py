@@ -102,7 +102,7 @@ class FeatureRange(Constraint):
     dpconvex.errors.ParameterError: The 'feature_range' parameter of Demo must be a pair ...
     """
 
-    def check(self, name: str, value: Any, owner: str) -> Any:
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
         """Return ``value`` if it is a schema (:func:`_is_schema`), one (lo, hi) pair of
         numbers or an array of such pairs (each with hi − lo large enough and both within the
         magnitudes a float can hold), else raise the error naming the parameter.
@@ -151,7 +151,7 @@ class FeatureRange(Constraint):
             ok = bool(np.all(np.abs(pairs) <= MAX_MAGNITUDE)
                       and np.all(pairs[:, 1] - pairs[:, 0] >= MIN_MAGNITUDE))
         if not ok:
-            raise self.refusal(name, value, owner)
+            raise self.refusal(name, value, owner, noun)
         return value
 
     def __str__(self) -> str:

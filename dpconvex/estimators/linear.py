@@ -76,7 +76,7 @@ from ..privacy.certificate import (
 from ..privacy.composition import compose_sequential
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
-from ..privacy.release import release
+from ..privacy.release import check_warm_start, release_checked
 from ..privacy.rules.noise_level import (
     form_bounds,
     lam_rule,
@@ -854,10 +854,15 @@ class _PrivateLinearClassifier(
         noise = context.noise  # this fit's generator (random_state, or a meta-estimator's)
         # the noise warning reads the release's one calibration (public quantities only, before
         # any noise is drawn; docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear)
-        released = release(prep.template, plan.mechanism, plan.budget, self.solver, noise.rng,
-                           warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded,
-                           vouch=plan.vouch, vouch_unused="ignore",
-                           noise_warning={"family": "linear", "owner": type(self).__name__})
+        if warm_start is not None:  # fit_prepared's (fit hands none)
+            check_warm_start(prep.template, warm_start)
+        # every argument checked: the parameters by _validate_params (fit_prepared: again, after
+        # any set_params), the plan's by the plan
+        released = release_checked(
+            prep.template, plan.mechanism, plan.budget, self.solver, noise.rng,
+            warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded,
+            vouch=plan.vouch, vouch_unused="ignore",
+            noise_warning={"family": "linear", "owner": type(self).__name__})
         theta, certificate = released.theta, released.certificate
         certificate.state(prep.labels.assumption, *plan.notes)
         hold.commit_certificate(certificate)

@@ -79,7 +79,7 @@ from ..privacy.budget import Budget, delta_rows_note, hold_budget, remaining
 from ..privacy.certificate import LabelSource, RowMap
 from ..privacy.composition import compose_sequential
 from ..privacy.mechanisms.scalar import BoundedMeanTemplate, LaplaceMean
-from ..privacy.release import Release, release
+from ..privacy.release import Release, check_warm_start, release_checked
 from ..privacy.rules.bounds import DEFAULT_LEVELS, LABEL_SHARE
 from ..privacy.rules.noise_level import label_center_share
 from ..templates.linear_erm import LinearERMTemplate
@@ -237,12 +237,12 @@ def mean_release(values: np.ndarray | None, n: int, epsilon: float,
     budget = Budget(float(epsilon))
     if noise is None:
         template = BoundedMeanTemplate.of_problem(n)
-        return release(template, LaplaceMean(), budget, dry_run=True, seeded=seeded)
+        return release_checked(template, LaplaceMean(), budget, dry_run=True, seeded=seeded)
     template = BoundedMeanTemplate(values)
     if template.n != int(n):
         raise ParameterError(f"mean_release: {template.n} values given for n = {n} records. "
                              "Give one value per record.")
-    return release(template, LaplaceMean(), budget, None, noise.rng, seeded=noise.seeded)
+    return release_checked(template, LaplaceMean(), budget, None, noise.rng, seeded=noise.seeded)
 
 
 def private_bounds(label_range: Any) -> PrivateBounds | None:
@@ -268,7 +268,7 @@ class LabelRange(Constraint):
     (0.0, 10.0)
     """
 
-    def check(self, name: str, value: Any, owner: str) -> Any:
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
         """``value`` checked: a range as a (lo, hi) tuple of floats; None, "private" or a
         :class:`PrivateBounds` as given.
 
@@ -309,7 +309,7 @@ class LabelRange(Constraint):
         if value is None or private_bounds(value) is not None:
             return value
         raise ParameterError(
-            f"The '{name}' parameter of {owner} must be {self}. Got {_short_repr(value)} instead."
+            f"The '{name}' {noun} of {owner} must be {self}. Got {_short_repr(value)} instead."
         )
 
     def __str__(self) -> str:
@@ -638,7 +638,11 @@ class LabelRangeMixin(RegressionScoreMixin):
                  context: FitContext, warm_start: np.ndarray | None) -> Any:
         """Noise, release and the fitted attributes in the labels' units (the private part)."""
         noise = context.noise  # this fit's generator (random_state, or a meta-estimator's)
-        released = release(
+        if warm_start is not None:  # fit_prepared's (fit hands none)
+            check_warm_start(prep.template, warm_start)
+        # every argument checked: the parameters by _validate_params (fit_prepared: again, after
+        # any set_params), the plan's by the plan
+        released = release_checked(
             prep.template,
             plan.mechanism,
             plan.budget,
@@ -712,11 +716,11 @@ class _LossChoice(Constraint):
     """"huber", "pinball", "squared", a callable ``fn(z, y)`` in CVXPY atoms or a regression
     :class:`~dpconvex.objectives.Loss`."""
 
-    def check(self, name: str, value: Any, owner: str) -> Any:
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
         if isinstance(value, Loss) or (callable(value) and not isinstance(value, type)) or \
                 (isinstance(value, str) and value in ("huber", "pinball", "squared")):
             return value
-        raise self.refusal(name, value, owner)
+        raise self.refusal(name, value, owner, noun)
 
     def __str__(self) -> str:
         return ("one of 'huber', 'pinball', 'squared', a callable fn(z, y) stating the loss in "
@@ -726,15 +730,15 @@ class _LossChoice(Constraint):
 class LabelCenter(Constraint):
     """"auto", "range" or a finite float (a label within ``label_range``, checked with it)."""
 
-    def check(self, name: str, value: Any, owner: str) -> Any:
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
         if isinstance(value, str):
             if value in ("auto", "range"):
                 return value
-            raise self.refusal(name, value, owner)
+            raise self.refusal(name, value, owner, noun)
         try:  # any finite label (within label_range, checked with it), however small its magnitude
-            return check_float(name, value, owner, low=-np.inf, magnitude=False)
+            return check_float(name, value, owner, low=-np.inf, magnitude=False, noun=noun)
         except ParameterError:
-            raise self.refusal(name, value, owner) from None
+            raise self.refusal(name, value, owner, noun) from None
 
     def __str__(self) -> str:
         return "'auto', 'range' or a finite float within label_range"

@@ -1,14 +1,24 @@
 """The one release pipeline every estimator (and the auditor) goes through.
 
-``release`` runs, for any registered mechanism and template, these steps:
+Two doors open onto it. :func:`release`, the public function, checks a caller's arguments
+first, each refused by name (:class:`~dpconvex.errors.ParameterError`): the mechanism (a
+registered name resolved), ``max_iter``, ``dry_run``, ``seeded``, a ``warm_start`` of the
+template's parameter shape (:func:`check_warm_start`), ``noise_warning``, the backend's kind,
+``vouch`` and ``vouch_unused``; then it runs the pipeline, :func:`release_checked`. An
+estimator calls :func:`release_checked` itself, with arguments its parameter checks and its
+plan already checked (a ``warm_start`` handed to ``fit_prepared`` checked by
+:func:`check_warm_start` where the estimator uses it).
+
+:func:`release_checked` runs, for any registered mechanism and template, these steps:
 
     what the template keeps between a solver's calls forgotten
-    (:func:`~dpconvex.privacy.user_parts.forget_kept`)
+    (:func:`~dpconvex.privacy.user_parts.forget_kept`) → whether a part is the user's
+    (:func:`~dpconvex.privacy.user_parts.users_part`) → the capabilities the mechanism needs
     → budget check → conditions (:func:`_conditions`) → calibration (within float64's reach)
-    → certificate → (dry run: stop) → noise and solve, accuracy check, post-processing onto
-    the parameter space, finiteness check (:func:`_solve`) → the backend that ran and the
-    solve's conditions in the certificate (:func:`_certify_the_solve`) → Release(theta,
-    certificate, calibration)
+    → certificate → (dry run: stop) → the noise warning → the backend → noise and solve,
+    accuracy check, post-processing onto the parameter space, finiteness check
+    (:func:`_solve`) → the backend that ran and the solve's conditions in the certificate
+    (:func:`_certify_the_solve`) → Release(theta, certificate, calibration)
 
 Where a part of the release is the user's (:func:`~dpconvex.privacy.user_parts.users_part`,
 decided once), the guards of :mod:`dpconvex.privacy.user_parts` run in these steps: the
@@ -34,7 +44,6 @@ import numpy as np
 from .._validation import (
     MAX_ITER_RULE,
     Bool,
-    Constraint,
     Optional,
     Options,
     RandomStateLike,
@@ -61,9 +70,10 @@ from .user_parts import (
 )
 
 if TYPE_CHECKING:
+    from ..solvers.registry import Backend
     from ..templates.base import Template
 
-__all__ = ["Release", "release"]
+__all__ = ["Release", "check_warm_start", "release", "release_checked"]
 
 
 #: The relative error a solve's gradient may carry (2⁻⁴², float64's 2⁻⁵² over 1,024
@@ -173,6 +183,93 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     mechanism, max_iter, dry_run, seeded = _checked_arguments(
         template, mechanism, warm_start, max_iter, dry_run, seeded, noise_warning)
     vouch, vouch_unused = _checked_vouching(backend, vouch, vouch_unused)
+    return release_checked(template, mechanism, budget, backend, rng, warm_start=warm_start,
+                           max_iter=max_iter, dry_run=dry_run, seeded=seeded,
+                           noise_warning=noise_warning, vouch=vouch, vouch_unused=vouch_unused)
+
+
+def release_checked(template: Template, mechanism: Mechanism, budget: Budget,
+                    backend: Backend | str | None = None, rng: RandomStateLike = None, *,
+                    warm_start: np.ndarray | None = None, max_iter: int | None = None,
+                    dry_run: bool = False, seeded: bool | None = None,
+                    noise_warning: Mapping[str, Any] | None = None,
+                    vouch: tuple[str, ...] = (), vouch_unused: str = "refuse") -> Release:
+    """The release pipeline on arguments already checked: :func:`release` after its checks,
+    and the call of an estimator whose parameters built them.
+
+    Its arguments are taken as they are, each of the kind :func:`release` checks and
+    normalizes: a :class:`~dpconvex.privacy.mechanisms.Mechanism` object (not a name), an int
+    or None ``max_iter``, a bool ``dry_run``, a bool or None ``seeded``, a ``warm_start`` of
+    the template's parameter shape (:func:`check_warm_start`), a ``noise_warning`` of
+    :data:`NOISE_WARNING_KEYS`, a backend that is None, a registered name or an object with
+    ``solve``, a tuple of names ``vouch`` and ``vouch_unused`` of "refuse" or "ignore". An
+    argument that comes from a user goes through :func:`release` instead: here, a wrong one
+    is not refused by name.
+
+    The steps: what the template keeps between a solver's calls forgotten
+    (:func:`~dpconvex.privacy.user_parts.forget_kept`), whether a part is the user's
+    (:func:`~dpconvex.privacy.user_parts.users_part`), the template's capabilities, the
+    budget, the conditions, the calibration, the certificate, (dry run: stop), the noise
+    warning, the backend, the noise and the solve, the solve in the certificate.
+
+    Parameters
+    ----------
+    template : Template
+        The problem statement.
+    mechanism : Mechanism
+        The mechanism object.
+    budget : Budget
+        The requested (ε, δ) (ignored by the non-private baseline).
+    backend : Backend, str or None, default=None
+        A solver backend or its registered name; None or "auto": the registry's policy.
+    rng : None, int or Generator, default=None
+        None seeds the noise from the OS.
+    warm_start : ndarray or None, default=None
+        A solver start point of the template's parameter shape.
+    max_iter : int or None, default=None
+        The solver's iteration cap (the accuracy check still decides).
+    dry_run : bool, default=False
+        Stop after the certificate (no noise drawn, no solve).
+    seeded : bool or None, default=None
+        Whether the caller fixed the noise's seed (None: ``rng is not None``).
+    noise_warning : mapping or None, default=None
+        The ``family`` and ``owner`` (and ``regression``) of
+        :func:`~dpconvex.privacy.rules.noise_level.warn_if_noise_dominates` (not in a dry run).
+    vouch : tuple of str, default=()
+        Declared constants nobody could verify that the caller vouches for.
+    vouch_unused : {"refuse", "ignore"}, default="refuse"
+        A name of ``vouch`` no condition rests on: refused as a typo, or ignored.
+
+    Returns
+    -------
+    Release
+
+    Raises
+    ------
+    ParameterError
+        The template lacks members of the template contract, or ``vouch`` names a constant no
+        condition rests on (``vouch_unused="refuse"``).
+    PrivacyError
+        As :func:`release`: a missing capability, a failed condition (before the noise, or
+        after the solve), a constant nobody verified or vouched for.
+    SolverError
+        The solve failed, missed its tolerance, or produced non-finite values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True); y = np.where(X[:, 0] > 0, 1, -1)
+    >>> from dpconvex import Budget
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.privacy.release import release_checked
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> rel = release_checked(template, get_mechanism("objective"), Budget(1.0), rng=0)
+    >>> rel.theta.shape, rel.certificate.all_hold, rel.certificate.seeded
+    ((3,), True, True)
+    """
     forget_kept(template)  # the solve's products read the rows its conditions check
     seeded = rng is not None if seeded is None else seeded  # the certificate's "seeded"
     # the guards on the user's parts run only where one is (every part dpconvex's: none)
@@ -219,25 +316,14 @@ def _checked_arguments(template: Any, mechanism: Any, warm_start: Any, max_iter:
         raise ParameterError(
             "The 'mechanism' argument of release must be a Mechanism or the name of a "
             f"registered one (e.g. 'objective'). Got {describe_value(mechanism)} instead.")
-    max_iter = _argument(MAX_ITER_RULE, "max_iter", max_iter)
-    dry_run = _argument(Bool(), "dry_run", dry_run)
-    seeded = _argument(Optional(Bool()), "seeded", seeded)
+    max_iter = MAX_ITER_RULE.check("max_iter", max_iter, "release", "argument")
+    dry_run = Bool().check("dry_run", dry_run, "release", "argument")
+    seeded = Optional(Bool()).check("seeded", seeded, "release", "argument")
     if warm_start is not None:
-        _check_warm_start(template, warm_start)
+        check_warm_start(template, warm_start)
     if noise_warning is not None:
         _check_noise_warning(noise_warning)
     return mechanism, max_iter, dry_run, seeded
-
-
-def _argument(rule: Constraint, name: str, value: Any) -> Any:
-    """``rule.check`` of the argument ``name`` of :func:`release`, its refusal naming it an
-    argument of release (a function's), as the other refusals of release do."""
-    try:
-        return rule.check(name, value, "release")
-    except ParameterError as exc:
-        text = str(exc).replace(f"The '{name}' parameter of release ",
-                                f"The '{name}' argument of release ", 1)
-        raise ParameterError(text) from None
 
 
 def _checked_vouching(backend: Any, vouch: Any, vouch_unused: Any
@@ -257,13 +343,38 @@ def _checked_vouching(backend: Any, vouch: Any, vouch_unused: Any
             "The 'vouch' argument of release must be a name or a list, tuple or set of names "
             f"of the constants the caller vouches for (e.g. ('curvature',)). Got "
             f"{describe_value(vouch)} instead.")
-    unused = _argument(Options(("refuse", "ignore")), "vouch_unused", vouch_unused)
+    unused = Options(("refuse", "ignore")).check("vouch_unused", vouch_unused, "release",
+                                                 "argument")
     return names, unused
 
 
-def _check_warm_start(template: Any, warm_start: Any) -> None:
+def check_warm_start(template: Template, warm_start: Any) -> None:
     """Refuse, by name, a ``warm_start`` that is not a finite float array with one entry per
-    coordinate of the template's parameter space (its shape, or flat)."""
+    coordinate of the template's parameter space (its shape, or flat).
+
+    Parameters
+    ----------
+    template : Template
+        The template the start point is for (its ``space.shape``).
+    warm_start : object
+        The start point a caller gave.
+
+    Raises
+    ------
+    ParameterError
+        ``warm_start`` is not such an array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.release import check_warm_start
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> X = np.eye(3) / 2; y = np.array([1, -1, 1])
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> check_warm_start(template, np.zeros(3)) is None
+    True
+    """
     shape = tuple(getattr(getattr(template, "space", None), "shape", ()) or ())
     size = int(np.prod(shape)) if shape else None
     try:

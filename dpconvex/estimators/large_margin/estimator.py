@@ -38,7 +38,7 @@ from ...errors import note_clipped, say
 from ...objectives.losses import Frobenius, Loss
 from ...privacy.certificate import Certificate
 from ...privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
-from ...privacy.release import release
+from ...privacy.release import check_warm_start, release, release_checked
 from ...privacy.rules.large_margin import (
     PAIRWISE,
     ROW_NORMS,
@@ -522,9 +522,13 @@ default="auto"
             prep.template.regularizer = Frobenius(plan.lam)
         warn_if_noise_dominates(noise_family(prep.template), prep.template, mechanism, budget,
                                 type(self).__name__)
-        released = release(prep.template, mechanism, budget, self.solver, noise.rng,
-                           warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded,
-                           vouch=self.vouch, vouch_unused="ignore")
+        if warm_start is not None:  # fit_prepared's (fit hands none)
+            check_warm_start(prep.template, warm_start)
+        # every argument checked: the parameters by _validate_params (fit_prepared: again, after
+        # any set_params), the plan's by the plan
+        released = release_checked(
+            prep.template, mechanism, budget, self.solver, noise.rng, warm_start=warm_start,
+            max_iter=self.max_iter, seeded=noise.seeded, vouch=plan.vouch, vouch_unused="ignore")
         theta, objective_certificate = released.theta, released.certificate
         certificate = compose_with_assignment(objective_certificate, assignment, total_epsilon)
         facts = prep.meta

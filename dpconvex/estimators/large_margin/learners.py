@@ -126,7 +126,7 @@ MAX_VERBOSE = MAX_LEVEL
 class Centers(Constraint):
     """``centers``: finite real numbers (the shape (C, K, d) is checked once C and d are known)."""
 
-    def check(self, name: str, value: Any, owner: str) -> np.ndarray:
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> np.ndarray:
         c = None  # value as an array of finite floats, if it is one (not a string, a dict, ...)
         if not isinstance(value, (str, bytes, dict)):
             try:
@@ -136,7 +136,7 @@ class Centers(Constraint):
             except (TypeError, ValueError, OverflowError):
                 pass
         if c is None or not np.all(np.isfinite(c)):
-            raise ParameterError(f"The '{name}' parameter of {owner} must be None or {self}. "
+            raise ParameterError(f"The '{name}' {noun} of {owner} must be None or {self}. "
                                  f"Got {_short_repr(value)} instead.")
         return c
 
@@ -148,10 +148,10 @@ class Centers(Constraint):
 class MatrixTerms(Constraint):
     """``extra_terms``: a sequence of :class:`~dpconvex.templates.large_margin.MatrixTerm`."""
 
-    def check(self, name: str, value: Any, owner: str) -> Any:
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
         if isinstance(value, (str, bytes, dict)) or not isinstance(value, Iterable) or not all(
                 isinstance(t, MatrixTerm) for t in list(value)):
-            raise ParameterError(f"The '{name}' parameter of {owner} must be None or {self}. "
+            raise ParameterError(f"The '{name}' {noun} of {owner} must be None or {self}. "
                                  f"Got {_short_repr(value)} instead.")
         return value
 
@@ -839,11 +839,12 @@ def plan_fit(est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
         [LamRule(lam, "auto", LAM_RULE)] if rule == LAM_RULE else []
     )
     notes += [*row_notes(est), *objective_reasons(est, n, C, p)]
+    vouch = (est.vouch,) if isinstance(est.vouch, str) else tuple(est.vouch)  # as Vouch reads it
     return FitPlan(
         estimator=type(est).__name__, n=n, n_classes=C, n_features=p,
         template=TEMPLATES[learner], learner=learner, mechanism=mechanism, budget=total,
         parts=parts, lam=lam, lam_rule=rule, backend=backend, options=options,
-        notes=tuple(notes))
+        notes=tuple(notes), vouch=vouch)
 
 
 def public_template(est: LargeMarginSettings, plan: FitPlan) -> Template:
