@@ -306,7 +306,7 @@ def test_a_tolerance_held_in_a_slot_is_aimed_on_a_copy():
     t.residual_tol, t.name = 1e-6, "slotted"
     aimed = _aimed_at(t, 1e-9)
     assert aimed is not t and aimed.residual_tol == 1e-9 and t.residual_tol == 1e-6
-    assert _aimed_at(t, None) is t and _aimed_at(t, 1e-6) is t  # nothing to aim below
+    assert _aimed_at(t, 1e-6) is t and _aimed_at(t, 1e-5) is t  # nothing to aim below
 
 
 class _Loosening(_AtTheTolerance):

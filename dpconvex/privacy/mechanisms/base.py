@@ -1304,10 +1304,10 @@ def _output_proof(backend: Backend) -> str:
     return proof
 
 
-def _aimed_at(template: ObjectiveTemplate, tol: float | None,
+def _aimed_at(template: ObjectiveTemplate, tol: float,
               caller: str = "ExactMinimizer.run") -> ObjectiveTemplate:
-    """The template a solve aiming at ``tol`` runs on: ``template`` itself where ``tol`` is None
-    or not below its ``residual_tol``, else a shallow copy whose ``residual_tol`` is ``tol`` (the
+    """The template a solve aiming at ``tol`` runs on: ``template`` itself where ``tol`` is not
+    below its ``residual_tol``, else a shallow copy whose ``residual_tol`` is ``tol`` (the
     shipped backends aim at a fraction of the template's tolerance). The copy shares the rows,
     their operators, the loss and the space (nothing of the data is copied); what a solve keeps
     on it (the ``_caches`` its class names) stays there; the caller's template is left as it is.
@@ -1316,8 +1316,8 @@ def _aimed_at(template: ObjectiveTemplate, tol: float | None,
     ----------
     template : ObjectiveTemplate
         The caller's template.
-    tol : float or None
-        The residual the solve must reach (None: the template's).
+    tol : float
+        The residual the solve must reach.
     caller : str, default="ExactMinimizer.run"
         The call named in a refusal.
 
@@ -1334,7 +1334,7 @@ def _aimed_at(template: ObjectiveTemplate, tol: float | None,
         to ``tol`` (no setter, a setter that raises, clamps or ignores it, or one that sets
         the caller's template's as well): nothing is solved.
     """
-    if tol is None or not tol < template.residual_tol:
+    if not tol < template.residual_tol:
         return template
     held = template.residual_tol
     try:
@@ -1373,19 +1373,18 @@ def _uncopied(template: ObjectiveTemplate, tol: float, caller: str, why: str) ->
     )
 
 
-def _solved_as_aimed(aimed: ObjectiveTemplate, template: ObjectiveTemplate, tol: float | None,
+def _solved_as_aimed(aimed: ObjectiveTemplate, template: ObjectiveTemplate, tol: float,
                      caller: str) -> None:
-    """Refuse where a solve changed the copy :func:`_aimed_at` gave it: its ``residual_tol``
-    above ``tol``, or a public member or the rows operator not the very object ``template``
-    holds (what :func:`~dpconvex.privacy.user_parts.unchanged` compares on the template a
-    release was given, which a change to the copy leaves as it was)."""
-    if aimed is template:
-        return
+    """Refuse where a solve changed the copy of ``template`` :func:`_aimed_at` gave it: its
+    ``residual_tol`` above ``tol``, or a public member or the rows operator not the very object
+    ``template`` holds (what :func:`~dpconvex.privacy.user_parts.unchanged` compares on the
+    template a release was given, which a change to the copy leaves as it was)."""
     own, held, missing = getattr(aimed, "__dict__", {}), getattr(template, "__dict__", {}), object()
-    members = {k for k in (*own, *held)
-               if (not k.startswith("_") or k == "_ops") and k != "residual_tol"}
-    if not aimed.residual_tol <= tol or any(
-            own.get(k, missing) is not held.get(k, missing) for k in members):
+    changed = not aimed.residual_tol <= tol
+    for name in own.keys() | held.keys():  # the members unchanged() compares, but the aim
+        if (not name.startswith("_") or name == "_ops") and name != "residual_tol":
+            changed = changed or own.get(name, missing) is not held.get(name, missing)
+    if changed:
         raise PrivacyError(
             f"{caller}: the template's members changed during the solve (a backend or template "
             "of the user's changed them), so the calibration and the checks no longer hold; "
@@ -1559,7 +1558,8 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
         >>> theta.shape, solve.status.name, noised
         ((3,), 'OPTIMAL', False)
         """
-        b, extra_reg, aim = None, 0.0, None
+        caller = f"{type(self).__name__}.run"
+        b, extra_reg, aim, aimed = None, 0.0, None, template
         if self.placement == "objective":
             assert cal is not None
             b = cal.law().sample(template.noise_shape, rng)
@@ -1569,17 +1569,17 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
             aim = output_release_tolerance(template, cal)[0]
             if tol is not None and not tol <= aim:
                 raise PrivacyError(
-                    f"{type(self).__name__}.run: output perturbation's noise covers a solve to "
+                    f"{caller}: output perturbation's noise covers a solve to "
                     f"residual {aim:g} on template '{template.name}', not tol={tol:g}; nothing "
                     "is released. Leave tol=None, or cover the solve with approximate minima "
                     "(optimality_tol)."
                 )
             aim = aim if tol is None else tol
-        # the backends aim at the residual_tol of the template they solve: a copy aimed at γ
-        caller = f"{type(self).__name__}.run"
-        aimed = _aimed_at(template, aim, caller)
+            # the backends aim at the residual_tol of the template they solve: a copy at γ
+            aimed = _aimed_at(template, aim, caller)
         res = backend.solve(aimed, b, extra_reg, warm_start=warm_start, max_iter=max_iter)
-        _solved_as_aimed(aimed, template, aim, caller)  # then judged at the copy's tolerance
+        if aimed is not template:  # then judged at the copy's tolerance
+            _solved_as_aimed(aimed, template, aim, caller)
         res = require_exact(aimed, res, tol=tol, caller=caller, backend=backend,
                             proof=None if aim is None else _output_proof(backend))
         if self.placement == "output":
