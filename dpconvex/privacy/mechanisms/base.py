@@ -1519,7 +1519,9 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
         """Solve to the exact minimizer: the objective noise drawn first (and its extra
         strong convexity added) where :attr:`placement` is "objective", the output noise
         added after where it is "output", none for the baseline. A solve that misses the
-        tolerance raises, and nothing is released.
+        tolerance raises, and nothing is released. An output placement solves a shallow copy
+        of ``template`` whose ``residual_tol`` is the tolerance its noise covers
+        (:func:`_aimed_at`); ``template`` is left as it is.
 
         Parameters
         ----------
