@@ -29,7 +29,7 @@ import dpconvex as dp
 from dpconvex.objectives.losses import Logistic
 from dpconvex.privacy.mechanisms.base import (
     OUTPUT_SOLVE_MARGIN,
-    _aiming_at,
+    _aimed_at,
     output_solve_tolerance,
 )
 from dpconvex.solvers import LbfgsNewton
@@ -74,8 +74,7 @@ def _solve_ratio(X: np.ndarray, y: np.ndarray, lam: float) -> tuple[float, float
     LbfgsNewton().solve(t, None)
     base = time.perf_counter() - t0
     t0 = time.perf_counter()
-    with _aiming_at(t, gamma):
-        LbfgsNewton().solve(t, None)
+    LbfgsNewton().solve(_aimed_at(t, gamma), None)
     return base, time.perf_counter() - t0
 
 

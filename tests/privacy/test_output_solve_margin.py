@@ -26,7 +26,7 @@ from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms import get_mechanism
 from dpconvex.privacy.mechanisms.base import (
     OUTPUT_SOLVE_MARGIN,
-    _aiming_at,
+    _aimed_at,
     calibrate_output_perturbation,
     output_release_tolerance,
 )
@@ -126,7 +126,7 @@ def test_the_tolerance_is_kappa_g_over_n_and_the_solver_is_given_it():
     assert radius == pytest.approx(OUTPUT_SOLVE_MARGIN / (10_000 * LAM), rel=1e-12)
     # a backend stopping at 0.99 x the tolerance it reads passes only if it was given γ(n)
     _, res, noised = mech.run(t, cal, _AtTheTolerance(), np.random.default_rng(0))
-    assert noised and tol / 2 < res.residual <= tol and t.residual_tol == 1e-6  # restored
+    assert noised and tol / 2 < res.residual <= tol and t.residual_tol == 1e-6  # as it was
     assert "residual_tol" not in vars(t)
     _, res, _ = mech.run(t, cal, LbfgsNewton(), np.random.default_rng(0))
     line = mech.solve_conditions(t, res, cal)[0]
@@ -151,16 +151,58 @@ class _ClassTolerance(LinearERMTemplate):
     residual_tol = 2e-6
 
 
+class _Watching:
+    """A backend stopping at 0.99 x the tolerance it reads (as :class:`_AtTheTolerance`) that
+    records, while it solves, the tolerance it read, whether it was given the caller's
+    template, and the caller's template's tolerance then; ``barrier``: each solve waits there,
+    so the solves of several threads are in flight at once."""
+
+    solvers = ("stub",)
+
+    def __init__(self, caller, barrier=None):
+        self.caller, self.barrier, self.seen = caller, barrier, []
+
+    def solve(self, template, b, extra_reg=0.0, **_):
+        if self.barrier is not None:
+            self.barrier.wait(10)
+        self.seen.append((template.residual_tol, template is self.caller,
+                          self.caller.residual_tol, "residual_tol" in vars(self.caller)))
+        return _AtTheTolerance().solve(template, b, extra_reg)
+
+
 @pytest.mark.parametrize("kind", [_PropertyTolerance, _ClassTolerance, LinearERMTemplate])
-def test_the_template_tolerance_is_put_back_as_it_was_held(kind):
+def test_the_callers_template_keeps_its_tolerance_while_the_solve_aims_at_gamma(kind):
     base, _ = _neighbours(10_000)
     t = kind(base.loss, LAM, 1.0, base.X, base.y)
     before, held = t.residual_tol, "residual_tol" in vars(t)
     mech = get_mechanism("output")
     cal = mech.calibrate(t, Budget(1.0))
-    _, res, _ = mech.run(t, cal, _AtTheTolerance(), np.random.default_rng(0))
-    assert res.residual <= output_release_tolerance(t, cal)[0] < before
+    aim = output_release_tolerance(t, cal)[0]
+    backend = _Watching(t)
+    _, res, _ = mech.run(t, cal, backend, np.random.default_rng(0))
+    assert res.residual <= aim < before
+    assert backend.seen == [(aim, False, before, held)]  # a copy aimed; the caller's as it was
     assert t.residual_tol == before and ("residual_tol" in vars(t)) == held
+
+
+def test_releases_from_threads_on_one_template_leave_its_tolerance_as_it_was():
+    t, _ = _neighbours(10_000)
+    mech = get_mechanism("output")
+    cal = mech.calibrate(t, Budget(1.0))
+    aim = output_release_tolerance(t, cal)[0]
+    backend = _Watching(t, threading.Barrier(2))  # both solves in flight at once
+    outcomes = []
+
+    def one(seed):
+        outcomes.append(mech.run(t, cal, backend, np.random.default_rng(seed))[1].residual)
+
+    worker = threading.Thread(target=one, args=(1,))
+    worker.start()
+    one(2)
+    worker.join(10)
+    assert len(outcomes) == 2 and max(outcomes) <= aim
+    assert backend.seen == [(aim, False, 1e-6, False)] * 2
+    assert t.residual_tol == 1e-6 and "residual_tol" not in vars(t)
 
 
 class _ClampedTolerance(LinearERMTemplate):
@@ -176,7 +218,7 @@ class _ClampedTolerance(LinearERMTemplate):
 
 
 class _ValidatedTolerance(LinearERMTemplate):
-    """A template whose ``residual_tol`` setter raises ValueError below 1e-8."""
+    """A template whose ``residual_tol`` setter raises ValueError below 1e-6."""
 
     @property
     def residual_tol(self):
@@ -184,59 +226,127 @@ class _ValidatedTolerance(LinearERMTemplate):
 
     @residual_tol.setter
     def residual_tol(self, value):
-        if value < 1e-8:
+        if value < 1e-6:
             raise ValueError("too small")
         self.__dict__["_tol"] = value
 
 
-def test_a_template_that_does_not_take_the_aim_is_refused_and_left_as_it_was():
-    """A setter that clamps the aim away is refused before the solve (the residual would be
-    judged at 1e-2, not the γ(n) the noise covers); one that raises leaves nothing aimed."""
+class _ReadOnlyTolerance(LinearERMTemplate):
+    """A template whose ``residual_tol`` is a property without a setter."""
+
+    @property
+    def residual_tol(self):
+        return 1e-6
+
+
+class _SharedTolerance(LinearERMTemplate):
+    """A template whose ``residual_tol`` setter writes to a store every instance reads."""
+
+    store = {"tol": 1e-6}
+
+    @property
+    def residual_tol(self):
+        return self.store["tol"]
+
+    @residual_tol.setter
+    def residual_tol(self, value):
+        self.store["tol"] = value
+
+
+@pytest.mark.parametrize("kind", [_ClampedTolerance, _ValidatedTolerance, _ReadOnlyTolerance,
+                                  _SharedTolerance])
+def test_a_template_that_does_not_take_the_aim_is_refused_and_left_as_it_was(kind):
+    """A copy whose setter clamps the aim away, refuses it or has none, or one that sets the
+    caller's template's tolerance too, is refused before the solve (the residual would be
+    judged at another tolerance than the γ(n) the noise covers)."""
     base, _ = _neighbours(10_000)
+    t = kind(base.loss, LAM, 1.0, base.X, base.y)
+    before, held = t.residual_tol, set(vars(t))
     mech = get_mechanism("output")
-    clamped = _ClampedTolerance(base.loss, LAM, 1.0, base.X, base.y)
-    cal = mech.calibrate(clamped, Budget(1.0))
-    with pytest.raises(PrivacyError, match="does not let its residual_tol be set"):
-        mech.run(clamped, cal, _AtTheTolerance(), np.random.default_rng(0))
-    assert clamped.residual_tol == 1e-2
-    validated = _ValidatedTolerance(base.loss, LAM, 1.0, base.X, base.y)
-    with pytest.raises(ValueError, match="too small"), _aiming_at(validated, 1e-9):
-        pass
-    assert validated.residual_tol == 1e-6
-    with _aiming_at(validated, 1e-7):
-        assert validated.residual_tol == 1e-7
-    assert validated.residual_tol == 1e-6  # no aim of the refused call left to restore
+    rng = np.random.default_rng(0)
+    state = rng.bit_generator.state
+    with pytest.raises(PrivacyError, match="does not let its residual_tol be set to the "
+                                           "tolerance 1e-07"):
+        mech.run(t, mech.calibrate(t, Budget(1.0)), _NeverSolves(), rng)
+    assert t.residual_tol == before and set(vars(t)) == held
+    assert rng.bit_generator.state == state  # nothing drawn
 
 
-def test_a_tolerance_held_in_a_slot_is_put_back():
+class _Uncopyable(LinearERMTemplate):
+    """A template whose ``__copy__`` raises, with a text that must not reach the refusal."""
+
+    def __copy__(self):
+        raise RuntimeError("secret 0.123")
+
+
+class _SelfCopy(LinearERMTemplate):
+    """A template whose ``__copy__`` gives back the template itself."""
+
+    def __copy__(self):
+        return self
+
+
+@pytest.mark.parametrize("kind, why", [(_Uncopyable, "copying it raised RuntimeError"),
+                                       (_SelfCopy, "its copy is not a new object of its class")])
+def test_a_template_that_cannot_be_copied_is_refused_by_name(kind, why):
+    base, _ = _neighbours(10_000)
+    t = kind(base.loss, LAM, 1.0, base.X, base.y)
+    mech = get_mechanism("output")
+    with pytest.raises(PrivacyError, match="^release: template .* cannot be copied") as refused:
+        release(t, mech, Budget(1.0), rng=0, vouch=("grad_bound",))  # (a template of the user's)
+    assert why in str(refused.value) and "0.123" not in str(refused.value)
+    assert t.residual_tol == 1e-6 and "residual_tol" not in vars(t)
+
+
+def test_a_tolerance_held_in_a_slot_is_aimed_on_a_copy():
     class Slotted:
         __slots__ = ("residual_tol", "name")
 
     t = Slotted()
     t.residual_tol, t.name = 1e-6, "slotted"
-    with _aiming_at(t, 1e-9):
-        assert t.residual_tol == 1e-9
-    assert t.residual_tol == 1e-6
+    aimed = _aimed_at(t, 1e-9)
+    assert aimed is not t and aimed.residual_tol == 1e-9 and t.residual_tol == 1e-6
+    assert _aimed_at(t, 1e-6) is t and _aimed_at(t, 1e-5) is t  # nothing to aim below
 
 
-def test_two_solves_on_one_template_leave_its_tolerance_as_it_was():
+class _Loosening(_AtTheTolerance):
+    """A backend that loosens the tolerance of the template it solves, or changes its row bound,
+    then returns a point of residual 5e-7 (the template's 1e-6 met, γ(n) = 1e-7 missed)."""
+
+    def __init__(self, member, value):
+        self.member, self.value = member, value
+
+    def solve(self, template, b, extra_reg=0.0, **_):
+        setattr(template, self.member, self.value)
+        return _Accepted().solve(template, b, extra_reg)
+
+
+@pytest.mark.parametrize("member, value", [("residual_tol", 1.0), ("data_norm", 0.5)])
+def test_a_solve_that_changes_the_copy_it_solves_is_refused(member, value):
+    """What a release's guard compares on the template it was given
+    (:func:`~dpconvex.privacy.user_parts.unchanged`) is compared on the copy solved."""
     t, _ = _neighbours(10_000)
-    entered, leave_first = threading.Event(), threading.Event()
-    seen = []
+    mech = get_mechanism("output")
+    before = getattr(t, member)
+    with pytest.raises(PrivacyError, match="members changed during the solve"):
+        mech.run(t, mech.calibrate(t, Budget(1.0)), _Loosening(member, value),
+                 np.random.default_rng(0))
+    assert getattr(t, member) == before
 
-    def first():
-        with _aiming_at(t, 1e-7):
-            entered.set()
-            leave_first.wait(10)
 
-    worker = threading.Thread(target=first)
-    worker.start()
-    assert entered.wait(10)
-    with _aiming_at(t, 1e-7):
-        leave_first.set()
-        worker.join(10)
-        seen.append(t.residual_tol)  # the first solve ended: the second still aims at γ
-    assert seen == [1e-7] and t.residual_tol == 1e-6 and "residual_tol" not in vars(t)
+def test_what_the_solve_of_the_copy_keeps_stays_on_the_copy():
+    """The products an output release's solve keeps between a solver's calls (margins, the last
+    objective) are kept on the copy it solved, not on the caller's template, which holds none
+    after the release (a release starts by forgetting them: forget_kept); the next release on
+    it, with the same seed, releases the same numbers (the same arithmetic: up to rounding)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2_000, 3))  # γ(n) = 5e-7, below residual_tol: a copy is solved
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+    t = LinearERMTemplate(get_loss("logistic"), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1.0, -1.0))
+    first = release(t, "output", Budget(1.0), rng=1)
+    assert all(getattr(t, name) is None for name in type(t)._caches)
+    np.testing.assert_allclose(release(t, "output", Budget(1.0), rng=1).theta, first.theta,
+                               rtol=1e-12, atol=1e-15)
 
 
 def _over_a_set_without_exact_projection(n: int = 200) -> LinearERMTemplate:

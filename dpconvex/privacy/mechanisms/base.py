@@ -26,11 +26,11 @@ References
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import math
-import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar, Union
@@ -1287,26 +1287,6 @@ def state_solve_margin(quantities: dict[str, Any], cal: Calibration) -> None:
         quantities[SOLVE_MARGIN_KEY] = cal.extra[SOLVE_MARGIN_KEY]
 
 
-#: The templates a solve aims below their ``residual_tol`` now: id -> [solves in flight, the
-#: restorer of the attribute's own state]; guarded by ``_AIM_LOCK`` (threads sharing a template).
-_AIMED: dict[int, list[Any]] = {}
-_AIM_LOCK = threading.Lock()
-
-
-def _restorer(template: ObjectiveTemplate) -> Callable[[], None]:
-    """What puts ``template.residual_tol`` back as it is now: its value set again where the
-    instance holds it or a property of its class serves it (a setter), else the instance's
-    entry removed (a class attribute shows through again)."""
-    missing = object()
-    own = getattr(template, "__dict__", {}).get("residual_tol", missing)
-    # a data descriptor of the class (a property, a slot) serves the value: set it back
-    served = hasattr(type(getattr(type(template), "residual_tol", None)), "__set__")
-    if own is missing and not served:
-        return lambda: delattr(template, "residual_tol")
-    value = template.residual_tol if own is missing else own
-    return lambda: setattr(template, "residual_tol", value)
-
-
 #: The CVXPY solvers: fixed tolerances of their own, never aimed at a release's tolerance.
 _FIXED_TOLERANCE_SOLVERS = frozenset({"clarabel", "scs"})
 
@@ -1324,56 +1304,92 @@ def _output_proof(backend: Backend) -> str:
     return proof
 
 
-@contextlib.contextmanager
-def _aiming_at(template: ObjectiveTemplate, tol: float | None,
-               caller: str = "ExactMinimizer.run") -> Iterator[None]:
-    """While the body solves, ``template.residual_tol`` is ``tol`` where that is below it (the
-    shipped backends aim at a fraction of the template's tolerance); put back after, as the
-    instance, its class attribute or its property held it, once the last concurrent solve on
-    the template ends."""
-    if tol is None:
-        yield
-        return
-    key = id(template)
-    with _AIM_LOCK:
-        entry = _AIMED.get(key)
-        if entry is None and not tol < template.residual_tol:
-            entry = None
-        else:
-            if entry is None:
-                entry = _AIMED[key] = [0, _restorer(template)]
-            try:
-                if tol < template.residual_tol:
-                    template.residual_tol = tol
-                taken = template.residual_tol <= tol  # a setter may clamp or ignore it
-            except (AttributeError, TypeError):
-                taken = False
-            except BaseException:
-                if entry[0] == 0:
-                    del _AIMED[key]
-                    with contextlib.suppress(Exception):
-                        entry[1]()
-                raise
-            if not taken:
-                if entry[0] == 0:
-                    del _AIMED[key]
-                    with contextlib.suppress(Exception):
-                        entry[1]()
-                raise PrivacyError(
-                    f"{caller}: template '{template.name}' does not let its residual_tol be "
-                    f"set to the tolerance {tol:g} the release needs, so no solver can aim at "
-                    "it. Let residual_tol be an attribute, or use objective perturbation."
-                )
-            entry[0] += 1
+def _aimed_at(template: ObjectiveTemplate, tol: float,
+              caller: str = "ExactMinimizer.run") -> ObjectiveTemplate:
+    """The template a solve aiming at ``tol`` runs on: ``template`` itself where ``tol`` is not
+    below its ``residual_tol``, else a shallow copy whose ``residual_tol`` is ``tol`` (the
+    shipped backends aim at a fraction of the template's tolerance). The copy shares the rows,
+    their operators, the loss and the space (nothing of the data is copied); what a solve keeps
+    on it (the ``_caches`` its class names) stays there; the caller's template is left as it is.
+
+    Parameters
+    ----------
+    template : ObjectiveTemplate
+        The caller's template.
+    tol : float
+        The residual the solve must reach.
+    caller : str, default="ExactMinimizer.run"
+        The call named in a refusal.
+
+    Returns
+    -------
+    ObjectiveTemplate
+        ``template``, or its copy aimed at ``tol``.
+
+    Raises
+    ------
+    PrivacyError
+        The template cannot be copied (its ``__copy__`` or ``__reduce_ex__`` raised, or gave
+        back no new object of its class), or its copy does not let its ``residual_tol`` be set
+        to ``tol`` (no setter, a setter that raises, clamps or ignores it, or one that sets
+        the caller's template's as well): nothing is solved.
+    """
+    if not tol < template.residual_tol:
+        return template
+    held = template.residual_tol
     try:
-        yield
-    finally:
-        if entry is not None:
-            with _AIM_LOCK:
-                entry[0] -= 1
-                if entry[0] == 0:
-                    del _AIMED[key]
-                    entry[1]()
+        aimed = copy.copy(template)  # may run the user's __copy__ or __reduce_ex__
+    except Exception as exc:
+        raise _uncopied(template, tol, caller, f"copying it raised {type(exc).__name__}") from None
+    if (aimed is template or type(aimed) is not type(template)
+            or getattr(aimed, "__dict__", None) is getattr(template, "__dict__", False)):
+        raise _uncopied(template, tol, caller, "its copy is not a new object of its class")
+    try:
+        aimed.residual_tol = tol
+        taken = aimed.residual_tol <= tol  # a setter may clamp or ignore it
+    except Exception:  # no setter, or one that refuses the value
+        taken = False
+    if not template.residual_tol == held:  # a setter that writes where the caller's reads
+        with contextlib.suppress(Exception):
+            aimed.residual_tol = held
+        taken = False
+    if not taken:
+        raise PrivacyError(
+            f"{caller}: template '{template.name}' does not let its residual_tol be set to the "
+            f"tolerance {tol:g} the release needs, so no solver can aim at it. Let residual_tol "
+            "be an attribute, or use objective perturbation."
+        )
+    return aimed
+
+
+def _uncopied(template: ObjectiveTemplate, tol: float, caller: str, why: str) -> PrivacyError:
+    """The refusal of a template that :func:`_aimed_at` cannot copy (``why``: what went wrong,
+    never the text of the user's exception)."""
+    return PrivacyError(
+        f"{caller}: template '{template.name}' cannot be copied ({why}), and output "
+        f"perturbation solves a copy of it whose residual_tol is the tolerance {tol:g} the "
+        "release needs, leaving the template as it is; nothing is released. Let copy.copy copy "
+        "the template, or use objective perturbation."
+    )
+
+
+def _solved_as_aimed(aimed: ObjectiveTemplate, template: ObjectiveTemplate, tol: float,
+                     caller: str) -> None:
+    """Refuse where a solve changed the copy of ``template`` :func:`_aimed_at` gave it: its
+    ``residual_tol`` above ``tol``, or a public member or the rows operator not the very object
+    ``template`` holds (what :func:`~dpconvex.privacy.user_parts.unchanged` compares on the
+    template a release was given, which a change to the copy leaves as it was)."""
+    own, held, missing = getattr(aimed, "__dict__", {}), getattr(template, "__dict__", {}), object()
+    changed = not aimed.residual_tol <= tol
+    for name in own.keys() | held.keys():  # the members unchanged() compares, but the aim
+        if (not name.startswith("_") or name == "_ops") and name != "residual_tol":
+            changed = changed or own.get(name, missing) is not held.get(name, missing)
+    if changed:
+        raise PrivacyError(
+            f"{caller}: the template's members changed during the solve (a backend or template "
+            "of the user's changed them), so the calibration and the checks no longer hold; "
+            "nothing is released. Leave the template unchanged while it is solved."
+        )
 
 
 class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
@@ -1503,7 +1519,9 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
         """Solve to the exact minimizer: the objective noise drawn first (and its extra
         strong convexity added) where :attr:`placement` is "objective", the output noise
         added after where it is "output", none for the baseline. A solve that misses the
-        tolerance raises, and nothing is released.
+        tolerance raises, and nothing is released. An output placement solves a shallow copy
+        of ``template`` whose ``residual_tol`` is the tolerance its noise covers
+        (:func:`_aimed_at`); ``template`` is left as it is.
 
         Parameters
         ----------
@@ -1542,7 +1560,8 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
         >>> theta.shape, solve.status.name, noised
         ((3,), 'OPTIMAL', False)
         """
-        b, extra_reg, aim = None, 0.0, None
+        caller = f"{type(self).__name__}.run"
+        b, extra_reg, aim, aimed = None, 0.0, None, template
         if self.placement == "objective":
             assert cal is not None
             b = cal.law().sample(template.noise_shape, rng)
@@ -1552,22 +1571,19 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
             aim = output_release_tolerance(template, cal)[0]
             if tol is not None and not tol <= aim:
                 raise PrivacyError(
-                    f"{type(self).__name__}.run: output perturbation's noise covers a solve to "
+                    f"{caller}: output perturbation's noise covers a solve to "
                     f"residual {aim:g} on template '{template.name}', not tol={tol:g}; nothing "
                     "is released. Leave tol=None, or cover the solve with approximate minima "
                     "(optimality_tol)."
                 )
             aim = aim if tol is None else tol
-        # the backends aim at the template's residual_tol
-        with _aiming_at(template, aim, f"{type(self).__name__}.run"):
-            res = require_exact(
-                template,
-                backend.solve(template, b, extra_reg, warm_start=warm_start, max_iter=max_iter),
-                tol=tol,
-                caller=f"{type(self).__name__}.run",
-                backend=backend,
-                proof=None if aim is None else _output_proof(backend),
-            )
+            # the backends aim at the residual_tol of the template they solve: a copy at γ
+            aimed = _aimed_at(template, aim, caller)
+        res = backend.solve(aimed, b, extra_reg, warm_start=warm_start, max_iter=max_iter)
+        if aimed is not template:  # then judged at the copy's tolerance
+            _solved_as_aimed(aimed, template, aim, caller)
+        res = require_exact(aimed, res, tol=tol, caller=caller, backend=backend,
+                            proof=None if aim is None else _output_proof(backend))
         if self.placement == "output":
             assert cal is not None
             theta = cal.law().add(res.x, rng, shape=template.noise_shape)
