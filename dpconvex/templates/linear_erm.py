@@ -24,7 +24,7 @@ import cvxpy as cp
 import numpy as np
 
 from .._validation import describe_value, is_dask_collection
-from ..data.operators import DesignOperator
+from ..data.operators import CSRRows, DenseRows, DesignOperator, ScaledRows
 from ..data.validation import as_design, check_array
 from ..errors import DataValidationError, ParameterError, PrivacyError
 from ..objectives.losses import L2, Loss
@@ -180,10 +180,14 @@ class LinearERMTemplate:
         solved = solved_loss(loss)  # what the template holds, and every step below reads
         self._check_labels(solved, labels, caller)
         # Products with A = diag(y) X (and Aᵀ) for a margin loss: the label signs as row factors
-        # (the stored rows of an operator with factors are shared, not copied)
-        ops = rows.compact()
-        self._build(solved, lam, data_norm, constraint_set, (rows.n, rows.p), rows, labels,
-                    ops if _reads_prediction(solved) else ops.scale_rows(labels))
+        # inside the products. Rows in memory are the caller's, read as they are at each
+        # release's products (no copy kept: no sparse copy, no signed copy); rows held by Dask
+        # choose their storage once and scale lazily
+        in_memory = isinstance(rows, (DenseRows, CSRRows))
+        ops = rows if in_memory else rows.compact()
+        if not _reads_prediction(solved):
+            ops = ScaledRows(ops, labels) if in_memory else ops.scale_rows(labels)
+        self._build(solved, lam, data_norm, constraint_set, (rows.n, rows.p), rows, labels, ops)
 
     @classmethod
     def over_design(cls, loss: Loss, lam: float, data_norm: float, rows: DesignOperator,

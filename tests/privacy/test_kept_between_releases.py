@@ -51,6 +51,33 @@ def test_records_changed_in_place_between_releases_are_read_as_they_are(build):
     np.testing.assert_allclose(got.theta, fresh.theta, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("mechanism", ["objective", "output"])
+@pytest.mark.parametrize("rows", ["dense", "mostly zeros"])
+def test_linear_erm_rows_changed_in_place_between_releases_are_read_as_they_are(rows, mechanism):
+    """LinearERMTemplate over the caller's rows (a margin loss: the label signs inside the
+    products) keeps no copy of them, signed or sparse: released again after the rows were
+    reordered in place, it gives the release of a new template over the changed rows (7,000 x 8
+    one-hot rows: enough entries that a sparse copy would pay)."""
+    from dpconvex.objectives.losses import Logistic
+    from dpconvex.templates.linear_erm import LinearERMTemplate
+
+    rng = np.random.default_rng(0)
+    if rows == "dense":
+        X = rng.normal(size=(200, 3))
+        X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+    else:
+        X = np.zeros((7000, 8))
+        X[np.arange(7000), rng.integers(0, 8, 7000)] = 0.9
+    y = np.where(rng.random(X.shape[0]) > 0.5, 1.0, -1.0)
+    template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)
+    release(template, mechanism, Budget(1.0), rng=1)
+    X[:] = X[::-1].copy()  # the records reordered in place: the same norms
+    got = release(template, mechanism, Budget(1.0), rng=2)
+    fresh = release(LinearERMTemplate(Logistic(), 0.1, 1.0, X.copy(), y), mechanism,
+                    Budget(1.0), rng=2)
+    np.testing.assert_allclose(got.theta, fresh.theta, rtol=1e-9, atol=1e-12)
+
+
 def test_a_cache_held_under_any_attribute_name_is_forgotten():
     """A part of the caller's keeping a transposed copy of sparse rows (named in its _caches),
     held under a name no template uses, inside a dict and a list: forget_kept reaches it, so its
