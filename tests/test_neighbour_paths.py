@@ -22,13 +22,14 @@ flagged, and so is one that writes it into a certificate's text.
 
 from __future__ import annotations
 
-import contextlib
+import copyreg
 import io
 import logging
-import re
+import pickle
 import sys
 import warnings
 from collections.abc import Callable
+from types import MappingProxyType
 from typing import Any
 
 import cvxpy as cp
@@ -41,6 +42,7 @@ from test_release_hygiene import (
     RELEASED,
     _classifier_neighbours,
     _regressor_neighbours,
+    _shown,
     _state,
 )
 
@@ -48,42 +50,19 @@ import dpconvex as dp
 from dpconvex.estimators import base, front_door, regression
 from dpconvex.estimators.selection.grid import SelectedEstimator
 from dpconvex.estimators.sweep import EpsilonSweep
+from dpconvex.objectives import Logistic
 from dpconvex.privacy import bounds
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.certificate import SmoothingRule
+from dpconvex.privacy.mechanisms.base import ObjectivePerturbation
+from dpconvex.privacy.release import Release
 from dpconvex.privacy.rules.noise_level import label_center_share
-from dpconvex.templates import statistics
+from dpconvex.templates import LinearERMTemplate, statistics
 
 SEED = 7
 
 
 # ------------------------------------------------------------------ what a call shows
-class _Records(logging.Handler):
-    """Every logging record emitted while it is attached: (logger, level, message)."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.seen: list[tuple[str, str, str]] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.seen.append((record.name, record.levelname, record.getMessage()))
-
-
-@contextlib.contextmanager
-def _log_records():
-    """The records of the ``dpconvex`` loggers (every level) and any other logger's
-    records that reach the root logger at WARNING or above."""
-    records, package, root = _Records(), logging.getLogger("dpconvex"), logging.getLogger()
-    level = package.level
-    package.setLevel(logging.DEBUG)
-    root.addHandler(records)  # the package's records propagate to it
-    try:
-        yield records.seen
-    finally:
-        root.removeHandler(records)
-        package.setLevel(level)
-
-
 def _estimator_part(est: Any) -> Any:
     """A fitted estimator's public part: the pickle of its state apart from the released
     parameters, certificate text and ``to_dict`` (``_state``), its set of attributes, its
@@ -92,12 +71,26 @@ def _estimator_part(est: Any) -> Any:
             {k: np.shape(v) for k, v in vars(est).items() if k in RELEASED})
 
 
+def _pickled(value: Any) -> bytes:
+    """The pickle of everything ``value`` holds (every attribute, recursively), its read-only
+    mappings (a plan's ``options`` and ``parts``) pickled as the dicts they show."""
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer)
+    pickler.dispatch_table = {**copyreg.dispatch_table,
+                              MappingProxyType: lambda proxy: (dict, (dict(proxy),))}
+    pickler.dump(value)
+    return buffer.getvalue()
+
+
 def _public_part(value: Any) -> Any:
     """What must be the same on D and D′ of a returned value (its class and public parts)."""
     if isinstance(value, dp.Certificate):
         return "Certificate", str(value), value.to_dict()
     if isinstance(value, base.FitPlan):
-        return "FitPlan", re.sub(r" at 0x[0-9a-f]+", "", repr(value))  # no object addresses
+        return "FitPlan", _pickled(value)
+    if isinstance(value, Release):  # its theta: the noised parameters (None in a dry run)
+        return ("Release", np.shape(value.theta), _public_part(value.certificate),
+                _pickled(value.calibration))
     if isinstance(value, EpsilonSweep):
         return ("EpsilonSweep", sorted(vars(value)), value.epsilons, value.templates_built,
                 value.n_samples,
@@ -119,24 +112,10 @@ def _public_part(value: Any) -> Any:
 
 def _observe(call: Callable[[Any], Any], data: Any, verbose: int = 0) -> dict[str, Any]:
     """Everything ``call(data)`` shows at ``dp.verbosity(verbose)``: its value's public part,
-    warnings, log records, stdout, stderr (the progress lines' elapsed times aside) and
-    exception."""
-    out, err = io.StringIO(), io.StringIO()
-    value, error = None, None
-    with (warnings.catch_warnings(record=True) as caught, _log_records() as records,
-          contextlib.redirect_stdout(out), contextlib.redirect_stderr(err),
-          dp.verbosity(verbose)):
-        warnings.simplefilter("always")
-        try:
-            value = call(data)
-        except Exception as exc:  # noqa: BLE001 - the exception is part of what is shown
-            error = (type(exc).__name__, str(exc))
-    return {"error": error,
-            "value": None if error else _public_part(value),
-            "warnings": [(w.category.__name__, str(w.message)) for w in caught],
-            "log records": records, "stdout": out.getvalue(),
-            "stderr": re.sub(r"^\[dpconvex +[0-9.]+ s\]", "[dpconvex]", err.getvalue(),
-                             flags=re.MULTILINE)}
+    and its exception, warnings, log records, stdout and stderr (``_shown``)."""
+    value, shown = _shown(lambda: call(data), verbose)
+    error = shown.pop("error")
+    return {"error": error, "value": None if error else _public_part(value), **shown}
 
 
 def _check(name: str, case: str, verbose: int = 0) -> dict[str, Any]:
@@ -202,6 +181,14 @@ def _sparse(data):
 def _frame(data):
     X, y = data
     return pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])]), y
+
+
+def _template(data):
+    """The classifier pair as ``release``'s template: logistic loss, the rows scaled to
+    norm <= 1 (the template's bound), the labels 1 -> +1 and every other -> -1."""
+    X, y = data
+    X = X / np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+    return LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(y == 1, 1.0, -1.0))
 
 
 # ------------------------------------------------------------------ the paths
@@ -282,6 +269,9 @@ PATHS: dict[str, tuple[Callable[..., Any], Callable[..., Any], Callable[[Any], A
         epsilon=1.0, label_range=LABEL_RANGE)), R, _sparse),
     "fit-reg-dataframe": (_fit(lambda: dp.PrivateRegressor(
         epsilon=1.0, label_range=LABEL_RANGE)), R, _frame),
+    "fit-reg-private-range": (_fit(lambda: dp.PrivateLinearRegressor(
+        epsilon=1.0, label_range=dp.PrivateBounds(0.5))), R, _same),
+    "fit-output": (_fit(lambda: _lr(mechanism="output")), C, _same),
     # the dry run
     "certify-logreg": (_certify(_lr), C, _same),
     "certify-front-door": (_certify(lambda: dp.PrivateClassifier(epsilon=1.0)), C, _same),
@@ -324,6 +314,11 @@ PATHS: dict[str, tuple[Callable[..., Any], Callable[..., Any], Callable[[Any], A
     "draft-schema": (lambda t, _: dp.draft_schema(
         t, epsilon=2.0, delta=1e-6, kinds={"plan": "categorical"}, random_state=SEED),
         _table, _same),
+    # a mechanism run on a template of the rows
+    "release-template": (lambda t, _: dp.release(t, "objective", Budget(1.0), rng=SEED),
+                         C, _template),
+    "release-template-dry-run": (lambda t, _: dp.release(t, "objective", Budget(1.0),
+                                                         dry_run=True), C, _template),
 }
 
 CASES = {C: ("relabel", "huge-norm", "outside"), R: ("outside-range", "huge-norm"),
@@ -343,9 +338,10 @@ def test_the_progress_of_verbosity_one_is_the_same_on_neighbours(name):
     """``dp.verbosity(1)`` prints the steps of each call with the elapsed time (figures of the
     data only from level 2 on): apart from the times, the same lines on D and D′ (every path
     but a dry run and a plan, which draw nothing, prints its steps)."""
+    draws_nothing = name.startswith(("certify-", "plan-for-")) or name.endswith("dry-run")
     for case in CASES[PATHS[name][1]]:
         printed = _check(name, case, verbose=1)["stderr"]
-        assert "[dpconvex]" in printed or name.startswith(("certify-", "plan-for-")), name
+        assert "[dpconvex]" in printed or draws_nothing, name
 
 
 def test_the_option_paths_are_taken():
@@ -372,9 +368,10 @@ def test_the_public_paths_cover_every_entry_point_and_option():
     """The table names a path of each public entry point that reads data, and each option."""
     names = " ".join(PATHS)
     for part in ("fit-", "certify-", "plan-for-", "prepared-", "sweep-", "release-range",
-                 "release-vocabulary", "draft-schema", "smoothing-auto", "no-label-range",
-                 "no-intercept", "unit-rows", "feature-range", "uncentered", "sparse",
-                 "dataframe"):
+                 "release-vocabulary", "draft-schema", "release-template",
+                 "release-template-dry-run", "smoothing-auto", "no-label-range",
+                 "private-range", "output", "no-intercept", "unit-rows", "feature-range",
+                 "uncentered", "sparse", "dataframe"):
         assert part in names, part
 
 
@@ -385,6 +382,8 @@ def _leak_of(values: Any) -> str:
         values = values.to_numpy()
     if sp.issparse(values):
         values = values.toarray()
+    if isinstance(values, LinearERMTemplate):
+        values = values.y
     return f"the last record reads {np.asarray(values, dtype=object).ravel()[-1]!r}"
 
 
@@ -431,6 +430,9 @@ MUTANT_SITES = {
     # the vocabulary's template counts the values: once per value, the last one leaks
     "release-vocabulary": (statistics, "is_missing", 0),
     "draft-schema": (statistics, "is_missing", 0),
+    # the mechanism's conditions read the template (self, template, budget)
+    "release-template": (ObjectivePerturbation, "conditions", 1),
+    "release-template-dry-run": (ObjectivePerturbation, "conditions", 1),
 }
 
 #: The first case of each pair: the last record's label (or value) differs on D and D′.

@@ -24,8 +24,12 @@ bounds) and the options these fits do not take run through the same pairs in
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
+import logging
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -504,18 +508,59 @@ def _regressor_neighbours(case, n=120, d=3, seed=0, index=-1):
     return (X, y), (X2, y2), {}
 
 
-def _observe(est, data):
-    """Everything reachable from a fit on ``data``: state, texts, warnings, exception."""
-    with warnings.catch_warnings(record=True) as caught:
+class _Records(logging.Handler):
+    """Every logging record emitted while it is attached: (logger, level, message)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.seen: list[tuple[str, str, str]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.seen.append((record.name, record.levelname, record.getMessage()))
+
+
+@contextlib.contextmanager
+def _log_records():
+    """The records of the ``dpconvex`` loggers (every level) and any other logger's
+    records that reach the root logger at WARNING or above."""
+    records, package, root = _Records(), logging.getLogger("dpconvex"), logging.getLogger()
+    level = package.level
+    package.setLevel(logging.DEBUG)
+    root.addHandler(records)  # the package's records propagate to it
+    try:
+        yield records.seen
+    finally:
+        root.removeHandler(records)
+        package.setLevel(level)
+
+
+def _shown(call, verbose=0):
+    """``call()`` at ``dp.verbosity(verbose)``: its value (None where it raised) and what it
+    shows besides, each channel by name: the exception, the warnings (category and text), the
+    log records, stdout and stderr (the progress lines' elapsed times aside)."""
+    out, err = io.StringIO(), io.StringIO()
+    value, error = None, None
+    with (warnings.catch_warnings(record=True) as caught, _log_records() as records,
+          contextlib.redirect_stdout(out), contextlib.redirect_stderr(err),
+          dp.verbosity(verbose)):
         warnings.simplefilter("always")
         try:
-            est.fit(*data)
-            error = None
-        except Exception as exc:  # compared between D and D′, then required to be None
+            value = call()
+        except Exception as exc:  # noqa: BLE001 - the exception is part of what is shown
             error = (type(exc).__name__, str(exc))
-    seen = [(w.category.__name__, str(w.message)) for w in caught]
-    out = {"error": error, "warnings": seen, "repr": repr(est)}
-    if error is None:
+    return value, {"error": error,
+                   "warnings": [(w.category.__name__, str(w.message)) for w in caught],
+                   "log records": records, "stdout": out.getvalue(),
+                   "stderr": re.sub(r"^\[dpconvex +[0-9.]+ s\]", "[dpconvex]", err.getvalue(),
+                                    flags=re.MULTILINE)}
+
+
+def _observe(est, data):
+    """Everything reachable from a fit on ``data`` at ``dp.verbosity(1)`` (its progress lines):
+    what the fit shows (``_shown``), the repr, and the state and released shapes."""
+    _, out = _shown(lambda: est.fit(*data), verbose=1)
+    out["repr"] = repr(est)
+    if out["error"] is None:
         model = est.steps[-1][1] if isinstance(est, Pipeline) else est
         steps = [vars(s) for _, s in est.steps[:-1]] if isinstance(est, Pipeline) else []
         out["state"] = pickle.dumps((_state(model), steps))
