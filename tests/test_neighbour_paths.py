@@ -3,21 +3,26 @@
 The neighbour test of ``test_release_hygiene`` fits every public estimator; this
 table drives the other public paths that read data — ``certify(X, y)``,
 ``plan_for``, ``prepare`` then ``fit_prepared``, ``epsilon_sweep``,
-``draft_schema``, ``release_range`` and ``release_vocabulary`` — and the options
-whose code paths the estimator table does not take (a kinked user loss smoothed
-at ``smoothing="auto"``, ``label_range=None``, ``fit_intercept=False``,
+``draft_schema``, ``release_range``, ``release_vocabulary`` and ``release`` of a
+template (its fit and its dry run) — and the options whose code paths the
+estimator table does not take (a kinked user loss smoothed at
+``smoothing="auto"``, ``label_range=None``, ``fit_intercept=False``,
 ``row_norm="unit"``, ``feature_range``, a regressor with n·ε/p ≥ 100, which
-releases no label centre, sparse and DataFrame input) through one harness: the
-same call with the same seed on D and on D′ (one record replaced, by the
-neighbour pairs of ``test_release_hygiene``), comparing everything but the
-noised numbers: the class and public parts of the returned value (a
-certificate's text and ``to_dict``, a plan's pickle, a fitted estimator's
-attributes and pickle apart from its released parameters), the warnings
-(category and text), the ``logging`` records, stdout and stderr (also under
-``verbosity(1)``, the elapsed times aside), and the exception raised. The mutant
-tests prove the harness can fail: on every path, a patch that writes the replaced
-record's label or value into a warning, a log record, stdout or stderr is
-flagged, and so is one that writes it into a certificate's text.
+releases no label centre, sparse and DataFrame input), with a fit of a private
+label range (``label_range=PrivateBounds``) and one by output perturbation
+beside them, through one harness: the same call with the same seed on D and on
+D′ (one record replaced, by the neighbour pairs of ``test_release_hygiene``),
+comparing everything but the noised numbers: the class and public parts of the
+returned value (a certificate's text and ``to_dict``, a plan's pickle and a
+release's calibration's — everything they hold, not their repr —, a fitted
+estimator's attributes and pickle apart from its released parameters), and
+what the call shows (``test_release_hygiene._shown``, which the estimator table
+uses too): the warnings (category and text), the ``logging`` records, stdout and
+stderr (also under ``verbosity(1)``, the elapsed times aside), and the exception
+raised. The mutant tests prove the harness can fail: on every path, a patch that
+writes the replaced record's label or value into a warning, a log record, stdout
+or stderr is flagged, and so is one that writes it into a certificate's text or
+keeps it in a plan's attribute that its repr does not show.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import copyreg
 import io
 import logging
 import pickle
+import re
 import sys
 import warnings
 from collections.abc import Callable
@@ -481,3 +487,32 @@ def test_a_mutant_writing_a_record_into_the_certificate_is_caught(name):
         with pytest.raises(AssertionError) as caught:
             _check(name, LEAKED_CASE[PATHS[name][1]])
     assert read and str(caught.value).startswith("value"), str(caught.value)
+
+
+PLAN_PATHS = [name for name in PATHS if name.startswith("plan-for-")]
+
+
+@pytest.mark.parametrize("name", PLAN_PATHS)
+def test_a_mutant_hiding_a_record_in_a_plan_is_caught(name):
+    """A plan is compared by everything it holds, not by its repr: a patch that keeps the last
+    record read in an attribute of the plan that its repr does not show is flagged."""
+    inner = base._with_rows_source
+    hidden: list[str] = []
+
+    def mutant(plan, X):
+        plan = inner(plan, X)
+        hidden.append(_leak_of(X))
+        object.__setattr__(plan, "seen", hidden[-1])  # not a field: not in the repr
+        return plan
+
+    call, neighbours, form = PATHS[name]
+    D, Dp, params = neighbours(LEAKED_CASE[neighbours])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(base, "_with_rows_source", mutant)
+        plans = [call(form(data), params) for data in (D, Dp)]
+        with pytest.raises(AssertionError) as caught:
+            _check(name, LEAKED_CASE[neighbours])
+    assert len(set(hidden)) == 2, "the mutant did not read the replaced record"
+    shown = [re.sub(r" at 0x[0-9a-f]+", "", repr(plan)) for plan in plans]  # no addresses
+    assert shown[0] == shown[1]  # the repr alone would pass it
+    assert str(caught.value).startswith("value"), str(caught.value)

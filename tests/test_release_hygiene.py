@@ -5,10 +5,12 @@ has ``fit``, enumerated: one without a configuration fails the suite) × its
 mechanisms on neighbouring data sets D and D′ (same n, one record replaced)
 with the SAME seed and check that everything reachable except the released
 parameters is identical: the pickled state, the certificate's text and
-``to_dict``, the repr, the warnings issued (category and text) and the
-exceptions. Whatever differs besides the parameters would be an un-noised
-function of the data (e.g. a solver's iteration count, a label set read from
-y, a warning that counts clipped rows or says that a label was clipped). For a
+``to_dict``, the repr, and what the fit shows at ``verbosity(1)`` (``_shown``):
+the warnings issued (category and text), the ``logging`` records, stdout and
+stderr (the progress lines' elapsed times aside) and the exceptions. Whatever
+differs besides the parameters would be an un-noised function of the data (e.g.
+a solver's iteration count, a label set read from y, a warning that counts
+clipped rows or says that a label was clipped). For a
 classifier the replaced record has the other label, a label the other records
 lack (declared in ``classes=``), a label outside ``classes=`` (with
 ``unknown_labels="ignore"``; the default refuses such a fit), or a huge norm;
@@ -18,8 +20,8 @@ record is one of the validation part. With ``classes=None`` the label set is
 read from the data: then the models may differ (that is the leak the warning
 names), but the warning itself is the same on both. The other public paths that read
 data (``certify``, ``plan_for``, ``prepare``/``fit_prepared``, ``epsilon_sweep``, the private
-bounds) and the options these fits do not take run through the same pairs in
-``test_neighbour_paths.py``.
+bounds, ``release`` of a template) and the options these fits do not take run through the
+same pairs and the same ``_shown`` in ``test_neighbour_paths.py``.
 """
 
 from __future__ import annotations
