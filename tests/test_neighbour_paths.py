@@ -3,32 +3,39 @@
 The neighbour test of ``test_release_hygiene`` fits every public estimator; this
 table drives the other public paths that read data — ``certify(X, y)``,
 ``plan_for``, ``prepare`` then ``fit_prepared``, ``epsilon_sweep``,
-``draft_schema``, ``release_range`` and ``release_vocabulary`` — and the options
-whose code paths the estimator table does not take (a kinked user loss smoothed
-at ``smoothing="auto"``, ``label_range=None``, ``fit_intercept=False``,
+``draft_schema``, ``release_range``, ``release_vocabulary`` and ``release`` of a
+template (its fit and its dry run) — and the options whose code paths the
+estimator table does not take (a kinked user loss smoothed at
+``smoothing="auto"``, ``label_range=None``, ``fit_intercept=False``,
 ``row_norm="unit"``, ``feature_range``, a regressor with n·ε/p ≥ 100, which
-releases no label centre, sparse and DataFrame input) through one harness: the
-same call with the same seed on D and on D′ (one record replaced, by the
-neighbour pairs of ``test_release_hygiene``), comparing everything but the
-noised numbers: the class and public parts of the returned value (a
-certificate's text and ``to_dict``, a plan's pickle, a fitted estimator's
-attributes and pickle apart from its released parameters), the warnings
-(category and text), the ``logging`` records, stdout and stderr (also under
-``verbosity(1)``, the elapsed times aside), and the exception raised. The mutant
-tests prove the harness can fail: on every path, a patch that writes the replaced
-record's label or value into a warning, a log record, stdout or stderr is
-flagged, and so is one that writes it into a certificate's text.
+releases no label centre, sparse and DataFrame input), with a fit of a private
+label range (``label_range=PrivateBounds``) and one by output perturbation
+beside them, through one harness: the same call with the same seed on D and on
+D′ (one record replaced, by the neighbour pairs of ``test_release_hygiene``),
+comparing everything but the noised numbers: the class and public parts of the
+returned value (a certificate's text and ``to_dict``, a plan's pickle and a
+release's calibration's — everything they hold, not their repr —, a fitted
+estimator's attributes and pickle apart from its released parameters), and
+what the call shows (``test_release_hygiene._shown``, which the estimator table
+uses too): the warnings (category and text), the ``logging`` records, stdout and
+stderr (also under ``verbosity(1)``, the elapsed times aside), and the exception
+raised. The mutant tests prove the harness can fail: on every path, a patch that
+writes the replaced record's label or value into a warning, a log record, stdout
+or stderr is flagged, and so is one that writes it into a certificate's text or
+keeps it in a plan's attribute that its repr does not show.
 """
 
 from __future__ import annotations
 
-import contextlib
+import copyreg
 import io
 import logging
+import pickle
 import re
 import sys
 import warnings
 from collections.abc import Callable
+from types import MappingProxyType
 from typing import Any
 
 import cvxpy as cp
@@ -41,6 +48,7 @@ from test_release_hygiene import (
     RELEASED,
     _classifier_neighbours,
     _regressor_neighbours,
+    _shown,
     _state,
 )
 
@@ -48,42 +56,19 @@ import dpconvex as dp
 from dpconvex.estimators import base, front_door, regression
 from dpconvex.estimators.selection.grid import SelectedEstimator
 from dpconvex.estimators.sweep import EpsilonSweep
+from dpconvex.objectives import Logistic
 from dpconvex.privacy import bounds
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.certificate import SmoothingRule
+from dpconvex.privacy.mechanisms.base import ObjectivePerturbation
+from dpconvex.privacy.release import Release
 from dpconvex.privacy.rules.noise_level import label_center_share
-from dpconvex.templates import statistics
+from dpconvex.templates import LinearERMTemplate, statistics
 
 SEED = 7
 
 
 # ------------------------------------------------------------------ what a call shows
-class _Records(logging.Handler):
-    """Every logging record emitted while it is attached: (logger, level, message)."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.seen: list[tuple[str, str, str]] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.seen.append((record.name, record.levelname, record.getMessage()))
-
-
-@contextlib.contextmanager
-def _log_records():
-    """The records of the ``dpconvex`` loggers (every level) and any other logger's
-    records that reach the root logger at WARNING or above."""
-    records, package, root = _Records(), logging.getLogger("dpconvex"), logging.getLogger()
-    level = package.level
-    package.setLevel(logging.DEBUG)
-    root.addHandler(records)  # the package's records propagate to it
-    try:
-        yield records.seen
-    finally:
-        root.removeHandler(records)
-        package.setLevel(level)
-
-
 def _estimator_part(est: Any) -> Any:
     """A fitted estimator's public part: the pickle of its state apart from the released
     parameters, certificate text and ``to_dict`` (``_state``), its set of attributes, its
@@ -92,12 +77,26 @@ def _estimator_part(est: Any) -> Any:
             {k: np.shape(v) for k, v in vars(est).items() if k in RELEASED})
 
 
+def _pickled(value: Any) -> bytes:
+    """The pickle of everything ``value`` holds (every attribute, recursively), its read-only
+    mappings (a plan's ``options`` and ``parts``) pickled as the dicts they show."""
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer)
+    pickler.dispatch_table = {**copyreg.dispatch_table,
+                              MappingProxyType: lambda proxy: (dict, (dict(proxy),))}
+    pickler.dump(value)
+    return buffer.getvalue()
+
+
 def _public_part(value: Any) -> Any:
     """What must be the same on D and D′ of a returned value (its class and public parts)."""
     if isinstance(value, dp.Certificate):
         return "Certificate", str(value), value.to_dict()
     if isinstance(value, base.FitPlan):
-        return "FitPlan", re.sub(r" at 0x[0-9a-f]+", "", repr(value))  # no object addresses
+        return "FitPlan", _pickled(value)
+    if isinstance(value, Release):  # its theta: the noised parameters (None in a dry run)
+        return ("Release", np.shape(value.theta), _public_part(value.certificate),
+                _pickled(value.calibration))
     if isinstance(value, EpsilonSweep):
         return ("EpsilonSweep", sorted(vars(value)), value.epsilons, value.templates_built,
                 value.n_samples,
@@ -119,24 +118,10 @@ def _public_part(value: Any) -> Any:
 
 def _observe(call: Callable[[Any], Any], data: Any, verbose: int = 0) -> dict[str, Any]:
     """Everything ``call(data)`` shows at ``dp.verbosity(verbose)``: its value's public part,
-    warnings, log records, stdout, stderr (the progress lines' elapsed times aside) and
-    exception."""
-    out, err = io.StringIO(), io.StringIO()
-    value, error = None, None
-    with (warnings.catch_warnings(record=True) as caught, _log_records() as records,
-          contextlib.redirect_stdout(out), contextlib.redirect_stderr(err),
-          dp.verbosity(verbose)):
-        warnings.simplefilter("always")
-        try:
-            value = call(data)
-        except Exception as exc:  # noqa: BLE001 - the exception is part of what is shown
-            error = (type(exc).__name__, str(exc))
-    return {"error": error,
-            "value": None if error else _public_part(value),
-            "warnings": [(w.category.__name__, str(w.message)) for w in caught],
-            "log records": records, "stdout": out.getvalue(),
-            "stderr": re.sub(r"^\[dpconvex +[0-9.]+ s\]", "[dpconvex]", err.getvalue(),
-                             flags=re.MULTILINE)}
+    and its exception, warnings, log records, stdout and stderr (``_shown``)."""
+    value, shown = _shown(lambda: call(data), verbose)
+    error = shown.pop("error")
+    return {"error": error, "value": None if error else _public_part(value), **shown}
 
 
 def _check(name: str, case: str, verbose: int = 0) -> dict[str, Any]:
@@ -202,6 +187,14 @@ def _sparse(data):
 def _frame(data):
     X, y = data
     return pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])]), y
+
+
+def _template(data):
+    """The classifier pair as ``release``'s template: logistic loss, the rows scaled to
+    norm <= 1 (the template's bound), the labels 1 -> +1 and every other -> -1."""
+    X, y = data
+    X = X / np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+    return LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(y == 1, 1.0, -1.0))
 
 
 # ------------------------------------------------------------------ the paths
@@ -282,6 +275,9 @@ PATHS: dict[str, tuple[Callable[..., Any], Callable[..., Any], Callable[[Any], A
         epsilon=1.0, label_range=LABEL_RANGE)), R, _sparse),
     "fit-reg-dataframe": (_fit(lambda: dp.PrivateRegressor(
         epsilon=1.0, label_range=LABEL_RANGE)), R, _frame),
+    "fit-reg-private-range": (_fit(lambda: dp.PrivateLinearRegressor(
+        epsilon=1.0, label_range=dp.PrivateBounds(0.5))), R, _same),
+    "fit-output": (_fit(lambda: _lr(mechanism="output")), C, _same),
     # the dry run
     "certify-logreg": (_certify(_lr), C, _same),
     "certify-front-door": (_certify(lambda: dp.PrivateClassifier(epsilon=1.0)), C, _same),
@@ -324,6 +320,11 @@ PATHS: dict[str, tuple[Callable[..., Any], Callable[..., Any], Callable[[Any], A
     "draft-schema": (lambda t, _: dp.draft_schema(
         t, epsilon=2.0, delta=1e-6, kinds={"plan": "categorical"}, random_state=SEED),
         _table, _same),
+    # a mechanism run on a template of the rows
+    "release-template": (lambda t, _: dp.release(t, "objective", Budget(1.0), rng=SEED),
+                         C, _template),
+    "release-template-dry-run": (lambda t, _: dp.release(t, "objective", Budget(1.0),
+                                                         dry_run=True), C, _template),
 }
 
 CASES = {C: ("relabel", "huge-norm", "outside"), R: ("outside-range", "huge-norm"),
@@ -343,9 +344,10 @@ def test_the_progress_of_verbosity_one_is_the_same_on_neighbours(name):
     """``dp.verbosity(1)`` prints the steps of each call with the elapsed time (figures of the
     data only from level 2 on): apart from the times, the same lines on D and D′ (every path
     but a dry run and a plan, which draw nothing, prints its steps)."""
+    draws_nothing = name.startswith(("certify-", "plan-for-")) or name.endswith("dry-run")
     for case in CASES[PATHS[name][1]]:
         printed = _check(name, case, verbose=1)["stderr"]
-        assert "[dpconvex]" in printed or name.startswith(("certify-", "plan-for-")), name
+        assert "[dpconvex]" in printed or draws_nothing, name
 
 
 def test_the_option_paths_are_taken():
@@ -372,9 +374,10 @@ def test_the_public_paths_cover_every_entry_point_and_option():
     """The table names a path of each public entry point that reads data, and each option."""
     names = " ".join(PATHS)
     for part in ("fit-", "certify-", "plan-for-", "prepared-", "sweep-", "release-range",
-                 "release-vocabulary", "draft-schema", "smoothing-auto", "no-label-range",
-                 "no-intercept", "unit-rows", "feature-range", "uncentered", "sparse",
-                 "dataframe"):
+                 "release-vocabulary", "draft-schema", "release-template",
+                 "release-template-dry-run", "smoothing-auto", "no-label-range",
+                 "private-range", "output", "no-intercept", "unit-rows", "feature-range",
+                 "uncentered", "sparse", "dataframe"):
         assert part in names, part
 
 
@@ -385,6 +388,8 @@ def _leak_of(values: Any) -> str:
         values = values.to_numpy()
     if sp.issparse(values):
         values = values.toarray()
+    if isinstance(values, LinearERMTemplate):
+        values = values.y
     return f"the last record reads {np.asarray(values, dtype=object).ravel()[-1]!r}"
 
 
@@ -431,6 +436,9 @@ MUTANT_SITES = {
     # the vocabulary's template counts the values: once per value, the last one leaks
     "release-vocabulary": (statistics, "is_missing", 0),
     "draft-schema": (statistics, "is_missing", 0),
+    # the mechanism's conditions read the template (self, template, budget)
+    "release-template": (ObjectivePerturbation, "conditions", 1),
+    "release-template-dry-run": (ObjectivePerturbation, "conditions", 1),
 }
 
 #: The first case of each pair: the last record's label (or value) differs on D and D′.
@@ -479,3 +487,32 @@ def test_a_mutant_writing_a_record_into_the_certificate_is_caught(name):
         with pytest.raises(AssertionError) as caught:
             _check(name, LEAKED_CASE[PATHS[name][1]])
     assert read and str(caught.value).startswith("value"), str(caught.value)
+
+
+PLAN_PATHS = [name for name in PATHS if name.startswith("plan-for-")]
+
+
+@pytest.mark.parametrize("name", PLAN_PATHS)
+def test_a_mutant_hiding_a_record_in_a_plan_is_caught(name):
+    """A plan is compared by everything it holds, not by its repr: a patch that keeps the last
+    record read in an attribute of the plan that its repr does not show is flagged."""
+    inner = base._with_rows_source
+    hidden: list[str] = []
+
+    def mutant(plan, X):
+        plan = inner(plan, X)
+        hidden.append(_leak_of(X))
+        object.__setattr__(plan, "seen", hidden[-1])  # not a field: not in the repr
+        return plan
+
+    call, neighbours, form = PATHS[name]
+    D, Dp, params = neighbours(LEAKED_CASE[neighbours])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(base, "_with_rows_source", mutant)
+        plans = [call(form(data), params) for data in (D, Dp)]
+        with pytest.raises(AssertionError) as caught:
+            _check(name, LEAKED_CASE[neighbours])
+    assert len(set(hidden)) == 2, "the mutant did not read the replaced record"
+    shown = [re.sub(r" at 0x[0-9a-f]+", "", repr(plan)) for plan in plans]  # no addresses
+    assert shown[0] == shown[1]  # the repr alone would pass it
+    assert str(caught.value).startswith("value"), str(caught.value)

@@ -5,10 +5,12 @@ has ``fit``, enumerated: one without a configuration fails the suite) × its
 mechanisms on neighbouring data sets D and D′ (same n, one record replaced)
 with the SAME seed and check that everything reachable except the released
 parameters is identical: the pickled state, the certificate's text and
-``to_dict``, the repr, the warnings issued (category and text) and the
-exceptions. Whatever differs besides the parameters would be an un-noised
-function of the data (e.g. a solver's iteration count, a label set read from
-y, a warning that counts clipped rows or says that a label was clipped). For a
+``to_dict``, the repr, and what the fit shows at ``verbosity(1)`` (``_shown``):
+the warnings issued (category and text), the ``logging`` records, stdout and
+stderr (the progress lines' elapsed times aside) and the exceptions. Whatever
+differs besides the parameters would be an un-noised function of the data (e.g.
+a solver's iteration count, a label set read from y, a warning that counts
+clipped rows or says that a label was clipped). For a
 classifier the replaced record has the other label, a label the other records
 lack (declared in ``classes=``), a label outside ``classes=`` (with
 ``unknown_labels="ignore"``; the default refuses such a fit), or a huge norm;
@@ -18,14 +20,18 @@ record is one of the validation part. With ``classes=None`` the label set is
 read from the data: then the models may differ (that is the leak the warning
 names), but the warning itself is the same on both. The other public paths that read
 data (``certify``, ``plan_for``, ``prepare``/``fit_prepared``, ``epsilon_sweep``, the private
-bounds) and the options these fits do not take run through the same pairs in
-``test_neighbour_paths.py``.
+bounds, ``release`` of a template) and the options these fits do not take run through the
+same pairs and the same ``_shown`` in ``test_neighbour_paths.py``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
+import logging
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -504,18 +510,59 @@ def _regressor_neighbours(case, n=120, d=3, seed=0, index=-1):
     return (X, y), (X2, y2), {}
 
 
-def _observe(est, data):
-    """Everything reachable from a fit on ``data``: state, texts, warnings, exception."""
-    with warnings.catch_warnings(record=True) as caught:
+class _Records(logging.Handler):
+    """Every logging record emitted while it is attached: (logger, level, message)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.seen: list[tuple[str, str, str]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.seen.append((record.name, record.levelname, record.getMessage()))
+
+
+@contextlib.contextmanager
+def _log_records():
+    """The records of the ``dpconvex`` loggers (every level) and any other logger's
+    records that reach the root logger at WARNING or above."""
+    records, package, root = _Records(), logging.getLogger("dpconvex"), logging.getLogger()
+    level = package.level
+    package.setLevel(logging.DEBUG)
+    root.addHandler(records)  # the package's records propagate to it
+    try:
+        yield records.seen
+    finally:
+        root.removeHandler(records)
+        package.setLevel(level)
+
+
+def _shown(call, verbose=0):
+    """``call()`` at ``dp.verbosity(verbose)``: its value (None where it raised) and what it
+    shows besides, each channel by name: the exception, the warnings (category and text), the
+    log records, stdout and stderr (the progress lines' elapsed times aside)."""
+    out, err = io.StringIO(), io.StringIO()
+    value, error = None, None
+    with (warnings.catch_warnings(record=True) as caught, _log_records() as records,
+          contextlib.redirect_stdout(out), contextlib.redirect_stderr(err),
+          dp.verbosity(verbose)):
         warnings.simplefilter("always")
         try:
-            est.fit(*data)
-            error = None
-        except Exception as exc:  # compared between D and D′, then required to be None
+            value = call()
+        except Exception as exc:  # noqa: BLE001 - the exception is part of what is shown
             error = (type(exc).__name__, str(exc))
-    seen = [(w.category.__name__, str(w.message)) for w in caught]
-    out = {"error": error, "warnings": seen, "repr": repr(est)}
-    if error is None:
+    return value, {"error": error,
+                   "warnings": [(w.category.__name__, str(w.message)) for w in caught],
+                   "log records": records, "stdout": out.getvalue(),
+                   "stderr": re.sub(r"^\[dpconvex +[0-9.]+ s\]", "[dpconvex]", err.getvalue(),
+                                    flags=re.MULTILINE)}
+
+
+def _observe(est, data):
+    """Everything reachable from a fit on ``data`` at ``dp.verbosity(1)`` (its progress lines):
+    what the fit shows (``_shown``), the repr, and the state and released shapes."""
+    _, out = _shown(lambda: est.fit(*data), verbose=1)
+    out["repr"] = repr(est)
+    if out["error"] is None:
         model = est.steps[-1][1] if isinstance(est, Pipeline) else est
         steps = [vars(s) for _, s in est.steps[:-1]] if isinstance(est, Pipeline) else []
         out["state"] = pickle.dumps((_state(model), steps))
