@@ -172,6 +172,8 @@ def test_a_backend_that_changes_the_noise_it_is_given_is_judged_on_the_noise_dra
 
 
 def test_rows_read_through_an_operator_of_the_users_are_named():
+    """An operator of the user's that reports false row norms is a part of the user's: the
+    records check reads the rows themselves, not the norms it reports, and refuses them."""
     from dpconvex.data import DenseRows
 
     class Shrinking(DenseRows):  # reports norms of at most 1 for rows of norm 10
@@ -179,7 +181,7 @@ def test_rows_read_through_an_operator_of_the_users_are_named():
             return np.minimum(super().row_norms(), 1.0)
 
     X, y = _rows()
-    with pytest.raises(PrivacyError, match="rows exceed the bound q"):
+    with pytest.raises(PrivacyError, match="has rows of norm above its record_domain's bound"):
         dp.release(LinearERMTemplate(Logistic(), 0.1, 1.0, Shrinking(10.0 * X), y), "objective",
                    dp.Budget(1.0), dry_run=True, vouch=("grad_bound", "hessian", "data_norm"))
 
