@@ -14,10 +14,10 @@ from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
     RegressorMixin,
+    clone,
     is_classifier,
     is_regressor,
 )
-from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import check_estimator, parametrize_with_checks

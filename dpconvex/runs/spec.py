@@ -683,7 +683,16 @@ def build_estimator(method: Method, epsilon: float | None, *, private: bool | No
     takes = _takes_epsilon(factory)
     if private and takes:
         kwargs["epsilon"] = epsilon
-    est = factory(**kwargs)
+    try:
+        est = factory(**kwargs)
+    except Exception as exc:
+        if method.factory is None or caller == "load_problem":
+            raise  # a registered class's own error; load_problem names the file and the key
+        text = (f"{method.estimator}(**{kwargs!r}) raised {type(exc).__name__}: {exc}"
+                + ("" if private else ": the model it built with epsilon holds no private "
+                   "estimator the run can read, so the run fits it as a non-private comparison, "
+                   "without epsilon") + ". Fix the factory.")
+        raise _build_error(method, text, caller) from exc
     built = _params_of(model_of(est))
     name = type(est).__name__
     inside = _private_keys(est) if private and "epsilon" not in built else []
