@@ -278,4 +278,5 @@ def test_a_factory_error_in_the_run_is_named(tmp_path, user_module, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err, err
     assert (f"key 'method[0].estimator': {user_module}:make_reads_epsilon(**{{}}) raised "
-            "KeyError: 'epsilon': the model it built with epsilon holds no private estimator") in err
+            "KeyError: 'epsilon': the model it built with epsilon holds no private "
+            "estimator") in err
