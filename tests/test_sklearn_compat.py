@@ -3,7 +3,9 @@
 Each passes every check but those dpconvex.estimators.sklearn_checks declares with their reason
 (privacy: no data-dependent n_iter_; a public schema: the fixed columns of the encoder whose
 schema names them, checked besides the encoder with one declaration for every column). The
-private regressors carry the poor_score tag, so their accuracy check asks for no R² bar.
+private regressors carry the poor_score tag, so their accuracy check asks for no R² bar. Seeded,
+every fit is deterministic, so none carries the non_deterministic tag and the checks that refit
+and compare run on each.
 """
 
 import numpy as np
@@ -12,9 +14,12 @@ from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
     RegressorMixin,
+    clone,
     is_classifier,
     is_regressor,
 )
+from sklearn.pipeline import make_pipeline
+from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import check_estimator, parametrize_with_checks
 
 import dpconvex as dp
@@ -80,6 +85,77 @@ def test_check_estimator_fails_only_the_declared_checks(name):
     assert failed == []
     outcome = {r["check_name"]: r["status"] for r in results if r["expected_to_fail"]}
     assert outcome == dict.fromkeys(declared, "xfail")
+    ran = {r["check_name"]: r["status"] for r in results}
+    refits = [check for check in REFIT_CHECKS if check in ran]
+    # the pipeline check runs on every estimator; the two invariance checks where it has a
+    # method they compare (predict, transform, ...)
+    assert refits[0] == "check_pipeline_consistency" and len(refits) in (1, 3), refits
+    assert {ran[check] for check in refits} == {"passed"}, ran
+
+
+#: The checks scikit-learn runs only on an estimator without the non_deterministic tag.
+REFIT_CHECKS = ("check_pipeline_consistency", "check_methods_sample_order_invariance",
+                "check_methods_subset_invariance")
+
+
+def test_no_estimator_carries_the_non_deterministic_tag():
+    """scikit-learn's tag means "not deterministic given a fixed random_state"; seeded, every
+    fit is (test_a_seeded_fit_is_deterministic), so the refit checks run on every estimator."""
+    assert [name for name, est in CHECKED.items() if get_tags(est).non_deterministic] == []
+
+
+def test_a_search_is_as_deterministic_as_the_estimator_it_tunes():
+    class Unseeded(dp.PrivateLogisticRegression):
+        def __sklearn_tags__(self):
+            tags = super().__sklearn_tags__()
+            tags.non_deterministic = True
+            return tags
+
+    for search in (dp.PrivateGridSearch, dp.PrivateRandomSearch):
+        assert not get_tags(search(dp.PrivateLogisticRegression(), param_grid={"lam": [0.1]},
+                                   epsilon=1.0)).non_deterministic
+        assert get_tags(search(Unseeded(), param_grid={"lam": [0.1]},
+                               epsilon=1.0)).non_deterministic
+
+
+#: Besides the checked instances, the options whose fit draws more than the output noise: the
+#: front doors' safeguards, private k-means components, random features before a learner.
+SEEDED_VARIANTS = {
+    "PrivateClassifier(safeguard=True)": dp.PrivateClassifier(safeguard=True),
+    "PrivateRegressor(safeguard=True)": dp.PrivateRegressor(safeguard=True),
+    "PrivateLargeMarginGaussian(dp_kmeans)": dp.PrivateLargeMarginGaussian(
+        n_components=2, component_assignment="dp_kmeans"),
+    "RandomFourierFeatures + PrivateLogisticRegression": make_pipeline(
+        dp.RandomFourierFeatures(n_components=20), dp.PrivateLogisticRegression()),
+}
+
+
+def _seeded(est, seed):
+    """A clone of ``est`` with every ``random_state`` of it (a pipeline's steps') at ``seed``."""
+    est = clone(est)
+    keys = [key for key in est.get_params(deep=True) if key.rsplit("__", 1)[-1] == "random_state"]
+    return est.set_params(**dict.fromkeys(keys, seed))
+
+
+@pytest.mark.filterwarnings("ignore::dpconvex.errors.PrivacyWarning")  # label_range not given
+@pytest.mark.parametrize("name", [*sorted(CHECKED), *SEEDED_VARIANTS])
+def test_a_seeded_fit_is_deterministic(name):
+    """Two fits with one random_state release the same model. Same data, same seed, one process:
+    the fits are expected to agree exactly; rtol 1e-9 only forgives a change of summation order
+    (~1e-16 relative per sum), far below the noise (relative ~1e-2 at these n and epsilon). A fit
+    that drew from the OS despite its seed fails (scikit-learn's refit checks assume this)."""
+    est = CHECKED.get(name, SEEDED_VARIANTS.get(name))
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (120, 3))
+    y = (3 * X[:, 0] - X[:, 1] if is_regressor(est)
+         else np.where(X[:, 0] + 0.2 * rng.normal(size=120) > 0, 1, 0))
+    first, second = (_seeded(est, 3).fit(X, y) for _ in range(2))
+    methods = [m for m in ("predict", "predict_proba", "decision_function", "transform")
+               if hasattr(first, m)]
+    assert methods
+    for method in methods:
+        np.testing.assert_allclose(getattr(second, method)(X), getattr(first, method)(X),
+                                   rtol=1e-9, atol=1e-12, err_msg=method)
 
 
 @pytest.mark.slow

@@ -1591,9 +1591,6 @@ class PrivateEstimator(BaseEstimator):
     #: Sparse (CSR/CSC) rows accepted by ``fit`` (the public shape is read from them); the
     #: ``sparse`` input tag.
     _accepts_sparse: ClassVar[bool] = False
-    #: The ``non_deterministic`` tag: the noise is drawn from the OS unless ``random_state``
-    #: is set.
-    _non_deterministic: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -1610,7 +1607,6 @@ class PrivateEstimator(BaseEstimator):
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
-        tags.non_deterministic = self._non_deterministic
         tags.input_tags.sparse = self._accepts_sparse
         return tags
 

@@ -713,7 +713,6 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
     #: The family of the public noise check (privacy-noise-warning-gd-centroids, privacy-gaussian-nb).
     _noise_family: ClassVar[str] = "centroid"
 
-    _non_deterministic: ClassVar[bool] = False  # scikit-learn's repeat-fit checks hold seeded
     #: CSR/CSC rows: the centroids' clipped and summed per class on their stored entries, naive
     #: Bayes' read as dense one block of rows at a time (t is not sparse).
     _accepts_sparse: ClassVar[bool] = True

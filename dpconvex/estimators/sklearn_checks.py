@@ -18,7 +18,12 @@ public schema:
   under ``"PublicEncoder (named columns)"``.
 
 The private regressors carry scikit-learn's ``poor_score`` tag (their noise at the checks' ε);
-their accuracy check then asks for no R² bar.
+their accuracy check then asks for no R² bar. None carries the ``non_deterministic`` tag
+("not deterministic given a fixed ``random_state``"): seeded, every fit draws its noise, splits
+and selections from its ``random_state`` alone, so the checks that refit and compare
+(``check_pipeline_consistency``, ``check_methods_sample_order_invariance``,
+``check_methods_subset_invariance``) run on each. A search is as deterministic as the estimator
+it tunes.
 
 Examples
 --------

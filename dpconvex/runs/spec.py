@@ -656,12 +656,18 @@ def build_estimator(method: Method, epsilon: float | None, *, private: bool | No
     nothing is set on the estimator it returns. ``private`` overrides ``method.private``
     (:func:`load_problem` builds before it knows).
 
+    The model is read through :func:`model_of` (a ``Pipeline``'s last step, a
+    ``TransformedTargetRegressor``'s regressor). Another meta-estimator that holds a private
+    estimator (a key of its ``get_params(deep=True)`` ending in ``__epsilon``, with a private
+    mechanism) is refused: the run could not read the guarantee of what it fits.
+
     Raises
     ------
     ProblemError
         A private method whose factory takes no ``epsilon`` argument yet returns an estimator with
         an ``epsilon`` parameter (the grid's ε cannot reach it), or returns one whose ``epsilon``
-        (or ``delta``) is not the one it was given: the message says what to change.
+        (or ``delta``) is not the one it was given, or returns a meta-estimator other than these
+        two holding a private estimator (a ``BaggingRegressor``): the message says what to change.
 
     Examples
     --------
@@ -677,11 +683,32 @@ def build_estimator(method: Method, epsilon: float | None, *, private: bool | No
     takes = _takes_epsilon(factory)
     if private and takes:
         kwargs["epsilon"] = epsilon
-    est = factory(**kwargs)
+    try:
+        est = factory(**kwargs)
+    except Exception as exc:
+        if method.factory is None or caller == "load_problem":
+            raise  # a registered class's own error; load_problem names the file and the key
+        text = (f"{method.estimator}(**{kwargs!r}) raised {type(exc).__name__}: {exc}"
+                + ("" if private else ": the model it built with epsilon holds no private "
+                   "estimator the run can read, so the run fits it as a non-private comparison, "
+                   "without epsilon") + ". Fix the factory.")
+        raise _build_error(method, text, caller) from exc
     built = _params_of(model_of(est))
+    name = type(est).__name__
+    inside = _private_keys(est) if private and "epsilon" not in built else []
+    if inside:
+        raise _build_error(
+            method,
+            f"{method.estimator} returned a {name} holding a private estimator "
+            f"({', '.join(inside)}): the run reads the epsilon and the certificate of the one "
+            "model it fits, a Pipeline's last step or a TransformedTargetRegressor's regressor, "
+            f"and cannot read what a {name} spends (it may fit the estimator more than once, "
+            "or on rows it draws). Return the private estimator itself, a Pipeline ending "
+            "with it, or a TransformedTargetRegressor around it.",
+            caller,
+        )
     if not private or "epsilon" not in built or not _mechanism_private(built.get("mechanism")):
         return est  # a non-private comparison: run once per run, no epsilon claimed
-    name = type(est).__name__
     if not takes:
         raise _build_error(
             method,
@@ -711,20 +738,43 @@ def build_estimator(method: Method, epsilon: float | None, *, private: bool | No
 
 
 def model_of(est: Any) -> Any:
-    """The model a method's estimator fits: the last step of a scikit-learn ``Pipeline``, else
-    the estimator itself (its ``epsilon``, ``delta`` and ``certificate_`` are the model's).
+    """The model a method's estimator fits: the last step of a scikit-learn ``Pipeline``, the
+    regressor of a ``TransformedTargetRegressor`` (once fitted, its fitted copy ``regressor_``),
+    each read through in turn, else the estimator itself (its ``epsilon``, ``delta`` and
+    ``certificate_`` are the model's).
 
     Examples
     --------
+    >>> from sklearn.compose import TransformedTargetRegressor
     >>> from sklearn.pipeline import make_pipeline
     >>> from sklearn.preprocessing import FunctionTransformer
     >>> import dpconvex as dp
     >>> type(model_of(make_pipeline(FunctionTransformer(), dp.PrivateClassifier()))).__name__
     'PrivateClassifier'
+    >>> model_of(TransformedTargetRegressor(dp.PrivateRegressor(epsilon=2.0))).epsilon
+    2.0
     """
+    from sklearn.compose import TransformedTargetRegressor
     from sklearn.pipeline import Pipeline
 
-    return est.steps[-1][1] if isinstance(est, Pipeline) and est.steps else est
+    while True:
+        if isinstance(est, Pipeline) and est.steps:
+            est = est.steps[-1][1]
+        elif isinstance(est, TransformedTargetRegressor) and est.regressor is not None:
+            est = getattr(est, "regressor_", est.regressor)
+        else:
+            return est
+
+
+def _private_keys(est: Any) -> list[str]:
+    """The keys of ``est.get_params(deep=True)`` naming the ``epsilon`` of a private estimator
+    inside it (one whose mechanism the registry does not mark not private)."""
+    try:
+        deep = dict(est.get_params(deep=True))
+    except Exception:  # noqa: BLE001 - a user's estimator: no parameters to read
+        return []
+    return [key for key in deep if key.endswith("__epsilon") and _mechanism_private(
+        deep.get(key.removesuffix("epsilon") + "mechanism"))]
 
 
 def _params_of(est: object) -> dict[str, Any]:

@@ -75,6 +75,39 @@ def make_pipeline(**params):
     return make_pipeline(FunctionTransformer(), model)
 
 
+def make_target_wrapped(**params):         # the model inside a TransformedTargetRegressor
+    from sklearn.compose import TransformedTargetRegressor
+
+    model = dp.PrivateLinearRegressor(loss=huber, label_range=(-5, 15), **params)
+    return TransformedTargetRegressor(model)
+
+
+def make_target_wrapped_cut(**params):
+    from sklearn.compose import TransformedTargetRegressor
+
+    params["epsilon"] = params["epsilon"] / 10
+    return TransformedTargetRegressor(dp.PrivateLinearRegressor(loss=huber, **params))
+
+
+def make_bagged(**params):                   # fits the model once per bag, on rows it draws
+    from sklearn.ensemble import BaggingRegressor
+
+    return BaggingRegressor(dp.PrivateLinearRegressor(loss=huber, **params), n_estimators=3)
+
+
+def make_bagged_cut(**params):
+    from sklearn.ensemble import BaggingRegressor
+
+    params["epsilon"] = params["epsilon"] / 10
+    return BaggingRegressor(dp.PrivateLinearRegressor(loss=huber, **params), n_estimators=3)
+
+
+def make_reads_epsilon(**params):            # a non-private model that needs epsilon to be built
+    from sklearn.linear_model import Ridge
+
+    return Ridge(alpha=params["epsilon"])
+
+
 class CutInFit(RegressorMixin, BaseEstimator):
     """A model of the user's whose fit spends a tenth of its epsilon: only its certificate shows it."""
 
@@ -199,3 +232,51 @@ def test_a_pipeline_is_checked_as_the_model_it_ends_with(tmp_path, user_module):
     assert _run(_problem(tmp_path, user_module, "make_pipeline"), tmp_path / "out") == 0
     payload = json.loads((tmp_path / "out" / "results.json").read_text())
     assert payload["certified"] == {"mine": {"10.0": [{"epsilon": 10.0, "delta": 0.0, "fits": 2}]}}
+
+
+def test_a_target_transformed_model_is_checked_as_its_regressor(tmp_path, user_module, capsys):
+    """A TransformedTargetRegressor fits its regressor once: the grid's epsilon reaches the factory,
+    the certificates of its fitted regressor are read, and a factory cutting epsilon is refused."""
+    assert _run(_problem(tmp_path, user_module, "make_target_wrapped"), tmp_path / "out") == 0
+    assert "mine: (ε, δ) = (10, 0) by the certificates of its 2 fits" in capsys.readouterr().out
+    payload = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert payload["certified"] == {"mine": {"10.0": [{"epsilon": 10.0, "delta": 0.0, "fits": 2}]}}
+    path = _problem(tmp_path, user_module, "make_target_wrapped_cut")
+    assert _run(path, tmp_path / "cut") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert ("make_target_wrapped_cut was given epsilon = 10.0 and returned a "
+            "TransformedTargetRegressor with epsilon = 1.0") in err, err
+    assert not (tmp_path / "cut").exists()
+
+
+@pytest.mark.parametrize("factory", ["make_bagged", "make_bagged_cut"])
+def test_a_meta_estimator_that_fits_the_model_its_own_way_is_refused(tmp_path, user_module,
+                                                                     capsys, factory):
+    """A BaggingRegressor fits its private estimator once per bag on rows it draws: no one
+    certificate states what it spends, so the run refuses it by name (not as a non-private model
+    called without epsilon)."""
+    path = _problem(tmp_path, user_module, factory)
+    assert _run(path, tmp_path / "out") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    with pytest.raises(ProblemError, match=rf"{factory} returned a BaggingRegressor holding a "
+                       r"private estimator \(estimator__epsilon\): .* Return the private "
+                       r"estimator itself, a Pipeline ending with it, or a "
+                       r"TransformedTargetRegressor around it\."):
+        load_problem(path)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_factory_error_in_the_run_is_named(tmp_path, user_module, capsys):
+    """A non-private model is built without epsilon in the run; a factory that needs it fails
+    with a ProblemError naming the method, not a traceback."""
+    text = PROBLEM.format(mod=user_module, factory="make_reads_epsilon", params="{}")
+    path = tmp_path / "reads.toml"
+    path.write_text(text.replace("epsilon = 10.0\nmin_r2", "min_r2"))
+    assert _run(path, tmp_path / "out") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert (f"key 'method[0].estimator': {user_module}:make_reads_epsilon(**{{}}) raised "
+            "KeyError: 'epsilon': the model it built with epsilon holds no private "
+            "estimator") in err

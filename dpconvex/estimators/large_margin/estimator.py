@@ -276,7 +276,6 @@ default="auto"
     # -------------------------------------------------------------- validation
     #: The mechanisms ``mechanism=`` offers on the objective path, and the "auto" pair.
     mechanism_menu: ClassVar[MechanismMenu] = LARGE_MARGIN_MENU
-    _non_deterministic: ClassVar[bool] = False  # scikit-learn's repeat-fit checks hold seeded
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "epsilon": EPSILON,
         "delta": Optional(DELTA),  # against the mechanism: _validate_params

@@ -432,7 +432,9 @@ class SelectedEstimator:
         inner = get_tags(self.estimator)
         tags.classifier_tags = inner.classifier_tags
         tags.input_tags = inner.input_tags
-        tags.non_deterministic = True  # split, noise and selection are random
+        # split, noise and selection are drawn from random_state: as deterministic as the
+        # estimator it tunes
+        tags.non_deterministic = inner.non_deterministic
         return tags
 
     def _keys(self, leaf: str, base: dict[str, Any] | None = None) -> list[str]:
