@@ -76,6 +76,8 @@ def _state(est):
     state = {k: v for k, v in vars(est).items() if k not in RELEASED}
     if "estimator_" in state:  # the front door: its learner's state, likewise
         state["estimator_"] = _state(state["estimator_"])
+    if "best_estimator_" in vars(est):  # a search: the chosen model's state, likewise
+        state["best_estimator_"] = _state(est.best_estimator_)
     return pickle.dumps(state), str(est.certificate_), est.certificate_.to_dict()
 
 
