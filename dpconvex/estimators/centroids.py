@@ -362,7 +362,14 @@ class BallRows:
         return clip_rows(_unit(U) if self.unit else U, self.bound)[0]
 
     def scaled(self, X: np.ndarray) -> np.ndarray:
-        """Whether each raw row of X (n, d) has a norm above q (clipping scales it down)."""
+        """Whether each raw row of X (n, d) has a norm above q (clipping scales it down).
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.centroids import BallRows
+        >>> BallRows(q=2.0, unit=False).scaled(np.array([[3.0, 4.0], [1.0, 1.0]])).tolist()
+        [True, False]
+        """
         return row_norms(X) > self.q
 
 
