@@ -639,7 +639,7 @@ class ClassSumTemplate:
     def altered(self) -> Callable[[np.ndarray], np.ndarray]:
         """NOT PRIVATE (diagnostics): the per-row test of the raw rows :attr:`record_map`
         changes, counted by :meth:`class_sums_chunked` (:meth:`count_altered`): a norm above
-        ``row_bound`` (:meth:`BallRows.scaled`)."""
+        ``row_bound`` (``BallRows.scaled``)."""
         return self.record_map.scaled
 
     @property

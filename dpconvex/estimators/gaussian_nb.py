@@ -463,7 +463,7 @@ class ClassMomentTemplate(ClassSumTemplate):
     @property
     def altered(self) -> Callable[[np.ndarray], np.ndarray]:
         """NOT PRIVATE (diagnostics): the raw rows with a feature outside its range
-        (:meth:`MomentRows.outside`), counted by ``class_sums_chunked`` (``count_altered``)."""
+        (``MomentRows.outside``), counted by ``class_sums_chunked`` (``count_altered``)."""
         return self.record_map.outside
 
     @property
