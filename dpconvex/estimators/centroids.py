@@ -22,8 +22,9 @@ References
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
@@ -50,7 +51,7 @@ from .._validation import (
 from ..data.operators import CSRRows, canonical_csr, row_norms
 from ..data.preprocess import clip_rows
 from ..data.validation import LABEL_POLICY, LabelSet, check_array
-from ..errors import ParameterError, note_clipped
+from ..errors import ParameterError, diagnostics_open, note_clipped
 from ..objectives.losses import shipped_derivation
 from ..privacy.budget import DELTA_RULE, Budget, default_delta
 from ..privacy.certificate import Certificate, Condition, MechanismChoice, RowMap
@@ -360,15 +361,34 @@ class BallRows:
         U = clip_rows(X, self.q)[0] / self.q
         return clip_rows(_unit(U) if self.unit else U, self.bound)[0]
 
+    def scaled(self, X: np.ndarray) -> np.ndarray:
+        """Whether each raw row of X (n, d) has a norm above q (clipping scales it down).
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.centroids import BallRows
+        >>> BallRows(q=2.0, unit=False).scaled(np.array([[3.0, 4.0], [1.0, 1.0]])).tolist()
+        [True, False]
+        """
+        return row_norms(X) > self.q
+
 
 def _class_sum_block(block: np.ndarray, scale: Any, signs: bool, record_map: Any, C: int,
-                     w: float) -> np.ndarray:
+                     w: float, altered: Callable[[np.ndarray], np.ndarray] | None = None
+                     ) -> np.ndarray:
     """One block's (class sums of u, w x class counts), flattened to shape (1, C (k + 1)).
 
     ``block`` holds the raw rows and, in its last column, the class index (-1: outside the label set);
     ``record_map`` builds u from each raw row (k entries), exactly as the in-memory path builds it.
+    ``altered`` (NOT PRIVATE: for :func:`~dpconvex.collect_diagnostics` only): a per-row test
+    of the raw rows the map changes (:attr:`ClassSumTemplate.altered`); the number of rows of
+    the label set it holds for is appended as one last entry (shape (1, C (k + 1) + 1)).
     """
-    return class_sum_matrix(record_map(block[:, :-1]), block[:, -1], C, w).reshape(1, -1)
+    sums = class_sum_matrix(record_map(block[:, :-1]), block[:, -1], C, w).reshape(1, -1)
+    if altered is None:
+        return sums
+    count = np.count_nonzero(altered(block[:, :-1]) & (block[:, -1] >= 0))
+    return np.hstack([sums, np.full((1, 1), float(count))])
 
 
 #: Entries per block of :class:`_BlockRows` (512 KB of float64).
@@ -497,6 +517,9 @@ class ClassSumTemplate:
     K = 1
     n_iter = 0
     init_centers = None
+    #: NOT PRIVATE: the note :meth:`count_altered` asked for (private: no member of the
+    #: solved template; the pass that sums the classes clears it).
+    _note_altered: Callable[[int], None] | None = None
 
     def __init__(self, U: np.ndarray, y: np.ndarray, n_classes: int, *, data_norm: float = 1.0,
                  notes: Sequence[str] = (), rows: Any = None, row_bound: float = 1.0,
@@ -586,6 +609,38 @@ class ClassSumTemplate:
         """The per-record map of a raw row to u, built from the public ``row_bound``, ``unit``
         and ``data_norm`` at each read (read-only: an assigned map is refused)."""
         return BallRows(self.row_bound, self.unit, self.data_norm)
+
+    def count_altered(self, note: Callable[[int], None]) -> None:
+        """NOT PRIVATE (diagnostics): have the next pass over ``rows`` that sums the classes
+        (:meth:`class_sums_chunked`, with a :func:`~dpconvex.collect_diagnostics` open) count
+        the rows of the label set :attr:`altered` holds for, and call ``note`` with the count,
+        once per template (a sweep releases it again).
+
+        Parameters
+        ----------
+        note : callable
+            Records the note of a count (public values only besides it: owner, n, bound).
+
+        Examples
+        --------
+        >>> import dpconvex
+        >>> from dpconvex.data.validation import encode_labels
+        >>> from dpconvex.estimators.centroids import label_rows
+        >>> labels = encode_labels(y, [-1, 1], "Doc.fit")
+        >>> template = ClassSumTemplate(None, labels.index, 2, rows=label_rows(3 * X, labels))
+        >>> template.count_altered(print)
+        >>> with dpconvex.collect_diagnostics():
+        ...     _ = template.class_sums_chunked(1.0)
+        40
+        """
+        self._note_altered = note
+
+    @property
+    def altered(self) -> Callable[[np.ndarray], np.ndarray]:
+        """NOT PRIVATE (diagnostics): the per-row test of the raw rows :attr:`record_map`
+        changes, counted by :meth:`class_sums_chunked` (:meth:`count_altered`): a norm above
+        ``row_bound`` (``BallRows.scaled``)."""
+        return self.record_map.scaled
 
     @property
     def record_set(self) -> RecordSet:
@@ -678,8 +733,15 @@ class ClassSumTemplate:
         >>> template.class_sums_chunked(2.0)[:, -1].tolist()  # 2 · the class counts
         [42.0, 38.0]
         """
-        V = self.rows.chunk_sum(_class_sum_block, self.record_map, self.C, float(count_weight))
-        return np.asarray(V).reshape(self.C, self.d + 1)
+        note = self._note_altered if diagnostics_open() else None
+        extra = () if note is None else (self.altered,)  # counted in the same pass
+        V = np.asarray(self.rows.chunk_sum(_class_sum_block, self.record_map, self.C,
+                                           float(count_weight), *extra)).ravel()
+        if note is not None:  # NOT PRIVATE: for the data holder only, then dropped
+            self._note_altered = None  # one note (a sweep releases the template again)
+            note(int(V[-1]))
+            V = V[:-1]
+        return V.reshape(self.C, self.d + 1)
 
 
 #: The mechanisms of the DP class centroids (privacy-class-centroids).
@@ -992,15 +1054,6 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         if dask or isinstance(X_checked, np.ndarray):
             # u built and summed per chunk on the workers (one pass), or block by block: no copy
             rows = label_rows(X_checked, labels)
-            if not dask:
-                # block by block
-                over = [row_norms(block) > q for _, block in dense_blocks(X_checked)]
-                note_clipped(
-                    int(np.count_nonzero(np.concatenate(over or [np.zeros(0, bool)]) & keep)),
-                    X_checked.shape[0],
-                    q,
-                    owner,
-                )
         # sparse rows: the kept rows only are clipped (whether clipping copies reads no other)
         else:
             clipped, n_clipped = clip_rows(X_checked if keep.all() else X_checked[keep], q)
@@ -1010,6 +1063,9 @@ class PrivateGaussianCentroid(ClassSumEstimator):
                                      *([rows.certificate_note] if dask else []))
         template = ClassSumTemplate(U, labels.index[keep], int(labels.classes.size), notes=notes,
                                     rows=rows, row_bound=q, unit=unit)
+        if rows is not None:  # NOT PRIVATE: the rows scaled down, counted in the summing pass
+            template.count_altered(partial(note_clipped, n=X_checked.shape[0], bound=q,
+                                           owner=owner))
         # the template states the labels
         return Prepared(template=template, labels=labels)
 

@@ -16,8 +16,9 @@ from __future__ import annotations
 import decimal
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
@@ -74,6 +75,10 @@ NB_POSTPROCESSING = (
     "noisy counts; prediction by the Gaussian naive Bayes log-likelihood: "
     "post-processing (docs/privacy/gaussian_nb.md#privacy-nb-release)"
 )
+
+
+#: NOT PRIVATE: the diagnostic note of the records with a feature outside its range.
+_OUTSIDE_RANGE = "records with a feature outside feature_range (clipped to it)"
 
 
 #: The range of every feature of :class:`PrivateGaussianNB` given none (and rows that carry
@@ -340,6 +345,17 @@ class MomentRows:
         t = self.features(X)
         return np.hstack([t, 2.0 * t * t - 1.0])
 
+    def outside(self, X: np.ndarray) -> np.ndarray:
+        """Whether each raw row of X (n, d) has a feature outside its range (clipped to it).
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.gaussian_nb import MomentRows
+        >>> MomentRows(np.array([0.0]), np.array([10.0])).outside(np.array([[5.0], [11.0]]))
+        array([False,  True])
+        """
+        return np.any((X < self.lo) | (X > self.hi), axis=1)
+
 
 class ClassMomentTemplate(ClassSumTemplate):
     """Raw rows, their public ranges and class indices: the class-moment problem of naive Bayes.
@@ -443,6 +459,12 @@ class ClassMomentTemplate(ClassSumTemplate):
         """The per-record map of a raw row to u = (t, 2t² − 1), built from the public ranges
         ``lo`` and ``hi`` at each read (read-only: an assigned map is refused)."""
         return MomentRows(self.lo, self.hi)
+
+    @property
+    def altered(self) -> Callable[[np.ndarray], np.ndarray]:
+        """NOT PRIVATE (diagnostics): the raw rows with a feature outside its range
+        (``MomentRows.outside``), counted by ``class_sums_chunked`` (``count_altered``)."""
+        return self.record_map.outside
 
     @property
     def record_set(self) -> RecordSet:
@@ -713,19 +735,13 @@ class PrivateGaussianNB(ClassSumEstimator):
         keep = ~labels.dropped  # dropped records (outside the set, left out) add nothing
         rows = label_rows(X_checked, labels)
         dask = is_dask_collection(X_checked)
-        if not dask:  # NOT PRIVATE: for the data holder (dpconvex.collect_diagnostics)
-            outside = sum(int(np.count_nonzero(np.any((block < lo) | (block > hi), axis=1)
-                                               & keep[start:start + block.shape[0]]))
-                          for start, block in dense_blocks(X_checked))  # block by block
-            record_diagnostic(
-                owner,
-                "records with a feature outside feature_range (clipped to it)",
-                outside,
-                X_checked.shape[0],
-            )
         notes = self._template_notes(plan, labels, *([rows.certificate_note] if dask else []))
         template = ClassMomentTemplate(None, labels.index[keep], int(labels.classes.size),
                                        lo=lo, hi=hi, notes=notes, rows=rows)
+        # NOT PRIVATE: for the data holder (dpconvex.collect_diagnostics), counted in the pass
+        # that sums the classes (block by block, or per chunk on the Dask workers)
+        template.count_altered(partial(record_diagnostic, owner, _OUTSIDE_RANGE,
+                                       n=X_checked.shape[0]))
         return Prepared(template=template, labels=labels)
 
     def public_template(self, plan: FitPlan) -> ClassMomentTemplate:

@@ -129,6 +129,7 @@ def build_dask(est: LargeMarginSettings, X: Any, y: Any, *, persist: bool | None
         unknown_labels=est.unknown_labels,
         excluded=context.excluded,
         warning=context.label_warning,
+        noted=context.data is not None,  # the fit's validation noted the labels outside
     ), given)
     C = int(labels.classes.size)
     K = resolved_components(est, n, C, d)
