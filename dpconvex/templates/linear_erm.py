@@ -118,6 +118,9 @@ class LinearERMTemplate:
         Public bound q on ||x_i|| of the rows given (after any intercept column).
     X : ndarray (n, p), scipy.sparse matrix, or DesignOperator
         Rows with ||x_i|| <= data_norm (the caller clips). Sparse rows are never densified.
+        Dense float64 rows are read where they are at each release; dense rows of mostly
+        zeros (at most 25 % non-zero, 50,000 entries or more) are stored once as CSR when the
+        template is built, so a change to them in place needs a new template.
     y : ndarray (n,)
         Labels in {-1, +1} for a margin loss, in ``loss.label_range`` for a loss of the
         prediction (anything else is refused: :class:`~dpconvex.DataValidationError`).
@@ -180,12 +183,12 @@ class LinearERMTemplate:
         solved = solved_loss(loss)  # what the template holds, and every step below reads
         self._check_labels(solved, labels, caller)
         # Products with A = diag(y) X (and Aᵀ) for a margin loss: the label signs as row factors
-        # inside the products. Rows in memory are the caller's, read as they are at each
-        # release's products (no copy kept: no sparse copy, no signed copy); rows held by Dask
-        # choose their storage once and scale lazily
-        in_memory = isinstance(rows, (DenseRows, CSRRows))
-        ops = rows if in_memory else rows.compact()
+        # inside the products, so rows in memory are read as they are at each release (no
+        # signed copy); rows of mostly zeros are stored once as CSR (ScaledRows.compact), and
+        # rows held by Dask scale lazily
+        ops = rows.compact()
         if not _reads_prediction(solved):
+            in_memory = isinstance(ops, (DenseRows, CSRRows))
             ops = ScaledRows(ops, labels) if in_memory else ops.scale_rows(labels)
         self._build(solved, lam, data_norm, constraint_set, (rows.n, rows.p), rows, labels, ops)
 
