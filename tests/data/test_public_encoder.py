@@ -131,7 +131,7 @@ def test_a_frame_whose_labels_are_not_str_names_is_refused_under_a_named_schema(
     from dpconvex.data.encoder import check_table_columns
 
     df = frame(10)
-    swapped = df[["age", "smoker", "region", "income", "id"]].copy()
+    swapped = df[["age", "income", "smoker", "region", "id"]].copy()  # the text columns swapped
     swapped.columns = (pd.MultiIndex.from_tuples([("x", c) for c in swapped.columns])
                        if labels == "MultiIndex" else list(range(5)))
     said = []
