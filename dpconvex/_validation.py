@@ -769,7 +769,8 @@ def conversion_failure(exc: BaseException) -> str:
     Returns
     -------
     str
-        Its type and what it commonly means, without its text.
+        Its type and what it commonly means, without its text (a TypeError's says what
+        NumPy's says of an entry of another type, as scikit-learn's checks expect).
 
     Examples
     --------
@@ -779,6 +780,8 @@ def conversion_failure(exc: BaseException) -> str:
 text is not shown: it may quote an entry)'
     """
     cause = ("a number too large for float64" if isinstance(exc, OverflowError)
+             else "an entry that is neither a number nor text (a float() argument must be a "
+             "string or a real number)" if isinstance(exc, TypeError)
              else "an entry that is not a number or rows of different lengths")
     return (f"{type(exc).__name__}, as from {cause} (its text is not shown: it may quote an "
             "entry)")
