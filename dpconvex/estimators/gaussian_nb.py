@@ -461,7 +461,7 @@ def _moment_range(v: Any, n_features: int) -> np.ndarray:
     features (a float, or a view of one: :func:`feature_bounds`), a read-only view of its own
     copy of that float, which holds no array as wide as the rows."""
     a = np.asarray(v, dtype=float)
-    if a.ndim == 0 or (a.ndim == 1 and a.size > 0 and a.strides == (0,)):
+    if a.ndim == 0 or (a.shape == (n_features,) and n_features > 0 and a.strides == (0,)):
         return np.broadcast_to(np.array(a.flat[0]), (n_features,))
     a = np.broadcast_to(a, (n_features,)).copy()
     a.flags.writeable = False
