@@ -767,6 +767,38 @@ def _is_missing_type(t: type) -> bool:
     )
 
 
+def conversion_failure(exc: BaseException) -> str:
+    """Why the user's values could not be read as an array of numbers, as a message on the
+    private path says it: the exception's type, never its text, which can quote an entry (an
+    object's ``__float__`` or ``__array__`` writes what it likes; NumPy's text of a ragged
+    sequence gives its shape).
+
+    Parameters
+    ----------
+    exc : BaseException
+        The exception the conversion raised.
+
+    Returns
+    -------
+    str
+        Its type and what it commonly means, without its text (a TypeError's says what
+        NumPy's says of an entry of another type, as scikit-learn's checks expect).
+
+    Examples
+    --------
+    >>> from dpconvex._validation import conversion_failure
+    >>> conversion_failure(ValueError("value 7.123456 is secret"))
+    'ValueError, as from an entry that is not a number or rows of different lengths (its \
+text is not shown: it may quote an entry)'
+    """
+    cause = ("a number too large for float64" if isinstance(exc, OverflowError)
+             else "an entry that is neither a number nor text (a float() argument must be a "
+             "string or a real number)" if isinstance(exc, TypeError)
+             else "an entry that is not a number or rows of different lengths")
+    return (f"{type(exc).__name__}, as from {cause} (its text is not shown: it may quote an "
+            "entry)")
+
+
 def check_numeric_dtype(
     raw: np.ndarray, caller: str, name: str = "X", *, inferred: bool = False
 ) -> None:
@@ -1037,14 +1069,15 @@ def check_sample_weight(sample_weight: Any, n: int, caller: str) -> np.ndarray:
         raw = np.asarray(sample_weight)
     except (TypeError, ValueError) as exc:
         raise DataTypeError(
-            f"{caller}: sample_weight must be an array of numbers ({exc})."
+            f"{caller}: sample_weight must be an array of numbers: {conversion_failure(exc)}."
         ) from None
     check_numeric_dtype(raw, caller, "sample_weight")
     try:
         w = np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError, OverflowError) as exc:
         raise DataTypeError(
-            f"{caller}: sample_weight must be an array of float64 numbers ({exc})."
+            f"{caller}: sample_weight must be an array of float64 numbers: "
+            f"{conversion_failure(exc)}."
         ) from None
     if w.shape != (n,):
         raise DataValidationError(

@@ -22,9 +22,10 @@ import dpconvex as dp
 from dpconvex._validation import SHOWN_ITEMS, check_random_state, describe_value
 from dpconvex.audit.adapters import LinearERMMechanism
 from dpconvex.audit.runner import audit
+from dpconvex.data.encoder import encode
 from dpconvex.data.row_scaling import check_row_norm
 from dpconvex.data.schema import PublicSchema
-from dpconvex.errors import ParameterError
+from dpconvex.errors import DataValidationError, ParameterError
 from dpconvex.estimators.selection.random import Repetitions
 from dpconvex.objectives import Logistic
 from dpconvex.privacy.budget import split_budget
@@ -265,3 +266,49 @@ def test_the_audit_refusal_of_a_mechanism_shows_no_planted_value():
         audit(X, X, X, n_runs=10)
     message = str(info.value)
     assert not [form for form in PLANTED_FORMS if form in message], message
+
+
+class _Secret:
+    """An entry whose conversion to float (or comparison) raises an error that quotes a value."""
+
+    def __float__(self) -> float:
+        raise ValueError("value 123.456 is secret")
+
+    def __lt__(self, other: object) -> bool:
+        raise TypeError("label 123.456 is secret")
+
+
+#: Calls on the private path whose conversion of the user's values fails.
+CONVERSIONS = {
+    "fit X": lambda: dp.PrivateLogisticRegression(classes=[0, 1]).fit(
+        np.array([[1.0, _Secret(), 2.0]] * 30, dtype=object), Y),
+    "fit ragged X": lambda: dp.PrivateLogisticRegression(classes=[0, 1]).fit(
+        [[1.0, 2.0], [1.0, 2.0, 3.0]] * 15, Y),
+    "predict X": lambda: dp.PrivateLogisticRegression(classes=[0, 1], random_state=0).fit(
+        np.full((30, 3), 0.1), Y).predict(np.array([[1.0, _Secret(), 2.0]] * 2, dtype=object)),
+    "score sample_weight": lambda: dp.PrivateLogisticRegression(
+        classes=[0, 1], random_state=0).fit(np.full((30, 3), 0.1), Y).score(
+        np.full((30, 3), 0.1), Y, sample_weight=[_Secret()] * 30),
+    "encoder ragged column": lambda: dp.PublicEncoder(PublicSchema({"a": dp.Numeric(0, 1)})).fit(
+        {"a": [[1.0], [123.456, 2.0]]}),
+    "encoder ragged rows": lambda: dp.PublicEncoder(PublicSchema.from_ranges([(0, 1)] * 2)).fit(
+        [[1.0, 2.0], [123.456]]),
+    "encode column": lambda: encode(PublicSchema({"a": dp.Numeric(0, 1)}),
+                                       {"a": np.array([_Secret()] * 3, dtype=object)}),
+    "labels": lambda: dp.PrivateLogisticRegression().fit(
+        np.full((2, 2), 0.1), np.array([_Secret(), _Secret()], dtype=object)),
+}
+
+
+@pytest.mark.filterwarnings("ignore::dpconvex.errors.PrivacyLeakWarning")  # classes=None
+@pytest.mark.parametrize("case", list(CONVERSIONS), ids=list(CONVERSIONS))
+def test_a_failed_conversion_names_the_exception_type_not_its_text(case):
+    """The text of an exception raised while converting the user's X, y or weights (an entry's
+    ``__float__`` or ``__lt__``, NumPy's reading of ragged rows) is not relayed: it can quote
+    a value. The refusal names the exception's type."""
+    with pytest.raises((DataValidationError, ParameterError)) as info:
+        CONVERSIONS[case]()
+    message = str(info.value)
+    assert "secret" not in message and "inhomogeneous" not in message, message
+    assert not [form for form in PLANTED_FORMS if form in message], message
+    assert re.search(r"ValueError|TypeError", message), message

@@ -25,6 +25,7 @@ from .._validation import (
     check_fitted,
     check_float,
     check_numeric_dtype,
+    conversion_failure,
     dtype_shown,
     feature_names_of,
     is_dask_collection,
@@ -41,7 +42,14 @@ from ..errors import (
 from .ranged_rows import RangedRows
 from .row_scaling import check_row_norm, normalize_rows
 from .schema import OTHER, PublicSchema, UniformSchema, _names_shown
-from .tables import dtype_kind, integer_text, is_missing, table_columns, table_header
+from .tables import (
+    dtype_kind,
+    integer_text,
+    is_missing,
+    table_columns,
+    table_header,
+    unnamed_frame_labels,
+)
 
 __all__ = ["PublicEncoder", "category_codes", "check_columns", "check_table_columns", "encode",
            "encode_parts"]
@@ -287,9 +295,11 @@ def _scale_numeric(x: np.ndarray, lo: float, hi: float, log: bool) -> np.ndarray
 
 
 def check_columns(schema: PublicSchema, names: Sequence[str] | None, n_columns: int | None,
-                  caller: str) -> None:
+                  caller: str, *, unnamed: str | None = None) -> None:
     """Refuse a table whose columns are not those ``schema`` declares, in its order: the
-    names when the table has names, else their number (its columns read by position).
+    names when the table has names, else their number (its columns read by position); a
+    data frame whose column labels are not str names (``unnamed``) is refused, as its
+    columns would be read by position past their labels.
 
     The one check of a table's columns against a named schema: :class:`PublicEncoder` makes
     it at ``fit`` and ``transform``, a front door (``plan_for``) and a search before they
@@ -305,11 +315,16 @@ def check_columns(schema: PublicSchema, names: Sequence[str] | None, n_columns: 
         The table's number of columns (None: not known; only names are compared).
     caller : str
         The public call the user made (e.g. ``"PublicEncoder.fit"``); opens the message.
+    unnamed : str or None, default=None
+        For a data frame none of whose column labels is a str, what they are
+        (:func:`~dpconvex.data.tables.unnamed_frame_labels`); None for a table with names or
+        without labels (an array).
 
     Raises
     ------
     DataValidationError
-        Names missing, not in the schema or in another order; another number of columns.
+        Names missing, not in the schema or in another order; a data frame's labels that are
+        not str names; another number of columns.
 
     Examples
     --------
@@ -323,6 +338,13 @@ def check_columns(schema: PublicSchema, names: Sequence[str] | None, n_columns: 
     dpconvex.errors.DataValidationError: Demo.fit: the columns of X differ from the schema's: ...
     """
     expected = list(schema.columns)
+    if unnamed is not None and names is None:
+        raise DataValidationError(
+            f"{caller}: the columns of X are not named as the schema's: X is a data frame "
+            f"whose column labels are {unnamed}, not the str names the schema declares, and "
+            "its columns would be read by position (swapped columns unnoticed). Name the "
+            "columns as the schema does, X.columns = list(schema.columns) once their order "
+            "is checked, or pass X.to_numpy() to read them by position.")
     if names is not None:
         names = list(names)
         if names == expected:
@@ -399,20 +421,25 @@ def check_table_columns(schema: PublicSchema | UniformSchema | None, X: Any,
     if schema is None:
         return None
     names, n_records, dtypes = table_header(X, caller, entries=False)
+    unnamed = unnamed_frame_labels(X)
     try:
-        _checked_columns(schema, names, dtypes, caller)
+        _checked_columns(schema, names, dtypes, caller, unnamed)
     except DataTypeError:  # the encoder reads a sequence of mixed entries as objects, which
         # every dtype check passes: the dtypes read entry by entry decide
-        _checked_columns(schema, names, table_header(X, caller)[2], caller)
+        _checked_columns(schema, names, table_header(X, caller)[2], caller, unnamed)
     return n_records, len(dtypes)
 
 
 def _checked_columns(schema: PublicSchema | UniformSchema, names: list[str] | None,
-                     dtypes: list[Any], caller: str) -> PublicSchema:
+                     dtypes: list[Any], caller: str, unnamed: str | None = None
+                     ) -> PublicSchema:
     """The schema applied to a table of these column names (None: read by position) and
     dtypes (one a column), after :func:`check_columns` and the dtype checks: the encoder's
-    checks of a table before its values (``caller`` opens the messages)."""
+    checks of a table before its values (``caller`` opens the messages). ``unnamed``: the
+    labels of a data frame that names no column (:func:`check_columns` refuses it under a
+    named schema; a uniform schema reads its columns by position)."""
     if isinstance(schema, UniformSchema):  # the width and the names: public facts
+        unnamed = None
         try:
             schema = schema.for_columns(len(dtypes) if names is None else names)
         except ParameterError as exc:  # feature names that repeat ("a" + "=b" and "a=b")
@@ -424,7 +451,7 @@ def _checked_columns(schema: PublicSchema | UniformSchema, names: list[str] | No
         raise DataValidationError(
             f"{caller}: Complex data not supported in {where}; pass real numbers (e.g. split "
             "real and imaginary parts into columns, or convert categories to text).")
-    check_columns(schema, names, len(dtypes), caller)
+    check_columns(schema, names, len(dtypes), caller, unnamed=unnamed)
     for col, dtype in zip(schema.columns, dtypes, strict=True):
         _check_dtype(schema, col, dtype, caller)
     return schema
@@ -606,7 +633,8 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
                 "of the table it was fitted on. Transform tables of that width, or fit the "
                 "encoder again."
             )
-        schema = _checked_columns(schema, names, dtypes, caller)  # as check_table_columns
+        unnamed = None if isinstance(self.schema, UniformSchema) else unnamed_frame_labels(X)
+        schema = _checked_columns(schema, names, dtypes, caller, unnamed)  # as check_table_columns
         expected = list(schema.columns)
         parts: dict[str, Any] = {"numeric": {}, "codes": {}, "binary": {}}
         for col, values in zip(expected, cols, strict=True):
@@ -874,14 +902,14 @@ def _numeric_column(values: object, column: str, caller: str) -> np.ndarray:
         raw = np.asarray(values)
     except (TypeError, ValueError) as exc:  # ragged nested sequences
         raise ParameterError(
-            f"{caller}: {name} must be an array of real numbers ({exc})."
+            f"{caller}: {name} must be an array of real numbers: {conversion_failure(exc)}."
         ) from None
     check_numeric_dtype(raw, caller, name)
     try:
         x = np.array(raw, dtype=np.float64, copy=True)
     except (TypeError, ValueError, OverflowError) as exc:
-        raise ParameterError(f"{caller}: {name} must hold real numbers that fit in float64 "
-                             f"({exc}).") from None
+        raise ParameterError(f"{caller}: {name} must hold real numbers that fit in float64"
+                             f": {conversion_failure(exc)}.") from None
     if x.ndim != 1:
         raise ParameterError(f"{caller}: column {column!r} must be 1-D (one value per record); "
                              f"got shape {x.shape}.")

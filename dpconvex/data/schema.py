@@ -1117,11 +1117,40 @@ class UniformWidth:
 
     def encoded_range(self, data_norm: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
         """As :meth:`~dpconvex.PublicSchema.encoded_range`: every feature has one range (arrays of
-        shape (n_features,), the only memory in proportion to the width)."""
+        shape (n_features,), the only memory in proportion to the width;
+        :meth:`encoded_pair` gives that range alone)."""
+        low, high = self.encoded_pair(data_norm)
+        return np.full(self.n_features, low), np.full(self.n_features, high)
+
+    def encoded_pair(self, data_norm: float = 1.0) -> tuple[float, float]:
+        """The one (lo, hi) range of every encoded feature: each entry of
+        :meth:`encoded_range`, without an array as wide as the table.
+
+        Parameters
+        ----------
+        data_norm : float, default=1.0
+            As in :meth:`encoded_range`.
+
+        Returns
+        -------
+        tuple of float
+            (lo, hi).
+
+        Raises
+        ------
+        ParameterError
+            ``data_norm`` is not a finite float > 0.
+
+        Examples
+        --------
+        >>> from dpconvex import Numeric, PublicSchema
+        >>> PublicSchema.every_column(Numeric(0, 255)).for_width(10**12).encoded_pair()
+        (0.0, 1e-06)
+        """
         numeric = self._per_column[1]
         low, high = (-0.5, 0.5) if numeric and self.schema.centered else (0.0, 1.0)
         scale = check_float("data_norm", data_norm, "PublicSchema.encoded_range") / self.divisor
-        return np.full(self.n_features, low) * scale, np.full(self.n_features, high) * scale
+        return low * scale, high * scale
 
 
 def _quoted(value: Any) -> str:

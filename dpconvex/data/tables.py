@@ -15,7 +15,12 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import _reject_masked, feature_names_of, is_dask_collection
+from .._validation import (
+    _reject_masked,
+    conversion_failure,
+    feature_names_of,
+    is_dask_collection,
+)
 from ..errors import DataTypeError, DataValidationError
 
 __all__ = [
@@ -27,6 +32,7 @@ __all__ = [
     "number_values",
     "table_columns",
     "table_header",
+    "unnamed_frame_labels",
 ]
 
 
@@ -227,6 +233,50 @@ def _frame_names(X: Any, caller: str) -> list[str] | None:
     return names
 
 
+def unnamed_frame_labels(X: Any) -> str | None:
+    """What the column labels of a data frame are where none is a str (a pandas
+    ``MultiIndex``, ints): such a frame's columns are read by position. None for a frame
+    with str names, and for anything that is not a data frame (an array, a mapping).
+
+    Reads the labels alone (public facts, as the names are), never a value.
+
+    Parameters
+    ----------
+    X : object
+        The table.
+
+    Returns
+    -------
+    str or None
+        The labels described by their kind (``"a MultiIndex"``, ``"int labels"``),
+        or None.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dpconvex.data.tables import unnamed_frame_labels
+    >>> unnamed_frame_labels(pd.DataFrame([[1, 2]]))
+    'int labels'
+    >>> frame = pd.DataFrame([[1, 2]], columns=pd.MultiIndex.from_tuples([("x", "a"), ("x", "b")]))
+    >>> unnamed_frame_labels(frame)
+    'a MultiIndex'
+    >>> unnamed_frame_labels(pd.DataFrame({"a": [1]})) is None
+    True
+    """
+    if not _is_frame(X) or isinstance(X, np.ndarray):
+        return None
+    try:
+        labels = list(X.columns)
+    except TypeError:
+        labels = []
+    if not labels or any(isinstance(v, str) for v in labels):
+        return None
+    if type(X.columns).__name__ == "MultiIndex":
+        return "a MultiIndex"
+    kinds = sorted({type(v).__name__ for v in labels})
+    return f"{', '.join(kinds)} labels"
+
+
 def _mapping_column(column: Any, name: str, caller: str, entries: bool = True) -> np.ndarray:
     """One column of a mapping read by :func:`column_array` (``entries`` passed on), refused
     unless it is 1-D."""
@@ -235,7 +285,8 @@ def _mapping_column(column: Any, name: str, caller: str, entries: bool = True) -
     try:
         v = column_array(column, entries)
     except (TypeError, ValueError) as exc:
-        raise DataValidationError(f"{caller}: column {name!r} is not an array ({exc}).") from None
+        raise DataValidationError(
+            f"{caller}: column {name!r} is not an array: {conversion_failure(exc)}.") from None
     _refuse_not_1d(v.shape, name, caller)
     return v
 
@@ -269,7 +320,8 @@ def _array_table(X: Any, caller: str, entries: bool = True) -> np.ndarray:
     try:
         A = np.asarray(X)
     except (TypeError, ValueError) as exc:  # ragged nested sequences
-        raise DataValidationError(f"{caller}: X must be a 2-D table ({exc}).") from None
+        raise DataValidationError(
+            f"{caller}: X must be a 2-D table: {conversion_failure(exc)}.") from None
     if A.ndim == 2 and entries:
         A = _as_given(A, X)
     if A.ndim != 2:
@@ -317,7 +369,8 @@ def table_columns(X: Any, caller: str) -> tuple[list[str] | None, list[np.ndarra
             series = [X.iloc[:, k] for k in range(X.shape[1])]
             cols = [column_array(c) for c in series]
         except (TypeError, ValueError) as exc:
-            raise DataValidationError(f"{caller}: cannot read the columns of X ({exc}).") from None
+            raise DataValidationError(
+                f"{caller}: cannot read the columns of X: {conversion_failure(exc)}.") from None
         dtypes = [c.dtype for c in series]
     else:
         A = _array_table(X, caller)

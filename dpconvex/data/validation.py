@@ -40,6 +40,7 @@ from .._validation import (
     _short_repr,
     check_matrix_body,
     check_numeric_dtype,
+    conversion_failure,
     is_dask_collection,
 )
 from ..errors import (
@@ -242,7 +243,8 @@ def _as_array(X: Any, dtype: Any, caller: str, name: str) -> np.ndarray:
     except (TypeError, ValueError) as exc:
         raise DataTypeError(
             f"{caller}: {name} must be a 2-D array of numbers (n_samples, n_features); it "
-            f"could not be converted to float ({exc}). Encode categorical columns first."
+            f"could not be converted to float: {conversion_failure(exc)}. Encode categorical "
+            "columns first."
         ) from None
 
 
@@ -978,8 +980,8 @@ def _check_label_values(values: np.ndarray, y: Any, caller: str, name: str = "y"
             np.unique(values)
         except TypeError as exc:
             raise DataValidationError(
-                f"{caller}: the labels in y cannot be sorted ({exc}). Use labels of one type (str "
-                "or int)."
+                f"{caller}: the labels in y cannot be sorted (comparing them raised "
+                f"{type(exc).__name__}). Use labels of one type (str or int)."
             ) from None
 
 

@@ -236,7 +236,9 @@ def feature_bounds(
     feature_range: Any, n_features: int, owner: str
 ) -> tuple[np.ndarray, np.ndarray]:
     """(lo, hi), arrays of shape (n_features,), from a validated ``feature_range`` (a schema:
-    :meth:`~dpconvex.PublicSchema.encoded_range`, its constants only).
+    :meth:`~dpconvex.PublicSchema.encoded_range`, its constants only); one pair for all
+    features (a uniform schema's too) gives read-only views of it, which hold no array as
+    wide as the rows (a plan of many features allocates nothing in proportion to them).
 
     Parameters
     ----------
@@ -279,12 +281,15 @@ def feature_bounds(
         from ..data.schema import UniformSchema
 
         schema = feature_range  # a uniform schema's for the width: none of its columns named
-        if isinstance(schema, UniformSchema):
-            schema = schema.for_width(_uniform_width(schema, n_features, owner))
-        feature_range = np.column_stack(schema.encoded_range())
+        if isinstance(schema, UniformSchema):  # one range for all: the pair, no array
+            feature_range = schema.for_width(_uniform_width(schema, n_features, owner)) \
+                .encoded_pair()
+        else:
+            feature_range = np.column_stack(schema.encoded_range())
     bounds = np.asarray(feature_range, dtype=float)
-    if bounds.shape == (2,):
-        bounds = np.broadcast_to(bounds, (int(n_features), 2))
+    if bounds.shape == (2,):  # one pair for all: views of it, nothing as wide as the rows
+        return (np.broadcast_to(bounds[0].copy(), (int(n_features),)),
+                np.broadcast_to(bounds[1].copy(), (int(n_features),)))
     if bounds.shape != (int(n_features), 2):
         raise ParameterError(
             f"The 'feature_range' parameter of {owner} must have one (lo, hi) row per feature "
@@ -474,8 +479,13 @@ class ClassMomentTemplate(ClassSumTemplate):
 
 def _moment_range(v: Any, n_features: int) -> np.ndarray:
     """The public range bound ``v`` of ``n_features`` features (a float or one per feature) as
-    a read-only array of shape (n_features,): a template's own copy."""
-    a = np.broadcast_to(np.asarray(v, dtype=float), (n_features,)).copy()
+    a read-only array of shape (n_features,): a template's own copy, or, for one bound of all
+    features (a float, or a view of one: :func:`feature_bounds`), a read-only view of its own
+    copy of that float, which holds no array as wide as the rows."""
+    a = np.asarray(v, dtype=float)
+    if a.ndim == 0 or (a.shape == (n_features,) and n_features > 0 and a.strides == (0,)):
+        return np.broadcast_to(np.array(a.flat[0]), (n_features,))
+    a = np.broadcast_to(a, (n_features,)).copy()
     a.flags.writeable = False
     return a
 
@@ -690,11 +700,9 @@ class PrivateGaussianNB(ClassSumEstimator):
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """The plan of a fit, with the feature ranges checked against the columns."""
-        lo, hi = feature_bounds(self.feature_range, n_features, type(self).__name__)
+        feature_bounds(self.feature_range, n_features, type(self).__name__)  # its refusals
         given = DEFAULT_FEATURE_RANGE if self.feature_range is None else self.feature_range
-        ranges = np.asarray(
-            given if not _is_schema(given) else np.column_stack([lo, hi]), dtype=float
-        )
+        ranges = np.asarray(given if not _is_schema(given) else (), dtype=float)
         return self._class_sum_plan(
             n, n_classes, n_features, template="class moment sums",
             learner="gaussian naive Bayes", notes=(MOMENT_MAP, NB_POSTPROCESSING), row_notes=(),

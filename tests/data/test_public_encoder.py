@@ -123,13 +123,46 @@ def test_refuses_frames_whose_columns_differ_by_name():
         PublicEncoder(SCHEMA).fit(df.drop(columns="id"))
 
 
+@pytest.mark.parametrize("labels", ["MultiIndex", "ints"])
+def test_a_frame_whose_labels_are_not_str_names_is_refused_under_a_named_schema(labels):
+    """Swapped columns under labels that are not str names (a MultiIndex, ints) are refused
+    by the encoder's fit, a front door's fit and plan_for's check alike, in the same words,
+    and by a fitted encoder's transform; a uniform schema reads such a frame by position."""
+    from dpconvex.data.encoder import check_table_columns
+
+    df = frame(10)
+    swapped = df[["age", "income", "smoker", "region", "id"]].copy()  # the text columns swapped
+    swapped.columns = (pd.MultiIndex.from_tuples([("x", c) for c in swapped.columns])
+                       if labels == "MultiIndex" else list(range(5)))
+    said = []
+    for caller, call in (
+            ("Demo.plan_for", lambda: check_table_columns(SCHEMA, swapped, "Demo.plan_for")),
+            ("PublicEncoder.fit", lambda: PublicEncoder(SCHEMA).fit(swapped)),
+            ("PublicEncoder.fit_transform", lambda: dp.PrivateClassifier(
+                schema=SCHEMA, classes=[0, 1]).fit(swapped, np.arange(10) % 2))):
+        with pytest.raises(DataValidationError, match="Name the columns as the schema does") \
+                as refused:
+            call()
+        said.append(str(refused.value).removeprefix(f"{caller}: "))
+    assert len(set(said)) == 1
+    with pytest.raises(DataValidationError, match="swapped columns"):
+        PublicEncoder(SCHEMA).fit(df).transform(swapped)
+    uniform = PublicSchema.every_column(Numeric(0, 1))
+    values = np.random.default_rng(0).uniform(size=(4, 3))
+    by_position = pd.DataFrame(values, columns=pd.MultiIndex.from_tuples([("x", "a")] * 3)
+                               if labels == "MultiIndex" else [0, 1, 2])
+    np.testing.assert_array_equal(PublicEncoder(uniform).fit_transform(by_position),
+                                  PublicEncoder(uniform).fit_transform(values))
+
+
 def test_numpy_is_read_by_position():
     s = PublicSchema.from_ranges([(0.0, 10.0), (-1.0, 1.0)])
     X = np.array([[5.0, 0.0], [20.0, -3.0]])
     enc = PublicEncoder(s).fit(X)
     assert not hasattr(enc, "feature_names_in_")
     np.testing.assert_array_equal(enc.transform(X), [[0.5, 0.5], [1.0, 0.0]] / np.sqrt(2))
-    np.testing.assert_array_equal(PublicEncoder(s).fit_transform(pd.DataFrame(X)), enc.transform(X))
+    named = pd.DataFrame(X, columns=list(s.columns))
+    np.testing.assert_array_equal(PublicEncoder(s).fit_transform(named), enc.transform(X))
     with pytest.raises(DataValidationError, match="3 column"):
         enc.transform(np.zeros((2, 3)))
     mixed = np.array([[30, "south", "yes", 1, 5e4]], dtype=object)[:, [0, 4, 1, 2, 3]]

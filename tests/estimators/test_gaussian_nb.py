@@ -18,6 +18,7 @@ from functools import cache
 
 import numpy as np
 import pytest
+from _helpers import traced_peak
 from scipy import integrate, stats
 
 import dpconvex as dp
@@ -666,3 +667,25 @@ def test_the_raw_columns_of_a_schema_with_an_unused_column_are_refused():
     est = dp.PrivateGaussianNB(epsilon=1.0, classes=[0, 1], feature_range=schema, random_state=0)
     with pytest.raises(dp.DataValidationError, match="raw columns"):
         est.fit(frame, np.arange(60) % 2)
+
+
+@pytest.mark.parametrize("feature_range", [None, "uniform schema"])
+def test_a_plan_and_a_certificate_of_many_features_hold_no_array_as_wide_as_the_rows(
+        feature_range):
+    """plan and certify from a public shape read one (lo, hi) pair for every feature (the
+    default range, a uniform schema): at 10**6 features they hold less than one float64
+    array of that width (8 MB), traced by tracemalloc, which NumPy reports its buffers to."""
+    given = (None if feature_range is None
+             else dp.PublicSchema.every_column(dp.Numeric(0, 255)))
+    est = dp.PrivateGaussianNB(classes=[0, 1], feature_range=given)
+    est.plan(100, 2, 3)  # the modules imported before the memory is traced
+    est.certify(n=100, n_classes=2, n_features=3)
+    plan, plan_peak = traced_peak(lambda: est.plan(100, 2, 10**6))
+    certificate, certify_peak = traced_peak(
+        lambda: est.certify(n=100, n_classes=2, n_features=10**6))
+    assert plan.n_features == 10**6 and certificate.epsilon == 1.0
+    assert max(plan_peak, certify_peak) < 2**20
+    template = est.public_template(plan)
+    assert template.lo.shape == template.hi.shape == (10**6,)
+    with pytest.raises(ValueError, match="read-only"):
+        template.lo[0] = 0.0
