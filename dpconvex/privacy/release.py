@@ -165,12 +165,14 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     ParameterError
         An argument is not of its kind (``mechanism``, ``max_iter``, ``warm_start`` (a complex
         one too), ``dry_run``, ``seeded``, ``noise_warning`` or a value of its keys), the
-        template lacks members of the
-        template contract, or ``vouch`` names a constant no condition rests on.
+        template lacks members of the template contract, or ``vouch`` names a constant no
+        condition rests on.
     PrivacyError
         The template lacks a capability the mechanism needs, a condition of the proof fails
         (before the noise, or one of :meth:`~dpconvex.privacy.mechanisms.Mechanism.solve_conditions`
-        after the solve), or one rests on a constant nobody verified or vouched for.
+        after the solve), or one rests on a constant nobody verified or vouched for; or, a dry
+        run too, an output placement's solve tolerance kappa*G/n is below what float64
+        resolves.
     SolverError
         The solve failed, missed its tolerance, or produced non-finite values.
 

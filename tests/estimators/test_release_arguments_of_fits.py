@@ -1,10 +1,10 @@
 """What an estimator hands its release is checked where the estimator checks it: a wrong
 ``solver``, ``max_iter`` or ``vouch`` is refused by name (ParameterError) by ``fit``, a wrong
 ``solver`` or ``max_iter`` (read off the estimator, not its plan) by ``fit_prepared`` after a
-``set_params`` since the plan; a start point (``fit_prepared``'s
-``warm_start``) of another width than the template's parameters, not finite, or complex, is
-refused by name before anything is released. ``release_checked``, the pipeline behind ``release``, releases
-what ``release`` does on the same arguments."""
+``set_params`` since the plan; a start point (``fit_prepared``'s ``warm_start``) of another
+width than the template's parameters, not finite, or complex, is refused by name before
+anything is released. ``release_checked``, the pipeline behind ``release``, releases what
+``release`` does on the same arguments."""
 
 from __future__ import annotations
 

@@ -1163,9 +1163,10 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
     (:func:`~dpconvex.privacy.user_parts.judged`).
 
     The message names the ``backend``'s solvers (default: the solve's), the tolerance and what
-    to do (``advice``, default: the other backends to try, :func:`~dpconvex.solvers.retry_advice`):
-    one text whether the solve failed or stopped short, and whether or not a polish ran, never
-    its status or residual (data statistics: :func:`~dpconvex.collect_diagnostics`).
+    to do (``advice``; default: the other backends to try,
+    :func:`~dpconvex.solvers.retry_advice`): one text whether the solve failed or stopped
+    short, and whether or not a polish ran, never its status or residual (data statistics:
+    :func:`~dpconvex.collect_diagnostics`).
 
     Parameters
     ----------
@@ -1603,7 +1604,8 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
         res = backend.solve(aimed, b, extra_reg, warm_start=warm_start, max_iter=max_iter)
         if aimed is not template:  # then judged at the copy's tolerance
             _solved_as_aimed(aimed, template, aim, caller)
-        ran = list(getattr(backend, "solvers", ())) or res.solver.split("+")
+        # output perturbation's advice: only a backend that aims at kappa*G/n
+        ran = list(getattr(backend, "solvers", ())) or str(res.solver).split("+")
         res = require_exact(aimed, res, tol=tol, caller=caller, backend=backend,
                             proof=None if aim is None else _output_proof(backend),
                             advice=None if aim is None else _output_advice(template, ran))
