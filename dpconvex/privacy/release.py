@@ -14,9 +14,10 @@ plan already checked (a ``warm_start`` handed to ``fit_prepared`` checked by
     what the template keeps between a solver's calls forgotten
     (:func:`~dpconvex.privacy.user_parts.forget_kept`) → whether a part is the user's
     (:func:`~dpconvex.privacy.user_parts.users_part`) → the capabilities the mechanism needs
-    → budget check → conditions (:func:`_conditions`) → calibration (within float64's reach)
-    → certificate → (dry run: stop) → the noise warning → the backend → noise and solve,
-    accuracy check, post-processing onto the parameter space, finiteness check
+    → budget check → conditions (:func:`_conditions`) → calibration (within float64's reach;
+    an output placement's solve tolerance too) → certificate → (dry run: stop) → the noise
+    warning → the backend → noise and solve, accuracy check, post-processing onto the
+    parameter space, finiteness check
     (:func:`_solve`) → the backend that ran and the solve's conditions in the certificate
     (:func:`_certify_the_solve`) → Release(theta, certificate, calibration)
 
@@ -42,8 +43,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._validation import (
+    EPSILON,
     MAX_ITER_RULE,
     Bool,
+    Int,
     Optional,
     Options,
     RandomStateLike,
@@ -57,7 +60,13 @@ from ..templates.base import CAPABILITY_MEMBERS
 from .budget import Budget
 from .certificate import Certificate, Condition
 from .declarations import vouched
-from .mechanisms.base import Calibration, Mechanism, get_mechanism
+from .mechanisms.base import (
+    Calibration,
+    ExactMinimizer,
+    Mechanism,
+    get_mechanism,
+    output_release_tolerance,
+)
 from .rules.noise_level import THRESHOLDS, warn_if_noise_dominates
 from .user_parts import (
     check_members,
@@ -135,9 +144,11 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
         Whether the caller fixed the noise's seed (None: ``rng is not None``); in a dry run,
         whether the fit's will be.
     noise_warning : mapping or None
-        The ``family`` and ``owner`` (and ``regression``) of
-        :func:`~dpconvex.privacy.rules.noise_level.warn_if_noise_dominates`, which reads
-        this release's calibration before any noise is drawn (not in a dry run).
+        The ``family`` and ``owner`` (and ``n``, ``n_classes``, ``epsilon``, ``regression``)
+        of :func:`~dpconvex.privacy.rules.noise_level.warn_if_noise_dominates`, which reads
+        this release's calibration before any noise is drawn (not in a dry run); each value is
+        checked by its rule (an int ``n`` >= 1, an int ``n_classes`` >= 2, a float
+        ``epsilon`` > 0, a bool ``regression``).
     vouch : iterable of str, default=()
         Declared constants nobody could verify that the caller vouches for, e.g.
         ``("curvature",)`` (:func:`~dpconvex.privacy.declarations.vouched`).
@@ -152,13 +163,16 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     Raises
     ------
     ParameterError
-        An argument is not of its kind (``mechanism``, ``max_iter``, ``warm_start``,
-        ``dry_run``, ``seeded``, ``noise_warning``), the template lacks members of the
-        template contract, or ``vouch`` names a constant no condition rests on.
+        An argument is not of its kind (``mechanism``, ``max_iter``, ``warm_start`` (a complex
+        one too), ``dry_run``, ``seeded``, ``noise_warning`` or a value of its keys), the
+        template lacks members of the template contract, or ``vouch`` names a constant no
+        condition rests on.
     PrivacyError
         The template lacks a capability the mechanism needs, a condition of the proof fails
         (before the noise, or one of :meth:`~dpconvex.privacy.mechanisms.Mechanism.solve_conditions`
-        after the solve), or one rests on a constant nobody verified or vouched for.
+        after the solve), or one rests on a constant nobody verified or vouched for; or, a dry
+        run too, an output placement's solve tolerance kappa*G/n is below what float64
+        resolves.
     SolverError
         The solve failed, missed its tolerance, or produced non-finite values.
 
@@ -180,7 +194,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     >>> dry.theta is None
     True
     """
-    mechanism, max_iter, dry_run, seeded = _checked_arguments(
+    mechanism, max_iter, dry_run, seeded, noise_warning = _checked_arguments(
         template, mechanism, warm_start, max_iter, dry_run, seeded, noise_warning)
     vouch, vouch_unused = _checked_vouching(backend, vouch, vouch_unused)
     return release_checked(template, mechanism, budget, backend, rng, warm_start=warm_start,
@@ -281,6 +295,7 @@ def release_checked(template: Template, mechanism: Mechanism, budget: Budget,
     conditions = _conditions(template, mechanism, budget, backend, users, vouch, vouch_unused)
     calibration = mechanism.calibrate(template, budget)
     _refuse_unresolved_noise(template, mechanism, budget, calibration)
+    _refuse_unresolved_solve(template, mechanism, calibration)
     certificate = mechanism.certificate(template, budget, calibration, conditions)
     certificate.seeded = mechanism.private and seeded  # a dry run: where the fit's will be
     certificate.mechanism_name = mechanism.name
@@ -305,13 +320,13 @@ NOISE_WARNING_KEYS = ("family", "owner", "n", "n_classes", "epsilon", "regressio
 
 def _checked_arguments(template: Any, mechanism: Any, warm_start: Any, max_iter: Any,
                        dry_run: Any, seeded: Any, noise_warning: Any
-                       ) -> tuple[Mechanism, int | None, bool, bool | None]:
+                       ) -> tuple[Mechanism, int | None, bool, bool | None, dict | None]:
     """:func:`release`'s arguments checked before anything is read: the mechanism (a
-    registered name resolved), ``max_iter``, ``dry_run`` and ``seeded`` (normalized), a
-    ``warm_start`` of the template's parameter shape, and ``noise_warning``; the first wrong
-    one refused by name (:class:`ParameterError`)."""
+    registered name resolved), ``max_iter``, ``dry_run``, ``seeded`` and ``noise_warning``
+    (normalized), a ``warm_start`` of the template's parameter shape; the first wrong one
+    refused by name (:class:`ParameterError`)."""
     if isinstance(mechanism, str):
-        mechanism = get_mechanism(mechanism)
+        mechanism = get_mechanism(mechanism, "release", noun="argument")
     elif not isinstance(mechanism, Mechanism):
         raise ParameterError(
             "The 'mechanism' argument of release must be a Mechanism or the name of a "
@@ -322,8 +337,8 @@ def _checked_arguments(template: Any, mechanism: Any, warm_start: Any, max_iter:
     if warm_start is not None:
         check_warm_start(template, warm_start)
     if noise_warning is not None:
-        _check_noise_warning(noise_warning)
-    return mechanism, max_iter, dry_run, seeded
+        noise_warning = _check_noise_warning(noise_warning)
+    return mechanism, max_iter, dry_run, seeded, noise_warning
 
 
 def _checked_vouching(backend: Any, vouch: Any, vouch_unused: Any
@@ -349,8 +364,9 @@ def _checked_vouching(backend: Any, vouch: Any, vouch_unused: Any
 
 
 def check_warm_start(template: Template, warm_start: Any) -> None:
-    """Refuse, by name, a ``warm_start`` that is not a finite float array with one entry per
-    coordinate of the template's parameter space (its shape, or flat).
+    """Refuse, by name, a ``warm_start`` that is not a finite real float array with one entry
+    per coordinate of the template's parameter space (its shape, or flat): a complex one too,
+    whose imaginary part a float conversion would drop.
 
     Parameters
     ----------
@@ -362,7 +378,7 @@ def check_warm_start(template: Template, warm_start: Any) -> None:
     Raises
     ------
     ParameterError
-        ``warm_start`` is not such an array.
+        ``warm_start`` is not such an array (complex entries included).
 
     Examples
     --------
@@ -377,6 +393,11 @@ def check_warm_start(template: Template, warm_start: Any) -> None:
     """
     shape = tuple(getattr(getattr(template, "space", None), "shape", ()) or ())
     size = int(np.prod(shape)) if shape else None
+    if _is_complex(warm_start):  # a float conversion would drop the imaginary part
+        raise ParameterError(
+            "The 'warm_start' argument of release must be None or a finite real float array: a "
+            f"start point must be real. Got {describe_value(warm_start)} instead. Pass its real "
+            "part (warm_start.real) if that is the start point meant.")
     try:
         start = np.asarray(warm_start, dtype=float)
     except (TypeError, ValueError):
@@ -390,9 +411,21 @@ def check_warm_start(template: Template, warm_start: Any) -> None:
             f"{describe_value(warm_start)} instead.")
 
 
-def _check_noise_warning(noise_warning: Any) -> None:
-    """Refuse, by name, a ``noise_warning`` that is not a mapping of
-    :data:`NOISE_WARNING_KEYS` with a ``family`` of the noise-level rules and an ``owner``."""
+def _is_complex(value: Any) -> bool:
+    """Whether ``value`` is complex (a complex scalar, array, or list of them); False where
+    NumPy reads no array from it (the float conversion then refuses it)."""
+    try:
+        return bool(np.iscomplexobj(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def _check_noise_warning(noise_warning: Any) -> dict[str, Any]:
+    """``noise_warning`` as a dict of its values normalized, or refused by name: not a mapping
+    of :data:`NOISE_WARNING_KEYS` with a ``family`` of the noise-level rules and an ``owner``
+    str, or a value of another key that breaks its rule (:data:`_NOISE_WARNING_RULES`: an int
+    ``n`` >= 1 or None, an int ``n_classes`` >= 2, a float ``epsilon`` in (0, inf) or None, a
+    bool ``regression``), the key named."""
     if not isinstance(noise_warning, Mapping):
         raise ParameterError(
             "The 'noise_warning' argument of release must be None or a mapping with the "
@@ -408,11 +441,21 @@ def _check_noise_warning(noise_warning: Any) -> None:
             f", 'family' and 'owner' needed: {' and '.join(wrong)}. Pass 'family' and 'owner' "
             "and only those keys.")
     Options(tuple(THRESHOLDS)).check("family", noise_warning["family"],
-                                     "release's noise_warning")
+                                     "release's noise_warning", "argument")
     if not isinstance(noise_warning["owner"], str):
         raise ParameterError(
             "The 'noise_warning' argument of release must hold an 'owner' str (the name that "
             f"opens the warning). Got {describe_value(noise_warning['owner'])} instead.")
+    return {key: _NOISE_WARNING_RULES[key].check(key, value, "release's noise_warning",
+                                                  "argument")
+            if key in _NOISE_WARNING_RULES else value for key, value in noise_warning.items()}
+
+
+#: The rules of the values of :data:`NOISE_WARNING_KEYS` past ``family`` and ``owner`` (the
+#: arguments of :func:`~dpconvex.privacy.rules.noise_level.warn_if_noise_dominates`): the public
+#: rows n, the classes C of a one-vs-rest split, the total ε it splits, whether a regressor's.
+_NOISE_WARNING_RULES = {"n": Optional(Int()), "n_classes": Int(low=2),
+                        "epsilon": Optional(EPSILON), "regression": Bool()}
 
 
 def _conditions(template: Template, mechanism: Mechanism, budget: Budget, backend: Any,
@@ -536,6 +579,21 @@ def _refuse_unresolved_noise(template: Template, mechanism: Mechanism, budget: B
             "solve reaches it would depend on the records; nothing is released. Use a larger "
             "epsilon."
         )
+
+
+def _refuse_unresolved_solve(template: Template, mechanism: Mechanism,
+                             calibration: Calibration) -> None:
+    """Refuse an output placement whose solve tolerance kappa*G/n float64 cannot resolve, or
+    that no residual bounds (:func:`~dpconvex.privacy.mechanisms.base.output_release_tolerance`
+    on the calibration's public κ, G and μ and the template's n), before the certificate: a
+    dry run refuses as the fit's run does, before any noise is drawn."""
+    if not (isinstance(mechanism, ExactMinimizer) and mechanism.placement == "output"
+            and mechanism.private and not mechanism.wraps):
+        return
+    try:
+        output_release_tolerance(template, calibration)
+    except PrivacyError as exc:  # the mechanism's refusal: in this call's name
+        raise signed_refusal(exc, "release") from None
 
 
 #: The bit generators of NumPy's whose draws the noise may come from.

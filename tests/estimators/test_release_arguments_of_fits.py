@@ -1,10 +1,10 @@
 """What an estimator hands its release is checked where the estimator checks it: a wrong
 ``solver``, ``max_iter`` or ``vouch`` is refused by name (ParameterError) by ``fit``, a wrong
 ``solver`` or ``max_iter`` (read off the estimator, not its plan) by ``fit_prepared`` after a
-``set_params`` since the plan; a start point (``fit_prepared``'s
-``warm_start``) of another width than the template's parameters, or not finite, is refused by
-name before anything is released. ``release_checked``, the pipeline behind ``release``, releases
-what ``release`` does on the same arguments."""
+``set_params`` since the plan; a start point (``fit_prepared``'s ``warm_start``) of another
+width than the template's parameters, not finite, or complex, is refused by name before
+anything is released. ``release_checked``, the pipeline behind ``release``, releases what
+``release`` does on the same arguments."""
 
 from __future__ import annotations
 
@@ -100,3 +100,17 @@ def test_release_checked_releases_what_release_does():
     np.testing.assert_allclose(checked.theta, public.theta, rtol=0, atol=1e-9)
     assert checked.certificate.seeded and public.certificate.seeded
     assert checked.certificate.mechanism_name == public.certificate.mechanism_name == "objective"
+
+
+@pytest.mark.parametrize("which", ESTIMATORS)
+def test_fit_prepared_refuses_a_complex_start_point(which):
+    """A start point must be real: a float conversion would drop its imaginary part."""
+    est = ESTIMATORS[which]()
+    X, y = _rows()
+    plan = est.plan_for(X, y)
+    prep = est.prepare(X, y, plan)
+    start = np.zeros(prep.template.space.shape, dtype=complex)
+    start.flat[0] = 1 + 2j
+    with pytest.raises(ParameterError):
+        est.fit_prepared(prep, plan, warm_start=start)
+    assert not hasattr(est, "certificate_")

@@ -40,7 +40,7 @@ import numpy as np
 from ..._validation import check_float, describe_value, is_dpconvex_class
 from ...errors import ParameterError, PrivacyError, SolverError
 from ...solvers import retry_advice
-from ...solvers.registry import Backend, SolveResult, SolveStatus
+from ...solvers.registry import Backend, SolveResult, SolveStatus, other_backends
 from ..budget import Budget, remaining_each
 from ..certificate import Certificate, Condition, MechanismChoice
 from ..noise import Noise, NormGamma
@@ -849,7 +849,7 @@ def mechanism_names(*, solves: bool | None = None, wraps: bool | None = None) ->
 
 
 def get_mechanism(name: Any, owner: str = "dpconvex", *, allowed: tuple[str, ...] | None = None,
-                  **options: Any) -> Mechanism:
+                  noun: str = "parameter", **options: Any) -> Mechanism:
     """Instantiate a registered mechanism by name (``options`` go to its constructor).
 
     Parameters
@@ -860,6 +860,8 @@ def get_mechanism(name: Any, owner: str = "dpconvex", *, allowed: tuple[str, ...
         The caller named in the refusal.
     allowed : tuple of str or None, default=None
         The names accepted (None: every registered one).
+    noun : str, default="parameter"
+        What ``mechanism`` is of ``owner``, in the refusal: "argument" for a function's.
     **options
         Keyword arguments of the mechanism's constructor.
 
@@ -883,7 +885,7 @@ def get_mechanism(name: Any, owner: str = "dpconvex", *, allowed: tuple[str, ...
     choices = allowed if allowed is not None else tuple(MECHANISMS)
     if not isinstance(name, str) or name not in choices:
         raise ParameterError(
-            f"The 'mechanism' parameter of {owner} must be one of {list(choices)!r}. Got {name!r} "
+            f"The 'mechanism' {noun} of {owner} must be one of {list(choices)!r}. Got {name!r} "
             "instead."
         )
     return MECHANISMS[name](**options)
@@ -1150,7 +1152,7 @@ def resolve_mechanism(
 
 def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float | None = None,
                   caller: str = "require_exact", backend: Backend | None = None,
-                  proof: str | None = None) -> SolveResult:
+                  proof: str | None = None, advice: str | None = None) -> SolveResult:
     """The solve ``res`` of ``template`` if it met ``tol`` (default: the template's
     ``residual_tol``), else :class:`SolverError` opened by ``caller``: the accuracy check
     every exact-minimizer release makes before anything is released. A ``tol`` given is the
@@ -1160,9 +1162,10 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
     user's, the release's backend reports the template's own recomputation
     (:func:`~dpconvex.privacy.user_parts.judged`).
 
-    The message names the ``backend``'s solvers (default: the solve's), the tolerance and the
-    other backends to try: one text whether the solve failed or stopped short, and whether or
-    not a polish ran, never its status or residual (data statistics:
+    The message names the ``backend``'s solvers (default: the solve's), the tolerance and what
+    to do (``advice``; default: the other backends to try,
+    :func:`~dpconvex.solvers.retry_advice`): one text whether the solve failed or stopped
+    short, and whether or not a polish ran, never its status or residual (data statistics:
     :func:`~dpconvex.collect_diagnostics`).
 
     Parameters
@@ -1180,6 +1183,9 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
     proof : str or None, default=None
         What the proof covers, in the message where ``tol`` is None (None: "the privacy proof
         holds for the exact minimizer only").
+    advice : str or None, default=None
+        What to do, in the message where ``tol`` is None (None: the other registered backends
+        that can solve the template, :func:`~dpconvex.solvers.retry_advice`).
 
     Returns
     -------
@@ -1220,7 +1226,7 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
                "larger optimality_tol, or raise max_iter if you capped the iterations"
                if tol is not None else
                f"{proof or 'the privacy proof holds for the exact minimizer only'}. "
-               f"{retry_advice(template, solver.split('+'))}")
+               f"{advice or retry_advice(template, solver.split('+'))}")
         raise SolverError(
             f"{caller}: the solve by '{solver}' did not reach the tolerance {needed:g} the release "
             "needs, so no "
@@ -1293,15 +1299,31 @@ _FIXED_TOLERANCE_SOLVERS = frozenset({"clarabel", "scs"})
 
 def _output_proof(backend: Backend) -> str:
     """What output perturbation's noise covers, in a refused solve's message, and where the
-    backend's solvers keep fixed tolerances (Clarabel, SCS), the native solver to use."""
+    backend's solvers keep fixed tolerances (Clarabel, SCS), that they do not aim at it."""
     proof = ("the noise of output perturbation covers a solve within kappa*G/(n*mu) of the "
              "exact minimizer only")
     fixed = sorted(_FIXED_TOLERANCE_SOLVERS & {str(s).lower()
                                                for s in getattr(backend, "solvers", ())})
     if fixed:
-        proof += (f"; {' and '.join(fixed)} solve to fixed tolerances of their own, not to "
-                  "kappa*G/n, which falls as 1/n: use solver='native', which aims at it")
+        one = len(fixed) == 1
+        proof += (f"; {' and '.join(fixed)} solve{'s' if one else ''} to fixed tolerances of "
+                  f"{'its' if one else 'their'} own, not to kappa*G/n, which falls as 1/n")
     return proof
+
+
+def _output_advice(template: ObjectiveTemplate, failed: list[str]) -> str:
+    """What to do when an output placement's solve by ``failed`` missed kappa*G/n: the other
+    registered backends that can solve ``template`` and aim at a tolerance (never Clarabel or
+    SCS, whose tolerances are fixed: :func:`_output_proof`), or what is left where none is."""
+    aiming = [name for name in other_backends(template, failed)
+              if name not in _FIXED_TOLERANCE_SOLVERS]
+    if aiming:
+        return ("Use " + " or ".join(f"solver={name!r}" for name in aiming)
+                + f", which aim{'s' if len(aiming) == 1 else ''} at kappa*G/n, or raise "
+                "max_iter if you capped the iterations")
+    return ("No other registered backend aims at kappa*G/n on this template: raise max_iter if "
+            "you capped the iterations, use a larger lam (a better-conditioned objective), or "
+            "use mechanism='objective'")
 
 
 def _aimed_at(template: ObjectiveTemplate, tol: float,
@@ -1582,8 +1604,11 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
         res = backend.solve(aimed, b, extra_reg, warm_start=warm_start, max_iter=max_iter)
         if aimed is not template:  # then judged at the copy's tolerance
             _solved_as_aimed(aimed, template, aim, caller)
+        # output perturbation's advice: only a backend that aims at kappa*G/n
+        ran = list(getattr(backend, "solvers", ())) or str(res.solver).split("+")
         res = require_exact(aimed, res, tol=tol, caller=caller, backend=backend,
-                            proof=None if aim is None else _output_proof(backend))
+                            proof=None if aim is None else _output_proof(backend),
+                            advice=None if aim is None else _output_advice(template, ran))
         if self.placement == "output":
             assert cal is not None
             theta = cal.law().add(res.x, rng, shape=template.noise_shape)
