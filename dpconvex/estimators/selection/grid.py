@@ -372,7 +372,9 @@ def naming_candidate(params: Mapping[str, Any], caller: str) -> Iterator[None]:
     """A candidate's refusal (:class:`PrivacyError`, :class:`SolverError`) raised in this block,
     of the same type, opening with ``caller`` and the candidate's parameters as ``key=value``
     (public: the grid is public; each value as :func:`describe_value` shows a parameter), its
-    text after the opening kept (:func:`signed_refusal`); nothing else added.
+    text after the opening kept (:func:`signed_refusal`); nothing else added. A refusal that
+    opens with ``caller`` already is the search's own (e.g. of a pipeline step every candidate
+    shares) and is raised as it is.
 
     Examples
     --------
@@ -387,6 +389,8 @@ def naming_candidate(params: Mapping[str, Any], caller: str) -> Iterator[None]:
     try:
         yield
     except (PrivacyError, SolverError) as exc:
+        if str(exc).startswith(f"{caller}: "):  # the search's own refusal
+            raise
         text = str(signed_refusal(exc, caller))
         if text.startswith(f"{caller}: "):
             text = text[len(caller) + 2:]
