@@ -35,8 +35,9 @@ compares each accuracy and learner with ``benchmarks/recorded/front_door.jsonl``
 behind the README's and the results page's tables): the largest difference and every cell
 that moved are printed.
 
-Results are appended to ``benchmarks/results/front_door.jsonl`` (one line per fit; a rerun
-skips what is there) and the report adds diffprivlib 0.6.6 from
+Results are appended to ``front_door.jsonl`` in the ``--out`` folder (default
+``benchmarks/results/``; one line per fit; a rerun skips what is there; ``--report`` reads
+that file) and the report adds diffprivlib 0.6.6 from
 ``benchmarks/recorded/front_door_baselines.json`` (``benchmarks/baselines/``).
 """
 
@@ -93,21 +94,23 @@ def _v020(C: int, eps: float, delta: float, classes: list[int], seed: int) -> di
     return {"0.2.0 default": dp.PrivateLargeMarginGaussian(delta=delta or None, **kw)}
 
 
-def _done() -> set[tuple]:
-    if not RESULTS.exists():
+def _done(results: Path) -> set[tuple]:
+    if not results.exists():
         return set()
     keys = set()
-    for line in RESULTS.read_text().splitlines():
+    for line in results.read_text().splitlines():
         r = json.loads(line)
         keys.add((r["data"], r["seed"], r["epsilon"], r["delta"] > 0, r["model"]))
     return keys
 
 
-def measure(names: list[str], seeds: tuple[int, ...], side: str) -> None:
+def measure(names: list[str], seeds: tuple[int, ...], side: str,
+            results: Path = RESULTS) -> None:
+    """Fit every model on ``names`` × ``seeds`` and append one line per fit to ``results``."""
     from sklearn.linear_model import LogisticRegression
 
-    done = _done()
-    RESULTS.parent.mkdir(exist_ok=True)
+    done = _done(results)
+    results.parent.mkdir(parents=True, exist_ok=True)
     make = _current if side == "current" else _v020
     for name in names:
         for seed in seeds:
@@ -136,7 +139,7 @@ def measure(names: list[str], seeds: tuple[int, ...], side: str) -> None:
                             acc, err, learner = None, f"{type(exc).__name__}: {exc}"[:200], None
                         rows.append((model, eps, delta, acc, err, time.perf_counter() - t0,
                                      learner))
-            with RESULTS.open("a") as fh:
+            with results.open("a") as fh:
                 for row in rows:
                     model, eps, delta, acc, err, secs = row[:6]
                     fh.write(json.dumps({
@@ -152,8 +155,8 @@ def _mean_se(values: list[float]) -> tuple[float, float]:
     return float(v.mean()), float(v.std(ddof=1) / math.sqrt(v.size)) if v.size > 1 else 0.0
 
 
-def report() -> str:
-    rows = [json.loads(line) for line in RESULTS.read_text().splitlines()]
+def report(results: Path = RESULTS) -> str:
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
     base = json.loads(BASELINES.read_text()) if BASELINES.exists() else None
     lines = ["# The front door against single estimators, 0.2.0 defaults, diffprivlib, "
              "non-private, majority", "",
@@ -259,8 +262,9 @@ def main() -> None:
     ap.add_argument("--check", action="store_true",
                     help="refit the front door and compare with benchmarks/recorded/front_door.jsonl")
     args = ap.parse_args()
+    results = args.out / RESULTS.name
     if args.report:
-        text = report()
+        text = report(results)
         harness.write_atomic(REPORT, text)
         print(text)
         return
@@ -270,7 +274,7 @@ def main() -> None:
     if args.check:
         check(names, fdd.SEEDS[: args.seeds])
         return
-    measure(names, fdd.SEEDS[: args.seeds], args.side)
+    measure(names, fdd.SEEDS[: args.seeds], args.side, results)
 
 
 if __name__ == "__main__":

@@ -298,3 +298,25 @@ def test_regression_guide_table_on_a_quick_corpus_run(tmp_path):
     assert len(rows) == 1 + len(data["tables"]) + 1  # header, the tables, the median
     assert "front door ε = 1" in rows[0] and "training mean" in rows[0]
     assert Path(data["plot"]).stat().st_size > 1000
+
+
+def test_front_door_writes_its_results_in_the_out_folder(tmp_path, monkeypatch):
+    """front_door.py --out DIR appends to DIR/front_door.jsonl and --report reads it there; the
+    default folder is left as it was. A stand-in split and model (no data set, no private
+    fit): only where the lines go is checked."""
+    import front_door as fd
+    from sklearn.dummy import DummyClassifier
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(40, 2)), np.arange(40) % 2
+    monkeypatch.setattr(fd.fdd, "split", lambda name, seed: (X, y, X, y, [0, 1], (1.0,)))
+    monkeypatch.setattr(fd, "_current", lambda *args: {"stand-in": DummyClassifier()})
+    before = fd.RESULTS.stat().st_mtime_ns if fd.RESULTS.exists() else None
+    monkeypatch.setattr(sys, "argv", ["front_door.py", "--only", "stand-in", "--seeds", "1",
+                                      "--out", str(tmp_path)])
+    fd.main()
+    lines = (tmp_path / "front_door.jsonl").read_text().splitlines()
+    assert {json.loads(line)["model"] for line in lines} == {"stand-in", "non-private LR",
+                                                               "majority"}
+    assert (fd.RESULTS.stat().st_mtime_ns if fd.RESULTS.exists() else None) == before
+    assert fd.report(tmp_path / "front_door.jsonl").startswith("# The front door")

@@ -96,10 +96,9 @@ from .base import (
     Prepared,
     PrivateEstimator,
     Vouch,
+    _given_shape,
     carry_ledger,
     certify_part,
-    check_holdable_shape,
-    check_shape_fact,
     fill_docs,
     fit_part,
     issued,
@@ -1033,14 +1032,12 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         the noise dominates: :meth:`_certify_centered`); a private label range's first."""
         if isinstance(self.label_range, RELEASED_RANGE):
             return super()._certify_routed(X, y, shape, context)
-        owner = type(self).__name__
         if X is None:
             self._validate_params()
-            n, d = shape.get("n"), shape.get("n_features")
-            if n is not None and d is not None:  # checked as plan checks them, then read
-                n = check_shape_fact("n", n, owner, low=2, method="certify")
-                d = check_shape_fact("n_features", d, owner, low=1, method="certify")
-                check_holdable_shape(owner, n, d, "certify")
+            if shape.get("n") is not None and shape.get("n_features") is not None:
+                # checked as plan checks them (n_classes too: None or 1), then read
+                n, _, d = _given_shape(self, shape["n"], shape.get("n_classes"),
+                                       shape["n_features"], "certify")
                 if self._center_share(n, d):
                     return self._certify_centered(None, shape)
         elif context.excluded is None:

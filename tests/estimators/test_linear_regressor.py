@@ -548,3 +548,22 @@ def test_a_regressor_refuses_an_n_classes_other_than_none_or_one(kind):
     assert est.plan(1000, np.int64(1), 3).n_classes == 1
     assert (est.certify(n=1000, n_classes=1, n_features=3).epsilon
             == est.certify(n=1000, n_features=3).epsilon)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: dp.PrivateLinearRegressor(label_range=(0, 1)),
+    lambda: dp.PrivateHuberRegressor(label_range=(0, 1)),
+], ids=["linear", "Huber"])
+def test_certify_of_a_released_centre_refuses_an_n_classes_other_than_none_or_one(make):
+    """Where label_center='auto' releases the labels' centre (n = 100, the noise dominates),
+    certify checks n_classes as plan does: None or 1, anything else refused by name."""
+    est = make()
+    certificate = est.certify(n=100, n_features=3)
+    # the centre's path is the one checked: its first part releases the labels' mean
+    assert "mean of the labels" in certificate.parts[0].mechanism
+    for n_classes in (-2, 0, 2.0, 5, 7, 10**9, np.True_):
+        with pytest.raises(ParameterError, match=rf"'n_classes' argument of "
+                           rf"{type(est).__name__}\.certify must be None or 1"):
+            est.certify(n=100, n_classes=n_classes, n_features=3)
+    assert ([part.mechanism for part in est.certify(n=100, n_classes=1, n_features=3).parts]
+            == [part.mechanism for part in certificate.parts])

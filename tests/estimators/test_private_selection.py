@@ -28,7 +28,13 @@ from dpconvex import (
     PrivateGridSearch,
     PrivateLogisticRegression,
 )
-from dpconvex.errors import BudgetError, DataValidationError, ParameterError, PrivacyError
+from dpconvex.errors import (
+    BudgetError,
+    DataValidationError,
+    ParameterError,
+    PrivacyError,
+    SolverError,
+)
 from dpconvex.estimators.selection.grid import AUTO_LAM_FACTORS, auto_lam_grid
 from dpconvex.estimators.selection.random import PrivateRandomSearch, Repetitions, discrete_laplace
 from dpconvex.privacy.budget import split_even
@@ -1175,3 +1181,38 @@ def test_a_search_over_a_schema_door_plans_a_mapping_as_its_frame(form):
     with pytest.warns(dp.PrivacyWarning, match=r"delta = 0\.1 is at least 1/n"):
         fitted = tuner.fit(table, y)
     assert (held.epsilon, held.delta) == (fitted.certificate_.epsilon, fitted.certificate_.delta)
+
+
+def test_a_candidates_refusal_names_its_grid_values_and_nothing_else():
+    """A candidate's refusal stops the search in its own type, opening with the search's call
+    and the candidate's parameters (the grid is public), the candidate's own text kept after
+    its opening: nothing of the data is added. fit (a solve capped at max_iter=1, which output
+    perturbation cannot release from) and certify (a loss overclaiming its curvature) alike."""
+    from dpconvex import PrivateLinearClassifier
+    from dpconvex.objectives.losses import Logistic
+
+    class Overclaimed(Logistic):
+        name = "overclaimed"
+        curvature = 0.01
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, size=(200, 3))
+    y = (X[:, 0] > 0).astype(int)
+    capped = PrivateLogisticRegression(classes=[0, 1], mechanism="output", max_iter=1)
+    with pytest.raises(SolverError) as alone:
+        capped.fit(X, y)
+    search = PrivateGridSearch(PrivateLogisticRegression(classes=[0, 1], mechanism="output"),
+                               {"max_iter": [1, 100]}, epsilon=1.0, random_state=0)
+    with pytest.raises(SolverError) as refused:
+        search.fit(X, y)
+    own = str(alone.value).split(": ", 1)[1]
+    assert str(refused.value) == f"PrivateGridSearch.fit: candidate max_iter=1: {own}"
+
+    with pytest.raises(PrivacyError) as alone:
+        PrivateLinearClassifier(classes=[0, 1], loss=Overclaimed()).certify(X, y)
+    search = PrivateGridSearch(PrivateLinearClassifier(classes=[0, 1]),
+                               {"loss": ["logistic", Overclaimed()]}, epsilon=1.0)
+    with pytest.raises(PrivacyError) as refused:
+        search.certify(X, y)
+    own = str(alone.value).split(": ", 1)[1]
+    assert str(refused.value) == f"PrivateGridSearch.certify: candidate loss=Overclaimed(): {own}"

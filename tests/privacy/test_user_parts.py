@@ -837,8 +837,9 @@ def test_a_loss_reading_a_file_while_it_runs_is_checked_at_every_fit(tmp_path):
 
 def test_a_failed_condition_opens_with_the_call_the_user_made():
     """A loss that overclaims its curvature fails the template's condition: the refusal opens with
-    release, the estimator's fit, fit_prepared or certify, or the search's fit that ran it, never
-    with the template; the text after the opening is the condition's, unchanged."""
+    release, the estimator's fit, fit_prepared or certify, or the search's fit that ran it (and
+    the candidate's grid values), never with the template; the text after the opening is the
+    condition's, unchanged."""
 
     class Overclaimed(Logistic):
         name = "overclaimed"
@@ -852,7 +853,7 @@ def test_a_failed_condition_opens_with_the_call_the_user_made():
              "PrivateLinearClassifier.fit": lambda: est.fit(X, y),
              "PrivateLinearClassifier.fit_prepared": lambda: est.fit_prepared(est.prepare(X, y, plan), plan),
              "PrivateLinearClassifier.certify": lambda: est.certify(X, y),
-             "PrivateGridSearch.fit": lambda: dp.PrivateGridSearch(
+             "PrivateGridSearch.fit: candidate lam=0.1": lambda: dp.PrivateGridSearch(
                  est, {"lam": [0.1, 1.0]}, epsilon=1.0, random_state=0).fit(X, y)}
     for caller, call in calls.items():
         with pytest.raises(PrivacyError) as err:

@@ -119,8 +119,8 @@ def test_no_message_in_the_package_recommends_a_fixed_backend():
 
 def test_a_refused_solve_opens_with_the_call_the_user_made():
     """release, an estimator's fit and fit_prepared, a front door and a search: each refusal opens
-    with the public call, never with the mechanism that ran the solve; the rest of the text is
-    the same."""
+    with the public call (a search's with the candidate's grid values), never with the mechanism
+    that ran the solve; the rest of the text is the same."""
     message, _ = _refusal(_template(), "native", max_iter=1)
     assert message.startswith("release: the solve by 'native' did not reach")
     X, y = multinomial_data(n=60, d=3, C=2)
@@ -129,7 +129,7 @@ def test_a_refused_solve_opens_with_the_call_the_user_made():
     calls = {"PrivateLogisticRegression.fit": lambda: est.fit(X, y),
              "PrivateLogisticRegression.fit_prepared":
                  lambda: est.fit_prepared(est.prepare(X, y, plan), plan),
-             "PrivateGridSearch.fit": lambda: dp.PrivateGridSearch(
+             "PrivateGridSearch.fit: candidate lam=0.1": lambda: dp.PrivateGridSearch(
                  est, {"lam": [0.1, 1.0]}, epsilon=1.0, random_state=0).fit(X, y)}
     for caller, call in calls.items():
         with pytest.raises(dp.SolverError) as err:

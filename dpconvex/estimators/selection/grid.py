@@ -19,8 +19,9 @@ References
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -364,6 +365,37 @@ def _counted_size(X: Any) -> tuple[int | None, int | None]:
         except (TypeError, ValueError, DPConvexError):
             n = None
     return n, d
+
+
+@contextlib.contextmanager
+def naming_candidate(params: Mapping[str, Any], caller: str) -> Iterator[None]:
+    """A candidate's refusal (:class:`PrivacyError`, :class:`SolverError`) raised in this block,
+    of the same type, opening with ``caller`` and the candidate's parameters as ``key=value``
+    (public: the grid is public; each value as :func:`describe_value` shows a parameter), its
+    text after the opening kept (:func:`signed_refusal`); nothing else added. A refusal that
+    opens with ``caller`` already is the search's own (e.g. of a pipeline step every candidate
+    shares) and is raised as it is.
+
+    Examples
+    --------
+    >>> from dpconvex.errors import SolverError
+    >>> try:
+    ...     with naming_candidate({"max_iter": 1}, "PrivateGridSearch.fit"):
+    ...         raise SolverError("PrivateLogisticRegression.fit: the solve did not converge.")
+    ... except SolverError as exc:
+    ...     print(exc)
+    PrivateGridSearch.fit: candidate max_iter=1: the solve did not converge.
+    """
+    try:
+        yield
+    except (PrivacyError, SolverError) as exc:
+        if str(exc).startswith(f"{caller}: "):  # the search's own refusal
+            raise
+        text = str(signed_refusal(exc, caller))
+        if text.startswith(f"{caller}: "):
+            text = text[len(caller) + 2:]
+        named = ", ".join(f"{key}={describe_value(value)}" for key, value in params.items())
+        raise type(exc)(f"{caller}: candidate {named}: {text}") from None
 
 
 def _find_certificate(estimator: Any, owner: str) -> Certificate:
@@ -1211,13 +1243,14 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         for index, params in enumerate(candidates):
             candidate = clone(self.estimator)
             candidate.set_params(**_unfitted(params), **overrides_base)
-            fit_with(
-                candidate,
-                *rows[index],
-                self._candidate_context(context.inner(context.noise, held=True), labels),
-                self._sources(candidate, children[index], noise.seeded),
-                caller=f"{owner}.fit",
-            )
+            with naming_candidate(params, f"{owner}.fit"):
+                fit_with(
+                    candidate,
+                    *rows[index],
+                    self._candidate_context(context.inner(context.noise, held=True), labels),
+                    self._sources(candidate, children[index], noise.seeded),
+                    caller=f"{owner}.fit",
+                )
             certificate = _find_certificate(candidate, owner)
             if not certificate.private:
                 raise PrivacyError(
@@ -1305,8 +1338,11 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         rows = Parts(X_checked, y_checked, parts)
         candidates = self._grid_candidates(
             owner, (X_checked.shape[0] // len(parts), X_checked.shape[1]), epsilon)
-        certificates = [self._certified(params, epsilon, unknown, rows[index], owner, labels)
-                        for index, params in enumerate(candidates)]
+        certificates = []
+        for index, params in enumerate(candidates):  # a refusal names its candidate, as fit's
+            with naming_candidate(params, f"{owner}.certify"):
+                certificates.append(
+                    self._certified(params, epsilon, unknown, rows[index], owner, labels))
         if public:
             selection = self._public_selection(
                 self._public_set(owner, X_checked.shape[1], "certify")[1])
