@@ -1045,7 +1045,8 @@ class UniformWidth:
 
     Made by :meth:`~dpconvex.data.UniformSchema.for_width`. It has the facts of
     ``schema.for_columns(n_columns)`` that do not name a column (:attr:`n_features`,
-    :attr:`divisor`, :meth:`encoded_range`, :attr:`provenance`, :attr:`release`), each
+    :attr:`divisor`, :meth:`encoded_range`, :attr:`provenance`, :attr:`release`; the range
+    of every feature as one pair, :meth:`encoded_pair`, or its view :meth:`range_rows`), each
     computed from the declaration and ``n_columns`` alone, equal to that schema's: what a
     plan or a certificate without rows reads.
 
@@ -1151,6 +1152,36 @@ class UniformWidth:
         low, high = (-0.5, 0.5) if numeric and self.schema.centered else (0.0, 1.0)
         scale = check_float("data_norm", data_norm, "PublicSchema.encoded_range") / self.divisor
         return low * scale, high * scale
+
+    def range_rows(self, data_norm: float = 1.0) -> np.ndarray:
+        """The (lo, hi) row of every encoded feature, ``np.column_stack(encoded_range(...))``
+        entry for entry, as a read-only view of the one pair (:meth:`encoded_pair`): an array
+        of shape (n_features, 2) that holds two floats, not one row per feature.
+
+        Parameters
+        ----------
+        data_norm : float, default=1.0
+            As in :meth:`encoded_range`.
+
+        Returns
+        -------
+        ndarray of shape (n_features, 2)
+            Read-only; each row is the pair (its rows' stride is 0).
+
+        Raises
+        ------
+        ParameterError
+            ``data_norm`` is not a finite float > 0.
+
+        Examples
+        --------
+        >>> from dpconvex import Numeric, PublicSchema
+        >>> rows = PublicSchema.every_column(Numeric(0, 255)).for_width(10**9).range_rows()
+        >>> rows.shape, rows[-1].tolist(), rows.strides[0], rows.flags.writeable
+        ((1000000000, 2), [0.0, 3.1622776601683795e-05], 0, False)
+        """
+        pair = np.array(self.encoded_pair(data_norm))
+        return np.broadcast_to(pair, (self.n_features, 2))
 
 
 def _quoted(value: Any) -> str:

@@ -829,7 +829,9 @@ class SchemaInputMixin:
         owner = type(self).__name__
         check_holdable_shape(owner, n, schema.n_features, method)
         try:
-            return self._on_rows(schema)  # per-feature ranges: arrays of the encoded width
+            # a named schema's per-feature ranges: arrays of the encoded width (a uniform
+            # schema's: a view of one pair, UniformWidth.range_rows)
+            return self._on_rows(schema)
         except MemoryError:
             width = schema.n_columns if isinstance(schema, UniformWidth) else len(schema.columns)
             raise ParameterError(
@@ -1193,9 +1195,16 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         )
 
     def _schema_row_params(self, schema: Any) -> dict[str, Any]:
-        """The public per-feature ranges of the rows ``schema`` encodes, unless given."""
+        """The public per-feature ranges of the rows ``schema`` encodes, unless given: one row
+        per feature; a uniform schema's for a width (a dry run's) a read-only view of its one
+        range (:meth:`~dpconvex.data.UniformWidth.range_rows`, the same entries), which holds
+        no array as wide as the rows."""
+        from ..data.schema import UniformWidth
+
         if self.feature_range is not None:
             return {}
+        if isinstance(schema, UniformWidth):
+            return {"feature_range": schema.range_rows(float(self.data_norm))}
         lo, hi = schema.encoded_range(float(self.data_norm))
         return {"feature_range": np.column_stack([lo, hi])}
 

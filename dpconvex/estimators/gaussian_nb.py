@@ -140,8 +140,10 @@ class FeatureRange(Constraint):
         from .._validation import MAX_MAGNITUDE, MIN_MAGNITUDE
         if _is_schema(value):
             return value
+        # an array of numbers holds numbers only: its entries are not read one by one
+        numeric = isinstance(value, np.ndarray) and value.dtype.kind in "fiu"
         try:
-            entries = np.asarray(value, dtype=object).ravel()
+            entries = () if numeric else np.asarray(value, dtype=object).ravel()
             bounds = np.asarray(value, dtype=float)
         except (TypeError, ValueError, OverflowError):
             entries = bounds = None
@@ -152,7 +154,9 @@ class FeatureRange(Constraint):
               and (bounds.shape == (2,) or (bounds.ndim == 2 and bounds.shape[1] == 2
                                             and bounds.shape[0] >= 1)))
         if ok:
-            pairs = bounds.reshape(-1, 2)
+            # rows that are views of one pair (stride 0, as UniformWidth.range_rows): that pair
+            pairs = bounds[:1] if bounds.ndim == 2 and bounds.strides[0] == 0 \
+                else bounds.reshape(-1, 2)
             ok = bool(np.all(np.abs(pairs) <= MAX_MAGNITUDE)
                       and np.all(pairs[:, 1] - pairs[:, 0] >= MIN_MAGNITUDE))
         if not ok:
@@ -296,6 +300,9 @@ def feature_bounds(
             f"({n_features} "
             f"features), or be one (lo, hi) pair for all. Got {bounds.shape[0]} rows instead."
         )
+    if bounds.strides[0] == 0:  # rows that are views of one pair: views of it (as above)
+        return (np.broadcast_to(bounds[0, 0].copy(), (int(n_features),)),
+                np.broadcast_to(bounds[0, 1].copy(), (int(n_features),)))
     return bounds[:, 0].copy(), bounds[:, 1].copy()
 
 
