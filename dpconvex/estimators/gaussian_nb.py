@@ -241,8 +241,10 @@ def feature_bounds(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(lo, hi), arrays of shape (n_features,), from a validated ``feature_range`` (a schema:
     :meth:`~dpconvex.PublicSchema.encoded_range`, its constants only); one pair for all
-    features (a uniform schema's too) gives read-only views of it, which hold no array as
-    wide as the rows (a plan of many features allocates nothing in proportion to them).
+    features (a uniform schema's too, or rows that are views of one pair:
+    :meth:`~dpconvex.data.UniformWidth.range_rows`) gives read-only views of it, which hold
+    no array as wide as the rows (a plan of many features allocates nothing in proportion to
+    them).
 
     Parameters
     ----------

@@ -9,6 +9,7 @@ import pickle
 
 import numpy as np
 import pytest
+from _helpers import traced_peak
 from sklearn.pipeline import make_pipeline
 
 import dpconvex as dp
@@ -21,7 +22,7 @@ from dpconvex.errors import (
     ParameterError,
     PrivacyLeakWarning,
 )
-from dpconvex.estimators.gaussian_nb import feature_bounds
+from dpconvex.estimators.gaussian_nb import FeatureRange, feature_bounds
 
 PIXELS = PublicSchema.every_column(Numeric(0, 16))
 
@@ -272,3 +273,107 @@ def test_uniform_width_refuses_what_is_not_a_uniform_schema_and_a_width_by_name(
     with pytest.raises(ParameterError, match=said):
         UniformWidth(*args)
     assert UniformWidth(PIXELS, np.int64(4)).n_columns == 4
+
+
+@pytest.mark.parametrize("declaration", [Numeric(0, 255), Categorical(("A", "C", "G", "T")),
+                                         Binary("yes")])
+@pytest.mark.parametrize("centered", [False, True])
+def test_range_rows_are_a_read_only_view_of_the_one_range_of_every_feature(declaration,
+                                                                            centered):
+    """range_rows holds the entries of np.column_stack(encoded_range(...)) (the same float
+    operations: equal to the last bit, SAME) as a view of one (lo, hi) pair: its rows' stride
+    is 0, it cannot be written to, and a data_norm not > 0 is refused as encoded_range refuses
+    it."""
+    uniform = PublicSchema.every_column(declaration, centered=centered)
+    for width in (1, 3, 10):
+        facts = uniform.for_width(width)
+        for data_norm in (1.0, 2.5):
+            rows = facts.range_rows(data_norm)
+            assert rows.shape == (facts.n_features, 2) and rows.strides[0] == 0
+            assert not rows.flags.writeable
+            np.testing.assert_allclose(rows, np.column_stack(facts.encoded_range(data_norm)),
+                                       **SAME)
+            assert tuple(rows[0]) == pytest.approx(facts.encoded_pair(data_norm), rel=1e-15)
+    with pytest.raises(ParameterError, match="data_norm"):
+        uniform.for_width(3).range_rows(0.0)
+
+
+#: The dry runs of the front doors, each from a shape whose rule chooses a learner that needs
+#: no array of the features for its own problem (class centroids, the private mean).
+_DRY_RUNS = {
+    "classifier, uniform schema": lambda: dp.PrivateClassifier(classes=[0, 1], schema=PIXELS),
+    "classifier, one feature_range pair": lambda: dp.PrivateClassifier(classes=[0, 1],
+                                                                       feature_range=(0, 16)),
+    "classifier, default ranges": lambda: dp.PrivateClassifier(classes=[0, 1]),
+    "regressor, uniform schema": lambda: dp.PrivateRegressor(label_range=(0, 1),
+                                                             schema=PIXELS),
+    "regressor, default": lambda: dp.PrivateRegressor(label_range=(0, 1)),
+}
+
+
+@pytest.mark.parametrize("door", list(_DRY_RUNS))
+def test_a_front_doors_dry_run_of_many_features_holds_no_array_as_wide_as_them(door):
+    """plan and certify from a shape, with one range for every feature (a uniform schema, one
+    feature_range pair, the default), hold no array of the features' width: at 10**6 features
+    the peak traced by tracemalloc (which NumPy reports its buffers to) stays below 1 MiB, an
+    eighth of one float64 array of that width (8 MB; per-feature (lo, hi) rows are 16 MB)."""
+    est = _DRY_RUNS[door]()
+    classes = 2 if door.startswith("classifier") else None  # a regressor has no label set
+    est.plan(1000, classes, 3)  # the modules imported before the memory is traced
+    est.certify(n=1000, n_classes=classes, n_features=3)
+    plan, plan_peak = traced_peak(lambda: est.plan(1000, classes, 10**6))
+    certificate, certify_peak = traced_peak(
+        lambda: est.certify(n=1000, n_classes=classes, n_features=10**6))
+    assert plan.learner in ("class centroids", "constant (private mean)")
+    assert plan.n_features == 10**6 and certificate.epsilon == 1.0
+    assert max(plan_peak, certify_peak) < 2**20
+
+
+@pytest.mark.parametrize("declaration", [Numeric(0, 255), Categorical(("A", "C", "G", "T"))])
+@pytest.mark.parametrize("n, n_classes, width", [(500, 2, 3), (5000, 2, 40), (2000, 5, 4),
+                                                 (10**6, 5, 4)])
+def test_a_dry_runs_certificate_is_that_of_the_explicit_per_feature_ranges(declaration, n,
+                                                                           n_classes, width):
+    """The classifier's plan and certificate from a shape under a uniform schema (its ranges a
+    view of one pair) are those of the explicit (d, 2) ranges: of the door on rows given
+    np.column_stack(encoded_range(...)), and of the door with the named schema of that width.
+    The shapes reach naive Bayes, the Huber SVM and the large-margin classifier. The same
+    arithmetic on equal entries: the certificates are equal line for line (a tolerance would
+    hide a changed statement)."""
+    uniform = PublicSchema.every_column(declaration)
+    common = {"epsilon": 1.0, "classes": list(range(n_classes)), "data_norm": 2.5}
+    door = dp.PrivateClassifier(schema=uniform, **common)
+    named = dp.PrivateClassifier(schema=uniform.for_columns(width), **common)
+    facts = uniform.for_width(width)
+    explicit = dp.PrivateClassifier(
+        feature_range=np.column_stack(facts.encoded_range(2.5)), **common)
+    on_rows = door._on_rows_of_shape(facts, n, "certify")
+    assert on_rows.feature_range.strides[0] == 0
+    shape = {"n": n, "n_classes": n_classes, "n_features": facts.n_features}
+    assert on_rows.certify(**shape).to_dict() == explicit.certify(**shape).to_dict()
+    ours, theirs = door.plan(n, n_classes, width), explicit.plan(n, n_classes, facts.n_features)
+    assert (ours.learner, ours.options, ours.notes) == (theirs.learner, theirs.options,
+                                                        theirs.notes)
+    shape["n_features"] = width
+    assert door.certify(**shape).to_dict() == named.certify(**shape).to_dict()
+
+
+def test_feature_range_rows_that_view_one_pair_are_read_as_that_pair():
+    """A feature_range of rows that are views of one pair (as range_rows makes) is checked and
+    read as that pair: refused when the pair is (naming the parameter), read as read-only views
+    of it otherwise, and naive Bayes releases from it what it releases from the rows written
+    out (the same draws: equal to the last bit, SAME)."""
+    view = np.broadcast_to(np.array([0.0, 16.0]), (3, 2))
+    with pytest.raises(ParameterError, match="'feature_range' parameter of Demo"):
+        FeatureRange().check("feature_range", np.broadcast_to(np.array([1.0, 0.0]), (3, 2)),
+                             "Demo")
+    lo, hi = feature_bounds(view, 3, "Demo")
+    assert lo.strides == hi.strides == (0,) and not lo.flags.writeable
+    assert (lo.tolist(), hi.tolist()) == ([0.0] * 3, [16.0] * 3)
+    rng = np.random.default_rng(0)
+    X, y = rng.uniform(0, 16, size=(200, 3)), np.arange(200) % 2
+    fitted = [dp.PrivateGaussianNB(epsilon=1.0, classes=[0, 1], feature_range=ranges,
+                                   random_state=0).fit(X, y)
+              for ranges in (view, np.array(view))]
+    for name in ("theta_", "var_", "class_prior_"):
+        np.testing.assert_allclose(getattr(fitted[0], name), getattr(fitted[1], name), **SAME)

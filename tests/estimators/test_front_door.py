@@ -933,17 +933,19 @@ def test_plan_for_reads_a_typed_table_without_a_copy_of_its_values():
 
 def test_plan_and_certify_name_the_columns_and_features_arrays_too_large_for_memory(
         monkeypatch):
-    """Per-feature ranges beyond this machine's memory (a MemoryError, simulated) are refused
-    by plan and certify of one problem in one sentence: the table's columns and its encoded
-    features."""
+    """A named schema's per-feature ranges beyond this machine's memory (a MemoryError,
+    simulated) are refused by plan and certify of one problem in one sentence: the table's
+    columns and its encoded features. A uniform schema's dry run makes no such arrays (a view
+    of one pair, UniformWidth.range_rows): it plans and certifies with them refused."""
     from dpconvex.data.schema import UniformWidth
 
     def too_large(self, data_norm=1.0):
         raise MemoryError
 
+    monkeypatch.setattr(dp.PublicSchema, "encoded_range", too_large)
     monkeypatch.setattr(UniformWidth, "encoded_range", too_large)
     schema = dp.PublicSchema.every_column(dp.Categorical(("A", "C", "G", "T")))  # 5 a column
-    door = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], schema=schema)
+    door = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], schema=schema.for_columns(10))
     said = []
     for method, call in (("plan", lambda: door.plan(1000, n_features=10)),
                          ("certify", lambda: door.certify(n=1000, n_features=10))):
@@ -954,3 +956,6 @@ def test_plan_and_certify_name_the_columns_and_features_arrays_too_large_for_mem
         said.append(str(refused.value).removeprefix(f"PrivateClassifier.{method}: ")
                     .replace(method.capitalize(), "<Method>"))
     assert said[0] == said[1]
+    uniform = door.set_params(schema=schema)
+    assert uniform.plan(1000, n_features=10).n_features == 50
+    assert uniform.certify(n=1000, n_features=10).epsilon == 1.0
