@@ -195,6 +195,10 @@ def users_part(template: Any, mechanism: Mechanism, backend: Any, *options: Any)
 
     None: a solve of this release runs dpconvex's, NumPy's, SciPy's and Python's code only.
 
+    A release asks this after :func:`forget_kept` has walked the whole template: forgetting
+    may run code of the user's (a class's ``__setattr__``) that changes a part this search
+    passes before it, so the search is a walk of its own, on the template as left then.
+
     Parameters
     ----------
     template : Template
@@ -463,15 +467,17 @@ def forget_kept(template: Any) -> None:
 
     A release starts with this, so the products of its solve read the rows as they are when its
     conditions check them, not as a kept copy of them made for an earlier release (the rows may
-    be the caller's array, changed in place since).
+    be the caller's array, changed in place since). Only then does it look for a part of the
+    user's (:func:`users_part`), whose walk stops at the first one found and reads none of
+    the attributes of an object of the user's, which this walk forgets too.
 
     The objects held are found whatever the attributes are named: the attributes (the
     ``__dict__``) of each object reached and the items of the containers of
     :data:`_CONTAINERS`, each object once. Values of :data:`_PLAIN`, NumPy arrays of any dtype
-    (the items of an object array are not walked, unlike :func:`users_part`'s walk) and
-    classes hold none. An object's caches are forgotten before its attributes are read, so
-    nothing is read of what they held. A class's ``_caches`` is a tuple or list of attribute
-    names; anything else is refused.
+    (the items of an object array are not walked: :func:`users_part` takes such an array for
+    the user's) and classes hold none. An object's caches are forgotten before its attributes
+    are read, so nothing is read of what they held. A class's ``_caches`` is a tuple or list
+    of attribute names; anything else is refused.
 
     Parameters
     ----------

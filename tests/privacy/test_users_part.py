@@ -6,6 +6,8 @@ calibration read during the solve releases nothing."""
 
 from __future__ import annotations
 
+import types
+
 import cvxpy as cp
 import numpy as np
 import pytest
@@ -186,6 +188,43 @@ def test_an_extra_terms_functions_or_what_they_close_over_are_the_users():
         .cell_contents = np.asarray(0.1).view(MyArray)  # what a shipped term closes over
     t = LargeMarginGaussianTemplate(Z, np.arange(20) % 2, n_classes=2, lam=0.5, extra_terms=[term])
     assert users_part(t, OBJECTIVE, None) == "an extra term"
+
+
+def test_the_search_reads_the_template_after_all_it_keeps_is_forgotten(monkeypatch):
+    """Forgetting what a part keeps may run code of the user's (here a ``__setattr__``) that
+    changes a part the search for the user's objects passes earlier (the regularizer, whose
+    weight becomes a float of the user's class). The part is held where the search does not
+    look (in the attributes of a function compiled from dpconvex), so the release finds the
+    user's object only because everything is forgotten before the search starts: its guards
+    run."""
+    from dpconvex.objectives.losses import hinge
+
+    template = _template()
+
+    class Mine(float):
+        pass
+
+    class Keeper:
+        _caches = ("_kept",)
+
+        def __init__(self):
+            object.__setattr__(self, "_kept", 1.0)
+
+        def __setattr__(self, name, value):  # run as the release forgets _kept
+            template.regularizer.lam = Mine(0.1)
+            object.__setattr__(self, name, value)
+
+    function = types.FunctionType(hinge.__code__, hinge.__globals__)  # dpconvex's code
+    function.helper = Keeper()
+    template.scorer = function
+    assert users_part(template, OBJECTIVE, None) is None  # nothing of the user's read yet
+    taken = []
+    snapshot = user_parts_module.members_snapshot
+    monkeypatch.setattr(user_parts_module, "members_snapshot",
+                        lambda t: taken.append(t) or snapshot(t))
+    assert dp.release(template, "objective", dp.Budget(1.0), rng=0).theta.shape == (3,)
+    assert type(template.regularizer.lam) is Mine
+    assert len(taken) == 2  # the guards ran: before the solve, and after it to compare
 
 
 # ---------------------------------------------------------------- the guards run only then
