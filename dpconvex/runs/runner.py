@@ -98,10 +98,12 @@ def fit_seeded(est: BaseEstimator, X: Any, y: Any, source: NoiseSource) -> BaseE
     fit a clone of it, drawing from its own ``random_state``). Other parts that draw (a
     ``Pipeline``'s ``RandomFourierFeatures``) each get a stream spawned from a seeded ``source``.
 
-    The regressor of a ``TransformedTargetRegressor`` learns ``func(y)`` (``build_estimator``
-    refuses a ``transformer``, which is fitted on the labels); ``check_inverse`` is not run, as
-    it compares ``inverse_func(func(y))`` with the private labels. Its other fitted attributes
-    are scikit-learn's: ``predict`` maps the regressor's predictions back by ``inverse_func``.
+    The regressor of a stateless ``TransformedTargetRegressor`` (no ``transformer``: for a
+    private model ``build_estimator`` refuses one, as it is fitted on the labels) learns
+    ``func(y)``; ``check_inverse`` is not run, as it compares ``inverse_func(func(y))`` with the
+    private labels. Its other fitted attributes are the ones scikit-learn's fit sets:
+    ``predict`` maps the regressor's predictions back by ``inverse_func``. One with a
+    ``transformer`` (a non-private comparison) is fitted by scikit-learn.
 
     Parameters
     ----------
@@ -137,7 +139,12 @@ def fit_seeded(est: BaseEstimator, X: Any, y: Any, source: NoiseSource) -> BaseE
     from sklearn.compose import TransformedTargetRegressor
     from sklearn.preprocessing import FunctionTransformer
 
-    if not isinstance(est, TransformedTargetRegressor) or est.regressor is None:
+    if not (
+        isinstance(est, TransformedTargetRegressor)
+        and est.regressor is not None
+        and est.transformer is None
+        and (est.func is None) == (est.inverse_func is None)
+    ):  # a non-private comparison may have a transformer: scikit-learn fits it
         return fit_with(est, X, y, NO_CONTEXT, _sources(est, source))
     labels = np.asarray(y)
     column = labels.reshape(-1, 1) if labels.ndim == 1 else labels
