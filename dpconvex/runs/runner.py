@@ -91,6 +91,96 @@ def _make_estimator(method: Method, epsilon: float | None) -> BaseEstimator:
     return est
 
 
+def fit_seeded(est: BaseEstimator, X: Any, y: Any, source: NoiseSource) -> BaseEstimator:
+    """Fit a method's estimator with the noise of ``source``, handed to the model it fits
+    (:func:`~dpconvex.runs.spec.model_of`): the estimator itself, a ``Pipeline``'s last step, or
+    a ``TransformedTargetRegressor``'s regressor, which is fitted here (scikit-learn's fit would
+    fit a clone of it, drawing from its own ``random_state``). Other parts that draw (a
+    ``Pipeline``'s ``RandomFourierFeatures``) each get a stream spawned from a seeded ``source``.
+
+    The regressor of a stateless ``TransformedTargetRegressor`` (no ``transformer``: for a
+    private model ``build_estimator`` refuses one, as it is fitted on the labels) learns
+    ``func(y)``; ``check_inverse`` is not run, as it compares ``inverse_func(func(y))`` with the
+    private labels. Its other fitted attributes are the ones scikit-learn's fit sets:
+    ``predict`` maps the regressor's predictions back by ``inverse_func``. One with a
+    ``transformer`` (a non-private comparison) is fitted by scikit-learn.
+
+    Parameters
+    ----------
+    est : estimator
+        The unfitted estimator :func:`~dpconvex.runs.spec.build_estimator` returned.
+    X, y : array-like
+        The training rows and labels.
+    source : NoiseSource
+        The run's generator.
+
+    Returns
+    -------
+    estimator
+        ``est``, fitted.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.compose import TransformedTargetRegressor
+    >>> import dpconvex as dp
+    >>> from dpconvex._validation import NoiseSource
+    >>> from dpconvex.runs.runner import fit_seeded
+    >>> X = np.random.default_rng(0).uniform(-0.5, 0.5, (60, 2))
+    >>> y = X @ [1.0, -1.0]
+    >>> def fit(seed):
+    ...     model = dp.PrivateLinearRegressor(epsilon=5.0, label_range=(-1, 1))
+    ...     est = TransformedTargetRegressor(model, func=np.negative, inverse_func=np.negative)
+    ...     return fit_seeded(est, X, y, NoiseSource(np.random.default_rng(seed), True))
+    >>> bool(np.allclose(fit(3).predict(X), fit(3).predict(X), rtol=1e-9, atol=0))
+    True
+    """
+    from sklearn.base import clone
+    from sklearn.compose import TransformedTargetRegressor
+    from sklearn.preprocessing import FunctionTransformer
+
+    if not (
+        isinstance(est, TransformedTargetRegressor)
+        and est.regressor is not None
+        and est.transformer is None
+        and (est.func is None) == (est.inverse_func is None)
+    ):  # a non-private comparison may have a transformer: scikit-learn fits it
+        return fit_with(est, X, y, NO_CONTEXT, _sources(est, source))
+    labels = np.asarray(y)
+    column = labels.reshape(-1, 1) if labels.ndim == 1 else labels
+    transform = FunctionTransformer(func=est.func, inverse_func=est.inverse_func, validate=True,
+                                    check_inverse=False).set_output(transform="default")
+    mapped = transform.fit(column).transform(column)
+    if mapped.ndim == 2 and mapped.shape[1] == 1 and labels.ndim == 1:
+        mapped = mapped.squeeze(axis=1)
+    est._training_dim = labels.ndim  # what TransformedTargetRegressor.predict reads
+    est.transformer_ = transform
+    est.regressor_ = fit_seeded(clone(est.regressor), X, mapped, source)
+    if hasattr(est.regressor_, "feature_names_in_"):
+        est.feature_names_in_ = est.regressor_.feature_names_in_
+    return est
+
+
+def _sources(est: BaseEstimator, source: NoiseSource) -> dict[int, NoiseSource]:
+    """The noise of each part of ``est`` that draws, by ``id``: ``source`` for the model it fits
+    (:func:`~dpconvex.runs.spec.model_of`); a seeded run gives each other part holding a
+    ``random_state`` (a ``Pipeline``'s ``RandomFourierFeatures``) a stream of its own, spawned
+    from ``source``."""
+    model = model_of(est)
+    given = {id(model): source}
+    if not source.seeded:  # the others draw from their own random_state
+        return given
+    try:
+        deep = est.get_params(deep=True)
+    except Exception:  # noqa: BLE001 - a user's estimator: no parameters to read
+        return given
+    owners = [deep[key.rpartition("__")[0]] for key in deep
+              if key.endswith("__random_state") and deep[key.rpartition("__")[0]] is not model]
+    for owner, stream in zip(owners, source.rng.spawn(len(owners)), strict=True):
+        given.setdefault(id(owner), NoiseSource(stream, seeded=True))
+    return given
+
+
 def _record(result: ProblemResult, label: str, key: float, est: BaseEstimator, value: float,
             certified: bool = False) -> None:
     """Store one fit's score and what it released (from its certificate, if it has one); with
@@ -555,7 +645,7 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
                 # noise from the problem's generator, handed to the fit
                 with tally.capture(m.label):
                     est = _make_estimator(m, eps)
-                    est = fit_with(est, Xs, ys, NO_CONTEXT, [(est, NoiseSource(rng, seeded=True))])
+                    est = fit_seeded(est, Xs, ys, NoiseSource(rng, seeded=True))
                 if m.private:
                     _check_release(problem, m, eps, est)
                 key = float(size) if size is not None else eps

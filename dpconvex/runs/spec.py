@@ -659,7 +659,10 @@ def build_estimator(method: Method, epsilon: float | None, *, private: bool | No
     The model is read through :func:`model_of` (a ``Pipeline``'s last step, a
     ``TransformedTargetRegressor``'s regressor). Another meta-estimator that holds a private
     estimator (a key of its ``get_params(deep=True)`` ending in ``__epsilon``, with a private
-    mechanism) is refused: the run could not read the guarantee of what it fits.
+    mechanism) is refused: the run could not read the guarantee of what it fits. So is a
+    ``TransformedTargetRegressor`` whose label transform is fitted on the labels (a
+    ``transformer``): only its stateless form (``transformer=None``, with ``func`` and
+    ``inverse_func`` or neither) is accepted.
 
     Raises
     ------
@@ -667,7 +670,9 @@ def build_estimator(method: Method, epsilon: float | None, *, private: bool | No
         A private method whose factory takes no ``epsilon`` argument yet returns an estimator with
         an ``epsilon`` parameter (the grid's ε cannot reach it), or returns one whose ``epsilon``
         (or ``delta``) is not the one it was given, or returns a meta-estimator other than these
-        two holding a private estimator (a ``BaggingRegressor``): the message says what to change.
+        two holding a private estimator (a ``BaggingRegressor``), or a
+        ``TransformedTargetRegressor`` with a ``transformer`` (or only one of ``func`` and
+        ``inverse_func``): the message says what to change.
 
     Examples
     --------
@@ -709,6 +714,7 @@ def build_estimator(method: Method, epsilon: float | None, *, private: bool | No
         )
     if not private or "epsilon" not in built or not _mechanism_private(built.get("mechanism")):
         return est  # a non-private comparison: run once per run, no epsilon claimed
+    _check_target_transform(method, est, caller)
     if not takes:
         raise _build_error(
             method,
@@ -735,6 +741,54 @@ def build_estimator(method: Method, epsilon: float | None, *, private: bool | No
                 caller,
             )
     return est
+
+
+def _check_target_transform(method: Method, est: Any, caller: str) -> None:
+    """Refuse a ``TransformedTargetRegressor`` on the way to the model (:func:`model_of`) whose
+    label transform is not stateless: a ``transformer`` is fitted on the private labels (a
+    ``StandardScaler`` keeps their mean and spread in ``transformer_``), and ``func`` without
+    ``inverse_func`` (or the reverse) maps predictions back with no inverse."""
+    from sklearn.compose import TransformedTargetRegressor
+    from sklearn.pipeline import Pipeline
+
+    piped = False
+    while True:
+        if isinstance(est, Pipeline) and est.steps:
+            est, piped = est.steps[-1][1], True
+            continue
+        if not isinstance(est, TransformedTargetRegressor):
+            return
+        if piped:
+            raise _build_error(
+                method,
+                f"{method.estimator} returned a Pipeline ending with a "
+                "TransformedTargetRegressor: the run fits a Pipeline's steps itself, and a "
+                "TransformedTargetRegressor is not one it can fit that way. Put the Pipeline "
+                "inside it: TransformedTargetRegressor(make_pipeline(..., model), func=..., "
+                "inverse_func=...).",
+                caller,
+            )
+        if est.transformer is not None:
+            raise _build_error(
+                method,
+                f"{method.estimator} returned a TransformedTargetRegressor whose transformer "
+                f"({type(est.transformer).__name__}) is fitted on the labels: what it learns (a "
+                "scaler's mean_) would be released with the model, outside the guarantee. The "
+                "label transform must be stateless: pass transformer=None, with func and "
+                "inverse_func (or neither): scale the labels by public constants in func.",
+                caller,
+            )
+        if (est.func is None) != (est.inverse_func is None):
+            given, lacking = ("func", "inverse_func") if est.inverse_func is None else (
+                "inverse_func", "func")
+            raise _build_error(
+                method,
+                f"{method.estimator} returned a TransformedTargetRegressor with {given} and no "
+                f"{lacking}: the run maps the labels by func and the predictions back by "
+                "inverse_func. Pass both (or neither).",
+                caller,
+            )
+        est = est.regressor
 
 
 def model_of(est: Any) -> Any:
