@@ -58,7 +58,7 @@ from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
 from ..privacy.mechanisms.gaussian import class_sum_matrix
 from ..privacy.mechanisms.record_sets import NormBall, RecordSet
-from ..privacy.release import Release, release, release_checked
+from ..privacy.release import Release, _release_checked, release
 from ..privacy.rules.noise_level import warn_if_noise_dominates
 from ..templates.base import EuclideanSpace
 from .base import (
@@ -891,7 +891,7 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
         warn_if_noise_dominates(self._noise_family, prep.template, plan.mechanism, plan.budget,
                                 type(self).__name__, n=plan.n)  # (n, C, d, epsilon, delta) only
         noise = context.noise  # this fit's generator
-        released = release_checked(
+        released = _release_checked(
             prep.template, plan.mechanism, plan.budget, None, noise.rng, seeded=noise.seeded
         )
         assert released.theta is not None and released.calibration is not None

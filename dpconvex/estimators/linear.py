@@ -76,7 +76,7 @@ from ..privacy.certificate import (
 from ..privacy.composition import compose_sequential
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
-from ..privacy.release import check_warm_start, release_checked
+from ..privacy.release import _release_checked, check_warm_start
 from ..privacy.rules.noise_level import (
     form_bounds,
     lam_rule,
@@ -858,7 +858,7 @@ class _PrivateLinearClassifier(
             check_warm_start(prep.template, warm_start)
         # every argument checked: the parameters by _validate_params (fit_prepared: again, after
         # any set_params), the plan's by the plan
-        released = release_checked(
+        released = _release_checked(
             prep.template, plan.mechanism, plan.budget, self.solver, noise.rng,
             warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded,
             vouch=plan.vouch, vouch_unused="ignore",

@@ -3,7 +3,7 @@
 ``solver`` or ``max_iter`` (read off the estimator, not its plan) by ``fit_prepared`` after a
 ``set_params`` since the plan; a start point (``fit_prepared``'s ``warm_start``) of another
 width than the template's parameters, not finite, or complex, is refused by name before
-anything is released. ``release_checked``, the pipeline behind ``release``, releases what
+anything is released. ``_release_checked``, the pipeline behind ``release``, releases what
 ``release`` does on the same arguments."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dpconvex import Budget, release
 from dpconvex.errors import ParameterError
 from dpconvex.objectives import Logistic
 from dpconvex.privacy.mechanisms import get_mechanism
-from dpconvex.privacy.release import release_checked
+from dpconvex.privacy.release import _release_checked
 from dpconvex.templates import LinearERMTemplate
 
 
@@ -94,7 +94,7 @@ def test_release_checked_releases_what_release_does():
     X, y = _rows()
     template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     public = release(template, "objective", Budget(1.0), rng=0)
-    checked = release_checked(template, get_mechanism("objective"), Budget(1.0), rng=0)
+    checked = _release_checked(template, get_mechanism("objective"), Budget(1.0), rng=0)
     # the same pipeline on the same seed: the same draws and solve, up to the solver's
     # tolerance (a template's solves are run afresh, forget_kept)
     np.testing.assert_allclose(checked.theta, public.theta, rtol=0, atol=1e-9)

@@ -38,7 +38,7 @@ from ...errors import note_clipped, say
 from ...objectives.losses import Frobenius, Loss
 from ...privacy.certificate import Certificate
 from ...privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
-from ...privacy.release import check_warm_start, release, release_checked
+from ...privacy.release import _release_checked, check_warm_start, release
 from ...privacy.rules.large_margin import (
     PAIRWISE,
     ROW_NORMS,
@@ -525,7 +525,7 @@ default="auto"
             check_warm_start(prep.template, warm_start)
         # every argument checked: the parameters by _validate_params (fit_prepared: again, after
         # any set_params), the plan's by the plan
-        released = release_checked(
+        released = _release_checked(
             prep.template, mechanism, budget, self.solver, noise.rng, warm_start=warm_start,
             max_iter=self.max_iter, seeded=noise.seeded, vouch=plan.vouch, vouch_unused="ignore")
         theta, objective_certificate = released.theta, released.certificate
