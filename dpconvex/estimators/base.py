@@ -68,6 +68,7 @@ from ..privacy.budget import Budget, hold_budget, reserve_budget
 from ..privacy.certificate import LabelSource, UncheckedSteps
 from ..privacy.composition import compose_sequential
 from ..privacy.declarations import VOUCHABLE
+from ..privacy.release import check_warm_start
 from ..solvers import backend_names
 
 if TYPE_CHECKING:
@@ -2015,6 +2016,8 @@ class PrivateEstimator(BaseEstimator):
                 hold_plan(self, plan, context) as hold,
             ):
                 self._check_release_parameters()
+                if warm_start is not None and self._uses_warm_start(plan):
+                    check_warm_start(prep.template, warm_start, caller)
                 fitted = self._release(prep, plan, hold, context, warm_start)
         except (PrivacyError, SolverError) as exc:  # a part's refusal: in this call's name
             raise signed_refusal(exc, caller) from None
@@ -2030,6 +2033,12 @@ class PrivateEstimator(BaseEstimator):
         for name in ("solver", "max_iter"):
             if name in self._parameter_constraints:
                 self._parameter_constraints[name].check(name, getattr(self, name), owner)
+
+    def _uses_warm_start(self, plan: FitPlan) -> bool:
+        """Whether the release of ``plan`` hands a ``warm_start`` to a solver (then
+        :meth:`fit_prepared` checks one against the prepared template,
+        :func:`~dpconvex.privacy.release.check_warm_start`): none here."""
+        return False
 
     def _warn(self, plan: FitPlan) -> None:
         """The fit's public warnings on its plan, after the plan and before anything is held:

@@ -365,7 +365,7 @@ def _checked_vouching(backend: Any, vouch: Any, vouch_unused: Any
     return names, unused
 
 
-def check_warm_start(template: Template, warm_start: Any) -> None:
+def check_warm_start(template: Template, warm_start: Any, caller: str = "release") -> None:
     """Refuse, by name, a ``warm_start`` that is not a finite real float array with one entry
     per coordinate of the template's parameter space (its shape, or flat): a complex one too,
     whose imaginary part a float conversion would drop.
@@ -376,6 +376,9 @@ def check_warm_start(template: Template, warm_start: Any) -> None:
         The template the start point is for (its ``space.shape``).
     warm_start : object
         The start point a caller gave.
+    caller : str, default="release"
+        The function whose argument it is, named in the refusal (e.g.
+        ``"PrivateLogisticRegression.fit_prepared"``).
 
     Raises
     ------
@@ -392,13 +395,17 @@ def check_warm_start(template: Template, warm_start: Any) -> None:
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> check_warm_start(template, np.zeros(3)) is None
     True
+    >>> check_warm_start(template, np.zeros(2), "Demo.fit_prepared")
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.ParameterError: The 'warm_start' argument of Demo.fit_prepared must be None ...
     """
     shape = tuple(getattr(getattr(template, "space", None), "shape", ()) or ())
     size = int(np.prod(shape)) if shape else None
     if _is_complex(warm_start):  # a float conversion would drop the imaginary part
         raise ParameterError(
-            "The 'warm_start' argument of release must be None or a finite real float array: a "
-            f"start point must be real. Got {describe_value(warm_start)} instead. Pass its real "
+            f"The 'warm_start' argument of {caller} must be None or a finite real float array: "
+            f"a start point must be real. Got {describe_value(warm_start)} instead. Pass its real "
             "part (warm_start.real) if that is the start point meant.")
     try:
         start = np.asarray(warm_start, dtype=float)
@@ -408,7 +415,7 @@ def check_warm_start(template: Template, warm_start: Any) -> None:
             np.isfinite(start)):
         wanted = f" of shape {shape}" if shape else ""
         raise ParameterError(
-            f"The 'warm_start' argument of release must be None or a finite float array"
+            f"The 'warm_start' argument of {caller} must be None or a finite float array"
             f"{wanted}, the template's parameter space (a solver's start point). Got "
             f"{describe_value(warm_start)} instead.")
 
