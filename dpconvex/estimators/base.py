@@ -298,6 +298,28 @@ class Vouch(Constraint):
     ('curvature',)
     """
 
+    @staticmethod
+    def names(value: str | tuple[str, ...] | list[str]) -> tuple[str, ...]:
+        """The names of a ``vouch`` value, as a tuple: a single name is a tuple of one (the
+        one rule of every reader of ``vouch``; the value is not checked: :meth:`check`).
+
+        Parameters
+        ----------
+        value : str, tuple or list of str
+            A name, or names.
+
+        Returns
+        -------
+        tuple of str
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.base import Vouch
+        >>> Vouch.names("curvature"), Vouch.names(["curvature", "grad_bound"]), Vouch.names(())
+        (('curvature',), ('curvature', 'grad_bound'), ())
+        """
+        return (value,) if isinstance(value, str) else tuple(value)
+
     def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
         """``value`` checked against this constraint, or the refusal naming it.
 
@@ -326,10 +348,10 @@ class Vouch(Constraint):
         >>> Vouch().check("vouch", "curvature", "Demo")
         ('curvature',)
         """
-        items = (value,) if isinstance(value, str) else value
-        if not isinstance(items, (tuple, list)) or any(v not in VOUCHABLE for v in items):
+        if not isinstance(value, (str, tuple, list)) or any(
+                v not in VOUCHABLE for v in self.names(value)):
             raise self.refusal(name, value, owner, noun)
-        return tuple(items)
+        return self.names(value)
 
     def __str__(self) -> str:
         return f"a tuple of names from dpconvex.privacy.declarations.VOUCHABLE {VOUCHABLE}"

@@ -646,7 +646,7 @@ class LinearPlanMixin:
                      "fit_intercept": bool(self.fit_intercept),
                      "intercept_scaling": float(self.intercept_scaling),
                      **({} if smoothing is None else {"smoothing h": smoothing.h})},
-            loss=loss, vouch=(vouch,) if isinstance(vouch, str) else tuple(vouch),
+            loss=loss, vouch=Vouch.names(vouch),
             reads_epsilon=isinstance(self.lam, str) or smoothing_note is not None)
 
     def _auto_form(self, gaussian: Mechanism, budget: Budget, loss: Loss, n: int, q: float,
