@@ -53,7 +53,7 @@ from ..privacy.budget import Budget
 from ..privacy.mechanisms import MECHANISMS, Calibration, Mechanism, get_mechanism
 from ..privacy.mechanisms.noisy_gd import NoisyGD, default_delta
 from ..privacy.mechanisms.scalar import SelectionTemplate
-from ..privacy.release import release, release_checked
+from ..privacy.release import _release_checked, release
 from ..solvers import check_solver_name
 from ..solvers.registry import Backend, SolveResult
 from ..templates.large_margin import LargeMarginGaussianTemplate
@@ -186,7 +186,7 @@ class Audited(Mechanism["Template"]):
                     conditions: list[Condition]) -> Certificate:
         cert = self._once("certificate", template, budget,
                           lambda: self.inner.certificate(template, budget, cal, conditions))
-        # release() appends the solve's conditions: hand it a fresh list every run
+        # the release pipeline appends the solve's conditions: hand it a fresh list every run
         return dataclasses.replace(cert, conditions=list(cert.conditions),
                                    assumptions=list(cert.assumptions))
 
@@ -200,10 +200,12 @@ class Audited(Mechanism["Template"]):
 
 
 class Sampled:
-    """An adapter whose runs are one ``release`` call each: ``sample`` stacks ``n_runs`` of
-    them, flattened to shape (n_runs, p); ``adapter(data, rng)`` is one."""
+    """An adapter whose runs are one run of the release pipeline each (the pipeline
+    :func:`~dpconvex.privacy.release.release` runs after its checks, on the adapter's own
+    arguments): ``sample`` stacks ``n_runs`` of them, flattened to shape (n_runs, p);
+    ``adapter(data, rng)`` is one."""
 
-    #: The declared constants the adapter's caller states and vouches for (``release``'s
+    #: The declared constants the adapter's caller states and vouches for (the pipeline's
     #: ``vouch=``).
     vouch: tuple[str, ...] = ()
 
@@ -212,12 +214,13 @@ class Sampled:
         raise NotImplementedError
 
     def sample(self, data: Any, n_runs: int, rng: np.random.Generator) -> np.ndarray:
-        """``n_runs`` independent releases (one ``release`` call each), shape (n_runs, p)."""
+        """``n_runs`` independent releases (one run of the release pipeline each), shape
+        (n_runs, p)."""
         template, mechanism, budget, backend, p = self._runs(data)
         out = np.empty((n_runs, p))
         for r in range(n_runs):
             # the adapter's own arguments: an Audited mechanism, its backend, its vouch
-            out[r] = np.ravel(release_checked(template, mechanism, budget, backend, rng,
+            out[r] = np.ravel(_release_checked(template, mechanism, budget, backend, rng,
                                              vouch=self.vouch).theta)
         return out
 
@@ -353,9 +356,10 @@ class _TemplateAdapter(Sampled, Generic[TemplateT]):
 class LinearERMMechanism(_TemplateAdapter[LinearERMTemplate]):
     """Output or objective perturbation ([CMS]_ Alg. 1 / 2) on :class:`LinearERMTemplate`.
 
-    One call is one :func:`~dpconvex.privacy.release.release` of the library's mechanism on the template built
-    once per data set (calibration, noise, solve, accuracy check, snapping): ``coef_`` of a linear estimator
-    with ``fit_intercept=False``, the same parameters and seed.
+    One call is one run of the release pipeline (that of
+    :func:`~dpconvex.privacy.release.release`) of the library's mechanism on the template built
+    once per data set (calibration, noise, solve, accuracy check, snapping): ``coef_`` of a
+    linear estimator with ``fit_intercept=False``, the same parameters and seed.
 
     Parameters
     ----------
@@ -456,7 +460,8 @@ def _hessian_logdet(t: SmoothTemplate, th: np.ndarray, extra: float) -> float:
 
 
 class LargeMarginMechanism(_TemplateAdapter[LargeMarginGaussianTemplate]):
-    """Objective perturbation on :class:`LargeMarginGaussianTemplate`, through ``release``.
+    """Objective perturbation on :class:`LargeMarginGaussianTemplate`, through the release
+    pipeline.
 
     As :class:`LinearERMMechanism`, on the large-margin template; the output is Φ flattened
     (C·K·D·D entries). ``data`` is (X, y) with class indices y in {0, ..., C − 1}; rows are
@@ -539,7 +544,8 @@ class LargeMarginMechanism(_TemplateAdapter[LargeMarginGaussianTemplate]):
 
 
 class NoisyGDMechanism(Sampled):
-    """:class:`~dpconvex.NoisyGradientDescent`'s release, one ``release`` call per run.
+    """:class:`~dpconvex.NoisyGradientDescent`'s release, one run of the release pipeline per
+    run.
 
     Per data set the :class:`EmpiricalRiskTemplate` is built as the estimator builds it, and
     the :class:`~dpconvex.privacy.mechanisms.noisy_gd.NoisyGD` mechanism gets the estimator's
@@ -625,10 +631,11 @@ class NoisyGDMechanism(Sampled):
 
 
 class ExponentialMechanism(Sampled):
-    """The library's exponential mechanism ([MT07]_) through ``release``, as in private tuning.
+    """The library's exponential mechanism ([MT07]_) through the release pipeline, as in
+    private tuning.
 
-    ``data`` is the utility vector; each run is one
-    :func:`~dpconvex.privacy.release.release` of the ``"exponential"``
+    ``data`` is the utility vector; each run is one run of the release pipeline (that of
+    :func:`~dpconvex.privacy.release.release`) of the ``"exponential"``
     mechanism on a :class:`SelectionTemplate`; the output is the selected index (as a length-1 float array).
 
     Parameters
@@ -756,7 +763,8 @@ class EstimatorMechanism:
 
 
 class EstimatorReleaseMechanism(Sampled):
-    """The release of a private estimator with its parameters: plan, prepare, one ``release`` per run.
+    """The release of a private estimator with its parameters: plan, prepare, one run of the
+    release pipeline per run.
 
     The template is built once per data set; each run outputs the released θ, flattened
     (module docstring).

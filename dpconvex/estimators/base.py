@@ -68,6 +68,7 @@ from ..privacy.budget import Budget, hold_budget, reserve_budget
 from ..privacy.certificate import LabelSource, UncheckedSteps
 from ..privacy.composition import compose_sequential
 from ..privacy.declarations import VOUCHABLE
+from ..privacy.release import check_warm_start
 from ..solvers import backend_names
 
 if TYPE_CHECKING:
@@ -297,6 +298,28 @@ class Vouch(Constraint):
     ('curvature',)
     """
 
+    @staticmethod
+    def names(value: str | tuple[str, ...] | list[str]) -> tuple[str, ...]:
+        """The names of a ``vouch`` value, as a tuple: a single name is a tuple of one (the
+        one rule of every reader of ``vouch``; the value is not checked: :meth:`check`).
+
+        Parameters
+        ----------
+        value : str, tuple or list of str
+            A name, or names.
+
+        Returns
+        -------
+        tuple of str
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.base import Vouch
+        >>> Vouch.names("curvature"), Vouch.names(["curvature", "grad_bound"]), Vouch.names(())
+        (('curvature',), ('curvature', 'grad_bound'), ())
+        """
+        return (value,) if isinstance(value, str) else tuple(value)
+
     def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
         """``value`` checked against this constraint, or the refusal naming it.
 
@@ -325,10 +348,10 @@ class Vouch(Constraint):
         >>> Vouch().check("vouch", "curvature", "Demo")
         ('curvature',)
         """
-        items = (value,) if isinstance(value, str) else value
-        if not isinstance(items, (tuple, list)) or any(v not in VOUCHABLE for v in items):
+        if not isinstance(value, (str, tuple, list)) or any(
+                v not in VOUCHABLE for v in self.names(value)):
             raise self.refusal(name, value, owner, noun)
-        return tuple(items)
+        return self.names(value)
 
     def __str__(self) -> str:
         return f"a tuple of names from dpconvex.privacy.declarations.VOUCHABLE {VOUCHABLE}"
@@ -2015,6 +2038,8 @@ class PrivateEstimator(BaseEstimator):
                 hold_plan(self, plan, context) as hold,
             ):
                 self._check_release_parameters()
+                if warm_start is not None and self._uses_warm_start(plan):
+                    check_warm_start(prep.template, warm_start, caller)
                 fitted = self._release(prep, plan, hold, context, warm_start)
         except (PrivacyError, SolverError) as exc:  # a part's refusal: in this call's name
             raise signed_refusal(exc, caller) from None
@@ -2030,6 +2055,12 @@ class PrivateEstimator(BaseEstimator):
         for name in ("solver", "max_iter"):
             if name in self._parameter_constraints:
                 self._parameter_constraints[name].check(name, getattr(self, name), owner)
+
+    def _uses_warm_start(self, plan: FitPlan) -> bool:
+        """Whether the release of ``plan`` hands a ``warm_start`` to a solver (then
+        :meth:`fit_prepared` checks one against the prepared template,
+        :func:`~dpconvex.privacy.release.check_warm_start`): none here."""
+        return False
 
     def _warn(self, plan: FitPlan) -> None:
         """The fit's public warnings on its plan, after the plan and before anything is held:

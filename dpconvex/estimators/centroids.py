@@ -24,7 +24,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
@@ -59,7 +58,7 @@ from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
 from ..privacy.mechanisms.gaussian import class_sum_matrix
 from ..privacy.mechanisms.record_sets import NormBall, RecordSet
-from ..privacy.release import Release, release, release_checked
+from ..privacy.release import Release, _release_checked, release
 from ..privacy.rules.noise_level import warn_if_noise_dominates
 from ..templates.base import EuclideanSpace
 from .base import (
@@ -517,9 +516,10 @@ class ClassSumTemplate:
     K = 1
     n_iter = 0
     init_centers = None
-    #: NOT PRIVATE: the note :meth:`count_altered` asked for (private: no member of the
-    #: solved template; the pass that sums the classes clears it).
-    _note_altered: Callable[[int], None] | None = None
+    #: NOT PRIVATE: the owner and the number of rows n of the note :meth:`count_altered`
+    #: asked for, public values only (private: no member of the solved template; the pass
+    #: that sums the classes clears it).
+    _altered_note: tuple[str, int] | None = None
 
     def __init__(self, U: np.ndarray, y: np.ndarray, n_classes: int, *, data_norm: float = 1.0,
                  notes: Sequence[str] = (), rows: Any = None, row_bound: float = 1.0,
@@ -610,16 +610,19 @@ class ClassSumTemplate:
         and ``data_norm`` at each read (read-only: an assigned map is refused)."""
         return BallRows(self.row_bound, self.unit, self.data_norm)
 
-    def count_altered(self, note: Callable[[int], None]) -> None:
+    def count_altered(self, owner: str, n: int) -> None:
         """NOT PRIVATE (diagnostics): have the next pass over ``rows`` that sums the classes
         (:meth:`class_sums_chunked`, with a :func:`~dpconvex.collect_diagnostics` open) count
-        the rows of the label set :attr:`altered` holds for, and call ``note`` with the count,
-        once per template (a sweep releases it again).
+        the rows of the label set :attr:`altered` holds for, and record the count as a
+        :class:`~dpconvex.errors.DiagnosticNote` of ``owner`` out of ``n`` rows
+        (:meth:`_record_altered`), once per template (a sweep releases it again).
 
         Parameters
         ----------
-        note : callable
-            Records the note of a count (public values only besides it: owner, n, bound).
+        owner : str
+            The estimator the note names.
+        n : int
+            The number of rows the fit read (the note's ``n``).
 
         Examples
         --------
@@ -628,12 +631,18 @@ class ClassSumTemplate:
         >>> from dpconvex.estimators.centroids import label_rows
         >>> labels = encode_labels(y, [-1, 1], "Doc.fit")
         >>> template = ClassSumTemplate(None, labels.index, 2, rows=label_rows(3 * X, labels))
-        >>> template.count_altered(print)
-        >>> with dpconvex.collect_diagnostics():
+        >>> template.count_altered("Doc", n=40)
+        >>> with dpconvex.collect_diagnostics() as diag:
         ...     _ = template.class_sums_chunked(1.0)
-        40
+        >>> [(note.owner, note.count, note.n) for note in diag.notes]
+        [('Doc', 40, 40)]
         """
-        self._note_altered = note
+        self._altered_note = (str(owner), int(n))
+
+    def _record_altered(self, owner: str, count: int, n: int) -> None:
+        """NOT PRIVATE: record the count of rows :attr:`altered` holds for: rows scaled down to
+        ``row_bound`` (:func:`~dpconvex.errors.note_clipped`)."""
+        note_clipped(count, n, self.row_bound, owner)
 
     @property
     def altered(self) -> Callable[[np.ndarray], np.ndarray]:
@@ -733,13 +742,14 @@ class ClassSumTemplate:
         >>> template.class_sums_chunked(2.0)[:, -1].tolist()  # 2 · the class counts
         [42.0, 38.0]
         """
-        note = self._note_altered if diagnostics_open() else None
-        extra = () if note is None else (self.altered,)  # counted in the same pass
+        asked = self._altered_note if diagnostics_open() else None
+        extra = () if asked is None else (self.altered,)  # counted in the same pass
         V = np.asarray(self.rows.chunk_sum(_class_sum_block, self.record_map, self.C,
                                            float(count_weight), *extra)).ravel()
-        if note is not None:  # NOT PRIVATE: for the data holder only, then dropped
-            self._note_altered = None  # one note (a sweep releases the template again)
-            note(int(V[-1]))
+        if asked is not None:  # NOT PRIVATE: for the data holder only, then dropped
+            self._altered_note = None  # one note (a sweep releases the template again)
+            owner, n = asked
+            self._record_altered(owner, int(V[-1]), n)
             V = V[:-1]
         return V.reshape(self.C, self.d + 1)
 
@@ -881,7 +891,7 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
         warn_if_noise_dominates(self._noise_family, prep.template, plan.mechanism, plan.budget,
                                 type(self).__name__, n=plan.n)  # (n, C, d, epsilon, delta) only
         noise = context.noise  # this fit's generator
-        released = release_checked(
+        released = _release_checked(
             prep.template, plan.mechanism, plan.budget, None, noise.rng, seeded=noise.seeded
         )
         assert released.theta is not None and released.calibration is not None
@@ -1064,8 +1074,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         template = ClassSumTemplate(U, labels.index[keep], int(labels.classes.size), notes=notes,
                                     rows=rows, row_bound=q, unit=unit)
         if rows is not None:  # NOT PRIVATE: the rows scaled down, counted in the summing pass
-            template.count_altered(partial(note_clipped, n=X_checked.shape[0], bound=q,
-                                           owner=owner))
+            template.count_altered(owner, n=X_checked.shape[0])
         # the template states the labels
         return Prepared(template=template, labels=labels)
 

@@ -85,7 +85,7 @@ from ..privacy.mechanisms.scalar import (
     LaplaceMean,
     SelectionTemplate,
 )
-from ..privacy.release import Release, release_checked
+from ..privacy.release import Release, _release_checked
 from ..privacy.rules.front_door import (
     CENTROID,
     CONSTANT,
@@ -595,18 +595,18 @@ def _select_release(utilities: np.ndarray, epsilon: float, n_val: int,
     # computes nothing: compiled here, it marks them as handed over by dpconvex's own code,
     # which is what SelectionTemplate.derived rests on
     template = SelectionTemplate(lambda: utilities, DERIVED_SENSITIVITY, n_val, description)
-    selection = release_checked(template, Exponential(), Budget(float(epsilon)), None, rng,
-                                seeded=seeded)
+    selection = _release_checked(template, Exponential(), Budget(float(epsilon)), None, rng,
+                                 seeded=seeded)
     return int(selection.theta[0]), selection.certificate
 
 
 def dry_selection(n_candidates: int, epsilon: float, n_val: int,
                   description: str | None = None, seeded: bool = False) -> Certificate:
     """The selection's certificate without data (``certify``; ``seeded``: the fit's will be)."""
-    return release_checked(SelectionTemplate.of_problem(n_candidates, DERIVED_SENSITIVITY, n_val,
-                                                         description),
-                           Exponential(), Budget(float(epsilon)), dry_run=True,
-                           seeded=seeded).certificate
+    return _release_checked(SelectionTemplate.of_problem(n_candidates, DERIVED_SENSITIVITY, n_val,
+                                                          description),
+                            Exponential(), Budget(float(epsilon)), dry_run=True,
+                            seeded=seeded).certificate
 
 
 class _Schema(Constraint):

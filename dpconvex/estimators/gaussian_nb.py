@@ -18,7 +18,6 @@ import math
 import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
@@ -480,6 +479,11 @@ class ClassMomentTemplate(ClassSumTemplate):
         (``MomentRows.outside``), counted by ``class_sums_chunked`` (``count_altered``)."""
         return self.record_map.outside
 
+    def _record_altered(self, owner: str, count: int, n: int) -> None:
+        """NOT PRIVATE: record the count of rows :attr:`altered` holds for: records with a
+        feature outside its range."""
+        record_diagnostic(owner, _OUTSIDE_RANGE, count, n)
+
     @property
     def record_set(self) -> RecordSet:
         """u = (t, 2t² − 1) with t ∈ [−1, 1]^d (docs/privacy/gaussian_nb.md#privacy-nb-sensitivities)."""
@@ -757,8 +761,7 @@ class PrivateGaussianNB(ClassSumEstimator):
                                        lo=lo, hi=hi, notes=notes, rows=rows)
         # NOT PRIVATE: for the data holder (dpconvex.collect_diagnostics), counted in the pass
         # that sums the classes (block by block, or per chunk on the Dask workers)
-        template.count_altered(partial(record_diagnostic, owner, _OUTSIDE_RANGE,
-                                       n=X_checked.shape[0]))
+        template.count_altered(owner, n=X_checked.shape[0])
         return Prepared(template=template, labels=labels)
 
     def public_template(self, plan: FitPlan) -> ClassMomentTemplate:

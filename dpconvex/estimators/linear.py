@@ -76,7 +76,7 @@ from ..privacy.certificate import (
 from ..privacy.composition import compose_sequential
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
-from ..privacy.release import check_warm_start, release_checked
+from ..privacy.release import _release_checked
 from ..privacy.rules.noise_level import (
     form_bounds,
     lam_rule,
@@ -646,7 +646,7 @@ class LinearPlanMixin:
                      "fit_intercept": bool(self.fit_intercept),
                      "intercept_scaling": float(self.intercept_scaling),
                      **({} if smoothing is None else {"smoothing h": smoothing.h})},
-            loss=loss, vouch=(vouch,) if isinstance(vouch, str) else tuple(vouch),
+            loss=loss, vouch=Vouch.names(vouch),
             reads_epsilon=isinstance(self.lam, str) or smoothing_note is not None)
 
     def _auto_form(self, gaussian: Mechanism, budget: Budget, loss: Loss, n: int, q: float,
@@ -848,17 +848,18 @@ class _PrivateLinearClassifier(
     def public_template(self, plan: FitPlan) -> LinearERMTemplate:
         return self._erm_template(plan)
 
+    def _uses_warm_start(self, plan: FitPlan) -> bool:
+        return True  # handed to every release's solve
+
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> _PrivateLinearClassifier:
         """Noise, release and the fitted attributes (the private part of a fit)."""
         noise = context.noise  # this fit's generator (random_state, or a meta-estimator's)
         # the noise warning reads the release's one calibration (public quantities only, before
         # any noise is drawn; docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear)
-        if warm_start is not None:  # fit_prepared's (fit hands none)
-            check_warm_start(prep.template, warm_start)
         # every argument checked: the parameters by _validate_params (fit_prepared: again, after
         # any set_params), the plan's by the plan
-        released = release_checked(
+        released = _release_checked(
             prep.template, plan.mechanism, plan.budget, self.solver, noise.rng,
             warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded,
             vouch=plan.vouch, vouch_unused="ignore",

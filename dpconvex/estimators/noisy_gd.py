@@ -52,7 +52,7 @@ from ..privacy.mechanisms.noisy_gd import (
     max_steps,
     steps_rule,
 )
-from ..privacy.release import release, release_checked
+from ..privacy.release import _release_checked, release
 from ..privacy.rules.noise_level import warn_if_noise_dominates
 from ..templates.statistics import EmpiricalRiskTemplate
 from .base import (
@@ -407,8 +407,8 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         # (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear, privacy-noise-warning-gd-centroids)
         warn_if_noise_dominates("gd", template, mechanism, budget, type(self).__name__)
         noise = context.noise  # this fit's generator (random_state, or a meta-estimator's)
-        released = release_checked(template, mechanism, budget, None, noise.rng,
-                                   seeded=noise.seeded)
+        released = _release_checked(template, mechanism, budget, None, noise.rng,
+                                    seeded=noise.seeded)
         theta_bar, certificate = released.theta, released.certificate
         calibration = released.calibration
         certificate.state(prep.labels.assumption, *prep.meta.backend_notes)  # backend: RowMap

@@ -79,7 +79,7 @@ from ..privacy.budget import Budget, delta_rows_note, hold_budget, remaining
 from ..privacy.certificate import LabelSource, RowMap
 from ..privacy.composition import compose_sequential
 from ..privacy.mechanisms.scalar import BoundedMeanTemplate, LaplaceMean
-from ..privacy.release import Release, check_warm_start, release_checked
+from ..privacy.release import Release, _release_checked
 from ..privacy.rules.bounds import DEFAULT_LEVELS, LABEL_SHARE
 from ..privacy.rules.noise_level import label_center_share
 from ..templates.linear_erm import LinearERMTemplate
@@ -236,12 +236,12 @@ def mean_release(values: np.ndarray | None, n: int, epsilon: float,
     budget = Budget(float(epsilon))
     if noise is None:
         template = BoundedMeanTemplate.of_problem(n)
-        return release_checked(template, LaplaceMean(), budget, dry_run=True, seeded=seeded)
+        return _release_checked(template, LaplaceMean(), budget, dry_run=True, seeded=seeded)
     template = BoundedMeanTemplate(values)
     if template.n != int(n):
         raise ParameterError(f"mean_release: {template.n} values given for n = {n} records. "
                              "Give one value per record.")
-    return release_checked(template, LaplaceMean(), budget, None, noise.rng, seeded=noise.seeded)
+    return _release_checked(template, LaplaceMean(), budget, None, noise.rng, seeded=noise.seeded)
 
 
 def private_bounds(label_range: Any) -> PrivateBounds | None:
@@ -633,15 +633,16 @@ class LabelRangeMixin(RegressionScoreMixin):
         u = self._unit_labels(labels, n, f"{type(self).__name__}.fit", note=note, checked=True)
         return u, mean_release(u, n, epsilon, noise)
 
+    def _uses_warm_start(self, plan: FitPlan) -> bool:
+        return True  # handed to every release's solve
+
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> Any:
         """Noise, release and the fitted attributes in the labels' units (the private part)."""
         noise = context.noise  # this fit's generator (random_state, or a meta-estimator's)
-        if warm_start is not None:  # fit_prepared's (fit hands none)
-            check_warm_start(prep.template, warm_start)
         # every argument checked: the parameters by _validate_params (fit_prepared: again, after
         # any set_params), the plan's by the plan
-        released = release_checked(
+        released = _release_checked(
             prep.template,
             plan.mechanism,
             plan.budget,

@@ -4,12 +4,12 @@ Two doors open onto it. :func:`release`, the public function, checks a caller's 
 first, each refused by name (:class:`~dpconvex.errors.ParameterError`): the mechanism (a
 registered name resolved), ``max_iter``, ``dry_run``, ``seeded``, a ``warm_start`` of the
 template's parameter shape (:func:`check_warm_start`), ``noise_warning``, the backend's kind,
-``vouch`` and ``vouch_unused``; then it runs the pipeline, :func:`release_checked`. An
-estimator calls :func:`release_checked` itself, with arguments its parameter checks and its
+``vouch`` and ``vouch_unused``; then it runs the pipeline, :func:`_release_checked`. An
+estimator calls :func:`_release_checked` itself, with arguments its parameter checks and its
 plan already checked (a ``warm_start`` handed to ``fit_prepared`` checked by
 :func:`check_warm_start` where the estimator uses it).
 
-:func:`release_checked` runs, for any registered mechanism and template, these steps:
+:func:`_release_checked` runs, for any registered mechanism and template, these steps:
 
     what the template keeps between a solver's calls forgotten
     (:func:`~dpconvex.privacy.user_parts.forget_kept`) → whether a part is the user's
@@ -82,7 +82,7 @@ if TYPE_CHECKING:
     from ..solvers.registry import Backend
     from ..templates.base import Template
 
-__all__ = ["Release", "check_warm_start", "release", "release_checked"]
+__all__ = ["Release", "check_warm_start", "release"]
 
 
 #: The relative error a solve's gradient may carry (2⁻⁴², float64's 2⁻⁵² over 1,024
@@ -197,28 +197,29 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     mechanism, max_iter, dry_run, seeded, noise_warning = _checked_arguments(
         template, mechanism, warm_start, max_iter, dry_run, seeded, noise_warning)
     vouch, vouch_unused = _checked_vouching(backend, vouch, vouch_unused)
-    return release_checked(template, mechanism, budget, backend, rng, warm_start=warm_start,
-                           max_iter=max_iter, dry_run=dry_run, seeded=seeded,
-                           noise_warning=noise_warning, vouch=vouch, vouch_unused=vouch_unused)
+    return _release_checked(template, mechanism, budget, backend, rng, warm_start=warm_start,
+                            max_iter=max_iter, dry_run=dry_run, seeded=seeded,
+                            noise_warning=noise_warning, vouch=vouch, vouch_unused=vouch_unused)
 
 
-def release_checked(template: Template, mechanism: Mechanism, budget: Budget,
-                    backend: Backend | str | None = None, rng: RandomStateLike = None, *,
-                    warm_start: np.ndarray | None = None, max_iter: int | None = None,
-                    dry_run: bool = False, seeded: bool | None = None,
-                    noise_warning: Mapping[str, Any] | None = None,
-                    vouch: tuple[str, ...] = (), vouch_unused: str = "refuse") -> Release:
+def _release_checked(template: Template, mechanism: Mechanism, budget: Budget,
+                     backend: Backend | str | None = None, rng: RandomStateLike = None, *,
+                     warm_start: np.ndarray | None = None, max_iter: int | None = None,
+                     dry_run: bool = False, seeded: bool | None = None,
+                     noise_warning: Mapping[str, Any] | None = None,
+                     vouch: tuple[str, ...] = (), vouch_unused: str = "refuse") -> Release:
     """The release pipeline on arguments already checked: :func:`release` after its checks,
-    and the call of an estimator whose parameters built them.
+    and the call of an estimator whose parameters built them. Its arguments are NOT checked:
+    call :func:`release`, which checks a caller's, each refused by name.
 
     Its arguments are taken as they are, each of the kind :func:`release` checks and
     normalizes: a :class:`~dpconvex.privacy.mechanisms.Mechanism` object (not a name), an int
     or None ``max_iter``, a bool ``dry_run``, a bool or None ``seeded``, a ``warm_start`` of
     the template's parameter shape (:func:`check_warm_start`), a ``noise_warning`` of
     :data:`NOISE_WARNING_KEYS`, a backend that is None, a registered name or an object with
-    ``solve``, a tuple of names ``vouch`` and ``vouch_unused`` of "refuse" or "ignore". An
-    argument that comes from a user goes through :func:`release` instead: here, a wrong one
-    is not refused by name.
+    ``solve``, a tuple of names ``vouch`` and ``vouch_unused`` of "refuse" or "ignore". A
+    wrong one is not refused by name: it fails where it is read, or is written into the
+    certificate as it is.
 
     The steps: what the template keeps between a solver's calls forgotten
     (:func:`~dpconvex.privacy.user_parts.forget_kept`), whether a part is the user's
@@ -247,7 +248,8 @@ def release_checked(template: Template, mechanism: Mechanism, budget: Budget,
     seeded : bool or None, default=None
         Whether the caller fixed the noise's seed (None: ``rng is not None``).
     noise_warning : mapping or None, default=None
-        The ``family`` and ``owner`` (and ``regression``) of
+        The ``family`` and ``owner`` (and any of ``n``, ``n_classes``, ``epsilon``,
+        ``regression``: :data:`NOISE_WARNING_KEYS`) of
         :func:`~dpconvex.privacy.rules.noise_level.warn_if_noise_dominates` (not in a dry run).
     vouch : tuple of str, default=()
         Declared constants nobody could verify that the caller vouches for.
@@ -277,10 +279,10 @@ def release_checked(template: Template, mechanism: Mechanism, budget: Budget,
     >>> from dpconvex import Budget
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> from dpconvex.privacy.release import release_checked
+    >>> from dpconvex.privacy.release import _release_checked
     >>> from dpconvex.templates import LinearERMTemplate
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
-    >>> rel = release_checked(template, get_mechanism("objective"), Budget(1.0), rng=0)
+    >>> rel = _release_checked(template, get_mechanism("objective"), Budget(1.0), rng=0)
     >>> rel.theta.shape, rel.certificate.all_hold, rel.certificate.seeded
     ((3,), True, True)
     """
@@ -363,7 +365,7 @@ def _checked_vouching(backend: Any, vouch: Any, vouch_unused: Any
     return names, unused
 
 
-def check_warm_start(template: Template, warm_start: Any) -> None:
+def check_warm_start(template: Template, warm_start: Any, caller: str = "release") -> None:
     """Refuse, by name, a ``warm_start`` that is not a finite real float array with one entry
     per coordinate of the template's parameter space (its shape, or flat): a complex one too,
     whose imaginary part a float conversion would drop.
@@ -374,6 +376,9 @@ def check_warm_start(template: Template, warm_start: Any) -> None:
         The template the start point is for (its ``space.shape``).
     warm_start : object
         The start point a caller gave.
+    caller : str, default="release"
+        The function whose argument it is, named in the refusal (e.g.
+        ``"PrivateLogisticRegression.fit_prepared"``).
 
     Raises
     ------
@@ -390,13 +395,17 @@ def check_warm_start(template: Template, warm_start: Any) -> None:
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> check_warm_start(template, np.zeros(3)) is None
     True
+    >>> check_warm_start(template, np.zeros(2), "Demo.fit_prepared")
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.ParameterError: The 'warm_start' argument of Demo.fit_prepared must be None ...
     """
     shape = tuple(getattr(getattr(template, "space", None), "shape", ()) or ())
     size = int(np.prod(shape)) if shape else None
     if _is_complex(warm_start):  # a float conversion would drop the imaginary part
         raise ParameterError(
-            "The 'warm_start' argument of release must be None or a finite real float array: a "
-            f"start point must be real. Got {describe_value(warm_start)} instead. Pass its real "
+            f"The 'warm_start' argument of {caller} must be None or a finite real float array: "
+            f"a start point must be real. Got {describe_value(warm_start)} instead. Pass its real "
             "part (warm_start.real) if that is the start point meant.")
     try:
         start = np.asarray(warm_start, dtype=float)
@@ -406,7 +415,7 @@ def check_warm_start(template: Template, warm_start: Any) -> None:
             np.isfinite(start)):
         wanted = f" of shape {shape}" if shape else ""
         raise ParameterError(
-            f"The 'warm_start' argument of release must be None or a finite float array"
+            f"The 'warm_start' argument of {caller} must be None or a finite float array"
             f"{wanted}, the template's parameter space (a solver's start point). Got "
             f"{describe_value(warm_start)} instead.")
 

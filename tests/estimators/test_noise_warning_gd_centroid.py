@@ -66,13 +66,13 @@ class _Stop(Exception):
 
 @pytest.fixture
 def no_release(monkeypatch):
-    """Replace the release pipeline both estimators' fits call (``release_checked``) by a stub
+    """Replace the release pipeline both estimators' fits call (``_release_checked``) by a stub
     that raises: nothing is trained."""
     def stop(*args, **kwargs):
         raise _Stop
 
-    monkeypatch.setattr(noisy_gd_module, "release_checked", stop)
-    monkeypatch.setattr(centroids_module, "release_checked", stop)
+    monkeypatch.setattr(noisy_gd_module, "_release_checked", stop)
+    monkeypatch.setattr(centroids_module, "_release_checked", stop)
 
 
 def _noise_warnings(est, X, y):

@@ -2,9 +2,9 @@
 ``solver``, ``max_iter`` or ``vouch`` is refused by name (ParameterError) by ``fit``, a wrong
 ``solver`` or ``max_iter`` (read off the estimator, not its plan) by ``fit_prepared`` after a
 ``set_params`` since the plan; a start point (``fit_prepared``'s ``warm_start``) of another
-width than the template's parameters, not finite, or complex, is refused by name before
-anything is released. ``release_checked``, the pipeline behind ``release``, releases what
-``release`` does on the same arguments."""
+width than the template's parameters, not finite, or complex, is refused by name, in
+``fit_prepared``'s, before anything is released. ``_release_checked``, the pipeline behind
+``release``, releases what ``release`` does on the same arguments."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from dpconvex import Budget, release
 from dpconvex.errors import ParameterError
 from dpconvex.objectives import Logistic
 from dpconvex.privacy.mechanisms import get_mechanism
-from dpconvex.privacy.release import release_checked
+from dpconvex.privacy.release import _release_checked
 from dpconvex.templates import LinearERMTemplate
 
 
@@ -41,6 +41,16 @@ class NotABackend:
         raise AssertionError("solve called")
 
 
+def _parameter_of(name: str, est: object) -> str:
+    """The start of the estimator's own refusal of its parameter ``name``."""
+    return rf"^The '{name}' parameter of {type(est).__name__} must"
+
+
+def _start_point_of(est: object) -> str:
+    """The start of the refusal of a ``warm_start`` handed to the estimator's fit_prepared."""
+    return rf"^The 'warm_start' argument of {type(est).__name__}\.fit_prepared must"
+
+
 BAD_PARAMETERS = [("solver", NotABackend()), ("solver", object()), ("max_iter", 0),
                   ("vouch", ("no such constant",))]
 
@@ -51,7 +61,8 @@ def test_fit_refuses_a_wrong_parameter_the_release_reads(which, name, value):
     est = ESTIMATORS[which]()
     if name not in est._parameter_constraints:
         pytest.skip(f"{type(est).__name__} has no {name}")
-    with pytest.raises(ParameterError):
+    # the estimator's own refusal (a backend's lookup names get_backend instead)
+    with pytest.raises(ParameterError, match=_parameter_of(name, est)):
         est.set_params(**{name: value}).fit(*_rows())
     assert not hasattr(est, "certificate_")
 
@@ -66,7 +77,7 @@ def test_fit_prepared_refuses_a_parameter_set_after_the_plan(which, name, value)
     plan = est.plan_for(X, y)
     prep = est.prepare(X, y, plan)
     est.set_params(**{name: value})
-    with pytest.raises(ParameterError):
+    with pytest.raises(ParameterError, match=_parameter_of(name, est)):
         est.fit_prepared(prep, plan)
     assert not hasattr(est, "certificate_")
 
@@ -81,9 +92,9 @@ def test_fit_prepared_refuses_a_start_point_of_another_width(which):
     plan = est.plan_for(X, y)
     prep = est.prepare(X, y, plan)
     assert start.size != np.prod(prep.template.space.shape)
-    with pytest.raises(ParameterError):
+    with pytest.raises(ParameterError, match=_start_point_of(est)):
         est.fit_prepared(prep, plan, warm_start=start)
-    with pytest.raises(ParameterError):
+    with pytest.raises(ParameterError, match=_start_point_of(est)):
         est.fit_prepared(prep, plan, warm_start=np.full(prep.template.space.shape, np.nan))
     # a start point of the template's width is taken
     fitted = est.fit_prepared(prep, plan, warm_start=np.zeros(prep.template.space.shape))
@@ -94,7 +105,7 @@ def test_release_checked_releases_what_release_does():
     X, y = _rows()
     template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     public = release(template, "objective", Budget(1.0), rng=0)
-    checked = release_checked(template, get_mechanism("objective"), Budget(1.0), rng=0)
+    checked = _release_checked(template, get_mechanism("objective"), Budget(1.0), rng=0)
     # the same pipeline on the same seed: the same draws and solve, up to the solver's
     # tolerance (a template's solves are run afresh, forget_kept)
     np.testing.assert_allclose(checked.theta, public.theta, rtol=0, atol=1e-9)
@@ -111,6 +122,6 @@ def test_fit_prepared_refuses_a_complex_start_point(which):
     prep = est.prepare(X, y, plan)
     start = np.zeros(prep.template.space.shape, dtype=complex)
     start.flat[0] = 1 + 2j
-    with pytest.raises(ParameterError):
+    with pytest.raises(ParameterError, match=_start_point_of(est)):
         est.fit_prepared(prep, plan, warm_start=start)
     assert not hasattr(est, "certificate_")

@@ -38,7 +38,7 @@ from ...errors import note_clipped, say
 from ...objectives.losses import Frobenius, Loss
 from ...privacy.certificate import Certificate
 from ...privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
-from ...privacy.release import check_warm_start, release, release_checked
+from ...privacy.release import _release_checked, release
 from ...privacy.rules.large_margin import (
     PAIRWISE,
     ROW_NORMS,
@@ -500,6 +500,9 @@ default="auto"
                                                  assign=assignment),
                         noise=None if reusable or context.noise is not None else noise)
 
+    def _uses_warm_start(self, plan: FitPlan) -> bool:
+        return plan.learner != CENTROID_LEARNER  # the objective's solver (the centroids: none)
+
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> PrivateLargeMarginGaussian:
         """The private part of a fit on a prepared template: noise, release, ``Phi_``."""
@@ -521,11 +524,9 @@ default="auto"
             prep.template.regularizer = Frobenius(plan.lam)
         warn_if_noise_dominates(noise_family(prep.template), prep.template, mechanism, budget,
                                 type(self).__name__)
-        if warm_start is not None:  # fit_prepared's (fit hands none)
-            check_warm_start(prep.template, warm_start)
         # every argument checked: the parameters by _validate_params (fit_prepared: again, after
         # any set_params), the plan's by the plan
-        released = release_checked(
+        released = _release_checked(
             prep.template, mechanism, budget, self.solver, noise.rng, warm_start=warm_start,
             max_iter=self.max_iter, seeded=noise.seeded, vouch=plan.vouch, vouch_unused="ignore")
         theta, objective_certificate = released.theta, released.certificate

@@ -56,7 +56,7 @@ from ...solvers import get_backend
 from ...templates.feature_map import check_feature_options, feature_map_of
 from ...templates.large_margin import LargeMarginGaussianTemplate, MatrixTerm
 from ...templates.large_margin_softmax import LargeMarginSoftmaxTemplate
-from ..base import NO_CONTEXT, FitPlan, Prepared, issued
+from ..base import NO_CONTEXT, FitPlan, Prepared, Vouch, issued
 from .centroid import centroid_estimator, centroid_notes, check_centroid_params, row_notes
 from .components import ComponentAssignment, planned_assignment
 
@@ -839,12 +839,11 @@ def plan_fit(est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
         [LamRule(lam, "auto", LAM_RULE)] if rule == LAM_RULE else []
     )
     notes += [*row_notes(est), *objective_reasons(est, n, C, p)]
-    vouch = (est.vouch,) if isinstance(est.vouch, str) else tuple(est.vouch)  # as Vouch reads it
     return FitPlan(
         estimator=type(est).__name__, n=n, n_classes=C, n_features=p,
         template=TEMPLATES[learner], learner=learner, mechanism=mechanism, budget=total,
         parts=parts, lam=lam, lam_rule=rule, backend=backend, options=options,
-        notes=tuple(notes), vouch=vouch)
+        notes=tuple(notes), vouch=Vouch.names(est.vouch))
 
 
 def public_template(est: LargeMarginSettings, plan: FitPlan) -> Template:
