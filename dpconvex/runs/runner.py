@@ -91,7 +91,8 @@ def _make_estimator(method: Method, epsilon: float | None) -> BaseEstimator:
     return est
 
 
-def fit_seeded(est: BaseEstimator, X: Any, y: Any, source: NoiseSource) -> BaseEstimator:
+def fit_seeded(est: BaseEstimator, X: Any, y: Any, source: NoiseSource, *,
+               private: bool = True) -> BaseEstimator:
     """Fit a method's estimator with the noise of ``source``, handed to the model it fits
     (:func:`~dpconvex.runs.spec.model_of`): the estimator itself, a ``Pipeline``'s last step, or
     a ``TransformedTargetRegressor``'s regressor, which is fitted here (scikit-learn's fit would
@@ -105,6 +106,13 @@ def fit_seeded(est: BaseEstimator, X: Any, y: Any, source: NoiseSource) -> BaseE
     ``predict`` maps the regressor's predictions back by ``inverse_func``. One with a
     ``transformer`` (a non-private comparison) is fitted by scikit-learn.
 
+    A non-private comparison (``private=False``: :attr:`~dpconvex.runs.spec.Method.private`,
+    its row labelled non-private) releases nothing under a guarantee: scikit-learn's own fit
+    fits it, steps that learn from the rows (a ``StandardScaler``) included. In a seeded run,
+    each of its parts other than the model that holds ``random_state=None`` is seeded with an
+    int drawn from its stream of ``source`` (as a private method's parts get theirs), so two
+    runs give the same numbers.
+
     Parameters
     ----------
     est : estimator
@@ -113,11 +121,20 @@ def fit_seeded(est: BaseEstimator, X: Any, y: Any, source: NoiseSource) -> BaseE
         The training rows and labels.
     source : NoiseSource
         The run's generator.
+    private : bool, default=True
+        Whether ``est`` is a private method's estimator (False: a non-private comparison,
+        fitted by scikit-learn's fit).
 
     Returns
     -------
     estimator
         ``est``, fitted.
+
+    Raises
+    ------
+    PrivacyError
+        A private method's ``Pipeline`` with a step outside dpconvex that learns from its
+        rows (:func:`~dpconvex.estimators.base.fit_with`).
 
     Examples
     --------
@@ -139,6 +156,8 @@ def fit_seeded(est: BaseEstimator, X: Any, y: Any, source: NoiseSource) -> BaseE
     from sklearn.compose import TransformedTargetRegressor
     from sklearn.preprocessing import FunctionTransformer
 
+    if not private:
+        return _fit_comparison(est, X, y, source)
     if not (
         isinstance(est, TransformedTargetRegressor)
         and est.regressor is not None
@@ -161,6 +180,30 @@ def fit_seeded(est: BaseEstimator, X: Any, y: Any, source: NoiseSource) -> BaseE
     return est
 
 
+def _fit_comparison(est: BaseEstimator, X: Any, y: Any, source: NoiseSource) -> BaseEstimator:
+    """Fit a non-private comparison by scikit-learn's fit; in a seeded run, each part other
+    than the model holding ``random_state=None`` first gets an int seed from its stream (the
+    streams :func:`_sources` spawns, so the run's generator is spawned as for a private
+    method)."""
+    keys = _drawing_parts(est, model_of(est)) if source.seeded else []
+    deep = est.get_params(deep=True) if keys else {}
+    for key, stream in zip(keys, source.rng.spawn(len(keys)) if keys else [], strict=True):
+        if deep[key] is None:
+            est.set_params(**{key: int(stream.integers(2**32))})
+    return est.fit(X, y)
+
+
+def _drawing_parts(est: BaseEstimator, model: Any) -> list[str]:
+    """The keys of ``est.get_params(deep=True)`` naming the ``random_state`` of a part other
+    than ``model`` (none: a user's estimator without parameters to read)."""
+    try:
+        deep = est.get_params(deep=True)
+    except Exception:  # noqa: BLE001 - a user's estimator: no parameters to read
+        return []
+    return [key for key in deep
+            if key.endswith("__random_state") and deep[key.rpartition("__")[0]] is not model]
+
+
 def _sources(est: BaseEstimator, source: NoiseSource) -> dict[int, NoiseSource]:
     """The noise of each part of ``est`` that draws, by ``id``: ``source`` for the model it fits
     (:func:`~dpconvex.runs.spec.model_of`); a seeded run gives each other part holding a
@@ -170,12 +213,9 @@ def _sources(est: BaseEstimator, source: NoiseSource) -> dict[int, NoiseSource]:
     given = {id(model): source}
     if not source.seeded:  # the others draw from their own random_state
         return given
-    try:
-        deep = est.get_params(deep=True)
-    except Exception:  # noqa: BLE001 - a user's estimator: no parameters to read
-        return given
-    owners = [deep[key.rpartition("__")[0]] for key in deep
-              if key.endswith("__random_state") and deep[key.rpartition("__")[0]] is not model]
+    keys = _drawing_parts(est, model)
+    deep = est.get_params(deep=True) if keys else {}
+    owners = [deep[key.rpartition("__")[0]] for key in keys]
     for owner, stream in zip(owners, source.rng.spawn(len(owners)), strict=True):
         given.setdefault(id(owner), NoiseSource(stream, seeded=True))
     return given
@@ -645,7 +685,8 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
                 # noise from the problem's generator, handed to the fit
                 with tally.capture(m.label):
                     est = _make_estimator(m, eps)
-                    est = fit_seeded(est, Xs, ys, NoiseSource(rng, seeded=True))
+                    est = fit_seeded(est, Xs, ys, NoiseSource(rng, seeded=True),
+                                     private=m.private)
                 if m.private:
                     _check_release(problem, m, eps, est)
                 key = float(size) if size is not None else eps

@@ -1216,3 +1216,39 @@ def test_a_candidates_refusal_names_its_grid_values_and_nothing_else():
         search.certify(X, y)
     own = str(alone.value).split(": ", 1)[1]
     assert str(refused.value) == f"PrivateGridSearch.certify: candidate loss=Overclaimed(): {own}"
+
+
+def test_a_random_searchs_refusal_names_its_drawn_candidate_and_nothing_else():
+    """As the grid search's: the candidate a run draws is drawn from the search's generator,
+    whatever the data (a fixed number of draws per run), and is one of the public grid's, so a
+    refusal names it. One candidate per grid, so the run that refuses is the first, whatever
+    the seed: fit (output perturbation cannot release from a solve capped at max_iter=1) and
+    certify (a loss overclaiming its curvature) alike."""
+    from dpconvex import PrivateLinearClassifier
+    from dpconvex.objectives.losses import Logistic
+
+    class Overclaimed(Logistic):
+        name = "overclaimed"
+        curvature = 0.01
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, size=(200, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(SolverError) as alone:
+        PrivateLogisticRegression(classes=[0, 1], mechanism="output", max_iter=1).fit(X, y)
+    search = PrivateRandomSearch(PrivateLogisticRegression(classes=[0, 1], mechanism="output"),
+                                 {"max_iter": [1]}, epsilon=1.0, random_state=0)
+    with pytest.raises(SolverError) as refused:
+        search.fit(X, y)
+    own = str(alone.value).split(": ", 1)[1]
+    assert str(refused.value) == f"PrivateRandomSearch.fit: candidate max_iter=1: {own}"
+
+    with pytest.raises(PrivacyError) as alone:
+        PrivateLinearClassifier(classes=[0, 1], loss=Overclaimed()).certify(X, y)
+    search = PrivateRandomSearch(PrivateLinearClassifier(classes=[0, 1]),
+                                 {"loss": [Overclaimed()]}, epsilon=1.0)
+    with pytest.raises(PrivacyError) as refused:
+        search.certify(X, y)
+    own = str(alone.value).split(": ", 1)[1]
+    assert str(refused.value) == (f"PrivateRandomSearch.certify: candidate loss=Overclaimed(): "
+                                  f"{own}")

@@ -35,7 +35,14 @@ from ...privacy.certificate import Certificate, Condition
 from ...privacy.composition import compose_parallel, compose_repetitions
 from ..base import NO_CONTEXT, FitContext, fit_with
 from ..parts import Parts, mistakes
-from .grid import Selected, SelectedEstimator, _find_certificate, _unfitted, public_size
+from .grid import (
+    Selected,
+    SelectedEstimator,
+    _find_certificate,
+    _unfitted,
+    naming_candidate,
+    public_size,
+)
 
 __all__ = ["PrivateRandomSearch", "Repetitions", "discrete_laplace"]
 
@@ -428,9 +435,11 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             candidate.set_params(**_unfitted(candidates[index]), **overrides)
             with warnings.catch_warnings(record=True) as caught:  # their count would tell K
                 warnings.simplefilter("always")
-                fit_with(candidate, X_train, y_train, self._candidate_context(context, labels),
-                         self._sources(candidate, noise_rng.spawn(1)[0], noise.seeded),
-                         caller=f"{owner}.fit")
+                with naming_candidate(candidates[index], f"{owner}.fit"):
+                    fit_with(candidate, X_train, y_train,
+                             self._candidate_context(context, labels),
+                             self._sources(candidate, noise_rng.spawn(1)[0], noise.seeded),
+                             caller=f"{owner}.fit")
                 run_mistakes = mistakes(candidate, X_validation, y_validation, f"{owner}.fit")
             certificate = _find_certificate(candidate, owner)
             if (
@@ -536,14 +545,15 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                                       owner)  # (its warning first)
         candidates = self._candidates(f"{owner}.certify", train_index.size, X_checked.shape[1],
                                       eps1, classes, (X_checked, y_checked))
-        run_certificate = self._certified(
-            candidates[0],
-            eps1,
-            self.unknown_labels,
-            Parts(X_checked, y_checked, [train_index])[0],
-            owner,
-            labels,
-        )
+        with naming_candidate(candidates[0], f"{owner}.certify"):  # as fit's refusal
+            run_certificate = self._certified(
+                candidates[0],
+                eps1,
+                self.unknown_labels,
+                Parts(X_checked, y_checked, [train_index])[0],
+                owner,
+                labels,
+            )
         certificate = self._certificate(
             f"{owner}.certify",
             epsilon,
