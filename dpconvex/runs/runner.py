@@ -109,9 +109,9 @@ def fit_seeded(est: BaseEstimator, X: Any, y: Any, source: NoiseSource, *,
     A non-private comparison (``private=False``: :attr:`~dpconvex.runs.spec.Method.private`,
     its row labelled non-private) releases nothing under a guarantee: scikit-learn's own fit
     fits it, steps that learn from the rows (a ``StandardScaler``) included. In a seeded run,
-    each of its parts other than the model that holds ``random_state=None`` is seeded with an
-    int drawn from its stream of ``source`` (as a private method's parts get theirs), so two
-    runs give the same numbers.
+    each of its parts but the model whose ``random_state`` is None (a ``Pipeline``'s
+    ``RandomFourierFeatures``) is seeded with an int drawn from a stream spawned from
+    ``source``, as a private method's parts get theirs, so two runs give the same numbers.
 
     Parameters
     ----------
@@ -181,10 +181,9 @@ def fit_seeded(est: BaseEstimator, X: Any, y: Any, source: NoiseSource, *,
 
 
 def _fit_comparison(est: BaseEstimator, X: Any, y: Any, source: NoiseSource) -> BaseEstimator:
-    """Fit a non-private comparison by scikit-learn's fit; in a seeded run, each part other
-    than the model holding ``random_state=None`` first gets an int seed from its stream (the
-    streams :func:`_sources` spawns, so the run's generator is spawned as for a private
-    method)."""
+    """Fit a non-private comparison by scikit-learn's fit; in a seeded run, each part but the
+    model whose ``random_state`` is None first gets an int seed from its stream (spawned as
+    :func:`_sources` spawns them, so the run's generator is spawned as for a private method)."""
     keys = _drawing_parts(est, model_of(est)) if source.seeded else []
     deep = est.get_params(deep=True) if keys else {}
     for key, stream in zip(keys, source.rng.spawn(len(keys)) if keys else [], strict=True):
