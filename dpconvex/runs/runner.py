@@ -23,7 +23,7 @@ from .._validation import NoiseSource, check_bool, check_float, check_int
 from ..data.schema import _number
 from ..data.validation import LabelArray, check_array, check_labels, computed, declared_classes
 from ..errors import DatasetError, DataValidationError, ParameterError
-from ..estimators.base import NO_CONTEXT, fit_with
+from ..estimators.base import NO_CONTEXT, _takes_context, fit_with
 from ..estimators.sweep import epsilon_sweep
 from .band import score
 from .report import CONSTANT_PREDICTION, MAJORITY, ProblemResult, WarningTally, release_name
@@ -96,8 +96,12 @@ def fit_seeded(est: BaseEstimator, X: Any, y: Any, source: NoiseSource, *,
     """Fit a method's estimator with the noise of ``source``, handed to the model it fits
     (:func:`~dpconvex.runs.spec.model_of`): the estimator itself, a ``Pipeline``'s last step, or
     a ``TransformedTargetRegressor``'s regressor, which is fitted here (scikit-learn's fit would
-    fit a clone of it, drawing from its own ``random_state``). Other parts that draw (a
-    ``Pipeline``'s ``RandomFourierFeatures``) each get a stream spawned from a seeded ``source``.
+    fit a clone of it, drawing from its own ``random_state``). A seeded ``source`` spawns a
+    stream for each other step of a ``Pipeline`` (nested ones included) that takes its part's
+    context and holds a ``random_state`` (a ``RandomFourierFeatures``), and for nothing else:
+    the parts inside the model draw from the model's noise (a search spawns its candidates'
+    streams from it). Any other part that draws (a step outside dpconvex) draws from its own
+    ``random_state``.
 
     The regressor of a stateless ``TransformedTargetRegressor`` (no ``transformer``: for a
     private model ``build_estimator`` refuses one, as it is fitted on the labels) learns
@@ -109,9 +113,11 @@ def fit_seeded(est: BaseEstimator, X: Any, y: Any, source: NoiseSource, *,
     A non-private comparison (``private=False``: :attr:`~dpconvex.runs.spec.Method.private`,
     its row labelled non-private) releases nothing under a guarantee: scikit-learn's own fit
     fits it, steps that learn from the rows (a ``StandardScaler``) included. In a seeded run,
-    each of its parts but the model whose ``random_state`` is None (a ``Pipeline``'s
-    ``RandomFourierFeatures``) is seeded with an int drawn from a stream spawned from
-    ``source``, as a private method's parts get theirs, so two runs give the same numbers.
+    each of its parts outside the model whose ``random_state`` is None (a ``Pipeline``'s
+    ``RandomFourierFeatures``, a ``TransformedTargetRegressor``'s ``transformer``) is first
+    seeded with an int drawn from a stream spawned from ``source``. The model and its parts
+    keep their ``random_state``: a model that draws with ``random_state=None`` (scikit-learn's
+    ``SGDRegressor``) gives other numbers at each run.
 
     Parameters
     ----------
@@ -181,10 +187,10 @@ def fit_seeded(est: BaseEstimator, X: Any, y: Any, source: NoiseSource, *,
 
 
 def _fit_comparison(est: BaseEstimator, X: Any, y: Any, source: NoiseSource) -> BaseEstimator:
-    """Fit a non-private comparison by scikit-learn's fit; in a seeded run, each part but the
-    model whose ``random_state`` is None first gets an int seed from its stream (spawned as
-    :func:`_sources` spawns them, so the run's generator is spawned as for a private method)."""
-    keys = _drawing_parts(est, model_of(est)) if source.seeded else []
+    """Fit a non-private comparison by scikit-learn's fit; in a seeded run, each part outside
+    the model (:func:`_parts_outside`) whose ``random_state`` is None first gets an int seed
+    drawn from a stream of its own, spawned from ``source``."""
+    keys = _parts_outside(est, model_of(est)) if source.seeded else []
     deep = est.get_params(deep=True) if keys else {}
     for key, stream in zip(keys, source.rng.spawn(len(keys)) if keys else [], strict=True):
         if deep[key] is None:
@@ -192,31 +198,54 @@ def _fit_comparison(est: BaseEstimator, X: Any, y: Any, source: NoiseSource) -> 
     return est.fit(X, y)
 
 
-def _drawing_parts(est: BaseEstimator, model: Any) -> list[str]:
-    """The keys of ``est.get_params(deep=True)`` naming the ``random_state`` of a part other
-    than ``model`` (none: a user's estimator without parameters to read)."""
+def _parts_outside(est: BaseEstimator, model: Any) -> list[str]:
+    """The keys of ``est.get_params(deep=True)`` naming the ``random_state`` of a part outside
+    ``model``: neither the model nor a part of it (a search's ``estimator``), whose noise is the
+    model's own. None when ``est`` is the model, or a user's estimator without parameters to
+    read."""
+    if est is model:
+        return []
     try:
         deep = est.get_params(deep=True)
     except Exception:  # noqa: BLE001 - a user's estimator: no parameters to read
         return []
-    return [key for key in deep
-            if key.endswith("__random_state") and deep[key.rpartition("__")[0]] is not model]
+    inside = tuple(key + "__" for key, value in deep.items() if value is model)
+    return [key for key in deep if key.endswith("__random_state")
+            and deep[key.rpartition("__")[0]] is not model and not key.startswith(inside)]
+
+
+def _streamed_steps(est: Any, model: Any) -> list[Any]:
+    """The steps :func:`~dpconvex.estimators.base.fit_with` hands a stream of their own, in the
+    order it fits them: each step of a ``Pipeline`` (or of a ``Pipeline`` among its steps)
+    other than ``model`` that takes its part's context and holds a ``random_state`` (a
+    ``RandomFourierFeatures``). None of any other estimator: the parts inside the model draw
+    from the model's noise (a search spawns its candidates' streams from it)."""
+    from sklearn.pipeline import Pipeline
+
+    if not isinstance(est, Pipeline):
+        return []
+    steps: list[Any] = []
+    for _, step in est.steps:
+        if isinstance(step, Pipeline):
+            steps += _streamed_steps(step, model)
+        elif (step is not model and _takes_context(step)
+              and "random_state" in step.get_params(deep=False)):
+            steps.append(step)
+    return steps
 
 
 def _sources(est: BaseEstimator, source: NoiseSource) -> dict[int, NoiseSource]:
-    """The noise of each part of ``est`` that draws, by ``id``: ``source`` for the model it fits
-    (:func:`~dpconvex.runs.spec.model_of`); a seeded run gives each other part holding a
-    ``random_state`` (a ``Pipeline``'s ``RandomFourierFeatures``) a stream of its own, spawned
-    from ``source``."""
+    """The noise of each part of ``est`` the fit hands a source, by ``id``: ``source`` for the
+    model it fits (:func:`~dpconvex.runs.spec.model_of`); in a seeded run, a stream spawned from
+    ``source`` for each of :func:`_streamed_steps` (none spawned without them: the model's own
+    spawns, such as a search's, are as when it is fitted alone)."""
     model = model_of(est)
     given = {id(model): source}
     if not source.seeded:  # the others draw from their own random_state
         return given
-    keys = _drawing_parts(est, model)
-    deep = est.get_params(deep=True) if keys else {}
-    owners = [deep[key.rpartition("__")[0]] for key in keys]
-    for owner, stream in zip(owners, source.rng.spawn(len(owners)), strict=True):
-        given.setdefault(id(owner), NoiseSource(stream, seeded=True))
+    steps = _streamed_steps(est, model)
+    for step, stream in zip(steps, source.rng.spawn(len(steps)) if steps else [], strict=True):
+        given.setdefault(id(step), NoiseSource(stream, seeded=True))
     return given
 
 
