@@ -67,7 +67,7 @@ from ..errors import (
 from ..privacy.budget import Budget, hold_budget, reserve_budget
 from ..privacy.certificate import LabelSource, UncheckedSteps
 from ..privacy.composition import compose_sequential
-from ..privacy.declarations import VOUCHABLE
+from ..privacy.declarations import VOUCHABLE, vouch_names
 from ..privacy.release import check_warm_start
 from ..solvers import backend_names
 
@@ -300,8 +300,9 @@ class Vouch(Constraint):
 
     @staticmethod
     def names(value: str | tuple[str, ...] | list[str]) -> tuple[str, ...]:
-        """The names of a ``vouch`` value, as a tuple: a single name is a tuple of one (the
-        one rule of every reader of ``vouch``; the value is not checked: :meth:`check`).
+        """The names of a ``vouch`` value, as a tuple: a single name is a tuple of one
+        (:func:`~dpconvex.privacy.declarations.vouch_names`, the rule of every reader of
+        ``vouch``; the value is not checked: :meth:`check`).
 
         Parameters
         ----------
@@ -318,7 +319,7 @@ class Vouch(Constraint):
         >>> Vouch.names("curvature"), Vouch.names(["curvature", "grad_bound"]), Vouch.names(())
         (('curvature',), ('curvature', 'grad_bound'), ())
         """
-        return (value,) if isinstance(value, str) else tuple(value)
+        return vouch_names(value)
 
     def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
         """``value`` checked against this constraint, or the refusal naming it.

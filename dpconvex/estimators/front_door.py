@@ -824,18 +824,16 @@ class SchemaInputMixin:
         :func:`~dpconvex.estimators.base.check_holdable_shape`), per-feature arrays beyond this
         machine's memory refused by name; ``method``, the public call (``plan``, ``certify``),
         opens the refusals."""
-        from ..data.schema import UniformWidth
-
         owner = type(self).__name__
         check_holdable_shape(owner, n, schema.n_features, method)
         try:
             # a named schema's per-feature ranges: arrays of the encoded width (a uniform
-            # schema's: a view of one pair, UniformWidth.range_rows)
+            # schema's: a view of one pair, UniformWidth.range_rows, so only a named schema
+            # runs out of memory here)
             return self._on_rows(schema)
         except MemoryError:
-            width = schema.n_columns if isinstance(schema, UniformWidth) else len(schema.columns)
             raise ParameterError(
-                f"{owner}.{method}: its public problem of {width:,} columns "
+                f"{owner}.{method}: its public problem of {len(schema.columns):,} columns "
                 f"({schema.n_features:,} encoded features) needs arrays of "
                 f"{schema.n_features:,} entries, more than this machine's memory. "
                 f"{method.capitalize()} on the machine that fits, or with fewer columns."

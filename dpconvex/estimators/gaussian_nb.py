@@ -153,9 +153,7 @@ class FeatureRange(Constraint):
               and (bounds.shape == (2,) or (bounds.ndim == 2 and bounds.shape[1] == 2
                                             and bounds.shape[0] >= 1)))
         if ok:
-            # rows that are views of one pair (stride 0, as UniformWidth.range_rows): that pair
-            pairs = bounds[:1] if bounds.ndim == 2 and bounds.strides[0] == 0 \
-                else bounds.reshape(-1, 2)
+            pairs = bounds[:1] if _views_of_one_pair(bounds) else bounds.reshape(-1, 2)
             ok = bool(np.all(np.abs(pairs) <= MAX_MAGNITUDE)
                       and np.all(pairs[:, 1] - pairs[:, 0] >= MIN_MAGNITUDE))
         if not ok:
@@ -170,6 +168,12 @@ class FeatureRange(Constraint):
             "PublicSchema (or PublicSchema.every_column(...)): the ranges of the rows "
             "PublicEncoder(schema) makes"
         )
+
+
+def _views_of_one_pair(bounds: np.ndarray) -> bool:
+    """Whether the (lo, hi) rows ``bounds`` are views of one pair (stride 0, as
+    UniformWidth.range_rows): its first row is every row, read without the others."""
+    return bounds.ndim == 2 and bounds.strides[0] == 0
 
 
 def _is_schema(value: Any) -> bool:
@@ -301,7 +305,7 @@ def feature_bounds(
             f"({n_features} "
             f"features), or be one (lo, hi) pair for all. Got {bounds.shape[0]} rows instead."
         )
-    if bounds.strides[0] == 0:  # rows that are views of one pair: views of it (as above)
+    if _views_of_one_pair(bounds):  # views of that pair, nothing as wide as the rows
         return (np.broadcast_to(bounds[0, 0].copy(), (int(n_features),)),
                 np.broadcast_to(bounds[0, 1].copy(), (int(n_features),)))
     return bounds[:, 0].copy(), bounds[:, 1].copy()

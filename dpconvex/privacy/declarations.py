@@ -28,7 +28,7 @@ from .certificate import Condition
 from .checks import declared_number, user_code
 
 __all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_conditions",
-           "probed_modulus", "vouched"]
+           "probed_modulus", "vouch_names", "vouched"]
 
 #: The constants a caller may vouch for (``vouch=``), as :attr:`Condition.unverified` names
 #: them (a cell-sum row bound: ``"data_norm"``).
@@ -50,6 +50,29 @@ VOUCHABLE: tuple[str, ...] = (
     "convexity",
     "loss_forms",
 )
+
+
+def vouch_names(value: str | Iterable[str]) -> tuple[str, ...]:
+    """The names of a ``vouch`` value, as a tuple: a single name is a tuple of one. The one
+    rule of every reader of ``vouch`` (an estimator's parameter, ``release``'s argument,
+    :func:`vouched`); the names are not checked against :data:`VOUCHABLE` here.
+
+    Parameters
+    ----------
+    value : str or iterable of str
+        A name, or names.
+
+    Returns
+    -------
+    tuple of str
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.declarations import vouch_names
+    >>> vouch_names("curvature"), vouch_names(["curvature", "grad_bound"]), vouch_names(())
+    (('curvature',), ('curvature', 'grad_bound'), ())
+    """
+    return (value,) if isinstance(value, str) else tuple(value)
 
 
 #: Norms of the parameter points at which per-record gradients are probed: from 0 to far
@@ -681,7 +704,7 @@ def vouched(conditions: list[Condition], vouch: Iterable[str], caller: str = "re
     ...     print("refused")
     refused
     """
-    names = {vouch} if isinstance(vouch, str) else set(vouch)
+    names = set(vouch_names(vouch))
     unknown = sorted(map(str, names - set(VOUCHABLE)))
     if unknown:
         raise ParameterError(

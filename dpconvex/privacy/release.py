@@ -59,7 +59,7 @@ from ..solvers.registry import SolveResult, get_backend
 from ..templates.base import CAPABILITY_MEMBERS
 from .budget import Budget
 from .certificate import Certificate, Condition
-from .declarations import vouched
+from .declarations import vouch_names, vouched
 from .mechanisms.base import (
     Calibration,
     ExactMinimizer,
@@ -351,18 +351,15 @@ def _checked_vouching(backend: Any, vouch: Any, vouch_unused: Any
         raise ParameterError(
             "The 'backend' argument of release must be None, the name of a solver backend "
             f"(e.g. 'auto') or a Backend. Got {describe_value(backend)} instead.")
-    names = (vouch,) if isinstance(vouch, str) else vouch
-    if isinstance(names, (list, tuple, set, frozenset)) and all(
-            isinstance(name, str) for name in names):
-        names = tuple(names)
-    else:
+    if not isinstance(vouch, (str, list, tuple, set, frozenset)) or not all(
+            isinstance(name, str) for name in vouch_names(vouch)):
         raise ParameterError(
             "The 'vouch' argument of release must be a name or a list, tuple or set of names "
             f"of the constants the caller vouches for (e.g. ('curvature',)). Got "
             f"{describe_value(vouch)} instead.")
     unused = Options(("refuse", "ignore")).check("vouch_unused", vouch_unused, "release",
                                                  "argument")
-    return names, unused
+    return vouch_names(vouch), unused
 
 
 def check_warm_start(template: Template, warm_start: Any, caller: str = "release") -> None:
