@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import hashlib
 import inspect
 import math
 import numbers
@@ -1589,10 +1590,15 @@ class FitPlan:
 RELEASE_PARAMETERS = ("solver", "max_iter", "verbose", "accountant")
 
 
+#: The rows of an array parameter hashed at a time (:func:`_param_form`).
+_HASHED_ROWS = 4096
+
+
 def _param_form(value: Any) -> Any:
     """``value`` in a form that pickles and compares by value: numbers, strings and None as
-    they are, an array by its dtype, shape and bytes, a sequence or mapping entry by entry, an
-    estimator by its class and parameters, anything else by its repr."""
+    they are, an array by its dtype, shape and the SHA-256 of its bytes (no copy of it kept), a
+    sequence or mapping entry by entry, an estimator by its class and parameters, anything else
+    by its repr."""
     if isinstance(value, np.generic):
         value = value.item()
     if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
@@ -1600,7 +1606,12 @@ def _param_form(value: Any) -> Any:
     if isinstance(value, np.ndarray):
         if value.dtype.hasobject:
             return ("array", value.shape, _param_form(value.tolist()))
-        return ("array", value.dtype.str, value.shape, value.tobytes())
+        digest = hashlib.sha256()
+        rows = value.reshape(1, -1) if value.ndim < 1 else value
+        for start in range(0, rows.shape[0], _HASHED_ROWS):  # a block at a time: a view that
+            # broadcasts one range to every feature is never made whole
+            digest.update(np.ascontiguousarray(rows[start:start + _HASHED_ROWS]).tobytes())
+        return ("array", value.dtype.str, value.shape, digest.hexdigest())
     if isinstance(value, (list, tuple)):
         return (type(value).__name__, tuple(_param_form(item) for item in value))
     if isinstance(value, Mapping):
@@ -1656,8 +1667,8 @@ def check_planned_params(estimator: Any, plan: FitPlan, caller: str, *,
     Raises
     ------
     ParameterError
-        A parameter other than those differs from the plan's; or the plan records none (not
-        made by ``plan``, ``plan_for`` or ``plan_checked``).
+        A parameter other than those differs from the plan's (a plan that records none, made
+        by hand or by an estimator's ``_plan`` hook, is not checked).
 
     Examples
     --------
@@ -1670,10 +1681,8 @@ def check_planned_params(estimator: Any, plan: FitPlan, caller: str, *,
     ...
     dpconvex.errors.ParameterError: demo: the parameter epsilon differs from the one the plan ...
     """
-    if not plan.params:
-        raise ParameterError(
-            f"{caller}: the plan records no parameters of an estimator; make it with plan, "
-            "plan_for or plan_checked of this estimator.")
+    if not plan.params:  # a plan made by hand or by the _plan hook: the caller's to match
+        return
     recorded, current = dict(plan.params), dict(planned_params(estimator))
     free = (*RELEASE_PARAMETERS, *(() if drawn else ("random_state",)))
     changed = [name for name in sorted(set(recorded) | set(current))
@@ -2283,6 +2292,9 @@ class PrivateEstimator(BaseEstimator):
             plan = context.plan or self._plan(*data.shape)
         except (DataValidationError, ParameterError) as exc:  # in the name of the fit that plans
             raise signed_refusal(exc, f"{type(self).__name__}.fit") from None
+        # the plan of this fit's parameters (a holder's, followed as it is, e.g. on the label
+        # set the holder set since its plan)
+        plan = dataclasses.replace(plan, params=planned_params(self))
         self._warn(plan)  # public: before anything is held
         # one generator for every step of the fit (e.g. a component assignment, the release):
         # the caller's, else a new one from random_state (as _validate_params checked it)
