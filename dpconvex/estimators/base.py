@@ -1596,29 +1596,48 @@ _HASHED_ROWS = 4096
 
 def _param_form(value: Any) -> Any:
     """``value`` in a form that pickles and compares by value: numbers, strings and None as
-    they are, an array by its dtype, shape and the SHA-256 of its bytes (no copy of it kept), a
-    sequence or mapping entry by entry, an estimator by its class and parameters, anything else
-    by its repr."""
+    they are; numbers in an array, list or tuple by their shape and the SHA-256 of their float64
+    values (so (-1, 1) and np.array([-1.0, 1.0]) compare equal; no copy of them kept); other
+    sequences and mappings entry by entry, an estimator by its class and parameters, anything
+    else by its repr."""
     if isinstance(value, np.generic):
         value = value.item()
     if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
         return value
-    if isinstance(value, np.ndarray):
-        if value.dtype.hasobject:
-            return ("array", value.shape, _param_form(value.tolist()))
-        digest = hashlib.sha256()
-        rows = value.reshape(1, -1) if value.ndim < 1 else value
-        for start in range(0, rows.shape[0], _HASHED_ROWS):  # a block at a time: a view that
-            # broadcasts one range to every feature is never made whole
-            digest.update(np.ascontiguousarray(rows[start:start + _HASHED_ROWS]).tobytes())
-        return ("array", value.dtype.str, value.shape, digest.hexdigest())
-    if isinstance(value, (list, tuple)):
-        return (type(value).__name__, tuple(_param_form(item) for item in value))
+    if isinstance(value, (np.ndarray, list, tuple)):
+        numbers_in = _numbers_in(value)
+        if numbers_in is not None:
+            return _numbers_form(numbers_in)
+        items = value.tolist() if isinstance(value, np.ndarray) else value
+        return (type(value).__name__, tuple(_param_form(item) for item in items))
     if isinstance(value, Mapping):
         return ("mapping", tuple((repr(key), _param_form(item)) for key, item in value.items()))
     if hasattr(value, "get_params") and not isinstance(value, type):
         return (type(value).__name__, _param_form(value.get_params(deep=False)))
     return repr(value)
+
+
+def _numbers_in(value: Any) -> np.ndarray | None:
+    """``value`` as an array of real numbers (an array as it is), else None (strings, objects,
+    ragged or empty sequences)."""
+    if isinstance(value, np.ndarray):
+        return value if value.dtype.kind in "biuf" else None
+    try:
+        array = np.asarray(value)
+    except (ValueError, TypeError):
+        return None
+    return array if array.dtype.kind in "biuf" and array.size else None
+
+
+def _numbers_form(array: np.ndarray) -> tuple[str, tuple[int, ...], str]:
+    """The shape and the SHA-256 of the float64 values of ``array``, hashed a block of rows at a
+    time (a view that broadcasts one range to every feature is never made whole)."""
+    digest = hashlib.sha256()
+    rows = array.reshape(1, -1) if array.ndim < 1 else array
+    for start in range(0, rows.shape[0], _HASHED_ROWS):
+        block = rows[start:start + _HASHED_ROWS]
+        digest.update(np.ascontiguousarray(block, dtype=np.float64).tobytes())
+    return ("numbers", tuple(array.shape), digest.hexdigest())
 
 
 def planned_params(estimator: Any) -> tuple[tuple[str, Any], ...]:
@@ -1691,10 +1710,13 @@ def check_planned_params(estimator: Any, plan: FitPlan, caller: str, *,
         names = ", ".join(changed)
         which = (f"parameter {names} differs from the one" if len(changed) == 1
                  else f"parameters {names} differ from those")
+        ranged = ("; or plan_for on rows that carry their feature ranges, which plans with them"
+                  if "feature_range" in changed else "")
         raise ParameterError(
-            f"{caller}: the {which} the plan was made with (set_params since the plan): the "
-            "plan's budget, mechanism, template and certificate are of its parameters. Call "
-            "plan_for(X, y) (or plan) and prepare again with these parameters, or set them back.")
+            f"{caller}: the {which} the plan was made with (a set_params since the plan"
+            f"{ranged}): the plan's budget, mechanism, template and certificate are of its "
+            "parameters. Call plan_for(X, y) (or plan) and prepare again with these parameters, "
+            "or set them to the plan's.")
 
 
 _MISSING = object()

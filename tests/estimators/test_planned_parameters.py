@@ -159,3 +159,19 @@ def test_the_plans_parameters_pickle_and_compare_and_the_plan_compares_without_t
     assert dict(plan.params)["epsilon"] == 1.0
     assert est.set_params(epsilon=2.0).plan_for(X, y) != plan  # the budget differs
     assert _nb().plan_for(X, y) == _nb().set_params(random_state=5).plan_for(X, y)
+
+
+def test_a_plan_of_rows_that_carry_their_ranges_is_not_prepared_on_others():
+    """plan_for on rows that carry their feature ranges plans with those ranges: prepare on an
+    estimator without them (which would clip to its default range) is refused by name, and
+    with them set it goes ahead."""
+    from dpconvex.data import RangedRows
+
+    X, y = _data()
+    rows = RangedRows(X + 1.0, [[0.0, 2.0]] * 3)
+    est = dp.PrivateGaussianNB(classes=[-1, 1], random_state=0)
+    plan = est.plan_for(rows, y)
+    with pytest.raises(ParameterError, match="feature_range differs .* carry their feature"):
+        est.prepare(rows, y, plan)
+    prep = est.set_params(feature_range=[[0.0, 2.0]] * 3).prepare(rows, y, plan)
+    assert prep.template.lo.tolist() == [0.0] * 3
