@@ -2037,8 +2037,9 @@ class PrivateEstimator(BaseEstimator):
         Raises
         ------
         ParameterError
-            The plan is for another shape than X's; or the estimator prepares inside its fit
-            only (this base's ``prepare``).
+            The plan is for another shape than X's; a parameter it was made with changed since
+            (:func:`check_planned_params`); or the estimator prepares inside its fit only (this
+            base's ``prepare``).
         DataValidationError
             X or y fails the data checks.
         PrivacyError
@@ -2159,7 +2160,10 @@ class PrivateEstimator(BaseEstimator):
         ------
         ParameterError
             The estimator prepares and releases inside its fit only (:attr:`fits_only`); a
-            ``solver`` or ``max_iter`` set to a wrong value since the plan; a ``warm_start``
+            parameter the plan was made with changed since (:func:`check_planned_params`,
+            before anything is held; ``solver``, ``max_iter``, ``verbose`` and ``accountant``
+            may change, and ``random_state`` where the preparation drew nothing); a ``solver``,
+            ``max_iter`` or ``verbose`` set to a wrong value since the plan; a ``warm_start``
             not of the template's parameter shape (where the estimator's solver takes one).
         PrivacyError, SolverError, BudgetError
             ``context`` not issued; a refused release (in this call's name); the ledger
@@ -2199,8 +2203,8 @@ class PrivateEstimator(BaseEstimator):
 
     def _check_release_parameters(self) -> None:
         """The parameters an estimator's release reads off the estimator, not its plan
-        (``solver``, ``max_iter``), checked by their constraints, each refused by name
-        (:class:`ParameterError`): in :meth:`fit_prepared`, whose plan checked them before a
+        (``solver``, ``max_iter``, ``verbose``), checked by their constraints, each refused by
+        name (:class:`ParameterError`): in :meth:`fit_prepared`, whose plan checked them before a
         ``set_params`` could change them. (:meth:`fit` checks every parameter once,
         :meth:`_validate_params`.)"""
         owner = type(self).__name__
