@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import hashlib
 import inspect
 import math
 import numbers
@@ -1500,6 +1501,11 @@ class FitPlan:
         A front door's choice, which its fit follows: its rule's output on this public shape
         and its learner's own plan (:class:`~dpconvex.estimators.front_door.ChosenClassifier`,
         :class:`~dpconvex.estimators.front_door.ChosenLearner`); None for a learner.
+    params : tuple of (str, Any)
+        The parameters of the estimator the plan was made from (public: the caller's
+        settings), each in a form that pickles and compares (:func:`planned_params`);
+        ``prepare`` and ``fit_prepared`` refuse an estimator whose parameters differ from
+        them (:func:`check_planned_params`). Neither printed nor compared with the plan.
 
     Examples
     --------
@@ -1530,12 +1536,14 @@ class FitPlan:
     vouch: tuple[str, ...] = ()
     reads_epsilon: bool = False
     chosen: Any = None
+    params: tuple[tuple[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "options", MappingProxyType(dict(self.options or {})))
         object.__setattr__(self, "parts", MappingProxyType(dict(self.parts or {})))
         object.__setattr__(self, "notes", tuple(self.notes))
         object.__setattr__(self, "sub_plans", tuple(self.sub_plans))
+        object.__setattr__(self, "params", tuple(self.params))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, FitPlan):
@@ -1574,6 +1582,145 @@ class FitPlan:
             lines.append(f"  each of the {len(self.sub_plans)} binary models:")
             lines += ["    " + line for line in str(sub_plan).splitlines()[1:]]
         return "\n".join(lines)
+
+
+#: The parameters a plan does not read, which may change between a plan and its release:
+#: the solver, its iteration cap and its output (checked again by ``fit_prepared``), and the
+#: ledger (the release holds the plan's budget on the one set when it runs). ``random_state``
+#: may change too where the preparation drew nothing from it (the release draws from it).
+RELEASE_PARAMETERS = ("solver", "max_iter", "verbose", "accountant")
+
+
+#: The rows of an array parameter hashed at a time (:func:`_param_form`).
+_HASHED_ROWS = 4096
+
+
+def _param_form(value: Any) -> Any:
+    """``value`` in a form that pickles and compares by value: numbers, strings and None as
+    they are; numbers in an array, list or tuple by their shape and the SHA-256 of their float64
+    values (so (-1, 1) and np.array([-1.0, 1.0]) compare equal; no copy of them kept); other
+    sequences and mappings entry by entry, an estimator by its class and parameters, anything
+    else by its repr."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
+        return value
+    if isinstance(value, (np.ndarray, list, tuple)):
+        numbers_in = _numbers_in(value)
+        if numbers_in is not None:
+            return _numbers_form(numbers_in)
+        items = value.tolist() if isinstance(value, np.ndarray) else value
+        return (type(value).__name__, tuple(_param_form(item) for item in items))
+    if isinstance(value, Mapping):
+        return ("mapping", tuple((repr(key), _param_form(item)) for key, item in value.items()))
+    if hasattr(value, "get_params") and not isinstance(value, type):
+        return (type(value).__name__, _param_form(value.get_params(deep=False)))
+    return repr(value)
+
+
+def _numbers_in(value: Any) -> np.ndarray | None:
+    """``value`` as an array of real numbers (an array as it is), else None (strings, objects,
+    ragged or empty sequences)."""
+    if isinstance(value, np.ndarray):
+        return value if value.dtype.kind in "biuf" else None
+    try:
+        array = np.asarray(value)
+    except (ValueError, TypeError):
+        return None
+    return array if array.dtype.kind in "biuf" and array.size else None
+
+
+def _numbers_form(array: np.ndarray) -> tuple[str, tuple[int, ...], str]:
+    """The shape and the SHA-256 of the float64 values of ``array``, hashed a block of rows at a
+    time (a view that broadcasts one range to every feature is never made whole)."""
+    digest = hashlib.sha256()
+    rows = array.reshape(1, -1) if array.ndim < 1 else array
+    for start in range(0, rows.shape[0], _HASHED_ROWS):
+        block = rows[start:start + _HASHED_ROWS]
+        digest.update(np.ascontiguousarray(block, dtype=np.float64).tobytes())
+    return ("numbers", tuple(array.shape), digest.hexdigest())
+
+
+def planned_params(estimator: Any) -> tuple[tuple[str, Any], ...]:
+    """The parameters of ``estimator`` (``get_params(deep=False)``, by name) in the form a
+    :class:`FitPlan` records them: each value as it pickles and compares.
+
+    Parameters
+    ----------
+    estimator : PrivateEstimator
+        The estimator a plan is made from.
+
+    Returns
+    -------
+    tuple of (str, Any)
+        One (name, value) per parameter, sorted by name.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> dict(planned_params(PrivateLogisticRegression(epsilon=2.0)))["epsilon"]
+    2.0
+    """
+    return tuple((name, _param_form(value))
+                 for name, value in sorted(estimator.get_params(deep=False).items()))
+
+
+def check_planned_params(estimator: Any, plan: FitPlan, caller: str, *,
+                         drawn: bool = False) -> None:
+    """Refuse, by name, the parameters of ``estimator`` that differ from those ``plan`` was made
+    from (a ``set_params`` since :meth:`~PrivateEstimator.plan`): the plan's budget, mechanism,
+    Λ, template and certificate are of its parameters, and the release would follow neither.
+    The :data:`RELEASE_PARAMETERS` may differ, and ``random_state`` unless ``drawn`` (the
+    preparation drew from it).
+
+    Parameters
+    ----------
+    estimator : PrivateEstimator
+        The estimator that prepares or releases on ``plan``.
+    plan : FitPlan
+        The plan, with the parameters it was made from (:attr:`FitPlan.params`).
+    caller : str
+        The call named in the refusal ("PrivateLogisticRegression.fit_prepared").
+    drawn : bool, default=False
+        Whether the preparation drew from the estimator's ``random_state``.
+
+    Raises
+    ------
+    ParameterError
+        A parameter other than those differs from the plan's (a plan that records none, made
+        by hand or by an estimator's ``_plan`` hook, is not checked).
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> est = PrivateLogisticRegression(classes=[-1, 1])
+    >>> plan = est.plan(40, 2, 3)
+    >>> check_planned_params(est.set_params(max_iter=50), plan, "demo")  # not read by the plan
+    >>> check_planned_params(est.set_params(epsilon=2.0), plan, "demo")
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.ParameterError: demo: the parameter epsilon differs from the one the plan ...
+    """
+    if not plan.params:  # a plan made by hand or by the _plan hook: the caller's to match
+        return
+    recorded, current = dict(plan.params), dict(planned_params(estimator))
+    free = (*RELEASE_PARAMETERS, *(() if drawn else ("random_state",)))
+    changed = [name for name in sorted(set(recorded) | set(current))
+               if name not in free and recorded.get(name, _MISSING) != current.get(name, _MISSING)]
+    if changed:
+        names = ", ".join(changed)
+        which = (f"parameter {names} differs from the one" if len(changed) == 1
+                 else f"parameters {names} differ from those")
+        ranged = ("; or plan_for on rows that carry their feature ranges, which plans with them"
+                  if "feature_range" in changed else "")
+        raise ParameterError(
+            f"{caller}: the {which} the plan was made with (a set_params since the plan"
+            f"{ranged}): the plan's budget, mechanism, template and certificate are of its "
+            "parameters. Call plan_for(X, y) (or plan) and prepare again with these parameters, "
+            "or set them to the plan's.")
+
+
+_MISSING = object()
 
 
 class PrivateEstimator(BaseEstimator):
@@ -1682,7 +1829,9 @@ class PrivateEstimator(BaseEstimator):
         """
         # what classes= or a regression states, n_classes against classes (as certify), and
         # each fact checked
-        return self.plan_checked(*_given_shape(self, n, n_classes, n_features, "plan"))
+        plan = self.plan_checked(*_given_shape(self, n, n_classes, n_features, "plan"))
+        # the parameters of this estimator (a plan_checked made of another's plan states its)
+        return dataclasses.replace(plan, params=planned_params(self))
 
     def plan_checked(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """:meth:`plan` on a public shape already checked: the plan a fit that holds this
@@ -1713,10 +1862,11 @@ class PrivateEstimator(BaseEstimator):
         """
         self._validate_params(planned=True)
         try:
-            return self._plan(n, n_classes, n_features)
+            plan = self._plan(n, n_classes, n_features)
         except MemoryError:
             caller = f"{type(self).__name__}.plan"
             raise _beyond_memory(caller, n_classes, n_features) from None
+        return dataclasses.replace(plan, params=planned_params(self))
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         raise NotImplementedError
@@ -1888,8 +2038,9 @@ class PrivateEstimator(BaseEstimator):
         Raises
         ------
         ParameterError
-            The plan is for another shape than X's; or the estimator prepares inside its fit
-            only (this base's ``prepare``).
+            The plan is for another shape than X's; a parameter it was made with changed since
+            (:func:`check_planned_params`); or the estimator prepares inside its fit only (this
+            base's ``prepare``).
         DataValidationError
             X or y fails the data checks.
         PrivacyError
@@ -1953,6 +2104,7 @@ class PrivateEstimator(BaseEstimator):
         the preparing fit issued (:func:`check_context`), the first thing read."""
         owner = type(self).__name__
         check_context(context, f"{owner}.prepare")  # before the rows are read
+        check_planned_params(self, plan, f"{owner}.prepare")
         data = context.data or self._validated(X, y, context, binary=binary)
         self._check_plan_shape(data.X, plan, f"{owner}.prepare")
         if binary and plan.sub_plans:
@@ -2009,7 +2161,10 @@ class PrivateEstimator(BaseEstimator):
         ------
         ParameterError
             The estimator prepares and releases inside its fit only (:attr:`fits_only`); a
-            ``solver`` or ``max_iter`` set to a wrong value since the plan; a ``warm_start``
+            parameter the plan was made with changed since (:func:`check_planned_params`,
+            before anything is held; ``solver``, ``max_iter``, ``verbose`` and ``accountant``
+            may change, and ``random_state`` where the preparation drew nothing); a ``solver``,
+            ``max_iter`` or ``verbose`` set to a wrong value since the plan; a ``warm_start``
             not of the template's parameter shape (where the estimator's solver takes one).
         PrivacyError, SolverError, BudgetError
             ``context`` not issued; a refused release (in this call's name); the ledger
@@ -2027,6 +2182,7 @@ class PrivateEstimator(BaseEstimator):
         if self.fits_only:
             raise ParameterError(f"{caller}: {type(self).__name__} {FIT_ONLY}")
         check_context(context, caller)
+        check_planned_params(self, plan, caller, drawn=prep.noise is not None)
         # a draft as its schema or ranges, or rows of one (the plan plan_for made on them states it)
         draft = not_public_source(self) is not None or SUGGESTED_SOURCE in plan.notes
         # one stream: the caller's generator, else the preparation's, else one from random_state
@@ -2048,12 +2204,12 @@ class PrivateEstimator(BaseEstimator):
 
     def _check_release_parameters(self) -> None:
         """The parameters an estimator's release reads off the estimator, not its plan
-        (``solver``, ``max_iter``), checked by their constraints, each refused by name
-        (:class:`ParameterError`): in :meth:`fit_prepared`, whose plan checked them before a
+        (``solver``, ``max_iter``, ``verbose``), checked by their constraints, each refused by
+        name (:class:`ParameterError`): in :meth:`fit_prepared`, whose plan checked them before a
         ``set_params`` could change them. (:meth:`fit` checks every parameter once,
         :meth:`_validate_params`.)"""
         owner = type(self).__name__
-        for name in ("solver", "max_iter"):
+        for name in ("solver", "max_iter", "verbose"):
             if name in self._parameter_constraints:
                 self._parameter_constraints[name].check(name, getattr(self, name), owner)
 
@@ -2163,6 +2319,9 @@ class PrivateEstimator(BaseEstimator):
             plan = context.plan or self._plan(*data.shape)
         except (DataValidationError, ParameterError) as exc:  # in the name of the fit that plans
             raise signed_refusal(exc, f"{type(self).__name__}.fit") from None
+        # the plan of this fit's parameters (a holder's, followed as it is, e.g. on the label
+        # set the holder set since its plan)
+        plan = dataclasses.replace(plan, params=planned_params(self))
         self._warn(plan)  # public: before anything is held
         # one generator for every step of the fit (e.g. a component assignment, the release):
         # the caller's, else a new one from random_state (as _validate_params checked it)

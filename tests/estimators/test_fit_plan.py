@@ -441,7 +441,7 @@ def test_a_private_label_range_plan_states_what_the_fit_states():
         assert all(anywhere(certificate, note) for note in plan.notes), cls.__name__
         if cls is not dp.PrivateRegressor:  # (a front door prepares no template of its own)
             with pytest.raises(dp.ParameterError, match="in fit only"):
-                cls(label_range="private").prepare(X, y, plan)
+                est.prepare(X, y, plan)
 
 
 #: A dry run on (X, y) for each path that builds it: one-vs-rest, the front doors (safeguard on

@@ -1,0 +1,177 @@
+"""A plan holds the parameters it was made from: ``prepare`` and ``fit_prepared`` refuse, by name,
+an estimator whose parameters differ from its plan's (a ``set_params`` since ``plan_for``),
+before anything is held, charged or released; the solver, its iteration cap and the ledger may
+change (the plan reads none of them), and ``random_state`` where the preparation drew nothing.
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+import dpconvex as dp
+from dpconvex.errors import ParameterError
+
+
+def _data(n: int = 40, p: int = 3, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))  # rows of norm <= 1
+    return X, np.where(np.arange(n) % 2 == 0, -1, 1)
+
+
+def _lm(**params):
+    return dp.PrivateLargeMarginGaussian(classes=[-1, 1], random_state=0, **params)
+
+
+def _logistic(**params):
+    return dp.PrivateLogisticRegression(classes=[-1, 1], random_state=0, **params)
+
+
+def _regressor(**params):
+    return dp.PrivateLinearRegressor(label_range=(-1, 1), label_center=0.0, random_state=0,
+                                     **params)
+
+
+def _gd(**params):
+    return dp.NoisyGradientDescent(classes=[-1, 1], steps=5, random_state=0, **params)
+
+
+def _nb(**params):
+    params.setdefault("feature_range", (-1, 1))
+    return dp.PrivateGaussianNB(classes=[-1, 1], random_state=0, **params)
+
+
+#: (maker, parameters at the plan, the set_params after it, the names refused): the review's
+#: reproducers, and an invalid value the plan never checked, on each estimator.
+CHANGES = {
+    "lm-epsilon-up": (_lm, {}, {"epsilon": 100.0}, "epsilon"),
+    "lm-kmeans-epsilon-down": (_lm, {"n_components": 2, "component_assignment": "dp_kmeans"},
+                               {"epsilon": 0.1}, "epsilon"),
+    "lm-delta-up": (_lm, {"delta": 1e-3}, {"delta": 0.5}, "delta"),
+    "lm-delta-auto-mechanism": (_lm, {}, {"delta": 1e-3}, "delta"),
+    "lm-row-norm": (_lm, {"row_norm": "none"}, {"row_norm": "unit"}, "row_norm"),
+    "lm-row-norm-invalid": (_lm, {}, {"row_norm": "clip"}, "row_norm"),
+    "lm-lam": (_lm, {}, {"lam": 0.5}, "lam"),
+    "logistic-epsilon": (_logistic, {}, {"epsilon": 100.0}, "epsilon"),
+    "logistic-intercept": (_logistic, {}, {"fit_intercept": False}, "fit_intercept"),
+    "logistic-intercept-scaling": (_logistic, {}, {"intercept_scaling": 3.0},
+                                   "intercept_scaling"),
+    "logistic-two": (_logistic, {}, {"epsilon": 2.0, "delta": 1e-3}, "delta, epsilon"),
+    "regressor-label-range": (_regressor, {}, {"label_range": (-10, 10)}, "label_range"),
+    "regressor-loss-invalid": (_regressor, {}, {"loss": "squared_hinge"}, "loss"),
+    "regressor-delta": (_regressor, {"delta": 1e-3}, {"delta": 0.5}, "delta"),
+    "gd-average-invalid": (_gd, {}, {"average": False}, "average"),
+    "gd-epsilon": (_gd, {}, {"epsilon": 100.0}, "epsilon"),
+    "nb-epsilon": (_nb, {}, {"epsilon": 100.0}, "epsilon"),
+    "nb-feature-range": (_nb, {}, {"feature_range": (-10, 10)}, "feature_range"),
+}
+
+
+@pytest.mark.parametrize("name", CHANGES)
+def test_fit_prepared_refuses_parameters_changed_since_the_plan(name):
+    make, planned, changed, names = CHANGES[name]
+    X, y = _data()
+    est = make(**planned, accountant=dp.BudgetAccountant(epsilon=2.0, delta=0.9))
+    plan = est.plan_for(X, y)
+    prep = est.prepare(X, y, plan)
+    est.set_params(**changed)
+    with pytest.raises(ParameterError, match=rf"fit_prepared: the parameters? {names} differ"):
+        est.fit_prepared(prep, plan)
+    assert est.accountant.spent == (0.0, 0.0)  # nothing held or charged
+    assert not hasattr(est, "certificate_") and not hasattr(est, "classes_")
+    assert not [key for key in vars(est) if key.endswith("_") and not key.startswith("_")]
+    # the parameters set back, the plan's release goes ahead
+    est.set_params(**{key: est_value for key, est_value in make(**planned).get_params().items()
+                      if key in changed})
+    fitted = est.fit_prepared(prep, plan)
+    assert (fitted.certificate_.epsilon, fitted.certificate_.delta) == (
+        plan.budget.epsilon, plan.budget.delta)
+
+
+@pytest.mark.parametrize("name", ["lm-row-norm", "logistic-intercept", "regressor-label-range"])
+def test_prepare_refuses_parameters_changed_since_the_plan(name):
+    """A preparation on changed parameters (its rows scaled, its labels mapped by them) is
+    refused too, so none reaches a release once they are set back."""
+    make, planned, changed, names = CHANGES[name]
+    X, y = _data()
+    est = make(**planned)
+    plan = est.plan_for(X, y)
+    est.set_params(**changed)
+    with pytest.raises(ParameterError, match=rf"prepare: the parameters? {names} differ"):
+        est.prepare(X, y, plan)
+
+
+#: The parameters the plan does not read, changed between the plan and the release.
+ALLOWED = {
+    "lm-solver": (_lm, {"max_iter": 500, "solver": "native"}),
+    "logistic-solver": (_logistic, {"max_iter": 200, "solver": "clarabel"}),
+    "regressor-max-iter": (_regressor, {"max_iter": 50}),
+    "gd-random-state": (_gd, {"random_state": 1}),
+    "nb-ledger": (_nb, {"accountant": dp.BudgetAccountant(epsilon=1.0)}),
+}
+
+
+@pytest.mark.parametrize("name", ALLOWED)
+def test_a_parameter_the_plan_does_not_read_may_change(name):
+    make, changed = ALLOWED[name]
+    X, y = _data()
+    est = make()
+    plan = est.plan_for(X, y)
+    prep = est.prepare(X, y, plan)
+    fitted = est.set_params(**changed).fit_prepared(prep, plan)
+    assert fitted.certificate_.epsilon == plan.budget.epsilon
+    if "accountant" in changed:
+        assert fitted.accountant.spent == (plan.budget.epsilon, plan.budget.delta)
+
+
+def test_a_random_state_changed_since_the_plan_is_the_one_the_release_draws_from():
+    """Logistic regression's preparation draws nothing: the release on the plan made at
+    random_state=0 draws from random_state=1, as a fit at random_state=1 (the same solve and
+    noise; rtol 1e-9 covers the solver's rounding on equal problems)."""
+    X, y = _data()
+    est = _logistic()
+    plan = est.plan_for(X, y)
+    prep = est.prepare(X, y, plan)
+    released = est.set_params(random_state=1).fit_prepared(prep, plan)
+    fresh = _logistic().set_params(random_state=1).fit(X, y)
+    np.testing.assert_allclose(released.coef_, fresh.coef_, rtol=1e-9, atol=1e-12)
+
+
+def test_a_random_state_the_preparation_drew_from_may_not_change():
+    """DP k-means draws the components in the preparation: the release continues that stream,
+    so a random_state changed after it is refused by name."""
+    X, y = _data()
+    est = _lm(n_components=2, component_assignment="dp_kmeans")
+    plan = est.plan_for(X, y)
+    prep = est.prepare(X, y, plan)
+    with pytest.raises(ParameterError, match="parameter random_state differs"):
+        est.set_params(random_state=1).fit_prepared(prep, plan)
+
+
+def test_the_plans_parameters_pickle_and_compare_and_the_plan_compares_without_them():
+    X, y = _data()
+    est = _nb(feature_range=np.array([[-1.0, -1.0, -1.0], [1.0, 1.0, 1.0]]).T)
+    plan = est.plan_for(X, y)
+    assert pickle.loads(pickle.dumps(plan.params)) == plan.params
+    assert dict(plan.params)["epsilon"] == 1.0
+    assert est.set_params(epsilon=2.0).plan_for(X, y) != plan  # the budget differs
+    assert _nb().plan_for(X, y) == _nb().set_params(random_state=5).plan_for(X, y)
+
+
+def test_a_plan_of_rows_that_carry_their_ranges_is_not_prepared_on_others():
+    """plan_for on rows that carry their feature ranges plans with those ranges: prepare on an
+    estimator without them (which would clip to its default range) is refused by name, and
+    with them set it goes ahead."""
+    from dpconvex.data import RangedRows
+
+    X, y = _data()
+    rows = RangedRows(X + 1.0, [[0.0, 2.0]] * 3)
+    est = dp.PrivateGaussianNB(classes=[-1, 1], random_state=0)
+    plan = est.plan_for(rows, y)
+    with pytest.raises(ParameterError, match="feature_range differs .* carry their feature"):
+        est.prepare(rows, y, plan)
+    prep = est.set_params(feature_range=[[0.0, 2.0]] * 3).prepare(rows, y, plan)
+    assert prep.template.lo.tolist() == [0.0] * 3
