@@ -2319,9 +2319,9 @@ class PrivateEstimator(BaseEstimator):
             plan = context.plan or self._plan(*data.shape)
         except (DataValidationError, ParameterError) as exc:  # in the name of the fit that plans
             raise signed_refusal(exc, f"{type(self).__name__}.fit") from None
-        # the plan of this fit's parameters (a holder's, followed as it is, e.g. on the label
-        # set the holder set since its plan)
-        plan = dataclasses.replace(plan, params=planned_params(self))
+        if plan.params:  # a holder's plan, made in this fit and followed as it is (e.g. on the
+            # label set the holder set since): not checked against these parameters again
+            plan = dataclasses.replace(plan, params=())
         self._warn(plan)  # public: before anything is held
         # one generator for every step of the fit (e.g. a component assignment, the release):
         # the caller's, else a new one from random_state (as _validate_params checked it)
