@@ -1275,7 +1275,10 @@ class Prepared(Generic[FactsT]):
     :meth:`PrivateEstimator.fit_prepared` draws the release from it, so the fit's steps share
     one stream, as in ``fit``, rather than a second generator of the same ``random_state``
     replaying the first's draws (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness).
-    It is never stored on a model.
+    It is never stored on a model. ``plan`` is the plan it was made for:
+    :meth:`PrivateEstimator.fit_prepared` releases it with that plan only, or, where it is
+    ``reusable``, with a plan that differs from it in what ε sets alone
+    (:func:`check_prepared_plan`).
 
     Parameters
     ----------
@@ -1289,6 +1292,9 @@ class Prepared(Generic[FactsT]):
         Whether another fit may reuse it.
     noise : NoiseSource or None, default=None
         The generator its build drew from.
+    plan : FitPlan or None, default=None
+        The plan it was made for (every ``prepare`` records it; None: made by hand, which
+        :meth:`PrivateEstimator.fit_prepared` refuses).
 
     Examples
     --------
@@ -1307,6 +1313,7 @@ class Prepared(Generic[FactsT]):
     meta: FactsT | None = None
     reusable: bool = True
     noise: NoiseSource | None = None
+    plan: FitPlan | None = None
 
 
 class ClassifierScoreMixin(ClassifierMixin):
@@ -1721,6 +1728,109 @@ def check_planned_params(estimator: Any, plan: FitPlan, caller: str, *,
 
 
 _MISSING = object()
+
+
+#: The fields of a plan that a ``reusable`` preparation may be released with other values of
+#: (:func:`check_prepared_plan`): what ε sets, which the release reads off the plan it is
+#: handed, not off the template: the budget and its shares, the mechanism's calibration, the
+#: notes stating them, and Λ with its rule, which a template holding Λ by its ε rule takes
+#: from the releasing plan (the large-margin learners). A linear model's preparation is
+#: reusable only where no choice reads ε (Λ given), so its plans at every ε have one Λ.
+EPSILON_FIELDS = ("budget", "parts", "mechanism", "notes", "lam", "lam_rule")
+
+#: The fields of a plan a preparation is made from, compared by :func:`check_prepared_plan`.
+_PLAN_FIELDS = ("estimator", "n", "n_classes", "n_features", "template", "options", "learner",
+                "backend", "loss", "vouch", "reads_epsilon", "chosen", "sub_plans", "budget",
+                "parts", "mechanism", "notes", "lam", "lam_rule")
+
+
+def _plan_field_form(plan: FitPlan, name: str) -> Any:
+    """The field ``name`` of ``plan`` in a form that compares by value: a mechanism by its class
+    and the plan's description of it, the binary models' plans by their descriptions."""
+    if name == "mechanism":
+        return type(plan.mechanism).__name__, plan.mechanism_name
+    if name == "sub_plans":
+        return tuple(str(sub_plan) for sub_plan in plan.sub_plans)
+    if name == "notes":
+        return tuple(str(note) for note in plan.notes)
+    if name == "budget":
+        return plan.budget.epsilon, plan.budget.delta
+    if name == "parts":
+        return tuple((key, part.epsilon, part.delta) for key, part in plan.parts.items())
+    return _param_form(getattr(plan, name))
+
+
+def _changed_params(made: FitPlan, plan: FitPlan, free: tuple[str, ...]) -> list[str]:
+    """The parameters, not in ``free``, whose values differ between the two plans."""
+    recorded, current = dict(made.params), dict(plan.params)
+    return [name for name in sorted(set(recorded) | set(current))
+            if name not in free and recorded.get(name, _MISSING) != current.get(name, _MISSING)]
+
+
+def check_prepared_plan(prep: Prepared, plan: FitPlan, caller: str) -> None:
+    """Refuse, by name, to release ``prep`` with a ``plan`` other than the one it was made for
+    (``prep.plan``): its template, Λ, rows and label set are of that plan, and a certificate of
+    another would mis-state the release.
+
+    Accepted: the plan itself; a plan equal to it field by field and made from the same
+    parameters (:data:`RELEASE_PARAMETERS` aside, and ``random_state`` where the preparation
+    drew nothing); and, for a ``reusable`` preparation (its template reads no ε), a plan that
+    differs from it in the :data:`EPSILON_FIELDS` and the ``epsilon`` parameter alone, as
+    :func:`~dpconvex.estimators.sweep.epsilon_sweep` releases one preparation at each ε.
+
+    Parameters
+    ----------
+    prep : Prepared
+        What ``prepare`` built, with the plan it was made for.
+    plan : FitPlan
+        The plan the release is asked to follow.
+    caller : str
+        The call named in the refusal ("PrivateLogisticRegression.fit_prepared").
+
+    Raises
+    ------
+    ParameterError
+        ``prep`` records no plan (made by hand), or was made for a plan that differs from
+        ``plan`` in more than that.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> est = PrivateLogisticRegression(classes=[-1, 1], lam=0.1)
+    >>> plan = est.plan_for(X, y)
+    >>> prep = est.prepare(X, y, plan)
+    >>> check_prepared_plan(prep, est.set_params(epsilon=2.0).plan_for(X, y), "demo")  # reusable
+    >>> check_prepared_plan(prep, est.set_params(lam=0.5).plan_for(X, y), "demo")
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.ParameterError: demo: the preparation was made for another plan (differing: ...
+    """
+    made = prep.plan
+    if made is plan:
+        return
+    if made is None:
+        raise ParameterError(
+            f"{caller}: the preparation records no plan (a Prepared made by hand): its template "
+            "cannot be checked against the plan's. Make it with prepare(X, y, plan).")
+    free = (*RELEASE_PARAMETERS, *(() if prep.noise is not None else ("random_state",)))
+    reused = prep.reusable and not made.sub_plans
+    if reused:
+        free = (*free, "epsilon")
+    fields = [name for name in _PLAN_FIELDS
+              if not (reused and name in EPSILON_FIELDS)
+              and _plan_field_form(made, name) != _plan_field_form(plan, name)]
+    changed = _changed_params(made, plan, free)
+    if not fields and not changed:
+        return
+    differing = ", ".join([*fields, *(f"parameter {name}" for name in changed)])
+    reason = ("" if prep.reusable else
+              "; this preparation is not reusable at another epsilon (a choice of its plan "
+              "reads epsilon, or its build spent budget or drew randomness)")
+    raise ParameterError(
+        f"{caller}: the preparation was made for another plan (differing: {differing})"
+        f"{reason}: its template, lam and rows are of that plan, and the release "
+        "would not be the one this plan's certificate states. Prepare again: "
+        "prepare(X, y, plan) with this plan, then fit_prepared.")
 
 
 class PrivateEstimator(BaseEstimator):
@@ -2161,7 +2271,8 @@ class PrivateEstimator(BaseEstimator):
         ------
         ParameterError
             The estimator prepares and releases inside its fit only (:attr:`fits_only`); a
-            parameter the plan was made with changed since (:func:`check_planned_params`,
+            preparation made for another plan (:func:`check_prepared_plan`, before anything is
+            held); a parameter the plan was made with changed since (:func:`check_planned_params`,
             before anything is held; ``solver``, ``max_iter``, ``verbose`` and ``accountant``
             may change, and ``random_state`` where the preparation drew nothing); a ``solver``,
             ``max_iter`` or ``verbose`` set to a wrong value since the plan; a ``warm_start``
@@ -2183,6 +2294,7 @@ class PrivateEstimator(BaseEstimator):
             raise ParameterError(f"{caller}: {type(self).__name__} {FIT_ONLY}")
         check_context(context, caller)
         check_planned_params(self, plan, caller, drawn=prep.noise is not None)
+        check_prepared_plan(prep, plan, caller)
         # a draft as its schema or ranges, or rows of one (the plan plan_for made on them states it)
         draft = not_public_source(self) is not None or SUGGESTED_SOURCE in plan.notes
         # one stream: the caller's generator, else the preparation's, else one from random_state

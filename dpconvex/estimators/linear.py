@@ -843,6 +843,7 @@ class _PrivateLinearClassifier(
             labels=labels,
             # a fit at another ε reuses it unless a choice of the plan reads ε
             reusable=not plan.reads_epsilon,
+            plan=plan,
         )
 
     def public_template(self, plan: FitPlan) -> LinearERMTemplate:

@@ -393,7 +393,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
                                                     rows.n, rows.p)
         # NoisyGD.run reads the operator (Dask rows per chunk, on the workers)
         template.X, template.y = rows, np.ones(rows.n)
-        return Prepared(template=template, labels=labels, meta=meta)
+        return Prepared(template=template, labels=labels, meta=meta, plan=plan)
 
     def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
         """The dry run's certificate: the calibration's rules and values, nothing appended."""

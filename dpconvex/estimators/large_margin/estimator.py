@@ -461,7 +461,7 @@ default="auto"
         ('LargeMarginSoftmaxTemplate', True)
         """
         say(f"{type(self).__name__}: building the template")
-        prep = self._build(X, y, plan, context)
+        prep = dataclasses.replace(self._build(X, y, plan, context), plan=plan)  # bound to it
         say(f"template built: C = {prep.labels.classes.size}, K = {prep.meta.n_components}, "
                      f"d = {plan.n_features}")
         return prep
