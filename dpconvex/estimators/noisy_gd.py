@@ -174,6 +174,11 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     (True, (1, 3))
     """
 
+    #: The template holds the loss, the row bound and the rows; the release reads the budget,
+    #: the mechanism (its clip and T steps, in ``options``) and the notes off its plan.
+    _fields_read_at_release: ClassVar[tuple[str, ...]] = ("budget", "parts", "mechanism",
+                                                          "notes", "options")
+
     takes_row_mask = True
 
     def __init__(

@@ -45,6 +45,7 @@ from .base import (
     fit_with,
     issued,
     not_public_source,
+    prepared_plan_differences,
     public_label_source,
     state_rows_source,
 )
@@ -363,7 +364,10 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
                     fit_with(model, X, y, context, [(model, noise)], caller=owner)
                     continue
                 with issued(context.inner(noise)) as model_context:  # inside the sweep's hold
-                    if prepared is None or not prepared.reusable:
+                    # one preparation across ε where it serves this plan (reusable, and made
+                    # for a plan that differs from this one in what its release reads alone)
+                    if prepared is None or not prepared.reusable or \
+                            prepared_plan_differences(model, prepared, plan):
                         prepared = model.prepare(X, y, plan, context=model_context)
                         sweep.templates_built += 1
                     # the previous solve's point (a start point only:

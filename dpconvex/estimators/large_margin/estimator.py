@@ -239,6 +239,11 @@ default="auto"
     (4,)
     """
 
+    #: A reusable preparation (K = 1 or public centers) holds the rows and components; the
+    #: release sets Λ by its ε rule from its plan and reads the budget, mechanism and notes.
+    _fields_read_at_release: ClassVar[tuple[str, ...]] = ("budget", "parts", "mechanism",
+                                                          "notes", "lam", "lam_rule")
+
     takes_row_mask = True
 
     def __init__(
