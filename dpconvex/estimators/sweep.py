@@ -245,7 +245,9 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
     A :class:`~dpconvex.estimators.base.PrivateEstimator` is fitted through ``plan`` /
     ``prepare`` / ``fit_prepared``, one prepared template shared across the sweep when it
     spends no budget and does not depend on ε (``Prepared.reusable``; a linear model's: Λ given and
-    no kink smoothed at the half-width ``smoothing="auto"`` chooses from ε); one-vs-rest plans and
+    no kink smoothed at the half-width ``smoothing="auto"`` chooses from ε) and the next plan
+    differs from its own in what the release reads off the plan alone
+    (:func:`~dpconvex.estimators.base.prepared_plan_differences`); one-vs-rest plans and
     other estimators are refitted at each point. The sweep costs the sum of the fits' (ε, δ)
     (``EpsilonSweep.certificate``): a dpconvex estimator's ``accountant`` (a private search's
     ``charged_ledger()``, each of its fits stating its budget by ``budget_for``) holds that sum
