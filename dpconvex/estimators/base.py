@@ -1275,7 +1275,10 @@ class Prepared(Generic[FactsT]):
     :meth:`PrivateEstimator.fit_prepared` draws the release from it, so the fit's steps share
     one stream, as in ``fit``, rather than a second generator of the same ``random_state``
     replaying the first's draws (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness).
-    It is never stored on a model.
+    It is never stored on a model. ``plan`` is the plan it was made for:
+    :meth:`PrivateEstimator.fit_prepared` releases it with that plan only, or, where it is
+    ``reusable``, with a plan that differs from it in what ε sets alone
+    (:func:`prepared_plan_differences`).
 
     Parameters
     ----------
@@ -1289,6 +1292,9 @@ class Prepared(Generic[FactsT]):
         Whether another fit may reuse it.
     noise : NoiseSource or None, default=None
         The generator its build drew from.
+    plan : FitPlan or None, default=None
+        The plan it was made for (every ``prepare`` records it; None: made by hand, which
+        :meth:`PrivateEstimator.fit_prepared` refuses).
 
     Examples
     --------
@@ -1307,6 +1313,7 @@ class Prepared(Generic[FactsT]):
     meta: FactsT | None = None
     reusable: bool = True
     noise: NoiseSource | None = None
+    plan: FitPlan | None = None
 
 
 class ClassifierScoreMixin(ClassifierMixin):
@@ -1723,6 +1730,131 @@ def check_planned_params(estimator: Any, plan: FitPlan, caller: str, *,
 _MISSING = object()
 
 
+#: The fields of a plan a preparation is made for, compared by :func:`prepared_plan_differences`.
+_PLAN_FIELDS = ("estimator", "n", "n_classes", "n_features", "template", "options", "learner",
+                "backend", "loss", "vouch", "reads_epsilon", "chosen", "sub_plans", "budget",
+                "parts", "mechanism", "notes", "lam", "lam_rule")
+
+
+def _plan_field_form(plan: FitPlan, name: str) -> Any:
+    """The field ``name`` of ``plan`` in a form that compares by value: a mechanism by its class
+    and name, the budgets by their (ε, δ), notes and the binary models' plans by their text."""
+    if name == "mechanism":
+        return type(plan.mechanism).__name__, plan.mechanism_name
+    if name == "sub_plans":
+        return tuple(str(sub_plan) for sub_plan in plan.sub_plans)
+    if name == "notes":
+        return tuple(str(note) for note in plan.notes)
+    if name == "budget":
+        return plan.budget.epsilon, plan.budget.delta
+    if name == "parts":
+        return tuple((key, part.epsilon, part.delta) for key, part in plan.parts.items())
+    return _param_form(getattr(plan, name))
+
+
+def prepared_plan_differences(estimator: Any, prep: Prepared, plan: FitPlan) -> list[str]:
+    """What makes ``plan`` another plan than the one ``prep`` was made for (``prep.plan``), by
+    name: its fields and parameters that differ, none where ``prep`` may be released with it.
+
+    ``prep`` may be released with the plan it was made for; with a plan equal to it field by
+    field and made from the same parameters (:data:`RELEASE_PARAMETERS` aside, and
+    ``random_state`` where the preparation drew nothing); and, where ``prep.reusable`` (not
+    one-vs-rest), with a plan made from the same parameters but ``epsilon`` that differs from it
+    in the fields ``estimator._fields_read_at_release`` alone: those of the plan's ε that its
+    template does not hold, which the release reads off the plan it is handed (as
+    :func:`~dpconvex.estimators.sweep.epsilon_sweep` releases one preparation at each ε).
+
+    Parameters
+    ----------
+    estimator : PrivateEstimator
+        The estimator that releases.
+    prep : Prepared
+        What ``prepare`` built, with the plan it was made for.
+    plan : FitPlan
+        The plan the release is to follow.
+
+    Returns
+    -------
+    list of str
+        The differing fields ("lam") and parameters ("parameter epsilon"); ["plan"] where
+        ``prep`` records none (a Prepared made by hand).
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> est = PrivateLogisticRegression(classes=[-1, 1], lam=0.1)
+    >>> prep = est.prepare(X, y, est.plan_for(X, y))
+    >>> prepared_plan_differences(est, prep, est.set_params(epsilon=2.0).plan_for(X, y))
+    []
+    >>> prepared_plan_differences(est, prep, est.set_params(lam=0.5).plan_for(X, y))
+    ['lam', 'parameter lam']
+    """
+    made = prep.plan
+    if made is plan:
+        return []
+    if made is None:
+        return ["plan"]
+    free = (*RELEASE_PARAMETERS, *(() if prep.noise is not None else ("random_state",)))
+    read_at_release: tuple[str, ...] = ()
+    if prep.reusable and not made.sub_plans:
+        free, read_at_release = (*free, "epsilon"), tuple(estimator._fields_read_at_release)
+    fields = [name for name in _PLAN_FIELDS if name not in read_at_release
+              and _plan_field_form(made, name) != _plan_field_form(plan, name)]
+    recorded, current = dict(made.params), dict(plan.params)
+    changed = [name for name in sorted(set(recorded) | set(current))
+               if name not in free and recorded.get(name, _MISSING) != current.get(name, _MISSING)]
+    return [*fields, *(f"parameter {name}" for name in changed)]
+
+
+def check_prepared_plan(estimator: Any, prep: Prepared, plan: FitPlan, caller: str) -> None:
+    """Refuse, by name, to release ``prep`` with a plan other than the one it was made for
+    (:func:`prepared_plan_differences`): its template, Λ, rows and label set are of that plan,
+    and a certificate of another would mis-state the release.
+
+    Parameters
+    ----------
+    estimator : PrivateEstimator
+        The estimator that releases.
+    prep : Prepared
+        What ``prepare`` built, with the plan it was made for.
+    plan : FitPlan
+        The plan the release is asked to follow.
+    caller : str
+        The call named in the refusal ("PrivateLogisticRegression.fit_prepared").
+
+    Raises
+    ------
+    ParameterError
+        ``prep`` records no plan (made by hand), or was made for another plan.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> est = PrivateLogisticRegression(classes=[-1, 1])
+    >>> plan = est.plan_for(X, y)
+    >>> prep = est.prepare(X, y, plan)
+    >>> check_prepared_plan(est, prep, plan, "demo")
+    >>> check_prepared_plan(est, prep, est.set_params(epsilon=2.0).plan_for(X, y), "demo")
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.ParameterError: demo: the preparation was made for another plan (differing: ...
+    """
+    differences = prepared_plan_differences(estimator, prep, plan)
+    if differences == ["plan"]:
+        raise ParameterError(
+            f"{caller}: the preparation records no plan (a Prepared made by hand): its template "
+            "cannot be checked against the plan's. Make it with prepare(X, y, plan).")
+    if differences:
+        reason = ("" if prep.reusable else
+                  "; this preparation serves no other plan (a choice of its plan reads epsilon, "
+                  "or its build spent budget or drew randomness)")
+        raise ParameterError(
+            f"{caller}: the preparation was made for another plan (differing: "
+            f"{', '.join(differences)}){reason}: its template, lam and rows are of that plan, "
+            "and the release would not be the one this plan's certificate states. Prepare "
+            "again: prepare(X, y, plan) with this plan, then fit_prepared.")
+
+
 class PrivateEstimator(BaseEstimator):
     """The base of the private estimators: one validation, a public plan, prepare, release.
 
@@ -1973,6 +2105,12 @@ class PrivateEstimator(BaseEstimator):
     #: refuse it by name; its fit's steps are its ``_prepare_fit`` and ``_release``.
     fits_only: ClassVar[bool] = False
 
+    #: The fields of a plan made at another ε that a ``reusable`` preparation of this estimator
+    #: may be released with (:func:`prepared_plan_differences`): those its template does not
+    #: hold, which its release reads off the plan it is handed. Here the budget and its shares
+    #: (a template that states its plan's notes and mechanism choice holds those).
+    _fields_read_at_release: ClassVar[tuple[str, ...]] = ("budget", "parts")
+
     #: Whether the estimator takes public per-feature ranges (``feature_range``) from rows
     #: that carry them (:class:`~dpconvex.data.RangedRows`) when none are given.
     takes_rows_ranges: ClassVar[bool] = False
@@ -2161,7 +2299,8 @@ class PrivateEstimator(BaseEstimator):
         ------
         ParameterError
             The estimator prepares and releases inside its fit only (:attr:`fits_only`); a
-            parameter the plan was made with changed since (:func:`check_planned_params`,
+            preparation made for another plan (:func:`check_prepared_plan`, before anything is
+            held); a parameter the plan was made with changed since (:func:`check_planned_params`,
             before anything is held; ``solver``, ``max_iter``, ``verbose`` and ``accountant``
             may change, and ``random_state`` where the preparation drew nothing); a ``solver``,
             ``max_iter`` or ``verbose`` set to a wrong value since the plan; a ``warm_start``
@@ -2183,6 +2322,7 @@ class PrivateEstimator(BaseEstimator):
             raise ParameterError(f"{caller}: {type(self).__name__} {FIT_ONLY}")
         check_context(context, caller)
         check_planned_params(self, plan, caller, drawn=prep.noise is not None)
+        check_prepared_plan(self, prep, plan, caller)
         # a draft as its schema or ranges, or rows of one (the plan plan_for made on them states it)
         draft = not_public_source(self) is not None or SUGGESTED_SOURCE in plan.notes
         # one stream: the caller's generator, else the preparation's, else one from random_state

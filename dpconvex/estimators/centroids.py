@@ -1076,7 +1076,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         if rows is not None:  # NOT PRIVATE: the rows scaled down, counted in the summing pass
             template.count_altered(owner, n=X_checked.shape[0])
         # the template states the labels
-        return Prepared(template=template, labels=labels)
+        return Prepared(template=template, labels=labels, plan=plan)
 
     def public_template(self, plan: FitPlan) -> ClassSumTemplate:
         """The class sums' template of ``plan``'s public problem, no rows or labels read (the

@@ -766,7 +766,7 @@ class PrivateGaussianNB(ClassSumEstimator):
         # NOT PRIVATE: for the data holder (dpconvex.collect_diagnostics), counted in the pass
         # that sums the classes (block by block, or per chunk on the Dask workers)
         template.count_altered(owner, n=X_checked.shape[0])
-        return Prepared(template=template, labels=labels)
+        return Prepared(template=template, labels=labels, plan=plan)
 
     def public_template(self, plan: FitPlan) -> ClassMomentTemplate:
         """The class moments' template of ``plan``'s public problem, no rows or labels read

@@ -496,6 +496,11 @@ class LinearPlanMixin:
     template of a plan.
     """
 
+    #: A reusable preparation (no choice of its plan reads ε) holds its plan's Λ, loss and row
+    #: bound; the release reads the budget, the mechanism and the notes off its plan.
+    _fields_read_at_release: ClassVar[tuple[str, ...]] = ("budget", "parts", "mechanism",
+                                                          "notes")
+
     #: The mechanisms ``mechanism=`` offers, and the pair "auto" chooses between by δ.
     mechanism_menu: ClassVar[MechanismMenu] = LINEAR_MENU
 
@@ -843,6 +848,7 @@ class _PrivateLinearClassifier(
             labels=labels,
             # a fit at another ε reuses it unless a choice of the plan reads ε
             reusable=not plan.reads_epsilon,
+            plan=plan,
         )
 
     def public_template(self, plan: FitPlan) -> LinearERMTemplate:

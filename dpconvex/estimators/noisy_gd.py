@@ -174,6 +174,11 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     (True, (1, 3))
     """
 
+    #: The template holds the loss, the row bound and the rows; the release reads the budget,
+    #: the mechanism (its clip and T steps, in ``options``) and the notes off its plan.
+    _fields_read_at_release: ClassVar[tuple[str, ...]] = ("budget", "parts", "mechanism",
+                                                          "notes", "options")
+
     takes_row_mask = True
 
     def __init__(
@@ -393,7 +398,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
                                                     rows.n, rows.p)
         # NoisyGD.run reads the operator (Dask rows per chunk, on the workers)
         template.X, template.y = rows, np.ones(rows.n)
-        return Prepared(template=template, labels=labels, meta=meta)
+        return Prepared(template=template, labels=labels, meta=meta, plan=plan)
 
     def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
         """The dry run's certificate: the calibration's rules and values, nothing appended."""

@@ -1158,6 +1158,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
                                         fit=not is_dask_collection(X_checked)),
             # a fit at another ε reuses it unless a choice of the plan reads ε
             reusable=not plan.reads_epsilon,
+            plan=plan,
         )
 
     def public_template(self, plan: FitPlan) -> LinearERMTemplate:

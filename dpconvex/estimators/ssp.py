@@ -216,7 +216,7 @@ class PrivateLinearRegression(LabelRangeMixin, LinearPlanMixin, PrivateEstimator
             # the certificate's row map: A and b summed per row chunk (Dask rows only)
             notes=(RowMap(dask=True),) if is_dask_collection(X_checked)
             else ())
-        return Prepared(template=template)
+        return Prepared(template=template, plan=plan)
 
     def public_template(self, plan: FitPlan) -> SufficientStatisticsTemplate:
         return SufficientStatisticsTemplate.of_problem(

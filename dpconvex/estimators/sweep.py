@@ -45,6 +45,7 @@ from .base import (
     fit_with,
     issued,
     not_public_source,
+    prepared_plan_differences,
     public_label_source,
     state_rows_source,
 )
@@ -244,7 +245,9 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
     A :class:`~dpconvex.estimators.base.PrivateEstimator` is fitted through ``plan`` /
     ``prepare`` / ``fit_prepared``, one prepared template shared across the sweep when it
     spends no budget and does not depend on ε (``Prepared.reusable``; a linear model's: Λ given and
-    no kink smoothed at the half-width ``smoothing="auto"`` chooses from ε); one-vs-rest plans and
+    no kink smoothed at the half-width ``smoothing="auto"`` chooses from ε) and the next plan
+    differs from its own in what the release reads off the plan alone
+    (:func:`~dpconvex.estimators.base.prepared_plan_differences`); one-vs-rest plans and
     other estimators are refitted at each point. The sweep costs the sum of the fits' (ε, δ)
     (``EpsilonSweep.certificate``): a dpconvex estimator's ``accountant`` (a private search's
     ``charged_ledger()``, each of its fits stating its budget by ``budget_for``) holds that sum
@@ -363,7 +366,10 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
                     fit_with(model, X, y, context, [(model, noise)], caller=owner)
                     continue
                 with issued(context.inner(noise)) as model_context:  # inside the sweep's hold
-                    if prepared is None or not prepared.reusable:
+                    # one preparation across ε where it serves this plan (reusable, and made
+                    # for a plan that differs from this one in what its release reads alone)
+                    if prepared is None or not prepared.reusable or \
+                            prepared_plan_differences(model, prepared, plan):
                         prepared = model.prepare(X, y, plan, context=model_context)
                         sweep.templates_built += 1
                     # the previous solve's point (a start point only:

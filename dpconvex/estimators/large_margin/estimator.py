@@ -239,6 +239,11 @@ default="auto"
     (4,)
     """
 
+    #: A reusable preparation (K = 1 or public centers) holds the rows and components; the
+    #: release sets Λ by its ε rule from its plan and reads the budget, mechanism and notes.
+    _fields_read_at_release: ClassVar[tuple[str, ...]] = ("budget", "parts", "mechanism",
+                                                          "notes", "lam", "lam_rule")
+
     takes_row_mask = True
 
     def __init__(
@@ -461,7 +466,7 @@ default="auto"
         ('LargeMarginSoftmaxTemplate', True)
         """
         say(f"{type(self).__name__}: building the template")
-        prep = self._build(X, y, plan, context)
+        prep = dataclasses.replace(self._build(X, y, plan, context), plan=plan)  # bound to it
         say(f"template built: C = {prep.labels.classes.size}, K = {prep.meta.n_components}, "
                      f"d = {plan.n_features}")
         return prep
