@@ -175,3 +175,17 @@ def test_a_plan_of_rows_that_carry_their_ranges_is_not_prepared_on_others():
         est.prepare(rows, y, plan)
     prep = est.set_params(feature_range=[[0.0, 2.0]] * 3).prepare(rows, y, plan)
     assert prep.template.lo.tolist() == [0.0] * 3
+
+
+def test_prepare_on_dask_rows_refuses_parameters_changed_since_the_plan():
+    """Dask rows are prepared on the plan's parameters too: a data_norm changed since the plan
+    (the rows clipped and scaled by it) is refused before the rows are read."""
+    da = pytest.importorskip("dask.array")
+    X, y = _data()
+    est = _lm(data_norm=1.0)
+    plan = est.plan(len(X), 2, X.shape[1])
+    est.set_params(data_norm=50.0)
+    with pytest.raises(ParameterError, match="prepare: the parameter data_norm differs"):
+        est.prepare(da.from_array(X, chunks=10), da.from_array(y, chunks=10), plan)
+    prep = est.set_params(data_norm=1.0).prepare(da.from_array(X, chunks=10), y, plan)
+    assert est.fit_prepared(prep, plan).certificate_.epsilon == plan.budget.epsilon

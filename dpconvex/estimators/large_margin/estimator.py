@@ -61,6 +61,7 @@ from ..base import (
     Prepared,
     PrivateEstimator,
     Vouch,
+    check_planned_params,
     keep_argmax,
 )
 from ..centroids import CENTROID_MENU
@@ -470,6 +471,9 @@ default="auto"
         if is_dask_collection(X):  # the same template over rows on the Dask workers
             from .dask import build_dask
 
+            # the plan's parameters, as _check_data holds them for rows in memory (build_dask
+            # serves certify too, which has no plan)
+            check_planned_params(self, plan, f"{type(self).__name__}.prepare")
             return build_dask(self, X, y, lam=plan.lam, context=context)
         X_checked, labels, C, K = self._check_data(X, y, plan, context)
         class_indices = labels.index
