@@ -245,3 +245,17 @@ def test_a_sub_plan_refused_says_the_classes_it_was_made_with():
     est.set_params(classes=[0, 1])
     assert est.fit_prepared(est.prepare(X, labels, sub), sub).certificate_.epsilon == (
         sub.budget.epsilon)
+
+
+def test_a_preparation_that_draws_refuses_a_random_state_changed_since_the_plan():
+    """DP k-means draws in the preparation: a random_state set before it is refused there, so
+    no draw under another seed reaches the release once it is set back."""
+    X, y = _data()
+    est = _lm(n_components=2, component_assignment="dp_kmeans")
+    plan = est.plan_for(X, y)
+    est.set_params(random_state=1)
+    with pytest.raises(ParameterError, match=r"prepare: the parameter random_state differs .*"
+                                             r"plan's: random_state=0"):
+        est.prepare(X, y, plan)
+    prep = est.set_params(random_state=0).prepare(X, y, plan)
+    assert est.fit_prepared(prep, plan).certificate_.epsilon == plan.budget.epsilon

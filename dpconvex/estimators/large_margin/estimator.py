@@ -484,6 +484,11 @@ default="auto"
         if plan.learner == CENTROID_LEARNER:  # no template; rebuilt at each fit of a sweep
             return Prepared(template=None, labels=labels, reusable=False,
                             meta=dataclasses.replace(facts, rows=clipped))
+        method = self.component_assignment or "nearest_public_center"
+        if context.noise is None and K != 1 and method != "nearest_public_center":
+            # the assignment draws from random_state (the release continues that stream): the
+            # plan's, as fit_prepared holds it
+            check_planned_params(self, plan, f"{type(self).__name__}.prepare", drawn=True)
         kmeans = plan.parts.get(KMEANS)  # DP k-means's share of ε (private fits with K > 1)
         # the fit's generator (set by the skeleton), for both steps; a public prepare's from
         # random_state, checked here
