@@ -299,29 +299,6 @@ class Vouch(Constraint):
     ('curvature',)
     """
 
-    @staticmethod
-    def names(value: str | tuple[str, ...] | list[str]) -> tuple[str, ...]:
-        """The names of a ``vouch`` value, as a tuple: a single name is a tuple of one
-        (:func:`~dpconvex.privacy.declarations.vouch_names`, the rule of every reader of
-        ``vouch``; the value is not checked: :meth:`check`).
-
-        Parameters
-        ----------
-        value : str, tuple or list of str
-            A name, or names.
-
-        Returns
-        -------
-        tuple of str
-
-        Examples
-        --------
-        >>> from dpconvex.estimators.base import Vouch
-        >>> Vouch.names("curvature"), Vouch.names(["curvature", "grad_bound"]), Vouch.names(())
-        (('curvature',), ('curvature', 'grad_bound'), ())
-        """
-        return vouch_names(value)
-
     def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
         """``value`` checked against this constraint, or the refusal naming it.
 
@@ -351,9 +328,9 @@ class Vouch(Constraint):
         ('curvature',)
         """
         if not isinstance(value, (str, tuple, list)) or any(
-                v not in VOUCHABLE for v in self.names(value)):
+                v not in VOUCHABLE for v in vouch_names(value)):
             raise self.refusal(name, value, owner, noun)
-        return self.names(value)
+        return vouch_names(value)
 
     def __str__(self) -> str:
         return f"a tuple of names from dpconvex.privacy.declarations.VOUCHABLE {VOUCHABLE}"
