@@ -1637,8 +1637,8 @@ def _numbers_form(array: np.ndarray) -> tuple[Any, ...]:
     all exactly and as int64 ("ints") where it does not, bools as bools. An axis of stride 0 (a
     view that broadcasts one range to every feature) is hashed once, with the shape and a
     "broadcast" tag naming such axes: the view is never made whole or read row by row."""
-    broadcast = tuple(axis for axis in range(array.ndim)
-                      if array.strides[axis] == 0 and array.shape[axis] > 1)
+    broadcast = tuple(axis for axis in range(array.ndim) if array.size
+                      and array.strides[axis] == 0 and array.shape[axis] > 1)
     core = array[tuple(0 if axis in broadcast else slice(None) for axis in range(array.ndim))]
     kind, dtype = "numbers", np.dtype(np.float64)
     if core.dtype.kind == "b":
