@@ -299,29 +299,6 @@ class Vouch(Constraint):
     ('curvature',)
     """
 
-    @staticmethod
-    def names(value: str | tuple[str, ...] | list[str]) -> tuple[str, ...]:
-        """The names of a ``vouch`` value, as a tuple: a single name is a tuple of one
-        (:func:`~dpconvex.privacy.declarations.vouch_names`, the rule of every reader of
-        ``vouch``; the value is not checked: :meth:`check`).
-
-        Parameters
-        ----------
-        value : str, tuple or list of str
-            A name, or names.
-
-        Returns
-        -------
-        tuple of str
-
-        Examples
-        --------
-        >>> from dpconvex.estimators.base import Vouch
-        >>> Vouch.names("curvature"), Vouch.names(["curvature", "grad_bound"]), Vouch.names(())
-        (('curvature',), ('curvature', 'grad_bound'), ())
-        """
-        return vouch_names(value)
-
     def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
         """``value`` checked against this constraint, or the refusal naming it.
 
@@ -351,9 +328,9 @@ class Vouch(Constraint):
         ('curvature',)
         """
         if not isinstance(value, (str, tuple, list)) or any(
-                v not in VOUCHABLE for v in self.names(value)):
+                v not in VOUCHABLE for v in vouch_names(value)):
             raise self.refusal(name, value, owner, noun)
-        return self.names(value)
+        return vouch_names(value)
 
     def __str__(self) -> str:
         return f"a tuple of names from dpconvex.privacy.declarations.VOUCHABLE {VOUCHABLE}"
@@ -1513,6 +1490,8 @@ class FitPlan:
         settings), each in a form that pickles and compares (:func:`planned_params`);
         ``prepare`` and ``fit_prepared`` refuse an estimator whose parameters differ from
         them (:func:`check_planned_params`). Neither printed nor compared with the plan.
+        An object parameter other than an estimator is recorded by its repr: one changed in
+        place (a user's loss whose bounds are set on the same object) may not be seen.
 
     Examples
     --------
@@ -1601,23 +1580,39 @@ RELEASE_PARAMETERS = ("solver", "max_iter", "verbose", "accountant")
 #: The rows of an array parameter hashed at a time (:func:`_param_form`).
 _HASHED_ROWS = 4096
 
+#: The integers float64 holds exactly: an integer array within them is hashed as its floats (so
+#: (-1, 1) and np.array([-1.0, 1.0]) compare equal), one beyond them as its integers.
+_EXACT_INT = 2**53
+
+
+@dataclass(frozen=True)
+class _Recorded:
+    """A parameter as a plan records it: ``form`` (:func:`_param_form`), compared, and
+    ``shown``, its description for a refusal (:func:`describe_value`), not compared."""
+
+    form: Any
+    shown: str = field(compare=False)
+
 
 def _param_form(value: Any) -> Any:
     """``value`` in a form that pickles and compares by value: numbers, strings and None as
-    they are; numbers in an array, list or tuple by their shape and the SHA-256 of their float64
-    values (so (-1, 1) and np.array([-1.0, 1.0]) compare equal; no copy of them kept); other
-    sequences and mappings entry by entry, an estimator by its class and parameters, anything
-    else by its repr."""
+    they are; numbers in an array, list, tuple or pandas Index or Series by their shape and the
+    SHA-256 of their values (:func:`_numbers_form`; no copy of them kept); other sequences and
+    mappings entry by entry, an estimator by its class and parameters, anything else by its
+    repr (an object changed in place, e.g. a user's loss whose bounds are set on the same
+    object, is seen only where its repr changes)."""
     if isinstance(value, np.generic):
         value = value.item()
     if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
         return value
+    if _is_pandas_vector(value):  # an Index or Series: by its values
+        value = value.to_numpy()
     if isinstance(value, (np.ndarray, list, tuple)):
         numbers_in = _numbers_in(value)
         if numbers_in is not None:
             return _numbers_form(numbers_in)
         items = value.tolist() if isinstance(value, np.ndarray) else value
-        return (type(value).__name__, tuple(_param_form(item) for item in items))
+        return ("sequence", tuple(_param_form(item) for item in items))
     if isinstance(value, Mapping):
         return ("mapping", tuple((repr(key), _param_form(item)) for key, item in value.items()))
     if hasattr(value, "get_params") and not isinstance(value, type):
@@ -1625,9 +1620,15 @@ def _param_form(value: Any) -> Any:
     return repr(value)
 
 
+def _is_pandas_vector(value: Any) -> bool:
+    """Whether ``value`` is a pandas Index or Series (pandas is not imported here)."""
+    return (type(value).__module__.partition(".")[0] == "pandas"
+            and getattr(value, "ndim", None) == 1 and hasattr(value, "to_numpy"))
+
+
 def _numbers_in(value: Any) -> np.ndarray | None:
-    """``value`` as an array of real numbers (an array as it is), else None (strings, objects,
-    ragged or empty sequences)."""
+    """``value`` as an array of real numbers or bools (an array as it is), else None (strings,
+    objects, ragged or empty sequences)."""
     if isinstance(value, np.ndarray):
         return value if value.dtype.kind in "biuf" else None
     try:
@@ -1637,20 +1638,50 @@ def _numbers_in(value: Any) -> np.ndarray | None:
     return array if array.dtype.kind in "biuf" and array.size else None
 
 
-def _numbers_form(array: np.ndarray) -> tuple[str, tuple[int, ...], str]:
-    """The shape and the SHA-256 of the float64 values of ``array``, hashed a block of rows at a
-    time (a view that broadcasts one range to every feature is never made whole)."""
-    digest = hashlib.sha256()
-    rows = array.reshape(1, -1) if array.ndim < 1 else array
+def _numbers_form(array: np.ndarray) -> tuple[Any, ...]:
+    """The kind, shape and SHA-256 of the values of ``array``, hashed a block of rows at a
+    time: floats as float64 with -0.0 read as 0.0, integers as float64 where float64 holds them
+    all exactly and as int64 ("ints") where it does not, bools as bools. An axis of stride 0 (a
+    view that broadcasts one range to every feature) is hashed once, with the shape and a
+    "broadcast" tag naming such axes: the view is never made whole or read row by row."""
+    broadcast = tuple(axis for axis in range(array.ndim) if array.size
+                      and array.strides[axis] == 0 and array.shape[axis] > 1)
+    core = array[tuple(0 if axis in broadcast else slice(None) for axis in range(array.ndim))]
+    kind, dtype = "numbers", np.dtype(np.float64)
+    if core.dtype.kind == "b":
+        kind, dtype = "bools", np.dtype(np.bool_)
+    elif core.dtype.kind in "iu" and core.size and not (
+            -_EXACT_INT <= core.min() and core.max() <= _EXACT_INT):
+        kind = "ints"
+        dtype = np.dtype(np.int64 if core.max() <= np.iinfo(np.int64).max else np.uint64)
+    digest = hashlib.sha256(dtype.str.encode() if kind == "ints" else b"")
+    rows = core.reshape(1, -1) if core.ndim < 1 else core
     for start in range(0, rows.shape[0], _HASHED_ROWS):
-        block = rows[start:start + _HASHED_ROWS]
-        digest.update(np.ascontiguousarray(block, dtype=np.float64).tobytes())
-    return ("numbers", tuple(array.shape), digest.hexdigest())
+        block = np.ascontiguousarray(rows[start:start + _HASHED_ROWS], dtype=dtype)
+        if kind == "numbers":
+            block = block + 0.0  # -0.0 as 0.0 (equal numbers, one form)
+        digest.update(block.tobytes())
+    shape = tuple(array.shape)
+    if broadcast:
+        return (kind, shape, digest.hexdigest(), "broadcast", broadcast)
+    return (kind, shape, digest.hexdigest())
+
+
+def _recorded(value: Any) -> Any:
+    """``value`` as a plan records it: a number, string or None as it is, anything else as a
+    :class:`_Recorded` (its form, and its description for a refusal)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
+        return value
+    return _Recorded(_param_form(value), describe_value(value))
 
 
 def planned_params(estimator: Any) -> tuple[tuple[str, Any], ...]:
     """The parameters of ``estimator`` (``get_params(deep=False)``, by name) in the form a
-    :class:`FitPlan` records them: each value as it pickles and compares.
+    :class:`FitPlan` records them: each value as it pickles and compares (a number, string or
+    None as it is; an array or list of numbers by the hash of its values; an object other than
+    an estimator by its repr), with a description for a refusal.
 
     Parameters
     ----------
@@ -1668,17 +1699,21 @@ def planned_params(estimator: Any) -> tuple[tuple[str, Any], ...]:
     >>> dict(planned_params(PrivateLogisticRegression(epsilon=2.0)))["epsilon"]
     2.0
     """
-    return tuple((name, _param_form(value))
+    return tuple((name, _recorded(value))
                  for name, value in sorted(estimator.get_params(deep=False).items()))
 
 
 def check_planned_params(estimator: Any, plan: FitPlan, caller: str, *,
                          drawn: bool = False) -> None:
     """Refuse, by name, the parameters of ``estimator`` that differ from those ``plan`` was made
-    from (a ``set_params`` since :meth:`~PrivateEstimator.plan`): the plan's budget, mechanism,
-    Λ, template and certificate are of its parameters, and the release would follow neither.
-    The :data:`RELEASE_PARAMETERS` may differ, and ``random_state`` unless ``drawn`` (the
-    preparation drew from it).
+    from (a ``set_params`` since :meth:`~PrivateEstimator.plan`), saying the plan's value of
+    each: the plan's budget, mechanism, Λ, template and certificate are of its parameters, and
+    the release would follow neither. The :data:`RELEASE_PARAMETERS` may differ, and
+    ``random_state`` unless ``drawn`` (the preparation draws or drew from it).
+
+    Parameters are compared by value (:func:`planned_params`); an object other than an
+    estimator by its repr, so one changed in place (a user's :class:`~dpconvex.objectives.Loss`
+    whose bounds are set on the same object) is seen only where its repr changes.
 
     Parameters
     ----------
@@ -1689,7 +1724,7 @@ def check_planned_params(estimator: Any, plan: FitPlan, caller: str, *,
     caller : str
         The call named in the refusal ("PrivateLogisticRegression.fit_prepared").
     drawn : bool, default=False
-        Whether the preparation drew from the estimator's ``random_state``.
+        Whether the preparation draws or drew from the estimator's ``random_state``.
 
     Raises
     ------
@@ -1718,13 +1753,21 @@ def check_planned_params(estimator: Any, plan: FitPlan, caller: str, *,
         names = ", ".join(changed)
         which = (f"parameter {names} differs from the one" if len(changed) == 1
                  else f"parameters {names} differ from those")
+        planned = ", ".join(f"{name}={_shown(recorded.get(name, _MISSING))}" for name in changed)
         ranged = ("; or plan_for on rows that carry their feature ranges, which plans with them"
                   if "feature_range" in changed else "")
         raise ParameterError(
-            f"{caller}: the {which} the plan was made with (a set_params since the plan"
-            f"{ranged}): the plan's budget, mechanism, template and certificate are of its "
-            "parameters. Call plan_for(X, y) (or plan) and prepare again with these parameters, "
-            "or set them to the plan's.")
+            f"{caller}: the {which} the plan was made with (the plan's: {planned}; a set_params "
+            f"since the plan{ranged}): the plan's budget, mechanism, template and certificate "
+            "are of its parameters. Call plan_for(X, y) (or plan) and prepare again with these "
+            "parameters, or set them to the plan's.")
+
+
+def _shown(recorded: Any) -> str:
+    """A recorded parameter (:func:`_recorded`) described for a refusal."""
+    if recorded is _MISSING:
+        return "not a parameter"
+    return recorded.shown if isinstance(recorded, _Recorded) else describe_value(recorded)
 
 
 _MISSING = object()
@@ -1961,9 +2004,8 @@ class PrivateEstimator(BaseEstimator):
         """
         # what classes= or a regression states, n_classes against classes (as certify), and
         # each fact checked
-        plan = self.plan_checked(*_given_shape(self, n, n_classes, n_features, "plan"))
-        # the parameters of this estimator (a plan_checked made of another's plan states its)
-        return dataclasses.replace(plan, params=planned_params(self))
+        # stamped with this estimator's parameters by plan_checked (planned_params)
+        return self.plan_checked(*_given_shape(self, n, n_classes, n_features, "plan"))
 
     def plan_checked(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """:meth:`plan` on a public shape already checked: the plan a fit that holds this

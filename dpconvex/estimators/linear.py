@@ -74,6 +74,7 @@ from ..privacy.certificate import (
     SmoothingRule,
 )
 from ..privacy.composition import compose_sequential
+from ..privacy.declarations import vouch_names
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
 from ..privacy.release import _release_checked
@@ -651,7 +652,7 @@ class LinearPlanMixin:
                      "fit_intercept": bool(self.fit_intercept),
                      "intercept_scaling": float(self.intercept_scaling),
                      **({} if smoothing is None else {"smoothing h": smoothing.h})},
-            loss=loss, vouch=Vouch.names(vouch),
+            loss=loss, vouch=vouch_names(vouch),
             reads_epsilon=isinstance(self.lam, str) or smoothing_note is not None)
 
     def _auto_form(self, gaussian: Mechanism, budget: Budget, loss: Loss, n: int, q: float,

@@ -175,3 +175,87 @@ def test_a_plan_of_rows_that_carry_their_ranges_is_not_prepared_on_others():
         est.prepare(rows, y, plan)
     prep = est.set_params(feature_range=[[0.0, 2.0]] * 3).prepare(rows, y, plan)
     assert prep.template.lo.tolist() == [0.0] * 3
+
+
+def test_prepare_on_dask_rows_refuses_parameters_changed_since_the_plan():
+    """Dask rows are prepared on the plan's parameters too: a data_norm changed since the plan
+    (the rows clipped and scaled by it) is refused before the rows are read."""
+    da = pytest.importorskip("dask.array")
+    X, y = _data()
+    est = _lm(data_norm=1.0)
+    plan = est.plan(len(X), 2, X.shape[1])
+    est.set_params(data_norm=50.0)
+    with pytest.raises(ParameterError, match="prepare: the parameter data_norm differs"):
+        est.prepare(da.from_array(X, chunks=10), da.from_array(y, chunks=10), plan)
+    prep = est.set_params(data_norm=1.0).prepare(da.from_array(X, chunks=10), y, plan)
+    assert est.fit_prepared(prep, plan).certificate_.epsilon == plan.budget.epsilon
+
+
+def test_equal_numbers_compare_equal_and_unequal_integers_differ():
+    """-0.0 is 0.0; integers float64 cannot tell apart (beyond 2**53) are told apart; a pandas
+    Index is read by its values."""
+    import pandas as pd
+
+    from dpconvex.estimators.base import check_planned_params
+
+    X, y = _data()
+    est = _nb(feature_range=[[-1.0, 0.0]] * 3)
+    plan = est.plan_for(X, y)
+    est.set_params(feature_range=np.array([[-1.0, -0.0]] * 3))
+    assert est.prepare(X, y, plan).template.lo.tolist() == [-1.0] * 3
+    est = _logistic().set_params(classes=[0, 2**53 + 1])
+    plan = est.plan(40, 2, 3)
+    check_planned_params(est.set_params(classes=np.array([0, 2**53 + 1])), plan, "demo")
+    with pytest.raises(ParameterError, match=r"classes differs .*plan's: classes=\[0, 9007"):
+        check_planned_params(est.set_params(classes=[0, 2**53]), plan, "demo")
+    est = _logistic()
+    plan = est.plan(40, 2, 3)
+    check_planned_params(est.set_params(classes=pd.Index([-1, 1])), plan, "demo")
+    check_planned_params(est.set_params(classes=(-1.0, 1.0)), plan, "demo")
+    with pytest.raises(ParameterError, match="classes differs"):
+        check_planned_params(est.set_params(classes=pd.Index([1, -1])), plan, "demo")
+
+
+def test_a_range_broadcast_to_every_feature_is_hashed_once():
+    """A stride-0 view (one range for every feature) is recorded by its one row, its shape and
+    the axes it broadcasts: the digest is that of the row's 16 bytes, so none of the 10**8 rows
+    of the view is read."""
+    import hashlib
+
+    from dpconvex.estimators.base import _numbers_form
+
+    pair = np.array([-1.0, 1.0])
+    row = hashlib.sha256(pair.tobytes()).hexdigest()
+    wide = _numbers_form(np.broadcast_to(pair, (10**8, 2)))
+    assert wide == ("numbers", (10**8, 2), row, "broadcast", (0,))
+    assert _numbers_form(np.broadcast_to(pair, (3, 2))) == ("numbers", (3, 2), row, "broadcast",
+                                                            (0,))
+
+
+def test_a_sub_plan_refused_says_the_classes_it_was_made_with():
+    """Each binary plan of a one-vs-rest plan records its binary model's classes: a binary
+    estimator with other classes is refused, with the classes to set."""
+    X, y = _data(300)
+    plan = dp.PrivateLinearClassifier(classes=[0, 1, 2]).plan(300, 3, 3)
+    sub = plan.sub_plans[0]
+    est = dp.PrivateLinearClassifier(classes=[-1, 1], epsilon=sub.budget.epsilon)
+    with pytest.raises(ParameterError, match=r"classes differs .*plan's: classes=\[0, 1\]"):
+        est.prepare(X, y, sub)
+    labels = np.where(y == -1, 0, 1)
+    est.set_params(classes=[0, 1])
+    assert est.fit_prepared(est.prepare(X, labels, sub), sub).certificate_.epsilon == (
+        sub.budget.epsilon)
+
+
+def test_a_preparation_that_draws_refuses_a_random_state_changed_since_the_plan():
+    """DP k-means draws in the preparation: a random_state set before it is refused there, so
+    no draw under another seed reaches the release once it is set back."""
+    X, y = _data()
+    est = _lm(n_components=2, component_assignment="dp_kmeans")
+    plan = est.plan_for(X, y)
+    est.set_params(random_state=1)
+    with pytest.raises(ParameterError, match=r"prepare: the parameter random_state differs .*"
+                                             r"plan's: random_state=0"):
+        est.prepare(X, y, plan)
+    prep = est.set_params(random_state=0).prepare(X, y, plan)
+    assert est.fit_prepared(prep, plan).certificate_.epsilon == plan.budget.epsilon

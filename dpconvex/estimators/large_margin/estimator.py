@@ -61,6 +61,7 @@ from ..base import (
     Prepared,
     PrivateEstimator,
     Vouch,
+    check_planned_params,
     keep_argmax,
 )
 from ..centroids import CENTROID_MENU
@@ -475,6 +476,9 @@ default="auto"
         if is_dask_collection(X):  # the same template over rows on the Dask workers
             from .dask import build_dask
 
+            # the plan's parameters, as _check_data holds them for rows in memory (build_dask
+            # serves certify too, which has no plan)
+            check_planned_params(self, plan, f"{type(self).__name__}.prepare")
             return build_dask(self, X, y, lam=plan.lam, context=context)
         X_checked, labels, C, K = self._check_data(X, y, plan, context)
         class_indices = labels.index
@@ -485,6 +489,11 @@ default="auto"
         if plan.learner == CENTROID_LEARNER:  # no template; rebuilt at each fit of a sweep
             return Prepared(template=None, labels=labels, reusable=False,
                             meta=dataclasses.replace(facts, rows=clipped))
+        method = self.component_assignment or "nearest_public_center"
+        if context.noise is None and K != 1 and method != "nearest_public_center":
+            # the assignment draws from random_state (the release continues that stream): the
+            # plan's, as fit_prepared holds it
+            check_planned_params(self, plan, f"{type(self).__name__}.prepare", drawn=True)
         kmeans = plan.parts.get(KMEANS)  # DP k-means's share of ε (private fits with K > 1)
         # the fit's generator (set by the skeleton), for both steps; a public prepare's from
         # random_state, checked here

@@ -34,6 +34,7 @@ from ...objectives.losses import Frobenius, HuberHinge
 from ...privacy.budget import Budget, default_delta, remaining
 from ...privacy.certificate import Certificate, LamRule, Line, RowMap
 from ...privacy.composition import compose_sequential
+from ...privacy.declarations import vouch_names
 from ...privacy.mechanisms import Mechanism, MechanismMenu
 from ...privacy.mechanisms.base import (
     at_modulus,
@@ -56,7 +57,7 @@ from ...solvers import get_backend
 from ...templates.feature_map import check_feature_options, feature_map_of
 from ...templates.large_margin import LargeMarginGaussianTemplate, MatrixTerm
 from ...templates.large_margin_softmax import LargeMarginSoftmaxTemplate
-from ..base import NO_CONTEXT, FitPlan, Prepared, Vouch, issued
+from ..base import NO_CONTEXT, FitPlan, Prepared, issued
 from .centroid import centroid_estimator, centroid_notes, check_centroid_params, row_notes
 from .components import ComponentAssignment, planned_assignment
 
@@ -843,7 +844,7 @@ def plan_fit(est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
         estimator=type(est).__name__, n=n, n_classes=C, n_features=p,
         template=TEMPLATES[learner], learner=learner, mechanism=mechanism, budget=total,
         parts=parts, lam=lam, lam_rule=rule, backend=backend, options=options,
-        notes=tuple(notes), vouch=Vouch.names(est.vouch))
+        notes=tuple(notes), vouch=vouch_names(est.vouch))
 
 
 def public_template(est: LargeMarginSettings, plan: FitPlan) -> Template:
