@@ -2003,9 +2003,11 @@ class PrivateEstimator(BaseEstimator):
         (500, 2, 3)
         """
         # what classes= or a regression states, n_classes against classes (as certify), and
-        # each fact checked
-        # stamped with this estimator's parameters by plan_checked (planned_params)
-        return self.plan_checked(*_given_shape(self, n, n_classes, n_features, "plan"))
+        # each fact checked; the plan handed to the caller records the parameters it was made
+        # from, which its prepare and fit_prepared compare (a holder's plan_checked, followed
+        # within its fit, records none)
+        plan = self.plan_checked(*_given_shape(self, n, n_classes, n_features, "plan"))
+        return dataclasses.replace(plan, params=planned_params(self))
 
     def plan_checked(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """:meth:`plan` on a public shape already checked: the plan a fit that holds this
@@ -2036,11 +2038,10 @@ class PrivateEstimator(BaseEstimator):
         """
         self._validate_params(planned=True)
         try:
-            plan = self._plan(n, n_classes, n_features)
+            return self._plan(n, n_classes, n_features)
         except MemoryError:
             caller = f"{type(self).__name__}.plan"
             raise _beyond_memory(caller, n_classes, n_features) from None
-        return dataclasses.replace(plan, params=planned_params(self))
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         raise NotImplementedError

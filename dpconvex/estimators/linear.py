@@ -13,6 +13,7 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from collections.abc import Callable
@@ -106,6 +107,7 @@ from .base import (
     hold_plan,
     issued,
     keep_argmax,
+    planned_params,
 )
 
 if TYPE_CHECKING:
@@ -186,7 +188,10 @@ class OneVsRestMixin:
 
     def _plan_ovr(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """The plan of C binary models, each with ε/C (and δ/C), composed sequentially."""
-        binary_plan = self._binary_clone(n_classes).plan_checked(n, 2, n_features)
+        binary = self._binary_clone(n_classes)
+        # each sub-plan records its binary model's parameters: the caller may prepare one on it
+        binary_plan = dataclasses.replace(binary.plan_checked(n, 2, n_features),
+                                          params=planned_params(binary))
         # a private one: the δ the C models spend (0 in their pure form)
         total = binary_plan.budget
         if total.private:

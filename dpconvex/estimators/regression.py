@@ -102,7 +102,6 @@ from .base import (
     fill_docs,
     fit_part,
     issued,
-    planned_params,
     state_rows_source,
 )
 from .linear import LinearPlanMixin, design_rows
@@ -543,7 +542,6 @@ class LabelRangeMixin(RegressionScoreMixin):
                 *(n for n in model.notes if not isinstance(n, LabelSource)),
                 PRIVATE_RANGE_NOTE.format(share=spec.share),
             ),
-            params=planned_params(self),  # this estimator's, not its inner model's
         )
 
     def _certify_routed(self, X: Any, y: Any, shape: dict[str, Any], context: FitContext) -> Any:
@@ -1028,7 +1026,6 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
             budget=Budget(epsilon, model.budget.delta),
             parts={"label center": Budget(eps_center), "model": model.budget},
             notes=(*model.notes, CENTER_NOTE.format(share=share)),
-            params=planned_params(self),  # this estimator's, not its inner model's
         )
 
     def _certify_routed(self, X: Any, y: Any, shape: dict[str, Any], context: FitContext) -> Any:
