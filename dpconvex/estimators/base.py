@@ -1489,8 +1489,10 @@ class FitPlan:
         The parameters of the estimator the plan was made from (public: the caller's
         settings), each in a form that pickles and compares (:func:`planned_params`);
         ``prepare`` and ``fit_prepared`` refuse an estimator whose parameters differ from
-        them (:func:`check_planned_params`). Neither printed nor compared with the plan.
-        An object parameter other than an estimator is recorded by its repr: one changed in
+        them (:func:`check_planned_params`). Recorded in the plan :meth:`~PrivateEstimator.plan`
+        hands to its caller (and a one-vs-rest plan's binary sub-plans); empty, and not
+        checked, in a plan a fit makes for itself or a part within it. Neither printed nor
+        compared with the plan. An object parameter other than an estimator is recorded by its repr: one changed in
         place (a user's loss whose bounds are set on the same object) may not be seen.
 
     Examples
