@@ -1492,8 +1492,9 @@ class FitPlan:
         them (:func:`check_planned_params`). Recorded in the plan :meth:`~PrivateEstimator.plan`
         hands to its caller (and a one-vs-rest plan's binary sub-plans); empty, and not
         checked, in a plan a fit makes for itself or a part within it. Neither printed nor
-        compared with the plan. An object parameter other than an estimator is recorded by its repr: one changed in
-        place (a user's loss whose bounds are set on the same object) may not be seen.
+        compared with the plan. An object parameter other than an estimator is recorded by
+        its repr: one changed in place (a user's loss whose bounds are set on the same
+        object) may not be seen.
 
     Examples
     --------
