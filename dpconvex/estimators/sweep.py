@@ -333,9 +333,12 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
     models = [[type(estimator)(**params).set_params(
         epsilon=epsilon, random_state=stored, **dict.fromkeys(ledgers))
         for _ in range(runs)] for epsilon in epsilon_grid]
-    # a label range released inside the fit has no plan before it: the fit's dry run
-    # (certify, public shape only) states its whole budget, and it is fitted as a plain fit
-    later = planned and private_bounds(params.get("label_range")) is not None
+    # a label range released inside the fit has no plan before it, and rows that carry their
+    # public ranges are fitted by a clone that takes them: the fit's dry run (certify, public
+    # shape only) states its whole budget, and it is fitted as a plain fit
+    later = planned and (private_bounds(params.get("label_range")) is not None
+                         or (estimator.takes_rows_ranges
+                             and estimator._with_rows_ranges(X) is not None))
     # one plan per epsilon, followed by each of its runs (the same parameters and public shape)
     plans = [[fits[0].plan_for(X, y) if planned and not later else None] * runs
              for fits in models]

@@ -344,3 +344,20 @@ def test_sweep_smooths_each_fit_at_its_own_epsilons_half_width(make):
         assert len(stated) == 1 and stated[0].h > 0
         assert str(fitted.certificate_) == str(alone.certificate_)
         assert np.max(np.abs(_theta(fitted) - _theta(alone))) <= 2e-6 / 0.05
+
+
+def test_a_sweep_on_rows_that_carry_their_ranges_states_what_a_fit_states():
+    """Rows that carry their public feature ranges (RangedRows) are fitted, in a sweep as in a
+    fit, by a clone that takes them: each model's certificate is a plain fit's at its epsilon
+    (a plan made from the rows' ranges is never prepared by an estimator without them)."""
+    from dpconvex.data.ranged_rows import RangedRows
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0.0, 5.0, size=(60, 3))
+    y = (X[:, 0] > 2.5).astype(int)
+    rows = RangedRows(X, np.array([[0.0, 5.0]] * 3))
+    sweep = dp.epsilon_sweep(dp.PrivateGaussianNB(classes=[0, 1]), rows, y,
+                             epsilons=[1.0, 2.0], random_state=0)
+    for epsilon, models in zip((1.0, 2.0), sweep.estimators):
+        fit = dp.PrivateGaussianNB(classes=[0, 1], epsilon=epsilon, random_state=0).fit(rows, y)
+        assert models[0].certificate_.to_dict() == fit.certificate_.to_dict()
