@@ -358,6 +358,6 @@ def test_a_sweep_on_rows_that_carry_their_ranges_states_what_a_fit_states():
     rows = RangedRows(X, np.array([[0.0, 5.0]] * 3))
     sweep = dp.epsilon_sweep(dp.PrivateGaussianNB(classes=[0, 1]), rows, y,
                              epsilons=[1.0, 2.0], random_state=0)
-    for epsilon, models in zip((1.0, 2.0), sweep.estimators):
+    for epsilon, models in zip((1.0, 2.0), sweep.estimators, strict=True):
         fit = dp.PrivateGaussianNB(classes=[0, 1], epsilon=epsilon, random_state=0).fit(rows, y)
         assert models[0].certificate_.to_dict() == fit.certificate_.to_dict()
