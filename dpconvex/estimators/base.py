@@ -1776,10 +1776,9 @@ def _shown(recorded: Any) -> str:
 _MISSING = object()
 
 
-#: The fields of a plan a preparation is made for, compared by :func:`prepared_plan_differences`.
-_PLAN_FIELDS = ("estimator", "n", "n_classes", "n_features", "template", "options", "learner",
-                "backend", "loss", "vouch", "reads_epsilon", "chosen", "sub_plans", "budget",
-                "parts", "mechanism", "notes", "lam", "lam_rule")
+#: The fields of a plan a preparation is made for, compared by :func:`prepared_plan_differences`:
+#: every field but the parameters, compared on their own.
+_PLAN_FIELDS = tuple(f.name for f in dataclasses.fields(FitPlan) if f.name != "params")
 
 
 def _plan_field_form(plan: FitPlan, name: str) -> Any:
