@@ -10,6 +10,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+import dpconvex as dp
+
 # Three records from adult.data (public UCI data), for building small files.
 ADULT_LINES = [
     "39, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical, Not-in-family, "
@@ -156,3 +160,38 @@ def placeholder_plot(monkeypatch: Any) -> None:
             Path(target).write_bytes(PLACEHOLDER_PNG)
 
     monkeypatch.setattr(report, "_save_png", write)
+
+
+def unit_rows(n: int = 40, p: int = 3, seed: int = 0):
+    """n rows of norm <= 1 and labels -1, 1 in turn (the small problem the plan tests share)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))  # rows of norm <= 1
+    return X, np.where(np.arange(n) % 2 == 0, -1, 1)
+
+
+def binary_lm(**params):
+    """The large-margin classifier on labels -1, 1, seeded."""
+    return dp.PrivateLargeMarginGaussian(classes=[-1, 1], random_state=0, **params)
+
+
+def binary_logistic(**params):
+    """Logistic regression on labels -1, 1, seeded."""
+    return dp.PrivateLogisticRegression(classes=[-1, 1], random_state=0, **params)
+
+
+def unit_regressor(**params):
+    """A linear regressor on labels in [-1, 1] with a given centre, seeded."""
+    return dp.PrivateLinearRegressor(label_range=(-1, 1), label_center=0.0, random_state=0,
+                                     **params)
+
+
+def binary_gd(**params):
+    """Noisy gradient descent on labels -1, 1, five steps, seeded."""
+    return dp.NoisyGradientDescent(classes=[-1, 1], steps=5, random_state=0, **params)
+
+
+def binary_nb(**params):
+    """Naive Bayes on labels -1, 1 with features in [-1, 1], seeded."""
+    params.setdefault("feature_range", (-1, 1))
+    return dp.PrivateGaussianNB(classes=[-1, 1], random_state=0, **params)

@@ -10,70 +10,41 @@ import pickle
 
 import numpy as np
 import pytest
+from _helpers import binary_gd, binary_lm, binary_logistic, binary_nb, unit_regressor, unit_rows
 
 import dpconvex as dp
 from dpconvex.errors import ParameterError
 
-
-def _data(n: int = 40, p: int = 3, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, p))
-    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))  # rows of norm <= 1
-    return X, np.where(np.arange(n) % 2 == 0, -1, 1)
-
-
-def _lm(**params):
-    return dp.PrivateLargeMarginGaussian(classes=[-1, 1], random_state=0, **params)
-
-
-def _logistic(**params):
-    return dp.PrivateLogisticRegression(classes=[-1, 1], random_state=0, **params)
-
-
-def _regressor(**params):
-    return dp.PrivateLinearRegressor(label_range=(-1, 1), label_center=0.0, random_state=0,
-                                     **params)
-
-
-def _gd(**params):
-    return dp.NoisyGradientDescent(classes=[-1, 1], steps=5, random_state=0, **params)
-
-
-def _nb(**params):
-    params.setdefault("feature_range", (-1, 1))
-    return dp.PrivateGaussianNB(classes=[-1, 1], random_state=0, **params)
-
-
 #: (maker, parameters at the plan, the set_params after it, the names refused): the review's
 #: reproducers, and an invalid value the plan never checked, on each estimator.
 CHANGES = {
-    "lm-epsilon-up": (_lm, {}, {"epsilon": 100.0}, "epsilon"),
-    "lm-kmeans-epsilon-down": (_lm, {"n_components": 2, "component_assignment": "dp_kmeans"},
+    "lm-epsilon-up": (binary_lm, {}, {"epsilon": 100.0}, "epsilon"),
+    "lm-kmeans-epsilon-down": (binary_lm, {"n_components": 2, "component_assignment": "dp_kmeans"},
                                {"epsilon": 0.1}, "epsilon"),
-    "lm-delta-up": (_lm, {"delta": 1e-3}, {"delta": 0.5}, "delta"),
-    "lm-delta-auto-mechanism": (_lm, {}, {"delta": 1e-3}, "delta"),
-    "lm-row-norm": (_lm, {"row_norm": "none"}, {"row_norm": "unit"}, "row_norm"),
-    "lm-row-norm-invalid": (_lm, {}, {"row_norm": "clip"}, "row_norm"),
-    "lm-lam": (_lm, {}, {"lam": 0.5}, "lam"),
-    "logistic-epsilon": (_logistic, {}, {"epsilon": 100.0}, "epsilon"),
-    "logistic-intercept": (_logistic, {}, {"fit_intercept": False}, "fit_intercept"),
-    "logistic-intercept-scaling": (_logistic, {}, {"intercept_scaling": 3.0},
+    "lm-delta-up": (binary_lm, {"delta": 1e-3}, {"delta": 0.5}, "delta"),
+    "lm-delta-auto-mechanism": (binary_lm, {}, {"delta": 1e-3}, "delta"),
+    "lm-row-norm": (binary_lm, {"row_norm": "none"}, {"row_norm": "unit"}, "row_norm"),
+    "lm-row-norm-invalid": (binary_lm, {}, {"row_norm": "clip"}, "row_norm"),
+    "lm-lam": (binary_lm, {}, {"lam": 0.5}, "lam"),
+    "logistic-epsilon": (binary_logistic, {}, {"epsilon": 100.0}, "epsilon"),
+    "logistic-intercept": (binary_logistic, {}, {"fit_intercept": False}, "fit_intercept"),
+    "logistic-intercept-scaling": (binary_logistic, {}, {"intercept_scaling": 3.0},
                                    "intercept_scaling"),
-    "logistic-two": (_logistic, {}, {"epsilon": 2.0, "delta": 1e-3}, "delta, epsilon"),
-    "regressor-label-range": (_regressor, {}, {"label_range": (-10, 10)}, "label_range"),
-    "regressor-loss-invalid": (_regressor, {}, {"loss": "squared_hinge"}, "loss"),
-    "regressor-delta": (_regressor, {"delta": 1e-3}, {"delta": 0.5}, "delta"),
-    "gd-average-invalid": (_gd, {}, {"average": False}, "average"),
-    "gd-epsilon": (_gd, {}, {"epsilon": 100.0}, "epsilon"),
-    "nb-epsilon": (_nb, {}, {"epsilon": 100.0}, "epsilon"),
-    "nb-feature-range": (_nb, {}, {"feature_range": (-10, 10)}, "feature_range"),
+    "logistic-two": (binary_logistic, {}, {"epsilon": 2.0, "delta": 1e-3}, "delta, epsilon"),
+    "regressor-label-range": (unit_regressor, {}, {"label_range": (-10, 10)}, "label_range"),
+    "regressor-loss-invalid": (unit_regressor, {}, {"loss": "squared_hinge"}, "loss"),
+    "regressor-delta": (unit_regressor, {"delta": 1e-3}, {"delta": 0.5}, "delta"),
+    "gd-average-invalid": (binary_gd, {}, {"average": False}, "average"),
+    "gd-epsilon": (binary_gd, {}, {"epsilon": 100.0}, "epsilon"),
+    "nb-epsilon": (binary_nb, {}, {"epsilon": 100.0}, "epsilon"),
+    "nb-feature-range": (binary_nb, {}, {"feature_range": (-10, 10)}, "feature_range"),
 }
 
 
 @pytest.mark.parametrize("name", CHANGES)
 def test_fit_prepared_refuses_parameters_changed_since_the_plan(name):
     make, planned, changed, names = CHANGES[name]
-    X, y = _data()
+    X, y = unit_rows()
     est = make(**planned, accountant=dp.BudgetAccountant(epsilon=2.0, delta=0.9))
     plan = est.plan_for(X, y)
     prep = est.prepare(X, y, plan)
@@ -96,7 +67,7 @@ def test_prepare_refuses_parameters_changed_since_the_plan(name):
     """A preparation on changed parameters (its rows scaled, its labels mapped by them) is
     refused too, so none reaches a release once they are set back."""
     make, planned, changed, names = CHANGES[name]
-    X, y = _data()
+    X, y = unit_rows()
     est = make(**planned)
     plan = est.plan_for(X, y)
     est.set_params(**changed)
@@ -106,18 +77,18 @@ def test_prepare_refuses_parameters_changed_since_the_plan(name):
 
 #: The parameters the plan does not read, changed between the plan and the release.
 ALLOWED = {
-    "lm-solver": (_lm, {"max_iter": 500, "solver": "native"}),
-    "logistic-solver": (_logistic, {"max_iter": 200, "solver": "clarabel"}),
-    "regressor-max-iter": (_regressor, {"max_iter": 50}),
-    "gd-random-state": (_gd, {"random_state": 1}),
-    "nb-ledger": (_nb, {"accountant": dp.BudgetAccountant(epsilon=1.0)}),
+    "lm-solver": (binary_lm, {"max_iter": 500, "solver": "native"}),
+    "logistic-solver": (binary_logistic, {"max_iter": 200, "solver": "clarabel"}),
+    "regressor-max-iter": (unit_regressor, {"max_iter": 50}),
+    "gd-random-state": (binary_gd, {"random_state": 1}),
+    "nb-ledger": (binary_nb, {"accountant": dp.BudgetAccountant(epsilon=1.0)}),
 }
 
 
 @pytest.mark.parametrize("name", ALLOWED)
 def test_a_parameter_the_plan_does_not_read_may_change(name):
     make, changed = ALLOWED[name]
-    X, y = _data()
+    X, y = unit_rows()
     est = make()
     plan = est.plan_for(X, y)
     prep = est.prepare(X, y, plan)
@@ -131,20 +102,20 @@ def test_a_random_state_changed_since_the_plan_is_the_one_the_release_draws_from
     """Logistic regression's preparation draws nothing: the release on the plan made at
     random_state=0 draws from random_state=1, as a fit at random_state=1 (the same solve and
     noise; rtol 1e-9 covers the solver's rounding on equal problems)."""
-    X, y = _data()
-    est = _logistic()
+    X, y = unit_rows()
+    est = binary_logistic()
     plan = est.plan_for(X, y)
     prep = est.prepare(X, y, plan)
     released = est.set_params(random_state=1).fit_prepared(prep, plan)
-    fresh = _logistic().set_params(random_state=1).fit(X, y)
+    fresh = binary_logistic().set_params(random_state=1).fit(X, y)
     np.testing.assert_allclose(released.coef_, fresh.coef_, rtol=1e-9, atol=1e-12)
 
 
 def test_a_random_state_the_preparation_drew_from_may_not_change():
     """DP k-means draws the components in the preparation: the release continues that stream,
     so a random_state changed after it is refused by name."""
-    X, y = _data()
-    est = _lm(n_components=2, component_assignment="dp_kmeans")
+    X, y = unit_rows()
+    est = binary_lm(n_components=2, component_assignment="dp_kmeans")
     plan = est.plan_for(X, y)
     prep = est.prepare(X, y, plan)
     with pytest.raises(ParameterError, match="parameter random_state differs"):
@@ -152,13 +123,13 @@ def test_a_random_state_the_preparation_drew_from_may_not_change():
 
 
 def test_the_plans_parameters_pickle_and_compare_and_the_plan_compares_without_them():
-    X, y = _data()
-    est = _nb(feature_range=np.array([[-1.0, -1.0, -1.0], [1.0, 1.0, 1.0]]).T)
+    X, y = unit_rows()
+    est = binary_nb(feature_range=np.array([[-1.0, -1.0, -1.0], [1.0, 1.0, 1.0]]).T)
     plan = est.plan_for(X, y)
     assert pickle.loads(pickle.dumps(plan.params)) == plan.params
     assert dict(plan.params)["epsilon"] == 1.0
     assert est.set_params(epsilon=2.0).plan_for(X, y) != plan  # the budget differs
-    assert _nb().plan_for(X, y) == _nb().set_params(random_state=5).plan_for(X, y)
+    assert binary_nb().plan_for(X, y) == binary_nb().set_params(random_state=5).plan_for(X, y)
 
 
 def test_a_plan_of_rows_that_carry_their_ranges_is_not_prepared_on_others():
@@ -167,7 +138,7 @@ def test_a_plan_of_rows_that_carry_their_ranges_is_not_prepared_on_others():
     with them set it goes ahead."""
     from dpconvex.data import RangedRows
 
-    X, y = _data()
+    X, y = unit_rows()
     rows = RangedRows(X + 1.0, [[0.0, 2.0]] * 3)
     est = dp.PrivateGaussianNB(classes=[-1, 1], random_state=0)
     plan = est.plan_for(rows, y)
@@ -181,8 +152,8 @@ def test_prepare_on_dask_rows_refuses_parameters_changed_since_the_plan():
     """Dask rows are prepared on the plan's parameters too: a data_norm changed since the plan
     (the rows clipped and scaled by it) is refused before the rows are read."""
     da = pytest.importorskip("dask.array")
-    X, y = _data()
-    est = _lm(data_norm=1.0)
+    X, y = unit_rows()
+    est = binary_lm(data_norm=1.0)
     plan = est.plan(len(X), 2, X.shape[1])
     est.set_params(data_norm=50.0)
     with pytest.raises(ParameterError, match="prepare: the parameter data_norm differs"):
@@ -198,17 +169,17 @@ def test_equal_numbers_compare_equal_and_unequal_integers_differ():
 
     from dpconvex.estimators.base import check_planned_params
 
-    X, y = _data()
-    est = _nb(feature_range=[[-1.0, 0.0]] * 3)
+    X, y = unit_rows()
+    est = binary_nb(feature_range=[[-1.0, 0.0]] * 3)
     plan = est.plan_for(X, y)
     est.set_params(feature_range=np.array([[-1.0, -0.0]] * 3))
     assert est.prepare(X, y, plan).template.lo.tolist() == [-1.0] * 3
-    est = _logistic().set_params(classes=[0, 2**53 + 1])
+    est = binary_logistic().set_params(classes=[0, 2**53 + 1])
     plan = est.plan(40, 2, 3)
     check_planned_params(est.set_params(classes=np.array([0, 2**53 + 1])), plan, "demo")
     with pytest.raises(ParameterError, match=r"classes differs .*plan's: classes=\[0, 9007"):
         check_planned_params(est.set_params(classes=[0, 2**53]), plan, "demo")
-    est = _logistic()
+    est = binary_logistic()
     plan = est.plan(40, 2, 3)
     check_planned_params(est.set_params(classes=pd.Index([-1, 1])), plan, "demo")
     check_planned_params(est.set_params(classes=(-1.0, 1.0)), plan, "demo")
@@ -235,7 +206,7 @@ def test_a_range_broadcast_to_every_feature_is_hashed_once():
 def test_a_sub_plan_refused_says_the_classes_it_was_made_with():
     """Each binary plan of a one-vs-rest plan records its binary model's classes: a binary
     estimator with other classes is refused, with the classes to set."""
-    X, y = _data(300)
+    X, y = unit_rows(300)
     plan = dp.PrivateLinearClassifier(classes=[0, 1, 2]).plan(300, 3, 3)
     sub = plan.sub_plans[0]
     est = dp.PrivateLinearClassifier(classes=[-1, 1], epsilon=sub.budget.epsilon)
@@ -250,8 +221,8 @@ def test_a_sub_plan_refused_says_the_classes_it_was_made_with():
 def test_a_preparation_that_draws_refuses_a_random_state_changed_since_the_plan():
     """DP k-means draws in the preparation: a random_state set before it is refused there, so
     no draw under another seed reaches the release once it is set back."""
-    X, y = _data()
-    est = _lm(n_components=2, component_assignment="dp_kmeans")
+    X, y = unit_rows()
+    est = binary_lm(n_components=2, component_assignment="dp_kmeans")
     plan = est.plan_for(X, y)
     est.set_params(random_state=1)
     with pytest.raises(ParameterError, match=r"prepare: the parameter random_state differs .*"

@@ -8,39 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _helpers import binary_gd, binary_lm, binary_logistic, binary_nb, unit_regressor, unit_rows
 
 import dpconvex as dp
 from dpconvex.errors import ParameterError
 from dpconvex.estimators.base import Prepared, prepared_plan_differences
-
-
-def _data(n: int = 40, p: int = 3, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, p))
-    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))  # rows of norm <= 1
-    return X, np.where(np.arange(n) % 2 == 0, -1, 1)
-
-
-def _lm(**params):
-    return dp.PrivateLargeMarginGaussian(classes=[-1, 1], random_state=0, **params)
-
-
-def _logistic(**params):
-    return dp.PrivateLogisticRegression(classes=[-1, 1], random_state=0, **params)
-
-
-def _regressor(**params):
-    return dp.PrivateLinearRegressor(label_range=(-1, 1), label_center=0.0, random_state=0,
-                                     **params)
-
-
-def _gd(**params):
-    return dp.NoisyGradientDescent(classes=[-1, 1], steps=5, random_state=0, **params)
-
-
-def _nb(**params):
-    params.setdefault("feature_range", (-1, 1))
-    return dp.PrivateGaussianNB(classes=[-1, 1], random_state=0, **params)
 
 
 def _released(est):
@@ -55,23 +27,23 @@ def _released(est):
 #: the refusal names): a preparation that reads epsilon (Λ by its rule, DP k-means components)
 #: at another epsilon, and any preparation with a plan of other template parameters.
 OTHER_PLANS = {
-    "logistic-epsilon": (_logistic, {}, {"epsilon": 100.0}, "lam"),
-    "regressor-epsilon": (_regressor, {}, {"epsilon": 100.0}, "lam"),
-    "lm-kmeans-epsilon": (_lm, {"n_components": 2, "component_assignment": "dp_kmeans"},
+    "logistic-epsilon": (binary_logistic, {}, {"epsilon": 100.0}, "lam"),
+    "regressor-epsilon": (unit_regressor, {}, {"epsilon": 100.0}, "lam"),
+    "lm-kmeans-epsilon": (binary_lm, {"n_components": 2, "component_assignment": "dp_kmeans"},
                           {"epsilon": 100.0}, "parameter epsilon"),
-    "lm-data-norm": (_lm, {}, {"data_norm": 0.5}, "parameter data_norm"),
-    "logistic-lam-given-data-norm": (_logistic, {"lam": 0.05}, {"data_norm": 0.5},
+    "lm-data-norm": (binary_lm, {}, {"data_norm": 0.5}, "parameter data_norm"),
+    "logistic-lam-given-data-norm": (binary_logistic, {"lam": 0.05}, {"data_norm": 0.5},
                                      "parameter data_norm"),
-    "gd-data-norm": (_gd, {}, {"data_norm": 0.5}, "parameter data_norm"),
-    "nb-feature-range": (_nb, {}, {"feature_range": (-10, 10)}, "parameter feature_range"),
-    "nb-delta": (_nb, {}, {"delta": 1e-3}, "parameter delta"),
+    "gd-data-norm": (binary_gd, {}, {"data_norm": 0.5}, "parameter data_norm"),
+    "nb-feature-range": (binary_nb, {}, {"feature_range": (-10, 10)}, "parameter feature_range"),
+    "nb-delta": (binary_nb, {}, {"delta": 1e-3}, "parameter delta"),
 }
 
 
 @pytest.mark.parametrize("name", OTHER_PLANS)
 def test_fit_prepared_refuses_a_preparation_made_for_another_plan(name):
     make, planned, changed, named = OTHER_PLANS[name]
-    X, y = _data()
+    X, y = unit_rows()
     est = make(**planned, accountant=dp.BudgetAccountant(epsilon=1000.0, delta=0.9))
     prep = est.prepare(X, y, est.plan_for(X, y))
     other = est.set_params(**changed).plan_for(X, y)
@@ -89,10 +61,10 @@ def test_fit_prepared_refuses_a_preparation_made_for_another_plan(name):
 #: Reusable preparations (their templates read no epsilon; the large-margin learner's Λ is set
 #: from the releasing plan).
 REUSABLE = {
-    "lm": (_lm, {}),
-    "logistic-lam-given": (_logistic, {"lam": 0.05}),
-    "gd": (_gd, {"delta": 1e-4}),
-    "nb": (_nb, {}),
+    "lm": (binary_lm, {}),
+    "logistic-lam-given": (binary_logistic, {"lam": 0.05}),
+    "gd": (binary_gd, {"delta": 1e-4}),
+    "nb": (binary_nb, {}),
 }
 
 
@@ -101,7 +73,7 @@ def test_a_reusable_preparation_releases_at_another_epsilon_what_a_fit_there_rel
     """The same template, noise stream and solve as a fit at epsilon = 100: rtol 1e-9 covers
     the solver's rounding on equal problems."""
     make, params = REUSABLE[name]
-    X, y = _data()
+    X, y = unit_rows()
     est = make(**params)
     prep = est.prepare(X, y, est.plan_for(X, y))
     assert prep.reusable
@@ -115,8 +87,8 @@ def test_a_reusable_preparation_releases_at_another_epsilon_what_a_fit_there_rel
 
 def test_a_plan_made_again_from_the_same_parameters_releases_as_the_plan():
     """Logistic regression at lam='auto' (not reusable): its plan made twice."""
-    X, y = _data()
-    est = _logistic()
+    X, y = unit_rows()
+    est = binary_logistic()
     plan = est.plan_for(X, y)
     prep = est.prepare(X, y, plan)
     again = est.plan_for(X, y)
@@ -127,8 +99,8 @@ def test_a_plan_made_again_from_the_same_parameters_releases_as_the_plan():
 
 
 def test_a_preparation_made_by_hand_is_refused():
-    X, y = _data()
-    est = _logistic()
+    X, y = unit_rows()
+    est = binary_logistic()
     plan = est.plan_for(X, y)
     prep = est.prepare(X, y, plan)
     by_hand = Prepared(template=prep.template, labels=prep.labels)
