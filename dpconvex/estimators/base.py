@@ -327,10 +327,10 @@ class Vouch(Constraint):
         >>> Vouch().check("vouch", "curvature", "Demo")
         ('curvature',)
         """
-        if not isinstance(value, (str, tuple, list)) or any(
-                v not in VOUCHABLE for v in vouch_names(value)):
+        names = vouch_names(value) if isinstance(value, (str, tuple, list)) else None
+        if names is None or any(v not in VOUCHABLE for v in names):
             raise self.refusal(name, value, owner, noun)
-        return vouch_names(value)
+        return names
 
     def __str__(self) -> str:
         return f"a tuple of names from dpconvex.privacy.declarations.VOUCHABLE {VOUCHABLE}"
@@ -1749,9 +1749,7 @@ def check_planned_params(estimator: Any, plan: FitPlan, caller: str, *,
     if not plan.params:  # a plan made by hand or by the _plan hook: the caller's to match
         return
     recorded, current = dict(plan.params), dict(planned_params(estimator))
-    free = (*RELEASE_PARAMETERS, *(() if drawn else ("random_state",)))
-    changed = [name for name in sorted(set(recorded) | set(current))
-               if name not in free and recorded.get(name, _MISSING) != current.get(name, _MISSING)]
+    changed = _changed_params(recorded, current, drawn)
     if changed:
         names = ", ".join(changed)
         which = (f"parameter {names} differs from the one" if len(changed) == 1
@@ -1774,6 +1772,16 @@ def _shown(recorded: Any) -> str:
 
 
 _MISSING = object()
+
+
+def _changed_params(recorded: dict[str, Any], current: dict[str, Any], drawn: bool,
+                    *also_free: str) -> list[str]:
+    """The names, sorted, of the parameters whose recorded forms differ, but the
+    :data:`RELEASE_PARAMETERS`, ``random_state`` unless ``drawn`` (the preparation drew from
+    it), and ``also_free``."""
+    free = (*RELEASE_PARAMETERS, *(() if drawn else ("random_state",)), *also_free)
+    return [name for name in sorted(set(recorded) | set(current))
+            if name not in free and recorded.get(name, _MISSING) != current.get(name, _MISSING)]
 
 
 #: The fields of a plan a preparation is made for, compared by :func:`prepared_plan_differences`:
@@ -1839,15 +1847,12 @@ def prepared_plan_differences(estimator: Any, prep: Prepared, plan: FitPlan) -> 
         return []
     if made is None:
         return ["plan"]
-    free = (*RELEASE_PARAMETERS, *(() if prep.noise is not None else ("random_state",)))
-    read_at_release: tuple[str, ...] = ()
-    if prep.reusable and not made.sub_plans:
-        free, read_at_release = (*free, "epsilon"), tuple(estimator._fields_read_at_release)
+    reused = prep.reusable and not made.sub_plans  # at another epsilon: its fields read later
+    read_at_release = tuple(estimator._fields_read_at_release) if reused else ()
     fields = [name for name in _PLAN_FIELDS if name not in read_at_release
               and _plan_field_form(made, name) != _plan_field_form(plan, name)]
-    recorded, current = dict(made.params), dict(plan.params)
-    changed = [name for name in sorted(set(recorded) | set(current))
-               if name not in free and recorded.get(name, _MISSING) != current.get(name, _MISSING)]
+    changed = _changed_params(dict(made.params), dict(plan.params), prep.noise is not None,
+                              *(("epsilon",) if reused else ()))
     return [*fields, *(f"parameter {name}" for name in changed)]
 
 

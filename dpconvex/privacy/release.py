@@ -351,15 +351,15 @@ def _checked_vouching(backend: Any, vouch: Any, vouch_unused: Any
         raise ParameterError(
             "The 'backend' argument of release must be None, the name of a solver backend "
             f"(e.g. 'auto') or a Backend. Got {describe_value(backend)} instead.")
-    if not isinstance(vouch, (str, list, tuple, set, frozenset)) or not all(
-            isinstance(name, str) for name in vouch_names(vouch)):
+    names = vouch_names(vouch) if isinstance(vouch, (str, list, tuple, set, frozenset)) else None
+    if names is None or not all(isinstance(name, str) for name in names):
         raise ParameterError(
             "The 'vouch' argument of release must be a name or a list, tuple or set of names "
             f"of the constants the caller vouches for (e.g. ('curvature',)). Got "
             f"{describe_value(vouch)} instead.")
     unused = Options(("refuse", "ignore")).check("vouch_unused", vouch_unused, "release",
                                                  "argument")
-    return vouch_names(vouch), unused
+    return names, unused
 
 
 def check_warm_start(template: Template, warm_start: Any, caller: str = "release") -> None:

@@ -190,19 +190,19 @@ def _fit_comparison(est: BaseEstimator, X: Any, y: Any, source: NoiseSource) -> 
     """Fit a non-private comparison by scikit-learn's fit; in a seeded run, each part outside
     the model (:func:`_parts_outside`) whose ``random_state`` is None first gets an int seed
     drawn from a stream of its own, spawned from ``source``."""
-    keys = _parts_outside(est, model_of(est)) if source.seeded else []
-    deep = est.get_params(deep=True) if keys else {}
-    for key, stream in zip(keys, source.rng.spawn(len(keys)) if keys else [], strict=True):
-        if deep[key] is None:
+    parts = _parts_outside(est, model_of(est)) if source.seeded else []
+    for (key, seed), stream in zip(parts, source.rng.spawn(len(parts)) if parts else [],
+                                   strict=True):
+        if seed is None:
             est.set_params(**{key: int(stream.integers(2**32))})
     return est.fit(X, y)
 
 
-def _parts_outside(est: BaseEstimator, model: Any) -> list[str]:
+def _parts_outside(est: BaseEstimator, model: Any) -> list[tuple[str, Any]]:
     """The keys of ``est.get_params(deep=True)`` naming the ``random_state`` of a part outside
-    ``model``: neither the model nor a part of it (a search's ``estimator``), whose noise is the
-    model's own. None when ``est`` is the model, or a user's estimator without parameters to
-    read."""
+    ``model``, each with its value: neither the model nor a part of it (a search's
+    ``estimator``), whose noise is the model's own. None when ``est`` is the model, or a user's
+    estimator without parameters to read."""
     if est is model:
         return []
     try:
@@ -210,7 +210,7 @@ def _parts_outside(est: BaseEstimator, model: Any) -> list[str]:
     except Exception:  # noqa: BLE001 - a user's estimator: no parameters to read
         return []
     inside = tuple(key + "__" for key, value in deep.items() if value is model)
-    return [key for key in deep if key.endswith("__random_state")
+    return [(key, value) for key, value in deep.items() if key.endswith("__random_state")
             and deep[key.rpartition("__")[0]] is not model and not key.startswith(inside)]
 
 
