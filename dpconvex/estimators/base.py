@@ -1329,9 +1329,10 @@ def _bind_plan(prep: Prepared[FactsT], plan: FitPlan) -> Prepared[FactsT]:
     True
     """
     if prep._plan is not None and prep._plan is not plan:
+        owner = plan.estimator
         raise ParameterError(
-            "the preparation is bound to the plan it was made for already; make another with "
-            "prepare(X, y, plan) for this plan.")
+            f"{owner}.prepare: the preparation is bound to the plan it was made for "
+            "already. Make another with prepare(X, y, plan) for this plan.")
     prep._plan = plan
     return prep
 

@@ -14,7 +14,7 @@ from _helpers import binary_gd, binary_lm, binary_logistic, binary_nb, unit_regr
 
 import dpconvex as dp
 from dpconvex.errors import ParameterError
-from dpconvex.estimators.base import Prepared, prepared_plan_differences
+from dpconvex.estimators.base import Prepared, _bind_plan, prepared_plan_differences
 
 
 def _released(est):
@@ -151,6 +151,8 @@ def test_the_plan_of_a_preparation_is_set_by_prepare_alone():
         dataclasses.replace(prep, _plan=other)
     with pytest.raises(AttributeError):
         prep.plan = other
+    with pytest.raises(ParameterError, match="bound to the plan it was made for already"):
+        _bind_plan(prep, other)  # the binder binds once
     assert prep.plan is plan
     with pytest.raises(ParameterError, match="the preparation records no plan"):
         est.set_params(epsilon=100.0).fit_prepared(dataclasses.replace(prep), other)
