@@ -1252,10 +1252,12 @@ class Prepared(Generic[FactsT]):
     :meth:`PrivateEstimator.fit_prepared` draws the release from it, so the fit's steps share
     one stream, as in ``fit``, rather than a second generator of the same ``random_state``
     replaying the first's draws (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness).
-    It is never stored on a model. ``plan`` is the plan it was made for:
+    It is never stored on a model. ``plan`` (read-only) is the plan it was made for, bound by
+    the ``prepare`` that built it and by nothing else: no argument of the constructor or of
+    :func:`dataclasses.replace` sets it, so a Prepared made or copied by hand records none.
     :meth:`PrivateEstimator.fit_prepared` releases it with that plan only, or, where it is
     ``reusable``, with a plan that differs from it in what ε sets alone
-    (:func:`prepared_plan_differences`).
+    (:func:`prepared_plan_differences`), and refuses one that records no plan.
 
     Parameters
     ----------
@@ -1269,9 +1271,6 @@ class Prepared(Generic[FactsT]):
         Whether another fit may reuse it.
     noise : NoiseSource or None, default=None
         The generator its build drew from.
-    plan : FitPlan or None, default=None
-        The plan it was made for (every ``prepare`` records it; None: made by hand, which
-        :meth:`PrivateEstimator.fit_prepared` refuses).
 
     Examples
     --------
@@ -1290,7 +1289,52 @@ class Prepared(Generic[FactsT]):
     meta: FactsT | None = None
     reusable: bool = True
     noise: NoiseSource | None = None
-    plan: FitPlan | None = None
+    # bound by _bind_plan alone (every prepare calls it): not an argument of __init__/replace
+    _plan: FitPlan | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def plan(self) -> FitPlan | None:
+        """The plan the ``prepare`` that built it was made for; None for a Prepared made (or
+        copied with :func:`dataclasses.replace`) by hand, which
+        :meth:`PrivateEstimator.fit_prepared` refuses."""
+        return self._plan
+
+
+def _bind_plan(prep: Prepared[FactsT], plan: FitPlan) -> Prepared[FactsT]:
+    """``prep``, bound to the ``plan`` its ``prepare`` made it for (the one setter of
+    :attr:`Prepared.plan`, called by every ``prepare``); a Prepared binds once.
+
+    Parameters
+    ----------
+    prep : Prepared
+        What ``prepare`` built on ``plan``, not yet bound.
+    plan : FitPlan
+        The plan it was made for.
+
+    Returns
+    -------
+    Prepared
+        ``prep`` itself.
+
+    Raises
+    ------
+    ParameterError
+        ``prep`` is bound to another plan already.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> plan = PrivateLogisticRegression(classes=[-1, 1]).plan(40, 2, 3)
+    >>> _bind_plan(Prepared(template=None), plan).plan is plan
+    True
+    """
+    if prep._plan is not None and prep._plan is not plan:
+        owner = plan.estimator
+        raise ParameterError(
+            f"{owner}.prepare: the preparation is bound to the plan it was made for "
+            "already. Make another with prepare(X, y, plan) for this plan.")
+    prep._plan = plan
+    return prep
 
 
 class ClassifierScoreMixin(ClassifierMixin):
@@ -1707,7 +1751,7 @@ def planned_params(estimator: Any) -> tuple[tuple[str, Any], ...]:
 
 
 def check_planned_params(estimator: Any, plan: FitPlan, caller: str, *,
-                         drawn: bool = False) -> None:
+                         drawn: bool = False, names: tuple[str, ...] | None = None) -> None:
     """Refuse, by name, the parameters of ``estimator`` that differ from those ``plan`` was made
     from (a ``set_params`` since :meth:`~PrivateEstimator.plan`), saying the plan's value of
     each: the plan's budget, mechanism, Λ, template and certificate are of its parameters, and
@@ -1728,6 +1772,9 @@ def check_planned_params(estimator: Any, plan: FitPlan, caller: str, *,
         The call named in the refusal ("PrivateLogisticRegression.fit_prepared").
     drawn : bool, default=False
         Whether the preparation draws or drew from the estimator's ``random_state``.
+    names : tuple of str or None, default=None
+        The parameters compared (None: every one), e.g. ``("random_state",)`` where the others
+        were checked already and the preparation then turns out to draw.
 
     Raises
     ------
@@ -1748,7 +1795,10 @@ def check_planned_params(estimator: Any, plan: FitPlan, caller: str, *,
     """
     if not plan.params:  # a plan made by hand or by the _plan hook: the caller's to match
         return
-    recorded, current = dict(plan.params), dict(planned_params(estimator))
+    recorded = {name: value for name, value in plan.params if names is None or name in names}
+    current = {name: _recorded(value)  # in planned_params' form, of the names compared alone
+               for name, value in estimator.get_params(deep=False).items()
+               if names is None or name in names}
     changed = _changed_params(recorded, current, drawn)
     if changed:
         names = ", ".join(changed)

@@ -70,6 +70,7 @@ from .base import (
     FitPlan,
     Prepared,
     PrivateEstimator,
+    _bind_plan,
     keep_argmax,
 )
 
@@ -1076,7 +1077,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         if rows is not None:  # NOT PRIVATE: the rows scaled down, counted in the summing pass
             template.count_altered(owner, n=X_checked.shape[0])
         # the template states the labels
-        return Prepared(template=template, labels=labels, plan=plan)
+        return _bind_plan(Prepared(template=template, labels=labels), plan)
 
     def public_template(self, plan: FitPlan) -> ClassSumTemplate:
         """The class sums' template of ``plan``'s public problem, no rows or labels read (the

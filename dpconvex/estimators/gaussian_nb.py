@@ -41,6 +41,7 @@ from .base import (
     FitContext,
     FitPlan,
     Prepared,
+    _bind_plan,
     keep_argmax,
 )
 from .centroids import (
@@ -766,7 +767,7 @@ class PrivateGaussianNB(ClassSumEstimator):
         # NOT PRIVATE: for the data holder (dpconvex.collect_diagnostics), counted in the pass
         # that sums the classes (block by block, or per chunk on the Dask workers)
         template.count_altered(owner, n=X_checked.shape[0])
-        return Prepared(template=template, labels=labels, plan=plan)
+        return _bind_plan(Prepared(template=template, labels=labels), plan)
 
     def public_template(self, plan: FitPlan) -> ClassMomentTemplate:
         """The class moments' template of ``plan``'s public problem, no rows or labels read

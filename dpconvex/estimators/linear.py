@@ -101,6 +101,7 @@ from .base import (
     Prepared,
     PrivateEstimator,
     Vouch,
+    _bind_plan,
     certify_part,
     fill_docs,
     fit_part,
@@ -848,14 +849,13 @@ class _PrivateLinearClassifier(
         owner = type(self).__name__
         design = design_rows(self, X_checked, labels.dropped, owner,
                              unit=self.row_norm == "unit", signs=labels.signs)
-        return Prepared(
+        return _bind_plan(Prepared(
             template=self._erm_template(plan, design, labels.signs, f"{owner}.fit",
                                         fit=not is_dask_collection(X_checked)),
             labels=labels,
             # a fit at another ε reuses it unless a choice of the plan reads ε
             reusable=not plan.reads_epsilon,
-            plan=plan,
-        )
+        ), plan)
 
     def public_template(self, plan: FitPlan) -> LinearERMTemplate:
         return self._erm_template(plan)

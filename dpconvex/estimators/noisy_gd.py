@@ -63,6 +63,7 @@ from .base import (
     LossParameter,
     Prepared,
     PrivateEstimator,
+    _bind_plan,
 )
 from .linear import LinearDecisionMixin, OneVsRestMixin, design_rows
 
@@ -398,7 +399,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
                                                     rows.n, rows.p)
         # NoisyGD.run reads the operator (Dask rows per chunk, on the workers)
         template.X, template.y = rows, np.ones(rows.n)
-        return Prepared(template=template, labels=labels, meta=meta, plan=plan)
+        return _bind_plan(Prepared(template=template, labels=labels, meta=meta), plan)
 
     def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
         """The dry run's certificate: the calibration's rules and values, nothing appended."""

@@ -96,6 +96,7 @@ from .base import (
     Prepared,
     PrivateEstimator,
     Vouch,
+    _bind_plan,
     _given_shape,
     carry_ledger,
     certify_part,
@@ -1153,13 +1154,12 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
             self, X_checked, np.zeros(n, dtype=bool) if excluded is None else excluded, owner
         )
         half, _ = self._unit_scale()
-        return Prepared(
+        return _bind_plan(Prepared(
             template=self._erm_template(plan, design, u, owner, half,
                                         fit=not is_dask_collection(X_checked)),
             # a fit at another ε reuses it unless a choice of the plan reads ε
             reusable=not plan.reads_epsilon,
-            plan=plan,
-        )
+        ), plan)
 
     def public_template(self, plan: FitPlan) -> LinearERMTemplate:
         """The template of ``plan``'s public problem alone (the coefficients' set read on

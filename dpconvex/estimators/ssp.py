@@ -41,6 +41,7 @@ from .base import (
     FitPlan,
     Prepared,
     PrivateEstimator,
+    _bind_plan,
 )
 from .linear import LinearPlanMixin
 from .regression import LabelRange, LabelRangeMixin, PrivateBounds
@@ -216,7 +217,7 @@ class PrivateLinearRegression(LabelRangeMixin, LinearPlanMixin, PrivateEstimator
             # the certificate's row map: A and b summed per row chunk (Dask rows only)
             notes=(RowMap(dask=True),) if is_dask_collection(X_checked)
             else ())
-        return Prepared(template=template, plan=plan)
+        return _bind_plan(Prepared(template=template), plan)
 
     def public_template(self, plan: FitPlan) -> SufficientStatisticsTemplate:
         return SufficientStatisticsTemplate.of_problem(

@@ -6,13 +6,15 @@ releases (as ``epsilon_sweep`` reuses one preparation across its grid).
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from _helpers import binary_gd, binary_lm, binary_logistic, binary_nb, unit_regressor, unit_rows
 
 import dpconvex as dp
 from dpconvex.errors import ParameterError
-from dpconvex.estimators.base import Prepared, prepared_plan_differences
+from dpconvex.estimators.base import Prepared, _bind_plan, prepared_plan_differences
 
 
 def _released(est):
@@ -106,4 +108,54 @@ def test_a_preparation_made_by_hand_is_refused():
     by_hand = Prepared(template=prep.template, labels=prep.labels)
     with pytest.raises(ParameterError, match="the preparation records no plan"):
         est.fit_prepared(by_hand, plan)
+    assert not hasattr(est, "certificate_")
+
+
+#: A maker per ``prepare`` that builds a Prepared (the large-margin centroid learner's and its
+#: DP k-means assignment's apart from its template's), each at its default plan.
+PREPARERS = {
+    "logistic": binary_logistic,
+    "regressor": unit_regressor,
+    "ssp": lambda: dp.PrivateLinearRegression(label_range=(-1, 1), random_state=0),
+    "lm": binary_lm,
+    "lm-kmeans": lambda: binary_lm(n_components=2, component_assignment="dp_kmeans"),
+    "lm-centroid": lambda: binary_lm(mechanism="centroid"),
+    "gd": binary_gd,
+    "nb": binary_nb,
+    "centroid": lambda: dp.PrivateGaussianCentroid(classes=[-1, 1], random_state=0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PREPARERS))
+def test_every_prepare_binds_the_plan_it_was_made_for(name):
+    X, y = unit_rows()
+    est = PREPARERS[name]()
+    plan = est.plan_for(X, y)
+    assert est.prepare(X, y, plan).plan is plan
+
+
+def test_the_plan_of_a_preparation_is_set_by_prepare_alone():
+    """Neither the constructor nor dataclasses.replace nor an assignment binds a preparation to
+    another plan: a Λ chosen by the rule at epsilon=1 is never certified as the epsilon=100
+    plan's; a copy made with replace records no plan, which fit_prepared refuses."""
+    X, y = unit_rows()
+    est = binary_logistic()  # lam="auto": the rule reads epsilon
+    plan = est.plan_for(X, y)
+    prep = est.prepare(X, y, plan)
+    other = binary_logistic(epsilon=100.0).plan_for(X, y)
+    with pytest.raises(TypeError, match="plan"):
+        Prepared(template=prep.template, labels=prep.labels, plan=other)
+    with pytest.raises(TypeError, match="plan"):
+        dataclasses.replace(prep, plan=other)
+    with pytest.raises(ValueError, match="_plan"):
+        dataclasses.replace(prep, _plan=other)
+    with pytest.raises(AttributeError):
+        prep.plan = other
+    with pytest.raises(ParameterError, match="bound to the plan it was made for already"):
+        _bind_plan(prep, other)  # the binder binds once
+    assert prep.plan is plan
+    with pytest.raises(ParameterError, match="the preparation records no plan"):
+        est.set_params(epsilon=100.0).fit_prepared(dataclasses.replace(prep), other)
+    with pytest.raises(ParameterError, match="made for another plan"):
+        est.fit_prepared(prep, other)
     assert not hasattr(est, "certificate_")

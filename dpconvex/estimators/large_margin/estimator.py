@@ -61,6 +61,7 @@ from ..base import (
     Prepared,
     PrivateEstimator,
     Vouch,
+    _bind_plan,
     check_planned_params,
     keep_argmax,
 )
@@ -467,7 +468,7 @@ default="auto"
         ('LargeMarginSoftmaxTemplate', True)
         """
         say(f"{type(self).__name__}: building the template")
-        prep = dataclasses.replace(self._build(X, y, plan, context), plan=plan)  # bound to it
+        prep = _bind_plan(self._build(X, y, plan, context), plan)
         say(f"template built: C = {prep.labels.classes.size}, K = {prep.meta.n_components}, "
                      f"d = {plan.n_features}")
         return prep
@@ -492,8 +493,9 @@ default="auto"
         method = self.component_assignment or "nearest_public_center"
         if context.noise is None and K != 1 and method != "nearest_public_center":
             # the assignment draws from random_state (the release continues that stream): the
-            # plan's, as fit_prepared holds it
-            check_planned_params(self, plan, f"{type(self).__name__}.prepare", drawn=True)
+            # plan's, as fit_prepared holds it (the other parameters checked with the data)
+            check_planned_params(self, plan, f"{type(self).__name__}.prepare", drawn=True,
+                                 names=("random_state",))
         kmeans = plan.parts.get(KMEANS)  # DP k-means's share of ε (private fits with K > 1)
         # the fit's generator (set by the skeleton), for both steps; a public prepare's from
         # random_state, checked here
