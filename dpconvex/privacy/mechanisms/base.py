@@ -1152,7 +1152,7 @@ def resolve_mechanism(
 
 def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float | None = None,
                   caller: str = "require_exact", backend: Backend | None = None,
-                  proof: str | None = None, advice: str | None = None) -> SolveResult:
+                  aiming: bool = False) -> SolveResult:
     """The solve ``res`` of ``template`` if it met ``tol`` (default: the template's
     ``residual_tol``), else :class:`SolverError` opened by ``caller``: the accuracy check
     every exact-minimizer release makes before anything is released. A ``tol`` given is the
@@ -1163,10 +1163,11 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
     (:func:`~dpconvex.privacy.user_parts.judged`).
 
     The message names the ``backend``'s solvers (default: the solve's), the tolerance and what
-    to do (``advice``; default: the other backends to try,
-    :func:`~dpconvex.solvers.retry_advice`): one text whether the solve failed or stopped
-    short, and whether or not a polish ran, never its status or residual (data statistics:
-    :func:`~dpconvex.collect_diagnostics`).
+    to do (the other backends to try, :func:`~dpconvex.solvers.retry_advice`; for a solve aimed
+    at output perturbation's tolerance, those that aim at it: :func:`_output_advice`): one text
+    whether the solve failed or stopped short, and whether or not a polish ran, never its
+    status or residual (data statistics: :func:`~dpconvex.collect_diagnostics`). The text is
+    built only where the solve missed its tolerance.
 
     Parameters
     ----------
@@ -1180,12 +1181,10 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
         The call named in the refusal.
     backend : Backend or None, default=None
         The backend whose solvers the message names (None: the solve's).
-    proof : str or None, default=None
-        What the proof covers, in the message where ``tol`` is None (None: "the privacy proof
-        holds for the exact minimizer only").
-    advice : str or None, default=None
-        What to do, in the message where ``tol`` is None (None: the other registered backends
-        that can solve the template, :func:`~dpconvex.solvers.retry_advice`).
+    aiming : bool, default=False
+        Whether the solve aimed at output perturbation's tolerance kappa*G/n: the message then
+        says what that noise covers (:func:`_output_proof`) and names only the backends that
+        aim at it (:func:`_output_advice`), where ``tol`` is None.
 
     Returns
     -------
@@ -1222,11 +1221,13 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
 
         record_solve(res)
         solver = "+".join(getattr(backend, "solvers", ())) or res.solver  # asked for, not ran
+        ran = solver.split("+")
         why = ("approximate-minima perturbation covers a solve to optimality_tol only. Use a "
                "larger optimality_tol, or raise max_iter if you capped the iterations"
                if tol is not None else
-               f"{proof or 'the privacy proof holds for the exact minimizer only'}. "
-               f"{advice or retry_advice(template, solver.split('+'))}")
+               f"{_output_proof(backend)}. {_output_advice(template, ran)}" if aiming else
+               "the privacy proof holds for the exact minimizer only. "
+               f"{retry_advice(template, ran)}")
         raise SolverError(
             f"{caller}: the solve by '{solver}' did not reach the tolerance {needed:g} the release "
             "needs, so no "
@@ -1604,11 +1605,9 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
         res = backend.solve(aimed, b, extra_reg, warm_start=warm_start, max_iter=max_iter)
         if aimed is not template:  # then judged at the copy's tolerance
             _solved_as_aimed(aimed, template, aim, caller)
-        # output perturbation's advice: only a backend that aims at kappa*G/n
-        ran = list(getattr(backend, "solvers", ())) or str(res.solver).split("+")
+        # output perturbation's refusal: what its noise covers, and only the backends that aim
         res = require_exact(aimed, res, tol=tol, caller=caller, backend=backend,
-                            proof=None if aim is None else _output_proof(backend),
-                            advice=None if aim is None else _output_advice(template, ran))
+                            aiming=aim is not None)
         if self.placement == "output":
             assert cal is not None
             theta = cal.law().add(res.x, rng, shape=template.noise_shape)
