@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+import functools
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
@@ -119,8 +120,8 @@ class Calibration:
     ``noise`` is the law of the noise that masks the data, weighed on ``noise_shape`` (for the
     mechanisms that release a minimizer: its p coordinates, or the symmetric blocks a law on
     them is drawn on; an approximate-minima cover, which masks the solver's error, is not in
-    it): what the Λ rule and the noise warnings weigh, through :attr:`expected_norm`,
-    :attr:`expected_sq_norm` and :attr:`coordinate_scale`
+    it): what the Λ rule and the noise warnings weigh, through :attr:`moments` (weighed once:
+    :attr:`expected_norm`, :attr:`expected_sq_norm`) and :attr:`coordinate_scale`
     (docs/privacy/perturbation.md#privacy-lambda-rule), and, where the release adds one draw
     of it (a minimizer's noise, a noisy sum or mean), the law ``run`` draws (:meth:`law`): it
     is built once. On a grid of moduli (:meth:`Mechanism.calibrate_grid`) the fields are
@@ -218,17 +219,36 @@ class Calibration:
             raise no_noise_law(self.mechanism, "Calibration.noise")
         return self.noise
 
+    @functools.cached_property
+    def moments(self) -> tuple[Any, Any]:
+        """(E‖b‖ or its bound, E‖b‖²) of :attr:`noise` on :attr:`noise_shape` (inf where a
+        family's rate is 0), weighed once: the calibration is frozen, so its law and shape are
+        those it was made with.
+
+        Raises
+        ------
+        ParameterError
+            The calibration holds no noise law (:meth:`law`).
+
+        Examples
+        --------
+        >>> # template: LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), conftest.py
+        >>> cal = get_mechanism("objective").calibrate(template, Budget(1.0))
+        >>> cal.moments == cal.noise.moments(cal.noise_shape)
+        True
+        """
+        with np.errstate(divide="ignore", over="ignore"):
+            return self.law().moments(self.noise_shape)
+
     @property
     def expected_norm(self) -> Any:
         """E‖b‖ of :attr:`noise` (or its bound; inf where a family's rate is 0)."""
-        with np.errstate(divide="ignore", over="ignore"):
-            return self.law().moments(self.noise_shape)[0]
+        return self.moments[0]
 
     @property
     def expected_sq_norm(self) -> Any:
         """E‖b‖² of :attr:`noise`."""
-        with np.errstate(divide="ignore", over="ignore"):
-            return self.law().moments(self.noise_shape)[1]
+        return self.moments[1]
 
     @property
     def coordinate_scale(self) -> Any:
