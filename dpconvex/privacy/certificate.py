@@ -762,8 +762,8 @@ class Certificate:
                 self.lam_rule = fact
             elif isinstance(fact, RowMap):
                 self.row_map = fact if self.row_map is None else self.row_map.merge(fact)
-            elif fact and str(fact) not in self.assumptions:
-                self.assumptions.append(str(fact))
+            elif fact and (text := str(fact)) not in self.assumptions:
+                self.assumptions.append(text)
                 if isinstance(fact, Line):
                     self.lines.append(fact)
 
