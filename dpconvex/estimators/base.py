@@ -2563,9 +2563,8 @@ class PrivateEstimator(BaseEstimator):
         else:  # the holder's plan: of these rows' shape, or refused; followed as it is (e.g. on
             # the label set the holder set since), not checked against these parameters again
             self._check_plan_shape(data.X, context.plan, f"{owner}.fit")
-            plan = context.plan
-            if plan.params:
-                plan = dataclasses.replace(plan, params=())
+            plan = (context.plan if not context.plan.params
+                    else dataclasses.replace(context.plan, params=()))
         self._warn(plan)  # public: before anything is held
         # one generator for every step of the fit (e.g. a component assignment, the release):
         # the caller's, else a new one from random_state (as _validate_params checked it)
