@@ -2456,8 +2456,9 @@ class PrivateEstimator(BaseEstimator):
     def _uses_warm_start(self, plan: FitPlan) -> bool:
         """Whether the release of ``plan`` hands a ``warm_start`` to a solver (then
         :meth:`fit_prepared` checks one against the prepared template,
-        :func:`~dpconvex.privacy.release.check_warm_start`): none here."""
-        return False
+        :func:`~dpconvex.privacy.release.check_warm_start`): where its mechanism solves
+        (:attr:`~dpconvex.privacy.mechanisms.base.Mechanism.solves`)."""
+        return plan.mechanism.solves
 
     def _warn(self, plan: FitPlan) -> None:
         """The fit's public warnings on its plan, after the plan and before anything is held:
@@ -2540,8 +2541,9 @@ class PrivateEstimator(BaseEstimator):
         ``verbose`` parameter prints the progress of its hold, objective and release at that
         level. ``context.plan``: the plan the fit that holds this one made for it, followed as
         it is on rows of its shape (:meth:`_check_plan_shape`)."""
+        owner = type(self).__name__
         if not self.takes_row_mask:
-            context.every_row(type(self).__name__)
+            context.every_row(owner)
         routed = self._fit_routed(X, y, context)
         if routed is not None:
             return routed
@@ -2549,19 +2551,20 @@ class PrivateEstimator(BaseEstimator):
             self._validate_params(planned=True)
         if self._reads_label_set and self._fit_classes(context)[0] is None:  # read from y
             context = context.one_label_warning(
-                owner=type(self).__name__, y=y, text=getattr(self, "_inferred_warning", None))
+                owner=owner, y=y, text=getattr(self, "_inferred_warning", None))
         # (a part's rows as the fit that holds it checked them: an array, no column names)
-        names = None if context.checked else feature_names_of(X, f"{type(self).__name__}.fit")
+        names = None if context.checked else feature_names_of(X, f"{owner}.fit")
         data = context.data or self._validated(X, y, context)  # once; a check releases nothing
-        if context.plan is not None:  # the holder's plan: of these rows' shape, or refused
-            self._check_plan_shape(data.X, context.plan, f"{type(self).__name__}.fit")
-        try:
-            plan = context.plan or self._plan(*data.shape)
-        except (DataValidationError, ParameterError) as exc:  # in the name of the fit that plans
-            raise signed_refusal(exc, f"{type(self).__name__}.fit") from None
-        if plan.params:  # a holder's plan, made in this fit and followed as it is (e.g. on the
-            # label set the holder set since): not checked against these parameters again
-            plan = dataclasses.replace(plan, params=())
+        if context.plan is None:  # this fit's plan, on its rows' public shape
+            try:
+                plan = self._plan(*data.shape)
+            except (DataValidationError, ParameterError) as exc:  # in the name of this fit
+                raise signed_refusal(exc, f"{owner}.fit") from None
+        else:  # the holder's plan: of these rows' shape, or refused; followed as it is (e.g. on
+            # the label set the holder set since), not checked against these parameters again
+            self._check_plan_shape(data.X, context.plan, f"{owner}.fit")
+            plan = (context.plan if not context.plan.params
+                    else dataclasses.replace(context.plan, params=()))
         self._warn(plan)  # public: before anything is held
         # one generator for every step of the fit (e.g. a component assignment, the release):
         # the caller's, else a new one from random_state (as _validate_params checked it)

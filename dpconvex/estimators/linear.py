@@ -674,8 +674,9 @@ class LinearPlanMixin:
         bounds = form_bounds(self.lam, [(gaussian, budget), (pure, pure_budget)], n, q, p, loss,
                              centered=centered)
         mechanism = gaussian
-        if bounds[1] < bounds[0]:  # the lower of the two rules' bounds is kept
-            mechanism, budget = pure, pure.check_budget(pure_budget)
+        if bounds[1] < bounds[0]:  # the lower of the two rules' bounds is kept (the pure form's
+            # budget: the Gaussian form's ε, checked with it, and no δ)
+            mechanism, budget = pure, pure_budget
         return mechanism, budget, (MechanismChoice(
             mechanism.name, "bound", bound=float(min(bounds)), other_bound=float(max(bounds)),
             n=n, p=p, pure=mechanism.pure),)
@@ -835,33 +836,32 @@ class _PrivateLinearClassifier(
     ) -> Prepared:
         """Validate, clip, add the intercept column, and build the template of ``plan``."""
         X_checked, labels = self._checked_data(X, y, plan, context, binary=True)
-        return self._prepared(X_checked, labels, plan)
+        return _bind_plan(self._prepared(X_checked, labels, plan), plan)
 
     def _prepare_fit(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Prepared:
         """The fit's preparation: the template of ``plan`` over the rows X and the labels
         ``context.data.labels`` as the fit validated them and held them to the plan's shape, so
-        not checked again (:meth:`prepare` checks the rows and labels a caller hands it)."""
+        not checked again (:meth:`prepare` checks the rows and labels a caller hands it). Its
+        release is handed ``plan`` with it, so it is not bound to it (as :meth:`prepare`'s is,
+        for :meth:`fit_prepared`)."""
         return self._prepared(X, context.data.labels, plan)
 
     def _prepared(self, X_checked: Any, labels: LabelSet, plan: FitPlan) -> Prepared:
         """Clip, add the intercept column, and build the template of ``plan`` over the checked
-        rows ``X_checked`` and their encoded ``labels``."""
+        rows ``X_checked`` and their encoded ``labels`` (not bound to ``plan``)."""
         owner = type(self).__name__
         design = design_rows(self, X_checked, labels.dropped, owner,
                              unit=self.row_norm == "unit", signs=labels.signs)
-        return _bind_plan(Prepared(
+        return Prepared(
             template=self._erm_template(plan, design, labels.signs, f"{owner}.fit",
                                         fit=not is_dask_collection(X_checked)),
             labels=labels,
             # a fit at another ε reuses it unless a choice of the plan reads ε
             reusable=not plan.reads_epsilon,
-        ), plan)
+        )
 
     def public_template(self, plan: FitPlan) -> LinearERMTemplate:
         return self._erm_template(plan)
-
-    def _uses_warm_start(self, plan: FitPlan) -> bool:
-        return True  # handed to every release's solve
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> _PrivateLinearClassifier:
