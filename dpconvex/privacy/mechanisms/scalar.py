@@ -406,7 +406,8 @@ class Exponential(Mechanism["SelectionTemplate"]):
 
     def certificate(self, template: SelectionTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
-        rate = budget.epsilon / (2.0 * template.sensitivity)  # the law :meth:`run` samples
+        assert cal is not None
+        rate = cal.noise_rate  # epsilon/(2 Delta_u) of the calibration :meth:`run` samples
         return Certificate(
             mechanism="exponential mechanism (McSherry & Talwar 2007) over fixed candidates",
             epsilon_requested=budget.epsilon, epsilon=budget.epsilon, private=True,
