@@ -2064,7 +2064,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         them (:func:`~dpconvex.privacy.composition.compose_tuning`, in parallel), on the parts
         of the rule's choice ``chosen``; a refusal of a composition is signed by the public
         call, ``fit`` or ``certify``."""
-        choice, parts = chosen.choice, chosen.parts
+        choice, parts, delta = chosen.choice, chosen.parts, float(self.delta or 0.0)
         candidates = [choice.learner, PRIVATE_MEAN]
         quantities: dict[str, Any] = {
             "safeguard validation fraction": self.validation_fraction,
@@ -2078,7 +2078,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"
             ),
             epsilon_requested=parts.rest,
-            delta_requested=float(self.delta or 0.0),
+            delta_requested=delta,
             candidates=f"the rule's learner ({choice.learner}) and the private mean",
             split=_DISJOINT_PARTS.format(n=parts.n_fit + parts.n_val, n_fit=parts.n_fit,
                                          n_val=parts.n_val),
@@ -2089,8 +2089,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
             mechanism=("PrivateRegressor with its safeguard: the private mean of the labels, "
                        "then the learner and the selection on disjoint parts "
                        "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"),
-            epsilon_requested=float(self.epsilon), delta_requested=float(self.delta or 0.0),
-            quantities=quantities,
+            epsilon_requested=float(self.epsilon), delta_requested=delta, quantities=quantities,
             assumptions=[model.label_source, model.lam_rule, choice.reason, *chosen.note,
                          "replace-one adjacency; n is public (it fixes the part sizes)"],
             labels=[_SAFEGUARD_PARTS[0], "model and selection (disjoint parts)"])

@@ -897,8 +897,8 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
     def _center_share(self, n: int, n_features: int) -> float:
         """The share of ε ``label_center="auto"`` spends on the labels' mean for a fit of n rows
         and d features (:func:`~dpconvex.privacy.rules.noise_level.label_center_share`): 0 for
-        another ``label_center``, without a given ``label_range`` or an intercept, and for the
-        non-private baseline (parameters and (n, d) only)."""
+        another ``label_center``, without a given ``label_range`` (none, or one released in the
+        fit) or an intercept, and for the non-private baseline (parameters and (n, d) only)."""
         if self.label_center != "auto" or self.label_range is None or not self.fit_intercept \
                 or isinstance(self.label_range, RELEASED_RANGE) or not self._mechanism().private:
             return 0.0
@@ -1015,9 +1015,7 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         []
         """
         model = super().plan_checked(n, n_classes, n_features)
-        if isinstance(self.label_range, RELEASED_RANGE) or not self._center_share(
-            model.n, model.n_features
-        ):
+        if not self._center_share(model.n, model.n_features):  # (none for a released range)
             return model
         epsilon, share, eps_center, inner = self._center_split(model.n, model.n_features)
         model = inner.plan_checked(model.n, 1, model.n_features)

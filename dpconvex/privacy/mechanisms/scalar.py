@@ -406,15 +406,16 @@ class Exponential(Mechanism["SelectionTemplate"]):
 
     def certificate(self, template: SelectionTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
-        rate = budget.epsilon / (2.0 * template.sensitivity)  # the law :meth:`run` samples
+        assert cal is not None  # its noise_rate epsilon/(2 Delta_u): the law :meth:`run` samples
         return Certificate(
             mechanism="exponential mechanism (McSherry & Talwar 2007) over fixed candidates",
             epsilon_requested=budget.epsilon, epsilon=budget.epsilon, private=True,
             conditions=list(conditions),
             quantities={"utility sensitivity": template.sensitivity,
-                        "selection rate epsilon/(2 Delta_u)": rate,
-                        "selection probability": ("proportional to exp(epsilon * u_i / "
-                                                  f"(2 Delta_u)) = exp({rate:.6g} * u_i)"),
+                        "selection rate epsilon/(2 Delta_u)": cal.noise_rate,
+                        "selection probability": (
+                            "proportional to exp(epsilon * u_i / (2 Delta_u)) = "
+                            f"exp({cal.noise_rate:.6g} * u_i)"),
                         "rows scored": template.n},
         )
 
