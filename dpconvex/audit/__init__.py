@@ -5,6 +5,11 @@ each side (Clopper–Pearson): ln((p_lo − δ)/q_hi) > ε is a significant viol
 claim ([JUO20]_, [NST+21]_). A bound below the claim proves nothing; one above it is a false
 alarm with probability at most 1 − confidence (docs/privacy/auditing.md#privacy-auditing).
 
+NOT PRIVATE: an audit's results and what its adapters compute and cache (the non-private
+minimizer, the templates, a hash of each data set) are functions of D and D′ with no noise, as
+the data holder's channels of :mod:`dpconvex.errors`; audit synthetic or public neighbouring
+data sets.
+
 Modules: :mod:`~dpconvex.audit.bounds` (the bounds and the confidence split),
 :mod:`~dpconvex.audit.statistics` (statistics of the outputs, after [Mir12]_ for
 :func:`float_consistency_statistic`), :mod:`~dpconvex.audit.runner` (:func:`audit`,

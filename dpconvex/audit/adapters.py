@@ -134,10 +134,19 @@ def _scaled_calibration(cal: Calibration, s: float) -> Calibration:
     return dataclasses.replace(cal, noise_rate=cal.noise_rate / s, extra=extra, noise=noise)
 
 
+#: What a mechanism states of itself (:class:`~dpconvex.privacy.mechanisms.Mechanism`'s class
+#: attributes), which the release pipeline reads to choose its checks: :class:`Audited` states
+#: the inner mechanism's, so that an audited run is refused wherever the estimator's is.
+_STATED = ("name", "needs", "private", "solves", "pure", "adds_output_noise", "wraps",
+           "amp_derived", "placement", "alternative", "budget_name")
+
+
 class Audited(Mechanism["Template"]):
     """A library mechanism with its public steps memoized (and, for power checks, mis-calibrated).
 
-    ``check_budget``, ``run`` and ``solve_conditions`` are the inner mechanism's. ``conditions``,
+    It states what the inner mechanism states (:data:`_STATED`: its name, placement, ...), so the
+    release pipeline runs the same checks and refusals on it; ``check_budget``, ``run`` and
+    ``solve_conditions`` are the inner mechanism's. ``conditions``,
     ``calibrate`` and ``certificate`` are the inner mechanism's too, computed once per (template, budget):
     they draw no randomness and give the same result on every run. With ``noise_scale`` s != 1 every noise
     the calibration sets is s times as large (:func:`_scaled_calibration`: norm-Gamma rate β/s, Gaussian std
@@ -155,8 +164,7 @@ class Audited(Mechanism["Template"]):
             )
         self.inner = inner
         self.noise_scale = float(noise_scale)
-        for attr in ("name", "needs", "private", "solves", "pure", "adds_output_noise", "wraps"):
-            # the registry's class attributes, per instance
+        for attr in _STATED:  # what the release pipeline reads of a mechanism: the inner's
             setattr(self, attr, getattr(inner, attr))
         self._memo: dict[tuple[str, int, Budget], tuple[Template, Any]] = {}
 
@@ -228,16 +236,33 @@ class Sampled:
         return self.sample(data, 1, rng)[0]
 
 
-class OnceUnperturbed:
-    """A solver backend that solves each template's unperturbed problem once.
+def _problem(template: ObjectiveTemplate) -> tuple[Any, ...]:
+    """What identifies the problem ``template`` states, whatever tolerance it is solved to: its
+    class and the identity of each public member (and of the rows operator) but
+    ``residual_tol``, which the copy output perturbation solves at its own tolerance shares with
+    the template (:func:`~dpconvex.privacy.mechanisms.base._aimed_at`); the template's own
+    identity where it holds no ``__dict__``."""
+    members = getattr(template, "__dict__", None)
+    if members is None:
+        return type(template), id(template)
+    return type(template), *sorted(
+        (name, id(value)) for name, value in members.items()
+        if (not name.startswith("_") or name == "_ops") and name != "residual_tol")
 
-    The unperturbed solve (no noise, no extra regularization, no warm start)
-    is a deterministic function of the data; every other solve is delegated.
+
+class OnceUnperturbed:
+    """A solver backend that solves each problem's unperturbed form once per tolerance.
+
+    The unperturbed solve (no noise, no extra regularization, no warm start) is a deterministic
+    function of the data; output perturbation solves it on a fresh copy of the template at each
+    release, at its own tolerance, and the copy states the same problem (:func:`_problem`). Each
+    (problem, tolerance) is solved once and kept with the first template that stated it (so
+    the identities in its key stay its own); every other solve is delegated.
     """
 
     def __init__(self, backend: Backend):
         self.backend = backend
-        self._memo: dict[tuple[int, float, int | None], tuple[ObjectiveTemplate, SolveResult]] = {}
+        self._memo: dict[tuple[Any, ...], tuple[ObjectiveTemplate, SolveResult]] = {}
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.backend, name)
@@ -248,7 +273,7 @@ class OnceUnperturbed:
             return self.backend.solve(
                 template, b, extra_reg, warm_start=warm_start, max_iter=max_iter
             )
-        key = (id(template), float(extra_reg), max_iter)
+        key = (_problem(template), float(template.residual_tol), float(extra_reg), max_iter)
         if key not in self._memo:
             self._memo[key] = (
                 template,
@@ -258,7 +283,8 @@ class OnceUnperturbed:
 
 
 def backend_for(solver: Any, template: Template) -> OnceUnperturbed:
-    """The registry's backend for ``solver`` (a name or a backend), solving the unperturbed problem once."""
+    """The registry's backend for ``solver`` (a name or a backend), solving the unperturbed
+    problem once per tolerance."""
     from ..solvers import get_backend
 
     return OnceUnperturbed(solver if hasattr(solver, "solve") else get_backend(solver, template))

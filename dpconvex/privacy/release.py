@@ -62,7 +62,6 @@ from .certificate import Certificate, Condition
 from .declarations import vouch_names, vouched
 from .mechanisms.base import (
     Calibration,
-    ExactMinimizer,
     Mechanism,
     get_mechanism,
     output_release_tolerance,
@@ -592,9 +591,10 @@ def _refuse_unresolved_solve(template: Template, mechanism: Mechanism,
     """Refuse an output placement whose solve tolerance kappa*G/n float64 cannot resolve, or
     that no residual bounds (:func:`~dpconvex.privacy.mechanisms.base.output_release_tolerance`
     on the calibration's public κ, G and μ and the template's n), before the certificate: a
-    dry run refuses as the fit's run does, before any noise is drawn."""
-    if not (isinstance(mechanism, ExactMinimizer) and mechanism.placement == "output"
-            and mechanism.private and not mechanism.wraps):
+    dry run refuses as the fit's run does, before any noise is drawn. Read from what the
+    mechanism states (a private output placement it solves for, no cover), whatever its class."""
+    if not (mechanism.placement == "output" and mechanism.solves and mechanism.private
+            and not mechanism.wraps):
         return
     try:
         output_release_tolerance(template, calibration)

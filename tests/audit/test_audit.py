@@ -52,10 +52,11 @@ from dpconvex.audit import (
     large_margin_pair,
     linear_erm_pair,
 )
-from dpconvex.errors import ParameterError
+from dpconvex.errors import ParameterError, PrivacyError
 from dpconvex.objectives.losses import HuberHinge, get_loss
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms import jacobian_slack
+from dpconvex.privacy.mechanisms.base import output_release_tolerance
 from dpconvex.privacy.mechanisms.scalar import SelectionTemplate
 from dpconvex.privacy.release import release
 from dpconvex.templates.large_margin import LargeMarginGaussianTemplate
@@ -229,6 +230,65 @@ def test_linear_erm_adapter_is_the_estimator(loss, mechanism):
         np.testing.assert_array_equal(mech.sample(D, 2, np.random.default_rng(seed)),
                                       np.stack(ref))
     assert mech.calibration(D).epsilon == est.certificate_.epsilon <= EPS
+
+
+def test_output_perturbation_adapter_solves_the_unperturbed_problem_once():
+    """With n = 2000 the solve tolerance kappa*G/n = 5e-7 is below the template's residual_tol
+    (1e-6): each release solves a fresh copy of the template aimed at it. The adapter solves
+    that problem once, kept by its tolerance beside the minimizer's, however many runs, and
+    still releases what the estimator releases, bit for bit."""
+    D = linear_erm_pair(2000, 2, random_state=0)[:2]
+    mech = LinearERMMechanism("logistic", epsilon=EPS, mechanism="output", lam=0.1)
+    template, cal, _ = mech.prepare(D)
+    assert output_release_tolerance(template, cal)[0] < template.residual_tol
+    backend = next(iter(mech._backends.values()))
+    runs = mech.sample(D, 2, np.random.default_rng(0))
+    kept = len(backend._memo)
+    runs = np.vstack([runs, mech.sample(D, 3, np.random.default_rng(1))])
+    assert kept == len(backend._memo) == 2  # the minimizer's solve and the release's
+    est = PrivateLogisticRegression(epsilon=EPS, lam=0.1, mechanism="output", fit_intercept=False,
+                                    solver="native", classes=[-1, 1])
+    rngs = [np.random.default_rng(0)] * 2 + [np.random.default_rng(1)] * 3
+    ref = [fit_drawing_from(est, rng, *D).coef_.ravel() for rng in rngs]
+    np.testing.assert_array_equal(runs, np.stack(ref))
+
+
+def test_the_audited_mechanism_states_what_the_library_mechanism_states():
+    """The release pipeline chooses its checks by what a mechanism states (its placement, ...):
+    the audited mechanism states every such attribute of the library's."""
+    from dpconvex.audit.adapters import Audited
+    from dpconvex.privacy.mechanisms import MECHANISMS, Mechanism
+
+    for name, cls in MECHANISMS.items():
+        library = cls()
+        audited = Audited(library)
+        for attr in Mechanism.__annotations__:
+            assert getattr(audited, attr) == getattr(library, attr), (name, attr)
+
+
+@pytest.mark.parametrize("mechanism", ["objective", "output"])
+def test_an_audited_release_is_refused_where_the_estimators_is(mechanism, monkeypatch):
+    """The pipeline's float64-resolution refusals: objective perturbation at epsilon = 1e-9 on
+    n = 10 records puts noise on the gradient beyond what float64 resolves to the tolerance.
+    Output perturbation refuses a solve tolerance kappa*G/n below 2G * 2^-42 (n in the
+    billions): that resolution is made coarse here (2^-8), so that n = 10 is beyond it. The
+    audited runs, and a dry run of the audited mechanism, are refused as the estimator's fit."""
+    from dpconvex.audit.adapters import Audited
+    from dpconvex.privacy.mechanisms import base, get_mechanism
+
+    if mechanism == "output":
+        monkeypatch.setattr(base, "_GRADIENT_RESOLUTION", 2.0**-8)
+    D = linear_erm_pair(10, 2, random_state=0)[:2]
+    est = PrivateLogisticRegression(epsilon=1e-9 if mechanism == "objective" else EPS, lam=1e-3,
+                                    mechanism=mechanism, fit_intercept=False, classes=[-1, 1])
+    with pytest.raises(PrivacyError, match="float64 resolves"):
+        est.fit(*D)
+    mech = EstimatorReleaseMechanism(est)
+    template, budget, _ = mech.prepare(D)
+    with pytest.raises(PrivacyError, match="float64 resolves"):
+        release(template, Audited(get_mechanism(mechanism)), budget, dry_run=True)
+    with pytest.raises(PrivacyError, match="float64 resolves"):
+        mech.sample(D, 2, np.random.default_rng(0))
 
 
 def test_large_margin_adapter_is_release():

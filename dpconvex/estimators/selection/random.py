@@ -4,7 +4,10 @@ Every run trains a random candidate on the same training split (a share of all r
 data) with ε₁ and scores it on the disjoint validation split with two-sided geometric noise; after K runs, K
 drawn from a truncated negative binomial law D_{η,γ} ([PS22]_ Definition 1), only the best-scoring model is
 released. By [PS22]_ Corollary 3 the release is ((2 + η) ε₁)-DP (parallel composition within a run, [McS09]_),
-and the search sets ε₁ = ε / (2 + η). K, the scores, the other runs' models and the run time are not released.
+and the search sets ε₁ = ε / (2 + η). K, the scores and the other runs' models are not
+released (nor in the fitted search or its pickle); the run time and the data holder's NOT
+PRIVATE channels (:func:`~dpconvex.verbosity`, :func:`~dpconvex.collect_diagnostics`: each
+run's release and solve) reveal K.
 Derivation: docs/privacy/tuning_gd_ledger.md#privacy-random-search.
 
 References
@@ -518,8 +521,10 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             },
             assumptions=[
                 "replace-one adjacency; n is public (it fixes the part sizes)",
-                "only the best run's model is released: not K, not the scores, not "
-                "the run time of the fit (which reveals K)",
+                "only the best run's model is released: K, the scores and the other runs' "
+                "models are not in the model or its pickle; the fit's run time and the data "
+                "holder's NOT PRIVATE channels (verbosity, collect_diagnostics: each run's "
+                "release and solve) reveal K and are not released",
                 "the run certificate in `parts` is the released run's; every run had "
                 "the same per-run bound",
             ],
