@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
 
 import numpy as np
 import pytest
@@ -187,3 +188,45 @@ def test_a_hinge_width_outside_the_losss_limits_is_refused_as_the_estimators_par
     with pytest.raises(ParameterError, match=r"^The 'h' parameter of PrivateHuberSVM must be a float in "
                                              r"\[1e-06, 1e\+06\]"):
         dpconvex.PrivateHuberSVM(h=h, loss=loss, classes=[0, 1]).fit(X, (X[:, 0] > 0).astype(int))
+
+
+SEARCHES = [dpconvex.PrivateGridSearch(dpconvex.PrivateLogisticRegression(), {"lam": [0.1]},
+                                       epsilon=1.0),
+            dpconvex.PrivateRandomSearch(dpconvex.PrivateLogisticRegression(), {"lam": [0.1]},
+                                         epsilon=1.0)]
+
+
+@pytest.mark.parametrize("est", [cls() for cls in ESTIMATORS] + SEARCHES,
+                         ids=lambda e: type(e).__name__)
+def test_set_params_refuses_a_name_that_is_no_parameter_listing_them(est):
+    """A ParameterError (a ValueError, as scikit-learn's contract asks) naming the name and
+    listing the parameters; scikit-learn's usual knobs say why dpconvex has none. Nothing is
+    set when one name is refused."""
+    valid = type(est)._get_param_names()
+    reasons = {"n_jobs": "runs? in the calling process", "warm_start": "start anew",
+               "sample_weight": "sensitivity", "verbose": ""}
+    for name, why in reasons.items():
+        if name in valid:
+            continue
+        with pytest.raises(ParameterError, match=rf"^{type(est).__name__}.set_params: got "
+                           rf"'{name}', which is not a parameter of .*{why}.* Set its "
+                           rf"parameters only: \[{re.escape(repr(valid[0]))}") as err:
+            est.set_params(**{valid[0]: "unset", name: 1})
+        assert isinstance(err.value, ValueError) and getattr(est, valid[0]) != "unset"
+    with pytest.raises(ParameterError, match=rf"got '{valid[0]}__x', but its '{valid[0]}' is"):
+        type(est)(**est.get_params(deep=False)).set_params(**{f"{valid[0]}__x": 1})
+
+
+def test_set_params_sets_nested_names_and_refuses_an_unknown_one_by_its_step():
+    """``step__param`` names reach the step, whose own set_params refuses an unknown one."""
+    from sklearn.pipeline import make_pipeline
+
+    pipe = make_pipeline(dpconvex.PrivateLogisticRegression())
+    assert pipe.set_params(privatelogisticregression__lam=0.5).steps[0][1].lam == 0.5
+    search = SEARCHES[0]
+    assert search.set_params(estimator__data_norm=2.0).estimator.data_norm == 2.0
+    for holder, key in ((pipe, "privatelogisticregression__n_jobs"),
+                        (search, "estimator__n_jobs")):
+        with pytest.raises(ParameterError, match=r"^PrivateLogisticRegression.set_params: got "
+                           r"'n_jobs'.*calling process"):
+            holder.set_params(**{key: 2})

@@ -80,6 +80,7 @@ from ..base import (
     fresh_fit,
     not_public_source,
     refuse_fit_params,
+    refuse_unknown_params,
     state_rows_source,
 )
 from ..parts import Parts, check_rows, mistakes
@@ -468,6 +469,37 @@ class SelectedEstimator:
         # estimator it tunes
         tags.non_deterministic = inner.non_deterministic
         return tags
+
+    def set_params(self, **params: Any) -> Any:
+        """Set the search's parameters (its estimator's as ``"estimator__param"``), as
+        scikit-learn's ``set_params``; a name that is not one of them is refused by a
+        :class:`~dpconvex.errors.ParameterError` listing them
+        (:func:`~dpconvex.estimators.base.refuse_unknown_params`).
+
+        Parameters
+        ----------
+        **params : dict
+            Parameter names and values.
+
+        Returns
+        -------
+        self : estimator
+            The search.
+
+        Raises
+        ------
+        ParameterError
+            A name that is not a parameter (a ValueError, as scikit-learn's).
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateGridSearch, PrivateLogisticRegression
+        >>> search = PrivateGridSearch(PrivateLogisticRegression(), {"lam": [0.1]}, epsilon=1.0)
+        >>> search.set_params(estimator__data_norm=2.0).estimator.data_norm
+        2.0
+        """
+        refuse_unknown_params(self, params)
+        return super().set_params(**params)  # type: ignore[misc]
 
     def _keys(self, leaf: str, base: dict[str, Any] | None = None) -> list[str]:
         """The estimator's parameters named ``leaf`` (``base``: its ``get_params(deep=True)``,
