@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import math
 import re
+from decimal import Decimal
 
 import numpy as np
 import pytest
@@ -88,6 +89,45 @@ def test_bounds_inclusive_and_exclusive(rule, value, ok):
     else:
         with pytest.raises(ParameterError, match=r"The 'p' parameter of Model must be"):
             rule.check("p", value, "Model")
+
+
+@pytest.mark.parametrize("text", ["0.5", "1e-5", "0.1", "3"])
+def test_a_decimal_is_taken_as_the_nearest_float_as_a_fraction_is(text):
+    """A Decimal is a real number: the float of its text, in range or refused as that float."""
+    rule = Float(high=1.0, high_inclusive=True)
+    value = Decimal(text)
+    if float(text) <= 1.0:
+        assert rule.check("delta", value, "Model") == float(text)
+    else:
+        with pytest.raises(ParameterError, match=rf"Got Decimal\('{re.escape(text)}'\) instead"):
+            rule.check("delta", value, "Model")
+
+
+@pytest.mark.parametrize("text", ["NaN", "sNaN", "-NaN", "Infinity", "-Infinity"])
+def test_a_decimal_nan_or_infinity_is_refused_as_the_float_is(text):
+    for rule in (Float(), Float(allow_inf=True)):
+        if text == "Infinity" and rule.allow_inf:
+            assert rule.check("epsilon", Decimal(text), "Model") == math.inf
+            continue
+        with pytest.raises(ParameterError, match=r"^The 'epsilon' parameter of Model must be a "
+                           rf"float in \(0, inf\)\. Got Decimal\('{re.escape(text)}'\) instead"):
+            rule.check("epsilon", Decimal(text), "Model")
+    for text in ("1e400", "-1e400"):  # float() would round it to inf
+        with pytest.raises(ParameterError, match=r"does not fit in a float64"):
+            Float(allow_inf=True).check("epsilon", Decimal(text), "Model")
+
+
+def test_a_fit_at_a_decimal_epsilon_is_the_fit_at_its_float():
+    """The same seed and the float of the Decimal: the same release (the tolerance covers
+    only the solver's floating-point order, the inputs being equal)."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (60, 3))
+    y = (X[:, 0] > 0).astype(int)
+    fits = [dpconvex.PrivateLogisticRegression(epsilon=eps, delta=delta, classes=[0, 1],
+                                               random_state=0).fit(X, y)
+            for eps, delta in ((Decimal("0.5"), Decimal("1e-4")), (0.5, 1e-4))]
+    assert fits[0].certificate_.epsilon == fits[1].certificate_.epsilon == 0.5
+    np.testing.assert_allclose(fits[0].coef_, fits[1].coef_, rtol=1e-12, atol=0.0)
 
 
 def test_description_matches_the_message():
