@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import decimal
 import functools
 import itertools
 import math
@@ -248,22 +249,37 @@ def _interval(low: float, high: float, low_inclusive: bool, high_inclusive: bool
     return f"{'[' if low_inclusive else '('}{low:g}, {top}{']' if high_inclusive else ')'}"
 
 
+def _as_float(value: Any) -> float:
+    """``float(value)`` of a real number (:func:`check_float`): a finite ``Decimal`` beyond
+    float64 raises OverflowError, as an int's does (``float`` would round it to inf), and a
+    Decimal NaN, signalling or quiet, is NaN."""
+    if isinstance(value, decimal.Decimal):
+        if value.is_nan():
+            return math.nan
+        if value.is_finite() and math.isinf(float(value)):
+            raise OverflowError  # refused by check_float as a number beyond float64
+    return float(value)
+
+
 def check_float(name: str, value: Any, owner: str, *, low: float = 0.0, high: float = math.inf,
                 low_inclusive: bool = False, high_inclusive: bool = False, allow_inf: bool = False,
                 magnitude: bool = True, noun: str = "parameter") -> float:
     """Return ``value`` as a float in the stated interval, or raise :class:`ParameterError`.
 
-    ``value`` is an int, float, NumPy scalar or ``Fraction``: bool, non-numbers and numbers too large for
-    float64 (``10**400``) are refused, not rounded to inf. ``allow_inf`` accepts +inf (an unlimited budget).
+    ``value`` is an int, float, NumPy scalar, ``Fraction`` or ``Decimal`` (the nearest float;
+    a Decimal NaN or infinity is refused as the float's is): bool, non-numbers and numbers too
+    large for float64 (``10**400``, ``Decimal("1e400")``) are refused, not rounded to inf.
+    ``allow_inf`` accepts +inf (an unlimited budget).
     ``magnitude`` also requires a nonzero finite value to lie in [:data:`MIN_MAGNITUDE`,
     :data:`MAX_MAGNITUDE`] = [1e-100, 1e100], so the calibrations (products and quotients of a few parameters
     and n) stay finite and nonzero in float64. The message names ``name`` of ``owner`` (its
     ``noun``: "parameter", or "argument" of a function) and the accepted range.
     """
-    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
+    real = (numbers.Real, np.floating, np.integer, decimal.Decimal)
+    if isinstance(value, bool) or not isinstance(value, real):
         raise Float(low, high, low_inclusive, high_inclusive).refusal(name, value, owner, noun)
     try:
-        v = float(value)
+        v = _as_float(value)
     except (OverflowError, ValueError, TypeError):
         raise ParameterError(
             f"The '{name}' {noun} of {owner} must be a finite float in "

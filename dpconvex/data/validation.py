@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -412,8 +413,9 @@ def check_classes(
     """Validate a public label set; return it sorted (the class-index order), as a 1-D array.
 
     Refused with a :class:`ParameterError` (in scikit-learn's words, naming the class of
-    ``caller`` "Owner.method", for ``classes=``; else naming ``source``): not a sequence, fewer
-    than two labels (not two when ``binary``), a missing value (None, NaN, pandas NA), an
+    ``caller`` "Owner.method", for ``classes=``; else naming ``source``): not a sequence, an
+    iterator (a generator, ``map(...)``: read once, so a refit would find it used up),
+    fewer than two labels (not two when ``binary``), a missing value (None, NaN, pandas NA), an
     infinite or non-integer float, complex numbers, bytes or sequences (a tuple), labels of
     mixed types, or a repeated label. Ints and strings are labels as they are; a label of any
     other type is looked at one by one (:func:`_check_set_labels`).
@@ -446,6 +448,10 @@ def check_classes(
     """
     if isinstance(classes, (str, bytes)) or not hasattr(classes, "__iter__"):
         raise _refuse(caller, source, classes, "must be None or a sequence of labels")
+    if isinstance(classes, Iterator):
+        raise _refuse(caller, source, classes, "must be a list, tuple or array of labels, not "
+                      "an iterator: an iterator is read once, so a refit (or a search's "
+                      "candidate) would find it used up; pass list(...) of it")
     values = list(classes)
     types = set(map(type, values))
     if not types <= _PLAIN_LABEL_TYPES:

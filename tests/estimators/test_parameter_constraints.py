@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
+from decimal import Decimal
 
 import numpy as np
 import pytest
@@ -87,6 +89,45 @@ def test_bounds_inclusive_and_exclusive(rule, value, ok):
     else:
         with pytest.raises(ParameterError, match=r"The 'p' parameter of Model must be"):
             rule.check("p", value, "Model")
+
+
+@pytest.mark.parametrize("text", ["0.5", "1e-5", "0.1", "3"])
+def test_a_decimal_is_taken_as_the_nearest_float_as_a_fraction_is(text):
+    """A Decimal is a real number: the float of its text, in range or refused as that float."""
+    rule = Float(high=1.0, high_inclusive=True)
+    value = Decimal(text)
+    if float(text) <= 1.0:
+        assert rule.check("delta", value, "Model") == float(text)
+    else:
+        with pytest.raises(ParameterError, match=rf"Got Decimal\('{re.escape(text)}'\) instead"):
+            rule.check("delta", value, "Model")
+
+
+@pytest.mark.parametrize("text", ["NaN", "sNaN", "-NaN", "Infinity", "-Infinity"])
+def test_a_decimal_nan_or_infinity_is_refused_as_the_float_is(text):
+    for rule in (Float(), Float(allow_inf=True)):
+        if text == "Infinity" and rule.allow_inf:
+            assert rule.check("epsilon", Decimal(text), "Model") == math.inf
+            continue
+        with pytest.raises(ParameterError, match=r"^The 'epsilon' parameter of Model must be a "
+                           rf"float in \(0, inf\)\. Got Decimal\('{re.escape(text)}'\) instead"):
+            rule.check("epsilon", Decimal(text), "Model")
+    for text in ("1e400", "-1e400"):  # float() would round it to inf
+        with pytest.raises(ParameterError, match=r"does not fit in a float64"):
+            Float(allow_inf=True).check("epsilon", Decimal(text), "Model")
+
+
+def test_a_fit_at_a_decimal_epsilon_is_the_fit_at_its_float():
+    """The same seed and the float of the Decimal: the same release (the tolerance covers
+    only the solver's floating-point order, the inputs being equal)."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (60, 3))
+    y = (X[:, 0] > 0).astype(int)
+    fits = [dpconvex.PrivateLogisticRegression(epsilon=eps, delta=delta, classes=[0, 1],
+                                               random_state=0).fit(X, y)
+            for eps, delta in ((Decimal("0.5"), Decimal("1e-4")), (0.5, 1e-4))]
+    assert fits[0].certificate_.epsilon == fits[1].certificate_.epsilon == 0.5
+    np.testing.assert_allclose(fits[0].coef_, fits[1].coef_, rtol=1e-12, atol=0.0)
 
 
 def test_description_matches_the_message():
@@ -187,3 +228,45 @@ def test_a_hinge_width_outside_the_losss_limits_is_refused_as_the_estimators_par
     with pytest.raises(ParameterError, match=r"^The 'h' parameter of PrivateHuberSVM must be a float in "
                                              r"\[1e-06, 1e\+06\]"):
         dpconvex.PrivateHuberSVM(h=h, loss=loss, classes=[0, 1]).fit(X, (X[:, 0] > 0).astype(int))
+
+
+SEARCHES = [dpconvex.PrivateGridSearch(dpconvex.PrivateLogisticRegression(), {"lam": [0.1]},
+                                       epsilon=1.0),
+            dpconvex.PrivateRandomSearch(dpconvex.PrivateLogisticRegression(), {"lam": [0.1]},
+                                         epsilon=1.0)]
+
+
+@pytest.mark.parametrize("est", [cls() for cls in ESTIMATORS] + SEARCHES,
+                         ids=lambda e: type(e).__name__)
+def test_set_params_refuses_a_name_that_is_no_parameter_listing_them(est):
+    """A ParameterError (a ValueError, as scikit-learn's contract asks) naming the name and
+    listing the parameters; scikit-learn's usual knobs say why dpconvex has none. Nothing is
+    set when one name is refused."""
+    valid = type(est)._get_param_names()
+    reasons = {"n_jobs": "runs? in the calling process", "warm_start": "start anew",
+               "sample_weight": "sensitivity", "verbose": ""}
+    for name, why in reasons.items():
+        if name in valid:
+            continue
+        with pytest.raises(ParameterError, match=rf"^{type(est).__name__}.set_params: got "
+                           rf"'{name}', which is not a parameter of .*{why}.* Set its "
+                           rf"parameters only: \[{re.escape(repr(valid[0]))}") as err:
+            est.set_params(**{valid[0]: "unset", name: 1})
+        assert isinstance(err.value, ValueError) and getattr(est, valid[0]) != "unset"
+    with pytest.raises(ParameterError, match=rf"got '{valid[0]}__x', but its '{valid[0]}' is"):
+        type(est)(**est.get_params(deep=False)).set_params(**{f"{valid[0]}__x": 1})
+
+
+def test_set_params_sets_nested_names_and_refuses_an_unknown_one_by_its_step():
+    """``step__param`` names reach the step, whose own set_params refuses an unknown one."""
+    from sklearn.pipeline import make_pipeline
+
+    pipe = make_pipeline(dpconvex.PrivateLogisticRegression())
+    assert pipe.set_params(privatelogisticregression__lam=0.5).steps[0][1].lam == 0.5
+    search = SEARCHES[0]
+    assert search.set_params(estimator__data_norm=2.0).estimator.data_norm == 2.0
+    for holder, key in ((pipe, "privatelogisticregression__n_jobs"),
+                        (search, "estimator__n_jobs")):
+        with pytest.raises(ParameterError, match=r"^PrivateLogisticRegression.set_params: got "
+                           r"'n_jobs'.*calling process"):
+            holder.set_params(**{key: 2})

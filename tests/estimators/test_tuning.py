@@ -473,6 +473,44 @@ def test_the_label_set_is_the_searchs_to_set_not_a_candidates(search):
         search(PrivateLogisticRegression(), {"classes": [[0, 1]]}, epsilon=1.0).fit(X, y)
 
 
+class RefusesSeven(FixedMistakes):
+    """Test double: its own set_params refuses k = 7 with a ParameterError of its own."""
+
+    def set_params(self, **params):
+        if params.get("k") == 7:
+            raise ParameterError("RefusesSeven.set_params: k = 7 is this estimator's refusal.")
+        return super().set_params(**params)
+
+
+@pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
+def test_a_candidate_that_cannot_be_made_is_blamed_on_what_failed(search):
+    """The grid's value is named only where setting it fails: an estimator that cannot be
+    cloned is the estimator's (a label set given as a generator by name), and a refusal the
+    estimator raises reaches the caller as it is."""
+    import threading
+
+    X, y = _binary(40)
+    extra = {"mean_runs": 2} if search is PrivateRandomSearch else {}
+    uncloned = [
+        (PrivateLogisticRegression(classes=(c for c in (0, 1))),
+         r"estimator's 'classes' must be a list, tuple or array of labels, not an iterator"),
+        (make_pipeline(FunctionTransformer(kw_args={"lock": threading.Lock()}),
+                       PrivateLogisticRegression(classes=[0, 1])),
+         r"'estimator' parameter of .* must be an estimator sklearn.clone copies .* cloning "
+         r"Pipeline raised TypeError"),
+    ]
+    for model, message in uncloned:
+        key = "lam" if isinstance(model, PrivateLogisticRegression) else \
+            "privatelogisticregression__lam"
+        with pytest.raises(ParameterError, match=message):
+            search(model, {key: [0.1, 1.0]}, epsilon=1.0, random_state=0, **extra).fit(X, y)
+    with pytest.raises(ParameterError, match=r"^RefusesSeven.set_params: k = 7 is this"):
+        search(RefusesSeven(), {"k": [1, 7]}, epsilon=1.0, **extra).fit(X, y)
+    with pytest.raises(ParameterError, match=r"value 0 of 'lam' \(a generator\) cannot be set"):
+        search(PrivateLogisticRegression(classes=[0, 1]), {"lam": [(v for v in [1.0])]},
+               epsilon=1.0, **extra).fit(X, y)
+
+
 @pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
 def test_a_search_hands_a_pipeline_its_table_as_given(search):
     """A PublicEncoder step reads the categorical column: the search's parts are rows of

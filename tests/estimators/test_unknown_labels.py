@@ -305,6 +305,21 @@ def test_classes_that_are_sequences_are_refused_as_such(labels):
         dp.PrivateGaussianCentroid(classes=labels).fit(np.zeros((6, 2)), np.arange(6) % 2)
 
 
+@pytest.mark.parametrize("make", [lambda: iter(CLASSES), lambda: (c for c in CLASSES),
+                                  lambda: map(str, CLASSES)])
+def test_classes_given_as_an_iterator_are_refused_before_they_are_read(make):
+    """An iterator is read once: a first fit would use it up and a refit find it empty, so
+    it is refused by name, unread, at the first fit."""
+    X, y = _data()
+    classes = make()
+    with pytest.raises(dp.ParameterError, match=r"^The 'classes' parameter of "
+                       r"PrivateLogisticRegression must be a list, tuple or array of labels, "
+                       r"not an iterator: .* pass list\(\.\.\.\) of it\. Got a"):
+        _lr(classes=classes).fit(X, y)
+    assert list(classes) == CLASSES  # not read
+    assert _lr(classes=dict.fromkeys(CLASSES).keys()).fit(X, y).classes_.tolist() == CLASSES
+
+
 def test_ignore_fits_labels_of_another_type_than_the_classes_on_zeroed_rows():
     """Under "ignore" no record's type decides between a release and a refusal: labels all of
     another type than the classes are all outside the set (as one such label is), where

@@ -80,6 +80,7 @@ from ..base import (
     fresh_fit,
     not_public_source,
     refuse_fit_params,
+    refuse_unknown_params,
     state_rows_source,
 )
 from ..parts import Parts, check_rows, mistakes
@@ -469,6 +470,37 @@ class SelectedEstimator:
         tags.non_deterministic = inner.non_deterministic
         return tags
 
+    def set_params(self, **params: Any) -> Any:
+        """Set the search's parameters (its estimator's as ``"estimator__param"``), as
+        scikit-learn's ``set_params``; a name that is not one of them is refused by a
+        :class:`~dpconvex.errors.ParameterError` listing them
+        (:func:`~dpconvex.estimators.base.refuse_unknown_params`).
+
+        Parameters
+        ----------
+        **params : dict
+            Parameter names and values.
+
+        Returns
+        -------
+        self : estimator
+            The search.
+
+        Raises
+        ------
+        ParameterError
+            A name that is not a parameter (a ValueError, as scikit-learn's).
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateGridSearch, PrivateLogisticRegression
+        >>> search = PrivateGridSearch(PrivateLogisticRegression(), {"lam": [0.1]}, epsilon=1.0)
+        >>> search.set_params(estimator__data_norm=2.0).estimator.data_norm
+        2.0
+        """
+        refuse_unknown_params(self, params)
+        return super().set_params(**params)  # type: ignore[misc]
+
     def _keys(self, leaf: str, base: dict[str, Any] | None = None) -> list[str]:
         """The estimator's parameters named ``leaf`` (``base``: its ``get_params(deep=True)``,
         read here where not given)."""
@@ -826,10 +858,18 @@ class SelectedEstimator:
         """The unfitted candidate ``value`` of ``param_grid``'s ``key`` gives, set alone on a
         clone of the estimator, and its ``get_params(deep=True)``; refused by a ParameterError
         naming it (``name``) where it cannot be set or does not keep the keys of the parameters
-        the search sets (``base``: the estimator's ``get_params(deep=True)``)."""
+        the search sets (``base``: the estimator's ``get_params(deep=True)``). A clone of the
+        estimator that fails is the estimator's (:meth:`_refuse_uncloned`), and a DPConvexError
+        the estimator raises is its own."""
         try:
-            candidate = clone(self.estimator).set_params(**_unfitted({key: value}))
+            estimator = clone(self.estimator)
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise self._refuse_uncloned(owner, exc) from None
+        try:
+            candidate = estimator.set_params(**_unfitted({key: value}))
             params = candidate.get_params(deep=True)
+        except DPConvexError:
+            raise
         except (ValueError, TypeError, AttributeError):
             raise ParameterError(
                 f"The 'param_grid' parameter of {owner} must give values its estimator takes: "
@@ -847,6 +887,21 @@ class SelectedEstimator:
                     "dpconvex private classifier for its private step).")
         self._refuse_carried(params, name, owner, base)
         return candidate, params
+
+    def _refuse_uncloned(self, owner: str, exc: Exception) -> DPConvexError:
+        """The refusal of an estimator ``sklearn.clone`` cannot copy (``exc``: what the clone
+        raised), whose every candidate would be a clone: its label set refused by name where
+        that is the cause (a generator, :func:`~dpconvex.data.validation.check_classes`), else
+        a ParameterError naming the estimator and what the clone raised."""
+        try:
+            self._public_classes(owner)
+        except DPConvexError as refusal:
+            return refusal
+        return ParameterError(
+            f"The 'estimator' parameter of {owner} must be an estimator sklearn.clone copies "
+            f"(every candidate is a clone of it): cloning {type(self.estimator).__name__} raised "
+            f"{type(exc).__name__}: {exc}. Give the estimator parameters that copy (numbers, "
+            "strings, lists, estimators).")
 
     def _refuse_carried(self, params: dict[str, Any], name: str, owner: str,
                         base: dict[str, Any]) -> None:
