@@ -834,13 +834,13 @@ def _release_linear(est: Any, prep: Prepared, plan: FitPlan, hold: CertificateHo
     intercept : float
         s·θ_d (s: ``intercept_scaling``, the column the rows carry); 0.0 without an intercept.
     """
-    noise = context.noise  # this fit's generator (random_state, or a meta-estimator's)
     # every argument checked: the parameters by _validate_params (fit_prepared: again, after
-    # any set_params), the plan's by the plan
+    # any set_params), the plan's by the plan; context.noise: this fit's generator
+    # (random_state, or a meta-estimator's)
     released = _release_checked(
-        prep.template, plan.mechanism, plan.budget, getattr(est, "solver", None), noise.rng,
-        warm_start=warm_start, max_iter=getattr(est, "max_iter", None), seeded=noise.seeded,
-        vouch=plan.vouch, vouch_unused="ignore",
+        prep.template, plan.mechanism, plan.budget, getattr(est, "solver", None),
+        context.noise.rng, warm_start=warm_start, max_iter=getattr(est, "max_iter", None),
+        seeded=context.noise.seeded, vouch=plan.vouch, vouch_unused="ignore",
         noise_warning=None if context.noise_guarded else noise_check)
     theta, certificate = released.theta, released.certificate
     certificate.state(*notes)
