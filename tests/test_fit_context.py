@@ -15,9 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _helpers import syntax_nodes
+from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 
 import dpconvex as dp
+import dpconvex.privacy.release as release_module
 from dpconvex._validation import NoiseSource
 from dpconvex.data.validation import LabelWarning
 from dpconvex.estimators.base import (
@@ -387,3 +389,32 @@ def test_a_context_the_caller_made_is_refused_by_prepare_on_dask_rows():
     with pytest.raises(dp.errors.PrivacyError, match=r"^PrivateLargeMarginGaussian\.prepare: "
                                                      r"context= takes only"):
         est.prepare(rows, y, est.plan_for(rows, y), context=forged)
+
+
+@pytest.mark.parametrize("safeguard", [True, False])
+def test_the_regression_front_doors_learner_builds_no_warning_its_holder_answers_for(
+        safeguard, monkeypatch):
+    """The front door warns of a missing label range in its own name, and under the safeguard
+    its selection guards against the learner's noise (``FitContext.range_warned``,
+    ``noise_guarded``): the learner builds neither warning; on every row its noise check runs
+    once, as the same learner's fit alone runs it."""
+    checks = []
+    real = release_module.warn_if_noise_dominates
+    monkeypatch.setattr(release_module, "warn_if_noise_dominates",
+                        lambda *args, **kwargs: checks.append(kwargs["owner"]) or real(
+                            *args, **kwargs))
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-0.5, 0.5, size=(3000, 3))
+    y = np.clip(0.6 * X[:, 0] + 0.05 * rng.normal(size=3000), -1.0, 1.0)
+    reg = dp.PrivateRegressor(epsilon=1.0, safeguard=safeguard, random_state=0)
+    learner = clone(reg.plan_for(X, y).chosen.learner)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        learner.fit(X, y)
+        alone = [str(w.message) for w in caught]
+        caught.clear()
+        reg.fit(X, y)
+    unit = [str(w.message) for w in caught if "label_range was not given" in str(w.message)]
+    assert [text.split(":")[0] for text in alone] == ["PrivateLinearRegressor.fit"]
+    assert len(unit) == 1 and unit[0].startswith("PrivateRegressor.fit: ")
+    assert checks == ["PrivateLinearRegressor"] * (1 if safeguard else 2)

@@ -466,6 +466,15 @@ class FitContext:
         encodes its labels against it and states its source (e.g. read from the data)
         instead of reading a set from its own rows; its ``classes`` stays None. None: the
         fit's own ``classes``, else the set declared with or read from its y.
+    range_warned : bool
+        The fit that holds this one issues the warning of a regressor without ``label_range``
+        in the name the user called (the regression front door), so this fit does not issue
+        its own.
+    noise_guarded : bool
+        The fit that holds this one guards against this fit's noise (the regression front
+        door's safeguard selects between its model and the private mean,
+        docs/privacy/front_door_regression.md#privacy-regressor-safeguard), so this fit runs
+        no public noise check of its release.
 
     Examples
     --------
@@ -486,17 +495,22 @@ class FitContext:
     data: CheckedData | None = None
     plan: FitPlan | None = None
     label_set: LabelSet | None = None
+    range_warned: bool = False
+    noise_guarded: bool = False
 
     def inner(self, noise: NoiseSource | None, *, held: bool = False,
               excluding: np.ndarray | None = None, checked: bool = False,
-              data: CheckedData | None = None, plan: FitPlan | None = None) -> FitContext:
+              data: CheckedData | None = None, plan: FitPlan | None = None,
+              range_warned: bool = False, noise_guarded: bool = False) -> FitContext:
         """The context of a fit inside this one: the same rows left out, hold and label
         warning; ``noise`` its own source (None: from its ``random_state``); ``held``
         when it runs inside this fit's budget hold; ``excluding`` a boolean mask of
         further records left out (a fit made of fits inside another's part); ``checked``
         when this fit hands it X and y as it checked them; ``data`` the inner fit's rows and
         labels as this fit validated and encoded them (:class:`CheckedData`); ``plan`` the
-        inner fit's plan, as this fit made it with the inner estimator's ``plan``.
+        inner fit's plan, as this fit made it with the inner estimator's ``plan``;
+        ``range_warned`` and ``noise_guarded`` when this fit answers for the inner fit's
+        warning of a missing label range and its noise check.
 
         Parameters
         ----------
@@ -512,6 +526,10 @@ class FitContext:
             The inner fit's rows and labels as this fit validated and encoded them.
         plan : FitPlan or None, default=None
             The inner fit's plan, made with the inner estimator's ``plan``.
+        range_warned : bool, default=False
+            This fit issues the warning of a missing ``label_range`` in its own name.
+        noise_guarded : bool, default=False
+            This fit guards against the inner fit's noise: the inner fit runs no noise check.
 
         Returns
         -------
@@ -538,7 +556,8 @@ class FitContext:
             )
             excluded = mask if excluded is None else excluded | mask
         return dataclasses.replace(self, noise=noise, held=self.held or held, excluded=excluded,
-                                   checked=checked, data=data, plan=plan)
+                                   checked=checked, data=data, plan=plan,
+                                   range_warned=range_warned, noise_guarded=noise_guarded)
 
     def every_row(self, owner: str) -> FitContext:
         """This context, for a fit that reads every row (its statistics, splits or selection
@@ -2449,7 +2468,7 @@ class PrivateEstimator(BaseEstimator):
         if not self._reads_label_set:  # a regressor's labels (a meta-estimator's: its note)
             return data.X, self._unit_labels(
                 data.y, plan.n, f"{owner}.fit", note=context.excluded is None,
-                checked=context.checked
+                checked=context.checked, warn=not context.range_warned
             )
         return data.X, data.labels
 

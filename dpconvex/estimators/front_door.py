@@ -143,7 +143,6 @@ from .noisy_gd import NoisyGradientDescent
 from .parts import check_rows, predicted
 from .regression import (
     RELEASED_RANGE,
-    UNIT_RANGE_WARNING,
     LabelRange,
     LabelRangeMixin,
     PrivateBounds,
@@ -1900,7 +1899,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 if self.label_range is None:  # its labels' warning, in the name the user called
                     self._warn_unit_range(f"{type(self).__name__}.fit")
                 data = context.data
-                inner = context.inner(noise, held=True, data=data, plan=chosen.plan)
+                inner = context.inner(noise, held=True, data=data, plan=chosen.plan,
+                                      range_warned=True)
             else:  # the safeguard: the validation part, drawn independently of the data
                 validation = np.zeros(n, dtype=bool)
                 validation[noise.rng.permutation(n)[parts.n_fit:]] = True
@@ -1911,10 +1911,11 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
                 # label_range (u = 0), so no value of theirs reaches the learner (not even its
                 # objective's constant); its plan, hold and release leave them out
                 data = CheckedData(context.data.X, np.where(validation, mid, labels))
+                # the selection guards against the learner's noise (its check not run)
                 inner = context.inner(NoiseSource(fit_rng, noise.seeded), held=True,
                                       excluding=validation, checked=True, data=data,
-                                      plan=chosen.plan)
-            learner = self._fit_part(chosen, data, inner, guarded=parts is not None)
+                                      plan=chosen.plan, range_warned=True, noise_guarded=True)
+            learner = self._fit_part(chosen, data, inner)
             if parts is None:  # the learner's model is the release
                 certificate, best = learner.certificate_, 0
                 certificate.assumptions.extend((chosen.choice.reason, *chosen.note))
@@ -1930,21 +1931,18 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, PrivateEstimator):
         self.n_features_in_ = plan.n_features
         return self
 
-    def _fit_part(self, chosen: ChosenLearner, data: CheckedData, inner: FitContext, *,
-                  guarded: bool = False) -> PrivateLinearRegressor:
+    def _fit_part(self, chosen: ChosenLearner, data: CheckedData,
+                  inner: FitContext) -> PrivateLinearRegressor:
         """The learner this fit's plan made (``chosen.learner``, with its plan ``chosen.plan``)
         fitted through its public ``fit`` in ``inner``, the context this fit made for it, its
         refusals signed in this fit's name.
 
         The learner's warning of a unit label range is this fit's own (issued once, by this
-        estimator); with ``guarded`` (the safeguard's learner) its public noise check is
-        silenced too: the selection guards against its noise.
+        estimator: ``inner.range_warned``); under the safeguard the selection guards against
+        its noise, so it runs no noise check (``inner.noise_guarded``).
         """
         learner = chosen.learner  # made by this fit's plan, for this fit only
-        # "" matches every message: the guarded learner's warnings are all silenced
-        silenced = "" if guarded else rf"{type(learner).__name__}\.fit: {UNIT_RANGE_WARNING}"
-        with signed_by(learner, f"{type(self).__name__}.fit"), warnings.catch_warnings():
-            warnings.filterwarnings("ignore", silenced, PrivacyWarning)
+        with signed_by(learner, f"{type(self).__name__}.fit"):
             fit_part(learner, data.X, data.y, inner)  # inside this fit's hold
         return learner
 

@@ -796,6 +796,61 @@ PARAMETER_DOCS["linear_warns"] = fill_docs("""\
 """)
 
 
+def _release_linear(est: Any, prep: Prepared, plan: FitPlan, hold: CertificateHold,
+                    context: FitContext, warm_start: np.ndarray | None,
+                    notes: tuple[Any, ...], noise_check: dict[str, Any]
+                    ) -> tuple[np.ndarray, float]:
+    """The release of a linear model ``est`` (a classifier's or a regressor's): the template of
+    ``plan`` released with its mechanism and budget from this fit's generator, ``notes`` stated
+    on its certificate, the certificate committed to ``hold`` and set as ``certificate_``.
+
+    Parameters
+    ----------
+    est : estimator
+        The linear model (its ``solver``, ``max_iter``, ``fit_intercept`` and
+        ``intercept_scaling``, as its parameters were checked).
+    prep : Prepared
+        The preparation of ``plan`` (its template over the design rows).
+    plan : FitPlan
+        The plan: its mechanism, budget, vouched names and ``n_features`` d.
+    hold : CertificateHold
+        The fit's hold on the ledger.
+    context : FitContext
+        This fit's context: ``noise`` its generator (set by the fit); ``noise_guarded``: the fit
+        that holds this one guards against its noise, so ``noise_check`` is not run.
+    warm_start : ndarray or None
+        A start point for the solver (None: the solver's own).
+    notes : tuple
+        The assumptions stated on the certificate (the plan's notes, a label set's source).
+    noise_check : dict
+        The release's public noise check (its ``noise_warning``: the family and the name that
+        opens the warning), read before any noise is drawn
+        (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear).
+
+    Returns
+    -------
+    coef : ndarray of shape (d,)
+        θ[:d], the coefficients on the scale the model was fitted on.
+    intercept : float
+        s·θ_d (s: ``intercept_scaling``, the column the rows carry); 0.0 without an intercept.
+    """
+    # every argument checked: the parameters by _validate_params (fit_prepared: again, after
+    # any set_params), the plan's by the plan; context.noise: this fit's generator
+    # (random_state, or a meta-estimator's)
+    released = _release_checked(
+        prep.template, plan.mechanism, plan.budget, getattr(est, "solver", None),
+        context.noise.rng, warm_start=warm_start, max_iter=getattr(est, "max_iter", None),
+        seeded=context.noise.seeded, vouch=plan.vouch, vouch_unused="ignore",
+        noise_warning=None if context.noise_guarded else noise_check)
+    theta, certificate = released.theta, released.certificate
+    certificate.state(*notes)
+    hold.commit_certificate(certificate)
+    est.certificate_ = certificate
+    d = plan.n_features
+    s = float(est.intercept_scaling)  # the column holds s: the intercept is s·θ_d
+    return theta[:d], s * theta[d] if est.fit_intercept else 0.0
+
+
 class _PrivateLinearClassifier(
     OneVsRestMixin, LinearDecisionMixin, LinearPlanMixin, PrivateEstimator
 ):
@@ -865,27 +920,15 @@ class _PrivateLinearClassifier(
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> _PrivateLinearClassifier:
-        """Noise, release and the fitted attributes (the private part of a fit)."""
-        noise = context.noise  # this fit's generator (random_state, or a meta-estimator's)
-        # the noise warning reads the release's one calibration (public quantities only, before
-        # any noise is drawn; docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear)
-        # every argument checked: the parameters by _validate_params (fit_prepared: again, after
-        # any set_params), the plan's by the plan
-        released = _release_checked(
-            prep.template, plan.mechanism, plan.budget, self.solver, noise.rng,
-            warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded,
-            vouch=plan.vouch, vouch_unused="ignore",
-            noise_warning={"family": "linear", "owner": type(self).__name__})
-        theta, certificate = released.theta, released.certificate
-        certificate.state(prep.labels.assumption, *plan.notes)
-        hold.commit_certificate(certificate)
-        d = plan.n_features
+        """Noise, release and the fitted attributes (the private part of a fit,
+        :func:`_release_linear`)."""
+        coef, intercept = _release_linear(
+            self, prep, plan, hold, context, warm_start, (prep.labels.assumption, *plan.notes),
+            {"family": "linear", "owner": type(self).__name__})
         self.classes_ = prep.labels.classes
-        self.n_features_in_ = d
-        self.coef_ = theta[:d].reshape(1, d)
-        s = float(self.intercept_scaling)  # the column holds s: the intercept is s·θ_d
-        self.intercept_ = np.array([s * theta[d] if self.fit_intercept else 0.0])
-        self.certificate_ = certificate
+        self.n_features_in_ = plan.n_features
+        self.coef_ = coef.reshape(1, -1)
+        self.intercept_ = np.array([intercept])
         return self
 
 

@@ -105,7 +105,7 @@ from .base import (
     issued,
     state_rows_source,
 )
-from .linear import LinearPlanMixin, design_rows
+from .linear import LinearPlanMixin, _release_linear, design_rows
 
 __all__ = ["RELEASED_RANGE", "UNIT_LABELS", "LabelRange", "LabelRangeMixin", "PrivateBounds",
            "PrivateHuberRegressor", "PrivateLinearRegressor", "PrivateQuantileRegressor"]
@@ -585,7 +585,7 @@ class LabelRangeMixin(RegressionScoreMixin):
         )
 
     def _unit_labels(self, y: Any, n: int, caller: str, note: bool = True,
-                     checked: bool = False) -> np.ndarray:
+                     checked: bool = False, warn: bool = True) -> np.ndarray:
         """Labels clipped to the public range and mapped onto [−1, 1]: (2y − lo − hi)/(hi − lo), or
         with a numeric ``label_center`` c, 2(y − c)/(hi − lo) clipped to [−1, 1].
 
@@ -597,7 +597,9 @@ class LabelRangeMixin(RegressionScoreMixin):
         scikit-learn's warning. The map adds one n-vector, written in place. ``note=False``: the
         labels come from a meta-estimator that counted them (clipped, with placeholders);
         ``checked``: that meta-estimator checked them (numbers, one per row), as
-        :func:`~dpconvex.data.validation.check_numeric_labels` does.
+        :func:`~dpconvex.data.validation.check_numeric_labels` does; ``warn=False``: that
+        meta-estimator issues the warning of a missing label range in its own name
+        (``FitContext.range_warned``).
         """
         if isinstance(self.label_range, RELEASED_RANGE):  # prepare, on a plan
             raise ParameterError(
@@ -607,7 +609,7 @@ class LabelRangeMixin(RegressionScoreMixin):
             )
         values = np.asarray(y, dtype=float) if checked else check_numeric_labels(y, n, caller)
         lo, hi = self._label_bounds()
-        if self.label_range is None:  # a fact of the call: the text reads no label
+        if self.label_range is None and warn:  # a fact of the call: the text reads no label
             self._warn_unit_range(caller)
         unit = np.clip(values, lo, hi)  # the one n-vector a fit adds (no temporaries beside it)
         # NOT PRIVATE: the labels the clip moved, for an open collector
@@ -639,35 +641,17 @@ class LabelRangeMixin(RegressionScoreMixin):
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> Any:
-        """Noise, release and the fitted attributes in the labels' units (the private part)."""
-        noise = context.noise  # this fit's generator (random_state, or a meta-estimator's)
-        # every argument checked: the parameters by _validate_params (fit_prepared: again, after
-        # any set_params), the plan's by the plan
-        released = _release_checked(
-            prep.template,
-            plan.mechanism,
-            plan.budget,
-            getattr(self, "solver", None),
-            noise.rng,
-            warm_start=warm_start,
-            max_iter=getattr(self, "max_iter", None),
-            seeded=noise.seeded,
-            vouch=plan.vouch,
-            vouch_unused="ignore",
-            noise_warning={"family": self._noise_family, "owner": type(self).__name__,
-                           "regression": self._noise_family == "linear"},
-        )
-        certificate = released.certificate
-        certificate.state(*plan.notes)
-        hold.commit_certificate(certificate)
+        """Noise, release and the fitted attributes in the labels' units (the private part,
+        :func:`~dpconvex.estimators.linear._release_linear`)."""
+        family = self._noise_family
+        coef, intercept = _release_linear(
+            self, prep, plan, hold, context, warm_start, plan.notes,
+            {"family": family, "owner": type(self).__name__, "regression": family == "linear"})
         # coef_ and intercept_ in the labels' units from θ fitted on u (post-processing)
-        theta, d = released.theta, plan.n_features
         half, mid = self._unit_scale()
-        s = float(self.intercept_scaling)
-        self.n_features_in_ = d
-        self.coef_ = half * np.asarray(theta[:d], dtype=float)
-        self.intercept_ = float(mid + half * (s * theta[d] if self.fit_intercept else 0.0))
-        self.certificate_ = certificate
+        self.n_features_in_ = plan.n_features
+        self.coef_ = half * np.asarray(coef, dtype=float)
+        self.intercept_ = float(mid + half * intercept)
         return self
 
     @checks_feature_names
@@ -1137,7 +1121,8 @@ class PrivateLinearRegressor(LabelRangeMixin, LinearPlanMixin, PrivateEstimator)
         again (:meth:`prepare` checks the rows and labels a caller hands it); the labels mapped
         onto [−1, 1] here (:meth:`_unit_labels`)."""
         u = self._unit_labels(y, plan.n, f"{type(self).__name__}.fit",
-                              note=context.excluded is None, checked=context.checked)
+                              note=context.excluded is None, checked=context.checked,
+                              warn=not context.range_warned)
         return self._prepared(X, u, plan, context.excluded)
 
     def _prepared(self, X_checked: Any, u: np.ndarray, plan: FitPlan,
