@@ -237,7 +237,7 @@ BAD_IMPORTS = [
     pytest.param(("{mod}:make_regressor", "{mod}:Missing"), "method[0].estimator",
                  r"has no attribute 'Missing'\. Fix the name after ':'", id="estimator name missing"),
     pytest.param(("{mod}:make_regressor", "{mod}:NOT_CALLABLE"), "method[0].estimator",
-                 r"names an object of type int, not a class or a factory", id="estimator not callable"),
+                 r"names an object of type int: the run calls a learner", id="estimator not callable"),
     pytest.param(("{mod}:make_regressor", "{mod}:make_nothing"), "method[0].estimator",
                  r"returned int, not an estimator", id="factory returns no estimator"),
     pytest.param(("{mod}:make_regressor", "Nope"), "method[0].estimator",
