@@ -191,9 +191,10 @@ def grid_end_note(lo: float, hi: float, name: str = "values",
                  "far or farther\"): values beyond it are clipped to it")
     else:
         return None
-    return (f"{owner}: the released range of the {name} {where}. Rescale them by a public constant (another "
-            "unit) so that they lie between about 1e-6 and 1e18 in magnitude, or give their "
-            "range from documentation. (This note is computed from the released range only.)")
+    return (f"{owner}: the released range of the {name} {where}. Rescale them by a public "
+            "constant (another unit) so that they lie between about 1e-6 and 1e18 in magnitude, "
+            "or give their range from documentation. (This note is computed from the released "
+            "range only.)")
 
 
 def range_certificate(n: int, budget: Budget, *, levels: Sequence[float] = DEFAULT_LEVELS,
