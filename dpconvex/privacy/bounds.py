@@ -687,6 +687,14 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     BudgetError
         The budget does not fit in what remains on ``accountant``.
 
+    Warns
+    -----
+    PrivacyLeakWarning
+        Without ``epsilon``: the draft is read from the data.
+    PrivacyWarning
+        A column's range released as the grid's cell around 0 or reaching ±2^63
+        (:func:`grid_end_note`, from the released range only).
+
     Returns
     -------
     PublicSchema
