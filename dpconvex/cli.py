@@ -109,7 +109,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _cmd_list() -> int:
     from .errors import DPConvexError
-    from .runs.spec import list_problems, load_problem, problem_dirs
+    from .runs.spec import check_problem, list_problems, problem_dirs
 
     paths = list_problems()
     if not paths:
@@ -118,14 +118,14 @@ def _cmd_list() -> int:
               "folder of .toml problem files.", file=sys.stderr)
         return 1
     for path in paths:
-        try:
-            pr = load_problem(path)
+        try:  # read and checked, no learner built (what only a built one tells: at run)
+            name, dataset, title = check_problem(path)
         except DPConvexError as exc:
             print(f"{path.stem:34s} INVALID: {exc}")
         except Exception as exc:  # one broken file must not hide the others
             print(f"{path.stem:34s} INVALID ({type(exc).__name__}, please report): {exc}")
         else:
-            print(f"{pr.name:34s} {pr.dataset:24s} {pr.title}")
+            print(f"{name:34s} {dataset:24s} {title}")
     return 0
 
 

@@ -294,6 +294,19 @@ def _scale_numeric(x: np.ndarray, lo: float, hi: float, log: bool) -> np.ndarray
     return x
 
 
+def _unnamed_labels_error(caller: str, unnamed: str, *, by_position: bool) -> DataValidationError:
+    """The refusal of a data frame whose column labels are ``unnamed`` (a MultiIndex, ints),
+    not the str names of a named schema; ``by_position``: an array is read by position (an
+    encoder fitted without names), so ``X.to_numpy()`` is the other way out."""
+    way_out = ", or pass X.to_numpy() to read them by position" if by_position else ""
+    return DataValidationError(
+        f"{caller}: the columns of X are not named as the schema's: X is a data frame "
+        f"whose column labels are {unnamed}, not the str names the schema declares, and "
+        "its columns would be read by position (swapped columns unnoticed). Name the "
+        "columns as the schema does, X.columns = list(schema.columns) once their order "
+        f"is checked{way_out}.")
+
+
 def check_columns(schema: PublicSchema, names: Sequence[str] | None, n_columns: int | None,
                   caller: str, *, unnamed: str | None = None) -> None:
     """Refuse a table whose columns are not those ``schema`` declares, in its order: the
@@ -339,12 +352,7 @@ def check_columns(schema: PublicSchema, names: Sequence[str] | None, n_columns: 
     """
     expected = list(schema.columns)
     if unnamed is not None and names is None:
-        raise DataValidationError(
-            f"{caller}: the columns of X are not named as the schema's: X is a data frame "
-            f"whose column labels are {unnamed}, not the str names the schema declares, and "
-            "its columns would be read by position (swapped columns unnoticed). Name the "
-            "columns as the schema does, X.columns = list(schema.columns) once their order "
-            "is checked, or pass X.to_numpy() to read them by position.")
+        raise _unnamed_labels_error(caller, unnamed, by_position=True)
     if names is not None:
         names = list(names)
         if names == expected:
@@ -783,7 +791,9 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         per-feature ranges (:meth:`PublicSchema.encoded_range
         <dpconvex.PublicSchema.encoded_range>`) to the next step of a pipeline. Raises as
         :meth:`fit`, and DataValidationError for X without column names (an array: two
-        swapped columns would go unnoticed) when the encoder was fitted with names.
+        swapped columns would go unnoticed) when the encoder was fitted with names (a data
+        frame whose labels are not str names, a MultiIndex or ints, in the words of
+        :meth:`fit`).
         ``row_norm`` and ``data_norm`` are read at each call; the schema is the fitted one.
 
         Parameters
@@ -828,6 +838,9 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         if getattr(self, "feature_names_in_", None) is not None and not isinstance(X, Mapping) \
                 and feature_names_of(X, caller) is None and not is_dask_collection(X) \
                 and not sp.issparse(X):
+            labels = unnamed_frame_labels(X)
+            if labels is not None:  # a frame labelled otherwise (a MultiIndex, ints): as fit says
+                raise _unnamed_labels_error(caller, labels, by_position=False)
             raise DataValidationError(
                 f"{caller}: the encoder was fitted on a table with named columns, but X has no "
                 "column "

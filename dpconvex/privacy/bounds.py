@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import GENERATOR_TYPES, _short_repr, check_float, check_seed, dtype_shown
-from ..data.log_grid import K_MAX
+from ..data.log_grid import K_MAX, K_MIN
 from ..data.schema import (
     OTHER,
     Binary,
@@ -31,7 +31,14 @@ from ..data.schema import (
 )
 from ..data.schema_draft import LEAK_TEXT, check_kinds, kind_of_dtype, read_schema
 from ..data.tables import category_texts, dtype_kind, number_values, table_columns
-from ..errors import ParameterError, PrivacyLeakWarning, diagnostics_open, record_diagnostic
+from ..errors import (
+    ParameterError,
+    PrivacyLeakWarning,
+    PrivacyWarning,
+    diagnostics_open,
+    record_diagnostic,
+    user_stacklevel,
+)
 from ..templates.statistics import (
     RangeTemplate,
     VocabularyTemplate,
@@ -49,7 +56,8 @@ from .rules.bounds import DEFAULT_LEVELS, MIN_RECORDS_EPSILON, refine_range
 LOG_TAIL_OCTAVES_RATIO = 8.0
 
 __all__ = ["LOG_TAIL_OCTAVES_RATIO", "ColumnBudgets", "check_range_budget", "column_budgets",
-           "draft_schema", "range_certificate", "release_range", "release_vocabulary"]
+           "draft_schema", "grid_end_note", "range_certificate", "release_range",
+           "release_vocabulary"]
 
 
 def _float64(values: Any) -> np.ndarray:
@@ -96,6 +104,12 @@ def release_range(values: Any, budget: Budget, *, n: int | None = None,
     tuple
         (lo, hi, the middle of the median octave, the certificate).
 
+    Warns
+    -----
+    PrivacyWarning
+        The released range is the grid's cell around 0 or reaches its outer end
+        (:func:`grid_end_note`): computed from the released range and the public grid only.
+
     References
     ----------
     [MT07]_ (the exponential mechanism of the refined bounds).
@@ -110,12 +124,77 @@ def release_range(values: Any, budget: Budget, *, n: int | None = None,
     >>> bool(lo <= 20 and 85 <= hi <= 128), cert.epsilon
     (True, 1.0)
     """
+    return _release_range(values, budget, n, levels, name, rng, seeded, "release_range")
+
+
+def _release_range(values: Any, budget: Budget, n: int | None, levels: Sequence[float],
+                   name: str, rng: Any, seeded: bool | None,
+                   owner: str) -> tuple[float, float, float, Certificate]:
+    """:func:`release_range`, its note at the grid's end opening with ``owner``."""
     check_column(values, "release_range")
     v = _float64(values)
     n_records = v.size if n is None else int(n)
     released = _range_release(lambda: v, n_records, budget, levels, name, rng, seeded)
     lo, hi, median = (float(t) for t in released.theta)
+    note = grid_end_note(lo, hi, name, owner)  # a function of the release alone
+    if note is not None:
+        warnings.warn(note, PrivacyWarning, stacklevel=user_stacklevel())
     return lo, hi, median, released.certificate
+
+
+def grid_end_note(lo: float, hi: float, name: str = "values",
+                  owner: str = "release_range") -> str | None:
+    """The note on a released range [lo, hi] at an end of the public grid, or None.
+
+    The grid (docs/privacy/bounds.md#privacy-bounds-grid) resolves magnitudes from 2^-20
+    (about 9.5e-7) to 2^63 (about 9.2e18). A range released as the cell around 0,
+    (-2^-20, 2^-20), says the values lie below that resolution, so the column encodes to
+    (almost) one value; a bound at ±2^63, the grid's outermost cell, reads "this far or
+    farther", so values beyond it are clipped. Both are fixed by rescaling the column by a
+    public constant (another unit). The note is computed from the released bounds and the
+    grid's public constants only, never from the values: it is itself a release, and
+    neighbouring data sets that release the same range get the same note.
+
+    Parameters
+    ----------
+    lo, hi : float
+        The released range.
+    name : str, default="values"
+        The values' name, as in the certificate.
+    owner : str, default="release_range"
+        The public call that released the range, opening the note.
+
+    Returns
+    -------
+    str or None
+        The text of the :class:`~dpconvex.errors.PrivacyWarning` that :func:`release_range`
+        (and so :func:`draft_schema` and a regressor's ``label_range="private"``) issues, or
+        None for a range inside the grid.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.bounds import grid_end_note
+    >>> grid_end_note(0.0, 120.0) is None
+    True
+    >>> print(grid_end_note(-2.0 ** -20, 2.0 ** -20, "labels").split(", (")[0])
+    release_range: the released range of the labels is the private-range grid's cell around 0
+    >>> "Rescale them by a public constant" in grid_end_note(2.0 ** 62, 2.0 ** 63)
+    True
+    """
+    small, end = 2.0 ** K_MIN, 2.0 ** (K_MAX + 1)
+    if -small <= lo and hi <= small:
+        where = (f"is the private-range grid's cell around 0, (-2^{K_MIN}, 2^{K_MIN}) = "
+                 f"+-{small:.2g}: values of smaller magnitude are not told apart, so every "
+                 "record encodes to (almost) one value")
+    elif lo <= -end or hi >= end:
+        where = (f"reaches the private-range grid's end, +-2^{K_MAX + 1} = +-{end:.2g} (\"this "
+                 "far or farther\"): values beyond it are clipped to it")
+    else:
+        return None
+    return (f"{owner}: the released range of the {name} {where}. Rescale them by a public "
+            "constant (another unit) so that they lie between about 1e-6 and 1e18 in magnitude, "
+            "or give their range from documentation. (This note is computed from the released "
+            "range only.)")
 
 
 def range_certificate(n: int, budget: Budget, *, levels: Sequence[float] = DEFAULT_LEVELS,
@@ -572,9 +651,12 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     9.2e18) on each side of 0 (docs/privacy/bounds.md#privacy-bounds-grid): smaller
     magnitudes share the cell around 0, larger ones count at the grid's ends (a bound of
     ±2^63 = ±9.22e18 reads "this far or farther"), and a column with too few present values
-    (all missing, say) gets a range of noise. Nothing warns of this (a warning would depend
-    on the data): review the draft, declare or rescale by a public constant such a column;
-    the data holder finds its counts of missing and off-grid values in
+    (all missing, say) gets a range of noise. A range released as the cell around 0 or
+    reaching ±2^63 warns :class:`~dpconvex.errors.PrivacyWarning` (:func:`grid_end_note`):
+    the warning is computed from the released range and the public grid only, so it reads
+    nothing else from the data; rescale such a column by a public constant or declare it.
+    Nothing else warns (a warning would depend on the data): review the draft; the data
+    holder finds its counts of missing and off-grid values in
     :func:`~dpconvex.collect_diagnostics` (``diag.note("column 'x'")``).
 
     Without ``epsilon`` the draft is READ from the data: it is flagged (``suggested=True``)
@@ -604,6 +686,14 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
         bad ``kinds``, a column of dates or complex numbers.
     BudgetError
         The budget does not fit in what remains on ``accountant``.
+
+    Warns
+    -----
+    PrivacyLeakWarning
+        Without ``epsilon``: the draft is read from the data.
+    PrivacyWarning
+        A column's range released as the grid's cell around 0 or reaching ±2^63
+        (:func:`grid_end_note`, from the released range only).
 
     Returns
     -------
@@ -710,9 +800,9 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
                 numbers = number_values(values)
                 if diagnostics_open():  # for the data holder only: counts of records
                     _note_off_grid(name, numbers)
-                lo, hi, median, cert = release_range(
-                    numbers, Budget(budgets.range_epsilon), n=n, levels=levels,
-                    name=column, rng=rng, seeded=seed is not None)
+                lo, hi, median, cert = _release_range(
+                    numbers, Budget(budgets.range_epsilon), n, levels, column, rng,
+                    seed is not None, caller)
                 log = lo >= 0.0 and hi >= LOG_TAIL_OCTAVES_RATIO * max(median, 0.0)
                 decls[name] = Numeric(lo, hi, log=bool(log))
             else:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import inspect
+import math
 import os
 import re
 import sys
@@ -26,8 +27,8 @@ from ..errors import DPConvexError
 from ..estimators.selection.grid import PRIVACY_PARAMETERS
 
 __all__ = ["DATASETS", "ESTIMATORS", "MAX_PROBLEM_FITS", "MAX_RUNS", "METRICS", "Expect", "Method",
-           "Problem", "ProblemError", "check_fits", "count_fits", "find_problem", "import_object",
-           "list_problems", "load_problem", "problem_dirs"]
+           "Problem", "ProblemError", "check_fits", "check_problem", "count_fits", "find_problem",
+           "import_object", "list_problems", "load_problem", "problem_dirs"]
 
 #: Environment variable naming extra folders of problem files.
 PROBLEMS_ENV = "DPCONVEX_PROBLEMS"
@@ -559,7 +560,9 @@ def _band(path: Path, k: str, e: dict[str, Any], metric: str) -> tuple[float, fl
     return lo, hi
 
 
-def _expects(path: Path, where: str, items: Any, labels: set[str], metric: str) -> list[Expect]:
+def _expects(path: Path, where: str, items: Any, labels: set[str],
+             metric: str | None) -> list[Expect]:
+    """The bands of ``items``; their values unchecked (NaN) where ``metric`` is None."""
     if items is None:
         return []
     if not isinstance(items, list):
@@ -576,7 +579,9 @@ def _expects(path: Path, where: str, items: Any, labels: set[str], metric: str) 
                 k + "method",
                 f"{e.get('method')!r} is not the label of a [[method]]; labels: {sorted(labels)}.",
             )
-        lo, hi = _band(path, k, e, metric)
+        lo, hi = math.nan, math.nan
+        if metric is not None:
+            lo, hi = _band(path, k, e, metric)
         eps = e.get("epsilon")
         if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float))
                                 or not 0 < eps <= sys.float_info.max):
@@ -586,16 +591,19 @@ def _expects(path: Path, where: str, items: Any, labels: set[str], metric: str) 
         ts = e.get("train_size")
         if ts is not None:
             ts = _int(path, k + "train_size", ts)
-        out.append(Expect(e["method"], None if eps is None else float(eps), hi, lo, ts, metric))
+        out.append(Expect(e["method"], None if eps is None else float(eps), hi, lo, ts,
+                          metric or ""))
     return out
 
 
 def _check_points(path: Path, where: str, expects: list[Expect], methods: list[Method],
-                  epsilons: list[float], sizes: list[int] | None, grid: str) -> None:
+                  epsilons: list[float], sizes: list[int] | None, grid: str,
+                  built: bool = True) -> None:
     """Refuse a band at a point the run does not produce: an ε outside ``grid`` (the ε list
     ``epsilons``), a training size outside ``sizes``, an ε on a non-private method (fitted
-    once per run) or none on a private one."""
-    private = {m.label: m.private for m in methods}
+    once per run) or none on a private one (which the methods' estimators, when ``built``,
+    tell; otherwise the ε of a band is not checked)."""
+    private = {m.label: m.private if built else None for m in methods}
     for i, e in enumerate(expects):
         k = f"{where}[{i}]."
         if sizes:
@@ -605,6 +613,8 @@ def _check_points(path: Path, where: str, expects: list[Expect], methods: list[M
         elif e.train_size is not None:
             raise _err(path, k + "train_size", "is for a learning curve (grid.train_sizes); this "
                        "problem has none: omit it.")
+        elif private[e.method] is None:
+            continue
         elif not private[e.method] and e.epsilon is not None:
             raise _err(path, k + "epsilon", f"{e.method!r} is not private: it is fitted once per "
                        "run, not at each epsilon; omit epsilon.")
@@ -838,12 +848,15 @@ def _params_of(est: object) -> dict[str, Any]:
         return {}
 
 
-def _signature_check(path: Path, key: str, method: Method, factory: Callable[..., Any]) -> None:
-    """Unknown or missing constructor parameters, from the class's or factory's signature."""
+def _signature_check(path: Path, key: str, method: Method,
+                     factory: Callable[..., Any]) -> list[str] | None:
+    """Unknown or missing constructor parameters, from the class's or factory's signature (read,
+    not called); returns the names it takes, None where it takes any (``**params``) or has no
+    signature to read."""
     try:
         sig = inspect.signature(factory)
     except (TypeError, ValueError):  # no signature to read: the constructor decides
-        return
+        return None
     kinds = {p.kind for p in sig.parameters.values()}
     names = [
         n for n, p in sig.parameters.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
@@ -858,6 +871,7 @@ def _signature_check(path: Path, key: str, method: Method, factory: Callable[...
     if missing:
         raise _err(path, key, f"{method.estimator} requires {missing}: add them to params "
                    f"(e.g. params = {{ {missing[0]} = ... }}). Valid parameters: {valid}.")
+    return None if inspect.Parameter.VAR_KEYWORD in kinds else names
 
 
 def _check_params(path: Path, key: str, method: Method, epsilon: float) -> Any:
@@ -951,22 +965,58 @@ def _failure(est: Any) -> str | None:
     return None
 
 
+def _own_function(obj: Any, target: str) -> bool:
+    """Whether ``obj`` is a function (or a method) written in Python in the module the import
+    path ``target`` names, not imported into it, and that module is not part of Python's
+    standard library: the user's own factory or loader."""
+    module = target.partition(":")[0]
+    func = getattr(obj, "__func__", obj)
+    return (inspect.isfunction(func) and func.__module__ == module
+            and module.partition(".")[0] not in sys.stdlib_module_names)
+
+
+def _estimator_class(obj: Any) -> bool:
+    """Whether ``obj`` is an estimator class (a class with ``fit`` and ``get_params``)."""
+    return inspect.isclass(obj) and hasattr(obj, "fit") and hasattr(obj, "get_params")
+
+
 def _estimator(path: Path, key: str, name: Any) -> Callable[..., Any] | None:
-    """The class or factory of an import path (None for a registered name)."""
+    """The class or factory of an import path (None for a registered name).
+
+    The run calls it with the file's ``params``, so it is refused unless it is an estimator
+    class or a function defined in the module the path names (not a standard-library
+    function or class such as ``os:system``, nor one imported into the module).
+    """
     if isinstance(name, str) and name in ESTIMATORS:
         return None
     if not isinstance(name, str) or ":" not in name:
         raise _err(path, key, f"unknown estimator {name!r}; choose one of {list(ESTIMATORS)} or "
                    "give the import path of a class or factory, \"package.module:Object\".")
     factory = _import(name, (path, key))
-    if not callable(factory):
-        raise _err(path, key, f"{name!r} names an object of type {type(factory).__name__}, not a "
-                   "class or a factory (a callable returning an estimator). Name one.")
+    if not (_estimator_class(factory) or _own_function(factory, name)):
+        raise _err(path, key, f"{name!r} names {_kind(factory)}: the run calls a learner with "
+                   "the file's params, so it must be an estimator class (with fit and get_params) "
+                   "or a factory function defined in the module named (outside Python's standard "
+                   "library). Name a class, or write def make(**params) in your module.")
     return factory
 
 
-def _parse_methods(path: Path, raw_methods: Any, epsilon: float) -> tuple[list[Method], list[Any]]:
-    """The methods and their estimators, built once at the first ε (to check them)."""
+def _kind(obj: Any) -> str:
+    """What ``obj`` is, for a refusal: "an object of type int", "Popen, a class of 'subprocess'"."""
+    name = getattr(obj, "__qualname__", None)
+    if not isinstance(name, str):
+        return f"an object of type {type(obj).__name__}"
+    kind = "class" if inspect.isclass(obj) else type(obj).__name__
+    return f"{name}, a {kind} of {getattr(obj, '__module__', None)!r}"
+
+
+def _parse_methods(path: Path, raw_methods: Any, epsilon: float,
+                   build: bool = True) -> tuple[list[Method], list[Any]]:
+    """The methods and their estimators, built once at the first ε (to check them).
+
+    ``build=False``: no estimator is built (each is None); the parameters' names are checked
+    against the class's or factory's signature, and each method is taken as not private.
+    """
     if not isinstance(raw_methods, list) or not raw_methods:
         raise _err(path, "method", "at least one [[method]] table is required.")
     methods, built = [], []
@@ -1008,9 +1058,16 @@ def _parse_methods(path: Path, raw_methods: Any, epsilon: float) -> tuple[list[M
             factory=factory,
             where=(path, k),
         )
-        est = _check_params(path, k + "params", method, epsilon)
-        if tune is not None:  # tunable: the estimator's parameters the grid does not set
-            valid = sorted(n for n in _params_of(est) if n not in _GRID_PARAMS)
+        if build:
+            est = _check_params(path, k + "params", method, epsilon)
+            names = list(_params_of(est))
+        else:  # the signature alone, read: a class's names are its parameters, a factory's not
+            est, method.private = None, False
+            names = _signature_check(path, k + "params", method, _factory(method))
+            if not (method.factory is None or inspect.isclass(method.factory)):
+                names = None
+        if tune is not None and names is not None:  # tunable: the parameters the grid does not set
+            valid = sorted(n for n in names if n not in _GRID_PARAMS)
             if unknown := sorted(set(tune) - set(valid)):
                 raise _err(path, k + "tune", f"{method.estimator} has no tunable parameter "
                            f"{unknown[0]!r}. Valid parameters: {valid}.")
@@ -1021,10 +1078,16 @@ def _parse_methods(path: Path, raw_methods: Any, epsilon: float) -> tuple[list[M
     return methods, built
 
 
-def _metric(path: Path, raw: dict[str, Any], methods: list[Method], built: list[Any]) -> str:
-    """The metric: ``metric`` as given, else "r2" when the learners are regressors."""
+def _metric(path: Path, raw: dict[str, Any], methods: list[Method],
+            built: list[Any] | None) -> str | None:
+    """The metric: ``metric`` as given, else "r2" when the learners are regressors (None:
+    ``built`` is None, no learner built, and the file states none)."""
     from sklearn.base import is_classifier, is_regressor
 
+    if built is None:
+        if "metric" in raw and raw["metric"] not in METRICS:
+            raise _err(path, "metric", f"must be one of {list(METRICS)}, got {raw['metric']!r}.")
+        return raw.get("metric")
     regressors = [m.label for m, est in zip(methods, built, strict=True) if is_regressor(est)]
     classifiers = [m.label for m, est in zip(methods, built, strict=True) if is_classifier(est)]
     if "metric" not in raw:
@@ -1083,10 +1146,11 @@ def _source(path: Path, data: dict[str, Any], dataset: str) -> _Source:
     if ":" not in dataset:
         raise _err(path, "data.dataset", f"unknown dataset {dataset!r}; {_DATASET_CHOICE}")
     loader = _import(dataset, (path, "data.dataset"))
-    if not callable(loader):
-        raise _err(path, "data.dataset", f"{dataset!r} names an object of type "
-                   f"{type(loader).__name__}, not a loader (a function returning (X, y) or a "
-                   "DataFrame). Name one.")
+    if not _own_function(loader, dataset):  # the run calls it with the file's options
+        raise _err(path, "data.dataset", f"{dataset!r} names {_kind(loader)}: the run calls a "
+                   "loader with the file's options, so it must be a function defined in the "
+                   "module named (outside Python's standard library), returning (X, y) or a "
+                   "DataFrame. Write def load() in your module.")
     return loader, None, target
 
 
@@ -1164,6 +1228,39 @@ def load_problem(name: str | os.PathLike[str]) -> Problem:
     >>> problem.name, problem.split, problem.epsilons
     ('wine_large_margin', 'random', [1.0, 3.0, 10.0, 30.0, 100.0])
     """
+    return _read_problem(name, build=True)
+
+
+def check_problem(name: str | os.PathLike[str]) -> tuple[str, str, str]:
+    """Read and check a problem file without building a learner: its (name, dataset, title).
+
+    What ``dpconvex list`` prints. The file is checked as :func:`load_problem` checks it, but no
+    learner is built and nothing it names is called: the modules named by import paths are
+    imported (their code runs, as at :func:`load_problem`), each learner must be an estimator
+    class or a factory function defined in its module (each loader a function defined in its
+    module), and the ``params`` are checked by name against the class's or factory's signature.
+    What only a built learner tells is left to :func:`load_problem` (``dpconvex run`` and
+    ``verify``): the parameters' values, the metric when the file states none (and so the
+    bands' values), and which methods are private (the ε of a band, the count of fits).
+
+    Raises
+    ------
+    ProblemError
+        As :func:`load_problem`, for what is checked without a learner.
+
+    Examples
+    --------
+    >>> from dpconvex.runs import check_problem
+    >>> check_problem("wine_large_margin")[:2]
+    ('wine_large_margin', 'sklearn_wine')
+    """
+    problem = _read_problem(name, build=False)
+    return problem.name, problem.dataset, problem.title
+
+
+def _read_problem(name: str | os.PathLike[str], build: bool) -> Problem:
+    """The problem file ``name``, checked, its learners built once (``build=False``: none
+    built, and the Problem is only read for its name, dataset and title)."""
     path = find_problem(name)
     try:
         raw = tomllib.loads(path.read_text())
@@ -1187,8 +1284,8 @@ def load_problem(name: str | os.PathLike[str]) -> Problem:
     epsilons = _floats(path, "grid.epsilon", grid.get("epsilon"))
     runs = _runs(path, "grid.runs", grid.get("runs", 10))
     seed = _int(path, "grid.seed", grid.get("seed", 0), low=0)
-    methods, built = _parse_methods(path, raw.get("method"), epsilons[0])
-    metric = _metric(path, raw, methods, built)
+    methods, built = _parse_methods(path, raw.get("method"), epsilons[0], build)
+    metric = _metric(path, raw, methods, built if build else None)
     labels = {m.label for m in methods}
     expect = _expects(path, "expect", raw.get("expect"), labels, metric)
     quick = raw.get("quick", {})
@@ -1198,9 +1295,9 @@ def load_problem(name: str | os.PathLike[str]) -> Problem:
         if "expect" in quick else expect
     sizes = _sizes(path, "grid.train_sizes", grid.get("train_sizes"))
     q_sizes = _sizes(path, "quick.train_sizes", quick.get("train_sizes", sizes))
-    _check_points(path, "expect", expect, methods, epsilons, sizes, "grid.epsilon")
+    _check_points(path, "expect", expect, methods, epsilons, sizes, "grid.epsilon", build)
     _check_points(path, "quick.expect" if "expect" in quick else "expect", q_expect, methods,
-                  q_eps, q_sizes, "quick.epsilon")
+                  q_eps, q_sizes, "quick.epsilon", build)
     q_runs = _runs(path, "quick.runs", quick.get("runs", 2))
     check_fits(path, runs, count_fits(methods, epsilons, sizes))
     check_fits(path, q_runs, count_fits(methods, q_eps, q_sizes), "quick.runs")
@@ -1230,7 +1327,7 @@ def load_problem(name: str | os.PathLike[str]) -> Problem:
         quick_max_train=q_max,
         quick_expect=q_expect,
         quick_train_sizes=q_sizes,
-        metric=metric,
+        metric=metric or "",
         target=target,
         loader=loader,
         csv=csv,

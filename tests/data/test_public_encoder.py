@@ -127,7 +127,9 @@ def test_refuses_frames_whose_columns_differ_by_name():
 def test_a_frame_whose_labels_are_not_str_names_is_refused_under_a_named_schema(labels):
     """Swapped columns under labels that are not str names (a MultiIndex, ints) are refused
     by the encoder's fit, a front door's fit and plan_for's check alike, in the same words,
-    and by a fitted encoder's transform; a uniform schema reads such a frame by position."""
+    and by a fitted encoder's transform in those words too (without the way out by position,
+    which an encoder fitted on names refuses); a uniform schema reads such a frame by
+    position."""
     from dpconvex.data.encoder import check_table_columns
 
     df = frame(10)
@@ -145,8 +147,10 @@ def test_a_frame_whose_labels_are_not_str_names_is_refused_under_a_named_schema(
             call()
         said.append(str(refused.value).removeprefix(f"{caller}: "))
     assert len(set(said)) == 1
-    with pytest.raises(DataValidationError, match="swapped columns"):
+    with pytest.raises(DataValidationError, match="swapped columns") as refused:
         PublicEncoder(SCHEMA).fit(df).transform(swapped)
+    assert str(refused.value) == "PublicEncoder.transform: " + said[0].replace(
+        ", or pass X.to_numpy() to read them by position", "")
     uniform = PublicSchema.every_column(Numeric(0, 1))
     values = np.random.default_rng(0).uniform(size=(4, 3))
     by_position = pd.DataFrame(values, columns=pd.MultiIndex.from_tuples([("x", "a")] * 3)
@@ -289,9 +293,11 @@ def test_an_encoder_fitted_on_names_refuses_an_array():
     df = frame(6)
     enc = PublicEncoder(SCHEMA).fit(df)
     swapped = df[["income", "age", "region", "smoker", "id"]].to_numpy()
-    for unnamed in (swapped, df.to_numpy(), df.set_axis(range(5), axis=1)):
+    for unnamed in (swapped, df.to_numpy()):
         with pytest.raises(DataValidationError, match=r"no column names.*schema's columns by name"):
             enc.transform(unnamed)
+    with pytest.raises(DataValidationError, match=r"column labels are int labels, not the str"):
+        enc.transform(df.set_axis(range(5), axis=1))  # a frame: its labels named, as fit names them
     np.testing.assert_array_equal(enc.transform({c: df[c] for c in df}), enc.transform(df))
     by_mapping = PublicEncoder(SCHEMA).fit({c: df[c] for c in df})
     with pytest.raises(DataValidationError, match="no column names"):

@@ -5,7 +5,8 @@ public grid only (privacy-bounds-grid), so a table whose every value is replaced
 same grid cell gives the same schema for the same seed; a vocabulary reads the categories'
 counts only. Two neighbouring tables (one record replaced) give schemas that differ only in
 the released numbers: the same certificate, the same kinds of declarations, no warning on
-either. The remaining tests: coverage of a released range, the δ = 0 refusal, declared
+either but the note of a range released at the grid's end (``grid_end_note``, a function of
+the released range). The remaining tests: coverage of a released range, the δ = 0 refusal, declared
 columns, the ledger, the encoder, ``to_code`` and the pickled release.
 """
 
@@ -25,7 +26,12 @@ import dpconvex.templates.statistics as statistics_module
 from dpconvex.data.log_grid import cell_edges, cell_of
 from dpconvex.data.tables import category_texts, dtype_kind
 from dpconvex.errors import PrivacyLeakWarning
-from dpconvex.privacy.bounds import column_budgets, release_range, release_vocabulary
+from dpconvex.privacy.bounds import (
+    column_budgets,
+    grid_end_note,
+    release_range,
+    release_vocabulary,
+)
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.rules.bounds import refine_range
 
@@ -46,6 +52,12 @@ def _table(n: int = 3000, seed: int = 0) -> pd.DataFrame:
 
 #: The kind of the table's text column (its dtype is a reader's: declared, privacy-bounds-grid).
 TABLE_KINDS = {"plan": "categorical"}
+
+#: The note of the table's 'tiny' column, released as the grid's cell around 0: the tests
+#: that check the warnings record it (``_notes``), the others let it pass.
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:draft_schema. the released range of the values of column 'tiny':"
+    "dpconvex.errors.PrivacyWarning")
 
 
 def _same_cell(values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -85,6 +97,13 @@ def _draft(df, **kw):
     return schema, [(w.category.__name__, str(w.message)) for w in caught]
 
 
+def _notes(schema):
+    """The warnings of a drafted schema's ranges at the grid's end, from the released ranges."""
+    notes = (grid_end_note(lo, hi, f"values of column {name!r}", "draft_schema")
+             for name, (lo, hi) in schema.numeric.items())
+    return [("PrivacyWarning", note) for note in notes if note is not None]
+
+
 # ------------------------------------------------------------------ what is read
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_every_value_replaced_inside_its_grid_cell_gives_the_same_schema(seed):
@@ -94,7 +113,7 @@ def test_every_value_replaced_inside_its_grid_cell_gives_the_same_schema(seed):
     a, warned_a = _draft(df, random_state=seed)
     b, warned_b = _draft(_replaced_in_cells(df, seed + 10), random_state=seed)
     assert pickle.dumps(a) == pickle.dumps(b) and str(a.release) == str(b.release)
-    assert warned_a == warned_b == []
+    assert warned_a == warned_b == _notes(a)  # the note of 'tiny', at the cell around 0
 
 
 def test_a_refined_range_reads_the_cell_counts_only():
@@ -145,7 +164,11 @@ def test_same_seed_neighbours_differ_only_in_the_released_numbers():
     other.loc[0, "plan"] = "enterprise"
     a, warned_a = _draft(df, random_state=3)
     b, warned_b = _draft(other, random_state=3)
-    assert str(a.release) == str(b.release) and warned_a == warned_b == []
+    assert str(a.release) == str(b.release)
+    assert warned_a == _notes(a) and warned_b == _notes(b)  # of the released ranges alone
+    assert [note[1].split(":")[1] for note in warned_a] == [
+        " the released range of the values of column 'tiny' is the private-range grid's cell "
+        "around 0, (-2^-20, 2^-20) = +-9.5e-07"]
     assert list(a.declarations) == list(b.declarations)
     assert [type(d) for d in a.declarations.values()] == [type(d) for d in b.declarations.values()]
     assert a.release.epsilon == b.release.epsilon == 1.0
@@ -530,18 +553,18 @@ def test_one_non_missing_value_does_not_change_the_vocabulary_certificate(random
 
 
 def test_off_grid_and_missing_values_are_counted_for_the_data_holder_only():
-    # An all-missing column and one beyond the grid (2^63) get ranges of no meaning; nothing
-    # warns (a data fact), the counts go to collect_diagnostics, and the release is the same
+    # An all-missing column and one beyond the grid (2^63) get ranges of no meaning; no count
+    # warns (a data fact: the counts go to collect_diagnostics), only the note of a range
+    # released at the grid's end (a function of the release), and the release is the same
     # with or without a collector.
     n = 2000
     df = pd.DataFrame({"empty": np.full(n, np.nan), "huge": np.full(n, 1e200),
                        "age": np.random.default_rng(0).integers(18, 90, n).astype(float)})
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        plain = dp.draft_schema(df, epsilon=3.0, random_state=0)
-        with dp.collect_diagnostics() as diag:
-            seen = dp.draft_schema(df, epsilon=3.0, random_state=0)
-    assert seen.numeric == plain.numeric
+    plain, warned = _draft(df, epsilon=3.0, delta=0.0, kinds=None, random_state=0)
+    with dp.collect_diagnostics() as diag:
+        seen, warned_seen = _draft(df, epsilon=3.0, delta=0.0, kinds=None, random_state=0)
+    assert seen.numeric == plain.numeric and warned == warned_seen == _notes(seen)
+    assert "values of column 'huge' reaches the private-range grid's end" in warned[-1][1]
     assert diag.note("'empty' missing").count == n and diag.note("'huge' missing").count == 0
     assert diag.note("'huge' beyond").count == n and diag.note("'age' beyond").count == 0
     assert diag.note("'age' missing").n == n
@@ -647,3 +670,45 @@ def test_a_private_label_range_certify_states_delta_of_one_over_n_as_the_fit():
     assert _one_over_n_lines(est.certify(X, y)) == fitted
     assert _one_over_n_lines(est.certify(n=200, n_features=3)) == fitted
     assert not any(_one_over_n_lines(est.set_params(delta=1e-6).certify(n=200, n_features=3)))
+
+
+# ------------------------------------------------------------------ a range at the grid's end
+def _released(values, **kw):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        lo, hi, _, _ = release_range(values, Budget(1.0), rng=0, **kw)
+    return (lo, hi), [(w.category.__name__, str(w.message)) for w in caught]
+
+
+@pytest.mark.parametrize("scale,where", [(1e-9, "is the private-range grid's cell around 0"),
+                                         (5e19, "reaches the private-range grid's end")])
+def test_a_range_released_at_the_grids_end_warns_from_the_release_alone(scale, where):
+    """Values below 2^-20 or beyond 2^63 in magnitude: the released range is the grid's cell
+    around 0 or reaches its end, and a PrivacyWarning says so, its text the function
+    grid_end_note of the released bounds (the same text for any data releasing them)."""
+    values = np.random.default_rng(0).uniform(1.0, 9.0, 3000) * scale
+    (lo, hi), warned = _released(values, name="thickness")
+    assert warned == [("PrivacyWarning", grid_end_note(lo, hi, "thickness"))]
+    assert f"release_range: the released range of the thickness {where}" in warned[0][1]
+    assert "Rescale them by a public constant" in warned[0][1]
+
+
+def test_a_range_inside_the_grid_does_not_warn():
+    """Ages (one to a hundred) and values from -1e6 to 1e6 are inside the grid: no note."""
+    rng = np.random.default_rng(1)
+    for values in (rng.integers(1, 100, 3000), rng.uniform(-1e6, 1e6, 3000)):
+        (lo, hi), warned = _released(values)
+        assert warned == [] and grid_end_note(lo, hi) is None
+
+
+def test_a_private_label_range_at_the_grids_end_warns():
+    """label_range="private" releases the labels' range by release_range: labels around 1e-8
+    get the cell around 0, and its note names the labels."""
+    rng = np.random.default_rng(2)
+    X = rng.uniform(-0.5, 0.5, (3000, 2))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        reg = dp.PrivateLinearRegressor(epsilon=5.0, label_range="private", random_state=0).fit(
+            X, rng.uniform(1e-8, 2e-8, 3000))
+    notes = [str(w.message) for w in caught if "private-range grid" in str(w.message)]
+    assert notes == [grid_end_note(*reg.label_range_, "labels")]
