@@ -315,9 +315,10 @@ def feature_bounds(
 
 #: The slack, relative to each carried range's width, by which a given ``feature_range`` may
 #: pass the ranges its rows carry and still count as within them
-#: (:func:`refuse_ranges_given_twice`): a range typed to 6 significant digits or stored in float32
-#: stays accepted; a wider range by this share changes the noise by as little.
-CARRIED_RANGE_SLACK = 1e-6
+#: (:func:`refuse_ranges_given_twice`): an encoded range [0, hi] typed to 6 significant digits
+#: (an error of at most 5e-6 hi) or stored in float32 stays accepted; a range wider by this
+#: share changes the noise by as little.
+CARRIED_RANGE_SLACK = 1e-5
 
 
 def refuse_ranges_given_twice(feature_range: Any, carried: Any, owner: str, source: str,
