@@ -351,7 +351,8 @@ def refuse_ranges_given_twice(feature_range: Any, carried: Any, owner: str, sour
     Raises
     ------
     ParameterError
-        ``feature_range`` is not within the carried ranges.
+        ``feature_range`` is not a valid range (:class:`FeatureRange`), or not within the
+        carried ranges.
 
     Examples
     --------
@@ -363,6 +364,7 @@ def refuse_ranges_given_twice(feature_range: Any, carried: Any, owner: str, sour
     ...
     dpconvex.errors.ParameterError: Demo: the features' ranges are given twice: ...
     """
+    FeatureRange().check("feature_range", feature_range, owner)  # its own refusal first
     carried = np.asarray(carried, dtype=float)
     n_features = carried.shape[0]
     low, high = feature_bounds(carried, n_features, owner)
@@ -370,7 +372,7 @@ def refuse_ranges_given_twice(feature_range: Any, carried: Any, owner: str, sour
         lo, hi = feature_bounds(feature_range, n_features, owner)
     except ParameterError:  # another number of features than the encoded rows have
         lo = hi = None
-        beyond = f"has another number of features than their {n_features}"
+        beyond = f"gives ranges of another number of features than their {n_features}"
     if lo is not None:
         if lo.strides == (0,) and low.strides == (0,):  # views of one pair each: that pair
             lo, hi, low, high = lo[:1], hi[:1], low[:1], high[:1]
