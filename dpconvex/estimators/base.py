@@ -2236,7 +2236,10 @@ class PrivateEstimator(BaseEstimator):
         """Refuse (:class:`ParameterError`) the given ``feature_range`` where it reaches beyond
         ``carried``, the (lo, hi) rows its rows carry: ranges given twice. An estimator that
         :attr:`takes_rows_ranges` states it; this one takes none."""
-        raise NotImplementedError(f"{type(self).__name__} takes no ranges from its rows")
+        raise NotImplementedError(
+            f"{type(self).__name__}._refuse_ranges_beyond: takes_rows_ranges is set and this "
+            "method is not: state how a given feature_range is checked against the rows' ranges."
+        )
 
     def _fit_as(
         self, inner: PrivateEstimator, rows: Any, y: Any, context: FitContext

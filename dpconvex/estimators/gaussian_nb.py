@@ -362,7 +362,7 @@ def refuse_ranges_given_twice(feature_range: Any, carried: Any, owner: str, sour
     >>> refuse_ranges_given_twice((0, 100), carried, "Demo", "X", "X.feature_range")
     Traceback (most recent call last):
     ...
-    dpconvex.errors.ParameterError: Demo: the features' ranges are given twice: ...
+    dpconvex.errors.ParameterError: The 'feature_range' parameter of Demo must lie within ...
     """
     FeatureRange().check("feature_range", feature_range, owner)  # its own refusal first
     carried = np.asarray(carried, dtype=float)
@@ -385,11 +385,12 @@ def refuse_ranges_given_twice(feature_range: Any, carried: Any, owner: str, sour
                   f"{high[j]:.6g}] once encoded)")
     shown = "a schema" if _is_schema(feature_range) else describe_value(feature_range)
     raise ParameterError(
-        f"{owner}: the features' ranges are given twice: {source} gives the columns' ranges, "
-        f"and feature_range={shown} is read in the units of the rows it encodes, where it "
-        f"{beyond}: naive Bayes' noise would be sized for widths the rows never fill. Give the "
-        "columns' ranges in the schema (e.g. Numeric(0, 100)) and leave feature_range=None, or "
-        f"give feature_range in the encoded rows' units, within {where}, to clip them narrower."
+        f"The 'feature_range' parameter of {owner} must lie within the ranges of the encoded "
+        f"rows it is read with, in their units: {source} gives the columns' ranges, so with "
+        f"feature_range={shown}, which {beyond}, the features' ranges are given twice, and "
+        "naive Bayes' noise would be sized for widths the rows never fill. Give the columns' "
+        "ranges in the schema (e.g. Numeric(0, 100)) and leave feature_range=None, or give "
+        f"feature_range in the encoded rows' units, within {where}, to clip them narrower."
     )
 
 
