@@ -780,13 +780,19 @@ class SchemaInputMixin:
         """Encode X by the schema, fit this front door on the rows, state the schema's part.
 
         The front door on the rows draws from this fit's generator (``context.noise``, else
-        ``random_state``)."""
+        ``random_state``). A named schema gives its rows' parameters (a ``feature_range`` given
+        twice refused, :meth:`_schema_row_params`) before the table is read; a uniform one
+        once the encoder has the table's columns."""
         from ..data.encoder import PublicEncoder
+        from ..data.schema import UniformSchema
 
         self._validate_params()
+        on_rows = None if isinstance(self.schema, UniformSchema) else self._on_rows(self.schema)
         encoder = PublicEncoder(self.schema, data_norm=float(self.data_norm))
         rows = encoder.fit_transform(X)  # a uniform schema given the table's columns: schema_
-        inner = self._fit_as(self._on_rows(encoder.schema_), rows, y, context)
+        if on_rows is None:
+            on_rows = self._on_rows(encoder.schema_)
+        inner = self._fit_as(on_rows, rows, y, context)
         self.encoder_ = encoder
         self.n_features_in_ = encoder.n_features_in_
         if getattr(encoder, "feature_names_in_", None) is not None:

@@ -622,6 +622,9 @@ def test_the_columns_ranges_given_as_feature_range_with_a_schema_are_refused(uni
             call()
         assert "Numeric(" in str(refusal.value)  # what to do: the columns' ranges in the schema
     assert ledger.spent == (0.0, 0.0)
+    if not uniform:  # before the table is read: a table the encoder refuses is not reached
+        with pytest.raises(dp.ParameterError, match=GIVEN_TWICE):
+            door.fit(df.rename(columns={"a": "z"}), y)
     # another number of rows of ranges than the encoded features: the same refusal
     with pytest.raises(dp.ParameterError, match=GIVEN_TWICE):
         door.set_params(feature_range=[[0, 100]] * 2).plan(300, 2, 3)
