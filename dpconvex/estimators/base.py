@@ -2334,15 +2334,28 @@ class PrivateEstimator(BaseEstimator):
     def _with_rows_ranges(self, X: Any) -> PrivateEstimator | None:
         """This estimator with ``feature_range`` the public per-feature ranges its rows carry
         (:class:`~dpconvex.data.RangedRows`: :class:`~dpconvex.PublicEncoder`'s, the schema's
-        constants), where none are given; else None. Called where it
+        constants), where none are given; else None (a ``feature_range`` given within them,
+        a narrower clip in the encoded rows' units, is this estimator's own; one beyond them
+        is refused by :meth:`_refuse_ranges_beyond`). Called where it
         :attr:`takes_rows_ranges`."""
-        if (
-            getattr(self, "feature_range", None) is not None
-            or getattr(self, "schema", None) is not None
-        ):
+        if getattr(self, "schema", None) is not None:
             return None
         ranges = rows_feature_range(X)
-        return None if ranges is None else clone(self).set_params(feature_range=ranges)
+        if ranges is None:
+            return None
+        if getattr(self, "feature_range", None) is not None:
+            self._refuse_ranges_beyond(ranges)
+            return None
+        return clone(self).set_params(feature_range=ranges)
+
+    def _refuse_ranges_beyond(self, carried: np.ndarray) -> None:
+        """Refuse (:class:`ParameterError`) the given ``feature_range`` where it reaches beyond
+        ``carried``, the (lo, hi) rows its rows carry: ranges given twice. An estimator that
+        :attr:`takes_rows_ranges` states it; this one takes none."""
+        raise NotImplementedError(
+            f"{type(self).__name__}._refuse_ranges_beyond: takes_rows_ranges is set and this "
+            "method is not: state how a given feature_range is checked against the rows' ranges."
+        )
 
     def _fit_as(
         self, inner: PrivateEstimator, rows: Any, y: Any, context: FitContext

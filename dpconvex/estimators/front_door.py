@@ -135,7 +135,12 @@ from .base import (
     state_rows_source,
 )
 from .centroids import PrivateGaussianCentroid
-from .gaussian_nb import FeatureRange, PrivateGaussianNB, feature_bounds
+from .gaussian_nb import (
+    FeatureRange,
+    PrivateGaussianNB,
+    feature_bounds,
+    refuse_ranges_given_twice,
+)
 from .large_margin import PrivateLargeMarginGaussian
 from .large_margin.learners import CENTROID_LEARNER, noise_family, objective_part
 from .linear import PrivateHuberSVM
@@ -774,13 +779,19 @@ class SchemaInputMixin:
         """Encode X by the schema, fit this front door on the rows, state the schema's part.
 
         The front door on the rows draws from this fit's generator (``context.noise``, else
-        ``random_state``)."""
+        ``random_state``). A named schema gives its rows' parameters (a ``feature_range`` given
+        twice refused, :meth:`_schema_row_params`) before the table is read; a uniform one
+        once the encoder has the table's columns."""
         from ..data.encoder import PublicEncoder
+        from ..data.schema import UniformSchema
 
         self._validate_params()
+        on_rows = None if isinstance(self.schema, UniformSchema) else self._on_rows(self.schema)
         encoder = PublicEncoder(self.schema, data_norm=float(self.data_norm))
         rows = encoder.fit_transform(X)  # a uniform schema given the table's columns: schema_
-        inner = self._fit_as(self._on_rows(encoder.schema_), rows, y, context)
+        if on_rows is None:
+            on_rows = self._on_rows(encoder.schema_)
+        inner = self._fit_as(on_rows, rows, y, context)
         self.encoder_ = encoder
         self.n_features_in_ = encoder.n_features_in_
         if getattr(encoder, "feature_names_in_", None) is not None:
@@ -1023,9 +1034,15 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         (``encoder_.schema_``); ``plan`` and ``certify`` without X take ``n_features`` as the
         number of columns of the table.
     feature_range : None, (float, float), array-like of shape (n_features, 2) or PublicSchema, default=None
-        The public range of each feature, as :class:`~dpconvex.PrivateGaussianNB` takes it
-        (never the data's min and max). Given, the rule may choose Gaussian naive Bayes; None:
-        the ranges of the schema or of the encoder's rows, else naive Bayes is not chosen.
+        The public range of each feature of the rows the learner reads, as
+        :class:`~dpconvex.PrivateGaussianNB` takes it (never the data's min and max). Given, the
+        rule may choose Gaussian naive Bayes; None: the ranges of the schema or of the
+        encoder's rows, else naive Bayes is not chosen. With ``schema`` (or on the rows of
+        :class:`~dpconvex.PublicEncoder`) it is in the units of the encoded rows, not of the
+        table's columns (a numeric column of ``Numeric(0, 100)`` spans [0, 1/divisor] once
+        encoded): the columns' ranges belong in the schema. Given with them, it must lie within
+        the encoded rows' ranges, ``np.column_stack(schema.encoded_range(data_norm))`` (a
+        narrower clip), else it is refused by name (the ranges given twice).
 
     Attributes
     ----------
@@ -1195,15 +1212,29 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         """The public per-feature ranges of the rows ``schema`` encodes, unless given: one row
         per feature; a uniform schema's for a width (a dry run's) a read-only view of its one
         range (:meth:`~dpconvex.data.UniformWidth.range_rows`, the same entries), which holds
-        no array as wide as the rows."""
+        no array as wide as the rows. A given ``feature_range`` is kept where it lies within
+        them (a narrower clip, in the encoded rows' units), else refused by name: the ranges
+        given twice (:func:`~dpconvex.estimators.gaussian_nb.refuse_ranges_given_twice`)."""
         from ..data.schema import UniformWidth
 
-        if self.feature_range is not None:
-            return {}
+        q = float(self.data_norm)
         if isinstance(schema, UniformWidth):
-            return {"feature_range": schema.range_rows(float(self.data_norm))}
-        lo, hi = schema.encoded_range(float(self.data_norm))
-        return {"feature_range": np.column_stack([lo, hi])}
+            carried = schema.range_rows(q)
+        else:
+            carried = np.column_stack(schema.encoded_range(q))
+        if self.feature_range is None:
+            return {"feature_range": carried}
+        refuse_ranges_given_twice(self.feature_range, carried, type(self).__name__,
+                                  f"schema={type(self.schema).__name__}(...)",
+                                  "np.column_stack(schema.encoded_range(data_norm))")
+        return {}
+
+    def _refuse_ranges_beyond(self, carried: np.ndarray) -> None:
+        """Refuse a given ``feature_range`` beyond the ranges the rows carry
+        (:func:`~dpconvex.estimators.gaussian_nb.refuse_ranges_given_twice`)."""
+        refuse_ranges_given_twice(self.feature_range, carried, type(self).__name__,
+                                  "the schema of the PublicEncoder that encoded X",
+                                  "X.feature_range, the schema's encoded_range(data_norm)")
 
     # --------------------------------------------------------------------- fit
     # fit is the base's (validate → plan → warn → hold → prepare → release); a schema or rows

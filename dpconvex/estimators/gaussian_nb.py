@@ -28,6 +28,7 @@ from .._validation import (
     Optional,
     check_fitted,
     checks_feature_names,
+    describe_value,
     is_dask_collection,
 )
 from ..data.validation import check_array
@@ -55,7 +56,7 @@ from .centroids import (
 
 __all__ = ["DEFAULT_FEATURE_RANGE", "MOMENT_MAP", "NB_POSTPROCESSING", "VAR_FLOOR",
            "ClassMomentTemplate", "FeatureRange", "MomentRows", "PrivateGaussianNB",
-           "class_moments", "feature_bounds", "rows_schema"]
+           "class_moments", "feature_bounds", "refuse_ranges_given_twice", "rows_schema"]
 
 #: The default public floor φ of the variances, in units of the half range squared
 #: ((hi − lo)/2)² of each feature (docs/privacy/gaussian_nb.md#privacy-nb-release).
@@ -310,6 +311,87 @@ def feature_bounds(
         return (np.broadcast_to(bounds[0, 0].copy(), (int(n_features),)),
                 np.broadcast_to(bounds[0, 1].copy(), (int(n_features),)))
     return bounds[:, 0].copy(), bounds[:, 1].copy()
+
+
+#: The slack, relative to each carried range's width, by which a given ``feature_range`` may
+#: pass the ranges its rows carry and still count as within them
+#: (:func:`refuse_ranges_given_twice`): an encoded range [0, hi] typed to 6 significant digits
+#: (an error of at most 5e-6 hi) or stored in float32 stays accepted; a range wider by this
+#: share changes the noise by as little.
+CARRIED_RANGE_SLACK = 1e-5
+
+
+def refuse_ranges_given_twice(feature_range: Any, carried: Any, owner: str, source: str,
+                              where: str) -> None:
+    """Refuse a given ``feature_range`` that reaches beyond the public ranges the rows carry.
+
+    The rows' ranges come from a schema's constants (``schema=`` on a front door, or the rows
+    :class:`~dpconvex.PublicEncoder` returns, :class:`~dpconvex.data.RangedRows`), so a
+    ``feature_range`` given with them is read in the units of the encoded rows. Within them
+    (each feature's (lo, hi) inside the carried one, up to :data:`CARRIED_RANGE_SLACK` of its
+    width) it is a narrower clip, taken as given; beyond them, or of another number of
+    features, the ranges are given twice (typically the table's columns' ranges, in the units
+    of the raw table), and the noise would be sized for widths the rows never fill: a
+    :class:`ParameterError` that says what to give. Public parameters only (the schema's
+    constants and ``feature_range``).
+
+    Parameters
+    ----------
+    feature_range : tuple, array-like or PublicSchema
+        The validated ``feature_range`` given (not None).
+    carried : array-like of shape (n_features, 2)
+        The (lo, hi) rows the encoded rows carry (a view of one pair for a uniform schema).
+    owner : str
+        The estimator, named in the refusal.
+    source : str
+        What carries the ranges, for the message (e.g. "schema=PublicSchema(...)").
+    where : str
+        The expression that gives the carried ranges, for the message.
+
+    Raises
+    ------
+    ParameterError
+        ``feature_range`` is not a valid range (:class:`FeatureRange`), or not within the
+        carried ranges.
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.gaussian_nb import refuse_ranges_given_twice
+    >>> carried = np.array([[0.0, 0.5], [0.0, 0.5]])
+    >>> refuse_ranges_given_twice((0.1, 0.4), carried, "Demo", "X", "X.feature_range")
+    >>> refuse_ranges_given_twice((0, 100), carried, "Demo", "X", "X.feature_range")
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.ParameterError: The 'feature_range' parameter of Demo must lie within ...
+    """
+    FeatureRange().check("feature_range", feature_range, owner)  # its own refusal first
+    carried = np.asarray(carried, dtype=float)
+    n_features = carried.shape[0]
+    low, high = feature_bounds(carried, n_features, owner)
+    try:
+        lo, hi = feature_bounds(feature_range, n_features, owner)
+    except ParameterError:  # another number of features than the encoded rows have
+        lo = hi = None
+        beyond = f"gives ranges of another number of features than their {n_features}"
+    if lo is not None:
+        if lo.strides == (0,) and low.strides == (0,):  # views of one pair each: that pair
+            lo, hi, low, high = lo[:1], hi[:1], low[:1], high[:1]
+        slack = CARRIED_RANGE_SLACK * (high - low)
+        outside = np.flatnonzero((lo < low - slack) | (hi > high + slack))
+        if outside.size == 0:  # a narrower clip, in the encoded rows' units
+            return
+        j = int(outside[0])
+        beyond = (f"reaches beyond their ranges (feature {j} spans [{low[j]:.6g}, "
+                  f"{high[j]:.6g}] once encoded)")
+    shown = "a schema" if _is_schema(feature_range) else describe_value(feature_range)
+    raise ParameterError(
+        f"The 'feature_range' parameter of {owner} must lie within the ranges of the encoded "
+        f"rows it is read with, in their units: {source} gives the columns' ranges, so with "
+        f"feature_range={shown}, which {beyond}, the features' ranges are given twice, and "
+        "naive Bayes' noise would be sized for widths the rows never fill. Give the columns' "
+        "ranges in the schema (e.g. Numeric(0, 100)) and leave feature_range=None, or give "
+        f"feature_range in the encoded rows' units, within {where}, to clip them narrower."
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -576,14 +658,19 @@ class PrivateGaussianNB(ClassSumEstimator):
         order d/ε; "gaussian": (ε, δ)-DP, noise of order √d/ε, the better choice for many
         features (docs/privacy/gaussian_nb.md#privacy-nb-mechanisms).
     feature_range : None, (float, float), array-like of shape (n_features, 2) or PublicSchema, default=None
-        The public range [lo, hi] of every feature, or of each; values outside are clipped to
-        it. A :class:`~dpconvex.PublicSchema`: the ranges of the rows of
-        ``PublicEncoder(schema)`` (:meth:`~dpconvex.PublicSchema.encoded_range`); one for
-        every column (:meth:`~dpconvex.PublicSchema.every_column`): those of the table whose
-        rows have X's number of features (:func:`rows_schema`). None: the
+        The public range [lo, hi] of every feature of X, or of each, in the units of X;
+        values outside are clipped to it. A :class:`~dpconvex.PublicSchema`: the ranges of the
+        rows of ``PublicEncoder(schema)`` (:meth:`~dpconvex.PublicSchema.encoded_range`); one
+        for every column (:meth:`~dpconvex.PublicSchema.every_column`): those of the table
+        whose rows have X's number of features (:func:`rows_schema`). None: the
         ranges the rows carry (:class:`~dpconvex.data.RangedRows`), else (−1, 1)
-        (:data:`DEFAULT_FEATURE_RANGE`). Never set it from the data (that leaks); the noise is
-        in units of the range, so a loose range wastes signal.
+        (:data:`DEFAULT_FEATURE_RANGE`). On rows that carry their ranges (those of
+        ``PublicEncoder(schema)``, as in a pipeline after it) the ranges are the encoded rows',
+        not the table's columns' (each encoded numeric feature spans 1/divisor): given, it must
+        lie within the carried ranges (a narrower clip), else it is refused by name
+        (:func:`refuse_ranges_given_twice`); the columns' ranges belong in the schema. Never set
+        it from the data (that leaks); the noise is in units of the range, so a loose range
+        wastes signal.
     var_floor : float, default=0.03
         φ in (0, 1]: the public floor of every variance, in units of ((hi − lo)/2)²
         (docs/privacy/gaussian_nb.md#privacy-nb-release).
@@ -683,6 +770,13 @@ class PrivateGaussianNB(ClassSumEstimator):
         """X and y validated once, X not the raw table (:meth:`_refuse_raw_columns`)."""
         self._refuse_raw_columns(X)
         return super()._validated(X, y, context, binary=binary)
+
+    def _refuse_ranges_beyond(self, carried: np.ndarray) -> None:
+        """Refuse a given ``feature_range`` beyond the ranges the rows carry
+        (:func:`refuse_ranges_given_twice`)."""
+        refuse_ranges_given_twice(self.feature_range, carried, type(self).__name__,
+                                  "the schema of the PublicEncoder that encoded X",
+                                  "X.feature_range, the schema's encoded_range(data_norm)")
 
     def _refuse_raw_columns(self, X: Any) -> None:
         """Refuse the table a ``feature_range`` schema describes (a frame with its columns, not

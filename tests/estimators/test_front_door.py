@@ -595,6 +595,90 @@ def test_the_same_choice_and_release_whichever_way_the_schema_ranges_come():
         dp.PrivateGaussianNB(feature_range=schema, **common).fit(rows[:, :1], y)
 
 
+GIVEN_TWICE = "ranges are given twice"
+
+
+def _table_of_percentages(n=300, seed=0):
+    """Three columns documented as 0-100 (each spans 1/sqrt(3) once encoded), two classes."""
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(rng.uniform(0, 100, (n, 3)), columns=list("abc"))
+    schema = dp.PublicSchema({c: dp.Numeric(0, 100) for c in "abc"})
+    return df, (df.a > 50).astype(int).to_numpy(), schema
+
+
+@pytest.mark.parametrize("uniform", [False, True])
+def test_the_columns_ranges_given_as_feature_range_with_a_schema_are_refused(uniform):
+    """schema= and feature_range= in the table's units: the ranges given twice, refused by name
+    in fit, plan and certify (public parameters only), nothing charged."""
+    df, y, schema = _table_of_percentages()
+    if uniform:
+        schema = dp.PublicSchema.every_column(dp.Numeric(0, 100))
+    ledger = dp.BudgetAccountant(epsilon=2.0)
+    door = dp.PrivateClassifier(classes=[0, 1], schema=schema, feature_range=[[0, 100]] * 3,
+                                accountant=ledger, random_state=0)
+    for call in (lambda: door.fit(df, y), lambda: door.plan(300, 2, 3),
+                 lambda: door.certify(n=300, n_classes=2, n_features=3)):
+        with pytest.raises(dp.ParameterError, match=GIVEN_TWICE) as refusal:
+            call()
+        assert "Numeric(" in str(refusal.value)  # what to do: the columns' ranges in the schema
+    assert ledger.spent == (0.0, 0.0)
+    if not uniform:  # before the table is read: a table the encoder refuses is not reached
+        with pytest.raises(dp.ParameterError, match=GIVEN_TWICE):
+            door.fit(df.rename(columns={"a": "z"}), y)
+    # another number of rows of ranges than the encoded features: the same refusal
+    with pytest.raises(dp.ParameterError, match=GIVEN_TWICE):
+        door.set_params(feature_range=[[0, 100]] * 2).plan(300, 2, 3)
+
+
+@pytest.mark.parametrize("learner", ["naive Bayes", "front door"])
+def test_the_columns_ranges_given_as_feature_range_after_an_encoder_are_refused(learner):
+    """The encoder's rows carry their ranges: a feature_range beyond them is the ranges given
+    twice, refused in a pipeline's fit, plan_for and certify and in a search, nothing charged."""
+    df, y, schema = _table_of_percentages()
+    ledger = dp.BudgetAccountant(epsilon=5.0)
+    common = {"classes": [0, 1], "feature_range": [[0, 100]] * 3, "random_state": 0}
+    make, tuned = {"naive Bayes": (dp.PrivateGaussianNB, {"var_floor": [0.03, 0.1]}),
+                   "front door": (dp.PrivateClassifier, {"selection_share": [0.1, 0.2]})}[learner]
+    rows = dp.PublicEncoder(schema).fit_transform(df)
+    with pytest.raises(dp.ParameterError, match=GIVEN_TWICE):
+        make_pipeline(dp.PublicEncoder(schema), make(accountant=ledger, **common)).fit(df, y)
+    for call in (make(**common).plan_for, make(**common).certify):
+        with pytest.raises(dp.ParameterError, match=GIVEN_TWICE):
+            call(rows, y)
+    # a search: its estimator's range, or a value of its grid, refused before its hold
+    grids = [(make(**common), tuned),
+             (make(classes=[0, 1]), {"feature_range": [None, [[0, 100]] * 3]})]
+    for estimator, grid in grids:
+        with pytest.raises(dp.ParameterError, match=GIVEN_TWICE):
+            dp.PrivateGridSearch(estimator, grid, epsilon=1.0, accountant=ledger).fit(rows, y)
+    assert ledger.spent == (0.0, 0.0)
+
+
+def test_a_narrower_feature_range_in_the_encoded_units_is_taken_as_given():
+    """feature_range within the encoded rows' ranges (a narrower clip): accepted with a schema
+    and after an encoder, and the release is that of the plain rows with that range."""
+    df, y, schema = _table_of_percentages()
+    rows = dp.PublicEncoder(schema).fit_transform(df)
+    width = 1 / np.sqrt(3)  # each column's encoded range: [0, 1/divisor], divisor sqrt(3)
+    narrow = [[0.1 * width, 0.9 * width]] * 3
+    common = {"classes": [0, 1], "feature_range": narrow, "random_state": 0}
+    plain = dp.PrivateClassifier(**common).fit(np.asarray(rows), y)
+    by_schema = dp.PrivateClassifier(schema=schema, **common).fit(df, y)
+    assert by_schema.learner_ == plain.learner_ == GAUSSIAN_NB
+    np.testing.assert_allclose(by_schema.estimator_.theta_, plain.estimator_.theta_,
+                               rtol=1e-12, atol=1e-15)  # the same draws, rounding apart
+    piped = make_pipeline(dp.PublicEncoder(schema), dp.PrivateGaussianNB(**common)).fit(df, y)
+    alone = dp.PrivateGaussianNB(**common).fit(np.asarray(rows), y)
+    np.testing.assert_allclose(piped[-1].theta_, alone.theta_, rtol=1e-12, atol=1e-15)
+    # the encoded range typed to 6 significant digits, rounded up: within the slack (1e-5 of
+    # the width); 0.1 % wider: beyond it
+    typed = [[0.0, 0.577351]] * 3
+    dp.PrivateGaussianNB(classes=[0, 1], feature_range=typed).plan_for(rows, y)
+    dp.PrivateClassifier(classes=[0, 1], schema=schema, feature_range=typed).plan(300, 2, 3)
+    with pytest.raises(dp.ParameterError, match=GIVEN_TWICE):
+        dp.PrivateGaussianNB(classes=[0, 1], feature_range=(0, 1.001 * width)).plan_for(rows, y)
+
+
 @pytest.mark.parametrize("front_door", ["classifier", "regressor"])
 def test_rows_of_another_width_are_refused_by_the_front_doors_name(front_door):
     """Not by the learner it chose (a name the user never wrote), and with what to pass."""

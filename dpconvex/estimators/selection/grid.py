@@ -47,6 +47,7 @@ from ..._validation import (
     unchecked,
     with_feature_names,
 )
+from ...data.ranged_rows import rows_feature_range
 from ...data.validation import (
     LABEL_POLICY,
     LabelWarning,
@@ -570,6 +571,7 @@ class SelectedEstimator:
             What ``fit`` would raise for the candidates.
         """
         self._refuse_a_draft(X, f"{type(self).__name__}.certify")
+        self._refuse_ranges_given_twice(X, type(self).__name__)
         return self._certify_with(X, y)  # type: ignore[attr-defined]
 
     def budget_for(self, X: Any, y: Any) -> Budget:
@@ -655,6 +657,7 @@ class SelectedEstimator:
         ``random_state``); its parts and selection read every row."""
         owner = type(self).__name__
         self._refuse_a_draft(X, f"{owner}.fit")
+        self._refuse_ranges_given_twice(X, owner)
         names = feature_names_of(X, f"{owner}.fit")
         params, grid_ledgers = self._check_params(owner)
         classes = self._public_classes(owner)
@@ -730,6 +733,29 @@ class SelectedEstimator:
                     "make_pipeline(PublicEncoder(schema), "
                     f"{step}(...)) (the schema's release stays charged to draft_schema's ledger)."
                 )
+
+    def _refuse_ranges_given_twice(self, X: Any, owner: str) -> None:
+        """Refuse, before the data are read, rows X that carry their public ranges
+        (:class:`~dpconvex.data.RangedRows`, :class:`~dpconvex.PublicEncoder`'s) given to a
+        search whose estimator, or a candidate of its ``param_grid``, takes such ranges and has
+        a ``feature_range`` beyond them: the ranges given twice, refused as that estimator's own
+        fit refuses them (its ``_with_rows_ranges``). A candidate that cannot be made is left
+        to the refusals of the grid's checks."""
+        if rows_feature_range(X) is None:
+            return
+        grid = self.param_grid
+        auto = isinstance(grid, str) and grid == "auto"  # lam factors alone
+        try:
+            settings = [{}, *([] if auto else self._grid_candidates(owner))]
+        except DPConvexError:  # the grid's form: refused by its checks
+            return
+        for params in settings:
+            try:
+                candidate = clone(self.estimator).set_params(**_unfitted(params))
+            except (DPConvexError, ValueError, TypeError, AttributeError):
+                continue  # refused by name by the grid's checks
+            if getattr(candidate, "takes_rows_ranges", False):
+                candidate._with_rows_ranges(X)  # the refusal, if any; nothing is fitted
 
     def _checked_rows(self, X: Any, y: Any, classes: Any, caller: str) -> tuple[Any, Any]:
         """(X, y) checked once for every candidate, against the public label set ``classes``
