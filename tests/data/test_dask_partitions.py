@@ -224,3 +224,17 @@ def test_a_partition_of_numbers_of_another_dtype_is_read_as_numbers(make):
     given = _fit(_last_partition(make)).coef_
     converted = _fit(_last_partition(lambda p: make(p).astype("float64"))).coef_
     np.testing.assert_allclose(given, converted, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("kind", ["text", "complex", "dates"])
+def test_normalize_rows_refuses_a_chunk_unlike_its_metadata_as_in_memory(kind):
+    """The per-record map reads each chunk (lazily, in the fit's first pass) as it reads rows
+    in memory: the same refusal, quoting no entry."""
+    from dpconvex.data import normalize_rows
+
+    make = CHUNKS[kind]
+    dask_error = _refusal(_fit, normalize_rows(_last_chunk(make)))
+    memory_error = _refusal(normalize_rows, make(FRAME.to_numpy()[-CHUNK:]))
+    assert type(dask_error) is type(memory_error)
+    assert str(dask_error) == str(memory_error)
+    assert str(dask_error).startswith("normalize_rows: ") and SECRET not in str(dask_error)
