@@ -17,7 +17,15 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import GENERATOR_TYPES, _short_repr, check_float, check_seed, dtype_shown
+from .._validation import (
+    GENERATOR_TYPES,
+    _short_repr,
+    check_float,
+    check_seed,
+    conversion_failure,
+    dtype_shown,
+    is_dask_collection,
+)
 from ..data.log_grid import K_MAX
 from ..data.schema import (
     OTHER,
@@ -31,7 +39,13 @@ from ..data.schema import (
 )
 from ..data.schema_draft import LEAK_TEXT, check_kinds, kind_of_dtype, read_schema
 from ..data.tables import category_texts, dtype_kind, number_values, table_columns
-from ..errors import ParameterError, PrivacyLeakWarning, diagnostics_open, record_diagnostic
+from ..errors import (
+    DataTypeError,
+    ParameterError,
+    PrivacyLeakWarning,
+    diagnostics_open,
+    record_diagnostic,
+)
 from ..templates.statistics import (
     RangeTemplate,
     VocabularyTemplate,
@@ -52,13 +66,32 @@ __all__ = ["LOG_TAIL_OCTAVES_RATIO", "ColumnBudgets", "check_range_budget", "col
            "draft_schema", "range_certificate", "release_range", "release_vocabulary"]
 
 
-def _float64(values: Any) -> np.ndarray:
+def _float64(values: Any, caller: str, name: str) -> np.ndarray:
     """``values`` as float64, a long double beyond its range at the range's end (as a float64
-    beyond the grid counts at the grid's end), without numpy's warning."""
-    v = np.asarray(values)
+    beyond the grid counts at the grid's end), without numpy's warning; a Dask collection
+    computed per chunk within the cluster's timeouts, a partition unlike its metadata refused
+    by name; a value that is not a number refused by the failure's type alone (its text can
+    quote it)."""
+    pieces = [values]
+    if is_dask_collection(values):  # per chunk: Dask would join them in the declared dtype
+        from ..data.dask_rows import _declared_partitions, compute
+
+        parts = values.to_delayed()
+        with _declared_partitions(caller, name):
+            pieces = list(compute(*(parts.ravel() if isinstance(parts, np.ndarray) else parts)))
     big = np.finfo(np.float64).max
-    v = np.clip(v, -big, big) if v.dtype.kind == "f" and v.dtype.itemsize > 8 else v
-    return v.astype(np.float64).reshape(-1)
+    out = []
+    for piece in pieces:
+        v = np.asarray(piece)
+        v = np.clip(v, -big, big) if v.dtype.kind == "f" and v.dtype.itemsize > 8 else v
+        try:
+            out.append(v.astype(np.float64).reshape(-1))
+        except (TypeError, ValueError) as exc:
+            raise DataTypeError(
+                f"{caller}: {name} must be numbers, one per record; they could not be converted "
+                f"to float: {conversion_failure(exc)}. Convert the column to numbers first "
+                "(text categories: release_vocabulary).") from None
+    return out[0] if len(out) == 1 else np.concatenate(out or [np.empty(0)])
 
 
 def release_range(values: Any, budget: Budget, *, n: int | None = None,
@@ -96,6 +129,13 @@ def release_range(values: Any, budget: Budget, *, n: int | None = None,
     tuple
         (lo, hi, the middle of the median octave, the certificate).
 
+    Raises
+    ------
+    DataTypeError
+        A value that is not a number (named by the failed conversion's type, never its text).
+    DataValidationError
+        A partition of a Dask collection unlike its metadata (its columns or their dtypes).
+
     References
     ----------
     [MT07]_ (the exponential mechanism of the refined bounds).
@@ -111,7 +151,7 @@ def release_range(values: Any, budget: Budget, *, n: int | None = None,
     (True, 1.0)
     """
     check_column(values, "release_range")
-    v = _float64(values)
+    v = _float64(values, "release_range", name)
     n_records = v.size if n is None else int(n)
     released = _range_release(lambda: v, n_records, budget, levels, name, rng, seeded)
     lo, hi, median = (float(t) for t in released.theta)

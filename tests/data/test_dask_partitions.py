@@ -5,8 +5,9 @@ Dask reads a DataFrame's dtypes and an array's dtype and chunk shapes from its m
 dates, complex numbers or other columns than the metadata says. Every entry point that
 reads Dask rows refuses such a partition with the exception and message the in-memory
 path gives for the same values, quoting no entry; numbers of another dtype (bool, int, an
-object column of floats) are read as the in-memory path reads them. All on the synchronous
-scheduler, 40 rows.
+object column of floats) are read as the in-memory path reads them. ``normalize_rows`` (a
+per-record map over the chunks) and ``release_range`` (the private range of a column) read
+their chunks the same way. All on the synchronous scheduler, 40 rows.
 """
 
 from __future__ import annotations
@@ -238,3 +239,21 @@ def test_normalize_rows_refuses_a_chunk_unlike_its_metadata_as_in_memory(kind):
     assert type(dask_error) is type(memory_error)
     assert str(dask_error) == str(memory_error)
     assert str(dask_error).startswith("normalize_rows: ") and SECRET not in str(dask_error)
+
+
+def test_release_range_refuses_text_by_the_failures_type_in_memory_and_on_dask():
+    """The private range of a column (in memory, a Dask Series, a Dask array column) names the
+    failed conversion by its type, never by its text; a partition with other columns than its
+    metadata is refused by name. Nothing is read past the refusal."""
+    from dpconvex.privacy.bounds import release_range
+
+    values = np.array([*([0.5] * (N - 1)), SECRET], dtype=object)
+    column = _last_partition(_text)["b"]
+    for given in (values, column, _last_chunk(CHUNKS["text"])[:, 1]):
+        with pytest.raises(DataTypeError, match=r"release_range: values must be numbers, one per "
+                           r"record; they could not be converted to float: ValueError") as info:
+            release_range(given, dp.Budget(40.0), rng=0)
+        assert SECRET not in str(info.value)
+    with pytest.raises(DataValidationError, match=r"release_range: a partition of values does "
+                       r"not hold what its Dask metadata declares"):
+        release_range(_last_partition(OTHER_COLUMNS["wider"])["b"], dp.Budget(40.0), rng=0)
