@@ -951,20 +951,27 @@ def check_dask(X: Any, caller: str, *, name: str = "X", n_features: int | None =
     """Validate a Dask array or a Dask DataFrame of numeric columns; return a float64 Dask array.
 
     The checks of :func:`dpconvex.data.validation.check_array`, from the metadata; unknown
-    chunk sizes and the finiteness check take one pass each (n is public).
+    chunk sizes and the finiteness check take one pass each (n is public). The metadata is
+    what Dask declares (``dd.read_csv`` infers it from a first block), so every partition and
+    chunk the returned array reads (in the finiteness pass and every later pass) is checked
+    against it: held as the metadata declares it, or refused by name with the in-memory
+    refusal of the same values; numbers of another dtype are read as float64.
 
     Raises
     ------
     DataTypeError
         Non-numeric columns (encode them first, e.g. with
-        :func:`dpconvex.datasets.dask_loaders.from_dataframe`); chunks that are not NumPy
+        :func:`dpconvex.datasets.dask_loaders.from_dataframe`), or a partition or chunk
+        holding text or dates where the metadata declares numbers; chunks that are not NumPy
         arrays (scipy.sparse ones: make them dense, or pass a CSR matrix in memory).
     DataValidationError
-        Wrong shape, complex values, NaN or infinite values, too few rows.
+        Wrong shape, complex values, missing, NaN or infinite values, too few rows; a partition
+        with other columns than its metadata declares, a chunk of another shape.
     """
     import dask.dataframe as dd
 
-    if isinstance(X, dd.DataFrame):
+    framed = isinstance(X, dd.DataFrame)
+    if framed:
         bad = [str(c) for c, t in X.dtypes.items() if not _numeric_dtype(t)]
         if bad:
             raise DataTypeError(
@@ -996,8 +1003,10 @@ def check_dask(X: Any, caller: str, *, name: str = "X", n_features: int | None =
     meta = getattr(X, "_meta", None)  # the type of the chunks, from the metadata
     if meta is not None and not isinstance(meta, np.ndarray):
         raise _dense_chunks_only(meta, caller, name)
-    read = partial(_float_block, caller=caller, name=name)  # not map_blocks' name=: its keys
-    rows = DaskRows(known_chunks(X).map_blocks(read, dtype=np.float64))
+    if not framed:  # a frame's partitions are read by _frame_block, its chunks with them
+        read = partial(_float_block, caller=caller, name=name)  # not map_blocks' name=: its keys
+        X = known_chunks(X).map_blocks(read, dtype=np.float64)
+    rows = DaskRows(X)
     counts = rows.X.map_blocks(_nonfinite_block, drop_axis=1, chunks=((1,) * rows.n_chunks,),
                                dtype=np.int64)
 
