@@ -66,22 +66,27 @@ __all__ = ["LOG_TAIL_OCTAVES_RATIO", "ColumnBudgets", "check_range_budget", "col
            "draft_schema", "range_certificate", "release_range", "release_vocabulary"]
 
 
+def _pieces(values: Any, caller: str, name: str) -> list[Any]:
+    """``values`` as one piece, or a Dask collection's chunks computed one by one within the
+    cluster's timeouts (Dask would join them in the declared dtype), a partition unlike its
+    metadata refused by name."""
+    if not is_dask_collection(values):
+        return [values]
+    from ..data.dask_rows import _declared_partitions, compute
+
+    parts = values.to_delayed()
+    with _declared_partitions(caller, name):
+        return list(compute(*(parts.ravel() if isinstance(parts, np.ndarray) else parts)))
+
+
 def _float64(values: Any, caller: str, name: str) -> np.ndarray:
     """``values`` as float64, a long double beyond its range at the range's end (as a float64
     beyond the grid counts at the grid's end), without numpy's warning; a Dask collection
-    computed per chunk within the cluster's timeouts, a partition unlike its metadata refused
-    by name; a value that is not a number refused by the failure's type alone (its text can
-    quote it)."""
-    pieces = [values]
-    if is_dask_collection(values):  # per chunk: Dask would join them in the declared dtype
-        from ..data.dask_rows import _declared_partitions, compute
-
-        parts = values.to_delayed()
-        with _declared_partitions(caller, name):
-            pieces = list(compute(*(parts.ravel() if isinstance(parts, np.ndarray) else parts)))
+    read per chunk (:func:`_pieces`); a value that is not a number refused by the failure's
+    type alone (its text can quote it)."""
     big = np.finfo(np.float64).max
     out = []
-    for piece in pieces:
+    for piece in _pieces(values, caller, name):
         v = np.asarray(piece)
         v = np.clip(v, -big, big) if v.dtype.kind == "f" and v.dtype.itemsize > 8 else v
         try:
@@ -288,6 +293,11 @@ def release_vocabulary(values: Any, budget: Budget, *, n: int | None = None,
     certificate : Certificate
         Stating δ >= 1/n where it is.
 
+    Raises
+    ------
+    DataValidationError
+        A partition of a Dask collection unlike its metadata (its columns or their dtypes).
+
     Warns
     -----
     PrivacyWarning
@@ -302,7 +312,8 @@ def release_vocabulary(values: Any, budget: Budget, *, n: int | None = None,
     ('basic', 'pro')
     """
     check_column(values, "release_vocabulary")
-    items = values.tolist() if hasattr(values, "tolist") else list(values)
+    items = [v for piece in _pieces(values, "release_vocabulary", name)
+             for v in (piece.tolist() if hasattr(piece, "tolist") else list(piece))]
     n_records = len(items) if n is None else int(n)
     # δ is the chance one record's category is published verbatim: δ >= 1/n warns, and the
     # certificate states it, as every fit's

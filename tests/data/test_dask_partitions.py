@@ -257,3 +257,14 @@ def test_release_range_refuses_text_by_the_failures_type_in_memory_and_on_dask()
     with pytest.raises(DataValidationError, match=r"release_range: a partition of values does "
                        r"not hold what its Dask metadata declares"):
         release_range(_last_partition(OTHER_COLUMNS["wider"])["b"], dp.Budget(40.0), rng=0)
+
+
+def test_release_vocabulary_refuses_a_partition_with_other_columns_by_name():
+    from dpconvex.privacy.bounds import release_vocabulary
+
+    frame = pd.DataFrame({"a": ["x"] * N, "b": ["y"] * N})
+    column = dd.from_pandas(frame, npartitions=N // CHUNK).map_partitions(
+        lambda p: p.assign(d=1.0) if p.index[0] >= N - CHUNK else p, meta=frame.iloc[:0])["a"]
+    with pytest.raises(DataValidationError, match=r"release_vocabulary: a partition of values "
+                       r"does not hold what its Dask metadata declares"):
+        release_vocabulary(column, dp.Budget(1.0, 1e-6), rng=0)
