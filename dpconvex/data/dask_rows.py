@@ -28,7 +28,7 @@ import dask.array as da
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_matrix_body, check_numeric_dtype
+from .._validation import check_matrix_body, check_numeric_dtype, conversion_failure
 from ..errors import DataTypeError, DataValidationError, DPConvexError, ParameterError, SolverError
 from ..privacy.certificate import RowMap
 from .operators import (
@@ -246,10 +246,98 @@ def _map_block(B: np.ndarray, f: Callable[[np.ndarray], Any], width: int) -> np.
     return out
 
 
-def _nonfinite_block(B: np.ndarray, caller: str = "check_dask", name: str = "X") -> np.ndarray:
-    if not isinstance(B, np.ndarray):  # a chunk the metadata did not announce (from_delayed)
-        raise _dense_chunks_only(B, caller, name)
+def _nonfinite_block(B: np.ndarray) -> np.ndarray:
     return np.array([np.count_nonzero(~np.isfinite(B))])
+
+
+def _float_block(B: Any, caller: str, name: str, block_info: dict | None = None) -> np.ndarray:
+    """A chunk of the rows as float64, refused by name unless it is what the array's metadata
+    declares: a NumPy array (not, e.g., a scipy.sparse matrix from ``from_delayed``) of its
+    shape holding numbers, read as the in-memory path reads a NumPy array
+    (:func:`~dpconvex._validation.check_numeric_dtype`: text, dates, complex numbers and
+    missing values refused; no entry is quoted)."""
+    if not isinstance(B, np.ndarray):
+        raise _dense_chunks_only(B, caller, name)
+    declared = tuple(int(hi - lo) for lo, hi in block_info[0]["array-location"])
+    if B.shape != declared:
+        raise DataValidationError(
+            f"{caller}: a chunk of {name} has shape {B.shape} where the Dask array's metadata "
+            f"declares {declared}. Make every chunk the shape its metadata declares (the "
+            "chunks= of da.from_delayed or map_blocks), or declare unknown sizes (np.nan) "
+            "to have them measured.")
+    if B.dtype == np.float64:
+        return B
+    check_numeric_dtype(B, caller, name)
+    return _as_float(B, caller, name)
+
+
+def _frame_block(part: Any, columns: list[Any], caller: str, name: str) -> Any:
+    """A partition of a Dask DataFrame as float64 columns, refused by name unless it holds the
+    ``columns`` its metadata declares, in their order, of numbers (read as the in-memory path
+    reads a pandas DataFrame: its values checked by
+    :func:`~dpconvex._validation.check_numeric_dtype`; no entry is quoted)."""
+    if list(part.columns) != columns:
+        held = (f"{part.shape[1]} column(s) where the metadata declares {len(columns)}"
+                if part.shape[1] != len(columns) else "other column names or another order")
+        raise _unlike_metadata(caller, name, held)
+    if all(_numeric_dtype(t) for t in part.dtypes):  # pandas' nullable ones too (NA: NaN)
+        return part if all(t == np.float64 for t in part.dtypes) else part.astype("float64")
+    values = np.asarray(part)  # object, or the one dtype of the columns (dates)
+    check_numeric_dtype(values, caller, name, inferred=True)
+    return type(part)(_as_float(values, caller, name), index=part.index, columns=part.columns)
+
+
+def _numeric_dtype(t: Any) -> bool:
+    """Whether a column's dtype is of real numbers (bool, int, float; pandas' nullable ones)."""
+    from pandas.api.types import is_complex_dtype, is_numeric_dtype
+
+    return bool(is_numeric_dtype(t) and not is_complex_dtype(t))
+
+
+def _as_float(values: np.ndarray, caller: str, name: str) -> np.ndarray:
+    """Checked values (of numbers) as float64; a failed conversion refused by its type alone
+    (:func:`~dpconvex._validation.conversion_failure`: its text may quote an entry)."""
+    try:
+        with np.errstate(over="ignore"):  # beyond float64: inf, refused by the finiteness count
+            return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise DataTypeError(
+            f"{caller}: {name} must be a 2-D array of numbers (n_samples, n_features); a chunk "
+            f"could not be converted to float: {conversion_failure(exc)}. Encode categorical "
+            "columns first.") from None
+
+
+def _unlike_metadata(caller: str, name: str, held: str) -> DataValidationError:
+    return DataValidationError(
+        f"{caller}: a partition of {name} does not hold what its Dask metadata declares "
+        f"({held}). Make every partition hold the declared columns, in the declared order, "
+        "of the declared dtypes (e.g. part[columns].astype(dtypes) in map_partitions), or "
+        "declare what the partitions hold in meta=.")
+
+
+#: How Dask's own check of a partition against its metadata opens its refusal (the columns;
+#: in ``from_delayed(verify_meta=True)``, their dtypes too).
+_DASK_META_REFUSALS = ("Metadata mismatch found",
+                       "The columns in the computed data do not match the columns in the "
+                       "provided metadata")
+
+
+@contextlib.contextmanager
+def _declared_partitions(caller: str, name: str) -> Any:
+    """Turn Dask's own refusal of a partition unlike its metadata (a ValueError) into a
+    DataValidationError; its text, which names columns and dtypes, goes to the diagnostics."""
+    try:
+        yield
+    except DPConvexError:
+        raise
+    except ValueError as exc:
+        if not str(exc).startswith(_DASK_META_REFUSALS):
+            raise
+        from ..errors import record_diagnostic
+
+        record_diagnostic(caller, f"Dask refused a partition: {exc}")
+        raise _unlike_metadata(caller, name, "Dask's own check refused its columns or their "
+                               "dtypes; its text: dpconvex.collect_diagnostics") from None
 
 
 def _dense_chunks_only(chunk: Any, caller: str, name: str) -> DataTypeError:
@@ -863,25 +951,28 @@ def check_dask(X: Any, caller: str, *, name: str = "X", n_features: int | None =
     """Validate a Dask array or a Dask DataFrame of numeric columns; return a float64 Dask array.
 
     The checks of :func:`dpconvex.data.validation.check_array`, from the metadata; unknown
-    chunk sizes and the finiteness check take one pass each (n is public).
+    chunk sizes and the finiteness check take one pass each (n is public). The metadata is
+    what Dask declares (``dd.read_csv`` infers it from a first block), so every partition and
+    chunk the returned array reads (in the finiteness pass and every later pass) is checked
+    against it: held as the metadata declares it, or refused by name with the in-memory
+    refusal of the same values; numbers of another dtype are read as float64.
 
     Raises
     ------
     DataTypeError
         Non-numeric columns (encode them first, e.g. with
-        :func:`dpconvex.datasets.dask_loaders.from_dataframe`); chunks that are not NumPy
+        :func:`dpconvex.datasets.dask_loaders.from_dataframe`), or a partition or chunk
+        holding text or dates where the metadata declares numbers; chunks that are not NumPy
         arrays (scipy.sparse ones: make them dense, or pass a CSR matrix in memory).
     DataValidationError
-        Wrong shape, complex values, NaN or infinite values, too few rows.
+        Wrong shape, complex values, missing, NaN or infinite values, too few rows; a partition
+        with other columns than its metadata declares, a chunk of another shape.
     """
     import dask.dataframe as dd
 
-    if isinstance(X, dd.DataFrame):
-        from pandas.api.types import is_complex_dtype, is_numeric_dtype
-
-        bad = [
-            str(c) for c, t in X.dtypes.items() if not is_numeric_dtype(t) or is_complex_dtype(t)
-        ]
+    framed = isinstance(X, dd.DataFrame)
+    if framed:
+        bad = [str(c) for c, t in X.dtypes.items() if not _numeric_dtype(t)]
         if bad:
             raise DataTypeError(
                 f"{caller}: {name} has non-numeric column(s) {bad[:5]!r}. Encode them with a "
@@ -890,9 +981,12 @@ def check_dask(X: Any, caller: str, *, name: str = "X", n_features: int | None =
                 "PublicSchema "
                 "per partition)."
             )
-        if any(t != np.float64 for t in X.dtypes):  # pandas' nullable ones too (NA: NaN, refused)
-            X = X.astype("float64")
-        X = X.to_dask_array(lengths=tuple(int(v) for v in compute(X.map_partitions(len))[0]))
+        with _declared_partitions(caller, name):
+            lengths = tuple(int(v) for v in compute(X.map_partitions(len))[0])
+        meta = X._meta.astype("float64")  # every partition read as the metadata declares it
+        read = partial(_frame_block, columns=list(X.columns), caller=caller, name=name)
+        X = X.map_partitions(read, meta=meta)
+        X = X.to_dask_array(lengths=lengths)
     elif not isinstance(X, da.Array):
         raise DataTypeError(
             f"{caller}: {name} must be a dask.array.Array or a dask DataFrame of numeric columns; "
@@ -909,8 +1003,15 @@ def check_dask(X: Any, caller: str, *, name: str = "X", n_features: int | None =
     meta = getattr(X, "_meta", None)  # the type of the chunks, from the metadata
     if meta is not None and not isinstance(meta, np.ndarray):
         raise _dense_chunks_only(meta, caller, name)
+    if not framed:  # a frame's partitions are read by _frame_block, its chunks with them
+        read = partial(_float_block, caller=caller, name=name)  # not map_blocks' name=: its keys
+        X = known_chunks(X).map_blocks(read, dtype=np.float64)
     rows = DaskRows(X)
-    count = partial(_nonfinite_block, caller=caller, name=name)  # not map_blocks' name=: its keys
-    counts = rows.X.map_blocks(count, drop_axis=1, chunks=((1,) * rows.n_chunks,), dtype=np.int64)
-    return check_matrix_body(rows.X, lambda: not int(compute(counts.sum())[0]), caller, name,
-                             min_samples, n_features)
+    counts = rows.X.map_blocks(_nonfinite_block, drop_axis=1, chunks=((1,) * rows.n_chunks,),
+                               dtype=np.int64)
+
+    def finite() -> bool:
+        with _declared_partitions(caller, name):
+            return not int(compute(counts.sum())[0])
+
+    return check_matrix_body(rows.X, finite, caller, name, min_samples, n_features)

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_float, describe_value
-from ..errors import ParameterError
+from .._validation import check_float, check_numeric_dtype, conversion_failure, describe_value
+from ..errors import DataTypeError, DataValidationError, ParameterError
 from .operators import _scaled_norms, canonical_csr, row_blocks, row_norms
 
 __all__ = ["ROW_NORMS", "check_row_norm", "normalize_rows", "normalize_rows_lazy"]
@@ -102,12 +102,28 @@ def normalize_rows(X: Any, bound: float = 1.0) -> Any:
     if not isinstance(X, np.ndarray) and not sp.issparse(X) and hasattr(X, "map_blocks"):
         return normalize_rows_lazy(X, q)
     if not sp.issparse(X):
-        return _unit_dense(_two_dim(np.asarray(X, dtype=np.float64)), q)
+        return _unit_dense(_two_dim(_dense_numbers(X)), q)
     A = canonical_csr(X)
     data = A.data.copy()
     for _rows, idx in row_blocks(A.indptr):
         data[idx] = _unit_dense(A.data[idx], q)
     return sp.csr_array((data, A.indices, A.indptr), shape=A.shape)
+
+
+def _dense_numbers(X: Any) -> np.ndarray:
+    """Dense rows (a Dask array's chunk) as float64, what is not a real number refused by name
+    as the estimators refuse it (:func:`~dpconvex._validation.check_numeric_dtype`); a failed
+    conversion is named by its type alone (its text may quote an entry)."""
+    try:
+        A = np.asarray(X)
+        check_numeric_dtype(A, "normalize_rows", inferred=not hasattr(X, "dtype"))
+        return np.asarray(A, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError) as exc:
+        if isinstance(exc, DataValidationError):
+            raise
+        raise DataTypeError(
+            "normalize_rows: X must be a 2-D array of numbers; it could not be converted to "
+            f"float: {conversion_failure(exc)}. Encode categorical columns first.") from None
 
 
 def _two_dim(X: Any) -> Any:

@@ -17,7 +17,15 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import GENERATOR_TYPES, _short_repr, check_float, check_seed, dtype_shown
+from .._validation import (
+    GENERATOR_TYPES,
+    _short_repr,
+    check_float,
+    check_seed,
+    conversion_failure,
+    dtype_shown,
+    is_dask_collection,
+)
 from ..data.log_grid import K_MAX, K_MIN
 from ..data.schema import (
     OTHER,
@@ -32,6 +40,7 @@ from ..data.schema import (
 from ..data.schema_draft import LEAK_TEXT, check_kinds, kind_of_dtype, read_schema
 from ..data.tables import category_texts, dtype_kind, number_values, table_columns
 from ..errors import (
+    DataTypeError,
     ParameterError,
     PrivacyLeakWarning,
     PrivacyWarning,
@@ -60,13 +69,37 @@ __all__ = ["LOG_TAIL_OCTAVES_RATIO", "ColumnBudgets", "check_range_budget", "col
            "release_vocabulary"]
 
 
-def _float64(values: Any) -> np.ndarray:
+def _pieces(values: Any, caller: str, name: str) -> list[Any]:
+    """``values`` as one piece, or a Dask collection's chunks computed one by one within the
+    cluster's timeouts (Dask would join them in the declared dtype), a partition unlike its
+    metadata refused by name."""
+    if not is_dask_collection(values):
+        return [values]
+    from ..data.dask_rows import _declared_partitions, compute
+
+    parts = values.to_delayed()
+    with _declared_partitions(caller, name):
+        return list(compute(*(parts.ravel() if isinstance(parts, np.ndarray) else parts)))
+
+
+def _float64(values: Any, caller: str, name: str) -> np.ndarray:
     """``values`` as float64, a long double beyond its range at the range's end (as a float64
-    beyond the grid counts at the grid's end), without numpy's warning."""
-    v = np.asarray(values)
+    beyond the grid counts at the grid's end), without numpy's warning; a Dask collection
+    read per chunk (:func:`_pieces`); a value that is not a number refused by the failure's
+    type alone (its text can quote it)."""
     big = np.finfo(np.float64).max
-    v = np.clip(v, -big, big) if v.dtype.kind == "f" and v.dtype.itemsize > 8 else v
-    return v.astype(np.float64).reshape(-1)
+    out = []
+    for piece in _pieces(values, caller, name):
+        v = np.asarray(piece)
+        v = np.clip(v, -big, big) if v.dtype.kind == "f" and v.dtype.itemsize > 8 else v
+        try:
+            out.append(v.astype(np.float64).reshape(-1))
+        except (TypeError, ValueError) as exc:
+            raise DataTypeError(
+                f"{caller}: {name} must be numbers, one per record; they could not be converted "
+                f"to float: {conversion_failure(exc)}. Convert the column to numbers first "
+                "(text categories: release_vocabulary).") from None
+    return out[0] if len(out) == 1 else np.concatenate(out or [np.empty(0)])
 
 
 def release_range(values: Any, budget: Budget, *, n: int | None = None,
@@ -104,6 +137,13 @@ def release_range(values: Any, budget: Budget, *, n: int | None = None,
     tuple
         (lo, hi, the middle of the median octave, the certificate).
 
+    Raises
+    ------
+    DataTypeError
+        A value that is not a number (named by the failed conversion's type, never its text).
+    DataValidationError
+        A partition of a Dask collection unlike its metadata (its columns or their dtypes).
+
     Warns
     -----
     PrivacyWarning
@@ -132,7 +172,7 @@ def _release_range(values: Any, budget: Budget, n: int | None, levels: Sequence[
                    owner: str) -> tuple[float, float, float, Certificate]:
     """:func:`release_range`, its note at the grid's end opening with ``owner``."""
     check_column(values, "release_range")
-    v = _float64(values)
+    v = _float64(values, "release_range", name)
     n_records = v.size if n is None else int(n)
     released = _range_release(lambda: v, n_records, budget, levels, name, rng, seeded)
     lo, hi, median = (float(t) for t in released.theta)
@@ -327,6 +367,11 @@ def release_vocabulary(values: Any, budget: Budget, *, n: int | None = None,
     certificate : Certificate
         Stating δ >= 1/n where it is.
 
+    Raises
+    ------
+    DataValidationError
+        A partition of a Dask collection unlike its metadata (its columns or their dtypes).
+
     Warns
     -----
     PrivacyWarning
@@ -341,7 +386,8 @@ def release_vocabulary(values: Any, budget: Budget, *, n: int | None = None,
     ('basic', 'pro')
     """
     check_column(values, "release_vocabulary")
-    items = values.tolist() if hasattr(values, "tolist") else list(values)
+    items = [v for piece in _pieces(values, "release_vocabulary", name)
+             for v in (piece.tolist() if hasattr(piece, "tolist") else list(piece))]
     n_records = len(items) if n is None else int(n)
     # δ is the chance one record's category is published verbatim: δ >= 1/n warns, and the
     # certificate states it, as every fit's
