@@ -481,7 +481,8 @@ def _declared(loss: Loss, attr: str, caller: str, *, finite: bool) -> float:
                 "label's part, "
                 f"or pass {attr}= (a bound you have proved) to Loss.from_cvxpy and vouch for it."
             )
-        if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+        if (type(exact_number(value)) is not float and isinstance(value, numbers.Real)
+                and not isinstance(value, (bool, np.bool_))):
             raise ParameterError(
                 f"{caller}: loss '{name}' declares {attr} as a {type(value).__qualname__}, a "
                 "number of a type of its own, whose arithmetic would run in the checks and in "

@@ -479,15 +479,17 @@ class LinearERMTemplate:
         >>> consts.grad_bound, consts.hessian_term_bound, consts.strong_convexity, consts.dimension
         (1.0, 0.25, 0.1, 3)
         """
-        lam = exact_number(getattr(self.regularizer, "lam", None))
-        if type(lam) is not float:
+        lam = getattr(self.regularizer, "lam", None)
+        if isinstance(lam, bool) or not isinstance(lam, (int, float, np.floating)):
             raise ParameterError(
                 f"{type(self).__name__}.privacy_constants: the objective adds lam/2 ||w||², "
                 f"but {type(self.regularizer).__qualname__} has no numeric lam "
                 f"({describe_value(lam)}). "
                 "Use the regularizer L2(lam)."
             )
-        return self.constants_for(self.loss, self.data_norm, lam, self.p)
+        # Λ read once as a built-in float (a float of the user's class is code of the user's:
+        # the release guards it, and its arithmetic is no part of the calibration)
+        return self.constants_for(self.loss, self.data_norm, float(lam), self.p)
 
     def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
         """Convexity (DCP), the loss's declared constants (probes) and the row norm bound.
