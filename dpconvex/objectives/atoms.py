@@ -469,7 +469,8 @@ def _n_lse(expr, pieces, second):
     return top + np.log(total), g1, np.sum(prob * (d2 + d1 * d1), axis=0) - g1 * g1
 
 
-#: The atom table: CVXPY expression class name -> (the rule giving its (L, c) from its
+#: The atom table: CVXPY expression class name (dispatched on CVXPY's own class of that
+#: name, :data:`_OWN_ATOMS`) -> (the rule giving its (L, c) from its
 #: arguments', the numeric rule giving its (value, first, second derivative in z) from its
 #: arguments' by the chain and product rules, vectorized over the rows; "add", "neg" and
 #: "pass" name the affine atoms :func:`_program` folds). One entry per
@@ -594,15 +595,15 @@ def foreign_part(expr: Any) -> str | None:
     return None
 
 
-def refuse_foreign(expr: Any, owner: str) -> None:
+def refuse_foreign(expr: Any, caller: str) -> None:
     """Raise :class:`~dpconvex.errors.ParameterError` naming the first part of ``expr`` whose
-    class is not CVXPY's own (:func:`foreign_part`)."""
+    class is not CVXPY's own (:func:`foreign_part`); the message opens with ``caller``."""
     from ..errors import ParameterError
 
     found = foreign_part(expr)
     if found is not None:
         raise ParameterError(
-            f"{owner}: the CVXPY form holds {found}, a class that is not CVXPY's own, so its "
+            f"{caller}: the CVXPY form holds {found}, a class that is not CVXPY's own, so its "
             "values could differ between the reads that derive its bounds and the solve. "
             "Build the loss from CVXPY's atoms and plain numbers (e.g. cp.huber(z - y, 0.5)).")
 
@@ -673,6 +674,8 @@ def _program(expr: cp.Expression, inputs: tuple[int, ...]) -> tuple[list, list, 
     argument slots) in evaluation order; ``result`` is the slot of ``expr``. Affine parts
     (sums, negations, constant factors and divisors, pass-throughs) are folded: c + Σ a_k
     part_k, one step :func:`_n_linear` (its ``expr`` ((a_k), c)) per argument of an atom.
+    Every constant is read here, once: huber's M and a power's p are a step's ``expr`` as
+    floats (:func:`_read_once`), never read again at an evaluation.
     """
     slots: list = [None] * len(inputs)
     steps: list[tuple] = []
