@@ -17,6 +17,7 @@ References
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -24,10 +25,14 @@ from typing import Any
 
 import cvxpy as cp
 import numpy as np
+from cvxpy.expressions.leaf import Leaf
 
 from .._validation import check_float
 
-__all__ = ["ATOMS", "CompiledForm", "DerivedBounds", "bounds_of_form", "derive_bounds"]
+__all__ = [
+    "ATOMS", "CompiledForm", "DerivedBounds", "bounds_of_form", "derive_bounds", "foreign_part",
+    "frozen",
+]
 
 
 @dataclass(frozen=True)
@@ -95,11 +100,14 @@ def _label_only(expr: cp.Expression) -> bool:
 
 
 def _const_value(expr: cp.Expression) -> float | None:
-    if isinstance(expr, cp.Parameter) and expr.id in _LABEL_BOUND:
+    """The one number a constant part of the form is (None: it reads z), read from a tree of
+    CVXPY's own classes (:func:`foreign_part`, checked where a derivation or a program starts).
+    """
+    if type(expr) is cp.Parameter and expr.id in _LABEL_BOUND:
         return _LABEL_BOUND[expr.id]  # |y| <= this: used as a coefficient's magnitude
     if _label_only(expr):  # a function of y other than y: no magnitude known here
         raise _Unknown
-    if isinstance(expr, cp.Constant) or (not expr.variables() and not expr.parameters()):
+    if type(expr) is cp.Constant or (not expr.variables() and not expr.parameters()):
         value = np.asarray(expr.value)
         if np.iscomplexobj(value):
             raise _Unknown  # a complex constant: its real part is not the loss
@@ -161,15 +169,14 @@ def _walk(expr: cp.Expression) -> _Node:
     # constant in z: it may shift an argument
     if _label_only(expr) or _const_value(expr) is not None:
         return _Node(0.0, 0.0, 0.0, 0.0, (), constant=True)
-    if isinstance(expr, cp.Variable):
+    if type(expr) is cp.Variable:
         if expr.size != 1:
             raise _Unknown
         return _Node(1.0, 1.0, 0.0, 0.0, ("affine",))
-    name = type(expr).__name__
-    args = expr.args
+    name = _atom_name(expr)
     if name not in ATOMS:
         raise _Unknown
-    return ATOMS[name][0](expr, args)
+    return ATOMS[name][0](expr, expr.args)
 
 
 def _affine_sum(expr: cp.Expression, args: list) -> _Node:
@@ -263,7 +270,7 @@ def _max_like(expr: cp.Expression, args: list) -> _Node:
 
     The slope is that of the active argument (0 for a constant): in the hull of theirs;
     ±u' for |u| (and neg)."""
-    name = type(expr).__name__
+    name = _atom_name(expr)
     at_zero = name == "abs" or all(
         not _label_only(a) and (a.variables() or _const_value(a) == 0.0) for a in args)
     nodes = list(map(_walk, args))
@@ -280,7 +287,7 @@ def _max_like(expr: cp.Expression, args: list) -> _Node:
 
 def _log_sum_exp(expr: cp.Expression, args: list) -> _Node:
     inner = args[0]
-    parts = inner.args if type(inner).__name__ in ("Hstack", "Vstack") else [inner]
+    parts = inner.args if _is_stack(inner) else [inner]
     nodes = [_walk(p) for p in parts]
     live = [n for n in nodes if not n.constant] or nodes
     # g' = Σ pᵢuᵢ' (p a softmax) lies in the hull of the pieces' slopes (0 for a constant), and g'' = Σ pᵢuᵢ''
@@ -325,6 +332,8 @@ def bounds_of_form(expr: cp.Expression, label: cp.Parameter | None,
                    label_range: tuple[float, float] | None) -> DerivedBounds | None:
     """:func:`derive_bounds` of a form already built: ``expr`` of a scalar variable and, for a
     regression loss, of the parameter ``label`` with values in ``label_range``."""
+    if foreign_part(expr) is not None:
+        return None  # a class of the user's own: its values may differ between reads
     if label is not None:
         _LABEL_BOUND[label.id] = max(abs(float(label_range[0])), abs(float(label_range[1])))
     try:
@@ -385,9 +394,8 @@ def _n_logistic(expr, parts, second):
     return value, s * u1, d2 if not isinstance(u2, np.ndarray) and u2 == 0.0 else d2 + s * u2
 
 
-def _n_huber(expr, parts, second):
+def _n_huber(M, parts, second):  # M: the threshold, read once when the program is built
     u, u1, u2 = parts[0]
-    M = float(np.asarray(expr.M.value, dtype=float))
     a = np.abs(u)
     inside = a <= M
     # M² overflows for a huge M: rows inside, dropped
@@ -430,9 +438,8 @@ def _n_abs(expr, parts, second):
     return np.abs(u), sign * u1, sign * u2 if second else 0.0
 
 
-def _n_power(expr, parts, second):
+def _n_power(p, parts, second):  # p: the exponent, read once when the program is built
     u, u1, u2 = parts[0]
-    p = float(np.asarray(getattr(expr, "_p_orig", getattr(expr, "p", 2.0)), dtype=float))
     u = np.asarray(u, dtype=float)
     f1 = p * np.abs(u) ** (p - 1) * np.sign(u) if p != 2 else 2 * u
     f2 = p * (p - 1) * np.abs(u) ** (p - 2) if p != 2 else 2.0
@@ -462,7 +469,8 @@ def _n_lse(expr, pieces, second):
     return top + np.log(total), g1, np.sum(prob * (d2 + d1 * d1), axis=0) - g1 * g1
 
 
-#: The atom table: CVXPY expression class name -> (the rule giving its (L, c) from its
+#: The atom table: CVXPY expression class name (dispatched on CVXPY's own class of that
+#: name, :data:`_OWN_ATOMS`) -> (the rule giving its (L, c) from its
 #: arguments', the numeric rule giving its (value, first, second derivative in z) from its
 #: arguments' by the chain and product rules, vectorized over the rows; "add", "neg" and
 #: "pass" name the affine atoms :func:`_program` folds). One entry per
@@ -493,6 +501,171 @@ ATOMS: dict[str, tuple[Callable[[cp.Expression, list], _Node], Callable[..., tup
 }
 
 
+def _cvxpy_own(cls: type) -> bool:
+    """Whether ``cls`` is a class CVXPY defines: the class its own module holds by that name
+    (a subclass, or a class of the user's named like an atom, is not)."""
+    module = cls.__module__
+    return (module.split(".")[0] == "cvxpy"
+            and getattr(sys.modules.get(module), cls.__qualname__, None) is cls)
+
+
+def _own_classes() -> dict[type, str]:
+    """CVXPY's own class of each name of :data:`ATOMS` (and of the stacks a log_sum_exp reads)."""
+    names = set(ATOMS) | {"Hstack", "Vstack"}
+    found: dict[type, str] = {}
+    stack = [cp.Expression]
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        if cls.__name__ in names and _cvxpy_own(cls):
+            found[cls] = cls.__name__
+    return found
+
+
+#: The table's dispatch: CVXPY's own class of an atom -> its name in :data:`ATOMS` (or
+#: "Hstack"/"Vstack"). A node is read by its exact class: a subclass is no atom of the table.
+_OWN_ATOMS: dict[type, str] = _own_classes()
+
+#: The types a datum of an atom (``get_data()``: a shape, an axis, an index, an exponent) may
+#: have besides CVXPY's own expressions: Python's and NumPy's own, whose operators are theirs.
+_PLAIN_DATA = (int, float, bool, str, type(None), type(Ellipsis), Fraction)
+
+
+def _atom_name(expr: cp.Expression) -> str | None:
+    """The table's name of ``expr``'s exact class (None: not an atom of the table)."""
+    return _OWN_ATOMS.get(type(expr))
+
+
+def _is_stack(expr: cp.Expression) -> bool:
+    return _atom_name(expr) in ("Hstack", "Vstack")
+
+
+def _plain_datum(value: Any) -> bool:
+    if type(value) in (tuple, list):
+        return all(map(_plain_datum, value))
+    if type(value) is slice:
+        return all(map(_plain_datum, (value.start, value.stop, value.step)))
+    if isinstance(value, (np.generic, np.ndarray)):
+        return type(value).__module__ == "numpy" and value.dtype.kind in "biuf"
+    return type(value) in _PLAIN_DATA
+
+
+def foreign_part(expr: Any) -> str | None:
+    """The first node of ``expr``'s tree (an atom, a leaf, a parameter, or a datum of an atom
+    such as huber's M) whose class is not CVXPY's own, described; None when every one is.
+
+    Every constant of a loss's form is read once, when its bounds and its program are built
+    from the one tree (:func:`frozen`); a class of the user's own could answer each read
+    differently (a ``value`` property, an operator), so it is no part of a form dpconvex reads.
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> from dpconvex.objectives.atoms import foreign_part
+    >>> class Mine(cp.Constant):
+    ...     pass
+    >>> m = cp.Variable()
+    >>> foreign_part(cp.huber(m, 0.5)) is None
+    True
+    >>> foreign_part(cp.huber(m, Mine(0.5)))
+    "Mine (a subclass of CVXPY's Constant)"
+    """
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        cls = type(e)
+        if not isinstance(e, cp.Expression) or not _cvxpy_own(cls):
+            if not isinstance(e, cp.Expression) and _plain_datum(e):
+                continue
+            base = next((b for b in cls.__mro__[1:] if _cvxpy_own(b)), None)
+            if base is not None:
+                return f"{cls.__qualname__} (a subclass of CVXPY's {base.__qualname__})"
+            base = next((b for b in cls.__mro__[1:] if b.__module__ in ("builtins", "numpy")
+                         and b is not object), None)
+            if base is not None:
+                return f"{cls.__qualname__} (a subclass of {base.__qualname__})"
+            return f"{cls.__qualname__} (of module {cls.__module__})"
+        if cls is cp.Constant and not (type(e.value) in (np.ndarray, *_PLAIN_DATA)
+                                       or _plain_datum(e.value)):
+            kind = type(e.value)
+            return f"a Constant of value {kind.__qualname__} (not a NumPy array of numbers)"
+        if not isinstance(e, Leaf):
+            stack.extend(e.args)
+            stack.extend(e.get_data() or ())
+    return None
+
+
+def refuse_foreign(expr: Any, caller: str) -> None:
+    """Raise :class:`~dpconvex.errors.ParameterError` naming the first part of ``expr`` whose
+    class is not CVXPY's own (:func:`foreign_part`); the message opens with ``caller``."""
+    from ..errors import ParameterError
+
+    found = foreign_part(expr)
+    if found is not None:
+        raise ParameterError(
+            f"{caller}: the CVXPY form holds {found}, a class that is not CVXPY's own, so its "
+            "values could differ between the reads that derive its bounds and the solve. "
+            "Build the loss from CVXPY's atoms and plain numbers (e.g. cp.huber(z - y, 0.5)).")
+
+
+def frozen(expr: cp.Expression) -> cp.Expression:
+    """``expr`` rebuilt with each constant a new ``cp.Constant`` of a copy of its value, read
+    once: the tree a loss keeps, which no caller holds (a constant's array changed in place
+    after the loss is stated changes nothing of it). A tree of CVXPY's own classes
+    (:func:`foreign_part`).
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> import numpy as np
+    >>> from dpconvex.objectives.atoms import frozen
+    >>> M = cp.Constant(np.array(0.5))
+    >>> m = cp.Variable()
+    >>> tree = frozen(cp.huber(m, M))
+    >>> M.value[...] = 50.0   # the caller's constant, changed in place
+    >>> float(tree.M.value)
+    0.5
+    """
+    done: dict[int, cp.Expression] = {}
+    stack: list[tuple[Any, bool]] = [(expr, False)]
+    while stack:  # each node after its arguments and data, as smooth_kinks rewrites a tree
+        e, ready = stack.pop()
+        if id(e) in done:
+            continue
+        if type(e) is cp.Constant:
+            done[id(e)] = cp.Constant(np.array(e.value, copy=True))
+            continue
+        data = [d for d in (e.get_data() or ()) if isinstance(d, cp.Expression)] if e.args else []
+        if not e.args:  # the prediction, the label
+            done[id(e)] = e
+            continue
+        if not ready:
+            stack.append((e, True))
+            stack.extend((a, False) for a in reversed([*e.args, *data]))
+            continue
+        args = [done[id(a)] for a in e.args]
+        if data:  # a constant among the data (huber's M): the atom built on its copy
+            values = [done[id(d)] if isinstance(d, cp.Expression) else d for d in e.get_data()]
+            done[id(e)] = type(e)(*args, *values)
+        else:
+            done[id(e)] = e.copy(args)
+    return done[id(expr)]
+
+
+def _read_once(name: str, expr: cp.Expression) -> Any:
+    """What a numeric rule reads of its atom besides its arguments, read when the program is
+    built: huber's M and a power's p as floats (the bound rules read the same constants of the
+    same tree); the atom itself for the others."""
+    if name == "huber":
+        M = _const_value(expr.M)
+        if M is None:
+            raise _Unknown
+        return M
+    if name in ("power", "PowerApprox", "square"):
+        return float(np.asarray(getattr(expr, "_p_orig", getattr(expr, "p", 2.0)), dtype=float))
+    return expr
+
+
 def _program(expr: cp.Expression, inputs: tuple[int, ...]) -> tuple[list, list, int]:
     """``expr`` read once into a flat program: (slots, steps, result).
 
@@ -501,6 +674,8 @@ def _program(expr: cp.Expression, inputs: tuple[int, ...]) -> tuple[list, list, 
     argument slots) in evaluation order; ``result`` is the slot of ``expr``. Affine parts
     (sums, negations, constant factors and divisors, pass-throughs) are folded: c + Σ a_k
     part_k, one step :func:`_n_linear` (its ``expr`` ((a_k), c)) per argument of an atom.
+    Every constant is read here, once: huber's M and a power's p are a step's ``expr`` as
+    floats (:func:`_read_once`), never read again at an evaluation.
     """
     slots: list = [None] * len(inputs)
     steps: list[tuple] = []
@@ -529,20 +704,20 @@ def _program(expr: cp.Expression, inputs: tuple[int, ...]) -> tuple[list, list, 
         )
 
     def visit(e: cp.Expression) -> tuple[dict[int, float], float]:  # e = c + Σ a_k slot_k
-        if isinstance(e, (cp.Variable, cp.Parameter)) and e.id in inputs:
+        if type(e) in (cp.Variable, cp.Parameter) and e.id in inputs:
             return {inputs.index(e.id): 1.0}, 0.0
         if not e.variables() and not any(p.id in inputs for p in e.parameters()):
             value = np.asarray(e.value)
             if np.iscomplexobj(value) or value.size != 1:
                 raise _Unknown  # a complex or non-scalar constant: no loss of one prediction
             return {}, float(value.reshape(()))
-        name = type(e).__name__
+        name = _atom_name(e)
         if name not in ATOMS:
             raise _Unknown
         rule = ATOMS[name][1]
         args = e.args
         if name == "log_sum_exp":  # the pieces of its stack, one per argument, each one number
-            args = e.args[0].args if type(e.args[0]).__name__ in ("Hstack", "Vstack") else e.args
+            args = e.args[0].args if _is_stack(e.args[0]) else e.args
         if any(a.size != 1 for a in args) and name in ("log_sum_exp", "Sum"):
             raise _Unknown
         forms = [visit(a) for a in args]
@@ -562,9 +737,11 @@ def _program(expr: cp.Expression, inputs: tuple[int, ...]) -> tuple[list, list, 
             return scaled(forms[0], 1.0 / forms[1][1])
         kids = [slot(f) for f in forms]
         slots.append(None)
-        steps.append((len(slots) - 1, rule, e, kids))
+        steps.append((len(slots) - 1, rule, _read_once(name, e), kids))
         return {len(slots) - 1: 1.0}, 0.0
 
+    if foreign_part(expr) is not None:
+        raise _Unknown  # a class of the user's own: its values may differ between reads
     result = slot(visit(expr))
     return slots, steps, result
 
@@ -740,6 +917,7 @@ def smooth_kinks(expr: cp.Expression, h: float) -> tuple[cp.Expression, Smoothin
     from ..errors import ParameterError
 
     h = check_float("h", h, "smooth_kinks", magnitude=False)
+    refuse_foreign(expr, "smooth_kinks")
     # (expr with its kinks smoothed, bound on the change, kinks smoothed) per sub-expression
     done: dict[int, tuple[cp.Expression, float, int]] = {}
     stack: list[tuple[cp.Expression, bool]] = [(expr, False)]
@@ -753,7 +931,7 @@ def smooth_kinks(expr: cp.Expression, h: float) -> tuple[cp.Expression, Smoothin
                 stack.append((e, True))
                 stack.extend((a, False) for a in reversed(e.args))
                 continue
-            name = type(e).__name__
+            name = _atom_name(e)
             args, gaps, counts = map(list, zip(*(done[id(a)] for a in e.args), strict=True))
             count = sum(counts)
             if name in ("maximum", "minimum"):
@@ -788,7 +966,10 @@ def smooth_kinks(expr: cp.Expression, h: float) -> tuple[cp.Expression, Smoothin
                     raise _Unknown
                 gap = scale * max(gaps)
             elif name == "huber":
-                gap = 2.0 * abs(float(np.asarray(e.M.value, dtype=float))) * max(gaps)
+                M = _const_value(e.M)
+                if M is None:
+                    raise _Unknown
+                gap = 2.0 * abs(M) * max(gaps)
             elif name in (
                 "NegExpression",
                 "reshape",
@@ -837,14 +1018,14 @@ def vectorize(expr: cp.Expression, z: cp.Variable, label: cp.Parameter | None,
     [30.0, 0.6931]
     """
     def walk(e: cp.Expression) -> Any:
-        if isinstance(e, cp.Variable) and e.id == z.id:
+        if type(e) is cp.Variable and e.id == z.id:
             return z_vec
-        if label is not None and isinstance(e, cp.Parameter) and e.id == label.id:
+        if label is not None and type(e) is cp.Parameter and e.id == label.id:
             return y_vec
         if not e.variables() and not (label is not None and label in e.parameters()):
             return e
-        name = type(e).__name__
-        if name == "log_sum_exp" and type(e.args[0]).__name__ in ("Hstack", "Vstack"):
+        name = _atom_name(e)
+        if name == "log_sum_exp" and _is_stack(e.args[0]):
             parts = [walk(a) for a in e.args[0].args]
             size = max(int(np.prod(getattr(p, "shape", ()) or (1,))) for p in parts)
             stacked = [p if getattr(p, "size", 1) == size else p * np.ones(size) for p in parts]

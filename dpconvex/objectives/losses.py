@@ -406,7 +406,7 @@ def _checked_declarations(kind: str, label_range: Any, deriv_bound: float | None
 def _stacks_in(expr: cp.Expression) -> bool:
     """Whether the tree stacks a record's pieces (cp.max(cp.hstack([1 - m, 0]))): a reduction
     over such a stack is per record, and its atoms, not a reduction, are the reason to refuse."""
-    return any(type(e).__name__ in _STACKS for e in _subexpressions(expr))
+    return any(type(e) in _STACKS for e in _subexpressions(expr))
 
 
 def _refuse_outside_table(name: str, form: Any) -> None:
@@ -708,12 +708,17 @@ WIDTH_RULE = Float(**_WIDTH)
 SMOOTHING_RULE = Optional(Auto(WIDTH_RULE))
 
 
+#: The kinked atoms of the table, by their exact class.
+_KINK_ATOMS = frozenset({cp.atoms.elementwise.maximum.maximum,
+                         cp.atoms.elementwise.minimum.minimum, cp.atoms.elementwise.abs.abs})
+
+
 def _has_kink_atom(expr: cp.Expression) -> bool:
     """Whether the form holds a maximum, minimum or abs of the prediction (or label)."""
     stack = [expr]
     while stack:
         e = stack.pop()
-        if type(e).__name__ in ("maximum", "minimum", "abs") and (e.variables() or e.parameters()):
+        if type(e) in _KINK_ATOMS and (e.variables() or e.parameters()):
             return True
         stack.extend(e.args)
     return False
@@ -755,8 +760,10 @@ class _Statement:
 def _state(fn: Callable[..., cp.Expression], kind: str, name: str,
            label_range: tuple[float, float] | None) -> _Statement:
     """``fn`` built on a scalar prediction (and label), checked: a scalar, DCP-convex expression
-    of the prediction; with its bounds derived on ``label_range``."""
-    from .atoms import bounds_of_form
+    of the prediction, every part of it of CVXPY's own classes; kept with its constants read
+    once (:func:`~dpconvex.objectives.atoms.frozen`) and its bounds derived on
+    ``label_range``."""
+    from .atoms import bounds_of_form, frozen, refuse_foreign
 
     args = "(z, y)" if kind == "regression" else "(m)"
     z, label = cp.Variable(), cp.Parameter() if kind == "regression" else None
@@ -767,6 +774,8 @@ def _state(fn: Callable[..., cp.Expression], kind: str, name: str,
             f"Loss.from_cvxpy: loss '{name}': fn{args} raised {type(exc).__name__} ({exc}) when "
             "called on a scalar CVXPY variable. Build the loss of one prediction from CVXPY "
             "atoms, elementwise (a loss of C predictions is kind='multiclass').") from None
+    if isinstance(expr, cp.Expression):  # every read below is of CVXPY's own classes
+        refuse_foreign(expr, f"Loss.from_cvxpy: loss '{name}': fn{args}")
     if isinstance(expr, cp.Expression) and len(expr.variables()) > 1:
         names = ", ".join(sorted(v.name() for v in expr.variables() if v.id != z.id))
         raise ParameterError(
@@ -804,12 +813,15 @@ def _state(fn: Callable[..., cp.Expression], kind: str, name: str,
             "convex "
             "loss in DCP form (e.g. cp.huber(z - y, M), cp.logistic(-m), cp.pos(1 - m))."
         )
+    expr = frozen(expr)  # its constants read once: the one tree every form and bound reads
     return _Statement(expr, z, label, bounds_of_form(expr, label, label_range),
                       _has_kink_atom(expr))
 
 
-#: CVXPY atoms that stack a record's pieces into a vector (a loss of one record may reduce over them).
-_STACKS = frozenset({"Hstack", "Vstack", "Bmat", "Concatenate"})
+#: CVXPY atoms that stack a record's pieces into a vector (a loss of one record may reduce over
+#: them), by their exact class.
+_STACKS = frozenset({cp.atoms.affine.hstack.Hstack, cp.atoms.affine.vstack.Vstack,
+                     cp.atoms.affine.concatenate.Concatenate})
 
 #: Predictions (and labels) at which a stated loss built on a vector is compared with its value
 #: at each point alone (:func:`_elementwise_failure`).

@@ -24,6 +24,7 @@ import types
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from fractions import Fraction
 from typing import Any
 
 import cvxpy as cp
@@ -169,21 +170,24 @@ def _check_forms_agree(owner: Loss, loss: Any, caller: str) -> Condition:
 
 def _declared_bounds(loss: Loss) -> tuple[float | None, float | None]:
     """The ``deriv_bound`` and ``curvature`` that ``loss`` declares (None: derived, not
-    declared).
+    declared), each read once (:func:`exact_number`): a number of an exact numeric type as a
+    built-in float, which the checks and the calibration read; anything else as it is, for
+    the checks to refuse.
 
     A :class:`CVXPYLoss` holds what its constructor was given; a value set on it since, other
     than the one derived, is declared too. Any other loss declares its attributes.
     """
     if not isinstance(loss, CVXPYLoss):
-        return getattr(loss, "deriv_bound", None), getattr(loss, "curvature", None)
+        return (exact_number(getattr(loss, "deriv_bound", None)),
+                exact_number(getattr(loss, "curvature", None)))
     derived = loss.derived
     out: list[float | None] = []
     for given, attr, field, unset in zip(loss._declared, ("deriv_bound", "curvature"),
                                          ("slope", "curvature"), (math.nan, math.inf), strict=True):
-        value = getattr(loss, attr, None)
+        value = exact_number(getattr(loss, attr, None))
         constructed = float(getattr(derived, field)) if derived is not None else unset
-        same = value is None or value == constructed or (
-            isinstance(value, float) and math.isnan(value) and math.isnan(constructed))
+        same = value is None or (type(value) is float and (value == constructed or (
+            math.isnan(value) and math.isnan(constructed))))
         out.append(given if given is not None else None if same else value)
     return out[0], out[1]
 
@@ -381,9 +385,43 @@ class _AtLabel:
         return lambda z: fn(z, np.full(np.shape(z), self.y))
 
 
+#: The exact types of a declared number (besides NumPy's own scalar types): their arithmetic
+#: and their conversion to float are Python's; a subclass's operators are its author's.
+_EXACT_NUMBERS = (int, float, Fraction)
+
+
+def exact_number(value: Any) -> Any:
+    """``value`` as a built-in float when it is a real number of an exact type (int, float,
+    ``Fraction``, a NumPy integer or floating scalar; not a bool), converted once; anything
+    else (a subclass of float, a string, None) unchanged, for :func:`declared_number` to
+    refuse.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.privacy.checks import exact_number
+    >>> type(exact_number(np.float32(0.5))).__name__, exact_number(2)
+    ('float', 2.0)
+    >>> class Mine(float):
+    ...     pass
+    >>> type(exact_number(Mine(0.5))).__name__
+    'Mine'
+    """
+    kind = type(value)
+    numpy_scalar = (kind.__module__ == "numpy" and issubclass(kind, (np.floating, np.integer))
+                    and kind is not np.bool_)
+    if kind not in _EXACT_NUMBERS and not numpy_scalar:
+        return value
+    try:
+        return float(value)
+    except OverflowError:  # an int beyond the float range: refused as it is
+        return value
+
+
 def declared_number(value: Any, *, zero_ok: bool, finite: bool) -> float | None:
-    """A declared constant as a float >= 0 (> 0 unless ``zero_ok``, finite when ``finite``);
-    None for anything else (a bool, a string, an array, NaN, a number out of its range).
+    """A declared constant as a built-in float >= 0 (> 0 unless ``zero_ok``, finite when
+    ``finite``); None for anything else (a bool, a string, an array, NaN, a number out of its
+    range, a number of a subclass of float or int: :func:`exact_number`).
 
     The one reading of a declared constant: a loss's bounds and a template's constants.
 
@@ -395,9 +433,9 @@ def declared_number(value: Any, *, zero_ok: bool, finite: bool) -> float | None:
     >>> declared_number(float("inf"), zero_ok=True, finite=False)
     inf
     """
-    if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
+    number = exact_number(value)
+    if type(number) is not float:
         return None
-    number = float(value)
     if (
         math.isnan(number)
         or number < 0
@@ -443,6 +481,13 @@ def _declared(loss: Loss, attr: str, caller: str, *, finite: bool) -> float:
                 "label's part, "
                 f"or pass {attr}= (a bound you have proved) to Loss.from_cvxpy and vouch for it."
             )
+        if (type(exact_number(value)) is not float and isinstance(value, numbers.Real)
+                and not isinstance(value, (bool, np.bool_))):
+            raise ParameterError(
+                f"{caller}: loss '{name}' declares {attr} as a {type(value).__qualname__}, a "
+                "number of a type of its own, whose arithmetic would run in the checks and in "
+                "the noise's calibration; declare a built-in float (e.g. "
+                f"{attr}=float(value)).")
         if value == 0.0:
             refuse_constant_loss(loss, caller)
         raise ParameterError(
@@ -953,17 +998,18 @@ def _check_slope_bound(loss: Loss, m: np.ndarray, d1: np.ndarray, derived: Deriv
     """|ℓ'| <= ``deriv_bound``: the probe (``d1`` on ``m``) refutes first, then ``derived``
     establishes (:func:`_bound_condition`)."""
     obs = float(np.max(np.abs(d1)))
-    if obs > loss.deriv_bound * (1 + PROBE_RTOL):
+    bound = float(loss.deriv_bound)  # a number of an exact type (_declared)
+    if obs > bound * (1 + PROBE_RTOL):
         k = int(np.argmax(np.abs(d1)))
         raise PrivacyError(
             f"{caller}: derivative bound: loss '{loss.name}' declares |ℓ'| <= "
-            f"{loss.deriv_bound:g}, "
+            f"{bound:g}, "
             f"but the numerical probe found |ℓ'({m[k]:.4g})| = {obs!r}. That is a value the bound "
             "must exceed, not the bound: declare a deriv_bound you have proved on all of ℝ (the "
             "noise "
             "scales with it), or bound the loss's slope."
         )
-    return _bound_condition(loss, "|ℓ'| bound", "deriv_bound", float(loss.deriv_bound),
+    return _bound_condition(loss, "|ℓ'| bound", "deriv_bound", bound,
                                   None if derived is None else derived.slope, how, obs,
                                   caller)
 

@@ -17,6 +17,7 @@ References
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -33,6 +34,7 @@ from ..privacy.certificate import Condition, Line, LossSmoothing, ParameterSet
 from ..privacy.checks import (
     check_dcp_convex,
     check_loss,
+    exact_number,
     shipped_loss_conditions,
     solved_loss,
     user_code,
@@ -98,6 +100,20 @@ def _check_loss(loss: Any, caller: str) -> None:
 def _reads_prediction(loss: Loss) -> bool:
     """Whether ``loss`` is a loss of the prediction ℓ(wᵀx, y), not of the margin y·wᵀx."""
     return getattr(loss, "kind", "margin") == "regression"
+
+
+def _read_number(value: Any, what: str) -> Any:
+    """``value`` as a built-in float (:func:`~dpconvex.privacy.checks.exact_number`); a real
+    number of a type of its own (a subclass of float) refused by name, anything else as it is
+    (the checks name it)."""
+    number = exact_number(value)
+    if type(number) is not float and isinstance(number, numbers.Real) and not isinstance(
+            number, (bool, np.bool_)):
+        raise ParameterError(
+            f"LinearERMTemplate.constants_for: {what} is a {type(value).__qualname__}, a number "
+            "of a type of its own, whose arithmetic would run in the noise's calibration; "
+            "declare a built-in float.")
+    return number
 
 
 class LinearERMTemplate:
@@ -430,11 +446,15 @@ class LinearERMTemplate:
         >>> problem.n, problem.gradient_difference_rank
         (500, 2)
         """
-        c_u = loss.curvature * data_norm**2
+        # each number read once, as a built-in float: the noise's arithmetic is Python's
+        slope = _read_number(loss.deriv_bound, "the loss's deriv_bound")
+        curvature = _read_number(loss.curvature, "the loss's curvature")
+        data_norm, lam = _read_number(data_norm, "data_norm"), _read_number(lam, "lam")
+        c_u = curvature * data_norm**2
         public = {} if n is None else {
             "n": n, "name": "linear ERM (public shape)",
             "gradient_difference_rank": LinearERMTemplate.gradient_difference_rank}
-        return PrivacyConstants(grad_bound=loss.deriv_bound * data_norm, hessian_rank=1,
+        return PrivacyConstants(grad_bound=slope * data_norm, hessian_rank=1,
                                 hessian_term_bound=c_u, strong_convexity=lam, dimension=p,
                                 hessian_trace_bound=c_u, **public)
 
@@ -467,7 +487,9 @@ class LinearERMTemplate:
                 f"({describe_value(lam)}). "
                 "Use the regularizer L2(lam)."
             )
-        return self.constants_for(self.loss, self.data_norm, lam, self.p)
+        # Λ read once as a built-in float (a float of the user's class is code of the user's:
+        # the release guards it, and its arithmetic is no part of the calibration)
+        return self.constants_for(self.loss, self.data_norm, float(lam), self.p)
 
     def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
         """Convexity (DCP), the loss's declared constants (probes) and the row norm bound.

@@ -1,0 +1,127 @@
+"""A user's constants are read once: the bounds a certificate states are those of the form
+solved, and the noise is calibrated from the numbers the checks read.
+
+A CVXPY form is read from CVXPY's own classes only (a subclass of an atom or of ``cp.Constant``
+could answer each read differently), its constants copied once when the loss is stated; a
+declared bound is read once as a built-in float (a number of a type of its own is refused by
+name).
+"""
+
+import cvxpy as cp
+import numpy as np
+import pytest
+
+import dpconvex as dp
+from dpconvex.errors import ParameterError
+from dpconvex.objectives import Logistic, Loss
+from dpconvex.objectives.atoms import CompiledForm, derive_bounds, foreign_part
+from dpconvex.privacy.checks import declared_number, exact_number, solved_loss
+from dpconvex.templates.linear_erm import LinearERMTemplate
+
+
+class GrowingM(cp.Constant):
+    """huber's M whose value is small for its first reads and large after: the bound derived
+    from an early read would not be the slope of the form solved."""
+
+    reads = 0
+
+    @property
+    def value(self):
+        self.reads += 1
+        return np.array(0.25 if self.reads <= 20 else 50.0)
+
+
+class MyHuber(cp.huber):
+    """A subclass of CVXPY's huber: a class of the user's own, named as the atom it extends."""
+
+
+class Liar(float):
+    """float() gives the true bound; a product gives a millionth of it."""
+
+    def __mul__(self, other):
+        return 1e-6 * float(self) * other
+
+    __rmul__ = __mul__
+
+
+def _rows(n=200, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    return X, (X @ np.array([1.0, -1.0, 0.5]) > 0).astype(int)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda z, y: cp.huber(z - y, GrowingM(0.25)),
+    lambda z, y: MyHuber(z - y, 0.25),
+    lambda z, y: cp.huber(z - y, 0.25) + 0.0 * cp.power(z - y, Liar(2.0)),
+], ids=["constant-subclass", "atom-subclass", "datum-subclass"])
+def test_a_form_with_a_class_of_the_users_own_is_refused_by_name(fn):
+    with pytest.raises(ParameterError, match="not CVXPY's own"):
+        Loss.from_cvxpy(fn, kind="regression", label_range=(-1.0, 1.0))
+    z, y = cp.Variable(), cp.Parameter()
+    assert foreign_part(fn(z, y)) is not None
+    # the table derives nothing from such a form, and compiles no program of it
+    assert derive_bounds(fn, label_range=(-1.0, 1.0)) is None
+    assert not CompiledForm(fn, with_label=True).supported
+
+
+def test_the_estimator_refuses_a_growing_huber_threshold():
+    """The attack: every condition held and |ℓ'| <= 0.5 was certified while the form solved
+    had slope 2·50; now the fit is refused before anything is derived."""
+    X, y = _rows()
+    est = dp.PrivateLinearRegressor(loss=lambda z, t: cp.huber(z - t, GrowingM(0.25)),
+                                    epsilon=1.0, label_range=(-1, 1), random_state=0)
+    with pytest.raises(ParameterError, match="GrowingM .*not CVXPY's own"):
+        est.fit(X, X[:, 0])
+
+
+def test_a_constant_changed_in_place_after_the_loss_is_stated_changes_nothing():
+    """huber's M is read once: the certified slope bound 2M is the slope of every form of the
+    loss (compiled, smoothed, as a template solves it), whatever happens to the caller's array."""
+    M = cp.Constant(np.array(0.25))
+    loss = Loss.from_cvxpy(lambda z, y: cp.huber(z - y, M), kind="regression",
+                           label_range=(-1.0, 1.0))
+    M.value[...] = 50.0
+    z, y = np.array([-10.0, 0.1, 10.0]), np.zeros(3)
+    assert loss.deriv_bound == pytest.approx(0.5, rel=1e-15)
+    # |slope| reaches 2M = 0.5 at |z - y| >= M, and no more
+    assert np.abs(loss.deriv(z, y)).max() == pytest.approx(0.5, rel=1e-15)
+    solved = solved_loss(loss)
+    assert solved.deriv_bound == pytest.approx(0.5, rel=1e-15)
+    assert np.abs(solved.deriv(z, y)).max() == pytest.approx(0.5, rel=1e-15)
+    assert float(loss.cvxpy_expr(cp.Variable(1), np.zeros(1)).M.value) == 0.25
+
+
+def _with(attr, base):
+    loss = Logistic() if base == "shipped" else Loss.from_cvxpy(lambda m: cp.logistic(-m))
+    setattr(loss, attr, Liar(getattr(loss, attr)))
+    return loss
+
+
+@pytest.mark.parametrize("attr", ["deriv_bound", "curvature"])
+@pytest.mark.parametrize("base", ["shipped", "from_cvxpy"])
+def test_a_declared_bound_of_a_type_of_its_own_is_refused(attr, base):
+    """The attack: float() of the bound passed every check while the calibration multiplied
+    the object (G a millionth of the bound); now the fit is refused by name."""
+    X, y = _rows()
+    est = dp.PrivateLinearClassifier(loss=_with(attr, base), epsilon=1.0, classes=[0, 1],
+                                     mechanism="output", random_state=0)
+    with pytest.raises(ParameterError, match=f"{attr} is a Liar"):
+        est.fit(X, y)
+    with pytest.raises(ParameterError, match=f"{attr} is a Liar"):
+        LinearERMTemplate.constants_for(_with(attr, base), 1.0, 0.1, 3)
+
+
+def test_a_declared_bound_is_read_once_as_a_built_in_float():
+    # the checks and the calibration read the float, never the object given
+    loss = Logistic()
+    loss.deriv_bound = np.float32(2.0)
+    solved = solved_loss(loss)
+    assert type(solved.deriv_bound) is float and solved.deriv_bound == 2.0
+    consts = LinearERMTemplate.constants_for(solved, 1.5, 0.1, 3)
+    assert type(consts.grad_bound) is float and consts.grad_bound == 3.0
+    assert type(exact_number(np.int64(3))) is float
+    assert exact_number(Liar(1.0)).__class__ is Liar
+    assert declared_number(Liar(1.0), zero_ok=False, finite=True) is None
+    assert declared_number(np.float64(0.5), zero_ok=False, finite=True) == 0.5
