@@ -738,10 +738,74 @@ def _finite_data(constraints: list[cp.Constraint]) -> bool:
     return True
 
 
+#: The CVXPY constraint classes (exact types) a :class:`CVXPYSet` holds: with DCP arguments
+#: each states a closed convex set, which CVXPY compiles exactly to SCS's and Clarabel's cones
+#: (``Inequality``/``Equality`` as ``<=``/``>=``/``==`` with DCP sides; ``NonNeg``, ``NonPos``
+#: and ``Zero`` of an affine expression; ``SOC``, ``PSD`` (the symmetric part of a square
+#: matrix positive semidefinite), ``ExpCone``, ``PowCone3D`` and ``PowConeND`` of affine
+#: arguments).
+ALLOWED_CONSTRAINTS: tuple[type, ...] = (
+    cp.constraints.Inequality, cp.constraints.Equality, cp.constraints.NonNeg,
+    cp.constraints.NonPos, cp.constraints.Zero, cp.constraints.SOC, cp.constraints.PSD,
+    cp.constraints.ExpCone, cp.constraints.PowCone3D, cp.constraints.PowConeND,
+)
+
+#: Why a constraint class CVXPY offers is refused, and what to write instead.
+_REFUSED_CONSTRAINTS = {
+    "FiniteSet": (
+        "a finite set of values is not convex (CVXPY compiles it with integer variables, "
+        "which a cone solver drops: the set solved over would be all of the space)",
+        "State a convex set instead, e.g. its convex hull (w >= -1, w <= 1 for the values "
+        "{-1, 0, 1})"),
+    "PowCone3DApprox": (
+        "CVXPY compiles it to second-order cones approximating the power cone",
+        "Write cp.constraints.PowCone3D(x, y, z, alpha), which is compiled exactly"),
+    "RelEntrConeQuad": (
+        "CVXPY compiles it to a quadrature approximation of the relative entropy cone",
+        "Write cp.rel_entr(x, y) <= z (the exponential cone, compiled exactly)"),
+    "OpRelEntrConeQuad": (
+        "CVXPY compiles it to a quadrature approximation of the operator relative entropy cone",
+        "State the set with the constraints a parameter set holds"),
+}
+
+
+def _allowed_names() -> str:
+    return ", ".join(cls.__name__ for cls in ALLOWED_CONSTRAINTS)
+
+
+def _check_allowed_class(constraint: Any, shown: str) -> None:
+    """Refuse a constraint whose class (exact type) is not in :data:`ALLOWED_CONSTRAINTS`, and
+    one holding an atom CVXPY compiles by a quadrature approximation (``quad_approx``)."""
+    kind = type(constraint).__name__
+    if type(constraint) not in ALLOWED_CONSTRAINTS:
+        why, instead = _REFUSED_CONSTRAINTS.get(kind, (
+            "dpconvex states and compiles exactly only those",
+            "State the set with them"))
+        raise ParameterError(
+            f"CVXPYSet.__init__: the constraint {shown} is a cvxpy {kind}, which a parameter "
+            f"set does not hold (it holds {_allowed_names()}): {why}. {instead}.")
+    approximated = next((type(node).__name__ for node in _nodes(constraint)
+                         if getattr(node, "quad_approx", None)), None)
+    if approximated is not None:
+        raise ParameterError(
+            f"CVXPYSet.__init__: the constraint {shown} holds cvxpy's {approximated}, which "
+            "CVXPY compiles by a quadrature approximation (quad_approx): the set solved over "
+            "would not be the set stated. State the set without it.")
+
+
+def _nodes(node: Any) -> Iterable[Any]:
+    """``node`` (an expression or a constraint) and every expression below it."""
+    yield node
+    for arg in node.args:
+        yield from _nodes(arg)
+
+
 def _check_public_convex(constraint: cp.Constraint, var: cp.Variable) -> None:
-    """Refuse a constraint with a parameter, on another variable (or none), with a NaN
-    constant, or not DCP."""
+    """Refuse a constraint of a class not in :data:`ALLOWED_CONSTRAINTS` (or holding an
+    approximated atom), with a parameter, on another variable (or none), with a NaN constant,
+    or not DCP."""
     shown = _short_repr(_text(constraint), limit=120)
+    _check_allowed_class(constraint, shown)
     if constraint.parameters():
         raise ParameterError(
             f"CVXPYSet.__init__: the constraint {shown} holds a cvxpy.Parameter, whose value may "
@@ -771,7 +835,9 @@ def _check_public_convex(constraint: cp.Constraint, var: cp.Variable) -> None:
 class CVXPYSet(ConvexSet):
     """Any DCP constraint set, held as CVXPY constraints: the CVXPY backends solve over it.
 
-    The constraints are restated on the set's own variable ``w`` and checked once (no
+    The constraints are restated on the set's own variable ``w`` and checked once (each of a
+    class in :data:`ALLOWED_CONSTRAINTS`, whose set CVXPY compiles exactly, so a ``FiniteSet``
+    or an approximated cone is refused; no atom compiled by a quadrature approximation, no
     :class:`cvxpy.Parameter`, no other variable, no NaN constant, DCP, coefficients finite and
     at most :data:`LARGEST_COEFFICIENT` once multiplied out, feasible by a Clarabel solve on
     the public set); a SciPy sparse matrix is a constant as a NumPy array is. The set is
@@ -998,6 +1064,12 @@ class CompiledSetQP:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             data = cp.Problem(cp.Minimize(0), list(constraints)).get_problem_data(cp.SCS)[0]
+        if data.get("lower_bounds") is not None or data.get("upper_bounds") is not None:
+            raise ParameterError(
+                "CompiledSetQP: CVXPY compiles the constraints with bounds on variables "
+                "(lower_bounds, upper_bounds: e.g. a FiniteSet's integer variables), which SCS's "
+                "cone program here does not hold. State the set with the constraints a CVXPYSet "
+                "holds (dpconvex.objectives.sets.ALLOWED_CONSTRAINTS).")
         self._A = sp.csc_matrix(data["A"])
         self._b = np.asarray(data["b"], dtype=float)
         self._cone = dims_to_solver_dict(data["dims"])
