@@ -775,7 +775,8 @@ def _allowed_names() -> str:
 
 def _check_allowed_class(constraint: Any, shown: str) -> None:
     """Refuse a constraint whose class (exact type) is not in :data:`ALLOWED_CONSTRAINTS`, and
-    one holding an atom CVXPY compiles by a quadrature approximation (``quad_approx``)."""
+    one holding an atom CVXPY compiles by a quadrature approximation (``quad_approx``) or with
+    its exponent rounded to a fraction (``approx_error`` > 0)."""
     kind = type(constraint).__name__
     if type(constraint) not in ALLOWED_CONSTRAINTS:
         why, instead = _REFUSED_CONSTRAINTS.get(kind, (
@@ -784,13 +785,21 @@ def _check_allowed_class(constraint: Any, shown: str) -> None:
         raise ParameterError(
             f"CVXPYSet.__init__: the constraint {shown} is a cvxpy {kind}, which a parameter "
             f"set does not hold (it holds {_allowed_names()}): {why}. {instead}.")
-    approximated = next((type(node).__name__ for node in _nodes(constraint)
-                         if getattr(node, "quad_approx", None)), None)
-    if approximated is not None:
-        raise ParameterError(
-            f"CVXPYSet.__init__: the constraint {shown} holds cvxpy's {approximated}, which "
-            "CVXPY compiles by a quadrature approximation (quad_approx): the set solved over "
-            "would not be the set stated. State the set without it.")
+    for node in _nodes(constraint):
+        if getattr(node, "quad_approx", None):
+            raise ParameterError(
+                f"CVXPYSet.__init__: the constraint {shown} holds cvxpy's "
+                f"{type(node).__name__}, which CVXPY compiles by a quadrature approximation "
+                "(quad_approx): the set solved over would not be the set stated. State the set "
+                "without it.")
+        if getattr(node, "approx_error", 0.0):
+            raise ParameterError(
+                f"CVXPYSet.__init__: the constraint {shown} holds cvxpy's "
+                f"{type(node).__name__}, whose exponent CVXPY compiles rounded to a fraction "
+                f"(error {node.approx_error:.2g}): the set solved over would not be the set "
+                "written. Write the exponent as a decimal of a few digits or a fraction of a "
+                "small denominator (e.g. 3.14 or Fraction(22, 7)), which CVXPY keeps exactly, "
+                "or pass approx=False (CVXPY's power cones).")
 
 
 def _nodes(node: Any) -> Iterable[Any]:
@@ -837,7 +846,8 @@ class CVXPYSet(ConvexSet):
 
     The constraints are restated on the set's own variable ``w`` and checked once (each of a
     class in :data:`ALLOWED_CONSTRAINTS`, whose set CVXPY compiles exactly, so a ``FiniteSet``
-    or an approximated cone is refused; no atom compiled by a quadrature approximation, no
+    or an approximated cone is refused; no atom compiled by a quadrature approximation or
+    with its exponent rounded, no
     :class:`cvxpy.Parameter`, no other variable, no NaN constant, DCP, coefficients finite and
     at most :data:`LARGEST_COEFFICIENT` once multiplied out, feasible by a Clarabel solve on
     the public set); a SciPy sparse matrix is a constant as a NumPy array is. The set is

@@ -197,9 +197,14 @@ def _matrix(w):
      r"holds cvxpy's quantum_rel_entr, which CVXPY compiles by a quadrature approximation"),
     (lambda w: [cp.von_neumann_entr(_matrix(w), quad_approx=(3, 3)) >= -1],
      "holds cvxpy's von_neumann_entr, which CVXPY compiles by a quadrature approximation"),
+    (lambda w: [cp.power(w[0], np.pi) <= w[1]],
+     r"holds cvxpy's PowerApprox, whose exponent CVXPY compiles rounded to a fraction "
+     r"\(error 2.7e-07\)"),
+    (lambda w: [cp.pnorm(w, np.pi) <= 1], "holds cvxpy's PnormApprox, whose exponent"),
 ], ids=["finite set", "finite set, inequality form", "approximated power cone",
         "quadrature relative entropy cone", "quadrature operator relative entropy cone",
-        "quantum relative entropy", "von Neumann entropy, quadrature"])
+        "quantum relative entropy", "von Neumann entropy, quadrature", "power of pi",
+        "pi-norm"])
 def test_a_constraint_compiled_to_another_set_is_refused_by_name(constraints, message):
     w = cp.Variable(8)
     with pytest.raises(ParameterError, match="^CVXPYSet.__init__: the constraint ") as caught:
