@@ -842,7 +842,7 @@ def _check_public_convex(constraint: cp.Constraint, var: cp.Variable) -> None:
 
 
 class CVXPYSet(ConvexSet):
-    """Any DCP constraint set, held as CVXPY constraints: the CVXPY backends solve over it.
+    """A DCP constraint set of the classes CVXPY compiles exactly, held as CVXPY constraints.
 
     The constraints are restated on the set's own variable ``w`` and checked once (each of a
     class in :data:`ALLOWED_CONSTRAINTS`, whose set CVXPY compiles exactly, so a ``FiniteSet``
