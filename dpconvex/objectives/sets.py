@@ -28,6 +28,9 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
+from cvxpy.atoms.suppfunc import SuppFuncAtom
+from cvxpy.transforms.indicator import indicator
+from cvxpy.transforms.partial_optimize import PartialProblem
 
 from .._validation import _short_repr, check_float
 from ..errors import ParameterError, SolverError, record_diagnostic
@@ -769,14 +772,21 @@ _REFUSED_CONSTRAINTS = {
 }
 
 
+#: Expressions carrying constraints (or a problem) of their own, which CVXPY compiles with
+#: the set they sit in: ``cp.transforms.indicator``, ``cp.transforms.suppfunc``'s atom,
+#: ``partial_optimize``'s problem. Their constraints escape the checks here: refused.
+_CARRIERS: tuple[type, ...] = (indicator, SuppFuncAtom, PartialProblem)
+
+
 def _allowed_names() -> str:
     return ", ".join(cls.__name__ for cls in ALLOWED_CONSTRAINTS)
 
 
 def _check_allowed_class(constraint: Any, shown: str) -> None:
     """Refuse a constraint whose class (exact type) is not in :data:`ALLOWED_CONSTRAINTS`, and
-    one holding an atom CVXPY compiles by a quadrature approximation (``quad_approx``) or with
-    its exponent rounded to a fraction (``approx_error`` > 0)."""
+    one holding an expression with constraints of its own (:data:`_CARRIERS`) or an atom CVXPY
+    compiles by a quadrature approximation (``quad_approx``) or with its exponent rounded to a
+    fraction (``approx_error`` > 0)."""
     kind = type(constraint).__name__
     if type(constraint) not in ALLOWED_CONSTRAINTS:
         why, instead = _REFUSED_CONSTRAINTS.get(kind, (
@@ -786,6 +796,12 @@ def _check_allowed_class(constraint: Any, shown: str) -> None:
             f"CVXPYSet.__init__: the constraint {shown} is a cvxpy {kind}, which a parameter "
             f"set does not hold (it holds {_allowed_names()}): {why}. {instead}.")
     for node in _nodes(constraint):
+        if isinstance(node, _CARRIERS):
+            raise ParameterError(
+                f"CVXPYSet.__init__: the constraint {shown} holds cvxpy's "
+                f"{type(node).__name__}, which carries constraints of its own (CVXPY compiles "
+                "them with the set, unchecked here). State the set by constraints in the list "
+                "itself, on the parameter variable.")
         if getattr(node, "quad_approx", None):
             raise ParameterError(
                 f"CVXPYSet.__init__: the constraint {shown} holds cvxpy's "
@@ -803,10 +819,12 @@ def _check_allowed_class(constraint: Any, shown: str) -> None:
 
 
 def _nodes(node: Any) -> Iterable[Any]:
-    """``node`` (an expression or a constraint) and every expression below it."""
+    """``node`` (an expression or a constraint) and every expression below it, down to a
+    :data:`_CARRIERS` expression (not entered)."""
     yield node
-    for arg in node.args:
-        yield from _nodes(arg)
+    if not isinstance(node, _CARRIERS):
+        for arg in node.args:
+            yield from _nodes(arg)
 
 
 def _check_public_convex(constraint: cp.Constraint, var: cp.Variable) -> None:

@@ -19,6 +19,7 @@ from cvxpy.constraints import (
     RelEntrConeQuad,
     Zero,
 )
+from cvxpy.transforms.partial_optimize import partial_optimize
 
 from dpconvex.errors import ParameterError
 from dpconvex.objectives import CVXPYSet
@@ -201,10 +202,21 @@ def _matrix(w):
      r"holds cvxpy's PowerApprox, whose exponent CVXPY compiles rounded to a fraction "
      r"\(error 2.7e-07\)"),
     (lambda w: [cp.pnorm(w, np.pi) <= 1], "holds cvxpy's PnormApprox, whose exponent"),
+    # expressions carrying constraints of their own, compiled with the set
+    (lambda w: [cp.transforms.indicator([cp.FiniteSet(w[:3], [-1.0, 0.0, 1.0])]) <= 0],
+     r"holds cvxpy's indicator, which carries constraints of its own .* State the set by "
+     "constraints in the list itself"),
+    (lambda w: [cp.transforms.indicator([w >= 1]) <= 0], "holds cvxpy's indicator"),
+    (lambda w: [cp.transforms.suppfunc(x := cp.Variable(8), [cp.norm(x, 2) <= 1])(w) <= 1],
+     "holds cvxpy's SuppFuncAtom, which carries constraints of its own"),
+    (lambda w: [partial_optimize(cp.Problem(cp.Minimize(cp.sum(x := cp.Variable(8))),
+                                            [x >= w, x <= 1]), opt_vars=[x]) <= 1],
+     "holds cvxpy's PartialProblem, which carries constraints of its own"),
 ], ids=["finite set", "finite set, inequality form", "approximated power cone",
         "quadrature relative entropy cone", "quadrature operator relative entropy cone",
         "quantum relative entropy", "von Neumann entropy, quadrature", "power of pi",
-        "pi-norm"])
+        "pi-norm", "indicator of a finite set", "indicator", "support function",
+        "partial minimization"])
 def test_a_constraint_compiled_to_another_set_is_refused_by_name(constraints, message):
     w = cp.Variable(8)
     with pytest.raises(ParameterError, match="^CVXPYSet.__init__: the constraint ") as caught:
