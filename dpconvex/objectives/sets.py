@@ -743,10 +743,10 @@ def _finite_data(constraints: list[cp.Constraint]) -> bool:
 
 #: The CVXPY constraint classes (exact types) a :class:`CVXPYSet` holds: with DCP arguments
 #: each states a closed convex set, which CVXPY compiles exactly to SCS's and Clarabel's cones
-#: (``Inequality``/``Equality`` as ``<=``/``>=``/``==`` with DCP sides; ``NonNeg``, ``NonPos``
-#: and ``Zero`` of an affine expression; ``SOC``, ``PSD`` (the symmetric part of a square
-#: matrix positive semidefinite), ``ExpCone``, ``PowCone3D`` and ``PowConeND`` of affine
-#: arguments).
+#: (``Inequality``/``Equality`` as ``<=``/``>=``/``==`` with DCP sides; ``NonNeg`` of a concave
+#: expression, ``NonPos`` of a convex one, ``Zero`` of an affine one; ``SOC``, ``PSD`` (the
+#: symmetric part of a square matrix positive semidefinite), ``ExpCone``, ``PowCone3D`` and
+#: ``PowConeND`` of affine arguments).
 ALLOWED_CONSTRAINTS: tuple[type, ...] = (
     cp.constraints.Inequality, cp.constraints.Equality, cp.constraints.NonNeg,
     cp.constraints.NonPos, cp.constraints.Zero, cp.constraints.SOC, cp.constraints.PSD,
