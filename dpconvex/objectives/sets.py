@@ -921,7 +921,9 @@ class CVXPYSet(ConvexSet):
         if not isinstance(var, cp.Variable) or _has_attributes(var):
             raise ParameterError(
                 "The 'var' parameter of CVXPYSet must be a cvxpy.Variable declared without "
-                f"attributes. Got {_short_repr(var)} instead.")
+                "attributes (state nonneg=True, bounds= and the like as constraints in the "
+                "list: w >= 0, w <= u; boolean=True and integer=True state no convex set). "
+                f"Got {_short_repr(var)} instead.")
         listed = _listed(constraints)
         if not listed:
             raise ParameterError(

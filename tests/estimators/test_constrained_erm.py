@@ -303,8 +303,8 @@ def test_a_failed_projection_refuses_with_one_text_whatever_the_solvers_statuses
     (lambda w: [w == cp.Variable(3, bounds=[0, 1])], "not on the parameter variable alone"),
     (lambda w: [w == cp.Variable(3, nonneg=True)], "not on the parameter variable alone"),
 ], ids=["parameter", "not DCP", "infeasible", "other variable", "empty", "finite set",
-        "finite set and a box", "indicator of a finite set", "boolean variable", "integer variable", "bounded variable",
-        "nonneg variable"])
+        "finite set and a box", "indicator of a finite set", "boolean variable",
+        "integer variable", "bounded variable", "nonneg variable"])
 def test_a_cvxpy_set_that_cannot_be_checked_or_is_empty_is_refused(constraints, message):
     X, y = _binary(n=100, d=3)
     with pytest.raises(ParameterError, match=message):

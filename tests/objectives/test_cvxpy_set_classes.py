@@ -231,3 +231,17 @@ def test_a_compiled_program_with_variable_bounds_is_refused():
     with pytest.raises(ParameterError, match="^CompiledSetQP: CVXPY compiles the constraints "
                                              "with bounds on variables"):
         CompiledSetQP([cp.FiniteSet(w, [-1.0, 0.0, 1.0])], w)
+
+
+@pytest.mark.parametrize("attributes", [
+    {"boolean": True}, {"integer": True}, {"bounds": [0.0, 1.0]}, {"nonneg": True},
+], ids=["boolean", "integer", "bounds", "nonneg"])
+def test_a_variable_with_attributes_is_refused(attributes):
+    # an attribute constrains the variable outside the list (CVXPY's cone compile drops
+    # integrality and may hand bounds to the solver apart): it is never part of a set
+    w = cp.Variable(3, **attributes)
+    with pytest.raises(ParameterError, match=r"^The 'var' parameter of CVXPYSet must be a "
+                                             r"cvxpy.Variable declared without attributes "
+                                             r"\(state nonneg=True, bounds= and the like as "
+                                             r"constraints in the list"):
+        CVXPYSet([w <= 2], w)
