@@ -1096,7 +1096,7 @@ class CompiledSetQP:
             data = cp.Problem(cp.Minimize(0), list(constraints)).get_problem_data(cp.SCS)[0]
         if data.get("lower_bounds") is not None or data.get("upper_bounds") is not None:
             raise ParameterError(
-                "CompiledSetQP: CVXPY compiles the constraints with bounds on variables "
+                "CompiledSetQP.__init__: CVXPY compiles the constraints with bounds on variables "
                 "(lower_bounds, upper_bounds: e.g. a FiniteSet's integer variables), which SCS's "
                 "cone program here does not hold. State the set with the constraints a CVXPYSet "
                 "holds (dpconvex.objectives.sets.ALLOWED_CONSTRAINTS).")

@@ -228,8 +228,8 @@ def test_a_compiled_program_with_variable_bounds_is_refused():
     # the bounds CVXPY hands a solver apart from the cone program (a FiniteSet's integer
     # variables) would be dropped by SCS's program: refused, not compiled
     w = cp.Variable(3)
-    with pytest.raises(ParameterError, match="^CompiledSetQP: CVXPY compiles the constraints "
-                                             "with bounds on variables"):
+    with pytest.raises(ParameterError, match="^CompiledSetQP.__init__: CVXPY compiles the "
+                                             "constraints with bounds on variables"):
         CompiledSetQP([cp.FiniteSet(w, [-1.0, 0.0, 1.0])], w)
 
 
