@@ -28,6 +28,9 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
+from cvxpy.atoms.suppfunc import SuppFuncAtom
+from cvxpy.transforms.indicator import indicator
+from cvxpy.transforms.partial_optimize import PartialProblem
 
 from .._validation import _short_repr, check_float
 from ..errors import ParameterError, SolverError, record_diagnostic
@@ -738,10 +741,98 @@ def _finite_data(constraints: list[cp.Constraint]) -> bool:
     return True
 
 
+#: The CVXPY constraint classes (exact types) a :class:`CVXPYSet` holds: with DCP arguments
+#: each states a closed convex set, which CVXPY compiles exactly to SCS's and Clarabel's cones
+#: (``Inequality``/``Equality`` as ``<=``/``>=``/``==`` with DCP sides; ``NonNeg`` of a concave
+#: expression, ``NonPos`` of a convex one, ``Zero`` of an affine one; ``SOC``, ``PSD`` (the
+#: symmetric part of a square matrix positive semidefinite), ``ExpCone``, ``PowCone3D`` and
+#: ``PowConeND`` of affine arguments).
+ALLOWED_CONSTRAINTS: tuple[type, ...] = (
+    cp.constraints.Inequality, cp.constraints.Equality, cp.constraints.NonNeg,
+    cp.constraints.NonPos, cp.constraints.Zero, cp.constraints.SOC, cp.constraints.PSD,
+    cp.constraints.ExpCone, cp.constraints.PowCone3D, cp.constraints.PowConeND,
+)
+
+#: Why a constraint class CVXPY offers is refused, and what to write instead.
+_REFUSED_CONSTRAINTS = {
+    "FiniteSet": (
+        "a finite set of values is not convex (CVXPY compiles it with integer variables, "
+        "which a cone solver drops: the set solved over would be all of the space)",
+        "State a convex set instead, e.g. its convex hull (w >= -1, w <= 1 for the values "
+        "{-1, 0, 1})"),
+    "PowCone3DApprox": (
+        "CVXPY compiles it to second-order cones approximating the power cone",
+        "Write cp.constraints.PowCone3D(x, y, z, alpha), which is compiled exactly"),
+    "RelEntrConeQuad": (
+        "CVXPY compiles it to a quadrature approximation of the relative entropy cone",
+        "Write cp.rel_entr(x, y) <= z (the exponential cone, compiled exactly)"),
+    "OpRelEntrConeQuad": (
+        "CVXPY compiles it to a quadrature approximation of the operator relative entropy cone",
+        "State the set with the constraints a parameter set holds"),
+}
+
+
+#: Expressions carrying constraints (or a problem) of their own, which CVXPY compiles with
+#: the set they sit in: ``cp.transforms.indicator``, ``cp.transforms.suppfunc``'s atom,
+#: ``partial_optimize``'s problem. Their constraints escape the checks here: refused.
+_CARRIERS: tuple[type, ...] = (indicator, SuppFuncAtom, PartialProblem)
+
+
+def _allowed_names() -> str:
+    return ", ".join(cls.__name__ for cls in ALLOWED_CONSTRAINTS)
+
+
+def _check_allowed_class(constraint: Any, shown: str) -> None:
+    """Refuse a constraint whose class (exact type) is not in :data:`ALLOWED_CONSTRAINTS`, and
+    one holding an expression with constraints of its own (:data:`_CARRIERS`) or an atom CVXPY
+    compiles by a quadrature approximation (``quad_approx``) or with its exponent rounded to a
+    fraction (``approx_error`` > 0)."""
+    kind = type(constraint).__name__
+    if type(constraint) not in ALLOWED_CONSTRAINTS:
+        why, instead = _REFUSED_CONSTRAINTS.get(kind, (
+            "dpconvex states and compiles exactly only those",
+            "State the set with them"))
+        raise ParameterError(
+            f"CVXPYSet.__init__: the constraint {shown} is a cvxpy {kind}, which a parameter "
+            f"set does not hold (it holds {_allowed_names()}): {why}. {instead}.")
+    for node in _nodes(constraint):
+        if isinstance(node, _CARRIERS):
+            raise ParameterError(
+                f"CVXPYSet.__init__: the constraint {shown} holds cvxpy's "
+                f"{type(node).__name__}, which carries constraints of its own (CVXPY compiles "
+                "them with the set, unchecked here). State the set by constraints in the list "
+                "itself, on the parameter variable.")
+        if getattr(node, "quad_approx", None):
+            raise ParameterError(
+                f"CVXPYSet.__init__: the constraint {shown} holds cvxpy's "
+                f"{type(node).__name__}, which CVXPY compiles by a quadrature approximation "
+                "(quad_approx): the set solved over would not be the set stated. State the set "
+                "without it.")
+        if getattr(node, "approx_error", 0.0):
+            raise ParameterError(
+                f"CVXPYSet.__init__: the constraint {shown} holds cvxpy's "
+                f"{type(node).__name__}, whose exponent CVXPY compiles rounded to a fraction "
+                f"(error {node.approx_error:.2g}): the set solved over would not be the set "
+                "written. Write the exponent as a decimal of a few digits or a fraction of a "
+                "small denominator (e.g. 3.14 or Fraction(22, 7)), which CVXPY keeps exactly, "
+                "or pass approx=False (CVXPY's power cones).")
+
+
+def _nodes(node: Any) -> Iterable[Any]:
+    """``node`` (an expression or a constraint) and every expression below it, down to a
+    :data:`_CARRIERS` expression (not entered)."""
+    yield node
+    if not isinstance(node, _CARRIERS):
+        for arg in node.args:
+            yield from _nodes(arg)
+
+
 def _check_public_convex(constraint: cp.Constraint, var: cp.Variable) -> None:
-    """Refuse a constraint with a parameter, on another variable (or none), with a NaN
-    constant, or not DCP."""
+    """Refuse a constraint of a class not in :data:`ALLOWED_CONSTRAINTS` (or holding an
+    approximated atom), with a parameter, on another variable (or none), with a NaN constant,
+    or not DCP."""
     shown = _short_repr(_text(constraint), limit=120)
+    _check_allowed_class(constraint, shown)
     if constraint.parameters():
         raise ParameterError(
             f"CVXPYSet.__init__: the constraint {shown} holds a cvxpy.Parameter, whose value may "
@@ -769,9 +860,12 @@ def _check_public_convex(constraint: cp.Constraint, var: cp.Variable) -> None:
 
 
 class CVXPYSet(ConvexSet):
-    """Any DCP constraint set, held as CVXPY constraints: the CVXPY backends solve over it.
+    """A DCP constraint set of the classes CVXPY compiles exactly, held as CVXPY constraints.
 
-    The constraints are restated on the set's own variable ``w`` and checked once (no
+    The constraints are restated on the set's own variable ``w`` and checked once (each of a
+    class in :data:`ALLOWED_CONSTRAINTS`, whose set CVXPY compiles exactly, so a ``FiniteSet``
+    or an approximated cone is refused; no atom compiled by a quadrature approximation or
+    with its exponent rounded, no
     :class:`cvxpy.Parameter`, no other variable, no NaN constant, DCP, coefficients finite and
     at most :data:`LARGEST_COEFFICIENT` once multiplied out, feasible by a Clarabel solve on
     the public set); a SciPy sparse matrix is a constant as a NumPy array is. The set is
@@ -827,7 +921,9 @@ class CVXPYSet(ConvexSet):
         if not isinstance(var, cp.Variable) or _has_attributes(var):
             raise ParameterError(
                 "The 'var' parameter of CVXPYSet must be a cvxpy.Variable declared without "
-                f"attributes. Got {_short_repr(var)} instead.")
+                "attributes (state nonneg=True, bounds= and the like as constraints in the "
+                "list: w >= 0, w <= u; boolean=True and integer=True state no convex set). "
+                f"Got {_short_repr(var)} instead.")
         listed = _listed(constraints)
         if not listed:
             raise ParameterError(
@@ -998,6 +1094,12 @@ class CompiledSetQP:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             data = cp.Problem(cp.Minimize(0), list(constraints)).get_problem_data(cp.SCS)[0]
+        if data.get("lower_bounds") is not None or data.get("upper_bounds") is not None:
+            raise ParameterError(
+                "CompiledSetQP.__init__: CVXPY compiles the constraints with bounds on variables "
+                "(lower_bounds, upper_bounds: e.g. a FiniteSet's integer variables), which SCS's "
+                "cone program here does not hold. State the set with the constraints a CVXPYSet "
+                "holds (dpconvex.objectives.sets.ALLOWED_CONSTRAINTS).")
         self._A = sp.csc_matrix(data["A"])
         self._b = np.asarray(data["b"], dtype=float)
         self._cone = dims_to_solver_dict(data["dims"])

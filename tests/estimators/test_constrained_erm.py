@@ -291,7 +291,20 @@ def test_a_failed_projection_refuses_with_one_text_whatever_the_solvers_statuses
     (lambda w: [w >= 1, cp.sum(w) <= 0], "found no point in the set"),
     (lambda w: [cp.Variable(3) >= w], "not on the parameter variable alone"),
     (lambda w: [], "must return a CVXPY constraint or a non-empty list"),
-], ids=["parameter", "not DCP", "infeasible", "other variable", "empty"])
+    # DCP by CVXPY's reckoning, but compiled with integer variables a cone solver drops
+    (lambda w: [cp.FiniteSet(w, [-1.0, 0.0, 1.0])], "is a cvxpy FiniteSet, which a parameter "
+                                                     "set does not hold"),
+    (lambda w: [cp.FiniteSet(w[0], [-1.0, 1.0]), w <= 5], "is a cvxpy FiniteSet"),
+    (lambda w: [cp.transforms.indicator([cp.FiniteSet(w, [-1.0, 1.0])]) <= 0],
+     "holds cvxpy's indicator, which carries constraints of its own"),
+    # a variable with attributes the compile would drop (or hold apart from the set stated)
+    (lambda w: [w == cp.Variable(3, boolean=True)], "not on the parameter variable alone"),
+    (lambda w: [w == cp.Variable(3, integer=True)], "not on the parameter variable alone"),
+    (lambda w: [w == cp.Variable(3, bounds=[0, 1])], "not on the parameter variable alone"),
+    (lambda w: [w == cp.Variable(3, nonneg=True)], "not on the parameter variable alone"),
+], ids=["parameter", "not DCP", "infeasible", "other variable", "empty", "finite set",
+        "finite set and a box", "indicator of a finite set", "boolean variable",
+        "integer variable", "bounded variable", "nonneg variable"])
 def test_a_cvxpy_set_that_cannot_be_checked_or_is_empty_is_refused(constraints, message):
     X, y = _binary(n=100, d=3)
     with pytest.raises(ParameterError, match=message):
