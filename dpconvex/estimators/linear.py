@@ -752,10 +752,12 @@ LINEAR_PARAMETERS_DOC = PARAMETER_DOCS["linear_parameters"] = fill_docs("""\
     constraints : callable or None, default=None
         ``constraints(w)`` returns a list of CVXPY constraints on the coefficient variable
         ``w`` (the intercept is free), chosen without the data: a ball, box, orthant, ℓ1 ball
-        or simplex is projected onto exactly; any other DCP set (e.g. ``lambda w: [w >= 0,
-        cp.sum(w[:10]) <= 1]``) is compiled once into a problem in the coefficients and solved
-        by the native projected Newton solver, or by ``solver="clarabel"`` or ``"scs"`` on the
-        whole problem (docs/privacy/user_objectives.md#privacy-constraints).
+        or simplex is projected onto exactly; any other set stated with the constraints a
+        ``CVXPYSet`` holds (``dpconvex.objectives.sets.ALLOWED_CONSTRAINTS``, e.g.
+        ``lambda w: [w >= 0, cp.sum(w[:10]) <= 1]``) is compiled once into a problem in the
+        coefficients and solved by the native projected Newton solver, or by
+        ``solver="clarabel"`` or ``"scs"`` on the whole problem
+        (docs/privacy/user_objectives.md#privacy-constraints).
     fit_intercept : bool, default=True
         Append a constant feature (regularized, inside the norm bound): data without one-hot
         blocks span no constant direction and need it.

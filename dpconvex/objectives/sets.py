@@ -4,7 +4,8 @@ The native projected gradient needs the exact projection Π_S (``space.project``
 here (:class:`L2Ball`, :class:`Box`, :class:`NonNegative`, :class:`L1Ball`,
 :class:`Simplex`, :class:`Intersection` of sets on disjoint coordinates) has it, and its
 CVXPY form. :func:`recognize` reads CVXPY constraints as one of them, exactly, or gives
-None; any other DCP set is a :class:`CVXPYSet`, compiled once to a small cone program
+None; any other set stated with the constraints of :data:`ALLOWED_CONSTRAINTS` is a
+:class:`CVXPYSet`, compiled once to a small cone program
 (:class:`CompiledSetQP`: its projection and the native projected Newton solver's models are
 SCS solves in the parameter's coordinates). A parameter of any
 shape is read row-major; ``indices=`` restricts a set to some coordinates. Sets on the same
