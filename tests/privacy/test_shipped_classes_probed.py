@@ -104,7 +104,8 @@ def spread_gaps(cls: type) -> list[str]:
         if not (isinstance(default, numbers.Real) and not isinstance(default, bool)
                 and 0 < default < np.inf):
             if len({repr(v) for v in given} - {repr(default)}) < 2:
-                gaps.append(f"{name}: two values other than its default {default!r}")
+                of = "" if default is inspect.Parameter.empty else f" other than {default!r}"
+                gaps.append(f"{name}: two values{of}")
             continue
         low, high = default / SPREAD, default * SPREAD
         low = low if _accepts(cls, name, low) else default
