@@ -1,13 +1,18 @@
 """Every shipped loss and regularizer gets the probes a user's gets: these tests walk the classes
-dpconvex ships and probe each, at its defaults and at the ends of the ranges its estimators use; a
-fit states a shipped loss's derivation without a probe
+dpconvex ships and probe each, at its defaults and at representative values of each parameter,
+far from its default on both sides; a fit states a shipped loss's derivation without a probe
 (docs/privacy/linear_erm.md#privacy-loss-constants, dpconvex/privacy/checks.py::shipped_loss_conditions).
 
-A class that states a false bound is refused by the walk: shown with a class made to look shipped
-(defined under a dpconvex module's name and registered for the test only).
+A class that states a false bound is refused by the walk, and a class whose parameters are not
+probed far from their defaults is refused by the demand on its representative values: shown with
+classes made to look shipped (defined under a dpconvex module's name and registered for the test
+only).
 """
 
 from __future__ import annotations
+
+import inspect
+import numbers
 
 import cvxpy as cp
 import numpy as np
@@ -28,15 +33,25 @@ from dpconvex.objectives.losses import (
 from dpconvex.privacy import checks
 from dpconvex.privacy.declarations import RTOL, probed_modulus
 
-#: Parameters each shipped loss class is probed at besides its defaults: the ends of the
-#: ranges its estimators use (a narrow and a wide smoothing, labels off the unit range).
+#: Parameters each shipped class is probed at besides its defaults. Every parameter its
+#: constructor takes but those of NOT_SPREAD needs values here, far from its default on both
+#: sides (:func:`spread_gaps`), so that a bound true only near the default is caught: a
+#: narrow and a wide smoothing, a quantile near each end, labels off the unit range.
 REPRESENTATIVE = {
-    "HuberHinge": [{"h": 0.05}, {"h": 2.0}],
-    "SmoothHinge": [{"h": 0.05}, {"h": 2.0}],
-    "HuberRegression": [{"M": 0.05}, {"M": 2.0, "label_range": (-3.0, 10.0)}],
+    "HuberHinge": [{"h": 0.05}, {"h": 5.0}],
+    "SmoothHinge": [{"h": 0.05}, {"h": 5.0}],
+    "HuberRegression": [{"M": 0.05}, {"M": 5.0, "label_range": (-3.0, 10.0)}],
     "Pinball": [{"quantile": 0.9, "smoothing": 0.01},
-                {"quantile": 0.3, "label_range": (0.0, 5.0), "smoothing": 0.5}],
+                {"quantile": 0.05, "label_range": (0.0, 5.0), "smoothing": 1.0}],
 }
+#: Constructor parameters :func:`spread_gaps` leaves out: a loss's label range (a public range
+#: of the data, which entries above vary) and a regularizer's λ (the regularizer test's sweep).
+NOT_SPREAD = {Loss: {"label_range"}, Regularizer: {"lam"}}
+#: How far from a positive default the representative values reach, where the class accepts
+#: them: at most a tenth of it and at least ten times it.
+SPREAD = 10.0
+#: The λ a regularizer is built with to learn whether it accepts a parameter's value.
+LAM = 1.0
 
 
 def shipped_classes(base: type) -> list[type]:
@@ -50,10 +65,62 @@ def shipped_classes(base: type) -> list[type]:
     return sorted(found, key=lambda cls: cls.__qualname__)
 
 
+def tuned_parameters(cls: type) -> dict[str, object]:
+    """The parameters of ``cls``'s constructor but those of :data:`NOT_SPREAD`, with their
+    defaults (``inspect.Parameter.empty`` for a required one)."""
+    params = inspect.signature(cls).parameters.values()
+    assert all(p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params), (
+        f"{cls.__name__}: name the constructor's parameters (no *args, **kwargs)")
+    left_out = NOT_SPREAD[Loss if issubclass(cls, Loss) else Regularizer]
+    return {p.name: p.default for p in params if p.name not in left_out}
+
+
+def parameter_sets(cls: type) -> list[dict]:
+    """The parameters ``cls`` is probed at: its defaults (when it has one for every parameter
+    of :func:`tuned_parameters`) and its :data:`REPRESENTATIVE` entries."""
+    required = inspect.Parameter.empty in tuned_parameters(cls).values()
+    return ([] if required else [{}]) + REPRESENTATIVE.get(cls.__name__, [])
+
+
+def _accepts(cls: type, name: str, value: float) -> bool:
+    """Whether ``cls`` takes ``value`` for parameter ``name`` (else a ParameterError)."""
+    try:
+        cls(LAM, **{name: value}) if issubclass(cls, Regularizer) else cls(**{name: value})
+    except dp.ParameterError:
+        return False
+    return True
+
+
+def spread_gaps(cls: type) -> list[str]:
+    """What :data:`REPRESENTATIVE` lacks for ``cls``: for each parameter of
+    :func:`tuned_parameters` with a positive default d, a value <= d/SPREAD (or, where the class
+    refuses d/SPREAD, one below d) and one >= SPREAD·d (or above d); for any other parameter
+    (no default, or one not a positive number), two values other than its default."""
+    entries = REPRESENTATIVE.get(cls.__name__, [])
+    gaps = []
+    for name, default in tuned_parameters(cls).items():
+        given = [e[name] for e in entries if name in e]
+        real = [v for v in given if isinstance(v, numbers.Real) and not isinstance(v, bool)]
+        if not (isinstance(default, numbers.Real) and not isinstance(default, bool)
+                and 0 < default < np.inf):
+            if len({repr(v) for v in given} - {repr(default)}) < 2:
+                of = "" if default is inspect.Parameter.empty else f" other than {default!r}"
+                gaps.append(f"{name}: two values{of}")
+            continue
+        low, high = default / SPREAD, default * SPREAD
+        low = low if _accepts(cls, name, low) else default
+        high = high if _accepts(cls, name, high) else default
+        if not any(v <= low and v < default for v in real):
+            gaps.append(f"{name}: a value <= {low!r} (default {default!r})")
+        if not any(v >= high and v > default for v in real):
+            gaps.append(f"{name}: a value >= {high!r} (default {default!r})")
+    return gaps
+
+
 def probe_shipped_loss(cls: type) -> list[Loss]:
     """Each representative instance of ``cls``, its derivation stated for the conditions the
     probes a user's loss gets check, and those probes passed."""
-    instances = [cls(**params) for params in [{}, *REPRESENTATIVE.get(cls.__name__, [])]]
+    instances = [cls(**params) for params in parameter_sets(cls)]
     for loss in instances:
         for need_curvature in (True, False):
             derived = checks.shipped_loss_conditions(loss, need_curvature=need_curvature)
@@ -71,6 +138,15 @@ def test_every_shipped_loss_class_is_registered():
     registered = set(LOSSES.values()) | set(REGRESSION_LOSSES.values())
     assert set(shipped_classes(Loss)) == registered
     assert set(shipped_classes(Regularizer)) == set(REGULARIZERS.values())
+
+
+@pytest.mark.parametrize("cls", shipped_classes(Loss) + shipped_classes(Regularizer),
+                         ids=lambda cls: cls.__name__)
+def test_every_parameter_of_a_shipped_class_is_probed_far_from_its_default(cls):
+    """The representative values the probes below build each class at reach a tenth and ten
+    times each parameter's default (or the side of its valid range)."""
+    gaps = spread_gaps(cls)
+    assert not gaps, f"{cls.__name__}: give REPRESENTATIVE values: {'; '.join(gaps)}"
 
 
 @pytest.mark.parametrize("cls", shipped_classes(Loss), ids=lambda cls: cls.__name__)
@@ -103,7 +179,7 @@ def test_a_shipped_huberized_loss_is_its_cvxpy_statement_smoothed(cls):
     every atom); at h = None, the kinked statement itself. Both are float64 evaluations of one
     function, a few ulps apart (rtol 1e-12, against the probes' 1e-9)."""
     assert cls.__name__ in STATEMENTS, f"{cls.__name__}: state its CVXPY statement here"
-    params = [{}, *REPRESENTATIVE.get(cls.__name__, [])]
+    params = parameter_sets(cls)
     if "smoothing" in cls().params():
         params.append({"smoothing": None})
     for loss in (cls(**p) for p in params):
@@ -141,11 +217,13 @@ def _regularizer_forms_agree(reg: Regularizer, w: np.ndarray) -> None:
 @pytest.mark.parametrize("lam", [1e-3, 0.5, 20.0])
 def test_every_shipped_regularizer_has_its_modulus(cls, lam):
     """μ probed as a user's regularizer's is (declarations.probed_modulus), on a vector and a
-    block-shaped parameter; grad and the CVXPY form are value's."""
-    reg = cls(lam)
-    for shape in ((7,), (2, 1, 3, 3)):
-        assert probed_modulus(reg, shape) >= reg.strong_convexity * (1 - RTOL)
-        _regularizer_forms_agree(reg, np.random.default_rng(3).normal(size=shape))
+    block-shaped parameter, at each of the class's parameter sets; grad and the CVXPY form are
+    value's."""
+    for params in parameter_sets(cls):
+        reg = cls(lam, **params)
+        for shape in ((7,), (2, 1, 3, 3)):
+            assert probed_modulus(reg, shape) >= reg.strong_convexity * (1 - RTOL)
+            _regularizer_forms_agree(reg, np.random.default_rng(3).normal(size=shape))
 
 
 # ------------------------------------------------------------ a shipped class with a false bound
@@ -172,6 +250,32 @@ def test_a_shipped_loss_with_a_false_bound_is_caught_by_the_registry_walk(shippe
     assert shipped_steep in shipped_classes(Loss)
     with pytest.raises(dp.PrivacyError, match="derivative bound: loss 'steep_huber' declares"):
         probe_shipped_loss(shipped_steep)
+
+
+class FlatHuber(HuberRegression):
+    """huber_M(z − y)/(2M), of curvature 1/M, stating 2: true at the default M = 0.5 and above,
+    false below it."""
+
+    name = "flat_huber"
+    derivation = "docs/privacy/user_objectives.md#privacy-prediction-losses"
+    curvature = 2.0
+
+
+def test_a_shipped_parameter_with_a_bound_false_away_from_its_default_is_caught(monkeypatch,
+                                                                                probes):
+    """Probed at its defaults only, the class passes; the demand on its representative values
+    refuses it until they reach M/10, where the probes refuse its curvature."""
+    monkeypatch.setattr(FlatHuber, "__module__", losses.__name__)
+    monkeypatch.setattr(losses, "FlatHuber", FlatHuber, raising=False)
+    monkeypatch.setitem(REGRESSION_LOSSES, FlatHuber.name, FlatHuber)
+    assert FlatHuber in shipped_classes(Loss)
+    assert probe_shipped_loss(FlatHuber)  # its defaults pass
+    assert spread_gaps(FlatHuber) == ["M: a value <= 0.05 (default 0.5)",
+                                      "M: a value >= 5.0 (default 0.5)"]
+    monkeypatch.setitem(REPRESENTATIVE, "FlatHuber", [{"M": 0.05}, {"M": 5.0}])
+    assert spread_gaps(FlatHuber) == []
+    with pytest.raises(dp.PrivacyError, match="curvature bound: loss .flat_huber. declares"):
+        probe_shipped_loss(FlatHuber)
 
 
 class Mixing(losses.Logistic):

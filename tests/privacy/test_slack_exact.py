@@ -259,7 +259,7 @@ def results_2d_coarse():
     return _evaluate(2, GRID_2D_COARSE)
 
 
-#: the grids of the tightness and mutant checks: the dense 2-D grid is marked slow
+#: the grids of the exact, tightness and mutant checks: the dense 2-D grid is marked slow
 GRIDS = ["results_1d", "results_2d_coarse", pytest.param("results_2d", marks=pytest.mark.slow)]
 
 
@@ -302,10 +302,9 @@ def test_density_integrates_to_one(p, prob):
     assert total == pytest.approx(1.0, abs=1e-3), (prob, total)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("p", [1, 2])
-def test_exact_privacy_loss_never_exceeds_the_claim(p, request):
-    res = request.getfixturevalue(f"results_{p}d")
+@pytest.mark.parametrize("grid", GRIDS)
+def test_exact_privacy_loss_never_exceeds_the_claim(grid, request):
+    res = request.getfixturevalue(grid)
     bad = {k: v for k, v in res.items() if v[0] > v[1] + 1e-9}
     assert not bad, f"privacy loss above the claimed epsilon: {bad}"
 
