@@ -45,8 +45,8 @@ from dpconvex import Budget, release
 from dpconvex.data.sufficient import sufficient_statistics
 from dpconvex.estimators.centroids import ClassSumTemplate
 from dpconvex.objectives import Logistic
-from dpconvex.privacy.mechanisms import MECHANISMS, mechanism_names
 from dpconvex.privacy import noise
+from dpconvex.privacy.mechanisms import MECHANISMS, mechanism_names
 from dpconvex.privacy.mechanisms.scalar import BoundedMeanTemplate, SelectionTemplate
 from dpconvex.privacy.noise import Gaussian, Laplace, Noise, NormGamma, SupNormGamma
 from dpconvex.templates import LinearERMTemplate
