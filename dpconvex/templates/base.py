@@ -14,7 +14,7 @@ import inspect
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -35,9 +35,11 @@ __all__ = ["CAPABILITY_MEMBERS", "PARAM_SPACE_MEMBERS", "TEMPLATE_MEMBERS", "CVX
 
 
 #: The real-valued fields of :class:`PrivacyConstants` (G, c_u, μ, T), each read as a built-in
-#: float, and its counts (r, p, n, k), each read as a built-in int.
+#: float (its counts, each read as a built-in int: :attr:`PrivacyConstants.counts`).
 _REAL_FIELDS = ("grad_bound", "hessian_term_bound", "strong_convexity", "hessian_trace_bound")
-_COUNT_FIELDS = ("hessian_rank", "dimension", "n", "gradient_difference_rank")
+
+#: The fields that may be None (not stated).
+_OPTIONAL_FIELDS = ("hessian_trace_bound", "n", "gradient_difference_rank")
 
 
 def _not_a_number(field_name: str, value: Any, what: str) -> ParameterError:
@@ -148,16 +150,19 @@ class PrivacyConstants:
     gradient_difference_rank: int | None = None
     name: str = "a public problem shape"
 
+    #: The fields that are counts (r, p, n, k), each read as a built-in int; a subclass with
+    #: counts of its own adds them.
+    counts: ClassVar[tuple[str, ...]] = ("hessian_rank", "dimension", "n",
+                                         "gradient_difference_rank")
+
     def __post_init__(self) -> None:
         # each number read once (a frozen record: set through object.__setattr__)
-        for field_name in _REAL_FIELDS:
+        for field_name in _REAL_FIELDS + self.counts:
             value = getattr(self, field_name)
-            if not (value is None and field_name == "hessian_trace_bound"):
-                object.__setattr__(self, field_name, _real(field_name, value))
-        for field_name in _COUNT_FIELDS:
-            value = getattr(self, field_name)
-            if not (value is None and field_name in ("n", "gradient_difference_rank")):
-                object.__setattr__(self, field_name, _count(field_name, value))
+            if value is None and field_name in _OPTIONAL_FIELDS:
+                continue
+            read = _real if field_name in _REAL_FIELDS else _count
+            object.__setattr__(self, field_name, read(field_name, value))
 
     def privacy_constants(self) -> PrivacyConstants:
         """The record itself (the template interface's accessor, for a public problem).

@@ -20,6 +20,7 @@ from dpconvex.privacy.mechanisms.scalar import SelectionTemplate
 from dpconvex.templates import LargeMarginGaussianTemplate, LinearERMTemplate
 from dpconvex.templates.base import PrivacyConstants
 from dpconvex.templates.feature_map import FeatureMap
+from dpconvex.templates.large_margin_softmax import SoftmaxPrivacyConstants, mixture_constants
 
 FIELDS = ("grad_bound", "hessian_term_bound", "strong_convexity", "hessian_trace_bound")
 
@@ -79,6 +80,23 @@ def test_a_template_constant_is_a_built_in_number_wherever_it_is_read():
         PrivacyConstants(1.0, 1.5, 0.25, 0.1, 3)
     with pytest.raises(ParameterError, match="dimension is of type bool"):
         PrivacyConstants(1.0, 1, 0.25, 0.1, True)
+
+
+class Doubling(int):
+    """An int whose products are twice what its value gives (r·n in the slack)."""
+
+    def __mul__(self, other):
+        return 2 * int.__mul__(self, other)
+
+    __rmul__ = __mul__
+
+
+@pytest.mark.parametrize("field", ["hessian_rank", "softmax_classes", "gradient_span_dimension"])
+def test_a_count_of_a_type_of_its_own_is_refused_by_its_type(field):
+    consts = SoftmaxPrivacyConstants(strong_convexity=0.5, dimension=48, **mixture_constants(3))
+    assert type(getattr(consts, field)) is int
+    with pytest.raises(ParameterError, match=f"{field} is of type Doubling"):
+        dataclasses.replace(consts, **{field: Doubling(getattr(consts, field))})
 
 
 def test_a_template_constants_record_of_another_class_is_refused_by_its_type():
