@@ -44,10 +44,11 @@ _OPTIONAL_FIELDS = ("hessian_trace_bound", "n", "gradient_difference_rank")
 
 def _not_a_number(field_name: str, value: Any, what: str) -> ParameterError:
     return ParameterError(
-        f"PrivacyConstants: {field_name} is of type {type(value).__qualname__}, not {what} of "
-        "an exact type (int, float, Fraction, a NumPy scalar): its conversions and arithmetic "
-        f"would be its author's, in the checks and in the noise's calibration. Declare "
-        f"{field_name} as a built-in {'float' if what == 'a real number' else 'int'}.")
+        f"The '{field_name}' parameter of PrivacyConstants must be {what} of an exact type "
+        f"(int, float, Fraction, a NumPy scalar). Got a value of type {type(value).__qualname__} "
+        "instead: its conversions and arithmetic would be its author's, in the checks and in "
+        f"the noise's calibration; declare a built-in "
+        f"{'float' if what == 'a real number' else 'int'}.")
 
 
 def _real(field_name: str, value: Any) -> float | np.ndarray:
@@ -74,8 +75,8 @@ def _count(field_name: str, value: Any) -> int:
     if isinstance(value, np.integer):  # a NumPy integer: exactly, beyond 2**53 too
         return int(value)
     if not number.is_integer():
-        raise ParameterError(f"PrivacyConstants: {field_name} = {number!r} is not a whole "
-                             f"number. Declare {field_name} as an int.")
+        raise ParameterError(f"The '{field_name}' parameter of PrivacyConstants must be a "
+                             f"whole number. Got {number!r} instead.")
     return int(number)
 
 

@@ -63,7 +63,7 @@ def test_a_template_constant_of_a_type_of_its_own_is_refused_by_its_type(field, 
         def privacy_constants(self):
             return dataclasses.replace(super().privacy_constants(), **{field: value})
 
-    with pytest.raises(ParameterError, match=f"{field} is of type {kind.__name__}"):
+    with pytest.raises(ParameterError, match=f"{field}.*of type {kind.__name__}"):
         dp.release(Mine(Logistic(), 0.1, 1.0, X, y), "objective", dp.Budget(1.0), dry_run=True,
                    vouch=("grad_bound", "hessian", "strong_convexity"))
     if kind is Stateful:
@@ -76,9 +76,9 @@ def test_a_template_constant_is_a_built_in_number_wherever_it_is_read():
     assert [type(getattr(consts, f)) for f in FIELDS] == [float] * 4
     assert [type(v) for v in (consts.hessian_rank, consts.dimension, consts.n)] == [int] * 3
     assert type(hessian_trace_bound(consts)) is float
-    with pytest.raises(ParameterError, match="hessian_rank = 1.5 is not a whole number"):
+    with pytest.raises(ParameterError, match="hessian_rank.*must be a whole number. Got 1.5"):
         PrivacyConstants(1.0, 1.5, 0.25, 0.1, 3)
-    with pytest.raises(ParameterError, match="dimension is of type bool"):
+    with pytest.raises(ParameterError, match="dimension.*of type bool"):
         PrivacyConstants(1.0, 1, 0.25, 0.1, True)
 
 
@@ -95,7 +95,7 @@ class Doubling(int):
 def test_a_count_of_a_type_of_its_own_is_refused_by_its_type(field):
     consts = SoftmaxPrivacyConstants(strong_convexity=0.5, dimension=48, **mixture_constants(3))
     assert type(getattr(consts, field)) is int
-    with pytest.raises(ParameterError, match=f"{field} is of type Doubling"):
+    with pytest.raises(ParameterError, match=f"{field}.*of type Doubling"):
         dataclasses.replace(consts, **{field: Doubling(getattr(consts, field))})
 
 
