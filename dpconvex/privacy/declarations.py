@@ -138,7 +138,7 @@ def _unverified(name: str, constant: str, detail: str) -> Condition:
 
 
 def _check_grad_bound(template: Template, consts: PrivacyConstants, caller: str) -> Condition:
-    domain, G, worst = template.record_domain, float(consts.grad_bound), 0.0
+    domain, G, worst = template.record_domain, consts.grad_bound, 0.0
     X, y = _probe_records(domain)
     points = _theta_points(tuple(template.space.shape))
     for theta in points:
@@ -174,8 +174,8 @@ _HESSIAN = "Hessian rank r, term bound c_u, trace T"
 def _check_hessians(template: Template, consts: PrivacyConstants, caller: str) -> Condition:
     shape = tuple(template.space.shape)
     p = int(np.prod(shape))
-    r, c_u = int(consts.hessian_rank), float(consts.hessian_term_bound)
-    T = c_u * r if consts.hessian_trace_bound is None else float(consts.hessian_trace_bound)
+    r, c_u = consts.hessian_rank, consts.hessian_term_bound
+    T = c_u * r if consts.hessian_trace_bound is None else consts.hessian_trace_bound
     if p > HESSIAN_PROBE_MAX_DIM:
         return _unverified(_HESSIAN, "hessian", f"declared r = {r}, c_u = {c_u:g}, T = {T:g}; "
                            f"p = {p} > {HESSIAN_PROBE_MAX_DIM}: not probed")
@@ -247,7 +247,7 @@ def probed_modulus(reg: Any, shape: tuple[int, ...]) -> float:
 
 def _check_modulus(template: Template, consts: PrivacyConstants, caller: str) -> Condition:
     reg = template.regularizer
-    mu = float(consts.strong_convexity)
+    mu = consts.strong_convexity
     derivation = shipped_derivation(reg)
     name = _caller_name(template)
     if derivation is not None:
@@ -325,9 +325,11 @@ def _mean_record_gradient(template: Template, theta: np.ndarray) -> np.ndarray:
     return total.reshape(theta.shape) / n
 
 
-def _check_objective(template: Template, caller: str) -> list[Condition]:
+def _check_objective(template: Template, consts: PrivacyConstants, caller: str
+                     ) -> list[Condition]:
     """objective = mean per-record loss + R + ⟨b, θ⟩/n (gradients compared), its value and
-    gradient agree, and the residual is at least the optimality residual over the space."""
+    gradient agree, the residual is at least the optimality residual over the space, and its
+    modulus is at least the declared μ (of ``consts``, the record the other checks read)."""
     name = _caller_name(template)
     shape, rng, n = tuple(template.space.shape), _probe_rng(), int(template.n)
     theta = rng.normal(size=shape)
@@ -372,7 +374,7 @@ def _check_objective(template: Template, caller: str) -> list[Condition]:
                 "convexity of its data part and n rest on it",
             )
         )
-    mu, zero = float(template.privacy_constants().strong_convexity), np.zeros(shape)
+    mu, zero = consts.strong_convexity, np.zeros(shape)
     for scale in (1e-2, 1.0, 1e2):  # the objective's own modulus, probed: it refutes a false mu
         a, c = scale * rng.normal(size=shape), scale * rng.normal(size=shape)
         ga, gc = (
@@ -541,13 +543,20 @@ def declaration_conditions(template: Template, needs: Iterable[str], caller: str
         return conds + _declarations(template, needs, caps, caller, changed)
 
 
-def _check_constants(template: Template, consts: PrivacyConstants, caller: str) -> None:
-    """Declared constants that are numbers of their range (else a named error)."""
+def _check_constants(template: Template, consts: Any, caller: str) -> None:
+    """Declared constants: a :class:`PrivacyConstants` of a class dpconvex ships (whose
+    numbers were each read once, as built-in floats and ints), each number in its range (else
+    a named error)."""
     name = _caller_name(template)
+    if not (isinstance(consts, PrivacyConstants) and is_dpconvex_class(type(consts))):
+        raise ParameterError(
+            f"{caller}: template '{name}': privacy_constants() returned a "
+            f"{type(consts).__qualname__}, not a PrivacyConstants (of a class dpconvex ships, "
+            "which reads each number once): return PrivacyConstants(...).")
     for field_name, zero_ok, finite in (("grad_bound", False, True),
                                         ("hessian_term_bound", True, False),
                                         ("strong_convexity", False, True)):
-        value = getattr(consts, field_name, None)
+        value = getattr(consts, field_name)
         if declared_number(value, zero_ok=zero_ok, finite=finite) is None:
             raise ParameterError(f"{caller}: template '{name}' declares {field_name} = "
                                  f"{describe_value(value)}; "
@@ -559,7 +568,7 @@ def _constant_conditions(template: Template, consts: PrivacyConstants, needs: fr
     """The declared constants, the records, the objective and its CVXPY form, checked or named."""
     _check_constants(template, consts, caller)
     p = int(template.space.dimension)
-    if int(consts.dimension) != p:
+    if consts.dimension != p:
         raise PrivacyError(f"{caller}: dimension: template '{_caller_name(template)}' declares "
                            f"p = {consts.dimension}, but its parameter space has dimension {p}. "
                            "Declare the space's dimension (the noise is drawn in it).")
@@ -572,10 +581,10 @@ def _constant_conditions(template: Template, consts: PrivacyConstants, needs: fr
     else:
         none = "the template has no record_gradients (capability 'per_record') to check"
         conds.append(_unverified("G (per-record gradient bound)", "grad_bound",
-                                 f"declared {float(consts.grad_bound):g}; {none} it on"))
+                                 f"declared {consts.grad_bound:g}; {none} it on"))
         if "curvature" in needs:
             conds.append(_unverified(_HESSIAN, "hessian", f"declared; {none} them on"))
-    conds += _check_objective(template, caller)
+    conds += _check_objective(template, consts, caller)
     if "cvxpy" in caps:
         conds.append(_check_cvxpy_form(template, caller))
     return conds
@@ -617,7 +626,7 @@ def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str
                     "the noise's symmetry, declared: not verified",
                 )
             )
-        tol, mu = float(template.residual_tol), float(consts.strong_convexity)
+        tol, mu = float(template.residual_tol), consts.strong_convexity
         # the unconstrained
         below = not all(float(template.distance_bound(r, mu)) >= r / mu * (1 - RTOL)
                         for r in (RESIDUAL_TOL, 1.0))  # r/mu: a lower bound of any valid one

@@ -14,13 +14,14 @@ import inspect
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
 from .._validation import _short_repr
 from ..errors import ParameterError
 from ..objectives.sets import ConvexSet
+from ..privacy.checks import exact_number
 
 if TYPE_CHECKING:
     from ..objectives.losses import Regularizer
@@ -31,6 +32,52 @@ __all__ = ["CAPABILITY_MEMBERS", "PARAM_SPACE_MEMBERS", "TEMPLATE_MEMBERS", "CVX
            "PrivacyConstants", "ProjectionTemplate", "RecordDomain", "SmoothTemplate",
            "SolverSpace", "StatisticTemplate", "Template", "missing_members", "natural_residual",
            "needs_of", "sample_step"]
+
+
+#: The real-valued fields of :class:`PrivacyConstants` (G, c_u, μ, T), each read as a built-in
+#: float (its counts, each read as a built-in int: :attr:`PrivacyConstants.counts`).
+_REAL_FIELDS = ("grad_bound", "hessian_term_bound", "strong_convexity", "hessian_trace_bound")
+
+#: The fields that may be None (not stated).
+_OPTIONAL_FIELDS = ("hessian_trace_bound", "n", "gradient_difference_rank")
+
+
+def _not_a_number(field_name: str, value: Any, what: str) -> ParameterError:
+    return ParameterError(
+        f"The '{field_name}' parameter of PrivacyConstants must be {what} of an exact type "
+        f"(int, float, Fraction, a NumPy scalar). Got a value of type {type(value).__qualname__} "
+        "instead: its conversions and arithmetic would be its author's, in the checks and in "
+        f"the noise's calibration; declare a built-in "
+        f"{'float' if what == 'a real number' else 'int'}.")
+
+
+def _real(field_name: str, value: Any) -> float | np.ndarray:
+    """``value`` read once as a built-in float (a grid of moduli, an array of floats that
+    :func:`~dpconvex.privacy.mechanisms.base.at_modulus` states, as a float array), else a
+    :class:`ParameterError` naming its type."""
+    if (field_name == "strong_convexity" and type(value) is np.ndarray
+            and value.dtype.kind in "fiu"):
+        return np.asarray(value, dtype=float)
+    number = exact_number(value)
+    if type(number) is not float:
+        raise _not_a_number(field_name, value, "a real number")
+    return number
+
+
+def _count(field_name: str, value: Any) -> int:
+    """``value`` read once as a built-in int (a whole number of an exact type), else a
+    :class:`ParameterError` naming its type."""
+    if type(value) is int:
+        return value
+    number = exact_number(value)
+    if type(number) is not float:
+        raise _not_a_number(field_name, value, "a whole number")
+    if isinstance(value, np.integer):  # a NumPy integer: exactly, beyond 2**53 too
+        return int(value)
+    if not number.is_integer():
+        raise ParameterError(f"The '{field_name}' parameter of PrivacyConstants must be a "
+                             f"whole number. Got {number!r} instead.")
+    return int(number)
 
 
 @dataclass(frozen=True)
@@ -68,6 +115,17 @@ class PrivacyConstants:
     name : str, default="a public problem shape"
         The name messages give the public problem.
 
+    Raises
+    ------
+    ParameterError
+        A constant that is not a number of an exact type (int, float, ``Fraction``, a NumPy
+        scalar; :func:`~dpconvex.privacy.checks.exact_number`): a bool, a string, an array, a
+        subclass of float or int (whose arithmetic and conversions are its author's), named
+        by its type; a count (r, p, n, k) that is not a whole number. Each number is read
+        here once, as a built-in float (the counts as built-in ints): the checks and the
+        calibration read the same value. Whether it lies in its range (G > 0, ...) is the
+        checks' question (:func:`~dpconvex.privacy.declarations.declaration_conditions`).
+
     Examples
     --------
     >>> PrivacyConstants(grad_bound=1.0, hessian_rank=1, hessian_term_bound=0.25,
@@ -79,6 +137,8 @@ class PrivacyConstants:
     >>> cal = get_mechanism("objective").calibrate(problem, Budget(1.0))
     >>> cal.noise_shape, round(cal.coordinate_scale, 3)
     ((10,), 6.485)
+    >>> type(PrivacyConstants(np.float32(0.5), 1, 0, 0.1, np.int64(3)).dimension).__name__
+    'int'
     """
 
     grad_bound: float
@@ -90,6 +150,20 @@ class PrivacyConstants:
     n: int | None = None
     gradient_difference_rank: int | None = None
     name: str = "a public problem shape"
+
+    #: The fields that are counts (r, p, n, k), each read as a built-in int; a subclass with
+    #: counts of its own adds them.
+    counts: ClassVar[tuple[str, ...]] = ("hessian_rank", "dimension", "n",
+                                         "gradient_difference_rank")
+
+    def __post_init__(self) -> None:
+        # each number read once (a frozen record: set through object.__setattr__)
+        for field_name in _REAL_FIELDS + self.counts:
+            value = getattr(self, field_name)
+            if value is None and field_name in _OPTIONAL_FIELDS:
+                continue
+            read = _real if field_name in _REAL_FIELDS else _count
+            object.__setattr__(self, field_name, read(field_name, value))
 
     def privacy_constants(self) -> PrivacyConstants:
         """The record itself (the template interface's accessor, for a public problem).

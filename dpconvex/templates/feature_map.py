@@ -28,6 +28,7 @@ import numpy as np
 from .._validation import _short_repr, check_option
 from ..errors import ParameterError
 from ..privacy.certificate import PublicFeatureMap
+from ..privacy.checks import exact_number
 from .base import EuclideanSpace
 from .large_margin_rows import AugmentedRows
 
@@ -96,11 +97,34 @@ def check_feature_options(structure: Any, weights: Any, owner: str, *, softmax: 
     return wq, wl, wc
 
 
+def _number(name: str, value: Any) -> float:
+    """``value`` read once as a built-in float (:func:`~dpconvex.privacy.checks.exact_number`),
+    else a :class:`ParameterError` naming its type."""
+    number = exact_number(value)
+    if type(number) is not float:
+        raise ParameterError(
+            f"The '{name}' parameter of FeatureMap must hold numbers of an exact type (int, "
+            "float, Fraction, a NumPy scalar). Got a value of type "
+            f"{type(value).__qualname__} instead: its conversions and arithmetic would be its "
+            "author's; pass a built-in float.")
+    return number
+
+
 @dataclass(frozen=True)
 class FeatureMap:
     """The public map x ↦ u(x) of a ``structure`` ("full", "diagonal", "linear") with
     ``weights`` (wq, wl, wc), on z = [x; 1]/sqrt(q² + 1), q = ``data_norm``, d features
     (module docstring).
+
+    Each number is read once where the map is made, as a built-in float (``d`` as an int):
+    the checks of the feature norms and the solve's features read the same q and weights.
+
+    Raises
+    ------
+    ParameterError
+        A weight, ``data_norm`` or ``d`` that is not a number of an exact type (int, float,
+        ``Fraction``, a NumPy scalar; :func:`~dpconvex.privacy.checks.exact_number`), named by
+        its type; ``data_norm`` not finite and > 0; ``d`` not a whole number >= 1.
 
     Examples
     --------
@@ -118,6 +142,28 @@ class FeatureMap:
     weights: tuple[float, float, float]
     data_norm: float
     d: int
+
+    def __post_init__(self) -> None:
+        check_option("structure", self.structure, STRUCTURES, "FeatureMap")
+        try:
+            weights = tuple(self.weights)
+        except TypeError:
+            weights = ()
+        if len(weights) != 3:
+            raise ParameterError(f"The 'weights' parameter of FeatureMap must be three numbers "
+                                 f"(wq, wl, wc). Got {_short_repr(self.weights)} instead.")
+        # a frozen record: each number set once, as a built-in float (int), through object
+        object.__setattr__(self, "weights", tuple(_number("weights", w) for w in weights))
+        q = _number("data_norm", self.data_norm)
+        if not (math.isfinite(q) and q > 0):
+            raise ParameterError(f"The 'data_norm' parameter of FeatureMap must be a finite "
+                                 f"float > 0. Got {q!r} instead.")
+        object.__setattr__(self, "data_norm", q)
+        d = _number("d", self.d)
+        if not (d.is_integer() and d >= 1):
+            raise ParameterError(f"The 'd' parameter of FeatureMap must be an int >= 1. Got "
+                                 f"{d!r} instead.")
+        object.__setattr__(self, "d", int(d))
 
     @property
     def norm(self) -> float:
@@ -140,7 +186,7 @@ class FeatureMap:
         u = [wl·t·x̂, wc·t²]/N with x̂ = (r/q) z_x and t² = t·r·z_1, so the scores are t ∘ (Z (k ∘ Θ)ᵀ) and
         the adjoint k ∘ ((t ∘ W)ᵀ Z): products with the rows z themselves, no n × m feature matrix.
         """
-        q, N = float(self.data_norm), self.norm
+        q, N = self.data_norm, self.norm
         r = math.sqrt(q * q + 1.0)
         _, wl, wc = self.weights
         k = np.full(self.d + 1, wl * r / (q * N))
@@ -149,7 +195,7 @@ class FeatureMap:
 
     def _k(self) -> tuple[float, float, float]:
         """Entry factors of Φ_c: (r² wq/(N q²), r² wl/(2 N q), r² wc/N)."""
-        q = float(self.data_norm)
+        q = self.data_norm
         r2, N = q * q + 1.0, self.norm
         wq, wl, wc = self.weights
         return r2 * wq / (N * q * q), r2 * wl / (2.0 * N * q), r2 * wc / N
@@ -176,7 +222,7 @@ class FeatureMap:
     # ------------------------------------------------------------ records
     def _parts(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(x̂, t): x̂ = (r/q) z_x and t = r z_1 (1 for a record, 0 for a zeroed row)."""
-        q = float(self.data_norm)
+        q = self.data_norm
         r = math.sqrt(q * q + 1.0)
         Z = np.asarray(Z, dtype=float)
         return Z[:, :-1] * (r / q), Z[:, -1] * r
@@ -201,13 +247,13 @@ class FeatureMap:
         :class:`~.large_margin_rows.AugmentedRows`, no pass over the rows)."""
         wq, wl, wc = self.weights
         if isinstance(Z, AugmentedRows) and self.structure != "diagonal":
-            q = float(self.data_norm)
+            q = self.data_norm
             s2 = Z.head_norms() ** 2 * ((q * q + 1.0) / (q * q))  # ||x̂||², x̂ = (r/q) z_x
             t2 = Z.column ** 2 * (q * q + 1.0)  # t = r z_1
             return np.sqrt(wq * wq * s2 * s2 + wl * wl * t2 * s2 + wc * wc * t2 * t2) / self.norm
         if isinstance(Z, np.ndarray):  # on views of Z: no copy of the rows
             Z = np.asarray(Z, dtype=float)
-            q = float(self.data_norm)
+            q = self.data_norm
             k2 = (q * q + 1.0) / (q * q)  # x̂ = (r/q) z_x
             Zx, t = Z[:, :-1], Z[:, -1] * math.sqrt(q * q + 1.0)
             s2 = np.einsum("ij,ij->i", Zx, Zx) * k2
@@ -217,7 +263,7 @@ class FeatureMap:
             else:
                 s4 = s2 * s2
         else:  # a design operator: ||z_x||² and z_1² by two quadratic forms per record
-            q = float(self.data_norm)
+            q = self.data_norm
             P = np.zeros((2, self.d + 1, self.d + 1))
             P[0, :-1, :-1] = np.eye(self.d) * (q * q + 1.0) / (q * q)
             P[1, -1, -1] = q * q + 1.0

@@ -47,7 +47,7 @@ from ..data.preprocess import augment_and_scale, clip_rows
 from ..errors import DataValidationError, ParameterError, PrivacyError
 from ..objectives.losses import Frobenius, HuberHinge, Loss, MatrixTerm, probe_term, psi_frobenius
 from ..privacy.certificate import Condition
-from ..privacy.checks import check_dcp_convex, check_loss, solved_loss
+from ..privacy.checks import check_dcp_convex, check_loss, exact_number, solved_loss
 from .base import PrivacyConstants, natural_residual, needs_of
 from .parameterizations import (
     BlockParameterization,
@@ -390,6 +390,26 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
         return cls(augment_and_scale(Xc, q), y, components, **kwargs)
 
     # ----------------------------------------------------------------- privacy
+    def _loss_bounds(self, caller: str) -> tuple[float, float]:
+        """(L, c): the loss's ``deriv_bound`` and ``curvature``, each read once as a built-in
+        float (:func:`~dpconvex.privacy.checks.exact_number`), the numbers the constants and
+        the accuracy bounds compute with; a bound of another type (a subclass of float, an
+        object with a ``__float__`` of its own) refused by its type (ParameterError), the
+        message opened by ``caller``."""
+        bounds = []
+        for attr in ("deriv_bound", "curvature"):
+            value = getattr(self.loss, attr)
+            number = exact_number(value)
+            if type(number) is not float:
+                raise ParameterError(
+                    f"{caller}: loss {getattr(self.loss, 'name', '?')!r} declares "
+                    f"{attr} as a value of type {type(value).__qualname__}, not a number of an "
+                    "exact type (int, float, Fraction, a NumPy scalar): its conversions and "
+                    "arithmetic would be its author's, in the checks and in the noise's "
+                    f"calibration. Declare {attr} as a built-in float.")
+            bounds.append(number)
+        return bounds[0], bounds[1]
+
     def privacy_constants(self) -> PrivacyConstants:
         """G = L·sqrt(C(C−1)), r = (C−1)K, c_u = 2c (K = 1) or max(2c, L/2), μ = 2λ, and the
         Hessian trace bound T = (C−1)(2c + L(1 − 1/K)) of the one-sided slack.
@@ -397,8 +417,7 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
         ||z|| <= 1, L = ``loss.deriv_bound``, c = ``loss.curvature``
         (docs/privacy/large_margin.md#privacy-lm-sensitivity to privacy-lm-jacobian-slack).
         """
-        L = float(self.loss.deriv_bound)
-        c = float(self.loss.curvature)
+        L, c = self._loss_bounds(f"{type(self).__name__}.privacy_constants")
         C, K = self.C, self.K
         c_u = 2.0 * c if K == 1 else max(2.0 * c, 0.5 * L)
         return PrivacyConstants(
@@ -569,10 +588,9 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
         The data term's gradient is (2cC + [K > 1] L/2)·λ_max(M)-Lipschitz, λ_max(M) <= max ||z||⁴ <= 1
         (privacy-lm-solver-accuracy); ``inf`` with extra terms (no declared Lipschitz constant).
         """
-        if self.extra_terms or not math.isfinite(self.loss.curvature):
+        L, c = self._loss_bounds(f"{type(self).__name__}.public_lipschitz_bound")
+        if self.extra_terms or not math.isfinite(c):
             return math.inf
-        c = float(self.loss.curvature)
-        L = float(self.loss.deriv_bound)
         return float(mu) + 2.0 * c * self.C + (0.5 * L if self.K > 1 else 0.0)
 
     def distance_bound(self, residual: float, mu: float) -> float:
@@ -601,8 +619,8 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
             return public
         if self._gram_norm is None:
             self._gram_norm = self.space.gram_operator_norm(self.Z)
-        c = float(self.loss.curvature) if math.isfinite(self.loss.curvature) else 1.0
-        L = float(self.loss.deriv_bound)
+        L, c = self._loss_bounds(f"{type(self).__name__}.lipschitz_bound")
+        c = c if math.isfinite(c) else 1.0
         data = (2.0 * c * self.C + (0.5 * L if self.K > 1 else 0.0)) * self._gram_norm
         return self.regularizer.strong_convexity + float(extra_reg) + data
 

@@ -199,6 +199,8 @@ class SoftmaxPrivacyConstants(PrivacyConstants):
     gradient_span_dimension: int = 0
     softmax_classes: int = 0
 
+    counts = (*PrivacyConstants.counts, "gradient_span_dimension", "softmax_classes")
+
 
 class LargeMarginSoftmaxTemplate(LargeMarginProblem):
     """Softmax-loss large-margin Gaussian (mixture) classifier, unconstrained or PSD-constrained.

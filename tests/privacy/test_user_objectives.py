@@ -812,11 +812,16 @@ def test_declared_bounds_must_be_numbers_of_their_range(bad):
         check_loss(loss, need_curvature=False)
 
 
-@pytest.mark.parametrize("bad", [True, "1", np.array([1.0]), np.nan, 0.0])
-def test_a_template_declares_its_constants_as_numbers_of_their_range(bad):
-    # the same reading as a loss's bounds: a bool, a string or an array is no number
+@pytest.mark.parametrize("bad, message", [(True, "grad_bound.*of type bool"),
+                                          ("1", "grad_bound.*of type str"),
+                                          (np.array([1.0]), "grad_bound.*of type ndarray"),
+                                          (np.nan, "declares grad_bound = nan"),
+                                          (0.0, "declares grad_bound = 0.0")])
+def test_a_template_declares_its_constants_as_numbers_of_their_range(bad, message):
+    # the same reading as a loss's bounds: a bool, a string or an array is no number (refused
+    # by its type where the record is made), a number out of its range is refused by the checks
     X, s = _rows()
-    with pytest.raises(ParameterError, match="declares grad_bound"):
+    with pytest.raises(ParameterError, match=message):
         dp.release(UserLogistic(X, s, grad_bound=bad), "objective", dp.Budget(1.0), dry_run=True)
 
 

@@ -42,12 +42,13 @@ from ..._validation import check_float, describe_value, is_dpconvex_class
 from ...errors import ParameterError, PrivacyError, SolverError
 from ...solvers import retry_advice
 from ...solvers.registry import Backend, SolveResult, SolveStatus, other_backends
+from ...templates.base import PrivacyConstants
 from ..budget import Budget, remaining_each
 from ..certificate import Certificate, Condition, MechanismChoice
 from ..noise import Noise, NormGamma
 
 if TYPE_CHECKING:
-    from ...templates.base import ObjectiveTemplate, PrivacyConstants, Template
+    from ...templates.base import ObjectiveTemplate, Template
 
 __all__ = [
     "MECHANISMS",
@@ -328,7 +329,8 @@ def problem_constants(problem: ConstantsSource, caller: str) -> PrivacyConstants
     Raises
     ------
     ParameterError
-        ``problem`` does not state n.
+        ``problem`` does not state n, or its ``privacy_constants()`` is not a
+        :class:`PrivacyConstants` of a class dpconvex ships.
 
     Examples
     --------
@@ -344,7 +346,14 @@ def problem_constants(problem: ConstantsSource, caller: str) -> PrivacyConstants
         raise ParameterError(
             f"{caller}: a public problem needs n: pass PrivacyConstants(..., n=n) or a template."
         )
-    return problem.privacy_constants()
+    consts = problem.privacy_constants()
+    if not (isinstance(consts, PrivacyConstants) and is_dpconvex_class(type(consts))):
+        # a record of another class could compute its fields at each read
+        raise ParameterError(
+            f"{caller}: privacy_constants() of {getattr(problem, 'name', 'the problem')!r} "
+            f"returned a {type(consts).__qualname__}, not a PrivacyConstants (of a class "
+            "dpconvex ships, which reads each number once): return PrivacyConstants(...).")
+    return consts
 
 
 def calibrated_constants(problem: ConstantsSource, cal: Calibration | None) -> PrivacyConstants:
@@ -1853,7 +1862,7 @@ def hessian_trace_bound(consts: PrivacyConstants) -> float:
     r, c_u = consts.hessian_rank, consts.hessian_term_bound
     per_term = r * c_u if r > 0 else 0.0
     declared = getattr(consts, "hessian_trace_bound", None)
-    return per_term if declared is None else min(float(declared), per_term)
+    return per_term if declared is None else min(declared, per_term)
 
 
 def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyConstants,

@@ -32,6 +32,7 @@ from ...solvers.registry import Backend
 from ...templates.base import EuclideanSpace, StatisticTemplate
 from ..budget import Budget
 from ..certificate import Certificate, Condition
+from ..checks import exact_number
 from ..noise import Laplace, exponential_mechanism
 from .base import Calibration, Mechanism, register
 
@@ -141,6 +142,44 @@ MISTAKES = ("u_i = -(mistakes of candidate i on the rows scored); for fixed cand
 DERIVED_SENSITIVITY = 1.0
 
 
+def _utility_sensitivity(value: Any, owner: str) -> float:
+    """Δu read once, as a built-in float (:func:`~dpconvex.privacy.checks.exact_number`): the
+    number the condition, the rate ε/(2Δu) and the draw read.
+
+    Parameters
+    ----------
+    value : float
+        The stated utility sensitivity.
+    owner : str
+        Who reads it (named in the error).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ParameterError
+        ``value`` is not a number of an exact type (int, float, ``Fraction``, a NumPy scalar):
+        a string, a subclass of float, an object with a ``__float__`` of its own, named by its
+        type.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.scalar import _utility_sensitivity
+    >>> _utility_sensitivity(np.float32(0.5), "doc"), type(_utility_sensitivity(1, "doc")).__name__
+    (0.5, 'float')
+    """
+    number = exact_number(value)
+    if type(number) is not float:
+        raise ParameterError(
+            f"The 'sensitivity' parameter of {owner} must be a number of an exact type (int, "
+            "float, Fraction, a NumPy scalar). Got a value of type "
+            f"{type(value).__qualname__} instead: its conversions and arithmetic would be its "
+            "author's, in the condition and in the selection's rate; pass a built-in float.")
+    return number
+
+
 class SelectionTemplate(StatisticTemplate):
     """Utilities u_i of candidates computed on the private data, with their sensitivity Δu.
 
@@ -205,7 +244,7 @@ class SelectionTemplate(StatisticTemplate):
 
     def _set(self, utilities: Any, sensitivity: float, n: int, description: str | None) -> None:
         self._utilities = utilities
-        self.sensitivity = float(sensitivity)
+        self.sensitivity = sensitivity
         self.n = int(n)
         self.description = (MISTAKES.format(sensitivity=self.sensitivity) if description is None
                             else str(description))
@@ -252,6 +291,16 @@ class SelectionTemplate(StatisticTemplate):
         problem._set(None, sensitivity, n, description)
         problem._m = int(m)
         return problem
+
+    @property
+    def sensitivity(self) -> float:
+        """Δu: the stated utility sensitivity, a built-in float read once where it is set (a
+        number of a type of its own refused by its type, :class:`ParameterError`)."""
+        return self._sensitivity
+
+    @sensitivity.setter
+    def sensitivity(self, value: Any) -> None:
+        self._sensitivity = _utility_sensitivity(value, "SelectionTemplate")
 
     @property
     def derived(self) -> bool:
@@ -397,11 +446,13 @@ class Exponential(Mechanism["SelectionTemplate"]):
     solves = False
 
     def calibrate(self, template: SelectionTemplate, budget: Budget) -> Calibration:
+        # Δu read once: the rate, the certificate and the draw (run) read the calibration's
+        sensitivity = _utility_sensitivity(template.sensitivity, "Exponential.calibrate")
         return Calibration(
             mechanism=self.name,
             epsilon_requested=budget.epsilon,
-            sensitivity=template.sensitivity,
-            noise_rate=budget.epsilon / (2.0 * template.sensitivity),
+            sensitivity=sensitivity,
+            noise_rate=budget.epsilon / (2.0 * sensitivity),
         )
 
     def certificate(self, template: SelectionTemplate, budget: Budget, cal: Calibration | None,
@@ -411,7 +462,7 @@ class Exponential(Mechanism["SelectionTemplate"]):
             mechanism="exponential mechanism (McSherry & Talwar 2007) over fixed candidates",
             epsilon_requested=budget.epsilon, epsilon=budget.epsilon, private=True,
             conditions=list(conditions),
-            quantities={"utility sensitivity": template.sensitivity,
+            quantities={"utility sensitivity": cal.sensitivity,
                         "selection rate epsilon/(2 Delta_u)": cal.noise_rate,
                         "selection probability": (
                             "proportional to exp(epsilon * u_i / (2 Delta_u)) = "
@@ -423,5 +474,5 @@ class Exponential(Mechanism["SelectionTemplate"]):
             rng: np.random.Generator, **_: Any) -> tuple[np.ndarray, None, bool]:
         assert cal is not None
         idx = exponential_mechanism(template.utilities, cal.epsilon,
-                                    sensitivity=template.sensitivity, random_state=rng)
+                                    sensitivity=cal.sensitivity, random_state=rng)
         return np.array([idx]), None, False
