@@ -698,7 +698,9 @@ class PrivateGaussianNB(ClassSumEstimator):
         (:data:`DEFAULT_FEATURE_RANGE`). On rows that carry their ranges (those of
         ``PublicEncoder(schema)``, as in a pipeline after it) the ranges are the encoded rows',
         not the table's columns' (each encoded numeric feature spans 1/divisor): given, it must
-        lie within the carried ranges (a narrower clip), else it is refused by name
+        be the schema that encoded them (read, as everywhere, at ``data_norm`` 1, whatever
+        ``data_norm`` encoded the rows) or lie within the carried ranges (a narrower clip, up
+        to :data:`CARRIED_RANGE_SLACK` of each width), else it is refused by name
         (:func:`refuse_ranges_given_twice`); the columns' ranges belong in the schema. Never set
         it from the data (that leaks); the noise is in units of the range, so a loose range
         wastes signal.
