@@ -2335,9 +2335,9 @@ class PrivateEstimator(BaseEstimator):
         """This estimator with ``feature_range`` the public per-feature ranges its rows carry
         (:class:`~dpconvex.data.RangedRows`: :class:`~dpconvex.PublicEncoder`'s, the schema's
         constants), where none are given; else None (a ``feature_range`` given within them,
-        a narrower clip in the encoded rows' units, is this estimator's own; one beyond them
-        is refused by :meth:`_refuse_ranges_beyond`). Called where it
-        :attr:`takes_rows_ranges`."""
+        a narrower clip in the encoded rows' units, or the schema that encoded them, is this
+        estimator's own; one beyond them is refused by :meth:`_refuse_ranges_beyond`).
+        Called where it :attr:`takes_rows_ranges`."""
         if getattr(self, "schema", None) is not None:
             return None
         ranges = rows_feature_range(X)

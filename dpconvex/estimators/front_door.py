@@ -1040,9 +1040,12 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         encoder's rows, else naive Bayes is not chosen. With ``schema`` (or on the rows of
         :class:`~dpconvex.PublicEncoder`) it is in the units of the encoded rows, not of the
         table's columns (a numeric column of ``Numeric(0, 100)`` spans [0, 1/divisor] once
-        encoded): the columns' ranges belong in the schema. Given with them, it must lie within
-        the encoded rows' ranges, ``np.column_stack(schema.encoded_range(data_norm))`` (a
-        narrower clip), else it is refused by name (the ranges given twice).
+        encoded): the columns' ranges belong in the schema. Given with them, it must be that
+        schema (or one of the same encoding), read at ``data_norm`` 1 as
+        :class:`~dpconvex.PrivateGaussianNB` reads it whatever ``data_norm`` encodes the rows,
+        or lie within the encoded rows' ranges,
+        ``np.column_stack(schema.encoded_range(data_norm))`` (a narrower clip, up to 5e-3 of
+        each width), else it is refused by name (the ranges given twice).
 
     Attributes
     ----------
@@ -1212,9 +1215,10 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         """The public per-feature ranges of the rows ``schema`` encodes, unless given: one row
         per feature; a uniform schema's for a width (a dry run's) a read-only view of its one
         range (:meth:`~dpconvex.data.UniformWidth.range_rows`, the same entries), which holds
-        no array as wide as the rows. A given ``feature_range`` is kept where it lies within
-        them (a narrower clip, in the encoded rows' units), else refused by name: the ranges
-        given twice (:func:`~dpconvex.estimators.gaussian_nb.refuse_ranges_given_twice`)."""
+        no array as wide as the rows. A given ``feature_range`` is kept where it is the schema
+        (of the same encoding, at any ``data_norm``) or lies within them (a narrower clip, in
+        the encoded rows' units), else refused by name: the ranges given twice
+        (:func:`~dpconvex.estimators.gaussian_nb.refuse_ranges_given_twice`)."""
         from ..data.schema import UniformWidth
 
         q = float(self.data_norm)

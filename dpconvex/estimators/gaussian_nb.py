@@ -315,10 +315,24 @@ def feature_bounds(
 
 #: The slack, relative to each carried range's width, by which a given ``feature_range`` may
 #: pass the ranges its rows carry and still count as within them
-#: (:func:`refuse_ranges_given_twice`): an encoded range [0, hi] typed to 6 significant digits
-#: (an error of at most 5e-6 hi) or stored in float32 stays accepted; a range wider by this
-#: share changes the noise by as little.
-CARRIED_RANGE_SLACK = 1e-5
+#: (:func:`refuse_ranges_given_twice`). Half a unit in the third significant digit is at most
+#: 5e-3 of a value, so an encoded range [0, hi] (or [-hi, hi]) typed to 3 or more significant
+#: digits (0.354 or 0.3536 for 0.353553...) stays accepted, as does one stored in float32; a
+#: range wider by this share leaves its rows a share of its width smaller by as little (the
+#: noise is in units of the width), while the table's columns' own ranges (e.g. [0, 100] where
+#: each encoded column spans 0.58) stay far beyond it.
+CARRIED_RANGE_SLACK = 5e-3
+
+
+def _scaled_copy(lo: np.ndarray, hi: np.ndarray, low: np.ndarray, high: np.ndarray) -> bool:
+    """Whether the ranges (low, high) are (lo, hi) times one factor > 0, up to
+    :data:`CARRIED_RANGE_SLACK` of each width: a schema's encoded ranges at ``data_norm`` 1
+    (lo, hi) and those of the rows the same schema (or one that declares the same columns)
+    encodes at any ``data_norm`` (which scales every range by itself)."""
+    factor = (high[0] - low[0]) / (hi[0] - lo[0])
+    slack = CARRIED_RANGE_SLACK * (high - low)
+    return bool(np.all(np.abs(factor * lo - low) <= slack)
+                and np.all(np.abs(factor * hi - high) <= slack))
 
 
 def refuse_ranges_given_twice(feature_range: Any, carried: Any, owner: str, source: str,
@@ -327,11 +341,15 @@ def refuse_ranges_given_twice(feature_range: Any, carried: Any, owner: str, sour
 
     The rows' ranges come from a schema's constants (``schema=`` on a front door, or the rows
     :class:`~dpconvex.PublicEncoder` returns, :class:`~dpconvex.data.RangedRows`), so a
-    ``feature_range`` given with them is read in the units of the encoded rows. Within them
-    (each feature's (lo, hi) inside the carried one, up to :data:`CARRIED_RANGE_SLACK` of its
-    width) it is a narrower clip, taken as given; beyond them, or of another number of
-    features, the ranges are given twice (typically the table's columns' ranges, in the units
-    of the raw table), and the noise would be sized for widths the rows never fill: a
+    ``feature_range`` given with them is read in the units of the encoded rows. A schema whose
+    encoded ranges are the carried ones at some ``data_norm`` (the schema that encoded the
+    rows, or one declaring the same columns) is the documented form, taken as given: it is
+    read as everywhere, at ``data_norm`` 1 (:func:`feature_bounds`), wider than the rows where
+    they were encoded at a ``data_norm`` below 1. Other ranges within the carried ones (each
+    feature's (lo, hi) inside the carried one, up to :data:`CARRIED_RANGE_SLACK` of its width)
+    are a narrower clip, taken as given; beyond them, or of another number of features, the
+    ranges are given twice (typically the table's columns' ranges, in the units of the raw
+    table), and the noise would be sized for widths the rows never fill: a
     :class:`ParameterError` that says what to give. Public parameters only (the schema's
     constants and ``feature_range``).
 
@@ -352,13 +370,17 @@ def refuse_ranges_given_twice(feature_range: Any, carried: Any, owner: str, sour
     ------
     ParameterError
         ``feature_range`` is not a valid range (:class:`FeatureRange`), or not within the
-        carried ranges.
+        carried ranges (a schema: nor their schema's encoding at any ``data_norm``).
 
     Examples
     --------
+    >>> from dpconvex import Numeric, PublicSchema
     >>> from dpconvex.estimators.gaussian_nb import refuse_ranges_given_twice
     >>> carried = np.array([[0.0, 0.5], [0.0, 0.5]])
     >>> refuse_ranges_given_twice((0.1, 0.4), carried, "Demo", "X", "X.feature_range")
+    >>> refuse_ranges_given_twice((0, 0.5002), carried, "Demo", "X", "X.feature_range")
+    >>> schema = PublicSchema({"a": Numeric(0, 100), "b": Numeric(0, 100)})
+    >>> refuse_ranges_given_twice(schema, carried, "Demo", "X", "X.feature_range")
     >>> refuse_ranges_given_twice((0, 100), carried, "Demo", "X", "X.feature_range")
     Traceback (most recent call last):
     ...
@@ -368,6 +390,7 @@ def refuse_ranges_given_twice(feature_range: Any, carried: Any, owner: str, sour
     carried = np.asarray(carried, dtype=float)
     n_features = carried.shape[0]
     low, high = feature_bounds(carried, n_features, owner)
+    given_schema = _is_schema(feature_range)
     try:
         lo, hi = feature_bounds(feature_range, n_features, owner)
     except ParameterError:  # another number of features than the encoded rows have
@@ -376,21 +399,29 @@ def refuse_ranges_given_twice(feature_range: Any, carried: Any, owner: str, sour
     if lo is not None:
         if lo.strides == (0,) and low.strides == (0,):  # views of one pair each: that pair
             lo, hi, low, high = lo[:1], hi[:1], low[:1], high[:1]
+        if given_schema and _scaled_copy(lo, hi, low, high):  # the rows' own schema
+            return
         slack = CARRIED_RANGE_SLACK * (high - low)
         outside = np.flatnonzero((lo < low - slack) | (hi > high + slack))
         if outside.size == 0:  # a narrower clip, in the encoded rows' units
             return
         j = int(outside[0])
-        beyond = (f"reaches beyond their ranges (feature {j} spans [{low[j]:.6g}, "
-                  f"{high[j]:.6g}] once encoded)")
-    shown = "a schema" if _is_schema(feature_range) else describe_value(feature_range)
+        beyond = (f"reaches beyond their ranges (feature {j} spans [{lo[j]:.6g}, {hi[j]:.6g}] "
+                  f"under it, [{low[j]:.6g}, {high[j]:.6g}] once encoded)")
+    if given_schema:  # another schema's encoding than the rows'
+        shown = "a schema whose encoding is not that of the rows at any data_norm"
+        remedy = (f"Give feature_range the schema that encoded the rows ({source}), or "
+                  "leave feature_range=None to take the ranges the rows carry")
+    else:
+        shown = describe_value(feature_range)
+        remedy = ("The schema holds the columns' ranges (e.g. Numeric(0, 100)): leave "
+                  "feature_range=None to take them, or give feature_range in the encoded "
+                  f"rows' units, within {where}, to clip them narrower")
     raise ParameterError(
         f"The 'feature_range' parameter of {owner} must lie within the ranges of the encoded "
         f"rows it is read with, in their units: {source} gives the columns' ranges, so with "
         f"feature_range={shown}, which {beyond}, the features' ranges are given twice, and "
-        "naive Bayes' noise would be sized for widths the rows never fill. Give the columns' "
-        "ranges in the schema (e.g. Numeric(0, 100)) and leave feature_range=None, or give "
-        f"feature_range in the encoded rows' units, within {where}, to clip them narrower."
+        f"naive Bayes' noise would be sized for widths the rows never fill. {remedy}."
     )
 
 
@@ -667,7 +698,9 @@ class PrivateGaussianNB(ClassSumEstimator):
         (:data:`DEFAULT_FEATURE_RANGE`). On rows that carry their ranges (those of
         ``PublicEncoder(schema)``, as in a pipeline after it) the ranges are the encoded rows',
         not the table's columns' (each encoded numeric feature spans 1/divisor): given, it must
-        lie within the carried ranges (a narrower clip), else it is refused by name
+        be the schema that encoded them (read, as everywhere, at ``data_norm`` 1, whatever
+        ``data_norm`` encoded the rows) or lie within the carried ranges (a narrower clip, up
+        to :data:`CARRIED_RANGE_SLACK` of each width), else it is refused by name
         (:func:`refuse_ranges_given_twice`); the columns' ranges belong in the schema. Never set
         it from the data (that leaks); the noise is in units of the range, so a loose range
         wastes signal.

@@ -670,13 +670,48 @@ def test_a_narrower_feature_range_in_the_encoded_units_is_taken_as_given():
     piped = make_pipeline(dp.PublicEncoder(schema), dp.PrivateGaussianNB(**common)).fit(df, y)
     alone = dp.PrivateGaussianNB(**common).fit(np.asarray(rows), y)
     np.testing.assert_allclose(piped[-1].theta_, alone.theta_, rtol=1e-12, atol=1e-15)
-    # the encoded range typed to 6 significant digits, rounded up: within the slack (1e-5 of
-    # the width); 0.1 % wider: beyond it
-    typed = [[0.0, 0.577351]] * 3
-    dp.PrivateGaussianNB(classes=[0, 1], feature_range=typed).plan_for(rows, y)
-    dp.PrivateClassifier(classes=[0, 1], schema=schema, feature_range=typed).plan(300, 2, 3)
+    # the encoded range (0.57735...) typed to 6, 4 or 3 significant digits, rounded up: within
+    # the slack (5e-3 of the width); 1 % wider: beyond it
+    for typed in ([[0.0, 0.577351]] * 3, (0, 0.5774), (0, 0.578)):
+        dp.PrivateGaussianNB(classes=[0, 1], feature_range=typed).plan_for(rows, y)
+        dp.PrivateClassifier(classes=[0, 1], schema=schema, feature_range=typed).plan(300, 2, 3)
     with pytest.raises(dp.ParameterError, match=GIVEN_TWICE):
-        dp.PrivateGaussianNB(classes=[0, 1], feature_range=(0, 1.001 * width)).plan_for(rows, y)
+        dp.PrivateGaussianNB(classes=[0, 1], feature_range=(0, 1.01 * width)).plan_for(rows, y)
+
+
+@pytest.mark.parametrize("uniform", [False, True])
+def test_feature_range_schema_with_the_rows_schema_at_another_data_norm_is_taken(uniform):
+    """feature_range=schema (the documented form) with the rows of that schema encoded at
+    data_norm 0.5, after an encoder and with schema=: accepted, and read as everywhere, at
+    data_norm 1 (the ranges np.column_stack(schema.encoded_range())): the release is that of
+    the plain rows with those ranges. A range at data_norm 0.5 typed to 4 digits is accepted;
+    a schema of another encoding is refused without asking for what was given."""
+    df, y, schema = _table_of_percentages()
+    if uniform:
+        schema = dp.PublicSchema.every_column(dp.Numeric(0, 100))
+    rows = np.asarray(dp.PublicEncoder(schema, data_norm=0.5).fit_transform(df))
+    at_one = np.column_stack(dp.PublicEncoder(schema).fit(df).schema_.encoded_range())
+    common = {"classes": [0, 1], "random_state": 0}
+    piped = make_pipeline(dp.PublicEncoder(schema, data_norm=0.5),
+                          dp.PrivateGaussianNB(feature_range=schema, **common)).fit(df, y)
+    alone = dp.PrivateGaussianNB(feature_range=at_one, **common).fit(rows, y)
+    door = dp.PrivateClassifier(schema=schema, data_norm=0.5, feature_range=schema,
+                                **common).fit(df, y)
+    plain = dp.PrivateClassifier(data_norm=0.5, feature_range=at_one, **common).fit(rows, y)
+    assert door.learner_ == plain.learner_ == GAUSSIAN_NB
+    for ours, theirs in ((piped[-1], alone), (door.estimator_, plain.estimator_)):
+        for name in ("theta_", "var_", "class_prior_"):  # the same draws, rounding apart
+            np.testing.assert_allclose(getattr(ours, name), getattr(theirs, name),
+                                       rtol=1e-12, atol=1e-15)
+    typed = (0, 0.2887)  # 0.5 / sqrt(3) = 0.288675... to 4 significant digits
+    dp.PrivateClassifier(schema=schema, data_norm=0.5, feature_range=typed,
+                         **common).plan(300, 2, 3)
+    other = dp.PublicSchema({c: dp.Numeric(0, 100) for c in "abc"}, centered=True)
+    with pytest.raises(dp.ParameterError, match=GIVEN_TWICE) as refusal:
+        make_pipeline(dp.PublicEncoder(schema, data_norm=0.5),
+                      dp.PrivateGaussianNB(feature_range=other, **common)).fit(df, y)
+    assert "not that of the rows" in str(refusal.value)
+    assert "Numeric(" not in str(refusal.value)  # the columns' ranges are in a schema already
 
 
 @pytest.mark.parametrize("front_door", ["classifier", "regressor"])
