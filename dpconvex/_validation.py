@@ -1128,7 +1128,7 @@ NO_SUCH_PARAMETER = types.MappingProxyType({
     "n_jobs": "dpconvex's fits run in the calling process, whose ledger they charge: a "
               "BudgetAccountant spends only in the process that created it; to fit several "
               "models at once, run their fits in threads (joblib's threading backend)",
-    "warm_start": "a fit's start point is no parameter of the estimator: it is the "
+    "warm_start": "A fit's start point is not a parameter of an estimator: it is the "
                   "warm_start argument of fit_prepared, a start point for the solver only, "
                   "which changes which point within the solver's tolerance is released, "
                   "never the noise, Δ or ε (docs/privacy/accuracy_randomness.md); "
