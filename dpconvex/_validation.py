@@ -29,7 +29,7 @@ import random
 import re
 import sys
 import types
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -1113,3 +1113,114 @@ def check_sample_weight(sample_weight: Any, n: int, caller: str) -> np.ndarray:
         raise DataValidationError(f"{caller}: every sample_weight is zero; at least one weight "
                                   "must be positive.")
     return w / top
+
+
+#: Why a private fit takes no sample weights (its ``fit``'s and its ``set_params``' refusal).
+NO_SAMPLE_WEIGHTS = ("dpconvex's private fits take no sample weights: a weight changes how much "
+                     "one record can move the model (its sensitivity), which the guarantee "
+                     "bounds for unweighted records")
+
+#: Why dpconvex's private estimators and searches have none of these parameters of
+#: scikit-learn's estimators (their ``_absent_param_reasons``, read by
+#: :func:`refuse_unknown_params`).
+NO_SUCH_PARAMETER = types.MappingProxyType({
+    "sample_weight": NO_SAMPLE_WEIGHTS,
+    "n_jobs": "dpconvex's fits run in the calling process, whose ledger they charge: a "
+              "BudgetAccountant spends only in the process that created it; to fit several "
+              "models at once, run their fits in threads (joblib's threading backend)",
+    "warm_start": "A fit's start point is not a parameter of an estimator: it is the "
+                  "warm_start argument of fit_prepared, a start point for the solver only, "
+                  "which changes which point within the solver's tolerance is released, "
+                  "never the noise, Δ or ε (docs/privacy/accuracy_randomness.md); "
+                  "epsilon_sweep(warm_start=True) starts each solve of a sweep from the one "
+                  "before. To refit, call fit again",
+})
+
+
+def refuse_unknown_params(estimator: Any, params: Mapping[str, Any]) -> None:
+    """Refuse by a :class:`ParameterError`, before ``set_params`` sets anything, a name it is
+    given that is not one of ``estimator``'s parameters, listing them.
+
+    A nested ``"step__param"`` name is checked against the parameters of the estimator it
+    reaches: the one the same call sets as ``step`` if it does (as scikit-learn's
+    ``set_params`` sets it first), else the one ``estimator`` holds; a ``step`` that holds
+    no estimator is refused. A name the estimator's class gives a reason for lacking (its
+    ``_absent_param_reasons``: :data:`NO_SUCH_PARAMETER` for dpconvex's private estimators
+    and searches) is refused with that reason.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The estimator whose ``set_params`` was called.
+    params : mapping
+        The names and values given.
+
+    Raises
+    ------
+    ParameterError
+        A name that is not a parameter of ``estimator`` or of the estimator a nested name
+        reaches (a ValueError, as scikit-learn's ``set_params`` raises).
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateGridSearch, PrivateLogisticRegression
+    >>> refuse_unknown_params(PrivateLogisticRegression(), {"lam": 0.1})
+    >>> try:
+    ...     refuse_unknown_params(PrivateLogisticRegression(), {"n_jobs": 2})
+    ... except ParameterError as exc:
+    ...     print(str(exc).split(". ")[0])
+    PrivateLogisticRegression.set_params: got 'n_jobs', which is not a parameter of
+    PrivateLogisticRegression
+    >>> search = PrivateGridSearch(PrivateLogisticRegression(), {"lam": [0.1]}, epsilon=1.0)
+    >>> try:
+    ...     refuse_unknown_params(search, {"epsilon": 2.0, "estimator__no_such": 1})
+    ... except ParameterError as exc:
+    ...     print(str(exc).split(". ")[0])
+    PrivateGridSearch.set_params: got 'estimator__no_such', which is not a parameter of
+    the PrivateLogisticRegression it holds as 'estimator'
+    """
+    owner = type(estimator).__name__
+    _refuse_unknown(estimator, params, estimator._get_param_names(),
+                    lambda name: getattr(estimator, name), f"{owner}.set_params", "")
+
+
+def _refuse_unknown(holder: Any, params: Mapping[str, Any], valid: Sequence[str],
+                    held: Callable[[str], Any], caller: str, path: str) -> None:
+    """:func:`refuse_unknown_params` for ``holder``, whose parameters are ``valid`` and
+    ``held(name)`` their values, reached from the called estimator by ``path`` (``""``:
+    the called estimator itself; ``"step__"``: its step)."""
+    unknown = sorted({key.partition("__")[0] for key in params} - set(valid))
+    if unknown:
+        reasons = getattr(type(holder), "_absent_param_reasons", {})
+        why = "".join(f" {reasons[name]}." for name in unknown if name in reasons)
+        names = ", ".join(repr(f"{path}{name}") for name in unknown)
+        which = "is not a parameter" if len(unknown) == 1 else "are not parameters"
+        if path:
+            raise ParameterError(
+                f"{caller}: got {names}, which {which} of the {type(holder).__name__} it "
+                f"holds as {path[:-2]!r}.{why} Set the parameters of its {path[:-2]!r} only: "
+                f"{list(valid)}."
+            )
+        raise ParameterError(
+            f"{caller}: got {names}, which {which} of {type(holder).__name__}.{why} Set its "
+            f"parameters only: {list(valid)}."
+        )
+    nested: dict[str, dict[str, Any]] = {}
+    for key, value in params.items():
+        name, _, rest = key.partition("__")
+        if rest:
+            nested.setdefault(name, {})[rest] = value
+    for name, sub in nested.items():
+        step = params[name] if name in params else held(name)
+        if isinstance(step, type) or not hasattr(step, "set_params"):
+            key = f"{path}{name}__{next(iter(sub))}"
+            raise ParameterError(
+                f"{caller}: got {key!r}, but its {path + name!r} is not an estimator (a "
+                f"'step__param' name sets a parameter of an estimator it holds). Set "
+                f"{path + name!r} itself, or a parameter of an estimator it holds."
+            )
+        if hasattr(step, "get_params"):
+            # deep: a Pipeline's steps are parameters of its set_params, not of its __init__
+            deep = step.get_params(deep=True)
+            _refuse_unknown(step, sub, sorted({key.partition("__")[0] for key in deep}),
+                            deep.__getitem__, caller, f"{path}{name}__")

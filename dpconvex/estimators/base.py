@@ -28,6 +28,8 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
 
 from .._validation import (
+    NO_SAMPLE_WEIGHTS,
+    NO_SUCH_PARAMETER,
     Constraint,
     NoiseSource,
     Options,
@@ -38,6 +40,7 @@ from .._validation import (
     feature_names_of,
     is_dask_collection,
     noise_source,
+    refuse_unknown_params,
     signed_by,
     signed_refusal,
     unchecked,
@@ -810,24 +813,6 @@ def check_context(context: FitContext, caller: str) -> FitContext:
     return context
 
 
-#: Why a private fit takes no sample weights (its ``fit``'s and its ``set_params``' refusal).
-NO_SAMPLE_WEIGHTS = ("dpconvex's private fits take no sample weights: a weight changes how much "
-                     "one record can move the model (its sensitivity), which the guarantee "
-                     "bounds for unweighted records")
-
-#: Why dpconvex's estimators have none of these parameters of scikit-learn's estimators
-#: (:func:`refuse_unknown_params`).
-NO_SUCH_PARAMETER = {
-    "sample_weight": NO_SAMPLE_WEIGHTS,
-    "n_jobs": "dpconvex's fits run in the calling process, whose ledger they charge: a "
-              "BudgetAccountant spends only in the process that created it; to fit several "
-              "models at once, run their fits in threads (joblib's threading backend)",
-    "warm_start": "dpconvex's fits each start anew: a fit started from an earlier fit's model "
-                  "would release a model that depends on that fit's rows too, which its "
-                  "guarantee does not cover; fit again to refit",
-}
-
-
 def refuse_fit_params(caller: str, fit_params: Mapping[str, Any]) -> None:
     """ParameterError naming any keyword a private ``fit`` was given besides X and y."""
     if fit_params:
@@ -837,58 +822,6 @@ def refuse_fit_params(caller: str, fit_params: Mapping[str, Any]) -> None:
         raise ParameterError(
             f"{caller}: got {sorted(fit_params)!r}; it takes X and y only. {weights}"
         )
-
-
-def refuse_unknown_params(estimator: Any, params: Mapping[str, Any]) -> None:
-    """Refuse by a :class:`ParameterError` a name ``set_params`` is given that is not one of
-    ``estimator``'s parameters (of a nested ``"step__param"`` name, its first part, which
-    must hold an estimator; the step checks the rest), listing its parameters; ``n_jobs``,
-    ``warm_start`` and ``sample_weight`` with the reason dpconvex has none
-    (:data:`NO_SUCH_PARAMETER`).
-
-    Parameters
-    ----------
-    estimator : estimator
-        The estimator whose ``set_params`` was called.
-    params : mapping
-        The names and values given.
-
-    Raises
-    ------
-    ParameterError
-        A name that is not a parameter of ``estimator`` (a ValueError, as scikit-learn's
-        ``set_params`` raises).
-
-    Examples
-    --------
-    >>> from dpconvex import PrivateLogisticRegression
-    >>> refuse_unknown_params(PrivateLogisticRegression(), {"lam": 0.1})
-    >>> try:
-    ...     refuse_unknown_params(PrivateLogisticRegression(), {"n_jobs": 2})
-    ... except ParameterError as exc:
-    ...     print(str(exc).split(". ")[0])
-    PrivateLogisticRegression.set_params: got 'n_jobs', which is not a parameter of
-    PrivateLogisticRegression
-    """
-    valid = estimator._get_param_names()
-    owner = type(estimator).__name__
-    unknown = sorted({key.partition("__")[0] for key in params} - set(valid))
-    if unknown:
-        why = "".join(f" {NO_SUCH_PARAMETER[name]}." for name in unknown
-                      if name in NO_SUCH_PARAMETER)
-        raise ParameterError(
-            f"{owner}.set_params: got {', '.join(map(repr, unknown))}, which "
-            f"{'is not a parameter' if len(unknown) == 1 else 'are not parameters'} of "
-            f"{owner}.{why} Set its parameters only: {valid}."
-        )
-    for key in params:
-        name, nested, _ = key.partition("__")
-        if nested and not hasattr(getattr(estimator, name), "set_params"):
-            raise ParameterError(
-                f"{owner}.set_params: got {key!r}, but its {name!r} is not an estimator (a "
-                f"'step__param' name sets a parameter of an estimator {owner} holds). Set "
-                f"{name!r} itself, or a parameter of an estimator it holds."
-            )
 
 
 def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
@@ -2081,6 +2014,9 @@ class PrivateEstimator(BaseEstimator):
     #: Sparse (CSR/CSC) rows accepted by ``fit`` (the public shape is read from them); the
     #: ``sparse`` input tag.
     _accepts_sparse: ClassVar[bool] = False
+    #: Why it has none of these parameters of scikit-learn's estimators (its ``set_params``'
+    #: refusal: :func:`~dpconvex._validation.refuse_unknown_params`).
+    _absent_param_reasons: ClassVar[Mapping[str, str]] = NO_SUCH_PARAMETER
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -2103,7 +2039,8 @@ class PrivateEstimator(BaseEstimator):
     def set_params(self, **params: Any) -> Any:
         """Set the estimator's parameters (nested ones of its steps as ``"step__param"``), as
         scikit-learn's ``set_params``; a name that is not one of them is refused by a
-        :class:`ParameterError` listing them (:func:`refuse_unknown_params`).
+        :class:`ParameterError` listing them, before anything is set
+        (:func:`~dpconvex._validation.refuse_unknown_params`).
 
         Parameters
         ----------

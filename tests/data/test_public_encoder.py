@@ -450,6 +450,18 @@ def test_sklearn_conventions():
     assert list(out.columns) == list(SCHEMA.feature_names)
 
 
+
+def test_set_params_refuses_a_name_that_is_no_parameter_setting_nothing():
+    """As dpconvex's estimators: a ParameterError (a ValueError) listing the parameters, raised
+    before any name of the call is set."""
+    enc = PublicEncoder(SCHEMA, data_norm=1.0)
+    with pytest.raises(ParameterError, match=r"^PublicEncoder.set_params: got 'n_jobs', which "
+                       r"is not a parameter of PublicEncoder\. Set its parameters only: "
+                       r"\['data_norm', 'row_norm', 'schema'\]\.$") as refused:
+        enc.set_params(data_norm=2.0, n_jobs=2)
+    assert isinstance(refused.value, ValueError) and enc.data_norm == 1.0
+    assert enc.set_params(data_norm=2.0).data_norm == 2.0
+
 def test_pipeline_in_ten_lines():
     rng = np.random.default_rng(7)
     df = pd.DataFrame({"age": rng.integers(18, 90, 400), "plan": rng.choice(["basic", "pro"], 400),

@@ -158,3 +158,16 @@ def test_auto_reads_only_the_shape_and_epsilon():
                                                 random_state=0)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_set_params_refuses_a_name_that_is_no_parameter_setting_nothing():
+    """As dpconvex's estimators: a ParameterError (a ValueError) listing the parameters, raised
+    before any name of the call is set."""
+    rff = RandomFourierFeatures(n_components=10)
+    with pytest.raises(ParameterError, match=r"^RandomFourierFeatures.set_params: got 'n_jobs', "
+                       r"which is not a parameter of RandomFourierFeatures\. Set its parameters "
+                       r"only: \['gamma', 'learner_epsilon', 'n_components', 'random_state'\]\.$"
+                       ) as refused:
+        rff.set_params(n_components=20, n_jobs=2)
+    assert isinstance(refused.value, ValueError) and rff.n_components == 10
+    assert rff.set_params(n_components=20).n_components == 20

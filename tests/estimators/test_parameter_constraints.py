@@ -243,7 +243,8 @@ def test_set_params_refuses_a_name_that_is_no_parameter_listing_them(est):
     listing the parameters; scikit-learn's usual knobs say why dpconvex has none. Nothing is
     set when one name is refused."""
     valid = type(est)._get_param_names()
-    reasons = {"n_jobs": "runs? in the calling process", "warm_start": "start anew",
+    reasons = {"n_jobs": "runs? in the calling process",
+               "warm_start": "start point for the solver only.*epsilon_sweep",
                "sample_weight": "sensitivity", "verbose": ""}
     for name, why in reasons.items():
         if name in valid:
@@ -258,15 +259,65 @@ def test_set_params_refuses_a_name_that_is_no_parameter_listing_them(est):
 
 
 def test_set_params_sets_nested_names_and_refuses_an_unknown_one_by_its_step():
-    """``step__param`` names reach the step, whose own set_params refuses an unknown one."""
+    """``step__param`` names reach the step; an unknown one is refused by the step's own
+    set_params in a Pipeline, and by the search's before it sets anything."""
     from sklearn.pipeline import make_pipeline
 
     pipe = make_pipeline(dpconvex.PrivateLogisticRegression())
     assert pipe.set_params(privatelogisticregression__lam=0.5).steps[0][1].lam == 0.5
-    search = SEARCHES[0]
+    with pytest.raises(ParameterError, match=r"^PrivateLogisticRegression.set_params: got "
+                       r"'n_jobs'.*calling process"):
+        pipe.set_params(privatelogisticregression__n_jobs=2)
+    search = dpconvex.PrivateGridSearch(dpconvex.PrivateLogisticRegression(), {"lam": [0.1]},
+                                        epsilon=1.0)
     assert search.set_params(estimator__data_norm=2.0).estimator.data_norm == 2.0
-    for holder, key in ((pipe, "privatelogisticregression__n_jobs"),
-                        (search, "estimator__n_jobs")):
-        with pytest.raises(ParameterError, match=r"^PrivateLogisticRegression.set_params: got "
-                           r"'n_jobs'.*calling process"):
-            holder.set_params(**{key: 2})
+    with pytest.raises(ParameterError, match=r"^PrivateGridSearch.set_params: got "
+                       r"'estimator__n_jobs', which is not a parameter of the "
+                       r"PrivateLogisticRegression it holds as 'estimator'.*calling process.* "
+                       r"Set the parameters of its 'estimator' only: \['accountant'"):
+        search.set_params(estimator__n_jobs=2)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: dpconvex.PrivateGridSearch(dpconvex.PrivateLogisticRegression(), {"lam": [0.1]},
+                                       epsilon=1.0),
+    lambda: dpconvex.PrivateRandomSearch(dpconvex.PrivateLogisticRegression(), {"lam": [0.1]},
+                                         epsilon=1.0),
+], ids=["PrivateGridSearch", "PrivateRandomSearch"])
+def test_a_refused_set_params_of_a_search_sets_nothing_for_nested_names_too(make):
+    """Every name of the call, nested ones at any depth included, is checked before any is
+    set: a refused nested name leaves the search's own names and its estimator as they were;
+    an estimator the same call sets is the one its nested names are checked against."""
+    from sklearn.pipeline import make_pipeline
+
+    search = make()
+    inner = search.estimator
+    calls = [{"epsilon": 5.0, "estimator__lam": 0.5, "estimator__no_such": 1},
+             {"epsilon": 5.0, "estimator": dpconvex.PrivateHuberSVM(), "estimator__h": 0.3,
+              "estimator__no_such": 1},
+             {"epsilon": 5.0, "estimator": make_pipeline(dpconvex.PrivateLogisticRegression()),
+              "estimator__privatelogisticregression__no_such": 1},
+             {"epsilon": 5.0, "param_grid__lam": [0.2]}]
+    for params in calls:
+        with pytest.raises(ParameterError, match=r"^Private\w+Search.set_params: got "
+                           r"'(estimator__\w*no_such|param_grid__lam)'"):
+            search.set_params(**params)
+        assert search.epsilon == 1.0 and search.estimator is inner and inner.lam != 0.5
+    # what scikit-learn allows: an estimator replaced, then its own parameters set
+    huber = dpconvex.PrivateHuberSVM()
+    assert search.set_params(estimator=huber, estimator__h=0.3).estimator is huber
+    assert huber.h == 0.3
+    pipe = make_pipeline(dpconvex.PrivateLogisticRegression())
+    search.set_params(estimator=pipe, estimator__privatelogisticregression__lam=0.5)
+    assert search.estimator is pipe and pipe.steps[0][1].lam == 0.5
+    assert search.set_params() is search
+
+
+def test_a_refused_set_params_of_an_estimator_sets_nothing_for_a_nested_name():
+    """A nested name whose first part holds no estimator is refused before the call's other
+    names are set."""
+    est = dpconvex.PrivateLogisticRegression(epsilon=1.0)
+    with pytest.raises(ParameterError, match=r"^PrivateLogisticRegression.set_params: got "
+                       r"'data_norm__x', but its 'data_norm' is not an estimator"):
+        est.set_params(epsilon=5.0, data_norm__x=1)
+    assert est.epsilon == 1.0

@@ -42,6 +42,7 @@ from ..._validation import (
     feature_names_of,
     is_dask_collection,
     noise_source,
+    refuse_unknown_params,
     signed_by,
     signed_refusal,
     unchecked,
@@ -81,7 +82,6 @@ from ..base import (
     fresh_fit,
     not_public_source,
     refuse_fit_params,
-    refuse_unknown_params,
     state_rows_source,
 )
 from ..parts import Parts, check_rows, mistakes
@@ -456,6 +456,7 @@ class SelectedEstimator:
 
     estimator: Any
     _store_params = PrivateEstimator._store_params
+    _absent_param_reasons = PrivateEstimator._absent_param_reasons
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -473,9 +474,9 @@ class SelectedEstimator:
 
     def set_params(self, **params: Any) -> Any:
         """Set the search's parameters (its estimator's as ``"estimator__param"``), as
-        scikit-learn's ``set_params``; a name that is not one of them is refused by a
-        :class:`~dpconvex.errors.ParameterError` listing them
-        (:func:`~dpconvex.estimators.base.refuse_unknown_params`).
+        scikit-learn's ``set_params``; a name that is not one of them (nested names too) is
+        refused by a :class:`~dpconvex.errors.ParameterError` listing them, before anything
+        is set (:func:`~dpconvex._validation.refuse_unknown_params`).
 
         Parameters
         ----------
