@@ -608,11 +608,26 @@ def refuse_foreign(expr: Any, caller: str) -> None:
             "Build the loss from CVXPY's atoms and plain numbers (e.g. cp.huber(z - y, 0.5)).")
 
 
+def _copied_datum(value: Any) -> Any:
+    """A datum of an atom (``get_data()``: a power's p, an axis, a shape, an index key) that
+    no caller holds: a 0-d array as the Python number it holds, any other array copied, a
+    tuple, list or slice rebuilt of copied data; a number, string or None (immutable) as it
+    is. A datum of Python's or NumPy's own types (:func:`foreign_part`)."""
+    if type(value) in (tuple, list):
+        return type(value)(_copied_datum(v) for v in value)
+    if type(value) is slice:
+        return slice(*(_copied_datum(v) for v in (value.start, value.stop, value.step)))
+    if isinstance(value, np.ndarray):
+        return value.item() if value.ndim == 0 else np.array(value, copy=True)
+    return value
+
+
 def frozen(expr: cp.Expression) -> cp.Expression:
-    """``expr`` rebuilt with each constant a new ``cp.Constant`` of a copy of its value, read
-    once: the tree a loss keeps, which no caller holds (a constant's array changed in place
-    after the loss is stated changes nothing of it). A tree of CVXPY's own classes
-    (:func:`foreign_part`).
+    """``expr`` rebuilt with each constant a new ``cp.Constant`` of a copy of its value, and
+    each atom holding data (huber's M, a power's p, an axis, a shape, an index key) built on
+    copies of them (:func:`_copied_datum`), read once: the tree a loss keeps, which no caller
+    holds (a constant's array or a power's exponent changed in place after the loss is stated
+    changes nothing of it). A tree of CVXPY's own classes (:func:`foreign_part`).
 
     Examples
     --------
@@ -625,6 +640,11 @@ def frozen(expr: cp.Expression) -> cp.Expression:
     >>> M.value[...] = 50.0   # the caller's constant, changed in place
     >>> float(tree.M.value)
     0.5
+    >>> p = np.array(1.0)
+    >>> tree = frozen(cp.power(cp.pos(m), p))
+    >>> p[...] = 3.0   # the caller's exponent, changed in place
+    >>> tree.get_data()[0]
+    1.0
     """
     done: dict[int, cp.Expression] = {}
     stack: list[tuple[Any, bool]] = [(expr, False)]
@@ -635,20 +655,22 @@ def frozen(expr: cp.Expression) -> cp.Expression:
         if type(e) is cp.Constant:
             done[id(e)] = cp.Constant(np.array(e.value, copy=True))
             continue
-        data = [d for d in (e.get_data() or ()) if isinstance(d, cp.Expression)] if e.args else []
         if not e.args:  # the prediction, the label
             done[id(e)] = e
             continue
+        data = e.get_data()
         if not ready:
             stack.append((e, True))
-            stack.extend((a, False) for a in reversed([*e.args, *data]))
+            held = [d for d in (data or ()) if isinstance(d, cp.Expression)]
+            stack.extend((a, False) for a in reversed([*e.args, *held]))
             continue
         args = [done[id(a)] for a in e.args]
-        if data:  # a constant among the data (huber's M): the atom built on its copy
-            values = [done[id(d)] if isinstance(d, cp.Expression) else d for d in e.get_data()]
-            done[id(e)] = type(e)(*args, *values)
-        else:
+        if data is None:
             done[id(e)] = e.copy(args)
+        else:  # the atom built on copies of its data (a constant's: the copy made above)
+            values = [done[id(d)] if isinstance(d, cp.Expression) else _copied_datum(d)
+                      for d in data]
+            done[id(e)] = type(e)(*args, *values)
     return done[id(expr)]
 
 

@@ -93,6 +93,90 @@ def test_a_constant_changed_in_place_after_the_loss_is_stated_changes_nothing():
     assert float(loss.cvxpy_expr(cp.Variable(1), np.zeros(1)).M.value) == 0.25
 
 
+def _power_loss(p):
+    return Loss.from_cvxpy(lambda m: cp.power(cp.Constant(2.0), p) * cp.logistic(-m), name="pw")
+
+
+def test_a_powers_exponent_changed_in_place_after_the_loss_is_stated_changes_nothing():
+    """A power's p is a datum of its atom, not a cp.Constant: it is read once too. The loss
+    2**p · logistic(-m) with p = 1 has |ℓ'| <= 2; after the caller's p becomes 5 the bounds,
+    the NumPy program, the CVXPY form and the certificate are those of p = 1 (each compared
+    with a loss stated with p = 1.0 never changed: the same arithmetic on the same numbers,
+    equal to rounding)."""
+    X, y = _rows()
+    m = np.array([-3.0, 0.0, 1.0])
+    p = np.array(1.0)
+    loss, honest = _power_loss(p), _power_loss(1.0)
+    p[...] = 5.0
+    solved, expected = solved_loss(loss), solved_loss(honest)
+    assert (solved.deriv_bound, solved.curvature) == pytest.approx(
+        (expected.deriv_bound, expected.curvature), rel=1e-12)
+    assert solved.deriv_bound == pytest.approx(2.0, rel=1e-12)
+    np.testing.assert_allclose(loss.value(m), honest.value(m), rtol=1e-12)
+    np.testing.assert_allclose(solved.value(m), honest.value(m), rtol=1e-12)
+    np.testing.assert_allclose(loss.cvxpy_expr(m).value, honest.cvxpy_expr(m).value,
+                               rtol=1e-12)
+    certified = [dp.PrivateLinearClassifier(loss=each, epsilon=1.0, classes=[0, 1], lam=0.1)
+                 .certify(X, y).quantities["per-record gradient bound G"]
+                 for each in (loss, honest)]
+    assert certified[0] == pytest.approx(certified[1], rel=1e-12)
+
+
+def _arrays(data, found):
+    """The arrays and lists among an atom's data (in tuples, lists and slices too)."""
+    for d in data:
+        if isinstance(d, (np.ndarray, list)):
+            found.append(d)
+        if isinstance(d, (tuple, list)):
+            _arrays(d, found)
+        elif isinstance(d, slice):
+            _arrays((d.start, d.stop, d.step), found)
+    return found
+
+
+def _nodes(expr):
+    stack, seen = [expr], []
+    while stack:
+        e = stack.pop()
+        seen.append(e)
+        if e.args:
+            stack.extend(e.args)
+            stack.extend(d for d in e.get_data() or () if isinstance(d, cp.Expression))
+    return seen
+
+
+_v = cp.Variable(2)
+#: A form of every atom of the table that holds data, each datum given as an object the
+#: caller keeps (a NumPy array or a list) where CVXPY accepts one.
+_WITH_DATA = {
+    "PowerApprox": lambda z: cp.power(cp.pos(z), np.array(2.0)),
+    "huber": lambda z: cp.huber(z, np.array(0.5)),
+    "log_sum_exp": lambda z: cp.log_sum_exp(cp.vstack([cp.hstack([z, 0.0])] * 2),
+                                            axis=np.array(0))[0],
+    "Sum": lambda z: cp.sum(cp.vstack([cp.hstack([z, 0.0])] * 2), axis=np.array([0]))[0],
+    "reshape": lambda z: cp.sum(cp.reshape(cp.hstack([z, z]), [2, 1], order="F")),
+    "index": lambda z: cp.hstack([z, 0.0])[np.int64(0)],
+    "Promote": lambda z: cp.sum(z + np.zeros(2)),
+}
+
+
+def test_every_datum_of_a_stated_form_is_a_copy_no_caller_holds():
+    from cvxpy.utilities.canonical import Canonical
+
+    from dpconvex.objectives.atoms import _OWN_ATOMS, frozen
+
+    holding = {name for cls, name in _OWN_ATOMS.items() if cls.get_data is not Canonical.get_data}
+    assert holding == set(_WITH_DATA)
+    z = cp.Variable()
+    for name, fn in _WITH_DATA.items():
+        given = fn(z)
+        assert name in {type(e).__name__ for e in _nodes(given)}
+        held = {id(a) for e in _nodes(given) if e.args for a in _arrays(e.get_data() or (), [])}
+        kept = [a for e in _nodes(frozen(given)) if e.args for a in _arrays(e.get_data() or (), [])]
+        assert not held.intersection(map(id, kept)), name
+        assert not any(isinstance(a, np.ndarray) and a.ndim == 0 for a in kept), name
+
+
 def _with(attr, base):
     loss = Logistic() if base == "shipped" else Loss.from_cvxpy(lambda m: cp.logistic(-m))
     setattr(loss, attr, Liar(getattr(loss, attr)))
