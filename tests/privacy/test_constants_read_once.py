@@ -7,6 +7,8 @@ declared bound is read once as a built-in float (a number of a type of its own i
 name).
 """
 
+from fractions import Fraction
+
 import cvxpy as cp
 import numpy as np
 import pytest
@@ -15,7 +17,13 @@ import dpconvex as dp
 from dpconvex.errors import ParameterError
 from dpconvex.objectives import Logistic, Loss
 from dpconvex.objectives.atoms import CompiledForm, derive_bounds, foreign_part
-from dpconvex.privacy.checks import declared_number, exact_number, solved_loss
+from dpconvex.privacy.checks import (
+    beyond_float_range,
+    check_loss,
+    declared_number,
+    exact_number,
+    solved_loss,
+)
 from dpconvex.templates.linear_erm import LinearERMTemplate
 
 
@@ -195,6 +203,21 @@ def test_a_declared_bound_of_a_type_of_its_own_is_refused(attr, base):
         est.fit(X, y)
     with pytest.raises(ParameterError, match=f"{attr} is a Liar"):
         LinearERMTemplate.constants_for(_with(attr, base), 1.0, 0.1, 3)
+
+
+@pytest.mark.parametrize("value", [10**400, Fraction(-(10**400), 3)], ids=["int", "Fraction"])
+@pytest.mark.parametrize("attr", ["deriv_bound", "curvature"])
+def test_a_declared_bound_beyond_the_float_range_is_refused_as_such(attr, value):
+    """An int is of an exact type: refused because no float holds it, not for its type."""
+    loss = Logistic()
+    setattr(loss, attr, value)
+    assert beyond_float_range(value) and not beyond_float_range(10**300)
+    with pytest.raises(ParameterError, match=f"{attr} \\(a {type(value).__name__}\\) is beyond "
+                       "float64's range"):
+        LinearERMTemplate.constants_for(loss, 1.0, 0.1, 3)
+    with pytest.raises(ParameterError, match=f"declares {attr} \\(a {type(value).__name__}\\) "
+                       "beyond float64's range"):
+        check_loss(loss, need_curvature=True)
 
 
 def test_a_declared_bound_is_read_once_as_a_built_in_float():
