@@ -25,6 +25,7 @@ from typing import Any
 
 import cvxpy as cp
 import numpy as np
+import scipy.sparse
 from cvxpy.expressions.leaf import Leaf
 
 from .._validation import check_float
@@ -552,7 +553,9 @@ def _plain_datum(value: Any) -> bool:
 
 def foreign_part(expr: Any) -> str | None:
     """The first node of ``expr``'s tree (an atom, a leaf, a parameter, or a datum of an atom
-    such as huber's M) whose class is not CVXPY's own, described; None when every one is.
+    such as huber's M) whose class is not CVXPY's own, or a constant of a value that is not
+    read (a sparse matrix), described; None when every one is of CVXPY's own classes with
+    values read.
 
     Every constant of a loss's form is read once, when its bounds and its program are built
     from the one tree (:func:`frozen`); a class of the user's own could answer each read
@@ -570,6 +573,21 @@ def foreign_part(expr: Any) -> str | None:
     >>> foreign_part(cp.huber(m, Mine(0.5)))
     "Mine (a subclass of CVXPY's Constant)"
     """
+    found = _foreign(expr)
+    return None if found is None else found[0]
+
+
+#: Why a part :func:`_foreign` finds is refused: a class of the user's own, a value not read.
+_OF_ITS_OWN = ("a class that is not CVXPY's own, so its values could differ between the reads "
+               "that derive its bounds and the solve. Build the loss from CVXPY's atoms and "
+               "plain numbers (e.g. cp.huber(z - y, 0.5))")
+_NOT_READ = ("a value dpconvex does not read (the bounds and the NumPy program read a "
+             "constant's NumPy array of numbers). State the constant as a dense NumPy array "
+             "(e.g. cp.Constant(A.toarray()) for a SciPy sparse A)")
+
+
+def _foreign(expr: Any) -> tuple[str, str] | None:
+    """The first part of ``expr``'s tree :func:`foreign_part` refuses: (what it is, why)."""
     stack = [expr]
     while stack:
         e = stack.pop()
@@ -579,16 +597,18 @@ def foreign_part(expr: Any) -> str | None:
                 continue
             base = next((b for b in cls.__mro__[1:] if _cvxpy_own(b)), None)
             if base is not None:
-                return f"{cls.__qualname__} (a subclass of CVXPY's {base.__qualname__})"
+                what = f"{cls.__qualname__} (a subclass of CVXPY's {base.__qualname__})"
+                return what, _OF_ITS_OWN
             base = next((b for b in cls.__mro__[1:] if b.__module__ in ("builtins", "numpy")
                          and b is not object), None)
             if base is not None:
-                return f"{cls.__qualname__} (a subclass of {base.__qualname__})"
-            return f"{cls.__qualname__} (of module {cls.__module__})"
+                return f"{cls.__qualname__} (a subclass of {base.__qualname__})", _OF_ITS_OWN
+            return f"{cls.__qualname__} (of module {cls.__module__})", _OF_ITS_OWN
         if cls is cp.Constant and not (type(e.value) in (np.ndarray, *_PLAIN_DATA)
                                        or _plain_datum(e.value)):
-            kind = type(e.value)
-            return f"a Constant of value {kind.__qualname__} (not a NumPy array of numbers)"
+            kind = type(e.value).__qualname__
+            sparse = "SciPy sparse " if scipy.sparse.issparse(e.value) else ""
+            return f"a Constant whose value is a {sparse}{kind}", _NOT_READ
         if not isinstance(e, Leaf):
             stack.extend(e.args)
             stack.extend(e.get_data() or ())
@@ -597,15 +617,14 @@ def foreign_part(expr: Any) -> str | None:
 
 def refuse_foreign(expr: Any, caller: str) -> None:
     """Raise :class:`~dpconvex.errors.ParameterError` naming the first part of ``expr`` whose
-    class is not CVXPY's own (:func:`foreign_part`); the message opens with ``caller``."""
+    class is not CVXPY's own, or whose value is not read (:func:`foreign_part`), and why; the
+    message opens with ``caller``."""
     from ..errors import ParameterError
 
-    found = foreign_part(expr)
+    found = _foreign(expr)
     if found is not None:
-        raise ParameterError(
-            f"{caller}: the CVXPY form holds {found}, a class that is not CVXPY's own, so its "
-            "values could differ between the reads that derive its bounds and the solve. "
-            "Build the loss from CVXPY's atoms and plain numbers (e.g. cp.huber(z - y, 0.5)).")
+        what, why = found
+        raise ParameterError(f"{caller}: the CVXPY form holds {what}, {why}.")
 
 
 def _copied_datum(value: Any) -> Any:

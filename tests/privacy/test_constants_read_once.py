@@ -12,6 +12,7 @@ from fractions import Fraction
 import cvxpy as cp
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 import dpconvex as dp
 from dpconvex.errors import ParameterError
@@ -72,6 +73,17 @@ def test_a_form_with_a_class_of_the_users_own_is_refused_by_name(fn):
     # the table derives nothing from such a form, and compiles no program of it
     assert derive_bounds(fn, label_range=(-1.0, 1.0)) is None
     assert not CompiledForm(fn, with_label=True).supported
+
+
+def test_a_sparse_constant_is_refused_as_a_value_not_read():
+    """cp.Constant is CVXPY's own: a sparse one is refused for its value, which no bound or
+    program reads, and the refusal says how to state it."""
+    A = cp.Constant(sp.csc_array(np.array([[2.0]])))
+    with pytest.raises(ParameterError, match=r"holds a Constant whose value is a SciPy sparse "
+                       r"csc_array, a value dpconvex does not read .* State the constant as a "
+                       r"dense NumPy array") as refused:
+        Loss.from_cvxpy(lambda m: cp.logistic(-cp.sum(A @ cp.reshape(m, (1,), order="F"))))
+    assert "not CVXPY's own" not in str(refused.value)
 
 
 def test_the_estimator_refuses_a_growing_huber_threshold():
