@@ -29,7 +29,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_matrix_body, check_numeric_dtype, conversion_failure
-from ..errors import DataTypeError, DataValidationError, DPConvexError, ParameterError, SolverError
+from ..errors import (
+    DataTypeError,
+    DataValidationError,
+    DPConvexError,
+    ParameterError,
+    SolverError,
+    record_diagnostic,
+)
 from ..privacy.certificate import RowMap
 from .operators import (
     _SPARSE_MAX_DENSITY,
@@ -260,11 +267,11 @@ def _float_block(B: Any, caller: str, name: str, block_info: dict | None = None)
         raise _dense_chunks_only(B, caller, name)
     declared = tuple(int(hi - lo) for lo, hi in block_info[0]["array-location"])
     if B.shape != declared:
-        raise DataValidationError(
-            f"{caller}: a chunk of {name} has shape {B.shape} where the Dask array's metadata "
-            f"declares {declared}. Make every chunk the shape its metadata declares (the "
-            "chunks= of da.from_delayed or map_blocks), or declare unknown sizes (np.nan) "
-            "to have them measured.")
+        raise _ChunkUnlikeMetadata(
+            f"{caller}: a chunk of {name} does not have the shape {declared} the Dask array's "
+            "metadata declares (its shape: dpconvex.collect_diagnostics). Make every chunk the "
+            "shape its metadata declares (the chunks= of da.from_delayed or map_blocks), or "
+            "declare unknown sizes (np.nan) to have them measured.", B.shape)
     if B.dtype == np.float64:
         return B
     check_numeric_dtype(B, caller, name)
@@ -322,19 +329,36 @@ _DASK_META_REFUSALS = ("Metadata mismatch found",
                        "provided metadata")
 
 
+class _ChunkUnlikeMetadata(DataValidationError):
+    """A chunk of another shape than its metadata declares, raised in its task: the message
+    names the declared shape only; the chunk's own (``held``: a group's size when the chunks
+    follow an attribute of the records) goes to the diagnostics on the caller's side
+    (:func:`_declared_partitions`), where a task's collector is not open."""
+
+    def __init__(self, message: str, held: tuple[int, ...]):
+        super().__init__(message)
+        self.held = held
+
+    def __reduce__(self) -> tuple:  # from a distributed worker: the message and the shape
+        return type(self), (self.args[0], self.held)
+
+
 @contextlib.contextmanager
 def _declared_partitions(caller: str, name: str) -> Any:
-    """Turn Dask's own refusal of a partition unlike its metadata (a ValueError) into a
-    DataValidationError; its text, which names columns and dtypes, goes to the diagnostics."""
+    """Turn Dask's own refusal of a partition unlike its metadata (a ValueError), and a
+    chunk's of another shape than declared, into a DataValidationError naming only what is
+    declared; the text naming columns and dtypes, or the chunk's shape, goes to the
+    diagnostics."""
     try:
         yield
+    except _ChunkUnlikeMetadata as exc:
+        record_diagnostic(caller, f"a chunk of {name} has shape {exc.held}")
+        raise DataValidationError(exc.args[0]) from None
     except DPConvexError:
         raise
     except ValueError as exc:
         if not str(exc).startswith(_DASK_META_REFUSALS):
             raise
-        from ..errors import record_diagnostic
-
         record_diagnostic(caller, f"Dask refused a partition: {exc}")
         raise _unlike_metadata(caller, name, "Dask's own check refused its columns or their "
                                "dtypes; its text: dpconvex.collect_diagnostics") from None

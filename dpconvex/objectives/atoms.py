@@ -25,6 +25,7 @@ from typing import Any
 
 import cvxpy as cp
 import numpy as np
+import scipy.sparse
 from cvxpy.expressions.leaf import Leaf
 
 from .._validation import check_float
@@ -552,7 +553,9 @@ def _plain_datum(value: Any) -> bool:
 
 def foreign_part(expr: Any) -> str | None:
     """The first node of ``expr``'s tree (an atom, a leaf, a parameter, or a datum of an atom
-    such as huber's M) whose class is not CVXPY's own, described; None when every one is.
+    such as huber's M) whose class is not CVXPY's own, or a constant of a value that is not
+    read (a sparse matrix), described; None when every one is of CVXPY's own classes with
+    values read.
 
     Every constant of a loss's form is read once, when its bounds and its program are built
     from the one tree (:func:`frozen`); a class of the user's own could answer each read
@@ -570,6 +573,21 @@ def foreign_part(expr: Any) -> str | None:
     >>> foreign_part(cp.huber(m, Mine(0.5)))
     "Mine (a subclass of CVXPY's Constant)"
     """
+    found = _foreign(expr)
+    return None if found is None else found[0]
+
+
+#: Why a part :func:`_foreign` finds is refused: a class of the user's own, a value not read.
+_OF_ITS_OWN = ("a class that is not CVXPY's own, so its values could differ between the reads "
+               "that derive its bounds and the solve. Build the loss from CVXPY's atoms and "
+               "plain numbers (e.g. cp.huber(z - y, 0.5))")
+_NOT_READ = ("a value dpconvex does not read (the bounds and the NumPy program read a "
+             "constant's NumPy array of numbers). State the constant as a dense NumPy array "
+             "(e.g. cp.Constant(A.toarray()) for a SciPy sparse A)")
+
+
+def _foreign(expr: Any) -> tuple[str, str] | None:
+    """The first part of ``expr``'s tree :func:`foreign_part` refuses: (what it is, why)."""
     stack = [expr]
     while stack:
         e = stack.pop()
@@ -579,16 +597,18 @@ def foreign_part(expr: Any) -> str | None:
                 continue
             base = next((b for b in cls.__mro__[1:] if _cvxpy_own(b)), None)
             if base is not None:
-                return f"{cls.__qualname__} (a subclass of CVXPY's {base.__qualname__})"
+                what = f"{cls.__qualname__} (a subclass of CVXPY's {base.__qualname__})"
+                return what, _OF_ITS_OWN
             base = next((b for b in cls.__mro__[1:] if b.__module__ in ("builtins", "numpy")
                          and b is not object), None)
             if base is not None:
-                return f"{cls.__qualname__} (a subclass of {base.__qualname__})"
-            return f"{cls.__qualname__} (of module {cls.__module__})"
+                return f"{cls.__qualname__} (a subclass of {base.__qualname__})", _OF_ITS_OWN
+            return f"{cls.__qualname__} (of module {cls.__module__})", _OF_ITS_OWN
         if cls is cp.Constant and not (type(e.value) in (np.ndarray, *_PLAIN_DATA)
                                        or _plain_datum(e.value)):
-            kind = type(e.value)
-            return f"a Constant of value {kind.__qualname__} (not a NumPy array of numbers)"
+            kind = type(e.value).__qualname__
+            sparse = "SciPy sparse " if scipy.sparse.issparse(e.value) else ""
+            return f"a Constant whose value is a {sparse}{kind}", _NOT_READ
         if not isinstance(e, Leaf):
             stack.extend(e.args)
             stack.extend(e.get_data() or ())
@@ -597,22 +617,36 @@ def foreign_part(expr: Any) -> str | None:
 
 def refuse_foreign(expr: Any, caller: str) -> None:
     """Raise :class:`~dpconvex.errors.ParameterError` naming the first part of ``expr`` whose
-    class is not CVXPY's own (:func:`foreign_part`); the message opens with ``caller``."""
+    class is not CVXPY's own, or whose value is not read (:func:`foreign_part`), and why; the
+    message opens with ``caller``."""
     from ..errors import ParameterError
 
-    found = foreign_part(expr)
+    found = _foreign(expr)
     if found is not None:
-        raise ParameterError(
-            f"{caller}: the CVXPY form holds {found}, a class that is not CVXPY's own, so its "
-            "values could differ between the reads that derive its bounds and the solve. "
-            "Build the loss from CVXPY's atoms and plain numbers (e.g. cp.huber(z - y, 0.5)).")
+        what, why = found
+        raise ParameterError(f"{caller}: the CVXPY form holds {what}, {why}.")
+
+
+def _copied_datum(value: Any) -> Any:
+    """A datum of an atom (``get_data()``: a power's p, an axis, a shape, an index key) that
+    no caller holds: a 0-d array as the Python number it holds, any other array copied, a
+    tuple, list or slice rebuilt of copied data; a number, string or None (immutable) as it
+    is. A datum of Python's or NumPy's own types (:func:`foreign_part`)."""
+    if type(value) in (tuple, list):
+        return type(value)(_copied_datum(v) for v in value)
+    if type(value) is slice:
+        return slice(*(_copied_datum(v) for v in (value.start, value.stop, value.step)))
+    if isinstance(value, np.ndarray):
+        return value.item() if value.ndim == 0 else np.array(value, copy=True)
+    return value
 
 
 def frozen(expr: cp.Expression) -> cp.Expression:
-    """``expr`` rebuilt with each constant a new ``cp.Constant`` of a copy of its value, read
-    once: the tree a loss keeps, which no caller holds (a constant's array changed in place
-    after the loss is stated changes nothing of it). A tree of CVXPY's own classes
-    (:func:`foreign_part`).
+    """``expr`` rebuilt with each constant a new ``cp.Constant`` of a copy of its value, and
+    each atom holding data (huber's M, a power's p, an axis, a shape, an index key) built on
+    copies of them (:func:`_copied_datum`), read once: the tree a loss keeps, which no caller
+    holds (a constant's array or a power's exponent changed in place after the loss is stated
+    changes nothing of it). A tree of CVXPY's own classes (:func:`foreign_part`).
 
     Examples
     --------
@@ -625,6 +659,11 @@ def frozen(expr: cp.Expression) -> cp.Expression:
     >>> M.value[...] = 50.0   # the caller's constant, changed in place
     >>> float(tree.M.value)
     0.5
+    >>> p = np.array(1.0)
+    >>> tree = frozen(cp.power(cp.pos(m), p))
+    >>> p[...] = 3.0   # the caller's exponent, changed in place
+    >>> tree.get_data()[0]
+    1.0
     """
     done: dict[int, cp.Expression] = {}
     stack: list[tuple[Any, bool]] = [(expr, False)]
@@ -635,20 +674,22 @@ def frozen(expr: cp.Expression) -> cp.Expression:
         if type(e) is cp.Constant:
             done[id(e)] = cp.Constant(np.array(e.value, copy=True))
             continue
-        data = [d for d in (e.get_data() or ()) if isinstance(d, cp.Expression)] if e.args else []
         if not e.args:  # the prediction, the label
             done[id(e)] = e
             continue
+        data = e.get_data()
         if not ready:
             stack.append((e, True))
-            stack.extend((a, False) for a in reversed([*e.args, *data]))
+            held = [d for d in (data or ()) if isinstance(d, cp.Expression)]
+            stack.extend((a, False) for a in reversed([*e.args, *held]))
             continue
         args = [done[id(a)] for a in e.args]
-        if data:  # a constant among the data (huber's M): the atom built on its copy
-            values = [done[id(d)] if isinstance(d, cp.Expression) else d for d in e.get_data()]
-            done[id(e)] = type(e)(*args, *values)
-        else:
+        if data is None:
             done[id(e)] = e.copy(args)
+        else:  # the atom built on copies of its data (a constant's: the copy made above)
+            values = [done[id(d)] if isinstance(d, cp.Expression) else _copied_datum(d)
+                      for d in data]
+            done[id(e)] = type(e)(*args, *values)
     return done[id(expr)]
 
 

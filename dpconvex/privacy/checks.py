@@ -407,15 +407,33 @@ def exact_number(value: Any) -> Any:
     >>> type(exact_number(Mine(0.5))).__name__
     'Mine'
     """
-    kind = type(value)
-    numpy_scalar = (kind.__module__ == "numpy" and issubclass(kind, (np.floating, np.integer))
-                    and kind is not np.bool_)
-    if kind not in _EXACT_NUMBERS and not numpy_scalar:
+    if not _of_exact_type(value):
         return value
     try:
         return float(value)
     except OverflowError:  # an int beyond the float range: refused as it is
         return value
+
+
+def _of_exact_type(value: Any) -> bool:
+    kind = type(value)
+    numpy_scalar = (kind.__module__ == "numpy" and issubclass(kind, (np.floating, np.integer))
+                    and kind is not np.bool_)
+    return kind in _EXACT_NUMBERS or numpy_scalar
+
+
+def beyond_float_range(value: Any) -> bool:
+    """Whether ``value`` is a number of an exact type (:func:`exact_number`) whose magnitude
+    no float64 holds (an int or a ``Fraction`` beyond about 1.8e308), so that it is refused
+    as no float.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.checks import beyond_float_range
+    >>> beyond_float_range(10**400), beyond_float_range(10**300), beyond_float_range("1e400")
+    (True, False, False)
+    """
+    return _of_exact_type(value) and type(exact_number(value)) is not float
 
 
 def declared_number(value: Any, *, zero_ok: bool, finite: bool) -> float | None:
@@ -481,6 +499,11 @@ def _declared(loss: Loss, attr: str, caller: str, *, finite: bool) -> float:
                 "label's part, "
                 f"or pass {attr}= (a bound you have proved) to Loss.from_cvxpy and vouch for it."
             )
+        if beyond_float_range(value):
+            raise ParameterError(
+                f"{caller}: loss '{name}' declares {attr} (a {type(value).__qualname__}) "
+                "beyond float64's range (about 1.8e308), which no float holds; declare "
+                f"{bound}.")
         if (type(exact_number(value)) is not float and isinstance(value, numbers.Real)
                 and not isinstance(value, (bool, np.bool_))):
             raise ParameterError(

@@ -32,6 +32,7 @@ from ..objectives.losses import L2, Loss
 from ..objectives.sets import ConvexSet
 from ..privacy.certificate import Condition, Line, LossSmoothing, ParameterSet
 from ..privacy.checks import (
+    beyond_float_range,
     check_dcp_convex,
     check_loss,
     exact_number,
@@ -104,9 +105,13 @@ def _reads_prediction(loss: Loss) -> bool:
 
 def _read_number(value: Any, what: str) -> Any:
     """``value`` as a built-in float (:func:`~dpconvex.privacy.checks.exact_number`); a real
-    number of a type of its own (a subclass of float) refused by name, anything else as it is
-    (the checks name it)."""
+    number of a type of its own (a subclass of float) or beyond float64's range refused by
+    name, anything else as it is (the checks name it)."""
     number = exact_number(value)
+    if beyond_float_range(value):
+        raise ParameterError(
+            f"LinearERMTemplate.constants_for: {what} (a {type(value).__qualname__}) is beyond "
+            "float64's range (about 1.8e308), which no float holds; declare a built-in float.")
     if type(number) is not float and isinstance(number, numbers.Real) and not isinstance(
             number, (bool, np.bool_)):
         raise ParameterError(

@@ -208,10 +208,15 @@ def test_a_partition_with_other_columns_is_refused_by_name(kind):
                                          (lambda b: b[:-1], (CHUNK - 1, 3))],
                          ids=["wider", "shorter"])
 def test_a_chunk_of_another_shape_than_declared_is_refused_by_name(make, shape):
-    with pytest.raises(DataValidationError, match=rf"fit: a chunk of X has shape "
-                       rf"\({shape[0]}, {shape[1]}\) where the Dask array's metadata declares "
-                       rf"\({CHUNK}, 3\)"):
-        _fit(_last_chunk(make))
+    """The refusal names the declared shape only: a chunk's own row count is a group's size
+    when the chunks follow an attribute of the records, so it goes to the diagnostics."""
+    with dp.collect_diagnostics() as diag:
+        with pytest.raises(DataValidationError, match=rf"fit: a chunk of X does not have the "
+                           rf"shape \({CHUNK}, 3\) the Dask array's metadata declares \(its "
+                           r"shape: dpconvex.collect_diagnostics\)") as refused:
+            _fit(_last_chunk(make))
+    assert f"({shape[0]}, {shape[1]})" not in str(refused.value)
+    assert [note.what for note in diag.notes] == [f"a chunk of X has shape {shape}"]
 
 
 # ------------------------------------------------------------ numbers of another dtype
