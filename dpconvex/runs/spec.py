@@ -10,6 +10,7 @@ imported from the problem file's folder first: code you trust, like a ``conftest
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import inspect
 import math
@@ -19,6 +20,7 @@ import sys
 import sysconfig
 import tomllib
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -321,9 +323,15 @@ def find_problem(name: str | os.PathLike[str]) -> Path:
 
 
 # ----------------------------------------------------------------------------- validation
-def _err(path: Path, key: str, msg: str, caller: str = "load_problem") -> ProblemError:
-    """The error of a problem file's ``key``, opening with the public function that read it."""
-    return ProblemError(f"{caller}: {path}: key '{key}': {msg}")
+#: The public call reading a problem file (``load_problem``, ``check_problem``, ``dpconvex
+#: list``), set by :func:`_read_problem` for the file's checks: their errors open with it.
+_READER: ContextVar[str] = ContextVar("_READER", default="load_problem")
+
+
+def _err(path: Path, key: str, msg: str, caller: str | None = None) -> ProblemError:
+    """The error of a problem file's ``key``, opening with ``caller``, else the public call
+    reading the file (:data:`_READER`)."""
+    return ProblemError(f"{caller or _READER.get()}: {path}: key '{key}': {msg}")
 
 
 def _import_error(where: tuple[Path, str] | None, text: str) -> ProblemError:
@@ -965,14 +973,36 @@ def _failure(est: Any) -> str | None:
     return None
 
 
-def _own_function(obj: Any, target: str) -> bool:
-    """Whether ``obj`` is a function (or a method) written in Python in the module the import
-    path ``target`` names, not imported into it, and that module is not part of Python's
-    standard library: the user's own factory or loader."""
-    module = target.partition(":")[0]
-    func = getattr(obj, "__func__", obj)
-    return (inspect.isfunction(func) and func.__module__ == module
-            and module.partition(".")[0] not in sys.stdlib_module_names)
+def _callee(obj: Any) -> Any:
+    """What a call of ``obj`` runs: read through a ``functools.partial`` (to its ``func``) and
+    a bound method (to its function); a builtin bound to an object (``[].append``) is its
+    object's class's, and a callable object (not a function, builtin or class) its class's."""
+    while True:
+        if isinstance(obj, functools.partial):
+            obj = obj.func
+        elif inspect.ismethod(obj):
+            obj = obj.__func__
+        else:
+            break
+    if inspect.isbuiltin(obj) and not isinstance(obj.__module__, str):
+        return type(obj.__self__)
+    if inspect.isfunction(obj) or inspect.isbuiltin(obj) or inspect.isclass(obj):
+        return obj
+    return type(obj)
+
+
+def _standard_library(obj: Any) -> bool:
+    """Whether a call of ``obj`` runs Python's standard library (:func:`_callee`): its module's
+    top-level package is in ``sys.stdlib_module_names`` (``builtins``, ``os``, ``posix``,
+    ``subprocess``, ``shutil`` ...), or it names no module."""
+    module = getattr(_callee(obj), "__module__", None)
+    return not isinstance(module, str) or module.partition(".")[0] in sys.stdlib_module_names
+
+
+def _through(obj: Any) -> str:
+    """", which calls ..." where a call of ``obj`` runs another object (:func:`_callee`)."""
+    callee = _callee(obj)
+    return "" if callee is obj else f", which calls {_kind(callee)}"
 
 
 def _estimator_class(obj: Any) -> bool:
@@ -984,8 +1014,9 @@ def _estimator(path: Path, key: str, name: Any) -> Callable[..., Any] | None:
     """The class or factory of an import path (None for a registered name).
 
     The run calls it with the file's ``params``, so it is refused unless it is an estimator
-    class or a function defined in the module the path names (not a standard-library
-    function or class such as ``os:system``, nor one imported into the module).
+    class, or a function, ``functools.partial`` or callable object whose call does not run
+    Python's standard library (:func:`_standard_library`: not ``os:system``,
+    ``subprocess:Popen``, ``shutil:rmtree``, ``builtins:exec``, nor a partial of one).
     """
     if isinstance(name, str) and name in ESTIMATORS:
         return None
@@ -993,11 +1024,14 @@ def _estimator(path: Path, key: str, name: Any) -> Callable[..., Any] | None:
         raise _err(path, key, f"unknown estimator {name!r}; choose one of {list(ESTIMATORS)} or "
                    "give the import path of a class or factory, \"package.module:Object\".")
     factory = _import(name, (path, key))
-    if not (_estimator_class(factory) or _own_function(factory, name)):
-        raise _err(path, key, f"{name!r} names {_kind(factory)}: the run calls a learner with "
-                   "the file's params, so it must be an estimator class (with fit and get_params) "
-                   "or a factory function defined in the module named (outside Python's standard "
-                   "library). Name a class, or write def make(**params) in your module.")
+    if _estimator_class(factory):
+        return factory
+    if inspect.isclass(factory) or not callable(factory) or _standard_library(factory):
+        raise _err(path, key, f"{name!r} names {_kind(factory)}{_through(factory)}: the run "
+                   "calls a learner with the file's params, so it must be an estimator class "
+                   "(with fit and get_params) or a factory (a function, functools.partial or "
+                   "callable object) that is not of Python's standard library. Name a class, "
+                   "or write def make(**params) in your module.")
     return factory
 
 
@@ -1146,11 +1180,12 @@ def _source(path: Path, data: dict[str, Any], dataset: str) -> _Source:
     if ":" not in dataset:
         raise _err(path, "data.dataset", f"unknown dataset {dataset!r}; {_DATASET_CHOICE}")
     loader = _import(dataset, (path, "data.dataset"))
-    if not _own_function(loader, dataset):  # the run calls it with the file's options
-        raise _err(path, "data.dataset", f"{dataset!r} names {_kind(loader)}: the run calls a "
-                   "loader with the file's options, so it must be a function defined in the "
-                   "module named (outside Python's standard library), returning (X, y) or a "
-                   "DataFrame. Write def load() in your module.")
+    # the run calls it with the file's options: never a class, nor Python's standard library
+    if inspect.isclass(loader) or not callable(loader) or _standard_library(loader):
+        raise _err(path, "data.dataset", f"{dataset!r} names {_kind(loader)}{_through(loader)}: "
+                   "the run calls a loader with the file's options, so it must be a function, "
+                   "functools.partial or callable object that is not of Python's standard "
+                   "library, returning (X, y) or a DataFrame. Write def load() in your module.")
     return loader, None, target
 
 
@@ -1228,25 +1263,36 @@ def load_problem(name: str | os.PathLike[str]) -> Problem:
     >>> problem.name, problem.split, problem.epsilons
     ('wine_large_margin', 'random', [1.0, 3.0, 10.0, 30.0, 100.0])
     """
-    return _read_problem(name, build=True)
+    return _read_problem(name, True, "load_problem")
 
 
-def check_problem(name: str | os.PathLike[str]) -> tuple[str, str, str]:
+def check_problem(name: str | os.PathLike[str], *,
+                  caller: str = "check_problem") -> tuple[str, str, str]:
     """Read and check a problem file without building a learner: its (name, dataset, title).
 
     What ``dpconvex list`` prints. The file is checked as :func:`load_problem` checks it, but no
     learner is built and nothing it names is called: the modules named by import paths are
-    imported (their code runs, as at :func:`load_problem`), each learner must be an estimator
-    class or a factory function defined in its module (each loader a function defined in its
-    module), and the ``params`` are checked by name against the class's or factory's signature.
-    What only a built learner tells is left to :func:`load_problem` (``dpconvex run`` and
-    ``verify``): the parameters' values, the metric when the file states none (and so the
-    bands' values), and which methods are private (the ε of a band, the count of fits).
+    imported (their code runs, as at :func:`load_problem`), each learner and loader is checked
+    for what it is (an estimator class, or a factory or loader that is not of Python's
+    standard library), and the ``params`` are checked by name against the class's or
+    factory's signature. What only a built learner tells is left to :func:`load_problem`
+    (``dpconvex run`` and ``verify``): the parameters' values, the metric when the file states
+    none (and so the bands' values), and which methods are private (the ε of a band, the count
+    of fits).
+
+    Parameters
+    ----------
+    name : str or path-like
+        A problem name (see :func:`list_problems`) or the path of a ``.toml`` file.
+    caller : str, default="check_problem"
+        The public call checking the file, opening each refusal (``dpconvex list`` passes its
+        own name).
 
     Raises
     ------
     ProblemError
-        As :func:`load_problem`, for what is checked without a learner.
+        As :func:`load_problem`, for what is checked without a learner, opening with
+        ``caller``.
 
     Examples
     --------
@@ -1254,23 +1300,33 @@ def check_problem(name: str | os.PathLike[str]) -> tuple[str, str, str]:
     >>> check_problem("wine_large_margin")[:2]
     ('wine_large_margin', 'sklearn_wine')
     """
-    problem = _read_problem(name, build=False)
+    problem = _read_problem(name, False, caller)
     return problem.name, problem.dataset, problem.title
 
 
-def _read_problem(name: str | os.PathLike[str], build: bool) -> Problem:
+def _read_problem(name: str | os.PathLike[str], build: bool, caller: str) -> Problem:
     """The problem file ``name``, checked, its learners built once (``build=False``: none
-    built, and the Problem is only read for its name, dataset and title)."""
+    built, and the Problem is only read for its name, dataset and title); the refusals of its
+    checks open with ``caller``, the public call reading it."""
     path = find_problem(name)
+    token = _READER.set(caller)
+    try:
+        return _checked_problem(path, build, caller)
+    finally:
+        _READER.reset(token)
+
+
+def _checked_problem(path: Path, build: bool, caller: str) -> Problem:
+    """:func:`_read_problem` of the file at ``path``."""
     try:
         raw = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as exc:
         raise ProblemError(
-            f"load_problem: {path}: not valid TOML ({exc}). Fix the syntax."
+            f"{caller}: {path}: not valid TOML ({exc}). Fix the syntax."
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ProblemError(
-            f"load_problem: {path}: cannot be read ({exc}). Check the file."
+            f"{caller}: {path}: cannot be read ({exc}). Check the file."
         ) from None
     _check_keys(path, "", raw, _TOP_KEYS)
     name = _name(path, raw)
@@ -1299,8 +1355,8 @@ def _read_problem(name: str | os.PathLike[str], build: bool) -> Problem:
     _check_points(path, "quick.expect" if "expect" in quick else "expect", q_expect, methods,
                   q_eps, q_sizes, "quick.epsilon", build)
     q_runs = _runs(path, "quick.runs", quick.get("runs", 2))
-    check_fits(path, runs, count_fits(methods, epsilons, sizes))
-    check_fits(path, q_runs, count_fits(methods, q_eps, q_sizes), "quick.runs")
+    check_fits(path, runs, count_fits(methods, epsilons, sizes), caller=caller)
+    check_fits(path, q_runs, count_fits(methods, q_eps, q_sizes), "quick.runs", caller)
     q_max = (
         None
         if quick.get("max_train") is None
