@@ -1001,7 +1001,7 @@ def _standard_library(obj: Any) -> bool:
 
 def _through(obj: Any) -> str:
     """", which calls ..." where a call of ``obj`` runs another object (:func:`_callee`)."""
-    callee = _callee(obj)
+    callee = _callee(obj) if callable(obj) else obj
     return "" if callee is obj else f", which calls {_kind(callee)}"
 
 

@@ -131,11 +131,11 @@ def test_the_standard_library_is_refused_as_learner_and_loader_before_any_call(
     named = target.format(mod=module)
     path = _file(tmp_path, named)
     with pytest.raises(ProblemError, match=rf"^check_problem: .*key 'method\[0\]\.estimator': "
-                       rf"'[^']*' names .*{what}.*: the run calls a learner with the file's params"):
+                       rf"'[^']*' names [^:]*{what}[^:]*: the run calls a learner with the file's"):
         check_problem(path)
     path = _file(tmp_path, '"PrivateLogisticRegression"', dataset=named)
     with pytest.raises(ProblemError, match=rf"^load_problem: .*key 'data\.dataset': '[^']*' names "
-                       rf".*{what}.*: the run calls a loader with the file's options"):
+                       rf"[^:]*{what}[^:]*: the run calls a loader with the file's options"):
         load_problem(path)
     assert not marker.exists()
 
