@@ -119,7 +119,7 @@ def _cmd_list() -> int:
         return 1
     for path in paths:
         try:  # read and checked, no learner built (what only a built one tells: at run)
-            name, dataset, title = check_problem(path)
+            name, dataset, title = check_problem(path, caller="dpconvex list")
         except DPConvexError as exc:
             print(f"{path.stem:34s} INVALID: {exc}")
         except Exception as exc:  # one broken file must not hide the others

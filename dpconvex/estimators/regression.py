@@ -439,7 +439,7 @@ class LabelRangeMixin(RegressionScoreMixin):
             values = check_numeric_labels(y, n, f"{owner}.fit")
             lo, hi, _, label_certificate = release_range(
                 values, Budget(eps_label), n=n, levels=spec.levels, name="labels",
-                rng=label_rng, seeded=noise.seeded)
+                rng=label_rng, seeded=noise.seeded, owner=f"{owner}.fit")
             inner.set_params(label_range=(lo, hi))
             fit_part(inner, X, y, context.inner(NoiseSource(fit_rng, noise.seeded), held=True))
             certificate = self._with_label_range(label_certificate, inner.certificate_, spec,

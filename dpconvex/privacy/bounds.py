@@ -104,7 +104,7 @@ def _float64(values: Any, caller: str, name: str) -> np.ndarray:
 
 def release_range(values: Any, budget: Budget, *, n: int | None = None,
                   levels: Sequence[float] = DEFAULT_LEVELS, name: str = "values",
-                  rng: Any = None, seeded: bool | None = None
+                  rng: Any = None, seeded: bool | None = None, owner: str = "release_range"
                   ) -> tuple[float, float, float, Certificate]:
     """Release a range [lo, hi] of the values (ε-DP), with the histogram's median octave.
 
@@ -131,6 +131,9 @@ def release_range(values: Any, budget: Budget, *, n: int | None = None,
         The noise source (None: seeded from the OS).
     seeded : bool or None, default=None
         Whether the caller fixed the noise's seed (None: ``rng is not None``).
+    owner : str, default="release_range"
+        The public call that releases the range, opening the note at the grid's end (a
+        regressor's fit with ``label_range="private"`` passes ``"<Estimator>.fit"``).
 
     Returns
     -------
@@ -164,7 +167,7 @@ def release_range(values: Any, budget: Budget, *, n: int | None = None,
     >>> bool(lo <= 20 and 85 <= hi <= 128), cert.epsilon
     (True, 1.0)
     """
-    return _release_range(values, budget, n, levels, name, rng, seeded, "release_range")
+    return _release_range(values, budget, n, levels, name, rng, seeded, owner)
 
 
 def _release_range(values: Any, budget: Budget, n: int | None, levels: Sequence[float],

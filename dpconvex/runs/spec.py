@@ -10,6 +10,7 @@ imported from the problem file's folder first: code you trust, like a ``conftest
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import inspect
 import math
@@ -321,21 +322,25 @@ def find_problem(name: str | os.PathLike[str]) -> Path:
 
 
 # ----------------------------------------------------------------------------- validation
-def _err(path: Path, key: str, msg: str, caller: str = "load_problem") -> ProblemError:
-    """The error of a problem file's ``key``, opening with the public function that read it."""
+def _err(path: Path, key: str, msg: str, caller: str) -> ProblemError:
+    """The error of a problem file's ``key``, opening with ``caller``, the public call that
+    read the file."""
     return ProblemError(f"{caller}: {path}: key '{key}': {msg}")
 
 
-def _import_error(where: tuple[Path, str] | None, text: str) -> ProblemError:
-    """The error of an import path: at ``where`` = (problem file, key), or of import_object."""
+def _import_error(where: tuple[str, Path, str] | None, text: str) -> ProblemError:
+    """The error of an import path: at ``where`` = (the public call reading the problem file,
+    the file, the key), or of import_object."""
     if where is None:
         return ProblemError(f"import_object: {text}")
-    return _err(where[0], where[1], text)
+    caller, path, key = where
+    return _err(path, key, text, caller)
 
 
-def _import(target: str, where: tuple[Path, str] | None) -> Any:
+def _import(target: str, where: tuple[str, Path, str] | None) -> Any:
     """The object ``target`` names, imported with the problem file's folder searched first
-    (``where`` = (problem file, key), named in the errors; None: the Python path only)."""
+    (``where`` = (the public call reading the file, the file, the key), named in the errors;
+    None: the Python path only)."""
     if not isinstance(target, str) or not IMPORT_PATTERN.fullmatch(target):
         raise _import_error(
             where,
@@ -343,7 +348,7 @@ def _import(target: str, where: tuple[Path, str] | None) -> Any:
             "\"package.module:object\" (dotted module, a colon, the object's name).",
         )
     module_name, _, attribute = target.partition(":")
-    folder = str(where[0].resolve().parent) if where is not None else None
+    folder = str(where[1].resolve().parent) if where is not None else None
     added = folder is not None and folder not in sys.path
     if added:
         sys.path.insert(0, folder)
@@ -409,68 +414,71 @@ def import_object(target: str) -> Any:
     return _import(target, None)
 
 
-def _resolve_imports(path: Path, key: str, value: Any) -> Any:
+def _resolve_imports(caller: str, path: Path, key: str, value: Any) -> Any:
     """``value`` with every ``{import = "module:object"}`` table replaced by that object."""
     if isinstance(value, dict):
         if "import" in value:
             if set(value) != {"import"}:
                 raise _err(path, key, f"an import table has the one key 'import', got "
-                           f"{sorted(value)}. Write {{ import = \"module:object\" }}.")
-            return _import(value["import"], (path, key))
-        return {k: _resolve_imports(path, f"{key}.{k}", v) for k, v in value.items()}
+                           f"{sorted(value)}. Write {{ import = \"module:object\" }}.", caller)
+            return _import(value["import"], (caller, path, key))
+        return {k: _resolve_imports(caller, path, f"{key}.{k}", v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_resolve_imports(path, f"{key}[{i}]", v) for i, v in enumerate(value)]
+        return [_resolve_imports(caller, path, f"{key}[{i}]", v) for i, v in enumerate(value)]
     return value
 
 
-def _check_keys(path: Path, where: str, got: Any, allowed: set[str]) -> None:
+def _check_keys(caller: str, path: Path, where: str, got: Any, allowed: set[str]) -> None:
     if not isinstance(got, dict):
         raise _err(path, where.rstrip(".") or "(top level)",
-                   f"must be a table (key = value pairs), got {got!r}. See problems/README.md.")
+                   f"must be a table (key = value pairs), got {got!r}. See problems/README.md.",
+                   caller)
     extra = set(got) - allowed
     if extra:
         k = sorted(extra)[0]
-        raise _err(path, f"{where}{k}", f"unknown key. Allowed keys here: {sorted(allowed)}. "
-                   "Fix the spelling or remove it (see problems/README.md).")
+        raise _err(path, f"{where}{k}",
+                   f"unknown key. Allowed keys here: {sorted(allowed)}. "
+                   "Fix the spelling or remove it (see problems/README.md).", caller)
 
 
-def _floats(path: Path, key: str, v: Any) -> list[float]:
+def _floats(caller: str, path: Path, key: str, v: Any) -> list[float]:
     if not isinstance(v, list) or not v or not all(
             isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
-        raise _err(path, key, f"must be a non-empty list of numbers, got {v!r}.")
+        raise _err(path, key, f"must be a non-empty list of numbers, got {v!r}.", caller)
     if not all(0 < x <= sys.float_info.max for x in v):  # an int beyond float64 included
-        raise _err(path, key, f"every epsilon must be a finite number > 0, got {v!r}.")
+        raise _err(path, key, f"every epsilon must be a finite number > 0, got {v!r}.", caller)
     out = [float(x) for x in v]
     if len(set(out)) != len(out):  # (results are keyed by the value)
         twice = next(x for x in out if out.count(x) > 1)
-        raise _err(path, key, f"lists {twice!r} more than once: list each value once.")
+        raise _err(path, key, f"lists {twice!r} more than once: list each value once.", caller)
     return out
 
 
 def _int(
+    caller: str,
     path: Path, key: str, v: Any, low: int = 1, high: int | None = None, why: str = ""
 ) -> int:
     if not isinstance(v, int) or isinstance(v, bool) or v < low:
-        raise _err(path, key, f"must be an integer >= {low}, got {v!r}.")
+        raise _err(path, key, f"must be an integer >= {low}, got {v!r}.", caller)
     if high is not None and v > high:
-        raise _err(path, key, f"must be an integer in [{low}, {high:,}]{why}, got {v!r}.")
+        raise _err(path, key, f"must be an integer in [{low}, {high:,}]{why}, got {v!r}.", caller)
     return v
 
 
-def _runs(path: Path, key: str, v: Any) -> int:
-    return _int(path, key, v, high=MAX_RUNS, why=": the standard error of a mean test error over "
-                f"{MAX_RUNS:,} runs is at most 0.005")
+def _runs(caller: str, path: Path, key: str, v: Any) -> int:
+    return _int(caller, path, key, v, high=MAX_RUNS, why=": the standard error of a mean test "
+                f"error over {MAX_RUNS:,} runs is at most 0.005")
 
 
-def _str(path: Path, key: str, v: Any) -> str:
+def _str(caller: str, path: Path, key: str, v: Any) -> str:
     if not isinstance(v, str):
-        raise _err(path, key, f"must be a string (in quotes), got {v!r}.")
+        raise _err(path, key, f"must be a string (in quotes), got {v!r}.", caller)
     return v
 
 
-def _name(path: Path, raw: dict[str, Any]) -> str:
+def _name(caller: str, path: Path, raw: dict[str, Any]) -> str:
     """The problem's name: a plain folder name (it becomes ``results/NAME``)."""
-    name = _str(path, "name", raw["name"]) if "name" in raw else path.stem
+    name = _str(caller, path, "name", raw["name"]) if "name" in raw else path.stem
     if not NAME_PATTERN.fullmatch(name):
         where = (
             ""
@@ -484,6 +492,7 @@ def _name(path: Path, raw: dict[str, Any]) -> str:
             "'_' '.' '+' '-', starting with a letter, digit or '_', at most 128 characters (no "
             "'/', "
             "'\\', spaces, absolute paths or names like '..': the results go to results/NAME).",
+            caller,
         )
     return name
 
@@ -521,7 +530,7 @@ def check_fits(path: Path, runs: int, cells: int, key: str = "grid.runs",
 _BAND_KEYS = {"error": ("max_error", "min_error"), "r2": ("min_r2", "max_r2")}
 
 
-def _band(path: Path, k: str, e: dict[str, Any], metric: str) -> tuple[float, float]:
+def _band(caller: str, path: Path, k: str, e: dict[str, Any], metric: str) -> tuple[float, float]:
     """(low, high) of one [[expect]] table, in the keys of ``metric``."""
     required, optional = _BAND_KEYS[metric]
     other = next(
@@ -533,10 +542,11 @@ def _band(path: Path, k: str, e: dict[str, Any], metric: str) -> tuple[float, fl
             k + other,
             f"this problem reports {'R²' if metric == 'r2' else 'the test error'} "
             f"(metric = \"{metric}\"): state the band with {required} and {optional}.",
+            caller,
         )
     if required not in e:
         end = "upper" if metric == "error" else "lower"
-        raise _err(path, k + required, f"is required (the {end} end of the band).")
+        raise _err(path, k + required, f"is required (the {end} end of the band).", caller)
     span = "[0, 1]" if metric == "error" else "(-inf, 1]"
     for key in (required, optional):
         v = e.get(key, 0.0)
@@ -545,58 +555,61 @@ def _band(path: Path, k: str, e: dict[str, Any], metric: str) -> tuple[float, fl
             or not isinstance(v, (int, float))
             or not abs(v) <= sys.float_info.max
         ):
-            raise _err(path, k + key, f"must be a finite number in {span}, got {v!r}.")
+            raise _err(path, k + key, f"must be a finite number in {span}, got {v!r}.", caller)
     if metric == "error":
         lo, hi = float(e.get("min_error", 0.0)), float(e["max_error"])
         if not 0 <= lo <= hi <= 1:
             raise _err(
-                path, k + "max_error", f"band [{lo}, {hi}] must satisfy 0 <= min <= max <= 1."
+                path, k + "max_error", f"band [{lo}, {hi}] must satisfy 0 <= min <= max <= 1.",
+                caller
             )
     else:
         lo, hi = float(e["min_r2"]), float(e.get("max_r2", 1.0))
         if not lo <= hi <= 1:
-            raise _err(path, k + "min_r2", f"band [{lo}, {hi}] must satisfy min <= max <= 1 "
-                       "(R² is at most 1).")
+            raise _err(path, k + "min_r2",
+                       f"band [{lo}, {hi}] must satisfy min <= max <= 1 "
+                       "(R² is at most 1).", caller)
     return lo, hi
 
 
-def _expects(path: Path, where: str, items: Any, labels: set[str],
+def _expects(caller: str, path: Path, where: str, items: Any, labels: set[str],
              metric: str | None) -> list[Expect]:
     """The bands of ``items``; their values unchecked (NaN) where ``metric`` is None."""
     if items is None:
         return []
     if not isinstance(items, list):
-        raise _err(path, where, "must be an array of tables ([[expect]]).")
+        raise _err(path, where, "must be an array of tables ([[expect]]).", caller)
     out = []
     for i, e in enumerate(items):
         k = f"{where}[{i}]."
         if not isinstance(e, dict):
-            raise _err(path, f"{where}[{i}]", "must be a table.")
-        _check_keys(path, k, e, _EXPECT_KEYS)
+            raise _err(path, f"{where}[{i}]", "must be a table.", caller)
+        _check_keys(caller, path, k, e, _EXPECT_KEYS)
         if not isinstance(e.get("method"), str) or e["method"] not in labels:
             raise _err(
                 path,
                 k + "method",
                 f"{e.get('method')!r} is not the label of a [[method]]; labels: {sorted(labels)}.",
+                caller,
             )
         lo, hi = math.nan, math.nan
         if metric is not None:
-            lo, hi = _band(path, k, e, metric)
+            lo, hi = _band(caller, path, k, e, metric)
         eps = e.get("epsilon")
         if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float))
                                 or not 0 < eps <= sys.float_info.max):
             raise _err(
-                path, k + "epsilon", f"must be a finite number > 0 or omitted, got {eps!r}."
+                path, k + "epsilon", f"must be a finite number > 0 or omitted, got {eps!r}.", caller
             )
         ts = e.get("train_size")
         if ts is not None:
-            ts = _int(path, k + "train_size", ts)
+            ts = _int(caller, path, k + "train_size", ts)
         out.append(Expect(e["method"], None if eps is None else float(eps), hi, lo, ts,
                           metric or ""))
     return out
 
 
-def _check_points(path: Path, where: str, expects: list[Expect], methods: list[Method],
+def _check_points(caller: str, path: Path, where: str, expects: list[Expect], methods: list[Method],
                   epsilons: list[float], sizes: list[int] | None, grid: str,
                   built: bool = True) -> None:
     """Refuse a band at a point the run does not produce: an ε outside ``grid`` (the ε list
@@ -608,20 +621,25 @@ def _check_points(path: Path, where: str, expects: list[Expect], methods: list[M
         k = f"{where}[{i}]."
         if sizes:
             if e.train_size not in sizes:
-                raise _err(path, k + "train_size", f"must be one of the training sizes {sizes} "
-                           f"(a learning curve checks its bands by size), got {e.train_size!r}.")
+                raise _err(path, k + "train_size",
+                           f"must be one of the training sizes {sizes} "
+                           f"(a learning curve checks its bands by size), got {e.train_size!r}.",
+                           caller)
         elif e.train_size is not None:
-            raise _err(path, k + "train_size", "is for a learning curve (grid.train_sizes); this "
-                       "problem has none: omit it.")
+            raise _err(path, k + "train_size",
+                       "is for a learning curve (grid.train_sizes); this "
+                       "problem has none: omit it.", caller)
         elif private[e.method] is None:
             continue
         elif not private[e.method] and e.epsilon is not None:
-            raise _err(path, k + "epsilon", f"{e.method!r} is not private: it is fitted once per "
-                       "run, not at each epsilon; omit epsilon.")
+            raise _err(path, k + "epsilon",
+                       f"{e.method!r} is not private: it is fitted once per "
+                       "run, not at each epsilon; omit epsilon.", caller)
         elif private[e.method] and e.epsilon not in epsilons:
             got = "is required" if e.epsilon is None else f"{e.epsilon!r} is not in {grid}"
-            raise _err(path, k + "epsilon", f"{got}: the band of a private method is at one "
-                       f"epsilon of {grid} = {epsilons}.")
+            raise _err(path, k + "epsilon",
+                       f"{got}: the band of a private method is at one "
+                       f"epsilon of {grid} = {epsilons}.", caller)
 
 
 def _mechanism_private(name: Any) -> bool:
@@ -848,7 +866,7 @@ def _params_of(est: object) -> dict[str, Any]:
         return {}
 
 
-def _signature_check(path: Path, key: str, method: Method,
+def _signature_check(caller: str, path: Path, key: str, method: Method,
                      factory: Callable[..., Any]) -> list[str] | None:
     """Unknown or missing constructor parameters, from the class's or factory's signature (read,
     not called); returns the names it takes, None where it takes any (``**params``) or has no
@@ -865,23 +883,23 @@ def _signature_check(path: Path, key: str, method: Method,
     unknown = sorted(set(method.params) - set(names))
     if unknown and inspect.Parameter.VAR_KEYWORD not in kinds:
         raise _err(path, key, f"{method.estimator} has no parameter {unknown[0]!r}. Valid "
-                   f"parameters of {method.estimator}: {valid}.")
+                   f"parameters of {method.estimator}: {valid}.", caller)
     missing = [n for n in valid if sig.parameters[n].default is inspect.Parameter.empty
                and n not in method.params]
     if missing:
         raise _err(path, key, f"{method.estimator} requires {missing}: add them to params "
-                   f"(e.g. params = {{ {missing[0]} = ... }}). Valid parameters: {valid}.")
+                   f"(e.g. params = {{ {missing[0]} = ... }}). Valid parameters: {valid}.", caller)
     return None if inspect.Parameter.VAR_KEYWORD in kinds else names
 
 
-def _check_params(path: Path, key: str, method: Method, epsilon: float) -> Any:
+def _check_params(caller: str, path: Path, key: str, method: Method, epsilon: float) -> Any:
     """Build the estimator with the method's params and validate them now, not mid-run.
 
     Private methods are built at ``epsilon`` (the first ε of the grid, as the runner does);
     sets ``method.private`` from the built estimator and returns it.
     """
     factory = _factory(method)
-    _signature_check(path, key, method, factory)
+    _signature_check(caller, path, key, method, factory)
     private = _mechanism_private(method.params.get("mechanism"))
     registered = method.factory is None
     try:
@@ -889,16 +907,19 @@ def _check_params(path: Path, key: str, method: Method, epsilon: float) -> Any:
     except ProblemError:
         raise
     except TypeError as exc:  # a constructor that refuses a combination of parameters
-        raise _err(path, key, f"{exc}. Check the parameters of {method.estimator}.") from None
+        raise _err(path, key,
+                   f"{exc}. Check the parameters of {method.estimator}.", caller) from None
     except Exception as exc:
         if registered:
             raise
-        raise _err(path, key, f"building {method.estimator} raised {type(exc).__name__}: {exc}. "
-                   "Fix the parameters or the factory.") from exc
+        raise _err(path, key,
+                   f"building {method.estimator} raised {type(exc).__name__}: {exc}. "
+                   "Fix the parameters or the factory.", caller) from exc
     if not (hasattr(est, "fit") and hasattr(est, "get_params")):
         raise _err(path, key.rsplit(".", 1)[0] + ".estimator",
                    f"{method.estimator} returned {type(est).__name__}, not an estimator (an "
-                   "object with fit and get_params). Name a class or a factory returning one.")
+                   "object with fit and get_params). Name a class or a factory returning one.",
+                   caller)
     params = _params_of(model_of(est))
     method.private = (
         private and "epsilon" in params and _mechanism_private(params.get("mechanism"))
@@ -933,13 +954,14 @@ def _check_params(path: Path, key: str, method: Method, epsilon: float) -> Any:
                     path,
                     key if i == 0 and (not tune or base) else key.rsplit(".", 1)[0] + ".tune",
                     base or str(exc),
+                    caller,
                 ) from None
-            _check_loss(path, key.rsplit(".", 1)[0] + (".tune" if "loss" in tune else ".params"),
-                        built)
+            _check_loss(caller, path,
+                        key.rsplit(".", 1)[0] + (".tune" if "loss" in tune else ".params"), built)
     return est
 
 
-def _check_loss(path: Path, key: str, est: Any) -> None:
+def _check_loss(caller: str, path: Path, key: str, est: Any) -> None:
     """State a loss given as a callable or a Loss while the spec is read, as the fit states it
     (``_make_loss``): a function CVXPY refuses (not convex by its rules, wrong arity) fails
     when the spec is read, at ``key.loss``, before any run."""
@@ -949,11 +971,12 @@ def _check_loss(path: Path, key: str, est: Any) -> None:
     try:
         est._make_loss()
     except DPConvexError as exc:
-        raise _err(path, f"{key}.loss", str(exc)) from None
+        raise _err(path, f"{key}.loss", str(exc), caller) from None
     except Exception as exc:  # the user's function failed on CVXPY variables
-        raise _err(path, f"{key}.loss", f"stating the loss {getattr(loss, '__name__', loss)!r} "
+        raise _err(path, f"{key}.loss",
+                   f"stating the loss {getattr(loss, '__name__', loss)!r} "
                    f"raised {type(exc).__name__}: {exc}. State it in CVXPY atoms "
-                   "(e.g. cp.logistic(-m)), or pass a dpconvex.objectives.Loss.") from exc
+                   "(e.g. cp.logistic(-m)), or pass a dpconvex.objectives.Loss.", caller) from exc
 
 
 def _failure(est: Any) -> str | None:
@@ -965,14 +988,36 @@ def _failure(est: Any) -> str | None:
     return None
 
 
-def _own_function(obj: Any, target: str) -> bool:
-    """Whether ``obj`` is a function (or a method) written in Python in the module the import
-    path ``target`` names, not imported into it, and that module is not part of Python's
-    standard library: the user's own factory or loader."""
-    module = target.partition(":")[0]
-    func = getattr(obj, "__func__", obj)
-    return (inspect.isfunction(func) and func.__module__ == module
-            and module.partition(".")[0] not in sys.stdlib_module_names)
+def _callee(obj: Any) -> Any:
+    """What a call of ``obj`` runs: read through a ``functools.partial`` (to its ``func``) and
+    a bound method (to its function); a builtin bound to an object (``[].append``) is its
+    object's class's, and a callable object (not a function, builtin or class) its class's."""
+    while True:
+        if isinstance(obj, functools.partial):
+            obj = obj.func
+        elif inspect.ismethod(obj):
+            obj = obj.__func__
+        else:
+            break
+    if inspect.isbuiltin(obj) and not isinstance(obj.__module__, str):
+        return type(obj.__self__)
+    if inspect.isfunction(obj) or inspect.isbuiltin(obj) or inspect.isclass(obj):
+        return obj
+    return type(obj)
+
+
+def _standard_library(obj: Any) -> bool:
+    """Whether a call of ``obj`` runs Python's standard library (:func:`_callee`): its module's
+    top-level package is in ``sys.stdlib_module_names`` (``builtins``, ``os``, ``posix``,
+    ``subprocess``, ``shutil`` ...), or it names no module."""
+    module = getattr(_callee(obj), "__module__", None)
+    return not isinstance(module, str) or module.partition(".")[0] in sys.stdlib_module_names
+
+
+def _through(obj: Any) -> str:
+    """", which calls ..." where a call of ``obj`` runs another object (:func:`_callee`)."""
+    callee = _callee(obj) if callable(obj) else obj
+    return "" if callee is obj else f", which calls {_kind(callee)}"
 
 
 def _estimator_class(obj: Any) -> bool:
@@ -980,24 +1025,30 @@ def _estimator_class(obj: Any) -> bool:
     return inspect.isclass(obj) and hasattr(obj, "fit") and hasattr(obj, "get_params")
 
 
-def _estimator(path: Path, key: str, name: Any) -> Callable[..., Any] | None:
+def _estimator(caller: str, path: Path, key: str, name: Any) -> Callable[..., Any] | None:
     """The class or factory of an import path (None for a registered name).
 
     The run calls it with the file's ``params``, so it is refused unless it is an estimator
-    class or a function defined in the module the path names (not a standard-library
-    function or class such as ``os:system``, nor one imported into the module).
+    class, or a function, ``functools.partial`` or callable object whose call does not run
+    Python's standard library (:func:`_standard_library`: not ``os:system``,
+    ``subprocess:Popen``, ``shutil:rmtree``, ``builtins:exec``, nor a partial of one).
     """
     if isinstance(name, str) and name in ESTIMATORS:
         return None
     if not isinstance(name, str) or ":" not in name:
-        raise _err(path, key, f"unknown estimator {name!r}; choose one of {list(ESTIMATORS)} or "
-                   "give the import path of a class or factory, \"package.module:Object\".")
-    factory = _import(name, (path, key))
-    if not (_estimator_class(factory) or _own_function(factory, name)):
-        raise _err(path, key, f"{name!r} names {_kind(factory)}: the run calls a learner with "
-                   "the file's params, so it must be an estimator class (with fit and get_params) "
-                   "or a factory function defined in the module named (outside Python's standard "
-                   "library). Name a class, or write def make(**params) in your module.")
+        raise _err(path, key,
+                   f"unknown estimator {name!r}; choose one of {list(ESTIMATORS)} or "
+                   "give the import path of a class or factory, \"package.module:Object\".", caller)
+    factory = _import(name, (caller, path, key))
+    if _estimator_class(factory):
+        return factory
+    if inspect.isclass(factory) or not callable(factory) or _standard_library(factory):
+        raise _err(path, key,
+                   f"{name!r} names {_kind(factory)}{_through(factory)}: the run "
+                   "calls a learner with the file's params, so it must be an estimator class "
+                   "(with fit and get_params) or a factory (a function, functools.partial or "
+                   "callable object) that is not of Python's standard library. Name a class, "
+                   "or write def make(**params) in your module.", caller)
     return factory
 
 
@@ -1010,7 +1061,7 @@ def _kind(obj: Any) -> str:
     return f"{name}, a {kind} of {getattr(obj, '__module__', None)!r}"
 
 
-def _parse_methods(path: Path, raw_methods: Any, epsilon: float,
+def _parse_methods(caller: str, path: Path, raw_methods: Any, epsilon: float,
                    build: bool = True) -> tuple[list[Method], list[Any]]:
     """The methods and their estimators, built once at the first ε (to check them).
 
@@ -1018,30 +1069,32 @@ def _parse_methods(path: Path, raw_methods: Any, epsilon: float,
     against the class's or factory's signature, and each method is taken as not private.
     """
     if not isinstance(raw_methods, list) or not raw_methods:
-        raise _err(path, "method", "at least one [[method]] table is required.")
+        raise _err(path, "method", "at least one [[method]] table is required.", caller)
     methods, built = [], []
     for i, m in enumerate(raw_methods):
         k = f"method[{i}]."
-        _check_keys(path, k, m, _METHOD_KEYS)
+        _check_keys(caller, path, k, m, _METHOD_KEYS)
         if "label" in m and (not isinstance(m["label"], str) or not m["label"]):
-            raise _err(path, k + "label", f"must be a non-empty string, got {m['label']!r}.")
-        factory = _estimator(path, k + "estimator", m.get("estimator"))
+            raise _err(path, k + "label",
+                       f"must be a non-empty string, got {m['label']!r}.", caller)
+        factory = _estimator(caller, path, k + "estimator", m.get("estimator"))
         params = m.get("params", {})
         if not isinstance(params, dict):
-            raise _err(path, k + "params", "must be a table of constructor parameters.")
+            raise _err(path, k + "params", "must be a table of constructor parameters.", caller)
         if any(p in params for p in _GRID_PARAMS):
             raise _err(
-                path, k + "params", "must not set 'epsilon' or 'random_state': the grid sets them."
+                path, k + "params", "must not set 'epsilon' or 'random_state': the grid sets them.",
+                caller
             )
-        params = _resolve_imports(path, k + "params", params)
+        params = _resolve_imports(caller, path, k + "params", params)
         tune = m.get("tune")
         if tune is not None and (not isinstance(tune, dict) or not all(
                 isinstance(v, list) and v for v in tune.values())):
             raise _err(
-                path, k + "tune", "must be a table of non-empty lists (the candidate grid)."
+                path, k + "tune", "must be a table of non-empty lists (the candidate grid).", caller
             )
         if tune is not None:
-            tune = _resolve_imports(path, k + "tune", tune)
+            tune = _resolve_imports(caller, path, k + "tune", tune)
             if privacy := [name for name in tune if name in PRIVACY_PARAMETERS]:
                 raise _err(
                     path,
@@ -1049,6 +1102,7 @@ def _parse_methods(path: Path, raw_methods: Any, epsilon: float,
                     f"{privacy[0]!r} is a privacy parameter: a search that "
                     "chose it from the data would release the guarantee it chose. Set delta in "
                     "params (one value for every candidate); epsilon comes from the grid.",
+                    caller,
                 )
         method = Method(
             m.get("label") or m["estimator"],
@@ -1059,26 +1113,26 @@ def _parse_methods(path: Path, raw_methods: Any, epsilon: float,
             where=(path, k),
         )
         if build:
-            est = _check_params(path, k + "params", method, epsilon)
+            est = _check_params(caller, path, k + "params", method, epsilon)
             names = list(_params_of(est))
         else:  # the signature alone, read: a class's names are its parameters, a factory's not
             est, method.private = None, False
-            names = _signature_check(path, k + "params", method, _factory(method))
+            names = _signature_check(caller, path, k + "params", method, _factory(method))
             if not (method.factory is None or inspect.isclass(method.factory)):
                 names = None
         if tune is not None and names is not None:  # tunable: the parameters the grid does not set
             valid = sorted(n for n in names if n not in _GRID_PARAMS)
             if unknown := sorted(set(tune) - set(valid)):
                 raise _err(path, k + "tune", f"{method.estimator} has no tunable parameter "
-                           f"{unknown[0]!r}. Valid parameters: {valid}.")
+                           f"{unknown[0]!r}. Valid parameters: {valid}.", caller)
         methods.append(method)
         built.append(est)
     if len({m.label for m in methods}) != len(methods):
-        raise _err(path, "method.label", "labels must be unique.")
+        raise _err(path, "method.label", "labels must be unique.", caller)
     return methods, built
 
 
-def _metric(path: Path, raw: dict[str, Any], methods: list[Method],
+def _metric(caller: str, path: Path, raw: dict[str, Any], methods: list[Method],
             built: list[Any] | None) -> str | None:
     """The metric: ``metric`` as given, else "r2" when the learners are regressors (None:
     ``built`` is None, no learner built, and the file states none)."""
@@ -1086,7 +1140,8 @@ def _metric(path: Path, raw: dict[str, Any], methods: list[Method],
 
     if built is None:
         if "metric" in raw and raw["metric"] not in METRICS:
-            raise _err(path, "metric", f"must be one of {list(METRICS)}, got {raw['metric']!r}.")
+            raise _err(path, "metric",
+                       f"must be one of {list(METRICS)}, got {raw['metric']!r}.", caller)
         return raw.get("metric")
     regressors = [m.label for m, est in zip(methods, built, strict=True) if is_regressor(est)]
     classifiers = [m.label for m, est in zip(methods, built, strict=True) if is_classifier(est)]
@@ -1098,17 +1153,18 @@ def _metric(path: Path, raw: dict[str, Any], methods: list[Method],
                 f"the learners mix regressors {regressors} and classifiers "
                 f"{classifiers}. Compare them in two problems, or set metric = \"r2\" or "
                 "\"error\".",
+                caller,
             )
         return "r2" if regressors else "error"
     metric = raw["metric"]
     if metric not in METRICS:
-        raise _err(path, "metric", f"must be one of {list(METRICS)}, got {metric!r}.")
+        raise _err(path, "metric", f"must be one of {list(METRICS)}, got {metric!r}.", caller)
     wrong = classifiers if metric == "r2" else regressors
     if wrong:
         kind = "classifiers" if metric == "r2" else "regressors"
         fits = "error" if metric == "r2" else "r2"
         raise _err(path, "metric", f"\"{metric}\" does not score {kind} ({wrong}). Use "
-                   f"metric = \"{fits}\" or other learners.")
+                   f"metric = \"{fits}\" or other learners.", caller)
     return metric
 
 
@@ -1116,11 +1172,12 @@ def _metric(path: Path, raw: dict[str, Any], methods: list[Method],
 _Source = tuple[Callable[..., Any] | None, Path | None, str | None]
 
 
-def _source(path: Path, data: dict[str, Any], dataset: str) -> _Source:
+def _source(caller: str, path: Path, data: dict[str, Any], dataset: str) -> _Source:
     target = data.get("target")
     if target is not None and (not isinstance(target, str) or not target):
         raise _err(
-            path, "data.target", f"must be a column name (a non-empty string), got {target!r}."
+            path, "data.target", f"must be a column name (a non-empty string), got {target!r}.",
+            caller
         )
     if dataset.lower().endswith(".csv"):
         csv = Path(dataset).expanduser()
@@ -1130,61 +1187,71 @@ def _source(path: Path, data: dict[str, Any], dataset: str) -> _Source:
         except (OSError, ValueError):  # a name too long, a NUL byte
             found = False
         if not found:
-            raise _err(path, "data.dataset", f"no CSV file {str(csv)!r}. A relative path is read "
-                       "from the problem file's folder; check the path.")
+            raise _err(path, "data.dataset",
+                       f"no CSV file {str(csv)!r}. A relative path is read "
+                       "from the problem file's folder; check the path.", caller)
         if target is None:
-            raise _err(path, "data.target", "is required with a CSV file: the name of the label "
-                       "column (target = \"...\").")
+            raise _err(path, "data.target",
+                       "is required with a CSV file: the name of the label "
+                       "column (target = \"...\").", caller)
         if "options" in data:
-            raise _err(path, "data.options", "a CSV file takes no loader options: remove them.")
+            raise _err(path, "data.options",
+                       "a CSV file takes no loader options: remove them.", caller)
         return None, csv, target
     if dataset in DATASETS:
         if target is not None:
-            raise _err(path, "data.target", f"{dataset!r} gives (X, y): target applies to a CSV "
-                       "file or a loader returning a DataFrame. Remove it.")
+            raise _err(path, "data.target",
+                       f"{dataset!r} gives (X, y): target applies to a CSV "
+                       "file or a loader returning a DataFrame. Remove it.", caller)
         return DATASETS[dataset], None, None
     if ":" not in dataset:
-        raise _err(path, "data.dataset", f"unknown dataset {dataset!r}; {_DATASET_CHOICE}")
-    loader = _import(dataset, (path, "data.dataset"))
-    if not _own_function(loader, dataset):  # the run calls it with the file's options
-        raise _err(path, "data.dataset", f"{dataset!r} names {_kind(loader)}: the run calls a "
-                   "loader with the file's options, so it must be a function defined in the "
-                   "module named (outside Python's standard library), returning (X, y) or a "
-                   "DataFrame. Write def load() in your module.")
+        raise _err(path, "data.dataset", f"unknown dataset {dataset!r}; {_DATASET_CHOICE}", caller)
+    loader = _import(dataset, (caller, path, "data.dataset"))
+    # the run calls it with the file's options: never a class, nor Python's standard library
+    if inspect.isclass(loader) or not callable(loader) or _standard_library(loader):
+        raise _err(path, "data.dataset",
+                   f"{dataset!r} names {_kind(loader)}{_through(loader)}: "
+                   "the run calls a loader with the file's options, so it must be a function, "
+                   "functools.partial or callable object that is not of Python's standard "
+                   "library, returning (X, y) or a DataFrame. Write def load() in your module.",
+                   caller)
     return loader, None, target
 
 
-def _check_data(path: Path, data: Any) -> tuple[str, str, _Source]:
+def _check_data(caller: str, path: Path, data: Any) -> tuple[str, str, _Source]:
     if not isinstance(data, dict):
-        raise _err(path, "data", "a [data] table with at least 'dataset' is required.")
-    _check_keys(path, "data.", data, _DATA_KEYS)
+        raise _err(path, "data", "a [data] table with at least 'dataset' is required.", caller)
+    _check_keys(caller, path, "data.", data, _DATA_KEYS)
     dataset = data.get("dataset")
     if dataset is None:
-        raise _err(path, "data.dataset", f"is required; {_DATASET_CHOICE}")
+        raise _err(path, "data.dataset", f"is required; {_DATASET_CHOICE}", caller)
     if not isinstance(dataset, str):
-        raise _err(path, "data.dataset", f"unknown dataset {dataset!r}; {_DATASET_CHOICE}")
+        raise _err(path, "data.dataset", f"unknown dataset {dataset!r}; {_DATASET_CHOICE}", caller)
     split = data.get("split", "random")
     if split not in ("random", "given"):
-        raise _err(path, "data.split", f"must be 'random' or 'given', got {split!r}.")
+        raise _err(path, "data.split", f"must be 'random' or 'given', got {split!r}.", caller)
     for key in ("test_size", "train_size"):
         v = data.get(key)
         if v is not None and not ((isinstance(v, int) and not isinstance(v, bool) and v >= 1)
                                   or (isinstance(v, float) and 0.0 < v < 1.0)):
-            raise _err(path, f"data.{key}", f"must be a number of rows (int >= 1) or a fraction "
-                       f"in (0, 1), got {v!r}.")
+            raise _err(path, f"data.{key}",
+                       f"must be a number of rows (int >= 1) or a fraction "
+                       f"in (0, 1), got {v!r}.", caller)
     if not isinstance(data.get("options", {}), dict):
         raise _err(
-            path, "data.options", f"must be a table of loader arguments, got {data['options']!r}."
+            path, "data.options", f"must be a table of loader arguments, got {data['options']!r}.",
+            caller
         )
-    return dataset, split, _source(path, data, dataset)
+    return dataset, split, _source(caller, path, data, dataset)
 
 
-def _sizes(path: Path, key: str, sizes: Any) -> list[int] | None:
+def _sizes(caller: str, path: Path, key: str, sizes: Any) -> list[int] | None:
     if sizes is None:
         return None
     if not isinstance(sizes, list) or not sizes:
-        raise _err(path, key, f"must be a non-empty list of training-set sizes, got {sizes!r}.")
-    return [_int(path, key, v) for v in sizes]
+        raise _err(path, key,
+                   f"must be a non-empty list of training-set sizes, got {sizes!r}.", caller)
+    return [_int(caller, path, key, v) for v in sizes]
 
 
 def count_fits(methods: list[Method], epsilons: list[float], sizes: list[int] | None) -> int:
@@ -1228,25 +1295,36 @@ def load_problem(name: str | os.PathLike[str]) -> Problem:
     >>> problem.name, problem.split, problem.epsilons
     ('wine_large_margin', 'random', [1.0, 3.0, 10.0, 30.0, 100.0])
     """
-    return _read_problem(name, build=True)
+    return _read_problem(name, True, "load_problem")
 
 
-def check_problem(name: str | os.PathLike[str]) -> tuple[str, str, str]:
+def check_problem(name: str | os.PathLike[str], *,
+                  caller: str = "check_problem") -> tuple[str, str, str]:
     """Read and check a problem file without building a learner: its (name, dataset, title).
 
     What ``dpconvex list`` prints. The file is checked as :func:`load_problem` checks it, but no
     learner is built and nothing it names is called: the modules named by import paths are
-    imported (their code runs, as at :func:`load_problem`), each learner must be an estimator
-    class or a factory function defined in its module (each loader a function defined in its
-    module), and the ``params`` are checked by name against the class's or factory's signature.
-    What only a built learner tells is left to :func:`load_problem` (``dpconvex run`` and
-    ``verify``): the parameters' values, the metric when the file states none (and so the
-    bands' values), and which methods are private (the ε of a band, the count of fits).
+    imported (their code runs, as at :func:`load_problem`), each learner and loader is checked
+    for what it is (an estimator class, or a factory or loader that is not of Python's
+    standard library), and the ``params`` are checked by name against the class's or
+    factory's signature. What only a built learner tells is left to :func:`load_problem`
+    (``dpconvex run`` and ``verify``): the parameters' values, the metric when the file states
+    none (and so the bands' values), and which methods are private (the ε of a band, the count
+    of fits).
+
+    Parameters
+    ----------
+    name : str or path-like
+        A problem name (see :func:`list_problems`) or the path of a ``.toml`` file.
+    caller : str, default="check_problem"
+        The public call checking the file, opening each refusal (``dpconvex list`` passes its
+        own name).
 
     Raises
     ------
     ProblemError
-        As :func:`load_problem`, for what is checked without a learner.
+        As :func:`load_problem`, for what is checked without a learner, opening with
+        ``caller``.
 
     Examples
     --------
@@ -1254,57 +1332,59 @@ def check_problem(name: str | os.PathLike[str]) -> tuple[str, str, str]:
     >>> check_problem("wine_large_margin")[:2]
     ('wine_large_margin', 'sklearn_wine')
     """
-    problem = _read_problem(name, build=False)
+    problem = _read_problem(name, False, caller)
     return problem.name, problem.dataset, problem.title
 
 
-def _read_problem(name: str | os.PathLike[str], build: bool) -> Problem:
+def _read_problem(name: str | os.PathLike[str], build: bool, caller: str) -> Problem:
     """The problem file ``name``, checked, its learners built once (``build=False``: none
-    built, and the Problem is only read for its name, dataset and title)."""
+    built, and the Problem is only read for its name, dataset and title); the refusals of its
+    checks open with ``caller``, the public call reading it."""
     path = find_problem(name)
     try:
         raw = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as exc:
         raise ProblemError(
-            f"load_problem: {path}: not valid TOML ({exc}). Fix the syntax."
+            f"{caller}: {path}: not valid TOML ({exc}). Fix the syntax."
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ProblemError(
-            f"load_problem: {path}: cannot be read ({exc}). Check the file."
+            f"{caller}: {path}: cannot be read ({exc}). Check the file."
         ) from None
-    _check_keys(path, "", raw, _TOP_KEYS)
-    name = _name(path, raw)
-    title = _str(path, "title", raw.get("title", path.stem))
-    reference = _str(path, "reference", raw.get("reference", ""))
-    _str(path, "description", raw.get("description", ""))
+    _check_keys(caller, path, "", raw, _TOP_KEYS)
+    name = _name(caller, path, raw)
+    title = _str(caller, path, "title", raw.get("title", path.stem))
+    reference = _str(caller, path, "reference", raw.get("reference", ""))
+    _str(caller, path, "description", raw.get("description", ""))
     data = raw.get("data")
-    dataset, split, (loader, csv, target) = _check_data(path, data)
+    dataset, split, (loader, csv, target) = _check_data(caller, path, data)
     grid = raw.get("grid", {})
-    _check_keys(path, "grid.", grid, _GRID_KEYS)
-    epsilons = _floats(path, "grid.epsilon", grid.get("epsilon"))
-    runs = _runs(path, "grid.runs", grid.get("runs", 10))
-    seed = _int(path, "grid.seed", grid.get("seed", 0), low=0)
-    methods, built = _parse_methods(path, raw.get("method"), epsilons[0], build)
-    metric = _metric(path, raw, methods, built if build else None)
+    _check_keys(caller, path, "grid.", grid, _GRID_KEYS)
+    epsilons = _floats(caller, path, "grid.epsilon", grid.get("epsilon"))
+    runs = _runs(caller, path, "grid.runs", grid.get("runs", 10))
+    seed = _int(caller, path, "grid.seed", grid.get("seed", 0), low=0)
+    methods, built = _parse_methods(caller, path, raw.get("method"), epsilons[0], build)
+    metric = _metric(caller, path, raw, methods, built if build else None)
     labels = {m.label for m in methods}
-    expect = _expects(path, "expect", raw.get("expect"), labels, metric)
+    expect = _expects(caller, path, "expect", raw.get("expect"), labels, metric)
     quick = raw.get("quick", {})
-    _check_keys(path, "quick.", quick, _QUICK_KEYS)
-    q_eps = _floats(path, "quick.epsilon", quick["epsilon"]) if "epsilon" in quick else epsilons
-    q_expect = _expects(path, "quick.expect", quick.get("expect"), labels, metric) \
+    _check_keys(caller, path, "quick.", quick, _QUICK_KEYS)
+    q_eps = (_floats(caller, path, "quick.epsilon", quick["epsilon"]) if "epsilon" in quick
+             else epsilons)
+    q_expect = _expects(caller, path, "quick.expect", quick.get("expect"), labels, metric) \
         if "expect" in quick else expect
-    sizes = _sizes(path, "grid.train_sizes", grid.get("train_sizes"))
-    q_sizes = _sizes(path, "quick.train_sizes", quick.get("train_sizes", sizes))
-    _check_points(path, "expect", expect, methods, epsilons, sizes, "grid.epsilon", build)
-    _check_points(path, "quick.expect" if "expect" in quick else "expect", q_expect, methods,
-                  q_eps, q_sizes, "quick.epsilon", build)
-    q_runs = _runs(path, "quick.runs", quick.get("runs", 2))
-    check_fits(path, runs, count_fits(methods, epsilons, sizes))
-    check_fits(path, q_runs, count_fits(methods, q_eps, q_sizes), "quick.runs")
+    sizes = _sizes(caller, path, "grid.train_sizes", grid.get("train_sizes"))
+    q_sizes = _sizes(caller, path, "quick.train_sizes", quick.get("train_sizes", sizes))
+    _check_points(caller, path, "expect", expect, methods, epsilons, sizes, "grid.epsilon", build)
+    _check_points(caller, path, "quick.expect" if "expect" in quick else "expect", q_expect,
+                  methods, q_eps, q_sizes, "quick.epsilon", build)
+    q_runs = _runs(caller, path, "quick.runs", quick.get("runs", 2))
+    check_fits(path, runs, count_fits(methods, epsilons, sizes), caller=caller)
+    check_fits(path, q_runs, count_fits(methods, q_eps, q_sizes), "quick.runs", caller)
     q_max = (
         None
         if quick.get("max_train") is None
-        else _int(path, "quick.max_train", quick["max_train"])
+        else _int(caller, path, "quick.max_train", quick["max_train"])
     )
     return Problem(
         name=name,

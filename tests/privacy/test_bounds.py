@@ -701,14 +701,16 @@ def test_a_range_inside_the_grid_does_not_warn():
         assert warned == [] and grid_end_note(lo, hi) is None
 
 
-def test_a_private_label_range_at_the_grids_end_warns():
+@pytest.mark.parametrize("cls", [dp.PrivateLinearRegressor, dp.PrivateRegressor])
+def test_a_private_label_range_at_the_grids_end_warns(cls):
     """label_range="private" releases the labels' range by release_range: labels around 1e-8
-    get the cell around 0, and its note names the labels."""
+    get the cell around 0, and its note names the labels and opens with the fit called."""
     rng = np.random.default_rng(2)
     X = rng.uniform(-0.5, 0.5, (3000, 2))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        reg = dp.PrivateLinearRegressor(epsilon=5.0, label_range="private", random_state=0).fit(
+        reg = cls(epsilon=5.0, label_range="private", random_state=0).fit(
             X, rng.uniform(1e-8, 2e-8, 3000))
     notes = [str(w.message) for w in caught if "private-range grid" in str(w.message)]
-    assert notes == [grid_end_note(*reg.label_range_, "labels")]
+    assert notes == [grid_end_note(*reg.label_range_, "labels", f"{cls.__name__}.fit")]
+    assert notes[0].startswith(f"{cls.__name__}.fit: the released range of the labels ")
