@@ -86,8 +86,8 @@ class BoundedMeanTemplate(StatisticTemplate):
                 "BoundedMeanTemplate.__init__: the values are not a non-empty 1-D array of "
                 "finite numbers. Give one finite value per record (each is clipped to [-1, 1] "
                 "and summed here).")
-        self.n = int(u.size)
-        self._total: float | None = float(np.sum(np.clip(u, -self.bound, self.bound)))
+        self.n, bound = int(u.size), float(self.bound)
+        self._total: float | None = float(np.sum(np.clip(u, -bound, bound)))
 
     @classmethod
     def of_problem(cls, n: int) -> BoundedMeanTemplate:
@@ -480,8 +480,10 @@ def _refuse_sensitivity_read_anew(template: SelectionTemplate, cal: Calibration,
     ``sensitivity`` of the user's that answers differently at each read): the template's
     condition "utility sensitivity" must be the one at the calibrated Δu
     (:meth:`SelectionTemplate.sensitivity_condition`), else the certificate would state one
-    Δu and the rate rest on another."""
-    if not isinstance(template, SelectionTemplate):  # a user's own template: its own statement
+    Δu and the rate rest on another. A template whose conditions are not
+    :meth:`SelectionTemplate.conditions` states its own."""
+    if not (isinstance(template, SelectionTemplate)
+            and type(template).conditions is SelectionTemplate.conditions):
         return
     at_calibration = template.sensitivity_condition(cal.sensitivity)
     checked = next((c for c in conditions if c.name == at_calibration.name), None)
