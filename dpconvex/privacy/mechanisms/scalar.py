@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._validation import check_int, describe_value, is_dpconvex_function
+from ..._validation import check_int, describe_value, is_dpconvex_class, is_dpconvex_function
 from ...errors import ParameterError, PrivacyError
 from ...solvers.registry import Backend
 from ...templates.base import EuclideanSpace, StatisticTemplate
@@ -428,15 +428,10 @@ class LaplaceMean(Mechanism["BoundedMeanTemplate"]):
     def certificate(self, template: BoundedMeanTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None
-        at_calibration = _mean_condition(cal.extra["records"], cal.extra[BOUND_KEY])
-        if any(c.name == at_calibration.name and c.detail != at_calibration.detail
-               for c in conditions):
-            raise PrivacyError(
-                f"LaplaceMean.certificate: template '{template.name}' stated another bound or "
-                "n for the condition than the calibration read, so the certificate would not "
-                "state what the noise used; nothing is released. Return the same bound and n "
-                "at every read.")
+        if not is_dpconvex_class(type(template)):  # a user's b or n, read anew at each read
+            _refuse_bound_read_anew(template, cal, conditions)
         return Certificate(
+
             mechanism="Laplace mechanism on the mean of the labels mapped onto [-1, 1] (Dwork et al. "
             "2006), snapped to the public grid of its scale, clipped to [-1, 1]",
             epsilon_requested=budget.epsilon,
@@ -462,6 +457,21 @@ class LaplaceMean(Mechanism["BoundedMeanTemplate"]):
         return np.clip(noisy, -bound, bound), None, False
 
 
+def _refuse_bound_read_anew(template: BoundedMeanTemplate, cal: Calibration,
+                           conditions: list[Condition]) -> None:
+    """Refuse a mean whose condition "mean sensitivity" states another b or n than the
+    calibration read (a ``bound`` or ``n`` of the user's that answers differently at each
+    read): the certificate would state one sensitivity and the noise rest on another."""
+    at_calibration = _mean_condition(cal.extra["records"], cal.extra[BOUND_KEY])
+    if any(c.name == at_calibration.name and c.detail != at_calibration.detail
+           for c in conditions):
+        raise PrivacyError(
+            f"LaplaceMean.certificate: template '{template.name}' stated another bound or n "
+            "for the condition than the calibration read, so the certificate would not state "
+            "what the noise used; nothing is released. Return the same bound and n at every "
+            "read.")
+
+
 #: The key of the bound b on every |uᵢ| in the Laplace mean's :attr:`Calibration.extra`.
 BOUND_KEY = "value bound b"
 
@@ -482,7 +492,8 @@ def _refuse_sensitivity_read_anew(template: SelectionTemplate, cal: Calibration,
     (:meth:`SelectionTemplate.sensitivity_condition`), else the certificate would state one
     Δu and the rate rest on another. A template whose conditions are not
     :meth:`SelectionTemplate.conditions` states its own."""
-    if not (isinstance(template, SelectionTemplate)
+    if is_dpconvex_class(type(template)) or not (  # a shipped class reads Δu once, when set
+            isinstance(template, SelectionTemplate)
             and type(template).conditions is SelectionTemplate.conditions):
         return
     at_calibration = template.sensitivity_condition(cal.sensitivity)
