@@ -380,8 +380,8 @@ class SelectionTemplate(StatisticTemplate):
         Examples
         --------
         >>> from dpconvex.privacy.mechanisms.scalar import SelectionTemplate
-        >>> template = SelectionTemplate.of_problem(3, 1.0, n=10)
-        >>> template.sensitivity_condition(2.0).how, template.sensitivity_condition(0.5).detail[:13]
+        >>> problem = SelectionTemplate.of_problem(3, 1.0, n=10)
+        >>> problem.sensitivity_condition(2.0).how, problem.sensitivity_condition(0.5).detail[:13]
         ('computed from public parameters', 'declared 0.5 ')
         """
         if self._derived_at(sensitivity):
@@ -490,13 +490,14 @@ def _refuse_sensitivity_read_anew(template: SelectionTemplate, cal: Calibration,
     ``sensitivity`` of the user's that answers differently at each read): the template's
     condition "utility sensitivity" must be the one at the calibrated Δu
     (:meth:`SelectionTemplate.sensitivity_condition`), else the certificate would state one
-    Δu and the rate rest on another. A template whose conditions are not
-    :meth:`SelectionTemplate.conditions` states its own."""
+    Δu and the rate rest on another. A template whose conditions are not those of
+    :class:`SelectionTemplate` states its own."""
     if is_dpconvex_class(type(template)) or not (  # a shipped class reads Δu once, when set
             isinstance(template, SelectionTemplate)
-            and type(template).conditions is SelectionTemplate.conditions):
+            and type(template).conditions is SelectionTemplate.conditions
+            and type(template).sensitivity_condition is SelectionTemplate.sensitivity_condition):
         return
-    at_calibration = template.sensitivity_condition(cal.sensitivity)
+    at_calibration = SelectionTemplate.sensitivity_condition(template, cal.sensitivity)
     checked = next((c for c in conditions if c.name == at_calibration.name), None)
     if checked is not None and (checked.detail, checked.unverified) != (
             at_calibration.detail, at_calibration.unverified):
