@@ -21,9 +21,9 @@ X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
 Y = np.where(X[:, 0] > 0, 1.0, -1.0)
 
 
-def drifting_constants(honest_reads: int) -> LinearERMTemplate:
-    """A user's linear ERM template whose ``privacy_constants()`` states its true G for its
-    first ``honest_reads`` calls and a millionth of it after."""
+def drifting_constants(honest_reads: int, **drift: float) -> LinearERMTemplate:
+    """A user's linear ERM template whose ``privacy_constants()`` states its true constants for
+    its first ``honest_reads`` calls and, after, ``drift`` (default: a millionth of G)."""
     calls = []
 
     class Drifting(LinearERMTemplate):
@@ -31,7 +31,7 @@ def drifting_constants(honest_reads: int) -> LinearERMTemplate:
             consts = super().privacy_constants()
             calls.append(1)
             return consts if len(calls) <= honest_reads else dataclasses.replace(
-                consts, grad_bound=1e-6 * consts.grad_bound)
+                consts, **(drift or {"grad_bound": 1e-6 * consts.grad_bound}))
 
     return Drifting(Logistic(), 0.1, 1.0, X, Y)
 
@@ -54,6 +54,15 @@ def test_the_certificate_states_the_constants_the_checks_read():
     assert released["per-record gradient bound G"] == honest["per-record gradient bound G"]
     # the same arithmetic on the same floats: equal up to rounding
     assert released["noise rate beta"] == pytest.approx(honest["noise rate beta"], rel=1e-12)
+
+
+def test_the_gaussian_span_is_capped_by_the_calibrated_dimension():
+    """k = min(gradient_difference_rank, p) reads the p of the record the calibration read, not
+    a later call's (which states p = 1 here: k = 1 would shrink sigma)."""
+    released = dp.release(drifting_constants(2, dimension=1), "gaussian_objective",
+                          dp.Budget(1.0, 1e-6), rng=0,
+                          vouch=("grad_bound", "hessian", "gradient_span"))
+    assert released.calibration.extra["k"] == 2
 
 
 class DriftingSelection(SelectionTemplate):
