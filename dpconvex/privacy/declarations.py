@@ -28,7 +28,7 @@ from .certificate import Condition
 from .checks import declared_number, user_code
 
 __all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_conditions",
-           "probed_modulus", "vouch_names", "vouched"]
+           "declared_constants", "probed_modulus", "vouch_names", "vouched"]
 
 #: The constants a caller may vouch for (``vouch=``), as :attr:`Condition.unverified` names
 #: them (a cell-sum row bound: ``"data_norm"``).
@@ -490,7 +490,8 @@ def _check_cvxpy_form(template: Template, caller: str) -> Condition:
 
 
 def declaration_conditions(template: Template, needs: Iterable[str], caller: str = "release",
-                           changed: Iterable[str] = ()) -> list[Condition]:
+                           changed: Iterable[str] = (),
+                           constants: PrivacyConstants | None = None) -> list[Condition]:
     """Check what a user's template declares for a mechanism's ``needs`` (a shipped template,
     one with a :func:`~dpconvex.objectives.losses.shipped_derivation`, is checked here only for
     the parts of it that are the user's, ``changed``:
@@ -499,6 +500,8 @@ def declaration_conditions(template: Template, needs: Iterable[str], caller: str
     Returns how each declared constant was established (those nobody could check carry
     :attr:`Condition.unverified`); raises :class:`PrivacyError` when a probe refutes a
     declaration or two forms of the template disagree. ``caller`` opens the messages.
+    ``constants``: the template's ``privacy_constants()`` as the release read it once
+    (:func:`declared_constants`), the record checked here (None: read here).
 
     Examples
     --------
@@ -536,11 +539,55 @@ def declaration_conditions(template: Template, needs: Iterable[str], caller: str
                 "and products it reports are its own",
             )
         )
-    with user_code(caller, f"template '{_caller_name(template)}'",
-                   "while its declarations were checked. Follow the template contract "
-                   "(dpconvex.templates.base): arrays of the space's shape from objective and "
-                   "record_gradients (one row per record), a RecordDomain, a PrivacyConstants."):
-        return conds + _declarations(template, needs, caps, caller, changed)
+    with user_code(caller, f"template '{_caller_name(template)}'", _CONTRACT):
+        return conds + _declarations(template, needs, caps, caller, changed, constants)
+
+
+#: The advice of a refusal of a user's template's code raising while its declarations are read.
+_CONTRACT = ("while its declarations were checked. Follow the template contract "
+             "(dpconvex.templates.base): arrays of the space's shape from objective and "
+             "record_gradients (one row per record), a RecordDomain, a PrivacyConstants.")
+
+
+def declared_constants(template: Template, needs: Iterable[str],
+                       caller: str = "release") -> PrivacyConstants | None:
+    """A user's template's ``privacy_constants()``, read once for a release whose mechanism
+    reads them (``needs``), where the template offers them (capability ``"objective"``):
+    the record :func:`declaration_conditions` checks and the calibration must state; None
+    where the mechanism or the template has none. An exception of the template's code is a
+    :class:`PrivacyError` (:func:`~dpconvex.privacy.checks.user_code`).
+
+    Parameters
+    ----------
+    template : Template
+        The user's template.
+    needs : iterable of str
+        The capabilities the mechanism reads.
+    caller : str, default="release"
+        Who reads (named in the error).
+
+    Returns
+    -------
+    PrivacyConstants or None
+        What ``privacy_constants()`` returned (its type checked by
+        :func:`declaration_conditions`), or None.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.declarations import declared_constants
+    >>> class Mine(LinearERMTemplate):      # a subclass is a user's template
+    ...     name = "mine"
+    >>> t = Mine(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1.0, -1.0))
+    >>> declared_constants(t, {"strong_convexity"}).dimension
+    3
+    >>> declared_constants(t, {"utilities"}) is None
+    True
+    """
+    if not (frozenset(needs) & {"strong_convexity", "curvature", "distance_bound"}
+            and "objective" in frozenset(getattr(template, "capabilities", ()))):
+        return None
+    with user_code(caller, f"template '{_caller_name(template)}'", _CONTRACT):
+        return template.privacy_constants()
 
 
 def _check_constants(template: Template, consts: Any, caller: str) -> None:
@@ -598,7 +645,7 @@ _TARGETED = frozenset(
 
 
 def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str], caller: str,
-                  changed: list[str]) -> list[Condition]:
+                  changed: list[str], constants: PrivacyConstants | None) -> list[Condition]:
     targeted = (
         bool(changed) and shipped_derivation(template) is not None and set(changed) <= _TARGETED
     )
@@ -608,7 +655,7 @@ def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str
             raise PrivacyError(f"{caller}: template '{_caller_name(template)}' does not offer the "
                                "capability 'objective' (privacy_constants, objective, residual, "
                                "regularizer, distance_bound), which this mechanism reads.")
-        consts = template.privacy_constants()
+        consts = template.privacy_constants() if constants is None else constants
         conds += [] if targeted else _constant_conditions(template, consts, needs, caps, caller)
         space = template.space
         symmetric = bool(getattr(template, "noise_symmetric", False))

@@ -59,7 +59,7 @@ from ..solvers.registry import SolveResult, get_backend
 from ..templates.base import CAPABILITY_MEMBERS
 from .budget import Budget
 from .certificate import Certificate, Condition
-from .declarations import vouch_names, vouched
+from .declarations import declared_constants, vouch_names, vouched
 from .mechanisms.base import (
     Calibration,
     Mechanism,
@@ -79,7 +79,7 @@ from .user_parts import (
 
 if TYPE_CHECKING:
     from ..solvers.registry import Backend
-    from ..templates.base import Template
+    from ..templates.base import PrivacyConstants, Template
 
 __all__ = ["Release", "check_warm_start", "release"]
 
@@ -293,8 +293,11 @@ def _release_checked(template: Template, mechanism: Mechanism, budget: Budget,
     if users:
         check_members(template)
     budget = mechanism.check_budget(budget)
-    conditions = _conditions(template, mechanism, budget, backend, users, vouch, vouch_unused)
+    conditions, constants = _conditions(template, mechanism, budget, backend, users, vouch,
+                                        vouch_unused)
     calibration = mechanism.calibrate(template, budget)
+    if constants is not None:
+        _refuse_constants_read_anew(template, constants, calibration)
     _refuse_unresolved_noise(template, mechanism, budget, calibration)
     _refuse_unresolved_solve(template, mechanism, calibration)
     certificate = mechanism.certificate(template, budget, calibration, conditions)
@@ -464,11 +467,14 @@ _NOISE_WARNING_RULES = {"n": Optional(Int()), "n_classes": Int(low=2),
 
 
 def _conditions(template: Template, mechanism: Mechanism, budget: Budget, backend: Any,
-                users: bool, vouch: Iterable[str], vouch_unused: str) -> list[Condition]:
+                users: bool, vouch: Iterable[str], vouch_unused: str
+                ) -> tuple[list[Condition], PrivacyConstants | None]:
     """The conditions of the proof before any noise: the mechanism's (the template's among
     them), the first that fails refused (in release's name, as the mechanism's own refusals),
     those on the user's parts where one is (:func:`user_conditions`), and the constants nobody
-    verified refused unless vouched for (:func:`vouched`)."""
+    verified refused unless vouched for (:func:`vouched`); and a user's template's declared
+    constants as they were read, once, for its checks
+    (:func:`~dpconvex.privacy.declarations.declared_constants`; None: none read)."""
     try:
         conditions = mechanism.conditions(template, budget)
     except PrivacyError as exc:  # the template's or the mechanism's refusal: in this call's name
@@ -476,11 +482,28 @@ def _conditions(template: Template, mechanism: Mechanism, budget: Budget, backen
     for c in conditions:  # the first that fails
         if not c.holds:
             raise PrivacyError(f"release: {c.name}: {c.detail}")
+    constants = None
     if users:
-        conditions += user_conditions(template, mechanism, backend)
+        constants = declared_constants(template, mechanism.needs)
+        conditions += user_conditions(template, mechanism, backend, constants)
     if vouch or any(c.unverified for c in conditions):
         conditions = vouched(conditions, vouch, unused=vouch_unused)
-    return conditions
+    return conditions, constants
+
+
+def _refuse_constants_read_anew(template: Template, constants: PrivacyConstants,
+                                calibration: Calibration | None) -> None:
+    """Refuse a calibration made from other declared constants than the record the checks
+    read (a user's ``privacy_constants()`` that answers differently at each call): the
+    calibration reads the template itself (:meth:`Mechanism.calibrate`), and its record
+    (:attr:`Calibration.constants`, the certificate's) must be the one checked."""
+    stated = None if calibration is None else calibration.constants
+    if stated is not None and stated != constants:
+        raise PrivacyError(
+            f"release: template '{getattr(template, 'name', type(template).__name__)}' "
+            "returned other constants from privacy_constants() for the calibration than for "
+            "the checks of its declarations, so the noise would not rest on what was checked; "
+            "nothing is released. Return the same PrivacyConstants at every call.")
 
 
 def _solve(mechanism: Mechanism, template: Template, calibration: Calibration,

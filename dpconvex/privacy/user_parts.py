@@ -45,7 +45,7 @@ from .declarations import declaration_conditions
 from .mechanisms.base import Mechanism
 
 if TYPE_CHECKING:
-    from ..templates.base import Template
+    from ..templates.base import PrivacyConstants, Template
 
 __all__ = ["check_members", "forget_kept", "judged", "members_changed", "members_snapshot",
            "unchanged", "user_conditions", "user_parts", "users_class", "users_part"]
@@ -559,7 +559,8 @@ def check_members(template: Template) -> None:
             "each capability it declares). Add them, or drop the capability that asks for them.")
 
 
-def user_conditions(template: Template, mechanism: Mechanism, backend: Any) -> list[Condition]:
+def user_conditions(template: Template, mechanism: Mechanism, backend: Any,
+                    constants: PrivacyConstants | None = None) -> list[Condition]:
     """The conditions on the user's parts of a release: a user's template's declarations
     checked, and a user's mechanism, or a user's backend solving a template that holds the
     user's code, named as declared and not verified (empty when every part is dpconvex's).
@@ -572,6 +573,10 @@ def user_conditions(template: Template, mechanism: Mechanism, backend: Any) -> l
         The mechanism of the release (and the one it wraps, ``mechanism.inner``).
     backend : Backend, str or None
         The backend given, or the solver name.
+    constants : PrivacyConstants or None, default=None
+        The template's ``privacy_constants()`` as the release read it once
+        (:func:`~dpconvex.privacy.declarations.declared_constants`), the record its
+        declarations are checked on (None: read by the checks).
 
     Returns
     -------
@@ -590,7 +595,8 @@ def user_conditions(template: Template, mechanism: Mechanism, backend: Any) -> l
     changed = user_parts(template)
     # a user's template: its declarations checked
     if shipped_derivation(template) is None or changed:
-        conditions += declaration_conditions(template, mechanism.needs, changed=changed)
+        conditions += declaration_conditions(template, mechanism.needs, changed=changed,
+                                             constants=constants)
     for mech in (mechanism, getattr(mechanism, "inner", None)):  # a user's, or one a cover wraps:
         if mech is not None and (users := users_class(mech)):  # its own proof
             conditions.append(

@@ -168,14 +168,15 @@ def test_a_selection_calibrates_certifies_and_draws_on_one_sensitivity(monkeypat
     from dpconvex.privacy.mechanisms import scalar
 
     class Drifting(SelectionTemplate):
-        """Δu that is 2 where it is first read and a millionth of it after."""
+        """Δu that is 2 where its description, condition, checks and calibration read it, and a
+        millionth of it at any later read."""
 
         reads = 0
 
         @property
         def sensitivity(self):
             Drifting.reads += 1
-            return 2.0 if Drifting.reads <= 2 else 2e-6
+            return 2.0 if Drifting.reads <= 4 else 2e-6
 
         @sensitivity.setter
         def sensitivity(self, value):

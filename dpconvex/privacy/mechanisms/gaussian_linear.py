@@ -75,7 +75,8 @@ __all__ = [
 ]
 
 
-def gradient_difference_rank(template: ConstantsSource) -> int:
+def gradient_difference_rank(template: ConstantsSource,
+                             consts: PrivacyConstants | None = None) -> int:
     """k: dimension of a subspace holding ∇ℓ(θ; z) − ∇ℓ(θ; z′) for all θ (one pair).
 
     Declared by the template (``gradient_difference_rank``; linear ERM: 2, the
@@ -85,6 +86,9 @@ def gradient_difference_rank(template: ConstantsSource) -> int:
     ----------
     template : Template or PrivacyConstants
         The problem (its ``gradient_difference_rank`` and constants' ``dimension``).
+    consts : PrivacyConstants or None, default=None
+        The declared constants a calibration read (None: the problem's
+        ``privacy_constants()``), whose ``dimension`` caps k.
 
     Returns
     -------
@@ -113,7 +117,8 @@ def gradient_difference_rank(template: ConstantsSource) -> int:
             "Declare it "
             "on the template, or use a pure epsilon-DP mechanism."
         )
-    return max(1, min(int(k), int(template.privacy_constants().dimension)))
+    consts = template.privacy_constants() if consts is None else consts
+    return max(1, min(int(k), int(consts.dimension)))
 
 
 def calibrate_gaussian_objective(epsilon: float, delta: float, n: int, consts: PrivacyConstants,
@@ -362,7 +367,7 @@ class GaussianObjectivePerturbation(_GaussianLinear):
     def _calibrate_at(self, problem: ConstantsSource, budget: Budget,
                       consts: PrivacyConstants) -> Calibration:
         return calibrate_gaussian_objective(budget.epsilon, budget.delta, problem.n, consts,
-                                            gradient_difference_rank(problem))
+                                            gradient_difference_rank(problem, consts))
 
     def _grid(self, problem: ConstantsSource, budget: Budget, consts: PrivacyConstants,
               moduli: np.ndarray) -> Calibration:
@@ -374,7 +379,7 @@ class GaussianObjectivePerturbation(_GaussianLinear):
         grid = calibrate_objective_perturbation(budget.epsilon, problem.n, consts, moduli)
         S = 2.0 * consts.grad_bound
         sigma = S * _unit_sigma_objective(budget.epsilon, budget.delta,
-                                          gradient_difference_rank(problem), grid.slack)
+                                          gradient_difference_rank(problem, consts), grid.slack)
         eps_noise = remaining_each(budget.epsilon, grid.slack)
         return Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon,
@@ -526,7 +531,7 @@ class GaussianObjectiveLargeMargin(GaussianObjectivePerturbation):
     def _calibrate_at(self, problem: ConstantsSource, budget: Budget,
                       consts: PrivacyConstants) -> Calibration:
         return calibrate_softmax_gaussian(budget.epsilon, budget.delta, problem.n, consts,
-                                          gradient_difference_rank(problem))
+                                          gradient_difference_rank(problem, consts))
 
     def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:

@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from ..._validation import check_int, describe_value, is_dpconvex_function
-from ...errors import ParameterError
+from ..._validation import check_int, describe_value, is_dpconvex_class, is_dpconvex_function
+from ...errors import ParameterError, PrivacyError
 from ...solvers.registry import Backend
 from ...templates.base import EuclideanSpace, StatisticTemplate
 from ..budget import Budget
@@ -86,8 +86,8 @@ class BoundedMeanTemplate(StatisticTemplate):
                 "BoundedMeanTemplate.__init__: the values are not a non-empty 1-D array of "
                 "finite numbers. Give one finite value per record (each is clipped to [-1, 1] "
                 "and summed here).")
-        self.n = int(u.size)
-        self._total: float | None = float(np.sum(np.clip(u, -self.bound, self.bound)))
+        self.n, bound = int(u.size), float(self.bound)
+        self._total: float | None = float(np.sum(np.clip(u, -bound, bound)))
 
     @classmethod
     def of_problem(cls, n: int) -> BoundedMeanTemplate:
@@ -162,7 +162,7 @@ def _utility_sensitivity(value: Any, owner: str) -> float:
     ParameterError
         ``value`` is not a number of an exact type (int, float, ``Fraction``, a NumPy scalar):
         a string, a subclass of float, an object with a ``__float__`` of its own, named by its
-        type.
+        type; or it is not > 0 (the selection's rate is ε/(2Δu)).
 
     Examples
     --------
@@ -177,6 +177,11 @@ def _utility_sensitivity(value: Any, owner: str) -> float:
             "float, Fraction, a NumPy scalar). Got a value of type "
             f"{type(value).__qualname__} instead: its conversions and arithmetic would be its "
             "author's, in the condition and in the selection's rate; pass a built-in float.")
+    if not number > 0.0:
+        raise ParameterError(
+            f"The 'sensitivity' parameter of {owner} must be a number > 0 (the bound on how "
+            "much one record moves a utility; the selection's rate is epsilon/(2 sensitivity)). "
+            f"Got {describe_value(value)} instead.")
     return number
 
 
@@ -308,8 +313,12 @@ class SelectionTemplate(StatisticTemplate):
         dpconvex's own code (a callable compiled from dpconvex; what it computes is not
         checked here) or absent (the public problem alone), and the stated Δu is at least
         the :data:`DERIVED_SENSITIVITY` the docs derive for dpconvex's scorings."""
+        return self._derived_at(self.sensitivity)
+
+    def _derived_at(self, sensitivity: float) -> bool:
+        """:attr:`derived` where the stated Δu is ``sensitivity``."""
         ours = self._utilities is None or is_dpconvex_function(self._utilities)
-        return ours and self.sensitivity >= DERIVED_SENSITIVITY
+        return ours and sensitivity >= DERIVED_SENSITIVITY
 
     @cached_property
     def utilities(self) -> np.ndarray:
@@ -352,13 +361,36 @@ class SelectionTemplate(StatisticTemplate):
         >>> declared.how, declared.unverified
         ('declared, not verified', 'sensitivity')
         """
-        if self.derived:
-            return [Condition("utility sensitivity", True, "computed from public parameters",
-                              self.description)]
-        return [Condition(
+        return [self.sensitivity_condition(self.sensitivity)]
+
+    def sensitivity_condition(self, sensitivity: float) -> Condition:
+        """The condition "utility sensitivity" where the stated Δu is ``sensitivity`` (Δu read
+        once, by :meth:`conditions`; the exponential mechanism's certificate compares it with
+        the one at the Δu its calibration read).
+
+        Parameters
+        ----------
+        sensitivity : float
+            The stated Δu, as read.
+
+        Returns
+        -------
+        Condition
+
+        Examples
+        --------
+        >>> from dpconvex.privacy.mechanisms.scalar import SelectionTemplate
+        >>> problem = SelectionTemplate.of_problem(3, 1.0, n=10)
+        >>> problem.sensitivity_condition(2.0).how, problem.sensitivity_condition(0.5).detail[:13]
+        ('computed from public parameters', 'declared 0.5 ')
+        """
+        if self._derived_at(sensitivity):
+            return Condition("utility sensitivity", True, "computed from public parameters",
+                             self.description)
+        return Condition(
             "utility sensitivity", True, "declared, not verified",
-            f"declared {self.sensitivity:g} by the caller, who computed the utilities: "
-            f"{self.description}", unverified="sensitivity")]
+            f"declared {sensitivity:g} by the caller, who computed the utilities: "
+            f"{self.description}", unverified="sensitivity")
 
 
 @register
@@ -380,24 +412,26 @@ class LaplaceMean(Mechanism["BoundedMeanTemplate"]):
     placement = "sum"
 
     def conditions(self, template: BoundedMeanTemplate, budget: Budget) -> list[Condition]:
-        return [Condition(
-            "mean sensitivity", True, "computed from public parameters",
-            f"each of the n = {template.n} values lies in [-{template.bound:g}, "
-            f"{template.bound:g}] (public per-record maps), so replacing one record moves "
-            f"the mean by at most 2b/n = {2.0 * template.bound / template.n:.4g}")]
+        return [_mean_condition(int(template.n), float(template.bound))]
 
     def calibrate(self, template: BoundedMeanTemplate, budget: Budget) -> Calibration:
-        sens = 2.0 * float(template.bound) / int(template.n)  # the mean's sensitivity, 2b/n
+        # b read once: the sensitivity, the certificate and the clip of run read the calibration
+        bound, n = float(template.bound), int(template.n)
+        sens = 2.0 * bound / n  # the mean's sensitivity, 2b/n
         scale = sens / budget.epsilon
         return Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon, sensitivity=sens,
-            noise_rate=budget.epsilon / sens, extra={"laplace scale": scale},
+            noise_rate=budget.epsilon / sens,
+            extra={"laplace scale": scale, BOUND_KEY: bound, "records": n},
             noise=Laplace(scale), noise_shape=(1,))
 
     def certificate(self, template: BoundedMeanTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None
+        if not is_dpconvex_class(type(template)):  # a user's b or n, read anew at each read
+            _refuse_bound_read_anew(template, cal, conditions)
         return Certificate(
+
             mechanism="Laplace mechanism on the mean of the labels mapped onto [-1, 1] (Dwork et al. "
             "2006), snapped to the public grid of its scale, clipped to [-1, 1]",
             epsilon_requested=budget.epsilon,
@@ -411,16 +445,67 @@ class LaplaceMean(Mechanism["BoundedMeanTemplate"]):
             quantities={
                 "mean sensitivity": cal.sensitivity,
                 "laplace scale": cal.extra["laplace scale"],
-                "records": template.n,
+                "records": cal.extra["records"],
             },
         )
 
     def run(self, template: BoundedMeanTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, **_: Any) -> tuple[np.ndarray, None, bool]:
         assert cal is not None
-        noisy = cal.law().add(np.array([template.total / template.n]), rng)
-        bound = float(template.bound)
+        noisy = cal.law().add(np.array([template.total / cal.extra["records"]]), rng)
+        bound = cal.extra[BOUND_KEY]
         return np.clip(noisy, -bound, bound), None, False
+
+
+def _refuse_bound_read_anew(template: BoundedMeanTemplate, cal: Calibration,
+                           conditions: list[Condition]) -> None:
+    """Refuse a mean whose condition "mean sensitivity" states another b or n than the
+    calibration read (a ``bound`` or ``n`` of the user's that answers differently at each
+    read): the certificate would state one sensitivity and the noise rest on another."""
+    at_calibration = _mean_condition(cal.extra["records"], cal.extra[BOUND_KEY])
+    if any(c.name == at_calibration.name and c.detail != at_calibration.detail
+           for c in conditions):
+        raise PrivacyError(
+            f"LaplaceMean.certificate: template '{template.name}' stated another bound or n "
+            "for the condition than the calibration read, so the certificate would not state "
+            "what the noise used; nothing is released. Return the same bound and n at every "
+            "read.")
+
+
+#: The key of the bound b on every |uᵢ| in the Laplace mean's :attr:`Calibration.extra`.
+BOUND_KEY = "value bound b"
+
+
+def _mean_condition(n: int, bound: float) -> Condition:
+    """The Laplace mean's condition "mean sensitivity" for n values in [-b, b]."""
+    return Condition(
+        "mean sensitivity", True, "computed from public parameters",
+        f"each of the n = {n} values lies in [-{bound:g}, {bound:g}] (public per-record "
+        f"maps), so replacing one record moves the mean by at most 2b/n = {2.0 * bound / n:.4g}")
+
+
+def _refuse_sensitivity_read_anew(template: SelectionTemplate, cal: Calibration,
+                                  conditions: list[Condition]) -> None:
+    """Refuse a selection whose calibration read another Δu than its condition did (a
+    ``sensitivity`` of the user's that answers differently at each read): the template's
+    condition "utility sensitivity" must be the one at the calibrated Δu
+    (:meth:`SelectionTemplate.sensitivity_condition`), else the certificate would state one
+    Δu and the rate rest on another. A template whose conditions are not those of
+    :class:`SelectionTemplate` states its own."""
+    if is_dpconvex_class(type(template)) or not (  # a shipped class reads Δu once, when set
+            isinstance(template, SelectionTemplate)
+            and type(template).conditions is SelectionTemplate.conditions
+            and type(template).sensitivity_condition is SelectionTemplate.sensitivity_condition):
+        return
+    at_calibration = SelectionTemplate.sensitivity_condition(template, cal.sensitivity)
+    checked = next((c for c in conditions if c.name == at_calibration.name), None)
+    if checked is not None and (checked.detail, checked.unverified) != (
+            at_calibration.detail, at_calibration.unverified):
+        raise PrivacyError(
+            f"Exponential.certificate: template '{template.name}' stated another sensitivity "
+            f"for its condition than the {cal.sensitivity:g} the selection's rate was "
+            "calibrated from, so the certificate would not state what the rate used; nothing "
+            "is released. Return the same sensitivity at every read.")
 
 
 @register
@@ -458,6 +543,7 @@ class Exponential(Mechanism["SelectionTemplate"]):
     def certificate(self, template: SelectionTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None  # its noise_rate epsilon/(2 Delta_u): the law :meth:`run` samples
+        _refuse_sensitivity_read_anew(template, cal, conditions)
         return Certificate(
             mechanism="exponential mechanism (McSherry & Talwar 2007) over fixed candidates",
             epsilon_requested=budget.epsilon, epsilon=budget.epsilon, private=True,
