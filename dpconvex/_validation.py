@@ -1220,7 +1220,65 @@ def _refuse_unknown(holder: Any, params: Mapping[str, Any], valid: Sequence[str]
                 f"{path + name!r} itself, or a parameter of an estimator it holds."
             )
         if hasattr(step, "get_params"):
-            # deep: a Pipeline's steps are parameters of its set_params, not of its __init__
+            # deep: a Pipeline's steps are parameters of its set_params, not of its __init__;
+            # a list of named steps set in the same call (a Pipeline's steps, a
+            # ColumnTransformer's transformers) names the steps its other names reach
             deep = step.get_params(deep=True)
-            _refuse_unknown(step, sub, sorted({key.partition("__")[0] for key in deep}),
-                            deep.__getitem__, caller, f"{path}{name}__")
+            listed = {item[0]: item[1] for value in sub.values() if _named_steps(value)
+                      for item in value}
+            _refuse_unknown(step, sub,
+                            sorted({key.partition("__")[0] for key in deep} | set(listed)),
+                            lambda key, deep=deep, listed=listed: (
+                                listed[key] if key in listed else deep[key]),
+                            caller, f"{path}{name}__")
+
+
+def _named_steps(value: Any) -> bool:
+    """Whether ``value`` is a list of named steps, as scikit-learn's compositions hold them:
+    tuples (name, estimator, ...) with a str name."""
+    return isinstance(value, (list, tuple)) and bool(value) and all(
+        isinstance(item, tuple) and len(item) >= 2 and isinstance(item[0], str)
+        for item in value)
+
+
+class CheckedParamNames:
+    """A scikit-learn estimator whose ``set_params`` refuses a name that is not one of its
+    parameters (nested ones too) before anything is set (:func:`refuse_unknown_params`).
+    Placed before ``BaseEstimator`` among an estimator's bases.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> isinstance(PrivateLogisticRegression(), CheckedParamNames)
+    True
+    """
+
+    def set_params(self, **params: Any) -> Any:
+        """Set the estimator's parameters (nested ones as ``"step__param"``), as
+        scikit-learn's ``set_params``; a name that is not one of them is refused by a
+        :class:`~dpconvex.errors.ParameterError` listing them, before anything is set
+        (:func:`refuse_unknown_params`).
+
+        Parameters
+        ----------
+        **params : dict
+            Parameter names and values.
+
+        Returns
+        -------
+        self : estimator
+            The estimator.
+
+        Raises
+        ------
+        ParameterError
+            A name that is not a parameter (a ValueError, as scikit-learn's).
+
+        Examples
+        --------
+        >>> from dpconvex import PrivateLogisticRegression
+        >>> PrivateLogisticRegression().set_params(lam=0.1).lam
+        0.1
+        """
+        refuse_unknown_params(self, params)
+        return super().set_params(**params)  # type: ignore[misc]

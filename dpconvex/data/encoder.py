@@ -20,6 +20,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from .._validation import (
+    CheckedParamNames,
     _short_repr,
     check_feature_names,
     check_fitted,
@@ -29,7 +30,6 @@ from .._validation import (
     dtype_shown,
     feature_names_of,
     is_dask_collection,
-    refuse_unknown_params,
     with_feature_names,
 )
 from ..errors import (
@@ -535,7 +535,7 @@ def encode_parts(schema: PublicSchema | UniformSchema, numeric: Mapping[str, np.
 
 # ---------------------------------------------------------- The transformer
 
-class PublicEncoder(TransformerMixin, BaseEstimator):
+class PublicEncoder(TransformerMixin, CheckedParamNames, BaseEstimator):
     """Encode a table by a public schema: per-record maps only, rows of norm <= ``data_norm``.
 
     ``fit`` only checks and records ``schema_``, ``feature_names_in_`` and ``n_features_in_``
@@ -614,36 +614,6 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         self.schema = schema
         self.row_norm = row_norm
         self.data_norm = data_norm
-
-    def set_params(self, **params: Any) -> PublicEncoder:
-        """Set the encoder's parameters, as scikit-learn's ``set_params``; a name that is not
-        one of them is refused by a :class:`~dpconvex.errors.ParameterError` listing them,
-        before anything is set (:func:`~dpconvex._validation.refuse_unknown_params`).
-
-        Parameters
-        ----------
-        **params : dict
-            Parameter names and values.
-
-        Returns
-        -------
-        self : PublicEncoder
-            The encoder.
-
-        Raises
-        ------
-        ParameterError
-            A name that is not a parameter (a ValueError, as scikit-learn's).
-
-        Examples
-        --------
-        >>> from dpconvex import Numeric, PublicEncoder, PublicSchema
-        >>> encoder = PublicEncoder(PublicSchema({"age": Numeric(0, 100)}))
-        >>> encoder.set_params(data_norm=2.0).data_norm
-        2.0
-        """
-        refuse_unknown_params(self, params)
-        return super().set_params(**params)
 
     # ---------------------------------------------------------------- checks
     def _params(self) -> tuple[PublicSchema | UniformSchema, str | None, float]:

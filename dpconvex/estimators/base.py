@@ -30,6 +30,7 @@ from sklearn.utils import get_tags
 from .._validation import (
     NO_SAMPLE_WEIGHTS,
     NO_SUCH_PARAMETER,
+    CheckedParamNames,
     Constraint,
     NoiseSource,
     Options,
@@ -40,7 +41,6 @@ from .._validation import (
     feature_names_of,
     is_dask_collection,
     noise_source,
-    refuse_unknown_params,
     signed_by,
     signed_refusal,
     unchecked,
@@ -1975,7 +1975,7 @@ def check_prepared_plan(estimator: Any, prep: Prepared, plan: FitPlan, caller: s
             "again: prepare(X, y, plan) with this plan, then fit_prepared.")
 
 
-class PrivateEstimator(BaseEstimator):
+class PrivateEstimator(CheckedParamNames, BaseEstimator):
     """The base of the private estimators: one validation, a public plan, prepare, release.
 
     Classifiers add :class:`ClassifierScoreMixin` and regressors
@@ -2035,36 +2035,6 @@ class PrivateEstimator(BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = self._accepts_sparse
         return tags
-
-    def set_params(self, **params: Any) -> Any:
-        """Set the estimator's parameters (nested ones of its steps as ``"step__param"``), as
-        scikit-learn's ``set_params``; a name that is not one of them is refused by a
-        :class:`ParameterError` listing them, before anything is set
-        (:func:`~dpconvex._validation.refuse_unknown_params`).
-
-        Parameters
-        ----------
-        **params : dict
-            Parameter names and values.
-
-        Returns
-        -------
-        self : estimator
-            The estimator.
-
-        Raises
-        ------
-        ParameterError
-            A name that is not a parameter (a ValueError, as scikit-learn's).
-
-        Examples
-        --------
-        >>> from dpconvex import PrivateLogisticRegression
-        >>> PrivateLogisticRegression().set_params(lam=0.1).lam
-        0.1
-        """
-        refuse_unknown_params(self, params)
-        return super().set_params(**params)
 
     # ------------------------------------------------------------------ validation
     def _validate_params(self, *, planned: bool = False) -> None:  # type: ignore[override]

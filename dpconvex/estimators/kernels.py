@@ -22,6 +22,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
 from .._validation import (
+    CheckedParamNames,
     check_array_entries,
     check_fitted,
     check_float,
@@ -29,7 +30,6 @@ from .._validation import (
     checks_feature_names,
     feature_names_of,
     noise_source,
-    refuse_unknown_params,
     with_feature_names,
 )
 from ..data.ranged_rows import RangedRows
@@ -93,7 +93,9 @@ def auto_components(n: int, epsilon: float, *, constant: float = COMPONENTS_CONS
     return int(min(max(round(value), fewest), most))
 
 
-class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class RandomFourierFeatures(
+    ClassNamePrefixFeaturesOutMixin, TransformerMixin, CheckedParamNames, BaseEstimator
+):
     """Random Fourier features of the Gaussian (RBF) kernel, rows of norm <= 1 ([CMS]_ Alg. 3).
 
     Approximates k(x, x') = exp(-gamma ||x - x'||^2): ``fit`` draws ω_j ~ N(0, 2·gamma·I_d)
@@ -171,35 +173,6 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         self.gamma = gamma
         self.random_state = random_state
         self.learner_epsilon = learner_epsilon
-
-    def set_params(self, **params: Any) -> RandomFourierFeatures:
-        """Set the map's parameters, as scikit-learn's ``set_params``; a name that is not one
-        of them is refused by a :class:`~dpconvex.errors.ParameterError` listing them, before
-        anything is set (:func:`~dpconvex._validation.refuse_unknown_params`).
-
-        Parameters
-        ----------
-        **params : dict
-            Parameter names and values.
-
-        Returns
-        -------
-        self : RandomFourierFeatures
-            The map.
-
-        Raises
-        ------
-        ParameterError
-            A name that is not a parameter (a ValueError, as scikit-learn's).
-
-        Examples
-        --------
-        >>> from dpconvex import RandomFourierFeatures
-        >>> RandomFourierFeatures().set_params(n_components=20).n_components
-        20
-        """
-        refuse_unknown_params(self, params)
-        return super().set_params(**params)
 
     def fit(self, X: Any, y: Any = None, *,
             context: FitContext | None = None) -> RandomFourierFeatures:

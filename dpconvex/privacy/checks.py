@@ -396,6 +396,17 @@ def exact_number(value: Any) -> Any:
     else (a subclass of float, a string, None) unchanged, for :func:`declared_number` to
     refuse.
 
+    Parameters
+    ----------
+    value : object
+        A declared number (a loss's bound, a template's constant).
+
+    Returns
+    -------
+    float or object
+        The built-in float it is; ``value`` itself when it is not a number of an exact type,
+        or an int beyond float64's range (:func:`beyond_float_range`).
+
     Examples
     --------
     >>> import numpy as np
@@ -426,6 +437,17 @@ def beyond_float_range(value: Any) -> bool:
     """Whether ``value`` is a number of an exact type (:func:`exact_number`) whose magnitude
     no float64 holds (an int or a ``Fraction`` beyond about 1.8e308), so that it is refused
     as no float.
+
+    Parameters
+    ----------
+    value : object
+        A declared number.
+
+    Returns
+    -------
+    bool
+        True for a number of an exact type beyond float64's range; False otherwise (a number
+        in range, or anything that is not a number of an exact type).
 
     Examples
     --------

@@ -310,6 +310,13 @@ def test_a_refused_set_params_of_a_search_sets_nothing_for_nested_names_too(make
     pipe = make_pipeline(dpconvex.PrivateLogisticRegression())
     search.set_params(estimator=pipe, estimator__privatelogisticregression__lam=0.5)
     assert search.estimator is pipe and pipe.steps[0][1].lam == 0.5
+    # a Pipeline's steps replaced and a new step's parameter set in the same call
+    from sklearn.preprocessing import MinMaxScaler
+    steps = [("b", MinMaxScaler()), ("clf", dpconvex.PrivateLogisticRegression())]
+    search.set_params(estimator__steps=steps, estimator__b__clip=True)
+    assert pipe.steps[0][1].clip is True
+    with pytest.raises(ParameterError, match="'estimator__c'"):
+        search.set_params(estimator__steps=steps, estimator__c__clip=True)
     assert search.set_params() is search
 
 

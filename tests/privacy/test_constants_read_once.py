@@ -88,7 +88,7 @@ def test_a_sparse_constant_is_refused_as_a_value_not_read():
 
 def test_the_estimator_refuses_a_growing_huber_threshold():
     """The attack: every condition held and |ℓ'| <= 0.5 was certified while the form solved
-    had slope 2·50; now the fit is refused before anything is derived."""
+    had slope 2·50; the fit is refused before anything is derived."""
     X, y = _rows()
     est = dp.PrivateLinearRegressor(loss=lambda z, t: cp.huber(z - t, GrowingM(0.25)),
                                     epsilon=1.0, label_range=(-1, 1), random_state=0)
@@ -207,7 +207,7 @@ def _with(attr, base):
 @pytest.mark.parametrize("base", ["shipped", "from_cvxpy"])
 def test_a_declared_bound_of_a_type_of_its_own_is_refused(attr, base):
     """The attack: float() of the bound passed every check while the calibration multiplied
-    the object (G a millionth of the bound); now the fit is refused by name."""
+    the object (G a millionth of the bound); the fit is refused by name."""
     X, y = _rows()
     est = dp.PrivateLinearClassifier(loss=_with(attr, base), epsilon=1.0, classes=[0, 1],
                                      mechanism="output", random_state=0)

@@ -111,7 +111,8 @@ def test_a_template_constants_record_of_another_class_is_refused_by_its_type():
     with pytest.raises(ParameterError, match="returned a SimpleNamespace, not a PrivacyConst"):
         dp.release(Mine(Logistic(), 0.1, 1.0, X, y), "objective", dp.Budget(1.0), dry_run=True,
                    vouch=("grad_bound", "hessian", "strong_convexity"))
-    problem = SimpleNamespace(n=40, name="mine", privacy_constants=lambda: SimpleNamespace(**fields))
+    problem = SimpleNamespace(n=40, name="mine",
+                              privacy_constants=lambda: SimpleNamespace(**fields))
     with pytest.raises(ParameterError, match="returned a SimpleNamespace, not a PrivacyConst"):
         get_mechanism("objective").calibrate(problem, dp.Budget(1.0))
 
@@ -189,6 +190,7 @@ def test_a_selection_calibrates_certifies_and_draws_on_one_sensitivity(monkeypat
     template = Drifting([0.2, 0.9, 0.4], sensitivity=2.0, n=100)
     released = dp.release(template, "exponential", dp.Budget(1.0), rng=0, vouch=("sensitivity",))
     cal, cert = released.calibration, released.certificate
+    assert cal.sensitivity == 2.0  # the value its condition and checks read
     assert type(cal.sensitivity) is float and cal.noise_rate == 1.0 / (2.0 * cal.sensitivity)
     assert cert.quantities["utility sensitivity"] == cal.sensitivity
     assert drawn == [cal.sensitivity]  # the draw reads the calibration's Δu, not a later one

@@ -33,6 +33,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
 
 from ..._validation import (
+    CheckedParamNames,
     NoiseSource,
     check_fitted,
     check_float,
@@ -42,7 +43,6 @@ from ..._validation import (
     feature_names_of,
     is_dask_collection,
     noise_source,
-    refuse_unknown_params,
     signed_by,
     signed_refusal,
     unchecked,
@@ -446,7 +446,7 @@ class Selected:
     validation_mistakes: np.ndarray | None = None
 
 
-class SelectedEstimator:
+class SelectedEstimator(CheckedParamNames):
     """What a private selection shares: its ``fit`` (one skeleton, :meth:`_fit_with`; each
     search fills :meth:`_check_params`, :meth:`_budget` and :meth:`_select`) and ``certify``
     (each search's :meth:`_certify_with`), the public facts a caller that holds the search's
@@ -471,37 +471,6 @@ class SelectedEstimator:
         # estimator it tunes
         tags.non_deterministic = inner.non_deterministic
         return tags
-
-    def set_params(self, **params: Any) -> Any:
-        """Set the search's parameters (its estimator's as ``"estimator__param"``), as
-        scikit-learn's ``set_params``; a name that is not one of them (nested names too) is
-        refused by a :class:`~dpconvex.errors.ParameterError` listing them, before anything
-        is set (:func:`~dpconvex._validation.refuse_unknown_params`).
-
-        Parameters
-        ----------
-        **params : dict
-            Parameter names and values.
-
-        Returns
-        -------
-        self : estimator
-            The search.
-
-        Raises
-        ------
-        ParameterError
-            A name that is not a parameter (a ValueError, as scikit-learn's).
-
-        Examples
-        --------
-        >>> from dpconvex import PrivateGridSearch, PrivateLogisticRegression
-        >>> search = PrivateGridSearch(PrivateLogisticRegression(), {"lam": [0.1]}, epsilon=1.0)
-        >>> search.set_params(estimator__data_norm=2.0).estimator.data_norm
-        2.0
-        """
-        refuse_unknown_params(self, params)
-        return super().set_params(**params)  # type: ignore[misc]
 
     def _keys(self, leaf: str, base: dict[str, Any] | None = None) -> list[str]:
         """The estimator's parameters named ``leaf`` (``base``: its ``get_params(deep=True)``,
