@@ -143,6 +143,18 @@ def users_objective(template: Any, changed: Iterable[str] = ()) -> bool:
     :func:`~dpconvex.privacy.user_parts.user_parts`). A check of such code at probe points can
     refute it, never prove it: its conditions are declared, not verified (``"objective"``).
 
+    Parameters
+    ----------
+    template : Template
+        The template of a release.
+    changed : iterable of str, default=()
+        What of it is the user's although its class may be shipped
+        (:func:`~dpconvex.privacy.user_parts.user_parts`).
+
+    Returns
+    -------
+    bool
+
     Examples
     --------
     >>> from dpconvex.privacy.declarations import users_objective
