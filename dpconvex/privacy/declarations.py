@@ -28,7 +28,7 @@ from .certificate import Condition
 from .checks import declared_number, user_code
 
 __all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_conditions",
-           "declared_constants", "probed_modulus", "vouch_names", "vouched"]
+           "declared_constants", "probed_modulus", "users_objective", "vouch_names", "vouched"]
 
 #: The constants a caller may vouch for (``vouch=``), as :attr:`Condition.unverified` names
 #: them (a cell-sum row bound: ``"data_norm"``).
@@ -127,6 +127,55 @@ def _users(template: Any, name: str) -> bool:
     return name in getattr(template, "__dict__", {}) or (
         owner is not None and not is_dpconvex_class(owner)
     )
+
+
+#: The members that compute what the checks of the objective and the records read: one set on
+#: a shipped template's instance makes them the user's code (:func:`users_objective`).
+_OBJECTIVE_MEMBERS = frozenset({"objective", "residual", "record_gradients", "record_domain"})
+
+
+def users_objective(template: Any, changed: Iterable[str] = ()) -> bool:
+    """Whether the objective of ``template`` (and its gradient, residual, record gradients and
+    record domain) is the user's code: its class is not one dpconvex ships
+    (:func:`~dpconvex.objectives.losses.shipped_derivation`, the test
+    :func:`~dpconvex.privacy.user_parts.users_part` applies to a template), or one of those
+    members is set on the instance (``changed``:
+    :func:`~dpconvex.privacy.user_parts.user_parts`). A check of such code at probe points can
+    refute it, never prove it: its conditions are declared, not verified (``"objective"``).
+
+    Parameters
+    ----------
+    template : Template
+        The template of a release.
+    changed : iterable of str, default=()
+        What of it is the user's although its class may be shipped
+        (:func:`~dpconvex.privacy.user_parts.user_parts`).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.declarations import users_objective
+    >>> t = LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)
+    >>> users_objective(t), users_objective(t, ["objective"])
+    (False, True)
+    >>> class Mine(LinearERMTemplate):
+    ...     name = "mine"
+    >>> users_objective(Mine(Logistic(), 0.1, 1.0, X, y))
+    True
+    """
+    return shipped_derivation(template) is None or bool(_OBJECTIVE_MEMBERS & set(changed))
+
+
+#: What the caller vouches for with ``"objective"`` where the objective is the user's code.
+_OBJECTIVE_CODE = (
+    "objective() is the user's code, which a check at probe points can refute, never prove: "
+    "that it is, at every point a solve reaches, the mean over the template's records of a "
+    "convex loss plus the regularizer and the noise terms, its gradient and residual of that "
+    "objective, reading those records only, rests on it"
+)
 
 
 def _caller_name(template: Template) -> str:
@@ -273,8 +322,10 @@ def _check_modulus(template: Template, consts: PrivacyConstants, caller: str) ->
                        "pairs (a probe refutes, it does not prove)")
 
 
-def _check_records(template: Template, caller: str) -> Condition:
-    """The template's own records lie in its public record domain, and there are n of them.
+def _check_records(template: Template, caller: str, users: bool) -> Condition:
+    """The template's own records lie in its public record domain, and there are n of them;
+    where the objective is the user's code (``users``, :func:`users_objective`), that it reads
+    these records is declared, not verified (``"objective"``).
 
     Reads the records (one pass) only to refuse a template whose declarations are false:
     the message names no statistic of them.
@@ -310,8 +361,13 @@ def _check_records(template: Template, caller: str) -> Condition:
             f"{caller}: records: template '{name}' has labels outside its record_domain. "
             "Encode the labels into the domain, or declare the domain they come from."
         )
+    found = f"n = {rows} records, rows of norm <= q = {q:g}, labels in the domain"
+    if users:
+        return _unverified("records in the public record domain", "objective",
+                           f"{found}: checked on every record the template holds (X, y); "
+                           f"{_OBJECTIVE_CODE}")
     return Condition("records in the public record domain", True, "checked on every record",
-                     f"n = {rows} records, rows of norm <= q = {q:g}, labels in the domain")
+                     found)
 
 
 def _mean_record_gradient(template: Template, theta: np.ndarray) -> np.ndarray:
@@ -325,11 +381,13 @@ def _mean_record_gradient(template: Template, theta: np.ndarray) -> np.ndarray:
     return total.reshape(theta.shape) / n
 
 
-def _check_objective(template: Template, consts: PrivacyConstants, caller: str
+def _check_objective(template: Template, consts: PrivacyConstants, caller: str, users: bool
                      ) -> list[Condition]:
     """objective = mean per-record loss + R + ⟨b, θ⟩/n (gradients compared), its value and
     gradient agree, the residual is at least the optimality residual over the space, and its
-    modulus is at least the declared μ (of ``consts``, the record the other checks read)."""
+    modulus is at least the declared μ (of ``consts``, the record the other checks read).
+    Where the objective is the user's code (``users``, :func:`users_objective`), these probes
+    refute it or leave it declared, not verified (``"objective"``)."""
     name = _caller_name(template)
     shape, rng, n = tuple(template.space.shape), _probe_rng(), int(template.n)
     theta = rng.normal(size=shape)
@@ -350,9 +408,14 @@ def _check_objective(template: Template, consts: PrivacyConstants, caller: str
                 "mean of record_gradients over its records plus the regularizer's gradient and "
                 "b/n. The constants are checked on record_gradients and the solvers minimize "
                 "objective(): make them the same objective.")
-        conds.append(Condition("objective = mean per-record loss + regularizer + noise term", True,
-                               "numerical comparison of gradients on the template's records",
-                               f"agree within {RTOL:g} (relative)"))
+        same = "objective = mean per-record loss + regularizer + noise term"
+        conds.append(
+            _unverified(same, "objective", f"not refuted at the probe point: the gradients of "
+                        f"objective() and of the mean of record_gradients over the template's "
+                        f"records agree there within {RTOL:g} (relative); {_OBJECTIVE_CODE}")
+            if users else
+            Condition(same, True, "numerical comparison of gradients on the template's records",
+                      f"agree within {RTOL:g} (relative)"))
     else:  # no records to compare with: the noise term is checked, the rest declared
         zero = np.zeros(shape)
         moved = grad - np.asarray(template.objective(theta, zero, 0.0)[1], dtype=float).reshape(
@@ -426,9 +489,14 @@ def _check_objective(template: Template, consts: PrivacyConstants, caller: str
             f"{caller}: residual: template '{name}': residual() is below the optimality residual "
             "||θ - Π(θ - ∇J(θ))|| over its parameter space, so the accuracy check could accept a "
             "point that is not the minimizer. Return at least that residual.")
-    conds.append(Condition("objective, gradient and residual consistent", True,
-                           "numerical comparison (central differences; residual >= "
-                           "||θ - Π(θ - ∇J(θ))||)", "at a probe point"))
+    consistent = "objective, gradient and residual consistent"
+    conds.append(
+        _unverified(consistent, "objective", "not refuted at the probe points (central "
+                    "differences; residual >= ||θ - Π(θ - ∇J(θ))||; extra_reg adds "
+                    f"(extra_reg/2)||θ||²; the modulus >= μ); {_OBJECTIVE_CODE}")
+        if users else
+        Condition(consistent, True, "numerical comparison (central differences; residual >= "
+                  "||θ - Π(θ - ∇J(θ))||)", "at a probe point"))
     return conds
 
 
@@ -611,8 +679,9 @@ def _check_constants(template: Template, consts: Any, caller: str) -> None:
 
 
 def _constant_conditions(template: Template, consts: PrivacyConstants, needs: frozenset[str],
-                         caps: frozenset[str], caller: str) -> list[Condition]:
-    """The declared constants, the records, the objective and its CVXPY form, checked or named."""
+                         caps: frozenset[str], caller: str, users: bool) -> list[Condition]:
+    """The declared constants, the records, the objective and its CVXPY form, checked or named
+    (``users``: the objective is the user's code, :func:`users_objective`)."""
     _check_constants(template, consts, caller)
     p = int(template.space.dimension)
     if consts.dimension != p:
@@ -622,7 +691,8 @@ def _constant_conditions(template: Template, consts: PrivacyConstants, needs: fr
     conds = [Condition("dimension p", True, "compared with the parameter space", f"p = {p}"),
              _check_modulus(template, consts, caller)]
     if "per_record" in caps:
-        conds += [_check_records(template, caller), _check_grad_bound(template, consts, caller)]
+        conds += [_check_records(template, caller, users),
+                  _check_grad_bound(template, consts, caller)]
         if "curvature" in needs:
             conds.append(_check_hessians(template, consts, caller))
     else:
@@ -631,7 +701,7 @@ def _constant_conditions(template: Template, consts: PrivacyConstants, needs: fr
                                  f"declared {consts.grad_bound:g}; {none} it on"))
         if "curvature" in needs:
             conds.append(_unverified(_HESSIAN, "hessian", f"declared; {none} them on"))
-    conds += _check_objective(template, consts, caller)
+    conds += _check_objective(template, consts, caller, users)
     if "cvxpy" in caps:
         conds.append(_check_cvxpy_form(template, caller))
     return conds
@@ -656,7 +726,8 @@ def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str
                                "capability 'objective' (privacy_constants, objective, residual, "
                                "regularizer, distance_bound), which this mechanism reads.")
         consts = template.privacy_constants() if constants is None else constants
-        conds += [] if targeted else _constant_conditions(template, consts, needs, caps, caller)
+        conds += [] if targeted else _constant_conditions(
+            template, consts, needs, caps, caller, users_objective(template, changed))
         space = template.space
         symmetric = bool(getattr(template, "noise_symmetric", False))
         if (

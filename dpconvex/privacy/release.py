@@ -150,7 +150,13 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
         ``epsilon`` > 0, a bool ``regression``).
     vouch : iterable of str, default=()
         Declared constants nobody could verify that the caller vouches for, e.g.
-        ``("curvature",)`` (:func:`~dpconvex.privacy.declarations.vouched`).
+        ``("curvature",)`` (:func:`~dpconvex.privacy.declarations.vouched`). A template of
+        the user's (a class dpconvex does not ship, a subclass included) has its G and Hessian
+        constants probed and its objective checked at probe points, which refute and never
+        prove: ``("grad_bound", "hessian", "objective")``, the last vouching that its objective
+        is, wherever a solve goes, the mean over its own records of a convex loss plus the
+        regularizer and the noise terms, and reads no other data
+        (docs/privacy/user_objectives.md#privacy-user-template).
     vouch_unused : {"refuse", "ignore"}, default="refuse"
         A name of ``vouch`` no condition of this release rests on: refused as a typo, or
         ignored (an estimator's ``vouch=``, which serves whichever mechanism it chooses).
@@ -192,6 +198,17 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     >>> dry = release(template, "objective", Budget(1.0), dry_run=True)
     >>> dry.theta is None
     True
+
+    A template of the user's is released only when the caller vouches for what the checks
+    cannot prove:
+
+    >>> class Mine(LinearERMTemplate):
+    ...     name = "mine"
+    >>> mine = Mine(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> rel = release(mine, "objective", Budget(1.0), rng=0,
+    ...               vouch=("grad_bound", "hessian", "objective"))
+    >>> sorted({c.unverified for c in rel.certificate.conditions if c.vouched})
+    ['grad_bound', 'hessian', 'objective']
     """
     mechanism, max_iter, dry_run, seeded, noise_warning = _checked_arguments(
         template, mechanism, warm_start, max_iter, dry_run, seeded, noise_warning)

@@ -9,6 +9,7 @@ with every condition's "how" in the certificate.
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import cvxpy as cp
@@ -111,10 +112,11 @@ class UserLogistic:
 
 def test_a_user_template_that_meets_its_declarations_releases_with_each_how():
     X, s = _rows()
-    with pytest.raises(PrivacyError, match=r"nobody verified.*vouch=\('grad_bound', 'hessian'\)"):
+    with pytest.raises(PrivacyError, match=r"nobody verified.*vouch=\('grad_bound', 'hessian', "
+                                           r"'objective'\)"):
         dp.release(UserLogistic(X, s), "objective", dp.Budget(1.0), rng=0)   # probed, not proved
     rel = dp.release(UserLogistic(X, s), "objective", dp.Budget(1.0), rng=0,
-                     vouch=("grad_bound", "hessian"))
+                     vouch=("grad_bound", "hessian", "objective"))
     conds = {c.name: c for c in rel.certificate.conditions}
     for name in ("G (per-record gradient bound)", "Hessian rank r, term bound c_u, trace T"):
         assert conds[name].vouched and conds[name].holds
@@ -137,9 +139,10 @@ def test_a_probed_modulus_of_a_users_regularizer_is_vouched_for_not_verified():
     t = UserLogistic(X, s)
     t.regularizer = MyL2(0.1)
     with pytest.raises(PrivacyError, match=r"strong convexity mu \[strong_convexity\]"):
-        dp.release(t, "objective", dp.Budget(1.0), dry_run=True, vouch=("grad_bound", "hessian"))
+        dp.release(t, "objective", dp.Budget(1.0), dry_run=True,
+                   vouch=("grad_bound", "hessian", "objective"))
     cert = dp.release(t, "objective", dp.Budget(1.0), dry_run=True,
-                      vouch=("grad_bound", "hessian", "strong_convexity")).certificate
+                      vouch=("grad_bound", "hessian", "objective", "strong_convexity")).certificate
     mu = next(c for c in cert.conditions if c.name == "strong convexity mu")
     assert mu.unverified == "strong_convexity" and mu.vouched
 
@@ -191,7 +194,8 @@ def test_constants_nobody_can_check_are_refused_unless_vouched():
 
 def test_the_refusals_name_what_to_pass_and_never_a_probes_value_as_the_bound():
     X, s = _rows()
-    with pytest.raises(PrivacyError, match=r"vouch=\('grad_bound', 'hessian'\)"):  # both, not the one left
+    with pytest.raises(PrivacyError,  # each, not the ones left
+                       match=r"vouch=\('grad_bound', 'hessian', 'objective'\)"):
         dp.release(UserLogistic(X, s), "objective", dp.Budget(1.0), dry_run=True, vouch=("grad_bound",))
     with pytest.raises(PrivacyError) as err:
         dp.release(UserLogistic(X, s, grad_bound=1e-3), "objective", dp.Budget(1.0), dry_run=True)
@@ -265,9 +269,93 @@ def test_a_subclass_without_changes_releases_as_a_user_template():
         pass
 
     cert = dp.release(Same(Logistic(), 0.1, 1.0, X, s), "objective", dp.Budget(1.0),
-                      dry_run=True, vouch=("grad_bound", "hessian")).certificate
+                      dry_run=True, vouch=("grad_bound", "hessian", "objective")).certificate
     names = [c.name for c in cert.conditions]
     assert "user template" in names and "CVXPY form = objective over the parameter space" in names
+
+
+#: The conditions on a user's objective (and the records it reads) that a check at probe
+#: points can refute and never prove: declared, not verified, vouched for as "objective".
+_OBJECTIVE_CONDITIONS = ("records in the public record domain",
+                         "objective = mean per-record loss + regularizer + noise term",
+                         "objective, gradient and residual consistent")
+
+
+def _switching(honest_while):
+    """A user's template whose objective is the honest mean over its records while
+    ``honest_while()`` holds, and another data set's (rows of norm 100) otherwise."""
+    X, s = _rows()
+    hidden = LinearERMTemplate(Logistic(), 0.1, 100.0, 100.0 * X, s)
+
+    class Switching(LinearERMTemplate):
+        name = "switching"
+
+        def objective(self, w, b=None, extra_reg=0.0):
+            if honest_while():
+                return super().objective(w, b, extra_reg)
+            return hidden.objective(w, b, extra_reg)
+
+    return Switching(Logistic(), 0.1, 1.0, X, s)
+
+
+def _checking():  # dpconvex's declaration checks on the stack
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_globals.get("__name__") == "dpconvex.privacy.declarations":
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _counting():
+    calls = [0]
+
+    def honest():  # the first 42 calls (the checks'), then the other data set's
+        calls[0] += 1
+        return calls[0] <= 42
+
+    return honest
+
+
+@pytest.mark.parametrize("honest_while", [lambda: _checking, _counting], ids=["stack", "count"])
+@pytest.mark.parametrize("mech, vouch", [("objective", ("grad_bound", "hessian")),
+                                         ("output", ("grad_bound",))])
+def test_a_users_objective_is_vouched_for_never_verified_by_a_probe(honest_while, mech, vouch):
+    """An objective that is honest only while it is checked (by the stack, or by a count of its
+    calls) passes every probe: a probe refutes a user's objective, it cannot prove one, so the
+    release is refused until the caller vouches for "objective", and the certificate says so."""
+    with pytest.raises(PrivacyError, match=r"\[objective\]: .*vouch=\(.*'objective'\)"):
+        dp.release(_switching(honest_while()), mech, dp.Budget(1.0), rng=0, vouch=vouch)
+    rel = dp.release(_switching(honest_while()), mech, dp.Budget(1.0), rng=0,
+                     vouch=(*vouch, "objective"))
+    conds = {c.name: c for c in rel.certificate.conditions}
+    for name in _OBJECTIVE_CONDITIONS:
+        assert conds[name].unverified == "objective" and conds[name].vouched, name
+        assert conds[name].how == "declared; vouched for by the caller (vouch=), not verified"
+    assert "not refuted at the probe point" in conds[_OBJECTIVE_CONDITIONS[1]].detail
+    assert not any(c.how.startswith("checked") or c.how.startswith("numerical comparison of")
+                   for c in rel.certificate.conditions if c.name in _OBJECTIVE_CONDITIONS)
+
+
+def test_a_shipped_templates_objective_stays_checked_with_a_users_part():
+    """dpconvex's own objective, with a user's regularizer: its checks establish it (no
+    "objective" to vouch for); the same objective set on the instance is the user's."""
+    class MyL2(L2):
+        pass
+
+    X, s = _rows()
+    t = LinearERMTemplate(Logistic(), 0.1, 1.0, X, s)
+    t.regularizer = MyL2(0.1)
+    cert = dp.release(t, "objective", dp.Budget(1.0), dry_run=True,
+                      vouch=("grad_bound", "hessian", "strong_convexity")).certificate
+    conds = {c.name: c for c in cert.conditions}
+    assert conds[_OBJECTIVE_CONDITIONS[0]].how == "checked on every record"
+    assert conds[_OBJECTIVE_CONDITIONS[1]].how.startswith("numerical comparison of gradients")
+    assert not any(c.unverified == "objective" for c in cert.conditions)
+    t = LinearERMTemplate(Logistic(), 0.1, 1.0, X, s)
+    t.objective = t.objective  # the same function, set on the instance: the user's
+    with pytest.raises(PrivacyError, match=r"\[objective\]"):
+        dp.release(t, "objective", dp.Budget(1.0), dry_run=True, vouch=("grad_bound", "hessian"))
 
 
 def test_the_gradient_span_a_gaussian_bound_reads_is_vouched_for_not_trusted():
@@ -279,16 +367,17 @@ def test_the_gradient_span_a_gaussian_bound_reads_is_vouched_for_not_trusted():
 
     t, budget = Narrower(Logistic(), 0.1, 1.0, X, s), dp.Budget(1.0, 1e-6)
     with pytest.raises(PrivacyError, match=r"gradient_span.*k = 1 \(the template's.*vouch=\('grad_bound', "
-                                           r"'gradient_span', 'hessian'\)"):
-        dp.release(t, "gaussian_objective", budget, dry_run=True, vouch=("grad_bound", "hessian"))
+                                           r"'gradient_span', 'hessian', 'objective'\)"):
+        dp.release(t, "gaussian_objective", budget, dry_run=True,
+                   vouch=("grad_bound", "hessian", "objective"))
     cert = dp.release(t, "gaussian_objective", budget, dry_run=True,
-                      vouch=("grad_bound", "gradient_span", "hessian")).certificate
+                      vouch=("grad_bound", "gradient_span", "hessian", "objective")).certificate
     span = next(c for c in cert.conditions if c.unverified == "gradient_span")
     assert span.vouched and span.holds
     # the pure mechanism reads no span: vouching for it there is refused as a typo
     with pytest.raises(ParameterError, match="no condition of this release rests on"):
         dp.release(t, "objective", dp.Budget(1.0), dry_run=True,
-                   vouch=("grad_bound", "gradient_span", "hessian"))
+                   vouch=("grad_bound", "gradient_span", "hessian", "objective"))
 
 
 # --------------------------------------------------------- loss bounds on all of R

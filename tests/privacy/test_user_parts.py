@@ -82,9 +82,10 @@ def test_a_looser_tolerance_or_a_smaller_distance_bound_is_vouched_for():
 
     for cls in (Loose, Near):
         _vouch_needed(lambda v, c=cls: dp.release(_template(c), "objective", dp.Budget(1.0), dry_run=True,
-                                                  vouch=("grad_bound", "hessian", *v)), "distance_bound")
+                                                  vouch=("grad_bound", "hessian", "objective", *v)),
+                      "distance_bound")
     cert = dp.release(_template(Same), "objective", dp.Budget(1.0), dry_run=True,
-                      vouch=("grad_bound", "hessian")).certificate
+                      vouch=("grad_bound", "hessian", "objective")).certificate
     assert all(c.unverified != "distance_bound" for c in cert.conditions)
 
 
@@ -739,7 +740,7 @@ def test_a_method_replaced_at_the_freed_ones_address_is_still_caught():
 
     with pytest.raises(PrivacyError, match="members changed during the solve"):
         dp.release(Own(Logistic(), 0.1, 1.0, *_rows()), "objective", dp.Budget(1.0), backend=Reusing(),
-                   rng=0, vouch=("backend", "grad_bound", "hessian"))
+                   rng=0, vouch=("backend", "grad_bound", "hessian", "objective"))
 
 
 @pytest.mark.parametrize("where", ["dunder of the template's class", "class of its rows operator",

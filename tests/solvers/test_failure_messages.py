@@ -21,8 +21,9 @@ import dpconvex as dp
 from dpconvex.solvers import ClarabelBackend, LbfgsNewton, PolishedBackend, suitable_backends
 
 ADVICE = re.compile(r"solver='(\w+)'")
-#: The user template's G and Hessian constants are probed, not verified: the caller vouches.
-VOUCH = ("grad_bound", "hessian")
+#: The user template's G and Hessian constants are probed, not verified, and its objective is
+#: the user's code (a probe refutes it, never proves it): the caller vouches.
+VOUCH = ("grad_bound", "hessian", "objective")
 
 
 def _template(cls=MultinomialTemplate):

@@ -24,8 +24,9 @@ from dpconvex.solvers.lbfgs_newton import NATIVE_TOL_FACTOR
 from dpconvex.templates.base import missing_members
 
 D, C, LAM, EXTRA = 3, 3, 0.1, 0.05
-#: The user template's G and Hessian constants are probed, not verified: the caller vouches.
-VOUCH = ("grad_bound", "hessian")
+#: The user template's G and Hessian constants are probed, not verified, and its objective is
+#: the user's code (a probe refutes it, never proves it): the caller vouches.
+VOUCH = ("grad_bound", "hessian", "objective")
 
 
 def _template(cls=MultinomialTemplate, **kw):
@@ -60,7 +61,7 @@ def test_native_releases_a_matrix_parameter():
         assert len(diag) == 1
         assert diag[0].solver == "native"
         assert diag[0].residual <= t.residual_tol
-    out = dp.release(t, "output", dp.Budget(1.0), vouch=("grad_bound",))
+    out = dp.release(t, "output", dp.Budget(1.0), vouch=("grad_bound", "objective"))
     assert out.theta.shape == (D, C)
 
 
