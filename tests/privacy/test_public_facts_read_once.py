@@ -41,7 +41,7 @@ def test_constants_that_answer_otherwise_for_the_calibration_are_refused():
     (a G a millionth of the checked one would have set the noise)."""
     with pytest.raises(PrivacyError, match="other constants from privacy_constants"):
         dp.release(drifting_constants(1), "objective", dp.Budget(1.0), rng=0,
-                   vouch=("grad_bound", "hessian"))
+                   vouch=("grad_bound", "hessian", "objective"))
 
 
 def test_the_certificate_states_the_constants_the_checks_read():
@@ -50,7 +50,7 @@ def test_the_certificate_states_the_constants_the_checks_read():
     honest = dp.release(LinearERMTemplate(Logistic(), 0.1, 1.0, X, Y), "objective",
                         dp.Budget(1.0), dry_run=True).certificate.quantities
     released = dp.release(drifting_constants(2), "objective", dp.Budget(1.0), rng=0,
-                          vouch=("grad_bound", "hessian")).certificate.quantities
+                          vouch=("grad_bound", "hessian", "objective")).certificate.quantities
     assert released["per-record gradient bound G"] == honest["per-record gradient bound G"]
     # the same arithmetic on the same floats: equal up to rounding
     assert released["noise rate beta"] == pytest.approx(honest["noise rate beta"], rel=1e-12)
@@ -61,7 +61,7 @@ def test_the_gaussian_span_is_capped_by_the_calibrated_dimension():
     a later call's (which states p = 1 here: k = 1 would shrink sigma)."""
     released = dp.release(drifting_constants(2, dimension=1), "gaussian_objective",
                           dp.Budget(1.0, 1e-6), rng=0,
-                          vouch=("grad_bound", "hessian", "gradient_span"))
+                          vouch=("grad_bound", "hessian", "gradient_span", "objective"))
     assert released.calibration.extra["k"] == 2
 
 
