@@ -882,7 +882,7 @@ class ScaledRows:
             if self.clip is None:
                 yield rows, B, self.scale[rows]
                 continue
-            norms = _dense_row_norms(B) if isinstance(B, np.ndarray) else _csr_row_norms(B)
+            norms = _dense_row_norms(B) if isinstance(B, np.ndarray) else _csr_block_norms(B)
             yield rows, B, self._factors(norms, rows)
 
     def matvec(self, w: np.ndarray) -> np.ndarray:
@@ -1489,6 +1489,21 @@ def _csr_row_norms(A: sp.csr_array) -> np.ndarray:
         for rows, idx in row_blocks(indptr[a:b + 1] - lo):
             block[rows] = _dense_row_norms(data[lo:][idx])
     return norms
+
+
+def _csr_block_norms(B: sp.csr_array) -> np.ndarray:
+    """||b_i|| of a block of CSR rows: each row's sum of squares of its stored entries in one
+    ``np.add.reduceat``; when a sum overflowed or may have lost precision to underflow, the
+    block's norms by :func:`_csr_row_norms` (scaled by each row's max-abs entry)."""
+    indptr = B.indptr
+    stored = indptr[:-1] < indptr[1:]
+    sq = np.zeros(B.shape[0])
+    with np.errstate(over="ignore", under="ignore"):  # a warning would tell a record's size
+        if stored.any():
+            sq[stored] = np.add.reduceat(B.data * B.data, indptr[:-1][stored])
+    if np.any(~np.isfinite(sq) | (stored & (sq < _SQ_TINY))):
+        return _csr_row_norms(B)
+    return np.sqrt(sq)
 
 
 def _block_gram(B: Any, d: np.ndarray, s: np.ndarray, t: np.ndarray | None,
