@@ -21,7 +21,7 @@ ratios are printed (``inside / stored``: the cost of the clipping inside the pro
 Usage::
 
     python benchmarks/clip_inside_products.py
-    python benchmarks/clip_inside_products.py --rows 200000 --repeats 1   # a smoke run
+    python benchmarks/clip_inside_products.py --quick   # a smoke run (20,000 rows, one fit)
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+import harness  # benchmarks/ is the script's folder, first on sys.path
 import numpy as np
 import scipy.sparse as sp
 from sklearn.linear_model import LogisticRegression
@@ -76,10 +77,14 @@ def _rows(kind: str, n: int, rng: np.random.Generator) -> tuple[Any, np.ndarray]
     return X, y
 
 
+#: Rows of each case and fits of each kind (``--quick``: a smoke run, not a measurement).
+ROWS, REPEATS = 1_000_000, 3
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=1_000_000)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--rows", type=int, default=ROWS)
+    parser.add_argument("--repeats", type=int, default=REPEATS)
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     rng = np.random.default_rng(0)
@@ -112,4 +117,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    harness.run_script(__file__, main, globals(), {"ROWS": 20_000, "REPEATS": 1})
