@@ -626,14 +626,7 @@ class CSRRows:
         >>> CSRRows(sp.csr_array(np.array([[3.0, 0.0, 4.0], [0.0, 0.0, 0.0]]))).row_norms().tolist()
         [5.0, 0.0]
         """
-        norms = np.zeros(self.n)
-        indptr, data = self.A.indptr, self.A.data
-        for a, b in _entry_blocks(indptr):  # grouped by entries per row within each block
-            lo = indptr[a]
-            block = norms[a:b]
-            for rows, idx in row_blocks(indptr[a:b + 1] - lo):
-                block[rows] = _dense_row_norms(data[lo:][idx])
-        return norms
+        return _csr_row_norms(self.A)
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
         """Aᵀ diag(d) A summed over blocks of rows (memory of one block, never of A).
@@ -776,6 +769,12 @@ class ScaledRows:
     A zero row has products and norm exactly 0 whatever its stored row holds, and
     :meth:`compact` reads and stores only the other rows.
 
+    With a public bound ``clip`` = q the clip factor min(1, q/||x_i||) (``unit``: the factor
+    q/||x_i|| of a non-zero row) is not stored: every product, Gram and norm reads the stored
+    rows a bounded block at a time, the norms of the block, then its products, so each row is
+    scaled by the factor of the row as read there (docs/privacy/row_scaling.md): no product
+    reads a row above q whatever happens to the stored rows between two products.
+
     Parameters
     ----------
     base : DesignOperator
@@ -784,6 +783,11 @@ class ScaledRows:
         s_i.
     column : ndarray of shape (n,) or None, default=None
         t_i, the appended column (None: none).
+    clip : float or None, default=None
+        The public bound q of the stored rows' norms, applied as each row is read (a dense or
+        CSR ``base``); None: the stored rows as they are.
+    unit : bool, default=False
+        With ``clip``: scale each non-zero row to norm q instead of clipping it.
 
     Examples
     --------
@@ -794,12 +798,23 @@ class ScaledRows:
     (2, 3, [[0.6000000000000001, 0.8, 0.5], [0.0, 1.0, 0.5]])
     >>> ops.matvec(np.ones(3)).round(12).tolist(), ops.row_norms().round(12).tolist()
     ([1.9, 1.5], [1.118033988750, 1.118033988750])
+    >>> X = np.array([[3.0, 4.0], [0.0, 0.5]])
+    >>> clipped = ScaledRows(DenseRows(X), np.ones(2), clip=1.0)
+    >>> X *= 10.0  # the factors follow the rows as they are read
+    >>> clipped.row_norms().round(12).tolist()
+    [1.0, 1.0]
     """
 
-    def __init__(self, base: DesignOperator, scale: np.ndarray, column: np.ndarray | None = None):
+    def __init__(self, base: DesignOperator, scale: np.ndarray, column: np.ndarray | None = None,
+                 *, clip: float | None = None, unit: bool = False):
+        if clip is not None and not isinstance(base, (DenseRows, CSRRows)):
+            raise TypeError(f"ScaledRows.__init__: clip= needs dense or CSR stored rows; got "
+                            f"{type(base).__name__}. Pass DenseRows or CSRRows as base.")
         self.base = base
         self.scale = np.asarray(scale, dtype=float)
         self.column = None if column is None else np.asarray(column, dtype=float)
+        self.clip = None if clip is None else float(clip)
+        self.unit = bool(unit)
         self.n = base.n
         self.p = base.p + (self.column is not None)
         if self.scale.shape != (self.n,) or (
@@ -823,7 +838,9 @@ class ScaledRows:
     @property
     def matrix(self) -> Any:
         """The rows ``[s_i x_i, t_i]`` built as an array (a copy; for a CVXPY form)."""
-        M = self.base.scale_rows(self.scale).matrix
+        s = self.scale if self.clip is None else self._factors(self.base.row_norms(),
+                                                                slice(0, self.n))
+        M = self.base.scale_rows(s).matrix
         if self.column is None:
             return M
         if sp.issparse(M):
@@ -838,6 +855,35 @@ class ScaledRows:
             return int(np.count_nonzero(self.scale)) * self.base.p + tail
         counts = np.diff(self.base.matrix.indptr)
         return int(counts[self.scale != 0].sum()) + tail
+
+    def _factors(self, norms: np.ndarray, rows: slice) -> np.ndarray:
+        """s_i of the rows ``rows``, times the clip (``unit``) factor of the norms ``norms`` of
+        those rows as read (s_i = 0 stays 0)."""
+        s = self.scale[rows]
+        if self.clip is None:
+            return s
+        g = unit_scale(norms, self.clip) if self.unit else clip_scale(norms, self.clip)[0]
+        return np.where(s == 0.0, 0.0, s * g)
+
+    def _blocks(self) -> Iterator[tuple[slice, Any, np.ndarray]]:
+        """(rows, B, s) for bounded blocks of the dense or CSR stored rows: the rows B as read
+        (dense: a view; CSR: a copy of about _GRAM_ENTRIES entries) and their factors s, the
+        clip factors computed from B itself."""
+        base = self.base
+        if isinstance(base, DenseRows):
+            step = max(1, _GRAM_ENTRIES // self.p)
+            spans: Iterator[tuple[int, int]] = (
+                (a, min(a + step, self.n)) for a in range(0, self.n, step))
+        else:  # blocks of about _GRAM_ENTRIES stored entries
+            spans = _entry_blocks(base.A.indptr)
+        for a, b in spans:
+            rows = slice(a, b)
+            B = base.X[rows] if isinstance(base, DenseRows) else _csr_block(base.A, a, b)
+            if self.clip is None:
+                yield rows, B, self.scale[rows]
+                continue
+            norms = _dense_row_norms(B) if isinstance(B, np.ndarray) else _csr_block_norms(B)
+            yield rows, B, self._factors(norms, rows)
 
     def matvec(self, w: np.ndarray) -> np.ndarray:
         """M w: s_i x_iᵀ w_x, plus t_i w_t with an appended column (w_x: the first ``base.p``
@@ -862,7 +908,11 @@ class ScaledRows:
         w = np.asarray(w, dtype=float)
         out = np.empty(self.n)
         with np.errstate(**_ZERO_ROWS if self.zeroed is not None else {}):
-            np.multiply(self.base.matvec(w[:self.base.p]), self.scale, out=out)
+            if self.clip is None:
+                np.multiply(self.base.matvec(w[:self.base.p]), self.scale, out=out)
+            else:  # per block, its factors from its rows as read
+                for rows, B, s in self._blocks():
+                    np.multiply(B @ w[:self.base.p], s, out=out[rows])
         if self.zeroed is not None:
             out[self.zeroed] = 0.0
         if self.column is not None:
@@ -889,7 +939,12 @@ class ScaledRows:
         [0.6, 1.8, 1.0]
         """
         v = np.asarray(v, dtype=float)
-        head = self.base.rmatvec(self.scale * v)
+        if self.clip is None:
+            head = self.base.rmatvec(self.scale * v)
+        else:
+            head = np.zeros(self.base.p)
+            for rows, B, s in self._blocks():
+                head += (s * v[rows]) @ B
         if self.column is None:
             return head
         return np.append(head, self.column @ v)
@@ -922,29 +977,22 @@ class ScaledRows:
         """
         w = np.asarray(w, dtype=float)
         base = self.base
-        if isinstance(base, DenseRows):
-            step = max(1, _GRAM_ENTRIES // self.p)
-            blocks: Iterator[tuple[slice, Any]] = (
-                (slice(a, a + step), base.X[a:a + step]) for a in range(0, self.n, step))
-        elif isinstance(base, CSRRows):  # blocks of about _GRAM_ENTRIES stored entries
-            blocks = ((slice(a, b), _csr_block(base.A, a, b))
-                      for a, b in _entry_blocks(base.A.indptr))
-        else:
+        if not isinstance(base, (DenseRows, CSRRows)):
             m = self.matvec(w)
             return m, self.rmatvec(f(m, slice(0, self.n)))
-        s, t, q = self.scale, self.column, base.p
+        t, q = self.column, base.p
         m = np.empty(self.n)
         grad = np.zeros(self.p)
-        for rows, B in blocks:  # each block as in matvec, then its share of rmatvec
+        for rows, B, s in self._blocks():  # each block as in matvec, then its share of rmatvec
             mb = m[rows]
             with np.errstate(**_ZERO_ROWS if self.zeroed is not None else {}):
-                np.multiply(B @ w[:q], s[rows], out=mb)
+                np.multiply(B @ w[:q], s, out=mb)
             if self.zeroed is not None:
                 mb[self.zeroed[rows]] = 0.0
             if t is not None:
                 mb += t[rows] * w[q]
             v = f(mb, rows)
-            grad[:q] += (v * s[rows]) @ B
+            grad[:q] += (v * s) @ B
             if t is not None:
                 grad[q] += v @ t[rows]
             del B, v  # (a CSR block is a copy: freed before the next one is made)
@@ -970,7 +1018,7 @@ class ScaledRows:
         if not isinstance(self.base, (DenseRows, CSRRows)):  # theirs a new array: scaled in place
             out = np.array(out, dtype=float)
         with np.errstate(invalid="ignore"):  # a record's warning would tell its norm
-            np.multiply(out, self.scale, out=out)
+            np.multiply(out, self._factors(out, slice(0, self.n)), out=out)
         np.abs(out, out=out)  # |s_i|·||x_i||
         if self.zeroed is not None:
             out[self.zeroed] = 0.0  # 0 · inf for a stored row whose norm overflows
@@ -1000,6 +1048,13 @@ class ScaledRows:
         True
         """
         d = np.asarray(d, dtype=float)
+        if self.clip is not None:  # per block, its factors from its rows as read
+            dense_blocks = isinstance(self.base, CSRRows) and self.base._dense_blocks_pay()
+            t = self.column
+            H = np.zeros((self.p, self.p))
+            for rows, B, s in self._blocks():
+                H += _block_gram(B, d[rows], s, None if t is None else t[rows], dense_blocks)
+            return H
         if isinstance(self.base, CSRRows) and self.base._dense_blocks_pay():
             # one pass: blocks [s x, t] scattered into a dense buffer as they are read
             return _csr_dense_gram(self.base.A, d, self.scale, self.column)
@@ -1039,7 +1094,8 @@ class ScaledRows:
         """
         s = np.asarray(s, dtype=float)
         return ScaledRows(self.base, self.scale * s,
-                          None if self.column is None else self.column * s)
+                          None if self.column is None else self.column * s,
+                          clip=self.clip, unit=self.unit)
 
     def map_rows(self, f: Callable[[Any], Any]) -> DesignOperator:
         """The rows f(M) of the built rows :attr:`matrix` (a copy), checked to be as many.
@@ -1089,7 +1145,8 @@ class ScaledRows:
         1
         """
         return ScaledRows(self.base.every(step), self.scale[::step],
-                          None if self.column is None else self.column[::step])
+                          None if self.column is None else self.column[::step],
+                          clip=self.clip, unit=self.unit)
 
     def compact(self) -> ScaledRows:
         """The same factors over the cheapest storage of the stored rows that are not zero rows:
@@ -1126,7 +1183,7 @@ class ScaledRows:
                 base = CSRRows(_dense_to_csr(X, nonzero))
         if base is self.base:
             return self
-        return ScaledRows(base, self.scale, self.column)
+        return ScaledRows(base, self.scale, self.column, clip=self.clip, unit=self.unit)
 
     def __repr__(self) -> str:
         return f"ScaledRows({self.base!r}, column={self.column is not None})"
@@ -1420,6 +1477,52 @@ def _csr_sparse_gram(A: sp.csr_array, d: np.ndarray) -> np.ndarray:
     return H
 
 
+
+
+def _csr_row_norms(A: sp.csr_array) -> np.ndarray:
+    """||a_i|| of CSR rows from their stored entries (:meth:`CSRRows.row_norms`)."""
+    norms = np.zeros(A.shape[0])
+    indptr, data = A.indptr, A.data
+    for a, b in _entry_blocks(indptr):  # grouped by entries per row within each block
+        lo = indptr[a]
+        block = norms[a:b]
+        for rows, idx in row_blocks(indptr[a:b + 1] - lo):
+            block[rows] = _dense_row_norms(data[lo:][idx])
+    return norms
+
+
+def _csr_block_norms(B: sp.csr_array) -> np.ndarray:
+    """||b_i|| of a block of CSR rows: each row's sum of squares of its stored entries in one
+    ``np.add.reduceat``; when a sum overflowed or may have lost precision to underflow, the
+    block's norms by :func:`_csr_row_norms` (scaled by each row's max-abs entry)."""
+    indptr = B.indptr
+    stored = indptr[:-1] < indptr[1:]
+    sq = np.zeros(B.shape[0])
+    with np.errstate(over="ignore", under="ignore"):  # a warning would tell a record's size
+        if stored.any():
+            sq[stored] = np.add.reduceat(B.data * B.data, indptr[:-1][stored])
+    if np.any(~np.isfinite(sq) | (stored & (sq < _SQ_TINY))):
+        return _csr_row_norms(B)
+    return np.sqrt(sq)
+
+
+def _block_gram(B: Any, d: np.ndarray, s: np.ndarray, t: np.ndarray | None,
+                dense_blocks: bool) -> np.ndarray:
+    """Mᵀ diag(d) M for the block M = [s x, t] of dense or CSR rows B (CSR: scattered into a
+    dense buffer when ``dense_blocks``, else multiplied as sparse arrays)."""
+    if isinstance(B, np.ndarray):
+        return _blocked_gram(B, d, s, t)
+    if dense_blocks:
+        return _csr_dense_gram(B, d, s, t)
+    G = _csr_sparse_gram(B, d * s * s)
+    if t is None:
+        return G
+    q = B.shape[1]
+    H = np.empty((q + 1, q + 1))
+    H[:q, :q] = G
+    H[:q, q] = H[q, :q] = B.T @ (d * s * t)
+    H[q, q] = float(d @ (t * t))
+    return H
 
 
 def _check_same_rows(before: DesignOperator, after: DesignOperator) -> None:

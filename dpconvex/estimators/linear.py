@@ -45,7 +45,7 @@ from .._validation import (
     checks_feature_names,
     is_dask_collection,
 )
-from ..data.operators import CSRRows, DenseRows, ScaledRows, clip_scale, unit_scale
+from ..data.operators import CSRRows, DenseRows, ScaledRows, unit_scale
 from ..data.preprocess import add_intercept
 from ..data.preprocess import clip_rows as clip_design
 from ..data.row_scaling import normalize_rows, normalize_rows_lazy
@@ -428,8 +428,9 @@ def design_rows(
     Dask rows are read lazily per chunk (data/dask_rows). Dense and SciPy sparse rows are read
     in place, as factors (:class:`~dpconvex.data.operators.ScaledRows`): row i is
     ``y_i keep_i · [min(1, q/||x_i||) x_i, s]`` (``unit``: the factor q/||x_i||), keep_i = 0 for
-    the ``dropped`` records; where a kept row's products could overflow, on a copy (the guard
-    and the count of clipped rows read the kept rows only). Returns a
+    the ``dropped`` records, the clip factor computed from the row as each product reads it
+    (docs/privacy/row_scaling.md); where a kept row's products could overflow, on a copy (the
+    guard and the count of clipped rows read the kept rows only). Returns a
     :class:`~dpconvex.data.operators.ScaledRows` (Dask rows: a ``DaskRows``)."""
     q = float(est.data_norm)
     scaling = float(getattr(est, "intercept_scaling", 1.0)) if est.fit_intercept else None
@@ -449,11 +450,11 @@ def design_rows(
     if (not unit or _unit_factors_safe(kept_norms, q).all()) and \
             np.all(kept_norms <= _IMPLICIT_MAX_NORM) and q >= 1.0 / _IMPLICIT_MAX_NORM:
         sign = 1.0 if signs is None else signs
-        # a dropped row's factors set to 0, not multiplied: its q/||x_i|| may be inf
-        scale = np.where(dropped, 0.0, (unit_scale(norms, q) if unit else clip_scale(norms, q)[0])
-                         * sign)
+        # the clip (unit) factor of each row computed from the row as read, inside every
+        # product: a row changed in place between two products is scaled by its own factor
+        scale = np.where(dropped, 0.0, np.ones(len(dropped)) * sign)
         column = None if scaling is None else np.where(dropped, 0.0, scaling * sign)
-        return ScaledRows(rows, scale, column)  # its norms: those of ``rows``, computed above
+        return ScaledRows(rows, scale, column, clip=q, unit=unit)
     design = clip_design(normalize_rows(X_checked, q) if unit else X_checked, q)[0]
     if scaling is not None:
         design = add_intercept(design, scaling)

@@ -420,6 +420,106 @@ def test_stored_rows_changed_between_releases_are_the_rows_the_products_read():
     np.testing.assert_allclose(got.theta, fresh.theta, rtol=1e-12, atol=1e-14)
 
 
+def _clipped(X, s, t, q, unit):
+    """The rows [s_i g_i x_i, t_i] built as an array, g_i the clip (``unit``) factor of x_i."""
+    norms = np.linalg.norm(X, axis=1)
+    g = np.ones(len(X))
+    scaled = norms > q if not unit else norms > 0
+    g[scaled] = q / norms[scaled]
+    return np.hstack([X * (s * g)[:, None], t[:, None]])
+
+
+@pytest.mark.parametrize("unit", [False, True], ids=["clip", "unit"])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_clip_factors_follow_the_rows_as_each_product_reads_them(sparse, unit, monkeypatch):
+    """With ``clip=q`` every product, Gram and norm reads the stored rows' norms per block as it
+    reads the rows: after the caller's array is multiplied by 100 in place, they equal those of
+    the clipped (``unit``: normalized) changed rows, and no row norm exceeds ‖[q, t_i]‖
+    (tolerances: sums of 12 terms of size <= 1, ~1e-15 each)."""
+    from dpconvex.data import operators
+    from dpconvex.data.operators import ScaledRows
+
+    monkeypatch.setattr(operators, "_GRAM_ENTRIES", 64)  # many blocks of rows
+    rng = np.random.default_rng(11)
+    X = _sparse_rows(n=300, p=12, density=0.4)  # norms ~1.4: some rows above q = 1, some below
+    A = sp.csr_array(X)
+    s, t = np.where(rng.uniform(size=300) < 0.5, -1.0, 1.0), np.full(300, 0.5)
+    s[::5] = 0.0
+    t[::10] = 0.0  # zero rows: s_i = t_i = 0
+    ops = ScaledRows(CSRRows(A) if sparse else DenseRows(X), s, t, clip=1.0, unit=unit)
+    w, v = rng.normal(size=13), rng.normal(size=300)
+    for factor in (1.0, 100.0):
+        stored = ops.base.A.data if sparse else ops.base.X
+        assert np.shares_memory(stored, A.data if sparse else X)
+        stored *= factor  # in place: the caller's rows
+        M = _clipped(A.toarray() if sparse else X, s, t, 1.0, unit)
+        np.testing.assert_allclose(ops.matvec(w), M @ w, atol=1e-13)
+        np.testing.assert_allclose(ops.rmatvec(v), M.T @ v, atol=1e-12)
+        m, r = ops.matvec_rmatvec(w, lambda m, rows: v[rows] * m)
+        np.testing.assert_allclose(m, M @ w, atol=1e-13)
+        np.testing.assert_allclose(r, M.T @ (v * (M @ w)), atol=1e-12)
+        for d in (rng.uniform(size=300), rng.uniform(-1, 1, size=300)):
+            np.testing.assert_allclose(ops.weighted_gram(d), (M.T * d) @ M, atol=1e-12)
+        norms = ops.row_norms()
+        np.testing.assert_allclose(norms, np.linalg.norm(M, axis=1), atol=1e-14)
+        assert np.all(norms <= np.hypot(1.0, t) * (1 + 1e-15))
+        got = ops.matrix.toarray() if sparse else ops.matrix
+        np.testing.assert_allclose(got, M, atol=1e-15)
+        np.testing.assert_allclose(ops.every(3).matvec(w), (M @ w)[::3], atol=1e-13)
+        np.testing.assert_allclose(ops.scale_rows(-v).matvec(w), -v * (M @ w), atol=1e-12)
+
+
+class _ScaleOnSolve:
+    """A stand-in for another thread: a stderr whose progress line 'noise drawn, solving'
+    (after the conditions, the calibration and the certificate) multiplies the caller's
+    rows by 100 in place."""
+
+    def __init__(self, stored):
+        self.stored, self.fired = stored, 0
+
+    def write(self, line):
+        if "noise drawn, solving" in line:
+            self.fired += 1
+            self.stored *= 100.0
+        return len(line)
+
+    def flush(self):
+        pass
+
+
+@pytest.mark.parametrize("case", ["logistic-dense", "logistic-csr", "huber-dense"])
+def test_rows_scaled_in_place_during_a_fit_are_clipped_in_the_solve(case, monkeypatch):
+    """Rows multiplied by 100 in place after the checks and before the solve: the release is
+    the release on the changed rows clipped to data_norm (the same seed, the same noise), and
+    the certificate's row norm bound holds on the rows as read. Tolerance 1e-9: the two
+    designs differ by the rounding of a clip factor (~1e-16), the solves stop at a residual of
+    1e-6 but follow the same iterations (measured: ~1e-15)."""
+    from sklearn.base import clone
+
+    from dpconvex.errors import verbosity
+
+    rng = np.random.default_rng(0)
+    X0 = rng.normal(size=(2000, 3))
+    X0 /= np.maximum(1.0, np.linalg.norm(X0, axis=1))[:, None]
+    score = X0 @ np.array([1.0, -1.0, 0.5])
+    learner = dp.PrivateLogisticRegression if case.startswith("logistic") else dp.PrivateHuberSVM
+    est = learner(epsilon=1.0, data_norm=1.0, classes=[0, 1], random_state=0)
+    y = (score > 0).astype(int)
+    X = X0.copy()
+    rows = sp.csr_array(X) if case.endswith("csr") else X
+    hook = _ScaleOnSolve(rows.data if case.endswith("csr") else X)
+    monkeypatch.setattr("sys.stderr", hook)
+    with verbosity(1):
+        changed = clone(est).fit(rows, y)
+    monkeypatch.undo()
+    assert hook.fired == 1
+    reference = est.fit(dense_clip_rows(X0 * 100.0, 1.0)[0], y)
+    np.testing.assert_allclose(changed.coef_, reference.coef_, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(changed.intercept_, reference.intercept_, rtol=0, atol=1e-9)
+    bound = [c.holds for c in changed.certificate_.conditions if c.name == "row norm bound"]
+    assert bound == [True]
+
+
 def test_one_row_broadcast_is_kept_as_is():
     """A plan's shape-only rows (one zero row broadcast): compact keeps the view."""
     Z = np.broadcast_to(0.0, (100_000, 3))
