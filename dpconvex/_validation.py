@@ -1221,11 +1221,12 @@ def _refuse_unknown(holder: Any, params: Mapping[str, Any], valid: Sequence[str]
             )
         if hasattr(step, "get_params"):
             # deep: a Pipeline's steps are parameters of its set_params, not of its __init__;
-            # a list of named steps set in the same call (a Pipeline's steps, a
-            # ColumnTransformer's transformers) names the steps its other names reach
+            # the steps a Pipeline (steps) or a FeatureUnion (transformer_list) is given in the
+            # same call name the steps its other names reach (scikit-learn sets those lists
+            # first; a ColumnTransformer's transformers it does not)
             deep = step.get_params(deep=True)
-            listed = {item[0]: item[1] for value in sub.values() if _named_steps(value)
-                      for item in value}
+            listed = {item[0]: item[1] for key in ("steps", "transformer_list")
+                      if _named_steps(value := sub.get(key)) for item in value}
             _refuse_unknown(step, sub,
                             sorted({key.partition("__")[0] for key in deep} | set(listed)),
                             lambda key, deep=deep, listed=listed: (

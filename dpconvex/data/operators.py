@@ -837,10 +837,15 @@ class ScaledRows:
 
     @property
     def matrix(self) -> Any:
-        """The rows ``[s_i x_i, t_i]`` built as an array (a copy; for a CVXPY form)."""
-        s = self.scale if self.clip is None else self._factors(self.base.row_norms(),
-                                                                slice(0, self.n))
-        M = self.base.scale_rows(s).matrix
+        """The rows ``[s_i x_i, t_i]`` built as an array (a copy; for a CVXPY form): the stored
+        rows read once into the copy, the clip factors computed from the copy's own rows, so it
+        holds no row above q."""
+        copied = self.base.scale_rows(self.scale)
+        if self.clip is not None:
+            norms = copied.row_norms()
+            g = unit_scale(norms, self.clip) if self.unit else clip_scale(norms, self.clip)[0]
+            copied = copied.scale_rows(g)
+        M = copied.matrix
         if self.column is None:
             return M
         if sp.issparse(M):
@@ -867,8 +872,8 @@ class ScaledRows:
 
     def _blocks(self) -> Iterator[tuple[slice, Any, np.ndarray]]:
         """(rows, B, s) for bounded blocks of the dense or CSR stored rows: the rows B as read
-        (dense: a view; CSR: a copy of about _GRAM_ENTRIES entries) and their factors s, the
-        clip factors computed from B itself."""
+        (a view; CSR blocks of about _GRAM_ENTRIES entries) and their factors s, the clip
+        factors computed from B itself."""
         base = self.base
         if isinstance(base, DenseRows):
             step = max(1, _GRAM_ENTRIES // self.p)
@@ -995,7 +1000,7 @@ class ScaledRows:
             grad[:q] += (v * s) @ B
             if t is not None:
                 grad[q] += v @ t[rows]
-            del B, v  # (a CSR block is a copy: freed before the next one is made)
+            del B, v  # (the block's arrays freed before the next one is made)
         return m, grad
 
     def row_norms(self) -> np.ndarray:
@@ -1455,8 +1460,8 @@ def _entry_blocks(indptr: np.ndarray) -> Iterator[tuple[int, int]]:
 
 
 def _csr_block(A: sp.csr_array, a: int, b: int) -> sp.csr_array:
-    """Rows a..b-1 of A as a CSR array (SciPy copies the block's entries: a slice of a much
-    larger array is pruned; about _GRAM_ENTRIES entries from :func:`_entry_blocks`)."""
+    """Rows a..b-1 of A as a CSR array on views of A's entries (no copy; about _GRAM_ENTRIES
+    entries from :func:`_entry_blocks`)."""
     lo, hi = A.indptr[a], A.indptr[b]
     return sp.csr_array((A.data[lo:hi], A.indices[lo:hi], A.indptr[a:b + 1] - lo),
                         shape=(b - a, A.shape[1]))

@@ -166,7 +166,9 @@ def users_objective(template: Any, changed: Iterable[str] = ()) -> bool:
     >>> users_objective(Mine(Logistic(), 0.1, 1.0, X, y))
     True
     """
-    return shipped_derivation(template) is None or bool(_OBJECTIVE_MEMBERS & set(changed))
+    # a rows operator of the user's runs the user's code in every product the objective reads
+    return (shipped_derivation(template) is None or bool(_OBJECTIVE_MEMBERS & set(changed))
+            or any(part.startswith("rows ") for part in changed))
 
 
 #: What the caller vouches for with ``"objective"`` where the objective is the user's code.

@@ -636,3 +636,23 @@ def test_csr_row_kernels_hold_no_copy_of_the_rows(monkeypatch):
     ):
         _, peak = traced_peak(fn)
         assert peak < returned + vector // 2, f"{name}: peak {peak / 2**20:.2f} MB"
+
+
+def test_the_rows_built_as_an_array_are_clipped_by_the_copys_own_norms(monkeypatch):
+    """``ScaledRows.matrix`` (the rows of a CVXPY form) reads the stored rows once, into its
+    copy, and clips the copy by its own norms: rows changed in place while it builds (here, at
+    the read into the copy) are built at norm <= q."""
+    from dpconvex.data.operators import ScaledRows
+
+    X = np.array([[0.3, 0.4], [0.0, 0.5]])
+    ops = ScaledRows(DenseRows(X), np.ones(2), clip=1.0)
+    read = DenseRows.scale_rows
+
+    def scaled_in_place_then_read(self, s):
+        if self.X is X:
+            X[:] *= 100.0
+        return read(self, s)
+
+    monkeypatch.setattr(DenseRows, "scale_rows", scaled_in_place_then_read)
+    # the rows as changed (norms 50), clipped to q = 1
+    assert np.allclose(np.linalg.norm(ops.matrix, axis=1), [1.0, 1.0], rtol=1e-12)

@@ -317,6 +317,15 @@ def test_a_refused_set_params_of_a_search_sets_nothing_for_nested_names_too(make
     assert pipe.steps[0][1].clip is True
     with pytest.raises(ParameterError, match="'estimator__c'"):
         search.set_params(estimator__steps=steps, estimator__c__clip=True)
+    # a ColumnTransformer's transformers are not set before its step names are read (by
+    # scikit-learn): a new transformer's name is refused, and nothing set
+    from sklearn.compose import ColumnTransformer
+    ct = ColumnTransformer([("num", MinMaxScaler(), [0, 1])])
+    search.set_params(estimator=make_pipeline(ct, dpconvex.PrivateLogisticRegression()))
+    with pytest.raises(ParameterError, match="mm"):
+        search.set_params(estimator__columntransformer__transformers=[("mm", MinMaxScaler(), [0])],
+                          estimator__columntransformer__mm__clip=True)
+    assert [name for name, *_ in ct.transformers] == ["num"]
     assert search.set_params() is search
 
 

@@ -1576,3 +1576,24 @@ def test_a_cvxpy_form_that_does_not_compile_leaves_the_forms_agreement_to_a_vouc
              .certificate_.conditions}["loss forms agree"]
     assert forms.unverified == "loss_forms" and forms.vouched
     assert forms.how == "declared; vouched for by the caller (vouch=), not verified"
+
+
+def test_a_shipped_template_over_a_users_rows_operator_has_its_objective_vouched_for():
+    """A rows operator of the user's runs the user's code in every product the objective reads:
+    the objective's checks are probes, and a release needs the "objective" vouch."""
+    from dpconvex.data.operators import DenseRows
+    from dpconvex.privacy.declarations import users_objective
+    from dpconvex.privacy.user_parts import user_parts
+
+    class MyRows(DenseRows):
+        def matvec(self, w):
+            return 1.0 * super().matvec(w)
+
+    X, s = _rows()
+    t = LinearERMTemplate(Logistic(), 0.1, 1.0, MyRows(X), s)
+    assert users_objective(t, user_parts(t))
+    with pytest.raises(PrivacyError, match=r"\[objective\]"):
+        dp.release(t, "objective", dp.Budget(1.0), dry_run=True, vouch=("data_norm",))
+    cert = dp.release(t, "objective", dp.Budget(1.0), dry_run=True,
+                      vouch=("data_norm", "grad_bound", "hessian", "objective")).certificate
+    assert any(c.unverified == "objective" and c.vouched for c in cert.conditions)
