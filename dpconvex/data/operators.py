@@ -20,8 +20,10 @@ __all__ = ["CSRRows", "DenseRows", "DesignOperator", "ScaledRows", "canonical_cs
            "check_sparse", "clip_scale", "row_blocks", "row_norms", "unit_scale"]
 
 
-#: ``f(m_block, rows) -> weights``: one weight per row of a block, from that row's product.
-RowWeights = Callable[[np.ndarray, slice], np.ndarray]
+#: ``f(m_block, rows) -> weights``: one weight per row of a block, from that row's product;
+#: with ``matvec_rmatvec(..., with_norms=True)``, ``f(m_block, rows, norms)``: also the norms of
+#: the block's rows as that block reads them (those of :meth:`ScaledRows.row_norms`).
+RowWeights = Callable[..., np.ndarray]
 
 #: The products of a zero row (s_i = t_i = 0) are set to exactly 0 after the product,
 #: which may overflow or be 0 · inf on the stored row: no warning for those.
@@ -363,7 +365,8 @@ class DenseRows:
         """
         return _dense_row_norms(self.X)
 
-    def matvec_rmatvec(self, w: np.ndarray, f: RowWeights) -> tuple[np.ndarray, np.ndarray]:
+    def matvec_rmatvec(self, w: np.ndarray, f: RowWeights, *, with_norms: bool = False
+                       ) -> tuple[np.ndarray, np.ndarray]:
         """``(X w, Xᵀ f(X w))``, each block of rows read once (``f``: :data:`RowWeights`).
 
         Parameters
@@ -371,6 +374,10 @@ class DenseRows:
         w : ndarray of shape (p,)
         f : RowWeights
             f(m, rows): the weights of a block of rows from their products m.
+        with_norms : bool, default=False
+            Call f(m, rows, norms) instead, ``norms`` the norms of the block's rows computed
+            from the block as read for its products (as :meth:`ScaledRows.row_norms` computes
+            them).
 
         Returns
         -------
@@ -387,7 +394,8 @@ class DenseRows:
         >>> bool(np.allclose(grad, ops.rmatvec(2.0 * m)))
         True
         """
-        return ScaledRows(self, np.ones(self.n)).matvec_rmatvec(w, f)  # (times 1.0: exact)
+        # (times 1.0: exact)
+        return ScaledRows(self, np.ones(self.n)).matvec_rmatvec(w, f, with_norms=with_norms)
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
         """Xᵀ diag(d) X summed over blocks of rows (memory of one block, never of X).
@@ -582,7 +590,8 @@ class CSRRows:
         """
         return self.A.T @ v
 
-    def matvec_rmatvec(self, w: np.ndarray, f: RowWeights) -> tuple[np.ndarray, np.ndarray]:
+    def matvec_rmatvec(self, w: np.ndarray, f: RowWeights, *, with_norms: bool = False
+                       ) -> tuple[np.ndarray, np.ndarray]:
         """``(A w, Aᵀ f(A w))``, blocks of about 2**18 stored entries read once (``f(m, rows)`` as
         in :meth:`DenseRows.matvec_rmatvec`).
 
@@ -591,6 +600,10 @@ class CSRRows:
         w : ndarray of shape (p,)
         f : RowWeights
             f(m, rows): the weights of a block of rows from their products m.
+        with_norms : bool, default=False
+            Call f(m, rows, norms) instead, ``norms`` the norms of the block's rows computed
+            from the block as read for its products (as :meth:`ScaledRows.row_norms` computes
+            them).
 
         Returns
         -------
@@ -607,7 +620,8 @@ class CSRRows:
         >>> bool(np.allclose(grad, ops.rmatvec(2.0 * m)))
         True
         """
-        return ScaledRows(self, np.ones(self.n)).matvec_rmatvec(w, f)  # (times 1.0: exact)
+        # (times 1.0: exact)
+        return ScaledRows(self, np.ones(self.n)).matvec_rmatvec(w, f, with_norms=with_norms)
 
     def row_norms(self) -> np.ndarray:
         """Norms from the stored entries, with the overflow-safe dense ``row_norms`` per block of
@@ -954,7 +968,8 @@ class ScaledRows:
             return head
         return np.append(head, self.column @ v)
 
-    def matvec_rmatvec(self, w: np.ndarray, f: RowWeights) -> tuple[np.ndarray, np.ndarray]:
+    def matvec_rmatvec(self, w: np.ndarray, f: RowWeights, *, with_norms: bool = False
+                       ) -> tuple[np.ndarray, np.ndarray]:
         """``(M w, Mᵀ f(M w))`` for the rows M = ``[s x, t]``; one pass over dense or CSR stored
         rows, a block of rows at a time (``f`` is given each block's products).
 
@@ -963,6 +978,10 @@ class ScaledRows:
         w : ndarray of shape (p,)
         f : RowWeights
             f(m, rows): the weights of a block of rows from their products m.
+        with_norms : bool, default=False
+            Call f(m, rows, norms) instead, ``norms`` the norms of the block's rows computed
+            from the block as read for its products (as :meth:`ScaledRows.row_norms` computes
+            them).
 
         Returns
         -------
@@ -983,8 +1002,9 @@ class ScaledRows:
         w = np.asarray(w, dtype=float)
         base = self.base
         if not isinstance(base, (DenseRows, CSRRows)):
-            m = self.matvec(w)
-            return m, self.rmatvec(f(m, slice(0, self.n)))
+            m, every = self.matvec(w), slice(0, self.n)
+            v = f(m, every, self.row_norms()) if with_norms else f(m, every)
+            return m, self.rmatvec(v)
         t, q = self.column, base.p
         m = np.empty(self.n)
         grad = np.zeros(self.p)
@@ -996,12 +1016,23 @@ class ScaledRows:
                 mb[self.zeroed[rows]] = 0.0
             if t is not None:
                 mb += t[rows] * w[q]
-            v = f(mb, rows)
+            v = f(mb, rows, self._block_row_norms(B, rows)) if with_norms else f(mb, rows)
             grad[:q] += (v * s) @ B
             if t is not None:
                 grad[q] += v @ t[rows]
             del B, v  # (the block's arrays freed before the next one is made)
         return m, grad
+
+    def _block_row_norms(self, B: Any, rows: slice) -> np.ndarray:
+        """||[s_i x_i, t_i]|| of the rows ``rows`` from their block B as read (the stored rows'
+        norms as :meth:`row_norms` computes them, then the same factors)."""
+        out = _dense_row_norms(B) if isinstance(B, np.ndarray) else _csr_row_norms(B)
+        with np.errstate(invalid="ignore"):  # a record's warning would tell its norm
+            np.multiply(out, self._factors(out, rows), out=out)
+        np.abs(out, out=out)  # |s_i|·||x_i||
+        if self.zeroed is not None:
+            out[self.zeroed[rows]] = 0.0  # 0 · inf for a stored row whose norm overflows
+        return out if self.column is None else np.hypot(out, self.column[rows], out=out)
 
     def row_norms(self) -> np.ndarray:
         """||[s_i x_i, t_i]|| from the stored rows' norms (``np.hypot``: no overflow).

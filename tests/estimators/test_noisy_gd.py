@@ -692,3 +692,46 @@ def test_steps_rule_is_the_measured_slope_with_the_cap():
     # the travel form carries the loss: Huber (h = 0.5, c = 1) takes 1.3 n mu
     T = steps_rule(HuberHinge(0.5), 300, q, Budget(1.0, 1e-5), clip_rule(HuberHinge(0.5), q)[0])[0]
     assert T == math.ceil(1.3 * 300 * gdp_mu(1.0, 1e-5) * (1 - 1e-12))
+
+
+def test_a_row_enlarged_during_the_run_has_its_gradient_clipped_to_c(monkeypatch):
+    """Each step clips a row's gradient by the row's norm as that step reads it: row 0 of norm
+    1e-3 when the run starts, set to norm 1 after the first step (another thread writing X), at
+    margin -5 in the second step (|l'| = 0.993), adds a gradient of norm C there, not 2C."""
+    from dpconvex.objectives import Logistic
+    from dpconvex.privacy.budget import Budget
+    from dpconvex.privacy.mechanisms import get_mechanism, noisy_gd
+    from dpconvex.templates.statistics import EmpiricalRiskTemplate
+
+    n = 50
+    X = np.zeros((n, 3))  # the zero rows add no gradient: a step's sum is row 0's gradient
+    X[0] = [0.6e-3, 0.8e-3, 0.0]
+    template = EmpiricalRiskTemplate(Logistic(), 1.0, X, np.ones(n))
+    assert np.shares_memory(template.X, X)
+    mech = get_mechanism("noisy_gd", steps=2, radius=10.0, accounting="rdp")
+    cal = mech.calibrate(template, Budget(1.0, 1e-5))
+    C, eta = cal.extra["clip"], cal.extra["learning rate"]
+    target = np.array([-3.0, -4.0, 0.0])  # margin -5 on row 0 once it has norm 1
+    sums = []
+
+    class Writer:
+        """The steps' noise: records each step's gradient sum; after the first step it sets
+        X[0] to norm 1 and moves θ to ``target`` (no noise: the sum is read exactly)."""
+
+        def __init__(self, std: float):
+            pass
+
+        def add(self, g: np.ndarray, rng: object) -> np.ndarray:
+            sums.append(n * np.asarray(g))
+            if len(sums) == 1:
+                X[0] *= 1e3
+                return -target / eta  # θ_1 = θ_0 - η (-target/η) = target
+            return np.zeros_like(g)
+
+    monkeypatch.setattr(noisy_gd, "Gaussian", Writer)
+    mech.run(template, cal, None, np.random.default_rng(0))
+    assert len(sums) == 2
+    unclipped = 1.0 / (1.0 + math.exp(-5.0))  # |l'(-5)| ||r_0||: 0.993, about 2C
+    assert unclipped > 1.9 * C
+    # the clip binds: the sum is row 0's gradient scaled to norm C (rounding: 1e-12 relative)
+    assert np.linalg.norm(sums[1]) == pytest.approx(C, rel=1e-12)

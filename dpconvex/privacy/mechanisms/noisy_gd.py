@@ -780,17 +780,19 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
                 return chunks.chunk_sum(_clipped_gradient_block, theta, loss.deriv, C)
         else:
             rows = _signed_rows(Xc, template.y)
-            # ||r_i|| of the signed rows r_i = y_i x_i, once: the per-example gradient is
-            # l'(r_i theta) r_i, of norm |l'(r_i theta)| ||r_i||
-            norms = rows.row_norms()
 
-            def clipped(m: np.ndarray, idx: slice) -> np.ndarray:
-                """l'(m_i) min(1, C/||g_i||) for the block's rows: the clipped gradients' weights."""
+            def clipped(m: np.ndarray, idx: slice, norms: np.ndarray) -> np.ndarray:
+                """l'(m_i) min(1, C/||g_i||) for the block's rows: the clipped gradients' weights.
+
+                The per-example gradient is l'(r_i theta) r_i, of norm |l'(r_i theta)| ||r_i||,
+                ``norms`` the ||r_i|| of the signed rows r_i = y_i x_i as this block reads them.
+                """
                 d1 = loss.deriv(m)
-                return d1 * np.minimum(1.0, C / np.maximum(np.abs(d1) * norms[idx], 1e-300))
+                return d1 * np.minimum(1.0, C / np.maximum(np.abs(d1) * norms, 1e-300))
 
             def gradient_sum(theta: np.ndarray) -> np.ndarray:
-                return rows.matvec_rmatvec(theta, clipped)[1]  # one pass: R theta, then R^T v
+                # one pass: R theta, then R^T v, each block's norms read with its products
+                return rows.matvec_rmatvec(theta, clipped, with_norms=True)[1]
 
         theta = np.zeros(p)
         total = np.zeros(p)
