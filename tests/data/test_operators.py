@@ -612,6 +612,52 @@ def test_csr_fused_products_and_norms_over_many_blocks(monkeypatch):
                                rtol=1e-14, atol=0)
 
 
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_fused_products_hand_each_block_its_rows_norms_as_read(monkeypatch, sparse):
+    """With ``with_norms=True`` the weight function gets each block's row norms ||[s_i x_i,
+    t_i]|| read from the block (clip, column, zero rows: those of row_norms, exactly on
+    unchanged rows), and a row written between two blocks' reads has its norm as read then."""
+    from dpconvex.data import operators
+    from dpconvex.data.operators import ScaledRows
+
+    monkeypatch.setattr(operators, "_GRAM_ENTRIES", 50)
+    rng = np.random.default_rng(9)
+    X = _sparse_rows(n=300, p=12, density=0.4) * 3.0
+    s, t = np.where(rng.random(300) < 0.5, -1.0, 1.0), np.full(300, 0.5)
+    s[::7], t[::7] = 0.0, 0.0
+    stored = CSRRows(sp.csr_array(X)) if sparse else DenseRows(X)
+    ops = ScaledRows(stored, s, t, clip=1.0)
+    want = ops.row_norms()
+    got = np.full(300, np.nan)
+
+    def weights(m, rows, norms):
+        got[rows] = norms
+        return m
+
+    ops.matvec_rmatvec(rng.normal(size=13), weights, with_norms=True)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(ops.matvec_rmatvec(np.ones(13), lambda m, rows: m)[0],
+                                  ops.matvec(np.ones(13)))  # f(m, rows) without the flag
+    plain = CSRRows(sp.csr_array(X)) if sparse else DenseRows(X)
+    seen = []
+    plain.matvec_rmatvec(np.ones(12), lambda m, rows, norms: seen.append(norms) or m,
+                         with_norms=True)
+    np.testing.assert_array_equal(np.concatenate(seen), plain.row_norms())
+    values = stored.A.data if sparse else X  # the stored rows, written in place
+    last = np.full(300, np.nan)
+
+    def grow_last(m, rows, norms):  # after the first block: the last row's entries times 10
+        if rows.start == 0:
+            values[-(np.count_nonzero(X[-1]) if sparse else 1):] *= 10.0
+        last[rows] = norms
+        return m
+
+    before = np.linalg.norm(X[-1])
+    ScaledRows(stored, np.ones(300)).matvec_rmatvec(np.ones(12), grow_last, with_norms=True)
+    assert last[-1] == pytest.approx(10.0 * before, rel=1e-14)  # (12 terms: ~1e-15)
+
+
 def test_csr_row_kernels_hold_no_copy_of_the_rows(monkeypatch):
     """Aᵀ v, the fused products, the row norms and the Gram matrix of CSR rows hold a few
     blocks of rows and the vectors they return, never a copy of the entries or a transposed
