@@ -158,6 +158,8 @@ class Calibration:
         The noise law.
     noise_shape : tuple of int, default=()
         What the law is weighed on.
+    n : int or None, default=None
+        The number of records it was calibrated for, read once (None: not stated).
 
     Examples
     --------
@@ -189,6 +191,7 @@ class Calibration:
     constants: PrivacyConstants | None = None
     noise: Noise | None = None
     noise_shape: tuple[int, ...] = ()
+    n: int | None = None
 
     def __post_init__(self) -> None:
         if self.epsilon is None:
@@ -1530,7 +1533,7 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
         raise NotImplementedError
 
     def holding_noise(self, problem: ConstantsSource, cal: Calibration,
-                      consts: PrivacyConstants) -> Calibration:
+                      consts: PrivacyConstants, n: int | None = None) -> Calibration:
         """``cal`` holding the constants it was calibrated from and its noise law
         (:meth:`noise_law`, built once: :meth:`run` draws it), weighed on the p noise
         coordinates, or on the problem's blocks where the law is on symmetric blocks (whose
@@ -1544,11 +1547,13 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
             The calibration, without its law.
         consts : PrivacyConstants
             The declared constants it was calibrated from.
+        n : int or None, default=None
+            The number of records it was calibrated for (None: not stated).
 
         Returns
         -------
         Calibration
-            A copy holding ``consts``, the law and its shape.
+            A copy holding ``consts``, ``n``, the law and its shape.
 
         Examples
         --------
@@ -1560,7 +1565,7 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
         (True, (3,))
         """
         law = self.noise_law(problem, cal)
-        return dataclasses.replace(cal, constants=consts, noise=law, noise_shape=(
+        return dataclasses.replace(cal, constants=consts, n=n, noise=law, noise_shape=(
             tuple(problem.noise_shape) if getattr(law, "symmetric", False)
             else (int(consts.dimension),)))
 
@@ -2174,9 +2179,9 @@ class _Perturbation(ExactMinimizer):
 
     def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
         caller = f"{type(self).__name__}.calibrate"
-        consts = problem_constants(template, caller)
-        cal = self._calibrate(budget.epsilon, template.n, consts, caller=caller)
-        return self.holding_noise(template, cal, consts)
+        consts, n = problem_constants(template, caller), template.n
+        cal = self._calibrate(budget.epsilon, n, consts, caller=caller)
+        return self.holding_noise(template, cal, consts, n)
 
     def calibrate_grid(self, problem: ConstantsSource, budget: Budget,
                        moduli: np.ndarray) -> Calibration:
@@ -2210,7 +2215,7 @@ class _Perturbation(ExactMinimizer):
             ),
         ]
         quantities: dict[str, Any] = {
-            "n": template.n,
+            "n": template.n if cal.n is None else cal.n,
             "dimension p": consts.dimension,
             "per-record gradient bound G": consts.grad_bound,
             "hessian terms r": consts.hessian_rank,
