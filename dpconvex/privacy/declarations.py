@@ -678,18 +678,24 @@ class DeclaredFacts:
     rank : Any, default=None
         Its ``gradient_difference_rank`` where the mechanism reads one (``"gradient_span"``),
         else None.
+    per_residual : float or None, default=None
+        Its ``distance_bound(1.0, mu)`` at the declared modulus μ, the distance to its exact
+        minimizer per unit of residual an output placement's solve tolerance is computed from
+        (None: not read, or its code raised: the checks read it again and refuse).
     """
 
     n: int
     rank: Any = None
+    per_residual: float | None = None
 
 
-def declared_facts(template: Template, needs: Iterable[str],
-                   caller: str = "release") -> DeclaredFacts:
-    """A user's template's ``n`` and, where the mechanism reads it (``"gradient_span"`` in
-    ``needs``), its ``gradient_difference_rank``, each read once: what
-    :func:`declaration_conditions` checks and states, and what the calibration must have used.
-    An exception of the template's code is a :class:`PrivacyError`.
+def declared_facts(template: Template, needs: Iterable[str], caller: str = "release",
+                   constants: PrivacyConstants | None = None) -> DeclaredFacts:
+    """A user's template's ``n``, where the mechanism reads it (``"gradient_span"`` in
+    ``needs``) its ``gradient_difference_rank``, and, given its declared ``constants``, its
+    ``distance_bound(1.0, mu)``, each read once: what :func:`declaration_conditions` checks
+    and states, and what the calibration and the solve tolerance must have used. An exception
+    of the template's code reading n or k is a :class:`PrivacyError`.
 
     Parameters
     ----------
@@ -699,6 +705,9 @@ def declared_facts(template: Template, needs: Iterable[str],
         The capabilities the mechanism reads.
     caller : str, default="release"
         Who reads (named in the error).
+    constants : PrivacyConstants or None, default=None
+        Its declared constants as read once (:func:`declared_constants`; None: no distance
+        read).
 
     Returns
     -------
@@ -711,12 +720,19 @@ def declared_facts(template: Template, needs: Iterable[str],
     ...     name = "mine"
     >>> t = Mine(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1.0, -1.0))
     >>> declared_facts(t, {"strong_convexity", "gradient_span"})
-    DeclaredFacts(n=40, rank=2)
+    DeclaredFacts(n=40, rank=2, per_residual=None)
     """
     with user_code(caller, f"template '{_caller_name(template)}'", _CONTRACT):
         rank = (getattr(template, "gradient_difference_rank", None)
                 if "gradient_span" in frozenset(needs) else None)
-        return DeclaredFacts(int(template.n), rank)
+        n = int(template.n)
+    per_residual = None
+    if isinstance(constants, PrivacyConstants):
+        try:  # a bound that raises is read again, and refused, by the checks
+            per_residual = float(template.distance_bound(1.0, constants.strong_convexity))
+        except Exception:
+            per_residual = None
+    return DeclaredFacts(n, rank, per_residual)
 
 
 def _check_constants(template: Template, consts: Any, caller: str) -> None:
@@ -789,7 +805,7 @@ def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str
                                "capability 'objective' (privacy_constants, objective, residual, "
                                "regularizer, distance_bound), which this mechanism reads.")
         consts = template.privacy_constants() if constants is None else constants
-        facts = declared_facts(template, needs, caller) if facts is None else facts
+        facts = declared_facts(template, needs, caller, consts) if facts is None else facts
         conds += [] if targeted else _constant_conditions(
             template, consts, needs, caps, caller, users_objective(template, changed),
             int(facts.n))
@@ -811,8 +827,11 @@ def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str
             )
         tol, mu = float(template.residual_tol), consts.strong_convexity
         # the unconstrained
-        below = not all(float(template.distance_bound(r, mu)) >= r / mu * (1 - RTOL)
-                        for r in (RESIDUAL_TOL, 1.0))  # r/mu: a lower bound of any valid one
+        per_residual = (float(template.distance_bound(1.0, mu)) if facts.per_residual is None
+                        else facts.per_residual)
+        # r/mu: a lower bound of any valid one
+        below = not (float(template.distance_bound(RESIDUAL_TOL, mu))
+                     >= RESIDUAL_TOL / mu * (1 - RTOL) and per_residual >= 1.0 / mu * (1 - RTOL))
         if (_users(template, "residual_tol") and not tol <= RESIDUAL_TOL) or (
                 _users(template, "distance_bound") and below):
             conds.append(

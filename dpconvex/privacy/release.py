@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -61,6 +61,7 @@ from .budget import Budget
 from .certificate import Certificate, Condition
 from .declarations import DeclaredFacts, declared_constants, declared_facts, vouch_names, vouched
 from .mechanisms.base import (
+    SOLVE_TOLERANCE_KEY,
     Calibration,
     Mechanism,
     get_mechanism,
@@ -318,7 +319,7 @@ def _release_checked(template: Template, mechanism: Mechanism, budget: Budget,
     if facts is not None:
         _refuse_facts_read_anew(template, constants, facts, calibration)
     _refuse_unresolved_noise(template, mechanism, budget, calibration)
-    _refuse_unresolved_solve(template, mechanism, calibration)
+    calibration = _refuse_unresolved_solve(template, mechanism, calibration, facts)
     certificate = mechanism.certificate(template, budget, calibration, conditions)
     certificate.seeded = mechanism.private and seeded  # a dry run: where the fit's will be
     certificate.mechanism_name = mechanism.name
@@ -507,7 +508,7 @@ def _conditions(template: Template, mechanism: Mechanism, budget: Budget, backen
     if users:
         constants = declared_constants(template, mechanism.needs)
         if constants is not None:
-            facts = declared_facts(template, mechanism.needs)
+            facts = declared_facts(template, mechanism.needs, constants=constants)
         conditions += user_conditions(template, mechanism, backend, constants, facts)
     if vouch or any(c.unverified for c in conditions):
         conditions = vouched(conditions, vouch, unused=vouch_unused)
@@ -668,19 +669,27 @@ def _refuse_unresolved_noise(template: Template, mechanism: Mechanism, budget: B
 
 
 def _refuse_unresolved_solve(template: Template, mechanism: Mechanism,
-                             calibration: Calibration) -> None:
+                             calibration: Calibration, facts: DeclaredFacts | None
+                             ) -> Calibration:
     """Refuse an output placement whose solve tolerance kappa*G/n float64 cannot resolve, or
     that no residual bounds (:func:`~dpconvex.privacy.mechanisms.base.output_release_tolerance`
-    on the calibration's public κ, G and μ and the template's n), before the certificate: a
-    dry run refuses as the fit's run does, before any noise is drawn. Read from what the
-    mechanism states (a private output placement it solves for, no cover), whatever its class."""
+    on the calibration's public n, κ, G and μ, and a user's template's distance per unit of
+    residual as its checks read it, ``facts``), before the certificate: a dry run refuses as
+    the fit's run does, before any noise is drawn. Read from what the mechanism states (a
+    private output placement it solves for, no cover), whatever its class. Returns the
+    calibration holding that tolerance (:data:`SOLVE_TOLERANCE_KEY`: the run and the
+    certificate read it there), else ``calibration``."""
     if not (mechanism.placement == "output" and mechanism.solves and mechanism.private
             and not mechanism.wraps):
-        return
+        return calibration
     try:
-        output_release_tolerance(template, calibration)
+        held = output_release_tolerance(template, calibration,
+                                        None if facts is None else facts.per_residual)
     except PrivacyError as exc:  # the mechanism's refusal: in this call's name
         raise signed_refusal(exc, "release") from None
+    if held[1] is None:  # no kappa: the template's residual_tol, read where it is solved
+        return calibration
+    return replace(calibration, extra={**calibration.extra, SOLVE_TOLERANCE_KEY: held})
 
 
 #: The bit generators of NumPy's whose draws the noise may come from.
