@@ -647,7 +647,8 @@ def _solving_backend(mechanism: Mechanism, backend: Any, template: Template, use
 def _refuse_unresolved_noise(template: Template, mechanism: Mechanism, budget: Budget,
                              calibration: Calibration) -> None:
     """Refuse noise on the objective whose gradient float64 cannot resolve to the template's
-    tolerance (:data:`RESOLUTION`), from the calibration's noise law (public quantities only)."""
+    tolerance (:data:`RESOLUTION`), from the calibration's noise law and n (public quantities
+    only)."""
     if mechanism.placement != "objective" or not mechanism.private:
         return
     try:
@@ -658,10 +659,11 @@ def _refuse_unresolved_noise(template: Template, mechanism: Mechanism, budget: B
         if not any(users_class(part) for part in parts):
             raise
         return
-    if noise / template.n * RESOLUTION > template.residual_tol:
+    n = template.n if calibration.n is None else calibration.n  # the n the noise is for
+    if noise / n * RESOLUTION > template.residual_tol:
         raise PrivacyError(
             f"release: epsilon = {budget.epsilon:g} puts noise of expected norm {noise:.3g} on "
-            f"the objective of n = {template.n} records: its gradient is beyond what float64 "
+            f"the objective of n = {n} records: its gradient is beyond what float64 "
             f"resolves to the tolerance {template.residual_tol:g} the release needs, so whether a "
             "solve reaches it would depend on the records; nothing is released. Use a larger "
             "epsilon."
