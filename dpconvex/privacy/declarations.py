@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -27,8 +28,9 @@ from ..templates.linear_erm import RESIDUAL_TOL  # what dpconvex's own templates
 from .certificate import Condition
 from .checks import declared_number, user_code
 
-__all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_conditions",
-           "declared_constants", "probed_modulus", "users_objective", "vouch_names", "vouched"]
+__all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "DeclaredFacts",
+           "declaration_conditions", "declared_constants", "declared_facts", "probed_modulus",
+           "users_objective", "vouch_names", "vouched"]
 
 #: The constants a caller may vouch for (``vouch=``), as :attr:`Condition.unverified` names
 #: them (a cell-sum row bound: ``"data_norm"``).
@@ -324,8 +326,9 @@ def _check_modulus(template: Template, consts: PrivacyConstants, caller: str) ->
                        "pairs (a probe refutes, it does not prove)")
 
 
-def _check_records(template: Template, caller: str, users: bool) -> Condition:
-    """The template's own records lie in its public record domain, and there are n of them;
+def _check_records(template: Template, caller: str, users: bool, n: int) -> Condition:
+    """The template's own records lie in its public record domain, and there are ``n`` of them
+    (its ``n`` as the release read it);
     where the objective is the user's code (``users``, :func:`users_objective`), that it reads
     these records is declared, not verified (``"objective"``).
 
@@ -336,8 +339,8 @@ def _check_records(template: Template, caller: str, users: bool) -> Condition:
     name = _caller_name(template)
     X, y = template.X, np.asarray(template.y, dtype=float).reshape(-1)
     rows, cols = X.shape
-    if rows != int(template.n) or y.size != rows:
-        raise PrivacyError(f"{caller}: records: template '{name}' declares n = {template.n}, but "
+    if rows != n or y.size != rows:
+        raise PrivacyError(f"{caller}: records: template '{name}' declares n = {n}, but "
                            "its X and y hold another number of records. Declare n as the number "
                            "of records (every noise scale divides by it).")
     if cols != int(domain.n_features):
@@ -383,15 +386,15 @@ def _mean_record_gradient(template: Template, theta: np.ndarray) -> np.ndarray:
     return total.reshape(theta.shape) / n
 
 
-def _check_objective(template: Template, consts: PrivacyConstants, caller: str, users: bool
-                     ) -> list[Condition]:
+def _check_objective(template: Template, consts: PrivacyConstants, caller: str, users: bool,
+                     n: int) -> list[Condition]:
     """objective = mean per-record loss + R + ⟨b, θ⟩/n (gradients compared), its value and
     gradient agree, the residual is at least the optimality residual over the space, and its
     modulus is at least the declared μ (of ``consts``, the record the other checks read).
     Where the objective is the user's code (``users``, :func:`users_objective`), these probes
     refute it or leave it declared, not verified (``"objective"``)."""
     name = _caller_name(template)
-    shape, rng, n = tuple(template.space.shape), _probe_rng(), int(template.n)
+    shape, rng = tuple(template.space.shape), _probe_rng()
     theta = rng.normal(size=shape)
     b = rng.normal(size=shape)
     value, grad = template.objective(theta, b, 0.0)
@@ -561,7 +564,8 @@ def _check_cvxpy_form(template: Template, caller: str) -> Condition:
 
 def declaration_conditions(template: Template, needs: Iterable[str], caller: str = "release",
                            changed: Iterable[str] = (),
-                           constants: PrivacyConstants | None = None) -> list[Condition]:
+                           constants: PrivacyConstants | None = None,
+                           facts: DeclaredFacts | None = None) -> list[Condition]:
     """Check what a user's template declares for a mechanism's ``needs`` (a shipped template,
     one with a :func:`~dpconvex.objectives.losses.shipped_derivation`, is checked here only for
     the parts of it that are the user's, ``changed``:
@@ -571,7 +575,9 @@ def declaration_conditions(template: Template, needs: Iterable[str], caller: str
     :attr:`Condition.unverified`); raises :class:`PrivacyError` when a probe refutes a
     declaration or two forms of the template disagree. ``caller`` opens the messages.
     ``constants``: the template's ``privacy_constants()`` as the release read it once
-    (:func:`declared_constants`), the record checked here (None: read here).
+    (:func:`declared_constants`), the record checked here (None: read here); ``facts`` its
+    ``n`` and ``gradient_difference_rank`` as the release read them once
+    (:func:`declared_facts`; None: read here).
 
     Examples
     --------
@@ -610,7 +616,7 @@ def declaration_conditions(template: Template, needs: Iterable[str], caller: str
             )
         )
     with user_code(caller, f"template '{_caller_name(template)}'", _CONTRACT):
-        return conds + _declarations(template, needs, caps, caller, changed, constants)
+        return conds + _declarations(template, needs, caps, caller, changed, constants, facts)
 
 
 #: The advice of a refusal of a user's template's code raising while its declarations are read.
@@ -660,6 +666,75 @@ def declared_constants(template: Template, needs: Iterable[str],
         return template.privacy_constants()
 
 
+@dataclass(frozen=True)
+class DeclaredFacts:
+    """The public facts of a user's template beside its constants, as a release read them once
+    for its checks (:func:`declared_facts`): the calibration must have used these.
+
+    Parameters
+    ----------
+    n : int
+        The number of records the template declares (its ``n``).
+    rank : Any, default=None
+        Its ``gradient_difference_rank`` where the mechanism reads one (``"gradient_span"``),
+        else None.
+    per_residual : float or None, default=None
+        Its ``distance_bound(1.0, mu)`` at the declared modulus μ, the distance to its exact
+        minimizer per unit of residual an output placement's solve tolerance is computed from
+        (None: not read, or its code raised: the checks read it again and refuse).
+    """
+
+    n: int
+    rank: Any = None
+    per_residual: float | None = None
+
+
+def declared_facts(template: Template, needs: Iterable[str], caller: str = "release",
+                   constants: PrivacyConstants | None = None) -> DeclaredFacts:
+    """A user's template's ``n``, where the mechanism reads it (``"gradient_span"`` in
+    ``needs``) its ``gradient_difference_rank``, and, given its declared ``constants``, its
+    ``distance_bound(1.0, mu)``, each read once: what :func:`declaration_conditions` checks
+    and states, and what the calibration and the solve tolerance must have used. An exception
+    of the template's code reading n or k is a :class:`PrivacyError`.
+
+    Parameters
+    ----------
+    template : Template
+        The user's template.
+    needs : iterable of str
+        The capabilities the mechanism reads.
+    caller : str, default="release"
+        Who reads (named in the error).
+    constants : PrivacyConstants or None, default=None
+        Its declared constants as read once (:func:`declared_constants`; None: no distance
+        read).
+
+    Returns
+    -------
+    DeclaredFacts
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.declarations import declared_facts
+    >>> class Mine(LinearERMTemplate):      # a subclass is a user's template
+    ...     name = "mine"
+    >>> t = Mine(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1.0, -1.0))
+    >>> declared_facts(t, {"strong_convexity", "gradient_span"})
+    DeclaredFacts(n=40, rank=2, per_residual=None)
+    """
+    with user_code(caller, f"template '{_caller_name(template)}'", _CONTRACT):
+        rank = (getattr(template, "gradient_difference_rank", None)
+                if "gradient_span" in frozenset(needs) else None)
+        n = int(template.n)
+    per_residual = None
+    if isinstance(constants, PrivacyConstants):
+        try:  # a bound that raises is read again, and refused, by the checks
+            per_residual = float(template.distance_bound(1.0, constants.strong_convexity))
+        except Exception:
+            per_residual = None
+    return DeclaredFacts(n, rank, per_residual)
+
+
 def _check_constants(template: Template, consts: Any, caller: str) -> None:
     """Declared constants: a :class:`PrivacyConstants` of a class dpconvex ships (whose
     numbers were each read once, as built-in floats and ints), each number in its range (else
@@ -681,9 +756,10 @@ def _check_constants(template: Template, consts: Any, caller: str) -> None:
 
 
 def _constant_conditions(template: Template, consts: PrivacyConstants, needs: frozenset[str],
-                         caps: frozenset[str], caller: str, users: bool) -> list[Condition]:
-    """The declared constants, the records, the objective and its CVXPY form, checked or named
-    (``users``: the objective is the user's code, :func:`users_objective`)."""
+                         caps: frozenset[str], caller: str, users: bool, n: int
+                         ) -> list[Condition]:
+    """The declared constants, the records (``n`` of them), the objective and its CVXPY form,
+    checked or named (``users``: the objective is the user's code, :func:`users_objective`)."""
     _check_constants(template, consts, caller)
     p = int(template.space.dimension)
     if consts.dimension != p:
@@ -693,7 +769,7 @@ def _constant_conditions(template: Template, consts: PrivacyConstants, needs: fr
     conds = [Condition("dimension p", True, "compared with the parameter space", f"p = {p}"),
              _check_modulus(template, consts, caller)]
     if "per_record" in caps:
-        conds += [_check_records(template, caller, users),
+        conds += [_check_records(template, caller, users, n),
                   _check_grad_bound(template, consts, caller)]
         if "curvature" in needs:
             conds.append(_check_hessians(template, consts, caller))
@@ -703,7 +779,7 @@ def _constant_conditions(template: Template, consts: PrivacyConstants, needs: fr
                                  f"declared {consts.grad_bound:g}; {none} it on"))
         if "curvature" in needs:
             conds.append(_unverified(_HESSIAN, "hessian", f"declared; {none} them on"))
-    conds += _check_objective(template, consts, caller, users)
+    conds += _check_objective(template, consts, caller, users, n)
     if "cvxpy" in caps:
         conds.append(_check_cvxpy_form(template, caller))
     return conds
@@ -717,7 +793,8 @@ _TARGETED = frozenset(
 
 
 def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str], caller: str,
-                  changed: list[str], constants: PrivacyConstants | None) -> list[Condition]:
+                  changed: list[str], constants: PrivacyConstants | None,
+                  facts: DeclaredFacts | None) -> list[Condition]:
     targeted = (
         bool(changed) and shipped_derivation(template) is not None and set(changed) <= _TARGETED
     )
@@ -728,8 +805,10 @@ def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str
                                "capability 'objective' (privacy_constants, objective, residual, "
                                "regularizer, distance_bound), which this mechanism reads.")
         consts = template.privacy_constants() if constants is None else constants
+        facts = declared_facts(template, needs, caller, consts) if facts is None else facts
         conds += [] if targeted else _constant_conditions(
-            template, consts, needs, caps, caller, users_objective(template, changed))
+            template, consts, needs, caps, caller, users_objective(template, changed),
+            int(facts.n))
         space = template.space
         symmetric = bool(getattr(template, "noise_symmetric", False))
         if (
@@ -748,8 +827,11 @@ def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str
             )
         tol, mu = float(template.residual_tol), consts.strong_convexity
         # the unconstrained
-        below = not all(float(template.distance_bound(r, mu)) >= r / mu * (1 - RTOL)
-                        for r in (RESIDUAL_TOL, 1.0))  # r/mu: a lower bound of any valid one
+        per_residual = (float(template.distance_bound(1.0, mu)) if facts.per_residual is None
+                        else facts.per_residual)
+        # r/mu: a lower bound of any valid one
+        below = not (float(template.distance_bound(RESIDUAL_TOL, mu))
+                     >= RESIDUAL_TOL / mu * (1 - RTOL) and per_residual >= 1.0 / mu * (1 - RTOL))
         if (_users(template, "residual_tol") and not tol <= RESIDUAL_TOL) or (
                 _users(template, "distance_bound") and below):
             conds.append(
@@ -769,7 +851,7 @@ def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str
                 _unverified(
                     "span of per-record gradient differences",
                     "gradient_span",
-                    f"k = {getattr(template, 'gradient_difference_rank', None)} (the "
+                    f"k = {facts.rank} (the "
                     "template's gradient_difference_rank, which sets the Gaussian sigma)"
                     + (f" and the softmax form of {C} classes" if C >= 2 else "")
                     + ": not verified",

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -59,8 +59,9 @@ from ..solvers.registry import SolveResult, get_backend
 from ..templates.base import CAPABILITY_MEMBERS
 from .budget import Budget
 from .certificate import Certificate, Condition
-from .declarations import declared_constants, vouch_names, vouched
+from .declarations import DeclaredFacts, declared_constants, declared_facts, vouch_names, vouched
 from .mechanisms.base import (
+    SOLVE_TOLERANCE_KEY,
     Calibration,
     Mechanism,
     get_mechanism,
@@ -310,13 +311,15 @@ def _release_checked(template: Template, mechanism: Mechanism, budget: Budget,
     if users:
         check_members(template)
     budget = mechanism.check_budget(budget)
-    conditions, constants = _conditions(template, mechanism, budget, backend, users, vouch,
-                                        vouch_unused)
+    conditions, constants, facts = _conditions(template, mechanism, budget, backend, users,
+                                               vouch, vouch_unused)
     calibration = mechanism.calibrate(template, budget)
     if constants is not None:
         _refuse_constants_read_anew(template, constants, calibration)
+    if facts is not None:
+        _refuse_facts_read_anew(template, constants, facts, calibration)
     _refuse_unresolved_noise(template, mechanism, budget, calibration)
-    _refuse_unresolved_solve(template, mechanism, calibration)
+    calibration = _refuse_unresolved_solve(template, mechanism, calibration, facts)
     certificate = mechanism.certificate(template, budget, calibration, conditions)
     certificate.seeded = mechanism.private and seeded  # a dry run: where the fit's will be
     certificate.mechanism_name = mechanism.name
@@ -485,13 +488,15 @@ _NOISE_WARNING_RULES = {"n": Optional(Int()), "n_classes": Int(low=2),
 
 def _conditions(template: Template, mechanism: Mechanism, budget: Budget, backend: Any,
                 users: bool, vouch: Iterable[str], vouch_unused: str
-                ) -> tuple[list[Condition], PrivacyConstants | None]:
+                ) -> tuple[list[Condition], PrivacyConstants | None, DeclaredFacts | None]:
     """The conditions of the proof before any noise: the mechanism's (the template's among
     them), the first that fails refused (in release's name, as the mechanism's own refusals),
     those on the user's parts where one is (:func:`user_conditions`), and the constants nobody
     verified refused unless vouched for (:func:`vouched`); and a user's template's declared
     constants as they were read, once, for its checks
-    (:func:`~dpconvex.privacy.declarations.declared_constants`; None: none read)."""
+    (:func:`~dpconvex.privacy.declarations.declared_constants`; None: none read), with its
+    ``n`` and ``gradient_difference_rank`` read once beside them
+    (:func:`~dpconvex.privacy.declarations.declared_facts`; None where no constants were)."""
     try:
         conditions = mechanism.conditions(template, budget)
     except PrivacyError as exc:  # the template's or the mechanism's refusal: in this call's name
@@ -499,13 +504,15 @@ def _conditions(template: Template, mechanism: Mechanism, budget: Budget, backen
     for c in conditions:  # the first that fails
         if not c.holds:
             raise PrivacyError(f"release: {c.name}: {c.detail}")
-    constants = None
+    constants = facts = None
     if users:
         constants = declared_constants(template, mechanism.needs)
-        conditions += user_conditions(template, mechanism, backend, constants)
+        if constants is not None:
+            facts = declared_facts(template, mechanism.needs, constants=constants)
+        conditions += user_conditions(template, mechanism, backend, constants, facts)
     if vouch or any(c.unverified for c in conditions):
         conditions = vouched(conditions, vouch, unused=vouch_unused)
-    return conditions, constants
+    return conditions, constants, facts
 
 
 def _refuse_constants_read_anew(template: Template, constants: PrivacyConstants,
@@ -521,6 +528,41 @@ def _refuse_constants_read_anew(template: Template, constants: PrivacyConstants,
             "returned other constants from privacy_constants() for the calibration than for "
             "the checks of its declarations, so the noise would not rest on what was checked; "
             "nothing is released. Return the same PrivacyConstants at every call.")
+
+
+def _refuse_facts_read_anew(template: Template, constants: PrivacyConstants | None,
+                            facts: DeclaredFacts, calibration: Calibration | None) -> None:
+    """Refuse a calibration made for another n, or another span k of the per-record gradient
+    differences, than the template's ``n`` and ``gradient_difference_rank`` its checks read (a
+    property that answers differently at each read): the calibration reads the template
+    itself, and what it states it used (:attr:`Calibration.n`, ``extra["k"]``, the
+    certificate's) must be what was checked."""
+    if calibration is None:
+        return
+    name = getattr(template, "name", type(template).__name__)
+    if calibration.n is not None and calibration.n != facts.n:
+        raise PrivacyError(
+            f"release: template '{name}' stated another n for the calibration than for the "
+            "checks of its declarations, so the noise would not rest on what was checked; "
+            "nothing is released. Make n the number of records at every read.")
+    k = calibration.extra.get("k")
+    if k is not None and facts.rank is not None and constants is not None and (
+            k != _span(facts.rank, constants.dimension)):
+        raise PrivacyError(
+            f"release: template '{name}' stated another gradient_difference_rank for the "
+            "calibration than for the checks of its declarations, so the noise would not rest "
+            "on what was checked; nothing is released. Make gradient_difference_rank one "
+            "number at every read.")
+
+
+def _span(rank: Any, dimension: int) -> int | None:
+    """k = min(rank, p), at least 1, as the Gaussian calibration computes it
+    (:func:`~dpconvex.privacy.mechanisms.gaussian_linear.gradient_difference_rank`); None
+    where ``rank`` is no number."""
+    try:
+        return max(1, min(int(rank), int(dimension)))
+    except (TypeError, ValueError):
+        return None
 
 
 def _solve(mechanism: Mechanism, template: Template, calibration: Calibration,
@@ -605,7 +647,8 @@ def _solving_backend(mechanism: Mechanism, backend: Any, template: Template, use
 def _refuse_unresolved_noise(template: Template, mechanism: Mechanism, budget: Budget,
                              calibration: Calibration) -> None:
     """Refuse noise on the objective whose gradient float64 cannot resolve to the template's
-    tolerance (:data:`RESOLUTION`), from the calibration's noise law (public quantities only)."""
+    tolerance (:data:`RESOLUTION`), from the calibration's noise law and n (public quantities
+    only)."""
     if mechanism.placement != "objective" or not mechanism.private:
         return
     try:
@@ -616,10 +659,11 @@ def _refuse_unresolved_noise(template: Template, mechanism: Mechanism, budget: B
         if not any(users_class(part) for part in parts):
             raise
         return
-    if noise / template.n * RESOLUTION > template.residual_tol:
+    n = template.n if calibration.n is None else calibration.n  # the n the noise is for
+    if noise / n * RESOLUTION > template.residual_tol:
         raise PrivacyError(
             f"release: epsilon = {budget.epsilon:g} puts noise of expected norm {noise:.3g} on "
-            f"the objective of n = {template.n} records: its gradient is beyond what float64 "
+            f"the objective of n = {n} records: its gradient is beyond what float64 "
             f"resolves to the tolerance {template.residual_tol:g} the release needs, so whether a "
             "solve reaches it would depend on the records; nothing is released. Use a larger "
             "epsilon."
@@ -627,19 +671,27 @@ def _refuse_unresolved_noise(template: Template, mechanism: Mechanism, budget: B
 
 
 def _refuse_unresolved_solve(template: Template, mechanism: Mechanism,
-                             calibration: Calibration) -> None:
+                             calibration: Calibration, facts: DeclaredFacts | None
+                             ) -> Calibration:
     """Refuse an output placement whose solve tolerance kappa*G/n float64 cannot resolve, or
     that no residual bounds (:func:`~dpconvex.privacy.mechanisms.base.output_release_tolerance`
-    on the calibration's public κ, G and μ and the template's n), before the certificate: a
-    dry run refuses as the fit's run does, before any noise is drawn. Read from what the
-    mechanism states (a private output placement it solves for, no cover), whatever its class."""
+    on the calibration's public n, κ, G and μ, and a user's template's distance per unit of
+    residual as its checks read it, ``facts``), before the certificate: a dry run refuses as
+    the fit's run does, before any noise is drawn. Read from what the mechanism states (a
+    private output placement it solves for, no cover), whatever its class. Returns the
+    calibration holding that tolerance (:data:`SOLVE_TOLERANCE_KEY`: the run and the
+    certificate read it there), else ``calibration``."""
     if not (mechanism.placement == "output" and mechanism.solves and mechanism.private
             and not mechanism.wraps):
-        return
+        return calibration
     try:
-        output_release_tolerance(template, calibration)
+        held = output_release_tolerance(template, calibration,
+                                        None if facts is None else facts.per_residual)
     except PrivacyError as exc:  # the mechanism's refusal: in this call's name
         raise signed_refusal(exc, "release") from None
+    if held[1] is None:  # no kappa: the template's residual_tol, read where it is solved
+        return calibration
+    return replace(calibration, extra={**calibration.extra, SOLVE_TOLERANCE_KEY: held})
 
 
 #: The bit generators of NumPy's whose draws the noise may come from.

@@ -46,6 +46,7 @@ from .mechanisms.base import Mechanism
 
 if TYPE_CHECKING:
     from ..templates.base import PrivacyConstants, Template
+    from .declarations import DeclaredFacts
 
 __all__ = ["check_members", "forget_kept", "judged", "members_changed", "members_snapshot",
            "unchanged", "user_conditions", "user_parts", "users_class", "users_part"]
@@ -560,7 +561,8 @@ def check_members(template: Template) -> None:
 
 
 def user_conditions(template: Template, mechanism: Mechanism, backend: Any,
-                    constants: PrivacyConstants | None = None) -> list[Condition]:
+                    constants: PrivacyConstants | None = None,
+                    facts: DeclaredFacts | None = None) -> list[Condition]:
     """The conditions on the user's parts of a release: a user's template's declarations
     checked, and a user's mechanism, or a user's backend solving a template that holds the
     user's code, named as declared and not verified (empty when every part is dpconvex's).
@@ -577,6 +579,9 @@ def user_conditions(template: Template, mechanism: Mechanism, backend: Any,
         The template's ``privacy_constants()`` as the release read it once
         (:func:`~dpconvex.privacy.declarations.declared_constants`), the record its
         declarations are checked on (None: read by the checks).
+    facts : DeclaredFacts or None, default=None
+        Its ``n`` and ``gradient_difference_rank`` as the release read them once
+        (:func:`~dpconvex.privacy.declarations.declared_facts`; None: read by the checks).
 
     Returns
     -------
@@ -596,7 +601,7 @@ def user_conditions(template: Template, mechanism: Mechanism, backend: Any,
     # a user's template: its declarations checked
     if shipped_derivation(template) is None or changed:
         conditions += declaration_conditions(template, mechanism.needs, changed=changed,
-                                             constants=constants)
+                                             constants=constants, facts=facts)
     for mech in (mechanism, getattr(mechanism, "inner", None)):  # a user's, or one a cover wraps:
         if mech is not None and (users := users_class(mech)):  # its own proof
             conditions.append(

@@ -5,6 +5,7 @@ the noise used; a Δu that is not > 0 is refused by name."""
 from __future__ import annotations
 
 import dataclasses
+import sys
 
 import numpy as np
 import pytest
@@ -12,6 +13,8 @@ import pytest
 import dpconvex as dp
 from dpconvex.errors import ParameterError, PrivacyError
 from dpconvex.objectives import Logistic
+from dpconvex.privacy.mechanisms import get_mechanism
+from dpconvex.privacy.mechanisms.base import SOLVE_TOLERANCE_KEY, output_release_tolerance
 from dpconvex.privacy.mechanisms.scalar import BoundedMeanTemplate, SelectionTemplate
 from dpconvex.templates import LinearERMTemplate
 
@@ -131,3 +134,86 @@ def test_the_mean_is_clipped_to_the_calibrated_bound():
                           vouch=("sensitivity",))
     assert released.theta[0] > 0.1
     assert released.calibration.sensitivity == 2.0 / 100
+
+
+def _checking() -> bool:
+    """Whether the declaration checks of a user's template are on the call stack (the stack a
+    template that answers its checks honestly, and the calibration otherwise, would read)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").startswith(
+                ("dpconvex.privacy.declarations", "dpconvex.privacy.user_parts")):
+            return True
+        frame = frame.f_back
+    return False
+
+
+class CheckedN(LinearERMTemplate):
+    """n is the number of records to the checks, a thousand times it elsewhere (a Jacobian
+    slack a thousand times smaller)."""
+
+    name = "checked n"
+
+    @property
+    def n(self):
+        return self._n if _checking() else 1000 * self._n
+
+    @n.setter
+    def n(self, value):
+        self._n = value
+
+
+class CheckedRank(LinearERMTemplate):
+    """gradient_difference_rank 3 to the checks, 1 elsewhere (a smaller sigma)."""
+
+    name = "checked rank"
+
+    @property
+    def gradient_difference_rank(self):
+        return 3 if _checking() else 1
+
+
+def test_an_n_that_answers_otherwise_for_the_calibration_is_refused():
+    """The checks read n = 40 (the records held), the calibration 40000: refused before any
+    noise, not released stating "n = 40 records, checked" over a slack for 40000."""
+    with pytest.raises(PrivacyError, match="another n for the calibration"):
+        dp.release(CheckedN(Logistic(), 0.1, 1.0, X, Y), "objective", dp.Budget(1.0), rng=0,
+                   vouch=("grad_bound", "hessian", "objective"))
+
+
+def test_a_rank_that_answers_otherwise_for_the_calibration_is_refused():
+    """The checks read k = 3 (vouched), the calibration k = 1: refused before any noise."""
+    with pytest.raises(PrivacyError, match="another gradient_difference_rank"):
+        dp.release(CheckedRank(Logistic(), 0.1, 1.0, X, Y), "gaussian_objective",
+                   dp.Budget(1.0, 1e-6), rng=0,
+                   vouch=("grad_bound", "hessian", "gradient_span", "objective"))
+
+
+class CheckedDistance(LinearERMTemplate):
+    """distance_bound the unconstrained r/mu to the checks, a millionth of it elsewhere (which
+    would loosen an output placement's solve tolerance to residual_tol)."""
+
+    name = "checked distance"
+
+    def distance_bound(self, residual, mu):
+        honest = super().distance_bound(residual, mu)
+        return honest if _checking() else 1e-6 * honest
+
+
+def test_the_output_solve_tolerance_rests_on_the_checked_distance_bound():
+    """At n = 2000 the tolerance kappa*G/n = 5e-7 is below residual_tol = 1e-6; the release
+    computes it once, from the distance per residual the checks read, and the run and the
+    certificate state it (a later read's bound would give residual_tol)."""
+    rows = np.tile(X, (50, 1))
+    labels = np.tile(Y, 50)
+    shipped = LinearERMTemplate(Logistic(), 0.1, 1.0, rows, labels)
+    cal = get_mechanism("output").calibrate(shipped, dp.Budget(1.0))
+    honest_tol = output_release_tolerance(shipped, cal)[0]
+    assert honest_tol < shipped.residual_tol
+    released = dp.release(CheckedDistance(Logistic(), 0.1, 1.0, rows, labels), "output",
+                          dp.Budget(1.0), rng=0, vouch=("grad_bound", "objective"))
+    tol = released.calibration.extra[SOLVE_TOLERANCE_KEY][0]
+    # the same arithmetic on the same floats: equal up to rounding
+    assert tol == pytest.approx(honest_tol, rel=1e-12)
+    accurate = [c for c in released.certificate.conditions if c.name == "accurate solve"]
+    assert f"{honest_tol:.3g}" in accurate[0].detail

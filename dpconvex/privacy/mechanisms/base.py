@@ -96,6 +96,12 @@ OUTPUT_SOLVE_MARGIN = 1e-3
 #: quantities.
 SOLVE_MARGIN_KEY = "solve margin kappa"
 
+#: The key of an output placement's (solve tolerance, distance it guarantees) in
+#: :attr:`Calibration.extra` once a release computed them, once, from the calibration's n and
+#: constants (:func:`output_release_tolerance` reads them there: the run and its certificate
+#: state one tolerance).
+SOLVE_TOLERANCE_KEY = "solve tolerance"
+
 #: The relative error a gradient computed in float64 may carry (2⁻⁵² over 1,024 roundings,
 #: as :data:`dpconvex.privacy.release.RESOLUTION`): a solve tolerance below it times the
 #: gradient's scale is refused.
@@ -158,6 +164,8 @@ class Calibration:
         The noise law.
     noise_shape : tuple of int, default=()
         What the law is weighed on.
+    n : int or None, default=None
+        The number of records it was calibrated for, read once (None: not stated).
 
     Examples
     --------
@@ -189,6 +197,7 @@ class Calibration:
     constants: PrivacyConstants | None = None
     noise: Noise | None = None
     noise_shape: tuple[int, ...] = ()
+    n: int | None = None
 
     def __post_init__(self) -> None:
         if self.epsilon is None:
@@ -1266,10 +1275,11 @@ def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float |
     return res
 
 
-def output_release_tolerance(template: ObjectiveTemplate,
-                             cal: Calibration | None) -> tuple[float, float | None]:
-    """:func:`output_solve_tolerance` at the calibration's constants and κ (the template's
-    ``residual_tol`` and None where the calibration states no κ > 0).
+def output_release_tolerance(template: ObjectiveTemplate, cal: Calibration | None,
+                             per_residual: float | None = None) -> tuple[float, float | None]:
+    """:func:`output_solve_tolerance` at the calibration's n, constants and κ (the template's
+    ``residual_tol`` and None where the calibration states no κ > 0); the one the calibration
+    holds where a release recorded it (:data:`SOLVE_TOLERANCE_KEY`).
 
     Parameters
     ----------
@@ -1277,6 +1287,8 @@ def output_release_tolerance(template: ObjectiveTemplate,
         The problem.
     cal : Calibration or None
         An output placement's calibration.
+    per_residual : float or None, default=None
+        The template's ``distance_bound(1.0, mu)`` as read once (None: read here).
 
     Returns
     -------
@@ -1291,12 +1303,15 @@ def output_release_tolerance(template: ObjectiveTemplate,
     >>> output_release_tolerance(template, cal)[1]
     0.00025
     """
+    if cal is not None and SOLVE_TOLERANCE_KEY in cal.extra:
+        return cal.extra[SOLVE_TOLERANCE_KEY]
     margin = 0.0 if cal is None else float(cal.extra.get(SOLVE_MARGIN_KEY, 0.0))
     if not margin > 0.0:
         return float(template.residual_tol), None
     consts = calibrated_constants(template, cal)
     return output_solve_tolerance(template, float(consts.strong_convexity),
-                                  float(consts.grad_bound), margin)
+                                  float(consts.grad_bound), margin, n=cal.n,
+                                  per_residual=per_residual)
 
 
 def state_solve_margin(quantities: dict[str, Any], cal: Calibration) -> None:
@@ -1530,7 +1545,7 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
         raise NotImplementedError
 
     def holding_noise(self, problem: ConstantsSource, cal: Calibration,
-                      consts: PrivacyConstants) -> Calibration:
+                      consts: PrivacyConstants, n: int | None = None) -> Calibration:
         """``cal`` holding the constants it was calibrated from and its noise law
         (:meth:`noise_law`, built once: :meth:`run` draws it), weighed on the p noise
         coordinates, or on the problem's blocks where the law is on symmetric blocks (whose
@@ -1544,11 +1559,13 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
             The calibration, without its law.
         consts : PrivacyConstants
             The declared constants it was calibrated from.
+        n : int or None, default=None
+            The number of records it was calibrated for (None: not stated).
 
         Returns
         -------
         Calibration
-            A copy holding ``consts``, the law and its shape.
+            A copy holding ``consts``, ``n``, the law and its shape.
 
         Examples
         --------
@@ -1560,7 +1577,7 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
         (True, (3,))
         """
         law = self.noise_law(problem, cal)
-        return dataclasses.replace(cal, constants=consts, noise=law, noise_shape=(
+        return dataclasses.replace(cal, constants=consts, n=n, noise=law, noise_shape=(
             tuple(problem.noise_shape) if getattr(law, "symmetric", False)
             else (int(consts.dimension),)))
 
@@ -2049,7 +2066,8 @@ def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstan
 
 
 def output_solve_tolerance(template: ObjectiveTemplate, mu: float, grad_bound: float,
-                           margin: float = OUTPUT_SOLVE_MARGIN) -> tuple[float, float]:
+                           margin: float = OUTPUT_SOLVE_MARGIN, *, n: int | None = None,
+                           per_residual: float | None = None) -> tuple[float, float]:
     """The residual an output-perturbation release must reach, and the distance to the exact
     minimizer it guarantees, from public quantities only.
 
@@ -2069,6 +2087,10 @@ def output_solve_tolerance(template: ObjectiveTemplate, mu: float, grad_bound: f
         G, the per-record gradient bound.
     margin : float, default=OUTPUT_SOLVE_MARGIN
         κ.
+    n : int or None, default=None
+        The number of records the noise was calibrated for (None: the template's ``n``).
+    per_residual : float or None, default=None
+        ``template.distance_bound(1.0, mu)`` as read once (None: read here).
 
     Returns
     -------
@@ -2090,16 +2112,18 @@ def output_solve_tolerance(template: ObjectiveTemplate, mu: float, grad_bound: f
     >>> template.n, float(f"{tol:.6g}"), float(f"{radius:.6g}")
     (40, 1e-06, 0.00025)
     """
-    radius = margin * grad_bound / (template.n * mu)
-    if margin * grad_bound / template.n < 2.0 * grad_bound * _GRADIENT_RESOLUTION:
+    n = template.n if n is None else n
+    radius = margin * grad_bound / (n * mu)
+    if margin * grad_bound / n < 2.0 * grad_bound * _GRADIENT_RESOLUTION:
         raise PrivacyError(
             f"output_solve_tolerance: the solve tolerance kappa*G/n = "
-            f"{margin * grad_bound / template.n:.3g} for n = {template.n} records is below what "
+            f"{margin * grad_bound / n:.3g} for n = {n} records is below what "
             "float64 resolves on the objective's gradient, so whether a solve reaches it would "
             "depend on the records; nothing is released. Use objective perturbation, or "
             "approximate minima (optimality_tol)."
         )
-    per_residual = _distance_per_residual(template, mu, "output_solve_tolerance")
+    if per_residual is None:
+        per_residual = _distance_per_residual(template, mu, "output_solve_tolerance")
     tol = min(float(template.residual_tol), radius / per_residual * (1.0 - 1e-12))
     if not float(template.distance_bound(tol, mu)) <= radius:
         raise PrivacyError(
@@ -2174,9 +2198,9 @@ class _Perturbation(ExactMinimizer):
 
     def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
         caller = f"{type(self).__name__}.calibrate"
-        consts = problem_constants(template, caller)
-        cal = self._calibrate(budget.epsilon, template.n, consts, caller=caller)
-        return self.holding_noise(template, cal, consts)
+        consts, n = problem_constants(template, caller), template.n
+        cal = self._calibrate(budget.epsilon, n, consts, caller=caller)
+        return self.holding_noise(template, cal, consts, n)
 
     def calibrate_grid(self, problem: ConstantsSource, budget: Budget,
                        moduli: np.ndarray) -> Calibration:
@@ -2210,7 +2234,7 @@ class _Perturbation(ExactMinimizer):
             ),
         ]
         quantities: dict[str, Any] = {
-            "n": template.n,
+            "n": template.n if cal.n is None else cal.n,
             "dimension p": consts.dimension,
             "per-record gradient bound G": consts.grad_bound,
             "hessian terms r": consts.hessian_rank,

@@ -237,7 +237,7 @@ def _unit_sigma_objective(eps: float, delta: float, k: int, slacks: np.ndarray) 
 
 class _GaussianLinear(ExactMinimizer):
     """Shared conditions, calibration and certificate of the Gaussian linear mechanisms (a
-    subclass gives ``_calibrate_at(problem, budget, consts)`` and ``_grid``: the calibration
+    subclass gives ``_calibrate_at(problem, budget, consts, n)`` and ``_grid``: the calibration
     on a grid of moduli, σ in ``extra["noise std"]``)."""
 
     pure = False
@@ -282,7 +282,9 @@ class _GaussianLinear(ExactMinimizer):
 
     def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
         consts = problem_constants(template, f"{type(self).__name__}.calibrate")
-        return self.holding_noise(template, self._calibrate_at(template, budget, consts), consts)
+        n = template.n
+        return self.holding_noise(template, self._calibrate_at(template, budget, consts, n),
+                                  consts, n)
 
     def calibrate_grid(self, problem: ConstantsSource, budget: Budget,
                        moduli: np.ndarray) -> Calibration:
@@ -312,7 +314,7 @@ class _GaussianLinear(ExactMinimizer):
             ),
         ]
         quantities: dict[str, Any] = {
-            "n": template.n, "dimension p": consts.dimension,
+            "n": template.n if cal.n is None else cal.n, "dimension p": consts.dimension,
             "per-record gradient bound G": consts.grad_bound,
             "strong convexity mu": consts.strong_convexity,
             "sensitivity": cal.sensitivity, "jacobian slack": cal.slack,
@@ -365,8 +367,8 @@ class GaussianObjectivePerturbation(_GaussianLinear):
     placement = "objective"
 
     def _calibrate_at(self, problem: ConstantsSource, budget: Budget,
-                      consts: PrivacyConstants) -> Calibration:
-        return calibrate_gaussian_objective(budget.epsilon, budget.delta, problem.n, consts,
+                      consts: PrivacyConstants, n: int) -> Calibration:
+        return calibrate_gaussian_objective(budget.epsilon, budget.delta, n, consts,
                                             gradient_difference_rank(problem, consts))
 
     def _grid(self, problem: ConstantsSource, budget: Budget, consts: PrivacyConstants,
@@ -432,8 +434,8 @@ class GaussianOutputPerturbation(_GaussianLinear):
             extra={"noise std": sigma, SOLVE_MARGIN_KEY: OUTPUT_SOLVE_MARGIN})
 
     def _calibrate_at(self, problem: ConstantsSource, budget: Budget,
-                      consts: PrivacyConstants) -> Calibration:
-        return calibrate_gaussian_output(budget.epsilon, budget.delta, problem.n, consts)
+                      consts: PrivacyConstants, n: int) -> Calibration:
+        return calibrate_gaussian_output(budget.epsilon, budget.delta, n, consts)
 
 
 #: Registry name of the large-margin Gaussian objective perturbation.
@@ -529,8 +531,8 @@ class GaussianObjectiveLargeMargin(GaussianObjectivePerturbation):
     amp_derived = False
 
     def _calibrate_at(self, problem: ConstantsSource, budget: Budget,
-                      consts: PrivacyConstants) -> Calibration:
-        return calibrate_softmax_gaussian(budget.epsilon, budget.delta, problem.n, consts,
+                      consts: PrivacyConstants, n: int) -> Calibration:
+        return calibrate_softmax_gaussian(budget.epsilon, budget.delta, n, consts,
                                           gradient_difference_rank(problem, consts))
 
     def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
