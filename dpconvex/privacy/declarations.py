@@ -29,7 +29,7 @@ from .certificate import Condition
 from .checks import declared_number, user_code
 
 __all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "DeclaredFacts",
-           "declaration_conditions", "declared_constants", "declared_facts", "probed_modulus",
+           "declaration_conditions", "declared_facts", "probed_modulus",
            "users_objective", "vouch_names", "vouched"]
 
 #: The constants a caller may vouch for (``vouch=``), as :attr:`Condition.unverified` names
@@ -564,7 +564,6 @@ def _check_cvxpy_form(template: Template, caller: str) -> Condition:
 
 def declaration_conditions(template: Template, needs: Iterable[str], caller: str = "release",
                            changed: Iterable[str] = (),
-                           constants: PrivacyConstants | None = None,
                            facts: DeclaredFacts | None = None) -> list[Condition]:
     """Check what a user's template declares for a mechanism's ``needs`` (a shipped template,
     one with a :func:`~dpconvex.objectives.losses.shipped_derivation`, is checked here only for
@@ -574,10 +573,9 @@ def declaration_conditions(template: Template, needs: Iterable[str], caller: str
     Returns how each declared constant was established (those nobody could check carry
     :attr:`Condition.unverified`); raises :class:`PrivacyError` when a probe refutes a
     declaration or two forms of the template disagree. ``caller`` opens the messages.
-    ``constants``: the template's ``privacy_constants()`` as the release read it once
-    (:func:`declared_constants`), the record checked here (None: read here); ``facts`` its
-    ``n`` and ``gradient_difference_rank`` as the release read them once
-    (:func:`declared_facts`; None: read here).
+    ``facts``: the template's ``privacy_constants()``, ``n``, ``gradient_difference_rank`` and
+    distance per unit of residual as the release read them once (:func:`declared_facts`), the
+    record checked here (None: read here).
 
     Examples
     --------
@@ -616,7 +614,7 @@ def declaration_conditions(template: Template, needs: Iterable[str], caller: str
             )
         )
     with user_code(caller, f"template '{_caller_name(template)}'", _CONTRACT):
-        return conds + _declarations(template, needs, caps, caller, changed, constants, facts)
+        return conds + _declarations(template, needs, caps, caller, changed, facts)
 
 
 #: The advice of a refusal of a user's template's code raising while its declarations are read.
@@ -625,54 +623,17 @@ _CONTRACT = ("while its declarations were checked. Follow the template contract 
              "record_gradients (one row per record), a RecordDomain, a PrivacyConstants.")
 
 
-def declared_constants(template: Template, needs: Iterable[str],
-                       caller: str = "release") -> PrivacyConstants | None:
-    """A user's template's ``privacy_constants()``, read once for a release whose mechanism
-    reads them (``needs``), where the template offers them (capability ``"objective"``):
-    the record :func:`declaration_conditions` checks and the calibration must state; None
-    where the mechanism or the template has none. An exception of the template's code is a
-    :class:`PrivacyError` (:func:`~dpconvex.privacy.checks.user_code`).
-
-    Parameters
-    ----------
-    template : Template
-        The user's template.
-    needs : iterable of str
-        The capabilities the mechanism reads.
-    caller : str, default="release"
-        Who reads (named in the error).
-
-    Returns
-    -------
-    PrivacyConstants or None
-        What ``privacy_constants()`` returned (its type checked by
-        :func:`declaration_conditions`), or None.
-
-    Examples
-    --------
-    >>> from dpconvex.privacy.declarations import declared_constants
-    >>> class Mine(LinearERMTemplate):      # a subclass is a user's template
-    ...     name = "mine"
-    >>> t = Mine(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1.0, -1.0))
-    >>> declared_constants(t, {"strong_convexity"}).dimension
-    3
-    >>> declared_constants(t, {"utilities"}) is None
-    True
-    """
-    if not (frozenset(needs) & {"strong_convexity", "curvature", "distance_bound"}
-            and "objective" in frozenset(getattr(template, "capabilities", ()))):
-        return None
-    with user_code(caller, f"template '{_caller_name(template)}'", _CONTRACT):
-        return template.privacy_constants()
-
-
 @dataclass(frozen=True)
 class DeclaredFacts:
-    """The public facts of a user's template beside its constants, as a release read them once
-    for its checks (:func:`declared_facts`): the calibration must have used these.
+    """The public facts a user's template declares, as a release read them once for its checks
+    (:func:`declared_facts`): the record :func:`declaration_conditions` checks, and what the
+    calibration and the solve tolerance must have used.
 
     Parameters
     ----------
+    constants : Any
+        What its ``privacy_constants()`` returned (its type checked by
+        :func:`declaration_conditions`).
     n : int
         The number of records the template declares (its ``n``).
     rank : Any, default=None
@@ -681,21 +642,25 @@ class DeclaredFacts:
     per_residual : float or None, default=None
         Its ``distance_bound(1.0, mu)`` at the declared modulus μ, the distance to its exact
         minimizer per unit of residual an output placement's solve tolerance is computed from
-        (None: not read, or its code raised: the checks read it again and refuse).
+        (None: its constants are not a PrivacyConstants, or its code raised: the checks read
+        it again and refuse).
     """
 
+    constants: Any
     n: int
     rank: Any = None
     per_residual: float | None = None
 
 
-def declared_facts(template: Template, needs: Iterable[str], caller: str = "release",
-                   constants: PrivacyConstants | None = None) -> DeclaredFacts:
-    """A user's template's ``n``, where the mechanism reads it (``"gradient_span"`` in
-    ``needs``) its ``gradient_difference_rank``, and, given its declared ``constants``, its
-    ``distance_bound(1.0, mu)``, each read once: what :func:`declaration_conditions` checks
-    and states, and what the calibration and the solve tolerance must have used. An exception
-    of the template's code reading n or k is a :class:`PrivacyError`.
+def declared_facts(template: Template, needs: Iterable[str],
+                   caller: str = "release") -> DeclaredFacts | None:
+    """A user's template's public facts, each read once for a release whose mechanism reads
+    its constants (``needs``), where the template offers them (capability ``"objective"``):
+    its ``privacy_constants()``, its ``n``, its ``gradient_difference_rank`` where the
+    mechanism reads it (``"gradient_span"`` in ``needs``) and its ``distance_bound(1.0, mu)``.
+    What :func:`declaration_conditions` checks and states, and what the calibration and the
+    solve tolerance must have used. An exception of the template's code reading the constants,
+    n or k is a :class:`PrivacyError` (:func:`~dpconvex.privacy.checks.user_code`).
 
     Parameters
     ----------
@@ -705,13 +670,12 @@ def declared_facts(template: Template, needs: Iterable[str], caller: str = "rele
         The capabilities the mechanism reads.
     caller : str, default="release"
         Who reads (named in the error).
-    constants : PrivacyConstants or None, default=None
-        Its declared constants as read once (:func:`declared_constants`; None: no distance
-        read).
 
     Returns
     -------
-    DeclaredFacts
+    DeclaredFacts or None
+        The facts as read, or None where the mechanism reads no constants or the template
+        offers none.
 
     Examples
     --------
@@ -719,12 +683,20 @@ def declared_facts(template: Template, needs: Iterable[str], caller: str = "rele
     >>> class Mine(LinearERMTemplate):      # a subclass is a user's template
     ...     name = "mine"
     >>> t = Mine(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1.0, -1.0))
-    >>> declared_facts(t, {"strong_convexity", "gradient_span"})
-    DeclaredFacts(n=40, rank=2, per_residual=None)
+    >>> facts = declared_facts(t, {"strong_convexity", "gradient_span"})
+    >>> facts.constants.dimension, facts.n, facts.rank, facts.per_residual > 0
+    (3, 40, 2, True)
+    >>> declared_facts(t, {"utilities"}) is None
+    True
     """
+    needs = frozenset(needs)
+    if not (needs & {"strong_convexity", "curvature", "distance_bound"}
+            and "objective" in frozenset(getattr(template, "capabilities", ()))):
+        return None
     with user_code(caller, f"template '{_caller_name(template)}'", _CONTRACT):
+        constants = template.privacy_constants()
         rank = (getattr(template, "gradient_difference_rank", None)
-                if "gradient_span" in frozenset(needs) else None)
+                if "gradient_span" in needs else None)
         n = int(template.n)
     per_residual = None
     if isinstance(constants, PrivacyConstants):
@@ -732,7 +704,7 @@ def declared_facts(template: Template, needs: Iterable[str], caller: str = "rele
             per_residual = float(template.distance_bound(1.0, constants.strong_convexity))
         except Exception:
             per_residual = None
-    return DeclaredFacts(n, rank, per_residual)
+    return DeclaredFacts(constants, n, rank, per_residual)
 
 
 def _check_constants(template: Template, consts: Any, caller: str) -> None:
@@ -793,8 +765,7 @@ _TARGETED = frozenset(
 
 
 def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str], caller: str,
-                  changed: list[str], constants: PrivacyConstants | None,
-                  facts: DeclaredFacts | None) -> list[Condition]:
+                  changed: list[str], facts: DeclaredFacts | None) -> list[Condition]:
     targeted = (
         bool(changed) and shipped_derivation(template) is not None and set(changed) <= _TARGETED
     )
@@ -804,8 +775,9 @@ def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str
             raise PrivacyError(f"{caller}: template '{_caller_name(template)}' does not offer the "
                                "capability 'objective' (privacy_constants, objective, residual, "
                                "regularizer, distance_bound), which this mechanism reads.")
-        consts = template.privacy_constants() if constants is None else constants
-        facts = declared_facts(template, needs, caller, consts) if facts is None else facts
+        facts = declared_facts(template, needs, caller) if facts is None else facts
+        assert facts is not None  # the mechanism reads constants, and the template offers them
+        consts = facts.constants
         conds += [] if targeted else _constant_conditions(
             template, consts, needs, caps, caller, users_objective(template, changed),
             int(facts.n))

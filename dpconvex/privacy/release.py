@@ -59,7 +59,7 @@ from ..solvers.registry import SolveResult, get_backend
 from ..templates.base import CAPABILITY_MEMBERS
 from .budget import Budget
 from .certificate import Certificate, Condition
-from .declarations import DeclaredFacts, declared_constants, declared_facts, vouch_names, vouched
+from .declarations import DeclaredFacts, declared_facts, vouch_names, vouched
 from .mechanisms.base import (
     SOLVE_TOLERANCE_KEY,
     Calibration,
@@ -80,7 +80,7 @@ from .user_parts import (
 
 if TYPE_CHECKING:
     from ..solvers.registry import Backend
-    from ..templates.base import PrivacyConstants, Template
+    from ..templates.base import Template
 
 __all__ = ["Release", "check_warm_start", "release"]
 
@@ -311,13 +311,12 @@ def _release_checked(template: Template, mechanism: Mechanism, budget: Budget,
     if users:
         check_members(template)
     budget = mechanism.check_budget(budget)
-    conditions, constants, facts = _conditions(template, mechanism, budget, backend, users,
+    conditions, facts = _conditions(template, mechanism, budget, backend, users,
                                                vouch, vouch_unused)
     calibration = mechanism.calibrate(template, budget)
-    if constants is not None:
-        _refuse_constants_read_anew(template, constants, calibration)
     if facts is not None:
-        _refuse_facts_read_anew(template, constants, facts, calibration)
+        _refuse_constants_read_anew(template, facts, calibration)
+        _refuse_facts_read_anew(template, facts, calibration)
     _refuse_unresolved_noise(template, mechanism, budget, calibration)
     calibration = _refuse_unresolved_solve(template, mechanism, calibration, facts)
     certificate = mechanism.certificate(template, budget, calibration, conditions)
@@ -488,15 +487,14 @@ _NOISE_WARNING_RULES = {"n": Optional(Int()), "n_classes": Int(low=2),
 
 def _conditions(template: Template, mechanism: Mechanism, budget: Budget, backend: Any,
                 users: bool, vouch: Iterable[str], vouch_unused: str
-                ) -> tuple[list[Condition], PrivacyConstants | None, DeclaredFacts | None]:
+                ) -> tuple[list[Condition], DeclaredFacts | None]:
     """The conditions of the proof before any noise: the mechanism's (the template's among
     them), the first that fails refused (in release's name, as the mechanism's own refusals),
     those on the user's parts where one is (:func:`user_conditions`), and the constants nobody
     verified refused unless vouched for (:func:`vouched`); and a user's template's declared
-    constants as they were read, once, for its checks
-    (:func:`~dpconvex.privacy.declarations.declared_constants`; None: none read), with its
-    ``n`` and ``gradient_difference_rank`` read once beside them
-    (:func:`~dpconvex.privacy.declarations.declared_facts`; None where no constants were)."""
+    constants, ``n``, ``gradient_difference_rank`` and distance per unit of residual as they
+    were read, once, for its checks (:func:`~dpconvex.privacy.declarations.declared_facts`;
+    None: none read)."""
     try:
         conditions = mechanism.conditions(template, budget)
     except PrivacyError as exc:  # the template's or the mechanism's refusal: in this call's name
@@ -504,25 +502,23 @@ def _conditions(template: Template, mechanism: Mechanism, budget: Budget, backen
     for c in conditions:  # the first that fails
         if not c.holds:
             raise PrivacyError(f"release: {c.name}: {c.detail}")
-    constants = facts = None
+    facts = None
     if users:
-        constants = declared_constants(template, mechanism.needs)
-        if constants is not None:
-            facts = declared_facts(template, mechanism.needs, constants=constants)
-        conditions += user_conditions(template, mechanism, backend, constants, facts)
+        facts = declared_facts(template, mechanism.needs)
+        conditions += user_conditions(template, mechanism, backend, facts)
     if vouch or any(c.unverified for c in conditions):
         conditions = vouched(conditions, vouch, unused=vouch_unused)
-    return conditions, constants, facts
+    return conditions, facts
 
 
-def _refuse_constants_read_anew(template: Template, constants: PrivacyConstants,
+def _refuse_constants_read_anew(template: Template, facts: DeclaredFacts,
                                 calibration: Calibration | None) -> None:
     """Refuse a calibration made from other declared constants than the record the checks
     read (a user's ``privacy_constants()`` that answers differently at each call): the
     calibration reads the template itself (:meth:`Mechanism.calibrate`), and its record
     (:attr:`Calibration.constants`, the certificate's) must be the one checked."""
     stated = None if calibration is None else calibration.constants
-    if stated is not None and stated != constants:
+    if facts.constants is not None and stated is not None and stated != facts.constants:
         raise PrivacyError(
             f"release: template '{getattr(template, 'name', type(template).__name__)}' "
             "returned other constants from privacy_constants() for the calibration than for "
@@ -530,8 +526,8 @@ def _refuse_constants_read_anew(template: Template, constants: PrivacyConstants,
             "nothing is released. Return the same PrivacyConstants at every call.")
 
 
-def _refuse_facts_read_anew(template: Template, constants: PrivacyConstants | None,
-                            facts: DeclaredFacts, calibration: Calibration | None) -> None:
+def _refuse_facts_read_anew(template: Template, facts: DeclaredFacts,
+                            calibration: Calibration | None) -> None:
     """Refuse a calibration made for another n, or another span k of the per-record gradient
     differences, than the template's ``n`` and ``gradient_difference_rank`` its checks read (a
     property that answers differently at each read): the calibration reads the template
@@ -546,8 +542,8 @@ def _refuse_facts_read_anew(template: Template, constants: PrivacyConstants | No
             "checks of its declarations, so the noise would not rest on what was checked; "
             "nothing is released. Make n the number of records at every read.")
     k = calibration.extra.get("k")
-    if k is not None and facts.rank is not None and constants is not None and (
-            k != _span(facts.rank, constants.dimension)):
+    if k is not None and facts.rank is not None and facts.constants is not None and (
+            k != _span(facts.rank, facts.constants.dimension)):
         raise PrivacyError(
             f"release: template '{name}' stated another gradient_difference_rank for the "
             "calibration than for the checks of its declarations, so the noise would not rest "

@@ -45,7 +45,7 @@ from .declarations import declaration_conditions
 from .mechanisms.base import Mechanism
 
 if TYPE_CHECKING:
-    from ..templates.base import PrivacyConstants, Template
+    from ..templates.base import Template
     from .declarations import DeclaredFacts
 
 __all__ = ["check_members", "forget_kept", "judged", "members_changed", "members_snapshot",
@@ -561,7 +561,6 @@ def check_members(template: Template) -> None:
 
 
 def user_conditions(template: Template, mechanism: Mechanism, backend: Any,
-                    constants: PrivacyConstants | None = None,
                     facts: DeclaredFacts | None = None) -> list[Condition]:
     """The conditions on the user's parts of a release: a user's template's declarations
     checked, and a user's mechanism, or a user's backend solving a template that holds the
@@ -575,13 +574,11 @@ def user_conditions(template: Template, mechanism: Mechanism, backend: Any,
         The mechanism of the release (and the one it wraps, ``mechanism.inner``).
     backend : Backend, str or None
         The backend given, or the solver name.
-    constants : PrivacyConstants or None, default=None
-        The template's ``privacy_constants()`` as the release read it once
-        (:func:`~dpconvex.privacy.declarations.declared_constants`), the record its
-        declarations are checked on (None: read by the checks).
     facts : DeclaredFacts or None, default=None
-        Its ``n`` and ``gradient_difference_rank`` as the release read them once
-        (:func:`~dpconvex.privacy.declarations.declared_facts`; None: read by the checks).
+        The template's ``privacy_constants()``, ``n``, ``gradient_difference_rank`` and
+        distance per unit of residual as the release read them once
+        (:func:`~dpconvex.privacy.declarations.declared_facts`), the record its declarations
+        are checked on (None: read by the checks).
 
     Returns
     -------
@@ -601,7 +598,7 @@ def user_conditions(template: Template, mechanism: Mechanism, backend: Any,
     # a user's template: its declarations checked
     if shipped_derivation(template) is None or changed:
         conditions += declaration_conditions(template, mechanism.needs, changed=changed,
-                                             constants=constants, facts=facts)
+                                             facts=facts)
     for mech in (mechanism, getattr(mechanism, "inner", None)):  # a user's, or one a cover wraps:
         if mech is not None and (users := users_class(mech)):  # its own proof
             conditions.append(
