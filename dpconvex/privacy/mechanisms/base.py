@@ -1968,15 +1968,15 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     tiny = 1e-300
     lifted = not flat and coef * math.log1p(bound / (per * tiny)) > epsilon / 2.0
     floor = tiny + max(half - tiny, 0.0) if lifted else tiny
-    eps_slack = np.zeros_like(mu) if flat else coef * np.log1p(bound / (per * mu))
-    # where the slack exceeds ε/2, the modulus is raised to μ' with slack(μ') = ε/2 (CMS Alg.
-    # 2's Δ branch, re-solved for the rule in use): equally private (Δ depends on public
+    at_mu = np.zeros_like(mu) if flat else coef * np.log1p(bound / (per * mu))
+    # where the slack at μ exceeds ε/2, the modulus is raised to μ' with slack(μ') = ε/2 (CMS
+    # Alg. 2's Δ branch, re-solved for the rule in use): equally private (Δ depends on public
     # constants only), and ε' >= ε/2 (docs/privacy/perturbation.md#privacy-objective-perturbation)
-    raised = eps_slack > epsilon / 2.0
+    raised = at_mu > epsilon / 2.0
     delta_reg = np.where(raised, np.maximum(half - mu, 0.0), 0.0)
-    slack_raised = np.zeros_like(mu) if flat else coef * np.log1p(bound / (per * (mu + delta_reg)))
-    spent = np.where(raised, np.maximum(slack_raised, epsilon / 2.0), eps_slack)
-    eps_slack = np.where(raised, slack_raised, eps_slack)
+    # the slack at the modulus solved, μ + Δ (μ itself, bit for bit, where Δ = 0)
+    eps_slack = np.zeros_like(mu) if flat else coef * np.log1p(bound / (per * (mu + delta_reg)))
+    spent = np.where(raised, np.maximum(eps_slack, epsilon / 2.0), eps_slack)
     # ε' = remaining(ε, spent) elementwise: the largest x >= 0 with spent + x <= ε in floating
     # point (the same IEEE operations as budget.remaining, so the same bits)
     eps_noise = remaining_each(epsilon, spent)
