@@ -353,9 +353,9 @@ def _backtrack(calls: _FlatCalls, x: np.ndarray, f: float, gn: float, step: np.n
     t = 1.0
     while t > 1e-10:
         xn = x - t * step
-        fn, gnew = calls.fun_grad(xn)
-        if fn <= f - 1e-4 * t * slope or (smaller_gradient and np.linalg.norm(gnew) < gn):
-            return xn, fn, gnew, float(np.linalg.norm(gnew))
+        fn, gnew, gnew_norm = calls.at(xn)
+        if fn <= f - 1e-4 * t * slope or (smaller_gradient and gnew_norm < gn):
+            return xn, fn, gnew, gnew_norm
         t *= 0.5
     return None
 
