@@ -29,7 +29,7 @@ from .certificate import Condition
 from .checks import declared_number, user_code
 
 __all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "DeclaredFacts",
-           "declaration_conditions", "declared_facts", "probed_modulus", "stated_by_template",
+           "declaration_conditions", "declared_facts", "probed_modulus",
            "users_objective", "vouch_names", "vouched"]
 
 #: The constants a caller may vouch for (``vouch=``), as :attr:`Condition.unverified` names
@@ -76,50 +76,6 @@ def vouch_names(value: str | Iterable[str]) -> tuple[str, ...]:
     (('curvature',), ('curvature', 'grad_bound'), ())
     """
     return (value,) if isinstance(value, str) else tuple(value)
-
-
-#: How a condition a user's template states itself reads in the certificate: no check of
-#: dpconvex stands behind it.
-STATED = "stated by the user's template, not checked by dpconvex"
-
-
-def stated_by_template(conditions: Iterable[Condition]) -> list[Condition]:
-    """The conditions a user's template states itself (its ``conditions()``), each as the
-    template's statement: one that says it holds and names no unverified constant is declared,
-    not verified (:attr:`Condition.unverified` ``"template_conditions"``), its detail keeping
-    what the template said and how; :func:`vouched` refuses it unless the caller vouches for
-    ``"template_conditions"``. What dpconvex checks itself (the records of the template, its
-    constants, its objective) are conditions of their own (:func:`declaration_conditions`). One
-    that names an unverified constant keeps it (it asks for a vouch already), and one that says
-    it fails still fails.
-
-    Parameters
-    ----------
-    conditions : iterable of Condition
-        What the template's ``conditions(needs)`` returned.
-
-    Returns
-    -------
-    list of Condition
-
-    Examples
-    --------
-    >>> from dpconvex import Condition
-    >>> from dpconvex.privacy.declarations import stated_by_template
-    >>> (c,) = stated_by_template([Condition("row norm bound", True, "enforced by clipping",
-    ...                                      "every row has ||x|| <= 1")])
-    >>> c.unverified, c.how
-    ('template_conditions', "stated by the user's template, not checked by dpconvex")
-    >>> c.detail
-    'the template states: enforced by clipping; every row has ||x|| <= 1'
-    """
-    return [
-        Condition(c.name, c.holds, f"{STATED}; {c.how}", c.detail, c.unverified)
-        if c.unverified or not c.holds
-        else Condition(c.name, True, STATED, f"the template states: {c.how}; {c.detail}",
-                       unverified="template_conditions")
-        for c in conditions
-    ]
 
 
 #: Norms of the parameter points at which per-record gradients are probed: from 0 to far

@@ -44,8 +44,7 @@ from ...solvers import retry_advice
 from ...solvers.registry import Backend, SolveResult, SolveStatus, other_backends
 from ...templates.base import PrivacyConstants
 from ..budget import Budget, remaining_each
-from ..certificate import Certificate, Condition, MechanismChoice
-from ..declarations import stated_by_template
+from ..certificate import Certificate, Condition, MechanismChoice, stated_by_template
 from ..noise import Noise, NormGamma
 
 if TYPE_CHECKING:
@@ -573,7 +572,7 @@ class Mechanism(ABC, Generic[TemplateT]):
     def conditions(self, template: TemplateT, budget: Budget) -> list[Condition]:
         """The conditions of the proof on ``template`` before any noise: the template's (a
         user's template's as its own statements, declared and not verified:
-        :func:`~dpconvex.privacy.declarations.stated_by_template`), then any a subclass adds.
+        :func:`~dpconvex.privacy.certificate.stated_by_template`), then any a subclass adds.
         :func:`~dpconvex.privacy.release.release` refuses the first that fails; a mechanism
         raises :class:`PrivacyError` itself where it cannot serve the template.
 
