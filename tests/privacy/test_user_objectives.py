@@ -371,7 +371,8 @@ def test_the_gradient_span_a_gaussian_bound_reads_is_vouched_for_not_trusted():
     t, budget = Narrower(Logistic(), 0.1, 1.0, X, s), dp.Budget(1.0, 1e-6)
     stated = "template_conditions"  # the conditions its class inherits: its own statements
     with pytest.raises(PrivacyError, match=r"gradient_span.*k = 1 \(the template's.*vouch=\('grad_bound', "
-                                           r"'gradient_span', 'hessian', 'objective', 'template_conditions'\)"):
+                                           r"'gradient_span', 'hessian', 'objective', "
+                                           r"'template_conditions'\)"):
         dp.release(t, "gaussian_objective", budget, dry_run=True,
                    vouch=("grad_bound", "hessian", "objective", stated))
     cert = dp.release(t, "gaussian_objective", budget, dry_run=True,
