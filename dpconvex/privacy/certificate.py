@@ -18,7 +18,7 @@ from typing import Any
 
 __all__ = ["SEEDED", "Certificate", "ComponentsRule", "Condition", "DeltaRows", "LabelSource",
            "LamRule", "LossSmoothing", "MechanismChoice", "NoisyGDRule", "ParameterSet",
-           "PublicFeatureMap", "RowMap", "STATED", "SmoothingRule", "UncheckedSteps",
+           "PublicFeatureMap", "RowMap", "SmoothingRule", "UncheckedSteps",
            "stated_by_template"]
 
 
@@ -65,7 +65,7 @@ class Condition:
 
 #: How a condition a user's template states itself reads in the certificate: no check of
 #: dpconvex stands behind it.
-STATED = "stated by the user's template, not checked by dpconvex"
+_STATED = "stated by the user's template, not checked by dpconvex"
 
 
 def stated_by_template(conditions: Iterable[Condition]) -> list[Condition]:
@@ -100,9 +100,9 @@ def stated_by_template(conditions: Iterable[Condition]) -> list[Condition]:
     'the template states: enforced by clipping; every row has ||x|| <= 1'
     """
     return [
-        Condition(c.name, c.holds, f"{STATED}; {c.how}", c.detail, c.unverified)
+        Condition(c.name, c.holds, f"{_STATED}; {c.how}", c.detail, c.unverified)
         if c.unverified or not c.holds
-        else Condition(c.name, True, STATED, f"the template states: {c.how}; {c.detail}",
+        else Condition(c.name, True, _STATED, f"the template states: {c.how}; {c.detail}",
                        unverified="template_conditions")
         for c in conditions
     ]
