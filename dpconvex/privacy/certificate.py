@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import asdict, astuple, dataclass, field, fields
 from typing import Any
 
 __all__ = ["SEEDED", "Certificate", "ComponentsRule", "Condition", "DeltaRows", "LabelSource",
            "LamRule", "LossSmoothing", "MechanismChoice", "NoisyGDRule", "ParameterSet",
-           "PublicFeatureMap", "RowMap", "SmoothingRule", "UncheckedSteps"]
+           "PublicFeatureMap", "RowMap", "SmoothingRule", "UncheckedSteps",
+           "stated_by_template"]
 
 
 #: The certificate line of a release whose noise the caller seeded (``Certificate.seeded``).
@@ -59,6 +61,51 @@ class Condition:
     detail: str = ""
     unverified: str = ""
     vouched: bool = False
+
+
+#: How a condition a user's template states itself reads in the certificate: no check of
+#: dpconvex stands behind it.
+_STATED = "stated by the user's template, not checked by dpconvex"
+
+
+def stated_by_template(conditions: Iterable[Condition]) -> list[Condition]:
+    """The conditions a user's template states itself (its ``conditions()``), each as the
+    template's statement: one that says it holds and names no unverified constant is declared,
+    not verified (:attr:`Condition.unverified` ``"template_conditions"``), its detail keeping
+    what the template said and how; :func:`~dpconvex.privacy.declarations.vouched` refuses it
+    unless the caller vouches for ``"template_conditions"``. What dpconvex checks itself (the
+    template's records, its constants, its objective) are conditions of their own
+    (:func:`~dpconvex.privacy.declarations.declaration_conditions`). One that names an
+    unverified constant keeps it (it asks for a vouch already), and one that says it fails
+    still fails.
+
+    Parameters
+    ----------
+    conditions : iterable of Condition
+        What the template's ``conditions(needs)`` returned.
+
+    Returns
+    -------
+    list of Condition
+
+    Examples
+    --------
+    >>> from dpconvex import Condition
+    >>> from dpconvex.privacy.certificate import stated_by_template
+    >>> (c,) = stated_by_template([Condition("row norm bound", True, "enforced by clipping",
+    ...                                      "every row has ||x|| <= 1")])
+    >>> c.unverified, c.how
+    ('template_conditions', "stated by the user's template, not checked by dpconvex")
+    >>> c.detail
+    'the template states: enforced by clipping; every row has ||x|| <= 1'
+    """
+    return [
+        Condition(c.name, c.holds, f"{_STATED}; {c.how}", c.detail, c.unverified)
+        if c.unverified or not c.holds
+        else Condition(c.name, True, _STATED, f"the template states: {c.how}; {c.detail}",
+                       unverified="template_conditions")
+        for c in conditions
+    ]
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,7 @@ VOUCHABLE: tuple[str, ...] = (
     "backend",
     "convexity",
     "loss_forms",
+    "template_conditions",
 )
 
 
@@ -505,8 +506,16 @@ def _check_objective(template: Template, consts: PrivacyConstants, caller: str, 
     return conds
 
 
+#: Scales of the random points whose projections onto the space a CVXPY form's constraints are
+#: probed at (the objectives are compared at the last one).
+_FORM_SCALES: tuple[float, ...] = (1.0, 10.0, 1e3)
+
+
 def _check_cvxpy_form(template: Template, caller: str) -> Condition:
-    """No constraint in the CVXPY form that the parameter space lacks; the same objective."""
+    """No constraint in the CVXPY form that the parameter space lacks, and the same objective,
+    at probe points: refuted there, or stated as probed. Not a premise of the guarantee: a
+    release with a user's part judges any backend's point by the template's residual
+    (:func:`~dpconvex.privacy.user_parts.judged`)."""
     name = _caller_name(template)
     problem = template.cvxpy_problem()["problem"]
     shape = tuple(template.space.shape)
@@ -520,7 +529,7 @@ def _check_cvxpy_form(template: Template, caller: str) -> Condition:
         )
     var = candidates[0]
     rng = _probe_rng()
-    for scale in (1.0, 10.0, 1e3):
+    for scale in _FORM_SCALES:
         z = np.asarray(template.space.project(scale * rng.normal(size=shape)), dtype=float)
         var.value = z
         for constraint in problem.constraints:
@@ -556,9 +565,14 @@ def _check_cvxpy_form(template: Template, caller: str) -> Condition:
     return Condition(
         "CVXPY form = objective over the parameter space",
         True,
-        "numerical comparison at probe points",
-        f"{len(problem.constraints)} "
-        "constraint(s), each holding on the space's projections; the objectives agree",
+        "probed (a probe refutes, it does not prove)",
+        f"{len(problem.constraints)} constraint(s), each holding at the space's projections of "
+        f"{len(_FORM_SCALES)} points of scale {', '.join(f'{v:g}' for v in _FORM_SCALES)}; "
+        "the CVXPY objective after cvxpy_set(b, extra_reg) equal to objective(theta, b, "
+        "extra_reg) within 1e-06 max(1, |objective|) at one point theta and one noise b, for extra_reg "
+        "= 0 and 0.37. Not a premise of the guarantee: the point any backend returns is "
+        "judged by the template's residual() (the accuracy check), so a CVXPY form that "
+        "departs from objective() elsewhere releases nothing",
     )
 
 
@@ -911,7 +925,10 @@ def vouched(conditions: list[Condition], vouch: Iterable[str], caller: str = "re
             "a template dpconvex ships derives its constants; a selection's utilities computed "
             "by dpconvex's scoring have a derived sensitivity; its mechanisms, spaces and "
             "backends are reviewed), since a probe can refute a declaration, never prove it; "
-            "or, if you have proved them yourself, pass "
+            + ("what a template of the user's states in its own conditions() is its own "
+               "statement, which no check of dpconvex reads; "
+               if any(c.unverified == "template_conditions" for c in missing) else "")
+            + "or, if you have proved them yourself, pass "
             f"vouch={tuple(sorted({c.unverified for c in missing} | names))!r} and the "
             "certificate will say that you vouched for them."
         )

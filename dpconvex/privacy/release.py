@@ -201,15 +201,15 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget, back
     True
 
     A template of the user's is released only when the caller vouches for what the checks
-    cannot prove:
+    cannot prove, and for what its own ``conditions()`` states:
 
     >>> class Mine(LinearERMTemplate):
     ...     name = "mine"
     >>> mine = Mine(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> rel = release(mine, "objective", Budget(1.0), rng=0,
-    ...               vouch=("grad_bound", "hessian", "objective"))
+    ...               vouch=("grad_bound", "hessian", "objective", "template_conditions"))
     >>> sorted({c.unverified for c in rel.certificate.conditions if c.vouched})
-    ['grad_bound', 'hessian', 'objective']
+    ['grad_bound', 'hessian', 'objective', 'template_conditions']
     """
     mechanism, max_iter, dry_run, seeded, noise_warning = _checked_arguments(
         template, mechanism, warm_start, max_iter, dry_run, seeded, noise_warning)

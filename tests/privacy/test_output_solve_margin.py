@@ -296,7 +296,7 @@ def test_a_template_that_cannot_be_copied_is_refused_by_name(kind, why):
     mech = get_mechanism("output")
     with pytest.raises(PrivacyError, match="^release: template .* cannot be copied") as refused:
         release(t, mech, Budget(1.0), rng=0,
-                vouch=("grad_bound", "objective"))  # (a template of the user's)
+                vouch=("grad_bound", "objective", "template_conditions"))  # (the user's)
     assert why in str(refused.value) and "0.123" not in str(refused.value)
     assert t.residual_tol == 1e-6 and "residual_tol" not in vars(t)
 

@@ -44,7 +44,7 @@ def test_constants_that_answer_otherwise_for_the_calibration_are_refused():
     (a G a millionth of the checked one would have set the noise)."""
     with pytest.raises(PrivacyError, match="other constants from privacy_constants"):
         dp.release(drifting_constants(1), "objective", dp.Budget(1.0), rng=0,
-                   vouch=("grad_bound", "hessian", "objective"))
+                   vouch=("grad_bound", "hessian", "objective", "template_conditions"))
 
 
 def test_the_certificate_states_the_constants_the_checks_read():
@@ -53,7 +53,8 @@ def test_the_certificate_states_the_constants_the_checks_read():
     honest = dp.release(LinearERMTemplate(Logistic(), 0.1, 1.0, X, Y), "objective",
                         dp.Budget(1.0), dry_run=True).certificate.quantities
     released = dp.release(drifting_constants(2), "objective", dp.Budget(1.0), rng=0,
-                          vouch=("grad_bound", "hessian", "objective")).certificate.quantities
+                          vouch=("grad_bound", "hessian", "objective", "template_conditions")
+                          ).certificate.quantities
     assert released["per-record gradient bound G"] == honest["per-record gradient bound G"]
     # the same arithmetic on the same floats: equal up to rounding
     assert released["noise rate beta"] == pytest.approx(honest["noise rate beta"], rel=1e-12)
@@ -64,7 +65,8 @@ def test_the_gaussian_span_is_capped_by_the_calibrated_dimension():
     a later call's (which states p = 1 here: k = 1 would shrink sigma)."""
     released = dp.release(drifting_constants(2, dimension=1), "gaussian_objective",
                           dp.Budget(1.0, 1e-6), rng=0,
-                          vouch=("grad_bound", "hessian", "gradient_span", "objective"))
+                          vouch=("grad_bound", "hessian", "gradient_span", "objective",
+                                 "template_conditions"))
     assert released.calibration.extra["k"] == 2
 
 
@@ -178,7 +180,7 @@ def test_an_n_that_answers_otherwise_for_the_calibration_is_refused():
     noise, not released stating "n = 40 records, checked" over a slack for 40000."""
     with pytest.raises(PrivacyError, match="another n for the calibration"):
         dp.release(CheckedN(Logistic(), 0.1, 1.0, X, Y), "objective", dp.Budget(1.0), rng=0,
-                   vouch=("grad_bound", "hessian", "objective"))
+                   vouch=("grad_bound", "hessian", "objective", "template_conditions"))
 
 
 def test_a_rank_that_answers_otherwise_for_the_calibration_is_refused():
@@ -186,7 +188,8 @@ def test_a_rank_that_answers_otherwise_for_the_calibration_is_refused():
     with pytest.raises(PrivacyError, match="another gradient_difference_rank"):
         dp.release(CheckedRank(Logistic(), 0.1, 1.0, X, Y), "gaussian_objective",
                    dp.Budget(1.0, 1e-6), rng=0,
-                   vouch=("grad_bound", "hessian", "gradient_span", "objective"))
+                   vouch=("grad_bound", "hessian", "gradient_span", "objective",
+                          "template_conditions"))
 
 
 class CheckedDistance(LinearERMTemplate):
@@ -211,7 +214,8 @@ def test_the_output_solve_tolerance_rests_on_the_checked_distance_bound():
     honest_tol = output_release_tolerance(shipped, cal)[0]
     assert honest_tol < shipped.residual_tol
     released = dp.release(CheckedDistance(Logistic(), 0.1, 1.0, rows, labels), "output",
-                          dp.Budget(1.0), rng=0, vouch=("grad_bound", "objective"))
+                          dp.Budget(1.0), rng=0,
+                          vouch=("grad_bound", "objective", "template_conditions"))
     tol = released.calibration.extra[SOLVE_TOLERANCE_KEY][0]
     # the same arithmetic on the same floats: equal up to rounding
     assert tol == pytest.approx(honest_tol, rel=1e-12)

@@ -269,7 +269,8 @@ def test_a_subclass_without_changes_releases_as_a_user_template():
         pass
 
     cert = dp.release(Same(Logistic(), 0.1, 1.0, X, s), "objective", dp.Budget(1.0),
-                      dry_run=True, vouch=("grad_bound", "hessian", "objective")).certificate
+                      dry_run=True, vouch=("grad_bound", "hessian", "objective",
+                                           "template_conditions")).certificate
     names = [c.name for c in cert.conditions]
     assert "user template" in names and "CVXPY form = objective over the parameter space" in names
 
@@ -318,13 +319,15 @@ def _counting():
 
 
 @pytest.mark.parametrize("honest_while", [lambda: _checking, _counting], ids=["stack", "count"])
-@pytest.mark.parametrize("mech, vouch", [("objective", ("grad_bound", "hessian")),
-                                         ("output", ("grad_bound",))])
+@pytest.mark.parametrize("mech, vouch", [
+    ("objective", ("grad_bound", "hessian", "template_conditions")),
+    ("output", ("grad_bound", "template_conditions"))])
 def test_a_users_objective_is_vouched_for_never_verified_by_a_probe(honest_while, mech, vouch):
     """An objective that is honest only while it is checked (by the stack, or by a count of its
     calls) passes every probe: a probe refutes a user's objective, it cannot prove one, so the
     release is refused until the caller vouches for "objective", and the certificate says so."""
-    with pytest.raises(PrivacyError, match=r"\[objective\]: .*vouch=\(.*'objective'\)"):
+    with pytest.raises(PrivacyError, match=r"\[objective\]: .*vouch=\(.*'objective', "
+                                           r"'template_conditions'\)"):
         dp.release(_switching(honest_while()), mech, dp.Budget(1.0), rng=0, vouch=vouch)
     rel = dp.release(_switching(honest_while()), mech, dp.Budget(1.0), rng=0,
                      vouch=(*vouch, "objective"))
@@ -366,18 +369,21 @@ def test_the_gradient_span_a_gaussian_bound_reads_is_vouched_for_not_trusted():
         gradient_difference_rank = 1  # false: differences span {x, x'}
 
     t, budget = Narrower(Logistic(), 0.1, 1.0, X, s), dp.Budget(1.0, 1e-6)
+    stated = "template_conditions"  # the conditions its class inherits: its own statements
     with pytest.raises(PrivacyError, match=r"gradient_span.*k = 1 \(the template's.*vouch=\('grad_bound', "
-                                           r"'gradient_span', 'hessian', 'objective'\)"):
+                                           r"'gradient_span', 'hessian', 'objective', "
+                                           r"'template_conditions'\)"):
         dp.release(t, "gaussian_objective", budget, dry_run=True,
-                   vouch=("grad_bound", "hessian", "objective"))
+                   vouch=("grad_bound", "hessian", "objective", stated))
     cert = dp.release(t, "gaussian_objective", budget, dry_run=True,
-                      vouch=("grad_bound", "gradient_span", "hessian", "objective")).certificate
+                      vouch=("grad_bound", "gradient_span", "hessian", "objective", stated)
+                      ).certificate
     span = next(c for c in cert.conditions if c.unverified == "gradient_span")
     assert span.vouched and span.holds
     # the pure mechanism reads no span: vouching for it there is refused as a typo
     with pytest.raises(ParameterError, match="no condition of this release rests on"):
         dp.release(t, "objective", dp.Budget(1.0), dry_run=True,
-                   vouch=("grad_bound", "gradient_span", "hessian", "objective"))
+                   vouch=("grad_bound", "gradient_span", "hessian", "objective", stated))
 
 
 # --------------------------------------------------------- loss bounds on all of R

@@ -82,10 +82,12 @@ def test_a_looser_tolerance_or_a_smaller_distance_bound_is_vouched_for():
 
     for cls in (Loose, Near):
         _vouch_needed(lambda v, c=cls: dp.release(_template(c), "objective", dp.Budget(1.0), dry_run=True,
-                                                  vouch=("grad_bound", "hessian", "objective", *v)),
+                                                  vouch=("grad_bound", "hessian", "objective",
+                                                         "template_conditions", *v)),
                       "distance_bound")
     cert = dp.release(_template(Same), "objective", dp.Budget(1.0), dry_run=True,
-                      vouch=("grad_bound", "hessian", "objective")).certificate
+                      vouch=("grad_bound", "hessian", "objective", "template_conditions")
+                      ).certificate
     assert all(c.unverified != "distance_bound" for c in cert.conditions)
 
 
@@ -113,7 +115,8 @@ def test_an_objective_without_records_is_probed_for_its_noise_term_and_modulus()
     with pytest.raises(PrivacyError, match="declares mu = 10, but its objective's gradient"):
         dp.release(flatter, "output", dp.Budget(1.0), dry_run=True)
     _vouch_needed(lambda v: dp.release(_template(_NoRecords), "objective", dp.Budget(1.0), dry_run=True,
-                                       vouch=("grad_bound", "hessian", *v)), "objective")
+                                       vouch=("grad_bound", "hessian", "template_conditions", *v)),
+                  "objective")
 
 
 def test_statistics_the_caller_computed_are_declared_and_the_estimators_clipped():
@@ -740,7 +743,8 @@ def test_a_method_replaced_at_the_freed_ones_address_is_still_caught():
 
     with pytest.raises(PrivacyError, match="members changed during the solve"):
         dp.release(Own(Logistic(), 0.1, 1.0, *_rows()), "objective", dp.Budget(1.0), backend=Reusing(),
-                   rng=0, vouch=("backend", "grad_bound", "hessian", "objective"))
+                   rng=0, vouch=("backend", "grad_bound", "hessian", "objective",
+                                 "template_conditions"))
 
 
 @pytest.mark.parametrize("where", ["dunder of the template's class", "class of its rows operator",

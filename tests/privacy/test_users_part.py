@@ -270,7 +270,8 @@ def test_the_point_is_judged_by_the_templates_residual_only_when_a_part_is_the_u
 
     with pytest.raises(SolverError, match="did not reach the tolerance"):
         dp.release(NeverAccurate(Logistic(), 0.1, 1.0, *_rows()), "objective", dp.Budget(1.0),
-                   backend="native", rng=0, vouch=("grad_bound", "hessian", "objective"),
+                   backend="native", rng=0,
+                   vouch=("grad_bound", "hessian", "objective", "template_conditions"),
                    vouch_unused="ignore")
     assert [type(b).__name__ for b in wrapped] == ["LbfgsNewton"]
 
@@ -305,7 +306,8 @@ def test_a_users_template_changing_its_members_during_the_solve_releases_nothing
     assert named == "the template " + Understating.__qualname__
     with pytest.raises(PrivacyError, match="members changed during the solve"):
         dp.release(template, "objective", dp.Budget(1.0), rng=0,
-                   vouch=("grad_bound", "hessian", "objective"), vouch_unused="ignore")
+                   vouch=("grad_bound", "hessian", "objective", "template_conditions"),
+                   vouch_unused="ignore")
     assert solving
 
 

@@ -23,7 +23,7 @@ from dpconvex.solvers import ClarabelBackend, LbfgsNewton, PolishedBackend, suit
 ADVICE = re.compile(r"solver='(\w+)'")
 #: The user template's G and Hessian constants are probed, not verified, and its objective is
 #: the user's code (a probe refutes it, never proves it): the caller vouches.
-VOUCH = ("grad_bound", "hessian", "objective")
+VOUCH = ("grad_bound", "hessian", "objective", "template_conditions")
 
 
 def _template(cls=MultinomialTemplate):

@@ -26,7 +26,7 @@ from dpconvex.templates.base import missing_members
 D, C, LAM, EXTRA = 3, 3, 0.1, 0.05
 #: The user template's G and Hessian constants are probed, not verified, and its objective is
 #: the user's code (a probe refutes it, never proves it): the caller vouches.
-VOUCH = ("grad_bound", "hessian", "objective")
+VOUCH = ("grad_bound", "hessian", "objective", "template_conditions")
 
 
 def _template(cls=MultinomialTemplate, **kw):
@@ -61,7 +61,8 @@ def test_native_releases_a_matrix_parameter():
         assert len(diag) == 1
         assert diag[0].solver == "native"
         assert diag[0].residual <= t.residual_tol
-    out = dp.release(t, "output", dp.Budget(1.0), vouch=("grad_bound", "objective"))
+    out = dp.release(t, "output", dp.Budget(1.0),
+                     vouch=("grad_bound", "objective", "template_conditions"))
     assert out.theta.shape == (D, C)
 
 

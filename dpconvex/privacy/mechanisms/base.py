@@ -44,7 +44,7 @@ from ...solvers import retry_advice
 from ...solvers.registry import Backend, SolveResult, SolveStatus, other_backends
 from ...templates.base import PrivacyConstants
 from ..budget import Budget, remaining_each
-from ..certificate import Certificate, Condition, MechanismChoice
+from ..certificate import Certificate, Condition, MechanismChoice, stated_by_template
 from ..noise import Noise, NormGamma
 
 if TYPE_CHECKING:
@@ -571,7 +571,8 @@ class Mechanism(ABC, Generic[TemplateT]):
 
     def conditions(self, template: TemplateT, budget: Budget) -> list[Condition]:
         """The conditions of the proof on ``template`` before any noise: the template's (a
-        user's template's marked as its own statement), then any a subclass adds.
+        user's template's as its own statements, declared and not verified:
+        :func:`~dpconvex.privacy.certificate.stated_by_template`), then any a subclass adds.
         :func:`~dpconvex.privacy.release.release` refuses the first that fails; a mechanism
         raises :class:`PrivacyError` itself where it cannot serve the template.
 
@@ -604,11 +605,8 @@ class Mechanism(ABC, Generic[TemplateT]):
         (True, True)
         """
         conds = list(template.conditions(self.needs))
-        if not is_dpconvex_class(type(template)):  # the user's own text, as such
-            conds = [
-                dataclasses.replace(c, how=f"stated by the user's template: {c.how}")
-                for c in conds
-            ]
+        if not is_dpconvex_class(type(template)):  # the user's own statements: not verified
+            conds = stated_by_template(conds)
         return conds
 
     @abstractmethod
