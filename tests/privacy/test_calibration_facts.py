@@ -168,3 +168,49 @@ def test_the_certificate_states_the_n_the_calibration_read(build, mechanism, bud
     released = dp.release(build(), mechanism, budget, rng=0, vouch=vouch)
     assert released.calibration.n == 40
     assert released.certificate.quantities[key] == 40
+
+
+@pytest.mark.parametrize("name, inner, budget", [
+    ("amp", "output", dp.Budget(1.0)),
+    ("gaussian_amp", "gaussian_output", dp.Budget(1.0, 1e-6)),
+])
+def test_output_perturbation_under_a_cover_keeps_its_own_calibration(name, inner, budget):
+    """Around output perturbation the inner noise is calibrated to the solved point's
+    S = 2G(1 + kappa)/(n mu) (kappa = OUTPUT_SOLVE_MARGIN), at least the exact minimizer's
+    2G/(n mu) the cover's proof needs (docs/privacy/accuracy_randomness.md)."""
+    from dpconvex.privacy.mechanisms.base import OUTPUT_SOLVE_MARGIN
+
+    template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, Y)
+    cal = get_mechanism(name, inner=inner).calibrate(template, budget).extra["inner"]
+    exact = 2.0 * cal.constants.grad_bound / (template.n * cal.constants.strong_convexity)
+    # the same products in another order: equal up to rounding
+    assert cal.sensitivity == pytest.approx(exact * (1.0 + OUTPUT_SOLVE_MARGIN), rel=1e-12)
+    assert cal.sensitivity >= exact
+
+
+def test_the_lloyd_iterations_are_those_the_budget_was_split_over():
+    """k-means splits epsilon over T = n_iter iterations, read once by the calibration: a
+    template stating T = 1 there and 50 at any later read runs 1 iteration (50 would spend 50
+    times the stated epsilon), and its certificate states 1."""
+    from dpconvex.templates.statistics import KMeansTemplate
+
+    class Drifting(KMeansTemplate):
+        reads = 0
+
+        @property
+        def n_iter(self):
+            type(self).reads += 1
+            return 1 if type(self).reads <= 1 else 50
+
+        @n_iter.setter
+        def n_iter(self, value):
+            pass
+
+    centers = np.random.default_rng(2).normal(size=(2, 2, 3)) / 4
+    template = Drifting(X, np.arange(40) % 2, 2, 2, data_norm=1.0, n_iter=1,
+                        init_centers=centers)
+    Drifting.reads = 0
+    released = dp.release(template, "dp_kmeans", dp.Budget(1.0), rng=0, vouch=("data_norm",))
+    assert released.calibration.extra["iterations"] == 1
+    assert released.certificate.quantities["iterations"] == 1
+    assert Drifting.reads == 1  # the run read the calibration's T, not the template's

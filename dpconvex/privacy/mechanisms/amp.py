@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from ...templates.base import ObjectiveTemplate
     from .base import ConstantsSource
 
-__all__ = ["GAMMA_KEY", "ApproximateMinima", "GaussianApproximateMinima"]
+__all__ = ["ApproximateMinima", "GaussianApproximateMinima"]
 
 #: The key of the residual γ a cover's distance bound ρ = ``distance_bound(γ, μ)`` is read at,
 #: in its :attr:`Calibration.extra` (with ``"mu"`` and ``"radius"``: what the release compares

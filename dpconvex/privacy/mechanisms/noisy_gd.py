@@ -573,7 +573,6 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         # one it read (release.py)
         owner = f"{type(self).__name__}.calibrate"
         n, p = public_count(template.n, owner), public_count(template.p, owner)
-        q, loss = public_number(template.data_norm, owner, "data_norm"), template.loss
         if self.steps is not None and self.steps > max_steps(n, p):
             raise ParameterError(
                 f"{type(self).__name__}.calibrate: steps = {self.steps:,} is above the "
@@ -585,6 +584,7 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
             raise PrivacyError(f"{type(self).__name__}.calibrate: delta = {budget.delta:g} is not "
                                f"the public rule 1/n^2 = {default_delta(n):g} for n = {n}. Use "
                                "delta=1/n**2, or delta_rule=False.")
+        q, loss = public_number(template.data_norm, owner, "data_norm"), template.loss
         st = default_settings(loss, n, p, q, budget, steps=self.steps,
                               radius=self.radius, clip=self.clip,
                               learning_rate=self.learning_rate, accounting=self.accounting)
