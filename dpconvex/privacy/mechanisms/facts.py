@@ -18,7 +18,7 @@ from ..checks import exact_number
 __all__ = ["public_count", "public_number"]
 
 
-def public_number(value: Any, owner: str, what: str) -> float:
+def public_number(value: Any, caller: str, what: str) -> float:
     """``value``, a public number a calibration reads of a template, as a built-in float read
     once; refused unless it is a finite number > 0 of an exact type.
 
@@ -26,7 +26,7 @@ def public_number(value: Any, owner: str, what: str) -> float:
     ----------
     value : object
         What the template answered.
-    owner : str
+    caller : str
         Who reads it (opens the message).
     what : str
         What it is, e.g. ``"distance_bound(0.0001, 0.1)"`` (named in the message).
@@ -51,12 +51,12 @@ def public_number(value: Any, owner: str, what: str) -> float:
     number = exact_number(value)
     if type(number) is not float or not (math.isfinite(number) and number > 0.0):
         raise PrivacyError(
-            f"{owner}: the template's {what} is {describe_value(value)}, which the noise would "
+            f"{caller}: the template's {what} is {describe_value(value)}, which the noise would "
             "be calibrated from; nothing is released. Return a finite built-in float > 0.")
     return number
 
 
-def public_count(value: Any, owner: str) -> int:
+def public_count(value: Any, caller: str) -> int:
     """``value``, a template's number of records n, as a built-in int read once; refused unless
     it is an integer >= 1 (an int, a NumPy integer, or a float that is a whole number).
 
@@ -64,7 +64,7 @@ def public_count(value: Any, owner: str) -> int:
     ----------
     value : object
         The template's ``n``.
-    owner : str
+    caller : str
         Who reads it (opens the message).
 
     Returns
@@ -87,7 +87,7 @@ def public_count(value: Any, owner: str) -> int:
     if type(number) is not float or not (math.isfinite(number) and number >= 1.0
                                          and number == math.floor(number)):
         raise PrivacyError(
-            f"{owner}: the template's n is {describe_value(value)}, which the noise would be "
+            f"{caller}: the template's n is {describe_value(value)}, which the noise would be "
             "calibrated for; nothing is released. Make n the number of records, an int >= 1.")
     # an integer as it is (a float holds integers exactly up to 2**53 only)
     return int(value) if isinstance(value, (int, np.integer)) else int(number)
