@@ -16,7 +16,12 @@ from dpconvex.objectives import Logistic
 from dpconvex.privacy.mechanisms import get_mechanism
 from dpconvex.privacy.mechanisms.scalar import BoundedMeanTemplate, SelectionTemplate
 from dpconvex.templates import LinearERMTemplate
-from dpconvex.templates.statistics import EmpiricalRiskTemplate, SufficientStatisticsTemplate
+from dpconvex.templates.statistics import (
+    EmpiricalRiskTemplate,
+    RangeTemplate,
+    SufficientStatisticsTemplate,
+    VocabularyTemplate,
+)
 
 RNG = np.random.default_rng(0)
 X = RNG.normal(size=(40, 3))
@@ -136,6 +141,13 @@ def _sums_template(cls):
      dp.Budget(1.0, 1e-6), ("data_norm",)),
     (lambda: _drifting(SelectionTemplate)([0.1, 0.5, 3.0], sensitivity=2.0, n=40),
      "exponential", dp.Budget(1.0), ("sensitivity",)),
+    # a range's and a vocabulary's constructor (one and two reads) and conditions read n
+    # first, the record next
+    (lambda: _drifting(RangeTemplate, 3)(np.exp(RNG.normal(size=200)), 200, (0.1, 0.9),
+                                         refine=True), "quantile_range", dp.Budget(1.0),
+     ("sensitivity",)),
+    (lambda: _drifting(VocabularyTemplate, 4)(np.repeat(["a", "b"], [150, 50]), 200),
+     "stable_vocabulary", dp.Budget(1.0, 1e-6), ("sensitivity",)),
 ])
 def test_an_n_that_answers_otherwise_for_the_calibration_is_refused(build, mechanism, budget,
                                                                       vouch):
@@ -214,3 +226,34 @@ def test_the_lloyd_iterations_are_those_the_budget_was_split_over():
     assert released.calibration.extra["iterations"] == 1
     assert released.certificate.quantities["iterations"] == 1
     assert Drifting.reads == 1  # the run read the calibration's T, not the template's
+
+
+def test_the_class_sums_certificate_states_the_record_set_the_noise_used():
+    """A row bound of 1 at its first read (the condition naming the declaration) and 1e-6
+    after: the certificate's "replace-one sensitivity" is the calibration's (B = 1e-6, the
+    sensitivity of the noise), never a third read's."""
+    from dpconvex.estimators.centroids import ClassSumTemplate
+
+    class Drifting(ClassSumTemplate):
+        reads = 0
+
+        @property
+        def data_norm(self):
+            type(self).reads += 1
+            return 1.0 if type(self).reads <= 1 else 1e-6
+
+        @data_norm.setter
+        def data_norm(self, value):
+            pass
+
+    rows = X[:, :2] / np.maximum(1.0, np.linalg.norm(X[:, :2], axis=1))[:, None]
+    template = Drifting(rows, np.arange(40) % 2, 2)
+    Drifting.reads = 0
+    released = dp.release(template, "gaussian", dp.Budget(1.0, 1e-6), rng=0,
+                          vouch=("data_norm",))
+    (line,) = [c.detail for c in released.certificate.conditions
+               if c.name == "replace-one sensitivity"]
+    records = released.calibration.extra["record set"]
+    assert records.bound == 1e-6
+    assert line == records.sensitivity_detail("l2", 1.0)
+    assert Drifting.reads == 2  # the declaration's condition, the calibration
