@@ -35,6 +35,7 @@ they go to the data holder's channel, :func:`~dpconvex.errors.collect_diagnostic
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
@@ -56,10 +57,12 @@ from .._validation import (
 )
 from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError, record_solve, say
 from ..solvers.registry import SolveResult, get_backend
-from ..templates.base import CAPABILITY_MEMBERS
+from ..templates.base import CAPABILITY_MEMBERS, PrivacyConstants
 from .budget import Budget
 from .certificate import Certificate, Condition
+from .checks import user_code
 from .declarations import DeclaredFacts, declared_facts, vouch_names, vouched
+from .mechanisms.amp import GAMMA_KEY
 from .mechanisms.base import (
     SOLVE_TOLERANCE_KEY,
     Calibration,
@@ -67,6 +70,7 @@ from .mechanisms.base import (
     get_mechanism,
     output_release_tolerance,
 )
+from .mechanisms.facts import public_count
 from .rules.noise_level import THRESHOLDS, warn_if_noise_dominates
 from .user_parts import (
     check_members,
@@ -313,10 +317,13 @@ def _release_checked(template: Template, mechanism: Mechanism, budget: Budget,
     budget = mechanism.check_budget(budget)
     conditions, facts = _conditions(template, mechanism, budget, backend, users,
                                                vouch, vouch_unused)
+    if users and facts is None:  # a mechanism that reads no constants: the record of n alone
+        facts = _declared_count(template)
     calibration = mechanism.calibrate(template, budget)
     if facts is not None:
         _refuse_constants_read_anew(template, facts, calibration)
         _refuse_facts_read_anew(template, facts, calibration)
+        _refuse_distance_read_anew(template, facts, calibration)
     _refuse_unresolved_noise(template, mechanism, budget, calibration)
     calibration = _refuse_unresolved_solve(template, mechanism, calibration, facts)
     certificate = mechanism.certificate(template, budget, calibration, conditions)
@@ -549,6 +556,63 @@ def _refuse_facts_read_anew(template: Template, facts: DeclaredFacts,
             "calibration than for the checks of its declarations, so the noise would not rest "
             "on what was checked; nothing is released. Make gradient_difference_rank one "
             "number at every read.")
+
+
+def _declared_count(template: Template) -> DeclaredFacts | None:
+    """A user's template's ``n`` read once, before the calibration, for a mechanism that reads
+    no declared constants (:func:`~dpconvex.privacy.declarations.declared_facts` reads none
+    for it): the record :func:`_refuse_facts_read_anew` compares the calibration's n with
+    (None: it holds no n, or one that is no number of records, which the calibration refuses
+    where it reads it, :func:`~dpconvex.privacy.mechanisms.facts.public_count`). An exception
+    of its code is a :class:`PrivacyError`."""
+    name = getattr(template, "name", type(template).__name__)
+    with user_code("release", f"template '{name}'", "while its n was read. Make n the number "
+                   "of records, an int."):
+        n = getattr(template, "n", None)
+    try:
+        return DeclaredFacts(None, public_count(n, "release"))
+    except PrivacyError:
+        return None
+
+
+def _refuse_distance_read_anew(template: Template, facts: DeclaredFacts,
+                               calibration: Calibration | None) -> None:
+    """Refuse a cover calibrated to another distance bound than the one the checks read: an
+    approximate-minima calibration states the ρ = ``distance_bound(γ, μ')`` it read, at the
+    modulus μ' = μ + Δ of the perturbed objective (``extra``: ``"radius"``,
+    :data:`~dpconvex.privacy.mechanisms.amp.GAMMA_KEY`, ``"mu"``), and the checks read the
+    distance per unit of residual d₁ = ``distance_bound(1, μ)`` at the declared μ
+    (:attr:`DeclaredFacts.per_residual`). A distance bound is linear in the residual (as an
+    output placement's solve tolerance reads it, :func:`output_release_tolerance`), so at
+    μ' = μ, ρ must be γ·d₁ (to 10⁻⁹, the rounding of two products); at μ' > μ, the bound of
+    the more strongly convex objective may be smaller, as the unconstrained r/μ' is, but not
+    below γ·d₁·μ/μ', that scaling of it (every shipped bound: r/μ, (1 + L)·r/μ with L
+    growing with μ)."""
+    if calibration is None or facts.per_residual is None:
+        return
+    radius, gamma, mu = (calibration.extra.get(key) for key in ("radius", GAMMA_KEY, "mu"))
+    constants = facts.constants
+    if radius is None or gamma is None or mu is None or not isinstance(
+            constants, PrivacyConstants):
+        return
+    checked, declared = gamma * facts.per_residual, constants.strong_convexity
+    if mu == declared:
+        agrees = math.isclose(radius, checked, rel_tol=DISTANCE_RTOL)
+    else:
+        agrees = radius >= checked * declared / mu * (1.0 - DISTANCE_RTOL)
+    if not agrees:
+        raise PrivacyError(
+            f"release: template '{getattr(template, 'name', type(template).__name__)}' stated "
+            f"another distance_bound for the calibration ({radius:.6g} at residual {gamma:g} "
+            f"and modulus {mu:.6g}) than for the checks of its declarations "
+            f"({facts.per_residual:.6g} per unit of residual at modulus {declared:.6g}), so the "
+            "cover noise would not rest on what was checked; nothing is released. Return one "
+            "distance_bound at every call, linear in the residual.")
+
+
+#: The relative rounding two computations of one distance bound may differ by (γ·d₁ against
+#: ``distance_bound(γ, μ)``: a few units of float64's 2⁻⁵² each).
+DISTANCE_RTOL = 1e-9
 
 
 def _span(rank: Any, dimension: int) -> int | None:

@@ -40,12 +40,18 @@ from .base import (
     register,
     require_exact,
 )
+from .facts import public_number
 
 if TYPE_CHECKING:
     from ...templates.base import ObjectiveTemplate
     from .base import ConstantsSource
 
 __all__ = ["ApproximateMinima", "GaussianApproximateMinima"]
+
+#: The key of the residual γ a cover's distance bound ρ = ``distance_bound(γ, μ)`` is read at,
+#: in its :attr:`Calibration.extra` (with ``"mu"`` and ``"radius"``: what the release compares
+#: with the distance per unit of residual the checks read).
+GAMMA_KEY = "optimality_tol gamma"
 
 
 @register
@@ -194,7 +200,13 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         -------
         Calibration
             ε and δ the sums of the two parts'; the noise law the inner one's (the one that
-            masks the data); ``extra`` holds the inner calibration, the two budgets, μ and ρ.
+            masks the data); its n the inner one's; ``extra`` holds the inner calibration, the
+            two budgets, μ, γ (:data:`GAMMA_KEY`) and ρ, read once as a built-in float.
+
+        Raises
+        ------
+        PrivacyError
+            ``distance_bound(gamma, mu)`` is not a finite float > 0 (of an exact type).
 
         Examples
         --------
@@ -213,7 +225,11 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         cal = self.inner.calibrate(template, main)
         assert cal is not None
         mu = calibrated_constants(template, cal).strong_convexity + cal.extra_strong_convexity
-        radius = float(template.distance_bound(self.gamma, mu))  # the solve's distance bound ρ
+        # the solve's distance bound ρ, read once: the cover, the certificate and the release's
+        # comparison with the distance the checks read (release.py) read the calibration
+        radius = public_number(template.distance_bound(self.gamma, mu),
+                               f"{type(self).__name__}.calibrate",
+                               f"distance_bound({self.gamma:g}, {mu:.6g})")
         rate, extra = self._cover_noise(cover, 2.0 * radius)
         # the noise that masks the data is the inner mechanism's at its share of the budget:
         # the cover masks the solver's error, and is not in the law the rules weigh
@@ -223,8 +239,8 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
             slack=cal.slack, extra_strong_convexity=cal.extra_strong_convexity,
             sensitivity=2.0 * radius, noise_rate=rate, delta=cal.delta + cover.delta,
             extra={"inner": cal, "main": main, "cover": cover, "mu": mu, "radius": radius,
-                   **extra},
-            constants=cal.constants, noise=cal.noise, noise_shape=cal.noise_shape)
+                   GAMMA_KEY: self.gamma, **extra},
+            constants=cal.constants, noise=cal.noise, noise_shape=cal.noise_shape, n=cal.n)
 
     def calibrate_grid(self, problem: ConstantsSource, budget: Budget,
                        moduli: np.ndarray) -> Calibration:

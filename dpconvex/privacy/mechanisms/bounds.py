@@ -33,6 +33,7 @@ from ..budget import Budget
 from ..certificate import Certificate, Condition
 from ..noise import Laplace, exponential_mechanism
 from .base import Calibration, Mechanism, register
+from .facts import public_count
 
 if TYPE_CHECKING:
     from ...templates.statistics import RangeTemplate, VocabularyTemplate
@@ -47,6 +48,10 @@ COARSE_SHARE = 0.5
 #: together: such an octave would widen the range by orders of magnitude), and for a refined
 #: bound missing its level by more than half its tail.
 FAILURE_PROBABILITY = 1e-3
+
+#: The key of whether a range refines its levels, in its :attr:`Calibration.extra` (read once
+#: there by the certificate and the run) and its certificate's quantities.
+REFINED_KEY = "refined"
 
 _OCTAVE = octave_of_cell(np.arange(N_CELLS))
 #: First and last cell of every octave (the grid numbers both increasing).
@@ -178,14 +183,17 @@ class QuantileRange(Mechanism["RangeTemplate"]):
         >>> cal.sensitivity, cal.extra["laplace scale"], cal.extra["epsilon of each level"]
         (2.0, 4.0, 0.0)
         """
+        # whether it refines, and n, read once: the certificate and the run read the record
+        refine, n = bool(template.refine), public_count(template.n, "QuantileRange.calibrate")
         # ε of the histogram and of each level: 2 ε_q + ε₁ <= ε in floats
-        coarse = COARSE_SHARE * budget.epsilon if template.refine else budget.epsilon
-        level = 0.5 * (budget.epsilon - coarse) * (1.0 - 1e-12) if template.refine else 0.0
+        coarse = COARSE_SHARE * budget.epsilon if refine else budget.epsilon
+        level = 0.5 * (budget.epsilon - coarse) * (1.0 - 1e-12) if refine else 0.0
         return Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon, sensitivity=2.0,
-            noise_rate=coarse / 2.0,
+            noise_rate=coarse / 2.0, n=n,
             extra={"epsilon of the histogram": coarse, "epsilon of each level": level,
-                   "laplace scale": 2.0 / coarse, "threshold": coarse_threshold(coarse)})
+                   "laplace scale": 2.0 / coarse, "threshold": coarse_threshold(coarse),
+                   REFINED_KEY: refine})
 
     def certificate(self, template: RangeTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
@@ -222,7 +230,7 @@ class QuantileRange(Mechanism["RangeTemplate"]):
         assert cal is not None
         lo, hi = template.levels
         refined = (f", then the exponential mechanism (Smith 2011) for the levels ({lo:g}, "
-                   f"{hi:g}) inside it" if template.refine else "")
+                   f"{hi:g}) inside it" if cal.extra[REFINED_KEY] else "")
         return Certificate(
             mechanism=f"range of the {template.values_name}: Laplace histogram over signed octaves, the "
             f"octaves above a threshold{refined} (docs/privacy/bounds.md#privacy-bounds-range)",
@@ -231,9 +239,9 @@ class QuantileRange(Mechanism["RangeTemplate"]):
             private=True,
             conditions=list(conditions),
             quantities={
-                "records": template.n,
+                "records": cal.n,
                 "levels": [lo, hi],
-                "refined": template.refine,
+                REFINED_KEY: cal.extra[REFINED_KEY],
                 **cal.extra,
             },
         )
@@ -287,11 +295,11 @@ class QuantileRange(Mechanism["RangeTemplate"]):
         middle = kept[0] + int(np.searchsorted(np.cumsum(mass), 0.5 * mass.sum()))
         median = 0.5 * (edges[_FIRST[middle]] + edges[_LAST[middle] + 1])
         lo_edge, hi_edge = first, last + 1
-        if template.refine:
+        if cal.extra[REFINED_KEY]:
             below = np.concatenate([[0], np.cumsum(counts)])[first:last + 2]
             picks = []
             for q in template.levels:
-                utility = -np.abs(below - q * template.n)
+                utility = -np.abs(below - q * cal.n)
                 picks.append(first + exponential_mechanism(
                     utility, cal.extra["epsilon of each level"], 1.0, rng))
             lo_edge, hi_edge = min(picks), max(picks)
@@ -382,7 +390,8 @@ class StableVocabulary(Mechanism["VocabularyTemplate"]):
         return Calibration(
             mechanism=self.name, epsilon_requested=eps, sensitivity=2.0, noise_rate=eps / 2.0,
             delta=delta, extra={"laplace scale": 2.0 / eps,
-                                "threshold": vocabulary_threshold(eps, delta)})
+                                "threshold": vocabulary_threshold(eps, delta)},
+            n=public_count(template.n, "StableVocabulary.calibrate"))
 
     def certificate(self, template: VocabularyTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
@@ -422,7 +431,7 @@ class StableVocabulary(Mechanism["VocabularyTemplate"]):
                       "docs/privacy/bounds.md#privacy-bounds-vocabulary)",
             epsilon_requested=budget.epsilon, epsilon=budget.epsilon, delta=budget.delta,
             private=True, conditions=list(conditions),
-            quantities={"records": template.n, **cal.extra})
+            quantities={"records": cal.n, **cal.extra})
 
     def run(self, template: VocabularyTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, **_: Any) -> tuple[np.ndarray, None, bool]:

@@ -145,6 +145,11 @@ def class_sum_matrix(U: Any, label: np.ndarray, C: int, count_weight: float) -> 
     return V
 
 
+#: The key of the record set a class-sum calibration read (its sensitivity's), in its
+#: :attr:`Calibration.extra`: the certificate states that set.
+RECORD_SET_KEY = "record set"
+
+
 class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
     """Shared part of the class-sum mechanisms: sensitivity, certificate, statistic (a
     subclass gives ``noise_law(cal)``: the law its calibration holds, which draws, adds and
@@ -169,15 +174,17 @@ class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
     def _pure_calibration(self, template: ClassSumsTemplate, budget: Budget,
                           extra: dict[str, Any] | None = None) -> Calibration:
         """A pure ε-DP calibration: rate β = ε/Δ, the whole ε on the noise (no slack)."""
-        sens = self.sensitivity(template)
+        records = record_set_of(template)
+        sens = records.sensitivity(self.norm, self.count_weight)
         return self._holding_noise(template, Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon, sensitivity=sens,
             noise_rate=budget.epsilon / sens,
-            extra={"count weight": self.count_weight, **(extra or {})}))
+            extra={"count weight": self.count_weight, **(extra or {}),
+                   RECORD_SET_KEY: records}))
 
     def _holding_noise(self, template: ClassSumsTemplate, cal: Calibration) -> Calibration:
         """``cal`` holding its law (:meth:`noise_law`, built once: :meth:`run` draws it) on the
-        C (d + 1) class sums and counts."""
+        C (d + 1) class sums and counts, C and d read once (the certificate reads them there)."""
         return dataclasses.replace(cal, noise=self.noise_law(cal),
                                    noise_shape=(int(template.C), int(template.d) + 1))
 
@@ -211,8 +218,9 @@ class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
     def certificate(self, template: ClassSumsTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None
-        w, C, d = self.count_weight, template.C, template.d
-        records = record_set_of(template)
+        # the record set, C and d the calibration read (its noise is on C rows of d + 1)
+        (C, width), records = cal.noise_shape, cal.extra[RECORD_SET_KEY]
+        w, d = self.count_weight, width - 1
         noise_conds, noise_q = self.noise_description(cal)
         # a template dpconvex ships clips its rows; a user's declares its row bound (vouched for)
         shipped = shipped_derivation(template)
@@ -283,13 +291,15 @@ class ClassSumGaussian(_ClassSumNoise):
     noise_label = "analytic Gaussian mechanism (Balle & Wang 2018)"
 
     def calibrate(self, template: ClassSumsTemplate, budget: Budget) -> Calibration:
-        sens = self.sensitivity(template)
+        records = record_set_of(template)  # read once: the certificate reads the calibration's
+        sens = records.sensitivity(self.norm, self.count_weight)
         sigma = analytic_gaussian_sigma(budget.epsilon, budget.delta, sens)
         return self._holding_noise(template, Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon, sensitivity=sens,
             noise_rate=math.nan, delta=budget.delta,
             extra={"noise std": sigma, "count weight": self.count_weight,
-                   "delta at sigma": analytic_gaussian_delta(budget.epsilon, sigma, sens)}))
+                   "delta at sigma": analytic_gaussian_delta(budget.epsilon, sigma, sens),
+                   RECORD_SET_KEY: records}))
 
     def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
         s, dlt = cal.extra["noise std"], cal.extra["delta at sigma"]

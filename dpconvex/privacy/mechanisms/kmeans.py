@@ -20,12 +20,14 @@ from ..budget import Budget, remaining, split_even
 from ..certificate import Certificate, Condition
 from ..noise import Laplace, NormGamma
 from .base import Calibration, Mechanism, register
+from .facts import public_count, public_number
 
 __all__ = ["DPKMeans", "lloyd"]
 
 
-def lloyd(template: KMeansTemplate, noise: Any = None) -> np.ndarray:
+def lloyd(template: KMeansTemplate, noise: Any = None, n_iter: int | None = None) -> np.ndarray:
     """T Lloyd iterations from the template's public centers; ``noise(counts, sums)`` privatizes.
+    T is ``n_iter`` (the calibration's, in a release) or, None, the template's.
 
     Returns the centers, shape (C, K, d), each in the ball of radius q.
 
@@ -41,7 +43,7 @@ def lloyd(template: KMeansTemplate, noise: Any = None) -> np.ndarray:
     C, K, d, J = template.C, template.K, template.d, template.C * template.K
     X, y = template.X, template.y
     centers = np.array(template.init_centers, dtype=float, copy=True)
-    for _ in range(template.n_iter):
+    for _ in range(template.n_iter if n_iter is None else n_iter):
         m = assign_nearest(X, y, centers)
         # a record left out (y = -1): the extra cell J, never released
         cell = np.where(y >= 0, y * K + m, J)
@@ -79,23 +81,28 @@ class DPKMeans(Mechanism[KMeansTemplate]):
     placement = "sum"
 
     def calibrate(self, template: KMeansTemplate, budget: Budget) -> Calibration:
-        eps_it = split_even(budget.epsilon, template.n_iter)
-        eps_cnt = eps_it / (1.0 + math.sqrt(template.d))
+        # T, d and q read once, as built-in numbers: the certificate and the run (its T
+        # iterations) read the calibration's
+        owner = f"{type(self).__name__}.calibrate"
+        T, d = public_count(template.n_iter, owner), public_count(template.d, owner)
+        q = public_number(template.data_norm, owner, "data_norm")
+        eps_it = split_even(budget.epsilon, T)
+        eps_cnt = eps_it / (1.0 + math.sqrt(d))
         eps_sum = remaining(eps_it, eps_cnt)
-        q = template.data_norm
         return Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon,
-            epsilon=template.n_iter * (eps_cnt + eps_sum), epsilon_noise=eps_it,
+            epsilon=T * (eps_cnt + eps_sum), epsilon_noise=eps_it,
             sensitivity=2.0 * q, noise_rate=eps_sum / (2.0 * q),
-            extra={"eps_it": eps_it, "eps_cnt": eps_cnt, "eps_sum": eps_sum},
+            extra={"eps_it": eps_it, "eps_cnt": eps_cnt, "eps_sum": eps_sum, "iterations": T,
+                   "data_norm": q},
             # the norm-Gamma noise on one cell's sum of one iteration (d coordinates); the
             # counts' Laplace scale is 2/eps_cnt
-            noise=NormGamma(eps_sum / (2.0 * q)), noise_shape=(int(template.d),))
+            noise=NormGamma(eps_sum / (2.0 * q)), noise_shape=(d,))
 
     def certificate(self, template: KMeansTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None
-        q, T, J = template.data_norm, template.n_iter, template.C * template.K
+        q, T, J = cal.extra["data_norm"], cal.extra["iterations"], template.C * template.K
         eps_it, eps_cnt, eps_sum = (cal.extra[k] for k in ("eps_it", "eps_cnt", "eps_sum"))
         return Certificate(
             mechanism=f"DP k-means per class (noisy Lloyd, {T} iterations)",
@@ -133,4 +140,4 @@ class DPKMeans(Mechanism[KMeansTemplate]):
             # released quantities, each snapped to its public grid (Noise.add)
             return count_noise.add(counts, rng), sum_noise.add(sums, rng)
 
-        return lloyd(template, noise), None, False
+        return lloyd(template, noise, cal.extra["iterations"]), None, False

@@ -46,6 +46,7 @@ from ..budget import Budget
 from ..certificate import Certificate, Condition, NoisyGDRule
 from ..noise import Gaussian
 from .base import Calibration, Mechanism, register
+from .facts import public_count, public_number
 
 __all__ = ["AVERAGING", "DELTA_RULE", "NoisyGD", "NoisyGDSettings", "clip_rule", "default_delta",
            "default_learning_rate", "default_settings", "max_steps", "steps_rule"]
@@ -567,7 +568,11 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
                 f"{type(self).__name__}.calibrate: noisy gradient descent calibrates on a "
                 "template (its loss, its rows' bound and p), not on a public problem's "
                 "constants: pass a template (an estimator's public_template(plan) is one).")
-        n, p = template.n, template.p
+        # n, p and q̃ read once, as built-in numbers: the certificate and the run read the
+        # calibration (its n, noise_shape and extra), and the release compares its n with the
+        # one it read (release.py)
+        owner = f"{type(self).__name__}.calibrate"
+        n, p = public_count(template.n, owner), public_count(template.p, owner)
         if self.steps is not None and self.steps > max_steps(n, p):
             raise ParameterError(
                 f"{type(self).__name__}.calibrate: steps = {self.steps:,} is above the "
@@ -579,7 +584,8 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
             raise PrivacyError(f"{type(self).__name__}.calibrate: delta = {budget.delta:g} is not "
                                f"the public rule 1/n^2 = {default_delta(n):g} for n = {n}. Use "
                                "delta=1/n**2, or delta_rule=False.")
-        st = default_settings(template.loss, n, p, template.data_norm, budget, steps=self.steps,
+        q, loss = public_number(template.data_norm, owner, "data_norm"), template.loss
+        st = default_settings(loss, n, p, q, budget, steps=self.steps,
                               radius=self.radius, clip=self.clip,
                               learning_rate=self.learning_rate, accounting=self.accounting)
         # the noise on the released average: the weighted sum of the T steps' N(0, s² I_p)
@@ -593,8 +599,9 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
             sensitivity=2.0 * st.clip / n, noise_rate=math.nan, delta=budget.delta,
             extra={"noise multiplier": st.noise_multiplier, "noise std": st.noise_std,
                    "learning rate": st.learning_rate, "steps": st.steps, "radius": st.radius,
-                   "clip": st.clip, "rules": st.rules},
-            noise=Gaussian(st.noise_std * share), noise_shape=(int(p),),
+                   "clip": st.clip, "rules": st.rules, "data_norm": q, "loss": loss.name,
+                   "stated Lipschitz bound": loss.deriv_bound * q},
+            noise=Gaussian(st.noise_std * share), noise_shape=(p,), n=n,
         )
 
     placement = "gradient"
@@ -644,12 +651,13 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         """
         assert cal is not None
         x = cal.extra
-        loss, n, p = template.loss, template.n, template.p
+        # the public facts the calibration read, once (never the template's anew)
+        loss, n, (p,) = x["loss"], cal.n, cal.noise_shape
         T, C, R = x["steps"], x["clip"], x["radius"]
         z, s, eta = x["noise multiplier"], x["noise std"], x["learning rate"]
         epsilon, delta, eps_achieved, sensitivity = (budget.epsilon, budget.delta, cal.epsilon,
                                                      cal.sensitivity)
-        lipschitz = loss.deriv_bound * template.data_norm
+        lipschitz = x["stated Lipschitz bound"]
         name = accountant_name(self.accounting)
         exact = gdp_epsilon(z, T, delta)
         clip_note = ("never active (clip >= Lipschitz bound): the run minimizes the empirical "
@@ -705,9 +713,9 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
             assumptions.append(NoisyGDRule("delta", delta, n=n))
         assumptions.extend(x["rules"])
         return Certificate(
-            mechanism=(f"noisy projected gradient descent ({loss.name} loss, Gaussian "
+            mechanism=(f"noisy projected gradient descent ({loss} loss, Gaussian "
                        f"mechanism x {T} steps, {self.accounting.upper()} accountant)"),
-            loss=loss.name,
+            loss=loss,
             epsilon_requested=epsilon,
             epsilon=eps_achieved,
             delta=delta,
@@ -767,7 +775,8 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         ((3,), None, False)
         """
         assert cal is not None
-        loss, Xc, n, p = template.loss, template.X, template.n, template.p
+        # n and p as the calibration read them (the mean gradient's sensitivity 2C/n is its n's)
+        loss, Xc, n, (p,) = template.loss, template.X, cal.n, cal.noise_shape
         x = cal.extra
         s, eta, C, R, T = (x["noise std"], x["learning rate"], x["clip"], x["radius"], x["steps"])
         first = self._averaged(T)[0]

@@ -35,6 +35,7 @@ from ..certificate import Certificate, Condition
 from ..checks import exact_number
 from ..noise import Laplace, exponential_mechanism
 from .base import Calibration, Mechanism, register
+from .facts import public_count, public_number
 
 __all__ = ["BoundedMeanTemplate", "Exponential", "LaplaceMean", "SelectionTemplate"]
 
@@ -415,15 +416,19 @@ class LaplaceMean(Mechanism["BoundedMeanTemplate"]):
         return [_mean_condition(int(template.n), float(template.bound))]
 
     def calibrate(self, template: BoundedMeanTemplate, budget: Budget) -> Calibration:
-        # b read once: the sensitivity, the certificate and the clip of run read the calibration
-        bound, n = float(template.bound), int(template.n)
+        # b and n read once, as built-in numbers: the sensitivity, the certificate and the
+        # mean and clip of run read the calibration, and the release compares its n with the
+        # one it read (release.py)
+        owner = f"{type(self).__name__}.calibrate"
+        bound = public_number(template.bound, owner, "bound")
+        n = public_count(template.n, owner)
         sens = 2.0 * bound / n  # the mean's sensitivity, 2b/n
         scale = sens / budget.epsilon
         return Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon, sensitivity=sens,
             noise_rate=budget.epsilon / sens,
             extra={"laplace scale": scale, BOUND_KEY: bound, "records": n},
-            noise=Laplace(scale), noise_shape=(1,))
+            noise=Laplace(scale), noise_shape=(1,), n=n)
 
     def certificate(self, template: BoundedMeanTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
@@ -452,7 +457,7 @@ class LaplaceMean(Mechanism["BoundedMeanTemplate"]):
     def run(self, template: BoundedMeanTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, **_: Any) -> tuple[np.ndarray, None, bool]:
         assert cal is not None
-        noisy = cal.law().add(np.array([template.total / cal.extra["records"]]), rng)
+        noisy = cal.law().add(np.array([template.total / cal.n]), rng)
         bound = cal.extra[BOUND_KEY]
         return np.clip(noisy, -bound, bound), None, False
 
@@ -531,13 +536,15 @@ class Exponential(Mechanism["SelectionTemplate"]):
     solves = False
 
     def calibrate(self, template: SelectionTemplate, budget: Budget) -> Calibration:
-        # Δu read once: the rate, the certificate and the draw (run) read the calibration's
+        # Δu and n read once: the rate, the certificate and the draw (run) read the
+        # calibration's, and the release compares its n with the one it read (release.py)
         sensitivity = _utility_sensitivity(template.sensitivity, "Exponential.calibrate")
         return Calibration(
             mechanism=self.name,
             epsilon_requested=budget.epsilon,
             sensitivity=sensitivity,
             noise_rate=budget.epsilon / (2.0 * sensitivity),
+            n=public_count(template.n, "Exponential.calibrate"),
         )
 
     def certificate(self, template: SelectionTemplate, budget: Budget, cal: Calibration | None,
@@ -553,7 +560,7 @@ class Exponential(Mechanism["SelectionTemplate"]):
                         "selection probability": (
                             "proportional to exp(epsilon * u_i / (2 Delta_u)) = "
                             f"exp({cal.noise_rate:.6g} * u_i)"),
-                        "rows scored": template.n},
+                        "rows scored": cal.n},
         )
 
     def run(self, template: SelectionTemplate, cal: Calibration | None, backend: Backend,

@@ -37,6 +37,7 @@ from ..budget import Budget
 from ..certificate import Certificate, Condition
 from ..noise import Gaussian, Laplace, Noise, NormGamma, symmetric_dimension
 from .base import Calibration, Mechanism, NonPrivateBaseline, register
+from .facts import public_count, public_number
 
 __all__ = ["FAILURE_PROBABILITY", "RIDGE_STEPS", "RISK_MARGIN", "TOTAL_SENSITIVITY", "GaussianSSP",
            "NonPrivateSSP", "PureSSP", "RidgeCandidate", "cross_sensitivity", "estimated_risk",
@@ -151,6 +152,13 @@ def statistics_of(template: SSPTemplate) -> dict[str, Any]:
     if _total_released(template):
         out["total"] = np.asarray([b[template.free] / template.free_value])
     return out
+
+
+def _sensitivities_at(q: float) -> dict[str, float]:
+    """Δ of each statistic for rows of norm at most q̃ = ``q`` (the norms of
+    docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities)."""
+    return {"gram": gram_sensitivity(q), "cross": cross_sensitivity(q),
+            "total": TOTAL_SENSITIVITY}
 
 
 def _total_released(template: SSPTemplate) -> bool:
@@ -418,12 +426,23 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
     def sensitivities(template: SSPTemplate) -> dict[str, float]:
         """Δ of each statistic (the norms of
         docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities)."""
-        q = template.data_norm
-        return {
-            "gram": gram_sensitivity(q),
-            "cross": cross_sensitivity(q),
-            "total": TOTAL_SENSITIVITY,
-        }
+        return _sensitivities_at(template.data_norm)
+
+    def _facts(self, template: SSPTemplate) -> tuple[int, dict[str, Any]]:
+        """n and the public facts the noise and its post-processing read, each read once (n,
+        p as built-in ints, q̃ as a built-in float; the free column, its value s, the released
+        parts): the calibration records them, and the run and the certificate read them there
+        (the release compares the calibration's n with the one it read, release.py)."""
+        owner = f"{type(self).__name__}.calibrate"
+        n, p = public_count(template.n, owner), public_count(template.p, owner)
+        q = public_number(template.data_norm, owner, "data_norm")
+        free, value = template.free, template.free_value
+        free = None if free is None else int(free)
+        value = None if free is None or value is None else float(value)
+        parts = ("gram", "cross", "total") if value is not None and value > 0 else (
+            "gram", "cross")
+        return n, {"dimension p": p, "data_norm": q, "free": free, "free value": value,
+                   "parts": parts}
 
     def _intercept_cross(self, noisy: dict[str, Any], cal: Calibration, template: SSPTemplate
                          ) -> tuple[np.ndarray, float]:
@@ -433,7 +452,8 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         cross = np.array(noisy["cross"], dtype=float)
         if "total" not in noisy:
             return cross, math.inf
-        free, s, unit = template.free, float(template.free_value), float(template.data_norm)
+        x = cal.extra  # the facts the calibration read
+        free, s, unit = x["free"], x["free value"], x["data_norm"]
         # variances on the scale of q̃ (their ratio and, times q̃², the combined one)
         v_cross, v_total = self.variance(cal, "cross", unit), self.variance(cal, "total", unit / s)
         weight = v_cross / (v_cross + v_total)
@@ -445,33 +465,37 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         """Noise on each statistic (A, b, S in this order), snapped; then θ in closed form, at
         the given ridge or at the candidate of least estimated risk."""
         assert cal is not None
-        stats = statistics_of(template)
-        noisy = {
-            part: self.noise_law(cal, part).add(stats[part], rng) for part in self.parts(template)
-        }
+        # the public facts as the calibration read them: n, q̃, the free column, s, the parts
+        x = cal.extra
+        free, s, n = x["free"], x["free value"], cal.n
+        A = np.asarray(template.gram, dtype=float)
+        b = np.asarray(template.cross, dtype=float)
+        stats = {"gram": A, "cross": b}
+        if "total" in x["parts"]:
+            stats["total"] = np.asarray([b[free] / s])
+        noisy = {part: self.noise_law(cal, part).add(stats[part], rng) for part in x["parts"]}
         cross, var_free = self._intercept_cross(noisy, cal, template)
         # n·s², A's entry at the intercept column (every row holds s there): public; θ₀ is then the
         # released mean Σu/n on the scale 1/s, clipped to the labels' range [−1, 1]
-        s = template.free_value
-        diagonal = None if template.free is None or s is None else template.n * s * s
+        diagonal = None if free is None or s is None else n * s * s
         centre = (
             0.0
             if diagonal is None
-            else float(np.clip(cross[template.free] / diagonal, -1 / s, 1 / s))
+            else float(np.clip(cross[free] / diagonal, -1 / s, 1 / s))
         )
         if template.ridge is not None:
-            return ridge_solution(noisy["gram"], cross, template.ridge, free=template.free,
+            return ridge_solution(noisy["gram"], cross, template.ridge, free=free,
                                   free_diagonal=diagonal, centre=centre), None, False
         # the selection on the statistics divided by the public q̃² (θ is unchanged), so that
         # no squared noise scale leaves the floating-point range
-        unit = float(template.data_norm) ** 2
+        unit = x["data_norm"] ** 2
         _, theta = select_ridge(
             noisy["gram"] / unit,
             cross / unit,
             tuple(r / unit for r in self.ridge_grid(template, cal)),
             self.variance(cal, "gram", unit),
             self.variance(cal, "cross", unit),
-            free=template.free,
+            free=free,
             free_diagonal=None if diagonal is None else diagonal / unit,
             centre=centre,
             var_free=var_free / unit if np.isfinite(var_free) else None,
@@ -482,15 +506,14 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         """λ = max(2^k R, s_A) for 2^k in :data:`RIDGE_STEPS`, R = :func:`noise_norm_bound`:
         public (docs/privacy/sufficient_statistics.md#privacy-ssp-release)."""
         scale = float(self.scales(cal)["gram"])
-        bound = noise_norm_bound(scale, template.p)
+        bound = noise_norm_bound(scale, cal.extra["dimension p"])
         return tuple(sorted({max(step * bound, scale) for step in RIDGE_STEPS}))
 
     def certificate(self, template: SSPTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None
-        q, p = template.data_norm, template.p
-        sens = self.sensitivities(template)
-        parts = self.parts(template)
+        q, p, parts = cal.extra["data_norm"], cal.extra["dimension p"], cal.extra["parts"]
+        sens = _sensitivities_at(q)
         noise_conds, noise_q = self.noise_description(cal)
         ridge_rule = (
             f"given: lambda = {template.ridge:.6g} (n * lam)"
@@ -572,16 +595,18 @@ class GaussianSSP(_SufficientStatistics):
     noise_label = "analytic Gaussian noise (Balle & Wang 2018)"
 
     def calibrate(self, template: SSPTemplate, budget: Budget) -> Calibration:
-        parts = self.parts(template)
+        n, facts = self._facts(template)
+        parts = facts["parts"]
         unit = analytic_gaussian_sigma(budget.epsilon, budget.delta, 1.0)
         joint = joint_sensitivity(parts, "l2")
-        sens = self.sensitivities(template)
+        sens = _sensitivities_at(facts["data_norm"])
         sigmas = {part: sens[part] * joint * unit for part in parts}
         return Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon, sensitivity=joint,
-            noise_rate=math.nan, delta=budget.delta,
+            noise_rate=math.nan, delta=budget.delta, n=n,
             extra={"unit sigma": unit, "joint sensitivity": joint, "noise std": sigmas,
-                   "delta at sigma": analytic_gaussian_delta(budget.epsilon, unit, 1.0)})
+                   "delta at sigma": analytic_gaussian_delta(budget.epsilon, unit, 1.0),
+                   **facts})
 
     def scales(self, cal: Calibration) -> dict[str, float]:
         return dict(cal.extra["noise std"])
@@ -634,19 +659,20 @@ class PureSSP(_SufficientStatistics):
     noise_label = "pure epsilon-DP Laplace and norm-Gamma noise"
 
     def calibrate(self, template: SSPTemplate, budget: Budget) -> Calibration:
-        parts = self.parts(template)
+        n, facts = self._facts(template)
+        parts, p = facts["parts"], facts["dimension p"]
         joint = joint_sensitivity(parts, "l1")
         beta = budget.epsilon / joint
         while beta * joint > budget.epsilon:  # the stated epsilon is beta * G, never above
             beta = math.nextafter(beta, 0.0)
-        sens = self.sensitivities(template)
+        sens = _sensitivities_at(facts["data_norm"])
         rates = {part: beta / sens[part] for part in parts}
         return Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon, epsilon=beta * joint,
-            sensitivity=joint, noise_rate=beta,
+            sensitivity=joint, noise_rate=beta, n=n,
             extra={"joint sensitivity": joint, "noise rate": rates,
-                   "dimension": {"total": 1, "gram": symmetric_dimension(
-                       (template.p, template.p)), "cross": template.p}})
+                   "dimension": {"total": 1, "gram": symmetric_dimension((p, p)), "cross": p},
+                   **facts})
 
     def scales(self, cal: Calibration) -> dict[str, float]:
         """E‖noise‖/√m = √m/β: the rms scale per coordinate of norm-Gamma noise on m coordinates
