@@ -47,6 +47,7 @@ from test_release_hygiene import (
     LABEL_RANGE,
     RELEASED,
     _classifier_neighbours,
+    _masked,
     _regressor_neighbours,
     _shown,
     _state,
@@ -88,10 +89,24 @@ def _pickled(value: Any) -> bytes:
     return buffer.getvalue()
 
 
+def _unreleased(cert: dp.Certificate) -> dp.Certificate:
+    """A copy of ``cert`` (and of its parts) whose ``released`` values are masked
+    (``_masked``): the outputs a mechanism released, which the same seed need not repeat on
+    data sets further apart than neighbours (a drafted schema's fingerprint)."""
+    copy = pickle.loads(pickle.dumps(cert))
+    stack = [copy]
+    while stack:
+        c = stack.pop()
+        c.released = {k: _masked(v) for k, v in c.released.items()}
+        stack.extend(c.parts)
+    return copy
+
+
 def _public_part(value: Any) -> Any:
     """What must be the same on D and D′ of a returned value (its class and public parts)."""
-    if isinstance(value, dp.Certificate):
-        return "Certificate", str(value), value.to_dict()
+    if isinstance(value, dp.Certificate):  # its text, dict and everything it holds
+        value = _unreleased(value)
+        return "Certificate", str(value), value.to_dict(), _pickled(value)
     if isinstance(value, base.FitPlan):
         return "FitPlan", _pickled(value)
     if isinstance(value, Release):  # its theta: the noised parameters (None in a dry run)
@@ -139,7 +154,7 @@ def _observe(call: Callable[[Any], Any], data: Any, verbose: int = 0) -> dict[st
     value, shown = _shown(lambda: call(data), verbose)
     error = shown.pop("error")
     released = _grid_end_notes(value)
-    shown["warnings"] = [w for w in shown["warnings"] if w not in released]
+    shown["warnings"] = [w for w in shown["warnings"] if w[:2] not in released]
     return {"error": error, "value": None if error else _public_part(value), **shown}
 
 
@@ -369,7 +384,7 @@ def test_a_note_of_a_released_range_is_compared_with_the_released_numbers(name):
                                                                "plan": ["pro"] * 400})
     value, shown = _shown(lambda: call(data, {}))
     notes = _grid_end_notes(value)
-    assert notes and all(note in shown["warnings"] for note in notes)
+    assert notes and all(note in [w[:2] for w in shown["warnings"]] for note in notes)
     assert not [w for w in _observe(call, data)["warnings"] if "grid" in w[1]]
 
 
