@@ -695,6 +695,24 @@ def _check_neighbours(name, case):
     assert not any(w[0] == "PrivacyLeakWarning" for w in a["warnings"])
 
 
+def test_a_key_added_to_a_released_dict_is_caught():
+    """A released dict is masked to its keys (``_masked``): a patch that adds a key naming the
+    last label read to a search's ``best_params_`` is flagged."""
+    inner, labels = dp.PrivateGridSearch.fit, []
+
+    def fit(search, X, y, **kwargs):
+        labels.append(repr(np.asarray(y, dtype=object)[-1]))
+        inner(search, X, y, **kwargs)
+        search.best_params_ = {**search.best_params_, f"label {labels[-1]}": None}
+        return search
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dp.PrivateGridSearch, "fit", fit)
+        with pytest.raises(AssertionError) as caught:
+            _check_neighbours("grid-search", "relabel")
+    assert len(set(labels)) == 2 and str(caught.value).startswith("state"), str(caught.value)
+
+
 def test_every_public_estimator_has_neighbour_cases():
     """A class exported by dpconvex with fit is fitted by some neighbour configuration."""
     public = _public_estimators()
