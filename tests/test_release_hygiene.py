@@ -713,6 +713,35 @@ def test_a_key_added_to_a_released_dict_is_caught():
     assert len(set(labels)) == 2 and str(caught.value).startswith("state"), str(caught.value)
 
 
+def _chain(error):
+    """``error`` and every exception it holds as its cause or context."""
+    while error is not None:
+        yield error
+        error = error.__cause__ or error.__context__
+
+
+def test_a_refusal_keeps_no_value_in_its_context():
+    """A refusal of the values names none of them, and neither does any exception it holds:
+    a text value (NumPy's refusal quotes it) and a Dask chunk of another shape than its
+    metadata declares (its shape goes to the diagnostics only)."""
+    import dask
+    import dask.array as da
+
+    from dpconvex.privacy import bounds
+    from dpconvex.privacy.budget import Budget
+
+    values = np.array([1.0] * 99 + ["SECRETWORD"], dtype=object)
+    with pytest.raises(dp.DataTypeError) as refused:
+        bounds.release_range(values, Budget(1.0), rng=0)
+    assert not any("SECRETWORD" in repr((e, vars(e))) for e in _chain(refused.value))
+    chunk = dask.delayed(np.ones)((7, 2))
+    X = da.from_delayed(chunk, shape=(5, 2), dtype=float)
+    with dask.config.set(scheduler="synchronous"), pytest.raises(dp.DataValidationError) as refused:
+        _lr(classes=[0, 1]).fit(X, np.zeros(5, dtype=int))
+    held = [repr((e.args, vars(e))) for e in _chain(refused.value)]
+    assert not any("7" in text for text in held), held
+
+
 def test_every_public_estimator_has_neighbour_cases():
     """A class exported by dpconvex with fit is fitted by some neighbour configuration."""
     public = _public_estimators()
