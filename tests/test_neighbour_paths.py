@@ -8,21 +8,29 @@ template (its fit and its dry run) — and the options whose code paths the
 estimator table does not take (a kinked user loss smoothed at
 ``smoothing="auto"``, ``label_range=None``, ``fit_intercept=False``,
 ``row_norm="unit"``, ``feature_range``, a regressor with n·ε/p ≥ 100, which
-releases no label centre, sparse and DataFrame input), with a fit of a private
-label range (``label_range=PrivateBounds``) and one by output perturbation
-beside them, through one harness: the same call with the same seed on D and on
-D′ (one record replaced, by the neighbour pairs of ``test_release_hygiene``),
+releases no label centre, sparse and DataFrame input, Dask arrays and DataFrames
+read by the synchronous scheduler), with a fit of a private label range
+(``label_range=PrivateBounds``) and one by output perturbation beside them,
+through one harness: the same call with the same seed on D and on D′ (one record
+replaced, by the neighbour pairs of ``test_release_hygiene``), and on D and its
+complement (every record changed, the public facts kept: ``COMPLEMENTS``),
 comparing everything but the noised numbers: the class and public parts of the
-returned value (a certificate's text and ``to_dict``, a plan's pickle and a
-release's calibration's — everything they hold, not their repr —, a fitted
-estimator's attributes and pickle apart from its released parameters), and
-what the call shows (``test_release_hygiene._shown``, which the estimator table
-uses too): the warnings (category and text), the ``logging`` records, stdout and
-stderr (also under ``verbosity(1)``, the elapsed times aside), and the exception
-raised. The mutant tests prove the harness can fail: on every path, a patch that
-writes the replaced record's label or value into a warning, a log record, stdout
-or stderr is flagged, and so is one that writes it into a certificate's text or
-keeps it in a plan's attribute that its repr does not show.
+returned value (a certificate's text, ``to_dict`` and pickle, its released
+outputs masked; a plan's pickle and a release's calibration's — everything they
+hold, not their repr —; a fitted estimator's whole pickle with its released
+attributes masked to their type, shape, dtype and a dict's keys), and what the
+call shows (``test_release_hygiene._shown``, which the estimator table uses
+too): the warnings (category, text, the message's attributes, file and line),
+the log records of every logger at every level (every field but the clock's),
+stdout and stderr written through ``sys`` or to the file descriptors (also under
+``verbosity(1)``, the elapsed times aside), and the exception raised. The mutant
+tests prove the harness can fail: on every path, a patch that writes the replaced
+record's label or value into a warning, a log record, stdout or stderr is
+flagged, and so is one that hides it in a warning's attribute, another logger, a
+log record's field, ``sys.__stderr__`` or the file descriptors, one that writes
+the first record (flagged by the complement), and one that keeps it in a
+certificate's attribute, an estimator's pickle or a plan's attribute that its
+repr does not show.
 """
 
 from __future__ import annotations
@@ -411,6 +419,20 @@ CASES = {C: ("relabel", "huge-norm", "outside"), R: ("outside-range", "huge-norm
          _labels_read: ("relabel", "huge-norm"), _values: ("huge", "below"),
          _words: ("new-word", "missing"), _table: ("word", "huge")}
 
+#: A path of each kind (a fit, a dry run, the private bounds, a template, Dask) run with
+#: every mutant in the fast tier; every path with every mutant in the slow one.
+SAMPLE = ("fit-no-intercept", "certify-reg", "release-range", "release-template",
+          "dask-logreg")
+
+
+def _tier(name: str, *values: Any, heavy: bool = True) -> Any:
+    """``pytest.param(*values)``, in the slow tier unless ``name`` is sampled (or the run is
+    light: ``heavy`` False)."""
+    slow = heavy and name not in SAMPLE
+    return pytest.param(*values, marks=[pytest.mark.slow] if slow else [],
+                        id="-".join(map(str, values)))
+
+
 def _flip_classes(data):
     """Every row negated (the same norm), every label 0 <-> 1 (the same label set)."""
     X, y = data
@@ -478,7 +500,8 @@ def test_a_note_of_a_released_range_is_compared_with_the_released_numbers(name):
     assert not [w for w in _observe(call, data)["warnings"] if "grid" in w[1]]
 
 
-@pytest.mark.parametrize("name", list(PATHS))
+@pytest.mark.parametrize("name", [_tier(name, name, heavy=name.startswith("dask-"))
+                                  for name in PATHS])
 def test_the_progress_of_verbosity_one_is_the_same_on_neighbours(name):
     """``dp.verbosity(1)`` prints the steps of each call with the elapsed time (figures of the
     data only from level 2 on): apart from the times, the same lines on D and D′ (every path
@@ -607,20 +630,6 @@ CHANNELS = {"warning": "warnings", "log record": "log records", "stdout": "stdou
 HIDDEN_CHANNELS = {"warning attribute": "warnings", "another logger": "log records",
                    "log extra": "log records", "sys.__stderr__": "stderr", "fd 1": "stdout",
                    "fd 2": "stderr"}
-
-#: A path of each kind (a fit, a dry run, the private bounds, a template, Dask) run with
-#: every mutant in the fast tier; every path with every mutant in the slow one.
-SAMPLE = ("fit-no-intercept", "certify-reg", "release-range", "release-template",
-          "dask-logreg")
-
-
-def _tier(name: str, *values: Any, heavy: bool = True) -> Any:
-    """``pytest.param(*values)``, in the slow tier unless ``name`` is sampled (or the run is
-    light: ``heavy`` False)."""
-    slow = heavy and name not in SAMPLE
-    return pytest.param(*values, marks=[pytest.mark.slow] if slow else [],
-                        id="-".join(map(str, values)))
-
 
 #: Every path × every channel (a Dask path in the slow tier unless sampled), and every path ×
 #: every hidden channel (the sample in the fast tier).

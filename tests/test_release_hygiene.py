@@ -4,10 +4,12 @@ The main tests fit every public estimator (every class ``dpconvex`` exports that
 has ``fit``, enumerated: one without a configuration fails the suite) × its
 mechanisms on neighbouring data sets D and D′ (same n, one record replaced)
 with the SAME seed and check that everything reachable except the released
-parameters is identical: the pickled state, the certificate's text and
-``to_dict``, the repr, and what the fit shows at ``verbosity(1)`` (``_shown``):
-the warnings issued (category and text), the ``logging`` records, stdout and
-stderr (the progress lines' elapsed times aside) and the exceptions. Whatever
+parameters is identical: the whole estimator's pickle with its released attributes
+masked (``_masked_pickle``), the certificate's text, ``to_dict`` and pickle, the
+repr, and what the fit shows at ``verbosity(1)`` (``_shown``): the warnings issued
+(category, text, attributes, file and line), the ``logging`` records of every
+logger (every field), stdout and stderr at the file descriptors (the progress
+lines' elapsed times aside) and the exceptions. Whatever
 differs besides the parameters would be an un-noised function of the data (e.g.
 a solver's iteration count, a label set read from y, a warning that counts
 clipped rows or says that a label was clipped). For a
