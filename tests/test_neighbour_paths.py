@@ -8,21 +8,29 @@ template (its fit and its dry run) — and the options whose code paths the
 estimator table does not take (a kinked user loss smoothed at
 ``smoothing="auto"``, ``label_range=None``, ``fit_intercept=False``,
 ``row_norm="unit"``, ``feature_range``, a regressor with n·ε/p ≥ 100, which
-releases no label centre, sparse and DataFrame input), with a fit of a private
-label range (``label_range=PrivateBounds``) and one by output perturbation
-beside them, through one harness: the same call with the same seed on D and on
-D′ (one record replaced, by the neighbour pairs of ``test_release_hygiene``),
+releases no label centre, sparse and DataFrame input, Dask arrays and DataFrames
+read by the synchronous scheduler), with a fit of a private label range
+(``label_range=PrivateBounds``) and one by output perturbation beside them,
+through one harness: the same call with the same seed on D and on D′ (one record
+replaced, by the neighbour pairs of ``test_release_hygiene``), and on D and its
+complement (every record changed, the public facts kept: ``COMPLEMENTS``),
 comparing everything but the noised numbers: the class and public parts of the
-returned value (a certificate's text and ``to_dict``, a plan's pickle and a
-release's calibration's — everything they hold, not their repr —, a fitted
-estimator's attributes and pickle apart from its released parameters), and
-what the call shows (``test_release_hygiene._shown``, which the estimator table
-uses too): the warnings (category and text), the ``logging`` records, stdout and
-stderr (also under ``verbosity(1)``, the elapsed times aside), and the exception
-raised. The mutant tests prove the harness can fail: on every path, a patch that
-writes the replaced record's label or value into a warning, a log record, stdout
-or stderr is flagged, and so is one that writes it into a certificate's text or
-keeps it in a plan's attribute that its repr does not show.
+returned value (a certificate's text, ``to_dict`` and pickle, its released
+outputs masked; a plan's pickle and a release's calibration's — everything they
+hold, not their repr —; a fitted estimator's whole pickle with its released
+attributes masked to their type, shape, dtype and a dict's keys), and what the
+call shows (``test_release_hygiene._shown``, which the estimator table uses
+too): the warnings (category, text, the message's attributes, file and line),
+the log records of every logger at every level (every field but the clock's),
+stdout and stderr written through ``sys`` or to the file descriptors (also under
+``verbosity(1)``, the elapsed times aside), and the exception raised. The mutant
+tests prove the harness can fail: on every path, a patch that writes the replaced
+record's label or value into a warning, a log record, stdout or stderr is
+flagged, and so is one that hides it in a warning's attribute, another logger, a
+log record's field, ``sys.__stderr__`` or the file descriptors, one that writes
+the first record (flagged by the complement), and one that keeps it in a
+certificate's attribute, an estimator's pickle or a plan's attribute that its
+repr does not show.
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from __future__ import annotations
 import copyreg
 import io
 import logging
+import os
 import pickle
 import re
 import sys
@@ -43,10 +52,12 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from sklearn.base import BaseEstimator
 from test_release_hygiene import (
     LABEL_RANGE,
     RELEASED,
     _classifier_neighbours,
+    _masked,
     _regressor_neighbours,
     _shown,
     _state,
@@ -88,10 +99,24 @@ def _pickled(value: Any) -> bytes:
     return buffer.getvalue()
 
 
+def _unreleased(cert: dp.Certificate) -> dp.Certificate:
+    """A copy of ``cert`` (and of its parts) whose ``released`` values are masked
+    (``_masked``): the outputs a mechanism released, which the same seed need not repeat on
+    data sets further apart than neighbours (a drafted schema's fingerprint)."""
+    copy = pickle.loads(pickle.dumps(cert))
+    stack = [copy]
+    while stack:
+        c = stack.pop()
+        c.released = {k: _masked(v) for k, v in c.released.items()}
+        stack.extend(c.parts)
+    return copy
+
+
 def _public_part(value: Any) -> Any:
     """What must be the same on D and D′ of a returned value (its class and public parts)."""
-    if isinstance(value, dp.Certificate):
-        return "Certificate", str(value), value.to_dict()
+    if isinstance(value, dp.Certificate):  # its text, dict and everything it holds
+        value = _unreleased(value)
+        return "Certificate", str(value), value.to_dict(), _pickled(value)
     if isinstance(value, base.FitPlan):
         return "FitPlan", _pickled(value)
     if isinstance(value, Release):  # its theta: the noised parameters (None in a dry run)
@@ -139,14 +164,18 @@ def _observe(call: Callable[[Any], Any], data: Any, verbose: int = 0) -> dict[st
     value, shown = _shown(lambda: call(data), verbose)
     error = shown.pop("error")
     released = _grid_end_notes(value)
-    shown["warnings"] = [w for w in shown["warnings"] if w not in released]
+    shown["warnings"] = [w for w in shown["warnings"] if w[:2] not in released]
     return {"error": error, "value": None if error else _public_part(value), **shown}
 
 
-def _check(name: str, case: str, verbose: int = 0) -> dict[str, Any]:
-    """The call of ``name`` on D and D′ of ``case``: the same everything but the noise."""
+def _check(name: str, case: str, verbose: int = 0, complement: bool = False
+           ) -> dict[str, Any]:
+    """The call of ``name`` on D and D′ of ``case`` (or on D and its complement,
+    ``_complement``): the same everything but the noise."""
     call, neighbours, form = PATHS[name]
     D, Dp, params = neighbours(case)
+    if complement:
+        Dp = COMPLEMENTS[neighbours](D)
     a, b = (_observe(lambda data: call(form(data), params), data, verbose) for data in (D, Dp))
     assert a["error"] is None, a["error"]
     for key in a:
@@ -206,6 +235,31 @@ def _sparse(data):
 def _frame(data):
     X, y = data
     return pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])]), y
+
+
+def _dask_array(data):
+    import dask.array as da
+
+    X, y = data
+    return da.from_array(X, chunks=(40, X.shape[1])), da.from_array(y, chunks=40)
+
+
+def _dask_frame(data):
+    import dask.dataframe as dd
+
+    X, y = _frame(data)
+    return dd.from_pandas(X, npartitions=3), dd.from_pandas(pd.Series(y), npartitions=3)
+
+
+def _synchronous(call):
+    """``call`` run by Dask's synchronous scheduler (in this process: its warnings, log
+    records and output are caught)."""
+    def run(data, params):
+        import dask
+
+        with dask.config.set(scheduler="synchronous"):
+            return call(data, params)
+    return run
 
 
 def _template(data):
@@ -344,11 +398,76 @@ PATHS: dict[str, tuple[Callable[..., Any], Callable[..., Any], Callable[[Any], A
                          C, _template),
     "release-template-dry-run": (lambda t, _: dp.release(t, "objective", Budget(1.0),
                                                          dry_run=True), C, _template),
+    # Dask collections, read chunk by chunk
+    "dask-logreg": (_synchronous(_fit(_lr)), C, _dask_array),
+    "dask-logreg-output": (_synchronous(_fit(lambda: _lr(mechanism="output"))), C, _dask_array),
+    "dask-centroid": (_synchronous(_fit(lambda: dp.PrivateGaussianCentroid(epsilon=1.0))), C,
+                      _dask_array),
+    "dask-noisy-gd": (_synchronous(_fit(lambda: dp.NoisyGradientDescent(
+        epsilon=1.0, delta=1e-5, steps=5))), C, _dask_array),
+    "dask-front-door-dataframe": (_synchronous(_fit(lambda: dp.PrivateClassifier(
+        epsilon=1.0))), C, _dask_frame),
+    "dask-ssp": (_synchronous(_fit(lambda: dp.PrivateLinearRegression(
+        epsilon=1.0, label_range=LABEL_RANGE))), R, _dask_array),
+    "dask-huber-reg": (_synchronous(_fit(lambda: dp.PrivateHuberRegressor(
+        epsilon=1.0, label_range=LABEL_RANGE))), R, _dask_array),
+    "dask-certify": (_synchronous(_certify(_lr)), C, _dask_array),
+    "dask-sweep": (_synchronous(_sweep(_lr)), C, _dask_array),
 }
 
 CASES = {C: ("relabel", "huge-norm", "outside"), R: ("outside-range", "huge-norm"),
          _labels_read: ("relabel", "huge-norm"), _values: ("huge", "below"),
          _words: ("new-word", "missing"), _table: ("word", "huge")}
+
+#: A path of each kind (a fit, a dry run, the private bounds, a template, Dask) run with
+#: every mutant in the fast tier; every path with every mutant in the slow one.
+SAMPLE = ("fit-no-intercept", "certify-reg", "release-range", "release-template",
+          "dask-logreg")
+
+
+def _tier(name: str, *values: Any, heavy: bool = True) -> Any:
+    """``pytest.param(*values)``, in the slow tier unless ``name`` is sampled (or the run is
+    light: ``heavy`` False)."""
+    slow = heavy and name not in SAMPLE
+    return pytest.param(*values, marks=[pytest.mark.slow] if slow else [],
+                        id="-".join(map(str, values)))
+
+
+def _flip_classes(data):
+    """Every row negated (the same norm), every label 0 <-> 1 (the same label set)."""
+    X, y = data
+    return -X, 1 - y
+
+
+def _mirror_labels(data):
+    """Every row negated, every label y -> lo + hi - y (inside the same label range)."""
+    X, y = data
+    return -X, LABEL_RANGE[0] + LABEL_RANGE[1] - y
+
+
+def _mirror_values(values):
+    """Every value mirrored about the centre 40 of the values' distribution (``_values``)."""
+    return 80.0 - values
+
+
+def _swap_words(words):
+    """"basic" <-> "pro" (200 of each: the same counts), any other word kept."""
+    swap = {"basic": "pro", "pro": "basic"}
+    return np.array([swap.get(w, w) for w in words], dtype=object)
+
+
+def _complement_table(table):
+    """The numbers negated and the words swapped (``_swap_words``)."""
+    other = table.copy()
+    other[["a", "b"]] = -table[["a", "b"]]
+    other["plan"] = _swap_words(table["plan"].to_numpy())
+    return other
+
+
+#: The complement of a data set D of each kind of pair: every record changed, the public
+#: facts (n, the columns, the label set or range, the rows' norms, the words' counts) kept.
+COMPLEMENTS = {C: _flip_classes, _labels_read: _flip_classes, R: _mirror_labels,
+               _values: _mirror_values, _words: _swap_words, _table: _complement_table}
 
 PATH_CASES = [(name, case) for name, (_, pairs, _) in PATHS.items() for case in CASES[pairs]]
 
@@ -356,6 +475,14 @@ PATH_CASES = [(name, case) for name, (_, pairs, _) in PATHS.items() for case in 
 @pytest.mark.parametrize("name,case", PATH_CASES, ids=[f"{n}-{c}" for n, c in PATH_CASES])
 def test_neighbours_show_the_same_on_every_public_path(name, case):
     _check(name, case)
+
+
+@pytest.mark.parametrize("name", list(PATHS))
+def test_a_data_set_and_its_complement_show_the_same_on_every_public_path(name):
+    """D against its complement (``COMPLEMENTS``: every record changed, the public facts kept),
+    same seed: nothing but the noised numbers differ, so no record — the first, the last or
+    any other — shows in what a path shows or returns."""
+    _check(name, LEAKED_CASE[PATHS[name][1]], complement=True)
 
 
 @pytest.mark.parametrize("name", ["release-range", "draft-schema"])
@@ -369,16 +496,17 @@ def test_a_note_of_a_released_range_is_compared_with_the_released_numbers(name):
                                                                "plan": ["pro"] * 400})
     value, shown = _shown(lambda: call(data, {}))
     notes = _grid_end_notes(value)
-    assert notes and all(note in shown["warnings"] for note in notes)
+    assert notes and all(note in [w[:2] for w in shown["warnings"]] for note in notes)
     assert not [w for w in _observe(call, data)["warnings"] if "grid" in w[1]]
 
 
-@pytest.mark.parametrize("name", list(PATHS))
+@pytest.mark.parametrize("name", [_tier(name, name, heavy=name.startswith("dask-"))
+                                  for name in PATHS])
 def test_the_progress_of_verbosity_one_is_the_same_on_neighbours(name):
     """``dp.verbosity(1)`` prints the steps of each call with the elapsed time (figures of the
     data only from level 2 on): apart from the times, the same lines on D and D′ (every path
     but a dry run and a plan, which draw nothing, prints its steps)."""
-    draws_nothing = name.startswith(("certify-", "plan-for-")) or name.endswith("dry-run")
+    draws_nothing = "certify" in name or name.startswith("plan-for-") or name.endswith("dry-run")
     for case in CASES[PATHS[name][1]]:
         printed = _check(name, case, verbose=1)["stderr"]
         assert "[dpconvex]" in printed or draws_nothing, name
@@ -411,20 +539,23 @@ def test_the_public_paths_cover_every_entry_point_and_option():
                  "release-vocabulary", "draft-schema", "release-template",
                  "release-template-dry-run", "smoothing-auto", "no-label-range",
                  "private-range", "output", "no-intercept", "unit-rows", "feature-range",
-                 "uncentered", "sparse", "dataframe"):
+                 "uncentered", "sparse", "dataframe", "dask-"):
         assert part in names, part
 
 
 # ------------------------------------------------------------------ the harness can fail
-def _leak_of(values: Any) -> str:
-    """One record's value as text (the last record's: the one the neighbour pairs replace)."""
-    if isinstance(values, pd.DataFrame):
+def _leak_of(values: Any, index: int = -1) -> str:
+    """One record's value as text (by default the last record's: the one the neighbour pairs
+    replace; the complement changes every record)."""
+    if hasattr(values, "compute"):  # a Dask collection
+        values = values.compute()
+    if isinstance(values, pd.Series | pd.DataFrame):
         values = values.to_numpy()
     if sp.issparse(values):
         values = values.toarray()
     if isinstance(values, LinearERMTemplate):
         values = values.y
-    return f"the last record reads {np.asarray(values, dtype=object).ravel()[-1]!r}"
+    return f"record {index} reads {np.asarray(values, dtype=object).ravel()[index]!r}"
 
 
 def _emit(channel: str, text: str) -> None:
@@ -434,18 +565,31 @@ def _emit(channel: str, text: str) -> None:
         logging.getLogger("dpconvex.mutant").info(text)
     elif channel == "stdout":
         print(text)
-    else:
+    elif channel == "stderr":
         print(text, file=sys.stderr)
+    elif channel == "warning attribute":  # a constant text, the record in an attribute
+        message = UserWarning("a step")
+        message.seen = text
+        warnings.warn(message, stacklevel=2)
+    elif channel == "another logger":  # a logger outside the package, at INFO
+        logging.getLogger("elsewhere").info(text)
+    elif channel == "log extra":  # a constant message, the record in a field of its own
+        logging.getLogger("dpconvex.mutant").info("a step", extra={"seen": text})
+    elif channel == "sys.__stderr__":
+        print(text, file=sys.__stderr__, flush=True)
+    else:  # "fd 1" or "fd 2": written to the file descriptor, past sys
+        os.write(int(channel[-1]), f"{text}\n".encode())
 
 
-def _leaky(target: Any, name: str, channel: str, argument: int, hits: list[int]) -> Any:
+def _leaky(target: Any, name: str, channel: str, argument: int, hits: list[int],
+           index: int = -1) -> Any:
     """``target.name`` wrapped: each call also writes its ``argument``-th positional
-    argument's last record to ``channel``."""
+    argument's record ``index`` to ``channel``."""
     inner = getattr(target, name)
 
     def mutant(*args, **kwargs):
         hits.append(1)
-        _emit(channel, _leak_of(args[argument]))
+        _emit(channel, _leak_of(args[argument], index))
         return inner(*args, **kwargs)
 
     return mutant
@@ -463,6 +607,7 @@ MUTANT_SITES = {
     "fit-front-door-feature-range": FRONT_DOOR_LABELS,
     "fit-dataframe": FRONT_DOOR_LABELS,
     "fit-reg-dataframe": FRONT_DOOR_RAW_LABELS,
+    "dask-front-door-dataframe": FRONT_DOOR_LABELS,
     "plan-for-logreg": (base.PrivateEstimator, "public_shape", 2),  # reads the shape only
     "plan-for-reg-sparse": (base.PrivateEstimator, "public_shape", 2),
     "certify-grid-search": (SelectedEstimator, "_checked_rows", 2),
@@ -481,22 +626,53 @@ LEAKED_CASE = {pairs: cases[0] for pairs, cases in CASES.items()}
 CHANNELS = {"warning": "warnings", "log record": "log records", "stdout": "stdout",
             "stderr": "stderr"}
 
-#: Every path × every channel.
-MUTANTS = [(name, channel) for name in PATHS for channel in CHANNELS]
+#: Writes the harness sees past what a channel shows at first sight, and the key it flags.
+HIDDEN_CHANNELS = {"warning attribute": "warnings", "another logger": "log records",
+                   "log extra": "log records", "sys.__stderr__": "stderr", "fd 1": "stdout",
+                   "fd 2": "stderr"}
+
+#: Every path × every channel (a Dask path in the slow tier unless sampled), and every path ×
+#: every hidden channel (the sample in the fast tier).
+MUTANTS = [_tier(name, name, channel, heavy=name.startswith("dask-")) for name in PATHS
+           for channel in CHANNELS]
+HIDDEN_MUTANTS = [_tier(name, name, channel) for name in PATHS for channel in HIDDEN_CHANNELS]
 
 
-@pytest.mark.parametrize("name,channel", MUTANTS, ids=[f"{n}-{c}" for n, c in MUTANTS])
-def test_a_mutant_writing_a_record_into_a_channel_is_caught(name, channel):
-    """The harness flags a patch that writes the replaced record's label or value to a
-    warning, a log record, stdout or stderr, on every path of the table."""
+def _caught(name: str, channel: str, index: int = -1, complement: bool = False) -> str:
+    """The key the harness flags when the path's mutant site (``MUTANT_SITES``) writes record
+    ``index`` to ``channel``."""
     owner, function, argument = MUTANT_SITES[name]
     hits: list[int] = []
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(owner, function, _leaky(owner, function, channel, argument, hits))
+        patch.setattr(owner, function, _leaky(owner, function, channel, argument, hits, index))
         with pytest.raises(AssertionError) as caught:
-            _check(name, LEAKED_CASE[PATHS[name][1]])
+            _check(name, LEAKED_CASE[PATHS[name][1]], complement=complement)
     assert hits, f"{function} is not on the path of {name}"
-    assert str(caught.value).startswith(CHANNELS[channel]), str(caught.value)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize("name,channel", MUTANTS)
+def test_a_mutant_writing_a_record_into_a_channel_is_caught(name, channel):
+    """The harness flags a patch that writes the replaced record's label or value to a
+    warning, a log record, stdout or stderr, on every path of the table."""
+    caught = _caught(name, channel)
+    assert caught.startswith(CHANNELS[channel]), caught
+
+
+@pytest.mark.parametrize("name,channel", HIDDEN_MUTANTS)
+def test_a_mutant_hiding_a_record_in_a_channel_is_caught(name, channel):
+    """... and one that writes it where a first look at a channel would miss it: a warning's
+    attribute, another logger's INFO record, a log record's extra field, ``sys.__stderr__``
+    or the file descriptors 1 and 2."""
+    caught = _caught(name, channel)
+    assert caught.startswith(HIDDEN_CHANNELS[channel]), caught
+
+
+@pytest.mark.parametrize("name", [_tier(name, name) for name in PATHS])
+def test_a_mutant_writing_the_first_record_is_caught_by_the_complement(name):
+    """The neighbour pairs replace the last record; a patch that writes the first one's label
+    or value into a warning is flagged by the complement, which changes every record."""
+    assert _caught(name, "warning", index=0, complement=True).startswith("warnings")
 
 
 def test_every_path_has_a_mutant():
@@ -518,6 +694,72 @@ def test_a_mutant_writing_a_record_into_the_certificate_is_caught(name):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(owner, function, mutant)
         patch.setattr(dp.Certificate, "__str__", lambda cert: f"{text(cert)}\n{read[-1]}")
+        with pytest.raises(AssertionError) as caught:
+            _check(name, LEAKED_CASE[PATHS[name][1]])
+    assert read and str(caught.value).startswith("value"), str(caught.value)
+
+
+def _reading(name: str, read: list[str]) -> Any:
+    """The path's mutant site (``MUTANT_SITES``) wrapped: each call notes the last record."""
+    owner, function, argument = MUTANT_SITES[name]
+    inner = getattr(owner, function)
+
+    def mutant(*args, **kwargs):
+        read.append(_leak_of(args[argument]))
+        return inner(*args, **kwargs)
+
+    return owner, function, mutant
+
+
+@pytest.mark.parametrize("name", ["certify-logreg", "fit-reg-uncentered", "draft-schema",
+                                  "release-range", "release-template", "dask-certify"])
+def test_a_mutant_hiding_a_record_in_a_certificates_attribute_is_caught(name):
+    """A certificate is compared by everything it holds: a patch that keeps the last record
+    read in an attribute that is none of its fields (not in its text nor ``to_dict``) is
+    flagged."""
+    read: list[str] = []
+    built = dp.Certificate.__post_init__
+
+    def post_init(cert):
+        built(cert)
+        if read:
+            cert.__dict__["seen"] = read[-1]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(*_reading(name, read))
+        patch.setattr(dp.Certificate, "__post_init__", post_init)
+        with pytest.raises(AssertionError) as caught:
+            _check(name, LEAKED_CASE[PATHS[name][1]])
+    assert read and str(caught.value).startswith("value"), str(caught.value)
+
+
+def _getstate_adds(read: list[str]) -> Callable[[Any], Any]:
+    """``__getstate__`` of an estimator: its state and the last record read."""
+    def getstate(est):
+        return {**BaseEstimator.__getstate__(est), "seen": read[-1] if read else None}
+    return getstate
+
+
+def _reduce_ex_adds(read: list[str]) -> Callable[[Any, int], Any]:
+    """``__reduce_ex__`` of an estimator: its reduction, the last record read in its state."""
+    def reduce_ex(est, protocol):
+        rebuild, args, state, *rest = object.__reduce_ex__(est, protocol)
+        return (rebuild, args, {**state, "seen": read[-1] if read else None}, *rest)
+    return reduce_ex
+
+
+@pytest.mark.parametrize("how", ["__getstate__", "__reduce_ex__"])
+@pytest.mark.parametrize("name", ["fit-no-intercept", "fit-reg-dataframe", "prepared-ssp",
+                                  "sweep-logreg", "dask-logreg"])
+def test_a_mutant_adding_a_record_to_an_estimators_pickle_is_caught(name, how):
+    """A fitted estimator is compared by its whole pickle, its released values masked: a
+    patch whose ``__getstate__`` or ``__reduce_ex__`` adds the last record read to the state
+    (no attribute holds it) is flagged."""
+    read: list[str] = []
+    adds = _getstate_adds(read) if how == "__getstate__" else _reduce_ex_adds(read)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(*_reading(name, read))
+        patch.setattr(base.PrivateEstimator, how, adds, raising=False)
         with pytest.raises(AssertionError) as caught:
             _check(name, LEAKED_CASE[PATHS[name][1]])
     assert read and str(caught.value).startswith("value"), str(caught.value)

@@ -4,10 +4,12 @@ The main tests fit every public estimator (every class ``dpconvex`` exports that
 has ``fit``, enumerated: one without a configuration fails the suite) × its
 mechanisms on neighbouring data sets D and D′ (same n, one record replaced)
 with the SAME seed and check that everything reachable except the released
-parameters is identical: the pickled state, the certificate's text and
-``to_dict``, the repr, and what the fit shows at ``verbosity(1)`` (``_shown``):
-the warnings issued (category and text), the ``logging`` records, stdout and
-stderr (the progress lines' elapsed times aside) and the exceptions. Whatever
+parameters is identical: the whole estimator's pickle with its released attributes
+masked (``_masked_pickle``), the certificate's text, ``to_dict`` and pickle, the
+repr, and what the fit shows at ``verbosity(1)`` (``_shown``): the warnings issued
+(category, text, attributes, file and line), the ``logging`` records of every
+logger (every field), stdout and stderr at the file descriptors (the progress
+lines' elapsed times aside) and the exceptions. Whatever
 differs besides the parameters would be an un-noised function of the data (e.g.
 a solver's iteration count, a label set read from y, a warning that counts
 clipped rows or says that a label was clipped). For a
@@ -30,8 +32,11 @@ import contextlib
 import functools
 import io
 import logging
+import os
 import pickle
 import re
+import sys
+import tempfile
 import warnings
 
 import numpy as np
@@ -71,14 +76,46 @@ def _pair(n=120, d=4, C=2, seed=0, relabel=True):
     return (X, y), (X2, y2)
 
 
+#: Of the released attributes, those compared as the rest is: a search's chosen model (its
+#: state, its own released parameters masked) and the certificate (every field and attribute).
+COMPARED_WHOLE = {"best_estimator_", "certificate_"}
+
+
+def _masked(value):
+    """What a released value shows of itself: its type, shape and dtype, and a dict's keys."""
+    shape = np.shape(value) if isinstance(value, (np.ndarray, np.generic)) else None
+    dtype = str(value.dtype) if isinstance(value, (np.ndarray, np.generic)) else None
+    keys = sorted(map(repr, value)) if isinstance(value, dict) else None
+    return ("released", type(value).__name__, shape, dtype, keys)
+
+
+class _MaskingPickler(pickle.Pickler):
+    """A pickler reducing an estimator (any depth) as its own ``__reduce_ex__`` reduces it —
+    what its ``__getstate__`` or ``__reduce__`` adds included —, its released attributes by
+    :func:`_masked`; everything else as pickle does."""
+
+    def reducer_override(self, obj):
+        if isinstance(obj, type) or not (hasattr(obj, "get_params") and hasattr(obj, "__dict__")):
+            return NotImplemented
+        reduced = list(obj.__reduce_ex__(pickle.DEFAULT_PROTOCOL))
+        if len(reduced) > 2 and isinstance(reduced[2], dict):
+            reduced[2] = {k: _masked(v) if k in RELEASED - COMPARED_WHOLE else v
+                          for k, v in reduced[2].items()}
+        return tuple(reduced)
+
+
+def _masked_pickle(value):
+    """The pickle of ``value`` with every estimator's released attributes masked."""
+    buffer = io.BytesIO()
+    _MaskingPickler(buffer, pickle.DEFAULT_PROTOCOL).dump(value)
+    return buffer.getvalue()
+
+
 def _state(est):
-    """Everything a pickled fitted model holds, except the released parameters."""
-    state = {k: v for k, v in vars(est).items() if k not in RELEASED}
-    if "estimator_" in state:  # the front door: its learner's state, likewise
-        state["estimator_"] = _state(state["estimator_"])
-    if "best_estimator_" in vars(est):  # a search: the chosen model's state, likewise
-        state["best_estimator_"] = _state(est.best_estimator_)
-    return pickle.dumps(state), str(est.certificate_), est.certificate_.to_dict()
+    """Everything a pickled fitted model holds, except the released parameters: the whole
+    estimator pickled (``_masked_pickle``) and its certificate's text, ``to_dict`` and pickle."""
+    cert = est.certificate_
+    return _masked_pickle(est), str(cert), cert.to_dict(), pickle.dumps(cert)
 
 
 LINEAR = [
@@ -512,50 +549,105 @@ def _regressor_neighbours(case, n=120, d=3, seed=0, index=-1):
     return (X, y), (X2, y2), {}
 
 
+#: A log record's fields that tell when and where it was made, not what it says.
+_RECORD_CLOCK = {"created", "msecs", "relativeCreated", "thread", "threadName", "process",
+                 "processName", "taskName"}
+
+
+def _no_address(text):
+    return re.sub(r" at 0x[0-9a-fA-F]+", "", text)
+
+
 class _Records(logging.Handler):
-    """Every logging record emitted while it is attached: (logger, level, message)."""
+    """Every logging record emitted while it is attached: its logger, level, message and every
+    other field (the ``extra`` ones too) but the clock's and the thread's (``_RECORD_CLOCK``)."""
 
     def __init__(self) -> None:
         super().__init__(logging.DEBUG)
-        self.seen: list[tuple[str, str, str]] = []
+        self.seen: list[tuple] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.seen.append((record.name, record.levelname, record.getMessage()))
+        fields = sorted((k, _no_address(repr(v))) for k, v in vars(record).items()
+                        if k not in _RECORD_CLOCK and k != "exc_info")
+        error = record.exc_info[1] if record.exc_info else None
+        self.seen.append((record.name, record.levelname, record.getMessage(),
+                          _no_address(repr(error)), tuple(fields)))
 
 
 @contextlib.contextmanager
 def _log_records():
-    """The records of the ``dpconvex`` loggers (every level) and any other logger's
-    records that reach the root logger at WARNING or above."""
+    """The records of every logger at every level: the root logger set to DEBUG while they
+    are collected (a logger with a level of its own keeps it), the ``dpconvex`` ones too."""
     records, package, root = _Records(), logging.getLogger("dpconvex"), logging.getLogger()
-    level = package.level
+    levels = package.level, root.level
     package.setLevel(logging.DEBUG)
-    root.addHandler(records)  # the package's records propagate to it
+    root.setLevel(logging.DEBUG)
+    root.addHandler(records)  # the records propagate to it
     try:
         yield records.seen
     finally:
         root.removeHandler(records)
-        package.setLevel(level)
+        package.setLevel(levels[0])
+        root.setLevel(levels[1])
+
+
+@contextlib.contextmanager
+def _descriptors(*fds):
+    """What is written to the file descriptors ``fds`` (1, 2: stdout, stderr) while it is
+    open — by C code, a child process, ``os.write`` or ``sys.__stderr__`` —: a list filled,
+    at its end, with the text written to each."""
+    for stream in (sys.__stdout__, sys.__stderr__, sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()
+    files = [tempfile.TemporaryFile() for _ in fds]
+    saved = [os.dup(fd) for fd in fds]
+    for fd, file in zip(fds, files, strict=True):
+        os.dup2(file.fileno(), fd)
+    written: list[str] = []
+    try:
+        yield written
+    finally:
+        for stream in (sys.__stdout__, sys.__stderr__):
+            if stream is not None:
+                stream.flush()
+        for fd, copy in zip(fds, saved, strict=True):
+            os.dup2(copy, fd)
+            os.close(copy)
+        for file in files:
+            file.seek(0)
+            written.append(file.read().decode(errors="replace"))
+            file.close()
+
+
+def _warning(w):
+    """A warning as shown, and all it carries: its category, text, the message object's
+    attributes and arguments, and where it is attributed (file and line)."""
+    message = w.message
+    return (w.category.__name__, str(message),
+            _no_address(repr(sorted(getattr(message, "__dict__", {}).items()))),
+            _no_address(repr(getattr(message, "args", ()))), w.filename, w.lineno)
 
 
 def _shown(call, verbose=0):
     """``call()`` at ``dp.verbosity(verbose)``: its value (None where it raised) and what it
-    shows besides, each channel by name: the exception, the warnings (category and text), the
-    log records, stdout and stderr (the progress lines' elapsed times aside)."""
+    shows besides, each channel by name: the exception, the warnings (``_warning``), the log
+    records (``_Records``), stdout and stderr, each written through ``sys`` or to its file
+    descriptor (the progress lines' elapsed times aside)."""
     out, err = io.StringIO(), io.StringIO()
     value, error = None, None
-    with (warnings.catch_warnings(record=True) as caught, _log_records() as records,
-          contextlib.redirect_stdout(out), contextlib.redirect_stderr(err),
-          dp.verbosity(verbose)):
+    with (_descriptors(1, 2) as written, warnings.catch_warnings(record=True) as caught,
+          _log_records() as records, contextlib.redirect_stdout(out),
+          contextlib.redirect_stderr(err), dp.verbosity(verbose)):
         warnings.simplefilter("always")
         try:
             value = call()
         except Exception as exc:  # noqa: BLE001 - the exception is part of what is shown
             error = (type(exc).__name__, str(exc))
+    stdout, stderr = out.getvalue() + written[0], err.getvalue() + written[1]
     return value, {"error": error,
-                   "warnings": [(w.category.__name__, str(w.message)) for w in caught],
-                   "log records": records, "stdout": out.getvalue(),
-                   "stderr": re.sub(r"^\[dpconvex +[0-9.]+ s\]", "[dpconvex]", err.getvalue(),
+                   "warnings": [_warning(w) for w in caught],
+                   "log records": records, "stdout": stdout,
+                   "stderr": re.sub(r"^\[dpconvex +[0-9.]+ s\]", "[dpconvex]", stderr,
                                     flags=re.MULTILINE)}
 
 
@@ -566,8 +658,7 @@ def _observe(est, data):
     out["repr"] = repr(est)
     if out["error"] is None:
         model = est.steps[-1][1] if isinstance(est, Pipeline) else est
-        steps = [vars(s) for _, s in est.steps[:-1]] if isinstance(est, Pipeline) else []
-        out["state"] = pickle.dumps((_state(model), steps))
+        out["state"] = (_masked_pickle(est), _state(model))  # a pipeline's every step
         out["released shapes"] = {k: np.shape(v) for k, v in vars(model).items()
                                   if k in RELEASED and isinstance(v, np.ndarray)}
     return out
@@ -603,7 +694,54 @@ def _check_neighbours(name, case):
     assert a["error"] is None, a["error"]
     for key in a:
         assert a[key] == b[key], key
-    assert not any(cat == "PrivacyLeakWarning" for cat, _ in a["warnings"])
+    assert not any(w[0] == "PrivacyLeakWarning" for w in a["warnings"])
+
+
+def test_a_key_added_to_a_released_dict_is_caught():
+    """A released dict is masked to its keys (``_masked``): a patch that adds a key naming the
+    last label read to a search's ``best_params_`` is flagged."""
+    inner, labels = dp.PrivateGridSearch.fit, []
+
+    def fit(search, X, y, **kwargs):
+        labels.append(repr(np.asarray(y, dtype=object)[-1]))
+        inner(search, X, y, **kwargs)
+        search.best_params_ = {**search.best_params_, f"label {labels[-1]}": None}
+        return search
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dp.PrivateGridSearch, "fit", fit)
+        with pytest.raises(AssertionError) as caught:
+            _check_neighbours("grid-search", "relabel")
+    assert len(set(labels)) == 2 and str(caught.value).startswith("state"), str(caught.value)
+
+
+def _chain(error):
+    """``error`` and every exception it holds as its cause or context."""
+    while error is not None:
+        yield error
+        error = error.__cause__ or error.__context__
+
+
+def test_a_refusal_keeps_no_value_in_its_context():
+    """A refusal of the values names none of them, and neither does any exception it holds:
+    a text value (NumPy's refusal quotes it) and a Dask chunk of another shape than its
+    metadata declares (its shape goes to the diagnostics only)."""
+    import dask
+    import dask.array as da
+
+    from dpconvex.privacy import bounds
+    from dpconvex.privacy.budget import Budget
+
+    values = np.array([1.0] * 99 + ["SECRETWORD"], dtype=object)
+    with pytest.raises(dp.DataTypeError) as refused:
+        bounds.release_range(values, Budget(1.0), rng=0)
+    assert not any("SECRETWORD" in repr((e, vars(e))) for e in _chain(refused.value))
+    chunk = dask.delayed(np.ones)((7, 2))
+    X = da.from_delayed(chunk, shape=(5, 2), dtype=float)
+    with dask.config.set(scheduler="synchronous"), pytest.raises(dp.DataValidationError) as refused:
+        _lr(classes=[0, 1]).fit(X, np.zeros(5, dtype=int))
+    held = [repr((e.args, vars(e))) for e in _chain(refused.value)]
+    assert not any("7" in text for text in held), held
 
 
 def test_every_public_estimator_has_neighbour_cases():

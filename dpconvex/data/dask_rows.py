@@ -353,6 +353,10 @@ def _declared_partitions(caller: str, name: str) -> Any:
         yield
     except _ChunkUnlikeMetadata as exc:
         record_diagnostic(caller, f"a chunk of {name} has shape {exc.held}")
+        # the refusal below has this one as its context (it is raised in the with statement's
+        # handling of it): the chunk's shape and the frames reading the chunk are dropped first
+        exc.held = None
+        exc.with_traceback(None)
         raise DataValidationError(exc.args[0]) from None
     except DPConvexError:
         raise

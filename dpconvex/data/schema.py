@@ -450,7 +450,7 @@ class PublicSchema:
         object.__setattr__(self, "_drafted", drafted)
         object.__setattr__(self, "suggested", bool(self.suggested or drafted))
         if self.release is not None and not set(self.fingerprint.split()) <= set(
-                str(self.release.quantities.get("released schema", "")).split()):
+                str(self.release.released.get("released schema", "")).split()):
             raise ParameterError(
                 f"{caller}: release= must be the certificate draft_schema released with "
                 "these declarations (schema.release); this one is another schema's, or "

@@ -68,9 +68,11 @@ class EpsilonSweep:
         The ε grid, in the order given.
     estimators : list of list
         ``estimators[i][r]`` is the estimator fitted at ``epsilons[i]`` in run ``r``. Its
-        ``random_state`` is the sweep's (:func:`epsilon_sweep`): the fits draw from one generator
-        in order, so the sweep with that seed reproduces every model, and a model refitted alone
-        (``clone(model).fit``) draws as the sweep's first fit does, not as its own.
+        ``random_state`` is the sweep's seed (:func:`epsilon_sweep`) when that is None or an
+        int, and None when the sweep was given a Generator (which is not stored). The fits draw
+        from one generator in order, so the sweep with that seed reproduces every model, and a
+        model refitted alone (``clone(model).fit``) draws as the sweep's first fit does, not as
+        its own.
     templates_built : int
         How many times a template was built (1 when it was reused throughout).
     n_samples : int or None

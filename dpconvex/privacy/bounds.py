@@ -93,12 +93,17 @@ def _float64(values: Any, caller: str, name: str) -> np.ndarray:
         v = np.asarray(piece)
         v = np.clip(v, -big, big) if v.dtype.kind == "f" and v.dtype.itemsize > 8 else v
         try:
-            out.append(v.astype(np.float64).reshape(-1))
+            converted = v.astype(np.float64).reshape(-1)
         except (TypeError, ValueError) as exc:
-            raise DataTypeError(
-                f"{caller}: {name} must be numbers, one per record; they could not be converted "
-                f"to float: {conversion_failure(exc)}. Convert the column to numbers first "
-                "(text categories: release_vocabulary).") from None
+            failure = conversion_failure(exc)
+        else:
+            out.append(converted)
+            continue
+        # raised after the handler: no context holds NumPy's text, which can quote a value
+        raise DataTypeError(
+            f"{caller}: {name} must be numbers, one per record; they could not be converted "
+            f"to float: {failure}. Convert the column to numbers first "
+            "(text categories: release_vocabulary).")
     return out[0] if len(out) == 1 else np.concatenate(out or [np.empty(0)])
 
 
@@ -885,7 +890,7 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
             epsilon_requested=earlier.epsilon_requested + budget.epsilon,
             labels=["declared schema", "draft"],
         )
-    # what release= must match
-    certificate.quantities["released schema"] = PublicSchema(decls).fingerprint
+    # what release= must match: a function of the released declarations, so released
+    certificate.released["released schema"] = PublicSchema(decls).fingerprint
     return PublicSchema(decls, release=certificate)
 
