@@ -142,9 +142,11 @@ def augmented_rows(
     """The training records z_i = [s_i x_i, c_i] over the validated rows, without a copy of them.
 
     The clip (or ``row_norm="unit"``) and the appended constant are per-row factors of the
-    record alone: s_i = q/‖x_i‖ ("unit", 0 for a zero row) or min(1, q/‖x_i‖), over
+    record alone: s_i = q/‖x_i‖ ("unit", 1 for a zero row) or min(1, q/‖x_i‖), over
     r = sqrt(q² + 1), and c_i = 1/r; s_i = c_i = 0 for a record that contributes no loss
-    (``dropped``). Returns the records and how many kept rows the clip scales down, or None
+    (``dropped``). The clip factor is not stored: the records compute it from each row as
+    each product reads it (``AugmentedRows(..., clip=q)``), so rows changed in place after
+    this call are clipped where they are read. Returns the records and how many kept rows the clip scales down, or None
     (then :func:`clip_and_map` works on a copy) when X is not a dense float64 array or a
     nonzero norm of a kept row lies outside [1e-100, 1e100] (the products x·w, taken before
     the factor s_i, could overflow or underflow).
@@ -188,18 +190,11 @@ def augmented_rows(
     ):
         return None
     over = (norms > q) & kept
-    s = np.zeros(X.shape[0])
-    with np.errstate(divide="ignore", over="ignore"):
-        np.divide(q, norms, out=s, where=kept & (norms > 0.0))
-    if resolved_row_norm(est) != "unit":
-        s[kept & (norms == 0.0)] = 1.0  # a zero row stays zero whatever its factor
-        np.minimum(s, 1.0, out=s)  # q/‖x‖ above q, else 1
     inv_r = 1.0 / math.sqrt(q * q + 1.0)
-    if not np.all(np.isfinite(s)):
-        return None
-    s *= inv_r
     c = np.where(kept, inv_r, 0.0)
-    return AugmentedRows(stored, s, c), int(np.count_nonzero(over))
+    # the clip (unit) factor of each row is computed from the row as each product reads it
+    rows = AugmentedRows(stored, c, c, clip=q, unit=resolved_row_norm(est) == "unit")
+    return rows, int(np.count_nonzero(over))
 
 
 def row_notes(est: LargeMarginSettings) -> list[RowMap]:
