@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data.operators import DenseRows, clip_scale, row_norms, unit_scale
+from ..data.operators import DenseRows, row_norms, unit_scale
 from ..errors import DataValidationError
 
 __all__ = ["AugmentedRows"]
@@ -94,6 +94,8 @@ class AugmentedRows:
                 raise DataValidationError(
                     f"AugmentedRows.__init__: {name} must have shape ({self.n},); got {v.shape}."
                 )
+        #: Whether a record has s_i = 0 (its factor stays 0 whatever its row's norm).
+        self._zero_scale = self.scale is not None and not np.all(self.scale)
         zeroed = None if self.scale is None else (self.scale == 0.0) & (self.column == 0.0)
         #: The zeroed records (s_i = c_i = 0), or None when there are none.
         self.zeroed = zeroed if zeroed is not None and zeroed.any() else None
@@ -130,10 +132,17 @@ class AugmentedRows:
         s = None if self.scale is None else self.scale[rows]
         if self.clip is None:
             return s
-        g = unit_scale(norms, self.clip) if self.unit else clip_scale(norms, self.clip)[0]
+        if self.unit:
+            g = unit_scale(norms, self.clip)
+        else:  # min(1, q/‖x‖): the factors of clip_scale (1 for a zero row, q/0 = inf)
+            with np.errstate(divide="ignore"):
+                g = np.divide(self.clip, norms)
+            np.minimum(g, 1.0, out=g)
         with np.errstate(invalid="ignore"):  # 0 · inf for a zeroed record: set to 0 below
-            f = s * g
-        return np.where(s == 0.0, 0.0, f)
+            g *= s
+        if self._zero_scale:
+            g[s == 0.0] = 0.0
+        return g
 
     def _blocks(self) -> Iterator[tuple[slice, np.ndarray, np.ndarray | None, np.ndarray]]:
         """(rows, x block (a view), s block or None, c block) for consecutive blocks of rows;

@@ -146,10 +146,10 @@ def augmented_rows(
     r = sqrt(q² + 1), and c_i = 1/r; s_i = c_i = 0 for a record that contributes no loss
     (``dropped``). The clip factor is not stored: the records compute it from each row as
     each product reads it (``AugmentedRows(..., clip=q)``), so rows changed in place after
-    this call are clipped where they are read. Returns the records and how many kept rows the clip scales down, or None
-    (then :func:`clip_and_map` works on a copy) when X is not a dense float64 array or a
-    nonzero norm of a kept row lies outside [1e-100, 1e100] (the products x·w, taken before
-    the factor s_i, could overflow or underflow).
+    this call are clipped where they are read. Returns the records and how many kept rows the
+    clip scales down, or None (then :func:`clip_and_map` works on a copy) when X is not a
+    dense float64 array or a nonzero norm of a kept row lies outside [1e-100, 1e100] (the
+    products x·w, taken before the factor s_i, could overflow or underflow).
 
     Parameters
     ----------
