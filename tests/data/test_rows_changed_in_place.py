@@ -127,3 +127,36 @@ def test_large_margin_rows_scaled_in_place_during_a_fit_are_clipped_in_the_solve
     assert max(seen) <= 1.0 + 1e-15
     reference = clone(est).set_params(verbose=0).fit(clip_rows(X0 * 100.0, 1.0)[0], y)
     np.testing.assert_allclose(changed.Phi_, reference.Phi_, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("kw", [{"n_components": 2}, {"loss": "pairwise"}],
+                         ids=["mixture", "pairwise"])
+def test_large_margin_copy_is_read_once(kw, monkeypatch):
+    """The learners that work on a clipped copy of the rows read the caller's rows once: rows
+    multiplied by 100 in place as soon as the clip has computed their norms (a stand-in for
+    another thread) do not reach the release, which equals the release on the rows as given
+    (the same seed; tolerance 1e-12, the same arithmetic)."""
+    from dpconvex.data import preprocess
+
+    rng = np.random.default_rng(0)
+    X0 = rng.normal(size=(300, 3))
+    X0 /= np.maximum(1.0, np.linalg.norm(X0, axis=1))[:, None]
+    y = (X0 @ np.array([1.0, -1.0, 0.5]) > 0).astype(int)
+    est = dp.PrivateLargeMarginGaussian(epsilon=1.0, data_norm=1.0, classes=[0, 1],
+                                        row_norm="none", random_state=0, **kw)
+    reference = est.fit(X0, y).Phi_.copy()
+    X = X0.copy()
+    norms = preprocess.row_norms
+    fired = []
+
+    def norms_then_write(A):
+        out = norms(A)
+        if not fired:
+            fired.append(1)
+            X[...] *= 100.0  # in place: the caller's rows
+        return out
+
+    monkeypatch.setattr(preprocess, "row_norms", norms_then_write)
+    changed = est.fit(X, y).Phi_
+    assert fired
+    np.testing.assert_allclose(changed, reference, rtol=0, atol=1e-12)

@@ -24,9 +24,10 @@ import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..._validation import describe_value, is_dask_collection
-from ...data.operators import DenseRows, row_norms
+from ...data.operators import DenseRows, canonical_csr, row_norms
 from ...data.preprocess import clip_rows
 from ...data.row_scaling import normalize_rows
 from ...errors import ParameterError
@@ -126,6 +127,12 @@ def clip_and_map(est: LargeMarginSettings, X: Any) -> tuple[Any, int]:
     ([[0.6, 0.8], [0.3, 0.4]], 1)
     """
     q = float(est.data_norm)
+    # the rows read once, into a copy that the clip's norms and products then read: a row the
+    # caller changes in place meanwhile is not read again (docs/privacy/row_scaling.md)
+    if isinstance(X, np.ndarray):
+        X = np.array(X, dtype=float, copy=True)
+    elif sp.issparse(X):
+        X = canonical_csr(X).copy()
     if resolved_row_norm(est) == "unit" and isinstance(X, np.ndarray):
         return normalize_rows(X, q), int(np.count_nonzero(row_norms(X) > q))
     clipped, n_clipped = clip_rows(X, q)
