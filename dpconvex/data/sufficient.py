@@ -61,16 +61,16 @@ def moments_of_block(
     clipped = 0
     step = max(1, _GRAM_ENTRIES // (p + 1))
     buf = np.empty((min(step, max(n, 1)), p + 1))
-    copy = np.empty((buf.shape[0], d))
     if intercept is not None:
         buf[:, d] = intercept
     for a in range(0, n, step):
         k = min(step, n - a)
-        B, block = copy[:k], buf[:k]
-        B[...] = X[a:a + k]  # the block read once: its norms and products read this copy
-        scale, over = clip_scale(row_norms(B), bound)
+        block = buf[:k]
+        rows = block[:, :d]
+        rows[...] = X[a:a + k]  # the block read once: its norms and products read this copy
+        scale, over = clip_scale(row_norms(rows), bound)
         clipped += over
-        np.multiply(B, scale[:, None], out=block[:, :d])
+        rows *= scale[:, None]
         block[:, p] = u[a:a + k]
         H += block.T @ block  # one symmetric rank-k update per block (BLAS syrk)
     return np.append(H.ravel(), float(clipped))
