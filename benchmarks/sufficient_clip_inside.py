@@ -15,6 +15,7 @@ the largest difference of the statistics.
 Usage::
 
     python benchmarks/sufficient_clip_inside.py
+    python benchmarks/sufficient_clip_inside.py --kinds dense --repeats 15
     python benchmarks/sufficient_clip_inside.py --quick   # a smoke run (20,000 rows, one call)
 """
 
@@ -99,11 +100,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=ROWS)
     parser.add_argument("--repeats", type=int, default=REPEATS)
+    parser.add_argument("--kinds", nargs="+", choices=("dense", "sparse"),
+                        default=["dense", "sparse"])
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     print(f"{'rows':>10} {'kind':>6} {'once s':>8} {'twice s':>8} {'once/twice':>11} "
           f"{'max |diff|':>11}")
-    for kind in ("dense", "sparse"):
+    for kind in args.kinds:
         X = _rows(kind, args.rows, rng)
         u = np.clip(rng.normal(size=args.rows), -1.0, 1.0)
         shipped = sufficient._sparse_moments if kind == "sparse" else sufficient.moments_of_block
