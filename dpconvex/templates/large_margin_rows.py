@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data.operators import DenseRows, row_norms, unit_scale
+from ..data.operators import DenseRows, _dense_row_norms, unit_scale
 from ..errors import DataValidationError
 
 __all__ = ["AugmentedRows"]
@@ -135,7 +135,7 @@ class AugmentedRows:
         if self.unit:
             g = unit_scale(norms, self.clip)
         else:  # min(1, q/‖x‖): the factors of clip_scale (1 for a zero row, q/0 = inf)
-            with np.errstate(divide="ignore"):
+            with np.errstate(divide="ignore", over="ignore"):  # a warning would tell a norm
                 g = np.divide(self.clip, norms)
             np.minimum(g, 1.0, out=g)
         with np.errstate(invalid="ignore"):  # 0 · inf for a zeroed record: set to 0 below
@@ -151,7 +151,7 @@ class AugmentedRows:
         for a in range(0, self.n, step):
             rows = slice(a, min(self.n, a + step))
             B = self.X[rows]
-            norms = None if self.clip is None else row_norms(B)
+            norms = None if self.clip is None else _dense_row_norms(B)  # as ScaledRows
             yield rows, B, self._factors(norms, rows), self.column[rows]
 
     def every(self, step: int) -> AugmentedRows:

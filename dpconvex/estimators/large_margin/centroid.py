@@ -197,6 +197,10 @@ def augmented_rows(
     ):
         return None
     over = (norms > q) & kept
+    nonzero = kept_norms[kept_norms > 0.0]
+    with np.errstate(over="ignore"):
+        if nonzero.size and not math.isfinite(q / float(nonzero.min())):
+            return None  # a factor q/‖x‖ would overflow
     inv_r = 1.0 / math.sqrt(q * q + 1.0)
     c = np.where(kept, inv_r, 0.0)
     # the clip (unit) factor of each row is computed from the row as each product reads it
