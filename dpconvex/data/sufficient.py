@@ -6,8 +6,11 @@ the public norm bound q, a per-record map) and s the public intercept column (if
 and b = Σ u_i x̃_i, the statistics sufficient-statistics perturbation releases
 (docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics), per block of rows of
 about 2 MB (dense: never copied; SciPy sparse: on the stored entries; Dask: per chunk on the
-workers, only the (p + 1)² partial sums travel). The count of rows clipped returned beside
-them is a statistic of the data for :func:`dpconvex.collect_diagnostics`, never released.
+workers, only the (p + 1)² partial sums travel). Each block's values are read once, into a
+buffer of the block: its norms, clip factors and products are those of the buffer, so a row
+changed in place by another thread during the pass is clipped as the statistic reads it
+(docs/privacy/row_scaling.md#privacy-rows-read-in-place). The count of rows clipped returned
+beside them is a statistic of the data for :func:`dpconvex.collect_diagnostics`, never released.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from .operators import _GRAM_ENTRIES, CSRRows, canonical_csr, clip_scale, row_norms
+from .operators import _GRAM_ENTRIES, _csr_row_norms, canonical_csr, clip_scale, row_norms
 
 __all__ = ["Moments", "moments_of_block", "sufficient_statistics"]
 
@@ -62,10 +65,12 @@ def moments_of_block(
         buf[:, d] = intercept
     for a in range(0, n, step):
         k = min(step, n - a)
-        B, block = X[a:a + k], buf[:k]
-        scale, over = clip_scale(row_norms(B), bound)
+        block = buf[:k]
+        rows = block[:, :d]
+        rows[...] = X[a:a + k]  # the block read once: its norms and products read this copy
+        scale, over = clip_scale(row_norms(rows), bound)
         clipped += over
-        np.multiply(B, scale[:, None], out=block[:, :d])
+        rows *= scale[:, None]
         block[:, p] = u[a:a + k]
         H += block.T @ block  # one symmetric rank-k update per block (BLAS syrk)
     return np.append(H.ravel(), float(clipped))
@@ -78,19 +83,23 @@ def _moments_of_chunk(B: np.ndarray, scale: Any, signs: bool, bound: float,
 
 
 def _sparse_moments(X: Any, u: np.ndarray, bound: float, intercept: float | None) -> np.ndarray:
-    """:func:`moments_of_block` for SciPy sparse rows, read on their stored entries."""
+    """:func:`moments_of_block` for SciPy sparse rows, read on their stored entries (a block's
+    entries copied once, then its norms and products computed from the copy)."""
     A = canonical_csr(X)
     n, d = A.shape
     p = d + (intercept is not None)
-    scale, clipped = clip_scale(CSRRows(A).row_norms(), bound)
+    clipped = 0
     H = np.zeros((p + 1, p + 1))
     step = max(1, _GRAM_ENTRIES // (int(A.nnz // max(n, 1)) + 1))
     for a in range(0, n, step):
         rows = slice(a, min(n, a + step))
         lo, hi = A.indptr[a], A.indptr[rows.stop]
-        data = A.data[lo:hi] * np.repeat(scale[rows], np.diff(A.indptr[a:rows.stop + 1]))
-        block = sp.csr_array((data, A.indices[lo:hi], A.indptr[a:rows.stop + 1] - lo),
+        indptr = A.indptr[a:rows.stop + 1] - lo
+        block = sp.csr_array((A.data[lo:hi].copy(), A.indices[lo:hi], indptr),
                              shape=(rows.stop - a, d))
+        scale, over = clip_scale(_csr_row_norms(block), bound)
+        clipped += over
+        block.data *= np.repeat(scale, np.diff(indptr))
         H[:d, :d] += (block.T @ block).toarray()
         H[:d, p] += block.T @ u[rows]
         if intercept is not None:

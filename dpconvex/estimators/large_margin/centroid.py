@@ -24,9 +24,10 @@ import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..._validation import describe_value, is_dask_collection
-from ...data.operators import DenseRows, row_norms
+from ...data.operators import DenseRows, canonical_csr, row_norms
 from ...data.preprocess import clip_rows
 from ...data.row_scaling import normalize_rows
 from ...errors import ParameterError
@@ -126,6 +127,12 @@ def clip_and_map(est: LargeMarginSettings, X: Any) -> tuple[Any, int]:
     ([[0.6, 0.8], [0.3, 0.4]], 1)
     """
     q = float(est.data_norm)
+    # the rows read once, into a copy that the clip's norms and products then read: a row the
+    # caller changes in place meanwhile is not read again (docs/privacy/row_scaling.md)
+    if isinstance(X, np.ndarray):
+        X = np.array(X, dtype=float, copy=True)
+    elif sp.issparse(X):
+        X = canonical_csr(X).copy()
     if resolved_row_norm(est) == "unit" and isinstance(X, np.ndarray):
         return normalize_rows(X, q), int(np.count_nonzero(row_norms(X) > q))
     clipped, n_clipped = clip_rows(X, q)
@@ -142,12 +149,14 @@ def augmented_rows(
     """The training records z_i = [s_i x_i, c_i] over the validated rows, without a copy of them.
 
     The clip (or ``row_norm="unit"``) and the appended constant are per-row factors of the
-    record alone: s_i = q/‖x_i‖ ("unit", 0 for a zero row) or min(1, q/‖x_i‖), over
+    record alone: s_i = q/‖x_i‖ ("unit", 1 for a zero row) or min(1, q/‖x_i‖), over
     r = sqrt(q² + 1), and c_i = 1/r; s_i = c_i = 0 for a record that contributes no loss
-    (``dropped``). Returns the records and how many kept rows the clip scales down, or None
-    (then :func:`clip_and_map` works on a copy) when X is not a dense float64 array or a
-    nonzero norm of a kept row lies outside [1e-100, 1e100] (the products x·w, taken before
-    the factor s_i, could overflow or underflow).
+    (``dropped``). The clip factor is not stored: the records compute it from each row as
+    each product reads it (``AugmentedRows(..., clip=q)``), so rows changed in place after
+    this call are clipped where they are read. Returns the records and how many kept rows the
+    clip scales down, or None (then :func:`clip_and_map` works on a copy) when X is not a
+    dense float64 array or a nonzero norm of a kept row lies outside [1e-100, 1e100] (the
+    products x·w, taken before the factor s_i, could overflow or underflow).
 
     Parameters
     ----------
@@ -188,18 +197,15 @@ def augmented_rows(
     ):
         return None
     over = (norms > q) & kept
-    s = np.zeros(X.shape[0])
-    with np.errstate(divide="ignore", over="ignore"):
-        np.divide(q, norms, out=s, where=kept & (norms > 0.0))
-    if resolved_row_norm(est) != "unit":
-        s[kept & (norms == 0.0)] = 1.0  # a zero row stays zero whatever its factor
-        np.minimum(s, 1.0, out=s)  # q/‖x‖ above q, else 1
+    nonzero = kept_norms[kept_norms > 0.0]
+    with np.errstate(over="ignore"):
+        if nonzero.size and not math.isfinite(q / float(nonzero.min())):
+            return None  # a factor q/‖x‖ would overflow
     inv_r = 1.0 / math.sqrt(q * q + 1.0)
-    if not np.all(np.isfinite(s)):
-        return None
-    s *= inv_r
     c = np.where(kept, inv_r, 0.0)
-    return AugmentedRows(stored, s, c), int(np.count_nonzero(over))
+    # the clip (unit) factor of each row is computed from the row as each product reads it
+    rows = AugmentedRows(stored, c, c, clip=q, unit=resolved_row_norm(est) == "unit")
+    return rows, int(np.count_nonzero(over))
 
 
 def row_notes(est: LargeMarginSettings) -> list[RowMap]:
