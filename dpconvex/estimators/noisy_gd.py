@@ -38,11 +38,11 @@ from .._validation import (
 from ..data.operators import DenseRows, ScaledRows
 from ..data.validation import LABEL_POLICY
 from ..errors import PrivacyError
-from ..objectives.losses import LOSSES, Loss, get_loss
+from ..objectives.losses import LOSSES, Loss, get_loss, shipped_as_built
 from ..privacy.accounting.gaussian import ACCOUNTING
 from ..privacy.budget import Budget
 from ..privacy.certificate import Certificate, NoisyGDRule
-from ..privacy.checks import refuse_constant_loss
+from ..privacy.checks import refuse_constant_loss, solved_loss
 from ..privacy.mechanisms.noisy_gd import (
     AVERAGING,
     MAX_EXPLICIT_STEPS,
@@ -209,7 +209,30 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         return int(self.steps_)
 
     def _make_loss(self) -> Loss:
-        loss = self.loss if isinstance(self.loss, Loss) else get_loss(self.loss)
+        """The loss the run reads: a shipped loss as built, else the one dpconvex compiles
+        from the given loss's CVXPY form (:func:`~dpconvex.privacy.checks.solved_loss`).
+
+        The replace-one sensitivity 2C/n holds when record i's clipped gradient reads its own
+        margin only. The compiled form evaluates its atoms elementwise (``Loss.from_cvxpy``
+        refuses a reduction over the margins); a method of a user's object could read every
+        margin at once, or keep them. So no method of the loss given is called on the rows, and
+        a loss without a CVXPY form that compiles is refused.
+        """
+        given = self.loss if isinstance(self.loss, Loss) else get_loss(self.loss)
+        loss = solved_loss(given)
+        if loss is given and not shipped_as_built(given):
+            raise PrivacyError(
+                f"The 'loss' parameter of {type(self).__name__} must be a loss dpconvex ships "
+                "or one with a CVXPY form that Loss.from_cvxpy compiles (its atoms: "
+                "dpconvex.objectives.atoms.ATOMS). Got loss "
+                f"'{getattr(given, 'name', type(given).__name__)}' of class "
+                f"{type(given).__qualname__}, whose CVXPY form is missing or does not compile: "
+                "noisy gradient descent runs the "
+                "NumPy form dpconvex compiles from a user's CVXPY form, never the loss's own "
+                "methods on the rows (a method may read all the margins at once, and the "
+                "sensitivity 2C/n holds for per-record gradients only). State the loss with "
+                "Loss.from_cvxpy(fn, deriv_bound=...), or pass a named loss."
+            )
         refuse_constant_loss(loss, type(self).__name__)
         if not (math.isfinite(loss.deriv_bound) and loss.deriv_bound > 0):
             raise PrivacyError(

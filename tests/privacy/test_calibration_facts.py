@@ -29,8 +29,10 @@ X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
 Y = np.where(X[:, 0] > 0, 1.0, -1.0)
 #: What a user vouches for to release a template of its own through approximate minima around
 #: objective perturbation (its Gaussian form: the span of the gradients too).
-AMP_VOUCH = ("grad_bound", "hessian", "objective", "distance_bound")
+AMP_VOUCH = ("grad_bound", "hessian", "objective", "distance_bound", "template_conditions")
 GAUSSIAN_AMP_VOUCH = (*AMP_VOUCH, "gradient_span")
+#: The same around output perturbation (no Hessian constant).
+OUTPUT_AMP_VOUCH = ("grad_bound", "objective", "distance_bound", "template_conditions")
 
 
 def drifting_distance(honest: int):
@@ -54,7 +56,7 @@ def drifting_distance(honest: int):
     (("amp", "objective"), 1e-3, 1, AMP_VOUCH),
     (("gaussian_amp", "gaussian_objective"), 1e-3, 1, GAUSSIAN_AMP_VOUCH),
     # Δ = 0: the output placement's conditions read the bound first, at modulus 1
-    (("amp", "output"), 0.1, 2, ("grad_bound", "objective", "distance_bound")),
+    (("amp", "output"), 0.1, 2, OUTPUT_AMP_VOUCH),
 ])
 def test_a_cover_calibrated_to_another_distance_bound_is_refused(mechanism, lam, honest, vouch):
     """The checks read d₁ = distance_bound(1, μ) (the record), the cover ρ = distance_bound(γ,
@@ -70,7 +72,7 @@ def test_a_cover_calibrated_to_another_distance_bound_is_refused(mechanism, lam,
 def test_a_cover_on_the_checked_distance_bound_is_released(lam, inner):
     """The same template answering one bound at every call is released (with Δ > 0 and Δ = 0),
     and its cover is the shipped template's (the same floats: equal up to rounding)."""
-    vouch = AMP_VOUCH if inner == "objective" else ("grad_bound", "objective", "distance_bound")
+    vouch = AMP_VOUCH if inner == "objective" else OUTPUT_AMP_VOUCH
     mech = get_mechanism("amp", inner=inner)
     released = dp.release(drifting_distance(10**9)(Logistic(), lam, 1.0, X, Y), mech,
                           dp.Budget(1.0), dry_run=True, vouch=vouch).calibration
@@ -222,7 +224,8 @@ def test_the_lloyd_iterations_are_those_the_budget_was_split_over():
     template = Drifting(X, np.arange(40) % 2, 2, 2, data_norm=1.0, n_iter=1,
                         init_centers=centers)
     Drifting.reads = 0
-    released = dp.release(template, "dp_kmeans", dp.Budget(1.0), rng=0, vouch=("data_norm",))
+    released = dp.release(template, "dp_kmeans", dp.Budget(1.0), rng=0,
+                          vouch=("data_norm", "template_conditions"))
     assert released.calibration.extra["iterations"] == 1
     assert released.certificate.quantities["iterations"] == 1
     assert Drifting.reads == 1  # the run read the calibration's T, not the template's

@@ -33,7 +33,7 @@ import scipy.sparse as sp
 
 from ..._validation import describe_value
 from ...errors import ParameterError, PrivacyError
-from ...objectives.losses import Loss
+from ...objectives.losses import Loss, shipped_as_built
 from ...solvers.registry import Backend
 from ...templates.base import PrivacyConstants, Template
 from ..accounting.gaussian import (
@@ -44,6 +44,7 @@ from ..accounting.gaussian import (
 )
 from ..budget import Budget
 from ..certificate import Certificate, Condition, NoisyGDRule
+from ..checks import solved_loss
 from ..noise import Gaussian
 from .base import Calibration, Mechanism, register
 from .facts import public_count, public_number
@@ -663,7 +664,8 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         clip_note = ("never active (clip >= Lipschitz bound): the run minimizes the empirical "
                      "risk" if C >= lipschitz else
                      "may be active (clip < Lipschitz bound): the run minimizes the convex "
-                     "surrogate with psi_i' = max(l', -C/||x_i||); privacy is unaffected")
+                     "surrogate with psi_i' = l' clipped to [-C/||x_i||, C/||x_i||] (both "
+                     "signs); privacy is unaffected")
         # the exact curve is a second opinion on an accountant
         conds = [
             Condition(
@@ -775,8 +777,20 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         ((3,), None, False)
         """
         assert cal is not None
+        # the rows are read by a shipped loss as built, or by the NumPy form dpconvex compiles
+        # from a user's CVXPY form (elementwise: record i's gradient reads its margin only);
+        # never by a method of the user's object, which could read every margin or keep them
+        loss = solved_loss(template.loss)
+        if loss is template.loss and not shipped_as_built(loss):
+            raise PrivacyError(
+                f"{type(self).__name__}.run: loss '{getattr(loss, 'name', type(loss).__name__)}'"
+                f" of class {type(loss).__qualname__} has no CVXPY form that Loss.from_cvxpy "
+                "compiles: noisy gradient descent reads the rows only through a loss dpconvex "
+                "ships or the NumPy form it compiles from a user's CVXPY form (the sensitivity "
+                "2C/n holds for per-record gradients only). State the loss with "
+                "Loss.from_cvxpy(fn, deriv_bound=...), or use a loss dpconvex ships.")
         # n and p as the calibration read them (the mean gradient's sensitivity 2C/n is its n's)
-        loss, Xc, n, (p,) = template.loss, template.X, cal.n, cal.noise_shape
+        Xc, n, (p,) = template.X, cal.n, cal.noise_shape
         x = cal.extra
         s, eta, C, R, T = (x["noise std"], x["learning rate"], x["clip"], x["radius"], x["steps"])
         first = self._averaged(T)[0]
