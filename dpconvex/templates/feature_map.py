@@ -65,9 +65,11 @@ def _weights_refusal(weights: tuple[float, ...], name: str, owner: str,
     else None.
 
     Each weight, not only the largest: a weight w enters the products w·w of the norm N and
-    w·x of the features, and with every nonzero weight (and q) in that range every factor
-    of the map (w/N · r/q and w/N · r²/q², r = sqrt(q² + 1)) lies between about 1e-301 and
-    1e200, a normal float64, whatever the ratio of the largest weight to the smallest.
+    w·x of the features. With every nonzero weight (and q) in that range, every factor of the
+    map (w/N · r/q, w/N · r²/q² and their intermediate products, r = sqrt(q² + 1)) lies
+    between about 7e-201 and 1e200, a normal float64, whatever the ratio of the largest
+    weight to the smallest; a product w·x that underflows (|x| < 1e-208) is off by at most
+    5e-324, 5e-224 once divided by N >= 1e-100: no bound on that ratio is needed.
     """
     if all(w == 0.0 or _in_range(w) for w in weights):
         return None
