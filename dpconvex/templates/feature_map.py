@@ -322,7 +322,8 @@ class FeatureMap:
             return out
         if isinstance(Z, np.ndarray):  # on views of Z: no copy of the rows
             Z = np.asarray(Z, dtype=float)
-            s, t = np.linalg.norm(Z[:, :-1], axis=1), Z[:, -1]
+            Zx = Z[:, :-1]
+            s, t = np.sqrt(np.einsum("ij,ij->i", Zx, Zx)), Z[:, -1]
         elif isinstance(Z, AugmentedRows):
             s, t = Z.head_norms(), Z.column
         else:  # a design operator: ||z_x||² and z_1² by two quadratic forms per record
