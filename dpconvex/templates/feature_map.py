@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import _short_repr, check_option
+from .._validation import MAX_MAGNITUDE, MIN_MAGNITUDE, _short_repr, check_option
 from ..errors import ParameterError
 from ..privacy.certificate import PublicFeatureMap
 from ..privacy.checks import exact_number
@@ -49,13 +49,46 @@ STRUCTURES = ("full", "diagonal", "linear")
 #: (docs/privacy/large_margin_softmax.md#privacy-feature-map-structures).
 DEFAULT_WEIGHTS = {"diagonal": (0.25, 1.0, 0.05), "linear": (0.0, 1.0, 0.1)}
 
+#: Rows per block where a check forms the features of in-memory rows (about 2 MB of them).
+_BLOCK_BYTES = 1 << 21
+
+
+def _in_range(v: float) -> bool:
+    """Whether |v| lies in [1e-100, 1e100], the magnitudes of an estimator's float parameters."""
+    return MIN_MAGNITUDE <= abs(v) <= MAX_MAGNITUDE
+
+
+def _weights_refusal(weights: tuple[float, ...], name: str, owner: str,
+                     given: Any) -> ParameterError | None:
+    """The :class:`ParameterError` for a nonzero weight of magnitude outside [1e-100, 1e100]
+    (:data:`~dpconvex._validation.MIN_MAGNITUDE`, :data:`~dpconvex._validation.MAX_MAGNITUDE`),
+    else None.
+
+    Each weight, not only the largest: a weight w enters the products w·w of the norm N and
+    w·x of the features. With every nonzero weight (and q) in that range, every factor of the
+    map (w/N · r/q, w/N · r²/q² and their intermediate products, r = sqrt(q² + 1)) lies
+    between about 7e-201 and 1e200, a normal float64, whatever the ratio of the largest
+    weight to the smallest; a product w·x that underflows (|x| < 1e-208) is off by at most
+    5e-324, 5e-224 once divided by N >= 1e-100: no bound on that ratio is needed.
+    """
+    if all(w == 0.0 or _in_range(w) for w in weights):
+        return None
+    return ParameterError(
+        f"The '{name}' parameter of {owner} must hold weights that are 0 or of magnitude "
+        f"between {MIN_MAGNITUDE:g} and {MAX_MAGNITUDE:g}: outside that range float64 products "
+        "such as w*w (the norm N of the weights) or w*x (the features) underflow or overflow, "
+        f"and N no longer bounds the features. Got {_short_repr(given)} instead. The features "
+        "do not change when every weight is multiplied by the same number: divide the weights "
+        "by the largest one.")
+
 
 def check_feature_options(structure: Any, weights: Any, owner: str, *, softmax: bool
                           ) -> tuple[float, float, float] | None:
     """Validate ``structure`` / ``feature_weights``; the weights to use (None: the z′ path).
 
     ParameterError for an unknown structure, structure/weights without ``loss="softmax"``,
-    weights not three finite reals >= 0, all zero, or wq > 0 with ``"linear"``.
+    weights not three finite reals >= 0, a nonzero weight of magnitude outside [1e-100, 1e100],
+    all zero, or wq > 0 with ``"linear"``.
 
     Examples
     --------
@@ -86,6 +119,9 @@ def check_feature_options(structure: Any, weights: Any, owner: str, *, softmax: 
     if not all(math.isfinite(v) and v >= 0 for v in (wq, wl, wc)):
         raise ParameterError(f"The 'feature_weights' parameter of {owner} must hold finite "
                              f"weights >= 0. Got {_short_repr(weights)} instead.")
+    refusal = _weights_refusal((wq, wl, wc), "feature_weights", owner, weights)
+    if refusal is not None:
+        raise refusal
     if structure == "linear" and wq != 0:
         raise ParameterError(
             f"{owner}.fit: structure='linear' has no quadratic part, so wq must be 0; got "
@@ -117,14 +153,17 @@ class FeatureMap:
     (module docstring).
 
     Each number is read once where the map is made, as a built-in float (``d`` as an int):
-    the checks of the feature norms and the solve's features read the same q and weights.
+    the check of the feature norms (:meth:`feature_norms`) and the solve read the same q and
+    weights, and the check evaluates ||u_i|| with the factors the solve multiplies the rows by.
 
     Raises
     ------
     ParameterError
         A weight, ``data_norm`` or ``d`` that is not a number of an exact type (int, float,
         ``Fraction``, a NumPy scalar; :func:`~dpconvex.privacy.checks.exact_number`), named by
-        its type; ``data_norm`` not finite and > 0; ``d`` not a whole number >= 1.
+        its type; a weight not finite and >= 0, all weights 0, or a nonzero weight of magnitude
+        outside [1e-100, 1e100]; ``data_norm`` not finite and > 0, or outside [1e-100, 1e100];
+        ``d`` not a whole number >= 1.
 
     Examples
     --------
@@ -154,10 +193,21 @@ class FeatureMap:
                                  f"(wq, wl, wc). Got {_short_repr(self.weights)} instead.")
         # a frozen record: each number set once, as a built-in float (int), through object
         object.__setattr__(self, "weights", tuple(_number("weights", w) for w in weights))
+        if not all(math.isfinite(w) and w >= 0 for w in self.weights) or not any(self.weights):
+            raise ParameterError(f"The 'weights' parameter of FeatureMap must be three finite "
+                                 f"numbers >= 0, not all 0. Got {self.weights!r} instead.")
+        refusal = _weights_refusal(self.weights, "weights", "FeatureMap", self.weights)
+        if refusal is not None:
+            raise refusal
         q = _number("data_norm", self.data_norm)
         if not (math.isfinite(q) and q > 0):
             raise ParameterError(f"The 'data_norm' parameter of FeatureMap must be a finite "
                                  f"float > 0. Got {q!r} instead.")
+        if not _in_range(q):
+            raise ParameterError(
+                f"The 'data_norm' parameter of FeatureMap must be a float of magnitude between "
+                f"{MIN_MAGNITUDE:g} and {MAX_MAGNITUDE:g}, as an estimator's: outside that range "
+                f"q*q under- or overflows in the map's factors r²/q². Got {q!r} instead.")
         object.__setattr__(self, "data_norm", q)
         d = _number("d", self.d)
         if not (d.is_integer() and d >= 1):
@@ -167,8 +217,9 @@ class FeatureMap:
 
     @property
     def norm(self) -> float:
-        """N = sqrt(wq² + wl² + wc²) (wq = 0 for ``"linear"``)."""
-        return math.sqrt(sum(w * w for w in self.weights))
+        """N = sqrt(wq² + wl² + wc²) (wq = 0 for ``"linear"``), by :func:`math.hypot`: no
+        square of a weight is formed, so none under- or overflows."""
+        return math.hypot(*self.weights)
 
     @property
     def n_quadratic(self) -> int:
@@ -242,35 +293,51 @@ class FeatureMap:
         return np.hstack(cols) / self.norm
 
     def feature_norms(self, Z: Any) -> np.ndarray:
-        """||u_i|| for every record (exact in memory; an upper bound for ``"diagonal"`` on a
-        design operator, from ||x̂ ∘ x̂|| <= ||x̂||²; from the stored norms of
-        :class:`~.large_margin_rows.AugmentedRows`, no pass over the rows)."""
-        wq, wl, wc = self.weights
-        if isinstance(Z, AugmentedRows) and self.structure != "diagonal":
-            q = self.data_norm
-            s2 = Z.head_norms() ** 2 * ((q * q + 1.0) / (q * q))  # ||x̂||², x̂ = (r/q) z_x
-            t2 = Z.column ** 2 * (q * q + 1.0)  # t = r z_1
-            return np.sqrt(wq * wq * s2 * s2 + wl * wl * t2 * s2 + wc * wc * t2 * t2) / self.norm
+        """||u_i|| for every record, evaluated with the factors the solve multiplies by.
+
+        Not the weights and N again: a norm N that is off (rounded, under- or overflowed)
+        changes these factors, and so the norms read here, as it changes the features. The
+        solve (:class:`FeatureMapSpace`) and this check per kind of rows:
+
+        * ``"diagonal"`` on in-memory rows: the features :meth:`features` themselves, by
+          blocks of rows (exact);
+        * ``"linear"`` on in-memory rows or :class:`~.large_margin_rows.AugmentedRows`:
+          u_i = t_i · k ∘ z_i with (r, k) of :meth:`linear_weights` and t_i = r z_{i,1}, so
+          ||u_i|| = |t_i| · ||(k_x ||z_{i,x}||, k_1 z_{i,1})|| (exact; from the stored norms of
+          the rows, no pass over them);
+        * otherwise the quadratic forms at Φ = :meth:`to_blocks` (Θ): u_i is
+          :meth:`from_blocks` (z_i z_iᵀ), of norm ||(kq s_i², 2 kl |t_i| s_i, kc t_i²)|| with
+          (kq, kl, kc) the entry factors of Φ, s_i = ||z_{i,x}||, t_i = z_{i,1} (exact for
+          ``"full"`` and ``"linear"``; an upper bound for ``"diagonal"``, from
+          ||z_x ∘ z_x|| <= ||z_x||²).
+
+        Norms of pairs and triples by :func:`numpy.hypot`: no square of a factor is formed.
+        """
+        if isinstance(Z, np.ndarray) and self.structure == "diagonal":
+            Z = np.asarray(Z, dtype=float)
+            out = np.empty(Z.shape[0])
+            step = max(1, _BLOCK_BYTES // (8 * self.m))
+            for a in range(0, Z.shape[0], step):
+                out[a:a + step] = np.linalg.norm(self.features(Z[a:a + step]), axis=1)
+            return out
         if isinstance(Z, np.ndarray):  # on views of Z: no copy of the rows
             Z = np.asarray(Z, dtype=float)
-            q = self.data_norm
-            k2 = (q * q + 1.0) / (q * q)  # x̂ = (r/q) z_x
-            Zx, t = Z[:, :-1], Z[:, -1] * math.sqrt(q * q + 1.0)
-            s2 = np.einsum("ij,ij->i", Zx, Zx) * k2
-            if self.structure == "diagonal":
-                Z2 = Zx * Zx
-                s4 = np.einsum("ij,ij->i", Z2, Z2) * (k2 * k2)
-            else:
-                s4 = s2 * s2
+            Zx = Z[:, :-1]
+            s, t = np.sqrt(np.einsum("ij,ij->i", Zx, Zx)), Z[:, -1]
+        elif isinstance(Z, AugmentedRows):
+            s, t = Z.head_norms(), Z.column
         else:  # a design operator: ||z_x||² and z_1² by two quadratic forms per record
-            q = self.data_norm
             P = np.zeros((2, self.d + 1, self.d + 1))
-            P[0, :-1, :-1] = np.eye(self.d) * (q * q + 1.0) / (q * q)
-            P[1, -1, -1] = q * q + 1.0
+            P[0, :-1, :-1] = np.eye(self.d)
+            P[1, -1, -1] = 1.0
             F = np.asarray(Z.forms(P), dtype=float)
-            s2, t = F[:, 0], np.sqrt(np.maximum(F[:, 1], 0.0))
-            s4 = s2 * s2
-        return np.sqrt(wq * wq * s4 + wl * wl * t * t * s2 + wc * wc * t ** 4) / self.norm
+            s, t = np.sqrt(np.maximum(F[:, 0], 0.0)), np.sqrt(np.maximum(F[:, 1], 0.0))
+        t = np.abs(t)
+        if self.structure == "linear" and isinstance(Z, (np.ndarray, AugmentedRows)):
+            r, k = self.linear_weights()
+            return (t * r) * np.hypot(k[0] * s, k[-1] * t)
+        kq, kl, kc = self._k()
+        return np.hypot(np.hypot(kq * (s * s), (2.0 * kl) * (t * s)), kc * (t * t))
 
     # ----------------------------------------------------- the linear map Θ ↔ Φ
     def to_blocks(self, theta: np.ndarray) -> np.ndarray:

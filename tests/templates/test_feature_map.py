@@ -26,6 +26,7 @@ from dpconvex.privacy.mechanisms import get_mechanism
 from dpconvex.privacy.release import release
 from dpconvex.templates.feature_map import DEFAULT_WEIGHTS, FeatureMap, FeatureMapSpace
 from dpconvex.templates.large_margin import augment_and_scale
+from dpconvex.templates.large_margin_rows import AugmentedRows
 from dpconvex.templates.large_margin_softmax import LargeMarginSoftmaxTemplate
 from dpconvex.templates.parameterizations import SymmetricShift
 
@@ -277,12 +278,96 @@ def test_verifier_refuses_a_feature_map_with_norm_above_one():
     ({"structure": "linear", "feature_weights": (0.5, 1, 1)}, "wq must be 0"),
     ({"structure": "linear", "feature_weights": (0, 0, 0)}, "a weight > 0"),
     ({"feature_weights": (1, True, 1)}, "three numbers"),
+    # a nonzero weight outside [1e-100, 1e100], alone or with others in range: N = ||w||
+    # (w*w) and the features (w*x) would under- or overflow
+    ({"feature_weights": (0.0, 2.713e-162, 2.713e-162), "structure": "linear"},
+     r"0 or of magnitude between 1e-100 and 1e\+100"),
+    ({"feature_weights": (1e-101, 1.0, 1.0), "structure": "diagonal"}, "of magnitude between"),
+    ({"feature_weights": (1.0, 1.0, 1e101), "structure": "full"}, "of magnitude between"),
 ])
 def test_bad_feature_options_are_refused_by_name(kw, match):
     X, y = _fit_data(n=30)
     base = {"loss": "softmax", "mechanism": "gaussian_objective", "lam": "auto"}
     with pytest.raises(ParameterError, match=match):
         PrivateLargeMarginGaussian(**{**base, **kw}).fit(X, y)
+
+
+def test_the_reviewed_tiny_weights_are_refused_before_any_template_is_built():
+    """Weights 2.713e-162: w*w is one subnormal step, N underflows and ||u|| = 1.22 while the
+    norm check read 1; refused by the estimator's parameter check and by FeatureMap itself."""
+    X, y = _fit_data(n=30, d=2)
+    est = PrivateLargeMarginGaussian(epsilon=1.0, n_components=1, classes=[0, 1, 2],
+                                     feature_weights=(0.0, 2.713e-162, 2.713e-162),
+                                     structure="linear", random_state=0)
+    with pytest.raises(ParameterError, match="'feature_weights' parameter.*divide the weights"):
+        est.plan_for(X, y)
+    for bad in [(0.0, 2.713e-162, 2.713e-162), (1e101, 1.0, 0.0), (0.5, 5e-324, 1.0)]:
+        with pytest.raises(ParameterError, match="'weights' parameter of FeatureMap.*magnitude"):
+            FeatureMap("diagonal", bad, 1.0, 2)
+    for bad in [(0.0, -1.0, 1.0), (0.0, 0.0, 0.0), (0.0, math.inf, 1.0)]:
+        with pytest.raises(ParameterError, match="'weights' parameter of FeatureMap.*finite"):
+            FeatureMap("linear", bad, 1.0, 2)
+    for q in (1e-101, 1e101):
+        with pytest.raises(ParameterError, match="'data_norm' parameter of FeatureMap.*magnitude"):
+            FeatureMap("linear", (0.0, 1.0, 0.1), q, 2)
+
+
+#: Weights at the edges of [1e-100, 1e100], alone and mixed (ratio 1e200), per structure.
+EDGE_WEIGHTS = [(1e-100, 1e-100, 1e-100), (1e100, 1e100, 1e100), (1e-100, 1e100, 1e-100),
+                (1e100, 1e-100, 1e100), (0.0, 1e-100, 1e100)]
+
+
+@pytest.mark.parametrize("structure", ["full", "diagonal", "linear"])
+def test_the_checked_norms_are_the_norms_of_the_features_the_solve_uses_at_the_edges(structure):
+    """The check (feature_norms) against U read off the solve's own products: the forms
+    ⟨Θ_j, u_i⟩ of FeatureMapSpace at Θ = I (one class per coordinate), on each kind of rows
+    (in memory, a design operator, AugmentedRows), weights and q at the edges of their range.
+
+    Tolerance 1e-12 absolute, the slack of the record norm condition (||u|| <= 1 + 1e-12):
+    within it the check cannot pass features the condition would refuse. Both sides are
+    sums of at most 2d + 2 products of numbers <= 1 in magnitude (a few 1e-16 apart)."""
+    d = 4
+    for q in (1e-100, 1.0, 1e100):
+        X, Z = _rows(n=12, d=d, q=q)
+        for w in EDGE_WEIGHTS:
+            w = (0.0, *w[1:]) if structure == "linear" else w
+            fm = FeatureMap(structure, w, q, d)
+            space = FeatureMapSpace(fm, fm.m, SymmetricShift(fm.m, 1, d + 1))
+            eye = np.eye(fm.m).ravel()
+            for rows in (Z, _Operator(Z), AugmentedRows.from_array(Z)):
+                solve = np.linalg.norm(space.forms(rows, eye), axis=1)
+                checked = fm.feature_norms(rows)
+                assert np.all(np.isfinite(checked)) and np.max(solve) > 0.5
+                if structure == "diagonal" and not isinstance(rows, np.ndarray):
+                    assert np.all(checked >= solve - 1e-12)  # an upper bound
+                else:
+                    np.testing.assert_allclose(checked, solve, rtol=0, atol=1e-12)
+                assert np.max(checked) <= 1.0 + 1e-12
+            k = (*fm._k(), *fm.linear_weights()[1])  # every factor of the map: a normal float
+            assert all(f == 0.0 or 1e-250 < abs(f) < 1e250 for f in k)
+
+
+def test_the_check_reads_an_underflowed_norm_through_the_features():
+    """A mutant map of the reviewed weights with N by sqrt(sum(w*w)) (underflowed to 0.82
+    of ||w||): the features the solve uses have norm 1.22, and so do the checked norms, so
+    the record norm condition refuses it before any noise."""
+    class Naive(FeatureMap):
+        @property
+        def norm(self):
+            return math.sqrt(sum(w * w for w in self.weights))
+
+    X, y = _fit_data(n=30, d=2)
+    X /= np.linalg.norm(X, axis=1)[:, None]
+    fm = Naive("linear", (0.0, 1.0, 1.0), 1.0, 2)
+    object.__setattr__(fm, "weights", (0.0, 2.713e-162, 2.713e-162))  # past the range check
+    Z = augment_and_scale(X, 1.0)
+    solve = np.linalg.norm(fm.features(Z), axis=1)
+    assert np.min(solve) > 1.2
+    np.testing.assert_allclose(fm.feature_norms(Z), solve, rtol=1e-12)
+    np.testing.assert_allclose(fm.feature_norms(AugmentedRows.from_array(Z)), solve, rtol=1e-12)
+    t = LargeMarginSoftmaxTemplate(Z, y, n_classes=3, lam=0.3, data_norm=1.0, feature_map=fm)
+    with pytest.raises(PrivacyError, match="record norm bound"):
+        t.conditions({"strong_convexity"})
 
 
 def test_structure_with_mixtures_has_one_block_of_m_per_component():

@@ -194,6 +194,7 @@ default="auto"
         (privacy-feature-map-structures).
     feature_weights : (wq, wl, wc) or None, default=None
         None: "full" is the z′ map of privacy-softmax-feature-map, else ``feature_map.DEFAULT_WEIGHTS``.
+        Weights >= 0, not all 0, each 0 or of magnitude in [1e-100, 1e100].
     row_norm : {"auto", "unit", "none"}, default="auto"
         "unit": every row is scaled to the bound, x ↦ q·x/‖x‖, in fit and predict
         (privacy-row-norm-unit). "auto": "unit" with the softmax loss, "none" with the
@@ -308,7 +309,8 @@ default="auto"
         "verbose": Int(low=0, high=MAX_VERBOSE, why=(
             "0 is silent, 1 prints the steps, 2 also the solver's iterations")),
         "structure": NoValidation("against the loss in _validate_params"),
-        "feature_weights": NoValidation("against the structure in _validate_params"),
+        "feature_weights": NoValidation("against the structure, and each weight's magnitude, "
+                                        "in _validate_params"),
         "row_norm": Options(ROW_NORMS), "unknown_labels": LABEL_POLICY, "vouch": Vouch(),
     }
 
