@@ -1257,8 +1257,9 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
     estimator : estimator
         A dpconvex private classifier (an ``epsilon`` parameter, a ``certificate_`` after fit; a regressor is
         refused), or a Pipeline whose single private step has them; its other steps must read no statistic
-        (dpconvex's public maps, or stateless per-record maps such as ``Normalizer``; a step that learns from
-        its rows is refused). Cloned for each candidate.
+        (dpconvex's public maps, or stateless per-record maps such as ``Normalizer`` with
+        ``vouch="preprocessing"``; a step that learns from its rows is refused). Cloned for each
+        candidate.
     param_grid : dict, list of dict, or "auto"
         Parameter names to lists of values, as in ``GridSearchCV``, fixed before seeing the data; the privacy
         parameters (:data:`PRIVACY_PARAMETERS`: ``epsilon``, ``delta``, ``accountant``) and ``random_state``,
