@@ -420,7 +420,7 @@ def test_a_step_that_reads_the_whole_x_is_released_only_as_vouched(search):
     shipped = build(RandomFourierFeatures(n_components=8, gamma=0.5)).fit(X, y).certificate_
     assert shipped.private and not _lines(shipped, UncheckedSteps)
     assert not [c for c in shipped.conditions if c.unverified]
-    with pytest.raises(ParameterError, match="vouch="):
+    with pytest.raises(ParameterError, match=rf"'vouch' parameter of {search.__name__} must"):
         build(RandomFourierFeatures(n_components=8), vouch="curvature").fit(X, y)
 
 

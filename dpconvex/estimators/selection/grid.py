@@ -34,6 +34,7 @@ from sklearn.utils.metaestimators import available_if
 
 from ..._validation import (
     CheckedParamNames,
+    Constraint,
     NoiseSource,
     check_fitted,
     check_float,
@@ -444,6 +445,21 @@ PARAMETER_DOCS["search_ledger_labels"] = fill_docs("""\
 SEARCH_VOUCHABLE = (PREPROCESSING,)
 
 
+@dataclass(frozen=True)
+class _SearchVouch(Constraint):
+    """A search's ``vouch``: a name of :data:`SEARCH_VOUCHABLE`, or a tuple of them."""
+
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
+        names = vouch_names(value) if isinstance(value, (str, tuple, list)) else None
+        if names is None or any(v not in SEARCH_VOUCHABLE for v in names):
+            raise self.refusal(name, value, owner, noun)
+        return names
+
+    def __str__(self) -> str:
+        return (f"a tuple of names from {SEARCH_VOUCHABLE} (a learner's constants are vouched "
+                "for by its own vouch parameter)")
+
+
 def search_vouch(value: Any, owner: str) -> tuple[str, ...]:
     """A search's ``vouch``, checked: a tuple of names from :data:`SEARCH_VOUCHABLE`.
 
@@ -469,13 +485,7 @@ def search_vouch(value: Any, owner: str) -> tuple[str, ...]:
     >>> search_vouch("preprocessing", "PrivateGridSearch"), search_vouch((), "PrivateGridSearch")
     (('preprocessing',), ())
     """
-    names = vouch_names(value) if isinstance(value, (str, tuple, list)) else None
-    if names is None or any(name not in SEARCH_VOUCHABLE for name in names):
-        raise ParameterError(
-            f"{owner}: vouch={value!r}; a search's vouch names only "
-            f"{SEARCH_VOUCHABLE!r} (the pipeline steps outside dpconvex). Vouch for a "
-            "learner's constants by its own vouch parameter.")
-    return names
+    return _SearchVouch().check("vouch", value, owner)
 
 
 def state_vouched_steps(certificate: Certificate, parts: Sequence[Certificate]) -> None:
