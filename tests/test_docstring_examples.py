@@ -81,7 +81,7 @@ _PRIVACY_LAYER_CONSTANTS: dict[str, tuple[str, ...]] = {
     "dpconvex.privacy.accounting.analytic_gaussian": ("ANALYTIC_RTOL",),
     "dpconvex.privacy.accounting.gaussian": ("ACCOUNTING", "PLD_MAX_POINTS"),
     "dpconvex.privacy.budget": ("BUDGET_RTOL", "DEFAULT_DELTA", "DELTA_RULE"),
-    "dpconvex.privacy.certificate": ("SEEDED",),
+    "dpconvex.privacy.certificate": ("PREPROCESSING", "SEEDED"),
     "dpconvex.privacy.checks": ("FORM_RTOL", "PROBE_RTOL"),
     "dpconvex.privacy.mechanisms": ("MECHANISMS", "PLACEMENTS"),
     "dpconvex.privacy.mechanisms.base": ("MECHANISMS", "OUTPUT_SOLVE_MARGIN", "PLACEMENTS",

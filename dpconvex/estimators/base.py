@@ -40,6 +40,7 @@ from .._validation import (
     describe_value,
     feature_names_of,
     is_dask_collection,
+    is_dpconvex_class,
     noise_source,
     signed_by,
     signed_refusal,
@@ -69,7 +70,7 @@ from ..errors import (
     verbosity,
 )
 from ..privacy.budget import Budget, hold_budget, reserve_budget
-from ..privacy.certificate import LabelSource, UncheckedSteps
+from ..privacy.certificate import PREPROCESSING, LabelSource, UncheckedSteps
 from ..privacy.composition import compose_sequential
 from ..privacy.declarations import VOUCHABLE, vouch_names
 from ..privacy.release import check_warm_start
@@ -826,7 +827,7 @@ def refuse_fit_params(caller: str, fit_params: Mapping[str, Any]) -> None:
 
 def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
              noise: Iterable[tuple[Any, NoiseSource]] | Mapping[int, NoiseSource] = (), *,
-             caller: str = "fit_with") -> Any:
+             caller: str = "fit_with", vouch: Iterable[str] | str | None = None) -> Any:
     """Fit ``estimator`` on (X, y) inside ``context``: the fit of a meta-estimator's part.
 
     A private fit, or any fit that declares ``context=`` (a search, a
@@ -848,6 +849,13 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
         The noise source of each object that draws (a mapping: by ``id``).
     caller : str, default="fit_with"
         The public call, named in a refusal.
+    vouch : str, iterable of str or None, default=None
+        The caller's ``vouch=`` where its guarantee covers the rows it hands over (a search):
+        a pipeline step outside dpconvex (:class:`~dpconvex.privacy.certificate.UncheckedSteps`)
+        is then a declared, not verified condition, refused unless it names
+        ``"preprocessing"``, and stated vouched among the model's conditions. None: the
+        guarantee is the model's, on the rows its pipeline gives it (a run, an audit, as a
+        pipeline scikit-learn fits); the steps are stated unchecked.
 
     Returns
     -------
@@ -859,7 +867,9 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
     PrivacyError
         A pipeline step outside dpconvex that learns from its rows (scikit-learn's
         ``requires_fit`` tag): what it learns would be released beside the model, outside
-        the guarantee. Decided from the pipeline's steps (``caller``: the public call).
+        the guarantee; with ``vouch`` given, any step outside dpconvex unless it names
+        ``"preprocessing"``. Decided from the pipeline's steps, before they are fitted
+        (``caller``: the public call).
 
     Examples
     --------
@@ -878,6 +888,7 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
             fit_part(estimator, X, y, context.inner(given.get(id(estimator)))), X
         )
     outside = _check_steps(estimator, caller) if isinstance(estimator, Pipeline) else []
+    _refuse_unvouched(outside, vouch, caller)
     if isinstance(estimator, Pipeline) and any(_takes_context(step) or isinstance(step, Pipeline)
                                                for _, step in estimator.steps):
         if outside:
@@ -888,7 +899,7 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
         for _, step in estimator.steps[:-1]:
             if step is None or step == "passthrough":
                 continue
-            if _takes_context(step) or isinstance(step, Pipeline):
+            if _shipped_step(step) or isinstance(step, Pipeline):  # its steps checked above
                 rows = fit_with(step, rows, y, context, given, caller=caller).transform(rows)
             else:  # every row: refused under a mask above; a record near the float range
                 with np.errstate(all="ignore"):  # switches no warning of numpy's
@@ -896,9 +907,12 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
         final = estimator.steps[-1][1]
         if final is not None and final != "passthrough":
             fit_with(final, rows, y, context, given, caller=caller)
-            # the user's, unverified
+            # the user's, unverified: vouched for where the caller's guarantee covers them
             if outside and getattr(final, "certificate_", None) is not None:
-                final.certificate_.state(UncheckedSteps(tuple(outside)))
+                line = UncheckedSteps(tuple(outside), vouched=vouch is not None)
+                final.certificate_.state(line)
+                if line.vouched:
+                    final.certificate_.conditions.append(line.condition())
         return estimator
     context.every_row(type(estimator).__name__)  # a fit outside dpconvex reads every row
     return estimator.fit(X, y)
@@ -1171,27 +1185,58 @@ def fresh_fit(estimator: Any) -> Iterator[None]:
 
 def _takes_context(estimator: Any) -> bool:
     """Whether a meta-estimator hands ``estimator`` its part's context (:func:`fit_part`): a
-    private fit, or a fit that declares ``context=`` (a search, a public encoding, random
-    features). A private fit that dropped the keyword is refused by :func:`fit_part`."""
-    if isinstance(estimator, PrivateEstimator):
-        return True
-    fit = getattr(type(estimator), "fit", None)
-    return callable(fit) and "context" in inspect.signature(fit).parameters
+    private fit (the learner, whose certificate the meta-estimator reads), or a step dpconvex
+    ships (:func:`_shipped_step`). A private fit that dropped the keyword is refused by
+    :func:`fit_part`."""
+    if _replaced_methods(estimator):
+        return False
+    return isinstance(estimator, PrivateEstimator) or _shipped_step(estimator)
 
 
-def _check_steps(pipeline: Pipeline, caller: str) -> list[tuple[str, str]]:
+def _shipped_step(estimator: Any) -> bool:
+    """Whether ``estimator`` is a step whose fit dpconvex trusts with its part's context: an
+    instance of the exact class dpconvex ships (a private estimator, a search, a
+    :class:`~dpconvex.PublicEncoder`, random features) whose ``fit`` declares ``context=``,
+    with nothing set on the instance in place of a method. A fit of the user's that declares
+    ``context=`` is not: what it learns from the rows is nobody's check."""
+    cls = type(estimator)
+    fit = getattr(cls, "fit", None)
+    return (is_dpconvex_class(cls) and not _replaced_methods(estimator) and callable(fit)
+            and "context" in inspect.signature(fit).parameters)
+
+
+def _replaced_methods(estimator: Any) -> bool:
+    """Whether the instance holds, under a name its class defines as a method or property,
+    a value of its own (``est.fit = ...``): its class no longer says what it does."""
+    own = getattr(estimator, "__dict__", None)
+    if not isinstance(own, dict):
+        return False
+    cls = type(estimator)
+    for key in own:
+        attr = inspect.getattr_static(cls, key, None)
+        if isinstance(attr, (property, staticmethod, classmethod)) or inspect.isfunction(attr):
+            return True
+    return False
+
+
+def _check_steps(pipeline: Pipeline, caller: str, learner: bool = True) -> list[tuple[str, str]]:
     """Refuse a pipeline (nested ones included) that scikit-learn would fit by its cache, or with
     a step outside dpconvex that learns from its rows (its ``requires_fit`` tag); the others
-    outside dpconvex, each as (its name, its class's name) for the certificate."""
+    outside dpconvex, each as (its name, its class's name) for the certificate. A step is
+    dpconvex's where :func:`_shipped_step` says so (a fit of the user's that declares
+    ``context=`` is not); the last step of the outermost pipeline (``learner``) also where it
+    is a private estimator (the learner whose certificate is read)."""
     outside: list[tuple[str, str]] = []
     if pipeline.memory is not None:
         raise PrivacyError(f"{caller}: a pipeline with memory= is fitted through scikit-learn's "
                            "cache, outside the private fit (its noise source and row checks). "
                            "Pass memory=None.")
-    for name, step in pipeline.steps:
+    last = len(pipeline.steps) - 1
+    for index, (name, step) in enumerate(pipeline.steps):
+        trusted = (_takes_context(step) if learner and index == last else _shipped_step(step))
         if isinstance(step, Pipeline):
-            outside += _check_steps(step, caller)
-        elif not (step is None or step == "passthrough" or _takes_context(step)):
+            outside += _check_steps(step, caller, learner=False)
+        elif not (step is None or step == "passthrough" or trusted):
             if get_tags(step).requires_fit:
                 raise PrivacyError(
                     f"{caller}: the pipeline step {name!r} ({type(step).__name__}) is fitted on "
@@ -1204,6 +1249,25 @@ def _check_steps(pipeline: Pipeline, caller: str) -> list[tuple[str, str]]:
                 )
             outside.append((name, type(step).__name__))
     return outside
+
+
+def _refuse_unvouched(outside: list[tuple[str, str]], vouch: Iterable[str] | str | None,
+                      caller: str) -> None:
+    """PrivacyError where ``outside`` (steps outside dpconvex, :func:`_check_steps`) are to be
+    fitted under the caller's guarantee (``vouch`` not None) and the caller did not vouch for
+    :data:`~dpconvex.privacy.certificate.PREPROCESSING`."""
+    if not outside or vouch is None or PREPROCESSING in vouch_names(vouch):
+        return
+    owner = caller.partition(".")[0]
+    raise PrivacyError(
+        f"{caller}: the pipeline step(s) {UncheckedSteps(tuple(outside)).named()} are outside "
+        "dpconvex, and the guarantee takes each to map each record by itself alone, which "
+        "nobody verified (a function that reads the whole X, its maximum say, lets one record "
+        "move every row). Use dpconvex's public maps (PublicEncoder with a public schema, "
+        "RandomFourierFeatures), or, if you have checked the steps yourself, pass "
+        f"vouch=({PREPROCESSING!r},) to {owner} and the certificate will say that you vouched "
+        "for them."
+    )
 
 
 @runtime_checkable

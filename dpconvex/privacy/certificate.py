@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, astuple, dataclass, field, fields
 from typing import Any
 
-__all__ = ["SEEDED", "Certificate", "ComponentsRule", "Condition", "DeltaRows", "LabelSource",
-           "LamRule", "LossSmoothing", "MechanismChoice", "NoisyGDRule", "ParameterSet",
+__all__ = ["PREPROCESSING", "SEEDED", "Certificate", "ComponentsRule", "Condition", "DeltaRows",
+           "LabelSource", "LamRule", "LossSmoothing", "MechanismChoice", "NoisyGDRule", "ParameterSet",
            "PublicFeatureMap", "RowMap", "SmoothingRule", "UncheckedSteps",
            "stated_by_template"]
 
@@ -555,16 +555,26 @@ class PublicFeatureMap:
                 "docs/privacy/large_margin_softmax.md#privacy-feature-map-structures")
 
 
+#: The name a caller vouches for (a search's ``vouch=``) that the pipeline steps outside
+#: dpconvex it fits under its guarantee map each record by itself alone
+#: (:class:`UncheckedSteps`).
+PREPROCESSING = "preprocessing"
+
+
 @dataclass(frozen=True)
 class UncheckedSteps:
     """Pipeline steps outside dpconvex that the guarantee takes to map each record by itself
-    alone, which nobody checked (they learn nothing from the rows): a certificate line with
-    fields.
+    alone (they learn nothing from the rows), which dpconvex cannot check: a certificate line
+    with fields. Where a search fits them under its guarantee, that they do is a declared,
+    not verified condition (:meth:`condition`, :data:`PREPROCESSING`), refused unless the
+    caller vouches for it.
 
     Attributes
     ----------
     steps : tuple of (str, str)
         Each step's name in its pipeline and the name of its class.
+    vouched : bool, default=False
+        Whether the caller vouched for the steps (``vouch=("preprocessing",)``).
 
     Examples
     --------
@@ -572,14 +582,56 @@ class UncheckedSteps:
     >>> line = UncheckedSteps((("normalizer", "Normalizer"),))
     >>> line.steps[0][1], str(line)[:63]
     ('Normalizer', "not checked by dpconvex: that the pipeline step(s) 'normalizer'")
+    >>> vouched = UncheckedSteps((("normalizer", "Normalizer"),), vouched=True)
+    >>> str(vouched)[:49]
+    "vouched for by the caller (vouch='preprocessing')"
+    >>> vouched.condition().unverified, vouched.condition().vouched
+    ('preprocessing', True)
     """
 
     steps: tuple[tuple[str, str], ...]
+    vouched: bool = False
+
+    def named(self) -> str:
+        """The steps as the certificate names them.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> from dpconvex.privacy.certificate import UncheckedSteps
+        >>> UncheckedSteps((("f", "FunctionTransformer"),)).named()
+        "'f' (FunctionTransformer)"
+        """
+        return ", ".join(f"{name!r} ({kind})" for name, kind in self.steps)
+
+    def condition(self) -> Condition:
+        """The condition of the guarantee these steps are: declared by the caller, not
+        verified (:attr:`Condition.unverified` :data:`PREPROCESSING`), vouched for where
+        :attr:`vouched`.
+
+        Returns
+        -------
+        Condition
+
+        Examples
+        --------
+        >>> from dpconvex.privacy.certificate import UncheckedSteps
+        >>> UncheckedSteps((("f", "FunctionTransformer"),)).condition().how
+        'declared, not verified'
+        """
+        how = ("declared; vouched for by the caller (vouch=), not verified" if self.vouched
+               else "declared, not verified")
+        return Condition("pipeline steps outside dpconvex map each record by itself alone",
+                         True, how, f"the step(s) {self.named()}: not checked by dpconvex",
+                         PREPROCESSING, vouched=self.vouched)
 
     def __str__(self) -> str:
-        named = ", ".join(f"{name!r} ({kind})" for name, kind in self.steps)
-        return (f"not checked by dpconvex: that the pipeline step(s) {named} map each record by "
-                "itself alone")
+        by = (f"vouched for by the caller (vouch={PREPROCESSING!r}), " if self.vouched else "")
+        return (f"{by}not checked by dpconvex: that the pipeline step(s) {self.named()} map "
+                "each record by itself alone")
 
 
 @dataclass(frozen=True)

@@ -119,7 +119,8 @@ def test_a_search_over_a_pipeline_on_the_table_checks_the_names_and_signs_its_st
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         search = dp.PrivateGridSearch(pipe, {"privatelogisticregression__lam": [0.01, 0.1]}, epsilon=5.0,
-                                      classes=[0, 1, 2], random_state=0).fit(FRAME, Y3)
+                                      classes=[0, 1, 2], random_state=0,
+                                      vouch="preprocessing").fit(FRAME, Y3)
     for method in ("predict", "predict_proba", "predict_log_proba", "decision_function"):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

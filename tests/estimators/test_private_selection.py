@@ -433,7 +433,9 @@ def test_a_candidates_auto_delta_is_held_before_the_data_are_read(form):
         gd, clip = make_pipeline(FunctionTransformer(), gd), {"noisygradientdescent__clip": [0.5, 1.0]}
     X = {"list": X.tolist(), "tuple": tuple(map(tuple, X)),
          "array rows": [array.array("d", row) for row in X]}.get(form, X)
-    grid = PrivateGridSearch(gd, clip, epsilon=0.5, classes=[0, 1], accountant=BudgetAccountant(1.0))
+    vouch = {"vouch": "preprocessing"} if form == "pipeline" else {}  # FunctionTransformer
+    grid = PrivateGridSearch(gd, clip, epsilon=0.5, classes=[0, 1], accountant=BudgetAccountant(1.0),
+                             **vouch)
     with dp.collect_diagnostics() as diag, pytest.raises(dp.BudgetError, match="pure epsilon-DP"):
         grid.fit(X, y)
     assert not [note for note in diag.notes if note.owner == "NoisyGradientDescent"]
@@ -729,7 +731,8 @@ def _step_search(search: Any, steps: Any, seed: int = 0, **extra: Any) -> Any:
     from sklearn.preprocessing import Normalizer
 
     pipe = Pipeline([("norm", Normalizer()), ("clf", PrivateLogisticRegression())])
-    return search(pipe, steps, epsilon=1.0, classes=[0, 1], random_state=seed, **extra)
+    return search(pipe, steps, epsilon=1.0, classes=[0, 1], random_state=seed,
+                  vouch="preprocessing", **extra)
 
 
 @pytest.mark.parametrize("search,extra", [(PrivateGridSearch, {}),
@@ -1088,7 +1091,7 @@ def test_a_grid_value_carrying_the_estimators_privacy_parameters_is_held_as_they
               PrivateLogisticRegression(lam=1.0, **gaussian)]
     ledger = BudgetAccountant(epsilon=10.0, delta=1e-3)
     tuner = PrivateGridSearch(pipe, {"clf": values}, epsilon=1.0, accountant=ledger,
-                              random_state=0)
+                              random_state=0, vouch="preprocessing")
     held = tuner.budget_for(X, y)
     fitted = tuner.fit(X, y)
     assert held.delta == fitted.certificate_.delta == ledger.spent[1] == 1e-5

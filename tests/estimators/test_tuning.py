@@ -215,14 +215,25 @@ class ReleasedDraws(BaseEstimator):
         return X
 
 
-def test_a_steps_released_draws_and_the_learners_noise_come_from_separate_streams():
+@pytest.fixture
+def shipped_draws(monkeypatch: pytest.MonkeyPatch) -> type:
+    """:class:`ReleasedDraws` as a class dpconvex ships (a search hands its part's context to
+    those only): named by a module of dpconvex for this test."""
+    import dpconvex.estimators.kernels as kernels
+
+    monkeypatch.setattr(ReleasedDraws, "__module__", kernels.__name__)
+    monkeypatch.setattr(kernels, "ReleasedDraws", ReleasedDraws, raising=False)
+    return ReleasedDraws
+
+
+def test_a_steps_released_draws_and_the_learners_noise_come_from_separate_streams(shipped_draws):
     """Were they one generator's, the released draws would precede the secret noise in one
     PCG64 stream (whose state its outputs reveal): the learner's model would then move with
     the number of draws before it."""
     X, y = _binary()
     coefs = []
     for k in (1, 50):
-        pipe = make_pipeline(ReleasedDraws(k), PrivateLogisticRegression())
+        pipe = make_pipeline(shipped_draws(k), PrivateLogisticRegression())
         search = PrivateGridSearch(pipe, {"privatelogisticregression__lam": [0.01, 0.1]},
                                    epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
         coefs.append((search.best_index_, search.best_estimator_[-1].coef_))
@@ -231,7 +242,7 @@ def test_a_steps_released_draws_and_the_learners_noise_come_from_separate_stream
 
 
 @pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
-def test_an_unseeded_searchs_released_draws_come_from_their_own_entropy(search):
+def test_an_unseeded_searchs_released_draws_come_from_their_own_entropy(search, shipped_draws):
     """SeedSequence's mixing is invertible: released outputs of a stream spawned from the
     search's root would lead back to that root, and from it to every learner's noise. Unseeded,
     a step whose draws are released is handed a root of fresh entropy; seeded, a stream derived
@@ -240,7 +251,7 @@ def test_an_unseeded_searchs_released_draws_come_from_their_own_entropy(search):
     extra = {"mean_runs": 2} if search is PrivateRandomSearch else {}
     for seed in (None, 0):
         HANDED.clear()
-        search(make_pipeline(ReleasedDraws(3), PrivateLogisticRegression()),
+        search(make_pipeline(shipped_draws(3), PrivateLogisticRegression()),
                {"privatelogisticregression__lam": [0.01, 0.1]}, epsilon=1.0, classes=[0, 1],
                random_state=seed, **extra).fit(X, y)
         assert HANDED and all((ss.spawn_key == ()) == (seed is None) for ss in HANDED)
@@ -268,7 +279,7 @@ def test_the_estimators_ledger_is_charged_the_whole_search(search, in_pipeline):
         if in_pipeline:
             est, key = make_pipeline(FunctionTransformer(), est), "privatelogisticregression__lam"
         return search(est, {key: [0.01, 0.1]}, epsilon=1.0, classes=[0, 1], random_state=0,
-                      **extra)
+                      vouch="preprocessing", **extra)
 
     small = BudgetAccountant(0.5)
     with pytest.raises(BudgetError, match="over the budget"):
@@ -287,8 +298,9 @@ def test_the_estimators_ledger_is_charged_the_whole_search(search, in_pipeline):
 @pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
 def test_a_step_that_learns_from_its_rows_is_refused_and_charges_nothing(search):
     """A scaler fitted on a candidate's part would be released inside best_estimator_ (its
-    mean_ an exact statistic of the part): refused by the step's public kind. Stateless maps
-    and dpconvex's public maps are fitted."""
+    mean_ an exact statistic of the part): refused by the step's public kind. A stateless map
+    outside dpconvex is refused unless the caller vouches for it ("preprocessing"), then
+    fitted."""
     import tempfile
 
     from sklearn.preprocessing import Normalizer, StandardScaler
@@ -296,29 +308,120 @@ def test_a_step_that_learns_from_its_rows_is_refused_and_charges_nothing(search)
     X, y = _binary()
     extra = {"mean_runs": 2} if search is PrivateRandomSearch else {}
 
-    def build(step: Any, ledger: BudgetAccountant) -> Any:
+    def build(step: Any, ledger: BudgetAccountant, **vouch: Any) -> Any:
         return search(make_pipeline(step, PrivateLogisticRegression()),
                       {"privatelogisticregression__lam": [0.01, 0.1]}, epsilon=1.0,
-                      classes=[0, 1], random_state=0, accountant=ledger, **extra)
+                      classes=[0, 1], random_state=0, accountant=ledger, **vouch, **extra)
 
     ledger = BudgetAccountant(5.0)
     for step in (StandardScaler(), make_pipeline(StandardScaler())):  # nested: the same
         with pytest.raises(PrivacyError, match=rf"{search.__name__}.fit: the pipeline step "
                                                r"'standardscaler' \(StandardScaler\) is fitted on"):
-            build(step, ledger).fit(X, y)
-    cached = build(Normalizer(), ledger)  # scikit-learn's cache would fit the steps itself
+            build(step, ledger, vouch="preprocessing").fit(X, y)
+    cached = build(Normalizer(), ledger, vouch="preprocessing")  # scikit-learn's cache fits
     cached.estimator.set_params(memory=tempfile.mkdtemp())
     with pytest.raises(PrivacyError, match="memory="):
         cached.fit(X, y)
+    with pytest.raises(PrivacyError, match=r"'normalizer' \(Normalizer\) are outside dpconvex.*"
+                                           r"vouch=\('preprocessing',\)"):
+        build(Normalizer(), ledger).fit(X, y)
     assert ledger.spent == (0.0, 0.0)
     for step, name in ((Normalizer(), "Normalizer"), (FunctionTransformer(np.tanh), "FunctionTransformer"),
                        (make_pipeline(FunctionTransformer(np.tanh)), "FunctionTransformer")):  # nested
-        fitted = build(step, ledger).fit(X, y)
+        fitted = build(step, ledger, vouch="preprocessing").fit(X, y)
         learnt = {key for key in vars(fitted.best_estimator_[0]) if key.endswith("_")}
         assert learnt <= {"n_features_in_"}  # the public shape only
-        # that it maps each record alone is the user's: named as such by each candidate's fit
+        # that it maps each record alone is the user's: vouched for, by each candidate's fit
+        line = UncheckedSteps(((name.lower(), name),), vouched=True)
         stated = _lines(fitted.certificate_, UncheckedSteps)
-        assert stated and set(stated) == {UncheckedSteps(((name.lower(), name),))}
+        assert stated and set(stated) == {line}
+        assert fitted.certificate_.line(UncheckedSteps) == line  # at the top level too
+        assert line.condition() in fitted.certificate_.conditions
+
+
+class _Center(BaseEstimator):
+    """Test double: a step of the user's whose fit declares ``context=`` and keeps the mean of
+    the rows (an exact statistic, released inside best_estimator_ were it fitted)."""
+
+    def fit(self, X, y=None, context=None):
+        self.mean_ = np.asarray(X, float).mean(axis=0)
+        return self
+
+    def transform(self, X):
+        return np.asarray(X, float) - self.mean_
+
+
+class _UsersFeatures(RandomFourierFeatures):
+    """A subclass of the user's of a step dpconvex ships: not the class dpconvex ships."""
+
+
+def _replaced_fit() -> RandomFourierFeatures:
+    step = RandomFourierFeatures(n_components=8)
+    step.fit = lambda X, y=None, context=None: step  # on the instance: not the class's fit
+    return step
+
+
+@pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
+@pytest.mark.parametrize("step", [_Center, _UsersFeatures], ids=["context= declared", "subclass"])
+def test_a_step_is_handed_the_context_only_as_a_class_dpconvex_ships(search, step):
+    """Declaring context= in its fit does not make a step dpconvex's: the step of the user's is
+    checked as any step outside dpconvex is (refused for its requires_fit tag) and nothing is
+    charged. Nothing refused here would be released by a check that passed."""
+    X, y = _binary()
+    extra = {"mean_runs": 2} if search is PrivateRandomSearch else {}
+    ledger = BudgetAccountant(5.0)
+    tuner = search(make_pipeline(step(), PrivateLogisticRegression()),
+                   {"privatelogisticregression__lam": [0.01, 0.1]}, epsilon=1.0, classes=[0, 1],
+                   random_state=0, accountant=ledger, vouch="preprocessing", **extra)
+    with pytest.raises(PrivacyError, match="is fitted on the rows"):
+        tuner.fit(X, y)
+    assert ledger.spent == (0.0, 0.0)
+
+
+def test_a_shipped_step_with_a_method_replaced_on_the_instance_is_not_handed_the_context():
+    """A search fits clones (which drop what was set on the instance); a meta-estimator's part
+    fitted as given (fit_with) is checked as a step outside dpconvex."""
+    from dpconvex.estimators.base import NO_CONTEXT, fit_with
+
+    X, y = _binary()
+    pipe = make_pipeline(_replaced_fit(), PrivateLogisticRegression(classes=[0, 1]))
+    with pytest.raises(PrivacyError, match=r"'randomfourierfeatures' \(RandomFourierFeatures\) "
+                                           "is fitted on the rows"):
+        fit_with(pipe, X, y, NO_CONTEXT, caller="Demo.fit")
+    assert not hasattr(pipe[-1], "coef_")
+
+
+@pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
+def test_a_step_that_reads_the_whole_x_is_released_only_as_vouched(search):
+    """A FunctionTransformer whose function reads every row (one record's size switches all
+    rows off) is refused unless the caller vouches for "preprocessing"; vouched, the search's
+    own certificate states the condition as vouched, not verified. A step dpconvex ships
+    (RandomFourierFeatures) needs no vouch and states none."""
+    X, y = _binary()
+    extra = {"mean_runs": 2} if search is PrivateRandomSearch else {}
+
+    def gate(rows: Any) -> np.ndarray:
+        rows = np.asarray(rows, float)
+        return rows * (np.abs(rows).max() > 5)
+
+    def build(step: Any, **vouch: Any) -> Any:
+        return search(make_pipeline(step, PrivateLogisticRegression()),
+                      {"privatelogisticregression__lam": [0.01, 0.1]}, epsilon=1.0,
+                      classes=[0, 1], random_state=0, **vouch, **extra)
+
+    with pytest.raises(PrivacyError, match=rf"^{search.__name__}\.fit: .*'functiontransformer' "
+                                           r"\(FunctionTransformer\) are outside dpconvex.*pass "
+                                           rf"vouch=\('preprocessing',\) to {search.__name__}"):
+        build(FunctionTransformer(gate)).fit(X, y)
+    cert = build(FunctionTransformer(gate), vouch="preprocessing").fit(X, y).certificate_
+    (vouched,) = [c for c in cert.conditions if c.unverified == "preprocessing"]
+    assert vouched.vouched and vouched.holds and "vouched for by the caller" in vouched.how
+    assert "vouched for by the caller (vouch='preprocessing')" in str(cert)
+    shipped = build(RandomFourierFeatures(n_components=8, gamma=0.5)).fit(X, y).certificate_
+    assert shipped.private and not _lines(shipped, UncheckedSteps)
+    assert not [c for c in shipped.conditions if c.unverified]
+    with pytest.raises(ParameterError, match=rf"'vouch' parameter of {search.__name__} must"):
+        build(RandomFourierFeatures(n_components=8), vouch="curvature").fit(X, y)
 
 
 def _lines(cert: Any, kind: type) -> list[Any]:

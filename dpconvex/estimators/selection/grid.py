@@ -34,6 +34,7 @@ from sklearn.utils.metaestimators import available_if
 
 from ..._validation import (
     CheckedParamNames,
+    Constraint,
     NoiseSource,
     check_fitted,
     check_float,
@@ -65,8 +66,9 @@ from ...errors import (
     SolverError,
 )
 from ...privacy.budget import Budget, hold_budget
-from ...privacy.certificate import Certificate, Condition
+from ...privacy.certificate import PREPROCESSING, Certificate, Condition, UncheckedSteps
 from ...privacy.composition import compose_tuning
+from ...privacy.declarations import vouch_names
 from ...privacy.mechanisms.scalar import DERIVED_SENSITIVITY, SelectionTemplate
 from ...privacy.release import release
 from ..base import (
@@ -429,7 +431,92 @@ PARAMETER_DOCS["search_ledger_labels"] = fill_docs("""\
         declares ``classes``: its set (a different set on each is refused).
         {classes_none}
     {unknown_labels}
+    vouch : str or tuple of str, default=()
+        ``"preprocessing"`` or nothing: the caller vouches that the pipeline steps outside
+        dpconvex (a ``FunctionTransformer``, a ``Normalizer``) each map each record by itself
+        alone, which dpconvex cannot check (a function that reads the whole X lets one record
+        move every row). Without it a candidate with such a step is refused by a
+        PrivacyError before it is fitted; with it the certificate states the condition as
+        declared and vouched for, not verified (ignored where no step needs it).
 """)
+
+
+#: What a search's ``vouch`` may name.
+SEARCH_VOUCHABLE = (PREPROCESSING,)
+
+
+@dataclass(frozen=True)
+class _SearchVouch(Constraint):
+    """A search's ``vouch``: a name of :data:`SEARCH_VOUCHABLE`, or a tuple of them."""
+
+    def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
+        names = vouch_names(value) if isinstance(value, (str, tuple, list)) else None
+        if names is None or any(v not in SEARCH_VOUCHABLE for v in names):
+            raise self.refusal(name, value, owner, noun)
+        return names
+
+    def __str__(self) -> str:
+        return (f"a tuple of names from {SEARCH_VOUCHABLE} (a learner's constants are vouched "
+                "for by its own vouch parameter)")
+
+
+def search_vouch(value: Any, owner: str) -> tuple[str, ...]:
+    """A search's ``vouch``, checked: a tuple of names from :data:`SEARCH_VOUCHABLE`.
+
+    Parameters
+    ----------
+    value : str or sequence of str
+        The parameter's value.
+    owner : str
+        The search, named in the refusal.
+
+    Returns
+    -------
+    tuple of str
+
+    Raises
+    ------
+    ParameterError
+        ``value`` names something else.
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.selection.grid import search_vouch
+    >>> search_vouch("preprocessing", "PrivateGridSearch"), search_vouch((), "PrivateGridSearch")
+    (('preprocessing',), ())
+    """
+    return _SearchVouch().check("vouch", value, owner)
+
+
+def state_vouched_steps(certificate: Certificate, parts: Sequence[Certificate]) -> None:
+    """State on a search's ``certificate`` the pipeline steps outside dpconvex its candidates'
+    certificates (``parts``) state as vouched for
+    (:class:`~dpconvex.privacy.certificate.UncheckedSteps`): their condition among its
+    conditions, their line among its assumptions, each once.
+
+    Parameters
+    ----------
+    certificate : Certificate
+        The search's certificate.
+    parts : sequence of Certificate
+        Its candidates' certificates.
+
+    Examples
+    --------
+    >>> from dpconvex import Certificate
+    >>> from dpconvex.privacy.certificate import UncheckedSteps
+    >>> line = UncheckedSteps((("f", "FunctionTransformer"),), vouched=True)
+    >>> part = Certificate("m", 1.0, 1.0, assumptions=[line])
+    >>> whole = Certificate("search", 1.0, 1.0)
+    >>> state_vouched_steps(whole, [part, part])
+    >>> [c.unverified for c in whole.conditions], whole.line(UncheckedSteps).vouched
+    (['preprocessing'], True)
+    """
+    lines = [line for part in parts for line in part.lines
+             if isinstance(line, UncheckedSteps) and line.vouched]
+    for line in dict.fromkeys(lines):
+        certificate.conditions.append(line.condition())
+        certificate.state(line)
 
 
 @dataclass(frozen=True)
@@ -795,6 +882,7 @@ class SelectedEstimator(CheckedParamNames):
         (:meth:`_grid_ledgers`, handed to :meth:`_ledger`)."""
         epsilon = check_float("epsilon", self.epsilon, owner)
         unknown = LABEL_POLICY.check("unknown_labels", self.unknown_labels, owner)
+        search_vouch(self.vouch, owner)
         self._epsilon_key(owner)
         named = self._grid_values(owner)  # every value of the grid, refused by name before data
         return epsilon, unknown, self._grid_ledgers(named)
@@ -1179,8 +1267,9 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
     estimator : estimator
         A dpconvex private classifier (an ``epsilon`` parameter, a ``certificate_`` after fit; a regressor is
         refused), or a Pipeline whose single private step has them; its other steps must read no statistic
-        (dpconvex's public maps, or stateless per-record maps such as ``Normalizer``; a step that learns from
-        its rows is refused). Cloned for each candidate.
+        (dpconvex's public maps, or stateless per-record maps such as ``Normalizer`` with
+        ``vouch="preprocessing"``; a step that learns from its rows is refused). Cloned for each
+        candidate.
     param_grid : dict, list of dict, or "auto"
         Parameter names to lists of values, as in ``GridSearchCV``, fixed before seeing the data; the privacy
         parameters (:data:`PRIVACY_PARAMETERS`: ``epsilon``, ``delta``, ``accountant``) and ``random_state``,
@@ -1257,7 +1346,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
 
     def __init__(self, estimator: Any, param_grid: Any, *, epsilon: float,
                  random_state: int | None = None, public_validation: Any = None,
-                 accountant: Any = None, classes: Any = None, unknown_labels: str = "raise"):
+                 accountant: Any = None, classes: Any = None, unknown_labels: str = "raise",
+                 vouch: Any = ()):
         self._store_params(locals())
 
     def _select(self, X: Any, y: Any, checked: tuple[float, str], classes: Any,
@@ -1300,7 +1390,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                     *rows[index],
                     self._candidate_context(context.inner(context.noise, held=True), labels),
                     self._sources(candidate, children[index], noise.seeded),
-                    caller=f"{owner}.fit",
+                    caller=f"{owner}.fit", vouch=search_vouch(self.vouch, owner),
                 )
             certificate = _find_certificate(candidate, owner)
             if not certificate.private:
@@ -1331,6 +1421,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         sizes = [int(part.size) for part in parts]
         certificate = self._certificate(f"{owner}.fit", epsilon, certificates,
                                         selection_certificate, m, sizes, public)
+        state_vouched_steps(certificate, certificates)
         if labels is not None:
             certificate.state(labels.assumption)
         return Selected(candidates, best, models[best], sizes, certificate,

@@ -45,6 +45,8 @@ from .grid import (
     _unfitted,
     naming_candidate,
     public_size,
+    search_vouch,
+    state_vouched_steps,
 )
 
 __all__ = ["PrivateRandomSearch", "Repetitions", "discrete_laplace"]
@@ -349,7 +351,8 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
     def __init__(self, estimator: Any, param_grid: Any, *, epsilon: float,
                  repetitions: str = "logarithmic", mean_runs: float = 10.0,
                  validation_fraction: float = 0.1, random_state: int | None = None,
-                 accountant: Any = None, classes: Any = None, unknown_labels: str = "raise"):
+                 accountant: Any = None, classes: Any = None, unknown_labels: str = "raise",
+                 vouch: Any = ()):
         self._store_params(locals())
 
     def _check_params(self, owner: str) -> tuple[tuple[float, float, Repetitions, float],
@@ -442,7 +445,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                     fit_with(candidate, X_train, y_train,
                              self._candidate_context(context, labels),
                              self._sources(candidate, noise_rng.spawn(1)[0], noise.seeded),
-                             caller=f"{owner}.fit")
+                             caller=f"{owner}.fit", vouch=search_vouch(self.vouch, owner))
                 run_mistakes = mistakes(candidate, X_validation, y_validation, f"{owner}.fit")
             certificate = _find_certificate(candidate, owner)
             if (
@@ -470,6 +473,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             warnings.warn(caught_warning.message, stacklevel=user_stacklevel())
         certificate = self._certificate(f"{owner}.fit", epsilon, eps1, repetitions,
                                         run_certificate, m, [train.size, validation.size])
+        state_vouched_steps(certificate, [run_certificate])  # every run's vouch is the same
         if labels is not None:
             certificate.state(labels.assumption)
         if noise.seeded:
