@@ -74,8 +74,9 @@ def clip_dense_rows(X: Any, bound: float) -> tuple[np.ndarray, int]:
 
 
 def _checked_bound(bound: Any, caller: str) -> float:
-    """The public norm bound of ``caller`` as a float > 0 (the estimators' ``data_norm`` check)."""
-    return check_float("bound", bound, caller, noun="argument")
+    """The public norm bound of ``caller`` as a finite float > 0 (a clip reads no product of
+    it, so any magnitude is taken)."""
+    return check_float("bound", bound, caller, magnitude=False, noun="argument")
 
 
 def _clip_dense(X: np.ndarray, bound: float) -> tuple[np.ndarray, int]:
