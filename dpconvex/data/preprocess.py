@@ -12,9 +12,11 @@ dense arrays and SciPy sparse rows; sparse rows stay sparse.
 Every map reads its rows with the estimators' own check
 (:func:`~dpconvex.data.validation.check_array`) and its constants with theirs
 (:func:`~dpconvex._validation.check_float`): text, objects, ragged rows, complex numbers,
-NaN or infinity, rows that are not 2-D, no rows and a bound out of range are refused by
-name (:class:`~dpconvex.errors.DataValidationError`,
-:class:`~dpconvex.errors.ParameterError`), in messages that quote no entry.
+NaN or infinity, rows that are not 2-D or have no column, and a bound out of range are
+refused by name (:class:`~dpconvex.errors.DataValidationError`,
+:class:`~dpconvex.errors.ParameterError`), in messages that quote no entry. Zero rows of p
+columns map to zero rows: a Dask array's chunk (of a filtered array) can hold none, and each
+map runs on every chunk.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ def clip_dense_rows(X: Any, bound: float) -> tuple[np.ndarray, int]:
     Raises
     ------
     DataValidationError
-        ``X`` is not a 2-D array of finite numbers with at least one row and one column
+        ``X`` is not a 2-D array of finite numbers with at least one column
         (:class:`~dpconvex.errors.DataTypeError` for an entry that is not a number).
     ParameterError
         ``bound`` is not a finite float > 0.
@@ -70,7 +72,7 @@ def clip_dense_rows(X: Any, bound: float) -> tuple[np.ndarray, int]:
     ([[0.6, 0.8], [0.3, 0.4]], 1)
     """
     q = _checked_bound(bound, "clip_dense_rows")
-    return _clip_dense(check_array(X, "clip_dense_rows"), q)
+    return _clip_dense(check_array(X, "clip_dense_rows", min_samples=0), q)
 
 
 def _checked_bound(bound: Any, caller: str) -> float:
@@ -117,7 +119,7 @@ def clip_rows(X: Any, bound: float) -> tuple[Any, int]:
     Raises
     ------
     DataValidationError
-        ``X`` is not a 2-D array of finite numbers with at least one row and one column
+        ``X`` is not a 2-D array of finite numbers with at least one column
         (:class:`~dpconvex.errors.DataTypeError` for an entry that is not a number).
     ParameterError
         ``bound`` is not a finite float > 0.
@@ -130,7 +132,7 @@ def clip_rows(X: Any, bound: float) -> tuple[Any, int]:
     ([[0.6, 0.8], [0.3, 0.4]], 1)
     """
     q = _checked_bound(bound, "clip_rows")
-    A = check_array(X, "clip_rows", accept_sparse=True)
+    A = check_array(X, "clip_rows", accept_sparse=True, min_samples=0)
     if not sp.issparse(A):
         return _clip_dense(A, q)
     data = None
@@ -168,7 +170,7 @@ def add_intercept(X: Any, value: float = 1.0) -> Any:
     Raises
     ------
     DataValidationError
-        ``X`` is not a 2-D array of finite numbers with at least one row and one column
+        ``X`` is not a 2-D array of finite numbers with at least one column
         (:class:`~dpconvex.errors.DataTypeError` for an entry that is not a number).
     ParameterError
         ``value`` is not a finite float.
@@ -181,7 +183,7 @@ def add_intercept(X: Any, value: float = 1.0) -> Any:
     """
     v = check_float("value", value, "add_intercept", low=-math.inf, magnitude=False,
                     noun="argument")
-    A = check_array(X, "add_intercept", accept_sparse=True)
+    A = check_array(X, "add_intercept", accept_sparse=True, min_samples=0)
     if not sp.issparse(A):
         return np.hstack([A, np.full((A.shape[0], 1), v)])
     n = A.shape[0]  # the column stored in every row, even a zero value
@@ -212,7 +214,7 @@ def augment_and_scale(X: Any, data_norm: float) -> np.ndarray:
     Raises
     ------
     DataValidationError
-        ``X`` is not a dense 2-D array of finite numbers with at least one row and one column
+        ``X`` is not a dense 2-D array of finite numbers with at least one column
         (:class:`~dpconvex.errors.DataTypeError` for an entry that is not a number).
     ParameterError
         ``data_norm`` is not a finite float > 0.
@@ -225,6 +227,6 @@ def augment_and_scale(X: Any, data_norm: float) -> np.ndarray:
     ((2, 3), [1.0, 0.79])
     """
     q = check_float("data_norm", data_norm, "augment_and_scale", noun="argument")
-    X = check_array(X, "augment_and_scale")
+    X = check_array(X, "augment_and_scale", min_samples=0)
     s = 1.0 / math.sqrt(q * q + 1.0)
     return np.hstack([X, np.ones((X.shape[0], 1))]) * s
