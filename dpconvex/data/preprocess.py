@@ -15,8 +15,9 @@ Every map reads its rows with the estimators' own check
 NaN or infinity, rows that are not 2-D or have no column, and a bound out of range are
 refused by name (:class:`~dpconvex.errors.DataValidationError`,
 :class:`~dpconvex.errors.ParameterError`), in messages that quote no entry. Zero rows of p
-columns map to zero rows: a Dask array's chunk (of a filtered array) can hold none, and each
-map runs on every chunk.
+columns map to zero rows (a Dask array's chunk, of a filtered array, can hold none, and each
+map runs on every chunk), and a NumPy or SciPy sparse array of no column maps as it is (a
+template of one class has rows of none).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_float
-from .operators import _scaled_norms, row_blocks, row_norms
+from .operators import _scaled_norms, canonical_csr, row_blocks, row_norms
 from .row_scaling import normalize_rows
 from .validation import check_array
 
@@ -59,8 +60,8 @@ def clip_dense_rows(X: Any, bound: float) -> tuple[np.ndarray, int]:
     Raises
     ------
     DataValidationError
-        ``X`` is not a 2-D array of finite numbers with at least one column
-        (:class:`~dpconvex.errors.DataTypeError` for an entry that is not a number).
+        ``X`` is not a 2-D array of finite numbers (:class:`~dpconvex.errors.DataTypeError`
+        for an entry that is not a number).
     ParameterError
         ``bound`` is not a finite float > 0.
 
@@ -72,7 +73,20 @@ def clip_dense_rows(X: Any, bound: float) -> tuple[np.ndarray, int]:
     ([[0.6, 0.8], [0.3, 0.4]], 1)
     """
     q = _checked_bound(bound, "clip_dense_rows")
-    return _clip_dense(check_array(X, "clip_dense_rows", min_samples=0), q)
+    return _clip_dense(_read_rows(X, "clip_dense_rows"), q)
+
+
+def _read_rows(X: Any, caller: str, *, accept_sparse: bool = False) -> Any:
+    """The rows of ``caller`` as float64, read by the estimators' check (any number of rows);
+    a NumPy or (``accept_sparse``) SciPy sparse array of no column, which holds no entry, as
+    it is."""
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) == 2 and shape[1] == 0:
+        if type(X) is np.ndarray:
+            return np.zeros(shape)
+        if accept_sparse and sp.issparse(X):
+            return canonical_csr(X)
+    return check_array(X, caller, accept_sparse=accept_sparse, min_samples=0)
 
 
 def _checked_bound(bound: Any, caller: str) -> float:
@@ -119,8 +133,8 @@ def clip_rows(X: Any, bound: float) -> tuple[Any, int]:
     Raises
     ------
     DataValidationError
-        ``X`` is not a 2-D array of finite numbers with at least one column
-        (:class:`~dpconvex.errors.DataTypeError` for an entry that is not a number).
+        ``X`` is not a 2-D array of finite numbers (:class:`~dpconvex.errors.DataTypeError`
+        for an entry that is not a number).
     ParameterError
         ``bound`` is not a finite float > 0.
 
@@ -132,7 +146,7 @@ def clip_rows(X: Any, bound: float) -> tuple[Any, int]:
     ([[0.6, 0.8], [0.3, 0.4]], 1)
     """
     q = _checked_bound(bound, "clip_rows")
-    A = check_array(X, "clip_rows", accept_sparse=True, min_samples=0)
+    A = _read_rows(X, "clip_rows", accept_sparse=True)
     if not sp.issparse(A):
         return _clip_dense(A, q)
     data = None
@@ -170,8 +184,8 @@ def add_intercept(X: Any, value: float = 1.0) -> Any:
     Raises
     ------
     DataValidationError
-        ``X`` is not a 2-D array of finite numbers with at least one column
-        (:class:`~dpconvex.errors.DataTypeError` for an entry that is not a number).
+        ``X`` is not a 2-D array of finite numbers (:class:`~dpconvex.errors.DataTypeError`
+        for an entry that is not a number).
     ParameterError
         ``value`` is not a finite float.
 
@@ -183,7 +197,7 @@ def add_intercept(X: Any, value: float = 1.0) -> Any:
     """
     v = check_float("value", value, "add_intercept", low=-math.inf, magnitude=False,
                     noun="argument")
-    A = check_array(X, "add_intercept", accept_sparse=True, min_samples=0)
+    A = _read_rows(X, "add_intercept", accept_sparse=True)
     if not sp.issparse(A):
         return np.hstack([A, np.full((A.shape[0], 1), v)])
     n = A.shape[0]  # the column stored in every row, even a zero value
@@ -214,7 +228,7 @@ def augment_and_scale(X: Any, data_norm: float) -> np.ndarray:
     Raises
     ------
     DataValidationError
-        ``X`` is not a dense 2-D array of finite numbers with at least one column
+        ``X`` is not a dense 2-D array of finite numbers
         (:class:`~dpconvex.errors.DataTypeError` for an entry that is not a number).
     ParameterError
         ``data_norm`` is not a finite float > 0.
@@ -227,6 +241,6 @@ def augment_and_scale(X: Any, data_norm: float) -> np.ndarray:
     ((2, 3), [1.0, 0.79])
     """
     q = check_float("data_norm", data_norm, "augment_and_scale", noun="argument")
-    X = check_array(X, "augment_and_scale", min_samples=0)
+    X = _read_rows(X, "augment_and_scale")
     s = 1.0 / math.sqrt(q * q + 1.0)
     return np.hstack([X, np.ones((X.shape[0], 1))]) * s

@@ -30,7 +30,7 @@ ROWS = [
     ("inf", [[np.inf, SECRET]], DataValidationError, "Impute or drop"),
     ("beyond float64", [[10**400, SECRET]], DataValidationError, "rescale that column"),
     ("1-D", np.array([SECRET, 2.0]), DataValidationError, r"X.reshape\(-1, 1\)"),
-    ("no columns", [[]], DataValidationError, "a minimum of 1 is required"),
+    ("a list of no columns", [[]], DataValidationError, "a minimum of 1 is required"),
     ("None", None, DataValidationError, "pass a 2-D array of numbers"),
 ]
 
@@ -77,13 +77,16 @@ def test_a_norm_bound_at_most_zero_is_refused(name, f, arg):
             f([[3.0, 4.0]], value)
 
 
-def test_zero_rows_map_to_zero_rows():
-    """A Dask chunk of a filtered array can hold no row, and every map runs on each chunk."""
+def test_zero_rows_map_to_zero_rows_and_an_array_of_no_column_as_it_is():
+    """A Dask chunk of a filtered array can hold no row, and every map runs on each chunk; a
+    template of one class (ClassSumTemplate) has rows of no column."""
     Xc, k = clip_rows(np.empty((0, 2)), 1.0)
     assert Xc.shape == (0, 2) and k == 0
     assert clip_rows(sp.csr_array((0, 2)), 1.0)[0].shape == (0, 2)
     assert add_intercept(np.empty((0, 2))).shape == (0, 3)
     assert augment_and_scale(np.empty((0, 2)), 1.0).shape == (0, 3)
+    assert clip_rows(np.zeros((2, 0)), 1.0)[0].shape == (2, 0)
+    assert add_intercept(sp.csr_array((2, 0)), 0.5).toarray().tolist() == [[0.5], [0.5]]
 
 
 def test_numbers_of_other_exact_types_are_read_as_floats():
