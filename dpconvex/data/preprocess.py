@@ -9,8 +9,8 @@ it commutes with the replace-one adjacency of the privacy proofs
 bound estimated from the data) would not be covered. Every map here accepts
 dense arrays and SciPy sparse rows; sparse rows stay sparse.
 
-Every map reads its rows with the estimators' own check
-(:func:`~dpconvex.data.validation.check_array`) and its constants with theirs
+Every map reads its rows with the checks the estimators' own
+(:func:`~dpconvex.data.validation.check_array`) is made of, and its constants with theirs
 (:func:`~dpconvex._validation.check_float`): text, objects, ragged rows, complex numbers,
 NaN or infinity, rows that are not 2-D or have no column, and a bound out of range are
 refused by name (:class:`~dpconvex.errors.DataValidationError`,
@@ -28,10 +28,17 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_float
-from .operators import _scaled_norms, canonical_csr, row_blocks, row_norms
+from .._validation import (
+    _reject_masked,
+    check_float,
+    check_matrix_body,
+    check_numeric_dtype,
+    conversion_failure,
+    is_dask_collection,
+)
+from ..errors import DataTypeError, DataValidationError
+from .operators import _scaled_norms, canonical_csr, check_sparse, row_blocks, row_norms
 from .row_scaling import normalize_rows
-from .validation import check_array
 
 __all__ = ["add_intercept", "augment_and_scale", "clip_dense_rows", "clip_rows", "normalize_rows"]
 
@@ -77,16 +84,71 @@ def clip_dense_rows(X: Any, bound: float) -> tuple[np.ndarray, int]:
 
 
 def _read_rows(X: Any, caller: str, *, accept_sparse: bool = False) -> Any:
-    """The rows of ``caller`` as float64, read by the estimators' check (any number of rows);
-    a NumPy or (``accept_sparse``) SciPy sparse array of no column, which holds no entry, as
-    it is."""
-    shape = getattr(X, "shape", None)
-    if shape is not None and len(shape) == 2 and shape[1] == 0:
-        if type(X) is np.ndarray:
-            return np.zeros(shape)
-        if accept_sparse and sp.issparse(X):
+    """The rows of ``caller`` as float64 (any number of rows), read by the checks the
+    estimators' :func:`~dpconvex.data.validation.check_array` is made of (that module reads
+    Dask rows, whose chunks these maps are run on, so it cannot be imported here); a NumPy or
+    (``accept_sparse``) SciPy sparse array of no column, which holds no entry, as it is."""
+    if X is None:
+        raise DataValidationError(
+            f"{caller}: X is None; pass a 2-D array of numbers (n_samples, n_features).")
+    if is_dask_collection(X):
+        raise DataValidationError(
+            f"{caller}: does not take a Dask collection; pass X.compute() if it fits in "
+            "memory, or apply it to each chunk of rows.")
+    if hasattr(X, "toarray"):
+        if not accept_sparse:
+            raise DataValidationError(
+                f"{caller}: got a sparse matrix for X; pass a dense array (X.toarray()).")
+        if X.ndim == 2 and X.shape[1] == 0:
             return canonical_csr(X)
-    return check_array(X, caller, accept_sparse=accept_sparse, min_samples=0)
+        return check_sparse(X, caller, min_samples=0)
+    A = X if type(X) is np.ndarray and X.dtype == np.float64 else _float_rows(X, caller)
+    if A.ndim != 2:
+        raise DataValidationError(
+            f"{caller}: X must be 2-D (n_samples, n_features); got an array with {A.ndim} "
+            f"dimension(s) and shape {A.shape}. Reshape your data: a single feature with "
+            "X.reshape(-1, 1) or a single sample with X.reshape(1, -1).")
+    if A.shape[1] == 0 and isinstance(X, np.ndarray):
+        return A
+    return check_matrix_body(A, A, caller, "X", 0, None)
+
+
+def _float_rows(X: Any, caller: str) -> np.ndarray:
+    """Dense rows as a float64 array: a masked entry, what is not a real number
+    (:func:`~dpconvex._validation.check_numeric_dtype`, before float64) and a number beyond
+    float64 refused by name."""
+    _reject_masked(X, caller, "X")
+    A = _as_array(X, None, caller)  # as given: ragged nested lists fail here
+    check_numeric_dtype(A, caller, "X",
+                        inferred=not isinstance(X, np.ndarray) and not hasattr(X, "dtype"))
+    if A.dtype == np.float64:
+        return A
+    given, A = A, _as_array(A, np.float64, caller)
+    if given.dtype.kind == "f" and given.dtype.itemsize > 8 and \
+            np.count_nonzero(np.isinf(A)) > np.count_nonzero(np.isinf(given)):
+        raise _too_large(caller)  # a long double beyond float64
+    return A
+
+
+def _as_array(X: Any, dtype: Any, caller: str) -> np.ndarray:
+    """``np.asarray(X, dtype)``, a failure refused by its type alone (NumPy's text can quote
+    an entry)."""
+    try:
+        with np.errstate(over="ignore"):
+            return np.asarray(X, dtype=dtype)
+    except OverflowError:
+        raise _too_large(caller) from None
+    except (TypeError, ValueError) as exc:
+        raise DataTypeError(
+            f"{caller}: X must be a 2-D array of numbers (n_samples, n_features); it could not "
+            f"be converted to float: {conversion_failure(exc)}. Encode categorical columns "
+            "first.") from None
+
+
+def _too_large(caller: str) -> DataValidationError:
+    return DataValidationError(
+        f"{caller}: X holds a number too large for float64 (above about 1.8e308); rescale "
+        "that column with a public constant.")
 
 
 def _checked_bound(bound: Any, caller: str) -> float:
