@@ -8,6 +8,16 @@ it commutes with the replace-one adjacency of the privacy proofs
 (docs/privacy/linear_erm.md#privacy-intercept): preprocessing that reads other records (e.g. a norm
 bound estimated from the data) would not be covered. Every map here accepts
 dense arrays and SciPy sparse rows; sparse rows stay sparse.
+
+Every map reads its rows with the checks the estimators' own
+(:func:`~dpconvex.data.validation.check_array`) is made of, and its constants with theirs
+(:func:`~dpconvex._validation.check_float`): text, objects, ragged rows, complex numbers,
+NaN or infinity, rows that are not 2-D or have no column, and a bound out of range are
+refused by name (:class:`~dpconvex.errors.DataValidationError`,
+:class:`~dpconvex.errors.ParameterError`), in messages that quote no entry. Zero rows of p
+columns map to zero rows (a Dask array's chunk, of a filtered array, can hold none, and each
+map runs on every chunk), and a NumPy or SciPy sparse array of no column maps as it is (a
+template of one class has rows of none).
 """
 
 from __future__ import annotations
@@ -18,18 +28,137 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .operators import _scaled_norms, canonical_csr, row_blocks, row_norms
+from .._validation import (
+    _reject_masked,
+    check_float,
+    check_matrix_body,
+    check_numeric_dtype,
+    conversion_failure,
+    is_dask_collection,
+)
+from ..errors import DataTypeError, DataValidationError
+from .operators import _scaled_norms, canonical_csr, check_sparse, row_blocks, row_norms
 from .row_scaling import normalize_rows
 
 __all__ = ["add_intercept", "augment_and_scale", "clip_dense_rows", "clip_rows", "normalize_rows"]
 
 
-def clip_dense_rows(X: np.ndarray, bound: float) -> tuple[np.ndarray, int]:
+def clip_dense_rows(X: Any, bound: float) -> tuple[np.ndarray, int]:
     """:func:`clip_rows` of dense rows: the clipped copy and the number of rows clipped.
 
     Huge entries are clipped correctly (``[1e200, 1e200]`` with bound 1 becomes ``[0.7071, 0.7071]``): a row
     whose norm exceeds the float64 maximum is divided by its max-abs entry first.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, p)
+        The rows (dense; sparse rows go to :func:`clip_rows`).
+    bound : float
+        A public constant > 0, never estimated from the data.
+
+    Returns
+    -------
+    X_clipped : ndarray of shape (n, p)
+        The rows as float64 (``X`` itself when it is a float64 array and no row exceeds the
+        bound).
+    n_clipped : int
+        Number of rows scaled down.
+
+    Raises
+    ------
+    DataValidationError
+        ``X`` is not a 2-D array of finite numbers (:class:`~dpconvex.errors.DataTypeError`
+        for an entry that is not a number).
+    ParameterError
+        ``bound`` is not a finite float > 0.
+
+    Examples
+    --------
+    >>> from dpconvex.data.preprocess import clip_dense_rows
+    >>> X_clipped, n_clipped = clip_dense_rows([[3.0, 4.0], [0.3, 0.4]], bound=1.0)
+    >>> X_clipped.tolist(), n_clipped
+    ([[0.6, 0.8], [0.3, 0.4]], 1)
     """
+    q = _checked_bound(bound, "clip_dense_rows")
+    return _clip_dense(_read_rows(X, "clip_dense_rows"), q)
+
+
+def _read_rows(X: Any, caller: str, *, accept_sparse: bool = False) -> Any:
+    """The rows of ``caller`` as float64 (any number of rows), read by the checks the
+    estimators' :func:`~dpconvex.data.validation.check_array` is made of (that module reads
+    Dask rows, whose chunks these maps are run on, so it cannot be imported here); a NumPy or
+    (``accept_sparse``) SciPy sparse array of no column, which holds no entry, as it is."""
+    if X is None:
+        raise DataValidationError(
+            f"{caller}: X is None; pass a 2-D array of numbers (n_samples, n_features).")
+    if is_dask_collection(X):
+        raise DataValidationError(
+            f"{caller}: does not take a Dask collection; pass X.compute() if it fits in "
+            "memory, or apply it to each chunk of rows.")
+    if hasattr(X, "toarray"):
+        if not accept_sparse:
+            raise DataValidationError(
+                f"{caller}: got a sparse matrix for X; pass a dense array (X.toarray()).")
+        if X.ndim == 2 and X.shape[1] == 0:
+            return canonical_csr(X)
+        return check_sparse(X, caller, min_samples=0)
+    A = X if type(X) is np.ndarray and X.dtype == np.float64 else _float_rows(X, caller)
+    if A.ndim != 2:
+        raise DataValidationError(
+            f"{caller}: X must be 2-D (n_samples, n_features); got an array with {A.ndim} "
+            f"dimension(s) and shape {A.shape}. Reshape your data: a single feature with "
+            "X.reshape(-1, 1) or a single sample with X.reshape(1, -1).")
+    if A.shape[1] == 0 and isinstance(X, np.ndarray):
+        return A
+    return check_matrix_body(A, A, caller, "X", 0, None)
+
+
+def _float_rows(X: Any, caller: str) -> np.ndarray:
+    """Dense rows as a float64 array: a masked entry, what is not a real number
+    (:func:`~dpconvex._validation.check_numeric_dtype`, before float64) and a number beyond
+    float64 refused by name."""
+    _reject_masked(X, caller, "X")
+    A = _as_array(X, None, caller)  # as given: ragged nested lists fail here
+    check_numeric_dtype(A, caller, "X",
+                        inferred=not isinstance(X, np.ndarray) and not hasattr(X, "dtype"))
+    if A.dtype == np.float64:
+        return A
+    given, A = A, _as_array(A, np.float64, caller)
+    if given.dtype.kind == "f" and given.dtype.itemsize > 8 and \
+            np.count_nonzero(np.isinf(A)) > np.count_nonzero(np.isinf(given)):
+        raise _too_large(caller)  # a long double beyond float64
+    return A
+
+
+def _as_array(X: Any, dtype: Any, caller: str) -> np.ndarray:
+    """``np.asarray(X, dtype)``, a failure refused by its type alone (NumPy's text can quote
+    an entry)."""
+    try:
+        with np.errstate(over="ignore"):
+            return np.asarray(X, dtype=dtype)
+    except OverflowError:
+        raise _too_large(caller) from None
+    except (TypeError, ValueError) as exc:
+        raise DataTypeError(
+            f"{caller}: X must be a 2-D array of numbers (n_samples, n_features); it could not "
+            f"be converted to float: {conversion_failure(exc)}. Encode categorical columns "
+            "first.") from None
+
+
+def _too_large(caller: str) -> DataValidationError:
+    return DataValidationError(
+        f"{caller}: X holds a number too large for float64 (above about 1.8e308); rescale "
+        "that column with a public constant.")
+
+
+def _checked_bound(bound: Any, caller: str) -> float:
+    """The public norm bound of ``caller`` as a finite float > 0 (a clip reads no product of
+    it, so any magnitude is taken)."""
+    return check_float("bound", bound, caller, magnitude=False, noun="argument")
+
+
+def _clip_dense(X: np.ndarray, bound: float) -> tuple[np.ndarray, int]:
+    """:func:`clip_dense_rows` of rows and a bound already checked."""
     norms = row_norms(X)
     over = norms > bound
     if not np.any(over):
@@ -49,18 +178,27 @@ def clip_rows(X: Any, bound: float) -> tuple[Any, int]:
 
     Parameters
     ----------
-    X : ndarray of shape (n, p) or scipy.sparse matrix
+    X : array-like of shape (n, p) or scipy.sparse matrix
         The rows. Sparse input is clipped on its stored entries (as a ``csr_array``; the index arrays are
         shared with the input, the values are a new array), never densified.
     bound : float
-        A public constant, never estimated from the data.
+        A public constant > 0, never estimated from the data.
 
     Returns
     -------
     X_clipped : ndarray or scipy.sparse.csr_array
-        ``X`` itself when no row exceeds the bound.
+        The rows as float64; ``X`` itself when it is a float64 array and no row exceeds the
+        bound.
     n_clipped : int
         Number of rows scaled down.
+
+    Raises
+    ------
+    DataValidationError
+        ``X`` is not a 2-D array of finite numbers (:class:`~dpconvex.errors.DataTypeError`
+        for an entry that is not a number).
+    ParameterError
+        ``bound`` is not a finite float > 0.
 
     Examples
     --------
@@ -69,13 +207,14 @@ def clip_rows(X: Any, bound: float) -> tuple[Any, int]:
     >>> X_clipped.tolist(), n_clipped
     ([[0.6, 0.8], [0.3, 0.4]], 1)
     """
-    if not sp.issparse(X):
-        return clip_dense_rows(X, bound)
-    A = canonical_csr(X)
+    q = _checked_bound(bound, "clip_rows")
+    A = _read_rows(X, "clip_rows", accept_sparse=True)
+    if not sp.issparse(A):
+        return _clip_dense(A, q)
     data = None
     clipped = 0
     for _rows, idx in row_blocks(A.indptr):
-        block, k = clip_dense_rows(A.data[idx], bound)
+        block, k = _clip_dense(A.data[idx], q)
         if k:
             if data is None:
                 data = A.data.copy()
@@ -92,28 +231,69 @@ def add_intercept(X: Any, value: float = 1.0) -> Any:
     The column is part of each record (regularized, inside the norm bound: the
     caller raises the bound to sqrt(q² + value²), docs/privacy/linear_erm.md#privacy-intercept).
 
+    Parameters
+    ----------
+    X : array-like of shape (n, p) or scipy.sparse matrix
+        The rows.
+    value : float, default=1.0
+        The public constant of the column (any finite float).
+
+    Returns
+    -------
+    ndarray or scipy.sparse.csr_array of shape (n, p + 1)
+        The rows as float64 with the column appended.
+
+    Raises
+    ------
+    DataValidationError
+        ``X`` is not a 2-D array of finite numbers (:class:`~dpconvex.errors.DataTypeError`
+        for an entry that is not a number).
+    ParameterError
+        ``value`` is not a finite float.
+
     Examples
     --------
     >>> from dpconvex.data import add_intercept
     >>> add_intercept(np.array([[0.6, 0.8]]), value=0.25).tolist()
     [[0.6, 0.8, 0.25]]
     """
-    if not sp.issparse(X):
-        X = np.asarray(X, dtype=float)
-        return np.hstack([X, np.full((X.shape[0], 1), float(value))])
-    A = canonical_csr(X)
+    v = check_float("value", value, "add_intercept", low=-math.inf, magnitude=False,
+                    noun="argument")
+    A = _read_rows(X, "add_intercept", accept_sparse=True)
+    if not sp.issparse(A):
+        return np.hstack([A, np.full((A.shape[0], 1), v)])
     n = A.shape[0]  # the column stored in every row, even a zero value
-    col = sp.csr_array((np.full(n, float(value)), np.zeros(n, dtype=A.indptr.dtype),
+    col = sp.csr_array((np.full(n, v), np.zeros(n, dtype=A.indptr.dtype),
                         np.arange(n + 1, dtype=A.indptr.dtype)), shape=(n, 1))
     return sp.csr_array(sp.hstack([A, col], format="csr"))
 
 
-def augment_and_scale(X: np.ndarray, data_norm: float) -> np.ndarray:
+def augment_and_scale(X: Any, data_norm: float) -> np.ndarray:
     """z = [x; 1] / sqrt(q² + 1) for rows x already clipped to ||x|| <= q.
 
     Scaling every z by the same public constant leaves the decision rule argmin_c min_m zᵀΦ_{c,m}z unchanged
     and gives ||z|| <= 1 (the bound the privacy constants use; the papers' Lemma 1 takes ||zzᵀ||_F = ||x|| <=
     1, which ignores the appended 1, see docs/privacy/large_margin.md#privacy-lm-model).
+
+    Parameters
+    ----------
+    X : array-like of shape (n, p)
+        The rows, clipped to the norm bound (:func:`clip_rows`); dense.
+    data_norm : float
+        The public norm bound q > 0 of the rows.
+
+    Returns
+    -------
+    ndarray of shape (n, p + 1)
+        The scaled records z.
+
+    Raises
+    ------
+    DataValidationError
+        ``X`` is not a dense 2-D array of finite numbers
+        (:class:`~dpconvex.errors.DataTypeError` for an entry that is not a number).
+    ParameterError
+        ``data_norm`` is not a finite float > 0.
 
     Examples
     --------
@@ -122,6 +302,7 @@ def augment_and_scale(X: np.ndarray, data_norm: float) -> np.ndarray:
     >>> z.shape, np.linalg.norm(z, axis=1).round(3).tolist()
     ((2, 3), [1.0, 0.79])
     """
-    X = np.asarray(X, dtype=float)
-    s = 1.0 / math.sqrt(data_norm * data_norm + 1.0)
+    q = check_float("data_norm", data_norm, "augment_and_scale", noun="argument")
+    X = _read_rows(X, "augment_and_scale")
+    s = 1.0 / math.sqrt(q * q + 1.0)
     return np.hstack([X, np.ones((X.shape[0], 1))]) * s

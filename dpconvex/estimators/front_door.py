@@ -44,6 +44,7 @@ from .._validation import (
     RANDOM_STATE,
     Auto,
     Bool,
+    CheckedParamNames,
     Constraint,
     Float,
     NoiseSource,
@@ -165,10 +166,11 @@ __all__ = ["ConstantClassifier", "ConstantRegressor", "INFERRED_CHOICE", "INFERR
            "warn_constant_released"]
 
 
-class _Constant(BaseEstimator):
+class _Constant(CheckedParamNames, BaseEstimator):
     """A released constant of a front door: made from the release, not learned, its fitted attributes
     read from its parameters; it checks the rows' width only, and ``fit`` returns it as it is (for
-    scikit-learn's tools, which refit clones)."""
+    scikit-learn's tools, which refit clones); ``set_params`` refuses a name that is not one of
+    its parameters by name, as every estimator's."""
 
     constant: Any
     n_features: int

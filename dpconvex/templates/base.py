@@ -10,6 +10,7 @@ backends that read it, and their registry: :mod:`dpconvex.solvers.registry`.
 """
 from __future__ import annotations
 
+import decimal
 import inspect
 import math
 from collections.abc import Callable, Iterable
@@ -18,10 +19,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from .._validation import _short_repr
+from .._validation import _as_float, _short_repr
 from ..errors import ParameterError
 from ..objectives.sets import ConvexSet
-from ..privacy.checks import exact_number
+from ..privacy.checks import beyond_float_range, exact_number
 
 if TYPE_CHECKING:
     from ..objectives.losses import Regularizer
@@ -43,9 +44,11 @@ _OPTIONAL_FIELDS = ("hessian_trace_bound", "n", "gradient_difference_rank")
 
 
 def _not_a_number(field_name: str, value: Any, what: str) -> ParameterError:
+    types = ("int, float, Fraction, Decimal, a NumPy scalar" if what == "a real number"
+             else "int, float, Fraction, a NumPy scalar")
     return ParameterError(
         f"The '{field_name}' parameter of PrivacyConstants must be {what} of an exact type "
-        f"(int, float, Fraction, a NumPy scalar). Got a value of type {type(value).__qualname__} "
+        f"({types}). Got a value of type {type(value).__qualname__} "
         "instead: its conversions and arithmetic would be its author's, in the checks and in "
         f"the noise's calibration; declare a built-in "
         f"{'float' if what == 'a real number' else 'int'}.")
@@ -53,15 +56,37 @@ def _not_a_number(field_name: str, value: Any, what: str) -> ParameterError:
 
 def _real(field_name: str, value: Any) -> float | np.ndarray:
     """``value`` read once as a built-in float (a grid of moduli, an array of floats that
-    :func:`~dpconvex.privacy.mechanisms.base.at_modulus` states, as a float array), else a
-    :class:`ParameterError` naming its type."""
+    :func:`~dpconvex.privacy.mechanisms.base.at_modulus` states, as a float array; a
+    ``Decimal`` as its nearest float, as the estimators read ε, δ and λ), else a
+    :class:`ParameterError` naming its type, or saying it is beyond float64's range."""
     if (field_name == "strong_convexity" and type(value) is np.ndarray
             and value.dtype.kind in "fiu"):
         return np.asarray(value, dtype=float)
+    if type(value) is decimal.Decimal:  # not a subclass: its conversion would be its author's
+        return _decimal(field_name, value)
     number = exact_number(value)
+    if beyond_float_range(value):
+        raise _beyond_float(field_name, type(value).__name__)
     if type(number) is not float:
         raise _not_a_number(field_name, value, "a real number")
     return number
+
+
+def _decimal(field_name: str, value: decimal.Decimal) -> float:
+    """A ``Decimal`` read once as its nearest built-in float (NaN and infinity as the float's,
+    for the checks to judge), one beyond float64's range refused by name."""
+    try:
+        return _as_float(value)
+    except OverflowError:
+        raise _beyond_float(field_name, "Decimal") from None
+
+
+def _beyond_float(field_name: str, kind: str) -> ParameterError:
+    """The refusal of a real constant (an int, Fraction or Decimal) beyond float64's range."""
+    return ParameterError(
+        f"The '{field_name}' parameter of PrivacyConstants must be a real number that fits in "
+        f"a float64 (largest about 1.8e308); the {kind} given does not. Declare a bound within "
+        "that range.")
 
 
 def _count(field_name: str, value: Any) -> int:
@@ -119,9 +144,11 @@ class PrivacyConstants:
     ------
     ParameterError
         A constant that is not a number of an exact type (int, float, ``Fraction``, a NumPy
-        scalar; :func:`~dpconvex.privacy.checks.exact_number`): a bool, a string, an array, a
-        subclass of float or int (whose arithmetic and conversions are its author's), named
-        by its type; a count (r, p, n, k) that is not a whole number. Each number is read
+        scalar; :func:`~dpconvex.privacy.checks.exact_number`; a ``Decimal`` for G, c_u, μ
+        and T, as the estimators' ε, δ and λ): a bool, a string, an array, a subclass of
+        float, int or Decimal (whose arithmetic and conversions are its author's), named by
+        its type; a Decimal beyond float64's range; a count (r, p, n, k) that is not a whole
+        number. Each number is read
         here once, as a built-in float (the counts as built-in ints): the checks and the
         calibration read the same value. Whether it lies in its range (G > 0, ...) is the
         checks' question (:func:`~dpconvex.privacy.declarations.declaration_conditions`).
@@ -139,6 +166,9 @@ class PrivacyConstants:
     ((10,), 6.485)
     >>> type(PrivacyConstants(np.float32(0.5), 1, 0, 0.1, np.int64(3)).dimension).__name__
     'int'
+    >>> from decimal import Decimal
+    >>> PrivacyConstants(Decimal("0.5"), 1, 0, Decimal("0.1"), 3).grad_bound
+    0.5
     """
 
     grad_bound: float
