@@ -71,6 +71,7 @@ from .mechanisms.base import (
     output_release_tolerance,
 )
 from .mechanisms.facts import public_count
+from .mechanisms.gaussian import RECORD_SET_KEY
 from .rules.noise_level import THRESHOLDS, warn_if_noise_dominates
 from .user_parts import (
     check_members,
@@ -324,6 +325,7 @@ def _release_checked(template: Template, mechanism: Mechanism, budget: Budget,
         _refuse_constants_read_anew(template, facts, calibration)
         _refuse_facts_read_anew(template, facts, calibration)
         _refuse_distance_read_anew(template, facts, calibration)
+        _refuse_record_set_read_anew(template, facts, calibration)
     _refuse_unresolved_noise(template, mechanism, budget, calibration)
     calibration = _refuse_unresolved_solve(template, mechanism, calibration, facts)
     certificate = mechanism.certificate(template, budget, calibration, conditions)
@@ -556,6 +558,25 @@ def _refuse_facts_read_anew(template: Template, facts: DeclaredFacts,
             "calibration than for the checks of its declarations, so the noise would not rest "
             "on what was checked; nothing is released. Make gradient_difference_rank one "
             "number at every read.")
+
+
+def _refuse_record_set_read_anew(template: Template, facts: DeclaredFacts,
+                                 calibration: Calibration | None) -> None:
+    """Refuse a class-sum calibration made from another record set than the one its checks
+    read and state ("row norm bound of the cell sums", :attr:`DeclaredFacts.record_set`: a
+    ``record_set`` or ``data_norm`` that answers differently at each read): the calibration
+    reads the template itself, and the record set it states it used
+    (:data:`~dpconvex.privacy.mechanisms.gaussian.RECORD_SET_KEY`, the sensitivity's and the
+    certificate's) must be the one checked, equal to it."""
+    records = None if calibration is None else calibration.extra.get(RECORD_SET_KEY)
+    if records is None or facts.record_set is None or records == facts.record_set:
+        return
+    raise PrivacyError(
+        f"release: template '{getattr(template, 'name', type(template).__name__)}' stated "
+        f"another record set for the calibration ({records!r}) than for the checks of its "
+        f"declarations ({facts.record_set!r}), so the noise would not rest on what was "
+        "checked; nothing is released. Return one record_set (or data_norm) at every read, "
+        "the same object or one equal to it.")
 
 
 def _declared_count(template: Template) -> DeclaredFacts | None:

@@ -28,8 +28,10 @@ X = RNG.normal(size=(40, 3))
 X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
 Y = np.where(X[:, 0] > 0, 1.0, -1.0)
 #: What a user vouches for to release a template of its own through approximate minima around
-#: objective perturbation (its Gaussian form: the span of the gradients too).
-AMP_VOUCH = ("grad_bound", "hessian", "objective", "distance_bound")
+#: objective perturbation (its Gaussian form: the span of the gradients too), its own
+#: conditions() among them; around output perturbation (:data:`OUTPUT_AMP_VOUCH`).
+AMP_VOUCH = ("grad_bound", "hessian", "objective", "distance_bound", "template_conditions")
+OUTPUT_AMP_VOUCH = ("grad_bound", "objective", "distance_bound", "template_conditions")
 GAUSSIAN_AMP_VOUCH = (*AMP_VOUCH, "gradient_span")
 
 
@@ -54,7 +56,7 @@ def drifting_distance(honest: int):
     (("amp", "objective"), 1e-3, 1, AMP_VOUCH),
     (("gaussian_amp", "gaussian_objective"), 1e-3, 1, GAUSSIAN_AMP_VOUCH),
     # Δ = 0: the output placement's conditions read the bound first, at modulus 1
-    (("amp", "output"), 0.1, 2, ("grad_bound", "objective", "distance_bound")),
+    (("amp", "output"), 0.1, 2, OUTPUT_AMP_VOUCH),
 ])
 def test_a_cover_calibrated_to_another_distance_bound_is_refused(mechanism, lam, honest, vouch):
     """The checks read d₁ = distance_bound(1, μ) (the record), the cover ρ = distance_bound(γ,
@@ -70,7 +72,7 @@ def test_a_cover_calibrated_to_another_distance_bound_is_refused(mechanism, lam,
 def test_a_cover_on_the_checked_distance_bound_is_released(lam, inner):
     """The same template answering one bound at every call is released (with Δ > 0 and Δ = 0),
     and its cover is the shipped template's (the same floats: equal up to rounding)."""
-    vouch = AMP_VOUCH if inner == "objective" else ("grad_bound", "objective", "distance_bound")
+    vouch = AMP_VOUCH if inner == "objective" else OUTPUT_AMP_VOUCH
     mech = get_mechanism("amp", inner=inner)
     released = dp.release(drifting_distance(10**9)(Logistic(), lam, 1.0, X, Y), mech,
                           dp.Budget(1.0), dry_run=True, vouch=vouch).calibration
@@ -222,16 +224,16 @@ def test_the_lloyd_iterations_are_those_the_budget_was_split_over():
     template = Drifting(X, np.arange(40) % 2, 2, 2, data_norm=1.0, n_iter=1,
                         init_centers=centers)
     Drifting.reads = 0
-    released = dp.release(template, "dp_kmeans", dp.Budget(1.0), rng=0, vouch=("data_norm",))
+    released = dp.release(template, "dp_kmeans", dp.Budget(1.0), rng=0,
+                          vouch=("data_norm", "template_conditions"))
     assert released.calibration.extra["iterations"] == 1
     assert released.certificate.quantities["iterations"] == 1
     assert Drifting.reads == 1  # the run read the calibration's T, not the template's
 
 
-def test_the_class_sums_certificate_states_the_record_set_the_noise_used():
-    """A row bound of 1 at its first read (the condition naming the declaration) and 1e-6
-    after: the certificate's "replace-one sensitivity" is the calibration's (B = 1e-6, the
-    sensitivity of the noise), never a third read's."""
+def _drifting_class_sums(honest: int):
+    """A user's class-sum template whose row bound ``data_norm`` is 1 at its first ``honest``
+    reads and 1e-6 after (a sensitivity a millionth of the stated one), and its class."""
     from dpconvex.estimators.centroids import ClassSumTemplate
 
     class Drifting(ClassSumTemplate):
@@ -240,7 +242,7 @@ def test_the_class_sums_certificate_states_the_record_set_the_noise_used():
         @property
         def data_norm(self):
             type(self).reads += 1
-            return 1.0 if type(self).reads <= 1 else 1e-6
+            return 1.0 if type(self).reads <= honest else 1e-6
 
         @data_norm.setter
         def data_norm(self, value):
@@ -249,11 +251,33 @@ def test_the_class_sums_certificate_states_the_record_set_the_noise_used():
     rows = X[:, :2] / np.maximum(1.0, np.linalg.norm(X[:, :2], axis=1))[:, None]
     template = Drifting(rows, np.arange(40) % 2, 2)
     Drifting.reads = 0
+    return template, Drifting
+
+
+@pytest.mark.parametrize("mechanism, budget", [("gaussian", dp.Budget(1.0, 1e-6)),
+                                               ("knorm_sum", dp.Budget(1.0))])
+def test_a_record_set_that_answers_otherwise_for_the_calibration_is_refused(mechanism, budget):
+    """The checks read B = 1 (the condition "row norm bound of the cell sums" states it), the
+    calibration B = 1e-6: refused by name before any noise, not released over a noise a
+    millionth of the stated sensitivity's."""
+    template, _ = _drifting_class_sums(1)
+    with pytest.raises(PrivacyError, match="another record set for the calibration"):
+        dp.release(template, mechanism, budget, rng=0, vouch=("data_norm",))
+
+
+def test_the_class_sums_certificate_states_the_record_set_the_noise_used():
+    """B = 1 at the checks' read and the calibration's, 1e-6 after: the certificate's
+    "replace-one sensitivity" and its row bound are the record set read once (B = 1), never a
+    third read's."""
+    template, cls = _drifting_class_sums(2)
     released = dp.release(template, "gaussian", dp.Budget(1.0, 1e-6), rng=0,
                           vouch=("data_norm",))
     (line,) = [c.detail for c in released.certificate.conditions
                if c.name == "replace-one sensitivity"]
+    (row_bound,) = [c.detail for c in released.certificate.conditions
+                    if c.name == "row norm bound of the cell sums"]
     records = released.calibration.extra["record set"]
-    assert records.bound == 1e-6
+    assert records.bound == 1.0
     assert line == records.sensitivity_detail("l2", 1.0)
-    assert Drifting.reads == 2  # the declaration's condition, the calibration
+    assert row_bound == f"declared record_set {records!r}: not verified"
+    assert cls.reads == 2  # the checks' record, the calibration
