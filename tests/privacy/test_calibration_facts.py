@@ -16,6 +16,7 @@ from dpconvex.objectives import Logistic
 from dpconvex.privacy.mechanisms import get_mechanism
 from dpconvex.privacy.mechanisms.scalar import BoundedMeanTemplate, SelectionTemplate
 from dpconvex.templates import LinearERMTemplate
+from dpconvex.templates.linear_erm import RESIDUAL_TOL
 from dpconvex.templates.statistics import (
     EmpiricalRiskTemplate,
     RangeTemplate,
@@ -281,3 +282,43 @@ def test_the_class_sums_certificate_states_the_record_set_the_noise_used():
     assert line == records.sensitivity_detail("l2", 1.0)
     assert row_bound == f"declared record_set {records!r}: not verified"
     assert cls.reads == 2  # the checks' record, the calibration
+
+
+#: What a user vouches for to release a template of its own through objective perturbation.
+OBJECTIVE_VOUCH = ("grad_bound", "hessian", "objective", "template_conditions")
+
+
+def _accurate_solve(released) -> str:
+    (detail,) = [c.detail for c in released.certificate.conditions if c.name == "accurate solve"]
+    return detail
+
+
+def test_an_uncovered_distance_read_otherwise_than_the_checks_is_refused():
+    """The checks read distance_bound twice (d1 and the bound at 1e-6), the uncovered distance
+    of the solve's "accurate solve" a millionth of r d1: refused before any noise, not
+    released stating a gap to the exact minimizer a millionth of the checked one."""
+    template = drifting_distance(2)(Logistic(), 0.1, 1.0, X, Y)
+    with pytest.raises(PrivacyError, match="another distance_bound for the uncovered distance"):
+        dp.release(template, "objective", dp.Budget(1.0), rng=0, vouch=OBJECTIVE_VOUCH)
+
+
+def test_the_uncovered_distance_is_the_one_read_before_the_noise():
+    """Honest at its first three calls (the checks' two, the record's), a millionth after: the
+    certificate states the distance read before the noise, as the template honest at every
+    call does, and the solve's conditions call distance_bound no more."""
+    calls = []
+
+    class Counted(drifting_distance(3)):
+        def distance_bound(self, residual, mu):
+            calls.append(1)
+            return super().distance_bound(residual, mu)
+
+    released = dp.release(Counted(Logistic(), 0.1, 1.0, X, Y), "objective", dp.Budget(1.0),
+                          rng=0, vouch=OBJECTIVE_VOUCH)
+    honest = dp.release(drifting_distance(10**9)(Logistic(), 0.1, 1.0, X, Y), "objective",
+                        dp.Budget(1.0), rng=0, vouch=OBJECTIVE_VOUCH)
+    assert _accurate_solve(released) == _accurate_solve(honest)
+    # unconstrained: r/mu at the template's tolerance and mu = lam = 0.1 (no Delta at n = 40)
+    gap = f"uncovered distance to the exact minimizer <= {RESIDUAL_TOL / 0.1:.3g}"
+    assert gap in _accurate_solve(released)
+    assert len(calls) == 3
