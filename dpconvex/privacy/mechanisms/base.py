@@ -55,7 +55,6 @@ __all__ = [
     "OUTPUT_SOLVE_MARGIN",
     "PLACEMENTS",
     "SLACK_RULES",
-    "UNCOVERED_DISTANCE_KEY",
     "AutoMechanism",
     "Calibration",
     "ExactMinimizer",
