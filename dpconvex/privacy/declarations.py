@@ -671,6 +671,9 @@ class DeclaredFacts:
     data_norm : Any, default=None
         The ``data_norm`` that ball was read from (None where the template declares its
         ``record_set``).
+    sensitivity : Any, default=None
+        A selection's utility sensitivity Δu (capability ``"utilities"``), what the declared
+        condition "utility sensitivity" states and the selection's calibration must have read.
     """
 
     constants: Any
@@ -679,6 +682,7 @@ class DeclaredFacts:
     per_residual: float | None = None
     record_set: Any = None
     data_norm: Any = None
+    sensitivity: Any = None
 
 
 def declared_facts(template: Template, needs: Iterable[str],
@@ -687,10 +691,11 @@ def declared_facts(template: Template, needs: Iterable[str],
     its constants (``needs``), where the template offers them (capability ``"objective"``):
     its ``privacy_constants()``, its ``n``, its ``gradient_difference_rank`` where the
     mechanism reads it (``"gradient_span"`` in ``needs``) and its ``distance_bound(1.0, mu)``;
-    for a mechanism of the class sums (``"cell_sums"``), its record set and its ``n``.
+    for a mechanism of the class sums (``"cell_sums"``), its record set and its ``n``; for a
+    selection (``"utilities"``), its ``sensitivity`` and its ``n``.
     What :func:`declaration_conditions` checks and states, and what the calibration and the
     solve tolerance must have used. An exception of the template's code reading the constants,
-    n, k or the record set is a :class:`PrivacyError`
+    n, k, the record set or Δu is a :class:`PrivacyError`
     (:func:`~dpconvex.privacy.checks.user_code`).
 
     Parameters
@@ -705,8 +710,8 @@ def declared_facts(template: Template, needs: Iterable[str],
     Returns
     -------
     DeclaredFacts or None
-        The facts as read, or None where the mechanism reads no constants or the template
-        offers none.
+        The facts as read, or None where the mechanism reads no constants, class sums or
+        utilities, or the template offers no constants.
 
     Examples
     --------
@@ -717,12 +722,14 @@ def declared_facts(template: Template, needs: Iterable[str],
     >>> facts = declared_facts(t, {"strong_convexity", "gradient_span"})
     >>> facts.constants.dimension, facts.n, facts.rank, facts.per_residual > 0
     (3, 40, 2, True)
-    >>> declared_facts(t, {"utilities"}) is None
+    >>> declared_facts(t, {"sufficient_statistics"}) is None
     True
     """
     needs = frozenset(needs)
     if "cell_sums" in needs:
         return _class_sum_facts(template, caller)
+    if "utilities" in needs:
+        return _selection_facts(template, caller)
     if not (needs & {"strong_convexity", "curvature", "distance_bound"}
             and "objective" in frozenset(getattr(template, "capabilities", ()))):
         return None
@@ -751,11 +758,26 @@ def _class_sum_facts(template: Template, caller: str) -> DeclaredFacts:
         except (AttributeError, TypeError, ValueError):  # the calibration refuses it
             records, norm = None, None
         n = getattr(template, "n", None)
+    return DeclaredFacts(None, _count_or_none(n, caller), record_set=records, data_norm=norm)
+
+
+def _selection_facts(template: Template, caller: str) -> DeclaredFacts:
+    """A selection's Δu (its ``sensitivity``, None where it has none) and ``n`` (None: no
+    number of records, which the calibration refuses), each read once
+    (:func:`declared_facts`)."""
+    with user_code(caller, f"template '{_caller_name(template)}'", _CONTRACT):
+        sensitivity = getattr(template, "sensitivity", None)
+        n = getattr(template, "n", None)
+    return DeclaredFacts(None, _count_or_none(n, caller), sensitivity=sensitivity)
+
+
+def _count_or_none(n: Any, caller: str) -> int | None:
+    """``n`` as a number of records (:func:`~dpconvex.privacy.mechanisms.facts.public_count`),
+    or None where it is none (the calibration that reads it refuses it)."""
     try:
-        count = public_count(n, caller)
+        return public_count(n, caller)
     except PrivacyError:
-        count = None
-    return DeclaredFacts(None, count, record_set=records, data_norm=norm)
+        return None
 
 
 def _check_constants(template: Template, consts: Any, caller: str) -> None:
@@ -896,12 +918,14 @@ def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str
                     "declared by the template, whose statistics are its own: not verified",
                 )
             )
-    if "utilities" in needs:
+    if "utilities" in needs:  # Δu as read once (DeclaredFacts.sensitivity)
+        facts = _selection_facts(template, caller) if facts is None else facts
         conds.append(
             _unverified(
                 "utility sensitivity",
                 "sensitivity",
-                f"declared {getattr(template, 'sensitivity', '?')}: not verified",
+                "declared "
+                f"{'?' if facts.sensitivity is None else facts.sensitivity}: not verified",
             )
         )
     if "cell_sums" in needs:  # the record set as read once (DeclaredFacts.record_set)

@@ -61,7 +61,7 @@ from ..solvers.registry import SolveResult, get_backend
 from ..templates.base import CAPABILITY_MEMBERS, PrivacyConstants
 from .budget import Budget
 from .certificate import Certificate, Condition
-from .checks import user_code
+from .checks import exact_number, user_code
 from .declarations import DeclaredFacts, declared_facts, vouch_names, vouched
 from .mechanisms.amp import GAMMA_KEY
 from .mechanisms.base import (
@@ -329,6 +329,7 @@ def _release_checked(template: Template, mechanism: Mechanism, budget: Budget,
         _refuse_facts_read_anew(template, facts, calibration)
         _refuse_distance_read_anew(template, facts, calibration)
         _refuse_record_set_read_anew(template, facts, calibration)
+        _refuse_utility_sensitivity_read_anew(template, mechanism, facts, calibration)
     _refuse_unresolved_noise(template, mechanism, budget, calibration)
     calibration = _refuse_unresolved_solve(template, mechanism, calibration, facts)
     # the uncovered distance the solve's conditions state, read once before any noise
@@ -584,6 +585,26 @@ def _refuse_record_set_read_anew(template: Template, facts: DeclaredFacts,
         f"declarations ({facts.record_set!r}), so the noise would not rest on what was "
         "checked; nothing is released. Return one record_set (or data_norm) at every read, "
         "the same object or one equal to it.")
+
+
+def _refuse_utility_sensitivity_read_anew(template: Template, mechanism: Mechanism,
+                                          facts: DeclaredFacts,
+                                          calibration: Calibration | None) -> None:
+    """Refuse a selection calibrated from another Δu than the one its checks read and state
+    ("utility sensitivity", declared: :attr:`DeclaredFacts.sensitivity`; a ``sensitivity``
+    that answers differently at each read): the selection's rate rests on
+    :attr:`Calibration.sensitivity`, which must be the Δu the caller vouched for."""
+    if calibration is None or facts.sensitivity is None or "utilities" not in mechanism.needs:
+        return
+    stated = exact_number(facts.sensitivity)
+    if stated == calibration.sensitivity:
+        return
+    raise PrivacyError(
+        f"release: template '{getattr(template, 'name', type(template).__name__)}' stated "
+        f"another sensitivity for the calibration ({calibration.sensitivity:g}) than for the "
+        f"checks of its declarations ({describe_value(facts.sensitivity)}), so the selection's "
+        "rate would not rest on what the caller vouched for; nothing is released. Return the "
+        "same sensitivity at every read.")
 
 
 def _declared_count(template: Template) -> DeclaredFacts | None:

@@ -142,6 +142,18 @@ def test_a_users_derived_sensitivity_that_answers_otherwise_later_is_refused():
                    vouch=("sensitivity", "template_conditions"))
 
 
+def test_a_sensitivity_declared_otherwise_than_calibrated_is_refused():
+    """Δu = 1 to the template's condition and the calibration, 5 to the checks of the user's
+    declarations (the condition the caller vouches for): refused, not released vouched for
+    Δu = 5 over a rate calibrated for 1."""
+    cls = type("Drifting", (Answers,), {"answers": (1.0, 5.0, 1.0), "reads": 0})
+    template = cls.of_problem(3, 1.0, n=10)
+    cls.reads = 0
+    with pytest.raises(PrivacyError, match="another sensitivity for the calibration"):
+        dp.release(template, "exponential", dp.Budget(1.0), dry_run=True,
+                   vouch=("sensitivity", "template_conditions"))
+
+
 @pytest.mark.parametrize("sensitivity", [0.0, -1.0, 0])
 def test_a_sensitivity_not_above_zero_is_refused_by_name(sensitivity):
     with pytest.raises(ParameterError, match=r"'sensitivity' parameter .* must be a number > 0"):
