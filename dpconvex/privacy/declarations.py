@@ -27,6 +27,8 @@ from ..templates.base import PrivacyConstants, Template, natural_residual
 from ..templates.linear_erm import RESIDUAL_TOL  # what dpconvex's own templates are solved to
 from .certificate import Condition
 from .checks import declared_number, user_code
+from .mechanisms.facts import public_count
+from .mechanisms.record_sets import record_set_read
 
 __all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "DeclaredFacts",
            "declaration_conditions", "declared_facts", "probed_modulus",
@@ -648,8 +650,9 @@ class DeclaredFacts:
     constants : Any
         What its ``privacy_constants()`` returned (its type checked by
         :func:`declaration_conditions`).
-    n : int
-        The number of records the template declares (its ``n``).
+    n : int or None
+        The number of records the template declares (its ``n``; None: the class sums' template
+        states no number of records, which a calibration that reads one refuses).
     rank : Any, default=None
         Its ``gradient_difference_rank`` where the mechanism reads one (``"gradient_span"``),
         else None.
@@ -658,12 +661,28 @@ class DeclaredFacts:
         minimizer per unit of residual an output placement's solve tolerance is computed from
         (None: its constants are not a PrivacyConstants, or its code raised: the checks read
         it again and refuse).
+    record_set : Any, default=None
+        The set one record's vector of the class sums lies in (capability ``"cell_sums"``):
+        its ``record_set``, else the ball of its ``data_norm``
+        (:func:`~dpconvex.privacy.mechanisms.record_sets.record_set_read`), what the condition
+        "row norm bound of the cell sums" states and the class sums' calibration must have
+        read (None: no class sums, or a ``data_norm`` that is no number, which the calibration
+        refuses).
+    data_norm : Any, default=None
+        The ``data_norm`` that ball was read from (None where the template declares its
+        ``record_set``).
+    sensitivity : Any, default=None
+        A selection's utility sensitivity Δu (capability ``"utilities"``), what the declared
+        condition "utility sensitivity" states and the selection's calibration must have read.
     """
 
     constants: Any
-    n: int
+    n: int | None
     rank: Any = None
     per_residual: float | None = None
+    record_set: Any = None
+    data_norm: Any = None
+    sensitivity: Any = None
 
 
 def declared_facts(template: Template, needs: Iterable[str],
@@ -671,10 +690,13 @@ def declared_facts(template: Template, needs: Iterable[str],
     """A user's template's public facts, each read once for a release whose mechanism reads
     its constants (``needs``), where the template offers them (capability ``"objective"``):
     its ``privacy_constants()``, its ``n``, its ``gradient_difference_rank`` where the
-    mechanism reads it (``"gradient_span"`` in ``needs``) and its ``distance_bound(1.0, mu)``.
+    mechanism reads it (``"gradient_span"`` in ``needs``) and its ``distance_bound(1.0, mu)``;
+    for a mechanism of the class sums (``"cell_sums"``), its record set and its ``n``; for a
+    selection (``"utilities"``), its ``sensitivity`` and its ``n``.
     What :func:`declaration_conditions` checks and states, and what the calibration and the
     solve tolerance must have used. An exception of the template's code reading the constants,
-    n or k is a :class:`PrivacyError` (:func:`~dpconvex.privacy.checks.user_code`).
+    n, k, the record set or Δu is a :class:`PrivacyError`
+    (:func:`~dpconvex.privacy.checks.user_code`).
 
     Parameters
     ----------
@@ -688,8 +710,8 @@ def declared_facts(template: Template, needs: Iterable[str],
     Returns
     -------
     DeclaredFacts or None
-        The facts as read, or None where the mechanism reads no constants or the template
-        offers none.
+        The facts as read, or None where the mechanism reads no constants, class sums or
+        utilities, or the template offers no constants.
 
     Examples
     --------
@@ -700,10 +722,14 @@ def declared_facts(template: Template, needs: Iterable[str],
     >>> facts = declared_facts(t, {"strong_convexity", "gradient_span"})
     >>> facts.constants.dimension, facts.n, facts.rank, facts.per_residual > 0
     (3, 40, 2, True)
-    >>> declared_facts(t, {"utilities"}) is None
+    >>> declared_facts(t, {"sufficient_statistics"}) is None
     True
     """
     needs = frozenset(needs)
+    if "cell_sums" in needs:
+        return _class_sum_facts(template, caller)
+    if "utilities" in needs:
+        return _selection_facts(template, caller)
     if not (needs & {"strong_convexity", "curvature", "distance_bound"}
             and "objective" in frozenset(getattr(template, "capabilities", ()))):
         return None
@@ -719,6 +745,39 @@ def declared_facts(template: Template, needs: Iterable[str],
         except Exception:
             per_residual = None
     return DeclaredFacts(constants, n, rank, per_residual)
+
+
+def _class_sum_facts(template: Template, caller: str) -> DeclaredFacts:
+    """The record set and ``n`` of a template of the class sums, each read once
+    (:func:`declared_facts`): a ``data_norm`` missing or no number leaves the record set None,
+    an ``n`` that is no number of records leaves n None (the calibration refuses either where
+    it reads it)."""
+    with user_code(caller, f"template '{_caller_name(template)}'", _CONTRACT):
+        try:
+            records, norm = record_set_read(template)
+        except (AttributeError, TypeError, ValueError):  # the calibration refuses it
+            records, norm = None, None
+        n = getattr(template, "n", None)
+    return DeclaredFacts(None, _count_or_none(n, caller), record_set=records, data_norm=norm)
+
+
+def _selection_facts(template: Template, caller: str) -> DeclaredFacts:
+    """A selection's Δu (its ``sensitivity``, None where it has none) and ``n`` (None: no
+    number of records, which the calibration refuses), each read once
+    (:func:`declared_facts`)."""
+    with user_code(caller, f"template '{_caller_name(template)}'", _CONTRACT):
+        sensitivity = getattr(template, "sensitivity", None)
+        n = getattr(template, "n", None)
+    return DeclaredFacts(None, _count_or_none(n, caller), sensitivity=sensitivity)
+
+
+def _count_or_none(n: Any, caller: str) -> int | None:
+    """``n`` as a number of records (:func:`~dpconvex.privacy.mechanisms.facts.public_count`),
+    or None where it is none (the calibration that reads it refuses it)."""
+    try:
+        return public_count(n, caller)
+    except PrivacyError:
+        return None
 
 
 def _check_constants(template: Template, consts: Any, caller: str) -> None:
@@ -859,18 +918,21 @@ def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str
                     "declared by the template, whose statistics are its own: not verified",
                 )
             )
-    if "utilities" in needs:
+    if "utilities" in needs:  # Δu as read once (DeclaredFacts.sensitivity)
+        facts = _selection_facts(template, caller) if facts is None else facts
         conds.append(
             _unverified(
                 "utility sensitivity",
                 "sensitivity",
-                f"declared {getattr(template, 'sensitivity', '?')}: not verified",
+                "declared "
+                f"{'?' if facts.sensitivity is None else facts.sensitivity}: not verified",
             )
         )
-    if "cell_sums" in needs:
-        declared = getattr(template, "record_set", None)
-        shown = (f"record_set {declared!r}" if declared is not None
-                 else f"data_norm {getattr(template, 'data_norm', '?')}")
+    if "cell_sums" in needs:  # the record set as read once (DeclaredFacts.record_set)
+        facts = _class_sum_facts(template, caller) if facts is None else facts
+        shown = (f"data_norm {facts.data_norm}" if facts.data_norm is not None
+                 else f"record_set {facts.record_set!r}" if facts.record_set is not None
+                 else "data_norm ?")
         conds.append(_unverified("row norm bound of the cell sums", "data_norm",
                                  f"declared {shown}: not verified"))
     return conds

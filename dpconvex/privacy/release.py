@@ -15,7 +15,8 @@ plan already checked (a ``warm_start`` handed to ``fit_prepared`` checked by
     (:func:`~dpconvex.privacy.user_parts.forget_kept`) → whether a part is the user's
     (:func:`~dpconvex.privacy.user_parts.users_part`) → the capabilities the mechanism needs
     → budget check → conditions (:func:`_conditions`) → calibration (within float64's reach;
-    an output placement's solve tolerance too) → certificate → (dry run: stop) → the noise
+    an output placement's solve tolerance, an exact minimizer's uncovered distance too) →
+    certificate → (dry run: stop) → the noise
     warning → the backend → noise and solve, accuracy check, post-processing onto the
     parameter space, finiteness check
     (:func:`_solve`) → the backend that ran and the solve's conditions in the certificate
@@ -60,17 +61,20 @@ from ..solvers.registry import SolveResult, get_backend
 from ..templates.base import CAPABILITY_MEMBERS, PrivacyConstants
 from .budget import Budget
 from .certificate import Certificate, Condition
-from .checks import user_code
+from .checks import exact_number, user_code
 from .declarations import DeclaredFacts, declared_facts, vouch_names, vouched
 from .mechanisms.amp import GAMMA_KEY
 from .mechanisms.base import (
     SOLVE_TOLERANCE_KEY,
+    UNCOVERED_DISTANCE_KEY,
     Calibration,
     Mechanism,
     get_mechanism,
     output_release_tolerance,
+    record_uncovered_distance,
 )
 from .mechanisms.facts import public_count
+from .mechanisms.gaussian import RECORD_SET_KEY
 from .rules.noise_level import THRESHOLDS, warn_if_noise_dominates
 from .user_parts import (
     check_members,
@@ -324,8 +328,14 @@ def _release_checked(template: Template, mechanism: Mechanism, budget: Budget,
         _refuse_constants_read_anew(template, facts, calibration)
         _refuse_facts_read_anew(template, facts, calibration)
         _refuse_distance_read_anew(template, facts, calibration)
+        _refuse_record_set_read_anew(template, facts, calibration)
+        _refuse_utility_sensitivity_read_anew(template, mechanism, facts, calibration)
     _refuse_unresolved_noise(template, mechanism, budget, calibration)
     calibration = _refuse_unresolved_solve(template, mechanism, calibration, facts)
+    # the uncovered distance the solve's conditions state, read once before any noise
+    calibration = record_uncovered_distance(mechanism, template, calibration)
+    if facts is not None:
+        _refuse_uncovered_distance_read_anew(template, facts, calibration)
     certificate = mechanism.certificate(template, budget, calibration, conditions)
     certificate.seeded = mechanism.private and seeded  # a dry run: where the fit's will be
     certificate.mechanism_name = mechanism.name
@@ -558,6 +568,45 @@ def _refuse_facts_read_anew(template: Template, facts: DeclaredFacts,
             "number at every read.")
 
 
+def _refuse_record_set_read_anew(template: Template, facts: DeclaredFacts,
+                                 calibration: Calibration | None) -> None:
+    """Refuse a class-sum calibration made from another record set than the one its checks
+    read and state ("row norm bound of the cell sums", :attr:`DeclaredFacts.record_set`: a
+    ``record_set`` or ``data_norm`` that answers differently at each read): the calibration
+    reads the template itself, and the record set it states it used
+    (:data:`~dpconvex.privacy.mechanisms.gaussian.RECORD_SET_KEY`, the sensitivity's and the
+    certificate's) must be the one checked, equal to it."""
+    records = None if calibration is None else calibration.extra.get(RECORD_SET_KEY)
+    if records is None or facts.record_set is None or records == facts.record_set:
+        return
+    raise PrivacyError(
+        f"release: template '{getattr(template, 'name', type(template).__name__)}' stated "
+        f"another record set for the calibration ({records!r}) than for the checks of its "
+        f"declarations ({facts.record_set!r}), so the noise would not rest on what was "
+        "checked; nothing is released. Return one record_set (or data_norm) at every read, "
+        "the same object or one equal to it.")
+
+
+def _refuse_utility_sensitivity_read_anew(template: Template, mechanism: Mechanism,
+                                          facts: DeclaredFacts,
+                                          calibration: Calibration | None) -> None:
+    """Refuse a selection calibrated from another Δu than the one its checks read and state
+    ("utility sensitivity", declared: :attr:`DeclaredFacts.sensitivity`; a ``sensitivity``
+    that answers differently at each read): the selection's rate rests on
+    :attr:`Calibration.sensitivity`, which must be the Δu the caller vouched for."""
+    if calibration is None or facts.sensitivity is None or "utilities" not in mechanism.needs:
+        return
+    stated = exact_number(facts.sensitivity)
+    if stated == calibration.sensitivity:
+        return
+    raise PrivacyError(
+        f"release: template '{getattr(template, 'name', type(template).__name__)}' stated "
+        f"another sensitivity for the calibration ({calibration.sensitivity:g}) than for the "
+        f"checks of its declarations ({describe_value(facts.sensitivity)}), so the selection's "
+        "rate would not rest on what the caller vouched for; nothing is released. Return the "
+        "same sensitivity at every read.")
+
+
 def _declared_count(template: Template) -> DeclaredFacts | None:
     """A user's template's ``n`` read once, before the calibration, for a mechanism that reads
     no declared constants (:func:`~dpconvex.privacy.declarations.declared_facts` reads none
@@ -588,26 +637,58 @@ def _refuse_distance_read_anew(template: Template, facts: DeclaredFacts,
     the more strongly convex objective may be smaller, as the unconstrained r/μ' is, but not
     below γ·d₁·μ/μ', that scaling of it (every shipped bound: r/μ, (1 + L)·r/μ with L
     growing with μ)."""
-    if calibration is None or facts.per_residual is None:
+    if calibration is None:
         return
     radius, gamma, mu = (calibration.extra.get(key) for key in ("radius", GAMMA_KEY, "mu"))
-    constants = facts.constants
-    if radius is None or gamma is None or mu is None or not isinstance(
-            constants, PrivacyConstants):
-        return
-    checked, declared = gamma * facts.per_residual, constants.strong_convexity
-    if mu == declared:
-        agrees = math.isclose(radius, checked, rel_tol=DISTANCE_RTOL)
-    else:
-        agrees = radius >= checked * declared / mu * (1.0 - DISTANCE_RTOL)
-    if not agrees:
+    if not _distance_agrees(facts, radius, gamma, mu):
         raise PrivacyError(
             f"release: template '{getattr(template, 'name', type(template).__name__)}' stated "
             f"another distance_bound for the calibration ({radius:.6g} at residual {gamma:g} "
             f"and modulus {mu:.6g}) than for the checks of its declarations "
-            f"({facts.per_residual:.6g} per unit of residual at modulus {declared:.6g}), so the "
-            "cover noise would not rest on what was checked; nothing is released. Return one "
-            "distance_bound at every call, linear in the residual.")
+            f"({facts.per_residual:.6g} per unit of residual at modulus "
+            f"{facts.constants.strong_convexity:.6g}), so the cover noise would not rest on what "
+            "was checked; nothing is released. Return one distance_bound at every call, linear "
+            "in the residual.")
+
+
+def _refuse_uncovered_distance_read_anew(template: Template, facts: DeclaredFacts,
+                                         calibration: Calibration | None) -> None:
+    """Refuse an exact-minimizer release whose uncovered distance, ``distance_bound(r, μ')``
+    at its residual tolerance r and the modulus μ' = μ + Δ of the solved objective, read once
+    before any noise (:data:`~dpconvex.privacy.mechanisms.base.UNCOVERED_DISTANCE_KEY`: what
+    its "accurate solve" states), understates the distance per unit of residual its checks
+    read, by the rule of :func:`_refuse_distance_read_anew`: the certificate would state a
+    smaller gap to the exact minimizer than the checked bound gives."""
+    recorded = None if calibration is None else calibration.extra.get(UNCOVERED_DISTANCE_KEY)
+    if recorded is None:
+        return
+    tol, mu, distance = recorded
+    if not _distance_agrees(facts, distance, tol, mu):
+        raise PrivacyError(
+            f"release: template '{getattr(template, 'name', type(template).__name__)}' stated "
+            f"another distance_bound for the uncovered distance of its solve ({distance:.6g} "
+            f"at residual {tol:g} and modulus {mu:.6g}) than for the checks of its declarations "
+            f"({facts.per_residual:.6g} per unit of residual at modulus "
+            f"{facts.constants.strong_convexity:.6g}), so the certificate would not state what "
+            "was checked; nothing is released. Return one distance_bound at every call, linear "
+            "in the residual.")
+
+
+def _distance_agrees(facts: DeclaredFacts, distance: float | None, residual: float | None,
+                     mu: float | None) -> bool:
+    """Whether ``distance`` = ``distance_bound(residual, mu)`` as read agrees with the distance
+    per unit of residual d₁ = ``distance_bound(1, μ)`` the checks read at the declared μ
+    (:attr:`DeclaredFacts.per_residual`): at mu = μ, residual·d₁ (to :data:`DISTANCE_RTOL`);
+    at mu > μ, at least residual·d₁·μ/mu (see :func:`_refuse_distance_read_anew`). True where
+    either was not read (nothing to compare)."""
+    constants = facts.constants
+    if distance is None or residual is None or mu is None or facts.per_residual is None or (
+            not isinstance(constants, PrivacyConstants)):
+        return True
+    checked, declared = residual * facts.per_residual, constants.strong_convexity
+    if mu == declared:
+        return math.isclose(distance, checked, rel_tol=DISTANCE_RTOL)
+    return distance >= checked * declared / mu * (1.0 - DISTANCE_RTOL)
 
 
 #: The relative rounding two computations of one distance bound may differ by (γ·d₁ against

@@ -16,6 +16,7 @@ from dpconvex.objectives import Logistic
 from dpconvex.privacy.mechanisms import get_mechanism
 from dpconvex.privacy.mechanisms.scalar import BoundedMeanTemplate, SelectionTemplate
 from dpconvex.templates import LinearERMTemplate
+from dpconvex.templates.linear_erm import RESIDUAL_TOL
 from dpconvex.templates.statistics import (
     EmpiricalRiskTemplate,
     RangeTemplate,
@@ -28,11 +29,11 @@ X = RNG.normal(size=(40, 3))
 X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
 Y = np.where(X[:, 0] > 0, 1.0, -1.0)
 #: What a user vouches for to release a template of its own through approximate minima around
-#: objective perturbation (its Gaussian form: the span of the gradients too).
+#: objective perturbation (its Gaussian form: the span of the gradients too), its own
+#: conditions() among them; around output perturbation (:data:`OUTPUT_AMP_VOUCH`).
 AMP_VOUCH = ("grad_bound", "hessian", "objective", "distance_bound", "template_conditions")
-GAUSSIAN_AMP_VOUCH = (*AMP_VOUCH, "gradient_span")
-#: The same around output perturbation (no Hessian constant).
 OUTPUT_AMP_VOUCH = ("grad_bound", "objective", "distance_bound", "template_conditions")
+GAUSSIAN_AMP_VOUCH = (*AMP_VOUCH, "gradient_span")
 
 
 def drifting_distance(honest: int):
@@ -231,10 +232,9 @@ def test_the_lloyd_iterations_are_those_the_budget_was_split_over():
     assert Drifting.reads == 1  # the run read the calibration's T, not the template's
 
 
-def test_the_class_sums_certificate_states_the_record_set_the_noise_used():
-    """A row bound of 1 at its first read (the condition naming the declaration) and 1e-6
-    after: the certificate's "replace-one sensitivity" is the calibration's (B = 1e-6, the
-    sensitivity of the noise), never a third read's."""
+def _drifting_class_sums(honest: int):
+    """A user's class-sum template whose row bound ``data_norm`` is 1 at its first ``honest``
+    reads and 1e-6 after (a sensitivity a millionth of the stated one), and its class."""
     from dpconvex.estimators.centroids import ClassSumTemplate
 
     class Drifting(ClassSumTemplate):
@@ -243,7 +243,7 @@ def test_the_class_sums_certificate_states_the_record_set_the_noise_used():
         @property
         def data_norm(self):
             type(self).reads += 1
-            return 1.0 if type(self).reads <= 1 else 1e-6
+            return 1.0 if type(self).reads <= honest else 1e-6
 
         @data_norm.setter
         def data_norm(self, value):
@@ -252,11 +252,73 @@ def test_the_class_sums_certificate_states_the_record_set_the_noise_used():
     rows = X[:, :2] / np.maximum(1.0, np.linalg.norm(X[:, :2], axis=1))[:, None]
     template = Drifting(rows, np.arange(40) % 2, 2)
     Drifting.reads = 0
+    return template, Drifting
+
+
+@pytest.mark.parametrize("mechanism, budget", [("gaussian", dp.Budget(1.0, 1e-6)),
+                                               ("knorm_sum", dp.Budget(1.0))])
+def test_a_record_set_that_answers_otherwise_for_the_calibration_is_refused(mechanism, budget):
+    """The checks read B = 1 (the condition "row norm bound of the cell sums" states it), the
+    calibration B = 1e-6: refused by name before any noise, not released over a noise a
+    millionth of the stated sensitivity's."""
+    template, _ = _drifting_class_sums(1)
+    with pytest.raises(PrivacyError, match="another record set for the calibration"):
+        dp.release(template, mechanism, budget, rng=0, vouch=("data_norm",))
+
+
+def test_the_class_sums_certificate_states_the_record_set_the_noise_used():
+    """B = 1 at the checks' read and the calibration's, 1e-6 after: the certificate's
+    "replace-one sensitivity" and its row bound are the record set read once (B = 1), never a
+    third read's."""
+    template, cls = _drifting_class_sums(2)
     released = dp.release(template, "gaussian", dp.Budget(1.0, 1e-6), rng=0,
                           vouch=("data_norm",))
     (line,) = [c.detail for c in released.certificate.conditions
                if c.name == "replace-one sensitivity"]
+    (row_bound,) = [c.detail for c in released.certificate.conditions
+                    if c.name == "row norm bound of the cell sums"]
     records = released.calibration.extra["record set"]
-    assert records.bound == 1e-6
+    assert records.bound == 1.0
     assert line == records.sensitivity_detail("l2", 1.0)
-    assert Drifting.reads == 2  # the declaration's condition, the calibration
+    assert row_bound == f"declared record_set {records!r}: not verified"
+    assert cls.reads == 2  # the checks' record, the calibration
+
+
+#: What a user vouches for to release a template of its own through objective perturbation.
+OBJECTIVE_VOUCH = ("grad_bound", "hessian", "objective", "template_conditions")
+
+
+def _accurate_solve(released) -> str:
+    (detail,) = [c.detail for c in released.certificate.conditions if c.name == "accurate solve"]
+    return detail
+
+
+def test_an_uncovered_distance_read_otherwise_than_the_checks_is_refused():
+    """The checks read distance_bound twice (d1 and the bound at 1e-6), the uncovered distance
+    of the solve's "accurate solve" a millionth of r d1: refused before any noise, not
+    released stating a gap to the exact minimizer a millionth of the checked one."""
+    template = drifting_distance(2)(Logistic(), 0.1, 1.0, X, Y)
+    with pytest.raises(PrivacyError, match="another distance_bound for the uncovered distance"):
+        dp.release(template, "objective", dp.Budget(1.0), rng=0, vouch=OBJECTIVE_VOUCH)
+
+
+def test_the_uncovered_distance_is_the_one_read_before_the_noise():
+    """Honest at its first three calls (the checks' two, the record's), a millionth after: the
+    certificate states the distance read before the noise, as the template honest at every
+    call does, and the solve's conditions call distance_bound no more."""
+    calls = []
+
+    class Counted(drifting_distance(3)):
+        def distance_bound(self, residual, mu):
+            calls.append(1)
+            return super().distance_bound(residual, mu)
+
+    released = dp.release(Counted(Logistic(), 0.1, 1.0, X, Y), "objective", dp.Budget(1.0),
+                          rng=0, vouch=OBJECTIVE_VOUCH)
+    honest = dp.release(drifting_distance(10**9)(Logistic(), 0.1, 1.0, X, Y), "objective",
+                        dp.Budget(1.0), rng=0, vouch=OBJECTIVE_VOUCH)
+    assert _accurate_solve(released) == _accurate_solve(honest)
+    # unconstrained: r/mu at the template's tolerance and mu = lam = 0.1 (no Delta at n = 40)
+    gap = f"uncovered distance to the exact minimizer <= {RESIDUAL_TOL / 0.1:.3g}"
+    assert gap in _accurate_solve(released)
+    assert len(calls) == 3

@@ -97,6 +97,63 @@ def test_a_sensitivity_that_answers_otherwise_for_the_calibration_is_refused(hon
         dp.release(template, "exponential", dp.Budget(1.0), rng=0, vouch=("sensitivity",))
 
 
+class Mine(SelectionTemplate):
+    """A user's selection template: SelectionTemplate's conditions, its own class."""
+
+
+def test_a_users_selection_with_a_derived_sensitivity_is_released():
+    """The public problem alone at Δu = 1 states Δu as derived; from a user's class the release
+    states that condition as the template's statement, and compares the calibration's with it
+    stated the same way: released (a dry run), not refused as "another sensitivity"."""
+    released = dp.release(Mine.of_problem(3, 1.0, n=10), "exponential", dp.Budget(1.0),
+                          dry_run=True, vouch=("sensitivity", "template_conditions"))
+    (stated, *_) = [c for c in released.certificate.conditions
+                    if c.name == "utility sensitivity"]
+    assert stated.unverified == "template_conditions" and stated.vouched
+    assert released.calibration.sensitivity == 1.0
+
+
+class Answers(SelectionTemplate):
+    """Δu that answers, at its successive reads, the numbers of ``answers`` (the last one at
+    every read after)."""
+
+    answers: tuple[float, ...] = ()
+    reads = 0
+
+    @property
+    def sensitivity(self):
+        type(self).reads += 1
+        return self.answers[min(type(self).reads, len(self.answers)) - 1]
+
+    @sensitivity.setter
+    def sensitivity(self, value):
+        pass
+
+
+def test_a_users_derived_sensitivity_that_answers_otherwise_later_is_refused():
+    """Δu = 1 (derived) to the template's condition, 0.5 (the caller's declaration) to every
+    later read, the calibration's among them: refused, not released stating a derived Δu over
+    a rate calibrated for 0.5."""
+    cls = type("Drifting", (Answers,), {"answers": (1.0, 0.5), "reads": 0})
+    template = cls.of_problem(3, 1.0, n=10)
+    cls.reads = 0
+    with pytest.raises(PrivacyError, match="another sensitivity"):
+        dp.release(template, "exponential", dp.Budget(1.0), dry_run=True,
+                   vouch=("sensitivity", "template_conditions"))
+
+
+def test_a_sensitivity_declared_otherwise_than_calibrated_is_refused():
+    """Δu = 1 to the template's condition and the calibration, 5 to the checks of the user's
+    declarations (the condition the caller vouches for): refused, not released vouched for
+    Δu = 5 over a rate calibrated for 1."""
+    cls = type("Drifting", (Answers,), {"answers": (1.0, 5.0, 1.0), "reads": 0})
+    template = cls.of_problem(3, 1.0, n=10)
+    cls.reads = 0
+    with pytest.raises(PrivacyError, match="another sensitivity for the calibration"):
+        dp.release(template, "exponential", dp.Budget(1.0), dry_run=True,
+                   vouch=("sensitivity", "template_conditions"))
+
+
 @pytest.mark.parametrize("sensitivity", [0.0, -1.0, 0])
 def test_a_sensitivity_not_above_zero_is_refused_by_name(sensitivity):
     with pytest.raises(ParameterError, match=r"'sensitivity' parameter .* must be a number > 0"):

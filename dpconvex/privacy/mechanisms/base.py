@@ -80,9 +80,11 @@ __all__ = [
     "objective_modulus_floor",
     "output_release_tolerance",
     "output_solve_tolerance",
+    "record_uncovered_distance",
     "register",
     "require_exact",
     "resolve_mechanism",
+    "uncovered_distance",
 ]
 
 #: κ, output perturbation's public solve margin: a release is a solve within κG/(nμ) of the
@@ -101,6 +103,12 @@ SOLVE_MARGIN_KEY = "solve margin kappa"
 #: constants (:func:`output_release_tolerance` reads them there: the run and its certificate
 #: state one tolerance).
 SOLVE_TOLERANCE_KEY = "solve tolerance"
+
+#: The key of an exact-minimizer release's (residual tolerance, modulus μ + Δ of the solved
+#: objective, ``distance_bound`` there or None) in :attr:`Calibration.extra`: the uncovered
+#: distance to the exact minimizer its "accurate solve" states, read once, before any noise
+#: (:func:`record_uncovered_distance`; :meth:`Mechanism.solve_conditions` reads it there).
+UNCOVERED_DISTANCE_KEY = "uncovered distance"
 
 #: The relative error a gradient computed in float64 may carry (2⁻⁵² over 1,024 roundings,
 #: as :data:`dpconvex.privacy.release.RESOLUTION`): a solve tolerance below it times the
@@ -767,17 +775,14 @@ class Mechanism(ABC, Generic[TemplateT]):
                     f"{radius:.3g} of the exact minimizer (kappa = {kappa:g}); covered: the "
                     f"noise is calibrated to the sensitivity 2G(1 + kappa)/(n mu) of the "
                     "solved point")]
-        tol = template.residual_tol
-        mu = calibrated_constants(template, cal).strong_convexity + (
-            cal.extra_strong_convexity if cal is not None else 0.0)
-        try:
-            gap = ("; uncovered distance to the exact minimizer <= "
-                   f"{template.distance_bound(tol, mu):.3g}")
-        except (AttributeError, PrivacyError):  # extra terms, or a set without exact projection
-            gap = (
-                "; no distance bound (extra terms, or a set without an exact projection): the "
-                "uncovered gap is not stated"
-            )
+        # the distance a release read once, before any noise (else read here: a direct call)
+        recorded = None if cal is None else cal.extra.get(UNCOVERED_DISTANCE_KEY)
+        tol, _, distance = uncovered_distance(template, cal) if recorded is None else recorded
+        gap = (
+            "; no distance bound (extra terms, or a set without an exact projection): the "
+            "uncovered gap is not stated" if distance is None else
+            f"; uncovered distance to the exact minimizer <= {distance:.3g}"
+        )
         return [Condition("accurate solve", True, "residual computed by dpconvex",
                           f"solved to optimality residual <= {tol:g} (exact-minimizer mode){gap}")]
 
@@ -1310,6 +1315,84 @@ def output_release_tolerance(template: ObjectiveTemplate, cal: Calibration | Non
     return output_solve_tolerance(template, float(consts.strong_convexity),
                                   float(consts.grad_bound), margin, n=cal.n,
                                   per_residual=per_residual)
+
+
+def uncovered_distance(template: ObjectiveTemplate, cal: Calibration | None
+                       ) -> tuple[float, float, float | None]:
+    """The residual tolerance r of an exact-minimizer solve, the modulus μ + Δ of the solved
+    objective (the calibration's constants and Δ) and the distance from a point of residual r
+    to the exact minimizer, ``template.distance_bound(r, μ + Δ)``, each read once: what
+    :meth:`Mechanism.solve_conditions` states as uncovered (None: the template bounds no
+    distance, with extra terms or a set without an exact projection).
+
+    Parameters
+    ----------
+    template : ObjectiveTemplate
+        The problem (its ``residual_tol`` and ``distance_bound``).
+    cal : Calibration or None
+        The calibration (its constants and Δ; None: the template's constants, Δ = 0).
+
+    Returns
+    -------
+    tuple
+        (r, μ + Δ, the distance as a float or None).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.base import uncovered_distance
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
+    >>> tol, mu, distance = uncovered_distance(template, None)
+    >>> tol, mu, round(distance, 12)
+    (1e-06, 0.1, 1e-05)
+    """
+    tol = template.residual_tol
+    mu = calibrated_constants(template, cal).strong_convexity + (
+        cal.extra_strong_convexity if cal is not None else 0.0)
+    try:
+        distance: float | None = float(template.distance_bound(tol, mu))
+    except (AttributeError, PrivacyError):  # extra terms, or a set without exact projection
+        distance = None
+    return tol, mu, distance
+
+
+def record_uncovered_distance(mechanism: Mechanism, template: ObjectiveTemplate,
+                              cal: Calibration | None) -> Calibration | None:
+    """``cal`` holding the uncovered distance of its solve (:data:`UNCOVERED_DISTANCE_KEY`,
+    :func:`uncovered_distance`), read once before any noise, where the mechanism is a private
+    one that solves for an exact minimizer (not a cover, not an output placement whose noise
+    covers the solve, :data:`SOLVE_TOLERANCE_KEY`) and the calibration holds constants; else
+    ``cal``.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The release's mechanism.
+    template : ObjectiveTemplate
+        The problem.
+    cal : Calibration or None
+        Its calibration.
+
+    Returns
+    -------
+    Calibration or None
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.base import record_uncovered_distance
+    >>> # template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y): conftest.py
+    >>> mech = get_mechanism("objective")
+    >>> cal = record_uncovered_distance(mech, template, mech.calibrate(template, Budget(1.0)))
+    >>> cal.extra[UNCOVERED_DISTANCE_KEY][0]
+    1e-06
+    """
+    if cal is None or cal.constants is None or not (
+            mechanism.private and mechanism.solves and not mechanism.wraps):
+        return cal
+    held = cal.extra.get(SOLVE_TOLERANCE_KEY)
+    if mechanism.placement == "output" and held is not None and held[1] is not None:
+        return cal  # the noise covers the solve's distance (kappa): nothing is uncovered
+    return dataclasses.replace(cal, extra={
+        **cal.extra, UNCOVERED_DISTANCE_KEY: uncovered_distance(template, cal)})
 
 
 def state_solve_margin(quantities: dict[str, Any], cal: Calibration) -> None:

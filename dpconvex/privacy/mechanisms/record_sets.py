@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..._validation import check_option
 
 if TYPE_CHECKING:
     from ...templates.base import Template
 
-__all__ = ["MOMENT_SAME_CLASS_L2", "NORMS", "MomentBox", "NormBall", "RecordSet", "record_set_of"]
+__all__ = ["MOMENT_SAME_CLASS_L2", "NORMS", "MomentBox", "NormBall", "RecordSet", "record_set_of",
+           "record_set_read"]
 
 #: The norms a record set states its replace-one sensitivity in.
 NORMS: tuple[str, ...] = ("l2", "block_l2", "block_linf")
@@ -190,5 +191,40 @@ def record_set_of(template: Template) -> RecordSet:
     >>> record_set_of(ClassSumTemplate(np.eye(2), np.array([0, 1]), 2))
     NormBall(bound=1.0)
     """
+    return record_set_read(template)[0]
+
+
+def record_set_read(template: Template) -> tuple[RecordSet, Any]:
+    """:func:`record_set_of`, each member read once, with the ``data_norm`` read for it (None
+    where the template declares its ``record_set``): what a release's checks state and
+    compare with the record set of the calibration.
+
+    Parameters
+    ----------
+    template : Template
+        A template of the class sums (its ``record_set``, else its ``data_norm``).
+
+    Returns
+    -------
+    tuple
+        (the record set, the ``data_norm`` as read or None).
+
+    Raises
+    ------
+    TypeError, ValueError
+        The template declares no record set and its ``data_norm`` is no number.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> from dpconvex.privacy.mechanisms.record_sets import MomentBox, record_set_read
+    >>> record_set_read(SimpleNamespace(record_set=None, data_norm=2))
+    (NormBall(bound=2.0), 2)
+    >>> record_set_read(SimpleNamespace(record_set=MomentBox(3), data_norm=2))
+    (MomentBox(n_features=3), None)
+    """
     declared = getattr(template, "record_set", None)
-    return declared if declared is not None else NormBall(float(template.data_norm))
+    if declared is not None:
+        return declared, None
+    norm = template.data_norm
+    return NormBall(float(norm)), norm

@@ -31,7 +31,7 @@ from ...errors import ParameterError, PrivacyError
 from ...solvers.registry import Backend
 from ...templates.base import EuclideanSpace, StatisticTemplate
 from ..budget import Budget
-from ..certificate import Certificate, Condition
+from ..certificate import Certificate, Condition, stated_by_template
 from ..checks import exact_number
 from ..noise import Laplace, exponential_mechanism
 from .base import Calibration, Mechanism, register
@@ -495,14 +495,17 @@ def _refuse_sensitivity_read_anew(template: SelectionTemplate, cal: Calibration,
     ``sensitivity`` of the user's that answers differently at each read): the template's
     condition "utility sensitivity" must be the one at the calibrated Δu
     (:meth:`SelectionTemplate.sensitivity_condition`), else the certificate would state one
-    Δu and the rate rest on another. A template whose conditions are not those of
+    Δu and the rate rest on another. The condition is compared as the release states it, a
+    user's template's own statement (:func:`~dpconvex.privacy.certificate.stated_by_template`,
+    as :meth:`Mechanism.conditions` states it). A template whose conditions are not those of
     :class:`SelectionTemplate` states its own."""
     if is_dpconvex_class(type(template)) or not (  # a shipped class reads Δu once, when set
             isinstance(template, SelectionTemplate)
             and type(template).conditions is SelectionTemplate.conditions
             and type(template).sensitivity_condition is SelectionTemplate.sensitivity_condition):
         return
-    at_calibration = SelectionTemplate.sensitivity_condition(template, cal.sensitivity)
+    (at_calibration,) = stated_by_template(
+        [SelectionTemplate.sensitivity_condition(template, cal.sensitivity)])
     checked = next((c for c in conditions if c.name == at_calibration.name), None)
     if checked is not None and (checked.detail, checked.unverified) != (
             at_calibration.detail, at_calibration.unverified):
