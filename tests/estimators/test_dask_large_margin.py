@@ -4,9 +4,9 @@ The :class:`DaskGram` products equal the in-memory ones up to summation order; a
 ``PrivateLargeMarginGaussian`` fit on a Dask array equals the in-memory fit with the
 same seed (same noise, same minimizer, same predictions) and carries the same
 calibration; its rows and labels are checked once; the CVXPY backends refuse Dask records
-by name; the ledger is charged
-only for a released model; the data-wide component assignments are refused by name; a
-worker lost mid-fit is recovered by Dask with the same model. The tests that fit on the
+by name; the ledger is charged only for a released model; the data-wide component
+assignments are refused by name; a worker lost mid-fit is recovered by Dask with the same
+model. The tests that fit on the
 cluster are marked slow; the dry run and the refusals run on Dask's local scheduler (no
 ``client``).
 """
