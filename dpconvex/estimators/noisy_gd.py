@@ -272,10 +272,12 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     }
 
     def _validate_params(self, *, planned: bool = False) -> None:  # type: ignore[override]
-        """The table, then: a Loss instance must declare a finite derivative bound (the clip
-        rule needs it)."""
+        """The table, then: a Loss instance must have a CVXPY form dpconvex compiles and
+        declare a finite derivative bound (the clip rule needs it). ``planned``: left to the
+        plan, which compiles the loss once and carries it (:meth:`_plan`)."""
         super()._validate_params(planned=planned)
-        self._make_loss()
+        if not planned:
+            self._make_loss()
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """The mechanism, (ε, δ) and the settings that public quantities fix.
@@ -289,6 +291,8 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         """
         if n_classes > 2:
             return self._plan_ovr(n, n_classes, n_features)
+        # compiled once: the plan carries it to the template the run reads (prepare)
+        loss = self._make_loss()
         T = None
         # a bound on running time, from the public shape (privacy-noisy-gd)
         if self.steps is not None:
@@ -316,7 +320,6 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
                             delta_rule=self.delta is None)
         delta = default_delta(n) if self.delta is None else float(self.delta)
         budget = Budget(float(self.epsilon), delta)
-        loss = self._make_loss()
         q = self._augmented_norm()
         notes: list[NoisyGDRule] = []
         clip = optional_float(self.clip)
@@ -336,7 +339,14 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
                      "fit_intercept": bool(self.fit_intercept), "steps": T,
                      "radius": optional_float(self.radius) or at_fit, "clip": clip,
                      "learning_rate": optional_float(self.learning_rate) or at_fit,
-                     "accounting": self.accounting, "average": self.average})
+                     "accounting": self.accounting, "average": self.average},
+            loss=loss)
+
+    def _planned_loss(self, plan: FitPlan) -> Loss:
+        """The loss ``plan`` carries, compiled once by :meth:`_plan` (a one-vs-rest plan: its
+        binary plans'); made here for a plan that carries none (one made by hand)."""
+        carried = plan.sub_plans[0].loss if plan.sub_plans else plan.loss
+        return carried if carried is not None else self._make_loss()
 
     def _augmented_norm(self) -> float:
         """q̃ = √(q² + 1) with the intercept column (constant 1), else q: the template's bound."""
@@ -367,8 +377,8 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         (1000, 4, True)
         """
         p = plan.n_features + int(bool(self.fit_intercept))
-        return EmpiricalRiskTemplate.of_problem(self._make_loss(), self._augmented_norm(),
-                                                plan.n, p)
+        return EmpiricalRiskTemplate.of_problem(self._planned_loss(plan),
+                                                self._augmented_norm(), plan.n, p)
 
     def prepare(
         self, X: Any, y: Any, plan: FitPlan, *, context: FitContext = NO_CONTEXT
@@ -418,8 +428,8 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
             if not isinstance(rows, ScaledRows):
                 rows = ScaledRows(DenseRows(rows), np.ones(rows.shape[0]))
             rows = rows.compact().scale_rows(signs)
-        template = EmpiricalRiskTemplate.of_problem(self._make_loss(), self._augmented_norm(),
-                                                    rows.n, rows.p)
+        template = EmpiricalRiskTemplate.of_problem(self._planned_loss(plan),
+                                                    self._augmented_norm(), rows.n, rows.p)
         # NoisyGD.run reads the operator (Dask rows per chunk, on the workers)
         template.X, template.y = rows, np.ones(rows.n)
         return _bind_plan(Prepared(template=template, labels=labels, meta=meta), plan)

@@ -217,8 +217,8 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
     Parameters
     ----------
     estimator : estimator
-        An unfitted dpconvex private estimator or private search; it is not modified. Its parameters are
-        used for every fit except ``epsilon`` and ``random_state``.
+        An unfitted dpconvex private estimator or private search; it is not modified. Its
+        parameters are used for every fit except ``epsilon`` and ``random_state``.
     X, y : array-like
         Training data, as for ``fit``. A Dask array or DataFrame is checked once for the whole sweep (its rows
         stay on the workers; y, a vector of length n, is computed once) and then given to every fit.
