@@ -272,12 +272,21 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     }
 
     def _validate_params(self, *, planned: bool = False) -> None:  # type: ignore[override]
-        """The table, then: a Loss instance must have a CVXPY form dpconvex compiles and
-        declare a finite derivative bound (the clip rule needs it). ``planned``: left to the
-        plan, which compiles the loss once and carries it (:meth:`_plan`)."""
+        """The table, then: the loss must be one dpconvex ships or have a CVXPY form dpconvex
+        compiles, and declare a finite derivative bound (the clip rule needs it); refused
+        here, before any data are read. ``planned``: the plan made at once (:meth:`_plan`)
+        takes the loss compiled here (:meth:`_validated_loss`), and carries it to the
+        template the run reads."""
         super()._validate_params(planned=planned)
-        if not planned:
-            self._make_loss()
+        loss = self._make_loss()
+        if planned:
+            self._loss_for_plan = (self.loss, loss)
+
+    def _validated_loss(self) -> Loss:
+        """The loss compiled by the validation of the plan being made, for the same ``loss``
+        given (taken once: nothing of it is left on the estimator); compiled here otherwise."""
+        given, loss = self.__dict__.pop("_loss_for_plan", (None, None))
+        return loss if loss is not None and given is self.loss else self._make_loss()
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """The mechanism, (ε, δ) and the settings that public quantities fix.
@@ -289,10 +298,10 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         are the certificate's lines); the radius and learning rate rules need the
         noise multiplier z, which the accountant calibrates at fit time.
         """
-        if n_classes > 2:
+        # compiled once, by the validation: the plan carries it to the template the run reads
+        loss = self._validated_loss()
+        if n_classes > 2:  # the binary models' plan carries theirs
             return self._plan_ovr(n, n_classes, n_features)
-        # compiled once: the plan carries it to the template the run reads (prepare)
-        loss = self._make_loss()
         T = None
         # a bound on running time, from the public shape (privacy-noisy-gd)
         if self.steps is not None:
