@@ -217,8 +217,9 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
     Parameters
     ----------
     estimator : estimator
-        An unfitted dpconvex private estimator or private search; it is not modified. Its
-        parameters are used for every fit except ``epsilon`` and ``random_state``.
+        An unfitted dpconvex estimator (or a model with an ``epsilon`` and a
+        ``certificate_``); it is not modified. Its parameters are used for every fit except
+        ``epsilon`` and ``random_state``.
     X, y : array-like
         Training data, as for ``fit``. A Dask array or DataFrame is checked once for the whole sweep (its rows
         stay on the workers; y, a vector of length n, is computed once) and then given to every fit.
@@ -247,8 +248,8 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
     Raises
     ------
     ParameterError
-        ``estimator`` is not an unfitted dpconvex estimator or search the sweep can refit, or
-        a parameter is out of its range.
+        ``estimator`` is not an unfitted estimator the sweep can refit, or a parameter is
+        out of its range.
     BudgetError
         The ``accountant`` cannot hold the sum of the fits' budgets (nothing charged).
     PrivacyError
@@ -273,14 +274,16 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
     sum warns and is stated, as in a single fit's hold.
 
     What the certificate covers: a sweep is a series of fits of ``estimator`` itself on X as
-    given, with no step between, so its certificate is a guarantee for X exactly when each
-    fit's is. ``estimator`` is a dpconvex private estimator or private search (any other is
-    refused: the sweep composes dpconvex's certificates only). A
-    :class:`~sklearn.pipeline.Pipeline` has no ``epsilon`` and is not swept; pipeline steps
-    reach a sweep only inside a search, whose own ``vouch=`` refuses a step outside dpconvex
-    (a ``FunctionTransformer``) before anything is charged, or vouches for it
-    (``vouch="preprocessing"``): the sweep's certificate then states those steps among its
-    own conditions, declared and vouched for, not verified, as the search's does.
+    given, with no step between, and its certificate composes those fits' certificates as
+    they stand. A dpconvex private estimator or private search certifies each fit for X, and
+    so the sweep's certificate is a guarantee for X. A :class:`~sklearn.pipeline.Pipeline`
+    has no ``epsilon`` and is not swept; pipeline steps reach a sweep only inside a search,
+    whose own ``vouch=`` refuses a step outside dpconvex (a ``FunctionTransformer``) before
+    anything is charged, or vouches for it (``vouch="preprocessing"``): the sweep's
+    certificate then states those steps among its own conditions, declared and vouched for,
+    not verified, as the search's does. An estimator outside dpconvex that has an
+    ``epsilon`` (a user's model) is fitted by its own ``fit(X, y)`` and holds no ledger: its
+    ``certificate_`` is its own statement, which the sweep composes unchecked.
 
     Examples
     --------
@@ -312,11 +315,6 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
         raise ParameterError(
             "The 'estimator' parameter of epsilon_sweep must be an estimator with an 'epsilon' "
             f"parameter. Got {type(estimator).__name__}, which has none.")
-    if not isinstance(estimator, (PrivateEstimator, SelectedEstimator)):
-        raise ParameterError(
-            "The 'estimator' parameter of epsilon_sweep must be a dpconvex private estimator or "
-            "private search: the sweep's certificate composes its fits' certificates, each a "
-            f"release of dpconvex on X. Got {type(estimator).__name__}, which is neither.")
     if isinstance(estimator, PrivateEstimator) and type(estimator).fit is not PrivateEstimator.fit:
         raise ParameterError(
             f"epsilon_sweep: {type(estimator).__name__} overrides fit, which the sweep "
@@ -393,8 +391,8 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
             for model, plan in zip(fits, fit_plans, strict=True):
                 # one-vs-rest, estimators without prepare / fit_prepared (e.g.
                 # PrivateGridSearch) and a regressor releasing its labels' centre first are
-                # plain fits, drawing from the sweep's generator: a dpconvex fit on X itself,
-                # through fit_part (a search's pipeline steps answer to the search's vouch=)
+                # plain fits, drawing from the sweep's generator: a fit on X itself (a
+                # search's pipeline steps answer to the search's own vouch=)
                 if plan is None or plan.sub_plans or "label center" in plan.parts or \
                         type(model).prepare is PrivateEstimator.prepare:
                     fit_with(model, X, y, context, [(model, noise)], caller=owner)
