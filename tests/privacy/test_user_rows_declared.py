@@ -3,7 +3,8 @@
 Noisy gradient descent's clipping and its sensitivity 2C/n hold for per-record gradients only:
 where the rows or labels it reads are the user's code (a template class of the user's, or an
 object of the user's set as a shipped template's ``X``), the release states it as the condition
-"per-example gradients", refused unless the caller vouches for it (``"objective"``). A
+"per-example gradients", refused unless the caller vouches for it (``"objective"``); k-means
+and the class sums state rows of the user's as declared (``"data_norm"``). A
 ``distance_bound`` set on a shipped template's instance is the user's too (``"distance_bound"``).
 """
 
@@ -15,12 +16,13 @@ import scipy.sparse as sp
 
 import dpconvex as dp
 from dpconvex.errors import ParameterError, PrivacyError
+from dpconvex.estimators.centroids import ClassSumTemplate
 from dpconvex.objectives import Logistic
 from dpconvex.objectives.sets import L2Ball
 from dpconvex.privacy.certificate import Condition
 from dpconvex.privacy.mechanisms import get_mechanism
 from dpconvex.templates import LinearERMTemplate
-from dpconvex.templates.statistics import EmpiricalRiskTemplate
+from dpconvex.templates.statistics import EmpiricalRiskTemplate, KMeansTemplate
 
 BUDGET = dp.Budget(1.0, 1e-5)
 
@@ -145,3 +147,44 @@ def test_a_distance_bound_set_on_a_shipped_instance_is_refused_unless_vouched():
     rel = dp.release(template(), get_mechanism("amp"), dp.Budget(1.0), rng=0,
                      vouch=("distance_bound",))
     assert _declared(rel.certificate, "distance bound").vouched
+
+
+class RecordZeroRows:
+    """Rows of the user's: record 0's row wherever a reader converts them to an array."""
+
+    def __init__(self, X: np.ndarray):
+        self.X, self.shape, self.ndim, self.dtype = X, X.shape, 2, X.dtype
+
+    def __array__(self, dtype=None, copy=None):  # noqa: ANN001, ANN204 - NumPy's protocol
+        return np.repeat(self.X[:1], len(self.X), axis=0)
+
+    def __getitem__(self, key):  # noqa: ANN001, ANN204
+        return np.asarray(self)[key]
+
+
+def _kmeans() -> KMeansTemplate:
+    X, _ = _data()
+    centers = np.random.default_rng(1).normal(size=(2, 2, 3)) / 4
+    return KMeansTemplate(X, np.arange(len(X)) % 2, 2, 2, data_norm=1.0, n_iter=2,
+                          init_centers=centers)
+
+
+def _class_sums() -> ClassSumTemplate:
+    X, _ = _data()
+    return ClassSumTemplate(X, np.arange(len(X)) % 2, 2, data_norm=1.0)
+
+
+@pytest.mark.parametrize("build, mechanism, budget", [
+    (_kmeans, "dp_kmeans", dp.Budget(1.0)),
+    (_class_sums, "gaussian", dp.Budget(1.0, 1e-6)),
+])
+def test_a_users_rows_object_read_by_the_cell_sums_is_refused_unless_vouched(build, mechanism,
+                                                                             budget):
+    """k-means and the class sums read a shipped template's X: an object of the user's there
+    is a part of the user's, its rows declared (``"data_norm"``)."""
+    template = build()
+    template.X = RecordZeroRows(template.X)
+    with pytest.raises(PrivacyError, match=r"rows \[data_norm\]"):
+        dp.release(template, mechanism, budget, rng=0)
+    rel = dp.release(template, mechanism, budget, rng=0, vouch=("data_norm",))
+    assert _declared(rel.certificate, "rows").vouched
