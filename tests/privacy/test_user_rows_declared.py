@@ -188,3 +188,28 @@ def test_a_users_rows_object_read_by_the_cell_sums_is_refused_unless_vouched(bui
         dp.release(template, mechanism, budget, rng=0)
     rel = dp.release(template, mechanism, budget, rng=0, vouch=("data_norm",))
     assert _declared(rel.certificate, "rows").vouched
+
+
+class RecordZeroLabels:
+    """Labels of the user's: record 0's label wherever a reader converts them to an array."""
+
+    def __init__(self, y: np.ndarray):
+        self.y = y
+
+    def __array__(self, dtype=None, copy=None):  # noqa: ANN001, ANN204 - NumPy's protocol
+        return np.repeat(self.y[:1], len(self.y)).astype(dtype or float)
+
+    def __len__(self) -> int:
+        return len(self.y)
+
+
+def test_users_labels_on_a_shipped_template_are_refused_unless_vouched():
+    """A shipped template whose y is an object of the user's: its labels are a part of the
+    user's, and noisy GD's per-example gradients declared."""
+    X, y = _data()
+    template = EmpiricalRiskTemplate(Logistic(), 1.0, X, y)
+    template.y = RecordZeroLabels(y)
+    with pytest.raises(PrivacyError, match=r"per-example gradients \[objective\]"):
+        dp.release(template, _gd(), BUDGET, rng=0)
+    rel = dp.release(template, _gd(), BUDGET, rng=0, vouch=("objective",))
+    assert "labels RecordZeroLabels" in _declared(rel.certificate, "user template").detail
