@@ -137,7 +137,7 @@ def _sums_template(cls):
 @pytest.mark.parametrize("build, mechanism, budget, vouch", [
     (lambda: CheckedN(Logistic(), 0.1, 1.0, X, Y), "amp", dp.Budget(1.0), AMP_VOUCH),
     (lambda: _drifting(EmpiricalRiskTemplate)(Logistic(), 1.0, X, Y),
-     get_mechanism("noisy_gd", steps=5), dp.Budget(1.0, 1e-5), ()),
+     get_mechanism("noisy_gd", steps=5), dp.Budget(1.0, 1e-5), ("objective",)),
     (lambda: _sums_template(_drifting(SufficientStatisticsTemplate)), "ssp", dp.Budget(1.0),
      ("data_norm",)),
     (lambda: _sums_template(_drifting(SufficientStatisticsTemplate)), "gaussian_ssp",
@@ -179,7 +179,8 @@ def test_a_mean_whose_n_answers_otherwise_for_the_calibration_is_refused():
 def test_the_certificate_states_the_n_the_calibration_read(build, mechanism, budget, key):
     """n read twice (the release's record, the calibration), a thousand times it at any later
     read: the certificate states the calibration's n, never a later read's."""
-    vouch = ("sensitivity",) if mechanism == "exponential" else ()
+    # a user's template's rows read by noisy GD: "per-example gradients", declared
+    vouch = ("sensitivity",) if mechanism == "exponential" else ("objective",)
     released = dp.release(build(), mechanism, budget, rng=0, vouch=vouch)
     assert released.calibration.n == 40
     assert released.certificate.quantities[key] == 40

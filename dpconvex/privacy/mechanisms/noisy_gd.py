@@ -667,7 +667,8 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         cal : Calibration
             This mechanism's calibration (:meth:`calibrate`).
         conditions : list of Condition
-            The conditions checked (:meth:`conditions`; none).
+            The conditions of the release (:meth:`conditions`: none; those on the user's parts
+            of the release, where one is), stated first.
 
         Returns
         -------
@@ -699,8 +700,10 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
                      "may be active (clip < Lipschitz bound): the run minimizes the convex "
                      "surrogate with psi_i' = l' clipped to [-C/||x_i||, C/||x_i||] (both "
                      "signs); privacy is unaffected")
-        # the exact curve is a second opinion on an accountant
+        # the release's conditions (a user's part's among them), then the run's; the exact
+        # curve is a second opinion on an accountant
         conds = [
+            *conditions,
             Condition(
                 "per-example clipping",
                 True,
@@ -811,6 +814,7 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         ((3,), None, False)
         """
         assert cal is not None
+        _check_rows(template.X, f"{type(self).__name__}.run")
         # the rows are read by a shipped loss as built, or by the NumPy form dpconvex compiled
         # from a user's CVXPY form (elementwise: record i's gradient reads its margin only);
         # never by a method of the user's object, which could read every margin or keep them.
@@ -867,6 +871,20 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
             if t >= first:
                 total += theta
         return total / (T - first), None, False
+
+
+def _check_rows(X: Any, caller: str) -> None:
+    """Refuse rows :meth:`NoisyGD.run` cannot read: anything but a NumPy array or a row operator
+    (dpconvex's ``DenseRows``, ``CSRRows``, ``ScaledRows``, ``DaskRows``; one of the user's is
+    read only where the release declared it and the caller vouched for it:
+    :func:`~dpconvex.privacy.user_parts.user_parts`)."""
+    if isinstance(X, np.ndarray) or (hasattr(X, "chunk_sum") and hasattr(X, "compact")) or (
+            hasattr(X, "matvec_rmatvec") and hasattr(X, "scale_rows")):
+        return
+    raise ParameterError(
+        f"{caller}: the template's X is a {type(X).__qualname__}, which noisy gradient descent "
+        "does not read: pass the rows as a NumPy array, or as a row operator of "
+        "dpconvex.data.operators (CSRRows(X) for a SciPy sparse matrix).")
 
 
 def _signed_rows(X: Any, y: np.ndarray) -> Any:
