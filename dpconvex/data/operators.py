@@ -13,7 +13,12 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_matrix_body, check_numeric_dtype
+from .._validation import (
+    check_int,
+    check_matrix_body,
+    check_numeric_dtype,
+    float_rows,
+)
 from ..errors import DataTypeError, DataValidationError
 
 __all__ = ["CSRRows", "DenseRows", "DesignOperator", "ScaledRows", "canonical_csr",
@@ -77,8 +82,9 @@ def row_norms(X: np.ndarray) -> np.ndarray:
 
 
 def _two_d(X: Any, caller: str) -> np.ndarray:
-    """X as a float array, refused by ``caller``'s name unless it is 2-D."""
-    X = np.asarray(X, dtype=float)
+    """X as a float64 array (:func:`~dpconvex._validation.float_rows`), refused by
+    ``caller``'s name unless it is 2-D."""
+    X = float_rows(X, caller)
     if X.ndim != 2:
         raise DataValidationError(f"{caller}: needs a 2-D array; got shape {X.shape}. "
                                   "Pass the rows as a 2-D array.")
@@ -536,8 +542,12 @@ class CSRRows:
 
     def __init__(self, A: Any):
         if not sp.issparse(A):
-            raise TypeError(f"CSRRows.__init__: needs a scipy.sparse matrix; got "
-                            f"{type(A).__name__}. Pass DenseRows a dense array.")
+            raise DataTypeError(f"CSRRows.__init__: needs a scipy.sparse matrix; got "
+                                f"{type(A).__name__}. Pass DenseRows a dense array.")
+        if A.ndim != 2:
+            raise DataValidationError(f"CSRRows.__init__: needs 2-D sparse rows; got shape "
+                                      f"{A.shape}. Pass the rows as a 2-D sparse matrix.")
+        check_numeric_dtype(A, "CSRRows.__init__", "A")  # complex: float64 would drop a part
         self.A = canonical_csr(A)
         self.n, self.p = self.A.shape
 
@@ -1375,6 +1385,13 @@ def row_blocks(indptr: np.ndarray, max_entries: int = _BLOCK_ENTRIES
     tuple of (ndarray, ndarray)
         (rows, idx).
 
+    Raises
+    ------
+    DataValidationError
+        ``indptr`` is not a 1-D integer array of at least one entry that never decreases.
+    ParameterError
+        ``max_entries`` is not an int >= 1.
+
     Examples
     --------
     >>> from dpconvex.data import row_blocks
@@ -1382,7 +1399,17 @@ def row_blocks(indptr: np.ndarray, max_entries: int = _BLOCK_ENTRIES
     >>> [(rows.tolist(), A.data[idx].tolist()) for rows, idx in row_blocks(A.indptr)]
     [([1], [[3.0]]), ([0, 2], [[1.0, 2.0], [4.0, 5.0]])]
     """
+    if not (isinstance(indptr, np.ndarray) and indptr.ndim == 1 and indptr.size
+            and indptr.dtype.kind in "iu"):
+        raise DataValidationError(
+            "row_blocks: indptr must be a CSR row pointer, a 1-D integer array of at least one "
+            f"entry; got {_kind_of(indptr)}. Pass the indptr of a CSR matrix.")
+    max_entries = check_int("max_entries", max_entries, "row_blocks", noun="argument")
     counts = np.diff(indptr)
+    if counts.size and counts.min() < 0:
+        raise DataValidationError(
+            "row_blocks: indptr decreases, so it is not a CSR row pointer. Pass the indptr of "
+            "a CSR matrix (canonical_csr(A).indptr).")
     order = np.argsort(counts, kind="stable")
     bounds = np.flatnonzero(np.diff(counts[order])) + 1
     for group in np.split(order, bounds):
@@ -1395,6 +1422,13 @@ def row_blocks(indptr: np.ndarray, max_entries: int = _BLOCK_ENTRIES
         for s in range(0, group.size, step):
             rows = group[s:s + step]
             yield rows, indptr[rows][:, None] + np.arange(k)
+
+
+def _kind_of(value: Any) -> str:
+    """What ``value`` is, by its type, shape and dtype alone (it may hold the data's layout)."""
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape} and dtype {value.dtype}"
+    return f"a {type(value).__name__}"
 
 
 def _blocked_gram(X: np.ndarray, d: np.ndarray, s: np.ndarray, t: np.ndarray | None) -> np.ndarray:

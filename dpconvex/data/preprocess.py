@@ -28,15 +28,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import (
-    _reject_masked,
-    check_float,
-    check_matrix_body,
-    check_numeric_dtype,
-    conversion_failure,
-    is_dask_collection,
-)
-from ..errors import DataTypeError, DataValidationError
+from .._validation import check_float, check_matrix_body, float_rows, is_dask_collection
+from ..errors import DataValidationError
 from .operators import _scaled_norms, canonical_csr, check_sparse, row_blocks, row_norms
 from .row_scaling import normalize_rows
 
@@ -102,7 +95,7 @@ def _read_rows(X: Any, caller: str, *, accept_sparse: bool = False) -> Any:
         if X.ndim == 2 and X.shape[1] == 0:
             return canonical_csr(X)
         return check_sparse(X, caller, min_samples=0)
-    A = X if type(X) is np.ndarray and X.dtype == np.float64 else _float_rows(X, caller)
+    A = float_rows(X, caller)
     if A.ndim != 2:
         raise DataValidationError(
             f"{caller}: X must be 2-D (n_samples, n_features); got an array with {A.ndim} "
@@ -111,44 +104,6 @@ def _read_rows(X: Any, caller: str, *, accept_sparse: bool = False) -> Any:
     if A.shape[1] == 0 and isinstance(X, np.ndarray):
         return A
     return check_matrix_body(A, A, caller, "X", 0, None)
-
-
-def _float_rows(X: Any, caller: str) -> np.ndarray:
-    """Dense rows as a float64 array: a masked entry, what is not a real number
-    (:func:`~dpconvex._validation.check_numeric_dtype`, before float64) and a number beyond
-    float64 refused by name."""
-    _reject_masked(X, caller, "X")
-    A = _as_array(X, None, caller)  # as given: ragged nested lists fail here
-    check_numeric_dtype(A, caller, "X",
-                        inferred=not isinstance(X, np.ndarray) and not hasattr(X, "dtype"))
-    if A.dtype == np.float64:
-        return A
-    given, A = A, _as_array(A, np.float64, caller)
-    if given.dtype.kind == "f" and given.dtype.itemsize > 8 and \
-            np.count_nonzero(np.isinf(A)) > np.count_nonzero(np.isinf(given)):
-        raise _too_large(caller)  # a long double beyond float64
-    return A
-
-
-def _as_array(X: Any, dtype: Any, caller: str) -> np.ndarray:
-    """``np.asarray(X, dtype)``, a failure refused by its type alone (NumPy's text can quote
-    an entry)."""
-    try:
-        with np.errstate(over="ignore"):
-            return np.asarray(X, dtype=dtype)
-    except OverflowError:
-        raise _too_large(caller) from None
-    except (TypeError, ValueError) as exc:
-        raise DataTypeError(
-            f"{caller}: X must be a 2-D array of numbers (n_samples, n_features); it could not "
-            f"be converted to float: {conversion_failure(exc)}. Encode categorical columns "
-            "first.") from None
-
-
-def _too_large(caller: str) -> DataValidationError:
-    return DataValidationError(
-        f"{caller}: X holds a number too large for float64 (above about 1.8e308); rescale "
-        "that column with a public constant.")
 
 
 def _checked_bound(bound: Any, caller: str) -> float:
