@@ -196,7 +196,8 @@ class Categorical:
         _check_bools(self, "drafted", "other")
         voc = self.vocabulary
         if isinstance(voc, (str, bytes)) or not isinstance(voc, (Sequence, np.ndarray)) or \
-                isinstance(voc, np.ndarray) and voc.ndim != 1 or not all(isinstance(v, (str, bytes)) for v in voc):
+                isinstance(voc, np.ndarray) and voc.ndim != 1 or \
+                not all(isinstance(v, (str, bytes)) for v in voc):
             raise ParameterError("The 'vocabulary' parameter of Categorical must be a sequence of "
                                  f"categories (str). Got {_short_repr(voc)} instead.")
         numbers = [float(v) for v in voc if _number(v)]  # "1" and "1.0": one value of a column
