@@ -18,6 +18,7 @@ from .._validation import (
     check_matrix_body,
     check_numeric_dtype,
     float_rows,
+    is_dask_collection,
 )
 from ..errors import DataTypeError, DataValidationError
 
@@ -1337,6 +1338,65 @@ def check_sparse(X: Any, caller: str, *, name: str = "X", n_features: int | None
     check_numeric_dtype(X, caller, name)  # SciPy stores bool, int, float or complex only
     A = canonical_csr(X)
     return check_matrix_body(A, A.data, caller, name, min_samples, n_features)
+
+
+def read_rows(X: Any, caller: str, *, accept_sparse: bool = False) -> Any:
+    """The rows a public per-record map takes, as float64, by the checks the estimators'
+    :func:`~dpconvex.data.validation.check_array` is made of (that module reads Dask rows,
+    whose chunks the maps are run on, so the maps cannot import it).
+
+    Any number of rows is taken; a NumPy or (``accept_sparse``) SciPy sparse array of no
+    column, which holds no entry, is returned as it is. Every refusal names ``caller`` and
+    quotes no entry.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix
+        The rows.
+    caller : str
+        The public map, opening every message.
+    accept_sparse : bool, default=False
+        Whether SciPy sparse rows are taken (as a float64 ``csr_array``).
+
+    Returns
+    -------
+    ndarray or scipy.sparse.csr_array
+
+    Raises
+    ------
+    DataValidationError
+        None, a Dask collection, sparse rows where they are not taken, rows that are not 2-D,
+        or an entry that is NaN, infinite or beyond float64
+        (:class:`~dpconvex.errors.DataTypeError` for one that is not a number).
+
+    Examples
+    --------
+    >>> read_rows([[1, 2], [3, 4]], "Doc.map").dtype
+    dtype('float64')
+    """
+    if X is None:
+        raise DataValidationError(
+            f"{caller}: X is None; pass a 2-D array of numbers (n_samples, n_features).")
+    if is_dask_collection(X):
+        raise DataValidationError(
+            f"{caller}: does not take a Dask collection; pass X.compute() if it fits in "
+            "memory, or apply it to each chunk of rows.")
+    if hasattr(X, "toarray"):
+        if not accept_sparse:
+            raise DataValidationError(
+                f"{caller}: got a sparse matrix for X; pass a dense array (X.toarray()).")
+        if X.ndim == 2 and X.shape[1] == 0:
+            return canonical_csr(X)
+        return check_sparse(X, caller, min_samples=0)
+    A = float_rows(X, caller)
+    if A.ndim != 2:
+        raise DataValidationError(
+            f"{caller}: X must be 2-D (n_samples, n_features); got an array with {A.ndim} "
+            f"dimension(s) and shape {A.shape}. Reshape your data: a single feature with "
+            "X.reshape(-1, 1) or a single sample with X.reshape(1, -1).")
+    if A.shape[1] == 0 and isinstance(X, np.ndarray):
+        return A
+    return check_matrix_body(A, A, caller, "X", 0, None)
 
 
 def canonical_csr(X: Any) -> sp.csr_array:
