@@ -278,15 +278,18 @@ def check_float(name: str, value: Any, owner: str, *, low: float = 0.0, high: fl
     real = (numbers.Real, np.floating, np.integer, decimal.Decimal)
     if isinstance(value, bool) or not isinstance(value, real):
         raise Float(low, high, low_inclusive, high_inclusive).refusal(name, value, owner, noun)
+    v: float | None = None
     try:
         v = _as_float(value)
     except (OverflowError, ValueError, TypeError):
+        pass  # refused below, outside the handler: no context holds the conversion's text
+    if v is None:
         raise ParameterError(
             f"The '{name}' {noun} of {owner} must be a finite float in "
             f"{_interval(low, high, low_inclusive, high_inclusive)}; {_short_repr(value)} does "
             "not fit in a float64 (largest about 1.8e308). Pass a float of magnitude at most "
             f"{MAX_MAGNITUDE:g}."
-        ) from None
+        )
     # NaN is in no interval; an infinity only where allow_inf takes +inf
     inside = ((v >= low if low_inclusive else v > low)
               and (v <= high if high_inclusive else v < high))
