@@ -76,10 +76,10 @@ class RangedRows(PublicArray):
     source: str | None = None
 
     def __new__(cls, rows: Any, feature_range: Any, source: str | None = None) -> RangedRows:
-        rows = float_rows(rows, "RangedRows", "rows")
+        rows = float_rows(rows, "RangedRows.__new__", "rows")
         if rows.ndim != 2:
             raise DataValidationError(
-                f"RangedRows: rows must be 2-D (n_samples, n_features); got shape {rows.shape}. "
+                f"RangedRows.__new__: rows must be 2-D (n_samples, n_features); got shape {rows.shape}. "
                 "Pass the encoded rows as a 2-D array.")
         if feature_range is None:  # rows with a source only (a schema's unit rows)
             obj = rows.view(cls)
@@ -134,15 +134,15 @@ def _checked_ranges(feature_range: Any, n_features: int) -> np.ndarray:
            "PublicSchema.encoded_range().")
     if failure is not None:
         raise ParameterError(
-            f"RangedRows: feature_range must be an array of numbers of shape ({n_features}, 2); "
+            f"RangedRows.__new__: feature_range must be an array of numbers of shape ({n_features}, 2); "
             f"it could not be converted to float ({failure.__name__}). {fix}")
     if ranges.shape != (n_features, 2):
         raise ParameterError(
-            f"RangedRows: feature_range must have shape ({n_features}, 2), one (low, high) "
+            f"RangedRows.__new__: feature_range must have shape ({n_features}, 2), one (low, high) "
             f"pair per column of the rows; got shape {ranges.shape}. {fix}")
     if np.isnan(ranges).any() or not (ranges[:, 0] <= ranges[:, 1]).all():
         raise ParameterError(
-            f"RangedRows: feature_range holds NaN or a pair with low > high. {fix}")
+            f"RangedRows.__new__: feature_range holds NaN or a pair with low > high. {fix}")
     return ranges
 
 

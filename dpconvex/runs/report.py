@@ -244,15 +244,17 @@ def warning_lines(entries: list[dict[str, Any]], fits: int, full_text: str = "")
     return out
 
 
+#: What :func:`warning_lines` reads, closing its refusals.
+_ENTRIES_FORM = (
+    "Pass WarningTally.summary() (ProblemResult.warnings): a list of dicts with the keys "
+    "'category' and 'message' (str), 'fits' (int) and 'methods' (a list of str).")
+
+
 def _check_warning_entries(entries: Any, fits: Any, full_text: Any) -> None:
     """Refuse what :func:`warning_lines` cannot read, by name (:class:`ParameterError`)."""
-    def refuse(what: str) -> ParameterError:
-        return ParameterError(
-            f"warning_lines: {what}. Pass WarningTally.summary() (ProblemResult.warnings), a "
-            "list of dicts with the keys 'category' and 'message' (str), 'fits' (int) and "
-            "'methods' (a list of str); fits an int >= 0 and full_text a str.")
     if not isinstance(entries, (list, tuple)):
-        raise refuse(f"entries must be a list of dicts; got a {type(entries).__name__}")
+        raise ParameterError(f"warning_lines: entries must be a list of dicts; got a "
+                             f"{type(entries).__name__}. {_ENTRIES_FORM}")
     for i, e in enumerate(entries):
         ok = (isinstance(e, dict) and isinstance(e.get("category"), str)
               and isinstance(e.get("message"), str)
@@ -261,11 +263,15 @@ def _check_warning_entries(entries: Any, fits: Any, full_text: Any) -> None:
               and isinstance(e.get("methods"), (list, tuple))
               and all(isinstance(m, str) for m in e["methods"]))
         if not ok:
-            raise refuse(f"entry {i} of entries is not such a dict")
+            raise ParameterError(f"warning_lines: entry {i} of entries lacks a key or has one of "
+                                 f"another type. "
+                                 f"{_ENTRIES_FORM}")
     if isinstance(fits, bool) or not isinstance(fits, numbers.Integral) or fits < 0:
-        raise refuse(f"fits must be an int >= 0; got a {type(fits).__name__}")
+        raise ParameterError(f"warning_lines: fits must be an int >= 0 (the run's fits); got "
+                             f"a {type(fits).__name__}. Pass ProblemResult.fits.")
     if not isinstance(full_text, str):
-        raise refuse(f"full_text must be a str; got a {type(full_text).__name__}")
+        raise ParameterError(f"warning_lines: full_text must be a str; got a "
+                             f"{type(full_text).__name__}. Pass where the whole texts are.")
 
 
 # ----------------------------------------------------------------------------- the table
