@@ -876,6 +876,43 @@ def float_rows(X: Any, caller: str, name: str = "X") -> np.ndarray:
     return A
 
 
+def float_matrix(X: Any, caller: str, name: str = "X") -> np.ndarray:
+    """:func:`float_rows` of rows that must be 2-D (n_samples, n_features), the shape refused
+    by name with the reshape that fixes a single feature or a single sample.
+
+    Parameters
+    ----------
+    X : array-like
+        The rows (not sparse, not a Dask collection).
+    caller : str
+        "Owner.method", opening every message.
+    name : str, default="X"
+        What the messages call the rows.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features)
+
+    Raises
+    ------
+    DataValidationError
+        As :func:`float_rows`, or rows that are not 2-D.
+
+    Examples
+    --------
+    >>> from dpconvex._validation import float_matrix
+    >>> float_matrix([[1, 2]], "Doc.fit").shape
+    (1, 2)
+    """
+    A = float_rows(X, caller, name)
+    if A.ndim != 2:
+        raise DataValidationError(
+            f"{caller}: {name} must be 2-D (n_samples, n_features); got an array with "
+            f"{A.ndim} dimension(s) and shape {A.shape}. Reshape your data: a single feature "
+            "with X.reshape(-1, 1) or a single sample with X.reshape(1, -1).")
+    return A
+
+
 def _rows_as(X: Any, dtype: Any, caller: str, name: str) -> np.ndarray:
     """``np.asarray(X, dtype)``, a failure refused by its type alone and outside the
     ``except`` block (NumPy's text can quote an entry; a long double beyond float64 becomes

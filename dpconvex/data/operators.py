@@ -17,6 +17,7 @@ from .._validation import (
     check_int,
     check_matrix_body,
     check_numeric_dtype,
+    float_matrix,
     float_rows,
     is_dask_collection,
 )
@@ -1388,12 +1389,7 @@ def read_rows(X: Any, caller: str, *, accept_sparse: bool = False) -> Any:
         if X.ndim == 2 and X.shape[1] == 0:
             return canonical_csr(X)
         return check_sparse(X, caller, min_samples=0)
-    A = float_rows(X, caller)
-    if A.ndim != 2:
-        raise DataValidationError(
-            f"{caller}: X must be 2-D (n_samples, n_features); got an array with {A.ndim} "
-            f"dimension(s) and shape {A.shape}. Reshape your data: a single feature with "
-            "X.reshape(-1, 1) or a single sample with X.reshape(1, -1).")
+    A = float_matrix(X, caller)
     if A.shape[1] == 0 and isinstance(X, np.ndarray):
         return A
     return check_matrix_body(A, A, caller, "X", 0, None)

@@ -2,7 +2,7 @@
 
 The rows: :func:`check_array` checks X once, by its form, without copying or densifying it:
 a float64 ndarray is read as it is, another dense form converted to float64 once
-(:func:`~dpconvex._validation.float_rows`: masked entries, what is not a real number and
+(:func:`~dpconvex._validation.float_matrix`: masked entries, what is not a real number and
 numbers beyond float64 refused by name), SciPy sparse rows by
 :func:`~dpconvex.data.operators.check_sparse` and Dask rows by
 :func:`~dpconvex.data.dask_rows.check_dask` (imported only for Dask input); every form ends
@@ -41,7 +41,7 @@ from .._validation import (
     _reject_masked,
     _short_repr,
     check_matrix_body,
-    float_rows,
+    float_matrix,
     is_dask_collection,
 )
 from ..errors import (
@@ -205,13 +205,7 @@ def check_array(
         raise DataValidationError(
             f"{caller}: got a sparse matrix for {name}; pass a dense array (X.toarray())."
         )
-    A = float_rows(X, caller, name)
-    if A.ndim != 2:
-        raise DataValidationError(
-            f"{caller}: {name} must be 2-D (n_samples, n_features); got an array with "
-            f"{A.ndim} dimension(s) and shape {A.shape}. Reshape your data: a single feature with "
-            "X.reshape(-1, 1) or a single sample with X.reshape(1, -1)."
-        )
+    A = float_matrix(X, caller, name)
     return check_matrix_body(A, A, caller, name, min_samples, n_features)
 
 

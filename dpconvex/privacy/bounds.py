@@ -146,18 +146,19 @@ def _checked_text(what: str, value: Any, caller: str) -> str:
     return value
 
 
-def _checked_n(n: Any, caller: str, low: int = 1, *, optional: bool = False) -> int:
-    """The public number of records as an int in [low, MAX_INT], or a
-    :class:`ParameterError` that names its type alone (never its text); ``optional``: the
-    call also takes None (the number of values), checked by the caller."""
+def _checked_n(n: Any, caller: str, *, optional: bool = False) -> int:
+    """The public number of records as an int in [0, MAX_INT] (too few for a release are
+    refused by the release, with the reason), or a :class:`ParameterError` that names its
+    type alone (never its text); ``optional``: the call also takes None (the number of
+    values), handled by the caller."""
     if isinstance(n, bool) or not isinstance(n, (Integral, np.integer)):
         raise ParameterError(
-            f"{caller}: n must be an int >= {low}, the public number of records"
+            f"{caller}: n must be an int >= 0, the public number of records"
             f"{' (or None: the number of values)' if optional else ''}; got a "
             f"{type(n).__name__}.")
-    if not low <= int(n) <= MAX_INT:
+    if not 0 <= int(n) <= MAX_INT:
         raise ParameterError(
-            f"{caller}: n must be an int in [{low}, {MAX_INT:,}], the public number of "
+            f"{caller}: n must be an int in [0, {MAX_INT:,}], the public number of "
             "records; got an int outside that range.")
     return int(n)
 
@@ -414,7 +415,7 @@ def check_range_budget(
     """
     caller = _checked_text("caller", caller, "check_range_budget")
     name = _checked_text("name", name, caller)
-    n = _checked_n(n, caller, low=0)
+    n = _checked_n(n, caller)
     epsilon = check_float("epsilon", epsilon, caller, allow_inf=True, magnitude=False,
                           noun="argument")
     if n * epsilon < MIN_RECORDS_EPSILON:
