@@ -94,9 +94,9 @@ def _float64(values: Any, caller: str, name: str) -> np.ndarray:
     big = np.finfo(np.float64).max
     out = []
     for piece in _pieces(values, caller, name):
-        v = np.asarray(piece)
-        v = np.clip(v, -big, big) if v.dtype.kind == "f" and v.dtype.itemsize > 8 else v
         try:
+            v = np.asarray(piece)  # a sequence of sequences fails here
+            v = np.clip(v, -big, big) if v.dtype.kind == "f" and v.dtype.itemsize > 8 else v
             converted = v.astype(np.float64).reshape(-1)
         except (TypeError, ValueError, OverflowError) as exc:
             failure = conversion_failure(exc)

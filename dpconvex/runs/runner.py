@@ -66,17 +66,18 @@ def majority_error(y_train: Any, y_test: Any) -> float:
     """
     train = _label_column(y_train, "majority_error", "y_train")
     test = _label_column(y_test, "majority_error", "y_test")
-    failure = None
-    try:
+    error = None
+    try:  # labels of types that do not compare fail here; the text can name a label
         labels, counts = np.unique(train, return_counts=True)
-    except TypeError as exc:  # labels of types that do not compare; its text names them
-        failure = type(exc)
-    if failure is not None:
+        majority = labels[int(np.argmax(counts))]
+        error = float(np.mean(np.asarray(test != majority, dtype=bool)))
+    except (TypeError, ValueError, ArithmeticError):
+        pass
+    if error is None:
         raise DataValidationError(
-            "majority_error: y_train holds labels of types that cannot be compared (e.g. "
-            "numbers and strings mixed). Pass labels of one type.")
-    majority = labels[int(np.argmax(counts))]
-    return float(np.mean(test != majority))
+            "majority_error: y_train and y_test hold labels that cannot be compared (e.g. "
+            "numbers and strings mixed, or containers). Pass labels of one type.")
+    return error
 
 
 def constant_r2(y_train: Any, y_test: Any) -> float:
