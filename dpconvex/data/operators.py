@@ -293,6 +293,13 @@ class DenseRows:
     X : ndarray of shape (n, p)
         The rows.
 
+    Raises
+    ------
+    DataValidationError
+        ``X`` is not 2-D or not an array of real numbers
+        (:func:`~dpconvex._validation.float_rows`; :class:`~dpconvex.errors.DataTypeError`
+        for an entry that is not a number); no message quotes an entry.
+
     Examples
     --------
     >>> from dpconvex.data import DenseRows
@@ -529,6 +536,13 @@ class CSRRows:
     ----------
     A : scipy.sparse matrix or array
         The rows.
+
+    Raises
+    ------
+    DataTypeError
+        ``A`` is not SciPy sparse.
+    DataValidationError
+        ``A`` is not 2-D, or holds complex numbers.
 
     Examples
     --------
