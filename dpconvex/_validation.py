@@ -882,12 +882,8 @@ def float_matrix(X: Any, caller: str, name: str = "X") -> np.ndarray:
 
     Parameters
     ----------
-    X : array-like
-        The rows (not sparse, not a Dask collection).
-    caller : str
-        "Owner.method", opening every message.
-    name : str, default="X"
-        What the messages call the rows.
+    X, caller, name
+        As :func:`float_rows` takes them.
 
     Returns
     -------
