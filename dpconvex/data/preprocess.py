@@ -28,16 +28,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import (
-    _reject_masked,
-    check_float,
-    check_matrix_body,
-    check_numeric_dtype,
-    conversion_failure,
-    is_dask_collection,
-)
-from ..errors import DataTypeError, DataValidationError
-from .operators import _scaled_norms, canonical_csr, check_sparse, row_blocks, row_norms
+from .._validation import check_float
+from .operators import _scaled_norms, read_rows, row_blocks, row_norms
 from .row_scaling import normalize_rows
 
 __all__ = ["add_intercept", "augment_and_scale", "clip_dense_rows", "clip_rows", "normalize_rows"]
@@ -80,75 +72,7 @@ def clip_dense_rows(X: Any, bound: float) -> tuple[np.ndarray, int]:
     ([[0.6, 0.8], [0.3, 0.4]], 1)
     """
     q = _checked_bound(bound, "clip_dense_rows")
-    return _clip_dense(_read_rows(X, "clip_dense_rows"), q)
-
-
-def _read_rows(X: Any, caller: str, *, accept_sparse: bool = False) -> Any:
-    """The rows of ``caller`` as float64 (any number of rows), read by the checks the
-    estimators' :func:`~dpconvex.data.validation.check_array` is made of (that module reads
-    Dask rows, whose chunks these maps are run on, so it cannot be imported here); a NumPy or
-    (``accept_sparse``) SciPy sparse array of no column, which holds no entry, as it is."""
-    if X is None:
-        raise DataValidationError(
-            f"{caller}: X is None; pass a 2-D array of numbers (n_samples, n_features).")
-    if is_dask_collection(X):
-        raise DataValidationError(
-            f"{caller}: does not take a Dask collection; pass X.compute() if it fits in "
-            "memory, or apply it to each chunk of rows.")
-    if hasattr(X, "toarray"):
-        if not accept_sparse:
-            raise DataValidationError(
-                f"{caller}: got a sparse matrix for X; pass a dense array (X.toarray()).")
-        if X.ndim == 2 and X.shape[1] == 0:
-            return canonical_csr(X)
-        return check_sparse(X, caller, min_samples=0)
-    A = X if type(X) is np.ndarray and X.dtype == np.float64 else _float_rows(X, caller)
-    if A.ndim != 2:
-        raise DataValidationError(
-            f"{caller}: X must be 2-D (n_samples, n_features); got an array with {A.ndim} "
-            f"dimension(s) and shape {A.shape}. Reshape your data: a single feature with "
-            "X.reshape(-1, 1) or a single sample with X.reshape(1, -1).")
-    if A.shape[1] == 0 and isinstance(X, np.ndarray):
-        return A
-    return check_matrix_body(A, A, caller, "X", 0, None)
-
-
-def _float_rows(X: Any, caller: str) -> np.ndarray:
-    """Dense rows as a float64 array: a masked entry, what is not a real number
-    (:func:`~dpconvex._validation.check_numeric_dtype`, before float64) and a number beyond
-    float64 refused by name."""
-    _reject_masked(X, caller, "X")
-    A = _as_array(X, None, caller)  # as given: ragged nested lists fail here
-    check_numeric_dtype(A, caller, "X",
-                        inferred=not isinstance(X, np.ndarray) and not hasattr(X, "dtype"))
-    if A.dtype == np.float64:
-        return A
-    given, A = A, _as_array(A, np.float64, caller)
-    if given.dtype.kind == "f" and given.dtype.itemsize > 8 and \
-            np.count_nonzero(np.isinf(A)) > np.count_nonzero(np.isinf(given)):
-        raise _too_large(caller)  # a long double beyond float64
-    return A
-
-
-def _as_array(X: Any, dtype: Any, caller: str) -> np.ndarray:
-    """``np.asarray(X, dtype)``, a failure refused by its type alone (NumPy's text can quote
-    an entry)."""
-    try:
-        with np.errstate(over="ignore"):
-            return np.asarray(X, dtype=dtype)
-    except OverflowError:
-        raise _too_large(caller) from None
-    except (TypeError, ValueError) as exc:
-        raise DataTypeError(
-            f"{caller}: X must be a 2-D array of numbers (n_samples, n_features); it could not "
-            f"be converted to float: {conversion_failure(exc)}. Encode categorical columns "
-            "first.") from None
-
-
-def _too_large(caller: str) -> DataValidationError:
-    return DataValidationError(
-        f"{caller}: X holds a number too large for float64 (above about 1.8e308); rescale "
-        "that column with a public constant.")
+    return _clip_dense(read_rows(X, "clip_dense_rows"), q)
 
 
 def _checked_bound(bound: Any, caller: str) -> float:
@@ -208,7 +132,7 @@ def clip_rows(X: Any, bound: float) -> tuple[Any, int]:
     ([[0.6, 0.8], [0.3, 0.4]], 1)
     """
     q = _checked_bound(bound, "clip_rows")
-    A = _read_rows(X, "clip_rows", accept_sparse=True)
+    A = read_rows(X, "clip_rows", accept_sparse=True)
     if not sp.issparse(A):
         return _clip_dense(A, q)
     data = None
@@ -259,7 +183,7 @@ def add_intercept(X: Any, value: float = 1.0) -> Any:
     """
     v = check_float("value", value, "add_intercept", low=-math.inf, magnitude=False,
                     noun="argument")
-    A = _read_rows(X, "add_intercept", accept_sparse=True)
+    A = read_rows(X, "add_intercept", accept_sparse=True)
     if not sp.issparse(A):
         return np.hstack([A, np.full((A.shape[0], 1), v)])
     n = A.shape[0]  # the column stored in every row, even a zero value
@@ -303,6 +227,6 @@ def augment_and_scale(X: Any, data_norm: float) -> np.ndarray:
     ((2, 3), [1.0, 0.79])
     """
     q = check_float("data_norm", data_norm, "augment_and_scale", noun="argument")
-    X = _read_rows(X, "augment_and_scale")
+    X = read_rows(X, "augment_and_scale")
     s = 1.0 / math.sqrt(q * q + 1.0)
     return np.hstack([X, np.ones((X.shape[0], 1))]) * s

@@ -1428,9 +1428,9 @@ def get_loss(name: str | Loss, **params: Any) -> Loss:
     """
     if isinstance(name, Loss):
         return name
-    if name not in LOSSES:
+    if not isinstance(name, str) or name not in LOSSES:  # a list: not a key (unhashable)
         raise ParameterError(f"The 'name' argument of get_loss must be one of {sorted(LOSSES)} "
-                             f"or a Loss instance. Got {name!r} instead.")
+                             f"or a Loss instance. Got {describe_value(name)} instead.")
     return LOSSES[name](**params)
 
 

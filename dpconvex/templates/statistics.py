@@ -297,7 +297,7 @@ def check_levels(levels: object, owner: str, name: str = "levels") -> tuple[floa
     """
     try:
         lo, hi = (float(v) for v in levels)  # type: ignore[union-attr]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, ArithmeticError):  # 10**400, Decimal("sNaN"): overflow
         lo = hi = math.nan
     if not (0.0 <= lo < hi <= 1.0):
         raise ParameterError(f"The '{name}' parameter of {owner} must be two quantile levels "
