@@ -91,7 +91,7 @@ __all__ = ["NO_CONTEXT", "PARAMETER_DOCS", "ROWS_RANGES_NOTE", "ROW_NORM", "SOLV
            "LossParameter", "ParameterSet", "Prepared", "PrivateEstimator",
            "Vouch", "carry_ledger", "charge_not_public", "check_holdable_shape",
            "check_shape_fact", "fill_docs", "fit_with", "keep_argmax", "not_public_source",
-           "refuse_users_learner", "state_rows_source"]
+           "refuse_users_learner", "state_rows_source", "state_users_class"]
 
 #: The certificate line of a fit whose per-feature ranges came with its rows.
 ROWS_RANGES_NOTE = ("the per-feature ranges are those the rows carry (RangedRows; PublicEncoder's "
@@ -1282,6 +1282,48 @@ def refuse_users_learner(estimator: Any, caller: str) -> None:
         "instance); fit a class of your own directly, where its certificate covers the "
         "shipped fit it calls and what it adds is yours to account for."
     )
+
+
+def state_users_class(fitted: Any) -> Any:
+    """``fitted``, its certificate stating, where its class is not the one dpconvex ships as
+    shipped (a class of the user's derived from it, or a method or property set on the
+    instance), that its own methods are not checked: the guarantee is that of the shipped fit
+    it called; what the user's methods add (a value read from the data kept on the model,
+    another release, a replaced model) is nobody's check. A shipped class states nothing.
+
+    Parameters
+    ----------
+    fitted : estimator
+        A fitted estimator (one without ``certificate_`` is returned as it is).
+
+    Returns
+    -------
+    estimator
+        ``fitted`` itself.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.estimators.base import state_users_class
+    >>> class Mine(PrivateLogisticRegression):
+    ...     pass
+    >>> est = Mine(classes=[-1, 1], random_state=0).fit(X, y)  # PrivateEstimator.fit states it
+    >>> [line for line in est.certificate_.assumptions if line.startswith("the estimator is")]
+    ["the estimator is Mine, a class of the user's derived from dpconvex's ..."]
+    """
+    certificate = getattr(fitted, "certificate_", None)
+    shipped = _shipped_base(fitted)
+    if certificate is None or shipped is None or _shipped_step(fitted):
+        return fitted
+    name, base = type(fitted).__name__, shipped.__name__
+    what = (f"{base} with a method or property set on the instance" if type(fitted) is shipped
+            else f"{name}, a class of the user's derived from dpconvex's {base}")
+    certificate.state(
+        f"the estimator is {what}: this certificate is that of {base}.fit as dpconvex ships it, "
+        "which its fit called; what its own methods do (keep a value read from the data on the "
+        "model, release again, replace the released model) is not checked"
+    )
+    return fitted
 
 
 def _shipped_base(estimator: Any) -> type | None:
@@ -2692,14 +2734,17 @@ class PrivateEstimator(CheckedParamNames, BaseEstimator):
         try:
             with fresh_fit(self):  # nothing of an earlier fit (another release) is kept
                 if context is not NO_CONTEXT:  # a meta-estimator's part
-                    return self._fit_with(X, y, check_context(context, caller))
+                    fitted = self._fit_with(X, y, check_context(context, caller))
                 # (a released schema's rows: their source stated)
-                if not_public_source(self, X) is None:
+                elif not_public_source(self, X) is None:
                     fitted = self._fit_with(X, y, NO_CONTEXT)
-                    return state_rows_source(fitted, X) if isinstance(X, RangedRows) else fitted
-                # a schema read from the data (draft): not private, charged and stated as such
-                with charge_not_public(getattr(self, "accountant", None), caller):
-                    return state_rows_source(self._fit_with(X, y, NO_CONTEXT), X, draft=True)
+                    if isinstance(X, RangedRows):
+                        fitted = state_rows_source(fitted, X)
+                else:  # a schema read from the data (draft): not private, charged and stated
+                    with charge_not_public(getattr(self, "accountant", None), caller):
+                        fitted = state_rows_source(self._fit_with(X, y, NO_CONTEXT), X,
+                                                   draft=True)
+                return state_users_class(fitted)  # a class of the user's: its methods unchecked
         except (PrivacyError, SolverError) as exc:  # a part's refusal: in this call's name
             raise signed_refusal(exc, caller) from None
 

@@ -460,8 +460,9 @@ def test_a_learner_of_the_users_derived_from_a_shipped_one_is_refused(search, le
 def test_a_learner_of_the_users_is_refused_only_where_the_callers_guarantee_covers_it():
     """fit_with refuses a subclass of the user's where the caller vouches for what its part
     releases (a search: vouch= given); a run or an audit (vouch=None) fits it as its own
-    model, its certificate the shipped fit's. A shipped instance with its fit replaced on the
-    instance is refused by that name."""
+    model, its certificate the shipped fit's, stating that the class's own methods are not
+    checked. A shipped instance with its fit replaced on the instance is refused by that
+    name."""
     from dpconvex.estimators.base import NO_CONTEXT, fit_with, refuse_users_learner
 
     X, y = _binary()
@@ -471,6 +472,12 @@ def test_a_learner_of_the_users_is_refused_only_where_the_callers_guarantee_cove
     own = fit_with(_KeepsARow(classes=[0, 1], random_state=0), X, y, NO_CONTEXT)
     assert own.certificate_.private  # the shipped fit's certificate; the row is the user's:
     np.testing.assert_allclose(own.row0_, X[0], rtol=1e-15)  # a copy of the first row
+    # ... and the certificate says so; the shipped class's states no such line
+    users = "the estimator is _KeepsARow, a class of the user's derived from dpconvex's "
+    assert [line for line in own.certificate_.assumptions if line.startswith(users)]
+    shipped = PrivateLogisticRegression(classes=[0, 1], random_state=0).fit(X, y)
+    assert not [line for line in shipped.certificate_.assumptions
+                if line.startswith("the estimator is")]
     replaced = PrivateLogisticRegression()
     replaced.fit = lambda X, y, context=None: replaced  # on the instance: not the class's fit
     with pytest.raises(PrivacyError, match="an instance of PrivateLogisticRegression with a "

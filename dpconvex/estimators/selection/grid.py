@@ -86,6 +86,7 @@ from ..base import (
     refuse_fit_params,
     refuse_users_learner,
     state_rows_source,
+    state_users_class,
 )
 from ..parts import Parts, check_rows, mistakes
 
@@ -606,12 +607,12 @@ class SelectedEstimator(CheckedParamNames):
         try:
             with fresh_fit(self):  # nothing of an earlier fit (another release) is kept
                 if check_context(context, f"{type(self).__name__}.fit") is not NO_CONTEXT:
-                    return self._fit_with(X, y, context)
+                    return state_users_class(self._fit_with(X, y, context))
                 fitted = state_rows_source(self._fit_with(X, y, NO_CONTEXT), X)
         except (PrivacyError, SolverError) as exc:  # a candidate's refusal: in this call's name
             raise signed_refusal(exc, f"{type(self).__name__}.fit") from None
         state_rows_source(getattr(fitted, "best_estimator_", None), X)  # the released model's too
-        return fitted
+        return state_users_class(fitted)  # a class of the user's: its methods unchecked
 
     def certify(self, X: Any, y: Any) -> Certificate:
         """The certificate a fit on (X, y) would carry, without training (no noise drawn,
