@@ -47,6 +47,7 @@ from .base import (
     not_public_source,
     prepared_plan_differences,
     public_label_source,
+    refuse_users_learner,
     state_rows_source,
 )
 from .regression import private_bounds
@@ -320,6 +321,8 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
             f"epsilon_sweep: {type(estimator).__name__} overrides fit, which the sweep "
             "never calls (it fits by plan, prepare and fit_prepared): call fit per epsilon."
         )
+    # the sweep composes its fits' certificates: each must be dpconvex's fit as shipped
+    refuse_users_learner(estimator, "epsilon_sweep")
     # recorded on every model, as fit does (a Dask DataFrame is checked into an array once)
     names = feature_names_of(X, "epsilon_sweep")
     if is_dask_collection(X):  # checked once; the rows stay on the workers, y comes to the driver

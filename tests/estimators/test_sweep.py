@@ -204,6 +204,25 @@ def test_a_class_is_refused_by_name():
         epsilon_sweep(dp.PrivateLogisticRegression, X, y, [1.0])
 
 
+class _KeepsWhatItSees(dp.PrivateLogisticRegression):
+    """A class of the user's whose ``fit_prepared`` (the method a sweep calls) keeps a mark."""
+
+    def fit_prepared(self, *args, **kwargs):
+        self.seen_ = True
+        return super().fit_prepared(*args, **kwargs)
+
+
+def test_a_learner_of_the_users_derived_from_a_shipped_one_is_refused_before_any_fit():
+    """The sweep composes its fits' certificates, each dpconvex's fit as shipped: a subclass
+    whose ``fit_prepared`` is its own is refused by name, nothing fitted or charged."""
+    X, y = _data(50)
+    learner = _KeepsWhatItSees(accountant=dp.BudgetAccountant(epsilon=10.0))
+    with pytest.raises(dp.PrivacyError, match="a class of the user's derived from"):
+        epsilon_sweep(learner, X, y, [0.5, 1.0])
+    assert not hasattr(learner, "seen_")
+    assert learner.accountant.spent == (0.0, 0.0)
+
+
 def test_a_regressor_sweep_scores_dask_rows_as_it_scores_rows_in_memory():
     """On Dask rows a regressor's score is its R² (predicted per chunk), not a count of
     predictions that differ from the labels."""
