@@ -4,10 +4,9 @@ compares the record with what it read for its checks: a user's template that ans
 at a later call is refused by name, before any noise is drawn."""
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 import pytest
+from _doubles import CheckedN
 
 import dpconvex as dp
 from dpconvex.data.sufficient import sufficient_statistics
@@ -97,32 +96,6 @@ class DriftingN:
     @n.setter
     def n(self, value):
         self._n, self._reads = value, 0
-
-
-class CheckedN(LinearERMTemplate):
-    """n the number of records to the checks of its declarations (which read it at each
-    probe of its objective), a thousand times it to the calibration."""
-
-    name = "checked n"
-
-    @property
-    def n(self):
-        return self._n if _checking() else 1000 * self._n
-
-    @n.setter
-    def n(self, value):
-        self._n = value
-
-
-def _checking() -> bool:
-    """Whether the declaration checks of a user's template are on the call stack."""
-    frame = sys._getframe(2)
-    while frame is not None:
-        if frame.f_globals.get("__name__", "").startswith(
-                ("dpconvex.privacy.declarations", "dpconvex.privacy.user_parts")):
-            return True
-        frame = frame.f_back
-    return False
 
 
 def _drifting(base, honest=1):
