@@ -437,7 +437,10 @@ def check_table_columns(schema: PublicSchema | UniformSchema | None, X: Any,
     try:
         _checked_columns(schema, names, dtypes, caller, unnamed)
     except DataTypeError:  # the encoder reads a sequence of mixed entries as objects, which
-        # every dtype check passes: the dtypes read entry by entry decide
+        mixed = True  # every dtype check passes: the dtypes read entry by entry decide
+    else:
+        mixed = False
+    if mixed:  # read after the handler: a refusal of the entries has no context
         _checked_columns(schema, names, table_header(X, caller)[2], caller, unnamed)
     return n_records, len(dtypes)
 
