@@ -1404,13 +1404,14 @@ def get_regression_loss(name: str | Loss, label_range: tuple[float, float], **pa
     """
     if isinstance(name, Loss):
         return name
+    if not isinstance(name, str) or name not in (*REGRESSION_LOSSES, "squared"):
+        # a list: not a key (unhashable); its repr is not quoted (describe_value)
+        raise ParameterError(f"The 'name' parameter of get_regression_loss must be one of "
+                             f"{sorted([*REGRESSION_LOSSES, 'squared'])} or a Loss instance. Got "
+                             f"{describe_value(name)} instead.")
     if name == "squared":
         return Loss.from_cvxpy(lambda z, y: 0.5 * cp.square(z - y), kind="regression",
                                name="squared", label_range=label_range)
-    if name not in REGRESSION_LOSSES:
-        raise ParameterError(f"The 'name' parameter of get_regression_loss must be one of "
-                             f"{sorted([*REGRESSION_LOSSES, 'squared'])} or a Loss instance. Got "
-                             f"{name!r} instead.")
     return REGRESSION_LOSSES[name](label_range=label_range, **params)
 
 
