@@ -16,10 +16,12 @@ from collections.abc import Iterable
 from dataclasses import asdict, astuple, dataclass, field, fields
 from typing import Any
 
+from ..errors import PrivacyError
+
 __all__ = ["PREPROCESSING", "SEEDED", "Certificate", "ComponentsRule", "Condition", "DeltaRows",
            "LabelSource", "LamRule", "LossSmoothing", "MechanismChoice", "NoisyGDRule", "ParameterSet",
-           "PublicFeatureMap", "RowMap", "SmoothingRule", "UncheckedSteps",
-           "stated_by_template"]
+           "PublicFeatureMap", "RowMap", "SmoothingRule", "UncheckedSteps", "read_once",
+           "stated_by_template", "template_statements"]
 
 
 #: The certificate line of a release whose noise the caller seeded (``Certificate.seeded``).
@@ -67,26 +69,106 @@ class Condition:
 #: dpconvex stands behind it.
 _STATED = "stated by the user's template, not checked by dpconvex"
 
+#: The fields of a :class:`Condition` and the one built-in type each must be of exactly where
+#: an object not built by dpconvex gives them (:func:`read_once`).
+_FIELD_TYPES: tuple[tuple[str, type], ...] = (
+    ("name", str), ("holds", bool), ("how", str), ("detail", str), ("unverified", str),
+    ("vouched", bool))
 
-def stated_by_template(conditions: Iterable[Condition]) -> list[Condition]:
-    """The conditions a user's template states itself (its ``conditions()``), each as the
-    template's statement: one that says it holds and names no unverified constant is declared,
-    not verified (:attr:`Condition.unverified` ``"template_conditions"``), its detail keeping
-    what the template said and how; :func:`~dpconvex.privacy.declarations.vouched` refuses it
-    unless the caller vouches for ``"template_conditions"``. What dpconvex checks itself (the
-    template's records, its constants, its objective) are conditions of their own
+
+def read_once(condition: Any, caller: str = "release",
+              source: str = "the template's conditions()") -> Condition:
+    """``condition`` read once, as a :class:`Condition` dpconvex builds from the values read:
+    it must be a ``Condition`` exactly (not a subclass, not an object with the same fields),
+    each field of the exact built-in type it states (``holds`` a ``bool``, the texts ``str``).
+    Nothing the object does after this read reaches a release: each value is an immutable
+    built-in, read once, and what the release reads is the new object.
+
+    Parameters
+    ----------
+    condition : Condition
+        What a template (or a mechanism) gave as a condition.
+    caller, source : str
+        The call that reads it and what gave it, for the message.
+
+    Returns
+    -------
+    Condition
+        A condition equal to ``condition``, built by dpconvex.
+
+    Raises
+    ------
+    PrivacyError
+        ``condition`` is not a ``Condition`` exactly, or a field is not of its built-in type
+        exactly (e.g. a NumPy bool as ``holds``, a subclass of ``str``).
+
+    Examples
+    --------
+    >>> from dpconvex import Condition
+    >>> from dpconvex.privacy.certificate import read_once
+    >>> read_once(Condition("row norm bound", True, "enforced by clipping")).holds
+    True
+    >>> import numpy as np
+    >>> try:
+    ...     read_once(Condition("row norm bound", np.bool_(True), "enforced by clipping"))
+    ... except Exception as exc:
+    ...     print(type(exc).__name__, "whose 'holds' is of type numpy.bool" in str(exc))
+    PrivacyError True
+    """
+    if type(condition) is not Condition:
+        raise PrivacyError(
+            f"{caller}: {source} gave an object of type {_type_name(condition)} as a "
+            "condition, not a dpconvex Condition: a condition is read once, as a Condition of built-in "
+            "values; return Condition(name, holds, how, detail, unverified) objects.")
+    values = {}
+    for name, kind in _FIELD_TYPES:
+        value = getattr(condition, name)
+        if type(value) is not kind:
+            raise PrivacyError(
+                f"{caller}: {source} gave a condition whose {name!r} is of type "
+                f"{_type_name(value)}, not {kind.__name__}: a condition is read once, as built-in values; give "
+                f"{name}= as a {kind.__name__} exactly (e.g. {kind.__name__}(...) of it).")
+        values[name] = value
+    return Condition(**values)
+
+
+def _type_name(value: Any) -> str:
+    """The class of ``value`` by its qualified name, with its module where not a built-in."""
+    cls = type(value)
+    module = getattr(cls, "__module__", "")
+    return cls.__qualname__ if module == "builtins" else f"{module}.{cls.__qualname__}"
+
+
+def stated_by_template(conditions: Iterable[Any], caller: str = "release",
+                       source: str = "the template's conditions()") -> list[Condition]:
+    """The conditions a user's template states itself (its ``conditions()``), each read once
+    (:func:`read_once`: a ``Condition`` of built-in values exactly, else refused) and stated as
+    the template's statement, one for each: one that says it holds and names no unverified
+    constant is declared, not verified (:attr:`Condition.unverified`
+    ``"template_conditions"``), its detail keeping what the template said and how;
+    :func:`~dpconvex.privacy.declarations.vouched` refuses it unless the caller vouches for
+    ``"template_conditions"``. What dpconvex checks itself (the template's records, its
+    constants, its objective) are conditions of their own
     (:func:`~dpconvex.privacy.declarations.declaration_conditions`). One that names an
-    unverified constant keeps it (it asks for a vouch already), and one that says it fails
-    still fails.
+    unverified constant keeps it, and one that says it fails still fails;
+    :func:`template_statements` adds to one that holds on a constant it names the template's
+    statement of it.
 
     Parameters
     ----------
     conditions : iterable of Condition
-        What the template's ``conditions(needs)`` returned.
+        What the template's ``conditions(needs)`` returned (iterated once).
+    caller, source : str
+        The call that reads them and what gave them, for the message of a refusal.
 
     Returns
     -------
     list of Condition
+
+    Raises
+    ------
+    PrivacyError
+        An item is not a ``Condition`` of built-in values exactly (:func:`read_once`).
 
     Examples
     --------
@@ -99,13 +181,65 @@ def stated_by_template(conditions: Iterable[Condition]) -> list[Condition]:
     >>> c.detail
     'the template states: enforced by clipping; every row has ||x|| <= 1'
     """
-    return [
-        Condition(c.name, c.holds, f"{_STATED}; {c.how}", c.detail, c.unverified)
-        if c.unverified or not c.holds
-        else Condition(c.name, True, _STATED, f"the template states: {c.how}; {c.detail}",
-                       unverified="template_conditions")
-        for c in conditions
-    ]
+    out = []
+    for given in conditions:
+        c = read_once(given, caller, source)
+        out.append(
+            Condition(c.name, c.holds, f"{_STATED}; {c.how}", c.detail, c.unverified)
+            if c.unverified or not c.holds
+            else Condition(c.name, True, _STATED, f"the template states: {c.how}; {c.detail}",
+                           unverified="template_conditions"))
+    return out
+
+
+def template_statements(conditions: Iterable[Any], caller: str = "release",
+                        source: str = "the template's conditions()") -> list[Condition]:
+    """What a user's template states in its ``conditions()``, as a release states it: each
+    condition as :func:`stated_by_template` states it, and after each that holds on a
+    constant it names itself (:attr:`Condition.unverified`, other than
+    ``"template_conditions"``) the template's statement of it, ``"<name> (the template's
+    statement)"``, declared, not verified (``"template_conditions"``): that the condition
+    holds once the constant it names does is the template's statement too, so a vouch for
+    that constant alone (one the caller gives for another condition, e.g. ``"grad_bound"``)
+    does not cover it.
+
+    Parameters
+    ----------
+    conditions : iterable of Condition
+        What the template's ``conditions(needs)`` returned (iterated once).
+    caller, source : str
+        The call that reads them and what gave them, for the message of a refusal.
+
+    Returns
+    -------
+    list of Condition
+
+    Raises
+    ------
+    PrivacyError
+        An item is not a ``Condition`` of built-in values exactly (:func:`read_once`).
+
+    Examples
+    --------
+    >>> from dpconvex import Condition
+    >>> from dpconvex.privacy.certificate import template_statements
+    >>> own, statement = template_statements([Condition(
+    ...     "row norm bound", True, "declared", "||x|| <= 1", unverified="grad_bound")])
+    >>> own.unverified, statement.unverified
+    ('grad_bound', 'template_conditions')
+    >>> statement.name, statement.detail
+    ("row norm bound (the template's statement)", 'the template states: declared; ||x|| <= 1')
+    """
+    out = []
+    for given in conditions:
+        (c,) = stated_by_template([given], caller, source)
+        out.append(c)
+        if c.holds and c.unverified != "template_conditions":
+            how = c.how.removeprefix(f"{_STATED}; ")
+            out.append(Condition(f"{c.name} (the template's statement)", True, _STATED,
+                                 f"the template states: {how}; {c.detail}",
+                                 unverified="template_conditions"))
+    return out
 
 
 @dataclass(frozen=True)

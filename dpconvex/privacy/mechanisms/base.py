@@ -44,7 +44,7 @@ from ...solvers import retry_advice
 from ...solvers.registry import Backend, SolveResult, SolveStatus, other_backends
 from ...templates.base import PrivacyConstants
 from ..budget import Budget, remaining_each
-from ..certificate import Certificate, Condition, MechanismChoice, stated_by_template
+from ..certificate import Certificate, Condition, MechanismChoice, template_statements
 from ..noise import Noise, NormGamma
 
 if TYPE_CHECKING:
@@ -480,6 +480,18 @@ def loss_name(template: object) -> str:
     return name if isinstance(name, str) else ""
 
 
+def _conditions_are_shipped(template: Any) -> bool:
+    """Whether what ``template.conditions()`` returns is dpconvex's own checks: its class is
+    dpconvex's and nothing set on the instance stands for a method of its class (``conditions``
+    itself, or a method it calls, e.g. ``t.conditions = lambda needs: [...]``), which is code
+    of the user's (:func:`~dpconvex.privacy.user_parts.users_part` finds it too)."""
+    cls = type(template)
+    if not is_dpconvex_class(cls):
+        return False
+    return not any(callable(getattr(cls, name, None))
+                   for name in getattr(template, "__dict__", {}))
+
+
 class Mechanism(ABC, Generic[TemplateT]):
     """A privacy mechanism (one class per mechanism, registered in :data:`MECHANISMS`).
 
@@ -579,8 +591,9 @@ class Mechanism(ABC, Generic[TemplateT]):
 
     def conditions(self, template: TemplateT, budget: Budget) -> list[Condition]:
         """The conditions of the proof on ``template`` before any noise: the template's (a
-        user's template's as its own statements, declared and not verified:
-        :func:`~dpconvex.privacy.certificate.stated_by_template`), then any a subclass adds.
+        user's template's, or a shipped template's with a method of the user's set on it, as
+        its own statements, each read once, declared and not verified:
+        :func:`~dpconvex.privacy.certificate.template_statements`), then any a subclass adds.
         :func:`~dpconvex.privacy.release.release` refuses the first that fails; a mechanism
         raises :class:`PrivacyError` itself where it cannot serve the template.
 
@@ -612,10 +625,12 @@ class Mechanism(ABC, Generic[TemplateT]):
         >>> "row norm bound" in [c.name for c in conditions], all(c.holds for c in conditions)
         (True, True)
         """
-        conds = list(template.conditions(self.needs))
-        if not is_dpconvex_class(type(template)):  # the user's own statements: not verified
-            conds = stated_by_template(conds)
-        return conds
+        stated = template.conditions(self.needs)
+        if not _conditions_are_shipped(template):  # the user's own statements: not verified
+            return template_statements(
+                stated, f"{type(self).__name__}.conditions",
+                f"the conditions() of template {type(template).__qualname__!r}")
+        return list(stated)
 
     @abstractmethod
     def calibrate(self, template: TemplateT, budget: Budget) -> Calibration | None:
