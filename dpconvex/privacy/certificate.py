@@ -16,11 +16,15 @@ from collections.abc import Iterable
 from dataclasses import asdict, astuple, dataclass, field, fields
 from typing import Any
 
+import numpy as np
+
+from .._validation import is_dpconvex_class
 from ..errors import PrivacyError
 
 __all__ = ["PREPROCESSING", "SEEDED", "Certificate", "ComponentsRule", "Condition", "DeltaRows",
            "LabelSource", "LamRule", "LossSmoothing", "MechanismChoice", "NoisyGDRule", "ParameterSet",
-           "PublicFeatureMap", "RowMap", "SmoothingRule", "UncheckedSteps", "read_once",
+           "PublicFeatureMap", "RowMap", "SmoothingRule", "UncheckedSteps", "as_shipped",
+           "read_once",
            "stated_by_template", "template_statements"]
 
 
@@ -69,20 +73,54 @@ class Condition:
 #: dpconvex stands behind it.
 _STATED = "stated by the user's template, not checked by dpconvex"
 
-#: The fields of a :class:`Condition` and the one built-in type each must be of exactly where
-#: an object not built by dpconvex gives them (:func:`read_once`).
-_FIELD_TYPES: tuple[tuple[str, type], ...] = (
-    ("name", str), ("holds", bool), ("how", str), ("detail", str), ("unverified", str),
-    ("vouched", bool))
+#: The fields of a :class:`Condition` and the exact types each may be of where an object not
+#: built by dpconvex gives them (:func:`read_once`): built-ins and NumPy's bool, whose values
+#: answer the same at every read (None as ``unverified``: none).
+_FIELD_TYPES: tuple[tuple[str, tuple[type, ...]], ...] = (
+    ("name", (str,)), ("holds", (bool, np.bool_)), ("how", (str,)), ("detail", (str,)),
+    ("unverified", (str, type(None))), ("vouched", (bool, np.bool_)))
+
+
+def as_shipped(obj: Any) -> bool:
+    """Whether ``obj`` is as dpconvex ships it, its methods dpconvex's code: its class is
+    dpconvex's and nothing set on the instance stands for a callable of its class
+    (``t.conditions = lambda needs: [...]``, or a method such a method calls), which is code
+    of the user's (:func:`~dpconvex.privacy.user_parts.users_part` finds it too). What a
+    template's or a mechanism's ``conditions()`` returns is dpconvex's own checks only then.
+
+    Parameters
+    ----------
+    obj : object
+        A template or a mechanism.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.certificate import as_shipped
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> mech = get_mechanism("objective")
+    >>> as_shipped(mech)
+    True
+    >>> mech.conditions = lambda template, budget: []
+    >>> as_shipped(mech)
+    False
+    """
+    cls = type(obj)
+    return is_dpconvex_class(cls) and not any(
+        callable(getattr(cls, name, None)) for name in getattr(obj, "__dict__", {}))
 
 
 def read_once(condition: Any, caller: str = "release",
               source: str = "the template's conditions()") -> Condition:
     """``condition`` read once, as a :class:`Condition` dpconvex builds from the values read:
     it must be a ``Condition`` exactly (not a subclass, not an object with the same fields),
-    each field of the exact built-in type it states (``holds`` a ``bool``, the texts ``str``).
-    Nothing the object does after this read reaches a release: each value is an immutable
-    built-in, read once, and what the release reads is the new object.
+    each field of an exact type whose value answers the same at every read (the texts ``str``,
+    ``holds`` a ``bool`` or NumPy bool, ``unverified`` a ``str`` or None for none; not a
+    subclass of any). Nothing the object does after this read reaches a release: what the
+    release reads is the new condition, of built-in values.
 
     Parameters
     ----------
@@ -99,8 +137,8 @@ def read_once(condition: Any, caller: str = "release",
     Raises
     ------
     PrivacyError
-        ``condition`` is not a ``Condition`` exactly, or a field is not of its built-in type
-        exactly (e.g. a NumPy bool as ``holds``, a subclass of ``str``).
+        ``condition`` is not a ``Condition`` exactly, or a field is not of its types exactly
+        (e.g. a subclass of ``str``).
 
     Examples
     --------
@@ -108,27 +146,31 @@ def read_once(condition: Any, caller: str = "release",
     >>> from dpconvex.privacy.certificate import read_once
     >>> read_once(Condition("row norm bound", True, "enforced by clipping")).holds
     True
-    >>> import numpy as np
+    >>> class Name(str):
+    ...     pass
     >>> try:
-    ...     read_once(Condition("row norm bound", np.bool_(True), "enforced by clipping"))
+    ...     read_once(Condition(Name("row norm bound"), True, "enforced by clipping"))
     ... except Exception as exc:
-    ...     print(type(exc).__name__, "whose 'holds' is of type numpy.bool" in str(exc))
-    PrivacyError True
+    ...     print(type(exc).__name__, str(exc).split(": ")[1][:70])
+    PrivacyError the template's conditions() gave a condition whose 'name' is of type
     """
     if type(condition) is not Condition:
         raise PrivacyError(
             f"{caller}: {source} gave an object of type {_type_name(condition)} as a "
-            "condition, not a dpconvex Condition: a condition is read once, as a Condition of built-in "
-            "values; return Condition(name, holds, how, detail, unverified) objects.")
-    values = {}
-    for name, kind in _FIELD_TYPES:
+            "condition, not a dpconvex Condition: a condition is read once, as a Condition of "
+            "built-in values; return Condition(name, holds, how, detail, unverified) objects.")
+    values: dict[str, Any] = {}
+    for name, kinds in _FIELD_TYPES:
         value = getattr(condition, name)
-        if type(value) is not kind:
+        if type(value) not in kinds:
+            kind = kinds[0].__name__
             raise PrivacyError(
                 f"{caller}: {source} gave a condition whose {name!r} is of type "
-                f"{_type_name(value)}, not {kind.__name__}: a condition is read once, as built-in values; give "
-                f"{name}= as a {kind.__name__} exactly (e.g. {kind.__name__}(...) of it).")
+                f"{_type_name(value)}, not {kind}: a condition is read once, as built-in "
+                f"values; give {name}= as a {kind} exactly (e.g. {kind}(...) of it).")
         values[name] = value
+    values["holds"], values["vouched"] = bool(values["holds"]), bool(values["vouched"])
+    values["unverified"] = values["unverified"] or ""
     return Condition(**values)
 
 

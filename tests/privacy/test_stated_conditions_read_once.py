@@ -10,16 +10,14 @@ of its own needs ``"template_conditions"`` as well.
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
+from test_user_template_statements import PROBED, Claiming, _rows
 
 import dpconvex as dp
 from dpconvex.errors import PrivacyError
 from dpconvex.objectives import Logistic
 from dpconvex.privacy.certificate import Condition
 from dpconvex.templates import LinearERMTemplate
-
-from test_user_template_statements import PROBED, Claiming, _rows
 
 
 class Toggling(Condition):
@@ -68,15 +66,15 @@ def _true_once():
                      unverified=TrueOnce("sensitivity"))
 
 
-def _holds_numpy():
-    return Condition("row norm bound", np.bool_(True), "enforced by clipping", "||x|| <= 1")
+def _holds_one():
+    return Condition("row norm bound", 1, "enforced by clipping", "||x|| <= 1")
 
 
 @pytest.mark.parametrize("stated, match", [
     (_toggling, r"an object of type .*Toggling as a condition, not a dpconvex Condition"),
     (_true_once, r"a condition whose 'unverified' is of type .*TrueOnce, not str"),
     (Duck, r"an object of type .*Duck as a condition, not a dpconvex Condition"),
-    (_holds_numpy, r"a condition whose 'holds' is of type numpy\.bool_?, not bool"),
+    (_holds_one, r"a condition whose 'holds' is of type int, not bool"),
 ])
 def test_a_statement_that_is_not_a_condition_of_built_in_values_is_refused(stated, match):
     """Each form released before with the probed vouches only (a statement skipping the vouch,

@@ -44,7 +44,7 @@ from ...solvers import retry_advice
 from ...solvers.registry import Backend, SolveResult, SolveStatus, other_backends
 from ...templates.base import PrivacyConstants
 from ..budget import Budget, remaining_each
-from ..certificate import Certificate, Condition, MechanismChoice, template_statements
+from ..certificate import Certificate, Condition, MechanismChoice, as_shipped, template_statements
 from ..noise import Noise, NormGamma
 
 if TYPE_CHECKING:
@@ -480,18 +480,6 @@ def loss_name(template: object) -> str:
     return name if isinstance(name, str) else ""
 
 
-def _conditions_are_shipped(template: Any) -> bool:
-    """Whether what ``template.conditions()`` returns is dpconvex's own checks: its class is
-    dpconvex's and nothing set on the instance stands for a method of its class (``conditions``
-    itself, or a method it calls, e.g. ``t.conditions = lambda needs: [...]``), which is code
-    of the user's (:func:`~dpconvex.privacy.user_parts.users_part` finds it too)."""
-    cls = type(template)
-    if not is_dpconvex_class(cls):
-        return False
-    return not any(callable(getattr(cls, name, None))
-                   for name in getattr(template, "__dict__", {}))
-
-
 class Mechanism(ABC, Generic[TemplateT]):
     """A privacy mechanism (one class per mechanism, registered in :data:`MECHANISMS`).
 
@@ -626,7 +614,7 @@ class Mechanism(ABC, Generic[TemplateT]):
         (True, True)
         """
         stated = template.conditions(self.needs)
-        if not _conditions_are_shipped(template):  # the user's own statements: not verified
+        if not as_shipped(template):  # the user's own statements: not verified
             return template_statements(
                 stated, f"{type(self).__name__}.conditions",
                 f"the conditions() of template {type(template).__qualname__!r}")
