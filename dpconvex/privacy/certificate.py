@@ -151,8 +151,8 @@ def read_once(condition: Any, caller: str = "release",
     >>> try:
     ...     read_once(Condition(Name("row norm bound"), True, "enforced by clipping"))
     ... except Exception as exc:
-    ...     print(type(exc).__name__, str(exc).split(": ")[1][:70])
-    PrivacyError the template's conditions() gave a condition whose 'name' is of type
+    ...     print(type(exc).__name__, str(exc).split(": ")[1][-29:])
+    PrivacyError whose 'name' is of type Name, not str
     """
     if type(condition) is not Condition:
         raise PrivacyError(
@@ -175,10 +175,10 @@ def read_once(condition: Any, caller: str = "release",
 
 
 def _type_name(value: Any) -> str:
-    """The class of ``value`` by its qualified name, with its module where not a built-in."""
+    """The class of ``value`` by its qualified name, with its module where it is NumPy's."""
     cls = type(value)
     module = getattr(cls, "__module__", "")
-    return cls.__qualname__ if module == "builtins" else f"{module}.{cls.__qualname__}"
+    return f"{module}.{cls.__qualname__}" if module == "numpy" else cls.__qualname__
 
 
 def stated_by_template(conditions: Iterable[Any], caller: str = "release",
