@@ -151,7 +151,7 @@ def read_once(condition: Any, caller: str = "release",
     >>> try:
     ...     read_once(Condition(Name("row norm bound"), True, "enforced by clipping"))
     ... except Exception as exc:
-    ...     print(type(exc).__name__, str(exc).split(": ")[1][-29:])
+    ...     print(type(exc).__name__, str(exc).split(" a condition ")[1].split(":")[0])
     PrivacyError whose 'name' is of type Name, not str
     """
     if type(condition) is not Condition:
