@@ -130,3 +130,16 @@ def test_a_statement_naming_a_constant_of_its_own_needs_template_conditions_as_w
     rows = {c.name: c for c in cert.conditions if c.name.startswith("row norm bound")}
     assert {(c.unverified, c.vouched) for c in rows.values()} == {
         ("grad_bound", True), ("template_conditions", True)}
+
+
+def test_a_users_mechanisms_conditions_are_read_once_too():
+    """A shipped mechanism with ``conditions`` set on the instance is the user's: what it
+    returns is read once, the Condition subclass refused by name."""
+    X, y = _rows()
+    mech = dp.privacy.mechanisms.get_mechanism("objective")
+    shipped = mech.conditions
+    mech.conditions = lambda template, budget: [*shipped(template, budget), _toggling()]
+    with pytest.raises(PrivacyError, match=r"release: the conditions\(\) of mechanism "
+                       r"ObjectivePerturbation gave an object of type .*Toggling"):
+        dp.release(LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), mech, dp.Budget(1.0),
+                   dry_run=True, vouch=("mechanism", "sensitivity"))
