@@ -24,8 +24,7 @@ from ..errors import PrivacyError
 __all__ = ["PREPROCESSING", "SEEDED", "Certificate", "ComponentsRule", "Condition", "DeltaRows",
            "LabelSource", "LamRule", "LossSmoothing", "MechanismChoice", "NoisyGDRule", "ParameterSet",
            "PublicFeatureMap", "RowMap", "SmoothingRule", "UncheckedSteps", "as_shipped",
-           "read_once",
-           "stated_by_template", "template_statements"]
+           "read_once", "stated_by_template", "template_statements"]
 
 
 #: The certificate line of a release whose noise the caller seeded (``Certificate.seeded``).
@@ -223,15 +222,15 @@ def stated_by_template(conditions: Iterable[Any], caller: str = "release",
     >>> c.detail
     'the template states: enforced by clipping; every row has ||x|| <= 1'
     """
-    out = []
-    for given in conditions:
-        c = read_once(given, caller, source)
-        out.append(
-            Condition(c.name, c.holds, f"{_STATED}; {c.how}", c.detail, c.unverified)
-            if c.unverified or not c.holds
-            else Condition(c.name, True, _STATED, f"the template states: {c.how}; {c.detail}",
-                           unverified="template_conditions"))
-    return out
+    return [_statement(read_once(c, caller, source)) for c in conditions]
+
+
+def _statement(c: Condition) -> Condition:
+    """The condition ``c``, read once, as the template's statement (:func:`stated_by_template`)."""
+    if c.unverified or not c.holds:
+        return Condition(c.name, c.holds, f"{_STATED}; {c.how}", c.detail, c.unverified)
+    return Condition(c.name, True, _STATED, f"the template states: {c.how}; {c.detail}",
+                     unverified="template_conditions")
 
 
 def template_statements(conditions: Iterable[Any], caller: str = "release",
@@ -274,12 +273,11 @@ def template_statements(conditions: Iterable[Any], caller: str = "release",
     """
     out = []
     for given in conditions:
-        (c,) = stated_by_template([given], caller, source)
-        out.append(c)
-        if c.holds and c.unverified != "template_conditions":
-            how = c.how.removeprefix(f"{_STATED}; ")
+        c = read_once(given, caller, source)
+        out.append(_statement(c))
+        if c.holds and c.unverified not in ("", "template_conditions"):
             out.append(Condition(f"{c.name} (the template's statement)", True, _STATED,
-                                 f"the template states: {how}; {c.detail}",
+                                 f"the template states: {c.how}; {c.detail}",
                                  unverified="template_conditions"))
     return out
 

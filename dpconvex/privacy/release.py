@@ -510,10 +510,10 @@ def _conditions(template: Template, mechanism: Mechanism, budget: Budget, backen
     :func:`~dpconvex.privacy.certificate.read_once`), the first that fails refused (in
     release's name, as the mechanism's own refusals), those on the user's parts where one is
     (:func:`user_conditions`), and the constants nobody verified refused unless vouched for
-    (:func:`vouched`); and a user's template's declared
-    constants, ``n``, ``gradient_difference_rank`` and distance per unit of residual as they
-    were read, once, for its checks (:func:`~dpconvex.privacy.declarations.declared_facts`;
-    None: none read)."""
+    (:func:`vouched`); and a user's template's declared constants, ``n``,
+    ``gradient_difference_rank`` and distance per unit of residual as they were read, once,
+    for its checks (:func:`~dpconvex.privacy.declarations.declared_facts`; None: none
+    read)."""
     try:
         conditions = mechanism.conditions(template, budget)
         if not as_shipped(mechanism):  # the user's: each read once, of built-ins
