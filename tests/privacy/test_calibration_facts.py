@@ -112,11 +112,11 @@ def _sums_template(cls):
     (lambda: _drifting(EmpiricalRiskTemplate)(Logistic(), 1.0, X, Y),
      get_mechanism("noisy_gd", steps=5), dp.Budget(1.0, 1e-5), ("objective",)),
     (lambda: _sums_template(_drifting(SufficientStatisticsTemplate)), "ssp", dp.Budget(1.0),
-     ("data_norm",)),
+     ("data_norm", "template_conditions")),
     (lambda: _sums_template(_drifting(SufficientStatisticsTemplate)), "gaussian_ssp",
-     dp.Budget(1.0, 1e-6), ("data_norm",)),
+     dp.Budget(1.0, 1e-6), ("data_norm", "template_conditions")),
     (lambda: _drifting(SelectionTemplate)([0.1, 0.5, 3.0], sensitivity=2.0, n=40),
-     "exponential", dp.Budget(1.0), ("sensitivity",)),
+     "exponential", dp.Budget(1.0), ("sensitivity", "template_conditions")),
     # a range's and a vocabulary's constructor (one and two reads) and conditions read n
     # first, the record next
     (lambda: _drifting(RangeTemplate, 3)(np.exp(RNG.normal(size=200)), 200, (0.1, 0.9),
@@ -153,7 +153,7 @@ def test_the_certificate_states_the_n_the_calibration_read(build, mechanism, bud
     """n read twice (the release's record, the calibration), a thousand times it at any later
     read: the certificate states the calibration's n, never a later read's."""
     # a user's template's rows read by noisy GD: "per-example gradients", declared
-    vouch = ("sensitivity",) if mechanism == "exponential" else ("objective",)
+    vouch = ("sensitivity", "template_conditions") if mechanism == "exponential" else ("objective",)
     released = dp.release(build(), mechanism, budget, rng=0, vouch=vouch)
     assert released.calibration.n == 40
     assert released.certificate.quantities[key] == 40

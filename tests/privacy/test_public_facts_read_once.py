@@ -94,7 +94,8 @@ def test_a_sensitivity_that_answers_otherwise_for_the_calibration_is_refused(hon
     template = cls([0.1, 0.5, 3.0], sensitivity=2.0, n=40)
     cls.reads = 0
     with pytest.raises(PrivacyError, match="another sensitivity"):
-        dp.release(template, "exponential", dp.Budget(1.0), rng=0, vouch=("sensitivity",))
+        dp.release(template, "exponential", dp.Budget(1.0), rng=0,
+                   vouch=("sensitivity", "template_conditions"))
 
 
 class Mine(SelectionTemplate):

@@ -134,7 +134,8 @@ def test_noisy_gd_refuses_rows_it_cannot_read_by_name():
 
 def test_a_distance_bound_set_on_a_shipped_instance_is_refused_unless_vouched():
     """An approximate-minima cover of a shipped template over a constraint set whose instance
-    states its own distance_bound (r/mu, below the set's): declared, not verified."""
+    states its own distance_bound (r/mu, below the set's): declared, not verified (and, with a
+    method of the instance's own, the template's conditions are its statements)."""
     X, y = _data(200)
 
     def template() -> LinearERMTemplate:
@@ -145,7 +146,7 @@ def test_a_distance_bound_set_on_a_shipped_instance_is_refused_unless_vouched():
     with pytest.raises(PrivacyError, match=r"distance bound \[distance_bound\]"):
         dp.release(template(), get_mechanism("amp"), dp.Budget(1.0), rng=0)
     rel = dp.release(template(), get_mechanism("amp"), dp.Budget(1.0), rng=0,
-                     vouch=("distance_bound",))
+                     vouch=("distance_bound", "template_conditions"))
     assert _declared(rel.certificate, "distance bound").vouched
 
 
