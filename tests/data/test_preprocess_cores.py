@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 import dpconvex as dp
-from dpconvex.data import preprocess
+from dpconvex.data import preprocess, row_scaling
 from dpconvex.data.preprocess import (
     _append_column,
     _augment_scaled,
@@ -63,9 +63,13 @@ def test_the_estimators_maps_do_not_check_checked_rows_again(monkeypatch):
 
     Labels.dropped = dropped
     monkeypatch.setattr(preprocess, "read_rows", _refuse)
+    monkeypatch.setattr(row_scaling, "read_rows", _refuse)
     rows, n_clipped = clip_and_map(large_margin, X)
     assert n_clipped > 0 and np.all(np.linalg.norm(rows, axis=1) <= 1.0 + 1e-12)
     assert prepared_rows(large_margin, X).shape == X.shape
+    unit = dp.PrivateLargeMarginGaussian(data_norm=1.0, row_norm="unit")
+    scaled, _ = clip_and_map(unit, X)
+    np.testing.assert_allclose(np.linalg.norm(scaled, axis=1), 1.0, rtol=1e-12)
     assert large_margin._train_z(rows, Labels).shape == (len(X), X.shape[1] + 1)
     design = design_rows(dp.PrivateLogisticRegression(data_norm=1.0), huge, dropped, "Doc")
     norms = design.row_norms()  # clipped to 1, the intercept column 1 appended: <= sqrt(2)
