@@ -18,6 +18,11 @@ refused by name (:class:`~dpconvex.errors.DataValidationError`,
 columns map to zero rows (a Dask array's chunk, of a filtered array, can hold none, and each
 map runs on every chunk), and a NumPy or SciPy sparse array of no column maps as it is (a
 template of one class has rows of none).
+
+Each public map checks, then runs a private core that checks nothing (``_clip_checked``,
+``_append_column``, ``_augment_scaled``): the estimators, whose rows
+:func:`~dpconvex.data.validation.check_array` has checked, call the cores, so no row is
+checked twice on a fit.
 """
 
 from __future__ import annotations
