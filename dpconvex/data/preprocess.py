@@ -18,6 +18,11 @@ refused by name (:class:`~dpconvex.errors.DataValidationError`,
 columns map to zero rows (a Dask array's chunk, of a filtered array, can hold none, and each
 map runs on every chunk), and a NumPy or SciPy sparse array of no column maps as it is (a
 template of one class has rows of none).
+
+Each public map checks, then runs a private core that checks nothing (``_clip_checked``,
+``_append_column``, ``_augment_scaled``): the estimators, whose rows
+:func:`~dpconvex.data.validation.check_array` has checked, call the cores, so no row is
+checked twice on a fit.
 """
 
 from __future__ import annotations
@@ -82,7 +87,13 @@ def _checked_bound(bound: Any, caller: str) -> float:
 
 
 def _clip_dense(X: np.ndarray, bound: float) -> tuple[np.ndarray, int]:
-    """:func:`clip_dense_rows` of rows and a bound already checked."""
+    """:func:`clip_dense_rows` without its checks: the clipped rows and the number clipped.
+
+    ``X`` must be a checked float64 2-D ndarray (by :func:`clip_dense_rows`'s
+    :func:`~dpconvex.data.operators.read_rows`, or the estimators'
+    :func:`~dpconvex.data.validation.check_array`), and ``bound`` a finite float > 0
+    (:func:`_checked_bound`, or the estimator's parameter checks); nothing here checks them.
+    """
     norms = row_norms(X)
     over = norms > bound
     if not np.any(over):
@@ -132,13 +143,24 @@ def clip_rows(X: Any, bound: float) -> tuple[Any, int]:
     ([[0.6, 0.8], [0.3, 0.4]], 1)
     """
     q = _checked_bound(bound, "clip_rows")
-    A = read_rows(X, "clip_rows", accept_sparse=True)
+    return _clip_checked(read_rows(X, "clip_rows", accept_sparse=True), q)
+
+
+def _clip_checked(A: Any, bound: float) -> tuple[Any, int]:
+    """:func:`clip_rows` without its checks: the clipped rows and the number clipped.
+
+    ``A`` must be checked rows: a float64 2-D ndarray or a float64 ``csr_array`` in canonical
+    format (sorted, summed entries), as :func:`~dpconvex.data.operators.read_rows` (in
+    :func:`clip_rows`) or the estimators' :func:`~dpconvex.data.validation.check_array` return
+    them; ``bound`` a finite float > 0 (:func:`_checked_bound`, or the estimator's parameter
+    checks). Nothing here checks them: the estimators call this on rows they have checked.
+    """
     if not sp.issparse(A):
-        return _clip_dense(A, q)
+        return _clip_dense(A, bound)
     data = None
     clipped = 0
     for _rows, idx in row_blocks(A.indptr):
-        block, k = _clip_dense(A.data[idx], q)
+        block, k = _clip_dense(A.data[idx], bound)
         if k:
             if data is None:
                 data = A.data.copy()
@@ -183,11 +205,22 @@ def add_intercept(X: Any, value: float = 1.0) -> Any:
     """
     v = check_float("value", value, "add_intercept", low=-math.inf, magnitude=False,
                     noun="argument")
-    A = read_rows(X, "add_intercept", accept_sparse=True)
+    return _append_column(read_rows(X, "add_intercept", accept_sparse=True), v)
+
+
+def _append_column(A: Any, value: float) -> Any:
+    """:func:`add_intercept` without its checks: the rows with the column ``value`` appended.
+
+    ``A`` must be checked rows: a float64 2-D ndarray or a float64 ``csr_array``, as
+    :func:`~dpconvex.data.operators.read_rows` (in :func:`add_intercept`) or the estimators'
+    :func:`~dpconvex.data.validation.check_array` return them (or the clipped rows of
+    :func:`_clip_checked`); ``value`` a finite float (:func:`add_intercept`'s check, or the
+    estimator's parameter checks). Nothing here checks them.
+    """
     if not sp.issparse(A):
-        return np.hstack([A, np.full((A.shape[0], 1), v)])
+        return np.hstack([A, np.full((A.shape[0], 1), value)])
     n = A.shape[0]  # the column stored in every row, even a zero value
-    col = sp.csr_array((np.full(n, v), np.zeros(n, dtype=A.indptr.dtype),
+    col = sp.csr_array((np.full(n, value), np.zeros(n, dtype=A.indptr.dtype),
                         np.arange(n + 1, dtype=A.indptr.dtype)), shape=(n, 1))
     return sp.csr_array(sp.hstack([A, col], format="csr"))
 
@@ -227,6 +260,17 @@ def augment_and_scale(X: Any, data_norm: float) -> np.ndarray:
     ((2, 3), [1.0, 0.79])
     """
     q = check_float("data_norm", data_norm, "augment_and_scale", noun="argument")
-    X = read_rows(X, "augment_and_scale")
+    return _augment_scaled(read_rows(X, "augment_and_scale"), q)
+
+
+def _augment_scaled(X: np.ndarray, q: float) -> np.ndarray:
+    """:func:`augment_and_scale` without its checks: the records z = [x; 1] / sqrt(q² + 1).
+
+    ``X`` must be checked dense rows, a float64 2-D ndarray, as
+    :func:`~dpconvex.data.operators.read_rows` (in :func:`augment_and_scale`) or the
+    estimators' :func:`~dpconvex.data.validation.check_array` return them (or their clip,
+    :func:`_clip_checked`); ``q`` a finite float > 0 (:func:`augment_and_scale`'s check, or
+    the estimator's parameter checks). Nothing here checks them.
+    """
     s = 1.0 / math.sqrt(q * q + 1.0)
     return np.hstack([X, np.ones((X.shape[0], 1))]) * s
