@@ -1680,5 +1680,5 @@ def probe_term(t: MatrixTerm, shape: tuple[int, ...]) -> Condition:
             if shipped
             else "data-independent as the caller declares: not verified"
         ),
-        unverified=None if shipped else "objective",
+        unverified="" if shipped else "objective",
     )
