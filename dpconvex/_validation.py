@@ -1199,20 +1199,27 @@ def check_sample_weight(sample_weight: Any, n: int, caller: str) -> np.ndarray:
             f"{caller}: sample_weight must be an array of shape ({n},), one weight per sample; "
             f"got a scalar. Pass None for equal weights."
         )
+    # each conversion's failure refused after its handler: NumPy's text can quote a weight
     try:
         raw = np.asarray(sample_weight)
     except (TypeError, ValueError) as exc:
+        failure: type[BaseException] | None = type(exc)
+    else:
+        failure = None
+    if failure is not None:
         raise DataTypeError(
-            f"{caller}: sample_weight must be an array of numbers: {conversion_failure(exc)}."
-        ) from None
+            f"{caller}: sample_weight must be an array of numbers: {conversion_failure(failure)}."
+        )
     check_numeric_dtype(raw, caller, "sample_weight")
     try:
         w = np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError, OverflowError) as exc:
+        failure = type(exc)
+    if failure is not None:
         raise DataTypeError(
             f"{caller}: sample_weight must be an array of float64 numbers: "
-            f"{conversion_failure(exc)}."
-        ) from None
+            f"{conversion_failure(failure)}."
+        )
     if w.shape != (n,):
         raise DataValidationError(
             f"{caller}: sample_weight has shape {w.shape}; it must be ({n},), one weight per "

@@ -314,8 +314,10 @@ def _data(data: Any, owner: str, *, labels: bool = True) -> tuple[np.ndarray, np
         return X, np.empty(0)
     try:
         y = np.asarray(data[1], dtype=float)
-    except (TypeError, ValueError, OverflowError):
-        raise ParameterError(f"{owner}.prepare: the labels y must be numbers.") from None
+    except (TypeError, ValueError, OverflowError):  # refused after the handler: NumPy's text
+        y = None  # can quote a label
+    if y is None:
+        raise ParameterError(f"{owner}.prepare: the labels y must be numbers.")
     if y.shape != (X.shape[0],) or not np.all(np.isfinite(y)):
         raise ParameterError(f"{owner}.prepare: y must hold one finite label per row of X "
                              f"({X.shape[0]}); got shape {y.shape}.")
@@ -783,9 +785,10 @@ class EstimatorMechanism:
         out = self.output(est)
         try:
             return np.asarray(out, dtype=float).ravel()
-        except (TypeError, ValueError, OverflowError):
-            raise ParameterError(f"{type(self).__name__}.__call__: output(estimator) returned "
-                                 f"{type(out).__name__}, not an array of floats.") from None
+        except (TypeError, ValueError, OverflowError):  # refused after the handler: NumPy's
+            pass  # text can quote an entry
+        raise ParameterError(f"{type(self).__name__}.__call__: output(estimator) returned "
+                             f"{type(out).__name__}, not an array of floats.")
 
 
 class EstimatorReleaseMechanism(Sampled):

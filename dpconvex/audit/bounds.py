@@ -45,19 +45,23 @@ def _counts(k: Any, n: Any, alpha: Any, caller: str) -> tuple[np.ndarray, np.nda
                     for t in raw.ravel().tolist())):
                 raise ParameterError(msg)
             a = np.asarray(raw, dtype=float)
-        except (TypeError, ValueError, OverflowError):
-            raise ParameterError(msg) from None
+        except (TypeError, ValueError, OverflowError):  # refused after the handler: NumPy's
+            a = None  # text can quote a count
+        if a is None:
+            raise ParameterError(msg)
         if a.size == 0 or not np.all(np.isfinite(a)) or np.any(a < 0) or np.any(a > MAX_INT) \
                 or np.any(a != np.round(a)):
             raise ParameterError(msg)
         out.append(a)
     try:
         kk, nn = np.broadcast_arrays(*out)
-    except ValueError:
+    except ValueError:  # refused after the handler, by the shapes alone
+        kk = None
+    if kk is None:
         raise ParameterError(
             f"{caller}: k and n have shapes {out[0].shape} and {out[1].shape} "
             "that do not broadcast together; pass k and n of one shape."
-        ) from None
+        )
     if np.any(kk > nn):
         raise ParameterError(f"{caller}: a count k exceeds its number of trials n; pass k <= n.")
     return out[0], out[1], alpha

@@ -244,14 +244,15 @@ def _run(mechanism: Callable[[Any, np.random.Generator], Any], data: Any, n_runs
         outputs = (sample(data, n_runs, rng) if callable(sample)
                    else [mechanism(data, rng) for _ in range(n_runs)])
     try:
-        if np.iscomplexobj(outputs):  # (float() would drop the imaginary part with a warning)
-            raise TypeError
-        out = np.asarray(outputs, dtype=float)
-    except (TypeError, ValueError, OverflowError):
+        # (float() would drop the imaginary part of a complex number with a warning)
+        out = None if np.iscomplexobj(outputs) else np.asarray(outputs, dtype=float)
+    except (TypeError, ValueError, OverflowError):  # refused after the handler: NumPy's text
+        out = None  # can quote an entry
+    if out is None:
         raise ParameterError(
             "audit: the mechanism's outputs must be arrays of float64 numbers of one shape; "
             "they could not be converted (complex numbers: return their real parts as numbers)."
-        ) from None
+        )
     if out.ndim and out.shape[0] == n_runs and out.size == 0:
         raise ParameterError("audit: the mechanism returned empty outputs; a release is numbers.")
     if out.ndim == 0 or out.shape[0] != n_runs:

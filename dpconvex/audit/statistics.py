@@ -48,13 +48,15 @@ def statistic_values(outputs: Any, statistic: Callable[[np.ndarray], float] | No
     if statistic is None:
         try:
             s = np.asarray(outputs, dtype=float)
-        except (TypeError, ValueError, OverflowError):
+        except (TypeError, ValueError, OverflowError):  # refused after the handler: NumPy's
+            s = None  # text can quote an entry
+        if s is None:
             raise ParameterError(
                 f"{caller}: with statistic=None, {name} must be an array of float64 numbers, one "
                 "scalar per "
                 "run; it could not be converted. Pass statistic=callable mapping one output to a "
                 "float."
-            ) from None
+            )
         if s.ndim == 2 and s.shape[1] == 1:
             s = s[:, 0]
         if s.ndim != 1:
@@ -86,9 +88,10 @@ def check_statistic(statistic: Any, owner: str) -> None:
 def _as_float(value: Any, caller: str) -> float:
     try:
         return float(value)
-    except (TypeError, ValueError, OverflowError):
-        raise ParameterError(f"{caller}: the statistic returned {type(value).__name__}, not a "
-                             "float; it must map one output to one number.") from None
+    except (TypeError, ValueError, OverflowError):  # refused after the handler: float()'s
+        pass  # text can quote the value
+    raise ParameterError(f"{caller}: the statistic returned {type(value).__name__}, not a "
+                         "float; it must map one output to one number.")
 
 
 def float_array(value: Any, msg: str) -> np.ndarray:
@@ -97,8 +100,9 @@ def float_array(value: Any, msg: str) -> np.ndarray:
         raise ParameterError(msg)
     try:
         return np.asarray(value, dtype=float)
-    except (TypeError, ValueError, OverflowError):
-        raise ParameterError(msg) from None
+    except (TypeError, ValueError, OverflowError):  # refused after the handler: NumPy's text
+        pass  # can quote an entry
+    raise ParameterError(msg)
 
 
 def check_quantiles(quantiles: Any, owner: str) -> np.ndarray:

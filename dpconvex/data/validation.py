@@ -429,9 +429,10 @@ def check_classes(
                       "(the public label set, e.g. [0, 1]), not the labels of y")
     try:  # sorted, as scikit-learn's classes_: its scorers read classes_[-1] as the positive class
         return c[np.argsort(c, kind="stable")]
-    except TypeError:
-        raise _refuse(caller, source, classes, "has labels that cannot be sorted; use labels of "
-                      "one type that compare (ints or strings)") from None
+    except TypeError:  # refused after the handler: a user's __lt__ can quote a label
+        pass
+    raise _refuse(caller, source, classes, "has labels that cannot be sorted; use labels of "
+                  "one type that compare (ints or strings)")
 
 
 #: The types of labels a label set holds as they are: no missing value, float or sequence
@@ -457,13 +458,13 @@ def _check_set_labels(values: list[Any], classes: Any, caller: str, source: str)
                           "label; class labels are ints, floats with integer values, or strings")
         try:
             hash(v)
-        except TypeError:
-            raise _refuse(
-                caller,
-                source,
-                classes,
-                f"has an unhashable label of type {t.__name__}; list ints or strings",
-            ) from None
+        except TypeError:  # refused after the handler: a user's __hash__ can quote a label
+            hashable = False
+        else:
+            hashable = True
+        if not hashable:
+            raise _refuse(caller, source, classes,
+                          f"has an unhashable label of type {t.__name__}; list ints or strings")
 
 
 # ------------------------------------------------------- one warning per fit
@@ -570,11 +571,13 @@ def _inferred_set(y: np.ndarray, caller: str, binary: bool) -> tuple[np.ndarray,
     """(np.unique(y), inverse) with the named errors; no warning."""
     try:
         c, idx = np.unique(np.asarray(y), return_inverse=True)
-    except TypeError:
+    except TypeError:  # refused after the handler: a label's __lt__ can quote a label
+        c = None
+    if c is None:
         raise DataValidationError(
             f"{caller}: the labels in y cannot be sorted (mixed types?); use labels of one "
             "type (all str or all numbers), or pass classes=[...]."
-        ) from None
+        )
     if binary and c.size > 2:
         raise DataValidationError(
             f"{caller}: only binary classification is supported; y has more than two "
@@ -936,11 +939,15 @@ def _check_label_values(values: np.ndarray, y: Any, caller: str, name: str = "y"
     if kinds and kinds.pop() not in ("str", "number"):
         try:
             np.unique(values)
-        except TypeError as exc:
+        except TypeError as exc:  # refused after the handler: a label's __lt__ can quote one
+            failure = type(exc).__name__
+        else:
+            failure = None
+        if failure is not None:
             raise DataValidationError(
                 f"{caller}: the labels in y cannot be sorted (comparing them raised "
-                f"{type(exc).__name__}). Use labels of one type (str or int)."
-            ) from None
+                f"{failure}). Use labels of one type (str or int)."
+            )
 
 
 #: The refusals of labels scikit-learn's ``type_of_target`` refuses or calls continuous.
@@ -1133,8 +1140,10 @@ def check_numeric_labels(y: Any, n: int, caller: str) -> np.ndarray:
     y = computed(y)  # (a failed Dask computation: its own named error)
     try:
         raw = flattened_column(np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y), caller)
-    except (TypeError, ValueError):
-        raise _not_numbers(caller) from None
+    except (TypeError, ValueError):  # refused after the handler: NumPy's text can quote a label
+        raw = None
+    if raw is None:
+        raise _not_numbers(caller)
     if raw.ndim != 1:
         raise DataValidationError(
             f"{caller}: y must be 1-D, one label per row; got an array of shape "
@@ -1156,24 +1165,30 @@ def check_numeric_labels(y: Any, n: int, caller: str) -> np.ndarray:
 def _float_labels(raw: np.ndarray, caller: str) -> np.ndarray:
     """A regression's 1-D labels in any other dtype than float64 as floats: text in any
     container, complex numbers and a number beyond float64 (a long double, a large integer)
-    refused by name."""
+    refused by name, after the handler of the conversion's error (its text can quote a
+    label)."""
+    text = raw.dtype.kind == "O" and any(isinstance(v, (str, bytes)) for v in raw.tolist())
+    if np.iscomplexobj(raw) or raw.dtype.kind not in "biufO" or text:
+        raise _not_numbers(caller)  # text is not read as numbers, whichever container holds it
     try:
-        text = raw.dtype.kind == "O" and any(isinstance(v, (str, bytes)) for v in raw.tolist())
-        if np.iscomplexobj(raw) or raw.dtype.kind not in "biufO" or text:
-            raise TypeError  # text is not read as numbers, whichever container holds it
         with np.errstate(over="ignore"):  # a long double beyond float64: refused below
             values = raw.astype(float, copy=False)
-        if raw.dtype.kind == "f" and np.count_nonzero(np.isinf(values)) > np.count_nonzero(
-            np.isinf(raw)
-        ):
-            raise OverflowError
     except OverflowError:
+        values = None
+        too_large = True
+    except (TypeError, ValueError):
+        values = None
+        too_large = False
+    else:
+        too_large = raw.dtype.kind == "f" and np.count_nonzero(
+            np.isinf(values)) > np.count_nonzero(np.isinf(raw))
+    if too_large:
         raise DataValidationError(
             f"{caller}: y holds a number too large for float64 (above about 1.8e308); rescale "
             "the labels with a public constant."
-        ) from None
-    except (TypeError, ValueError):
-        raise _not_numbers(caller) from None
+        )
+    if values is None:
+        raise _not_numbers(caller)
     return values
 
 

@@ -121,10 +121,14 @@ def _check_forms_agree(owner: Loss, loss: Any, caller: str) -> Condition:
     try:
         cv = _cvxpy_values(loss, m)
     except Exception as exc:  # a user's form that CVXPY cannot evaluate numerically
+        failure: str | None = f"{type(exc).__name__}: {exc}"
+    else:
+        failure = None
+    if failure is not None:  # refused after the handler: nothing chained to the refusal
         raise PrivacyError(
             f"{caller}: forms: loss '{loss.name}': its CVXPY form cannot be evaluated at fixed "
-            f"margins ({type(exc).__name__}: {exc}). Fix cvxpy_expr so that it returns an "
-            "elementwise expression of m.") from None
+            f"margins ({failure}). Fix cvxpy_expr so that it returns an "
+            "elementwise expression of m.")
     nv = np.asarray(loss.value(m), dtype=float).reshape(-1)
     bad = ~(np.abs(cv - nv) <= FORM_RTOL * np.maximum(1.0, np.abs(nv)))
     if cv.shape != nv.shape or np.any(bad):

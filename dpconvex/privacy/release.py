@@ -868,20 +868,25 @@ def _run(mechanism: Mechanism, template: Template, calibration: Calibration, sol
         return mechanism.run(template, calibration, solver_backend, noise_rng, **options)
     # the mechanism's refusal of its solve: in this call's name
     except (PrivacyError, SolverError) as exc:
-        raise signed_refusal(exc, "release") from None
+        refusal: PrivacyError | SolverError | None = signed_refusal(exc, "release")
     except DPConvexError:
         raise
     except (ValueError, ArithmeticError, np.linalg.LinAlgError, RuntimeError) as exc:
         # a solver's own exception (cvxpy.SolverError is a RuntimeError) never escapes raw, nor
-        # its text; the advice names the other backends that fit the template, never the one
-        # that ran
+        # its text
         from ..errors import record_diagnostic
-        from ..solvers import retry_advice
 
         record_diagnostic("release", f"the solve failed: {type(exc).__name__}: {exc}")
-        ran = getattr(solver_backend, "solvers", (getattr(solver_backend, "name", None),))
-        advice = (f"{retry_advice(template, ran)}, or check the data and parameters"
-                  if solver_backend is not None else "Check the data and parameters")
-        raise SolverError(
-            f"release: the solve failed, so nothing is released (the solver's own message: "
-            f"dpconvex.collect_diagnostics). {advice}.") from None
+        refusal = None
+    # raised after the handlers: no context holds the text of what was caught
+    if refusal is not None:
+        raise refusal
+    from ..solvers import retry_advice
+
+    # the advice names the other backends that fit the template, never the one that ran
+    ran = getattr(solver_backend, "solvers", (getattr(solver_backend, "name", None),))
+    advice = (f"{retry_advice(template, ran)}, or check the data and parameters"
+              if solver_backend is not None else "Check the data and parameters")
+    raise SolverError(
+        f"release: the solve failed, so nothing is released (the solver's own message: "
+        f"dpconvex.collect_diagnostics). {advice}.")

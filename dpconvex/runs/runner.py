@@ -498,14 +498,14 @@ def _read_csv(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
                               f"fields and the header {len(header)}. Fix the file.")
     try:
         table = np.array([[float(cell) for cell in row] for _, row in rows[1:]], dtype=float)
-        if not np.isfinite(table).all():  # "nan", "inf": read by float(), not values of a record
-            raise ValueError
-    except ValueError:
+    except ValueError:  # refused after the handler: float()'s text quotes the cell
+        table = None
+    if table is None or not np.isfinite(table).all():  # "nan", "inf": not values of a record
         line, column = next((line, header[j]) for line, row in rows[1:]
                             for j, cell in enumerate(row) if not _number(cell))
         raise _data_error(problem, "data.dataset", f"line {line} of {path}, column {column!r}, is "
                           "not a finite number: only numeric columns are read. Encode or drop "
-                          "that column (or that record) first.") from None
+                          "that column (or that record) first.")
     table = table.reshape(len(rows) - 1, len(header))
     j = header.index(target)
     return np.delete(table, j, axis=1), table[:, j]
@@ -560,13 +560,17 @@ def _as_xy(problem: Problem, out: Any) -> tuple[Any, Any]:
                               "to a CSV file or a DataFrame. Remove it.")
         try:
             X, y = _plain(out[0]), _plain(out[1])
-        except ValueError as exc:  # ragged lists
+        except ValueError as exc:  # ragged lists; refused after the handler, by the error's
+            failure: type[BaseException] | None = type(exc)  # type: its text can quote an entry
+        else:
+            failure = None
+        if failure is not None:
             raise _data_error(
                 problem,
                 "data.dataset",
                 f"the loader's X or y is not an array: "
-                f"{str(exc).rstrip('.')}. Return arrays of one row per record.",
-            ) from None
+                f"{conversion_failure(failure)}. Return arrays of one row per record.",
+            )
         if not hasattr(X, "shape") or len(X.shape) != 2 or np.shape(y)[:1] != X.shape[:1]:
             raise _data_error(problem, "data.dataset", f"the loader returned X of shape "
                               f"{getattr(X, 'shape', None)} and y of shape {np.shape(y)}: X "

@@ -218,14 +218,17 @@ def assign_components(method: str | None, X: np.ndarray, y: np.ndarray, n_classe
     n, d = X.shape
     C, K = int(n_classes), int(n_components)
     if centers is not None:
+        given = type(centers).__name__
         try:
             centers = np.asarray(centers, dtype=float)
-        except (TypeError, ValueError, OverflowError):
+        except (TypeError, ValueError, OverflowError):  # refused after the handler: its text
+            centers = None  # can quote an entry
+        if centers is None:
             raise ParameterError(
                 f"The 'centers' argument of assign_components must be a finite array of floats "
                 f"of shape (n_classes, n_components, n_features) = {(C, K, d)}. Got "
-                f"{type(centers).__name__} values that are not floats."
-            ) from None
+                f"{given} values that are not floats."
+            )
         if centers.shape != (C, K, d) or not np.all(np.isfinite(centers)):
             raise ParameterError(
                 "The 'centers' argument of assign_components must be a finite array of shape "
