@@ -565,11 +565,11 @@ def learner_condition(name: str, vouched: bool) -> Condition:
 
 
 def state_declared_learner(certificate: Certificate, estimator: Any,
-                           parts: Sequence[Certificate] = ()) -> None:
+                           parts: Sequence[Certificate] = (), vouched: bool = True) -> None:
     """State on ``certificate`` that the certificate of a learner of the user's it composes is
-    the learner's own statement (:func:`learner_condition`, vouched: a search refuses it
-    otherwise), where the learner of ``estimator`` is one (:func:`declared_learner`); and,
-    each once, such conditions the certificates ``parts`` state (a swept search's).
+    the learner's own statement (:func:`learner_condition`), where the learner of
+    ``estimator`` is one (:func:`declared_learner`); and, each once, such conditions the
+    certificates ``parts`` state (a swept search's).
 
     Parameters
     ----------
@@ -579,6 +579,10 @@ def state_declared_learner(certificate: Certificate, estimator: Any,
         The learner (or a Pipeline ending in it) whose fits' certificates are composed.
     parts : sequence of Certificate, default=()
         Composed certificates whose learner conditions are stated at the top.
+    vouched : bool, default=True
+        Whether the caller vouched for the learner of ``estimator`` (a search: it refuses
+        one otherwise; an ε sweep of a model of the user's: not vouched, its fits being the
+        model's own).
 
     Examples
     --------
@@ -593,7 +597,7 @@ def state_declared_learner(certificate: Certificate, estimator: Any,
     name = None if estimator is None else declared_learner(estimator)
     found = [c for part in parts for c in part.conditions if c.unverified == LEARNER]
     if name is not None:
-        found.append(learner_condition(name, vouched=True))
+        found.append(learner_condition(name, vouched=vouched))
     for condition in dict.fromkeys(found):
         if condition in certificate.conditions:
             continue
