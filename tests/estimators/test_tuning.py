@@ -77,7 +77,7 @@ def test_exponential_mechanism_frequencies():
     rng = np.random.default_rng(12345)
     counts = np.zeros(len(ks))
     for _ in range(n_runs):
-        gs = PrivateGridSearch(FixedMistakes(), {"k": ks}, epsilon=eps)
+        gs = PrivateGridSearch(FixedMistakes(), {"k": ks}, vouch="learner", epsilon=eps)
         counts[fit_drawing_from(gs, rng, X, y).best_index_] += 1
     w = np.exp(-eps * np.array(ks) / 2)
     expected = n_runs * w / w.sum()
@@ -95,7 +95,7 @@ def test_parts_are_disjoint_random_and_cover_the_data():
     X = np.arange(n, dtype=float).reshape(-1, 1)
     y = np.ones(n, dtype=int)
     gs = PrivateGridSearch(FixedMistakes(record=True), {"k": list(range(m))}, epsilon=1.0,
-                           random_state=0).fit(X, y)
+                           vouch="learner", random_state=0).fit(X, y)
     assert len(SEEN) == m
     used = np.concatenate(SEEN)
     assert len(set(used.tolist())) == used.size  # disjoint
@@ -148,17 +148,17 @@ def test_public_validation_selects_argmin_and_costs_training_only():
     y = np.ones(40, dtype=int)
     Xp, yp = np.zeros((10, 1)), np.ones(10, dtype=int)
     gs = PrivateGridSearch(FixedMistakes(), {"k": [3, 1, 2, 1]}, epsilon=0.2, random_state=0,
-                           public_validation=(Xp, yp)).fit(X, y)
+                           vouch="learner", public_validation=(Xp, yp)).fit(X, y)
     assert gs.best_index_ == 1  # argmin, ties to the first
     np.testing.assert_array_equal(gs.validation_mistakes_, [3, 1, 2, 1])
     assert len(gs.part_sizes_) == 4 and sum(gs.part_sizes_) == 40
     assert gs.certificate_.epsilon == 0.2
     assert gs.certificate_.parts[-1].epsilon == 0.0
     with pytest.raises(ParameterError, match="public_validation"):
-        PrivateGridSearch(FixedMistakes(), {"k": [1]}, epsilon=1.0,
+        PrivateGridSearch(FixedMistakes(), {"k": [1]}, vouch="learner", epsilon=1.0,
                           public_validation=Xp).fit(X, y)
     with pytest.raises(DataValidationError, match="X_val has 10 rows but y_val has 9 labels"):
-        PrivateGridSearch(FixedMistakes(), {"k": [1]}, epsilon=1.0,
+        PrivateGridSearch(FixedMistakes(), {"k": [1]}, vouch="learner", epsilon=1.0,
                           public_validation=(Xp, yp[:9])).fit(X, y)
 
 
@@ -615,8 +615,8 @@ def test_a_search_dry_run_states_the_label_sources_its_fit_states(search, candid
 ])
 def test_param_grid_validation(grid):
     with pytest.raises(ParameterError):
-        PrivateGridSearch(FixedMistakes(), grid, epsilon=1.0).fit(np.zeros((20, 1)),
-                                                                  np.ones(20))
+        PrivateGridSearch(FixedMistakes(), grid, vouch="learner",
+                          epsilon=1.0).fit(np.zeros((20, 1)), np.ones(20))
 
 
 @pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
@@ -647,10 +647,10 @@ def test_rejects_nonprivate_candidates_and_bad_inputs():
         PrivateGridSearch(PrivateLogisticRegression(mechanism="none"), {"lam": [0.1, 1.0]},
                           epsilon=1.0, random_state=0).fit(X, y)
     with pytest.raises(DataValidationError, match="parts"):
-        PrivateGridSearch(FixedMistakes(), {"k": list(range(10))}, epsilon=1.0).fit(X[:15],
-                                                                                    y[:15])
+        PrivateGridSearch(FixedMistakes(), {"k": list(range(10))}, vouch="learner",
+                          epsilon=1.0).fit(X[:15], y[:15])
     with pytest.raises(ParameterError, match="epsilon"):
-        PrivateGridSearch(FixedMistakes(), {"k": [1]}, epsilon=0).fit(X, y)
+        PrivateGridSearch(FixedMistakes(), {"k": [1]}, vouch="learner", epsilon=0).fit(X, y)
     with pytest.raises(ParameterError, match="epsilon"):
         PrivateGridSearch(make_pipeline(RandomFourierFeatures()), {"randomfourierfeatures__gamma":
                                                                    [1.0]}, epsilon=1).fit(X, y)
@@ -703,7 +703,7 @@ def test_a_candidate_that_cannot_be_made_is_blamed_on_what_failed(search):
         with pytest.raises(ParameterError, match=message):
             search(model, {key: [0.1, 1.0]}, epsilon=1.0, random_state=0, **extra).fit(X, y)
     with pytest.raises(ParameterError, match=r"^RefusesSeven.set_params: k = 7 is this"):
-        search(RefusesSeven(), {"k": [1, 7]}, epsilon=1.0, **extra).fit(X, y)
+        search(RefusesSeven(), {"k": [1, 7]}, vouch="learner", epsilon=1.0, **extra).fit(X, y)
     with pytest.raises(ParameterError, match=r"value 0 of 'lam' \(a generator\) cannot be set"):
         search(PrivateLogisticRegression(classes=[0, 1]), {"lam": [(v for v in [1.0])]},
                epsilon=1.0, **extra).fit(X, y)
