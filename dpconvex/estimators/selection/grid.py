@@ -1446,8 +1446,9 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         (dpconvex's public maps, or stateless per-record maps such as ``Normalizer`` with
         ``vouch="preprocessing"``; a step that learns from its rows is refused). The private
         step is the class dpconvex ships, as shipped: a class of the user's derived from it
-        (or one with a method set on the instance) is refused, its fit being unchecked. Cloned
-        for each candidate.
+        (or one with a method set on the instance) is refused, its fit being unchecked; a
+        learner of a class dpconvex does not ship (its own ``certificate_``) is refused unless
+        ``vouch="learner"``. Cloned for each candidate.
     param_grid : dict, list of dict, or "auto"
         Parameter names to lists of values, as in ``GridSearchCV``, fixed before seeing the data; the privacy
         parameters (:data:`PRIVACY_PARAMETERS`: ``epsilon``, ``delta``, ``accountant``) and ``random_state``,
